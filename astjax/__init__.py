@@ -1,0 +1,20 @@
+"""astjax: JAX's programming model by source transformation.
+
+`import astjax as jax` runs JAX programs: `jit`, `grad`, `vmap`, `make_jaxpr`,
+`astjax.numpy`, `astjax.lax`, ... — staged from the function's source, so Python
+`if`/`while`/`for` on array values work under `jit`.
+"""
+from . import config as _config_mod
+from .config import config
+from . import dtypes, core, errors, tree_util
+from . import primitives  # noqa: F401  (registers every primitive)
+from .codegen import runtime as _runtime
+from .codegen.runtime import Array
+from . import lax, numpy
+from .api import (jit, function, make_jaxpr, eval_shape, ShapeDtypeStruct, device_put,
+                  device_get, devices, local_devices, device_count, local_device_count,
+                  block_until_ready, default_backend)
+from .errors import AstjaxError
+
+numpy.ndarray = Array
+__version__ = "0.1.0"

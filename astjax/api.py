@@ -1,0 +1,290 @@
+"""The public transformations: `jit` / `function`, `make_jaxpr`, and the runtime
+entry points. Autodiff and batching add theirs in `ad_api` and `batching_api`."""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from . import core, dtypes, tree_util
+from .codegen import runtime, stablehlo
+from .errors import AstjaxError, ArgumentError, caller_location
+from .staging import StagedCallable, arg_hints, leaf_aval, stage_flat
+from .transforms.dce import dce_closed
+
+
+def _normalize_static(fun, static_argnums, static_argnames):
+    nums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums or ())
+    names = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames or ())
+    try:
+        import inspect
+        params = list(inspect.signature(fun).parameters)
+    except (TypeError, ValueError):
+        params = []
+    nums = set(nums) | {params.index(n) for n in names if n in params}
+    names = set(names) | {params[i] for i in nums if 0 <= i < len(params)}
+    return frozenset(nums), frozenset(names)
+
+
+class Lowered:
+    def __init__(self, text, jitted, key, entry):
+        self._text, self._jitted, self._key, self._entry = text, jitted, key, entry
+
+    def as_text(self):
+        return self._text
+
+    def compile(self):
+        return Compiled(self._entry)
+
+    def __str__(self):
+        return self._text
+
+
+class Compiled:
+    def __init__(self, entry):
+        self._entry = entry
+
+    def as_text(self):
+        return self._entry.executable.text
+
+    def __call__(self, *args):
+        leaves = tree_util.tree_leaves(args)
+        return self._entry.run(leaves)
+
+
+class _Entry:
+    """One compiled signature: executable, consts on device, output tree."""
+    __slots__ = ("closed", "executable", "consts", "out_tree", "text")
+
+    def __init__(self, closed, out_tree, name, donated=()):
+        self.closed = closed
+        self.out_tree = out_tree
+        jaxpr = closed.jaxpr
+        nconst = len(jaxpr.constvars)
+        self.text = stablehlo.lower_module(jaxpr, name=f"jit_{name}",
+                                           donated={i + nconst for i in donated})
+        self.executable = None
+        self.consts = [c if isinstance(c, runtime.Array) else runtime.device_put(np.asarray(c))
+                       for c in closed.consts]
+
+    def compile(self):
+        if self.executable is None:
+            jaxpr = self.closed.jaxpr
+            self.executable = runtime.Executable(
+                self.text, [v.aval for v in jaxpr.constvars + jaxpr.invars],
+                [a.aval for a in jaxpr.outvars])
+        return self
+
+    def run(self, leaves):
+        exe = self.executable
+        bufs = [c._buf for c in self.consts]
+        for x in leaves:
+            bufs.append(x._buf if type(x) is runtime.Array else runtime.device_put(x)._buf)
+        outs = exe.call_buffers(bufs)
+        return tree_util.tree_unflatten(self.out_tree, outs)
+
+
+class Jitted(StagedCallable):
+    """`astjax.jit(f)`: stage f from its source, compile per input signature."""
+
+    def __init__(self, fun, static_argnums=(), static_argnames=(), donate_argnums=()):
+        self.fun = fun
+        self.static_argnums, self.static_argnames = _normalize_static(
+            fun, static_argnums, static_argnames)
+        self.donate_argnums = (donate_argnums,) if isinstance(donate_argnums, int) else tuple(
+            donate_argnums or ())
+        self._cache: dict = {}
+        functools.update_wrapper(self, fun, updated=())
+
+    def __get__(self, obj, objtype=None):  # jit as a method decorator
+        return self if obj is None else functools.partial(self, obj)
+
+    def _split(self, args, kwargs):
+        dyn_args, statics = [], []
+        for i, a in enumerate(args):
+            if i in self.static_argnums:
+                statics.append((i, a))
+            else:
+                dyn_args.append(a)
+        dyn_kwargs = {}
+        for k, v in kwargs.items():
+            if k in self.static_argnames:
+                statics.append((k, v))
+            else:
+                dyn_kwargs[k] = v
+        return dyn_args, dyn_kwargs, tuple(statics)
+
+    def _rebuild(self, statics):
+        """A function of the dynamic arguments only, with the statics put back."""
+        fun = self.fun
+        pos = [(i, v) for i, v in statics if isinstance(i, int)]
+        kw = {k: v for k, v in statics if isinstance(k, str)}
+
+        if not statics:
+            return fun
+
+        def with_statics(*dyn, **dyn_kw):
+            args = list(dyn)
+            for i, v in sorted(pos):
+                args.insert(i, v)
+            return _call_user(fun, args, {**dyn_kw, **kw})
+        with_statics.__wrapped__ = fun
+        return with_statics
+
+    def _entry(self, args, kwargs):
+        dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
+        leaves, in_tree = tree_util.tree_flatten((tuple(dyn_args), dyn_kwargs))
+        avals = tuple(leaf_aval(x) for x in leaves)
+        try:
+            key = (statics, in_tree, avals, dtypes.config.x64_enabled)
+            entry = self._cache.get(key)
+        except TypeError:
+            raise ArgumentError("static arguments must be hashable, got "
+                                + ", ".join(type(v).__name__ for _, v in statics),
+                                loc=caller_location()) from None
+        if entry is None:
+            closed, out_tree = self._stage(dyn_args, dyn_kwargs, statics, in_tree, avals)
+            donated = self._donated_leaves(dyn_args, statics)
+            entry = _Entry(closed, out_tree, getattr(self.fun, "__name__", "fn"), donated)
+            self._cache[key] = entry
+        return entry, leaves
+
+    def _donated_leaves(self, dyn_args, statics):
+        if not self.donate_argnums:
+            return ()
+        out, k = [], 0
+        static_pos = {i for i, _ in statics if isinstance(i, int)}
+        dyn_positions = [i for i in range(len(dyn_args) + len(static_pos)) if i not in static_pos]
+        for pos, a in zip(dyn_positions, dyn_args):
+            n = len(tree_util.tree_leaves(a))
+            if pos in self.donate_argnums:
+                out.extend(range(k, k + n))
+            k += n
+        return tuple(out)
+
+    def _stage(self, dyn_args, dyn_kwargs, statics, in_tree, avals):
+        fun = self._rebuild(statics)
+        hints = arg_hints(self.fun, dyn_args, dyn_kwargs) if not statics else None
+        closed, out_tree = stage_flat(fun, in_tree, list(avals), hints)
+        return dce_closed(closed), out_tree
+
+    def stage(self, *args, **kwargs):
+        """(ClosedJaxpr, out_tree) for these arguments (staged, not compiled)."""
+        entry, _ = self._entry(args, kwargs)
+        return entry.closed, entry.out_tree
+
+    def __call__(self, *args, **kwargs):
+        if core.current_builder() is not None:
+            return self.stage_inline(*args, **kwargs)
+        try:
+            entry, leaves = self._entry(args, kwargs)
+            if entry.executable is None:
+                entry.compile()
+        except AstjaxError as e:
+            raise e.with_traceback(None) from None
+        return entry.run(leaves)
+
+    def stage_inline(self, *args, **kwargs):
+        dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
+        fun = self._rebuild(statics)
+        return _call_user(fun, dyn_args, dyn_kwargs)
+
+    def lower(self, *args, **kwargs):
+        try:
+            entry, _ = self._entry(args, kwargs)
+        except AstjaxError as e:
+            raise e.with_traceback(None) from None
+        return Lowered(entry.text, self, None, entry.compile())
+
+    def trace(self, *args, **kwargs):
+        return self.stage(*args, **kwargs)
+
+
+def _call_user(fun, args, kwargs):
+    from .staging import as_callable
+    return as_callable(fun)(*args, **kwargs)
+
+
+def jit(fun=None, *, static_argnums=(), static_argnames=(), donate_argnums=(),
+        donate_argnames=(), inline=False, **unused):
+    """Stage `fun` from its source and compile it with XLA per input signature."""
+    if fun is None:
+        return functools.partial(jit, static_argnums=static_argnums,
+                                 static_argnames=static_argnames, donate_argnums=donate_argnums)
+    return Jitted(fun, static_argnums, static_argnames, donate_argnums)
+
+
+function = jit
+
+
+def make_jaxpr(fun, static_argnums=(), static_argnames=(), return_shape=False):
+    """`make_jaxpr(f)(*args)` -> the ClosedJaxpr astjax stages for these arguments."""
+    j = fun if isinstance(fun, Jitted) and not static_argnums else Jitted(
+        fun, static_argnums, static_argnames)
+
+    @functools.wraps(fun)
+    def make(*args, **kwargs):
+        try:
+            dyn_args, dyn_kwargs, statics = j._split(args, kwargs)
+            leaves, in_tree = tree_util.tree_flatten((tuple(dyn_args), dyn_kwargs))
+            avals = [leaf_aval(x) for x in leaves]
+            closed, out_tree = j._stage(dyn_args, dyn_kwargs, statics, in_tree, avals)
+        except AstjaxError as e:
+            raise e.with_traceback(None) from None
+        if return_shape:
+            shapes = tree_util.tree_unflatten(out_tree, [ShapeDtypeStruct(a.aval.shape, a.aval.dtype)
+                                                         for a in closed.jaxpr.outvars])
+            return closed, shapes
+        return closed
+    return make
+
+
+class ShapeDtypeStruct:
+    __slots__ = ("shape", "dtype", "weak_type")
+
+    def __init__(self, shape, dtype, weak_type=False):
+        self.shape, self.dtype, self.weak_type = tuple(shape), np.dtype(dtype), weak_type
+
+    @property
+    def aval(self):
+        return core.ShapedArray(self.shape, self.dtype, self.weak_type)
+
+    def __repr__(self):
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name})"
+
+    def __eq__(self, other):
+        return isinstance(other, ShapeDtypeStruct) and (self.shape, self.dtype) == (other.shape, other.dtype)
+
+    def __hash__(self):
+        return hash((self.shape, self.dtype))
+
+
+def eval_shape(fun, *args, **kwargs):
+    closed, out_tree = Jitted(fun).stage(*args, **kwargs)
+    return tree_util.tree_unflatten(out_tree, [ShapeDtypeStruct(v.aval.shape, v.aval.dtype,
+                                                                v.aval.weak_type)
+                                               for v in closed.jaxpr.outvars])
+
+
+def device_put(x, device=None):
+    return tree_util.tree_map(lambda a: runtime.device_put(a, device), x)
+
+
+devices = runtime.devices
+device_get = runtime.device_get
+block_until_ready = runtime.block_until_ready
+
+
+def local_devices():
+    return runtime.devices()
+
+
+def device_count():
+    return len(runtime.devices())
+
+
+local_device_count = device_count
+
+
+def default_backend():
+    return runtime.default_device().platform

@@ -1,0 +1,114 @@
+"""Operators and methods shared by staged values (`Tracer`) and device arrays
+(`astjax.Array`). Everything delegates to `astjax.numpy`, so one implementation
+serves eager execution, staging, and every transform."""
+from __future__ import annotations
+
+
+def _jnp():
+    from . import numpy as jnp
+    return jnp
+
+
+def _binop(name, reflected=False):
+    def op(self, other):
+        jnp = _jnp()
+        if not jnp._is_operand(other):
+            return NotImplemented
+        f = getattr(jnp, name)
+        return f(other, self) if reflected else f(self, other)
+    op.__name__ = name
+    return op
+
+
+def _method(name):
+    def m(self, *args, **kw):
+        return getattr(_jnp(), name)(self, *args, **kw)
+    m.__name__ = name
+    return m
+
+
+class ArrayMethods:
+    __slots__ = ()
+
+    __add__, __radd__ = _binop("add"), _binop("add", True)
+    __sub__, __rsub__ = _binop("subtract"), _binop("subtract", True)
+    __mul__, __rmul__ = _binop("multiply"), _binop("multiply", True)
+    __truediv__, __rtruediv__ = _binop("true_divide"), _binop("true_divide", True)
+    __floordiv__, __rfloordiv__ = _binop("floor_divide"), _binop("floor_divide", True)
+    __mod__, __rmod__ = _binop("remainder"), _binop("remainder", True)
+    __pow__, __rpow__ = _binop("power"), _binop("power", True)
+    __matmul__, __rmatmul__ = _binop("matmul"), _binop("matmul", True)
+    __and__, __rand__ = _binop("bitwise_and"), _binop("bitwise_and", True)
+    __or__, __ror__ = _binop("bitwise_or"), _binop("bitwise_or", True)
+    __xor__, __rxor__ = _binop("bitwise_xor"), _binop("bitwise_xor", True)
+    __lshift__, __rlshift__ = _binop("left_shift"), _binop("left_shift", True)
+    __rshift__, __rrshift__ = _binop("right_shift"), _binop("right_shift", True)
+    __lt__, __le__ = _binop("less"), _binop("less_equal")
+    __gt__, __ge__ = _binop("greater"), _binop("greater_equal")
+    __eq__, __ne__ = _binop("equal"), _binop("not_equal")
+    __divmod__ = _binop("divmod")
+
+    def __neg__(self):
+        return _jnp().negative(self)
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return _jnp().abs(self)
+
+    def __invert__(self):
+        return _jnp().invert(self)
+
+    def __getitem__(self, idx):
+        return _jnp()._getitem(self, idx)
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    def __iter__(self):
+        if not self.shape:
+            raise TypeError("iteration over a 0-d array")
+        return (self[i] for i in range(self.shape[0]))
+
+    @property
+    def T(self):
+        return _jnp().transpose(self)
+
+    @property
+    def mT(self):
+        return _jnp().swapaxes(self, -1, -2)
+
+    @property
+    def at(self):
+        return _jnp()._IndexUpdateHelper(self)
+
+    @property
+    def real(self):
+        return _jnp().real(self)
+
+    @property
+    def imag(self):
+        return _jnp().imag(self)
+
+    def astype(self, dtype, copy=False):
+        return _jnp().astype(self, dtype)
+
+    def reshape(self, *shape, order="C"):
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = shape[0]
+        return _jnp().reshape(self, shape, order=order)
+
+    def transpose(self, *axes):
+        if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
+            axes = axes[0]
+        return _jnp().transpose(self, axes or None)
+
+    for _n in ("sum", "mean", "prod", "max", "min", "any", "all", "argmax", "argmin",
+               "cumsum", "cumprod", "var", "std", "ravel", "flatten", "squeeze", "clip",
+               "dot", "round", "conj", "conjugate", "nonzero", "sort", "argsort",
+               "swapaxes", "repeat", "take", "trace", "diagonal", "ptp"):
+        locals()[_n] = _method(_n)
+    del _n

@@ -1,0 +1,41 @@
+"""Process-wide settings with JAX's names: `astjax.config.update("jax_enable_x64", True)`."""
+from __future__ import annotations
+
+import os
+
+
+class Config:
+    _defaults = {
+        "jax_enable_x64": os.environ.get("JAX_ENABLE_X64", "").lower() in ("1", "true"),
+        "astjax_compile_cache_dir": os.environ.get("ASTJAX_COMPILE_CACHE_DIR") or None,
+        "jax_platforms": os.environ.get("ASTJAX_PLATFORM") or None,
+    }
+
+    def __init__(self):
+        self._values = dict(self._defaults)
+        self._listeners = []
+
+    def update(self, name, value):
+        if name not in self._values:
+            from .errors import ArgumentError
+            raise ArgumentError(f"unknown config option {name!r}",
+                                hint="known options: " + ", ".join(sorted(self._values)))
+        self._values[name] = value
+        for fn in self._listeners:
+            fn(name, value)
+
+    def read(self, name):
+        return self._values[name]
+
+    def __getattr__(self, name):
+        try:
+            return self._values[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    @property
+    def x64_enabled(self):
+        return self._values["jax_enable_x64"]
+
+
+config = Config()

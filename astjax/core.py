@@ -1,0 +1,558 @@
+"""The IR: a typed SSA form equivalent to a jaxpr, and the machinery that builds it.
+
+- `ShapedArray` is the abstract value (shape, dtype, weak_type) of every variable.
+- `Var`, `Literal`, `Eqn`, `Jaxpr`, `ClosedJaxpr` are the IR (Autodidax's shape).
+- `Primitive` plus one registry per rule kind (impl, abstract_eval, jvp, transpose,
+  batch, lowering, source). Primitive modules fill them in one block each.
+- `Builder` stages equations; `Tracer` is a staged value inside a builder. The front
+  end runs converted user code with Tracers as arguments, and transforms run their
+  rules the same way, so every IR construction goes through `bind`.
+- `eval_jaxpr` is the NumPy reference interpreter; `check_jaxpr` the executable spec.
+"""
+from __future__ import annotations
+
+import itertools
+import threading
+from contextlib import contextmanager
+from typing import Any, Callable
+
+import numpy as np
+
+from . import dtypes
+from .errors import (AstjaxError, ConcretizationError, EscapedTracerError, SourceInfo,
+                     UNKNOWN, user_location)
+from .array_methods import ArrayMethods
+
+# --------------------------------------------------------------------------- avals
+
+
+class ShapedArray:
+    __slots__ = ("shape", "dtype", "weak_type")
+
+    def __init__(self, shape, dtype, weak_type=False):
+        self.shape = tuple(int(d) for d in shape)
+        self.dtype = np.dtype(dtype)
+        self.weak_type = bool(weak_type)
+
+    ndim = property(lambda self: len(self.shape))
+    size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
+
+    def update(self, shape=None, dtype=None, weak_type=None):
+        return ShapedArray(self.shape if shape is None else shape,
+                           self.dtype if dtype is None else dtype,
+                           self.weak_type if weak_type is None else weak_type)
+
+    def strip_weak_type(self):
+        return self.update(weak_type=False) if self.weak_type else self
+
+    def str_short(self):
+        return f"{dtypes.short_name(self.dtype)}[{','.join(map(str, self.shape))}]"
+
+    def __eq__(self, other):
+        return (type(other) is ShapedArray and self.shape == other.shape
+                and self.dtype == other.dtype and self.weak_type == other.weak_type)
+
+    def __hash__(self):
+        return hash((self.shape, self.dtype, self.weak_type))
+
+    def __repr__(self):
+        return f"ShapedArray({self.str_short()}{', weak_type=True' if self.weak_type else ''})"
+
+    def same_type(self, other):
+        return self.shape == other.shape and self.dtype == other.dtype
+
+
+def get_aval(x) -> ShapedArray:
+    """Abstract value of a concrete value or Tracer."""
+    aval = getattr(x, "aval", None)
+    if isinstance(aval, ShapedArray):
+        return aval
+    if dtypes.is_weak_scalar(x):
+        return ShapedArray((), dtypes.python_scalar_dtype(x), True)
+    if isinstance(x, (bool, np.bool_)):
+        return ShapedArray((), dtypes.bool_)
+    if isinstance(x, (np.ndarray, np.generic)):
+        if x.dtype not in dtypes._SHORT:
+            raise TypeError(f"unsupported dtype {x.dtype}")
+        return ShapedArray(x.shape, dtypes.canonicalize(x.dtype))
+    raise TypeError(f"{type(x).__name__} is not a valid array value")
+
+
+class WeakConst:
+    """A 0-d NumPy constant that keeps JAX's weak_type flag (from a Python scalar):
+    it stages as a weak-typed literal."""
+    __slots__ = ("val", "aval")
+
+    def __init__(self, val):
+        self.val = np.asarray(val)
+        self.aval = ShapedArray((), self.val.dtype, True)
+
+    def __array__(self, dtype=None, copy=None):
+        return self.val if dtype is None else self.val.astype(dtype)
+
+    def __repr__(self):
+        return f"WeakConst({self.val})"
+
+
+def is_array_value(x) -> bool:
+    return (isinstance(x, (Tracer, np.ndarray, np.generic, bool, int, float, complex))
+            or isinstance(getattr(x, "aval", None), ShapedArray))
+
+# ------------------------------------------------------------------------------ IR
+
+
+class Var:
+    __slots__ = ("aval", "hint", "__weakref__")
+    _ids = itertools.count()
+
+    def __init__(self, aval: ShapedArray, hint: str | None = None):
+        self.aval = aval
+        self.hint = hint
+
+    def __repr__(self):
+        return f"Var({self.hint or id(self) % 10000}:{self.aval.str_short()})"
+
+
+class Literal:
+    __slots__ = ("val", "aval")
+
+    def __init__(self, val, aval: ShapedArray):
+        self.val = val
+        self.aval = aval
+
+    def __repr__(self):
+        return f"Literal({self.val})"
+
+
+Atom = Var | Literal
+
+
+class Eqn:
+    __slots__ = ("primitive", "invars", "outvars", "params", "source_info")
+
+    def __init__(self, primitive, invars, outvars, params, source_info=UNKNOWN):
+        self.primitive, self.invars, self.outvars = primitive, list(invars), list(outvars)
+        self.params, self.source_info = params, source_info
+
+    def replace(self, **kw):
+        d = {k: getattr(self, k) for k in self.__slots__}
+        d.update(kw)
+        return Eqn(**d)
+
+    def __repr__(self):
+        from .pretty import pp_eqn_str
+        return pp_eqn_str(self)
+
+
+class Jaxpr:
+    __slots__ = ("constvars", "invars", "outvars", "eqns")
+
+    def __init__(self, constvars, invars, outvars, eqns):
+        self.constvars, self.invars = list(constvars), list(invars)
+        self.outvars, self.eqns = list(outvars), list(eqns)
+
+    in_avals = property(lambda self: [v.aval for v in self.invars])
+    out_avals = property(lambda self: [v.aval for v in self.outvars])
+
+    def __str__(self):
+        from .pretty import pp_jaxpr
+        return pp_jaxpr(self)
+
+    __repr__ = __str__
+
+
+class ClosedJaxpr:
+    __slots__ = ("jaxpr", "consts")
+
+    def __init__(self, jaxpr: Jaxpr, consts=()):
+        assert len(consts) == len(jaxpr.constvars)
+        self.jaxpr, self.consts = jaxpr, list(consts)
+
+    in_avals = property(lambda self: self.jaxpr.in_avals)
+    out_avals = property(lambda self: self.jaxpr.out_avals)
+    eqns = property(lambda self: self.jaxpr.eqns)
+
+    def __str__(self):
+        return str(self.jaxpr)
+
+    __repr__ = __str__
+
+# ---------------------------------------------------------------------- primitives
+
+
+class Primitive:
+    multiple_results = False
+
+    def __init__(self, name: str, multiple_results: bool = False):
+        self.name = name
+        self.multiple_results = multiple_results
+
+    def bind(self, *args, **params):
+        return bind(self, *args, **params)
+
+    def __repr__(self):
+        return self.name
+
+
+primitives: dict[str, Primitive] = {}
+impl_rules: dict[Primitive, Callable] = {}
+abstract_eval_rules: dict[Primitive, Callable] = {}
+jvp_rules: dict[Primitive, Callable] = {}
+transpose_rules: dict[Primitive, Callable] = {}
+batch_rules: dict[Primitive, Callable] = {}
+lowering_rules: dict[Primitive, Callable] = {}
+source_rules: dict[Primitive, Callable] = {}
+# Primitives a registry deliberately leaves out, with the reason (tested).
+unsupported: dict[str, dict[Primitive, str]] = {
+    "jvp": {}, "transpose": {}, "batch": {}, "lowering": {}}
+# Linear primitives (those that have a transpose rule) and non-differentiable ones.
+linear_primitives: set = set()
+nondiff_primitives: set = set()
+
+
+def new_primitive(name: str, multiple_results: bool = False) -> Primitive:
+    p = Primitive(name, multiple_results)
+    primitives[name] = p
+    return p
+
+# -------------------------------------------------------------------------- tracers
+
+
+class Tracer(ArrayMethods):
+    """A staged value: an IR variable of a live Builder, with its value when known
+    at staging time (static partial evaluation, e.g. `jnp.array(x.shape).prod()`)."""
+    __slots__ = ("builder", "var", "known")
+    __array_priority__ = 1000
+
+    def __init__(self, builder: "Builder", var: Var, known=None):
+        self.builder, self.var, self.known = builder, var, known
+
+    aval = property(lambda self: self.var.aval)
+    shape = property(lambda self: self.var.aval.shape)
+    dtype = property(lambda self: self.var.aval.dtype)
+    ndim = property(lambda self: self.var.aval.ndim)
+    size = property(lambda self: self.var.aval.size)
+    weak_type = property(lambda self: self.var.aval.weak_type)
+
+    def __repr__(self):
+        return f"Traced<{self.aval.str_short()}>"
+
+    def _concrete(self, what: str):
+        if self.known is not None:
+            return self.known
+        raise ConcretizationError(
+            f"{what} needs a value known at staging time, but this "
+            f"{self.aval.str_short()} value is computed when the function runs")
+
+    def __bool__(self):
+        return bool(self._concrete("a Python `bool()` (an `if`, `while`, `and`/`or`)"))
+
+    def __int__(self):
+        return int(self._concrete("`int()`"))
+
+    def __index__(self):
+        return int(self._concrete("a Python index or shape"))
+
+    def __float__(self):
+        return float(self._concrete("`float()`"))
+
+    def __complex__(self):
+        return complex(self._concrete("`complex()`"))
+
+    def __array__(self, dtype=None, copy=None):
+        v = np.asarray(self._concrete("conversion to a NumPy array"))
+        return v.astype(dtype) if dtype is not None else v
+
+    def __hash__(self):
+        return id(self)
+
+    def item(self):
+        return self._concrete("`.item()`").item()
+
+    def tolist(self):
+        return self._concrete("`.tolist()`").tolist()
+
+
+_KNOWN_LIMIT = 4096  # elements: larger values are not computed at staging time
+
+
+class Builder:
+    """Collects equations for one jaxpr. Values from enclosing builders (closures of
+    a branch or loop body) are captured as extra constvars; the caller passes them
+    as explicit operands."""
+
+    def __init__(self):
+        self.eqns: list[Eqn] = []
+        self.invars: list[Var] = []
+        self.consts: dict[int, tuple[Var, Any]] = {}   # id(value) -> (var, value)
+        self.captures: dict[int, tuple[Var, Tracer]] = {}
+        self.producer: dict[Var, Eqn] = {}
+        self.alive = True
+
+    def new_arg(self, aval: ShapedArray, hint=None) -> Tracer:
+        v = Var(aval, hint)
+        self.invars.append(v)
+        return Tracer(self, v)
+
+    def atom(self, x) -> Atom:
+        if isinstance(x, Tracer):
+            if x.builder is self or isinstance(x.var, Literal):
+                return x.var
+            if not x.builder.alive:
+                raise EscapedTracerError(
+                    "a staged value from a function that has finished staging was used")
+            entry = self.captures.get(id(x))
+            if entry is None:
+                entry = self.captures[id(x)] = (Var(x.aval, x.var.hint), x)
+            return entry[0]
+        if isinstance(x, WeakConst):
+            return Literal(x.val[()], x.aval)
+        if isinstance(x, (bool, int, float, complex, np.generic)) or (
+                isinstance(x, np.ndarray) and x.ndim == 0):
+            aval = get_aval(x)
+            return Literal(np.asarray(x, aval.dtype)[()], aval)
+        entry = self.consts.get(id(x))
+        if entry is None:
+            aval = get_aval(x)
+            if aval.size == 1 and aval.ndim == 0 and isinstance(x, np.ndarray):
+                return Literal(x[()], aval)
+            entry = self.consts[id(x)] = (Var(aval), x)
+        return entry[0]
+
+    def const_tracer(self, value: np.ndarray) -> "Tracer":
+        """A staged constant: a literal (scalars) or a constvar, with its value known."""
+        aval = get_aval(value)
+        known = value if aval.size <= _KNOWN_LIMIT else None
+        if aval.ndim == 0:
+            return Tracer(self, Literal(np.asarray(value)[()], aval), known)
+        return Tracer(self, self.atom(value), known)
+
+    def known_value(self, x):
+        if isinstance(x, Tracer):
+            return x.known
+        if isinstance(x, WeakConst):
+            return x.val
+        if isinstance(x, (np.ndarray, np.generic, bool, int, float, complex)):
+            return np.asarray(x, get_aval(x).dtype)
+        return None  # device arrays are not pulled to the host while staging
+
+    def add_eqn(self, prim: Primitive, args, params) -> Any:
+        in_atoms = [self.atom(a) for a in args]
+        in_avals = [a.aval for a in in_atoms]
+        out = abstract_eval_rules[prim](*in_avals, **params)
+        out_avals = out if prim.multiple_results else [out]
+        outvars = [Var(a) for a in out_avals]
+        eqn = Eqn(prim, in_atoms, outvars, params, current_source_info())
+        self.eqns.append(eqn)
+        for v in outvars:
+            self.producer[v] = eqn
+        known = self._fold(prim, args, params, out_avals)
+        outs = [Tracer(self, v, k) for v, k in zip(outvars, known)]
+        return outs if prim.multiple_results else outs[0]
+
+    def _fold(self, prim, args, params, out_avals):
+        none = [None] * len(out_avals)
+        if prim not in impl_rules or any(a.size > _KNOWN_LIMIT for a in out_avals):
+            return none
+        vals = [self.known_value(a) for a in args]
+        if any(v is None for v in vals):
+            return none
+        try:
+            res = impl_rules[prim](*vals, **params)
+        except Exception:  # folding is an optimisation; staging stays correct
+            return none
+        res = res if prim.multiple_results else [res]
+        return [np.asarray(r, a.dtype) for r, a in zip(res, out_avals)]
+
+    def set_name(self, tracer: Tracer, name: str):
+        if tracer.builder is self and isinstance(tracer.var, Var) and tracer.var.hint is None:
+            tracer.var.hint = name
+            eqn = self.producer.get(tracer.var)
+            if eqn is not None and eqn.source_info.name is None:
+                eqn.source_info = eqn.source_info.replace(name=name)
+
+    def build(self, outs) -> tuple[Jaxpr, list]:
+        """Returns the jaxpr and its consts; captured outer Tracers are among the
+        consts (constvars come first, in the order consts then captures)."""
+        outvars = [self.atom(o) for o in outs]
+        constvars = [v for v, _ in self.consts.values()] + [v for v, _ in self.captures.values()]
+        consts = [c for _, c in self.consts.values()] + [t for _, t in self.captures.values()]
+        return Jaxpr(constvars, self.invars, outvars, self.eqns), consts
+
+
+class _State(threading.local):
+    def __init__(self):
+        self.builders: list[Builder] = []
+        self.source_info: list[SourceInfo] = []
+
+
+_state = _State()
+
+
+def current_builder() -> Builder | None:
+    return _state.builders[-1] if _state.builders else None
+
+
+@contextmanager
+def new_builder():
+    b = Builder()
+    _state.builders.append(b)
+    try:
+        yield b
+    finally:
+        _state.builders.pop()
+        b.alive = False
+
+
+@contextmanager
+def source_info_context(info: SourceInfo):
+    """Equations staged inside inherit `info` (used by transforms)."""
+    _state.source_info.append(info)
+    try:
+        yield
+    finally:
+        _state.source_info.pop()
+
+
+def current_source_info() -> SourceInfo:
+    if _state.source_info:
+        return _state.source_info[-1]
+    return user_location(3)
+
+
+# Set by codegen.runtime: executes one primitive on concrete values.
+eager_backend: Callable | None = None
+
+
+def bind(prim: Primitive, *args, **params):
+    b = current_builder()
+    if b is not None:
+        return b.add_eqn(prim, args, params)
+    for a in args:
+        if isinstance(a, Tracer):
+            raise EscapedTracerError(
+                "a staged value was used after the function that produced it finished staging")
+    return eager_backend(prim, args, params)
+
+
+def stage(fn: Callable, in_avals, hints=None) -> ClosedJaxpr:
+    """Stage `fn(*tracers) -> list of values` into a closed jaxpr. Captured outer
+    Tracers appear among the consts (see `Builder.build`)."""
+    with new_builder() as b:
+        args = [b.new_arg(a, h) for a, h in zip(in_avals, hints or [None] * len(in_avals))]
+        outs = fn(*args)
+        jaxpr, consts = b.build(outs)
+    return ClosedJaxpr(jaxpr, consts)
+
+
+def stage_open(fn: Callable, in_avals, hints=None) -> tuple[Jaxpr, list]:
+    cj = stage(fn, in_avals, hints)
+    return cj.jaxpr, cj.consts
+
+# ---------------------------------------------------------------------- evaluation
+
+
+def eval_jaxpr(jaxpr: Jaxpr, consts, *args, interpret_eqn=None):
+    """Evaluate `jaxpr`; by default with the NumPy reference rules (impl)."""
+    env: dict[Var, Any] = {}
+
+    def read(a):
+        return a.val if isinstance(a, Literal) else env[a]
+
+    for v, x in zip(jaxpr.constvars, consts):
+        env[v] = x
+    for v, x in zip(jaxpr.invars, args):
+        env[v] = x
+    for eqn in jaxpr.eqns:
+        ins = [read(a) for a in eqn.invars]
+        if interpret_eqn is None:
+            outs = impl_rules[eqn.primitive](*ins, **eqn.params)
+        else:
+            outs = interpret_eqn(eqn, ins)
+        outs = outs if eqn.primitive.multiple_results else [outs]
+        for v, x in zip(eqn.outvars, outs):
+            env[v] = x
+    return [read(a) for a in jaxpr.outvars]
+
+
+def eval_closed(cj: ClosedJaxpr, *args):
+    return eval_jaxpr(cj.jaxpr, cj.consts, *args)
+
+
+def inline_jaxpr(jaxpr: Jaxpr, consts, args):
+    """Re-stage `jaxpr` into the current builder (used by transforms)."""
+    return eval_jaxpr(jaxpr, consts, *args,
+                      interpret_eqn=lambda e, ins: _rebind(e, ins))
+
+
+def _rebind(eqn, ins):
+    with source_info_context(eqn.source_info):
+        return bind(eqn.primitive, *ins, **eqn.params)
+
+# ------------------------------------------------------------------- type checking
+
+
+class JaxprTypeError(AstjaxError):
+    default_hint = "this is a bug in an astjax pass; please report it with the jaxpr"
+
+
+def check_jaxpr(jaxpr: Jaxpr | ClosedJaxpr) -> None:
+    """The executable spec of a well-formed jaxpr: every variable is bound once before
+    use, every equation's output avals are what abstract_eval gives for its inputs
+    (weak types aside), and nested jaxprs are well-formed too."""
+    if isinstance(jaxpr, ClosedJaxpr):
+        jaxpr = jaxpr.jaxpr
+    env: set[Var] = set()
+
+    def bind_var(v, where):
+        if not isinstance(v, Var):
+            raise JaxprTypeError(f"{where}: binder {v} is not a Var", loc=UNKNOWN)
+        if v in env:
+            raise JaxprTypeError(f"{where}: variable {v} bound twice", loc=UNKNOWN)
+        env.add(v)
+
+    def read(a, where):
+        if isinstance(a, Literal):
+            if np.shape(a.val) != a.aval.shape:
+                raise JaxprTypeError(f"{where}: literal {a} has the wrong shape", loc=UNKNOWN)
+            return
+        if a not in env:
+            raise JaxprTypeError(f"{where}: variable {a} used before it is bound", loc=UNKNOWN)
+
+    for v in jaxpr.constvars + jaxpr.invars:
+        bind_var(v, "binders")
+    for i, eqn in enumerate(jaxpr.eqns):
+        where = f"equation {i} ({eqn.primitive.name})"
+        for a in eqn.invars:
+            read(a, where)
+        for p in eqn.params.values():
+            for sub in _sub_jaxprs(p):
+                check_jaxpr(sub)
+        try:
+            out = abstract_eval_rules[eqn.primitive](*[a.aval for a in eqn.invars], **eqn.params)
+        except AstjaxError as e:
+            raise JaxprTypeError(f"{where}: {e.message}", loc=eqn.source_info) from None
+        out = out if eqn.primitive.multiple_results else [out]
+        if len(out) != len(eqn.outvars):
+            raise JaxprTypeError(f"{where}: {len(eqn.outvars)} outputs, expected {len(out)}",
+                                 loc=eqn.source_info)
+        for v, a in zip(eqn.outvars, out):
+            if not v.aval.same_type(a):
+                raise JaxprTypeError(f"{where}: output typed {v.aval.str_short()}, "
+                                     f"rule gives {a.str_short()}", loc=eqn.source_info)
+            bind_var(v, where)
+    for a in jaxpr.outvars:
+        read(a, "outputs")
+
+
+def _sub_jaxprs(p):
+    if isinstance(p, (Jaxpr, ClosedJaxpr)):
+        yield p
+    elif isinstance(p, tuple):
+        for q in p:
+            yield from _sub_jaxprs(q)
+
+
+def sub_jaxprs(params):
+    for p in params.values():
+        yield from _sub_jaxprs(p)

@@ -1,0 +1,186 @@
+"""Dtypes, canonicalization (32-bit unless x64) and JAX's type-promotion lattice,
+weak types included: Python scalars are weak, so `x * 2` keeps x's dtype."""
+from __future__ import annotations
+
+import functools
+import warnings
+
+import ml_dtypes
+import numpy as np
+
+from .config import config
+
+bool_ = np.dtype(np.bool_)
+int8, int16, int32, int64 = (np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64))
+uint8, uint16, uint32, uint64 = (np.dtype(t) for t in (np.uint8, np.uint16, np.uint32, np.uint64))
+bfloat16 = np.dtype(ml_dtypes.bfloat16)
+float16, float32, float64 = (np.dtype(t) for t in (np.float16, np.float32, np.float64))
+complex64, complex128 = np.dtype(np.complex64), np.dtype(np.complex128)
+# float0: the tangent type of integer and boolean values (as in JAX).
+float0 = np.dtype([("float0", np.void, 0)])
+
+SUPPORTED = [bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
+             bfloat16, float16, float32, float64, complex64, complex128]
+
+_SHORT = {bool_: "bool", int8: "i8", int16: "i16", int32: "i32", int64: "i64",
+          uint8: "u8", uint16: "u16", uint32: "u32", uint64: "u64", bfloat16: "bf16",
+          float16: "f16", float32: "f32", float64: "f64", complex64: "c64",
+          complex128: "c128", float0: "float0"}
+
+
+def short_name(dtype) -> str:
+    return _SHORT.get(np.dtype(dtype), str(dtype))
+
+
+def dtype(x):
+    """numpy dtype of a dtype-like or array-like (JAX's `jnp.dtype`)."""
+    if isinstance(x, type) and x in _PY_DEFAULT:
+        return canonicalize(_PY_DEFAULT[x]())
+    if hasattr(x, "dtype") and not isinstance(x, (type, np.dtype)):
+        return np.dtype(x.dtype)
+    if isinstance(x, (bool, int, float, complex)):
+        return canonicalize(_PY_DEFAULT[type(x)]())
+    return np.dtype(x)
+
+
+def _default_int():
+    return int64 if config.x64_enabled else int32
+
+
+_PY_DEFAULT = {bool: lambda: bool_, int: _default_int,
+               float: lambda: float64 if config.x64_enabled else float32,
+               complex: lambda: complex128 if config.x64_enabled else complex64}
+
+_NARROW = {int64: int32, uint64: uint32, float64: float32, complex128: complex64}
+
+
+def canonicalize(dt, warn: bool = False) -> np.dtype:
+    dt = np.dtype(dt)
+    if not config.x64_enabled and dt in _NARROW:
+        if warn:
+            warnings.warn(f"Explicitly requested dtype {dt} requested in astjax is not "
+                          "available, and will be truncated to dtype "
+                          f"{_NARROW[dt]}. To enable more dtypes, set the jax_enable_x64 "
+                          "configuration option.", UserWarning, stacklevel=3)
+        return _NARROW[dt]
+    return dt
+
+
+def is_weak_scalar(x) -> bool:
+    return type(x) in (int, float, complex)
+
+
+def python_scalar_dtype(x) -> np.dtype:
+    return _PY_DEFAULT[type(x)]()
+
+
+def issubdtype(a, b) -> bool:
+    if b in (np.floating, np.integer, np.complexfloating, np.inexact, np.number,
+             np.signedinteger, np.unsignedinteger, np.bool_, np.generic):
+        a = np.dtype(a)
+        if a == bfloat16:
+            return b in (np.floating, np.inexact, np.number, np.generic)
+        return np.issubdtype(a, b)
+    return np.dtype(a) == np.dtype(b)
+
+
+def is_float(dt) -> bool:
+    return issubdtype(dt, np.floating)
+
+
+def is_inexact(dt) -> bool:
+    return issubdtype(dt, np.inexact)
+
+
+def is_int(dt) -> bool:
+    return issubdtype(dt, np.integer)
+
+
+def finfo(dt):
+    return ml_dtypes.finfo(dt)
+
+
+def iinfo(dt):
+    return ml_dtypes.iinfo(dt)
+
+
+# JAX's promotion lattice. Weak categories: 'i*', 'f*', 'c*'.
+_LATTICE = {
+    "b1": ["i*"], "u8": ["i16", "u16"], "u16": ["i32", "u32"], "u32": ["i64", "u64"],
+    "u64": ["f*"], "i*": ["u8", "i8"], "i8": ["i16"], "i16": ["i32"], "i32": ["i64"],
+    "i64": ["f*"], "f*": ["c*", "bf16", "f16"], "bf16": ["f32"], "f16": ["f32"],
+    "f32": ["f64", "c64"], "f64": ["c128"], "c*": ["c64"], "c64": ["c128"], "c128": [],
+}
+_KEY = {bool_: "b1", uint8: "u8", uint16: "u16", uint32: "u32", uint64: "u64",
+        int8: "i8", int16: "i16", int32: "i32", int64: "i64", bfloat16: "bf16",
+        float16: "f16", float32: "f32", float64: "f64", complex64: "c64", complex128: "c128"}
+_FROM_KEY = {v: k for k, v in _KEY.items()}
+
+
+@functools.lru_cache(None)
+def _upper_bounds(node):
+    out = {node}
+    for n in _LATTICE[node]:
+        out |= _upper_bounds(n)
+    return frozenset(out)
+
+
+@functools.lru_cache(None)
+def _join(nodes: frozenset):
+    common = frozenset.intersection(*(_upper_bounds(n) for n in nodes))
+    for c in common:  # the least element: every other common bound is above it
+        if all(o in _upper_bounds(c) for o in common):
+            return c
+    raise TypeError(f"no common type for {sorted(nodes)}")
+
+
+def _node(dt, weak):
+    dt = np.dtype(dt)
+    if weak:
+        if dt == bool_:
+            return "b1"
+        if np.issubdtype(dt, np.complexfloating):
+            return "c*"
+        if is_float(dt):
+            return "f*"
+        return "i*"
+    return _KEY[dt]
+
+
+def promote(*pairs) -> tuple[np.dtype, bool]:
+    """Join of (dtype, weak_type) pairs -> (dtype, weak_type), as jnp.result_type."""
+    nodes = frozenset(_node(d, w) for d, w in pairs)
+    j = _join(nodes)
+    if j == "i*":
+        return canonicalize(int64 if config.x64_enabled else int32), True
+    if j == "f*":
+        # a weak float keeps the widest weak float's dtype (e.g. weak f64 in x64 mode)
+        return canonicalize(float64 if config.x64_enabled else float32), True
+    if j == "c*":
+        return canonicalize(complex128 if config.x64_enabled else complex64), True
+    return canonicalize(_FROM_KEY[j]), False
+
+
+def dtype_and_weak(x) -> tuple[np.dtype, bool]:
+    """(dtype, weak_type) of any array-like value as astjax would stage it."""
+    aval = getattr(x, "aval", None)
+    if aval is not None and hasattr(aval, "weak_type"):
+        return aval.dtype, aval.weak_type
+    if is_weak_scalar(x):
+        return python_scalar_dtype(x), True
+    if isinstance(x, bool):
+        return bool_, False
+    if hasattr(x, "dtype"):
+        return canonicalize(x.dtype), False
+    return canonicalize(np.asarray(x).dtype), False
+
+
+def result_type(*args, return_weak_type_flag=False):
+    pairs = []
+    for a in args:
+        if isinstance(a, (np.dtype, type)) or isinstance(a, str):
+            pairs.append((dtype(a), False))
+        else:
+            pairs.append(dtype_and_weak(a))
+    dt, weak = promote(*pairs)
+    return (dt, weak) if return_weak_type_flag else dt

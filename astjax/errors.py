@@ -1,0 +1,180 @@
+"""User-facing errors: every one names file:line:col, shows the source line with a
+caret, says what went wrong and how to fix it.
+
+Errors raised while staging find the user's location themselves by walking the
+Python stack for the innermost frame running converted user code (see
+`frontend.registry`); errors about IR carry the `SourceInfo` of the equation.
+"""
+from __future__ import annotations
+
+import linecache
+import sys
+import warnings
+
+__all__ = [
+    "AstjaxError", "ConcretizationError", "NonConcreteBooleanIndexError",
+    "UnsupportedSyntaxError", "ShapeError", "DTypeError", "UndefinedVariableError",
+    "LoopCarryError", "SourceNotFoundError", "ArgumentError", "EscapedTracerError",
+    "NotImplementedInAstjaxError", "AxisNameError", "SideEffectWarning",
+    "user_location", "warn_at",
+]
+
+
+class SourceInfo:
+    """Where an equation or error comes from; `name` is the user's variable name."""
+    __slots__ = ("file", "line", "col", "end_col", "name")
+
+    def __init__(self, file=None, line=None, col=None, end_col=None, name=None):
+        self.file, self.line, self.col, self.end_col, self.name = file, line, col, end_col, name
+
+    def replace(self, **kw):
+        d = {k: getattr(self, k) for k in self.__slots__}
+        d.update(kw)
+        return SourceInfo(**d)
+
+    def __repr__(self):
+        return f"SourceInfo({self.file}:{self.line}:{self.col}, name={self.name!r})"
+
+    def where(self):
+        if self.file is None:
+            return "<unknown>"
+        return f"{self.file}:{self.line}:{(self.col or 0) + 1}"
+
+
+UNKNOWN = SourceInfo()
+
+# Code objects of converted user functions -> True. Filled by the front end.
+USER_CODE: set = set()
+_positions_cache: dict = {}
+
+
+def _frame_location(frame) -> SourceInfo:
+    code = frame.f_code
+    pos = _positions_cache.get(code)
+    if pos is None:
+        pos = _positions_cache[code] = list(code.co_positions())
+    i = frame.f_lasti // 2
+    line, _, col, end_col = pos[i] if 0 <= i < len(pos) else (frame.f_lineno, None, None, None)
+    return SourceInfo(code.co_filename, line or frame.f_lineno, col, end_col)
+
+
+def user_location(depth: int = 1) -> SourceInfo:
+    """The innermost frame running converted user code, as a SourceInfo."""
+    f = sys._getframe(depth)
+    while f is not None:
+        if f.f_code in USER_CODE:
+            return _frame_location(f)
+        f = f.f_back
+    return UNKNOWN
+
+
+def format_location(loc: SourceInfo) -> str:
+    if loc is None or loc.file is None:
+        return ""
+    text = linecache.getline(loc.file, loc.line).rstrip("\n")
+    if not text:
+        return f"{loc.where()}\n"
+    col = loc.col or 0
+    end = loc.end_col if loc.end_col and loc.end_col > col else len(text.rstrip())
+    if end <= col:
+        end = col + 1
+    return f"{loc.where()}\n    {text}\n    {' ' * col}{'^' * (end - col)}\n"
+
+
+class AstjaxError(Exception):
+    """Base class of every error astjax reports about user code."""
+    default_hint = ""
+
+    def __init__(self, message: str, hint: str | None = None, loc: SourceInfo | None = None,
+                 extra: str = ""):
+        self.message = message
+        self.hint = self.default_hint if hint is None else hint
+        self.loc = loc if loc is not None else user_location(2)
+        self.extra = extra
+        super().__init__(str(self))
+
+    def __str__(self):
+        head = format_location(self.loc)
+        s = f"{head}{type(self).__name__}: {self.message}" if head else self.message
+        if self.extra:
+            s += "\n" + self.extra
+        if self.hint:
+            s += f"\nhint: {self.hint}"
+        return s
+
+
+class ConcretizationError(AstjaxError):
+    default_hint = ("this value is only known when the compiled function runs; mark the "
+                    "argument static (static_argnums / static_argnames) or compute it from "
+                    "shapes, which are always static")
+
+
+class NonConcreteBooleanIndexError(AstjaxError):
+    default_hint = ("a boolean mask gives a result whose shape depends on the data; use "
+                    "jnp.where(mask, x, 0) to keep the shape, or jnp.nonzero(mask, size=n)")
+
+
+class UnsupportedSyntaxError(AstjaxError):
+    default_hint = "rewrite this part outside the staged function, or use a supported form"
+
+
+class ShapeError(AstjaxError):
+    default_hint = "check the shapes of the operands; x.shape is available at staging time"
+
+
+class DTypeError(AstjaxError):
+    default_hint = "convert explicitly with x.astype(dtype)"
+
+
+class UndefinedVariableError(AstjaxError):
+    default_hint = "assign the variable before the `if` (or in every branch)"
+
+
+class LoopCarryError(AstjaxError):
+    default_hint = ("a loop variable must keep its shape and dtype from one iteration to "
+                    "the next; initialise it with the final shape/dtype before the loop")
+
+
+class SourceNotFoundError(AstjaxError):
+    default_hint = ("astjax stages functions from their source: define the function in a "
+                    "file (not an interactive prompt or exec) so `inspect` can find it")
+
+
+class ArgumentError(AstjaxError):
+    default_hint = "pass arrays, Python scalars, or pytrees (tuples, lists, dicts) of them"
+
+
+class EscapedTracerError(AstjaxError):
+    default_hint = ("a staged value was stored outside the function being staged (e.g. in a "
+                    "global list) and used later; return it instead")
+
+
+class NotImplementedInAstjaxError(AstjaxError, NotImplementedError):
+    default_hint = "see docs/api.md for what is implemented"
+
+
+class AxisNameError(AstjaxError):
+    default_hint = "use the axis_name given to vmap/pmap around this function"
+
+
+class SideEffectWarning(UserWarning):
+    """A staged function mutates a Python object it does not own."""
+
+
+def warn_at(loc: SourceInfo, message: str, category=SideEffectWarning):
+    text = f"{format_location(loc)}{message}" if loc and loc.file else message
+    warnings.warn_explicit(text, category, loc.file or "<astjax>", loc.line or 0)
+
+
+def caller_location() -> SourceInfo:
+    """The innermost frame outside astjax itself (where the user called the API)."""
+    import os
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    pkgs = tuple(os.path.join(here, d) + os.sep for d in ("astjax", "transforms", "codegen"))
+    f = sys._getframe(1)
+    while f is not None:
+        fn = f.f_code.co_filename
+        if f.f_code in USER_CODE or not fn.startswith(pkgs):
+            return _frame_location(f)
+        f = f.f_back
+    return UNKNOWN

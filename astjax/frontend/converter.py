@@ -1,0 +1,276 @@
+"""The converter: rewrites a function's gast AST so that running it stages IR.
+
+Every rewrite keeps the user's source positions, and the converted code is
+compiled under the user's filename, so tracebacks, `user_location()` and the
+`source_info` of every staged equation point at the user's file:line:col.
+
+Rewrites (each a small visitor method, AutoGraph-style):
+- calls `f(a, k=v)` -> `ag__.call(f, a, k=v)`: user functions are converted
+  recursively at the call, NumPy functions on staged values map to astjax.numpy;
+- `x = value` -> `x = ag__.name(value, 'x')`: the user's name becomes the IR
+  variable's naming hint (for generated source and errors);
+- control flow (`if`, `while`, `for`, `break`, `continue`, `return`, boolean
+  operators, conditional expressions) -> see `control_flow`;
+- unsupported syntax -> `UnsupportedSyntaxError` at its position;
+- a mutating method call on an object the function does not own -> a warning.
+"""
+from __future__ import annotations
+
+import ast
+import types
+
+import gast
+
+from ..errors import SourceInfo, UnsupportedSyntaxError, USER_CODE, warn_at
+from . import parser
+
+_NO_WRAP = {"super", "locals", "globals", "vars", "eval", "exec", "ag__"}
+_MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault",
+             "add", "discard", "popitem", "sort", "reverse", "__setitem__"}
+
+
+def _loc(filename, node):
+    return SourceInfo(filename, getattr(node, "lineno", None), getattr(node, "col_offset", None),
+                      getattr(node, "end_col_offset", None))
+
+
+def ag_attr(name, ctx=None):
+    return gast.Attribute(value=gast.Name(id="ag__", ctx=gast.Load(), annotation=None,
+                                          type_comment=None),
+                          attr=name, ctx=ctx or gast.Load())
+
+
+def name_load(n):
+    return gast.Name(id=n, ctx=gast.Load(), annotation=None, type_comment=None)
+
+
+def name_store(n):
+    return gast.Name(id=n, ctx=gast.Store(), annotation=None, type_comment=None)
+
+
+def const(v):
+    return gast.Constant(value=v, kind=None)
+
+
+def copy_loc(new, old):
+    ast.copy_location(new, old)
+    for n in ast.walk(new):
+        if not hasattr(n, "lineno") and hasattr(old, "lineno") and isinstance(n, (gast.expr, gast.stmt)):
+            ast.copy_location(n, old)
+    return new
+
+
+def _local_names(fn_node) -> set:
+    """Names bound in the function's own scope (parameters and assignments)."""
+    out = set()
+    args = fn_node.args
+    for a in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]:
+        if a is not None:
+            out.add(a.id)
+    body = fn_node.body if isinstance(fn_node.body, list) else [fn_node.body]
+    stack = list(body)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del)):
+            out.add(n.id)
+        if isinstance(n, (gast.FunctionDef, gast.Lambda)):
+            if isinstance(n, gast.FunctionDef):
+                out.add(n.name)
+            continue
+        stack.extend(gast.iter_child_nodes(n))
+    return out
+
+
+class Converter(gast.NodeTransformer):
+    def __init__(self, filename):
+        self.filename = filename
+        self.scopes: list[set] = []
+        self.counter = 0
+
+    def fresh(self, base):
+        self.counter += 1
+        return f"ag__{base}_{self.counter}"
+
+    def unsupported(self, node, what, hint=None):
+        raise UnsupportedSyntaxError(f"{what} is not supported in a staged function", hint,
+                                     loc=_loc(self.filename, node))
+
+    # -- scopes --------------------------------------------------------------------
+    def visit_FunctionDef(self, node):
+        self.scopes.append(_local_names(node))
+        node.body = self._visit_body(node.body)
+        self.scopes.pop()
+        node.decorator_list = [self.visit(d) for d in node.decorator_list] if self.scopes else []
+        node.returns = None
+        for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs:
+            a.annotation = None
+        node.args.defaults = [self.visit(d) for d in node.args.defaults]
+        return node
+
+    def visit_Lambda(self, node):
+        self.scopes.append(_local_names(node))
+        node.body = self.visit(node.body)
+        self.scopes.pop()
+        return node
+
+    def _visit_body(self, stmts):
+        out = []
+        for s in stmts:
+            r = self.visit(s)
+            if r is None:
+                continue
+            out.extend(r if isinstance(r, list) else [r])
+        return out
+
+    # -- unsupported constructs ----------------------------------------------------
+    def visit_Yield(self, node):
+        self.unsupported(node, "`yield` (a generator)", "return a list or an array instead")
+
+    visit_YieldFrom = visit_Yield
+
+    def visit_Global(self, node):
+        self.unsupported(node, "`global`", "pass the value in as an argument and return the "
+                                           "new value")
+
+    def visit_ClassDef(self, node):
+        self.unsupported(node, "a class definition", "define the class outside the function")
+
+    def visit_AsyncFunctionDef(self, node):
+        self.unsupported(node, "an async function")
+
+    def visit_Await(self, node):
+        self.unsupported(node, "`await`")
+
+    visit_AsyncFor = visit_AsyncWith = visit_Await
+
+    # -- calls ---------------------------------------------------------------------
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        f = node.func
+        if isinstance(f, gast.Name) and f.id in _NO_WRAP:
+            return node
+        if isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name) and f.value.id == "ag__":
+            return node
+        self._check_side_effect(node)
+        new = gast.Call(func=ag_attr("call"), args=[f] + node.args, keywords=node.keywords)
+        return ast.copy_location(new, node)
+
+    def _check_side_effect(self, node):
+        f = node.func
+        if not (isinstance(f, gast.Attribute) and f.attr in _MUTATORS
+                and isinstance(f.value, gast.Name)):
+            return
+        name = f.value.id
+        if any(name in scope for scope in self.scopes):
+            return
+        warn_at(_loc(self.filename, node),
+                f"side effect: `{name}.{f.attr}(...)` changes a Python object that this "
+                f"staged function does not own; it runs once, while staging, not on every "
+                f"call (values stored there are staged values). Return the value instead.")
+
+    # -- naming --------------------------------------------------------------------
+    def visit_Assign(self, node):
+        self.generic_visit(node)
+        if len(node.targets) == 1 and isinstance(node.targets[0], gast.Name):
+            target = node.targets[0].id
+            node.value = ast.copy_location(
+                gast.Call(func=ag_attr("name"), args=[node.value, const(target)], keywords=[]),
+                node.value)
+        elif len(node.targets) == 1 and isinstance(node.targets[0], gast.Subscript):
+            self._check_setitem(node.targets[0])
+        return node
+
+    def _check_setitem(self, target):
+        v = target.value
+        if isinstance(v, gast.Name) and not any(v.id in s for s in self.scopes):
+            warn_at(_loc(self.filename, target),
+                    f"side effect: assigning into `{v.id}[...]` changes a Python object that "
+                    f"this staged function does not own; it happens once, while staging")
+
+
+def _hooks():
+    from . import control_flow
+    return control_flow
+
+
+def convert_ast(node, filename):
+    """Run the analyses and converters over a FunctionDef/Lambda gast node."""
+    cf = _hooks()
+    node = cf.canonicalize(node, filename)
+    node = cf.ControlFlowConverter(filename).visit(node)
+    node = Converter(filename).visit(node)
+    return node
+
+
+_factories: dict = {}
+_converted_marker = "__astjax_converted__"
+
+
+def _collect_code(code):
+    USER_CODE.add(code)
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            _collect_code(c)
+
+
+def _factory_code(fn):
+    code = fn.__code__
+    entry = _factories.get(code)
+    if entry is not None:
+        return entry
+    node, filename = parser.parse_function(fn)
+    node = convert_ast(node, filename)
+    freevars = list(code.co_freevars)
+    args = gast.arguments(args=[gast.Name(id=n, ctx=gast.Param(), annotation=None, type_comment=None)
+                                for n in ["ag__"] + freevars],
+                          posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None,
+                          defaults=[])
+    if isinstance(node, gast.Lambda):
+        body = [gast.Return(value=node)]
+    else:
+        body = [node, gast.Return(value=name_load(node.name))]
+    factory = gast.FunctionDef(name="ag__factory", args=args, body=body, decorator_list=[],
+                               returns=None, type_comment=None, type_params=[])
+    for n in (factory, *body):
+        ast.copy_location(n, node)
+    module = gast.Module(body=[factory], type_ignores=[])
+    pyast = gast.gast_to_ast(module)
+    ast.fix_missing_locations(pyast)
+    compiled = compile(pyast, filename, "exec")
+    _collect_code(compiled)
+    _factories[code] = (compiled, pyast)
+    return _factories[code]
+
+
+class _EmptyCell:
+    def __repr__(self):
+        return "<undefined>"
+
+
+def convert(fn):
+    """The converted twin of a Python function (same signature, closure, defaults)."""
+    if getattr(fn, _converted_marker, False):
+        return fn
+    compiled, _ = _factory_code(fn)
+    ns: dict = {}
+    exec(compiled, fn.__globals__, ns)
+    cells = []
+    for c in fn.__closure__ or ():
+        try:
+            cells.append(c.cell_contents)
+        except ValueError:
+            cells.append(_EmptyCell())
+    from . import operators
+    new = ns["ag__factory"](operators, *cells)
+    new.__defaults__ = fn.__defaults__
+    new.__kwdefaults__ = fn.__kwdefaults__
+    new.__doc__ = fn.__doc__
+    setattr(new, _converted_marker, True)
+    new.__astjax_original__ = fn
+    return new
+
+
+def converted_source(fn) -> str:
+    """The converted code as Python text (for debugging the converter)."""
+    _, pyast = _factory_code(fn)
+    return ast.unparse(pyast)

@@ -1,0 +1,67 @@
+"""Run-time operators that converted code calls as `ag__.*` (AutoGraph's
+`operators`). They run while staging: static values take Python's own path,
+staged values stage IR."""
+from __future__ import annotations
+
+import functools
+import sys
+import types
+
+from .. import core
+from ..errors import USER_CODE
+from . import converter
+
+_SKIP_MODULES = ("astjax", "numpy", "jax", "jaxlib", "scipy", "ml_dtypes", "gast")
+_SKIP_PATHS = tuple({p for p in (sys.prefix, sys.base_prefix, sys.exec_prefix) if p})
+
+
+def _user_function(f) -> bool:
+    mod = getattr(f, "__module__", None) or ""
+    if mod.split(".")[0] in _SKIP_MODULES:
+        return False
+    fn = f.__code__.co_filename
+    if "site-packages" in fn or "dist-packages" in fn:
+        return False
+    if fn.startswith(_SKIP_PATHS) and "/lib/python" in fn:
+        return False
+    return not fn.startswith("<") or fn.startswith("<ipython")
+
+
+def _convertible(f):
+    if isinstance(f, types.FunctionType):
+        if f.__code__ in USER_CODE or not _user_function(f):
+            return None
+        try:
+            return converter.convert(f)
+        except converter.parser.SourceNotFoundError:
+            return None
+    if isinstance(f, types.MethodType):
+        inner = _convertible(f.__func__)
+        return None if inner is None else types.MethodType(inner, f.__self__)
+    if isinstance(f, functools.partial):
+        inner = _convertible(f.func)
+        return None if inner is None else functools.partial(inner, *f.args, **f.keywords)
+    return None
+
+
+def call(f, /, *args, **kwargs):
+    """Call `f`, converting it first when it is user code."""
+    target = _convertible(f)
+    if target is not None:
+        return target(*args, **kwargs)
+    return f(*args, **kwargs)
+
+
+def name(value, name_str):
+    """Record the user's variable name as the naming hint of a staged value."""
+    if isinstance(value, core.Tracer):
+        b = core.current_builder()
+        if b is not None:
+            b.set_name(value, name_str)
+    return value
+
+
+def __getattr__(attr):
+    # control-flow operators live in their own module
+    from . import control_flow_ops
+    return getattr(control_flow_ops, attr)

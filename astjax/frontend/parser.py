@@ -1,0 +1,76 @@
+"""Find and parse the source of a function or lambda with gast, with exact file
+positions (the whole file is parsed once, so line and column numbers are the
+user's own, and several lambdas on one line are told apart by their code's
+column positions)."""
+from __future__ import annotations
+
+import ast
+import functools
+import linecache
+
+import gast
+
+from ..errors import SourceInfo, SourceNotFoundError, UnsupportedSyntaxError
+
+
+@functools.lru_cache(maxsize=256)
+def _parse_file(filename: str, text: str):
+    return ast.parse(text, filename)
+
+
+def _file_text(filename):
+    lines = linecache.getlines(filename)
+    if not lines:
+        linecache.checkcache(filename)
+        lines = linecache.getlines(filename)
+    return "".join(lines)
+
+
+def _code_positions(code):
+    return [(l, c) for l, _, c, _ in code.co_positions() if l is not None and c is not None]
+
+
+def find_function_node(fn):
+    """The `ast` node (FunctionDef or Lambda) that defines `fn`, and the filename."""
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        raise SourceNotFoundError(f"{fn!r} is not a Python function", loc=SourceInfo())
+    filename = code.co_filename
+    text = _file_text(filename)
+    if not text:
+        raise SourceNotFoundError(
+            f"cannot find the source of {getattr(fn, '__qualname__', fn)!r} "
+            f"(defined in {filename})", loc=SourceInfo())
+    try:
+        tree = _parse_file(filename, text)
+    except SyntaxError:
+        raise SourceNotFoundError(f"cannot parse {filename}", loc=SourceInfo()) from None
+    first = code.co_firstlineno
+    if code.co_name == "<lambda>":
+        cands = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda) and n.lineno == first]
+        if len(cands) > 1:
+            pos = _code_positions(code)
+            def inside(n):
+                return all((n.lineno, n.col_offset) <= p <= (n.end_lineno, n.end_col_offset)
+                           for p in pos[1:] or pos)
+            cands = [n for n in cands if inside(n)] or cands
+            # innermost match
+            cands.sort(key=lambda n: (n.end_lineno - n.lineno, n.end_col_offset - n.col_offset))
+    else:
+        cands = [n for n in ast.walk(tree)
+                 if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == code.co_name
+                 and first in (n.lineno, min([d.lineno for d in n.decorator_list], default=n.lineno))]
+    if not cands:
+        raise SourceNotFoundError(f"cannot find the definition of {code.co_name!r} in {filename}",
+                                  loc=SourceInfo(filename, first, 0))
+    node = cands[0]
+    if isinstance(node, ast.AsyncFunctionDef):
+        raise UnsupportedSyntaxError("async functions cannot be staged",
+                                     loc=SourceInfo(filename, node.lineno, node.col_offset))
+    return node, filename
+
+
+def parse_function(fn):
+    """gast node of `fn` (a FunctionDef or Lambda) with original positions."""
+    node, filename = find_function_node(fn)
+    return gast.ast_to_gast(node), filename

@@ -1,0 +1,55 @@
+"""`astjax.numpy`: the NumPy API on astjax arrays, staged or eager, as `jax.numpy`.
+
+Names not implemented raise `NotImplementedInAstjaxError` (see docs/api.md)."""
+from __future__ import annotations
+
+import numpy as _np
+
+from .. import dtypes as _dtypes
+from ..dtypes import (bfloat16, bool_, complex64, complex128, float16, float32,  # noqa: F401
+                      float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
+                      finfo, iinfo, issubdtype, result_type)
+from .contractions import *  # noqa: F401,F403
+from .creation import *  # noqa: F401,F403
+from .indexing import _getitem, _IndexUpdateHelper, take, take_along_axis  # noqa: F401
+from .reductions import *  # noqa: F401,F403
+from .shapes import *  # noqa: F401,F403
+from .ufuncs import *  # noqa: F401,F403
+from .ufuncs import _is_operand  # noqa: F401
+
+from .contractions import dot, matmul  # noqa: F401  (explicit for readers)
+from .reductions import all, any, max, min, sum  # noqa: F401,A004
+from .ufuncs import abs, divmod, pow, round  # noqa: F401,A004
+
+ndarray = None  # set below to astjax.Array
+float_ = float64
+int_ = int64
+uint = uint64
+complex_ = complex128
+pi, e, inf, nan, newaxis = _np.pi, _np.e, _np.inf, _np.nan, None
+euler_gamma = _np.euler_gamma
+integer, floating, number, inexact, complexfloating = (_np.integer, _np.floating, _np.number,
+                                                       _np.inexact, _np.complexfloating)
+signedinteger, unsignedinteger, generic = _np.signedinteger, _np.unsignedinteger, _np.generic
+dtype = _dtypes.dtype
+
+
+def _int_power(x, y):
+    """Integer x ** staged integer y by repeated squaring over 32 bits."""
+    from .. import lax
+    acc = lax.full_like(x, 1)
+    base = x
+    for _ in range(32):
+        bit = lax.ne(lax.bitwise_and(y, lax.full_like(y, 1)), lax.full_like(y, 0))
+        acc = lax.select(bit, lax.mul(acc, base), acc)
+        base = lax.mul(base, base)
+        y = lax.shift_right_logical(y, lax.full_like(y, 1))
+    return acc
+
+
+def __getattr__(name):
+    if name.startswith("__"):
+        raise AttributeError(name)
+    from ..errors import NotImplementedInAstjaxError
+    raise NotImplementedInAstjaxError(f"astjax.numpy.{name} is not implemented",
+                                      hint="docs/api.md lists the implemented jnp functions")

@@ -1,0 +1,176 @@
+"""Products: dot, matmul (`@`), vdot, inner, outer, tensordot, einsum, kron —
+all onto the one dot_general primitive."""
+from __future__ import annotations
+
+import string
+
+import numpy as np
+
+from .. import core, lax
+from ..errors import ShapeError
+from .ufuncs import asarray_operand, multiply, promote_dtypes
+
+
+def _prep(a, b):
+    a, b = promote_dtypes(asarray_operand(a), asarray_operand(b))
+    return a, b, core.get_aval(a), core.get_aval(b)
+
+
+def dot(a, b, *, precision=None, preferred_element_type=None):
+    a, b, av, bv = _prep(a, b)
+    if av.ndim == 0 or bv.ndim == 0:
+        return multiply(a, b)
+    if bv.ndim == 1:
+        contract = ((av.ndim - 1,), (0,))
+    else:
+        contract = ((av.ndim - 1,), (bv.ndim - 2,))
+    if av.shape[contract[0][0]] != bv.shape[contract[1][0]]:
+        raise ShapeError(f"dot: shapes {av.shape} and {bv.shape} are not aligned: "
+                         f"{av.shape[contract[0][0]]} (dim {contract[0][0]}) != "
+                         f"{bv.shape[contract[1][0]]} (dim {contract[1][0]})",
+                         hint="the last axis of the first operand must match the "
+                              "second-to-last axis of the second (or its only axis)")
+    return lax.dot_general(a, b, (contract, ((), ())), precision, preferred_element_type)
+
+
+def matmul(a, b, *, precision=None, preferred_element_type=None):
+    a, b, av, bv = _prep(a, b)
+    if av.ndim == 0 or bv.ndim == 0:
+        raise ShapeError("matmul: operands must not be scalars", hint="use * for scalars")
+    a2 = a if av.ndim > 1 else lax.reshape(a, (1,) + av.shape)
+    b2 = b if bv.ndim > 1 else lax.reshape(b, bv.shape + (1,))
+    a2v, b2v = core.get_aval(a2), core.get_aval(b2)
+    if a2v.shape[-1] != b2v.shape[-2]:
+        raise ShapeError(f"matmul: shapes {av.shape} and {bv.shape} are not aligned: "
+                         f"{a2v.shape[-1]} != {b2v.shape[-2]}")
+    batch_a, batch_b = a2v.shape[:-2], b2v.shape[:-2]
+    from .ufuncs import broadcast_shapes, broadcast_to_shape
+    batch = broadcast_shapes(batch_a, batch_b)
+    nb = len(batch)
+    if batch_a != batch:
+        a2 = broadcast_to_shape(a2, batch + a2v.shape[-2:])
+    if batch_b != batch:
+        b2 = broadcast_to_shape(b2, batch + b2v.shape[-2:])
+    bd = tuple(range(nb))
+    out = lax.dot_general(a2, b2, (((nb + 1,), (nb,)), (bd, bd)), precision, preferred_element_type)
+    if av.ndim == 1:
+        out = lax.squeeze(out, (nb,))
+    if bv.ndim == 1:
+        out = lax.squeeze(out, (core.get_aval(out).ndim - 1,))
+    return out
+
+
+def vdot(a, b, *, precision=None):
+    from .shapes import ravel
+    from .ufuncs import conjugate
+    return dot(conjugate(ravel(a)), ravel(b), precision=precision)
+
+
+def inner(a, b, *, precision=None):
+    a, b, av, bv = _prep(a, b)
+    if av.ndim == 0 or bv.ndim == 0:
+        return multiply(a, b)
+    return lax.dot_general(a, b, (((av.ndim - 1,), (bv.ndim - 1,)), ((), ())), precision)
+
+
+def outer(a, b):
+    from .shapes import ravel
+    a, b = ravel(asarray_operand(a)), ravel(asarray_operand(b))
+    a, b = promote_dtypes(a, b)
+    return lax.dot_general(a, b, (((), ()), ((), ())))
+
+
+def tensordot(a, b, axes=2, *, precision=None):
+    a, b, av, bv = _prep(a, b)
+    if isinstance(axes, (int, np.integer)):
+        ax_a = tuple(range(av.ndim - axes, av.ndim))
+        ax_b = tuple(range(axes))
+    else:
+        ax_a, ax_b = axes
+        ax_a = (ax_a,) if isinstance(ax_a, (int, np.integer)) else tuple(ax_a)
+        ax_b = (ax_b,) if isinstance(ax_b, (int, np.integer)) else tuple(ax_b)
+        ax_a = tuple(x % av.ndim for x in ax_a)
+        ax_b = tuple(x % bv.ndim for x in ax_b)
+    return lax.dot_general(a, b, ((ax_a, ax_b), ((), ())), precision)
+
+
+def kron(a, b):
+    from .shapes import reshape
+    a, b, av, bv = _prep(a, b)
+    nd = max(av.ndim, bv.ndim)
+    a = reshape(a, (1,) * (nd - av.ndim) + av.shape)
+    b = reshape(b, (1,) * (nd - bv.ndim) + bv.shape)
+    sa, sb = core.get_aval(a).shape, core.get_aval(b).shape
+    a_ = reshape(a, tuple(x for d in sa for x in (d, 1)))
+    b_ = reshape(b, tuple(x for d in sb for x in (1, d)))
+    return reshape(multiply(a_, b_), tuple(x * y for x, y in zip(sa, sb)))
+
+
+def einsum(subscripts, *operands, optimize=None, precision=None, preferred_element_type=None):
+    """Pairwise left-to-right contraction of an explicit or implicit einsum spec."""
+    operands = promote_dtypes(*[asarray_operand(o) for o in operands])
+    subscripts = subscripts.replace(" ", "")
+    if "->" in subscripts:
+        ins, out = subscripts.split("->")
+    else:
+        ins = subscripts
+        counts = {}
+        for c in ins.replace(",", "").replace(".", ""):
+            counts[c] = counts.get(c, 0) + 1
+        out = ("..." if "..." in ins else "") + "".join(sorted(c for c, n in counts.items() if n == 1))
+    in_specs = ins.split(",")
+    # expand ellipses into fresh letters
+    free_letters = [c for c in string.ascii_letters if c not in subscripts]
+    max_ell = 0
+    specs = []
+    for spec, op in zip(in_specs, operands):
+        nd = core.get_aval(op).ndim
+        if "..." in spec:
+            n_ell = nd - (len(spec) - 3)
+            max_ell = max(max_ell, n_ell)
+            spec = spec.replace("...", "".join(free_letters[max_ell - n_ell + i] if False else
+                                               free_letters[i + (0)] for i in range(n_ell)))
+        specs.append(spec)
+    if "..." in out:
+        out = out.replace("...", "".join(free_letters[:max_ell]))
+    from .reductions import sum as _sum
+    from .shapes import transpose
+    # reduce repeated letters within one operand (traces) and letters appearing nowhere else
+    ops = list(operands)
+    for k, (spec, op) in enumerate(zip(specs, ops)):
+        if len(set(spec)) != len(spec):
+            from .shapes import diagonal
+            while len(set(spec)) != len(spec):
+                c = next(ch for ch in spec if spec.count(ch) > 1)
+                i = spec.index(c)
+                j = spec.index(c, i + 1)
+                op = diagonal(op, 0, i, j)
+                spec = spec[:i] + spec[i + 1:j] + spec[j + 1:] + c
+            ops[k], specs[k] = op, spec
+    for k in range(len(ops)):
+        others = set(out).union(*[set(s) for j, s in enumerate(specs) if j != k])
+        drop = [i for i, c in enumerate(specs[k]) if c not in others]
+        if drop:
+            ops[k] = _sum(ops[k], axis=tuple(drop))
+            specs[k] = "".join(c for i, c in enumerate(specs[k]) if i not in drop)
+    cur, cur_spec = ops[0], specs[0]
+    for op, spec in zip(ops[1:], specs[1:]):
+        rest = set(out).union(*[set(s) for s in specs[specs.index(spec) + 1:]]) if False else None
+        later = set(out)
+        idx = specs.index(spec)
+        for s in specs[idx + 1:]:
+            later |= set(s)
+        batch = [c for c in cur_spec if c in spec and c in later]
+        contract = [c for c in cur_spec if c in spec and c not in later]
+        dims = (((tuple(cur_spec.index(c) for c in contract), tuple(spec.index(c) for c in contract)),
+                 (tuple(cur_spec.index(c) for c in batch), tuple(spec.index(c) for c in batch))))
+        cur = lax.dot_general(cur, op, dims, precision, preferred_element_type)
+        cur_spec = "".join(batch) + "".join(c for c in cur_spec if c not in batch and c not in contract) + \
+            "".join(c for c in spec if c not in batch and c not in contract)
+    drop = [i for i, c in enumerate(cur_spec) if c not in out]
+    if drop:
+        cur = _sum(cur, axis=tuple(drop))
+        cur_spec = "".join(c for i, c in enumerate(cur_spec) if i not in drop)
+    if cur_spec != out:
+        cur = transpose(cur, tuple(cur_spec.index(c) for c in out))
+    return cur

@@ -1,0 +1,153 @@
+"""Reductions: sum, prod, max, min, mean, var, std, any, all, argmax/argmin, with
+NumPy's axis/keepdims/dtype/where arguments."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import core, dtypes, lax
+from ..errors import ShapeError
+from .ufuncs import asarray_operand, promote_dtypes
+
+
+def canonical_axes(axis, ndim, name="reduction"):
+    if axis is None:
+        return tuple(range(ndim))
+    axes = (axis,) if not isinstance(axis, (tuple, list)) else tuple(axis)
+    out = []
+    for a in axes:
+        a = int(a)
+        if not -ndim <= a < ndim:
+            raise ShapeError(f"`{name}`: axis {a} is out of bounds for an array of rank {ndim}")
+        out.append(a % ndim)
+    return tuple(out)
+
+
+def _keep(x, axes, in_shape):
+    shape = tuple(1 if i in axes else d for i, d in enumerate(in_shape))
+    return lax.reshape(x, shape)
+
+
+def _reduction(name, lax_fn, *, upcast_bool=False, bool_op=None, init=None):
+    def f(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+        a = asarray_operand(a)
+        [a] = promote_dtypes(a) if dtypes.is_weak_scalar(a) else [a]
+        av = core.get_aval(a)
+        axes = canonical_axes(axis, av.ndim, name)
+        if dtype is not None:
+            a = lax.convert_element_type(a, dtypes.canonicalize(dtypes.dtype(dtype), warn=True))
+        elif upcast_bool and (av.dtype == dtypes.bool_ or (dtypes.is_int(av.dtype) and av.dtype.itemsize < 4)):
+            a = lax.convert_element_type(a, dtypes.canonicalize(
+                dtypes.uint32 if dtypes.issubdtype(av.dtype, np.unsignedinteger) else dtypes.int64))
+        elif bool_op is not None and av.dtype == dtypes.bool_:
+            return _finish(bool_op(a, axes), axes, av.shape, keepdims)
+        if where is not None:
+            from .ufuncs import where as _where, broadcast_to_shape
+            ident = init(core.get_aval(a).dtype)
+            a = _where(broadcast_to_shape(where, av.shape), a, lax.full_like(a, ident))
+        r = lax_fn(a, axes) if axes else a
+        if initial is not None:
+            from . import ufuncs
+            r = getattr(ufuncs, {"sum": "add", "prod": "multiply", "max": "maximum",
+                                 "min": "minimum"}[name])(r, initial)
+        return _finish(r, axes, av.shape, keepdims)
+    f.__name__ = name
+    return f
+
+
+def _finish(r, axes, shape, keepdims):
+    return _keep(r, axes, shape) if keepdims else r
+
+
+def _max_init(dt):
+    from ..primitives.helpers import min_value
+    return min_value(dt)
+
+
+def _min_init(dt):
+    from ..primitives.helpers import max_value
+    return max_value(dt)
+
+
+sum = _reduction("sum", lax.reduce_sum, upcast_bool=True, init=lambda d: 0)  # noqa: A001
+prod = _reduction("prod", lax.reduce_prod, upcast_bool=True, init=lambda d: 1)
+max = _reduction("max", lax.reduce_max, init=_max_init)  # noqa: A001
+min = _reduction("min", lax.reduce_min, init=_min_init)  # noqa: A001
+amax, amin = max, min
+
+
+def _bool_reduction(name, lax_fn):
+    def f(a, axis=None, out=None, keepdims=False, where=None):
+        a = asarray_operand(a)
+        av = core.get_aval(a)
+        if av.dtype != dtypes.bool_:
+            a = lax.ne(a, lax.full_like(a, 0))
+        if where is not None:
+            from .ufuncs import where as _where, broadcast_to_shape
+            a = _where(broadcast_to_shape(where, av.shape), a, name == "all")
+        axes = canonical_axes(axis, av.ndim, name)
+        r = lax_fn(a, axes) if axes else a
+        return _finish(r, axes, av.shape, keepdims)
+    f.__name__ = name
+    return f
+
+
+all = _bool_reduction("all", lax.reduce_and)  # noqa: A001
+any = _bool_reduction("any", lax.reduce_or)  # noqa: A001
+
+
+def _count(shape, axes):
+    n = 1
+    for a in axes:
+        n *= shape[a]
+    return n
+
+
+def mean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
+    a = asarray_operand(a)
+    av = core.get_aval(a)
+    if dtype is None:
+        dtype = av.dtype if dtypes.is_inexact(av.dtype) else dtypes.dtype(float)
+    dtype = dtypes.canonicalize(dtypes.dtype(dtype))
+    axes = canonical_axes(axis, av.ndim, "mean")
+    if where is None:
+        n = _count(av.shape, axes)
+        s = sum(lax.convert_element_type(a, dtype), axis=axes, keepdims=keepdims)
+        return lax.div(s, np.asarray(n, dtype)[()]) if n else lax.div(s, np.asarray(0, dtype)[()])
+    from .ufuncs import broadcast_to_shape
+    w = broadcast_to_shape(where, av.shape)
+    s = sum(lax.convert_element_type(a, dtype), axis=axes, keepdims=keepdims, where=w)
+    n = sum(lax.convert_element_type(w, dtype), axis=axes, keepdims=keepdims)
+    return lax.div(s, n)
+
+
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, correction=None):
+    if correction is not None:
+        ddof = correction
+    a = asarray_operand(a)
+    av = core.get_aval(a)
+    comp = av.dtype if dtypes.is_inexact(av.dtype) else dtypes.canonicalize(dtypes.dtype(float))
+    a = lax.convert_element_type(a, comp)
+    axes = canonical_axes(axis, av.ndim, "var")
+    m = mean(a, axis=axes, keepdims=True, where=where)
+    from .ufuncs import broadcast_to_shape
+    centered = lax.sub(a, broadcast_to_shape(m, av.shape))
+    if dtypes.issubdtype(comp, np.complexfloating):
+        sq = lax.real(lax.mul(centered, lax.conj(centered)))
+    else:
+        sq = lax.integer_pow(centered, 2)
+    if where is None:
+        n = _count(av.shape, axes)
+        s = sum(sq, axis=axes, keepdims=keepdims)
+        return lax.div(s, np.asarray(n - ddof, core.get_aval(s).dtype)[()])
+    w = broadcast_to_shape(where, av.shape)
+    s = sum(sq, axis=axes, keepdims=keepdims, where=w)
+    n = sum(lax.convert_element_type(w, core.get_aval(s).dtype), axis=axes, keepdims=keepdims)
+    return lax.div(s, lax.sub(n, np.asarray(ddof, core.get_aval(s).dtype)[()]))
+
+
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, correction=None):
+    return lax.sqrt(var(a, axis, dtype, out, ddof, keepdims, where, correction))
+
+
+def ptp(a, axis=None, out=None, keepdims=False):
+    return lax.sub(max(a, axis, keepdims=keepdims), min(a, axis, keepdims=keepdims))

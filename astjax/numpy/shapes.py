@@ -1,0 +1,392 @@
+"""Shape manipulation: reshape, ravel, transpose, moveaxis, swapaxes, squeeze,
+expand_dims, stack/concatenate family, split, tile, repeat, flip, roll, pad,
+broadcast_to/broadcast_arrays, astype."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import core, dtypes, lax
+from ..errors import ShapeError
+from .creation import asarray
+from .reductions import canonical_axes
+from .ufuncs import asarray_operand, broadcast_shapes, broadcast_to_shape, promote_dtypes
+
+
+def shape(a):
+    return core.get_aval(a).shape
+
+
+def ndim(a):
+    return core.get_aval(a).ndim
+
+
+def size(a, axis=None):
+    s = core.get_aval(a).shape
+    return int(np.prod(s, dtype=np.int64)) if axis is None else s[axis]
+
+
+def astype(x, dtype, copy=False):
+    x = asarray_operand(x)
+    return lax.convert_element_type(x, dtypes.canonicalize(dtypes.dtype(dtype), warn=True))
+
+
+def reshape(a, shape=None, order="C", *, newshape=None):
+    shape = newshape if shape is None else shape
+    a = asarray_operand(a)
+    av = core.get_aval(a)
+    if isinstance(shape, (int, np.integer)) or hasattr(shape, "__index__") and not isinstance(shape, (tuple, list)):
+        shape = (shape,)
+    shape = [int(d) for d in shape]
+    if shape.count(-1) > 1:
+        raise ShapeError("reshape: only one dimension can be -1")
+    if -1 in shape:
+        known = int(np.prod([d for d in shape if d != -1], dtype=np.int64))
+        if known == 0 or av.size % known:
+            raise ShapeError(f"cannot reshape an array of shape {av.shape} into shape "
+                             f"{tuple(shape)}")
+        shape[shape.index(-1)] = av.size // known
+    if order == "F":
+        return transpose(lax.reshape(transpose(a), tuple(reversed(shape))))
+    return lax.reshape(a, tuple(shape))
+
+
+def ravel(a, order="C"):
+    return reshape(a, (-1,), order)
+
+
+def flatten(a, order="C"):
+    return ravel(a, order)
+
+
+def transpose(a, axes=None):
+    a = asarray_operand(a)
+    nd = core.get_aval(a).ndim
+    axes = tuple(reversed(range(nd))) if axes is None else canonical_axes(tuple(axes), nd, "transpose")
+    return lax.transpose(a, axes)
+
+
+def permute_dims(a, axes):
+    return transpose(a, axes)
+
+
+def matrix_transpose(x):
+    return swapaxes(x, -1, -2)
+
+
+def moveaxis(a, source, destination):
+    a = asarray_operand(a)
+    nd = core.get_aval(a).ndim
+    src = canonical_axes(source, nd, "moveaxis")
+    dst = canonical_axes(destination, nd, "moveaxis")
+    perm = [i for i in range(nd) if i not in src]
+    for d, s in sorted(zip(dst, src)):
+        perm.insert(d, s)
+    return lax.transpose(a, perm)
+
+
+def swapaxes(a, axis1, axis2):
+    a = asarray_operand(a)
+    nd = core.get_aval(a).ndim
+    perm = list(range(nd))
+    i, j = axis1 % nd, axis2 % nd
+    perm[i], perm[j] = perm[j], perm[i]
+    return lax.transpose(a, perm)
+
+
+def squeeze(a, axis=None):
+    a = asarray_operand(a)
+    av = core.get_aval(a)
+    if axis is None:
+        axes = tuple(i for i, d in enumerate(av.shape) if d == 1)
+    else:
+        axes = canonical_axes(axis, av.ndim, "squeeze")
+        for ax in axes:
+            if av.shape[ax] != 1:
+                raise ShapeError(f"cannot select an axis to squeeze out which has size not "
+                                 f"equal to one: axis {ax} of shape {av.shape}")
+    return lax.squeeze(a, axes)
+
+
+def expand_dims(a, axis):
+    a = asarray_operand(a)
+    av = core.get_aval(a)
+    axes = (axis,) if not isinstance(axis, (tuple, list)) else tuple(axis)
+    nd = av.ndim + len(axes)
+    axes = sorted(ax % nd for ax in axes)
+    shape = list(av.shape)
+    for ax in axes:
+        shape.insert(ax, 1)
+    return lax.reshape(a, tuple(shape))
+
+
+def atleast_1d(*arys):
+    out = [reshape(a, (1,)) if ndim(a) == 0 else asarray(a) for a in arys]
+    return out[0] if len(out) == 1 else out
+
+
+def atleast_2d(*arys):
+    out = []
+    for a in arys:
+        a = asarray(a)
+        out.append(reshape(a, (1,) * (2 - ndim(a)) + shape(a)) if ndim(a) < 2 else a)
+    return out[0] if len(out) == 1 else out
+
+
+def atleast_3d(*arys):
+    out = []
+    for a in arys:
+        a = asarray(a)
+        n = ndim(a)
+        s = shape(a)
+        out.append(reshape(a, (1, 1, 1)) if n == 0 else reshape(a, (1,) + s + (1,)) if n == 1
+                   else reshape(a, s + (1,)) if n == 2 else a)
+    return out[0] if len(out) == 1 else out
+
+
+def concatenate(arrays, axis=0, dtype=None):
+    arrays = [asarray(a) for a in arrays]
+    if axis is None:
+        arrays = [ravel(a) for a in arrays]
+        axis = 0
+    arrays = promote_dtypes(*arrays)
+    if dtype is not None:
+        arrays = [astype(a, dtype) for a in arrays]
+    nd = core.get_aval(arrays[0]).ndim
+    if nd == 0:
+        raise ShapeError("zero-dimensional arrays cannot be concatenated")
+    return lax.concatenate(arrays, canonical_axes(axis, nd, "concatenate")[0])
+
+
+concat = concatenate
+
+
+def stack(arrays, axis=0, dtype=None):
+    arrays = [asarray(a) for a in arrays]
+    shapes = {core.get_aval(a).shape for a in arrays}
+    if len(shapes) != 1:
+        raise ShapeError(f"all input arrays must have the same shape, got {sorted(shapes)}")
+    nd = core.get_aval(arrays[0]).ndim + 1
+    axis = canonical_axes(axis, nd, "stack")[0]
+    return concatenate([expand_dims(a, axis) for a in arrays], axis, dtype)
+
+
+def vstack(tup, dtype=None):
+    return concatenate([atleast_2d(a) for a in tup], 0, dtype)
+
+
+row_stack = vstack
+
+
+def hstack(tup, dtype=None):
+    arrs = [atleast_1d(a) for a in tup]
+    return concatenate(arrs, 0 if ndim(arrs[0]) == 1 else 1, dtype)
+
+
+def dstack(tup, dtype=None):
+    return concatenate([atleast_3d(a) for a in tup], 2, dtype)
+
+
+def column_stack(tup):
+    arrs = [reshape(a, (-1, 1)) if ndim(a) < 2 else asarray(a) for a in tup]
+    return concatenate(arrs, 1)
+
+
+def split(ary, indices_or_sections, axis=0):
+    ary = asarray(ary)
+    n = shape(ary)[axis]
+    if isinstance(indices_or_sections, (int, np.integer)):
+        k = int(indices_or_sections)
+        if n % k:
+            raise ShapeError(f"array split does not result in an equal division: {n} into {k}")
+        bounds = [i * (n // k) for i in range(k + 1)]
+    else:
+        bounds = [0] + [int(i) for i in indices_or_sections] + [n]
+    return [lax.slice_in_dim(ary, max(min(a, n), 0), max(min(b, n), min(a, n)), axis=axis % ndim(ary))
+            for a, b in zip(bounds[:-1], bounds[1:])]
+
+
+def array_split(ary, indices_or_sections, axis=0):
+    n = shape(ary)[axis]
+    if isinstance(indices_or_sections, (int, np.integer)):
+        k = int(indices_or_sections)
+        q, r = divmod(n, k)
+        sizes = [q + 1] * r + [q] * (k - r)
+        idx = list(np.cumsum(sizes)[:-1])
+        return split(ary, idx, axis)
+    return split(ary, indices_or_sections, axis)
+
+
+def hsplit(ary, s):
+    return split(ary, s, 1 if ndim(ary) > 1 else 0)
+
+
+def vsplit(ary, s):
+    return split(ary, s, 0)
+
+
+def dsplit(ary, s):
+    return split(ary, s, 2)
+
+
+def broadcast_to(array, shape):
+    return broadcast_to_shape(asarray(array), tuple(int(d) for d in (
+        shape if isinstance(shape, (tuple, list)) else (shape,))))
+
+
+def broadcast_arrays(*args):
+    args = [asarray(a) for a in args]
+    s = broadcast_shapes(*(shape(a) for a in args))
+    return [broadcast_to_shape(a, s) for a in args]
+
+
+def tile(A, reps):
+    A = asarray(A)
+    reps = (reps,) if isinstance(reps, (int, np.integer)) else tuple(reps)
+    nd = max(len(reps), ndim(A))
+    A = reshape(A, (1,) * (nd - ndim(A)) + shape(A))
+    reps = (1,) * (nd - len(reps)) + reps
+    s = shape(A)
+    # broadcast each axis to (rep, dim) then merge
+    inter = []
+    dims = []
+    for i, (r, d) in enumerate(zip(reps, s)):
+        inter += [r, d]
+        dims.append(2 * i + 1)
+    b = lax.broadcast_in_dim(A, tuple(inter), tuple(dims))
+    return lax.reshape(b, tuple(r * d for r, d in zip(reps, s)))
+
+
+def repeat(a, repeats, axis=None, total_repeat_length=None):
+    a = asarray(a)
+    if axis is None:
+        a = ravel(a)
+        axis = 0
+    axis = axis % ndim(a)
+    s = shape(a)
+    if isinstance(repeats, (int, np.integer)):
+        r = int(repeats)
+        b = lax.broadcast_in_dim(a, s[:axis + 1] + (r,) + s[axis + 1:],
+                                 tuple(range(axis + 1)) + tuple(range(axis + 2, ndim(a) + 1)))
+        return lax.reshape(b, s[:axis] + (s[axis] * r,) + s[axis + 1:])
+    reps = np.asarray(repeats)
+    if reps.ndim == 0:
+        return repeat(a, int(reps), axis)
+    idx = np.repeat(np.arange(s[axis]), reps)
+    from .indexing import take
+    return take(a, asarray(idx.astype(np.int32)), axis=axis)
+
+
+def flip(m, axis=None):
+    m = asarray(m)
+    axes = canonical_axes(axis, ndim(m), "flip")
+    return lax.rev(m, axes)
+
+
+def fliplr(m):
+    return flip(m, 1)
+
+
+def flipud(m):
+    return flip(m, 0)
+
+
+def rot90(m, k=1, axes=(0, 1)):
+    m = asarray(m)
+    k %= 4
+    a0, a1 = axes
+    if k == 0:
+        return m
+    if k == 2:
+        return flip(flip(m, a0), a1)
+    perm = list(range(ndim(m)))
+    perm[a0], perm[a1] = perm[a1], perm[a0]
+    return transpose(flip(m, a1), perm) if k == 1 else flip(transpose(m, perm), a1)
+
+
+def roll(a, shift, axis=None):
+    a = asarray(a)
+    if axis is None:
+        return reshape(roll(ravel(a), shift, 0), shape(a))
+    shifts = (shift,) if not isinstance(shift, (tuple, list)) else shift
+    axes = (axis,) if not isinstance(axis, (tuple, list)) else axis
+    for sh, ax in zip(shifts, axes):
+        ax = ax % ndim(a)
+        n = shape(a)[ax]
+        if n == 0:
+            continue
+        sh = int(sh) % n
+        if sh:
+            a = lax.concatenate([lax.slice_in_dim(a, n - sh, n, axis=ax),
+                                 lax.slice_in_dim(a, 0, n - sh, axis=ax)], ax)
+    return a
+
+
+def pad(array, pad_width, mode="constant", constant_values=0, **kwargs):
+    array = asarray(array)
+    nd = ndim(array)
+    pw = np.broadcast_to(np.asarray(pad_width, dtype=np.int64).reshape(-1, 2) if np.ndim(pad_width) else
+                         np.asarray([[pad_width, pad_width]]), (nd, 2)) if nd else np.zeros((0, 2), int)
+    if mode == "constant":
+        cv = lax.convert_element_type(asarray(constant_values), core.get_aval(array).dtype) \
+            if not dtypes.is_weak_scalar(constant_values) else np.asarray(constant_values, core.get_aval(array).dtype)[()]
+        return lax.pad(array, cv, [(int(lo), int(hi), 0) for lo, hi in pw])
+    if mode == "edge":
+        for ax, (lo, hi) in enumerate(pw):
+            n = shape(array)[ax]
+            parts = []
+            if lo:
+                parts.append(repeat(lax.slice_in_dim(array, 0, 1, axis=ax), int(lo), ax))
+            parts.append(array)
+            if hi:
+                parts.append(repeat(lax.slice_in_dim(array, n - 1, n, axis=ax), int(hi), ax))
+            array = lax.concatenate(parts, ax)
+        return array
+    if mode in ("reflect", "symmetric", "wrap"):
+        for ax, (lo, hi) in enumerate(pw):
+            n = shape(array)[ax]
+            idx = np.arange(-int(lo), n + int(hi))
+            if mode == "wrap":
+                idx = idx % n
+            elif mode == "reflect":
+                period = 2 * (n - 1) if n > 1 else 1
+                idx = np.abs(idx) % period
+                idx = np.where(idx >= n, period - idx, idx)
+            else:
+                period = 2 * n
+                idx = idx % period
+                idx = np.where(idx >= n, period - 1 - idx, idx)
+            from .indexing import take
+            array = take(array, asarray(idx.astype(np.int32)), axis=ax)
+        return array
+    from ..errors import NotImplementedInAstjaxError
+    raise NotImplementedInAstjaxError(f"jnp.pad mode={mode!r} is not implemented")
+
+
+def diagonal(a, offset=0, axis1=0, axis2=1):
+    a = asarray(a)
+    a = moveaxis(a, (axis1, axis2), (-2, -1))
+    s = shape(a)
+    n, m = s[-2], s[-1]
+    k = max(0, min(n - max(0, -offset), m - max(0, offset)))
+    rows = np.arange(k) + max(0, -offset)
+    cols = np.arange(k) + max(0, offset)
+    from .indexing import _getitem
+    return _getitem(a, (Ellipsis, asarray(rows.astype(np.int32)), asarray(cols.astype(np.int32))))
+
+
+def trace(a, offset=0, axis1=0, axis2=1, dtype=None):
+    from .reductions import sum as _sum
+    return _sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
+
+
+def diag(v, k=0):
+    v = asarray(v)
+    if ndim(v) == 1:
+        n = shape(v)[0] + abs(k)
+        from .creation import eye
+        from .ufuncs import multiply
+        e = eye(n, n, k, dtype=core.get_aval(v).dtype)
+        padded = lax.pad(v, np.asarray(0, core.get_aval(v).dtype)[()], [(0, abs(k), 0)])
+        # row i holds v[i] on the diagonal for k >= 0; column j holds v[j] for k < 0
+        return multiply(e, reshape(padded, (n, 1) if k >= 0 else (1, n)))
+    return diagonal(v, k)

@@ -1,0 +1,444 @@
+"""Elementwise `jnp` functions: NumPy broadcasting and JAX's dtype promotion (weak
+Python scalars) in front of the lax primitives."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import core, dtypes, lax
+from ..core import Tracer
+from ..errors import ArgumentError, ShapeError
+
+
+def _is_operand(x) -> bool:
+    return isinstance(x, (Tracer, np.ndarray, np.generic, bool, int, float, complex,
+                          core.WeakConst)) or hasattr(x, "_buf")
+
+
+def asarray_operand(x, name="argument"):
+    if _is_operand(x):
+        return x
+    if isinstance(x, (list, tuple)):
+        from .creation import asarray
+        return asarray(x)
+    raise ArgumentError(f"{type(x).__name__} object is not a valid {name} for a jnp function",
+                        hint="pass an array, a Python scalar, or call jnp.asarray first")
+
+
+def broadcast_shapes(*shapes):
+    nd = max((len(s) for s in shapes), default=0)
+    out = []
+    for i in range(nd):
+        dims = {s[i - nd + len(s)] for s in shapes if i - nd + len(s) >= 0}
+        dims.discard(1)
+        if len(dims) > 1:
+            raise ShapeError("shapes " + ", ".join(str(tuple(s)) for s in shapes)
+                             + " cannot be broadcast together")
+        out.append(dims.pop() if dims else 1)
+    return tuple(out)
+
+
+def broadcast_to_shape(x, shape):
+    a = core.get_aval(x)
+    if a.shape == tuple(shape):
+        return x
+    if len(shape) < a.ndim or broadcast_shapes(a.shape, shape) != tuple(shape):
+        raise ShapeError(f"cannot broadcast an array of shape {a.shape} to shape {tuple(shape)}")
+    nd = len(shape)
+    dims = tuple(range(nd - a.ndim, nd))
+    # size-1 axes that broadcast are squeezed away first (broadcast_in_dim needs equal dims)
+    keep = [i for i, d in enumerate(a.shape) if d == shape[dims[i]]]
+    if len(keep) != a.ndim:
+        x = lax.reshape(x, tuple(a.shape[i] for i in keep))
+        dims = tuple(dims[i] for i in keep)
+    return lax.broadcast_in_dim(x, shape, dims)
+
+
+def promote_dtypes(*args):
+    """Convert operands to their common dtype; Python scalars become weak constants."""
+    dt, weak = dtypes.result_type(*args, return_weak_type_flag=True)
+    out = []
+    for a in args:
+        av = core.get_aval(a)
+        if av.dtype != dt or (av.weak_type != weak and not dtypes.is_weak_scalar(a)):
+            a = lax.convert_element_type(a, dt, weak_type=weak)
+        elif dtypes.is_weak_scalar(a):
+            a = core.WeakConst(np.asarray(a, dt))
+        out.append(a)
+    return out
+
+
+def promote_shapes(*args):
+    shapes = [core.get_aval(a).shape for a in args]
+    if all(s == shapes[0] for s in shapes):
+        return list(args)
+    shape = broadcast_shapes(*shapes)
+    return [a if s == () or s == shape else broadcast_to_shape(a, shape)
+            for a, s in zip(args, shapes)]
+
+
+def promote_args(name, *args):
+    args = [asarray_operand(a) for a in args]
+    return promote_shapes(*promote_dtypes(*args))
+
+
+def promote_args_inexact(name, *args):
+    args = [asarray_operand(a) for a in args]
+    dt, weak = dtypes.result_type(*args, return_weak_type_flag=True)
+    if not dtypes.is_inexact(dt):
+        fdt = dtypes.canonicalize(dtypes.float64)
+        args = [lax.convert_element_type(a, fdt, weak_type=weak) for a in args]
+    return promote_shapes(*promote_dtypes(*args))
+
+
+def _unary(name, lax_fn, inexact=False):
+    def f(x, /):
+        x = asarray_operand(x)
+        if inexact:
+            [x] = promote_args_inexact(name, x)
+        elif dtypes.is_weak_scalar(x):
+            [x] = promote_dtypes(x)
+        return lax_fn(x)
+    f.__name__ = name
+    return f
+
+
+def _binary(name, lax_fn, inexact=False):
+    def f(x, y, /):
+        x, y = (promote_args_inexact if inexact else promote_args)(name, x, y)
+        return lax_fn(x, y)
+    f.__name__ = name
+    return f
+
+
+negative = _unary("negative", lax.neg)
+positive = _unary("positive", lambda x: x)
+sign = _unary("sign", lax.sign)
+floor = _unary("floor", lambda x: x if dtypes.is_int(core.get_aval(x).dtype) else lax.floor(x))
+ceil = _unary("ceil", lambda x: x if dtypes.is_int(core.get_aval(x).dtype) else lax.ceil(x))
+trunc = _unary("trunc", lambda x: x if dtypes.is_int(core.get_aval(x).dtype) else
+               lax.select(lax.lt(x, 0.0), lax.ceil(x), lax.floor(x)))
+fabs = _unary("fabs", lax.abs, True)
+exp = _unary("exp", lax.exp, True)
+exp2 = _unary("exp2", lax.exp2, True)
+log = _unary("log", lax.log, True)
+log1p = _unary("log1p", lax.log1p, True)
+expm1 = _unary("expm1", lax.expm1, True)
+sqrt = _unary("sqrt", lax.sqrt, True)
+cbrt = _unary("cbrt", lax.cbrt, True)
+sin = _unary("sin", lax.sin, True)
+cos = _unary("cos", lax.cos, True)
+tan = _unary("tan", lax.tan, True)
+arcsin = _unary("arcsin", lax.asin, True)
+arccos = _unary("arccos", lax.acos, True)
+arctan = _unary("arctan", lax.atan, True)
+sinh = _unary("sinh", lax.sinh, True)
+cosh = _unary("cosh", lax.cosh, True)
+tanh = _unary("tanh", lax.tanh, True)
+arcsinh = _unary("arcsinh", lax.asinh, True)
+arccosh = _unary("arccosh", lax.acosh, True)
+arctanh = _unary("arctanh", lax.atanh, True)
+asin, acos, atan, asinh, acosh, atanh = arcsin, arccos, arctan, arcsinh, arccosh, arctanh
+isfinite = _unary("isfinite", lambda x: lax.is_finite(x) if dtypes.is_inexact(
+    core.get_aval(x).dtype) else full_bool(x, True))
+real = _unary("real", lambda x: lax.real(x) if dtypes.issubdtype(
+    core.get_aval(x).dtype, np.complexfloating) else x)
+imag = _unary("imag", lambda x: lax.imag(x) if dtypes.issubdtype(
+    core.get_aval(x).dtype, np.complexfloating) else lax.full_like(x, 0))
+conjugate = _unary("conjugate", lambda x: lax.conj(x) if dtypes.issubdtype(
+    core.get_aval(x).dtype, np.complexfloating) else x)
+conj = conjugate
+
+
+def full_bool(x, value):
+    return lax.full(core.get_aval(x).shape, value, dtypes.bool_)
+
+
+def abs(x, /):  # noqa: A001
+    x = asarray_operand(x)
+    [x] = promote_dtypes(x) if dtypes.is_weak_scalar(x) else [x]
+    dt = core.get_aval(x).dtype
+    if dt == dtypes.bool_ or dtypes.issubdtype(dt, np.unsignedinteger):
+        return x
+    return lax.abs(x)
+
+
+absolute = abs
+
+
+def invert(x, /):
+    return lax.bitwise_not(asarray_operand(x))
+
+
+bitwise_not = bitwise_invert = invert
+
+
+def logical_not(x, /):
+    x = asarray_operand(x)
+    if core.get_aval(x).dtype != dtypes.bool_:
+        x = not_equal(x, 0)
+    return lax.bitwise_not(x)
+
+
+add = _binary("add", lambda x, y: lax.bitwise_or(x, y) if core.get_aval(x).dtype == dtypes.bool_
+              else lax.add(x, y))
+subtract = _binary("subtract", lax.sub)
+multiply = _binary("multiply", lambda x, y: lax.bitwise_and(x, y) if core.get_aval(x).dtype
+                   == dtypes.bool_ else lax.mul(x, y))
+true_divide = _binary("true_divide", lax.div, inexact=True)
+divide = true_divide
+maximum = _binary("maximum", lax.max)
+minimum = _binary("minimum", lax.min)
+arctan2 = _binary("arctan2", lax.atan2, inexact=True)
+atan2 = arctan2
+nextafter = _binary("nextafter", lax.nextafter, inexact=True)
+equal = _binary("equal", lax.eq)
+not_equal = _binary("not_equal", lax.ne)
+less = _binary("less", lax.lt)
+less_equal = _binary("less_equal", lax.le)
+greater = _binary("greater", lax.gt)
+greater_equal = _binary("greater_equal", lax.ge)
+bitwise_and = _binary("bitwise_and", lax.bitwise_and)
+bitwise_or = _binary("bitwise_or", lax.bitwise_or)
+bitwise_xor = _binary("bitwise_xor", lax.bitwise_xor)
+left_shift = _binary("left_shift", lax.shift_left)
+bitwise_left_shift = left_shift
+
+
+def right_shift(x, y, /):
+    x, y = promote_args("right_shift", x, y)
+    if dtypes.issubdtype(core.get_aval(x).dtype, np.unsignedinteger):
+        return lax.shift_right_logical(x, y)
+    return lax.shift_right_arithmetic(x, y)
+
+
+bitwise_right_shift = right_shift
+
+
+def _logical(name, fn):
+    def f(x, y, /):
+        x, y = promote_args(name, x, y)
+        if core.get_aval(x).dtype != dtypes.bool_:
+            x, y = not_equal(x, 0), not_equal(y, 0)
+        return fn(x, y)
+    f.__name__ = name
+    return f
+
+
+logical_and = _logical("logical_and", lax.bitwise_and)
+logical_or = _logical("logical_or", lax.bitwise_or)
+logical_xor = _logical("logical_xor", lax.bitwise_xor)
+
+
+def _floor_divide_int(x, y):
+    # Python semantics: round toward -inf
+    q = lax.div(x, y)
+    rem_nonzero = lax.ne(lax.rem(x, y), lax.full_like(x, 0))
+    signs_differ = lax.ne(lax.lt(x, lax.full_like(x, 0)), lax.lt(y, lax.full_like(y, 0)))
+    return lax.select(lax.bitwise_and(rem_nonzero, signs_differ), lax.sub(q, lax.full_like(q, 1)), q)
+
+
+def floor_divide(x, y, /):
+    x, y = promote_args("floor_divide", x, y)
+    dt = core.get_aval(x).dtype
+    if dtypes.issubdtype(dt, np.unsignedinteger):
+        return lax.div(x, y)
+    if dtypes.is_int(dt):
+        return _floor_divide_int(x, y)
+    return lax.floor(lax.div(x, y))
+
+
+def remainder(x, y, /):
+    x, y = promote_args("remainder", x, y)
+    r = lax.rem(x, y)
+    dt = core.get_aval(x).dtype
+    if dtypes.issubdtype(dt, np.unsignedinteger):
+        return r
+    zero = lax.full_like(r, 0)
+    fix = lax.bitwise_and(lax.ne(r, zero), lax.ne(lax.lt(r, zero), lax.lt(y, lax.full_like(y, 0))))
+    return lax.select(fix, lax.add(r, y), r)
+
+
+mod = remainder
+
+
+def fmod(x, y, /):
+    x, y = promote_args("fmod", x, y)
+    return lax.rem(x, y)
+
+
+def divmod(x, y, /):  # noqa: A001
+    return floor_divide(x, y), remainder(x, y)
+
+
+def power(x, y, /):
+    if isinstance(y, (int, np.integer)) and not isinstance(y, bool) and not isinstance(x, (int, float)):
+        x = asarray_operand(x)
+        [x] = promote_dtypes(x) if dtypes.is_weak_scalar(x) else [x]
+        return lax.integer_pow(x, int(y))
+    x, y = promote_args("power", x, y)
+    dt = core.get_aval(x).dtype
+    if dtypes.is_int(dt):
+        k = getattr(y, "known", None) if isinstance(y, Tracer) else np.asarray(y) if not hasattr(y, "_buf") else None
+        if k is not None and np.ndim(k) == 0:
+            return lax.integer_pow(x, int(k))
+        from .. import numpy as jnp
+        return jnp._int_power(x, y)
+    return lax.pow(x, y)
+
+
+pow = power  # noqa: A001
+
+
+def float_power(x, y, /):
+    return power(*[lax.convert_element_type(a, dtypes.canonicalize(dtypes.float64))
+                   for a in promote_args("float_power", x, y)])
+
+
+def square(x, /):
+    x = asarray_operand(x)
+    [x] = promote_dtypes(x) if dtypes.is_weak_scalar(x) else [x]
+    return lax.integer_pow(x, 2)
+
+
+def reciprocal(x, /):
+    [x] = promote_args_inexact("reciprocal", x)
+    return lax.integer_pow(x, -1)
+
+
+def rint(x, /):
+    [x] = promote_args_inexact("rint", x)
+    return lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN)
+
+
+def around(a, decimals=0):
+    a = asarray_operand(a)
+    dt = core.get_aval(a).dtype
+    if dtypes.is_int(dt):
+        return a
+    if decimals == 0:
+        return lax.round(a, lax.RoundingMethod.TO_NEAREST_EVEN)
+    f = 10.0 ** decimals
+    return true_divide(lax.round(multiply(a, f), lax.RoundingMethod.TO_NEAREST_EVEN), f)
+
+
+round = around  # noqa: A001
+round_ = around
+
+
+def isnan(x, /):
+    x = asarray_operand(x)
+    if not dtypes.is_inexact(core.get_aval(x).dtype):
+        return full_bool(x, False)
+    return lax.ne(x, x)
+
+
+def isinf(x, /):
+    x = asarray_operand(x)
+    if not dtypes.is_inexact(core.get_aval(x).dtype):
+        return full_bool(x, False)
+    return equal(abs(x), np.inf)
+
+
+def isposinf(x, /):
+    return logical_and(isinf(x), greater(x, 0))
+
+
+def isneginf(x, /):
+    return logical_and(isinf(x), less(x, 0))
+
+
+def signbit(x, /):
+    x = asarray_operand(x)
+    return less(x, 0) if not dtypes.is_float(core.get_aval(x).dtype) else logical_or(
+        less(x, 0), logical_and(equal(x, 0), less(true_divide(1.0, x), 0)))
+
+
+def copysign(x, y, /):
+    x, y = promote_args_inexact("copysign", x, y)
+    return where(signbit(y), negative(abs(x)), abs(x))
+
+
+def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
+    if x is None and y is None:
+        from .indexing import nonzero
+        return nonzero(condition, size=size, fill_value=fill_value)
+    condition = asarray_operand(condition)
+    if core.get_aval(condition).dtype != dtypes.bool_:
+        condition = not_equal(condition, 0)
+    x, y = promote_dtypes(asarray_operand(x), asarray_operand(y))
+    condition, x, y = promote_shapes(condition, x, y)
+    shape = broadcast_shapes(*(core.get_aval(a).shape for a in (condition, x, y)))
+    condition, x, y = (broadcast_to_shape(a, shape) for a in (condition, x, y))
+    return lax.select(condition, x, y)
+
+
+def clip(a, a_min=None, a_max=None, /, *, min=None, max=None):  # noqa: A002
+    lo = a_min if a_min is not None else min
+    hi = a_max if a_max is not None else max
+    a = asarray_operand(a)
+    if lo is not None:
+        a = maximum(lo, a)
+    if hi is not None:
+        a = minimum(hi, a)
+    return a
+
+
+def hypot(x, y, /):
+    x, y = promote_args_inexact("hypot", x, y)
+    return sqrt(add(multiply(x, x), multiply(y, y)))
+
+
+def deg2rad(x, /):
+    [x] = promote_args_inexact("deg2rad", x)
+    return multiply(x, np.pi / 180)
+
+
+def rad2deg(x, /):
+    [x] = promote_args_inexact("rad2deg", x)
+    return multiply(x, 180 / np.pi)
+
+
+radians, degrees = deg2rad, rad2deg
+
+
+def log2(x, /):
+    [x] = promote_args_inexact("log2", x)
+    return true_divide(lax.log(x), np.log(2.0))
+
+
+def log10(x, /):
+    [x] = promote_args_inexact("log10", x)
+    return true_divide(lax.log(x), np.log(10.0))
+
+
+def logaddexp(x, y, /):
+    x, y = promote_args_inexact("logaddexp", x, y)
+    amax = maximum(x, y)
+    delta = subtract(x, y)
+    return where(isnan(delta), add(x, y), add(amax, log1p(exp(negative(abs(delta))))))
+
+
+def logaddexp2(x, y, /):
+    x, y = promote_args_inexact("logaddexp2", x, y)
+    ln2 = np.log(2.0)
+    return true_divide(logaddexp(multiply(x, ln2), multiply(y, ln2)), ln2)
+
+
+def sinc(x, /):
+    [x] = promote_args_inexact("sinc", x)
+    pix = multiply(x, np.pi)
+    safe = where(equal(x, 0), 1.0, pix)
+    return where(equal(x, 0), 1.0, true_divide(sin(safe), safe))
+
+
+def heaviside(x1, x2, /):
+    x1, x2 = promote_args_inexact("heaviside", x1, x2)
+    return where(less(x1, 0), 0.0, where(greater(x1, 0), 1.0, x2))
+
+
+def fmax(x1, x2, /):
+    return where(isnan(x2), x1, where(isnan(x1), x2, maximum(x1, x2)))
+
+
+def fmin(x1, x2, /):
+    return where(isnan(x2), x1, where(isnan(x1), x2, minimum(x1, x2)))

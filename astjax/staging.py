@@ -1,0 +1,105 @@
+"""Staging a Python callable into a ClosedJaxpr: flatten pytree arguments, make
+avals (Python scalars weak), run the converted function on Tracers, flatten the
+result. Every transform and `jit` stage through `stage_callable`."""
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+
+from . import core, dtypes, tree_util
+from .core import ShapedArray
+from .errors import ArgumentError, caller_location
+from .frontend import converter, operators
+
+
+def leaf_aval(x, where="argument") -> ShapedArray:
+    if isinstance(x, core.Tracer):
+        return x.aval
+    aval = getattr(x, "aval", None)
+    if isinstance(aval, ShapedArray):
+        return aval
+    if dtypes.is_weak_scalar(x):
+        return ShapedArray((), dtypes.python_scalar_dtype(x), True)
+    if isinstance(x, (bool, np.bool_)):
+        return ShapedArray((), dtypes.bool_)
+    if isinstance(x, (np.ndarray, np.generic)) and x.dtype.kind in "biufc" or (
+            isinstance(x, (np.ndarray, np.generic)) and x.dtype in dtypes._SHORT):
+        return ShapedArray(np.shape(x), dtypes.canonicalize(x.dtype))
+    raise ArgumentError(f"{where} of type {type(x).__name__} ({x!r:.40}) is not an array",
+                        hint="pass arrays, Python scalars, or pytrees (tuples, lists, dicts) "
+                             "of them; mark other arguments static with static_argnums",
+                        loc=caller_location())
+
+
+def as_callable(fun):
+    """What runs on Tracers: a staged-callable runs itself, a function is converted."""
+    if isinstance(fun, StagedCallable):
+        return fun
+    target = operators._convertible(fun)
+    if target is not None:
+        return target
+    if inspect.isfunction(fun) or inspect.ismethod(fun):
+        return converter.convert(fun)  # raises SourceNotFoundError with a location
+    return fun
+
+
+def param_names(fun):
+    try:
+        return list(inspect.signature(fun).parameters)
+    except (TypeError, ValueError):
+        return []
+
+
+def stage_callable(fun, args, kwargs=None, hints=None):
+    """Stage `fun(*args, **kwargs)` where the array leaves of args/kwargs become
+    Tracers. Returns (ClosedJaxpr, in_tree, out_tree)."""
+    kwargs = kwargs or {}
+    leaves, in_tree = tree_util.tree_flatten((args, kwargs))
+    avals = [leaf_aval(x) for x in leaves]
+    return stage_flat(fun, in_tree, avals, hints) + (in_tree,)
+
+
+def stage_flat(fun, in_tree, avals, hints=None):
+    """Stage with the argument tree `in_tree` and leaf avals. Returns
+    (ClosedJaxpr, out_tree)."""
+    target = as_callable(fun)
+    out_tree = [None]
+
+    def body(*tracers):
+        args, kwargs = tree_util.tree_unflatten(in_tree, tracers)
+        out = target(*args, **kwargs)
+        outs, out_tree[0] = tree_util.tree_flatten(out)
+        for o in outs:
+            if not core.is_array_value(o) and not isinstance(o, core.WeakConst):
+                raise ArgumentError(f"the function returned a {type(o).__name__} ({o!r:.40}), "
+                                    "which is not an array", loc=caller_location())
+        return outs
+
+    cj = core.stage(body, avals, hints)
+    return cj, out_tree[0]
+
+
+def arg_hints(fun, args, kwargs):
+    """A naming hint per flattened leaf: the parameter name it came from."""
+    names = param_names(fun)
+    hints = []
+    for i, a in enumerate(args):
+        n = names[i] if i < len(names) else f"arg{i}"
+        k = len(tree_util.tree_leaves(a))
+        hints += [n] * k
+    for k, v in sorted(kwargs.items()):
+        hints += [k] * len(tree_util.tree_leaves(v))
+    return hints
+
+
+class StagedCallable:
+    """Base of every callable astjax makes (`jit`, `grad`, `vmap`, ...). Called
+    while staging it stages inline; called on concrete values it compiles with XLA
+    (cached per signature) and runs."""
+
+    def stage_inline(self, *args, **kwargs):
+        raise NotImplementedError
+
+    def __call__(self, *args, **kwargs):
+        raise NotImplementedError

@@ -1,0 +1,1 @@
+"""IR -> StableHLO text, IR -> Python source, and the XLA runtime (jaxlib)."""

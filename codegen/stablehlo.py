@@ -1,0 +1,209 @@
+"""Jaxpr -> StableHLO module text.
+
+Every op is printed in MLIR's generic form (`"stablehlo.add"(%a, %b) : (...) -> ...`),
+so one emitter serves every primitive; rules in `core.lowering_rules` receive a
+`RuleContext` and SSA names, and return SSA names. Several results are returned
+as several function results, never as a tuple.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from astjax import core, dtypes
+
+_ELT = {dtypes.bool_: "i1", dtypes.int8: "i8", dtypes.int16: "i16", dtypes.int32: "i32",
+        dtypes.int64: "i64", dtypes.uint8: "ui8", dtypes.uint16: "ui16",
+        dtypes.uint32: "ui32", dtypes.uint64: "ui64", dtypes.bfloat16: "bf16",
+        dtypes.float16: "f16", dtypes.float32: "f32", dtypes.float64: "f64",
+        dtypes.complex64: "complex<f32>", dtypes.complex128: "complex<f64>"}
+
+
+def elt_type(dtype) -> str:
+    return _ELT[np.dtype(dtype)]
+
+
+def tensor_type(aval) -> str:
+    dims = "".join(f"{d}x" for d in aval.shape)
+    return f"tensor<{dims}{elt_type(aval.dtype)}>"
+
+
+def dense_attr(value, aval) -> str:
+    """`dense<...> : tensor<...>` for a NumPy value (raw little-endian bytes)."""
+    v = np.ascontiguousarray(np.asarray(value, aval.dtype).reshape(aval.shape))
+    if aval.dtype == dtypes.bool_:
+        flat = v.reshape(-1)
+        if flat.size and (flat == flat[0]).all():
+            body = "true" if flat[0] else "false"
+        else:
+            body = '"0x' + flat.astype(np.uint8).tobytes().hex().upper() + '"'
+        return f"dense<{body}> : {tensor_type(aval)}"
+    flat = v.reshape(-1)
+    if flat.size > 1 and (flat.view(np.uint8).reshape(flat.size, -1)
+                          == flat[:1].view(np.uint8)).all():
+        flat = flat[:1]  # a splat: one element's bytes
+    return f'dense<"0x{flat.astype(flat.dtype.newbyteorder("<")).tobytes().hex().upper()}"> : {tensor_type(aval)}'
+
+
+def i64_array(xs) -> str:
+    xs = list(xs)
+    return f"array<i64{': ' if xs else ''}{', '.join(str(int(x)) for x in xs)}>"
+
+
+def bool_array(xs) -> str:
+    xs = list(xs)
+    return f"array<i1{': ' if xs else ''}{', '.join('true' if x else 'false' for x in xs)}>"
+
+
+class ModuleBuilder:
+    def __init__(self):
+        self.counter = 0
+        self.lines: list[str] = []
+        self.types: dict[str, str] = {}
+        self.indent = 4
+        self.consts: dict = {}
+
+    def fresh(self, typ) -> str:
+        name = f"%{self.counter}"
+        self.counter += 1
+        self.types[name] = typ
+        return name
+
+    def emit(self, line):
+        self.lines.append(" " * self.indent + line)
+
+    def op(self, name, operands, out_avals, attrs=None, regions=None):
+        out_types = [tensor_type(a) for a in out_avals]
+        in_types = [self.types[o] for o in operands]
+        attr = ""
+        if attrs:
+            attr = " {" + ", ".join(f"{k} = {v}" for k, v in attrs.items()) + "}"
+        reg = ""
+        if regions:
+            reg = " (" + ", ".join(regions) + ")"
+        res_t = out_types[0] if len(out_types) == 1 else f"({', '.join(out_types)})"
+        sig = f"({', '.join(in_types)}) -> {res_t}"
+        args = ", ".join(operands)
+        if not out_avals:
+            self.emit(f'"{name}"({args}){reg}{attr} : {sig}')
+            return []
+        base = f"%{self.counter}"
+        self.counter += 1
+        if len(out_avals) == 1:
+            self.types[base] = out_types[0]
+            self.emit(f'{base} = "{name}"({args}){reg}{attr} : {sig}')
+            return [base]
+        self.emit(f'{base}:{len(out_avals)} = "{name}"({args}){reg}{attr} : {sig}')
+        outs = [f"{base}#{i}" for i in range(len(out_avals))]
+        for o, t in zip(outs, out_types):
+            self.types[o] = t
+        return outs
+
+    def constant(self, value, aval) -> str:
+        key = (np.asarray(value, aval.dtype).tobytes(), aval) if aval.size <= 16 else None
+        if key is not None and key in self.consts:
+            return self.consts[key]
+        [out] = self.op("stablehlo.constant", [], [aval], {"value": dense_attr(value, aval)})
+        if key is not None and self.indent == 4:
+            self.consts[key] = out
+        return out
+
+    def region(self, arg_avals, body) -> str:
+        """A region whose block takes `arg_avals`; `body(*args)` returns SSA results."""
+        saved_lines, saved_indent, saved_consts = self.lines, self.indent, self.consts
+        self.lines, self.indent, self.consts = [], saved_indent + 4, {}
+        args = [self.fresh(tensor_type(a)) for a in arg_avals]
+        outs = body(*args)
+        self.op("stablehlo.return", list(outs), [])
+        inner = self.lines
+        self.lines, self.indent, self.consts = saved_lines, saved_indent, saved_consts
+        head = ", ".join(f"{a}: {self.types[a]}" for a in args)
+        pad = " " * (saved_indent + 2)
+        return "{\n" + f"{pad}^bb0({head}):\n" + "\n".join(inner) + "\n" + " " * saved_indent + "}"
+
+
+class RuleContext:
+    """What a lowering rule sees: the module being built and its equation's avals."""
+
+    def __init__(self, mb: ModuleBuilder, avals_in, avals_out, platform="cpu"):
+        self.mb, self.avals_in, self.avals_out = mb, avals_in, avals_out
+        self.platform = platform
+
+    def op(self, name, operands, out_avals=None, attrs=None, regions=None):
+        return self.mb.op(name, list(operands), self.avals_out if out_avals is None else out_avals,
+                          attrs, regions)
+
+    def op1(self, name, operands, out_aval=None, attrs=None, regions=None):
+        return self.op(name, operands, [out_aval or self.avals_out[0]], attrs, regions)[0]
+
+    def constant(self, value, aval):
+        return self.mb.constant(value, aval)
+
+    i64 = staticmethod(i64_array)
+    bools = staticmethod(bool_array)
+    type = staticmethod(tensor_type)
+    dense = staticmethod(dense_attr)
+
+    def region(self, arg_avals, body):
+        return self.mb.region(arg_avals, body)
+
+    def broadcast(self, x, aval_in, aval_out):
+        """Broadcast a rank-0 (or equal-rank) operand to `aval_out`'s shape."""
+        if aval_in.shape == aval_out.shape:
+            return x
+        dims = range(len(aval_out.shape) - len(aval_in.shape), len(aval_out.shape))
+        return self.op1("stablehlo.broadcast_in_dim", [x], aval_out.update(dtype=aval_in.dtype),
+                        {"broadcast_dimensions": i64_array(dims)})
+
+    def lower_jaxpr(self, jaxpr, consts, args):
+        return lower_jaxpr(self.mb, jaxpr, consts, args, self.platform)
+
+
+def lower_jaxpr(mb: ModuleBuilder, jaxpr: core.Jaxpr, consts, args, platform="cpu"):
+    env = {}
+
+    def read(a):
+        if isinstance(a, core.Literal):
+            return mb.constant(a.val, a.aval)
+        return env[a]
+
+    for v, x in zip(jaxpr.constvars, consts):
+        env[v] = x
+    for v, x in zip(jaxpr.invars, args):
+        env[v] = x
+    for eqn in jaxpr.eqns:
+        rule = core.lowering_rules.get(eqn.primitive)
+        if rule is None:
+            from astjax.errors import NotImplementedInAstjaxError
+            raise NotImplementedInAstjaxError(
+                f"primitive {eqn.primitive.name} has no StableHLO lowering", loc=eqn.source_info)
+        ctx = RuleContext(mb, [a.aval for a in eqn.invars], [v.aval for v in eqn.outvars], platform)
+        outs = rule(ctx, *[read(a) for a in eqn.invars], **eqn.params)
+        outs = outs if eqn.primitive.multiple_results else ([outs] if isinstance(outs, str) else outs)
+        for v, o in zip(eqn.outvars, outs):
+            env[v] = o
+    return [read(a) for a in jaxpr.outvars]
+
+
+def lower_module(jaxpr: core.Jaxpr, name="main_fn", num_replicas=1, donated=(),
+                 platform="cpu") -> str:
+    """A whole module: constvars then invars become the function's arguments."""
+    mb = ModuleBuilder()
+    params = jaxpr.constvars + jaxpr.invars
+    arg_names = []
+    sig = []
+    for i, v in enumerate(params):
+        n = f"%arg{i}"
+        t = tensor_type(v.aval)
+        mb.types[n] = t
+        arg_names.append(n)
+        attr = " {jax.buffer_donor = true}" if i in donated else ""
+        sig.append(f"{n}: {t}{attr}")
+    nc = len(jaxpr.constvars)
+    outs = lower_jaxpr(mb, jaxpr, arg_names[:nc], arg_names[nc:], platform)
+    out_types = [mb.types[o] for o in outs]
+    mb.emit(f"func.return {', '.join(outs)} : {', '.join(out_types)}" if outs else "func.return")
+    safe = "".join(c if c.isalnum() or c == "_" else "_" for c in name)
+    head = (f"module @{safe} attributes {{mhlo.num_partitions = 1 : i32, "
+            f"mhlo.num_replicas = {num_replicas} : i32}} {{\n"
+            f"  func.func public @main({', '.join(sig)}) -> ({', '.join(out_types)}) {{\n")
+    return head + "\n".join(mb.lines) + "\n  }\n}\n"

@@ -1,0 +1,1 @@
+"""IR -> IR passes: autodiff (jvp, linearize, transpose), batching, and cleanups."""

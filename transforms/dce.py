@@ -1,0 +1,54 @@
+"""Dead-code elimination: drop equations whose outputs are unused (all astjax
+primitives are pure), recursively inside nested jaxprs' parents, and unused
+constvars. Nested jaxprs with their own rules (cond/while/scan) register a
+`dce_rules` entry that prunes their insides."""
+from __future__ import annotations
+
+from astjax import core
+
+# primitive -> rule(eqn, used_outputs: list[bool]) -> (new_eqn or None, used_inputs: list[bool])
+dce_rules: dict = {}
+
+
+def dce_jaxpr(jaxpr: core.Jaxpr, used_outputs=None, prune_invars=False):
+    """Returns (new_jaxpr, used_invars). Constvars that become unused are dropped
+    only through `dce_closed`."""
+    used = set()
+    outvars = jaxpr.outvars
+    if used_outputs is not None:
+        outvars = [v for v, u in zip(jaxpr.outvars, used_outputs) if u]
+    for v in outvars:
+        if isinstance(v, core.Var):
+            used.add(v)
+    new_eqns = []
+    for eqn in reversed(jaxpr.eqns):
+        flags = [v in used for v in eqn.outvars]
+        if not any(flags):
+            continue
+        rule = dce_rules.get(eqn.primitive)
+        if rule is not None:
+            eqn, used_in = rule(eqn, flags)
+            if eqn is None:
+                continue
+        else:
+            used_in = [True] * len(eqn.invars)
+        new_eqns.append(eqn)
+        for a, u in zip(eqn.invars, used_in):
+            if u and isinstance(a, core.Var):
+                used.add(a)
+    new_eqns.reverse()
+    used_invars = [v in used for v in jaxpr.invars]
+    invars = [v for v, u in zip(jaxpr.invars, used_invars) if u] if prune_invars else jaxpr.invars
+    new = core.Jaxpr(jaxpr.constvars, invars, outvars, new_eqns)
+    return new, used_invars
+
+
+def dce_closed(cj: core.ClosedJaxpr) -> core.ClosedJaxpr:
+    jaxpr, _ = dce_jaxpr(cj.jaxpr)
+    used = set()
+    for e in jaxpr.eqns:
+        used.update(a for a in e.invars if isinstance(a, core.Var))
+    used.update(a for a in jaxpr.outvars if isinstance(a, core.Var))
+    keep = [(v, c) for v, c in zip(jaxpr.constvars, cj.consts) if v in used]
+    jaxpr = core.Jaxpr([v for v, _ in keep], jaxpr.invars, jaxpr.outvars, jaxpr.eqns)
+    return core.ClosedJaxpr(jaxpr, [c for _, c in keep])
