@@ -316,3 +316,7 @@ def zeros_like_array(x):
 def stop_gradient(x):
     from .transforms.ad import stop_gradient as sg
     return sg(x)
+
+
+# Control flow (cond, switch, while_loop, fori_loop, scan, map) lives in its own module.
+from .lax_control import *  # noqa: E402,F401,F403
