@@ -167,10 +167,11 @@ def pp_params(params, names):
 
 
 def pp_eqn(eqn, names):
+    lhs = pp_vars(eqn.outvars, names, shapes=True, binder=True) if eqn.outvars else None
     rhs = [Text(eqn.primitive.name), pp_params(eqn.params, names),
            Text(" ") + pp_vars(eqn.invars, names)]
-    if eqn.outvars:
-        return Concat([pp_vars(eqn.outvars, names, shapes=True, binder=True), Text(" = ")] + rhs)
+    if lhs is not None:
+        return Concat([lhs, Text(" = ")] + rhs)
     return Concat(rhs)
 
 

@@ -118,7 +118,8 @@ class ModuleBuilder:
         self.lines, self.indent, self.consts = saved_lines, saved_indent, saved_consts
         head = ", ".join(f"{a}: {self.types[a]}" for a in args)
         pad = " " * (saved_indent + 2)
-        return "{\n" + f"{pad}^bb0({head}):\n" + "\n".join(inner) + "\n" + " " * saved_indent + "}"
+        label = f"{pad}^bb0({head}):\n" if args else ""
+        return "{\n" + label + "\n".join(inner) + "\n" + " " * saved_indent + "}"
 
 
 class RuleContext:

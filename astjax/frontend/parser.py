@@ -26,10 +26,6 @@ def _file_text(filename):
     return "".join(lines)
 
 
-def _code_positions(code):
-    return [(l, c) for l, _, c, _ in code.co_positions() if l is not None and c is not None]
-
-
 def find_function_node(fn):
     """The `ast` node (FunctionDef or Lambda) that defines `fn`, and the filename."""
     code = getattr(fn, "__code__", None)
@@ -49,13 +45,15 @@ def find_function_node(fn):
     if code.co_name == "<lambda>":
         cands = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda) and n.lineno == first]
         if len(cands) > 1:
-            pos = _code_positions(code)
-            def inside(n):
-                return all((n.lineno, n.col_offset) <= p <= (n.end_lineno, n.end_col_offset)
-                           for p in pos[1:] or pos)
-            cands = [n for n in cands if inside(n)] or cands
-            # innermost match
-            cands.sort(key=lambda n: (n.end_lineno - n.lineno, n.end_col_offset - n.col_offset))
+            pos = [(l, c) for l, _, c, e in code.co_positions()
+                   if l is not None and c is not None and e is not None and e > c]
+
+            def score(n):
+                inside = sum((n.lineno, n.col_offset) <= p <= (n.end_lineno, n.end_col_offset)
+                             for p in pos)
+                # most of the code's positions inside; then the innermost such lambda
+                return (-inside, n.end_lineno - n.lineno, n.end_col_offset - n.col_offset)
+            cands.sort(key=score)
     else:
         cands = [n for n in ast.walk(tree)
                  if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == code.co_name
