@@ -21,11 +21,14 @@ __all__ = [
 
 
 class SourceInfo:
-    """Where an equation or error comes from; `name` is the user's variable name."""
-    __slots__ = ("file", "line", "col", "end_col", "name")
+    """Where an equation or error comes from; `name` is the user's variable name and
+    `phase` what a transform made of it ('forward', 'backward', 'tangent', 'batched'),
+    used for comments in generated source."""
+    __slots__ = ("file", "line", "col", "end_col", "name", "phase")
 
-    def __init__(self, file=None, line=None, col=None, end_col=None, name=None):
+    def __init__(self, file=None, line=None, col=None, end_col=None, name=None, phase=None):
         self.file, self.line, self.col, self.end_col, self.name = file, line, col, end_col, name
+        self.phase = phase
 
     def replace(self, **kw):
         d = {k: getattr(self, k) for k in self.__slots__}

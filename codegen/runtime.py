@@ -191,13 +191,32 @@ def device_put(x, device=None, weak_type=None) -> Array:
         if device is None or device == x.device:
             return x
         x = x._value()
-    aval = _aval_of_host(x, weak_type)
-    arr = np.asarray(x, aval.dtype)
+    aval = intern_aval(_aval_of_host(x, weak_type))
+    return Array(put_host(x, aval, device), aval)
+
+
+# Avals of Arrays made here (device_put, executable results) are interned: one
+# ShapedArray object per (shape, dtype, weak_type), kept alive for the process. The
+# jit fast path keys its cache on `id(x.aval)`, which is sound only for these.
+_interned: dict = {}
+
+
+def intern_aval(aval: ShapedArray) -> ShapedArray:
+    return _interned.setdefault(aval, aval)
+
+
+def is_interned(aval) -> bool:
+    return _interned.get(aval) is aval
+
+
+_IMMUTABLE = xc.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL
+
+
+def put_host(x, aval: ShapedArray, device=None):
+    """Host value -> device buffer with the given (already canonical) aval."""
     device = device or default_device()
-    buf = xc.batched_device_put(aval, sharding_for(device), [arr], [device], True, False,
-                                xc.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL,
-                                enable_x64=True)
-    return Array(buf, aval)
+    return xc.batched_device_put(aval, sharding_for(device), [np.asarray(x, aval.dtype)],
+                                 [device], True, False, _IMMUTABLE, enable_x64=True)
 
 
 def _aval_of_host(x, weak_type=None) -> ShapedArray:
@@ -241,7 +260,8 @@ class Executable:
 
     def __init__(self, text: str, in_avals, out_avals, device=None, donated=()):
         self.text = text
-        self.in_avals, self.out_avals = list(in_avals), list(out_avals)
+        self.in_avals = list(in_avals)
+        self.out_avals = [intern_aval(a) for a in out_avals]
         self.device = device or default_device()
         opts = xc.CompileOptions()
         opts.device_assignment = xc.DeviceAssignment.create(np.array([[self.device.id]]))
@@ -251,8 +271,10 @@ class Executable:
                          for a in self.out_avals]
 
     def call_buffers(self, bufs):
+        """Run on device buffers (consts first); returns a list of Arrays. This is the
+        hot path of every compiled call: keep it short."""
         outs = self.exe.execute_sharded(bufs).consume_with_handlers(self.handlers)
-        return [Array(b, a) for b, a in zip(outs, self.out_avals)]
+        return list(map(Array, outs, self.out_avals))
 
     def __call__(self, *args):
         dev = self.device
