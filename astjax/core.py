@@ -272,6 +272,26 @@ class Tracer(ArrayMethods):
     def tolist(self):
         return self._concrete("`.tolist()`").tolist()
 
+    # Plain NumPy on staged values: `np.sin(x)` / `np.dot(x, w)` inside a staged
+    # function run the `astjax.numpy` function of the same name (NEP 13 / NEP 18).
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        if method != "__call__" or kwargs.get("out") is not None:
+            return NotImplemented
+        kwargs.pop("out", None)
+        return _numpy_twin("numpy", ufunc.__name__)(*inputs, **kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        return _numpy_twin(getattr(func, "__module__", "numpy"), func.__name__)(*args, **kwargs)
+
+
+def _numpy_twin(module: str, name: str):
+    """The astjax.numpy function standing in for numpy's `module.name`."""
+    from . import numpy as jnp
+    target = jnp
+    for part in module.split(".")[1:]:  # numpy.linalg -> jnp.linalg, ...
+        target = getattr(target, part)
+    return getattr(target, name)  # astjax.numpy raises a located NotImplemented error
+
 
 _KNOWN_LIMIT = 4096  # elements: larger values are not computed at staging time
 

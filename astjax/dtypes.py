@@ -144,7 +144,7 @@ def _node(dt, weak):
         if is_float(dt):
             return "f*"
         return "i*"
-    return _KEY[dt]
+    return _KEY[canonicalize(dt)]  # JAX canonicalizes inputs first (u64 -> u32 without x64)
 
 
 def promote(*pairs) -> tuple[np.dtype, bool]:

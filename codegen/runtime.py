@@ -52,8 +52,14 @@ def devices():
     return client().local_devices()
 
 
+_default_device = None
+
+
 def default_device():
-    return devices()[0]
+    global _default_device
+    if _default_device is None:
+        _default_device = devices()[0]
+    return _default_device
 
 
 class _Sharding(xc.SingleDeviceSharding):
@@ -214,7 +220,7 @@ _IMMUTABLE = xc.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL
 
 def put_host(x, aval: ShapedArray, device=None):
     """Host value -> device buffer with the given (already canonical) aval."""
-    device = device or default_device()
+    device = device or _default_device or default_device()
     return xc.batched_device_put(aval, sharding_for(device), [np.asarray(x, aval.dtype)],
                                  [device], True, False, _IMMUTABLE, enable_x64=True)
 

@@ -1,13 +1,231 @@
-"""Control-flow conversion (filled in by the control-flow issue)."""
+"""Control-flow conversion: `if`/`while`/`for`, conditional expressions and
+boolean operators become calls to run-time operators (`control_flow_ops`) that
+run plain Python when the test is static and stage `cond`/`while`/`scan` when it
+is staged.
+
+A statement's *state* is the set of names it modifies that are live around it
+(activity + liveness analyses); bodies become nested functions taking the state
+as parameters and returning it (functional form, AutoGraph's design):
+
+    if x > 0:                      def ag__fn_true_1(y):
+        y = x                          y = x
+    else:                   ->         return (y,)
+        y = -x                     def ag__fn_false_1(y):
+                                       y = -x
+                                       return (y,)
+                                   (y,) = ag__.if_stmt(x > 0, ag__fn_true_1,
+                                           ag__fn_false_1, (<y or undefined>,), ('y',), meta)
+"""
 from __future__ import annotations
 
 import gast
 
+from .analysis import activity, liveness, reaching_definitions
+from .canonicalize import canonicalize  # noqa: F401  (re-exported for the converter)
+from .templates import locate, name_tuple, replace, replace_expr, str_tuple
 
-def canonicalize(node, filename):
-    return node
+INTERNAL = "ag__fn_"
+
+
+def _const(v):
+    return gast.Constant(value=v, kind=None)
+
+
+def _first_lines(stmts):
+    """name -> first line where a block assigns it."""
+    out = {}
+    for s in stmts:
+        for n in gast.walk(s):
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store) and n.id not in out:
+                out[n.id] = getattr(n, "lineno", None)
+    return out
+
+
+def _first_uses(stmts):
+    out = {}
+    for s in stmts:
+        for n in gast.walk(s):
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and n.id not in out:
+                out[n.id] = getattr(n, "lineno", None)
+    return out
 
 
 class ControlFlowConverter(gast.NodeTransformer):
     def __init__(self, filename):
         self.filename = filename
+        self.counter = 0
+        self.after: list[dict] = [{}]   # name -> first use line after the current stmt
+
+    def fresh(self, base):
+        self.counter += 1
+        return f"{INTERNAL}{base}_{self.counter}"
+
+    # ---- entry -------------------------------------------------------------------
+    def visit_FunctionDef(self, node):
+        activity.resolve(node)
+        reaching_definitions.resolve(node)
+        liveness.resolve(node)
+        node.body = self.visit_block(node.body)
+        return node
+
+    def visit_block(self, stmts):
+        out = []
+        for i, s in enumerate(stmts):
+            uses = dict(self.after[-1])
+            uses.update(_first_uses(stmts[i + 1:]))
+            self.after.append(uses)
+            r = self.visit(s)
+            self.after.pop()
+            out.extend(r if isinstance(r, list) else [r])
+        return out
+
+    def _init(self, node, names):
+        """Initial values of state names: the name itself when defined on every
+        path, `ag__.ld(locals(), 'x')` when maybe, `ag__.Undefined('x')` when never."""
+        definitely, maybe = getattr(node, "ag_defined_in", (frozenset(), frozenset()))
+        elts = []
+        for n in names:
+            if n in definitely:
+                elts.append(gast.Name(id=n, ctx=gast.Load(), annotation=None, type_comment=None))
+            elif n in maybe:
+                elts.append(replace_expr("ag__.ld(locals(), name)", name=_const(n)))
+            else:
+                elts.append(replace_expr("ag__.Undefined(name)", name=_const(n)))
+        return gast.Tuple(elts=elts, ctx=gast.Load())
+
+    def _meta(self, node, names, blocks):
+        """(name, line assigned in each block..., first use after) per state name,
+        for error messages."""
+        lines = [_first_lines(b) for b in blocks]
+        uses = self.after[-1]
+        rows = [gast.Tuple(elts=[_const(n)] + [_const(l.get(n)) for l in lines]
+                           + [_const(uses.get(n))], ctx=gast.Load()) for n in names]
+        return gast.Tuple(elts=rows, ctx=gast.Load())
+
+    @staticmethod
+    def _state(names):
+        return sorted(n for n in names if not n.startswith(INTERNAL))
+
+    def _def(self, name, params, body, results, origin):
+        fn = replace("def fn(params):\n    body\n    return results",
+                     fn=name, body=body or [gast.Pass()], results=name_tuple(results))[0]
+        fn.args.args = [gast.Name(id=p, ctx=gast.Param(), annotation=None, type_comment=None)
+                        for p in params]
+        return locate([fn], origin)[0]
+
+    # ---- if ----------------------------------------------------------------------
+    def visit_If(self, node):
+        modified = (activity.modified(node.body) | activity.modified(node.orelse)
+                    | activity.mutated(node.body) | activity.mutated(node.orelse))
+        state = self._state(modified & set(node.ag_live_out))
+        meta = self._meta(node, state, [node.body, node.orelse])
+        init = self._init(node, state)
+        node.test = self.visit(node.test)
+        body = self.visit_block(node.body)
+        orelse = self.visit_block(node.orelse)
+        t, f = self.fresh("true"), self.fresh("false")
+        defs = [self._def(t, state, body, state, node), self._def(f, state, orelse, state, node)]
+        call = replace("targets = ag__.if_stmt(test, t, f, init, names, meta)",
+                       targets=name_tuple(state, gast.Store()), test=node.test, t=t, f=f,
+                       init=init, names=str_tuple(state), meta=meta)
+        if not state:
+            call = replace("ag__.if_stmt(test, t, f, (), (), ())", test=node.test, t=t, f=f)
+        return locate(defs + call, node)
+
+    # ---- while -------------------------------------------------------------------
+    def visit_While(self, node):
+        modified = activity.modified(node.body) | activity.mutated(node.body)
+        live = set(node.ag_live_in) | set(node.ag_live_out)
+        state = self._state(modified & live)
+        meta = self._meta(node, state, [node.body])
+        init = self._init(node, state)
+        test = self.visit(node.test)
+        body = self.visit_block(node.body)
+        tn, bn = self.fresh("test"), self.fresh("body")
+        test_def = replace("def fn():\n    return test", fn=tn, test=test)[0]
+        test_def.args.args = [gast.Name(id=p, ctx=gast.Param(), annotation=None,
+                                        type_comment=None) for p in state]
+        locate([test_def], node)
+        body_def = self._def(bn, state, body, state, node)
+        call = replace("targets = ag__.while_stmt(t, b, init, names, meta)",
+                       targets=name_tuple(state, gast.Store()), t=tn, b=bn, init=init,
+                       names=str_tuple(state), meta=meta)
+        if not state:
+            call = replace("ag__.while_stmt(t, b, (), (), ())", t=tn, b=bn)
+        return locate([test_def, body_def] + call, node)
+
+    # ---- for ---------------------------------------------------------------------
+    def visit_For(self, node):
+        target_names = activity.modified(node.target)
+        extra = list(getattr(node, "ag_extra_test", []))
+        modified = (activity.modified(node.body) | activity.mutated(node.body)) - target_names
+        body_live = set(node.body[0].ag_live_in) if node.body else set()
+        state = self._state((modified & (body_live | set(node.ag_live_out))) | set(extra))
+        meta = self._meta(node, state, [node.body])
+        init = self._init(node, state)
+        it = self.visit(node.iter)
+        if (isinstance(it, gast.Call) and isinstance(it.func, gast.Name) and it.func.id == "range"
+                and not it.keywords):
+            it = locate(gast.Call(func=replace_expr("ag__.range_"), args=[it.func] + it.args,
+                                  keywords=[]), it)
+        body = self.visit_block(node.body)
+        bn = self.fresh("body")
+        itr = "ag__itr"
+        assign = replace("target = itr", target=node.target, itr=itr)
+        body_def = self._def(bn, [itr] + state, assign + body, state, node)
+        extra_fn = _const(None)
+        defs = [body_def]
+        if extra:
+            en = self.fresh("extra_test")
+            cond = gast.Call(func=replace_expr("ag__.any_flag"), args=[name_tuple(extra)],
+                             keywords=[])
+            test_def = replace("def fn():\n    return ag__.not_(cond)", fn=en, cond=cond)[0]
+            test_def.args.args = [gast.Name(id=p, ctx=gast.Param(), annotation=None,
+                                            type_comment=None) for p in state]
+            defs.append(locate([test_def], node)[0])
+            extra_fn = gast.Name(id=en, ctx=gast.Load(), annotation=None, type_comment=None)
+        call = replace("targets = ag__.for_stmt(it, b, init, names, extra, meta)",
+                       targets=name_tuple(state, gast.Store()), it=it, b=bn, init=init,
+                       names=str_tuple(state), extra=extra_fn, meta=meta)
+        if not state:
+            call = replace("ag__.for_stmt(it, b, (), (), extra, ())", it=it, b=bn, extra=extra_fn)
+        return locate(defs + call, node)
+
+    # ---- expressions -------------------------------------------------------------
+    def visit_IfExp(self, node):
+        self.generic_visit(node)
+        return locate(replace_expr("ag__.if_exp(test, lambda: body, lambda: orelse)",
+                                   test=node.test, body=node.body, orelse=node.orelse), node)
+
+    def visit_BoolOp(self, node):
+        self.generic_visit(node)
+        fn = "ag__.and_" if isinstance(node.op, gast.And) else "ag__.or_"
+        values = node.values
+        result = values[-1]
+        for v in reversed(values[:-1]):
+            result = replace_expr(f"{fn}(lambda: a, lambda: b)", a=v, b=result)
+        return locate(result, node)
+
+    def visit_UnaryOp(self, node):
+        self.generic_visit(node)
+        if isinstance(node.op, gast.Not):
+            return locate(replace_expr("ag__.not_(x)", x=node.operand), node)
+        return node
+
+    def visit_Compare(self, node):
+        self.generic_visit(node)
+        if len(node.ops) == 1:
+            return node
+        parts = []
+        left = node.left
+        for op, right in zip(node.ops, node.comparators):
+            parts.append(gast.Compare(left=left, ops=[op], comparators=[right]))
+            left = right
+        result = parts[-1]
+        for p in reversed(parts[:-1]):
+            result = replace_expr("ag__.and_(lambda: a, lambda: b)", a=p, b=result)
+        return locate(result, node)
+
+    def visit_Lambda(self, node):
+        node.body = self.visit(node.body)
+        return node

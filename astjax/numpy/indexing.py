@@ -254,3 +254,8 @@ class _IndexUpdateRef:
 
     def apply(self, func, **kw):
         return self.set(func(self.get()))
+
+
+def nonzero(a, *, size=None, fill_value=None):
+    from .sorting import nonzero as _nonzero
+    return _nonzero(a, size=size, fill_value=fill_value)

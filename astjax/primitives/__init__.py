@@ -1,6 +1,11 @@
 """Every primitive, declared once with its rules (see `helpers` for signatures)."""
-from . import elementwise, structural, reductions, control  # noqa: F401
-from .control import cond_p, while_p, scan_p  # noqa: F401
+from . import elementwise, structural, reductions  # noqa: F401
+from . import indexing, cumulative, sort  # noqa: F401
 from .elementwise import *  # noqa: F401,F403
 from .structural import *  # noqa: F401,F403
 from .reductions import *  # noqa: F401,F403
+from .indexing import *  # noqa: F401,F403
+from .cumulative import *  # noqa: F401,F403
+from .sort import *  # noqa: F401,F403
+from . import linalg  # noqa: F401,E402  (cholesky, triangular_solve)
+from .linalg import *  # noqa: F401,F403

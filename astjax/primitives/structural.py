@@ -30,7 +30,10 @@ def _convert_lowering(ctx, x, *, new_dtype, weak_type=False, sharding=None):
     if a_in.dtype == a_out.dtype:
         return x
     if np.issubdtype(a_in.dtype, np.complexfloating) and not np.issubdtype(a_out.dtype, np.complexfloating):
-        x = ctx.op1("stablehlo.real", [x], a_in.update(dtype=dtypes.float64 if a_in.dtype == dtypes.complex128 else dtypes.float32))
+        a_in = a_in.update(dtype=dtypes.float64 if a_in.dtype == dtypes.complex128 else dtypes.float32)
+        x = ctx.op1("stablehlo.real", [x], a_in)
+        if a_in.dtype == a_out.dtype:
+            return x
     if a_out.dtype == dtypes.bool_ and a_in.dtype != dtypes.bool_:
         zero = ctx.broadcast(ctx.constant(0, a_in.update(shape=())), a_in.update(shape=()), a_in)
         return ctx.op1("stablehlo.compare", [x, zero], attrs={

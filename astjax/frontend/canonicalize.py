@@ -1,0 +1,156 @@
+"""Canonicalization before staging: `break`, `continue`, `return` inside loops and
+branches, and loop `else` clauses, become boolean flags (AutoGraph's converters),
+so the staged IR is plain structured control flow that AD can differentiate.
+
+- `return e` inside control flow -> `ag__do_return = True; ag__retval = e`, the
+  rest of each enclosing block guarded by `if not ag__do_return:`, loops stopped
+  by an extra test, and one final `return ag__retval`;
+- `break` -> `ag__break_N = True`, rest guarded, loop test extended;
+- `continue` -> `ag__cont_N = True` reset at the top of each iteration, rest guarded;
+- `while/for ... else: E` -> `if not ag__break_N: E` after the loop.
+For loops record their extra tests in `node.ag_extra_test` (flag names).
+"""
+from __future__ import annotations
+
+import gast
+
+from .templates import locate, replace, replace_expr
+
+
+def _contains(stmts, kinds, into_loops):
+    """Whether a jump of `kinds` occurs in `stmts` (not inside nested functions;
+    inside nested loops only if `into_loops`)."""
+    stack = list(stmts)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, kinds):
+            return True
+        if isinstance(n, (gast.FunctionDef, gast.Lambda, gast.ClassDef)):
+            continue
+        if not into_loops and isinstance(n, (gast.For, gast.While)):
+            # only the loop's else clause belongs to the outer loop
+            stack.extend(n.orelse)
+            continue
+        stack.extend(c for c in gast.iter_child_nodes(n) if isinstance(c, gast.stmt))
+    return False
+
+
+def _not(flag):
+    return replace_expr("not flag", flag=flag)
+
+
+class Canonicalizer:
+    def __init__(self):
+        self.counter = 0
+
+    def fresh(self, base):
+        self.counter += 1
+        return f"ag__{base}_{self.counter}"
+
+    # ---- loops: break / continue / else ---------------------------------------
+    def loops(self, stmts):
+        out = []
+        for s in stmts:
+            out.extend(self.loop_stmt(s))
+        return out
+
+    def loop_stmt(self, s):
+        for field in ("body", "orelse", "finalbody"):
+            if isinstance(getattr(s, field, None), list) and not isinstance(s, gast.FunctionDef):
+                setattr(s, field, self.loops(getattr(s, field)))
+        if isinstance(s, gast.Try):
+            for h in s.handlers:
+                h.body = self.loops(h.body)
+        if isinstance(s, gast.FunctionDef):
+            s.body = self.function_body(s.body)
+            return [s]
+        if not isinstance(s, (gast.While, gast.For)):
+            return [s]
+        pre, post = [], []
+        if _contains(s.body, gast.Continue, False):
+            flag = self.fresh("cont")
+            s.body = locate(replace("flag = False", flag=flag), s) + self.jumps(
+                s.body, gast.Continue, flag)
+        has_break = _contains(s.body, gast.Break, False)
+        if has_break:
+            flag = self.fresh("break")
+            pre = locate(replace("flag = False", flag=flag), s)
+            s.body = self.jumps(s.body, gast.Break, flag)
+            if isinstance(s, gast.While):
+                s.test = locate(replace_expr("not flag and test", flag=flag, test=s.test), s.test)
+            else:
+                s.ag_extra_test = getattr(s, "ag_extra_test", []) + [flag]
+            if s.orelse:
+                post = locate(replace("if not flag:\n    orelse", flag=flag, orelse=s.orelse), s)
+        elif s.orelse:
+            post = s.orelse
+        s.orelse = []
+        return pre + [s] + post
+
+    def jumps(self, stmts, kind, flag):
+        """Replace jumps of `kind` by `flag = True`, guarding what follows."""
+        out = []
+        for i, s in enumerate(stmts):
+            if isinstance(s, kind):
+                out.extend(locate(replace("flag = True", flag=flag), s))
+                return out
+            jumps_here = _contains([s], kind, False)
+            if isinstance(s, gast.If):
+                s.body = self.jumps(s.body, kind, flag)
+                s.orelse = self.jumps(s.orelse, kind, flag)
+            elif isinstance(s, (gast.With, gast.Try)):
+                s.body = self.jumps(s.body, kind, flag)
+            out.append(s)
+            if jumps_here and stmts[i + 1:]:
+                rest = self.jumps(stmts[i + 1:], kind, flag)
+                out.extend(locate(replace("if not flag:\n    rest", flag=flag, rest=rest), stmts[i + 1]))
+                return out
+        return out
+
+    # ---- return ------------------------------------------------------------------
+    def function_body(self, body):
+        body = self.loops(body)
+        nested = any(_contains([s], gast.Return, True) for s in body
+                     if isinstance(s, (gast.If, gast.While, gast.For, gast.With, gast.Try)))
+        if not nested:
+            return body
+        new = self.returns(body)
+        head = replace("ag__do_return = False\nag__retval = ag__.UndefinedReturnValue()")
+        tail = replace("return ag__retval")
+        locate(head, body[0])
+        locate(tail, body[-1])
+        return head + new + tail
+
+    def returns(self, stmts):
+        out = []
+        for i, s in enumerate(stmts):
+            if isinstance(s, gast.Return):
+                value = s.value if s.value is not None else gast.Constant(value=None, kind=None)
+                out.extend(locate(replace("ag__do_return = True\nag__retval = value", value=value), s))
+                return out
+            returns_here = _contains([s], gast.Return, True)
+            if isinstance(s, gast.If):
+                s.body = self.returns(s.body)
+                s.orelse = self.returns(s.orelse)
+            elif isinstance(s, (gast.While, gast.For)):
+                if _contains(s.body, gast.Return, True):
+                    s.body = self.returns(s.body)
+                    if isinstance(s, gast.While):
+                        s.test = locate(replace_expr("not ag__do_return and test", test=s.test), s.test)
+                    else:
+                        s.ag_extra_test = getattr(s, "ag_extra_test", []) + ["ag__do_return"]
+            elif isinstance(s, (gast.With, gast.Try)):
+                s.body = self.returns(s.body)
+            out.append(s)
+            if returns_here and stmts[i + 1:]:
+                rest = self.returns(stmts[i + 1:])
+                out.extend(locate(replace("if not ag__do_return:\n    rest", rest=rest), stmts[i + 1]))
+                return out
+        return out
+
+
+def canonicalize(node, filename=None):
+    c = Canonicalizer()
+    if isinstance(node, gast.FunctionDef):
+        node.body = c.function_body(node.body)
+    return node

@@ -1,0 +1,687 @@
+"""Run-time operators for converted control flow (`ag__.if_stmt`, `while_stmt`,
+`for_stmt`, `if_exp`, `and_`, `or_`, `not_`, `range_`).
+
+Each checks its test: a static test (a Python value, or a staged value whose value
+is known at staging time) runs plain Python, so only the taken branch is staged
+and static loops unroll; a staged test stages `cond` / `while` / `scan`.
+
+State values are split leaf by leaf: array-like leaves (Tracers, arrays, Python
+numbers) are carried through the staged construct; other Python objects must be
+the same object on every path (they stay static); undefined names are errors
+when used after the construct (internal return values get zeros instead);
+empty lists appended to once per iteration of a scanned loop become stacked
+scan outputs (`StackedList`).
+"""
+from __future__ import annotations
+
+import builtins
+import logging
+
+import numpy as np
+
+from .. import core, dtypes, lax, tree_util
+from ..core import Tracer
+from ..errors import (AstjaxError, ConcretizationError, LoopCarryError,
+                      UndefinedVariableError, user_location)
+from ..lax_control import join_consts
+from ..primitives.control import cond_p, scan_p, while_p
+
+log = logging.getLogger("astjax")
+
+# ------------------------------------------------------------------------ values
+
+
+class Undefined:
+    """A name not bound on the path taken so far."""
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return f"<undefined {self.name}>"
+
+    def _fail(self, *a, **k):
+        raise UndefinedVariableError(f"'{self.name}' is used here but is not assigned on "
+                                     f"every path that reaches this line")
+
+    __bool__ = __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _fail
+    __truediv__ = __getitem__ = __call__ = __iter__ = __neg__ = __lt__ = __gt__ = _fail
+    __array__ = _fail
+
+    def __getattr__(self, attr):
+        if attr.startswith("_"):
+            raise AttributeError(attr)
+        self._fail()
+
+
+class UndefinedReturnValue(Undefined):
+    __slots__ = ()
+
+    def __init__(self):
+        super().__init__("ag__retval")
+
+
+def ld(local_vars, name):
+    return local_vars[name] if name in local_vars else Undefined(name)
+
+
+def is_staged(x) -> bool:
+    return isinstance(x, Tracer) and x.known is None
+
+
+def _truth(x) -> bool:
+    return bool(x)
+
+
+def _array_like(x) -> bool:
+    return (isinstance(x, (Tracer, np.ndarray, np.generic, bool, int, float, complex,
+                           core.WeakConst)) or hasattr(x, "_buf"))
+
+
+def _static_equal(a, b) -> bool:
+    if a is b:
+        return True
+    if isinstance(a, (Tracer,)) or isinstance(b, (Tracer,)) or hasattr(a, "_buf") or hasattr(b, "_buf"):
+        return False
+    try:
+        if isinstance(a, (np.ndarray, np.generic)) or isinstance(b, (np.ndarray, np.generic)):
+            return (type(a) is type(b) and np.shape(a) == np.shape(b)
+                    and np.asarray(a).dtype == np.asarray(b).dtype and bool(np.all(a == b)))
+        return type(a) is type(b) and bool(a == b)
+    except Exception:
+        return False
+
+
+def _aval(x):
+    return core.get_aval(x)
+
+
+def _line(meta, name, k):
+    for row in meta or ():
+        if row[0] == name:
+            return row[k]
+    return None
+
+
+class StackedList(list):
+    """A Python list built by `lst.append(y)` in a scanned loop: its items are the
+    rows of the stacked scan output, which `jnp.stack(lst)` returns directly."""
+
+    def __init__(self, stacked):
+        super().__init__()
+        self.stacked = stacked
+        self._n = _aval(stacked).shape[0]
+
+    def __len__(self):
+        return self._n
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(self._n))]
+        return self.stacked[i]
+
+    def __iter__(self):
+        return (self.stacked[i] for i in range(self._n))
+
+    def __repr__(self):
+        return f"StackedList({self._n} x {_aval(self.stacked).str_short()})"
+
+    def append(self, x):
+        raise AstjaxError("appending to a list produced by a staged loop is not supported",
+                          hint="collect into a fresh list or use jnp.concatenate")
+
+
+class _Collector(list):
+    """Stands in for a fresh list while a loop body is staged once."""
+
+# ----------------------------------------------------------------- boolean ops
+
+
+def _logical(a, b, op):
+    from .. import numpy as jnp
+    return getattr(jnp, op)(a, b)
+
+
+def and_(a_fn, b_fn):
+    a = a_fn()
+    if not is_staged(a):
+        return b_fn() if _truth(a) else a
+    b = b_fn()
+    if not is_staged(b) and not _truth(b):
+        return False if not isinstance(b, Tracer) else b
+    return _logical(a, b, "logical_and")
+
+
+def or_(a_fn, b_fn):
+    a = a_fn()
+    if not is_staged(a):
+        return a if _truth(a) else b_fn()
+    b = b_fn()
+    if not is_staged(b) and _truth(b):
+        return True
+    return _logical(a, b, "logical_or")
+
+
+def not_(x):
+    if not is_staged(x):
+        return not _truth(x)
+    from .. import numpy as jnp
+    return jnp.logical_not(x)
+
+
+def any_flag(flags):
+    out = False
+    for f in flags:
+        out = or_(lambda: out, lambda f=f: f) if is_staged(out) or is_staged(f) else (out or bool(f))
+    return out
+
+# ------------------------------------------------------------------------- if
+
+
+def _pred_index(test, what):
+    av = _aval(test)
+    if av.shape != ():
+        raise ConcretizationError(
+            f"the test of this `{what}` is an array of shape {av.shape}; a condition must be "
+            f"a scalar", hint="use jnp.any(...) / jnp.all(...), or jnp.where for elementwise "
+                              "selection")
+    if av.dtype != dtypes.bool_:
+        test = lax.ne(test, lax.full_like(test, 0))
+    return lax.convert_element_type(test, dtypes.int32)
+
+
+def if_stmt(test, true_fn, false_fn, init, names, meta):
+    if not is_staged(test):
+        return (true_fn if _truth(test) else false_fn)(*init)
+    return _staged_if(test, true_fn, false_fn, init, names, meta, "if")
+
+
+def if_exp(test, true_fn, false_fn):
+    if not is_staged(test):
+        return true_fn() if _truth(test) else false_fn()
+    (out,) = _staged_if(test, lambda: (true_fn(),), lambda: (false_fn(),), (), ("<expr>",),
+                        (), "x if c else y")
+    return out
+
+
+def _stage_branch(fn, init):
+    with core.new_builder() as b:
+        out = fn(*init)
+    return b, list(out)
+
+
+def _staged_if(test, true_fn, false_fn, init, names, meta, what):
+    loc = user_location(2)
+    idx = _pred_index(test, what)
+    staged = [_stage_branch(false_fn, init), _stage_branch(true_fn, init)]
+    (bf, outs_f), (bt, outs_t) = staged
+    values = [None] * len(names)
+    staged_leaves = []   # (name index, leaf index, leaf_false, leaf_true)
+    layout = []
+    for k, name in enumerate(names):
+        vf, vt = outs_f[k], outs_t[k]
+        uf, ut = isinstance(vf, Undefined), isinstance(vt, Undefined)
+        if uf and ut:
+            values[k] = vf
+            layout.append(None)
+            continue
+        if uf or ut:
+            if name.startswith("ag__"):
+                # an internal flag/return value: the other branch's zeros never get read
+                with _reenter(bf if uf else bt):
+                    filler = tree_util.tree_map(lambda x: lax.full_like(x, 0) if _array_like(x)
+                                                else x, vt if uf else vf)
+                vf, vt = (filler, vt) if uf else (vf, filler)
+            else:
+                line_t, line_f, used = _line(meta, name, 1), _line(meta, name, 2), _line(meta, name, 3)
+                branch = "`if`" if not ut else "`else`"
+                where = f" (line {line_t if not ut else line_f})" if (line_t or line_f) else ""
+                use = f", and it is used after the if (line {used})" if used else ""
+                raise UndefinedVariableError(
+                    f"'{name}' is assigned only in the {branch} branch{where} of this "
+                    f"`{what}` whose test is staged{use}",
+                    hint=f"assign '{name}' before the `if` or in both branches", loc=loc)
+        lf, tf_ = tree_util.tree_flatten(vf)
+        lt, tt = tree_util.tree_flatten(vt)
+        if tf_ != tt:
+            raise AstjaxError(f"'{name}' has a different structure in the two branches of this "
+                              f"`{what}`: {tf_} and {tt}", loc=loc)
+        kinds = []
+        for j, (a, c) in enumerate(zip(lf, lt)):
+            if _static_equal(a, c):
+                kinds.append(("static", a))
+            elif _array_like(a) and _array_like(c):
+                kinds.append(("staged", len(staged_leaves)))
+                staged_leaves.append((name, a, c))
+            else:
+                raise AstjaxError(f"'{name}' is {a!r:.40} in one branch and {c!r:.40} in the "
+                                  f"other of this `{what}` whose test is staged; Python values "
+                                  f"must agree", loc=loc)
+        layout.append((tf_, kinds))
+    outs_false, outs_true = [], []
+    for name, a, c in staged_leaves:
+        (da, wa), (dc, wc) = dtypes.dtype_and_weak(a), dtypes.dtype_and_weak(c)
+        sa, sc = np.shape(a) if not isinstance(a, Tracer) else a.shape, \
+            np.shape(c) if not isinstance(c, Tracer) else c.shape
+        if tuple(sa) != tuple(sc) or (da != dc and not (wa or wc)):
+            raise AstjaxError(
+                f"'{name}' is {_aval(a).str_short()} in the else branch and "
+                f"{_aval(c).str_short()} in the if branch of this `{what}` (line "
+                f"{_line(meta, name, 1) or '?'} / {_line(meta, name, 2) or '?'}); "
+                f"both branches must give the same shape and dtype", loc=loc,
+                hint="cast with .astype(...) or broadcast explicitly in one branch")
+        dt, weak = dtypes.promote((da, wa), (dc, wc))
+        with _reenter(bf):
+            outs_false.append(_as(a, dt, weak))
+        with _reenter(bt):
+            outs_true.append(_as(c, dt, weak))
+    jf, cf = bf.build(outs_false)
+    jt, ct = bt.build(outs_true)
+    closed, consts = join_consts([(jf, cf), (jt, ct)])
+    res = core.bind(cond_p, idx, *consts, branches=tuple(closed)) if staged_leaves else []
+    for k, name in enumerate(names):
+        if layout[k] is None:
+            continue
+        tree, kinds = layout[k]
+        leaves = [v if kind == "static" else res[v] for kind, v in kinds]
+        values[k] = tree_util.tree_unflatten(tree, leaves)
+    return tuple(values)
+
+
+def _as(x, dt, weak):
+    av = _aval(x)
+    if av.dtype == dt and av.weak_type == weak and isinstance(x, Tracer):
+        return x
+    return lax.convert_element_type(x, dt, weak_type=weak)
+
+
+class _reenter:
+    def __init__(self, b):
+        self.b = b
+
+    def __enter__(self):
+        core._state.builders.append(self.b)
+
+    def __exit__(self, *exc):
+        core._state.builders.pop()
+
+# ----------------------------------------------------------------- loop state
+
+
+class _LoopState:
+    """Flattened loop state: which leaves are carried, static, or collected."""
+
+    def __init__(self, values, names):
+        self.names = list(names)
+        self.trees, self.leaves = [], []
+        for v in values:
+            leaves, tree = tree_util.tree_flatten(v)
+            self.trees.append(tree)
+            self.leaves.append(leaves)
+
+    def positions(self):
+        for k, leaves in enumerate(self.leaves):
+            for j, x in enumerate(leaves):
+                yield k, j, x
+
+    def carried(self):
+        return [(k, j) for k, j, x in self.positions()
+                if _array_like(x) and not isinstance(x, Undefined)]
+
+    def collectors(self):
+        return [(k, j) for k, j, x in self.positions()
+                if type(x) is list and not x]
+
+
+def _fmt_aval(a):
+    return a.str_short() + ("{weak}" if a.weak_type else "")
+
+
+def _stage_loop_body(st: _LoopState, carry_pos, carry_avals, call_body, n_extra_args=0,
+                     extra_avals=(), collect=(), meta=(), what="loop"):
+    """Stage one iteration: carries become Tracers, statics stay. Returns
+    (jaxpr, consts, carry_out_values, collected_ys)."""
+    loc = user_location(3)
+    with core.new_builder() as b:
+        extra = [b.new_arg(a) for a in extra_avals]
+        tracers = [b.new_arg(a, hint=st.names[k]) for (k, j), a in zip(carry_pos, carry_avals)]
+        leaves = [list(l) for l in st.leaves]
+        for (k, j), t in zip(carry_pos, tracers):
+            leaves[k][j] = t
+        collectors = {}
+        for (k, j) in collect:
+            leaves[k][j] = collectors[(k, j)] = _Collector()
+        state = [tree_util.tree_unflatten(t, l) for t, l in zip(st.trees, leaves)]
+        out = list(call_body(extra, state))
+        carry_out = []
+        for k, name in enumerate(st.names):
+            lo, to = tree_util.tree_flatten(out[k])
+            if to != st.trees[k]:
+                if any(isinstance(x, Undefined) for x in st.leaves[k]):
+                    raise _NeedsInit(k, out[k])
+                raise LoopCarryError(f"'{name}' changes structure in this {what}: {st.trees[k]} "
+                                     f"before, {to} after one iteration", loc=loc)
+            for j, (before, after) in enumerate(zip(st.leaves[k], lo)):
+                if (k, j) in collectors:
+                    continue
+                if (k, j) in carry_pos:
+                    carry_out.append((name, after))
+                elif isinstance(before, Undefined):
+                    if not isinstance(after, Undefined):
+                        raise _NeedsInit(k, out[k])
+                elif not _static_equal(before, after):
+                    if _array_like(after):
+                        raise _Promote(k, j)
+                    raise LoopCarryError(f"'{name}' is a Python value that changes in this "
+                                         f"{what} whose trip count is staged", loc=loc)
+        ys = []
+        for pos, c in collectors.items():
+            if len(c) != 1 or not _array_like(c[0]):
+                raise _Unstageable(f"a list is appended to {len(c)} times per iteration")
+            ys.append(c[0])
+        outs = []
+        for (name, v), a in zip(carry_out, carry_avals):
+            va = _aval(v)
+            if va.shape != a.shape or va.dtype != a.dtype:
+                if a.weak_type and va.shape == a.shape:
+                    raise _Promote(name, va)
+                raise LoopCarryError(
+                    f"'{name}' has type {_fmt_aval(a)} before the {what} and {_fmt_aval(va)} "
+                    f"after one iteration", loc=loc)
+            outs.append(_as(v, a.dtype, a.weak_type and va.weak_type))
+        jaxpr, consts = b.build(outs + ys)
+    return jaxpr, consts, ys
+
+
+class _NeedsInit(Exception):
+    def __init__(self, k, value):
+        self.k, self.value = k, value
+
+
+class _Promote(Exception):
+    pass
+
+
+class _Unstageable(Exception):
+    pass
+
+
+def _init_undefined(st, k, value):
+    """Give a loop variable undefined before the loop zeros of its in-loop type."""
+    def z(x):
+        return lax.full_like(x, 0) if _array_like(x) and not isinstance(x, Undefined) else x
+    new = tree_util.tree_map(z, value)
+    leaves, tree = tree_util.tree_flatten(new)
+    st.trees[k], st.leaves[k] = tree, leaves
+
+
+def _carry_values(st, carry_pos):
+    vals = []
+    for k, j in carry_pos:
+        x = st.leaves[k][j]
+        if dtypes.is_weak_scalar(x):
+            x = core.WeakConst(np.asarray(x, dtypes.python_scalar_dtype(x)))
+        vals.append(x)
+    return vals
+
+
+def _stage_until_stable(st, call_body, extra_avals=(), collect_ok=False, meta=(), what="loop"):
+    """Stage the body, widening the carry (weak -> strong types, newly staged Python
+    numbers, undefined-before-the-loop names) until one iteration type-checks."""
+    promote_to = {}
+    for _ in range(8):
+        carry_pos = st.carried()
+        vals = _carry_values(st, carry_pos)
+        avals = []
+        for (k, j), v in zip(carry_pos, vals):
+            a = _aval(v)
+            if (k, j) in promote_to:
+                a = promote_to[(k, j)]
+            avals.append(a)
+        collect = st.collectors() if collect_ok else []
+        try:
+            jaxpr, consts, ys = _stage_loop_body(st, carry_pos, avals, call_body,
+                                                 extra_avals=extra_avals, collect=collect,
+                                                 meta=meta, what=what)
+            init = [_as(v, a.dtype, a.weak_type) if _aval(v) != a else v
+                    for v, a in zip(vals, avals)]
+            return carry_pos, init, jaxpr, consts, ys, collect
+        except _NeedsInit as e:
+            _init_undefined(st, e.k, e.value)
+        except _Promote as e:
+            if isinstance(e.args[0], str):
+                name, va = e.args
+                idx = [i for i, (k, j) in enumerate(carry_pos) if st.names[k] == name]
+                for i in idx:
+                    if _aval(vals[i]).shape == va.shape:
+                        promote_to[carry_pos[i]] = va.update(weak_type=False)
+            else:
+                k, j = e.args
+                x = st.leaves[k][j]
+                st.leaves[k][j] = core.WeakConst(np.asarray(x, dtypes.python_scalar_dtype(x))) \
+                    if dtypes.is_weak_scalar(x) else np.asarray(x)
+    raise LoopCarryError(f"could not find a stable type for the state of this {what}")
+
+
+def _rebuild(st, carry_pos, carry_vals, collect=(), ys=()):
+    leaves = [list(l) for l in st.leaves]
+    for (k, j), v in zip(carry_pos, carry_vals):
+        leaves[k][j] = v
+    for (k, j), y in zip(collect, ys):
+        leaves[k][j] = StackedList(y)
+    return tuple(tree_util.tree_unflatten(t, l) for t, l in zip(st.trees, leaves))
+
+# ---------------------------------------------------------------------- while
+
+
+def while_stmt(test_fn, body_fn, init, names, meta):
+    state = tuple(init)
+    while True:
+        t = test_fn(*state)
+        if is_staged(t):
+            return _staged_while(test_fn, body_fn, state, names, meta)
+        if not _truth(t):
+            return state
+        state = tuple(body_fn(*state))
+
+
+def _staged_while(test_fn, body_fn, state, names, meta, what="while loop"):
+    st = _LoopState(state, names)
+    carry_pos, init, body_j, body_c, _, _ = _stage_until_stable(
+        st, lambda extra, s: body_fn(*s), meta=meta, what=what)
+    cond_j, cond_c = _stage_test(st, carry_pos, [_aval(v) for v in init],
+                                 lambda s: test_fn(*s))
+    outs = core.bind(while_p, *cond_c, *body_c, *init,
+                     cond_jaxpr=_closed(cond_j), body_jaxpr=_closed(body_j),
+                     cond_nconsts=len(cond_c), body_nconsts=len(body_c))
+    return _rebuild(st, carry_pos, outs)
+
+
+def _stage_test(st, carry_pos, avals, test, extra_avals=()):
+    with core.new_builder() as b:
+        extra = [b.new_arg(a) for a in extra_avals]
+        tracers = [b.new_arg(a) for a in avals]
+        leaves = [list(l) for l in st.leaves]
+        for (k, j), t in zip(carry_pos, tracers):
+            leaves[k][j] = t
+        state = [tree_util.tree_unflatten(t, l) for t, l in zip(st.trees, leaves)]
+        r = test(state) if not extra_avals else test(extra, state)
+        av = _aval(r)
+        if av.shape != ():
+            raise ConcretizationError(f"the test of this loop is an array of shape {av.shape}; "
+                                      "it must be a scalar", hint="use jnp.any / jnp.all")
+        if av.dtype != dtypes.bool_:
+            r = lax.ne(r, lax.full_like(r, 0))
+        if not isinstance(r, Tracer):
+            r = b.const_tracer(np.asarray(bool(r)))
+        jaxpr, consts = b.build([r])
+    return jaxpr, consts
+
+
+def _closed(jaxpr):
+    from ..lax_control import closure_convert
+    return closure_convert(jaxpr)
+
+# ------------------------------------------------------------------------ for
+
+
+class StagedRange:
+    """`range(a, b, s)` with a staged bound: iterated by a staged `while`."""
+
+    def __init__(self, start, stop, step):
+        self.start, self.stop, self.step = start, stop, step
+
+
+def range_(callee, *args):
+    if callee is not builtins.range:
+        return callee(*args)
+    vals = []
+    for a in args:
+        if is_staged(a):
+            break
+        vals.append(int(a.known) if isinstance(a, Tracer) else a)
+    else:
+        return range(*vals)
+    if len(args) == 1:
+        start, stop, step = 0, args[0], 1
+    else:
+        start, stop, step = (list(args) + [1])[:3]
+    i32 = dtypes.int32
+    conv = [lax.convert_element_type(v, i32) if isinstance(v, Tracer) else np.int32(v)
+            for v in (start, stop, step)]
+    return StagedRange(*conv)
+
+
+def for_stmt(iterable, body_fn, init, names, extra_test, meta):
+    state = tuple(init)
+    if isinstance(iterable, StagedRange):
+        return _index_loop(iterable, body_fn, state, names, extra_test, meta)
+    if isinstance(iterable, range) or (isinstance(iterable, Tracer) or hasattr(iterable, "_buf")):
+        n = len(iterable) if isinstance(iterable, range) else (
+            _aval(iterable).shape[0] if _aval(iterable).shape else None)
+        if n is None:
+            raise ConcretizationError("iteration over a 0-d array")
+        if n == 0:
+            return state
+        try:
+            if extra_test is None:
+                return _scan_loop(iterable, body_fn, state, names, meta)
+            return _index_loop(iterable, body_fn, state, names, extra_test, meta)
+        except (ConcretizationError, LoopCarryError, _Unstageable, TypeError) as e:
+            log.debug("astjax: unrolling the loop at %s: %s", user_location(2).where(), e)
+    return _python_loop(iterable, body_fn, state, names, extra_test, meta)
+
+
+def _python_loop(iterable, body_fn, state, names, extra_test, meta):
+    for itr in iterable:
+        if extra_test is not None:
+            t = extra_test(*state)
+            if is_staged(t):
+                state = tuple(_staged_if(t, lambda *s, itr=itr: body_fn(itr, *s),
+                                         lambda *s: s, state, names, meta, "for"))
+                continue
+            if not _truth(t):
+                break
+        state = tuple(body_fn(itr, *state))
+    return state
+
+
+def _iter_xs(iterable):
+    if isinstance(iterable, range):
+        from .. import numpy as jnp
+        idx = lax.iota(dtypes.int32, len(iterable))
+        if iterable.step != 1:
+            idx = lax.mul(idx, np.int32(iterable.step))
+        if iterable.start:
+            idx = lax.add(idx, np.int32(iterable.start))
+        return idx
+    return iterable
+
+
+def _scan_loop(iterable, body_fn, state, names, meta):
+    xs = _iter_xs(iterable)
+    xa = _aval(xs)
+    n = xa.shape[0]
+    x_aval = xa.update(shape=xa.shape[1:], weak_type=False)
+    st = _LoopState(state, names)
+    carry_pos, init, jaxpr, consts, ys, collect = _stage_until_stable(
+        st, lambda extra, s: body_fn(extra[0], *s), extra_avals=(x_aval,), collect_ok=True,
+        meta=meta, what="for loop")
+    # the scanned input comes first among the body's arguments; scan wants it last
+    jaxpr = core.Jaxpr(jaxpr.constvars, jaxpr.invars[1:] + jaxpr.invars[:1], jaxpr.outvars,
+                       jaxpr.eqns)
+    outs = core.bind(scan_p, *consts, *init, xs, jaxpr=_closed(jaxpr), length=n, reverse=False,
+                     num_consts=len(consts), num_carry=len(init), unroll=1)
+    k = len(init)
+    return _rebuild(st, carry_pos, outs[:k], collect, outs[k:])
+
+
+def _index_loop(iterable, body_fn, state, names, extra_test, meta):
+    """A loop with a staged trip count or an early exit: a `while` over an index."""
+    i32 = dtypes.int32
+    if isinstance(iterable, StagedRange):
+        start, stop, step = iterable.start, iterable.stop, iterable.step
+
+        def item(i):
+            return i
+
+        def in_range(i):
+            from .. import numpy as jnp
+            return jnp.where(lax.gt(step, np.int32(0)) if isinstance(step, Tracer) else step > 0,
+                             lax.lt(i, stop) if isinstance(stop, Tracer) or isinstance(i, Tracer) else i < stop,
+                             lax.gt(i, stop) if isinstance(stop, Tracer) or isinstance(i, Tracer) else i > stop)
+    else:
+        xs = _iter_xs(iterable)
+        n = _aval(xs).shape[0]
+        start, step = np.int32(0), np.int32(1)
+
+        def item(i):
+            return lax.dynamic_index_in_dim(xs, i, 0, keepdims=False)
+
+        def in_range(i):
+            return lax.lt(i, np.int32(n))
+    st = _LoopState(state, names)
+    idx_aval = core.ShapedArray((), i32)
+
+    def body(extra, s):
+        out = body_fn(item(extra[0]), *s)
+        return out
+    carry_pos, init, body_j, body_c, _, _ = _stage_until_stable(
+        st, body, extra_avals=(idx_aval,), meta=meta, what="for loop")
+
+    def test(extra, s):
+        ok = in_range(extra[0])
+        if extra_test is None:
+            return ok
+        from .. import numpy as jnp
+        return jnp.logical_and(ok, extra_test(*s))
+    cond_j, cond_c = _stage_test(st, carry_pos, [_aval(v) for v in init], test,
+                                 extra_avals=(idx_aval,))
+    # body: (i, carry...) -> (i + step, carry...)
+    bj = _with_index_step(body_j, step)
+    outs = core.bind(while_p, *cond_c, *body_c, start if isinstance(start, Tracer) else np.int32(start),
+                     *init, cond_jaxpr=_closed(cond_j), body_jaxpr=_closed(bj),
+                     cond_nconsts=len(cond_c), body_nconsts=len(body_c) + (1 if isinstance(step, Tracer) else 0)) \
+        if not isinstance(step, Tracer) else core.bind(
+            while_p, *cond_c, *body_c, step, start, *init, cond_jaxpr=_closed(cond_j),
+            body_jaxpr=_closed(bj), cond_nconsts=len(cond_c), body_nconsts=len(body_c) + 1)
+    return _rebuild(st, carry_pos, outs[1:])
+
+
+def _with_index_step(jaxpr, step):
+    """(consts, i, carry) -> carry'  becomes  (consts, [step], i, carry) -> (i+step, carry')."""
+    from ..primitives.elementwise import add_p
+    i = jaxpr.invars[0]
+    i32 = core.ShapedArray((), dtypes.int32)
+    nxt = core.Var(i32)
+    extra_in = []
+    if isinstance(step, Tracer):
+        sv = core.Var(i32)
+        extra_in = [sv]
+        step_atom = sv
+    else:
+        step_atom = core.Literal(np.int32(step), i32)
+    eqn = core.Eqn(add_p, [i, step_atom], [nxt], {})
+    return core.Jaxpr(jaxpr.constvars + extra_in, jaxpr.invars, [nxt] + jaxpr.outvars,
+                      jaxpr.eqns + [eqn])

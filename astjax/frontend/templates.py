@@ -1,0 +1,100 @@
+"""AST templates (AutoGraph's `templates.replace`): code is written as Python text
+with placeholder names, parsed once, and placeholders are replaced by AST nodes —
+generated code is never built by joining strings."""
+from __future__ import annotations
+
+import ast
+import copy
+import functools
+import textwrap
+
+import gast
+
+
+@functools.lru_cache(maxsize=None)
+def _parse(template: str):
+    return gast.parse(textwrap.dedent(template))
+
+
+class _Replacer(gast.NodeTransformer):
+    def __init__(self, repl):
+        self.repl = repl
+
+    def _node_for(self, name, ctx):
+        v = self.repl[name]
+        if isinstance(v, str):
+            return gast.Name(id=v, ctx=ctx, annotation=None, type_comment=None)
+        v = copy.deepcopy(v)
+        if isinstance(v, (gast.Name, gast.Tuple, gast.List, gast.Attribute, gast.Subscript)):
+            _set_ctx(v, ctx)
+        return v
+
+    def visit_Name(self, node):
+        if node.id in self.repl:
+            return self._node_for(node.id, node.ctx)
+        return node
+
+    def visit_FunctionDef(self, node):
+        self.generic_visit(node)
+        if node.name in self.repl:
+            node.name = self.repl[node.name]
+        return node
+
+    def visit_arguments(self, node):
+        self.generic_visit(node)
+        return node
+
+    def visit_Expr(self, node):
+        # a bare placeholder statement `body` expands to a list of statements
+        if isinstance(node.value, gast.Name) and node.value.id in self.repl:
+            v = self.repl[node.value.id]
+            if isinstance(v, list):
+                return copy.deepcopy(v) or [gast.Pass()]
+        self.generic_visit(node)
+        return node
+
+
+def _set_ctx(node, ctx):
+    if isinstance(node, (gast.Tuple, gast.List)):
+        node.ctx = ctx
+        for e in node.elts:
+            _set_ctx(e, ctx)
+    elif hasattr(node, "ctx"):
+        node.ctx = ctx
+
+
+def replace(template: str, **repl) -> list:
+    """Statements of `template` with each placeholder name replaced: a str becomes a
+    Name, an AST node is inserted as is, a list of statements expands a bare name."""
+    tree = copy.deepcopy(_parse(template))
+    out = []
+    for stmt in tree.body:
+        r = _Replacer(repl).visit(stmt)
+        out.extend(r if isinstance(r, list) else [r])
+    return out
+
+
+def replace_expr(template: str, **repl):
+    [stmt] = replace(template, **repl)
+    return stmt.value
+
+
+def locate(nodes, origin):
+    """Give every new node `origin`'s source position (errors point at user code)."""
+    for n in nodes if isinstance(nodes, list) else [nodes]:
+        for sub in ast.walk(n):
+            if isinstance(sub, (gast.stmt, gast.expr)) and not hasattr(sub, "lineno"):
+                ast.copy_location(sub, origin)
+                sub.end_lineno = getattr(origin, "end_lineno", None)
+                sub.end_col_offset = getattr(origin, "end_col_offset", None)
+    return nodes
+
+
+def name_tuple(names, ctx=None):
+    ctx = ctx or gast.Load()
+    return gast.Tuple(elts=[gast.Name(id=n, ctx=ctx, annotation=None, type_comment=None)
+                            for n in names], ctx=ctx)
+
+
+def str_tuple(strs):
+    return gast.Tuple(elts=[gast.Constant(value=s, kind=None) for s in strs], ctx=gast.Load())

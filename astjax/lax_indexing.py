@@ -1,0 +1,187 @@
+"""`lax` wrappers for gather/scatter, index and cumulative reductions, and sorting:
+`gather`, `scatter`, `scatter_add/mul/min/max`, `GatherDimensionNumbers`,
+`ScatterDimensionNumbers`, `GatherScatterMode`, `argmax`, `argmin`, `cumsum`,
+`cumprod`, `cummax`, `cummin`, `cumlogsumexp`, `sort`, `sort_key_val`, `top_k`.
+
+Defaults are JAX's: `mode=None` means FILL_OR_DROP for both gather (out-of-bounds
+windows read `fill_value`, by default NaN / the integer extreme / True) and scatter
+(out-of-bounds windows are dropped)."""
+from __future__ import annotations
+
+import numpy as np
+
+from . import core, dtypes
+from .core import bind
+from .errors import ShapeError
+from .primitives import cumulative as _cum
+from .primitives import indexing as _ix
+from .primitives import sort as _sort
+from .primitives.indexing import (GatherDimensionNumbers, GatherScatterMode,  # noqa: F401
+                                  ScatterDimensionNumbers)
+
+__all__ = ["gather", "scatter", "scatter_add", "scatter_mul", "scatter_min", "scatter_max",
+           "scatter_apply", "GatherDimensionNumbers", "ScatterDimensionNumbers",
+           "GatherScatterMode", "argmax", "argmin", "cumsum", "cumprod", "cummax", "cummin",
+           "cumlogsumexp", "sort", "sort_key_val", "top_k"]
+
+
+def _tuple(xs):
+    return tuple(int(x) for x in xs)
+
+
+def _operand(x):
+    if isinstance(x, (list, tuple)):
+        return np.asarray(x, dtypes.canonicalize(np.asarray(x).dtype))
+    return x
+
+
+def _like(x, dtype):
+    """A Python scalar (or list) as a value of `dtype`; arrays pass through."""
+    if dtypes.is_weak_scalar(x) or isinstance(x, (list, tuple, bool)):
+        return np.asarray(x, dtype)
+    return x
+
+
+def gather(operand, start_indices, dimension_numbers, slice_sizes, *, unique_indices=False,
+           indices_are_sorted=False, mode=None, fill_value=None):
+    dn = dimension_numbers
+    dn = GatherDimensionNumbers(_tuple(dn.offset_dims), _tuple(dn.collapsed_slice_dims),
+                                _tuple(dn.start_index_map),
+                                _tuple(getattr(dn, "operand_batching_dims", ())),
+                                _tuple(getattr(dn, "start_indices_batching_dims", ())))
+    mode = GatherScatterMode.from_any(mode)
+    operand = _operand(operand)
+    if mode == GatherScatterMode.FILL_OR_DROP:
+        if fill_value is None:
+            fill_value = _ix.default_fill_value(core.get_aval(operand).dtype)
+    else:
+        fill_value = None
+    return bind(_ix.gather_p, operand, _operand(start_indices), dimension_numbers=dn,
+                slice_sizes=_tuple(slice_sizes), indices_are_sorted=bool(indices_are_sorted),
+                unique_indices=bool(unique_indices), mode=mode, fill_value=fill_value)
+
+
+def _scatter(p):
+    def f(operand, scatter_indices, updates, dimension_numbers, *, indices_are_sorted=False,
+          unique_indices=False, mode=None):
+        dn = dimension_numbers
+        dn = ScatterDimensionNumbers(_tuple(dn.update_window_dims),
+                                     _tuple(dn.inserted_window_dims),
+                                     _tuple(dn.scatter_dims_to_operand_dims),
+                                     _tuple(getattr(dn, "operand_batching_dims", ())),
+                                     _tuple(getattr(dn, "scatter_indices_batching_dims", ())))
+        operand = _operand(operand)
+        updates = _like(updates, core.get_aval(operand).dtype)
+        return bind(p, operand, _operand(scatter_indices), updates, dimension_numbers=dn,
+                    indices_are_sorted=bool(indices_are_sorted),
+                    unique_indices=bool(unique_indices), mode=GatherScatterMode.from_any(mode),
+                    update_jaxpr=None, update_consts=())
+    f.__name__ = p.name.replace("-", "_")
+    return f
+
+
+scatter = _scatter(_ix.scatter_p)
+scatter_add = _scatter(_ix.scatter_add_p)
+scatter_mul = _scatter(_ix.scatter_mul_p)
+scatter_min = _scatter(_ix.scatter_min_p)
+scatter_max = _scatter(_ix.scatter_max_p)
+
+
+def scatter_apply(operand, scatter_indices, func, dimension_numbers, *, update_shape=(),
+                  indices_are_sorted=False, unique_indices=False, mode=None):
+    """`func` applied at the scattered positions (as gather + func + scatter)."""
+    from .primitives.indexing import GatherDimensionNumbers as G
+    dn = dimension_numbers
+    aval = core.get_aval(operand)
+    sizes, pos = [], 0
+    for d in range(aval.ndim):
+        if d in dn.inserted_window_dims or d in getattr(dn, "operand_batching_dims", ()):
+            sizes.append(1)
+        else:
+            sizes.append(update_shape[dn.update_window_dims[pos]])
+            pos += 1
+    gdn = G(dn.update_window_dims, dn.inserted_window_dims, dn.scatter_dims_to_operand_dims,
+            getattr(dn, "operand_batching_dims", ()),
+            getattr(dn, "scatter_indices_batching_dims", ()))
+    got = gather(operand, scatter_indices, gdn, sizes, mode=GatherScatterMode.CLIP)
+    return scatter(operand, scatter_indices, func(got), dn, indices_are_sorted=indices_are_sorted,
+                   unique_indices=unique_indices, mode=mode)
+
+
+def _axis(axis, ndim, name):
+    axis = int(axis)
+    if not -ndim <= axis < max(ndim, 1):
+        raise ShapeError(f"`{name}`: axis {axis} is out of bounds for an array of rank {ndim}")
+    return axis % max(ndim, 1)
+
+
+def argmax(operand, axis, index_dtype):
+    operand = _operand(operand)
+    axis = _axis(axis, core.get_aval(operand).ndim, "argmax")
+    return bind(_cum.argmax_p, operand, axes=(axis,),
+                index_dtype=dtypes.canonicalize(index_dtype))
+
+
+def argmin(operand, axis, index_dtype):
+    operand = _operand(operand)
+    axis = _axis(axis, core.get_aval(operand).ndim, "argmin")
+    return bind(_cum.argmin_p, operand, axes=(axis,),
+                index_dtype=dtypes.canonicalize(index_dtype))
+
+
+def _cumulative(p):
+    def f(operand, axis=0, reverse=False):
+        operand = _operand(operand)
+        axis = _axis(axis, core.get_aval(operand).ndim, p.name)
+        return bind(p, operand, axis=axis, reverse=bool(reverse))
+    f.__name__ = p.name
+    return f
+
+
+cumsum = _cumulative(_cum.cumsum_p)
+cumprod = _cumulative(_cum.cumprod_p)
+cummax = _cumulative(_cum.cummax_p)
+cummin = _cumulative(_cum.cummin_p)
+cumlogsumexp = _cumulative(_cum.cumlogsumexp_p)
+
+
+def sort(operand, dimension=-1, is_stable=True, num_keys=1):
+    """Sort one array, or a sequence of arrays by the first `num_keys` of them."""
+    if isinstance(operand, (tuple, list)):
+        ops = [_operand(o) for o in operand]
+        if not ops:
+            return type(operand)()
+        dim = _axis(dimension, core.get_aval(ops[0]).ndim, "sort")
+        out = bind(_sort.sort_p, *ops, dimension=dim, is_stable=bool(is_stable),
+                   num_keys=int(num_keys))
+        return tuple(out) if isinstance(operand, tuple) else list(out)
+    operand = _operand(operand)
+    dim = _axis(dimension, core.get_aval(operand).ndim, "sort")
+    return bind(_sort.sort_p, operand, dimension=dim, is_stable=bool(is_stable),
+                num_keys=int(num_keys))[0]
+
+
+def sort_key_val(keys, values, dimension=-1, is_stable=True):
+    k, v = sort((keys, values), dimension, is_stable, 1)
+    return k, v
+
+
+def top_k(operand, k):
+    """The `k` largest entries along the last axis and their (int32) indices, largest
+    first; ties keep the lower index first."""
+    from . import lax
+    operand = _operand(operand)
+    aval = core.get_aval(operand)
+    k = int(k)
+    if aval.ndim == 0 or not 0 <= k <= aval.shape[-1]:
+        raise ShapeError(f"top_k: k={k} does not fit an operand of shape {aval.shape}")
+    last = aval.ndim - 1
+    rev = lax.rev(operand, (last,))
+    idx = lax.broadcasted_iota(dtypes.int32, aval.shape, last)
+    vals, perm = sort((rev, idx), last, True, 1)
+    vals, perm = lax.rev(vals, (last,)), lax.rev(perm, (last,))
+    n = np.asarray(aval.shape[-1] - 1, dtypes.int32)[()]
+    perm = lax.sub(lax.full_like(perm, n), perm)
+    start, limit = [0] * aval.ndim, list(aval.shape)
+    limit[-1] = k
+    return lax.slice(vals, start, limit), lax.slice(perm, start, limit)

@@ -1,0 +1,283 @@
+"""NumPy advanced indexing onto one `gather` / `scatter`, as JAX's `_index_to_gather`.
+
+`gather_index(x, idx)` is `x[idx]` where `idx` (already expanded to one entry per
+axis, boolean masks already turned into integer arrays) holds integer arrays mixed
+with slices, None and integer scalars (static or staged). `scatter_index(x, idx,
+values, kind)` is `x.at[idx].set/add/mul/min/max(values)`. `take_along_axis` is
+NumPy's, on a gather with batching dimensions.
+
+NumPy's rules: integer scalars count as advanced indices once any array index is
+present; all advanced indices broadcast together to one shape B; B replaces the
+advanced entries in the result where they are adjacent, and goes first when a
+slice or None separates them. Negative indices wrap once (`i + n`).
+
+The plan: every result axis is either a *window* (a unit-step slice: a gather
+slice of static start and length) or a *point* axis (B, or a strided/reversed
+slice turned into an `arange` index). Point axes become the gather/scatter batch
+dims, windows its offset/update-window dims. Modes are JAX's: gathers from `x[idx]`
+are PROMISE_IN_BOUNDS (XLA clamps), scatters FILL_OR_DROP (out-of-bounds updates are
+dropped), `take_along_axis` FILL_OR_DROP (out-of-bounds reads give NaN / int min).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import core, dtypes, lax
+from ..core import Tracer
+from ..errors import ArgumentError, ShapeError
+from ..primitives.indexing import (GatherDimensionNumbers, GatherScatterMode,
+                                   ScatterDimensionNumbers)
+from .creation import asarray
+from .ufuncs import broadcast_shapes, broadcast_to_shape
+
+__all__ = ["gather_index", "scatter_index", "take_along_axis"]
+
+
+def _is_static(v):
+    return isinstance(v, (int, np.integer, np.ndarray, list))
+
+
+def _index_dtype(advs):
+    for _, v in advs:
+        dt = np.asarray(v).dtype if _is_static(v) else core.get_aval(v).dtype
+        if np.dtype(dt).itemsize == 8 and dtypes.canonicalize(dtypes.int64) == dtypes.int64:
+            return dtypes.int64
+    return dtypes.int32
+
+
+def _normalize(v, n, idx_dtype):
+    """An index array of `idx_dtype` with negative entries wrapped by `n`."""
+    if _is_static(v):
+        a = np.asarray(v)
+        if a.dtype == np.bool_ or not np.issubdtype(a.dtype, np.integer):
+            raise ArgumentError(f"indices must be integers, got an array of dtype {a.dtype}")
+        a = a.astype(np.int64)
+        return np.where(a < 0, a + n, a).astype(idx_dtype)
+    v = asarray(v)
+    a = core.get_aval(v)
+    if not dtypes.is_int(a.dtype):
+        raise ArgumentError(f"indices must be integers, got an array of dtype {a.dtype}",
+                            hint="convert with .astype(int), or use a boolean mask")
+    if a.dtype != idx_dtype:
+        v = lax.convert_element_type(v, idx_dtype)
+    if dtypes.issubdtype(a.dtype, np.signedinteger):
+        zero = np.asarray(0, idx_dtype)[()]
+        nn = np.asarray(n, idx_dtype)[()]
+        v = lax.select(lax.lt(v, lax.full_like(v, zero)), lax.add(v, lax.full_like(v, nn)), v)
+    return v
+
+
+class _Plan:
+    """How `x[idx]` maps onto one gather: see the module docstring."""
+
+    def __init__(self, shape, idx):
+        from .indexing import _is_int_scalar
+        self.shape = shape
+        entries, advs, d = [], [], 0
+        for i in idx:
+            if i is None:
+                entries.append(("new",))
+                continue
+            if d >= len(shape):
+                raise ShapeError(f"too many indices for an array of rank {len(shape)}")
+            n = shape[d]
+            if isinstance(i, slice):
+                from .indexing import _slice_part
+                s0, s1, st = slice(_slice_part(i.start), _slice_part(i.stop),
+                                   _slice_part(i.step)).indices(n)
+                rng = range(s0, s1, st)
+                entries.append(("slice", d, rng))
+            elif _is_int_scalar(i) or isinstance(i, (list, np.ndarray)) or isinstance(
+                    getattr(i, "aval", None), core.ShapedArray):
+                entries.append(("adv", d))
+                advs.append((d, i))
+            else:
+                raise ArgumentError(f"invalid index {i!r:.60} of type {type(i).__name__}",
+                                    hint="use ints, slices, None, ..., or integer arrays")
+            d += 1
+        self.entries = entries
+        self.advs = advs
+        self.idx_dtype = _index_dtype(advs)
+        self.arrays = [(dd, _normalize(v, shape[dd], self.idx_dtype)) for dd, v in advs]
+        self.bshape = broadcast_shapes(*(np.shape(a) if _is_static(a) else core.get_aval(a).shape
+                                         for _, a in self.arrays)) if advs else ()
+        pos = [k for k, e in enumerate(entries) if e[0] == "adv"]
+        contiguous = not pos or pos == list(range(pos[0], pos[-1] + 1))
+        # result axes (None axes included): ("new",), ("win", d, start, len),
+        # ("pt", d, range) for strided slices, ("B", j) for the broadcast shape
+        axes = [] if contiguous else [("B", j) for j in range(len(self.bshape))]
+        for k, e in enumerate(entries):
+            if e[0] == "new":
+                axes.append(e)
+            elif e[0] == "slice":
+                rng = e[2]
+                if rng.step == 1 or len(rng) <= 1:
+                    axes.append(("win", e[1], rng.start if len(rng) else 0, len(rng)))
+                else:
+                    axes.append(("pt", e[1], rng))
+            elif contiguous and k == pos[0]:
+                axes.extend(("B", j) for j in range(len(self.bshape)))
+        self.full_shape = tuple(1 if a[0] == "new" else a[3] if a[0] == "win" else
+                                len(a[2]) if a[0] == "pt" else self.bshape[a[1]] for a in axes)
+        self.axes = [a for a in axes if a[0] != "new"]
+        self.shape_out = tuple(s for s, a in zip(self.full_shape, axes) if a[0] != "new")
+        self.window_pos = [k for k, a in enumerate(self.axes) if a[0] == "win"]
+        self.batch_axes = [a for a in self.axes if a[0] != "win"]
+        self.batch_shape = tuple(self.shape_out[k] for k, a in enumerate(self.axes)
+                                 if a[0] != "win")
+        self.window_dims = [a[1] for a in self.axes if a[0] == "win"]
+
+    def indices(self, force=False):
+        """(index array of batch_shape + (k,), operand dims it indexes)."""
+        bs, dt = self.batch_shape, self.idx_dtype
+        comps, dims = [], []
+        bpos = [k for k, a in enumerate(self.batch_axes) if a[0] == "B"]
+        for d, a in self.arrays:
+            shp = np.shape(a) if _is_static(a) else core.get_aval(a).shape
+            lead = len(self.bshape) - len(shp)
+            bdims = [bpos[lead + j] for j in range(len(shp))]
+            if _is_static(a):
+                rs = [1] * len(bs)
+                for j, s in enumerate(shp):
+                    rs[bdims[j]] = s
+                full = np.broadcast_to(np.asarray(a).reshape(rs), bs)
+                comps.append(np.array(full))
+            else:
+                keep = [j for j, s in enumerate(shp) if s == bs[bdims[j]]]
+                if len(keep) != len(shp):
+                    a = lax.reshape(a, tuple(shp[j] for j in keep))
+                comps.append(lax.broadcast_in_dim(a, bs, tuple(bdims[j] for j in keep)))
+            dims.append(d)
+        for q, a in enumerate(self.batch_axes):
+            if a[0] == "pt":
+                r = np.asarray(a[2], dt).reshape([s if j == q else 1 for j, s in enumerate(bs)])
+                comps.append(np.array(np.broadcast_to(r, bs)))
+                dims.append(a[1])
+        for a in self.axes:
+            if a[0] == "win" and (a[2] != 0 or (force and not dims)):
+                comps.append(np.full(bs, a[2], dt))
+                dims.append(a[1])
+        if not comps:
+            return None, []
+        if all(isinstance(c, np.ndarray) for c in comps):
+            return np.stack(comps, -1).astype(dt), dims
+        parts = [lax.reshape(c if not isinstance(c, np.ndarray) else asarray(c),
+                             bs + (1,)) for c in comps]
+        return lax.concatenate(parts, len(bs)), dims
+
+    def slice_sizes(self):
+        sizes = [1] * len(self.shape)
+        for a in self.axes:
+            if a[0] == "win":
+                sizes[a[1]] = a[3]
+        return sizes
+
+    def collapsed(self):
+        return tuple(d for d in range(len(self.shape)) if d not in self.window_dims)
+
+
+def _normalize_index(x, idx):
+    """Expand Ellipsis, pad with full slices, turn static boolean masks into arrays."""
+    from .indexing import _expand, _mask_to_indices
+    av = core.get_aval(x)
+    idx = _expand(idx, av.ndim)
+    flat = []
+    for i in idx:
+        a = getattr(i, "aval", None)
+        is_mask = (a is not None and a.dtype == dtypes.bool_ and a.shape != ()) or (
+            isinstance(i, (np.ndarray, list)) and np.asarray(i).dtype == np.bool_
+            and np.ndim(i) > 0)
+        flat.extend(_mask_to_indices(i) if is_mask else [i])
+    return tuple(flat)
+
+
+def gather_index(x, idx, mode=None, fill_value=None):
+    """`x[idx]` for an expanded index with at least one integer array."""
+    x = asarray(x)
+    av = core.get_aval(x)
+    plan = _Plan(av.shape, tuple(idx))
+    indices, dims = plan.indices()
+    if indices is None:  # only windows at offset 0 (cannot happen with array indices)
+        return lax.reshape(x, plan.full_shape)
+    dn = GatherDimensionNumbers(
+        offset_dims=tuple(plan.window_pos), collapsed_slice_dims=plan.collapsed(),
+        start_index_map=tuple(dims))
+    mode = GatherScatterMode.PROMISE_IN_BOUNDS if mode is None else mode
+    out = lax.gather(x, indices, dn, plan.slice_sizes(), mode=mode, fill_value=fill_value)
+    return lax.reshape(out, plan.full_shape)
+
+
+def _broadcast_values(values, full_shape, dtype):
+    v = asarray(values)
+    va = core.get_aval(v)
+    if va.dtype != dtype:
+        v = lax.convert_element_type(v, dtype)
+    shp = va.shape
+    while len(shp) > len(full_shape) and shp[0] == 1:
+        shp = shp[1:]
+    if shp != va.shape:
+        v = lax.reshape(v, shp)
+    try:
+        return broadcast_to_shape(v, full_shape)
+    except ShapeError:
+        raise ShapeError(f"cannot update a slice of shape {full_shape} with values of shape "
+                         f"{va.shape}: they do not broadcast") from None
+
+
+_SIMPLE = {"set": lambda x, v: v, "add": lax.add, "mul": lax.mul, "min": lax.min,
+           "max": lax.max}
+
+
+def scatter_index(x, idx, values, kind):
+    """`x.at[idx].<kind>(values)`, kind in 'set', 'add', 'mul', 'min', 'max'."""
+    if kind not in _SIMPLE:
+        raise ArgumentError(f"unknown update kind {kind!r}")
+    x = asarray(x)
+    av = core.get_aval(x)
+    idx = _normalize_index(x, idx)
+    plan = _Plan(av.shape, idx)
+    upd = _broadcast_values(values, plan.full_shape, av.dtype)
+    upd = lax.reshape(upd, plan.shape_out)
+    if av.ndim == 0:
+        return _SIMPLE[kind](x, upd)
+    indices, dims = plan.indices(force=True)
+    dn = ScatterDimensionNumbers(
+        update_window_dims=tuple(plan.window_pos), inserted_window_dims=plan.collapsed(),
+        scatter_dims_to_operand_dims=tuple(dims))
+    fn = {"set": lax.scatter, "add": lax.scatter_add, "mul": lax.scatter_mul,
+          "min": lax.scatter_min, "max": lax.scatter_max}[kind]
+    return fn(x, indices, upd, dn, mode=GatherScatterMode.FILL_OR_DROP)
+
+
+def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
+    """NumPy's take_along_axis; out-of-bounds indices read `fill_value` (JAX's
+    default 'fill' mode: NaN for floats) unless mode='clip'."""
+    from .shapes import ravel
+    arr, indices = asarray(arr), asarray(indices)
+    if axis is None:
+        arr, indices, axis = ravel(arr), ravel(indices), 0
+    aa, ia = core.get_aval(arr), core.get_aval(indices)
+    if aa.ndim != ia.ndim:
+        raise ShapeError(f"take_along_axis: indices of rank {ia.ndim} do not match an array "
+                         f"of rank {aa.ndim}")
+    axis = int(axis)
+    if not -aa.ndim <= axis < aa.ndim:
+        raise ShapeError(f"take_along_axis: axis {axis} is out of bounds for rank {aa.ndim}")
+    axis %= aa.ndim
+    idx_dtype = dtypes.int64 if ia.dtype == dtypes.int64 else dtypes.int32
+    indices = _normalize(indices, aa.shape[axis], idx_dtype)
+    out_shape = []
+    for d in range(aa.ndim):
+        if d == axis:
+            out_shape.append(ia.shape[d])
+        else:
+            out_shape.append(broadcast_shapes((aa.shape[d],), (ia.shape[d],))[0])
+    arr_shape = tuple(aa.shape[d] if d == axis else out_shape[d] for d in range(aa.ndim))
+    arr = broadcast_to_shape(arr, arr_shape)
+    indices = broadcast_to_shape(indices, tuple(out_shape))
+    indices = lax.reshape(indices, tuple(out_shape) + (1,))
+    others = tuple(d for d in range(aa.ndim) if d != axis)
+    dn = GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(axis,),
+                                start_index_map=(axis,), operand_batching_dims=others,
+                                start_indices_batching_dims=others)
+    return lax.gather(arr, indices, dn, [1] * aa.ndim, mode=mode, fill_value=fill_value)

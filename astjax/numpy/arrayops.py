@@ -1,0 +1,592 @@
+"""More array construction and rearrangement: insert/delete/append, block, resize,
+unstack, rollaxis, index helpers (indices, tri*_indices, diag_indices, ix_, mgrid,
+ogrid, r_, c_, s_, unravel_index, ravel_multi_index), windows, polynomials, cross,
+vecdot/matvec/vecmat, apply_along_axis, choose/compress/extract.
+
+Static index lists are turned into slices and concatenations (`take_static`), so
+none of this needs gather."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import core, dtypes, lax
+from ..core import Tracer
+from ..errors import ArgumentError, ConcretizationError, ShapeError
+from . import ufuncs as uf
+from .creation import _constant, _dtype, asarray
+from .reductions import canonical_axes, sum as _sum
+from .ufuncs import asarray_operand, where
+
+__all__ = ["take_static", "append", "insert", "delete", "unstack", "rollaxis", "resize",
+           "block", "diagflat", "fill_diagonal", "choose", "compress", "extract", "indices",
+           "fromfunction", "tril_indices", "triu_indices", "tril_indices_from",
+           "triu_indices_from", "diag_indices", "diag_indices_from", "vander", "ix_",
+           "mgrid", "ogrid", "r_", "c_", "s_", "index_exp", "bartlett", "blackman",
+           "hamming", "hanning", "kaiser", "polyval", "polyadd", "polysub", "polymul",
+           "polyder", "polyint", "cross", "vecdot", "matvec", "vecmat",
+           "ravel_multi_index", "unravel_index", "apply_along_axis", "apply_over_axes",
+           "trim_zeros"]
+
+
+def _dt(x):
+    return core.get_aval(x).dtype
+
+
+def _shape(x):
+    return core.get_aval(x).shape
+
+
+def take_static(x, idx, axis):
+    """x[..., idx, ...] along `axis` for a static integer index list, as runs of
+    slices joined by one concatenate."""
+    idx = [int(i) for i in np.asarray(idx).reshape(-1)]
+    n = _shape(x)[axis]
+    idx = [i + n if i < 0 else i for i in idx]
+    if any(not 0 <= i < n for i in idx):
+        raise ShapeError(f"index out of bounds for axis {axis} with size {n}")
+    if not idx:
+        shape = list(_shape(x))
+        shape[axis] = 0
+        return lax.full(tuple(shape), 0, _dt(x))
+    pieces, start = [], 0
+    for k in range(1, len(idx) + 1):
+        if k == len(idx) or idx[k] != idx[k - 1] + 1:
+            pieces.append(lax.slice_in_dim(x, idx[start], idx[k - 1] + 1, axis=axis))
+            start = k
+    return pieces[0] if len(pieces) == 1 else lax.concatenate(pieces, axis)
+
+
+def _static_indices(obj, what):
+    if isinstance(obj, Tracer):
+        if obj.known is None:
+            raise ConcretizationError(f"{what} must be static (known at staging time)")
+        return np.asarray(obj.known)
+    if isinstance(obj, slice):
+        return obj
+    return np.asarray(obj)
+
+
+def append(arr, values, axis=None):
+    from .shapes import concatenate, ravel
+    if axis is None:
+        return concatenate([ravel(asarray(arr)), ravel(asarray(values))])
+    return concatenate([arr, values], axis=axis)
+
+
+def delete(arr, obj, axis=None, *, assume_unique_indices=False):
+    from .shapes import ravel
+    arr = asarray_operand(arr)
+    if axis is None:
+        arr, axis = ravel(arr), 0
+    axis = canonical_axes(axis, core.get_aval(arr).ndim, "delete")[0]
+    n = _shape(arr)[axis]
+    obj = _static_indices(obj, "the indices of jnp.delete")
+    keep = np.delete(np.arange(n), obj)
+    return take_static(arr, keep, axis)
+
+
+def insert(arr, obj, values, axis=None):
+    from .shapes import ravel
+    arr = asarray_operand(arr)
+    if axis is None:
+        arr, axis = ravel(arr), 0
+    axis = canonical_axes(axis, core.get_aval(arr).ndim, "insert")[0]
+    n = _shape(arr)[axis]
+    obj = _static_indices(obj, "the indices of jnp.insert")
+    if isinstance(obj, slice):
+        obj = np.arange(n)[obj]
+    values = asarray_operand(values)
+    [values] = [lax.convert_element_type(values, _dt(arr))]
+    scalar_obj = np.ndim(obj) == 0
+    obj_list = np.atleast_1d(obj)
+    vnd = core.get_aval(values).ndim
+    if scalar_obj:
+        # values are inserted as one block before obj: align their axis with `axis`
+        if vnd == core.get_aval(arr).ndim:
+            vals = values
+            k = _shape(vals)[axis]
+        else:
+            vals = lax.reshape(values, _shape(values) if vnd else (1,))
+            vals = lax.expand_dims(vals, (axis,)) if vnd and vnd < core.get_aval(arr).ndim \
+                else vals
+            k = 1 if vnd < core.get_aval(arr).ndim else _shape(vals)[axis]
+        positions = np.full(k, int(obj))
+    else:
+        k = len(obj_list)
+        positions = obj_list
+        vals = values
+        if vnd == 1 and core.get_aval(arr).ndim > 1:
+            vals = lax.expand_dims(values, tuple(i for i in range(core.get_aval(arr).ndim)
+                                                 if i != axis))
+    target = list(_shape(arr))
+    target[axis] = k
+    vals = uf.broadcast_to_shape(vals, tuple(target)) if _shape(vals) != tuple(target) else vals
+    mapping = np.insert(np.arange(n), np.where(positions < 0, positions + n, positions),
+                        n + np.arange(k))
+    return take_static(lax.concatenate([arr, vals], axis), mapping, axis)
+
+
+def unstack(x, /, *, axis=0):
+    x = asarray_operand(x)
+    axis = canonical_axes(axis, core.get_aval(x).ndim, "unstack")[0]
+    return tuple(lax.index_in_dim(x, i, axis, False) for i in range(_shape(x)[axis]))
+
+
+def rollaxis(a, axis, start=0):
+    from .shapes import moveaxis
+    a = asarray_operand(a)
+    nd = core.get_aval(a).ndim
+    axis = canonical_axes(axis, nd, "rollaxis")[0]
+    if not -nd <= start <= nd:
+        raise ShapeError(f"rollaxis: start {start} out of range for rank {nd}")
+    start = start + nd if start < 0 else start
+    if axis < start:
+        start -= 1
+    return moveaxis(a, axis, start)
+
+
+def resize(a, new_shape):
+    from .shapes import ravel, reshape
+    a = ravel(asarray_operand(a))
+    new_shape = (int(new_shape),) if np.ndim(new_shape) == 0 else tuple(int(d) for d in new_shape)
+    total = int(np.prod(new_shape, dtype=np.int64))
+    n = _shape(a)[0]
+    if total == 0 or n == 0:
+        return lax.full(new_shape, 0, _dt(a))
+    reps = -(-total // n)
+    flat = lax.reshape(lax.broadcast(a, (reps,)), (reps * n,))
+    return reshape(lax.slice_in_dim(flat, 0, total), new_shape)
+
+
+def block(arrays):
+    from .shapes import concatenate
+
+    def depth(x):
+        return 1 + depth(x[0]) if isinstance(x, list) and x else (1 if isinstance(x, list) else 0)
+    d = depth(arrays)
+
+    def rank(x):
+        return max(rank(y) for y in x) if isinstance(x, list) else core.get_aval(asarray(x)).ndim
+    nd = max(d, rank(arrays))
+
+    def go(x, level):
+        if isinstance(x, list):
+            if level >= d:
+                raise ArgumentError("block: list nesting depths are mismatched")
+            return concatenate([go(y, level + 1) for y in x], axis=-(d - level))
+        x = asarray(x)
+        r = core.get_aval(x).ndim
+        return lax.reshape(x, (1,) * (nd - r) + _shape(x)) if r < nd else x
+    return go(arrays, 0)
+
+
+def diagflat(v, k=0):
+    from .shapes import diag, ravel
+    return diag(ravel(asarray_operand(v)), k)
+
+
+def fill_diagonal(a, val, wrap=False, *, inplace=True):
+    if inplace:
+        raise ArgumentError("JAX arrays are immutable: call jnp.fill_diagonal(..., "
+                            "inplace=False) and use the returned array")
+    a = asarray_operand(a)
+    shape = _shape(a)
+    if len(shape) < 2 or (len(shape) > 2 and len(set(shape)) != 1):
+        raise ShapeError("fill_diagonal needs a 2-D array or an array with equal dimensions")
+    mask = None
+    for i in range(1, len(shape)):
+        m = lax.eq(lax.broadcasted_iota(dtypes.int32, shape, 0),
+                   lax.broadcasted_iota(dtypes.int32, shape, i))
+        mask = m if mask is None else lax.bitwise_and(mask, m)
+    if wrap and len(shape) == 2 and shape[0] > shape[1] + 1:
+        r = lax.broadcasted_iota(dtypes.int32, shape, 0)
+        c = lax.broadcasted_iota(dtypes.int32, shape, 1)
+        mask = lax.eq(lax.rem(r, np.int32(shape[1] + 1)), c)
+    val = asarray_operand(val)
+    if core.get_aval(val).ndim:
+        from .shapes import ravel
+        v = ravel(val)
+        n = min(shape)
+        v = take_static(v, np.arange(n) % _shape(v)[0], 0)
+        vb = lax.broadcast_in_dim(v, shape, (0,)) if len(shape) == 2 else None
+        if vb is None:
+            raise ShapeError("fill_diagonal with array values needs a 2-D array")
+        val = vb
+    return where(mask, lax.convert_element_type(val, _dt(a)), a)
+
+
+def choose(a, choices, out=None, mode="raise"):
+    a = asarray_operand(a)
+    n = len(choices)
+    if mode == "wrap":
+        a = uf.remainder(a, n)
+    else:
+        a = uf.clip(a, 0, n - 1)
+    choices = uf.promote_dtypes(*[asarray_operand(c) for c in choices])
+    out_ = choices[n - 1]
+    for i in range(n - 2, -1, -1):
+        out_ = where(uf.equal(a, i), choices[i], out_)
+    return uf.broadcast_to_shape(out_, uf.broadcast_shapes(_shape(a), *[_shape(c) for c in choices]))
+
+
+def compress(condition, a, axis=None, *, size=None, fill_value=0, out=None):
+    from .shapes import ravel
+    a = asarray_operand(a)
+    cond = _static_indices(condition, "the condition of jnp.compress (without size=)") \
+        if size is None else None
+    if size is not None:
+        raise ArgumentError("jnp.compress(size=...) is not implemented in astjax",
+                            hint="use jnp.where(cond, a, fill) to keep a static shape")
+    if axis is None:
+        a, axis = ravel(a), 0
+    cond = np.asarray(cond).astype(bool).reshape(-1)
+    keep = np.nonzero(cond)[0]
+    return take_static(a, keep, canonical_axes(axis, core.get_aval(a).ndim, "compress")[0])
+
+
+def extract(condition, arr, *, size=None, fill_value=0):
+    from .shapes import ravel
+    return compress(ravel(asarray(condition)) if not isinstance(condition, np.ndarray)
+                    else condition.reshape(-1), ravel(asarray_operand(arr)), size=size,
+                    fill_value=fill_value)
+
+
+def indices(dimensions, dtype=None, sparse=False):
+    dims = tuple(int(d) for d in dimensions)
+    dt = _dtype(dtype, dtypes.dtype(int))
+    out = []
+    for i, d in enumerate(dims):
+        if sparse:
+            shape = tuple(d if j == i else 1 for j in range(len(dims)))
+            out.append(lax.broadcasted_iota(dt, shape, i))
+        else:
+            out.append(lax.broadcasted_iota(dt, dims, i))
+    if sparse:
+        return tuple(out)
+    from .shapes import stack
+    return stack(out) if out else lax.full((0,), 0, dt)
+
+
+def fromfunction(function, shape, *, dtype=float, **kwargs):
+    shape = tuple(int(d) for d in shape)
+    dt = _dtype(dtype, dtypes.dtype(float))
+    return function(*[lax.broadcasted_iota(dt, shape, i) for i in range(len(shape))], **kwargs)
+
+
+def _index_pair(r, c):
+    idt = dtypes.canonicalize(dtypes.dtype(int))
+    return asarray(r.astype(idt)), asarray(c.astype(idt))
+
+
+def tril_indices(n, k=0, m=None):
+    return _index_pair(*np.tril_indices(int(n), int(k), None if m is None else int(m)))
+
+
+def triu_indices(n, k=0, m=None):
+    return _index_pair(*np.triu_indices(int(n), int(k), None if m is None else int(m)))
+
+
+def tril_indices_from(arr, k=0):
+    s = _shape(arr)
+    if len(s) != 2:
+        raise ShapeError("tril_indices_from needs a 2-D array")
+    return tril_indices(s[0], k, s[1])
+
+
+def triu_indices_from(arr, k=0):
+    s = _shape(arr)
+    if len(s) != 2:
+        raise ShapeError("triu_indices_from needs a 2-D array")
+    return triu_indices(s[0], k, s[1])
+
+
+def diag_indices(n, ndim=2):
+    idt = dtypes.canonicalize(dtypes.dtype(int))
+    r = lax.iota(idt, int(n))
+    return (r,) * int(ndim)
+
+
+def diag_indices_from(arr):
+    s = _shape(arr)
+    if len(s) < 2 or len(set(s)) != 1:
+        raise ShapeError("diag_indices_from needs an array with equal dimensions, rank >= 2")
+    return diag_indices(s[0], len(s))
+
+
+def vander(x, N=None, increasing=False):
+    from .shapes import stack
+    x = asarray_operand(x)
+    if core.get_aval(x).ndim != 1:
+        raise ShapeError("vander: x must be 1-D")
+    N = _shape(x)[0] if N is None else int(N)
+    cols, p = [], lax.full_like(x, 1)
+    for _ in range(N):
+        cols.append(p)
+        p = uf.multiply(p, x)
+    if not increasing:
+        cols = cols[::-1]
+    return stack(cols, axis=1) if cols else lax.full((_shape(x)[0], 0), 0, _dt(x))
+
+
+def ix_(*args):
+    n = len(args)
+    out = []
+    for i, a in enumerate(args):
+        a = asarray(a)
+        if core.get_aval(a).ndim != 1:
+            raise ShapeError("ix_: arguments must be 1-D")
+        shape = [1] * n
+        shape[i] = _shape(a)[0]
+        out.append(lax.reshape(a, tuple(shape)))
+    return tuple(out)
+
+
+def _canon_const(v):
+    v = np.asarray(v)
+    return asarray(v.astype(dtypes.canonicalize(v.dtype)))
+
+
+class _Grid:
+    def __init__(self, sparse):
+        self.sparse = sparse
+
+    def __getitem__(self, key):
+        g = (np.ogrid if self.sparse else np.mgrid)[key]
+        if isinstance(g, (list, tuple)):
+            return tuple(_canon_const(x) for x in g) if self.sparse else _canon_const(g)
+        return _canon_const(g)
+
+
+mgrid = _Grid(False)
+ogrid = _Grid(True)
+
+
+class _Concat:
+    def __init__(self, column):
+        self.column = column
+
+    def __getitem__(self, key):
+        from .shapes import concatenate, atleast_1d
+        key = key if isinstance(key, tuple) else (key,)
+        items = []
+        for k in key:
+            if isinstance(k, slice):
+                items.append(_canon_const(np.r_[k]))
+            elif isinstance(k, str):
+                raise ArgumentError("jnp.r_/c_ string directives are not supported in astjax")
+            else:
+                items.append(atleast_1d(asarray(k)))
+        if not self.column:
+            return concatenate(items, axis=0)
+        cols = []
+        for it in items:
+            if core.get_aval(it).ndim == 1:
+                it = lax.reshape(it, (_shape(it)[0], 1))
+            cols.append(it)
+        return concatenate(cols, axis=-1)
+
+
+r_ = _Concat(False)
+c_ = _Concat(True)
+s_ = np.s_
+index_exp = np.index_exp
+
+
+def _window(fn, M, *args):
+    return asarray(np.asarray(fn(int(M), *args)).astype(dtypes.canonicalize(dtypes.dtype(float))))
+
+
+def bartlett(M):
+    return _window(np.bartlett, M)
+
+
+def blackman(M):
+    return _window(np.blackman, M)
+
+
+def hamming(M):
+    return _window(np.hamming, M)
+
+
+def hanning(M):
+    return _window(np.hanning, M)
+
+
+def kaiser(M, beta):
+    if isinstance(beta, Tracer):
+        raise ConcretizationError("kaiser: beta must be static in astjax")
+    return _window(np.kaiser, M, float(beta))
+
+
+def polyval(p, x, *, unroll=16):
+    p, x = uf.promote_dtypes(asarray_operand(p), asarray_operand(x))
+    if core.get_aval(p).ndim != 1:
+        raise ShapeError("polyval: p must be 1-D")
+    y = lax.full_like(x, 0)
+    for i in range(_shape(p)[0]):
+        y = uf.add(uf.multiply(y, x), lax.index_in_dim(p, i, 0, False))
+    return y
+
+
+def _pad_front(a, n):
+    k = _shape(a)[0]
+    return a if k >= n else lax.pad(a, np.asarray(0, _dt(a))[()], [(n - k, 0, 0)])
+
+
+def polyadd(a1, a2):
+    a1, a2 = uf.promote_dtypes(asarray_operand(a1), asarray_operand(a2))
+    n = max(_shape(a1)[0], _shape(a2)[0])
+    return uf.add(_pad_front(a1, n), _pad_front(a2, n))
+
+
+def polysub(a1, a2):
+    a1, a2 = uf.promote_dtypes(asarray_operand(a1), asarray_operand(a2))
+    n = max(_shape(a1)[0], _shape(a2)[0])
+    return uf.subtract(_pad_front(a1, n), _pad_front(a2, n))
+
+
+def polymul(a1, a2, *, trim_leading_zeros=False):
+    from .statistics import convolve
+    return convolve(a1, a2)
+
+
+def polyder(p, m=1):
+    [p] = uf.promote_dtypes(asarray_operand(p))
+    for _ in range(int(m)):
+        n = _shape(p)[0]
+        if n <= 1:
+            return lax.full((0,), 0, _dt(p))
+        coeff = np.arange(n - 1, 0, -1).astype(_dt(p))
+        p = uf.multiply(lax.slice_in_dim(p, 0, n - 1), _constant(coeff))
+    return p
+
+
+def polyint(p, m=1, k=None):
+    [p] = uf.promote_args_inexact("polyint", asarray_operand(p))
+    m = int(m)
+    ks = np.zeros(m) if k is None else np.atleast_1d(np.asarray(k, dtype=np.float64))
+    if len(ks) == 1 and m > 1:
+        ks = np.full(m, ks[0])
+    for i in range(m):
+        n = _shape(p)[0]
+        div = np.arange(n, 0, -1).astype(_dt(p))
+        p = lax.concatenate([uf.true_divide(p, _constant(div)),
+                             lax.full((1,), float(ks[i]), _dt(p))], 0)
+    return p
+
+
+def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    from .shapes import moveaxis, stack
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    a, b = uf.promote_dtypes(asarray_operand(a), asarray_operand(b))
+    a, b = moveaxis(a, axisa, -1), moveaxis(b, axisb, -1)
+    na, nb = _shape(a)[-1], _shape(b)[-1]
+    if na not in (2, 3) or nb not in (2, 3):
+        raise ShapeError("cross: incompatible dimensions for cross product (must be 2 or 3)")
+
+    def comp(x, i, n):
+        if i < n:
+            return lax.index_in_dim(x, i, core.get_aval(x).ndim - 1, False)
+        return lax.full(_shape(x)[:-1], 0, _dt(x))
+    a0, a1, a2 = (comp(a, i, na) for i in range(3))
+    b0, b1, b2 = (comp(b, i, nb) for i in range(3))
+    c2 = uf.subtract(uf.multiply(a0, b1), uf.multiply(a1, b0))
+    if na == 2 and nb == 2:
+        return c2
+    c0 = uf.subtract(uf.multiply(a1, b2), uf.multiply(a2, b1))
+    c1 = uf.subtract(uf.multiply(a2, b0), uf.multiply(a0, b2))
+    c = stack([c0, c1, c2], axis=-1)
+    return moveaxis(c, -1, axisc)
+
+
+def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
+    x1, x2 = uf.promote_args("vecdot", x1, x2)
+    return _sum(uf.multiply(uf.conjugate(x1), x2), axis=axis)
+
+
+def matvec(x1, x2, /):
+    from .contractions import matmul
+    x2 = asarray_operand(x2)
+    out = matmul(x1, lax.reshape(x2, _shape(x2) + (1,)))
+    return lax.reshape(out, _shape(out)[:-1])
+
+
+def vecmat(x1, x2, /):
+    from .contractions import matmul
+    x1 = uf.conjugate(asarray_operand(x1))
+    out = matmul(lax.reshape(x1, _shape(x1)[:-1] + (1, _shape(x1)[-1])), x2)
+    return lax.reshape(out, _shape(out)[:-2] + _shape(out)[-1:])
+
+
+def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
+    dims = tuple(int(d) for d in dims)
+    if len(multi_index) != len(dims):
+        raise ArgumentError(f"ravel_multi_index: {len(multi_index)} indices for {len(dims)} dims")
+    idx = [asarray_operand(i) for i in multi_index]
+    idx = uf.promote_dtypes(*idx)
+    if mode == "wrap":
+        idx = [uf.remainder(i, d) for i, d in zip(idx, dims)]
+    elif mode == "clip" or mode == "raise":
+        idx = [uf.clip(i, 0, d - 1) for i, d in zip(idx, dims)]
+    strides = np.cumprod((1,) + dims[::-1][:-1])[::-1] if order == "C" else np.cumprod(
+        (1,) + dims[:-1])
+    out = None
+    for i, s in zip(idx, strides):
+        t = uf.multiply(i, int(s))
+        out = t if out is None else uf.add(out, t)
+    return out
+
+
+def unravel_index(indices, shape):
+    shape = tuple(int(d) for d in shape)
+    indices = asarray_operand(indices)
+    total = int(np.prod(shape, dtype=np.int64))
+    i = uf.clip(indices, -total, total - 1)
+    i = where(uf.less(i, 0), uf.add(i, total), i)
+    out = []
+    for d in reversed(shape):
+        out.append(uf.remainder(i, d))
+        i = uf.floor_divide(i, d)
+    return tuple(reversed(out))
+
+
+def apply_along_axis(func1d, axis, arr, *args, **kwargs):
+    """Applies func1d to every 1-D slice (a static loop over the other axes)."""
+    from .shapes import moveaxis, stack
+    arr = asarray_operand(arr)
+    nd = core.get_aval(arr).ndim
+    axis = canonical_axes(axis, nd, "apply_along_axis")[0]
+    a = moveaxis(arr, axis, -1)
+    batch = _shape(a)[:-1]
+    m = int(np.prod(batch, dtype=np.int64))
+    flat = lax.reshape(a, (m, _shape(a)[-1]))
+    outs = [asarray(func1d(lax.index_in_dim(flat, i, 0, False), *args, **kwargs))
+            for i in range(m)]
+    res = stack(outs)
+    rshape = _shape(res)[1:]
+    res = lax.reshape(res, batch + rshape)
+    if len(rshape) == 0:
+        return res
+    return moveaxis(res, tuple(range(len(batch), len(batch) + len(rshape))),
+                    tuple(range(axis, axis + len(rshape)))) if len(rshape) == 1 else res
+
+
+def apply_over_axes(func, a, axes):
+    a = asarray_operand(a)
+    for ax in axes:
+        b = func(a, ax)
+        if core.get_aval(b).ndim == core.get_aval(a).ndim - 1:
+            b = lax.expand_dims(b, (ax % core.get_aval(a).ndim,))
+        a = b
+    return a
+
+
+def trim_zeros(filt, trim="fb"):
+    v = _static_indices(filt, "jnp.trim_zeros' input")
+    nz = np.nonzero(v)[0]
+    if nz.size == 0:
+        return take_static(asarray_operand(filt), [], 0)
+    start = nz[0] if "f" in trim.lower() else 0
+    stop = nz[-1] + 1 if "b" in trim.lower() else len(v)
+    return lax.slice_in_dim(asarray_operand(filt), int(start), int(stop))

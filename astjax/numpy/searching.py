@@ -1,0 +1,359 @@
+"""Searching, counting and set operations with static output sizes: searchsorted,
+digitize, bincount, histogram, interp, unique (`size=`), union1d, intersect1d,
+setdiff1d, setxor1d.
+
+Counting and rank lookups are one-hot contractions (O(n*m) work, no scatter), which
+keeps them differentiable-free of gather and fast for the moderate sizes these
+functions see. Functions whose output size depends on the data accept `size=`
+under `jit`, and compute on concrete values eagerly (as JAX does)."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import core, dtypes, lax
+from ..core import Tracer
+from ..errors import ArgumentError, ConcretizationError, ShapeError
+from . import ufuncs as uf
+from .reductions import sum as _sum
+from .ufuncs import asarray_operand, where
+from .util import prefix_sum
+
+__all__ = ["searchsorted", "digitize", "bincount", "histogram", "histogram_bin_edges",
+           "interp", "unique", "unique_values", "unique_counts", "unique_inverse",
+           "unique_all", "union1d", "intersect1d", "setdiff1d", "setxor1d"]
+
+
+def _jnp():
+    from .. import numpy as jnp
+    return jnp
+
+
+def _dt(x):
+    return core.get_aval(x).dtype
+
+
+def _int_dtype():
+    return dtypes.canonicalize(dtypes.dtype(int))
+
+
+def _less_nan(x, y):
+    """x < y in sort order (NaN sorts last)."""
+    lt = lax.lt(x, y)
+    if dtypes.is_inexact(_dt(x)):
+        lt = lax.bitwise_or(lt, lax.bitwise_and(lax.ne(y, y), lax.eq(x, x)))
+    return lt
+
+
+def searchsorted(a, v, side="left", sorter=None, *, method="scan"):
+    """Indices where `v` would be inserted into the sorted 1-D `a`."""
+    from .shapes import ravel
+    a, v = uf.promote_dtypes(asarray_operand(a), asarray_operand(v))
+    if core.get_aval(a).ndim != 1:
+        raise ShapeError(f"searchsorted: a must be 1-D, got shape {core.get_aval(a).shape}")
+    if side not in ("left", "right"):
+        raise ArgumentError(f"searchsorted: side must be 'left' or 'right', got {side!r}")
+    if sorter is not None:
+        a = _jnp().take(a, asarray_operand(sorter))
+    vs = core.get_aval(v).shape
+    n = core.get_aval(a).shape[0]
+    vv = lax.reshape(ravel(v), (int(np.prod(vs, dtype=np.int64)), 1))
+    aa = lax.reshape(a, (1, n))
+    m = core.get_aval(vv).shape[0]
+    aa, vv = uf.broadcast_to_shape(aa, (m, n)), uf.broadcast_to_shape(vv, (m, n))
+    hit = _less_nan(aa, vv) if side == "left" else lax.bitwise_not(_less_nan(vv, aa))
+    out = _sum(hit, axis=1, dtype=_int_dtype())
+    return lax.reshape(out, vs)
+
+
+def digitize(x, bins, right=False):
+    x, bins = asarray_operand(x), asarray_operand(bins)
+    if core.get_aval(bins).ndim != 1:
+        raise ShapeError("digitize: bins must be 1-D")
+    n = core.get_aval(bins).shape[0]
+    if n == 0:
+        return lax.full(core.get_aval(x).shape, 0, _int_dtype())
+    side = "left" if right else "right"
+    first, last = lax.index_in_dim(bins, 0, 0, False), lax.index_in_dim(bins, n - 1, 0, False)
+    inc = searchsorted(bins, x, side)
+    dec = uf.subtract(n, searchsorted(lax.rev(bins, (0,)), x, side))
+    return where(uf.greater_equal(last, first), inc, dec)
+
+
+def _concrete(x, what):
+    if isinstance(x, Tracer):
+        if x.known is None:
+            raise ConcretizationError(f"{what} depends on the values of the array",
+                                      hint="pass a static `size=` (or `length=`)")
+        return np.asarray(x.known)
+    return np.asarray(x)
+
+
+def _one_hot_count(idx, length, weights=None):
+    """counts[k] = sum(weights[idx == k]) for k < length (idx 1-D)."""
+    n = core.get_aval(idx).shape[0]
+    ks = lax.broadcasted_iota(_dt(idx), (length, n), 0)
+    hit = lax.eq(ks, lax.broadcast_in_dim(idx, (length, n), (1,)))
+    if weights is None:
+        return _sum(hit, axis=1, dtype=_int_dtype())
+    w = lax.broadcast_in_dim(weights, (length, n), (1,))
+    return _sum(where(hit, w, np.asarray(0, _dt(w))[()]), axis=1)
+
+
+def bincount(x, weights=None, minlength=0, *, length=None):
+    from .shapes import ravel
+    x = asarray_operand(x)
+    if not dtypes.is_int(_dt(x)):
+        raise ArgumentError(f"bincount: x must be an integer array, got {_dt(x)}")
+    if core.get_aval(x).ndim != 1:
+        raise ShapeError("bincount: x must be 1-D")
+    if length is None:
+        xv = _concrete(x, "bincount's output length")
+        length = max(int(minlength), int(xv.max()) + 1 if xv.size else 0)
+    if weights is not None:
+        [weights] = uf.promote_dtypes(ravel(asarray_operand(weights)))
+    return _one_hot_count(x, int(length), weights)
+
+
+def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002
+    from .creation import linspace
+    from .reductions import max as _max, min as _min
+    [a] = uf.promote_args_inexact("histogram_bin_edges", asarray_operand(a))
+    if not isinstance(bins, (int, np.integer)):
+        return asarray_operand(bins)
+    dt = _dt(a)
+    if range is None:
+        lo, hi = _min(a), _max(a)
+    else:
+        lo, hi = np.asarray(range[0], dt)[()], np.asarray(range[1], dt)[()]
+    same = lax.eq(lo, hi)
+    lo = where(same, uf.subtract(lo, 0.5), lo)
+    hi = where(same, uf.add(hi, 0.5), hi)
+    return linspace(lo, hi, int(bins) + 1, dtype=dt)
+
+
+def histogram(a, bins=10, range=None, weights=None, density=None):  # noqa: A002
+    from .shapes import ravel
+    a = ravel(asarray_operand(a))
+    edges = histogram_bin_edges(a, bins, range)
+    [a] = uf.promote_dtypes(a)
+    nb = core.get_aval(edges).shape[0] - 1
+    idx = uf.subtract(searchsorted(edges, a, side="right"), 1)
+    last = lax.index_in_dim(edges, nb, 0, False)
+    idx = where(uf.equal(a, last), nb - 1, idx)
+    valid = lax.bitwise_and(uf.greater_equal(idx, 0), uf.less(idx, nb))
+    idx = where(valid, idx, nb)
+    if weights is not None:
+        [weights] = uf.promote_dtypes(ravel(asarray_operand(weights)))
+    counts = lax.slice_in_dim(_one_hot_count(idx, nb + 1, weights), 0, nb)
+    if density:
+        from .statistics import diff
+        counts = lax.convert_element_type(counts, _dt(edges))
+        w = diff(edges)
+        counts = uf.true_divide(uf.true_divide(counts, w), _sum(counts))
+    return counts, edges
+
+
+def _take_1d(arr, idx):
+    """arr[idx] for a 1-D arr by one-hot contraction (idx of any shape, in range)."""
+    n = core.get_aval(arr).shape[0]
+    ish = core.get_aval(idx).shape
+    full = ish + (n,)
+    hit = lax.eq(lax.broadcasted_iota(_dt(idx), full, len(ish)),
+                 lax.broadcast_in_dim(idx, full, tuple(range(len(ish)))))
+    a = lax.broadcast_in_dim(arr, full, (len(ish),))
+    return _sum(where(hit, a, np.asarray(0, _dt(arr))[()]), axis=-1)
+
+
+def interp(x, xp, fp, left=None, right=None, period=None):
+    x, xp = uf.promote_args_inexact("interp", asarray_operand(x), asarray_operand(xp))
+    [fp] = uf.promote_args_inexact("interp", asarray_operand(fp))
+    if core.get_aval(xp).ndim != 1 or core.get_aval(fp).ndim != 1:
+        raise ShapeError("interp: xp and fp must be 1-D")
+    n = core.get_aval(xp).shape[0]
+    if period is not None:
+        x = uf.remainder(x, period)
+        xp = uf.remainder(xp, period)
+        from .. import numpy as jnp
+        order = jnp.argsort(xp)
+        xp, fp = jnp.take(xp, order), jnp.take(fp, order)
+        from .shapes import concatenate
+        xp = concatenate([uf.subtract(lax.slice(xp, (n - 1,), (n,)), period), xp,
+                          uf.add(lax.slice(xp, (0,), (1,)), period)])
+        fp = concatenate([lax.slice(fp, (n - 1,), (n,)), fp, lax.slice(fp, (0,), (1,))])
+        n += 2
+    i = uf.clip(searchsorted(xp, x, side="right"), 1, n - 1)
+    xl, xr = _take_1d(xp, uf.subtract(i, 1)), _take_1d(xp, i)
+    fl, fr = _take_1d(fp, uf.subtract(i, 1)), _take_1d(fp, i)
+    dx = uf.subtract(xr, xl)
+    delta = uf.subtract(x, xl)
+    eps = float(np.finfo(_dt(dx)).eps) if dtypes.is_float(_dt(dx)) else 0.0
+    safe_dx = where(uf.greater(uf.abs(dx), eps), dx, 1.0)
+    f = where(uf.greater(uf.abs(dx), eps),
+              uf.add(fl, uf.multiply(uf.true_divide(delta, safe_dx), uf.subtract(fr, fl))), fl)
+    if period is None:
+        x0 = lax.index_in_dim(xp, 0, 0, False)
+        xn = lax.index_in_dim(xp, n - 1, 0, False)
+        f0 = lax.index_in_dim(fp, 0, 0, False) if left is None else left
+        fn = lax.index_in_dim(fp, n - 1, 0, False) if right is None else right
+        f = where(uf.less(x, x0), f0, f)
+        f = where(uf.greater(x, xn), fn, f)
+    return f
+
+# ------------------------------------------------------------------- unique
+
+
+def _unique_sorted(ar, size, fill_value, equal_nan=True):
+    """(values[size], mask-of-first[n], position[n], sort order[n], count) of ravel(ar)."""
+    from .shapes import ravel
+    jnp = _jnp()
+    x = ravel(asarray_operand(ar))
+    n = core.get_aval(x).shape[0]
+    order = jnp.argsort(x, stable=True)
+    s = jnp.take(x, order)
+    if n == 0:
+        raise ShapeError("unique with size= needs a non-empty array")
+    differ = lax.ne(lax.slice(s, (1,), (n,)), lax.slice(s, (0,), (n - 1,)))
+    if equal_nan and dtypes.is_inexact(_dt(s)):
+        both_nan = lax.bitwise_and(uf.isnan(lax.slice(s, (1,), (n,))),
+                                   uf.isnan(lax.slice(s, (0,), (n - 1,))))
+        differ = lax.bitwise_and(differ, lax.bitwise_not(both_nan))
+    mask = lax.concatenate([lax.full((1,), True, dtypes.bool_), differ], 0)
+    pos = uf.subtract(prefix_sum(lax.convert_element_type(mask, dtypes.int32)), 1)
+    ks = lax.broadcasted_iota(dtypes.int32, (size, n), 0)
+    hit = lax.bitwise_and(lax.eq(ks, lax.broadcast_in_dim(pos, (size, n), (1,))),
+                          lax.broadcast_in_dim(mask, (size, n), (1,)))
+    vals = _sum(where(hit, lax.broadcast_in_dim(s, (size, n), (1,)),
+                      np.asarray(0, _dt(s))[()]), axis=1)
+    count = _sum(mask, dtype=dtypes.int32)
+    slot = lax.broadcasted_iota(dtypes.int32, (size,), 0)
+    fill = lax.index_in_dim(s, 0, 0, False) if fill_value is None else \
+        lax.convert_element_type(asarray_operand(fill_value), _dt(s))
+    vals = where(uf.less(slot, count), vals, fill)
+    return vals, mask, pos, order, count, hit
+
+
+def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None,
+           *, equal_nan=True, size=None, fill_value=None, sorted=True):  # noqa: A002
+    if axis is not None:
+        from ..errors import NotImplementedInAstjaxError
+        raise NotImplementedInAstjaxError("jnp.unique with axis= is not implemented")
+    ar = asarray_operand(ar)
+    if size is None:
+        v = _concrete(ar, "the number of unique values")
+        res = np.unique(v, return_index=return_index, return_inverse=return_inverse,
+                        return_counts=return_counts, equal_nan=equal_nan)
+        from .creation import asarray
+        if not isinstance(res, tuple):
+            return asarray(res.astype(_dt(ar)))
+        vals, *rest = res
+        return (asarray(vals.astype(_dt(ar))),) + tuple(
+            asarray(r.astype(_int_dtype())) for r in rest)
+    size = int(size)
+    vals, mask, pos, order, count, hit = _unique_sorted(ar, size, fill_value, equal_nan)
+    if not (return_index or return_inverse or return_counts):
+        return vals
+    out = [vals]
+    idt = _int_dtype()
+    n = core.get_aval(mask).shape[0]
+    if return_index:
+        o = lax.broadcast_in_dim(lax.convert_element_type(order, idt), (size, n), (1,))
+        out.append(_sum(where(hit, o, np.asarray(0, idt)[()]), axis=1))
+    if return_inverse:
+        from .shapes import ravel
+        x = ravel(ar)
+        jnp = _jnp()
+        s = jnp.take(x, order)
+        # number of distinct values strictly below each element
+        m = lax.broadcast_in_dim(mask, (n, n), (1,))
+        below = lax.bitwise_and(m, _less_nan(lax.broadcast_in_dim(s, (n, n), (1,)),
+                                             lax.broadcast_in_dim(x, (n, n), (0,))))
+        inv = _sum(below, axis=1, dtype=idt)
+        out.append(lax.reshape(inv, core.get_aval(ar).shape))
+    if return_counts:
+        ks = lax.broadcasted_iota(dtypes.int32, (size, n), 0)
+        out.append(_sum(lax.eq(ks, lax.broadcast_in_dim(pos, (size, n), (1,))), axis=1,
+                        dtype=idt))
+    return tuple(out)
+
+
+def unique_values(x, *, size=None, fill_value=None):
+    return unique(x, size=size, fill_value=fill_value)
+
+
+def unique_counts(x, *, size=None, fill_value=None):
+    return unique(x, return_counts=True, size=size, fill_value=fill_value)
+
+
+def unique_inverse(x, *, size=None, fill_value=None):
+    return unique(x, return_inverse=True, size=size, fill_value=fill_value)
+
+
+def unique_all(x, *, size=None, fill_value=None):
+    return unique(x, return_index=True, return_inverse=True, return_counts=True, size=size,
+                  fill_value=fill_value)
+
+
+def union1d(ar1, ar2, *, size=None, fill_value=None):
+    from .shapes import concatenate, ravel
+    return unique(concatenate([ravel(asarray_operand(ar1)), ravel(asarray_operand(ar2))]),
+                  size=size, fill_value=fill_value)
+
+
+def intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=None,
+                fill_value=None):
+    if return_indices:
+        from ..errors import NotImplementedInAstjaxError
+        raise NotImplementedInAstjaxError("intersect1d(return_indices=True) is not implemented")
+    from .logic import isin
+    from .shapes import ravel
+    a = ravel(asarray_operand(ar1))
+    if size is None:
+        av, bv = _concrete(a, "intersect1d's size"), _concrete(asarray_operand(ar2), "size")
+        from .creation import asarray
+        return asarray(np.intersect1d(av, bv).astype(_dt(a)))
+    keep = isin(a, ar2)
+    return _masked_unique(a, keep, size, fill_value)
+
+
+def setdiff1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
+    from .logic import isin
+    from .shapes import ravel
+    a = ravel(asarray_operand(ar1))
+    if size is None:
+        av, bv = _concrete(a, "setdiff1d's size"), _concrete(asarray_operand(ar2), "size")
+        from .creation import asarray
+        return asarray(np.setdiff1d(av, bv).astype(_dt(a)))
+    return _masked_unique(a, isin(a, ar2, invert=True), size, fill_value)
+
+
+def setxor1d(ar1, ar2, assume_unique=False, *, size=None):
+    from .logic import isin
+    from .shapes import concatenate, ravel
+    a, b = ravel(asarray_operand(ar1)), ravel(asarray_operand(ar2))
+    if size is None:
+        from .creation import asarray
+        return asarray(np.setxor1d(_concrete(a, "size"), _concrete(b, "size")).astype(_dt(a)))
+    both = concatenate([a, b])
+    keep = concatenate([isin(a, b, invert=True), isin(b, a, invert=True)])
+    return _masked_unique(both, keep, size, None)
+
+
+def _masked_unique(x, keep, size, fill_value):
+    """unique(x[keep], size=size): kept values first, via a sort on (not keep, x)."""
+    from .reductions import max as _max
+    big = _max(x)
+    dt = _dt(x)
+    # move dropped entries to the end by replacing them with +inf / the maximum
+    repl = np.asarray(np.inf, dt)[()] if dtypes.is_inexact(dt) else big
+    xk = where(keep, x, repl)
+    vals, mask, pos, order, count, hit = _unique_sorted(xk, size, fill_value)
+    n_keep = _sum(keep, dtype=dtypes.int32)
+    any_dropped = uf.less(n_keep, core.get_aval(x).shape[0])
+    # the replacement value forms one extra unique entry unless it also occurs as kept
+    slot = lax.broadcasted_iota(dtypes.int32, (size,), 0)
+    repl_kept = _jnp().any(lax.bitwise_and(keep, uf.equal(x, repl)))
+    n_unique = where(lax.bitwise_and(any_dropped, lax.bitwise_not(repl_kept)),
+                     uf.subtract(count, 1), count)
+    fill = fill_value if fill_value is not None else _jnp().min(xk)
+    return where(uf.less(slot, n_unique), vals, lax.convert_element_type(
+        asarray_operand(fill), dt))

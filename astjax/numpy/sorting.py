@@ -1,0 +1,263 @@
+"""Sorting, searching and cumulative `jnp` functions: `argmax`, `argmin`, `cumsum`,
+`cumprod`, `cumulative_sum`, `cumulative_prod`, `sort`, `argsort`, `nonzero`,
+`flatnonzero`, `argwhere`, `lexsort`, `searchsorted`, as `jax.numpy`.
+
+Index results are int32 (int64 under x64), as JAX's. `nonzero`/`argwhere` need a
+static `size=` when the values are only known when the function runs (the
+result's shape depends on them); with `size`, missing entries take `fill_value`
+(default 0) and extra nonzeros are dropped, as in JAX.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import core, dtypes, lax
+from ..core import Tracer
+from ..errors import ArgumentError, ConcretizationError, ShapeError
+from ..primitives.indexing import GatherScatterMode, ScatterDimensionNumbers
+from .creation import asarray
+from .ufuncs import asarray_operand, promote_dtypes
+
+__all__ = ["argmax", "argmin", "nanargmax", "nanargmin", "cumsum", "cumprod",
+           "cumulative_sum", "cumulative_prod", "sort", "argsort", "nonzero", "flatnonzero",
+           "argwhere", "lexsort", "searchsorted"]
+
+
+def _index_dtype():
+    return dtypes.canonicalize(dtypes.int64)
+
+
+def _operand(a, name):
+    a = asarray_operand(a, name)
+    if dtypes.is_weak_scalar(a):
+        [a] = promote_dtypes(a)
+    return asarray(a)
+
+
+def _axis(axis, ndim, name):
+    axis = int(axis)
+    if not -ndim <= axis < max(ndim, 1):
+        raise ShapeError(f"`{name}`: axis {axis} is out of bounds for an array of rank {ndim}")
+    return axis % max(ndim, 1)
+
+
+def _ravel(a):
+    return lax.reshape(a, (core.get_aval(a).size,))
+
+
+def _arg_reduction(name, lax_fn):
+    def f(a, axis=None, out=None, keepdims=None):
+        a = _operand(a, name)
+        av = core.get_aval(a)
+        if axis is None:
+            a, ax = _ravel(a), 0
+        else:
+            ax = _axis(axis, av.ndim, name)
+        if core.get_aval(a).shape[ax] == 0:
+            raise ShapeError(f"attempt to get {name} of an empty sequence")
+        r = lax_fn(a, ax, _index_dtype())
+        if keepdims:
+            shape = tuple(1 if axis is None or i == ax else d for i, d in enumerate(av.shape))
+            r = lax.reshape(r, shape)
+        return r
+    f.__name__ = name
+    return f
+
+
+argmax = _arg_reduction("argmax", lax.argmax)
+argmin = _arg_reduction("argmin", lax.argmin)
+
+
+def _nanarg(name, fn, fill):
+    def f(a, axis=None, out=None, keepdims=None):
+        a = _operand(a, name)
+        if not dtypes.is_inexact(core.get_aval(a).dtype):
+            return fn(a, axis, keepdims=keepdims)
+        nan = lax.ne(a, a)
+        return fn(lax.select(nan, lax.full_like(a, fill), a), axis, keepdims=keepdims)
+    f.__name__ = name
+    return f
+
+
+nanargmax = _nanarg("nanargmax", argmax, -np.inf)
+nanargmin = _nanarg("nanargmin", argmin, np.inf)
+
+
+def _cumulative(name, lax_fn):
+    def f(a, axis=None, dtype=None, out=None):
+        a = _operand(a, name)
+        if axis is None:
+            a, axis = _ravel(a), 0
+        av = core.get_aval(a)
+        axis = _axis(axis, av.ndim, name)
+        if dtype is not None:
+            dt = dtypes.canonicalize(dtypes.dtype(dtype), warn=True)
+        elif av.dtype == dtypes.bool_:
+            dt = dtypes.canonicalize(dtypes.int64)
+        else:
+            dt = av.dtype
+        if dt != av.dtype:
+            a = lax.convert_element_type(a, dt)
+        return lax_fn(a, axis)
+    f.__name__ = name
+    return f
+
+
+cumsum = _cumulative("cumsum", lax.cumsum)
+cumprod = _cumulative("cumprod", lax.cumprod)
+
+
+def _cumulative_inclusive(fn, ident):
+    def f(x, /, *, axis=None, dtype=None, include_initial=False):
+        x = _operand(x, fn.__name__)
+        if axis is None:
+            if core.get_aval(x).ndim > 1:
+                raise ArgumentError("axis must be given for arrays of more than one dimension")
+            axis = 0
+        r = fn(x, axis, dtype)
+        if include_initial:
+            ax = _axis(axis, core.get_aval(r).ndim, fn.__name__)
+            cfg = [(0, 0, 0)] * core.get_aval(r).ndim
+            cfg[ax] = (1, 0, 0)
+            r = lax.pad(r, np.asarray(ident, core.get_aval(r).dtype)[()], cfg)
+        return r
+    return f
+
+
+cumulative_sum = _cumulative_inclusive(cumsum, 0)
+cumulative_prod = _cumulative_inclusive(cumprod, 1)
+
+
+def sort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
+    if order is not None:
+        raise ArgumentError("jnp.sort does not support the `order` argument")
+    a = _operand(a, "sort")
+    if axis is None:
+        a, axis = _ravel(a), 0
+    av = core.get_aval(a)
+    if av.ndim == 0:
+        return a
+    ax = _axis(axis, av.ndim, "sort")
+    r = lax.sort(a, ax, is_stable=bool(stable))
+    return lax.rev(r, (ax,)) if descending else r
+
+
+def argsort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
+    if order is not None:
+        raise ArgumentError("jnp.argsort does not support the `order` argument")
+    a = _operand(a, "argsort")
+    if axis is None:
+        a, axis = _ravel(a), 0
+    av = core.get_aval(a)
+    if av.ndim == 0:
+        return lax.full((), 0, _index_dtype())
+    ax = _axis(axis, av.ndim, "argsort")
+    if descending:
+        a = lax.rev(a, (ax,))
+    iota = lax.broadcasted_iota(_index_dtype(), av.shape, ax)
+    _, perm = lax.sort((a, iota), ax, is_stable=bool(stable), num_keys=1)
+    if descending:
+        perm = lax.rev(perm, (ax,))
+        n = np.asarray(av.shape[ax] - 1, _index_dtype())[()]
+        perm = lax.sub(lax.full_like(perm, n), perm)
+    return perm
+
+
+def lexsort(keys, axis=-1):
+    keys = [_operand(k, "lexsort") for k in keys]
+    if not keys:
+        raise ArgumentError("lexsort needs at least one key")
+    shape = core.get_aval(keys[0]).shape
+    ax = _axis(axis, len(shape), "lexsort")
+    iota = lax.broadcasted_iota(_index_dtype(), shape, ax)
+    outs = lax.sort(tuple(keys[::-1]) + (iota,), ax, is_stable=True, num_keys=len(keys))
+    return outs[-1]
+
+
+def searchsorted(a, v, side="left", sorter=None, method=None):
+    """Insertion points of `v` into the sorted 1-D `a` (compare-all method)."""
+    a, v = _operand(a, "searchsorted"), _operand(v, "searchsorted")
+    if sorter is not None:
+        from .indexing import take
+        a = take(a, sorter)
+    a, v = promote_dtypes(a, v)
+    aa, va = core.get_aval(a), core.get_aval(v)
+    if aa.ndim != 1:
+        raise ShapeError("searchsorted needs a 1-D sorted array")
+    shape = va.shape + (aa.shape[0],)
+    ab = lax.broadcast_in_dim(a, shape, (va.ndim,))
+    vb = lax.broadcast_in_dim(v, shape, tuple(range(va.ndim)))
+    cmp = lax.lt(ab, vb) if side == "left" else lax.le(ab, vb)
+    cnt = lax.convert_element_type(cmp, _index_dtype())
+    return lax.reduce_sum(cnt, (va.ndim,))
+
+
+def _known(a):
+    if isinstance(a, Tracer):
+        return a.known
+    if isinstance(a, (np.ndarray, np.generic, bool, int, float)):
+        return np.asarray(a)
+    if hasattr(a, "_buf"):
+        return np.asarray(a)
+    return None
+
+
+def nonzero(a, *, size=None, fill_value=None):
+    a = asarray(asarray_operand(a, "nonzero"))
+    av = core.get_aval(a)
+    if av.ndim == 0:
+        raise ArgumentError("nonzero of a 0-d array is not defined; use atleast_1d first")
+    idt = _index_dtype()
+    if size is None:
+        known = _known(a)
+        if known is None:
+            raise ConcretizationError(
+                "jnp.nonzero's result shape depends on the values, which are only known when "
+                "the function runs", hint="pass a static size=, e.g. jnp.nonzero(x, size=n, "
+                "fill_value=-1)")
+        return tuple(asarray(i.astype(idt)) for i in np.nonzero(np.asarray(known)))
+    size = int(size)
+    mask = a if av.dtype == dtypes.bool_ else lax.ne(a, lax.full_like(a, 0))
+    m = lax.convert_element_type(_ravel(mask), idt)
+    n = av.size
+    pos = lax.sub(lax.cumsum(m, 0), lax.full_like(m, np.asarray(1, idt)[()])) if n else m
+    target = lax.select(lax.convert_element_type(m, dtypes.bool_), pos,
+                        lax.full_like(pos, np.asarray(size, idt)[()]))
+    dn = ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
+                                 scatter_dims_to_operand_dims=(0,))
+    flat = lax.scatter(lax.full((size,), 0, idt), lax.reshape(target, (n, 1)),
+                       lax.iota(idt, n), dn, unique_indices=True,
+                       mode=GatherScatterMode.FILL_OR_DROP)
+    count = lax.reduce_sum(m, (0,))
+    valid = lax.lt(lax.iota(idt, size), lax.broadcast(count, (size,)))
+    fills = fill_value if isinstance(fill_value, (tuple, list)) else [fill_value] * av.ndim
+    if len(fills) != av.ndim:
+        raise ArgumentError(f"fill_value has {len(fills)} entries for an array of rank "
+                            f"{av.ndim}")
+    out, stride = [], 1
+    for d in reversed(range(av.ndim)):
+        c = flat
+        if stride != 1:
+            c = lax.div(c, lax.full_like(c, np.asarray(stride, idt)[()]))
+        if d:
+            c = lax.rem(c, lax.full_like(c, np.asarray(av.shape[d], idt)[()]))
+        f = 0 if fills[d] is None else fills[d]
+        out.append(lax.select(valid, c, lax.full_like(c, np.asarray(f, idt)[()])))
+        stride *= av.shape[d]
+    return tuple(out[::-1])
+
+
+def flatnonzero(a, *, size=None, fill_value=None):
+    return nonzero(_ravel(asarray(a)), size=size, fill_value=fill_value)[0]
+
+
+def argwhere(a, *, size=None, fill_value=None):
+    a = asarray(asarray_operand(a, "argwhere"))
+    av = core.get_aval(a)
+    b = lax.reshape(a, (1,)) if av.ndim == 0 else a
+    cols = nonzero(b, size=size, fill_value=fill_value)
+    n = core.get_aval(cols[0]).shape[0]
+    r = lax.concatenate([lax.reshape(c, (n, 1)) for c in cols], 1)
+    if av.ndim == 0:
+        return lax.slice(r, (0, 0), (n, 0))
+    return r

@@ -1,0 +1,465 @@
+"""Statistics and NaN-aware reductions: nan* variants, average, median, quantile,
+percentile, cov, corrcoef, diff/ediff1d/gradient, trapezoid, convolve/correlate.
+
+Order statistics sort with `astjax.numpy.sort` and read ranks with a one-hot
+contraction, so they need no gather."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import core, dtypes, lax
+from ..errors import ArgumentError, ShapeError
+from . import ufuncs as uf
+from .reductions import canonical_axes, max as _max, mean as _mean, min as _min, sum as _sum
+from .ufuncs import asarray_operand, promote_args_inexact, where
+
+__all__ = ["nansum", "nanprod", "nanmax", "nanmin", "nanmean", "nanvar", "nanstd",
+           "nanargmax", "nanargmin", "nancumsum", "nancumprod", "average", "median",
+           "nanmedian", "quantile", "nanquantile", "percentile", "nanpercentile", "cov",
+           "corrcoef", "diff", "ediff1d", "gradient", "trapezoid", "convolve", "correlate"]
+
+
+def _jnp():
+    from .. import numpy as jnp
+    return jnp
+
+
+def _dt(x):
+    return core.get_aval(x).dtype
+
+
+def _zero_nans(a, fill):
+    a = asarray_operand(a)
+    if not dtypes.is_inexact(_dt(a)):
+        return a
+    return where(uf.isnan(a), np.asarray(fill, _dt(a))[()], a)
+
+
+def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    return _sum(_zero_nans(a, 0), axis=axis, dtype=dtype, keepdims=keepdims, initial=initial,
+                where=where)
+
+
+def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    from .reductions import prod
+    return prod(_zero_nans(a, 1), axis=axis, dtype=dtype, keepdims=keepdims, initial=initial,
+                where=where)
+
+
+def _nan_extreme(red, fill):
+    def f(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+        a = asarray_operand(a)
+        if not dtypes.is_inexact(_dt(a)):
+            return red(a, axis=axis, keepdims=keepdims, initial=initial, where=where)
+        out_ = red(_zero_nans(a, fill), axis=axis, keepdims=keepdims, initial=initial,
+                   where=where)
+        all_nan = _jnp().all(uf.isnan(a), axis=axis, keepdims=keepdims)
+        return uf.where(all_nan, np.asarray(np.nan, _dt(a))[()], out_)
+    return f
+
+
+nanmax = _nan_extreme(_max, -np.inf)
+nanmin = _nan_extreme(_min, np.inf)
+
+
+def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
+    a = asarray_operand(a)
+    if not dtypes.is_inexact(_dt(a)):
+        return _mean(a, axis=axis, dtype=dtype, keepdims=keepdims, where=where)
+    dt = dtypes.canonicalize(dtypes.dtype(dtype)) if dtype is not None else _dt(a)
+    valid = uf.logical_not(uf.isnan(a))
+    if where is not None:
+        valid = uf.logical_and(valid, where)
+    s = _sum(lax.convert_element_type(_zero_nans(a, 0), dt), axis=axis, keepdims=keepdims,
+             where=where)
+    n = _sum(valid, axis=axis, keepdims=keepdims, dtype=dt)
+    return uf.true_divide(s, n)
+
+
+def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
+           correction=None):
+    if correction is not None:
+        ddof = correction
+    [a] = promote_args_inexact("nanvar", a)
+    m = nanmean(a, axis=axis, keepdims=True, where=where)
+    centered = uf.subtract(a, m)
+    if dtypes.issubdtype(_dt(a), np.complexfloating):
+        sq = lax.real(uf.multiply(centered, uf.conjugate(centered)))
+    else:
+        sq = uf.square(centered)
+    valid = uf.logical_not(uf.isnan(a))
+    if where is not None:
+        valid = uf.logical_and(valid, where)
+    sq = uf.where(valid, sq, np.asarray(0, _dt(sq))[()])
+    n = _sum(valid, axis=axis, keepdims=keepdims, dtype=_dt(sq))
+    s = _sum(sq, axis=axis, keepdims=keepdims)
+    return uf.true_divide(s, uf.subtract(n, float(ddof)))
+
+
+def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
+           correction=None):
+    return uf.sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, where, correction))
+
+
+def _nanarg(name, fill):
+    def f(a, axis=None, out=None, keepdims=False):
+        a = asarray_operand(a)
+        jnp = _jnp()
+        if not dtypes.is_inexact(_dt(a)):
+            return getattr(jnp, name)(a, axis=axis, keepdims=keepdims)
+        nan_mask = uf.isnan(a)
+        res = getattr(jnp, name)(where(nan_mask, np.asarray(fill, _dt(a))[()], a), axis=axis,
+                                 keepdims=keepdims)
+        all_nan = jnp.all(nan_mask, axis=axis, keepdims=keepdims)
+        return where(all_nan, np.asarray(-1, _dt(res))[()], res)
+    f.__name__ = "nan" + name
+    return f
+
+
+nanargmax = _nanarg("argmax", -np.inf)
+nanargmin = _nanarg("argmin", np.inf)
+
+
+def nancumsum(a, axis=None, dtype=None, out=None):
+    return _jnp().cumsum(_zero_nans(a, 0), axis=axis, dtype=dtype)
+
+
+def nancumprod(a, axis=None, dtype=None, out=None):
+    return _jnp().cumprod(_zero_nans(a, 1), axis=axis, dtype=dtype)
+
+
+def average(a, axis=None, weights=None, returned=False, keepdims=False):
+    a = asarray_operand(a)
+    if weights is None:
+        avg = _mean(a, axis=axis, keepdims=keepdims)
+        av = core.get_aval(a)
+        n = int(np.prod([av.shape[i] for i in canonical_axes(axis, av.ndim, "average")],
+                        dtype=np.int64))
+        wsum = lax.full(core.get_aval(avg).shape, n, _dt(avg))
+    else:
+        a, w = promote_args_inexact("average", a, asarray_operand(weights))
+        ash, wsh = core.get_aval(a).shape, core.get_aval(w).shape
+        if ash != wsh:
+            if axis is None:
+                raise ShapeError("average: axis must be given when shapes of a and weights differ")
+            if len(wsh) != 1:
+                raise ShapeError("average: 1D weights expected when shapes differ")
+            ax = canonical_axes(axis, len(ash), "average")[0]
+            if wsh[0] != ash[ax]:
+                raise ShapeError("average: length of weights differs from the axis of a")
+            shape = [1] * len(ash)
+            shape[ax] = wsh[0]
+            w = lax.reshape(w, tuple(shape))
+        wsum = _sum(uf.broadcast_to_shape(w, ash), axis=axis, keepdims=keepdims)
+        avg = uf.true_divide(_sum(uf.multiply(a, w), axis=axis, keepdims=keepdims), wsum)
+    return (avg, wsum) if returned else avg
+
+# ------------------------------------------------------------------ quantiles
+
+
+def _take_rank(sorted_a, idx):
+    """sorted_a[..., idx] for integer idx of shape Q + batch (one-hot contraction)."""
+    n = core.get_aval(sorted_a).shape[-1]
+    ia = core.get_aval(idx)
+    sa = core.get_aval(sorted_a)
+    a = lax.reshape(sorted_a, (1,) * (ia.ndim - (sa.ndim - 1)) + sa.shape)
+    a = uf.broadcast_to_shape(a, ia.shape + (n,))
+    iota = lax.broadcasted_iota(ia.dtype, ia.shape + (n,), ia.ndim)
+    hit = lax.eq(iota, lax.broadcast_in_dim(idx, ia.shape + (n,), tuple(range(ia.ndim))))
+    return _sum(where(hit, a, np.asarray(0, sa.dtype)[()]), axis=-1)
+
+
+_METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _quantile(a, q, axis, method, keepdims, squash_nans, name):
+    if method not in _METHODS:
+        raise ArgumentError(f"{name}: method {method!r} is not supported",
+                            hint="use one of " + ", ".join(_METHODS))
+    jnp = _jnp()
+    a, q = promote_args_inexact(name, asarray_operand(a), asarray_operand(q))
+    if core.get_aval(q).ndim > 1:
+        raise ShapeError(f"{name}: q must be a scalar or 1-D, got shape {core.get_aval(q).shape}")
+    a = asarray_operand(a)
+    av = core.get_aval(a)
+    if axis is None:
+        axes = tuple(range(av.ndim))
+    else:
+        axes = canonical_axes(axis, av.ndim, name)
+    keep_shape = tuple(1 if i in axes else d for i, d in enumerate(av.shape))
+    rest = [i for i in range(av.ndim) if i not in axes]
+    a = lax.transpose(a, rest + list(axes))
+    batch = tuple(av.shape[i] for i in rest)
+    n = int(np.prod([av.shape[i] for i in axes], dtype=np.int64))
+    a = lax.reshape(a, batch + (n,))
+    dt = _dt(a)
+    s = jnp.sort(a, axis=-1)
+    has_nan = jnp.any(uf.isnan(a), axis=-1)
+    if squash_nans:
+        n_eff = _sum(uf.logical_not(uf.isnan(a)), axis=-1, dtype=dt)
+    else:
+        n_eff = lax.full(batch, n, dt)
+    qa = core.get_aval(q)
+    qb = lax.broadcast_in_dim(q, qa.shape + batch, tuple(range(qa.ndim)))
+    nb = lax.broadcast_in_dim(n_eff, qa.shape + batch, tuple(range(qa.ndim, qa.ndim + len(batch))))
+    pos = uf.multiply(qb, uf.subtract(nb, 1.0))
+    hi_clip = uf.maximum(uf.subtract(nb, 1.0), 0.0)
+    low = uf.clip(uf.floor(pos), 0.0, hi_clip)
+    high = uf.clip(uf.ceil(pos), 0.0, hi_clip)
+    idt = dtypes.int32
+
+    def at(i):
+        return _take_rank(s, lax.convert_element_type(i, idt))
+    if method == "lower":
+        res = at(low)
+    elif method == "higher":
+        res = at(high)
+    elif method == "nearest":
+        res = at(uf.clip(uf.rint(pos), 0.0, hi_clip))
+    elif method == "midpoint":
+        res = uf.multiply(uf.add(at(low), at(high)), 0.5)
+    else:
+        frac = uf.subtract(pos, low)
+        lo_v, hi_v = at(low), at(high)
+        res = uf.add(uf.multiply(lo_v, uf.subtract(1.0, frac)), uf.multiply(hi_v, frac))
+    nan = np.asarray(np.nan, dt)[()]
+    bad = lax.eq(nb, np.asarray(0, dt)[()]) if squash_nans else lax.broadcast_in_dim(
+        has_nan, qa.shape + batch, tuple(range(qa.ndim, qa.ndim + len(batch))))
+    res = where(bad, nan, res)
+    if keepdims:
+        res = lax.reshape(res, qa.shape + keep_shape)
+    return res
+
+
+def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+             keepdims=False, *, interpolation=None):
+    return _quantile(a, q, axis, interpolation or method, keepdims, False, "quantile")
+
+
+def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                keepdims=False, *, interpolation=None):
+    return _quantile(a, q, axis, interpolation or method, keepdims, True, "nanquantile")
+
+
+def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+               keepdims=False, *, interpolation=None):
+    [q] = promote_args_inexact("percentile", asarray_operand(q))
+    return quantile(a, uf.true_divide(q, 100.0), axis, method=interpolation or method,
+                    keepdims=keepdims)
+
+
+def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                  keepdims=False, *, interpolation=None):
+    [q] = promote_args_inexact("nanpercentile", asarray_operand(q))
+    return nanquantile(a, uf.true_divide(q, 100.0), axis, method=interpolation or method,
+                       keepdims=keepdims)
+
+
+def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    return quantile(a, 0.5, axis, method="midpoint", keepdims=keepdims)
+
+
+def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    return nanquantile(a, 0.5, axis, method="midpoint", keepdims=keepdims)
+
+# ----------------------------------------------------------- covariance etc.
+
+
+def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None):
+    from .shapes import atleast_2d, concatenate
+    from .contractions import matmul
+    [m] = promote_args_inexact("cov", asarray_operand(m))
+    if core.get_aval(m).ndim > 2:
+        raise ShapeError("cov: m has more than 2 dimensions")
+    X = atleast_2d(m)
+    if not rowvar and core.get_aval(X).shape[0] != 1:
+        X = lax.transpose(X, (1, 0))
+    if y is not None:
+        [y] = promote_args_inexact("cov", asarray_operand(y))
+        Y = atleast_2d(y)
+        if not rowvar and core.get_aval(Y).shape[0] != 1:
+            Y = lax.transpose(Y, (1, 0))
+        X, Y = uf.promote_dtypes(X, Y)
+        X = concatenate([X, Y], axis=0)
+    if ddof is None:
+        ddof = 0 if bias else 1
+    nobs = core.get_aval(X).shape[1]
+    w = None
+    if fweights is not None:
+        w = lax.convert_element_type(asarray_operand(fweights), _dt(X))
+    if aweights is not None:
+        aw = lax.convert_element_type(asarray_operand(aweights), _dt(X))
+        w = aw if w is None else uf.multiply(w, aw)
+    if w is None:
+        avg = _mean(X, axis=1, keepdims=True)
+        fact = float(nobs - ddof)
+        Xc = uf.subtract(X, avg)
+        c = matmul(Xc, uf.conjugate(lax.transpose(Xc, (1, 0))))
+        c = uf.true_divide(c, fact)
+    else:
+        w_sum = _sum(w)
+        avg = uf.true_divide(_sum(uf.multiply(X, w), axis=1, keepdims=True), w_sum)
+        if aweights is None:
+            fact = uf.subtract(w_sum, float(ddof))
+        else:
+            aw = lax.convert_element_type(asarray_operand(aweights), _dt(X))
+            fact = uf.subtract(w_sum, uf.true_divide(uf.multiply(float(ddof), _sum(
+                uf.multiply(w, aw))), w_sum))
+        Xc = uf.subtract(X, avg)
+        c = matmul(uf.multiply(Xc, w), uf.conjugate(lax.transpose(Xc, (1, 0))))
+        c = uf.true_divide(c, fact)
+    from .shapes import squeeze
+    return squeeze(c)
+
+
+def corrcoef(x, y=None, rowvar=True):
+    from .shapes import diagonal, reshape
+    c = cov(x, y, rowvar)
+    if core.get_aval(c).ndim == 0:
+        return uf.true_divide(c, c)
+    d = diagonal(c)
+    sd = uf.sqrt(uf.real(d))
+    n = core.get_aval(sd).shape[0]
+    c = uf.true_divide(c, reshape(sd, (n, 1)))
+    c = uf.true_divide(c, reshape(sd, (1, n)))
+    if not dtypes.issubdtype(_dt(c), np.complexfloating):
+        c = uf.clip(c, -1, 1)
+    return c
+
+
+def diff(a, n=1, axis=-1, prepend=None, append=None):
+    from .shapes import concatenate, expand_dims
+    a = asarray_operand(a)
+    av = core.get_aval(a)
+    if av.ndim == 0:
+        raise ShapeError("diff requires input that is at least one dimensional")
+    if n < 0:
+        raise ArgumentError(f"diff: order must be non-negative, got {n}")
+    axis = canonical_axes(axis, av.ndim, "diff")[0]
+    parts = []
+    for extra in (prepend, append):
+        if extra is None:
+            parts.append(None)
+            continue
+        e = asarray_operand(extra)
+        if core.get_aval(e).ndim == 0:
+            shape = list(av.shape)
+            shape[axis] = 1
+            e = uf.broadcast_to_shape(e, tuple(shape))
+        parts.append(e)
+    if parts[0] is not None or parts[1] is not None:
+        a = concatenate([p for p in (parts[0], a, parts[1]) if p is not None], axis=axis)
+    for _ in range(n):
+        m = core.get_aval(a).shape[axis]
+        hi = lax.slice_in_dim(a, 1, m, axis=axis)
+        lo = lax.slice_in_dim(a, 0, max(m - 1, 0), axis=axis)
+        a = uf.not_equal(hi, lo) if _dt(a) == dtypes.bool_ else uf.subtract(hi, lo)
+    return a
+
+
+def ediff1d(ary, to_end=None, to_begin=None):
+    from .shapes import concatenate, ravel
+    d = diff(ravel(asarray_operand(ary)))
+    parts = []
+    if to_begin is not None:
+        parts.append(ravel(lax.convert_element_type(asarray_operand(to_begin), _dt(d))))
+    parts.append(d)
+    if to_end is not None:
+        parts.append(ravel(lax.convert_element_type(asarray_operand(to_end), _dt(d))))
+    return concatenate(parts) if len(parts) > 1 else d
+
+
+def gradient(f, *varargs, axis=None, edge_order=None):
+    """Central differences inside, one-sided at the edges (scalar spacings)."""
+    from .shapes import concatenate
+    [f] = promote_args_inexact("gradient", asarray_operand(f))
+    fv = core.get_aval(f)
+    axes = canonical_axes(axis, fv.ndim, "gradient") if axis is not None else tuple(range(fv.ndim))
+    if len(varargs) == 0:
+        spacing = [1.0] * len(axes)
+    elif len(varargs) == 1:
+        spacing = list(varargs) * len(axes)
+    else:
+        spacing = list(varargs)
+    if len(spacing) != len(axes) or any(np.ndim(h) for h in spacing):
+        raise ArgumentError("gradient: astjax supports scalar spacings only, one per axis")
+    outs = []
+    for ax, h in zip(axes, spacing):
+        n = fv.shape[ax]
+        if n < 2:
+            raise ShapeError("gradient: each axis needs at least 2 elements")
+        sl = lambda s, e: lax.slice_in_dim(f, s, e, axis=ax)  # noqa: E731
+        first = uf.true_divide(uf.subtract(sl(1, 2), sl(0, 1)), h)
+        last = uf.true_divide(uf.subtract(sl(n - 1, n), sl(n - 2, n - 1)), h)
+        mid = uf.true_divide(uf.subtract(sl(2, n), sl(0, n - 2)), 2.0 * h)
+        outs.append(concatenate([first, mid, last], axis=ax) if n > 2 else
+                    concatenate([first, last], axis=ax))
+    return outs[0] if len(outs) == 1 else outs
+
+
+def trapezoid(y, x=None, dx=1.0, axis=-1):
+    y = asarray_operand(y)
+    yv = core.get_aval(y)
+    axis = canonical_axes(axis, yv.ndim, "trapezoid")[0]
+    n = yv.shape[axis]
+    y_sum = uf.add(lax.slice_in_dim(y, 1, n, axis=axis), lax.slice_in_dim(y, 0, n - 1, axis=axis))
+    if x is None:
+        return uf.multiply(_sum(y_sum, axis=axis), dx * 0.5)
+    x = asarray_operand(x)
+    d = diff(x, axis=axis if core.get_aval(x).ndim == yv.ndim else -1)
+    if core.get_aval(d).ndim == 1 and yv.ndim > 1:
+        shape = [1] * yv.ndim
+        shape[axis] = n - 1
+        d = lax.reshape(d, tuple(shape))
+    return uf.multiply(_sum(uf.multiply(y_sum, d), axis=axis), 0.5)
+
+
+def _conv_full(a, v):
+    """Full 1-D convolution by shifted adds over the shorter operand."""
+    na, nv = core.get_aval(a).shape[0], core.get_aval(v).shape[0]
+    if nv > na:
+        a, v, na, nv = v, a, nv, na
+    zero = np.asarray(0, _dt(a))[()]
+    out = None
+    for j in range(nv):
+        term = uf.multiply(lax.pad(a, zero, [(j, nv - 1 - j, 0)]),
+                           lax.squeeze(lax.slice(v, (j,), (j + 1,)), (0,)))
+        out = term if out is None else uf.add(out, term)
+    return out
+
+
+def _mode_slice(full, na, nv, mode):
+    n = na + nv - 1
+    if mode == "full":
+        return full
+    if mode == "same":
+        length = max(na, nv)
+        start = (n - length) // 2
+        return lax.slice_in_dim(full, start, start + length)
+    if mode == "valid":
+        length = max(na, nv) - min(na, nv) + 1
+        start = min(na, nv) - 1
+        return lax.slice_in_dim(full, start, start + length)
+    raise ArgumentError(f"mode must be one of 'full', 'same', 'valid', got {mode!r}")
+
+
+def _conv_args(name, a, v):
+    a, v = uf.promote_args(name, asarray_operand(a), asarray_operand(v))
+    if core.get_aval(a).ndim != 1 or core.get_aval(v).ndim != 1:
+        raise ShapeError(f"{name}() only supports 1-dimensional inputs")
+    na, nv = core.get_aval(a).shape[0], core.get_aval(v).shape[0]
+    if na == 0 or nv == 0:
+        raise ShapeError(f"{name}: inputs cannot be empty")
+    return a, v, na, nv
+
+
+def convolve(a, v, mode="full", *, precision=None, preferred_element_type=None):
+    a, v, na, nv = _conv_args("convolve", a, v)
+    return _mode_slice(_conv_full(a, v), na, nv, mode)
+
+
+def correlate(a, v, mode="valid", *, precision=None, preferred_element_type=None):
+    a, v, na, nv = _conv_args("correlate", a, v)
+    vr = lax.rev(uf.conjugate(v), (0,))
+    full = _conv_full(a, vr)
+    return _mode_slice(full, na, nv, mode)

@@ -1,0 +1,92 @@
+"""Helpers shared by the array-API modules (`numpy`, `random`, `nn`, `scipy`).
+
+- `library_jit(fn, static_argnums=...)`: compile a *library* function with
+  `astjax.jit` without converting its source (library code is ordinary Python
+  running on Tracers). Called while staging, it stages inline; called eagerly it
+  compiles once per signature instead of one executable per primitive.
+- `static_shape`, `static_int`: read shape-like arguments that must be known while
+  staging, with located errors otherwise.
+- `prefix_sum`: an inclusive prefix sum along axis 0 from lax ops only
+  (Hillis-Steele doubling), used for masks and counts.
+"""
+from __future__ import annotations
+
+import functools
+import operator
+
+import numpy as np
+
+from .. import core, lax
+from ..errors import ArgumentError, ConcretizationError
+from ..staging import StagedCallable
+
+
+class _Direct(StagedCallable):
+    """A callable that staging runs as is (no source conversion)."""
+
+    def __init__(self, fn):
+        self.fn = fn
+        functools.update_wrapper(self, fn)
+
+    def stage_inline(self, *args, **kwargs):
+        return self.fn(*args, **kwargs)
+
+    def __call__(self, *args, **kwargs):
+        return self.fn(*args, **kwargs)
+
+
+def library_jit(fn=None, *, static_argnums=(), static_argnames=()):
+    """`jit` for astjax's own library functions (see module docstring)."""
+    if fn is None:
+        return functools.partial(library_jit, static_argnums=static_argnums,
+                                 static_argnames=static_argnames)
+    from ..api import jit
+    jitted = jit(_Direct(fn), static_argnums=static_argnums, static_argnames=static_argnames)
+
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        if core.current_builder() is not None:
+            return fn(*args, **kwargs)
+        return jitted(*args, **kwargs)
+    call.__wrapped__ = fn
+    return call
+
+
+def static_int(v, what="value"):
+    if isinstance(v, core.Tracer):
+        if v.known is None:
+            raise ConcretizationError(f"{what} must be known at staging time")
+        return int(v.known)
+    try:
+        return operator.index(v)
+    except TypeError:
+        if hasattr(v, "__array__") and np.ndim(v) == 0 and np.issubdtype(np.asarray(v).dtype,
+                                                                         np.integer):
+            return int(np.asarray(v))
+        raise ArgumentError(f"{what} must be an integer, got {v!r:.60}") from None
+
+
+def static_shape(shape, what="shape"):
+    if shape is None:
+        return ()
+    if isinstance(shape, (tuple, list)):
+        return tuple(static_int(d, what) for d in shape)
+    return (static_int(shape, what),)
+
+
+def prefix_sum(x, axis=0, exclusive=False):
+    """Inclusive (or exclusive) prefix sum of `x` along `axis`, in log2(n) steps."""
+    av = core.get_aval(x)
+    n = av.shape[axis]
+    zero = np.zeros((), av.dtype)[()]
+    shift = 1
+    while shift < n:
+        cfg = [(0, 0, 0)] * av.ndim
+        cfg[axis] = (shift, -shift, 0)
+        x = lax.add(x, lax.pad(x, zero, cfg))
+        shift *= 2
+    if exclusive:
+        cfg = [(0, 0, 0)] * av.ndim
+        cfg[axis] = (1, -1, 0)
+        x = lax.pad(x, zero, cfg)
+    return x

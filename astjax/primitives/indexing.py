@@ -1,0 +1,433 @@
+"""Gather and scatter: `gather`, `scatter`, `scatter-add`, `scatter-mul`,
+`scatter-min`, `scatter-max`, with JAX's names and params.
+
+Indices always carry their index vector in the last axis (JAX's convention, so
+`index_vector_dim = indices.ndim - 1` in StableHLO). Out-of-bounds handling follows
+`GatherScatterMode`, as in JAX:
+
+- `CLIP`: start indices are clamped so that the whole window is in bounds;
+- `FILL_OR_DROP` (the default of `lax.gather` / `lax.scatter*` when `mode=None`):
+  a gather window that is partly out of bounds is replaced by `fill_value` (NaN for
+  inexact dtypes, the minimum of signed, the maximum of unsigned ints, True for
+  bool); a scatter window that is partly out of bounds is dropped;
+- `PROMISE_IN_BOUNDS`: no checks; XLA then clamps gathers and drops scatters,
+  which is also what the NumPy reference does. `jnp` indexing (`x[idx]`) uses this
+  mode for gathers, after wrapping negative indices (so it clamps).
+"""
+from __future__ import annotations
+
+import enum
+from typing import NamedTuple
+
+import numpy as np
+
+from .. import core, dtypes
+from ..core import ShapedArray
+from ..errors import DTypeError, ShapeError
+from .helpers import register, mark_unsupported  # noqa: F401
+
+
+class GatherScatterMode(enum.Enum):
+    CLIP = enum.auto()
+    FILL_OR_DROP = enum.auto()
+    PROMISE_IN_BOUNDS = enum.auto()
+
+    def __str__(self):
+        return f"GatherScatterMode.{self.name}"
+
+    @staticmethod
+    def from_any(s) -> "GatherScatterMode":
+        if isinstance(s, GatherScatterMode):
+            return s
+        if s == "clip":
+            return GatherScatterMode.CLIP
+        if s is None or s in ("fill", "drop"):
+            return GatherScatterMode.FILL_OR_DROP
+        if s == "promise_in_bounds":
+            return GatherScatterMode.PROMISE_IN_BOUNDS
+        raise ValueError(f'Unknown gather mode "{s}"')
+
+
+class GatherDimensionNumbers(NamedTuple):
+    offset_dims: tuple = ()
+    collapsed_slice_dims: tuple = ()
+    start_index_map: tuple = ()
+    operand_batching_dims: tuple = ()
+    start_indices_batching_dims: tuple = ()
+
+
+class ScatterDimensionNumbers(NamedTuple):
+    update_window_dims: tuple = ()
+    inserted_window_dims: tuple = ()
+    scatter_dims_to_operand_dims: tuple = ()
+    operand_batching_dims: tuple = ()
+    scatter_indices_batching_dims: tuple = ()
+
+
+def default_fill_value(dtype):
+    """JAX's fill for out-of-bounds FILL_OR_DROP gathers."""
+    dtype = np.dtype(dtype)
+    if dtypes.is_inexact(dtype):
+        return np.nan
+    if dtypes.issubdtype(dtype, np.signedinteger):
+        return dtypes.iinfo(dtype).min
+    if dtypes.issubdtype(dtype, np.unsignedinteger):
+        return dtypes.iinfo(dtype).max
+    return True
+
+
+def _check_indices(name, indices):
+    if not dtypes.is_int(indices.dtype):
+        raise DTypeError(f"`{name}` indices must be integers, got {indices.str_short()}")
+    if indices.ndim < 1:
+        raise ShapeError(f"`{name}` indices need a last axis holding the index vector, got "
+                         f"shape {indices.shape}")
+
+
+def _sorted_unique(name, what, dims, bound):
+    if list(dims) != sorted(set(dims)) or any(not 0 <= d < bound for d in dims):
+        raise ShapeError(f"`{name}`: {what}={tuple(dims)} must be sorted, unique and "
+                         f"in [0, {bound})")
+
+
+def _starts(operand_shape, indices, index_map, op_batch, idx_batch):
+    """Per operand dim, the window start of every batch position (int64 arrays of the
+    indices' batch shape)."""
+    bshape = indices.shape[:-1]
+    starts = [np.zeros(bshape, np.int64) for _ in operand_shape]
+    for k, d in enumerate(index_map):
+        starts[d] = indices[..., k].astype(np.int64)
+    for od, idim in zip(op_batch, idx_batch):
+        shape = [1] * len(bshape)
+        shape[idim] = bshape[idim]
+        starts[od] = np.broadcast_to(np.arange(bshape[idim]).reshape(shape), bshape)
+    return starts
+
+
+def _window_index(starts, sizes, nb):
+    """Full operand index arrays of shape batch + window for every operand dim."""
+    nd = len(sizes)
+    out = []
+    for d, (s, z) in enumerate(zip(starts, sizes)):
+        r = np.arange(z).reshape([1] * nb + [z if i == d else 1 for i in range(nd)])
+        out.append(s.reshape(s.shape + (1,) * nd) + r)
+    return out
+
+# ------------------------------------------------------------------------- gather
+
+
+gather_p = core.new_primitive("gather")
+
+
+def _gather_ae(operand, indices, *, dimension_numbers, slice_sizes, indices_are_sorted=False,
+               unique_indices=False, mode=None, fill_value=None):
+    dn = dimension_numbers
+    _check_indices("gather", indices)
+    nb = indices.ndim - 1
+    if len(slice_sizes) != operand.ndim:
+        raise ShapeError(f"gather: slice_sizes {tuple(slice_sizes)} must have one entry per "
+                         f"operand dimension ({operand.shape})")
+    for d, (z, n) in enumerate(zip(slice_sizes, operand.shape)):
+        if not 0 <= z <= n:
+            raise ShapeError(f"gather: slice size {z} is out of bounds for dimension {d} of "
+                             f"operand shape {operand.shape}")
+    if len(dn.start_index_map) != indices.shape[-1]:
+        raise ShapeError(f"gather: start_index_map {tuple(dn.start_index_map)} needs an index "
+                         f"vector of length {len(dn.start_index_map)}, indices have shape "
+                         f"{indices.shape}")
+    if len(set(dn.start_index_map)) != len(dn.start_index_map) or any(
+            not 0 <= d < operand.ndim for d in dn.start_index_map):
+        raise ShapeError(f"gather: bad start_index_map {tuple(dn.start_index_map)}")
+    _sorted_unique("gather", "collapsed_slice_dims", dn.collapsed_slice_dims, operand.ndim)
+    _sorted_unique("gather", "operand_batching_dims", dn.operand_batching_dims, operand.ndim)
+    for d in tuple(dn.collapsed_slice_dims) + tuple(dn.operand_batching_dims):
+        if slice_sizes[d] != 1:
+            raise ShapeError(f"gather: collapsed or batching dimension {d} needs slice size 1, "
+                             f"got {slice_sizes[d]}")
+    if set(dn.collapsed_slice_dims) & set(dn.operand_batching_dims):
+        raise ShapeError("gather: a dimension cannot be both collapsed and batching")
+    if len(dn.operand_batching_dims) != len(dn.start_indices_batching_dims):
+        raise ShapeError("gather: operand_batching_dims and start_indices_batching_dims differ "
+                         "in length")
+    for od, idim in zip(dn.operand_batching_dims, dn.start_indices_batching_dims):
+        if not 0 <= idim < nb or operand.shape[od] != indices.shape[idim]:
+            raise ShapeError(f"gather: batching dimension {od} of operand {operand.shape} does "
+                             f"not match dimension {idim} of indices {indices.shape}")
+    window = [slice_sizes[d] for d in range(operand.ndim)
+              if d not in dn.collapsed_slice_dims and d not in dn.operand_batching_dims]
+    rank = nb + len(window)
+    if len(dn.offset_dims) != len(window):
+        raise ShapeError(f"gather: offset_dims {tuple(dn.offset_dims)} must have one entry per "
+                         f"window dimension ({len(window)})")
+    _sorted_unique("gather", "offset_dims", dn.offset_dims, rank)
+    batch = iter(indices.shape[:-1])
+    wins = iter(window)
+    shape = [next(wins) if i in dn.offset_dims else next(batch) for i in range(rank)]
+    return ShapedArray(shape, operand.dtype, operand.weak_type)
+
+
+def _gather_impl(operand, indices, *, dimension_numbers, slice_sizes, indices_are_sorted=False,
+                 unique_indices=False, mode=None, fill_value=None):
+    dn = dimension_numbers
+    op, ind = np.asarray(operand), np.asarray(indices)
+    mode = GatherScatterMode.from_any(mode)
+    nb = ind.ndim - 1
+    bshape = ind.shape[:-1]
+    starts = _starts(op.shape, ind, dn.start_index_map, dn.operand_batching_dims,
+                     dn.start_indices_batching_dims)
+    ok = np.ones(bshape, bool)
+    for d in dn.start_index_map:
+        ok &= (starts[d] >= 0) & (starts[d] <= op.shape[d] - slice_sizes[d])
+    starts = [np.clip(s, 0, n - z) for s, n, z in zip(starts, op.shape, slice_sizes)]
+    g = op[tuple(_window_index(starts, slice_sizes, nb))]
+    keep = [d for d in range(op.ndim)
+            if d not in dn.collapsed_slice_dims and d not in dn.operand_batching_dims]
+    g = g.reshape(bshape + tuple(slice_sizes[d] for d in keep))
+    rank = nb + len(keep)
+    bpos = [i for i in range(rank) if i not in dn.offset_dims]
+    perm = [0] * rank
+    for j, p in enumerate(bpos):
+        perm[p] = j
+    for j, p in enumerate(dn.offset_dims):
+        perm[p] = nb + j
+    out = np.transpose(g, perm)
+    if mode == GatherScatterMode.FILL_OR_DROP:
+        fv = default_fill_value(op.dtype) if fill_value is None else fill_value
+        mshape = [bshape[bpos.index(i)] if i in bpos else 1 for i in range(rank)]
+        out = np.where(ok.reshape(mshape), out, np.asarray(fv).astype(op.dtype))
+    return np.array(out, dtype=op.dtype)
+
+
+def _compare(ctx, x, y, direction, aval):
+    ctype = "UNSIGNED" if dtypes.issubdtype(aval.dtype, np.unsignedinteger) else "SIGNED"
+    return ctx.op1("stablehlo.compare", [x, y], aval.update(dtype=dtypes.bool_), attrs={
+        "comparison_direction": f"#stablehlo<comparison_direction {direction}>",
+        "compare_type": f"#stablehlo<comparison_type {ctype}>"})
+
+
+def _gather_attr(dn, index_vector_dim):
+    parts = [("offset_dims", dn.offset_dims), ("collapsed_slice_dims", dn.collapsed_slice_dims),
+             ("operand_batching_dims", dn.operand_batching_dims),
+             ("start_indices_batching_dims", dn.start_indices_batching_dims),
+             ("start_index_map", dn.start_index_map)]
+    body = [f"{k} = [{', '.join(str(int(d)) for d in v)}]" for k, v in parts if len(v)]
+    body.append(f"index_vector_dim = {index_vector_dim}")
+    return f"#stablehlo.gather<{', '.join(body)}>"
+
+
+def _scatter_attr(dn, index_vector_dim):
+    parts = [("update_window_dims", dn.update_window_dims),
+             ("inserted_window_dims", dn.inserted_window_dims),
+             ("input_batching_dims", dn.operand_batching_dims),
+             ("scatter_indices_batching_dims", dn.scatter_indices_batching_dims),
+             ("scatter_dims_to_operand_dims", dn.scatter_dims_to_operand_dims)]
+    body = [f"{k} = [{', '.join(str(int(d)) for d in v)}]" for k, v in parts if len(v)]
+    body.append(f"index_vector_dim = {index_vector_dim}")
+    return f"#stablehlo.scatter<{', '.join(body)}>"
+
+
+def _bool_attr(b):
+    return "true" if b else "false"
+
+
+def _upper_bounds(ctx, iaval, bounds):
+    """A constant of the indices' shape holding `bounds` along the last axis."""
+    hi = dtypes.iinfo(iaval.dtype).max
+    vec = np.minimum(np.asarray(bounds, np.int64), hi).astype(iaval.dtype)
+    c = ctx.constant(vec, iaval.update(shape=(len(bounds),)))
+    return ctx.op1("stablehlo.broadcast_in_dim", [c], iaval,
+                   {"broadcast_dimensions": ctx.i64([iaval.ndim - 1])})
+
+
+def _gather_lowering(ctx, operand, indices, *, dimension_numbers, slice_sizes,
+                     indices_are_sorted=False, unique_indices=False, mode=None, fill_value=None):
+    dn = dimension_numbers
+    oaval, iaval = ctx.avals_in
+    out = ctx.avals_out[0]
+    mode = GatherScatterMode.from_any(mode)
+    g = ctx.op1("stablehlo.gather", [operand, indices], attrs={
+        "dimension_numbers": _gather_attr(dn, iaval.ndim - 1),
+        "slice_sizes": ctx.i64(slice_sizes),
+        "indices_are_sorted": _bool_attr(indices_are_sorted)})
+    if mode != GatherScatterMode.FILL_OR_DROP or not dn.start_index_map:
+        return g
+    # FILL_OR_DROP: a window partly out of bounds gives fill_value (JAX's _gather_fill)
+    bool_i = iaval.update(dtype=dtypes.bool_)
+    zero = ctx.broadcast(ctx.constant(0, iaval.update(shape=())), iaval.update(shape=()), iaval)
+    hi = _upper_bounds(ctx, iaval, [oaval.shape[d] - slice_sizes[d] for d in dn.start_index_map])
+    ok = ctx.op1("stablehlo.and", [_compare(ctx, indices, zero, "GE", iaval),
+                                   _compare(ctx, indices, hi, "LE", iaval)], bool_i)
+    scalar_b = ShapedArray((), dtypes.bool_)
+    body = ctx.region([scalar_b, scalar_b],
+                      lambda a, b: [ctx.mb.op("stablehlo.and", [a, b], [scalar_b])[0]])
+    ok = ctx.op1("stablehlo.reduce", [ok, ctx.constant(True, scalar_b)],
+                 ShapedArray(iaval.shape[:-1], dtypes.bool_), regions=[body],
+                 attrs={"dimensions": ctx.i64([iaval.ndim - 1])})
+    bpos = [i for i in range(out.ndim) if i not in dn.offset_dims]
+    ok = ctx.op1("stablehlo.broadcast_in_dim", [ok], out.update(dtype=dtypes.bool_),
+                 {"broadcast_dimensions": ctx.i64(bpos)})
+    fv = default_fill_value(out.dtype) if fill_value is None else fill_value
+    fill = ctx.broadcast(ctx.constant(np.asarray(fv).astype(out.dtype), out.update(shape=())),
+                         out.update(shape=()), out)
+    return ctx.op1("stablehlo.select", [ok, g, fill])
+
+
+register(gather_p, impl=_gather_impl, abstract_eval=_gather_ae, lowering=_gather_lowering)
+
+# ------------------------------------------------------------------------ scatter
+
+
+def _scatter_ae_for(name):
+    def abstract_eval(operand, indices, updates, *, dimension_numbers, indices_are_sorted=False,
+                      unique_indices=False, mode=None, update_jaxpr=None, update_consts=()):
+        dn = dimension_numbers
+        _check_indices(name, indices)
+        if updates.dtype != operand.dtype:
+            raise DTypeError(f"`{name}`: updates {updates.str_short()} must have the operand's "
+                             f"dtype {operand.str_short()}")
+        nb = indices.ndim - 1
+        _sorted_unique(name, "update_window_dims", dn.update_window_dims, updates.ndim)
+        _sorted_unique(name, "inserted_window_dims", dn.inserted_window_dims, operand.ndim)
+        _sorted_unique(name, "operand_batching_dims", dn.operand_batching_dims, operand.ndim)
+        if set(dn.inserted_window_dims) & set(dn.operand_batching_dims):
+            raise ShapeError(f"`{name}`: a dimension cannot be both inserted and batching")
+        if updates.ndim != nb + len(dn.update_window_dims):
+            raise ShapeError(f"`{name}`: updates of shape {updates.shape} need rank "
+                             f"{nb + len(dn.update_window_dims)} (indices batch {indices.shape[:-1]}"
+                             f" plus {len(dn.update_window_dims)} window dims)")
+        wdims = [d for d in range(operand.ndim)
+                 if d not in dn.inserted_window_dims and d not in dn.operand_batching_dims]
+        if len(wdims) != len(dn.update_window_dims):
+            raise ShapeError(f"`{name}`: update_window_dims {tuple(dn.update_window_dims)} must "
+                             f"have one entry per window dimension of the operand ({len(wdims)})")
+        for d, u in zip(wdims, dn.update_window_dims):
+            if updates.shape[u] > operand.shape[d]:
+                raise ShapeError(f"`{name}`: update window of size {updates.shape[u]} is larger "
+                                 f"than operand dimension {d} of shape {operand.shape}")
+        sdims = [updates.shape[d] for d in range(updates.ndim) if d not in dn.update_window_dims]
+        if tuple(sdims) != indices.shape[:-1]:
+            raise ShapeError(f"`{name}`: updates' scatter dims {tuple(sdims)} do not match the "
+                             f"indices' batch shape {indices.shape[:-1]}")
+        m = dn.scatter_dims_to_operand_dims
+        if len(m) != indices.shape[-1] or len(set(m)) != len(m) or any(
+                not 0 <= d < operand.ndim for d in m):
+            raise ShapeError(f"`{name}`: scatter_dims_to_operand_dims {tuple(m)} does not fit an "
+                             f"index vector of length {indices.shape[-1]} into rank {operand.ndim}")
+        if len(dn.operand_batching_dims) != len(dn.scatter_indices_batching_dims):
+            raise ShapeError(f"`{name}`: operand and indices batching dims differ in length")
+        for od, idim in zip(dn.operand_batching_dims, dn.scatter_indices_batching_dims):
+            if not 0 <= idim < nb or operand.shape[od] != indices.shape[idim]:
+                raise ShapeError(f"`{name}`: batching dimension {od} of operand {operand.shape} "
+                                 f"does not match dimension {idim} of indices {indices.shape}")
+        return ShapedArray(operand.shape, operand.dtype, operand.weak_type)
+    return abstract_eval
+
+
+def _set(out, idx, vals):
+    out[idx] = vals
+
+
+def _ufunc_at(uf):
+    return lambda out, idx, vals: uf.at(out, idx, vals)
+
+
+def _scatter_impl_for(apply):
+    def impl(operand, indices, updates, *, dimension_numbers, indices_are_sorted=False,
+             unique_indices=False, mode=None, update_jaxpr=None, update_consts=()):
+        dn = dimension_numbers
+        out = np.array(operand)
+        ind, upd = np.asarray(indices), np.asarray(updates)
+        mode = GatherScatterMode.from_any(mode)
+        nb = ind.ndim - 1
+        bshape = ind.shape[:-1]
+        sdims = [d for d in range(upd.ndim) if d not in dn.update_window_dims]
+        u = np.transpose(upd, sdims + list(dn.update_window_dims))
+        wdims = [d for d in range(out.ndim)
+                 if d not in dn.inserted_window_dims and d not in dn.operand_batching_dims]
+        full = [1] * out.ndim
+        for d, ud in zip(wdims, dn.update_window_dims):
+            full[d] = upd.shape[ud]
+        u = u.reshape(bshape + tuple(full))
+        starts = _starts(out.shape, ind, dn.scatter_dims_to_operand_dims,
+                         dn.operand_batching_dims, dn.scatter_indices_batching_dims)
+        if mode == GatherScatterMode.CLIP:
+            starts = [np.clip(s, 0, n - z) for s, n, z in zip(starts, out.shape, full)]
+        ok = np.ones(bshape, bool)
+        for s, n, z in zip(starts, out.shape, full):
+            ok &= (s >= 0) & (s <= n - z)
+        idx = _window_index(starts, full, nb)
+        mask = np.broadcast_to(ok.reshape(bshape + (1,) * out.ndim), u.shape)
+        with np.errstate(all="ignore"):
+            apply(out, tuple(i[mask] for i in idx), u[mask])
+        return out
+    return impl
+
+
+def _scatter_lowering_for(combine):
+    def lowering(ctx, operand, indices, updates, *, dimension_numbers, indices_are_sorted=False,
+                 unique_indices=False, mode=None, update_jaxpr=None, update_consts=()):
+        dn = dimension_numbers
+        oaval, iaval, uaval = ctx.avals_in
+        if GatherScatterMode.from_any(mode) == GatherScatterMode.CLIP:
+            full = [1] * oaval.ndim
+            wdims = [d for d in range(oaval.ndim)
+                     if d not in dn.inserted_window_dims and d not in dn.operand_batching_dims]
+            for d, ud in zip(wdims, dn.update_window_dims):
+                full[d] = uaval.shape[ud]
+            hi = _upper_bounds(ctx, iaval, [oaval.shape[d] - full[d]
+                                            for d in dn.scatter_dims_to_operand_dims])
+            zero = ctx.broadcast(ctx.constant(0, iaval.update(shape=())),
+                                 iaval.update(shape=()), iaval)
+            indices = ctx.op1("stablehlo.clamp", [zero, indices, hi], iaval)
+        scalar = ShapedArray((), oaval.dtype)
+        body = ctx.region([scalar, scalar], lambda a, b: [combine(ctx, a, b, scalar)])
+        return ctx.op1("stablehlo.scatter", [operand, indices, updates], regions=[body], attrs={
+            "scatter_dimension_numbers": _scatter_attr(dn, iaval.ndim - 1),
+            "indices_are_sorted": _bool_attr(indices_are_sorted),
+            "unique_indices": _bool_attr(unique_indices)})
+    return lowering
+
+
+def _hlo_combiner(op, bool_op):
+    def combine(ctx, a, b, scalar):
+        name = bool_op if scalar.dtype == dtypes.bool_ else op
+        return ctx.mb.op(name, [a, b], [scalar])[0]
+    return combine
+
+
+def _np_bool_safe(uf, bool_uf):
+    def apply(out, idx, vals):
+        (bool_uf if out.dtype == np.bool_ else uf).at(out, idx, vals)
+    return apply
+
+
+scatter_p = core.new_primitive("scatter")
+register(scatter_p, impl=_scatter_impl_for(_set), abstract_eval=_scatter_ae_for("scatter"),
+         lowering=_scatter_lowering_for(lambda ctx, a, b, scalar: b))
+
+scatter_add_p = core.new_primitive("scatter-add")
+register(scatter_add_p, impl=_scatter_impl_for(_np_bool_safe(np.add, np.logical_or)),
+         abstract_eval=_scatter_ae_for("scatter-add"),
+         lowering=_scatter_lowering_for(_hlo_combiner("stablehlo.add", "stablehlo.or")))
+
+scatter_mul_p = core.new_primitive("scatter-mul")
+register(scatter_mul_p, impl=_scatter_impl_for(_np_bool_safe(np.multiply, np.logical_and)),
+         abstract_eval=_scatter_ae_for("scatter-mul"),
+         lowering=_scatter_lowering_for(_hlo_combiner("stablehlo.multiply", "stablehlo.and")))
+
+scatter_min_p = core.new_primitive("scatter-min")
+register(scatter_min_p, impl=_scatter_impl_for(_np_bool_safe(np.minimum, np.logical_and)),
+         abstract_eval=_scatter_ae_for("scatter-min"),
+         lowering=_scatter_lowering_for(_hlo_combiner("stablehlo.minimum", "stablehlo.and")))
+
+scatter_max_p = core.new_primitive("scatter-max")
+register(scatter_max_p, impl=_scatter_impl_for(_np_bool_safe(np.maximum, np.logical_or)),
+         abstract_eval=_scatter_ae_for("scatter-max"),
+         lowering=_scatter_lowering_for(_hlo_combiner("stablehlo.maximum", "stablehlo.or")))
+
+SCATTERS = {"set": scatter_p, "add": scatter_add_p, "mul": scatter_mul_p,
+            "min": scatter_min_p, "max": scatter_max_p}
+
+__all__ = ["GatherScatterMode", "GatherDimensionNumbers", "ScatterDimensionNumbers",
+           "gather_p", "scatter_p", "scatter_add_p", "scatter_mul_p", "scatter_min_p",
+           "scatter_max_p", "default_fill_value"]

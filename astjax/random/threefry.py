@@ -1,0 +1,146 @@
+"""The threefry2x32 counter-based hash and the key operations built on it, exactly
+as JAX's default PRNG implementation (`jax_threefry_partitionable=True`, JAX's
+default since 0.5): `seed`, `split`, `fold_in` and `random_bits` give the same bits
+as `jax.random` for the same key, shape and dtype.
+
+Keys are raw `uint32[..., 2]` arrays (JAX's "legacy" key representation); the
+typed-key API (`key`, `key_data`, `wrap_key_data`) maps onto the same arrays.
+Everything here is written with lax uint32 ops, so it stages, differentiates
+(as a constant) and batches like any other code.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import core, dtypes, lax
+from ..config import config
+from ..errors import ArgumentError, DTypeError
+
+_U32 = dtypes.uint32
+_ROT = ((13, 15, 26, 6), (17, 29, 16, 24))
+
+
+def _u32(v):
+    return np.uint32(v)
+
+
+def _rotl(x, d):
+    return lax.bitwise_or(lax.shift_left(x, _u32(d)), lax.shift_right_logical(x, _u32(32 - d)))
+
+
+def threefry2x32(k1, k2, x1, x2):
+    """The threefry2x32 block function on uint32 arrays (keys broadcast)."""
+    ks = [k1, k2, lax.bitwise_xor(lax.bitwise_xor(k1, k2), _u32(0x1BD11BDA))]
+    shape = core.get_aval(x1).shape
+    if shape:
+        ks = [k if core.get_aval(k).shape == shape else lax.broadcast(k, shape) for k in ks]
+    x = [lax.add(x1, ks[0]), lax.add(x2, ks[1])]
+    for i in range(5):
+        for r in _ROT[i % 2]:
+            x[0] = lax.add(x[0], x[1])
+            x[1] = lax.bitwise_xor(x[0], _rotl(x[1], r))
+        x[0] = lax.add(x[0], ks[(i + 1) % 3])
+        x[1] = lax.add(lax.add(x[1], ks[(i + 2) % 3]), _u32(i + 1))
+    return x[0], x[1]
+
+
+def iota_2x32(shape):
+    """(hi, lo) uint32 words of the row-major flat index of each element of `shape`."""
+    if not shape:
+        z = lax.full((), 0, _U32)
+        return z, z
+    size = int(np.prod(shape, dtype=np.int64))
+    if size >= 2 ** 32:
+        raise ArgumentError("random arrays of 2**32 elements or more are not supported")
+    lo = None
+    stride = 1
+    for d in range(len(shape) - 1, -1, -1):
+        term = lax.broadcasted_iota(_U32, shape, d)
+        if stride != 1:
+            term = lax.mul(term, _u32(stride))
+        lo = term if lo is None else lax.add(lo, term)
+        stride *= shape[d]
+    return lax.full(shape, 0, _U32), lo
+
+
+def check_key(key, name):
+    a = core.get_aval(key)
+    if a.dtype != _U32 or a.shape[-1:] != (2,):
+        raise DTypeError(f"`random.{name}` needs a PRNG key (uint32 array of shape (..., 2)), "
+                         f"got {a.str_short()}",
+                         hint="make one with astjax.random.PRNGKey(seed) or random.key(seed)")
+    if a.ndim != 1:
+        raise ArgumentError(f"`random.{name}` takes a single key, got a key array of shape "
+                            f"{a.shape[:-1]}", hint="use astjax.vmap to map over keys")
+    return key
+
+
+def _halves(key):
+    return (lax.squeeze(lax.slice(key, (0,), (1,)), (0,)),
+            lax.squeeze(lax.slice(key, (1,), (2,)), (0,)))
+
+
+def seed(s):
+    """`jax.random.PRNGKey(seed)` data: the 64-bit seed as (hi, lo) uint32 words."""
+    if isinstance(s, (bool, np.bool_)) or not (isinstance(s, (int, np.integer)) or dtypes.is_int(
+            core.get_aval(s).dtype)):
+        raise DTypeError(f"a PRNG seed must be an integer, got {s!r:.40}")
+    if isinstance(s, (int, np.integer)):
+        s = int(s)
+        if config.x64_enabled:
+            s &= 0xFFFFFFFFFFFFFFFF
+            hi, lo = s >> 32, s & 0xFFFFFFFF
+        else:
+            hi, lo = 0, s & 0xFFFFFFFF
+        v = np.array([hi, lo], np.uint32)
+        from ..numpy.creation import _constant
+        return _constant(v)
+    a = core.get_aval(s)
+    if a.shape != ():
+        raise ArgumentError(f"a PRNG seed must be a scalar, got shape {a.shape}",
+                            hint="use astjax.vmap to make several keys")
+    if a.dtype.itemsize == 8:
+        hi = lax.convert_element_type(lax.shift_right_logical(s, np.asarray(32, a.dtype)[()]), _U32)
+    else:
+        hi = lax.full((), 0, _U32)
+    lo = lax.convert_element_type(s if a.dtype.itemsize <= 4 else lax.bitwise_and(
+        s, np.asarray(0xFFFFFFFF, a.dtype)[()]), _U32)
+    return lax.concatenate([lax.reshape(hi, (1,)), lax.reshape(lo, (1,))], 0)
+
+
+def split(key, shape):
+    k1, k2 = _halves(key)
+    c1, c2 = iota_2x32(shape)
+    b1, b2 = threefry2x32(k1, k2, c1, c2)
+    nd = len(shape)
+    return lax.concatenate([lax.expand_dims(b1, (nd,)), lax.expand_dims(b2, (nd,))], nd)
+
+
+def fold_in(key, data):
+    k1, k2 = _halves(key)
+    a = core.get_aval(data)
+    if a.dtype != _U32:
+        data = lax.convert_element_type(data, _U32)
+    zero = lax.full((), 0, _U32)
+    b1, b2 = threefry2x32(k1, k2, zero, data)
+    return lax.concatenate([lax.reshape(b1, (1,)), lax.reshape(b2, (1,))], 0)
+
+
+def random_bits(key, bit_width, shape):
+    """Uniform random bits as an unsigned integer array of `bit_width` bits."""
+    if bit_width not in (8, 16, 32, 64):
+        raise DTypeError("random bits need an 8-, 16-, 32- or 64-bit width")
+    k1, k2 = _halves(key)
+    c1, c2 = iota_2x32(shape)
+    b1, b2 = threefry2x32(k1, k2, c1, c2)
+    if bit_width == 64:
+        u64 = dtypes.canonicalize(dtypes.uint64)
+        if u64 != dtypes.uint64:
+            raise DTypeError("64-bit random bits need jax_enable_x64")
+        hi = lax.convert_element_type(b1, u64)
+        lo = lax.convert_element_type(b2, u64)
+        return lax.bitwise_or(lax.shift_left(hi, np.uint64(32)), lo)
+    bits = lax.bitwise_xor(b1, b2)
+    if bit_width == 32:
+        return bits
+    return lax.convert_element_type(bits, np.dtype(f"uint{bit_width}"))

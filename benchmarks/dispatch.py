@@ -1,0 +1,179 @@
+"""Dispatch and first-call latency, astjax beside `jax.jit`.
+
+    python benchmarks/dispatch.py [--repeats 7] [--processes 5] [--quick]
+
+Each implementation is measured in its own fresh Python process (so astjax and JAX
+never share jaxlib state); JAX's column is left out when `jax` is not importable.
+Rows:
+  - dispatch, device arrays in: per-call time of a jitted tiny function `x * y + 1`
+    on f32[3] Arrays already on the device (result left on device);
+  - dispatch, NumPy in/out: the same with NumPy arrays in and `np.asarray` of the
+    result out;
+  - first call of the seeds' MLP `predict` (sizes [784, 512, 512, 10], batch 128):
+    stage + lower + compile + run of a freshly jitted function, inputs on device,
+    after the runtime itself is initialised. One sample per fresh process.
+Per-call rows use the min and the median over `--repeats` timed loops in each of
+`--processes` processes; the first-call row takes one sample per process.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+IMPLS = ("astjax", "jax")
+
+
+# ------------------------------------------------------------------------ worker
+
+def _worker(impl: str, repeats: int, loops: int) -> dict:
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    import numpy as np
+    if impl == "jax":
+        import jax
+        import jax.numpy as jnp
+    else:
+        import astjax as jax
+        import astjax.numpy as jnp
+
+    # Initialise the runtime (client, first compile) outside every measurement.
+    jax.jit(lambda a: a - 1)(jax.device_put(np.zeros(2, np.float32))).block_until_ready()
+
+    # First call of the seeds' MLP predict: a fresh function object so no cache helps.
+    ns: dict = {"jnp": jnp}
+    exec(compile(_PREDICT_SRC, _predict_file(), "exec"), ns)
+    predict = ns["predict"]
+    rng = np.random.RandomState(0)
+    sizes = [784, 512, 512, 10]
+    params = [(jax.device_put(rng.randn(m, n).astype(np.float32)),
+               jax.device_put(rng.randn(n).astype(np.float32)))
+              for m, n in zip(sizes[:-1], sizes[1:])]
+    inputs = jax.device_put(rng.randn(128, 784).astype(np.float32))
+    jax.block_until_ready((params, inputs))
+    t0 = time.perf_counter()
+    jax.jit(predict)(params, inputs).block_until_ready()
+    first_call = time.perf_counter() - t0
+
+    # Dispatch of a tiny jitted function.
+    f = jax.jit(lambda x, y: x * y + 1)
+    xd = jax.device_put(np.arange(3, dtype=np.float32))
+    yd = jax.device_put(np.ones(3, np.float32))
+    xn = np.arange(3, dtype=np.float32)
+    yn = np.ones(3, np.float32)
+    f(xd, yd).block_until_ready()
+    np.asarray(f(xn, yn))
+
+    def per_call(call, n):
+        out = []
+        for _ in range(repeats):
+            t = time.perf_counter()
+            for _ in range(n):
+                r = call()
+            r.block_until_ready() if hasattr(r, "block_until_ready") else None
+            out.append((time.perf_counter() - t) / n)
+        return out
+
+    dev = per_call(lambda: f(xd, yd), loops)
+    host = per_call(lambda: np.asarray(f(xn, yn)), max(loops // 4, 1))
+    return {"dispatch_device": dev, "dispatch_numpy": host, "first_call": [first_call]}
+
+
+_PREDICT_SRC = '''
+def predict(params, inputs):
+    for W, b in params:
+        outputs = jnp.dot(inputs, W) + b
+        inputs = jnp.tanh(outputs)
+    return outputs
+'''
+
+
+def _predict_file():
+    """astjax stages from source: give the exec'd function a real file to read."""
+    import tempfile
+    path = os.path.join(tempfile.gettempdir(), f"astjax_bench_predict_{os.getpid()}.py")
+    with open(path, "w") as fh:
+        fh.write(_PREDICT_SRC)
+    import linecache
+    linecache.checkcache(path)
+    return path
+
+# ------------------------------------------------------------------------ driver
+
+
+def _jax_available() -> bool:
+    r = subprocess.run([sys.executable, "-c", "import jax"], capture_output=True)
+    return r.returncode == 0
+
+
+def _run_worker(impl, repeats, loops):
+    cmd = [sys.executable, os.path.abspath(__file__), "--worker", impl,
+           "--repeats", str(repeats), "--loops", str(loops)]
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    if r.returncode != 0:
+        raise RuntimeError(f"{impl} worker failed:\n{r.stderr[-3000:]}")
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def _fmt(seconds):
+    us = seconds * 1e6
+    return f"{us / 1000:8.2f} ms" if us >= 1000 else f"{us:8.2f} us"
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--repeats", type=int, default=7, help="timed loops per process")
+    ap.add_argument("--loops", type=int, default=20000, help="calls per timed loop")
+    ap.add_argument("--processes", type=int, default=5, help="fresh processes per impl")
+    ap.add_argument("--quick", action="store_true", help="--repeats 3 --loops 2000 "
+                                                         "--processes 2")
+    ap.add_argument("--worker", choices=IMPLS, help=argparse.SUPPRESS)
+    a = ap.parse_args(argv)
+    if a.quick:
+        a.repeats, a.loops, a.processes = 3, 2000, 2
+    if a.worker:
+        print(json.dumps(_worker(a.worker, a.repeats, a.loops)))
+        return
+
+    impls = ["astjax"] + (["jax"] if _jax_available() else [])
+    results = {impl: {} for impl in impls}
+    for _ in range(a.processes):  # interleave, so drift affects both alike
+        for impl in impls:
+            for k, v in _run_worker(impl, a.repeats, a.loops).items():
+                results[impl].setdefault(k, []).extend(v)
+
+    rows = [("dispatch, device arrays in", "dispatch_device"),
+            ("dispatch, NumPy in/out", "dispatch_numpy"),
+            ("first call, MLP predict", "first_call")]
+    import platform
+    print(f"python {platform.python_version()}, {platform.machine()}, "
+          f"{os.cpu_count()} cpus; {a.processes} processes x {a.repeats} repeats x "
+          f"{a.loops} calls")
+    if "jax" not in impls:
+        print("jax is not importable: astjax only (pip install 'jax==0.10.2' to compare)")
+    head = f"{'':28} {'astjax min':>11} {'median':>11}"
+    if "jax" in impls:
+        head += f" {'jax.jit min':>12} {'median':>11} {'ratio (median)':>15}"
+    print(head)
+    ratios = {}
+    for label, key in rows:
+        ours = results["astjax"][key]
+        line = f"{label:28} {_fmt(min(ours)):>11} {_fmt(statistics.median(ours)):>11}"
+        if "jax" in impls:
+            theirs = results["jax"][key]
+            ratio = statistics.median(ours) / statistics.median(theirs)
+            ratios[key] = ratio
+            line += (f" {_fmt(min(theirs)):>12} {_fmt(statistics.median(theirs)):>11}"
+                     f" {ratio:14.2f}x")
+        print(line)
+    if ratios:
+        print("ratio = astjax / jax.jit (lower is better; targets: dispatch <= 1.2x, "
+              "first call <= 1.0x)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,467 @@
+"""Automatic differentiation as IR -> IR transforms (Autodidax's shape).
+
+- `jvp_jaxpr(closed, nonzeros, instantiate)`: forward mode. The jaxpr is
+  interpreted equation by equation inside a new Builder; each primitive's jvp rule
+  (`core.jvp_rules`, written with `lax` functions on Tracers) stages the primal and
+  tangent equations. Tangents that are known to be zero are the symbolic `Zero(aval)`
+  and never reach the IR. Tangent variables get the naming hint `d<name>`.
+- `partial_eval_jaxpr(closed, unknowns, instantiate)`: splits a jaxpr into a
+  *known* jaxpr (known inputs -> known outputs + residuals) and an *unknown* one
+  (residuals + unknown inputs -> unknown outputs). Applied to a JVP jaxpr with the
+  tangents unknown it is `linearize`: the unknown jaxpr is linear in the tangents.
+  Control-flow primitives have their own rules (`partial_eval_rules`, in
+  `ad_control`).
+- `transpose_jaxpr(closed, linear)`: the backward pass of a linear jaxpr.
+  Non-linear equations (those reading no linear variable) are re-staged forward,
+  then linear equations are transposed in reverse order, cotangents accumulating
+  with `add_any`. Cotangent variables get the hint `ct_<name>`.
+- `vjp_jaxpr` / `grad` = jvp + partial eval + transpose, then the cleanups
+  (`simplify`, `cse`, `dce`). Equations of the forward part carry
+  `SourceInfo.phase == 'forward'`, those of the backward part `'backward'`,
+  those of a JVP `'tangent'`.
+
+Integer and boolean values have no tangent space: their tangents are always the
+symbolic `Zero` (JAX's float0), and their cotangents are zero.
+
+Reverse mode through `while` with a run-time trip count is in `ad_control`
+(see its docstring and docs/autodiff.md).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from astjax import core, dtypes
+from astjax.core import Literal, Var, bind
+from astjax.errors import AstjaxError
+
+# primitive -> rule(eqn, unknowns_in: list[bool]) -> (known_eqns, unknown_eqns, out_unknowns)
+partial_eval_rules: dict = {}
+
+float0 = np.dtype([("float0", np.void, 0)])
+
+
+class Zero:
+    """A symbolic zero tangent or cotangent of abstract value `aval`."""
+    __slots__ = ("aval",)
+
+    def __init__(self, aval):
+        self.aval = aval
+
+    def __repr__(self):
+        return f"Zero({self.aval.str_short()})"
+
+
+class UndefinedPrimal:
+    """Marks a linear input of an equation being transposed."""
+    __slots__ = ("aval",)
+
+    def __init__(self, aval):
+        self.aval = aval
+
+    def __repr__(self):
+        return f"UndefinedPrimal({self.aval.str_short()})"
+
+
+def is_undefined(x):
+    return isinstance(x, UndefinedPrimal)
+
+
+class DifferentiationError(AstjaxError):
+    default_hint = ""
+
+
+def differentiable(aval) -> bool:
+    """Whether values of this aval have a (non-float0) tangent space."""
+    return dtypes.is_inexact(aval.dtype)
+
+
+def aval_of(x):
+    if isinstance(x, (Zero, UndefinedPrimal)):
+        return x.aval
+    return core.get_aval(x)
+
+# ------------------------------------------------------------------ tangent helpers
+
+
+def zeros_like_aval(aval):
+    from astjax import lax
+    v = lax.convert_element_type(np.zeros((), aval.dtype), aval.dtype, weak_type=aval.weak_type)
+    return lax.broadcast(v, aval.shape) if aval.shape else v
+
+
+def instantiate(t, aval=None):
+    if isinstance(t, Zero):
+        return zeros_like_aval(t.aval if aval is None else aval)
+    return t
+
+
+def add_tangents(a, b):
+    if isinstance(a, Zero):
+        return b
+    if isinstance(b, Zero):
+        return a
+    return bind(_add_any(), a, b)
+
+
+def _add_any():
+    from astjax.primitives.elementwise import add_any_p
+    return add_any_p
+
+
+def _literal_value(a):
+    if a.aval.weak_type:
+        return core.WeakConst(a.val)
+    return a.val
+
+
+def read_atom(env, a):
+    if isinstance(a, Literal):
+        return _literal_value(a)
+    return env[a]
+
+
+def _set_hint(x, hint):
+    if hint and isinstance(x, core.Tracer) and isinstance(x.var, Var) and x.var.hint is None:
+        b = core.current_builder()
+        if b is not None and x.builder is b:
+            b.set_name(x, hint)
+
+
+def tangent_hint(hint):
+    return None if not hint else f"d{hint}"
+
+
+def cotangent_hint(hint):
+    if not hint:
+        return None
+    if hint.startswith("ct_"):
+        return hint
+    if hint.startswith("d") and len(hint) > 1:
+        return f"ct_{hint[1:]}"
+    return f"ct_{hint}"
+
+# ------------------------------------------------------------------------------- jvp
+
+
+def _info(eqn, phase):
+    return eqn.source_info.replace(phase=phase)
+
+
+def jvp_eqn(eqn, primals, tangents):
+    """Stage one equation's JVP in the current builder -> (primal outs, tangent outs)."""
+    prim = eqn.primitive
+    n_out = len(eqn.outvars)
+    nonzero = any(not isinstance(t, Zero) for t in tangents)
+    with core.source_info_context(_info(eqn, "tangent")):
+        if not nonzero or prim in core.nondiff_primitives:
+            outs = bind(prim, *primals, **eqn.params)
+            outs = outs if prim.multiple_results else [outs]
+            return outs, [Zero(v.aval) for v in eqn.outvars]
+        rule = core.jvp_rules.get(prim)
+        if rule is None:
+            reason = core.unsupported["jvp"].get(prim)
+            raise DifferentiationError(
+                f"differentiation of `{prim.name}` is not supported"
+                + (f": {reason}" if reason else ""), loc=eqn.source_info)
+        pout, tout = rule(primals, tangents, **eqn.params)
+    if not prim.multiple_results:
+        pout, tout = [pout], [tout]
+    tout = [Zero(v.aval) if (t is None or not differentiable(v.aval)) else t
+            for t, v in zip(tout, eqn.outvars)]
+    assert len(pout) == n_out == len(tout), prim
+    return list(pout), tout
+
+
+def jvp_interpret(jaxpr, consts, primals, tangents):
+    """Interpret `jaxpr` on staged primals and tangents (Zero allowed) in the current
+    builder -> (primal outs, tangent outs)."""
+    penv, tenv = {}, {}
+    for v, x in zip(jaxpr.constvars, consts):
+        penv[v] = x
+    for v, x, t in zip(jaxpr.invars, primals, tangents):
+        penv[v] = x
+        if not isinstance(t, Zero):
+            tenv[v] = t
+
+    def read_t(a):
+        if isinstance(a, Literal):
+            return Zero(a.aval)
+        return tenv.get(a, Zero(a.aval))
+
+    for eqn in jaxpr.eqns:
+        ps = [read_atom(penv, a) for a in eqn.invars]
+        ts = [read_t(a) for a in eqn.invars]
+        pout, tout = jvp_eqn(eqn, ps, ts)
+        for v, p, t in zip(eqn.outvars, pout, tout):
+            penv[v] = p
+            _set_hint(p, v.hint)
+            if not isinstance(t, Zero):
+                tenv[v] = t
+                _set_hint(t, tangent_hint(v.hint))
+    return ([read_atom(penv, a) for a in jaxpr.outvars],
+            [read_t(a) for a in jaxpr.outvars])
+
+
+def _as_list(x, n):
+    if isinstance(x, bool):
+        return [x] * n
+    return list(x)
+
+
+def jvp_jaxpr(closed: core.ClosedJaxpr, nonzeros, instantiate=False):
+    """-> (ClosedJaxpr (primals, nonzero tangents) -> (primal outs, nonzero tangent
+    outs), out_nonzeros). Tangents of non-differentiable avals are never nonzero."""
+    jaxpr = closed.jaxpr
+    nonzeros = [nz and differentiable(v.aval) for nz, v in zip(nonzeros, jaxpr.invars)]
+    inst = _as_list(instantiate, len(jaxpr.outvars))
+    out_nz = [None]
+    n = len(jaxpr.invars)
+    t_avals = [v.aval for v, nz in zip(jaxpr.invars, nonzeros) if nz]
+    hints = [v.hint for v in jaxpr.invars] + [tangent_hint(v.hint) for v, nz in
+                                              zip(jaxpr.invars, nonzeros) if nz]
+
+    def fn(*args):
+        primals = list(args[:n])
+        it = iter(args[n:])
+        tangents = [next(it) if nz else Zero(v.aval) for v, nz in zip(jaxpr.invars, nonzeros)]
+        pout, tout = jvp_interpret(jaxpr, closed.consts, primals, tangents)
+        tout = [instantiate_out(t, i, a.aval) for t, i, a in zip(tout, inst, jaxpr.outvars)]
+        out_nz[0] = [not isinstance(t, Zero) for t in tout]
+        return pout + [t for t in tout if not isinstance(t, Zero)]
+
+    cj = core.stage(fn, [v.aval for v in jaxpr.invars] + t_avals, hints)
+    return cj, out_nz[0]
+
+
+def instantiate_out(t, inst, aval):
+    if inst and isinstance(t, Zero) and differentiable(aval):
+        return zeros_like_aval(aval)
+    return t
+
+# -------------------------------------------------------------------- partial eval
+
+
+def partial_eval_jaxpr(closed: core.ClosedJaxpr, unknowns, instantiate=False):
+    """Split `closed` by which inputs are unknown.
+
+    Returns (known, unknown, out_unknowns, num_res):
+      known:   ClosedJaxpr  known inputs -> known outputs + residuals
+      unknown: ClosedJaxpr  residuals + unknown inputs -> unknown outputs
+    """
+    jaxpr = closed.jaxpr
+    uk: set = {v for v, u in zip(jaxpr.invars, unknowns) if u}
+    known_eqns, unknown_eqns = [], []
+    for eqn in jaxpr.eqns:
+        in_uk = [isinstance(a, Var) and a in uk for a in eqn.invars]
+        if not any(in_uk):
+            known_eqns.append(eqn)
+            continue
+        rule = partial_eval_rules.get(eqn.primitive)
+        if rule is not None:
+            k_eqns, u_eqns, out_uk = rule(eqn, in_uk)
+        else:
+            k_eqns, u_eqns, out_uk = [], [eqn], [True] * len(eqn.outvars)
+        known_eqns += k_eqns
+        unknown_eqns += u_eqns
+        uk.update(v for v, u in zip(eqn.outvars, out_uk) if u)
+    inst = _as_list(instantiate, len(jaxpr.outvars))
+    out_uk = [(isinstance(a, Var) and a in uk) or i for a, i in zip(jaxpr.outvars, inst)]
+    # residuals: known variables the unknown side reads
+    res, seen = [], set()
+    uk_invars = [v for v, u in zip(jaxpr.invars, unknowns) if u]
+    for a in [a for e in unknown_eqns for a in e.invars] + [
+            a for a, u in zip(jaxpr.outvars, out_uk) if u]:
+        if isinstance(a, Var) and a not in uk and a not in seen:
+            seen.add(a)
+            res.append(a)
+    known = core.Jaxpr(jaxpr.constvars, [v for v, u in zip(jaxpr.invars, unknowns) if not u],
+                       [a for a, u in zip(jaxpr.outvars, out_uk) if not u] + res, known_eqns)
+    # the unknown jaxpr gets fresh residual binders (a Var is bound in one jaxpr only)
+    fresh = {v: Var(v.aval, v.hint) for v in res}
+    unknown = core.Jaxpr([], [fresh[v] for v in res] + uk_invars,
+                         [a for a, u in zip(jaxpr.outvars, out_uk) if u],
+                         [e.replace(invars=[fresh.get(a, a) if isinstance(a, Var) else a
+                                            for a in e.invars]) for e in unknown_eqns])
+    unknown.outvars = [fresh.get(a, a) if isinstance(a, Var) else a for a in unknown.outvars]
+    from .dce import dce_jaxpr
+    known, _ = dce_jaxpr(known)
+    return (core.ClosedJaxpr(known, closed.consts), core.ClosedJaxpr(unknown, []), out_uk,
+            len(res))
+
+# ------------------------------------------------------------------------ transpose
+
+
+def backward_pass(jaxpr, consts, linear, args, cts_out):
+    """Transpose `jaxpr` in the current builder. `linear[i]` marks invar i as linear
+    (its value in `args` is ignored). `cts_out` may hold Zero. Returns a cotangent
+    (or Zero) per linear invar."""
+    env: dict = {}
+    lin: set = set()
+    for v, c in zip(jaxpr.constvars, consts):
+        env[v] = c
+    for v, lv, x in zip(jaxpr.invars, linear, args):
+        if lv:
+            lin.add(v)
+        else:
+            env[v] = x
+    lin_eqns = []
+    for eqn in jaxpr.eqns:
+        if any(isinstance(a, Var) and a in lin for a in eqn.invars):
+            lin.update(eqn.outvars)
+            lin_eqns.append(eqn)
+        else:
+            with core.source_info_context(_info(eqn, "backward")):
+                outs = bind(eqn.primitive, *[read_atom(env, a) for a in eqn.invars], **eqn.params)
+            outs = outs if eqn.primitive.multiple_results else [outs]
+            for v, o in zip(eqn.outvars, outs):
+                env[v] = o
+                _set_hint(o, v.hint)
+    ct_env: dict = {}
+
+    def add_ct(v, ct):
+        if isinstance(ct, Zero) or ct is None:
+            return
+        prev = ct_env.get(v)
+        new = ct if prev is None else bind(_add_any(), prev, ct)
+        ct_env[v] = new
+        _set_hint(new, cotangent_hint(v.hint))
+
+    for a, ct in zip(jaxpr.outvars, cts_out):
+        if isinstance(a, Var) and a in lin:
+            add_ct(a, ct)
+    for eqn in reversed(lin_eqns):
+        cts = [ct_env.pop(v, None) for v in eqn.outvars]
+        if all(c is None for c in cts):
+            continue
+        cts = [Zero(v.aval) if c is None else c for c, v in zip(cts, eqn.outvars)]
+        ins = [UndefinedPrimal(a.aval) if isinstance(a, Var) and a in lin
+               else read_atom(env, a) for a in eqn.invars]
+        rule = core.transpose_rules.get(eqn.primitive)
+        if rule is None:
+            raise DifferentiationError(
+                f"reverse-mode differentiation needs `{eqn.primitive.name}` to be linear in "
+                "its differentiated inputs, and it has no transpose rule",
+                loc=eqn.source_info)
+        with core.source_info_context(_info(eqn, "backward")):
+            cts_in = rule(cts if eqn.primitive.multiple_results else cts[0], *ins, **eqn.params)
+        for a, x, ct in zip(eqn.invars, ins, cts_in):
+            if isinstance(x, UndefinedPrimal) and ct is not None:
+                add_ct(a, ct)
+    return [ct_env.get(v, Zero(v.aval)) if lv else None
+            for v, lv in zip(jaxpr.invars, linear)]
+
+
+def transpose_jaxpr(closed: core.ClosedJaxpr, linear, zero_cts=None):
+    """-> ClosedJaxpr (non-linear inputs, cotangents of the outputs [those not in
+    zero_cts]) -> cotangents of the linear inputs (zeros instantiated)."""
+    jaxpr = closed.jaxpr
+    nl_avals = [v.aval for v, lv in zip(jaxpr.invars, linear) if not lv]
+    zero_cts = zero_cts or [False] * len(jaxpr.outvars)
+    ct_avals = [a.aval for a, z in zip(jaxpr.outvars, zero_cts) if not z]
+    n_nl = len(nl_avals)
+    hints = [v.hint for v, lv in zip(jaxpr.invars, linear) if not lv] + [
+        cotangent_hint(a.hint) if isinstance(a, Var) else None
+        for a, z in zip(jaxpr.outvars, zero_cts) if not z]
+
+    def fn(*args):
+        it = iter(args[:n_nl])
+        full = [None if lv else next(it) for lv in linear]
+        cit = iter(args[n_nl:])
+        cts = [Zero(a.aval) if z else next(cit) for a, z in zip(jaxpr.outvars, zero_cts)]
+        res = backward_pass(jaxpr, closed.consts, linear, full, cts)
+        return [instantiate(ct, v.aval) for ct, v, lv in zip(res, jaxpr.invars, linear) if lv]
+
+    return core.stage(fn, nl_avals + ct_avals, hints)
+
+# ----------------------------------------------------------------------- inlining
+
+
+def inline(closed_or_jaxpr, args, consts=None, phase=None):
+    """Re-stage a jaxpr into the current builder, marking equations with `phase`."""
+    if isinstance(closed_or_jaxpr, core.ClosedJaxpr):
+        jaxpr, consts = closed_or_jaxpr.jaxpr, closed_or_jaxpr.consts
+    else:
+        jaxpr = closed_or_jaxpr
+        consts = consts or []
+    env = {}
+    for v, c in zip(jaxpr.constvars, consts):
+        env[v] = c
+    for v, a in zip(jaxpr.invars, args):
+        env[v] = a
+    for eqn in jaxpr.eqns:
+        info = eqn.source_info if phase is None or eqn.source_info.phase else _info(eqn, phase)
+        with core.source_info_context(info):
+            outs = bind(eqn.primitive, *[read_atom(env, a) for a in eqn.invars], **eqn.params)
+        outs = outs if eqn.primitive.multiple_results else [outs]
+        for v, o in zip(eqn.outvars, outs):
+            env[v] = o
+            _set_hint(o, v.hint)
+    return [read_atom(env, a) for a in jaxpr.outvars]
+
+# ------------------------------------------------------------- composite transforms
+
+
+def linearize_jaxpr(closed, nonzeros):
+    """-> (known, linear, out_nonzeros, num_res): known: primals -> primal outs +
+    residuals; linear: residuals + nonzero tangents -> tangent outs (all outputs,
+    zeros instantiated for differentiable ones; non-differentiable outs dropped)."""
+    n = len(closed.jaxpr.invars)
+    n_out = len(closed.jaxpr.outvars)
+    jvp, out_nz = jvp_jaxpr(closed, nonzeros, instantiate=True)
+    n_t = len(jvp.jaxpr.invars) - n
+    known, lin, out_uk, nres = partial_eval_jaxpr(
+        jvp, [False] * n + [True] * n_t, instantiate=[False] * n_out + [True] * sum(out_nz))
+    assert not any(out_uk[:n_out]), "primal outputs must be known"
+    return known, lin, out_nz, nres
+
+
+def vjp_jaxpr(closed, nonzeros):
+    """-> (fwd, bwd, out_nonzeros, num_res): fwd: primals -> primal outs + residuals;
+    bwd: residuals + cotangents of differentiable outs -> cotangents of the
+    nonzero inputs."""
+    known, lin, out_nz, nres = linearize_jaxpr(closed, nonzeros)
+    n_t = len(lin.jaxpr.invars) - nres
+    bwd = transpose_jaxpr(lin, [False] * nres + [True] * n_t)
+    return known, bwd, out_nz, nres
+
+
+def cleanup(closed: core.ClosedJaxpr) -> core.ClosedJaxpr:
+    """simplify + CSE + DCE to a fixpoint (bounded)."""
+    from .cse import cse_closed
+    from .dce import dce_closed
+    from .simplify import simplify_closed
+    for _ in range(3):
+        n = _count_eqns(closed.jaxpr)
+        closed = dce_closed(cse_closed(simplify_closed(closed)))
+        if _count_eqns(closed.jaxpr) == n:
+            break
+    return closed
+
+
+def _count_eqns(jaxpr):
+    n = 0
+    for e in jaxpr.eqns:
+        n += 1
+        for sub in core.sub_jaxprs(e.params):
+            n += _count_eqns(sub.jaxpr if isinstance(sub, core.ClosedJaxpr) else sub)
+    return n
+
+# ---------------------------------------------------------------------- stop_gradient
+
+
+def stop_gradient(x):
+    """Identity whose derivative is zero (pytrees allowed)."""
+    from astjax import tree_util
+    from astjax.primitives.ad_prims import stop_gradient_p
+
+    def sg(v):
+        if isinstance(v, core.Tracer) and not differentiable(v.aval):
+            return v
+        if not isinstance(v, core.Tracer) and core.current_builder() is None:
+            return v
+        return bind(stop_gradient_p, v)
+    return tree_util.tree_map(sg, x)
+
+
+from . import ad_rules as _ad_rules  # noqa: E402,F401  (registers the rules)
+from . import ad_control as _ad_control  # noqa: E402,F401
