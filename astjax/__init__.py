@@ -11,10 +11,12 @@ from . import primitives  # noqa: F401  (registers every primitive)
 from .codegen import runtime as _runtime
 from .codegen.runtime import Array
 from . import lax, numpy
+from . import random, nn, scipy, tree  # noqa: F401  (array API breadth)
 from .api import (jit, function, make_jaxpr, eval_shape, ShapeDtypeStruct, device_put,
                   device_get, devices, local_devices, device_count, local_device_count,
                   block_until_ready, default_backend)
 from .errors import AstjaxError
+from .batching_api import vmap  # noqa: E402
 
 numpy.ndarray = Array
 __version__ = "0.1.0"

@@ -321,3 +321,4 @@ def stop_gradient(x):
 # Control flow (cond, switch, while_loop, fori_loop, scan, map) lives in its own module.
 from .lax_control import *  # noqa: E402,F401,F403
 from .lax_indexing import *  # noqa: E402,F401,F403
+from .lax_parallel import *  # noqa: E402,F401,F403  (psum, pmean, all_gather, axis_index, ...)

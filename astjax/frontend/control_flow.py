@@ -160,7 +160,8 @@ class ControlFlowConverter(gast.NodeTransformer):
         extra = list(getattr(node, "ag_extra_test", []))
         modified = (activity.modified(node.body) | activity.mutated(node.body)) - target_names
         body_live = set(node.body[0].ag_live_in) if node.body else set()
-        state = self._state((modified & (body_live | set(node.ag_live_out))) | set(extra))
+        state = self._state((modified & (body_live | set(node.ag_live_out))) | set(extra)
+                            | (target_names & set(node.ag_live_out)))
         meta = self._meta(node, state, [node.body])
         init = self._init(node, state)
         it = self.visit(node.iter)

@@ -315,6 +315,8 @@ class _LoopState:
     def __init__(self, values, names):
         self.names = list(names)
         self.trees, self.leaves = [], []
+        # fresh empty lists: candidates for `lst.append(y)` -> stacked scan outputs
+        self.fresh_lists = [k for k, v in enumerate(values) if type(v) is list and not v]
         for v in values:
             leaves, tree = tree_util.tree_flatten(v)
             self.trees.append(tree)
@@ -330,8 +332,7 @@ class _LoopState:
                 if _array_like(x) and not isinstance(x, Undefined)]
 
     def collectors(self):
-        return [(k, j) for k, j, x in self.positions()
-                if type(x) is list and not x]
+        return list(self.fresh_lists)
 
 
 def _fmt_aval(a):
@@ -349,13 +350,17 @@ def _stage_loop_body(st: _LoopState, carry_pos, carry_avals, call_body, n_extra_
         leaves = [list(l) for l in st.leaves]
         for (k, j), t in zip(carry_pos, tracers):
             leaves[k][j] = t
-        collectors = {}
-        for (k, j) in collect:
-            leaves[k][j] = collectors[(k, j)] = _Collector()
         state = [tree_util.tree_unflatten(t, l) for t, l in zip(st.trees, leaves)]
+        collectors = {}
+        for k in collect:
+            state[k] = collectors[k] = _Collector()
         out = list(call_body(extra, state))
         carry_out = []
         for k, name in enumerate(st.names):
+            if k in collectors:
+                if out[k] is not collectors[k]:
+                    raise _Unstageable(f"'{name}' is rebound in the loop")
+                continue
             lo, to = tree_util.tree_flatten(out[k])
             if to != st.trees[k]:
                 if any(isinstance(x, Undefined) for x in st.leaves[k]):
@@ -363,8 +368,6 @@ def _stage_loop_body(st: _LoopState, carry_pos, carry_avals, call_body, n_extra_
                 raise LoopCarryError(f"'{name}' changes structure in this {what}: {st.trees[k]} "
                                      f"before, {to} after one iteration", loc=loc)
             for j, (before, after) in enumerate(zip(st.leaves[k], lo)):
-                if (k, j) in collectors:
-                    continue
                 if (k, j) in carry_pos:
                     carry_out.append((name, after))
                 elif isinstance(before, Undefined):
@@ -468,9 +471,10 @@ def _rebuild(st, carry_pos, carry_vals, collect=(), ys=()):
     leaves = [list(l) for l in st.leaves]
     for (k, j), v in zip(carry_pos, carry_vals):
         leaves[k][j] = v
-    for (k, j), y in zip(collect, ys):
-        leaves[k][j] = StackedList(y)
-    return tuple(tree_util.tree_unflatten(t, l) for t, l in zip(st.trees, leaves))
+    out = [tree_util.tree_unflatten(t, l) for t, l in zip(st.trees, leaves)]
+    for k, y in zip(collect, ys):
+        out[k] = StackedList(y)
+    return tuple(out)
 
 # ---------------------------------------------------------------------- while
 

@@ -67,6 +67,10 @@ def replace(template: str, **repl) -> list:
     """Statements of `template` with each placeholder name replaced: a str becomes a
     Name, an AST node is inserted as is, a list of statements expands a bare name."""
     tree = copy.deepcopy(_parse(template))
+    for n in ast.walk(tree):  # template positions are meaningless: `locate` sets them
+        for attr in ("lineno", "col_offset", "end_lineno", "end_col_offset"):
+            if hasattr(n, attr):
+                delattr(n, attr)
     out = []
     for stmt in tree.body:
         r = _Replacer(repl).visit(stmt)

@@ -1,1 +1,202 @@
-"""(in progress)"""
+"""`astjax.nn`: activation functions, softmax family, one_hot, standardize and
+`initializers`, with `jax.nn`'s definitions (so values and gradients agree)."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import core, dtypes, lax
+from ..numpy import ufuncs as _uf
+from ..numpy.ufuncs import asarray_operand, promote_args_inexact, where
+from ..scipy.special import logsumexp  # noqa: F401
+from . import initializers  # noqa: F401
+
+__all__ = ["relu", "relu6", "gelu", "sigmoid", "softplus", "silu", "swish", "elu", "celu",
+           "selu", "leaky_relu", "hard_tanh", "hard_sigmoid", "hard_silu", "hard_swish",
+           "log_sigmoid", "soft_sign", "sparse_plus", "glu", "mish", "softmax",
+           "log_softmax", "logsumexp", "one_hot", "standardize", "initializers", "identity"]
+
+
+def _jnp():
+    from .. import numpy as jnp
+    return jnp
+
+
+def _inexact(name, x):
+    return promote_args_inexact(name, asarray_operand(x))[0]
+
+
+def identity(x):
+    return asarray_operand(x)
+
+
+def relu(x):
+    x = asarray_operand(x)
+    return _uf.maximum(x, 0)
+
+
+def relu6(x):
+    return _uf.minimum(_uf.maximum(asarray_operand(x), 0), 6.0)
+
+
+def sigmoid(x):
+    return lax.logistic(_inexact("sigmoid", x))
+
+
+def log_sigmoid(x):
+    return _uf.negative(softplus(_uf.negative(_inexact("log_sigmoid", x))))
+
+
+def softplus(x):
+    return _uf.logaddexp(_inexact("softplus", x), 0.0)
+
+
+def sparse_plus(x):
+    x = _inexact("sparse_plus", x)
+    return where(_uf.less_equal(x, -1.0), 0.0,
+                 where(_uf.greater_equal(x, 1.0), x, _uf.multiply(0.25, _uf.square(
+                     _uf.add(x, 1.0)))))
+
+
+def soft_sign(x):
+    x = _inexact("soft_sign", x)
+    return _uf.true_divide(x, _uf.add(_uf.abs(x), 1.0))
+
+
+def silu(x):
+    x = _inexact("silu", x)
+    return _uf.multiply(x, lax.logistic(x))
+
+
+swish = silu
+
+
+def mish(x):
+    x = _inexact("mish", x)
+    return _uf.multiply(x, _uf.tanh(softplus(x)))
+
+
+def gelu(x, approximate=True):
+    x = _inexact("gelu", x)
+    if approximate:
+        c = np.sqrt(2 / np.pi)
+        cdf = _uf.multiply(0.5, _uf.add(1.0, _uf.tanh(_uf.multiply(
+            c, _uf.add(x, _uf.multiply(0.044715, _uf.power(x, 3)))))))
+        return _uf.multiply(x, cdf)
+    return _uf.true_divide(_uf.multiply(x, _uf.add(lax.erf(_uf.true_divide(x, np.sqrt(2))),
+                                                   1.0)), 2.0)
+
+
+def elu(x, alpha=1.0):
+    x = _inexact("elu", x)
+    safe = where(_uf.greater(x, 0), 0.0, x)
+    return where(_uf.greater(x, 0), x, _uf.multiply(alpha, _uf.expm1(safe)))
+
+
+def celu(x, alpha=1.0):
+    x = _inexact("celu", x)
+    return _uf.add(_uf.maximum(x, 0.0), _uf.multiply(alpha, _uf.expm1(_uf.true_divide(
+        _uf.minimum(x, 0.0), alpha))))
+
+
+def selu(x):
+    alpha = 1.6732632423543772848170429916717
+    scale = 1.0507009873554804934193349852946
+    return _uf.multiply(scale, elu(x, alpha))
+
+
+def leaky_relu(x, negative_slope=1e-2):
+    x = _inexact("leaky_relu", x)
+    return where(_uf.greater_equal(x, 0), x, _uf.multiply(negative_slope, x))
+
+
+def hard_tanh(x):
+    x = asarray_operand(x)
+    return where(_uf.greater(x, 1), 1, where(_uf.less(x, -1), -1, x))
+
+
+def hard_sigmoid(x):
+    return _uf.true_divide(relu6(_uf.add(_inexact("hard_sigmoid", x), 3.0)), 6.0)
+
+
+def hard_silu(x):
+    x = _inexact("hard_silu", x)
+    return _uf.multiply(x, hard_sigmoid(x))
+
+
+hard_swish = hard_silu
+
+
+def glu(x, axis=-1):
+    x = asarray_operand(x)
+    n = core.get_aval(x).shape[axis]
+    if n % 2:
+        raise ValueError("glu: the axis size must be even")
+    ax = axis % core.get_aval(x).ndim
+    a = lax.slice_in_dim(x, 0, n // 2, axis=ax)
+    b = lax.slice_in_dim(x, n // 2, n, axis=ax)
+    return _uf.multiply(a, sigmoid(b))
+
+
+def _axes(x, axis):
+    nd = core.get_aval(x).ndim
+    if axis is None:
+        return tuple(range(nd))
+    return tuple(a % nd for a in ((axis,) if isinstance(axis, int) else axis))
+
+
+def softmax(x, axis=-1, where=None, initial=None):
+    jnp = _jnp()
+    x = _inexact("softmax", x)
+    axes = _axes(x, axis)
+    xmax = jnp.max(x, axis=axes, keepdims=True, where=where,
+                   initial=-np.inf if where is not None else initial)
+    xmax = lax.stop_gradient(_uf.where(jnp.isfinite(xmax), xmax, 0.0))
+    unnormalized = _uf.exp(_uf.subtract(x, xmax))
+    if where is not None:
+        unnormalized = _uf.where(where, unnormalized, 0.0)
+    return _uf.true_divide(unnormalized, jnp.sum(unnormalized, axis=axes, keepdims=True))
+
+
+def log_softmax(x, axis=-1, where=None, initial=None):
+    jnp = _jnp()
+    x = _inexact("log_softmax", x)
+    axes = _axes(x, axis)
+    xmax = jnp.max(x, axis=axes, keepdims=True, where=where,
+                   initial=-np.inf if where is not None else initial)
+    xmax = lax.stop_gradient(_uf.where(jnp.isfinite(xmax), xmax, 0.0))
+    shifted = _uf.subtract(x, xmax)
+    e = _uf.exp(shifted)
+    if where is not None:
+        e = _uf.where(where, e, 0.0)
+    out = _uf.subtract(shifted, _uf.log(jnp.sum(e, axis=axes, keepdims=True)))
+    if where is not None:
+        out = _uf.where(where, out, -np.inf)
+    return out
+
+
+def one_hot(x, num_classes, *, dtype=None, axis=-1):
+    """x[..., None] == arange(num_classes), as `dtype` (default float)."""
+    x = asarray_operand(x)
+    num_classes = int(num_classes)
+    dt = dtypes.canonicalize(dtypes.dtype(float) if dtype is None else dtypes.dtype(dtype))
+    xa = core.get_aval(x)
+    out_nd = xa.ndim + 1
+    ax = axis % out_nd
+    shape = xa.shape[:ax] + (num_classes,) + xa.shape[ax:]
+    xb = lax.broadcast_in_dim(x, shape, tuple(i for i in range(out_nd) if i != ax))
+    iota = lax.broadcasted_iota(xa.dtype if dtypes.is_int(xa.dtype) else dtypes.int32, shape, ax)
+    if not dtypes.is_int(xa.dtype):
+        iota = lax.convert_element_type(iota, xa.dtype)
+    return lax.convert_element_type(lax.eq(xb, iota), dt)
+
+
+def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5, where=None):
+    jnp = _jnp()
+    x = _inexact("standardize", x)
+    axes = _axes(x, axis)
+    if mean is None:
+        mean = jnp.mean(x, axis=axes, keepdims=True, where=where)
+    if variance is None:
+        variance = _uf.subtract(jnp.mean(_uf.square(x), axis=axes, keepdims=True, where=where),
+                                _uf.square(mean))
+    return _uf.multiply(_uf.subtract(x, mean), lax.rsqrt(_uf.add(variance, epsilon)))

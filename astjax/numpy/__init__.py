@@ -17,6 +17,12 @@ from .shapes import *  # noqa: F401,F403
 from .sorting import *  # noqa: F401,F403
 from .ufuncs import *  # noqa: F401,F403
 from .ufuncs import _is_operand  # noqa: F401
+from .logic import *  # noqa: F401,F403
+from .statistics import *  # noqa: F401,F403
+from .searching import *  # noqa: F401,F403
+from .arrayops import *  # noqa: F401,F403
+from .arrayops import take_static as _take_static  # noqa: F401
+from . import linalg  # noqa: F401,E402
 
 from .contractions import dot, matmul  # noqa: F401  (explicit for readers)
 from .reductions import all, any, max, min, sum  # noqa: F401,A004

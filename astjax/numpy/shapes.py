@@ -161,6 +161,10 @@ concat = concatenate
 
 
 def stack(arrays, axis=0, dtype=None):
+    stacked = getattr(arrays, "stacked", None)  # a list built by append in a scanned loop
+    if stacked is not None:
+        out = stacked if axis == 0 else moveaxis(stacked, 0, axis)
+        return out if dtype is None else astype(out, dtype)
     arrays = [asarray(a) for a in arrays]
     shapes = {core.get_aval(a).shape for a in arrays}
     if len(shapes) != 1:

@@ -9,3 +9,4 @@ from .cumulative import *  # noqa: F401,F403
 from .sort import *  # noqa: F401,F403
 from . import linalg  # noqa: F401,E402  (cholesky, triangular_solve)
 from .linalg import *  # noqa: F401,F403
+from . import collectives  # noqa: F401,E402  (psum, all_gather, axis_index, ...: named axes)

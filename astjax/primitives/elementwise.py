@@ -11,8 +11,8 @@ import math
 import numpy as np
 
 from .. import dtypes
-from .helpers import (ANY, FLOAT, INEXACT, INT, INT_BOOL, NUMBER, binop, compare_lowering,
-                      unop)
+from .helpers import (ANY, FLOAT, INEXACT, INT, INT_BOOL, NUMBER, REAL, binop,
+                      compare_lowering, unop)
 
 _vec = np.vectorize
 
@@ -194,7 +194,7 @@ def _np_rem(x, y):
 
 
 div_p = binop("div", _np_div, "stablehlo.divide")
-rem_p = binop("rem", _np_rem, "stablehlo.remainder")
+rem_p = binop("rem", _np_rem, "stablehlo.remainder", REAL)
 pow_p = binop("pow", np.power, "stablehlo.power", INEXACT)
 max_p = binop("max", np.maximum, "stablehlo.maximum", ANY)
 min_p = binop("min", np.minimum, "stablehlo.minimum", ANY)

@@ -21,6 +21,7 @@ INEXACT = "inexact"
 INT = "int"
 INT_BOOL = "int_bool"
 NUMBER = "number"
+REAL = "real"  # integer or floating, not bool or complex
 ANY = "any"
 
 _KIND_OK = {
@@ -29,10 +30,12 @@ _KIND_OK = {
     INT: lambda d: dtypes.is_int(d),
     INT_BOOL: lambda d: dtypes.is_int(d) or d == dtypes.bool_,
     NUMBER: lambda d: d != dtypes.bool_,
+    REAL: lambda d: dtypes.is_int(d) or dtypes.is_float(d),
     ANY: lambda d: True,
 }
 _KIND_TEXT = {FLOAT: "floating-point", INEXACT: "floating-point or complex", INT: "integer",
-              INT_BOOL: "integer or boolean", NUMBER: "numeric", ANY: "any"}
+              INT_BOOL: "integer or boolean", NUMBER: "numeric", REAL: "integer or floating-point",
+              ANY: "any"}
 
 
 def check_dtype(name, kind, *avals):

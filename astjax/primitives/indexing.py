@@ -355,7 +355,7 @@ def _scatter_impl_for(apply):
         ok = np.ones(bshape, bool)
         for s, n, z in zip(starts, out.shape, full):
             ok &= (s >= 0) & (s <= n - z)
-        idx = _window_index(starts, full, nb)
+        idx = [np.broadcast_to(i, u.shape) for i in _window_index(starts, full, nb)]
         mask = np.broadcast_to(ok.reshape(bshape + (1,) * out.ndim), u.shape)
         with np.errstate(all="ignore"):
             apply(out, tuple(i[mask] for i in idx), u[mask])

@@ -11,8 +11,10 @@ from .helpers import ANY, INT_BOOL, NUMBER, max_value, min_value, register, redu
 
 reduce_sum_p = reducer("reduce_sum", np.sum, "stablehlo.add", lambda d: 0, NUMBER)
 reduce_prod_p = reducer("reduce_prod", np.prod, "stablehlo.multiply", lambda d: 1, NUMBER)
-reduce_max_p = reducer("reduce_max", np.max, "stablehlo.maximum", min_value, ANY)
-reduce_min_p = reducer("reduce_min", np.min, "stablehlo.minimum", max_value, ANY)
+reduce_max_p = reducer("reduce_max", lambda x, axis: np.max(x, axis=axis, initial=min_value(x.dtype)),
+                       "stablehlo.maximum", min_value, ANY)  # initial: empty axes give the identity
+reduce_min_p = reducer("reduce_min", lambda x, axis: np.min(x, axis=axis, initial=max_value(x.dtype)),
+                       "stablehlo.minimum", max_value, ANY)
 reduce_and_p = reducer("reduce_and", np.all, "stablehlo.and", lambda d: True, INT_BOOL)
 reduce_or_p = reducer("reduce_or", np.any, "stablehlo.or", lambda d: False, INT_BOOL)
 

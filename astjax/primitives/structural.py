@@ -16,12 +16,12 @@ convert_element_type_p = core.new_primitive("convert_element_type")
 
 def _convert_impl(x, *, new_dtype, weak_type=False, sharding=None):
     x = np.asarray(x)
+    if np.issubdtype(x.dtype, np.complexfloating) and not dtypes.issubdtype(new_dtype, np.complexfloating):
+        x = x.real
     if dtypes.is_inexact(x.dtype) and dtypes.is_int(new_dtype):
         with np.errstate(invalid="ignore"):
             info = dtypes.iinfo(new_dtype)
             x = np.clip(np.nan_to_num(np.trunc(x), nan=0), info.min, info.max)
-    if np.issubdtype(x.dtype, np.complexfloating) and not dtypes.issubdtype(new_dtype, np.complexfloating):
-        x = x.real
     return x.astype(new_dtype)
 
 

@@ -21,6 +21,7 @@ from ...primitives.linalg import cholesky_p, triangular_solve_p
 from .. import ufuncs as uf
 from ..reductions import canonical_axes, max as _max, min as _min, sum as _sum
 from ..ufuncs import asarray_operand, promote_args_inexact, where
+from ..util import library_jit
 
 __all__ = ["norm", "vector_norm", "matrix_norm", "cholesky", "solve", "inv", "det",
            "slogdet", "lu_factor", "qr", "matrix_power", "multi_dot", "outer", "cross",
@@ -118,6 +119,7 @@ def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002
 # ------------------------------------------------------------ factorizations
 
 
+@library_jit
 def cholesky(a, *, upper=False, symmetrize_input=True):
     a = _square("cholesky", a)
     if symmetrize_input:
@@ -146,9 +148,15 @@ def _row(a, k):
 
 
 def lu_factor(a):
-    """(lu, piv_perm, sign): P A = L U with partial pivoting; `lu` holds U and the
+    """(lu, perm, sign): P A = L U with partial pivoting; `lu` holds U and the
     unit-lower L below the diagonal, `perm` the row permutation (int32), `sign`
     its parity (+1/-1)."""
+    return _lu(a)[:3]
+
+
+@library_jit
+def _lu(a):
+    """lu_factor plus LAPACK-style pivots (row k was swapped with row piv[k])."""
     a = _square("lu", a)
     shape = _shape(a)
     n = shape[-1]
@@ -158,11 +166,13 @@ def lu_factor(a):
     perm = vidx
     sign = lax.full(batch, 1, _dt(a))
     rdt = _dt(_real(a))
+    pivots = []
     for k in range(n):
         colk = uf.abs(_col(a, k))
         cand = where(uf.greater_equal(vidx, k), colk, np.asarray(-1, rdt)[()])
         m = _max(cand, axis=-1, keepdims=True)
         p = _min(where(uf.equal(cand, m), vidx, np.int32(n)), axis=-1)
+        pivots.append(lax.reshape(p, batch + (1,)))
         is_p = uf.equal(rows, lax.reshape(p, batch + (1, 1)))
         row_p = _sum(where(is_p, a, np.asarray(0, _dt(a))[()]), axis=-2, keepdims=True)
         row_k = lax.slice_in_dim(a, k, k + 1, axis=len(shape) - 2)
@@ -174,16 +184,16 @@ def lu_factor(a):
         sign = where(uf.not_equal(p, k), uf.negative(sign), sign)
         piv = lax.reshape(lax.index_in_dim(_row(a, k), k, len(batch), False), batch + (1,))
         zero_piv = uf.equal(piv, 0)
-        l_col = where(lax.bitwise_and(uf.greater(vidx, k), lax.bitwise_not(zero_piv)),
+        l_col = where(uf.logical_and(uf.greater(vidx, k), uf.logical_not(zero_piv)),
                       uf.true_divide(_col(a, k), where(zero_piv, np.asarray(1, _dt(a))[()], piv)),
                       np.asarray(0, _dt(a))[()])
         row_k = lax.slice_in_dim(a, k, k + 1, axis=len(shape) - 2)
         upd = uf.multiply(lax.reshape(l_col, batch + (n, 1)),
                           where(uf.greater(cols, k), row_k, np.asarray(0, _dt(a))[()]))
         a = uf.subtract(a, upd)
-        a = where(lax.bitwise_and(uf.equal(cols, k), uf.greater(rows, k)),
+        a = where(uf.logical_and(uf.equal(cols, k), uf.greater(rows, k)),
                   lax.reshape(l_col, batch + (n, 1)), a)
-    return a, perm, sign
+    return a, perm, sign, lax.concatenate(pivots, len(batch))
 
 
 def _diag(a):
@@ -191,12 +201,14 @@ def _diag(a):
     return _sum(where(uf.equal(rows, cols), a, np.asarray(0, _dt(a))[()]), axis=-1)
 
 
+@library_jit
 def det(a):
     lu, _, sign = lu_factor(a)
     from ..reductions import prod
     return uf.multiply(sign, prod(_diag(lu), axis=-1))
 
 
+@library_jit
 def slogdet(a, *, method=None):
     lu, _, sign = lu_factor(a)
     from ..reductions import prod
@@ -236,6 +248,7 @@ def _lu_solve(lu, perm, b):
     return y
 
 
+@library_jit
 def solve(a, b):
     a = _square("solve", a)
     a, b = uf.promote_dtypes(a, asarray_operand(b))
@@ -254,6 +267,7 @@ def solve(a, b):
     return lax.reshape(x, batch + (n,)) if vec else x
 
 
+@library_jit
 def inv(a):
     a = _square("inv", a)
     n = _shape(a)[-1]
@@ -263,6 +277,7 @@ def inv(a):
     return _lu_solve(lu, perm, e)
 
 
+@library_jit(static_argnums=(1,))
 def qr(a, mode="reduced"):
     """Householder QR (real and complex), matching LAPACK's sign convention."""
     [a] = promote_args_inexact("qr", asarray_operand(a))

@@ -1,1 +1,114 @@
-"""(in progress)"""
+"""`astjax.scipy.special`: logsumexp, erf/erfc/erfinv, gammaln, digamma, expit,
+logit, xlogy, xlog1py, and a few relatives — on the lax special-function
+primitives (the same CHLO ops JAX lowers to)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ... import core, dtypes, lax
+from ...numpy import ufuncs as _uf
+from ...numpy.ufuncs import asarray_operand, promote_args_inexact, where
+
+__all__ = ["logsumexp", "erf", "erfc", "erfinv", "gammaln", "digamma", "expit", "logit",
+           "xlogy", "xlog1py", "log_softmax", "softmax", "ndtr", "ndtri", "log_ndtr",
+           "entr", "gamma"]
+
+
+def _unary(name, fn):
+    def f(x):
+        [x] = promote_args_inexact(name, x)
+        return fn(x)
+    f.__name__ = name
+    return f
+
+
+erf = _unary("erf", lax.erf)
+erfc = _unary("erfc", lax.erfc)
+erfinv = _unary("erfinv", lax.erf_inv)
+gammaln = _unary("gammaln", lax.lgamma)
+digamma = _unary("digamma", lax.digamma)
+expit = _unary("expit", lax.logistic)
+
+
+def gamma(x):
+    [x] = promote_args_inexact("gamma", x)
+    sign = where(_uf.logical_or(_uf.greater(x, 0), _uf.equal(_uf.remainder(_uf.floor(x), 2), 0)),
+                 1.0, -1.0)
+    return _uf.multiply(sign, _uf.exp(lax.lgamma(x)))
+
+
+def logit(x):
+    [x] = promote_args_inexact("logit", x)
+    return _uf.log(_uf.true_divide(x, _uf.subtract(1.0, x)))
+
+
+def xlogy(x, y):
+    x, y = promote_args_inexact("xlogy", x, y)
+    safe_y = where(_uf.equal(x, 0), 1.0, y)
+    return where(_uf.equal(x, 0), 0.0, _uf.multiply(x, _uf.log(safe_y)))
+
+
+def xlog1py(x, y):
+    x, y = promote_args_inexact("xlog1py", x, y)
+    safe_y = where(_uf.equal(x, 0), 0.0, y)
+    return where(_uf.equal(x, 0), 0.0, _uf.multiply(x, _uf.log1p(safe_y)))
+
+
+def entr(x):
+    [x] = promote_args_inexact("entr", x)
+    return where(_uf.less(x, 0), -np.inf,
+                 _uf.negative(xlogy(x, x)))
+
+
+def ndtr(x):
+    [x] = promote_args_inexact("ndtr", x)
+    return _uf.multiply(0.5, lax.erfc(_uf.multiply(x, -1.0 / np.sqrt(2.0))))
+
+
+def ndtri(p):
+    [p] = promote_args_inexact("ndtri", p)
+    return _uf.multiply(np.sqrt(2.0), lax.erf_inv(_uf.subtract(_uf.multiply(2.0, p), 1.0)))
+
+
+def log_ndtr(x):
+    return _uf.log(ndtr(x))
+
+
+def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=None):
+    """log(sum(b * exp(a))) computed stably (the max is subtracted first)."""
+    from ... import numpy as jnp
+    if b is not None:
+        a, b = promote_args_inexact("logsumexp", a, b)
+    else:
+        [a] = promote_args_inexact("logsumexp", a)
+    av = core.get_aval(a)
+    dims = tuple(range(av.ndim)) if axis is None else tuple(
+        ax % av.ndim for ax in ((axis,) if isinstance(axis, int) else axis))
+    amax = jnp.max(a, axis=dims, keepdims=True, where=where,
+                   initial=-np.inf if where is not None else None)
+    amax = lax.stop_gradient(_uf.where(jnp.isfinite(amax), amax, 0.0))
+    exp_a = _uf.exp(_uf.subtract(a, amax))
+    if b is not None:
+        exp_a = _uf.multiply(exp_a, b)
+    s = jnp.sum(exp_a, axis=dims, keepdims=True, where=where)
+    sign = _uf.sign(s)
+    s = _uf.abs(s) if (b is not None or return_sign) else s
+    out = _uf.add(_uf.log(s), amax)
+    if not keepdims:
+        out = lax.squeeze(out, dims)
+        sign = lax.squeeze(sign, dims)
+    if return_sign:
+        return out, sign
+    if b is not None:
+        out = _uf.where(_uf.less(sign, 0), np.nan, out)
+    return out
+
+
+def softmax(x, axis=None):
+    from ...nn import softmax as _softmax
+    return _softmax(x, axis=-1 if axis is None else axis)
+
+
+def log_softmax(x, axis=None):
+    from ...nn import log_softmax as _ls
+    return _ls(x, axis=-1 if axis is None else axis)

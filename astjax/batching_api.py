@@ -1,0 +1,191 @@
+"""`astjax.vmap`: vectorizing map, as an IR -> IR transform.
+
+`vmap(f, in_axes, out_axes, axis_name, axis_size)` returns a `StagedCallable`.
+Called while staging (inside `jit`, `grad`, another `vmap`, ...), it stages `f` on
+the per-example avals (with `axis_name` in scope for collectives) and batches that
+jaxpr into the current builder (`transforms.batching.batch_jaxpr`). Called on
+concrete values, it runs through `jit` (compiled and cached per signature).
+
+`in_axes` / `out_axes`: an int (negative counts from the end), None (not mapped), or
+a pytree prefix of the arguments / outputs, as in JAX. A top-level list `in_axes` is
+read as a tuple. Keyword arguments are always mapped over axis 0.
+"""
+from __future__ import annotations
+
+import functools
+
+from . import core, tree_util
+from .errors import ArgumentError, ShapeError, caller_location
+from .staging import StagedCallable, leaf_aval, stage_flat
+
+__all__ = ["vmap", "BatchedFunction"]
+
+
+def _is_axis_leaf(v):
+    return v is None or (isinstance(v, int) and not isinstance(v, bool))
+
+
+def _check_axes_spec(spec, what):
+    leaves = tree_util.tree_leaves(spec, is_leaf=_is_axis_leaf)
+    for v in leaves:
+        if not _is_axis_leaf(v):
+            raise ArgumentError(
+                f"vmap {what} must be an int, None, or a (nested) tuple/list/dict of them, "
+                f"got {type(v).__name__} {v!r:.40} in {spec!r:.80}",
+                hint=f"e.g. {what}=0, {what}=(None, 0), {what}={{'w': None, 'x': 0}}",
+                loc=caller_location())
+
+
+def _broadcast_prefix(prefix, tree, what, loc):
+    """One axis per leaf of `tree`, from `prefix` (a pytree prefix of `tree`)."""
+    pdef = tree_util.tree_structure(prefix, is_leaf=_is_axis_leaf)
+    paxes = tree_util.tree_leaves(prefix, is_leaf=_is_axis_leaf)
+    try:
+        subtrees = tree_util._flatten_up_to(pdef, tree)
+    except ValueError as e:
+        raise ArgumentError(
+            f"vmap {what} specification {prefix!r:.80} does not match the structure of the "
+            f"values it describes ({tree_util.tree_structure(tree)!r:.80}): {e}",
+            hint=f"{what} must be a tree prefix of the arguments: one entry per positional "
+                 "argument, each an int, None, or a matching container",
+            loc=loc) from None
+    out = []
+    for ax, sub in zip(paxes, subtrees):
+        out.extend([ax] * len(tree_util.tree_leaves(sub)))
+    return out
+
+
+class BatchedFunction(StagedCallable):
+    """`vmap(f, ...)`."""
+
+    def __init__(self, fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None,
+                 spmd_axis_name=None):
+        if isinstance(in_axes, list):
+            in_axes = tuple(in_axes)
+        _check_axes_spec(in_axes, "in_axes")
+        _check_axes_spec(out_axes, "out_axes")
+        self.fun = fun
+        self.in_axes, self.out_axes = in_axes, out_axes
+        self.axis_name, self.axis_size = axis_name, axis_size
+        self.spmd_axis_name = spmd_axis_name
+        self._jitted = None
+        functools.update_wrapper(self, fun, updated=())
+
+    def __get__(self, obj, objtype=None):
+        return self if obj is None else functools.partial(self, obj)
+
+    def __repr__(self):
+        return f"vmap({getattr(self.fun, '__name__', self.fun)!s})"
+
+    def __call__(self, *args, **kwargs):
+        if core.current_builder() is not None:
+            return self.stage_inline(*args, **kwargs)
+        if self._jitted is None:
+            from .api import Jitted
+            self._jitted = Jitted(self)
+        return self._jitted(*args, **kwargs)
+
+    # -- staging --------------------------------------------------------------------
+
+    def _in_dims(self, args, kwargs, loc):
+        in_axes = self.in_axes
+        if isinstance(in_axes, tuple):
+            if len(in_axes) != len(args):
+                raise ArgumentError(
+                    f"vmap in_axes must be an int, None, or a tuple of entries corresponding "
+                    f"to the positional arguments passed to the function, but got "
+                    f"len(in_axes)={len(in_axes)}, len(args)={len(args)}",
+                    hint="give one in_axes entry per positional argument", loc=loc)
+            dims = _broadcast_prefix(in_axes, tuple(args), "in_axes", loc)
+        elif isinstance(in_axes, dict):
+            raise ArgumentError("vmap in_axes must be an int, None, or a tuple (one entry per "
+                                "positional argument), got a dict",
+                                hint="wrap it in a tuple: in_axes=({...},)", loc=loc)
+        else:
+            dims = [in_axes] * len(tree_util.tree_leaves(tuple(args)))
+        dims += [0] * len(tree_util.tree_leaves(kwargs))
+        return dims
+
+    def stage_inline(self, *args, **kwargs):
+        from .primitives.collectives import extend_axis_env
+        from .transforms import batching
+        loc = caller_location()
+        dims = self._in_dims(args, kwargs, loc)
+        leaves, in_tree = tree_util.tree_flatten((tuple(args), kwargs))
+        names = _leaf_names(self.fun, args, kwargs)
+        avals, norm_dims, sizes = [], [], []
+        for i, (x, d) in enumerate(zip(leaves, dims)):
+            a = leaf_aval(x, "vmap argument")
+            if d is not None:
+                if not -a.ndim <= d < a.ndim:
+                    raise ShapeError(
+                        f"vmap was requested to map its argument {names[i]} along axis {d}, "
+                        f"which implies that its rank should be at least "
+                        f"{d + 1 if d >= 0 else -d}, but is only {a.ndim} (its shape is "
+                        f"{a.shape})", hint="use in_axes=None for arguments that are not "
+                        "mapped", loc=loc)
+                d = d % a.ndim
+                sizes.append((names[i], a.shape, d, a.shape[d]))
+            norm_dims.append(d)
+            avals.append(batching.unmapped_aval(a, d))
+        size_set = {s for *_, s in sizes}
+        if self.axis_size is not None:
+            size_set.add(int(self.axis_size))
+        if not sizes and self.axis_size is None:
+            raise ArgumentError("vmap must have at least one non-None value in in_axes "
+                                "(or be given axis_size)",
+                                hint="map at least one argument, e.g. in_axes=0", loc=loc)
+        if len(size_set) > 1:
+            lines = "\n".join(f"  * {n} of shape {sh} has size {s} along axis {d}"
+                              for n, sh, d, s in sizes)
+            if self.axis_size is not None:
+                lines += f"\n  * axis_size={self.axis_size}"
+            raise ShapeError("vmap got inconsistent sizes for the array axes to be mapped:\n"
+                             + lines, hint="every mapped argument needs the same size along "
+                                           "its mapped axis", loc=loc)
+        size = size_set.pop()
+        with extend_axis_env(self.axis_name, size):
+            closed, out_tree = stage_flat(self.fun, in_tree, avals)
+        outs, out_dims = batching.batch_jaxpr(closed, norm_dims, size, self.axis_name, leaves)
+        out_axes = _broadcast_prefix(self.out_axes, tree_util.tree_unflatten(out_tree, outs),
+                                     "out_axes", loc)
+        results = []
+        for x, d, want in zip(outs, out_dims, out_axes):
+            if want is None:
+                if d is not None:
+                    raise ArgumentError(
+                        "vmap has a mapped output but out_axes is None for it",
+                        hint="use out_axes=0 for outputs that depend on mapped inputs", loc=loc)
+                results.append(x)
+                continue
+            nd = core.get_aval(x).ndim + (d is None)
+            if not -nd <= want < nd:
+                raise ShapeError(f"vmap out_axes={want} is out of bounds for an output of rank "
+                                 f"{nd}", loc=loc)
+            results.append(batching.matchaxis(x, d, want % nd, size))
+        return tree_util.tree_unflatten(out_tree, results)
+
+
+def _leaf_names(fun, args, kwargs):
+    from .staging import arg_hints
+    try:
+        hints = arg_hints(fun, list(args), kwargs)
+    except Exception:  # naming is best-effort
+        hints = []
+    n = len(tree_util.tree_leaves((tuple(args), kwargs)))
+    hints = list(hints) + [None] * (n - len(hints))
+    return [f"'{h}'" if h else f"#{i}" for i, h in enumerate(hints)]
+
+
+def vmap(fun=None, in_axes=0, out_axes=0, axis_name=None, axis_size=None,
+         spmd_axis_name=None):
+    """Vectorizing map: `vmap(f)(xs)` computes `f` on every slice of `xs` along the
+    mapped axis, as one batched program."""
+    if fun is None:
+        return functools.partial(vmap, in_axes=in_axes, out_axes=out_axes,
+                                 axis_name=axis_name, axis_size=axis_size,
+                                 spmd_axis_name=spmd_axis_name)
+    if not callable(fun):
+        raise ArgumentError(f"vmap needs a function, got {type(fun).__name__}",
+                            loc=caller_location())
+    return BatchedFunction(fun, in_axes, out_axes, axis_name, axis_size, spmd_axis_name)

@@ -1,0 +1,135 @@
+"""`astjax.nn.initializers`: JAX's initializer constructors. Each returns
+`init(key, shape, dtype=float32)`; random ones draw with `astjax.random`, so they
+give JAX's values for the same key."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes, lax
+
+__all__ = ["zeros", "ones", "constant", "normal", "uniform", "truncated_normal",
+           "variance_scaling", "glorot_normal", "glorot_uniform", "xavier_normal",
+           "xavier_uniform", "lecun_normal", "lecun_uniform", "he_normal", "he_uniform",
+           "kaiming_normal", "kaiming_uniform"]
+
+
+def _dt(dtype):
+    return dtypes.canonicalize(dtypes.dtype(dtype))
+
+
+def _shape(shape):
+    return tuple(int(d) for d in (shape if isinstance(shape, (tuple, list)) else (shape,)))
+
+
+def zeros(key, shape, dtype=np.float32):
+    return lax.full(_shape(shape), 0, _dt(dtype))
+
+
+def ones(key, shape, dtype=np.float32):
+    return lax.full(_shape(shape), 1, _dt(dtype))
+
+
+def constant(value, dtype=np.float32):
+    def init(key, shape, dtype=dtype):
+        from ..numpy import broadcast_to, asarray
+        return broadcast_to(asarray(value, dtype=_dt(dtype)), _shape(shape))
+    return init
+
+
+def normal(stddev=1e-2, dtype=np.float32):
+    def init(key, shape, dtype=dtype):
+        from .. import random
+        dt = _dt(dtype)
+        return lax.mul(random.normal(key, _shape(shape), dt), np.asarray(stddev, dt)[()])
+    return init
+
+
+def uniform(scale=1e-2, dtype=np.float32):
+    def init(key, shape, dtype=dtype):
+        from .. import random
+        dt = _dt(dtype)
+        return lax.mul(random.uniform(key, _shape(shape), dt), np.asarray(scale, dt)[()])
+    return init
+
+
+def truncated_normal(stddev=1e-2, dtype=np.float32, lower=-2.0, upper=2.0):
+    def init(key, shape, dtype=dtype):
+        from .. import random
+        dt = _dt(dtype)
+        return lax.mul(random.truncated_normal(key, lower, upper, _shape(shape), dt),
+                       np.asarray(stddev, dt)[()])
+    return init
+
+
+def _compute_fans(shape, in_axis=-2, out_axis=-1, batch_axis=()):
+    if len(shape) <= 1:
+        raise ValueError(f"Can't compute input and output sizes of a {len(shape)}"
+                         "-dimensional weights tensor. Must be at least 2D.")
+    in_axes = (in_axis,) if isinstance(in_axis, int) else tuple(in_axis)
+    out_axes = (out_axis,) if isinstance(out_axis, int) else tuple(out_axis)
+    b_axes = (batch_axis,) if isinstance(batch_axis, int) else tuple(batch_axis)
+    in_size = int(np.prod([shape[i] for i in in_axes]))
+    out_size = int(np.prod([shape[i] for i in out_axes]))
+    batch = int(np.prod([shape[i] for i in b_axes]))
+    rf = np.prod(shape) / in_size / out_size / batch
+    return in_size * rf, out_size * rf
+
+
+def variance_scaling(scale, mode, distribution, in_axis=-2, out_axis=-1, batch_axis=(),
+                     dtype=np.float32):
+    def init(key, shape, dtype=dtype):
+        from .. import random
+        shape = _shape(shape)
+        dt = _dt(dtype)
+        fan_in, fan_out = _compute_fans(shape, in_axis, out_axis, batch_axis)
+        if mode == "fan_in":
+            den = fan_in
+        elif mode == "fan_out":
+            den = fan_out
+        elif mode == "fan_avg":
+            den = (fan_in + fan_out) / 2
+        else:
+            raise ValueError(f"invalid mode for variance scaling initializer: {mode}")
+        variance = np.asarray(scale / den, dt)
+        if distribution == "truncated_normal":
+            stddev = (np.sqrt(variance) / np.asarray(.87962566103423978, dt)).astype(dt)
+            return lax.mul(random.truncated_normal(key, -2, 2, shape, dt), stddev[()])
+        if distribution == "normal":
+            return lax.mul(random.normal(key, shape, dt), np.sqrt(variance).astype(dt)[()])
+        if distribution == "uniform":
+            return lax.mul(random.uniform(key, shape, dt, -1),
+                           np.sqrt(3 * variance).astype(dt)[()])
+        raise ValueError(f"invalid distribution for variance scaling initializer: "
+                         f"{distribution}")
+    return init
+
+
+def glorot_uniform(in_axis=-2, out_axis=-1, batch_axis=(), dtype=np.float32):
+    return variance_scaling(1.0, "fan_avg", "uniform", in_axis, out_axis, batch_axis, dtype)
+
+
+def glorot_normal(in_axis=-2, out_axis=-1, batch_axis=(), dtype=np.float32):
+    return variance_scaling(1.0, "fan_avg", "truncated_normal", in_axis, out_axis, batch_axis,
+                            dtype)
+
+
+def lecun_uniform(in_axis=-2, out_axis=-1, batch_axis=(), dtype=np.float32):
+    return variance_scaling(1.0, "fan_in", "uniform", in_axis, out_axis, batch_axis, dtype)
+
+
+def lecun_normal(in_axis=-2, out_axis=-1, batch_axis=(), dtype=np.float32):
+    return variance_scaling(1.0, "fan_in", "truncated_normal", in_axis, out_axis, batch_axis,
+                            dtype)
+
+
+def he_uniform(in_axis=-2, out_axis=-1, batch_axis=(), dtype=np.float32):
+    return variance_scaling(2.0, "fan_in", "uniform", in_axis, out_axis, batch_axis, dtype)
+
+
+def he_normal(in_axis=-2, out_axis=-1, batch_axis=(), dtype=np.float32):
+    return variance_scaling(2.0, "fan_in", "truncated_normal", in_axis, out_axis, batch_axis,
+                            dtype)
+
+
+xavier_uniform, xavier_normal = glorot_uniform, glorot_normal
+kaiming_uniform, kaiming_normal = he_uniform, he_normal

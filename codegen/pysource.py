@@ -1,0 +1,1269 @@
+"""IR -> readable, runnable Python source (`astjax.source`).
+
+The generator walks a ClosedJaxpr and builds Python `ast` nodes — never strings of
+code — that `ast.unparse` prints at the end:
+
+- names come from `Var.hint` (the user's variable names, or `dx` / `ct_x` from the
+  autodiff transforms), made unique as `x`, `x_1`, `x_2`; unnamed temporaries are
+  named after their primitive (`sin`, `mul`, `total`); module names (`lax`, `jnp`,
+  `np`), keywords and builtins are never clobbered;
+- one primitive per line: `y = lax.sin(x)`, `z = x * y` (operator forms only where
+  the operands already have the result's dtype, so the source stages back to the
+  same primitive), literals inline;
+- a `# line 12: h = jnp.tanh(...)` comment whenever the origin line changes, and a
+  `# ---- backward ----` marker whenever `SourceInfo.phase` changes;
+- `cond` prints as `if`/`elif`/`else`, `while` as `while`, `scan` as
+  `for i in range(n):` with carries as plain variables, `xs[i]` reads and
+  `ys.append(y)` + `jnp.stack(ys)` — the forms astjax's converter turns back into
+  cond/while/scan.
+
+Per-primitive printing lives in `core.source_rules` (registered at the bottom of
+this module, keyed by primitive). An expression rule is `rule(gen, eqn) -> ast.expr`
+(the generator assigns the results); a statement rule (marked `rule.statement =
+True`, used for control flow) is `rule(gen, eqn, stmts)` and appends statements that
+assign `gen.out_name(v)` for every output. Primitives without a rule print through
+the generic form `core.primitives['name'].bind(...)`, which always round-trips.
+
+Comments are `ast.Expr(ast.Name('# ...'))` statements: `ast.unparse` prints a
+Name's id verbatim, so a comment is an ordinary node of the tree.
+"""
+from __future__ import annotations
+
+import ast
+import builtins
+import copy
+import enum
+import keyword
+import linecache
+import math
+import os
+import re
+import sys
+from collections import Counter
+
+import numpy as np
+
+from astjax import core, dtypes, tree_util
+from astjax.errors import AstjaxError, UNKNOWN
+
+__all__ = ["generate", "GeneratedSource", "SourceGenerator", "source_rule", "expr_rule",
+           "statement_rule"]
+
+# Names the generated module imports; never used for variables.
+MODULE_NAMES = {"np": "numpy", "jnp": "astjax.numpy", "lax": "astjax.lax"}
+_RESERVED = (set(keyword.kwlist) | set(keyword.softkwlist) | set(dir(builtins))
+             | set(MODULE_NAMES) | {"astjax", "core", "tree_util", "collections", "ag__", "self"})
+
+# Stems for unnamed temporaries, by primitive (default: the primitive's name).
+_STEMS = {
+    "reduce_sum": "total", "reduce_prod": "product", "reduce_max": "largest",
+    "reduce_min": "smallest", "reduce_and": "all_true", "reduce_or": "any_true",
+    "dot_general": "dot", "convert_element_type": "cast", "broadcast_in_dim": "bcast",
+    "select_n": "select", "dynamic_slice": "window", "dynamic_update_slice": "updated",
+    "integer_pow": "power", "pow": "power", "abs": "magnitude", "max": "maximum",
+    "min": "minimum", "round": "rounded", "not": "inverted", "and": "both", "or": "either",
+    "xor": "xor_", "slice": "part", "iota": "idx", "add_any": "acc", "copy": "copied",
+    "concatenate": "joined", "transpose": "transposed", "reshape": "reshaped",
+    "squeeze": "squeezed", "expand_dims": "expanded", "rev": "reversed_", "pad": "padded",
+    "clamp": "clamped", "scatter-add": "scattered", "scatter": "scattered",
+    "scatter-mul": "scattered", "scatter-min": "scattered", "scatter-max": "scattered",
+    "gather": "gathered", "cond": "branch_out", "while": "loop_out", "scan": "scan_out",
+    "bitcast_convert_type": "bits", "eq": "is_eq", "ne": "is_ne", "lt": "is_lt",
+    "le": "is_le", "gt": "is_gt", "ge": "is_ge", "is_finite": "finite",
+}
+
+_PHASE_TEXT = {"forward": "forward", "backward": "backward (cotangents)",
+               "tangent": "tangents (forward mode)", "batched": "batched"}
+
+
+class SourceGenError(AstjaxError):
+    default_hint = "this is a bug in astjax.source; please report it with the jaxpr"
+
+# ------------------------------------------------------------------ AST helpers
+
+
+def load(name):
+    return ast.Name(id=name, ctx=ast.Load())
+
+
+def store(name):
+    return ast.Name(id=name, ctx=ast.Store())
+
+
+def attr(base, *names):
+    node = load(base) if isinstance(base, str) else base
+    for n in names:
+        node = ast.Attribute(value=node, attr=n, ctx=ast.Load())
+    return node
+
+
+def call(func, args=(), **kwargs):
+    if isinstance(func, str):
+        func = attr(*func.split("."))
+    return ast.Call(func=func, args=list(args),
+                    keywords=[ast.keyword(arg=k, value=v) for k, v in kwargs.items()])
+
+
+def assign(targets, value):
+    """`name = value`, or `a, b = value` for a list/tuple of names (a one-element list
+    gives `a, = value`)."""
+    if isinstance(targets, str):
+        target = store(targets)
+    else:
+        target = ast.Tuple(elts=[store(t) if isinstance(t, str) else t for t in targets],
+                           ctx=ast.Store())
+    return ast.Assign(targets=[target], value=value, lineno=0)
+
+
+def comment(text):
+    """A comment line: a Name whose id `ast.unparse` prints verbatim."""
+    return ast.Expr(value=ast.Name(id="# " + text.replace("\n", " "), ctx=ast.Load()))
+
+
+def is_comment(stmt):
+    return (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Name)
+            and stmt.value.id.startswith("#"))
+
+
+def pyconst(v):
+    """A Python scalar as an expression (negative numbers and inf/nan spelled out)."""
+    if isinstance(v, (bool, np.bool_)):
+        return ast.Constant(value=bool(v))
+    if isinstance(v, complex):
+        if v.imag == 0:
+            return pyconst(v.real)
+        return call("complex", [pyconst(v.real), pyconst(v.imag)])
+    if isinstance(v, float):
+        if math.isnan(v):
+            return attr("jnp", "nan")
+        if math.isinf(v):
+            node = attr("jnp", "inf")
+            return ast.UnaryOp(op=ast.USub(), operand=node) if v < 0 else node
+        if v < 0 or (v == 0 and math.copysign(1.0, v) < 0):
+            return ast.UnaryOp(op=ast.USub(), operand=ast.Constant(value=-v))
+        return ast.Constant(value=v)
+    if isinstance(v, int):
+        if v < 0:
+            return ast.UnaryOp(op=ast.USub(), operand=ast.Constant(value=-v))
+        return ast.Constant(value=v)
+    return ast.Constant(value=v)
+
+
+def _scalar_py(val, dtype):
+    """A NumPy scalar of `dtype` as the shortest Python scalar that converts back to it
+    exactly (float32's `0.1`, not `0.10000000149011612`)."""
+    dtype = np.dtype(dtype)
+    if dtype == dtypes.bool_:
+        return bool(val)
+    if dtypes.is_int(dtype):
+        return int(val)
+    if np.issubdtype(dtype, np.complexfloating):
+        return complex(val)
+    if dtype in (dtypes.float32, dtypes.float16) or dtype.name == "bfloat16":
+        return float(str(np.asarray(val, dtype)[()]))
+    return float(val)
+
+
+def dtype_expr(dt):
+    dt = np.dtype(dt)
+    name = "bool_" if dt == dtypes.bool_ else dt.name
+    return attr("jnp", name)
+
+
+def sanitize(name):
+    name = re.sub(r"\W", "_", str(name))
+    if not name or name[0].isdigit():
+        name = "v_" + name
+    if name.startswith("ag__"):
+        name = name[4:] or "v"
+    return name
+
+# ---------------------------------------------------------------- rule registry
+
+
+def expr_rule(fn):
+    return fn
+
+
+def statement_rule(fn):
+    fn.statement = True
+    return fn
+
+
+def source_rule(prim):
+    """The rule printing `prim`: its registered rule, else the generic `bind` form."""
+    return core.source_rules.get(prim, generic_rule)
+
+# --------------------------------------------------------------- per-jaxpr facts
+
+
+class _Scope:
+    """Use facts of one jaxpr: read counts, the last eqn index reading each var
+    (outputs read at len(eqns)), producers, and which vars this scope may overwrite."""
+
+    def __init__(self, jaxpr, owns_invars=False):
+        self.jaxpr = jaxpr
+        self.uses = Counter()
+        self.last_read = {}
+        self.producer = {}
+        self.consumers: dict = {}
+        for i, e in enumerate(jaxpr.eqns):
+            for a in e.invars:
+                if isinstance(a, core.Var):
+                    self.uses[a] += 1
+                    self.last_read[a] = i
+                    self.consumers.setdefault(a, []).append(i)
+            for v in e.outvars:
+                self.producer[v] = i
+        n = len(jaxpr.eqns)
+        for a in jaxpr.outvars:
+            if isinstance(a, core.Var):
+                self.uses[a] += 1
+                self.last_read[a] = n
+        self.owned = set(self.producer)
+        if owns_invars:
+            self.owned.update(jaxpr.invars)
+
+# ------------------------------------------------------------------- generator
+
+
+class SourceGenerator:
+    """Generates one Python function from one ClosedJaxpr."""
+
+    def __init__(self, fn_name="f", comments=True, main_file=None):
+        self.fn_name = fn_name
+        self.comments = comments
+        self.main_file = main_file
+        self.used = set(_RESERVED) | {fn_name}
+        self.env: dict = {}            # Var -> ast.expr (a Name, a literal, or an inlined expr)
+        self.preset: dict = {}         # Var -> name chosen before its equation is printed
+        self.fused: dict = {}          # Var -> the equation that consumes it in place
+        self.skip: set = set()         # ids of equations printed as part of another
+        self.globals: dict = {}        # name -> object the function needs at run time
+        self.imports: dict = {}        # (module, name) -> local name
+        self.uses_core = False
+        self.scopes: list = []         # stack of (_Scope, eqn index)
+        self._global_ids: dict = {}
+
+    # -- names ------------------------------------------------------------------
+    def fresh(self, base):
+        base = sanitize(base)
+        if base not in self.used:
+            self.used.add(base)
+            return base
+        root = re.sub(r"_\d+$", "", base) or base
+        k = 1
+        while f"{root}_{k}" in self.used:
+            k += 1
+        name = f"{root}_{k}"
+        self.used.add(name)
+        return name
+
+    def name_var(self, v, name):
+        self.env[v] = load(name)
+        return name
+
+    def out_name(self, v, base=None):
+        """The name an equation's output is bound to (fresh unless preset)."""
+        name = self.preset.pop(v, None)
+        if name is None:
+            name = self.fresh(v.hint or base or "t")
+        return self.name_var(v, name)
+
+    def name_of(self, a):
+        e = self.env.get(a)
+        return e.id if isinstance(e, ast.Name) else None
+
+    def alias(self, v, atom_or_expr):
+        """Make `v` (an invar of a nested jaxpr) print as an outer atom."""
+        if isinstance(atom_or_expr, ast.expr):
+            self.env[v] = atom_or_expr
+        else:
+            self.env[v] = self.arg(atom_or_expr)
+
+    # -- operands ---------------------------------------------------------------
+    def arg(self, a, bare=False):
+        """An operand: the variable's name, or the literal inline. `bare=True` allows a
+        plain Python scalar even where its default dtype differs (the caller puts it
+        beside an operand of the literal's dtype, which it adopts)."""
+        if isinstance(a, core.Literal):
+            return self.literal(a, bare)
+        e = self.env.get(a)
+        if e is None:
+            raise SourceGenError(f"internal: variable {a} has no name", loc=UNKNOWN)
+        return copy.deepcopy(e)
+
+    def literal(self, lit, bare=False):
+        val = np.asarray(lit.val)
+        dt = lit.aval.dtype
+        if val.ndim == 0:
+            py = _scalar_py(val[()], dt)
+            if dt == dtypes.bool_ or bare or (
+                    lit.aval.weak_type and dtypes.python_scalar_dtype(py) == dt) or (
+                    dtypes.python_scalar_dtype(py) == dt and not isinstance(py, bool)):
+                return pyconst(py)
+            return self.typed_scalar(py, dt)
+        return self.array_value(val, dt)
+
+    def typed_scalar(self, py, dt):
+        if hasattr(np, np.dtype(dt).name):
+            return call(attr("np", np.dtype(dt).name), [pyconst(py)])
+        return call("lax.convert_element_type", [pyconst(py), dtype_expr(dt)])
+
+    def array_value(self, val, dt):
+        val = np.asarray(val)
+        items = [_scalar_py(x, dt) for x in val.reshape(-1)]
+
+        def nest(flat, shape):
+            if not shape:
+                return pyconst(flat[0])
+            n = int(np.prod(shape[1:], dtype=np.int64))
+            return ast.List(elts=[nest(flat[i * n:(i + 1) * n], shape[1:])
+                                  for i in range(shape[0])], ctx=ast.Load())
+        if val.size == 0:
+            return call("jnp.zeros", [self.value(val.shape), dtype_expr(dt)])
+        return call("jnp.array", [nest(items, val.shape)], dtype=dtype_expr(dt))
+
+    def value(self, v):
+        """A static parameter value as an expression."""
+        if v is None or isinstance(v, (bool, int, float, complex, str, np.bool_)):
+            return pyconst(v.item() if isinstance(v, np.bool_) else v)
+        if isinstance(v, np.generic) and not isinstance(v, np.ndarray):
+            return pyconst(v.item())
+        if isinstance(v, np.dtype) or (isinstance(v, type) and issubclass(v, np.generic)):
+            return dtype_expr(v)
+        if isinstance(v, enum.Enum):
+            return attr(self.import_object(type(v)), v.name)
+        if isinstance(v, tuple) and hasattr(type(v), "_fields"):
+            cls = self.import_object(type(v))
+            return call(load(cls), **{f: self.value(getattr(v, f)) for f in type(v)._fields})
+        if isinstance(v, tuple):
+            return ast.Tuple(elts=[self.value(x) for x in v], ctx=ast.Load())
+        if isinstance(v, list):
+            return ast.List(elts=[self.value(x) for x in v], ctx=ast.Load())
+        if isinstance(v, dict):
+            return ast.Dict(keys=[self.value(k) for k in v], values=[self.value(x) for x in v.values()])
+        if isinstance(v, np.ndarray) and v.size <= 64:
+            return self.array_value(v, v.dtype)
+        return load(self.inject(v, "param"))
+
+    def import_object(self, obj):
+        """A class or function by a local name: imported when it can be, else provided
+        in the function's globals."""
+        mod, qual = getattr(obj, "__module__", None), getattr(obj, "__qualname__", "")
+        if mod and "." not in qual and getattr(sys.modules.get(mod), qual, None) is obj:
+            key = (mod, qual)
+            if key not in self.imports:
+                self.imports[key] = qual if qual not in self.used else self.fresh(qual)
+                self.used.add(self.imports[key])
+            self.globals[self.imports[key]] = obj
+            return self.imports[key]
+        return self.inject(obj, getattr(obj, "__name__", "obj"))
+
+    def inject(self, obj, base):
+        name = self._global_ids.get(id(obj))
+        if name is None:
+            name = self._global_ids[id(obj)] = self.fresh(base)
+            self.globals[name] = obj
+        return name
+
+    # -- statements -------------------------------------------------------------
+    def origin(self, info):
+        if not self.comments or info is None or info.file is None or not info.line:
+            return None
+        text = linecache.getline(info.file, info.line).strip()
+        where = f"line {info.line}"
+        if self.main_file and os.path.abspath(info.file) != os.path.abspath(self.main_file):
+            where = f"{os.path.basename(info.file)}:{info.line}"
+        if not text:
+            return where
+        if len(text) > 72:
+            text = text[:69] + "..."
+        return f"{where}: {text}"
+
+    def emit_jaxpr(self, jaxpr, stmts, owns_invars=False, fold_return=False):
+        """Print `jaxpr`'s equations into `stmts`; its invars must be named already.
+        Returns the scope (the caller reads outvars through `arg`)."""
+        scope = _Scope(jaxpr, owns_invars)
+        self.scopes.append([scope, 0])
+        last_origin, last_phase = None, None
+        try:
+            self._plan_fusions(scope)
+            n = len(jaxpr.eqns)
+            for i, eqn in enumerate(jaxpr.eqns):
+                self.scopes[-1][1] = i
+                if id(eqn) in self.skip:
+                    continue
+                info = eqn.source_info or UNKNOWN
+                if self.comments and info.phase and info.phase != last_phase:
+                    stmts.append(comment(f"---- {_PHASE_TEXT.get(info.phase, info.phase)} ----"))
+                    last_origin = None
+                last_phase = info.phase or last_phase
+                key = (info.file, info.line)
+                if key != last_origin:
+                    text = self.origin(info)
+                    if text:
+                        stmts.append(comment(text))
+                    last_origin = key
+                if fold_return and i == n - 1 and self._foldable(scope, eqn):
+                    self.env[eqn.outvars[0]] = self.render_expr(eqn)
+                    continue
+                self.emit_eqn(eqn, stmts)
+        finally:
+            self.scopes.pop()
+        return scope
+
+    def _foldable(self, scope, eqn):
+        v = eqn.outvars[0] if len(eqn.outvars) == 1 else None
+        return (v is not None and v.hint is None and v not in self.preset
+                and scope.uses[v] == 1 and v in scope.jaxpr.outvars
+                and not getattr(source_rule(eqn.primitive), "statement", False)
+                and not eqn.primitive.multiple_results)
+
+    def _plan_fusions(self, scope):
+        """Equations printed inside their consumer: the bool->int32 convert feeding a
+        cond (`if pred:`), the iota feeding a scan (`for i in range(n):`)."""
+        for i, eqn in enumerate(scope.jaxpr.eqns):
+            rule = getattr(source_rule(eqn.primitive), "fuse", None)
+            if rule is not None:
+                rule(self, scope, i, eqn)
+
+    def current(self):
+        return self.scopes[-1]
+
+    def render_expr(self, eqn):
+        rule = source_rule(eqn.primitive)
+        return rule(self, eqn)
+
+    def emit_eqn(self, eqn, stmts):
+        rule = source_rule(eqn.primitive)
+        if getattr(rule, "statement", False):
+            rule(self, eqn, stmts)
+            return
+        expr = rule(self, eqn)
+        stem = _STEMS.get(eqn.primitive.name, eqn.primitive.name)
+        if eqn.primitive.multiple_results:
+            names = [self.out_name(v, stem) for v in eqn.outvars]
+            stmts.append(assign(names, expr) if names else ast.Expr(value=expr))
+        else:
+            stmts.append(assign(self.out_name(eqn.outvars[0], stem), expr))
+
+    def inline_expr(self, jaxpr, max_eqns=4):
+        """`jaxpr` (one output, invars named) as one nested expression, or None when it
+        is not a small expression tree."""
+        if len(jaxpr.outvars) != 1 or len(jaxpr.eqns) > max_eqns:
+            return None
+        scope = _Scope(jaxpr)
+        for e in jaxpr.eqns:
+            if (e.primitive.multiple_results or len(e.outvars) != 1
+                    or getattr(source_rule(e.primitive), "statement", False)
+                    or getattr(source_rule(e.primitive), "fuse", None)):
+                return None
+            if scope.uses[e.outvars[0]] != 1:
+                return None
+        saved = dict(self.env)
+        try:
+            for e in jaxpr.eqns:
+                self.env[e.outvars[0]] = self.render_expr(e)
+            return self.arg(jaxpr.outvars[0])
+        finally:
+            for e in jaxpr.eqns:
+                self.env.pop(e.outvars[0], None)
+            self.env.update(saved)
+
+# ----------------------------------------------------------- the whole function
+
+
+class GeneratedSource(str):
+    """The generated text (a `str`), with what it needs to run: `.globals` (names
+    the text refers to that are not imported in it, e.g. large constants),
+    `.name` (the function's name) and `.closed` (the IR it was generated from)."""
+    globals: dict
+    name: str
+    closed: object
+
+
+def _leaf_names(gen, param, td, hint_of):
+    """Names for the leaves of one argument pytree, by their path."""
+    out = []
+
+    def go(td, base, top):
+        if td.node_type is None:
+            out.append(base)
+            return
+        nt = td.node_type
+        if nt is dict or nt.__name__ == "OrderedDict":
+            keys = list(td.aux) if nt is dict else list(td.aux)
+            for k, c in zip(keys, td.children):
+                sub = k if isinstance(k, str) and k.isidentifier() else f"{base}_{sanitize(k)}"
+                go(c, sub, False)
+        elif hasattr(nt, "_fields"):
+            for f, c in zip(nt._fields, td.children):
+                go(c, f, False)
+        else:
+            for i, c in enumerate(td.children):
+                go(c, f"{base}_{i}", False)
+    go(td, param, True)
+    return out
+
+
+def _destructure(gen, name, td, leaf_names, stmts):
+    """Statements binding the leaves of pytree argument `name` (structure `td`):
+    tuple unpacking for tuples/lists/namedtuples, `d['k']` for dicts,
+    `tree_util.tree_leaves` for other registered nodes."""
+    it = iter(leaf_names)
+
+    def target(td):
+        """An assignment target for `td`, plus follow-up work for dict children."""
+        if td.node_type is None:
+            return store(next(it)), []
+        nt = td.node_type
+        if nt in (tuple, list) or hasattr(nt, "_fields"):
+            elts, later = [], []
+            for c in td.children:
+                t, l = target(c)
+                elts.append(t)
+                later += l
+            if not elts:
+                return store("_"), later
+            return ast.Tuple(elts=elts, ctx=ast.Store()), later
+        if nt is type(None):
+            return store("_"), []
+        tmp = gen.fresh("node")
+        return store(tmp), [(tmp, td)]
+
+    def bind(src, td):
+        nt = td.node_type
+        if nt is type(None) or td.num_leaves == 0:
+            return
+        if nt is dict or getattr(nt, "__name__", "") == "OrderedDict":
+            for k, c in zip(td.aux, td.children):
+                sub = ast.Subscript(value=load(src), slice=pyconst(k), ctx=ast.Load())
+                if c.node_type is None:
+                    stmts.append(assign(next(it), sub))
+                else:
+                    tmp = gen.fresh(sanitize(k) if isinstance(k, str) else "node")
+                    stmts.append(assign(tmp, sub))
+                    bind(tmp, c)
+            return
+        if nt in (tuple, list) or hasattr(nt, "_fields"):
+            t, later = target(td)
+            stmts.append(ast.Assign(targets=[t], value=load(src), lineno=0))
+            for tmp, c in later:
+                bind(tmp, c)
+            return
+        # any other registered node: its leaves, in order
+        names = [next(it) for _ in range(td.num_leaves)]
+        tu = gen.import_object(tree_util.tree_leaves)
+        stmts.append(assign(names, call(load(tu), [load(src)])))
+    if td.node_type is None:
+        return
+    bind(name, td)
+
+
+def _rebuild(gen, td, leaves):
+    """The output pytree as an expression over the output leaf expressions."""
+    it = iter(leaves)
+
+    def go(td):
+        nt = td.node_type
+        if nt is None:
+            return next(it)
+        kids = [go(c) for c in td.children]
+        if nt is tuple:
+            return ast.Tuple(elts=kids, ctx=ast.Load())
+        if nt is list:
+            return ast.List(elts=kids, ctx=ast.Load())
+        if nt is type(None):
+            return ast.Constant(value=None)
+        if nt is dict:
+            return ast.Dict(keys=[pyconst(k) for k in td.aux], values=kids)
+        if hasattr(nt, "_fields"):
+            return call(load(gen.import_object(nt)), kids)
+        unflatten = gen.import_object(tree_util.tree_unflatten)
+        tdname = gen.inject(td, "out_tree")
+        return call(load(unflatten), [load(tdname), ast.List(elts=_leaf_list(td, kids), ctx=ast.Load())])
+    return go(td)
+
+
+def _leaf_list(td, kids):
+    # kids of an opaque node: flatten their expressions back into leaf order
+    out = []
+    for c, k in zip(td.children, kids):
+        if c.node_type is None:
+            out.append(k)
+        else:
+            out.append(call("tree_util.tree_leaves", [k]))
+    return out
+
+
+def _const_names(user_fn):
+    """id(value) -> the name the user's function refers to it by (closure or global)."""
+    names = {}
+    fn = user_fn
+    while fn is not None and not hasattr(fn, "__code__"):
+        fn = getattr(fn, "fun", None) or getattr(fn, "__wrapped__", None)
+    if fn is None:
+        return names
+    code = fn.__code__
+    for n, c in zip(code.co_freevars, fn.__closure__ or ()):
+        try:
+            names[id(c.cell_contents)] = n
+        except ValueError:
+            pass
+    g = getattr(fn, "__globals__", {})
+    for n in code.co_names:
+        if n in g:
+            names.setdefault(id(g[n]), n)
+    return names
+
+
+def generate(closed, in_tree, out_tree, *, name="f", param_names=None, user_fn=None,
+             comments=True, title=None, main_file=None, inline_const_size=16):
+    """ClosedJaxpr + argument/output pytree structures -> GeneratedSource.
+
+    `in_tree` is the structure of `(args_tuple, kwargs_dict)` whose leaves are the
+    jaxpr's invars, in order; `param_names` names the positional arguments."""
+    jaxpr = closed.jaxpr
+    gen = SourceGenerator(name, comments, main_file)
+    body: list = []
+    if title and comments:
+        body.append(comment(title))
+
+    # parameters
+    args_td, kwargs_td = in_tree.children
+    param_names = list(param_names or [])
+    params = []
+    for i in range(len(args_td.children)):
+        p = param_names[i] if i < len(param_names) and param_names[i] else f"arg{i}"
+        params.append(gen.fresh(p))
+    kwnames = [gen.fresh(k) for k in kwargs_td.aux] if kwargs_td.node_type is dict else []
+    subtrees = list(args_td.children) + (list(kwargs_td.children) if kwnames else [])
+    owners = params + kwnames
+    invars = iter(jaxpr.invars)
+    for pname, td in zip(owners, subtrees):
+        leaves = [next(invars) for _ in range(td.num_leaves)]
+        if td.node_type is None:
+            gen.name_var(leaves[0], pname)
+            continue
+        bases = _leaf_names(gen, pname, td, None)
+        names = []
+        for v, base in zip(leaves, bases):
+            hint = v.hint if v.hint and v.hint != pname else None
+            names.append(gen.fresh(hint or base))
+            gen.name_var(v, names[-1])
+        _destructure(gen, pname, td, names, body)
+
+    # constants
+    const_names = _const_names(user_fn)
+    for v, c in zip(jaxpr.constvars, closed.consts):
+        if isinstance(c, core.Tracer):
+            raise SourceGenError("the function captures a staged value from an enclosing "
+                                 "transformation; generate source for the outer function",
+                                 loc=UNKNOWN)
+        base = const_names.get(id(c)) or v.hint or "const"
+        try:
+            val = np.asarray(c)
+        except Exception:  # noqa: BLE001
+            val = None
+        if val is not None and val.size <= inline_const_size:
+            nm = gen.fresh(base)
+            body.append(assign(nm, gen.array_value(val, v.aval.dtype)
+                               if val.ndim else gen.typed_scalar(_scalar_py(val[()], v.aval.dtype),
+                                                                 v.aval.dtype)))
+            gen.name_var(v, nm)
+        else:
+            nm = gen.inject(c, base)
+            gen.name_var(v, nm)
+
+    single = out_tree.num_leaves == 1 and out_tree.node_type is None
+    gen.emit_jaxpr(jaxpr, body, owns_invars=True, fold_return=single)
+    outs = [gen.arg(a) for a in jaxpr.outvars]
+    body.append(ast.Return(value=_rebuild(gen, out_tree, outs)))
+
+    args = ast.arguments(posonlyargs=[], args=[ast.arg(arg=p) for p in params],
+                         vararg=None, kwonlyargs=[ast.arg(arg=k) for k in kwnames],
+                         kw_defaults=[None] * len(kwnames), kwarg=None, defaults=[])
+    fdef = ast.FunctionDef(name=name, args=args, body=body, decorator_list=[], returns=None,
+                           lineno=0)
+    header = [ast.Import(names=[ast.alias(name="numpy", asname="np")]),
+              ast.Import(names=[ast.alias(name="astjax.numpy", asname="jnp")]),
+              ast.ImportFrom(module="astjax", names=[ast.alias(name="lax")], level=0)]
+    if gen.uses_core:
+        header.append(ast.ImportFrom(module="astjax", names=[ast.alias(name="core")], level=0))
+    for (mod, qual), local in sorted(gen.imports.items()):
+        header.append(ast.ImportFrom(module=mod, names=[ast.alias(
+            name=qual, asname=None if local == qual else local)], level=0))
+    provided = [n for n in gen.globals if n not in gen.imports.values()]
+    if provided and comments:
+        header.append(comment(f"provided in the function's globals: {', '.join(provided)} "
+                              "(see astjax.source_function)"))
+    module = ast.Module(body=header + [fdef], type_ignores=[])
+    text = ast.unparse(ast.fix_missing_locations(module)) + "\n"
+    text = _blank_lines(text)
+    out = GeneratedSource(text)
+    out.globals = dict(gen.globals)
+    out.name = name
+    out.closed = closed
+    return out
+
+
+def _blank_lines(text):
+    """Two blank lines before the top-level `def` (PEP 8)."""
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        if line.startswith("def "):
+            while i > 0 and lines[i - 1] == "":
+                lines.pop(i - 1)
+                i -= 1
+            lines[i:i] = ["", ""]
+            break
+    return "\n".join(lines)
+
+# ======================================================================= rules
+
+
+def generic_rule(gen, eqn):
+    """`core.primitives['name'].bind(*args, **params)`: prints any primitive, exactly."""
+    gen.uses_core = True
+    f = attr(ast.Subscript(value=attr("core", "primitives"), slice=pyconst(eqn.primitive.name),
+                           ctx=ast.Load()), "bind")
+    return call(f, [gen.arg(a) for a in eqn.invars],
+                **{k: gen.value(v) for k, v in sorted(eqn.params.items())})
+
+
+def _lax_call(fname, gen, eqn, *extra, **kw):
+    return call(f"lax.{fname}", [gen.arg(a) for a in eqn.invars] + list(extra), **kw)
+
+
+def _register(name, rule):
+    p = core.primitives.get(name)
+    if p is not None:
+        core.source_rules[p] = rule
+
+
+def _numeric(dt):
+    return dt != dtypes.bool_
+
+
+def _operator_ok(eqn, kind):
+    """Can `x <op> y` stand for this equation exactly? Operands already of the result
+    dtype (comparisons: of one dtype), not both literals."""
+    x, y = eqn.invars
+    if isinstance(x, core.Literal) and isinstance(y, core.Literal):
+        return False
+    dt = x.aval.dtype
+    if y.aval.dtype != dt:
+        return False
+    if kind == "compare":
+        return True
+    if kind == "bits":
+        return eqn.outvars[0].aval.dtype == dt and (dtypes.is_int(dt) or dt == dtypes.bool_)
+    if eqn.outvars[0].aval.dtype != dt or not _numeric(dt):
+        return False
+    if kind == "div":
+        return dtypes.is_inexact(dt)
+    return True
+
+
+_BINOPS = {"add": (ast.Add, "arith"), "sub": (ast.Sub, "arith"), "mul": (ast.Mult, "arith"),
+           "div": (ast.Div, "div")}
+_BITOPS = {"and": ast.BitAnd, "or": ast.BitOr, "xor": ast.BitXor}
+_CMPOPS = {"eq": ast.Eq, "ne": ast.NotEq, "lt": ast.Lt, "le": ast.LtE, "gt": ast.Gt,
+           "ge": ast.GtE}
+_LAX_RENAMES = {"not": "bitwise_not", "and": "bitwise_and", "or": "bitwise_or",
+                "xor": "bitwise_xor"}
+
+
+def _binop_rule(name):
+    op, kind = _BINOPS[name]
+
+    def rule(gen, eqn):
+        if _operator_ok(eqn, kind):
+            x, y = eqn.invars
+            return ast.BinOp(left=gen.arg(x, bare=True), op=op(), right=gen.arg(y, bare=True))
+        return _lax_call(name, gen, eqn)
+    return rule
+
+
+def _bitop_rule(name):
+    def rule(gen, eqn):
+        if _operator_ok(eqn, "bits"):
+            x, y = eqn.invars
+            return ast.BinOp(left=gen.arg(x, bare=True), op=_BITOPS[name](),
+                             right=gen.arg(y, bare=True))
+        return _lax_call(_LAX_RENAMES[name], gen, eqn)
+    return rule
+
+
+def _cmp_rule(name):
+    def rule(gen, eqn):
+        if _operator_ok(eqn, "compare"):
+            x, y = eqn.invars
+            return ast.Compare(left=gen.arg(x, bare=True), ops=[_CMPOPS[name]()],
+                               comparators=[gen.arg(y, bare=True)])
+        return _lax_call(name, gen, eqn)
+    return rule
+
+
+def _unary_rule(name):
+    fname = _LAX_RENAMES.get(name, name)
+
+    def rule(gen, eqn):
+        return _lax_call(fname, gen, eqn)
+    return rule
+
+
+def _neg_rule(gen, eqn):
+    (x,) = eqn.invars
+    if isinstance(x, core.Var) and _numeric(x.aval.dtype):
+        return ast.UnaryOp(op=ast.USub(), operand=gen.arg(x))
+    return _lax_call("neg", gen, eqn)
+
+
+def _integer_pow_rule(gen, eqn):
+    (x,) = eqn.invars
+    y = eqn.params["y"]
+    if isinstance(x, core.Var) and (y >= 0 or dtypes.is_inexact(x.aval.dtype)):
+        return ast.BinOp(left=gen.arg(x), op=ast.Pow(), right=pyconst(int(y)))
+    return _lax_call("integer_pow", gen, eqn, pyconst(int(y)))
+
+
+def _round_rule(gen, eqn):
+    return _lax_call("round", gen, eqn, pyconst(int(eqn.params.get("rounding_method", 0))))
+
+
+def _convert_rule(gen, eqn):
+    (x,) = eqn.invars
+    new = eqn.params["new_dtype"]
+    if eqn.params.get("weak_type"):
+        return _lax_call("convert_element_type", gen, eqn, dtype_expr(new), weak_type=pyconst(True))
+    if isinstance(x, core.Var):
+        return call(attr(gen.arg(x), "astype"), [dtype_expr(new)])
+    return _lax_call("convert_element_type", gen, eqn, dtype_expr(new))
+
+
+def _convert_fuse(gen, scope, i, eqn):
+    """bool -> int32 feeding only a 2-branch cond: printed as the `if` test."""
+    (x,) = eqn.invars
+    out = eqn.outvars[0]
+    if (x.aval.dtype != dtypes.bool_ or out.aval.dtype != dtypes.int32 or x.aval.shape != ()
+            or scope.uses[out] != 1 or out in scope.jaxpr.outvars):
+        return
+    j = scope.consumers.get(out, [None])[0]
+    if j is None:
+        return
+    user = scope.jaxpr.eqns[j]
+    if user.primitive.name == "cond" and user.invars[0] is out and len(user.params["branches"]) == 2:
+        gen.skip.add(id(eqn))
+        gen.fused[out] = x
+
+
+_convert_rule.fuse = _convert_fuse
+
+
+def _dot_rule(gen, eqn):
+    x, y = eqn.invars
+    (lc, rc), (lb, rb) = eqn.params["dimension_numbers"]
+    pet = eqn.params.get("preferred_element_type")
+    same = pet is None or np.dtype(pet) == x.aval.dtype == y.aval.dtype
+    if (same and not lb and not rb and x.aval.ndim in (1, 2) and y.aval.ndim in (1, 2)
+            and tuple(lc) == (x.aval.ndim - 1,) and tuple(rc) == (0,)
+            and isinstance(x, core.Var) and isinstance(y, core.Var)):
+        return ast.BinOp(left=gen.arg(x), op=ast.MatMult(), right=gen.arg(y))
+    dn = ((tuple(lc), tuple(rc)), (tuple(lb), tuple(rb)))
+    kw = {}
+    if pet is not None and np.dtype(pet) != x.aval.dtype:
+        kw["preferred_element_type"] = dtype_expr(pet)
+    return _lax_call("dot_general", gen, eqn, gen.value(dn), **kw)
+
+
+def _reduce_rule(name):
+    def rule(gen, eqn):
+        return _lax_call(name, gen, eqn, axes=gen.value(tuple(eqn.params["axes"])))
+    return rule
+
+
+def _bid_rule(gen, eqn):
+    (x,) = eqn.invars
+    shape, dims = tuple(eqn.params["shape"]), tuple(eqn.params["broadcast_dimensions"])
+    n = len(shape)
+    if dims == tuple(range(n - x.aval.ndim, n)) and isinstance(x, core.Var):
+        return call("jnp.broadcast_to", [gen.arg(x), gen.value(shape)])
+    return _lax_call("broadcast_in_dim", gen, eqn, gen.value(shape), gen.value(dims))
+
+
+def _reshape_rule(gen, eqn):
+    (x,) = eqn.invars
+    if isinstance(x, core.Var):
+        return call(attr(gen.arg(x), "reshape"), [gen.value(tuple(eqn.params["new_sizes"]))])
+    return _lax_call("reshape", gen, eqn, gen.value(tuple(eqn.params["new_sizes"])))
+
+
+def _transpose_rule(gen, eqn):
+    (x,) = eqn.invars
+    perm = tuple(eqn.params["permutation"])
+    if perm == (1, 0) and isinstance(x, core.Var):
+        return attr(gen.arg(x), "T")
+    return _lax_call("transpose", gen, eqn, gen.value(perm))
+
+
+def _param_rule(fname, *names, kw=()):
+    def rule(gen, eqn):
+        extra = [gen.value(eqn.params[n]) for n in names]
+        kws = {k: gen.value(eqn.params[k]) for k in kw if eqn.params.get(k) is not None}
+        return _lax_call(fname, gen, eqn, *extra, **kws)
+    return rule
+
+
+def _concat_rule(gen, eqn):
+    return call("lax.concatenate", [ast.List(elts=[gen.arg(a) for a in eqn.invars], ctx=ast.Load()),
+                                    pyconst(eqn.params["dimension"])])
+
+
+def _slice_rule(gen, eqn):
+    p = eqn.params
+    extra = [gen.value(tuple(p["start_indices"])), gen.value(tuple(p["limit_indices"]))]
+    if p.get("strides") is not None and any(s != 1 for s in p["strides"]):
+        extra.append(gen.value(tuple(p["strides"])))
+    return _lax_call("slice", gen, eqn, *extra)
+
+
+def _ds_rule(gen, eqn):
+    x, *idx = eqn.invars
+    return call("lax.dynamic_slice", [gen.arg(x), ast.Tuple(elts=[gen.arg(i) for i in idx], ctx=ast.Load()),
+                                      gen.value(tuple(eqn.params["slice_sizes"]))])
+
+
+def _dus_rule(gen, eqn):
+    x, upd, *idx = eqn.invars
+    return call("lax.dynamic_update_slice", [gen.arg(x), gen.arg(upd),
+                                             ast.Tuple(elts=[gen.arg(i) for i in idx], ctx=ast.Load())])
+
+
+def _select_rule(gen, eqn):
+    which, *cases = eqn.invars
+    if (len(cases) == 2 and which.aval.dtype == dtypes.bool_ and isinstance(which, core.Var)
+            and which.aval.shape == cases[0].aval.shape
+            and all(c.aval.dtype == cases[0].aval.dtype for c in cases)
+            and not all(isinstance(c, core.Literal) for c in cases)):
+        return call("jnp.where", [gen.arg(which), gen.arg(cases[1], bare=True),
+                                  gen.arg(cases[0], bare=True)])
+    return _lax_call("select_n", gen, eqn)
+
+
+def _iota_rule(gen, eqn):
+    p = eqn.params
+    shape = tuple(p["shape"])
+    if len(shape) == 1:
+        return call("lax.iota", [dtype_expr(p["dtype"]), pyconst(shape[0])])
+    return call("lax.broadcasted_iota", [dtype_expr(p["dtype"]), gen.value(shape),
+                                         pyconst(p["dimension"])])
+
+
+def _copy_rule(gen, eqn):
+    return _lax_call("copy_p", gen, eqn)
+
+
+def _clamp_rule(gen, eqn):
+    lo, x, hi = eqn.invars
+    return call("lax.clamp", [gen.arg(lo, bare=True), gen.arg(x), gen.arg(hi, bare=True)])
+
+
+def _pad_rule(gen, eqn):
+    return _lax_call("pad", gen, eqn, gen.value(tuple(tuple(c) for c in eqn.params["padding_config"])))
+
+
+# ---- control flow ---------------------------------------------------------------
+
+
+def _assign_outputs(gen, stmts, pairs):
+    """`name = expr` for (name, expr) pairs, as one tuple assignment when a later
+    right-hand side reads a name assigned before it (a swap)."""
+    pairs = [(n, e) for n, e in pairs if not (isinstance(e, ast.Name) and e.id == n)]
+    if not pairs:
+        return
+    assigned, clash = set(), False
+    for n, e in pairs:
+        if any(isinstance(x, ast.Name) and x.id in assigned for x in ast.walk(e)):
+            clash = True
+        assigned.add(n)
+    if clash:
+        stmts.append(assign(tuple(n for n, _ in pairs),
+                            ast.Tuple(elts=[e for _, e in pairs], ctx=ast.Load())))
+    else:
+        stmts.extend(assign(n, e) for n, e in pairs)
+
+
+def _branch_block(gen, br, ops, out_names):
+    """One cond branch: statements that leave its outputs in `out_names`."""
+    jaxpr = br.jaxpr if isinstance(br, core.ClosedJaxpr) else br
+    for v, a in zip(jaxpr.invars, ops):
+        gen.alias(v, a)
+    seen = set()
+    for v, n in zip(jaxpr.outvars, out_names):
+        if isinstance(v, core.Var) and v not in seen and v not in jaxpr.invars:
+            gen.preset[v] = n
+        seen.add(v)
+    stmts = []
+    gen.emit_jaxpr(jaxpr, stmts)
+    for v in jaxpr.outvars:
+        gen.preset.pop(v, None) if isinstance(v, core.Var) else None
+    _assign_outputs(gen, stmts, [(n, gen.arg(v)) for v, n in zip(jaxpr.outvars, out_names)])
+    return [s for s in stmts] or [ast.Pass()]
+
+
+def _hint_from(*vs):
+    for v in vs:
+        if isinstance(v, core.Var) and v.hint:
+            return v.hint
+    return None
+
+
+@statement_rule
+def cond_rule(gen, eqn, stmts):
+    index, *ops = eqn.invars
+    branches = eqn.params["branches"]
+    outs = []
+    for i, v in enumerate(eqn.outvars):
+        base = _hint_from(v, *[b.jaxpr.outvars[i] for b in branches]) or "branch_out"
+        outs.append(gen.out_name(v, base))
+    blocks = [_branch_block(gen, b, ops, outs) for b in branches]
+    if len(branches) == 1:
+        stmts.extend(blocks[0])
+        return
+    if index in gen.fused:
+        test = gen.arg(gen.fused.pop(index))
+        stmts.append(ast.If(test=test, body=blocks[1], orelse=blocks[0]))
+        return
+    idx = gen.arg(index)
+    n = len(branches)
+    # clamping semantics: index <= 0 -> branch 0, index >= n-1 -> the last branch
+    orelse = blocks[-1]
+    for k in range(n - 2, -1, -1):
+        test = ast.Compare(left=copy.deepcopy(idx), ops=[ast.LtE() if k == 0 else ast.Eq()],
+                           comparators=[pyconst(k)])
+        orelse = [ast.If(test=test, body=blocks[k], orelse=orelse)]
+    stmts.extend(orelse)
+
+
+def _carry_names(gen, eqn, inits, out_vars, inner_in, inner_out, stmts):
+    """Names of loop carries: the loop's output names. A carry reuses its initial
+    value's name when that variable is not read again (`x = x * 2` in the loop),
+    else it is initialised before the loop (`x_1 = x`)."""
+    scope, idx = gen.current()
+    names, pre = [], []
+    taken = set()
+    for k, (init, v) in enumerate(zip(inits, out_vars)):
+        reuse = (isinstance(init, core.Var) and init in scope.owned and init not in taken
+                 and scope.uses[init] == 1 and scope.last_read.get(init) == idx
+                 and gen.name_of(init) is not None)
+        if reuse:
+            name = gen.name_of(init)
+            taken.add(init)
+            gen.preset.pop(v, None)
+            gen.name_var(v, name)
+        else:
+            base = _hint_from(v, inner_out[k], inner_in[k], init) or "carry"
+            name = gen.out_name(v, base)
+            pre.append((name, gen.arg(init)))
+        names.append(name)
+    for n, e in pre:
+        stmts.append(assign(n, e))
+    return names
+
+
+def _preset_carry_outputs(gen, jaxpr, carry_in, carry_out, names):
+    """Body outputs that can be computed straight into the carry's name: produced by
+    a body equation after the last read of the carry's incoming value."""
+    scope = _Scope(jaxpr)
+    n = len(jaxpr.eqns)
+    seen = set()
+    for k, (vin, vout, name) in enumerate(zip(carry_in, carry_out, names)):
+        if not isinstance(vout, core.Var) or vout in seen or vout not in scope.producer:
+            seen.add(vout)
+            continue
+        seen.add(vout)
+        p = scope.producer[vout]
+        statement = getattr(source_rule(jaxpr.eqns[p].primitive), "statement", False)
+        last = scope.last_read.get(vin, -1)
+        if last == n and vin in jaxpr.outvars:
+            continue  # read again at the end (another carry takes it)
+        if last < p or (last == p and not statement):
+            gen.preset[vout] = name
+
+
+@statement_rule
+def while_rule(gen, eqn, stmts):
+    p = eqn.params
+    cj, bj = p["cond_jaxpr"].jaxpr, p["body_jaxpr"].jaxpr
+    nc, nb = p["cond_nconsts"], p["body_nconsts"]
+    cc, bc, init = eqn.invars[:nc], eqn.invars[nc:nc + nb], eqn.invars[nc + nb:]
+    names = _carry_names(gen, eqn, init, eqn.outvars, bj.invars[nb:], bj.outvars, stmts)
+    for v, a in zip(cj.invars[:nc], cc):
+        gen.alias(v, a)
+    for v, a in zip(bj.invars[:nb], bc):
+        gen.alias(v, a)
+    for v, n in zip(cj.invars[nc:], names):
+        gen.name_var(v, n)
+    for v, n in zip(bj.invars[nb:], names):
+        gen.name_var(v, n)
+    test = gen.inline_expr(cj)
+    body: list = []
+    flag_stmts = None
+    if test is None:  # a multi-line test: compute a flag before the loop and per iteration
+        flag = gen.fresh(_hint_from(cj.outvars[0]) or "keep_going")
+
+        def flag_block():
+            out = []
+            if isinstance(cj.outvars[0], core.Var) and cj.outvars[0] not in cj.invars:
+                gen.preset[cj.outvars[0]] = flag
+            gen.emit_jaxpr(cj, out)
+            gen.preset.pop(cj.outvars[0], None)
+            _assign_outputs(gen, out, [(flag, gen.arg(cj.outvars[0]))])
+            return out
+        stmts.extend(flag_block())
+        test = load(flag)
+        flag_stmts = flag_block
+    _preset_carry_outputs(gen, bj, bj.invars[nb:], bj.outvars, names)
+    gen.emit_jaxpr(bj, body)
+    for v in bj.outvars:
+        gen.preset.pop(v, None) if isinstance(v, core.Var) else None
+    _assign_outputs(gen, body, [(n, gen.arg(v)) for v, n in zip(bj.outvars, names)])
+    if flag_stmts is not None:
+        # the test reads the new carries: rename the cond's invars to them (already so)
+        body.extend(flag_stmts())
+    stmts.append(ast.While(test=test, body=body or [ast.Pass()], orelse=[]))
+
+
+def _iota_fuse(gen, scope, i, eqn):
+    """A 1-d int32 iota used only as a scan's xs: the scan's loop counter."""
+    p = eqn.params
+    out = eqn.outvars[0]
+    if len(p["shape"]) != 1 or p["dtype"] != dtypes.int32 or scope.uses[out] != 1:
+        return
+    j = scope.consumers.get(out, [None])[0]
+    if j is None:
+        return
+    user = scope.jaxpr.eqns[j]
+    if user.primitive.name != "scan":
+        return
+    up = user.params
+    if out not in user.invars[up["num_consts"] + up["num_carry"]:]:
+        return
+    gen.skip.add(id(eqn))
+    gen.fused[out] = ("range", 0)
+
+
+_iota_rule.fuse = _iota_fuse
+
+
+@statement_rule
+def scan_rule(gen, eqn, stmts):
+    p = eqn.params
+    body_j = p["jaxpr"].jaxpr
+    nconst, ncarry, length, reverse = p["num_consts"], p["num_carry"], p["length"], p["reverse"]
+    consts = eqn.invars[:nconst]
+    init = eqn.invars[nconst:nconst + ncarry]
+    xs = eqn.invars[nconst + ncarry:]
+    b_consts = body_j.invars[:nconst]
+    b_carry = body_j.invars[nconst:nconst + ncarry]
+    b_xs = body_j.invars[nconst + ncarry:]
+    names = _carry_names(gen, eqn, init, eqn.outvars[:ncarry], b_carry,
+                         body_j.outvars[:ncarry], stmts)
+    for v, a in zip(b_consts, consts):
+        gen.alias(v, a)
+    for v, n in zip(b_carry, names):
+        gen.name_var(v, n)
+    counter = gen.fresh("i")
+    reads = []
+    for v, x in zip(b_xs, xs):
+        if gen.fused.get(x) == ("range", 0):
+            gen.fused.pop(x)
+            gen.name_var(v, counter)
+            continue
+        base = v.hint or (f"{gen.name_of(x)}_i" if gen.name_of(x) else "x_i")
+        nm = gen.fresh(base)
+        gen.name_var(v, nm)
+        reads.append(assign(nm, ast.Subscript(value=gen.arg(x), slice=load(counter), ctx=ast.Load())))
+    ys_out = eqn.outvars[ncarry:]
+    b_ys = body_j.outvars[ncarry:]
+    ys_names = []
+    for v, y in zip(ys_out, b_ys):
+        h = _hint_from(v)
+        if not h:
+            yh = _hint_from(y)
+            h = f"{yh}s" if yh else "ys"
+        ys_names.append(gen.out_name(v, h))
+    if length == 0:
+        for n, v in zip(ys_names, ys_out):
+            stmts.append(assign(n, call("jnp.zeros", [gen.value(v.aval.shape), dtype_expr(v.aval.dtype)])))
+    else:
+        for n in ys_names:
+            stmts.append(assign(n, ast.List(elts=[], ctx=ast.Load())))
+    _preset_carry_outputs(gen, body_j, b_carry, body_j.outvars[:ncarry], names)
+    body = list(reads)
+    gen.emit_jaxpr(body_j, body)
+    for v in body_j.outvars:
+        gen.preset.pop(v, None) if isinstance(v, core.Var) else None
+    _assign_outputs(gen, body, [(n, gen.arg(v)) for v, n in zip(body_j.outvars[:ncarry], names)])
+    if length:
+        for n, y in zip(ys_names, b_ys):
+            body.append(ast.Expr(value=call(attr(n, "append"), [gen.arg(y, bare=False)])))
+    rng = (call("range", [pyconst(length - 1), pyconst(-1), pyconst(-1)]) if reverse
+           else call("range", [pyconst(length)]))
+    stmts.append(ast.For(target=store(counter), iter=rng, body=body or [ast.Pass()], orelse=[],
+                         lineno=0))
+    if length:
+        for n in ys_names:
+            stacked = call("jnp.stack", [load(n)])
+            if reverse:
+                stacked = ast.Subscript(value=stacked, slice=ast.Slice(
+                    lower=None, upper=None, step=pyconst(-1)), ctx=ast.Load())
+            stmts.append(assign(n, stacked))
+
+# ---- registrations ----------------------------------------------------------------
+
+
+def register_rules():
+    from astjax.primitives import elementwise as ew
+    for name in ew.UNARY:
+        _register(name, _unary_rule(name))
+    for name in ew.BINARY:
+        if name in _BINOPS:
+            _register(name, _binop_rule(name))
+        elif name in _CMPOPS:
+            _register(name, _cmp_rule(name))
+        elif name in _BITOPS:
+            _register(name, _bitop_rule(name))
+        else:
+            _register(name, _unary_rule(name))  # lax.<name>(x, y)
+    _register("neg", _neg_rule)
+    _register("integer_pow", _integer_pow_rule)
+    _register("round", _round_rule)
+    _register("convert_element_type", _convert_rule)
+    _register("dot_general", _dot_rule)
+    for r in ("reduce_sum", "reduce_prod", "reduce_max", "reduce_min", "reduce_and", "reduce_or"):
+        _register(r, _reduce_rule(r))
+    _register("broadcast_in_dim", _bid_rule)
+    _register("reshape", _reshape_rule)
+    _register("transpose", _transpose_rule)
+    _register("squeeze", _param_rule("squeeze", "dimensions"))
+    _register("expand_dims", _param_rule("expand_dims", "dimensions"))
+    _register("rev", _param_rule("rev", "dimensions"))
+    _register("concatenate", _concat_rule)
+    _register("pad", _pad_rule)
+    _register("slice", _slice_rule)
+    _register("dynamic_slice", _ds_rule)
+    _register("dynamic_update_slice", _dus_rule)
+    _register("select_n", _select_rule)
+    _register("clamp", _clamp_rule)
+    _register("iota", _iota_rule)
+    _register("copy", _copy_rule)
+    _register("bitcast_convert_type", _param_rule("bitcast_convert_type", "new_dtype"))
+    _register("cond", cond_rule)
+    _register("while", while_rule)
+    _register("scan", scan_rule)
+
+
+register_rules()

@@ -1,0 +1,958 @@
+"""JVP and transpose rules for every non-control-flow primitive, one contiguous block
+per primitive family. Rules are written with `lax` functions on Tracers, so `bind`
+stages them into the current builder.
+
+Signatures (see `primitives.helpers`):
+  jvp(primals, tangents, **params) -> (primal_out, tangent_out)   tangents may be Zero
+  transpose(ct, *args, **params) -> [ct per arg]   linear args are UndefinedPrimal;
+                                                   ct may be Zero; None = no cotangent
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from astjax import core, dtypes, lax
+from astjax.core import bind
+from astjax.primitives import cumulative as cum
+from astjax.primitives import elementwise as ew
+from astjax.primitives import indexing as ix
+from astjax.primitives import reductions as red
+from astjax.primitives import sort as srt
+from astjax.primitives import structural as st
+
+from .ad import UndefinedPrimal, Zero, add_tangents, differentiable, instantiate, is_undefined
+
+jvp_rules = core.jvp_rules
+transpose_rules = core.transpose_rules
+
+
+def _aval(x):
+    if isinstance(x, (Zero, UndefinedPrimal)):
+        return x.aval
+    return core.get_aval(x)
+
+
+def _is_zero(t):
+    return isinstance(t, Zero)
+
+
+def _bcast(t, shape):
+    """Broadcast a rank-0 operand's tangent/cotangent to `shape`."""
+    a = _aval(t)
+    if a.shape == tuple(shape):
+        return t
+    return lax.broadcast_in_dim(t, shape, ())
+
+
+def _unbcast(ct, aval):
+    """Sum a cotangent down to a rank-0 operand's shape (binops broadcast rank 0)."""
+    if _is_zero(ct):
+        return Zero(aval)
+    if _aval(ct).shape != aval.shape:
+        ct = lax.reduce_sum(ct, tuple(range(_aval(ct).ndim)))
+    return ct
+
+
+def _const(x, v):
+    """A weak scalar constant of x's dtype."""
+    return core.WeakConst(np.asarray(v, _aval(x).dtype))
+
+
+def _scale(t, c):
+    """t * c, Zero-aware, broadcasting t to c's shape if t is rank 0."""
+    if _is_zero(t):
+        return t
+    out = lax.mul(t, c)
+    return out
+
+
+def _sum_tangents(ts, shape):
+    out = Zero(None)
+    for t in ts:
+        if _is_zero(t):
+            continue
+        t = _bcast(t, shape)
+        out = t if _is_zero(out) else add_tangents(out, t)
+    return out
+
+
+def _out_zero(aval):
+    return Zero(aval)
+
+# ------------------------------------------------------------------ definers
+
+
+def defjvp(p, *fns):
+    """Elementwise: fns[i](t_i, out, *primals) is operand i's tangent contribution."""
+    def rule(primals, tangents, **params):
+        out = bind(p, *primals, **params)
+        shape = _aval(out).shape
+        ts = [Zero(None) if _is_zero(t) or f is None else f(t, out, *primals, **params)
+              for f, t in zip(fns, tangents)]
+        tout = _sum_tangents(ts, shape)
+        return out, Zero(_aval(out)) if _is_zero(tout) else tout
+    jvp_rules[p] = rule
+
+
+def defzero(p):
+    """Piecewise-constant functions: zero derivative (floor, sign, ...)."""
+    def rule(primals, tangents, **params):
+        out = bind(p, *primals, **params)
+        return out, Zero(_aval(out))
+    jvp_rules[p] = rule
+
+
+def deflinear(p, transpose):
+    """A primitive linear in all its (differentiable) operands: the JVP applies it
+    to the tangents (zeros instantiated)."""
+    def rule(primals, tangents, **params):
+        out = bind(p, *primals, **params)
+        if all(_is_zero(t) for t in tangents):
+            return out, Zero(_aval(out))
+        ts = [instantiate(t) for t in tangents]
+        return out, bind(p, *ts, **params)
+    jvp_rules[p] = rule
+    transpose_rules[p] = transpose
+    core.linear_primitives.add(p)
+
+
+def deftranspose(p, transpose):
+    transpose_rules[p] = transpose
+    core.linear_primitives.add(p)
+
+
+def nondiff(*ps):
+    for p in ps:
+        core.nondiff_primitives.add(p)
+
+# ---------------------------------------------------------------- elementwise unary
+
+defzero(ew.sign_p)
+defzero(ew.floor_p)
+defzero(ew.ceil_p)
+defzero(ew.round_p)
+nondiff(ew.is_finite_p, ew.not_p, ew.population_count_p, ew.clz_p)
+
+deflinear(ew.neg_p, lambda ct, x: [Zero(x.aval) if _is_zero(ct) else lax.neg(ct)])
+defjvp(ew.abs_p, lambda t, y, x: lax.mul(t, lax.sign(x)))
+defjvp(ew.exp_p, lambda t, y, x: lax.mul(t, y))
+defjvp(ew.exp2_p, lambda t, y, x: lax.mul(t, lax.mul(y, _const(x, math.log(2)))))
+defjvp(ew.log_p, lambda t, y, x: lax.div(t, x))
+defjvp(ew.log1p_p, lambda t, y, x: lax.div(t, lax.add(x, _const(x, 1))))
+defjvp(ew.expm1_p, lambda t, y, x: lax.mul(t, lax.add(y, _const(x, 1))))
+defjvp(ew.sqrt_p, lambda t, y, x: lax.div(t, lax.mul(y, _const(x, 2))))
+defjvp(ew.rsqrt_p, lambda t, y, x: lax.mul(t, lax.mul(lax.div(y, x), _const(x, -0.5))))
+defjvp(ew.cbrt_p, lambda t, y, x: lax.mul(t, lax.mul(lax.integer_pow(y, -2), _const(x, 1 / 3))))
+defjvp(ew.sin_p, lambda t, y, x: lax.mul(t, lax.cos(x)))
+defjvp(ew.cos_p, lambda t, y, x: lax.neg(lax.mul(t, lax.sin(x))))
+defjvp(ew.tan_p, lambda t, y, x: lax.mul(t, lax.add(_const(x, 1), lax.integer_pow(y, 2))))
+defjvp(ew.asin_p, lambda t, y, x: lax.mul(t, lax.rsqrt(lax.sub(_const(x, 1), lax.integer_pow(x, 2)))))
+defjvp(ew.acos_p, lambda t, y, x: lax.neg(lax.mul(t, lax.rsqrt(lax.sub(_const(x, 1), lax.integer_pow(x, 2))))))
+defjvp(ew.atan_p, lambda t, y, x: lax.div(t, lax.add(_const(x, 1), lax.integer_pow(x, 2))))
+defjvp(ew.sinh_p, lambda t, y, x: lax.mul(t, lax.cosh(x)))
+defjvp(ew.cosh_p, lambda t, y, x: lax.mul(t, lax.sinh(x)))
+defjvp(ew.tanh_p, lambda t, y, x: lax.mul(t, lax.sub(_const(x, 1), lax.integer_pow(y, 2))))
+defjvp(ew.asinh_p, lambda t, y, x: lax.mul(t, lax.rsqrt(lax.add(lax.integer_pow(x, 2), _const(x, 1)))))
+defjvp(ew.acosh_p, lambda t, y, x: lax.mul(t, lax.rsqrt(lax.mul(lax.sub(x, _const(x, 1)),
+                                                                 lax.add(x, _const(x, 1))))))
+defjvp(ew.atanh_p, lambda t, y, x: lax.div(t, lax.sub(_const(x, 1), lax.integer_pow(x, 2))))
+defjvp(ew.logistic_p, lambda t, y, x: lax.mul(t, lax.mul(y, lax.sub(_const(x, 1), y))))
+defjvp(ew.erf_p, lambda t, y, x: lax.mul(t, lax.mul(_const(x, 2 / math.sqrt(math.pi)),
+                                                    lax.exp(lax.neg(lax.integer_pow(x, 2))))))
+defjvp(ew.erfc_p, lambda t, y, x: lax.mul(t, lax.mul(_const(x, -2 / math.sqrt(math.pi)),
+                                                     lax.exp(lax.neg(lax.integer_pow(x, 2))))))
+defjvp(ew.erf_inv_p, lambda t, y, x: lax.mul(t, lax.mul(_const(x, math.sqrt(math.pi) / 2),
+                                                        lax.exp(lax.integer_pow(y, 2)))))
+defjvp(ew.lgamma_p, lambda t, y, x: lax.mul(t, lax.digamma(x)))
+core.unsupported["jvp"][ew.digamma_p] = "the derivative of digamma (polygamma) is not implemented"
+
+
+def _integer_pow_jvp(t, y, x, *, y_):
+    raise AssertionError
+
+
+def _ipow_rule(primals, tangents, *, y):
+    x, = primals
+    t, = tangents
+    out = lax.integer_pow(x, y)
+    if _is_zero(t) or y == 0:
+        return out, Zero(_aval(out))
+    if y == 1:
+        return out, t
+    d = lax.mul(_const(x, y), x if y == 2 else lax.integer_pow(x, y - 1))
+    return out, lax.mul(t, d)
+
+
+jvp_rules[ew.integer_pow_p] = _ipow_rule
+
+# complex parts: linear
+deflinear(ew.real_p, lambda ct, x: [Zero(x.aval) if _is_zero(ct) else lax.complex(
+    ct, lax.full_like(ct, 0)) if dtypes.issubdtype(x.aval.dtype, np.complexfloating) else ct])
+deflinear(ew.imag_p, lambda ct, x: [Zero(x.aval) if _is_zero(ct) else lax.complex(
+    lax.full_like(ct, 0), lax.neg(ct))])
+deflinear(ew.conj_p, lambda ct, x: [Zero(x.aval) if _is_zero(ct) else lax.conj(ct)])
+
+
+def _complex_transpose(ct, x, y):
+    if _is_zero(ct):
+        return [Zero(_aval(x)), Zero(_aval(y))]
+    re, im = lax.real(ct), lax.neg(lax.imag(ct))
+    return [_unbcast(re, _aval(x)) if is_undefined(x) else None,
+            _unbcast(lax.neg(im), _aval(y)) if is_undefined(y) else None]
+
+
+deflinear(ew.complex_p, _complex_transpose)
+
+# --------------------------------------------------------------- elementwise binary
+nondiff(ew.and_p, ew.or_p, ew.xor_p, ew.shift_left_p, ew.shift_right_arithmetic_p,
+        ew.shift_right_logical_p, ew.eq_p, ew.ne_p, ew.lt_p, ew.le_p, ew.gt_p, ew.ge_p)
+core.unsupported["jvp"][ew.nextafter_p] = "nextafter has no derivative (as in JAX)"
+
+
+def _add_like(p, sign_y):
+    def rule(primals, tangents):
+        out = bind(p, *primals)
+        shape = _aval(out).shape
+        tx, ty = tangents
+        if sign_y < 0 and not _is_zero(ty):
+            ty = lax.neg(ty)
+        tout = _sum_tangents([tx, ty], shape)
+        return out, Zero(_aval(out)) if _is_zero(tout) else tout
+
+    def transpose(ct, x, y):
+        if _is_zero(ct):
+            return [None, None]
+        cx = _unbcast(ct, x.aval) if is_undefined(x) else None
+        cy = None
+        if is_undefined(y):
+            cy = _unbcast(ct if sign_y > 0 else lax.neg(ct), y.aval)
+        return [cx, cy]
+    jvp_rules[p] = rule
+    deftranspose(p, transpose)
+
+
+_add_like(ew.add_p, 1)
+_add_like(ew.add_any_p, 1)
+_add_like(ew.sub_p, -1)
+
+
+def _mul_jvp(primals, tangents):
+    x, y = primals
+    tx, ty = tangents
+    out = lax.mul(x, y)
+    ts = [Zero(None) if _is_zero(tx) else lax.mul(tx, y),
+          Zero(None) if _is_zero(ty) else lax.mul(x, ty)]
+    tout = _sum_tangents(ts, _aval(out).shape)
+    return out, Zero(_aval(out)) if _is_zero(tout) else tout
+
+
+def _mul_transpose(ct, x, y):
+    if _is_zero(ct):
+        return [None, None]
+    if is_undefined(x) and is_undefined(y):
+        raise AssertionError("mul of two linear values is not linear")
+    if is_undefined(x):
+        return [_unbcast(lax.mul(ct, y), x.aval), None]
+    return [None, _unbcast(lax.mul(x, ct), y.aval)]
+
+
+jvp_rules[ew.mul_p] = _mul_jvp
+deftranspose(ew.mul_p, _mul_transpose)
+
+
+def _div_jvp(primals, tangents):
+    x, y = primals
+    tx, ty = tangents
+    out = lax.div(x, y)
+    ts = [Zero(None) if _is_zero(tx) else lax.div(tx, y),
+          Zero(None) if _is_zero(ty) else lax.mul(lax.neg(ty), lax.div(out, y))]
+    tout = _sum_tangents(ts, _aval(out).shape)
+    return out, Zero(_aval(out)) if _is_zero(tout) else tout
+
+
+def _div_transpose(ct, x, y):
+    if is_undefined(y):
+        raise AssertionError("div is not linear in its divisor")
+    if _is_zero(ct):
+        return [None, None]
+    return [_unbcast(lax.div(ct, y), x.aval), None]
+
+
+jvp_rules[ew.div_p] = _div_jvp
+deftranspose(ew.div_p, _div_transpose)
+
+
+def _pow_jvp_x(t, z, x, y):
+    # d/dx x**y = y * x**(y-1), taking 0 where y == 0 (as JAX)
+    ym1 = lax.sub(y, _const(y, 1))
+    d = lax.mul(y, lax.pow(x, ym1))
+    d = lax.select(lax.eq(_bcast(y, _aval(z).shape), _const(y, 0)),
+                   lax.full_like(z, 0), _bcast(d, _aval(z).shape))
+    return lax.mul(t, d)
+
+
+def _pow_jvp_y(t, z, x, y):
+    # d/dy x**y = log(x) * x**y, taking 0 where x == 0 and y >= 0
+    lx = lax.log(_bcast(x, _aval(z).shape))
+    safe = lax.select(lax.eq(_bcast(x, _aval(z).shape), _const(x, 0)), lax.full_like(z, 0), lx)
+    return lax.mul(t, lax.mul(safe, z))
+
+
+defjvp(ew.pow_p, _pow_jvp_x, _pow_jvp_y)
+
+
+def _minmax_coef(pick_gt):
+    # balanced: 1 where x wins, 0.5 on ties, 0 where it loses
+    def coef_x(t, z, x, y):
+        shape = _aval(z).shape
+        xb, yb = _bcast(x, shape), _bcast(y, shape)
+        win = lax.gt(xb, yb) if pick_gt else lax.lt(xb, yb)
+        c = lax.select(win, lax.full_like(z, 1), lax.full_like(z, 0))
+        c = lax.select(lax.eq(xb, yb), lax.full_like(z, 0.5), c)
+        return lax.mul(t, c)
+
+    def coef_y(t, z, x, y):
+        return coef_x(t, z, y, x)
+    return coef_x, coef_y
+
+
+defjvp(ew.max_p, *_minmax_coef(True))
+defjvp(ew.min_p, *_minmax_coef(False))
+
+
+def _atan2_x(t, z, x, y):
+    return lax.mul(t, lax.div(y, lax.add(lax.integer_pow(x, 2), lax.integer_pow(y, 2))))
+
+
+def _atan2_y(t, z, x, y):
+    return lax.mul(t, lax.neg(lax.div(x, lax.add(lax.integer_pow(x, 2), lax.integer_pow(y, 2)))))
+
+
+defjvp(ew.atan2_p, _atan2_x, _atan2_y)
+
+
+def _rem_y(t, z, x, y):
+    q = lax.div(x, y)
+    return lax.mul(lax.neg(t), lax.mul(lax.sign(q), lax.floor(lax.abs(q))))
+
+
+defjvp(ew.rem_p, lambda t, z, x, y: t, _rem_y)
+
+# ----------------------------------------------------------------- convert / copy
+
+
+def _convert_jvp(primals, tangents, *, new_dtype, weak_type=False, sharding=None):
+    x, = primals
+    t, = tangents
+    out = bind(st.convert_element_type_p, x, new_dtype=new_dtype, weak_type=weak_type,
+               sharding=sharding)
+    if _is_zero(t) or not differentiable(_aval(x)) or not dtypes.is_inexact(new_dtype):
+        return out, Zero(_aval(out))
+    return out, bind(st.convert_element_type_p, t, new_dtype=new_dtype, weak_type=weak_type,
+                     sharding=sharding)
+
+
+def _convert_transpose(ct, x, *, new_dtype, weak_type=False, sharding=None):
+    if _is_zero(ct):
+        return [None]
+    return [bind(st.convert_element_type_p, ct, new_dtype=x.aval.dtype,
+                 weak_type=x.aval.weak_type, sharding=sharding)]
+
+
+jvp_rules[st.convert_element_type_p] = _convert_jvp
+deftranspose(st.convert_element_type_p, _convert_transpose)
+deflinear(st.copy_p, lambda ct, x: [None if _is_zero(ct) else bind(st.copy_p, ct)])
+nondiff(st.bitcast_convert_type_p, st.iota_p)
+
+# ----------------------------------------------------------------------- shapes
+
+
+def _bid_transpose(ct, x, *, shape, broadcast_dimensions, sharding=None):
+    if _is_zero(ct):
+        return [None]
+    in_shape = x.aval.shape
+    new_dims = tuple(d for d in range(len(shape)) if d not in broadcast_dimensions)
+    expanded = tuple(d for i, d in enumerate(broadcast_dimensions)
+                     if in_shape[i] == 1 and shape[d] != 1)
+    r = ct
+    if expanded:
+        r = lax.reduce_sum(r, expanded)  # reduces, then the dims are gone
+    dims_left = [d for d in range(len(shape)) if d not in expanded]
+    new_left = tuple(dims_left.index(d) for d in new_dims)
+    if new_left:
+        r = lax.reduce_sum(r, new_left)
+    return [lax.reshape(r, in_shape)]
+
+
+deflinear(st.broadcast_in_dim_p, _bid_transpose)
+deflinear(st.reshape_p, lambda ct, x, **_: [None if _is_zero(ct) else lax.reshape(ct, x.aval.shape)])
+deflinear(st.squeeze_p, lambda ct, x, **_: [None if _is_zero(ct) else lax.reshape(ct, x.aval.shape)])
+deflinear(st.expand_dims_p, lambda ct, x, **_: [None if _is_zero(ct) else lax.reshape(ct, x.aval.shape)])
+deflinear(st.transpose_p, lambda ct, x, *, permutation: [
+    None if _is_zero(ct) else lax.transpose(ct, tuple(np.argsort(permutation)))])
+deflinear(st.rev_p, lambda ct, x, *, dimensions: [
+    None if _is_zero(ct) else lax.rev(ct, dimensions)])
+
+
+def _concat_transpose(ct, *xs, dimension):
+    out, off = [], 0
+    for x in xs:
+        n = _aval(x).shape[dimension]
+        if is_undefined(x) and not _is_zero(ct):
+            out.append(lax.slice_in_dim(ct, off, off + n, axis=dimension))
+        else:
+            out.append(None)
+        off += n
+    return out
+
+
+deflinear(st.concatenate_p, _concat_transpose)
+
+
+def _pad_transpose(ct, x, pv, *, padding_config):
+    if _is_zero(ct):
+        return [None, None]
+    t = ct
+    unpad = tuple((-lo, -hi, 0) for lo, hi, _ in padding_config)
+    t = lax.pad(t, _const(t, 0), unpad)
+    tx = lax.slice(t, (0,) * len(padding_config), _aval(t).shape,
+                   tuple(it + 1 for _, _, it in padding_config))
+    cx = tx if is_undefined(x) else None
+    cpv = None
+    if is_undefined(pv):
+        total = lax.reduce_sum(ct, tuple(range(_aval(ct).ndim)))
+        cpv = lax.sub(total, lax.reduce_sum(tx, tuple(range(_aval(tx).ndim))))
+    return [cx, cpv]
+
+
+deflinear(st.pad_p, _pad_transpose)
+
+
+def _slice_transpose(ct, x, *, start_indices, limit_indices, strides=None):
+    if _is_zero(ct):
+        return [None]
+    shape = x.aval.shape
+    strides = strides or (1,) * len(shape)
+    out_shape = _aval(ct).shape
+    cfg = []
+    for s, n_out, st_, d in zip(start_indices, out_shape, strides, shape):
+        real_limit = s + (n_out - 1) * st_ + 1 if n_out > 0 else s
+        cfg.append((s, d - real_limit, st_ - 1 if n_out > 0 else 0))
+    return [lax.pad(ct, _const(ct, 0), cfg)]
+
+
+deflinear(st.slice_p, _slice_transpose)
+
+
+def _ds_jvp(primals, tangents, *, slice_sizes):
+    x, *idx = primals
+    out = bind(st.dynamic_slice_p, x, *idx, slice_sizes=slice_sizes)
+    if _is_zero(tangents[0]):
+        return out, Zero(_aval(out))
+    return out, bind(st.dynamic_slice_p, tangents[0], *idx, slice_sizes=slice_sizes)
+
+
+def _ds_transpose(ct, x, *idx, slice_sizes):
+    if _is_zero(ct):
+        return [None] * (1 + len(idx))
+    z = instantiate(Zero(x.aval))
+    return [bind(st.dynamic_update_slice_p, z, ct, *idx)] + [None] * len(idx)
+
+
+jvp_rules[st.dynamic_slice_p] = _ds_jvp
+deftranspose(st.dynamic_slice_p, _ds_transpose)
+
+
+def _dus_jvp(primals, tangents):
+    x, u, *idx = primals
+    tx, tu = tangents[:2]
+    out = bind(st.dynamic_update_slice_p, x, u, *idx)
+    if _is_zero(tx) and _is_zero(tu):
+        return out, Zero(_aval(out))
+    return out, bind(st.dynamic_update_slice_p, instantiate(tx, _aval(x)),
+                     instantiate(tu, _aval(u)), *idx)
+
+
+def _dus_transpose(ct, x, u, *idx):
+    if _is_zero(ct):
+        return [None] * (2 + len(idx))
+    ua = _aval(u)
+    cx = bind(st.dynamic_update_slice_p, ct, instantiate(Zero(ua)), *idx) if is_undefined(x) else None
+    cu = bind(st.dynamic_slice_p, ct, *idx, slice_sizes=ua.shape) if is_undefined(u) else None
+    return [cx, cu] + [None] * len(idx)
+
+
+jvp_rules[st.dynamic_update_slice_p] = _dus_jvp
+deftranspose(st.dynamic_update_slice_p, _dus_transpose)
+
+# ---------------------------------------------------------------- select / clamp
+
+
+def _select_jvp(primals, tangents):
+    which, *cases = primals
+    out = bind(st.select_n_p, which, *cases)
+    ts = tangents[1:]
+    if all(_is_zero(t) for t in ts):
+        return out, Zero(_aval(out))
+    return out, bind(st.select_n_p, which, *[instantiate(t, _aval(c)) for t, c in zip(ts, cases)])
+
+
+def _select_transpose(ct, which, *cases):
+    if is_undefined(which):
+        raise AssertionError("select_n is not linear in its predicate")
+    if _is_zero(ct):
+        return [None] * (1 + len(cases))
+    zeros = lax.full_like(ct, 0)
+    out = [None]
+    for i, c in enumerate(cases):
+        if is_undefined(c):
+            out.append(bind(st.select_n_p, which, *[ct if j == i else zeros
+                                                    for j in range(len(cases))]))
+        else:
+            out.append(None)
+    return out
+
+
+jvp_rules[st.select_n_p] = _select_jvp
+deftranspose(st.select_n_p, _select_transpose)
+
+
+def _clamp_jvp(primals, tangents):
+    lo, x, hi = primals
+    tlo, tx, thi = tangents
+    out = bind(st.clamp_p, lo, x, hi)
+    shape = _aval(out).shape
+    if all(_is_zero(t) for t in tangents):
+        return out, Zero(_aval(out))
+    below = lax.lt(x, _bcast(lo, shape))
+    above = lax.gt(x, _bcast(hi, shape))
+    t = instantiate(tx, _aval(x))
+    t = lax.select(below, _bcast(instantiate(tlo, _aval(lo)), shape), t)
+    t = lax.select(above, _bcast(instantiate(thi, _aval(hi)), shape), t)
+    return out, t
+
+
+jvp_rules[st.clamp_p] = _clamp_jvp
+
+# ------------------------------------------------------------------- reductions
+nondiff(red.reduce_and_p, red.reduce_or_p, cum.argmax_p, cum.argmin_p)
+
+
+def _reduce_sum_transpose(ct, x, *, axes, out_sharding=None):
+    if _is_zero(ct):
+        return [None]
+    shape = x.aval.shape
+    axes = tuple(a % len(shape) for a in axes) if shape else ()
+    keep = tuple(d for d in range(len(shape)) if d not in axes)
+    return [lax.broadcast_in_dim(ct, shape, keep)]
+
+
+deflinear(red.reduce_sum_p, _reduce_sum_transpose)
+
+
+def _reduce_chooser_jvp(p):
+    def rule(primals, tangents, *, axes, out_sharding=None):
+        x, = primals
+        t, = tangents
+        out = bind(p, x, axes=axes, out_sharding=out_sharding)
+        if _is_zero(t):
+            return out, Zero(_aval(out))
+        shape = _aval(x).shape
+        axes_ = tuple(a % len(shape) for a in axes) if shape else ()
+        keep = tuple(d for d in range(len(shape)) if d not in axes_)
+        loc = lax.eq(x, lax.broadcast_in_dim(out, shape, keep))
+        locf = lax.convert_element_type(loc, _aval(x).dtype)
+        counts = lax.reduce_sum(locf, axes_)
+        return out, lax.div(lax.reduce_sum(lax.mul(t, locf), axes_), counts)
+    jvp_rules[p] = rule
+
+
+_reduce_chooser_jvp(red.reduce_max_p)
+_reduce_chooser_jvp(red.reduce_min_p)
+
+
+def _reduce_prod_jvp(primals, tangents, *, axes, out_sharding=None):
+    x, = primals
+    t, = tangents
+    out = bind(red.reduce_prod_p, x, axes=axes, out_sharding=out_sharding)
+    if _is_zero(t):
+        return out, Zero(_aval(out))
+    shape = _aval(x).shape
+    axes_ = tuple(sorted(a % len(shape) for a in axes)) if shape else ()
+    keep = tuple(d for d in range(len(shape)) if d not in axes_)
+    perm = keep + axes_
+    k = int(np.prod([shape[a] for a in axes_], dtype=np.int64))
+    kshape = tuple(shape[d] for d in keep)
+    xf = lax.reshape(lax.transpose(x, perm), kshape + (k,))
+    tf = lax.reshape(lax.transpose(t, perm), kshape + (k,))
+    ax = len(kshape)
+    # product of all other elements: exclusive prefix * exclusive suffix products
+    one = lax.full(kshape + (1,), 1, _aval(x).dtype)
+    left = lax.concatenate([one, lax.slice_in_dim(lax.cumprod(xf, ax), 0, k - 1, axis=ax)], ax)
+    right = lax.concatenate([lax.slice_in_dim(lax.cumprod(xf, ax, reverse=True), 1, k, axis=ax),
+                             one], ax)
+    others = lax.mul(left, right)
+    return out, lax.reduce_sum(lax.mul(tf, others), (ax,))
+
+
+jvp_rules[red.reduce_prod_p] = _reduce_prod_jvp
+
+# ------------------------------------------------------------------ dot_general
+
+
+def _ranges_like(*xs):
+    start = 0
+    for x in xs:
+        x_len = len(x)
+        yield range(start, start + x_len)
+        start += x_len
+
+
+def _remaining(original, *removed_lists):
+    removed = set()
+    for r in removed_lists:
+        removed |= set(r)
+    return [i for i in original if i not in removed]
+
+
+def _dot_transpose_lhs(ct, x_aval, y, *, dimension_numbers, preferred_element_type=None,
+                       swap_ans=False, **params):
+    (x_contract, y_contract), (x_batch, y_batch) = dimension_numbers
+    x_ndim = x_aval.ndim
+    y_aval = _aval(y)
+    x_kept = _remaining(range(x_ndim), x_contract, x_batch)
+    y_kept = _remaining(range(y_aval.ndim), y_contract, y_batch)
+    if swap_ans:
+        ans_batch, ans_y, _ = _ranges_like(x_batch, y_kept, x_kept)
+    else:
+        ans_batch, _, ans_y = _ranges_like(x_batch, x_kept, y_kept)
+    dims = ((ans_y, y_kept), (ans_batch, y_batch))
+    x_contract_sorted_by_y = list(np.take(x_contract, np.argsort(y_contract)))
+    unsorted_axes = list(x_batch) + x_kept + x_contract_sorted_by_y
+    out_axes = np.argsort(unsorted_axes)
+    ct = lax.convert_element_type(ct, y_aval.dtype) if _aval(ct).dtype != y_aval.dtype else ct
+    d = lax.dot_general(ct, y, ((tuple(dims[0][0]), tuple(dims[0][1])),
+                                (tuple(dims[1][0]), tuple(dims[1][1]))),
+                        preferred_element_type=x_aval.dtype)
+    return lax.transpose(d, tuple(int(a) for a in out_axes))
+
+
+def _dot_transpose_rhs(ct, x, y_aval, *, dimension_numbers, preferred_element_type=None,
+                       **params):
+    (x_contract, y_contract), (x_batch, y_batch) = dimension_numbers
+    swapped = (((tuple(y_contract), tuple(x_contract)), (tuple(y_batch), tuple(x_batch))))
+    return _dot_transpose_lhs(ct, y_aval, x, dimension_numbers=swapped,
+                              preferred_element_type=preferred_element_type, swap_ans=True)
+
+
+def _dot_jvp(primals, tangents, **params):
+    x, y = primals
+    tx, ty = tangents
+    out = bind(red.dot_general_p, x, y, **params)
+    ts = []
+    if not _is_zero(tx):
+        ts.append(bind(red.dot_general_p, tx, y, **params))
+    if not _is_zero(ty):
+        ts.append(bind(red.dot_general_p, x, ty, **params))
+    if not ts:
+        return out, Zero(_aval(out))
+    return out, ts[0] if len(ts) == 1 else add_tangents(ts[0], ts[1])
+
+
+def _dot_transpose(ct, x, y, **params):
+    if _is_zero(ct):
+        return [None, None]
+    if is_undefined(x) and is_undefined(y):
+        raise AssertionError("dot_general of two linear values is not linear")
+    if is_undefined(x):
+        return [_dot_transpose_lhs(ct, x.aval, y, **params), None]
+    return [None, _dot_transpose_rhs(ct, x, y.aval, **params)]
+
+
+jvp_rules[red.dot_general_p] = _dot_jvp
+deftranspose(red.dot_general_p, _dot_transpose)
+
+# ---------------------------------------------------------------- cumulative ops
+
+
+def _cumsum_transpose(ct, x, *, axis, reverse=False):
+    if _is_zero(ct):
+        return [None]
+    return [bind(cum.cumsum_p, ct, axis=axis, reverse=not reverse)]
+
+
+deflinear(cum.cumsum_p, _cumsum_transpose)
+
+
+def _shift(x, axis, reverse, fill):
+    """x shifted by one along `axis` (towards the scan direction), `fill` entering."""
+    a = _aval(x)
+    n = a.shape[axis]
+    pad_shape = list(a.shape)
+    pad_shape[axis] = 1
+    f = lax.full(tuple(pad_shape), fill, a.dtype)
+    if n == 0:
+        return x
+    if not reverse:
+        return lax.concatenate([f, lax.slice_in_dim(x, 0, n - 1, axis=axis)], axis)
+    return lax.concatenate([lax.slice_in_dim(x, 1, n, axis=axis), f], axis)
+
+
+def _linear_recurrence(a, b, axis, reverse):
+    """c_i = a_i * c_{i-1} + b_i along `axis` (c_{-1} = 0), as a `scan` (linear in b)."""
+    from .ad_control import scan_raw
+    nd = _aval(b).ndim
+    perm = (axis,) + tuple(d for d in range(nd) if d != axis)
+    inv = tuple(int(i) for i in np.argsort(perm))
+    at, bt = lax.transpose(a, perm), lax.transpose(b, perm)
+    init = lax.full(_aval(bt).shape[1:], 0, _aval(b).dtype)
+
+    def step(c, xs):
+        ai, bi = xs
+        c = lax.add(lax.mul(ai, c), bi)
+        return c, c
+    _, ys = scan_raw(step, init, (at, bt), reverse=reverse)
+    return lax.transpose(ys, inv)
+
+
+def _cum_recurrence_jvp(p, coefs):
+    """coefs(x, y, y_prev) -> (a, b_scale, b_from): tangent recurrence
+    dy_i = a_i * dy_{i-1} + b_scale_i * t_i."""
+    def rule(primals, tangents, *, axis, reverse=False):
+        x, = primals
+        t, = tangents
+        y = bind(p, x, axis=axis, reverse=reverse)
+        if _is_zero(t):
+            return y, Zero(_aval(y))
+        a, s = coefs(x, y, axis, reverse)
+        return y, _linear_recurrence(a, lax.mul(s, t), axis, reverse)
+    jvp_rules[p] = rule
+
+
+def _cumprod_coefs(x, y, axis, reverse):
+    y_prev = _shift(y, axis, reverse, 1)
+    return x, y_prev
+
+
+def _cumlse_coefs(x, y, axis, reverse):
+    y_prev = _shift(y, axis, reverse, -np.inf)
+    return lax.exp(lax.sub(y_prev, y)), lax.exp(lax.sub(x, y))
+
+
+def _cumext_coefs(gt):
+    def coefs(x, y, axis, reverse):
+        dt = _aval(x).dtype
+        y_prev = _shift(y, axis, reverse, -np.inf if gt else np.inf)
+        new = lax.gt(x, y_prev) if gt else lax.lt(x, y_prev)
+        s = lax.convert_element_type(new, dt)
+        return lax.sub(lax.full_like(s, 1), s), s
+    return coefs
+
+
+_cum_recurrence_jvp(cum.cumprod_p, _cumprod_coefs)
+_cum_recurrence_jvp(cum.cumlogsumexp_p, _cumlse_coefs)
+_cum_recurrence_jvp(cum.cummax_p, _cumext_coefs(True))
+_cum_recurrence_jvp(cum.cummin_p, _cumext_coefs(False))
+
+# ------------------------------------------------------------------------- sort
+
+
+def _sort_jvp(primals, tangents, *, dimension, is_stable, num_keys):
+    shape = _aval(primals[0]).shape
+    iota = lax.broadcasted_iota(np.int32, shape, dimension)
+    outs = bind(srt.sort_p, *primals, iota, dimension=dimension, is_stable=is_stable,
+                num_keys=num_keys)
+    perm = outs[-1]
+    outs = outs[:-1]
+    tout = []
+    for t, o in zip(tangents, outs):
+        if _is_zero(t):
+            tout.append(Zero(_aval(o)))
+        else:
+            tout.append(_take_along(t, perm, dimension))
+    return outs, tout
+
+
+def _take_along(x, idx, axis):
+    """x[..., idx, ...] along `axis` (idx has x's shape) as a gather."""
+    a = _aval(x)
+    nd = a.ndim
+    others = [d for d in range(nd) if d != axis]
+    # index vector: one coordinate per dimension, with iotas for the other axes
+    coords = []
+    for d in range(nd):
+        c = idx if d == axis else lax.broadcasted_iota(np.int32, a.shape, d)
+        coords.append(lax.reshape(c, a.shape + (1,)))
+    indices = lax.concatenate(coords, nd) if nd > 1 else coords[0]
+    dn = ix.GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=tuple(range(nd)),
+                                   start_index_map=tuple(range(nd)))
+    del others
+    return bind(ix.gather_p, x, indices, dimension_numbers=dn, slice_sizes=(1,) * nd,
+                indices_are_sorted=False, unique_indices=True,
+                mode=ix.GatherScatterMode.PROMISE_IN_BOUNDS, fill_value=None)
+
+
+jvp_rules[srt.sort_p] = _sort_jvp
+
+# --------------------------------------------------------------- gather / scatter
+
+
+def _gather_jvp(primals, tangents, **params):
+    x, idx = primals
+    out = bind(ix.gather_p, x, idx, **params)
+    if _is_zero(tangents[0]):
+        return out, Zero(_aval(out))
+    p = dict(params)
+    if p.get("fill_value") is not None:
+        p["fill_value"] = 0
+    return out, bind(ix.gather_p, tangents[0], idx, **p)
+
+
+def _gather_transpose(ct, x, idx, *, dimension_numbers, slice_sizes, indices_are_sorted=False,
+                      unique_indices=False, mode=None, fill_value=None):
+    if _is_zero(ct):
+        return [None, None]
+    dn = dimension_numbers
+    sdn = ix.ScatterDimensionNumbers(
+        update_window_dims=tuple(dn.offset_dims),
+        inserted_window_dims=tuple(dn.collapsed_slice_dims),
+        scatter_dims_to_operand_dims=tuple(dn.start_index_map),
+        operand_batching_dims=tuple(dn.operand_batching_dims),
+        scatter_indices_batching_dims=tuple(dn.start_indices_batching_dims))
+    z = instantiate(Zero(x.aval))
+    smode = mode if mode != ix.GatherScatterMode.PROMISE_IN_BOUNDS else mode
+    if smode == ix.GatherScatterMode.CLIP:
+        smode = ix.GatherScatterMode.CLIP
+    out = bind(ix.scatter_add_p, z, idx, ct, dimension_numbers=sdn,
+               indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
+               mode=smode, update_jaxpr=None, update_consts=())
+    return [out, None]
+
+
+jvp_rules[ix.gather_p] = _gather_jvp
+deftranspose(ix.gather_p, _gather_transpose)
+
+
+def _scatter_gather_dims(dn, operand_shape, updates_shape):
+    """The gather that reads back what a scatter with `dn` wrote."""
+    slice_sizes = []
+    pos = 0
+    for i in range(len(operand_shape)):
+        if i in dn.inserted_window_dims or i in dn.operand_batching_dims:
+            slice_sizes.append(1)
+        else:
+            slice_sizes.append(updates_shape[dn.update_window_dims[pos]])
+            pos += 1
+    gdn = ix.GatherDimensionNumbers(
+        offset_dims=tuple(dn.update_window_dims),
+        collapsed_slice_dims=tuple(dn.inserted_window_dims),
+        start_index_map=tuple(dn.scatter_dims_to_operand_dims),
+        operand_batching_dims=tuple(dn.operand_batching_dims),
+        start_indices_batching_dims=tuple(dn.scatter_indices_batching_dims))
+    return gdn, tuple(slice_sizes)
+
+
+def _gather_for_scatter(x, idx, params, updates_aval):
+    gdn, sizes = _scatter_gather_dims(params["dimension_numbers"], _aval(x).shape,
+                                      updates_aval.shape)
+    mode = params.get("mode")
+    fill = 0 if mode == ix.GatherScatterMode.FILL_OR_DROP else None
+    return bind(ix.gather_p, x, idx, dimension_numbers=gdn, slice_sizes=sizes,
+                indices_are_sorted=params.get("indices_are_sorted", False),
+                unique_indices=params.get("unique_indices", False), mode=mode, fill_value=fill)
+
+
+def _scatter_linear_jvp(p):
+    def rule(primals, tangents, **params):
+        x, idx, u = primals
+        tx, _, tu = tangents
+        out = bind(p, x, idx, u, **params)
+        if _is_zero(tx) and _is_zero(tu):
+            return out, Zero(_aval(out))
+        return out, bind(p, instantiate(tx, _aval(x)), idx, instantiate(tu, _aval(u)), **params)
+    return rule
+
+
+def _scatter_add_transpose(ct, x, idx, u, **params):
+    if _is_zero(ct):
+        return [None, None, None]
+    cx = ct if is_undefined(x) else None
+    cu = _gather_for_scatter(ct, idx, params, _aval(u)) if is_undefined(u) else None
+    return [cx, None, cu]
+
+
+def _scatter_transpose(ct, x, idx, u, **params):
+    if _is_zero(ct):
+        return [None, None, None]
+    ua = _aval(u)
+    cx = bind(ix.scatter_p, ct, idx, instantiate(Zero(ua)), **params) if is_undefined(x) else None
+    cu = _gather_for_scatter(ct, idx, params, ua) if is_undefined(u) else None
+    return [cx, None, cu]
+
+
+jvp_rules[ix.scatter_add_p] = _scatter_linear_jvp(ix.scatter_add_p)
+deftranspose(ix.scatter_add_p, _scatter_add_transpose)
+jvp_rules[ix.scatter_p] = _scatter_linear_jvp(ix.scatter_p)
+deftranspose(ix.scatter_p, _scatter_transpose)
+
+
+def _scatter_mul_jvp(primals, tangents, **params):
+    x, idx, u = primals
+    tx, _, tu = tangents
+    out = bind(ix.scatter_mul_p, x, idx, u, **params)
+    ts = []
+    if not _is_zero(tx):
+        ts.append(bind(ix.scatter_mul_p, tx, idx, u, **params))
+    if not _is_zero(tu):
+        if not params.get("unique_indices"):
+            from .ad import DifferentiationError
+            raise DifferentiationError(
+                "scatter_mul gradients with respect to the updates are only implemented "
+                "if `unique_indices=True` (as in JAX)")
+        xg = _gather_for_scatter(x, idx, params, _aval(u))
+        z = instantiate(Zero(_aval(x)))
+        ts.append(bind(ix.scatter_add_p, z, idx, lax.mul(tu, xg), **params))
+    if not ts:
+        return out, Zero(_aval(out))
+    return out, ts[0] if len(ts) == 1 else add_tangents(ts[0], ts[1])
+
+
+def _scatter_mul_transpose(ct, x, idx, u, **params):
+    if is_undefined(u):
+        raise AssertionError("scatter-mul is not linear in its updates")
+    if _is_zero(ct):
+        return [None, None, None]
+    return [bind(ix.scatter_mul_p, ct, idx, u, **params), None, None]
+
+
+jvp_rules[ix.scatter_mul_p] = _scatter_mul_jvp
+deftranspose(ix.scatter_mul_p, _scatter_mul_transpose)
+
+
+def _scatter_ext_jvp(p):
+    # balanced, like reduce_max: ties share the tangent equally
+    def rule(primals, tangents, **params):
+        x, idx, u = primals
+        tx, _, tu = tangents
+        out = bind(p, x, idx, u, **params)
+        if _is_zero(tx) and _is_zero(tu):
+            return out, Zero(_aval(out))
+        dt = _aval(x).dtype
+        ua = _aval(u)
+        x_wins = lax.convert_element_type(lax.eq(x, out), dt)
+        out_g = _gather_for_scatter(out, idx, params, ua)
+        u_wins = lax.convert_element_type(lax.eq(u, out_g), dt)
+        z = instantiate(Zero(_aval(x)))
+        sparams = dict(params)
+        count = lax.add(x_wins, bind(ix.scatter_add_p, z, idx, u_wins, **sparams))
+        num = lax.mul(instantiate(tx, _aval(x)), x_wins)
+        num = lax.add(num, bind(ix.scatter_add_p, z, idx,
+                                lax.mul(instantiate(tu, ua), u_wins), **sparams))
+        return out, lax.div(num, count)
+    return rule
+
+
+jvp_rules[ix.scatter_min_p] = _scatter_ext_jvp(ix.scatter_min_p)
+jvp_rules[ix.scatter_max_p] = _scatter_ext_jvp(ix.scatter_max_p)
