@@ -16,7 +16,10 @@ from .api import (jit, function, make_jaxpr, eval_shape, ShapeDtypeStruct, devic
                   device_get, devices, local_devices, device_count, local_device_count,
                   block_until_ready, default_backend)
 from .errors import AstjaxError
+from .source_api import source, source_function  # noqa: E402
 from .batching_api import vmap  # noqa: E402
 
 numpy.ndarray = Array
 __version__ = "0.1.0"
+from .ad_api import (grad, value_and_grad, jvp, vjp, linearize, jacfwd, jacrev, hessian,  # noqa: E402
+                     stop_gradient, custom_jvp, custom_vjp, checkpoint, remat, float0)

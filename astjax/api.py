@@ -62,18 +62,37 @@ class _NoFastPath(Exception):
     pass
 
 
-def _arg_sig(a):
-    """A cheap, hashable signature of one top-level argument for the dispatch cache:
-    the interned aval's id for an Array, (shape, dtype) for a NumPy array, the type
-    for a Python scalar. Anything else (pytrees, NumPy scalars, ...) takes the full
-    path (`Jitted._entry`)."""
-    t = type(a)
+_KWARGS = object()  # marks where keyword arguments start in a fast-path key
+_STATIC = object()  # tags a static argument's value in a fast-path key
+
+
+def _tree_sig(x, leaves):
+    """A cheap, hashable signature of one argument for the dispatch cache, appending
+    its leaves to `leaves` in `tree_util.tree_flatten` order. Per leaf: the interned
+    aval's id for an Array, (shape, dtype) for a NumPy array, the type for a Python
+    scalar; containers: (type, *children) for tuples and lists, (dict, keys,
+    *children) for dicts. Anything else (namedtuples, registered nodes, NumPy
+    scalars, ...) raises _NoFastPath and takes the full path (`Jitted._entry`)."""
+    t = type(x)
     if t is _Array:
-        return id(a.aval)
+        leaves.append(x)
+        return id(x.aval)
+    if t is tuple or t is list:
+        return (t, *[_tree_sig(c, leaves) for c in x])
+    if t is dict:
+        try:
+            keys = tuple(sorted(x))
+        except TypeError:
+            raise _NoFastPath from None
+        return (dict, keys, *[_tree_sig(x[k], leaves) for k in keys])
     if t is np.ndarray:
-        return (a.shape, a.dtype)
+        leaves.append(x)
+        return (x.shape, x.dtype)
     if t is float or t is int or t is bool or t is complex:
+        leaves.append(x)
         return t
+    if x is None:
+        return None
     raise _NoFastPath
 
 
@@ -128,9 +147,11 @@ class _Entry:
 
     def run(self, leaves):
         """Run on flat argument leaves (Arrays or host values of this signature)."""
-        bufs = list(self.const_bufs)
-        for x, aval in zip(leaves, self.in_avals):
-            bufs.append(x._buf if type(x) is _Array else runtime.put_host(x, aval))
+        put = runtime.put_host
+        bufs = [x._buf if type(x) is _Array else put(x, aval)
+                for x, aval in zip(leaves, self.in_avals)]
+        if self.const_bufs:
+            bufs = self.const_bufs + bufs
         return self.unflatten(self.call_buffers(bufs))
 
 
@@ -226,12 +247,14 @@ class Jitted(StagedCallable):
         return entry.closed, entry.out_tree
 
     def __call__(self, *args, **kwargs):
-        # Fast path: top-level array arguments whose signature was seen before. The
-        # key holds the x64 flag and, per argument, the id of its interned aval
-        # (Arrays) or (shape, dtype) / type (host values); see `_arg_sig`. One and
-        # two Arrays are written out because every Python-level step here costs
-        # ~0.1 us; the rest goes through `_arg_sig`.
-        if not kwargs and not _state.builders:
+        # Fast path: arguments whose signature was seen before. The key holds the x64
+        # flag and, per argument, the id of its interned aval (Arrays) or
+        # (shape, dtype) / type (host values), the pytree structure, keyword names
+        # and static values; see `_signature`. One and two Arrays are written out
+        # because every Python-level step here costs ~0.1 us.
+        if _state.builders:
+            return self.stage_inline(*args, **kwargs)
+        if not kwargs and not self._has_statics:
             n = len(args)
             key = None
             if n == 1:
@@ -254,15 +277,38 @@ class Jitted(StagedCallable):
                     if entry.single:
                         return _Array(outs[0], entry.out_aval0)
                     return entry.unflatten(list(map(_Array, outs, entry.out_avals)))
-            else:
-                try:
-                    entry = self._fast.get((_config_values["jax_enable_x64"],
-                                            *map(_arg_sig, args)))
-                except _NoFastPath:
-                    entry = None
-                if entry is not None:
-                    return entry.run(args)
+                return self._call_slow(args, kwargs)
+        leaves = []
+        try:
+            entry = self._fast.get(self._signature(args, kwargs, leaves))
+        except (_NoFastPath, TypeError):  # TypeError: an unhashable static argument
+            entry = None
+        if entry is not None:
+            return entry.run(leaves)
         return self._call_slow(args, kwargs)
+
+    def _signature(self, args, kwargs, leaves):
+        """The fast-path cache key of a call; appends the dynamic leaves to `leaves`
+        in the order `_entry` flattens them (positional, then keywords by name)."""
+        key = [_config_values["jax_enable_x64"]]
+        if not self._has_statics:
+            key += [_tree_sig(a, leaves) for a in args]
+            if kwargs:
+                key.append(_KWARGS)
+                for k in sorted(kwargs):
+                    key.append(k)
+                    key.append(_tree_sig(kwargs[k], leaves))
+            return tuple(key)
+        nums, names = self.static_argnums, self.static_argnames
+        for i, a in enumerate(args):
+            key.append((_STATIC, a) if i in nums else _tree_sig(a, leaves))
+        if kwargs:
+            key.append(_KWARGS)
+            for k in sorted(kwargs):
+                v = kwargs[k]
+                key.append(k)
+                key.append((_STATIC, v) if k in names else _tree_sig(v, leaves))
+        return tuple(key)
 
     def _call_slow(self, args, kwargs):
         if core.current_builder() is not None:
@@ -274,22 +320,22 @@ class Jitted(StagedCallable):
         except AstjaxError as e:
             raise e.with_traceback(None) from None
         out = entry.run(leaves)
-        if not kwargs and not self._has_statics:
-            self._remember(args, entry)
+        self._remember(args, kwargs, entry)
         return out
 
-    def _remember(self, args, entry):
-        """Add this top-level signature to the fast-path cache, when it has one."""
+    def _remember(self, args, kwargs, entry):
+        """Add this call's signature to the fast-path cache, when it has one."""
+        leaves = []
         try:
-            sig = tuple(map(_arg_sig, args))
-        except _NoFastPath:
+            key = self._signature(args, kwargs, leaves)
+            hash(key)
+        except (_NoFastPath, TypeError):
             return
-        if any(type(a) is _Array and not runtime.is_interned(a.aval) for a in args):
+        if any(type(a) is _Array and not runtime.is_interned(a.aval) for a in leaves):
             return  # ids of non-interned avals could be reused: never key on them
-        x64 = _config_values["jax_enable_x64"]
         if len(self._fast) > 4096:
             self._fast.clear()
-        self._fast[(x64, *sig)] = entry
+        self._fast[key] = entry
 
     def stage_inline(self, *args, **kwargs):
         dyn_args, dyn_kwargs, statics = self._split(args, kwargs)

@@ -17,6 +17,7 @@ import functools
 from . import core, tree_util
 from .errors import ArgumentError, ShapeError, caller_location
 from .staging import StagedCallable, leaf_aval, stage_flat
+from .transforms import batching  # noqa: F401  (registers the batch rules)
 
 __all__ = ["vmap", "BatchedFunction"]
 
@@ -108,7 +109,6 @@ class BatchedFunction(StagedCallable):
 
     def stage_inline(self, *args, **kwargs):
         from .primitives.collectives import extend_axis_env
-        from .transforms import batching
         loc = caller_location()
         dims = self._in_dims(args, kwargs, loc)
         leaves, in_tree = tree_util.tree_flatten((tuple(args), kwargs))

@@ -1,24 +1,44 @@
-"""Pytrees, as in `jax.tree_util`: tuples, lists, dicts, None, namedtuples,
-registered classes and dataclasses are containers; everything else is a leaf."""
+"""Pytrees, as in `jax.tree_util`: tuples, lists, dicts (sorted keys), OrderedDict and
+defaultdict, None (a node with no children), namedtuples, and registered classes
+(`register_pytree_node`, `register_pytree_node_class`, `register_dataclass`) are
+containers; everything else is a leaf.
+
+Mapping several trees requires the others to have the first tree's structure (or
+to have it as a prefix, leaf positions then holding whole subtrees); a mismatch
+raises ValueError naming both structures, as JAX does. `astjax.tree` holds the
+short names (`astjax.tree.map`, ...)."""
 from __future__ import annotations
 
 import collections
 import dataclasses
 import functools
-from typing import Callable, NamedTuple
+from typing import Any, Callable, NamedTuple
 
 
 class _Node(NamedTuple):
     flatten: Callable
     unflatten: Callable
+    flatten_with_keys: Callable | None = None
 
 
 _registry: dict[type, _Node] = {}
+_implicit: dict[type, _Node | None] = {}
 
 
-def register_pytree_node(cls, flatten_func, unflatten_func):
-    _registry[cls] = _Node(flatten_func, unflatten_func)
-    return cls
+def register_pytree_node(nodetype, flatten_func, unflatten_func, flatten_with_keys_func=None):
+    """`flatten_func(x) -> (children, aux)`, `unflatten_func(aux, children) -> x`."""
+    if nodetype in _registry:
+        raise ValueError(f"Duplicate custom PyTreeDef type registration for {nodetype}.")
+    _registry[nodetype] = _Node(flatten_func, unflatten_func, flatten_with_keys_func)
+    _implicit.pop(nodetype, None)
+    return nodetype
+
+
+def register_pytree_with_keys(nodetype, flatten_with_keys, unflatten_func, flatten_func=None):
+    def flat(x):
+        kc, aux = flatten_with_keys(x)
+        return [c for _, c in kc], aux
+    return register_pytree_node(nodetype, flatten_func or flat, unflatten_func, flatten_with_keys)
 
 
 def register_pytree_node_class(cls):
@@ -26,31 +46,64 @@ def register_pytree_node_class(cls):
     return cls
 
 
-def register_dataclass(cls, data_fields=None, meta_fields=None):
-    if data_fields is None:
-        data_fields = [f.name for f in dataclasses.fields(cls)]
-        meta_fields = []
+def register_pytree_with_keys_class(cls):
+    register_pytree_with_keys(cls, lambda x: x.tree_flatten_with_keys(), cls.tree_unflatten)
+    return cls
+
+
+def register_dataclass(nodetype=None, data_fields=None, meta_fields=None, drop_fields=()):
+    """Register a dataclass: data fields are children, meta fields (default: those
+    declared with `field(metadata=dict(static=True))`) are static aux data."""
+    if nodetype is None:
+        return functools.partial(register_dataclass, data_fields=data_fields,
+                                 meta_fields=meta_fields, drop_fields=drop_fields)
+    if data_fields is None or meta_fields is None:
+        if not dataclasses.is_dataclass(nodetype):
+            raise TypeError("register_dataclass: data_fields and meta_fields are required "
+                            "for a class that is not a dataclass")
+        fields = [f for f in dataclasses.fields(nodetype) if f.name not in drop_fields]
+        meta = [f.name for f in fields if f.metadata.get("static", False)]
+        data = [f.name for f in fields if not f.metadata.get("static", False)]
+        data_fields = data if data_fields is None else list(data_fields)
+        meta_fields = meta if meta_fields is None else list(meta_fields)
+    data_fields, meta_fields = list(data_fields), list(meta_fields)
 
     def flatten(x):
         return [getattr(x, f) for f in data_fields], tuple(getattr(x, f) for f in meta_fields)
 
     def unflatten(meta, children):
-        return cls(**dict(zip(data_fields, children)), **dict(zip(meta_fields, meta)))
-    register_pytree_node(cls, flatten, unflatten)
-    return cls
+        kw = dict(zip(data_fields, children))
+        kw.update(zip(meta_fields, meta))
+        try:
+            return nodetype(**kw)
+        except TypeError:  # fields with init=False
+            obj = object.__new__(nodetype)
+            for k, v in kw.items():
+                object.__setattr__(obj, k, v)
+            return obj
+
+    def with_keys(x):
+        return [(GetAttrKey(f), getattr(x, f)) for f in data_fields], \
+            tuple(getattr(x, f) for f in meta_fields)
+    register_pytree_node(nodetype, flatten, unflatten, with_keys)
+    return nodetype
+
+
+def _dict_flatten(d):
+    keys = sorted(d)
+    return [d[k] for k in keys], tuple(keys)
 
 
 register_pytree_node(tuple, lambda t: (list(t), None), lambda _, c: tuple(c))
 register_pytree_node(list, lambda t: (list(t), None), lambda _, c: list(c))
 register_pytree_node(type(None), lambda t: ([], None), lambda _, c: None)
-register_pytree_node(dict, lambda d: ([d[k] for k in sorted(d)], tuple(sorted(d))),
-                     lambda keys, c: dict(zip(keys, c)))
+register_pytree_node(dict, _dict_flatten, lambda keys, c: dict(zip(keys, c)))
 register_pytree_node(collections.OrderedDict, lambda d: (list(d.values()), tuple(d)),
                      lambda keys, c: collections.OrderedDict(zip(keys, c)))
-
-
-_implicit: dict[type, _Node | None] = {}
-
+register_pytree_node(
+    collections.defaultdict,
+    lambda d: ([d[k] for k in sorted(d)], (d.default_factory, tuple(sorted(d)))),
+    lambda aux, c: collections.defaultdict(aux[0], zip(aux[1], c)))
 
 def _node_for_type(t):
     node = _registry.get(t)
@@ -59,10 +112,6 @@ def _node_for_type(t):
     if t not in _implicit:
         if issubclass(t, tuple) and hasattr(t, "_fields"):  # namedtuple
             _implicit[t] = _Node(lambda n: (list(n), None), lambda _, c, t=t: t(*c))
-        elif t is collections.defaultdict:
-            _implicit[t] = _Node(
-                lambda d: ([d[k] for k in sorted(d)], (d.default_factory, tuple(sorted(d)))),
-                lambda aux, c: collections.defaultdict(aux[0], zip(aux[1], c)))
         else:
             _implicit[t] = None
     return _implicit[t]
@@ -73,6 +122,8 @@ def _node_for(x):
 
 
 class PyTreeDef:
+    """The structure of a pytree: `node_type` (None for a leaf), `aux` data and
+    child treedefs."""
     __slots__ = ("node_type", "aux", "children", "num_leaves", "_hash")
 
     def __init__(self, node_type, aux, children):
@@ -83,9 +134,15 @@ class PyTreeDef:
     def unflatten(self, leaves):
         return tree_unflatten(self, leaves)
 
+    def flatten_up_to(self, tree):
+        return _flatten_up_to(self, tree, strict=True)
+
     @property
     def num_nodes(self):
         return 1 + sum(c.num_nodes for c in self.children)
+
+    def node_data(self):
+        return None if self.node_type is None else (self.node_type, self.aux)
 
     def _key(self):
         return (self.node_type, _aux_key(self.aux), tuple(c._key() for c in self.children))
@@ -98,19 +155,26 @@ class PyTreeDef:
             self._hash = hash(self._key())
         return self._hash
 
-    def __repr__(self):
+    def _inner(self):
         if self.node_type is None:
             return "*"
-        inner = ", ".join(map(repr, self.children))
-        if self.node_type is tuple:
+        inner = ", ".join(c._inner() for c in self.children)
+        nt = self.node_type
+        if nt is tuple:
             return f"({inner}{',' if len(self.children) == 1 else ''})"
-        if self.node_type is list:
+        if nt is list:
             return f"[{inner}]"
-        if self.node_type is dict:
-            return "{" + ", ".join(f"{k!r}: {c!r}" for k, c in zip(self.aux, self.children)) + "}"
-        if self.node_type is type(None):
+        if nt is dict:
+            return "{" + ", ".join(f"{k!r}: {c._inner()}" for k, c in zip(self.aux, self.children)) + "}"
+        if nt is type(None):
             return "None"
-        return f"{getattr(self.node_type, '__name__', self.node_type)}({inner})"
+        name = getattr(nt, "__name__", str(nt))
+        if issubclass(nt, tuple) and hasattr(nt, "_fields"):
+            return f"CustomNode(namedtuple[{name}], [{inner}])"
+        return f"CustomNode({name}[{self.aux!r}], [{inner}])"
+
+    def __repr__(self):
+        return f"PyTreeDef({self._inner()})"
 
 
 def _aux_key(aux):
@@ -125,6 +189,7 @@ _LEAF = PyTreeDef(None, None, ())
 
 
 def tree_flatten(tree, is_leaf=None):
+    """(leaves, treedef); `None` is an empty subtree, not a leaf."""
     leaves: list = []
     treedef = _flatten(tree, is_leaf, leaves)
     return leaves, treedef
@@ -143,9 +208,11 @@ def _flatten(x, is_leaf, leaves):
 
 
 def tree_unflatten(treedef: PyTreeDef, leaves):
-    it = iter(leaves)
-    out = _unflatten(treedef, it)
-    return out
+    leaves = list(leaves)
+    if len(leaves) != treedef.num_leaves:
+        raise ValueError(f"Too {'few' if len(leaves) < treedef.num_leaves else 'many'} leaves "
+                         f"for PyTreeDef; expected {treedef.num_leaves}, got {len(leaves)}.")
+    return _unflatten(treedef, iter(leaves))
 
 
 def _unflatten(td, it):
@@ -164,53 +231,224 @@ def tree_structure(tree, is_leaf=None):
 
 
 def tree_map(f, tree, *rest, is_leaf=None):
+    """f applied leafwise; the other trees must have `tree`'s structure (or have it
+    as a prefix: then f receives their subtrees)."""
     leaves, treedef = tree_flatten(tree, is_leaf)
-    others = [_flatten_up_to(treedef, r) for r in rest]
+    others = [_flatten_up_to(treedef, r, strict=True) for r in rest]
     return tree_unflatten(treedef, [f(*xs) for xs in zip(leaves, *others)])
 
 
-def _flatten_up_to(treedef, tree):
+def _mismatch(td, x, why):
+    raise ValueError(f"Tree structures differ: {why}; expected a tree of structure {td!r}, "
+                     f"got {x!r:.200}.")
+
+
+def _flatten_up_to(treedef, tree, strict=False):
+    """The subtrees of `tree` at `treedef`'s leaves. With strict=False a list may
+    stand for a tuple (used for in_axes-style specs)."""
     out: list = []
 
     def go(td, x):
         if td.node_type is None:
             out.append(x)
             return
+        nt = td.node_type
+        if type(x) is not nt:
+            if not (not strict and nt in (list, tuple) and type(x) in (list, tuple)):
+                _mismatch(treedef, tree, f"expected {getattr(nt, '__name__', nt)}, got "
+                          f"{type(x).__name__} ({x!r:.60})")
         node = _node_for(x)
-        if node is None or (type(x) is not td.node_type and not (
-                td.node_type in (list, tuple) and type(x) in (list, tuple))):
-            raise ValueError(f"tree structures differ: expected {td}, got {type(x).__name__}")
-        children, _ = node.flatten(x)
+        children, aux = node.flatten(x)
         if len(children) != len(td.children):
-            raise ValueError(f"tree structures differ: expected {td}, got {x!r:.80}")
+            _mismatch(treedef, tree, f"{type(x).__name__} arity mismatch: "
+                      f"{len(children)} != {len(td.children)}")
+        if nt in (dict, collections.OrderedDict, collections.defaultdict) and \
+                _aux_key(aux) != _aux_key(td.aux):
+            keys = aux[1] if nt is collections.defaultdict else aux
+            want = td.aux[1] if nt is collections.defaultdict else td.aux
+            _mismatch(treedef, tree, f"dict key mismatch; expected keys {list(want)}, "
+                      f"got {list(keys)}")
+        elif strict and nt not in (tuple, list, type(None), dict, collections.OrderedDict,
+                                   collections.defaultdict) and \
+                _aux_key(aux) != _aux_key(td.aux):
+            _mismatch(treedef, tree, f"{nt.__name__} node data mismatch")
         for c, y in zip(td.children, children):
             go(c, y)
     go(treedef, tree)
     return out
 
 
-def tree_all(tree):
-    return all(tree_leaves(tree))
+def tree_all(tree, *, is_leaf=None):
+    return all(tree_leaves(tree, is_leaf))
 
 
-def tree_reduce(f, tree, *initial, is_leaf=None):
-    return functools.reduce(f, tree_leaves(tree, is_leaf), *initial)
+_NO_INIT = object()
+
+
+def tree_reduce(function, tree, initializer=_NO_INIT, is_leaf=None):
+    leaves = tree_leaves(tree, is_leaf)
+    if initializer is _NO_INIT:
+        return functools.reduce(function, leaves)
+    return functools.reduce(function, leaves, initializer)
+
+
+def tree_transpose(outer_treedef, inner_treedef, pytree_to_transpose):
+    flat, treedef = tree_flatten(pytree_to_transpose)
+    if inner_treedef is None:
+        inner_treedef = tree_structure(outer_treedef.flatten_up_to(pytree_to_transpose)[0])
+    n_in, n_out = inner_treedef.num_leaves, outer_treedef.num_leaves
+    if treedef.num_leaves != n_in * n_out:
+        raise TypeError(f"Mismatch\n{treedef}\n != \n{outer_treedef} composed with {inner_treedef}")
+    lol = [flat[i * n_in:(i + 1) * n_in] for i in range(n_out)]
+    transposed = [list(col) for col in zip(*lol)]
+    subtrees = [tree_unflatten(outer_treedef, col) for col in transposed]
+    return tree_unflatten(inner_treedef, subtrees)
 
 
 def treedef_children(td):
     return list(td.children)
 
 
-def all_leaves(iterable):
-    return all(_node_for(x) is None for x in iterable)
+def treedef_is_leaf(td):
+    return td.node_type is None
 
 
-def Partial(func, *args, **kw):  # noqa: N802  (JAX's name)
-    return functools.partial(func, *args, **kw)
+def treedef_tuple(treedefs):
+    treedefs = list(treedefs)
+    return PyTreeDef(tuple, None, treedefs)
 
 
-tree = type("tree", (), {"map": staticmethod(tree_map), "leaves": staticmethod(tree_leaves),
-                         "structure": staticmethod(tree_structure),
-                         "flatten": staticmethod(tree_flatten),
-                         "unflatten": staticmethod(tree_unflatten),
-                         "reduce": staticmethod(tree_reduce), "all": staticmethod(tree_all)})
+def all_leaves(iterable, is_leaf=None):
+    if is_leaf is None:
+        return all(_node_for(x) is None for x in iterable)
+    return all(is_leaf(x) or _node_for(x) is None for x in iterable)
+
+
+def build_tree(treedef, xs):
+    """Build `treedef` with `xs` as its children (nested), like jax.tree_util.build_tree."""
+    def go(td, x):
+        if td.node_type is None:
+            return x
+        return _node_for_type(td.node_type).unflatten(
+            td.aux, [go(c, y) for c, y in zip(td.children, x)])
+    return go(treedef, xs)
+
+# --------------------------------------------------------------------- key paths
+
+
+@dataclasses.dataclass(frozen=True)
+class SequenceKey:
+    idx: int
+
+    def __str__(self):
+        return f"[{self.idx!r}]"
+
+
+@dataclasses.dataclass(frozen=True)
+class DictKey:
+    key: Any
+
+    def __str__(self):
+        return f"[{self.key!r}]"
+
+
+@dataclasses.dataclass(frozen=True)
+class GetAttrKey:
+    name: str
+
+    def __str__(self):
+        return f".{self.name}"
+
+
+@dataclasses.dataclass(frozen=True)
+class FlattenedIndexKey:
+    key: int
+
+    def __str__(self):
+        return f"[<flat index {self.key}>]"
+
+
+def _child_keys(x, node, children, aux):
+    t = type(x)
+    if node.flatten_with_keys is not None:
+        return [k for k, _ in node.flatten_with_keys(x)[0]]
+    if t in (tuple, list):
+        return [SequenceKey(i) for i in range(len(children))]
+    if t in (dict, collections.OrderedDict):
+        return [DictKey(k) for k in aux]
+    if t is collections.defaultdict:
+        return [DictKey(k) for k in aux[1]]
+    if issubclass(t, tuple) and hasattr(t, "_fields"):
+        return [GetAttrKey(f) for f in t._fields]
+    return [FlattenedIndexKey(i) for i in range(len(children))]
+
+
+def tree_flatten_with_path(tree, is_leaf=None):
+    out: list = []
+
+    def go(x, path):
+        if is_leaf is not None and is_leaf(x):
+            out.append((path, x))
+            return
+        node = _node_for(x)
+        if node is None:
+            out.append((path, x))
+            return
+        children, aux = node.flatten(x)
+        for k, c in zip(_child_keys(x, node, children, aux), children):
+            go(c, path + (k,))
+    go(tree, ())
+    return out, tree_structure(tree, is_leaf)
+
+
+def tree_leaves_with_path(tree, is_leaf=None):
+    return tree_flatten_with_path(tree, is_leaf)[0]
+
+
+def tree_map_with_path(f, tree, *rest, is_leaf=None):
+    pairs, treedef = tree_flatten_with_path(tree, is_leaf)
+    others = [_flatten_up_to(treedef, r, strict=True) for r in rest]
+    return tree_unflatten(treedef, [f(p, x, *xs) for (p, x), *xs in zip(pairs, *others)])
+
+
+def keystr(keys, *, simple=False, separator=""):
+    if simple:
+        return separator.join(str(getattr(k, "idx", getattr(k, "key", getattr(k, "name", k))))
+                              for k in keys)
+    return "".join(str(k) for k in keys)
+
+# ----------------------------------------------------------------------- Partial
+
+
+class Partial(functools.partial):
+    """A functools.partial that is a pytree: the bound arguments are its leaves and
+    the function is static, so it can be passed through `jit`."""
+
+    def __new__(klass, func, *args, **kw):
+        if isinstance(func, functools.partial):
+            original = func
+            func = func.func
+            args = original.args + args
+            kw = {**original.keywords, **kw}
+        return super().__new__(klass, func, *args, **kw)
+
+
+register_pytree_node(
+    Partial,
+    lambda p: ((p.args, p.keywords), p.func),
+    lambda func, xs: Partial(func, *xs[0], **xs[1]))
+
+
+class _TreeNamespace:
+    """`tree_util.tree`: the short names, for code written as `tree.map(...)`."""
+    map = staticmethod(tree_map)
+    leaves = staticmethod(tree_leaves)
+    structure = staticmethod(tree_structure)
+    flatten = staticmethod(tree_flatten)
+    unflatten = staticmethod(tree_unflatten)
+    reduce = staticmethod(tree_reduce)
+    all = staticmethod(tree_all)
+    transpose = staticmethod(tree_transpose)
+
+
+tree = _TreeNamespace

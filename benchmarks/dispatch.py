@@ -9,6 +9,8 @@ Rows:
     on f32[3] Arrays already on the device (result left on device);
   - dispatch, NumPy in/out: the same with NumPy arrays in and `np.asarray` of the
     result out;
+  - dispatch, pytree: the MLP `predict` with tiny layers [4, 4, 4, 2] (a list of
+    (W, b) tuples: 7 leaves), everything on device;
   - first call of the seeds' MLP `predict` (sizes [784, 512, 512, 10], batch 128):
     stage + lower + compile + run of a freshly jitted function, inputs on device,
     after the runtime itself is initialised. One sample per fresh process.
@@ -79,7 +81,17 @@ def _worker(impl: str, repeats: int, loops: int) -> dict:
 
     dev = per_call(lambda: f(xd, yd), loops)
     host = per_call(lambda: np.asarray(f(xn, yn)), max(loops // 4, 1))
-    return {"dispatch_device": dev, "dispatch_numpy": host, "first_call": [first_call]}
+
+    # A pytree argument: the MLP with tiny layers (7 leaves), params on device.
+    small = [(jax.device_put(np.full((m, n), 0.1, np.float32)),
+              jax.device_put(np.zeros(n, np.float32)))
+             for m, n in zip([4, 4, 4], [4, 4, 2])]
+    xs = jax.device_put(np.ones((2, 4), np.float32))
+    g = jax.jit(predict)
+    g(small, xs).block_until_ready()
+    tree = per_call(lambda: g(small, xs), max(loops // 2, 1))
+    return {"dispatch_device": dev, "dispatch_numpy": host, "dispatch_pytree": tree,
+            "first_call": [first_call]}
 
 
 _PREDICT_SRC = '''
@@ -148,6 +160,7 @@ def main(argv=None):
 
     rows = [("dispatch, device arrays in", "dispatch_device"),
             ("dispatch, NumPy in/out", "dispatch_numpy"),
+            ("dispatch, pytree (7 leaves)", "dispatch_pytree"),
             ("first call, MLP predict", "first_call")]
     import platform
     print(f"python {platform.python_version()}, {platform.machine()}, "

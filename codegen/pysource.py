@@ -243,6 +243,9 @@ class SourceGenerator:
         self.imports: dict = {}        # (module, name) -> local name
         self.uses_core = False
         self.scopes: list = []         # stack of (_Scope, eqn index)
+        self.counters: set = set()     # names of `for` loop counters (Python ints when eager)
+        self.last_origin = None        # (file, line) of the last origin comment printed
+        self.last_phase = None
         self._global_ids: dict = {}
 
     # -- names ------------------------------------------------------------------
@@ -292,6 +295,15 @@ class SourceGenerator:
         if e is None:
             raise SourceGenError(f"internal: variable {a} has no name", loc=UNKNOWN)
         return copy.deepcopy(e)
+
+    def typed_arg(self, a, aval):
+        """An operand that must keep `aval`'s strong dtype on its own (a loop carry's
+        initial value, a branch result): literals print with their dtype."""
+        if isinstance(a, core.Literal) and not aval.weak_type and a.aval.dtype != dtypes.bool_:
+            val = np.asarray(a.val)
+            if val.ndim == 0:
+                return self.typed_scalar(_scalar_py(val[()], a.aval.dtype), a.aval.dtype)
+        return self.arg(a)
 
     def literal(self, lit, bare=False):
         val = np.asarray(lit.val)
@@ -386,7 +398,6 @@ class SourceGenerator:
         Returns the scope (the caller reads outvars through `arg`)."""
         scope = _Scope(jaxpr, owns_invars)
         self.scopes.append([scope, 0])
-        last_origin, last_phase = None, None
         try:
             self._plan_fusions(scope)
             n = len(jaxpr.eqns)
@@ -395,16 +406,16 @@ class SourceGenerator:
                 if id(eqn) in self.skip:
                     continue
                 info = eqn.source_info or UNKNOWN
-                if self.comments and info.phase and info.phase != last_phase:
+                if self.comments and info.phase and info.phase != self.last_phase:
                     stmts.append(comment(f"---- {_PHASE_TEXT.get(info.phase, info.phase)} ----"))
-                    last_origin = None
-                last_phase = info.phase or last_phase
+                    self.last_origin = None
+                self.last_phase = info.phase or self.last_phase
                 key = (info.file, info.line)
-                if key != last_origin:
+                if key != self.last_origin and info.file is not None:
                     text = self.origin(info)
                     if text:
                         stmts.append(comment(text))
-                    last_origin = key
+                    self.last_origin = key
                 if fold_return and i == n - 1 and self._foldable(scope, eqn):
                     self.env[eqn.outvars[0]] = self.render_expr(eqn)
                     continue
@@ -637,7 +648,8 @@ def generate(closed, in_tree, out_tree, *, name="f", param_names=None, user_fn=N
     for i in range(len(args_td.children)):
         p = param_names[i] if i < len(param_names) and param_names[i] else f"arg{i}"
         params.append(gen.fresh(p))
-    kwnames = [gen.fresh(k) for k in kwargs_td.aux] if kwargs_td.node_type is dict else []
+    kwnames = list(kwargs_td.aux) if kwargs_td.node_type is dict else []
+    gen.used.update(kwnames)  # keyword arguments keep their names (callers use them)
     subtrees = list(args_td.children) + (list(kwargs_td.children) if kwnames else [])
     owners = params + kwnames
     invars = iter(jaxpr.invars)
@@ -678,7 +690,7 @@ def generate(closed, in_tree, out_tree, *, name="f", param_names=None, user_fn=N
 
     single = out_tree.num_leaves == 1 and out_tree.node_type is None
     gen.emit_jaxpr(jaxpr, body, owns_invars=True, fold_return=single)
-    outs = [gen.arg(a) for a in jaxpr.outvars]
+    outs = [gen.typed_arg(a, a.aval) for a in jaxpr.outvars]
     body.append(ast.Return(value=_rebuild(gen, out_tree, outs)))
 
     args = ast.arguments(posonlyargs=[], args=[ast.arg(arg=p) for p in params],
@@ -821,6 +833,15 @@ def _neg_rule(gen, eqn):
     return _lax_call("neg", gen, eqn)
 
 
+def _not_rule(gen, eqn):
+    (x,) = eqn.invars
+    if isinstance(x, core.Var) and x.aval.dtype == dtypes.bool_ and x.aval.shape == ():
+        return ast.UnaryOp(op=ast.Not(), operand=gen.arg(x))
+    if isinstance(x, core.Var) and x.aval.dtype == dtypes.bool_:
+        return call("jnp.logical_not", [gen.arg(x)])
+    return _lax_call("bitwise_not", gen, eqn)
+
+
 def _integer_pow_rule(gen, eqn):
     (x,) = eqn.invars
     y = eqn.params["y"]
@@ -838,7 +859,7 @@ def _convert_rule(gen, eqn):
     new = eqn.params["new_dtype"]
     if eqn.params.get("weak_type"):
         return _lax_call("convert_element_type", gen, eqn, dtype_expr(new), weak_type=pyconst(True))
-    if isinstance(x, core.Var):
+    if isinstance(x, core.Var) and gen.name_of(x) not in gen.counters and not x.aval.weak_type:
         return call(attr(gen.arg(x), "astype"), [dtype_expr(new)])
     return _lax_call("convert_element_type", gen, eqn, dtype_expr(new))
 
@@ -857,6 +878,16 @@ def _convert_fuse(gen, scope, i, eqn):
     if user.primitive.name == "cond" and user.invars[0] is out and len(user.params["branches"]) == 2:
         gen.skip.add(id(eqn))
         gen.fused[out] = x
+        # `if x > 0.0:` rather than `is_gt = x > 0.0` + `if is_gt:` when the test is
+        # computed right before and used only here
+        p = scope.producer.get(x)
+        if p is not None and p == i - 1 and j == i + 1 and scope.uses[x] == 1:
+            prod = scope.jaxpr.eqns[p]
+            rule = source_rule(prod.primitive)
+            if (not prod.primitive.multiple_results and not getattr(rule, "statement", False)
+                    and not getattr(rule, "fuse", None) and x.hint is None):
+                gen.skip.add(id(prod))
+                gen.fused[out] = ("expr", prod)
 
 
 _convert_rule.fuse = _convert_fuse
@@ -995,7 +1026,7 @@ def _assign_outputs(gen, stmts, pairs):
         stmts.extend(assign(n, e) for n, e in pairs)
 
 
-def _branch_block(gen, br, ops, out_names):
+def _branch_block(gen, br, ops, out_names, out_vars):
     """One cond branch: statements that leave its outputs in `out_names`."""
     jaxpr = br.jaxpr if isinstance(br, core.ClosedJaxpr) else br
     for v, a in zip(jaxpr.invars, ops):
@@ -1009,8 +1040,9 @@ def _branch_block(gen, br, ops, out_names):
     gen.emit_jaxpr(jaxpr, stmts)
     for v in jaxpr.outvars:
         gen.preset.pop(v, None) if isinstance(v, core.Var) else None
-    _assign_outputs(gen, stmts, [(n, gen.arg(v)) for v, n in zip(jaxpr.outvars, out_names)])
-    return [s for s in stmts] or [ast.Pass()]
+    _assign_outputs(gen, stmts, [(n, gen.typed_arg(v, o.aval))
+                                 for v, n, o in zip(jaxpr.outvars, out_names, out_vars)])
+    return stmts or [ast.Pass()]
 
 
 def _hint_from(*vs):
@@ -1026,14 +1058,18 @@ def cond_rule(gen, eqn, stmts):
     branches = eqn.params["branches"]
     outs = []
     for i, v in enumerate(eqn.outvars):
-        base = _hint_from(v, *[b.jaxpr.outvars[i] for b in branches]) or "branch_out"
+        computed = [b.jaxpr.outvars[i] for b in branches
+                    if isinstance(b.jaxpr.outvars[i], core.Var)
+                    and b.jaxpr.outvars[i] not in b.jaxpr.invars]
+        base = _hint_from(v, *computed, *[b.jaxpr.outvars[i] for b in branches]) or "branch_out"
         outs.append(gen.out_name(v, base))
-    blocks = [_branch_block(gen, b, ops, outs) for b in branches]
+    blocks = [_branch_block(gen, b, ops, outs, eqn.outvars) for b in branches]
     if len(branches) == 1:
         stmts.extend(blocks[0])
         return
     if index in gen.fused:
-        test = gen.arg(gen.fused.pop(index))
+        pred = gen.fused.pop(index)
+        test = gen.render_expr(pred[1]) if isinstance(pred, tuple) else gen.arg(pred)
         stmts.append(ast.If(test=test, body=blocks[1], orelse=blocks[0]))
         return
     idx = gen.arg(index)
@@ -1066,7 +1102,7 @@ def _carry_names(gen, eqn, inits, out_vars, inner_in, inner_out, stmts):
         else:
             base = _hint_from(v, inner_out[k], inner_in[k], init) or "carry"
             name = gen.out_name(v, base)
-            pre.append((name, gen.arg(init)))
+            pre.append((name, gen.typed_arg(init, v.aval)))
         names.append(name)
     for n, e in pre:
         stmts.append(assign(n, e))
@@ -1176,6 +1212,7 @@ def scan_rule(gen, eqn, stmts):
     for v, n in zip(b_carry, names):
         gen.name_var(v, n)
     counter = gen.fresh("i")
+    gen.counters.add(counter)
     reads = []
     for v, x in zip(b_xs, xs):
         if gen.fused.get(x) == ("range", 0):
@@ -1195,32 +1232,32 @@ def scan_rule(gen, eqn, stmts):
             yh = _hint_from(y)
             h = f"{yh}s" if yh else "ys"
         ys_names.append(gen.out_name(v, h))
-    if length == 0:
-        for n, v in zip(ys_names, ys_out):
-            stmts.append(assign(n, call("jnp.zeros", [gen.value(v.aval.shape), dtype_expr(v.aval.dtype)])))
-    else:
-        for n in ys_names:
-            stmts.append(assign(n, ast.List(elts=[], ctx=ast.Load())))
+    # forward: `ys.append(y)` then `jnp.stack(ys)`; reverse (or empty): a preallocated
+    # `ys = ys.at[i].set(y)`, whose meaning does not depend on the iteration order
+    prealloc = reverse or length == 0
+    for n, v in zip(ys_names, ys_out):
+        stmts.append(assign(n, call("jnp.zeros", [gen.value(v.aval.shape), dtype_expr(v.aval.dtype)])
+                            if prealloc else ast.List(elts=[], ctx=ast.Load())))
     _preset_carry_outputs(gen, body_j, b_carry, body_j.outvars[:ncarry], names)
     body = list(reads)
     gen.emit_jaxpr(body_j, body)
     for v in body_j.outvars:
         gen.preset.pop(v, None) if isinstance(v, core.Var) else None
+    for n, y, v in zip(ys_names, b_ys, ys_out):
+        if prealloc:
+            at = ast.Subscript(value=attr(n, "at"), slice=load(counter), ctx=ast.Load())
+            body.append(assign(n, call(attr(at, "set"), [gen.typed_arg(y, v.aval)])))
+        else:
+            body.append(ast.Expr(value=call(attr(n, "append"), [gen.typed_arg(y, v.aval)])))
+    # after the outputs are collected: they may read the carries' old values
     _assign_outputs(gen, body, [(n, gen.arg(v)) for v, n in zip(body_j.outvars[:ncarry], names)])
-    if length:
-        for n, y in zip(ys_names, b_ys):
-            body.append(ast.Expr(value=call(attr(n, "append"), [gen.arg(y, bare=False)])))
     rng = (call("range", [pyconst(length - 1), pyconst(-1), pyconst(-1)]) if reverse
            else call("range", [pyconst(length)]))
     stmts.append(ast.For(target=store(counter), iter=rng, body=body or [ast.Pass()], orelse=[],
                          lineno=0))
-    if length:
+    if not prealloc:
         for n in ys_names:
-            stacked = call("jnp.stack", [load(n)])
-            if reverse:
-                stacked = ast.Subscript(value=stacked, slice=ast.Slice(
-                    lower=None, upper=None, step=pyconst(-1)), ctx=ast.Load())
-            stmts.append(assign(n, stacked))
+            stmts.append(assign(n, call("jnp.stack", [load(n)])))
 
 # ---- registrations ----------------------------------------------------------------
 
@@ -1239,6 +1276,7 @@ def register_rules():
         else:
             _register(name, _unary_rule(name))  # lax.<name>(x, y)
     _register("neg", _neg_rule)
+    _register("not", _not_rule)
     _register("integer_pow", _integer_pow_rule)
     _register("round", _round_rule)
     _register("convert_element_type", _convert_rule)

@@ -355,3 +355,39 @@ def test_donation_deletes_input():
     y = j(x)
     np.testing.assert_array_equal(np.asarray(y), [2, 2, 2])
     assert x.is_deleted()
+
+
+def test_fast_path_with_statics_and_kwargs():
+    def f(x, n, y=0.0, *, mode="add"):
+        for _ in range(n):
+            x = x + y if mode == "add" else x * y
+        return x
+    j = astjax.jit(f, static_argnums=1, static_argnames="mode")
+    x = astjax.device_put(np.ones(2, np.float32))
+    for _ in range(3):  # repeated calls go through the fast-path cache
+        np.testing.assert_array_equal(np.asarray(j(x, 2, 3.0)), [7, 7])
+        np.testing.assert_array_equal(np.asarray(j(x, 3, y=3.0)), [10, 10])
+        np.testing.assert_array_equal(np.asarray(j(x, 2, y=3.0, mode="mul")), [9, 9])
+        np.testing.assert_array_equal(np.asarray(j(x, n=1, y=np.array(2, np.float32))), [3, 3])
+    assert _compiles(j) == 4
+    assert len(j._fast) == 4
+    k = astjax.jit(lambda a, b: a - b)
+    for _ in range(2):
+        assert float(k(b=1.0, a=3.0)) == 2.0
+        assert float(k(3.0, b=1.0)) == 2.0
+
+
+def test_fast_path_keeps_pytree_structure_apart():
+    j = astjax.jit(lambda t: jax_tree_sum(t))
+    a = astjax.device_put(np.ones(2, np.float32))
+    for _ in range(2):
+        assert float(j((a, a))) == 4.0
+        assert float(j([a, a])) == 4.0
+        assert float(j({"p": a, "q": (a, a)})) == 6.0
+        assert float(j({"p": a, "r": (a, a)})) == 6.0
+        assert float(j((a, None, [a]))) == 4.0
+    assert _compiles(j) == 5
+
+
+def jax_tree_sum(t):
+    return sum(jnp.sum(leaf) for leaf in astjax.tree_util.tree_leaves(t))

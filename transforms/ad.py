@@ -465,3 +465,4 @@ def stop_gradient(x):
 
 from . import ad_rules as _ad_rules  # noqa: E402,F401  (registers the rules)
 from . import ad_control as _ad_control  # noqa: E402,F401
+from . import ad_custom as _ad_custom  # noqa: E402,F401

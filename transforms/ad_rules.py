@@ -956,3 +956,122 @@ def _scatter_ext_jvp(p):
 
 jvp_rules[ix.scatter_min_p] = _scatter_ext_jvp(ix.scatter_min_p)
 jvp_rules[ix.scatter_max_p] = _scatter_ext_jvp(ix.scatter_max_p)
+
+# ------------------------------------------------------------ collectives (named axes)
+from astjax.primitives import collectives as coll  # noqa: E402
+
+
+def _psum_transpose(ct, x, **params):
+    return [None if _is_zero(ct) else bind(coll.psum_p, ct, **params)]
+
+
+deflinear(coll.psum_p, _psum_transpose)
+deflinear(coll.ppermute_p, lambda ct, x, *, axis_name, perm: [
+    None if _is_zero(ct) else bind(coll.ppermute_p, ct, axis_name=axis_name,
+                                   perm=tuple((t, s) for s, t in perm))])
+
+
+def _all_to_all_transpose(ct, x, *, split_axis, concat_axis, **params):
+    if _is_zero(ct):
+        return [None]
+    return [bind(coll.all_to_all_p, ct, split_axis=concat_axis, concat_axis=split_axis,
+                 **params)]
+
+
+deflinear(coll.all_to_all_p, _all_to_all_transpose)
+nondiff(coll.axis_index_p)
+for _p, _why in ((coll.pmax_p, "pmax has no derivative rule yet"),
+                 (coll.pmin_p, "pmin has no derivative rule yet")):
+    core.unsupported["jvp"][_p] = _why
+core.jvp_rules[coll.all_gather_p] = lambda primals, tangents, **params: (
+    bind(coll.all_gather_p, *primals, **params),
+    Zero(core.get_aval(bind(coll.all_gather_p, *primals, **params)))
+    if _is_zero(tangents[0]) else bind(coll.all_gather_p, tangents[0], **params))
+core.unsupported["transpose"][coll.all_gather_p] = "needs psum_scatter (not implemented)"
+
+# ------------------------------------------------------------------------- linalg
+from astjax.primitives import linalg as la  # noqa: E402
+
+
+def _ts_jvp(primals, tangents, **params):
+    a, b = primals
+    ta, tb = tangents
+    x = bind(la.triangular_solve_p, a, b, **params)
+    ts = []
+    if not _is_zero(tb):
+        ts.append(bind(la.triangular_solve_p, a, tb, **params))
+    if not _is_zero(ta):
+        # x = op(A)^-1 b (left) or b op(A)^-1 (right): dx = -op(A)^-1 op(dA) x
+        lower = params.get("lower", False)
+        unit = params.get("unit_diagonal", False)
+        n = _aval(a).shape[-1]
+        row = lax.broadcasted_iota(np.int32, (n, n), 0)
+        col = lax.broadcasted_iota(np.int32, (n, n), 1)
+        keep = lax.ge(row, col) if lower else lax.le(row, col)
+        if unit:
+            keep = lax.bitwise_and(keep, lax.ne(row, col))
+        keep = lax.broadcast_in_dim(keep, _aval(a).shape, (_aval(a).ndim - 2, _aval(a).ndim - 1))
+        da = lax.select(keep, ta, lax.full_like(ta, 0))
+        if params.get("transpose_a"):
+            nd = _aval(a).ndim
+            da = lax.transpose(da, tuple(range(nd - 2)) + (nd - 1, nd - 2))
+        nb = _aval(a).ndim - 2
+        batch = (tuple(range(nb)), tuple(range(nb)))
+        if params.get("left_side"):
+            prod = lax.dot_general(da, x, (((nb + 1,), (nb,)), batch))
+        else:
+            prod = lax.dot_general(x, da, (((nb + 1,), (nb,)), batch))
+        p2 = dict(params, transpose_a=False, conjugate_a=False)
+        if params.get("transpose_a"):
+            p2["transpose_a"] = True
+        ts.append(lax.neg(bind(la.triangular_solve_p, a, prod, **params)))
+    if not ts:
+        return x, Zero(_aval(x))
+    return x, ts[0] if len(ts) == 1 else add_tangents(ts[0], ts[1])
+
+
+def _ts_transpose(ct, a, b, **params):
+    if is_undefined(a):
+        raise AssertionError("triangular_solve is not linear in its matrix")
+    if _is_zero(ct):
+        return [None, None]
+    p = dict(params, transpose_a=not params.get("transpose_a", False))
+    return [None, bind(la.triangular_solve_p, a, ct, **p)]
+
+
+jvp_rules[la.triangular_solve_p] = _ts_jvp
+deftranspose(la.triangular_solve_p, _ts_transpose)
+
+
+def _cholesky_jvp(primals, tangents, *, lower=True):
+    a, = primals
+    t, = tangents
+    L = bind(la.cholesky_p, a, lower=True)
+    out = L if lower else lax.transpose(L, tuple(range(_aval(L).ndim - 2)) + (
+        _aval(L).ndim - 1, _aval(L).ndim - 2))
+    if _is_zero(t):
+        return out, Zero(_aval(out))
+    nd = _aval(a).ndim
+    n = _aval(a).shape[-1]
+    # sym(dA) -> phi(L^-1 dA L^-T) ; dL = L phi
+    t = lax.mul(lax.add(t, lax.transpose(t, tuple(range(nd - 2)) + (nd - 1, nd - 2))),
+                _const(t, 0.5))
+    tmp = bind(la.triangular_solve_p, L, t, left_side=False, lower=True, transpose_a=True,
+               conjugate_a=False, unit_diagonal=False)
+    inner = bind(la.triangular_solve_p, L, tmp, left_side=True, lower=True, transpose_a=False,
+                 conjugate_a=False, unit_diagonal=False)
+    row = lax.broadcasted_iota(np.int32, (n, n), 0)
+    col = lax.broadcasted_iota(np.int32, (n, n), 1)
+    scale = lax.select(lax.gt(row, col), lax.full((n, n), 1.0, _aval(a).dtype),
+                       lax.select(lax.eq(row, col), lax.full((n, n), 0.5, _aval(a).dtype),
+                                  lax.full((n, n), 0.0, _aval(a).dtype)))
+    phi = lax.mul(inner, lax.broadcast_in_dim(scale, _aval(a).shape, (nd - 2, nd - 1)))
+    nb = nd - 2
+    batch = (tuple(range(nb)), tuple(range(nb)))
+    dL = lax.dot_general(L, phi, (((nb + 1,), (nb,)), batch))
+    if not lower:
+        dL = lax.transpose(dL, tuple(range(nb)) + (nd - 1, nd - 2))
+    return out, dL
+
+
+jvp_rules[la.cholesky_p] = _cholesky_jvp

@@ -26,14 +26,15 @@ def dce_jaxpr(jaxpr: core.Jaxpr, used_outputs=None, prune_invars=False):
         if not any(flags):
             continue
         rule = dce_rules.get(eqn.primitive)
+        old_invars = eqn.invars
         if rule is not None:
-            eqn, used_in = rule(eqn, flags)
-            if eqn is None:
-                continue
+            eqn, used_in = rule(eqn, flags)  # used_in is over the *old* invars
         else:
             used_in = [True] * len(eqn.invars)
+        if eqn is None:
+            continue
         new_eqns.append(eqn)
-        for a, u in zip(eqn.invars, used_in):
+        for a, u in zip(old_invars, used_in):
             if u and isinstance(a, core.Var):
                 used.add(a)
     new_eqns.reverse()

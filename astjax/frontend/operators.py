@@ -8,7 +8,7 @@ import sys
 import types
 
 from .. import core
-from ..errors import USER_CODE
+from ..errors import USER_CODE, ConcretizationError
 from . import converter
 
 _SKIP_MODULES = ("astjax", "numpy", "jax", "jaxlib", "scipy", "ml_dtypes", "gast")
@@ -44,12 +44,40 @@ def _convertible(f):
     return None
 
 
+_MAX_STAGED_DEPTH = 48
+_depth: dict = {}
+
+
 def call(f, /, *args, **kwargs):
     """Call `f`, converting it first when it is user code."""
     target = _convertible(f)
-    if target is not None:
+    if target is None:
+        if not getattr(getattr(f, "__func__", f), converter._converted_marker, False):
+            return f(*args, **kwargs)
+        target = f  # already converted (e.g. a recursive call inside converted code)
+    key = getattr(getattr(target, "__func__", target), "__code__", None)
+    if core.current_builder() is None or key is None:
         return target(*args, **kwargs)
-    return f(*args, **kwargs)
+    d = _depth.get(key, 0)
+    if d >= _MAX_STAGED_DEPTH:
+        raise ConcretizationError(
+            f"`{getattr(f, '__name__', f)}` recursed {d} times while staging: its recursion "
+            f"depth depends on a value only known when the function runs",
+            hint="make the recursion depth static (a Python int or static_argnums), or "
+                 "write the recursion as a while loop")
+    _depth[key] = d + 1
+    try:
+        return target(*args, **kwargs)
+    except RecursionError:
+        if d:
+            raise
+        raise ConcretizationError(
+            f"`{getattr(f, '__name__', f)}` recursed until Python's recursion limit while "
+            f"staging: its recursion depth depends on a value only known when it runs",
+            hint="make the recursion depth static (a Python int or static_argnums), or "
+                 "write the recursion as a while loop") from None
+    finally:
+        _depth[key] = d
 
 
 def name(value, name_str):

@@ -84,13 +84,18 @@ def replace_expr(template: str, **repl):
 
 
 def locate(nodes, origin):
-    """Give every new node `origin`'s source position (errors point at user code)."""
+    """Give every new node `origin`'s source position (errors point at user code).
+    Generated nodes span only the origin's first line: CPython places a method
+    call at its attribute's *end*, which for a multi-line `if` would be its last
+    line. An empty span makes error carets underline the whole line."""
     for n in nodes if isinstance(nodes, list) else [nodes]:
         for sub in ast.walk(n):
             if isinstance(sub, (gast.stmt, gast.expr)) and not hasattr(sub, "lineno"):
-                ast.copy_location(sub, origin)
-                sub.end_lineno = getattr(origin, "end_lineno", None)
-                sub.end_col_offset = getattr(origin, "end_col_offset", None)
+                sub.lineno = origin.lineno
+                sub.col_offset = origin.col_offset
+                same_line = getattr(origin, "end_lineno", None) == origin.lineno
+                sub.end_lineno = origin.lineno
+                sub.end_col_offset = origin.end_col_offset if same_line else origin.col_offset
     return nodes
 
 

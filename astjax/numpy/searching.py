@@ -165,8 +165,7 @@ def _take_1d(arr, idx):
 
 
 def interp(x, xp, fp, left=None, right=None, period=None):
-    x, xp = uf.promote_args_inexact("interp", asarray_operand(x), asarray_operand(xp))
-    [fp] = uf.promote_args_inexact("interp", asarray_operand(fp))
+    x, xp, fp = uf.promote_dtypes_inexact(x, xp, fp)
     if core.get_aval(xp).ndim != 1 or core.get_aval(fp).ndim != 1:
         raise ShapeError("interp: xp and fp must be 1-D")
     n = core.get_aval(xp).shape[0]

@@ -177,7 +177,7 @@ def _quantile(a, q, axis, method, keepdims, squash_nans, name):
         raise ArgumentError(f"{name}: method {method!r} is not supported",
                             hint="use one of " + ", ".join(_METHODS))
     jnp = _jnp()
-    a, q = promote_args_inexact(name, asarray_operand(a), asarray_operand(q))
+    a, q = uf.promote_dtypes_inexact(a, q)
     if core.get_aval(q).ndim > 1:
         raise ShapeError(f"{name}: q must be a scalar or 1-D, got shape {core.get_aval(q).shape}")
     a = asarray_operand(a)
@@ -444,7 +444,7 @@ def _mode_slice(full, na, nv, mode):
 
 
 def _conv_args(name, a, v):
-    a, v = uf.promote_args(name, asarray_operand(a), asarray_operand(v))
+    a, v = uf.promote_dtypes(asarray_operand(a), asarray_operand(v))
     if core.get_aval(a).ndim != 1 or core.get_aval(v).ndim != 1:
         raise ShapeError(f"{name}() only supports 1-dimensional inputs")
     na, nv = core.get_aval(a).shape[0], core.get_aval(v).shape[0]

@@ -90,6 +90,16 @@ def promote_args_inexact(name, *args):
     return promote_shapes(*promote_dtypes(*args))
 
 
+def promote_dtypes_inexact(*args):
+    """Common inexact dtype for the operands, without broadcasting their shapes."""
+    args = [asarray_operand(a) for a in args]
+    dt, weak = dtypes.result_type(*args, return_weak_type_flag=True)
+    if not dtypes.is_inexact(dt):
+        fdt = dtypes.canonicalize(dtypes.float64)
+        args = [lax.convert_element_type(a, fdt, weak_type=weak) for a in args]
+    return promote_dtypes(*args)
+
+
 def _unary(name, lax_fn, inexact=False):
     def f(x, /):
         x = asarray_operand(x)

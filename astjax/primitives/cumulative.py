@@ -145,6 +145,8 @@ def _cum_lowering_for(body_fn, init_fn):
         aval = ctx.avals_in[0]
         s = ShapedArray((), aval.dtype)
         n = aval.shape[axis]
+        if n == 0:  # nothing to accumulate (XLA rejects empty windows)
+            return operand
         init = ctx.constant(init_fn(aval.dtype), s)
         region = ctx.region([s, s], lambda a, b: [body_fn(ctx, a, b, s)])
         pads = [[0, 0] for _ in aval.shape]

@@ -173,6 +173,7 @@ _core.impl_rules[round_p] = lambda x, rounding_method=0: (
     np.round(x) if rounding_method == 1 else _round_half_away(np.asarray(x))).astype(np.asarray(x).dtype)
 _round_ae = _core.abstract_eval_rules[round_p]
 _core.abstract_eval_rules[round_p] = lambda x, rounding_method=0: _round_ae(x)
+_core.lowering_rules[round_p] = _round_lowering  # takes the rounding_method param
 
 # ---- binary ----------------------------------------------------------------------
 add_p = binop("add", np.add, "stablehlo.add", ANY)

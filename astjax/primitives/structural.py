@@ -310,6 +310,8 @@ def _select_n_ae(which, *cases):
 
 
 def _select_n_impl(which, *cases):
+    if len(cases) == 1:
+        return np.array(cases[0])
     which = np.asarray(which)
     if which.dtype == np.bool_:
         which = which.astype(np.int32)

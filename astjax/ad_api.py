@@ -1,0 +1,676 @@
+"""The public autodiff API: `grad`, `value_and_grad`, `jvp`, `vjp`, `linearize`,
+`jacfwd`, `jacrev`, `hessian`, `stop_gradient`, `custom_jvp`, `custom_vjp`,
+`checkpoint` / `remat`.
+
+Every transformed function is a `StagedCallable`. Called while staging (inside `jit`
+or another transform) it stages the user function on the current values' avals,
+transforms the jaxpr (`transforms.ad`), cleans it up (simplify, CSE, DCE) and
+inlines the result into the enclosing builder. Called on concrete values it runs
+through `api.Jitted(self)`, so eager `grad(f)(x)` runs compiled (cached per
+signature).
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+
+import numpy as np
+
+from . import core, dtypes, tree_util
+from .core import bind
+from .errors import AstjaxError, ArgumentError
+from .staging import StagedCallable, arg_hints, as_callable, leaf_aval, stage_flat
+from .transforms import ad
+from .transforms.ad import Zero, cleanup, differentiable, float0, inline
+
+__all__ = ["grad", "value_and_grad", "jvp", "vjp", "linearize", "jacfwd", "jacrev",
+           "hessian", "stop_gradient", "custom_jvp", "custom_vjp", "checkpoint", "remat",
+           "float0"]
+
+stop_gradient = ad.stop_gradient
+
+
+def _staging():
+    return core.current_builder() is not None
+
+
+class _Transformed(StagedCallable):
+    """Base: eager calls compile `self` with `jit`."""
+    _jitted = None
+
+    def __init__(self, fun):
+        self.fun = fun
+        try:
+            functools.update_wrapper(self, fun, updated=())
+        except (AttributeError, TypeError):
+            pass
+        try:
+            self.__signature__ = inspect.signature(fun)
+        except (TypeError, ValueError):
+            pass
+
+    def __call__(self, *args, **kwargs):
+        if _staging():
+            return self.stage_inline(*args, **kwargs)
+        if self._jitted is None:
+            from .api import Jitted
+            self._jitted = Jitted(self)
+        try:
+            return self._jitted(*args, **kwargs)
+        except AstjaxError as e:
+            raise e.with_traceback(None) from None
+
+    def __get__(self, obj, objtype=None):
+        return self if obj is None else functools.partial(self, obj)
+
+
+def _argnums_tuple(argnums):
+    return (argnums,) if isinstance(argnums, int) else tuple(argnums)
+
+
+def _stage(fun, args, kwargs):
+    """Stage fun(*args, **kwargs) -> (closed, in_tree, out_tree, leaves)."""
+    leaves, in_tree = tree_util.tree_flatten((tuple(args), dict(kwargs)))
+    avals = [leaf_aval(x) for x in leaves]
+    hints = arg_hints(fun, args, kwargs)
+    closed, out_tree = stage_flat(fun, in_tree, avals, hints)
+    return closed, in_tree, out_tree, leaves
+
+
+def _leaf_ranges(args):
+    out, k = [], 0
+    for a in args:
+        n = len(tree_util.tree_leaves(a))
+        out.append(range(k, k + n))
+        k += n
+    return out
+
+
+def _ones_like_aval(aval):
+    from . import lax
+    v = lax.convert_element_type(np.ones((), aval.dtype), aval.dtype, weak_type=aval.weak_type)
+    return lax.broadcast(v, aval.shape) if aval.shape else v
+
+
+def _zeros_out(aval):
+    """A zero cotangent/tangent result for an input: float0 for non-float inputs."""
+    if differentiable(aval):
+        return ad.zeros_like_aval(aval)
+    return np.zeros(aval.shape, float0)
+
+
+def _vjp_closed(closed, diff_mask, ct_mask):
+    """(fwd, bwd, out_nz, nres) with bwd: res + cts (outputs in ct_mask & nonzero) ->
+    cts of the differentiable inputs in diff_mask."""
+    known, lin, out_nz, nres = ad.linearize_jaxpr(closed, diff_mask)
+    n_t = len(lin.jaxpr.invars) - nres
+    nz_outs = [i for i, z in enumerate(out_nz) if z]
+    zero_cts = [not ct_mask[i] for i in nz_outs]
+    bwd = ad.transpose_jaxpr(lin, [False] * nres + [True] * n_t, zero_cts)
+    return known, bwd, out_nz, nres
+
+
+def _run(closed, args):
+    """Run a closed jaxpr: inline while staging, else compile and run."""
+    if _staging():
+        return inline(closed, list(args))
+    from .api import Jitted
+    from .transforms.ad_control import raw
+    return Jitted(raw(lambda *a: inline(closed, list(a))))(*args)
+
+# ------------------------------------------------------------------- grad family
+
+
+class _Grad(_Transformed):
+    def __init__(self, fun, argnums=0, has_aux=False, with_value=False, allow_int=False):
+        super().__init__(fun)
+        self.argnums = argnums
+        self.has_aux = has_aux
+        self.with_value = with_value
+        self.allow_int = allow_int
+
+    def stage_inline(self, *args, **kwargs):
+        nums = _argnums_tuple(self.argnums)
+        if any(i >= len(args) for i in nums):
+            raise ArgumentError(f"differentiating with respect to argnums={self.argnums} "
+                                f"requires at least {max(nums) + 1} positional arguments, "
+                                f"got {len(args)}")
+        closed, in_tree, out_tree, leaves = _stage(self.fun, args, kwargs)
+        ranges = _leaf_ranges(args)
+        diff_mask = [False] * len(leaves)
+        for i in nums:
+            for k in ranges[i]:
+                diff_mask[k] = True
+                aval = closed.jaxpr.invars[k].aval
+                if not differentiable(aval) and not self.allow_int:
+                    raise AstjaxError(
+                        f"grad requires real- or complex-valued inputs (input dtype that is a "
+                        f"sub-dtype of np.inexact), but got {aval.dtype.name}. If you want to "
+                        "use Boolean- or integer-valued inputs, use vjp or set allow_int to "
+                        "True.", hint="")
+        n_out = len(closed.jaxpr.outvars)
+        if self.has_aux:
+            kids = out_tree.children if out_tree.node_type in (tuple, list) else None
+            if kids is None or len(kids) != 2:
+                raise AstjaxError("has_aux=True requires the function to return a pair "
+                                  "(output, auxiliary data)")
+            main_tree, aux_tree = kids
+        else:
+            main_tree, aux_tree = out_tree, None
+        if main_tree.num_leaves != 1:
+            raise AstjaxError("Gradient only defined for scalar-output functions.")
+        out_aval = closed.jaxpr.outvars[0].aval
+        if out_aval.shape != ():
+            raise AstjaxError(f"Gradient only defined for scalar-output functions. Output had "
+                              f"shape: {out_aval.shape}.")
+        if not differentiable(out_aval):
+            raise AstjaxError("grad requires real- or complex-valued outputs (output dtype that "
+                              f"is a sub-dtype of np.inexact), but got {out_aval.dtype.name}.")
+        ct_mask = [True] + [False] * (n_out - 1)
+        fwd, bwd, out_nz, nres = _vjp_closed(closed, diff_mask, ct_mask)
+        nz_in = [m and differentiable(v.aval) for m, v in zip(diff_mask, closed.jaxpr.invars)]
+        in_avals = [v.aval for v in closed.jaxpr.invars]
+
+        def g(*xs):
+            outs = inline(fwd, list(xs), phase="forward")
+            prim, res = outs[:n_out], outs[n_out:]
+            ct = _ones_like_aval(out_aval)
+            cts = inline(bwd, list(res) + [ct], phase="backward")
+            it = iter(cts)
+            grads = [next(it) if nz else _zeros_out(a) if m else None
+                     for nz, m, a in zip(nz_in, diff_mask, in_avals)]
+            return prim + [x for x in grads if x is not None and not isinstance(x, np.ndarray)]
+
+        gj = cleanup(core.stage(g, in_avals, [v.hint for v in closed.jaxpr.invars]))
+        if _count_float0(diff_mask, nz_in):
+            pass
+        outs = inline(gj, leaves)
+        prim, grads_flat = outs[:n_out], outs[n_out:]
+        git = iter(grads_flat)
+        grads = []
+        for nz, m, a in zip(nz_in, diff_mask, in_avals):
+            if not m:
+                continue
+            grads.append(next(git) if nz else np.zeros(a.shape, float0))
+        gi = iter(grads)
+        per_arg = [tree_util.tree_unflatten(tree_util.tree_structure(args[i]),
+                                            [next(gi) for _ in ranges[i]]) for i in nums]
+        g_out = per_arg[0] if isinstance(self.argnums, int) else tuple(per_arg)
+        if not self.with_value and not self.has_aux:
+            return g_out
+        if self.has_aux:
+            aux = tree_util.tree_unflatten(aux_tree, prim[1:])
+            if self.with_value:
+                return (prim[0], aux), g_out
+            return g_out, aux
+        return prim[0], g_out
+
+
+def _count_float0(diff_mask, nz_in):
+    return sum(1 for m, nz in zip(diff_mask, nz_in) if m and not nz)
+
+
+def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, reduce_axes=()):
+    """The gradient of scalar-valued `fun` with respect to positional args `argnums`."""
+    return _Grad(fun, argnums, has_aux, False, allow_int)
+
+
+def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False,
+                   reduce_axes=()):
+    return _Grad(fun, argnums, has_aux, True, allow_int)
+
+# ------------------------------------------------------------------------ jvp / vjp
+
+
+def _check_tangent(p_aval, t, where):
+    t_aval = leaf_aval(t) if not (isinstance(t, np.ndarray) and t.dtype == float0) else \
+        core.ShapedArray(np.shape(t), np.float32)
+    if isinstance(t, np.ndarray) and t.dtype == float0:
+        if differentiable(p_aval):
+            raise TypeError(f"{where}: float0 tangent for a {p_aval.str_short()} primal")
+        return
+    if not differentiable(p_aval):
+        raise TypeError("primal and tangent arguments to jax.jvp do not match; dtypes must be "
+                        "equal, or in case of int/bool primal dtype the tangent dtype must be "
+                        f"float0. Got primal dtype {p_aval.dtype} and so expected tangent dtype "
+                        f"[('float0', 'V')], but got tangent dtype {t_aval.dtype} instead.")
+    if t_aval.shape != p_aval.shape:
+        raise ValueError(f"jvp called with different primal and tangent shapes;Got primal "
+                         f"shape {p_aval.shape} and tangent shape as {t_aval.shape}")
+
+
+def jvp(fun, primals, tangents, has_aux=False):
+    """(fun(*primals), the directional derivative along tangents)."""
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        raise TypeError("primal and tangent arguments to jax.jvp must be tuples or lists")
+    closed, in_tree, out_tree, leaves = _stage(fun, primals, {})
+    t_leaves, t_tree = tree_util.tree_flatten((tuple(tangents), {}))
+    if t_tree != in_tree:
+        raise TypeError("primal and tangent arguments to jax.jvp must have the same tree "
+                        f"structure; primals have {in_tree} and tangents have {t_tree}")
+    in_avals = [v.aval for v in closed.jaxpr.invars]
+    for a, t in zip(in_avals, t_leaves):
+        _check_tangent(a, t, "jvp")
+    nz = [differentiable(a) for a in in_avals]
+    jv, out_nz = ad.jvp_jaxpr(closed, nz, instantiate=True)
+    jv = cleanup(jv)
+    outs = _run(jv, leaves + [t for t, z in zip(t_leaves, nz) if z])
+    n = len(closed.jaxpr.outvars)
+    prim, touts = outs[:n], outs[n:]
+    it = iter(touts)
+    tl = [next(it) if z else np.zeros(v.aval.shape, float0)
+          for z, v in zip(out_nz, closed.jaxpr.outvars)]
+    if has_aux:
+        main_tree, aux_tree = out_tree.children
+        k = main_tree.num_leaves
+        return (tree_util.tree_unflatten(main_tree, prim[:k]),
+                tree_util.tree_unflatten(main_tree, tl[:k]),
+                tree_util.tree_unflatten(aux_tree, prim[k:]))
+    return tree_util.tree_unflatten(out_tree, prim), tree_util.tree_unflatten(out_tree, tl)
+
+
+def linearize(fun, *primals, has_aux=False):
+    """(fun(*primals), f_jvp) where f_jvp evaluates the linearized function."""
+    closed, in_tree, out_tree, leaves = _stage(fun, primals, {})
+    in_avals = [v.aval for v in closed.jaxpr.invars]
+    nz = [differentiable(a) for a in in_avals]
+    known, lin, out_nz, nres = ad.linearize_jaxpr(closed, nz)
+    known, lin = cleanup(known), cleanup(lin)
+    outs = _run(known, leaves)
+    n = len(closed.jaxpr.outvars)
+    prim, res = outs[:n], outs[n:]
+    main_tree = out_tree.children[0] if has_aux else out_tree
+    k = main_tree.num_leaves
+
+    def f_jvp(*tangents):
+        t_leaves, t_tree = tree_util.tree_flatten((tuple(tangents), {}))
+        if t_tree != in_tree:
+            raise TypeError("linearized function called with tangents of the wrong structure")
+        touts = _run(lin, list(res) + [t for t, z in zip(t_leaves, nz) if z])
+        it = iter(touts)
+        tl = [next(it) if z else np.zeros(v.aval.shape, float0)
+              for z, v in zip(out_nz, closed.jaxpr.outvars)]
+        return tree_util.tree_unflatten(main_tree, tl[:k])
+
+    if has_aux:
+        return (tree_util.tree_unflatten(main_tree, prim[:k]), f_jvp,
+                tree_util.tree_unflatten(out_tree.children[1], prim[k:]))
+    return tree_util.tree_unflatten(out_tree, prim), f_jvp
+
+
+def vjp(fun, *primals, has_aux=False):
+    """(fun(*primals), vjp_fn) where vjp_fn(cotangent) -> cotangents of primals."""
+    closed, in_tree, out_tree, leaves = _stage(fun, primals, {})
+    in_avals = [v.aval for v in closed.jaxpr.invars]
+    nz = [differentiable(a) for a in in_avals]
+    n = len(closed.jaxpr.outvars)
+    main_tree = out_tree.children[0] if has_aux else out_tree
+    k = main_tree.num_leaves
+    ct_mask = [i < k for i in range(n)]
+    fwd, bwd, out_nz, nres = _vjp_closed(closed, nz, ct_mask)
+    fwd, bwd = cleanup(fwd), cleanup(bwd)
+    outs = _run(fwd, leaves)
+    prim, res = outs[:n], outs[n:]
+    out_avals = [v.aval for v in closed.jaxpr.outvars]
+
+    def vjp_fn(ct):
+        ct_leaves, ct_tree = tree_util.tree_flatten(ct)
+        if ct_tree != main_tree:
+            raise TypeError(f"Tree structure of cotangent input {ct_tree}, does not match "
+                            f"structure of primal output {main_tree}.")
+        for c, a in zip(ct_leaves, out_avals):
+            ca = leaf_aval(c) if not (isinstance(c, np.ndarray) and c.dtype == float0) else None
+            if ca is not None and ca.shape != a.shape:
+                raise ValueError(f"Shape of cotangent input to vjp pullback function "
+                                 f"{ca.shape} must be the same as the shape of corresponding "
+                                 f"primal input {a.shape}.")
+        cts = [c for i, c in enumerate(ct_leaves) if out_nz[i]]
+        outs_ = _run(bwd, list(res) + cts) if (cts or nres) else []
+        it = iter(outs_)
+        flat = [next(it) if z else np.zeros(a.shape, float0) for z, a in zip(nz, in_avals)]
+        args_ct, _ = tree_util.tree_unflatten(in_tree, flat)
+        return tuple(args_ct)
+
+    primal_out = tree_util.tree_unflatten(main_tree, prim[:k])
+    if has_aux:
+        return primal_out, vjp_fn, tree_util.tree_unflatten(out_tree.children[1], prim[k:])
+    return primal_out, vjp_fn
+
+# ------------------------------------------------------------------------- jacobians
+
+
+class _Jac(_Transformed):
+    def __init__(self, fun, argnums=0, has_aux=False, mode="rev"):
+        super().__init__(fun)
+        self.argnums, self.has_aux, self.mode = argnums, has_aux, mode
+
+    def stage_inline(self, *args, **kwargs):
+        from . import lax
+        from .transforms.ad_control import scan_raw
+        nums = _argnums_tuple(self.argnums)
+        closed, in_tree, out_tree, leaves = _stage(self.fun, args, kwargs)
+        ranges = _leaf_ranges(args)
+        in_avals = [v.aval for v in closed.jaxpr.invars]
+        n_out_all = len(closed.jaxpr.outvars)
+        if self.has_aux:
+            main_tree, aux_tree = out_tree.children
+        else:
+            main_tree, aux_tree = out_tree, None
+        k = main_tree.num_leaves
+        out_avals = [v.aval for v in closed.jaxpr.outvars[:k]]
+        diff_idx = [j for i in nums for j in ranges[i]]
+        for j in diff_idx:
+            if not differentiable(in_avals[j]):
+                raise AstjaxError(f"{'jacfwd' if self.mode == 'fwd' else 'jacrev'} requires "
+                                  "real- or complex-valued inputs (input dtype that is a "
+                                  f"sub-dtype of np.inexact), but got {in_avals[j].dtype.name}.")
+        mask = [False] * len(leaves)
+        for j in diff_idx:
+            mask[j] = True
+        sizes = [in_avals[j].size for j in diff_idx]
+        n_in = sum(sizes)
+        out_sizes = [a.size for a in out_avals]
+        n_o = sum(out_sizes)
+        dt = dtypes.result_type(*[np.zeros((), in_avals[j].dtype) for j in diff_idx]) \
+            if diff_idx else np.float32
+
+        def basis(n):
+            eye = np.eye(n, dtype=dt)
+            return eye
+
+        if self.mode == "fwd":
+            jv, out_nz = ad.jvp_jaxpr(closed, mask, instantiate=True)
+            jv = cleanup(jv)
+
+            def f(*xs):
+                def step(c, e):
+                    ts, off = [], 0
+                    for j, s in zip(diff_idx, sizes):
+                        piece = lax.slice(e, (off,), (off + s,))
+                        ts.append(lax.convert_element_type(
+                            lax.reshape(piece, in_avals[j].shape), in_avals[j].dtype))
+                        off += s
+                    outs = inline(jv, list(xs) + ts)
+                    touts = outs[n_out_all:n_out_all + k]
+                    return c, [lax.reshape(t, (a.size,)) for t, a in zip(touts, out_avals)]
+                _, cols = scan_raw(step, (), core.current_builder().const_tracer(basis(n_in))
+                                   if n_in else np.zeros((0, 0), dt))
+                prim = inline(jv, list(xs) + [ad.zeros_like_aval(in_avals[j]) for j in diff_idx])
+                # cols[o]: (n_in, out_size) -> jac[o][i]: out_shape + in_shape
+                jac = []
+                for o, (c, a) in enumerate(zip(cols, out_avals)):
+                    ct = lax.transpose(c, (1, 0)) if n_in else c
+                    row, off = [], 0
+                    for j, s in zip(diff_idx, sizes):
+                        piece = lax.slice(ct, (0, off), (a.size, off + s))
+                        row.append(lax.reshape(piece, a.shape + in_avals[j].shape))
+                        off += s
+                    jac.append(row)
+                return prim[:n_out_all] + [x for row in jac for x in row]
+        else:
+            fwd, bwd, out_nz, nres = _vjp_closed(closed, mask, [i < k for i in range(n_out_all)])
+            fwd, bwd = cleanup(fwd), cleanup(bwd)
+
+            def f(*xs):
+                outs = inline(fwd, list(xs))
+                prim, res = outs[:n_out_all], outs[n_out_all:]
+                nz_k = [i for i in range(k) if out_nz[i]]
+
+                def step(c, e):
+                    cts, off = [], 0
+                    for i in nz_k:
+                        a = out_avals[i]
+                        piece = lax.slice(e, (off,), (off + a.size,))
+                        cts.append(lax.convert_element_type(lax.reshape(piece, a.shape), a.dtype))
+                        off += a.size
+                    g = inline(bwd, list(res) + cts)
+                    return c, [lax.reshape(x, (in_avals[j].size,)) for x, j in zip(g, diff_idx)]
+                n_ct = sum(out_avals[i].size for i in nz_k)
+                _, rows = scan_raw(step, (), core.current_builder().const_tracer(basis(n_ct)))
+                jac = []
+                for o, a in enumerate(out_avals):
+                    row = []
+                    if o in nz_k:
+                        off = sum(out_avals[i].size for i in nz_k if i < o)
+                        for r, j in zip(rows, diff_idx):
+                            piece = lax.slice(r, (off, 0), (off + a.size, in_avals[j].size))
+                            row.append(lax.reshape(piece, a.shape + in_avals[j].shape))
+                    else:
+                        row = [ad.zeros_like_aval(core.ShapedArray(a.shape + in_avals[j].shape,
+                                                                   in_avals[j].dtype))
+                               for j in diff_idx]
+                    jac.append(row)
+                return prim + [x for row in jac for x in row]
+
+        fj = cleanup(core.stage(f, in_avals))
+        outs = inline(fj, leaves)
+        prim, jflat = outs[:n_out_all], outs[n_out_all:]
+        it = iter(jflat)
+        per_out = []
+        for o in range(k):
+            row = [next(it) for _ in diff_idx]
+            ri = iter(row)
+            per_arg = [tree_util.tree_unflatten(tree_util.tree_structure(args[i]),
+                                                [next(ri) for _ in ranges[i]]) for i in nums]
+            per_out.append(per_arg[0] if isinstance(self.argnums, int) else tuple(per_arg))
+        jac = tree_util.tree_unflatten(main_tree, per_out)
+        if self.has_aux:
+            return jac, tree_util.tree_unflatten(aux_tree, prim[k:])
+        return jac
+
+
+def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
+    return _Jac(fun, argnums, has_aux, "fwd")
+
+
+def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
+    return _Jac(fun, argnums, has_aux, "rev")
+
+
+def hessian(fun, argnums=0, has_aux=False, holomorphic=False):
+    return jacfwd(jacrev(fun, argnums, has_aux), argnums, has_aux)
+
+# ------------------------------------------------------------------- custom rules
+
+
+def _flat_fun(fun, in_tree):
+    target = as_callable(fun)
+
+    def f(*leaves):
+        args, kwargs = tree_util.tree_unflatten(in_tree, leaves)
+        return target(*args, **kwargs)
+    return f
+
+
+def _const_split(closed):
+    """closed -> (const-free closed taking consts as leading invars, consts)."""
+    from .transforms.ad_control import _no_consts
+    return _no_consts(closed)
+
+
+class custom_jvp(_Transformed):
+    """A function with a user-defined JVP: `f = custom_jvp(f); @f.defjvp def f_jvp(primals,
+    tangents): ... return primal_out, tangent_out`."""
+
+    def __init__(self, fun, nondiff_argnums=()):
+        super().__init__(fun)
+        self.nondiff_argnums = tuple(nondiff_argnums)
+        self.jvp = None
+
+    def defjvp(self, jvp, symbolic_zeros=False):
+        self.jvp = jvp
+        return jvp
+
+    def defjvps(self, *jvps):
+        def jvp_(primals, tangents):
+            out = self(*primals)
+            tout = None
+            for f, t in zip(jvps, tangents):
+                if f is None:
+                    continue
+                c = as_callable(f)(t, out, *primals)
+                tout = c if tout is None else tout + c
+            return out, tout
+        self.jvp = jvp_
+
+    def __call__(self, *args, **kwargs):
+        if self.nondiff_argnums and not _staging():
+            return self.stage_inline_eager(*args, **kwargs)
+        return super().__call__(*args, **kwargs)
+
+    def stage_inline_eager(self, *args, **kwargs):
+        from .api import Jitted
+        return Jitted(self, static_argnums=self.nondiff_argnums)(*args, **kwargs)
+
+    def stage_inline(self, *args, **kwargs):
+        if self.jvp is None:
+            raise AstjaxError("No JVP defined for custom_jvp function "
+                              f"{getattr(self.fun, '__name__', '?')} using defjvp.")
+        nd = {i: args[i] for i in self.nondiff_argnums}
+        dyn = [a for i, a in enumerate(args) if i not in nd]
+        fun, user_jvp = self.fun, self.jvp
+
+        def call(*dargs):
+            full, it = [], iter(dargs)
+            for i in range(len(args)):
+                full.append(nd[i] if i in nd else next(it))
+            return as_callable(fun)(*full, **kwargs)
+
+        closed, in_tree, out_tree, leaves = _stage(call, dyn, {})
+        body, consts = _const_split(closed)
+
+        def jvp_rule(primals, tangents):
+            p_args, _ = tree_util.tree_unflatten(in_tree, primals)
+            t_args, _ = tree_util.tree_unflatten(in_tree, tangents)
+            ndv = [nd[i] for i in sorted(nd)]
+            po, to = as_callable(user_jvp)(*ndv, tuple(p_args), tuple(t_args))
+            p_leaves = tree_util.tree_leaves(po)
+            t_leaves = tree_util.tree_leaves(to)
+            out = []
+            for p, t in zip(p_leaves, t_leaves):
+                pa = core.get_aval(p)
+                if differentiable(pa):
+                    from . import lax
+                    ta = core.get_aval(t)
+                    if ta.shape != pa.shape:
+                        t = lax.broadcast_in_dim(t, pa.shape, tuple(
+                            range(len(pa.shape) - len(ta.shape), len(pa.shape))))
+                    if ta.dtype != pa.dtype:
+                        t = lax.convert_element_type(t, pa.dtype)
+                out.append(t)
+            return p_leaves, out
+
+        outs = bind(_cjc(), *consts, *leaves, call_jaxpr=body, jvp=_Rule(jvp_rule, len(consts)),
+                    num_consts=len(consts), symbolic_zeros=False)
+        return tree_util.tree_unflatten(out_tree, outs)
+
+
+class _Rule:
+    """A Python rule kept in eqn params; strips the leading consts."""
+    __slots__ = ("fn", "nconsts", "name")
+
+    def __init__(self, fn, nconsts, name="rule"):
+        self.fn, self.nconsts, self.name = fn, nconsts, name
+
+    def __call__(self, primals, tangents):
+        return self.fn(primals, tangents)
+
+    def __repr__(self):
+        return self.name
+
+
+def _cjc():
+    from .primitives.ad_prims import custom_jvp_call_p
+    return custom_jvp_call_p
+
+
+class custom_vjp(_Transformed):
+    """A function with a user-defined VJP: `f.defvjp(f_fwd, f_bwd)` with
+    f_fwd(*args) -> (out, residuals) and f_bwd(residuals, ct_out) -> cts of args."""
+
+    def __init__(self, fun, nondiff_argnums=()):
+        super().__init__(fun)
+        self.nondiff_argnums = tuple(nondiff_argnums)
+        self.fwd = self.bwd = None
+
+    def defvjp(self, fwd, bwd, symbolic_zeros=False):
+        self.fwd, self.bwd = fwd, bwd
+
+    def __call__(self, *args, **kwargs):
+        if self.nondiff_argnums and not _staging():
+            from .api import Jitted
+            return Jitted(self, static_argnums=self.nondiff_argnums)(*args, **kwargs)
+        return super().__call__(*args, **kwargs)
+
+    def stage_inline(self, *args, **kwargs):
+        if self.fwd is None:
+            raise AstjaxError("No VJP defined for custom_vjp function "
+                              f"{getattr(self.fun, '__name__', '?')} using defvjp.")
+        from .primitives.ad_prims import custom_vjp_call_p
+        nd = {i: args[i] for i in self.nondiff_argnums}
+        ndv = [nd[i] for i in sorted(nd)]
+        dyn = [a for i, a in enumerate(args) if i not in nd]
+        fun, user_fwd, user_bwd = self.fun, self.fwd, self.bwd
+
+        def full_args(dargs):
+            full, it = [], iter(dargs)
+            for i in range(len(args)):
+                full.append(nd[i] if i in nd else next(it))
+            return full
+
+        closed, in_tree, out_tree, leaves = _stage(
+            lambda *d: as_callable(fun)(*full_args(d), **kwargs), dyn, {})
+        body, consts = _const_split(closed)
+        res_tree = [None]
+
+        def fwd(primals):
+            p_args, _ = tree_util.tree_unflatten(in_tree, primals)
+            out, res = as_callable(user_fwd)(*full_args(p_args))
+            res_leaves, res_tree[0] = tree_util.tree_flatten(res)
+            return tree_util.tree_leaves(out), res_leaves
+
+        def bwd(res, cts):
+            r = tree_util.tree_unflatten(res_tree[0], res)
+            ct = tree_util.tree_unflatten(out_tree, cts)
+            got = as_callable(user_bwd)(*ndv, r, ct)
+            if not isinstance(got, (tuple, list)):
+                raise AstjaxError("custom_vjp bwd function must return a tuple, with one "
+                                  "entry per differentiable argument")
+            out = []
+            for g, a in zip(got, dyn):
+                gl = tree_util.tree_leaves(g) if g is not None else [None] * len(
+                    tree_util.tree_leaves(a))
+                out.extend(gl)
+            return out
+
+        outs = bind(custom_vjp_call_p, *consts, *leaves, call_jaxpr=body,
+                    fwd=_Rule(lambda p, t=None: fwd(p[len(consts):] if False else p), 0, "fwd"),
+                    bwd=_Rule(bwd, 0, "bwd"), num_consts=len(consts))
+        return tree_util.tree_unflatten(out_tree, outs)
+
+
+class _Checkpoint(_Transformed):
+    def __init__(self, fun, prevent_cse=True, policy=None, static_argnums=()):
+        super().__init__(fun)
+        self.prevent_cse, self.policy = prevent_cse, policy
+        self.static_argnums = tuple(static_argnums) if not isinstance(static_argnums, int) \
+            else (static_argnums,)
+
+    def stage_inline(self, *args, **kwargs):
+        from .primitives.ad_prims import checkpoint_p
+        closed, in_tree, out_tree, leaves = _stage(self.fun, args, kwargs)
+        body, consts = _const_split(closed)
+        outs = bind(checkpoint_p, *consts, *leaves, jaxpr=body, prevent_cse=self.prevent_cse,
+                    differentiated=False, policy=None)
+        return tree_util.tree_unflatten(out_tree, outs)
+
+
+def checkpoint(fun=None, *, prevent_cse=True, policy=None, static_argnums=()):
+    """Recompute `fun`'s intermediates in the backward pass instead of storing them."""
+    if fun is None:
+        return functools.partial(checkpoint, prevent_cse=prevent_cse, policy=policy,
+                                 static_argnums=static_argnums)
+    return _Checkpoint(fun, prevent_cse, policy, static_argnums)
+
+
+remat = checkpoint

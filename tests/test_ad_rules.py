@@ -1,0 +1,226 @@
+"""Every primitive's JVP and VJP against float64 central finite differences, up to
+order 2, forward and reverse (table-driven), and the registry completeness check."""
+import numpy as np
+import pytest
+
+import astjax
+import astjax.numpy as jnp
+from astjax import core, lax
+from astjax.transforms import ad
+from astjax.primitives import indexing as ix
+
+rng = np.random.RandomState(0)
+
+
+@pytest.fixture(autouse=True)
+def x64():
+    old = astjax.config.read("jax_enable_x64")
+    astjax.config.update("jax_enable_x64", True)
+    yield
+    astjax.config.update("jax_enable_x64", old)
+
+
+def pos(*shape):
+    return lambda: rng.uniform(0.5, 2.0, shape)
+
+
+def unit(*shape):
+    return lambda: rng.uniform(-0.8, 0.8, shape)
+
+
+def anyv(*shape):
+    return lambda: rng.randn(*shape)
+
+
+def spd(n):
+    def make():
+        a = rng.randn(n, n)
+        return a @ a.T + n * np.eye(n)
+    return make
+
+
+def tril(n):
+    def make():
+        return np.tril(rng.randn(n, n)) + 3 * np.eye(n)
+    return make
+
+
+_G_DN = ix.GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(0,), start_index_map=(0,))
+_S_DN = ix.ScatterDimensionNumbers(update_window_dims=(1,), inserted_window_dims=(0,),
+                                   scatter_dims_to_operand_dims=(0,))
+_IDX = np.array([[2], [0], [3]], np.int32)
+_UIDX = np.array([[2], [0], [3]], np.int32)
+
+CASES = [
+    ("neg", lax.neg, [anyv(3)]),
+    ("abs", lax.abs, [pos(3)]),
+    ("exp", lax.exp, [anyv(3)]),
+    ("exp2", lax.exp2, [anyv(3)]),
+    ("log", lax.log, [pos(3)]),
+    ("log1p", lax.log1p, [pos(3)]),
+    ("expm1", lax.expm1, [anyv(3)]),
+    ("sqrt", lax.sqrt, [pos(3)]),
+    ("rsqrt", lax.rsqrt, [pos(3)]),
+    ("cbrt", lax.cbrt, [pos(3)]),
+    ("sin", lax.sin, [anyv(3)]),
+    ("cos", lax.cos, [anyv(3)]),
+    ("tan", lax.tan, [unit(3)]),
+    ("asin", lax.asin, [unit(3)]),
+    ("acos", lax.acos, [unit(3)]),
+    ("atan", lax.atan, [anyv(3)]),
+    ("sinh", lax.sinh, [anyv(3)]),
+    ("cosh", lax.cosh, [anyv(3)]),
+    ("tanh", lax.tanh, [anyv(3)]),
+    ("asinh", lax.asinh, [anyv(3)]),
+    ("acosh", lax.acosh, [lambda: rng.uniform(1.5, 3, (3,))]),
+    ("atanh", lax.atanh, [unit(3)]),
+    ("logistic", lax.logistic, [anyv(3)]),
+    ("erf", lax.erf, [anyv(3)]),
+    ("erfc", lax.erfc, [anyv(3)]),
+    ("erf_inv", lax.erf_inv, [unit(3)]),
+    ("lgamma", lax.lgamma, [pos(3)]),
+    ("integer_pow3", lambda x: lax.integer_pow(x, 3), [anyv(3)]),
+    ("integer_pow-2", lambda x: lax.integer_pow(x, -2), [pos(3)]),
+    ("add", lax.add, [anyv(3), anyv(3)]),
+    ("add_bcast", lambda x, y: lax.add(x, y), [anyv(), anyv(3)]),
+    ("sub", lax.sub, [anyv(3), anyv(3)]),
+    ("mul", lax.mul, [anyv(3), anyv(3)]),
+    ("mul_bcast", lambda x, y: lax.mul(x, y), [anyv(3), anyv()]),
+    ("div", lax.div, [anyv(3), pos(3)]),
+    ("pow", lax.pow, [pos(3), anyv(3)]),
+    ("max", lax.max, [anyv(3), anyv(3)]),
+    ("min", lax.min, [anyv(3), anyv(3)]),
+    ("atan2", lax.atan2, [anyv(3), anyv(3)]),
+    ("rem", lax.rem, [lambda: rng.uniform(2, 3, (3,)), lambda: rng.uniform(0.6, 0.9, (3,))]),
+    ("add_any", lax.add_any, [anyv(3), anyv(3)]),
+    ("convert", lambda x: lax.convert_element_type(x, np.float32), [anyv(3)]),
+    ("copy", lambda x: lax.copy_p(x), [anyv(3)]),
+    ("broadcast_in_dim", lambda x: lax.broadcast_in_dim(x, (2, 3, 4), (1,)), [anyv(3)]),
+    ("broadcast_keep1", lambda x: lax.broadcast_in_dim(x, (2, 3), (0, 1)), [anyv(1, 3)]),
+    ("reshape", lambda x: lax.reshape(x, (3, 2)), [anyv(2, 3)]),
+    ("transpose", lambda x: lax.transpose(x, (1, 0)), [anyv(2, 3)]),
+    ("squeeze", lambda x: lax.squeeze(x, (0,)), [anyv(1, 3)]),
+    ("expand_dims", lambda x: lax.expand_dims(x, (1,)), [anyv(3)]),
+    ("rev", lambda x: lax.rev(x, (0,)), [anyv(3)]),
+    ("concatenate", lambda x, y: lax.concatenate([x, y], 0), [anyv(2), anyv(3)]),
+    ("pad", lambda x, p: lax.pad(x, p, ((1, 2, 1),)), [anyv(3), anyv()]),
+    ("pad_neg", lambda x: lax.pad(x, 0.0, ((-1, 1, 0),)), [anyv(4)]),
+    ("slice", lambda x: lax.slice(x, (1,), (6,), (2,)), [anyv(7)]),
+    ("dynamic_slice", lambda x: lax.dynamic_slice(x, (np.int32(1),), (2,)), [anyv(4)]),
+    ("dynamic_update_slice", lambda x, u: lax.dynamic_update_slice(x, u, (np.int32(1),)), [anyv(4), anyv(2)]),
+    ("select_n", lambda x, y: lax.select(x > 0, x, y), [anyv(3), anyv(3)]),
+    ("clamp", lambda x: lax.clamp(-0.5, x, 0.5), [anyv(5)]),
+    ("reduce_sum", lambda x: lax.reduce_sum(x, (1,)), [anyv(2, 3)]),
+    ("reduce_max", lambda x: lax.reduce_max(x, (0,)), [anyv(3, 2)]),
+    ("reduce_min", lambda x: lax.reduce_min(x, (1,)), [anyv(2, 3)]),
+    ("reduce_prod", lambda x: lax.reduce_prod(x, (0, 1)), [anyv(2, 3)]),
+    ("dot_general", lambda x, y: lax.dot(x, y), [anyv(2, 3), anyv(3, 4)]),
+    ("dot_batch", lambda x, y: lax.dot_general(x, y, (((2,), (1,)), ((0,), (0,)))), [anyv(2, 3, 4), anyv(2, 4, 2)]),
+    ("cumsum", lambda x: lax.cumsum(x, 0), [anyv(4)]),
+    ("cumsum_rev", lambda x: lax.cumsum(x, 1, reverse=True), [anyv(2, 4)]),
+    ("cumprod", lambda x: lax.cumprod(x, 0), [anyv(4)]),
+    ("cummax", lambda x: lax.cummax(x, 0), [anyv(5)]),
+    ("cummin", lambda x: lax.cummin(x, 0, reverse=True), [anyv(5)]),
+    ("cumlogsumexp", lambda x: lax.cumlogsumexp(x, 0), [anyv(4)]),
+    ("sort", lambda x: lax.sort(x), [anyv(5)]),
+    ("gather", lambda x: lax.gather(x, _IDX, _G_DN, (1, 2), mode="clip"), [anyv(4, 2)]),
+    ("scatter_add", lambda x, u: lax.scatter_add(x, _IDX, u, _S_DN), [anyv(4, 2), anyv(3, 2)]),
+    ("scatter", lambda x, u: lax.scatter(x, _UIDX, u, _S_DN, unique_indices=True), [anyv(4, 2), anyv(3, 2)]),
+    ("scatter_mul", lambda x, u: lax.scatter_mul(x, _UIDX, u, _S_DN, unique_indices=True), [anyv(4, 2), anyv(3, 2)]),
+    ("scatter_max", lambda x, u: lax.scatter_max(x, _UIDX, u, _S_DN), [anyv(4, 2), anyv(3, 2)]),
+    ("scatter_min", lambda x, u: lax.scatter_min(x, _UIDX, u, _S_DN), [anyv(4, 2), anyv(3, 2)]),
+    ("cholesky", lambda a: jnp.linalg.cholesky(a), [spd(3)]),
+    ("triangular_solve", lambda a, b: lax.triangular_solve(a, b, left_side=True, lower=True), [tril(3), anyv(3, 2)]),
+    ("stop_gradient", lambda x: lax.stop_gradient(x) * x, [anyv(3)]),
+    ("cond", lambda x: lax.cond(x[0] > 0, jnp.sin, jnp.cos, x), [anyv(3)]),
+    ("scan", lambda x: lax.scan(lambda c, y: (c * y, c), 1.0, x)[1], [anyv(4)]),
+]
+
+
+def _f64(x):
+    return np.asarray(x, np.float64)
+
+
+def _call(fn, xs):
+    return np.asarray(astjax.jit(fn)(*xs), np.float64)
+
+
+def _fd_jvp(fn, xs, vs, eps=1e-6):
+    plus = [x + eps * v for x, v in zip(xs, vs)]
+    minus = [x - eps * v for x, v in zip(xs, vs)]
+    return (_call(fn, plus) - _call(fn, minus)) / (2 * eps)
+
+
+def _case_ids():
+    return [c[0] for c in CASES]
+
+
+@pytest.mark.parametrize("name,fn,gens", CASES, ids=_case_ids())
+def test_jvp_vjp_fd(name, fn, gens):
+    xs = [_f64(g()) for g in gens]
+    vs = [_f64(rng.randn(*x.shape)) for x in xs]
+    _, t = astjax.jvp(fn, tuple(xs), tuple(vs))
+    tol = 1e-2 if name == "convert" else 1e-5
+    np.testing.assert_allclose(np.asarray(t), _fd_jvp(fn, xs, vs), rtol=tol, atol=tol / 10)
+    out, f_vjp = astjax.vjp(fn, *xs)
+    ct = _f64(rng.randn(*np.shape(out)))
+    cts = f_vjp(ct)
+    lhs = sum(float(np.sum(np.asarray(c) * v)) for c, v in zip(cts, vs))
+    rhs = float(np.sum(ct * np.asarray(t)))
+    np.testing.assert_allclose(lhs, rhs, rtol=tol / 10, atol=1e-8)
+
+
+SECOND = {"sin", "exp", "log", "tanh", "mul", "div", "pow", "logistic", "dot_general",
+          "integer_pow3", "sqrt", "atan2", "reduce_prod", "cumprod", "cumlogsumexp", "sort",
+          "gather", "scatter_add", "select_n", "erf", "cond", "scan", "cholesky"}
+
+
+@pytest.mark.parametrize("name,fn,gens", [c for c in CASES if c[0] in SECOND],
+                         ids=[c[0] for c in CASES if c[0] in SECOND])
+def test_second_order(name, fn, gens):
+    """Forward-over-reverse and reverse-over-reverse against FD of the first order."""
+    xs = [_f64(g()) for g in gens]
+    vs = [_f64(rng.randn(*x.shape)) for x in xs]
+    out = _call(fn, xs)
+    ct = _f64(rng.randn(*out.shape))
+
+    def g(*a):
+        return astjax.vjp(fn, *a)[1](ct)
+
+    def gdot(*a):
+        cts = g(*a)
+        return sum(jnp.sum(c * v) for c, v in zip(cts, vs))
+
+    # d/de <ct, J(x + e w)^T ...>: compare grad of gdot with FD of gdot
+    hv = astjax.grad(gdot, argnums=tuple(range(len(xs))))(*xs)
+    w = [_f64(rng.randn(*x.shape)) for x in xs]
+    fd = (_call(gdot, [x + 1e-5 * v for x, v in zip(xs, w)])
+          - _call(gdot, [x - 1e-5 * v for x, v in zip(xs, w)])) / 2e-5
+    got = sum(float(np.sum(np.asarray(h) * v)) for h, v in zip(hv, w))
+    np.testing.assert_allclose(got, fd, rtol=1e-4, atol=1e-6)
+    # forward over reverse
+    _, t = astjax.jvp(gdot, tuple(xs), tuple(w))
+    np.testing.assert_allclose(float(t), fd, rtol=1e-4, atol=1e-6)
+
+
+def test_every_primitive_has_rules():
+    import astjax.transforms.ad  # noqa: F401
+    missing = [name for name, p in sorted(core.primitives.items())
+               if p not in core.jvp_rules and p not in core.nondiff_primitives
+               and p not in core.unsupported["jvp"]]
+    assert not missing, f"primitives without a jvp rule or a mark: {missing}"
+    no_t = [p.name for p in core.linear_primitives if p not in core.transpose_rules]
+    assert not no_t
+
+
+def test_integer_inputs_follow_jax():
+    def f(x, n):
+        return x * n
+
+    with pytest.raises(astjax.AstjaxError, match="grad requires real"):
+        astjax.grad(f, argnums=1)(1.0, 3)
+    _, f_vjp = astjax.vjp(f, 2.0, 3)
+    cx, cn = f_vjp(1.0)
+    assert float(cx) == 3.0 and cn.dtype == astjax.float0
+    _, t = astjax.jvp(f, (2.0, 3), (1.0, np.zeros((), astjax.float0)))
+    assert float(t) == 3.0
