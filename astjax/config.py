@@ -9,6 +9,9 @@ class Config:
         "jax_enable_x64": os.environ.get("JAX_ENABLE_X64", "").lower() in ("1", "true"),
         "astjax_compile_cache_dir": os.environ.get("ASTJAX_COMPILE_CACHE_DIR") or None,
         "jax_platforms": os.environ.get("ASTJAX_PLATFORM") or None,
+        # Python loops with a static trip count at most this are unrolled when
+        # compiled (measured: benchmarks/loops.py); `astjax.unroll(it, k)` overrides.
+        "astjax_loop_unroll_threshold": int(os.environ.get("ASTJAX_LOOP_UNROLL", "8")),
     }
 
     def __init__(self):

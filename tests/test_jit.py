@@ -391,3 +391,48 @@ def test_fast_path_keeps_pytree_structure_apart():
 
 def jax_tree_sum(t):
     return sum(jnp.sum(leaf) for leaf in astjax.tree_util.tree_leaves(t))
+
+
+def test_works_beside_jax_in_one_process(tmp_path):
+    """astjax never imports jax, and keeps working when jax is imported too."""
+    import subprocess
+    import sys
+    code = (
+        "import sys, numpy as np\n"
+        "import astjax, astjax.numpy as jnp\n"
+        "assert 'jax' not in sys.modules, 'astjax imported jax'\n"
+        "a = astjax.jit(lambda x: x * 2)(jnp.ones(3))\n"
+        "try:\n"
+        "    import jax\n"
+        "except ImportError:\n"
+        "    jax = None\n"
+        "if jax is not None:\n"
+        "    j = jax.jit(lambda x: x + 1)(jax.numpy.ones(3))\n"
+        "    b = astjax.jit(lambda x: x - 1)(np.asarray(j))\n"
+        "    assert np.asarray(b).tolist() == [1.0, 1.0, 1.0]\n"
+        "assert np.asarray(a).tolist() == [2.0, 2.0, 2.0]\n"
+        "print('ok')\n")
+    script = tmp_path / "beside_jax.py"  # a file: astjax stages from source
+    script.write_text(code)
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr[-2000:]
+
+
+def test_fast_path_leaf_order_matches_tree_flatten():
+    """The dispatch fast path flattens arguments itself; its leaf order must be
+    tree_util's, or arguments would be swapped."""
+    from astjax import api
+    a = astjax.device_put(np.ones(2, np.float32))
+    tree = ({"z": 1.0, "a": [a, None, (np.zeros(3), 2)], "m": {"y": True, "b": a}}, [3.0])
+    leaves = []
+    api._tree_sig(tree, leaves)
+    expected = astjax.tree_util.tree_leaves(tree)
+    assert len(leaves) == len(expected)
+    assert all(x is y for x, y in zip(leaves, expected))
+
+    j = astjax.jit(lambda d: d["b"] - d["a"] * 10)
+    x, y = astjax.device_put(np.ones(3, np.float32)), astjax.device_put(np.zeros(3, np.float32))
+    for _ in range(2):
+        np.testing.assert_array_equal(np.asarray(j({"b": x, "a": y})), [1, 1, 1])
+        np.testing.assert_array_equal(np.asarray(j({"a": x, "b": y})), [-10, -10, -10])

@@ -418,6 +418,13 @@ for _n in ("cholesky", "triangular_solve", "lu", "qr", "householder_product", "e
     _register(_n, front)
 
 
+# Collectives: rules live in astjax.primitives.collectives; they run even when the
+# operands are unmapped (`axis_index` has none, `psum` of an unmapped x is x * n).
+for _n in ("psum", "pmax", "pmin", "axis_index", "all_gather", "ppermute", "all_to_all"):
+    if _prim(_n) is not None:
+        always_batch.add(_prim(_n))
+
+
 def register_all():
     """Register rules for primitives declared after this module was imported (call
     again after importing a new primitive module)."""
@@ -426,3 +433,5 @@ def register_all():
 
 __all__ = ["vectorized", "broadcasting", "reducer", "cumulative", "front", "no_operands",
            "scatter_rule", "always_batch", "register_all", "not_mapped"]
+
+from . import batching_custom  # noqa: E402,F401  (checkpoint, custom_jvp_call, custom_vjp_call)

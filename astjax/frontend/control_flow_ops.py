@@ -557,8 +557,32 @@ def range_(callee, *args):
     return StagedRange(*conv)
 
 
+class unroll:  # noqa: N801  (used like a builtin: `for i in astjax.unroll(range(n), 4):`)
+    """Mark a loop's iterable with an explicit unroll factor for its compiled `scan`
+    (`True` or a factor >= the trip count unrolls fully; 1 never unrolls)."""
+
+    def __init__(self, iterable, factor=True):
+        self.iterable, self.factor = iterable, factor
+
+    def __iter__(self):
+        return iter(self.iterable)
+
+    def __len__(self):
+        return len(self.iterable)
+
+
+def _unroll_factor(n, explicit):
+    from ..config import config
+    if explicit is not None:
+        return n if explicit is True else max(1, int(explicit))
+    return n if n <= config.read("astjax_loop_unroll_threshold") else 1
+
+
 def for_stmt(iterable, body_fn, init, names, extra_test, meta):
     state = tuple(init)
+    factor = None
+    if isinstance(iterable, unroll):
+        iterable, factor = iterable.iterable, iterable.factor
     if isinstance(iterable, StagedRange):
         return _index_loop(iterable, body_fn, state, names, extra_test, meta)
     if isinstance(iterable, range) or (isinstance(iterable, Tracer) or hasattr(iterable, "_buf")):
@@ -570,7 +594,7 @@ def for_stmt(iterable, body_fn, init, names, extra_test, meta):
             return state
         try:
             if extra_test is None:
-                return _scan_loop(iterable, body_fn, state, names, meta)
+                return _scan_loop(iterable, body_fn, state, names, meta, factor)
             return _index_loop(iterable, body_fn, state, names, extra_test, meta)
         except (ConcretizationError, LoopCarryError, _Unstageable, TypeError) as e:
             log.debug("astjax: unrolling the loop at %s: %s", user_location(2).where(), e)
@@ -603,7 +627,7 @@ def _iter_xs(iterable):
     return iterable
 
 
-def _scan_loop(iterable, body_fn, state, names, meta):
+def _scan_loop(iterable, body_fn, state, names, meta, factor=None):
     xs = _iter_xs(iterable)
     xa = _aval(xs)
     n = xa.shape[0]
@@ -616,7 +640,8 @@ def _scan_loop(iterable, body_fn, state, names, meta):
     jaxpr = core.Jaxpr(jaxpr.constvars, jaxpr.invars[1:] + jaxpr.invars[:1], jaxpr.outvars,
                        jaxpr.eqns)
     outs = core.bind(scan_p, *consts, *init, xs, jaxpr=_closed(jaxpr), length=n, reverse=False,
-                     num_consts=len(consts), num_carry=len(init), unroll=1)
+                     num_consts=len(consts), num_carry=len(init),
+                     unroll=_unroll_factor(n, factor))
     k = len(init)
     return _rebuild(st, carry_pos, outs[:k], collect, outs[k:])
 

@@ -9,6 +9,7 @@ from .. import core, dtypes, lax
 from ..errors import ArgumentError, DTypeError
 from . import ufuncs as uf
 from .ufuncs import asarray_operand, promote_args, promote_args_inexact, where
+from .util import library_jit
 
 __all__ = ["isclose", "allclose", "array_equal", "array_equiv", "isin", "select", "piecewise",
            "nan_to_num", "ldexp", "frexp", "modf", "gcd", "lcm", "angle", "iscomplex",
@@ -21,6 +22,7 @@ def _dt(x):
     return core.get_aval(x).dtype
 
 
+@library_jit(static_argnums=(4,), static_argnames=("equal_nan",))
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     a, b = promote_args("isclose", a, b)
     dt = _dt(a)
@@ -147,6 +149,7 @@ def ldexp(x1, x2, /):
     return uf.multiply(uf.multiply(x1, uf.exp2(half)), uf.exp2(uf.subtract(e, half)))
 
 
+@library_jit
 def frexp(x, /):
     [x] = promote_args_inexact("frexp", x)
     dt = _dt(x)
@@ -178,6 +181,7 @@ def _int_args(name, x1, x2):
     return x1, x2
 
 
+@library_jit
 def gcd(x1, x2, /):
     x1, x2 = _int_args("gcd", x1, x2)
     a, b = uf.abs(x1), uf.abs(x2)
@@ -190,6 +194,7 @@ def gcd(x1, x2, /):
     return a
 
 
+@library_jit
 def lcm(x1, x2, /):
     x1, x2 = _int_args("lcm", x1, x2)
     d = gcd(x1, x2)
@@ -311,6 +316,7 @@ def spacing(x, /):
     return uf.subtract(lax.nextafter(x, toward), x)
 
 
+@library_jit
 def i0(x):
     """Modified Bessel function of order 0 (power series; accurate for |x| <~ 30)."""
     [x] = promote_args_inexact("i0", x)

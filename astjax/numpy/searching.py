@@ -16,7 +16,7 @@ from ..errors import ArgumentError, ConcretizationError, ShapeError
 from . import ufuncs as uf
 from .reductions import sum as _sum
 from .ufuncs import asarray_operand, where
-from .util import prefix_sum
+from .util import library_jit, prefix_sum
 
 __all__ = ["searchsorted", "digitize", "bincount", "histogram", "histogram_bin_edges",
            "interp", "unique", "unique_values", "unique_counts", "unique_inverse",
@@ -44,6 +44,7 @@ def _less_nan(x, y):
     return lt
 
 
+@library_jit(static_argnums=(2,), static_argnames=("side", "method"))
 def searchsorted(a, v, side="left", sorter=None, *, method="scan"):
     """Indices where `v` would be inserted into the sorted 1-D `a`."""
     from .shapes import ravel
@@ -164,6 +165,7 @@ def _take_1d(arr, idx):
     return _sum(where(hit, a, np.asarray(0, _dt(arr))[()]), axis=-1)
 
 
+@library_jit
 def interp(x, xp, fp, left=None, right=None, period=None):
     x, xp, fp = uf.promote_dtypes_inexact(x, xp, fp)
     if core.get_aval(xp).ndim != 1 or core.get_aval(fp).ndim != 1:
@@ -247,7 +249,12 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
         vals, *rest = res
         return (asarray(vals.astype(_dt(ar))),) + tuple(
             asarray(r.astype(_int_dtype())) for r in rest)
-    size = int(size)
+    return _unique_sized(ar, bool(return_index), bool(return_inverse), bool(return_counts),
+                         bool(equal_nan), int(size), fill_value)
+
+
+@library_jit(static_argnums=(1, 2, 3, 4, 5, 6))
+def _unique_sized(ar, return_index, return_inverse, return_counts, equal_nan, size, fill_value):
     vals, mask, pos, order, count, hit = _unique_sorted(ar, size, fill_value, equal_nan)
     if not (return_index or return_inverse or return_counts):
         return vals

@@ -12,6 +12,7 @@ from ..errors import ArgumentError, ShapeError
 from . import ufuncs as uf
 from .reductions import canonical_axes, max as _max, mean as _mean, min as _min, sum as _sum
 from .ufuncs import asarray_operand, promote_args_inexact, where
+from .util import library_jit
 
 __all__ = ["nansum", "nanprod", "nanmax", "nanmin", "nanmean", "nanvar", "nanstd",
            "nanargmax", "nanargmin", "nancumsum", "nancumprod", "average", "median",
@@ -172,7 +173,9 @@ def _take_rank(sorted_a, idx):
 _METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
+@library_jit(static_argnums=(2, 3, 4, 5, 6))
 def _quantile(a, q, axis, method, keepdims, squash_nans, name):
+    axis = tuple(axis) if isinstance(axis, list) else axis
     if method not in _METHODS:
         raise ArgumentError(f"{name}: method {method!r} is not supported",
                             hint="use one of " + ", ".join(_METHODS))
@@ -453,11 +456,13 @@ def _conv_args(name, a, v):
     return a, v, na, nv
 
 
+@library_jit(static_argnums=(2,), static_argnames=("mode", "precision", "preferred_element_type"))
 def convolve(a, v, mode="full", *, precision=None, preferred_element_type=None):
     a, v, na, nv = _conv_args("convolve", a, v)
     return _mode_slice(_conv_full(a, v), na, nv, mode)
 
 
+@library_jit(static_argnums=(2,), static_argnames=("mode", "precision", "preferred_element_type"))
 def correlate(a, v, mode="valid", *, precision=None, preferred_element_type=None):
     a, v, na, nv = _conv_args("correlate", a, v)
     vr = lax.rev(uf.conjugate(v), (0,))

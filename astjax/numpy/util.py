@@ -43,9 +43,18 @@ def library_jit(fn=None, *, static_argnums=(), static_argnames=()):
     from ..api import jit
     jitted = jit(_Direct(fn), static_argnums=static_argnums, static_argnames=static_argnames)
 
+    nums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+    names = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)
+
     @functools.wraps(fn)
     def call(*args, **kwargs):
         if core.current_builder() is not None:
+            return fn(*args, **kwargs)
+        statics = [args[i] for i in nums if i < len(args)] + [kwargs[k] for k in names
+                                                              if k in kwargs]
+        try:
+            hash(tuple(statics))
+        except TypeError:  # e.g. an array where a static value is usual: run unjitted
             return fn(*args, **kwargs)
         return jitted(*args, **kwargs)
     call.__wrapped__ = fn

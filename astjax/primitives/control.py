@@ -147,19 +147,27 @@ def _scan_impl(*args, jaxpr, length, reverse, num_consts, num_carry, unroll=1):
     return list(carry) + [s.astype(a.dtype) for s, a in zip(stacked, y_avals)]
 
 
+def _unroll_steps(length, unroll):
+    """Steps per loop iteration: the largest divisor of `length` not above `unroll`."""
+    k = max(1, min(int(unroll), length))
+    while length % k:
+        k -= 1
+    return k
+
+
 def _scan_lowering(ctx, *args, jaxpr, length, reverse, num_consts, num_carry, unroll=1):
     consts, carry, xs = _scan_split(args, num_consts, num_carry)
-    in_avals = ctx.avals_in
-    c_av, k_av, x_av = _scan_split(in_avals, num_consts, num_carry)
+    c_av, k_av, x_av = _scan_split(ctx.avals_in, num_consts, num_carry)
     y_avals = ctx.avals_out[num_carry:]
+    if unroll is True or (int(unroll) >= length):
+        return _scan_unrolled(ctx, consts, carry, xs, x_av, y_avals, jaxpr, length, reverse)
     i32 = ShapedArray((), dtypes.int32)
     zeros = [ctx.op1("stablehlo.broadcast_in_dim", [ctx.constant(0, a.update(shape=()))], a,
                      attrs={"broadcast_dimensions": ctx.i64([])}) for a in y_avals]
     state_avals = [i32] + c_av + k_av + x_av + list(y_avals)
     init = [ctx.constant(0, i32)] + consts + carry + xs + zeros
     nc, nk, nx = len(consts), len(carry), len(xs)
-    unroll = max(1, int(unroll if not isinstance(unroll, bool) else (length if unroll else 1)))
-    steps = unroll if length % unroll == 0 else 1
+    steps = _unroll_steps(length, unroll)
 
     def cond_body(i, *rest):
         lim = ctx.constant(length, i32)
@@ -167,10 +175,8 @@ def _scan_lowering(ctx, *args, jaxpr, length, reverse, num_consts, num_carry, un
                           {"comparison_direction": "#stablehlo<comparison_direction LT>"})[0]]
 
     def step(i, cs, ks, xs_, ys):
-        if reverse:
-            idx = ctx.mb.op("stablehlo.subtract", [ctx.constant(length - 1, i32), i], [i32])[0]
-        else:
-            idx = i
+        idx = ctx.mb.op("stablehlo.subtract", [ctx.constant(length - 1, i32), i], [i32])[0] \
+            if reverse else i
         zero = ctx.constant(0, i32)
         x_slices = []
         for x, a in zip(xs_, x_av):
@@ -200,6 +206,30 @@ def _scan_lowering(ctx, *args, jaxpr, length, reverse, num_consts, num_carry, un
     outs = ctx.op("stablehlo.while", init, out_avals=state_avals,
                   regions=[ctx.region(state_avals, cond_body), ctx.region(state_avals, body_body)])
     return outs[1 + nc:1 + nc + nk] + outs[1 + nc + nk + nx:]
+
+
+def _scan_unrolled(ctx, consts, carry, xs, x_av, y_avals, jaxpr, length, reverse):
+    """A fully unrolled scan: straight-line code XLA can fuse across steps."""
+    ks, ys = list(carry), [[] for _ in y_avals]
+    for t in (range(length - 1, -1, -1) if reverse else range(length)):
+        x_slices = []
+        for x, a in zip(xs, x_av):
+            sl = ctx.op1("stablehlo.slice", [x], a.update(shape=(1,) + a.shape[1:]), attrs={
+                "start_indices": ctx.i64([t] + [0] * (a.ndim - 1)),
+                "limit_indices": ctx.i64([t + 1] + list(a.shape[1:])),
+                "strides": ctx.i64([1] * a.ndim)})
+            x_slices.append(ctx.op1("stablehlo.reshape", [sl], a.update(shape=a.shape[1:])))
+        out = ctx.lower_jaxpr(jaxpr.jaxpr, [], list(consts) + ks + x_slices)
+        ks = out[:len(carry)]
+        for buf, y, a in zip(ys, out[len(carry):], y_avals):
+            buf.append(ctx.op1("stablehlo.reshape", [y], a.update(shape=(1,) + a.shape[1:])))
+    outs = []
+    for buf, a in zip(ys, y_avals):
+        if reverse:
+            buf.reverse()
+        outs.append(ctx.op1("stablehlo.concatenate", buf, a, attrs={"dimension": "0 : i64"})
+                    if len(buf) > 1 else buf[0])
+    return ks + outs
 
 
 register(scan_p, impl=_scan_impl, abstract_eval=_scan_ae, lowering=_scan_lowering)

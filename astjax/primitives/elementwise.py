@@ -125,10 +125,56 @@ def _round_lowering(ctx, x, rounding_method=1):
 
 # ---- unary -----------------------------------------------------------------------
 neg_p = unop("neg", np.negative, "stablehlo.negate", NUMBER)
-sign_p = unop("sign", np.sign, "stablehlo.sign", NUMBER)
+def _unsigned(ctx):
+    return dtypes.issubdtype(ctx.avals_in[0].dtype, np.unsignedinteger)
+
+
+def _sign_lowering(ctx, x):
+    if not _unsigned(ctx):  # stablehlo.sign has no unsigned form: x != 0
+        return ctx.op1("stablehlo.sign", [x])
+    a = ctx.avals_in[0]
+    zero = ctx.broadcast(ctx.constant(0, a.update(shape=())), a.update(shape=()), a)
+    ne = ctx.op1("stablehlo.compare", [x, zero], a.update(dtype=dtypes.bool_), attrs={
+        "comparison_direction": "#stablehlo<comparison_direction NE>",
+        "compare_type": "#stablehlo<comparison_type UNSIGNED>"})
+    return ctx.op1("stablehlo.convert", [ne])
+
+
+def _part_lowering(op):
+    """real/imag/conj of a real operand: x, zeros, x (NumPy's meaning)."""
+    def rule(ctx, x):
+        a = ctx.avals_in[0]
+        if dtypes.issubdtype(a.dtype, np.complexfloating):
+            return op(ctx, x)
+        if op is _imag_op:
+            return ctx.broadcast(ctx.constant(0, a.update(shape=())), a.update(shape=()), a)
+        return x
+    return rule
+
+
+def _imag_op(ctx, x):
+    return ctx.op1("stablehlo.imag", [x])
+
+
+def _minmax_lowering(hlo, direction):
+    def rule(ctx, x, y):
+        if not dtypes.issubdtype(ctx.avals_in[0].dtype, np.complexfloating):
+            return ctx.op1(hlo, [x, y])
+        from .helpers import complex_order_lowering
+        b = ctx.avals_out[0].update(dtype=dtypes.bool_)
+        pick = complex_order_lowering(ctx, x, y, direction)
+        xnan = ctx.op1("stablehlo.compare", [x, x], b, attrs={
+            "comparison_direction": "#stablehlo<comparison_direction NE>",
+            "compare_type": "#stablehlo<comparison_type FLOAT>"})
+        return ctx.op1("stablehlo.select", [ctx.op1("stablehlo.or", [pick, xnan], b), x, y])
+    return rule
+
+
+sign_p = unop("sign", np.sign, _sign_lowering, NUMBER)
 floor_p = unop("floor", np.floor, "stablehlo.floor")
 ceil_p = unop("ceil", np.ceil, "stablehlo.ceil")
-abs_p = unop("abs", np.abs, "stablehlo.abs", NUMBER, out_dtype=_real_dtype)
+abs_p = unop("abs", np.abs, lambda ctx, x: x if _unsigned(ctx) else ctx.op1("stablehlo.abs", [x]),
+             NUMBER, out_dtype=_real_dtype)
 exp_p = unop("exp", np.exp, "stablehlo.exponential", INEXACT)
 exp2_p = unop("exp2", np.exp2, lambda ctx, x: ctx.op1("stablehlo.exponential", [
     ctx.op1("stablehlo.multiply", [x, ctx.broadcast(ctx.constant(math.log(2), ctx.avals_in[0].update(shape=())), ctx.avals_in[0].update(shape=()), ctx.avals_in[0])])]), INEXACT)
@@ -161,12 +207,13 @@ not_p = unop("not", lambda x: np.invert(x) if x.dtype != np.bool_ else np.logica
              "stablehlo.not", INT_BOOL)
 population_count_p = unop("population_count", _popcnt, "stablehlo.popcnt", INT)
 clz_p = unop("clz", _clz, "stablehlo.count_leading_zeros", INT)
-real_p = unop("real", np.real, "stablehlo.real", ANY, out_dtype=_real_dtype)
-imag_p = unop("imag", np.imag, "stablehlo.imag", ANY, out_dtype=_real_dtype)
-conj_p = unop("conj", np.conj, lambda ctx, x: ctx.op1("stablehlo.complex", [
+real_p = unop("real", np.real, _part_lowering(lambda ctx, x: ctx.op1("stablehlo.real", [x])),
+              ANY, out_dtype=_real_dtype)
+imag_p = unop("imag", np.imag, _part_lowering(_imag_op), ANY, out_dtype=_real_dtype)
+conj_p = unop("conj", np.conj, _part_lowering(lambda ctx, x: ctx.op1("stablehlo.complex", [
     ctx.op1("stablehlo.real", [x], ctx.avals_in[0].update(dtype=_real_dtype(ctx.avals_in[0].dtype))),
     ctx.op1("stablehlo.negate", [ctx.op1("stablehlo.imag", [x], ctx.avals_in[0].update(dtype=_real_dtype(ctx.avals_in[0].dtype)))],
-            ctx.avals_in[0].update(dtype=_real_dtype(ctx.avals_in[0].dtype)))]), INEXACT)
+            ctx.avals_in[0].update(dtype=_real_dtype(ctx.avals_in[0].dtype)))])), INEXACT)
 round_p = unop("round", None, _round_lowering)
 from .. import core as _core  # noqa: E402
 _core.impl_rules[round_p] = lambda x, rounding_method=0: (
@@ -184,7 +231,8 @@ mul_p = binop("mul", np.multiply, "stablehlo.multiply", ANY)
 def _np_div(x, y):
     if dtypes.is_int(x.dtype):  # C-style truncation, as XLA
         q = np.where(y == 0, -1, np.abs(x) // np.where(y == 0, 1, np.abs(y)))
-        return np.where((x < 0) != (y < 0), -q, q)
+        q = np.where((x < 0) != (y < 0), -q, q)
+        return np.where(y == 0, ~np.zeros_like(x), q)  # XLA: x / 0 is all ones
     return np.true_divide(x, y)
 
 
@@ -197,8 +245,8 @@ def _np_rem(x, y):
 div_p = binop("div", _np_div, "stablehlo.divide")
 rem_p = binop("rem", _np_rem, "stablehlo.remainder", REAL)
 pow_p = binop("pow", np.power, "stablehlo.power", INEXACT)
-max_p = binop("max", np.maximum, "stablehlo.maximum", ANY)
-min_p = binop("min", np.minimum, "stablehlo.minimum", ANY)
+max_p = binop("max", np.maximum, _minmax_lowering("stablehlo.maximum", "GT"), ANY)
+min_p = binop("min", np.minimum, _minmax_lowering("stablehlo.minimum", "LT"), ANY)
 atan2_p = binop("atan2", np.arctan2, "stablehlo.atan2", FLOAT)
 nextafter_p = binop("nextafter", np.nextafter, _chlo("next_after"), FLOAT)
 and_p = binop("and", lambda x, y: x & y, "stablehlo.and", INT_BOOL)
@@ -215,9 +263,11 @@ def _shift(op):
         if op == "l":
             r = np.left_shift(x, y_safe)
             return np.where(big, 0, r)
-        if op == "ra":
-            r = np.right_shift(x, y_safe)
-            return np.where(big, np.where(x < 0, -1, 0), r)
+        if op == "ra":  # on the signed view of the bits, as XLA (also for unsigned)
+            s = np.dtype(f"i{x.dtype.itemsize}")
+            xs = x.view(s)
+            r = np.right_shift(xs, y_safe.view(s))
+            return np.where(big, np.where(xs < 0, -1, 0), r).astype(s).view(x.dtype)
         r = np.right_shift(x.view(u), y_safe.view(u)).view(x.dtype)
         return np.where(big, 0, r)
     return f
@@ -240,6 +290,16 @@ ge_p = binop("ge", np.greater_equal, compare_lowering("GE"), ANY, out_dtype=_to_
 add_any_p = binop("add_any", np.add, "stablehlo.add", ANY)
 complex_p = binop("complex", lambda x, y: x + 1j * y, "stablehlo.complex", FLOAT,
                   out_dtype=lambda d: dtypes.complex128 if d == dtypes.float64 else dtypes.complex64)
+
+
+def _complex_ae(x, y, _ae=_core.abstract_eval_rules[complex_p]):
+    if x.dtype not in (dtypes.float32, dtypes.float64):
+        from ..errors import DTypeError
+        raise DTypeError(f"`complex` needs float32 or float64 parts, got {x.str_short()}")
+    return _ae(x, y)
+
+
+_core.abstract_eval_rules[complex_p] = _complex_ae
 
 UNARY = {p.name: p for p in [neg_p, sign_p, floor_p, ceil_p, round_p, abs_p, exp_p, exp2_p,
                              log_p, log1p_p, expm1_p, sqrt_p, rsqrt_p, cbrt_p, sin_p, cos_p,

@@ -138,9 +138,32 @@ def binop(name, np_fn, hlo, kind=NUMBER, out_dtype=None, same_dtype=True):
     return p
 
 
+def _complex_parts(ctx, x, aval):
+    r = aval.update(dtype=dtypes.float64 if aval.dtype == dtypes.complex128 else dtypes.float32)
+    return ctx.op1("stablehlo.real", [x], r), ctx.op1("stablehlo.imag", [x], r), r
+
+
+def complex_order_lowering(ctx, x, y, direction):
+    """Lexicographic (real, then imaginary) ordering of complex values, as NumPy."""
+    aval = ctx.avals_out[0].update(dtype=ctx.avals_in[0].dtype)
+    xr, xi, r = _complex_parts(ctx, x, aval)
+    yr, yi, _ = _complex_parts(ctx, y, aval)
+    b = aval.update(dtype=dtypes.bool_)
+
+    def cmp(a, c, d):
+        return ctx.op1("stablehlo.compare", [a, c], b, attrs={
+            "comparison_direction": f"#stablehlo<comparison_direction {d}>",
+            "compare_type": "#stablehlo<comparison_type FLOAT>"})
+    strict = {"LE": "LT", "GE": "GT"}.get(direction, direction)
+    tie = ctx.op1("stablehlo.and", [cmp(xr, yr, "EQ"), cmp(xi, yi, direction)], b)
+    return ctx.op1("stablehlo.or", [cmp(xr, yr, strict), tie], b)
+
+
 def compare_lowering(direction):
     def rule(ctx, x, y):
         dt = ctx.avals_in[0].dtype
+        if dtypes.issubdtype(dt, np.complexfloating) and direction not in ("EQ", "NE"):
+            return complex_order_lowering(ctx, x, y, direction)
         ctype = ("FLOAT" if dtypes.is_inexact(dt) else
                  "UNSIGNED" if dtypes.issubdtype(dt, np.unsignedinteger) or dt == dtypes.bool_
                  else "SIGNED")

@@ -15,8 +15,11 @@ reduce_max_p = reducer("reduce_max", lambda x, axis: np.max(x, axis=axis, initia
                        "stablehlo.maximum", min_value, ANY)  # initial: empty axes give the identity
 reduce_min_p = reducer("reduce_min", lambda x, axis: np.min(x, axis=axis, initial=max_value(x.dtype)),
                        "stablehlo.minimum", max_value, ANY)
-reduce_and_p = reducer("reduce_and", np.all, "stablehlo.and", lambda d: True, INT_BOOL)
-reduce_or_p = reducer("reduce_or", np.any, "stablehlo.or", lambda d: False, INT_BOOL)
+# bitwise on integers (JAX's meaning); identity: all ones / zero
+reduce_and_p = reducer("reduce_and", np.bitwise_and.reduce, "stablehlo.and",
+                       lambda d: ~np.zeros((), d), INT_BOOL)
+reduce_or_p = reducer("reduce_or", np.bitwise_or.reduce, "stablehlo.or",
+                      lambda d: np.zeros((), d), INT_BOOL)
 
 
 class DotDims(tuple):
