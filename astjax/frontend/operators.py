@@ -48,8 +48,26 @@ _MAX_STAGED_DEPTH = 48
 _depth: dict = {}
 
 
+def _builtin_on_staged(f, args, kwargs):
+    """`max(x, 0)` / `min(a, b, c)` on staged values -> jnp.maximum / jnp.minimum."""
+    if f not in (max, min) or len(args) < 2 or kwargs:
+        return None
+    if not any(isinstance(a, core.Tracer) and a.known is None for a in args):
+        return None
+    from .. import numpy as jnp
+    op = jnp.maximum if f is max else jnp.minimum
+    out = args[0]
+    for a in args[1:]:
+        out = op(out, a)
+    return out
+
+
 def call(f, /, *args, **kwargs):
     """Call `f`, converting it first when it is user code."""
+    if f is max or f is min:
+        r = _builtin_on_staged(f, args, kwargs)
+        if r is not None:
+            return r
     target = _convertible(f)
     if target is None:
         if not getattr(getattr(f, "__func__", f), converter._converted_marker, False):
