@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import core, dtypes, tree_util
-from .core import ShapedArray, bind
+from .core import bind
 from .errors import AstjaxError, LoopCarryError, ShapeError
 from .primitives.control import cond_p, scan_p, while_p
 

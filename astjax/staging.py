@@ -5,31 +5,22 @@ from __future__ import annotations
 
 import inspect
 
-import numpy as np
 
-from . import core, dtypes, tree_util
+from . import core, tree_util
 from .core import ShapedArray
 from .errors import ArgumentError, caller_location
 from .frontend import converter, operators
 
 
 def leaf_aval(x, where="argument") -> ShapedArray:
-    if isinstance(x, core.Tracer):
-        return x.aval
-    aval = getattr(x, "aval", None)
-    if isinstance(aval, ShapedArray):
-        return aval
-    if dtypes.is_weak_scalar(x):
-        return ShapedArray((), dtypes.python_scalar_dtype(x), True)
-    if isinstance(x, (bool, np.bool_)):
-        return ShapedArray((), dtypes.bool_)
-    if isinstance(x, (np.ndarray, np.generic)) and x.dtype.kind in "biufc" or (
-            isinstance(x, (np.ndarray, np.generic)) and x.dtype in dtypes._SHORT):
-        return ShapedArray(np.shape(x), dtypes.canonicalize(x.dtype))
-    raise ArgumentError(f"{where} of type {type(x).__name__} ({x!r:.40}) is not an array",
-                        hint="pass arrays, Python scalars, or pytrees (tuples, lists, dicts) "
-                             "of them; mark other arguments static with static_argnums",
-                        loc=caller_location())
+    """The aval of an argument leaf, or a located ArgumentError at the user's call."""
+    try:
+        return core.get_aval(x)
+    except TypeError:
+        raise ArgumentError(f"{where} of type {type(x).__name__} ({x!r:.40}) is not an array",
+                            hint="pass arrays, Python scalars, or pytrees (tuples, lists, "
+                                 "dicts) of them; mark other arguments static with "
+                                 "static_argnums", loc=caller_location()) from None
 
 
 def as_callable(fun):

@@ -31,21 +31,12 @@ def _const(v):
     return gast.Constant(value=v, kind=None)
 
 
-def _first_lines(stmts):
-    """name -> first line where a block assigns it."""
+def _first_lines(stmts, ctx=gast.Store):
+    """name -> first line where a block assigns (ctx=Store) or reads (ctx=Load) it."""
     out = {}
     for s in stmts:
         for n in gast.walk(s):
-            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store) and n.id not in out:
-                out[n.id] = getattr(n, "lineno", None)
-    return out
-
-
-def _first_uses(stmts):
-    out = {}
-    for s in stmts:
-        for n in gast.walk(s):
-            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and n.id not in out:
+            if isinstance(n, gast.Name) and isinstance(n.ctx, ctx) and n.id not in out:
                 out[n.id] = getattr(n, "lineno", None)
     return out
 
@@ -72,7 +63,7 @@ class ControlFlowConverter(gast.NodeTransformer):
         out = []
         for i, s in enumerate(stmts):
             uses = dict(self.after[-1])
-            uses.update(_first_uses(stmts[i + 1:]))
+            uses.update(_first_lines(stmts[i + 1:], gast.Load))
             self.after.append(uses)
             r = self.visit(s)
             self.after.pop()

@@ -617,7 +617,6 @@ def _python_loop(iterable, body_fn, state, names, extra_test, meta):
 
 def _iter_xs(iterable):
     if isinstance(iterable, range):
-        from .. import numpy as jnp
         idx = lax.iota(dtypes.int32, len(iterable))
         if iterable.step != 1:
             idx = lax.mul(idx, np.int32(iterable.step))

@@ -29,8 +29,8 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     if not dtypes.is_inexact(dt):
         return lax.eq(a, b)
     rdt = {dtypes.complex64: dtypes.float32, dtypes.complex128: dtypes.float64}.get(dt, dt)
-    rtol = np.asarray(rtol, rdt)[()]
-    atol = np.asarray(atol, rdt)[()]
+    rtol = lax.convert_element_type(rtol, rdt)
+    atol = lax.convert_element_type(atol, rdt)
     out = lax.le(uf.abs(lax.sub(a, b)), lax.add(atol, lax.mul(rtol, uf.abs(b))))
     a_inf, b_inf = uf.isinf(a), uf.isinf(b)
     out = lax.bitwise_and(out, lax.bitwise_not(lax.bitwise_or(a_inf, b_inf)))
