@@ -572,8 +572,8 @@ class _Rule:
     def __init__(self, fn, nconsts, name="rule"):
         self.fn, self.nconsts, self.name = fn, nconsts, name
 
-    def __call__(self, primals, tangents):
-        return self.fn(primals, tangents)
+    def __call__(self, *args):
+        return self.fn(*args)
 
     def __repr__(self):
         return self.name
@@ -644,7 +644,7 @@ class custom_vjp(_Transformed):
             return out
 
         outs = bind(custom_vjp_call_p, *consts, *leaves, call_jaxpr=body,
-                    fwd=_Rule(lambda p, t=None: fwd(p[len(consts):] if False else p), 0, "fwd"),
+                    fwd=_Rule(fwd, 0, "fwd"),
                     bwd=_Rule(bwd, 0, "bwd"), num_consts=len(consts))
         return tree_util.tree_unflatten(out_tree, outs)
 
