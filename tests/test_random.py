@@ -1,8 +1,8 @@
-"""`astjax.random` against stored values that `jax.random` (0.10.2, default threefry,
-partitionable) produced for the same keys, shapes and dtypes: the bits must match
-exactly. Floats are stored as their bit patterns. Regenerate with the script in the
-oracle script kept in the lead notes (jax is not needed to run
-these tests)."""
+"""`astjax.random` against stored values that `jax.random` (jax 0.10.2, default
+threefry2x32, partitionable) produced for the same keys, shapes and dtypes: the bits
+must match exactly. Each entry is (expression, dtype, shape, encoding, data); floats
+are stored as bit patterns. They were generated once by evaluating each expression
+with `import jax; r = jax.random; k = r.PRNGKey(0)` (jax is not needed here)."""
 import numpy as np
 import pytest
 
