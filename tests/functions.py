@@ -322,7 +322,7 @@ def list_append_sum(x):
 
 
 def indexed_update(x):
-    h = np.zeros(5, f32)
+    h = np.zeros_like(x, shape=(5,))
     for t in range(4):
         h = _set(h, t + 1, h[t] * 0.5 + x)
     return h
@@ -433,19 +433,19 @@ CASES = [
     Case("zero_trip_for", zero_trip_for, (X,)),
     Case("zero_trip_while", zero_trip_while, (f32(3.0),)),
     Case("index_after_loop", index_after_loop, (X,)),
-    Case("break_loop", break_loop, (f32(1.0),)),
+    Case("break_loop", break_loop, (f32(1.3),)),
     Case("break_loop_early", break_loop, (f32(7.0),)),
-    Case("break_inner_only", break_inner_only, (f32(0.0),)),
-    Case("continue_nested", continue_nested, (f32(1.0),)),
-    Case("continue_staged", continue_staged, (f32(1.0),)),
-    Case("return_in_loop", return_in_loop, (f32(1.0),)),
+    Case("break_inner_only", break_inner_only, (f32(0.1),)),
+    Case("continue_nested", continue_nested, (f32(1.1),)),
+    Case("continue_staged", continue_staged, (f32(1.1),)),
+    Case("return_in_loop", return_in_loop, (f32(1.3),)),
     Case("return_in_loop_early", return_in_loop, (f32(7.0),)),
     Case("return_in_branch", return_in_branch, (f32(-2.0),)),
     Case("return_in_branch_b", return_in_branch, (f32(2.0),)),
     Case("for_else", for_else, (f32(1.0),)),
     Case("for_else_break", for_else, (f32(3.0),)),
-    Case("while_else", while_else, (f32(1.0),)),
-    Case("while_else_break", while_else, (f32(5.0),)),
+    Case("while_else", while_else, (f32(1.2),)),
+    Case("while_else_break", while_else, (f32(5.2),)),
     Case("list_append_stack", list_append_stack, (X,)),
     Case("list_append_sum", list_append_sum, (X,)),
     Case("indexed_update", indexed_update, (f32(1.0),)),
@@ -458,7 +458,8 @@ CASES = [
     Case("static_recursion", static_recursion, (X,)),
 ]
 
-# Cases whose outputs are smooth in their float inputs (for derivative tests):
+# Cases whose outputs are smooth in their float inputs near their arguments (for
+# derivative tests; arguments sit away from the kinks of piecewise functions):
 # everything except integer outputs and constant functions.
 NON_DIFFERENTIABLE = {"constant", "while_data_dependent", "index_after_loop"}
 DIFFERENTIABLE = [c for c in CASES if c.name not in NON_DIFFERENTIABLE]

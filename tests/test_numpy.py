@@ -241,6 +241,11 @@ CASES = [
     ("r_", lambda m, x: m.r_[x, 0.0, 1:3], (V,)),
     ("c_", lambda m, x: m.c_[x, x], (V,)),
     ("mgrid", lambda m: m.mgrid[0:3, 0:2], ()),
+    ("partition", lambda m, x: m.sort(m.partition(x, 2)), (V,)),
+    ("poly", lambda m, z: m.poly(z), (V[:3],)),
+    ("polyfit", lambda m, x, y: m.polyfit(x, 2 * x * x - y * 0.01, 2), (S, V)),
+    ("unwrap", lambda m, x: m.unwrap(m.cumsum(x * 3)), (W,)),
+    ("vectorize", lambda m, x, y: m.vectorize(lambda a, b: a * b + 1)(x, y), (V, W)),
     # products
     ("dot", lambda m, x, y: m.dot(x, y.T), (F, G)),
     ("matmul", lambda m, x, y: m.matmul(x[None], y.T), (F, G)),
@@ -248,6 +253,7 @@ CASES = [
     ("inner", lambda m, x, y: m.inner(x, y), (F, G)),
     ("tensordot", lambda m, x, y: m.tensordot(x, y, axes=([1], [1])), (F, G)),
     ("einsum", lambda m, x, y: m.einsum("ij,kj->ik", x, y), (F, G)),
+    ("einsum_ellipsis", lambda m, x, y: m.einsum("...j,j->...", x[None], y[0]), (F, G)),
     ("kron", lambda m, x, y: m.kron(x[:2, :2], y[:2, :3]), (F, G)),
     ("vdot", lambda m, x, y: m.vdot(x, y), (F, G)),
     ("vecdot", lambda m, x, y: m.vecdot(x, y) if m is jnp else np.sum(x * y, axis=-1), (F, G)),
@@ -325,6 +331,60 @@ def test_jit_group(start):
     got = astjax.jit(all_cases)(*flat)
     for (name, fn, args), g in zip(group, got):
         _check(name, g, _expected(fn, args))
+
+
+# ------------------------------------------------------------- grad and vmap
+
+def _fd(f, x, eps=1e-3):
+    x = np.asarray(x, np.float64)
+    g = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        d = np.zeros_like(x)
+        d[i] = eps
+        g[i] = (f(x + d) - f(x - d)) / (2 * eps)
+    return g
+
+
+GRAD_CASES = [
+    ("det", lambda m, a: m.linalg.det(a), A),
+    ("slogdet", lambda m, a: m.linalg.slogdet(a)[1], A),
+    ("solve", lambda m, a: m.sum(m.linalg.solve(a, a[0] + 1.0)), A),
+    ("inv", lambda m, a: m.sum(m.linalg.inv(a) * a), A),
+    ("cholesky", lambda m, a: m.sum(m.linalg.cholesky(a @ a.T)), A),
+    ("quantile", lambda m, x: m.quantile(x, 0.3), F),
+    ("median", lambda m, x: m.sum(m.median(x, axis=1)), F),
+    ("nanvar", lambda m, x: m.nanvar(x), F),
+    ("cov", lambda m, x: m.sum(m.cov(x)), F),
+    ("norm", lambda m, x: m.linalg.norm(x), F),
+    ("hypot_logaddexp", lambda m, x: m.sum(m.logaddexp(x, m.hypot(x, 1.0))), F),
+    ("interp", lambda m, x: m.sum(m.interp(x, S, W)), F * 0.5),
+    ("convolve", lambda m, x: m.sum(m.convolve(x, W) ** 2), V),
+]
+
+
+@pytest.mark.parametrize("name,fn,x", GRAD_CASES, ids=[c[0] for c in GRAD_CASES])
+def test_grad_matches_finite_differences(name, fn, x):
+    g = astjax.grad(lambda a: fn(jnp, a))(x)
+    want = _fd(lambda a: fn(np, a), x)
+    np.testing.assert_allclose(np.asarray(g), want, rtol=5e-3, atol=5e-3, err_msg=name)
+
+
+def test_vmap():
+    f = astjax.vmap(lambda x: (jnp.median(x), jnp.searchsorted(S, x), jnp.isclose(x, 0.5),
+                               jnp.nanmean(x), jnp.percentile(x, 30.0)))
+    med, ss, ic, nm, pc = f(N)
+    np.testing.assert_allclose(np.asarray(med), np.median(N, axis=1), equal_nan=True)
+    np.testing.assert_array_equal(np.asarray(ss), np.searchsorted(S, N))
+    np.testing.assert_allclose(np.asarray(nm), np.nanmean(N, axis=1), rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(pc), np.percentile(N, 30.0, axis=1), rtol=1e-5)
+    ab = np.stack([A, A.T, A + 1])
+    np.testing.assert_allclose(np.asarray(astjax.vmap(jnp.linalg.det)(ab)),
+                               np.linalg.det(ab), rtol=1e-4)
+    keys = astjax.random.split(astjax.random.PRNGKey(0), 3)
+    batched = astjax.vmap(lambda k: astjax.random.normal(k, (2,)))(keys)
+    for i in range(3):
+        np.testing.assert_array_equal(np.asarray(batched[i]),
+                                      np.asarray(astjax.random.normal(keys[i], (2,))))
 
 
 # ------------------------------------------------------------------------ dtypes

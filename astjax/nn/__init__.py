@@ -200,3 +200,11 @@ def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5, where=None):
         variance = _uf.subtract(jnp.mean(_uf.square(x), axis=axes, keepdims=True, where=where),
                                 _uf.square(mean))
     return _uf.multiply(_uf.subtract(x, mean), lax.rsqrt(_uf.add(variance, epsilon)))
+
+
+def __getattr__(name):
+    if name.startswith("__"):
+        raise AttributeError(name)
+    from ..errors import NotImplementedInAstjaxError
+    raise NotImplementedInAstjaxError(f"astjax.nn.{name} is not implemented",
+                                      hint="docs/api.md lists what is implemented")

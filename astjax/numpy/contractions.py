@@ -121,15 +121,13 @@ def einsum(subscripts, *operands, optimize=None, precision=None, preferred_eleme
     in_specs = ins.split(",")
     # expand ellipses into fresh letters
     free_letters = [c for c in string.ascii_letters if c not in subscripts]
-    max_ell = 0
+    n_ells = [core.get_aval(op).ndim - (len(spec) - 3) if "..." in spec else 0
+              for spec, op in zip(in_specs, operands)]
+    max_ell = max(n_ells, default=0)
     specs = []
-    for spec, op in zip(in_specs, operands):
-        nd = core.get_aval(op).ndim
-        if "..." in spec:
-            n_ell = nd - (len(spec) - 3)
-            max_ell = max(max_ell, n_ell)
-            spec = spec.replace("...", "".join(free_letters[max_ell - n_ell + i] if False else
-                                               free_letters[i + (0)] for i in range(n_ell)))
+    for spec, n_ell in zip(in_specs, n_ells):
+        if "..." in spec:  # ellipsis dims align on the right, as in NumPy
+            spec = spec.replace("...", "".join(free_letters[max_ell - n_ell:max_ell]))
         specs.append(spec)
     if "..." in out:
         out = out.replace("...", "".join(free_letters[:max_ell]))
@@ -155,7 +153,6 @@ def einsum(subscripts, *operands, optimize=None, precision=None, preferred_eleme
             specs[k] = "".join(c for i, c in enumerate(specs[k]) if i not in drop)
     cur, cur_spec = ops[0], specs[0]
     for op, spec in zip(ops[1:], specs[1:]):
-        rest = set(out).union(*[set(s) for s in specs[specs.index(spec) + 1:]]) if False else None
         later = set(out)
         idx = specs.index(spec)
         for s in specs[idx + 1:]:

@@ -331,7 +331,7 @@ def corrcoef(x, y=None, rowvar=True):
 
 
 def diff(a, n=1, axis=-1, prepend=None, append=None):
-    from .shapes import concatenate, expand_dims
+    from .shapes import concatenate
     a = asarray_operand(a)
     av = core.get_aval(a)
     if av.ndim == 0:

@@ -19,10 +19,17 @@ def _convert_impl(x, *, new_dtype, weak_type=False, sharding=None):
     if np.issubdtype(x.dtype, np.complexfloating) and not dtypes.issubdtype(new_dtype, np.complexfloating):
         x = x.real
     if dtypes.is_inexact(x.dtype) and dtypes.is_int(new_dtype):
-        with np.errstate(invalid="ignore"):
-            info = dtypes.iinfo(new_dtype)
-            x = np.clip(np.nan_to_num(np.trunc(x), nan=0), info.min, info.max)
-    return x.astype(new_dtype)
+        # XLA saturates: NaN -> 0, out-of-range -> the nearest bound (in float64, where
+        # the bounds are exact or round up to 2**63 / 2**64)
+        info = dtypes.iinfo(new_dtype)
+        xf = np.nan_to_num(np.trunc(x.astype(np.float64)), nan=0.0, posinf=np.inf, neginf=-np.inf)
+        hi, lo = xf >= float(info.max), xf <= float(info.min)
+        out = np.where(hi | lo, 0, xf).astype(new_dtype)
+        out[hi] = info.max
+        out[lo] = info.min
+        return out
+    with np.errstate(over="ignore", invalid="ignore"):
+        return x.astype(new_dtype)
 
 
 def _convert_lowering(ctx, x, *, new_dtype, weak_type=False, sharding=None):

@@ -20,7 +20,7 @@ from . import threefry as _tf
 __all__ = ["PRNGKey", "key", "key_data", "wrap_key_data", "split", "fold_in", "bits",
            "uniform", "normal", "bernoulli", "randint", "choice", "permutation",
            "truncated_normal", "categorical", "gumbel", "exponential", "laplace",
-           "logistic", "rademacher", "ball", "clone", "key_impl"]
+           "logistic", "rademacher", "clone", "key_impl"]
 
 
 def _jnp():
@@ -501,6 +501,9 @@ def rademacher(key, shape=(), dtype=None):
                                             np.asarray(1, dt)[()]), dt)
 
 
-def ball(key, d, p=2, shape=(), dtype=None):
+def __getattr__(name):
+    if name.startswith("__"):
+        raise AttributeError(name)
     from ..errors import NotImplementedInAstjaxError
-    raise NotImplementedInAstjaxError("astjax.random.ball is not implemented")
+    raise NotImplementedInAstjaxError(f"astjax.random.{name} is not implemented",
+                                      hint="docs/api.md lists what is implemented")

@@ -17,7 +17,7 @@ import numpy as np
 from ... import core, dtypes, lax
 from ...core import bind
 from ...errors import NotImplementedInAstjaxError, ShapeError
-from ...primitives.linalg import cholesky_p, triangular_solve_p
+from ...primitives.linalg import cholesky_p
 from .. import ufuncs as uf
 from ..reductions import canonical_axes, max as _max, min as _min, sum as _sum
 from ..ufuncs import asarray_operand, promote_args_inexact, where

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ... import core, dtypes, lax
+from ... import core, lax
 from ...numpy import ufuncs as _uf
-from ...numpy.ufuncs import asarray_operand, promote_args_inexact, where
+from ...numpy.ufuncs import promote_args_inexact, where
 
 __all__ = ["logsumexp", "erf", "erfc", "erfinv", "gammaln", "digamma", "expit", "logit",
            "xlogy", "xlog1py", "log_softmax", "softmax", "ndtr", "ndtri", "log_ndtr",
@@ -112,3 +112,11 @@ def softmax(x, axis=None):
 def log_softmax(x, axis=None):
     from ...nn import log_softmax as _ls
     return _ls(x, axis=-1 if axis is None else axis)
+
+
+def __getattr__(name):
+    if name.startswith("__"):
+        raise AttributeError(name)
+    from ...errors import NotImplementedInAstjaxError
+    raise NotImplementedInAstjaxError(f"astjax.scipy.special.{name} is not implemented",
+                                      hint="docs/api.md lists what is implemented")

@@ -1,0 +1,200 @@
+"""The remaining NumPy-compatible names: dtype aliases, printing helpers, host-side
+I/O (`load`, `save`, `frombuffer`, ... act on concrete values), `partition` /
+`argpartition` (a full sort is a valid partition), `vectorize` (through `vmap`),
+`poly`, `polyfit`, `polydiv`, `unwrap`, `sort_complex`, `mask_indices`,
+`einsum_path`."""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from .. import core, dtypes, lax
+from ..errors import ArgumentError
+from . import ufuncs as uf
+from .creation import asarray
+from .ufuncs import asarray_operand
+
+__all__ = ["bool", "single", "double", "csingle", "cdouble", "character", "flexible",
+           "object_", "ComplexWarning", "array_repr", "array_str", "get_printoptions",
+           "set_printoptions", "printoptions", "partition", "argpartition", "vectorize",
+           "poly", "polyfit", "polydiv", "unwrap", "sort_complex", "mask_indices",
+           "einsum_path", "frombuffer", "fromstring", "fromiter", "fromfile", "load", "save",
+           "savez"]
+
+bool = dtypes.bool_  # noqa: A001
+single, double = dtypes.float32, dtypes.float64
+csingle, cdouble = dtypes.complex64, dtypes.complex128
+character, flexible, object_ = np.character, np.flexible, np.object_
+ComplexWarning = np.exceptions.ComplexWarning
+get_printoptions, set_printoptions, printoptions = (np.get_printoptions, np.set_printoptions,
+                                                   np.printoptions)
+
+
+def _jnp():
+    from .. import numpy as jnp
+    return jnp
+
+
+def array_repr(arr, max_line_width=None, precision=None, suppress_small=None):
+    return repr(arr)
+
+
+def array_str(a, max_line_width=None, precision=None, suppress_small=None):
+    return np.array_str(np.asarray(a), max_line_width, precision, suppress_small)
+
+
+def partition(a, kth, axis=-1):
+    """A sorted array satisfies the partition property for every kth."""
+    return _jnp().sort(a, axis=axis)
+
+
+def argpartition(a, kth, axis=-1):
+    return _jnp().argsort(a, axis=axis)
+
+
+def sort_complex(a):
+    a = _jnp().sort(asarray_operand(a))
+    dt = core.get_aval(a).dtype
+    if not dtypes.issubdtype(dt, np.complexfloating):
+        a = lax.convert_element_type(a, dtypes.canonicalize(np.promote_types(dt, np.complex64)))
+    return a
+
+
+def vectorize(pyfunc, *, excluded=frozenset(), signature=None):
+    """Elementwise `pyfunc` over broadcast arguments, via `vmap` over the flattened
+    broadcast shape (signature-free form)."""
+    if signature is not None:
+        from ..errors import NotImplementedInAstjaxError
+        raise NotImplementedInAstjaxError("jnp.vectorize(signature=...) is not implemented")
+
+    @functools.wraps(pyfunc)
+    def wrapped(*args, **kwargs):
+        from .. import vmap
+        dyn = [i for i in range(len(args)) if i not in excluded]
+        arrs = [asarray_operand(args[i]) for i in dyn]
+        shape = uf.broadcast_shapes(*[core.get_aval(a).shape for a in arrs])
+        n = int(np.prod(shape, dtype=np.int64))
+        flat = [lax.reshape(uf.broadcast_to_shape(a, shape), (n,)) for a in arrs]
+
+        def one(*xs):
+            full = list(args)
+            for i, x in zip(dyn, xs):
+                full[i] = x
+            from ..frontend import operators  # user code is converted (if/while work)
+            return operators.call(pyfunc, *full, **kwargs)
+        from .util import _Direct  # library code: run as is, not source-converted
+        out = vmap(_Direct(one))(*flat)
+        from ..tree_util import tree_map
+        return tree_map(lambda o: lax.reshape(o, shape + core.get_aval(o).shape[1:]), out)
+    return wrapped
+
+
+def poly(seq_of_zeros):
+    z = asarray_operand(seq_of_zeros)
+    zv = core.get_aval(z)
+    if zv.ndim == 2 and zv.shape[0] == zv.shape[1] and zv.shape[0] > 0:
+        raise ArgumentError("jnp.poly of a matrix needs eigenvalues, which astjax lacks")
+    from .statistics import convolve
+    [z] = uf.promote_dtypes_inexact(z)
+    dt = core.get_aval(z).dtype
+    out = lax.full((1,), 1, dt)
+    for i in range(zv.shape[0] if zv.ndim else 0):
+        root = lax.slice(z, (i,), (i + 1,))
+        out = convolve(out, lax.concatenate([lax.full((1,), 1, dt), uf.negative(root)], 0))
+    return out
+
+
+def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
+    """Least squares through the normal equations (small degrees)."""
+    if full or cov:
+        from ..errors import NotImplementedInAstjaxError
+        raise NotImplementedInAstjaxError("polyfit(full=True / cov=True) is not implemented")
+    from .arrayops import vander
+    from .contractions import matmul
+    from . import linalg
+    x, y = uf.promote_dtypes_inexact(x, y)
+    A = vander(x, int(deg) + 1)
+    if w is not None:
+        [w] = uf.promote_dtypes(lax.convert_element_type(asarray_operand(w),
+                                                         core.get_aval(x).dtype))
+        A = uf.multiply(A, lax.reshape(w, (core.get_aval(w).shape[0], 1)))
+        y = uf.multiply(y, w if core.get_aval(y).ndim == 1 else lax.reshape(
+            w, (core.get_aval(w).shape[0], 1)))
+    scale = uf.sqrt(_jnp().sum(uf.multiply(A, A), axis=0))
+    A = uf.true_divide(A, scale)
+    At = lax.transpose(A, (1, 0))
+    c = linalg.solve(matmul(At, A), matmul(At, y))
+    return uf.true_divide(c, scale if core.get_aval(c).ndim == 1 else
+                          lax.reshape(scale, (core.get_aval(scale).shape[0], 1)))
+
+
+def polydiv(u, v, *, trim_leading_zeros=False):
+    u, v = uf.promote_dtypes_inexact(u, v)
+    m, n = core.get_aval(u).shape[0] - 1, core.get_aval(v).shape[0] - 1
+    dt = core.get_aval(u).dtype
+    scale = uf.true_divide(1.0, lax.index_in_dim(v, 0, 0, False))
+    q = lax.full((max(m - n + 1, 1),), 0, dt)
+    r = u
+    for k in range(0, m - n + 1):
+        d = uf.multiply(scale, lax.index_in_dim(r, k, 0, False))
+        q = lax.dynamic_update_slice(q, lax.reshape(d, (1,)), (np.int32(k),))
+        shifted = lax.pad(uf.multiply(d, v), np.asarray(0, dt)[()], [(k, m - n - k, 0)])
+        r = uf.subtract(r, shifted)
+    return q, r
+
+
+def unwrap(p, discont=None, axis=-1, period=2 * np.pi):
+    from .statistics import diff
+    from .shapes import concatenate
+    [p] = uf.promote_dtypes_inexact(p)
+    nd = core.get_aval(p).ndim
+    axis = axis % nd
+    discont = period / 2 if discont is None else discont
+    dd = diff(p, axis=axis)
+    half = period / 2
+    ddmod = uf.subtract(uf.remainder(uf.add(dd, half), period), half)
+    ddmod = uf.where(uf.logical_and(uf.equal(ddmod, -half), uf.greater(dd, 0)), half, ddmod)
+    correct = uf.subtract(ddmod, dd)
+    correct = uf.where(uf.less(uf.abs(dd), discont), 0.0, correct)
+    shape = list(core.get_aval(p).shape)
+    shape[axis] = 1
+    zero = lax.full(tuple(shape), 0, core.get_aval(p).dtype)
+    return uf.add(p, concatenate([zero, _jnp().cumsum(correct, axis=axis)], axis=axis))
+
+
+def mask_indices(n, mask_func, k=0, *, size=None):
+    m = np.asarray(mask_func(np.ones((int(n), int(n)), np.int32), k))
+    r, c = np.nonzero(m)
+    idt = dtypes.canonicalize(dtypes.dtype(int))
+    return asarray(r.astype(idt)), asarray(c.astype(idt))
+
+
+def einsum_path(subscripts, *operands, optimize="greedy"):
+    shapes = [np.empty(core.get_aval(o).shape if hasattr(o, "aval") else np.shape(o))
+              for o in operands]
+    return np.einsum_path(subscripts, *shapes, optimize=optimize)
+
+
+def _host(fn):
+    def f(*args, **kwargs):
+        v = fn(*args, **kwargs)
+        return asarray(np.asarray(v)) if isinstance(v, np.ndarray) else v
+    f.__name__ = fn.__name__
+    return f
+
+
+frombuffer = _host(np.frombuffer)
+fromstring = _host(np.fromstring)
+fromiter = _host(np.fromiter)
+fromfile = _host(np.fromfile)
+load = _host(np.load)
+
+
+def save(file, arr, allow_pickle=True):
+    return np.save(file, np.asarray(arr), allow_pickle=allow_pickle)
+
+
+def savez(file, *args, **kwds):
+    return np.savez(file, *[np.asarray(a) for a in args],
+                    **{k: np.asarray(v) for k, v in kwds.items()})

@@ -1,0 +1,151 @@
+"""`astjax.nn` and `astjax.scipy.special` against NumPy reference formulas (values,
+dtype, shape), under `jit` (one compiled program for all) and eagerly for a few,
+plus gradients against central finite differences."""
+import math
+
+import numpy as np
+import pytest
+
+import astjax
+import astjax.numpy as jnp
+from astjax import nn
+from astjax.scipy import special as sp
+
+X = np.linspace(-3, 3, 13).astype(np.float32)
+M = np.random.RandomState(1).randn(3, 5).astype(np.float32)
+Pr = np.linspace(0.05, 0.95, 7).astype(np.float32)
+Pos = np.linspace(0.2, 6.0, 9).astype(np.float32)
+
+_erf = np.vectorize(math.erf)
+_lgamma = np.vectorize(math.lgamma)
+
+
+def _sigmoid(x):
+    return 1 / (1 + np.exp(-x))
+
+
+def _softmax(x, axis=-1):
+    e = np.exp(x - x.max(axis, keepdims=True))
+    return e / e.sum(axis, keepdims=True)
+
+
+def _lse(x, axis=None, keepdims=False):
+    m = x.max(axis, keepdims=True)
+    r = np.log(np.exp(x - m).sum(axis, keepdims=True)) + m
+    return r if keepdims else np.squeeze(r, axis)
+
+
+def _digamma(x, eps=1e-4):
+    x = np.asarray(x, np.float64)
+    return (_lgamma(x + eps) - _lgamma(x - eps)) / (2 * eps)
+
+
+CASES = [
+    ("relu", lambda x: nn.relu(x), lambda x: np.maximum(x, 0), X),
+    ("relu6", lambda x: nn.relu6(x * 3), lambda x: np.clip(x * 3, 0, 6), X),
+    ("sigmoid", nn.sigmoid, _sigmoid, X),
+    ("softplus", nn.softplus, lambda x: np.log1p(np.exp(x)), X),
+    ("silu", nn.silu, lambda x: x * _sigmoid(x), X),
+    ("swish", nn.swish, lambda x: x * _sigmoid(x), X),
+    ("gelu_tanh", nn.gelu, lambda x: 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (
+        x + 0.044715 * x ** 3))), X),
+    ("gelu_exact", lambda x: nn.gelu(x, approximate=False),
+     lambda x: x * (1 + _erf(x / np.sqrt(2))) / 2, X),
+    ("elu", lambda x: nn.elu(x, 0.5), lambda x: np.where(x > 0, x, 0.5 * np.expm1(x)), X),
+    ("celu", nn.celu, lambda x: np.maximum(x, 0) + np.expm1(np.minimum(x, 0)), X),
+    ("selu", nn.selu, lambda x: 1.0507009873554805 * np.where(
+        x > 0, x, 1.6732632423543772 * np.expm1(x)), X),
+    ("leaky_relu", lambda x: nn.leaky_relu(x, 0.1), lambda x: np.where(x >= 0, x, 0.1 * x), X),
+    ("hard_tanh", nn.hard_tanh, lambda x: np.clip(x, -1, 1), X),
+    ("log_sigmoid", nn.log_sigmoid, lambda x: -np.log1p(np.exp(-x)), X),
+    ("soft_sign", nn.soft_sign, lambda x: x / (np.abs(x) + 1), X),
+    ("hard_sigmoid", nn.hard_sigmoid, lambda x: np.clip(x + 3, 0, 6) / 6, X),
+    ("mish", nn.mish, lambda x: x * np.tanh(np.log1p(np.exp(x))), X),
+    ("glu", nn.glu, lambda x: x[:, :2] * _sigmoid(x[:, 2:4]), M[:, :4]),
+    ("softmax", nn.softmax, _softmax, M),
+    ("softmax_ax0", lambda x: nn.softmax(x, axis=0), lambda x: _softmax(x, 0), M),
+    ("log_softmax", nn.log_softmax, lambda x: np.log(_softmax(x)), M),
+    ("logsumexp", lambda x: nn.logsumexp(x, axis=1), lambda x: _lse(x, 1), M),
+    ("logsumexp_all", sp.logsumexp, lambda x: _lse(x), M),
+    ("logsumexp_b", lambda x: sp.logsumexp(x, axis=0, b=2.0, keepdims=True),
+     lambda x: _lse(x, 0, True) + np.log(2.0), M),
+    ("one_hot", lambda x: nn.one_hot(x, 4), lambda x: np.eye(4, dtype=np.float32)[x],
+     np.array([0, 3, 1, 1], np.int32)),
+    ("one_hot_ax0", lambda x: nn.one_hot(x, 3, axis=0, dtype=jnp.int32),
+     lambda x: np.eye(3, dtype=np.int32)[x].T, np.array([2, 0], np.int32)),
+    ("standardize", nn.standardize, lambda x: (x - x.mean(-1, keepdims=True)) / np.sqrt(
+        x.var(-1, keepdims=True) + 1e-5), M),
+    ("erf", sp.erf, _erf, X),
+    ("erfc", sp.erfc, lambda x: 1 - _erf(x), X),
+    ("erfinv_roundtrip", lambda p: sp.erf(sp.erfinv(p)), lambda p: p, Pr * 2 - 1),
+    ("gammaln", sp.gammaln, _lgamma, Pos),
+    ("digamma", sp.digamma, _digamma, Pos),
+    ("expit", sp.expit, _sigmoid, X),
+    ("logit", sp.logit, lambda p: np.log(p / (1 - p)), Pr),
+    ("xlogy", lambda x: sp.xlogy(x, x + 1), lambda x: np.where(x == 0, 0, x * np.log(x + 1)),
+     Pos - 0.2),
+    ("xlog1py", lambda x: sp.xlog1py(x, x), lambda x: np.where(x == 0, 0, x * np.log1p(x)),
+     Pos - 0.2),
+    ("ndtr", sp.ndtr, lambda x: 0.5 * (1 + _erf(x / np.sqrt(2))), X),
+]
+
+
+def _check(name, got, want):
+    want = np.asarray(want)
+    assert np.shape(got) == want.shape, name
+    want_dt = np.float32 if want.dtype == np.float64 else want.dtype
+    assert np.dtype(got.dtype) == want_dt, f"{name}: {got.dtype}"
+    np.testing.assert_allclose(np.asarray(got, np.float64), want.astype(np.float64),
+                               rtol=3e-5, atol=3e-5, err_msg=name)
+
+
+def test_all_under_one_jit():
+    @astjax.jit
+    def everything(*xs):
+        return tuple(f(x) for (_, f, _, _), x in zip(CASES, xs))
+    outs = everything(*[c[3] for c in CASES])
+    for (name, _, ref, x), got in zip(CASES, outs):
+        _check(name, got, ref(x))
+
+
+@pytest.mark.parametrize("name,f,ref,x", [c for c in CASES if c[0] in (
+    "relu", "gelu_tanh", "softmax", "logsumexp", "one_hot", "standardize", "erf", "xlogy")],
+    ids=lambda v: v if isinstance(v, str) else "")
+def test_eager(name, f, ref, x):
+    _check(name, f(x), ref(x))
+
+
+def _fd(f, x, eps=1e-3):
+    x = x.astype(np.float64)
+    g = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        d = np.zeros_like(x)
+        d[i] = eps
+        g[i] = (f(x + d) - f(x - d)) / (2 * eps)
+    return g
+
+
+@pytest.mark.parametrize("name,fn,ref", [
+    ("softplus", lambda x: jnp.sum(nn.softplus(x)), lambda x: np.log1p(np.exp(x)).sum()),
+    ("gelu", lambda x: jnp.sum(nn.gelu(x, approximate=False)),
+     lambda x: (x * (1 + _erf(x / np.sqrt(2))) / 2).sum()),
+    ("log_softmax", lambda x: jnp.sum(nn.log_softmax(x) * jnp.arange(5.0)),
+     lambda x: (np.log(_softmax(x)) * np.arange(5.0)).sum()),
+    ("logsumexp", lambda x: sp.logsumexp(x), lambda x: _lse(x)),
+])
+def test_grad_matches_finite_differences(name, fn, ref):
+    x = M[:2]
+    g = astjax.grad(fn)(x)
+    np.testing.assert_allclose(np.asarray(g), _fd(ref, x), rtol=2e-3, atol=2e-3, err_msg=name)
+
+
+def test_initializers_shapes_and_dtypes():
+    key = astjax.random.PRNGKey(0)
+    init = nn.initializers
+    assert init.zeros(key, (2, 3)).shape == (2, 3)
+    assert init.ones(key, (2,), jnp.int32).dtype == jnp.int32
+    w = init.he_normal()(key, (64, 32))
+    assert w.dtype == jnp.float32 and abs(float(np.std(np.asarray(w))) - np.sqrt(2 / 64)) < 0.03
+    u = init.glorot_uniform()(key, (10, 10))
+    assert float(np.max(np.abs(np.asarray(u)))) <= np.sqrt(6 / 20) + 1e-6
+    assert np.allclose(np.asarray(init.constant(3.0)(key, (2,))), 3.0)
