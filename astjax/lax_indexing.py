@@ -3,9 +3,10 @@
 `ScatterDimensionNumbers`, `GatherScatterMode`, `argmax`, `argmin`, `cumsum`,
 `cumprod`, `cummax`, `cummin`, `cumlogsumexp`, `sort`, `sort_key_val`, `top_k`.
 
-Defaults are JAX's: `mode=None` means FILL_OR_DROP for both gather (out-of-bounds
-windows read `fill_value`, by default NaN / the integer extreme / True) and scatter
-(out-of-bounds windows are dropped)."""
+Defaults are jax 0.10.2's: `mode=None` is PROMISE_IN_BOUNDS for `gather` (XLA then
+clamps) and FILL_OR_DROP for the scatters (out-of-bounds windows are dropped);
+`mode="fill"` gathers read `fill_value` (by default NaN / the integer extreme / True)
+for out-of-bounds windows."""
 from __future__ import annotations
 
 import numpy as np
@@ -49,7 +50,7 @@ def gather(operand, start_indices, dimension_numbers, slice_sizes, *, unique_ind
                                 _tuple(dn.start_index_map),
                                 _tuple(getattr(dn, "operand_batching_dims", ())),
                                 _tuple(getattr(dn, "start_indices_batching_dims", ())))
-    mode = GatherScatterMode.from_any(mode)
+    mode = GatherScatterMode.from_any(GatherScatterMode.PROMISE_IN_BOUNDS if mode is None else mode)
     operand = _operand(operand)
     if mode == GatherScatterMode.FILL_OR_DROP:
         if fill_value is None:

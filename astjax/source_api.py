@@ -47,6 +47,20 @@ def _unwrap(fn):
     return fn
 
 
+def _layer_name(fn):
+    """`grad`, `vmap`, ... for an astjax transformed callable."""
+    explicit = getattr(fn, "transform_name", None)
+    if explicit:
+        return explicit
+    cls = type(fn).__name__
+    if cls == "_Grad":
+        return "value_and_grad" if getattr(fn, "with_value", False) else "grad"
+    if cls == "_Jac":
+        return "jacfwd" if getattr(fn, "mode", "rev") == "fwd" else "jacrev"
+    return {"BatchedFunction": "vmap", "_Checkpoint": "checkpoint"}.get(
+        cls, _snake(cls).strip("_"))
+
+
 def _snake(name):
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
 
@@ -62,7 +76,7 @@ def _describe(fn):
             fn = fn.fun
             continue
         if isinstance(fn, StagedCallable):
-            layers.append(getattr(fn, "transform_name", None) or _snake(type(fn).__name__))
+            layers.append(_layer_name(fn))
             inner = None
             for a in ("fun", "f", "fn", "func", "__wrapped__"):
                 cand = getattr(fn, a, None)

@@ -255,10 +255,11 @@ class SourceGenerator:
             self.used.add(base)
             return base
         root = re.sub(r"_\d+$", "", base) or base
+        sep = "" if root.endswith("_") else "_"
         k = 1
-        while f"{root}_{k}" in self.used:
+        while f"{root}{sep}{k}" in self.used:
             k += 1
-        name = f"{root}_{k}"
+        name = f"{root}{sep}{k}"
         self.used.add(name)
         return name
 
@@ -299,7 +300,7 @@ class SourceGenerator:
     def typed_arg(self, a, aval):
         """An operand that must keep `aval`'s strong dtype on its own (a loop carry's
         initial value, a branch result): literals print with their dtype."""
-        if isinstance(a, core.Literal) and not aval.weak_type and a.aval.dtype != dtypes.bool_:
+        if isinstance(a, core.Literal) and not aval.weak_type:
             val = np.asarray(a.val)
             if val.ndim == 0:
                 return self.typed_scalar(_scalar_py(val[()], a.aval.dtype), a.aval.dtype)
@@ -318,6 +319,8 @@ class SourceGenerator:
         return self.array_value(val, dt)
 
     def typed_scalar(self, py, dt):
+        if np.dtype(dt) == dtypes.bool_:
+            return call("np.bool_", [pyconst(py)])
         if hasattr(np, np.dtype(dt).name):
             return call(attr("np", np.dtype(dt).name), [pyconst(py)])
         return call("lax.convert_element_type", [pyconst(py), dtype_expr(dt)])
@@ -926,8 +929,10 @@ def _bid_rule(gen, eqn):
 
 def _reshape_rule(gen, eqn):
     (x,) = eqn.invars
-    if isinstance(x, core.Var):
+    if isinstance(x, core.Var) and not x.aval.weak_type:
         return call(attr(gen.arg(x), "reshape"), [gen.value(tuple(eqn.params["new_sizes"]))])
+    if isinstance(x, core.Var):  # may be a Python scalar when run eagerly
+        return call("jnp.reshape", [gen.arg(x), gen.value(tuple(eqn.params["new_sizes"]))])
     return _lax_call("reshape", gen, eqn, gen.value(tuple(eqn.params["new_sizes"])))
 
 

@@ -147,3 +147,55 @@ def test_loop_variable_undefined_before_loop_defined_inside():
             y = x * i
         return y
     assert float(astjax.jit(f)(2.0)) == 4.0
+
+
+def test_indexed_reads_become_scan_inputs():
+    import astjax.numpy as jnp
+
+    def f(h, xs, w):
+        for t in range(xs.shape[0]):
+            h = jnp.tanh(h * w + xs[t])
+        return h
+    xs = np.arange(12.0, dtype=np.float32).reshape(6, 2) / 10
+    j = astjax.make_jaxpr(f)(np.zeros(2, np.float32), xs, 0.5)
+    scan = [e for e in j.eqns if e.primitive is scan_p][0]
+    body_prims = [e.primitive.name for e in scan.params["jaxpr"].eqns]
+    assert "dynamic_slice" not in body_prims          # xs[t] is a scanned input
+    assert scan.params["jaxpr"].in_avals[-1].shape == (2,)
+    h = np.zeros(2, np.float32)
+    for t in range(6):
+        h = np.tanh(h * 0.5 + xs[t])
+    np.testing.assert_allclose(astjax.jit(f)(np.zeros(2, np.float32), xs, 0.5), h, rtol=1e-6)
+    # and under grad the read stays a scanned input (cotangents are scan outputs)
+    g = astjax.grad(lambda xs: f(np.zeros(2, np.float32), xs, 0.5).sum())(xs)
+    assert g.shape == xs.shape
+
+
+def test_reads_with_offset_range_and_out_of_bounds_fallback():
+    def f(x, xs):
+        for i in range(1, 4):
+            x = x + xs[i]
+        return x
+    xs = np.arange(5.0, dtype=np.float32)
+    assert float(astjax.jit(f)(0.0, xs)) == 6.0
+
+    def g(x, xs):
+        for i in range(-2, 1):          # negative indices: stays xs[i]
+            x = x + xs[i]
+        return x
+    assert float(astjax.jit(g)(0.0, xs)) == 3.0 + 4.0 + 0.0
+
+
+def test_enumerate_and_zip_over_arrays_scan():
+    def f(xs, ys):
+        total = 0.0
+        for i, x in enumerate(xs):
+            total = total + i * x
+        for a, b in zip(xs, ys):
+            total = total + a * b
+        return total
+    xs = np.arange(4.0, dtype=np.float32)
+    ys = np.ones(4, np.float32) * 2
+    j = astjax.make_jaxpr(f)(xs, ys)
+    assert _prims(j).count(scan_p) == 2
+    assert float(astjax.jit(f)(xs, ys)) == float(f(xs, ys))

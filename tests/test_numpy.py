@@ -346,11 +346,11 @@ def _fd(f, x, eps=1e-3):
 
 
 GRAD_CASES = [
-    ("det", lambda m, a: m.linalg.det(a), A),
-    ("slogdet", lambda m, a: m.linalg.slogdet(a)[1], A),
-    ("solve", lambda m, a: m.sum(m.linalg.solve(a, a[0] + 1.0)), A),
-    ("inv", lambda m, a: m.sum(m.linalg.inv(a) * a), A),
-    ("cholesky", lambda m, a: m.sum(m.linalg.cholesky(a @ a.T)), A),
+    ("det", lambda m, a: m.linalg.det(a), A[:3, :3]),
+    ("slogdet", lambda m, a: m.linalg.slogdet(a)[1], A[:2, :2]),
+    ("solve", lambda m, a: m.sum(m.linalg.solve(a, a[0] + 1.0)), A[:3, :3]),
+    ("inv", lambda m, a: m.sum(m.linalg.inv(a) * a), A[:2, :2]),
+    ("cholesky", lambda m, a: m.sum(m.linalg.cholesky(a @ a.T)), A[:3, :3]),
     ("quantile", lambda m, x: m.quantile(x, 0.3), F),
     ("median", lambda m, x: m.sum(m.median(x, axis=1)), F),
     ("nanvar", lambda m, x: m.nanvar(x), F),
@@ -364,7 +364,7 @@ GRAD_CASES = [
 
 @pytest.mark.parametrize("name,fn,x", GRAD_CASES, ids=[c[0] for c in GRAD_CASES])
 def test_grad_matches_finite_differences(name, fn, x):
-    g = astjax.grad(lambda a: fn(jnp, a))(x)
+    g = astjax.jit(astjax.grad(lambda a: fn(jnp, a)))(x)
     want = _fd(lambda a: fn(np, a), x)
     np.testing.assert_allclose(np.asarray(g), want, rtol=5e-3, atol=5e-3, err_msg=name)
 

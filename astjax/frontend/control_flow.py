@@ -156,15 +156,17 @@ class ControlFlowConverter(gast.NodeTransformer):
         meta = self._meta(node, state, [node.body])
         init = self._init(node, state)
         it = self.visit(node.iter)
-        if (isinstance(it, gast.Call) and isinstance(it.func, gast.Name) and it.func.id == "range"
-                and not it.keywords):
-            it = locate(gast.Call(func=replace_expr("ag__.range_"), args=[it.func] + it.args,
+        if (isinstance(it, gast.Call) and isinstance(it.func, gast.Name)
+                and it.func.id in ("range", "enumerate", "zip") and not it.keywords):
+            op = "ag__.range_" if it.func.id == "range" else "ag__.iter_"
+            it = locate(gast.Call(func=replace_expr(op), args=[it.func] + it.args,
                                   keywords=[]), it)
+        reads = self._scan_reads(node, modified | target_names)
         body = self.visit_block(node.body)
         bn = self.fresh("body")
         itr = "ag__itr"
         assign = replace("target = itr", target=node.target, itr=itr)
-        body_def = self._def(bn, [itr] + state, assign + body, state, node)
+        body_def = self._def(bn, [itr] + [r[1] for r in reads] + state, assign + body, state, node)
         extra_fn = _const(None)
         defs = [body_def]
         if extra:
@@ -176,12 +178,45 @@ class ControlFlowConverter(gast.NodeTransformer):
                                             type_comment=None) for p in state]
             defs.append(locate([test_def], node)[0])
             extra_fn = gast.Name(id=en, ctx=gast.Load(), annotation=None, type_comment=None)
-        call = replace("targets = ag__.for_stmt(it, b, init, names, extra, meta)",
+        read_vals = name_tuple([r[0] for r in reads])
+        call = replace("targets = ag__.for_stmt(it, b, init, names, extra, meta, reads)",
                        targets=name_tuple(state, gast.Store()), it=it, b=bn, init=init,
-                       names=str_tuple(state), extra=extra_fn, meta=meta)
+                       names=str_tuple(state), extra=extra_fn, meta=meta, reads=read_vals)
         if not state:
-            call = replace("ag__.for_stmt(it, b, (), (), extra, ())", it=it, b=bn, extra=extra_fn)
+            call = replace("ag__.for_stmt(it, b, (), (), extra, (), reads)", it=it, b=bn,
+                           extra=extra_fn, reads=read_vals)
         return locate(defs + call, node)
+
+    def _scan_reads(self, node, changed):
+        """`xs[i]` reads in a `for i in range(...)` body, of arrays the loop does not
+        change, become scan inputs: each read is rewritten to
+        `ag__.scan_read(<slice param>, xs, i)` (the slice when the loop is scanned,
+        `xs[i]` otherwise). Returns [(array name, slice parameter name)]."""
+        if not (isinstance(node.target, gast.Name) and isinstance(node.iter, gast.Call)
+                and isinstance(node.iter.func, gast.Name) and node.iter.func.id == "range"):
+            return []
+        i = node.target.id
+        if i in activity.modified(node.body):
+            return []
+        params: dict = {}
+
+        class Rewrite(gast.NodeTransformer):
+            def visit_Subscript(inner, sub):
+                inner.generic_visit(sub)
+                if (isinstance(sub.ctx, gast.Load) and isinstance(sub.value, gast.Name)
+                        and isinstance(sub.slice, gast.Name) and sub.slice.id == i
+                        and sub.value.id not in changed):
+                    p = params.setdefault(sub.value.id, f"ag__sl_{sub.value.id}")
+                    return locate(replace_expr("ag__.scan_read(sl, xs, idx)", sl=p,
+                                               xs=sub.value.id, idx=i), sub)
+                return sub
+
+            def visit_FunctionDef(inner, fn):  # nested scopes keep their own reads
+                return fn
+
+            visit_Lambda = visit_FunctionDef
+        node.body = [Rewrite().visit(s) for s in node.body]
+        return list(params.items())
 
     # ---- expressions -------------------------------------------------------------
     def visit_IfExp(self, node):

@@ -578,27 +578,96 @@ def _unroll_factor(n, explicit):
     return n if n <= config.read("astjax_loop_unroll_threshold") else 1
 
 
-def for_stmt(iterable, body_fn, init, names, extra_test, meta):
+class _NoSlice:
+    """Passed for a scan-read slice when the loop is not a scan: read xs[i] instead."""
+
+    def __repr__(self):
+        return "<no slice>"
+
+
+NO_SLICE = _NoSlice()
+
+
+def scan_read(sl, xs, i):
+    return xs[i] if sl is NO_SLICE else sl
+
+
+class _Enumerate:
+    def __init__(self, xs):
+        self.xs = xs
+
+
+class _Zip:
+    def __init__(self, arrays):
+        self.arrays = arrays
+
+
+def iter_(callee, *args):
+    """`enumerate(xs)` / `zip(xs, ys)` over staged arrays scan instead of unrolling."""
+    staged = [isinstance(a, Tracer) or hasattr(a, "_buf") for a in args]
+    if callee is builtins.enumerate and len(args) == 1 and staged[0] and _aval(args[0]).shape:
+        return _Enumerate(args[0])
+    if callee is builtins.zip and args and all(staged) and len(
+            {_aval(a).shape[:1] for a in args}) == 1 and _aval(args[0]).shape:
+        return _Zip(list(args))
+    return callee(*args)
+
+
+def for_stmt(iterable, body_fn, init, names, extra_test, meta, reads=()):
     state = tuple(init)
     factor = None
+    nr = len(reads)
+    if nr:
+        plain_body = body_fn
+        body_fn = lambda itr, *s: plain_body(itr, *([NO_SLICE] * nr), *s)  # noqa: E731
+    if isinstance(iterable, (_Enumerate, _Zip)):
+        return _scan_or_unroll(iterable, body_fn, state, names, extra_test, meta, None)
     if isinstance(iterable, unroll):
         iterable, factor = iterable.iterable, iterable.factor
     if isinstance(iterable, StagedRange):
         return _index_loop(iterable, body_fn, state, names, extra_test, meta)
     if isinstance(iterable, range) or (isinstance(iterable, Tracer) or hasattr(iterable, "_buf")):
-        n = len(iterable) if isinstance(iterable, range) else (
-            _aval(iterable).shape[0] if _aval(iterable).shape else None)
-        if n is None:
-            raise ConcretizationError("iteration over a 0-d array")
-        if n == 0:
-            return state
-        try:
-            if extra_test is None:
-                return _scan_loop(iterable, body_fn, state, names, meta, factor)
-            return _index_loop(iterable, body_fn, state, names, extra_test, meta)
-        except (ConcretizationError, LoopCarryError, _Unstageable, TypeError) as e:
-            log.debug("astjax: unrolling the loop at %s: %s", user_location(2).where(), e)
+        if isinstance(iterable, range) and nr and extra_test is None:
+            return _scan_or_unroll(iterable, body_fn, state, names, extra_test, meta, factor,
+                                   (plain_body, reads))
+        return _scan_or_unroll(iterable, body_fn, state, names, extra_test, meta, factor)
     return _python_loop(iterable, body_fn, state, names, extra_test, meta)
+
+
+def _length(iterable):
+    if isinstance(iterable, range):
+        return len(iterable)
+    if isinstance(iterable, _Enumerate):
+        iterable = iterable.xs
+    elif isinstance(iterable, _Zip):
+        iterable = iterable.arrays[0]
+    shape = _aval(iterable).shape
+    if not shape:
+        raise ConcretizationError("iteration over a 0-d array")
+    return shape[0]
+
+
+def _python_iterable(iterable):
+    if isinstance(iterable, _Enumerate):
+        return enumerate(iterable.xs)
+    if isinstance(iterable, _Zip):
+        return zip(*iterable.arrays)
+    return iterable
+
+
+def _scan_or_unroll(iterable, body_fn, state, names, extra_test, meta, factor, reads=None):
+    n = _length(iterable)
+    if n == 0:
+        return state
+    try:
+        if extra_test is None:
+            return _scan_loop(iterable, body_fn, state, names, meta, factor, reads)
+        if isinstance(iterable, (_Enumerate, _Zip)):
+            raise _Unstageable("an early exit from a loop over enumerate/zip")
+        return _index_loop(iterable, body_fn, state, names, extra_test, meta)
+    except (ConcretizationError, LoopCarryError, _Unstageable, TypeError) as e:
+        log.debug("astjax: unrolling the loop at %s: %s", user_location(3).where(), e)
+    return _python_loop(_python_iterable(iterable), body_fn, state, names, extra_test, meta)
 
 
 def _python_loop(iterable, body_fn, state, names, extra_test, meta):
@@ -626,19 +695,54 @@ def _iter_xs(iterable):
     return iterable
 
 
-def _scan_loop(iterable, body_fn, state, names, meta, factor=None):
-    xs = _iter_xs(iterable)
-    xa = _aval(xs)
-    n = xa.shape[0]
-    x_aval = xa.update(shape=xa.shape[1:], weak_type=False)
+def _read_slices(iterable, reads):
+    """Pre-sliced arrays for `xs[i]` reads of a range loop (None where a read must
+    stay an indexing operation: not an array, or indices out of its bounds)."""
+    out = []
+    r = iterable
+    for xs in reads:
+        ok = (isinstance(xs, Tracer) or hasattr(xs, "_buf") or isinstance(xs, np.ndarray))
+        if ok:
+            shape = _aval(xs).shape
+            ok = bool(shape) and r.step > 0 and 0 <= r.start and r[-1] < shape[0]
+        out.append(lax.slice_in_dim(xs, r.start, r[-1] + 1, r.step) if ok else None)
+    return out
+
+
+def _scan_loop(iterable, body_fn, state, names, meta, factor=None, reads=None):
+    """A loop over a static range, a staged array, enumerate(array) or zip(arrays)
+    as one `scan`; `xs[i]` reads (see `ControlFlowConverter._scan_reads`) as scan
+    inputs."""
+    if isinstance(iterable, _Enumerate):
+        xs = [lax.iota(dtypes.int32, _length(iterable)), iterable.xs]
+        item = tuple                       # (i, row)
+    elif isinstance(iterable, _Zip):
+        xs = list(iterable.arrays)
+        item = tuple                       # (a, b, ...)
+    else:
+        xs = [_iter_xs(iterable)]
+        item = lambda ex: ex[0]  # noqa: E731
+    nx = len(xs)
+    body, slices = body_fn, []
+    if reads is not None:
+        body, read_vals = reads
+        slices = _read_slices(iterable, read_vals)
+        xs += [sl for sl in slices if sl is not None]
+
+    def call(extra, s):
+        rest = iter(extra[nx:])
+        sl = [NO_SLICE if v is None else next(rest) for v in slices]
+        return body(item(extra[:nx]), *sl, *s)
+    x_avals = [_aval(x).update(shape=_aval(x).shape[1:], weak_type=False) for x in xs]
+    n = _length(iterable)
     st = _LoopState(state, names)
     carry_pos, init, jaxpr, consts, ys, collect = _stage_until_stable(
-        st, lambda extra, s: body_fn(extra[0], *s), extra_avals=(x_aval,), collect_ok=True,
-        meta=meta, what="for loop")
-    # the scanned input comes first among the body's arguments; scan wants it last
-    jaxpr = core.Jaxpr(jaxpr.constvars, jaxpr.invars[1:] + jaxpr.invars[:1], jaxpr.outvars,
+        st, call, extra_avals=tuple(x_avals), collect_ok=True, meta=meta, what="for loop")
+    # the scanned inputs come first among the body's arguments; scan wants them last
+    m = len(xs)
+    jaxpr = core.Jaxpr(jaxpr.constvars, jaxpr.invars[m:] + jaxpr.invars[:m], jaxpr.outvars,
                        jaxpr.eqns)
-    outs = core.bind(scan_p, *consts, *init, xs, jaxpr=_closed(jaxpr), length=n, reverse=False,
+    outs = core.bind(scan_p, *consts, *init, *xs, jaxpr=_closed(jaxpr), length=n, reverse=False,
                      num_consts=len(consts), num_carry=len(init),
                      unroll=_unroll_factor(n, factor))
     k = len(init)

@@ -280,4 +280,5 @@ def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
     dn = GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(axis,),
                                 start_index_map=(axis,), operand_batching_dims=others,
                                 start_indices_batching_dims=others)
+    mode = GatherScatterMode.FILL_OR_DROP if mode is None else mode
     return lax.gather(arr, indices, dn, [1] * aa.ndim, mode=mode, fill_value=fill_value)

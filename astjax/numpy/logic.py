@@ -184,14 +184,23 @@ def _int_args(name, x1, x2):
 @library_jit
 def gcd(x1, x2, /):
     x1, x2 = _int_args("gcd", x1, x2)
+    from .util import _Direct
     a, b = uf.abs(x1), uf.abs(x2)
     zero = lax.full_like(a, 0)
-    steps = {1: 12, 2: 24, 4: 48, 8: 94}[_dt(a).itemsize]  # Fibonacci bound
-    for _ in range(steps):
+
+    def cond(ab):
+        return lax.reduce_or(lax.ne(ab[1], zero), tuple(range(len(_shape(ab[1])))))
+
+    def body(ab):  # one Euclid step where b != 0
+        a, b = ab
         nz = lax.ne(b, zero)
         safe_b = where(nz, b, lax.full_like(b, 1))
-        a, b = where(nz, b, a), where(nz, lax.rem(a, safe_b), zero)
-    return a
+        return where(nz, b, a), where(nz, lax.rem(a, safe_b), zero)
+    return lax.while_loop(_Direct(cond), _Direct(body), (a, b))[0]
+
+
+def _shape(x):
+    return core.get_aval(x).shape
 
 
 @library_jit
@@ -318,14 +327,14 @@ def spacing(x, /):
 
 @library_jit
 def i0(x):
-    """Modified Bessel function of order 0 (power series; accurate for |x| <~ 30)."""
+    """Modified Bessel function of order 0 (power series; accurate for |x| <~ 10)."""
     [x] = promote_args_inexact("i0", x)
     ax = uf.abs(x)
     y = uf.multiply(ax, 0.5)
     y2 = uf.multiply(y, y)
     term = lax.full_like(x, 1)
     total = lax.full_like(x, 1)
-    for k in range(1, 60):
+    for k in range(1, 32):
         term = uf.multiply(term, uf.true_divide(y2, float(k * k)))
         total = uf.add(total, term)
     return total

@@ -344,6 +344,7 @@ def setxor1d(ar1, ar2, assume_unique=False, *, size=None):
     return _masked_unique(both, keep, size, None)
 
 
+@library_jit(static_argnums=(2, 3))
 def _masked_unique(x, keep, size, fill_value):
     """unique(x[keep], size=size): kept values first, via a sort on (not keep, x)."""
     from .reductions import max as _max

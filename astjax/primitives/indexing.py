@@ -6,8 +6,8 @@ Indices always carry their index vector in the last axis (JAX's convention, so
 `GatherScatterMode`, as in JAX:
 
 - `CLIP`: start indices are clamped so that the whole window is in bounds;
-- `FILL_OR_DROP` (the default of `lax.gather` / `lax.scatter*` when `mode=None`):
-  a gather window that is partly out of bounds is replaced by `fill_value` (NaN for
+- `FILL_OR_DROP` (the default of `lax.scatter*` when `mode=None`; `lax.gather`'s
+  default is PROMISE_IN_BOUNDS, as in jax 0.10.2): a gather window that is partly out of bounds is replaced by `fill_value` (NaN for
   inexact dtypes, the minimum of signed, the maximum of unsigned ints, True for
   bool); a scatter window that is partly out of bounds is dropped;
 - `PROMISE_IN_BOUNDS`: no checks; XLA then clamps gathers and drops scatters,

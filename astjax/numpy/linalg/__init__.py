@@ -154,6 +154,30 @@ def lu_factor(a):
     return _lu(a)[:3]
 
 
+_UNROLL = 12  # up to this size the column loops are unrolled; beyond, a fori_loop
+
+
+def _loop(n, body, carry, reverse=False):
+    """carry = body(k, carry) for k in range(n) (reversed if asked): unrolled with
+    static k for small n, else a staged fori_loop with a traced k."""
+    if n <= _UNROLL:
+        for k in (range(n - 1, -1, -1) if reverse else range(n)):
+            carry = body(k, carry)
+        return carry
+    from ..util import _Direct
+    if reverse:
+        return lax.fori_loop(0, n, _Direct(lambda i, c: body(
+            lax.sub(np.int32(n - 1), i), c)), carry)
+    return lax.fori_loop(0, n, _Direct(body), carry)
+
+
+def _at(x, k, axis, keepdims=False):
+    """x[..., k, ...] along `axis` for a static or traced k."""
+    if isinstance(k, (int, np.integer)):
+        return lax.index_in_dim(x, int(k), axis, keepdims)
+    return lax.dynamic_index_in_dim(x, k, axis, keepdims)
+
+
 @library_jit
 def _lu(a):
     """lu_factor plus LAPACK-style pivots (row k was swapped with row piv[k])."""
@@ -161,39 +185,42 @@ def _lu(a):
     shape = _shape(a)
     n = shape[-1]
     batch = shape[:-2]
+    nb = len(batch)
     rows, cols = _iotas(shape)
-    vidx = lax.broadcasted_iota(dtypes.int32, batch + (n,), len(batch))
-    perm = vidx
-    sign = lax.full(batch, 1, _dt(a))
+    vidx = lax.broadcasted_iota(dtypes.int32, batch + (n,), nb)
     rdt = _dt(_real(a))
-    pivots = []
-    for k in range(n):
-        colk = uf.abs(_col(a, k))
-        cand = where(uf.greater_equal(vidx, k), colk, np.asarray(-1, rdt)[()])
+    zero = np.asarray(0, _dt(a))[()]
+
+    def step(k, carry):
+        a, perm, sign, piv = carry
+        cand = where(uf.greater_equal(vidx, k), uf.abs(_at(a, k, nb + 1)),
+                     np.asarray(-1, rdt)[()])
         m = _max(cand, axis=-1, keepdims=True)
         p = _min(where(uf.equal(cand, m), vidx, np.int32(n)), axis=-1)
-        pivots.append(lax.reshape(p, batch + (1,)))
-        is_p = uf.equal(rows, lax.reshape(p, batch + (1, 1)))
-        row_p = _sum(where(is_p, a, np.asarray(0, _dt(a))[()]), axis=-2, keepdims=True)
-        row_k = lax.slice_in_dim(a, k, k + 1, axis=len(shape) - 2)
-        a = where(uf.equal(rows, k), row_p, where(is_p, row_k, a))
         pv = lax.reshape(p, batch + (1,))
+        piv = where(uf.equal(vidx, k), pv, piv)
+        is_p = uf.equal(rows, lax.reshape(p, batch + (1, 1)))
+        row_p = _sum(where(is_p, a, zero), axis=-2, keepdims=True)
+        row_k = _at(a, k, nb, True)
+        a = where(uf.equal(rows, k), row_p, where(is_p, row_k, a))
         perm_p = _sum(where(uf.equal(vidx, pv), perm, np.int32(0)), axis=-1, keepdims=True)
-        perm_k = lax.slice_in_dim(perm, k, k + 1, axis=len(batch))
+        perm_k = _at(perm, k, nb, True)
         perm = where(uf.equal(vidx, k), perm_p, where(uf.equal(vidx, pv), perm_k, perm))
         sign = where(uf.not_equal(p, k), uf.negative(sign), sign)
-        piv = lax.reshape(lax.index_in_dim(_row(a, k), k, len(batch), False), batch + (1,))
-        zero_piv = uf.equal(piv, 0)
+        row_k = _at(a, k, nb, True)
+        pivot = lax.reshape(_at(lax.reshape(row_k, batch + (n,)), k, nb), batch + (1,))
+        zero_piv = uf.equal(pivot, 0)
         l_col = where(uf.logical_and(uf.greater(vidx, k), uf.logical_not(zero_piv)),
-                      uf.true_divide(_col(a, k), where(zero_piv, np.asarray(1, _dt(a))[()], piv)),
-                      np.asarray(0, _dt(a))[()])
-        row_k = lax.slice_in_dim(a, k, k + 1, axis=len(shape) - 2)
-        upd = uf.multiply(lax.reshape(l_col, batch + (n, 1)),
-                          where(uf.greater(cols, k), row_k, np.asarray(0, _dt(a))[()]))
-        a = uf.subtract(a, upd)
-        a = where(uf.logical_and(uf.equal(cols, k), uf.greater(rows, k)),
-                  lax.reshape(l_col, batch + (n, 1)), a)
-    return a, perm, sign, lax.concatenate(pivots, len(batch))
+                      uf.true_divide(_at(a, k, nb + 1),
+                                     where(zero_piv, np.asarray(1, _dt(a))[()], pivot)), zero)
+        l_col = lax.reshape(l_col, batch + (n, 1))
+        a = uf.subtract(a, uf.multiply(l_col, where(uf.greater(cols, k), row_k, zero)))
+        a = where(uf.logical_and(uf.equal(cols, k), uf.greater(rows, k)), l_col, a)
+        return a, perm, sign, piv
+
+    init = (a, vidx, lax.full(batch, 1, _dt(a)), vidx)
+    a, perm, sign, piv = _loop(n, step, init)
+    return a, perm, sign, piv
 
 
 def _diag(a):
@@ -235,16 +262,21 @@ def _lu_solve(lu, perm, b):
     y = matmul(lax.convert_element_type(onehot, _dt(lu)), b)
     ridx = lax.broadcasted_iota(dtypes.int32, _shape(y), nb)
     zero = np.asarray(0, _dt(lu))[()]
-    for i in range(n):  # forward substitution, unit lower
-        yi = lax.slice_in_dim(y, i, i + 1, axis=nb)
-        li = lax.reshape(_col(lu, i), batch + (n, 1))
-        y = uf.subtract(y, uf.multiply(where(uf.greater(ridx, i), li, zero), yi))
-    for i in range(n - 1, -1, -1):  # back substitution
-        uii = lax.reshape(lax.index_in_dim(_row(lu, i), i, nb, False), batch + (1, 1))
-        xi = uf.true_divide(lax.slice_in_dim(y, i, i + 1, axis=nb), uii)
+
+    def forward(i, y):  # unit lower triangle
+        yi = _at(y, i, nb, True)
+        li = lax.reshape(_at(lu, i, nb + 1), batch + (n, 1))
+        return uf.subtract(y, uf.multiply(where(uf.greater(ridx, i), li, zero), yi))
+
+    def backward(i, y):
+        row = lax.reshape(_at(lu, i, nb), batch + (n,))
+        uii = lax.reshape(_at(row, i, nb), batch + (1, 1))
+        xi = uf.true_divide(_at(y, i, nb, True), uii)
         y = where(uf.equal(ridx, i), xi, y)
-        ui = lax.reshape(_col(lu, i), batch + (n, 1))
-        y = uf.subtract(y, uf.multiply(where(uf.less(ridx, i), ui, zero), xi))
+        ui = lax.reshape(_at(lu, i, nb + 1), batch + (n, 1))
+        return uf.subtract(y, uf.multiply(where(uf.less(ridx, i), ui, zero), xi))
+    y = _loop(n, forward, y)
+    y = _loop(n, backward, y, reverse=True)
     return y
 
 
