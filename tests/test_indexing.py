@@ -223,3 +223,16 @@ def test_gather_jaxpr_prints_like_jax():
             "start_indices_batching_dims=())") in text
     assert "mode=GatherScatterMode.CLIP" in text
     assert "slice_sizes=(1, 4)" in text
+
+
+def test_take_modes():
+    x = np.arange(12.0, dtype=np.float32).reshape(3, 4)
+    i = np.array([[0, -1], [5, 2]])
+    # jax 0.10.2: jnp.take defaults to mode='fill'
+    np.testing.assert_array_equal(jnp.take(np.arange(5.0), np.array([5, 7])), [np.nan, np.nan])
+    np.testing.assert_array_equal(jnp.take(x, i, axis=1, mode="clip"),
+                                  np.take(x, i, axis=1, mode="clip"))
+    np.testing.assert_array_equal(jnp.take(x, i, axis=0, mode="wrap"),
+                                  np.take(x, i, axis=0, mode="wrap"))
+    np.testing.assert_array_equal(astjax.jit(lambda x: jnp.take(x, np.array([3, 0, -2])))(x),
+                                  np.take(x, [3, 0, -2]))

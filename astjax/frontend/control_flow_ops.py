@@ -705,7 +705,9 @@ def _read_slices(iterable, reads):
         if ok:
             shape = _aval(xs).shape
             ok = bool(shape) and r.step > 0 and 0 <= r.start and r[-1] < shape[0]
-        out.append(lax.slice_in_dim(xs, r.start, r[-1] + 1, r.step) if ok else None)
+        whole = ok and r.start == 0 and r.step == 1 and len(r) == _aval(xs).shape[0]
+        out.append(xs if whole else lax.slice_in_dim(xs, r.start, r[-1] + 1, r.step)
+                   if ok else None)
     return out
 
 

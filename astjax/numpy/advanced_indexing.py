@@ -30,7 +30,7 @@ from ..primitives.indexing import (GatherDimensionNumbers, GatherScatterMode,
 from .creation import asarray
 from .ufuncs import broadcast_shapes, broadcast_to_shape
 
-__all__ = ["gather_index", "scatter_index", "take_along_axis"]
+__all__ = ["gather_index", "scatter_index", "take_along_axis", "take"]
 
 
 def _is_static(v):
@@ -282,3 +282,41 @@ def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
                                 start_indices_batching_dims=others)
     mode = GatherScatterMode.FILL_OR_DROP if mode is None else mode
     return lax.gather(arr, indices, dn, [1] * aa.ndim, mode=mode, fill_value=fill_value)
+
+
+def take(a, indices, axis=None, mode=None, fill_value=None):
+    """`jnp.take`: JAX's default mode is 'fill' (out-of-bounds reads give NaN / the
+    integer minimum); 'clip' clamps, 'wrap' takes indices modulo the axis size.
+    Negative indices wrap once, as in NumPy."""
+    from .shapes import ravel
+    a, indices = asarray(a), asarray(indices)
+    if axis is None:
+        a, axis = ravel(a), 0
+    aa, ia = core.get_aval(a), core.get_aval(indices)
+    axis = int(axis)
+    if not -aa.ndim <= axis < aa.ndim:
+        raise ShapeError(f"take: axis {axis} is out of bounds for an array of rank {aa.ndim}")
+    axis %= aa.ndim
+    n = aa.shape[axis]
+    idx_dtype = dtypes.int64 if ia.dtype == dtypes.int64 else dtypes.int32
+    if mode == "wrap":
+        indices = lax.convert_element_type(indices, idx_dtype)
+        m = lax.full_like(indices, np.asarray(max(n, 1), idx_dtype)[()])
+        r = lax.rem(indices, m)
+        indices = lax.select(lax.lt(r, lax.full_like(r, np.asarray(0, idx_dtype)[()])),
+                             lax.add(r, m), r)
+        mode = "clip"
+    else:
+        indices = _normalize(indices, n, idx_dtype)
+    if mode not in (None, "fill", "clip", "promise_in_bounds") and not isinstance(
+            mode, GatherScatterMode):
+        raise ArgumentError(f"take: unsupported mode {mode!r}",
+                            hint="use 'fill' (the default), 'clip' or 'wrap'")
+    mode = GatherScatterMode.FILL_OR_DROP if mode is None else mode
+    out_ndim = aa.ndim - 1 + ia.ndim
+    dn = GatherDimensionNumbers(
+        offset_dims=tuple(range(axis)) + tuple(range(axis + ia.ndim, out_ndim)),
+        collapsed_slice_dims=(axis,), start_index_map=(axis,))
+    sizes = [1 if d == axis else s for d, s in enumerate(aa.shape)]
+    return lax.gather(a, lax.reshape(indices, ia.shape + (1,)), dn, sizes, mode=mode,
+                      fill_value=fill_value)

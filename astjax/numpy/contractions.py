@@ -37,6 +37,8 @@ def matmul(a, b, *, precision=None, preferred_element_type=None):
     a, b, av, bv = _prep(a, b)
     if av.ndim == 0 or bv.ndim == 0:
         raise ShapeError("matmul: operands must not be scalars", hint="use * for scalars")
+    if av.ndim <= 2 and bv.ndim <= 2:  # no batch axes: exactly jnp.dot (one dot_general)
+        return dot(a, b, precision=precision, preferred_element_type=preferred_element_type)
     a2 = a if av.ndim > 1 else lax.reshape(a, (1,) + av.shape)
     b2 = b if bv.ndim > 1 else lax.reshape(b, bv.shape + (1,))
     a2v, b2v = core.get_aval(a2), core.get_aval(b2)

@@ -184,14 +184,8 @@ def _slice_part(v):
 
 
 def take(a, indices, axis=None, mode=None, fill_value=None):
-    from .shapes import ravel
-    a = asarray(a)
-    if axis is None:
-        a = ravel(a)
-        axis = 0
-    nd = core.get_aval(a).ndim
-    axis = axis % nd
-    return _getitem(a, (slice(None),) * axis + (asarray(indices),))
+    from .advanced_indexing import take as _take
+    return _take(a, indices, axis, mode, fill_value)
 
 
 def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
