@@ -71,10 +71,13 @@ def get_aval(x) -> ShapedArray:
         return ShapedArray((), dtypes.python_scalar_dtype(x), True)
     if isinstance(x, (bool, np.bool_)):
         return ShapedArray((), dtypes.bool_)
-    if isinstance(x, (np.ndarray, np.generic)):
-        if x.dtype not in dtypes._SHORT:
+    if isinstance(x, (np.ndarray, np.generic)) or (
+            hasattr(x, "__array__") and hasattr(x, "shape") and hasattr(x, "dtype")):
+        # NumPy values, and foreign arrays (e.g. jax.Array) through __array__
+        dt = np.dtype(x.dtype) if not isinstance(x.dtype, np.dtype) else x.dtype
+        if dt not in dtypes._SHORT:
             raise TypeError(f"unsupported dtype {x.dtype}")
-        return ShapedArray(x.shape, dtypes.canonicalize(x.dtype))
+        return ShapedArray(tuple(x.shape), dtypes.canonicalize(dt))
     raise TypeError(f"{type(x).__name__} is not a valid array value")
 
 
