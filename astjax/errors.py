@@ -92,7 +92,11 @@ class AstjaxError(Exception):
                  extra: str = ""):
         self.message = message
         self.hint = self.default_hint if hint is None else hint
-        self.loc = loc if loc is not None else user_location(2)
+        if loc is None:
+            loc = user_location(2)
+            if loc.file is None:  # raised outside staged code: point at the API call
+                loc = caller_location()
+        self.loc = loc
         self.extra = extra
         super().__init__(str(self))
 
