@@ -792,14 +792,13 @@ def _index_loop(iterable, body_fn, state, names, extra_test, meta):
         return jnp.logical_and(ok, extra_test(*s))
     cond_j, cond_c = _stage_test(st, carry_pos, [_aval(v) for v in init], test,
                                  extra_avals=(idx_aval,))
-    # body: (i, carry...) -> (i + step, carry...)
+    # body: (consts, [step], i, carry...) -> (i + step, carry...)
     bj = _with_index_step(body_j, step)
-    outs = core.bind(while_p, *cond_c, *body_c, start if isinstance(start, Tracer) else np.int32(start),
-                     *init, cond_jaxpr=_closed(cond_j), body_jaxpr=_closed(bj),
-                     cond_nconsts=len(cond_c), body_nconsts=len(body_c) + (1 if isinstance(step, Tracer) else 0)) \
-        if not isinstance(step, Tracer) else core.bind(
-            while_p, *cond_c, *body_c, step, start, *init, cond_jaxpr=_closed(cond_j),
-            body_jaxpr=_closed(bj), cond_nconsts=len(cond_c), body_nconsts=len(body_c) + 1)
+    body_consts = list(body_c) + ([step] if isinstance(step, Tracer) else [])
+    start = start if isinstance(start, Tracer) else np.int32(start)
+    outs = core.bind(while_p, *cond_c, *body_consts, start, *init,
+                     cond_jaxpr=_closed(cond_j), body_jaxpr=_closed(bj),
+                     cond_nconsts=len(cond_c), body_nconsts=len(body_consts))
     return _rebuild(st, carry_pos, outs[1:])
 
 
