@@ -24,3 +24,4 @@ numpy.ndarray = Array
 __version__ = "0.1.0"
 from .ad_api import (grad, value_and_grad, jvp, vjp, linearize, jacfwd, jacrev, hessian,  # noqa: E402
                      stop_gradient, custom_jvp, custom_vjp, checkpoint, remat, float0)
+from .pmap_api import pmap  # noqa: E402

@@ -536,7 +536,8 @@ class custom_jvp(_Transformed):
                 full.append(nd[i] if i in nd else next(it))
             return as_callable(fun)(*full, **kwargs)
 
-        closed, in_tree, out_tree, leaves = _stage(call, dyn, {})
+        from .transforms.ad_control import raw
+        closed, in_tree, out_tree, leaves = _stage(raw(call), dyn, {})
         body, consts = _const_split(closed)
 
         def jvp_rule(primals, tangents):
@@ -618,8 +619,9 @@ class custom_vjp(_Transformed):
                 full.append(nd[i] if i in nd else next(it))
             return full
 
+        from .transforms.ad_control import raw
         closed, in_tree, out_tree, leaves = _stage(
-            lambda *d: as_callable(fun)(*full_args(d), **kwargs), dyn, {})
+            raw(lambda *d: as_callable(fun)(*full_args(d), **kwargs)), dyn, {})
         body, consts = _const_split(closed)
         res_tree = [None]
 

@@ -364,6 +364,8 @@ def jit(fun=None, *, static_argnums=(), static_argnames=(), donate_argnums=(),
     if fun is None:
         return functools.partial(jit, static_argnums=static_argnums,
                                  static_argnames=static_argnames, donate_argnums=donate_argnums)
+    if getattr(fun, "_jit_is_identity", False) and not (static_argnums or static_argnames):
+        return fun  # a pmap is compiled already: jit(pmap(f)) is pmap(f)
     return Jitted(fun, static_argnums, static_argnames, donate_argnums)
 
 

@@ -17,9 +17,9 @@ import linecache
 import re
 
 from . import api, dtypes, tree_util
+from .codegen import pysource
 from .errors import AstjaxError, caller_location
 from .staging import StagedCallable
-from .codegen import pysource
 
 __all__ = ["source", "source_function"]
 
@@ -129,6 +129,8 @@ def _stage(fn, args, kwargs):
 def _last_signature(fn):
     """The most recent signature `fn` (a jitted function) was compiled for."""
     cache = getattr(fn, "_cache", None)
+    if not isinstance(cache, dict):  # transforms compile eager calls through a Jitted
+        cache = getattr(getattr(fn, "_jitted", None), "_cache", None)
     if not isinstance(cache, dict) or not cache:
         return None
     x64 = dtypes.config.x64_enabled

@@ -44,10 +44,16 @@ from collections import Counter
 import numpy as np
 
 from astjax import core, dtypes, tree_util
-from astjax.errors import AstjaxError, UNKNOWN
+from astjax.errors import UNKNOWN, AstjaxError
 
-__all__ = ["generate", "GeneratedSource", "SourceGenerator", "source_rule", "expr_rule",
-           "statement_rule"]
+__all__ = [
+    "GeneratedSource",
+    "SourceGenerator",
+    "generate",
+    "generic_rule",
+    "source_rule",
+    "statement_rule",
+]
 
 # Names the generated module imports; never used for variables.
 MODULE_NAMES = {"np": "numpy", "jnp": "astjax.numpy", "lax": "astjax.lax"}
@@ -91,6 +97,9 @@ def store(name):
 
 
 def attr(base, *names):
+    if isinstance(base, str) and "." in base:
+        first, *rest = base.split(".")
+        return attr(first, *rest, *names)
     node = load(base) if isinstance(base, str) else base
     for n in names:
         node = ast.Attribute(value=node, attr=n, ctx=ast.Load())
@@ -181,11 +190,8 @@ def sanitize(name):
 # ---------------------------------------------------------------- rule registry
 
 
-def expr_rule(fn):
-    return fn
-
-
 def statement_rule(fn):
+    """Mark a source rule as printing statements (`rule(gen, eqn, stmts)`)."""
     fn.statement = True
     return fn
 
@@ -244,6 +250,7 @@ class SourceGenerator:
         self.uses_core = False
         self.scopes: list = []         # stack of (_Scope, eqn index)
         self.counters: set = set()     # names of `for` loop counters (Python ints when eager)
+        self.source_names: dict = {}   # Var -> the user's name from its equation's SourceInfo
         self.last_origin = None        # (file, line) of the last origin comment printed
         self.last_phase = None
         self._global_ids: dict = {}
@@ -271,7 +278,7 @@ class SourceGenerator:
         """The name an equation's output is bound to (fresh unless preset)."""
         name = self.preset.pop(v, None)
         if name is None:
-            name = self.fresh(v.hint or base or "t")
+            name = self.fresh(v.hint or self.source_names.get(v) or base or "t")
         return self.name_var(v, name)
 
     def name_of(self, a):
@@ -351,7 +358,7 @@ class SourceGenerator:
             return attr(self.import_object(type(v)), v.name)
         if isinstance(v, tuple) and hasattr(type(v), "_fields"):
             cls = self.import_object(type(v))
-            return call(load(cls), **{f: self.value(getattr(v, f)) for f in type(v)._fields})
+            return call(attr(cls), **{f: self.value(getattr(v, f)) for f in type(v)._fields})
         if isinstance(v, tuple):
             return ast.Tuple(elts=[self.value(x) for x in v], ctx=ast.Load())
         if isinstance(v, list):
@@ -363,9 +370,13 @@ class SourceGenerator:
         return load(self.inject(v, "param"))
 
     def import_object(self, obj):
-        """A class or function by a local name: imported when it can be, else provided
-        in the function's globals."""
-        mod, qual = getattr(obj, "__module__", None), getattr(obj, "__qualname__", "")
+        """A class or function by a local name (`lax.X` when astjax.lax exports it):
+        imported when it can be, else provided in the function's globals."""
+        from astjax import lax as _lax
+        qual = getattr(obj, "__qualname__", "")
+        if qual and "." not in qual and getattr(_lax, qual, None) is obj:
+            return f"lax.{qual}"
+        mod = getattr(obj, "__module__", None)
         if mod and "." not in qual and getattr(sys.modules.get(mod), qual, None) is obj:
             key = (mod, qual)
             if key not in self.imports:
@@ -430,13 +441,23 @@ class SourceGenerator:
     def _foldable(self, scope, eqn):
         v = eqn.outvars[0] if len(eqn.outvars) == 1 else None
         return (v is not None and v.hint is None and v not in self.preset
+                and v not in self.source_names
                 and scope.uses[v] == 1 and v in scope.jaxpr.outvars
                 and not getattr(source_rule(eqn.primitive), "statement", False)
                 and not eqn.primitive.multiple_results)
 
     def _plan_fusions(self, scope):
         """Equations printed inside their consumer: the bool->int32 convert feeding a
-        cond (`if pred:`), the iota feeding a scan (`for i in range(n):`)."""
+        cond (`if pred:`), the iota feeding a scan (`for i in range(n):`). Also: a
+        batched equation's result takes the user's name its SourceInfo remembers (the
+        last of the equations a batching rule made for one user operation)."""
+        eqns = scope.jaxpr.eqns
+        for i, eqn in enumerate(eqns):
+            info = eqn.source_info
+            if (info is not None and info.name and info.phase == "batched"
+                    and len(eqn.outvars) == 1 and eqn.outvars[0].hint is None
+                    and (i + 1 == len(eqns) or eqns[i + 1].source_info is not info)):
+                self.source_names[eqn.outvars[0]] = info.name
         for i, eqn in enumerate(scope.jaxpr.eqns):
             rule = getattr(source_rule(eqn.primitive), "fuse", None)
             if rule is not None:
@@ -458,7 +479,10 @@ class SourceGenerator:
         stem = _STEMS.get(eqn.primitive.name, eqn.primitive.name)
         if eqn.primitive.multiple_results:
             names = [self.out_name(v, stem) for v in eqn.outvars]
-            stmts.append(assign(names, expr) if names else ast.Expr(value=expr))
+            if len(names) == 1 and getattr(rule, "unpacks_single", False):
+                stmts.append(assign(names[0], expr))
+            else:
+                stmts.append(assign(names, expr) if names else ast.Expr(value=expr))
         else:
             stmts.append(assign(self.out_name(eqn.outvars[0], stem), expr))
 
@@ -496,8 +520,11 @@ class GeneratedSource(str):
     name: str
     closed: object
 
+    def __repr__(self):  # shown as code at an interactive prompt
+        return str(self)
 
-def _leaf_names(gen, param, td, hint_of):
+
+def _leaf_names(gen, param, td):
     """Names for the leaves of one argument pytree, by their path."""
     out = []
 
@@ -507,9 +534,9 @@ def _leaf_names(gen, param, td, hint_of):
             return
         nt = td.node_type
         if nt is dict or nt.__name__ == "OrderedDict":
-            keys = list(td.aux) if nt is dict else list(td.aux)
-            for k, c in zip(keys, td.children):
-                sub = k if isinstance(k, str) and k.isidentifier() else f"{base}_{sanitize(k)}"
+            for k, c in zip(td.aux, td.children):
+                ident = isinstance(k, str) and k.isidentifier()
+                sub = k if ident and top else f"{base}_{sanitize(k)}"
                 go(c, sub, False)
         elif hasattr(nt, "_fields"):
             for f, c in zip(nt._fields, td.children):
@@ -569,7 +596,7 @@ def _destructure(gen, name, td, leaf_names, stmts):
         # any other registered node: its leaves, in order
         names = [next(it) for _ in range(td.num_leaves)]
         tu = gen.import_object(tree_util.tree_leaves)
-        stmts.append(assign(names, call(load(tu), [load(src)])))
+        stmts.append(assign(names, call(attr(tu), [load(src)])))
     if td.node_type is None:
         return
     bind(name, td)
@@ -593,21 +620,25 @@ def _rebuild(gen, td, leaves):
         if nt is dict:
             return ast.Dict(keys=[pyconst(k) for k in td.aux], values=kids)
         if hasattr(nt, "_fields"):
-            return call(load(gen.import_object(nt)), kids)
+            return call(attr(gen.import_object(nt)), kids)
+        # any other registered node: rebuilt from its structure and leaves
         unflatten = gen.import_object(tree_util.tree_unflatten)
         tdname = gen.inject(td, "out_tree")
-        return call(load(unflatten), [load(tdname), ast.List(elts=_leaf_list(td, kids), ctx=ast.Load())])
+        return call(attr(unflatten), [load(tdname), ast.List(elts=_leaf_list(gen, td, kids),
+                                                             ctx=ast.Load())])
     return go(td)
 
 
-def _leaf_list(td, kids):
-    # kids of an opaque node: flatten their expressions back into leaf order
+def _leaf_list(gen, td, kids):
+    """The leaves under an opaque node, in order (containers among its children are
+    flattened again with `tree_leaves`)."""
     out = []
     for c, k in zip(td.children, kids):
         if c.node_type is None:
             out.append(k)
         else:
-            out.append(call("tree_util.tree_leaves", [k]))
+            out.append(ast.Starred(value=call(attr(gen.import_object(tree_util.tree_leaves)), [k]),
+                                   ctx=ast.Load()))
     return out
 
 
@@ -656,18 +687,22 @@ def generate(closed, in_tree, out_tree, *, name="f", param_names=None, user_fn=N
     subtrees = list(args_td.children) + (list(kwargs_td.children) if kwnames else [])
     owners = params + kwnames
     invars = iter(jaxpr.invars)
+    leaf_names_of = []   # (subtree, leaf names) per argument, for naming cotangents
     for pname, td in zip(owners, subtrees):
         leaves = [next(invars) for _ in range(td.num_leaves)]
         if td.node_type is None:
             gen.name_var(leaves[0], pname)
+            leaf_names_of.append((td, [pname]))
             continue
-        bases = _leaf_names(gen, pname, td, None)
+        bases = _leaf_names(gen, pname, td)
         names = []
         for v, base in zip(leaves, bases):
             hint = v.hint if v.hint and v.hint != pname else None
             names.append(gen.fresh(hint or base))
             gen.name_var(v, names[-1])
+        leaf_names_of.append((td, names))
         _destructure(gen, pname, td, names, body)
+    _name_cotangent_outputs(gen, jaxpr, out_tree, leaf_names_of)
 
     # constants
     const_names = _const_names(user_fn)
@@ -721,6 +756,32 @@ def generate(closed, in_tree, out_tree, *, name="f", param_names=None, user_fn=N
     out.name = name
     out.closed = closed
     return out
+
+
+def _name_cotangent_outputs(gen, jaxpr, out_tree, leaf_names_of):
+    """Outputs shaped like an argument pytree whose leaves are cotangents (`ct_...`,
+    as `grad` returns them) are named after that argument's leaves: `ct_params_0_1`."""
+    def subtrees(td, start):
+        yield td, start
+        if td.node_type is tuple:
+            k = start
+            for c in td.children:
+                yield from subtrees(c, k)
+                k += c.num_leaves
+    for td, start in subtrees(out_tree, 0):
+        if td.num_leaves < 2:
+            continue
+        for arg_td, names in leaf_names_of:
+            if arg_td != td:
+                continue
+            outs = jaxpr.outvars[start:start + td.num_leaves]
+            if not all(isinstance(v, core.Var) and v.hint and v.hint.startswith("ct_")
+                       and outs.count(v) == 1 and v not in jaxpr.invars
+                       and v not in gen.preset for v in outs):
+                continue
+            for v, n in zip(outs, names):
+                gen.preset[v] = gen.fresh(f"ct_{n}")
+            break
 
 
 def _blank_lines(text):
@@ -791,7 +852,7 @@ _LAX_RENAMES = {"not": "bitwise_not", "and": "bitwise_and", "or": "bitwise_or",
 
 
 def _binop_rule(name):
-    op, kind = _BINOPS[name]
+    op, kind = _BINOPS["add" if name == "add_any" else name]
 
     def rule(gen, eqn):
         if _operator_ok(eqn, kind):
@@ -921,6 +982,14 @@ def _reduce_rule(name):
 def _bid_rule(gen, eqn):
     (x,) = eqn.invars
     shape, dims = tuple(eqn.params["shape"]), tuple(eqn.params["broadcast_dimensions"])
+    if isinstance(x, core.Literal) and np.ndim(x.val) == 0:
+        v = _scalar_py(np.asarray(x.val)[()], x.aval.dtype)
+        dt = dtype_expr(x.aval.dtype)
+        if v == 0 and not (isinstance(v, float) and math.copysign(1.0, v) < 0):
+            return call("jnp.zeros", [gen.value(shape), dt])
+        if v == 1:
+            return call("jnp.ones", [gen.value(shape), dt])
+        return call("jnp.full", [gen.value(shape), pyconst(v), dt])
     n = len(shape)
     if dims == tuple(range(n - x.aval.ndim, n)) and isinstance(x, core.Var):
         return call("jnp.broadcast_to", [gen.arg(x), gen.value(shape)])
@@ -1010,6 +1079,95 @@ def _pad_rule(gen, eqn):
     return _lax_call("pad", gen, eqn, gen.value(tuple(tuple(c) for c in eqn.params["padding_config"])))
 
 
+def _gather_rule(gen, eqn):
+    p = eqn.params
+    kw = {k: gen.value(p[k]) for k in ("dimension_numbers", "slice_sizes")}
+    for k in ("indices_are_sorted", "unique_indices"):
+        if p.get(k):
+            kw[k] = pyconst(True)
+    kw["mode"] = gen.value(p["mode"])
+    if p.get("fill_value") is not None:
+        kw["fill_value"] = gen.value(p["fill_value"])
+    return _lax_call("gather", gen, eqn, **kw)
+
+
+def _scatter_rule(name):
+    fname = name.replace("-", "_")
+
+    def rule(gen, eqn):
+        p = eqn.params
+        if p.get("update_jaxpr") is not None:
+            return generic_rule(gen, eqn)
+        kw = {"dimension_numbers": gen.value(p["dimension_numbers"])}
+        for k in ("indices_are_sorted", "unique_indices"):
+            if p.get(k):
+                kw[k] = pyconst(True)
+        kw["mode"] = gen.value(p["mode"])
+        return _lax_call(fname, gen, eqn, **kw)
+    return rule
+
+
+def _arg_rule(name):
+    def rule(gen, eqn):
+        (axis,) = eqn.params["axes"]
+        return _lax_call(name, gen, eqn, pyconst(int(axis)), dtype_expr(eqn.params["index_dtype"]))
+    return rule
+
+
+def _cum_rule(name):
+    def rule(gen, eqn):
+        kw = {"axis": pyconst(int(eqn.params["axis"]))}
+        if eqn.params.get("reverse"):
+            kw["reverse"] = pyconst(True)
+        return _lax_call(name, gen, eqn, **kw)
+    return rule
+
+
+def _sort_rule(gen, eqn):
+    p = eqn.params
+    kw = {"dimension": pyconst(int(p["dimension"]))}
+    if not p.get("is_stable", True):
+        kw["is_stable"] = pyconst(False)
+    if p.get("num_keys", 1) != 1:
+        kw["num_keys"] = pyconst(int(p["num_keys"]))
+    ops = [gen.arg(a) for a in eqn.invars]
+    operand = ops[0] if len(ops) == 1 else ast.Tuple(elts=ops, ctx=ast.Load())
+    return call("lax.sort", [operand], **kw)
+
+
+_sort_rule.unpacks_single = True
+
+
+def _stop_gradient_rule(gen, eqn):
+    return _lax_call("stop_gradient", gen, eqn)
+
+
+def _call_rule(param, what):
+    @statement_rule
+    def rule(gen, eqn, stmts):
+        """A call of a nested jaxpr, printed inline (the numbers are the same; a custom
+        derivative rule or a rematerialization policy is not kept in the source)."""
+        body = eqn.params[param]
+        jaxpr = body.jaxpr if isinstance(body, core.ClosedJaxpr) else body
+        consts = body.consts if isinstance(body, core.ClosedJaxpr) else []
+        if consts or jaxpr.constvars:
+            stmts.extend(_generic_statement(gen, eqn))
+            return
+        if gen.comments:
+            stmts.append(comment(f"{what} (inlined)"))
+        outs = [gen.out_name(v, _hint_from(v, o) or eqn.primitive.name)
+                for v, o in zip(eqn.outvars, jaxpr.outvars)]
+        stmts.extend(s for s in _branch_block(gen, jaxpr, eqn.invars, outs, eqn.outvars)
+                     if not isinstance(s, ast.Pass))
+    return rule
+
+
+def _generic_statement(gen, eqn):
+    expr = generic_rule(gen, eqn)
+    names = [gen.out_name(v, eqn.primitive.name) for v in eqn.outvars]
+    return [assign(names, expr)]
+
+
 # ---- control flow ---------------------------------------------------------------
 
 
@@ -1043,11 +1201,17 @@ def _branch_block(gen, br, ops, out_names, out_vars):
         seen.add(v)
     stmts = []
     gen.emit_jaxpr(jaxpr, stmts)
-    for v in jaxpr.outvars:
-        gen.preset.pop(v, None) if isinstance(v, core.Var) else None
+    _drop_presets(gen, jaxpr.outvars)
     _assign_outputs(gen, stmts, [(n, gen.typed_arg(v, o.aval))
                                  for v, n, o in zip(jaxpr.outvars, out_names, out_vars)])
     return stmts or [ast.Pass()]
+
+
+def _drop_presets(gen, atoms):
+    """Forget names chosen for outputs that a block did not bind (literals, inputs)."""
+    for v in atoms:
+        if isinstance(v, core.Var):
+            gen.preset.pop(v, None)
 
 
 def _hint_from(*vs):
@@ -1077,8 +1241,20 @@ def cond_rule(gen, eqn, stmts):
         test = gen.render_expr(pred[1]) if isinstance(pred, tuple) else gen.arg(pred)
         stmts.append(ast.If(test=test, body=blocks[1], orelse=blocks[0]))
         return
-    idx = gen.arg(index)
     n = len(branches)
+    scope = gen.current()[0]
+    p = scope.producer.get(index)
+    if n == 2 and p is not None:
+        conv = scope.jaxpr.eqns[p]
+        if (conv.primitive.name == "convert_element_type"
+                and conv.invars[0].aval.dtype == dtypes.bool_ and conv.invars[0].aval.shape == ()):
+            stmts.append(ast.If(test=gen.arg(conv.invars[0]), body=blocks[1], orelse=blocks[0]))
+            return
+    idx = gen.arg(index)
+    if n == 2:  # clamping: index <= 0 takes branch 0, index >= 1 branch 1
+        stmts.append(ast.If(test=ast.Compare(left=idx, ops=[ast.GtE()], comparators=[pyconst(1)]),
+                            body=blocks[1], orelse=blocks[0]))
+        return
     # clamping semantics: index <= 0 -> branch 0, index >= n-1 -> the last branch
     orelse = blocks[-1]
     for k in range(n - 2, -1, -1):
@@ -1096,9 +1272,12 @@ def _carry_names(gen, eqn, inits, out_vars, inner_in, inner_out, stmts):
     names, pre = [], []
     taken = set()
     for k, (init, v) in enumerate(zip(inits, out_vars)):
+        own = _hint_from(v, inner_out[k], inner_in[k])
         reuse = (isinstance(init, core.Var) and init in scope.owned and init not in taken
                  and scope.uses[init] == 1 and scope.last_read.get(init) == idx
-                 and gen.name_of(init) is not None)
+                 and gen.name_of(init) is not None
+                 and (own is None or init.hint is None or own == init.hint))
+        # (a named input `x` carried as `y` gets `y = x` before the loop instead)
         if reuse:
             name = gen.name_of(init)
             taken.add(init)
@@ -1112,6 +1291,29 @@ def _carry_names(gen, eqn, inits, out_vars, inner_in, inner_out, stmts):
     for n, e in pre:
         stmts.append(assign(n, e))
     return names
+
+
+def _loop_fuse(gen, scope, i, eqn):
+    """A loop carry initialised from an unnamed temporary used only here: compute the
+    temporary straight into the carry's name (`ct_x = y + y`, not `acc = ...` +
+    `ct_x = acc`)."""
+    p = eqn.params
+    if eqn.primitive.name == "while":
+        nconst = p["cond_nconsts"] + p["body_nconsts"]
+        inits = eqn.invars[nconst:]
+        bj = p["body_jaxpr"].jaxpr
+        inner_in, inner_out = bj.invars[p["body_nconsts"]:], bj.outvars
+    else:
+        nconst, ncarry = p["num_consts"], p["num_carry"]
+        inits = eqn.invars[nconst:nconst + ncarry]
+        bj = p["jaxpr"].jaxpr
+        inner_in, inner_out = bj.invars[nconst:nconst + ncarry], bj.outvars[:ncarry]
+    for k, (init, v) in enumerate(zip(inits, eqn.outvars)):
+        if (isinstance(init, core.Var) and init.hint is None and init in scope.producer
+                and scope.uses[init] == 1 and init not in gen.preset):
+            own = _hint_from(v, inner_out[k], inner_in[k])
+            if own:
+                gen.preset[init] = gen.fresh(own)
 
 
 def _preset_carry_outputs(gen, jaxpr, carry_in, carry_out, names):
@@ -1168,8 +1370,7 @@ def while_rule(gen, eqn, stmts):
         flag_stmts = flag_block
     _preset_carry_outputs(gen, bj, bj.invars[nb:], bj.outvars, names)
     gen.emit_jaxpr(bj, body)
-    for v in bj.outvars:
-        gen.preset.pop(v, None) if isinstance(v, core.Var) else None
+    _drop_presets(gen, bj.outvars)
     _assign_outputs(gen, body, [(n, gen.arg(v)) for v, n in zip(bj.outvars, names)])
     if flag_stmts is not None:
         # the test reads the new carries: rename the cond's invars to them (already so)
@@ -1230,12 +1431,17 @@ def scan_rule(gen, eqn, stmts):
         reads.append(assign(nm, ast.Subscript(value=gen.arg(x), slice=load(counter), ctx=ast.Load())))
     ys_out = eqn.outvars[ncarry:]
     b_ys = body_j.outvars[ncarry:]
+    _preset_carry_outputs(gen, body_j, b_carry, body_j.outvars[:ncarry], names)
+    body = list(reads)
+    gen.emit_jaxpr(body_j, body)
+    _drop_presets(gen, body_j.outvars)
+    # stacked outputs are named after the user's name for what the body computes: `hs`
     ys_names = []
     for v, y in zip(ys_out, b_ys):
         h = _hint_from(v)
         if not h:
             yh = _hint_from(y)
-            h = f"{yh}s" if yh else "ys"
+            h = f"{yh}s" if yh and yh not in names else "ys"
         ys_names.append(gen.out_name(v, h))
     # forward: `ys.append(y)` then `jnp.stack(ys)`; reverse (or empty): a preallocated
     # `ys = ys.at[i].set(y)`, whose meaning does not depend on the iteration order
@@ -1243,11 +1449,6 @@ def scan_rule(gen, eqn, stmts):
     for n, v in zip(ys_names, ys_out):
         stmts.append(assign(n, call("jnp.zeros", [gen.value(v.aval.shape), dtype_expr(v.aval.dtype)])
                             if prealloc else ast.List(elts=[], ctx=ast.Load())))
-    _preset_carry_outputs(gen, body_j, b_carry, body_j.outvars[:ncarry], names)
-    body = list(reads)
-    gen.emit_jaxpr(body_j, body)
-    for v in body_j.outvars:
-        gen.preset.pop(v, None) if isinstance(v, core.Var) else None
     for n, y, v in zip(ys_names, b_ys, ys_out):
         if prealloc:
             at = ast.Subscript(value=attr(n, "at"), slice=load(counter), ctx=ast.Load())
@@ -1272,7 +1473,7 @@ def register_rules():
     for name in ew.UNARY:
         _register(name, _unary_rule(name))
     for name in ew.BINARY:
-        if name in _BINOPS:
+        if name in _BINOPS or name == "add_any":
             _register(name, _binop_rule(name))
         elif name in _CMPOPS:
             _register(name, _cmp_rule(name))
@@ -1307,6 +1508,19 @@ def register_rules():
     _register("cond", cond_rule)
     _register("while", while_rule)
     _register("scan", scan_rule)
+    while_rule.fuse = scan_rule.fuse = _loop_fuse
+    _register("gather", _gather_rule)
+    for name in ("scatter", "scatter-add", "scatter-mul", "scatter-min", "scatter-max"):
+        _register(name, _scatter_rule(name))
+    _register("argmax", _arg_rule("argmax"))
+    _register("argmin", _arg_rule("argmin"))
+    for name in ("cumsum", "cumprod", "cummax", "cummin", "cumlogsumexp"):
+        _register(name, _cum_rule(name))
+    _register("sort", _sort_rule)
+    _register("stop_gradient", _stop_gradient_rule)
+    _register("custom_jvp_call", _call_rule("call_jaxpr", "custom_jvp function"))
+    _register("custom_vjp_call", _call_rule("call_jaxpr", "custom_vjp function"))
+    _register("checkpoint", _call_rule("jaxpr", "checkpoint"))
 
 
 register_rules()

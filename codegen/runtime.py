@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import os
+import sys as _sys
 import threading
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
@@ -43,8 +44,7 @@ def client():
     if _client is None:
         with _lock:
             if _client is None:
-                n = int(os.environ.get("ASTJAX_NUM_CPU_DEVICES", "1"))
-                _client = xc.make_cpu_client(num_devices=n) if n > 1 else xc.make_cpu_client()
+                _client = _make_client()  # platform choice: see "platforms" below
     return _client
 
 
@@ -194,9 +194,9 @@ def device_put(x, device=None, weak_type=None) -> Array:
     """Copy a NumPy value (or Python scalar) to `device`, applying astjax's dtype
     policy (32-bit unless x64)."""
     if isinstance(x, Array):
-        if device is None or device == x.device:
+        if type(x) is Array and (device is None or device == x.device):
             return x
-        x = x._value()
+        x = x._value()  # another device, or a ShardedArray (gathered)
     aval = intern_aval(_aval_of_host(x, weak_type))
     return Array(put_host(x, aval, device), aval)
 
@@ -255,14 +255,18 @@ def block_until_ready(x):
     from astjax import tree_util
     for leaf in tree_util.tree_leaves(x):
         if isinstance(leaf, Array):
-            leaf._buf.block_until_ready()
+            leaf.block_until_ready()   # (a ShardedArray waits for all its shards)
     return x
 
 # --------------------------------------------------------------------- executables
 
 
 class Executable:
-    """A compiled module: `call(*args)` takes Arrays / host values, returns Arrays."""
+    """A compiled module: `call(*args)` takes Arrays / host values, returns Arrays.
+
+    `api.Jitted.__call__`'s fast path reads `exe`, `handlers` and `out_avals`
+    (interned) directly and does what `call_buffers` does: keep those three
+    meaning the same, or give `_Entry.compile` what it needs."""
 
     def __init__(self, text: str, in_avals, out_avals, device=None, donated=()):
         self.text = text
@@ -271,7 +275,7 @@ class Executable:
         self.device = device or default_device()
         opts = xc.CompileOptions()
         opts.device_assignment = xc.DeviceAssignment.create(np.array([[self.device.id]]))
-        self.exe = client().compile_and_load(text.encode(), xc.DeviceList((self.device,)), opts)
+        self.exe = compile_mlir(text, (self.device,), opts)
         sh = sharding_for(self.device)
         self.handlers = [xc.array_result_handler(a, sh, committed=True, _skip_checks=True)
                          for a in self.out_avals]
@@ -327,3 +331,332 @@ def eager_apply(prim, args, params):
 
 
 core.eager_backend = eager_apply
+
+# ======================================================================= platforms
+# The default client: the CUDA PJRT plugin when it is installed and finds a GPU
+# (`pip install 'astjax[cuda12]'`), else the CPU (ASTJAX_NUM_CPU_DEVICES devices).
+# `ASTJAX_PLATFORM=cpu` (or config `jax_platforms`) forces the CPU; `=cuda` makes a
+# missing GPU an error. The plugin is loaded the way JAX's `jax_plugins.xla_cuda1x`
+# loads it, without importing that package (its `__init__` imports jax).
+
+# (python module under `nvidia.`, libraries in its lib/), as the plugin preloads them
+_NVIDIA_LIBS = (
+    ("cuda_runtime", ("libcudart.so.12",)), ("cu13", ("libcudart.so.13",)),
+    ("cuda_nvrtc", ("libnvrtc.so.12",)), ("cu13", ("libnvrtc.so.13",)),
+    ("cublas", ("libcublas.so.12", "libcublasLt.so.12")),
+    ("cu13", ("libcublas.so.13", "libcublasLt.so.13")),
+    ("nccl", ("libnccl.so.2",)),
+    ("cuda_cupti", ("libcupti.so.12",)), ("cu13", ("libcupti.so.13",)),
+    ("cusparse", ("libcusparse.so.12",)), ("cu13", ("libcusparse.so.12",)),
+    ("cusolver", ("libcusolver.so.11",)), ("cu13", ("libcusolver.so.12",)),
+    ("cufft", ("libcufft.so.11",)), ("cu13", ("libcufft.so.12",)),
+    ("nvshmem", ("libnvshmem_host.so.3",)),
+    ("cudnn", ("libcudnn.so.9",)),
+)
+_CUDA_PLUGINS = ("xla_cuda13", "xla_cuda12")
+platform_log: list = []   # why the GPU was (not) used, for astjax.default_backend() users
+
+
+def _requested_platforms():
+    from astjax.config import config
+    want = config.read("jax_platforms") or os.environ.get("ASTJAX_PLATFORM") or ""
+    return [p.strip().lower() for p in str(want).split(",") if p.strip()]
+
+
+def find_cuda_plugin():
+    """Path of the CUDA PJRT plugin library, or None (no import of jax_plugins.*)."""
+    import importlib.util
+    for name in _CUDA_PLUGINS:
+        try:
+            spec = importlib.util.find_spec(f"jax_plugins.{name}")
+        except (ImportError, ValueError):
+            spec = None
+        if spec is None or not spec.submodule_search_locations:
+            continue
+        for d in spec.submodule_search_locations:
+            path = os.path.join(d, "xla_cuda_plugin.so")
+            if os.path.exists(path):
+                return path
+    return None
+
+
+def _preload_nvidia_libraries():
+    import ctypes
+    import importlib.util
+    for module, libs in _NVIDIA_LIBS:
+        try:
+            spec = importlib.util.find_spec(f"nvidia.{module}")
+        except (ImportError, ValueError):
+            spec = None
+        if spec is None or not spec.submodule_search_locations:
+            continue
+        for lib in libs:
+            for d in spec.submodule_search_locations:
+                path = os.path.join(d, "lib", lib)
+                if os.path.exists(path):
+                    try:
+                        ctypes.cdll.LoadLibrary(path)
+                    except OSError:
+                        pass
+                    break
+
+
+def _make_gpu_client():
+    path = find_cuda_plugin()
+    if path is None:
+        platform_log.append("no CUDA PJRT plugin installed (pip install 'astjax[cuda12]')")
+        return None
+    try:
+        _preload_nvidia_libraries()
+        if not xc.pjrt_plugin_loaded("cuda"):   # jax may have loaded it in this process
+            xc.load_pjrt_plugin_dynamically("cuda", path)
+        if not xc.pjrt_plugin_initialized("cuda"):
+            xc.initialize_pjrt_plugin("cuda")
+        c = xc.make_c_api_client("cuda", dict(xc.generate_pjrt_gpu_plugin_options()), None)
+    except Exception as e:  # no driver, no device, version mismatch: fall back to CPU
+        platform_log.append(f"CUDA plugin {path} failed to start: {e}")
+        return None
+    if not c.local_devices():
+        platform_log.append(f"CUDA plugin {path} found no GPU")
+        return None
+    platform_log.append(f"using the CUDA plugin {path}: {c.local_devices()}")
+    return c
+
+
+def _make_cpu_client():
+    n = int(os.environ.get("ASTJAX_NUM_CPU_DEVICES", "1"))
+    return xc.make_cpu_client(num_devices=n) if n > 1 else xc.make_cpu_client()
+
+
+def _make_client():
+    want = _requested_platforms()
+    for p in want or ["cuda", "cpu"]:
+        if p in ("cuda", "gpu"):
+            c = _make_gpu_client()
+            if c is not None:
+                return c
+            if want and p == want[-1]:
+                raise RuntimeError("ASTJAX_PLATFORM asks for the GPU, but it is not usable: "
+                                   + "; ".join(platform_log))
+        elif p == "cpu":
+            return _make_cpu_client()
+        else:
+            raise RuntimeError(f"unknown platform {p!r} in ASTJAX_PLATFORM / jax_platforms "
+                               "(known: cpu, cuda)")
+    return _make_cpu_client()
+
+
+def platform() -> str:
+    """'cpu' or 'cuda' (the default client's platform)."""
+    return client().platform
+
+
+def compile_mlir(text: str, devs, options):
+    """StableHLO text -> loaded executable on `devs`, through the persistent compile
+    cache when one is configured (codegen.compile_cache)."""
+    from . import compile_cache
+    return compile_cache.compile_or_load(client(), text, devs, options)
+
+# ================================================================= several devices
+
+
+class _MultiSharding(xc.GSPMDSharding):
+    """What jaxlib's C++ side asks of the sharding of a multi-device array. astjax
+    keeps its own layout (one shard per device, `ShardedArray.axis`); the HLO
+    sharding is nominal (arrays are assembled with `_skip_checks`)."""
+
+    @property
+    def memory_kind(self):
+        return self._memory_kind
+
+    def _to_xla_hlo_sharding(self, ndim):
+        return self._hlo_sharding
+
+
+_multi_shardings: dict = {}
+
+
+def multi_sharding(devs):
+    devs = tuple(devs)
+    s = _multi_shardings.get(devs)
+    if s is None:
+        s = _multi_shardings[devs] = _MultiSharding(xc.DeviceList(devs),
+                                                    xc.HloSharding.replicate())
+    return s
+
+
+def shards_of(arr):
+    """The single-device arrays of a multi-device jaxlib array, in device order.
+
+    jaxlib's C++ side imports `jax.core` / `jax._src.sharding_impls` here when it can
+    (for the shards' avals), and copes when it cannot (the avals are then None;
+    astjax keeps its own). astjax never imports jax: unless jax is imported already,
+    the import is blocked for the duration of the call (`sys.modules["jax"] = None`),
+    so a later `import jax` works as usual."""
+    if "jax" in _sys.modules:
+        return arr._arrays
+    _sys.modules["jax"] = None
+    try:
+        return arr._arrays
+    finally:
+        if _sys.modules.get("jax", 0) is None:
+            del _sys.modules["jax"]
+
+
+class Shard:
+    """One device's part of a ShardedArray (`x.addressable_shards`)."""
+    __slots__ = ("device", "index", "data")
+
+    def __init__(self, device, index, data):
+        self.device, self.index, self.data = device, index, data
+
+    def __repr__(self):
+        return f"Shard(device={self.device!r}, index={self.index}, data={self.data!r})"
+
+
+class ShardedArray(Array):
+    """An array that lives on several devices (a `pmap` result): device i holds
+    slice i along `axis` of the global value (`axis=None`: every device holds the
+    whole value). It stays there and feeds the next `pmap` without a host round
+    trip; NumPy conversion, printing and eager operations gather it."""
+    __slots__ = ("_arr", "_devices", "axis", "_single")
+
+    def __init__(self, arr, aval: ShapedArray, devs, axis=0):
+        # `aval` is the global aval and deliberately not interned: the jit fast path
+        # keys on interned avals' ids, and must never hand `_arr` to a 1-device program.
+        self._arr, self.aval, self._npy = arr, aval, None
+        self._devices, self.axis, self._single = tuple(devs), axis, None
+
+    @property
+    def _buf(self):
+        """A single-device copy on the default device (for jit / eager operations)."""
+        if self._single is None:
+            self._single = put_host(self._value(), self.aval)
+        return self._single
+
+    def _shard_values(self):
+        out = []
+        for s in shards_of(self._arr):
+            if self.aval.dtype in (dtypes.bfloat16,):
+                out.append(s._single_device_array_to_np_array_did_copy()[0])
+            else:
+                out.append(np.asarray(s))
+        return out
+
+    def _value(self) -> np.ndarray:
+        if self._npy is None:
+            vals = self._shard_values()
+            v = vals[0] if self.axis is None else np.stack(vals, self.axis)
+            v.flags.writeable = False
+            self._npy = v
+        return self._npy
+
+    @property
+    def device(self):
+        return self._devices[0]
+
+    def devices(self):
+        return set(self._devices)
+
+    @property
+    def addressable_shards(self):
+        shard_aval = intern_aval(self.shard_aval)
+        out = []
+        for i, (d, s) in enumerate(zip(self._devices, shards_of(self._arr))):
+            index = tuple(i if k == self.axis else slice(None) for k in range(self.ndim))
+            out.append(Shard(d, index, Array(s, shard_aval)))
+        return out
+
+    @property
+    def shard_aval(self) -> ShapedArray:
+        if self.axis is None:
+            return self.aval
+        shape = list(self.aval.shape)
+        del shape[self.axis]
+        return ShapedArray(shape, self.aval.dtype, self.aval.weak_type)
+
+    def block_until_ready(self):
+        self._arr.block_until_ready()
+        return self
+
+    def is_ready(self):
+        return self._arr.is_ready()
+
+    def is_deleted(self):
+        return self._arr.is_deleted()
+
+    def delete(self):
+        self._arr.delete()
+
+    def copy_to_host_async(self):
+        for s in shards_of(self._arr):
+            s._copy_single_device_array_to_host_async()
+
+
+def assemble(global_aval, bufs, devs):
+    """Single-device buffers (one per device, in `devs` order) -> a multi-device
+    jaxlib array, the argument form of a ReplicatedExecutable."""
+    return xc.ArrayImpl(global_aval, multi_sharding(devs), list(bufs), committed=True,
+                        _skip_checks=True)
+
+
+def put_sharded(x, shard_aval: ShapedArray, devs, axis):
+    """A host value (or any Array) -> a multi-device jaxlib array: slice i of `x` along
+    `axis` on device i (`axis=None`: the whole of `x` on every device). Each shard is
+    put separately (a replicated batched put would copy the first one everywhere)."""
+    v = np.asarray(x, shard_aval.dtype)
+    if axis is None:
+        parts = [v] * len(devs)
+    else:
+        parts = [np.take(v, i, axis) for i in range(len(devs))]
+    bufs = [put_host(p, shard_aval, d) for p, d in zip(parts, devs)]
+    return assemble(ShapedArray(v.shape, shard_aval.dtype, shard_aval.weak_type), bufs, devs)
+
+
+class ReplicatedExecutable:
+    """One program run by N replicas, replica i on `devices[i]` (pmap). Arguments are
+    multi-device arrays with one shard per device; `out_axes[k]` says where the device
+    axis goes in result k's global shape (None: replicated, device 0's value).
+
+    `sync`: on the CPU, a program with collectives waits for its results before
+    returning. XLA's CPU runtime (jaxlib 0.10.2) deadlocks in its collective
+    rendezvous when several such programs are in flight on a machine with few cores
+    (measured on 2 cores; `jax.pmap` hangs the same way); one at a time is safe and
+    on the CPU no slower."""
+
+    def __init__(self, text: str, in_avals, out_avals, devs, out_axes, sync=False):
+        self.text = text
+        self.devices = tuple(devs)
+        n = len(self.devices)
+        self.in_avals = list(in_avals)
+        self.out_avals = list(out_avals)            # per device
+        self.out_axes = list(out_axes)
+        opts = xc.CompileOptions()
+        opts.num_replicas = n
+        opts.num_partitions = 1
+        opts.device_assignment = xc.DeviceAssignment.create(
+            np.array([[d.id] for d in self.devices]))
+        self.exe = compile_mlir(text, self.devices, opts)
+        self.global_avals = []
+        for a, ax in zip(self.out_avals, self.out_axes):
+            shape = list(a.shape)
+            if ax is not None:
+                shape.insert(ax, n)
+            self.global_avals.append(ShapedArray(shape, a.dtype, a.weak_type))
+        sh = multi_sharding(self.devices)
+        self.handlers = [xc.array_result_handler(g, sh, committed=True, _skip_checks=True)
+                         for g in self.global_avals]
+        self.sync = sync and self.devices[0].platform == "cpu"
+
+    def call_arrays(self, arrays):
+        """Run on multi-device arrays (from `put_sharded` / `ShardedArray._arr`)."""
+        outs = self.exe.execute_sharded(arrays).consume_with_handlers(self.handlers)
+        if self.sync:
+            for o in outs:
+                o.block_until_ready()
+        devs = self.devices
+        return [ShardedArray(o, g, devs, ax)
+                for o, g, ax in zip(outs, self.global_avals, self.out_axes)]
+
+    def as_text(self):
+        return self.text

@@ -211,3 +211,56 @@ def test_mlp_mse_loss_gradient_and_sgd_update():
         np.testing.assert_allclose(b, b0 - step_size * rb, rtol=1e-5, atol=1e-5)
     cj = astjax.make_jaxpr(astjax.grad(mse_loss))(params, (x, y))
     core.check_jaxpr(cj)
+
+
+def _pow_n(n, x):
+    return x ** n
+
+
+def _pow_n_jvp(n, primals, tangents):
+    x, = primals
+    t, = tangents
+    return x ** n, n * x ** (n - 1) * t
+
+
+pow_n = astjax.custom_jvp(_pow_n, nondiff_argnums=(0,))
+pow_n.defjvp(_pow_n_jvp)
+
+
+def test_custom_jvp_nondiff_argnums():
+    assert np.allclose(pow_n(3, 2.0), 8.0)
+    assert np.allclose(astjax.grad(lambda x: pow_n(3, x))(2.0), 12.0)
+
+
+@astjax.custom_vjp
+def scaled_mul(x, y):
+    return x * y
+
+
+def _sm_fwd(x, y):
+    return x * y, (x, y)
+
+
+def _sm_bwd(res, g):
+    x, y = res
+    return (g * y * 10.0, g * x)
+
+
+scaled_mul.defvjp(_sm_fwd, _sm_bwd)
+
+
+def test_custom_vjp_two_args():
+    gx, gy = astjax.grad(scaled_mul, argnums=(0, 1))(2.0, 3.0)
+    assert np.allclose([gx, gy], [30.0, 2.0])
+    assert np.allclose(astjax.jit(astjax.grad(lambda x: scaled_mul(x, x)))(2.0), 22.0)
+
+
+def test_compositions_with_jit_and_vmap():
+    def f(x):
+        return jnp.sum(jnp.sin(x) ** 2)
+    x = np.ones((2, 3), np.float32)
+    want = np.sin(2.0) * np.ones((2, 3))
+    np.testing.assert_allclose(astjax.grad(astjax.jit(f))(x), want, rtol=1e-6)
+    np.testing.assert_allclose(astjax.vmap(astjax.grad(f))(x), want, rtol=1e-6)
+    np.testing.assert_allclose(astjax.grad(lambda x: jnp.sum(astjax.vmap(f)(x)))(x), want,
+                               rtol=1e-6)

@@ -248,3 +248,76 @@ def test_python_for_break():
     if abs(float(f(0.5)) - float(astjax.jit(with_break)(0.5))) > 1e-6 * abs(float(f(0.5))):
         pytest.xfail("front end: `break` inside `if` in a converted `for` does not set the flag")
     check_all(py_loop_break, 0.5, rtol=1e-5)
+
+# ------------------------------------------------------------------------- nesting
+
+
+def _br1(cx):
+    c, x = cx
+    return jnp.sin(c) * x
+
+
+def _br2(cx):
+    c, x = cx
+    return c * c + x
+
+
+def _cond_in_scan_body(c, x):
+    c = lax.cond(c > 0.5, _br1, _br2, (c, x))
+    return c, c * 2
+
+
+def cond_in_scan(x):
+    c, ys = lax.scan(_cond_in_scan_body, x, jnp.linspace(0.1, 1.0, 6))
+    return c + jnp.sum(ys)
+
+
+def _sbody(c, t):
+    return jnp.sin(c) + t * 0.1, None
+
+
+def _wbody(s):
+    i, x = s
+    c, _ = lax.scan(_sbody, x, jnp.arange(3.0))
+    return i + 1, c
+
+
+def scan_in_while(x):
+    return lax.while_loop(lambda s: s[0] < 4, _wbody, (0, x))[1]
+
+
+def _inner(s):
+    j, y, x = s
+    return j + 1, y * 0.9 + jnp.cos(y) * 0.1 * x, x
+
+
+def _outer(s):
+    i, x = s
+    _, y, _ = lax.while_loop(lambda s: s[0] < 3, _inner, (0, x, x))
+    return i + 1, y + 0.01 * x
+
+
+def while_in_while(x):
+    return lax.while_loop(lambda s: s[0] < 5, _outer, (0, x))[1]
+
+
+@pytest.mark.parametrize("f", [cond_in_scan, scan_in_while, while_in_while])
+@pytest.mark.parametrize("x", [0.3, 0.8])
+def test_nested_control_flow(f, x):
+    check_all(f, x, rtol=1e-6)
+    np.testing.assert_allclose(float(astjax.grad(astjax.grad(f))(x)),
+                               fd(astjax.grad(f), x), rtol=1e-5)
+
+
+def _vb(s):
+    return s[0] + 1, jnp.sin(s[1]) * s[1][::-1]
+
+
+def vec_while(x):
+    return lax.while_loop(lambda s: s[0] < 3, _vb, (0, x))[1]
+
+
+def test_jacrev_equals_jacfwd_through_while():
+    x = np.array([0.3, 0.5])
+    np.testing.assert_allclose(astjax.jacrev(vec_while)(x), astjax.jacfwd(vec_while)(x),
+                               rtol=1e-12, atol=1e-14)

@@ -54,6 +54,10 @@ _UIDX = np.array([[2], [0], [3]], np.int32)
 
 CASES = [
     ("neg", lax.neg, [anyv(3)]),
+    ("floor", lambda x: lax.floor(x) * x, [anyv(3)]),
+    ("ceil", lambda x: lax.ceil(x) * x, [anyv(3)]),
+    ("round", lambda x: lax.round(x) * x, [anyv(3)]),
+    ("sign", lambda x: lax.sign(x) * x, [anyv(3)]),
     ("abs", lax.abs, [pos(3)]),
     ("exp", lax.exp, [anyv(3)]),
     ("exp2", lax.exp2, [anyv(3)]),

@@ -155,3 +155,13 @@ def test_print_of_staged_value_prints_abstract_value(capsys):
         return x * 2
     astjax.jit(f)(np.ones(2, np.float32))
     assert "f32[2]" in capsys.readouterr().out
+
+
+def sorts(x):
+    return jnp.sort(x)
+
+
+def test_module_functions_named_like_mutators_do_not_warn():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SideEffectWarning)
+        astjax.make_jaxpr(sorts)(np.ones(3, np.float32))

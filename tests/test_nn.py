@@ -149,3 +149,35 @@ def test_initializers_shapes_and_dtypes():
     u = init.glorot_uniform()(key, (10, 10))
     assert float(np.max(np.abs(np.asarray(u)))) <= np.sqrt(6 / 20) + 1e-6
     assert np.allclose(np.asarray(init.constant(3.0)(key, (2,))), 3.0)
+
+
+_RNG = np.random.RandomState(0)
+_Q = _RNG.randn(2, 3, 2, 4).astype(np.float32)
+_K = _RNG.randn(2, 5, 2, 4).astype(np.float32)
+_V = _RNG.randn(2, 5, 2, 4).astype(np.float32)
+_X = np.linspace(0.1, 3, 5).astype(np.float32)
+
+
+def test_values_stored_from_jax():
+    """Values jax 0.10.2 gave for the same calls (first entries where long)."""
+    np.testing.assert_allclose(np.asarray(nn.dot_product_attention(_Q, _K, _V)).ravel()[:6], [
+        0.5072888731956482, -0.021150989457964897, -0.25235021114349365, -0.12338266521692276,
+        -0.9348335862159729, 0.3326073884963989], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(np.asarray(nn.dot_product_attention(
+        _Q[0], _Q[0], _Q[0], is_causal=True)).ravel()[:6], [
+        1.764052391052246, 0.40015721321105957, 0.978738009929657, 2.2408931255340576,
+        1.8675580024719238, -0.9772778749465942], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(np.asarray(nn.log1mexp(_X)), [
+        -2.352168560028076, -0.5766716599464417, -0.23857194185256958, -0.10847301781177521,
+        -0.05106917768716812], rtol=1e-5)
+    np.testing.assert_allclose(np.asarray(nn.squareplus(_X - 1)), [
+        0.6465856432914734, 0.91632080078125, 1.312123417854309, 1.8234200477600098,
+        2.4142136573791504], rtol=1e-5)
+    np.testing.assert_allclose(float(nn.logmeanexp(_X)), 2.025829315185547, rtol=1e-5)
+    got = [sp.betaln(2.5, 1.5), sp.poch(2.5, 1.5), sp.poch(-2.5, 1.0), sp.multigammaln(3.5, 3),
+           sp.gammasgn(-1.5), sp.gammasgn(-0.5), sp.kl_div(0.3, 0.5), sp.rel_entr(0.3, 0.5),
+           sp.boxcox(2.0, 0.5), sp.boxcox1p(2.0, 0.0), sp.factorial(4.0), sp.i0e(1.5)]
+    np.testing.assert_allclose([float(g) for g in got], [
+        -1.6278592348098755, 4.513519763946533, -2.5, 3.8958988189697266, 1.0, -1.0,
+        0.04675227403640747, -0.15324769914150238, 0.8284270763397217, 1.0986123085021973,
+        24.000022888183594, 0.3674336373806], rtol=2e-5)

@@ -271,6 +271,18 @@ CASES = [
     ("matrix_power", lambda m, a: m.linalg.matrix_power(a, 3), (A,)),
     ("matrix_power_neg", lambda m, a: m.linalg.matrix_power(a, -2), (A,)),
     ("multi_dot", lambda m, a, x: m.linalg.multi_dot([a, a, x]), (A, F.T)),
+    ("eigvalsh", lambda m, a: m.linalg.eigvalsh(a + a.T), (A,)),
+    ("eigh_reconstruct", lambda m, a: (lambda w, v: (v * w) @ v.T)(*m.linalg.eigh(a @ a.T)), (F,)),
+    ("eigh_odd", lambda m, a: m.linalg.eigh(a[:3, :3] + a[:3, :3].T)[0], (A,)),
+    ("svdvals", lambda m, a: m.linalg.svd(a, compute_uv=False), (F,)),
+    ("svd_reconstruct", lambda m, a: (lambda u, s, vh: (u * s) @ vh)(
+        *m.linalg.svd(a, full_matrices=False)), (F,)),
+    ("pinv", lambda m, a: m.linalg.pinv(a), (F,)),
+    ("matrix_rank", lambda m, a: m.linalg.matrix_rank(a), (F,)),
+    ("norm_2", lambda m, a: m.linalg.norm(a, 2), (F,)),
+    ("norm_nuc", lambda m, a: m.linalg.norm(a, "nuc"), (F,)),
+    ("cond", lambda m, a: m.linalg.cond(a), (A,)),
+    ("lstsq", lambda m, a, b: m.linalg.lstsq(a, b, rcond=None)[0], (F.T, V[:4])),
     ("solve_loop", lambda m, a: m.linalg.solve(a, a[0]), (np.kron(A, A) + 20 * np.eye(16, dtype=np.float32),)),
 ]
 
@@ -449,6 +461,14 @@ def test_bad_shapes():
         jnp.reshape(F, (5, -1))
     with pytest.raises(AstjaxError):
         jnp.linalg.solve(F, G)
+
+
+def test_bad_dtype():
+    from astjax.errors import DTypeError
+    with pytest.raises(DTypeError, match="not a valid dtype"):
+        jnp.zeros(3, dtype="float33")
+    with pytest.raises(DTypeError):
+        jnp.ones(2).astype(object)
 
 
 def test_unique_needs_size_under_jit():

@@ -68,7 +68,7 @@ def rand(shape, dtype, seed=0, lo=-3.0, hi=3.0, full_range=False, specials=False
         return v
     info = np.iinfo(dtype)
     if full_range:
-        return r.integers(info.min, int(info.max) + 1, shape, dtype=np.int64).astype(dtype)
+        return r.integers(info.min, info.max, shape, dtype=dtype, endpoint=True)
     return r.integers(max(info.min, -5), 6, shape).astype(dtype)
 
 
@@ -585,3 +585,62 @@ _BAD = [
 def test_bad_shapes_raise_astjax_errors(name, avals, params):
     with pytest.raises(AstjaxError):
         core.abstract_eval_rules[core.primitives[name]](*avals, **params)
+
+# ------------------------------------------------------------------ 64-bit types
+
+
+def _x64_cases():
+    f64, i64, u64, c128 = np.float64, np.int64, np.uint64, np.complex128
+    r = rand
+    dn_rows = GDN(offset_dims=(1,), collapsed_slice_dims=(0,), start_index_map=(0,))
+    rows = SDN(update_window_dims=(1,), inserted_window_dims=(0,),
+               scatter_dims_to_operand_dims=(0,))
+    g = dict(dimension_numbers=dn_rows, slice_sizes=(1, 4), indices_are_sorted=False,
+             unique_indices=False)
+    s = dict(dimension_numbers=rows, indices_are_sorted=False, unique_indices=False,
+             update_jaxpr=None, update_consts=())
+    idx = np.array([[0], [4], [7], [-1]], i64)
+    vals = np.array([np.nan, np.inf, -np.inf, 1e19, -1e19, 2.5, -0.0, 9.3e18], f64)
+    return [
+        ("gather", Case([r((5, 4), f64), idx], dict(g, mode=M.FILL_OR_DROP, fill_value=np.nan))),
+        ("gather", Case([r((5, 4), i64), idx], dict(g, mode=M.CLIP, fill_value=None))),
+        ("scatter-add", Case([r((5, 4), f64), idx, r((4, 4), f64, 1)], dict(s, mode=M.FILL_OR_DROP))),
+        ("scatter-max", Case([r((5, 4), u64), idx, r((4, 4), u64, 1)], dict(s, mode=M.CLIP))),
+        ("sort", Case([vals, r((8,), i64)], dict(dimension=0, is_stable=True, num_keys=1))),
+        ("sort", Case([r((3, 4), c128)], dict(dimension=1, is_stable=True, num_keys=1))),
+        ("cumsum", Case([r((3, 4), f64)], dict(axis=1, reverse=True))),
+        ("cummax", Case([r((3, 4), i64, full_range=True)], dict(axis=0, reverse=False))),
+        ("argmax", Case([vals.reshape(2, 4)], dict(axes=(1,), index_dtype=np.dtype(i64)))),
+        ("argmin", Case([r((3, 4), u64)], dict(axes=(0,), index_dtype=np.dtype(i64)))),
+        ("convert_element_type", Case([vals], dict(new_dtype=np.dtype(i64), weak_type=False))),
+        ("convert_element_type", Case([vals], dict(new_dtype=np.dtype(u64), weak_type=False))),
+        ("div", Case([r((6,), i64), ints([0, 1, -2, 3, 0, -1], i64)])),
+        ("shift_right_arithmetic", Case([r((6,), u64, full_range=True),
+                                         np.array([0, 1, 63, 64, 70, 5], u64)])),
+        ("reduce_max", Case([r((2, 0), f64)], dict(axes=(1,)))),
+        ("reduce_and", Case([r((3, 4), i64, full_range=True)], dict(axes=(0,)))),
+    ]
+
+
+X64 = _x64_cases()
+
+
+@pytest.fixture
+def x64_mode():
+    from astjax.config import config
+    old = config.x64_enabled
+    config.update("jax_enable_x64", True)
+    yield
+    config.update("jax_enable_x64", old)
+
+
+@pytest.mark.parametrize("name,case", X64, ids=[f"{n}-{i}" for i, (n, _) in enumerate(X64)])
+def test_lowering_matches_impl_x64(x64_mode, name, case):
+    p = core.primitives[name]
+    avals = [core.get_aval(a) for a in case.args]
+    out = _outs(p, core.abstract_eval_rules[p](*avals, **case.params))
+    ref = _outs(p, core.impl_rules[p](*case.args, **case.params))
+    got = _outs(p, runtime.eager_apply(p, case.args, case.params))
+    for a, g, r in zip(out, got, ref):
+        assert (a.shape, a.dtype) == (np.shape(r), np.asarray(r).dtype)
+        assert_same(g, r, name, case)

@@ -115,3 +115,32 @@ def test_statistics():
     assert abs(x.mean()) < 0.03 and abs(x.std() - 1) < 0.03
     b = np.asarray(r.bernoulli(r.PRNGKey(2), 0.25, (20000,)))
     assert abs(b.mean() - 0.25) < 0.02
+
+
+# Samplers that compose several transcendental ops (or a QR): same algorithm as JAX,
+# equal to within a few ulps (XLA may fuse differently), stored the same way.
+CLOSE = [
+    ('r.cauchy(k, (3,))', 'float32', (3,), [1086382396, 1097689093, 3205819328]),
+    ('r.lognormal(k, 0.5, (3,))', 'float32', (3,), [1074794089, 1076899455, 1062083223]),
+    ('r.pareto(k, 2.0, (3,))', 'float32', (3,), [1082909138, 1088070925, 1067230494]),
+    ('r.rayleigh(k, 2.0, (3,))', 'float32', (3,), [1059577771, 1054152765, 1077805385]),
+    ('r.wald(k, 1.5, (3,))', 'float32', (3,), [1055918390, 1057297098, 1058941963]),
+    ('r.weibull_min(k, 2.0, 1.5, (3,))', 'float32', (3,), [1082369368, 1084033169, 1066131842]),
+    ('r.maxwell(k, (3,))', 'float32', (3,), [1076388835, 1065202772, 1064764849]),
+    ('r.double_sided_maxwell(k, 0.5, 2.0, (3,))', 'float32', (3,), [1080416815, 1080655107, 3228209244]),
+    ('r.triangular(k, 0.0, 0.3, 1.0, (3,))', 'float32', (3,), [1062142095, 1063298840, 1050801880]),
+    ('r.geometric(k, 0.3, (4,))', 'int32', (4,), [1, 1, 4, 3]),
+    ('r.orthogonal(k, 3)', 'float32', (3, 3), [1064605122, 1050056950, 1020589230, 3174931044, 1047645930, 3212343876, 3197456565, 1064113927, 1047853027]),
+    ('r.multivariate_normal(k, jnp.zeros(2), jnp.array([[2., .5], [.5, 1.]]), (3,))', 'float32', (3, 2), [1074978148, 1075705397, 3206347355, 3194505311, 1048510913, 3210270767]),
+]
+
+
+@pytest.mark.parametrize("expr,dtype,shape,want", CLOSE, ids=[c[0].split("(")[0] for c in CLOSE])
+def test_more_distributions(expr, dtype, shape, want):
+    got = np.asarray(eval(expr))
+    assert str(got.dtype) == dtype and got.shape == shape
+    if got.dtype.kind == "f":
+        np.testing.assert_allclose(got.ravel(), np.array(want, np.uint32).view(np.float32),
+                                   rtol=2e-6, atol=1e-6)
+    else:
+        assert got.ravel().tolist() == want

@@ -16,16 +16,15 @@ import collections
 import inspect
 import linecache
 
+import functions as F
 import numpy as np
 import pytest
+from astjax.codegen import pysource
 
 import astjax
 import astjax.numpy as jnp
 from astjax import core, lax, tree_util
-from astjax.codegen import pysource
 from astjax.source_api import _generate
-
-import functions as F
 
 f32 = np.float32
 X3 = np.array([0.5, -1.25, 2.0], f32)
@@ -48,7 +47,7 @@ def log2(x):
 
 
 def test_log2_exact():
-    L = lambda k: _line(log2, k)  # noqa: E731
+    L = lambda k: _line(log2, k)
     expected = _HEADER + f"""\
 def log2(x):
     # log2 for x: f32[]
@@ -81,7 +80,7 @@ def relu_or_square(x):
 
 
 def test_if_exact():
-    L = lambda k: _line(relu_or_square, k)  # noqa: E731
+    L = lambda k: _line(relu_or_square, k)
     expected = _HEADER + f"""\
 def relu_or_square(x):
     # relu_or_square for x: f32[]
@@ -123,7 +122,7 @@ def newton_sqrt(a):
 
 
 def test_while_exact():
-    L = lambda k: _line(newton_sqrt, k)  # noqa: E731
+    L = lambda k: _line(newton_sqrt, k)
     expected = _HEADER + f"""\
 def newton_sqrt(a):
     # newton_sqrt for a: f32[]
@@ -327,8 +326,35 @@ def lit_ops(x):
 
 def module_like_names(lax_, jnp_, sum_):
     lax_ = lax_ + jnp_
-    sum = lax_ * sum_  # noqa: A001  (shadows a builtin on purpose)
+    sum = lax_ * sum_  # shadows a builtin on purpose
     return sum
+
+
+IDX = np.array([0, 2, 1], np.int32)
+
+
+def indexing_prims(x, i):
+    return x[i], x[IDX], x.at[i].add(1.0), x.at[IDX].max(0.5), x.at[IDX].set(2.0)
+
+
+def misc_prims(x):
+    return (jnp.argmax(x), jnp.argmin(x), jnp.cumsum(x), lax.cummax(x, axis=0, reverse=True),
+            lax.sort(x), lax.sort((x, -x), num_keys=1), lax.stop_gradient(x) * 2.0)
+
+
+@astjax.custom_jvp
+def softplus(x):
+    return jnp.log1p(jnp.exp(x))
+
+
+@softplus.defjvp
+def _softplus_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    return softplus(x), t / (1.0 + jnp.exp(-x))
+
+
+def uses_custom_jvp(x):
+    return softplus(x) * 2.0
 
 
 LAX_CASES = [
@@ -349,6 +375,9 @@ LAX_CASES = [
     (dyn_index, (np.arange(6, dtype=f32), np.int32(2))),
     (lit_ops, (X3,)),
     (module_like_names, (X3, X3, X3)),
+    (indexing_prims, (np.arange(4, dtype=f32), np.int32(1))),
+    (misc_prims, (np.array([0.5, -1.0, 2.0, 0.25], f32),)),
+    (uses_custom_jvp, (X3,)),
     (log2, (3.0,)),
     (relu_or_square, (-2.0,)),
     (newton_sqrt, (2.0,)),
@@ -424,7 +453,8 @@ def test_every_primitive_has_a_source_form():
             missing.append(name)
     # primitives without their own rule print through the generic, exact `bind` form;
     # the core families all have readable forms
-    from astjax.primitives import control, elementwise, reductions as red, structural
+    from astjax.primitives import control, elementwise, structural
+    from astjax.primitives import reductions as red
     core_prims = (set(elementwise.UNARY.values()) | set(elementwise.BINARY.values())
                   | {control.cond_p, control.while_p, control.scan_p, red.dot_general_p,
                      red.reduce_sum_p, red.reduce_max_p}
@@ -514,6 +544,21 @@ def test_last_compiled_signature():
     jf(np.ones(3, f32))
     src = astjax.source(jf)
     assert "x: f32[3]" in src
+
+
+def test_last_signature_of_a_transform():
+    gf = astjax.grad(relu_or_square)
+    gf(2.0)
+    src = astjax.source(gf)
+    assert "def grad_relu_or_square(x):" in src and "# ---- backward" in src
+
+
+def test_shape_dtype_struct_arguments():
+    src = astjax.source(rnn, astjax.ShapeDtypeStruct((2, 3), np.float32),
+                        astjax.ShapeDtypeStruct((5, 3), np.float32),
+                        astjax.ShapeDtypeStruct((3, 3), np.float32))
+    assert "def rnn(h, xs, w):" in src and "xs: f32[5,3]" in src
+    assert repr(src) == str(src)
 
 
 def test_missing_example_arguments_is_a_located_error():

@@ -230,7 +230,18 @@ def jvp_jaxpr(closed: core.ClosedJaxpr, nonzeros, instantiate=False):
         return pout + [t for t in tout if not isinstance(t, Zero)]
 
     cj = core.stage(fn, [v.aval for v in jaxpr.invars] + t_avals, hints)
+    _unmark_primal(cj.jaxpr, set(cj.jaxpr.invars[n:]))
     return cj, out_nz[0]
+
+
+def _unmark_primal(jaxpr, tangent_vars):
+    """Equations of a JVP jaxpr that read no tangent are the primal computation: they
+    keep the phase of the equation they came from."""
+    for eqn in jaxpr.eqns:
+        if any(isinstance(a, Var) and a in tangent_vars for a in eqn.invars):
+            tangent_vars.update(eqn.outvars)
+        elif eqn.source_info.phase == "tangent":
+            eqn.source_info = eqn.source_info.replace(phase=None)
 
 
 def instantiate_out(t, inst, aval):
@@ -389,7 +400,9 @@ def inline(closed_or_jaxpr, args, consts=None, phase=None):
     for v, a in zip(jaxpr.invars, args):
         env[v] = a
     for eqn in jaxpr.eqns:
-        info = eqn.source_info if phase is None or eqn.source_info.phase else _info(eqn, phase)
+        info = eqn.source_info
+        if phase is not None and info.phase in (None, "tangent"):
+            info = _info(eqn, phase)
         with core.source_info_context(info):
             outs = bind(eqn.primitive, *[read_atom(env, a) for a in eqn.invars], **eqn.params)
         outs = outs if eqn.primitive.multiple_results else [outs]

@@ -117,3 +117,37 @@ partial_eval_rules[checkpoint_p] = _remat_partial_eval
 core.transpose_rules[checkpoint_p] = _remat_transpose
 core.linear_primitives.add(checkpoint_p)
 dce_rules[checkpoint_p] = _remat_dce
+
+# ---- batching rules of the autodiff primitives ------------------------------------
+
+
+def _batching():
+    from . import batching
+    return batching
+
+
+def _sg_batch(args, dims):
+    return bind(stop_gradient_p, args[0]), dims[0]
+
+
+def _call_batch(p, key):
+    def rule(args, dims, **params):
+        b = _batching()
+        frame = b.axis_frame()
+        closed = params[key]
+        body, consts, mapped = b.batch_subjaxpr(closed, list(dims), frame.size, frame.name)
+        new = dict(params)
+        new[key] = body
+        if "num_consts" in new:
+            new["num_consts"] = params["num_consts"] + len(consts)
+        outs = bind(p, *consts, *args, **new)
+        return outs, [0 if m else b.not_mapped for m in mapped]
+    return rule
+
+
+core.batch_rules[stop_gradient_p] = _sg_batch
+core.batch_rules[checkpoint_p] = _call_batch(checkpoint_p, "jaxpr")
+core.batch_rules[custom_jvp_call_p] = _call_batch(custom_jvp_call_p, "call_jaxpr")
+core.unsupported["batch"][custom_vjp_call_p] = ("vmap of a custom_vjp function is not "
+                                                "implemented yet")
+core.unsupported["batch"][custom_lin_p] = "custom_lin only appears inside linearize"

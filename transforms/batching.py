@@ -271,10 +271,20 @@ def batch_closed(closed, in_dims, axis_size, axis_name, force_out=None):
                                        jaxpr.eqns), consts), mapped
 
 
+_mapped_cache: dict = {}
+
+
 def mapped_outputs(closed, in_dims, axis_size, axis_name):
     """Which outputs of `closed` are mapped for these input dims (stages a throwaway
-    copy)."""
+    copy; cached, so that fixpoints over nested loops stay linear in the depth)."""
+    key = (id(closed), tuple(in_dims), axis_size, axis_name)
+    hit = _mapped_cache.get(key)
+    if hit is not None and hit[0] is closed:
+        return list(hit[1])
     _, _, mapped = batch_subjaxpr(closed, in_dims, axis_size, axis_name)
+    if len(_mapped_cache) > 256:
+        _mapped_cache.clear()
+    _mapped_cache[key] = (closed, tuple(mapped))
     return mapped
 
 # ----------------------------------------------------------------- control flow

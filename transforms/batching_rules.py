@@ -91,6 +91,8 @@ def broadcasting(p, scalar_ok=None):
 def reducer(p):
     def rule(args, dims, *, axes, **params):
         x, d = args[0], dims[0]
+        nd = max(_aval(x).ndim - 1, 1)
+        axes = tuple(a % nd for a in axes)
         new_axes = tuple(sorted(shift_axis(a, d) for a in axes))
         out_d = d - sum(1 for a in axes if a < d)
         return bind(p, x, axes=new_axes, **params), out_d
@@ -100,6 +102,7 @@ def reducer(p):
 def cumulative(p):
     def rule(args, dims, *, axis, **params):
         x, d = args[0], dims[0]
+        axis = axis % max(_aval(x).ndim - 1, 1)
         return bind(p, x, axis=shift_axis(axis, d), **params), d
     return rule
 
@@ -196,13 +199,16 @@ def _expand_dims_batch(args, dims, *, dimensions):
 
 def _rev_batch(args, dims, *, dimensions):
     x, d = args[0], dims[0]
-    return bind(_prim("rev"), x, dimensions=tuple(shift_axis(a, d) for a in dimensions)), d
+    nd = max(_aval(x).ndim - 1, 1)
+    return bind(_prim("rev"), x,
+                dimensions=tuple(shift_axis(a % nd, d) for a in dimensions)), d
 
 
 def _concatenate_batch(args, dims, *, dimension):
     size = axis_size()
     xs = [matchaxis(x, d, 0, size) for x, d in zip(args, dims)]
-    return bind(_prim("concatenate"), *xs, dimension=dimension + 1), 0
+    nd = max(_aval(xs[0]).ndim - 1, 1)
+    return bind(_prim("concatenate"), *xs, dimension=dimension % nd + 1), 0
 
 
 def _pad_batch(args, dims, *, padding_config):
@@ -393,7 +399,8 @@ def scatter_rule(p):
 def _sort_batch(args, dims, *, dimension, **params):
     size = axis_size()
     xs = [matchaxis(x, d, 0, size) for x, d in zip(args, dims)]
-    outs = bind(_prim("sort"), *xs, dimension=dimension + 1, **params)
+    nd = max(_aval(xs[0]).ndim - 1, 1)
+    outs = bind(_prim("sort"), *xs, dimension=dimension % nd + 1, **params)
     return outs, [0] * len(outs)
 
 

@@ -82,8 +82,9 @@ def _local_names(fn_node) -> set:
 
 
 class Converter(gast.NodeTransformer):
-    def __init__(self, filename):
+    def __init__(self, filename, namespace=None):
         self.filename = filename
+        self.namespace = namespace or {}  # the function's globals and closure values
         self.scopes: list[set] = []
         self.counter = 0
 
@@ -163,6 +164,9 @@ class Converter(gast.NodeTransformer):
         name = f.value.id
         if any(name in scope for scope in self.scopes):
             return
+        obj = self.namespace.get(name)
+        if not isinstance(obj, (list, dict, set, bytearray)):
+            return  # a module (`jnp.sort`) or an object whose method is not a mutation
         warn_at(_loc(self.filename, node),
                 f"side effect: `{name}.{f.attr}(...)` changes a Python object that this "
                 f"staged function does not own; it runs once, while staging, not on every "
@@ -182,7 +186,8 @@ class Converter(gast.NodeTransformer):
 
     def _check_setitem(self, target):
         v = target.value
-        if isinstance(v, gast.Name) and not any(v.id in s for s in self.scopes):
+        if (isinstance(v, gast.Name) and not any(v.id in s for s in self.scopes)
+                and isinstance(self.namespace.get(v.id), (list, dict, bytearray))):
             warn_at(_loc(self.filename, target),
                     f"side effect: assigning into `{v.id}[...]` changes a Python object that "
                     f"this staged function does not own; it happens once, while staging")
@@ -193,13 +198,23 @@ def _hooks():
     return control_flow
 
 
-def convert_ast(node, filename):
+def convert_ast(node, filename, namespace=None):
     """Run the analyses and converters over a FunctionDef/Lambda gast node."""
     cf = _hooks()
     node = cf.canonicalize(node, filename)
     node = cf.ControlFlowConverter(filename).visit(node)
-    node = Converter(filename).visit(node)
+    node = Converter(filename, namespace).visit(node)
     return node
+
+
+def _namespace(fn):
+    ns = dict(fn.__globals__)
+    for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
+        try:
+            ns[name] = cell.cell_contents
+        except ValueError:
+            pass
+    return ns
 
 
 _factories: dict = {}
@@ -219,7 +234,7 @@ def _factory_code(fn):
     if entry is not None:
         return entry
     node, filename = parser.parse_function(fn)
-    node = convert_ast(node, filename)
+    node = convert_ast(node, filename, _namespace(fn))
     freevars = list(code.co_freevars)
     args = gast.arguments(args=[gast.Name(id=n, ctx=gast.Param(), annotation=None, type_comment=None)
                                 for n in ["ag__"] + freevars],

@@ -13,7 +13,9 @@ from . import initializers  # noqa: F401
 __all__ = ["relu", "relu6", "gelu", "sigmoid", "softplus", "silu", "swish", "elu", "celu",
            "selu", "leaky_relu", "hard_tanh", "hard_sigmoid", "hard_silu", "hard_swish",
            "log_sigmoid", "soft_sign", "sparse_plus", "glu", "mish", "softmax",
-           "log_softmax", "logsumexp", "one_hot", "standardize", "initializers", "identity"]
+           "log_softmax", "logsumexp", "one_hot", "standardize", "initializers", "identity",
+           "tanh", "squareplus", "sparse_sigmoid", "log1mexp", "logmeanexp",
+           "dot_product_attention"]
 
 
 def _jnp():
@@ -201,6 +203,74 @@ def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5, where=None):
                                 _uf.square(mean))
     return _uf.multiply(_uf.subtract(x, mean), lax.rsqrt(_uf.add(variance, epsilon)))
 
+
+
+def tanh(x):
+    return _uf.tanh(x)
+
+
+def squareplus(x, b=4):
+    x = _inexact("squareplus", x)
+    return _uf.true_divide(_uf.add(x, _uf.sqrt(_uf.add(_uf.square(x), b))), 2.0)
+
+
+def sparse_sigmoid(x):
+    x = _inexact("sparse_sigmoid", x)
+    return _uf.multiply(0.5, _uf.clip(_uf.add(x, 1.0), 0.0, 2.0))
+
+
+def log1mexp(x):
+    x = _inexact("log1mexp", x)
+    return where(_uf.less(x, np.log(2.0)), _uf.log(_uf.negative(_uf.expm1(_uf.negative(x)))),
+                 _uf.log1p(_uf.negative(_uf.exp(_uf.negative(x)))))
+
+
+def logmeanexp(x, axis=None, where=None, keepdims=False):
+    jnp = _jnp()
+    x = _inexact("logmeanexp", x)
+    lse = logsumexp(x, axis=axis, keepdims=keepdims, where=where)
+    if where is None:
+        xa = core.get_aval(x)
+        n = int(np.prod([xa.shape[a] for a in _axes(x, axis)], dtype=np.int64))
+        return _uf.subtract(lse, np.log(float(n)))
+    n = jnp.sum(jnp.broadcast_to(where, core.get_aval(x).shape), axis=axis, keepdims=keepdims,
+                dtype=core.get_aval(x).dtype)
+    return _uf.subtract(lse, _uf.log(n))
+
+
+def dot_product_attention(query, key, value, bias=None, mask=None, *, scale=None,
+                          is_causal=False, query_seq_lengths=None, key_value_seq_lengths=None,
+                          local_window_size=None, implementation=None):
+    """softmax(q k^T * scale + bias, masked) v for (B, T, N, H) or (T, N, H) inputs
+    (the XLA formulation of jax.nn.dot_product_attention)."""
+    jnp = _jnp()
+    q, k, v = (asarray_operand(t) for t in (query, key, value))
+    batched = core.get_aval(q).ndim == 4
+    if not batched:
+        q, k, v = (lax.expand_dims(t, (0,)) for t in (q, k, v))
+    h = core.get_aval(q).shape[-1]
+    scale = 1.0 / np.sqrt(h) if scale is None else scale
+    logits = jnp.einsum("BTNH,BSNH->BNTS", q, k)
+    logits = _uf.multiply(logits, scale)
+    if bias is not None:
+        logits = _uf.add(logits, bias if batched else lax.expand_dims(asarray_operand(bias), (0,))
+                         if core.get_aval(asarray_operand(bias)).ndim == 3 else bias)
+    big_neg = float(dtypes.finfo(core.get_aval(logits).dtype).min)
+    if mask is not None:
+        m = asarray_operand(mask)
+        if not batched and core.get_aval(m).ndim == 3:
+            m = lax.expand_dims(m, (0,))
+        logits = where(m, logits, big_neg)
+    T, S = core.get_aval(logits).shape[-2:]
+    if is_causal:
+        causal = lax.ge(lax.broadcasted_iota(dtypes.int32, (T, S), 0),
+                        lax.broadcasted_iota(dtypes.int32, (T, S), 1))
+        logits = where(causal, logits, big_neg)
+    dt = core.get_aval(logits).dtype
+    probs = softmax(lax.convert_element_type(logits, dtypes.float32), axis=-1)
+    probs = lax.convert_element_type(probs, dt)
+    out = jnp.einsum("BNTS,BSNH->BTNH", probs, v)
+    return out if batched else lax.squeeze(out, (0,))
 
 def __getattr__(name):
     if name.startswith("__"):

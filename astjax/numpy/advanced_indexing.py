@@ -23,7 +23,6 @@ from __future__ import annotations
 import numpy as np
 
 from .. import core, dtypes, lax
-from ..core import Tracer
 from ..errors import ArgumentError, ShapeError
 from ..primitives.indexing import (GatherDimensionNumbers, GatherScatterMode,
                                    ScatterDimensionNumbers)
@@ -63,7 +62,7 @@ def _normalize(v, n, idx_dtype):
     if dtypes.issubdtype(a.dtype, np.signedinteger):
         zero = np.asarray(0, idx_dtype)[()]
         nn = np.asarray(n, idx_dtype)[()]
-        v = lax.select(lax.lt(v, lax.full_like(v, zero)), lax.add(v, lax.full_like(v, nn)), v)
+        v = lax.select(lax.lt(v, zero), lax.add(v, nn), v)  # rank-0 literals, as JAX prints
     return v
 
 
@@ -161,8 +160,8 @@ class _Plan:
             return None, []
         if all(isinstance(c, np.ndarray) for c in comps):
             return np.stack(comps, -1).astype(dt), dims
-        parts = [lax.reshape(c if not isinstance(c, np.ndarray) else asarray(c),
-                             bs + (1,)) for c in comps]
+        parts = [lax.broadcast_in_dim(c if not isinstance(c, np.ndarray) else asarray(c),
+                                      bs + (1,), tuple(range(len(bs)))) for c in comps]
         return lax.concatenate(parts, len(bs)), dims
 
     def slice_sizes(self):
@@ -228,8 +227,9 @@ _SIMPLE = {"set": lambda x, v: v, "add": lax.add, "mul": lax.mul, "min": lax.min
            "max": lax.max}
 
 
-def scatter_index(x, idx, values, kind):
-    """`x.at[idx].<kind>(values)`, kind in 'set', 'add', 'mul', 'min', 'max'."""
+def scatter_index(x, idx, values, kind, mode=None):
+    """`x.at[idx].<kind>(values)`, kind in 'set', 'add', 'mul', 'min', 'max'; `mode`
+    as JAX's (None: out-of-bounds updates are dropped, 'clip' clamps them)."""
     if kind not in _SIMPLE:
         raise ArgumentError(f"unknown update kind {kind!r}")
     x = asarray(x)
@@ -246,7 +246,7 @@ def scatter_index(x, idx, values, kind):
         scatter_dims_to_operand_dims=tuple(dims))
     fn = {"set": lax.scatter, "add": lax.scatter_add, "mul": lax.scatter_mul,
           "min": lax.scatter_min, "max": lax.scatter_max}[kind]
-    return fn(x, indices, upd, dn, mode=GatherScatterMode.FILL_OR_DROP)
+    return fn(x, indices, upd, dn, mode=GatherScatterMode.FILL_OR_DROP if mode is None else mode)
 
 
 def take_along_axis(arr, indices, axis, mode=None, fill_value=None):

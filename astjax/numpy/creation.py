@@ -27,7 +27,17 @@ def operator_index(d):
 def _dtype(dtype, default=None):
     if dtype is None:
         return default
-    return dtypes.canonicalize(dtypes.dtype(dtype), warn=True)
+    try:
+        dt = dtypes.dtype(dtype)
+    except TypeError:
+        from ..errors import DTypeError
+        raise DTypeError(f"{dtype!r:.60} is not a valid dtype",
+                         hint="use e.g. jnp.float32, 'int32' or a NumPy dtype") from None
+    if dt not in dtypes.SUPPORTED:
+        from ..errors import DTypeError
+        raise DTypeError(f"dtype {dt} is not supported by astjax",
+                         hint="supported: " + ", ".join(str(d) for d in dtypes.SUPPORTED))
+    return dtypes.canonicalize(dt, warn=True)
 
 
 def array(obj, dtype=None, copy=True, ndmin=0):

@@ -215,20 +215,20 @@ class _IndexUpdateRef:
 
     def _scatter(self, kind, values, **kw):
         from .advanced_indexing import scatter_index
-        return scatter_index(self.array, self.index, values, kind)
+        return scatter_index(self.array, self.index, values, kind, kw.get("mode"))
 
     def set(self, values, **kw):
-        return self._scatter("set", values)
+        return self._scatter("set", values, **kw)
 
     def add(self, values, **kw):
-        return self._scatter("add", values)
+        return self._scatter("add", values, **kw)
 
     def subtract(self, values, **kw):
         from .ufuncs import negative
         return self._scatter("add", negative(asarray(values)))
 
     def mul(self, values, **kw):
-        return self._scatter("mul", values)
+        return self._scatter("mul", values, **kw)
 
     multiply = mul
 
@@ -237,10 +237,10 @@ class _IndexUpdateRef:
         return self._scatter("mul", reciprocal(asarray(values)))
 
     def min(self, values, **kw):
-        return self._scatter("min", values)
+        return self._scatter("min", values, **kw)
 
     def max(self, values, **kw):
-        return self._scatter("max", values)
+        return self._scatter("max", values, **kw)
 
     def power(self, values, **kw):
         from .ufuncs import power

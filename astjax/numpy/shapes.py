@@ -27,7 +27,8 @@ def size(a, axis=None):
 
 def astype(x, dtype, copy=False):
     x = asarray_operand(x)
-    return lax.convert_element_type(x, dtypes.canonicalize(dtypes.dtype(dtype), warn=True))
+    from .creation import _dtype
+    return lax.convert_element_type(x, _dtype(dtype))
 
 
 def reshape(a, shape=None, order="C", *, newshape=None):

@@ -1,6 +1,7 @@
 """Sorting, searching and cumulative `jnp` functions: `argmax`, `argmin`, `cumsum`,
 `cumprod`, `cumulative_sum`, `cumulative_prod`, `sort`, `argsort`, `nonzero`,
-`flatnonzero`, `argwhere`, `lexsort`, `searchsorted`, as `jax.numpy`.
+`flatnonzero`, `argwhere`, `lexsort`, as `jax.numpy` (`searchsorted`, `nanargmax`
+and friends live in `searching` / `statistics`).
 
 Index results are int32 (int64 under x64), as JAX's. `nonzero`/`argwhere` need a
 static `size=` when the values are only known when the function runs (the
@@ -18,9 +19,8 @@ from ..primitives.indexing import GatherScatterMode, ScatterDimensionNumbers
 from .creation import asarray
 from .ufuncs import asarray_operand, promote_dtypes
 
-__all__ = ["argmax", "argmin", "nanargmax", "nanargmin", "cumsum", "cumprod",
-           "cumulative_sum", "cumulative_prod", "sort", "argsort", "nonzero", "flatnonzero",
-           "argwhere", "lexsort", "searchsorted"]
+__all__ = ["argmax", "argmin", "cumsum", "cumprod", "cumulative_sum", "cumulative_prod",
+           "sort", "argsort", "nonzero", "flatnonzero", "argwhere", "lexsort"]
 
 
 def _index_dtype():
@@ -66,21 +66,6 @@ def _arg_reduction(name, lax_fn):
 
 argmax = _arg_reduction("argmax", lax.argmax)
 argmin = _arg_reduction("argmin", lax.argmin)
-
-
-def _nanarg(name, fn, fill):
-    def f(a, axis=None, out=None, keepdims=None):
-        a = _operand(a, name)
-        if not dtypes.is_inexact(core.get_aval(a).dtype):
-            return fn(a, axis, keepdims=keepdims)
-        nan = lax.ne(a, a)
-        return fn(lax.select(nan, lax.full_like(a, fill), a), axis, keepdims=keepdims)
-    f.__name__ = name
-    return f
-
-
-nanargmax = _nanarg("nanargmax", argmax, -np.inf)
-nanargmin = _nanarg("nanargmin", argmin, np.inf)
 
 
 def _cumulative(name, lax_fn):
@@ -172,24 +157,6 @@ def lexsort(keys, axis=-1):
     iota = lax.broadcasted_iota(_index_dtype(), shape, ax)
     outs = lax.sort(tuple(keys[::-1]) + (iota,), ax, is_stable=True, num_keys=len(keys))
     return outs[-1]
-
-
-def searchsorted(a, v, side="left", sorter=None, method=None):
-    """Insertion points of `v` into the sorted 1-D `a` (compare-all method)."""
-    a, v = _operand(a, "searchsorted"), _operand(v, "searchsorted")
-    if sorter is not None:
-        from .indexing import take
-        a = take(a, sorter)
-    a, v = promote_dtypes(a, v)
-    aa, va = core.get_aval(a), core.get_aval(v)
-    if aa.ndim != 1:
-        raise ShapeError("searchsorted needs a 1-D sorted array")
-    shape = va.shape + (aa.shape[0],)
-    ab = lax.broadcast_in_dim(a, shape, (va.ndim,))
-    vb = lax.broadcast_in_dim(v, shape, tuple(range(va.ndim)))
-    cmp = lax.lt(ab, vb) if side == "left" else lax.le(ab, vb)
-    cnt = lax.convert_element_type(cmp, _index_dtype())
-    return lax.reduce_sum(cnt, (va.ndim,))
 
 
 def _known(a):

@@ -297,3 +297,7 @@ COLLECTIVES = (psum_p, pmax_p, pmin_p, axis_index_p, all_gather_p, ppermute_p, a
 
 __all__ = ["psum_p", "pmax_p", "pmin_p", "axis_index_p", "all_gather_p", "ppermute_p",
            "all_to_all_p", "extend_axis_env", "axis_env", "axis_size", "COLLECTIVES"]
+
+# StableHLO lowerings (pmap: cross-replica ops) are registered by
+# `astjax.codegen.collective_lowering`; the autodiff rules that transforms/ad_rules.py
+# leaves out (all_gather transpose, pmax/pmin jvp) by `astjax.pmap_api`.

@@ -7,9 +7,10 @@ Indices always carry their index vector in the last axis (JAX's convention, so
 
 - `CLIP`: start indices are clamped so that the whole window is in bounds;
 - `FILL_OR_DROP` (the default of `lax.scatter*` when `mode=None`; `lax.gather`'s
-  default is PROMISE_IN_BOUNDS, as in jax 0.10.2): a gather window that is partly out of bounds is replaced by `fill_value` (NaN for
-  inexact dtypes, the minimum of signed, the maximum of unsigned ints, True for
-  bool); a scatter window that is partly out of bounds is dropped;
+  default is PROMISE_IN_BOUNDS, as in jax 0.10.2): a gather window that is partly
+  out of bounds is replaced by `fill_value` (NaN for inexact dtypes, the minimum of
+  signed, the maximum of unsigned ints, True for bool); a scatter window that is
+  partly out of bounds is dropped;
 - `PROMISE_IN_BOUNDS`: no checks; XLA then clamps gathers and drops scatters,
   which is also what the NumPy reference does. `jnp` indexing (`x[idx]`) uses this
   mode for gathers, after wrapping negative indices (so it clamps).
@@ -24,7 +25,7 @@ import numpy as np
 from .. import core, dtypes
 from ..core import ShapedArray
 from ..errors import DTypeError, ShapeError
-from .helpers import register, mark_unsupported  # noqa: F401
+from .helpers import register
 
 
 class GatherScatterMode(enum.Enum):
@@ -293,8 +294,9 @@ def _scatter_ae_for(name):
             raise ShapeError(f"`{name}`: a dimension cannot be both inserted and batching")
         if updates.ndim != nb + len(dn.update_window_dims):
             raise ShapeError(f"`{name}`: updates of shape {updates.shape} need rank "
-                             f"{nb + len(dn.update_window_dims)} (indices batch {indices.shape[:-1]}"
-                             f" plus {len(dn.update_window_dims)} window dims)")
+                             f"{nb + len(dn.update_window_dims)} (indices batch "
+                             f"{indices.shape[:-1]} plus {len(dn.update_window_dims)} window "
+                             "dims)")
         wdims = [d for d in range(operand.ndim)
                  if d not in dn.inserted_window_dims and d not in dn.operand_batching_dims]
         if len(wdims) != len(dn.update_window_dims):

@@ -16,11 +16,13 @@ from .. import core, dtypes, lax
 from ..errors import ArgumentError, DTypeError, ShapeError
 from ..numpy.util import library_jit, static_int, static_shape
 from . import threefry as _tf
+from .distributions import *  # noqa: F401,F403,E402
+from .distributions import __all__ as _more
 
 __all__ = ["PRNGKey", "key", "key_data", "wrap_key_data", "split", "fold_in", "bits",
            "uniform", "normal", "bernoulli", "randint", "choice", "permutation",
            "truncated_normal", "categorical", "gumbel", "exponential", "laplace",
-           "logistic", "rademacher", "clone", "key_impl"]
+           "logistic", "rademacher", "clone", "key_impl"] + list(_more)
 
 
 def _jnp():

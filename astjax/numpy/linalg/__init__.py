@@ -1,16 +1,19 @@
-"""`astjax.numpy.linalg`: norms, products and the factorizations StableHLO allows.
+"""`astjax.numpy.linalg`: norms, products and factorizations in pure StableHLO.
 
 - `cholesky` lowers to `stablehlo.cholesky`; `solve_triangular` (in
   `astjax.scipy.linalg`) to `stablehlo.triangular_solve`.
-- `lu_factor`, `solve`, `inv`, `det`, `slogdet` use Gaussian elimination with
-  partial pivoting written in lax ops (one unrolled step per column), and `qr`
-  Householder reflections the same way: differentiable and batchable through the
-  primitives they use, and meant for small and moderate matrices (n up to ~100).
-- `eigh`, `eigvalsh`, `svd`, `svdvals`, `pinv`, `matrix_rank`, `eig`, `eigvals`,
-  `lstsq`, `cond` and the spectral/nuclear matrix norms need LAPACK custom calls
-  in JAX and are not implemented (they raise NotImplementedInAstjaxError).
+- `lu_factor`, `solve`, `inv`, `det`, `slogdet`: Gaussian elimination with partial
+  pivoting in lax ops (unrolled for n <= 12, a `fori_loop` beyond); `qr`:
+  Householder reflections; `eigh`/`eigvalsh`: parallel cyclic Jacobi (round-robin
+  ordering, fixed sweep count); `svd`/`svdvals`/`pinv`/`matrix_rank`/`cond`/`lstsq`
+  and the 2/nuclear norms: through `eigh` of [[0, A], [A^T, 0]]. All differentiable
+  and batchable through the primitives they use; JAX calls LAPACK here instead,
+  so expect LAPACK-level accuracy but not LAPACK speed for large matrices.
+- Missing: `eig`/`eigvals` (non-symmetric eigenproblems) and complex `eigh`/`svd`.
 """
 from __future__ import annotations
+
+import collections
 
 import numpy as np
 
@@ -23,13 +26,13 @@ from ..reductions import canonical_axes, max as _max, min as _min, sum as _sum
 from ..ufuncs import asarray_operand, promote_args_inexact, where
 from ..util import library_jit
 
-__all__ = ["norm", "vector_norm", "matrix_norm", "cholesky", "solve", "inv", "det",
+__all__ = ["eigh", "eigvalsh", "svd", "svdvals", "pinv", "matrix_rank", "cond", "lstsq",
+           "norm", "vector_norm", "matrix_norm", "cholesky", "solve", "inv", "det",
            "slogdet", "lu_factor", "qr", "matrix_power", "multi_dot", "outer", "cross",
            "matmul", "tensordot", "vecdot", "trace", "diagonal", "matrix_transpose",
            "tensorsolve", "tensorinv"]
 
-_MISSING = ("eigh", "eigvalsh", "eig", "eigvals", "svd", "svdvals", "pinv", "matrix_rank",
-            "lstsq", "cond")
+_MISSING = ("eig", "eigvals")
 
 
 def _shape(x):
@@ -112,9 +115,14 @@ def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002
         if not keepdims:
             out = lax.squeeze(out, tuple(sorted((r, c))))
         return out
-    raise NotImplementedInAstjaxError(
-        f"linalg.norm(ord={ord!r}) for matrices needs an SVD, which astjax does not have",
-        hint="use ord='fro', 1, -1, inf or -inf")
+    if ord in (2, -2, "nuc"):
+        from ..shapes import moveaxis
+        s = svd(moveaxis(x, (r, c), (-2, -1)), compute_uv=False)
+        out = _sum(s, axis=-1) if ord == "nuc" else (_max if ord == 2 else _min)(s, axis=-1)
+        if keepdims:
+            out = lax.expand_dims(out, tuple(sorted((r, c))))
+        return out
+    raise ShapeError(f"linalg.norm: invalid norm order {ord!r} for matrices")
 
 # ------------------------------------------------------------ factorizations
 
@@ -246,7 +254,7 @@ def slogdet(a, *, method=None):
     else:
         unit = uf.sign(d)
     s = uf.multiply(sign, prod(unit, axis=-1))
-    return s, _sum(uf.log(ad), axis=-1)
+    return SlogdetResult(s, _sum(uf.log(ad), axis=-1))
 
 
 def _lu_solve(lu, perm, b):
@@ -356,6 +364,222 @@ def qr(a, mode="reduced"):
     if mode != "reduced":
         raise ShapeError(f"linalg.qr: unknown mode {mode!r}")
     return lax.slice_in_dim(q, 0, n, axis=nb + 1), lax.slice_in_dim(r, 0, n, axis=nb)
+
+
+def _round_robin(n):
+    """Position permutation of the circle method: pairs (0,1), (2,3), ... of the
+    arrangements perm^0, perm^1, ..., perm^(n-2) cover every pair once (n even)."""
+    m = n // 2
+    top, bot = list(range(0, n, 2)), list(range(1, n, 2))
+    # circle method on positions: keep top[0], rotate the others one place
+    ring = top[1:] + bot[::-1]
+    ring = ring[-1:] + ring[:-1]
+    new_top = [top[0]] + ring[:m - 1]
+    new_bot = ring[m - 1:][::-1]
+    order = [x for pair in zip(new_top, new_bot) for x in pair]
+    P = np.zeros((n, n))
+    for new_pos, old_pos in enumerate(order):
+        P[old_pos, new_pos] = 1.0
+    return P
+
+
+EighResult = collections.namedtuple("EighResult", ["eigenvalues", "eigenvectors"])
+SlogdetResult = collections.namedtuple("SlogdetResult", ["sign", "logabsdet"])
+QRResult = collections.namedtuple("QRResult", ["Q", "R"])
+
+
+def _jacobi_eigh(a, sweeps):
+    """Cyclic Jacobi with the round-robin ordering: every round rotates n/2 disjoint
+    index pairs at once (a block-diagonal rotation J, A <- J^T A J), then permutes
+    the indices so the next round meets new pairs."""
+    from ..contractions import matmul
+    from ..creation import eye
+    shape = _shape(a)
+    n0 = shape[-1]
+    batch = shape[:-2]
+    nb = len(batch)
+    dt = _dt(a)
+    n = n0 + (n0 % 2)
+    if n != n0:  # an odd size gets a decoupled dummy index (no rotation touches it)
+        a = lax.pad(a, np.asarray(0, dt)[()], [(0, 0, 0)] * nb + [(0, 1, 0), (0, 1, 0)])
+    m = n // 2
+    from ..creation import _constant
+    P = lax.convert_element_type(_constant(_round_robin(n).astype(np.float32)), dt)
+    Pt = lax.transpose(P, (1, 0))
+    blk = lax.convert_element_type(lax.reshape(eye(m), (m, 1, m, 1)), dt)
+    v = uf.broadcast_to_shape(lax.convert_element_type(eye(n), dt), batch + (n, n))
+    one, zero = np.asarray(1, dt)[()], np.asarray(0, dt)[()]
+
+    def rnd(_, carry):
+        a, v = carry
+        a4 = lax.reshape(a, batch + (m, 2, m, 2))
+        d = _sum(uf.multiply(a4, blk), axis=nb + 2)          # batch + (m, 2, 2)
+        app = _at(_at(d, 0, nb + 1), 0, nb + 1)
+        aqq = _at(_at(d, 1, nb + 1), 1, nb + 1)
+        apq = _at(_at(d, 0, nb + 1), 1, nb + 1)
+        nz = uf.not_equal(apq, 0)
+        theta = uf.true_divide(uf.subtract(aqq, app), uf.multiply(2.0, where(nz, apq, one)))
+        t = uf.true_divide(where(uf.less(theta, 0), -1.0, 1.0),
+                           uf.add(uf.abs(theta), uf.sqrt(uf.add(uf.multiply(theta, theta), 1.0))))
+        t = where(nz, t, zero)
+        c = lax.rsqrt(uf.add(uf.multiply(t, t), 1.0))
+        s_ = uf.multiply(t, c)
+        r = lax.concatenate([lax.reshape(x, batch + (m, 1)) for x in (c, s_, uf.negative(s_), c)],
+                            nb + 1)
+        r = lax.reshape(r, batch + (m, 2, 1, 2))             # rows (p, q) of each block
+        j = lax.reshape(uf.multiply(blk, r), batch + (n, n))
+        a = matmul(matmul(_mT(j), a), j)
+        v = matmul(v, j)
+        return matmul(matmul(Pt, a), P), matmul(v, P)
+
+    from ..util import _Direct
+    a, v = lax.fori_loop(0, sweeps * (n - 1), _Direct(rnd), (a, v))
+    w = _diag(a)
+    if n != n0:
+        dummy = uf.greater(uf.abs(_at(v, n0, nb)), 0.5)    # the dummy's column
+        w = where(dummy, np.asarray(np.inf, dt)[()], w)
+        v = lax.slice_in_dim(v, 0, n0, axis=nb)
+    from ... import numpy as jnp
+    order = jnp.argsort(w, axis=-1)
+    w = jnp.take_along_axis(w, order, axis=-1)
+    v = jnp.take_along_axis(v, lax.broadcast_in_dim(order, batch + (n0, n), tuple(range(nb)) + (nb + 1,)),
+                            axis=-1)
+    if n != n0:
+        w = lax.slice_in_dim(w, 0, n0, axis=nb)
+        v = lax.slice_in_dim(v, 0, n0, axis=nb + 1)
+    return w, v
+
+
+@library_jit(static_argnums=(1, 2), static_argnames=("UPLO", "symmetrize_input", "sort_eigenvalues"))
+def eigh(a, UPLO=None, symmetrize_input=True, *, sort_eigenvalues=True):  # noqa: N803
+    """Symmetric (real) eigendecomposition by parallel cyclic Jacobi: eigenvalues
+    ascending, eigenvectors in columns."""
+    a = _square("eigh", a)
+    if dtypes.issubdtype(_dt(a), np.complexfloating):
+        raise NotImplementedInAstjaxError("linalg.eigh of complex (Hermitian) matrices is "
+                                          "not implemented")
+    if symmetrize_input:
+        a = uf.multiply(uf.add(a, _mT(a)), 0.5)
+    else:
+        from ..creation import tril, triu
+        t = tril(a) if UPLO in (None, "L") else triu(a)
+        a = uf.subtract(uf.add(t, _mT(t)), uf.multiply(_eye_like(a), a))
+    sweeps = 10 if _dt(a).itemsize <= 4 else 14
+    w, v = _jacobi_eigh(a, sweeps)
+    return EighResult(w, v)
+
+
+def _eye_like(a):
+    from ..creation import eye
+    return uf.broadcast_to_shape(lax.convert_element_type(eye(_shape(a)[-1]), _dt(a)), _shape(a))
+
+
+def eigvalsh(a, UPLO="L", *, symmetrize_input=True):  # noqa: N803
+    return eigh(a, UPLO, symmetrize_input)[0]
+
+
+SVDResult = collections.namedtuple("SVDResult", ["U", "S", "Vh"])
+
+
+@library_jit(static_argnums=(1, 2), static_argnames=("full_matrices", "compute_uv", "hermitian",
+                                                    "subset_by_index"))
+def svd(a, full_matrices=True, compute_uv=True, hermitian=False, subset_by_index=None):
+    """SVD from the symmetric eigenproblem of [[0, A], [A^T, 0]] (eigenvalues +-s):
+    singular values to absolute accuracy ~eps*|A|, like LAPACK's; singular vectors
+    of (near-)zero singular values are not well determined."""
+    [a] = promote_args_inexact("svd", asarray_operand(a))
+    if dtypes.issubdtype(_dt(a), np.complexfloating):
+        raise NotImplementedInAstjaxError("linalg.svd of complex matrices is not implemented")
+    shape = _shape(a)
+    if len(shape) < 2:
+        raise ShapeError(f"linalg.svd needs a matrix, got shape {shape}")
+    m, n = shape[-2:]
+    batch = shape[:-2]
+    nb = len(batch)
+    k = min(m, n)
+    dt = _dt(a)
+    z1 = lax.full(batch + (m, m), 0, dt)
+    z2 = lax.full(batch + (n, n), 0, dt)
+    top = lax.concatenate([z1, a], nb + 1)
+    bot = lax.concatenate([_mT(a), z2], nb + 1)
+    w, v = eigh(lax.concatenate([top, bot], nb))
+    # the k largest eigenvalues (ascending order from eigh): reverse to descending
+    sv = lax.rev(lax.slice_in_dim(w, m + n - k, m + n, axis=nb), (nb,))
+    sv = uf.maximum(sv, 0.0)
+    if not compute_uv:
+        return sv
+    vecs = lax.rev(lax.slice_in_dim(v, m + n - k, m + n, axis=nb + 1), (nb + 1,))
+    r2 = np.asarray(np.sqrt(2.0), dt)[()]
+    u = uf.multiply(lax.slice_in_dim(vecs, 0, m, axis=nb), r2)
+    vv = uf.multiply(lax.slice_in_dim(vecs, m, m + n, axis=nb), r2)
+    if full_matrices and m != n:
+        if m > n:
+            u = _complete(u)
+        else:
+            vv = _complete(vv)
+    return SVDResult(u, sv, _mT(vv))
+
+
+def _complete(u):
+    """[u, an orthonormal basis of u's orthogonal complement] (columns)."""
+    q = qr(u, "complete")[0]
+    k = _shape(u)[-1]
+    nb = len(_shape(u)) - 2
+    return lax.concatenate([u, lax.slice_in_dim(q, k, _shape(q)[-1], axis=nb + 1)], nb + 1)
+
+
+def svdvals(x, /):
+    return svd(x, compute_uv=False)
+
+
+def _default_rtol(a, s):
+    m, n = _shape(a)[-2:]
+    return max(m, n) * float(dtypes.finfo(_dt(s)).eps)
+
+
+def matrix_rank(M, rtol=None, *, tol=None):  # noqa: N803
+    M = asarray_operand(M)
+    if len(_shape(M)) < 2:
+        return lax.convert_element_type(_max(uf.not_equal(M, 0)), dtypes.int32)
+    s = svd(M, compute_uv=False)
+    if tol is None:
+        rt = _default_rtol(M, s) if rtol is None else rtol
+        tol = uf.multiply(_max(s, axis=-1, keepdims=True), rt)
+    return _sum(uf.greater(s, tol), axis=-1, dtype=dtypes.int32)
+
+
+def pinv(a, rtol=None, hermitian=False, *, rcond=None):
+    from ..contractions import matmul
+    a = asarray_operand(a)
+    u, s, vh = svd(a, full_matrices=False)
+    rt = rcond if rcond is not None else rtol
+    rt = _default_rtol(a, s) if rt is None else rt
+    cutoff = uf.multiply(_max(s, axis=-1, keepdims=True), rt)
+    inv_s = where(uf.greater(s, cutoff), uf.true_divide(1.0, where(uf.greater(s, cutoff), s, 1.0)),
+                  0.0)
+    nb = len(_shape(s)) - 1
+    return matmul(uf.multiply(_mT(vh), lax.expand_dims(inv_s, (nb,))), _mT(u))
+
+
+def cond(x, p=None):
+    if p not in (None, 2, -2):
+        return uf.multiply(norm(x, p, axis=(-2, -1)), norm(inv(x), p, axis=(-2, -1)))
+    s = svd(x, compute_uv=False)
+    hi, lo = _max(s, axis=-1), _min(s, axis=-1)
+    return uf.true_divide(lo, hi) if p == -2 else uf.true_divide(hi, lo)
+
+
+def lstsq(a, b, rcond=None, *, numpy_resid=False):
+    from ..contractions import matmul
+    a, b = uf.promote_dtypes_inexact(a, b)
+    vec = len(_shape(b)) == 1
+    x = matmul(pinv(a, rtol=rcond), b)
+    if vec and len(_shape(x)) != 1:
+        x = lax.reshape(x, _shape(x)[:1])
+    r = uf.subtract(matmul(a, x), b)
+    resid = _sum(uf.multiply(r, r), axis=0)
+    s = svd(a, compute_uv=False)
+    return x, resid, matrix_rank(a, rcond), s
 
 
 def matrix_power(a, n):

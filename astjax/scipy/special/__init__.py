@@ -11,7 +11,8 @@ from ...numpy.ufuncs import promote_args_inexact, where
 
 __all__ = ["logsumexp", "erf", "erfc", "erfinv", "gammaln", "digamma", "expit", "logit",
            "xlogy", "xlog1py", "log_softmax", "softmax", "ndtr", "ndtri", "log_ndtr",
-           "entr", "gamma"]
+           "entr", "gamma", "gammasgn", "betaln", "factorial", "poch", "kl_div", "rel_entr",
+           "i0", "i0e", "multigammaln", "boxcox", "boxcox1p"]
 
 
 def _unary(name, fn):
@@ -72,6 +73,83 @@ def ndtri(p):
 
 def log_ndtr(x):
     return _uf.log(ndtr(x))
+
+
+def gammasgn(x):
+    [x] = promote_args_inexact("gammasgn", x)
+    neg_int = _uf.logical_and(_uf.less_equal(x, 0), _uf.equal(x, _uf.floor(x)))
+    even = _uf.equal(_uf.remainder(_uf.floor(x), 2), 0)
+    return where(neg_int, np.nan, where(_uf.logical_or(_uf.greater(x, 0), even), 1.0, -1.0))
+
+
+def betaln(a, b):
+    a, b = promote_args_inexact("betaln", a, b)
+    return _uf.subtract(_uf.add(lax.lgamma(a), lax.lgamma(b)), lax.lgamma(_uf.add(a, b)))
+
+
+def factorial(n, exact=False):
+    if exact:
+        from ...errors import NotImplementedInAstjaxError
+        raise NotImplementedInAstjaxError("factorial(exact=True) is not implemented")
+    [n] = promote_args_inexact("factorial", n)
+    return where(_uf.less(n, 0), 0.0, _uf.exp(lax.lgamma(_uf.add(n, 1.0))))
+
+
+def poch(z, m):
+    z, m = promote_args_inexact("poch", z, m)
+    return _uf.multiply(_uf.multiply(gammasgn(_uf.add(z, m)), gammasgn(z)),
+                        _uf.exp(_uf.subtract(lax.lgamma(_uf.add(z, m)), lax.lgamma(z))))
+
+
+def rel_entr(p, q):
+    p, q = promote_args_inexact("rel_entr", p, q)
+    both = _uf.logical_and(_uf.greater(p, 0), _uf.greater(q, 0))
+    safe_p = where(both, p, 1.0)
+    safe_q = where(both, q, 1.0)
+    val = _uf.multiply(safe_p, _uf.log(_uf.true_divide(safe_p, safe_q)))
+    zero = _uf.logical_and(_uf.equal(p, 0), _uf.greater_equal(q, 0))
+    return where(both, val, where(zero, 0.0, np.inf))
+
+
+def kl_div(p, q):
+    p, q = promote_args_inexact("kl_div", p, q)
+    both = _uf.logical_and(_uf.greater(p, 0), _uf.greater(q, 0))
+    zero = _uf.logical_and(_uf.equal(p, 0), _uf.greater_equal(q, 0))
+    val = _uf.add(_uf.subtract(rel_entr(p, q), p), q)
+    return where(both, val, where(zero, q, np.inf))
+
+
+def i0(x):
+    from ...numpy.logic import i0 as _i0
+    return _i0(x)
+
+
+def i0e(x):
+    [x] = promote_args_inexact("i0e", x)
+    return _uf.multiply(_uf.exp(_uf.negative(_uf.abs(x))), i0(x))
+
+
+def multigammaln(a, d):
+    d = int(d)
+    [a] = promote_args_inexact("multigammaln", a)
+    out = _uf.multiply(d * (d - 1) / 4.0, np.log(np.pi))
+    for j in range(d):
+        out = _uf.add(out, lax.lgamma(_uf.subtract(a, j / 2.0)))
+    return out
+
+
+def boxcox(x, lmbda):
+    x, lmbda = promote_args_inexact("boxcox", x, lmbda)
+    lx = _uf.log(x)
+    safe = where(_uf.equal(lmbda, 0), 1.0, lmbda)
+    return where(_uf.equal(lmbda, 0), lx, _uf.true_divide(_uf.expm1(_uf.multiply(lmbda, lx)), safe))
+
+
+def boxcox1p(x, lmbda):
+    x, lmbda = promote_args_inexact("boxcox1p", x, lmbda)
+    lx = _uf.log1p(x)
+    safe = where(_uf.equal(lmbda, 0), 1.0, lmbda)
+    return where(_uf.equal(lmbda, 0), lx, _uf.true_divide(_uf.expm1(_uf.multiply(lmbda, lx)), safe))
 
 
 def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=None):

@@ -1,0 +1,355 @@
+"""`astjax.pmap`: SPMD over several devices, on XLA's own replica runtime.
+
+`pmap(f, axis_name, in_axes, out_axes, static_broadcasted_argnums, devices)` stages
+`f` once on the per-device avals (mapped axes removed, `axis_name` in scope for the
+collectives of `astjax.lax`), lowers it to one StableHLO module with
+`mhlo.num_replicas = N` (collectives become cross-replica ops, see
+`codegen.collective_lowering`) and runs it on N devices: replica i on device i.
+Arguments are split along their mapped axis, one shard per device; results are
+`ShardedArray`s (an `astjax.Array` subclass) that stay on their devices, print and
+convert like any array (`np.asarray` gathers), and feed the next `pmap` over the
+same devices without a host round trip. Compiled per input signature and cached.
+
+On the CPU, `ASTJAX_NUM_CPU_DEVICES=N` (set before astjax is imported) gives N
+devices, so all of this runs without an accelerator.
+
+Also here: autodiff rules for collectives that `transforms.ad_rules` leaves out
+(`all_gather`'s transpose, `pmax`/`pmin`'s JVP), registered additively.
+"""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from . import core, dtypes, tree_util
+from .codegen import collective_lowering, runtime, stablehlo
+from .errors import (AstjaxError, ArgumentError, AxisNameError, NotImplementedInAstjaxError,
+                     ShapeError, caller_location)
+from .primitives import collectives as coll
+from .staging import StagedCallable, arg_hints, leaf_aval, stage_flat
+from .transforms import ad as _ad  # noqa: F401  (ad_rules first: the rules below extend it)
+from .transforms.dce import dce_closed
+from .batching_api import _broadcast_prefix, _check_axes_spec
+
+__all__ = ["pmap", "Pmapped"]
+
+
+def _walk_eqns(jaxpr):
+    for eqn in jaxpr.eqns:
+        yield eqn
+        for sub in core.sub_jaxprs(eqn.params):
+            yield from _walk_eqns(sub.jaxpr if isinstance(sub, core.ClosedJaxpr) else sub)
+
+
+def _axis_names_of(eqn):
+    p = eqn.params
+    if "axes" in p:
+        return tuple(p["axes"])
+    n = p.get("axis_name")
+    return tuple(n) if isinstance(n, (tuple, list)) else (n,)
+
+
+def _check_collectives(jaxpr, axis_name):
+    """Every collective left after staging must be over the pmap axis."""
+    found = False
+    for eqn in _walk_eqns(jaxpr):
+        if eqn.primitive in coll.COLLECTIVES:
+            found = True
+            bad = [n for n in _axis_names_of(eqn) if n != axis_name]
+            if bad:
+                raise AxisNameError(
+                    f"`{eqn.primitive.name}` over axis {bad[0]!r}, but the enclosing pmap's "
+                    f"axis is {axis_name!r}", loc=eqn.source_info)
+    return found
+
+
+class _Entry:
+    """One compiled signature of a pmap."""
+
+    def __init__(self, closed, out_tree, out_axes, devs, axis_name, name, loc):
+        jaxpr = closed.jaxpr
+        n = len(devs)
+        has_collectives = _check_collectives(jaxpr, axis_name)
+        with collective_lowering.pmap_axes(axis_name, n):
+            self.text = stablehlo.lower_module(jaxpr, name=f"pmap_{name}", num_replicas=n)
+        self.closed, self.out_tree, self.devices = closed, out_tree, tuple(devs)
+        self.in_avals = [v.aval for v in jaxpr.invars]
+        in_avals = [v.aval for v in jaxpr.constvars] + self.in_avals
+        out_avals = [a.aval for a in jaxpr.outvars]
+        try:
+            self.executable = runtime.ReplicatedExecutable(self.text, in_avals, out_avals,
+                                                           devs, out_axes, sync=has_collectives)
+        except Exception as e:
+            if isinstance(e, AstjaxError):
+                raise
+            raise NotImplementedInAstjaxError(f"XLA could not compile this pmap: {e}",
+                                              loc=loc) from None
+        self.const_arrays = [runtime.put_sharded(np.asarray(c), core.get_aval(c), devs, None)
+                             if not isinstance(c, core.Tracer) else None
+                             for c in closed.consts]
+
+    def run(self, leaves, dims):
+        devs = self.devices
+        arrays = list(self.const_arrays)
+        for x, d, aval in zip(leaves, dims, self.in_avals):
+            if (type(x) is runtime.ShardedArray and x._devices == devs and x.axis == d
+                    and x.shard_aval == aval):
+                arrays.append(x._arr)   # already in place: no host round trip
+            else:
+                arrays.append(runtime.put_sharded(x, aval, devs, d))
+        outs = self.executable.call_arrays(arrays)
+        return tree_util.tree_unflatten(self.out_tree, outs)
+
+
+class Pmapped(StagedCallable):
+    """`pmap(f, ...)`."""
+    _jit_is_identity = True   # `jit(pmap(f))` returns the pmap (see api.jit)
+
+    def __init__(self, fun, axis_name=None, in_axes=0, out_axes=0,
+                 static_broadcasted_argnums=(), devices=None, donate_argnums=()):
+        if isinstance(in_axes, list):
+            in_axes = tuple(in_axes)
+        _check_axes_spec(in_axes, "in_axes")
+        _check_axes_spec(out_axes, "out_axes")
+        self.fun, self.axis_name = fun, axis_name
+        self.in_axes, self.out_axes = in_axes, out_axes
+        s = static_broadcasted_argnums
+        self.static_argnums = frozenset((s,) if isinstance(s, int) else tuple(s or ()))
+        self.devices = None if devices is None else tuple(devices)
+        self._cache: dict = {}
+        functools.update_wrapper(self, fun, updated=())
+
+    def __repr__(self):
+        return f"pmap({getattr(self.fun, '__name__', self.fun)!s})"
+
+    def __get__(self, obj, objtype=None):
+        return self if obj is None else functools.partial(self, obj)
+
+    def __call__(self, *args, **kwargs):
+        if core.current_builder() is not None:
+            return self.stage_inline(*args, **kwargs)
+        try:
+            entry, leaves, dims = self._entry(args, kwargs)
+        except AstjaxError as e:
+            raise e.with_traceback(None) from None
+        return entry.run(leaves, dims)
+
+    def stage_inline(self, *args, **kwargs):
+        raise NotImplementedInAstjaxError(
+            "pmap cannot be staged inside another transformation (jit of a larger "
+            "function, grad, vmap) yet",
+            hint="put the transformation inside the pmapped function instead, e.g. "
+                 "pmap(grad(f)) or pmap(vmap(f)); jit(pmap(f)) itself is fine (it is "
+                 "pmap(f))", loc=caller_location())
+
+    # -- staging ------------------------------------------------------------------
+
+    def _split(self, args):
+        dyn, statics = [], []
+        for i, a in enumerate(args):
+            if i in self.static_argnums:
+                statics.append((i, a))
+            else:
+                dyn.append(a)
+        return dyn, tuple(statics)
+
+    def _rebuild(self, statics):
+        fun = self.fun
+        if not statics:
+            return fun
+
+        def with_statics(*dyn, **kw):
+            args = list(dyn)
+            for i, v in sorted(statics):
+                args.insert(i, v)
+            from .staging import as_callable
+            return as_callable(fun)(*args, **kw)
+        with_statics.__wrapped__ = fun
+        return with_statics
+
+    def _in_dims(self, dyn_args, kwargs, static_pos, loc):
+        in_axes = self.in_axes
+        if isinstance(in_axes, tuple):
+            n_all = len(dyn_args) + len(static_pos)
+            if len(in_axes) == n_all and static_pos:  # entries for static args: drop them
+                in_axes = tuple(a for i, a in enumerate(in_axes) if i not in static_pos)
+            if len(in_axes) != len(dyn_args):
+                raise ArgumentError(
+                    f"pmap in_axes must be an int, None, or a tuple with one entry per "
+                    f"positional argument, but got len(in_axes)={len(self.in_axes)} for "
+                    f"{n_all} arguments", hint="give one in_axes entry per positional argument",
+                    loc=loc)
+            dims = _broadcast_prefix(in_axes, tuple(dyn_args), "in_axes", loc)
+        elif isinstance(in_axes, dict):
+            raise ArgumentError("pmap in_axes must be an int, None, or a tuple, got a dict",
+                                hint="wrap it in a tuple: in_axes=({...},)", loc=loc)
+        else:
+            dims = [in_axes] * len(tree_util.tree_leaves(tuple(dyn_args)))
+        return dims + [0] * len(tree_util.tree_leaves(kwargs))
+
+    def _devices_for(self, n, sizes, loc):
+        if self.devices is not None:
+            if len(self.devices) != n:
+                raise ShapeError(
+                    f"pmap was given {len(self.devices)} devices, but the mapped axis has "
+                    f"size {n}: " + _sizes_text(sizes),
+                    hint="the mapped (leading) axis needs one entry per device", loc=loc)
+            return self.devices
+        avail = runtime.devices()
+        if n > len(avail):
+            raise ArgumentError(
+                f"pmap over an axis of size {n} needs {n} devices, but only {len(avail)} "
+                f"{'is' if len(avail) == 1 else 'are'} available ({avail[0].platform}): "
+                + _sizes_text(sizes),
+                hint=("on the CPU, set the environment variable ASTJAX_NUM_CPU_DEVICES="
+                      f"{n} before importing astjax; or split the batch into "
+                      f"{len(avail)} along the mapped axis"), loc=loc)
+        return tuple(avail[:n])
+
+    def _entry(self, args, kwargs):
+        loc = caller_location()
+        dyn_args, statics = self._split(args)
+        static_pos = {i for i, _ in statics}
+        dims = self._in_dims(dyn_args, kwargs, static_pos, loc)
+        leaves, in_tree = tree_util.tree_flatten((tuple(dyn_args), kwargs))
+        names = _leaf_names(self.fun, dyn_args, kwargs)
+        avals, norm, sizes = [], [], []
+        for i, (x, d) in enumerate(zip(leaves, dims)):
+            a = leaf_aval(x, "pmap argument")
+            if d is not None:
+                if not -a.ndim <= d < a.ndim:
+                    raise ShapeError(
+                        f"pmap was asked to map argument {names[i]} along axis {d}, but it "
+                        f"has rank {a.ndim} (shape {a.shape})",
+                        hint="use in_axes=None for arguments that every device gets whole",
+                        loc=loc)
+                d %= a.ndim
+                sizes.append((names[i], a.shape, d, a.shape[d]))
+            norm.append(d)
+            avals.append(a)
+        if not sizes:
+            raise ArgumentError("pmap needs at least one argument with a mapped axis",
+                                hint="map at least one argument, e.g. in_axes=0", loc=loc)
+        if len({s for *_, s in sizes}) > 1:
+            raise ShapeError("pmap got different sizes for the axes to be mapped: "
+                             + _sizes_text(sizes),
+                             hint="every mapped argument needs the same size along its mapped "
+                                  "axis (one entry per device)", loc=loc)
+        n = sizes[0][3]
+        devs = self._devices_for(n, sizes, loc)
+        try:
+            key = (statics, in_tree, tuple(avals), tuple(norm),
+                   tuple(d.id for d in devs), dtypes.config.x64_enabled)
+            entry = self._cache.get(key)
+        except TypeError:
+            raise ArgumentError("static_broadcasted_argnums arguments must be hashable, got "
+                                + ", ".join(type(v).__name__ for _, v in statics),
+                                loc=loc) from None
+        if entry is None:
+            shard_avals = [a if d is None else
+                           a.update(shape=a.shape[:d] + a.shape[d + 1:])
+                           for a, d in zip(avals, norm)]
+            hints = arg_hints(self.fun, dyn_args, kwargs) if not statics else None
+            with coll.extend_axis_env(self.axis_name, n):
+                closed, out_tree = stage_flat(self._rebuild(statics), in_tree, shard_avals,
+                                              hints)
+            closed = dce_closed(closed)
+            out_axes = self._out_axes(closed, out_tree, loc)
+            entry = _Entry(closed, out_tree, out_axes, devs, self.axis_name,
+                           getattr(self.fun, "__name__", "fn"), loc)
+            self._cache[key] = entry
+        return entry, leaves, norm
+
+    def _out_axes(self, closed, out_tree, loc):
+        outs = closed.jaxpr.outvars
+        tree = tree_util.tree_unflatten(out_tree, list(range(len(outs))))
+        axes = _broadcast_prefix(self.out_axes, tree, "out_axes", loc)
+        norm = []
+        for a, ax in zip(outs, axes):
+            if ax is None:
+                norm.append(None)
+                continue
+            nd = a.aval.ndim + 1
+            if not -nd <= ax < nd:
+                raise ShapeError(f"pmap out_axes={ax} is out of bounds for an output of rank "
+                                 f"{nd}", loc=loc)
+            norm.append(ax % nd)
+        return norm
+
+
+def _sizes_text(sizes):
+    return "; ".join(f"argument {n} of shape {sh} has size {s} along axis {d}"
+                     for n, sh, d, s in sizes)
+
+
+def _leaf_names(fun, args, kwargs):
+    try:
+        hints = arg_hints(fun, list(args), kwargs)
+    except Exception:  # naming is best-effort
+        hints = []
+    n = len(tree_util.tree_leaves((tuple(args), kwargs)))
+    hints = list(hints) + [None] * (n - len(hints))
+    return [f"'{h}'" if h else f"#{i}" for i, h in enumerate(hints)]
+
+
+def pmap(fun=None, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnums=(),
+         devices=None, backend=None, axis_size=None, donate_argnums=(),
+         global_arg_shapes=None):
+    """Parallel map over devices: `pmap(f)(xs)` runs `f` on slice i of `xs` (along the
+    mapped axis) on device i, as one SPMD program; collectives over `axis_name`
+    (`lax.psum`, `pmean`, `all_gather`, ...) communicate between the devices."""
+    if fun is None:
+        return functools.partial(pmap, axis_name=axis_name, in_axes=in_axes,
+                                 out_axes=out_axes,
+                                 static_broadcasted_argnums=static_broadcasted_argnums,
+                                 devices=devices, backend=backend, donate_argnums=donate_argnums)
+    if not callable(fun):
+        raise ArgumentError(f"pmap needs a function, got {type(fun).__name__}",
+                            loc=caller_location())
+    return Pmapped(fun, axis_name, in_axes, out_axes, static_broadcasted_argnums, devices,
+                   donate_argnums)
+
+# ------------------------------------------- autodiff rules that ad_rules leaves out
+# (registered additively; JAX's meaning under pmap)
+
+
+def _all_gather_transpose(ct, x, *, all_gather_dimension, axis_name, axis_index_groups=None,
+                          axis_size, tiled=False):
+    """all_gather's transpose is psum_scatter: the summed cotangent, device i's slice."""
+    from . import lax
+    if isinstance(ct, _ad.Zero):
+        return [None]
+    names = tuple(axis_name) if isinstance(axis_name, (tuple, list)) else (axis_name,)
+    s = core.bind(coll.psum_p, ct, axes=names, axis_index_groups=axis_index_groups)
+    i = core.bind(coll.axis_index_p, axis_name=names[0])
+    d = all_gather_dimension
+    if tiled:
+        chunk = x.aval.shape[d]
+        return [lax.dynamic_slice_in_dim(s, lax.mul(i, np.int32(chunk)), chunk, d)]
+    return [lax.dynamic_index_in_dim(s, i, d, keepdims=False)]
+
+
+def _pminmax_jvp(p):
+    """d pmax(x) = the tangent of the device(s) holding the max (averaged over ties)."""
+    def rule(primals, tangents, *, axes, axis_index_groups=None):
+        from . import lax
+        (x,), (t,) = primals, tangents
+        y = core.bind(p, x, axes=axes, axis_index_groups=axis_index_groups)
+        if isinstance(t, _ad.Zero):
+            return y, _ad.Zero(core.get_aval(y))
+        aval = core.get_aval(y)
+        mask = lax.convert_element_type(lax.eq(x, y), aval.dtype)
+        num = core.bind(coll.psum_p, lax.mul(t, mask), axes=axes,
+                        axis_index_groups=axis_index_groups)
+        cnt = core.bind(coll.psum_p, mask, axes=axes, axis_index_groups=axis_index_groups)
+        return y, lax.div(num, cnt)
+    return rule
+
+
+core.transpose_rules[coll.all_gather_p] = _all_gather_transpose
+core.linear_primitives.add(coll.all_gather_p)
+core.unsupported["transpose"].pop(coll.all_gather_p, None)
+for _p in (coll.pmax_p, coll.pmin_p):
+    core.jvp_rules[_p] = _pminmax_jvp(_p)
+    core.unsupported["jvp"].pop(_p, None)

@@ -1,0 +1,179 @@
+"""More `astjax.random` samplers, each JAX's algorithm step for step (same bits for
+the same key): cauchy, lognormal, pareto, rayleigh, wald, weibull_min, maxwell,
+double_sided_maxwell, triangular, geometric, orthogonal, multivariate_normal."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import core, dtypes, lax
+from ..errors import ArgumentError, DTypeError, ShapeError
+from ..numpy.util import static_shape
+
+__all__ = ["cauchy", "lognormal", "pareto", "rayleigh", "wald", "weibull_min", "maxwell",
+           "double_sided_maxwell", "triangular", "geometric", "orthogonal",
+           "multivariate_normal"]
+
+
+def _r():
+    from .. import random
+    return random
+
+
+def _jnp():
+    from .. import numpy as jnp
+    return jnp
+
+
+def _fdt(dtype, name):
+    return _r()._float_dtype(dtype, name)
+
+
+def _pshape(*params):
+    from ..numpy.ufuncs import broadcast_shapes
+    return broadcast_shapes(*[core.get_aval(p).shape if hasattr(p, "aval") else np.shape(p)
+                              for p in params])
+
+
+def _shape_or(shape, *params):
+    return _pshape(*params) if shape is None else static_shape(shape)
+
+
+def cauchy(key, shape=(), dtype=None):
+    dt = _fdt(dtype, "cauchy")
+    u = _r().uniform(key, shape, dt, minval=float(dtypes.finfo(dt).eps), maxval=1.0)
+    return lax.tan(lax.mul(np.asarray(np.pi, dt)[()], lax.sub(u, np.asarray(0.5, dt)[()])))
+
+
+def lognormal(key, sigma=np.float32(1), shape=None, dtype=None):
+    dt = _fdt(dtype, "lognormal")
+    shape = _shape_or(shape, sigma)
+    sigma = lax.convert_element_type(sigma, dt)
+    return lax.exp(_jnp().multiply(_r().normal(key, shape, dt), sigma))
+
+
+def pareto(key, b, shape=None, dtype=None):
+    dt = _fdt(dtype, "pareto")
+    shape = _shape_or(shape, b)
+    b = lax.convert_element_type(b, dt)
+    return lax.exp(_jnp().true_divide(_r().exponential(key, shape, dt), b))
+
+
+def rayleigh(key, scale, shape=None, dtype=None):
+    jnp = _jnp()
+    dt = _fdt(dtype, "rayleigh")
+    shape = _shape_or(shape, scale)
+    u = _r().uniform(key, shape, dt)
+    scale = jnp.broadcast_to(jnp.asarray(scale).astype(dt), shape)
+    return lax.mul(scale, lax.sqrt(lax.mul(lax.log(u), np.asarray(-2, dt)[()])))
+
+
+def wald(key, mean, shape=None, dtype=None):
+    jnp = _jnp()
+    dt = _fdt(dtype, "wald")
+    shape = _shape_or(shape, mean)
+    k1, k2 = _r()._split_pair(key)
+    mean = jnp.broadcast_to(jnp.asarray(mean).astype(dt), shape)
+    v = _r().normal(k1, shape, dt)
+    z = _r().uniform(k2, shape, dt)
+    y = lax.integer_pow(v, 2)
+    y_sq = lax.integer_pow(y, 2)
+    mean_sq = lax.integer_pow(mean, 2)
+    sqrt_term = lax.sqrt(jnp.add(jnp.multiply(jnp.multiply(4, mean), y), jnp.multiply(mean_sq, y_sq)))
+    x = jnp.subtract(jnp.add(mean, jnp.true_divide(jnp.multiply(mean_sq, y), 2)),
+                     jnp.multiply(jnp.true_divide(mean, 2), sqrt_term))
+    return lax.select(lax.le(z, jnp.true_divide(mean, jnp.add(mean, x))), x,
+                      jnp.true_divide(mean_sq, x))
+
+
+def weibull_min(key, scale, concentration, shape=(), dtype=None):
+    jnp = _jnp()
+    dt = _fdt(dtype, "weibull_min")
+    u = _r().uniform(key, static_shape(shape), dt, minval=0, maxval=1)
+    return jnp.multiply(jnp.power(jnp.negative(jnp.log1p(jnp.negative(u))),
+                                  jnp.true_divide(1.0, concentration)), scale)
+
+
+def maxwell(key, shape=(), dtype=None):
+    dt = _fdt(dtype, "maxwell")
+    from ..numpy import linalg
+    return linalg.norm(_r().normal(key, static_shape(shape) + (3,), dt), axis=-1)
+
+
+def double_sided_maxwell(key, loc, scale, shape=(), dtype=None):
+    jnp = _jnp()
+    dt = _fdt(dtype, "double_sided_maxwell")
+    shape = static_shape(shape) + _pshape(loc, scale)
+    mk, rk = _r()._split_pair(key)
+    m = maxwell(mk, shape, dt)
+    sign = _r().rademacher(rk, shape, dt)
+    return jnp.add(jnp.multiply(jnp.multiply(sign, m), scale), loc)
+
+
+def triangular(key, left, mode, right, shape=None, dtype=None):
+    jnp = _jnp()
+    dt = _fdt(dtype, "triangular")
+    shape = _shape_or(shape, left, mode, right)
+    left, right, mode = (jnp.broadcast_to(lax.convert_element_type(v, dt), shape)
+                         for v in (left, right, mode))
+    fc = jnp.true_divide(jnp.subtract(mode, left), jnp.subtract(right, left))
+    u = _r().uniform(key, shape, dt)
+    out1 = jnp.add(left, lax.sqrt(jnp.multiply(jnp.multiply(u, jnp.subtract(right, left)),
+                                               jnp.subtract(mode, left))))
+    out2 = jnp.subtract(right, lax.sqrt(jnp.multiply(jnp.multiply(
+        jnp.subtract(1, u), jnp.subtract(right, left)), jnp.subtract(right, mode))))
+    return lax.select(jnp.less(u, fc), out1, out2)
+
+
+def geometric(key, p, shape=None, dtype=None):
+    jnp = _jnp()
+    dt = dtypes.canonicalize(dtypes.dtype(int) if dtype is None else dtypes.dtype(dtype))
+    if not dtypes.is_int(dt):
+        raise DTypeError(f"dtype argument to `geometric` must be an int dtype, got {dt}")
+    shape = _shape_or(shape, p)
+    from ..numpy.ufuncs import promote_dtypes_inexact
+    [p] = promote_dtypes_inexact(p)
+    u = _r().uniform(key, shape, core.get_aval(p).dtype)
+    u = jnp.where(jnp.equal(u, 0), 1, u)
+    log_omp = jnp.broadcast_to(lax.log1p(lax.neg(p)), shape)
+    g = jnp.add(lax.floor(lax.div(lax.log(u), log_omp)), 1)
+    return g.astype(dt)
+
+
+def orthogonal(key, n, shape=(), dtype=None, m=None):
+    jnp = _jnp()
+    from ..numpy import linalg
+    dt = _fdt(dtype, "orthogonal", ) if dtype is None or not dtypes.issubdtype(
+        dtypes.dtype(dtype), np.complexfloating) else dtypes.canonicalize(dtypes.dtype(dtype))
+    n = int(n)
+    m = n if m is None else int(m)
+    shape = static_shape(shape)
+    z = _r().normal(key, (*shape, max(n, m), min(n, m)), dt)
+    q, r = linalg.qr(z)
+    d = linalg.diagonal(r)
+    x = jnp.multiply(q, jnp.expand_dims(jnp.sign(d), -2))
+    return jnp.swapaxes(x, -1, -2) if n < m else x
+
+
+def multivariate_normal(key, mean, cov, shape=None, dtype=None, method="cholesky"):
+    jnp = _jnp()
+    from ..numpy import linalg
+    if method not in ("svd", "eigh", "cholesky"):
+        raise ArgumentError("method must be one of {'svd', 'eigh', 'cholesky'}")
+    dt = _fdt(dtype, "multivariate_normal")
+    mean = lax.convert_element_type(jnp.asarray(mean), dt)
+    cov = lax.convert_element_type(jnp.asarray(cov), dt)
+    ms, cs = core.get_aval(mean).shape, core.get_aval(cov).shape
+    if len(ms) < 1 or len(cs) < 2 or cs[-2:] != (ms[-1], ms[-1]):
+        raise ShapeError(f"multivariate_normal: mean {ms} and cov {cs} do not match")
+    from ..numpy.ufuncs import broadcast_shapes
+    shape = broadcast_shapes(ms[:-1], cs[:-2]) if shape is None else static_shape(shape)
+    if method == "svd":
+        u, s, _ = linalg.svd(cov)
+        factor = jnp.multiply(u, jnp.sqrt(s[..., None, :]))
+    elif method == "eigh":
+        w, v = linalg.eigh(cov)
+        factor = jnp.multiply(v, jnp.sqrt(w[..., None, :]))
+    else:
+        factor = linalg.cholesky(cov)
+    z = _r().normal(key, shape + ms[-1:], dt)
+    return jnp.add(mean, jnp.einsum("...ij,...j->...i", factor, z))
