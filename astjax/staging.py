@@ -8,7 +8,7 @@ import inspect
 
 from . import core, tree_util
 from .core import ShapedArray
-from .errors import ArgumentError, caller_location
+from .errors import USER_CODE, ArgumentError, caller_location
 from .frontend import converter, operators
 
 
@@ -24,13 +24,18 @@ def leaf_aval(x, where="argument") -> ShapedArray:
 
 
 def as_callable(fun):
-    """What runs on Tracers: a staged-callable runs itself, a function is converted."""
+    """What runs on Tracers: a staged-callable runs itself, user code is converted,
+    and everything else (library code, code converted already) runs as it is. A
+    user function whose source cannot be found is an error here (not silently
+    traced): staging from source is the point."""
     if isinstance(fun, StagedCallable):
         return fun
     target = operators._convertible(fun)
     if target is not None:
         return target
-    if inspect.isfunction(fun) or inspect.ismethod(fun):
+    plain = getattr(fun, "__func__", fun)
+    if (inspect.isfunction(plain) and plain.__code__ not in USER_CODE
+            and operators._user_function(plain)):
         return converter.convert(fun)  # raises SourceNotFoundError with a location
     return fun
 

@@ -463,3 +463,26 @@ CASES = [
 # everything except integer outputs and constant functions.
 NON_DIFFERENTIABLE = {"constant", "while_data_dependent", "index_after_loop"}
 DIFFERENTIABLE = [c for c in CASES if c.name not in NON_DIFFERENTIABLE]
+
+
+def break_last_statement(x):
+    for i in range(100):
+        x = x * 1.1
+        if x > 50.0:
+            break
+    return x
+
+
+def return_last_statement(x):
+    for i in range(100):
+        x = x * 1.1
+        if x > 50.0:
+            return x * 2.0
+    return -x
+
+
+CASES += [
+    Case("break_last_statement", break_last_statement, (f32(1.3),)),
+    Case("return_last_statement", return_last_statement, (f32(1.3),)),
+]
+DIFFERENTIABLE = [c for c in CASES if c.name not in NON_DIFFERENTIABLE]

@@ -218,8 +218,6 @@ def test_several_lambdas_on_one_line():
     assert (float(p(1.0)), float(q(1.0))) == (0.0, 0.25)
 
 
-@pytest.mark.xfail(reason="converter evaluates a lambda's default values in its factory, "
-                          "where comprehension variables are not defined", strict=False)
 def test_lambda_default_from_comprehension():
     h = [astjax.jit(lambda x, k=k: x * k) for k in (2, 3)]
     assert [float(j(1.0)) for j in h] == [2.0, 3.0]

@@ -452,3 +452,15 @@ def test_block_until_ready_keeps_shards_on_devices():
     assert astjax.block_until_ready({"y": y})["y"] is y
     assert y._single is None and y._npy is None   # no gather, no copy to device 0
     assert y.is_ready()
+
+
+def test_signatures_and_fast_path():
+    f = astjax.pmap(lambda v: v * 2)
+    for shape in [(N, 3), (N, 5), (2, 3), (N, 3)]:
+        x = arange(*shape)
+        y = f(x)                 # NumPy in
+        z = f(y)                 # sharded in
+        assert z.shape == shape
+        np.testing.assert_allclose(np.asarray(z), x * 4)
+    np.testing.assert_allclose(np.asarray(f(np.arange(N, dtype=np.int32))), np.arange(N) * 2)
+    assert len(f._cache) == 4

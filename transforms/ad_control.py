@@ -1,5 +1,5 @@
 """Autodiff of structured control flow: `cond`, `scan`, `while` (jvp, partial
-evaluation, transpose) and their dead-code-elimination rules.
+evaluation, transpose). Their dead-code-elimination rules are in `dce.py`.
 
 cond
   jvp: each branch's JVP, with the union of the branches' nonzero tangent outputs.

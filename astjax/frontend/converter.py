@@ -234,6 +234,10 @@ def _factory_code(fn):
     if entry is not None:
         return entry
     node, filename = parser.parse_function(fn)
+    # default values are the original function's (`convert` copies __defaults__):
+    # evaluating them again in the factory would look them up in the wrong scope
+    node.args.defaults = []
+    node.args.kw_defaults = [None] * len(node.args.kw_defaults)
     node = convert_ast(node, filename, _namespace(fn))
     freevars = list(code.co_freevars)
     args = gast.arguments(args=[gast.Name(id=n, ctx=gast.Param(), annotation=None, type_comment=None)

@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as _np
 
 from .. import dtypes as _dtypes
-from ..dtypes import (bfloat16, bool_, complex64, complex128, float16, float32,  # noqa: F401
-                      float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
-                      finfo, iinfo, issubdtype, result_type)
+from ..dtypes import finfo, iinfo, issubdtype, result_type  # noqa: F401
+from .scalar_types import (bfloat16, bool_, complex64, complex128, float16, float32,  # noqa: F401
+                           float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64)
 from .contractions import *  # noqa: F401,F403
 from .creation import *  # noqa: F401,F403
 from .indexing import _getitem, _IndexUpdateHelper, take, take_along_axis  # noqa: F401

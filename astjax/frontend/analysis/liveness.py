@@ -33,8 +33,10 @@ def _stmt(s, live_out):
     elif isinstance(s, gast.For):
         it = activity.read(s.iter)
         target = activity.modified(s.target)
+        # flags of an early exit (canonicalize's extra test) are read before each trip
+        extra = set(getattr(s, "ag_extra_test", ()))
         after = _block(s.orelse, live_out) | set(live_out)
-        live = set(after)
+        live = set(after) | extra
         while True:
             body_in = _block(s.body, live)
             new = after | (body_in - target)

@@ -1,0 +1,42 @@
+"""`jnp.float32` and friends: dtypes that can also be called, as in JAX
+(`jnp.float32(3.0)` is an array of that dtype). NumPy accepts them wherever a
+dtype goes, through their `dtype` attribute."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes
+
+
+class ScalarType:
+    __slots__ = ("dtype", "__name__")
+
+    def __init__(self, dt):
+        self.dtype = np.dtype(dt)
+        self.__name__ = self.dtype.name
+
+    def __call__(self, x):
+        from .creation import asarray
+        return asarray(x, dtype=self.dtype)
+
+    def __eq__(self, other):
+        try:
+            return self.dtype == np.dtype(other)
+        except TypeError:
+            return NotImplemented
+
+    def __hash__(self):
+        return hash(self.dtype)
+
+    def __repr__(self):
+        return f"<class 'astjax.numpy.{self.__name__}'>"
+
+
+bool_ = ScalarType(dtypes.bool_)
+int8, int16, int32, int64 = (ScalarType(d) for d in (dtypes.int8, dtypes.int16, dtypes.int32,
+                                                      dtypes.int64))
+uint8, uint16, uint32, uint64 = (ScalarType(d) for d in (dtypes.uint8, dtypes.uint16,
+                                                          dtypes.uint32, dtypes.uint64))
+bfloat16, float16, float32, float64 = (ScalarType(d) for d in (
+    dtypes.bfloat16, dtypes.float16, dtypes.float32, dtypes.float64))
+complex64, complex128 = ScalarType(dtypes.complex64), ScalarType(dtypes.complex128)
