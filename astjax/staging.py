@@ -35,9 +35,20 @@ def as_callable(fun):
         return target
     plain = getattr(fun, "__func__", fun)
     if (inspect.isfunction(plain) and plain.__code__ not in USER_CODE
-            and operators._user_function(plain)):
+            and (operators._user_function(plain) or _sourceless(plain))):
         return converter.convert(fun)  # raises SourceNotFoundError with a location
     return fun
+
+
+def _sourceless(f) -> bool:
+    """A function handed to a transform whose source is nowhere (made by `exec` or
+    `eval`, or typed at a plain interactive prompt): an error, not a silent trace."""
+    import linecache
+    filename = f.__code__.co_filename
+    if not filename.startswith("<") or filename.startswith("<ipython"):
+        return False
+    mod = (getattr(f, "__module__", None) or "").split(".")[0]
+    return mod not in operators._SKIP_MODULES and not linecache.getlines(filename)
 
 
 def param_names(fun):
