@@ -91,12 +91,16 @@ def arg_hints(fun, args, kwargs):
     """A naming hint per flattened leaf: the parameter name it came from."""
     names = param_names(fun)
     hints = []
+
+    def add(name, value):
+        leaves, tree = tree_util.tree_flatten(value)
+        # leaves of a container argument are named where the function unpacks them
+        # (`for W, b in params:`); a plain argument keeps its parameter name
+        hints.extend([name] if tree.node_type is None else [None] * len(leaves))
     for i, a in enumerate(args):
-        n = names[i] if i < len(names) else f"arg{i}"
-        k = len(tree_util.tree_leaves(a))
-        hints += [n] * k
+        add(names[i] if i < len(names) else f"arg{i}", a)
     for k, v in sorted(kwargs.items()):
-        hints += [k] * len(tree_util.tree_leaves(v))
+        add(k, v)
     return hints
 
 

@@ -112,3 +112,26 @@ def test_scan_partial_unroll_matches():
         c0, ys0 = astjax.jit(lambda xs: lax.scan(f, 0.0, xs))(xs)
         np.testing.assert_allclose(c, c0, rtol=1e-6)
         np.testing.assert_allclose(ys, ys0, rtol=1e-6)
+
+
+def _predict(params, inputs):
+    for W, b in params:
+        outputs = jnp.dot(inputs, W) + b
+        inputs = jnp.tanh(outputs)
+    return outputs
+
+
+def _loss(params, batch):
+    inputs, targets = batch
+    return jnp.sum((_predict(params, inputs) - targets) ** 2)
+
+
+def test_unpacked_names_name_container_arguments():
+    P = [(np.ones((4, 5), np.float32), np.ones(5, np.float32)),
+         (np.ones((5, 2), np.float32), np.ones(2, np.float32))]
+    batch = (np.ones((3, 4), np.float32), np.ones((3, 2), np.float32))
+    cj = astjax.make_jaxpr(_loss)(P, batch)
+    assert [v.hint for v in cj.jaxpr.invars] == ["W", "b", "W", "b", "inputs", "targets"]
+    src = astjax.source(astjax.grad(_loss), P, batch)
+    assert "(W, b), (W_1, b_1) = params" in src and "inputs, targets = batch" in src
+    assert "return [(ct_W, ct_b), (ct_W_1, ct_b_1)]" in src

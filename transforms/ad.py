@@ -399,6 +399,7 @@ def inline(closed_or_jaxpr, args, consts=None, phase=None):
         env[v] = c
     for v, a in zip(jaxpr.invars, args):
         env[v] = a
+        _set_hint(a, v.hint)  # an unnamed outer value takes the inner argument's name
     for eqn in jaxpr.eqns:
         info = eqn.source_info
         if phase is not None and info.phase in (None, "tangent"):

@@ -180,6 +180,12 @@ class Converter(gast.NodeTransformer):
             node.value = ast.copy_location(
                 gast.Call(func=ag_attr("name"), args=[node.value, const(target)], keywords=[]),
                 node.value)
+        elif (len(node.targets) == 1 and isinstance(node.targets[0], (gast.Tuple, gast.List))
+              and all(isinstance(e, gast.Name) for e in node.targets[0].elts)):
+            names = gast.Tuple(elts=[const(e.id) for e in node.targets[0].elts], ctx=gast.Load())
+            node.value = ast.copy_location(
+                gast.Call(func=ag_attr("names"), args=[node.value, names], keywords=[]),
+                node.value)
         elif len(node.targets) == 1 and isinstance(node.targets[0], gast.Subscript):
             self._check_setitem(node.targets[0])
         return node

@@ -107,6 +107,14 @@ def name(value, name_str):
     return value
 
 
+def names(value, names_tuple):
+    """`a, b = value`: name the staged elements of a tuple or list being unpacked."""
+    if isinstance(value, (tuple, list)) and len(value) == len(names_tuple):
+        for v, n in zip(value, names_tuple):
+            name(v, n)
+    return value
+
+
 def __getattr__(attr):
     # control-flow operators live in their own module
     from . import control_flow_ops
