@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 
+from .. import core as _core
 from .. import dtypes
 from .helpers import (ANY, FLOAT, INEXACT, INT, INT_BOOL, NUMBER, REAL, binop,
                       compare_lowering, unop)
@@ -118,7 +119,7 @@ def _chlo(name):
     return f"chlo.{name}"
 
 
-def _round_lowering(ctx, x, rounding_method=1):
+def _round_lowering(ctx, x, rounding_method=0):
     op = "stablehlo.round_nearest_even" if rounding_method == 1 else "stablehlo.round_nearest_afz"
     return ctx.op1(op, [x])
 
@@ -214,13 +215,34 @@ conj_p = unop("conj", np.conj, _part_lowering(lambda ctx, x: ctx.op1("stablehlo.
     ctx.op1("stablehlo.real", [x], ctx.avals_in[0].update(dtype=_real_dtype(ctx.avals_in[0].dtype))),
     ctx.op1("stablehlo.negate", [ctx.op1("stablehlo.imag", [x], ctx.avals_in[0].update(dtype=_real_dtype(ctx.avals_in[0].dtype)))],
             ctx.avals_in[0].update(dtype=_real_dtype(ctx.avals_in[0].dtype)))])), INEXACT)
-round_p = unop("round", None, _round_lowering)
-from .. import core as _core  # noqa: E402
-_core.impl_rules[round_p] = lambda x, rounding_method=0: (
-    np.round(x) if rounding_method == 1 else _round_half_away(np.asarray(x))).astype(np.asarray(x).dtype)
-_round_ae = _core.abstract_eval_rules[round_p]
-_core.abstract_eval_rules[round_p] = lambda x, rounding_method=0: _round_ae(x)
-_core.lowering_rules[round_p] = _round_lowering  # takes the rounding_method param
+round_p = unop("round", lambda x, rounding_method=0: np.round(x) if rounding_method == 1
+               else _round_half_away(x), _round_lowering)
+
+
+def _np_integer_pow(x, *, y):
+    return np.power(x, y) if y >= 0 else 1 / np.power(x, -y)
+
+
+def _integer_pow_lowering(ctx, x, *, y):
+    """x ** y for a static integer y, by repeated squaring."""
+    aval = ctx.avals_in[0]
+    scalar = aval.update(shape=())
+    acc, base, n = None, x, abs(y)
+    while n:
+        if n & 1:
+            acc = base if acc is None else ctx.op1("stablehlo.multiply", [acc, base])
+        n >>= 1
+        if n:
+            base = ctx.op1("stablehlo.multiply", [base, base])
+    if acc is None:
+        acc = ctx.broadcast(ctx.constant(1, scalar), scalar, aval)
+    if y < 0:
+        one = ctx.broadcast(ctx.constant(1, scalar), scalar, aval)
+        acc = ctx.op1("stablehlo.divide", [one, acc])
+    return acc
+
+
+integer_pow_p = unop("integer_pow", _np_integer_pow, _integer_pow_lowering, NUMBER)
 
 # ---- binary ----------------------------------------------------------------------
 add_p = binop("add", np.add, "stablehlo.add", ANY)
@@ -306,39 +328,8 @@ UNARY = {p.name: p for p in [neg_p, sign_p, floor_p, ceil_p, round_p, abs_p, exp
                              tan_p, asin_p, acos_p, atan_p, sinh_p, cosh_p, tanh_p, asinh_p,
                              acosh_p, atanh_p, logistic_p, erf_p, erfc_p, erf_inv_p, lgamma_p,
                              digamma_p, is_finite_p, not_p, population_count_p, clz_p,
-                             real_p, imag_p, conj_p]}
+                             real_p, imag_p, conj_p, integer_pow_p]}
 BINARY = {p.name: p for p in [add_p, sub_p, mul_p, div_p, rem_p, pow_p, max_p, min_p, atan2_p,
                               nextafter_p, and_p, or_p, xor_p, shift_left_p,
                               shift_right_arithmetic_p, shift_right_logical_p, eq_p, ne_p,
                               lt_p, le_p, gt_p, ge_p, add_any_p, complex_p]}
-
-# ---- integer_pow: x ** y for a static integer y ------------------------------------
-from .helpers import register as _register, check_dtype as _check_dtype  # noqa: E402
-from ..core import ShapedArray as _SA  # noqa: E402
-
-integer_pow_p = _core.new_primitive("integer_pow")
-
-
-def _integer_pow_lowering(ctx, x, *, y):
-    aval = ctx.avals_in[0]
-    acc, base, n = None, x, abs(y)
-    while n:
-        if n & 1:
-            acc = base if acc is None else ctx.op1("stablehlo.multiply", [acc, base])
-        n >>= 1
-        if n:
-            base = ctx.op1("stablehlo.multiply", [base, base])
-    if acc is None:
-        acc = ctx.broadcast(ctx.constant(1, aval.update(shape=())), aval.update(shape=()), aval)
-    if y < 0:
-        one = ctx.broadcast(ctx.constant(1, aval.update(shape=())), aval.update(shape=()), aval)
-        acc = ctx.op1("stablehlo.divide", [one, acc])
-    return acc
-
-
-_register(integer_pow_p,
-          impl=lambda x, *, y: np.power(np.asarray(x), y, dtype=np.asarray(x).dtype) if y >= 0
-          else (1 / np.power(np.asarray(x), -y)).astype(np.asarray(x).dtype),
-          abstract_eval=lambda x, *, y: (_check_dtype("integer_pow", NUMBER, x), x)[1],
-          lowering=_integer_pow_lowering)
-UNARY["integer_pow"] = integer_pow_p

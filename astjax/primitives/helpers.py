@@ -75,22 +75,24 @@ def _cast(x, dtype):
 
 
 def unop(name, np_fn, hlo, kind=FLOAT, out_dtype=None, hlo_attrs=None):
-    """A unary elementwise primitive: `out_dtype` maps the input dtype (default same)."""
+    """A unary elementwise primitive: `out_dtype` maps the input dtype (default same).
+    Params of the primitive (e.g. `round`'s rounding_method) are passed on to
+    `np_fn` and to a callable `hlo`."""
     p = core.new_primitive(name)
 
-    def abstract_eval(x):
+    def abstract_eval(x, **params):
         check_dtype(name, kind, x)
         return ShapedArray(x.shape, out_dtype(x.dtype) if out_dtype else x.dtype,
                            x.weak_type if out_dtype is None else False)
 
-    def impl(x):
+    def impl(x, **params):
         dt = out_dtype(np.asarray(x).dtype) if out_dtype else np.asarray(x).dtype
         with np.errstate(all="ignore"):
-            return _cast(np_fn(np.asarray(x)), dt)
+            return _cast(np_fn(np.asarray(x), **params), dt)
 
-    def lowering(ctx, x):
+    def lowering(ctx, x, **params):
         if callable(hlo):
-            return hlo(ctx, x)
+            return hlo(ctx, x, **params)
         return ctx.op1(hlo, [x], attrs=hlo_attrs)
 
     register(p, impl=impl, abstract_eval=abstract_eval, lowering=lowering)
