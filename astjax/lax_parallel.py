@@ -37,28 +37,21 @@ def _leaf(x):
     return x
 
 
-def psum(x, axis_name, *, axis_index_groups=None):
-    _no_groups(axis_index_groups)
-    axes = _axes(axis_name)
-    _check(axes)
-    return tree_util.tree_map(
-        lambda v: bind(_c.psum_p, _leaf(v), axes=axes, axis_index_groups=None), x)
+def _reduction(prim, name):
+    def reduce(x, axis_name, *, axis_index_groups=None):
+        _no_groups(axis_index_groups)
+        axes = _axes(axis_name)
+        _check(axes)
+        return tree_util.tree_map(
+            lambda v: bind(prim, _leaf(v), axes=axes, axis_index_groups=None), x)
+    reduce.__name__ = reduce.__qualname__ = name
+    reduce.__doc__ = f"`lax.{name}`: {name[1:]} of `x` over the named axis (leaf by leaf)."
+    return reduce
 
 
-def pmax(x, axis_name, *, axis_index_groups=None):
-    _no_groups(axis_index_groups)
-    axes = _axes(axis_name)
-    _check(axes)
-    return tree_util.tree_map(
-        lambda v: bind(_c.pmax_p, _leaf(v), axes=axes, axis_index_groups=None), x)
-
-
-def pmin(x, axis_name, *, axis_index_groups=None):
-    _no_groups(axis_index_groups)
-    axes = _axes(axis_name)
-    _check(axes)
-    return tree_util.tree_map(
-        lambda v: bind(_c.pmin_p, _leaf(v), axes=axes, axis_index_groups=None), x)
+psum = _reduction(_c.psum_p, "psum")
+pmax = _reduction(_c.pmax_p, "pmax")
+pmin = _reduction(_c.pmin_p, "pmin")
 
 
 def pmean(x, axis_name, *, axis_index_groups=None):
