@@ -16,7 +16,7 @@ import functools
 
 from . import core, tree_util
 from .errors import ArgumentError, ShapeError, caller_location
-from .staging import StagedCallable, leaf_aval, stage_flat
+from .staging import StagedCallable, leaf_labels, mapped_leaves, stage_flat
 from .transforms import batching  # noqa: F401  (registers the batch rules)
 
 __all__ = ["vmap", "BatchedFunction"]
@@ -112,22 +112,10 @@ class BatchedFunction(StagedCallable):
         loc = caller_location()
         dims = self._in_dims(args, kwargs, loc)
         leaves, in_tree = tree_util.tree_flatten((tuple(args), kwargs))
-        names = _leaf_names(self.fun, args, kwargs)
-        avals, norm_dims, sizes = [], [], []
-        for i, (x, d) in enumerate(zip(leaves, dims)):
-            a = leaf_aval(x, "vmap argument")
-            if d is not None:
-                if not -a.ndim <= d < a.ndim:
-                    raise ShapeError(
-                        f"vmap was requested to map its argument {names[i]} along axis {d}, "
-                        f"which implies that its rank should be at least "
-                        f"{d + 1 if d >= 0 else -d}, but is only {a.ndim} (its shape is "
-                        f"{a.shape})", hint="use in_axes=None for arguments that are not "
-                        "mapped", loc=loc)
-                d = d % a.ndim
-                sizes.append((names[i], a.shape, d, a.shape[d]))
-            norm_dims.append(d)
-            avals.append(batching.unmapped_aval(a, d))
+        names = leaf_labels(self.fun, args, kwargs)
+        in_avals, norm_dims, sizes = mapped_leaves(
+            "vmap", leaves, dims, names, loc, "use in_axes=None for arguments that are not mapped")
+        avals = [batching.unmapped_aval(a, d) for a, d in zip(in_avals, norm_dims)]
         size_set = {s for *_, s in sizes}
         if self.axis_size is not None:
             size_set.add(int(self.axis_size))
@@ -164,17 +152,6 @@ class BatchedFunction(StagedCallable):
                                  f"{nd}", loc=loc)
             results.append(batching.matchaxis(x, d, want % nd, size))
         return tree_util.tree_unflatten(out_tree, results)
-
-
-def _leaf_names(fun, args, kwargs):
-    from .staging import arg_hints
-    try:
-        hints = arg_hints(fun, list(args), kwargs)
-    except Exception:  # naming is best-effort
-        hints = []
-    n = len(tree_util.tree_leaves((tuple(args), kwargs)))
-    hints = list(hints) + [None] * (n - len(hints))
-    return [f"'{h}'" if h else f"#{i}" for i, h in enumerate(hints)]
 
 
 def vmap(fun=None, in_axes=0, out_axes=0, axis_name=None, axis_size=None,

@@ -27,7 +27,8 @@ from .codegen import collective_lowering, runtime, stablehlo
 from .errors import (AstjaxError, ArgumentError, AxisNameError, NotImplementedInAstjaxError,
                      ShapeError, caller_location)
 from .primitives import collectives as coll
-from .staging import StagedCallable, arg_hints, leaf_aval, stage_flat
+from .staging import (StagedCallable, arg_hints, leaf_labels, mapped_leaves,
+                      stage_flat)
 from .transforms import ad as _ad  # noqa: F401  (ad_rules first: the rules below extend it)
 from .transforms.dce import dce_closed
 from .batching_api import _broadcast_prefix, _check_axes_spec
@@ -230,21 +231,10 @@ class Pmapped(StagedCallable):
         static_pos = {i for i, _ in statics}
         dims = self._in_dims(dyn_args, kwargs, static_pos, loc)
         leaves, in_tree = tree_util.tree_flatten((tuple(dyn_args), kwargs))
-        names = _leaf_names(self.fun, dyn_args, kwargs)
-        avals, norm, sizes = [], [], []
-        for i, (x, d) in enumerate(zip(leaves, dims)):
-            a = leaf_aval(x, "pmap argument")
-            if d is not None:
-                if not -a.ndim <= d < a.ndim:
-                    raise ShapeError(
-                        f"pmap was asked to map argument {names[i]} along axis {d}, but it "
-                        f"has rank {a.ndim} (shape {a.shape})",
-                        hint="use in_axes=None for arguments that every device gets whole",
-                        loc=loc)
-                d %= a.ndim
-                sizes.append((names[i], a.shape, d, a.shape[d]))
-            norm.append(d)
-            avals.append(a)
+        names = leaf_labels(self.fun, dyn_args, kwargs)
+        avals, norm, sizes = mapped_leaves(
+            "pmap", leaves, dims, names, loc,
+            "use in_axes=None for arguments that every device gets whole")
         if not sizes:
             raise ArgumentError("pmap needs at least one argument with a mapped axis",
                                 hint="map at least one argument, e.g. in_axes=0", loc=loc)
@@ -320,16 +310,6 @@ def _fast_sig(a):
 def _sizes_text(sizes):
     return "; ".join(f"argument {n} of shape {sh} has size {s} along axis {d}"
                      for n, sh, d, s in sizes)
-
-
-def _leaf_names(fun, args, kwargs):
-    try:
-        hints = arg_hints(fun, list(args), kwargs)
-    except Exception:  # naming is best-effort
-        hints = []
-    n = len(tree_util.tree_leaves((tuple(args), kwargs)))
-    hints = list(hints) + [None] * (n - len(hints))
-    return [f"'{h}'" if h else f"#{i}" for i, h in enumerate(hints)]
 
 
 def pmap(fun=None, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnums=(),

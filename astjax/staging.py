@@ -8,7 +8,7 @@ import inspect
 
 from . import core, tree_util
 from .core import ShapedArray
-from .errors import USER_CODE, ArgumentError, caller_location
+from .errors import USER_CODE, ArgumentError, ShapeError, caller_location
 from .frontend import converter, operators
 
 
@@ -102,6 +102,36 @@ def arg_hints(fun, args, kwargs):
     for k, v in sorted(kwargs.items()):
         add(k, v)
     return hints
+
+
+def leaf_labels(fun, args, kwargs):
+    """A label per flattened leaf for error messages: its parameter's name, quoted."""
+    names = param_names(fun)
+    labels = []
+    for i, a in enumerate(args):
+        n = names[i] if i < len(names) else f"arg{i}"
+        labels += [f"'{n}'"] * len(tree_util.tree_leaves(a))
+    for k, v in sorted(kwargs.items()):
+        labels += [f"'{k}'"] * len(tree_util.tree_leaves(v))
+    return labels
+
+
+def mapped_leaves(what, leaves, dims, labels, loc, hint):
+    """Avals, normalized axes and (label, shape, axis, size) of the mapped leaves, for
+    vmap and pmap; a located ShapeError when a mapped axis is out of range."""
+    avals, norm, sizes = [], [], []
+    for label, x, d in zip(labels, leaves, dims):
+        a = leaf_aval(x, f"{what} argument")
+        if d is not None:
+            if not -a.ndim <= d < a.ndim:
+                raise ShapeError(f"{what} was asked to map argument {label} along axis {d}, "
+                                 f"so its rank should be at least {d + 1 if d >= 0 else -d}, "
+                                 f"but it is {a.ndim} (shape {a.shape})", hint=hint, loc=loc)
+            d %= a.ndim
+            sizes.append((label, a.shape, d, a.shape[d]))
+        avals.append(a)
+        norm.append(d)
+    return avals, norm, sizes
 
 
 class StagedCallable:
