@@ -27,6 +27,8 @@ import subprocess
 import sys
 import time
 
+from common import MLP_SRC, run_source
+
 IMPLS = ("astjax", "jax")
 
 
@@ -47,7 +49,7 @@ def _worker(impl: str, repeats: int, loops: int) -> dict:
 
     # First call of the seeds' MLP predict: a fresh function object so no cache helps.
     ns: dict = {"jnp": jnp}
-    exec(compile(_PREDICT_SRC, _predict_file(), "exec"), ns)
+    run_source(MLP_SRC, "dispatch_mlp", ns)
     predict = ns["predict"]
     rng = np.random.RandomState(0)
     sizes = [784, 512, 512, 10]
@@ -92,28 +94,6 @@ def _worker(impl: str, repeats: int, loops: int) -> dict:
     tree = per_call(lambda: g(small, xs), max(loops // 2, 1))
     return {"dispatch_device": dev, "dispatch_numpy": host, "dispatch_pytree": tree,
             "first_call": [first_call]}
-
-
-_PREDICT_SRC = '''
-def predict(params, inputs):
-    for W, b in params:
-        outputs = jnp.dot(inputs, W) + b
-        inputs = jnp.tanh(outputs)
-    return outputs
-'''
-
-
-def _predict_file():
-    """astjax stages from source: give the exec'd function a real file to read."""
-    import tempfile
-    path = os.path.join(tempfile.gettempdir(), f"astjax_bench_predict_{os.getpid()}.py")
-    with open(path, "w") as fh:
-        fh.write(_PREDICT_SRC)
-    import linecache
-    linecache.checkcache(path)
-    return path
-
-# ------------------------------------------------------------------------ driver
 
 
 def _jax_available() -> bool:

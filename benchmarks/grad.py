@@ -23,6 +23,8 @@ import subprocess
 import sys
 import time
 
+from common import MLP_SRC, run_source
+
 HERE = os.path.abspath(__file__)
 
 
@@ -40,7 +42,7 @@ def _worker(impl, what, steps, n):
     jax.jit(lambda a: a - 1)(jax.device_put(np.zeros(2, np.float32))).block_until_ready()
     ns = {"jnp": jnp, "lax": lax, "jax": jax}
     if what == "mlp":
-        exec(compile(_MLP_SRC, _src_file("mlp", impl), "exec"), ns)
+        run_source(MLP_SRC, f"mlp_{impl}", ns)
         update = jax.jit(ns["update"])
         rng = np.random.RandomState(0)
         sizes = [784, 512, 512, 10]
@@ -62,32 +64,13 @@ def _worker(impl, what, steps, n):
             times.append(time.perf_counter() - t0)
         return {"first": first, "step": statistics.median(times), "step_min": min(times)}
     src = _LOOP_SRC_JAX if impl == "jax" else _LOOP_SRC_ASTJAX
-    exec(compile(src.replace("NSTEPS", str(n)), _src_file(f"loop{n}", impl), "exec"), ns)
+    run_source(src.replace("NSTEPS", str(n)), f"loop{n}_{impl}", ns)
     g = jax.jit(jax.grad(ns["loop"]))
     t0 = time.perf_counter()
     out = g(np.float32(0.3))
     jax.block_until_ready(out)
     return {"first": time.perf_counter() - t0, "value": float(out)}
 
-
-_MLP_SRC = '''
-def predict(params, inputs):
-    for W, b in params:
-        outputs = jnp.dot(inputs, W) + b
-        inputs = jnp.tanh(outputs)
-    return outputs
-
-
-def mse_loss(params, batch):
-    inputs, targets = batch
-    preds = predict(params, inputs)
-    return jnp.sum((preds - targets) ** 2)
-
-
-def update(params, x, y):
-    grads = jax.grad(mse_loss)(params, (x, y))
-    return [(w - 0.001 * dw, b - 0.001 * db) for (w, b), (dw, db) in zip(params, grads)]
-'''
 
 _LOOP_SRC_ASTJAX = '''
 def step(i, x):
@@ -104,23 +87,6 @@ def loop(x):
         x = jnp.sin(x) * 0.5 + x * 0.1
     return x
 '''
-
-
-def _src_file(tag, impl):
-    """astjax stages from source: write the benchmark source to a real file."""
-    import tempfile
-    d = os.path.join(tempfile.gettempdir(), "astjax_bench_grad")
-    os.makedirs(d, exist_ok=True)
-    path = os.path.join(d, f"{impl}_{tag}.py")
-    src = {"mlp": _MLP_SRC}.get(tag)
-    if src is None:
-        n = tag[4:]
-        src = (_LOOP_SRC_JAX if impl == "jax" else _LOOP_SRC_ASTJAX).replace("NSTEPS", n)
-    with open(path, "w") as f:
-        f.write(src)
-    import linecache
-    linecache.checkcache(path)
-    return path
 
 
 def _run(impl, what, steps, n, timeout):

@@ -7,42 +7,16 @@ Each library keeps its own PJRT client; astjax's column without Python dispatch
     python benchmarks/mlp_step_ab.py [--rounds 5] [--steps 50]
 """
 import argparse
-import importlib.util
-import os
-import tempfile
 import time
 
 import numpy as np
 
-SRC = '''
-def predict(params, inputs):
-    for W, b in params:
-        outputs = jnp.dot(inputs, W) + b
-        inputs = jnp.tanh(outputs)
-    return outputs
-
-
-def loss(params, batch):
-    inputs, targets = batch
-    preds = predict(params, inputs)
-    return jnp.sum((preds - targets) ** 2)
-
-
-def update(params, x, y):
-    grads = jx.grad(loss)(params, (x, y))
-    return [(w - 0.001 * dw, b - 0.001 * db) for (w, b), (dw, db) in zip(params, grads)]
-'''
-
+from common import MLP_SRC, run_source
 
 def load(lib):
-    d = tempfile.mkdtemp()
-    path = os.path.join(d, f"mlp_{lib}.py")
-    with open(path, "w") as f:
-        f.write(f"import {lib} as jx\nimport {lib}.numpy as jnp\n" + SRC)
-    spec = importlib.util.spec_from_file_location(f"mlp_{lib}", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    import importlib
+    jax = importlib.import_module(lib)
+    return run_source(MLP_SRC, f"mlp_step_ab_{lib}", {"jax": jax, "jnp": jax.numpy})
 
 
 def main():
@@ -61,13 +35,13 @@ def main():
          for m, k in zip(sizes[:-1], sizes[1:])]
     x = rng.randn(128, 784).astype(np.float32)
     y = rng.randn(128, 10).astype(np.float32)
-    ua = astjax.jit(load("astjax").update)
+    ua = astjax.jit(load("astjax")["update"])
     pa, xa, ya = astjax.device_put(P), astjax.device_put(x), astjax.device_put(y)
     astjax.block_until_ready(ua(pa, xa, ya))
     entry, leaves = ua._entry((pa, xa, ya), {})
     bufs = [c._buf for c in entry.consts] + [leaf._buf for leaf in leaves]
     if jax is not None:
-        uj = jax.jit(load("jax").update)
+        uj = jax.jit(load("jax")["update"])
         pj, xj, yj = jax.device_put(P), jax.device_put(x), jax.device_put(y)
         jax.block_until_ready(uj(pj, xj, yj))
     print(f"{'round':>5} | {'astjax':>9} | {'executable':>10} | {'jax':>9} | {'astjax/jax':>10}")

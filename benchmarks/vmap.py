@@ -22,35 +22,9 @@ import subprocess
 import sys
 import time
 
+from common import MLP_SRC, run_source
+
 HERE = os.path.abspath(__file__)
-
-_SRC = '''
-def predict(params, inputs):
-    for W, b in params:
-        outputs = jnp.dot(inputs, W) + b
-        inputs = jnp.tanh(outputs)
-    return outputs
-
-
-def loss(params, batch):
-    inputs, targets = batch
-    preds = predict(params, inputs)
-    return jnp.sum((preds - targets) ** 2)
-'''
-
-
-def _src_file(impl):
-    """astjax stages from source: the benchmark's source is a real file."""
-    import tempfile
-    d = os.path.join(tempfile.gettempdir(), "astjax_bench_vmap")
-    os.makedirs(d, exist_ok=True)
-    path = os.path.join(d, f"{impl}_mlp.py")
-    with open(path, "w") as f:
-        f.write(_SRC)
-    import linecache
-    linecache.checkcache(path)
-    return path
-
 
 def _worker(impl, steps, batch):
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
@@ -62,8 +36,8 @@ def _worker(impl, steps, batch):
         import astjax as jax
         import astjax.numpy as jnp
     jax.jit(lambda a: a - 1)(jax.device_put(np.zeros(2, np.float32))).block_until_ready()
-    ns = {"jnp": jnp}
-    exec(compile(_SRC, _src_file(impl), "exec"), ns)
+    ns = {"jnp": jnp, "jax": jax}
+    run_source(MLP_SRC, f"vmap_mlp_{impl}", ns)
     rng = np.random.RandomState(0)
     sizes = [784, 512, 512, 10]
     params = [(jax.device_put((rng.randn(m, k) / np.sqrt(m)).astype(np.float32)),
