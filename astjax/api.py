@@ -33,17 +33,19 @@ def _normalize_static(fun, static_argnums, static_argnames):
 
 
 class Lowered:
-    def __init__(self, text, jitted, key, entry):
-        self._text, self._jitted, self._key, self._entry = text, jitted, key, entry
+    """`jit(f).lower(*args)`: the StableHLO module of one signature."""
+
+    def __init__(self, entry):
+        self._entry = entry
 
     def as_text(self):
-        return self._text
+        return self._entry.text
 
     def compile(self):
         return Compiled(self._entry.compile())
 
     def __str__(self):
-        return self._text
+        return self._entry.text
 
 
 class Compiled:
@@ -347,7 +349,7 @@ class Jitted(StagedCallable):
             entry, _ = self._entry(args, kwargs)
         except AstjaxError as e:
             raise e.with_traceback(None) from None
-        return Lowered(entry.text, self, None, entry)
+        return Lowered(entry)
 
     def trace(self, *args, **kwargs):
         return self.stage(*args, **kwargs)
