@@ -11,16 +11,18 @@
 """
 from __future__ import annotations
 
+import functools
 import itertools
 import threading
+from collections.abc import MutableMapping, MutableSet
 from contextlib import contextmanager
 from typing import Any, Callable
 
 import numpy as np
 
 from . import dtypes
-from .errors import (AstjaxError, ConcretizationError, EscapedTracerError, SourceInfo,
-                     UNKNOWN, user_location)
+from .errors import (AstjaxError, ConcretizationError, EscapedTracerError,
+                     NotImplementedInAstjaxError, SourceInfo, UNKNOWN, user_location)
 from .array_methods import ArrayMethods
 
 # --------------------------------------------------------------------------- avals
@@ -182,13 +184,41 @@ class ClosedJaxpr:
 
 # ---------------------------------------------------------------------- primitives
 
+# The rule kinds a primitive may carry, and the pass each one serves.
+RULE_KINDS = ("impl", "abstract_eval", "jvp", "transpose", "partial_eval", "batch", "dce",
+              "lowering", "source")
+_RULE_WHAT = {"jvp": "differentiation", "transpose": "reverse-mode differentiation",
+              "partial_eval": "linearization", "batch": "vmap", "dce": "dead-code elimination",
+              "lowering": "compilation", "impl": "evaluation with NumPy",
+              "abstract_eval": "shape inference", "source": "printing as source"}
+
 
 class Primitive:
-    multiple_results = False
+    """An IR operation and every rule that gives it meaning, set in the one block
+    that creates it (see docs/architecture.md):
 
-    def __init__(self, name: str, multiple_results: bool = False):
+    - `impl(*numpy_values, **params)`: the NumPy reference;
+    - `abstract_eval(*avals, **params)`: output aval(s);
+    - `jvp(primals, tangents, **params)`, `transpose(cts, *args, **params)`,
+      `partial_eval(eqn, unknowns)`, `batch(args, dims, **params)`, `dce(eqn, used)`;
+    - `lowering(ctx, *operands, **params)`: StableHLO (`ctx.lower_jaxpr` for bodies);
+    - `source(gen, eqn)`: printed Python (default: `lax.<name>(...)`).
+
+    Flags: `linear` (has a transpose), `nondiff` (integer-valued: zero tangent),
+    `always_batch` (its batch rule runs even when no operand is mapped),
+    `higher_order` (jvp/transpose/partial_eval/batch/dce rules receive the running
+    pass `tx` first: `tx.jvp_jaxpr`, `tx.batch_jaxpr`, ...), and `unsupported`
+    (rule kind -> why it is deliberately missing)."""
+
+    def __init__(self, name: str, multiple_results: bool = False, higher_order: bool = False):
         self.name = name
         self.multiple_results = multiple_results
+        self.higher_order = higher_order
+        for kind in RULE_KINDS:
+            setattr(self, kind, None)
+        self.linear = self.nondiff = self.always_batch = False
+        self.unsupported: dict[str, str] = {}
+        primitives[name] = self
 
     def bind(self, *args, **params):
         return bind(self, *args, **params)
@@ -196,27 +226,148 @@ class Primitive:
     def __repr__(self):
         return self.name
 
+    # decorator forms, as JAX's `def_impl` / `def_abstract_eval`
+    def def_impl(self, f):
+        self.impl = f
+        return f
+
+    def def_abstract_eval(self, f):
+        self.abstract_eval = f
+        return f
+
+
+def rule(p: Primitive, kind: str, loc=None, error=None, tx=None, optional=False):
+    """`p`'s rule of `kind` -- bound to the running pass `tx` when `p` is higher-order --
+    or (unless `optional`, which gives None) the one located "not supported" error."""
+    r = getattr(p, kind)
+    if r is not None:
+        return functools.partial(r, tx) if p.higher_order and tx is not None else r
+    if optional:
+        return None
+    reason = p.unsupported.get(kind)
+    raise (error or NotImplementedInAstjaxError)(f"{_RULE_WHAT[kind]} of `{p.name}` is not supported"
+                + (f": {reason}" if reason else ""), loc=loc or UNKNOWN)
+
 
 primitives: dict[str, Primitive] = {}
-impl_rules: dict[Primitive, Callable] = {}
-abstract_eval_rules: dict[Primitive, Callable] = {}
-jvp_rules: dict[Primitive, Callable] = {}
-transpose_rules: dict[Primitive, Callable] = {}
-batch_rules: dict[Primitive, Callable] = {}
-lowering_rules: dict[Primitive, Callable] = {}
-source_rules: dict[Primitive, Callable] = {}
-# Primitives a registry deliberately leaves out, with the reason (tested).
-unsupported: dict[str, dict[Primitive, str]] = {
-    "jvp": {}, "transpose": {}, "batch": {}, "lowering": {}}
-# Linear primitives (those that have a transpose rule) and non-differentiable ones.
-linear_primitives: set = set()
-nondiff_primitives: set = set()
 
 
-def new_primitive(name: str, multiple_results: bool = False) -> Primitive:
-    p = Primitive(name, multiple_results)
-    primitives[name] = p
-    return p
+def new_primitive(name: str, multiple_results: bool = False,
+                  higher_order: bool = False) -> Primitive:
+    return Primitive(name, multiple_results, higher_order)
+
+
+class _RuleTable(MutableMapping):
+    """Transitional view of one rule slot of every primitive as a dict (the old
+    registries); removed once no module fills rules from outside its block."""
+
+    def __init__(self, kind):
+        self.kind = kind
+
+    def __getitem__(self, p):
+        r = getattr(p, self.kind, None) if isinstance(p, Primitive) else None
+        if r is None:
+            raise KeyError(p)
+        return r
+
+    def __setitem__(self, p, r):
+        setattr(p, self.kind, r)
+
+    def __delitem__(self, p):
+        self[p]
+        setattr(p, self.kind, None)
+
+    def __iter__(self):
+        return (p for p in list(primitives.values()) if getattr(p, self.kind) is not None)
+
+    def __len__(self):
+        return sum(1 for _ in self)
+
+
+class _UnsupportedTable(_RuleTable):
+    def __getitem__(self, p):
+        return p.unsupported[self.kind]
+
+    def __setitem__(self, p, reason):
+        p.unsupported[self.kind] = reason
+
+    def __delitem__(self, p):
+        del p.unsupported[self.kind]
+
+    def __iter__(self):
+        return (p for p in list(primitives.values()) if self.kind in p.unsupported)
+
+
+class _FlagSet(MutableSet):
+    """Transitional view of one flag of every primitive as a set."""
+
+    def __init__(self, flag):
+        self.flag = flag
+
+    def __contains__(self, p):
+        return bool(getattr(p, self.flag, False))
+
+    def __iter__(self):
+        return (p for p in list(primitives.values()) if getattr(p, self.flag))
+
+    def __len__(self):
+        return sum(1 for _ in self)
+
+    def add(self, p):
+        setattr(p, self.flag, True)
+
+    def discard(self, p):
+        setattr(p, self.flag, False)
+
+
+impl_rules = _RuleTable("impl")
+abstract_eval_rules = _RuleTable("abstract_eval")
+jvp_rules = _RuleTable("jvp")
+transpose_rules = _RuleTable("transpose")
+batch_rules = _RuleTable("batch")
+lowering_rules = _RuleTable("lowering")
+source_rules = _RuleTable("source")
+partial_eval_rules = _RuleTable("partial_eval")
+dce_rules = _RuleTable("dce")
+unsupported = {k: _UnsupportedTable(k) for k in ("jvp", "transpose", "batch", "lowering")}
+linear_primitives = _FlagSet("linear")
+nondiff_primitives = _FlagSet("nondiff")
+always_batch = _FlagSet("always_batch")
+
+# ------------------------------------------------------- symbolic zeros (for AD rules)
+
+float0 = np.dtype([("float0", np.void, 0)])
+
+
+class Zero:
+    """A symbolic zero tangent or cotangent of abstract value `aval`."""
+    __slots__ = ("aval",)
+
+    def __init__(self, aval):
+        self.aval = aval
+
+    def __repr__(self):
+        return f"Zero({self.aval.str_short()})"
+
+
+class UndefinedPrimal:
+    """Marks a linear input of an equation being transposed."""
+    __slots__ = ("aval",)
+
+    def __init__(self, aval):
+        self.aval = aval
+
+    def __repr__(self):
+        return f"UndefinedPrimal({self.aval.str_short()})"
+
+
+def is_undefined(x):
+    return isinstance(x, UndefinedPrimal)
+
+
+def differentiable(aval) -> bool:
+    """Whether values of this aval have a (non-float0) tangent space."""
+    return dtypes.is_inexact(aval.dtype)
 
 # -------------------------------------------------------------------------- tracers
 
@@ -362,7 +513,7 @@ class Builder:
     def add_eqn(self, prim: Primitive, args, params) -> Any:
         in_atoms = [self.atom(a) for a in args]
         in_avals = [a.aval for a in in_atoms]
-        out = abstract_eval_rules[prim](*in_avals, **params)
+        out = prim.abstract_eval(*in_avals, **params)
         out_avals = out if prim.multiple_results else [out]
         outvars = [Var(a) for a in out_avals]
         eqn = Eqn(prim, in_atoms, outvars, params, current_source_info())
@@ -375,13 +526,13 @@ class Builder:
 
     def _fold(self, prim, args, params, out_avals):
         none = [None] * len(out_avals)
-        if prim not in impl_rules or any(a.size > _KNOWN_LIMIT for a in out_avals):
+        if prim.impl is None or any(a.size > _KNOWN_LIMIT for a in out_avals):
             return none
         vals = [self.known_value(a) for a in args]
         if any(v is None for v in vals):
             return none
         try:
-            res = impl_rules[prim](*vals, **params)
+            res = prim.impl(*vals, **params)
         except Exception:  # folding is an optimisation; staging stays correct
             return none
         res = res if prim.multiple_results else [res]
@@ -489,7 +640,7 @@ def eval_jaxpr(jaxpr: Jaxpr, consts, *args, interpret_eqn=None):
     for eqn in jaxpr.eqns:
         ins = [read(a) for a in eqn.invars]
         if interpret_eqn is None:
-            outs = impl_rules[eqn.primitive](*ins, **eqn.params)
+            outs = rule(eqn.primitive, "impl", eqn.source_info)(*ins, **eqn.params)
         else:
             outs = interpret_eqn(eqn, ins)
         outs = outs if eqn.primitive.multiple_results else [outs]
@@ -552,7 +703,7 @@ def check_jaxpr(jaxpr: Jaxpr | ClosedJaxpr) -> None:
             for sub in _sub_jaxprs(p):
                 check_jaxpr(sub)
         try:
-            out = abstract_eval_rules[eqn.primitive](*[a.aval for a in eqn.invars], **eqn.params)
+            out = eqn.primitive.abstract_eval(*[a.aval for a in eqn.invars], **eqn.params)
         except AstjaxError as e:
             raise JaxprTypeError(f"{where}: {e.message}", loc=eqn.source_info) from None
         out = out if eqn.primitive.multiple_results else [out]

@@ -160,6 +160,11 @@ class NotImplementedInAstjaxError(AstjaxError, NotImplementedError):
     default_hint = "see docs/api.md for what is implemented"
 
 
+class DifferentiationError(AstjaxError):
+    """A derivative astjax cannot form (an unsupported primitive, a non-float input)."""
+    default_hint = ""
+
+
 class AxisNameError(AstjaxError):
     default_hint = "use the axis_name given to vmap/pmap around this function"
 

@@ -45,6 +45,8 @@ import numpy as np
 
 from astjax import core, dtypes, tree_util
 from astjax.errors import UNKNOWN, AstjaxError
+from astjax.pyast import (assign, attr, call, comment, dtype_expr, lax_call, load, pyconst,
+                          sanitize, scalar_py, statement_rule, store)
 
 __all__ = [
     "GeneratedSource",
@@ -85,115 +87,7 @@ _PHASE_TEXT = {"forward": "forward", "backward": "backward (cotangents)",
 class SourceGenError(AstjaxError):
     default_hint = "this is a bug in astjax.source; please report it with the jaxpr"
 
-# ------------------------------------------------------------------ AST helpers
-
-
-def load(name):
-    return ast.Name(id=name, ctx=ast.Load())
-
-
-def store(name):
-    return ast.Name(id=name, ctx=ast.Store())
-
-
-def attr(base, *names):
-    if isinstance(base, str) and "." in base:
-        first, *rest = base.split(".")
-        return attr(first, *rest, *names)
-    node = load(base) if isinstance(base, str) else base
-    for n in names:
-        node = ast.Attribute(value=node, attr=n, ctx=ast.Load())
-    return node
-
-
-def call(func, args=(), **kwargs):
-    if isinstance(func, str):
-        func = attr(*func.split("."))
-    return ast.Call(func=func, args=list(args),
-                    keywords=[ast.keyword(arg=k, value=v) for k, v in kwargs.items()])
-
-
-def assign(targets, value):
-    """`name = value`, or `a, b = value` for a list/tuple of names (a one-element list
-    gives `a, = value`)."""
-    if isinstance(targets, str):
-        target = store(targets)
-    else:
-        target = ast.Tuple(elts=[store(t) if isinstance(t, str) else t for t in targets],
-                           ctx=ast.Store())
-    return ast.Assign(targets=[target], value=value, lineno=0)
-
-
-def comment(text):
-    """A comment line: a Name whose id `ast.unparse` prints verbatim."""
-    return ast.Expr(value=ast.Name(id="# " + text.replace("\n", " "), ctx=ast.Load()))
-
-
-def is_comment(stmt):
-    return (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Name)
-            and stmt.value.id.startswith("#"))
-
-
-def pyconst(v):
-    """A Python scalar as an expression (negative numbers and inf/nan spelled out)."""
-    if isinstance(v, (bool, np.bool_)):
-        return ast.Constant(value=bool(v))
-    if isinstance(v, complex):
-        if v.imag == 0:
-            return pyconst(v.real)
-        return call("complex", [pyconst(v.real), pyconst(v.imag)])
-    if isinstance(v, float):
-        if math.isnan(v):
-            return attr("jnp", "nan")
-        if math.isinf(v):
-            node = attr("jnp", "inf")
-            return ast.UnaryOp(op=ast.USub(), operand=node) if v < 0 else node
-        if v < 0 or (v == 0 and math.copysign(1.0, v) < 0):
-            return ast.UnaryOp(op=ast.USub(), operand=ast.Constant(value=-v))
-        return ast.Constant(value=v)
-    if isinstance(v, int):
-        if v < 0:
-            return ast.UnaryOp(op=ast.USub(), operand=ast.Constant(value=-v))
-        return ast.Constant(value=v)
-    return ast.Constant(value=v)
-
-
-def _scalar_py(val, dtype):
-    """A NumPy scalar of `dtype` as the shortest Python scalar that converts back to it
-    exactly (float32's `0.1`, not `0.10000000149011612`)."""
-    dtype = np.dtype(dtype)
-    if dtype == dtypes.bool_:
-        return bool(val)
-    if dtypes.is_int(dtype):
-        return int(val)
-    if np.issubdtype(dtype, np.complexfloating):
-        return complex(val)
-    if dtype in (dtypes.float32, dtypes.float16) or dtype.name == "bfloat16":
-        return float(str(np.asarray(val, dtype)[()]))
-    return float(val)
-
-
-def dtype_expr(dt):
-    dt = np.dtype(dt)
-    name = "bool_" if dt == dtypes.bool_ else dt.name
-    return attr("jnp", name)
-
-
-def sanitize(name):
-    name = re.sub(r"\W", "_", str(name))
-    if not name or name[0].isdigit():
-        name = "v_" + name
-    if name.startswith("ag__"):
-        name = name[4:] or "v"
-    return name
-
 # ---------------------------------------------------------------- rule registry
-
-
-def statement_rule(fn):
-    """Mark a source rule as printing statements (`rule(gen, eqn, stmts)`)."""
-    fn.statement = True
-    return fn
 
 
 def source_rule(prim):
@@ -310,14 +204,14 @@ class SourceGenerator:
         if isinstance(a, core.Literal) and not aval.weak_type:
             val = np.asarray(a.val)
             if val.ndim == 0:
-                return self.typed_scalar(_scalar_py(val[()], a.aval.dtype), a.aval.dtype)
+                return self.typed_scalar(scalar_py(val[()], a.aval.dtype), a.aval.dtype)
         return self.arg(a)
 
     def literal(self, lit, bare=False):
         val = np.asarray(lit.val)
         dt = lit.aval.dtype
         if val.ndim == 0:
-            py = _scalar_py(val[()], dt)
+            py = scalar_py(val[()], dt)
             if dt == dtypes.bool_ or bare or (
                     lit.aval.weak_type and dtypes.python_scalar_dtype(py) == dt) or (
                     dtypes.python_scalar_dtype(py) == dt and not isinstance(py, bool)):
@@ -334,7 +228,7 @@ class SourceGenerator:
 
     def array_value(self, val, dt):
         val = np.asarray(val)
-        items = [_scalar_py(x, dt) for x in val.reshape(-1)]
+        items = [scalar_py(x, dt) for x in val.reshape(-1)]
 
         def nest(flat, shape):
             if not shape:
@@ -719,7 +613,7 @@ def generate(closed, in_tree, out_tree, *, name="f", param_names=None, user_fn=N
         if val is not None and val.size <= inline_const_size:
             nm = gen.fresh(base)
             body.append(assign(nm, gen.array_value(val, v.aval.dtype)
-                               if val.ndim else gen.typed_scalar(_scalar_py(val[()], v.aval.dtype),
+                               if val.ndim else gen.typed_scalar(scalar_py(val[()], v.aval.dtype),
                                                                  v.aval.dtype)))
             gen.name_var(v, nm)
         else:
@@ -808,10 +702,6 @@ def generic_rule(gen, eqn):
                 **{k: gen.value(v) for k, v in sorted(eqn.params.items())})
 
 
-def _lax_call(fname, gen, eqn, *extra, **kw):
-    return call(f"lax.{fname}", [gen.arg(a) for a in eqn.invars] + list(extra), **kw)
-
-
 def _register(name, rule):
     p = core.primitives.get(name)
     if p is not None:
@@ -858,7 +748,7 @@ def _binop_rule(name):
         if _operator_ok(eqn, kind):
             x, y = eqn.invars
             return ast.BinOp(left=gen.arg(x, bare=True), op=op(), right=gen.arg(y, bare=True))
-        return _lax_call(name, gen, eqn)
+        return lax_call(name, gen, eqn)
     return rule
 
 
@@ -868,7 +758,7 @@ def _bitop_rule(name):
             x, y = eqn.invars
             return ast.BinOp(left=gen.arg(x, bare=True), op=_BITOPS[name](),
                              right=gen.arg(y, bare=True))
-        return _lax_call(_LAX_RENAMES[name], gen, eqn)
+        return lax_call(_LAX_RENAMES[name], gen, eqn)
     return rule
 
 
@@ -878,7 +768,7 @@ def _cmp_rule(name):
             x, y = eqn.invars
             return ast.Compare(left=gen.arg(x, bare=True), ops=[_CMPOPS[name]()],
                                comparators=[gen.arg(y, bare=True)])
-        return _lax_call(name, gen, eqn)
+        return lax_call(name, gen, eqn)
     return rule
 
 
@@ -886,7 +776,7 @@ def _unary_rule(name):
     fname = _LAX_RENAMES.get(name, name)
 
     def rule(gen, eqn):
-        return _lax_call(fname, gen, eqn)
+        return lax_call(fname, gen, eqn)
     return rule
 
 
@@ -894,7 +784,7 @@ def _neg_rule(gen, eqn):
     (x,) = eqn.invars
     if isinstance(x, core.Var) and _numeric(x.aval.dtype):
         return ast.UnaryOp(op=ast.USub(), operand=gen.arg(x))
-    return _lax_call("neg", gen, eqn)
+    return lax_call("neg", gen, eqn)
 
 
 def _not_rule(gen, eqn):
@@ -903,7 +793,7 @@ def _not_rule(gen, eqn):
         return ast.UnaryOp(op=ast.Not(), operand=gen.arg(x))
     if isinstance(x, core.Var) and x.aval.dtype == dtypes.bool_:
         return call("jnp.logical_not", [gen.arg(x)])
-    return _lax_call("bitwise_not", gen, eqn)
+    return lax_call("bitwise_not", gen, eqn)
 
 
 def _integer_pow_rule(gen, eqn):
@@ -911,21 +801,21 @@ def _integer_pow_rule(gen, eqn):
     y = eqn.params["y"]
     if isinstance(x, core.Var) and (y >= 0 or dtypes.is_inexact(x.aval.dtype)):
         return ast.BinOp(left=gen.arg(x), op=ast.Pow(), right=pyconst(int(y)))
-    return _lax_call("integer_pow", gen, eqn, pyconst(int(y)))
+    return lax_call("integer_pow", gen, eqn, pyconst(int(y)))
 
 
 def _round_rule(gen, eqn):
-    return _lax_call("round", gen, eqn, pyconst(int(eqn.params.get("rounding_method", 0))))
+    return lax_call("round", gen, eqn, pyconst(int(eqn.params.get("rounding_method", 0))))
 
 
 def _convert_rule(gen, eqn):
     (x,) = eqn.invars
     new = eqn.params["new_dtype"]
     if eqn.params.get("weak_type"):
-        return _lax_call("convert_element_type", gen, eqn, dtype_expr(new), weak_type=pyconst(True))
+        return lax_call("convert_element_type", gen, eqn, dtype_expr(new), weak_type=pyconst(True))
     if isinstance(x, core.Var) and gen.name_of(x) not in gen.counters and not x.aval.weak_type:
         return call(attr(gen.arg(x), "astype"), [dtype_expr(new)])
-    return _lax_call("convert_element_type", gen, eqn, dtype_expr(new))
+    return lax_call("convert_element_type", gen, eqn, dtype_expr(new))
 
 
 def _convert_fuse(gen, scope, i, eqn):
@@ -970,12 +860,12 @@ def _dot_rule(gen, eqn):
     kw = {}
     if pet is not None and np.dtype(pet) != x.aval.dtype:
         kw["preferred_element_type"] = dtype_expr(pet)
-    return _lax_call("dot_general", gen, eqn, gen.value(dn), **kw)
+    return lax_call("dot_general", gen, eqn, gen.value(dn), **kw)
 
 
 def _reduce_rule(name):
     def rule(gen, eqn):
-        return _lax_call(name, gen, eqn, axes=gen.value(tuple(eqn.params["axes"])))
+        return lax_call(name, gen, eqn, axes=gen.value(tuple(eqn.params["axes"])))
     return rule
 
 
@@ -983,7 +873,7 @@ def _bid_rule(gen, eqn):
     (x,) = eqn.invars
     shape, dims = tuple(eqn.params["shape"]), tuple(eqn.params["broadcast_dimensions"])
     if isinstance(x, core.Literal) and np.ndim(x.val) == 0:
-        v = _scalar_py(np.asarray(x.val)[()], x.aval.dtype)
+        v = scalar_py(np.asarray(x.val)[()], x.aval.dtype)
         dt = dtype_expr(x.aval.dtype)
         if v == 0 and not (isinstance(v, float) and math.copysign(1.0, v) < 0):
             return call("jnp.zeros", [gen.value(shape), dt])
@@ -993,7 +883,7 @@ def _bid_rule(gen, eqn):
     n = len(shape)
     if dims == tuple(range(n - x.aval.ndim, n)) and isinstance(x, core.Var):
         return call("jnp.broadcast_to", [gen.arg(x), gen.value(shape)])
-    return _lax_call("broadcast_in_dim", gen, eqn, gen.value(shape), gen.value(dims))
+    return lax_call("broadcast_in_dim", gen, eqn, gen.value(shape), gen.value(dims))
 
 
 def _reshape_rule(gen, eqn):
@@ -1002,7 +892,7 @@ def _reshape_rule(gen, eqn):
         return call(attr(gen.arg(x), "reshape"), [gen.value(tuple(eqn.params["new_sizes"]))])
     if isinstance(x, core.Var):  # may be a Python scalar when run eagerly
         return call("jnp.reshape", [gen.arg(x), gen.value(tuple(eqn.params["new_sizes"]))])
-    return _lax_call("reshape", gen, eqn, gen.value(tuple(eqn.params["new_sizes"])))
+    return lax_call("reshape", gen, eqn, gen.value(tuple(eqn.params["new_sizes"])))
 
 
 def _transpose_rule(gen, eqn):
@@ -1010,14 +900,14 @@ def _transpose_rule(gen, eqn):
     perm = tuple(eqn.params["permutation"])
     if perm == (1, 0) and isinstance(x, core.Var):
         return attr(gen.arg(x), "T")
-    return _lax_call("transpose", gen, eqn, gen.value(perm))
+    return lax_call("transpose", gen, eqn, gen.value(perm))
 
 
 def _param_rule(fname, *names, kw=()):
     def rule(gen, eqn):
         extra = [gen.value(eqn.params[n]) for n in names]
         kws = {k: gen.value(eqn.params[k]) for k in kw if eqn.params.get(k) is not None}
-        return _lax_call(fname, gen, eqn, *extra, **kws)
+        return lax_call(fname, gen, eqn, *extra, **kws)
     return rule
 
 
@@ -1031,7 +921,7 @@ def _slice_rule(gen, eqn):
     extra = [gen.value(tuple(p["start_indices"])), gen.value(tuple(p["limit_indices"]))]
     if p.get("strides") is not None and any(s != 1 for s in p["strides"]):
         extra.append(gen.value(tuple(p["strides"])))
-    return _lax_call("slice", gen, eqn, *extra)
+    return lax_call("slice", gen, eqn, *extra)
 
 
 def _ds_rule(gen, eqn):
@@ -1054,7 +944,7 @@ def _select_rule(gen, eqn):
             and not all(isinstance(c, core.Literal) for c in cases)):
         return call("jnp.where", [gen.arg(which), gen.arg(cases[1], bare=True),
                                   gen.arg(cases[0], bare=True)])
-    return _lax_call("select_n", gen, eqn)
+    return lax_call("select_n", gen, eqn)
 
 
 def _iota_rule(gen, eqn):
@@ -1067,7 +957,7 @@ def _iota_rule(gen, eqn):
 
 
 def _copy_rule(gen, eqn):
-    return _lax_call("copy_p", gen, eqn)
+    return lax_call("copy_p", gen, eqn)
 
 
 def _clamp_rule(gen, eqn):
@@ -1076,7 +966,7 @@ def _clamp_rule(gen, eqn):
 
 
 def _pad_rule(gen, eqn):
-    return _lax_call("pad", gen, eqn, gen.value(tuple(tuple(c) for c in eqn.params["padding_config"])))
+    return lax_call("pad", gen, eqn, gen.value(tuple(tuple(c) for c in eqn.params["padding_config"])))
 
 
 def _gather_rule(gen, eqn):
@@ -1088,7 +978,7 @@ def _gather_rule(gen, eqn):
     kw["mode"] = gen.value(p["mode"])
     if p.get("fill_value") is not None:
         kw["fill_value"] = gen.value(p["fill_value"])
-    return _lax_call("gather", gen, eqn, **kw)
+    return lax_call("gather", gen, eqn, **kw)
 
 
 def _scatter_rule(name):
@@ -1103,14 +993,14 @@ def _scatter_rule(name):
             if p.get(k):
                 kw[k] = pyconst(True)
         kw["mode"] = gen.value(p["mode"])
-        return _lax_call(fname, gen, eqn, **kw)
+        return lax_call(fname, gen, eqn, **kw)
     return rule
 
 
 def _arg_rule(name):
     def rule(gen, eqn):
         (axis,) = eqn.params["axes"]
-        return _lax_call(name, gen, eqn, pyconst(int(axis)), dtype_expr(eqn.params["index_dtype"]))
+        return lax_call(name, gen, eqn, pyconst(int(axis)), dtype_expr(eqn.params["index_dtype"]))
     return rule
 
 
@@ -1119,7 +1009,7 @@ def _cum_rule(name):
         kw = {"axis": pyconst(int(eqn.params["axis"]))}
         if eqn.params.get("reverse"):
             kw["reverse"] = pyconst(True)
-        return _lax_call(name, gen, eqn, **kw)
+        return lax_call(name, gen, eqn, **kw)
     return rule
 
 
@@ -1139,7 +1029,7 @@ _sort_rule.unpacks_single = True
 
 
 def _stop_gradient_rule(gen, eqn):
-    return _lax_call("stop_gradient", gen, eqn)
+    return lax_call("stop_gradient", gen, eqn)
 
 
 def _call_rule(param, what):

@@ -28,51 +28,19 @@ Reverse mode through `while` with a run-time trip count is in `ad_control`
 """
 from __future__ import annotations
 
+import types
+
 import numpy as np
 
 from astjax import core, dtypes
 from astjax.core import Literal, Var, bind
-from astjax.errors import AstjaxError
+from astjax import errors
+from .dce import dce_closed, dce_jaxpr
 
-# primitive -> rule(eqn, unknowns_in: list[bool]) -> (known_eqns, unknown_eqns, out_unknowns)
-partial_eval_rules: dict = {}
-
-float0 = np.dtype([("float0", np.void, 0)])
-
-
-class Zero:
-    """A symbolic zero tangent or cotangent of abstract value `aval`."""
-    __slots__ = ("aval",)
-
-    def __init__(self, aval):
-        self.aval = aval
-
-    def __repr__(self):
-        return f"Zero({self.aval.str_short()})"
-
-
-class UndefinedPrimal:
-    """Marks a linear input of an equation being transposed."""
-    __slots__ = ("aval",)
-
-    def __init__(self, aval):
-        self.aval = aval
-
-    def __repr__(self):
-        return f"UndefinedPrimal({self.aval.str_short()})"
-
-
-def is_undefined(x):
-    return isinstance(x, UndefinedPrimal)
-
-
-class DifferentiationError(AstjaxError):
-    default_hint = ""
-
-
-def differentiable(aval) -> bool:
-    """Whether values of this aval have a (non-float0) tangent space."""
-    return dtypes.is_inexact(aval.dtype)
+partial_eval_rules = core.partial_eval_rules
+DifferentiationError = errors.DifferentiationError
+Zero, UndefinedPrimal, is_undefined = core.Zero, core.UndefinedPrimal, core.is_undefined
+differentiable, float0 = core.differentiable, core.float0
 
 
 def aval_of(x):
@@ -157,12 +125,7 @@ def jvp_eqn(eqn, primals, tangents):
             outs = bind(prim, *primals, **eqn.params)
             outs = outs if prim.multiple_results else [outs]
             return outs, [Zero(v.aval) for v in eqn.outvars]
-        rule = core.jvp_rules.get(prim)
-        if rule is None:
-            reason = core.unsupported["jvp"].get(prim)
-            raise DifferentiationError(
-                f"differentiation of `{prim.name}` is not supported"
-                + (f": {reason}" if reason else ""), loc=eqn.source_info)
+        rule = core.rule(prim, "jvp", eqn.source_info, DifferentiationError, tx=tx)
         pout, tout = rule(primals, tangents, **eqn.params)
     if not prim.multiple_results:
         pout, tout = [pout], [tout]
@@ -267,7 +230,7 @@ def partial_eval_jaxpr(closed: core.ClosedJaxpr, unknowns, instantiate=False):
         if not any(in_uk):
             known_eqns.append(eqn)
             continue
-        rule = partial_eval_rules.get(eqn.primitive)
+        rule = core.rule(eqn.primitive, "partial_eval", tx=tx, optional=True)
         if rule is not None:
             k_eqns, u_eqns, out_uk = rule(eqn, in_uk)
         else:
@@ -294,7 +257,6 @@ def partial_eval_jaxpr(closed: core.ClosedJaxpr, unknowns, instantiate=False):
                          [e.replace(invars=[fresh.get(a, a) if isinstance(a, Var) else a
                                             for a in e.invars]) for e in unknown_eqns])
     unknown.outvars = [fresh.get(a, a) if isinstance(a, Var) else a for a in unknown.outvars]
-    from .dce import dce_jaxpr
     known, _ = dce_jaxpr(known)
     return (core.ClosedJaxpr(known, closed.consts), core.ClosedJaxpr(unknown, []), out_uk,
             len(res))
@@ -347,7 +309,7 @@ def backward_pass(jaxpr, consts, linear, args, cts_out):
         cts = [Zero(v.aval) if c is None else c for c, v in zip(cts, eqn.outvars)]
         ins = [UndefinedPrimal(a.aval) if isinstance(a, Var) and a in lin
                else read_atom(env, a) for a in eqn.invars]
-        rule = core.transpose_rules.get(eqn.primitive)
+        rule = core.rule(eqn.primitive, "transpose", tx=tx, optional=True)
         if rule is None:
             raise DifferentiationError(
                 f"reverse-mode differentiation needs `{eqn.primitive.name}` to be linear in "
@@ -442,7 +404,6 @@ def vjp_jaxpr(closed, nonzeros):
 def cleanup(closed: core.ClosedJaxpr) -> core.ClosedJaxpr:
     """simplify + CSE + DCE to a fixpoint (bounded)."""
     from .cse import cse_closed
-    from .dce import dce_closed
     from .simplify import simplify_closed
     for _ in range(3):
         n = _count_eqns(closed.jaxpr)
@@ -476,6 +437,10 @@ def stop_gradient(x):
         return bind(stop_gradient_p, v)
     return tree_util.tree_map(sg, x)
 
+
+# What the rules of higher-order primitives receive as `tx` (see core.Primitive).
+tx = types.SimpleNamespace(jvp_jaxpr=jvp_jaxpr, partial_eval_jaxpr=partial_eval_jaxpr,
+                           transpose_jaxpr=transpose_jaxpr, dce_jaxpr=dce_jaxpr)
 
 from . import ad_rules as _ad_rules  # noqa: E402,F401  (registers the rules)
 from . import ad_control as _ad_control  # noqa: E402,F401

@@ -54,18 +54,19 @@ are unmapped (`psum` of an unmapped x is `x * axis_size`, `axis_index` is an iot
 from __future__ import annotations
 
 import threading
+import types
 from contextlib import contextmanager
 
 import numpy as np
 
 from astjax import core, dtypes
 from astjax.core import Literal, ShapedArray, bind
-from astjax.errors import NotImplementedInAstjaxError, ShapeError
+from astjax.errors import ShapeError
 
 not_mapped = None
 
 # Primitives whose batch rule runs even when no operand is mapped (collectives).
-always_batch: set = set()
+always_batch = core.always_batch
 
 # ------------------------------------------------------------------ axis frames
 
@@ -212,12 +213,7 @@ def batch_jaxpr(closed, in_dims, axis_size, axis_name, args):
                     out_dims = ([not_mapped] * len(eqn.outvars) if prim.multiple_results
                                 else not_mapped)
                 else:
-                    rule = core.batch_rules.get(prim)
-                    if rule is None:
-                        reason = core.unsupported["batch"].get(prim)
-                        raise NotImplementedInAstjaxError(
-                            f"vmap of `{prim.name}` is not supported"
-                            + (f": {reason}" if reason else ""), loc=eqn.source_info)
+                    rule = core.rule(prim, "batch", eqn.source_info, tx=tx)
                     outs, out_dims = rule(vals, dims, **eqn.params)
             if prim.multiple_results:
                 for v, x, d in zip(eqn.outvars, outs, out_dims):
@@ -488,6 +484,11 @@ def _scan_batch(args, dims, *, jaxpr, length, reverse, num_consts, num_carry, un
     out_dims = [0 if m else not_mapped for m in mapped] + [
         1 if m else not_mapped for m in out_m[num_carry:]]
     return outs, out_dims
+
+
+# What the rules of higher-order primitives receive as `tx` (see core.Primitive).
+tx = types.SimpleNamespace(batch_jaxpr=batch_jaxpr, batch_subjaxpr=batch_subjaxpr,
+                           mapped_outputs=mapped_outputs)
 
 
 def _register_control():

@@ -4,10 +4,12 @@ constvars. Nested jaxprs with their own rules (cond/while/scan) register a
 `dce_rules` entry that prunes their insides."""
 from __future__ import annotations
 
+import types
+
 from astjax import core
 
 # primitive -> rule(eqn, used_outputs: list[bool]) -> (new_eqn or None, used_inputs: list[bool])
-dce_rules: dict = {}
+dce_rules = core.dce_rules
 
 
 def dce_jaxpr(jaxpr: core.Jaxpr, used_outputs=None, prune_invars=False):
@@ -25,7 +27,7 @@ def dce_jaxpr(jaxpr: core.Jaxpr, used_outputs=None, prune_invars=False):
         flags = [v in used for v in eqn.outvars]
         if not any(flags):
             continue
-        rule = dce_rules.get(eqn.primitive)
+        rule = core.rule(eqn.primitive, "dce", tx=tx, optional=True)
         old_invars = eqn.invars
         if rule is not None:
             eqn, used_in = rule(eqn, flags)  # used_in is over the *old* invars
@@ -63,6 +65,9 @@ def _split(xs, *ns):
     out.append(list(xs[i:]))
     return out
 
+
+# What the rules of higher-order primitives receive as `tx` (see core.Primitive).
+tx = types.SimpleNamespace(dce_jaxpr=dce_jaxpr)
 
 from astjax.primitives import control as _ctl  # noqa: E402
 
