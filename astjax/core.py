@@ -558,6 +558,7 @@ class _State(threading.local):
     def __init__(self):
         self.builders: list[Builder] = []
         self.source_info: list[SourceInfo] = []
+        self.axis_frames: list = []
 
 
 _state = _State()
@@ -592,6 +593,39 @@ def current_source_info() -> SourceInfo:
     if _state.source_info:
         return _state.source_info[-1]
     return user_location(3)
+
+
+# ----------------------------------------------------------------- named axes
+
+
+class AxisFrame:
+    """One named mapped axis (vmap or pmap) around the code being staged."""
+    __slots__ = ("name", "size")
+
+    def __init__(self, name, size):
+        self.name, self.size = name, int(size)
+
+    def __repr__(self):
+        return f"AxisFrame({self.name!r}, {self.size})"
+
+
+def axis_frame() -> AxisFrame:
+    """The axis being batched by the innermost running `batch_jaxpr`."""
+    return _state.axis_frames[-1]
+
+
+def axis_size() -> int:
+    return _state.axis_frames[-1].size
+
+
+@contextmanager
+def extend_axis_env(name, size):
+    """Push a named mapped axis (vmap/pmap) for the staging inside."""
+    _state.axis_frames.append(AxisFrame(name, size))
+    try:
+        yield
+    finally:
+        _state.axis_frames.pop()
 
 
 # Set by codegen.runtime: executes one primitive on concrete values.

@@ -35,6 +35,8 @@ import numpy as np
 from astjax import core, dtypes
 from astjax.core import Literal, Var, bind
 from astjax import errors
+from astjax.primitives import base
+
 from .dce import dce_closed, dce_jaxpr
 
 partial_eval_rules = core.partial_eval_rules
@@ -51,29 +53,7 @@ def aval_of(x):
 # ------------------------------------------------------------------ tangent helpers
 
 
-def zeros_like_aval(aval):
-    from astjax import lax
-    v = lax.convert_element_type(np.zeros((), aval.dtype), aval.dtype, weak_type=aval.weak_type)
-    return lax.broadcast(v, aval.shape) if aval.shape else v
-
-
-def instantiate(t, aval=None):
-    if isinstance(t, Zero):
-        return zeros_like_aval(t.aval if aval is None else aval)
-    return t
-
-
-def add_tangents(a, b):
-    if isinstance(a, Zero):
-        return b
-    if isinstance(b, Zero):
-        return a
-    return bind(_add_any(), a, b)
-
-
-def _add_any():
-    from astjax.primitives.elementwise import add_any_p
-    return add_any_p
+zeros_like_aval, instantiate, add_tangents = base.zeros_like_aval, base.instantiate, base.add_tangents
 
 
 def _literal_value(a):
@@ -295,7 +275,7 @@ def backward_pass(jaxpr, consts, linear, args, cts_out):
         if isinstance(ct, Zero) or ct is None:
             return
         prev = ct_env.get(v)
-        new = ct if prev is None else bind(_add_any(), prev, ct)
+        new = ct if prev is None else add_tangents(prev, ct)
         ct_env[v] = new
         _set_hint(new, cotangent_hint(v.hint))
 

@@ -28,104 +28,11 @@ jvp_rules = core.jvp_rules
 transpose_rules = core.transpose_rules
 
 
-def _aval(x):
-    if isinstance(x, (Zero, UndefinedPrimal)):
-        return x.aval
-    return core.get_aval(x)
+from astjax.primitives.base import (bcast_rank0 as _bcast, deflinear, defjvp,  # noqa: E402
+                                    deftranspose, defzero, is_zero as _is_zero, nondiff,
+                                    sum_tangents as _sum_tangents, tangent_aval as _aval,
+                                    unbcast_rank0 as _unbcast, weak_const as _const)
 
-
-def _is_zero(t):
-    return isinstance(t, Zero)
-
-
-def _bcast(t, shape):
-    """Broadcast a rank-0 operand's tangent/cotangent to `shape`."""
-    a = _aval(t)
-    if a.shape == tuple(shape):
-        return t
-    return lax.broadcast_in_dim(t, shape, ())
-
-
-def _unbcast(ct, aval):
-    """Sum a cotangent down to a rank-0 operand's shape (binops broadcast rank 0)."""
-    if _is_zero(ct):
-        return Zero(aval)
-    if _aval(ct).shape != aval.shape:
-        ct = lax.reduce_sum(ct, tuple(range(_aval(ct).ndim)))
-    return ct
-
-
-def _const(x, v):
-    """A weak scalar constant of x's dtype."""
-    return core.WeakConst(np.asarray(v, _aval(x).dtype))
-
-
-def _scale(t, c):
-    """t * c, Zero-aware, broadcasting t to c's shape if t is rank 0."""
-    if _is_zero(t):
-        return t
-    out = lax.mul(t, c)
-    return out
-
-
-def _sum_tangents(ts, shape):
-    out = Zero(None)
-    for t in ts:
-        if _is_zero(t):
-            continue
-        t = _bcast(t, shape)
-        out = t if _is_zero(out) else add_tangents(out, t)
-    return out
-
-
-def _out_zero(aval):
-    return Zero(aval)
-
-# ------------------------------------------------------------------ definers
-
-
-def defjvp(p, *fns):
-    """Elementwise: fns[i](t_i, out, *primals) is operand i's tangent contribution."""
-    def rule(primals, tangents, **params):
-        out = bind(p, *primals, **params)
-        shape = _aval(out).shape
-        ts = [Zero(None) if _is_zero(t) or f is None else f(t, out, *primals, **params)
-              for f, t in zip(fns, tangents)]
-        tout = _sum_tangents(ts, shape)
-        return out, Zero(_aval(out)) if _is_zero(tout) else tout
-    jvp_rules[p] = rule
-
-
-def defzero(p):
-    """Piecewise-constant functions: zero derivative (floor, sign, ...)."""
-    def rule(primals, tangents, **params):
-        out = bind(p, *primals, **params)
-        return out, Zero(_aval(out))
-    jvp_rules[p] = rule
-
-
-def deflinear(p, transpose):
-    """A primitive linear in all its (differentiable) operands: the JVP applies it
-    to the tangents (zeros instantiated)."""
-    def rule(primals, tangents, **params):
-        out = bind(p, *primals, **params)
-        if all(_is_zero(t) for t in tangents):
-            return out, Zero(_aval(out))
-        ts = [instantiate(t) for t in tangents]
-        return out, bind(p, *ts, **params)
-    jvp_rules[p] = rule
-    transpose_rules[p] = transpose
-    core.linear_primitives.add(p)
-
-
-def deftranspose(p, transpose):
-    transpose_rules[p] = transpose
-    core.linear_primitives.add(p)
-
-
-def nondiff(*ps):
-    for p in ps:
-        core.nondiff_primitives.add(p)
 
 # ---------------------------------------------------------------- elementwise unary
 

@@ -53,9 +53,7 @@ are unmapped (`psum` of an unmapped x is `x * axis_size`, `axis_index` is an iot
 """
 from __future__ import annotations
 
-import threading
 import types
-from contextlib import contextmanager
 
 import numpy as np
 
@@ -71,106 +69,19 @@ always_batch = core.always_batch
 # ------------------------------------------------------------------ axis frames
 
 
-class AxisFrame:
-    __slots__ = ("name", "size")
-
-    def __init__(self, name, size):
-        self.name, self.size = name, int(size)
-
-    def __repr__(self):
-        return f"AxisFrame({self.name!r}, {self.size})"
-
-
-class _State(threading.local):
-    def __init__(self):
-        self.frames: list[AxisFrame] = []
-
-
-_state = _State()
-
-
-def axis_frame() -> AxisFrame:
-    """The axis being batched by the innermost running `batch_jaxpr`."""
-    return _state.frames[-1]
-
-
-def axis_size() -> int:
-    return _state.frames[-1].size
-
-
-@contextmanager
-def _frame(name, size):
-    _state.frames.append(AxisFrame(name, size))
-    try:
-        yield
-    finally:
-        _state.frames.pop()
+AxisFrame, axis_frame, axis_size = core.AxisFrame, core.axis_frame, core.axis_size
+_frame = core.extend_axis_env
 
 # ----------------------------------------------------------------- axis helpers
 
 
-def _aval(x):
-    return core.get_aval(x)
+from astjax.primitives.base import (bdim_at_front, broadcast_batch, mapped_aval,  # noqa: E402
+                                    matchaxis, moveaxis, shift_axis, unmapped_aval)
 
 
 def ndim(x):
-    return _aval(x).ndim
+    return core.get_aval(x).ndim
 
-
-def moveaxis(x, src, dst):
-    """Move axis `src` of x to position `dst`."""
-    nd = ndim(x)
-    src, dst = src % nd, dst % nd
-    if src == dst:
-        return x
-    from astjax import lax
-    perm = [i for i in range(nd) if i != src]
-    perm.insert(dst, src)
-    return lax.transpose(x, perm)
-
-
-def broadcast_batch(x, size, dim):
-    """Insert a new axis of `size` at `dim` (x is unmapped)."""
-    from astjax import lax
-    a = _aval(x)
-    shape = list(a.shape)
-    shape.insert(dim, size)
-    dims = [i for i in range(len(shape)) if i != dim]
-    return lax.broadcast_in_dim(x, tuple(shape), tuple(dims))
-
-
-def matchaxis(x, src, dst, size=None):
-    """Put the batch axis of x (at `src`, or unmapped) at `dst`."""
-    if src is not_mapped:
-        if dst is not_mapped:
-            return x
-        return broadcast_batch(x, axis_size() if size is None else size, dst)
-    if dst is not_mapped:
-        raise ValueError("cannot unmap a mapped value")
-    return moveaxis(x, src, dst)
-
-
-def bdim_at_front(x, d, size=None):
-    return matchaxis(x, d, 0, size)
-
-
-def shift_axis(a, d):
-    """A per-example axis index `a` -> the same axis with a batch axis at `d`."""
-    return a if d is None or a < d else a + 1
-
-
-def mapped_aval(aval: ShapedArray, d, size) -> ShapedArray:
-    if d is None:
-        return aval
-    shape = list(aval.shape)
-    shape.insert(d, size)
-    return aval.update(shape=tuple(shape))
-
-
-def unmapped_aval(aval: ShapedArray, d) -> ShapedArray:
-    if d is None:
-        return aval
-    return aval.update(shape=tuple(s for i, s in enumerate(aval.shape) if i != d))
 
 # ------------------------------------------------------------------ interpreter
 
@@ -293,7 +204,7 @@ def _i32(v):
 def _lane_select(mask, new, old):
     """select(mask, new, old) with a (B,) mask and (B, ...) operands (batch at 0)."""
     from astjax import lax
-    a = _aval(new)
+    a = core.get_aval(new)
     m = mask if a.ndim == 1 else lax.broadcast_in_dim(mask, a.shape, (0,))
     return bind(core.primitives["select_n"], m, old, new)
 
@@ -310,7 +221,7 @@ def _first_lane(mask, size):
 def _take_lane(x, r):
     """Lane r of x (batch at 0), broadcast back to the whole batch."""
     from astjax import lax
-    a = _aval(x)
+    a = core.get_aval(x)
     zeros = [_i32(0)] * (a.ndim - 1)
     row = lax.dynamic_slice(x, [r] + zeros, (1,) + a.shape[1:])
     return lax.broadcast_in_dim(row, a.shape, tuple(range(a.ndim)))
@@ -370,7 +281,7 @@ def _cond_batch(args, dims, *, branches):
 
         def zeros_fn(*_, zero_avals=zero_avals):
             return [_zeros(a) for a in zero_avals]
-        skip = core.stage(zeros_fn, [_aval(x) for x in consts + safe])
+        skip = core.stage(zeros_fn, [core.get_aval(x) for x in consts + safe])
         skip = core.ClosedJaxpr(core.Jaxpr([], skip.jaxpr.constvars + skip.jaxpr.invars,
                                            skip.jaxpr.outvars, skip.jaxpr.eqns), [])
         if skip.consts or len(skip.jaxpr.invars) != n_in:
@@ -437,10 +348,10 @@ def _while_batch(args, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_ncons
         new = core.inline_jaxpr(body_b.jaxpr, [], list(b_args) + safe)
         return [_lane_select(pred, n, k) for n, k in zip(new, ks)]
 
-    carry_avals = [_aval(x) for x in carry]
+    carry_avals = [core.get_aval(x) for x in carry]
     with _frame(name, size):
-        cj = core.stage(new_cond, [_aval(x) for x in cc_all] + carry_avals)
-        bj = core.stage(new_body, [_aval(x) for x in cc_all + bc_all] + carry_avals)
+        cj = core.stage(new_cond, [core.get_aval(x) for x in cc_all] + carry_avals)
+        bj = core.stage(new_body, [core.get_aval(x) for x in cc_all + bc_all] + carry_avals)
     cj_c, bj_c = list(cj.consts), list(bj.consts)
     cond_new = core.ClosedJaxpr(core.Jaxpr([], cj.jaxpr.constvars + cj.jaxpr.invars,
                                            cj.jaxpr.outvars, cj.jaxpr.eqns), [])

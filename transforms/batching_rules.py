@@ -49,80 +49,10 @@ def _prim(name):
 # --------------------------------------------------------------------- families
 
 
-def vectorized(p):
-    def rule(args, dims, **params):
-        return bind(p, args[0], **params), dims[0]
-    return rule
-
-
-def broadcasting(p, scalar_ok=None):
-    """n-ary elementwise; `scalar_ok`: operand positions allowed to stay rank 0
-    (default: all)."""
-    def rule(args, dims, **params):
-        size = axis_size()
-        avals = [_aval(x) for x in args]
-        ranks = [a.ndim - (d is not None) for a, d in zip(avals, dims)]
-        r = max(ranks)
-        out_d = next((d for d, rk in zip(dims, ranks) if d is not None and rk == r), 0)
-        shape = None
-        for a, d, rk in zip(avals, dims, ranks):
-            if rk == r:
-                shape = [s for i, s in enumerate(a.shape) if i != d]
-                break
-        full = list(shape)
-        full.insert(out_d, size)
-        full = tuple(full)
-        from astjax import lax
-        new = []
-        for i, (x, d, rk) in enumerate(zip(args, dims, ranks)):
-            if d is None and rk == 0 and (scalar_ok is None or i in scalar_ok):
-                new.append(x)
-            elif d is None:
-                new.append(lax.broadcast_in_dim(
-                    x, full, tuple(j for j in range(len(full)) if j != out_d)))
-            elif rk == 0:
-                new.append(lax.broadcast_in_dim(x, full, (out_d,)) if len(full) > 1 else x)
-            else:
-                new.append(moveaxis(x, d, out_d))
-        return bind(p, *new, **params), out_d
-    return rule
-
-
-def reducer(p):
-    def rule(args, dims, *, axes, **params):
-        x, d = args[0], dims[0]
-        nd = max(_aval(x).ndim - 1, 1)
-        axes = tuple(a % nd for a in axes)
-        new_axes = tuple(sorted(shift_axis(a, d) for a in axes))
-        out_d = d - sum(1 for a in axes if a < d)
-        return bind(p, x, axes=new_axes, **params), out_d
-    return rule
-
-
-def cumulative(p):
-    def rule(args, dims, *, axis, **params):
-        x, d = args[0], dims[0]
-        axis = axis % max(_aval(x).ndim - 1, 1)
-        return bind(p, x, axis=shift_axis(axis, d), **params), d
-    return rule
-
-
-def front(p):
-    """Operands may have leading batch dims: bring every batch axis to 0."""
-    def rule(args, dims, **params):
-        size = axis_size()
-        args = [bdim_at_front(x, d, size) for x, d in zip(args, dims)]
-        out = bind(p, *args, **params)
-        return out, ([0] * len(out) if p.multiple_results else 0)
-    return rule
-
-
-def no_operands(p):
-    """A primitive without operands is never mapped (rule only called by mistake)."""
-    def rule(args, dims, **params):
-        out = bind(p, *args, **params)
-        return out, ([None] * len(out) if p.multiple_results else None)
-    return rule
+from astjax.primitives.base import (defbroadcasting as broadcasting,  # noqa: E402
+                                    defcumulative as cumulative, deffront as front,
+                                    defno_operands as no_operands, defreducer as reducer,
+                                    defvectorized as vectorized)
 
 
 def _register(name, rule_factory, *a, **kw):
@@ -136,9 +66,11 @@ def _register(name, rule_factory, *a, **kw):
 def _register_elementwise():
     from astjax.primitives import elementwise as ew
     for name, p in ew.UNARY.items():
-        core.batch_rules.setdefault(p, vectorized(p))
+        if p.batch is None:
+            vectorized(p)
     for name, p in ew.BINARY.items():
-        core.batch_rules.setdefault(p, broadcasting(p))
+        if p.batch is None:
+            broadcasting(p)
 
 
 _register_elementwise()

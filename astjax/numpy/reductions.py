@@ -59,12 +59,12 @@ def _finish(r, axes, shape, keepdims):
 
 
 def _max_init(dt):
-    from ..primitives.helpers import min_value
+    from ..primitives.base import min_value
     return min_value(dt)
 
 
 def _min_init(dt):
-    from ..primitives.helpers import max_value
+    from ..primitives.base import max_value
     return max_value(dt)
 
 

@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 from .. import core
-from .helpers import mark_unsupported, register
+from .base import mark_unsupported, register
 
 # ---- stop_gradient ----------------------------------------------------------------
 stop_gradient_p = core.new_primitive("stop_gradient")

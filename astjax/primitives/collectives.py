@@ -27,7 +27,7 @@ import numpy as np
 from .. import core, dtypes
 from ..core import ShapedArray, bind
 from ..errors import AxisNameError, ShapeError
-from .helpers import register
+from .base import register
 
 # ------------------------------------------------------------------ axis environment
 

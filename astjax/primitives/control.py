@@ -16,7 +16,7 @@ import numpy as np
 from .. import core, dtypes
 from ..core import ShapedArray
 from ..errors import DTypeError, LoopCarryError, ShapeError
-from .helpers import register
+from .base import register
 
 
 def _types_match(avals_a, avals_b):

@@ -15,7 +15,7 @@ import numpy as np
 from .. import core, dtypes
 from ..core import ShapedArray
 from ..errors import DTypeError, ShapeError
-from .helpers import ANY, FLOAT, NUMBER, check_dtype, max_value, min_value, register
+from .base import ANY, FLOAT, NUMBER, check_dtype, max_value, min_value, register
 
 # ------------------------------------------------------------------ argmax / argmin
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import core as _core
 from .. import dtypes
-from .helpers import (ANY, FLOAT, INEXACT, INT, INT_BOOL, NUMBER, REAL, binop,
+from .base import (ANY, FLOAT, INEXACT, INT, INT_BOOL, NUMBER, REAL, binop,
                       compare_lowering, unop)
 
 _vec = np.vectorize
@@ -161,7 +161,7 @@ def _minmax_lowering(hlo, direction):
     def rule(ctx, x, y):
         if not dtypes.issubdtype(ctx.avals_in[0].dtype, np.complexfloating):
             return ctx.op1(hlo, [x, y])
-        from .helpers import complex_order_lowering
+        from .base import complex_order_lowering
         b = ctx.avals_out[0].update(dtype=dtypes.bool_)
         pick = complex_order_lowering(ctx, x, y, direction)
         xnan = ctx.op1("stablehlo.compare", [x, x], b, attrs={

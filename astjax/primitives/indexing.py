@@ -25,7 +25,7 @@ import numpy as np
 from .. import core, dtypes
 from ..core import ShapedArray
 from ..errors import DTypeError, ShapeError
-from .helpers import register
+from .base import register
 
 
 class GatherScatterMode(enum.Enum):

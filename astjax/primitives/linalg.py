@@ -12,7 +12,7 @@ import numpy as np
 from .. import core, dtypes
 from ..core import ShapedArray
 from ..errors import ShapeError
-from .helpers import INEXACT, check_dtype, register
+from .base import INEXACT, check_dtype, register
 
 __all__ = ["cholesky_p", "triangular_solve_p"]
 

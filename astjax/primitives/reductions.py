@@ -7,7 +7,7 @@ import numpy as np
 from .. import core, dtypes
 from ..core import ShapedArray
 from ..errors import DTypeError, ShapeError
-from .helpers import ANY, INT_BOOL, NUMBER, max_value, min_value, register, reducer
+from .base import ANY, INT_BOOL, NUMBER, max_value, min_value, register, reducer
 
 reduce_sum_p = reducer("reduce_sum", np.sum, "stablehlo.add", lambda d: 0, NUMBER)
 reduce_prod_p = reducer("reduce_prod", np.prod, "stablehlo.multiply", lambda d: 1, NUMBER)

@@ -14,7 +14,7 @@ from .. import core, dtypes
 from ..core import ShapedArray
 from ..errors import ShapeError
 from .cumulative import compare
-from .helpers import register
+from .base import register
 
 sort_p = core.new_primitive("sort", multiple_results=True)
 

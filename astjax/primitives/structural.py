@@ -8,7 +8,7 @@ import numpy as np
 from .. import core, dtypes
 from ..core import ShapedArray
 from ..errors import DTypeError, ShapeError
-from .helpers import normalize_axes, register
+from .base import normalize_axes, register
 
 # ---- convert_element_type ---------------------------------------------------------
 convert_element_type_p = core.new_primitive("convert_element_type")

@@ -1,0 +1,494 @@
+"""Family helpers for declaring primitives, so that an elementwise primitive is a
+few lines. Rule signatures, shared by every primitive module:
+
+- impl(*numpy_values, **params) -> value (or list if multiple_results)
+- abstract_eval(*avals, **params) -> ShapedArray (or list)
+- lowering(ctx: codegen.stablehlo.RuleContext, *ssa_names, **params) -> ssa (or list)
+- jvp(primals, tangents, **params) -> (primal_out, tangent_out)       [transforms.ad]
+- transpose(cts, *args, **params) -> list of cotangents, one per arg   [transforms.ad]
+- batch(args, dims, **params) -> (out, out_dim)                       [transforms.batching]
+- source(gen, eqn) -> ast.expr                                         [codegen.pysource]
+
+Below the declaration families: the jvp/transpose definers (`defjvp`, `defzero`,
+`deflinear`, `deftranspose`, `nondiff`), the batch families (`defvectorized`,
+`defbroadcasting`, `defreducer`, `defcumulative`, `deffront`, `defno_operands`) and
+the axis helpers batch rules share (`moveaxis`, `matchaxis`, `bdim_at_front`, ...).
+Rule bodies here may import a later family inside the function (e.g. `structural`
+for broadcast_in_dim): every family imports this module first.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import core, dtypes
+from ..core import ShapedArray
+from ..errors import DTypeError, ShapeError
+
+FLOAT = "float"
+INEXACT = "inexact"
+INT = "int"
+INT_BOOL = "int_bool"
+NUMBER = "number"
+REAL = "real"  # integer or floating, not bool or complex
+ANY = "any"
+
+_KIND_OK = {
+    FLOAT: lambda d: dtypes.is_float(d),
+    INEXACT: lambda d: dtypes.is_inexact(d),
+    INT: lambda d: dtypes.is_int(d),
+    INT_BOOL: lambda d: dtypes.is_int(d) or d == dtypes.bool_,
+    NUMBER: lambda d: d != dtypes.bool_,
+    REAL: lambda d: dtypes.is_int(d) or dtypes.is_float(d),
+    ANY: lambda d: True,
+}
+_KIND_TEXT = {FLOAT: "floating-point", INEXACT: "floating-point or complex", INT: "integer",
+              INT_BOOL: "integer or boolean", NUMBER: "numeric", REAL: "integer or floating-point",
+              ANY: "any"}
+
+
+def check_dtype(name, kind, *avals):
+    for a in avals:
+        if not _KIND_OK[kind](a.dtype):
+            raise DTypeError(f"`{name}` needs {_KIND_TEXT[kind]} operands, got "
+                             f"{', '.join(x.str_short() for x in avals)}")
+
+
+def register(p, **rules):
+    """Set rules of `p` by kind (`impl=`, `jvp=`, `batch=`, ...; see core.Primitive)."""
+    for kind, r in rules.items():
+        if kind not in core.RULE_KINDS:
+            raise TypeError(f"unknown rule kind {kind!r}")
+        if r is not None:
+            setattr(p, kind, r)
+    if rules.get("transpose") is not None:
+        p.linear = True
+    return p
+
+
+def mark_unsupported(p, kind, reason):
+    """Leave `p`'s rule of `kind` out on purpose; `core.rule` raises with `reason`."""
+    p.unsupported[kind] = reason
+
+
+def _cast(x, dtype):
+    return np.asarray(x).astype(dtype, copy=False)
+
+# ----------------------------------------------------------------- elementwise
+
+
+def unop(name, np_fn, hlo, kind=FLOAT, out_dtype=None, hlo_attrs=None):
+    """A unary elementwise primitive: `out_dtype` maps the input dtype (default same).
+    Params of the primitive (e.g. `round`'s rounding_method) are passed on to
+    `np_fn` and to a callable `hlo`."""
+    p = core.new_primitive(name)
+
+    def abstract_eval(x, **params):
+        check_dtype(name, kind, x)
+        return ShapedArray(x.shape, out_dtype(x.dtype) if out_dtype else x.dtype,
+                           x.weak_type if out_dtype is None else False)
+
+    def impl(x, **params):
+        dt = out_dtype(np.asarray(x).dtype) if out_dtype else np.asarray(x).dtype
+        with np.errstate(all="ignore"):
+            return _cast(np_fn(np.asarray(x), **params), dt)
+
+    def lowering(ctx, x, **params):
+        if callable(hlo):
+            return hlo(ctx, x, **params)
+        return ctx.op1(hlo, [x], attrs=hlo_attrs)
+
+    register(p, impl=impl, abstract_eval=abstract_eval, lowering=lowering)
+    return p
+
+
+def binary_shape(name, *avals):
+    shapes = [a.shape for a in avals if a.shape != ()]
+    if shapes and any(s != shapes[0] for s in shapes):
+        raise ShapeError(f"`{name}` got incompatible shapes "
+                         f"{', '.join(str(a.shape) for a in avals)}")
+    return shapes[0] if shapes else ()
+
+
+def binop(name, np_fn, hlo, kind=NUMBER, out_dtype=None, same_dtype=True):
+    """A binary elementwise primitive. Operands have one dtype (lax semantics) and
+    equal shapes, except that rank-0 operands broadcast (as JAX's literals do)."""
+    p = core.new_primitive(name)
+
+    def abstract_eval(x, y):
+        check_dtype(name, kind, x, y)
+        if same_dtype and x.dtype != y.dtype:
+            raise DTypeError(f"`{name}` needs operands of one dtype, got "
+                             f"{x.str_short()} and {y.str_short()}")
+        shape = binary_shape(name, x, y)
+        if out_dtype:
+            return ShapedArray(shape, out_dtype(x.dtype), False)
+        return ShapedArray(shape, x.dtype, x.weak_type and y.weak_type)
+
+    def impl(x, y):
+        x, y = np.asarray(x), np.asarray(y)
+        with np.errstate(all="ignore"):
+            r = np_fn(x, y)
+        return _cast(r, out_dtype(x.dtype) if out_dtype else x.dtype)
+
+    def lowering(ctx, x, y):
+        out = ctx.avals_out[0]
+        x = ctx.broadcast(x, ctx.avals_in[0], out.update(dtype=ctx.avals_in[0].dtype))
+        y = ctx.broadcast(y, ctx.avals_in[1], out.update(dtype=ctx.avals_in[1].dtype))
+        if callable(hlo):
+            return hlo(ctx, x, y)
+        return ctx.op1(hlo, [x, y])
+
+    register(p, impl=impl, abstract_eval=abstract_eval, lowering=lowering)
+    return p
+
+
+def _complex_parts(ctx, x, aval):
+    r = aval.update(dtype=dtypes.float64 if aval.dtype == dtypes.complex128 else dtypes.float32)
+    return ctx.op1("stablehlo.real", [x], r), ctx.op1("stablehlo.imag", [x], r), r
+
+
+def complex_order_lowering(ctx, x, y, direction):
+    """Lexicographic (real, then imaginary) ordering of complex values, as NumPy."""
+    aval = ctx.avals_out[0].update(dtype=ctx.avals_in[0].dtype)
+    xr, xi, r = _complex_parts(ctx, x, aval)
+    yr, yi, _ = _complex_parts(ctx, y, aval)
+    b = aval.update(dtype=dtypes.bool_)
+
+    def cmp(a, c, d):
+        return ctx.op1("stablehlo.compare", [a, c], b, attrs={
+            "comparison_direction": f"#stablehlo<comparison_direction {d}>",
+            "compare_type": "#stablehlo<comparison_type FLOAT>"})
+    strict = {"LE": "LT", "GE": "GT"}.get(direction, direction)
+    tie = ctx.op1("stablehlo.and", [cmp(xr, yr, "EQ"), cmp(xi, yi, direction)], b)
+    return ctx.op1("stablehlo.or", [cmp(xr, yr, strict), tie], b)
+
+
+def compare_lowering(direction):
+    def rule(ctx, x, y):
+        dt = ctx.avals_in[0].dtype
+        if dtypes.issubdtype(dt, np.complexfloating) and direction not in ("EQ", "NE"):
+            return complex_order_lowering(ctx, x, y, direction)
+        ctype = ("FLOAT" if dtypes.is_inexact(dt) else
+                 "UNSIGNED" if dtypes.issubdtype(dt, np.unsignedinteger) or dt == dtypes.bool_
+                 else "SIGNED")
+        return ctx.op1("stablehlo.compare", [x, y], attrs={
+            "comparison_direction": f"#stablehlo<comparison_direction {direction}>",
+            "compare_type": f"#stablehlo<comparison_type {ctype}>"})
+    return rule
+
+# ------------------------------------------------------------------- reducers
+
+
+def normalize_axes(name, axes, ndim):
+    out = []
+    for a in axes:
+        if not -ndim <= a < max(ndim, 1) or (ndim == 0):
+            raise ShapeError(f"`{name}`: axis {a} is out of bounds for an array of rank {ndim}")
+        out.append(a % ndim)
+    return tuple(out)
+
+
+def reducer(name, np_fn, hlo_body, init, kind=ANY, out_dtype=None):
+    """A reduction over `axes`; `init(dtype)` is the identity, `hlo_body` the
+    combiner's StableHLO op name."""
+    p = core.new_primitive(name)
+
+    def abstract_eval(x, *, axes, out_sharding=None):
+        check_dtype(name, kind, x)
+        axes = normalize_axes(name, axes, x.ndim) if x.ndim else tuple(axes)
+        shape = tuple(d for i, d in enumerate(x.shape) if i not in axes)
+        return ShapedArray(shape, out_dtype(x.dtype) if out_dtype else x.dtype, x.weak_type)
+
+    def impl(x, *, axes, out_sharding=None):
+        x = np.asarray(x)
+        return _cast(np_fn(x, axis=tuple(axes)), out_dtype(x.dtype) if out_dtype else x.dtype)
+
+    def lowering(ctx, x, *, axes, out_sharding=None):
+        aval = ctx.avals_in[0]
+        scalar = ShapedArray((), aval.dtype)
+        init_v = ctx.constant(init(aval.dtype), scalar)
+        body = ctx.region([scalar, scalar],
+                          lambda a, b: [ctx.mb.op(hlo_body, [a, b], [scalar])[0]])
+        return ctx.op1("stablehlo.reduce", [x, init_v], regions=[body],
+                       attrs={"dimensions": ctx.i64(axes)})
+
+    register(p, impl=impl, abstract_eval=abstract_eval, lowering=lowering)
+    return p
+
+
+def min_value(dt):
+    dt = np.dtype(dt)
+    if dt == dtypes.bool_:
+        return False
+    if dtypes.is_inexact(dt):
+        return -np.inf
+    return dtypes.iinfo(dt).min
+
+
+def max_value(dt):
+    dt = np.dtype(dt)
+    if dt == dtypes.bool_:
+        return True
+    if dtypes.is_inexact(dt):
+        return np.inf
+    return dtypes.iinfo(dt).max
+
+# ------------------------------------------------------------- AD: tangent helpers
+# Tangents and cotangents may be the symbolic `core.Zero`; rules are written with
+# primitive binds on Tracers, so they stage into the running pass's builder.
+
+
+def tangent_aval(x):
+    if isinstance(x, (core.Zero, core.UndefinedPrimal)):
+        return x.aval
+    return core.get_aval(x)
+
+
+def zeros_like_aval(aval):
+    lax = _lax()
+    v = lax.convert_element_type(np.zeros((), aval.dtype), aval.dtype, weak_type=aval.weak_type)
+    return lax.broadcast(v, aval.shape) if aval.shape else v
+
+
+def instantiate(t, aval=None):
+    if isinstance(t, core.Zero):
+        return zeros_like_aval(t.aval if aval is None else aval)
+    return t
+
+
+def add_tangents(a, b):
+    if isinstance(a, core.Zero):
+        return b
+    if isinstance(b, core.Zero):
+        return a
+    from .elementwise import add_any_p
+    return core.bind(add_any_p, a, b)
+
+
+def _lax():
+    from astjax import lax  # TODO(architecture): the families' own wrappers once they move
+    return lax
+
+
+def is_zero(t):
+    return isinstance(t, core.Zero)
+
+
+def bcast_rank0(t, shape):
+    """Broadcast a rank-0 operand's tangent/cotangent to `shape`."""
+    a = tangent_aval(t)
+    if a.shape == tuple(shape):
+        return t
+    return _lax().broadcast_in_dim(t, shape, ())
+
+
+def unbcast_rank0(ct, aval):
+    """Sum a cotangent down to a rank-0 operand's shape (binops broadcast rank 0)."""
+    if is_zero(ct):
+        return core.Zero(aval)
+    if tangent_aval(ct).shape != aval.shape:
+        ct = _lax().reduce_sum(ct, tuple(range(tangent_aval(ct).ndim)))
+    return ct
+
+
+def weak_const(x, v):
+    """A weak scalar constant of x's dtype."""
+    return core.WeakConst(np.asarray(v, tangent_aval(x).dtype))
+
+
+def sum_tangents(ts, shape):
+    out = core.Zero(None)
+    for t in ts:
+        if is_zero(t):
+            continue
+        t = bcast_rank0(t, shape)
+        out = t if is_zero(out) else add_tangents(out, t)
+    return out
+
+
+# ------------------------------------------------------------------ AD: definers
+
+
+def defjvp(p, *fns):
+    """Elementwise: fns[i](t_i, out, *primals) is operand i's tangent contribution."""
+    def rule(primals, tangents, **params):
+        out = core.bind(p, *primals, **params)
+        shape = tangent_aval(out).shape
+        ts = [core.Zero(None) if is_zero(t) or f is None else f(t, out, *primals, **params)
+              for f, t in zip(fns, tangents)]
+        tout = sum_tangents(ts, shape)
+        return out, core.Zero(tangent_aval(out)) if is_zero(tout) else tout
+    p.jvp = rule
+
+
+def defzero(p):
+    """Piecewise-constant functions: zero derivative (floor, sign, ...)."""
+    def rule(primals, tangents, **params):
+        out = core.bind(p, *primals, **params)
+        return out, core.Zero(tangent_aval(out))
+    p.jvp = rule
+
+
+def deflinear(p, transpose):
+    """A primitive linear in all its (differentiable) operands: the JVP applies it
+    to the tangents (zeros instantiated)."""
+    def rule(primals, tangents, **params):
+        out = core.bind(p, *primals, **params)
+        if all(is_zero(t) for t in tangents):
+            return out, core.Zero(tangent_aval(out))
+        ts = [instantiate(t) for t in tangents]
+        return out, core.bind(p, *ts, **params)
+    p.jvp, p.transpose, p.linear = rule, transpose, True
+
+
+def deftranspose(p, transpose):
+    p.transpose, p.linear = transpose, True
+
+
+def nondiff(*ps):
+    for p in ps:
+        p.nondiff = True
+
+# ------------------------------------------------------------------ batching: axes
+# A batch dim is an axis index, or None for an unmapped operand.
+
+
+def moveaxis(x, src, dst):
+    """Move axis `src` of x to position `dst`."""
+    nd = core.get_aval(x).ndim
+    src, dst = src % nd, dst % nd
+    if src == dst:
+        return x
+    lax = _lax()
+    perm = [i for i in range(nd) if i != src]
+    perm.insert(dst, src)
+    return lax.transpose(x, perm)
+
+
+def broadcast_batch(x, size, dim):
+    """Insert a new axis of `size` at `dim` (x is unmapped)."""
+    lax = _lax()
+    a = core.get_aval(x)
+    shape = list(a.shape)
+    shape.insert(dim, size)
+    dims = [i for i in range(len(shape)) if i != dim]
+    return lax.broadcast_in_dim(x, tuple(shape), tuple(dims))
+
+
+def matchaxis(x, src, dst, size=None):
+    """Put the batch axis of x (at `src`, or unmapped) at `dst`."""
+    if src is None:
+        if dst is None:
+            return x
+        return broadcast_batch(x, core.axis_size() if size is None else size, dst)
+    if dst is None:
+        raise ValueError("cannot unmap a mapped value")
+    return moveaxis(x, src, dst)
+
+
+def bdim_at_front(x, d, size=None):
+    return matchaxis(x, d, 0, size)
+
+
+def shift_axis(a, d):
+    """A per-example axis index `a` -> the same axis with a batch axis at `d`."""
+    return a if d is None or a < d else a + 1
+
+
+def mapped_aval(aval: ShapedArray, d, size) -> ShapedArray:
+    if d is None:
+        return aval
+    shape = list(aval.shape)
+    shape.insert(d, size)
+    return aval.update(shape=tuple(shape))
+
+
+def unmapped_aval(aval: ShapedArray, d) -> ShapedArray:
+    if d is None:
+        return aval
+    return aval.update(shape=tuple(s for i, s in enumerate(aval.shape) if i != d))
+
+# ---------------------------------------------------------------- batching: families
+# Each sets `p.batch` (and returns the rule): rule(args, dims, **params) -> (out, out_dim).
+
+
+def defvectorized(p):
+    def rule(args, dims, **params):
+        return core.bind(p, args[0], **params), dims[0]
+    p.batch = rule
+    return rule
+
+
+def defbroadcasting(p, scalar_ok=None):
+    """n-ary elementwise; `scalar_ok`: operand positions allowed to stay rank 0
+    (default: all)."""
+    def rule(args, dims, **params):
+        size = core.axis_size()
+        avals = [core.get_aval(x) for x in args]
+        ranks = [a.ndim - (d is not None) for a, d in zip(avals, dims)]
+        r = max(ranks)
+        out_d = next((d for d, rk in zip(dims, ranks) if d is not None and rk == r), 0)
+        shape = None
+        for a, d, rk in zip(avals, dims, ranks):
+            if rk == r:
+                shape = [s for i, s in enumerate(a.shape) if i != d]
+                break
+        full = list(shape)
+        full.insert(out_d, size)
+        full = tuple(full)
+        lax = _lax()
+        new = []
+        for i, (x, d, rk) in enumerate(zip(args, dims, ranks)):
+            if d is None and rk == 0 and (scalar_ok is None or i in scalar_ok):
+                new.append(x)
+            elif d is None:
+                new.append(lax.broadcast_in_dim(
+                    x, full, tuple(j for j in range(len(full)) if j != out_d)))
+            elif rk == 0:
+                new.append(lax.broadcast_in_dim(x, full, (out_d,)) if len(full) > 1 else x)
+            else:
+                new.append(moveaxis(x, d, out_d))
+        return core.bind(p, *new, **params), out_d
+    p.batch = rule
+    return rule
+
+
+def defreducer(p):
+    def rule(args, dims, *, axes, **params):
+        x, d = args[0], dims[0]
+        nd = max(core.get_aval(x).ndim - 1, 1)
+        axes = tuple(a % nd for a in axes)
+        new_axes = tuple(sorted(shift_axis(a, d) for a in axes))
+        out_d = d - sum(1 for a in axes if a < d)
+        return core.bind(p, x, axes=new_axes, **params), out_d
+    p.batch = rule
+    return rule
+
+
+def defcumulative(p):
+    def rule(args, dims, *, axis, **params):
+        x, d = args[0], dims[0]
+        axis = axis % max(core.get_aval(x).ndim - 1, 1)
+        return core.bind(p, x, axis=shift_axis(axis, d), **params), d
+    p.batch = rule
+    return rule
+
+
+def deffront(p):
+    """Operands may have leading batch dims: bring every batch axis to 0."""
+    def rule(args, dims, **params):
+        size = core.axis_size()
+        args = [bdim_at_front(x, d, size) for x, d in zip(args, dims)]
+        out = core.bind(p, *args, **params)
+        return out, ([0] * len(out) if p.multiple_results else 0)
+    p.batch = rule
+    return rule
+
+
+def defno_operands(p):
+    """A primitive without operands is never mapped (rule only called by mistake)."""
+    def rule(args, dims, **params):
+        out = core.bind(p, *args, **params)
+        return out, ([None] * len(out) if p.multiple_results else None)
+    p.batch = rule
+    return rule
