@@ -1,0 +1,78 @@
+"""Small helpers every layer shares: `split_list` and the one `Namer`.
+
+A `Namer` hands out fresh names in one of four styles, one per place astjax names
+things:
+
+- ``"letters"``: ``a, b, ..., z, ba, bb, ...`` -- jaxpr variables as JAX prints them;
+- ``"ssa"``: ``%0, %1, ...`` -- StableHLO values;
+- ``"counter"``: ``<prefix><base>_<n>`` with one running counter -- the front end's
+  generated names (``ag__fn_true_3``), unique whatever the base;
+- ``"dedup"``: the base itself if free, else ``base_1``, ``base_2``, ... -- readable
+  names in printed source (``x``, ``x_1``), never one of ``reserved``.
+
+`namer(obj)` memoizes: the same object always gets the same name.
+"""
+from __future__ import annotations
+
+import re
+
+
+def split_list(xs, *sizes):
+    """`split_list([1, 2, 3, 4], 1, 2) == [[1], [2, 3], [4]]`: consecutive pieces of
+    the given sizes, then the rest."""
+    out, i = [], 0
+    for n in sizes:
+        out.append(list(xs[i:i + n]))
+        i += n
+    out.append(list(xs[i:]))
+    return out
+
+
+def _letters(n: int) -> str:
+    s = ""
+    while not s or n:
+        n, i = divmod(n, 26)
+        s = chr(97 + i) + s
+    return s
+
+
+class Namer:
+    """Fresh names in one style (see the module docstring)."""
+
+    def __init__(self, style: str = "dedup", prefix: str = "", reserved=()):
+        if style not in ("letters", "ssa", "counter", "dedup"):
+            raise ValueError(f"unknown naming style {style!r}")
+        self.style, self.prefix = style, prefix
+        self.counter = 0
+        self.used: set[str] = set(reserved)
+        self.names: dict = {}
+
+    def fresh(self, base: str = "") -> str:
+        if self.style == "letters":
+            name = _letters(self.counter)
+        elif self.style == "ssa":
+            name = f"%{self.counter}"
+        elif self.style == "counter":
+            name = f"{self.prefix}{base}_{self.counter + 1}"
+        else:
+            name = self._dedup(base)
+        self.counter += 1
+        self.used.add(name)
+        return name
+
+    def _dedup(self, base: str) -> str:
+        if base not in self.used:
+            return base
+        root = re.sub(r"_\d+$", "", base) or base
+        sep = "" if root.endswith("_") else "_"
+        k = 1
+        while f"{root}{sep}{k}" in self.used:
+            k += 1
+        return f"{root}{sep}{k}"
+
+    def __call__(self, obj, base: str = "") -> str:
+        """The name of `obj`, fresh the first time it is asked for."""
+        name = self.names.get(obj)
+        if name is None:
+            name = self.names[obj] = self.fresh(base)
+        return name
