@@ -149,6 +149,17 @@ class SourceGenerator:
         self.last_phase = None
         self._global_ids: dict = {}
 
+    # -- for statement rules declared in the primitives' blocks ------------------
+    def branch_block(self, jaxpr, ops, out_names, out_vars):
+        """Statements computing a nested jaxpr inline on `ops`, assigning `out_names`."""
+        return _branch_block(self, jaxpr, ops, out_names, out_vars)
+
+    def generic_statement(self, eqn):
+        """`outs = core.primitives[name].bind(...)`: prints any equation exactly."""
+        return _generic_statement(self, eqn)
+
+    hint_from = staticmethod(lambda *vs: _hint_from(*vs))
+
     # -- names ------------------------------------------------------------------
     def fresh(self, base):
         base = sanitize(base)
