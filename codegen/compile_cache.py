@@ -11,7 +11,15 @@ kind, the devices the program runs on (count and ids), the replica count and
 `XLA_FLAGS`. It holds `client.serialize_executable(exe)`; a hit is
 `client.deserialize_executable` (about 1 ms, against tens of ms or more to compile).
 Entries are written atomically (temporary file + rename), so concurrent processes
-can share a directory; an unreadable entry is recompiled and rewritten.
+can share a directory.
+
+Nothing unverified reaches `deserialize_executable` (a damaged executable can kill the
+process from inside XLA). An entry is a fixed header -- magic, format version, the full
+key, the payload length and the payload's SHA-256 -- then the payload; all five are
+checked before deserialising, and the loaded executable's entry signature (number and
+shapes of parameters and results) is checked against the StableHLO module's. Any
+mismatch (truncated, bit-flipped, swapped with another entry, an older format) discards
+the entry, counts an error, says so once on stderr, and recompiles.
 
 `stats` counts hits, misses, writes and errors in this process;
 `ASTJAX_COMPILE_CACHE_LOG=1` prints one line per lookup to stderr.
@@ -20,6 +28,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
+import struct
 import sys
 import tempfile
 import time
@@ -30,6 +40,10 @@ import jaxlib
 stats = {"hits": 0, "misses": 0, "writes": 0, "errors": 0,
          "load_s": 0.0, "compile_s": 0.0}   # seconds spent loading hits / compiling misses
 _SUFFIX = ".xlaexe"
+_MAGIC = b"ASTJAXXC"
+_FORMAT = 2
+_HEADER = struct.Struct("<8sI64sQ32s")   # magic, format, key (hex), payload length, sha256
+_warned = False
 
 
 def cache_dir():
@@ -43,10 +57,81 @@ def _log(msg):
         print(f"astjax compile cache: {msg}", file=sys.stderr)
 
 
+def _discard(path, key, why):
+    """Count and report a bad entry (stderr once per process), and delete it."""
+    global _warned
+    stats["errors"] += 1
+    msg = f"discarded damaged entry {key[:16]} ({why}); recompiling"
+    if not _warned and not os.environ.get("ASTJAX_COMPILE_CACHE_LOG"):
+        print(f"astjax compile cache: {msg}", file=sys.stderr)
+    _warned = True
+    _log(msg)
+    try:
+        os.remove(path)
+    except OSError:
+        pass
+
+
+def pack_entry(key: str, payload: bytes) -> bytes:
+    """The bytes of one cache entry: header, then the serialized executable."""
+    return _HEADER.pack(_MAGIC, _FORMAT, key.encode(), len(payload),
+                        hashlib.sha256(payload).digest()) + payload
+
+
+def unpack_entry(data: bytes, key: str) -> bytes:
+    """The payload of an entry written by `pack_entry` for `key`; ValueError naming
+    the first check that fails."""
+    if len(data) < _HEADER.size:
+        raise ValueError("shorter than the header")
+    magic, fmt, stored_key, length, digest = _HEADER.unpack_from(data)
+    payload = data[_HEADER.size:]
+    if magic != _MAGIC:
+        raise ValueError("not an astjax cache entry")
+    if fmt != _FORMAT:
+        raise ValueError(f"format {fmt}, expected {_FORMAT}")
+    if stored_key != key.encode():
+        raise ValueError("written for another program")
+    if length != len(payload):
+        raise ValueError(f"payload of {len(payload)} bytes, header says {length}")
+    if hashlib.sha256(payload).digest() != digest:
+        raise ValueError("checksum mismatch")
+    return payload
+
+
+_HLO_SHAPE = re.compile(r"\b[a-z]+[0-9]*\[([0-9,]*)\]")
+_MLIR_TENSOR = re.compile(r"tensor<((?:[0-9]+x)*)[^<>]*?(?:<[^<>]*>)?>")
+
+
+def _dims_hlo(part):
+    return [tuple(int(d) for d in m.group(1).split(",") if d) for m in _HLO_SHAPE.finditer(part)]
+
+
+def _dims_mlir(part):
+    return [tuple(int(d) for d in m.group(1).split("x") if d)
+            for m in _MLIR_TENSOR.finditer(part)]
+
+
+def mlir_signature(text: str):
+    """(parameter dims, result dims) of the module's `@main`, from StableHLO text."""
+    m = re.search(r"@main\((.*?)\)\s*->\s*(.*?)\s*(?:attributes\b.*)?\{\s*$", text, re.M)
+    if m is None or "!stablehlo.token" in m.group(0):
+        return None
+    return _dims_mlir(m.group(1)), _dims_mlir(m.group(2))
+
+
+def executable_signature(exe):
+    """(parameter dims, result dims) of a loaded executable's entry computation."""
+    head = exe.hlo_modules()[0].to_string().split("\n", 1)[0]
+    m = re.search(r"entry_computation_layout=\{\((.*)\)->(.*)\}", head)
+    if m is None:
+        return None
+    return _dims_hlo(m.group(1)), _dims_hlo(m.group(2))
+
+
 def cache_key(client, text: str, devs, options) -> str:
     h = hashlib.sha256()
     dev0 = devs[0]
-    for part in ("astjax-compile-cache-v1", jaxlib.__version__, client.platform,
+    for part in ("astjax-compile-cache-v2", jaxlib.__version__, client.platform,
                  client.platform_version, getattr(dev0, "device_kind", ""),
                  ",".join(str(d.id) for d in devs),
                  str(getattr(options, "num_replicas", 1)),
@@ -73,12 +158,8 @@ def compile_or_load(client, text: str, devs, options):
         data = None
     t0 = time.perf_counter()
     if data is not None:
-        try:
-            exe = client.deserialize_executable(data, xc.DeviceList(devs), options)
-        except Exception as e:  # truncated / incompatible entry: recompile below
-            stats["errors"] += 1
-            _log(f"unreadable entry {key[:16]} ({type(e).__name__}); recompiling")
-        else:
+        exe = _load(client, data, key, path, text, devs, options)
+        if exe is not None:
             stats["hits"] += 1
             stats["load_s"] += time.perf_counter() - t0
             _log(f"hit {key[:16]}")
@@ -93,13 +174,42 @@ def compile_or_load(client, text: str, devs, options):
         os.makedirs(d, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-", suffix=_SUFFIX)
         with os.fdopen(fd, "wb") as f:
-            f.write(data)
+            f.write(pack_entry(key, data))
         os.replace(tmp, path)
         stats["writes"] += 1
     except Exception as e:  # a cache that cannot be written is not an error
         stats["errors"] += 1
         _log(f"cannot write {path}: {e}")
     return exe
+
+
+def _load(client, data, key, path, text, devs, options):
+    """The executable of a verified entry, or None (the entry is discarded)."""
+    try:
+        payload = unpack_entry(data, key)
+    except ValueError as e:
+        _discard(path, key, str(e))
+        return None
+    try:
+        exe = client.deserialize_executable(payload, xc.DeviceList(devs), options)
+    except Exception as e:  # an intact entry jaxlib still refuses (e.g. another build)
+        _discard(path, key, f"{type(e).__name__} while loading")
+        return None
+    if not _same_signature(mlir_signature(text), executable_signature(exe),
+                           getattr(options, "num_partitions", 1) or 1):
+        _discard(path, key, "its signature differs from the program's")
+        return None
+    return exe
+
+
+def _same_signature(want, got, num_partitions):
+    """Same number of parameters and results, of the same ranks -- and shapes, unless
+    the program is partitioned (the executable then sees per-device shapes)."""
+    if want is None or got is None:
+        return want is None  # a signature we cannot read is not checked
+    if num_partitions > 1:
+        want, got = ([[len(d) for d in side] for side in sig] for sig in (want, got))
+    return list(map(list, want)) == list(map(list, got))
 
 
 def clear(directory=None):
