@@ -44,6 +44,10 @@ def client():
     if _client is None:
         with _lock:
             if _client is None:
+                # jaxlib records a Python traceback per execution and, when the same
+                # input buffers are passed again, never frees it (56 B per call,
+                # measured; tests/test_memory.py). astjax reads no jaxlib traceback.
+                xc._xla.set_tracebacks_enabled(False)
                 _client = _make_client()  # platform choice: see "platforms" below
     return _client
 
