@@ -14,7 +14,7 @@ from . import lax, numpy
 from . import random, nn, scipy, tree  # noqa: F401  (array API breadth)
 from .api import (jit, function, make_jaxpr, eval_shape, ShapeDtypeStruct, device_put,
                   device_get, devices, local_devices, device_count, local_device_count,
-                  block_until_ready, default_backend)
+                  block_until_ready, default_backend, typeof)
 from .errors import AstjaxError
 from .frontend.control_flow_ops import unroll
 from .source_api import source, source_function  # noqa: E402
@@ -25,3 +25,6 @@ __version__ = "0.1.0"
 from .ad_api import (grad, value_and_grad, jvp, vjp, linearize, jacfwd, jacrev, hessian,  # noqa: E402
                      stop_gradient, custom_jvp, custom_vjp, checkpoint, remat, float0)
 from .pmap_api import pmap  # noqa: E402
+from . import flatten_util, test_util, typing  # noqa: E402,F401
+
+jacobian = jacrev  # JAX's `jax.jacobian` is reverse mode

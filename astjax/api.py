@@ -8,7 +8,7 @@ import numpy as np
 
 from . import core, dtypes, tree_util
 from .codegen import runtime, stablehlo
-from .errors import AstjaxError, ArgumentError, caller_location
+from .errors import AstjaxError, ArgumentError, ArgumentTypeError, caller_location
 from .staging import StagedCallable, arg_hints, leaf_aval, stage_flat
 from .transforms.dce import dce_closed
 
@@ -414,6 +414,15 @@ class ShapeDtypeStruct:
 
     def __hash__(self):
         return hash((self.shape, self.dtype))
+
+
+def typeof(x) -> core.ShapedArray:
+    """The abstract value of `x` -- shape, dtype and weak type -- as `jax.typeof`
+    (an Array, a staged value, a NumPy array or a Python scalar)."""
+    try:
+        return core.get_aval(x)
+    except TypeError as e:
+        raise ArgumentTypeError(f"typeof: {e}", loc=caller_location()) from None
 
 
 def eval_shape(fun, *args, **kwargs):

@@ -151,6 +151,10 @@ class ArgumentError(AstjaxError):
     default_hint = "pass arrays, Python scalars, or pytrees (tuples, lists, dicts) of them"
 
 
+class ArgumentTypeError(ArgumentError, TypeError):
+    """An API argument of the wrong kind (where JAX raises TypeError)."""
+
+
 class EscapedTracerError(AstjaxError):
     default_hint = ("a staged value was stored outside the function being staged (e.g. in a "
                     "global list) and used later; return it instead")
