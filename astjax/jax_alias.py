@@ -1,0 +1,127 @@
+"""Run code written against `jax` on astjax: `import jax` means astjax.
+
+`install_as_jax()` (first line of a program) or `python -m astjax run SCRIPT`
+puts a finder at the front of `sys.meta_path` that serves every `jax` and `jax.X.Y`
+module from astjax, so programs and the libraries they import (optax, flax,
+equinox, chex, ...) run unchanged on astjax. The rules, in order:
+
+1. a compatibility module shipped in astjax (`astjax.compat.<X.Y>`, when it exists:
+   names JAX has and astjax's public modules do not, e.g. `jax.version`);
+2. the astjax module of the same public name (`jax.numpy` -> `astjax.numpy`,
+   `jax.scipy.special` -> `astjax.scipy.special`, ...), from `PUBLIC_MODULES`;
+3. otherwise `ModuleNotFoundError` -- never the real `jax` distribution, which pip
+   installs beside the libraries that depend on it: no module of it is ever imported
+   in a process where the alias is installed.
+
+`jax` itself is a module of its own holding astjax's public names, so that
+`jax.__version__` reports the JAX API level astjax implements (`JAX_API_VERSION`)
+while `astjax.__version__` stays astjax's. Library code served this way is run on
+staged values as JAX runs it on tracers; it is not source-converted (see
+`frontend/operators.py`).
+"""
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import sys
+import types
+
+import astjax
+
+__all__ = ["install_as_jax", "uninstall", "JAX_API_VERSION", "PUBLIC_MODULES"]
+
+JAX_API_VERSION = "0.10.2"
+
+# jax.<name> -> astjax.<name>: the public modules astjax provides under JAX's names.
+PUBLIC_MODULES = ("numpy", "numpy.linalg", "lax", "random", "nn", "nn.initializers",
+                  "scipy", "scipy.special", "scipy.linalg", "tree_util", "tree", "typing",
+                  "test_util", "flatten_util", "errors", "dtypes")
+
+
+class _AliasFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Serves `jax` and `jax.*` from astjax (see the module docstring)."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != "jax" and not fullname.startswith("jax."):
+            return None
+        target = _target_name(fullname)
+        if target is None:
+            raise ModuleNotFoundError(
+                f"No module named {fullname!r}: astjax serves `jax` (install_as_jax) and "
+                "has no counterpart of this module; see docs/api.md", name=fullname)
+        return importlib.util.spec_from_loader(fullname, self, origin=target,
+                                               is_package=True)
+
+    def create_module(self, spec):
+        return _jax_module() if spec.name == "jax" else None
+
+    def exec_module(self, module):
+        # `jax.X` *is* the astjax module: the import system returns whatever the
+        # loader leaves in sys.modules, so astjax's module keeps its own spec.
+        if module.__name__ != "jax":
+            sys.modules[module.__name__] = importlib.import_module(module.__spec__.origin)
+
+
+def _target_name(fullname):
+    """The astjax module serving `fullname`, or None."""
+    if fullname == "jax":
+        return "astjax"
+    sub = fullname[len("jax."):]
+    compat = f"astjax.compat.{sub}"
+    if importlib.util.find_spec(compat.rsplit(".", 1)[0]) is not None:
+        try:
+            if importlib.util.find_spec(compat) is not None:
+                return compat
+        except ModuleNotFoundError:
+            pass
+    if sub in PUBLIC_MODULES:
+        return f"astjax.{sub}"
+    return None
+
+
+def _jax_module():
+    """A module object for `jax`: astjax's public names, JAX's version."""
+    mod = types.ModuleType("jax", "astjax serving the `jax` namespace (astjax.jax_alias)")
+    mod.__dict__.update({k: v for k, v in vars(astjax).items()
+                         if not k.startswith("__")})
+    mod.__version__ = JAX_API_VERSION
+    mod.__version_info__ = tuple(int(p) for p in JAX_API_VERSION.split("."))
+    mod.__path__ = []  # a package: `import jax.numpy` goes through the finder
+    return mod
+
+
+_finder = _AliasFinder()
+
+
+def install_as_jax():
+    """Make `import jax` (and every `jax.X`) import astjax from now on in this
+    process. Call it before anything imports `jax`; raises RuntimeError if the real
+    `jax` was already imported."""
+    real = [m for m in sys.modules
+            if (m == "jax" or m.startswith("jax.")) and not _served(m)]
+    if real:
+        raise RuntimeError(
+            f"the real `jax` is already imported ({real[0]}): call "
+            "astjax.install_as_jax() before anything imports jax")
+    if _finder not in sys.meta_path:
+        sys.meta_path.insert(0, _finder)
+
+
+def uninstall():
+    """Undo `install_as_jax` (for tests): drop the finder and the `jax` modules it made."""
+    if _finder in sys.meta_path:
+        sys.meta_path.remove(_finder)
+    for name in [m for m in sys.modules if m == "jax" or m.startswith("jax.")]:
+        if _served(name):
+            del sys.modules[name]
+
+
+def _served(name):
+    """Whether sys.modules[name] came from the alias (the `jax` module it made, or an
+    astjax module)."""
+    mod = sys.modules[name]
+    return (getattr(mod, "__name__", "") == "jax" and isinstance(
+        getattr(getattr(mod, "__spec__", None), "loader", None), _AliasFinder)) or \
+        getattr(mod, "__name__", "").startswith("astjax")
