@@ -11,11 +11,16 @@ import linecache
 import sys
 import warnings
 
+from jaxlib import _jax
+
 __all__ = [
     "AstjaxError", "ConcretizationError", "NonConcreteBooleanIndexError",
     "UnsupportedSyntaxError", "ShapeError", "DTypeError", "UndefinedVariableError",
     "LoopCarryError", "SourceNotFoundError", "ArgumentError", "EscapedTracerError",
     "NotImplementedInAstjaxError", "AxisNameError", "SideEffectWarning",
+    "ArgumentTypeError", "DifferentiationError", "JAXTypeError", "JAXIndexError",
+    "ConcretizationTypeError", "TracerBoolConversionError", "TracerIntegerConversionError",
+    "TracerArrayConversionError", "UnexpectedTracerError", "KeyReuseError", "JaxRuntimeError",
     "user_location", "warn_at",
 ]
 
@@ -110,34 +115,59 @@ class AstjaxError(Exception):
         return s
 
 
-class ConcretizationError(AstjaxError):
+class JAXTypeError(AstjaxError, TypeError):
+    """Base of the errors JAX raises as TypeError (`jax.errors.JAXTypeError`)."""
+
+
+class JAXIndexError(AstjaxError, IndexError):
+    """Base of the errors JAX raises as IndexError (`jax.errors.JAXIndexError`)."""
+
+
+class ConcretizationError(JAXTypeError):
+    """A staged value used where Python needs a concrete one (JAX's
+    `ConcretizationTypeError`, a TypeError)."""
     default_hint = ("this value is only known when the compiled function runs; mark the "
                     "argument static (static_argnums / static_argnames) or compute it from "
                     "shapes, which are always static")
 
 
-class NonConcreteBooleanIndexError(AstjaxError):
+ConcretizationTypeError = ConcretizationError
+
+
+class TracerBoolConversionError(ConcretizationError):
+    """`bool()` of a staged value (an `if`/`while` test Python must decide)."""
+
+
+class TracerIntegerConversionError(ConcretizationError):
+    """`int()` / `operator.index()` of a staged value."""
+
+
+class TracerArrayConversionError(ConcretizationError):
+    """`np.asarray()` / `float()` of a staged value."""
+
+
+class NonConcreteBooleanIndexError(JAXIndexError):
     default_hint = ("a boolean mask gives a result whose shape depends on the data; use "
                     "jnp.where(mask, x, 0) to keep the shape, or jnp.nonzero(mask, size=n)")
 
 
-class UnsupportedSyntaxError(AstjaxError):
+class UnsupportedSyntaxError(AstjaxError, NotImplementedError):
     default_hint = "rewrite this part outside the staged function, or use a supported form"
 
 
-class ShapeError(AstjaxError):
+class ShapeError(JAXTypeError):
     default_hint = "check the shapes of the operands; x.shape is available at staging time"
 
 
-class DTypeError(AstjaxError):
+class DTypeError(JAXTypeError):
     default_hint = "convert explicitly with x.astype(dtype)"
 
 
-class UndefinedVariableError(AstjaxError):
+class UndefinedVariableError(AstjaxError, NameError):
     default_hint = "assign the variable before the `if` (or in every branch)"
 
 
-class LoopCarryError(AstjaxError):
+class LoopCarryError(JAXTypeError):
     default_hint = ("a loop variable must keep its shape and dtype from one iteration to "
                     "the next; initialise it with the final shape/dtype before the loop")
 
@@ -155,7 +185,7 @@ class ArgumentTypeError(ArgumentError, TypeError):
     """An API argument of the wrong kind (where JAX raises TypeError)."""
 
 
-class EscapedTracerError(AstjaxError):
+class EscapedTracerError(JAXTypeError):
     default_hint = ("a staged value was stored outside the function being staged (e.g. in a "
                     "global list) and used later; return it instead")
 
@@ -169,8 +199,19 @@ class DifferentiationError(AstjaxError):
     default_hint = ""
 
 
-class AxisNameError(AstjaxError):
+class AxisNameError(AstjaxError, NameError):
     default_hint = "use the axis_name given to vmap/pmap around this function"
+
+
+UnexpectedTracerError = EscapedTracerError
+
+
+class KeyReuseError(JAXTypeError):
+    """A PRNG key used twice where the program promised single use."""
+    default_hint = "split the key (random.split) and use each part once"
+
+
+JaxRuntimeError = _jax.JaxRuntimeError  # what a failing XLA execution raises
 
 
 class SideEffectWarning(UserWarning):
