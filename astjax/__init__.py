@@ -4,6 +4,10 @@
 `astjax.numpy`, `astjax.lax`, ... — staged from the function's source, so Python
 `if`/`while`/`for` on array values work under `jit`.
 """
+import os as _os
+
+_os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")  # before anything imports jaxlib
+
 from . import config as _config_mod
 from .config import config
 from . import dtypes, core, errors, tree_util

@@ -236,7 +236,10 @@ def _collect_code(code):
 
 def _factory_code(fn):
     code = fn.__code__
-    entry = _factories.get(code)
+    # Code objects compare equal across files (the filename is not compared) and the
+    # conversion reads the function's namespace: key by both.
+    key = (code, code.co_filename, id(fn.__globals__))
+    entry = _factories.get(key)
     if entry is not None:
         return entry
     node, filename = parser.parse_function(fn)
@@ -263,8 +266,8 @@ def _factory_code(fn):
     ast.fix_missing_locations(pyast)
     compiled = compile(pyast, filename, "exec")
     _collect_code(compiled)
-    _factories[code] = (compiled, pyast)
-    return _factories[code]
+    _factories[key] = (compiled, pyast)
+    return _factories[key]
 
 
 class _EmptyCell:

@@ -1,0 +1,8 @@
+# expect: ArgumentError AttributeError
+# xfail: JAX raises AttributeError for an unknown config option
+import numpy as np
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+
+astjax.config.update("jax_no_such_option", True)  # error

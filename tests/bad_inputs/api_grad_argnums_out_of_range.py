@@ -1,0 +1,11 @@
+# expect: ArgumentError ValueError
+# xfail: ArgumentError is not yet a ValueError where JAX raises ValueError
+import numpy as np
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+
+def f(x):
+    return x
+
+astjax.grad(f, argnums=3)(1.0)  # error

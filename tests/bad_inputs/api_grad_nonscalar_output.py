@@ -1,0 +1,11 @@
+# expect: ArgumentTypeError TypeError
+# xfail: grad of a non-scalar output: check the class astjax raises against JAX's TypeError
+import numpy as np
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+
+def f(x):
+    return x * 2
+
+astjax.grad(f)(np.ones(3))  # error

@@ -1,0 +1,11 @@
+# expect: ArgumentError ValueError
+# xfail: ArgumentError is not yet a ValueError where JAX raises ValueError
+import numpy as np
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+
+def f(x, y):
+    return x + y
+
+astjax.vmap(f)(np.ones(3), np.ones(4))  # error

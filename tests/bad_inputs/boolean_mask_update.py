@@ -1,0 +1,10 @@
+# expect: NonConcreteBooleanIndexError IndexError
+import numpy as np
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+
+def f(x):
+    return x.at[x > 0].set(0.0)  # error
+
+astjax.jit(f)(np.array([1.0, -1.0, 2.0]))

@@ -1,0 +1,15 @@
+# expect: ShapeError TypeError
+# xfail: the error points at the `if`, not at the use; decide which line is right
+import numpy as np
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+
+def f(x):
+    if x.sum() > 0:
+        y = jnp.ones(2)
+    else:
+        y = jnp.ones(3)
+    return y  # error
+
+astjax.jit(f)(np.ones(2))

@@ -1,0 +1,7 @@
+# expect: DTypeError TypeError
+import numpy as np
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+
+x = jnp.zeros(3, dtype="floatx")  # error

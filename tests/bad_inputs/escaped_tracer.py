@@ -1,0 +1,14 @@
+# expect: EscapedTracerError TypeError
+import numpy as np
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+
+leak = []
+
+def f(x):
+    leak.append(x)
+    return x * 2
+
+astjax.jit(f)(1.0)
+y = leak[0] + 1  # error

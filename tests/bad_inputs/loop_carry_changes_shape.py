@@ -1,0 +1,12 @@
+# expect: LoopCarryError TypeError
+import numpy as np
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+
+def f(x):
+    while jnp.sum(x) < 100.0:  # error
+        x = jnp.concatenate([x, x])
+    return x
+
+astjax.jit(f)(np.ones(2))

@@ -1,0 +1,8 @@
+# expect: ArgumentError ValueError
+# xfail: R16: jnp.max of an empty array gives -inf; JAX raises ValueError
+import numpy as np
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+
+x = jnp.max(jnp.zeros(0))  # error

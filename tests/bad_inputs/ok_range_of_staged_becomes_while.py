@@ -1,0 +1,13 @@
+# expect: ok
+import numpy as np
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+
+def f(n):
+    total = 0
+    for i in range(n):
+        total = total + i
+    return total
+
+assert int(astjax.jit(f)(5)) == 10

@@ -1,0 +1,10 @@
+# expect: ShapeError TypeError
+import numpy as np
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+
+def f(x):
+    return jnp.transpose(x, (0, 0))  # error
+
+astjax.jit(f)(np.ones((2, 2)))

@@ -1,0 +1,11 @@
+# expect: ConcretizationError TypeError
+import numpy as np
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+
+def f(x):
+    n = int(x)  # error
+    return jnp.zeros(3) + n
+
+astjax.jit(f)(3.0)

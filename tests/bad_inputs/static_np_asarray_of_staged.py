@@ -1,0 +1,11 @@
+# expect: ConcretizationError TypeError
+import numpy as np
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+
+def f(x):
+    y = np.asarray(x)  # error
+    return y
+
+astjax.jit(f)(np.ones(3))

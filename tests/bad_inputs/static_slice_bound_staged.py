@@ -1,0 +1,10 @@
+# expect: ConcretizationError TypeError
+import numpy as np
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+
+def f(x, k):
+    return x[:k]  # error
+
+astjax.jit(f)(np.arange(5.0), 2)

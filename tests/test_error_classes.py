@@ -1,0 +1,62 @@
+"""Every astjax error is an AstjaxError *and* the builtin class JAX raises in the same
+situation, so `except TypeError:` in user code catches what it catches under JAX
+(issue 12/13, item 4); `astjax.errors` has jax.errors' names."""
+import numpy as np
+import pytest
+
+import astjax
+import astjax.numpy as jnp
+from astjax import errors
+
+
+def _int_of(x):
+    return jnp.zeros(int(x))
+
+
+def _mask(x):
+    return x[x < 0]
+
+
+def _dot(x):
+    return jnp.dot(x, x)
+
+
+def _carry(x):
+    y = x
+    while jnp.sum(y) < 10.0:
+        y = jnp.concatenate([y, y])
+    return y
+
+
+@pytest.mark.parametrize("fn, arg, astjax_cls, builtin", [
+    (_int_of, 3.0, errors.ConcretizationTypeError, TypeError),
+    (_mask, np.ones(3, np.float32), errors.NonConcreteBooleanIndexError, IndexError),
+    (_dot, np.ones((2, 3), np.float32), errors.ShapeError, TypeError),
+    (_carry, np.ones(2, np.float32), errors.LoopCarryError, TypeError),
+])
+def test_errors_are_builtin_classes(fn, arg, astjax_cls, builtin):
+    with pytest.raises(builtin) as info:
+        astjax.jit(fn)(arg)
+    assert isinstance(info.value, astjax_cls) and isinstance(info.value, errors.AstjaxError)
+    assert info.value.loc.file == __file__          # located in this file
+    assert "^" in str(info.value)
+
+
+def test_user_except_typeerror_catches_like_jax():
+    def guarded(x):
+        try:
+            return astjax.jit(_int_of)(x)
+        except TypeError:
+            return "caught"
+    assert guarded(2.0) == "caught"
+
+
+def test_jax_errors_names():
+    for name in ("ConcretizationTypeError", "NonConcreteBooleanIndexError",
+                 "TracerArrayConversionError", "TracerBoolConversionError",
+                 "TracerIntegerConversionError", "UnexpectedTracerError", "KeyReuseError",
+                 "JaxRuntimeError", "JAXTypeError", "JAXIndexError"):
+        assert isinstance(getattr(errors, name), type), name
+    assert issubclass(errors.TracerBoolConversionError, errors.ConcretizationTypeError)
+    assert issubclass(errors.UnexpectedTracerError, TypeError)
+    assert issubclass(errors.JaxRuntimeError, RuntimeError)
