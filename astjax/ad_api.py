@@ -115,7 +115,7 @@ def _run(closed, args):
     if _staging():
         return inline(closed, list(args))
     from .api import Jitted
-    from .transforms.ad_control import raw
+    from .core import raw
     return Jitted(raw(lambda *a: inline(closed, list(a))))(*args)
 
 # ------------------------------------------------------------------- grad family
@@ -346,7 +346,7 @@ class _Jac(_Transformed):
 
     def stage_inline(self, *args, **kwargs):
         from . import lax
-        from .transforms.ad_control import scan_raw
+        from .primitives.scan import scan_raw
         nums = _argnums_tuple(self.argnums)
         closed, in_tree, out_tree, leaves = _stage(self.fun, args, kwargs)
         ranges = _leaf_ranges(args)
@@ -484,8 +484,7 @@ def _flat_fun(fun, in_tree):
 
 def _const_split(closed):
     """closed -> (const-free closed taking consts as leading invars, consts)."""
-    from .transforms.ad_control import _no_consts
-    return _no_consts(closed)
+    return core.split_consts(closed)
 
 
 class custom_jvp(_Transformed):
@@ -536,7 +535,7 @@ class custom_jvp(_Transformed):
                 full.append(nd[i] if i in nd else next(it))
             return as_callable(fun)(*full, **kwargs)
 
-        from .transforms.ad_control import raw
+        from .core import raw
         closed, in_tree, out_tree, leaves = _stage(raw(call), dyn, {})
         body, consts = _const_split(closed)
 
@@ -619,7 +618,7 @@ class custom_vjp(_Transformed):
                 full.append(nd[i] if i in nd else next(it))
             return full
 
-        from .transforms.ad_control import raw
+        from .core import raw
         closed, in_tree, out_tree, leaves = _stage(
             raw(lambda *d: as_callable(fun)(*full_args(d), **kwargs)), dyn, {})
         body, consts = _const_split(closed)

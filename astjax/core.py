@@ -20,7 +20,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import dtypes
+from . import dtypes, tree_util
 from .errors import (AstjaxError, ConcretizationError, EscapedTracerError,
                      NotImplementedInAstjaxError, SourceInfo, UNKNOWN, user_location)
 from .array_methods import ArrayMethods
@@ -656,6 +656,77 @@ def stage(fn: Callable, in_avals, hints=None) -> ClosedJaxpr:
 def stage_open(fn: Callable, in_avals, hints=None) -> tuple[Jaxpr, list]:
     cj = stage(fn, in_avals, hints)
     return cj.jaxpr, cj.consts
+
+# ------------------------------------------- staging Python callables, closures
+
+
+# Set by astjax.staging: a user function -> what runs on Tracers (source-converted).
+function_converter: Callable | None = None
+
+
+class RawFunction:
+    """A library function that stages as it is (never source-converted)."""
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def __call__(self, *args, **kwargs):
+        return self.fn(*args, **kwargs)
+
+
+def raw(fn) -> RawFunction:
+    """Mark `fn` to be staged as it is, never converted."""
+    return RawFunction(fn)
+
+
+def stage_callable(fun, in_tree, in_avals, hints=None):
+    """Stage the Python callable `fun` on Tracers: its arguments are the pytree
+    `in_tree` with leaves of `in_avals`; user functions are converted first (through
+    `function_converter`). -> (Jaxpr, consts, out_tree); the consts are the values
+    the function captured (outer Tracers or constants), to be passed as operands."""
+    if isinstance(fun, RawFunction):
+        target = fun.fn
+    else:
+        target = function_converter(fun) if function_converter is not None else fun
+    out_tree = [None]
+
+    def body(*tracers):
+        args = tree_util.tree_unflatten(in_tree, tracers)
+        out = target(*args)
+        leaves, out_tree[0] = tree_util.tree_flatten(out)
+        return leaves
+
+    jaxpr, consts = stage_open(body, in_avals, hints)
+    return jaxpr, consts, out_tree[0]
+
+
+def closure_convert(jaxpr: Jaxpr) -> ClosedJaxpr:
+    """The one closure conversion: constvars become leading invars."""
+    return ClosedJaxpr(Jaxpr([], jaxpr.constvars + jaxpr.invars, jaxpr.outvars, jaxpr.eqns), [])
+
+
+def split_consts(cj: ClosedJaxpr):
+    """-> (ClosedJaxpr without consts taking them as leading invars, consts)."""
+    if not cj.consts:
+        return cj, []
+    return closure_convert(cj.jaxpr), list(cj.consts)
+
+
+def join_consts(jaxprs_consts):
+    """Branches with their own consts -> branches that all take every const as
+    leading operands (JAX's common-consts form). Returns (closed jaxprs, consts)."""
+    all_consts = []
+    for _, consts in jaxprs_consts:
+        all_consts.extend(consts)
+    out = []
+    offset = 0
+    for jaxpr, consts in jaxprs_consts:
+        before = [Var(get_aval(c)) for c in all_consts[:offset]]
+        after = [Var(get_aval(c)) for c in all_consts[offset + len(consts):]]
+        invars = before + jaxpr.constvars + after + jaxpr.invars
+        out.append(ClosedJaxpr(Jaxpr([], invars, jaxpr.outvars, jaxpr.eqns), []))
+        offset += len(consts)
+    return out, all_consts
 
 # ---------------------------------------------------------------------- evaluation
 

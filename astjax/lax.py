@@ -319,6 +319,9 @@ def stop_gradient(x):
 
 
 # Control flow (cond, switch, while_loop, fori_loop, scan, map) lives in its own module.
-from .lax_control import *  # noqa: E402,F401,F403
+from .core import closure_convert, join_consts  # noqa: E402,F401
+from .primitives.cond import cond, stage_sub, switch  # noqa: E402,F401
+from .primitives.scan import map, scan  # noqa: E402,F401
+from .primitives.while_loop import fori_loop, while_loop  # noqa: E402,F401
 from .lax_indexing import *  # noqa: E402,F401,F403
 from .lax_parallel import *  # noqa: E402,F401,F403  (psum, pmean, all_gather, axis_index, ...)

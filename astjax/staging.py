@@ -40,6 +40,9 @@ def as_callable(fun):
     return fun
 
 
+core.function_converter = as_callable  # how lax.cond/scan/while_loop stage user functions
+
+
 def _sourceless(f) -> bool:
     """A function handed to a transform whose source is nowhere (made by `exec` or
     `eval`, or typed at a plain interactive prompt): an error, not a silent trace."""

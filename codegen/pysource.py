@@ -160,6 +160,22 @@ class SourceGenerator:
 
     hint_from = staticmethod(lambda *vs: _hint_from(*vs))
 
+    def assign_outputs(self, stmts, pairs):
+        """`name = expr` for (name, expr) pairs (one tuple assignment on a swap)."""
+        _assign_outputs(self, stmts, pairs)
+
+    def drop_presets(self, atoms):
+        """Forget names chosen for outputs that a block did not bind."""
+        _drop_presets(self, atoms)
+
+    def use_facts(self, jaxpr):
+        """Read counts, last reads and producers of `jaxpr`'s variables."""
+        return _Scope(jaxpr)
+
+    def is_statement(self, prim):
+        """Whether `prim` prints as statements (control flow) rather than an expression."""
+        return getattr(source_rule(prim), "statement", False)
+
     # -- names ------------------------------------------------------------------
     def fresh(self, base):
         base = sanitize(base)
@@ -1069,7 +1085,7 @@ def _generic_statement(gen, eqn):
     return [assign(names, expr)]
 
 
-# ---- control flow ---------------------------------------------------------------
+# ---- nested blocks (statement rules reach these through `gen`) -----------------
 
 
 def _assign_outputs(gen, stmts, pairs):
@@ -1122,250 +1138,6 @@ def _hint_from(*vs):
     return None
 
 
-@statement_rule
-def cond_rule(gen, eqn, stmts):
-    index, *ops = eqn.invars
-    branches = eqn.params["branches"]
-    outs = []
-    for i, v in enumerate(eqn.outvars):
-        computed = [b.jaxpr.outvars[i] for b in branches
-                    if isinstance(b.jaxpr.outvars[i], core.Var)
-                    and b.jaxpr.outvars[i] not in b.jaxpr.invars]
-        base = _hint_from(v, *computed, *[b.jaxpr.outvars[i] for b in branches]) or "branch_out"
-        outs.append(gen.out_name(v, base))
-    blocks = [_branch_block(gen, b, ops, outs, eqn.outvars) for b in branches]
-    if len(branches) == 1:
-        stmts.extend(blocks[0])
-        return
-    if index in gen.fused:
-        pred = gen.fused.pop(index)
-        test = gen.render_expr(pred[1]) if isinstance(pred, tuple) else gen.arg(pred)
-        stmts.append(ast.If(test=test, body=blocks[1], orelse=blocks[0]))
-        return
-    n = len(branches)
-    scope = gen.current()[0]
-    p = scope.producer.get(index)
-    if n == 2 and p is not None:
-        conv = scope.jaxpr.eqns[p]
-        if (conv.primitive.name == "convert_element_type"
-                and conv.invars[0].aval.dtype == dtypes.bool_ and conv.invars[0].aval.shape == ()):
-            stmts.append(ast.If(test=gen.arg(conv.invars[0]), body=blocks[1], orelse=blocks[0]))
-            return
-    idx = gen.arg(index)
-    if n == 2:  # clamping: index <= 0 takes branch 0, index >= 1 branch 1
-        stmts.append(ast.If(test=ast.Compare(left=idx, ops=[ast.GtE()], comparators=[pyconst(1)]),
-                            body=blocks[1], orelse=blocks[0]))
-        return
-    # clamping semantics: index <= 0 -> branch 0, index >= n-1 -> the last branch
-    orelse = blocks[-1]
-    for k in range(n - 2, -1, -1):
-        test = ast.Compare(left=copy.deepcopy(idx), ops=[ast.LtE() if k == 0 else ast.Eq()],
-                           comparators=[pyconst(k)])
-        orelse = [ast.If(test=test, body=blocks[k], orelse=orelse)]
-    stmts.extend(orelse)
-
-
-def _carry_names(gen, eqn, inits, out_vars, inner_in, inner_out, stmts):
-    """Names of loop carries: the loop's output names. A carry reuses its initial
-    value's name when that variable is not read again (`x = x * 2` in the loop),
-    else it is initialised before the loop (`x_1 = x`)."""
-    scope, idx = gen.current()
-    names, pre = [], []
-    taken = set()
-    for k, (init, v) in enumerate(zip(inits, out_vars)):
-        own = _hint_from(v, inner_out[k], inner_in[k])
-        reuse = (isinstance(init, core.Var) and init in scope.owned and init not in taken
-                 and scope.uses[init] == 1 and scope.last_read.get(init) == idx
-                 and gen.name_of(init) is not None
-                 and (own is None or init.hint is None or own == init.hint))
-        # (a named input `x` carried as `y` gets `y = x` before the loop instead)
-        if reuse:
-            name = gen.name_of(init)
-            taken.add(init)
-            gen.preset.pop(v, None)
-            gen.name_var(v, name)
-        else:
-            base = _hint_from(v, inner_out[k], inner_in[k], init) or "carry"
-            name = gen.out_name(v, base)
-            pre.append((name, gen.typed_arg(init, v.aval)))
-        names.append(name)
-    for n, e in pre:
-        stmts.append(assign(n, e))
-    return names
-
-
-def _loop_fuse(gen, scope, i, eqn):
-    """A loop carry initialised from an unnamed temporary used only here: compute the
-    temporary straight into the carry's name (`ct_x = y + y`, not `acc = ...` +
-    `ct_x = acc`)."""
-    p = eqn.params
-    if eqn.primitive.name == "while":
-        nconst = p["cond_nconsts"] + p["body_nconsts"]
-        inits = eqn.invars[nconst:]
-        bj = p["body_jaxpr"].jaxpr
-        inner_in, inner_out = bj.invars[p["body_nconsts"]:], bj.outvars
-    else:
-        nconst, ncarry = p["num_consts"], p["num_carry"]
-        inits = eqn.invars[nconst:nconst + ncarry]
-        bj = p["jaxpr"].jaxpr
-        inner_in, inner_out = bj.invars[nconst:nconst + ncarry], bj.outvars[:ncarry]
-    for k, (init, v) in enumerate(zip(inits, eqn.outvars)):
-        if (isinstance(init, core.Var) and init.hint is None and init in scope.producer
-                and scope.uses[init] == 1 and init not in gen.preset):
-            own = _hint_from(v, inner_out[k], inner_in[k])
-            if own:
-                gen.preset[init] = gen.fresh(own)
-
-
-def _preset_carry_outputs(gen, jaxpr, carry_in, carry_out, names):
-    """Body outputs that can be computed straight into the carry's name: produced by
-    a body equation after the last read of the carry's incoming value."""
-    scope = _Scope(jaxpr)
-    n = len(jaxpr.eqns)
-    seen = set()
-    for k, (vin, vout, name) in enumerate(zip(carry_in, carry_out, names)):
-        if not isinstance(vout, core.Var) or vout in seen or vout not in scope.producer:
-            seen.add(vout)
-            continue
-        seen.add(vout)
-        p = scope.producer[vout]
-        statement = getattr(source_rule(jaxpr.eqns[p].primitive), "statement", False)
-        last = scope.last_read.get(vin, -1)
-        if last == n and vin in jaxpr.outvars:
-            continue  # read again at the end (another carry takes it)
-        if last < p or (last == p and not statement):
-            gen.preset[vout] = name
-
-
-@statement_rule
-def while_rule(gen, eqn, stmts):
-    p = eqn.params
-    cj, bj = p["cond_jaxpr"].jaxpr, p["body_jaxpr"].jaxpr
-    nc, nb = p["cond_nconsts"], p["body_nconsts"]
-    cc, bc, init = eqn.invars[:nc], eqn.invars[nc:nc + nb], eqn.invars[nc + nb:]
-    names = _carry_names(gen, eqn, init, eqn.outvars, bj.invars[nb:], bj.outvars, stmts)
-    for v, a in zip(cj.invars[:nc], cc):
-        gen.alias(v, a)
-    for v, a in zip(bj.invars[:nb], bc):
-        gen.alias(v, a)
-    for v, n in zip(cj.invars[nc:], names):
-        gen.name_var(v, n)
-    for v, n in zip(bj.invars[nb:], names):
-        gen.name_var(v, n)
-    test = gen.inline_expr(cj)
-    body: list = []
-    flag_stmts = None
-    if test is None:  # a multi-line test: compute a flag before the loop and per iteration
-        flag = gen.fresh(_hint_from(cj.outvars[0]) or "keep_going")
-
-        def flag_block():
-            out = []
-            if isinstance(cj.outvars[0], core.Var) and cj.outvars[0] not in cj.invars:
-                gen.preset[cj.outvars[0]] = flag
-            gen.emit_jaxpr(cj, out)
-            gen.preset.pop(cj.outvars[0], None)
-            _assign_outputs(gen, out, [(flag, gen.arg(cj.outvars[0]))])
-            return out
-        stmts.extend(flag_block())
-        test = load(flag)
-        flag_stmts = flag_block
-    _preset_carry_outputs(gen, bj, bj.invars[nb:], bj.outvars, names)
-    gen.emit_jaxpr(bj, body)
-    _drop_presets(gen, bj.outvars)
-    _assign_outputs(gen, body, [(n, gen.arg(v)) for v, n in zip(bj.outvars, names)])
-    if flag_stmts is not None:
-        # the test reads the new carries: rename the cond's invars to them (already so)
-        body.extend(flag_stmts())
-    stmts.append(ast.While(test=test, body=body or [ast.Pass()], orelse=[]))
-
-
-def _iota_fuse(gen, scope, i, eqn):
-    """A 1-d int32 iota used only as a scan's xs: the scan's loop counter."""
-    p = eqn.params
-    out = eqn.outvars[0]
-    if len(p["shape"]) != 1 or p["dtype"] != dtypes.int32 or scope.uses[out] != 1:
-        return
-    j = scope.consumers.get(out, [None])[0]
-    if j is None:
-        return
-    user = scope.jaxpr.eqns[j]
-    if user.primitive.name != "scan":
-        return
-    up = user.params
-    if out not in user.invars[up["num_consts"] + up["num_carry"]:]:
-        return
-    gen.skip.add(id(eqn))
-    gen.fused[out] = ("range", 0)
-
-
-_iota_rule.fuse = _iota_fuse
-
-
-@statement_rule
-def scan_rule(gen, eqn, stmts):
-    p = eqn.params
-    body_j = p["jaxpr"].jaxpr
-    nconst, ncarry, length, reverse = p["num_consts"], p["num_carry"], p["length"], p["reverse"]
-    consts = eqn.invars[:nconst]
-    init = eqn.invars[nconst:nconst + ncarry]
-    xs = eqn.invars[nconst + ncarry:]
-    b_consts = body_j.invars[:nconst]
-    b_carry = body_j.invars[nconst:nconst + ncarry]
-    b_xs = body_j.invars[nconst + ncarry:]
-    names = _carry_names(gen, eqn, init, eqn.outvars[:ncarry], b_carry,
-                         body_j.outvars[:ncarry], stmts)
-    for v, a in zip(b_consts, consts):
-        gen.alias(v, a)
-    for v, n in zip(b_carry, names):
-        gen.name_var(v, n)
-    counter = gen.fresh("i")
-    gen.counters.add(counter)
-    reads = []
-    for v, x in zip(b_xs, xs):
-        if gen.fused.get(x) == ("range", 0):
-            gen.fused.pop(x)
-            gen.name_var(v, counter)
-            continue
-        base = v.hint or (f"{gen.name_of(x)}_i" if gen.name_of(x) else "x_i")
-        nm = gen.fresh(base)
-        gen.name_var(v, nm)
-        reads.append(assign(nm, ast.Subscript(value=gen.arg(x), slice=load(counter), ctx=ast.Load())))
-    ys_out = eqn.outvars[ncarry:]
-    b_ys = body_j.outvars[ncarry:]
-    _preset_carry_outputs(gen, body_j, b_carry, body_j.outvars[:ncarry], names)
-    body = list(reads)
-    gen.emit_jaxpr(body_j, body)
-    _drop_presets(gen, body_j.outvars)
-    # stacked outputs are named after the user's name for what the body computes: `hs`
-    ys_names = []
-    for v, y in zip(ys_out, b_ys):
-        h = _hint_from(v)
-        if not h:
-            yh = _hint_from(y)
-            h = f"{yh}s" if yh and yh not in names else "ys"
-        ys_names.append(gen.out_name(v, h))
-    # forward: `ys.append(y)` then `jnp.stack(ys)`; reverse (or empty): a preallocated
-    # `ys = ys.at[i].set(y)`, whose meaning does not depend on the iteration order
-    prealloc = reverse or length == 0
-    for n, v in zip(ys_names, ys_out):
-        stmts.append(assign(n, call("jnp.zeros", [gen.value(v.aval.shape), dtype_expr(v.aval.dtype)])
-                            if prealloc else ast.List(elts=[], ctx=ast.Load())))
-    for n, y, v in zip(ys_names, b_ys, ys_out):
-        if prealloc:
-            at = ast.Subscript(value=attr(n, "at"), slice=load(counter), ctx=ast.Load())
-            body.append(assign(n, call(attr(at, "set"), [gen.typed_arg(y, v.aval)])))
-        else:
-            body.append(ast.Expr(value=call(attr(n, "append"), [gen.typed_arg(y, v.aval)])))
-    # after the outputs are collected: they may read the carries' old values
-    _assign_outputs(gen, body, [(n, gen.arg(v)) for v, n in zip(body_j.outvars[:ncarry], names)])
-    rng = (call("range", [pyconst(length - 1), pyconst(-1), pyconst(-1)]) if reverse
-           else call("range", [pyconst(length)]))
-    stmts.append(ast.For(target=store(counter), iter=rng, body=body or [ast.Pass()], orelse=[],
-                         lineno=0))
-    if not prealloc:
-        for n in ys_names:
-            stmts.append(assign(n, call("jnp.stack", [load(n)])))
-
 # ---- registrations ----------------------------------------------------------------
 
 
@@ -1406,10 +1178,6 @@ def register_rules():
     _register("iota", _iota_rule)
     _register("copy", _copy_rule)
     _register("bitcast_convert_type", _param_rule("bitcast_convert_type", "new_dtype"))
-    _register("cond", cond_rule)
-    _register("while", while_rule)
-    _register("scan", scan_rule)
-    while_rule.fuse = scan_rule.fuse = _loop_fuse
     _register("gather", _gather_rule)
     for name in ("scatter", "scatter-add", "scatter-mul", "scatter-min", "scatter-max"):
         _register(name, _scatter_rule(name))

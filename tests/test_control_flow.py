@@ -5,7 +5,9 @@ import pytest
 
 import astjax
 from astjax import tree_util
-from astjax.primitives.control import cond_p, scan_p, while_p
+from astjax.primitives.cond import cond_p
+from astjax.primitives.scan import scan_p
+from astjax.primitives.while_loop import while_p
 
 from functions import CASES
 

@@ -453,10 +453,13 @@ def test_every_primitive_has_a_source_form():
             missing.append(name)
     # primitives without their own rule print through the generic, exact `bind` form;
     # the core families all have readable forms
-    from astjax.primitives import control, elementwise, structural
+    from astjax.primitives import elementwise, structural
+    from astjax.primitives.cond import cond_p
+    from astjax.primitives.scan import scan_p
+    from astjax.primitives.while_loop import while_p
     from astjax.primitives import reductions as red
     core_prims = (set(elementwise.UNARY.values()) | set(elementwise.BINARY.values())
-                  | {control.cond_p, control.while_p, control.scan_p, red.dot_general_p,
+                  | {cond_p, while_p, scan_p, red.dot_general_p,
                      red.reduce_sum_p, red.reduce_max_p}
                   | {getattr(structural, n) for n in dir(structural) if n.endswith("_p")})
     assert not [p.name for p in core_prims if p not in core.source_rules]

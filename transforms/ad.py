@@ -9,8 +9,8 @@
   *known* jaxpr (known inputs -> known outputs + residuals) and an *unknown* one
   (residuals + unknown inputs -> unknown outputs). Applied to a JVP jaxpr with the
   tangents unknown it is `linearize`: the unknown jaxpr is linear in the tangents.
-  Control-flow primitives have their own rules (`partial_eval_rules`, in
-  `ad_control`).
+  Control-flow primitives have their own rules (their `partial_eval`, in
+  `astjax/primitives/{cond,scan,while_loop}.py`).
 - `transpose_jaxpr(closed, linear)`: the backward pass of a linear jaxpr.
   Non-linear equations (those reading no linear variable) are re-staged forward,
   then linear equations are transposed in reverse order, cotangents accumulating
@@ -23,8 +23,8 @@
 Integer and boolean values have no tangent space: their tangents are always the
 symbolic `Zero` (JAX's float0), and their cotangents are zero.
 
-Reverse mode through `while` with a run-time trip count is in `ad_control`
-(see its docstring and docs/autodiff.md).
+Reverse mode through `while` with a run-time trip count is in
+`astjax/primitives/while_loop.py` (see its docstring and docs/autodiff.md).
 """
 from __future__ import annotations
 
@@ -420,8 +420,7 @@ def stop_gradient(x):
 
 # What the rules of higher-order primitives receive as `tx` (see core.Primitive).
 tx = types.SimpleNamespace(jvp_jaxpr=jvp_jaxpr, partial_eval_jaxpr=partial_eval_jaxpr,
-                           transpose_jaxpr=transpose_jaxpr, dce_jaxpr=dce_jaxpr)
+                           transpose_jaxpr=transpose_jaxpr, dce_jaxpr=dce_jaxpr, inline=inline)
 
 from . import ad_rules as _ad_rules  # noqa: E402,F401  (registers the rules)
-from . import ad_control as _ad_control  # noqa: E402,F401
 from . import ad_custom as _ad_custom  # noqa: E402,F401

@@ -68,7 +68,7 @@ def _remat_jvp(primals, tangents, *, jaxpr, prevent_cse=True, differentiated=Fal
     nz = [not isinstance(t, Zero) for t in tangents]
     jv, out_nz = jvp_jaxpr(jaxpr, nz, instantiate=False)
     assert not jv.consts or True
-    from .ad_control import _no_consts
+    from astjax.core import split_consts as _no_consts
     body, extra = _no_consts(jv)
     outs = bind(checkpoint_p, *extra, *primals, *[t for t in tangents if not isinstance(t, Zero)],
                 jaxpr=body, prevent_cse=prevent_cse, differentiated=True, policy=policy)

@@ -609,7 +609,7 @@ def _shift(x, axis, reverse, fill):
 
 def _linear_recurrence(a, b, axis, reverse):
     """c_i = a_i * c_{i-1} + b_i along `axis` (c_{-1} = 0), as a `scan` (linear in b)."""
-    from .ad_control import scan_raw
+    from astjax.primitives.scan import scan_raw
     nd = _aval(b).ndim
     perm = (axis,) + tuple(d for d in range(nd) if d != axis)
     inv = tuple(int(i) for i in np.argsort(perm))

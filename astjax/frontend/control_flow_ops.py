@@ -23,8 +23,10 @@ from .. import core, dtypes, lax, tree_util
 from ..core import Tracer
 from ..errors import (AstjaxError, ConcretizationError, LoopCarryError,
                       UndefinedVariableError, user_location)
-from ..lax_control import join_consts
-from ..primitives.control import cond_p, scan_p, while_p
+from ..core import join_consts
+from ..primitives.cond import cond_p
+from ..primitives.scan import scan_p
+from ..primitives.while_loop import while_p
 
 log = logging.getLogger("astjax")
 
@@ -524,7 +526,7 @@ def _stage_test(st, carry_pos, avals, test, extra_avals=()):
 
 
 def _closed(jaxpr):
-    from ..lax_control import closure_convert
+    from ..core import closure_convert
     return closure_convert(jaxpr)
 
 # ------------------------------------------------------------------------ for

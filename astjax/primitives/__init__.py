@@ -7,6 +7,7 @@ from .reductions import *  # noqa: F401,F403
 from .indexing import *  # noqa: F401,F403
 from .cumulative import *  # noqa: F401,F403
 from .sort import *  # noqa: F401,F403
+from . import cond, scan, while_loop  # noqa: F401,E402  (structured control flow)
 from . import linalg  # noqa: F401,E402  (cholesky, triangular_solve)
 from .linalg import *  # noqa: F401,F403
 from . import collectives  # noqa: F401,E402  (psum, all_gather, axis_index, ...: named axes)

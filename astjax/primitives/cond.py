@@ -1,0 +1,440 @@
+"""`cond`: every rule of the structured conditional, `bind_cond`, and the public
+`lax.cond` / `lax.switch`.
+
+`cond[branches] index *ops -> stablehlo.case`. Branches are ClosedJaxprs without
+consts: everything a branch reads from outside is an explicit operand
+(`core.closure_convert` / `core.join_consts`).
+
+jvp: each branch's JVP, with the union of the branches' nonzero tangent outputs.
+partial eval: each branch splits into known/unknown parts; the known `cond` returns
+every branch's residuals (zeros in the slots of the other branches), the unknown
+`cond` takes them all. transpose: a `cond` of the branches' transposes.
+
+vmap:
+  * unmapped index: each branch is batched with the operands' dims; outputs that
+    are mapped in any branch are mapped (at 0) in every branch.
+  * mapped index (a per-lane predicate): every branch is evaluated for the whole
+    batch and the outputs are combined with `select_n` on the per-lane index.
+    NaN-safety scheme ("safe operands"): branch k never sees an input that the
+    unbatched program would not feed it. For each branch k, a representative lane
+    r_k that takes branch k is chosen (the lowest such lane); in lanes that do not
+    take branch k, every mapped operand is replaced by lane r_k's operand
+    (`select(takes_k, x, x[r_k])`). Branch k is wrapped in an unmapped
+    `cond(any(takes_k), branch_k, zeros)`, so a branch that no lane takes is not
+    evaluated at all. Consequently an untaken branch cannot produce NaN/inf (or
+    fail to terminate, JAX #2947) unless the program itself does on some lane,
+    and its discarded outputs receive zero cotangents at finite points, so no NaN
+    reaches gradients either (JAX #5658): the zero cotangents of substituted lanes
+    flow back to lane r_k's input multiplied by that lane's finite derivatives.
+
+Printed source: `if`/`elif`/`else`.
+
+The rules of this higher-order primitive receive the running pass `tx` first.
+The loop primitives (`scan`, `while_loop`) share the helpers of this module.
+"""
+from __future__ import annotations
+
+import ast
+import copy
+
+import numpy as np
+
+from .. import core, dtypes, tree_util
+from ..core import Eqn, Var, bind
+from ..errors import AstjaxError, DTypeError, LoopCarryError, ShapeError
+from ..pyast import pyconst, statement_rule
+from .base import _lax, mapped_aval, moveaxis, register, zeros_like_aval
+from .structural import convert_element_type_p, select_n_p
+
+__all__ = ["cond_p", "bind_cond", "cond", "switch", "stage_sub"]
+
+not_mapped = None
+
+
+def _types_match(avals_a, avals_b):
+    return len(avals_a) == len(avals_b) and all(
+        a.shape == b.shape and a.dtype == b.dtype for a, b in zip(avals_a, avals_b))
+
+
+def _fmt(avals):
+    return "(" + ", ".join(a.str_short() for a in avals) + ")"
+
+
+def _aval(x):
+    return core.get_aval(x)
+
+
+cond_p = core.new_primitive("cond", multiple_results=True, higher_order=True)
+
+
+def bind_cond(index, branches, operands=()):
+    """The one place `cond` equations are made. `index`: an int32 scalar (clamped);
+    `branches`: a list of (Jaxpr, consts) pairs, each branch's constvars bound to
+    its consts, its invars to `operands`. -> the list of outputs."""
+    closed, consts = core.join_consts(list(branches))
+    return bind(cond_p, index, *consts, *operands, branches=tuple(closed))
+
+# ---- abstract eval, impl, lowering ---------------------------------------------
+
+
+def _cond_ae(index, *ops, branches):
+    if index.shape != () or index.dtype != dtypes.int32:
+        raise DTypeError(f"cond index must be an int32 scalar, got {index.str_short()}")
+    outs = branches[0].out_avals
+    for br in branches:
+        if not _types_match(br.in_avals, ops):
+            raise ShapeError(f"cond branch takes {_fmt(br.in_avals)}, operands are {_fmt(ops)}")
+        if not _types_match(br.out_avals, outs):
+            raise ShapeError(f"cond branches return different types: {_fmt(outs)} and "
+                             f"{_fmt(br.out_avals)}")
+    return [a.update(weak_type=all(br.out_avals[i].weak_type for br in branches))
+            for i, a in enumerate(outs)]
+
+
+def _cond_impl(index, *ops, branches):
+    i = int(np.clip(int(index), 0, len(branches) - 1))
+    return core.eval_closed(branches[i], *ops)
+
+
+def _cond_lowering(ctx, index, *ops, branches):
+    regions = [ctx.region([], lambda br=br: ctx.lower_jaxpr(br.jaxpr, [], list(ops)))
+               for br in branches]
+    return ctx.op("stablehlo.case", [index], regions=regions)
+
+# ---- autodiff ----------------------------------------------------------------------
+
+
+def _cond_jvp(tx, primals, tangents, *, branches):
+    index, *ops = primals
+    ts = tangents[1:]
+    nz = [not isinstance(t, core.Zero) for t in ts]
+    n_out = len(branches[0].out_avals)
+    out_nz = [False] * n_out
+    for br in branches:
+        _, o = tx.jvp_jaxpr(br, nz, instantiate=False)
+        out_nz = [a or b for a, b in zip(out_nz, o)]
+    jvps = [tx.jvp_jaxpr(br, nz, instantiate=out_nz)[0] for br in branches]
+    closed, consts = core.join_consts([(c.jaxpr, c.consts) for c in jvps])
+    # join_consts puts consts first: branches take (consts, ops, tangents)
+    nz_ts = [t for t in ts if not isinstance(t, core.Zero)]
+    outs = bind(cond_p, index, *consts, *ops, *nz_ts, branches=tuple(closed))
+    primal_out = outs[:n_out]
+    it = iter(outs[n_out:])
+    tout = [next(it) if o else core.Zero(a) for o, a in zip(out_nz, branches[0].out_avals)]
+    return primal_out, tout
+
+
+def _cond_partial_eval(tx, eqn, in_uk):
+    branches = eqn.params["branches"]
+    if in_uk[0]:
+        return [], [eqn], [True] * len(eqn.outvars)
+    ops_uk = in_uk[1:]
+    out_uk = [False] * len(eqn.outvars)
+    for br in branches:
+        _, _, o, _ = tx.partial_eval_jaxpr(br, ops_uk, instantiate=False)
+        out_uk = [a or b for a, b in zip(out_uk, o)]
+    splits = [tx.partial_eval_jaxpr(br, ops_uk, instantiate=out_uk) for br in branches]
+    res_avals = [[v.aval for v in k.jaxpr.outvars[len(k.jaxpr.outvars) - nres:]]
+                 for k, _, _, nres in splits]
+    n_known_out = sum(1 for u in out_uk if not u)
+    known_ops = [a for a, u in zip(eqn.invars[1:], ops_uk) if not u]
+    uk_ops = [a for a, u in zip(eqn.invars[1:], ops_uk) if u]
+    k_avals = [a.aval for a in known_ops]
+
+    def known_branch(i):
+        k, _, _, nres = splits[i]
+
+        def fn(*args):
+            outs = tx.inline(k, args)
+            res = outs[len(outs) - nres:]
+            out = list(outs[:n_known_out])
+            for j, avs in enumerate(res_avals):
+                out += res if j == i else [zeros_like_aval(a) for a in avs]
+            return out
+        return core.stage(fn, k_avals)
+
+    all_res = [a for avs in res_avals for a in avs]
+    uk_avals = [a.aval for a in uk_ops]
+
+    def unknown_branch(i):
+        _, u, _, nres = splits[i]
+        off = sum(len(r) for r in res_avals[:i])
+
+        def fn(*args):
+            res = list(args[off:off + nres])
+            return tx.inline(u, res + list(args[len(all_res):]))
+        return core.stage(fn, all_res + uk_avals)
+
+    kb, kconsts = core.join_consts([(c.jaxpr, c.consts)
+                                    for c in map(known_branch, range(len(branches)))])
+    ub, uconsts = core.join_consts([(c.jaxpr, c.consts)
+                                    for c in map(unknown_branch, range(len(branches)))])
+    if kconsts or uconsts:
+        return [], [eqn], [True] * len(eqn.outvars)  # not expected: branches are const-free
+    res_vars = [Var(a) for a in all_res]
+    known_out = [v for v, u in zip(eqn.outvars, out_uk) if not u]
+    k_eqn = Eqn(cond_p, [eqn.invars[0]] + known_ops, known_out + res_vars,
+                dict(branches=tuple(kb)), eqn.source_info)
+    uk_out = [v for v, u in zip(eqn.outvars, out_uk) if u]
+    u_eqn = Eqn(cond_p, [eqn.invars[0]] + res_vars + uk_ops, uk_out, dict(branches=tuple(ub)),
+                eqn.source_info)
+    return [k_eqn], [u_eqn] if uk_out else [], out_uk
+
+
+def _cond_transpose(tx, cts, index, *ops, branches):
+    if core.is_undefined(index):
+        raise AssertionError("cond is not linear in its index")
+    lin = [core.is_undefined(o) for o in ops]
+    zero_cts = [isinstance(c, core.Zero) for c in cts]
+    if all(zero_cts):
+        return [None] * (1 + len(ops))
+    bts = [tx.transpose_jaxpr(br, lin, zero_cts) for br in branches]
+    closed, consts = core.join_consts([(c.jaxpr, c.consts) for c in bts])
+    nl = [o for o in ops if not core.is_undefined(o)]
+    outs = bind(cond_p, index, *consts, *nl, *[c for c in cts if not isinstance(c, core.Zero)],
+                branches=tuple(closed))
+    it = iter(outs)
+    return [None] + [next(it) if l else None for l in lin]
+
+# ---- vmap --------------------------------------------------------------------------
+
+
+def _i32(v):
+    return np.int32(v)
+
+
+def _select_n(which, *cases):
+    return bind(select_n_p, which, *cases)
+
+
+def _lane_select(mask, new, old):
+    """select(mask, new, old) with a (B,) mask and (B, ...) operands (batch at 0)."""
+    lax = _lax()
+    a = core.get_aval(new)
+    m = mask if a.ndim == 1 else lax.broadcast_in_dim(mask, a.shape, (0,))
+    return _select_n(m, old, new)
+
+
+def _first_lane(mask, size):
+    """The lowest lane where mask holds (0 if none), as an int32 scalar."""
+    lax = _lax()
+    iota = lax.iota(dtypes.int32, size)
+    big = lax.full((size,), size, dtypes.int32)
+    first = lax.reduce_min(_select_n(mask, big, iota), (0,))
+    return lax.min(first, _i32(size - 1))
+
+
+def _take_lane(x, r):
+    """Lane r of x (batch at 0), broadcast back to the whole batch."""
+    lax = _lax()
+    a = core.get_aval(x)
+    zeros = [_i32(0)] * (a.ndim - 1)
+    row = lax.dynamic_slice(x, [r] + zeros, (1,) + a.shape[1:])
+    return lax.broadcast_in_dim(row, a.shape, tuple(range(a.ndim)))
+
+
+def _safe_operand(x, mask, r):
+    """Lanes where mask is false read lane r's value instead."""
+    return _lane_select(mask, x, _take_lane(x, r))
+
+
+def _any(mask):
+    return _lax().reduce_or(mask, (0,))
+
+
+def _zeros(aval):
+    return _lax().full(aval.shape, np.zeros((), aval.dtype)[()], aval.dtype)
+
+
+def _cond_batch(tx, args, dims, *, branches):
+    lax = _lax()
+    index, ops = args[0], list(args[1:])
+    idx_dim, op_dims = dims[0], list(dims[1:])
+    frame = core.axis_frame()
+    size, name = frame.size, frame.name
+    if idx_dim is not_mapped:
+        mapped = [False] * len(branches[0].out_avals)
+        for br in branches:
+            m = tx.mapped_outputs(br, op_dims, size, name)
+            mapped = [a or b for a, b in zip(mapped, m)]
+        staged = [tx.batch_subjaxpr(br, op_dims, size, name, force_out=mapped) for br in branches]
+        closed, consts = core.join_consts(
+            [(core.Jaxpr(s[0].jaxpr.invars[:len(s[1])], s[0].jaxpr.invars[len(s[1]):],
+                         s[0].jaxpr.outvars, s[0].jaxpr.eqns), s[1]) for s in staged])
+        outs = bind(cond_p, index, *consts, *ops, branches=tuple(closed))
+        return outs, [0 if m else not_mapped for m in mapped]
+    # mapped predicate: select of all branches, on safe operands
+    index = moveaxis(index, idx_dim, 0)
+    nb = len(branches)
+    index = lax.clamp(_i32(0), index, _i32(nb - 1))
+    ops_front = [x if d is not_mapped else moveaxis(x, d, 0) for x, d in zip(ops, op_dims)]
+    front_dims = [not_mapped if d is not_mapped else 0 for d in op_dims]
+    outs_per_branch = []
+    out_avals = branches[0].out_avals
+    for k, br in enumerate(branches):
+        takes = lax.eq(index, _i32(k))
+        r = _first_lane(takes, size)
+        safe = [x if d is not_mapped else _safe_operand(x, takes, r)
+                for x, d in zip(ops_front, front_dims)]
+        body, consts, _ = tx.batch_subjaxpr(br, front_dims, size, name,
+                                            force_out=[True] * len(out_avals))
+        zero_avals = [mapped_aval(a, 0, size) for a in out_avals]
+        n_in = len(consts) + len(safe)
+
+        def zeros_fn(*_, zero_avals=zero_avals):
+            return [_zeros(a) for a in zero_avals]
+        skip = core.stage(zeros_fn, [core.get_aval(x) for x in consts + safe])
+        skip = core.closure_convert(skip.jaxpr)
+        if len(skip.jaxpr.invars) != n_in:
+            raise AssertionError("unexpected consts in the skip branch")
+        guard = lax.convert_element_type(_any(takes), dtypes.int32)
+        outs_per_branch.append(bind(cond_p, guard, *consts, *safe, branches=(skip, body)))
+    results = []
+    for i, a in enumerate(out_avals):
+        cases = [outs[i] for outs in outs_per_branch]
+        shape = mapped_aval(a, 0, size).shape
+        if nb == 2:
+            which = lax.ne(index, _i32(0))
+        else:
+            which = index
+        which_b = which if len(shape) == 1 else lax.broadcast_in_dim(which, shape, (0,))
+        results.append(_select_n(which_b, *cases))
+    return results, [0] * len(results)
+
+# ---- dead-code elimination ---------------------------------------------------------
+
+
+def _cond_dce(tx, eqn, used_outputs):
+    branches = eqn.params["branches"]
+    n_ops = len(eqn.invars) - 1
+    used_in = [False] * n_ops
+    for br in branches:
+        _, u = tx.dce_jaxpr(br.jaxpr, used_outputs)
+        used_in = [a or b for a, b in zip(used_in, u)]
+    new_br = []
+    for br in branches:
+        j, _ = tx.dce_jaxpr(br.jaxpr, used_outputs)
+        j = core.Jaxpr(j.constvars, [v for v, u in zip(j.invars, used_in) if u], j.outvars, j.eqns)
+        new_br.append(core.ClosedJaxpr(j, br.consts))
+    new = eqn.replace(invars=[eqn.invars[0]] + [a for a, u in zip(eqn.invars[1:], used_in) if u],
+                      outvars=[v for v, u in zip(eqn.outvars, used_outputs) if u],
+                      params=dict(eqn.params, branches=tuple(new_br)))
+    return new, [True] + used_in
+
+# ---- printed source: if / elif / else ----------------------------------------------
+
+
+@statement_rule
+def _cond_source(gen, eqn, stmts):
+    index, *ops = eqn.invars
+    branches = eqn.params["branches"]
+    outs = []
+    for i, v in enumerate(eqn.outvars):
+        computed = [b.jaxpr.outvars[i] for b in branches
+                    if isinstance(b.jaxpr.outvars[i], core.Var)
+                    and b.jaxpr.outvars[i] not in b.jaxpr.invars]
+        base = gen.hint_from(v, *computed, *[b.jaxpr.outvars[i] for b in branches]) or "branch_out"
+        outs.append(gen.out_name(v, base))
+    blocks = [gen.branch_block(b, ops, outs, eqn.outvars) for b in branches]
+    if len(branches) == 1:
+        stmts.extend(blocks[0])
+        return
+    if index in gen.fused:
+        pred = gen.fused.pop(index)
+        test = gen.render_expr(pred[1]) if isinstance(pred, tuple) else gen.arg(pred)
+        stmts.append(ast.If(test=test, body=blocks[1], orelse=blocks[0]))
+        return
+    n = len(branches)
+    scope = gen.current()[0]
+    p = scope.producer.get(index)
+    if n == 2 and p is not None:
+        conv = scope.jaxpr.eqns[p]
+        if (conv.primitive is convert_element_type_p
+                and conv.invars[0].aval.dtype == dtypes.bool_ and conv.invars[0].aval.shape == ()):
+            stmts.append(ast.If(test=gen.arg(conv.invars[0]), body=blocks[1], orelse=blocks[0]))
+            return
+    idx = gen.arg(index)
+    if n == 2:  # clamping: index <= 0 takes branch 0, index >= 1 branch 1
+        stmts.append(ast.If(test=ast.Compare(left=idx, ops=[ast.GtE()], comparators=[pyconst(1)]),
+                            body=blocks[1], orelse=blocks[0]))
+        return
+    # clamping semantics: index <= 0 -> branch 0, index >= n-1 -> the last branch
+    orelse = blocks[-1]
+    for k in range(n - 2, -1, -1):
+        test = ast.Compare(left=copy.deepcopy(idx), ops=[ast.LtE() if k == 0 else ast.Eq()],
+                           comparators=[pyconst(k)])
+        orelse = [ast.If(test=test, body=blocks[k], orelse=orelse)]
+    stmts.extend(orelse)
+
+
+register(cond_p, impl=_cond_impl, abstract_eval=_cond_ae, lowering=_cond_lowering,
+         jvp=_cond_jvp, partial_eval=_cond_partial_eval, transpose=_cond_transpose,
+         batch=_cond_batch, dce=_cond_dce, source=_cond_source)
+
+# ---- lax.cond, lax.switch ----------------------------------------------------------
+
+
+def stage_sub(fun, in_tree, in_avals, hints=None):
+    """Stage `fun` on Tracers -> (Jaxpr, consts, out_tree) (`core.stage_callable`)."""
+    return core.stage_callable(fun, in_tree, in_avals, hints)
+
+
+def _promote_weak(jaxpr: core.Jaxpr, target_avals):
+    """Make outputs strong where a target is strong (a weak 1.0 vs a strong f32)."""
+    outs = list(jaxpr.outvars)
+    eqns = list(jaxpr.eqns)
+    for i, (v, t) in enumerate(zip(outs, target_avals)):
+        if v.aval.weak_type and not t.weak_type and v.aval.dtype == t.dtype:
+            nv = core.Var(v.aval.update(weak_type=False))
+            eqns.append(core.Eqn(convert_element_type_p, [v], [nv],
+                                 dict(new_dtype=t.dtype, weak_type=False)))
+            outs[i] = nv
+    return core.Jaxpr(jaxpr.constvars, jaxpr.invars, outs, eqns)
+
+
+def _ensure_types(what, got_tree, got, want_tree, want):
+    if got_tree != want_tree:
+        raise AstjaxError(f"{what}: the output structure {got_tree} does not match {want_tree}",
+                          hint="return the same pytree structure from every branch/iteration")
+    for i, (a, b) in enumerate(zip(got, want)):
+        if a.shape != b.shape or a.dtype != b.dtype:
+            raise LoopCarryError(f"{what}: output {i} has type {a.str_short()}, expected "
+                                 f"{b.str_short()}")
+
+
+def _index_of(pred):
+    av = _aval(pred)
+    if av.shape != ():
+        raise ShapeError(f"the predicate of cond must be a scalar, got shape {av.shape}",
+                         hint="use jnp.where for elementwise selection")
+    lax = _lax()
+    if av.dtype == dtypes.bool_:
+        return lax.convert_element_type(pred, dtypes.int32)
+    return lax.convert_element_type(pred, dtypes.int32) if av.dtype != dtypes.int32 else pred
+
+
+def switch(index, branches, *operands):
+    """Apply `branches[index](*operands)`; the index is clamped, as in JAX."""
+    lax = _lax()
+    leaves, in_tree = tree_util.tree_flatten(tuple(operands))
+    avals = [_aval(x).strip_weak_type() if not dtypes.is_weak_scalar(x) else _aval(x) for x in leaves]
+    idx = _index_of(index)
+    if len(branches) > 1 and _aval(index).dtype != dtypes.bool_:
+        idx = lax.clamp(np.int32(0), idx, np.int32(len(branches) - 1))
+    staged = [stage_sub(b, in_tree, avals) for b in branches]
+    out_tree = staged[0][2]
+    out_avals = [v.aval for v in staged[0][0].outvars]
+    for jaxpr, _, tree in staged[1:]:
+        _ensure_types("cond", tree, [v.aval for v in jaxpr.outvars], out_tree, out_avals)
+    strong = [a.update(weak_type=all(j.outvars[i].aval.weak_type for j, _, _ in staged))
+              for i, a in enumerate(out_avals)]
+    staged = [(_promote_weak(j, strong), c) for j, c, _ in staged]
+    outs = bind_cond(idx, staged, leaves)
+    return tree_util.tree_unflatten(out_tree, outs)
+
+
+def cond(pred, true_fun, false_fun, *operands):
+    """JAX's `lax.cond`: branches=(false_fun, true_fun) indexed by the predicate."""
+    if len(operands) == 0:
+        operands = ()
+    return switch(pred, (false_fun, true_fun), *operands)
