@@ -20,7 +20,7 @@ from .api import (jit, function, make_jaxpr, eval_shape, ShapeDtypeStruct, devic
                   device_get, devices, local_devices, device_count, local_device_count,
                   block_until_ready, default_backend, typeof)
 from .errors import AstjaxError
-from .frontend.control_flow_ops import unroll
+from .frontend.loop_ops import unroll
 from .source_api import source, source_function  # noqa: E402
 from .batching_api import vmap  # noqa: E402
 

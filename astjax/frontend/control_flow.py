@@ -1,5 +1,5 @@
 """Control-flow conversion: `if`/`while`/`for`, conditional expressions and
-boolean operators become calls to run-time operators (`control_flow_ops`) that
+boolean operators become calls to run-time operators (`branch_ops`, `loop_ops`) that
 run plain Python when the test is static and stage `cond`/`while`/`scan` when it
 is staged.
 

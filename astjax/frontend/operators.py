@@ -1,6 +1,14 @@
-"""Run-time operators that converted code calls as `ag__.*` (AutoGraph's
-`operators`). They run while staging: static values take Python's own path,
-staged values stage IR."""
+"""The `ag__` module of converted code (AutoGraph's `operators`): every name the
+converter emits as `ag__.<name>`, defined here or imported explicitly.
+
+- calls and naming: `call`, `name`, `names` (below);
+- state values: `Undefined`, `UndefinedReturnValue`, `ld` (`branch_ops`);
+- branches and boolean operators: `if_stmt`, `if_exp`, `and_`, `or_`, `not_`,
+  `any_flag` (`branch_ops`);
+- loops: `while_stmt`, `for_stmt`, `range_`, `iter_`, `scan_read` (`loop_ops`).
+
+They run while staging: static values take Python's own path, staged values
+stage IR."""
 from __future__ import annotations
 
 import functools
@@ -10,6 +18,9 @@ import types
 from .. import core
 from ..errors import USER_CODE, ConcretizationError
 from . import converter
+from .branch_ops import (Undefined, UndefinedReturnValue, and_, any_flag, if_exp,  # noqa: F401
+                         if_stmt, ld, not_, or_)
+from .loop_ops import for_stmt, iter_, range_, scan_read, while_stmt  # noqa: F401
 
 _SKIP_MODULES = ("astjax", "numpy", "jax", "jaxlib", "scipy", "ml_dtypes", "gast")
 _SKIP_PATHS = tuple({p for p in (sys.prefix, sys.base_prefix, sys.exec_prefix) if p})
@@ -114,8 +125,3 @@ def names(value, names_tuple):
             name(v, n)
     return value
 
-
-def __getattr__(attr):
-    # control-flow operators live in their own module
-    from . import control_flow_ops
-    return getattr(control_flow_ops, attr)

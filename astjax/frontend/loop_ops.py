@@ -1,16 +1,14 @@
-"""Run-time operators for converted control flow (`ag__.if_stmt`, `while_stmt`,
-`for_stmt`, `if_exp`, `and_`, `or_`, `not_`, `range_`).
+"""Run-time operators for converted loops (`ag__.while_stmt`, `for_stmt`,
+`range_`, `iter_`, `scan_read`) and `astjax.unroll`.
 
-Each checks its test: a static test (a Python value, or a staged value whose value
-is known at staging time) runs plain Python, so only the taken branch is staged
-and static loops unroll; a staged test stages `cond` / `while` / `scan`.
+A static test or trip count runs plain Python, so static loops unroll; a staged
+test stages `while`, and a loop over a static range or a staged array stages
+`scan` (an early exit or a staged trip count: a `while` over an index).
 
-State values are split leaf by leaf: array-like leaves (Tracers, arrays, Python
-numbers) are carried through the staged construct; other Python objects must be
-the same object on every path (they stay static); undefined names are errors
-when used after the construct (internal return values get zeros instead);
-empty lists appended to once per iteration of a scanned loop become stacked
-scan outputs (`StackedList`).
+State values are split leaf by leaf as for branches (`branch_ops`): array-like
+leaves are carried, other Python objects must not change; empty lists appended
+to once per iteration of a scanned loop become stacked scan outputs
+(`StackedList`).
 """
 from __future__ import annotations
 
@@ -21,89 +19,13 @@ import numpy as np
 
 from .. import core, dtypes, lax, tree_util
 from ..core import Tracer
-from ..errors import (AstjaxError, ConcretizationError, LoopCarryError,
-                      UndefinedVariableError, user_location)
-from ..core import join_consts
-from ..primitives.cond import cond_p
+from ..errors import AstjaxError, ConcretizationError, LoopCarryError, user_location
 from ..primitives.scan import scan_p
 from ..primitives.while_loop import while_p
+from .branch_ops import (Undefined, _array_like, _as, _aval, _staged_if, _static_equal,
+                         _truth, is_staged)
 
 log = logging.getLogger("astjax")
-
-# ------------------------------------------------------------------------ values
-
-
-class Undefined:
-    """A name not bound on the path taken so far."""
-    __slots__ = ("name",)
-
-    def __init__(self, name):
-        self.name = name
-
-    def __repr__(self):
-        return f"<undefined {self.name}>"
-
-    def _fail(self, *a, **k):
-        raise UndefinedVariableError(f"'{self.name}' is used here but is not assigned on "
-                                     f"every path that reaches this line")
-
-    __bool__ = __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _fail
-    __truediv__ = __getitem__ = __call__ = __iter__ = __neg__ = __lt__ = __gt__ = _fail
-    __array__ = _fail
-
-    def __getattr__(self, attr):
-        if attr.startswith("_"):
-            raise AttributeError(attr)
-        self._fail()
-
-
-class UndefinedReturnValue(Undefined):
-    __slots__ = ()
-
-    def __init__(self):
-        super().__init__("ag__retval")
-
-
-def ld(local_vars, name):
-    return local_vars[name] if name in local_vars else Undefined(name)
-
-
-def is_staged(x) -> bool:
-    return isinstance(x, Tracer) and x.known is None
-
-
-def _truth(x) -> bool:
-    return bool(x)
-
-
-def _array_like(x) -> bool:
-    return (isinstance(x, (Tracer, np.ndarray, np.generic, bool, int, float, complex,
-                           core.WeakConst)) or hasattr(x, "_buf"))
-
-
-def _static_equal(a, b) -> bool:
-    if a is b:
-        return True
-    if isinstance(a, (Tracer,)) or isinstance(b, (Tracer,)) or hasattr(a, "_buf") or hasattr(b, "_buf"):
-        return False
-    try:
-        if isinstance(a, (np.ndarray, np.generic)) or isinstance(b, (np.ndarray, np.generic)):
-            return (type(a) is type(b) and np.shape(a) == np.shape(b)
-                    and np.asarray(a).dtype == np.asarray(b).dtype and bool(np.all(a == b)))
-        return type(a) is type(b) and bool(a == b)
-    except Exception:
-        return False
-
-
-def _aval(x):
-    return core.get_aval(x)
-
-
-def _line(meta, name, k):
-    for row in meta or ():
-        if row[0] == name:
-            return row[k]
-    return None
 
 
 class StackedList(list):
@@ -136,177 +58,6 @@ class StackedList(list):
 
 class _Collector(list):
     """Stands in for a fresh list while a loop body is staged once."""
-
-# ----------------------------------------------------------------- boolean ops
-
-
-def _logical(a, b, op):
-    from .. import numpy as jnp
-    return getattr(jnp, op)(a, b)
-
-
-def and_(a_fn, b_fn):
-    a = a_fn()
-    if not is_staged(a):
-        return b_fn() if _truth(a) else a
-    b = b_fn()
-    if not is_staged(b) and not _truth(b):
-        return False if not isinstance(b, Tracer) else b
-    return _logical(a, b, "logical_and")
-
-
-def or_(a_fn, b_fn):
-    a = a_fn()
-    if not is_staged(a):
-        return a if _truth(a) else b_fn()
-    b = b_fn()
-    if not is_staged(b) and _truth(b):
-        return True
-    return _logical(a, b, "logical_or")
-
-
-def not_(x):
-    if not is_staged(x):
-        return not _truth(x)
-    from .. import numpy as jnp
-    return jnp.logical_not(x)
-
-
-def any_flag(flags):
-    out = False
-    for f in flags:
-        out = or_(lambda: out, lambda f=f: f) if is_staged(out) or is_staged(f) else (out or bool(f))
-    return out
-
-# ------------------------------------------------------------------------- if
-
-
-def _pred_index(test, what):
-    av = _aval(test)
-    if av.shape != ():
-        raise ConcretizationError(
-            f"the test of this `{what}` is an array of shape {av.shape}; a condition must be "
-            f"a scalar", hint="use jnp.any(...) / jnp.all(...), or jnp.where for elementwise "
-                              "selection")
-    if av.dtype != dtypes.bool_:
-        test = lax.ne(test, lax.full_like(test, 0))
-    return lax.convert_element_type(test, dtypes.int32)
-
-
-def if_stmt(test, true_fn, false_fn, init, names, meta):
-    if not is_staged(test):
-        return (true_fn if _truth(test) else false_fn)(*init)
-    return _staged_if(test, true_fn, false_fn, init, names, meta, "if")
-
-
-def if_exp(test, true_fn, false_fn):
-    if not is_staged(test):
-        return true_fn() if _truth(test) else false_fn()
-    (out,) = _staged_if(test, lambda: (true_fn(),), lambda: (false_fn(),), (), ("<expr>",),
-                        (), "x if c else y")
-    return out
-
-
-def _stage_branch(fn, init):
-    with core.new_builder() as b:
-        out = fn(*init)
-    return b, list(out)
-
-
-def _staged_if(test, true_fn, false_fn, init, names, meta, what):
-    loc = user_location(2)
-    idx = _pred_index(test, what)
-    staged = [_stage_branch(false_fn, init), _stage_branch(true_fn, init)]
-    (bf, outs_f), (bt, outs_t) = staged
-    values = [None] * len(names)
-    staged_leaves = []   # (name index, leaf index, leaf_false, leaf_true)
-    layout = []
-    for k, name in enumerate(names):
-        vf, vt = outs_f[k], outs_t[k]
-        uf, ut = isinstance(vf, Undefined), isinstance(vt, Undefined)
-        if uf and ut:
-            values[k] = vf
-            layout.append(None)
-            continue
-        if uf or ut:
-            if name.startswith("ag__"):
-                # an internal flag/return value: the other branch's zeros never get read
-                with _reenter(bf if uf else bt):
-                    filler = tree_util.tree_map(lambda x: lax.full_like(x, 0) if _array_like(x)
-                                                else x, vt if uf else vf)
-                vf, vt = (filler, vt) if uf else (vf, filler)
-            else:
-                line_t, line_f, used = _line(meta, name, 1), _line(meta, name, 2), _line(meta, name, 3)
-                branch = "`if`" if not ut else "`else`"
-                where = f" (line {line_t if not ut else line_f})" if (line_t or line_f) else ""
-                use = f", and it is used after the if (line {used})" if used else ""
-                raise UndefinedVariableError(
-                    f"'{name}' is assigned only in the {branch} branch{where} of this "
-                    f"`{what}` whose test is staged{use}",
-                    hint=f"assign '{name}' before the `if` or in both branches", loc=loc)
-        lf, tf_ = tree_util.tree_flatten(vf)
-        lt, tt = tree_util.tree_flatten(vt)
-        if tf_ != tt:
-            raise AstjaxError(f"'{name}' has a different structure in the two branches of this "
-                              f"`{what}`: {tf_} and {tt}", loc=loc)
-        kinds = []
-        for j, (a, c) in enumerate(zip(lf, lt)):
-            if _static_equal(a, c):
-                kinds.append(("static", a))
-            elif _array_like(a) and _array_like(c):
-                kinds.append(("staged", len(staged_leaves)))
-                staged_leaves.append((name, a, c))
-            else:
-                raise AstjaxError(f"'{name}' is {a!r:.40} in one branch and {c!r:.40} in the "
-                                  f"other of this `{what}` whose test is staged; Python values "
-                                  f"must agree", loc=loc)
-        layout.append((tf_, kinds))
-    outs_false, outs_true = [], []
-    for name, a, c in staged_leaves:
-        (da, wa), (dc, wc) = dtypes.dtype_and_weak(a), dtypes.dtype_and_weak(c)
-        sa, sc = np.shape(a) if not isinstance(a, Tracer) else a.shape, \
-            np.shape(c) if not isinstance(c, Tracer) else c.shape
-        if tuple(sa) != tuple(sc) or (da != dc and not (wa or wc)):
-            raise AstjaxError(
-                f"'{name}' is {_aval(a).str_short()} in the else branch and "
-                f"{_aval(c).str_short()} in the if branch of this `{what}` (line "
-                f"{_line(meta, name, 1) or '?'} / {_line(meta, name, 2) or '?'}); "
-                f"both branches must give the same shape and dtype", loc=loc,
-                hint="cast with .astype(...) or broadcast explicitly in one branch")
-        dt, weak = dtypes.promote((da, wa), (dc, wc))
-        with _reenter(bf):
-            outs_false.append(_as(a, dt, weak))
-        with _reenter(bt):
-            outs_true.append(_as(c, dt, weak))
-    jf, cf = bf.build(outs_false)
-    jt, ct = bt.build(outs_true)
-    closed, consts = join_consts([(jf, cf), (jt, ct)])
-    res = core.bind(cond_p, idx, *consts, branches=tuple(closed)) if staged_leaves else []
-    for k, name in enumerate(names):
-        if layout[k] is None:
-            continue
-        tree, kinds = layout[k]
-        leaves = [v if kind == "static" else res[v] for kind, v in kinds]
-        values[k] = tree_util.tree_unflatten(tree, leaves)
-    return tuple(values)
-
-
-def _as(x, dt, weak):
-    av = _aval(x)
-    if av.dtype == dt and av.weak_type == weak and isinstance(x, Tracer):
-        return x
-    return lax.convert_element_type(x, dt, weak_type=weak)
-
-
-class _reenter:
-    def __init__(self, b):
-        self.b = b
-
-    def __enter__(self):
-        core._state.builders.append(self.b)
-
-    def __exit__(self, *exc):
-        core._state.builders.pop()
 
 # ----------------------------------------------------------------- loop state
 
