@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import gast
 
+from ..util import Namer
 from .templates import locate, replace, replace_expr
 
 
@@ -35,17 +36,9 @@ def _contains(stmts, kinds, into_loops):
     return False
 
 
-def _not(flag):
-    return replace_expr("not flag", flag=flag)
-
-
 class Canonicalizer:
     def __init__(self):
-        self.counter = 0
-
-    def fresh(self, base):
-        self.counter += 1
-        return f"ag__{base}_{self.counter}"
+        self.fresh = Namer("counter", prefix="ag__").fresh   # ag__break_1, ag__cont_2, ...
 
     # ---- loops: break / continue / else ---------------------------------------
     def loops(self, stmts):

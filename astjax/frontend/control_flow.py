@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import gast
 
+from ..util import Namer
 from .analysis import activity, liveness, reaching_definitions
 from .canonicalize import canonicalize  # noqa: F401  (re-exported for the converter)
 from .templates import locate, name_tuple, replace, replace_expr, str_tuple
@@ -44,12 +45,8 @@ def _first_lines(stmts, ctx=gast.Store):
 class ControlFlowConverter(gast.NodeTransformer):
     def __init__(self, filename):
         self.filename = filename
-        self.counter = 0
+        self.fresh = Namer("counter", prefix=INTERNAL).fresh   # ag__fn_true_1, ...
         self.after: list[dict] = [{}]   # name -> first use line after the current stmt
-
-    def fresh(self, base):
-        self.counter += 1
-        return f"{INTERNAL}{base}_{self.counter}"
 
     # ---- entry -------------------------------------------------------------------
     def visit_FunctionDef(self, node):

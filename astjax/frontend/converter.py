@@ -44,20 +44,8 @@ def name_load(n):
     return gast.Name(id=n, ctx=gast.Load(), annotation=None, type_comment=None)
 
 
-def name_store(n):
-    return gast.Name(id=n, ctx=gast.Store(), annotation=None, type_comment=None)
-
-
 def const(v):
     return gast.Constant(value=v, kind=None)
-
-
-def copy_loc(new, old):
-    ast.copy_location(new, old)
-    for n in ast.walk(new):
-        if not hasattr(n, "lineno") and hasattr(old, "lineno") and isinstance(n, (gast.expr, gast.stmt)):
-            ast.copy_location(n, old)
-    return new
 
 
 def _local_names(fn_node) -> set:
@@ -86,11 +74,6 @@ class Converter(gast.NodeTransformer):
         self.filename = filename
         self.namespace = namespace or {}  # the function's globals and closure values
         self.scopes: list[set] = []
-        self.counter = 0
-
-    def fresh(self, base):
-        self.counter += 1
-        return f"ag__{base}_{self.counter}"
 
     def unsupported(self, node, what, hint=None):
         raise UnsupportedSyntaxError(f"{what} is not supported in a staged function", hint,
@@ -297,8 +280,3 @@ def convert(fn):
     new.__astjax_original__ = fn
     return new
 
-
-def converted_source(fn) -> str:
-    """The converted code as Python text (for debugging the converter)."""
-    _, pyast = _factory_code(fn)
-    return ast.unparse(pyast)

@@ -18,9 +18,14 @@ import types
 from .. import core
 from ..errors import USER_CODE, ConcretizationError
 from . import converter
-from .branch_ops import (Undefined, UndefinedReturnValue, and_, any_flag, if_exp,  # noqa: F401
-                         if_stmt, ld, not_, or_)
-from .loop_ops import for_stmt, iter_, range_, scan_read, while_stmt  # noqa: F401
+from .branch_ops import (Undefined, UndefinedReturnValue, and_, any_flag, if_exp, if_stmt, ld,
+                         not_, or_)
+from .loop_ops import for_stmt, iter_, range_, scan_read, while_stmt
+
+__all__ = ["call", "name", "names",
+           "Undefined", "UndefinedReturnValue", "ld",
+           "if_stmt", "if_exp", "and_", "or_", "not_", "any_flag",
+           "while_stmt", "for_stmt", "range_", "iter_", "scan_read"]
 
 _SKIP_MODULES = ("astjax", "numpy", "jax", "jaxlib", "scipy", "ml_dtypes", "gast")
 _SKIP_PATHS = tuple({p for p in (sys.prefix, sys.base_prefix, sys.exec_prefix) if p})
