@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import core, dtypes, lax, tree_util
+from .. import core, dtypes, tree_util
 from ..core import Tracer
 from ..errors import AstjaxError, ConcretizationError, UndefinedVariableError, user_location
 from ..core import join_consts
+from ..primitives import elementwise as ew
 from ..primitives.cond import cond_p
+from .array_ops import convert, logical, logical_not, nonzero, zeros_like
 
 
 # ------------------------------------------------------------------------ values
@@ -102,11 +104,6 @@ def _line(meta, name, k):
 # ----------------------------------------------------------------- boolean ops
 
 
-def _logical(a, b, op):
-    from .. import numpy as jnp
-    return getattr(jnp, op)(a, b)
-
-
 def and_(a_fn, b_fn):
     a = a_fn()
     if not is_staged(a):
@@ -114,7 +111,7 @@ def and_(a_fn, b_fn):
     b = b_fn()
     if not is_staged(b) and not _truth(b):
         return False if not isinstance(b, Tracer) else b
-    return _logical(a, b, "logical_and")
+    return logical(ew.and_p, a, b)
 
 
 def or_(a_fn, b_fn):
@@ -124,14 +121,13 @@ def or_(a_fn, b_fn):
     b = b_fn()
     if not is_staged(b) and _truth(b):
         return True
-    return _logical(a, b, "logical_or")
+    return logical(ew.or_p, a, b)
 
 
 def not_(x):
     if not is_staged(x):
         return not _truth(x)
-    from .. import numpy as jnp
-    return jnp.logical_not(x)
+    return logical_not(x)
 
 
 def any_flag(flags):
@@ -151,8 +147,8 @@ def _pred_index(test, what):
             f"a scalar", hint="use jnp.any(...) / jnp.all(...), or jnp.where for elementwise "
                               "selection")
     if av.dtype != dtypes.bool_:
-        test = lax.ne(test, lax.full_like(test, 0))
-    return lax.convert_element_type(test, dtypes.int32)
+        test = nonzero(test)
+    return convert(test, dtypes.int32)
 
 
 def if_stmt(test, true_fn, false_fn, init, names, meta):
@@ -194,7 +190,7 @@ def _staged_if(test, true_fn, false_fn, init, names, meta, what):
             if name.startswith("ag__"):
                 # an internal flag/return value: the other branch's zeros never get read
                 with _reenter(bf if uf else bt):
-                    filler = tree_util.tree_map(lambda x: lax.full_like(x, 0) if _array_like(x)
+                    filler = tree_util.tree_map(lambda x: zeros_like(x) if _array_like(x)
                                                 else x, vt if uf else vf)
                 vf, vt = (filler, vt) if uf else (vf, filler)
             else:
@@ -257,7 +253,7 @@ def _as(x, dt, weak):
     av = _aval(x)
     if av.dtype == dt and av.weak_type == weak and isinstance(x, Tracer):
         return x
-    return lax.convert_element_type(x, dt, weak_type=weak)
+    return convert(x, dt, weak_type=weak)
 
 
 class _reenter:

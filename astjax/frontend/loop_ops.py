@@ -17,11 +17,13 @@ import logging
 
 import numpy as np
 
-from .. import core, dtypes, lax, tree_util
+from .. import core, dtypes, tree_util
 from ..core import Tracer
 from ..errors import AstjaxError, ConcretizationError, LoopCarryError, user_location
+from ..primitives import elementwise as ew
 from ..primitives.scan import scan_p
 from ..primitives.while_loop import while_p
+from .array_ops import binary, convert, iota, logical, nonzero, row, select, slice_rows, zeros_like
 from .branch_ops import (Undefined, _array_like, _as, _aval, _staged_if, _static_equal,
                          _truth, is_staged)
 
@@ -166,7 +168,7 @@ class _Unstageable(Exception):
 def _init_undefined(st, k, value):
     """Give a loop variable undefined before the loop zeros of its in-loop type."""
     def z(x):
-        return lax.full_like(x, 0) if _array_like(x) and not isinstance(x, Undefined) else x
+        return zeros_like(x) if _array_like(x) and not isinstance(x, Undefined) else x
     new = tree_util.tree_map(z, value)
     leaves, tree = tree_util.tree_flatten(new)
     st.trees[k], st.leaves[k] = tree, leaves
@@ -269,7 +271,7 @@ def _stage_test(st, carry_pos, avals, test, extra_avals=()):
             raise ConcretizationError(f"the test of this loop is an array of shape {av.shape}; "
                                       "it must be a scalar", hint="use jnp.any / jnp.all")
         if av.dtype != dtypes.bool_:
-            r = lax.ne(r, lax.full_like(r, 0))
+            r = nonzero(r)
         if not isinstance(r, Tracer):
             r = b.const_tracer(np.asarray(bool(r)))
         jaxpr, consts = b.build([r])
@@ -305,7 +307,7 @@ def range_(callee, *args):
     else:
         start, stop, step = (list(args) + [1])[:3]
     i32 = dtypes.int32
-    conv = [lax.convert_element_type(v, i32) if isinstance(v, Tracer) else np.int32(v)
+    conv = [convert(v, i32) if isinstance(v, Tracer) else np.int32(v)
             for v in (start, stop, step)]
     return StagedRange(*conv)
 
@@ -439,11 +441,11 @@ def _python_loop(iterable, body_fn, state, names, extra_test, meta):
 
 def _iter_xs(iterable):
     if isinstance(iterable, range):
-        idx = lax.iota(dtypes.int32, len(iterable))
+        idx = iota(len(iterable))
         if iterable.step != 1:
-            idx = lax.mul(idx, np.int32(iterable.step))
+            idx = binary(ew.mul_p, idx, np.int32(iterable.step))
         if iterable.start:
-            idx = lax.add(idx, np.int32(iterable.start))
+            idx = binary(ew.add_p, idx, np.int32(iterable.start))
         return idx
     return iterable
 
@@ -459,7 +461,7 @@ def _read_slices(iterable, reads):
             shape = _aval(xs).shape
             ok = bool(shape) and r.step > 0 and 0 <= r.start and r[-1] < shape[0]
         whole = ok and r.start == 0 and r.step == 1 and len(r) == _aval(xs).shape[0]
-        out.append(xs if whole else lax.slice_in_dim(xs, r.start, r[-1] + 1, r.step)
+        out.append(xs if whole else slice_rows(xs, r.start, r[-1] + 1, r.step)
                    if ok else None)
     return out
 
@@ -469,7 +471,7 @@ def _scan_loop(iterable, body_fn, state, names, meta, factor=None, reads=None):
     as one `scan`; `xs[i]` reads (see `ControlFlowConverter._scan_reads`) as scan
     inputs."""
     if isinstance(iterable, _Enumerate):
-        xs = [lax.iota(dtypes.int32, _length(iterable)), iterable.xs]
+        xs = [iota(_length(iterable)), iterable.xs]
         item = tuple                       # (i, row)
     elif isinstance(iterable, _Zip):
         xs = list(iterable.arrays)
@@ -514,20 +516,21 @@ def _index_loop(iterable, body_fn, state, names, extra_test, meta):
             return i
 
         def in_range(i):
-            from .. import numpy as jnp
-            return jnp.where(lax.gt(step, np.int32(0)) if isinstance(step, Tracer) else step > 0,
-                             lax.lt(i, stop) if isinstance(stop, Tracer) or isinstance(i, Tracer) else i < stop,
-                             lax.gt(i, stop) if isinstance(stop, Tracer) or isinstance(i, Tracer) else i > stop)
+            # i is staged (an int32 index), so both tests are staged booleans: a `select`
+            # stages what `jnp.where` would
+            return select(binary(ew.gt_p, step, np.int32(0)) if isinstance(step, Tracer) else step > 0,
+                          binary(ew.lt_p, i, stop) if isinstance(stop, Tracer) or isinstance(i, Tracer) else i < stop,
+                          binary(ew.gt_p, i, stop) if isinstance(stop, Tracer) or isinstance(i, Tracer) else i > stop)
     else:
         xs = _iter_xs(iterable)
         n = _aval(xs).shape[0]
         start, step = np.int32(0), np.int32(1)
 
         def item(i):
-            return lax.dynamic_index_in_dim(xs, i, 0, keepdims=False)
+            return row(xs, i)
 
         def in_range(i):
-            return lax.lt(i, np.int32(n))
+            return binary(ew.lt_p, i, np.int32(n))
     st = _LoopState(state, names)
     idx_aval = core.ShapedArray((), i32)
 
@@ -541,8 +544,7 @@ def _index_loop(iterable, body_fn, state, names, extra_test, meta):
         ok = in_range(extra[0])
         if extra_test is None:
             return ok
-        from .. import numpy as jnp
-        return jnp.logical_and(ok, extra_test(*s))
+        return logical(ew.and_p, ok, extra_test(*s))
     cond_j, cond_c = _stage_test(st, carry_pos, [_aval(v) for v in init], test,
                                  extra_avals=(idx_aval,))
     # body: (consts, [step], i, carry...) -> (i + step, carry...)
@@ -557,7 +559,6 @@ def _index_loop(iterable, body_fn, state, names, extra_test, meta):
 
 def _with_index_step(jaxpr, step):
     """(consts, i, carry) -> carry'  becomes  (consts, [step], i, carry) -> (i+step, carry')."""
-    from ..primitives.elementwise import add_p
     i = jaxpr.invars[0]
     i32 = core.ShapedArray((), dtypes.int32)
     nxt = core.Var(i32)
@@ -568,6 +569,6 @@ def _with_index_step(jaxpr, step):
         step_atom = sv
     else:
         step_atom = core.Literal(np.int32(step), i32)
-    eqn = core.Eqn(add_p, [i, step_atom], [nxt], {})
+    eqn = core.Eqn(ew.add_p, [i, step_atom], [nxt], {})
     return core.Jaxpr(jaxpr.constvars + extra_in, jaxpr.invars, [nxt] + jaxpr.outvars,
                       jaxpr.eqns + [eqn])

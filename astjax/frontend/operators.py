@@ -18,6 +18,7 @@ import types
 from .. import core
 from ..errors import USER_CODE, ConcretizationError
 from . import converter
+from .array_ops import maximum, minimum
 from .branch_ops import (Undefined, UndefinedReturnValue, and_, any_flag, if_exp, if_stmt, ld,
                          not_, or_)
 from .loop_ops import for_stmt, iter_, range_, scan_read, while_stmt
@@ -65,13 +66,13 @@ _depth: dict = {}
 
 
 def _builtin_on_staged(f, args, kwargs):
-    """`max(x, 0)` / `min(a, b, c)` on staged values -> jnp.maximum / jnp.minimum."""
+    """`max(x, 0)` / `min(a, b, c)` on staged values -> `maximum` / `minimum` (as
+    jnp.maximum / jnp.minimum)."""
     if f not in (max, min) or len(args) < 2 or kwargs:
         return None
     if not any(isinstance(a, core.Tracer) and a.known is None for a in args):
         return None
-    from .. import numpy as jnp
-    op = jnp.maximum if f is max else jnp.minimum
+    op = maximum if f is max else minimum
     out = args[0]
     for a in args[1:]:
         out = op(out, a)
