@@ -1,6 +1,6 @@
 """Staging a Python callable into a ClosedJaxpr: flatten pytree arguments, make
 avals (Python scalars weak), run the converted function on Tracers, flatten the
-result. Every transform and `jit` stage through `stage_callable`."""
+result. `jit` and every transform stage through `stage_flat`."""
 from __future__ import annotations
 
 import inspect
