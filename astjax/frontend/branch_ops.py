@@ -53,6 +53,7 @@ class Undefined:
 
 
 class UndefinedReturnValue(Undefined):
+    """The function's return value before a `return` inside control flow ran."""
     __slots__ = ()
 
     def __init__(self):
@@ -60,10 +61,12 @@ class UndefinedReturnValue(Undefined):
 
 
 def ld(local_vars, name):
+    """`ag__.ld(locals(), 'x')`: x's value if it is bound here, else `Undefined('x')`."""
     return local_vars[name] if name in local_vars else Undefined(name)
 
 
 def is_staged(x) -> bool:
+    """A staged value whose value is not known while staging."""
     return isinstance(x, Tracer) and x.known is None
 
 
@@ -105,6 +108,7 @@ def _line(meta, name, k):
 
 
 def and_(a_fn, b_fn):
+    """`a and b` (operands as thunks: b is evaluated only when Python would)."""
     a = a_fn()
     if not is_staged(a):
         return b_fn() if _truth(a) else a
@@ -115,6 +119,7 @@ def and_(a_fn, b_fn):
 
 
 def or_(a_fn, b_fn):
+    """`a or b` (operands as thunks: b is evaluated only when Python would)."""
     a = a_fn()
     if not is_staged(a):
         return a if _truth(a) else b_fn()
@@ -125,12 +130,14 @@ def or_(a_fn, b_fn):
 
 
 def not_(x):
+    """`not x`."""
     if not is_staged(x):
         return not _truth(x)
     return logical_not(x)
 
 
 def any_flag(flags):
+    """Whether any of the flags (a loop's break/return flags) is set."""
     out = False
     for f in flags:
         out = or_(lambda: out, lambda f=f: f) if is_staged(out) or is_staged(f) else (out or bool(f))
@@ -152,12 +159,16 @@ def _pred_index(test, what):
 
 
 def if_stmt(test, true_fn, false_fn, init, names, meta):
+    """`if test: ... else: ...` with the branches as functions of the state `names`
+    (initial values `init`); returns the new state. `meta` rows give source lines
+    for error messages."""
     if not is_staged(test):
         return (true_fn if _truth(test) else false_fn)(*init)
     return _staged_if(test, true_fn, false_fn, init, names, meta, "if")
 
 
 def if_exp(test, true_fn, false_fn):
+    """`body if test else orelse` with both values as thunks."""
     if not is_staged(test):
         return true_fn() if _truth(test) else false_fn()
     (out,) = _staged_if(test, lambda: (true_fn(),), lambda: (false_fn(),), (), ("<expr>",),

@@ -235,6 +235,8 @@ def _rebuild(st, carry_pos, carry_vals, collect=(), ys=()):
 
 
 def while_stmt(test_fn, body_fn, init, names, meta):
+    """`while test: body` over the state `names` (initial values `init`); returns
+    the final state."""
     state = tuple(init)
     while True:
         t = test_fn(*state)
@@ -293,6 +295,8 @@ class StagedRange:
 
 
 def range_(callee, *args):
+    """`range(...)` in a `for` header: a Python range when the bounds are static,
+    a `StagedRange` when one is staged."""
     if callee is not builtins.range:
         return callee(*args)
     vals = []
@@ -344,6 +348,7 @@ NO_SLICE = _NoSlice()
 
 
 def scan_read(sl, xs, i):
+    """`xs[i]` in a loop body: the pre-sliced scan input when the loop is a scan."""
     return xs[i] if sl is NO_SLICE else sl
 
 
@@ -369,6 +374,9 @@ def iter_(callee, *args):
 
 
 def for_stmt(iterable, body_fn, init, names, extra_test, meta, reads=()):
+    """`for itr in iterable: body` over the state `names`; `extra_test` (or None)
+    stops the loop early (break/return flags); `reads` are the arrays read as
+    `xs[i]` (scan inputs when the loop is a scan). Returns the final state."""
     state = tuple(init)
     factor = None
     nr = len(reads)
@@ -518,9 +526,10 @@ def _index_loop(iterable, body_fn, state, names, extra_test, meta):
         def in_range(i):
             # i is staged (an int32 index), so both tests are staged booleans: a `select`
             # stages what `jnp.where` would
+            staged = isinstance(stop, Tracer) or isinstance(i, Tracer)
             return select(binary(ew.gt_p, step, np.int32(0)) if isinstance(step, Tracer) else step > 0,
-                          binary(ew.lt_p, i, stop) if isinstance(stop, Tracer) or isinstance(i, Tracer) else i < stop,
-                          binary(ew.gt_p, i, stop) if isinstance(stop, Tracer) or isinstance(i, Tracer) else i > stop)
+                          binary(ew.lt_p, i, stop) if staged else i < stop,
+                          binary(ew.gt_p, i, stop) if staged else i > stop)
     else:
         xs = _iter_xs(iterable)
         n = _aval(xs).shape[0]
