@@ -1,18 +1,19 @@
-"""The IR: a typed SSA form equivalent to a jaxpr, and the machinery that builds it.
+"""The IR and the machinery that builds it.
 
-- `ShapedArray` is the abstract value (shape, dtype, weak_type) of every variable.
-- `Var`, `Literal`, `Eqn`, `Jaxpr`, `ClosedJaxpr` are the IR (Autodidax's shape).
+- The IR itself -- `ShapedArray`, `Var`, `Literal`, `Eqn`, `Jaxpr`, `ClosedJaxpr`,
+  `check_jaxpr` and the jaxpr printer -- lives in `astjax/ir.py`; core re-exports it.
 - `Primitive` plus one registry per rule kind (impl, abstract_eval, jvp, transpose,
   batch, lowering, source). Primitive modules fill them in one block each.
 - `Builder` stages equations; `Tracer` is a staged value inside a builder. The front
   end runs converted user code with Tracers as arguments, and transforms run their
   rules the same way, so every IR construction goes through `bind`.
-- `eval_jaxpr` is the NumPy reference interpreter; `check_jaxpr` the executable spec.
+- `eval_jaxpr` is the NumPy reference interpreter.
+- Tracer operators and NumPy-protocol dispatch are installed by the numpy layer
+  (`astjax/numpy/array_methods.py`); core never imports it.
 """
 from __future__ import annotations
 
 import functools
-import itertools
 import threading
 from collections.abc import MutableMapping, MutableSet
 from contextlib import contextmanager
@@ -21,47 +22,12 @@ from typing import Any, Callable
 import numpy as np
 
 from . import dtypes, tree_util
-from .errors import (AstjaxError, ConcretizationError, EscapedTracerError,
+from .errors import (ConcretizationError, EscapedTracerError,
                      NotImplementedInAstjaxError, SourceInfo, UNKNOWN, user_location)
-from .array_methods import ArrayMethods
+from .ir import (Atom, ClosedJaxpr, Eqn, Jaxpr, JaxprTypeError, Literal,  # noqa: F401
+                 ShapedArray, Var, check_jaxpr, sub_jaxprs)
 
 # --------------------------------------------------------------------------- avals
-
-
-class ShapedArray:
-    __slots__ = ("shape", "dtype", "weak_type")
-
-    def __init__(self, shape, dtype, weak_type=False):
-        self.shape = tuple(int(d) for d in shape)
-        self.dtype = np.dtype(dtype)
-        self.weak_type = bool(weak_type)
-
-    ndim = property(lambda self: len(self.shape))
-    size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
-
-    def update(self, shape=None, dtype=None, weak_type=None):
-        return ShapedArray(self.shape if shape is None else shape,
-                           self.dtype if dtype is None else dtype,
-                           self.weak_type if weak_type is None else weak_type)
-
-    def strip_weak_type(self):
-        return self.update(weak_type=False) if self.weak_type else self
-
-    def str_short(self):
-        return f"{dtypes.short_name(self.dtype)}[{','.join(map(str, self.shape))}]"
-
-    def __eq__(self, other):
-        return (type(other) is ShapedArray and self.shape == other.shape
-                and self.dtype == other.dtype and self.weak_type == other.weak_type)
-
-    def __hash__(self):
-        return hash((self.shape, self.dtype, self.weak_type))
-
-    def __repr__(self):
-        return f"ShapedArray({self.str_short()}{', weak_type=True' if self.weak_type else ''})"
-
-    def same_type(self, other):
-        return self.shape == other.shape and self.dtype == other.dtype
 
 
 def get_aval(x) -> ShapedArray:
@@ -102,85 +68,6 @@ class WeakConst:
 def is_array_value(x) -> bool:
     return (isinstance(x, (Tracer, np.ndarray, np.generic, bool, int, float, complex))
             or isinstance(getattr(x, "aval", None), ShapedArray))
-
-# ------------------------------------------------------------------------------ IR
-
-
-class Var:
-    __slots__ = ("aval", "hint", "__weakref__")
-    _ids = itertools.count()
-
-    def __init__(self, aval: ShapedArray, hint: str | None = None):
-        self.aval = aval
-        self.hint = hint
-
-    def __repr__(self):
-        return f"Var({self.hint or id(self) % 10000}:{self.aval.str_short()})"
-
-
-class Literal:
-    __slots__ = ("val", "aval")
-
-    def __init__(self, val, aval: ShapedArray):
-        self.val = val
-        self.aval = aval
-
-    def __repr__(self):
-        return f"Literal({self.val})"
-
-
-Atom = Var | Literal
-
-
-class Eqn:
-    __slots__ = ("primitive", "invars", "outvars", "params", "source_info")
-
-    def __init__(self, primitive, invars, outvars, params, source_info=UNKNOWN):
-        self.primitive, self.invars, self.outvars = primitive, list(invars), list(outvars)
-        self.params, self.source_info = params, source_info
-
-    def replace(self, **kw):
-        d = {k: getattr(self, k) for k in self.__slots__}
-        d.update(kw)
-        return Eqn(**d)
-
-    def __repr__(self):
-        from .pretty import pp_eqn_str
-        return pp_eqn_str(self)
-
-
-class Jaxpr:
-    __slots__ = ("constvars", "invars", "outvars", "eqns")
-
-    def __init__(self, constvars, invars, outvars, eqns):
-        self.constvars, self.invars = list(constvars), list(invars)
-        self.outvars, self.eqns = list(outvars), list(eqns)
-
-    in_avals = property(lambda self: [v.aval for v in self.invars])
-    out_avals = property(lambda self: [v.aval for v in self.outvars])
-
-    def __str__(self):
-        from .pretty import pp_jaxpr
-        return pp_jaxpr(self)
-
-    __repr__ = __str__
-
-
-class ClosedJaxpr:
-    __slots__ = ("jaxpr", "consts")
-
-    def __init__(self, jaxpr: Jaxpr, consts=()):
-        assert len(consts) == len(jaxpr.constvars)
-        self.jaxpr, self.consts = jaxpr, list(consts)
-
-    in_avals = property(lambda self: self.jaxpr.in_avals)
-    out_avals = property(lambda self: self.jaxpr.out_avals)
-    eqns = property(lambda self: self.jaxpr.eqns)
-
-    def __str__(self):
-        return str(self.jaxpr)
-
-    __repr__ = __str__
 
 # ---------------------------------------------------------------------- primitives
 
@@ -372,9 +259,11 @@ def differentiable(aval) -> bool:
 # -------------------------------------------------------------------------- tracers
 
 
-class Tracer(ArrayMethods):
+class Tracer:
     """A staged value: an IR variable of a live Builder, with its value when known
-    at staging time (static partial evaluation, e.g. `jnp.array(x.shape).prod()`)."""
+    at staging time (static partial evaluation, e.g. `jnp.array(x.shape).prod()`).
+    Its operators, array methods and NumPy-protocol dispatch are installed by
+    `astjax/numpy/array_methods.py` (the numpy layer), as JAX's are."""
     __slots__ = ("builder", "var", "known")
     __array_priority__ = 1000
 
@@ -425,26 +314,6 @@ class Tracer(ArrayMethods):
 
     def tolist(self):
         return self._concrete("`.tolist()`").tolist()
-
-    # Plain NumPy on staged values: `np.sin(x)` / `np.dot(x, w)` inside a staged
-    # function run the `astjax.numpy` function of the same name (NEP 13 / NEP 18).
-    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        if method != "__call__" or kwargs.get("out") is not None:
-            return NotImplemented
-        kwargs.pop("out", None)
-        return _numpy_twin("numpy", ufunc.__name__)(*inputs, **kwargs)
-
-    def __array_function__(self, func, types, args, kwargs):
-        return _numpy_twin(getattr(func, "__module__", "numpy"), func.__name__)(*args, **kwargs)
-
-
-def _numpy_twin(module: str, name: str):
-    """The astjax.numpy function standing in for numpy's `module.name`."""
-    from . import numpy as jnp
-    target = jnp
-    for part in module.split(".")[1:]:  # numpy.linalg -> jnp.linalg, ...
-        target = getattr(target, part)
-    return getattr(target, name)  # astjax.numpy raises a located NotImplemented error
 
 
 _KNOWN_LIMIT = 4096  # elements: larger values are not computed at staging time
@@ -767,71 +636,3 @@ def inline_jaxpr(jaxpr: Jaxpr, consts, args):
 def _rebind(eqn, ins):
     with source_info_context(eqn.source_info):
         return bind(eqn.primitive, *ins, **eqn.params)
-
-# ------------------------------------------------------------------- type checking
-
-
-class JaxprTypeError(AstjaxError):
-    default_hint = "this is a bug in an astjax pass; please report it with the jaxpr"
-
-
-def check_jaxpr(jaxpr: Jaxpr | ClosedJaxpr) -> None:
-    """The executable spec of a well-formed jaxpr: every variable is bound once before
-    use, every equation's output avals are what abstract_eval gives for its inputs
-    (weak types aside), and nested jaxprs are well-formed too."""
-    if isinstance(jaxpr, ClosedJaxpr):
-        jaxpr = jaxpr.jaxpr
-    env: set[Var] = set()
-
-    def bind_var(v, where):
-        if not isinstance(v, Var):
-            raise JaxprTypeError(f"{where}: binder {v} is not a Var", loc=UNKNOWN)
-        if v in env:
-            raise JaxprTypeError(f"{where}: variable {v} bound twice", loc=UNKNOWN)
-        env.add(v)
-
-    def read(a, where):
-        if isinstance(a, Literal):
-            if np.shape(a.val) != a.aval.shape:
-                raise JaxprTypeError(f"{where}: literal {a} has the wrong shape", loc=UNKNOWN)
-            return
-        if a not in env:
-            raise JaxprTypeError(f"{where}: variable {a} used before it is bound", loc=UNKNOWN)
-
-    for v in jaxpr.constvars + jaxpr.invars:
-        bind_var(v, "binders")
-    for i, eqn in enumerate(jaxpr.eqns):
-        where = f"equation {i} ({eqn.primitive.name})"
-        for a in eqn.invars:
-            read(a, where)
-        for p in eqn.params.values():
-            for sub in _sub_jaxprs(p):
-                check_jaxpr(sub)
-        try:
-            out = eqn.primitive.abstract_eval(*[a.aval for a in eqn.invars], **eqn.params)
-        except AstjaxError as e:
-            raise JaxprTypeError(f"{where}: {e.message}", loc=eqn.source_info) from None
-        out = out if eqn.primitive.multiple_results else [out]
-        if len(out) != len(eqn.outvars):
-            raise JaxprTypeError(f"{where}: {len(eqn.outvars)} outputs, expected {len(out)}",
-                                 loc=eqn.source_info)
-        for v, a in zip(eqn.outvars, out):
-            if not v.aval.same_type(a):
-                raise JaxprTypeError(f"{where}: output typed {v.aval.str_short()}, "
-                                     f"rule gives {a.str_short()}", loc=eqn.source_info)
-            bind_var(v, where)
-    for a in jaxpr.outvars:
-        read(a, "outputs")
-
-
-def _sub_jaxprs(p):
-    if isinstance(p, (Jaxpr, ClosedJaxpr)):
-        yield p
-    elif isinstance(p, tuple):
-        for q in p:
-            yield from _sub_jaxprs(q)
-
-
-def sub_jaxprs(params):
-    for p in params.values():
-        yield from _sub_jaxprs(p)

@@ -23,7 +23,6 @@ except ImportError as e:  # pragma: no cover
     raise ImportError("astjax needs jaxlib==0.10.2: pip install 'jaxlib==0.10.2'") from e
 
 from astjax import core, dtypes  # noqa: E402
-from astjax.array_methods import ArrayMethods  # noqa: E402
 from astjax.core import ShapedArray  # noqa: E402
 from astjax.errors import ArgumentError  # noqa: E402
 
@@ -89,8 +88,9 @@ def sharding_for(device):
 # -------------------------------------------------------------------------- arrays
 
 
-class Array(ArrayMethods):
-    """An array on a device. Operations on it outside `jit` run eagerly on XLA."""
+class Array:
+    """An array on a device. Operations on it outside `jit` run eagerly on XLA. Its
+    operators and array methods are installed by `astjax/numpy/array_methods.py`."""
     __slots__ = ("_buf", "aval", "_npy")
     __array_priority__ = 100
 

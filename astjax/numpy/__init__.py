@@ -55,6 +55,13 @@ def _int_power(x, y):
     return acc
 
 
+# The one spot where the numpy layer installs the Tracer/Array operators, methods and
+# NumPy-protocol dispatch (see array_methods.py).
+from . import array_methods as _array_methods  # noqa: E402
+import sys as _sys  # noqa: E402
+_array_methods.install(_sys.modules[__name__])
+
+
 def __getattr__(name):
     if name.startswith("__"):
         raise AttributeError(name)

@@ -1,12 +1,24 @@
-"""Operators and methods shared by staged values (`Tracer`) and device arrays
-(`astjax.Array`). Everything delegates to `astjax.numpy`, so one implementation
-serves eager execution, staging, and every transform."""
+"""Operators and methods shared by staged values (`core.Tracer`) and device arrays
+(`astjax.Array`), installed on both by the numpy layer, as JAX's
+`jax/_src/numpy/array_methods.py` does. Everything delegates to `astjax.numpy`, so one
+implementation serves eager execution, staging, and every transform.
+
+This is one of the three places a higher layer installs something into a lower one
+(docs/architecture.md): `astjax/numpy/__init__.py` calls `install(astjax.numpy)` once,
+at the end of its import; `core` and `codegen` never import the numpy layer.
+
+Tracers also get the NumPy protocols (NEP 13 / NEP 18): plain `np.sin(x)` or
+`np.dot(x, w)` on a staged value runs the `astjax.numpy` function of the same name."""
 from __future__ import annotations
+
+from ..codegen.runtime import Array
+from ..core import Tracer
+
+_namespace = None  # the astjax.numpy module, set by `install`
 
 
 def _jnp():
-    from . import numpy as jnp
-    return jnp
+    return _namespace
 
 
 def _binop(name, reflected=False):
@@ -112,3 +124,42 @@ class ArrayMethods:
                "swapaxes", "repeat", "take", "trace", "diagonal", "ptp"):
         locals()[_n] = _method(_n)
     del _n
+
+
+# Plain NumPy on staged values: `np.sin(x)` / `np.dot(x, w)` inside a staged
+# function run the `astjax.numpy` function of the same name (NEP 13 / NEP 18).
+def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
+    if method != "__call__" or kwargs.get("out") is not None:
+        return NotImplemented
+    kwargs.pop("out", None)
+    return _numpy_twin("numpy", ufunc.__name__)(*inputs, **kwargs)
+
+
+def _array_function(self, func, types, args, kwargs):
+    return _numpy_twin(getattr(func, "__module__", "numpy"), func.__name__)(*args, **kwargs)
+
+
+def _numpy_twin(module: str, name: str):
+    """The astjax.numpy function standing in for numpy's `module.name`."""
+    target = _jnp()
+    for part in module.split(".")[1:]:  # numpy.linalg -> jnp.linalg, ...
+        target = getattr(target, part)
+    return getattr(target, name)  # astjax.numpy raises a located NotImplemented error
+
+
+_NOT_METHODS = ("__module__", "__qualname__", "__doc__", "__slots__", "__dict__",
+                "__weakref__", "__firstlineno__", "__static_attributes__")
+
+
+def install(jnp):
+    """Give `Tracer` and `Array` the operators and methods of `ArrayMethods` (those a
+    class does not define itself, as if it inherited them), delegating to `jnp`; and
+    give `Tracer` the NumPy protocols. Called once, by `astjax/numpy/__init__.py`."""
+    global _namespace
+    _namespace = jnp
+    for cls in (Tracer, Array):
+        for name, value in vars(ArrayMethods).items():
+            if name not in _NOT_METHODS and name not in vars(cls):
+                setattr(cls, name, value)
+    Tracer.__array_ufunc__ = _array_ufunc
+    Tracer.__array_function__ = _array_function

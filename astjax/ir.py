@@ -1,0 +1,288 @@
+"""The IR, Autodidax's shape: a typed SSA form equivalent to a jaxpr.
+
+- `ShapedArray` is the abstract value (shape, dtype, weak_type) of every variable.
+- `Var`, `Literal`, `Eqn`, `Jaxpr`, `ClosedJaxpr` are the IR.
+- `check_jaxpr` is the executable spec of a well-formed jaxpr.
+- The jaxpr printer produces JAX's syntax exactly: the layout combinators of
+  `astjax.pretty` with the same document structure as JAX's printer, so line
+  breaking at width 80 matches character for character; variables are named by
+  `util.Namer("letters")`.
+
+`astjax.core` re-exports every public name here; import them from there.
+"""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from . import dtypes
+from .errors import AstjaxError, UNKNOWN
+from .pretty import Brk, Concat, Group, Nest, Text, format_doc, join
+from .util import Namer
+
+# --------------------------------------------------------------------------- avals
+
+
+class ShapedArray:
+    __slots__ = ("shape", "dtype", "weak_type")
+
+    def __init__(self, shape, dtype, weak_type=False):
+        self.shape = tuple(int(d) for d in shape)
+        self.dtype = np.dtype(dtype)
+        self.weak_type = bool(weak_type)
+
+    ndim = property(lambda self: len(self.shape))
+    size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
+
+    def update(self, shape=None, dtype=None, weak_type=None):
+        return ShapedArray(self.shape if shape is None else shape,
+                           self.dtype if dtype is None else dtype,
+                           self.weak_type if weak_type is None else weak_type)
+
+    def strip_weak_type(self):
+        return self.update(weak_type=False) if self.weak_type else self
+
+    def str_short(self):
+        return f"{dtypes.short_name(self.dtype)}[{','.join(map(str, self.shape))}]"
+
+    def __eq__(self, other):
+        return (type(other) is ShapedArray and self.shape == other.shape
+                and self.dtype == other.dtype and self.weak_type == other.weak_type)
+
+    def __hash__(self):
+        return hash((self.shape, self.dtype, self.weak_type))
+
+    def __repr__(self):
+        return f"ShapedArray({self.str_short()}{', weak_type=True' if self.weak_type else ''})"
+
+    def same_type(self, other):
+        return self.shape == other.shape and self.dtype == other.dtype
+
+
+# ------------------------------------------------------------------------------ IR
+
+
+class Var:
+    __slots__ = ("aval", "hint", "__weakref__")
+    _ids = itertools.count()
+
+    def __init__(self, aval: ShapedArray, hint: str | None = None):
+        self.aval = aval
+        self.hint = hint
+
+    def __repr__(self):
+        return f"Var({self.hint or id(self) % 10000}:{self.aval.str_short()})"
+
+
+class Literal:
+    __slots__ = ("val", "aval")
+
+    def __init__(self, val, aval: ShapedArray):
+        self.val = val
+        self.aval = aval
+
+    def __repr__(self):
+        return f"Literal({self.val})"
+
+
+Atom = Var | Literal
+
+
+class Eqn:
+    __slots__ = ("primitive", "invars", "outvars", "params", "source_info")
+
+    def __init__(self, primitive, invars, outvars, params, source_info=UNKNOWN):
+        self.primitive, self.invars, self.outvars = primitive, list(invars), list(outvars)
+        self.params, self.source_info = params, source_info
+
+    def replace(self, **kw):
+        d = {k: getattr(self, k) for k in self.__slots__}
+        d.update(kw)
+        return Eqn(**d)
+
+    def __repr__(self):
+        return pp_eqn_str(self)
+
+
+class Jaxpr:
+    __slots__ = ("constvars", "invars", "outvars", "eqns")
+
+    def __init__(self, constvars, invars, outvars, eqns):
+        self.constvars, self.invars = list(constvars), list(invars)
+        self.outvars, self.eqns = list(outvars), list(eqns)
+
+    in_avals = property(lambda self: [v.aval for v in self.invars])
+    out_avals = property(lambda self: [v.aval for v in self.outvars])
+
+    def __str__(self):
+        return pp_jaxpr(self)
+
+    __repr__ = __str__
+
+
+class ClosedJaxpr:
+    __slots__ = ("jaxpr", "consts")
+
+    def __init__(self, jaxpr: Jaxpr, consts=()):
+        assert len(consts) == len(jaxpr.constvars)
+        self.jaxpr, self.consts = jaxpr, list(consts)
+
+    in_avals = property(lambda self: self.jaxpr.in_avals)
+    out_avals = property(lambda self: self.jaxpr.out_avals)
+    eqns = property(lambda self: self.jaxpr.eqns)
+
+    def __str__(self):
+        return str(self.jaxpr)
+
+    __repr__ = __str__
+
+# ------------------------------------------------------------------- type checking
+
+
+class JaxprTypeError(AstjaxError):
+    default_hint = "this is a bug in an astjax pass; please report it with the jaxpr"
+
+
+def check_jaxpr(jaxpr: Jaxpr | ClosedJaxpr) -> None:
+    """The executable spec of a well-formed jaxpr: every variable is bound once before
+    use, every equation's output avals are what abstract_eval gives for its inputs
+    (weak types aside), and nested jaxprs are well-formed too."""
+    if isinstance(jaxpr, ClosedJaxpr):
+        jaxpr = jaxpr.jaxpr
+    env: set[Var] = set()
+
+    def bind_var(v, where):
+        if not isinstance(v, Var):
+            raise JaxprTypeError(f"{where}: binder {v} is not a Var", loc=UNKNOWN)
+        if v in env:
+            raise JaxprTypeError(f"{where}: variable {v} bound twice", loc=UNKNOWN)
+        env.add(v)
+
+    def read(a, where):
+        if isinstance(a, Literal):
+            if np.shape(a.val) != a.aval.shape:
+                raise JaxprTypeError(f"{where}: literal {a} has the wrong shape", loc=UNKNOWN)
+            return
+        if a not in env:
+            raise JaxprTypeError(f"{where}: variable {a} used before it is bound", loc=UNKNOWN)
+
+    for v in jaxpr.constvars + jaxpr.invars:
+        bind_var(v, "binders")
+    for i, eqn in enumerate(jaxpr.eqns):
+        where = f"equation {i} ({eqn.primitive.name})"
+        for a in eqn.invars:
+            read(a, where)
+        for p in eqn.params.values():
+            for sub in _sub_jaxprs(p):
+                check_jaxpr(sub)
+        try:
+            out = eqn.primitive.abstract_eval(*[a.aval for a in eqn.invars], **eqn.params)
+        except AstjaxError as e:
+            raise JaxprTypeError(f"{where}: {e.message}", loc=eqn.source_info) from None
+        out = out if eqn.primitive.multiple_results else [out]
+        if len(out) != len(eqn.outvars):
+            raise JaxprTypeError(f"{where}: {len(eqn.outvars)} outputs, expected {len(out)}",
+                                 loc=eqn.source_info)
+        for v, a in zip(eqn.outvars, out):
+            if not v.aval.same_type(a):
+                raise JaxprTypeError(f"{where}: output typed {v.aval.str_short()}, "
+                                     f"rule gives {a.str_short()}", loc=eqn.source_info)
+            bind_var(v, where)
+    for a in jaxpr.outvars:
+        read(a, "outputs")
+
+
+def _sub_jaxprs(p):
+    if isinstance(p, (Jaxpr, ClosedJaxpr)):
+        yield p
+    elif isinstance(p, tuple):
+        for q in p:
+            yield from _sub_jaxprs(q)
+
+
+def sub_jaxprs(params):
+    for p in params.values():
+        yield from _sub_jaxprs(p)
+
+# ------------------------------------------------------------------ jaxpr printing
+
+
+def literal_str(lit) -> str:
+    val = np.asarray(lit.val)
+    s = str(val.item()) if val.ndim == 0 else "[...]"
+    return f"{s}:{lit.aval.str_short()}"
+
+
+def _var(a, names, binder=False):
+    if isinstance(a, Literal):
+        return literal_str(a)
+    if binder and getattr(a, "dropped", False):
+        return "_"
+    return names(a)
+
+
+def pp_vars(vs, names, sep="", shapes=False, binder=False):
+    items = [Text(_var(v, names, binder) + (":" + v.aval.str_short() if shapes else ""))
+             for v in vs]
+    return Nest(2, Group(join(Concat([Text(sep), Group(Brk())]), items)))
+
+
+def param_str(v) -> str:
+    if isinstance(v, np.dtype):
+        return str(v)
+    if isinstance(v, type) and issubclass(v, np.generic):
+        return np.dtype(v).name
+    if callable(v) and hasattr(v, "__name__") and not isinstance(v, type):
+        return v.__name__
+    return str(v)
+
+
+def pp_kv(k, v, names):
+    if type(v) is tuple and v and all(isinstance(j, (Jaxpr, ClosedJaxpr)) for j in v):
+        pv = Group(Concat([Nest(2, Concat([Text("("), Brk(""),
+                                           join(Brk(), [_pp_jaxpr(j, names) for j in v])])),
+                           Brk(""), Text(")")]))
+    elif isinstance(v, (Jaxpr, ClosedJaxpr)):
+        pv = _pp_jaxpr(v, names)
+    else:
+        pv = Text(param_str(v))
+    return Text(f"{k}=") + pv
+
+
+def pp_params(params, names):
+    if not params:
+        return Concat([])
+    kvs = [pp_kv(k, params[k], names) for k in sorted(params)]
+    return Group(Concat([Nest(2, Concat([Text("["), Brk(""), join(Brk(), kvs)])),
+                         Brk(""), Text("]")]))
+
+
+def pp_eqn(eqn, names):
+    lhs = pp_vars(eqn.outvars, names, shapes=True, binder=True) if eqn.outvars else None
+    rhs = [Text(eqn.primitive.name), pp_params(eqn.params, names),
+           Text(" ") + pp_vars(eqn.invars, names)]
+    if lhs is not None:
+        return Concat([lhs, Text(" = ")] + rhs)
+    return Concat(rhs)
+
+
+def _pp_jaxpr(jaxpr, names):
+    if isinstance(jaxpr, ClosedJaxpr):
+        jaxpr = jaxpr.jaxpr
+    consts = pp_vars(jaxpr.constvars, names, shapes=True, binder=True)
+    ins = pp_vars(jaxpr.invars, names, shapes=True, binder=True)
+    eqns = join(Brk("; "), [pp_eqn(e, names) for e in jaxpr.eqns])
+    outs = Concat([Text("("), pp_vars(jaxpr.outvars, names, sep=","),
+                   Text(")" if len(jaxpr.outvars) != 1 else ",)")])
+    return Group(Nest(2, Concat([
+        Text("{ lambda "), consts, Text("; "), ins, Text(". let"),
+        Nest(2, Brk() + eqns), Brk(), Text("in "), outs])) + Text(" }"))
+
+
+def pp_jaxpr(jaxpr, width=80) -> str:
+    return format_doc(_pp_jaxpr(jaxpr, Namer("letters")), width)
+
+
+def pp_eqn_str(eqn) -> str:
+    return format_doc(pp_eqn(eqn, Namer("letters")))
