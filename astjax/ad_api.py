@@ -473,15 +473,6 @@ def hessian(fun, argnums=0, has_aux=False, holomorphic=False):
 # ------------------------------------------------------------------- custom rules
 
 
-def _flat_fun(fun, in_tree):
-    target = as_callable(fun)
-
-    def f(*leaves):
-        args, kwargs = tree_util.tree_unflatten(in_tree, leaves)
-        return target(*args, **kwargs)
-    return f
-
-
 def _const_split(closed):
     """closed -> (const-free closed taking consts as leading invars, consts)."""
     return core.split_consts(closed)

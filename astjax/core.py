@@ -497,7 +497,8 @@ def extend_axis_env(name, size):
         _state.axis_frames.pop()
 
 
-# Set by codegen.runtime: executes one primitive on concrete values.
+# Hook set in one spot, by codegen/runtime.py (core never imports codegen): runs one
+# primitive on concrete values -- the eager path of `bind` outside any staging.
 eager_backend: Callable | None = None
 
 

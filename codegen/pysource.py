@@ -47,6 +47,7 @@ from astjax import core, dtypes, tree_util
 from astjax.errors import UNKNOWN, AstjaxError
 from astjax.pyast import (assign, attr, call, comment, dtype_expr, lax_call, load, pyconst,
                           sanitize, scalar_py, statement_rule, store)
+from astjax.util import Namer
 
 __all__ = [
     "GeneratedSource",
@@ -134,7 +135,8 @@ class SourceGenerator:
         self.fn_name = fn_name
         self.comments = comments
         self.main_file = main_file
-        self.used = set(_RESERVED) | {fn_name}
+        self.namer = Namer("dedup", reserved=set(_RESERVED) | {fn_name})
+        self.used = self.namer.used    # every name taken in the function
         self.env: dict = {}            # Var -> ast.expr (a Name, a literal, or an inlined expr)
         self.preset: dict = {}         # Var -> name chosen before its equation is printed
         self.fused: dict = {}          # Var -> the equation that consumes it in place
@@ -178,18 +180,7 @@ class SourceGenerator:
 
     # -- names ------------------------------------------------------------------
     def fresh(self, base):
-        base = sanitize(base)
-        if base not in self.used:
-            self.used.add(base)
-            return base
-        root = re.sub(r"_\d+$", "", base) or base
-        sep = "" if root.endswith("_") else "_"
-        k = 1
-        while f"{root}{sep}{k}" in self.used:
-            k += 1
-        name = f"{root}{sep}{k}"
-        self.used.add(name)
-        return name
+        return self.namer.fresh(sanitize(base))
 
     def name_var(self, v, name):
         self.env[v] = load(name)

@@ -190,10 +190,6 @@ class Array:
         return (device_put, (self._value(),))
 
 
-def _is_device_array(x):
-    return type(x) is Array
-
-
 def device_put(x, device=None, weak_type=None) -> Array:
     """Copy a NumPy value (or Python scalar) to `device`, applying astjax's dtype
     policy (32-bit unless x64)."""
@@ -242,12 +238,6 @@ def _aval_of_host(x, weak_type=None) -> ShapedArray:
     if weak_type is not None:
         aval = aval.update(weak_type=weak_type)
     return aval
-
-
-def to_buffer(x, device=None):
-    if type(x) is Array:
-        return x._buf
-    return device_put(x, device)._buf
 
 
 def device_get(x):
@@ -334,6 +324,9 @@ def eager_apply(prim, args, params):
     return outs if prim.multiple_results else outs[0]
 
 
+# One of the three hooks by which a higher layer installs itself into a lower one
+# (docs/architecture.md): primitives bound outside any staging run here. This line is
+# the only place `core.eager_backend` is set.
 core.eager_backend = eager_apply
 
 # ======================================================================= platforms

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from astjax import core, dtypes
+from astjax.util import Namer
 
 _ELT = {dtypes.bool_: "i1", dtypes.int8: "i8", dtypes.int16: "i16", dtypes.int32: "i32",
         dtypes.int64: "i64", dtypes.uint8: "ui8", dtypes.uint16: "ui16",
@@ -56,15 +57,14 @@ def bool_array(xs) -> str:
 
 class ModuleBuilder:
     def __init__(self):
-        self.counter = 0
+        self.names = Namer("ssa")  # %0, %1, ...
         self.lines: list[str] = []
         self.types: dict[str, str] = {}
         self.indent = 4
         self.consts: dict = {}
 
     def fresh(self, typ) -> str:
-        name = f"%{self.counter}"
-        self.counter += 1
+        name = self.names.fresh()
         self.types[name] = typ
         return name
 
@@ -86,8 +86,7 @@ class ModuleBuilder:
         if not out_avals:
             self.emit(f'"{name}"({args}){reg}{attr} : {sig}')
             return []
-        base = f"%{self.counter}"
-        self.counter += 1
+        base = self.names.fresh()
         if len(out_avals) == 1:
             self.types[base] = out_types[0]
             self.emit(f'{base} = "{name}"({args}){reg}{attr} : {sig}')

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import NotImplementedInAstjaxError
 from .. import core, dtypes, lax
+from .. import numpy as jnp
 from ..numpy import ufuncs as _uf
 from ..numpy.ufuncs import asarray_operand, promote_args_inexact, where
-from ..scipy.special import logsumexp  # noqa: F401
+# scipy.special owns the softmax family (nn sits above it and re-exports)
+from ..scipy.special import _axes, logsumexp  # noqa: F401
+from ..scipy.special import _log_softmax as log_softmax, _softmax as softmax  # noqa: F401
 from . import initializers  # noqa: F401
 
 __all__ = ["relu", "relu6", "gelu", "sigmoid", "softplus", "silu", "swish", "elu", "celu",
@@ -16,11 +20,6 @@ __all__ = ["relu", "relu6", "gelu", "sigmoid", "softplus", "silu", "swish", "elu
            "log_softmax", "logsumexp", "one_hot", "standardize", "initializers", "identity",
            "tanh", "squareplus", "sparse_sigmoid", "log1mexp", "logmeanexp",
            "dot_product_attention"]
-
-
-def _jnp():
-    from .. import numpy as jnp
-    return jnp
 
 
 def _inexact(name, x):
@@ -139,43 +138,6 @@ def glu(x, axis=-1):
     return _uf.multiply(a, sigmoid(b))
 
 
-def _axes(x, axis):
-    nd = core.get_aval(x).ndim
-    if axis is None:
-        return tuple(range(nd))
-    return tuple(a % nd for a in ((axis,) if isinstance(axis, int) else axis))
-
-
-def softmax(x, axis=-1, where=None, initial=None):
-    jnp = _jnp()
-    x = _inexact("softmax", x)
-    axes = _axes(x, axis)
-    xmax = jnp.max(x, axis=axes, keepdims=True, where=where,
-                   initial=-np.inf if where is not None else initial)
-    xmax = lax.stop_gradient(_uf.where(jnp.isfinite(xmax), xmax, 0.0))
-    unnormalized = _uf.exp(_uf.subtract(x, xmax))
-    if where is not None:
-        unnormalized = _uf.where(where, unnormalized, 0.0)
-    return _uf.true_divide(unnormalized, jnp.sum(unnormalized, axis=axes, keepdims=True))
-
-
-def log_softmax(x, axis=-1, where=None, initial=None):
-    jnp = _jnp()
-    x = _inexact("log_softmax", x)
-    axes = _axes(x, axis)
-    xmax = jnp.max(x, axis=axes, keepdims=True, where=where,
-                   initial=-np.inf if where is not None else initial)
-    xmax = lax.stop_gradient(_uf.where(jnp.isfinite(xmax), xmax, 0.0))
-    shifted = _uf.subtract(x, xmax)
-    e = _uf.exp(shifted)
-    if where is not None:
-        e = _uf.where(where, e, 0.0)
-    out = _uf.subtract(shifted, _uf.log(jnp.sum(e, axis=axes, keepdims=True)))
-    if where is not None:
-        out = _uf.where(where, out, -np.inf)
-    return out
-
-
 def one_hot(x, num_classes, *, dtype=None, axis=-1):
     """x[..., None] == arange(num_classes), as `dtype` (default float)."""
     x = asarray_operand(x)
@@ -193,7 +155,6 @@ def one_hot(x, num_classes, *, dtype=None, axis=-1):
 
 
 def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5, where=None):
-    jnp = _jnp()
     x = _inexact("standardize", x)
     axes = _axes(x, axis)
     if mean is None:
@@ -226,7 +187,6 @@ def log1mexp(x):
 
 
 def logmeanexp(x, axis=None, where=None, keepdims=False):
-    jnp = _jnp()
     x = _inexact("logmeanexp", x)
     lse = logsumexp(x, axis=axis, keepdims=keepdims, where=where)
     if where is None:
@@ -243,7 +203,6 @@ def dot_product_attention(query, key, value, bias=None, mask=None, *, scale=None
                           local_window_size=None, implementation=None):
     """softmax(q k^T * scale + bias, masked) v for (B, T, N, H) or (T, N, H) inputs
     (the XLA formulation of jax.nn.dot_product_attention)."""
-    jnp = _jnp()
     q, k, v = (asarray_operand(t) for t in (query, key, value))
     batched = core.get_aval(q).ndim == 4
     if not batched:
@@ -275,6 +234,5 @@ def dot_product_attention(query, key, value, bias=None, mask=None, *, scale=None
 def __getattr__(name):
     if name.startswith("__"):
         raise AttributeError(name)
-    from ..errors import NotImplementedInAstjaxError
     raise NotImplementedInAstjaxError(f"astjax.nn.{name} is not implemented",
                                       hint="docs/api.md lists what is implemented")

@@ -10,6 +10,7 @@ import functools
 import numpy as np
 
 from .. import core, dtypes, lax
+from ..batching_api import vmap
 from ..errors import ArgumentError
 from . import ufuncs as uf
 from .creation import asarray
@@ -70,7 +71,6 @@ def vectorize(pyfunc, *, excluded=frozenset(), signature=None):
 
     @functools.wraps(pyfunc)
     def wrapped(*args, **kwargs):
-        from .. import vmap
         dyn = [i for i in range(len(args)) if i not in excluded]
         arrs = [asarray_operand(args[i]) for i in dyn]
         shape = uf.broadcast_shapes(*[core.get_aval(a).shape for a in arrs])

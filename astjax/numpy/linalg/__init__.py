@@ -151,10 +151,6 @@ def _col(a, k):
     return lax.index_in_dim(a, k, len(_shape(a)) - 1, False)
 
 
-def _row(a, k):
-    return lax.index_in_dim(a, k, len(_shape(a)) - 2, False)
-
-
 def lu_factor(a):
     """(lu, perm, sign): P A = L U with partial pivoting; `lu` holds U and the
     unit-lower L below the diagonal, `perm` the row permutation (int32), `sign`

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...errors import NotImplementedInAstjaxError
 from ... import core, lax
+from ... import numpy as jnp
 from ...numpy import ufuncs as _uf
-from ...numpy.ufuncs import promote_args_inexact, where
+from ...numpy.logic import i0 as _i0
+from ...numpy.ufuncs import asarray_operand, promote_args_inexact, where
 
 __all__ = ["logsumexp", "erf", "erfc", "erfinv", "gammaln", "digamma", "expit", "logit",
            "xlogy", "xlog1py", "log_softmax", "softmax", "ndtr", "ndtri", "log_ndtr",
@@ -89,7 +92,6 @@ def betaln(a, b):
 
 def factorial(n, exact=False):
     if exact:
-        from ...errors import NotImplementedInAstjaxError
         raise NotImplementedInAstjaxError("factorial(exact=True) is not implemented")
     [n] = promote_args_inexact("factorial", n)
     return where(_uf.less(n, 0), 0.0, _uf.exp(lax.lgamma(_uf.add(n, 1.0))))
@@ -120,7 +122,6 @@ def kl_div(p, q):
 
 
 def i0(x):
-    from ...numpy.logic import i0 as _i0
     return _i0(x)
 
 
@@ -154,7 +155,6 @@ def boxcox1p(x, lmbda):
 
 def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=None):
     """log(sum(b * exp(a))) computed stably (the max is subtracted first)."""
-    from ... import numpy as jnp
     if b is not None:
         a, b = promote_args_inexact("logsumexp", a, b)
     else:
@@ -183,18 +183,58 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
 
 
 def softmax(x, axis=None):
-    from ...nn import softmax as _softmax
     return _softmax(x, axis=-1 if axis is None else axis)
 
 
 def log_softmax(x, axis=None):
-    from ...nn import log_softmax as _ls
-    return _ls(x, axis=-1 if axis is None else axis)
+    return _log_softmax(x, axis=-1 if axis is None else axis)
+
+
+def _inexact_arg(name, x):
+    return promote_args_inexact(name, asarray_operand(x))[0]
+
+
+def _axes(x, axis):
+    nd = core.get_aval(x).ndim
+    if axis is None:
+        return tuple(range(nd))
+    return tuple(a % nd for a in ((axis,) if isinstance(axis, int) else axis))
+
+
+def _softmax(x, axis=-1, where=None, initial=None):
+    """`jax.nn.softmax` (re-exported by `astjax.nn`)."""
+    x = _inexact_arg("softmax", x)
+    axes = _axes(x, axis)
+    xmax = jnp.max(x, axis=axes, keepdims=True, where=where,
+                   initial=-np.inf if where is not None else initial)
+    xmax = lax.stop_gradient(_uf.where(jnp.isfinite(xmax), xmax, 0.0))
+    unnormalized = _uf.exp(_uf.subtract(x, xmax))
+    if where is not None:
+        unnormalized = _uf.where(where, unnormalized, 0.0)
+    return _uf.true_divide(unnormalized, jnp.sum(unnormalized, axis=axes, keepdims=True))
+
+
+def _log_softmax(x, axis=-1, where=None, initial=None):
+    """`jax.nn.log_softmax` (re-exported by `astjax.nn`)."""
+    x = _inexact_arg("log_softmax", x)
+    axes = _axes(x, axis)
+    xmax = jnp.max(x, axis=axes, keepdims=True, where=where,
+                   initial=-np.inf if where is not None else initial)
+    xmax = lax.stop_gradient(_uf.where(jnp.isfinite(xmax), xmax, 0.0))
+    shifted = _uf.subtract(x, xmax)
+    e = _uf.exp(shifted)
+    if where is not None:
+        e = _uf.where(where, e, 0.0)
+    out = _uf.subtract(shifted, _uf.log(jnp.sum(e, axis=axes, keepdims=True)))
+    if where is not None:
+        out = _uf.where(where, out, -np.inf)
+    return out
+
+
 
 
 def __getattr__(name):
     if name.startswith("__"):
         raise AttributeError(name)
-    from ...errors import NotImplementedInAstjaxError
     raise NotImplementedInAstjaxError(f"astjax.scipy.special.{name} is not implemented",
                                       hint="docs/api.md lists what is implemented")
