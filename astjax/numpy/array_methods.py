@@ -39,6 +39,13 @@ def _method(name):
     return m
 
 
+# Array methods that are the `astjax.numpy` function of the same name.
+_METHODS = ("sum", "mean", "prod", "max", "min", "any", "all", "argmax", "argmin",
+            "cumsum", "cumprod", "var", "std", "ravel", "flatten", "squeeze", "clip",
+            "dot", "round", "conj", "conjugate", "nonzero", "sort", "argsort",
+            "swapaxes", "repeat", "take", "trace", "diagonal", "ptp")
+
+
 class ArrayMethods:
     __slots__ = ()
 
@@ -118,12 +125,6 @@ class ArrayMethods:
             axes = axes[0]
         return _jnp().transpose(self, axes or None)
 
-    for _n in ("sum", "mean", "prod", "max", "min", "any", "all", "argmax", "argmin",
-               "cumsum", "cumprod", "var", "std", "ravel", "flatten", "squeeze", "clip",
-               "dot", "round", "conj", "conjugate", "nonzero", "sort", "argsort",
-               "swapaxes", "repeat", "take", "trace", "diagonal", "ptp"):
-        locals()[_n] = _method(_n)
-    del _n
 
 
 # Plain NumPy on staged values: `np.sin(x)` / `np.dot(x, w)` inside a staged
@@ -161,5 +162,8 @@ def install(jnp):
         for name, value in vars(ArrayMethods).items():
             if name not in _NOT_METHODS and name not in vars(cls):
                 setattr(cls, name, value)
+        for name in _METHODS:
+            if name not in vars(cls):
+                setattr(cls, name, _method(name))
     Tracer.__array_ufunc__ = _array_ufunc
     Tracer.__array_function__ = _array_function
