@@ -22,9 +22,12 @@ try:
 except ImportError as e:  # pragma: no cover
     raise ImportError("astjax needs jaxlib==0.10.2: pip install 'jaxlib==0.10.2'") from e
 
-from astjax import core, dtypes  # noqa: E402
+from astjax import core, dtypes, tree_util  # noqa: E402
+from astjax.config import config  # noqa: E402
 from astjax.core import ShapedArray  # noqa: E402
 from astjax.errors import ArgumentError  # noqa: E402
+
+from . import compile_cache, stablehlo  # noqa: E402
 
 SUPPORTED_JAXLIB = "0.10.2"
 if jaxlib.__version__ != SUPPORTED_JAXLIB:  # pragma: no cover
@@ -241,12 +244,10 @@ def _aval_of_host(x, weak_type=None) -> ShapedArray:
 
 
 def device_get(x):
-    from astjax import tree_util
     return tree_util.tree_map(lambda a: a._value() if isinstance(a, Array) else a, x)
 
 
 def block_until_ready(x):
-    from astjax import tree_util
     for leaf in tree_util.tree_leaves(x):
         if isinstance(leaf, Array):
             leaf.block_until_ready()   # (a ShardedArray waits for all its shards)
@@ -311,7 +312,6 @@ def eager_apply(prim, args, params):
         key = None
     exe = _eager_cache.get(key) if key is not None else None
     if exe is None:
-        from . import stablehlo
         invars = [core.Var(a) for a in avals]
         out = core.abstract_eval_rules[prim](*avals, **params)
         out_avals = out if prim.multiple_results else [out]
@@ -355,7 +355,6 @@ platform_log: list = []   # why the GPU was (not) used, for astjax.default_backe
 
 
 def _requested_platforms():
-    from astjax.config import config
     want = config.read("jax_platforms") or os.environ.get("ASTJAX_PLATFORM") or ""
     return [p.strip().lower() for p in str(want).split(",") if p.strip()]
 
@@ -451,7 +450,6 @@ def platform() -> str:
 def compile_mlir(text: str, devs, options):
     """StableHLO text -> loaded executable on `devs`, through the persistent compile
     cache when one is configured (codegen.compile_cache)."""
-    from . import compile_cache
     return compile_cache.compile_or_load(client(), text, devs, options)
 
 # ================================================================= several devices

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from astjax import core, dtypes
+from astjax.errors import NotImplementedInAstjaxError
 from astjax.util import Namer
 
 _ELT = {dtypes.bool_: "i1", dtypes.int8: "i8", dtypes.int16: "i16", dtypes.int32: "i32",
@@ -173,7 +174,6 @@ def lower_jaxpr(mb: ModuleBuilder, jaxpr: core.Jaxpr, consts, args, platform="cp
     for eqn in jaxpr.eqns:
         rule = core.lowering_rules.get(eqn.primitive)
         if rule is None:
-            from astjax.errors import NotImplementedInAstjaxError
             raise NotImplementedInAstjaxError(
                 f"primitive {eqn.primitive.name} has no StableHLO lowering", loc=eqn.source_info)
         ctx = RuleContext(mb, [a.aval for a in eqn.invars], [v.aval for v in eqn.outvars], platform)

@@ -18,8 +18,9 @@ Parses every module of the library (`astjax/`, `transforms/` installed as
 
 Today's violations are listed, one exact edge / module / name per entry, in the
 `TRANSITIONAL_*` allow-lists below: the tests pass now and fail on any NEW violation.
-Delete entries as the moves land (`python tests/test_architecture.py` prints what is
-left, and which entries are stale).
+Delete entries as the moves land: `python tests/test_architecture.py` prints what is
+left and which entries are stale; `--prune` deletes the stale ones; `--dump` prints
+today's violations in allow-list spelling.
 """
 from __future__ import annotations
 
@@ -98,11 +99,6 @@ astjax.batching_api -> astjax.primitives.collectives
 astjax.codegen.compile_cache -> astjax.config
 astjax.codegen.pysource -> astjax.lax
 astjax.codegen.pysource -> astjax.primitives.elementwise
-astjax.codegen.runtime -> astjax.codegen.compile_cache
-astjax.codegen.runtime -> astjax.codegen.stablehlo
-astjax.codegen.runtime -> astjax.config
-astjax.codegen.runtime -> astjax.tree_util
-astjax.codegen.stablehlo -> astjax.errors
 astjax.config -> astjax.errors
 astjax.frontend.control_flow_ops -> astjax.config
 astjax.frontend.control_flow_ops -> astjax.lax_control
@@ -1081,8 +1077,26 @@ def report() -> int:
     return 1 if total_new else 0
 
 
+def prune() -> None:
+    """Delete the stale entries (violations fixed since) from the allow-lists above."""
+    found = current()
+    stale = set()
+    for check, items in found.items():
+        stale |= set(stale_entries(check, items))
+    lines = Path(__file__).read_text(encoding="utf-8").splitlines(keepends=True)
+    start = next(i for i, x in enumerate(lines) if x.startswith("# ==")
+                 and x.rstrip().endswith(" transitional allow-lists"))
+    end = next(i for i, x in enumerate(lines) if x.startswith("# ==")
+               and x.rstrip().endswith(" reading the library"))
+    lines[start:end] = [x for x in lines[start:end] if x.strip() not in stale]
+    Path(__file__).write_text("".join(lines), encoding="utf-8")
+    print(f"removed {len(stale)} stale entries")
+
+
 if __name__ == "__main__":
-    if "--rules-json" in sys.argv:
+    if "--prune" in sys.argv:
+        prune()
+    elif "--rules-json" in sys.argv:
         print(json.dumps(rule_report()))
     elif "--dump" in sys.argv:  # today's violations, in allow-list spelling
         for check, items in current().items():
