@@ -54,17 +54,25 @@ LAYERS = [
     ("wings", ["astjax.transforms", "astjax.codegen", "astjax.frontend", "astjax.staging"]),
     ("api", ["astjax.api", "astjax.ad_api", "astjax.batching_api", "astjax.pmap_api",
              "astjax.source_api", "astjax.lax", "astjax.lax_control", "astjax.lax_indexing",
-             "astjax.lax_parallel"]),
-    ("libraries", ["astjax.numpy", "astjax.random", "astjax.scipy", "astjax.nn"]),
-    ("package", ["astjax"]),
+             "astjax.lax_parallel", "astjax.typing"]),
+    ("libraries", ["astjax.numpy", "astjax.random", "astjax.scipy", "astjax.nn",
+                   "astjax.flatten_util", "astjax.test_util"]),
+    # the package root, and what serves it as `jax` (the alias finder, its compat modules,
+    # `python -m astjax`)
+    ("package", ["astjax", "astjax.jax_alias", "astjax.compat", "astjax.__main__"]),
 ]
 # the three siblings of the wings layer: they never import each other
 WINGS = {"transforms": ["astjax.transforms"], "codegen": ["astjax.codegen"],
          "frontend": ["astjax.frontend", "astjax.staging"]}
 # libraries, lowest first (scipy.special owns the softmax family; nn re-exports it)
-LIBRARIES = ["astjax.numpy", "astjax.random", "astjax.scipy", "astjax.nn"]
+LIBRARIES = ["astjax.numpy", "astjax.random", "astjax.scipy", "astjax.nn",
+             ["astjax.flatten_util", "astjax.test_util"]]
 # the modules whose module-level `__getattr__` is their documented "not implemented" face
 NOT_IMPLEMENTED_FACES = ("astjax.numpy", "astjax.random", "astjax.scipy", "astjax.nn")
+# the one module allowed to use `importlib`: the meta-path finder serving `import jax`
+IMPORT_HOOK_MODULES = ("astjax.jax_alias",)
+# modules that mirror JAX's own module surface, private names included (`jax.version`)
+MIRRORS_OF_JAX = ("astjax.compat",)
 # rule kinds every primitive needs; also jvp unless `nondiff`, transpose if `linear`,
 # partial_eval and dce if `higher_order`; source is optional (a default prints it)
 REQUIRED_KINDS = ("impl", "abstract_eval", "lowering", "batch")
@@ -89,6 +97,7 @@ astjax.transforms.ad_rules -> astjax.lax
 
 # (b) imports inside functions, outside the primitives' later-family exception
 TRANSITIONAL_FUNCTION_IMPORTS = _lines("""
+astjax.__main__ -> astjax.jax_alias
 astjax.ad_api -> astjax.api
 astjax.ad_api -> astjax.lax
 astjax.ad_api -> astjax.primitives.ad_prims
@@ -219,6 +228,7 @@ astjax.transforms.batching_rules -> astjax.primitives.reductions
 # (b) module-level import cycles: one strongly connected component per line (a
 # component inside a listed one passes)
 TRANSITIONAL_CYCLES = _lines("""
+astjax astjax.jax_alias
 astjax.transforms.ad astjax.transforms.ad_control astjax.transforms.ad_custom astjax.transforms.ad_rules
 astjax.transforms.batching astjax.transforms.batching_custom astjax.transforms.batching_rules
 """)
@@ -713,7 +723,10 @@ def dynamic_forms(mods: dict) -> list[str]:
     out = []
     for name, (text, *_rest) in mods.items():
         tree = ast.parse(text)
+        hook = any(_prefix_match(name, p) for p in IMPORT_HOOK_MODULES)
         for node in ast.walk(tree):
+            if hook and isinstance(node, (ast.Import, ast.ImportFrom)):
+                continue
             if isinstance(node, ast.Import) and any(a.name.split(".")[0] == "importlib"
                                                     for a in node.names):
                 out.append(f"{name}: importlib")
@@ -775,6 +788,8 @@ def dead_private_names(mods: dict, use_texts: dict) -> list[str]:
         total.update(_identifiers(text))
     out = []
     for name, (text, _is_pkg, *_rest) in mods.items():
+        if any(_prefix_match(name, p) for p in MIRRORS_OF_JAX):
+            continue
         lines = text.splitlines()
         seen = set()
         for priv, a, b in private_definitions(name, text):
