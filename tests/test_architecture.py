@@ -88,20 +88,20 @@ def _lines(text: str) -> set:
 # (a) module-level edges against the layer table: "importer -> imported"
 TRANSITIONAL_EDGES = _lines("""
 astjax.frontend.control_flow_ops -> astjax.lax
-astjax.frontend.control_flow_ops -> astjax.lax_control
-astjax.transforms.ad_control -> astjax.lax
-astjax.transforms.ad_control -> astjax.lax_control
-astjax.transforms.ad_control -> astjax.staging
 astjax.transforms.ad_rules -> astjax.lax
 """)
 
 # (b) imports inside functions, outside the primitives' later-family exception
 TRANSITIONAL_FUNCTION_IMPORTS = _lines("""
+astjax.ad_api -> astjax.core
+astjax.ad_api -> astjax.primitives.scan
+astjax.frontend.control_flow_ops -> astjax.core
+astjax.transforms.ad_custom -> astjax.core
+astjax.transforms.ad_rules -> astjax.primitives.scan
 astjax.__main__ -> astjax.jax_alias
 astjax.ad_api -> astjax.api
 astjax.ad_api -> astjax.lax
 astjax.ad_api -> astjax.primitives.ad_prims
-astjax.ad_api -> astjax.transforms.ad_control
 astjax.api -> astjax.staging
 astjax.batching_api -> astjax.api
 astjax.batching_api -> astjax.primitives.collectives
@@ -110,7 +110,6 @@ astjax.codegen.pysource -> astjax.lax
 astjax.codegen.pysource -> astjax.primitives.elementwise
 astjax.config -> astjax.errors
 astjax.frontend.control_flow_ops -> astjax.config
-astjax.frontend.control_flow_ops -> astjax.lax_control
 astjax.frontend.control_flow_ops -> astjax.numpy
 astjax.frontend.control_flow_ops -> astjax.primitives.elementwise
 astjax.frontend.converter -> astjax.frontend.control_flow
@@ -118,9 +117,6 @@ astjax.frontend.converter -> astjax.frontend.operators
 astjax.frontend.operators -> astjax.frontend.control_flow_ops
 astjax.frontend.operators -> astjax.numpy
 astjax.lax -> astjax.transforms.ad
-astjax.lax_control -> astjax.lax
-astjax.lax_control -> astjax.primitives.structural
-astjax.lax_control -> astjax.staging
 astjax.lax_indexing -> astjax.lax
 astjax.lax_indexing -> astjax.primitives.indexing
 astjax.lax_parallel -> astjax.lax
@@ -211,13 +207,8 @@ astjax.transforms.ad -> astjax.primitives.ad_prims
 astjax.transforms.ad -> astjax.transforms.cse
 astjax.transforms.ad -> astjax.transforms.simplify
 astjax.transforms.ad -> astjax.tree_util
-astjax.transforms.ad_custom -> astjax.transforms.ad_control
 astjax.transforms.ad_custom -> astjax.transforms.batching
 astjax.transforms.ad_rules -> astjax.transforms.ad
-astjax.transforms.ad_rules -> astjax.transforms.ad_control
-astjax.transforms.batching -> astjax.lax
-astjax.transforms.batching -> astjax.lax_control
-astjax.transforms.batching -> astjax.primitives.control
 astjax.transforms.batching_custom -> astjax.primitives.collectives
 astjax.transforms.batching_rules -> astjax.lax
 astjax.transforms.batching_rules -> astjax.primitives.elementwise
@@ -290,7 +281,6 @@ clamp.source@astjax.codegen.pysource
 clz.source@astjax.codegen.pysource
 complex.source@astjax.codegen.pysource
 concatenate.source@astjax.codegen.pysource
-cond.source@astjax.codegen.pysource
 conj.source@astjax.codegen.pysource
 convert_element_type.source@astjax.codegen.pysource
 copy.source@astjax.codegen.pysource
@@ -353,7 +343,6 @@ reshape.source@astjax.codegen.pysource
 rev.source@astjax.codegen.pysource
 round.source@astjax.codegen.pysource
 rsqrt.source@astjax.codegen.pysource
-scan.source@astjax.codegen.pysource
 scatter-add.source@astjax.codegen.pysource
 scatter-max.source@astjax.codegen.pysource
 scatter-min.source@astjax.codegen.pysource
@@ -375,20 +364,10 @@ sub.source@astjax.codegen.pysource
 tan.source@astjax.codegen.pysource
 tanh.source@astjax.codegen.pysource
 transpose.source@astjax.codegen.pysource
-while.source@astjax.codegen.pysource
 xor.source@astjax.codegen.pysource
 all_gather.transpose@astjax.pmap_api
 pmax.jvp@astjax.pmap_api
 pmin.jvp@astjax.pmap_api
-cond.jvp@astjax.transforms.ad_control
-cond.partial_eval@astjax.transforms.ad_control
-cond.transpose@astjax.transforms.ad_control
-scan.jvp@astjax.transforms.ad_control
-scan.partial_eval@astjax.transforms.ad_control
-scan.transpose@astjax.transforms.ad_control
-while.jvp@astjax.transforms.ad_control
-while.partial_eval@astjax.transforms.ad_control
-while.transpose@astjax.transforms.ad_control
 checkpoint.batch@astjax.transforms.ad_custom
 checkpoint.dce@astjax.transforms.ad_custom
 checkpoint.jvp@astjax.transforms.ad_custom
@@ -464,9 +443,6 @@ sub.transpose@astjax.transforms.ad_rules
 transpose.transpose@astjax.transforms.ad_rules
 triangular_solve.jvp@astjax.transforms.ad_rules
 triangular_solve.transpose@astjax.transforms.ad_rules
-cond.batch@astjax.transforms.batching
-scan.batch@astjax.transforms.batching
-while.batch@astjax.transforms.batching
 custom_vjp_call.batch@astjax.transforms.batching_custom
 broadcast_in_dim.batch@astjax.transforms.batching_rules
 concatenate.batch@astjax.transforms.batching_rules
@@ -487,9 +463,6 @@ slice.batch@astjax.transforms.batching_rules
 sort.batch@astjax.transforms.batching_rules
 squeeze.batch@astjax.transforms.batching_rules
 transpose.batch@astjax.transforms.batching_rules
-cond.dce@astjax.transforms.dce
-scan.dce@astjax.transforms.dce
-while.dce@astjax.transforms.dce
 """)
 
 # (e) "primitive@module": a primitive created outside astjax/primitives/
@@ -502,7 +475,6 @@ astjax.frontend.analysis.activity._SCOPES
 astjax.frontend.canonicalize._not
 astjax.primitives.indexing._ufunc_at
 astjax.transforms.ad_rules._integer_pow_jvp
-astjax.transforms.dce._dce_sub
 """)
 
 
