@@ -18,6 +18,7 @@ import logging
 import numpy as np
 
 from .. import core, dtypes, tree_util
+from ..config import config
 from ..core import Tracer
 from ..errors import AstjaxError, ConcretizationError, LoopCarryError, user_location
 from ..primitives import elementwise as ew
@@ -254,7 +255,7 @@ def _staged_while(test_fn, body_fn, state, names, meta, what="while loop"):
     cond_j, cond_c = _stage_test(st, carry_pos, [_aval(v) for v in init],
                                  lambda s: test_fn(*s))
     outs = core.bind(while_p, *cond_c, *body_c, *init,
-                     cond_jaxpr=_closed(cond_j), body_jaxpr=_closed(body_j),
+                     cond_jaxpr=core.closure_convert(cond_j), body_jaxpr=core.closure_convert(body_j),
                      cond_nconsts=len(cond_c), body_nconsts=len(body_c))
     return _rebuild(st, carry_pos, outs)
 
@@ -279,10 +280,6 @@ def _stage_test(st, carry_pos, avals, test, extra_avals=()):
         jaxpr, consts = b.build([r])
     return jaxpr, consts
 
-
-def _closed(jaxpr):
-    from ..core import closure_convert
-    return closure_convert(jaxpr)
 
 # ------------------------------------------------------------------------ for
 
@@ -331,7 +328,6 @@ class unroll:  # noqa: N801  (used like a builtin: `for i in astjax.unroll(range
 
 
 def _unroll_factor(n, explicit):
-    from ..config import config
     if explicit is not None:
         return n if explicit is True else max(1, int(explicit))
     return n if n <= config.read("astjax_loop_unroll_threshold") else 1
@@ -507,7 +503,7 @@ def _scan_loop(iterable, body_fn, state, names, meta, factor=None, reads=None):
     m = len(xs)
     jaxpr = core.Jaxpr(jaxpr.constvars, jaxpr.invars[m:] + jaxpr.invars[:m], jaxpr.outvars,
                        jaxpr.eqns)
-    outs = core.bind(scan_p, *consts, *init, *xs, jaxpr=_closed(jaxpr), length=n, reverse=False,
+    outs = core.bind(scan_p, *consts, *init, *xs, jaxpr=core.closure_convert(jaxpr), length=n, reverse=False,
                      num_consts=len(consts), num_carry=len(init),
                      unroll=_unroll_factor(n, factor))
     k = len(init)
@@ -561,7 +557,7 @@ def _index_loop(iterable, body_fn, state, names, extra_test, meta):
     body_consts = list(body_c) + ([step] if isinstance(step, Tracer) else [])
     start = start if isinstance(start, Tracer) else np.int32(start)
     outs = core.bind(while_p, *cond_c, *body_consts, start, *init,
-                     cond_jaxpr=_closed(cond_j), body_jaxpr=_closed(bj),
+                     cond_jaxpr=core.closure_convert(cond_j), body_jaxpr=core.closure_convert(bj),
                      cond_nconsts=len(cond_c), body_nconsts=len(body_consts))
     return _rebuild(st, carry_pos, outs[1:])
 
