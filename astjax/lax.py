@@ -10,83 +10,24 @@ import numpy as np
 from . import core, dtypes
 from .core import bind
 from .errors import DTypeError
-from .primitives import elementwise as ew
 from .primitives import reductions as red
 from .primitives import structural as st
 from .primitives.reductions import dot_dims
+# The elementwise family (astjax/primitives/{comparisons,arithmetic,elementwise}.py: one
+# block per primitive, its rules and this wrapper). `not`/`and`/`or`/`xor` are Python
+# keywords: their wrappers are `bitwise_not`/`bitwise_and`/`bitwise_or`/`bitwise_xor`.
+from .primitives.elementwise import (  # noqa: F401
+    RoundingMethod, _match, abs, acos, acosh, add, add_any, asin, asinh, atan, atan2, atanh,
+    bitwise_and, bitwise_not, bitwise_or, bitwise_xor, cbrt, ceil, clz, complex, conj, cos,
+    cosh, digamma, div, eq, erf, erf_inv, erfc, exp, exp2, expm1, floor, ge, gt, imag,
+    integer_pow, is_finite, le, lgamma, log, log1p, logistic, lt, max, min, mul, ne, neg,
+    nextafter, population_count, pow, real, reciprocal, rem, round, rsqrt, shift_left,
+    shift_right_arithmetic, shift_right_logical, sign, sin, sinh, sqrt, square, sub, tan,
+    tanh)
 
 
 def _aval(x):
     return core.get_aval(x)
-
-
-def _asarray(x):
-    if isinstance(x, (list, tuple)):
-        return np.asarray(x, dtypes.canonicalize(np.asarray(x).dtype))
-    return x
-
-
-def _unary(p):
-    def f(x):
-        return bind(p, _asarray(x))
-    f.__name__ = p.name
-    return f
-
-
-def _match(x, y):
-    """Python scalars adopt the other operand's dtype (weakly)."""
-    if dtypes.is_weak_scalar(x) and not dtypes.is_weak_scalar(y):
-        x = np.asarray(x, _aval(y).dtype)[()]
-        return _weak(x), y
-    if dtypes.is_weak_scalar(y) and not dtypes.is_weak_scalar(x):
-        return x, _weak(np.asarray(y, _aval(x).dtype)[()])
-    return _asarray(x), _asarray(y)
-
-
-def _weak(v):
-    return core.WeakConst(v)
-
-
-def _binary(p):
-    def f(x, y):
-        x, y = _match(x, y)
-        return bind(p, x, y)
-    f.__name__ = p.name
-    return f
-
-
-for _name, _p in ew.UNARY.items():
-    if _name not in ("round", "integer_pow", "not"):
-        globals()[_name] = _unary(_p)
-for _name, _p in ew.BINARY.items():
-    if _name not in ("and", "or", "xor"):
-        globals()[_name] = _binary(_p)
-bitwise_not = _unary(ew.not_p)
-bitwise_and, bitwise_or, bitwise_xor = _binary(ew.and_p), _binary(ew.or_p), _binary(ew.xor_p)
-globals()["not"] = bitwise_not
-globals()["and"], globals()["or"], globals()["xor"] = bitwise_and, bitwise_or, bitwise_xor
-del _name, _p
-
-
-class RoundingMethod:
-    AWAY_FROM_ZERO = 0
-    TO_NEAREST_EVEN = 1
-
-
-def round(x, rounding_method=RoundingMethod.AWAY_FROM_ZERO):  # noqa: A001
-    return bind(ew.round_p, x, rounding_method=int(rounding_method))
-
-
-def integer_pow(x, y: int):
-    return bind(ew.integer_pow_p, x, y=int(y))
-
-
-def square(x):
-    return integer_pow(x, 2)
-
-
-def reciprocal(x):
-    return integer_pow(x, -1)
 
 
 def convert_element_type(x, new_dtype, weak_type=False):

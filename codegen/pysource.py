@@ -726,106 +726,6 @@ def _register(name, rule):
         core.source_rules[p] = rule
 
 
-def _numeric(dt):
-    return dt != dtypes.bool_
-
-
-def _operator_ok(eqn, kind):
-    """Can `x <op> y` stand for this equation exactly? Operands already of the result
-    dtype (comparisons: of one dtype), not both literals."""
-    x, y = eqn.invars
-    if isinstance(x, core.Literal) and isinstance(y, core.Literal):
-        return False
-    dt = x.aval.dtype
-    if y.aval.dtype != dt:
-        return False
-    if kind == "compare":
-        return True
-    if kind == "bits":
-        return eqn.outvars[0].aval.dtype == dt and (dtypes.is_int(dt) or dt == dtypes.bool_)
-    if eqn.outvars[0].aval.dtype != dt or not _numeric(dt):
-        return False
-    if kind == "div":
-        return dtypes.is_inexact(dt)
-    return True
-
-
-_BINOPS = {"add": (ast.Add, "arith"), "sub": (ast.Sub, "arith"), "mul": (ast.Mult, "arith"),
-           "div": (ast.Div, "div")}
-_BITOPS = {"and": ast.BitAnd, "or": ast.BitOr, "xor": ast.BitXor}
-_CMPOPS = {"eq": ast.Eq, "ne": ast.NotEq, "lt": ast.Lt, "le": ast.LtE, "gt": ast.Gt,
-           "ge": ast.GtE}
-_LAX_RENAMES = {"not": "bitwise_not", "and": "bitwise_and", "or": "bitwise_or",
-                "xor": "bitwise_xor"}
-
-
-def _binop_rule(name):
-    op, kind = _BINOPS["add" if name == "add_any" else name]
-
-    def rule(gen, eqn):
-        if _operator_ok(eqn, kind):
-            x, y = eqn.invars
-            return ast.BinOp(left=gen.arg(x, bare=True), op=op(), right=gen.arg(y, bare=True))
-        return lax_call(name, gen, eqn)
-    return rule
-
-
-def _bitop_rule(name):
-    def rule(gen, eqn):
-        if _operator_ok(eqn, "bits"):
-            x, y = eqn.invars
-            return ast.BinOp(left=gen.arg(x, bare=True), op=_BITOPS[name](),
-                             right=gen.arg(y, bare=True))
-        return lax_call(_LAX_RENAMES[name], gen, eqn)
-    return rule
-
-
-def _cmp_rule(name):
-    def rule(gen, eqn):
-        if _operator_ok(eqn, "compare"):
-            x, y = eqn.invars
-            return ast.Compare(left=gen.arg(x, bare=True), ops=[_CMPOPS[name]()],
-                               comparators=[gen.arg(y, bare=True)])
-        return lax_call(name, gen, eqn)
-    return rule
-
-
-def _unary_rule(name):
-    fname = _LAX_RENAMES.get(name, name)
-
-    def rule(gen, eqn):
-        return lax_call(fname, gen, eqn)
-    return rule
-
-
-def _neg_rule(gen, eqn):
-    (x,) = eqn.invars
-    if isinstance(x, core.Var) and _numeric(x.aval.dtype):
-        return ast.UnaryOp(op=ast.USub(), operand=gen.arg(x))
-    return lax_call("neg", gen, eqn)
-
-
-def _not_rule(gen, eqn):
-    (x,) = eqn.invars
-    if isinstance(x, core.Var) and x.aval.dtype == dtypes.bool_ and x.aval.shape == ():
-        return ast.UnaryOp(op=ast.Not(), operand=gen.arg(x))
-    if isinstance(x, core.Var) and x.aval.dtype == dtypes.bool_:
-        return call("jnp.logical_not", [gen.arg(x)])
-    return lax_call("bitwise_not", gen, eqn)
-
-
-def _integer_pow_rule(gen, eqn):
-    (x,) = eqn.invars
-    y = eqn.params["y"]
-    if isinstance(x, core.Var) and (y >= 0 or dtypes.is_inexact(x.aval.dtype)):
-        return ast.BinOp(left=gen.arg(x), op=ast.Pow(), right=pyconst(int(y)))
-    return lax_call("integer_pow", gen, eqn, pyconst(int(y)))
-
-
-def _round_rule(gen, eqn):
-    return lax_call("round", gen, eqn, pyconst(int(eqn.params.get("rounding_method", 0))))
-
-
 def _convert_rule(gen, eqn):
     (x,) = eqn.invars
     new = eqn.params["new_dtype"]
@@ -1133,22 +1033,6 @@ def _hint_from(*vs):
 
 
 def register_rules():
-    from astjax.primitives import elementwise as ew
-    for name in ew.UNARY:
-        _register(name, _unary_rule(name))
-    for name in ew.BINARY:
-        if name in _BINOPS or name == "add_any":
-            _register(name, _binop_rule(name))
-        elif name in _CMPOPS:
-            _register(name, _cmp_rule(name))
-        elif name in _BITOPS:
-            _register(name, _bitop_rule(name))
-        else:
-            _register(name, _unary_rule(name))  # lax.<name>(x, y)
-    _register("neg", _neg_rule)
-    _register("not", _not_rule)
-    _register("integer_pow", _integer_pow_rule)
-    _register("round", _round_rule)
     _register("convert_element_type", _convert_rule)
     _register("dot_general", _dot_rule)
     for r in ("reduce_sum", "reduce_prod", "reduce_max", "reduce_min", "reduce_and", "reduce_or"):

@@ -60,22 +60,9 @@ def _register(name, rule_factory, *a, **kw):
     if p is not None and p not in core.batch_rules:
         core.batch_rules[p] = rule_factory(p, *a, **kw)
 
-# ------------------------------------------------------------------- elementwise
 
-
-def _register_elementwise():
-    from astjax.primitives import elementwise as ew
-    for name, p in ew.UNARY.items():
-        if p.batch is None:
-            vectorized(p)
-    for name, p in ew.BINARY.items():
-        if p.batch is None:
-            broadcasting(p)
-
-
-_register_elementwise()
 for _n in ("convert_element_type", "copy", "bitcast_convert_type", "stop_gradient",
-           "reduce_precision", "imag", "real", "erf_inv", "random_wrap", "random_unwrap",
+           "reduce_precision", "random_wrap", "random_unwrap",
            "optimization_barrier_1"):
     _register(_n, vectorized)
 _register("select_n", broadcasting, scalar_ok={0})
@@ -364,13 +351,7 @@ for _n in ("psum", "pmax", "pmin", "axis_index", "all_gather", "ppermute", "all_
         always_batch.add(_prim(_n))
 
 
-def register_all():
-    """Register rules for primitives declared after this module was imported (call
-    again after importing a new primitive module)."""
-    _register_elementwise()
-
-
 __all__ = ["vectorized", "broadcasting", "reducer", "cumulative", "front", "no_operands",
-           "scatter_rule", "always_batch", "register_all", "not_mapped"]
+           "scatter_rule", "always_batch", "not_mapped"]
 
 from . import batching_custom  # noqa: E402,F401  (checkpoint, custom_jvp_call, custom_vjp_call)

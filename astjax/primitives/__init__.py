@@ -1,4 +1,5 @@
 """Every primitive, declared once with its rules (see `helpers` for signatures)."""
+from . import comparisons, arithmetic  # noqa: F401  (the elementwise family, before elementwise)
 from . import elementwise, structural, reductions  # noqa: F401
 from . import indexing, cumulative, sort  # noqa: F401
 from .elementwise import *  # noqa: F401,F403

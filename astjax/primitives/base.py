@@ -23,6 +23,7 @@ import numpy as np
 from .. import core, dtypes
 from ..core import ShapedArray
 from ..errors import DTypeError, ShapeError
+from ..pyast import lax_call
 
 FLOAT = "float"
 INEXACT = "inexact"
@@ -76,10 +77,18 @@ def _cast(x, dtype):
 # ----------------------------------------------------------------- elementwise
 
 
-def unop(name, np_fn, hlo, kind=FLOAT, out_dtype=None, hlo_attrs=None):
+def lax_source(name):
+    """The default printed form of an elementwise primitive: `lax.<name>(*operands)`."""
+    def rule(gen, eqn):
+        return lax_call(name, gen, eqn)
+    return rule
+
+
+def unop(name, np_fn, hlo, kind=FLOAT, out_dtype=None, hlo_attrs=None, source=None):
     """A unary elementwise primitive: `out_dtype` maps the input dtype (default same).
     Params of the primitive (e.g. `round`'s rounding_method) are passed on to
-    `np_fn` and to a callable `hlo`."""
+    `np_fn` and to a callable `hlo`. Batching is `defvectorized`; printed source is
+    `source`, by default `lax.<name>(x)`."""
     p = core.new_primitive(name)
 
     def abstract_eval(x, **params):
@@ -97,7 +106,9 @@ def unop(name, np_fn, hlo, kind=FLOAT, out_dtype=None, hlo_attrs=None):
             return hlo(ctx, x, **params)
         return ctx.op1(hlo, [x], attrs=hlo_attrs)
 
-    register(p, impl=impl, abstract_eval=abstract_eval, lowering=lowering)
+    register(p, impl=impl, abstract_eval=abstract_eval, lowering=lowering,
+             source=source or lax_source(name))
+    defvectorized(p)
     return p
 
 
@@ -109,12 +120,17 @@ def binary_shape(name, *avals):
     return shapes[0] if shapes else ()
 
 
-def binop(name, np_fn, hlo, kind=NUMBER, out_dtype=None, same_dtype=True):
+def binop(name, np_fn, hlo, kind=NUMBER, out_dtype=None, same_dtype=True, check=None,
+          source=None):
     """A binary elementwise primitive. Operands have one dtype (lax semantics) and
-    equal shapes, except that rank-0 operands broadcast (as JAX's literals do)."""
+    equal shapes, except that rank-0 operands broadcast (as JAX's literals do).
+    `check(x_aval, y_aval)` may reject operands first. Batching is
+    `defbroadcasting`; printed source is `source`, by default `lax.<name>(x, y)`."""
     p = core.new_primitive(name)
 
     def abstract_eval(x, y):
+        if check is not None:
+            check(x, y)
         check_dtype(name, kind, x, y)
         if same_dtype and x.dtype != y.dtype:
             raise DTypeError(f"`{name}` needs operands of one dtype, got "
@@ -138,7 +154,9 @@ def binop(name, np_fn, hlo, kind=NUMBER, out_dtype=None, same_dtype=True):
             return hlo(ctx, x, y)
         return ctx.op1(hlo, [x, y])
 
-    register(p, impl=impl, abstract_eval=abstract_eval, lowering=lowering)
+    register(p, impl=impl, abstract_eval=abstract_eval, lowering=lowering,
+             source=source or lax_source(name))
+    defbroadcasting(p)
     return p
 
 

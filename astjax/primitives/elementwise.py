@@ -1,8 +1,14 @@
-"""Elementwise primitives: unary math, binary arithmetic, comparisons, logic, bits.
+"""Elementwise primitives: exponentials, logarithms and roots, trigonometric and
+hyperbolic functions, special functions (erf, lgamma, ...), complex parts, pow,
+atan2 and nextafter; and, re-exported, the whole elementwise family: `arithmetic`
+(neg, add, mul, div, integer_pow, ...) and `comparisons` (eq, lt, logic, bits).
 
-Declared through the family helpers in `helpers`: one line per primitive plus its
-NumPy reference and StableHLO/CHLO op. Derivative and batching rules are attached
-by `transforms.ad` / `transforms.batching` through the same family tables.
+One block per primitive: the declaration (`base.unop`/`base.binop`: NumPy reference
+impl, abstract eval, StableHLO/CHLO lowering, the batch rule and the default printed
+form `lax.<name>(...)`), the jvp/transpose rule (`base.defjvp`/`deflinear`/...) and
+the `lax` wrapper function (`astjax.lax` re-exports it). A new elementwise primitive
+is one block here plus its tests. Rule bodies use the wrappers on Tracers, so `bind`
+stages them into the running pass's builder.
 """
 from __future__ import annotations
 
@@ -10,11 +16,26 @@ import math
 
 import numpy as np
 
-from .. import core as _core
 from .. import dtypes
-from .base import (ANY, FLOAT, INEXACT, INT, INT_BOOL, NUMBER, REAL, binop,
-                      compare_lowering, unop)
+from ..errors import DTypeError
+from .base import (ANY, FLOAT, INEXACT, _lax, bcast_rank0, binop, defjvp, deflinear,
+                   is_zero, mark_unsupported, tangent_aval, unbcast_rank0, unop)
+from .comparisons import _asarray, _match
+from .arithmetic import (Zero, _c, _real_dtype, add, div, eq, integer_pow, is_undefined, mul,
+                         neg, sub)
+# the rest of the elementwise family, re-exported (`elementwise.add_p`, `lax.add`, ...)
+from .comparisons import (and_p, bitwise_and, bitwise_not, bitwise_or,  # noqa: F401
+                          bitwise_xor, clz, clz_p, eq_p, ge, ge_p, gt, gt_p, is_finite,
+                          is_finite_p, le, le_p, lt, lt_p, ne, ne_p, not_p, or_p,
+                          population_count, population_count_p, shift_left, shift_left_p,
+                          shift_right_arithmetic, shift_right_arithmetic_p,
+                          shift_right_logical, shift_right_logical_p, xor_p)
+from .arithmetic import (RoundingMethod, abs, abs_p, add_any, add_any_p, add_p,  # noqa: F401
+                         ceil, ceil_p, div_p, floor, floor_p, integer_pow_p, max, max_p, min,
+                         min_p, mul_p, neg_p, reciprocal, rem, rem_p, round, round_p, sign,
+                         sign_p, square, sub_p)
 
+# --------------------------------------------------------------- NumPy references
 _vec = np.vectorize
 
 
@@ -80,65 +101,265 @@ def _cbrt(x):
     return np.cbrt(x)
 
 
-def _round_half_away(x):
-    return np.sign(x) * np.floor(np.abs(x) + 0.5)
-
-
 def _logistic(x):
     with np.errstate(over="ignore"):
         return 1.0 / (1.0 + np.exp(-x))
-
-
-def _popcnt(x):
-    x = np.asarray(x)
-    u = x.view(np.dtype(f"u{x.dtype.itemsize}"))
-    bits = np.unpackbits(u.reshape(-1, 1).view(np.uint8), axis=1).sum(axis=1)
-    return bits.reshape(x.shape).astype(x.dtype)
-
-
-def _clz(x):
-    x = np.asarray(x)
-    nbits = x.dtype.itemsize * 8
-    u = x.view(np.dtype(f"u{x.dtype.itemsize}")).astype(np.uint64)
-    out = np.full(x.shape, nbits, np.int64)
-    for b in range(nbits):
-        out = np.where((u >> np.uint64(b)) & np.uint64(1), nbits - 1 - b, out)
-    return out.astype(x.dtype)
-
-
-def _to_bool(dt):
-    return dtypes.bool_
-
-
-def _real_dtype(dt):
-    return {dtypes.complex64: dtypes.float32, dtypes.complex128: dtypes.float64}.get(
-        np.dtype(dt), np.dtype(dt))
 
 
 def _chlo(name):
     return f"chlo.{name}"
 
 
-def _round_lowering(ctx, x, rounding_method=0):
-    op = "stablehlo.round_nearest_even" if rounding_method == 1 else "stablehlo.round_nearest_afz"
-    return ctx.op1(op, [x])
+# --------------------------------------------------------------- exponentials, roots
 
 
-# ---- unary -----------------------------------------------------------------------
-neg_p = unop("neg", np.negative, "stablehlo.negate", NUMBER)
-def _unsigned(ctx):
-    return dtypes.issubdtype(ctx.avals_in[0].dtype, np.unsignedinteger)
+exp_p = unop("exp", np.exp, "stablehlo.exponential", INEXACT)
+defjvp(exp_p, lambda t, y, x: mul(t, y))
 
 
-def _sign_lowering(ctx, x):
-    if not _unsigned(ctx):  # stablehlo.sign has no unsigned form: x != 0
-        return ctx.op1("stablehlo.sign", [x])
-    a = ctx.avals_in[0]
-    zero = ctx.broadcast(ctx.constant(0, a.update(shape=())), a.update(shape=()), a)
-    ne = ctx.op1("stablehlo.compare", [x, zero], a.update(dtype=dtypes.bool_), attrs={
-        "comparison_direction": "#stablehlo<comparison_direction NE>",
-        "compare_type": "#stablehlo<comparison_type UNSIGNED>"})
-    return ctx.op1("stablehlo.convert", [ne])
+def exp(x):
+    """e ** x, elementwise."""
+    return exp_p.bind(_asarray(x))
+
+
+exp2_p = unop("exp2", np.exp2, lambda ctx, x: ctx.op1("stablehlo.exponential", [
+    ctx.op1("stablehlo.multiply", [x, ctx.broadcast(ctx.constant(math.log(2), ctx.avals_in[0].update(shape=())), ctx.avals_in[0].update(shape=()), ctx.avals_in[0])])]), INEXACT)
+defjvp(exp2_p, lambda t, y, x: mul(t, mul(y, _c(x, math.log(2)))))
+
+
+def exp2(x):
+    """2 ** x, elementwise."""
+    return exp2_p.bind(_asarray(x))
+
+
+log_p = unop("log", np.log, "stablehlo.log", INEXACT)
+defjvp(log_p, lambda t, y, x: div(t, x))
+
+
+def log(x):
+    """The natural logarithm, elementwise."""
+    return log_p.bind(_asarray(x))
+
+
+log1p_p = unop("log1p", np.log1p, "stablehlo.log_plus_one", INEXACT)
+defjvp(log1p_p, lambda t, y, x: div(t, add(x, _c(x, 1))))
+
+
+def log1p(x):
+    """log(1 + x), accurate near 0."""
+    return log1p_p.bind(_asarray(x))
+
+
+expm1_p = unop("expm1", np.expm1, "stablehlo.exponential_minus_one", INEXACT)
+defjvp(expm1_p, lambda t, y, x: mul(t, add(y, _c(x, 1))))
+
+
+def expm1(x):
+    """e ** x - 1, accurate near 0."""
+    return expm1_p.bind(_asarray(x))
+
+
+sqrt_p = unop("sqrt", np.sqrt, "stablehlo.sqrt", INEXACT)
+defjvp(sqrt_p, lambda t, y, x: div(t, mul(y, _c(x, 2))))
+
+
+def sqrt(x):
+    """The square root, elementwise."""
+    return sqrt_p.bind(_asarray(x))
+
+
+rsqrt_p = unop("rsqrt", lambda x: 1.0 / np.sqrt(x), "stablehlo.rsqrt", INEXACT)
+defjvp(rsqrt_p, lambda t, y, x: mul(t, mul(div(y, x), _c(x, -0.5))))
+
+
+def rsqrt(x):
+    """1 / sqrt(x), elementwise."""
+    return rsqrt_p.bind(_asarray(x))
+
+
+cbrt_p = unop("cbrt", _cbrt, "stablehlo.cbrt")
+defjvp(cbrt_p, lambda t, y, x: mul(t, mul(integer_pow(y, -2), _c(x, 1 / 3))))
+
+
+def cbrt(x):
+    """The real cube root, elementwise."""
+    return cbrt_p.bind(_asarray(x))
+
+
+# ------------------------------------------------------------ trigonometric, hyperbolic
+
+
+sin_p = unop("sin", np.sin, "stablehlo.sine", INEXACT)
+defjvp(sin_p, lambda t, y, x: mul(t, cos(x)))
+
+
+def sin(x):
+    """The sine, elementwise."""
+    return sin_p.bind(_asarray(x))
+
+
+cos_p = unop("cos", np.cos, "stablehlo.cosine", INEXACT)
+defjvp(cos_p, lambda t, y, x: neg(mul(t, sin(x))))
+
+
+def cos(x):
+    """The cosine, elementwise."""
+    return cos_p.bind(_asarray(x))
+
+
+tan_p = unop("tan", np.tan, "stablehlo.tan", INEXACT)
+defjvp(tan_p, lambda t, y, x: mul(t, add(_c(x, 1), integer_pow(y, 2))))
+
+
+def tan(x):
+    """The tangent, elementwise."""
+    return tan_p.bind(_asarray(x))
+
+
+asin_p = unop("asin", np.arcsin, _chlo("asin"), INEXACT)
+defjvp(asin_p, lambda t, y, x: mul(t, rsqrt(sub(_c(x, 1), integer_pow(x, 2)))))
+
+
+def asin(x):
+    """The inverse sine, elementwise."""
+    return asin_p.bind(_asarray(x))
+
+
+acos_p = unop("acos", np.arccos, _chlo("acos"), INEXACT)
+defjvp(acos_p, lambda t, y, x: neg(mul(t, rsqrt(sub(_c(x, 1), integer_pow(x, 2))))))
+
+
+def acos(x):
+    """The inverse cosine, elementwise."""
+    return acos_p.bind(_asarray(x))
+
+
+atan_p = unop("atan", np.arctan, _chlo("atan"), INEXACT)
+defjvp(atan_p, lambda t, y, x: div(t, add(_c(x, 1), integer_pow(x, 2))))
+
+
+def atan(x):
+    """The inverse tangent, elementwise."""
+    return atan_p.bind(_asarray(x))
+
+
+sinh_p = unop("sinh", np.sinh, _chlo("sinh"), INEXACT)
+defjvp(sinh_p, lambda t, y, x: mul(t, cosh(x)))
+
+
+def sinh(x):
+    """The hyperbolic sine, elementwise."""
+    return sinh_p.bind(_asarray(x))
+
+
+cosh_p = unop("cosh", np.cosh, _chlo("cosh"), INEXACT)
+defjvp(cosh_p, lambda t, y, x: mul(t, sinh(x)))
+
+
+def cosh(x):
+    """The hyperbolic cosine, elementwise."""
+    return cosh_p.bind(_asarray(x))
+
+
+tanh_p = unop("tanh", np.tanh, "stablehlo.tanh", INEXACT)
+defjvp(tanh_p, lambda t, y, x: mul(t, sub(_c(x, 1), integer_pow(y, 2))))
+
+
+def tanh(x):
+    """The hyperbolic tangent, elementwise."""
+    return tanh_p.bind(_asarray(x))
+
+
+asinh_p = unop("asinh", np.arcsinh, _chlo("asinh"), INEXACT)
+defjvp(asinh_p, lambda t, y, x: mul(t, rsqrt(add(integer_pow(x, 2), _c(x, 1)))))
+
+
+def asinh(x):
+    """The inverse hyperbolic sine, elementwise."""
+    return asinh_p.bind(_asarray(x))
+
+
+acosh_p = unop("acosh", np.arccosh, _chlo("acosh"), INEXACT)
+defjvp(acosh_p, lambda t, y, x: mul(t, rsqrt(mul(sub(x, _c(x, 1)), add(x, _c(x, 1))))))
+
+
+def acosh(x):
+    """The inverse hyperbolic cosine, elementwise."""
+    return acosh_p.bind(_asarray(x))
+
+
+atanh_p = unop("atanh", np.arctanh, _chlo("atanh"), INEXACT)
+defjvp(atanh_p, lambda t, y, x: div(t, sub(_c(x, 1), integer_pow(x, 2))))
+
+
+def atanh(x):
+    """The inverse hyperbolic tangent, elementwise."""
+    return atanh_p.bind(_asarray(x))
+
+
+logistic_p = unop("logistic", _logistic, "stablehlo.logistic", INEXACT)
+defjvp(logistic_p, lambda t, y, x: mul(t, mul(y, sub(_c(x, 1), y))))
+
+
+def logistic(x):
+    """1 / (1 + e ** -x), elementwise."""
+    return logistic_p.bind(_asarray(x))
+
+# ------------------------------------------------------------------ special functions
+
+
+erf_p = unop("erf", _np_special("erf"), _chlo("erf"))
+defjvp(erf_p, lambda t, y, x: mul(t, mul(_c(x, 2 / math.sqrt(math.pi)),
+                                         exp(neg(integer_pow(x, 2))))))
+
+
+def erf(x):
+    """The error function, elementwise."""
+    return erf_p.bind(_asarray(x))
+
+
+erfc_p = unop("erfc", _np_special("erfc"), _chlo("erfc"))
+defjvp(erfc_p, lambda t, y, x: mul(t, mul(_c(x, -2 / math.sqrt(math.pi)),
+                                          exp(neg(integer_pow(x, 2))))))
+
+
+def erfc(x):
+    """1 - erf(x), elementwise."""
+    return erfc_p.bind(_asarray(x))
+
+
+erf_inv_p = unop("erf_inv", _erf_inv, _chlo("erf_inv"))
+defjvp(erf_inv_p, lambda t, y, x: mul(t, mul(_c(x, math.sqrt(math.pi) / 2),
+                                             exp(integer_pow(y, 2)))))
+
+
+def erf_inv(x):
+    """The inverse of erf, elementwise."""
+    return erf_inv_p.bind(_asarray(x))
+
+
+lgamma_p = unop("lgamma", _np_special("lgamma"), _chlo("lgamma"))
+defjvp(lgamma_p, lambda t, y, x: mul(t, digamma(x)))
+
+
+def lgamma(x):
+    """log |Gamma(x)|, elementwise."""
+    return lgamma_p.bind(_asarray(x))
+
+
+digamma_p = unop("digamma", _digamma, _chlo("digamma"))
+mark_unsupported(digamma_p, "jvp", "the derivative of digamma (polygamma) is not implemented")
+
+
+def digamma(x):
+    """The derivative of lgamma, elementwise."""
+    return digamma_p.bind(_asarray(x))
+
+# ------------------------------------------------------------------- complex parts
+
+
+def _imag_op(ctx, x):
+    return ctx.op1("stablehlo.imag", [x])
 
 
 def _part_lowering(op):
@@ -153,175 +374,117 @@ def _part_lowering(op):
     return rule
 
 
-def _imag_op(ctx, x):
-    return ctx.op1("stablehlo.imag", [x])
-
-
-def _minmax_lowering(hlo, direction):
-    def rule(ctx, x, y):
-        if not dtypes.issubdtype(ctx.avals_in[0].dtype, np.complexfloating):
-            return ctx.op1(hlo, [x, y])
-        from .base import complex_order_lowering
-        b = ctx.avals_out[0].update(dtype=dtypes.bool_)
-        pick = complex_order_lowering(ctx, x, y, direction)
-        xnan = ctx.op1("stablehlo.compare", [x, x], b, attrs={
-            "comparison_direction": "#stablehlo<comparison_direction NE>",
-            "compare_type": "#stablehlo<comparison_type FLOAT>"})
-        return ctx.op1("stablehlo.select", [ctx.op1("stablehlo.or", [pick, xnan], b), x, y])
-    return rule
-
-
-sign_p = unop("sign", np.sign, _sign_lowering, NUMBER)
-floor_p = unop("floor", np.floor, "stablehlo.floor")
-ceil_p = unop("ceil", np.ceil, "stablehlo.ceil")
-abs_p = unop("abs", np.abs, lambda ctx, x: x if _unsigned(ctx) else ctx.op1("stablehlo.abs", [x]),
-             NUMBER, out_dtype=_real_dtype)
-exp_p = unop("exp", np.exp, "stablehlo.exponential", INEXACT)
-exp2_p = unop("exp2", np.exp2, lambda ctx, x: ctx.op1("stablehlo.exponential", [
-    ctx.op1("stablehlo.multiply", [x, ctx.broadcast(ctx.constant(math.log(2), ctx.avals_in[0].update(shape=())), ctx.avals_in[0].update(shape=()), ctx.avals_in[0])])]), INEXACT)
-log_p = unop("log", np.log, "stablehlo.log", INEXACT)
-log1p_p = unop("log1p", np.log1p, "stablehlo.log_plus_one", INEXACT)
-expm1_p = unop("expm1", np.expm1, "stablehlo.exponential_minus_one", INEXACT)
-sqrt_p = unop("sqrt", np.sqrt, "stablehlo.sqrt", INEXACT)
-rsqrt_p = unop("rsqrt", lambda x: 1.0 / np.sqrt(x), "stablehlo.rsqrt", INEXACT)
-cbrt_p = unop("cbrt", _cbrt, "stablehlo.cbrt")
-sin_p = unop("sin", np.sin, "stablehlo.sine", INEXACT)
-cos_p = unop("cos", np.cos, "stablehlo.cosine", INEXACT)
-tan_p = unop("tan", np.tan, "stablehlo.tan", INEXACT)
-asin_p = unop("asin", np.arcsin, _chlo("asin"), INEXACT)
-acos_p = unop("acos", np.arccos, _chlo("acos"), INEXACT)
-atan_p = unop("atan", np.arctan, _chlo("atan"), INEXACT)
-sinh_p = unop("sinh", np.sinh, _chlo("sinh"), INEXACT)
-cosh_p = unop("cosh", np.cosh, _chlo("cosh"), INEXACT)
-tanh_p = unop("tanh", np.tanh, "stablehlo.tanh", INEXACT)
-asinh_p = unop("asinh", np.arcsinh, _chlo("asinh"), INEXACT)
-acosh_p = unop("acosh", np.arccosh, _chlo("acosh"), INEXACT)
-atanh_p = unop("atanh", np.arctanh, _chlo("atanh"), INEXACT)
-logistic_p = unop("logistic", _logistic, "stablehlo.logistic", INEXACT)
-erf_p = unop("erf", _np_special("erf"), _chlo("erf"))
-erfc_p = unop("erfc", _np_special("erfc"), _chlo("erfc"))
-erf_inv_p = unop("erf_inv", _erf_inv, _chlo("erf_inv"))
-lgamma_p = unop("lgamma", _np_special("lgamma"), _chlo("lgamma"))
-digamma_p = unop("digamma", _digamma, _chlo("digamma"))
-is_finite_p = unop("is_finite", np.isfinite, "stablehlo.is_finite", FLOAT, out_dtype=_to_bool)
-not_p = unop("not", lambda x: np.invert(x) if x.dtype != np.bool_ else np.logical_not(x),
-             "stablehlo.not", INT_BOOL)
-population_count_p = unop("population_count", _popcnt, "stablehlo.popcnt", INT)
-clz_p = unop("clz", _clz, "stablehlo.count_leading_zeros", INT)
 real_p = unop("real", np.real, _part_lowering(lambda ctx, x: ctx.op1("stablehlo.real", [x])),
               ANY, out_dtype=_real_dtype)
+deflinear(real_p, lambda ct, x: [Zero(x.aval) if is_zero(ct) else complex(
+    ct, _lax().full_like(ct, 0)) if dtypes.issubdtype(x.aval.dtype, np.complexfloating) else ct])
+
+
+def real(x):
+    """The real part, elementwise (x itself for real x)."""
+    return real_p.bind(_asarray(x))
+
+
 imag_p = unop("imag", np.imag, _part_lowering(_imag_op), ANY, out_dtype=_real_dtype)
+deflinear(imag_p, lambda ct, x: [Zero(x.aval) if is_zero(ct) else complex(
+    _lax().full_like(ct, 0), neg(ct))])
+
+
+def imag(x):
+    """The imaginary part, elementwise (zeros for real x)."""
+    return imag_p.bind(_asarray(x))
+
+
 conj_p = unop("conj", np.conj, _part_lowering(lambda ctx, x: ctx.op1("stablehlo.complex", [
     ctx.op1("stablehlo.real", [x], ctx.avals_in[0].update(dtype=_real_dtype(ctx.avals_in[0].dtype))),
     ctx.op1("stablehlo.negate", [ctx.op1("stablehlo.imag", [x], ctx.avals_in[0].update(dtype=_real_dtype(ctx.avals_in[0].dtype)))],
             ctx.avals_in[0].update(dtype=_real_dtype(ctx.avals_in[0].dtype)))])), INEXACT)
-round_p = unop("round", lambda x, rounding_method=0: np.round(x) if rounding_method == 1
-               else _round_half_away(x), _round_lowering)
+deflinear(conj_p, lambda ct, x: [Zero(x.aval) if is_zero(ct) else conj(ct)])
 
 
-def _np_integer_pow(x, *, y):
-    return np.power(x, y) if y >= 0 else 1 / np.power(x, -y)
+def conj(x):
+    """The complex conjugate, elementwise."""
+    return conj_p.bind(_asarray(x))
 
 
-def _integer_pow_lowering(ctx, x, *, y):
-    """x ** y for a static integer y, by repeated squaring."""
-    aval = ctx.avals_in[0]
-    scalar = aval.update(shape=())
-    acc, base, n = None, x, abs(y)
-    while n:
-        if n & 1:
-            acc = base if acc is None else ctx.op1("stablehlo.multiply", [acc, base])
-        n >>= 1
-        if n:
-            base = ctx.op1("stablehlo.multiply", [base, base])
-    if acc is None:
-        acc = ctx.broadcast(ctx.constant(1, scalar), scalar, aval)
-    if y < 0:
-        one = ctx.broadcast(ctx.constant(1, scalar), scalar, aval)
-        acc = ctx.op1("stablehlo.divide", [one, acc])
-    return acc
-
-
-integer_pow_p = unop("integer_pow", _np_integer_pow, _integer_pow_lowering, NUMBER)
-
-# ---- binary ----------------------------------------------------------------------
-add_p = binop("add", np.add, "stablehlo.add", ANY)
-sub_p = binop("sub", np.subtract, "stablehlo.subtract")
-mul_p = binop("mul", np.multiply, "stablehlo.multiply", ANY)
-
-
-def _np_div(x, y):
-    if dtypes.is_int(x.dtype):  # C-style truncation, as XLA
-        q = np.where(y == 0, -1, np.abs(x) // np.where(y == 0, 1, np.abs(y)))
-        q = np.where((x < 0) != (y < 0), -q, q)
-        return np.where(y == 0, ~np.zeros_like(x), q)  # XLA: x / 0 is all ones
-    return np.true_divide(x, y)
-
-
-def _np_rem(x, y):
-    if dtypes.is_int(x.dtype):
-        return np.where(y == 0, x, np.fmod(x, np.where(y == 0, 1, y)))
-    return np.fmod(x, y)
-
-
-div_p = binop("div", _np_div, "stablehlo.divide")
-rem_p = binop("rem", _np_rem, "stablehlo.remainder", REAL)
-pow_p = binop("pow", np.power, "stablehlo.power", INEXACT)
-max_p = binop("max", np.maximum, _minmax_lowering("stablehlo.maximum", "GT"), ANY)
-min_p = binop("min", np.minimum, _minmax_lowering("stablehlo.minimum", "LT"), ANY)
-atan2_p = binop("atan2", np.arctan2, "stablehlo.atan2", FLOAT)
-nextafter_p = binop("nextafter", np.nextafter, _chlo("next_after"), FLOAT)
-and_p = binop("and", lambda x, y: x & y, "stablehlo.and", INT_BOOL)
-or_p = binop("or", lambda x, y: x | y, "stablehlo.or", INT_BOOL)
-xor_p = binop("xor", lambda x, y: x ^ y, "stablehlo.xor", INT_BOOL)
-
-
-def _shift(op):
-    def f(x, y):
-        nbits = x.dtype.itemsize * 8
-        u = np.dtype(f"u{x.dtype.itemsize}")
-        big = (y.astype(u) >= nbits) if y.dtype.kind != "u" else (y >= nbits)
-        y_safe = np.where(big, 0, y).astype(x.dtype)
-        if op == "l":
-            r = np.left_shift(x, y_safe)
-            return np.where(big, 0, r)
-        if op == "ra":  # on the signed view of the bits, as XLA (also for unsigned)
-            s = np.dtype(f"i{x.dtype.itemsize}")
-            xs = x.view(s)
-            r = np.right_shift(xs, y_safe.view(s))
-            return np.where(big, np.where(xs < 0, -1, 0), r).astype(s).view(x.dtype)
-        r = np.right_shift(x.view(u), y_safe.view(u)).view(x.dtype)
-        return np.where(big, 0, r)
-    return f
-
-
-shift_left_p = binop("shift_left", _shift("l"), "stablehlo.shift_left", INT)
-shift_right_arithmetic_p = binop("shift_right_arithmetic", _shift("ra"),
-                                 "stablehlo.shift_right_arithmetic", INT)
-shift_right_logical_p = binop("shift_right_logical", _shift("rl"),
-                              "stablehlo.shift_right_logical", INT)
-
-eq_p = binop("eq", np.equal, compare_lowering("EQ"), ANY, out_dtype=_to_bool)
-ne_p = binop("ne", np.not_equal, compare_lowering("NE"), ANY, out_dtype=_to_bool)
-lt_p = binop("lt", np.less, compare_lowering("LT"), ANY, out_dtype=_to_bool)
-le_p = binop("le", np.less_equal, compare_lowering("LE"), ANY, out_dtype=_to_bool)
-gt_p = binop("gt", np.greater, compare_lowering("GT"), ANY, out_dtype=_to_bool)
-ge_p = binop("ge", np.greater_equal, compare_lowering("GE"), ANY, out_dtype=_to_bool)
-# add_any: the sum of two cotangents (JAX's name), kept distinct so that it prints
-# as JAX does and simplification can see accumulations.
-add_any_p = binop("add_any", np.add, "stablehlo.add", ANY)
-complex_p = binop("complex", lambda x, y: x + 1j * y, "stablehlo.complex", FLOAT,
-                  out_dtype=lambda d: dtypes.complex128 if d == dtypes.float64 else dtypes.complex64)
-
-
-def _complex_ae(x, y, _ae=_core.abstract_eval_rules[complex_p]):
+def _complex_check(x, y):
     if x.dtype not in (dtypes.float32, dtypes.float64):
-        from ..errors import DTypeError
         raise DTypeError(f"`complex` needs float32 or float64 parts, got {x.str_short()}")
-    return _ae(x, y)
 
 
-_core.abstract_eval_rules[complex_p] = _complex_ae
+def _complex_transpose(ct, x, y):
+    if is_zero(ct):
+        return [Zero(tangent_aval(x)), Zero(tangent_aval(y))]
+    re, im = real(ct), neg(imag(ct))
+    return [unbcast_rank0(re, tangent_aval(x)) if is_undefined(x) else None,
+            unbcast_rank0(neg(im), tangent_aval(y)) if is_undefined(y) else None]
+
+
+complex_p = binop("complex", lambda x, y: x + 1j * y, "stablehlo.complex", FLOAT,
+                  out_dtype=lambda d: dtypes.complex128 if d == dtypes.float64 else dtypes.complex64,
+                  check=_complex_check)
+deflinear(complex_p, _complex_transpose)
+
+
+def complex(x, y):  # noqa: A001
+    """x + i y from float32/float64 parts."""
+    return complex_p.bind(*_match(x, y))
+
+def _pow_jvp_x(t, z, x, y):
+    # d/dx x**y = y * x**(y-1), taking 0 where y == 0 (as JAX)
+    lax = _lax()
+    ym1 = sub(y, _c(y, 1))
+    d = mul(y, pow(x, ym1))
+    d = lax.select(eq(bcast_rank0(y, tangent_aval(z).shape), _c(y, 0)),
+                   lax.full_like(z, 0), bcast_rank0(d, tangent_aval(z).shape))
+    return mul(t, d)
+
+
+def _pow_jvp_y(t, z, x, y):
+    # d/dy x**y = log(x) * x**y, taking 0 where x == 0 and y >= 0
+    lax = _lax()
+    lx = log(bcast_rank0(x, tangent_aval(z).shape))
+    safe = lax.select(eq(bcast_rank0(x, tangent_aval(z).shape), _c(x, 0)),
+                      lax.full_like(z, 0), lx)
+    return mul(t, mul(safe, z))
+
+
+pow_p = binop("pow", np.power, "stablehlo.power", INEXACT)
+defjvp(pow_p, _pow_jvp_x, _pow_jvp_y)
+
+
+def pow(x, y):  # noqa: A001
+    """x ** y, elementwise."""
+    return pow_p.bind(*_match(x, y))
+
+
+def _atan2_x(t, z, x, y):
+    return mul(t, div(y, add(integer_pow(x, 2), integer_pow(y, 2))))
+
+
+def _atan2_y(t, z, x, y):
+    return mul(t, neg(div(x, add(integer_pow(x, 2), integer_pow(y, 2)))))
+
+
+atan2_p = binop("atan2", np.arctan2, "stablehlo.atan2", FLOAT)
+defjvp(atan2_p, _atan2_x, _atan2_y)
+
+
+def atan2(x, y):
+    """The angle of the point (y, x) -- atan(x / y) in the right quadrant."""
+    return atan2_p.bind(*_match(x, y))
+
+
+nextafter_p = binop("nextafter", np.nextafter, _chlo("next_after"), FLOAT)
+mark_unsupported(nextafter_p, "jvp", "nextafter has no derivative (as in JAX)")
+
+
+def nextafter(x, y):
+    """The next representable value after x towards y."""
+    return nextafter_p.bind(*_match(x, y))
+
+# ------------------------------------------------------------ the elementwise tables
+# Every elementwise primitive by name (tests walk them).
 
 UNARY = {p.name: p for p in [neg_p, sign_p, floor_p, ceil_p, round_p, abs_p, exp_p, exp2_p,
                              log_p, log1p_p, expm1_p, sqrt_p, rsqrt_p, cbrt_p, sin_p, cos_p,

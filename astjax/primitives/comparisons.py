@@ -1,0 +1,303 @@
+"""Elementwise comparisons, logic and bit operations: eq/ne/lt/le/gt/ge, is_finite,
+not/and/or/xor, the shifts, population_count and clz.
+
+Their values are bool or integer, so they have no derivative (`nondiff`). Each
+primitive is one block: its declaration (impl, abstract eval and lowering through
+`base.unop`/`base.binop`, which also give the batch rule and the default printed
+form `lax.<name>(...)`), any printed-source template, and its `lax` wrapper
+(`astjax.lax` re-exports the wrappers).
+
+Also here, first among the elementwise families, the helpers every elementwise
+wrapper and printed-source template shares: `_asarray`, `_match` (JAX's weak
+Python scalars take the other operand's dtype) and `_operator_ok`.
+"""
+from __future__ import annotations
+
+import ast
+
+import numpy as np
+
+from .. import core, dtypes
+from ..pyast import call, lax_call
+from .base import ANY, FLOAT, INT, INT_BOOL, binop, compare_lowering, nondiff, unop
+
+# ------------------------------------------------- wrappers' and templates' helpers
+
+
+def _aval(x):
+    return core.get_aval(x)
+
+
+def _asarray(x):
+    if isinstance(x, (list, tuple)):
+        return np.asarray(x, dtypes.canonicalize(np.asarray(x).dtype))
+    return x
+
+
+def _match(x, y):
+    """Python scalars adopt the other operand's dtype (weakly)."""
+    if dtypes.is_weak_scalar(x) and not dtypes.is_weak_scalar(y):
+        x = np.asarray(x, _aval(y).dtype)[()]
+        return _weak(x), y
+    if dtypes.is_weak_scalar(y) and not dtypes.is_weak_scalar(x):
+        return x, _weak(np.asarray(y, _aval(x).dtype)[()])
+    return _asarray(x), _asarray(y)
+
+
+def _weak(v):
+    return core.WeakConst(v)
+
+
+def _numeric(dt):
+    return dt != dtypes.bool_
+
+
+def _operator_ok(eqn, kind):
+    """Can `x <op> y` stand for this equation exactly? Operands already of the result
+    dtype (comparisons: of one dtype), not both literals."""
+    x, y = eqn.invars
+    if isinstance(x, core.Literal) and isinstance(y, core.Literal):
+        return False
+    dt = x.aval.dtype
+    if y.aval.dtype != dt:
+        return False
+    if kind == "compare":
+        return True
+    if kind == "bits":
+        return eqn.outvars[0].aval.dtype == dt and (dtypes.is_int(dt) or dt == dtypes.bool_)
+    if eqn.outvars[0].aval.dtype != dt or not _numeric(dt):
+        return False
+    if kind == "div":
+        return dtypes.is_inexact(dt)
+    return True
+
+
+def _infix_source(op, kind, fname=None):
+    """Printed source `x <op> y` when `_operator_ok(eqn, kind)`, else
+    `lax.<fname>(x, y)` (default: the primitive's name)."""
+    def rule(gen, eqn):
+        if _operator_ok(eqn, kind):
+            x, y = eqn.invars
+            return ast.BinOp(left=gen.arg(x, bare=True), op=op(), right=gen.arg(y, bare=True))
+        return lax_call(fname or eqn.primitive.name, gen, eqn)
+    return rule
+
+
+def _to_bool(dt):
+    return dtypes.bool_
+
+# ------------------------------------------------------------------- comparisons
+
+
+def _compare_source(op):
+    """`x <op> y` when exact, else `lax.<name>(x, y)`."""
+    def rule(gen, eqn):
+        if _operator_ok(eqn, "compare"):
+            x, y = eqn.invars
+            return ast.Compare(left=gen.arg(x, bare=True), ops=[op()],
+                               comparators=[gen.arg(y, bare=True)])
+        return lax_call(eqn.primitive.name, gen, eqn)
+    return rule
+
+
+eq_p = binop("eq", np.equal, compare_lowering("EQ"), ANY, out_dtype=_to_bool,
+             source=_compare_source(ast.Eq))
+nondiff(eq_p)
+
+
+def eq(x, y):
+    """`x == y`, elementwise."""
+    return eq_p.bind(*_match(x, y))
+
+
+ne_p = binop("ne", np.not_equal, compare_lowering("NE"), ANY, out_dtype=_to_bool,
+             source=_compare_source(ast.NotEq))
+nondiff(ne_p)
+
+
+def ne(x, y):
+    """`x != y`, elementwise."""
+    return ne_p.bind(*_match(x, y))
+
+
+lt_p = binop("lt", np.less, compare_lowering("LT"), ANY, out_dtype=_to_bool,
+             source=_compare_source(ast.Lt))
+nondiff(lt_p)
+
+
+def lt(x, y):
+    """`x < y`, elementwise (complex: lexicographic, as NumPy)."""
+    return lt_p.bind(*_match(x, y))
+
+
+le_p = binop("le", np.less_equal, compare_lowering("LE"), ANY, out_dtype=_to_bool,
+             source=_compare_source(ast.LtE))
+nondiff(le_p)
+
+
+def le(x, y):
+    """`x <= y`, elementwise."""
+    return le_p.bind(*_match(x, y))
+
+
+gt_p = binop("gt", np.greater, compare_lowering("GT"), ANY, out_dtype=_to_bool,
+             source=_compare_source(ast.Gt))
+nondiff(gt_p)
+
+
+def gt(x, y):
+    """`x > y`, elementwise."""
+    return gt_p.bind(*_match(x, y))
+
+
+ge_p = binop("ge", np.greater_equal, compare_lowering("GE"), ANY, out_dtype=_to_bool,
+             source=_compare_source(ast.GtE))
+nondiff(ge_p)
+
+
+def ge(x, y):
+    """`x >= y`, elementwise."""
+    return ge_p.bind(*_match(x, y))
+
+
+is_finite_p = unop("is_finite", np.isfinite, "stablehlo.is_finite", FLOAT, out_dtype=_to_bool)
+nondiff(is_finite_p)
+
+
+def is_finite(x):
+    """Elementwise: neither inf nor nan."""
+    return is_finite_p.bind(_asarray(x))
+
+# ---------------------------------------------------------------- logic and bits
+
+
+def _not_source(gen, eqn):
+    (x,) = eqn.invars
+    if isinstance(x, core.Var) and x.aval.dtype == dtypes.bool_ and x.aval.shape == ():
+        return ast.UnaryOp(op=ast.Not(), operand=gen.arg(x))
+    if isinstance(x, core.Var) and x.aval.dtype == dtypes.bool_:
+        return call("jnp.logical_not", [gen.arg(x)])
+    return lax_call("bitwise_not", gen, eqn)
+
+
+not_p = unop("not", lambda x: np.invert(x) if x.dtype != np.bool_ else np.logical_not(x),
+             "stablehlo.not", INT_BOOL, source=_not_source)
+nondiff(not_p)
+
+
+def bitwise_not(x):
+    """`~x` for integers, logical not for bools (`lax.bitwise_not`)."""
+    return not_p.bind(_asarray(x))
+
+
+and_p = binop("and", lambda x, y: x & y, "stablehlo.and", INT_BOOL,
+              source=_infix_source(ast.BitAnd, "bits", "bitwise_and"))
+nondiff(and_p)
+
+
+def bitwise_and(x, y):
+    """`x & y`, elementwise (`lax.bitwise_and`)."""
+    return and_p.bind(*_match(x, y))
+
+
+or_p = binop("or", lambda x, y: x | y, "stablehlo.or", INT_BOOL,
+             source=_infix_source(ast.BitOr, "bits", "bitwise_or"))
+nondiff(or_p)
+
+
+def bitwise_or(x, y):
+    """`x | y`, elementwise (`lax.bitwise_or`)."""
+    return or_p.bind(*_match(x, y))
+
+
+xor_p = binop("xor", lambda x, y: x ^ y, "stablehlo.xor", INT_BOOL,
+              source=_infix_source(ast.BitXor, "bits", "bitwise_xor"))
+nondiff(xor_p)
+
+
+def bitwise_xor(x, y):
+    """`x ^ y`, elementwise (`lax.bitwise_xor`)."""
+    return xor_p.bind(*_match(x, y))
+
+
+def _shift(op):
+    def f(x, y):
+        nbits = x.dtype.itemsize * 8
+        u = np.dtype(f"u{x.dtype.itemsize}")
+        big = (y.astype(u) >= nbits) if y.dtype.kind != "u" else (y >= nbits)
+        y_safe = np.where(big, 0, y).astype(x.dtype)
+        if op == "l":
+            r = np.left_shift(x, y_safe)
+            return np.where(big, 0, r)
+        if op == "ra":  # on the signed view of the bits, as XLA (also for unsigned)
+            s = np.dtype(f"i{x.dtype.itemsize}")
+            xs = x.view(s)
+            r = np.right_shift(xs, y_safe.view(s))
+            return np.where(big, np.where(xs < 0, -1, 0), r).astype(s).view(x.dtype)
+        r = np.right_shift(x.view(u), y_safe.view(u)).view(x.dtype)
+        return np.where(big, 0, r)
+    return f
+
+
+shift_left_p = binop("shift_left", _shift("l"), "stablehlo.shift_left", INT)
+nondiff(shift_left_p)
+
+
+def shift_left(x, y):
+    """`x << y`; shifts of the bit width or more give 0."""
+    return shift_left_p.bind(*_match(x, y))
+
+
+shift_right_arithmetic_p = binop("shift_right_arithmetic", _shift("ra"),
+                                 "stablehlo.shift_right_arithmetic", INT)
+nondiff(shift_right_arithmetic_p)
+
+
+def shift_right_arithmetic(x, y):
+    """`x >> y` keeping the sign bit (on the signed view of the bits, as XLA)."""
+    return shift_right_arithmetic_p.bind(*_match(x, y))
+
+
+shift_right_logical_p = binop("shift_right_logical", _shift("rl"),
+                              "stablehlo.shift_right_logical", INT)
+nondiff(shift_right_logical_p)
+
+
+def shift_right_logical(x, y):
+    """`x >> y` filling with zeros (on the unsigned view of the bits)."""
+    return shift_right_logical_p.bind(*_match(x, y))
+
+
+def _popcnt(x):
+    x = np.asarray(x)
+    u = x.view(np.dtype(f"u{x.dtype.itemsize}"))
+    bits = np.unpackbits(u.reshape(-1, 1).view(np.uint8), axis=1).sum(axis=1)
+    return bits.reshape(x.shape).astype(x.dtype)
+
+
+population_count_p = unop("population_count", _popcnt, "stablehlo.popcnt", INT)
+nondiff(population_count_p)
+
+
+def population_count(x):
+    """The number of set bits of each element."""
+    return population_count_p.bind(_asarray(x))
+
+
+def _clz(x):
+    x = np.asarray(x)
+    nbits = x.dtype.itemsize * 8
+    u = x.view(np.dtype(f"u{x.dtype.itemsize}")).astype(np.uint64)
+    out = np.full(x.shape, nbits, np.int64)
+    for b in range(nbits):
+        out = np.where((u >> np.uint64(b)) & np.uint64(1), nbits - 1 - b, out)
+    return out.astype(x.dtype)
+
+
+clz_p = unop("clz", _clz, "stablehlo.count_leading_zeros", INT)
+nondiff(clz_p)
+
+
+def clz(x):
+    """The number of leading zero bits of each element."""
+    return clz_p.bind(_asarray(x))
