@@ -17,10 +17,11 @@ import numpy as np
 
 from .. import core, dtypes
 from ..pyast import lax_call, pyconst
-from .base import (ANY, NUMBER, REAL, _lax, bcast_rank0, defjvp, deflinear, deftranspose,
+from .base import (ANY, NUMBER, REAL, _lax, bcast_rank0, complex_order_lowering, defjvp,
+                   deflinear, deftranspose, infix_source, numeric,
                    defzero, is_zero, sum_tangents, tangent_aval, unbcast_rank0, unop, binop,
                    weak_const)
-from .comparisons import _asarray, _infix_source, _match, _numeric, eq, gt, lt
+from .comparisons import _asarray, _match, eq, gt, lt
 
 Zero = core.Zero
 is_undefined = core.is_undefined
@@ -49,7 +50,7 @@ def _c(x, v):
 
 def _neg_source(gen, eqn):
     (x,) = eqn.invars
-    if isinstance(x, core.Var) and _numeric(x.aval.dtype):
+    if isinstance(x, core.Var) and numeric(x.aval.dtype):
         return ast.UnaryOp(op=ast.USub(), operand=gen.arg(x))
     return lax_call("neg", gen, eqn)
 
@@ -226,7 +227,7 @@ def _add_like(p, sign_y):
     deftranspose(p, transpose)
 
 
-add_p = binop("add", np.add, "stablehlo.add", ANY, source=_infix_source(ast.Add, "arith"))
+add_p = binop("add", np.add, "stablehlo.add", ANY, source=infix_source(ast.Add, "arith"))
 _add_like(add_p, 1)
 
 
@@ -238,7 +239,7 @@ def add(x, y):
 # add_any: the sum of two cotangents (JAX's name), kept distinct so that it prints
 # as JAX does and simplification can see accumulations.
 add_any_p = binop("add_any", np.add, "stablehlo.add", ANY,
-                  source=_infix_source(ast.Add, "arith"))
+                  source=infix_source(ast.Add, "arith"))
 _add_like(add_any_p, 1)
 
 
@@ -247,7 +248,7 @@ def add_any(x, y):
     return add_any_p.bind(*_match(x, y))
 
 
-sub_p = binop("sub", np.subtract, "stablehlo.subtract", source=_infix_source(ast.Sub, "arith"))
+sub_p = binop("sub", np.subtract, "stablehlo.subtract", source=infix_source(ast.Sub, "arith"))
 _add_like(sub_p, -1)
 
 
@@ -277,7 +278,7 @@ def _mul_transpose(ct, x, y):
 
 
 mul_p = binop("mul", np.multiply, "stablehlo.multiply", ANY,
-              source=_infix_source(ast.Mult, "arith"))
+              source=infix_source(ast.Mult, "arith"))
 mul_p.jvp = _mul_jvp
 deftranspose(mul_p, _mul_transpose)
 
@@ -313,7 +314,7 @@ def _div_transpose(ct, x, y):
     return [unbcast_rank0(div(ct, y), x.aval), None]
 
 
-div_p = binop("div", _np_div, "stablehlo.divide", source=_infix_source(ast.Div, "div"))
+div_p = binop("div", _np_div, "stablehlo.divide", source=infix_source(ast.Div, "div"))
 div_p.jvp = _div_jvp
 deftranspose(div_p, _div_transpose)
 
@@ -347,7 +348,6 @@ def _minmax_lowering(hlo, direction):
     def rule(ctx, x, y):
         if not dtypes.issubdtype(ctx.avals_in[0].dtype, np.complexfloating):
             return ctx.op1(hlo, [x, y])
-        from .base import complex_order_lowering
         b = ctx.avals_out[0].update(dtype=dtypes.bool_)
         pick = complex_order_lowering(ctx, x, y, direction)
         xnan = ctx.op1("stablehlo.compare", [x, x], b, attrs={

@@ -18,6 +18,8 @@ for broadcast_in_dim): every family imports this module first.
 """
 from __future__ import annotations
 
+import ast
+
 import numpy as np
 
 from .. import core, dtypes
@@ -509,4 +511,41 @@ def defno_operands(p):
         out = core.bind(p, *args, **params)
         return out, ([None] * len(out) if p.multiple_results else None)
     p.batch = rule
+    return rule
+
+# ------------------------------------------------------------- printed source: infix
+
+
+def numeric(dt):
+    return dt != dtypes.bool_
+
+
+def operator_ok(eqn, kind):
+    """Can `x <op> y` stand for this equation exactly? Operands already of the result
+    dtype (comparisons: of one dtype), not both literals."""
+    x, y = eqn.invars
+    if isinstance(x, core.Literal) and isinstance(y, core.Literal):
+        return False
+    dt = x.aval.dtype
+    if y.aval.dtype != dt:
+        return False
+    if kind == "compare":
+        return True
+    if kind == "bits":
+        return eqn.outvars[0].aval.dtype == dt and (dtypes.is_int(dt) or dt == dtypes.bool_)
+    if eqn.outvars[0].aval.dtype != dt or not numeric(dt):
+        return False
+    if kind == "div":
+        return dtypes.is_inexact(dt)
+    return True
+
+
+def infix_source(op, kind, fname=None):
+    """Printed source `x <op> y` when `operator_ok(eqn, kind)`, else
+    `lax.<fname>(x, y)` (default: the primitive's name)."""
+    def rule(gen, eqn):
+        if operator_ok(eqn, kind):
+            x, y = eqn.invars
+            return ast.BinOp(left=gen.arg(x, bare=True), op=op(), right=gen.arg(y, bare=True))
+        return lax_call(fname or eqn.primitive.name, gen, eqn)
     return rule

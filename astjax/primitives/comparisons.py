@@ -9,7 +9,7 @@ form `lax.<name>(...)`), any printed-source template, and its `lax` wrapper
 
 Also here, first among the elementwise families, the helpers every elementwise
 wrapper and printed-source template shares: `_asarray`, `_match` (JAX's weak
-Python scalars take the other operand's dtype) and `_operator_ok`.
+Python scalars take the other operand's dtype) and `base.operator_ok`.
 """
 from __future__ import annotations
 
@@ -19,7 +19,8 @@ import numpy as np
 
 from .. import core, dtypes
 from ..pyast import call, lax_call
-from .base import ANY, FLOAT, INT, INT_BOOL, binop, compare_lowering, nondiff, unop
+from .base import (ANY, FLOAT, INT, INT_BOOL, binop, compare_lowering, infix_source, nondiff,
+                   operator_ok, unop)
 
 # ------------------------------------------------- wrappers' and templates' helpers
 
@@ -48,41 +49,6 @@ def _weak(v):
     return core.WeakConst(v)
 
 
-def _numeric(dt):
-    return dt != dtypes.bool_
-
-
-def _operator_ok(eqn, kind):
-    """Can `x <op> y` stand for this equation exactly? Operands already of the result
-    dtype (comparisons: of one dtype), not both literals."""
-    x, y = eqn.invars
-    if isinstance(x, core.Literal) and isinstance(y, core.Literal):
-        return False
-    dt = x.aval.dtype
-    if y.aval.dtype != dt:
-        return False
-    if kind == "compare":
-        return True
-    if kind == "bits":
-        return eqn.outvars[0].aval.dtype == dt and (dtypes.is_int(dt) or dt == dtypes.bool_)
-    if eqn.outvars[0].aval.dtype != dt or not _numeric(dt):
-        return False
-    if kind == "div":
-        return dtypes.is_inexact(dt)
-    return True
-
-
-def _infix_source(op, kind, fname=None):
-    """Printed source `x <op> y` when `_operator_ok(eqn, kind)`, else
-    `lax.<fname>(x, y)` (default: the primitive's name)."""
-    def rule(gen, eqn):
-        if _operator_ok(eqn, kind):
-            x, y = eqn.invars
-            return ast.BinOp(left=gen.arg(x, bare=True), op=op(), right=gen.arg(y, bare=True))
-        return lax_call(fname or eqn.primitive.name, gen, eqn)
-    return rule
-
-
 def _to_bool(dt):
     return dtypes.bool_
 
@@ -92,7 +58,7 @@ def _to_bool(dt):
 def _compare_source(op):
     """`x <op> y` when exact, else `lax.<name>(x, y)`."""
     def rule(gen, eqn):
-        if _operator_ok(eqn, "compare"):
+        if operator_ok(eqn, "compare"):
             x, y = eqn.invars
             return ast.Compare(left=gen.arg(x, bare=True), ops=[op()],
                                comparators=[gen.arg(y, bare=True)])
@@ -191,7 +157,7 @@ def bitwise_not(x):
 
 
 and_p = binop("and", lambda x, y: x & y, "stablehlo.and", INT_BOOL,
-              source=_infix_source(ast.BitAnd, "bits", "bitwise_and"))
+              source=infix_source(ast.BitAnd, "bits", "bitwise_and"))
 nondiff(and_p)
 
 
@@ -201,7 +167,7 @@ def bitwise_and(x, y):
 
 
 or_p = binop("or", lambda x, y: x | y, "stablehlo.or", INT_BOOL,
-             source=_infix_source(ast.BitOr, "bits", "bitwise_or"))
+             source=infix_source(ast.BitOr, "bits", "bitwise_or"))
 nondiff(or_p)
 
 
@@ -211,7 +177,7 @@ def bitwise_or(x, y):
 
 
 xor_p = binop("xor", lambda x, y: x ^ y, "stablehlo.xor", INT_BOOL,
-              source=_infix_source(ast.BitXor, "bits", "bitwise_xor"))
+              source=infix_source(ast.BitXor, "bits", "bitwise_xor"))
 nondiff(xor_p)
 
 
