@@ -1,7 +1,6 @@
-"""`lax` wrappers for gather/scatter, index and cumulative reductions, and sorting:
-`gather`, `scatter`, `scatter_add/mul/min/max`, `GatherDimensionNumbers`,
-`ScatterDimensionNumbers`, `GatherScatterMode`, `argmax`, `argmin`, `cumsum`,
-`cumprod`, `cummax`, `cummin`, `cumlogsumexp`, `sort`, `sort_key_val`, `top_k`.
+"""`lax` wrappers for gather/scatter: `gather`, `scatter`, `scatter_add/mul/min/max`,
+`GatherDimensionNumbers`, `ScatterDimensionNumbers`, `GatherScatterMode` (argmax,
+argmin, the cumulative reductions and sorting are in their primitive families).
 
 Defaults are jax 0.10.2's: `mode=None` is PROMISE_IN_BOUNDS for `gather` (XLA then
 clamps) and FILL_OR_DROP for the scatters (out-of-bounds windows are dropped);
@@ -13,17 +12,13 @@ import numpy as np
 
 from . import core, dtypes
 from .core import bind
-from .errors import ShapeError
-from .primitives import cumulative as _cum
 from .primitives import indexing as _ix
-from .primitives import sort as _sort
 from .primitives.indexing import (GatherDimensionNumbers, GatherScatterMode,  # noqa: F401
                                   ScatterDimensionNumbers)
 
 __all__ = ["gather", "scatter", "scatter_add", "scatter_mul", "scatter_min", "scatter_max",
            "scatter_apply", "GatherDimensionNumbers", "ScatterDimensionNumbers",
-           "GatherScatterMode", "argmax", "argmin", "cumsum", "cumprod", "cummax", "cummin",
-           "cumlogsumexp", "sort", "sort_key_val", "top_k"]
+           "GatherScatterMode"]
 
 
 def _tuple(xs):
@@ -107,82 +102,3 @@ def scatter_apply(operand, scatter_indices, func, dimension_numbers, *, update_s
     got = gather(operand, scatter_indices, gdn, sizes, mode=GatherScatterMode.CLIP)
     return scatter(operand, scatter_indices, func(got), dn, indices_are_sorted=indices_are_sorted,
                    unique_indices=unique_indices, mode=mode)
-
-
-def _axis(axis, ndim, name):
-    axis = int(axis)
-    if not -ndim <= axis < max(ndim, 1):
-        raise ShapeError(f"`{name}`: axis {axis} is out of bounds for an array of rank {ndim}")
-    return axis % max(ndim, 1)
-
-
-def argmax(operand, axis, index_dtype):
-    operand = _operand(operand)
-    axis = _axis(axis, core.get_aval(operand).ndim, "argmax")
-    return bind(_cum.argmax_p, operand, axes=(axis,),
-                index_dtype=dtypes.canonicalize(index_dtype))
-
-
-def argmin(operand, axis, index_dtype):
-    operand = _operand(operand)
-    axis = _axis(axis, core.get_aval(operand).ndim, "argmin")
-    return bind(_cum.argmin_p, operand, axes=(axis,),
-                index_dtype=dtypes.canonicalize(index_dtype))
-
-
-def _cumulative(p):
-    def f(operand, axis=0, reverse=False):
-        operand = _operand(operand)
-        axis = _axis(axis, core.get_aval(operand).ndim, p.name)
-        return bind(p, operand, axis=axis, reverse=bool(reverse))
-    f.__name__ = p.name
-    return f
-
-
-cumsum = _cumulative(_cum.cumsum_p)
-cumprod = _cumulative(_cum.cumprod_p)
-cummax = _cumulative(_cum.cummax_p)
-cummin = _cumulative(_cum.cummin_p)
-cumlogsumexp = _cumulative(_cum.cumlogsumexp_p)
-
-
-def sort(operand, dimension=-1, is_stable=True, num_keys=1):
-    """Sort one array, or a sequence of arrays by the first `num_keys` of them."""
-    if isinstance(operand, (tuple, list)):
-        ops = [_operand(o) for o in operand]
-        if not ops:
-            return type(operand)()
-        dim = _axis(dimension, core.get_aval(ops[0]).ndim, "sort")
-        out = bind(_sort.sort_p, *ops, dimension=dim, is_stable=bool(is_stable),
-                   num_keys=int(num_keys))
-        return tuple(out) if isinstance(operand, tuple) else list(out)
-    operand = _operand(operand)
-    dim = _axis(dimension, core.get_aval(operand).ndim, "sort")
-    return bind(_sort.sort_p, operand, dimension=dim, is_stable=bool(is_stable),
-                num_keys=int(num_keys))[0]
-
-
-def sort_key_val(keys, values, dimension=-1, is_stable=True):
-    k, v = sort((keys, values), dimension, is_stable, 1)
-    return k, v
-
-
-def top_k(operand, k):
-    """The `k` largest entries along the last axis and their (int32) indices, largest
-    first; ties keep the lower index first."""
-    from . import lax
-    operand = _operand(operand)
-    aval = core.get_aval(operand)
-    k = int(k)
-    if aval.ndim == 0 or not 0 <= k <= aval.shape[-1]:
-        raise ShapeError(f"top_k: k={k} does not fit an operand of shape {aval.shape}")
-    last = aval.ndim - 1
-    rev = lax.rev(operand, (last,))
-    idx = lax.broadcasted_iota(dtypes.int32, aval.shape, last)
-    vals, perm = sort((rev, idx), last, True, 1)
-    vals, perm = lax.rev(vals, (last,)), lax.rev(perm, (last,))
-    n = np.asarray(aval.shape[-1] - 1, dtypes.int32)[()]
-    perm = lax.sub(lax.full_like(perm, n), perm)
-    start, limit = [0] * aval.ndim, list(aval.shape)
-    limit[-1] = k
-    return lax.slice(vals, start, limit), lax.slice(perm, start, limit)

@@ -35,7 +35,6 @@ import copy
 import enum
 import keyword
 import linecache
-import math
 import os
 import re
 import sys
@@ -177,6 +176,10 @@ class SourceGenerator:
     def is_statement(self, prim):
         """Whether `prim` prints as statements (control flow) rather than an expression."""
         return getattr(source_rule(prim), "statement", False)
+
+    def rule_of(self, prim):
+        """The source rule printing `prim` (for fuse hooks that look at a producer)."""
+        return source_rule(prim)
 
     # -- names ------------------------------------------------------------------
     def fresh(self, base):
@@ -726,167 +729,6 @@ def _register(name, rule):
         core.source_rules[p] = rule
 
 
-def _convert_rule(gen, eqn):
-    (x,) = eqn.invars
-    new = eqn.params["new_dtype"]
-    if eqn.params.get("weak_type"):
-        return lax_call("convert_element_type", gen, eqn, dtype_expr(new), weak_type=pyconst(True))
-    if isinstance(x, core.Var) and gen.name_of(x) not in gen.counters and not x.aval.weak_type:
-        return call(attr(gen.arg(x), "astype"), [dtype_expr(new)])
-    return lax_call("convert_element_type", gen, eqn, dtype_expr(new))
-
-
-def _convert_fuse(gen, scope, i, eqn):
-    """bool -> int32 feeding only a 2-branch cond: printed as the `if` test."""
-    (x,) = eqn.invars
-    out = eqn.outvars[0]
-    if (x.aval.dtype != dtypes.bool_ or out.aval.dtype != dtypes.int32 or x.aval.shape != ()
-            or scope.uses[out] != 1 or out in scope.jaxpr.outvars):
-        return
-    j = scope.consumers.get(out, [None])[0]
-    if j is None:
-        return
-    user = scope.jaxpr.eqns[j]
-    if user.primitive.name == "cond" and user.invars[0] is out and len(user.params["branches"]) == 2:
-        gen.skip.add(id(eqn))
-        gen.fused[out] = x
-        # `if x > 0.0:` rather than `is_gt = x > 0.0` + `if is_gt:` when the test is
-        # computed right before and used only here
-        p = scope.producer.get(x)
-        if p is not None and p == i - 1 and j == i + 1 and scope.uses[x] == 1:
-            prod = scope.jaxpr.eqns[p]
-            rule = source_rule(prod.primitive)
-            if (not prod.primitive.multiple_results and not getattr(rule, "statement", False)
-                    and not getattr(rule, "fuse", None) and x.hint is None):
-                gen.skip.add(id(prod))
-                gen.fused[out] = ("expr", prod)
-
-
-_convert_rule.fuse = _convert_fuse
-
-
-def _dot_rule(gen, eqn):
-    x, y = eqn.invars
-    (lc, rc), (lb, rb) = eqn.params["dimension_numbers"]
-    pet = eqn.params.get("preferred_element_type")
-    same = pet is None or np.dtype(pet) == x.aval.dtype == y.aval.dtype
-    if (same and not lb and not rb and x.aval.ndim in (1, 2) and y.aval.ndim in (1, 2)
-            and tuple(lc) == (x.aval.ndim - 1,) and tuple(rc) == (0,)
-            and isinstance(x, core.Var) and isinstance(y, core.Var)):
-        return ast.BinOp(left=gen.arg(x), op=ast.MatMult(), right=gen.arg(y))
-    dn = ((tuple(lc), tuple(rc)), (tuple(lb), tuple(rb)))
-    kw = {}
-    if pet is not None and np.dtype(pet) != x.aval.dtype:
-        kw["preferred_element_type"] = dtype_expr(pet)
-    return lax_call("dot_general", gen, eqn, gen.value(dn), **kw)
-
-
-def _reduce_rule(name):
-    def rule(gen, eqn):
-        return lax_call(name, gen, eqn, axes=gen.value(tuple(eqn.params["axes"])))
-    return rule
-
-
-def _bid_rule(gen, eqn):
-    (x,) = eqn.invars
-    shape, dims = tuple(eqn.params["shape"]), tuple(eqn.params["broadcast_dimensions"])
-    if isinstance(x, core.Literal) and np.ndim(x.val) == 0:
-        v = scalar_py(np.asarray(x.val)[()], x.aval.dtype)
-        dt = dtype_expr(x.aval.dtype)
-        if v == 0 and not (isinstance(v, float) and math.copysign(1.0, v) < 0):
-            return call("jnp.zeros", [gen.value(shape), dt])
-        if v == 1:
-            return call("jnp.ones", [gen.value(shape), dt])
-        return call("jnp.full", [gen.value(shape), pyconst(v), dt])
-    n = len(shape)
-    if dims == tuple(range(n - x.aval.ndim, n)) and isinstance(x, core.Var):
-        return call("jnp.broadcast_to", [gen.arg(x), gen.value(shape)])
-    return lax_call("broadcast_in_dim", gen, eqn, gen.value(shape), gen.value(dims))
-
-
-def _reshape_rule(gen, eqn):
-    (x,) = eqn.invars
-    if isinstance(x, core.Var) and not x.aval.weak_type:
-        return call(attr(gen.arg(x), "reshape"), [gen.value(tuple(eqn.params["new_sizes"]))])
-    if isinstance(x, core.Var):  # may be a Python scalar when run eagerly
-        return call("jnp.reshape", [gen.arg(x), gen.value(tuple(eqn.params["new_sizes"]))])
-    return lax_call("reshape", gen, eqn, gen.value(tuple(eqn.params["new_sizes"])))
-
-
-def _transpose_rule(gen, eqn):
-    (x,) = eqn.invars
-    perm = tuple(eqn.params["permutation"])
-    if perm == (1, 0) and isinstance(x, core.Var):
-        return attr(gen.arg(x), "T")
-    return lax_call("transpose", gen, eqn, gen.value(perm))
-
-
-def _param_rule(fname, *names, kw=()):
-    def rule(gen, eqn):
-        extra = [gen.value(eqn.params[n]) for n in names]
-        kws = {k: gen.value(eqn.params[k]) for k in kw if eqn.params.get(k) is not None}
-        return lax_call(fname, gen, eqn, *extra, **kws)
-    return rule
-
-
-def _concat_rule(gen, eqn):
-    return call("lax.concatenate", [ast.List(elts=[gen.arg(a) for a in eqn.invars], ctx=ast.Load()),
-                                    pyconst(eqn.params["dimension"])])
-
-
-def _slice_rule(gen, eqn):
-    p = eqn.params
-    extra = [gen.value(tuple(p["start_indices"])), gen.value(tuple(p["limit_indices"]))]
-    if p.get("strides") is not None and any(s != 1 for s in p["strides"]):
-        extra.append(gen.value(tuple(p["strides"])))
-    return lax_call("slice", gen, eqn, *extra)
-
-
-def _ds_rule(gen, eqn):
-    x, *idx = eqn.invars
-    return call("lax.dynamic_slice", [gen.arg(x), ast.Tuple(elts=[gen.arg(i) for i in idx], ctx=ast.Load()),
-                                      gen.value(tuple(eqn.params["slice_sizes"]))])
-
-
-def _dus_rule(gen, eqn):
-    x, upd, *idx = eqn.invars
-    return call("lax.dynamic_update_slice", [gen.arg(x), gen.arg(upd),
-                                             ast.Tuple(elts=[gen.arg(i) for i in idx], ctx=ast.Load())])
-
-
-def _select_rule(gen, eqn):
-    which, *cases = eqn.invars
-    if (len(cases) == 2 and which.aval.dtype == dtypes.bool_ and isinstance(which, core.Var)
-            and which.aval.shape == cases[0].aval.shape
-            and all(c.aval.dtype == cases[0].aval.dtype for c in cases)
-            and not all(isinstance(c, core.Literal) for c in cases)):
-        return call("jnp.where", [gen.arg(which), gen.arg(cases[1], bare=True),
-                                  gen.arg(cases[0], bare=True)])
-    return lax_call("select_n", gen, eqn)
-
-
-def _iota_rule(gen, eqn):
-    p = eqn.params
-    shape = tuple(p["shape"])
-    if len(shape) == 1:
-        return call("lax.iota", [dtype_expr(p["dtype"]), pyconst(shape[0])])
-    return call("lax.broadcasted_iota", [dtype_expr(p["dtype"]), gen.value(shape),
-                                         pyconst(p["dimension"])])
-
-
-def _copy_rule(gen, eqn):
-    return lax_call("copy_p", gen, eqn)
-
-
-def _clamp_rule(gen, eqn):
-    lo, x, hi = eqn.invars
-    return call("lax.clamp", [gen.arg(lo, bare=True), gen.arg(x), gen.arg(hi, bare=True)])
-
-
-def _pad_rule(gen, eqn):
-    return lax_call("pad", gen, eqn, gen.value(tuple(tuple(c) for c in eqn.params["padding_config"])))
-
-
 def _gather_rule(gen, eqn):
     p = eqn.params
     kw = {k: gen.value(p[k]) for k in ("dimension_numbers", "slice_sizes")}
@@ -913,37 +755,6 @@ def _scatter_rule(name):
         kw["mode"] = gen.value(p["mode"])
         return lax_call(fname, gen, eqn, **kw)
     return rule
-
-
-def _arg_rule(name):
-    def rule(gen, eqn):
-        (axis,) = eqn.params["axes"]
-        return lax_call(name, gen, eqn, pyconst(int(axis)), dtype_expr(eqn.params["index_dtype"]))
-    return rule
-
-
-def _cum_rule(name):
-    def rule(gen, eqn):
-        kw = {"axis": pyconst(int(eqn.params["axis"]))}
-        if eqn.params.get("reverse"):
-            kw["reverse"] = pyconst(True)
-        return lax_call(name, gen, eqn, **kw)
-    return rule
-
-
-def _sort_rule(gen, eqn):
-    p = eqn.params
-    kw = {"dimension": pyconst(int(p["dimension"]))}
-    if not p.get("is_stable", True):
-        kw["is_stable"] = pyconst(False)
-    if p.get("num_keys", 1) != 1:
-        kw["num_keys"] = pyconst(int(p["num_keys"]))
-    ops = [gen.arg(a) for a in eqn.invars]
-    operand = ops[0] if len(ops) == 1 else ast.Tuple(elts=ops, ctx=ast.Load())
-    return call("lax.sort", [operand], **kw)
-
-
-_sort_rule.unpacks_single = True
 
 
 def _stop_gradient_rule(gen, eqn):
@@ -1033,34 +844,9 @@ def _hint_from(*vs):
 
 
 def register_rules():
-    _register("convert_element_type", _convert_rule)
-    _register("dot_general", _dot_rule)
-    for r in ("reduce_sum", "reduce_prod", "reduce_max", "reduce_min", "reduce_and", "reduce_or"):
-        _register(r, _reduce_rule(r))
-    _register("broadcast_in_dim", _bid_rule)
-    _register("reshape", _reshape_rule)
-    _register("transpose", _transpose_rule)
-    _register("squeeze", _param_rule("squeeze", "dimensions"))
-    _register("expand_dims", _param_rule("expand_dims", "dimensions"))
-    _register("rev", _param_rule("rev", "dimensions"))
-    _register("concatenate", _concat_rule)
-    _register("pad", _pad_rule)
-    _register("slice", _slice_rule)
-    _register("dynamic_slice", _ds_rule)
-    _register("dynamic_update_slice", _dus_rule)
-    _register("select_n", _select_rule)
-    _register("clamp", _clamp_rule)
-    _register("iota", _iota_rule)
-    _register("copy", _copy_rule)
-    _register("bitcast_convert_type", _param_rule("bitcast_convert_type", "new_dtype"))
     _register("gather", _gather_rule)
     for name in ("scatter", "scatter-add", "scatter-mul", "scatter-min", "scatter-max"):
         _register(name, _scatter_rule(name))
-    _register("argmax", _arg_rule("argmax"))
-    _register("argmin", _arg_rule("argmin"))
-    for name in ("cumsum", "cumprod", "cummax", "cummin", "cumlogsumexp"):
-        _register(name, _cum_rule(name))
-    _register("sort", _sort_rule)
     _register("stop_gradient", _stop_gradient_rule)
     _register("custom_jvp_call", _call_rule("call_jaxpr", "custom_jvp function"))
     _register("custom_vjp_call", _call_rule("call_jaxpr", "custom_vjp function"))

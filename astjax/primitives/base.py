@@ -76,6 +76,22 @@ def mark_unsupported(p, kind, reason):
 def _cast(x, dtype):
     return np.asarray(x).astype(dtype, copy=False)
 
+
+def as_operand(x):
+    """A list/tuple operand as an array of its canonical dtype (wrappers' input)."""
+    if isinstance(x, (list, tuple)):
+        return np.asarray(x, dtypes.canonicalize(np.asarray(x).dtype))
+    return x
+
+
+def match_scalars(x, y):
+    """Python scalars adopt the other operand's dtype (weakly), as in JAX's lax."""
+    if dtypes.is_weak_scalar(x) and not dtypes.is_weak_scalar(y):
+        return core.WeakConst(np.asarray(x, core.get_aval(y).dtype)[()]), y
+    if dtypes.is_weak_scalar(y) and not dtypes.is_weak_scalar(x):
+        return x, core.WeakConst(np.asarray(y, core.get_aval(x).dtype)[()])
+    return as_operand(x), as_operand(y)
+
 # ----------------------------------------------------------------- elementwise
 
 
@@ -265,9 +281,9 @@ def tangent_aval(x):
 
 
 def zeros_like_aval(aval):
-    lax = _lax()
-    v = lax.convert_element_type(np.zeros((), aval.dtype), aval.dtype, weak_type=aval.weak_type)
-    return lax.broadcast(v, aval.shape) if aval.shape else v
+    from .structural import broadcast, convert_element_type
+    v = convert_element_type(np.zeros((), aval.dtype), aval.dtype, weak_type=aval.weak_type)
+    return broadcast(v, aval.shape) if aval.shape else v
 
 
 def instantiate(t, aval=None):
@@ -286,7 +302,7 @@ def add_tangents(a, b):
 
 
 def _lax():
-    from astjax import lax  # TODO(architecture): the families' own wrappers once they move
+    from astjax import lax  # TODO(architecture): transitional, used by cond/scan only
     return lax
 
 
@@ -299,7 +315,8 @@ def bcast_rank0(t, shape):
     a = tangent_aval(t)
     if a.shape == tuple(shape):
         return t
-    return _lax().broadcast_in_dim(t, shape, ())
+    from .structural import broadcast_in_dim
+    return broadcast_in_dim(t, shape, ())
 
 
 def unbcast_rank0(ct, aval):
@@ -307,7 +324,8 @@ def unbcast_rank0(ct, aval):
     if is_zero(ct):
         return core.Zero(aval)
     if tangent_aval(ct).shape != aval.shape:
-        ct = _lax().reduce_sum(ct, tuple(range(tangent_aval(ct).ndim)))
+        from .reductions import reduce_sum
+        ct = reduce_sum(ct, tuple(range(tangent_aval(ct).ndim)))
     return ct
 
 
@@ -379,20 +397,20 @@ def moveaxis(x, src, dst):
     src, dst = src % nd, dst % nd
     if src == dst:
         return x
-    lax = _lax()
+    from .structural import transpose
     perm = [i for i in range(nd) if i != src]
     perm.insert(dst, src)
-    return lax.transpose(x, perm)
+    return transpose(x, perm)
 
 
 def broadcast_batch(x, size, dim):
     """Insert a new axis of `size` at `dim` (x is unmapped)."""
-    lax = _lax()
+    from .structural import broadcast_in_dim
     a = core.get_aval(x)
     shape = list(a.shape)
     shape.insert(dim, size)
     dims = [i for i in range(len(shape)) if i != dim]
-    return lax.broadcast_in_dim(x, tuple(shape), tuple(dims))
+    return broadcast_in_dim(x, tuple(shape), tuple(dims))
 
 
 def matchaxis(x, src, dst, size=None):
@@ -456,16 +474,16 @@ def defbroadcasting(p, scalar_ok=None):
         full = list(shape)
         full.insert(out_d, size)
         full = tuple(full)
-        lax = _lax()
+        from .structural import broadcast_in_dim
         new = []
         for i, (x, d, rk) in enumerate(zip(args, dims, ranks)):
             if d is None and rk == 0 and (scalar_ok is None or i in scalar_ok):
                 new.append(x)
             elif d is None:
-                new.append(lax.broadcast_in_dim(
+                new.append(broadcast_in_dim(
                     x, full, tuple(j for j in range(len(full)) if j != out_d)))
             elif rk == 0:
-                new.append(lax.broadcast_in_dim(x, full, (out_d,)) if len(full) > 1 else x)
+                new.append(broadcast_in_dim(x, full, (out_d,)) if len(full) > 1 else x)
             else:
                 new.append(moveaxis(x, d, out_d))
         return core.bind(p, *new, **params), out_d

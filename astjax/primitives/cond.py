@@ -44,7 +44,8 @@ from ..core import Eqn, Var, bind
 from ..errors import AstjaxError, DTypeError, LoopCarryError, ShapeError
 from ..pyast import pyconst, statement_rule
 from .base import _lax, mapped_aval, moveaxis, register, zeros_like_aval
-from .structural import convert_element_type_p, select_n_p
+from .selection import select_n_p
+from .structural import convert_element_type_p
 
 __all__ = ["cond_p", "bind_cond", "cond", "switch", "stage_sub"]
 

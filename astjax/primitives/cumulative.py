@@ -7,15 +7,32 @@
   argmin, as in JAX), and on ties the first index wins.
 - the cumulative reductions lower to `stablehlo.reduce_window` with a window of
   the whole axis padded on one side, which is what JAX emits on CPU and GPU.
+
+Each block also holds the jvp/transpose, batch rule, printed source and the `lax.*`
+wrappers (`argmax`, `argmin`, `cumsum`, ...).
 """
 from __future__ import annotations
 
 import numpy as np
 
 from .. import core, dtypes
-from ..core import ShapedArray
+from ..core import ShapedArray, bind
 from ..errors import DTypeError, ShapeError
-from .base import ANY, FLOAT, NUMBER, check_dtype, max_value, min_value, register
+from ..pyast import dtype_expr, lax_call, pyconst
+from . import elementwise as ew
+from .base import (ANY, FLOAT, NUMBER, as_operand, check_dtype, defcumulative, deflinear,
+                   defreducer, is_zero, max_value, min_value, nondiff, register)
+from .base import tangent_aval as _aval
+from .slicing import slice_in_dim
+from .structural import concatenate, convert_element_type, full, full_like, transpose
+
+
+def check_axis(axis, ndim, name):
+    """`axis` of an array of rank `ndim`, made non-negative (ShapeError if out of bounds)."""
+    axis = int(axis)
+    if not -ndim <= axis < max(ndim, 1):
+        raise ShapeError(f"`{name}`: axis {axis} is out of bounds for an array of rank {ndim}")
+    return axis % max(ndim, 1)
 
 # ------------------------------------------------------------------ argmax / argmin
 
@@ -94,15 +111,39 @@ def _arg_lowering_for(direction, init_fn):
     return lowering
 
 
+def _arg_source(gen, eqn):
+    (axis,) = eqn.params["axes"]
+    return lax_call(eqn.primitive.name, gen, eqn, pyconst(int(axis)),
+                    dtype_expr(eqn.params["index_dtype"]))
+
+
 argmax_p = core.new_primitive("argmax")
 register(argmax_p, impl=_arg_impl_for(np.argmax), abstract_eval=_arg_ae_for("argmax"),
-         lowering=_arg_lowering_for("GT", min_value))
-core.nondiff_primitives.add(argmax_p)
+         lowering=_arg_lowering_for("GT", min_value), source=_arg_source)
+nondiff(argmax_p)
+defreducer(argmax_p)
 
 argmin_p = core.new_primitive("argmin")
 register(argmin_p, impl=_arg_impl_for(np.argmin), abstract_eval=_arg_ae_for("argmin"),
-         lowering=_arg_lowering_for("LT", max_value))
-core.nondiff_primitives.add(argmin_p)
+         lowering=_arg_lowering_for("LT", max_value), source=_arg_source)
+nondiff(argmin_p)
+defreducer(argmin_p)
+
+
+def argmax(operand, axis, index_dtype):
+    """`lax.argmax`: the first index of the maximum along `axis` (NaN counts as max)."""
+    operand = as_operand(operand)
+    axis = check_axis(axis, core.get_aval(operand).ndim, "argmax")
+    return bind(argmax_p, operand, axes=(axis,),
+                index_dtype=dtypes.canonicalize(index_dtype))
+
+
+def argmin(operand, axis, index_dtype):
+    """`lax.argmin`: the first index of the minimum along `axis` (NaN counts as min)."""
+    operand = as_operand(operand)
+    axis = check_axis(axis, core.get_aval(operand).ndim, "argmin")
+    return bind(argmin_p, operand, axes=(axis,),
+                index_dtype=dtypes.canonicalize(index_dtype))
 
 # ------------------------------------------------------------- cumulative reductions
 
@@ -208,6 +249,117 @@ register(cumlogsumexp_p, impl=_cum_impl_for(lambda x, axis: np.logaddexp.accumul
          lowering=_cum_lowering_for(_logaddexp_body, lambda d: -np.inf))
 
 CUMULATIVE = {p.name: p for p in (cumsum_p, cumprod_p, cummax_p, cummin_p, cumlogsumexp_p)}
+
+
+def _cum_source(gen, eqn):
+    kw = {"axis": pyconst(int(eqn.params["axis"]))}
+    if eqn.params.get("reverse"):
+        kw["reverse"] = pyconst(True)
+    return lax_call(eqn.primitive.name, gen, eqn, **kw)
+
+
+def _cumulative(p):
+    """The `lax.<name>(operand, axis=0, reverse=False)` wrapper of `p`."""
+    def f(operand, axis=0, reverse=False):
+        operand = as_operand(operand)
+        axis = check_axis(axis, core.get_aval(operand).ndim, p.name)
+        return bind(p, operand, axis=axis, reverse=bool(reverse))
+    f.__name__ = p.name
+    f.__doc__ = f"`lax.{p.name}` along `axis` (from the end if `reverse`)."
+    return f
+
+
+for _p in CUMULATIVE.values():
+    register(_p, source=_cum_source)
+    defcumulative(_p)
+del _p
+cumsum = _cumulative(cumsum_p)
+cumprod = _cumulative(cumprod_p)
+cummax = _cumulative(cummax_p)
+cummin = _cumulative(cummin_p)
+cumlogsumexp = _cumulative(cumlogsumexp_p)
+
+# cumsum is linear; the others' tangents follow a linear recurrence, run as a scan
+
+
+def _cumsum_transpose(ct, x, *, axis, reverse=False):
+    if is_zero(ct):
+        return [None]
+    return [bind(cumsum_p, ct, axis=axis, reverse=not reverse)]
+
+
+deflinear(cumsum_p, _cumsum_transpose)
+
+
+def _shift(x, axis, reverse, fill):
+    """x shifted by one along `axis` (towards the scan direction), `fill` entering."""
+    a = _aval(x)
+    n = a.shape[axis]
+    pad_shape = list(a.shape)
+    pad_shape[axis] = 1
+    f = full(tuple(pad_shape), fill, a.dtype)
+    if n == 0:
+        return x
+    if not reverse:
+        return concatenate([f, slice_in_dim(x, 0, n - 1, axis=axis)], axis)
+    return concatenate([slice_in_dim(x, 1, n, axis=axis), f], axis)
+
+
+def _linear_recurrence(a, b, axis, reverse):
+    """c_i = a_i * c_{i-1} + b_i along `axis` (c_{-1} = 0), as a `scan` (linear in b)."""
+    from .scan import scan_raw
+    nd = _aval(b).ndim
+    perm = (axis,) + tuple(d for d in range(nd) if d != axis)
+    inv = tuple(int(i) for i in np.argsort(perm))
+    at, bt = transpose(a, perm), transpose(b, perm)
+    init = full(_aval(bt).shape[1:], 0, _aval(b).dtype)
+
+    def step(c, xs):
+        ai, bi = xs
+        c = bind(ew.add_p, bind(ew.mul_p, ai, c), bi)
+        return c, c
+    _, ys = scan_raw(step, init, (at, bt), reverse=reverse)
+    return transpose(ys, inv)
+
+
+def _cum_recurrence_jvp(p, coefs):
+    """coefs(x, y, y_prev) -> (a, b_scale, b_from): tangent recurrence
+    dy_i = a_i * dy_{i-1} + b_scale_i * t_i."""
+    def rule(primals, tangents, *, axis, reverse=False):
+        x, = primals
+        t, = tangents
+        y = bind(p, x, axis=axis, reverse=reverse)
+        if is_zero(t):
+            return y, core.Zero(_aval(y))
+        a, s = coefs(x, y, axis, reverse)
+        return y, _linear_recurrence(a, bind(ew.mul_p, s, t), axis, reverse)
+    p.jvp = rule
+
+
+def _cumprod_coefs(x, y, axis, reverse):
+    y_prev = _shift(y, axis, reverse, 1)
+    return x, y_prev
+
+
+def _cumlse_coefs(x, y, axis, reverse):
+    y_prev = _shift(y, axis, reverse, -np.inf)
+    return bind(ew.exp_p, bind(ew.sub_p, y_prev, y)), bind(ew.exp_p, bind(ew.sub_p, x, y))
+
+
+def _cumext_coefs(gt):
+    def coefs(x, y, axis, reverse):
+        dt = _aval(x).dtype
+        y_prev = _shift(y, axis, reverse, -np.inf if gt else np.inf)
+        new = bind(ew.gt_p, x, y_prev) if gt else bind(ew.lt_p, x, y_prev)
+        s = convert_element_type(new, dt)
+        return bind(ew.sub_p, full_like(s, 1), s), s
+    return coefs
+
+
+_cum_recurrence_jvp(cumprod_p, _cumprod_coefs)
+_cum_recurrence_jvp(cumlogsumexp_p, _cumlse_coefs)
+_cum_recurrence_jvp(cummax_p, _cumext_coefs(True))
+_cum_recurrence_jvp(cummin_p, _cumext_coefs(False))
 
 __all__ = ["argmax_p", "argmin_p", "cumsum_p", "cumprod_p", "cummax_p", "cummin_p",
            "cumlogsumexp_p"]

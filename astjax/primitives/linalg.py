@@ -4,15 +4,24 @@ call is needed). Both take batched operands (leading dimensions are batch).
 
 Factorizations that need LAPACK custom calls in JAX (LU, QR, eigh, SVD) are not
 primitives here: `astjax.numpy.linalg` builds LU/QR from lax ops instead.
+
+Each block also holds the jvp/transpose and batch rule (leading batch dimensions:
+`deffront`); both print through the generic `bind` form.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from .. import core, dtypes
-from ..core import ShapedArray
+from ..core import ShapedArray, bind
 from ..errors import ShapeError
-from .base import INEXACT, check_dtype, register
+from . import elementwise as ew
+from .base import (INEXACT, add_tangents, check_dtype, deffront, is_zero, register,
+                   weak_const)
+from .base import tangent_aval as _aval
+from .reductions import dot_general
+from .selection import select
+from .structural import broadcast_in_dim, broadcasted_iota, full, full_like, transpose
 
 __all__ = ["cholesky_p", "triangular_solve_p"]
 
@@ -115,3 +124,85 @@ def _ts_lowering(ctx, a, b, *, left_side=False, lower=False, transpose_a=False,
 
 
 register(triangular_solve_p, impl=_ts_impl, abstract_eval=_ts_ae, lowering=_ts_lowering)
+
+
+def _ts_jvp(primals, tangents, **params):
+    a, b = primals
+    ta, tb = tangents
+    x = bind(triangular_solve_p, a, b, **params)
+    ts = []
+    if not is_zero(tb):
+        ts.append(bind(triangular_solve_p, a, tb, **params))
+    if not is_zero(ta):
+        # x = op(A)^-1 b (left) or b op(A)^-1 (right): dx = -op(A)^-1 op(dA) x
+        lower = params.get("lower", False)
+        unit = params.get("unit_diagonal", False)
+        n = _aval(a).shape[-1]
+        row = broadcasted_iota(np.int32, (n, n), 0)
+        col = broadcasted_iota(np.int32, (n, n), 1)
+        keep = bind(ew.ge_p, row, col) if lower else bind(ew.le_p, row, col)
+        if unit:
+            keep = bind(ew.and_p, keep, bind(ew.ne_p, row, col))
+        keep = broadcast_in_dim(keep, _aval(a).shape, (_aval(a).ndim - 2, _aval(a).ndim - 1))
+        da = select(keep, ta, full_like(ta, 0))
+        if params.get("transpose_a"):
+            nd = _aval(a).ndim
+            da = transpose(da, tuple(range(nd - 2)) + (nd - 1, nd - 2))
+        nb = _aval(a).ndim - 2
+        batch = (tuple(range(nb)), tuple(range(nb)))
+        if params.get("left_side"):
+            prod = dot_general(da, x, (((nb + 1,), (nb,)), batch))
+        else:
+            prod = dot_general(x, da, (((nb + 1,), (nb,)), batch))
+        ts.append(bind(ew.neg_p, bind(triangular_solve_p, a, prod, **params)))
+    if not ts:
+        return x, core.Zero(_aval(x))
+    return x, ts[0] if len(ts) == 1 else add_tangents(ts[0], ts[1])
+
+
+def _ts_transpose(ct, a, b, **params):
+    if core.is_undefined(a):
+        raise AssertionError("triangular_solve is not linear in its matrix")
+    if is_zero(ct):
+        return [None, None]
+    p = dict(params, transpose_a=not params.get("transpose_a", False))
+    return [None, bind(triangular_solve_p, a, ct, **p)]
+
+
+register(triangular_solve_p, jvp=_ts_jvp, transpose=_ts_transpose)
+deffront(triangular_solve_p)
+
+
+def _cholesky_jvp(primals, tangents, *, lower=True):
+    a, = primals
+    t, = tangents
+    L = bind(cholesky_p, a, lower=True)
+    out = L if lower else transpose(L, tuple(range(_aval(L).ndim - 2)) + (
+        _aval(L).ndim - 1, _aval(L).ndim - 2))
+    if is_zero(t):
+        return out, core.Zero(_aval(out))
+    nd = _aval(a).ndim
+    n = _aval(a).shape[-1]
+    # sym(dA) -> phi(L^-1 dA L^-T) ; dL = L phi
+    t = bind(ew.mul_p, bind(ew.add_p, t, transpose(t, tuple(range(nd - 2)) + (nd - 1, nd - 2))),
+             weak_const(t, 0.5))
+    tmp = bind(triangular_solve_p, L, t, left_side=False, lower=True, transpose_a=True,
+               conjugate_a=False, unit_diagonal=False)
+    inner = bind(triangular_solve_p, L, tmp, left_side=True, lower=True, transpose_a=False,
+                 conjugate_a=False, unit_diagonal=False)
+    row = broadcasted_iota(np.int32, (n, n), 0)
+    col = broadcasted_iota(np.int32, (n, n), 1)
+    scale = select(bind(ew.gt_p, row, col), full((n, n), 1.0, _aval(a).dtype),
+                   select(bind(ew.eq_p, row, col), full((n, n), 0.5, _aval(a).dtype),
+                          full((n, n), 0.0, _aval(a).dtype)))
+    phi = bind(ew.mul_p, inner, broadcast_in_dim(scale, _aval(a).shape, (nd - 2, nd - 1)))
+    nb = nd - 2
+    batch = (tuple(range(nb)), tuple(range(nb)))
+    dL = dot_general(L, phi, (((nb + 1,), (nb,)), batch))
+    if not lower:
+        dL = transpose(dL, tuple(range(nb)) + (nd - 1, nd - 2))
+    return out, dL
+
+
+cholesky_p.jvp = _cholesky_jvp
+deffront(cholesky_p)

@@ -1,13 +1,28 @@
-"""Reductions and contractions: reduce_sum/max/min/prod/and/or, argmax/argmin, and
-dot_general (the one contraction primitive; jnp.dot/matmul/einsum lower onto it)."""
+"""Reductions and contractions: reduce_sum/max/min/prod/and/or and dot_general (the
+one contraction primitive; jnp.dot/matmul/einsum lower onto it). Each block holds the
+declaration, impl, abstract eval, lowering, jvp/transpose, batch rule, printed source
+and the `lax.*` wrappers (`reduce_*`, `dot_general`, `dot`); argmax/argmin are in
+`cumulative`."""
 from __future__ import annotations
+
+import ast
 
 import numpy as np
 
 from .. import core, dtypes
-from ..core import ShapedArray
+from ..core import ShapedArray, bind
 from ..errors import DTypeError, ShapeError
-from .base import ANY, INT_BOOL, NUMBER, max_value, min_value, register, reducer
+from ..pyast import dtype_expr, lax_call
+from . import elementwise as ew
+from .base import (ANY, INT_BOOL, NUMBER, add_tangents, deflinear, defreducer, is_zero,
+                   max_value, min_value, moveaxis, nondiff, register, reducer, shift_axis)
+from .base import tangent_aval as _aval
+from .slicing import slice_in_dim
+from .structural import (broadcast_in_dim, concatenate, convert_element_type, full, reshape,
+                         transpose)
+
+__all__ = ["reduce_sum_p", "reduce_prod_p", "reduce_max_p", "reduce_min_p", "reduce_and_p",
+           "reduce_or_p", "dot_general_p", "DotDims", "dot_dims"]
 
 reduce_sum_p = reducer("reduce_sum", np.sum, "stablehlo.add", lambda d: 0, NUMBER)
 reduce_prod_p = reducer("reduce_prod", np.prod, "stablehlo.multiply", lambda d: 1, NUMBER)
@@ -20,6 +35,93 @@ reduce_and_p = reducer("reduce_and", np.bitwise_and.reduce, "stablehlo.and",
                        lambda d: ~np.zeros((), d), INT_BOOL)
 reduce_or_p = reducer("reduce_or", np.bitwise_or.reduce, "stablehlo.or",
                       lambda d: np.zeros((), d), INT_BOOL)
+
+
+def _reduce_source(gen, eqn):
+    return lax_call(eqn.primitive.name, gen, eqn, axes=gen.value(tuple(eqn.params["axes"])))
+
+
+def _reduce(p):
+    """The `lax.<name>(x, axes)` wrapper of reducer `p`."""
+    def f(x, axes):
+        return bind(p, x, axes=tuple(int(a) for a in axes), out_sharding=None)
+    f.__name__ = p.name
+    f.__doc__ = f"`lax.{p.name}`: reduce x over `axes`."
+    return f
+
+
+for _p in (reduce_sum_p, reduce_prod_p, reduce_max_p, reduce_min_p, reduce_and_p, reduce_or_p):
+    register(_p, source=_reduce_source)
+    defreducer(_p)
+del _p
+nondiff(reduce_and_p, reduce_or_p)
+reduce_sum = _reduce(reduce_sum_p)
+reduce_prod = _reduce(reduce_prod_p)
+reduce_max = _reduce(reduce_max_p)
+reduce_min = _reduce(reduce_min_p)
+reduce_and = _reduce(reduce_and_p)
+reduce_or = _reduce(reduce_or_p)
+
+
+def _reduce_sum_transpose(ct, x, *, axes, out_sharding=None):
+    if is_zero(ct):
+        return [None]
+    shape = x.aval.shape
+    axes = tuple(a % len(shape) for a in axes) if shape else ()
+    keep = tuple(d for d in range(len(shape)) if d not in axes)
+    return [broadcast_in_dim(ct, shape, keep)]
+
+
+deflinear(reduce_sum_p, _reduce_sum_transpose)
+
+
+def _reduce_chooser_jvp(p):
+    def rule(primals, tangents, *, axes, out_sharding=None):
+        x, = primals
+        t, = tangents
+        out = bind(p, x, axes=axes, out_sharding=out_sharding)
+        if is_zero(t):
+            return out, core.Zero(_aval(out))
+        shape = _aval(x).shape
+        axes_ = tuple(a % len(shape) for a in axes) if shape else ()
+        keep = tuple(d for d in range(len(shape)) if d not in axes_)
+        loc = bind(ew.eq_p, x, broadcast_in_dim(out, shape, keep))
+        locf = convert_element_type(loc, _aval(x).dtype)
+        counts = reduce_sum(locf, axes_)
+        return out, bind(ew.div_p, reduce_sum(bind(ew.mul_p, t, locf), axes_), counts)
+    p.jvp = rule
+
+
+_reduce_chooser_jvp(reduce_max_p)
+_reduce_chooser_jvp(reduce_min_p)
+
+
+def _reduce_prod_jvp(primals, tangents, *, axes, out_sharding=None):
+    from .cumulative import cumprod
+    x, = primals
+    t, = tangents
+    out = bind(reduce_prod_p, x, axes=axes, out_sharding=out_sharding)
+    if is_zero(t):
+        return out, core.Zero(_aval(out))
+    shape = _aval(x).shape
+    axes_ = tuple(sorted(a % len(shape) for a in axes)) if shape else ()
+    keep = tuple(d for d in range(len(shape)) if d not in axes_)
+    perm = keep + axes_
+    k = int(np.prod([shape[a] for a in axes_], dtype=np.int64))
+    kshape = tuple(shape[d] for d in keep)
+    xf = reshape(transpose(x, perm), kshape + (k,))
+    tf = reshape(transpose(t, perm), kshape + (k,))
+    ax = len(kshape)
+    # product of all other elements: exclusive prefix * exclusive suffix products
+    one = full(kshape + (1,), 1, _aval(x).dtype)
+    left = concatenate([one, slice_in_dim(cumprod(xf, ax), 0, k - 1, axis=ax)], ax)
+    right = concatenate([slice_in_dim(cumprod(xf, ax, reverse=True), 1, k, axis=ax),
+                         one], ax)
+    others = bind(ew.mul_p, left, right)
+    return out, reduce_sum(bind(ew.mul_p, tf, others), (ax,))
+
+
+reduce_prod_p.jvp = _reduce_prod_jvp
 
 
 class DotDims(tuple):
@@ -90,3 +192,138 @@ def _dot_lowering(ctx, x, y, *, dimension_numbers, precision=None,
 
 
 register(dot_general_p, impl=_dot_impl, abstract_eval=_dot_ae, lowering=_dot_lowering)
+
+
+def _ranges_like(*xs):
+    start = 0
+    for x in xs:
+        x_len = len(x)
+        yield range(start, start + x_len)
+        start += x_len
+
+
+def _remaining(original, *removed_lists):
+    removed = set()
+    for r in removed_lists:
+        removed |= set(r)
+    return [i for i in original if i not in removed]
+
+
+def _dot_transpose_lhs(ct, x_aval, y, *, dimension_numbers, preferred_element_type=None,
+                       swap_ans=False, **params):
+    (x_contract, y_contract), (x_batch, y_batch) = dimension_numbers
+    x_ndim = x_aval.ndim
+    y_aval = _aval(y)
+    x_kept = _remaining(range(x_ndim), x_contract, x_batch)
+    y_kept = _remaining(range(y_aval.ndim), y_contract, y_batch)
+    if swap_ans:
+        ans_batch, ans_y, _ = _ranges_like(x_batch, y_kept, x_kept)
+    else:
+        ans_batch, _, ans_y = _ranges_like(x_batch, x_kept, y_kept)
+    dims = ((ans_y, y_kept), (ans_batch, y_batch))
+    x_contract_sorted_by_y = list(np.take(x_contract, np.argsort(y_contract)))
+    unsorted_axes = list(x_batch) + x_kept + x_contract_sorted_by_y
+    out_axes = np.argsort(unsorted_axes)
+    ct = convert_element_type(ct, y_aval.dtype) if _aval(ct).dtype != y_aval.dtype else ct
+    d = dot_general(ct, y, ((tuple(dims[0][0]), tuple(dims[0][1])),
+                            (tuple(dims[1][0]), tuple(dims[1][1]))),
+                    preferred_element_type=x_aval.dtype)
+    return transpose(d, tuple(int(a) for a in out_axes))
+
+
+def _dot_transpose_rhs(ct, x, y_aval, *, dimension_numbers, preferred_element_type=None,
+                       **params):
+    (x_contract, y_contract), (x_batch, y_batch) = dimension_numbers
+    swapped = (((tuple(y_contract), tuple(x_contract)), (tuple(y_batch), tuple(x_batch))))
+    return _dot_transpose_lhs(ct, y_aval, x, dimension_numbers=swapped,
+                              preferred_element_type=preferred_element_type, swap_ans=True)
+
+
+def _dot_jvp(primals, tangents, **params):
+    x, y = primals
+    tx, ty = tangents
+    out = bind(dot_general_p, x, y, **params)
+    ts = []
+    if not is_zero(tx):
+        ts.append(bind(dot_general_p, tx, y, **params))
+    if not is_zero(ty):
+        ts.append(bind(dot_general_p, x, ty, **params))
+    if not ts:
+        return out, core.Zero(_aval(out))
+    return out, ts[0] if len(ts) == 1 else add_tangents(ts[0], ts[1])
+
+
+def _dot_transpose(ct, x, y, **params):
+    if is_zero(ct):
+        return [None, None]
+    if core.is_undefined(x) and core.is_undefined(y):
+        raise AssertionError("dot_general of two linear values is not linear")
+    if core.is_undefined(x):
+        return [_dot_transpose_lhs(ct, x.aval, y, **params), None]
+    return [None, _dot_transpose_rhs(ct, x, y.aval, **params)]
+
+
+def _dot_general_batch(args, dims, *, dimension_numbers, **params):
+    lhs, rhs = args
+    ld, rd = dims
+    (lc, rc), (lb, rb) = dimension_numbers
+    la, ra = _aval(lhs), _aval(rhs)
+    if ld is not None and rd is not None:
+        lhs, rhs = moveaxis(lhs, ld, 0), moveaxis(rhs, rd, 0)
+        dn = dot_dims(([c + 1 for c in lc], [c + 1 for c in rc]),
+                      ([0] + [b + 1 for b in lb], [0] + [b + 1 for b in rb]))
+        out_d = 0
+    elif ld is not None:
+        lc2, lb2 = [shift_axis(c, ld) for c in lc], [shift_axis(b, ld) for b in lb]
+        dn = dot_dims((lc2, rc), (lb2, rb))
+        free = [i for i in range(la.ndim) if i not in lc2 and i not in lb2]
+        out_d = len(lb) + free.index(ld)
+    else:
+        rc2, rb2 = [shift_axis(c, rd) for c in rc], [shift_axis(b, rd) for b in rb]
+        dn = dot_dims((lc, rc2), (lb, rb2))
+        n_lfree = la.ndim - len(lc) - len(lb)
+        free = [i for i in range(ra.ndim) if i not in rc2 and i not in rb2]
+        out_d = len(lb) + n_lfree + free.index(rd)
+    return bind(dot_general_p, lhs, rhs, dimension_numbers=dn, **params), out_d
+
+
+def _dot_source(gen, eqn):
+    x, y = eqn.invars
+    (lc, rc), (lb, rb) = eqn.params["dimension_numbers"]
+    pet = eqn.params.get("preferred_element_type")
+    same = pet is None or np.dtype(pet) == x.aval.dtype == y.aval.dtype
+    if (same and not lb and not rb and x.aval.ndim in (1, 2) and y.aval.ndim in (1, 2)
+            and tuple(lc) == (x.aval.ndim - 1,) and tuple(rc) == (0,)
+            and isinstance(x, core.Var) and isinstance(y, core.Var)):
+        return ast.BinOp(left=gen.arg(x), op=ast.MatMult(), right=gen.arg(y))
+    dn = ((tuple(lc), tuple(rc)), (tuple(lb), tuple(rb)))
+    kw = {}
+    if pet is not None and np.dtype(pet) != x.aval.dtype:
+        kw["preferred_element_type"] = dtype_expr(pet)
+    return lax_call("dot_general", gen, eqn, gen.value(dn), **kw)
+
+
+register(dot_general_p, jvp=_dot_jvp, transpose=_dot_transpose, batch=_dot_general_batch,
+         source=_dot_source)
+
+
+def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None,
+                out_sharding=None):
+    """`lax.dot_general`: contract ((lhs_contract, rhs_contract), (lhs_batch, rhs_batch))."""
+    (lc, rc), (lb, rb) = dimension_numbers
+    out_dtype = (dtypes.canonicalize(preferred_element_type) if preferred_element_type is not None
+                 else _aval(lhs).dtype)
+    params = dict(dimension_numbers=dot_dims((lc, rc), (lb, rb)),
+                  preferred_element_type=out_dtype)
+    if precision is not None:
+        params["precision"] = precision
+    return bind(dot_general_p, lhs, rhs, **params)
+
+
+def dot(lhs, rhs, precision=None, preferred_element_type=None):
+    """`lax.dot`: vector/matrix products of rank-1 or rank-2 operands."""
+    la, ra = _aval(lhs), _aval(rhs)
+    if la.ndim not in (1, 2) or ra.ndim not in (1, 2):
+        raise DTypeError(f"lax.dot needs rank-1 or rank-2 operands, got {la.shape}, {ra.shape}")
+    return dot_general(lhs, rhs, (((la.ndim - 1,), (0,)), ((), ())), precision,
+                       preferred_element_type)

@@ -5,16 +5,26 @@ Order: JAX's total order (`_sort_lt_comparator`): -0.0 and 0.0 compare equal (a
 stable sort keeps them in input order), every NaN sorts after +inf, complex numbers
 compare by real part, then imaginary part. Lowered with `stablehlo.sort` and a
 comparator region that canonicalizes zeros and NaNs and compares with TOTALORDER.
+
+The block also holds the jvp (tangents follow the sort permutation), batch rule,
+printed source and the `lax.*` wrappers `sort`, `sort_key_val` and `top_k`.
 """
 from __future__ import annotations
+
+import ast
 
 import numpy as np
 
 from .. import core, dtypes
-from ..core import ShapedArray
+from ..core import ShapedArray, bind
 from ..errors import ShapeError
-from .cumulative import compare
-from .base import register
+from ..pyast import call, pyconst
+from . import elementwise as ew
+from .cumulative import check_axis, compare
+from .base import as_operand, is_zero, matchaxis, register
+from .base import tangent_aval as _aval
+from .slicing import slice
+from .structural import broadcasted_iota, concatenate, full_like, reshape, rev
 
 sort_p = core.new_primitive("sort", multiple_results=True)
 
@@ -118,5 +128,105 @@ def _sort_lowering(ctx, *operands, dimension, is_stable, num_keys):
 
 
 register(sort_p, impl=_sort_impl, abstract_eval=_sort_ae, lowering=_sort_lowering)
+
+
+def _sort_jvp(primals, tangents, *, dimension, is_stable, num_keys):
+    shape = _aval(primals[0]).shape
+    iota = broadcasted_iota(np.int32, shape, dimension)
+    outs = bind(sort_p, *primals, iota, dimension=dimension, is_stable=is_stable,
+                num_keys=num_keys)
+    perm = outs[-1]
+    outs = outs[:-1]
+    tout = []
+    for t, o in zip(tangents, outs):
+        if is_zero(t):
+            tout.append(core.Zero(_aval(o)))
+        else:
+            tout.append(_take_along(t, perm, dimension))
+    return outs, tout
+
+
+def _take_along(x, idx, axis):
+    """x[..., idx, ...] along `axis` (idx has x's shape) as a gather."""
+    from . import indexing as ix
+    a = _aval(x)
+    nd = a.ndim
+    # index vector: one coordinate per dimension, with iotas for the other axes
+    coords = []
+    for d in range(nd):
+        c = idx if d == axis else broadcasted_iota(np.int32, a.shape, d)
+        coords.append(reshape(c, a.shape + (1,)))
+    indices = concatenate(coords, nd) if nd > 1 else coords[0]
+    dn = ix.GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=tuple(range(nd)),
+                                   start_index_map=tuple(range(nd)))
+    return bind(ix.gather_p, x, indices, dimension_numbers=dn, slice_sizes=(1,) * nd,
+                indices_are_sorted=False, unique_indices=True,
+                mode=ix.GatherScatterMode.PROMISE_IN_BOUNDS, fill_value=None)
+
+
+def _sort_batch(args, dims, *, dimension, **params):
+    size = core.axis_size()
+    xs = [matchaxis(x, d, 0, size) for x, d in zip(args, dims)]
+    nd = max(_aval(xs[0]).ndim - 1, 1)
+    outs = bind(sort_p, *xs, dimension=dimension % nd + 1, **params)
+    return outs, [0] * len(outs)
+
+
+def _sort_source(gen, eqn):
+    p = eqn.params
+    kw = {"dimension": pyconst(int(p["dimension"]))}
+    if not p.get("is_stable", True):
+        kw["is_stable"] = pyconst(False)
+    if p.get("num_keys", 1) != 1:
+        kw["num_keys"] = pyconst(int(p["num_keys"]))
+    ops = [gen.arg(a) for a in eqn.invars]
+    operand = ops[0] if len(ops) == 1 else ast.Tuple(elts=ops, ctx=ast.Load())
+    return call("lax.sort", [operand], **kw)
+
+
+_sort_source.unpacks_single = True
+register(sort_p, jvp=_sort_jvp, batch=_sort_batch, source=_sort_source)
+
+
+def sort(operand, dimension=-1, is_stable=True, num_keys=1):
+    """Sort one array, or a sequence of arrays by the first `num_keys` of them."""
+    if isinstance(operand, (tuple, list)):
+        ops = [as_operand(o) for o in operand]
+        if not ops:
+            return type(operand)()
+        dim = check_axis(dimension, core.get_aval(ops[0]).ndim, "sort")
+        out = bind(sort_p, *ops, dimension=dim, is_stable=bool(is_stable),
+                   num_keys=int(num_keys))
+        return tuple(out) if isinstance(operand, tuple) else list(out)
+    operand = as_operand(operand)
+    dim = check_axis(dimension, core.get_aval(operand).ndim, "sort")
+    return bind(sort_p, operand, dimension=dim, is_stable=bool(is_stable),
+                num_keys=int(num_keys))[0]
+
+
+def sort_key_val(keys, values, dimension=-1, is_stable=True):
+    """`lax.sort_key_val`: sort `values` by `keys`."""
+    k, v = sort((keys, values), dimension, is_stable, 1)
+    return k, v
+
+
+def top_k(operand, k):
+    """The `k` largest entries along the last axis and their (int32) indices, largest
+    first; ties keep the lower index first."""
+    operand = as_operand(operand)
+    aval = core.get_aval(operand)
+    k = int(k)
+    if aval.ndim == 0 or not 0 <= k <= aval.shape[-1]:
+        raise ShapeError(f"top_k: k={k} does not fit an operand of shape {aval.shape}")
+    last = aval.ndim - 1
+    rv = rev(operand, (last,))
+    idx = broadcasted_iota(dtypes.int32, aval.shape, last)
+    vals, perm = sort((rv, idx), last, True, 1)
+    vals, perm = rev(vals, (last,)), rev(perm, (last,))
+    n = np.asarray(aval.shape[-1] - 1, dtypes.int32)[()]
+    perm = bind(ew.sub_p, full_like(perm, n), perm)
+    start, limit = [0] * aval.ndim, list(aval.shape)
+    limit[-1] = k
+    return slice(vals, start, limit), slice(perm, start, limit)
 
 __all__ = ["sort_p"]

@@ -1,14 +1,28 @@
 """Shape, layout and type primitives: convert_element_type, broadcast_in_dim, reshape,
-transpose, squeeze, expand_dims, rev, concatenate, pad, slice, dynamic_slice,
-dynamic_update_slice, select_n, clamp, iota, copy, bitcast_convert_type."""
+transpose, squeeze, expand_dims, rev, concatenate, pad, iota, copy,
+bitcast_convert_type; and `full`/`full_like`. One block per primitive: declaration,
+impl, abstract eval, lowering, jvp/transpose, batch rule, printed source and the
+`lax.*` wrapper (`astjax.lax` re-exports the wrappers). Slicing is in `slicing`,
+select_n/clamp in `selection`."""
 from __future__ import annotations
+
+import ast
+import math
 
 import numpy as np
 
 from .. import core, dtypes
-from ..core import ShapedArray
+from ..core import ShapedArray, bind
 from ..errors import DTypeError, ShapeError
-from .base import normalize_axes, register
+from ..pyast import attr, call, dtype_expr, lax_call, pyconst, scalar_py
+from . import elementwise as ew
+from .base import (deflinear, defno_operands, defvectorized, is_zero, match_scalars, matchaxis,
+                   moveaxis, nondiff, normalize_axes, register, shift_axis, weak_const)
+from .base import tangent_aval as _aval
+
+__all__ = ["convert_element_type_p", "broadcast_in_dim_p", "reshape_p", "transpose_p",
+           "squeeze_p", "expand_dims_p", "rev_p", "concatenate_p", "pad_p", "iota_p", "copy_p",
+           "bitcast_convert_type_p"]
 
 # ---- convert_element_type ---------------------------------------------------------
 convert_element_type_p = core.new_primitive("convert_element_type")
@@ -54,6 +68,84 @@ register(convert_element_type_p,
              ShapedArray(x.shape, new_dtype, weak_type),
          lowering=_convert_lowering)
 
+
+def _convert_jvp(primals, tangents, *, new_dtype, weak_type=False, sharding=None):
+    x, = primals
+    t, = tangents
+    out = bind(convert_element_type_p, x, new_dtype=new_dtype, weak_type=weak_type,
+               sharding=sharding)
+    if is_zero(t) or not core.differentiable(_aval(x)) or not dtypes.is_inexact(new_dtype):
+        return out, core.Zero(_aval(out))
+    return out, bind(convert_element_type_p, t, new_dtype=new_dtype, weak_type=weak_type,
+                     sharding=sharding)
+
+
+def _convert_transpose(ct, x, *, new_dtype, weak_type=False, sharding=None):
+    if is_zero(ct):
+        return [None]
+    return [bind(convert_element_type_p, ct, new_dtype=x.aval.dtype,
+                 weak_type=x.aval.weak_type, sharding=sharding)]
+
+
+def _convert_source(gen, eqn):
+    (x,) = eqn.invars
+    new = eqn.params["new_dtype"]
+    if eqn.params.get("weak_type"):
+        return lax_call("convert_element_type", gen, eqn, dtype_expr(new), weak_type=pyconst(True))
+    if isinstance(x, core.Var) and gen.name_of(x) not in gen.counters and not x.aval.weak_type:
+        return call(attr(gen.arg(x), "astype"), [dtype_expr(new)])
+    return lax_call("convert_element_type", gen, eqn, dtype_expr(new))
+
+
+def _convert_fuse(gen, scope, i, eqn):
+    """bool -> int32 feeding only a 2-branch cond: printed as the `if` test."""
+    (x,) = eqn.invars
+    out = eqn.outvars[0]
+    if (x.aval.dtype != dtypes.bool_ or out.aval.dtype != dtypes.int32 or x.aval.shape != ()
+            or scope.uses[out] != 1 or out in scope.jaxpr.outvars):
+        return
+    j = scope.consumers.get(out, [None])[0]
+    if j is None:
+        return
+    user = scope.jaxpr.eqns[j]
+    if user.primitive.name == "cond" and user.invars[0] is out and len(user.params["branches"]) == 2:
+        gen.skip.add(id(eqn))
+        gen.fused[out] = x
+        # `if x > 0.0:` rather than `is_gt = x > 0.0` + `if is_gt:` when the test is
+        # computed right before and used only here
+        p = scope.producer.get(x)
+        if p is not None and p == i - 1 and j == i + 1 and scope.uses[x] == 1:
+            prod = scope.jaxpr.eqns[p]
+            rule = gen.rule_of(prod.primitive)
+            if (not prod.primitive.multiple_results and not getattr(rule, "statement", False)
+                    and not getattr(rule, "fuse", None) and x.hint is None):
+                gen.skip.add(id(prod))
+                gen.fused[out] = ("expr", prod)
+
+
+_convert_source.fuse = _convert_fuse
+register(convert_element_type_p, jvp=_convert_jvp, transpose=_convert_transpose,
+         source=_convert_source)
+defvectorized(convert_element_type_p)
+
+
+def convert_element_type(x, new_dtype, weak_type=False):
+    """`lax.convert_element_type`: x as `new_dtype` (a constant scalar converts now)."""
+    new_dtype = dtypes.canonicalize(new_dtype)
+    a = _aval(x)
+    if a.dtype == new_dtype and a.weak_type == weak_type and isinstance(x, core.Tracer):
+        return x
+    b = core.current_builder()
+    if not isinstance(x, core.Tracer) and not hasattr(x, "_buf") and a.ndim == 0 \
+            and b is not None:
+        # a constant: convert now, as JAX does for Python scalars
+        v = np.asarray(np.asarray(x).astype(new_dtype))
+        t = b.const_tracer(v)
+        if weak_type:
+            t.var = core.Literal(v[()], t.aval.update(weak_type=True))
+        return t
+    return bind(convert_element_type_p, x, new_dtype=new_dtype, weak_type=bool(weak_type))
+
 # ---- broadcast_in_dim -------------------------------------------------------------
 broadcast_in_dim_p = core.new_primitive("broadcast_in_dim")
 
@@ -84,6 +176,69 @@ register(broadcast_in_dim_p,
              "stablehlo.broadcast_in_dim", [x],
              attrs={"broadcast_dimensions": ctx.i64(broadcast_dimensions)}))
 
+
+def _bid_transpose(ct, x, *, shape, broadcast_dimensions, sharding=None):
+    from .reductions import reduce_sum
+    if is_zero(ct):
+        return [None]
+    in_shape = x.aval.shape
+    new_dims = tuple(d for d in range(len(shape)) if d not in broadcast_dimensions)
+    expanded = tuple(d for i, d in enumerate(broadcast_dimensions)
+                     if in_shape[i] == 1 and shape[d] != 1)
+    r = ct
+    if expanded:
+        r = reduce_sum(r, expanded)  # reduces, then the dims are gone
+    dims_left = [d for d in range(len(shape)) if d not in expanded]
+    new_left = tuple(dims_left.index(d) for d in new_dims)
+    if new_left:
+        r = reduce_sum(r, new_left)
+    return [reshape(r, in_shape)]
+
+
+def _bid_batch(args, dims, *, shape, broadcast_dimensions, **params):
+    x = moveaxis(args[0], dims[0], 0)
+    size = _aval(x).shape[0]
+    return bind(broadcast_in_dim_p, x, shape=(size,) + tuple(shape),
+                broadcast_dimensions=(0,) + tuple(b + 1 for b in broadcast_dimensions),
+                **params), 0
+
+
+def _bid_source(gen, eqn):
+    (x,) = eqn.invars
+    shape, dims = tuple(eqn.params["shape"]), tuple(eqn.params["broadcast_dimensions"])
+    if isinstance(x, core.Literal) and np.ndim(x.val) == 0:
+        v = scalar_py(np.asarray(x.val)[()], x.aval.dtype)
+        dt = dtype_expr(x.aval.dtype)
+        if v == 0 and not (isinstance(v, float) and math.copysign(1.0, v) < 0):
+            return call("jnp.zeros", [gen.value(shape), dt])
+        if v == 1:
+            return call("jnp.ones", [gen.value(shape), dt])
+        return call("jnp.full", [gen.value(shape), pyconst(v), dt])
+    n = len(shape)
+    if dims == tuple(range(n - x.aval.ndim, n)) and isinstance(x, core.Var):
+        return call("jnp.broadcast_to", [gen.arg(x), gen.value(shape)])
+    return lax_call("broadcast_in_dim", gen, eqn, gen.value(shape), gen.value(dims))
+
+
+deflinear(broadcast_in_dim_p, _bid_transpose)
+register(broadcast_in_dim_p, batch=_bid_batch, source=_bid_source)
+
+
+def broadcast_in_dim(x, shape, broadcast_dimensions, out_sharding=None):
+    """`lax.broadcast_in_dim`: operand axis i becomes axis broadcast_dimensions[i]."""
+    shape = tuple(int(d) for d in shape)
+    if _aval(x).shape == shape and tuple(broadcast_dimensions) == tuple(range(len(shape))):
+        return x
+    return bind(broadcast_in_dim_p, x, shape=shape,
+                broadcast_dimensions=tuple(int(d) for d in broadcast_dimensions), sharding=None)
+
+
+def broadcast(x, sizes):
+    """`lax.broadcast`: new leading axes of `sizes`."""
+    a = _aval(x)
+    n = len(sizes)
+    return broadcast_in_dim(x, tuple(sizes) + a.shape, tuple(range(n, n + a.ndim)))
+
 # ---- reshape ----------------------------------------------------------------------
 reshape_p = core.new_primitive("reshape")
 
@@ -101,6 +256,36 @@ register(reshape_p,
          abstract_eval=_reshape_ae,
          lowering=lambda ctx, x, **_: ctx.op1("stablehlo.reshape", [x]))
 
+
+def _reshape_batch(args, dims, *, new_sizes, dimensions=None, **params):
+    x = moveaxis(args[0], dims[0], 0)
+    size = _aval(x).shape[0]
+    return bind(reshape_p, x, new_sizes=(size,) + tuple(new_sizes), dimensions=None,
+                **params), 0
+
+
+def _reshape_source(gen, eqn):
+    (x,) = eqn.invars
+    if isinstance(x, core.Var) and not x.aval.weak_type:
+        return call(attr(gen.arg(x), "reshape"), [gen.value(tuple(eqn.params["new_sizes"]))])
+    if isinstance(x, core.Var):  # may be a Python scalar when run eagerly
+        return call("jnp.reshape", [gen.arg(x), gen.value(tuple(eqn.params["new_sizes"]))])
+    return lax_call("reshape", gen, eqn, gen.value(tuple(eqn.params["new_sizes"])))
+
+
+deflinear(reshape_p, lambda ct, x, **_: [None if is_zero(ct) else reshape(ct, x.aval.shape)])
+register(reshape_p, batch=_reshape_batch, source=_reshape_source)
+
+
+def reshape(x, new_sizes, dimensions=None, out_sharding=None):
+    """`lax.reshape` (after transposing by `dimensions`, if given)."""
+    new_sizes = tuple(int(d) for d in new_sizes)
+    if _aval(x).shape == new_sizes and dimensions is None:
+        return x
+    if dimensions is not None:
+        x = transpose(x, dimensions)
+    return bind(reshape_p, x, new_sizes=new_sizes, dimensions=None, sharding=None)
+
 # ---- transpose --------------------------------------------------------------------
 transpose_p = core.new_primitive("transpose")
 
@@ -117,6 +302,34 @@ register(transpose_p,
          abstract_eval=_transpose_ae,
          lowering=lambda ctx, x, *, permutation: ctx.op1(
              "stablehlo.transpose", [x], attrs={"permutation": ctx.i64(permutation)}))
+
+
+def _transpose_batch(args, dims, *, permutation):
+    x, d = args[0], dims[0]
+    perm = [shift_axis(p, d) for p in permutation]
+    perm.insert(d, d)
+    return bind(transpose_p, x, permutation=tuple(perm)), d
+
+
+def _transpose_source(gen, eqn):
+    (x,) = eqn.invars
+    perm = tuple(eqn.params["permutation"])
+    if perm == (1, 0) and isinstance(x, core.Var):
+        return attr(gen.arg(x), "T")
+    return lax_call("transpose", gen, eqn, gen.value(perm))
+
+
+deflinear(transpose_p, lambda ct, x, *, permutation: [
+    None if is_zero(ct) else transpose(ct, tuple(np.argsort(permutation)))])
+register(transpose_p, batch=_transpose_batch, source=_transpose_source)
+
+
+def transpose(x, permutation):
+    """`lax.transpose`: output axis i is operand axis permutation[i]."""
+    permutation = tuple(int(p) for p in permutation)
+    if permutation == tuple(range(len(permutation))):
+        return x
+    return bind(transpose_p, x, permutation=permutation)
 
 # ---- squeeze / expand_dims --------------------------------------------------------
 squeeze_p = core.new_primitive("squeeze")
@@ -136,6 +349,35 @@ register(squeeze_p,
          abstract_eval=_squeeze_ae,
          lowering=lambda ctx, x, **_: ctx.op1("stablehlo.reshape", [x]))
 
+
+def _param_source(fname, *names):
+    """`lax.<fname>(x, <params named>)`."""
+    def rule(gen, eqn):
+        return lax_call(fname, gen, eqn, *[gen.value(eqn.params[n]) for n in names])
+    return rule
+
+
+def _squeeze_batch(args, dims, *, dimensions):
+    x, d = args[0], dims[0]
+    nd = _aval(x).ndim - 1
+    dimensions = [a % nd for a in dimensions]
+    return (bind(squeeze_p, x, dimensions=tuple(sorted(shift_axis(a, d) for a in dimensions))),
+            d - sum(1 for a in dimensions if a < d))
+
+
+deflinear(squeeze_p, lambda ct, x, **_: [None if is_zero(ct) else reshape(ct, x.aval.shape)])
+register(squeeze_p, batch=_squeeze_batch, source=_param_source("squeeze", "dimensions"))
+
+
+def squeeze(x, dimensions):
+    """`lax.squeeze`: drop the size-1 axes `dimensions`."""
+    nd = _aval(x).ndim
+    dims = tuple(sorted(int(d) % nd for d in dimensions))
+    if not dims:
+        return x
+    return bind(squeeze_p, x, dimensions=dims)
+
+
 expand_dims_p = core.new_primitive("expand_dims")
 
 
@@ -152,6 +394,22 @@ register(expand_dims_p,
          abstract_eval=_expand_ae,
          lowering=lambda ctx, x, **_: ctx.op1("stablehlo.reshape", [x]))
 
+
+def _expand_dims_batch(args, dims, *, dimensions):
+    x = moveaxis(args[0], dims[0], 0)
+    nd = _aval(x).ndim - 1 + len(dimensions)
+    return bind(expand_dims_p, x, dimensions=tuple(a % nd + 1 for a in dimensions)), 0
+
+
+deflinear(expand_dims_p, lambda ct, x, **_: [None if is_zero(ct) else reshape(ct, x.aval.shape)])
+register(expand_dims_p, batch=_expand_dims_batch,
+         source=_param_source("expand_dims", "dimensions"))
+
+
+def expand_dims(x, dimensions):
+    """`lax.expand_dims`: insert size-1 axes at `dimensions`."""
+    return bind(expand_dims_p, x, dimensions=tuple(int(d) for d in dimensions))
+
 # ---- rev --------------------------------------------------------------------------
 rev_p = core.new_primitive("rev")
 register(rev_p,
@@ -159,6 +417,21 @@ register(rev_p,
          abstract_eval=lambda x, *, dimensions: (normalize_axes("rev", dimensions, x.ndim), x)[1],
          lowering=lambda ctx, x, *, dimensions: ctx.op1(
              "stablehlo.reverse", [x], attrs={"dimensions": ctx.i64(dimensions)}))
+
+
+def _rev_batch(args, dims, *, dimensions):
+    x, d = args[0], dims[0]
+    nd = max(_aval(x).ndim - 1, 1)
+    return bind(rev_p, x, dimensions=tuple(shift_axis(a % nd, d) for a in dimensions)), d
+
+
+deflinear(rev_p, lambda ct, x, *, dimensions: [None if is_zero(ct) else rev(ct, dimensions)])
+register(rev_p, batch=_rev_batch, source=_param_source("rev", "dimensions"))
+
+
+def rev(x, dimensions):
+    """`lax.rev`: reverse the axes `dimensions`."""
+    return bind(rev_p, x, dimensions=tuple(int(d) for d in dimensions))
 
 # ---- concatenate ------------------------------------------------------------------
 concatenate_p = core.new_primitive("concatenate")
@@ -183,6 +456,42 @@ register(concatenate_p,
          abstract_eval=_concat_ae,
          lowering=lambda ctx, *xs, dimension: ctx.op1(
              "stablehlo.concatenate", list(xs), attrs={"dimension": f"{dimension} : i64"}))
+
+
+def _concat_transpose(ct, *xs, dimension):
+    from .slicing import slice_in_dim
+    out, off = [], 0
+    for x in xs:
+        n = _aval(x).shape[dimension]
+        if core.is_undefined(x) and not is_zero(ct):
+            out.append(slice_in_dim(ct, off, off + n, axis=dimension))
+        else:
+            out.append(None)
+        off += n
+    return out
+
+
+def _concatenate_batch(args, dims, *, dimension):
+    size = core.axis_size()
+    xs = [matchaxis(x, d, 0, size) for x, d in zip(args, dims)]
+    nd = max(_aval(xs[0]).ndim - 1, 1)
+    return bind(concatenate_p, *xs, dimension=dimension % nd + 1), 0
+
+
+def _concat_source(gen, eqn):
+    return call("lax.concatenate", [ast.List(elts=[gen.arg(a) for a in eqn.invars], ctx=ast.Load()),
+                                    pyconst(eqn.params["dimension"])])
+
+
+deflinear(concatenate_p, _concat_transpose)
+register(concatenate_p, batch=_concatenate_batch, source=_concat_source)
+
+
+def concatenate(operands, dimension):
+    """`lax.concatenate` along `dimension`."""
+    if len(operands) == 1:
+        return operands[0]
+    return bind(concatenate_p, *operands, dimension=int(dimension))
 
 # ---- pad --------------------------------------------------------------------------
 pad_p = core.new_primitive("pad")
@@ -221,148 +530,58 @@ register(pad_p,
              "edge_padding_high": ctx.i64([c[1] for c in padding_config]),
              "interior_padding": ctx.i64([c[2] for c in padding_config])}))
 
-# ---- slice ------------------------------------------------------------------------
-slice_p = core.new_primitive("slice")
+
+def _pad_transpose(ct, x, pv, *, padding_config):
+    from .reductions import reduce_sum
+    from .slicing import slice
+    if is_zero(ct):
+        return [None, None]
+    t = ct
+    unpad = tuple((-lo, -hi, 0) for lo, hi, _ in padding_config)
+    t = pad(t, weak_const(t, 0), unpad)
+    tx = slice(t, (0,) * len(padding_config), _aval(t).shape,
+               tuple(it + 1 for _, _, it in padding_config))
+    cx = tx if core.is_undefined(x) else None
+    cpv = None
+    if core.is_undefined(pv):
+        total = reduce_sum(ct, tuple(range(_aval(ct).ndim)))
+        cpv = bind(ew.sub_p, total, reduce_sum(tx, tuple(range(_aval(tx).ndim))))
+    return [cx, cpv]
 
 
-def _slice_ae(x, *, start_indices, limit_indices, strides=None):
-    strides = strides or (1,) * x.ndim
-    if not (len(start_indices) == len(limit_indices) == len(strides) == x.ndim) or any(
-            not 0 <= s <= l <= d for s, l, d in zip(start_indices, limit_indices, x.shape)):
-        raise ShapeError(f"slice {tuple(start_indices)}:{tuple(limit_indices)} is out of "
-                         f"bounds for shape {x.shape}")
-    shape = [(l - s + st - 1) // st for s, l, st in zip(start_indices, limit_indices, strides)]
-    return ShapedArray(shape, x.dtype, x.weak_type)
+def _pad_batch(args, dims, *, padding_config):
+    size = core.axis_size()
+    x, pv = args
+    xd, pd = dims
+    x = matchaxis(x, xd, 0, size)
+    cfg = ((0, 0, 0),) + tuple(padding_config)
+    if pd is None:
+        return bind(pad_p, x, pv, padding_config=cfg), 0
+    # a per-lane padding value: pad with zero, then select the padding positions
+    a = _aval(x)
+    zero = np.zeros((), a.dtype)[()]
+    padded = bind(pad_p, x, zero, padding_config=cfg)
+    ones = full(a.shape, np.ones((), dtypes.bool_)[()], dtypes.bool_)
+    mask = bind(pad_p, ones, np.bool_(False), padding_config=cfg)
+    pshape = _aval(padded).shape
+    pvb = broadcast_in_dim(moveaxis(pv, pd, 0), pshape, (0,))
+    from .selection import select_n
+    return select_n(mask, pvb, padded), 0
 
 
-register(slice_p,
-         impl=lambda x, *, start_indices, limit_indices, strides=None: np.asarray(x)[tuple(
-             slice(s, l, st) for s, l, st in zip(start_indices, limit_indices,
-                                                  strides or (1,) * len(start_indices)))].copy(),
-         abstract_eval=_slice_ae,
-         lowering=lambda ctx, x, *, start_indices, limit_indices, strides=None: ctx.op1(
-             "stablehlo.slice", [x], attrs={
-                 "start_indices": ctx.i64(start_indices), "limit_indices": ctx.i64(limit_indices),
-                 "strides": ctx.i64(strides or (1,) * len(start_indices))}))
-
-# ---- dynamic_slice / dynamic_update_slice -----------------------------------------
-dynamic_slice_p = core.new_primitive("dynamic_slice")
+def _pad_source(gen, eqn):
+    return lax_call("pad", gen, eqn, gen.value(tuple(tuple(c) for c in eqn.params["padding_config"])))
 
 
-def _clamp_starts(shape, sizes, starts):
-    return [int(np.clip(int(s), 0, d - z)) for s, d, z in zip(starts, shape, sizes)]
+deflinear(pad_p, _pad_transpose)
+register(pad_p, batch=_pad_batch, source=_pad_source)
 
 
-def _ds_ae(x, *idx, slice_sizes):
-    if len(idx) != x.ndim or len(slice_sizes) != x.ndim or any(
-            not 0 <= z <= d for z, d in zip(slice_sizes, x.shape)):
-        raise ShapeError(f"dynamic_slice of size {tuple(slice_sizes)} does not fit shape {x.shape}")
-    for i in idx:
-        if i.shape != () or not dtypes.is_int(i.dtype):
-            raise DTypeError("dynamic_slice indices must be integer scalars")
-    return ShapedArray(slice_sizes, x.dtype, x.weak_type)
-
-
-def _ds_impl(x, *idx, slice_sizes):
-    x = np.asarray(x)
-    st = _clamp_starts(x.shape, slice_sizes, idx)
-    return x[tuple(slice(s, s + z) for s, z in zip(st, slice_sizes))].copy()
-
-
-register(dynamic_slice_p,
-         impl=_ds_impl,
-         abstract_eval=_ds_ae,
-         lowering=lambda ctx, x, *idx, slice_sizes: ctx.op1(
-             "stablehlo.dynamic_slice", [x, *idx], attrs={"slice_sizes": ctx.i64(slice_sizes)}))
-
-dynamic_update_slice_p = core.new_primitive("dynamic_update_slice")
-
-
-def _dus_ae(x, upd, *idx):
-    if upd.ndim != x.ndim or any(u > d for u, d in zip(upd.shape, x.shape)) or len(idx) != x.ndim:
-        raise ShapeError(f"dynamic_update_slice: update of shape {upd.shape} does not fit {x.shape}")
-    if upd.dtype != x.dtype:
-        raise DTypeError(f"dynamic_update_slice: update dtype {upd.dtype} is not {x.dtype}")
-    return ShapedArray(x.shape, x.dtype, x.weak_type)
-
-
-def _dus_impl(x, upd, *idx):
-    x = np.array(x)
-    upd = np.asarray(upd)
-    st = _clamp_starts(x.shape, upd.shape, idx)
-    x[tuple(slice(s, s + z) for s, z in zip(st, upd.shape))] = upd
-    return x
-
-
-register(dynamic_update_slice_p,
-         impl=_dus_impl,
-         abstract_eval=_dus_ae,
-         lowering=lambda ctx, x, upd, *idx: ctx.op1("stablehlo.dynamic_update_slice", [x, upd, *idx]))
-
-# ---- select_n / clamp -------------------------------------------------------------
-select_n_p = core.new_primitive("select_n")
-
-
-def _select_n_ae(which, *cases):
-    if which.dtype != dtypes.bool_ and not dtypes.is_int(which.dtype):
-        raise DTypeError(f"select_n predicate must be boolean or integer, got {which.dtype}")
-    c0 = cases[0]
-    for c in cases[1:]:
-        if c.shape != c0.shape or c.dtype != c0.dtype:
-            raise ShapeError("select_n cases must have one shape and dtype, got "
-                             f"{', '.join(c.str_short() for c in cases)}")
-    if which.shape not in ((), c0.shape):
-        raise ShapeError(f"select_n predicate shape {which.shape} does not match {c0.shape}")
-    return ShapedArray(c0.shape, c0.dtype, all(c.weak_type for c in cases))
-
-
-def _select_n_impl(which, *cases):
-    if len(cases) == 1:
-        return np.array(cases[0])
-    which = np.asarray(which)
-    if which.dtype == np.bool_:
-        which = which.astype(np.int32)
-    return np.choose(np.broadcast_to(which, np.shape(cases[0])), [np.asarray(c) for c in cases])
-
-
-def _select_n_lowering(ctx, which, *cases):
-    wa = ctx.avals_in[0]
-    out = ctx.avals_out[0]
-    if len(cases) == 1:
-        return cases[0]
-    if wa.dtype == dtypes.bool_:
-        pred = ctx.broadcast(which, wa, out.update(dtype=dtypes.bool_)) if out.shape else which
-        if wa.shape == () and out.shape:
-            pred = which  # stablehlo.select accepts a scalar predicate
-        return ctx.op1("stablehlo.select", [pred, cases[1], cases[0]])
-    # integer index: a chain of selects, comparing against each case index
-    result = cases[-1]
-    for i in range(len(cases) - 2, -1, -1):
-        k = ctx.constant(i, wa.update(shape=()))
-        k = ctx.broadcast(k, wa.update(shape=()), wa)
-        is_i = ctx.op1("stablehlo.compare", [which, k], wa.update(dtype=dtypes.bool_),
-                       attrs={"comparison_direction": "#stablehlo<comparison_direction EQ>"})
-        result = ctx.op1("stablehlo.select", [is_i, cases[i], result])
-    return result
-
-
-register(select_n_p, impl=_select_n_impl, abstract_eval=_select_n_ae,
-         lowering=_select_n_lowering)
-
-clamp_p = core.new_primitive("clamp")
-
-
-def _clamp_ae(lo, x, hi):
-    for b in (lo, hi):
-        if b.shape not in ((), x.shape) or b.dtype != x.dtype:
-            raise ShapeError(f"clamp bounds {b.str_short()} do not match operand {x.str_short()}")
-    return ShapedArray(x.shape, x.dtype, x.weak_type)
-
-
-register(clamp_p,
-         impl=lambda lo, x, hi: np.minimum(np.maximum(np.asarray(x), lo), hi).astype(np.asarray(x).dtype),
-         abstract_eval=_clamp_ae,
-         lowering=lambda ctx, lo, x, hi: ctx.op1("stablehlo.clamp", [lo, x, hi]))
+def pad(x, padding_value, padding_config):
+    """`lax.pad`: (low, high, interior) padding per axis with `padding_value`."""
+    padding_value = match_scalars(x, padding_value)[1]
+    return bind(pad_p, x, padding_value,
+                padding_config=tuple((int(a), int(b), int(c)) for a, b, c in padding_config))
 
 # ---- iota / copy / bitcast --------------------------------------------------------
 iota_p = core.new_primitive("iota")
@@ -381,9 +600,44 @@ register(iota_p,
          lowering=lambda ctx, *, dtype, shape, dimension, sharding=None: ctx.op1(
              "stablehlo.iota", [], attrs={"iota_dimension": f"{dimension} : i64"}))
 
+
+def _iota_source(gen, eqn):
+    p = eqn.params
+    shape = tuple(p["shape"])
+    if len(shape) == 1:
+        return call("lax.iota", [dtype_expr(p["dtype"]), pyconst(shape[0])])
+    return call("lax.broadcasted_iota", [dtype_expr(p["dtype"]), gen.value(shape),
+                                         pyconst(p["dimension"])])
+
+
+nondiff(iota_p)
+register(iota_p, source=_iota_source)
+defno_operands(iota_p)
+
+
+def iota(dtype, size):
+    """`lax.iota`: 0, 1, ..., size - 1."""
+    return bind(iota_p, dtype=dtypes.canonicalize(dtype), shape=(int(size),), dimension=0,
+                sharding=None)
+
+
+def broadcasted_iota(dtype, shape, dimension):
+    """`lax.broadcasted_iota`: the index along `dimension`, of `shape`."""
+    return bind(iota_p, dtype=dtypes.canonicalize(dtype), shape=tuple(int(s) for s in shape),
+                dimension=int(dimension), sharding=None)
+
 copy_p = core.new_primitive("copy")
 register(copy_p, impl=lambda x: np.array(x), abstract_eval=lambda x: x,
          lowering=lambda ctx, x: x)
+deflinear(copy_p, lambda ct, x: [None if is_zero(ct) else bind(copy_p, ct)])
+register(copy_p, source=lambda gen, eqn: lax_call("copy_p", gen, eqn))
+defvectorized(copy_p)
+
+
+def copy(x):
+    """`lax.copy_p(x)`: a copy of x."""
+    return bind(copy_p, x)
+
 
 bitcast_convert_type_p = core.new_primitive("bitcast_convert_type")
 
@@ -407,3 +661,33 @@ def _bitcast_impl(x, *, new_dtype):
 
 register(bitcast_convert_type_p, impl=_bitcast_impl, abstract_eval=_bitcast_ae,
          lowering=lambda ctx, x, *, new_dtype: ctx.op1("stablehlo.bitcast_convert", [x]))
+nondiff(bitcast_convert_type_p)
+register(bitcast_convert_type_p, source=_param_source("bitcast_convert_type", "new_dtype"))
+defvectorized(bitcast_convert_type_p)
+
+
+def bitcast_convert_type(x, new_dtype):
+    """`lax.bitcast_convert_type`: x's bits as `new_dtype`."""
+    return bind(bitcast_convert_type_p, x, new_dtype=np.dtype(new_dtype))
+
+# ---- full / full_like (conveniences over convert + broadcast) -----------------------
+
+
+def full(shape, fill_value, dtype=None):
+    """`lax.full`: an array of `shape` filled with `fill_value`."""
+    shape = tuple(int(s) for s in (shape if isinstance(shape, (tuple, list)) else (shape,)))
+    dt = dtypes.canonicalize(dtype) if dtype is not None else dtypes.result_type(fill_value)
+    weak = dtype is None and dtypes.is_weak_scalar(fill_value)
+    v = convert_element_type(fill_value, dt, weak_type=weak)
+    return broadcast(v, shape) if shape else v
+
+
+def full_like(x, fill_value, dtype=None, shape=None):
+    """`lax.full_like`: `full` with x's shape and dtype by default."""
+    a = _aval(x)
+    return full(a.shape if shape is None else shape, fill_value, dtype or a.dtype)
+
+
+def zeros_like_array(x):
+    """`lax.zeros_like_array`."""
+    return full_like(x, 0)

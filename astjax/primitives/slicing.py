@@ -1,0 +1,332 @@
+"""Slicing primitives: `slice` (static), `dynamic_slice` and `dynamic_update_slice`
+(start indices are operands, clamped into bounds as XLA does), each one block:
+declaration, impl, abstract eval, lowering, jvp/transpose, batch rule, printed source
+and the `lax.*` wrappers (`slice`, `slice_in_dim`, `index_in_dim`, `dynamic_slice`,
+`dynamic_update_slice` and their `*_in_dim` forms)."""
+from __future__ import annotations
+
+import ast
+import builtins
+
+import numpy as np
+
+from .. import core, dtypes
+from ..core import ShapedArray, bind
+from ..errors import DTypeError, ShapeError
+from ..pyast import call, lax_call
+from .base import (deflinear, instantiate, is_zero, matchaxis, moveaxis, register,
+                   weak_const)
+from .base import tangent_aval as _aval
+from .structural import concatenate, convert_element_type, expand_dims, pad, reshape, squeeze
+
+__all__ = ["slice_p", "dynamic_slice_p", "dynamic_update_slice_p"]
+
+# ---- slice ------------------------------------------------------------------------
+slice_p = core.new_primitive("slice")
+
+
+def _slice_ae(x, *, start_indices, limit_indices, strides=None):
+    strides = strides or (1,) * x.ndim
+    if not (len(start_indices) == len(limit_indices) == len(strides) == x.ndim) or any(
+            not 0 <= s <= l <= d for s, l, d in zip(start_indices, limit_indices, x.shape)):
+        raise ShapeError(f"slice {tuple(start_indices)}:{tuple(limit_indices)} is out of "
+                         f"bounds for shape {x.shape}")
+    shape = [(l - s + st - 1) // st for s, l, st in zip(start_indices, limit_indices, strides)]
+    return ShapedArray(shape, x.dtype, x.weak_type)
+
+
+register(slice_p,
+         impl=lambda x, *, start_indices, limit_indices, strides=None: np.asarray(x)[tuple(
+             builtins.slice(s, l, st) for s, l, st in zip(start_indices, limit_indices,
+                                                  strides or (1,) * len(start_indices)))].copy(),
+         abstract_eval=_slice_ae,
+         lowering=lambda ctx, x, *, start_indices, limit_indices, strides=None: ctx.op1(
+             "stablehlo.slice", [x], attrs={
+                 "start_indices": ctx.i64(start_indices), "limit_indices": ctx.i64(limit_indices),
+                 "strides": ctx.i64(strides or (1,) * len(start_indices))}))
+
+
+def _slice_transpose(ct, x, *, start_indices, limit_indices, strides=None):
+    if is_zero(ct):
+        return [None]
+    shape = x.aval.shape
+    strides = strides or (1,) * len(shape)
+    out_shape = _aval(ct).shape
+    cfg = []
+    for s, n_out, st_, d in zip(start_indices, out_shape, strides, shape):
+        real_limit = s + (n_out - 1) * st_ + 1 if n_out > 0 else s
+        cfg.append((s, d - real_limit, st_ - 1 if n_out > 0 else 0))
+    return [pad(ct, weak_const(ct, 0), cfg)]
+
+
+def _slice_batch(args, dims, *, start_indices, limit_indices, strides=None):
+    x, d = args[0], dims[0]
+    size = _aval(x).shape[d]
+    st, li = list(start_indices), list(limit_indices)
+    st.insert(d, 0)
+    li.insert(d, size)
+    if strides is not None:
+        strides = list(strides)
+        strides.insert(d, 1)
+        strides = tuple(strides)
+    return bind(slice_p, x, start_indices=tuple(st), limit_indices=tuple(li),
+                strides=strides), d
+
+
+def _slice_source(gen, eqn):
+    p = eqn.params
+    extra = [gen.value(tuple(p["start_indices"])), gen.value(tuple(p["limit_indices"]))]
+    if p.get("strides") is not None and any(s != 1 for s in p["strides"]):
+        extra.append(gen.value(tuple(p["strides"])))
+    return lax_call("slice", gen, eqn, *extra)
+
+
+deflinear(slice_p, _slice_transpose)
+register(slice_p, batch=_slice_batch, source=_slice_source)
+
+
+def slice(x, start_indices, limit_indices, strides=None):  # noqa: A001
+    """`lax.slice`: x[start:limit:stride] per axis."""
+    return bind(slice_p, x, start_indices=tuple(int(i) for i in start_indices),
+                limit_indices=tuple(int(i) for i in limit_indices),
+                strides=None if strides is None else tuple(int(s) for s in strides))
+
+
+def slice_in_dim(x, start_index, limit_index, stride=1, axis=0):
+    """`lax.slice_in_dim`: a slice along one axis."""
+    a = _aval(x)
+    starts, limits, strides = [0] * a.ndim, list(a.shape), [1] * a.ndim
+    starts[axis] = start_index if start_index is not None else 0
+    limits[axis] = limit_index if limit_index is not None else a.shape[axis]
+    strides[axis] = stride
+    return slice(x, starts, limits, None if stride == 1 else strides)
+
+
+def index_in_dim(x, index, axis=0, keepdims=True):
+    """`lax.index_in_dim`: x[..., index, ...] along `axis`."""
+    r = slice_in_dim(x, index, index + 1, 1, axis)
+    return r if keepdims else squeeze(r, (axis,))
+
+
+# ---- dynamic_slice / dynamic_update_slice -----------------------------------------
+dynamic_slice_p = core.new_primitive("dynamic_slice")
+
+
+def _clamp_starts(shape, sizes, starts):
+    return [int(np.clip(int(s), 0, d - z)) for s, d, z in zip(starts, shape, sizes)]
+
+
+def _ds_ae(x, *idx, slice_sizes):
+    if len(idx) != x.ndim or len(slice_sizes) != x.ndim or any(
+            not 0 <= z <= d for z, d in zip(slice_sizes, x.shape)):
+        raise ShapeError(f"dynamic_slice of size {tuple(slice_sizes)} does not fit shape {x.shape}")
+    for i in idx:
+        if i.shape != () or not dtypes.is_int(i.dtype):
+            raise DTypeError("dynamic_slice indices must be integer scalars")
+    return ShapedArray(slice_sizes, x.dtype, x.weak_type)
+
+
+def _ds_impl(x, *idx, slice_sizes):
+    x = np.asarray(x)
+    st = _clamp_starts(x.shape, slice_sizes, idx)
+    return x[tuple(builtins.slice(s, s + z) for s, z in zip(st, slice_sizes))].copy()
+
+
+register(dynamic_slice_p,
+         impl=_ds_impl,
+         abstract_eval=_ds_ae,
+         lowering=lambda ctx, x, *idx, slice_sizes: ctx.op1(
+             "stablehlo.dynamic_slice", [x, *idx], attrs={"slice_sizes": ctx.i64(slice_sizes)}))
+
+
+def _ds_jvp(primals, tangents, *, slice_sizes):
+    x, *idx = primals
+    out = bind(dynamic_slice_p, x, *idx, slice_sizes=slice_sizes)
+    if is_zero(tangents[0]):
+        return out, core.Zero(_aval(out))
+    return out, bind(dynamic_slice_p, tangents[0], *idx, slice_sizes=slice_sizes)
+
+
+def _ds_transpose(ct, x, *idx, slice_sizes):
+    if is_zero(ct):
+        return [None] * (1 + len(idx))
+    z = instantiate(core.Zero(x.aval))
+    return [bind(dynamic_update_slice_p, z, ct, *idx)] + [None] * len(idx)
+
+
+def _index_matrix(idx, idx_dims, size):
+    """Per-example scalar indices (some mapped, shape (B,)) -> int32 (B, n)."""
+    from .structural import broadcast_in_dim
+    cols = []
+    for i, d in zip(idx, idx_dims):
+        if _aval(i).dtype != dtypes.int32:
+            i = convert_element_type(i, dtypes.int32)
+        if d is None:
+            col = broadcast_in_dim(i, (size, 1), ())
+        else:
+            col = reshape(i, (size, 1))
+        cols.append(col)
+    return concatenate(cols, 1) if len(cols) > 1 else cols[0]
+
+
+def _dynamic_slice_batch(args, dims, *, slice_sizes):
+    x, idx = args[0], list(args[1:])
+    xd, idx_d = dims[0], list(dims[1:])
+    size = core.axis_size()
+    if all(d is None for d in idx_d):
+        idx.insert(xd, np.int32(0))
+        sizes = list(slice_sizes)
+        sizes.insert(xd, size)
+        return bind(dynamic_slice_p, x, *idx, slice_sizes=tuple(sizes)), xd
+    from .indexing import GatherDimensionNumbers, GatherScatterMode, gather_p
+    n = len(slice_sizes)
+    ind = _index_matrix(idx, idx_d, size)
+    if xd is None:
+        dn = GatherDimensionNumbers(offset_dims=tuple(range(1, n + 1)), collapsed_slice_dims=(),
+                                    start_index_map=tuple(range(n)))
+        sizes = tuple(slice_sizes)
+    else:
+        x = moveaxis(x, xd, 0)
+        dn = GatherDimensionNumbers(offset_dims=tuple(range(1, n + 1)), collapsed_slice_dims=(),
+                                    start_index_map=tuple(range(1, n + 1)),
+                                    operand_batching_dims=(0,), start_indices_batching_dims=(0,))
+        sizes = (1,) + tuple(slice_sizes)
+    return bind(gather_p, x, ind, dimension_numbers=dn, slice_sizes=sizes,
+                indices_are_sorted=False, unique_indices=False, mode=GatherScatterMode.CLIP,
+                fill_value=None), 0
+
+
+def _ds_source(gen, eqn):
+    x, *idx = eqn.invars
+    return call("lax.dynamic_slice", [gen.arg(x), ast.Tuple(elts=[gen.arg(i) for i in idx], ctx=ast.Load()),
+                                      gen.value(tuple(eqn.params["slice_sizes"]))])
+
+
+register(dynamic_slice_p, jvp=_ds_jvp, transpose=_ds_transpose, batch=_dynamic_slice_batch,
+         source=_ds_source)
+
+
+def _index_scalar(i):
+    if dtypes.is_weak_scalar(i) or isinstance(i, (np.integer, builtins.int)):
+        return np.asarray(i, dtypes.canonicalize(dtypes.int32))[()]
+    a = _aval(i)
+    if a.dtype != dtypes.int32 and dtypes.is_int(a.dtype) and a.dtype.itemsize < 4:
+        return convert_element_type(i, dtypes.int32)
+    return i
+
+
+def dynamic_slice(x, start_indices, slice_sizes):
+    """`lax.dynamic_slice`: a `slice_sizes` window at traced `start_indices` (clamped)."""
+    idx = [_index_scalar(i) for i in start_indices]
+    return bind(dynamic_slice_p, x, *idx, slice_sizes=tuple(int(s) for s in slice_sizes))
+
+
+def dynamic_slice_in_dim(x, start_index, slice_size, axis=0):
+    """`lax.dynamic_slice_in_dim`: a dynamic slice along one axis."""
+    a = _aval(x)
+    starts = [0] * a.ndim
+    starts[axis] = start_index
+    sizes = list(a.shape)
+    sizes[axis] = slice_size
+    return dynamic_slice(x, starts, sizes)
+
+
+def dynamic_index_in_dim(x, index, axis=0, keepdims=True):
+    """`lax.dynamic_index_in_dim`: x[..., index, ...] at a traced index."""
+    r = dynamic_slice_in_dim(x, index, 1, axis)
+    return r if keepdims else squeeze(r, (axis,))
+
+
+dynamic_update_slice_p = core.new_primitive("dynamic_update_slice")
+
+
+def _dus_ae(x, upd, *idx):
+    if upd.ndim != x.ndim or any(u > d for u, d in zip(upd.shape, x.shape)) or len(idx) != x.ndim:
+        raise ShapeError(f"dynamic_update_slice: update of shape {upd.shape} does not fit {x.shape}")
+    if upd.dtype != x.dtype:
+        raise DTypeError(f"dynamic_update_slice: update dtype {upd.dtype} is not {x.dtype}")
+    return ShapedArray(x.shape, x.dtype, x.weak_type)
+
+
+def _dus_impl(x, upd, *idx):
+    x = np.array(x)
+    upd = np.asarray(upd)
+    st = _clamp_starts(x.shape, upd.shape, idx)
+    x[tuple(builtins.slice(s, s + z) for s, z in zip(st, upd.shape))] = upd
+    return x
+
+
+register(dynamic_update_slice_p,
+         impl=_dus_impl,
+         abstract_eval=_dus_ae,
+         lowering=lambda ctx, x, upd, *idx: ctx.op1("stablehlo.dynamic_update_slice", [x, upd, *idx]))
+
+
+def _dus_jvp(primals, tangents):
+    x, u, *idx = primals
+    tx, tu = tangents[:2]
+    out = bind(dynamic_update_slice_p, x, u, *idx)
+    if is_zero(tx) and is_zero(tu):
+        return out, core.Zero(_aval(out))
+    return out, bind(dynamic_update_slice_p, instantiate(tx, _aval(x)),
+                     instantiate(tu, _aval(u)), *idx)
+
+
+def _dus_transpose(ct, x, u, *idx):
+    if is_zero(ct):
+        return [None] * (2 + len(idx))
+    ua = _aval(u)
+    cx = bind(dynamic_update_slice_p, ct, instantiate(core.Zero(ua)), *idx) \
+        if core.is_undefined(x) else None
+    cu = bind(dynamic_slice_p, ct, *idx, slice_sizes=ua.shape) if core.is_undefined(u) else None
+    return [cx, cu] + [None] * len(idx)
+
+
+def _dynamic_update_slice_batch(args, dims):
+    x, upd, idx = args[0], args[1], list(args[2:])
+    xd, ud, idx_d = dims[0], dims[1], list(dims[2:])
+    size = core.axis_size()
+    x = matchaxis(x, xd, 0, size)
+    upd = matchaxis(upd, ud, 0, size)
+    if all(d is None for d in idx_d):
+        return bind(dynamic_update_slice_p, x, upd, np.int32(0), *idx), 0
+    from .indexing import GatherScatterMode, ScatterDimensionNumbers, scatter_p
+    n = len(idx)
+    ind = _index_matrix(idx, idx_d, size)
+    dn = ScatterDimensionNumbers(update_window_dims=tuple(range(1, n + 1)),
+                                 inserted_window_dims=(),
+                                 scatter_dims_to_operand_dims=tuple(range(1, n + 1)),
+                                 operand_batching_dims=(0,), scatter_indices_batching_dims=(0,))
+    return bind(scatter_p, x, ind, upd, dimension_numbers=dn, indices_are_sorted=True,
+                unique_indices=True, mode=GatherScatterMode.CLIP, update_jaxpr=None,
+                update_consts=()), 0
+
+
+def _dus_source(gen, eqn):
+    x, upd, *idx = eqn.invars
+    return call("lax.dynamic_update_slice", [gen.arg(x), gen.arg(upd),
+                                             ast.Tuple(elts=[gen.arg(i) for i in idx], ctx=ast.Load())])
+
+
+register(dynamic_update_slice_p, jvp=_dus_jvp, transpose=_dus_transpose,
+         batch=_dynamic_update_slice_batch, source=_dus_source)
+
+
+def dynamic_update_slice(x, update, start_indices):
+    """`lax.dynamic_update_slice`: x with `update` written at traced `start_indices`."""
+    idx = [_index_scalar(i) for i in start_indices]
+    return bind(dynamic_update_slice_p, x, update, *idx)
+
+
+def dynamic_update_slice_in_dim(x, update, start_index, axis):
+    """`lax.dynamic_update_slice_in_dim`: a dynamic update along one axis."""
+    starts = [0] * _aval(x).ndim
+    starts[axis] = start_index
+    return dynamic_update_slice(x, update, starts)
+
+
+def dynamic_update_index_in_dim(x, update, index, axis):
+    """`lax.dynamic_update_index_in_dim`: write `update` at x[..., index, ...]."""
+    if _aval(update).ndim == _aval(x).ndim - 1:
+        update = expand_dims(update, (axis,))
+    return dynamic_update_slice_in_dim(x, update, index, axis)
