@@ -15,6 +15,8 @@ from .. import core, dtypes
 from ..core import Tracer, bind
 from ..errors import ArgumentError, ShapeError
 from ..primitives import elementwise as ew
+from ..primitives import selection as sel
+from ..primitives import slicing as sl
 from ..primitives import structural as st
 
 
@@ -79,7 +81,7 @@ def slice_rows(x, start, limit, step):
     """`lax.slice_in_dim(x, start, limit, step)` along axis 0."""
     a = _aval(x)
     starts, limits = [start] + [0] * (a.ndim - 1), [limit] + list(a.shape[1:])
-    return bind(st.slice_p, x, start_indices=tuple(int(i) for i in starts),
+    return bind(sl.slice_p, x, start_indices=tuple(int(i) for i in starts),
                 limit_indices=tuple(int(i) for i in limits),
                 strides=None if step == 1 else tuple(int(s) for s in [step] + [1] * (a.ndim - 1)))
 
@@ -88,14 +90,14 @@ def row(x, i):
     """`lax.dynamic_index_in_dim(x, i, 0, keepdims=False)` for a staged int32 index."""
     a = _aval(x)
     zero = np.asarray(0, dtypes.canonicalize(dtypes.int32))[()]
-    r = bind(st.dynamic_slice_p, x, i, *[zero] * (a.ndim - 1),
+    r = bind(sl.dynamic_slice_p, x, i, *[zero] * (a.ndim - 1),
              slice_sizes=(1,) + tuple(int(s) for s in a.shape[1:]))
     return bind(st.squeeze_p, r, dimensions=(0,))
 
 
 def select(pred, on_true, on_false):
     """`lax.select` (`jnp.where` on operands of one dtype and shape)."""
-    return bind(st.select_n_p, pred, on_false, on_true)
+    return bind(sel.select_n_p, pred, on_false, on_true)
 
 
 # ---------------------------------------------- jnp-level (broadcasting, promotion)
