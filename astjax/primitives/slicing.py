@@ -18,6 +18,7 @@ from .base import (deflinear, instantiate, is_zero, matchaxis, moveaxis, registe
                    weak_const)
 from .base import tangent_aval as _aval
 from .structural import concatenate, convert_element_type, expand_dims, pad, reshape, squeeze
+from .structural import broadcast_in_dim
 
 __all__ = ["slice_p", "dynamic_slice_p", "dynamic_update_slice_p"]
 
@@ -156,7 +157,6 @@ def _ds_transpose(ct, x, *idx, slice_sizes):
 
 def _index_matrix(idx, idx_dims, size):
     """Per-example scalar indices (some mapped, shape (B,)) -> int32 (B, n)."""
-    from .structural import broadcast_in_dim
     cols = []
     for i, d in zip(idx, idx_dims):
         if _aval(i).dtype != dtypes.int32:

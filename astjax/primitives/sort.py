@@ -25,6 +25,7 @@ from .base import as_operand, is_zero, matchaxis, register
 from .base import tangent_aval as _aval
 from .slicing import slice
 from .structural import broadcasted_iota, concatenate, full_like, reshape, rev
+from . import indexing as ix
 
 sort_p = core.new_primitive("sort", multiple_results=True)
 
@@ -148,7 +149,6 @@ def _sort_jvp(primals, tangents, *, dimension, is_stable, num_keys):
 
 def _take_along(x, idx, axis):
     """x[..., idx, ...] along `axis` (idx has x's shape) as a gather."""
-    from . import indexing as ix
     a = _aval(x)
     nd = a.ndim
     # index vector: one coordinate per dimension, with iotas for the other axes
