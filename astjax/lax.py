@@ -48,5 +48,8 @@ from .core import closure_convert, join_consts  # noqa: E402,F401
 from .primitives.cond import cond, stage_sub, switch  # noqa: E402,F401
 from .primitives.scan import map, scan  # noqa: E402,F401
 from .primitives.while_loop import fori_loop, while_loop  # noqa: E402,F401
-from .lax_indexing import *  # noqa: E402,F401,F403
+from .primitives.gather import (GatherDimensionNumbers, GatherScatterMode,  # noqa: E402,F401
+                                gather)
+from .primitives.scatter import (ScatterDimensionNumbers, scatter, scatter_add,  # noqa: E402,F401
+                                 scatter_apply, scatter_max, scatter_min, scatter_mul)
 from .lax_parallel import *  # noqa: E402,F401,F403  (psum, pmean, all_gather, axis_index, ...)

@@ -159,6 +159,10 @@ class SourceGenerator:
         """`outs = core.primitives[name].bind(...)`: prints any equation exactly."""
         return _generic_statement(self, eqn)
 
+    def generic(self, eqn):
+        """`core.primitives[name].bind(...)`: any equation as an exact expression."""
+        return generic_rule(self, eqn)
+
     hint_from = staticmethod(lambda *vs: _hint_from(*vs))
 
     def assign_outputs(self, stmts, pairs):
@@ -729,34 +733,6 @@ def _register(name, rule):
         core.source_rules[p] = rule
 
 
-def _gather_rule(gen, eqn):
-    p = eqn.params
-    kw = {k: gen.value(p[k]) for k in ("dimension_numbers", "slice_sizes")}
-    for k in ("indices_are_sorted", "unique_indices"):
-        if p.get(k):
-            kw[k] = pyconst(True)
-    kw["mode"] = gen.value(p["mode"])
-    if p.get("fill_value") is not None:
-        kw["fill_value"] = gen.value(p["fill_value"])
-    return lax_call("gather", gen, eqn, **kw)
-
-
-def _scatter_rule(name):
-    fname = name.replace("-", "_")
-
-    def rule(gen, eqn):
-        p = eqn.params
-        if p.get("update_jaxpr") is not None:
-            return generic_rule(gen, eqn)
-        kw = {"dimension_numbers": gen.value(p["dimension_numbers"])}
-        for k in ("indices_are_sorted", "unique_indices"):
-            if p.get(k):
-                kw[k] = pyconst(True)
-        kw["mode"] = gen.value(p["mode"])
-        return lax_call(fname, gen, eqn, **kw)
-    return rule
-
-
 def _stop_gradient_rule(gen, eqn):
     return lax_call("stop_gradient", gen, eqn)
 
@@ -844,9 +820,6 @@ def _hint_from(*vs):
 
 
 def register_rules():
-    _register("gather", _gather_rule)
-    for name in ("scatter", "scatter-add", "scatter-mul", "scatter-min", "scatter-max"):
-        _register(name, _scatter_rule(name))
     _register("stop_gradient", _stop_gradient_rule)
     _register("custom_jvp_call", _call_rule("call_jaxpr", "custom_jvp function"))
     _register("custom_vjp_call", _call_rule("call_jaxpr", "custom_vjp function"))

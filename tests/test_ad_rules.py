@@ -7,7 +7,8 @@ import astjax
 import astjax.numpy as jnp
 from astjax import core, lax
 from astjax.transforms import ad
-from astjax.primitives import indexing as ix
+from astjax.primitives import gather as ix
+from astjax.primitives import scatter as sx
 from astjax.primitives import linalg as la
 
 rng = np.random.RandomState(0)
@@ -47,7 +48,7 @@ def tril(n):
 
 
 _G_DN = ix.GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(0,), start_index_map=(0,))
-_S_DN = ix.ScatterDimensionNumbers(update_window_dims=(1,), inserted_window_dims=(0,),
+_S_DN = sx.ScatterDimensionNumbers(update_window_dims=(1,), inserted_window_dims=(0,),
                                    scatter_dims_to_operand_dims=(0,))
 _IDX = np.array([[2], [0], [3]], np.int32)
 _UIDX = np.array([[2], [0], [3]], np.int32)

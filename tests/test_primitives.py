@@ -21,8 +21,8 @@ from astjax import core, dtypes
 from astjax.codegen import runtime
 from astjax.errors import AstjaxError, DTypeError, ShapeError
 from astjax.primitives import elementwise as ew
-from astjax.primitives.indexing import (GatherDimensionNumbers as GDN, GatherScatterMode as M,
-                                        ScatterDimensionNumbers as SDN)
+from astjax.primitives.gather import GatherDimensionNumbers as GDN, GatherScatterMode as M
+from astjax.primitives.scatter import ScatterDimensionNumbers as SDN
 from astjax.primitives.reductions import dot_dims
 
 f32, f16, bf16, c64 = np.float32, np.float16, dtypes.bfloat16, np.complex64
@@ -280,7 +280,7 @@ def _gather_cases():
     for c in out:
         fv = c.params.get("fill_value")
         if c.params["mode"] == M.FILL_OR_DROP and fv is None:
-            from astjax.primitives.indexing import default_fill_value
+            from astjax.primitives.gather import default_fill_value
             c.params["fill_value"] = default_fill_value(c.args[0].dtype)
         c.params.setdefault("fill_value", None)
         c.params.update(indices_are_sorted=False, unique_indices=False)

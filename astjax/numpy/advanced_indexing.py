@@ -24,8 +24,8 @@ import numpy as np
 
 from .. import core, dtypes, lax
 from ..errors import ArgumentError, ShapeError
-from ..primitives.indexing import (GatherDimensionNumbers, GatherScatterMode,
-                                   ScatterDimensionNumbers)
+from ..primitives.gather import GatherDimensionNumbers, GatherScatterMode
+from ..primitives.scatter import ScatterDimensionNumbers
 from .creation import asarray
 from .ufuncs import broadcast_shapes, broadcast_to_shape
 

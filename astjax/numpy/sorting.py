@@ -15,7 +15,8 @@ import numpy as np
 from .. import core, dtypes, lax
 from ..core import Tracer
 from ..errors import ArgumentError, ConcretizationError, ShapeError
-from ..primitives.indexing import GatherScatterMode, ScatterDimensionNumbers
+from ..primitives.gather import GatherScatterMode
+from ..primitives.scatter import ScatterDimensionNumbers
 from .creation import asarray
 from .ufuncs import asarray_operand, promote_dtypes
 

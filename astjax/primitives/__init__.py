@@ -1,13 +1,14 @@
 """Every primitive, declared once with its rules (see `helpers` for signatures)."""
 from . import comparisons, arithmetic  # noqa: F401  (the elementwise family, before elementwise)
 from . import elementwise, structural, slicing, selection, reductions  # noqa: F401
-from . import indexing, cumulative, sort  # noqa: F401
+from . import gather, scatter, cumulative, sort  # noqa: F401
 from .elementwise import *  # noqa: F401,F403
 from .structural import *  # noqa: F401,F403
 from .slicing import *  # noqa: F401,F403
 from .selection import *  # noqa: F401,F403
 from .reductions import *  # noqa: F401,F403
-from .indexing import *  # noqa: F401,F403
+from .gather import *  # noqa: F401,F403
+from .scatter import *  # noqa: F401,F403
 from .cumulative import *  # noqa: F401,F403
 from .sort import *  # noqa: F401,F403
 from . import cond, scan, while_loop  # noqa: F401,E402  (structured control flow)

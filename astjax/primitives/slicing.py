@@ -178,7 +178,7 @@ def _dynamic_slice_batch(args, dims, *, slice_sizes):
         sizes = list(slice_sizes)
         sizes.insert(xd, size)
         return bind(dynamic_slice_p, x, *idx, slice_sizes=tuple(sizes)), xd
-    from .indexing import GatherDimensionNumbers, GatherScatterMode, gather_p
+    from .gather import GatherDimensionNumbers, GatherScatterMode, gather_p
     n = len(slice_sizes)
     ind = _index_matrix(idx, idx_d, size)
     if xd is None:
@@ -290,7 +290,8 @@ def _dynamic_update_slice_batch(args, dims):
     upd = matchaxis(upd, ud, 0, size)
     if all(d is None for d in idx_d):
         return bind(dynamic_update_slice_p, x, upd, np.int32(0), *idx), 0
-    from .indexing import GatherScatterMode, ScatterDimensionNumbers, scatter_p
+    from .gather import GatherScatterMode
+    from .scatter import ScatterDimensionNumbers, scatter_p
     n = len(idx)
     ind = _index_matrix(idx, idx_d, size)
     dn = ScatterDimensionNumbers(update_window_dims=tuple(range(1, n + 1)),

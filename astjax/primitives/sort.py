@@ -25,7 +25,7 @@ from .base import as_operand, is_zero, matchaxis, register
 from .base import tangent_aval as _aval
 from .slicing import slice
 from .structural import broadcasted_iota, concatenate, full_like, reshape, rev
-from . import indexing as ix
+from . import gather as ix
 
 sort_p = core.new_primitive("sort", multiple_results=True)
 

@@ -1,5 +1,9 @@
-"""Gather and scatter: `gather`, `scatter`, `scatter-add`, `scatter-mul`,
-`scatter-min`, `scatter-max`, with JAX's names and params.
+"""Gather: `gather`, and the types every indexing primitive shares
+(`GatherScatterMode`, `GatherDimensionNumbers`), with JAX's names and params.
+
+One block: declaration (impl, abstract eval, lowering), jvp/transpose, batch rule,
+printed source and the public `lax.gather` wrapper. The transpose of a gather is a
+`scatter-add` (the later `scatter` family, imported inside the rule).
 
 Indices always carry their index vector in the last axis (JAX's convention, so
 `index_vector_dim = indices.ndim - 1` in StableHLO). Out-of-bounds handling follows
@@ -23,9 +27,14 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import core, dtypes
-from ..core import ShapedArray
+from ..core import ShapedArray, bind
 from ..errors import DTypeError, ShapeError
-from .base import register
+from ..pyast import lax_call, pyconst
+from .base import instantiate, is_zero as _is_zero, moveaxis, register, tangent_aval as _aval
+
+__all__ = ["GatherScatterMode", "GatherDimensionNumbers", "gather_p", "default_fill_value"]
+
+Zero = core.Zero
 
 
 class GatherScatterMode(enum.Enum):
@@ -55,14 +64,6 @@ class GatherDimensionNumbers(NamedTuple):
     start_index_map: tuple = ()
     operand_batching_dims: tuple = ()
     start_indices_batching_dims: tuple = ()
-
-
-class ScatterDimensionNumbers(NamedTuple):
-    update_window_dims: tuple = ()
-    inserted_window_dims: tuple = ()
-    scatter_dims_to_operand_dims: tuple = ()
-    operand_batching_dims: tuple = ()
-    scatter_indices_batching_dims: tuple = ()
 
 
 def default_fill_value(dtype):
@@ -216,17 +217,6 @@ def _gather_attr(dn, index_vector_dim):
     return f"#stablehlo.gather<{', '.join(body)}>"
 
 
-def _scatter_attr(dn, index_vector_dim):
-    parts = [("update_window_dims", dn.update_window_dims),
-             ("inserted_window_dims", dn.inserted_window_dims),
-             ("input_batching_dims", dn.operand_batching_dims),
-             ("scatter_indices_batching_dims", dn.scatter_indices_batching_dims),
-             ("scatter_dims_to_operand_dims", dn.scatter_dims_to_operand_dims)]
-    body = [f"{k} = [{', '.join(str(int(d)) for d in v)}]" for k, v in parts if len(v)]
-    body.append(f"index_vector_dim = {index_vector_dim}")
-    return f"#stablehlo.scatter<{', '.join(body)}>"
-
-
 def _bool_attr(b):
     return "true" if b else "false"
 
@@ -273,163 +263,116 @@ def _gather_lowering(ctx, operand, indices, *, dimension_numbers, slice_sizes,
     return ctx.op1("stablehlo.select", [ok, g, fill])
 
 
-register(gather_p, impl=_gather_impl, abstract_eval=_gather_ae, lowering=_gather_lowering)
-
-# ------------------------------------------------------------------------ scatter
-
-
-def _scatter_ae_for(name):
-    def abstract_eval(operand, indices, updates, *, dimension_numbers, indices_are_sorted=False,
-                      unique_indices=False, mode=None, update_jaxpr=None, update_consts=()):
-        dn = dimension_numbers
-        _check_indices(name, indices)
-        if updates.dtype != operand.dtype:
-            raise DTypeError(f"`{name}`: updates {updates.str_short()} must have the operand's "
-                             f"dtype {operand.str_short()}")
-        nb = indices.ndim - 1
-        _sorted_unique(name, "update_window_dims", dn.update_window_dims, updates.ndim)
-        _sorted_unique(name, "inserted_window_dims", dn.inserted_window_dims, operand.ndim)
-        _sorted_unique(name, "operand_batching_dims", dn.operand_batching_dims, operand.ndim)
-        if set(dn.inserted_window_dims) & set(dn.operand_batching_dims):
-            raise ShapeError(f"`{name}`: a dimension cannot be both inserted and batching")
-        if updates.ndim != nb + len(dn.update_window_dims):
-            raise ShapeError(f"`{name}`: updates of shape {updates.shape} need rank "
-                             f"{nb + len(dn.update_window_dims)} (indices batch "
-                             f"{indices.shape[:-1]} plus {len(dn.update_window_dims)} window "
-                             "dims)")
-        wdims = [d for d in range(operand.ndim)
-                 if d not in dn.inserted_window_dims and d not in dn.operand_batching_dims]
-        if len(wdims) != len(dn.update_window_dims):
-            raise ShapeError(f"`{name}`: update_window_dims {tuple(dn.update_window_dims)} must "
-                             f"have one entry per window dimension of the operand ({len(wdims)})")
-        for d, u in zip(wdims, dn.update_window_dims):
-            if updates.shape[u] > operand.shape[d]:
-                raise ShapeError(f"`{name}`: update window of size {updates.shape[u]} is larger "
-                                 f"than operand dimension {d} of shape {operand.shape}")
-        sdims = [updates.shape[d] for d in range(updates.ndim) if d not in dn.update_window_dims]
-        if tuple(sdims) != indices.shape[:-1]:
-            raise ShapeError(f"`{name}`: updates' scatter dims {tuple(sdims)} do not match the "
-                             f"indices' batch shape {indices.shape[:-1]}")
-        m = dn.scatter_dims_to_operand_dims
-        if len(m) != indices.shape[-1] or len(set(m)) != len(m) or any(
-                not 0 <= d < operand.ndim for d in m):
-            raise ShapeError(f"`{name}`: scatter_dims_to_operand_dims {tuple(m)} does not fit an "
-                             f"index vector of length {indices.shape[-1]} into rank {operand.ndim}")
-        if len(dn.operand_batching_dims) != len(dn.scatter_indices_batching_dims):
-            raise ShapeError(f"`{name}`: operand and indices batching dims differ in length")
-        for od, idim in zip(dn.operand_batching_dims, dn.scatter_indices_batching_dims):
-            if not 0 <= idim < nb or operand.shape[od] != indices.shape[idim]:
-                raise ShapeError(f"`{name}`: batching dimension {od} of operand {operand.shape} "
-                                 f"does not match dimension {idim} of indices {indices.shape}")
-        return ShapedArray(operand.shape, operand.dtype, operand.weak_type)
-    return abstract_eval
+def _gather_jvp(primals, tangents, **params):
+    x, idx = primals
+    out = bind(gather_p, x, idx, **params)
+    if _is_zero(tangents[0]):
+        return out, Zero(_aval(out))
+    p = dict(params)
+    if p.get("fill_value") is not None:
+        p["fill_value"] = 0
+    return out, bind(gather_p, tangents[0], idx, **p)
 
 
-def _set(out, idx, vals):
-    out[idx] = vals
+def _gather_transpose(ct, x, idx, *, dimension_numbers, slice_sizes, indices_are_sorted=False,
+                      unique_indices=False, mode=None, fill_value=None):
+    from .scatter import ScatterDimensionNumbers, scatter_add_p
+    if _is_zero(ct):
+        return [None, None]
+    dn = dimension_numbers
+    sdn = ScatterDimensionNumbers(
+        update_window_dims=tuple(dn.offset_dims),
+        inserted_window_dims=tuple(dn.collapsed_slice_dims),
+        scatter_dims_to_operand_dims=tuple(dn.start_index_map),
+        operand_batching_dims=tuple(dn.operand_batching_dims),
+        scatter_indices_batching_dims=tuple(dn.start_indices_batching_dims))
+    z = instantiate(Zero(x.aval))
+    smode = mode if mode != GatherScatterMode.PROMISE_IN_BOUNDS else mode
+    if smode == GatherScatterMode.CLIP:
+        smode = GatherScatterMode.CLIP
+    out = bind(scatter_add_p, z, idx, ct, dimension_numbers=sdn,
+               indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
+               mode=smode, update_jaxpr=None, update_consts=())
+    return [out, None]
 
 
-def _ufunc_at(uf):
-    return lambda out, idx, vals: uf.at(out, idx, vals)
+def _gather_batch(args, dims, *, dimension_numbers, slice_sizes, **params):
+    operand, indices = args
+    od, idd = dims
+    dn = dimension_numbers
+    inc = lambda t: tuple(int(v) + 1 for v in t)  # noqa: E731
+    if idd is None:
+        operand = moveaxis(operand, od, 0)
+        size = core.get_aval(operand).shape[0]
+        dn2 = GatherDimensionNumbers(
+            offset_dims=(0,) + inc(dn.offset_dims), collapsed_slice_dims=inc(dn.collapsed_slice_dims),
+            start_index_map=inc(dn.start_index_map),
+            operand_batching_dims=inc(dn.operand_batching_dims),
+            start_indices_batching_dims=tuple(dn.start_indices_batching_dims))
+        sizes = (size,) + tuple(slice_sizes)
+    elif od is None:
+        indices = moveaxis(indices, idd, 0)
+        dn2 = GatherDimensionNumbers(
+            offset_dims=inc(dn.offset_dims), collapsed_slice_dims=tuple(dn.collapsed_slice_dims),
+            start_index_map=tuple(dn.start_index_map),
+            operand_batching_dims=tuple(dn.operand_batching_dims),
+            start_indices_batching_dims=inc(dn.start_indices_batching_dims))
+        sizes = tuple(slice_sizes)
+    else:
+        operand, indices = moveaxis(operand, od, 0), moveaxis(indices, idd, 0)
+        dn2 = GatherDimensionNumbers(
+            offset_dims=inc(dn.offset_dims), collapsed_slice_dims=inc(dn.collapsed_slice_dims),
+            start_index_map=inc(dn.start_index_map),
+            operand_batching_dims=(0,) + inc(dn.operand_batching_dims),
+            start_indices_batching_dims=(0,) + inc(dn.start_indices_batching_dims))
+        sizes = (1,) + tuple(slice_sizes)
+    return bind(gather_p, operand, indices, dimension_numbers=dn2, slice_sizes=sizes,
+                **params), 0
 
 
-def _scatter_impl_for(apply):
-    def impl(operand, indices, updates, *, dimension_numbers, indices_are_sorted=False,
-             unique_indices=False, mode=None, update_jaxpr=None, update_consts=()):
-        dn = dimension_numbers
-        out = np.array(operand)
-        ind, upd = np.asarray(indices), np.asarray(updates)
-        mode = GatherScatterMode.from_any(mode)
-        nb = ind.ndim - 1
-        bshape = ind.shape[:-1]
-        sdims = [d for d in range(upd.ndim) if d not in dn.update_window_dims]
-        u = np.transpose(upd, sdims + list(dn.update_window_dims))
-        wdims = [d for d in range(out.ndim)
-                 if d not in dn.inserted_window_dims and d not in dn.operand_batching_dims]
-        full = [1] * out.ndim
-        for d, ud in zip(wdims, dn.update_window_dims):
-            full[d] = upd.shape[ud]
-        u = u.reshape(bshape + tuple(full))
-        starts = _starts(out.shape, ind, dn.scatter_dims_to_operand_dims,
-                         dn.operand_batching_dims, dn.scatter_indices_batching_dims)
-        if mode == GatherScatterMode.CLIP:
-            starts = [np.clip(s, 0, n - z) for s, n, z in zip(starts, out.shape, full)]
-        ok = np.ones(bshape, bool)
-        for s, n, z in zip(starts, out.shape, full):
-            ok &= (s >= 0) & (s <= n - z)
-        idx = [np.broadcast_to(i, u.shape) for i in _window_index(starts, full, nb)]
-        mask = np.broadcast_to(ok.reshape(bshape + (1,) * out.ndim), u.shape)
-        with np.errstate(all="ignore"):
-            apply(out, tuple(i[mask] for i in idx), u[mask])
-        return out
-    return impl
+def _gather_source(gen, eqn):
+    p = eqn.params
+    kw = {k: gen.value(p[k]) for k in ("dimension_numbers", "slice_sizes")}
+    for k in ("indices_are_sorted", "unique_indices"):
+        if p.get(k):
+            kw[k] = pyconst(True)
+    kw["mode"] = gen.value(p["mode"])
+    if p.get("fill_value") is not None:
+        kw["fill_value"] = gen.value(p["fill_value"])
+    return lax_call("gather", gen, eqn, **kw)
 
 
-def _scatter_lowering_for(combine):
-    def lowering(ctx, operand, indices, updates, *, dimension_numbers, indices_are_sorted=False,
-                 unique_indices=False, mode=None, update_jaxpr=None, update_consts=()):
-        dn = dimension_numbers
-        oaval, iaval, uaval = ctx.avals_in
-        if GatherScatterMode.from_any(mode) == GatherScatterMode.CLIP:
-            full = [1] * oaval.ndim
-            wdims = [d for d in range(oaval.ndim)
-                     if d not in dn.inserted_window_dims and d not in dn.operand_batching_dims]
-            for d, ud in zip(wdims, dn.update_window_dims):
-                full[d] = uaval.shape[ud]
-            hi = _upper_bounds(ctx, iaval, [oaval.shape[d] - full[d]
-                                            for d in dn.scatter_dims_to_operand_dims])
-            zero = ctx.broadcast(ctx.constant(0, iaval.update(shape=())),
-                                 iaval.update(shape=()), iaval)
-            indices = ctx.op1("stablehlo.clamp", [zero, indices, hi], iaval)
-        scalar = ShapedArray((), oaval.dtype)
-        body = ctx.region([scalar, scalar], lambda a, b: [combine(ctx, a, b, scalar)])
-        return ctx.op1("stablehlo.scatter", [operand, indices, updates], regions=[body], attrs={
-            "scatter_dimension_numbers": _scatter_attr(dn, iaval.ndim - 1),
-            "indices_are_sorted": _bool_attr(indices_are_sorted),
-            "unique_indices": _bool_attr(unique_indices)})
-    return lowering
+register(gather_p, impl=_gather_impl, abstract_eval=_gather_ae, lowering=_gather_lowering,
+         jvp=_gather_jvp, transpose=_gather_transpose, batch=_gather_batch,
+         source=_gather_source)
 
 
-def _hlo_combiner(op, bool_op):
-    def combine(ctx, a, b, scalar):
-        name = bool_op if scalar.dtype == dtypes.bool_ else op
-        return ctx.mb.op(name, [a, b], [scalar])[0]
-    return combine
+def _tuple(xs):
+    return tuple(int(x) for x in xs)
 
 
-def _np_bool_safe(uf, bool_uf):
-    def apply(out, idx, vals):
-        (bool_uf if out.dtype == np.bool_ else uf).at(out, idx, vals)
-    return apply
+def _operand(x):
+    if isinstance(x, (list, tuple)):
+        return np.asarray(x, dtypes.canonicalize(np.asarray(x).dtype))
+    return x
 
 
-scatter_p = core.new_primitive("scatter")
-register(scatter_p, impl=_scatter_impl_for(_set), abstract_eval=_scatter_ae_for("scatter"),
-         lowering=_scatter_lowering_for(lambda ctx, a, b, scalar: b))
-
-scatter_add_p = core.new_primitive("scatter-add")
-register(scatter_add_p, impl=_scatter_impl_for(_np_bool_safe(np.add, np.logical_or)),
-         abstract_eval=_scatter_ae_for("scatter-add"),
-         lowering=_scatter_lowering_for(_hlo_combiner("stablehlo.add", "stablehlo.or")))
-
-scatter_mul_p = core.new_primitive("scatter-mul")
-register(scatter_mul_p, impl=_scatter_impl_for(_np_bool_safe(np.multiply, np.logical_and)),
-         abstract_eval=_scatter_ae_for("scatter-mul"),
-         lowering=_scatter_lowering_for(_hlo_combiner("stablehlo.multiply", "stablehlo.and")))
-
-scatter_min_p = core.new_primitive("scatter-min")
-register(scatter_min_p, impl=_scatter_impl_for(_np_bool_safe(np.minimum, np.logical_and)),
-         abstract_eval=_scatter_ae_for("scatter-min"),
-         lowering=_scatter_lowering_for(_hlo_combiner("stablehlo.minimum", "stablehlo.and")))
-
-scatter_max_p = core.new_primitive("scatter-max")
-register(scatter_max_p, impl=_scatter_impl_for(_np_bool_safe(np.maximum, np.logical_or)),
-         abstract_eval=_scatter_ae_for("scatter-max"),
-         lowering=_scatter_lowering_for(_hlo_combiner("stablehlo.maximum", "stablehlo.or")))
-
-SCATTERS = {"set": scatter_p, "add": scatter_add_p, "mul": scatter_mul_p,
-            "min": scatter_min_p, "max": scatter_max_p}
-
-__all__ = ["GatherScatterMode", "GatherDimensionNumbers", "ScatterDimensionNumbers",
-           "gather_p", "scatter_p", "scatter_add_p", "scatter_mul_p", "scatter_min_p",
-           "scatter_max_p", "default_fill_value"]
+def gather(operand, start_indices, dimension_numbers, slice_sizes, *, unique_indices=False,
+           indices_are_sorted=False, mode=None, fill_value=None):
+    """`lax.gather`: windows of `operand` at `start_indices` (see the module doc for
+    `mode`; `mode=None` is PROMISE_IN_BOUNDS, as in jax 0.10.2)."""
+    dn = dimension_numbers
+    dn = GatherDimensionNumbers(_tuple(dn.offset_dims), _tuple(dn.collapsed_slice_dims),
+                                _tuple(dn.start_index_map),
+                                _tuple(getattr(dn, "operand_batching_dims", ())),
+                                _tuple(getattr(dn, "start_indices_batching_dims", ())))
+    mode = GatherScatterMode.from_any(GatherScatterMode.PROMISE_IN_BOUNDS if mode is None else mode)
+    operand = _operand(operand)
+    if mode == GatherScatterMode.FILL_OR_DROP:
+        if fill_value is None:
+            fill_value = default_fill_value(core.get_aval(operand).dtype)
+    else:
+        fill_value = None
+    return bind(gather_p, operand, _operand(start_indices), dimension_numbers=dn,
+                slice_sizes=_tuple(slice_sizes), indices_are_sorted=bool(indices_are_sorted),
+                unique_indices=bool(unique_indices), mode=mode, fill_value=fill_value)

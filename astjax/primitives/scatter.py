@@ -1,0 +1,431 @@
+"""Scatter: `scatter`, `scatter-add`, `scatter-mul`, `scatter-min`, `scatter-max`,
+with JAX's names and params (`ScatterDimensionNumbers`; modes and index conventions
+as in `gather`, whose module documents them).
+
+The five primitives are declared by one family (abstract eval, NumPy reference,
+lowering with a combiner region); each block then sets its jvp/transpose, batch
+rule, printed source and the public `lax.scatter*` wrapper. `lax.scatter_apply`
+(gather, apply, scatter) closes the module. Defaults are jax 0.10.2's: `mode=None`
+is FILL_OR_DROP for the scatters (out-of-bounds windows are dropped).
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from .. import core, dtypes
+from ..core import ShapedArray, bind
+from ..errors import DTypeError, DifferentiationError, ShapeError
+from ..pyast import lax_call, pyconst
+from .base import (_lax, add_tangents, instantiate, is_zero as _is_zero, matchaxis, moveaxis,
+                   register, tangent_aval as _aval)
+from .gather import (GatherDimensionNumbers, GatherScatterMode, _bool_attr, _check_indices,
+                     _operand, _sorted_unique, _starts, _tuple, _upper_bounds, _window_index,
+                     gather, gather_p)
+
+__all__ = ["ScatterDimensionNumbers", "scatter_p", "scatter_add_p", "scatter_mul_p",
+           "scatter_min_p", "scatter_max_p"]
+
+Zero, is_undefined = core.Zero, core.is_undefined
+
+
+class ScatterDimensionNumbers(NamedTuple):
+    update_window_dims: tuple = ()
+    inserted_window_dims: tuple = ()
+    scatter_dims_to_operand_dims: tuple = ()
+    operand_batching_dims: tuple = ()
+    scatter_indices_batching_dims: tuple = ()
+
+
+
+def _scatter_attr(dn, index_vector_dim):
+    parts = [("update_window_dims", dn.update_window_dims),
+             ("inserted_window_dims", dn.inserted_window_dims),
+             ("input_batching_dims", dn.operand_batching_dims),
+             ("scatter_indices_batching_dims", dn.scatter_indices_batching_dims),
+             ("scatter_dims_to_operand_dims", dn.scatter_dims_to_operand_dims)]
+    body = [f"{k} = [{', '.join(str(int(d)) for d in v)}]" for k, v in parts if len(v)]
+    body.append(f"index_vector_dim = {index_vector_dim}")
+    return f"#stablehlo.scatter<{', '.join(body)}>"
+
+
+# ---- the family: abstract eval, NumPy reference, lowering
+
+
+def _scatter_ae_for(name):
+    def abstract_eval(operand, indices, updates, *, dimension_numbers, indices_are_sorted=False,
+                      unique_indices=False, mode=None, update_jaxpr=None, update_consts=()):
+        dn = dimension_numbers
+        _check_indices(name, indices)
+        if updates.dtype != operand.dtype:
+            raise DTypeError(f"`{name}`: updates {updates.str_short()} must have the operand's "
+                             f"dtype {operand.str_short()}")
+        nb = indices.ndim - 1
+        _sorted_unique(name, "update_window_dims", dn.update_window_dims, updates.ndim)
+        _sorted_unique(name, "inserted_window_dims", dn.inserted_window_dims, operand.ndim)
+        _sorted_unique(name, "operand_batching_dims", dn.operand_batching_dims, operand.ndim)
+        if set(dn.inserted_window_dims) & set(dn.operand_batching_dims):
+            raise ShapeError(f"`{name}`: a dimension cannot be both inserted and batching")
+        if updates.ndim != nb + len(dn.update_window_dims):
+            raise ShapeError(f"`{name}`: updates of shape {updates.shape} need rank "
+                             f"{nb + len(dn.update_window_dims)} (indices batch "
+                             f"{indices.shape[:-1]} plus {len(dn.update_window_dims)} window "
+                             "dims)")
+        wdims = [d for d in range(operand.ndim)
+                 if d not in dn.inserted_window_dims and d not in dn.operand_batching_dims]
+        if len(wdims) != len(dn.update_window_dims):
+            raise ShapeError(f"`{name}`: update_window_dims {tuple(dn.update_window_dims)} must "
+                             f"have one entry per window dimension of the operand ({len(wdims)})")
+        for d, u in zip(wdims, dn.update_window_dims):
+            if updates.shape[u] > operand.shape[d]:
+                raise ShapeError(f"`{name}`: update window of size {updates.shape[u]} is larger "
+                                 f"than operand dimension {d} of shape {operand.shape}")
+        sdims = [updates.shape[d] for d in range(updates.ndim) if d not in dn.update_window_dims]
+        if tuple(sdims) != indices.shape[:-1]:
+            raise ShapeError(f"`{name}`: updates' scatter dims {tuple(sdims)} do not match the "
+                             f"indices' batch shape {indices.shape[:-1]}")
+        m = dn.scatter_dims_to_operand_dims
+        if len(m) != indices.shape[-1] or len(set(m)) != len(m) or any(
+                not 0 <= d < operand.ndim for d in m):
+            raise ShapeError(f"`{name}`: scatter_dims_to_operand_dims {tuple(m)} does not fit an "
+                             f"index vector of length {indices.shape[-1]} into rank {operand.ndim}")
+        if len(dn.operand_batching_dims) != len(dn.scatter_indices_batching_dims):
+            raise ShapeError(f"`{name}`: operand and indices batching dims differ in length")
+        for od, idim in zip(dn.operand_batching_dims, dn.scatter_indices_batching_dims):
+            if not 0 <= idim < nb or operand.shape[od] != indices.shape[idim]:
+                raise ShapeError(f"`{name}`: batching dimension {od} of operand {operand.shape} "
+                                 f"does not match dimension {idim} of indices {indices.shape}")
+        return ShapedArray(operand.shape, operand.dtype, operand.weak_type)
+    return abstract_eval
+
+
+def _set(out, idx, vals):
+    out[idx] = vals
+
+
+def _scatter_impl_for(apply):
+    def impl(operand, indices, updates, *, dimension_numbers, indices_are_sorted=False,
+             unique_indices=False, mode=None, update_jaxpr=None, update_consts=()):
+        dn = dimension_numbers
+        out = np.array(operand)
+        ind, upd = np.asarray(indices), np.asarray(updates)
+        mode = GatherScatterMode.from_any(mode)
+        nb = ind.ndim - 1
+        bshape = ind.shape[:-1]
+        sdims = [d for d in range(upd.ndim) if d not in dn.update_window_dims]
+        u = np.transpose(upd, sdims + list(dn.update_window_dims))
+        wdims = [d for d in range(out.ndim)
+                 if d not in dn.inserted_window_dims and d not in dn.operand_batching_dims]
+        full = [1] * out.ndim
+        for d, ud in zip(wdims, dn.update_window_dims):
+            full[d] = upd.shape[ud]
+        u = u.reshape(bshape + tuple(full))
+        starts = _starts(out.shape, ind, dn.scatter_dims_to_operand_dims,
+                         dn.operand_batching_dims, dn.scatter_indices_batching_dims)
+        if mode == GatherScatterMode.CLIP:
+            starts = [np.clip(s, 0, n - z) for s, n, z in zip(starts, out.shape, full)]
+        ok = np.ones(bshape, bool)
+        for s, n, z in zip(starts, out.shape, full):
+            ok &= (s >= 0) & (s <= n - z)
+        idx = [np.broadcast_to(i, u.shape) for i in _window_index(starts, full, nb)]
+        mask = np.broadcast_to(ok.reshape(bshape + (1,) * out.ndim), u.shape)
+        with np.errstate(all="ignore"):
+            apply(out, tuple(i[mask] for i in idx), u[mask])
+        return out
+    return impl
+
+
+def _scatter_lowering_for(combine):
+    def lowering(ctx, operand, indices, updates, *, dimension_numbers, indices_are_sorted=False,
+                 unique_indices=False, mode=None, update_jaxpr=None, update_consts=()):
+        dn = dimension_numbers
+        oaval, iaval, uaval = ctx.avals_in
+        if GatherScatterMode.from_any(mode) == GatherScatterMode.CLIP:
+            full = [1] * oaval.ndim
+            wdims = [d for d in range(oaval.ndim)
+                     if d not in dn.inserted_window_dims and d not in dn.operand_batching_dims]
+            for d, ud in zip(wdims, dn.update_window_dims):
+                full[d] = uaval.shape[ud]
+            hi = _upper_bounds(ctx, iaval, [oaval.shape[d] - full[d]
+                                            for d in dn.scatter_dims_to_operand_dims])
+            zero = ctx.broadcast(ctx.constant(0, iaval.update(shape=())),
+                                 iaval.update(shape=()), iaval)
+            indices = ctx.op1("stablehlo.clamp", [zero, indices, hi], iaval)
+        scalar = ShapedArray((), oaval.dtype)
+        body = ctx.region([scalar, scalar], lambda a, b: [combine(ctx, a, b, scalar)])
+        return ctx.op1("stablehlo.scatter", [operand, indices, updates], regions=[body], attrs={
+            "scatter_dimension_numbers": _scatter_attr(dn, iaval.ndim - 1),
+            "indices_are_sorted": _bool_attr(indices_are_sorted),
+            "unique_indices": _bool_attr(unique_indices)})
+    return lowering
+
+
+def _hlo_combiner(op, bool_op):
+    def combine(ctx, a, b, scalar):
+        name = bool_op if scalar.dtype == dtypes.bool_ else op
+        return ctx.mb.op(name, [a, b], [scalar])[0]
+    return combine
+
+
+def _np_bool_safe(uf, bool_uf):
+    def apply(out, idx, vals):
+        (bool_uf if out.dtype == np.bool_ else uf).at(out, idx, vals)
+    return apply
+
+
+# ---- shared by the five blocks: AD helpers, batch rule, printed source, wrapper
+
+
+def _scatter_gather_dims(dn, operand_shape, updates_shape):
+    """The gather that reads back what a scatter with `dn` wrote."""
+    slice_sizes = []
+    pos = 0
+    for i in range(len(operand_shape)):
+        if i in dn.inserted_window_dims or i in dn.operand_batching_dims:
+            slice_sizes.append(1)
+        else:
+            slice_sizes.append(updates_shape[dn.update_window_dims[pos]])
+            pos += 1
+    gdn = GatherDimensionNumbers(
+        offset_dims=tuple(dn.update_window_dims),
+        collapsed_slice_dims=tuple(dn.inserted_window_dims),
+        start_index_map=tuple(dn.scatter_dims_to_operand_dims),
+        operand_batching_dims=tuple(dn.operand_batching_dims),
+        start_indices_batching_dims=tuple(dn.scatter_indices_batching_dims))
+    return gdn, tuple(slice_sizes)
+
+
+def _gather_for_scatter(x, idx, params, updates_aval):
+    gdn, sizes = _scatter_gather_dims(params["dimension_numbers"], _aval(x).shape,
+                                      updates_aval.shape)
+    mode = params.get("mode")
+    fill = 0 if mode == GatherScatterMode.FILL_OR_DROP else None
+    return bind(gather_p, x, idx, dimension_numbers=gdn, slice_sizes=sizes,
+                indices_are_sorted=params.get("indices_are_sorted", False),
+                unique_indices=params.get("unique_indices", False), mode=mode, fill_value=fill)
+
+
+def _scatter_linear_jvp(p):
+    def rule(primals, tangents, **params):
+        x, idx, u = primals
+        tx, _, tu = tangents
+        out = bind(p, x, idx, u, **params)
+        if _is_zero(tx) and _is_zero(tu):
+            return out, Zero(_aval(out))
+        return out, bind(p, instantiate(tx, _aval(x)), idx, instantiate(tu, _aval(u)), **params)
+    return rule
+
+
+def _scatter_batch(p):
+    def rule(args, dims, *, dimension_numbers, **params):
+        operand, indices, updates = args
+        od, idd, ud = dims
+        size = core.axis_size()
+        dn = dimension_numbers
+        inc = lambda t: tuple(int(v) + 1 for v in t)  # noqa: E731
+        operand = matchaxis(operand, od, 0, size)
+        updates = matchaxis(updates, ud, 0, size)
+        if idd is None:
+            dn2 = ScatterDimensionNumbers(
+                update_window_dims=(0,) + inc(dn.update_window_dims),
+                inserted_window_dims=inc(dn.inserted_window_dims),
+                scatter_dims_to_operand_dims=inc(dn.scatter_dims_to_operand_dims),
+                operand_batching_dims=inc(dn.operand_batching_dims),
+                scatter_indices_batching_dims=tuple(dn.scatter_indices_batching_dims))
+        else:
+            indices = moveaxis(indices, idd, 0)
+            dn2 = ScatterDimensionNumbers(
+                update_window_dims=inc(dn.update_window_dims),
+                inserted_window_dims=inc(dn.inserted_window_dims),
+                scatter_dims_to_operand_dims=inc(dn.scatter_dims_to_operand_dims),
+                operand_batching_dims=(0,) + inc(dn.operand_batching_dims),
+                scatter_indices_batching_dims=(0,) + inc(dn.scatter_indices_batching_dims))
+        return bind(p, operand, indices, updates, dimension_numbers=dn2, **params), 0
+    return rule
+
+
+def _scatter_source(name):
+    fname = name.replace("-", "_")
+
+    def rule(gen, eqn):
+        p = eqn.params
+        if p.get("update_jaxpr") is not None:
+            return gen.generic(eqn)
+        kw = {"dimension_numbers": gen.value(p["dimension_numbers"])}
+        for k in ("indices_are_sorted", "unique_indices"):
+            if p.get(k):
+                kw[k] = pyconst(True)
+        kw["mode"] = gen.value(p["mode"])
+        return lax_call(fname, gen, eqn, **kw)
+    return rule
+
+
+def _like(x, dtype):
+    """A Python scalar (or list) as a value of `dtype`; arrays pass through."""
+    if dtypes.is_weak_scalar(x) or isinstance(x, (list, tuple, bool)):
+        return np.asarray(x, dtype)
+    return x
+
+
+def _scatter(p):
+    def f(operand, scatter_indices, updates, dimension_numbers, *, indices_are_sorted=False,
+          unique_indices=False, mode=None):
+        dn = dimension_numbers
+        dn = ScatterDimensionNumbers(_tuple(dn.update_window_dims),
+                                     _tuple(dn.inserted_window_dims),
+                                     _tuple(dn.scatter_dims_to_operand_dims),
+                                     _tuple(getattr(dn, "operand_batching_dims", ())),
+                                     _tuple(getattr(dn, "scatter_indices_batching_dims", ())))
+        operand = _operand(operand)
+        updates = _like(updates, core.get_aval(operand).dtype)
+        return bind(p, operand, _operand(scatter_indices), updates, dimension_numbers=dn,
+                    indices_are_sorted=bool(indices_are_sorted),
+                    unique_indices=bool(unique_indices), mode=GatherScatterMode.from_any(mode),
+                    update_jaxpr=None, update_consts=())
+    f.__name__ = p.name.replace("-", "_")
+    f.__doc__ = f"`lax.{f.__name__}`: the `{p.name}` primitive on windows at `scatter_indices`."
+    return f
+
+# ---- scatter ----------------------------------------------------------------------
+
+
+def _scatter_transpose(ct, x, idx, u, **params):
+    if _is_zero(ct):
+        return [None, None, None]
+    ua = _aval(u)
+    cx = bind(scatter_p, ct, idx, instantiate(Zero(ua)), **params) if is_undefined(x) else None
+    cu = _gather_for_scatter(ct, idx, params, ua) if is_undefined(u) else None
+    return [cx, None, cu]
+
+
+scatter_p = core.new_primitive("scatter")
+register(scatter_p, impl=_scatter_impl_for(_set), abstract_eval=_scatter_ae_for("scatter"),
+         lowering=_scatter_lowering_for(lambda ctx, a, b, scalar: b),
+         jvp=_scatter_linear_jvp(scatter_p), transpose=_scatter_transpose,
+         batch=_scatter_batch(scatter_p), source=_scatter_source("scatter"))
+scatter = _scatter(scatter_p)
+
+# ---- scatter-add ------------------------------------------------------------------
+
+
+def _scatter_add_transpose(ct, x, idx, u, **params):
+    if _is_zero(ct):
+        return [None, None, None]
+    cx = ct if is_undefined(x) else None
+    cu = _gather_for_scatter(ct, idx, params, _aval(u)) if is_undefined(u) else None
+    return [cx, None, cu]
+
+
+scatter_add_p = core.new_primitive("scatter-add")
+register(scatter_add_p, impl=_scatter_impl_for(_np_bool_safe(np.add, np.logical_or)),
+         abstract_eval=_scatter_ae_for("scatter-add"),
+         lowering=_scatter_lowering_for(_hlo_combiner("stablehlo.add", "stablehlo.or")),
+         jvp=_scatter_linear_jvp(scatter_add_p), transpose=_scatter_add_transpose,
+         batch=_scatter_batch(scatter_add_p), source=_scatter_source("scatter-add"))
+scatter_add = _scatter(scatter_add_p)
+
+# ---- scatter-mul ------------------------------------------------------------------
+
+
+def _scatter_mul_jvp(primals, tangents, **params):
+    x, idx, u = primals
+    tx, _, tu = tangents
+    out = bind(scatter_mul_p, x, idx, u, **params)
+    ts = []
+    if not _is_zero(tx):
+        ts.append(bind(scatter_mul_p, tx, idx, u, **params))
+    if not _is_zero(tu):
+        if not params.get("unique_indices"):
+            raise DifferentiationError(
+                "scatter_mul gradients with respect to the updates are only implemented "
+                "if `unique_indices=True` (as in JAX)")
+        xg = _gather_for_scatter(x, idx, params, _aval(u))
+        z = instantiate(Zero(_aval(x)))
+        ts.append(bind(scatter_add_p, z, idx, _lax().mul(tu, xg), **params))
+    if not ts:
+        return out, Zero(_aval(out))
+    return out, ts[0] if len(ts) == 1 else add_tangents(ts[0], ts[1])
+
+
+def _scatter_mul_transpose(ct, x, idx, u, **params):
+    if is_undefined(u):
+        raise AssertionError("scatter-mul is not linear in its updates")
+    if _is_zero(ct):
+        return [None, None, None]
+    return [bind(scatter_mul_p, ct, idx, u, **params), None, None]
+
+
+scatter_mul_p = core.new_primitive("scatter-mul")
+register(scatter_mul_p, impl=_scatter_impl_for(_np_bool_safe(np.multiply, np.logical_and)),
+         abstract_eval=_scatter_ae_for("scatter-mul"),
+         lowering=_scatter_lowering_for(_hlo_combiner("stablehlo.multiply", "stablehlo.and")),
+         jvp=_scatter_mul_jvp, transpose=_scatter_mul_transpose,
+         batch=_scatter_batch(scatter_mul_p), source=_scatter_source("scatter-mul"))
+scatter_mul = _scatter(scatter_mul_p)
+
+# ---- scatter-min / scatter-max ----------------------------------------------------
+
+
+def _scatter_ext_jvp(p):
+    # balanced, like reduce_max: ties share the tangent equally
+    def rule(primals, tangents, **params):
+        lax = _lax()
+        x, idx, u = primals
+        tx, _, tu = tangents
+        out = bind(p, x, idx, u, **params)
+        if _is_zero(tx) and _is_zero(tu):
+            return out, Zero(_aval(out))
+        dt = _aval(x).dtype
+        ua = _aval(u)
+        x_wins = lax.convert_element_type(lax.eq(x, out), dt)
+        out_g = _gather_for_scatter(out, idx, params, ua)
+        u_wins = lax.convert_element_type(lax.eq(u, out_g), dt)
+        z = instantiate(Zero(_aval(x)))
+        sparams = dict(params)
+        count = lax.add(x_wins, bind(scatter_add_p, z, idx, u_wins, **sparams))
+        num = lax.mul(instantiate(tx, _aval(x)), x_wins)
+        num = lax.add(num, bind(scatter_add_p, z, idx,
+                                lax.mul(instantiate(tu, ua), u_wins), **sparams))
+        return out, lax.div(num, count)
+    return rule
+
+
+scatter_min_p = core.new_primitive("scatter-min")
+register(scatter_min_p, impl=_scatter_impl_for(_np_bool_safe(np.minimum, np.logical_and)),
+         abstract_eval=_scatter_ae_for("scatter-min"),
+         lowering=_scatter_lowering_for(_hlo_combiner("stablehlo.minimum", "stablehlo.and")),
+         jvp=_scatter_ext_jvp(scatter_min_p), batch=_scatter_batch(scatter_min_p),
+         source=_scatter_source("scatter-min"))
+scatter_min = _scatter(scatter_min_p)
+
+scatter_max_p = core.new_primitive("scatter-max")
+register(scatter_max_p, impl=_scatter_impl_for(_np_bool_safe(np.maximum, np.logical_or)),
+         abstract_eval=_scatter_ae_for("scatter-max"),
+         lowering=_scatter_lowering_for(_hlo_combiner("stablehlo.maximum", "stablehlo.or")),
+         jvp=_scatter_ext_jvp(scatter_max_p), batch=_scatter_batch(scatter_max_p),
+         source=_scatter_source("scatter-max"))
+scatter_max = _scatter(scatter_max_p)
+
+# ---- scatter_apply ----------------------------------------------------------------
+
+
+def scatter_apply(operand, scatter_indices, func, dimension_numbers, *, update_shape=(),
+                  indices_are_sorted=False, unique_indices=False, mode=None):
+    """`func` applied at the scattered positions (as gather + func + scatter)."""
+    G = GatherDimensionNumbers
+    dn = dimension_numbers
+    aval = core.get_aval(operand)
+    sizes, pos = [], 0
+    for d in range(aval.ndim):
+        if d in dn.inserted_window_dims or d in getattr(dn, "operand_batching_dims", ()):
+            sizes.append(1)
+        else:
+            sizes.append(update_shape[dn.update_window_dims[pos]])
+            pos += 1
+    gdn = G(dn.update_window_dims, dn.inserted_window_dims, dn.scatter_dims_to_operand_dims,
+            getattr(dn, "operand_batching_dims", ()),
+            getattr(dn, "scatter_indices_batching_dims", ()))
+    got = gather(operand, scatter_indices, gdn, sizes, mode=GatherScatterMode.CLIP)
+    return scatter(operand, scatter_indices, func(got), dn, indices_are_sorted=indices_are_sorted,
+                   unique_indices=unique_indices, mode=mode)
