@@ -212,9 +212,14 @@ def _gather_attr(dn, index_vector_dim):
              ("operand_batching_dims", dn.operand_batching_dims),
              ("start_indices_batching_dims", dn.start_indices_batching_dims),
              ("start_index_map", dn.start_index_map)]
+    return _dims_attr("gather", parts, index_vector_dim)
+
+
+def _dims_attr(kind, parts, index_vector_dim):
+    """`#stablehlo.<kind><...>` from (field, dims) pairs; empty fields are left out."""
     body = [f"{k} = [{', '.join(str(int(d)) for d in v)}]" for k, v in parts if len(v)]
     body.append(f"index_vector_dim = {index_vector_dim}")
-    return f"#stablehlo.gather<{', '.join(body)}>"
+    return f"#stablehlo.{kind}<{', '.join(body)}>"
 
 
 def _bool_attr(b):

@@ -21,8 +21,8 @@ from ..pyast import lax_call, pyconst
 from .base import (_lax, add_tangents, instantiate, is_zero as _is_zero, matchaxis, moveaxis,
                    register, tangent_aval as _aval)
 from .gather import (GatherDimensionNumbers, GatherScatterMode, _bool_attr, _check_indices,
-                     _operand, _sorted_unique, _starts, _tuple, _upper_bounds, _window_index,
-                     gather, gather_p)
+                     _dims_attr, _operand, _sorted_unique, _starts, _tuple, _upper_bounds,
+                     _window_index, gather, gather_p)
 
 __all__ = ["ScatterDimensionNumbers", "scatter_p", "scatter_add_p", "scatter_mul_p",
            "scatter_min_p", "scatter_max_p"]
@@ -45,9 +45,7 @@ def _scatter_attr(dn, index_vector_dim):
              ("input_batching_dims", dn.operand_batching_dims),
              ("scatter_indices_batching_dims", dn.scatter_indices_batching_dims),
              ("scatter_dims_to_operand_dims", dn.scatter_dims_to_operand_dims)]
-    body = [f"{k} = [{', '.join(str(int(d)) for d in v)}]" for k, v in parts if len(v)]
-    body.append(f"index_vector_dim = {index_vector_dim}")
-    return f"#stablehlo.scatter<{', '.join(body)}>"
+    return _dims_attr("scatter", parts, index_vector_dim)
 
 
 # ---- the family: abstract eval, NumPy reference, lowering
