@@ -29,7 +29,6 @@ from .batching import (always_batch, axis_size, bdim_at_front, matchaxis, moveax
                        not_mapped, shift_axis)
 
 import astjax.primitives  # noqa: E402,F401  (every family: its primitives exist; no importlib)
-for _m in ("elementwise", "structural", "reductions", "control", "cumulative",
 
 
 def _aval(x):
@@ -59,10 +58,6 @@ _register("stop_gradient", vectorized)
 # ------------------------------------------------------------------- structural
 
 
-for _n, _r in (("gather", _gather_batch),):
-               ("dot_general", _dot_general_batch),
-    _register(_n, lambda p, r=_r: r)
-
 # Collectives: rules live in astjax.primitives.collectives; they run even when the
 # operands are unmapped (`axis_index` has none, `psum` of an unmapped x is x * n).
 for _n in ("psum", "pmax", "pmin", "axis_index", "all_gather", "ppermute", "all_to_all"):
@@ -71,7 +66,6 @@ for _n in ("psum", "pmax", "pmin", "axis_index", "all_gather", "ppermute", "all_
 
 
 __all__ = ["vectorized", "broadcasting", "reducer", "cumulative", "front", "no_operands",
-           "scatter_rule", "always_batch", "not_mapped"]
-           "always_batch", "register_all", "not_mapped"]
+           "always_batch", "not_mapped"]
 
 from . import batching_custom  # noqa: E402,F401  (checkpoint, custom_jvp_call, custom_vjp_call)
