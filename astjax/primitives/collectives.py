@@ -28,6 +28,7 @@ from .. import core, dtypes
 from ..core import ShapedArray, bind
 from ..errors import AxisNameError, ShapeError
 from .base import register
+from .gather import GatherDimensionNumbers, GatherScatterMode
 
 # ------------------------------------------------------------------ axis environment
 
@@ -208,7 +209,6 @@ def _ppermute_batch(args, dims, *, axis_name, perm):
     if frame.name not in _names(axis_name):
         return _rebind(ppermute_p, args, dims, dict(axis_name=axis_name, perm=perm))
     from .. import lax
-    from .gather import GatherDimensionNumbers, GatherScatterMode
     n = frame.size
     x = b.matchaxis(x, d, 0, n)
     a = core.get_aval(x)
