@@ -106,18 +106,29 @@ class ControlFlowConverter(gast.NodeTransformer):
         modified = (activity.modified(node.body) | activity.modified(node.orelse)
                     | activity.mutated(node.body) | activity.mutated(node.orelse))
         state = self._state(modified & set(node.ag_live_out))
+        # a branch that reads a name before assigning it needs its value too, even
+        # when the name is dead after the `if` (R1): such names are parameters of
+        # both branch functions, but only the live ones are results
+        live_in = set()
+        for block in (node.body, node.orelse):
+            if block:
+                live_in |= set(block[0].ag_live_in)
+        params = self._state(modified & (set(node.ag_live_out) | live_in))
         meta = self._meta(node, state, [node.body, node.orelse])
         init = self._init(node, state)
         node.test = self.visit(node.test)
         body = self.visit_block(node.body)
         orelse = self.visit_block(node.orelse)
         t, f = self.fresh("true"), self.fresh("false")
-        defs = [self._def(t, state, body, state, node), self._def(f, state, orelse, state, node)]
+        defs = [self._def(t, params, body, state, node), self._def(f, params, orelse, state, node)]
+        if params != state:
+            init = self._init(node, params)
         call = replace("targets = ag__.if_stmt(test, t, f, init, names, meta)",
                        targets=name_tuple(state, gast.Store()), test=node.test, t=t, f=f,
                        init=init, names=str_tuple(state), meta=meta)
         if not state:
-            call = replace("ag__.if_stmt(test, t, f, (), (), ())", test=node.test, t=t, f=f)
+            call = replace("ag__.if_stmt(test, t, f, init, (), ())", test=node.test, t=t, f=f,
+                           init=init)
         return locate(defs + call, node)
 
     # ---- while -------------------------------------------------------------------

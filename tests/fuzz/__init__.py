@@ -1,0 +1,1 @@
+"""In-project differential fuzzer (issue 12): gen, checks, reduce, run."""

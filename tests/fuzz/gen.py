@@ -1,0 +1,462 @@
+"""Generator of small, valid, random numerical Python programs (issue 12, item 1).
+
+A program is a tree of `Line`/`Block` nodes rendered twice from the same tree:
+`render(prog, "jax")` is what astjax converts (`import astjax.numpy as jnp`,
+`x.at[i].add(v)`), `render(prog, "ref")` is the reference run by plain Python with
+`jnp` bound to NumPy (`.at[...]` becomes the functional `AT(x, idx, op, v)`).
+
+Every program defines `f(x, s, n, p)` (x: f[3], s: f[], n: a Python int used as a
+dynamic loop bound, p: a dict or tuple of an f[3] and an f[]) that returns an f[3],
+and `loss(x, s, n, p) = sum(f(...) * W)` for the gradient checks. Values stay
+bounded (updates go through tanh/sin or convex mixes), every `while` has a counter
+in its test, and a name is read only where Python defines it on every path.
+
+Each construct has a feature switch (`FEATURES`); `Generator(seed, disabled=...)`
+turns features off so a known bug can be looked past.
+"""
+from __future__ import annotations
+
+import random
+
+FEATURES = (
+    "assign", "augassign", "at", "if_staged", "if_static", "elif", "boolop", "ifexp",
+    "for_range", "for_range_dyn", "for_range_neg", "for_range_zero", "for_array",
+    "enumerate", "zip", "for_const", "while", "break", "continue", "return",
+    "loop_else", "append_stack", "lambda", "closure_def", "helper", "nonlocal",
+    "tuple_assign", "where", "pytree_arg",
+)
+
+
+class Line:
+    """A simple statement; `ref` is its reference form when it differs."""
+
+    def __init__(self, jax, ref=None):
+        self.jax, self.ref = jax, ref
+
+    def text(self, mode):
+        return self.ref if (mode == "ref" and self.ref is not None) else self.jax
+
+
+class Block:
+    """A compound statement: parts = [[header, body], ...] (if/elif/else, for/else)."""
+
+    def __init__(self, parts):
+        self.parts = parts
+
+
+def render_body(body, mode, indent):
+    out = []
+    pad = "    " * indent
+    if not body:
+        return [pad + "pass"]
+    for st in body:
+        if isinstance(st, Line):
+            for ln in st.text(mode).split("\n"):
+                out.append(pad + ln)
+        else:
+            for header, sub in st.parts:
+                out.append(pad + header)
+                out.extend(render_body(sub, mode, indent + 1))
+    return out
+
+
+PRELUDE = {
+    "jax": "import astjax.numpy as jnp\n",
+    "ref": ("import numpy as jnp\n"
+            "def AT(a, idx, op, v):\n"
+            "    a = jnp.array(a, dtype=float).copy()\n"
+            "    if op == 'set':\n        a[idx] = v\n"
+            "    elif op == 'add':\n        a[idx] = a[idx] + v\n"
+            "    elif op == 'multiply':\n        a[idx] = a[idx] * v\n"
+            "    elif op == 'min':\n        a[idx] = jnp.minimum(a[idx], v)\n"
+            "    elif op == 'max':\n        a[idx] = jnp.maximum(a[idx], v)\n"
+            "    return a\n"),
+}
+
+COMMON = ("W = (0.3, -0.7, 1.1)\n\n"
+          "def helper(z, scale=0.5, shift=0.0):\n"
+          "    return jnp.sin(z) * scale + shift\n\n")
+
+TAIL = ("\n\ndef loss(x, s, n, p):\n"
+        "    return jnp.sum(f(x, s, n, p) * jnp.array(W))\n")
+
+
+class Program:
+    def __init__(self, seed, body, ptype):
+        self.seed, self.body, self.ptype = seed, body, ptype
+
+    def render(self, mode):
+        lines = ["def f(x, s, n, p):"] + render_body(self.body, mode, 1)
+        return PRELUDE[mode] + COMMON + "\n".join(lines) + TAIL
+
+    def nodes(self):
+        """Every (container list, index) of the tree, pre-order."""
+        out = []
+
+        def walk(body):
+            for i, st in enumerate(body):
+                out.append((body, i))
+                if isinstance(st, Block):
+                    for _, sub in st.parts:
+                        walk(sub)
+        walk(self.body)
+        return out
+
+
+class Env:
+    """Names defined on every path here: arrays (f[3]) and scalars (f[]); atoms are
+    read-only values (loop targets, constants) usable in expressions."""
+
+    def __init__(self, arrays, scalars, atoms=(), funcs=(), loop=None, counters=()):
+        self.arrays, self.scalars = list(arrays), list(scalars)
+        self.atoms, self.funcs = list(atoms), list(funcs)
+        self.loop = loop              # None, or kind of the innermost loop
+        self.counters = list(counters)
+
+    def child(self, **kw):
+        e = Env(self.arrays, self.scalars, self.atoms, self.funcs, self.loop, self.counters)
+        for k, v in kw.items():
+            setattr(e, k, v)
+        return e
+
+
+class Generator:
+    def __init__(self, seed, disabled=(), max_depth=3, max_stmts=5):
+        self.rng = random.Random(seed)
+        self.seed = seed
+        self.on = {k: k not in set(disabled) for k in FEATURES}
+        self.max_depth, self.max_stmts = max_depth, max_stmts
+        self.count = 0
+        self.ptype = self.rng.choice(["dict", "tuple"]) if self.on["pytree_arg"] else "dict"
+
+    def fresh(self, base):
+        self.count += 1
+        return f"{base}{self.count}"
+
+    def chance(self, feature, p):
+        return self.on.get(feature, True) and self.rng.random() < p
+
+    # ---------------------------------------------------------------- expressions
+    def const(self):
+        return self.rng.choice(["0.5", "0.3", "0.7", "0.9", "-0.4", "1.2", "0.25"])
+
+    def arr_atom(self, env):
+        r = self.rng.random()
+        if r < 0.12:
+            return 'p["w"]' if self.ptype == "dict" else "p[0]"
+        return self.rng.choice(env.arrays)
+
+    def sc_atom(self, env, staged=True):
+        r = self.rng.random()
+        if env.atoms and r < 0.3 and not staged:
+            return self.rng.choice(env.atoms)
+        if r < 0.45:
+            return self.rng.choice(env.scalars)
+        if r < 0.55:
+            return 'p["b"]' if self.ptype == "dict" else "p[1]"
+        a = self.arr_atom(env)
+        return self.rng.choice([f"{a}[0]", f"{a}[-1]", f"jnp.sum({a}) * 0.3",
+                                f"jnp.mean({a})", f"jnp.max({a})"])
+
+    def sc_expr(self, env, depth=0):
+        s = self.sc_atom(env)
+        forms = [f"jnp.tanh({s} * {self.const()})", f"{s} * 0.5 + {self.const()}",
+                 f"jnp.sin({s}) * {self.const()}", s]
+        if env.atoms:
+            forms.append(f"jnp.tanh({s} + {self.rng.choice(env.atoms)} * 0.1)")
+        if depth < 1 and self.chance("ifexp", 0.1):
+            return f"({self.sc_expr(env, 1)} if {self.test(env, staged=True)} else {s})"
+        return self.rng.choice(forms)
+
+    def arr_expr(self, env, depth=0):
+        a, b = self.arr_atom(env), self.arr_atom(env)
+        s = self.sc_atom(env)
+        c = self.const()
+        forms = [f"jnp.tanh({a} * {c} + {s})", f"jnp.sin({a}) * 0.5 + {b} * 0.5",
+                 f"0.5 * ({a} + {b})", f"jnp.cos({a}) * jnp.tanh({s})", f"{a} * 0.9 + 0.1"]
+        if self.on["helper"]:
+            forms += [f"helper({a})", f"helper({a}, {c})", f"helper({a}, shift={s})"]
+        if self.on["where"]:
+            forms.append(f"jnp.where({a} > 0.1, {a}, {b} * 0.5)")
+        if env.atoms:
+            forms.append(f"jnp.tanh({a} + {self.rng.choice(env.atoms)} * 0.1)")
+        if env.funcs:
+            forms.append(f"{self.rng.choice(env.funcs)}({a})")
+        if depth < 1 and self.chance("ifexp", 0.08):
+            return f"({self.arr_expr(env, 1)} if {self.test(env)} else {a})"
+        return self.rng.choice(forms)
+
+    def test(self, env, staged=None):
+        if staged is None:
+            staged = not (self.on["if_static"] and self.rng.random() < 0.3) or not self.on["if_staged"]
+        if not staged:
+            t = self.rng.choice(["x.shape[0] > 2", "x.shape[0] == 2", "len(p) == 2",
+                                 "x.ndim == 1"])
+        else:
+            s = self.sc_atom(env)
+            t = self.rng.choice([f"{s} > {self.const()}", f"{s} < 0.0",
+                                 f"jnp.sum({self.arr_atom(env)}) > {self.const()}"])
+        if self.chance("boolop", 0.25):
+            other = self.test(env, staged=self.rng.random() < 0.7)
+            op = self.rng.choice(["and", "or"])
+            t = f"({t}) {op} ({other})"
+        if self.chance("boolop", 0.1):
+            t = f"not ({t})"
+        return t
+
+    # ---------------------------------------------------------------- statements
+    def block(self, env, depth, n=None):
+        """A list of statements; returns (stmts, env after)."""
+        n = n if n is not None else self.rng.randint(1, self.max_stmts if depth == 0 else 3)
+        out = []
+        for _ in range(n):
+            st = self.stmt(env, depth)
+            if st is None:
+                continue
+            out.extend(st)
+            if out and isinstance(out[-1], Line) and out[-1].jax.split()[0] in (
+                    "return", "break", "continue"):
+                break
+        return out, env
+
+    def target_array(self, env, new_ok=True):
+        if new_ok and self.rng.random() < 0.3:
+            return self.fresh("a"), True
+        cands = [v for v in env.arrays if v != "x"] or ["x"]
+        if self.rng.random() < 0.2:
+            cands = env.arrays
+        return self.rng.choice(cands), False
+
+    def target_scalar(self, env):
+        if self.rng.random() < 0.3 or len(env.scalars) == 1:
+            return self.fresh("t"), True
+        return self.rng.choice(env.scalars), False
+
+    def stmt(self, env, depth):
+        kinds = ["assign", "assign", "assign_s", "augassign", "at", "tuple_assign"]
+        if depth < self.max_depth and self.rng.random() < 0.8 - 0.25 * depth:
+            kinds += ["if_staged", "if_staged", "if_static", "for_range", "for_range",
+                      "for_array", "enumerate", "zip", "for_const", "while",
+                      "append_stack", "lambda", "closure_def", "nonlocal"]
+        if env.loop:
+            kinds += ["break", "continue"]
+        kinds += ["return"]
+        kinds = [k for k in kinds if self.on.get(k.replace("assign_s", "assign"), True)]
+        k = self.rng.choice(kinds)
+        return getattr(self, "s_" + k)(env, depth)
+
+    def s_assign(self, env, depth):
+        v, new = self.target_array(env)
+        st = Line(f"{v} = {self.arr_expr(env)}")
+        if new:
+            env.arrays.append(v)
+        return [st]
+
+    def s_assign_s(self, env, depth):
+        v, new = self.target_scalar(env)
+        st = Line(f"{v} = {self.sc_expr(env)}")
+        if new:
+            env.scalars.append(v)
+        return [st]
+
+    def s_tuple_assign(self, env, depth):
+        v, _ = self.target_array(env, new_ok=False)
+        t, _ = self.target_scalar(env)
+        if t not in env.scalars:
+            env.scalars.append(t)
+        return [Line(f"{v}, {t} = {self.arr_expr(env)}, {self.sc_expr(env)}")]
+
+    def s_augassign(self, env, depth):
+        if self.rng.random() < 0.5:
+            v, _ = self.target_array(env, new_ok=False)
+            op = self.rng.choice(["+=", "-=", "*="])
+            rhs = self.arr_expr(env) + " * 0.5" if op != "*=" else "0.9"
+        else:
+            v = self.rng.choice(env.scalars)
+            op = self.rng.choice(["+=", "*="])
+            rhs = self.sc_expr(env) if op == "+=" else self.const()
+        # the reference spells it functionally: NumPy's `+=` would write through
+        # aliases (`w0 = p["w"]`) where an immutable jax array does not
+        return [Line(f"{v} {op} {rhs}", f"{v} = {v} {op[0]} ({rhs})")]
+
+    def s_at(self, env, depth):
+        v, _ = self.target_array(env, new_ok=False)
+        idx = self.rng.choice(["0", "-1", "1:", ":2", "::2", "jnp.array([0, 2])"]
+                              + [f"{a} % 3" for a in env.atoms if a.startswith(("i", "j"))])
+        op = self.rng.choice(["set", "add", "multiply", "min", "max"])
+        val = self.sc_expr(env)
+        ref_idx = "jnp.s_[" + idx + "]" if ":" in idx else idx
+        if op == "multiply":
+            val = f"jnp.tanh({val})"
+        return [Line(f"{v} = {v}.at[{idx}].{op}({val})", f"{v} = AT({v}, {ref_idx}, '{op}', {val})")]
+
+    def body_env(self, env, loop=None, atoms=()):
+        return env.child(arrays=list(env.arrays), scalars=list(env.scalars),
+                         atoms=list(env.atoms) + list(atoms), funcs=list(env.funcs),
+                         loop=loop if loop is not None else env.loop)
+
+    def _if(self, env, depth, staged):
+        parts = []
+        test = self.test(env, staged=staged)
+        envs = []
+        e = self.body_env(env)
+        body, _ = self.block(e, depth + 1)
+        parts.append([f"if {test}:", body])
+        envs.append(e)
+        while self.chance("elif", 0.25):
+            e = self.body_env(env)
+            b, _ = self.block(e, depth + 1)
+            parts.append([f"elif {self.test(env, staged=staged)}:", b])
+            envs.append(e)
+        if self.rng.random() < 0.6:
+            e = self.body_env(env)
+            b, _ = self.block(e, depth + 1)
+            parts.append(["else:", b])
+            envs.append(e)
+            for kind in ("arrays", "scalars"):
+                common = set.intersection(*[set(getattr(x, kind)) for x in envs])
+                for v in getattr(envs[0], kind):
+                    if v in common and v not in getattr(env, kind):
+                        getattr(env, kind).append(v)
+        return [Block(parts)]
+
+    def s_if_staged(self, env, depth):
+        return self._if(env, depth, True)
+
+    def s_if_static(self, env, depth):
+        return self._if(env, depth, False)
+
+    def _loop_else(self, env, depth, parts):
+        if self.chance("loop_else", 0.2):
+            b, _ = self.block(self.body_env(env), depth + 1, n=1)
+            parts.append(["else:", b])
+
+    def s_for_range(self, env, depth):
+        opts = ["3", "2", "1, 4"]
+        if self.on["for_range_zero"]:
+            opts += ["0", "3, 3"]
+        if self.on["for_range_neg"]:
+            opts += ["4, 0, -2", "2, -1, -1"]
+        if self.on["for_range_dyn"]:
+            opts += ["n", "n", "1, n", "n, 0, -1"]
+        i = self.fresh("i")
+        e = self.body_env(env, loop="for", atoms=[i])
+        body, _ = self.block(e, depth + 1)
+        parts = [[f"for {i} in range({self.rng.choice(opts)}):", body]]
+        self._loop_else(env, depth, parts)
+        return [Block(parts)]
+
+    def s_for_array(self, env, depth):
+        r = self.fresh("r")
+        e = self.body_env(env, loop="for", atoms=[r])
+        body, _ = self.block(e, depth + 1)
+        return [Block([[f"for {r} in {self.arr_atom(env)}:", body]])]
+
+    def s_enumerate(self, env, depth):
+        j, r = self.fresh("j"), self.fresh("u")
+        if self.rng.random() < 0.5:
+            it = f"enumerate([{self.arr_atom(env)}, {self.arr_atom(env)}])"
+            e = self.body_env(env, loop="for", atoms=[j])
+            e.arrays.append(r)
+        else:
+            it = f"enumerate({self.arr_atom(env)})"
+            e = self.body_env(env, loop="for", atoms=[j, r])
+        body, _ = self.block(e, depth + 1)
+        parts = [[f"for {j}, {r} in {it}:", body]]
+        self._loop_else(env, depth, parts)
+        return [Block(parts)]
+
+    def s_zip(self, env, depth):
+        u, w = self.fresh("u"), self.fresh("w")
+        it = (f"zip([{self.arr_atom(env)}, {self.arr_atom(env)}], "
+              f"[{self.sc_atom(env)}, {self.const()}])")
+        e = self.body_env(env, loop="for", atoms=[w])
+        e.arrays.append(u)
+        body, _ = self.block(e, depth + 1)
+        return [Block([[f"for {u}, {w} in {it}:", body]])]
+
+    def s_for_const(self, env, depth):
+        c = self.fresh("c")
+        e = self.body_env(env, loop="for", atoms=[c])
+        body, _ = self.block(e, depth + 1)
+        return [Block([[f"for {c} in ({self.const()}, {self.const()}, {self.const()}):", body]])]
+
+    def s_while(self, env, depth):
+        k = self.fresh("k")
+        test = f"{k} < {self.rng.randint(0, 3)}"
+        if self.rng.random() < 0.4:
+            test += f" and ({self.test(env, staged=True)})"
+        e = self.body_env(env, loop="while")
+        body, _ = self.block(e, depth + 1)
+        parts = [[f"while {test}:", [Line(f"{k} += 1")] + body]]
+        self._loop_else(env, depth, parts)
+        return [Line(f"{k} = 0"), Block(parts)]
+
+    def s_break(self, env, depth):
+        if self.rng.random() < 0.3:
+            return [Line("break")]
+        return [Block([[f"if {self.test(env)}:", [Line("break")]]])]
+
+    def s_continue(self, env, depth):
+        if self.rng.random() < 0.3:
+            return [Line("continue")]
+        return [Block([[f"if {self.test(env)}:", [Line("continue")]]])]
+
+    def s_return(self, env, depth):
+        if depth == 0 and self.rng.random() < 0.7:
+            return None   # the final return ends the function
+        ret = Line(f"return {self.arr_expr(env)}")
+        if depth == 0 or self.rng.random() < 0.5:
+            return [Block([[f"if {self.test(env)}:", [ret]]])]
+        return [ret]
+
+    def s_append_stack(self, env, depth):
+        lst, i = self.fresh("lst"), self.fresh("i")
+        e = self.body_env(env, loop=None, atoms=[i])
+        e.loop = None
+        v, new = self.target_array(env)
+        it = self.rng.choice(["range(3)", "range(2)", "range(1, 4)"])
+        out = [Line(f"{lst} = []"),
+               Block([[f"for {i} in {it}:", [Line(f"{lst}.append({self.arr_expr(e)})")]]]),
+               Line(f"{v} = jnp.sum(jnp.stack({lst}), axis=0) * 0.3")]
+        if new:
+            env.arrays.append(v)
+        return out
+
+    def s_lambda(self, env, depth):
+        g = self.fresh("g")
+        st = Line(f"{g} = lambda z: jnp.tanh(z * {self.const()} + {self.sc_atom(env)})")
+        env.funcs.append(g)
+        return [st]
+
+    def s_closure_def(self, env, depth):
+        h = self.fresh("h")
+        st = Block([[f"def {h}(z, c={self.const()}):",
+                     [Line(f"return jnp.sin(z) * c + {self.sc_atom(env)} * 0.1")]]])
+        env.funcs.append(h)
+        return [st]
+
+    def s_nonlocal(self, env, depth):
+        if not env.scalars:
+            return None
+        t = self.rng.choice(env.scalars)
+        b = self.fresh("bump")
+        return [Block([[f"def {b}():", [Line(f"nonlocal {t}"),
+                                         Line(f"{t} = jnp.tanh({t}) * 0.5 + 0.1")]]]),
+                Line(f"{b}()")]
+
+
+def generate(seed, disabled=()):
+    g = Generator(seed, disabled)
+    env = Env(["x"], ["s"])
+    if g.on["pytree_arg"] and g.rng.random() < 0.5:
+        pre = [Line('w0, b0 = p["w"], p["b"]' if g.ptype == "dict" else "w0, b0 = p")]
+        env.arrays.append("w0")
+        env.scalars.append("b0")
+    else:
+        pre = []
+    body, env = g.block(env, 0)
+    body = pre + body
+    if not (body and isinstance(body[-1], Line) and body[-1].jax.startswith("return")):
+        body.append(Line(f"return {g.arr_expr(env)}"))
+    return Program(seed, body, g.ptype)
