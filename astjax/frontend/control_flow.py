@@ -47,14 +47,46 @@ class ControlFlowConverter(gast.NodeTransformer):
         self.filename = filename
         self.fresh = Namer("counter", prefix=INTERNAL).fresh   # ag__fn_true_1, ...
         self.after: list[dict] = [{}]   # name -> first use line after the current stmt
+        # per function being converted: its names that nested functions read or write
+        # (closure cells), and name -> names a nested function writes with `nonlocal`
+        self.captured: list[set] = [set()]
+        self.writers: list[dict] = [{}]
 
     # ---- entry -------------------------------------------------------------------
     def visit_FunctionDef(self, node):
         activity.resolve(node)
         reaching_definitions.resolve(node)
         liveness.resolve(node)
-        node.body = self.visit_block(node.body)
+        closures = liveness.closure_names(node.body)
+        local = activity.modified(node.body) | {
+            a.id for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs
+            + [node.args.vararg, node.args.kwarg] if a is not None}
+        self.captured.append(set().union(*closures.values()) & local if closures else set())
+        self.writers.append({
+            n.name: liveness.nonlocal_names(n) for n in gast.walk(
+                gast.Module(body=list(node.body), type_ignores=[]))
+            if isinstance(n, gast.FunctionDef) and liveness.nonlocal_names(n)})
+        try:
+            node.body = self.visit_block(node.body)
+        finally:
+            self.captured.pop()
+            self.writers.pop()
         return node
+
+    def _modified(self, *blocks):
+        """Names a block assigns, mutates (`lst.append`), or writes through a call of a
+        nested function that declares them `nonlocal`."""
+        out = set()
+        writers = self.writers[-1]
+        for b in blocks:
+            out |= activity.modified(b) | activity.mutated(b)
+            for n in gast.walk(gast.Module(body=list(b), type_ignores=[])):
+                if isinstance(n, gast.FunctionDef):
+                    out |= liveness.nonlocal_names(n)
+                elif (isinstance(n, gast.Call) and isinstance(n.func, gast.Name)
+                      and n.func.id in writers):
+                    out |= writers[n.func.id]
+        return out
 
     def visit_block(self, stmts):
         out = []
@@ -94,17 +126,31 @@ class ControlFlowConverter(gast.NodeTransformer):
     def _state(names):
         return sorted(n for n in names if not n.startswith(INTERNAL))
 
+    def _params(self, fn, params, body):
+        """Set a generated function's parameters. A name that a nested function reads
+        or writes (a closure cell, R2) is not shadowed by a parameter: the function
+        declares it `nonlocal` and writes the carried value into the cell first, so a
+        closure called in the body sees the current value."""
+        captured = self.captured[-1]
+        cells = sorted((set(params) | activity.modified(body)) & captured)
+        fn.args.args = [gast.Name(id=f"ag__nl_{p}" if p in captured else p, ctx=gast.Param(),
+                                  annotation=None, type_comment=None) for p in params]
+        if cells:
+            pre = [gast.Nonlocal(names=cells)] + [
+                s for p in params if p in captured
+                for s in replace("p = q", p=p, q=f"ag__nl_{p}")]
+            fn.body = pre + fn.body
+        return fn
+
     def _def(self, name, params, body, results, origin):
         fn = replace("def fn(params):\n    body\n    return results",
                      fn=name, body=body or [gast.Pass()], results=name_tuple(results))[0]
-        fn.args.args = [gast.Name(id=p, ctx=gast.Param(), annotation=None, type_comment=None)
-                        for p in params]
+        self._params(fn, params, body)
         return locate([fn], origin)[0]
 
     # ---- if ----------------------------------------------------------------------
     def visit_If(self, node):
-        modified = (activity.modified(node.body) | activity.modified(node.orelse)
-                    | activity.mutated(node.body) | activity.mutated(node.orelse))
+        modified = self._modified(node.body, node.orelse)
         state = self._state(modified & set(node.ag_live_out))
         # a branch that reads a name before assigning it needs its value too, even
         # when the name is dead after the `if` (R1): such names are parameters of
@@ -133,7 +179,7 @@ class ControlFlowConverter(gast.NodeTransformer):
 
     # ---- while -------------------------------------------------------------------
     def visit_While(self, node):
-        modified = activity.modified(node.body) | activity.mutated(node.body)
+        modified = self._modified(node.body)
         live = set(node.ag_live_in) | set(node.ag_live_out)
         state = self._state(modified & live)
         meta = self._meta(node, state, [node.body])
@@ -142,8 +188,7 @@ class ControlFlowConverter(gast.NodeTransformer):
         body = self.visit_block(node.body)
         tn, bn = self.fresh("test"), self.fresh("body")
         test_def = replace("def fn():\n    return test", fn=tn, test=test)[0]
-        test_def.args.args = [gast.Name(id=p, ctx=gast.Param(), annotation=None,
-                                        type_comment=None) for p in state]
+        self._params(test_def, state, [])
         locate([test_def], node)
         body_def = self._def(bn, state, body, state, node)
         call = replace("targets = ag__.while_stmt(t, b, init, names, meta)",
@@ -157,7 +202,7 @@ class ControlFlowConverter(gast.NodeTransformer):
     def visit_For(self, node):
         target_names = activity.modified(node.target)
         extra = list(getattr(node, "ag_extra_test", []))
-        modified = (activity.modified(node.body) | activity.mutated(node.body)) - target_names
+        modified = self._modified(node.body) - target_names
         body_live = set(node.body[0].ag_live_in) if node.body else set()
         state = self._state((modified & (body_live | set(node.ag_live_out))) | set(extra)
                             | (target_names & set(node.ag_live_out)))
@@ -182,8 +227,7 @@ class ControlFlowConverter(gast.NodeTransformer):
             cond = gast.Call(func=replace_expr("ag__.any_flag"), args=[name_tuple(extra)],
                              keywords=[])
             test_def = replace("def fn():\n    return ag__.not_(cond)", fn=en, cond=cond)[0]
-            test_def.args.args = [gast.Name(id=p, ctx=gast.Param(), annotation=None,
-                                            type_comment=None) for p in state]
+            self._params(test_def, state, [])
             defs.append(locate([test_def], node)[0])
             extra_fn = gast.Name(id=en, ctx=gast.Load(), annotation=None, type_comment=None)
         read_vals = name_tuple([r[0] for r in reads])

@@ -101,6 +101,8 @@ def signature(check, exc):
         if fs.filename.startswith(root):
             frame = f"{os.path.relpath(fs.filename, os.path.dirname(root))}:{fs.name}"
     msg = getattr(exc, "message", None) or str(exc)
+    if hasattr(exc, "message"):   # a located astjax error: re-raised at the API
+        frame = "located"
     return f"{type(exc).__name__} @ {frame}: {blank(msg)}"
 
 

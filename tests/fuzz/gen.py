@@ -262,9 +262,10 @@ class Generator:
     def s_tuple_assign(self, env, depth):
         v, _ = self.target_array(env, new_ok=False)
         t, _ = self.target_scalar(env)
+        st = Line(f"{v}, {t} = {self.arr_expr(env)}, {self.sc_expr(env)}")
         if t not in env.scalars:
             env.scalars.append(t)
-        return [Line(f"{v}, {t} = {self.arr_expr(env)}, {self.sc_expr(env)}")]
+        return [st]
 
     def s_augassign(self, env, depth):
         if self.rng.random() < 0.5:
