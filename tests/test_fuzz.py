@@ -7,11 +7,26 @@ import pytest
 from fuzz.checks import run_program
 from fuzz.gen import generate
 
-CI_SEEDS = range(0, 12)
+CI_SEEDS = range(0, 24)
 
-# seed -> reason, for programs whose failure is a known root cause whose fix lives
-# in a module this change does not own (listed in tests/test_reliability.py)
-KNOWN = {}
+# Failures whose root cause is known, reduced to a strict xfail repro in
+# tests/test_reliability.py, and lives in a module this change does not own:
+# (check, substring of the message, reason). Anything else fails the test.
+KNOWN = [
+    ("sourcegrad", "'bool' object has no attribute 'astype'",
+     "R11: codegen/pysource.py prints `not` of a 0-d bool as Python `not x`"),
+    (None, "scatter_mul gradients with respect to the updates",
+     "R9: numpy/advanced_indexing.py never sets unique_indices for basic indexing"),
+    (None, "<class 'numpy.float64'>",
+     "R8: numpy/creation.py:array treats np.float64 as a Python scalar"),
+]
+
+
+def _known(check, msg):
+    for c, text, reason in KNOWN:
+        if (c is None or c == check) and text in msg:
+            return reason
+    return None
 
 
 @pytest.mark.parametrize("seed", CI_SEEDS)
@@ -21,6 +36,7 @@ def test_fuzz_program(seed):
         pytest.fail(f"seed {seed}: the generator made an invalid program: "
                     f"{getattr(case, 'invalid_reason', '')}")
     bad = case.failures()
-    if seed in KNOWN and bad:
-        pytest.xfail(KNOWN[seed])
-    assert not bad, "\n".join(f"seed {seed} {c}: {r[2][:400]}" for c, r in bad.items())
+    unknown = {c: r for c, r in bad.items() if not _known(c, r[2])}
+    assert not unknown, "\n".join(f"seed {seed} {c}: {r[2][:400]}" for c, r in unknown.items())
+    if bad:
+        pytest.xfail("; ".join(sorted({_known(c, r[2]) for c, r in bad.items()})))

@@ -219,3 +219,22 @@ def test_r9_grad_of_at_multiply_wrt_update():
                    "Python scalar; dtypes.python_scalar_dtype looks up type(x) exactly")
 def test_r8_numpy_scalar_update_value(x64):
     np.testing.assert_allclose(jnp.ones(2).at[0].set(np.float64(0.5)), [0.5, 1.0])
+
+
+def _r3_return_in_branch(x, s):
+    if s > 0.0:
+        if s > 100.0:
+            return x
+        j = x * 2.0
+    else:
+        j = x * 3.0
+    return x + j                  # Python: j is defined on every path that gets here
+
+
+@pytest.mark.xfail(strict=True, reason="R3: frontend/control_flow_ops.py:_staged_if requires a "
+                   "user name to be defined in both branches of the `if not ag__do_return:` "
+                   "guard that canonicalize.py creates; on the flag path it is never read")
+def test_r3_no_false_undefined_variable_after_return_in_branch():
+    for s in (0.5, -0.5, 500.0):
+        np.testing.assert_allclose(astjax.jit(_r3_return_in_branch)(jnp.ones(2), s),
+                                   _r3_return_in_branch(np.ones(2), s))
