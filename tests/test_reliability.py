@@ -120,6 +120,22 @@ def test_r2_closures_see_current_values(fn, args):
     np.testing.assert_allclose(astjax.jit(fn)(*args), fn(*args), rtol=1e-6)
 
 
+def test_r2_nonlocal_write_by_another_closure_is_seen():
+    def make():
+        scale = 1.0
+
+        def set_scale(x):
+            nonlocal scale
+            scale = x.sum()
+
+        @astjax.jit
+        def f(x):
+            set_scale(x)
+            return x * scale
+        return f
+    np.testing.assert_allclose(make()(jnp.ones(3)), 3.0 * np.ones(3))
+
+
 # ---------------------------------------------------------------- invariant
 def _reads_before_assign(text):
     """(function, name) pairs where a generated function reads one of its locals

@@ -273,6 +273,15 @@ def convert(fn):
             cells.append(_EmptyCell())
     from . import operators
     new = ns["ag__factory"](operators, *cells)
+    if fn.__closure__:
+        # share the original function's cells, not copies of their contents: a write
+        # through `nonlocal` (by the user's other functions or by this one) is seen
+        # by both (R2)
+        own = dict(zip(fn.__code__.co_freevars, fn.__closure__))
+        closure = tuple(own.get(n, c) for n, c in zip(new.__code__.co_freevars,
+                                                      new.__closure__ or ()))
+        new = types.FunctionType(new.__code__, new.__globals__, new.__name__,
+                                 new.__defaults__, closure)
     new.__defaults__ = fn.__defaults__
     new.__kwdefaults__ = fn.__kwdefaults__
     new.__doc__ = fn.__doc__
