@@ -23,8 +23,11 @@ FEATURES = (
     "for_range", "for_range_dyn", "for_range_neg", "for_range_zero", "for_array",
     "enumerate", "zip", "for_const", "while", "break", "continue", "return",
     "loop_else", "append_stack", "lambda", "closure_def", "helper", "nonlocal",
-    "tuple_assign", "where", "pytree_arg",
+    "tuple_assign", "where", "pytree_arg", "assign_in_branches", "python_index",
 )
+# shapes of a known open bug (R17: a scanned loop's index used as a Python value),
+# off unless asked for (`run.py --enable python_index`)
+DEFAULT_OFF = ("python_index",)
 
 
 class Line:
@@ -121,10 +124,11 @@ class Env:
 
 
 class Generator:
-    def __init__(self, seed, disabled=(), max_depth=3, max_stmts=5):
+    def __init__(self, seed, disabled=(), max_depth=3, max_stmts=5, enabled=()):
         self.rng = random.Random(seed)
         self.seed = seed
-        self.on = {k: k not in set(disabled) for k in FEATURES}
+        off = (set(DEFAULT_OFF) - set(enabled)) | set(disabled)
+        self.on = {k: k not in off for k in FEATURES}
         self.max_depth, self.max_stmts = max_depth, max_stmts
         self.count = 0
         self.ptype = self.rng.choice(["dict", "tuple"]) if self.on["pytree_arg"] else "dict"
@@ -237,7 +241,8 @@ class Generator:
         if depth < self.max_depth and self.rng.random() < 0.8 - 0.25 * depth:
             kinds += ["if_staged", "if_staged", "if_static", "for_range", "for_range",
                       "for_array", "enumerate", "zip", "for_const", "while",
-                      "append_stack", "lambda", "closure_def", "nonlocal"]
+                      "append_stack", "lambda", "closure_def", "nonlocal",
+                      "assign_in_branches", "python_index"]
         if env.loop:
             kinds += ["break", "continue"]
         kinds += ["return"]
@@ -331,6 +336,27 @@ class Generator:
         if self.chance("loop_else", 0.2):
             b, _ = self.block(self.body_env(env), depth + 1, n=1)
             parts.append(["else:", b])
+
+    def s_assign_in_branches(self, env, depth):
+        """A new name assigned in every branch of an `if`, maybe after an early
+        return / break / continue in one branch, then used (R3's shape)."""
+        v = self.fresh("a")
+        jump = []
+        if self.chance("return", 0.5):
+            jump = [Block([[f"if {self.test(env)}:", [Line(f"return {self.arr_expr(env)}")]]])]
+        elif env.loop and self.rng.random() < 0.5:
+            jump = [Block([[f"if {self.test(env)}:", [Line(self.rng.choice(["break", "continue"]))]]])]
+        st = Block([[f"if {self.test(env)}:", jump + [Line(f"{v} = {self.arr_expr(env)}")]],
+                    ["else:", [Line(f"{v} = {self.arr_expr(env)}")]]])
+        env.arrays.append(v)
+        return [st]
+
+    def s_python_index(self, env, depth):
+        """The loop index used as a Python value: dict lookup and `in` (R17's shape)."""
+        d, i, t = self.fresh("d"), self.fresh("i"), self.rng.choice(env.scalars)
+        return [Line(f"{d} = {{0: {self.const()}, 2: {self.const()}}}"),
+                Block([[f"for {i} in range(3):",
+                        [Line(f"{t} = {t} * 0.5 + ({d}[{i}] if {i} in {d} else 0.1)")]]])]
 
     def s_for_range(self, env, depth):
         opts = ["3", "2", "1, 4"]
@@ -447,8 +473,8 @@ class Generator:
                 Line(f"{b}()")]
 
 
-def generate(seed, disabled=()):
-    g = Generator(seed, disabled)
+def generate(seed, disabled=(), enabled=()):
+    g = Generator(seed, disabled, enabled=enabled)
     env = Env(["x"], ["s"])
     if g.on["pytree_arg"] and g.rng.random() < 0.5:
         pre = [Line('w0, b0 = p["w"], p["b"]' if g.ptype == "dict" else "w0, b0 = p")]

@@ -20,14 +20,14 @@ from fuzz.gen import generate  # noqa: E402
 from fuzz.reduce import reduce  # noqa: E402
 
 
-def fuzz(seeds, checks=CHECKS, disabled=(), do_reduce=False, log=None):
+def fuzz(seeds, checks=CHECKS, disabled=(), do_reduce=False, log=None, enabled=()):
     counts = {c: collections.Counter() for c in checks}
     status = collections.Counter()
     groups = collections.defaultdict(list)   # signature -> [seed]
     by_check = collections.defaultdict(collections.Counter)   # signature -> check -> n
     detail = {}
     for seed in seeds:
-        prog = generate(seed, disabled)
+        prog = generate(seed, disabled, enabled)
         case = run_program(prog, checks)
         if case.status:
             status[case.status] += 1
@@ -78,6 +78,7 @@ def main(argv=None):
     ap.add_argument("--seeds", default="0:50")
     ap.add_argument("--checks", default=",".join(CHECKS))
     ap.add_argument("--disable", default="")
+    ap.add_argument("--enable", default="", help="features off by default (gen.DEFAULT_OFF)")
     ap.add_argument("--reduce", action="store_true")
     ap.add_argument("--out", default=None)
     ap.add_argument("-v", action="store_true")
@@ -86,8 +87,9 @@ def main(argv=None):
     checks = tuple(c for c in a.checks.split(",") if c)
     disabled = tuple(d for d in a.disable.split(",") if d)
     t0 = time.time()
+    enabled = tuple(d for d in a.enable.split(",") if d)
     res = fuzz(range(lo, hi), checks, disabled, a.reduce,
-               log=(lambda m: print(m, flush=True)) if a.v else None)
+               log=(lambda m: print(m, flush=True)) if a.v else None, enabled=enabled)
     text = summary(range(lo, hi), checks, *res, time.time() - t0, disabled)
     if a.out:
         with open(a.out, "w") as fh:
