@@ -485,5 +485,8 @@ def generate(seed, disabled=(), enabled=()):
     body, env = g.block(env, 0)
     body = pre + body
     if not (body and isinstance(body[-1], Line) and body[-1].jax.startswith("return")):
-        body.append(Line(f"return {g.arr_expr(env)}"))
+        # every name still defined reaches the result, so no computation is dead
+        names = env.arrays + env.scalars
+        mix = f" + 0.1 * ({' + '.join(names)})" if names else ""
+        body.append(Line(f"return jnp.tanh({g.arr_expr(env)}{mix})"))
     return Program(seed, body, g.ptype)
