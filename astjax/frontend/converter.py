@@ -289,3 +289,9 @@ def convert(fn):
     new.__astjax_original__ = fn
     return new
 
+
+
+def converted_source(fn) -> str:
+    """The converted code of `fn` as Python text (for tests and debugging the converter)."""
+    _, pyast = _factory_code(fn)
+    return ast.unparse(pyast)
