@@ -19,6 +19,7 @@ import numpy as np
 from . import core, dtypes, tree_util
 from .core import bind
 from .errors import AstjaxError, ArgumentError
+from .primitives.custom_derivatives import stop_gradient
 from .staging import StagedCallable, arg_hints, as_callable, leaf_aval, stage_flat
 from .transforms import ad
 from .transforms.ad import Zero, cleanup, differentiable, float0, inline
@@ -26,8 +27,6 @@ from .transforms.ad import Zero, cleanup, differentiable, float0, inline
 __all__ = ["grad", "value_and_grad", "jvp", "vjp", "linearize", "jacfwd", "jacrev",
            "hessian", "stop_gradient", "custom_jvp", "custom_vjp", "checkpoint", "remat",
            "float0"]
-
-stop_gradient = ad.stop_gradient
 
 
 def _staging():
@@ -571,7 +570,7 @@ class _Rule:
 
 
 def _cjc():
-    from .primitives.ad_prims import custom_jvp_call_p
+    from .primitives.custom_derivatives import custom_jvp_call_p
     return custom_jvp_call_p
 
 
@@ -597,7 +596,7 @@ class custom_vjp(_Transformed):
         if self.fwd is None:
             raise AstjaxError("No VJP defined for custom_vjp function "
                               f"{getattr(self.fun, '__name__', '?')} using defvjp.")
-        from .primitives.ad_prims import custom_vjp_call_p
+        from .primitives.custom_derivatives import custom_vjp_call_p
         nd = {i: args[i] for i in self.nondiff_argnums}
         ndv = [nd[i] for i in sorted(nd)]
         dyn = [a for i, a in enumerate(args) if i not in nd]
@@ -649,7 +648,7 @@ class _Checkpoint(_Transformed):
             else (static_argnums,)
 
     def stage_inline(self, *args, **kwargs):
-        from .primitives.ad_prims import checkpoint_p
+        from .primitives.custom_derivatives import checkpoint_p
         closed, in_tree, out_tree, leaves = _stage(self.fun, args, kwargs)
         body, consts = _const_split(closed)
         outs = bind(checkpoint_p, *consts, *leaves, jaxpr=body, prevent_cse=self.prevent_cse,

@@ -108,7 +108,6 @@ class BatchedFunction(StagedCallable):
         return dims
 
     def stage_inline(self, *args, **kwargs):
-        from .primitives.collectives import extend_axis_env
         loc = caller_location()
         dims = self._in_dims(args, kwargs, loc)
         leaves, in_tree = tree_util.tree_flatten((tuple(args), kwargs))
@@ -132,7 +131,7 @@ class BatchedFunction(StagedCallable):
                              + lines, hint="every mapped argument needs the same size along "
                                            "its mapped axis", loc=loc)
         size = size_set.pop()
-        with extend_axis_env(self.axis_name, size):
+        with core.extend_axis_env(self.axis_name, size):
             closed, out_tree = stage_flat(self.fun, in_tree, avals)
         outs, out_dims = batching.batch_jaxpr(closed, norm_dims, size, self.axis_name, leaves)
         out_axes = _broadcast_prefix(self.out_axes, tree_util.tree_unflatten(out_tree, outs),

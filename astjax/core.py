@@ -468,29 +468,52 @@ def current_source_info() -> SourceInfo:
 
 
 class AxisFrame:
-    """One named mapped axis (vmap or pmap) around the code being staged."""
-    __slots__ = ("name", "size")
+    """One named mapped axis around the code being staged, batched or lowered. `kind`
+    "vmap": batched away by `batch_jaxpr`; "pmap": one replica per device, so
+    collectives over it lower to cross-replica ops. The name may be None (an
+    unnamed vmap: collectives cannot refer to it)."""
+    __slots__ = ("name", "size", "kind")
 
-    def __init__(self, name, size):
-        self.name, self.size = name, int(size)
+    def __init__(self, name, size, kind="vmap"):
+        self.name, self.size, self.kind = name, int(size), kind
 
     def __repr__(self):
-        return f"AxisFrame({self.name!r}, {self.size})"
+        return f"AxisFrame({self.name!r}, {self.size}, {self.kind!r})"
 
 
 def axis_frame() -> AxisFrame:
-    """The axis being batched by the innermost running `batch_jaxpr`."""
+    """The innermost axis: while `batch_jaxpr` runs, the axis being batched."""
     return _state.axis_frames[-1]
 
 
-def axis_size() -> int:
-    return _state.axis_frames[-1].size
+def axis_frames(kind=None) -> list:
+    """The axes in scope, outermost first (only those of `kind` if given)."""
+    return [f for f in _state.axis_frames if kind is None or f.kind == kind]
+
+
+_INNERMOST = object()
+
+
+def axis_size(name=_INNERMOST, loc=None) -> int:
+    """The size of the innermost axis called `name` (a located AxisNameError if none
+    is in scope); without a name, the size of the innermost axis."""
+    if name is _INNERMOST:
+        return _state.axis_frames[-1].size
+    for f in reversed(_state.axis_frames):
+        if f.name is not None and f.name == name:
+            return f.size
+    from .errors import AxisNameError
+    names = [f.name for f in _state.axis_frames if f.name is not None]
+    raise AxisNameError(f"unbound axis name: {name!r}; "
+                        + (f"the axes in scope are {names}" if names else
+                           "no named axis is in scope here (collectives need to run under "
+                           "vmap(..., axis_name=...) or pmap(..., axis_name=...))"), loc=loc)
 
 
 @contextmanager
-def extend_axis_env(name, size):
-    """Push a named mapped axis (vmap/pmap) for the staging inside."""
-    _state.axis_frames.append(AxisFrame(name, size))
+def extend_axis_env(name, size, kind="vmap"):
+    """Push a named mapped axis (see `AxisFrame`) for the staging inside."""
+    _state.axis_frames.append(AxisFrame(name, size, kind))
     try:
         yield
     finally:

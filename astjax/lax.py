@@ -38,11 +38,6 @@ def _aval(x):
     return core.get_aval(x)
 
 
-def stop_gradient(x):
-    from .transforms.ad import stop_gradient as sg
-    return sg(x)
-
-
 # Control flow (cond, switch, while_loop, fori_loop, scan, map) lives in its own module.
 from .core import closure_convert, join_consts  # noqa: E402,F401
 from .primitives.cond import cond, stage_sub, switch  # noqa: E402,F401
@@ -52,4 +47,6 @@ from .primitives.gather import (GatherDimensionNumbers, GatherScatterMode,  # no
                                 gather)
 from .primitives.scatter import (ScatterDimensionNumbers, scatter, scatter_add,  # noqa: E402,F401
                                  scatter_apply, scatter_max, scatter_min, scatter_mul)
-from .lax_parallel import *  # noqa: E402,F401,F403  (psum, pmean, all_gather, axis_index, ...)
+from .primitives.custom_derivatives import stop_gradient  # noqa: E402,F401
+from .primitives.collectives import (all_gather, all_to_all, axis_index,  # noqa: E402,F401
+                                     axis_size, pmax, pmean, pmin, ppermute, pshuffle, psum)

@@ -4,7 +4,7 @@
 `f` once on the per-device avals (mapped axes removed, `axis_name` in scope for the
 collectives of `astjax.lax`), lowers it to one StableHLO module with
 `mhlo.num_replicas = N` (collectives become cross-replica ops, see
-`codegen.collective_lowering`) and runs it on N devices: replica i on device i.
+`primitives.collectives`) and runs it on N devices: replica i on device i.
 Arguments are split along their mapped axis, one shard per device; results are
 `ShardedArray`s (an `astjax.Array` subclass) that stay on their devices, print and
 convert like any array (`np.asarray` gathers), and feed the next `pmap` over the
@@ -12,9 +12,6 @@ same devices without a host round trip. Compiled per input signature and cached.
 
 On the CPU, `ASTJAX_NUM_CPU_DEVICES=N` (set before astjax is imported) gives N
 devices, so all of this runs without an accelerator.
-
-Also here: autodiff rules for collectives that `transforms.ad_rules` leaves out
-(`all_gather`'s transpose, `pmax`/`pmin`'s JVP), registered additively.
 """
 from __future__ import annotations
 
@@ -23,13 +20,12 @@ import functools
 import numpy as np
 
 from . import core, dtypes, tree_util
-from .codegen import collective_lowering, runtime, stablehlo
+from .codegen import runtime, stablehlo
 from .errors import (AstjaxError, ArgumentError, AxisNameError, NotImplementedInAstjaxError,
                      ShapeError, caller_location)
 from .primitives import collectives as coll
 from .staging import (StagedCallable, arg_hints, leaf_labels, mapped_leaves,
                       stage_flat)
-from .transforms import ad as _ad  # noqa: F401  (ad_rules first: the rules below extend it)
 from .transforms.dce import dce_closed
 from .batching_api import _broadcast_prefix, _check_axes_spec
 
@@ -72,7 +68,7 @@ class _Entry:
         jaxpr = closed.jaxpr
         n = len(devs)
         has_collectives = _check_collectives(jaxpr, axis_name)
-        with collective_lowering.pmap_axes(axis_name, n):
+        with core.extend_axis_env(axis_name, n, kind="pmap"):
             self.text = stablehlo.lower_module(jaxpr, name=f"pmap_{name}", num_replicas=n)
         self.closed, self.out_tree, self.devices = closed, out_tree, tuple(devs)
         self.in_avals = [v.aval for v in jaxpr.invars]
@@ -258,7 +254,7 @@ class Pmapped(StagedCallable):
                            a.update(shape=a.shape[:d] + a.shape[d + 1:])
                            for a, d in zip(avals, norm)]
             hints = arg_hints(self.fun, dyn_args, kwargs) if not statics else None
-            with coll.extend_axis_env(self.axis_name, n):
+            with core.extend_axis_env(self.axis_name, n, kind="pmap"):
                 closed, out_tree = stage_flat(self._rebuild(statics), in_tree, shard_avals,
                                               hints)
             closed = dce_closed(closed)
@@ -328,47 +324,3 @@ def pmap(fun=None, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_
                             loc=caller_location())
     return Pmapped(fun, axis_name, in_axes, out_axes, static_broadcasted_argnums, devices,
                    donate_argnums)
-
-# ------------------------------------------- autodiff rules that ad_rules leaves out
-# (registered additively; JAX's meaning under pmap)
-
-
-def _all_gather_transpose(ct, x, *, all_gather_dimension, axis_name, axis_index_groups=None,
-                          axis_size, tiled=False):
-    """all_gather's transpose is psum_scatter: the summed cotangent, device i's slice."""
-    from . import lax
-    if isinstance(ct, _ad.Zero):
-        return [None]
-    names = tuple(axis_name) if isinstance(axis_name, (tuple, list)) else (axis_name,)
-    s = core.bind(coll.psum_p, ct, axes=names, axis_index_groups=axis_index_groups)
-    i = core.bind(coll.axis_index_p, axis_name=names[0])
-    d = all_gather_dimension
-    if tiled:
-        chunk = x.aval.shape[d]
-        return [lax.dynamic_slice_in_dim(s, lax.mul(i, np.int32(chunk)), chunk, d)]
-    return [lax.dynamic_index_in_dim(s, i, d, keepdims=False)]
-
-
-def _pminmax_jvp(p):
-    """d pmax(x) = the tangent of the device(s) holding the max (averaged over ties)."""
-    def rule(primals, tangents, *, axes, axis_index_groups=None):
-        from . import lax
-        (x,), (t,) = primals, tangents
-        y = core.bind(p, x, axes=axes, axis_index_groups=axis_index_groups)
-        if isinstance(t, _ad.Zero):
-            return y, _ad.Zero(core.get_aval(y))
-        aval = core.get_aval(y)
-        mask = lax.convert_element_type(lax.eq(x, y), aval.dtype)
-        num = core.bind(coll.psum_p, lax.mul(t, mask), axes=axes,
-                        axis_index_groups=axis_index_groups)
-        cnt = core.bind(coll.psum_p, mask, axes=axes, axis_index_groups=axis_index_groups)
-        return y, lax.div(num, cnt)
-    return rule
-
-
-core.transpose_rules[coll.all_gather_p] = _all_gather_transpose
-core.linear_primitives.add(coll.all_gather_p)
-core.unsupported["transpose"].pop(coll.all_gather_p, None)
-for _p in (coll.pmax_p, coll.pmin_p):
-    core.jvp_rules[_p] = _pminmax_jvp(_p)
-    core.unsupported["jvp"].pop(_p, None)

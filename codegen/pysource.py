@@ -727,36 +727,6 @@ def generic_rule(gen, eqn):
                 **{k: gen.value(v) for k, v in sorted(eqn.params.items())})
 
 
-def _register(name, rule):
-    p = core.primitives.get(name)
-    if p is not None:
-        core.source_rules[p] = rule
-
-
-def _stop_gradient_rule(gen, eqn):
-    return lax_call("stop_gradient", gen, eqn)
-
-
-def _call_rule(param, what):
-    @statement_rule
-    def rule(gen, eqn, stmts):
-        """A call of a nested jaxpr, printed inline (the numbers are the same; a custom
-        derivative rule or a rematerialization policy is not kept in the source)."""
-        body = eqn.params[param]
-        jaxpr = body.jaxpr if isinstance(body, core.ClosedJaxpr) else body
-        consts = body.consts if isinstance(body, core.ClosedJaxpr) else []
-        if consts or jaxpr.constvars:
-            stmts.extend(_generic_statement(gen, eqn))
-            return
-        if gen.comments:
-            stmts.append(comment(f"{what} (inlined)"))
-        outs = [gen.out_name(v, _hint_from(v, o) or eqn.primitive.name)
-                for v, o in zip(eqn.outvars, jaxpr.outvars)]
-        stmts.extend(s for s in _branch_block(gen, jaxpr, eqn.invars, outs, eqn.outvars)
-                     if not isinstance(s, ast.Pass))
-    return rule
-
-
 def _generic_statement(gen, eqn):
     expr = generic_rule(gen, eqn)
     names = [gen.out_name(v, eqn.primitive.name) for v in eqn.outvars]
@@ -819,11 +789,3 @@ def _hint_from(*vs):
 # ---- registrations ----------------------------------------------------------------
 
 
-def register_rules():
-    _register("stop_gradient", _stop_gradient_rule)
-    _register("custom_jvp_call", _call_rule("call_jaxpr", "custom_jvp function"))
-    _register("custom_vjp_call", _call_rule("call_jaxpr", "custom_vjp function"))
-    _register("checkpoint", _call_rule("jaxpr", "checkpoint"))
-
-
-register_rules()

@@ -401,26 +401,7 @@ def _count_eqns(jaxpr):
             n += _count_eqns(sub.jaxpr if isinstance(sub, core.ClosedJaxpr) else sub)
     return n
 
-# ---------------------------------------------------------------------- stop_gradient
-
-
-def stop_gradient(x):
-    """Identity whose derivative is zero (pytrees allowed)."""
-    from astjax import tree_util
-    from astjax.primitives.ad_prims import stop_gradient_p
-
-    def sg(v):
-        if isinstance(v, core.Tracer) and not differentiable(v.aval):
-            return v
-        if not isinstance(v, core.Tracer) and core.current_builder() is None:
-            return v
-        return bind(stop_gradient_p, v)
-    return tree_util.tree_map(sg, x)
-
-
 # What the rules of higher-order primitives receive as `tx` (see core.Primitive).
 tx = types.SimpleNamespace(jvp_jaxpr=jvp_jaxpr, partial_eval_jaxpr=partial_eval_jaxpr,
                            transpose_jaxpr=transpose_jaxpr, dce_jaxpr=dce_jaxpr, inline=inline)
 
-from . import ad_rules as _ad_rules  # noqa: E402,F401  (registers the rules)
-from . import ad_custom as _ad_custom  # noqa: E402,F401

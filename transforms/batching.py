@@ -12,9 +12,9 @@ its primitive's batch rule runs:
 Rules are written with `lax` functions / `core.bind` on Tracers, so they stage IR
 into the current builder; each equation is staged under its own `source_info` with
 `phase='batched'`, so errors and generated source still point at the user's line.
-Rules for ordinary primitives live in `batching_rules`; the structured control flow
-(cond, while, scan) has its rules, and their schemes, in its own modules
-(`astjax/primitives/{cond,while_loop,scan}.py`), which receive this pass as `tx`.
+Every primitive's batch rule lives in its own block (`astjax/primitives/`); the
+structured control flow (cond, while, scan) and the call-like primitives receive this
+pass as `tx`.
 
 Named axes: while interpreting, the axis (name, size) is on a stack that the
 collective primitives' batch rules read (`axis_frame()`), see
@@ -166,4 +166,3 @@ tx = types.SimpleNamespace(batch_jaxpr=batch_jaxpr, batch_subjaxpr=batch_subjaxp
                            mapped_outputs=mapped_outputs)
 
 
-from . import batching_rules  # noqa: E402,F401  (registers every other primitive's rule)

@@ -15,4 +15,4 @@ from . import cond, scan, while_loop  # noqa: F401,E402  (structured control flo
 from . import linalg  # noqa: F401,E402  (cholesky, triangular_solve)
 from .linalg import *  # noqa: F401,F403
 from . import collectives  # noqa: F401,E402  (psum, all_gather, axis_index, ...: named axes)
-from . import ad_prims  # noqa: F401,E402  (stop_gradient, custom_jvp_call, custom_vjp_call, checkpoint)
+from . import custom_derivatives  # noqa: F401,E402  (stop_gradient, custom_jvp/vjp_call, checkpoint)

@@ -1,82 +1,80 @@
-"""Collective primitives over named axes: `psum`, `pmax`, `pmin`, `all_gather`,
-`axis_index`, `ppermute`, `all_to_all` (JAX's names and params).
+"""Collective primitives over named axes: `psum`, `pmax`, `pmin`, `axis_index`,
+`all_gather`, `ppermute`, `all_to_all` (JAX's names and params), each with every
+rule and its `lax` wrapper (`lax.psum`, `lax.pmean`, `lax.all_gather`, ...).
 
 A named axis exists while a function is staged under `vmap(..., axis_name=...)` or
-`pmap(..., axis_name=...)`: those push (name, size) with `extend_axis_env`, and the
-`lax` wrappers (`astjax.lax_parallel`) check names against it (`AxisNameError`
-outside). Meaning under `vmap` is given by the batch rules (the batched axis *is*
-the named axis): `psum` = `reduce_sum` over the batch dim (the result is the same
-for every lane, i.e. unmapped), `axis_index` = `iota`, `all_gather` = the batched
-value with its batch axis moved to `all_gather_dimension`, `ppermute` = a gather of
-lanes, `all_to_all` = a transpose between the batch axis and the split axis. A
-collective over a different name than the one being batched is re-bound with the
-batch axis carried along. Collectives have no NumPy `impl`: they only mean something
-under a mapped axis. Lowerings (for `pmap`) are registered per primitive below.
+`pmap(..., axis_name=...)`: those push it on core's axis stack
+(`core.extend_axis_env`), and the wrappers check names against it (a located
+`AxisNameError` outside). Pytrees are handled leaf by leaf.
+
+Meaning under `vmap` is given by the batch rules (the batched axis *is* the named
+axis): `psum` = `reduce_sum` over the batch dim (the result is the same for every
+lane, i.e. unmapped), `axis_index` = `iota`, `all_gather` = the batched value with
+its batch axis moved to `all_gather_dimension`, `ppermute` = a gather of lanes,
+`all_to_all` = a transpose between the batch axis and the split axis. A collective
+over a different name than the one being batched is re-bound with the batch axis
+carried along. Collectives are batched even when their operands are unmapped
+(`always_batch`). They have no NumPy `impl`: they only mean something under a
+mapped axis.
+
+Under `pmap` the program is compiled with `mhlo.num_replicas = N` and runs once per
+device; a collective over the pmap axis lowers to a cross-replica op over replica
+group [0 .. N-1] (replica i runs on the pmap's i-th device):
+
+  psum / pmax / pmin -> stablehlo.all_reduce (add / max / min region)
+  all_gather         -> stablehlo.all_gather
+  ppermute           -> stablehlo.collective_permute
+  all_to_all         -> stablehlo.all_to_all
+  axis_index         -> stablehlo.replica_id
+
+The pmap axes a module may use are the "pmap" frames of the axis stack around
+`stablehlo.lower_module`; a collective over any other name (a vmap axis is batched
+away before lowering) is an AxisNameError.
 
 Deviation from JAX: `all_to_all` carries `axis_size` as a param (as `all_gather`
 does in JAX), so that abstract evaluation needs no axis environment. Each of
-`psum`/`pmax`/`pmin` takes one operand (lax wrappers bind once per pytree leaf).
+`psum`/`pmax`/`pmin` takes one operand (the wrappers bind once per pytree leaf).
 """
 from __future__ import annotations
 
-import threading
-from contextlib import contextmanager
-
 import numpy as np
 
-from .. import core, dtypes
+from .. import core, dtypes, tree_util
 from ..core import ShapedArray, bind
-from ..errors import AxisNameError, ShapeError
-from .base import register
-from .gather import GatherDimensionNumbers, GatherScatterMode
+from ..errors import AxisNameError, ShapeError, caller_location
+from .base import _lax, deflinear, is_zero, matchaxis, moveaxis, nondiff, register
+from .elementwise import div_p, mul_p
+from .gather import GatherDimensionNumbers, GatherScatterMode, gather_p
+from .reductions import reduce_max_p, reduce_min_p, reduce_sum_p
+from .selection import select_n_p
+from .structural import convert_element_type_p, iota_p
 
-# ------------------------------------------------------------------ axis environment
+__all__ = ["psum_p", "pmax_p", "pmin_p", "axis_index_p", "all_gather_p", "ppermute_p",
+           "all_to_all_p", "COLLECTIVES",
+           "psum", "pmean", "pmax", "pmin", "all_gather", "axis_index", "ppermute", "pshuffle",
+           "all_to_all", "axis_size"]
 
-
-class _Env(threading.local):
-    def __init__(self):
-        self.frames: list = []   # (name, size), innermost last
-
-
-_env = _Env()
-
-
-@contextmanager
-def extend_axis_env(name, size):
-    """Make axis `name` of `size` visible to collectives staged inside."""
-    if name is None:
-        yield
-        return
-    _env.frames.append((name, int(size)))
-    try:
-        yield
-    finally:
-        _env.frames.pop()
-
-
-def axis_env():
-    return list(_env.frames)
-
-
-def axis_size(name, loc=None) -> int:
-    """The size of the innermost axis called `name` (AxisNameError if none)."""
-    for n, s in reversed(_env.frames):
-        if n == name:
-            return s
-    names = [n for n, _ in _env.frames]
-    raise AxisNameError(f"unbound axis name: {name!r}; "
-                        + (f"the axes in scope are {names}" if names else
-                           "no named axis is in scope here (collectives need to run under "
-                           "vmap(..., axis_name=...) or pmap(..., axis_name=...))"), loc=loc)
+# ------------------------------------------------------------------ shared helpers
 
 
 def _names(axis_name):
     return tuple(axis_name) if isinstance(axis_name, (tuple, list)) else (axis_name,)
 
 
-def _batching():
-    from ..transforms import batching
-    return batching
+def _check(axis_name):
+    """Sizes of the named axes; a located AxisNameError if one is not in scope."""
+    return [core.axis_size(a, loc=caller_location()) for a in _names(axis_name)]
+
+
+def _no_groups(axis_index_groups):
+    if axis_index_groups is not None:
+        raise AxisNameError("axis_index_groups is not supported", loc=caller_location())
+
+
+def _leaf(x):
+    if isinstance(x, (list, tuple)):
+        return np.asarray(x)
+    return x
 
 
 def _rebind(p, args, dims, params):
@@ -84,18 +82,52 @@ def _rebind(p, args, dims, params):
     batch dim where it is (elementwise-like primitives)."""
     return bind(p, *args, **params), dims[0]
 
-# --------------------------------------------------------------------------- psum
+
+def _groups(axes, axis_index_groups=None):
+    """replica_groups attribute text for a collective over `axes` (lowering)."""
+    names = _names(axes)
+    bound = {f.name: f.size for f in core.axis_frames("pmap")}
+    for n in names:
+        if n not in bound:
+            raise AxisNameError(
+                f"collective over axis {n!r}, which is not a pmap axis of this program"
+                + (f" (pmap axes: {list(bound)})" if bound else ""))
+    if len(names) != 1:
+        raise AxisNameError(f"a collective over several pmap axes {names} is not supported")
+    n = bound[names[0]]
+    groups = ([list(g) for g in axis_index_groups] if axis_index_groups
+              else [list(range(n))])
+    k, m = len(groups), len(groups[0])
+    body = ", ".join("[" + ", ".join(str(int(i)) for i in g) + "]" for g in groups)
+    return f"dense<[{body}]> : tensor<{k}x{m}xi64>", m
+
+# ---------------------------------------------------------------- psum, pmax, pmin
 
 
-def _reduce_collective(name, reducer_name, unmapped):
+def _reducer_op(kind, dtype):
+    if dtype == dtypes.bool_:
+        return {"sum": "stablehlo.or", "max": "stablehlo.or", "min": "stablehlo.and"}[kind]
+    return {"sum": "stablehlo.add", "max": "stablehlo.maximum",
+            "min": "stablehlo.minimum"}[kind]
+
+
+def _reduce_collective(name, kind, reducer_p, unmapped):
     p = core.new_primitive(name)
 
     def abstract_eval(x, *, axes, axis_index_groups=None):
         return x
 
+    def lowering(ctx, x, *, axes, axis_index_groups=None):
+        groups, _ = _groups(axes, axis_index_groups)
+        aval = ctx.avals_in[0]
+        scalar = ShapedArray((), aval.dtype)
+        op = _reducer_op(kind, aval.dtype)
+        body = ctx.region([scalar, scalar], lambda a, b: [ctx.mb.op(op, [a, b], [scalar])[0]])
+        return ctx.op1("stablehlo.all_reduce", [x], regions=[body],
+                       attrs={"replica_groups": groups})
+
     def batch(args, dims, *, axes, axis_index_groups=None):
-        b = _batching()
-        frame = b.axis_frame()
+        frame = core.axis_frame()
         params = dict(axes=axes, axis_index_groups=axis_index_groups)
         if frame.name not in axes:
             return _rebind(p, args, dims, params)
@@ -103,49 +135,129 @@ def _reduce_collective(name, reducer_name, unmapped):
         if d is None:
             out = unmapped(x, frame.size)
         else:
-            out = bind(core.primitives[reducer_name], x, axes=(d,), out_sharding=None)
+            out = bind(reducer_p, x, axes=(d,), out_sharding=None)
         rest = tuple(a for a in axes if a != frame.name)
         if rest:
             out = bind(p, out, axes=rest, axis_index_groups=axis_index_groups)
         return out, None
 
-    register(p, abstract_eval=abstract_eval, batch=batch)
+    register(p, abstract_eval=abstract_eval, lowering=lowering, batch=batch)
+    p.always_batch = True
     return p
+
+
+def _reduction(p, name):
+    def reduce(x, axis_name, *, axis_index_groups=None):
+        _no_groups(axis_index_groups)
+        axes = _names(axis_name)
+        _check(axes)
+        return tree_util.tree_map(
+            lambda v: bind(p, _leaf(v), axes=axes, axis_index_groups=None), x)
+    reduce.__name__ = reduce.__qualname__ = name
+    reduce.__doc__ = f"`lax.{name}`: {name[1:]} of `x` over the named axis (leaf by leaf)."
+    return reduce
 
 
 def _times_size(x, n):
     a = core.get_aval(x)
     if a.dtype == dtypes.bool_:
-        x = bind(core.primitives["convert_element_type"], x, new_dtype=dtypes.int32,
-                 weak_type=False)
+        x = bind(convert_element_type_p, x, new_dtype=dtypes.int32, weak_type=False)
         a = core.get_aval(x)
-    return bind(core.primitives["mul"], x, np.asarray(n, a.dtype)[()])
+    return bind(mul_p, x, np.asarray(n, a.dtype)[()])
 
 
-psum_p = _reduce_collective("psum", "reduce_sum", _times_size)
+psum_p = _reduce_collective("psum", "sum", reduce_sum_p, _times_size)
 
-# --------------------------------------------------------------------------- pmax
-pmax_p = _reduce_collective("pmax", "reduce_max", lambda x, n: x)
 
-# --------------------------------------------------------------------------- pmin
-pmin_p = _reduce_collective("pmin", "reduce_min", lambda x, n: x)
+def _psum_transpose(ct, x, **params):
+    return [None if is_zero(ct) else bind(psum_p, ct, **params)]
+
+
+deflinear(psum_p, _psum_transpose)
+psum = _reduction(psum_p, "psum")
+
+
+def pmean(x, axis_name, *, axis_index_groups=None):
+    """`lax.pmean`: the mean of `x` over the named axis (leaf by leaf)."""
+    _no_groups(axis_index_groups)
+    axes = _names(axis_name)
+    n = int(np.prod(_check(axes)))
+
+    def mean(v):
+        v = _leaf(v)
+        a = core.get_aval(v)
+        if not dtypes.is_inexact(a.dtype):
+            v = _lax().convert_element_type(v, dtypes.canonicalize(dtypes.float64))
+            a = core.get_aval(v)
+        s = bind(psum_p, v, axes=axes, axis_index_groups=None)
+        return bind(div_p, s, np.asarray(n, a.dtype)[()])
+    return tree_util.tree_map(mean, x)
+
+
+def _pminmax_jvp(p):
+    """d pmax(x) = the tangent of the device(s) holding the max (averaged over ties)."""
+    def rule(primals, tangents, *, axes, axis_index_groups=None):
+        lax = _lax()
+        (x,), (t,) = primals, tangents
+        y = core.bind(p, x, axes=axes, axis_index_groups=axis_index_groups)
+        if isinstance(t, core.Zero):
+            return y, core.Zero(core.get_aval(y))
+        aval = core.get_aval(y)
+        mask = lax.convert_element_type(lax.eq(x, y), aval.dtype)
+        num = core.bind(psum_p, lax.mul(t, mask), axes=axes,
+                        axis_index_groups=axis_index_groups)
+        cnt = core.bind(psum_p, mask, axes=axes, axis_index_groups=axis_index_groups)
+        return y, lax.div(num, cnt)
+    p.jvp = rule
+
+
+pmax_p = _reduce_collective("pmax", "max", reduce_max_p, lambda x, n: x)
+_pminmax_jvp(pmax_p)
+pmax = _reduction(pmax_p, "pmax")
+
+pmin_p = _reduce_collective("pmin", "min", reduce_min_p, lambda x, n: x)
+_pminmax_jvp(pmin_p)
+pmin = _reduction(pmin_p, "pmin")
 
 # --------------------------------------------------------------------- axis_index
 axis_index_p = core.new_primitive("axis_index")
 
 
+def _axis_index_lowering(ctx, *, axis_name):
+    _groups((axis_name,))
+    rid = ctx.op1("stablehlo.replica_id", [], ShapedArray((), np.uint32))
+    return ctx.op1("stablehlo.convert", [rid])
+
+
 def _axis_index_batch(args, dims, *, axis_name):
-    b = _batching()
-    frame = b.axis_frame()
+    frame = core.axis_frame()
     if frame.name != axis_name:
         return bind(axis_index_p, axis_name=axis_name), None
-    return bind(core.primitives["iota"], dtype=dtypes.int32, shape=(frame.size,),
-                dimension=0, sharding=None), 0
+    return bind(iota_p, dtype=dtypes.int32, shape=(frame.size,), dimension=0,
+                sharding=None), 0
 
 
 register(axis_index_p,
          abstract_eval=lambda *, axis_name: ShapedArray((), dtypes.int32),
-         batch=_axis_index_batch)
+         lowering=_axis_index_lowering, batch=_axis_index_batch)
+axis_index_p.always_batch = True
+nondiff(axis_index_p)
+
+
+def axis_index(axis_name):
+    """`lax.axis_index`: this lane's (device's) index along the named axis."""
+    _check(axis_name)
+    if isinstance(axis_name, (tuple, list)):
+        if len(axis_name) != 1:
+            raise AxisNameError("axis_index of several axes is not supported",
+                                loc=caller_location())
+        axis_name = axis_name[0]
+    return bind(axis_index_p, axis_name=axis_name)
+
+
+def axis_size(axis_name):
+    """`lax.axis_size`: the (static) size of a named axis."""
+    return int(np.prod(_check(axis_name)))
 
 # --------------------------------------------------------------------- all_gather
 all_gather_p = core.new_primitive("all_gather")
@@ -167,10 +279,45 @@ def _all_gather_ae(x, *, all_gather_dimension, axis_name, axis_index_groups=None
     return ShapedArray(shape, x.dtype, x.weak_type)
 
 
+def _all_gather_lowering(ctx, x, *, all_gather_dimension, axis_name, axis_index_groups=None,
+                         axis_size, tiled=False):
+    groups, _ = _groups(axis_name, axis_index_groups)
+    aval = ctx.avals_in[0]
+    d = all_gather_dimension
+    if not tiled:  # gather along a new unit axis
+        shape = list(aval.shape)
+        shape.insert(d, 1)
+        x = ctx.op1("stablehlo.reshape", [x], aval.update(shape=tuple(shape)))
+    return ctx.op1("stablehlo.all_gather", [x],
+                   attrs={"all_gather_dim": f"{d} : i64", "replica_groups": groups})
+
+
+def _all_gather_jvp(primals, tangents, **params):
+    out = bind(all_gather_p, *primals, **params)
+    if is_zero(tangents[0]):
+        return out, core.Zero(core.get_aval(bind(all_gather_p, *primals, **params)))
+    return out, bind(all_gather_p, tangents[0], **params)
+
+
+def _all_gather_transpose(ct, x, *, all_gather_dimension, axis_name, axis_index_groups=None,
+                          axis_size, tiled=False):
+    """all_gather's transpose is psum_scatter: the summed cotangent, device i's slice."""
+    lax = _lax()
+    if isinstance(ct, core.Zero):
+        return [None]
+    names = _names(axis_name)
+    s = core.bind(psum_p, ct, axes=names, axis_index_groups=axis_index_groups)
+    i = core.bind(axis_index_p, axis_name=names[0])
+    d = all_gather_dimension
+    if tiled:
+        chunk = x.aval.shape[d]
+        return [lax.dynamic_slice_in_dim(s, lax.mul(i, np.int32(chunk)), chunk, d)]
+    return [lax.dynamic_index_in_dim(s, i, d, keepdims=False)]
+
+
 def _all_gather_batch(args, dims, *, all_gather_dimension, axis_name, axis_index_groups=None,
                       axis_size, tiled=False):
-    b = _batching()
-    frame = b.axis_frame()
+    frame = core.axis_frame()
     x, d = args[0], dims[0]
     names = _names(axis_name)
     params = dict(all_gather_dimension=all_gather_dimension, axis_name=axis_name,
@@ -178,39 +325,69 @@ def _all_gather_batch(args, dims, *, all_gather_dimension, axis_name, axis_index
     if frame.name not in names:
         if d is None:
             return bind(all_gather_p, x, **params), None
-        x = b.moveaxis(x, d, 0)
+        x = moveaxis(x, d, 0)
         params["all_gather_dimension"] = all_gather_dimension + 1
         return bind(all_gather_p, x, **params), 0
     if len(names) > 1:
         raise AxisNameError(
             "all_gather over several axes at once is not supported under vmap; "
             "gather one axis at a time")
-    from .. import lax
-    x = b.matchaxis(x, d, all_gather_dimension, frame.size)
+    x = matchaxis(x, d, all_gather_dimension, frame.size)
     if tiled:
         a = core.get_aval(x)
         shape = list(a.shape)
         k = all_gather_dimension
         shape[k:k + 2] = [shape[k] * shape[k + 1]]
-        x = lax.reshape(x, tuple(shape))
+        x = _lax().reshape(x, tuple(shape))
     return x, None
 
 
-register(all_gather_p, abstract_eval=_all_gather_ae, batch=_all_gather_batch)
+register(all_gather_p, abstract_eval=_all_gather_ae, lowering=_all_gather_lowering,
+         jvp=_all_gather_jvp, transpose=_all_gather_transpose, batch=_all_gather_batch)
+all_gather_p.always_batch = True
+
+
+def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
+    """`lax.all_gather`: every lane's `x`, stacked (or concatenated if `tiled`)
+    along `axis`."""
+    _no_groups(axis_index_groups)
+    sizes = _check(axis_name)
+    if len(sizes) != 1:
+        raise AxisNameError("all_gather over several axes at once is not supported",
+                            loc=caller_location())
+    name = _names(axis_name)[0]
+
+    def gather(v):
+        v = _leaf(v)
+        nd = core.get_aval(v).ndim
+        ax = axis % (nd if tiled else nd + 1) if (nd or not tiled) else axis
+        return bind(all_gather_p, v, all_gather_dimension=int(ax), axis_name=name,
+                    axis_index_groups=None, axis_size=sizes[0], tiled=bool(tiled))
+    return tree_util.tree_map(gather, x)
 
 # ----------------------------------------------------------------------- ppermute
 ppermute_p = core.new_primitive("ppermute")
 
 
+def _ppermute_lowering(ctx, x, *, axis_name, perm):
+    _groups(axis_name)
+    out = ctx.avals_out[0]
+    if not perm:
+        return ctx.broadcast(ctx.constant(np.zeros((), out.dtype), out.update(shape=())),
+                             out.update(shape=()), out)
+    pairs = ", ".join(f"[{int(s)}, {int(t)}]" for s, t in perm)
+    return ctx.op1("stablehlo.collective_permute", [x], attrs={
+        "source_target_pairs": f"dense<[{pairs}]> : tensor<{len(perm)}x2xi64>"})
+
+
 def _ppermute_batch(args, dims, *, axis_name, perm):
-    b = _batching()
-    frame = b.axis_frame()
+    frame = core.axis_frame()
     x, d = args[0], dims[0]
     if frame.name not in _names(axis_name):
         return _rebind(ppermute_p, args, dims, dict(axis_name=axis_name, perm=perm))
-    from .. import lax
+    lax = _lax()
     n = frame.size
-    x = b.matchaxis(x, d, 0, n)
+    x = matchaxis(x, d, 0, n)
     a = core.get_aval(x)
     src = np.zeros((n, 1), np.int32)
     recv = np.zeros((n,), bool)
@@ -219,19 +396,44 @@ def _ppermute_batch(args, dims, *, axis_name, perm):
     r = a.ndim - 1
     dn = GatherDimensionNumbers(offset_dims=tuple(range(1, r + 1)), collapsed_slice_dims=(0,),
                                 start_index_map=(0,))
-    out = bind(core.primitives["gather"], x, src, dimension_numbers=dn,
-               slice_sizes=(1,) + a.shape[1:], indices_are_sorted=False,
-               unique_indices=False, mode=GatherScatterMode.CLIP, fill_value=None)
+    out = bind(gather_p, x, src, dimension_numbers=dn, slice_sizes=(1,) + a.shape[1:],
+               indices_are_sorted=False, unique_indices=False, mode=GatherScatterMode.CLIP,
+               fill_value=None)
     if not recv.all():
         mask = lax.broadcast_in_dim(recv, a.shape, (0,))
         zeros = lax.full(a.shape, np.zeros((), a.dtype)[()], a.dtype)
-        out = bind(core.primitives["select_n"], mask, zeros, out)
+        out = bind(select_n_p, mask, zeros, out)
     return out, 0
 
 
-register(ppermute_p,
-         abstract_eval=lambda x, *, axis_name, perm: x,
-         batch=_ppermute_batch)
+register(ppermute_p, abstract_eval=lambda x, *, axis_name, perm: x,
+         lowering=_ppermute_lowering, batch=_ppermute_batch)
+ppermute_p.always_batch = True
+deflinear(ppermute_p, lambda ct, x, *, axis_name, perm: [
+    None if is_zero(ct) else bind(ppermute_p, ct, axis_name=axis_name,
+                                  perm=tuple((t, s) for s, t in perm))])
+
+
+def ppermute(x, axis_name, perm):
+    """`lax.ppermute`: lane `t` receives lane `s`'s `x` for each `(s, t)` in `perm`
+    (zeros where no lane sends)."""
+    sizes = _check(axis_name)
+    name = _names(axis_name)[0] if len(_names(axis_name)) == 1 else tuple(axis_name)
+    perm = tuple((int(s), int(t)) for s, t in perm)
+    n = int(np.prod(sizes))
+    srcs, dsts = [s for s, _ in perm], [t for _, t in perm]
+    if len(set(srcs)) != len(srcs) or len(set(dsts)) != len(dsts) or any(
+            not 0 <= i < n for i in srcs + dsts):
+        raise AxisNameError(f"ppermute: perm {perm} is not a partial permutation of "
+                            f"range({n})", hint="give each source and destination once",
+                            loc=caller_location())
+    return tree_util.tree_map(
+        lambda v: bind(ppermute_p, _leaf(v), axis_name=name, perm=perm), x)
+
+
+def pshuffle(x, axis_name, perm):
+    """`lax.pshuffle`: lane `i` receives lane `perm[i]`'s `x`."""
+    return ppermute(x, axis_name, list(zip(perm, range(len(perm)))))
 
 # --------------------------------------------------------------------- all_to_all
 all_to_all_p = core.new_primitive("all_to_all")
@@ -251,22 +453,37 @@ def _all_to_all_ae(x, *, axis_name, split_axis, concat_axis, axis_size, axis_ind
     return ShapedArray(shape, x.dtype, x.weak_type)
 
 
+def _all_to_all_lowering(ctx, x, *, axis_name, split_axis, concat_axis, axis_size,
+                         axis_index_groups=None, tiled=False):
+    groups, m = _groups(axis_name, axis_index_groups)
+    return ctx.op1("stablehlo.all_to_all", [x], attrs={
+        "split_dimension": f"{int(split_axis)} : i64",
+        "concat_dimension": f"{int(concat_axis)} : i64",
+        "split_count": f"{int(m)} : i64",
+        "replica_groups": groups})
+
+
+def _all_to_all_transpose(ct, x, *, split_axis, concat_axis, **params):
+    if is_zero(ct):
+        return [None]
+    return [bind(all_to_all_p, ct, split_axis=concat_axis, concat_axis=split_axis, **params)]
+
+
 def _all_to_all_batch(args, dims, *, axis_name, split_axis, concat_axis, axis_size,
                       axis_index_groups=None, tiled=False):
-    b = _batching()
-    frame = b.axis_frame()
+    frame = core.axis_frame()
     x, d = args[0], dims[0]
     params = dict(axis_name=axis_name, split_axis=split_axis, concat_axis=concat_axis,
                   axis_size=axis_size, axis_index_groups=axis_index_groups, tiled=tiled)
     if frame.name not in _names(axis_name):
         if d is None:
             return bind(all_to_all_p, x, **params), None
-        x = b.moveaxis(x, d, 0)
+        x = moveaxis(x, d, 0)
         params.update(split_axis=split_axis + 1, concat_axis=concat_axis + 1)
         return bind(all_to_all_p, x, **params), 0
-    from .. import lax
+    lax = _lax()
     n = frame.size
-    x = b.matchaxis(x, d, 0, n)
+    x = matchaxis(x, d, 0, n)
     a = core.get_aval(x)
     per = list(a.shape[1:])
     # Y: lanes i, per-example axes with the split axis cut into (j, chunk)
@@ -291,13 +508,46 @@ def _all_to_all_batch(args, dims, *, axis_name, split_axis, concat_axis, axis_si
     return lax.reshape(y, tuple(out_shape)), 0
 
 
-register(all_to_all_p, abstract_eval=_all_to_all_ae, batch=_all_to_all_batch)
+register(all_to_all_p, abstract_eval=_all_to_all_ae, lowering=_all_to_all_lowering,
+         batch=_all_to_all_batch)
+all_to_all_p.always_batch = True
+deflinear(all_to_all_p, _all_to_all_transpose)
+
+
+def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None, tiled=False):
+    """`lax.all_to_all`: split `x` along `split_axis` into one chunk per lane, send
+    chunk j to lane j, and concatenate what arrives along `concat_axis`."""
+    _no_groups(axis_index_groups)
+    sizes = _check(axis_name)
+    name = _names(axis_name)[0]
+    n = int(np.prod(sizes))
+    lax = _lax()
+
+    def a2a(v):
+        v = _leaf(v)
+        a = core.get_aval(v)
+        sa, ca = split_axis % a.ndim, concat_axis % a.ndim
+        if tiled:
+            if a.shape[sa] % n:
+                raise AxisNameError(f"all_to_all: split axis of size {a.shape[sa]} is not "
+                                    f"divisible by the axis size {n}", loc=caller_location())
+            return bind(all_to_all_p, v, axis_name=name, split_axis=sa, concat_axis=ca,
+                        axis_size=n, axis_index_groups=None, tiled=True)
+        if a.shape[sa] != n:
+            raise AxisNameError(f"all_to_all: the split axis has size {a.shape[sa]}, but the "
+                                f"axis {name!r} has size {n}", loc=caller_location())
+        if sa < ca:
+            ca += 1
+            v = lax.expand_dims(v, (ca,))
+        elif sa > ca:
+            v = lax.expand_dims(v, (ca,))
+            sa += 1
+        out = bind(all_to_all_p, v, axis_name=name, split_axis=sa, concat_axis=ca,
+                   axis_size=n, axis_index_groups=None, tiled=False)
+        if sa != ca:
+            out = lax.squeeze(out, (sa,))
+        return out
+    return tree_util.tree_map(a2a, x)
+
 
 COLLECTIVES = (psum_p, pmax_p, pmin_p, axis_index_p, all_gather_p, ppermute_p, all_to_all_p)
-
-__all__ = ["psum_p", "pmax_p", "pmin_p", "axis_index_p", "all_gather_p", "ppermute_p",
-           "all_to_all_p", "extend_axis_env", "axis_env", "axis_size", "COLLECTIVES"]
-
-# StableHLO lowerings (pmap: cross-replica ops) are registered by
-# `astjax.codegen.collective_lowering`; the autodiff rules that transforms/ad_rules.py
-# leaves out (all_gather transpose, pmax/pmin jvp) by `astjax.pmap_api`.

@@ -1,0 +1,303 @@
+"""Primitives that exist for autodiff, each with every rule: `stop_gradient`
+(identity, zero derivative) and its `lax.stop_gradient` wrapper, `custom_jvp_call` /
+`custom_vjp_call` (a function with a user-defined derivative), `custom_lin` (the
+linear part of a custom_vjp, transposed by the user's bwd) and `checkpoint`
+(rematerialization). The public `custom_jvp` / `custom_vjp` / `checkpoint` API
+lives in `astjax.ad_api`.
+
+`custom_jvp_call`, `custom_vjp_call` and `checkpoint` call a nested jaxpr: they are
+higher-order, so their jvp/transpose/partial_eval/batch/dce rules receive the running
+pass `tx` first (`tx.jvp_jaxpr`, `tx.batch_subjaxpr`, ...). Printed as source, the
+call is inlined (the numbers are the same; a custom derivative rule or a
+rematerialization policy is not kept in the source).
+
+Batching the calls: the nested jaxpr is batched with `tx.batch_subjaxpr` (the values
+it captures become leading consts). For `custom_vjp_call` every operand is first
+brought to batch dim 0 and the Python rules kept in params (`fwd`, `bwd`), written
+for per-example values, are wrapped (`_Vmapped`) so that, called on batched values,
+they stage the per-example rule and batch that jaxpr.
+"""
+from __future__ import annotations
+
+import ast
+
+from .. import core, tree_util
+from ..core import Eqn, Var, bind
+from ..errors import AstjaxError
+from ..pyast import comment, lax_call, statement_rule
+from .base import (defvectorized, instantiate, mark_unsupported, matchaxis, register,
+                   unmapped_aval)
+
+__all__ = ["stop_gradient_p", "custom_jvp_call_p", "custom_vjp_call_p", "custom_lin_p",
+           "checkpoint_p", "stop_gradient"]
+
+# ------------------------------------------------------------------ stop_gradient
+stop_gradient_p = core.new_primitive("stop_gradient")
+
+
+def _stop_gradient_jvp(primals, tangents):
+    out = bind(stop_gradient_p, *primals)
+    return out, core.Zero(core.get_aval(out))
+
+
+register(stop_gradient_p, impl=lambda x: x, abstract_eval=lambda x: x,
+         lowering=lambda ctx, x: x, jvp=_stop_gradient_jvp,
+         source=lambda gen, eqn: lax_call("stop_gradient", gen, eqn))
+defvectorized(stop_gradient_p)
+
+
+def stop_gradient(x):
+    """Identity whose derivative is zero (pytrees allowed)."""
+    def sg(v):
+        if isinstance(v, core.Tracer) and not core.differentiable(v.aval):
+            return v
+        if not isinstance(v, core.Tracer) and core.current_builder() is None:
+            return v
+        return bind(stop_gradient_p, v)
+    return tree_util.tree_map(sg, x)
+
+# ------------------------------------- calls of a nested jaxpr: shared rules
+
+
+def _call_impl(*args, call_jaxpr, **_):
+    return core.eval_closed(call_jaxpr, *args)
+
+
+def _call_ae(*avals, call_jaxpr, **_):
+    return list(call_jaxpr.out_avals)
+
+
+def _call_lowering(ctx, *args, call_jaxpr, **_):
+    return ctx.lower_jaxpr(call_jaxpr.jaxpr, [], list(args))
+
+
+def _call_batch(p, key):
+    def rule(tx, args, dims, **params):
+        frame = core.axis_frame()
+        closed = params[key]
+        body, consts, mapped = tx.batch_subjaxpr(closed, list(dims), frame.size, frame.name)
+        new = dict(params)
+        new[key] = body
+        if "num_consts" in new:
+            new["num_consts"] = params["num_consts"] + len(consts)
+        outs = bind(p, *consts, *args, **new)
+        return outs, [0 if m else None for m in mapped]
+    return rule
+
+
+def _call_source(param, what):
+    @statement_rule
+    def rule(gen, eqn, stmts):
+        """A call of a nested jaxpr, printed inline (the numbers are the same; a custom
+        derivative rule or a rematerialization policy is not kept in the source)."""
+        body = eqn.params[param]
+        jaxpr = body.jaxpr if isinstance(body, core.ClosedJaxpr) else body
+        consts = body.consts if isinstance(body, core.ClosedJaxpr) else []
+        if consts or jaxpr.constvars:
+            stmts.extend(gen.generic_statement(eqn))
+            return
+        if gen.comments:
+            stmts.append(comment(f"{what} (inlined)"))
+        outs = [gen.out_name(v, gen.hint_from(v, o) or eqn.primitive.name)
+                for v, o in zip(eqn.outvars, jaxpr.outvars)]
+        stmts.extend(s for s in gen.branch_block(jaxpr, eqn.invars, outs, eqn.outvars)
+                     if not isinstance(s, ast.Pass))
+    return rule
+
+# ---------------------------------------------------------------- custom_jvp_call
+custom_jvp_call_p = core.new_primitive("custom_jvp_call", multiple_results=True,
+                                       higher_order=True)
+
+
+def _custom_jvp_jvp(tx, primals, tangents, *, call_jaxpr, jvp, num_consts,
+                    symbolic_zeros=False, **_):
+    consts, args = primals[:num_consts], primals[num_consts:]
+    ts = [instantiate(t) if core.differentiable(core.get_aval(p)) else instantiate(t)
+          for t, p in zip(tangents[num_consts:], args)]
+    p_out, t_out = jvp(list(args), ts)
+    return list(p_out), [core.Zero(core.get_aval(p)) if not core.differentiable(core.get_aval(p))
+                         else t for p, t in zip(p_out, t_out)]
+
+
+register(custom_jvp_call_p, impl=_call_impl, abstract_eval=_call_ae, lowering=_call_lowering,
+         jvp=_custom_jvp_jvp, batch=_call_batch(custom_jvp_call_p, "call_jaxpr"),
+         source=_call_source("call_jaxpr", "custom_jvp function"))
+
+# ---------------------------------------------------------------- custom_vjp_call
+custom_vjp_call_p = core.new_primitive("custom_vjp_call", multiple_results=True,
+                                       higher_order=True)
+
+
+def _custom_vjp_jvp(tx, primals, tangents, *, call_jaxpr, fwd, bwd, num_consts, out_tree=None,
+                    **_):
+    args = primals[num_consts:]
+    outs, res = fwd(list(args))
+    ts = [instantiate(t) for t in tangents[num_consts:]]
+    out_avals = tuple(core.get_aval(o).strip_weak_type() for o in outs)
+    lin = bind(custom_lin_p, *res, *ts, num_res=len(res), bwd=bwd, out_avals=out_avals)
+    return list(outs), [t if core.differentiable(a) else core.Zero(a)
+                        for t, a in zip(lin, out_avals)]
+
+
+class _Vmapped:
+    """A Python rule `fn(*lists) -> lists` (per-example) applied to values batched
+    at dim 0; returns lists batched at 0."""
+    __slots__ = ("fn", "size", "name", "single", "batch_jaxpr")
+
+    def __init__(self, fn, size, name, batch_jaxpr, single=False):
+        self.fn, self.size, self.name, self.single = fn, size, name, single
+        self.batch_jaxpr = batch_jaxpr
+
+    def __repr__(self):
+        return f"vmap({self.fn!r})"
+
+    def __call__(self, *lists):
+        lens = [len(lst) for lst in lists]
+        flat = [x for lst in lists for x in lst]
+        avals = [unmapped_aval(core.get_aval(x), 0) for x in flat]
+        struct = [None]
+
+        def body(*xs):
+            parts, k = [], 0
+            for n in lens:
+                parts.append(list(xs[k:k + n]))
+                k += n
+            res = self.fn(*parts)
+            groups = [res] if self.single else list(res)
+            groups = [[_zeros_if_none(x) for x in g] for g in groups]
+            struct[0] = [len(g) for g in groups]
+            return [x for g in groups for x in g]
+
+        with core.extend_axis_env(self.name, self.size):
+            closed = core.stage(body, avals)
+        outs, dims = self.batch_jaxpr(closed, [0] * len(flat), self.size, self.name, flat)
+        outs = [matchaxis(o, d, 0, self.size) for o, d in zip(outs, dims)]
+        groups, k = [], 0
+        for n in struct[0]:
+            groups.append(outs[k:k + n])
+            k += n
+        return groups[0] if self.single else tuple(groups)
+
+
+def _zeros_if_none(x):
+    if x is None:  # a symbolic-zero cotangent from a user bwd: kept as None
+        raise NotImplementedError("None cotangents are not supported under vmap")
+    return x
+
+
+def _custom_vjp_batch(tx, args, dims, *, call_jaxpr, fwd, bwd, num_consts, **params):
+    frame = core.axis_frame()
+    args = [matchaxis(x, d, 0, frame.size) for x, d in zip(args, dims)]
+    body, consts, _ = tx.batch_subjaxpr(call_jaxpr, [0] * len(args), frame.size, frame.name,
+                                        force_out=[True] * len(call_jaxpr.out_avals))
+    outs = bind(custom_vjp_call_p, *consts, *args, call_jaxpr=body,
+                fwd=_Vmapped(fwd, frame.size, frame.name, tx.batch_jaxpr),
+                bwd=_Vmapped(bwd, frame.size, frame.name, tx.batch_jaxpr, single=True),
+                num_consts=num_consts + len(consts), **params)
+    return outs, [0] * len(outs)
+
+
+register(custom_vjp_call_p, impl=_call_impl, abstract_eval=_call_ae, lowering=_call_lowering,
+         jvp=_custom_vjp_jvp, batch=_custom_vjp_batch,
+         source=_call_source("call_jaxpr", "custom_vjp function"))
+
+# ------------------------------------ custom_lin: residuals + tangents -> tangent outputs,
+# defined by its transpose (the user's bwd)
+custom_lin_p = core.new_primitive("custom_lin", multiple_results=True)
+
+
+def _custom_lin_ae(*avals, num_res, bwd, out_avals, **_):
+    return list(out_avals)
+
+
+def _custom_lin_fail(*args, **params):
+    raise AstjaxError("can't apply forward-mode autodiff (jvp) to a custom_vjp function",
+                      hint="use reverse mode (grad, vjp, jacrev), or define the function "
+                           "with custom_jvp")
+
+
+def _custom_lin_lowering(ctx, *args, **params):
+    _custom_lin_fail()
+
+
+def _custom_lin_transpose(cts, *args, num_res, bwd, out_avals):
+    res = args[:num_res]
+    cts = [instantiate(c, a) for c, a in zip(cts, out_avals)]
+    cts_in = bwd(list(res), cts)
+    return [None] * num_res + [None if (c is None or isinstance(c, core.Zero)) else c
+                               for c in cts_in]
+
+
+register(custom_lin_p, impl=_custom_lin_fail, abstract_eval=_custom_lin_ae,
+         lowering=_custom_lin_lowering, transpose=_custom_lin_transpose)
+mark_unsupported(custom_lin_p, "jvp", "the linear part of a custom_vjp is only transposed")
+mark_unsupported(custom_lin_p, "batch", "custom_lin only appears inside linearize")
+
+# --------------------------------------------------------------------- checkpoint
+checkpoint_p = core.new_primitive("checkpoint", multiple_results=True, higher_order=True)
+
+
+def _remat_impl(*args, jaxpr, **_):
+    return core.eval_closed(jaxpr, *args)
+
+
+def _remat_ae(*avals, jaxpr, **_):
+    return list(jaxpr.out_avals)
+
+
+def _remat_lowering(ctx, *args, jaxpr, **_):
+    return ctx.lower_jaxpr(jaxpr.jaxpr, [], list(args))
+
+
+def _remat_jvp(tx, primals, tangents, *, jaxpr, prevent_cse=True, differentiated=False,
+               policy=None):
+    nz = [not isinstance(t, core.Zero) for t in tangents]
+    jv, out_nz = tx.jvp_jaxpr(jaxpr, nz, instantiate=False)
+    body, extra = core.split_consts(jv)
+    outs = bind(checkpoint_p, *extra, *primals,
+                *[t for t in tangents if not isinstance(t, core.Zero)],
+                jaxpr=body, prevent_cse=prevent_cse, differentiated=True, policy=policy)
+    n = len(jaxpr.out_avals)
+    it = iter(outs[n:])
+    return outs[:n], [next(it) if z else core.Zero(a) for z, a in zip(out_nz, jaxpr.out_avals)]
+
+
+def _remat_partial_eval(tx, eqn, in_uk):
+    jaxpr = eqn.params["jaxpr"]
+    known, _, out_uk, nres = tx.partial_eval_jaxpr(jaxpr, in_uk, instantiate=False)
+    kj = known.jaxpr
+    kj = core.Jaxpr(kj.constvars, kj.invars, kj.outvars[:len(kj.outvars) - nres], kj.eqns)
+    kj, _ = tx.dce_jaxpr(kj)
+    if known.consts:
+        return [], [eqn], [True] * len(eqn.outvars)
+    k_eqn = Eqn(checkpoint_p, [a for a, u in zip(eqn.invars, in_uk) if not u],
+                [v for v, u in zip(eqn.outvars, out_uk) if not u],
+                dict(eqn.params, jaxpr=core.ClosedJaxpr(kj, [])), eqn.source_info)
+    # the unknown side recomputes everything (that is the point of checkpoint)
+    u_eqn = eqn.replace(outvars=[v if u else Var(v.aval) for v, u in zip(eqn.outvars, out_uk)])
+    return [k_eqn], [u_eqn], out_uk
+
+
+def _remat_transpose(tx, cts, *args, jaxpr, **_):
+    lin = [core.is_undefined(a) for a in args]
+    zero_cts = [isinstance(c, core.Zero) for c in cts]
+    bt = tx.transpose_jaxpr(jaxpr, lin, zero_cts)
+    outs = tx.inline(bt, [a for a in args if not core.is_undefined(a)]
+                     + [c for c in cts if not isinstance(c, core.Zero)])
+    it = iter(outs)
+    return [next(it) if l else None for l in lin]
+
+
+def _remat_dce(tx, eqn, used_outputs):
+    jaxpr = eqn.params["jaxpr"]
+    j, used_in = tx.dce_jaxpr(jaxpr.jaxpr, used_outputs, prune_invars=True)
+    new = eqn.replace(invars=[a for a, u in zip(eqn.invars, used_in) if u],
+                      outvars=[v for v, u in zip(eqn.outvars, used_outputs) if u],
+                      params=dict(eqn.params, jaxpr=core.ClosedJaxpr(j, jaxpr.consts)))
+    return new, used_in
+
+
+register(checkpoint_p, impl=_remat_impl, abstract_eval=_remat_ae, lowering=_remat_lowering,
+         jvp=_remat_jvp, partial_eval=_remat_partial_eval, transpose=_remat_transpose,
+         dce=_remat_dce, batch=_call_batch(checkpoint_p, "jaxpr"),
+         source=_call_source("jaxpr", "checkpoint"))
