@@ -19,7 +19,8 @@ import numpy as np
 from . import core, dtypes, tree_util
 from .core import bind
 from .errors import AstjaxError, ArgumentError
-from .primitives.custom_derivatives import stop_gradient
+from .primitives.custom_derivatives import (checkpoint_p, custom_jvp_call_p, custom_vjp_call_p,
+                                            stop_gradient)
 from .staging import StagedCallable, arg_hints, as_callable, leaf_aval, stage_flat
 from .transforms import ad
 from .transforms.ad import Zero, cleanup, differentiable, float0, inline
@@ -472,11 +473,6 @@ def hessian(fun, argnums=0, has_aux=False, holomorphic=False):
 # ------------------------------------------------------------------- custom rules
 
 
-def _const_split(closed):
-    """closed -> (const-free closed taking consts as leading invars, consts)."""
-    return core.split_consts(closed)
-
-
 class custom_jvp(_Transformed):
     """A function with a user-defined JVP: `f = custom_jvp(f); @f.defjvp def f_jvp(primals,
     tangents): ... return primal_out, tangent_out`."""
@@ -527,7 +523,7 @@ class custom_jvp(_Transformed):
 
         from .core import raw
         closed, in_tree, out_tree, leaves = _stage(raw(call), dyn, {})
-        body, consts = _const_split(closed)
+        body, consts = core.split_consts(closed)
 
         def jvp_rule(primals, tangents):
             p_args, _ = tree_util.tree_unflatten(in_tree, primals)
@@ -550,8 +546,9 @@ class custom_jvp(_Transformed):
                 out.append(t)
             return p_leaves, out
 
-        outs = bind(_cjc(), *consts, *leaves, call_jaxpr=body, jvp=_Rule(jvp_rule, len(consts)),
-                    num_consts=len(consts), symbolic_zeros=False)
+        outs = bind(custom_jvp_call_p, *consts, *leaves, call_jaxpr=body,
+                    jvp=_Rule(jvp_rule, len(consts)), num_consts=len(consts),
+                    symbolic_zeros=False)
         return tree_util.tree_unflatten(out_tree, outs)
 
 
@@ -567,11 +564,6 @@ class _Rule:
 
     def __repr__(self):
         return self.name
-
-
-def _cjc():
-    from .primitives.custom_derivatives import custom_jvp_call_p
-    return custom_jvp_call_p
 
 
 class custom_vjp(_Transformed):
@@ -596,7 +588,6 @@ class custom_vjp(_Transformed):
         if self.fwd is None:
             raise AstjaxError("No VJP defined for custom_vjp function "
                               f"{getattr(self.fun, '__name__', '?')} using defvjp.")
-        from .primitives.custom_derivatives import custom_vjp_call_p
         nd = {i: args[i] for i in self.nondiff_argnums}
         ndv = [nd[i] for i in sorted(nd)]
         dyn = [a for i, a in enumerate(args) if i not in nd]
@@ -611,7 +602,7 @@ class custom_vjp(_Transformed):
         from .core import raw
         closed, in_tree, out_tree, leaves = _stage(
             raw(lambda *d: as_callable(fun)(*full_args(d), **kwargs)), dyn, {})
-        body, consts = _const_split(closed)
+        body, consts = core.split_consts(closed)
         res_tree = [None]
 
         def fwd(primals):
@@ -648,9 +639,8 @@ class _Checkpoint(_Transformed):
             else (static_argnums,)
 
     def stage_inline(self, *args, **kwargs):
-        from .primitives.custom_derivatives import checkpoint_p
         closed, in_tree, out_tree, leaves = _stage(self.fun, args, kwargs)
-        body, consts = _const_split(closed)
+        body, consts = core.split_consts(closed)
         outs = bind(checkpoint_p, *consts, *leaves, jaxpr=body, prevent_cse=self.prevent_cse,
                     differentiated=False, policy=None)
         return tree_util.tree_unflatten(out_tree, outs)
