@@ -22,7 +22,7 @@ from typing import Any, Callable
 import numpy as np
 
 from . import dtypes, tree_util
-from .errors import (ConcretizationError, EscapedTracerError,
+from .errors import (AxisNameError, ConcretizationError, EscapedTracerError,
                      NotImplementedInAstjaxError, SourceInfo, UNKNOWN, user_location)
 from .ir import (Atom, ClosedJaxpr, Eqn, Jaxpr, JaxprTypeError, Literal,  # noqa: F401
                  ShapedArray, Var, check_jaxpr, sub_jaxprs)
@@ -502,7 +502,6 @@ def axis_size(name=_INNERMOST, loc=None) -> int:
     for f in reversed(_state.axis_frames):
         if f.name is not None and f.name == name:
             return f.size
-    from .errors import AxisNameError
     names = [f.name for f in _state.axis_frames if f.name is not None]
     raise AxisNameError(f"unbound axis name: {name!r}; "
                         + (f"the axes in scope are {names}" if names else

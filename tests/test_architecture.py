@@ -74,7 +74,8 @@ IMPORT_HOOK_MODULES = ("astjax.jax_alias",)
 # modules that mirror JAX's own module surface, private names included (`jax.version`)
 MIRRORS_OF_JAX = ("astjax.compat",)
 # rule kinds every primitive needs; also jvp unless `nondiff`, transpose if `linear`,
-# partial_eval and dce if `higher_order`; source is optional (a default prints it)
+# partial_eval, dce and source are optional: without a rule the equation is wholly
+# unknown / kept whole / printed by the default
 REQUIRED_KINDS = ("impl", "abstract_eval", "lowering", "batch")
 
 # ============================================================ transitional allow-lists
@@ -853,8 +854,6 @@ def rule_report() -> dict:
             kinds.append("jvp")
         if p.linear:
             kinds.append("transpose")
-        if p.higher_order:
-            kinds += ["partial_eval", "dce"]
         for kind in kinds:
             if getattr(p, kind) is None and not p.unsupported.get(kind):
                 missing.append(f"{pname}.{kind}")
