@@ -88,39 +88,22 @@ def _lines(text: str) -> set:
 
 # (a) module-level edges against the layer table: "importer -> imported"
 TRANSITIONAL_EDGES = _lines("""
-astjax.frontend.control_flow_ops -> astjax.lax
-astjax.transforms.ad_rules -> astjax.lax
 """)
 
 # (b) imports inside functions, outside the primitives' later-family exception
 TRANSITIONAL_FUNCTION_IMPORTS = _lines("""
 astjax.ad_api -> astjax.core
 astjax.ad_api -> astjax.primitives.scan
-astjax.frontend.control_flow_ops -> astjax.core
-astjax.transforms.ad_custom -> astjax.core
-astjax.transforms.ad_rules -> astjax.primitives.scan
 astjax.__main__ -> astjax.jax_alias
 astjax.ad_api -> astjax.api
 astjax.ad_api -> astjax.lax
-astjax.ad_api -> astjax.primitives.ad_prims
 astjax.api -> astjax.staging
 astjax.batching_api -> astjax.api
-astjax.batching_api -> astjax.primitives.collectives
 astjax.codegen.compile_cache -> astjax.config
 astjax.codegen.pysource -> astjax.lax
-astjax.codegen.pysource -> astjax.primitives.elementwise
 astjax.config -> astjax.errors
-astjax.frontend.control_flow_ops -> astjax.config
-astjax.frontend.control_flow_ops -> astjax.numpy
-astjax.frontend.control_flow_ops -> astjax.primitives.elementwise
 astjax.frontend.converter -> astjax.frontend.control_flow
 astjax.frontend.converter -> astjax.frontend.operators
-astjax.frontend.operators -> astjax.frontend.control_flow_ops
-astjax.frontend.operators -> astjax.numpy
-astjax.lax -> astjax.transforms.ad
-astjax.lax_indexing -> astjax.lax
-astjax.lax_indexing -> astjax.primitives.indexing
-astjax.lax_parallel -> astjax.lax
 astjax.nn.initializers -> astjax.numpy
 astjax.nn.initializers -> astjax.random
 astjax.numpy -> astjax.errors
@@ -185,15 +168,8 @@ astjax.numpy.ufuncs -> astjax.numpy
 astjax.numpy.ufuncs -> astjax.numpy.creation
 astjax.numpy.ufuncs -> astjax.numpy.indexing
 astjax.numpy.util -> astjax.api
-astjax.pmap_api -> astjax.lax
 astjax.pmap_api -> astjax.staging
-astjax.primitives.ad_prims -> astjax.errors
 astjax.primitives.base -> astjax.lax
-astjax.primitives.collectives -> astjax.lax
-astjax.primitives.collectives -> astjax.primitives.indexing
-astjax.primitives.collectives -> astjax.transforms.batching
-astjax.primitives.elementwise -> astjax.errors
-astjax.primitives.elementwise -> astjax.primitives.base
 astjax.primitives.linalg -> astjax.primitives.elementwise
 astjax.random -> astjax.errors
 astjax.random -> astjax.numpy
@@ -204,40 +180,23 @@ astjax.random.distributions -> astjax.numpy.ufuncs
 astjax.random.distributions -> astjax.random
 astjax.random.threefry -> astjax.numpy.creation
 astjax.scipy.linalg -> astjax.numpy.ufuncs
-astjax.transforms.ad -> astjax.primitives.ad_prims
 astjax.transforms.ad -> astjax.transforms.cse
 astjax.transforms.ad -> astjax.transforms.simplify
-astjax.transforms.ad -> astjax.tree_util
-astjax.transforms.ad_custom -> astjax.transforms.batching
-astjax.transforms.ad_rules -> astjax.transforms.ad
-astjax.transforms.batching_custom -> astjax.primitives.collectives
-astjax.transforms.batching_rules -> astjax.lax
-astjax.transforms.batching_rules -> astjax.primitives.elementwise
-astjax.transforms.batching_rules -> astjax.primitives.indexing
-astjax.transforms.batching_rules -> astjax.primitives.reductions
 """)
 
 # (b) module-level import cycles: one strongly connected component per line (a
 # component inside a listed one passes)
 TRANSITIONAL_CYCLES = _lines("""
 astjax astjax.jax_alias
-astjax.transforms.ad astjax.transforms.ad_control astjax.transforms.ad_custom astjax.transforms.ad_rules
-astjax.transforms.batching astjax.transforms.batching_custom astjax.transforms.batching_rules
 """)
 
 # (c) dynamic forms: "module: form"
 TRANSITIONAL_DYNAMIC = _lines("""
 astjax.codegen.runtime: importlib
-astjax.frontend.operators: module __getattr__
-astjax.lax: globals()[...] =
-astjax.transforms.batching_rules: importlib
 """)
 
 # (d) modules over MAX_LINES lines
 TRANSITIONAL_LONG_MODULES = _lines("""
-astjax.codegen.pysource
-astjax.frontend.control_flow_ops
-astjax.transforms.ad_rules
 """)
 
 # (e) "primitive.kind": neither set nor marked unsupported with a reason
@@ -253,217 +212,6 @@ psum.impl
 
 # (e) "primitive.kind@module": a rule defined away from its primitive's module and base.py
 TRANSITIONAL_RULES_ELSEWHERE = _lines("""
-all_gather.lowering@astjax.codegen.collective_lowering
-all_to_all.lowering@astjax.codegen.collective_lowering
-axis_index.lowering@astjax.codegen.collective_lowering
-pmax.lowering@astjax.codegen.collective_lowering
-pmin.lowering@astjax.codegen.collective_lowering
-ppermute.lowering@astjax.codegen.collective_lowering
-psum.lowering@astjax.codegen.collective_lowering
-abs.source@astjax.codegen.pysource
-acos.source@astjax.codegen.pysource
-acosh.source@astjax.codegen.pysource
-add.source@astjax.codegen.pysource
-add_any.source@astjax.codegen.pysource
-and.source@astjax.codegen.pysource
-argmax.source@astjax.codegen.pysource
-argmin.source@astjax.codegen.pysource
-asin.source@astjax.codegen.pysource
-asinh.source@astjax.codegen.pysource
-atan.source@astjax.codegen.pysource
-atan2.source@astjax.codegen.pysource
-atanh.source@astjax.codegen.pysource
-bitcast_convert_type.source@astjax.codegen.pysource
-broadcast_in_dim.source@astjax.codegen.pysource
-cbrt.source@astjax.codegen.pysource
-ceil.source@astjax.codegen.pysource
-checkpoint.source@astjax.codegen.pysource
-clamp.source@astjax.codegen.pysource
-clz.source@astjax.codegen.pysource
-complex.source@astjax.codegen.pysource
-concatenate.source@astjax.codegen.pysource
-conj.source@astjax.codegen.pysource
-convert_element_type.source@astjax.codegen.pysource
-copy.source@astjax.codegen.pysource
-cos.source@astjax.codegen.pysource
-cosh.source@astjax.codegen.pysource
-cumlogsumexp.source@astjax.codegen.pysource
-cummax.source@astjax.codegen.pysource
-cummin.source@astjax.codegen.pysource
-cumprod.source@astjax.codegen.pysource
-cumsum.source@astjax.codegen.pysource
-custom_jvp_call.source@astjax.codegen.pysource
-custom_vjp_call.source@astjax.codegen.pysource
-digamma.source@astjax.codegen.pysource
-div.source@astjax.codegen.pysource
-dot_general.source@astjax.codegen.pysource
-dynamic_slice.source@astjax.codegen.pysource
-dynamic_update_slice.source@astjax.codegen.pysource
-eq.source@astjax.codegen.pysource
-erf.source@astjax.codegen.pysource
-erf_inv.source@astjax.codegen.pysource
-erfc.source@astjax.codegen.pysource
-exp.source@astjax.codegen.pysource
-exp2.source@astjax.codegen.pysource
-expand_dims.source@astjax.codegen.pysource
-expm1.source@astjax.codegen.pysource
-floor.source@astjax.codegen.pysource
-gather.source@astjax.codegen.pysource
-ge.source@astjax.codegen.pysource
-gt.source@astjax.codegen.pysource
-imag.source@astjax.codegen.pysource
-integer_pow.source@astjax.codegen.pysource
-iota.source@astjax.codegen.pysource
-is_finite.source@astjax.codegen.pysource
-le.source@astjax.codegen.pysource
-lgamma.source@astjax.codegen.pysource
-log.source@astjax.codegen.pysource
-log1p.source@astjax.codegen.pysource
-logistic.source@astjax.codegen.pysource
-lt.source@astjax.codegen.pysource
-max.source@astjax.codegen.pysource
-min.source@astjax.codegen.pysource
-mul.source@astjax.codegen.pysource
-ne.source@astjax.codegen.pysource
-neg.source@astjax.codegen.pysource
-nextafter.source@astjax.codegen.pysource
-not.source@astjax.codegen.pysource
-or.source@astjax.codegen.pysource
-pad.source@astjax.codegen.pysource
-population_count.source@astjax.codegen.pysource
-pow.source@astjax.codegen.pysource
-real.source@astjax.codegen.pysource
-reduce_and.source@astjax.codegen.pysource
-reduce_max.source@astjax.codegen.pysource
-reduce_min.source@astjax.codegen.pysource
-reduce_or.source@astjax.codegen.pysource
-reduce_prod.source@astjax.codegen.pysource
-reduce_sum.source@astjax.codegen.pysource
-rem.source@astjax.codegen.pysource
-reshape.source@astjax.codegen.pysource
-rev.source@astjax.codegen.pysource
-round.source@astjax.codegen.pysource
-rsqrt.source@astjax.codegen.pysource
-scatter-add.source@astjax.codegen.pysource
-scatter-max.source@astjax.codegen.pysource
-scatter-min.source@astjax.codegen.pysource
-scatter-mul.source@astjax.codegen.pysource
-scatter.source@astjax.codegen.pysource
-select_n.source@astjax.codegen.pysource
-shift_left.source@astjax.codegen.pysource
-shift_right_arithmetic.source@astjax.codegen.pysource
-shift_right_logical.source@astjax.codegen.pysource
-sign.source@astjax.codegen.pysource
-sin.source@astjax.codegen.pysource
-sinh.source@astjax.codegen.pysource
-slice.source@astjax.codegen.pysource
-sort.source@astjax.codegen.pysource
-sqrt.source@astjax.codegen.pysource
-squeeze.source@astjax.codegen.pysource
-stop_gradient.source@astjax.codegen.pysource
-sub.source@astjax.codegen.pysource
-tan.source@astjax.codegen.pysource
-tanh.source@astjax.codegen.pysource
-transpose.source@astjax.codegen.pysource
-xor.source@astjax.codegen.pysource
-all_gather.transpose@astjax.pmap_api
-pmax.jvp@astjax.pmap_api
-pmin.jvp@astjax.pmap_api
-checkpoint.batch@astjax.transforms.ad_custom
-checkpoint.dce@astjax.transforms.ad_custom
-checkpoint.jvp@astjax.transforms.ad_custom
-checkpoint.partial_eval@astjax.transforms.ad_custom
-checkpoint.transpose@astjax.transforms.ad_custom
-custom_jvp_call.batch@astjax.transforms.ad_custom
-custom_jvp_call.jvp@astjax.transforms.ad_custom
-custom_lin.transpose@astjax.transforms.ad_custom
-custom_vjp_call.jvp@astjax.transforms.ad_custom
-stop_gradient.batch@astjax.transforms.ad_custom
-stop_gradient.jvp@astjax.transforms.ad_custom
-add.jvp@astjax.transforms.ad_rules
-add.transpose@astjax.transforms.ad_rules
-add_any.jvp@astjax.transforms.ad_rules
-add_any.transpose@astjax.transforms.ad_rules
-all_gather.jvp@astjax.transforms.ad_rules
-all_to_all.transpose@astjax.transforms.ad_rules
-broadcast_in_dim.transpose@astjax.transforms.ad_rules
-cholesky.jvp@astjax.transforms.ad_rules
-clamp.jvp@astjax.transforms.ad_rules
-complex.transpose@astjax.transforms.ad_rules
-concatenate.transpose@astjax.transforms.ad_rules
-conj.transpose@astjax.transforms.ad_rules
-convert_element_type.jvp@astjax.transforms.ad_rules
-convert_element_type.transpose@astjax.transforms.ad_rules
-copy.transpose@astjax.transforms.ad_rules
-cumlogsumexp.jvp@astjax.transforms.ad_rules
-cummax.jvp@astjax.transforms.ad_rules
-cummin.jvp@astjax.transforms.ad_rules
-cumprod.jvp@astjax.transforms.ad_rules
-cumsum.transpose@astjax.transforms.ad_rules
-div.jvp@astjax.transforms.ad_rules
-div.transpose@astjax.transforms.ad_rules
-dot_general.jvp@astjax.transforms.ad_rules
-dot_general.transpose@astjax.transforms.ad_rules
-dynamic_slice.jvp@astjax.transforms.ad_rules
-dynamic_slice.transpose@astjax.transforms.ad_rules
-dynamic_update_slice.jvp@astjax.transforms.ad_rules
-dynamic_update_slice.transpose@astjax.transforms.ad_rules
-expand_dims.transpose@astjax.transforms.ad_rules
-gather.jvp@astjax.transforms.ad_rules
-gather.transpose@astjax.transforms.ad_rules
-imag.transpose@astjax.transforms.ad_rules
-integer_pow.jvp@astjax.transforms.ad_rules
-mul.jvp@astjax.transforms.ad_rules
-mul.transpose@astjax.transforms.ad_rules
-neg.transpose@astjax.transforms.ad_rules
-pad.transpose@astjax.transforms.ad_rules
-ppermute.transpose@astjax.transforms.ad_rules
-psum.transpose@astjax.transforms.ad_rules
-real.transpose@astjax.transforms.ad_rules
-reduce_max.jvp@astjax.transforms.ad_rules
-reduce_min.jvp@astjax.transforms.ad_rules
-reduce_prod.jvp@astjax.transforms.ad_rules
-reduce_sum.transpose@astjax.transforms.ad_rules
-reshape.transpose@astjax.transforms.ad_rules
-rev.transpose@astjax.transforms.ad_rules
-scatter-add.jvp@astjax.transforms.ad_rules
-scatter-add.transpose@astjax.transforms.ad_rules
-scatter-max.jvp@astjax.transforms.ad_rules
-scatter-min.jvp@astjax.transforms.ad_rules
-scatter-mul.jvp@astjax.transforms.ad_rules
-scatter-mul.transpose@astjax.transforms.ad_rules
-scatter.jvp@astjax.transforms.ad_rules
-scatter.transpose@astjax.transforms.ad_rules
-select_n.jvp@astjax.transforms.ad_rules
-select_n.transpose@astjax.transforms.ad_rules
-slice.transpose@astjax.transforms.ad_rules
-sort.jvp@astjax.transforms.ad_rules
-squeeze.transpose@astjax.transforms.ad_rules
-sub.jvp@astjax.transforms.ad_rules
-sub.transpose@astjax.transforms.ad_rules
-transpose.transpose@astjax.transforms.ad_rules
-triangular_solve.jvp@astjax.transforms.ad_rules
-triangular_solve.transpose@astjax.transforms.ad_rules
-custom_vjp_call.batch@astjax.transforms.batching_custom
-broadcast_in_dim.batch@astjax.transforms.batching_rules
-concatenate.batch@astjax.transforms.batching_rules
-dot_general.batch@astjax.transforms.batching_rules
-dynamic_slice.batch@astjax.transforms.batching_rules
-dynamic_update_slice.batch@astjax.transforms.batching_rules
-expand_dims.batch@astjax.transforms.batching_rules
-gather.batch@astjax.transforms.batching_rules
-pad.batch@astjax.transforms.batching_rules
-reshape.batch@astjax.transforms.batching_rules
-rev.batch@astjax.transforms.batching_rules
-scatter-add.batch@astjax.transforms.batching_rules
-scatter-max.batch@astjax.transforms.batching_rules
-scatter-min.batch@astjax.transforms.batching_rules
-scatter-mul.batch@astjax.transforms.batching_rules
-scatter.batch@astjax.transforms.batching_rules
-slice.batch@astjax.transforms.batching_rules
-sort.batch@astjax.transforms.batching_rules
-squeeze.batch@astjax.transforms.batching_rules
-transpose.batch@astjax.transforms.batching_rules
 """)
 
 # (e) "primitive@module": a primitive created outside astjax/primitives/
@@ -473,9 +221,6 @@ TRANSITIONAL_PRIMITIVES_OUTSIDE = _lines("""
 # (f) "module._name": private module-level names nothing uses
 TRANSITIONAL_DEAD_PRIVATE = _lines("""
 astjax.frontend.analysis.activity._SCOPES
-astjax.frontend.canonicalize._not
-astjax.primitives.indexing._ufunc_at
-astjax.transforms.ad_rules._integer_pow_jvp
 """)
 
 
