@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import functools
 import threading
-from collections.abc import MutableMapping, MutableSet
 from contextlib import contextmanager
 from typing import Any, Callable
 
@@ -143,83 +142,6 @@ def new_primitive(name: str, multiple_results: bool = False,
                   higher_order: bool = False) -> Primitive:
     return Primitive(name, multiple_results, higher_order)
 
-
-class _RuleTable(MutableMapping):
-    """Transitional view of one rule slot of every primitive as a dict (the old
-    registries); removed once no module fills rules from outside its block."""
-
-    def __init__(self, kind):
-        self.kind = kind
-
-    def __getitem__(self, p):
-        r = getattr(p, self.kind, None) if isinstance(p, Primitive) else None
-        if r is None:
-            raise KeyError(p)
-        return r
-
-    def __setitem__(self, p, r):
-        setattr(p, self.kind, r)
-
-    def __delitem__(self, p):
-        self[p]
-        setattr(p, self.kind, None)
-
-    def __iter__(self):
-        return (p for p in list(primitives.values()) if getattr(p, self.kind) is not None)
-
-    def __len__(self):
-        return sum(1 for _ in self)
-
-
-class _UnsupportedTable(_RuleTable):
-    def __getitem__(self, p):
-        return p.unsupported[self.kind]
-
-    def __setitem__(self, p, reason):
-        p.unsupported[self.kind] = reason
-
-    def __delitem__(self, p):
-        del p.unsupported[self.kind]
-
-    def __iter__(self):
-        return (p for p in list(primitives.values()) if self.kind in p.unsupported)
-
-
-class _FlagSet(MutableSet):
-    """Transitional view of one flag of every primitive as a set."""
-
-    def __init__(self, flag):
-        self.flag = flag
-
-    def __contains__(self, p):
-        return bool(getattr(p, self.flag, False))
-
-    def __iter__(self):
-        return (p for p in list(primitives.values()) if getattr(p, self.flag))
-
-    def __len__(self):
-        return sum(1 for _ in self)
-
-    def add(self, p):
-        setattr(p, self.flag, True)
-
-    def discard(self, p):
-        setattr(p, self.flag, False)
-
-
-impl_rules = _RuleTable("impl")
-abstract_eval_rules = _RuleTable("abstract_eval")
-jvp_rules = _RuleTable("jvp")
-transpose_rules = _RuleTable("transpose")
-batch_rules = _RuleTable("batch")
-lowering_rules = _RuleTable("lowering")
-source_rules = _RuleTable("source")
-partial_eval_rules = _RuleTable("partial_eval")
-dce_rules = _RuleTable("dce")
-unsupported = {k: _UnsupportedTable(k) for k in ("jvp", "transpose", "batch", "lowering")}
-linear_primitives = _FlagSet("linear")
-nondiff_primitives = _FlagSet("nondiff")
-always_batch = _FlagSet("always_batch")
 
 # ------------------------------------------------------- symbolic zeros (for AD rules)
 

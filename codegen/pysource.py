@@ -17,8 +17,8 @@ code — that `ast.unparse` prints at the end:
   `ys.append(y)` + `jnp.stack(ys)` — the forms astjax's converter turns back into
   cond/while/scan.
 
-Per-primitive printing lives in `core.source_rules` (registered at the bottom of
-this module, keyed by primitive). An expression rule is `rule(gen, eqn) -> ast.expr`
+Per-primitive printing is each primitive's `source` rule, set in its block
+(`astjax/primitives/`). An expression rule is `rule(gen, eqn) -> ast.expr`
 (the generator assigns the results); a statement rule (marked `rule.statement =
 True`, used for control flow) is `rule(gen, eqn, stmts)` and appends statements that
 assign `gen.out_name(v)` for every output. Primitives without a rule print through
@@ -92,7 +92,7 @@ class SourceGenError(AstjaxError):
 
 def source_rule(prim):
     """The rule printing `prim`: its registered rule, else the generic `bind` form."""
-    return core.source_rules.get(prim, generic_rule)
+    return prim.source or generic_rule
 
 # --------------------------------------------------------------- per-jaxpr facts
 

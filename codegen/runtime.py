@@ -313,7 +313,7 @@ def eager_apply(prim, args, params):
     exe = _eager_cache.get(key) if key is not None else None
     if exe is None:
         invars = [core.Var(a) for a in avals]
-        out = core.abstract_eval_rules[prim](*avals, **params)
+        out = prim.abstract_eval(*avals, **params)
         out_avals = out if prim.multiple_results else [out]
         outvars = [core.Var(a) for a in out_avals]
         jaxpr = core.Jaxpr([], invars, outvars, [core.Eqn(prim, invars, outvars, params)])

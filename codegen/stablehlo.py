@@ -1,7 +1,7 @@
 """Jaxpr -> StableHLO module text.
 
 Every op is printed in MLIR's generic form (`"stablehlo.add"(%a, %b) : (...) -> ...`),
-so one emitter serves every primitive; rules in `core.lowering_rules` receive a
+so one emitter serves every primitive; `Primitive.lowering` rules receive a
 `RuleContext` and SSA names, and return SSA names. Several results are returned
 as several function results, never as a tuple.
 """
@@ -172,7 +172,7 @@ def lower_jaxpr(mb: ModuleBuilder, jaxpr: core.Jaxpr, consts, args, platform="cp
     for v, x in zip(jaxpr.invars, args):
         env[v] = x
     for eqn in jaxpr.eqns:
-        rule = core.lowering_rules.get(eqn.primitive)
+        rule = eqn.primitive.lowering
         if rule is None:
             raise NotImplementedInAstjaxError(
                 f"primitive {eqn.primitive.name} has no StableHLO lowering", loc=eqn.source_info)

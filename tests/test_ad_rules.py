@@ -212,10 +212,10 @@ def test_second_order(name, fn, gens):
 def test_every_primitive_has_rules():
     import astjax.transforms.ad  # noqa: F401
     missing = [name for name, p in sorted(core.primitives.items())
-               if p not in core.jvp_rules and p not in core.nondiff_primitives
-               and p not in core.unsupported["jvp"]]
+               if p.jvp is None and not p.nondiff
+               and "jvp" not in p.unsupported]
     assert not missing, f"primitives without a jvp rule or a mark: {missing}"
-    no_t = [p.name for p in core.linear_primitives if p not in core.transpose_rules]
+    no_t = [p.name for p in core.primitives.values() if p.linear and p.transpose is None]
     assert not no_t
 
 

@@ -4,7 +4,7 @@
 (b) the StableHLO lowering, compiled and run by XLA (`runtime.eager_apply`), equals
     the NumPy reference on random inputs of several shapes and dtypes (rtol 1e-5
     for f32, exact for ints and bools);
-(c) every primitive has a lowering or is marked unsupported in `core.unsupported`.
+(c) every primitive has a lowering or is marked unsupported in `Primitive.unsupported`.
 
 Elementwise primitives get their cases from their family (dtypes are probed with
 `abstract_eval`); the others have hand-written cases in `SPECIAL`. A primitive with
@@ -90,7 +90,7 @@ _BITS = {"population_count", "clz", "not", "and", "or", "xor", "shift_left",
 
 def _accepts(p, *avals, **params):
     try:
-        core.abstract_eval_rules[p](*avals, **params)
+        p.abstract_eval(*avals, **params)
         return True
     except (DTypeError, ShapeError):
         return False
@@ -516,8 +516,8 @@ def _outs(p, v):
 def test_abstract_eval_matches_impl(name, i, case):
     p = core.primitives[name]
     avals = [core.get_aval(a) for a in case.args]
-    out = _outs(p, core.abstract_eval_rules[p](*avals, **case.params))
-    ref = _outs(p, core.impl_rules[p](*case.args, **case.params))
+    out = _outs(p, p.abstract_eval(*avals, **case.params))
+    ref = _outs(p, p.impl(*case.args, **case.params))
     assert len(out) == len(ref)
     for a, r in zip(out, ref):
         r = np.asarray(r)
@@ -528,9 +528,9 @@ def test_abstract_eval_matches_impl(name, i, case):
 @pytest.mark.parametrize("name,i,case", ALL, ids=IDS)
 def test_lowering_matches_impl(name, i, case):
     p = core.primitives[name]
-    if p in core.unsupported["lowering"]:
-        pytest.skip(core.unsupported["lowering"][p])
-    ref = _outs(p, core.impl_rules[p](*case.args, **case.params))
+    if "lowering" in p.unsupported:
+        pytest.skip(p.unsupported["lowering"])
+    ref = _outs(p, p.impl(*case.args, **case.params))
     got = _outs(p, runtime.eager_apply(p, case.args, case.params))
     for g, r in zip(got, ref):
         assert_same(g, r, name, case)
@@ -544,13 +544,13 @@ def test_every_primitive_has_cases():
 
 def test_every_primitive_has_impl_and_abstract_eval():
     for p in core.primitives.values():
-        assert p in core.abstract_eval_rules, p.name
-        assert p in core.impl_rules or p.name in NO_CASES, p.name
+        assert p.abstract_eval is not None, p.name
+        assert p.impl is not None or p.name in NO_CASES, p.name
 
 
 def test_every_primitive_is_lowered_or_marked():
     missing = [p.name for p in core.primitives.values()
-               if p not in core.lowering_rules and p not in core.unsupported["lowering"]]
+               if p.lowering is None and "lowering" not in p.unsupported]
     assert not missing, f"no lowering and not marked unsupported: {missing}"
 
 # ----------------------------------------------------------------- shape errors
@@ -584,7 +584,7 @@ _BAD = [
 @pytest.mark.parametrize("name,avals,params", _BAD, ids=[b[0] for b in _BAD])
 def test_bad_shapes_raise_astjax_errors(name, avals, params):
     with pytest.raises(AstjaxError):
-        core.abstract_eval_rules[core.primitives[name]](*avals, **params)
+        core.primitives[name].abstract_eval(*avals, **params)
 
 # ------------------------------------------------------------------ 64-bit types
 
@@ -638,8 +638,8 @@ def x64_mode():
 def test_lowering_matches_impl_x64(x64_mode, name, case):
     p = core.primitives[name]
     avals = [core.get_aval(a) for a in case.args]
-    out = _outs(p, core.abstract_eval_rules[p](*avals, **case.params))
-    ref = _outs(p, core.impl_rules[p](*case.args, **case.params))
+    out = _outs(p, p.abstract_eval(*avals, **case.params))
+    ref = _outs(p, p.impl(*case.args, **case.params))
     got = _outs(p, runtime.eager_apply(p, case.args, case.params))
     for a, g, r in zip(out, got, ref):
         assert (a.shape, a.dtype) == (np.shape(r), np.asarray(r).dtype)

@@ -2,7 +2,7 @@
 
 - `jvp_jaxpr(closed, nonzeros, instantiate)`: forward mode. The jaxpr is
   interpreted equation by equation inside a new Builder; each primitive's jvp rule
-  (`core.jvp_rules`, written with `lax` functions on Tracers) stages the primal and
+  (`Primitive.jvp`, written with `lax` functions on Tracers) stages the primal and
   tangent equations. Tangents that are known to be zero are the symbolic `Zero(aval)`
   and never reach the IR. Tangent variables get the naming hint `d<name>`.
 - `partial_eval_jaxpr(closed, unknowns, instantiate)`: splits a jaxpr into a
@@ -39,7 +39,6 @@ from astjax.primitives import base
 
 from .dce import dce_closed, dce_jaxpr
 
-partial_eval_rules = core.partial_eval_rules
 DifferentiationError = errors.DifferentiationError
 Zero, UndefinedPrimal, is_undefined = core.Zero, core.UndefinedPrimal, core.is_undefined
 differentiable, float0 = core.differentiable, core.float0
@@ -101,7 +100,7 @@ def jvp_eqn(eqn, primals, tangents):
     n_out = len(eqn.outvars)
     nonzero = any(not isinstance(t, Zero) for t in tangents)
     with core.source_info_context(_info(eqn, "tangent")):
-        if not nonzero or prim in core.nondiff_primitives:
+        if not nonzero or prim.nondiff:
             outs = bind(prim, *primals, **eqn.params)
             outs = outs if prim.multiple_results else [outs]
             return outs, [Zero(v.aval) for v in eqn.outvars]

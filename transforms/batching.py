@@ -34,7 +34,6 @@ from astjax.errors import ShapeError
 not_mapped = None
 
 # Primitives whose batch rule runs even when no operand is mapped (collectives).
-always_batch = core.always_batch
 
 # ------------------------------------------------------------------ axis frames
 
@@ -89,7 +88,7 @@ def batch_jaxpr(closed, in_dims, axis_size, axis_name, args):
             dims = [d for _, d in ins]
             prim = eqn.primitive
             with core.source_info_context(eqn.source_info.replace(phase="batched")):
-                if all(d is not_mapped for d in dims) and prim not in always_batch:
+                if all(d is not_mapped for d in dims) and not prim.always_batch:
                     outs = bind(prim, *vals, **eqn.params)
                     out_dims = ([not_mapped] * len(eqn.outvars) if prim.multiple_results
                                 else not_mapped)

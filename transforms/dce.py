@@ -9,7 +9,6 @@ import types
 from astjax import core
 
 # primitive -> rule(eqn, used_outputs: list[bool]) -> (new_eqn or None, used_inputs: list[bool])
-dce_rules = core.dce_rules
 
 
 def dce_jaxpr(jaxpr: core.Jaxpr, used_outputs=None, prune_invars=False):

@@ -115,7 +115,7 @@ def _ts_lowering(ctx, a, b, *, left_side=False, lower=False, transpose_a=False,
         kind = "NO_TRANSPOSE"
         if conjugate_a and dtypes.issubdtype(ctx.avals_in[0].dtype, np.complexfloating):
             from .elementwise import conj_p
-            a = core.lowering_rules[conj_p](ctx.__class__(ctx.mb, [ctx.avals_in[0]],
+            a = conj_p.lowering(ctx.__class__(ctx.mb, [ctx.avals_in[0]],
                                                           [ctx.avals_in[0]]), a)
     tf = lambda v: "true" if v else "false"  # noqa: E731
     return ctx.op1("stablehlo.triangular_solve", [a, b], attrs={
