@@ -28,8 +28,6 @@ import importlib.util
 import sys
 import types
 
-import astjax
-
 __all__ = ["install_as_jax", "uninstall", "JAX_API_VERSION", "PUBLIC_MODULES"]
 
 JAX_API_VERSION = "0.10.2"
@@ -84,6 +82,7 @@ def _target_name(fullname):
 def _jax_module():
     """A module object for `jax`: astjax's public names, JAX's version."""
     mod = types.ModuleType("jax", "astjax serving the `jax` namespace (astjax.jax_alias)")
+    astjax = sys.modules["astjax"]  # this module is imported by astjax itself
     mod.__dict__.update({k: v for k, v in vars(astjax).items()
                          if not k.startswith("__")})
     mod.__version__ = JAX_API_VERSION

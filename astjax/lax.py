@@ -1,52 +1,9 @@
 """`astjax.lax`: JAX's lax API, one thin function per primitive plus the usual
 conveniences (`lax.dot`, `lax.broadcast`, ...). Python scalars take the dtype of
-the other operand, as in JAX; otherwise operands must already agree."""
-from __future__ import annotations
+the other operand, as in JAX; otherwise operands must already agree.
 
-import numpy as np
-
-from . import core, dtypes
-from .core import bind
-# The elementwise family (astjax/primitives/{comparisons,arithmetic,elementwise}.py: one
-# block per primitive, its rules and this wrapper). `not`/`and`/`or`/`xor` are Python
-# keywords: their wrappers are `bitwise_not`/`bitwise_and`/`bitwise_or`/`bitwise_xor`.
-from .primitives.elementwise import (  # noqa: F401
-    RoundingMethod, _match, abs, acos, acosh, add, add_any, asin, asinh, atan, atan2, atanh,
-    bitwise_and, bitwise_not, bitwise_or, bitwise_xor, cbrt, ceil, clz, complex, conj, cos,
-    cosh, digamma, div, eq, erf, erf_inv, erfc, exp, exp2, expm1, floor, ge, gt, imag,
-    integer_pow, is_finite, le, lgamma, log, log1p, logistic, lt, max, min, mul, ne, neg,
-    nextafter, population_count, pow, real, reciprocal, rem, round, rsqrt, shift_left,
-    shift_right_arithmetic, shift_right_logical, sign, sin, sinh, sqrt, square, sub, tan,
-    tanh)
-from .primitives.cumulative import (argmax, argmin, cumlogsumexp, cummax, cummin,  # noqa: F401
-                                    cumprod, cumsum)
-from .primitives.reductions import (dot, dot_general, reduce_and, reduce_max,  # noqa: F401
-                                    reduce_min, reduce_or, reduce_prod, reduce_sum)
-from .primitives.selection import clamp, select, select_n  # noqa: F401
-from .primitives.slicing import (_index_scalar, dynamic_index_in_dim,  # noqa: F401
-                                 dynamic_slice, dynamic_slice_in_dim, dynamic_update_index_in_dim,
-                                 dynamic_update_slice, dynamic_update_slice_in_dim, index_in_dim,
-                                 slice, slice_in_dim)
-from .primitives.sort import sort, sort_key_val, top_k  # noqa: F401
-from .primitives.structural import (bitcast_convert_type, broadcast, broadcast_in_dim,  # noqa: F401
-                                    broadcasted_iota, concatenate, convert_element_type,
-                                    copy as copy_p, expand_dims, full, full_like, iota, pad,
-                                    reshape, rev, squeeze, transpose, zeros_like_array)
-
-
-def _aval(x):
-    return core.get_aval(x)
-
-
-# Control flow (cond, switch, while_loop, fori_loop, scan, map) lives in its own module.
-from .core import closure_convert, join_consts  # noqa: E402,F401
-from .primitives.cond import cond, stage_sub, switch  # noqa: E402,F401
-from .primitives.scan import map, scan  # noqa: E402,F401
-from .primitives.while_loop import fori_loop, while_loop  # noqa: E402,F401
-from .primitives.gather import (GatherDimensionNumbers, GatherScatterMode,  # noqa: E402,F401
-                                gather)
-from .primitives.scatter import (ScatterDimensionNumbers, scatter, scatter_add,  # noqa: E402,F401
-                                 scatter_apply, scatter_max, scatter_min, scatter_mul)
-from .primitives.custom_derivatives import stop_gradient  # noqa: E402,F401
-from .primitives.collectives import (all_gather, all_to_all, axis_index,  # noqa: E402,F401
-                                     axis_size, pmax, pmean, pmin, ppermute, pshuffle, psum)
+Each wrapper is defined in its primitive's block (`astjax/primitives/`); the list of
+them is `astjax/primitives/ops.py`."""
+from .core import closure_convert, join_consts  # noqa: F401
+from .primitives.ops import *  # noqa: F401,F403
+from .primitives.ops import _index_scalar, _match  # noqa: F401

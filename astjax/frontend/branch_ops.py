@@ -19,9 +19,8 @@ import numpy as np
 from .. import core, dtypes, tree_util
 from ..core import Tracer
 from ..errors import AstjaxError, ConcretizationError, UndefinedVariableError, user_location
-from ..core import join_consts
 from ..primitives import elementwise as ew
-from ..primitives.cond import cond_p
+from ..primitives.cond import bind_cond
 from .array_ops import convert, logical, logical_not, nonzero, zeros_like
 
 
@@ -249,8 +248,7 @@ def _staged_if(test, true_fn, false_fn, init, names, meta, what):
             outs_true.append(_as(c, dt, weak))
     jf, cf = bf.build(outs_false)
     jt, ct = bt.build(outs_true)
-    closed, consts = join_consts([(jf, cf), (jt, ct)])
-    res = core.bind(cond_p, idx, *consts, branches=tuple(closed)) if staged_leaves else []
+    res = bind_cond(idx, [(jf, cf), (jt, ct)]) if staged_leaves else []
     for k, name in enumerate(names):
         if layout[k] is None:
             continue

@@ -22,8 +22,8 @@ from ..config import config
 from ..core import Tracer
 from ..errors import AstjaxError, ConcretizationError, LoopCarryError, user_location
 from ..primitives import elementwise as ew
-from ..primitives.scan import scan_p
-from ..primitives.while_loop import while_p
+from ..primitives.scan import bind_scan
+from ..primitives.while_loop import bind_while
 from .array_ops import binary, convert, iota, logical, nonzero, row, select, slice_rows, zeros_like
 from .branch_ops import (Undefined, _array_like, _as, _aval, _staged_if, _static_equal,
                          _truth, is_staged)
@@ -254,9 +254,7 @@ def _staged_while(test_fn, body_fn, state, names, meta, what="while loop"):
         st, lambda extra, s: body_fn(*s), meta=meta, what=what)
     cond_j, cond_c = _stage_test(st, carry_pos, [_aval(v) for v in init],
                                  lambda s: test_fn(*s))
-    outs = core.bind(while_p, *cond_c, *body_c, *init,
-                     cond_jaxpr=core.closure_convert(cond_j), body_jaxpr=core.closure_convert(body_j),
-                     cond_nconsts=len(cond_c), body_nconsts=len(body_c))
+    outs = bind_while((cond_j, cond_c), (body_j, body_c), init)
     return _rebuild(st, carry_pos, outs)
 
 
@@ -503,9 +501,7 @@ def _scan_loop(iterable, body_fn, state, names, meta, factor=None, reads=None):
     m = len(xs)
     jaxpr = core.Jaxpr(jaxpr.constvars, jaxpr.invars[m:] + jaxpr.invars[:m], jaxpr.outvars,
                        jaxpr.eqns)
-    outs = core.bind(scan_p, *consts, *init, *xs, jaxpr=core.closure_convert(jaxpr), length=n, reverse=False,
-                     num_consts=len(consts), num_carry=len(init),
-                     unroll=_unroll_factor(n, factor))
+    outs = bind_scan((jaxpr, consts), init, xs, length=n, unroll=_unroll_factor(n, factor))
     k = len(init)
     return _rebuild(st, carry_pos, outs[:k], collect, outs[k:])
 
@@ -556,9 +552,7 @@ def _index_loop(iterable, body_fn, state, names, extra_test, meta):
     bj = _with_index_step(body_j, step)
     body_consts = list(body_c) + ([step] if isinstance(step, Tracer) else [])
     start = start if isinstance(start, Tracer) else np.int32(start)
-    outs = core.bind(while_p, *cond_c, *body_consts, start, *init,
-                     cond_jaxpr=core.closure_convert(cond_j), body_jaxpr=core.closure_convert(bj),
-                     cond_nconsts=len(cond_c), body_nconsts=len(body_consts))
+    outs = bind_while((cond_j, cond_c), (bj, body_consts), [start, *init])
     return _rebuild(st, carry_pos, outs[1:])
 
 

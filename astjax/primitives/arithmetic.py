@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import core, dtypes
 from ..pyast import lax_call, pyconst
-from .base import (ANY, NUMBER, REAL, _lax, bcast_rank0, complex_order_lowering, defjvp,
+from .base import (ANY, NUMBER, REAL, lax_ops, bcast_rank0, complex_order_lowering, defjvp,
                    deflinear, deftranspose, infix_source, numeric,
                    defzero, is_zero, sum_tangents, tangent_aval, unbcast_rank0, unop, binop,
                    weak_const)
@@ -360,7 +360,7 @@ def _minmax_lowering(hlo, direction):
 def _minmax_coef(pick_gt):
     # balanced: 1 where x wins, 0.5 on ties, 0 where it loses
     def coef_x(t, z, x, y):
-        lax = _lax()
+        lax = lax_ops()
         shape = tangent_aval(z).shape
         xb, yb = bcast_rank0(x, shape), bcast_rank0(y, shape)
         win = gt(xb, yb) if pick_gt else lt(xb, yb)

@@ -301,9 +301,11 @@ def add_tangents(a, b):
     return core.bind(add_any_p, a, b)
 
 
-def _lax():
-    from astjax import lax  # TODO(architecture): transitional, used by cond/scan only
-    return lax
+def lax_ops():
+    """Every family's wrapper functions (`primitives/ops.py`), for rule bodies that
+    need an operation of a family later than their own."""
+    from . import ops
+    return ops
 
 
 def is_zero(t):

@@ -42,7 +42,8 @@ import numpy as np
 from .. import core, dtypes, tree_util
 from ..core import ShapedArray, bind
 from ..errors import AxisNameError, ShapeError, caller_location
-from .base import _lax, deflinear, is_zero, matchaxis, moveaxis, nondiff, register
+from .base import (deflinear, is_zero, lax_ops, mark_unsupported, matchaxis, moveaxis, nondiff,
+                   register)
 from .elementwise import div_p, mul_p
 from .gather import GatherDimensionNumbers, GatherScatterMode, gather_p
 from .reductions import reduce_max_p, reduce_min_p, reduce_sum_p
@@ -187,7 +188,7 @@ def pmean(x, axis_name, *, axis_index_groups=None):
         v = _leaf(v)
         a = core.get_aval(v)
         if not dtypes.is_inexact(a.dtype):
-            v = _lax().convert_element_type(v, dtypes.canonicalize(dtypes.float64))
+            v = lax_ops().convert_element_type(v, dtypes.canonicalize(dtypes.float64))
             a = core.get_aval(v)
         s = bind(psum_p, v, axes=axes, axis_index_groups=None)
         return bind(div_p, s, np.asarray(n, a.dtype)[()])
@@ -197,7 +198,7 @@ def pmean(x, axis_name, *, axis_index_groups=None):
 def _pminmax_jvp(p):
     """d pmax(x) = the tangent of the device(s) holding the max (averaged over ties)."""
     def rule(primals, tangents, *, axes, axis_index_groups=None):
-        lax = _lax()
+        lax = lax_ops()
         (x,), (t,) = primals, tangents
         y = core.bind(p, x, axes=axes, axis_index_groups=axis_index_groups)
         if isinstance(t, core.Zero):
@@ -302,7 +303,7 @@ def _all_gather_jvp(primals, tangents, **params):
 def _all_gather_transpose(ct, x, *, all_gather_dimension, axis_name, axis_index_groups=None,
                           axis_size, tiled=False):
     """all_gather's transpose is psum_scatter: the summed cotangent, device i's slice."""
-    lax = _lax()
+    lax = lax_ops()
     if isinstance(ct, core.Zero):
         return [None]
     names = _names(axis_name)
@@ -338,7 +339,7 @@ def _all_gather_batch(args, dims, *, all_gather_dimension, axis_name, axis_index
         shape = list(a.shape)
         k = all_gather_dimension
         shape[k:k + 2] = [shape[k] * shape[k + 1]]
-        x = _lax().reshape(x, tuple(shape))
+        x = lax_ops().reshape(x, tuple(shape))
     return x, None
 
 
@@ -385,7 +386,7 @@ def _ppermute_batch(args, dims, *, axis_name, perm):
     x, d = args[0], dims[0]
     if frame.name not in _names(axis_name):
         return _rebind(ppermute_p, args, dims, dict(axis_name=axis_name, perm=perm))
-    lax = _lax()
+    lax = lax_ops()
     n = frame.size
     x = matchaxis(x, d, 0, n)
     a = core.get_aval(x)
@@ -481,7 +482,7 @@ def _all_to_all_batch(args, dims, *, axis_name, split_axis, concat_axis, axis_si
         x = moveaxis(x, d, 0)
         params.update(split_axis=split_axis + 1, concat_axis=concat_axis + 1)
         return bind(all_to_all_p, x, **params), 0
-    lax = _lax()
+    lax = lax_ops()
     n = frame.size
     x = matchaxis(x, d, 0, n)
     a = core.get_aval(x)
@@ -521,7 +522,7 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
     sizes = _check(axis_name)
     name = _names(axis_name)[0]
     n = int(np.prod(sizes))
-    lax = _lax()
+    lax = lax_ops()
 
     def a2a(v):
         v = _leaf(v)
@@ -551,3 +552,6 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
 
 
 COLLECTIVES = (psum_p, pmax_p, pmin_p, axis_index_p, all_gather_p, ppermute_p, all_to_all_p)
+for _p in COLLECTIVES:  # the family's one shared fact, stated once
+    mark_unsupported(_p, "impl", "a collective only means something under a mapped axis "
+                     "(vmap/pmap); there is no single-array NumPy reference")

@@ -43,7 +43,7 @@ from .. import core, dtypes, tree_util
 from ..core import Eqn, Var, bind
 from ..errors import AstjaxError, DTypeError, LoopCarryError, ShapeError
 from ..pyast import pyconst, statement_rule
-from .base import _lax, mapped_aval, moveaxis, register, zeros_like_aval
+from .base import lax_ops, mapped_aval, moveaxis, register, zeros_like_aval
 from .selection import select_n_p
 from .structural import convert_element_type_p
 
@@ -210,7 +210,7 @@ def _select_n(which, *cases):
 
 def _lane_select(mask, new, old):
     """select(mask, new, old) with a (B,) mask and (B, ...) operands (batch at 0)."""
-    lax = _lax()
+    lax = lax_ops()
     a = core.get_aval(new)
     m = mask if a.ndim == 1 else lax.broadcast_in_dim(mask, a.shape, (0,))
     return _select_n(m, old, new)
@@ -218,7 +218,7 @@ def _lane_select(mask, new, old):
 
 def _first_lane(mask, size):
     """The lowest lane where mask holds (0 if none), as an int32 scalar."""
-    lax = _lax()
+    lax = lax_ops()
     iota = lax.iota(dtypes.int32, size)
     big = lax.full((size,), size, dtypes.int32)
     first = lax.reduce_min(_select_n(mask, big, iota), (0,))
@@ -227,7 +227,7 @@ def _first_lane(mask, size):
 
 def _take_lane(x, r):
     """Lane r of x (batch at 0), broadcast back to the whole batch."""
-    lax = _lax()
+    lax = lax_ops()
     a = core.get_aval(x)
     zeros = [_i32(0)] * (a.ndim - 1)
     row = lax.dynamic_slice(x, [r] + zeros, (1,) + a.shape[1:])
@@ -240,15 +240,15 @@ def _safe_operand(x, mask, r):
 
 
 def _any(mask):
-    return _lax().reduce_or(mask, (0,))
+    return lax_ops().reduce_or(mask, (0,))
 
 
 def _zeros(aval):
-    return _lax().full(aval.shape, np.zeros((), aval.dtype)[()], aval.dtype)
+    return lax_ops().full(aval.shape, np.zeros((), aval.dtype)[()], aval.dtype)
 
 
 def _cond_batch(tx, args, dims, *, branches):
-    lax = _lax()
+    lax = lax_ops()
     index, ops = args[0], list(args[1:])
     idx_dim, op_dims = dims[0], list(dims[1:])
     frame = core.axis_frame()
@@ -408,7 +408,7 @@ def _index_of(pred):
     if av.shape != ():
         raise ShapeError(f"the predicate of cond must be a scalar, got shape {av.shape}",
                          hint="use jnp.where for elementwise selection")
-    lax = _lax()
+    lax = lax_ops()
     if av.dtype == dtypes.bool_:
         return lax.convert_element_type(pred, dtypes.int32)
     return lax.convert_element_type(pred, dtypes.int32) if av.dtype != dtypes.int32 else pred
@@ -416,7 +416,7 @@ def _index_of(pred):
 
 def switch(index, branches, *operands):
     """Apply `branches[index](*operands)`; the index is clamped, as in JAX."""
-    lax = _lax()
+    lax = lax_ops()
     leaves, in_tree = tree_util.tree_flatten(tuple(operands))
     avals = [_aval(x).strip_weak_type() if not dtypes.is_weak_scalar(x) else _aval(x) for x in leaves]
     idx = _index_of(index)

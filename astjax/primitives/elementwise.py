@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import dtypes
 from ..errors import DTypeError
-from .base import (ANY, FLOAT, INEXACT, _lax, bcast_rank0, binop, defjvp, deflinear,
+from .base import (ANY, FLOAT, INEXACT, lax_ops, bcast_rank0, binop, defjvp, deflinear,
                    is_zero, mark_unsupported, tangent_aval, unbcast_rank0, unop)
 from .comparisons import _asarray, _match
 from .arithmetic import (Zero, _c, _real_dtype, add, div, eq, integer_pow, is_undefined, mul,
@@ -377,7 +377,7 @@ def _part_lowering(op):
 real_p = unop("real", np.real, _part_lowering(lambda ctx, x: ctx.op1("stablehlo.real", [x])),
               ANY, out_dtype=_real_dtype)
 deflinear(real_p, lambda ct, x: [Zero(x.aval) if is_zero(ct) else complex(
-    ct, _lax().full_like(ct, 0)) if dtypes.issubdtype(x.aval.dtype, np.complexfloating) else ct])
+    ct, lax_ops().full_like(ct, 0)) if dtypes.issubdtype(x.aval.dtype, np.complexfloating) else ct])
 
 
 def real(x):
@@ -387,7 +387,7 @@ def real(x):
 
 imag_p = unop("imag", np.imag, _part_lowering(_imag_op), ANY, out_dtype=_real_dtype)
 deflinear(imag_p, lambda ct, x: [Zero(x.aval) if is_zero(ct) else complex(
-    _lax().full_like(ct, 0), neg(ct))])
+    lax_ops().full_like(ct, 0), neg(ct))])
 
 
 def imag(x):
@@ -432,7 +432,7 @@ def complex(x, y):  # noqa: A001
 
 def _pow_jvp_x(t, z, x, y):
     # d/dx x**y = y * x**(y-1), taking 0 where y == 0 (as JAX)
-    lax = _lax()
+    lax = lax_ops()
     ym1 = sub(y, _c(y, 1))
     d = mul(y, pow(x, ym1))
     d = lax.select(eq(bcast_rank0(y, tangent_aval(z).shape), _c(y, 0)),
@@ -442,7 +442,7 @@ def _pow_jvp_x(t, z, x, y):
 
 def _pow_jvp_y(t, z, x, y):
     # d/dy x**y = log(x) * x**y, taking 0 where x == 0 and y >= 0
-    lax = _lax()
+    lax = lax_ops()
     lx = log(bcast_rank0(x, tangent_aval(z).shape))
     safe = lax.select(eq(bcast_rank0(x, tangent_aval(z).shape), _c(x, 0)),
                       lax.full_like(z, 0), lx)

@@ -31,7 +31,7 @@ from ..core import Eqn, ShapedArray, Var, bind
 from ..errors import AstjaxError, LoopCarryError, ShapeError
 from ..pyast import assign, attr, call, dtype_expr, load, pyconst, statement_rule, store
 from ..util import split_list
-from .base import _lax, instantiate, matchaxis, moveaxis, register, zeros_like_aval
+from .base import lax_ops, instantiate, matchaxis, moveaxis, register, zeros_like_aval
 from .cond import _fmt, _promote_weak, _types_match, not_mapped, stage_sub
 from .structural import iota_p
 
@@ -290,7 +290,7 @@ def _scan_partial_eval(tx, eqn, in_uk):
 
 
 def _scan_transpose(tx, cts, *args, jaxpr, length, reverse, num_consts, num_carry, unroll=1):
-    lax = _lax()
+    lax = lax_ops()
     nc, nk = num_consts, num_carry
     consts, carry, xs = split_list(list(args), nc, nk)
     c_lin = [core.is_undefined(c) for c in consts]
@@ -576,7 +576,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     if children[0] != carry_tree:
         raise LoopCarryError(f"scan body carry structure {children[0]} does not match {carry_tree}")
     if any(a.weak_type and not b.weak_type and a.dtype == b.dtype for a, b in zip(carry_avals, new_carry)):
-        lax = _lax()
+        lax = lax_ops()
         carry_leaves = [lax.convert_element_type(x, b.dtype) if a.weak_type and not b.weak_type
                         else x for x, a, b in zip(carry_leaves, carry_avals, new_carry)]
         carry_avals = _carry_avals(carry_leaves)

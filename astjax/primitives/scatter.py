@@ -18,7 +18,7 @@ from .. import core, dtypes
 from ..core import ShapedArray, bind
 from ..errors import DTypeError, DifferentiationError, ShapeError
 from ..pyast import lax_call, pyconst
-from .base import (_lax, add_tangents, instantiate, is_zero as _is_zero, matchaxis, moveaxis,
+from .base import (lax_ops, add_tangents, instantiate, is_zero as _is_zero, matchaxis, moveaxis,
                    register, tangent_aval as _aval)
 from .gather import (GatherDimensionNumbers, GatherScatterMode, _bool_attr, _check_indices,
                      _dims_attr, _operand, _sorted_unique, _starts, _tuple, _upper_bounds,
@@ -340,7 +340,7 @@ def _scatter_mul_jvp(primals, tangents, **params):
                 "if `unique_indices=True` (as in JAX)")
         xg = _gather_for_scatter(x, idx, params, _aval(u))
         z = instantiate(Zero(_aval(x)))
-        ts.append(bind(scatter_add_p, z, idx, _lax().mul(tu, xg), **params))
+        ts.append(bind(scatter_add_p, z, idx, lax_ops().mul(tu, xg), **params))
     if not ts:
         return out, Zero(_aval(out))
     return out, ts[0] if len(ts) == 1 else add_tangents(ts[0], ts[1])
@@ -368,7 +368,7 @@ scatter_mul = _scatter(scatter_mul_p)
 def _scatter_ext_jvp(p):
     # balanced, like reduce_max: ties share the tangent equally
     def rule(primals, tangents, **params):
-        lax = _lax()
+        lax = lax_ops()
         x, idx, u = primals
         tx, _, tu = tangents
         out = bind(p, x, idx, u, **params)

@@ -50,7 +50,7 @@ from ..core import Eqn, Var, bind
 from ..errors import AstjaxError, DTypeError, DifferentiationError, LoopCarryError, ShapeError
 from ..pyast import load, statement_rule
 from ..util import split_list
-from .base import _lax, instantiate, matchaxis, register, zeros_like_aval
+from .base import lax_ops, instantiate, matchaxis, register, zeros_like_aval
 from .cond import (_any, _ensure_types, _first_lane, _fmt, _lane_select, _promote_weak,
                    _safe_operand, _types_match, not_mapped, stage_sub, switch)
 from .scan import _permute, carry_names, loop_fuse, preset_carry_outputs, scan
@@ -208,7 +208,7 @@ def _num_checkpoints(avals):
 
 
 def _while_transpose(tx, cts, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
-    lax = _lax()
+    lax = lax_ops()
     raw = core.raw
     inline = tx.inline
     _zeros = zeros_like_aval
@@ -477,7 +477,7 @@ def while_loop(cond_fun, body_fun, init_val):
         fixed = [b if (a.shape == b.shape and a.dtype == b.dtype) else a for a, b in zip(avals, body_out)]
         _ensure_types("while_loop body", body_tree, body_out, tree, fixed)
     if any(a.weak_type and not b.weak_type for a, b in zip(avals, body_out)):
-        lax = _lax()
+        lax = lax_ops()
         leaves = [lax.convert_element_type(x, b.dtype) if a.weak_type and not b.weak_type else x
                   for x, a, b in zip(leaves, avals, body_out)]
         avals = _carry_avals(leaves)
@@ -502,7 +502,7 @@ def _static_int(v):
 
 def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
     """JAX's `lax.fori_loop`: a `scan` when the bounds are static, else a `while`."""
-    lax = _lax()
+    lax = lax_ops()
     lo, hi = _static_int(lower), _static_int(upper)
     if lo is not None and hi is not None:
         def step(carry, i):

@@ -7,10 +7,6 @@ from __future__ import annotations
 
 import gast
 
-_SCOPES = (gast.FunctionDef, gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp,
-           gast.GeneratorExp)
-
-
 class _Collector(gast.NodeVisitor):
     def __init__(self):
         self.read, self.modified = set(), set()
