@@ -22,6 +22,8 @@ import numpy as np
 
 from . import dtypes, tree_util
 from .errors import (AxisNameError, ConcretizationError, EscapedTracerError,
+                     TracerArrayConversionError, TracerBoolConversionError,
+                     TracerIntegerConversionError,
                      NotImplementedInAstjaxError, SourceInfo, UNKNOWN, user_location)
 from .ir import (Atom, ClosedJaxpr, Eqn, Jaxpr, JaxprTypeError, Literal,  # noqa: F401
                  ShapedArray, Var, check_jaxpr, sub_jaxprs)
@@ -202,21 +204,22 @@ class Tracer:
     def __repr__(self):
         return f"Traced<{self.aval.str_short()}>"
 
-    def _concrete(self, what: str):
+    def _concrete(self, what: str, error=ConcretizationError):
         if self.known is not None:
             return self.known
-        raise ConcretizationError(
+        raise error(
             f"{what} needs a value known at staging time, but this "
             f"{self.aval.str_short()} value is computed when the function runs")
 
     def __bool__(self):
-        return bool(self._concrete("a Python `bool()` (an `if`, `while`, `and`/`or`)"))
+        return bool(self._concrete("a Python `bool()` (an `if`, `while`, `and`/`or`)",
+                                   TracerBoolConversionError))
 
     def __int__(self):
-        return int(self._concrete("`int()`"))
+        return int(self._concrete("`int()`", TracerIntegerConversionError))
 
     def __index__(self):
-        return int(self._concrete("a Python index or shape"))
+        return int(self._concrete("a Python index or shape", TracerIntegerConversionError))
 
     def __float__(self):
         return float(self._concrete("`float()`"))
@@ -225,7 +228,7 @@ class Tracer:
         return complex(self._concrete("`complex()`"))
 
     def __array__(self, dtype=None, copy=None):
-        v = np.asarray(self._concrete("conversion to a NumPy array"))
+        v = np.asarray(self._concrete("conversion to a NumPy array", TracerArrayConversionError))
         return v.astype(dtype) if dtype is not None else v
 
     def __hash__(self):

@@ -17,7 +17,7 @@ __all__ = [
     "AstjaxError", "ConcretizationError", "NonConcreteBooleanIndexError",
     "UnsupportedSyntaxError", "ShapeError", "DTypeError", "UndefinedVariableError",
     "LoopCarryError", "SourceNotFoundError", "ArgumentError", "EscapedTracerError",
-    "NotImplementedInAstjaxError", "AxisNameError", "SideEffectWarning",
+    "NotImplementedInAstjaxError", "MissingNameError", "AxisNameError", "SideEffectWarning",
     "ArgumentTypeError", "DifferentiationError", "JAXTypeError", "JAXIndexError",
     "ConcretizationTypeError", "TracerBoolConversionError", "TracerIntegerConversionError",
     "TracerArrayConversionError", "UnexpectedTracerError", "KeyReuseError", "JaxRuntimeError",
@@ -192,6 +192,11 @@ class EscapedTracerError(JAXTypeError):
 
 class NotImplementedInAstjaxError(AstjaxError, NotImplementedError):
     default_hint = "see docs/api.md for what is implemented"
+
+
+class MissingNameError(NotImplementedInAstjaxError, AttributeError):
+    """A JAX name astjax does not have (yet): also an AttributeError, so
+    `hasattr(jnp, name)` is False, as libraries probing for names expect."""
 
 
 class DifferentiationError(AstjaxError):

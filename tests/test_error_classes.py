@@ -60,3 +60,27 @@ def test_jax_errors_names():
     assert issubclass(errors.TracerBoolConversionError, errors.ConcretizationTypeError)
     assert issubclass(errors.UnexpectedTracerError, TypeError)
     assert issubclass(errors.JaxRuntimeError, RuntimeError)
+
+
+def test_missing_names_are_attribute_errors():
+    import astjax.random
+    assert not hasattr(jnp, "float8_no_such_dtype")
+    assert not hasattr(astjax.random, "no_such_sampler")
+    with pytest.raises(errors.NotImplementedInAstjaxError, match="not implemented"):
+        jnp.no_such_function
+
+
+def test_tracer_conversions_raise_jax_classes():
+    def to_bool(x):
+        return bool(x)
+
+    def to_index(x):
+        return [1.0, 2.0][x]
+
+    def to_numpy(x):
+        return np.asarray(x)
+    for fn, cls, arg in ((to_bool, errors.TracerBoolConversionError, 1.0),
+                         (to_index, errors.TracerIntegerConversionError, 1),
+                         (to_numpy, errors.TracerArrayConversionError, np.ones(2))):
+        with pytest.raises(cls):
+            astjax.jit(fn)(arg)

@@ -234,5 +234,5 @@ def dot_product_attention(query, key, value, bias=None, mask=None, *, scale=None
 def __getattr__(name):
     if name.startswith("__"):
         raise AttributeError(name)
-    raise NotImplementedInAstjaxError(f"astjax.nn.{name} is not implemented",
+    raise MissingNameError(f"astjax.nn.{name} is not implemented",
                                       hint="docs/api.md lists what is implemented")

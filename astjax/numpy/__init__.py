@@ -65,6 +65,6 @@ _array_methods.install(_sys.modules[__name__])
 def __getattr__(name):
     if name.startswith("__"):
         raise AttributeError(name)
-    from ..errors import NotImplementedInAstjaxError
-    raise NotImplementedInAstjaxError(f"astjax.numpy.{name} is not implemented",
+    from ..errors import MissingNameError
+    raise MissingNameError(f"astjax.numpy.{name} is not implemented",
                                       hint="docs/api.md lists the implemented jnp functions")

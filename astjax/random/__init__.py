@@ -506,6 +506,6 @@ def rademacher(key, shape=(), dtype=None):
 def __getattr__(name):
     if name.startswith("__"):
         raise AttributeError(name)
-    from ..errors import NotImplementedInAstjaxError
-    raise NotImplementedInAstjaxError(f"astjax.random.{name} is not implemented",
+    from ..errors import MissingNameError
+    raise MissingNameError(f"astjax.random.{name} is not implemented",
                                       hint="docs/api.md lists what is implemented")

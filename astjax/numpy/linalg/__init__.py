@@ -671,10 +671,10 @@ def tensorinv(a, ind=2):
 
 def __getattr__(name):
     if name in _MISSING:
-        raise NotImplementedInAstjaxError(
+        raise MissingNameError(
             f"astjax.numpy.linalg.{name} is not implemented: it needs a LAPACK custom call "
             "(JAX uses one on CPU) and has no StableHLO op",
             hint="cholesky, solve, inv, det, slogdet, qr, lu_factor and norm are available")
     if name.startswith("__"):
         raise AttributeError(name)
-    raise NotImplementedInAstjaxError(f"astjax.numpy.linalg.{name} is not implemented")
+    raise MissingNameError(f"astjax.numpy.linalg.{name} is not implemented")

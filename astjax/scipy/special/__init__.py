@@ -236,5 +236,5 @@ def _log_softmax(x, axis=-1, where=None, initial=None):
 def __getattr__(name):
     if name.startswith("__"):
         raise AttributeError(name)
-    raise NotImplementedInAstjaxError(f"astjax.scipy.special.{name} is not implemented",
+    raise MissingNameError(f"astjax.scipy.special.{name} is not implemented",
                                       hint="docs/api.md lists what is implemented")
