@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import NotImplementedInAstjaxError
+from ..errors import MissingNameError
 from .. import core, dtypes, lax
 from .. import numpy as jnp
 from ..numpy import ufuncs as _uf
@@ -235,4 +235,4 @@ def __getattr__(name):
     if name.startswith("__"):
         raise AttributeError(name)
     raise MissingNameError(f"astjax.nn.{name} is not implemented",
-                                      hint="docs/api.md lists what is implemented")
+                           hint="docs/api.md lists what is implemented")

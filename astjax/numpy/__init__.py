@@ -67,4 +67,4 @@ def __getattr__(name):
         raise AttributeError(name)
     from ..errors import MissingNameError
     raise MissingNameError(f"astjax.numpy.{name} is not implemented",
-                                      hint="docs/api.md lists the implemented jnp functions")
+                           hint="docs/api.md lists the implemented jnp functions")

@@ -508,4 +508,4 @@ def __getattr__(name):
         raise AttributeError(name)
     from ..errors import MissingNameError
     raise MissingNameError(f"astjax.random.{name} is not implemented",
-                                      hint="docs/api.md lists what is implemented")
+                           hint="docs/api.md lists what is implemented")

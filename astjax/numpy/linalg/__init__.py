@@ -19,7 +19,7 @@ import numpy as np
 
 from ... import core, dtypes, lax
 from ...core import bind
-from ...errors import NotImplementedInAstjaxError, ShapeError
+from ...errors import MissingNameError, NotImplementedInAstjaxError, ShapeError
 from ...primitives.linalg import cholesky_p
 from .. import ufuncs as uf
 from ..reductions import canonical_axes, max as _max, min as _min, sum as _sum

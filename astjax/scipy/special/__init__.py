@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import NotImplementedInAstjaxError
+from ...errors import MissingNameError, NotImplementedInAstjaxError
 from ... import core, lax
 from ... import numpy as jnp
 from ...numpy import ufuncs as _uf
@@ -237,4 +237,4 @@ def __getattr__(name):
     if name.startswith("__"):
         raise AttributeError(name)
     raise MissingNameError(f"astjax.scipy.special.{name} is not implemented",
-                                      hint="docs/api.md lists what is implemented")
+                           hint="docs/api.md lists what is implemented")
