@@ -6,4 +6,4 @@ Each wrapper is defined in its primitive's block (`astjax/primitives/`); the lis
 them is `astjax/primitives/ops.py`."""
 from .core import closure_convert, join_consts  # noqa: F401
 from .primitives.ops import *  # noqa: F401,F403
-from .primitives.ops import _index_scalar, _match  # noqa: F401
+from .primitives.ops import _index_scalar  # noqa: F401

@@ -249,3 +249,34 @@ def test_eager_ops_run_on_device():
     y = (x * 2 + 1).sum()
     assert isinstance(y, astjax.Array)
     assert float(y) == 15.0
+
+
+def test_primitive_decorators_and_rule_lookup():
+    """A primitive's rules are its own slots; `core.rule` raises the one located
+    error with the reason a kind was left out."""
+    import numpy as np
+    import pytest
+    from astjax import core
+    from astjax.errors import NotImplementedInAstjaxError
+    from astjax.primitives.base import mark_unsupported
+
+    twice_p = core.new_primitive("test_twice")
+
+    @twice_p.def_impl
+    def _impl(x):
+        return 2 * x
+
+    @twice_p.def_abstract_eval
+    def _ae(a):
+        return a
+
+    mark_unsupported(twice_p, "batch", "a test primitive")
+    closed = core.stage(lambda x: [twice_p.bind(x)], [core.ShapedArray((3,), np.float32)])
+    out, = core.eval_closed(closed, np.arange(3, dtype=np.float32))
+    np.testing.assert_array_equal(out, [0, 2, 4])
+    assert core.rule(twice_p, "impl") is _impl
+    assert core.rule(twice_p, "jvp", optional=True) is None
+    with pytest.raises(NotImplementedInAstjaxError, match="vmap of `test_twice` is not "
+                                                          "supported: a test primitive"):
+        core.rule(twice_p, "batch")
+    del core.primitives["test_twice"]

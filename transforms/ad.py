@@ -33,26 +33,14 @@ import types
 import numpy as np
 
 from astjax import core, dtypes
-from astjax.core import Literal, Var, bind
-from astjax import errors
-from astjax.primitives import base
+from astjax.core import (Literal, UndefinedPrimal, Var, Zero, bind, differentiable,  # noqa: F401
+                         float0, is_undefined)
+from astjax.errors import DifferentiationError
+from astjax.primitives.base import add_tangents, instantiate, zeros_like_aval  # noqa: F401
 
 from .dce import dce_closed, dce_jaxpr
 
-DifferentiationError = errors.DifferentiationError
-Zero, UndefinedPrimal, is_undefined = core.Zero, core.UndefinedPrimal, core.is_undefined
-differentiable, float0 = core.differentiable, core.float0
-
-
-def aval_of(x):
-    if isinstance(x, (Zero, UndefinedPrimal)):
-        return x.aval
-    return core.get_aval(x)
-
 # ------------------------------------------------------------------ tangent helpers
-
-
-zeros_like_aval, instantiate, add_tangents = base.zeros_like_aval, base.instantiate, base.add_tangents
 
 
 def _literal_value(a):

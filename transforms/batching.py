@@ -38,8 +38,6 @@ not_mapped = None
 # ------------------------------------------------------------------ axis frames
 
 
-AxisFrame, axis_frame, axis_size = core.AxisFrame, core.axis_frame, core.axis_size
-_frame = core.extend_axis_env
 
 # ----------------------------------------------------------------- axis helpers
 
@@ -81,7 +79,7 @@ def batch_jaxpr(closed, in_dims, axis_size, axis_name, args):
         env[v] = (c, not_mapped)
     for v, x, d in zip(jaxpr.invars, args, in_dims):
         env[v] = (x, d)
-    with _frame(axis_name, axis_size):
+    with core.extend_axis_env(axis_name, axis_size):
         for eqn in jaxpr.eqns:
             ins = [read(a) for a in eqn.invars]
             vals = [x for x, _ in ins]
@@ -121,10 +119,10 @@ def batch_subjaxpr(closed, in_dims, axis_size, axis_name, force_out=None, out_fr
         for i, (x, d) in enumerate(zip(outs, dims)):
             force = bool(force_out[i]) if force_out is not None else False
             if d is not_mapped and force:
-                with _frame(axis_name, axis_size):
+                with core.extend_axis_env(axis_name, axis_size):
                     x, d = broadcast_batch(x, axis_size, 0), 0
             elif d is not not_mapped and out_front:
-                with _frame(axis_name, axis_size):
+                with core.extend_axis_env(axis_name, axis_size):
                     x, d = moveaxis(x, d, 0), 0
             res.append(x)
             mapped.append(d is not not_mapped)
@@ -133,15 +131,6 @@ def batch_subjaxpr(closed, in_dims, axis_size, axis_name, force_out=None, out_fr
 
     cj = core.stage(body, in_avals)
     return core.closure_convert(cj.jaxpr), list(cj.consts), out_mapped[0]
-
-
-def batch_closed(closed, in_dims, axis_size, axis_name, force_out=None):
-    """Like `batch_subjaxpr`, for callers that take a ClosedJaxpr with consts."""
-    conv, consts, mapped = batch_subjaxpr(closed, in_dims, axis_size, axis_name, force_out)
-    jaxpr = conv.jaxpr
-    n = len(consts)
-    return core.ClosedJaxpr(core.Jaxpr(jaxpr.invars[:n], jaxpr.invars[n:], jaxpr.outvars,
-                                       jaxpr.eqns), consts), mapped
 
 
 _mapped_cache: dict = {}

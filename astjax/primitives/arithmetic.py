@@ -17,11 +17,11 @@ import numpy as np
 
 from .. import core, dtypes
 from ..pyast import lax_call, pyconst
-from .base import (ANY, NUMBER, REAL, lax_ops, bcast_rank0, complex_order_lowering, defjvp,
-                   deflinear, deftranspose, infix_source, numeric,
-                   defzero, is_zero, sum_tangents, tangent_aval, unbcast_rank0, unop, binop,
+from .base import (ANY, NUMBER, REAL, as_operand, bcast_rank0, binop, complex_order_lowering,
+                   defjvp, deflinear, deftranspose, defzero, infix_source, is_zero, lax_ops,
+                   match_scalars, numeric, sum_tangents, tangent_aval, unbcast_rank0, unop,
                    weak_const)
-from .comparisons import _asarray, _match, eq, gt, lt
+from .comparisons import eq, gt, lt
 
 Zero = core.Zero
 is_undefined = core.is_undefined
@@ -61,7 +61,7 @@ deflinear(neg_p, lambda ct, x: [Zero(x.aval) if is_zero(ct) else neg(ct)])
 
 def neg(x):
     """`-x`, elementwise."""
-    return neg_p.bind(_asarray(x))
+    return neg_p.bind(as_operand(x))
 
 
 def _sign_lowering(ctx, x):
@@ -81,7 +81,7 @@ defzero(sign_p)
 
 def sign(x):
     """-1, 0 or 1 by the sign of x (x / |x| for complex)."""
-    return sign_p.bind(_asarray(x))
+    return sign_p.bind(as_operand(x))
 
 
 floor_p = unop("floor", np.floor, "stablehlo.floor")
@@ -90,7 +90,7 @@ defzero(floor_p)
 
 def floor(x):
     """The largest integer value <= x, elementwise."""
-    return floor_p.bind(_asarray(x))
+    return floor_p.bind(as_operand(x))
 
 
 ceil_p = unop("ceil", np.ceil, "stablehlo.ceil")
@@ -99,7 +99,7 @@ defzero(ceil_p)
 
 def ceil(x):
     """The smallest integer value >= x, elementwise."""
-    return ceil_p.bind(_asarray(x))
+    return ceil_p.bind(as_operand(x))
 
 
 def _round_lowering(ctx, x, rounding_method=0):
@@ -134,7 +134,7 @@ defjvp(abs_p, lambda t, y, x: mul(t, sign(x)))
 
 def abs(x):  # noqa: A001
     """|x|, elementwise (real for complex x)."""
-    return abs_p.bind(_asarray(x))
+    return abs_p.bind(as_operand(x))
 
 # ------------------------------------------------------------------------ powers
 
@@ -233,7 +233,7 @@ _add_like(add_p, 1)
 
 def add(x, y):
     """x + y, elementwise."""
-    return add_p.bind(*_match(x, y))
+    return add_p.bind(*match_scalars(x, y))
 
 
 # add_any: the sum of two cotangents (JAX's name), kept distinct so that it prints
@@ -245,7 +245,7 @@ _add_like(add_any_p, 1)
 
 def add_any(x, y):
     """x + y for accumulated (co)tangents."""
-    return add_any_p.bind(*_match(x, y))
+    return add_any_p.bind(*match_scalars(x, y))
 
 
 sub_p = binop("sub", np.subtract, "stablehlo.subtract", source=infix_source(ast.Sub, "arith"))
@@ -254,7 +254,7 @@ _add_like(sub_p, -1)
 
 def sub(x, y):
     """x - y, elementwise."""
-    return sub_p.bind(*_match(x, y))
+    return sub_p.bind(*match_scalars(x, y))
 
 
 def _mul_jvp(primals, tangents):
@@ -285,7 +285,7 @@ deftranspose(mul_p, _mul_transpose)
 
 def mul(x, y):
     """x * y, elementwise."""
-    return mul_p.bind(*_match(x, y))
+    return mul_p.bind(*match_scalars(x, y))
 
 
 def _np_div(x, y):
@@ -321,7 +321,7 @@ deftranspose(div_p, _div_transpose)
 
 def div(x, y):
     """x / y, elementwise (integers: truncating, as C and XLA)."""
-    return div_p.bind(*_match(x, y))
+    return div_p.bind(*match_scalars(x, y))
 
 
 def _np_rem(x, y):
@@ -341,7 +341,7 @@ defjvp(rem_p, lambda t, z, x, y: t, _rem_y)
 
 def rem(x, y):
     """The remainder of x / y with the sign of x (C's fmod)."""
-    return rem_p.bind(*_match(x, y))
+    return rem_p.bind(*match_scalars(x, y))
 
 
 def _minmax_lowering(hlo, direction):
@@ -379,7 +379,7 @@ defjvp(max_p, *_minmax_coef(True))
 
 def max(x, y):  # noqa: A001
     """The larger of x and y, elementwise (nan wins; complex: lexicographic)."""
-    return max_p.bind(*_match(x, y))
+    return max_p.bind(*match_scalars(x, y))
 
 
 min_p = binop("min", np.minimum, _minmax_lowering("stablehlo.minimum", "LT"), ANY)
@@ -388,5 +388,5 @@ defjvp(min_p, *_minmax_coef(False))
 
 def min(x, y):  # noqa: A001
     """The smaller of x and y, elementwise (nan wins; complex: lexicographic)."""
-    return min_p.bind(*_match(x, y))
+    return min_p.bind(*match_scalars(x, y))
 

@@ -7,9 +7,9 @@ primitive is one block: its declaration (impl, abstract eval and lowering throug
 form `lax.<name>(...)`), any printed-source template, and its `lax` wrapper
 (`astjax.lax` re-exports the wrappers).
 
-Also here, first among the elementwise families, the helpers every elementwise
-wrapper and printed-source template shares: `_asarray`, `_match` (JAX's weak
-Python scalars take the other operand's dtype) and `base.operator_ok`.
+The wrappers prepare operands with `base.as_operand` / `base.match_scalars` (JAX's
+weak Python scalars take the other operand's dtype); operators print through
+`base.infix_source`.
 """
 from __future__ import annotations
 
@@ -19,34 +19,8 @@ import numpy as np
 
 from .. import core, dtypes
 from ..pyast import call, lax_call
-from .base import (ANY, FLOAT, INT, INT_BOOL, binop, compare_lowering, infix_source, nondiff,
-                   operator_ok, unop)
-
-# ------------------------------------------------- wrappers' and templates' helpers
-
-
-def _aval(x):
-    return core.get_aval(x)
-
-
-def _asarray(x):
-    if isinstance(x, (list, tuple)):
-        return np.asarray(x, dtypes.canonicalize(np.asarray(x).dtype))
-    return x
-
-
-def _match(x, y):
-    """Python scalars adopt the other operand's dtype (weakly)."""
-    if dtypes.is_weak_scalar(x) and not dtypes.is_weak_scalar(y):
-        x = np.asarray(x, _aval(y).dtype)[()]
-        return _weak(x), y
-    if dtypes.is_weak_scalar(y) and not dtypes.is_weak_scalar(x):
-        return x, _weak(np.asarray(y, _aval(x).dtype)[()])
-    return _asarray(x), _asarray(y)
-
-
-def _weak(v):
-    return core.WeakConst(v)
+from .base import (ANY, FLOAT, INT, INT_BOOL, as_operand, binop, compare_lowering,
+                   infix_source, match_scalars, nondiff, operator_ok, unop)
 
 
 def _to_bool(dt):
@@ -73,7 +47,7 @@ nondiff(eq_p)
 
 def eq(x, y):
     """`x == y`, elementwise."""
-    return eq_p.bind(*_match(x, y))
+    return eq_p.bind(*match_scalars(x, y))
 
 
 ne_p = binop("ne", np.not_equal, compare_lowering("NE"), ANY, out_dtype=_to_bool,
@@ -83,7 +57,7 @@ nondiff(ne_p)
 
 def ne(x, y):
     """`x != y`, elementwise."""
-    return ne_p.bind(*_match(x, y))
+    return ne_p.bind(*match_scalars(x, y))
 
 
 lt_p = binop("lt", np.less, compare_lowering("LT"), ANY, out_dtype=_to_bool,
@@ -93,7 +67,7 @@ nondiff(lt_p)
 
 def lt(x, y):
     """`x < y`, elementwise (complex: lexicographic, as NumPy)."""
-    return lt_p.bind(*_match(x, y))
+    return lt_p.bind(*match_scalars(x, y))
 
 
 le_p = binop("le", np.less_equal, compare_lowering("LE"), ANY, out_dtype=_to_bool,
@@ -103,7 +77,7 @@ nondiff(le_p)
 
 def le(x, y):
     """`x <= y`, elementwise."""
-    return le_p.bind(*_match(x, y))
+    return le_p.bind(*match_scalars(x, y))
 
 
 gt_p = binop("gt", np.greater, compare_lowering("GT"), ANY, out_dtype=_to_bool,
@@ -113,7 +87,7 @@ nondiff(gt_p)
 
 def gt(x, y):
     """`x > y`, elementwise."""
-    return gt_p.bind(*_match(x, y))
+    return gt_p.bind(*match_scalars(x, y))
 
 
 ge_p = binop("ge", np.greater_equal, compare_lowering("GE"), ANY, out_dtype=_to_bool,
@@ -123,7 +97,7 @@ nondiff(ge_p)
 
 def ge(x, y):
     """`x >= y`, elementwise."""
-    return ge_p.bind(*_match(x, y))
+    return ge_p.bind(*match_scalars(x, y))
 
 
 is_finite_p = unop("is_finite", np.isfinite, "stablehlo.is_finite", FLOAT, out_dtype=_to_bool)
@@ -132,7 +106,7 @@ nondiff(is_finite_p)
 
 def is_finite(x):
     """Elementwise: neither inf nor nan."""
-    return is_finite_p.bind(_asarray(x))
+    return is_finite_p.bind(as_operand(x))
 
 # ---------------------------------------------------------------- logic and bits
 
@@ -153,7 +127,7 @@ nondiff(not_p)
 
 def bitwise_not(x):
     """`~x` for integers, logical not for bools (`lax.bitwise_not`)."""
-    return not_p.bind(_asarray(x))
+    return not_p.bind(as_operand(x))
 
 
 and_p = binop("and", lambda x, y: x & y, "stablehlo.and", INT_BOOL,
@@ -163,7 +137,7 @@ nondiff(and_p)
 
 def bitwise_and(x, y):
     """`x & y`, elementwise (`lax.bitwise_and`)."""
-    return and_p.bind(*_match(x, y))
+    return and_p.bind(*match_scalars(x, y))
 
 
 or_p = binop("or", lambda x, y: x | y, "stablehlo.or", INT_BOOL,
@@ -173,7 +147,7 @@ nondiff(or_p)
 
 def bitwise_or(x, y):
     """`x | y`, elementwise (`lax.bitwise_or`)."""
-    return or_p.bind(*_match(x, y))
+    return or_p.bind(*match_scalars(x, y))
 
 
 xor_p = binop("xor", lambda x, y: x ^ y, "stablehlo.xor", INT_BOOL,
@@ -183,7 +157,7 @@ nondiff(xor_p)
 
 def bitwise_xor(x, y):
     """`x ^ y`, elementwise (`lax.bitwise_xor`)."""
-    return xor_p.bind(*_match(x, y))
+    return xor_p.bind(*match_scalars(x, y))
 
 
 def _shift(op):
@@ -211,7 +185,7 @@ nondiff(shift_left_p)
 
 def shift_left(x, y):
     """`x << y`; shifts of the bit width or more give 0."""
-    return shift_left_p.bind(*_match(x, y))
+    return shift_left_p.bind(*match_scalars(x, y))
 
 
 shift_right_arithmetic_p = binop("shift_right_arithmetic", _shift("ra"),
@@ -221,7 +195,7 @@ nondiff(shift_right_arithmetic_p)
 
 def shift_right_arithmetic(x, y):
     """`x >> y` keeping the sign bit (on the signed view of the bits, as XLA)."""
-    return shift_right_arithmetic_p.bind(*_match(x, y))
+    return shift_right_arithmetic_p.bind(*match_scalars(x, y))
 
 
 shift_right_logical_p = binop("shift_right_logical", _shift("rl"),
@@ -231,7 +205,7 @@ nondiff(shift_right_logical_p)
 
 def shift_right_logical(x, y):
     """`x >> y` filling with zeros (on the unsigned view of the bits)."""
-    return shift_right_logical_p.bind(*_match(x, y))
+    return shift_right_logical_p.bind(*match_scalars(x, y))
 
 
 def _popcnt(x):
@@ -247,7 +221,7 @@ nondiff(population_count_p)
 
 def population_count(x):
     """The number of set bits of each element."""
-    return population_count_p.bind(_asarray(x))
+    return population_count_p.bind(as_operand(x))
 
 
 def _clz(x):
@@ -266,4 +240,4 @@ nondiff(clz_p)
 
 def clz(x):
     """The number of leading zero bits of each element."""
-    return clz_p.bind(_asarray(x))
+    return clz_p.bind(as_operand(x))

@@ -18,9 +18,9 @@ import numpy as np
 
 from .. import dtypes
 from ..errors import DTypeError
-from .base import (ANY, FLOAT, INEXACT, lax_ops, bcast_rank0, binop, defjvp, deflinear,
-                   is_zero, mark_unsupported, tangent_aval, unbcast_rank0, unop)
-from .comparisons import _asarray, _match
+from .base import (ANY, FLOAT, INEXACT, as_operand, bcast_rank0, binop, defjvp, deflinear,
+                   is_zero, lax_ops, mark_unsupported, match_scalars, tangent_aval,
+                   unbcast_rank0, unop)
 from .arithmetic import (Zero, _c, _real_dtype, add, div, eq, integer_pow, is_undefined, mul,
                          neg, sub)
 # the rest of the elementwise family, re-exported (`elementwise.add_p`, `lax.add`, ...)
@@ -119,7 +119,7 @@ defjvp(exp_p, lambda t, y, x: mul(t, y))
 
 def exp(x):
     """e ** x, elementwise."""
-    return exp_p.bind(_asarray(x))
+    return exp_p.bind(as_operand(x))
 
 
 exp2_p = unop("exp2", np.exp2, lambda ctx, x: ctx.op1("stablehlo.exponential", [
@@ -129,7 +129,7 @@ defjvp(exp2_p, lambda t, y, x: mul(t, mul(y, _c(x, math.log(2)))))
 
 def exp2(x):
     """2 ** x, elementwise."""
-    return exp2_p.bind(_asarray(x))
+    return exp2_p.bind(as_operand(x))
 
 
 log_p = unop("log", np.log, "stablehlo.log", INEXACT)
@@ -138,7 +138,7 @@ defjvp(log_p, lambda t, y, x: div(t, x))
 
 def log(x):
     """The natural logarithm, elementwise."""
-    return log_p.bind(_asarray(x))
+    return log_p.bind(as_operand(x))
 
 
 log1p_p = unop("log1p", np.log1p, "stablehlo.log_plus_one", INEXACT)
@@ -147,7 +147,7 @@ defjvp(log1p_p, lambda t, y, x: div(t, add(x, _c(x, 1))))
 
 def log1p(x):
     """log(1 + x), accurate near 0."""
-    return log1p_p.bind(_asarray(x))
+    return log1p_p.bind(as_operand(x))
 
 
 expm1_p = unop("expm1", np.expm1, "stablehlo.exponential_minus_one", INEXACT)
@@ -156,7 +156,7 @@ defjvp(expm1_p, lambda t, y, x: mul(t, add(y, _c(x, 1))))
 
 def expm1(x):
     """e ** x - 1, accurate near 0."""
-    return expm1_p.bind(_asarray(x))
+    return expm1_p.bind(as_operand(x))
 
 
 sqrt_p = unop("sqrt", np.sqrt, "stablehlo.sqrt", INEXACT)
@@ -165,7 +165,7 @@ defjvp(sqrt_p, lambda t, y, x: div(t, mul(y, _c(x, 2))))
 
 def sqrt(x):
     """The square root, elementwise."""
-    return sqrt_p.bind(_asarray(x))
+    return sqrt_p.bind(as_operand(x))
 
 
 rsqrt_p = unop("rsqrt", lambda x: 1.0 / np.sqrt(x), "stablehlo.rsqrt", INEXACT)
@@ -174,7 +174,7 @@ defjvp(rsqrt_p, lambda t, y, x: mul(t, mul(div(y, x), _c(x, -0.5))))
 
 def rsqrt(x):
     """1 / sqrt(x), elementwise."""
-    return rsqrt_p.bind(_asarray(x))
+    return rsqrt_p.bind(as_operand(x))
 
 
 cbrt_p = unop("cbrt", _cbrt, "stablehlo.cbrt")
@@ -183,7 +183,7 @@ defjvp(cbrt_p, lambda t, y, x: mul(t, mul(integer_pow(y, -2), _c(x, 1 / 3))))
 
 def cbrt(x):
     """The real cube root, elementwise."""
-    return cbrt_p.bind(_asarray(x))
+    return cbrt_p.bind(as_operand(x))
 
 
 # ------------------------------------------------------------ trigonometric, hyperbolic
@@ -195,7 +195,7 @@ defjvp(sin_p, lambda t, y, x: mul(t, cos(x)))
 
 def sin(x):
     """The sine, elementwise."""
-    return sin_p.bind(_asarray(x))
+    return sin_p.bind(as_operand(x))
 
 
 cos_p = unop("cos", np.cos, "stablehlo.cosine", INEXACT)
@@ -204,7 +204,7 @@ defjvp(cos_p, lambda t, y, x: neg(mul(t, sin(x))))
 
 def cos(x):
     """The cosine, elementwise."""
-    return cos_p.bind(_asarray(x))
+    return cos_p.bind(as_operand(x))
 
 
 tan_p = unop("tan", np.tan, "stablehlo.tan", INEXACT)
@@ -213,7 +213,7 @@ defjvp(tan_p, lambda t, y, x: mul(t, add(_c(x, 1), integer_pow(y, 2))))
 
 def tan(x):
     """The tangent, elementwise."""
-    return tan_p.bind(_asarray(x))
+    return tan_p.bind(as_operand(x))
 
 
 asin_p = unop("asin", np.arcsin, _chlo("asin"), INEXACT)
@@ -222,7 +222,7 @@ defjvp(asin_p, lambda t, y, x: mul(t, rsqrt(sub(_c(x, 1), integer_pow(x, 2)))))
 
 def asin(x):
     """The inverse sine, elementwise."""
-    return asin_p.bind(_asarray(x))
+    return asin_p.bind(as_operand(x))
 
 
 acos_p = unop("acos", np.arccos, _chlo("acos"), INEXACT)
@@ -231,7 +231,7 @@ defjvp(acos_p, lambda t, y, x: neg(mul(t, rsqrt(sub(_c(x, 1), integer_pow(x, 2))
 
 def acos(x):
     """The inverse cosine, elementwise."""
-    return acos_p.bind(_asarray(x))
+    return acos_p.bind(as_operand(x))
 
 
 atan_p = unop("atan", np.arctan, _chlo("atan"), INEXACT)
@@ -240,7 +240,7 @@ defjvp(atan_p, lambda t, y, x: div(t, add(_c(x, 1), integer_pow(x, 2))))
 
 def atan(x):
     """The inverse tangent, elementwise."""
-    return atan_p.bind(_asarray(x))
+    return atan_p.bind(as_operand(x))
 
 
 sinh_p = unop("sinh", np.sinh, _chlo("sinh"), INEXACT)
@@ -249,7 +249,7 @@ defjvp(sinh_p, lambda t, y, x: mul(t, cosh(x)))
 
 def sinh(x):
     """The hyperbolic sine, elementwise."""
-    return sinh_p.bind(_asarray(x))
+    return sinh_p.bind(as_operand(x))
 
 
 cosh_p = unop("cosh", np.cosh, _chlo("cosh"), INEXACT)
@@ -258,7 +258,7 @@ defjvp(cosh_p, lambda t, y, x: mul(t, sinh(x)))
 
 def cosh(x):
     """The hyperbolic cosine, elementwise."""
-    return cosh_p.bind(_asarray(x))
+    return cosh_p.bind(as_operand(x))
 
 
 tanh_p = unop("tanh", np.tanh, "stablehlo.tanh", INEXACT)
@@ -267,7 +267,7 @@ defjvp(tanh_p, lambda t, y, x: mul(t, sub(_c(x, 1), integer_pow(y, 2))))
 
 def tanh(x):
     """The hyperbolic tangent, elementwise."""
-    return tanh_p.bind(_asarray(x))
+    return tanh_p.bind(as_operand(x))
 
 
 asinh_p = unop("asinh", np.arcsinh, _chlo("asinh"), INEXACT)
@@ -276,7 +276,7 @@ defjvp(asinh_p, lambda t, y, x: mul(t, rsqrt(add(integer_pow(x, 2), _c(x, 1)))))
 
 def asinh(x):
     """The inverse hyperbolic sine, elementwise."""
-    return asinh_p.bind(_asarray(x))
+    return asinh_p.bind(as_operand(x))
 
 
 acosh_p = unop("acosh", np.arccosh, _chlo("acosh"), INEXACT)
@@ -285,7 +285,7 @@ defjvp(acosh_p, lambda t, y, x: mul(t, rsqrt(mul(sub(x, _c(x, 1)), add(x, _c(x, 
 
 def acosh(x):
     """The inverse hyperbolic cosine, elementwise."""
-    return acosh_p.bind(_asarray(x))
+    return acosh_p.bind(as_operand(x))
 
 
 atanh_p = unop("atanh", np.arctanh, _chlo("atanh"), INEXACT)
@@ -294,7 +294,7 @@ defjvp(atanh_p, lambda t, y, x: div(t, sub(_c(x, 1), integer_pow(x, 2))))
 
 def atanh(x):
     """The inverse hyperbolic tangent, elementwise."""
-    return atanh_p.bind(_asarray(x))
+    return atanh_p.bind(as_operand(x))
 
 
 logistic_p = unop("logistic", _logistic, "stablehlo.logistic", INEXACT)
@@ -303,7 +303,7 @@ defjvp(logistic_p, lambda t, y, x: mul(t, mul(y, sub(_c(x, 1), y))))
 
 def logistic(x):
     """1 / (1 + e ** -x), elementwise."""
-    return logistic_p.bind(_asarray(x))
+    return logistic_p.bind(as_operand(x))
 
 # ------------------------------------------------------------------ special functions
 
@@ -315,7 +315,7 @@ defjvp(erf_p, lambda t, y, x: mul(t, mul(_c(x, 2 / math.sqrt(math.pi)),
 
 def erf(x):
     """The error function, elementwise."""
-    return erf_p.bind(_asarray(x))
+    return erf_p.bind(as_operand(x))
 
 
 erfc_p = unop("erfc", _np_special("erfc"), _chlo("erfc"))
@@ -325,7 +325,7 @@ defjvp(erfc_p, lambda t, y, x: mul(t, mul(_c(x, -2 / math.sqrt(math.pi)),
 
 def erfc(x):
     """1 - erf(x), elementwise."""
-    return erfc_p.bind(_asarray(x))
+    return erfc_p.bind(as_operand(x))
 
 
 erf_inv_p = unop("erf_inv", _erf_inv, _chlo("erf_inv"))
@@ -335,7 +335,7 @@ defjvp(erf_inv_p, lambda t, y, x: mul(t, mul(_c(x, math.sqrt(math.pi) / 2),
 
 def erf_inv(x):
     """The inverse of erf, elementwise."""
-    return erf_inv_p.bind(_asarray(x))
+    return erf_inv_p.bind(as_operand(x))
 
 
 lgamma_p = unop("lgamma", _np_special("lgamma"), _chlo("lgamma"))
@@ -344,7 +344,7 @@ defjvp(lgamma_p, lambda t, y, x: mul(t, digamma(x)))
 
 def lgamma(x):
     """log |Gamma(x)|, elementwise."""
-    return lgamma_p.bind(_asarray(x))
+    return lgamma_p.bind(as_operand(x))
 
 
 digamma_p = unop("digamma", _digamma, _chlo("digamma"))
@@ -353,7 +353,7 @@ mark_unsupported(digamma_p, "jvp", "the derivative of digamma (polygamma) is not
 
 def digamma(x):
     """The derivative of lgamma, elementwise."""
-    return digamma_p.bind(_asarray(x))
+    return digamma_p.bind(as_operand(x))
 
 # ------------------------------------------------------------------- complex parts
 
@@ -382,7 +382,7 @@ deflinear(real_p, lambda ct, x: [Zero(x.aval) if is_zero(ct) else complex(
 
 def real(x):
     """The real part, elementwise (x itself for real x)."""
-    return real_p.bind(_asarray(x))
+    return real_p.bind(as_operand(x))
 
 
 imag_p = unop("imag", np.imag, _part_lowering(_imag_op), ANY, out_dtype=_real_dtype)
@@ -392,7 +392,7 @@ deflinear(imag_p, lambda ct, x: [Zero(x.aval) if is_zero(ct) else complex(
 
 def imag(x):
     """The imaginary part, elementwise (zeros for real x)."""
-    return imag_p.bind(_asarray(x))
+    return imag_p.bind(as_operand(x))
 
 
 conj_p = unop("conj", np.conj, _part_lowering(lambda ctx, x: ctx.op1("stablehlo.complex", [
@@ -404,7 +404,7 @@ deflinear(conj_p, lambda ct, x: [Zero(x.aval) if is_zero(ct) else conj(ct)])
 
 def conj(x):
     """The complex conjugate, elementwise."""
-    return conj_p.bind(_asarray(x))
+    return conj_p.bind(as_operand(x))
 
 
 def _complex_check(x, y):
@@ -428,7 +428,7 @@ deflinear(complex_p, _complex_transpose)
 
 def complex(x, y):  # noqa: A001
     """x + i y from float32/float64 parts."""
-    return complex_p.bind(*_match(x, y))
+    return complex_p.bind(*match_scalars(x, y))
 
 def _pow_jvp_x(t, z, x, y):
     # d/dx x**y = y * x**(y-1), taking 0 where y == 0 (as JAX)
@@ -455,7 +455,7 @@ defjvp(pow_p, _pow_jvp_x, _pow_jvp_y)
 
 def pow(x, y):  # noqa: A001
     """x ** y, elementwise."""
-    return pow_p.bind(*_match(x, y))
+    return pow_p.bind(*match_scalars(x, y))
 
 
 def _atan2_x(t, z, x, y):
@@ -472,7 +472,7 @@ defjvp(atan2_p, _atan2_x, _atan2_y)
 
 def atan2(x, y):
     """The angle of the point (y, x) -- atan(x / y) in the right quadrant."""
-    return atan2_p.bind(*_match(x, y))
+    return atan2_p.bind(*match_scalars(x, y))
 
 
 nextafter_p = binop("nextafter", np.nextafter, _chlo("next_after"), FLOAT)
@@ -481,7 +481,7 @@ mark_unsupported(nextafter_p, "jvp", "nextafter has no derivative (as in JAX)")
 
 def nextafter(x, y):
     """The next representable value after x towards y."""
-    return nextafter_p.bind(*_match(x, y))
+    return nextafter_p.bind(*match_scalars(x, y))
 
 # ------------------------------------------------------------ the elementwise tables
 # Every elementwise primitive by name (tests walk them).

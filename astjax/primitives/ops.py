@@ -9,7 +9,7 @@ from __future__ import annotations
 # block per primitive, its rules and this wrapper). `not`/`and`/`or`/`xor` are Python
 # keywords: their wrappers are `bitwise_not`/`bitwise_and`/`bitwise_or`/`bitwise_xor`.
 from .elementwise import (  # noqa: F401
-    RoundingMethod, _match, abs, acos, acosh, add, add_any, asin, asinh, atan, atan2, atanh,
+    RoundingMethod, abs, acos, acosh, add, add_any, asin, asinh, atan, atan2, atanh,
     bitwise_and, bitwise_not, bitwise_or, bitwise_xor, cbrt, ceil, clz, complex, conj, cos,
     cosh, digamma, div, eq, erf, erf_inv, erfc, exp, exp2, expm1, floor, ge, gt, imag,
     integer_pow, is_finite, le, lgamma, log, log1p, logistic, lt, max, min, mul, ne, neg,
