@@ -1,0 +1,327 @@
+"""The benchmark workloads, written once against JAX's API.
+
+Each workload is a function `(jax, jnp, lax, param) -> list[float]` run inside a
+worker process where `jax` is either real JAX or astjax (`import astjax as jax`), so
+both implementations run the very same program text. It returns samples in the
+unit its `Workload` entry declares (seconds per call, seconds, or megabytes).
+
+Code that astjax must stage from source (the generated long functions, nested
+conds, Python loops) is written to a real file by `common.run_source` first; every
+first-call sample uses a freshly generated function so no cache can answer it.
+"""
+from __future__ import annotations
+
+import gc
+import itertools
+import os
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from common import MLP_SRC, run_source
+
+_fresh = itertools.count()
+
+
+@dataclass(frozen=True)
+class Workload:
+    """A row of the table (`param` fixed) or a point of a scaling curve."""
+    name: str
+    run: Callable
+    unit: str                  # "s/call", "s" or "MB"
+    what: str                  # one line for the table
+    param: int = 0
+    quick: bool = True         # part of `--quick`
+    goal: float | None = None  # the issue's goal ratio astjax/JAX, if any
+
+
+def _per_call(fn, loops, repeats, block):
+    """min-friendly samples of seconds per call: `repeats` timed loops of `loops`."""
+    block(fn())
+    out = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        for _ in range(loops - 1):
+            fn()
+        block(fn())
+        out.append((time.perf_counter() - t0) / loops)
+    return out
+
+
+def _fresh_source(src, ns):
+    return run_source(src, f"w{next(_fresh)}", ns)
+
+
+# ------------------------------------------------------------------ dispatch and eager
+
+def eager_op(jax, jnp, lax, param):
+    z = jnp.asarray(np.linspace(0, 1, 16, dtype=np.float32))
+    y = jnp.asarray(np.ones(16, np.float32))
+    return _per_call(lambda: jnp.sin(z) * 0.5 + y, 500, 7, jax.block_until_ready)
+
+
+def jit_numpy_io(jax, jnp, lax, param):
+    jf = jax.jit(lambda x, y: x * y + 1.0)
+    x = np.ones(3, np.float32)
+    y = np.full(3, 2.0, np.float32)
+    return _per_call(lambda: np.asarray(jf(x, y)), 2000, 7, lambda r: r)
+
+
+def jit_pytree(jax, jnp, lax, param):
+    leaves = param or 900
+    tree = {f"k{i}": jnp.asarray(np.full(2, i, np.float32)) for i in range(leaves)}
+    jf = jax.jit(lambda t: jax.tree_util.tree_map(lambda a: a * 2.0, t))
+    loops = max(20, 20000 // leaves)
+    return _per_call(lambda: jf(tree), loops, 7, jax.block_until_ready)
+
+
+def _small_mlp(jax, jnp):
+    ns = _fresh_source(MLP_SRC, {"jax": jax, "jnp": jnp})
+    rng = np.random.RandomState(0)
+    sizes = [8, 16, 16, 4]
+    params = [(jnp.asarray(rng.randn(m, n).astype(np.float32)),
+               jnp.asarray(rng.randn(n).astype(np.float32)))
+              for m, n in zip(sizes[:-1], sizes[1:])]
+    x = jnp.asarray(rng.randn(32, 8).astype(np.float32))
+    y = jnp.asarray(rng.randn(32, 4).astype(np.float32))
+    return ns, params, x, y
+
+
+def grad_unjitted(jax, jnp, lax, param):
+    ns, params, x, y = _small_mlp(jax, jnp)
+    g = jax.grad(ns["loss"])
+    return _per_call(lambda: g(params, (x, y)), 20, 5, jax.block_until_ready)
+
+
+_FRESH_JIT_SRC = '''
+def f(x, y):
+    return jnp.sin(x) * y + 1.0
+'''
+
+
+def fresh_jit(jax, jnp, lax, param):
+    f = _fresh_source(_FRESH_JIT_SRC, {"jnp": jnp})["f"]
+    x = jnp.ones(16)
+    y = jnp.ones(16)
+    return _per_call(lambda: jax.jit(f)(x, y), 100, 5, jax.block_until_ready)
+
+
+# ------------------------------------------------------------------ staging and first call
+
+def _long_source(n):
+    lines = ["def f(x):", "    a0 = x"]
+    for i in range(1, n + 1):
+        j = max(0, i - 1 - (i % 3))
+        lines.append(f"    a{i} = jnp.sin(a{i - 1}) * 0.5 + a{j} * 0.25")
+    lines.append(f"    return a{n}")
+    return "\n".join(lines) + "\n"
+
+
+def statements_first_call(jax, jnp, lax, param):
+    """stage + compile + run of a fresh `param`-statement function."""
+    x = jnp.ones(8)
+    out = []
+    for _ in range(3):
+        f = _fresh_source(_long_source(param), {"jnp": jnp})["f"]
+        t0 = time.perf_counter()
+        jax.block_until_ready(jax.jit(f)(x))
+        out.append(time.perf_counter() - t0)
+    return out
+
+
+def _nested_cond_source(depth):
+    lines = ["def f(x):", f"    def b{depth}(x):", "        return jnp.sin(x)"]
+    for d in range(depth - 1, -1, -1):
+        lines += [f"    def b{d}(x):",
+                  f"        return lax.cond(jnp.sum(x) > {d}.0, b{d + 1}, "
+                  f"lambda y: y * 2.0 - 1.0, x)"]
+    lines.append("    return b0(x)")
+    return "\n".join(lines) + "\n"
+
+
+def _staging_samples(jax, jnp, lax, depth, transform, n=3):
+    x = jnp.ones(4)
+    out = []
+    for _ in range(n):
+        f = _fresh_source(_nested_cond_source(depth), {"jnp": jnp, "lax": lax})["f"]
+        t0 = time.perf_counter()
+        jax.make_jaxpr(transform(jax, f))(x)
+        out.append(time.perf_counter() - t0)
+    return out
+
+
+def nested_cond_staging(jax, jnp, lax, param):
+    return _staging_samples(jax, jnp, lax, param, lambda jax, f: f)
+
+
+def grad_nested_cond_staging(jax, jnp, lax, param):
+    return _staging_samples(jax, jnp, lax, param,
+                            lambda jax, f: jax.grad(lambda x: jnp.sum(f(x))))
+
+
+_LOOP_SRC = '''
+def f(x):
+    for i in range(N):
+        x = jnp.sin(x) * 0.5 + x * 0.5
+    return x
+'''
+
+
+def python_loop_first_call(jax, jnp, lax, param):
+    x = jnp.ones(8)
+    out = []
+    for _ in range(2):
+        f = _fresh_source(_LOOP_SRC.replace("N", str(param)), {"jnp": jnp})["f"]
+        t0 = time.perf_counter()
+        jax.block_until_ready(jax.jit(f)(x))
+        out.append(time.perf_counter() - t0)
+    return out
+
+
+# ------------------------------------------------------------------ steady state
+
+def mlp_step(jax, jnp, lax, param):
+    ns = _fresh_source(MLP_SRC, {"jax": jax, "jnp": jnp})
+    rng = np.random.RandomState(0)
+    sizes = [784, 512, 512, 10]
+    params = [(jnp.asarray(rng.randn(m, n).astype(np.float32) * 0.01),
+               jnp.asarray(np.zeros(n, np.float32)))
+              for m, n in zip(sizes[:-1], sizes[1:])]
+    x = jnp.asarray(rng.randn(128, 784).astype(np.float32))
+    y = jnp.asarray(rng.randn(128, 10).astype(np.float32))
+    step = jax.jit(ns["update"])
+    state = [params]
+
+    def run():
+        state[0] = step(state[0], x, y)
+        return state[0]
+    return _per_call(run, 20, 5, jax.block_until_ready)
+
+
+def per_example_grads(jax, jnp, lax, param):
+    ns, params, x, y = _small_mlp(jax, jnp)
+    loss = ns["loss"]
+    pex = jax.jit(jax.vmap(lambda p, a, b: jax.grad(loss)(p, (a[None], b[None])),
+                           in_axes=(None, 0, 0)))
+    return _per_call(lambda: pex(params, x, y), 200, 5, jax.block_until_ready)
+
+
+_GPT_SRC = '''
+def layer_norm(x, g, b):
+    m = jnp.mean(x, -1, keepdims=True)
+    v = jnp.mean((x - m) ** 2, -1, keepdims=True)
+    return (x - m) / jnp.sqrt(v + 1e-5) * g + b
+
+
+def block(p, x):
+    B, T, D = x.shape
+    H = 4
+    h = layer_norm(x, p["g1"], p["b1"])
+    qkv = h @ p["wqkv"]
+    q, k, v = jnp.split(qkv, 3, axis=-1)
+    q = q.reshape(B, T, H, D // H).transpose(0, 2, 1, 3)
+    k = k.reshape(B, T, H, D // H).transpose(0, 2, 1, 3)
+    v = v.reshape(B, T, H, D // H).transpose(0, 2, 1, 3)
+    att = q @ k.transpose(0, 1, 3, 2) / jnp.sqrt(D // H)
+    mask = jnp.tril(jnp.ones((T, T), bool))
+    att = jnp.where(mask, att, -1e9)
+    att = jax.nn.softmax(att, axis=-1)
+    y = (att @ v).transpose(0, 2, 1, 3).reshape(B, T, D)
+    x = x + y @ p["wo"]
+    h = layer_norm(x, p["g2"], p["b2"])
+    return x + jax.nn.gelu(h @ p["w1"]) @ p["w2"]
+
+
+def loss(params, tokens, targets):
+    x = params["emb"][tokens] + params["pos"]
+    for p in params["blocks"]:
+        x = block(p, x)
+    logits = x @ params["emb"].T
+    logp = jax.nn.log_softmax(logits, -1)
+    return -jnp.mean(jnp.take_along_axis(logp, targets[..., None], -1))
+
+
+def train_step(params, tokens, targets):
+    l, g = jax.value_and_grad(loss)(params, tokens, targets)
+    return jax.tree_util.tree_map(lambda p, d: p - 1e-3 * d, params, g), l
+'''
+
+
+def gpt_step(jax, jnp, lax, param):
+    ns = _fresh_source(_GPT_SRC, {"jax": jax, "jnp": jnp})
+    d, t, b, vocab = 256, 128, 8, 512
+    rng = np.random.RandomState(0)
+
+    def w(*shape):
+        return jnp.asarray(rng.randn(*shape).astype(np.float32) * 0.02)
+    blocks = [dict(g1=jnp.ones(d), b1=jnp.zeros(d), g2=jnp.ones(d), b2=jnp.zeros(d),
+                   wqkv=w(d, 3 * d), wo=w(d, d), w1=w(d, 4 * d), w2=w(4 * d, d))
+              for _ in range(2)]
+    params = dict(emb=w(vocab, d), pos=w(t, d), blocks=blocks)
+    tokens = jnp.asarray(rng.randint(0, vocab, (b, t)).astype(np.int32))
+    targets = jnp.asarray(rng.randint(0, vocab, (b, t)).astype(np.int32))
+    step = jax.jit(ns["train_step"])
+    state = [params]
+
+    def run():
+        state[0], l = step(state[0], tokens, targets)
+        return l
+    return _per_call(run, 5, 5, jax.block_until_ready)
+
+
+# ------------------------------------------------------------------ memory
+
+def _rss_mb():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def rss_jit_calls(jax, jnp, lax, param):
+    """RSS growth (MB) over `param` calls of one jitted function on the same inputs."""
+    jf = jax.jit(lambda x, y: jnp.sin(x) * y + 1.0)
+    x, y = jnp.ones(16), jnp.ones(16)
+    for _ in range(2000):
+        jf(x, y)
+    jax.block_until_ready(jf(x, y))
+    gc.collect()
+    before = _rss_mb()
+    for i in range(param):
+        r = jf(x, y)
+        if i % 1000 == 0:
+            jax.block_until_ready(r)
+    jax.block_until_ready(r)
+    gc.collect()
+    return [_rss_mb() - before]
+
+
+
+# ------------------------------------------------------------------ the table
+
+TABLE = [
+    Workload("eager_op", eager_op, "s/call", "eager op `jnp.sin(z) * 0.5 + y`, f32[16]", goal=1.1),
+    Workload("jit_numpy_io", jit_numpy_io, "s/call", "`jit` dispatch, NumPy in / out", goal=1.1),
+    Workload("jit_pytree", jit_pytree, "s/call", "`jit` dispatch, 900-leaf pytree", 900, goal=1.1),
+    Workload("grad_unjitted", grad_unjitted, "s/call", "un-jitted `grad(f)(x)` per step (small MLP)", goal=1.0),
+    Workload("fresh_jit", fresh_jit, "s/call", "a fresh `jit(f)` per call", goal=1.0),
+    Workload("statements_600", statements_first_call, "s", "600-statement function, first call", 600, goal=1.0),
+    Workload("nested_cond_14", nested_cond_staging, "s", "14-deep nested `lax.cond`, staging", 14, goal=1.0),
+    Workload("grad_nested_cond_12", grad_nested_cond_staging, "s", "`grad` through 12 nested conds, staging", 12, goal=1.0),
+    Workload("gpt_step", gpt_step, "s/call", "GPT-style train step (d=256, T=128, B=8, 2 layers)", goal=1.0),
+    Workload("mlp_step", mlp_step, "s/call", "seeds' MLP step [784, 512, 512, 10], batch 128", goal=1.0),
+    Workload("per_example_grads", per_example_grads, "s/call", "per-example grads (`jit(vmap(grad))`)", goal=1.0),
+    Workload("loop_1000_first_call", python_loop_first_call, "s", "1000-step Python loop, first call", 1000, goal=1.0),
+    Workload("rss_jit_calls", rss_jit_calls, "MB", "RSS growth over 10^5 `jit` calls (MB, not a ratio)", 100_000, quick=False),
+]
+
+CURVES = {
+    "statements": (statements_first_call, "s", "first call vs number of statements",
+                   [100, 250, 500, 1000, 2000], [100, 500]),
+    "nesting": (nested_cond_staging, "s", "nested `lax.cond` staging vs depth",
+                [2, 5, 10, 20, 40], [2, 10]),
+    "loop_body": (python_loop_first_call, "s", "Python loop first call vs trip count",
+                  [10, 100, 1000], [10, 100]),
+    "leaves": (jit_pytree, "s/call", "`jit` dispatch vs pytree leaves",
+               [10, 100, 1000, 10000], [10, 1000]),
+}
