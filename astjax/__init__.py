@@ -30,6 +30,9 @@ from .ad_api import (grad, value_and_grad, jvp, vjp, linearize, jacfwd, jacrev, 
                      stop_gradient, custom_jvp, custom_vjp, checkpoint, remat, float0)
 from .pmap_api import pmap  # noqa: E402
 from . import flatten_util, test_util, typing  # noqa: E402,F401
+from . import sharding  # noqa: E402,F401
+from .sharding import PartitionSpec as P, set_mesh  # noqa: E402,F401
+from .api import make_mesh  # noqa: E402,F401
 from .jax_alias import install_as_jax  # noqa: E402
 
 jacobian = jacrev  # JAX's `jax.jacobian` is reverse mode

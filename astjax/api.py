@@ -3,10 +3,12 @@ entry points. Autodiff and batching add theirs in `ad_api` and `batching_api`.""
 from __future__ import annotations
 
 import functools
+import math
 
 import numpy as np
 
 from . import core, dtypes, tree_util
+from . import sharding as _sharding
 from .codegen import runtime, stablehlo
 from .errors import AstjaxError, ArgumentError, ArgumentTypeError, caller_location
 from .staging import StagedCallable, arg_hints, leaf_aval, stage_flat
@@ -450,6 +452,26 @@ def device_count():
 
 
 local_device_count = device_count
+
+
+def make_mesh(axis_shapes, axis_names, axis_types=None, *, devices=None):
+    """A `sharding.Mesh` of `axis_shapes` over the first devices of `devices` (default:
+    all devices), its axes `Explicit` unless `axis_types` says otherwise (JAX 0.10's
+    default)."""
+    axis_shapes = tuple(int(s) for s in axis_shapes)
+    if isinstance(axis_names, str):
+        axis_names = (axis_names,)
+    devices = list(runtime.devices() if devices is None else devices)
+    size = math.prod(axis_shapes)
+    if size > len(devices):
+        raise ValueError(f"Number of devices {len(devices)} must be >= the product of "
+                         f"mesh_shape {axis_shapes}")
+    devices = devices[:size]
+    if axis_types is None:
+        axis_types = (_sharding.AxisType.Explicit,) * len(axis_shapes)
+    grid = np.empty(len(devices), dtype=object)
+    grid[:] = devices
+    return _sharding.Mesh(grid.reshape(axis_shapes), tuple(axis_names), axis_types)
 
 
 def default_backend():

@@ -35,7 +35,13 @@ JAX_API_VERSION = "0.10.2"
 # jax.<name> -> astjax.<name>: the public modules astjax provides under JAX's names.
 PUBLIC_MODULES = ("numpy", "numpy.linalg", "lax", "random", "nn", "nn.initializers",
                   "scipy", "scipy.special", "scipy.linalg", "tree_util", "tree", "typing",
-                  "test_util", "flatten_util", "errors", "dtypes")
+                  "test_util", "flatten_util", "errors", "dtypes", "scipy.stats",
+                  "sharding") + tuple(
+    f"scipy.stats.{d}" for d in (
+        "bernoulli", "beta", "betabinom", "binom", "cauchy", "chi2", "dirichlet", "expon",
+        "gamma", "gennorm", "geom", "gumbel_l", "gumbel_r", "laplace", "logistic",
+        "multinomial", "multivariate_normal", "nbinom", "norm", "pareto", "poisson", "t",
+        "uniform", "vonmises", "wrapcauchy"))
 
 
 class _AliasFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
@@ -68,12 +74,11 @@ def _target_name(fullname):
         return "astjax"
     sub = fullname[len("jax."):]
     compat = f"astjax.compat.{sub}"
-    if importlib.util.find_spec(compat.rsplit(".", 1)[0]) is not None:
-        try:
-            if importlib.util.find_spec(compat) is not None:
-                return compat
-        except ModuleNotFoundError:
-            pass
+    try:  # find_spec imports the parents, which may themselves be missing
+        if importlib.util.find_spec(compat) is not None:
+            return compat
+    except ModuleNotFoundError:
+        pass
     if sub in PUBLIC_MODULES:
         return f"astjax.{sub}"
     return None

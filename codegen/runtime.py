@@ -26,6 +26,7 @@ from astjax import core, dtypes, tree_util  # noqa: E402
 from astjax.config import config  # noqa: E402
 from astjax.core import ShapedArray  # noqa: E402
 from astjax.errors import ArgumentError  # noqa: E402
+from astjax.sharding import SingleDeviceSharding  # noqa: E402
 
 from . import compile_cache, stablehlo  # noqa: E402
 
@@ -141,6 +142,11 @@ class Array:
     @property
     def device(self):
         return self._buf.sharding._device if hasattr(self._buf, "sharding") else default_device()
+
+    @property
+    def sharding(self):
+        """The layout: the whole array on its one device."""
+        return SingleDeviceSharding(self.device)
 
     def copy_to_host_async(self):
         self._buf._copy_single_device_array_to_host_async()

@@ -48,7 +48,7 @@ MAX_LINES = 800
 # matches the module itself and everything below it; "astjax" matches only the root).
 LAYERS = [
     ("base", ["astjax.errors", "astjax.config", "astjax.dtypes", "astjax.tree_util",
-              "astjax.tree", "astjax.util", "astjax.pyast", "astjax.pretty"]),
+              "astjax.tree", "astjax.util", "astjax.pyast", "astjax.pretty", "astjax.sharding"]),
     ("core", ["astjax.core", "astjax.ir"]),
     ("primitives", ["astjax.primitives"]),     # families ordered as primitives/__init__.py
     ("wings", ["astjax.transforms", "astjax.codegen", "astjax.frontend", "astjax.staging"]),

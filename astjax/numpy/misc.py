@@ -5,16 +5,14 @@ I/O (`load`, `save`, `frombuffer`, ... act on concrete values), `partition` /
 `einsum_path`."""
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 
 from .. import core, dtypes, lax
-from ..batching_api import vmap
 from ..errors import ArgumentError
 from . import ufuncs as uf
 from .creation import asarray
 from .ufuncs import asarray_operand
+from .vectorize import vectorize  # noqa: F401  (re-exported)
 
 __all__ = ["bool", "single", "double", "csingle", "cdouble", "character", "flexible",
            "object_", "ComplexWarning", "array_repr", "array_str", "get_printoptions",
@@ -60,34 +58,6 @@ def sort_complex(a):
     if not dtypes.issubdtype(dt, np.complexfloating):
         a = lax.convert_element_type(a, dtypes.canonicalize(np.promote_types(dt, np.complex64)))
     return a
-
-
-def vectorize(pyfunc, *, excluded=frozenset(), signature=None):
-    """Elementwise `pyfunc` over broadcast arguments, via `vmap` over the flattened
-    broadcast shape (signature-free form)."""
-    if signature is not None:
-        from ..errors import NotImplementedInAstjaxError
-        raise NotImplementedInAstjaxError("jnp.vectorize(signature=...) is not implemented")
-
-    @functools.wraps(pyfunc)
-    def wrapped(*args, **kwargs):
-        dyn = [i for i in range(len(args)) if i not in excluded]
-        arrs = [asarray_operand(args[i]) for i in dyn]
-        shape = uf.broadcast_shapes(*[core.get_aval(a).shape for a in arrs])
-        n = int(np.prod(shape, dtype=np.int64))
-        flat = [lax.reshape(uf.broadcast_to_shape(a, shape), (n,)) for a in arrs]
-
-        def one(*xs):
-            full = list(args)
-            for i, x in zip(dyn, xs):
-                full[i] = x
-            from ..frontend import operators  # user code is converted (if/while work)
-            return operators.call(pyfunc, *full, **kwargs)
-        from .util import _Direct  # library code: run as is, not source-converted
-        out = vmap(_Direct(one))(*flat)
-        from ..tree_util import tree_map
-        return tree_map(lambda o: lax.reshape(o, shape + core.get_aval(o).shape[1:]), out)
-    return wrapped
 
 
 def poly(seq_of_zeros):

@@ -18,7 +18,7 @@ from .elementwise import (  # noqa: F401
     tanh)
 from .cumulative import (argmax, argmin, cumlogsumexp, cummax, cummin,  # noqa: F401
                                     cumprod, cumsum)
-from .reductions import (dot, dot_general, reduce_and, reduce_max,  # noqa: F401
+from .reductions import (Precision, dot, dot_general, reduce_and, reduce_max,  # noqa: F401
                                     reduce_min, reduce_or, reduce_prod, reduce_sum)
 from .selection import clamp, select, select_n  # noqa: F401
 from .slicing import (_index_scalar, dynamic_index_in_dim,  # noqa: F401

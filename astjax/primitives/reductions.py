@@ -6,6 +6,7 @@ and the `lax.*` wrappers (`reduce_*`, `dot_general`, `dot`); argmax/argmin are i
 from __future__ import annotations
 
 import ast
+import enum
 
 import numpy as np
 
@@ -177,6 +178,41 @@ def _dot_impl(x, y, *, dimension_numbers, precision=None, preferred_element_type
     return out.astype(preferred_element_type or x.dtype)
 
 
+class Precision(enum.Enum):
+    """`lax.Precision`: how hard a backend may cut corners in a matrix product
+    (DEFAULT may use bfloat16 / TF32 passes on accelerators; CPU computes exactly).
+    Also constructed from JAX's strings: 'default'/'fastest'/'bfloat16',
+    'high'/'tensorfloat32', 'highest'/'float32'."""
+    DEFAULT = 0
+    HIGH = 1
+    HIGHEST = 2
+
+    @classmethod
+    def _missing_(cls, value):
+        names = {"default": cls.DEFAULT, "fastest": cls.DEFAULT, "bfloat16": cls.DEFAULT,
+                 "high": cls.HIGH, "tensorfloat32": cls.HIGH,
+                 "highest": cls.HIGHEST, "float32": cls.HIGHEST}
+        return names.get(value.lower()) if isinstance(value, str) else None
+
+    def __repr__(self):
+        return f"Precision.{self.name}"
+
+    __str__ = lambda self: self.name  # noqa: E731
+
+
+def canonicalize_precision(precision):
+    """None, a Precision (or its string) or a pair of them -> None or a pair."""
+    if precision is None:
+        return None
+    if isinstance(precision, (Precision, str)):
+        p = Precision(precision)
+        return (p, p)
+    if isinstance(precision, (tuple, list)) and len(precision) == 2:
+        return tuple(Precision(p) if p is not None else Precision.DEFAULT for p in precision)
+    raise ValueError(f"precision argument must be None, a lax.Precision, a string or a pair "
+                     f"of them, got {precision!r}")
+
+
 def _dot_lowering(ctx, x, y, *, dimension_numbers, precision=None,
                   preferred_element_type=None, out_sharding=None):
     (lc, rc), (lb, rb) = dimension_numbers
@@ -188,7 +224,11 @@ def _dot_lowering(ctx, x, y, *, dimension_numbers, precision=None,
           f"rhs_batching_dimensions = [{', '.join(map(str, rb))}], "
           f"lhs_contracting_dimensions = [{', '.join(map(str, lc))}], "
           f"rhs_contracting_dimensions = [{', '.join(map(str, rc))}]>")
-    return ctx.op1("stablehlo.dot_general", [x, y], attrs={"dot_dimension_numbers": dn})
+    attrs = {"dot_dimension_numbers": dn}
+    if precision is not None:
+        attrs["precision_config"] = "[" + ", ".join(
+            f"#stablehlo<precision {p.name}>" for p in precision) + "]"
+    return ctx.op1("stablehlo.dot_general", [x, y], attrs=attrs)
 
 
 register(dot_general_p, impl=_dot_impl, abstract_eval=_dot_ae, lowering=_dot_lowering)
@@ -292,7 +332,8 @@ def _dot_source(gen, eqn):
     (lc, rc), (lb, rb) = eqn.params["dimension_numbers"]
     pet = eqn.params.get("preferred_element_type")
     same = pet is None or np.dtype(pet) == x.aval.dtype == y.aval.dtype
-    if (same and not lb and not rb and x.aval.ndim in (1, 2) and y.aval.ndim in (1, 2)
+    if (same and eqn.params.get("precision") is None and not lb and not rb
+            and x.aval.ndim in (1, 2) and y.aval.ndim in (1, 2)
             and tuple(lc) == (x.aval.ndim - 1,) and tuple(rc) == (0,)
             and isinstance(x, core.Var) and isinstance(y, core.Var)):
         return ast.BinOp(left=gen.arg(x), op=ast.MatMult(), right=gen.arg(y))
@@ -300,6 +341,8 @@ def _dot_source(gen, eqn):
     kw = {}
     if pet is not None and np.dtype(pet) != x.aval.dtype:
         kw["preferred_element_type"] = dtype_expr(pet)
+    if eqn.params.get("precision") is not None:
+        kw["precision"] = gen.value(tuple(p.name for p in eqn.params["precision"]))
     return lax_call("dot_general", gen, eqn, gen.value(dn), **kw)
 
 
@@ -315,6 +358,7 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
                  else _aval(lhs).dtype)
     params = dict(dimension_numbers=dot_dims((lc, rc), (lb, rb)),
                   preferred_element_type=out_dtype)
+    precision = canonicalize_precision(precision)
     if precision is not None:
         params["precision"] = precision
     return bind(dot_general_p, lhs, rhs, **params)

@@ -8,7 +8,7 @@ from .. import core, lax
 from ..core import bind
 from ..errors import ShapeError
 from ..numpy import linalg as _la
-from ..numpy.ufuncs import asarray_operand, promote_dtypes, promote_args_inexact
+from ..numpy.ufuncs import asarray_operand, promote_dtypes, promote_dtypes_inexact
 from ..primitives.linalg import triangular_solve_p
 
 __all__ = ["solve_triangular", "cholesky", "cho_factor", "cho_solve", "lu_factor", "lu_solve",
@@ -20,8 +20,7 @@ det, inv, qr = _la.det, _la.inv, _la.qr
 def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_b=False,
                      debug=None, check_finite=True):
     """Solve a x = b (trans=0), a^T x = b (1 / 'T') or a^H x = b (2 / 'C')."""
-    a, b = promote_args_inexact("solve_triangular", asarray_operand(a), asarray_operand(b))
-    a, b = promote_dtypes(a, b)
+    a, b = promote_dtypes_inexact(asarray_operand(a), asarray_operand(b))
     vec = core.get_aval(b).ndim == core.get_aval(a).ndim - 1
     if vec:
         b = lax.expand_dims(b, (core.get_aval(b).ndim,))

@@ -127,7 +127,7 @@ def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002
 # ------------------------------------------------------------ factorizations
 
 
-@library_jit
+@library_jit(static_argnames=("upper", "symmetrize_input"))
 def cholesky(a, *, upper=False, symmetrize_input=True):
     a = _square("cholesky", a)
     if symmetrize_input:
@@ -239,7 +239,7 @@ def det(a):
     return uf.multiply(sign, prod(_diag(lu), axis=-1))
 
 
-@library_jit
+@library_jit(static_argnames=("method",))
 def slogdet(a, *, method=None):
     lu, _, sign = lu_factor(a)
     from ..reductions import prod

@@ -1,0 +1,35 @@
+"""The Bernoulli distribution, as `scipy.stats.bernoulli`."""
+from __future__ import annotations
+
+from ... import numpy as jnp
+from .. import special
+from ._util import promote
+
+__all__ = ["logpmf", "pmf", "cdf", "ppf"]
+
+
+def logpmf(k, p, loc=0):
+    """k log p + (1 - k) log(1 - p) for k in [0, 1] (after `loc`), -inf outside."""
+    k, p, loc = promote(k, p, loc)
+    k = k - loc
+    value = special.xlogy(k, p) + special.xlog1py(1.0 - k, -p)
+    return jnp.where((k < 0) | (k > 1), -jnp.inf, value)
+
+
+def pmf(k, p, loc=0):
+    """The probability mass."""
+    return jnp.exp(logpmf(k, p, loc))
+
+
+def cdf(k, p):
+    """P(X <= k): 0 below 0, 1 - p on [0, 1), 1 from 1; NaN for p outside [0, 1]."""
+    k, p = promote(k, p)
+    value = jnp.where(k < 0, 0.0, jnp.where(k < 1, 1.0 - p, 1.0))
+    return jnp.where((p < 0) | (p > 1) | jnp.isnan(k), jnp.nan, value)
+
+
+def ppf(q, p):
+    """The smallest k in {0, 1} with cdf(k) >= q; NaN outside the domain."""
+    q, p = promote(q, p)
+    value = jnp.where(q <= 1.0 - p, 0.0, 1.0)
+    return jnp.where((q < 0) | (q > 1) | (p < 0) | (p > 1), jnp.nan, value)

@@ -1,0 +1,24 @@
+"""The beta distribution, as `scipy.stats.beta` (`logpdf`, `pdf`)."""
+from __future__ import annotations
+
+from ... import numpy as jnp
+from .. import special
+from ._util import promote
+
+__all__ = ["logpdf", "pdf"]
+
+
+def logpdf(x, a, b, loc=0, scale=1):
+    """(a-1) log y + (b-1) log(1-y) - log B(a, b) - log(scale) for x in
+    [loc, loc + scale], -inf outside; NaN unless a, b and scale are positive."""
+    x, a, b, loc, scale = promote(x, a, b, loc, scale)
+    y = (x - loc) / scale
+    value = (special.xlogy(a - 1.0, y) + special.xlog1py(b - 1.0, -y)
+             - special.betaln(a, b) - jnp.log(scale))
+    value = jnp.where((x < loc) | (x > loc + scale), -jnp.inf, value)
+    return jnp.where((a <= 0) | (b <= 0) | (scale <= 0), jnp.nan, value)
+
+
+def pdf(x, a, b, loc=0, scale=1):
+    """The density."""
+    return jnp.exp(logpdf(x, a, b, loc, scale))

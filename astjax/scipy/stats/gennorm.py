@@ -1,0 +1,19 @@
+"""The generalized normal distribution, as `scipy.stats.gennorm` (`logpdf`, `pdf`)."""
+from __future__ import annotations
+
+from ... import numpy as jnp
+from .. import special
+from ._util import promote
+
+__all__ = ["logpdf", "pdf"]
+
+
+def logpdf(x, beta):
+    """log(beta / 2) - log Γ(1/beta) - |x|^beta."""
+    x, beta = promote(x, beta)
+    return jnp.log(0.5 * beta) - special.gammaln(1.0 / beta) - jnp.abs(x) ** beta
+
+
+def pdf(x, beta):
+    """The density."""
+    return jnp.exp(logpdf(x, beta))

@@ -1,0 +1,51 @@
+"""The left-skewed Gumbel distribution, as `scipy.stats.gumbel_l`."""
+from __future__ import annotations
+
+from ... import numpy as jnp
+from ._util import promote
+
+__all__ = ["logpdf", "pdf", "logcdf", "cdf", "ppf", "sf", "logsf"]
+
+
+def _z(x, loc, scale):
+    x, loc, scale = promote(x, loc, scale)
+    return (x - loc) / scale, scale
+
+
+def logpdf(x, loc=0, scale=1):
+    """z - e^z - log(scale)."""
+    z, scale = _z(x, loc, scale)
+    return z - jnp.exp(z) - jnp.log(scale)
+
+
+def pdf(x, loc=0, scale=1):
+    """The density."""
+    return jnp.exp(logpdf(x, loc, scale))
+
+
+def cdf(x, loc=0, scale=1):
+    """P(X <= x) = 1 - exp(-e^z)."""
+    z, _ = _z(x, loc, scale)
+    return -jnp.expm1(-jnp.exp(z))
+
+
+def logcdf(x, loc=0, scale=1):
+    """log P(X <= x)."""
+    return jnp.log(cdf(x, loc, scale))
+
+
+def logsf(x, loc=0, scale=1):
+    """log P(X > x) = -e^z."""
+    z, _ = _z(x, loc, scale)
+    return -jnp.exp(z)
+
+
+def sf(x, loc=0, scale=1):
+    """P(X > x) = exp(-e^z)."""
+    return jnp.exp(logsf(x, loc, scale))
+
+
+def ppf(q, loc=0, scale=1):
+    """loc + scale log(-log(1 - q)) for q in (0, 1); NaN outside (at 0 and 1 too, as in JAX)."""
+    q, loc, scale = promote(q, loc, scale)
+    return jnp.where((q > 0) & (q < 1), loc + scale * jnp.log(-jnp.log1p(-q)), jnp.nan)

@@ -1,0 +1,60 @@
+"""The normal distribution `N(loc, scale**2)`: densities, distribution functions and
+their inverses, as `scipy.stats.norm` (and `jax.scipy.stats.norm`)."""
+from __future__ import annotations
+
+import math
+
+from ... import numpy as jnp
+from .. import special
+from ._util import promote
+
+__all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf", "isf"]
+
+
+def logpdf(x, loc=0, scale=1):
+    """log N(x; loc, scale**2) (a function of scale**2, so a negative scale acts as
+    its absolute value, as in JAX)."""
+    x, loc, scale = promote(x, loc, scale)
+    z = (x - loc) / scale
+    return -0.5 * (z * z + jnp.log(scale * scale)) - 0.5 * math.log(2 * math.pi)
+
+
+def pdf(x, loc=0, scale=1):
+    """The density of N(loc, scale**2) at `x`."""
+    return jnp.exp(logpdf(x, loc, scale))
+
+
+def cdf(x, loc=0, scale=1):
+    """P(X <= x)."""
+    x, loc, scale = promote(x, loc, scale)
+    return special.ndtr((x - loc) / scale)
+
+
+def logcdf(x, loc=0, scale=1):
+    """log P(X <= x), accurate far into the lower tail."""
+    x, loc, scale = promote(x, loc, scale)
+    return special.log_ndtr((x - loc) / scale)
+
+
+def sf(x, loc=0, scale=1):
+    """P(X > x)."""
+    x, loc, scale = promote(x, loc, scale)
+    return special.ndtr((loc - x) / scale)
+
+
+def logsf(x, loc=0, scale=1):
+    """log P(X > x)."""
+    x, loc, scale = promote(x, loc, scale)
+    return special.log_ndtr((loc - x) / scale)
+
+
+def ppf(q, loc=0, scale=1):
+    """The quantile function: the x with cdf(x) = q."""
+    q, loc, scale = promote(q, loc, scale)
+    return special.ndtri(q) * scale + loc
+
+
+def isf(q, loc=0, scale=1):
+    """The inverse survival function: the x with sf(x) = q."""
+    q, loc, scale = promote(q, loc, scale)
+    return loc - special.ndtri(q) * scale

@@ -1,0 +1,431 @@
+"""`astjax.sharding`: JAX's data model of device layouts — `Mesh`, `AxisType`,
+`PartitionSpec` (also `astjax.P`), and the shardings `SingleDeviceSharding` and
+`NamedSharding` with the methods users call (`devices_indices_map`, `shard_shape`,
+`is_fully_replicated`, `is_equivalent_to`, ...), computed as JAX computes them.
+
+This module describes layouts; it does not move data (`astjax.make_mesh`, which needs
+the runtime's devices, lives in `api.py`). An astjax `Array` lives on one
+device and reports a `SingleDeviceSharding`; running one program over several
+devices (sharded `jit`, multi-device `device_put`) is the scale-out issue's work
+and raises a clear error where it is asked for.
+"""
+from __future__ import annotations
+
+import enum
+import math
+import threading
+from collections import OrderedDict
+
+import numpy as np
+
+__all__ = ["Sharding", "SingleDeviceSharding", "NamedSharding", "PartitionSpec", "Mesh",
+           "AbstractMesh", "AxisType", "set_mesh", "use_mesh", "get_mesh",
+           "get_abstract_mesh", "IndivisibleError", "DuplicateSpecError"]
+
+
+class IndivisibleError(ValueError):
+    """An array dimension is not divisible by the number of its shards."""
+
+
+class DuplicateSpecError(ValueError):
+    """A mesh axis appears twice in one `PartitionSpec`."""
+
+
+class AxisType(enum.Enum):
+    """How a mesh axis is partitioned: by XLA (`Auto`), visibly in types
+    (`Explicit`), or by hand inside `shard_map` (`Manual`)."""
+    Auto = enum.auto()
+    Explicit = enum.auto()
+    Manual = enum.auto()
+
+    def __repr__(self):
+        return self.name
+
+
+class _Unconstrained:
+    """`PartitionSpec.UNCONSTRAINED`: let the partitioner choose this dimension."""
+    _instance = None
+
+    def __new__(cls):
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self):
+        return "UNCONSTRAINED"
+
+
+class PartitionSpec:
+    """Which mesh axes each array dimension is split over: one entry per leading
+    dimension, each `None` (replicated), an axis name, a tuple of axis names, or
+    `PartitionSpec.UNCONSTRAINED`. Trailing dimensions not named are replicated."""
+    UNCONSTRAINED = _Unconstrained()
+    __slots__ = ("_partitions",)
+
+    def __init__(self, *partitions):
+        parts = []
+        for p in partitions:
+            if isinstance(p, list):
+                p = tuple(p)
+            if not (p is None or isinstance(p, (str, tuple, _Unconstrained))):
+                raise TypeError(f"PartitionSpec entries must be None, a mesh axis name or a "
+                                f"tuple of names, got {p!r}")
+            parts.append(p)
+        self._partitions = tuple(parts)
+
+    def __iter__(self):
+        return iter(self._partitions)
+
+    def __len__(self):
+        return len(self._partitions)
+
+    def __getitem__(self, i):
+        return self._partitions[i]
+
+    def __eq__(self, other):
+        return isinstance(other, PartitionSpec) and self._partitions == other._partitions
+
+    def __hash__(self):
+        return hash(self._partitions)
+
+    def __repr__(self):
+        inner = ", ".join(repr(p) for p in self._partitions)
+        return f"P({inner},)" if len(self._partitions) == 1 else f"P({inner})"
+
+    def _normalized(self, ndim):
+        """The spec padded with `None` to `ndim` entries."""
+        if len(self) > ndim:
+            raise ValueError(f"PartitionSpec {self!r} has {len(self)} entries, more than the "
+                             f"array's rank {ndim}")
+        return self._partitions + (None,) * (ndim - len(self))
+
+    @staticmethod
+    def _axes(entry):
+        if entry is None or isinstance(entry, _Unconstrained):
+            return ()
+        return (entry,) if isinstance(entry, str) else tuple(entry)
+
+
+class Mesh:
+    """An n-d array of devices with a name per axis; also a context manager that
+    makes it the current mesh (see `set_mesh`)."""
+
+    def __init__(self, devices, axis_names, axis_types=None):
+        devices = np.asarray(devices, dtype=object)
+        if isinstance(axis_names, str):
+            axis_names = (axis_names,)
+        axis_names = tuple(axis_names)
+        if devices.ndim != len(axis_names):
+            raise ValueError(f"Mesh requires the ndim of its first argument (`devices`) to "
+                             f"equal the length of its second argument (`axis_names`), got "
+                             f"devices.ndim == {devices.ndim} and len(axis_names) == "
+                             f"{len(axis_names)}.")
+        if len(set(axis_names)) != len(axis_names):
+            raise ValueError(f"Mesh axis names must be unique, got {axis_names}")
+        if axis_types is None:
+            axis_types = (AxisType.Auto,) * len(axis_names)
+        elif isinstance(axis_types, AxisType):
+            axis_types = (axis_types,) * len(axis_names)
+        axis_types = tuple(axis_types)
+        if len(axis_types) != len(axis_names) or not all(isinstance(t, AxisType)
+                                                         for t in axis_types):
+            raise ValueError(f"axis_types must be one AxisType per axis name, got {axis_types}")
+        self.devices = devices
+        self.axis_names = axis_names
+        self.axis_types = axis_types
+        self._contexts = []
+
+    @property
+    def shape(self):
+        """OrderedDict axis name -> size."""
+        return OrderedDict(zip(self.axis_names, self.devices.shape))
+
+    @property
+    def size(self):
+        return 0 if self.empty else int(self.devices.size)
+
+    @property
+    def axis_sizes(self):
+        return self.devices.shape
+
+    @property
+    def shape_tuple(self):
+        return tuple(self.shape.items())
+
+    @property
+    def empty(self):
+        return not self.axis_names
+
+    @property
+    def device_ids(self):
+        return np.vectorize(lambda d: d.id, otypes=[int])(self.devices)
+
+    @property
+    def local_devices(self):
+        return [d for d in self.devices.flat if d.process_index == d.client.process_index()]
+
+    @property
+    def abstract_mesh(self):
+        return AbstractMesh(self.devices.shape, self.axis_names, self.axis_types)
+
+    def __eq__(self, other):
+        return (isinstance(other, Mesh) and self.axis_names == other.axis_names
+                and self.axis_types == other.axis_types
+                and self.devices.shape == other.devices.shape
+                and all(a == b for a, b in zip(self.devices.flat, other.devices.flat)))
+
+    def __hash__(self):
+        return hash((self.axis_names, self.axis_types, self.devices.shape,
+                     tuple(d.id for d in self.devices.flat)))
+
+    def __repr__(self):
+        if self.empty:
+            return "Mesh(axis_sizes=(), axis_names=())"
+        axes = ", ".join(f"{n!r}: {s}" for n, s in self.shape.items())
+        types = ", ".join(repr(t) for t in self.axis_types)
+        return f"Mesh({axes}, axis_types=({types}{',' if len(self.axis_types) == 1 else ''}))"
+
+    def __enter__(self):
+        self._contexts.append(set_mesh(self))
+        return self
+
+    def __exit__(self, *exc):
+        return self._contexts.pop().__exit__(*exc)
+
+
+class AbstractMesh:
+    """A mesh's shape, axis names and types without devices (what staged types see)."""
+
+    def __init__(self, axis_sizes, axis_names, axis_types=None):
+        self.axis_sizes = tuple(axis_sizes)
+        self.axis_names = tuple(axis_names)
+        self.axis_types = tuple(axis_types or (AxisType.Auto,) * len(self.axis_names))
+
+    @property
+    def shape(self):
+        return OrderedDict(zip(self.axis_names, self.axis_sizes))
+
+    @property
+    def size(self):
+        return math.prod(self.axis_sizes)
+
+    @property
+    def empty(self):
+        return not self.axis_names
+
+    def __eq__(self, other):
+        return (isinstance(other, AbstractMesh) and self.axis_sizes == other.axis_sizes
+                and self.axis_names == other.axis_names and self.axis_types == other.axis_types)
+
+    def __hash__(self):
+        return hash((self.axis_sizes, self.axis_names, self.axis_types))
+
+    def __repr__(self):
+        axes = ", ".join(f"{n!r}: {s}" for n, s in self.shape.items())
+        types = ", ".join(repr(t) for t in self.axis_types)
+        sep = ", " if axes else ""
+        comma = "," if len(self.axis_types) == 1 else ""
+        return f"AbstractMesh({axes}{sep}axis_types=({types}{comma}))"
+
+
+class Sharding:
+    """Base class of layouts: which device holds which part of an array."""
+
+    @property
+    def device_set(self) -> set:
+        raise NotImplementedError
+
+    @property
+    def is_fully_replicated(self) -> bool:
+        raise NotImplementedError
+
+    @property
+    def memory_kind(self):
+        return self._memory_kind
+
+    @property
+    def num_devices(self) -> int:
+        return len(self.device_set)
+
+    @property
+    def is_fully_addressable(self) -> bool:
+        return all(d.process_index == d.client.process_index() for d in self.device_set)
+
+    @property
+    def addressable_devices(self) -> set:
+        return {d for d in self.device_set if d.process_index == d.client.process_index()}
+
+    def devices_indices_map(self, global_shape) -> dict:
+        """device -> tuple of slices: the part of a `global_shape` array it holds."""
+        raise NotImplementedError
+
+    def addressable_devices_indices_map(self, global_shape) -> dict:
+        local = self.addressable_devices
+        return {d: i for d, i in self.devices_indices_map(global_shape).items() if d in local}
+
+    def shard_shape(self, global_shape) -> tuple:
+        """The shape of each device's part of a `global_shape` array."""
+        raise NotImplementedError
+
+    def is_equivalent_to(self, other, ndim) -> bool:
+        """Same devices holding the same parts of any rank-`ndim` array."""
+        if not isinstance(other, Sharding) or self.memory_kind != other.memory_kind:
+            return False
+        shape = tuple(2 * 3 * 5 * 7 * max(1, self.num_devices) for _ in range(ndim))
+        try:
+            return self.devices_indices_map(shape) == other.devices_indices_map(shape)
+        except ValueError:
+            return False
+
+
+class SingleDeviceSharding(Sharding):
+    """The whole array on one device."""
+
+    def __init__(self, device, *, memory_kind=None):
+        self._device = device
+        self._memory_kind = memory_kind or "device"
+
+    @property
+    def device_set(self):
+        return {self._device}
+
+    @property
+    def is_fully_replicated(self):
+        return True
+
+    def devices_indices_map(self, global_shape):
+        return {self._device: (slice(None),) * len(global_shape)}
+
+    def shard_shape(self, global_shape):
+        return tuple(global_shape)
+
+    def __eq__(self, other):
+        return (isinstance(other, SingleDeviceSharding) and self._device == other._device
+                and self._memory_kind == other._memory_kind)
+
+    def __hash__(self):
+        return hash((self._device, self._memory_kind))
+
+    def __repr__(self):
+        return f"SingleDeviceSharding(device={self._device!r}, memory_kind={self._memory_kind})"
+
+
+class NamedSharding(Sharding):
+    """An array split over the axes of a `Mesh` as a `PartitionSpec` says."""
+
+    def __init__(self, mesh, spec, *, memory_kind=None):
+        if not isinstance(mesh, (Mesh, AbstractMesh)):
+            raise TypeError(f"NamedSharding needs a Mesh, got {type(mesh).__name__}")
+        if not isinstance(spec, PartitionSpec):
+            spec = PartitionSpec(*spec) if isinstance(spec, (tuple, list)) else spec
+        if not isinstance(spec, PartitionSpec):
+            raise TypeError(f"NamedSharding needs a PartitionSpec, got {spec!r}")
+        seen = set()
+        for entry in spec:
+            for name in PartitionSpec._axes(entry):
+                if name not in mesh.axis_names:
+                    raise ValueError(f"Resource axis: {name} of {spec!r} is not found in mesh: "
+                                     f"{mesh.axis_names}.")
+                if name in seen:
+                    raise DuplicateSpecError(
+                        "A single NamedSharding spec specification can map every mesh axis to "
+                        f"at most one positional dimension, but {spec!r} has duplicate "
+                        f"entries for `{name}`")
+                seen.add(name)
+        self.mesh = mesh
+        self.spec = spec
+        self._memory_kind = memory_kind or "device"
+
+    @property
+    def device_set(self):
+        return set(self.mesh.devices.flat)
+
+    @property
+    def is_fully_replicated(self):
+        sizes = self.mesh.shape
+        return all(sizes[n] == 1 for e in self.spec for n in PartitionSpec._axes(e))
+
+    def _factors(self, global_shape):
+        spec = self.spec._normalized(len(global_shape))
+        sizes = self.mesh.shape
+        factors = [math.prod(sizes[n] for n in PartitionSpec._axes(e)) for e in spec]
+        for dim, (n, f) in enumerate(zip(global_shape, factors)):
+            if n % f:
+                raise IndivisibleError(
+                    f"Sharding {self!r} implies that array axis {dim} is partitioned {f} "
+                    f"times, but the dimension size is {n} (full shape: {tuple(global_shape)}, "
+                    f"per-dimension tiling factors: {factors} should evenly divide the shape)")
+        return spec, factors
+
+    def shard_shape(self, global_shape):
+        _, factors = self._factors(global_shape)
+        return tuple(n // f for n, f in zip(global_shape, factors))
+
+    def devices_indices_map(self, global_shape):
+        spec, factors = self._factors(global_shape)
+        names = self.mesh.axis_names
+        out = {}
+        for pos in np.ndindex(*self.mesh.devices.shape):
+            coord = dict(zip(names, pos))
+            index = []
+            for n, f, entry in zip(global_shape, factors, spec):
+                axes = PartitionSpec._axes(entry)
+                if f == 1:
+                    index.append(slice(None))
+                    continue
+                k = 0  # the shard number: major-to-minor over the entry's mesh axes
+                for a in axes:
+                    k = k * self.mesh.shape[a] + coord[a]
+                size = n // f
+                index.append(slice(k * size, (k + 1) * size))
+            out[self.mesh.devices[pos]] = tuple(index)
+        return out
+
+    def __eq__(self, other):
+        return (isinstance(other, NamedSharding) and self.mesh == other.mesh
+                and self.spec == other.spec and self._memory_kind == other._memory_kind)
+
+    def __hash__(self):
+        return hash((self.mesh, self.spec, self._memory_kind))
+
+    def __repr__(self):
+        return (f"NamedSharding(mesh={self.mesh!r}, spec={self.spec!r}, "
+                f"memory_kind={self._memory_kind})")
+
+
+# ------------------------------------------------------------------ the current mesh
+
+_current = threading.local()
+
+
+def get_mesh():
+    """The mesh set by `set_mesh` / `with mesh:` in this thread, else an empty Mesh."""
+    mesh = getattr(_current, "mesh", None)
+    return mesh if mesh is not None else Mesh(np.empty((), object), ())
+
+
+def get_abstract_mesh():
+    """The current mesh's `AbstractMesh` (an empty one when none is set)."""
+    return get_mesh().abstract_mesh
+
+
+class set_mesh:
+    """Make `mesh` the current mesh of this thread, at once (a global setter) and, used
+    as a context manager, only until the `with` block ends."""
+
+    def __init__(self, mesh):
+        if not isinstance(mesh, Mesh):
+            raise TypeError(f"set_mesh needs a Mesh, got {type(mesh).__name__}")
+        self.mesh = mesh
+        self._previous = getattr(_current, "mesh", None)
+        _current.mesh = mesh
+
+    def __enter__(self):
+        return self.mesh
+
+    def __exit__(self, *exc):
+        _current.mesh = self._previous
+        return False
+
+
+use_mesh = set_mesh
