@@ -75,6 +75,10 @@ def python_scalar_dtype(x) -> np.dtype:
 
 
 def issubdtype(a, b) -> bool:
+    if isinstance(b, type) and issubclass(b, extended):
+        return isinstance(a, type) and issubclass(a, b)
+    if isinstance(a, type) and issubclass(a, extended):
+        return b is np.generic
     if b in (np.floating, np.integer, np.complexfloating, np.inexact, np.number,
              np.signedinteger, np.unsignedinteger, np.bool_, np.generic):
         a = np.dtype(a)
@@ -184,3 +188,52 @@ def result_type(*args, return_weak_type_flag=False):
             pairs.append(dtype_and_weak(a))
     dt, weak = promote(*pairs)
     return (dt, weak) if return_weak_type_flag else dt
+
+
+# ---------------------------------------------------------------- `jax.dtypes` names
+
+
+class extended(np.generic):
+    """The abstract base JAX gives its extended dtypes (typed PRNG keys, ...): no
+    NumPy dtype is a subdtype of it."""
+
+
+class prng_key(extended):
+    """The abstract dtype of typed PRNG key arrays."""
+
+
+class TypePromotionError(ValueError):
+    """Two dtypes that the promotion mode in force does not combine."""
+
+
+def canonicalize_dtype(dt, allow_extended_dtype=False):
+    """`dt` as astjax computes with it (64-bit types narrowed unless x64)."""
+    if isinstance(dt, type) and issubclass(dt, extended):
+        if allow_extended_dtype:
+            return dt
+        raise ValueError(f"Internal: canonicalize_dtype called on extended dtype {dt} with "
+                         "allow_extended_dtype=False")
+    return canonicalize(dtype(dt))
+
+
+def scalar_type_of(x):
+    """The Python scalar type of `x`'s dtype category: bool, int, float or complex."""
+    dt = dtype(x)
+    if dt == bool_:
+        return bool
+    if issubdtype(dt, np.integer):
+        return int
+    if issubdtype(dt, np.floating):
+        return float
+    if issubdtype(dt, np.complexfloating):
+        return complex
+    raise TypeError(f"Invalid scalar value {x}")
+
+
+def itemsize_bits(dt) -> int:
+    """The size of one element in bits (4 for the int4 types, 8 for bool)."""
+    dt = np.dtype(dt)
+    if dt.kind in "iu" and dt not in SUPPORTED:
+        return ml_dtypes.iinfo(dt).bits
+    return dt.itemsize * 8
+

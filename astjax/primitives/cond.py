@@ -434,8 +434,15 @@ def switch(index, branches, *operands):
     return tree_util.tree_unflatten(out_tree, outs)
 
 
-def cond(pred, true_fun, false_fun, *operands):
-    """JAX's `lax.cond`: branches=(false_fun, true_fun) indexed by the predicate."""
-    if len(operands) == 0:
-        operands = ()
+_NO_OPERAND = object()
+
+
+def cond(pred, true_fun, false_fun, *operands, operand=_NO_OPERAND):
+    """JAX's `lax.cond`: branches=(false_fun, true_fun) indexed by the predicate. The
+    legacy keyword `operand=x` means one positional operand `x`."""
+    if operand is not _NO_OPERAND:
+        if operands:
+            raise TypeError("if `operand` is passed as a keyword, no other operands may be "
+                            f"passed positionally; got {len(operands)} positional operands")
+        operands = (operand,)
     return switch(pred, (false_fun, true_fun), *operands)
