@@ -233,7 +233,10 @@ def scalar_type_of(x):
 def itemsize_bits(dt) -> int:
     """The size of one element in bits (4 for the int4 types, 8 for bool)."""
     dt = np.dtype(dt)
-    if dt.kind in "iu" and dt not in SUPPORTED:
-        return ml_dtypes.iinfo(dt).bits
+    if dt.kind == "V":  # ml_dtypes' sub-byte and float8 types: ask ml_dtypes
+        try:
+            return ml_dtypes.iinfo(dt).bits
+        except ValueError:
+            return ml_dtypes.finfo(dt).bits
     return dt.itemsize * 8
 
