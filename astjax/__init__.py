@@ -13,7 +13,7 @@ from .config import config
 from . import dtypes, core, errors, tree_util
 from . import primitives  # noqa: F401  (registers every primitive)
 from .codegen import runtime as _runtime
-from .codegen.runtime import Array
+from .codegen.runtime import Array, Device
 from . import lax, numpy
 from . import random, nn, scipy, tree  # noqa: F401  (array API breadth)
 from .api import (jit, function, make_jaxpr, eval_shape, ShapeDtypeStruct, device_put,
@@ -31,6 +31,7 @@ from .ad_api import (grad, value_and_grad, jvp, vjp, linearize, jacfwd, jacrev, 
 from .pmap_api import pmap  # noqa: E402
 from . import flatten_util, test_util, typing  # noqa: E402,F401
 from . import sharding  # noqa: E402,F401
+from . import extend, interpreters  # noqa: E402,F401
 from .sharding import PartitionSpec as P, set_mesh  # noqa: E402,F401
 from .api import make_mesh  # noqa: E402,F401
 from .jax_alias import install_as_jax  # noqa: E402

@@ -98,7 +98,8 @@ class Primitive:
     pass `tx` first: `tx.jvp_jaxpr`, `tx.batch_jaxpr`, ...), and `unsupported`
     (rule kind -> why it is deliberately missing)."""
 
-    def __init__(self, name: str, multiple_results: bool = False, higher_order: bool = False):
+    def __init__(self, name: str, multiple_results: bool = False, higher_order: bool = False,
+                 register: bool = True):
         self.name = name
         self.multiple_results = multiple_results
         self.higher_order = higher_order
@@ -106,7 +107,8 @@ class Primitive:
             setattr(self, kind, None)
         self.linear = self.nondiff = self.always_batch = False
         self.unsupported: dict[str, str] = {}
-        primitives[name] = self
+        if register:  # astjax's own primitives; users' (astjax.extend) stay out
+            primitives[name] = self
 
     def bind(self, *args, **params):
         return bind(self, *args, **params)
@@ -432,6 +434,11 @@ def axis_size(name=_INNERMOST, loc=None) -> int:
                         + (f"the axes in scope are {names}" if names else
                            "no named axis is in scope here (collectives need to run under "
                            "vmap(..., axis_name=...) or pmap(..., axis_name=...))"), loc=loc)
+
+
+def innermost_axis_name():
+    """The name of the innermost mapped axis (None if unnamed or none is in scope)."""
+    return _state.axis_frames[-1].name if _state.axis_frames else None
 
 
 @contextmanager

@@ -36,7 +36,9 @@ JAX_API_VERSION = "0.10.2"
 PUBLIC_MODULES = ("numpy", "numpy.linalg", "lax", "random", "nn", "nn.initializers",
                   "scipy", "scipy.special", "scipy.linalg", "tree_util", "tree", "typing",
                   "test_util", "flatten_util", "errors", "dtypes", "scipy.stats",
-                  "sharding") + tuple(
+                  "sharding", "extend", "extend.core", "extend.linear_util", "interpreters",
+                  "interpreters.ad", "interpreters.batching", "interpreters.mlir",
+                  "interpreters.partial_eval") + tuple(
     f"scipy.stats.{d}" for d in (
         "bernoulli", "beta", "betabinom", "binom", "cauchy", "chi2", "dirichlet", "expon",
         "gamma", "gennorm", "geom", "gumbel_l", "gumbel_r", "laplace", "logistic",

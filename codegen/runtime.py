@@ -30,6 +30,8 @@ from astjax.sharding import SingleDeviceSharding  # noqa: E402
 
 from . import compile_cache, stablehlo  # noqa: E402
 
+Device = xc.Device  # `jax.Device`: jaxlib's own device class
+
 SUPPORTED_JAXLIB = "0.10.2"
 if jaxlib.__version__ != SUPPORTED_JAXLIB:  # pragma: no cover
     raise ImportError(f"astjax supports jaxlib=={SUPPORTED_JAXLIB} only (it drives private "

@@ -54,7 +54,7 @@ LAYERS = [
     ("wings", ["astjax.transforms", "astjax.codegen", "astjax.frontend", "astjax.staging"]),
     ("api", ["astjax.api", "astjax.ad_api", "astjax.batching_api", "astjax.pmap_api",
              "astjax.source_api", "astjax.lax", "astjax.lax_control", "astjax.lax_indexing",
-             "astjax.lax_parallel", "astjax.typing"]),
+             "astjax.lax_parallel", "astjax.typing", "astjax.interpreters", "astjax.extend"]),
     ("libraries", ["astjax.numpy", "astjax.random", "astjax.scipy", "astjax.nn",
                    "astjax.flatten_util", "astjax.test_util"]),
     # the package root, and what serves it as `jax` (the alias finder, its compat modules,
@@ -137,15 +137,12 @@ astjax.numpy.logic -> astjax.numpy.reductions
 astjax.numpy.logic -> astjax.numpy.shapes
 astjax.numpy.logic -> astjax.numpy.util
 astjax.numpy.misc -> astjax.errors
-astjax.numpy.misc -> astjax.frontend.operators
 astjax.numpy.misc -> astjax.numpy
 astjax.numpy.misc -> astjax.numpy.arrayops
 astjax.numpy.misc -> astjax.numpy.contractions
 astjax.numpy.misc -> astjax.numpy.linalg
 astjax.numpy.misc -> astjax.numpy.shapes
 astjax.numpy.misc -> astjax.numpy.statistics
-astjax.numpy.misc -> astjax.numpy.util
-astjax.numpy.misc -> astjax.tree_util
 astjax.numpy.reductions -> astjax.numpy.ufuncs
 astjax.numpy.reductions -> astjax.primitives.base
 astjax.numpy.scalar_types -> astjax.numpy.creation

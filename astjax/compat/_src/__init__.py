@@ -1,0 +1,1 @@
+"""`jax._src.*` modules that libraries import, with what they use from them."""

@@ -1,0 +1,5 @@
+"""`astjax.extend` (JAX's `jax.extend`): what libraries use to add primitives and to
+read staged programs — `core` (Primitive, Jaxpr, ...), `linear_util`. A primitive
+made here gets its rules through the views in `astjax.interpreters` and then works
+under `jit`, `grad`, `vmap` and `astjax.source` like astjax's own."""
+from . import core, linear_util  # noqa: F401

@@ -1,0 +1,116 @@
+"""`astjax.extend.core`: JAX's extension-facing IR names over astjax's own IR.
+
+`Primitive` is astjax's `core.Primitive` as a library defines one: `def_impl`,
+`def_abstract_eval` (also the effectful form), `multiple_results`, `bind`. Its rules
+are set through `astjax.interpreters.{ad, batching, mlir}` with JAX's signatures,
+which are astjax's own. Until a lowering is registered, the impl is its lowering (the
+impl is a function of `jnp`/`lax` operations, staged like any library code), and it
+prints in `astjax.source` as a call of the primitive's `bind`."""
+from __future__ import annotations
+
+from .. import core
+from ..interpreters.mlir import lower_fun
+from ..ir import ClosedJaxpr, Jaxpr, Literal, ShapedArray, Var  # noqa: F401
+from ..pyast import call
+
+__all__ = ["Primitive", "Jaxpr", "ClosedJaxpr", "Var", "Literal", "ShapedArray",
+           "mapped_aval", "unmapped_aval", "get_opaque_trace_state", "jaxpr_as_fun"]
+
+
+class Primitive(core.Primitive):
+    """A primitive defined outside astjax (JAX's `jax.extend.core.Primitive`)."""
+
+    def __init__(self, name: str):
+        super().__init__(name, register=False)
+        self.source = _bind_source
+
+    def def_impl(self, impl):
+        """The eager evaluation rule: a function of arrays (usually `jnp` code)."""
+        self.impl = impl
+        if self.lowering is None:
+            self.lowering = _LoweringFromImpl(self)
+        return impl
+
+    def def_abstract_eval(self, abstract_eval):
+        """avals -> aval (or a list of avals when `multiple_results`)."""
+        self.abstract_eval = abstract_eval
+        return abstract_eval
+
+    def def_effectful_abstract_eval(self, effectful_abstract_eval):
+        """avals -> (aval(s), effects); astjax tracks no effects, so only the
+        avals are kept."""
+        def abstract_eval(*avals, **params):
+            out, _effects = effectful_abstract_eval(*avals, **params)
+            return out
+        self.abstract_eval = abstract_eval
+        return effectful_abstract_eval
+
+    def bind(self, *args, **params):
+        """Stage an equation inside a transformation; outside, run the impl."""
+        if core.current_builder() is None and self.impl is not None:
+            return self.impl(*args, **params)
+        return core.bind(self, *args, **params)
+
+
+class _LoweringFromImpl:
+    """The default lowering of an extension primitive: its impl, staged."""
+
+    def __init__(self, prim):
+        self.prim = prim
+
+    def __call__(self, ctx, *args, **params):
+        outs = lower_fun(self.prim.impl, self.prim.multiple_results)(ctx, *args, **params)
+        return outs if self.prim.multiple_results else outs[0]
+
+
+def _bind_source(gen, eqn):
+    """`<primitive>.bind(*operands, **params)`: the primitive object travels in the
+    printed function's globals."""
+    fn = f"{gen.inject(eqn.primitive, eqn.primitive.name)}.bind"
+    return call(fn, [gen.arg(a) for a in eqn.invars],
+                **{k: gen.value(v) for k, v in eqn.params.items()})
+
+
+def mapped_aval(size: int, axis, aval):
+    """The aval of one slice of a batch: `aval` without dimension `axis` (JAX's
+    argument order)."""
+    if axis is None:
+        return aval
+    if aval.shape[axis] != size:
+        raise ValueError(f"mapped_aval: dimension {axis} of {aval.str_short()} is not {size}")
+    return aval.update(shape=aval.shape[:axis] + aval.shape[axis + 1:])
+
+
+def unmapped_aval(size: int, axis, aval, explicit_mesh_axis=None):
+    """The aval of a whole batch: `aval` with a dimension of `size` inserted at `axis`."""
+    if axis is None:
+        return aval
+    return aval.update(shape=aval.shape[:axis] + (size,) + aval.shape[axis:])
+
+
+def get_opaque_trace_state(convention=None):
+    """An object that compares equal while the same staging context is current: the
+    innermost builder (None outside every transformation)."""
+    return _TraceState(core.current_builder())
+
+
+class _TraceState:
+    __slots__ = ("builder",)
+
+    def __init__(self, builder):
+        self.builder = builder
+
+    def __eq__(self, other):
+        return isinstance(other, _TraceState) and other.builder is self.builder
+
+    def __hash__(self):
+        return id(self.builder)
+
+
+def jaxpr_as_fun(closed: ClosedJaxpr):
+    """A function evaluating `closed` by binding its equations (so it can be staged
+    and transformed again)."""
+    def fun(*args):
+        return core.inline_jaxpr(closed.jaxpr, closed.consts, args)
+    return fun
+

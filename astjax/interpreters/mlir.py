@@ -1,0 +1,79 @@
+"""`astjax.interpreters.mlir` (JAX's `jax.interpreters.mlir`): lowering registration.
+
+astjax writes StableHLO itself (codegen/stablehlo.py), so a lowering a library
+registers must be built by `lower_fun(fun)`: `fun` (a function of `jnp` / `lax`
+operations on the operands, with the equation's params as keywords) is staged on the
+operands' avals and its program inlined. Rules written against JAX's MLIR Python
+builders (`hlo.AddOp(...)`) cannot run on astjax: registering one is accepted, and
+using it raises a located error that says so."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import core
+from ..errors import NotImplementedInAstjaxError
+
+__all__ = ["register_lowering", "lower_fun"]
+
+
+class _LowerFun:
+    """A lowering rule made from a Python function (see the module docstring);
+    returns the list of lowered outputs."""
+
+    def __init__(self, fun, multiple_results):
+        self.fun = fun
+        self.multiple_results = multiple_results
+
+    def __call__(self, ctx, *args, **params):
+        def body(*xs):
+            out = self.fun(*xs, **params)
+            return list(out) if self.multiple_results else [out]
+        closed = core.stage(body, list(ctx.avals_in))
+        consts = [ctx.constant(np.asarray(c), core.get_aval(c)) for c in closed.consts]
+        return ctx.lower_jaxpr(closed.jaxpr, consts, list(args))
+
+
+def lower_fun(fun, multiple_results: bool = True):
+    """A lowering rule that stages `fun(*operands, **params)` and inlines it."""
+    return _LowerFun(fun, multiple_results)
+
+
+class _PlatformRules:
+    """A primitive's lowering: one rule per platform (None: every platform), each
+    with whether it follows astjax's convention (astjax's own and the impl-derived
+    rules) or is a library's `lower_fun` rule (or an unusable JAX-MLIR rule)."""
+
+    def __init__(self, prim):
+        self.prim = prim
+        self.rules = {}  # platform -> (rule, native)
+
+    def __call__(self, ctx, *args, **params):
+        rule, native = self.rules.get(ctx.platform, self.rules.get(None, (None, False)))
+        if rule is None:
+            raise NotImplementedInAstjaxError(
+                f"primitive {self.prim.name} has no lowering for platform {ctx.platform}")
+        if native:
+            return rule(ctx, *args, **params)
+        if not isinstance(rule, _LowerFun):
+            raise NotImplementedInAstjaxError(
+                f"the lowering registered for primitive {self.prim.name} is written against "
+                "JAX's MLIR builders, which astjax does not use; register "
+                "`mlir.lower_fun(impl, multiple_results=...)` instead")
+        outs = rule(ctx, *args, **params)
+        return outs if self.prim.multiple_results else outs[0]
+
+
+def register_lowering(prim, rule, platform: str | None = None):
+    """Set `prim`'s lowering (for one platform: 'cpu', 'cuda', 'rocm', 'tpu', or all);
+    returns `rule`."""
+    if not isinstance(prim, core.Primitive):
+        raise TypeError(f"register_lowering needs a Primitive, got {prim!r}")
+    table = prim.lowering if isinstance(prim.lowering, _PlatformRules) else None
+    if table is None:
+        table = _PlatformRules(prim)
+        if prim.lowering is not None:  # the rule it had stays the default
+            table.rules[None] = (prim.lowering, True)
+        prim.lowering = table
+    table.rules["cuda" if platform == "gpu" else platform] = (rule, False)
+    prim.unsupported.pop("lowering", None)
+    return rule

@@ -1,0 +1,97 @@
+"""The extension API (`astjax.extend`, `astjax.interpreters`): a primitive defined the
+way equinox and other libraries define theirs works eagerly and under `jit`,
+`grad`, `vmap` and `astjax.source`."""
+import numpy as np
+import pytest
+
+import astjax
+import astjax.numpy as jnp
+from astjax.errors import NotImplementedInAstjaxError
+from astjax.extend.core import Primitive, ShapedArray, mapped_aval, unmapped_aval
+from astjax.interpreters import ad, batching, mlir, partial_eval as pe
+from astjax.extend import linear_util as lu
+
+scale_p = Primitive("test_scale")
+
+
+def _scale_impl(x, *, k):
+    return x * k
+
+
+scale_p.def_impl(_scale_impl)
+scale_p.def_abstract_eval(lambda x, *, k: ShapedArray(x.shape, x.dtype))
+ad.primitive_jvps[scale_p] = lambda primals, tangents, *, k: (
+    scale_p.bind(primals[0], k=k), scale_p.bind(ad.instantiate_zeros(tangents[0]), k=k))
+ad.primitive_transposes[scale_p] = lambda ct, x, *, k: [scale_p.bind(ct, k=k)]
+batching.primitive_batchers[scale_p] = lambda args, dims, *, k: (scale_p.bind(args[0], k=k),
+                                                                 dims[0])
+mlir.register_lowering(scale_p, mlir.lower_fun(_scale_impl, multiple_results=False))
+
+# equinox's `unvmap_any`: several results, an impl-only lowering, an axis batching rule
+any_p = Primitive("test_unvmap_any")
+any_p.multiple_results = True
+any_p.def_impl(lambda x: [jnp.any(x)])
+any_p.def_abstract_eval(lambda x: [ShapedArray((), np.bool_)])
+batching.axis_primitive_batchers[any_p] = lambda axis, args, dims: (
+    any_p.bind(args[0]), [batching.not_mapped])
+
+
+def _loss(x):
+    return jnp.sum(jnp.sin(scale_p.bind(x, k=3.0)))
+
+
+def test_eager_jit_grad_vmap():
+    x = jnp.array([0.1, 0.2, 0.3])
+    want = np.sum(np.sin(3 * np.asarray(x)))
+    np.testing.assert_allclose(_loss(x), want, rtol=1e-6)
+    np.testing.assert_allclose(astjax.jit(_loss)(x), want, rtol=1e-6)
+    np.testing.assert_allclose(astjax.grad(_loss)(x), 3 * np.cos(3 * np.asarray(x)), rtol=1e-6)
+    xs = jnp.stack([x, 2 * x])
+    np.testing.assert_allclose(astjax.vmap(_loss)(xs), [want, np.sum(np.sin(6 * np.asarray(x)))],
+                               rtol=1e-6)
+    g = astjax.jit(astjax.vmap(astjax.grad(_loss)))(xs)
+    np.testing.assert_allclose(g[1], 3 * np.cos(6 * np.asarray(x)), rtol=1e-6)
+    assert "test_scale[k=3.0]" in str(astjax.make_jaxpr(_loss)(x))
+
+
+def test_printed_source_runs():
+    x = jnp.array([0.1, 0.2, 0.3])
+    src = astjax.source(astjax.grad(_loss), x)
+    assert "test_scale.bind(" in src
+    f = astjax.source_function(astjax.grad(_loss), x)
+    np.testing.assert_allclose(f(x), astjax.grad(_loss)(x), rtol=1e-6)
+
+
+def test_multiple_results_impl_lowering_and_axis_batcher():
+    x = jnp.array([0.0, 1.0])
+    assert bool(any_p.bind(x)[0]) and not bool(astjax.jit(lambda v: any_p.bind(v)[0])(x * 0))
+    out = astjax.vmap(lambda v: any_p.bind(v)[0])(jnp.array([[0.0, 0.0], [0.0, 1.0]]))
+    # unmapped: `any` over the whole batch (what equinox relies on), broadcast by vmap
+    np.testing.assert_array_equal(out, [True, True])
+
+
+def test_rule_tables_are_views():
+    assert scale_p in ad.primitive_jvps and scale_p in ad.primitive_transposes
+    assert scale_p.linear and batching.primitive_batchers[scale_p] is not None
+    assert ad.is_undefined_primal(ad.UndefinedPrimal(ShapedArray((), np.float32)))
+    with pytest.raises(KeyError):
+        ad.primitive_transposes[any_p]
+    assert any(p.name == "sin" for p in ad.primitive_jvps)
+
+
+def test_jax_mlir_style_rule_is_a_located_error():
+    p = Primitive("test_mlir_style")
+    p.def_abstract_eval(lambda x: x)
+    mlir.register_lowering(p, lambda ctx, x: [x])
+    with pytest.raises(NotImplementedInAstjaxError, match="lower_fun"):
+        astjax.jit(lambda x: p.bind(x))(jnp.ones(2))
+
+
+def test_avals_and_partial_eval():
+    a = ShapedArray((4, 3), np.float32)
+    assert mapped_aval(4, 0, a) == ShapedArray((3,), np.float32)
+    assert unmapped_aval(5, 1, a) == ShapedArray((4, 5, 3), np.float32)
+    f = lu.wrap_init(lambda x, y: [x * y + 1.0])
+    jaxpr, out_pvals, consts = pe.trace_to_jaxpr_nounits(
+        f, [pe.PartialVal.unknown(ShapedArray((2,), np.float32)), pe.PartialVal.known(2.0)])
+    assert len(jaxpr.invars) == 1 and out_pvals[0].get_aval().shape == (2,)
