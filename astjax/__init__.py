@@ -31,7 +31,9 @@ from .ad_api import (grad, value_and_grad, jvp, vjp, linearize, jacfwd, jacrev, 
 from .pmap_api import pmap  # noqa: E402
 from . import flatten_util, test_util, typing  # noqa: E402,F401
 from . import sharding  # noqa: E402,F401
-from . import extend, interpreters  # noqa: E402,F401
+from . import extend, interpreters, stages  # noqa: E402,F401
+from . import debug  # noqa: E402,F401
+from .callbacks_api import pure_callback  # noqa: E402,F401
 from .sharding import PartitionSpec as P, set_mesh  # noqa: E402,F401
 from .api import make_mesh  # noqa: E402,F401
 from .jax_alias import install_as_jax  # noqa: E402

@@ -93,6 +93,8 @@ class Primitive:
     - `source(gen, eqn)`: printed Python (default: `lax.<name>(...)`).
 
     Flags: `linear` (has a transpose), `nondiff` (integer-valued: zero tangent),
+    `effectful` (a side effect, e.g. a host callback: never removed as dead code,
+    never merged with an equal equation),
     `always_batch` (its batch rule runs even when no operand is mapped),
     `higher_order` (jvp/transpose/partial_eval/batch/dce rules receive the running
     pass `tx` first: `tx.jvp_jaxpr`, `tx.batch_jaxpr`, ...), and `unsupported`
@@ -105,7 +107,7 @@ class Primitive:
         self.higher_order = higher_order
         for kind in RULE_KINDS:
             setattr(self, kind, None)
-        self.linear = self.nondiff = self.always_batch = False
+        self.linear = self.nondiff = self.always_batch = self.effectful = False
         self.unsupported: dict[str, str] = {}
         if register:  # astjax's own primitives; users' (astjax.extend) stay out
             primitives[name] = self
@@ -140,6 +142,15 @@ def rule(p: Primitive, kind: str, loc=None, error=None, tx=None, optional=False)
 
 
 primitives: dict[str, Primitive] = {}
+
+
+def has_effects(eqn) -> bool:
+    """Does `eqn` have a side effect: an effectful primitive, or one inside a nested
+    jaxpr of its params (a debug print inside a loop body)?"""
+    if eqn.primitive.effectful:
+        return True
+    return any(has_effects(e) for j in sub_jaxprs(eqn.params)
+               for e in (j.jaxpr if isinstance(j, ClosedJaxpr) else j).eqns)
 
 
 def new_primitive(name: str, multiple_results: bool = False,

@@ -37,7 +37,7 @@ import time
 from jaxlib import xla_client as xc
 import jaxlib
 
-stats = {"hits": 0, "misses": 0, "writes": 0, "errors": 0,
+stats = {"hits": 0, "misses": 0, "writes": 0, "errors": 0, "uncacheable": 0,
          "load_s": 0.0, "compile_s": 0.0}   # seconds spent loading hits / compiling misses
 _SUFFIX = ".xlaexe"
 _MAGIC = b"ASTJAXXC"
@@ -143,9 +143,32 @@ def cache_key(client, text: str, devs, options) -> str:
     return h.hexdigest()
 
 
+def _parsed_module(text: str):
+    """`text` as an MLIR module object (what compiling with host callbacks takes)."""
+    from jaxlib.mlir import ir
+    from jaxlib.mlir._mlir_libs import _jax_mlir_ext
+    from jaxlib.mlir.dialects import chlo, stablehlo
+    registry = ir.DialectRegistry()
+    _jax_mlir_ext.register_dialects(registry)
+    context = ir.Context()
+    context.append_dialect_registry(registry)
+    context.load_all_available_dialects()
+    stablehlo.register_dialect(context)
+    chlo.register_dialect(context)
+    with context:
+        return ir.Module.parse(text)
+
+
 def compile_or_load(client, text: str, devs, options):
-    """`client.compile_and_load(text, devs, options)`, through the cache when on."""
+    """`client.compile_and_load(text, devs, options)`, through the cache when on. A
+    module that calls back into Python (`text.host_callbacks`) is compiled with its
+    callbacks and never cached: the functions live only in this process."""
     devs = tuple(devs)
+    callbacks = getattr(text, "host_callbacks", ())
+    if callbacks:
+        stats["uncacheable"] += 1
+        return client.compile_and_load(_parsed_module(text), xc.DeviceList(devs), options,
+                                       list(callbacks))
     d = cache_dir()
     if d is None:
         return client.compile_and_load(text.encode(), xc.DeviceList(devs), options)

@@ -56,6 +56,13 @@ def bool_array(xs) -> str:
     return f"array<i1{': ' if xs else ''}{', '.join('true' if x else 'false' for x in xs)}>"
 
 
+class ModuleText(str):
+    """A lowered module's StableHLO text; `host_callbacks` lists the Python functions
+    its host-callback custom calls reach, in the order of their `index` attribute
+    (they are handed to XLA when the module is compiled)."""
+    host_callbacks: tuple = ()
+
+
 class ModuleBuilder:
     def __init__(self):
         self.names = Namer("ssa")  # %0, %1, ...
@@ -63,6 +70,12 @@ class ModuleBuilder:
         self.types: dict[str, str] = {}
         self.indent = 4
         self.consts: dict = {}
+        self.host_callbacks: list = []
+
+    def host_callback(self, fn) -> int:
+        """Register a Python function for a host-callback custom call: its index."""
+        self.host_callbacks.append(fn)
+        return len(self.host_callbacks) - 1
 
     def fresh(self, typ) -> str:
         name = self.names.fresh()
@@ -147,6 +160,10 @@ class RuleContext:
     def region(self, arg_avals, body):
         return self.mb.region(arg_avals, body)
 
+    def host_callback(self, fn) -> int:
+        """The index under which the compiled module reaches Python function `fn`."""
+        return self.mb.host_callback(fn)
+
     def broadcast(self, x, aval_in, aval_out):
         """Broadcast a rank-0 (or equal-rank) operand to `aval_out`'s shape."""
         if aval_in.shape == aval_out.shape:
@@ -206,4 +223,6 @@ def lower_module(jaxpr: core.Jaxpr, name="main_fn", num_replicas=1, donated=(),
     head = (f"module @{safe} attributes {{mhlo.num_partitions = 1 : i32, "
             f"mhlo.num_replicas = {num_replicas} : i32}} {{\n"
             f"  func.func public @main({', '.join(sig)}) -> ({', '.join(out_types)}) {{\n")
-    return head + "\n".join(mb.lines) + "\n  }\n}\n"
+    text = ModuleText(head + "\n".join(mb.lines) + "\n  }\n}\n")
+    text.host_callbacks = tuple(mb.host_callbacks)
+    return text

@@ -1,6 +1,6 @@
 """Common-subexpression elimination: two equations with the same primitive, the same
-operands and equal params compute the same values (every astjax primitive is pure),
-so the second one's outputs are replaced by the first one's. Nested jaxprs are
+operands and equal params compute the same values (unless they have side effects,
+`core.has_effects`), so the second one's outputs are replaced by the first one's. Nested jaxprs are
 processed too (each on its own: they are closed)."""
 from __future__ import annotations
 
@@ -47,7 +47,8 @@ def cse_jaxpr(jaxpr: core.Jaxpr) -> core.Jaxpr:
             params = {k: _cse_param(v) for k, v in params.items()}
         eqn = eqn.replace(invars=invars, params=params)
         key = None
-        if eqn.primitive.name not in _NO_CSE and eqn.outvars:
+        if (eqn.primitive.name not in _NO_CSE and eqn.outvars
+                and not core.has_effects(eqn)):
             try:
                 key = (eqn.primitive, tuple(_atom_key(a) for a in invars),
                        _param_key(tuple(sorted(params.items()))))

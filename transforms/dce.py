@@ -1,5 +1,6 @@
-"""Dead-code elimination: drop equations whose outputs are unused (all astjax
-primitives are pure), recursively inside nested jaxprs' parents, and unused
+"""Dead-code elimination: drop equations whose outputs are unused, unless they have
+a side effect (`core.has_effects`: host callbacks, also inside nested jaxprs),
+recursively inside nested jaxprs' parents, and unused
 constvars. Primitives with nested jaxprs (cond/while/scan) have a `dce` rule, in
 their own module, that prunes their insides."""
 from __future__ import annotations
@@ -24,12 +25,16 @@ def dce_jaxpr(jaxpr: core.Jaxpr, used_outputs=None, prune_invars=False):
     new_eqns = []
     for eqn in reversed(jaxpr.eqns):
         flags = [v in used for v in eqn.outvars]
-        if not any(flags):
+        effects = core.has_effects(eqn)
+        if not any(flags) and not effects:
             continue
         rule = core.rule(eqn.primitive, "dce", tx=tx, optional=True)
         old_invars = eqn.invars
         if rule is not None:
-            eqn, used_in = rule(eqn, flags)  # used_in is over the *old* invars
+            kept, used_in = rule(eqn, flags)  # used_in is over the *old* invars
+            if kept is None and effects:  # a rule may only prune a body with no effects
+                kept, used_in = eqn, [True] * len(eqn.invars)
+            eqn = kept
         else:
             used_in = [True] * len(eqn.invars)
         if eqn is None:

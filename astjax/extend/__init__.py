@@ -2,4 +2,4 @@
 read staged programs — `core` (Primitive, Jaxpr, ...), `linear_util`. A primitive
 made here gets its rules through the views in `astjax.interpreters` and then works
 under `jit`, `grad`, `vmap` and `astjax.source` like astjax's own."""
-from . import core, linear_util  # noqa: F401
+from . import core, linear_util, source_info_util  # noqa: F401

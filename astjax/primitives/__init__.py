@@ -16,4 +16,5 @@ from . import linalg  # noqa: F401,E402  (cholesky, triangular_solve)
 from .linalg import *  # noqa: F401,F403
 from . import collectives  # noqa: F401,E402  (psum, all_gather, axis_index, ...: named axes)
 from . import custom_derivatives  # noqa: F401,E402  (stop_gradient, custom_jvp/vjp_call, checkpoint)
+from . import callbacks  # noqa: F401,E402  (pure_callback, io_callback, debug_callback)
 from . import ops  # noqa: F401,E402  (every wrapper in one namespace; after every family)

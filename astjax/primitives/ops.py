@@ -39,7 +39,7 @@ from .gather import (GatherDimensionNumbers, GatherScatterMode,  # noqa: F401
                                 gather)
 from .scatter import (ScatterDimensionNumbers, scatter, scatter_add,  # noqa: F401
                                  scatter_apply, scatter_max, scatter_min, scatter_mul)
-from .custom_derivatives import stop_gradient  # noqa: F401
+from .custom_derivatives import stop_gradient, stop_gradient_p  # noqa: F401
 from .collectives import (all_gather, all_to_all, axis_index,  # noqa: F401
                                      axis_size, pmax, pmean, pmin, ppermute, pshuffle, psum)
 

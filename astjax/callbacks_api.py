@@ -1,0 +1,76 @@
+"""`pure_callback` and `io_callback`: call a Python function (on NumPy arrays) from
+inside a staged program. Outside any transformation the function simply runs."""
+from __future__ import annotations
+
+import numpy as np
+
+from . import core, dtypes, tree_util
+from .codegen.runtime import device_put
+from .errors import ArgumentTypeError
+from .ir import ShapedArray
+from .primitives.callbacks import HostCall, io_callback_p, pure_callback_p
+
+__all__ = ["pure_callback", "io_callback", "flat_host_call"]
+
+
+def _result_avals(result_shape_dtypes):
+    leaves, tree = tree_util.tree_flatten(result_shape_dtypes)
+    avals = []
+    for leaf in leaves:
+        if not (hasattr(leaf, "shape") and hasattr(leaf, "dtype")):
+            raise ArgumentTypeError(
+                f"result_shape_dtypes must be a pytree of objects with .shape and .dtype "
+                f"(e.g. ShapeDtypeStruct), got {leaf!r}")
+        avals.append(ShapedArray(leaf.shape, dtypes.canonicalize(leaf.dtype)))
+    return avals, tree
+
+
+def flat_host_call(callback, args, kwargs, result_avals, result_tree):
+    """A `HostCall` running `callback(*args, **kwargs)` on the flat NumPy leaves of
+    (args, kwargs) and returning the flat leaves of its result (checked against
+    `result_tree` when one is given)."""
+    leaves, in_tree = tree_util.tree_flatten((args, kwargs))
+
+    def flat(*np_leaves):
+        a, k = tree_util.tree_unflatten(in_tree, list(np_leaves))
+        out = callback(*a, **k)
+        if result_tree is None:
+            return []
+        out_leaves, out_tree = tree_util.tree_flatten(out)
+        if out_tree != result_tree:
+            raise TypeError(f"the callback returned a value of structure {out_tree}, "
+                            f"where result_shape_dtypes has structure {result_tree}")
+        return out_leaves
+    return leaves, HostCall(flat, result_avals)
+
+
+def _callback(prim, callback, result_shape_dtypes, args, kwargs, **params):
+    if not callable(callback):
+        raise ArgumentTypeError(f"the callback must be callable, got {callback!r}")
+    if result_shape_dtypes is None:
+        avals, tree = [], None
+    else:
+        avals, tree = _result_avals(result_shape_dtypes)
+    leaves, host = flat_host_call(callback, args, kwargs, avals, tree)
+    if core.current_builder() is None:  # nothing staged: run it here
+        outs = [device_put(o) for o in host(*[np.asarray(x) for x in leaves])]
+    else:
+        outs = prim.bind(*leaves, callback=host, **params)
+    return None if tree is None else tree_util.tree_unflatten(tree, outs)
+
+
+def pure_callback(callback, result_shape_dtypes, *args, sharding=None, vmap_method=None,
+                  **kwargs):
+    """Call `callback(*args, **kwargs)` (NumPy arrays in, a pytree like
+    `result_shape_dtypes` out) from staged code. It must have no side effects: it may
+    be skipped when its result is unused, or called again. Under `vmap`,
+    `vmap_method` says how to call it ('sequential', 'expand_dims', 'broadcast_all')."""
+    return _callback(pure_callback_p, callback, result_shape_dtypes, args, kwargs,
+                     vmap_method=vmap_method)
+
+
+def io_callback(callback, result_shape_dtypes, *args, sharding=None, ordered=False, **kwargs):
+    """Call `callback(*args, **kwargs)` for its side effect (and its result, a pytree
+    like `result_shape_dtypes`, or None) from staged code: never removed or merged."""
+    return _callback(io_callback_p, callback, result_shape_dtypes, args, kwargs,
+                     ordered=bool(ordered))

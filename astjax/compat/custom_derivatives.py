@@ -1,0 +1,66 @@
+"""`jax.custom_derivatives`: custom differentiation rules (`custom_jvp`,
+`custom_vjp`, `closure_convert`), their primitives, and the symbolic-zero types a
+rule written with `symbolic_zeros=True` receives."""
+from astjax import custom_jvp, custom_vjp  # noqa: F401
+from astjax import numpy as jnp
+from astjax import tree_util
+from astjax.core import get_aval, inline_jaxpr
+from astjax.staging import stage_callable
+from astjax.primitives.custom_derivatives import custom_jvp_call_p, custom_vjp_call_p  # noqa: F401
+
+
+class SymbolicZero:
+    """A tangent or cotangent known to be zero, of abstract value `aval`."""
+
+    def __init__(self, aval):
+        self.aval = aval
+
+    shape = property(lambda self: self.aval.shape)
+    dtype = property(lambda self: self.aval.dtype)
+
+    def __bool__(self):
+        return False
+
+    def __repr__(self):
+        return f"SymbolicZero({self.aval.str_short()})"
+
+    @staticmethod
+    def from_primal_value(x):
+        """The zero tangent of primal value `x`."""
+        return SymbolicZero(get_aval(x))
+
+
+class CustomVJPPrimal:
+    """A primal input of a `custom_vjp` forward rule with `symbolic_zeros=True`: its
+    `value` and whether it is `perturbed` (has a nonzero tangent)."""
+
+    def __init__(self, value, perturbed):
+        self.value = value
+        self.perturbed = perturbed
+
+    def __repr__(self):
+        return f"CustomVJPPrimal(value={self.value!r}, perturbed={self.perturbed})"
+
+
+def zero_from_primal(x, symbolic_zeros=False):
+    """A zero tangent for `x`: symbolic, or a zero array."""
+    return SymbolicZero.from_primal_value(x) if symbolic_zeros else jnp.zeros_like(x)
+
+
+def closure_convert(fun, *example_args):
+    """JAX's `closure_convert`: (`converted`, `consts`) where `converted(*args,
+    *consts)` computes `fun(*args)` with the arrays `fun` closes over (staged values
+    included) passed explicitly, so they can be differentiated."""
+    closed, out_tree, _ = stage_callable(fun, example_args)
+    consts = list(closed.consts)
+    n_args = len(tree_util.tree_leaves(example_args))
+
+    def converted(*args_and_consts):
+        args, cs = args_and_consts[:len(example_args)], args_and_consts[len(example_args):]
+        leaves = tree_util.tree_leaves(args)
+        if len(leaves) != n_args:
+            raise TypeError(f"closure_convert: expected {n_args} argument leaves, got "
+                            f"{len(leaves)}")
+        outs = inline_jaxpr(closed.jaxpr, list(cs), leaves)
+        return tree_util.tree_unflatten(out_tree, outs)
+    return converted, consts

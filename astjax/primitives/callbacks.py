@@ -1,0 +1,179 @@
+"""Host callbacks: programs that call back into Python while they run.
+
+- `pure_callback`: a function of its operands with no side effect (may be removed
+  as dead code, merged with an equal call, or called more than once);
+- `io_callback`: a side effect returning values (`effectful`: always kept);
+- `debug_callback`: a side effect returning nothing (`jax.debug.print`/`callback`).
+
+Each lowers to XLA's Python-callback custom call: the Python function travels in the
+lowered module's `host_callbacks` (codegen/stablehlo.py) and XLA calls it with NumPy
+arrays. The `callback` param is a function of the flat NumPy operands returning the
+flat list of NumPy results (the public wrappers in `callbacks_api.py` and
+`astjax.debug` flatten and check pytrees around the user's function).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import core
+from ..errors import DifferentiationError, NotImplementedInAstjaxError
+from ..pyast import call, load
+from .base import register
+
+__all__ = ["pure_callback_p", "io_callback_p", "debug_callback_p", "HostCall"]
+
+
+class HostCall:
+    """The Python side of one callback equation: runs the flat callback on NumPy
+    operands and checks each result against the declared aval (JAX's behaviour:
+    dtypes are cast, a wrong shape is an error)."""
+
+    def __init__(self, fn, result_avals=()):
+        self.fn = fn
+        self.result_avals = tuple(result_avals)
+
+    def __call__(self, *args):
+        outs = self.fn(*[np.asarray(a) for a in args])
+        outs = [] if outs is None else list(outs)
+        if len(outs) != len(self.result_avals):
+            raise RuntimeError(f"the callback returned {len(outs)} values, its declared "
+                               f"result has {len(self.result_avals)}")
+        checked = []
+        for o, a in zip(outs, self.result_avals):
+            o = np.asarray(o)
+            if o.shape != a.shape:
+                raise RuntimeError(f"the callback returned a value of shape {o.shape} where "
+                                   f"{a.str_short()} was declared")
+            checked.append(np.asarray(o, dtype=a.dtype, order="C"))
+        return tuple(checked)
+
+    def __eq__(self, other):
+        return (isinstance(other, HostCall) and other.fn is self.fn
+                and other.result_avals == self.result_avals)
+
+    def __hash__(self):
+        return hash((id(self.fn), self.result_avals))
+
+
+def _abstract_eval(*avals, callback, **_):
+    return list(callback.result_avals)
+
+
+def _impl(*args, callback, **_):
+    return list(callback(*args))
+
+
+def _lowering(side_effect):
+    def rule(ctx, *args, callback, **_):
+        device = "gpu" if ctx.platform in ("cuda", "rocm", "gpu") else "cpu"
+        index = ctx.host_callback(callback)
+        attrs = {"call_target_name": f'"xla_ffi_python_{device}_callback"',
+                 "api_version": "4 : i32",
+                 "backend_config": f"{{index = {index} : ui64}}",
+                 "has_side_effect": "true" if side_effect else "false",
+                 "operand_layouts": _layouts(ctx.avals_in),
+                 "result_layouts": _layouts(ctx.avals_out)}
+        return ctx.op("stablehlo.custom_call", args, ctx.avals_out, attrs)
+    return rule
+
+
+def _layouts(avals):
+    """Row-major layouts, as the callback sees its NumPy arrays."""
+    def one(a):
+        if not a.ndim:
+            return "dense<> : tensor<0xindex>"
+        return f"dense<[{', '.join(str(d) for d in reversed(range(a.ndim)))}]> : tensor<{a.ndim}xindex>"
+    return "[" + ", ".join(one(a) for a in avals) + "]"
+
+
+def _no_jvp(what, advice):
+    def rule(primals, tangents, **params):
+        raise DifferentiationError(f"{what} do not support JVP. {advice}")
+    return rule
+
+
+def _source(name):
+    def rule(gen, eqn):
+        fn = gen.inject(eqn.params["callback"], "callback")
+        params = {k: gen.value(v) for k, v in eqn.params.items() if k not in ("callback",)}
+        prim = gen.inject(eqn.primitive, name)
+        return call(f"{prim}.bind", [gen.arg(a) for a in eqn.invars], callback=load(fn),
+                    **params)
+    return rule
+
+
+# ---------------------------------------------------------------- batching
+# Under vmap the callback itself is vectorized in Python: `sequential` calls the
+# user's function once per example (in order), the other methods once with batched
+# operands (`expand_dims`: unmapped operands get a size-1 batch dimension,
+# `broadcast_all`: they are broadcast to the batch size).
+
+
+def _move_to_front(x, d, size, method):
+    a = np.asarray(x)
+    if d is None:
+        return np.broadcast_to(a[None], (size,) + a.shape) if method != "expand_dims" else a[None]
+    return np.moveaxis(a, d, 0)
+
+
+def _batched_call(call_, dims, size, method):
+    def run(*args):
+        args = [_move_to_front(a, d, size, method) for a, d in zip(args, dims)]
+        if method in ("sequential", "sequential_unrolled"):
+            outs = [call_.fn(*[a[i] for a in args]) for i in range(size)]
+            return [np.stack([np.asarray(o[k]) for o in outs])
+                    for k in range(len(call_.result_avals))]
+        return call_.fn(*args)
+    return run
+
+
+def _batch(p, default_method):
+    def rule(args, dims, *, callback, vmap_method=default_method, **params):
+        size = next(core.get_aval(a).shape[d] for a, d in zip(args, dims) if d is not None)
+        method = vmap_method
+        if method not in ("sequential", "sequential_unrolled", "expand_dims", "broadcast_all",
+                          "legacy_vectorized"):
+            raise NotImplementedInAstjaxError(
+                f"vmap is only supported for the {p.name} primitive when vmap_method is one of "
+                "'sequential', 'sequential_unrolled', 'expand_dims', 'broadcast_all', or "
+                f"'legacy_vectorized'. Got vmap_method={method!r}.")
+        if method == "legacy_vectorized":
+            method = "expand_dims"
+        avals = tuple(a.update(shape=(size,) + a.shape) for a in callback.result_avals)
+        batched = HostCall(_batched_call(callback, dims, size, method), avals)
+        outs = p.bind(*args, callback=batched, vmap_method=vmap_method, **params)
+        return outs, [0] * len(outs)
+    return rule
+
+
+# ---------------------------------------------------------------- pure_callback
+pure_callback_p = core.new_primitive("pure_callback", multiple_results=True)
+register(pure_callback_p, impl=_impl, abstract_eval=_abstract_eval,
+         lowering=_lowering(side_effect=False),
+         jvp=_no_jvp("Pure callbacks", "Please use `jax.custom_jvp` to use callbacks while "
+                                       "taking gradients."),
+         batch=_batch(pure_callback_p, None), source=_source("pure_callback_p"))
+
+# ---------------------------------------------------------------- io_callback
+io_callback_p = core.new_primitive("io_callback", multiple_results=True)
+io_callback_p.effectful = True
+register(io_callback_p, impl=_impl, abstract_eval=_abstract_eval,
+         lowering=_lowering(side_effect=True),
+         jvp=_no_jvp("IO callbacks", "Use `jax.custom_jvp` around the callback."),
+         batch=_batch(io_callback_p, "sequential"), source=_source("io_callback_p"))
+
+
+# ---------------------------------------------------------------- debug_callback
+debug_callback_p = core.new_primitive("debug_callback", multiple_results=True)
+debug_callback_p.effectful = True
+
+
+def _debug_jvp(primals, tangents, **params):
+    """The callback sees the primal values; there are no outputs to differentiate."""
+    debug_callback_p.bind(*primals, **params)
+    return [], []
+
+
+register(debug_callback_p, impl=_impl, abstract_eval=_abstract_eval,
+         lowering=_lowering(side_effect=True), jvp=_debug_jvp,
+         batch=_batch(debug_callback_p, "sequential"), source=_source("debug_callback_p"))
