@@ -55,12 +55,13 @@ LAYERS = [
     ("api", ["astjax.api", "astjax.ad_api", "astjax.batching_api", "astjax.pmap_api",
              "astjax.source_api", "astjax.lax", "astjax.lax_control", "astjax.lax_indexing",
              "astjax.lax_parallel", "astjax.typing", "astjax.interpreters", "astjax.extend",
-             "astjax.stages", "astjax.callbacks_api", "astjax.debug"]),
+             "astjax.stages", "astjax.callbacks_api", "astjax.debug",
+             "astjax.naming"]),
     ("libraries", ["astjax.numpy", "astjax.random", "astjax.scipy", "astjax.nn",
                    "astjax.flatten_util", "astjax.test_util"]),
     # the package root, and what serves it as `jax` (the alias finder, its compat modules,
     # `python -m astjax`)
-    ("package", ["astjax", "astjax.jax_alias", "astjax.compat", "astjax.__main__"]),
+    ("package", ["astjax", "astjax.jax_alias", "astjax.compat", "astjax.__main__", "astjax.cli"]),
 ]
 # the three siblings of the wings layer: they never import each other
 WINGS = {"transforms": ["astjax.transforms"], "codegen": ["astjax.codegen"],
