@@ -17,4 +17,5 @@ from .linalg import *  # noqa: F401,F403
 from . import collectives  # noqa: F401,E402  (psum, all_gather, axis_index, ...: named axes)
 from . import custom_derivatives  # noqa: F401,E402  (stop_gradient, custom_jvp/vjp_call, checkpoint)
 from . import callbacks  # noqa: F401,E402  (pure_callback, io_callback, debug_callback)
+from . import convolution  # noqa: F401,E402  (conv_general_dilated)
 from . import ops  # noqa: F401,E402  (every wrapper in one namespace; after every family)

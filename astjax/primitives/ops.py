@@ -40,6 +40,9 @@ from .gather import (GatherDimensionNumbers, GatherScatterMode,  # noqa: F401
 from .scatter import (ScatterDimensionNumbers, scatter, scatter_add,  # noqa: F401
                                  scatter_apply, scatter_max, scatter_min, scatter_mul)
 from .custom_derivatives import stop_gradient, stop_gradient_p  # noqa: F401
+from .convolution import (ConvDimensionNumbers, conv, conv_dimension_numbers,  # noqa: F401
+                          conv_general_dilated, conv_transpose, conv_with_general_padding,
+                          padtype_to_pads)
 from .collectives import (all_gather, all_to_all, axis_index,  # noqa: F401
                                      axis_size, pmax, pmean, pmin, ppermute, pshuffle, psum)
 
