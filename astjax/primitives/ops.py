@@ -43,6 +43,7 @@ from .custom_derivatives import stop_gradient, stop_gradient_p  # noqa: F401
 from .convolution import (ConvDimensionNumbers, conv, conv_dimension_numbers,  # noqa: F401
                           conv_general_dilated, conv_transpose, conv_with_general_padding,
                           padtype_to_pads)
+from .windowed import reduce_window  # noqa: F401
 from .collectives import (all_gather, all_to_all, axis_index,  # noqa: F401
                                      axis_size, pmax, pmean, pmin, ppermute, pshuffle, psum)
 
