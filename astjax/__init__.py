@@ -33,6 +33,7 @@ from . import flatten_util, test_util, typing  # noqa: E402,F401
 from . import sharding  # noqa: E402,F401
 from . import extend, interpreters, stages  # noqa: E402,F401
 from . import debug  # noqa: E402,F401
+from . import example_libraries  # noqa: E402,F401
 from .naming import named_call, named_scope  # noqa: E402,F401
 from .callbacks_api import pure_callback  # noqa: E402,F401
 from .sharding import PartitionSpec as P, set_mesh  # noqa: E402,F401

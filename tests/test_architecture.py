@@ -58,7 +58,7 @@ LAYERS = [
              "astjax.stages", "astjax.callbacks_api", "astjax.debug",
              "astjax.naming"]),
     ("libraries", ["astjax.numpy", "astjax.random", "astjax.scipy", "astjax.nn",
-                   "astjax.flatten_util", "astjax.test_util"]),
+                   "astjax.flatten_util", "astjax.test_util", "astjax.example_libraries"]),
     # the package root, and what serves it as `jax` (the alias finder, its compat modules,
     # `python -m astjax`)
     ("package", ["astjax", "astjax.jax_alias", "astjax.compat", "astjax.__main__", "astjax.cli"]),
@@ -68,7 +68,7 @@ WINGS = {"transforms": ["astjax.transforms"], "codegen": ["astjax.codegen"],
          "frontend": ["astjax.frontend", "astjax.staging"]}
 # libraries, lowest first (scipy.special owns the softmax family; nn re-exports it)
 LIBRARIES = ["astjax.numpy", "astjax.random", "astjax.scipy", "astjax.nn",
-             ["astjax.flatten_util", "astjax.test_util"]]
+             ["astjax.flatten_util", "astjax.test_util", "astjax.example_libraries"]]
 # the modules whose module-level `__getattr__` is their documented "not implemented" face
 NOT_IMPLEMENTED_FACES = ("astjax.numpy", "astjax.random", "astjax.scipy", "astjax.nn")
 # the modules allowed to use `importlib`: the meta-path finder serving `import jax`, the

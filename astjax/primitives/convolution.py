@@ -28,7 +28,7 @@ from .structural import reshape, rev, transpose
 
 __all__ = ["conv_general_dilated_p", "ConvDimensionNumbers", "conv_general_dilated", "conv",
            "conv_with_general_padding", "conv_transpose", "conv_dimension_numbers",
-           "padtype_to_pads"]
+           "padtype_to_pads", "conv_general_shape_tuple", "conv_transpose_shape_tuple"]
 
 
 class ConvDimensionNumbers(NamedTuple):
@@ -529,3 +529,42 @@ def conv_transpose(lhs, rhs, strides, padding, rhs_dilation=None, dimension_numb
                                 rhs_dilation=rhs_dilation, dimension_numbers=dn,
                                 precision=precision,
                                 preferred_element_type=preferred_element_type)
+
+
+def conv_general_shape_tuple(lhs_shape, rhs_shape, window_strides, padding,
+                             dimension_numbers):
+    """The output shape of `conv_general_dilated` (no dilation) for these shapes."""
+    dn = conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers)
+    nsp = len(lhs_shape) - 2
+    strides = _int_tuple(window_strides, nsp, "window_strides")
+    in_sp = [lhs_shape[d] for d in dn.lhs_spec[2:]]
+    k_sp = [rhs_shape[d] for d in dn.rhs_spec[2:]]
+    if isinstance(padding, str):
+        padding = padtype_to_pads(in_sp, k_sp, strides, padding)
+    sp = _out_spatial(in_sp, k_sp, strides, padding, (1,) * nsp, (1,) * nsp)
+    out = [0] * len(lhs_shape)
+    out[dn.out_spec[0]] = lhs_shape[dn.lhs_spec[0]]
+    out[dn.out_spec[1]] = rhs_shape[dn.rhs_spec[0]]
+    for d, s in zip(dn.out_spec[2:], sp):
+        out[d] = s
+    return tuple(out)
+
+
+def conv_transpose_shape_tuple(lhs_shape, rhs_shape, window_strides, padding,
+                               dimension_numbers):
+    """The output shape of `conv_transpose` for these shapes."""
+    dn = conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers)
+    nsp = len(lhs_shape) - 2
+    strides = _int_tuple(window_strides, nsp, "window_strides")
+    k_sp = [rhs_shape[d] for d in dn.rhs_spec[2:]]
+    if isinstance(padding, str):
+        padding = [_transpose_padding(k, s, padding.upper()) for k, s in zip(k_sp, strides)]
+    in_sp = [lhs_shape[d] for d in dn.lhs_spec[2:]]
+    sp = [_dilate(n, s) + lo + hi - k + 1 for n, s, (lo, hi), k in zip(in_sp, strides, padding,
+                                                                       k_sp)]
+    out = [0] * len(lhs_shape)
+    out[dn.out_spec[0]] = lhs_shape[dn.lhs_spec[0]]
+    out[dn.out_spec[1]] = rhs_shape[dn.rhs_spec[0]]
+    for d, s in zip(dn.out_spec[2:], sp):
+        out[d] = s
+    return tuple(out)

@@ -41,9 +41,10 @@ from .scatter import (ScatterDimensionNumbers, scatter, scatter_add,  # noqa: F4
                                  scatter_apply, scatter_max, scatter_min, scatter_mul)
 from .custom_derivatives import stop_gradient, stop_gradient_p  # noqa: F401
 from .convolution import (ConvDimensionNumbers, conv, conv_dimension_numbers,  # noqa: F401
-                          conv_general_dilated, conv_transpose, conv_with_general_padding,
+                          conv_general_dilated, conv_general_shape_tuple, conv_transpose,
+                          conv_transpose_shape_tuple, conv_with_general_padding,
                           padtype_to_pads)
-from .windowed import reduce_window  # noqa: F401
+from .windowed import reduce_window, reduce_window_shape_tuple  # noqa: F401
 from .collectives import (all_gather, all_to_all, axis_index,  # noqa: F401
                                      axis_size, pmax, pmean, pmin, ppermute, pshuffle, psum)
 

@@ -31,7 +31,8 @@ from .convolution import padtype_to_pads
 from .structural import full, pad
 
 __all__ = ["reduce_window_sum_p", "reduce_window_max_p", "reduce_window_min_p",
-           "select_and_gather_add_p", "select_and_scatter_add_p", "reduce_window"]
+           "select_and_gather_add_p", "select_and_scatter_add_p", "reduce_window",
+           "reduce_window_shape_tuple"]
 
 _WINDOW = ("window_dimensions", "window_strides", "padding", "base_dilation",
            "window_dilation")
@@ -442,3 +443,12 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
         f"general reducer ({getattr(computation, '__name__', computation)!r}) is not "
         "supported yet")
 
+
+
+def reduce_window_shape_tuple(operand_shape, window_dimensions, window_strides, padding,
+                              base_dilation=None, window_dilation=None):
+    """The output shape of `reduce_window` for these window parameters."""
+    nd = len(operand_shape)
+    return _out_shape(tuple(operand_shape), tuple(window_dimensions), tuple(window_strides),
+                      tuple(tuple(p) for p in padding),
+                      tuple(base_dilation or (1,) * nd), tuple(window_dilation or (1,) * nd))
