@@ -23,6 +23,7 @@ import runpy
 import sys
 
 from .cli import UsageError, one_line, run_inspect
+from .jax_alias import install_as_jax
 
 EXAMPLES = """examples:
   python -m astjax run train.py --epochs 3
@@ -79,7 +80,6 @@ def _inspect(ns):
 
 
 def _run(ns, parser):
-    from .jax_alias import install_as_jax
     if (ns.module is None) == (ns.target is None):
         parser.error("run: give SCRIPT or -m MODULE")
     install_as_jax()

@@ -17,8 +17,11 @@ import inspect
 import numpy as np
 
 from . import core, dtypes, tree_util
-from .core import bind
+from . import lax
+from .api import Jitted
+from .core import bind, raw
 from .errors import AstjaxError, ArgumentError
+from .primitives.scan import scan_raw
 from .primitives.custom_derivatives import (checkpoint_p, custom_jvp_call_p, custom_vjp_call_p,
                                             stop_gradient)
 from .staging import StagedCallable, arg_hints, as_callable, leaf_aval, stage_flat
@@ -53,7 +56,6 @@ class _Transformed(StagedCallable):
         if _staging():
             return self.stage_inline(*args, **kwargs)
         if self._jitted is None:
-            from .api import Jitted
             self._jitted = Jitted(self)
         try:
             return self._jitted(*args, **kwargs)
@@ -87,7 +89,6 @@ def _leaf_ranges(args):
 
 
 def _ones_like_aval(aval):
-    from . import lax
     v = lax.convert_element_type(np.ones((), aval.dtype), aval.dtype, weak_type=aval.weak_type)
     return lax.broadcast(v, aval.shape) if aval.shape else v
 
@@ -114,8 +115,6 @@ def _run(closed, args):
     """Run a closed jaxpr: inline while staging, else compile and run."""
     if _staging():
         return inline(closed, list(args))
-    from .api import Jitted
-    from .core import raw
     return Jitted(raw(lambda *a: inline(closed, list(a))))(*args)
 
 # ------------------------------------------------------------------- grad family
@@ -345,8 +344,6 @@ class _Jac(_Transformed):
         self.argnums, self.has_aux, self.mode = argnums, has_aux, mode
 
     def stage_inline(self, *args, **kwargs):
-        from . import lax
-        from .primitives.scan import scan_raw
         nums = _argnums_tuple(self.argnums)
         closed, in_tree, out_tree, leaves = _stage(self.fun, args, kwargs)
         ranges = _leaf_ranges(args)
@@ -504,7 +501,6 @@ class custom_jvp(_Transformed):
         return super().__call__(*args, **kwargs)
 
     def stage_inline_eager(self, *args, **kwargs):
-        from .api import Jitted
         return Jitted(self, static_argnums=self.nondiff_argnums)(*args, **kwargs)
 
     def stage_inline(self, *args, **kwargs):
@@ -521,7 +517,6 @@ class custom_jvp(_Transformed):
                 full.append(nd[i] if i in nd else next(it))
             return as_callable(fun)(*full, **kwargs)
 
-        from .core import raw
         closed, in_tree, out_tree, leaves = _stage(raw(call), dyn, {})
         body, consts = core.split_consts(closed)
 
@@ -536,7 +531,6 @@ class custom_jvp(_Transformed):
             for p, t in zip(p_leaves, t_leaves):
                 pa = core.get_aval(p)
                 if differentiable(pa):
-                    from . import lax
                     ta = core.get_aval(t)
                     if ta.shape != pa.shape:
                         t = lax.broadcast_in_dim(t, pa.shape, tuple(
@@ -580,7 +574,6 @@ class custom_vjp(_Transformed):
 
     def __call__(self, *args, **kwargs):
         if self.nondiff_argnums and not _staging():
-            from .api import Jitted
             return Jitted(self, static_argnums=self.nondiff_argnums)(*args, **kwargs)
         return super().__call__(*args, **kwargs)
 
@@ -599,7 +592,6 @@ class custom_vjp(_Transformed):
                 full.append(nd[i] if i in nd else next(it))
             return full
 
-        from .core import raw
         closed, in_tree, out_tree, leaves = _stage(
             raw(lambda *d: as_callable(fun)(*full_args(d), **kwargs)), dyn, {})
         body, consts = core.split_consts(closed)

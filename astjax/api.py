@@ -11,7 +11,7 @@ from . import core, dtypes, tree_util
 from . import sharding as _sharding
 from .codegen import runtime, stablehlo
 from .errors import AstjaxError, ArgumentError, ArgumentTypeError, caller_location
-from .staging import StagedCallable, arg_hints, leaf_aval, stage_flat
+from .staging import StagedCallable, arg_hints, as_callable, leaf_aval, stage_flat
 from .transforms.dce import dce_closed
 
 _Array = runtime.Array
@@ -358,7 +358,6 @@ class Jitted(StagedCallable):
 
 
 def _call_user(fun, args, kwargs):
-    from .staging import as_callable
     return as_callable(fun)(*args, **kwargs)
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 
 from . import core, tree_util
+from .api import Jitted
 from .errors import ArgumentError, ShapeError, caller_location
 from .staging import StagedCallable, leaf_labels, mapped_leaves, stage_flat
 from .transforms import batching  # noqa: F401  (registers the batch rules)
@@ -82,7 +83,6 @@ class BatchedFunction(StagedCallable):
         if core.current_builder() is not None:
             return self.stage_inline(*args, **kwargs)
         if self._jitted is None:
-            from .api import Jitted
             self._jitted = Jitted(self)
         return self._jitted(*args, **kwargs)
 

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import os
 
+from .errors import ArgumentError
+
 
 class Config:
     _defaults = {
@@ -20,7 +22,6 @@ class Config:
 
     def update(self, name, value):
         if name not in self._values:
-            from .errors import ArgumentError
             raise ArgumentError(f"unknown config option {name!r}",
                                 hint="known options: " + ", ".join(sorted(self._values)))
         self._values[name] = value

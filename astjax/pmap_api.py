@@ -24,7 +24,7 @@ from .codegen import runtime, stablehlo
 from .errors import (AstjaxError, ArgumentError, AxisNameError, NotImplementedInAstjaxError,
                      ShapeError, caller_location)
 from .primitives import collectives as coll
-from .staging import (StagedCallable, arg_hints, leaf_labels, mapped_leaves,
+from .staging import (StagedCallable, as_callable, arg_hints, leaf_labels, mapped_leaves,
                       stage_flat)
 from .transforms.dce import dce_closed
 from .batching_api import _broadcast_prefix, _check_axes_spec
@@ -177,7 +177,6 @@ class Pmapped(StagedCallable):
             args = list(dyn)
             for i, v in sorted(statics):
                 args.insert(i, v)
-            from .staging import as_callable
             return as_callable(fun)(*args, **kw)
         with_statics.__wrapped__ = fun
         return with_statics

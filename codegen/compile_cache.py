@@ -37,6 +37,8 @@ import time
 from jaxlib import xla_client as xc
 import jaxlib
 
+from astjax.config import config
+
 stats = {"hits": 0, "misses": 0, "writes": 0, "errors": 0, "uncacheable": 0,
          "load_s": 0.0, "compile_s": 0.0}   # seconds spent loading hits / compiling misses
 _SUFFIX = ".xlaexe"
@@ -47,7 +49,6 @@ _warned = False
 
 
 def cache_dir():
-    from astjax.config import config
     d = config.read("astjax_compile_cache_dir")
     return os.fspath(d) if d else None
 

@@ -44,6 +44,7 @@ import numpy as np
 
 from astjax import core, dtypes, tree_util
 from astjax.errors import UNKNOWN, AstjaxError
+from astjax.primitives import ops as _lax
 from astjax.pyast import (assign, attr, call, comment, dtype_expr, lax_call, load, pyconst,
                           sanitize, scalar_py, statement_rule, store)
 from astjax.util import Namer
@@ -291,7 +292,6 @@ class SourceGenerator:
     def import_object(self, obj):
         """A class or function by a local name (`lax.X` when astjax.lax exports it):
         imported when it can be, else provided in the function's globals."""
-        from astjax import lax as _lax
         qual = getattr(obj, "__qualname__", "")
         if qual and "." not in qual and getattr(_lax, qual, None) is obj:
             return f"lax.{qual}"

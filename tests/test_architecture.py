@@ -96,17 +96,6 @@ TRANSITIONAL_EDGES = _lines("""
 
 # (b) imports inside functions, outside the primitives' later-family exception
 TRANSITIONAL_FUNCTION_IMPORTS = _lines("""
-astjax.ad_api -> astjax.core
-astjax.ad_api -> astjax.primitives.scan
-astjax.__main__ -> astjax.jax_alias
-astjax.ad_api -> astjax.api
-astjax.ad_api -> astjax.lax
-astjax.api -> astjax.staging
-astjax.batching_api -> astjax.api
-astjax.codegen.compile_cache -> astjax.config
-astjax.codegen.pysource -> astjax.lax
-astjax.config -> astjax.errors
-astjax.frontend.converter -> astjax.frontend.control_flow
 astjax.frontend.converter -> astjax.frontend.operators
 astjax.nn.initializers -> astjax.numpy
 astjax.nn.initializers -> astjax.random
@@ -169,8 +158,6 @@ astjax.numpy.ufuncs -> astjax.numpy
 astjax.numpy.ufuncs -> astjax.numpy.creation
 astjax.numpy.ufuncs -> astjax.numpy.indexing
 astjax.numpy.util -> astjax.api
-astjax.pmap_api -> astjax.staging
-astjax.primitives.linalg -> astjax.primitives.elementwise
 astjax.random -> astjax.errors
 astjax.random -> astjax.numpy
 astjax.random -> astjax.numpy.ufuncs
@@ -180,8 +167,6 @@ astjax.random.distributions -> astjax.numpy.ufuncs
 astjax.random.distributions -> astjax.random
 astjax.random.threefry -> astjax.numpy.creation
 astjax.scipy.linalg -> astjax.numpy.ufuncs
-astjax.transforms.ad -> astjax.transforms.cse
-astjax.transforms.ad -> astjax.transforms.simplify
 """)
 
 # (b) module-level import cycles: one strongly connected component per line (a

@@ -39,6 +39,8 @@ from astjax.errors import DifferentiationError
 from astjax.primitives.base import add_tangents, instantiate, zeros_like_aval  # noqa: F401
 
 from .dce import dce_closed, dce_jaxpr
+from .cse import cse_closed
+from .simplify import simplify_closed
 
 # ------------------------------------------------------------------ tangent helpers
 
@@ -370,8 +372,6 @@ def vjp_jaxpr(closed, nonzeros):
 
 def cleanup(closed: core.ClosedJaxpr) -> core.ClosedJaxpr:
     """simplify + CSE + DCE to a fixpoint (bounded)."""
-    from .cse import cse_closed
-    from .simplify import simplify_closed
     for _ in range(3):
         n = _count_eqns(closed.jaxpr)
         closed = dce_closed(cse_closed(simplify_closed(closed)))

@@ -22,7 +22,7 @@ import types
 import gast
 
 from ..errors import SourceInfo, UnsupportedSyntaxError, USER_CODE, warn_at
-from . import parser
+from . import control_flow, parser
 
 _NO_WRAP = {"super", "locals", "globals", "vars", "eval", "exec", "ag__"}
 _MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault",
@@ -183,7 +183,6 @@ class Converter(gast.NodeTransformer):
 
 
 def _hooks():
-    from . import control_flow
     return control_flow
 
 

@@ -16,6 +16,7 @@ from .. import core, dtypes
 from ..core import ShapedArray, bind
 from ..errors import ShapeError
 from . import elementwise as ew
+from .elementwise import conj_p
 from .base import (INEXACT, add_tangents, check_dtype, deffront, is_zero, register,
                    weak_const)
 from .base import tangent_aval as _aval
@@ -114,7 +115,6 @@ def _ts_lowering(ctx, a, b, *, left_side=False, lower=False, transpose_a=False,
     else:
         kind = "NO_TRANSPOSE"
         if conjugate_a and dtypes.issubdtype(ctx.avals_in[0].dtype, np.complexfloating):
-            from .elementwise import conj_p
             a = conj_p.lowering(ctx.__class__(ctx.mb, [ctx.avals_in[0]],
                                                           [ctx.avals_in[0]]), a)
     tf = lambda v: "true" if v else "false"  # noqa: E731
