@@ -6,6 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes, lax
+from .. import numpy as _jnp
+from .. import random as _random
 
 __all__ = ["zeros", "ones", "constant", "normal", "uniform", "truncated_normal",
            "variance_scaling", "glorot_normal", "glorot_uniform", "xavier_normal",
@@ -31,32 +33,28 @@ def ones(key, shape, dtype=np.float32):
 
 def constant(value, dtype=np.float32):
     def init(key, shape, dtype=dtype):
-        from ..numpy import broadcast_to, asarray
-        return broadcast_to(asarray(value, dtype=_dt(dtype)), _shape(shape))
+        return _jnp.broadcast_to(_jnp.asarray(value, dtype=_dt(dtype)), _shape(shape))
     return init
 
 
 def normal(stddev=1e-2, dtype=np.float32):
     def init(key, shape, dtype=dtype):
-        from .. import random
         dt = _dt(dtype)
-        return lax.mul(random.normal(key, _shape(shape), dt), np.asarray(stddev, dt)[()])
+        return lax.mul(_random.normal(key, _shape(shape), dt), np.asarray(stddev, dt)[()])
     return init
 
 
 def uniform(scale=1e-2, dtype=np.float32):
     def init(key, shape, dtype=dtype):
-        from .. import random
         dt = _dt(dtype)
-        return lax.mul(random.uniform(key, _shape(shape), dt), np.asarray(scale, dt)[()])
+        return lax.mul(_random.uniform(key, _shape(shape), dt), np.asarray(scale, dt)[()])
     return init
 
 
 def truncated_normal(stddev=1e-2, dtype=np.float32, lower=-2.0, upper=2.0):
     def init(key, shape, dtype=dtype):
-        from .. import random
         dt = _dt(dtype)
-        return lax.mul(random.truncated_normal(key, lower, upper, _shape(shape), dt),
+        return lax.mul(_random.truncated_normal(key, lower, upper, _shape(shape), dt),
                        np.asarray(stddev, dt)[()])
     return init
 
@@ -78,7 +76,6 @@ def _compute_fans(shape, in_axis=-2, out_axis=-1, batch_axis=()):
 def variance_scaling(scale, mode, distribution, in_axis=-2, out_axis=-1, batch_axis=(),
                      dtype=np.float32):
     def init(key, shape, dtype=dtype):
-        from .. import random
         shape = _shape(shape)
         dt = _dt(dtype)
         fan_in, fan_out = _compute_fans(shape, in_axis, out_axis, batch_axis)
@@ -93,11 +90,11 @@ def variance_scaling(scale, mode, distribution, in_axis=-2, out_axis=-1, batch_a
         variance = np.asarray(scale / den, dt)
         if distribution == "truncated_normal":
             stddev = (np.sqrt(variance) / np.asarray(.87962566103423978, dt)).astype(dt)
-            return lax.mul(random.truncated_normal(key, -2, 2, shape, dt), stddev[()])
+            return lax.mul(_random.truncated_normal(key, -2, 2, shape, dt), stddev[()])
         if distribution == "normal":
-            return lax.mul(random.normal(key, shape, dt), np.sqrt(variance).astype(dt)[()])
+            return lax.mul(_random.normal(key, shape, dt), np.sqrt(variance).astype(dt)[()])
         if distribution == "uniform":
-            return lax.mul(random.uniform(key, shape, dt, -1),
+            return lax.mul(_random.uniform(key, shape, dt, -1),
                            np.sqrt(3 * variance).astype(dt)[()])
         raise ValueError(f"invalid distribution for variance scaling initializer: "
                          f"{distribution}")

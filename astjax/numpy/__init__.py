@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as _np
 
 from .. import dtypes as _dtypes
+from ..errors import ArgumentError, MissingNameError as _MissingNameError  # noqa: F401
 from ..dtypes import finfo, iinfo, issubdtype, result_type  # noqa: F401
 from .scalar_types import (bfloat16, bool_, complex64, complex128, float16, float32,  # noqa: F401
                            float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64)
@@ -42,19 +43,6 @@ signedinteger, unsignedinteger, generic = _np.signedinteger, _np.unsignedinteger
 dtype = _dtypes.dtype
 
 
-def _int_power(x, y):
-    """Integer x ** staged integer y by repeated squaring over 32 bits."""
-    from .. import lax
-    acc = lax.full_like(x, 1)
-    base = x
-    for _ in range(32):
-        bit = lax.ne(lax.bitwise_and(y, lax.full_like(y, 1)), lax.full_like(y, 0))
-        acc = lax.select(bit, lax.mul(acc, base), acc)
-        base = lax.mul(base, base)
-        y = lax.shift_right_logical(y, lax.full_like(y, 1))
-    return acc
-
-
 # The one spot where the numpy layer installs the Tracer/Array operators, methods and
 # NumPy-protocol dispatch (see array_methods.py).
 from . import array_methods as _array_methods  # noqa: E402
@@ -65,6 +53,5 @@ _array_methods.install(_sys.modules[__name__])
 def __getattr__(name):
     if name.startswith("__"):
         raise AttributeError(name)
-    from ..errors import MissingNameError
-    raise MissingNameError(f"astjax.numpy.{name} is not implemented",
+    raise _MissingNameError(f"astjax.numpy.{name} is not implemented",
                            hint="docs/api.md lists the implemented jnp functions")

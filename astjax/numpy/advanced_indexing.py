@@ -1,4 +1,10 @@
-"""NumPy advanced indexing onto one `gather` / `scatter`, as JAX's `_index_to_gather`.
+"""Index expressions, and NumPy advanced indexing onto one `gather` / `scatter`, as
+JAX's `_index_to_gather`.
+
+`_normalize_index(x, idx)` expands an index expression to one entry per axis
+(Ellipsis, missing trailing axes) and turns static boolean masks into integer arrays
+(a staged mask raises NonConcreteBooleanIndexError); `indexing._getitem` and
+`scatter_index` start from it.
 
 `gather_index(x, idx)` is `x[idx]` where `idx` (already expanded to one entry per
 axis, boolean masks already turned into integer arrays) holds integer arrays mixed
@@ -23,13 +29,94 @@ from __future__ import annotations
 import numpy as np
 
 from .. import core, dtypes, lax
-from ..errors import ArgumentError, ShapeError
+from ..core import Tracer
+from ..errors import ArgumentError, ConcretizationError, NonConcreteBooleanIndexError, ShapeError
 from ..primitives.gather import GatherDimensionNumbers, GatherScatterMode
 from ..primitives.scatter import ScatterDimensionNumbers
-from .creation import asarray
-from .ufuncs import broadcast_shapes, broadcast_to_shape
+from .operands import asarray, broadcast_shapes, broadcast_to_shape
 
 __all__ = ["gather_index", "scatter_index", "take_along_axis", "take"]
+
+# ------------------------------------------------------------- index expressions
+
+
+def _is_int_scalar(i):
+    if isinstance(i, (bool, np.bool_)):
+        return False
+    if isinstance(i, (int, np.integer)):
+        return True
+    a = getattr(i, "aval", None)
+    return a is not None and a.shape == () and dtypes.is_int(a.dtype)
+
+
+def _is_array_index(i):
+    if isinstance(i, (list, np.ndarray)):
+        return True
+    a = getattr(i, "aval", None)
+    return a is not None and (a.shape != () or a.dtype == dtypes.bool_)
+
+
+def _static_int(i):
+    if isinstance(i, (int, np.integer)):
+        return int(i)
+    if isinstance(i, Tracer) and i.known is not None:
+        return int(i.known)
+    return None
+
+
+def _expand(idx, ndim):
+    if not isinstance(idx, tuple):
+        idx = (idx,)
+    # boolean masks consume as many axes as their rank
+    n_used = 0
+    for i in idx:
+        if i is None or i is Ellipsis:
+            continue
+        a = getattr(i, "aval", None)
+        if a is not None and a.dtype == dtypes.bool_ and a.shape != ():
+            n_used += a.ndim
+        elif isinstance(i, np.ndarray) and i.dtype == np.bool_:
+            n_used += i.ndim
+        else:
+            n_used += 1
+    if sum(1 for i in idx if i is Ellipsis) > 1:
+        raise ArgumentError("an index can only have a single ellipsis ('...')")
+    if Ellipsis in [i for i in idx if not hasattr(i, "shape") and not isinstance(i, list)]:
+        k = [j for j, i in enumerate(idx) if i is Ellipsis][0]
+        idx = idx[:k] + (slice(None),) * (ndim - n_used) + idx[k + 1:]
+    elif n_used < ndim:
+        idx = idx + (slice(None),) * (ndim - n_used)
+    if n_used > ndim:
+        raise ShapeError(f"too many indices for an array of rank {ndim}: {n_used} given")
+    return idx
+
+
+def _mask_to_indices(i):
+    known = i.known if isinstance(i, Tracer) else np.asarray(i) if not hasattr(i, "_buf") else np.asarray(i)
+    if known is None:
+        raise NonConcreteBooleanIndexError(
+            "a boolean mask whose values are only known when the function runs was used "
+            "as an index: the result's shape would depend on the data")
+    return [asarray(n.astype(np.int32)) for n in np.nonzero(np.asarray(known))]
+
+
+def _slice_part(v):
+    if v is None:
+        return None
+    s = _static_int(v)
+    if s is None:
+        raise ConcretizationError("slice bounds must be static: the slice's length is part of "
+                                  "the result's shape",
+                                  hint="use lax.dynamic_slice(x, (start,), (size,)) for a "
+                                       "staged start with a static size")
+    return s
+
+
+
+def _ravel(a):
+    return lax.reshape(a, (core.get_aval(a).size,))
+
+# ------------------------------------------------------------------ gather / scatter
 
 
 def _is_static(v):
@@ -70,7 +157,6 @@ class _Plan:
     """How `x[idx]` maps onto one gather: see the module docstring."""
 
     def __init__(self, shape, idx):
-        from .indexing import _is_int_scalar
         self.shape = shape
         entries, advs, d = [], [], 0
         for i in idx:
@@ -81,7 +167,6 @@ class _Plan:
                 raise ShapeError(f"too many indices for an array of rank {len(shape)}")
             n = shape[d]
             if isinstance(i, slice):
-                from .indexing import _slice_part
                 s0, s1, st = slice(_slice_part(i.start), _slice_part(i.stop),
                                    _slice_part(i.step)).indices(n)
                 rng = range(s0, s1, st)
@@ -177,7 +262,6 @@ class _Plan:
 
 def _normalize_index(x, idx):
     """Expand Ellipsis, pad with full slices, turn static boolean masks into arrays."""
-    from .indexing import _expand, _mask_to_indices
     av = core.get_aval(x)
     idx = _expand(idx, av.ndim)
     flat = []
@@ -252,10 +336,9 @@ def scatter_index(x, idx, values, kind, mode=None):
 def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
     """NumPy's take_along_axis; out-of-bounds indices read `fill_value` (JAX's
     default 'fill' mode: NaN for floats) unless mode='clip'."""
-    from .shapes import ravel
     arr, indices = asarray(arr), asarray(indices)
     if axis is None:
-        arr, indices, axis = ravel(arr), ravel(indices), 0
+        arr, indices, axis = _ravel(arr), _ravel(indices), 0
     aa, ia = core.get_aval(arr), core.get_aval(indices)
     if aa.ndim != ia.ndim:
         raise ShapeError(f"take_along_axis: indices of rank {ia.ndim} do not match an array "
@@ -288,10 +371,9 @@ def take(a, indices, axis=None, mode=None, fill_value=None):
     """`jnp.take`: JAX's default mode is 'fill' (out-of-bounds reads give NaN / the
     integer minimum); 'clip' clamps, 'wrap' takes indices modulo the axis size.
     Negative indices wrap once, as in NumPy."""
-    from .shapes import ravel
     a, indices = asarray(a), asarray(indices)
     if axis is None:
-        a, axis = ravel(a), 0
+        a, axis = _ravel(a), 0
     aa, ia = core.get_aval(a), core.get_aval(indices)
     axis = int(axis)
     if not -aa.ndim <= axis < aa.ndim:

@@ -13,8 +13,12 @@ from .. import core, dtypes, lax
 from ..core import Tracer
 from ..errors import ArgumentError, ConcretizationError, ShapeError
 from . import ufuncs as uf
-from .creation import _constant, _dtype, asarray
+from .contractions import matmul
+from .creation import diag
+from .operands import _constant, _dtype, asarray
 from .reductions import canonical_axes, sum as _sum
+from .shapes import atleast_1d, concatenate, moveaxis, ravel, reshape, stack
+from .statistics import convolve
 from .ufuncs import asarray_operand, where
 
 __all__ = ["take_static", "append", "insert", "delete", "unstack", "rollaxis", "resize",
@@ -67,14 +71,12 @@ def _static_indices(obj, what):
 
 
 def append(arr, values, axis=None):
-    from .shapes import concatenate, ravel
     if axis is None:
         return concatenate([ravel(asarray(arr)), ravel(asarray(values))])
     return concatenate([arr, values], axis=axis)
 
 
 def delete(arr, obj, axis=None, *, assume_unique_indices=False):
-    from .shapes import ravel
     arr = asarray_operand(arr)
     if axis is None:
         arr, axis = ravel(arr), 0
@@ -86,7 +88,6 @@ def delete(arr, obj, axis=None, *, assume_unique_indices=False):
 
 
 def insert(arr, obj, values, axis=None):
-    from .shapes import ravel
     arr = asarray_operand(arr)
     if axis is None:
         arr, axis = ravel(arr), 0
@@ -133,7 +134,6 @@ def unstack(x, /, *, axis=0):
 
 
 def rollaxis(a, axis, start=0):
-    from .shapes import moveaxis
     a = asarray_operand(a)
     nd = core.get_aval(a).ndim
     axis = canonical_axes(axis, nd, "rollaxis")[0]
@@ -146,7 +146,6 @@ def rollaxis(a, axis, start=0):
 
 
 def resize(a, new_shape):
-    from .shapes import ravel, reshape
     a = ravel(asarray_operand(a))
     new_shape = (int(new_shape),) if np.ndim(new_shape) == 0 else tuple(int(d) for d in new_shape)
     total = int(np.prod(new_shape, dtype=np.int64))
@@ -159,7 +158,6 @@ def resize(a, new_shape):
 
 
 def block(arrays):
-    from .shapes import concatenate
 
     def depth(x):
         return 1 + depth(x[0]) if isinstance(x, list) and x else (1 if isinstance(x, list) else 0)
@@ -181,7 +179,6 @@ def block(arrays):
 
 
 def diagflat(v, k=0):
-    from .shapes import diag, ravel
     return diag(ravel(asarray_operand(v)), k)
 
 
@@ -204,7 +201,6 @@ def fill_diagonal(a, val, wrap=False, *, inplace=True):
         mask = lax.eq(lax.rem(r, np.int32(shape[1] + 1)), c)
     val = asarray_operand(val)
     if core.get_aval(val).ndim:
-        from .shapes import ravel
         v = ravel(val)
         n = min(shape)
         v = take_static(v, np.arange(n) % _shape(v)[0], 0)
@@ -230,7 +226,6 @@ def choose(a, choices, out=None, mode="raise"):
 
 
 def compress(condition, a, axis=None, *, size=None, fill_value=0, out=None):
-    from .shapes import ravel
     a = asarray_operand(a)
     cond = _static_indices(condition, "the condition of jnp.compress (without size=)") \
         if size is None else None
@@ -245,7 +240,6 @@ def compress(condition, a, axis=None, *, size=None, fill_value=0, out=None):
 
 
 def extract(condition, arr, *, size=None, fill_value=0):
-    from .shapes import ravel
     return compress(ravel(asarray(condition)) if not isinstance(condition, np.ndarray)
                     else condition.reshape(-1), ravel(asarray_operand(arr)), size=size,
                     fill_value=fill_value)
@@ -263,7 +257,6 @@ def indices(dimensions, dtype=None, sparse=False):
             out.append(lax.broadcasted_iota(dt, dims, i))
     if sparse:
         return tuple(out)
-    from .shapes import stack
     return stack(out) if out else lax.full((0,), 0, dt)
 
 
@@ -314,7 +307,6 @@ def diag_indices_from(arr):
 
 
 def vander(x, N=None, increasing=False):
-    from .shapes import stack
     x = asarray_operand(x)
     if core.get_aval(x).ndim != 1:
         raise ShapeError("vander: x must be 1-D")
@@ -366,7 +358,6 @@ class _Concat:
         self.column = column
 
     def __getitem__(self, key):
-        from .shapes import concatenate, atleast_1d
         key = key if isinstance(key, tuple) else (key,)
         items = []
         for k in key:
@@ -446,7 +437,6 @@ def polysub(a1, a2):
 
 
 def polymul(a1, a2, *, trim_leading_zeros=False):
-    from .statistics import convolve
     return convolve(a1, a2)
 
 
@@ -476,7 +466,6 @@ def polyint(p, m=1, k=None):
 
 
 def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
-    from .shapes import moveaxis, stack
     if axis is not None:
         axisa = axisb = axisc = axis
     a, b = uf.promote_dtypes(asarray_operand(a), asarray_operand(b))
@@ -506,14 +495,12 @@ def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
 
 
 def matvec(x1, x2, /):
-    from .contractions import matmul
     x2 = asarray_operand(x2)
     out = matmul(x1, lax.reshape(x2, _shape(x2) + (1,)))
     return lax.reshape(out, _shape(out)[:-1])
 
 
 def vecmat(x1, x2, /):
-    from .contractions import matmul
     x1 = uf.conjugate(asarray_operand(x1))
     out = matmul(lax.reshape(x1, _shape(x1)[:-1] + (1, _shape(x1)[-1])), x2)
     return lax.reshape(out, _shape(out)[:-2] + _shape(out)[-1:])
@@ -553,7 +540,6 @@ def unravel_index(indices, shape):
 
 def apply_along_axis(func1d, axis, arr, *args, **kwargs):
     """Applies func1d to every 1-D slice (a static loop over the other axes)."""
-    from .shapes import moveaxis, stack
     arr = asarray_operand(arr)
     nd = core.get_aval(arr).ndim
     axis = canonical_axes(axis, nd, "apply_along_axis")[0]

@@ -8,7 +8,10 @@ import numpy as np
 
 from .. import core, lax
 from ..errors import ShapeError
-from .ufuncs import asarray_operand, multiply, promote_dtypes
+from .reductions import sum as _sum
+from .shapes import diagonal, ravel, reshape, transpose
+from .ufuncs import (asarray_operand, broadcast_shapes, broadcast_to_shape, conjugate, multiply,
+                     promote_dtypes)
 
 
 def _prep(a, b):
@@ -46,7 +49,6 @@ def matmul(a, b, *, precision=None, preferred_element_type=None):
         raise ShapeError(f"matmul: shapes {av.shape} and {bv.shape} are not aligned: "
                          f"{a2v.shape[-1]} != {b2v.shape[-2]}")
     batch_a, batch_b = a2v.shape[:-2], b2v.shape[:-2]
-    from .ufuncs import broadcast_shapes, broadcast_to_shape
     batch = broadcast_shapes(batch_a, batch_b)
     nb = len(batch)
     if batch_a != batch:
@@ -63,8 +65,6 @@ def matmul(a, b, *, precision=None, preferred_element_type=None):
 
 
 def vdot(a, b, *, precision=None):
-    from .shapes import ravel
-    from .ufuncs import conjugate
     return dot(conjugate(ravel(a)), ravel(b), precision=precision)
 
 
@@ -76,7 +76,6 @@ def inner(a, b, *, precision=None):
 
 
 def outer(a, b):
-    from .shapes import ravel
     a, b = ravel(asarray_operand(a)), ravel(asarray_operand(b))
     a, b = promote_dtypes(a, b)
     return lax.dot_general(a, b, (((), ()), ((), ())))
@@ -97,7 +96,6 @@ def tensordot(a, b, axes=2, *, precision=None):
 
 
 def kron(a, b):
-    from .shapes import reshape
     a, b, av, bv = _prep(a, b)
     nd = max(av.ndim, bv.ndim)
     a = reshape(a, (1,) * (nd - av.ndim) + av.shape)
@@ -133,13 +131,10 @@ def einsum(subscripts, *operands, optimize=None, precision=None, preferred_eleme
         specs.append(spec)
     if "..." in out:
         out = out.replace("...", "".join(free_letters[:max_ell]))
-    from .reductions import sum as _sum
-    from .shapes import transpose
     # reduce repeated letters within one operand (traces) and letters appearing nowhere else
     ops = list(operands)
     for k, (spec, op) in enumerate(zip(specs, ops)):
         if len(set(spec)) != len(spec):
-            from .shapes import diagonal
             while len(set(spec)) != len(spec):
                 c = next(ch for ch in spec if spec.count(ch) > 1)
                 i = spec.index(c)

@@ -1,110 +1,17 @@
-"""Array creation: array/asarray, zeros/ones/full(_like), arange, linspace, eye, ..."""
+"""Array creation: zeros/ones/full(_like), arange, linspace/logspace/geomspace, eye,
+tri/tril/triu, diag, meshgrid (`array`/`asarray` live in `operands`, below every
+other module of the numpy layer)."""
 from __future__ import annotations
 
 import numpy as np
 
 from .. import core, dtypes, lax
 from ..core import Tracer
-from ..errors import ArgumentError, ConcretizationError
-
-
-def _static_shape(shape, name="shape"):
-    if isinstance(shape, (int, np.integer)) or (hasattr(shape, "__index__") and not isinstance(shape, (tuple, list))):
-        return (int(shape),)
-    try:
-        return tuple(int(operator_index(d)) for d in shape)
-    except ConcretizationError:
-        raise
-    except TypeError:
-        raise ArgumentError(f"{name} must be a tuple of ints, got {shape!r:.60}") from None
-
-
-def operator_index(d):
-    import operator
-    return operator.index(d)
-
-
-def _dtype(dtype, default=None):
-    if dtype is None:
-        return default
-    try:
-        dt = dtypes.dtype(dtype)
-    except TypeError:
-        from ..errors import DTypeError
-        raise DTypeError(f"{dtype!r:.60} is not a valid dtype",
-                         hint="use e.g. jnp.float32, 'int32' or a NumPy dtype") from None
-    if dt not in dtypes.SUPPORTED:
-        from ..errors import DTypeError
-        raise DTypeError(f"dtype {dt} is not supported by astjax",
-                         hint="supported: " + ", ".join(str(d) for d in dtypes.SUPPORTED))
-    return dtypes.canonicalize(dt, warn=True)
-
-
-def array(obj, dtype=None, copy=True, ndmin=0):
-    if isinstance(obj, Tracer) or hasattr(obj, "_buf"):
-        out = obj
-        if dtype is not None:
-            out = lax.convert_element_type(out, _dtype(dtype))
-        elif getattr(out, "weak_type", False) and isinstance(out, Tracer):
-            out = lax.convert_element_type(out, out.dtype, weak_type=False)
-    elif isinstance(obj, (list, tuple)) and any(_has_staged(o) for o in obj):
-        from .shapes import stack
-        out = stack([array(o) for o in obj])
-        if dtype is not None:
-            out = lax.convert_element_type(out, _dtype(dtype))
-    else:
-        if isinstance(obj, core.WeakConst):
-            obj = obj.val
-        np_val = np.asarray(obj)
-        if np_val.dtype == object:
-            raise ArgumentError(f"cannot make an array from {type(obj).__name__} {obj!r:.60}")
-        if dtype is not None:
-            dt = _dtype(dtype)
-        elif isinstance(obj, (bool, int, float, complex)):
-            dt = dtypes.python_scalar_dtype(obj)
-        elif isinstance(obj, (list, tuple)) and np_val.size and np_val.dtype.kind in "biufc":
-            dt = _infer_list_dtype(obj, np_val)
-        else:
-            dt = dtypes.canonicalize(np_val.dtype)
-        out = _constant(np_val.astype(dt))
-    for _ in range(ndmin - core.get_aval(out).ndim):
-        out = lax.expand_dims(out, (0,))
-    return out
-
-
-def _infer_list_dtype(obj, np_val):
-    leaves = []
-
-    def walk(o):
-        if isinstance(o, (list, tuple)):
-            for x in o:
-                walk(x)
-        else:
-            leaves.append(o)
-    walk(obj)
-    return dtypes.result_type(*[np.asarray(l) if not isinstance(l, (bool, int, float, complex))
-                                else l for l in leaves])
-
-
-def _has_staged(o):
-    if isinstance(o, (list, tuple)):
-        return any(_has_staged(x) for x in o)
-    return isinstance(o, Tracer) or hasattr(o, "_buf")
-
-
-def _constant(v: np.ndarray):
-    """A host constant: staged as a literal/constvar under jit, a device array eagerly."""
-    b = core.current_builder()
-    if b is not None:
-        return b.const_tracer(v)
-    from ..codegen.runtime import device_put
-    return device_put(v)
-
-
-def asarray(a, dtype=None, order=None, copy=None):
-    if dtype is None and (isinstance(a, Tracer) or hasattr(a, "_buf")):
-        return a
-    return array(a, dtype=dtype)
+from ..errors import ConcretizationError
+from .operands import (_constant, _dtype, _static_shape, array, asarray,  # noqa: F401
+                       broadcast_to_shape, operator_index)
+from .shapes import diagonal, moveaxis, ndim, reshape, shape
+from .ufuncs import exp, log, multiply, power, where
 
 
 def zeros(shape, dtype=None):
@@ -124,12 +31,10 @@ def full(shape, fill_value, dtype=None):
         else array(fill_value)
     shape = _static_shape(shape)
     if dtype is None and not dtypes.is_weak_scalar(fill_value):
-        from .ufuncs import broadcast_to_shape
         return broadcast_to_shape(asarray(fill_value), shape)
     dt = _dtype(dtype, dtypes.result_type(fill_value))
     aval = core.get_aval(fill_value)
     if aval.ndim:
-        from .ufuncs import broadcast_to_shape
         return broadcast_to_shape(lax.convert_element_type(fill_value, dt), shape)
     return lax.full(shape, fill_value, dt)
 
@@ -189,26 +94,22 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     step = lax.div(lax.sub(stop, start), np.asarray(max(div, 1), comp_dt)[()])
     sshape = core.get_aval(start).shape
     iota = lax.broadcasted_iota(comp_dt, (num,) + sshape, 0)
-    from .ufuncs import broadcast_to_shape
     s = broadcast_to_shape(start, (num,) + sshape)
     out = lax.add(s, lax.mul(iota, broadcast_to_shape(step, (num,) + sshape)))
     if endpoint and num > 1:
         out = lax.concatenate([lax.slice_in_dim(out, 0, num - 1), lax.expand_dims(stop, (0,))], 0)
     if axis != 0:
-        from .shapes import moveaxis
         out = moveaxis(out, 0, axis)
     out = lax.convert_element_type(out, dt)
     return (out, step) if retstep else out
 
 
 def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
-    from .ufuncs import power
     return lax.convert_element_type(power(base, linspace(start, stop, num, endpoint, axis=axis)),
                                     _dtype(dtype, dtypes.dtype(float)))
 
 
 def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
-    from .ufuncs import exp, log
     return lax.convert_element_type(exp(linspace(log(asarray(float(start)) if isinstance(start, (int, float)) else start),
                                                  log(asarray(float(stop)) if isinstance(stop, (int, float)) else stop),
                                                  num, endpoint, axis=axis)),
@@ -236,7 +137,6 @@ def tri(N, M=None, k=0, dtype=None):
 
 
 def tril(m, k=0):
-    from .ufuncs import where
     m = asarray(m)
     N, M = core.get_aval(m).shape[-2:]
     mask = lax.convert_element_type(tri(N, M, k), dtypes.bool_)
@@ -244,7 +144,6 @@ def tril(m, k=0):
 
 
 def triu(m, k=0):
-    from .ufuncs import where
     m = asarray(m)
     N, M = core.get_aval(m).shape[-2:]
     mask = lax.convert_element_type(tri(N, M, k - 1), dtypes.bool_)
@@ -252,7 +151,6 @@ def triu(m, k=0):
 
 
 def meshgrid(*xi, indexing="xy", sparse=False, copy=True):
-    from .ufuncs import broadcast_to_shape
     xi = [asarray(x) for x in xi]
     shapes = [core.get_aval(x).size for x in xi]
     if indexing == "xy" and len(xi) >= 2:
@@ -267,3 +165,14 @@ def meshgrid(*xi, indexing="xy", sparse=False, copy=True):
         y = lax.reshape(lax.reshape(x, (core.get_aval(x).size,)), tuple(sh))
         out.append(y if sparse else broadcast_to_shape(y, tuple(shapes)))
     return out
+
+
+def diag(v, k=0):
+    v = asarray(v)
+    if ndim(v) == 1:
+        n = shape(v)[0] + abs(k)
+        e = eye(n, n, k, dtype=core.get_aval(v).dtype)
+        padded = lax.pad(v, np.asarray(0, core.get_aval(v).dtype)[()], [(0, abs(k), 0)])
+        # row i holds v[i] on the diagonal for k >= 0; column j holds v[j] for k < 0
+        return multiply(e, reshape(padded, (n, 1) if k >= 0 else (1, n)))
+    return diagonal(v, k)

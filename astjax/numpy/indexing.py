@@ -7,86 +7,18 @@ import numpy as np
 
 from .. import core, dtypes, lax
 from ..core import Tracer
-from ..errors import ArgumentError, NonConcreteBooleanIndexError, ShapeError
-from .creation import asarray
-
-
-def _is_int_scalar(i):
-    if isinstance(i, (bool, np.bool_)):
-        return False
-    if isinstance(i, (int, np.integer)):
-        return True
-    a = getattr(i, "aval", None)
-    return a is not None and a.shape == () and dtypes.is_int(a.dtype)
-
-
-def _is_array_index(i):
-    if isinstance(i, (list, np.ndarray)):
-        return True
-    a = getattr(i, "aval", None)
-    return a is not None and (a.shape != () or a.dtype == dtypes.bool_)
-
-
-def _static_int(i):
-    if isinstance(i, (int, np.integer)):
-        return int(i)
-    if isinstance(i, Tracer) and i.known is not None:
-        return int(i.known)
-    return None
-
-
-def _expand(idx, ndim):
-    if not isinstance(idx, tuple):
-        idx = (idx,)
-    # boolean masks consume as many axes as their rank
-    n_used = 0
-    for i in idx:
-        if i is None or i is Ellipsis:
-            continue
-        a = getattr(i, "aval", None)
-        if a is not None and a.dtype == dtypes.bool_ and a.shape != ():
-            n_used += a.ndim
-        elif isinstance(i, np.ndarray) and i.dtype == np.bool_:
-            n_used += i.ndim
-        else:
-            n_used += 1
-    if sum(1 for i in idx if i is Ellipsis) > 1:
-        raise ArgumentError("an index can only have a single ellipsis ('...')")
-    if Ellipsis in [i for i in idx if not hasattr(i, "shape") and not isinstance(i, list)]:
-        k = [j for j, i in enumerate(idx) if i is Ellipsis][0]
-        idx = idx[:k] + (slice(None),) * (ndim - n_used) + idx[k + 1:]
-    elif n_used < ndim:
-        idx = idx + (slice(None),) * (ndim - n_used)
-    if n_used > ndim:
-        raise ShapeError(f"too many indices for an array of rank {ndim}: {n_used} given")
-    return idx
-
-
-def _mask_to_indices(i):
-    known = i.known if isinstance(i, Tracer) else np.asarray(i) if not hasattr(i, "_buf") else np.asarray(i)
-    if known is None:
-        raise NonConcreteBooleanIndexError(
-            "a boolean mask whose values are only known when the function runs was used "
-            "as an index: the result's shape would depend on the data")
-    return [asarray(n.astype(np.int32)) for n in np.nonzero(np.asarray(known))]
+from ..errors import ArgumentError, ShapeError
+from .advanced_indexing import (_is_array_index, _is_int_scalar, _normalize_index, _slice_part,
+                                _static_int, gather_index, scatter_index,
+                                take, take_along_axis)  # noqa: F401  (jnp.take, take_along_axis)
+from .operands import asarray
+from .ufuncs import negative, power, reciprocal
 
 
 def _getitem(x, idx):
     av = core.get_aval(x)
-    idx = _expand(idx, av.ndim)
-    # boolean masks -> integer index arrays (static masks only)
-    flat = []
-    for i in idx:
-        a = getattr(i, "aval", None)
-        is_mask = (a is not None and a.dtype == dtypes.bool_ and a.shape != ()) or (
-            isinstance(i, (np.ndarray, list)) and np.asarray(i).dtype == np.bool_ and np.ndim(i) > 0)
-        if is_mask:
-            flat.extend(_mask_to_indices(i))
-        else:
-            flat.append(i)
-    idx = tuple(flat)
+    idx = _normalize_index(x, idx)  # static boolean masks -> integer index arrays
     if any(_is_array_index(i) for i in idx):
-        from .advanced_indexing import gather_index
         return gather_index(x, idx)
     # basic indexing: static slices, then dynamic scalar indices, then squeeze/newaxis
     starts, limits, strides, rev_axes = [], [], [], []
@@ -170,29 +102,6 @@ def _getitem(x, idx):
     return y
 
 
-def _slice_part(v):
-    if v is None:
-        return None
-    s = _static_int(v)
-    if s is None:
-        from ..errors import ConcretizationError
-        raise ConcretizationError("slice bounds must be static: the slice's length is part of "
-                                  "the result's shape",
-                                  hint="use lax.dynamic_slice(x, (start,), (size,)) for a "
-                                       "staged start with a static size")
-    return s
-
-
-def take(a, indices, axis=None, mode=None, fill_value=None):
-    from .advanced_indexing import take as _take
-    return _take(a, indices, axis, mode, fill_value)
-
-
-def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
-    from .advanced_indexing import take_along_axis as tal
-    return tal(arr, indices, axis)
-
-
 class _IndexUpdateHelper:
     """`x.at[idx]`: functional updates through scatter."""
     __slots__ = ("array",)
@@ -214,7 +123,6 @@ class _IndexUpdateRef:
         return _getitem(self.array, self.index)
 
     def _scatter(self, kind, values, **kw):
-        from .advanced_indexing import scatter_index
         return scatter_index(self.array, self.index, values, kind, kw.get("mode"))
 
     def set(self, values, **kw):
@@ -224,7 +132,6 @@ class _IndexUpdateRef:
         return self._scatter("add", values, **kw)
 
     def subtract(self, values, **kw):
-        from .ufuncs import negative
         return self._scatter("add", negative(asarray(values)))
 
     def mul(self, values, **kw):
@@ -233,7 +140,6 @@ class _IndexUpdateRef:
     multiply = mul
 
     def divide(self, values, **kw):
-        from .ufuncs import reciprocal
         return self._scatter("mul", reciprocal(asarray(values)))
 
     def min(self, values, **kw):
@@ -243,13 +149,7 @@ class _IndexUpdateRef:
         return self._scatter("max", values, **kw)
 
     def power(self, values, **kw):
-        from .ufuncs import power
         return self.set(power(self.get(), values))
 
     def apply(self, func, **kw):
         return self.set(func(self.get()))
-
-
-def nonzero(a, *, size=None, fill_value=None):
-    from .sorting import nonzero as _nonzero
-    return _nonzero(a, size=size, fill_value=fill_value)

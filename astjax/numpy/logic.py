@@ -8,8 +8,11 @@ import numpy as np
 from .. import core, dtypes, lax
 from ..errors import ArgumentError, DTypeError
 from . import ufuncs as uf
+from .operands import array, asarray
+from .reductions import all as _all, any as _any, sum as _sum
+from .shapes import ravel, reshape
 from .ufuncs import asarray_operand, promote_args, promote_args_inexact, where
-from .util import library_jit
+from .util import _Direct, library_jit
 
 __all__ = ["isclose", "allclose", "array_equal", "array_equiv", "isin", "select", "piecewise",
            "nan_to_num", "ldexp", "frexp", "modf", "gcd", "lcm", "angle", "iscomplex",
@@ -43,15 +46,12 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-    from .reductions import all as _all
     return _all(isclose(a, b, rtol, atol, equal_nan))
 
 
 def array_equal(a1, a2, equal_nan=False):
-    from .reductions import all as _all
     a1, a2 = asarray_operand(a1), asarray_operand(a2)
     if core.get_aval(a1).shape != core.get_aval(a2).shape:
-        from .creation import asarray
         return asarray(False)
     a1, a2 = promote_args("array_equal", a1, a2)
     eq = lax.eq(a1, a2)
@@ -61,8 +61,6 @@ def array_equal(a1, a2, equal_nan=False):
 
 
 def array_equiv(a1, a2):
-    from .reductions import all as _all
-    from .creation import asarray
     a1, a2 = asarray_operand(a1), asarray_operand(a2)
     try:
         uf.broadcast_shapes(core.get_aval(a1).shape, core.get_aval(a2).shape)
@@ -72,8 +70,6 @@ def array_equiv(a1, a2):
 
 
 def isin(element, test_elements, assume_unique=False, invert=False, *, method="auto"):
-    from .reductions import any as _any
-    from .shapes import ravel, reshape
     element = asarray_operand(element)
     t = ravel(asarray_operand(test_elements))
     e_shape = core.get_aval(element).shape
@@ -184,7 +180,6 @@ def _int_args(name, x1, x2):
 @library_jit
 def gcd(x1, x2, /):
     x1, x2 = _int_args("gcd", x1, x2)
-    from .util import _Direct
     a, b = uf.abs(x1), uf.abs(x2)
     zero = lax.full_like(a, 0)
 
@@ -302,7 +297,6 @@ def issubsctype(arg1, arg2):
 
 
 def count_nonzero(a, axis=None, keepdims=False):
-    from .reductions import sum as _sum
     a = asarray_operand(a)
     return _sum(lax.ne(a, lax.full_like(a, 0)), axis=axis, keepdims=keepdims,
                 dtype=dtypes.canonicalize(dtypes.dtype(int)))
@@ -314,7 +308,6 @@ def bitwise_count(x, /):
 
 
 def copy(a, order=None):
-    from .creation import array
     return array(a, copy=True)
 
 

@@ -8,9 +8,16 @@ from __future__ import annotations
 import numpy as np
 
 from .. import core, dtypes, lax
-from ..errors import ArgumentError
+from ..errors import ArgumentError, NotImplementedInAstjaxError
+from . import linalg
 from . import ufuncs as uf
-from .creation import asarray
+from .arrayops import vander
+from .contractions import matmul
+from .operands import asarray
+from .reductions import sum as _sum
+from .shapes import concatenate
+from .sorting import argsort, cumsum, sort
+from .statistics import convolve, diff
 from .ufuncs import asarray_operand
 from .vectorize import vectorize  # noqa: F401  (re-exported)
 
@@ -30,11 +37,6 @@ get_printoptions, set_printoptions, printoptions = (np.get_printoptions, np.set_
                                                    np.printoptions)
 
 
-def _jnp():
-    from .. import numpy as jnp
-    return jnp
-
-
 def array_repr(arr, max_line_width=None, precision=None, suppress_small=None):
     return repr(arr)
 
@@ -45,15 +47,15 @@ def array_str(a, max_line_width=None, precision=None, suppress_small=None):
 
 def partition(a, kth, axis=-1):
     """A sorted array satisfies the partition property for every kth."""
-    return _jnp().sort(a, axis=axis)
+    return sort(a, axis=axis)
 
 
 def argpartition(a, kth, axis=-1):
-    return _jnp().argsort(a, axis=axis)
+    return argsort(a, axis=axis)
 
 
 def sort_complex(a):
-    a = _jnp().sort(asarray_operand(a))
+    a = sort(asarray_operand(a))
     dt = core.get_aval(a).dtype
     if not dtypes.issubdtype(dt, np.complexfloating):
         a = lax.convert_element_type(a, dtypes.canonicalize(np.promote_types(dt, np.complex64)))
@@ -65,7 +67,6 @@ def poly(seq_of_zeros):
     zv = core.get_aval(z)
     if zv.ndim == 2 and zv.shape[0] == zv.shape[1] and zv.shape[0] > 0:
         raise ArgumentError("jnp.poly of a matrix needs eigenvalues, which astjax lacks")
-    from .statistics import convolve
     [z] = uf.promote_dtypes_inexact(z)
     dt = core.get_aval(z).dtype
     out = lax.full((1,), 1, dt)
@@ -78,11 +79,7 @@ def poly(seq_of_zeros):
 def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
     """Least squares through the normal equations (small degrees)."""
     if full or cov:
-        from ..errors import NotImplementedInAstjaxError
         raise NotImplementedInAstjaxError("polyfit(full=True / cov=True) is not implemented")
-    from .arrayops import vander
-    from .contractions import matmul
-    from . import linalg
     x, y = uf.promote_dtypes_inexact(x, y)
     A = vander(x, int(deg) + 1)
     if w is not None:
@@ -91,7 +88,7 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
         A = uf.multiply(A, lax.reshape(w, (core.get_aval(w).shape[0], 1)))
         y = uf.multiply(y, w if core.get_aval(y).ndim == 1 else lax.reshape(
             w, (core.get_aval(w).shape[0], 1)))
-    scale = uf.sqrt(_jnp().sum(uf.multiply(A, A), axis=0))
+    scale = uf.sqrt(_sum(uf.multiply(A, A), axis=0))
     A = uf.true_divide(A, scale)
     At = lax.transpose(A, (1, 0))
     c = linalg.solve(matmul(At, A), matmul(At, y))
@@ -115,8 +112,6 @@ def polydiv(u, v, *, trim_leading_zeros=False):
 
 
 def unwrap(p, discont=None, axis=-1, period=2 * np.pi):
-    from .statistics import diff
-    from .shapes import concatenate
     [p] = uf.promote_dtypes_inexact(p)
     nd = core.get_aval(p).ndim
     axis = axis % nd
@@ -130,7 +125,7 @@ def unwrap(p, discont=None, axis=-1, period=2 * np.pi):
     shape = list(core.get_aval(p).shape)
     shape[axis] = 1
     zero = lax.full(tuple(shape), 0, core.get_aval(p).dtype)
-    return uf.add(p, concatenate([zero, _jnp().cumsum(correct, axis=axis)], axis=axis))
+    return uf.add(p, concatenate([zero, cumsum(correct, axis=axis)], axis=axis))
 
 
 def mask_indices(n, mask_func, k=0, *, size=None):

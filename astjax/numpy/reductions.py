@@ -6,7 +6,9 @@ import numpy as np
 
 from .. import core, dtypes, lax
 from ..errors import ShapeError
-from .ufuncs import asarray_operand, promote_dtypes
+from ..primitives.base import max_value as _max_value, min_value as _min_value
+from . import ufuncs
+from .ufuncs import asarray_operand, broadcast_to_shape, promote_dtypes, where as _where
 
 
 def canonical_axes(axis, ndim, name="reduction"):
@@ -41,12 +43,10 @@ def _reduction(name, lax_fn, *, upcast_bool=False, bool_op=None, init=None):
         elif bool_op is not None and av.dtype == dtypes.bool_:
             return _finish(bool_op(a, axes), axes, av.shape, keepdims)
         if where is not None:
-            from .ufuncs import where as _where, broadcast_to_shape
             ident = init(core.get_aval(a).dtype)
             a = _where(broadcast_to_shape(where, av.shape), a, lax.full_like(a, ident))
         r = lax_fn(a, axes) if axes else a
         if initial is not None:
-            from . import ufuncs
             r = getattr(ufuncs, {"sum": "add", "prod": "multiply", "max": "maximum",
                                  "min": "minimum"}[name])(r, initial)
         return _finish(r, axes, av.shape, keepdims)
@@ -58,20 +58,10 @@ def _finish(r, axes, shape, keepdims):
     return _keep(r, axes, shape) if keepdims else r
 
 
-def _max_init(dt):
-    from ..primitives.base import min_value
-    return min_value(dt)
-
-
-def _min_init(dt):
-    from ..primitives.base import max_value
-    return max_value(dt)
-
-
 sum = _reduction("sum", lax.reduce_sum, upcast_bool=True, init=lambda d: 0)  # noqa: A001
 prod = _reduction("prod", lax.reduce_prod, upcast_bool=True, init=lambda d: 1)
-max = _reduction("max", lax.reduce_max, init=_max_init)  # noqa: A001
-min = _reduction("min", lax.reduce_min, init=_min_init)  # noqa: A001
+max = _reduction("max", lax.reduce_max, init=_min_value)  # noqa: A001
+min = _reduction("min", lax.reduce_min, init=_max_value)  # noqa: A001
 amax, amin = max, min
 
 
@@ -82,7 +72,6 @@ def _bool_reduction(name, lax_fn):
         if av.dtype != dtypes.bool_:
             a = lax.ne(a, lax.full_like(a, 0))
         if where is not None:
-            from .ufuncs import where as _where, broadcast_to_shape
             a = _where(broadcast_to_shape(where, av.shape), a, name == "all")
         axes = canonical_axes(axis, av.ndim, name)
         r = lax_fn(a, axes) if axes else a
@@ -113,7 +102,6 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
         n = _count(av.shape, axes)
         s = sum(lax.convert_element_type(a, dtype), axis=axes, keepdims=keepdims)
         return lax.div(s, np.asarray(n, dtype)[()]) if n else lax.div(s, np.asarray(0, dtype)[()])
-    from .ufuncs import broadcast_to_shape
     w = broadcast_to_shape(where, av.shape)
     s = sum(lax.convert_element_type(a, dtype), axis=axes, keepdims=keepdims, where=w)
     n = sum(lax.convert_element_type(w, dtype), axis=axes, keepdims=keepdims)
@@ -129,7 +117,6 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, 
     a = lax.convert_element_type(a, comp)
     axes = canonical_axes(axis, av.ndim, "var")
     m = mean(a, axis=axes, keepdims=True, where=where)
-    from .ufuncs import broadcast_to_shape
     centered = lax.sub(a, broadcast_to_shape(m, av.shape))
     if dtypes.issubdtype(comp, np.complexfloating):
         sq = lax.real(lax.mul(centered, lax.conj(centered)))

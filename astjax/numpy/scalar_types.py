@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes
+from .operands import asarray
 
 
 class ScalarType:
@@ -16,7 +17,6 @@ class ScalarType:
         self.__name__ = self.dtype.name
 
     def __call__(self, x):
-        from .creation import asarray
         return asarray(x, dtype=self.dtype)
 
     def __eq__(self, other):

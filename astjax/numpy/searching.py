@@ -12,20 +12,22 @@ import numpy as np
 
 from .. import core, dtypes, lax
 from ..core import Tracer
-from ..errors import ArgumentError, ConcretizationError, ShapeError
+from ..errors import ArgumentError, ConcretizationError, NotImplementedInAstjaxError, ShapeError
 from . import ufuncs as uf
-from .reductions import sum as _sum
+from .creation import linspace
+from .indexing import take
+from .logic import isin
+from .operands import asarray
+from .reductions import any as _any, max as _max, min as _min, sum as _sum
+from .shapes import concatenate, ravel
+from .sorting import argsort
+from .statistics import diff
 from .ufuncs import asarray_operand, where
 from .util import library_jit, prefix_sum
 
 __all__ = ["searchsorted", "digitize", "bincount", "histogram", "histogram_bin_edges",
            "interp", "unique", "unique_values", "unique_counts", "unique_inverse",
            "unique_all", "union1d", "intersect1d", "setdiff1d", "setxor1d"]
-
-
-def _jnp():
-    from .. import numpy as jnp
-    return jnp
 
 
 def _dt(x):
@@ -47,14 +49,13 @@ def _less_nan(x, y):
 @library_jit(static_argnums=(2,), static_argnames=("side", "method"))
 def searchsorted(a, v, side="left", sorter=None, *, method="scan"):
     """Indices where `v` would be inserted into the sorted 1-D `a`."""
-    from .shapes import ravel
     a, v = uf.promote_dtypes(asarray_operand(a), asarray_operand(v))
     if core.get_aval(a).ndim != 1:
         raise ShapeError(f"searchsorted: a must be 1-D, got shape {core.get_aval(a).shape}")
     if side not in ("left", "right"):
         raise ArgumentError(f"searchsorted: side must be 'left' or 'right', got {side!r}")
     if sorter is not None:
-        a = _jnp().take(a, asarray_operand(sorter))
+        a = take(a, asarray_operand(sorter))
     vs = core.get_aval(v).shape
     n = core.get_aval(a).shape[0]
     vv = lax.reshape(ravel(v), (int(np.prod(vs, dtype=np.int64)), 1))
@@ -101,7 +102,6 @@ def _one_hot_count(idx, length, weights=None):
 
 
 def bincount(x, weights=None, minlength=0, *, length=None):
-    from .shapes import ravel
     x = asarray_operand(x)
     if not dtypes.is_int(_dt(x)):
         raise ArgumentError(f"bincount: x must be an integer array, got {_dt(x)}")
@@ -116,8 +116,6 @@ def bincount(x, weights=None, minlength=0, *, length=None):
 
 
 def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002
-    from .creation import linspace
-    from .reductions import max as _max, min as _min
     [a] = uf.promote_args_inexact("histogram_bin_edges", asarray_operand(a))
     if not isinstance(bins, (int, np.integer)):
         return asarray_operand(bins)
@@ -133,7 +131,6 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002
 
 
 def histogram(a, bins=10, range=None, weights=None, density=None):  # noqa: A002
-    from .shapes import ravel
     a = ravel(asarray_operand(a))
     edges = histogram_bin_edges(a, bins, range)
     [a] = uf.promote_dtypes(a)
@@ -147,7 +144,6 @@ def histogram(a, bins=10, range=None, weights=None, density=None):  # noqa: A002
         [weights] = uf.promote_dtypes(ravel(asarray_operand(weights)))
     counts = lax.slice_in_dim(_one_hot_count(idx, nb + 1, weights), 0, nb)
     if density:
-        from .statistics import diff
         counts = lax.convert_element_type(counts, _dt(edges))
         w = diff(edges)
         counts = uf.true_divide(uf.true_divide(counts, w), _sum(counts))
@@ -174,10 +170,8 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     if period is not None:
         x = uf.remainder(x, period)
         xp = uf.remainder(xp, period)
-        from .. import numpy as jnp
-        order = jnp.argsort(xp)
-        xp, fp = jnp.take(xp, order), jnp.take(fp, order)
-        from .shapes import concatenate
+        order = argsort(xp)
+        xp, fp = take(xp, order), take(fp, order)
         xp = concatenate([uf.subtract(lax.slice(xp, (n - 1,), (n,)), period), xp,
                           uf.add(lax.slice(xp, (0,), (1,)), period)])
         fp = concatenate([lax.slice(fp, (n - 1,), (n,)), fp, lax.slice(fp, (0,), (1,))])
@@ -205,12 +199,10 @@ def interp(x, xp, fp, left=None, right=None, period=None):
 
 def _unique_sorted(ar, size, fill_value, equal_nan=True):
     """(values[size], mask-of-first[n], position[n], sort order[n], count) of ravel(ar)."""
-    from .shapes import ravel
-    jnp = _jnp()
     x = ravel(asarray_operand(ar))
     n = core.get_aval(x).shape[0]
-    order = jnp.argsort(x, stable=True)
-    s = jnp.take(x, order)
+    order = argsort(x, stable=True)
+    s = take(x, order)
     if n == 0:
         raise ShapeError("unique with size= needs a non-empty array")
     differ = lax.ne(lax.slice(s, (1,), (n,)), lax.slice(s, (0,), (n - 1,)))
@@ -236,14 +228,12 @@ def _unique_sorted(ar, size, fill_value, equal_nan=True):
 def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None,
            *, equal_nan=True, size=None, fill_value=None, sorted=True):  # noqa: A002
     if axis is not None:
-        from ..errors import NotImplementedInAstjaxError
         raise NotImplementedInAstjaxError("jnp.unique with axis= is not implemented")
     ar = asarray_operand(ar)
     if size is None:
         v = _concrete(ar, "the number of unique values")
         res = np.unique(v, return_index=return_index, return_inverse=return_inverse,
                         return_counts=return_counts, equal_nan=equal_nan)
-        from .creation import asarray
         if not isinstance(res, tuple):
             return asarray(res.astype(_dt(ar)))
         vals, *rest = res
@@ -265,10 +255,8 @@ def _unique_sized(ar, return_index, return_inverse, return_counts, equal_nan, si
         o = lax.broadcast_in_dim(lax.convert_element_type(order, idt), (size, n), (1,))
         out.append(_sum(where(hit, o, np.asarray(0, idt)[()]), axis=1))
     if return_inverse:
-        from .shapes import ravel
         x = ravel(ar)
-        jnp = _jnp()
-        s = jnp.take(x, order)
+        s = take(x, order)
         # number of distinct values strictly below each element
         m = lax.broadcast_in_dim(mask, (n, n), (1,))
         below = lax.bitwise_and(m, _less_nan(lax.broadcast_in_dim(s, (n, n), (1,)),
@@ -300,7 +288,6 @@ def unique_all(x, *, size=None, fill_value=None):
 
 
 def union1d(ar1, ar2, *, size=None, fill_value=None):
-    from .shapes import concatenate, ravel
     return unique(concatenate([ravel(asarray_operand(ar1)), ravel(asarray_operand(ar2))]),
                   size=size, fill_value=fill_value)
 
@@ -308,36 +295,26 @@ def union1d(ar1, ar2, *, size=None, fill_value=None):
 def intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=None,
                 fill_value=None):
     if return_indices:
-        from ..errors import NotImplementedInAstjaxError
         raise NotImplementedInAstjaxError("intersect1d(return_indices=True) is not implemented")
-    from .logic import isin
-    from .shapes import ravel
     a = ravel(asarray_operand(ar1))
     if size is None:
         av, bv = _concrete(a, "intersect1d's size"), _concrete(asarray_operand(ar2), "size")
-        from .creation import asarray
         return asarray(np.intersect1d(av, bv).astype(_dt(a)))
     keep = isin(a, ar2)
     return _masked_unique(a, keep, size, fill_value)
 
 
 def setdiff1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
-    from .logic import isin
-    from .shapes import ravel
     a = ravel(asarray_operand(ar1))
     if size is None:
         av, bv = _concrete(a, "setdiff1d's size"), _concrete(asarray_operand(ar2), "size")
-        from .creation import asarray
         return asarray(np.setdiff1d(av, bv).astype(_dt(a)))
     return _masked_unique(a, isin(a, ar2, invert=True), size, fill_value)
 
 
 def setxor1d(ar1, ar2, assume_unique=False, *, size=None):
-    from .logic import isin
-    from .shapes import concatenate, ravel
     a, b = ravel(asarray_operand(ar1)), ravel(asarray_operand(ar2))
     if size is None:
-        from .creation import asarray
         return asarray(np.setxor1d(_concrete(a, "size"), _concrete(b, "size")).astype(_dt(a)))
     both = concatenate([a, b])
     keep = concatenate([isin(a, b, invert=True), isin(b, a, invert=True)])
@@ -347,7 +324,6 @@ def setxor1d(ar1, ar2, assume_unique=False, *, size=None):
 @library_jit(static_argnums=(2, 3))
 def _masked_unique(x, keep, size, fill_value):
     """unique(x[keep], size=size): kept values first, via a sort on (not keep, x)."""
-    from .reductions import max as _max
     big = _max(x)
     dt = _dt(x)
     # move dropped entries to the end by replacing them with +inf / the maximum
@@ -358,9 +334,9 @@ def _masked_unique(x, keep, size, fill_value):
     any_dropped = uf.less(n_keep, core.get_aval(x).shape[0])
     # the replacement value forms one extra unique entry unless it also occurs as kept
     slot = lax.broadcasted_iota(dtypes.int32, (size,), 0)
-    repl_kept = _jnp().any(lax.bitwise_and(keep, uf.equal(x, repl)))
+    repl_kept = _any(lax.bitwise_and(keep, uf.equal(x, repl)))
     n_unique = where(lax.bitwise_and(any_dropped, lax.bitwise_not(repl_kept)),
                      uf.subtract(count, 1), count)
-    fill = fill_value if fill_value is not None else _jnp().min(xk)
+    fill = fill_value if fill_value is not None else _min(xk)
     return where(uf.less(slot, n_unique), vals, lax.convert_element_type(
         asarray_operand(fill), dt))

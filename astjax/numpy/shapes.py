@@ -1,15 +1,16 @@
 """Shape manipulation: reshape, ravel, transpose, moveaxis, swapaxes, squeeze,
 expand_dims, stack/concatenate family, split, tile, repeat, flip, roll, pad,
-broadcast_to/broadcast_arrays, astype."""
+broadcast_to/broadcast_arrays, astype, diagonal, trace."""
 from __future__ import annotations
 
 import numpy as np
 
 from .. import core, dtypes, lax
-from ..errors import ShapeError
-from .creation import asarray
-from .reductions import canonical_axes
-from .ufuncs import asarray_operand, broadcast_shapes, broadcast_to_shape, promote_dtypes
+from ..errors import NotImplementedInAstjaxError, ShapeError
+from .indexing import _getitem, take
+from .operands import (_dtype, asarray, asarray_operand, broadcast_shapes, broadcast_to_shape,
+                       promote_dtypes)
+from .reductions import canonical_axes, sum as _sum
 
 
 def shape(a):
@@ -27,7 +28,6 @@ def size(a, axis=None):
 
 def astype(x, dtype, copy=False):
     x = asarray_operand(x)
-    from .creation import _dtype
     return lax.convert_element_type(x, _dtype(dtype))
 
 
@@ -277,7 +277,6 @@ def repeat(a, repeats, axis=None, total_repeat_length=None):
     if reps.ndim == 0:
         return repeat(a, int(reps), axis)
     idx = np.repeat(np.arange(s[axis]), reps)
-    from .indexing import take
     return take(a, asarray(idx.astype(np.int32)), axis=axis)
 
 
@@ -360,10 +359,8 @@ def pad(array, pad_width, mode="constant", constant_values=0, **kwargs):
                 period = 2 * n
                 idx = idx % period
                 idx = np.where(idx >= n, period - 1 - idx, idx)
-            from .indexing import take
             array = take(array, asarray(idx.astype(np.int32)), axis=ax)
         return array
-    from ..errors import NotImplementedInAstjaxError
     raise NotImplementedInAstjaxError(f"jnp.pad mode={mode!r} is not implemented")
 
 
@@ -375,23 +372,8 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     k = max(0, min(n - max(0, -offset), m - max(0, offset)))
     rows = np.arange(k) + max(0, -offset)
     cols = np.arange(k) + max(0, offset)
-    from .indexing import _getitem
     return _getitem(a, (Ellipsis, asarray(rows.astype(np.int32)), asarray(cols.astype(np.int32))))
 
 
 def trace(a, offset=0, axis1=0, axis2=1, dtype=None):
-    from .reductions import sum as _sum
     return _sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
-
-
-def diag(v, k=0):
-    v = asarray(v)
-    if ndim(v) == 1:
-        n = shape(v)[0] + abs(k)
-        from .creation import eye
-        from .ufuncs import multiply
-        e = eye(n, n, k, dtype=core.get_aval(v).dtype)
-        padded = lax.pad(v, np.asarray(0, core.get_aval(v).dtype)[()], [(0, abs(k), 0)])
-        # row i holds v[i] on the diagonal for k >= 0; column j holds v[j] for k < 0
-        return multiply(e, reshape(padded, (n, 1) if k >= 0 else (1, n)))
-    return diagonal(v, k)

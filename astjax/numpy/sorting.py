@@ -17,8 +17,7 @@ from ..core import Tracer
 from ..errors import ArgumentError, ConcretizationError, ShapeError
 from ..primitives.gather import GatherScatterMode
 from ..primitives.scatter import ScatterDimensionNumbers
-from .creation import asarray
-from .ufuncs import asarray_operand, promote_dtypes
+from .operands import asarray, asarray_operand, promote_dtypes
 
 __all__ = ["argmax", "argmin", "cumsum", "cumprod", "cumulative_sum", "cumulative_prod",
            "sort", "argsort", "nonzero", "flatnonzero", "argwhere", "lexsort"]

@@ -10,7 +10,11 @@ import numpy as np
 from .. import core, dtypes, lax
 from ..errors import ArgumentError, ShapeError
 from . import ufuncs as uf
-from .reductions import canonical_axes, max as _max, mean as _mean, min as _min, sum as _sum
+from .contractions import matmul
+from .reductions import (all as _all, any as _any, canonical_axes, max as _max, mean as _mean,
+                         min as _min, prod, sum as _sum)
+from .shapes import atleast_2d, concatenate, diagonal, ravel, reshape, squeeze
+from .sorting import argmax, argmin, cumprod, cumsum, sort
 from .ufuncs import asarray_operand, promote_args_inexact, where
 from .util import library_jit
 
@@ -18,11 +22,6 @@ __all__ = ["nansum", "nanprod", "nanmax", "nanmin", "nanmean", "nanvar", "nanstd
            "nanargmax", "nanargmin", "nancumsum", "nancumprod", "average", "median",
            "nanmedian", "quantile", "nanquantile", "percentile", "nanpercentile", "cov",
            "corrcoef", "diff", "ediff1d", "gradient", "trapezoid", "convolve", "correlate"]
-
-
-def _jnp():
-    from .. import numpy as jnp
-    return jnp
 
 
 def _dt(x):
@@ -42,7 +41,6 @@ def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, whe
 
 
 def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
-    from .reductions import prod
     return prod(_zero_nans(a, 1), axis=axis, dtype=dtype, keepdims=keepdims, initial=initial,
                 where=where)
 
@@ -54,7 +52,7 @@ def _nan_extreme(red, fill):
             return red(a, axis=axis, keepdims=keepdims, initial=initial, where=where)
         out_ = red(_zero_nans(a, fill), axis=axis, keepdims=keepdims, initial=initial,
                    where=where)
-        all_nan = _jnp().all(uf.isnan(a), axis=axis, keepdims=keepdims)
+        all_nan = _all(uf.isnan(a), axis=axis, keepdims=keepdims)
         return uf.where(all_nan, np.asarray(np.nan, _dt(a))[()], out_)
     return f
 
@@ -102,31 +100,30 @@ def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
     return uf.sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, where, correction))
 
 
-def _nanarg(name, fill):
+def _nanarg(arg_reduction, fill):
     def f(a, axis=None, out=None, keepdims=False):
         a = asarray_operand(a)
-        jnp = _jnp()
         if not dtypes.is_inexact(_dt(a)):
-            return getattr(jnp, name)(a, axis=axis, keepdims=keepdims)
+            return arg_reduction(a, axis=axis, keepdims=keepdims)
         nan_mask = uf.isnan(a)
-        res = getattr(jnp, name)(where(nan_mask, np.asarray(fill, _dt(a))[()], a), axis=axis,
-                                 keepdims=keepdims)
-        all_nan = jnp.all(nan_mask, axis=axis, keepdims=keepdims)
+        res = arg_reduction(where(nan_mask, np.asarray(fill, _dt(a))[()], a), axis=axis,
+                            keepdims=keepdims)
+        all_nan = _all(nan_mask, axis=axis, keepdims=keepdims)
         return where(all_nan, np.asarray(-1, _dt(res))[()], res)
-    f.__name__ = "nan" + name
+    f.__name__ = "nan" + arg_reduction.__name__
     return f
 
 
-nanargmax = _nanarg("argmax", -np.inf)
-nanargmin = _nanarg("argmin", np.inf)
+nanargmax = _nanarg(argmax, -np.inf)
+nanargmin = _nanarg(argmin, np.inf)
 
 
 def nancumsum(a, axis=None, dtype=None, out=None):
-    return _jnp().cumsum(_zero_nans(a, 0), axis=axis, dtype=dtype)
+    return cumsum(_zero_nans(a, 0), axis=axis, dtype=dtype)
 
 
 def nancumprod(a, axis=None, dtype=None, out=None):
-    return _jnp().cumprod(_zero_nans(a, 1), axis=axis, dtype=dtype)
+    return cumprod(_zero_nans(a, 1), axis=axis, dtype=dtype)
 
 
 def average(a, axis=None, weights=None, returned=False, keepdims=False):
@@ -179,7 +176,6 @@ def _quantile(a, q, axis, method, keepdims, squash_nans, name):
     if method not in _METHODS:
         raise ArgumentError(f"{name}: method {method!r} is not supported",
                             hint="use one of " + ", ".join(_METHODS))
-    jnp = _jnp()
     a, q = uf.promote_dtypes_inexact(a, q)
     if core.get_aval(q).ndim > 1:
         raise ShapeError(f"{name}: q must be a scalar or 1-D, got shape {core.get_aval(q).shape}")
@@ -196,8 +192,8 @@ def _quantile(a, q, axis, method, keepdims, squash_nans, name):
     n = int(np.prod([av.shape[i] for i in axes], dtype=np.int64))
     a = lax.reshape(a, batch + (n,))
     dt = _dt(a)
-    s = jnp.sort(a, axis=-1)
-    has_nan = jnp.any(uf.isnan(a), axis=-1)
+    s = sort(a, axis=-1)
+    has_nan = _any(uf.isnan(a), axis=-1)
     if squash_nans:
         n_eff = _sum(uf.logical_not(uf.isnan(a)), axis=-1, dtype=dt)
     else:
@@ -269,8 +265,6 @@ def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
 
 
 def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None):
-    from .shapes import atleast_2d, concatenate
-    from .contractions import matmul
     [m] = promote_args_inexact("cov", asarray_operand(m))
     if core.get_aval(m).ndim > 2:
         raise ShapeError("cov: m has more than 2 dimensions")
@@ -311,12 +305,10 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
         Xc = uf.subtract(X, avg)
         c = matmul(uf.multiply(Xc, w), uf.conjugate(lax.transpose(Xc, (1, 0))))
         c = uf.true_divide(c, fact)
-    from .shapes import squeeze
     return squeeze(c)
 
 
 def corrcoef(x, y=None, rowvar=True):
-    from .shapes import diagonal, reshape
     c = cov(x, y, rowvar)
     if core.get_aval(c).ndim == 0:
         return uf.true_divide(c, c)
@@ -331,7 +323,6 @@ def corrcoef(x, y=None, rowvar=True):
 
 
 def diff(a, n=1, axis=-1, prepend=None, append=None):
-    from .shapes import concatenate
     a = asarray_operand(a)
     av = core.get_aval(a)
     if av.ndim == 0:
@@ -361,7 +352,6 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
 
 
 def ediff1d(ary, to_end=None, to_begin=None):
-    from .shapes import concatenate, ravel
     d = diff(ravel(asarray_operand(ary)))
     parts = []
     if to_begin is not None:
@@ -374,7 +364,6 @@ def ediff1d(ary, to_end=None, to_begin=None):
 
 def gradient(f, *varargs, axis=None, edge_order=None):
     """Central differences inside, one-sided at the edges (scalar spacings)."""
-    from .shapes import concatenate
     [f] = promote_args_inexact("gradient", asarray_operand(f))
     fv = core.get_aval(f)
     axes = canonical_axes(axis, fv.ndim, "gradient") if axis is not None else tuple(range(fv.ndim))

@@ -6,98 +6,10 @@ import numpy as np
 
 from .. import core, dtypes, lax
 from ..core import Tracer
-from ..errors import ArgumentError, ShapeError
-
-
-def _is_operand(x) -> bool:
-    return isinstance(x, (Tracer, np.ndarray, np.generic, bool, int, float, complex,
-                          core.WeakConst)) or hasattr(x, "_buf")
-
-
-def asarray_operand(x, name="argument"):
-    if _is_operand(x):
-        return x
-    if isinstance(x, (list, tuple)):
-        from .creation import asarray
-        return asarray(x)
-    raise ArgumentError(f"{type(x).__name__} object is not a valid {name} for a jnp function",
-                        hint="pass an array, a Python scalar, or call jnp.asarray first")
-
-
-def broadcast_shapes(*shapes):
-    nd = max((len(s) for s in shapes), default=0)
-    out = []
-    for i in range(nd):
-        dims = {s[i - nd + len(s)] for s in shapes if i - nd + len(s) >= 0}
-        dims.discard(1)
-        if len(dims) > 1:
-            raise ShapeError("shapes " + ", ".join(str(tuple(s)) for s in shapes)
-                             + " cannot be broadcast together")
-        out.append(dims.pop() if dims else 1)
-    return tuple(out)
-
-
-def broadcast_to_shape(x, shape):
-    a = core.get_aval(x)
-    if a.shape == tuple(shape):
-        return x
-    if len(shape) < a.ndim or broadcast_shapes(a.shape, shape) != tuple(shape):
-        raise ShapeError(f"cannot broadcast an array of shape {a.shape} to shape {tuple(shape)}")
-    nd = len(shape)
-    dims = tuple(range(nd - a.ndim, nd))
-    # size-1 axes that broadcast are squeezed away first (broadcast_in_dim needs equal dims)
-    keep = [i for i, d in enumerate(a.shape) if d == shape[dims[i]]]
-    if len(keep) != a.ndim:
-        x = lax.reshape(x, tuple(a.shape[i] for i in keep))
-        dims = tuple(dims[i] for i in keep)
-    return lax.broadcast_in_dim(x, shape, dims)
-
-
-def promote_dtypes(*args):
-    """Convert operands to their common dtype; Python scalars become weak constants."""
-    dt, weak = dtypes.result_type(*args, return_weak_type_flag=True)
-    out = []
-    for a in args:
-        av = core.get_aval(a)
-        if av.dtype != dt or (av.weak_type != weak and not dtypes.is_weak_scalar(a)):
-            a = lax.convert_element_type(a, dt, weak_type=weak)
-        elif dtypes.is_weak_scalar(a):
-            a = core.WeakConst(np.asarray(a, dt))
-        out.append(a)
-    return out
-
-
-def promote_shapes(*args):
-    shapes = [core.get_aval(a).shape for a in args]
-    if all(s == shapes[0] for s in shapes):
-        return list(args)
-    shape = broadcast_shapes(*shapes)
-    return [a if s == () or s == shape else broadcast_to_shape(a, shape)
-            for a, s in zip(args, shapes)]
-
-
-def promote_args(name, *args):
-    args = [asarray_operand(a) for a in args]
-    return promote_shapes(*promote_dtypes(*args))
-
-
-def promote_args_inexact(name, *args):
-    args = [asarray_operand(a) for a in args]
-    dt, weak = dtypes.result_type(*args, return_weak_type_flag=True)
-    if not dtypes.is_inexact(dt):
-        fdt = dtypes.canonicalize(dtypes.float64)
-        args = [lax.convert_element_type(a, fdt, weak_type=weak) for a in args]
-    return promote_shapes(*promote_dtypes(*args))
-
-
-def promote_dtypes_inexact(*args):
-    """Common inexact dtype for the operands, without broadcasting their shapes."""
-    args = [asarray_operand(a) for a in args]
-    dt, weak = dtypes.result_type(*args, return_weak_type_flag=True)
-    if not dtypes.is_inexact(dt):
-        fdt = dtypes.canonicalize(dtypes.float64)
-        args = [lax.convert_element_type(a, fdt, weak_type=weak) for a in args]
-    return promote_dtypes(*args)
+from .operands import (_is_operand, asarray_operand, broadcast_shapes,  # noqa: F401
+                       broadcast_to_shape, promote_args, promote_args_inexact, promote_dtypes,
+                       promote_dtypes_inexact, promote_shapes)
+from .sorting import nonzero as _nonzero
 
 
 def _unary(name, lax_fn, inexact=False):
@@ -291,12 +203,23 @@ def power(x, y, /):
         k = getattr(y, "known", None) if isinstance(y, Tracer) else np.asarray(y) if not hasattr(y, "_buf") else None
         if k is not None and np.ndim(k) == 0:
             return lax.integer_pow(x, int(k))
-        from .. import numpy as jnp
-        return jnp._int_power(x, y)
+        return _int_power(x, y)
     return lax.pow(x, y)
 
 
 pow = power  # noqa: A001
+
+
+def _int_power(x, y):
+    """Integer x ** staged integer y by repeated squaring over 32 bits."""
+    acc = lax.full_like(x, 1)
+    base = x
+    for _ in range(32):
+        bit = lax.ne(lax.bitwise_and(y, lax.full_like(y, 1)), lax.full_like(y, 0))
+        acc = lax.select(bit, lax.mul(acc, base), acc)
+        base = lax.mul(base, base)
+        y = lax.shift_right_logical(y, lax.full_like(y, 1))
+    return acc
 
 
 def float_power(x, y, /):
@@ -370,8 +293,7 @@ def copysign(x, y, /):
 
 def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
     if x is None and y is None:
-        from .indexing import nonzero
-        return nonzero(condition, size=size, fill_value=fill_value)
+        return _nonzero(condition, size=size, fill_value=fill_value)
     condition = asarray_operand(condition)
     if core.get_aval(condition).dtype != dtypes.bool_:
         condition = not_equal(condition, 0)

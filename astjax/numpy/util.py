@@ -17,6 +17,7 @@ import operator
 import numpy as np
 
 from .. import core, lax
+from ..api import jit
 from ..errors import ArgumentError, ConcretizationError
 from ..staging import StagedCallable
 
@@ -40,7 +41,6 @@ def library_jit(fn=None, *, static_argnums=(), static_argnames=()):
     if fn is None:
         return functools.partial(library_jit, static_argnums=static_argnums,
                                  static_argnames=static_argnames)
-    from ..api import jit
     jitted = jit(_Direct(fn), static_argnums=static_argnums, static_argnames=static_argnames)
 
     nums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)

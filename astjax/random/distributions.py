@@ -7,29 +7,22 @@ import numpy as np
 
 from .. import core, dtypes, lax
 from ..errors import ArgumentError, DTypeError, ShapeError
+from .. import numpy as jnp
+from ..numpy import linalg
+from ..numpy.operands import broadcast_shapes, promote_dtypes_inexact
 from ..numpy.util import static_shape
+from . import prng as _r
 
 __all__ = ["cauchy", "lognormal", "pareto", "rayleigh", "wald", "weibull_min", "maxwell",
            "double_sided_maxwell", "triangular", "geometric", "orthogonal",
            "multivariate_normal"]
 
 
-def _r():
-    from .. import random
-    return random
-
-
-def _jnp():
-    from .. import numpy as jnp
-    return jnp
-
-
 def _fdt(dtype, name):
-    return _r()._float_dtype(dtype, name)
+    return _r._float_dtype(dtype, name)
 
 
 def _pshape(*params):
-    from ..numpy.ufuncs import broadcast_shapes
     return broadcast_shapes(*[core.get_aval(p).shape if hasattr(p, "aval") else np.shape(p)
                               for p in params])
 
@@ -40,7 +33,7 @@ def _shape_or(shape, *params):
 
 def cauchy(key, shape=(), dtype=None):
     dt = _fdt(dtype, "cauchy")
-    u = _r().uniform(key, shape, dt, minval=float(dtypes.finfo(dt).eps), maxval=1.0)
+    u = _r.uniform(key, shape, dt, minval=float(dtypes.finfo(dt).eps), maxval=1.0)
     return lax.tan(lax.mul(np.asarray(np.pi, dt)[()], lax.sub(u, np.asarray(0.5, dt)[()])))
 
 
@@ -48,33 +41,31 @@ def lognormal(key, sigma=np.float32(1), shape=None, dtype=None):
     dt = _fdt(dtype, "lognormal")
     shape = _shape_or(shape, sigma)
     sigma = lax.convert_element_type(sigma, dt)
-    return lax.exp(_jnp().multiply(_r().normal(key, shape, dt), sigma))
+    return lax.exp(jnp.multiply(_r.normal(key, shape, dt), sigma))
 
 
 def pareto(key, b, shape=None, dtype=None):
     dt = _fdt(dtype, "pareto")
     shape = _shape_or(shape, b)
     b = lax.convert_element_type(b, dt)
-    return lax.exp(_jnp().true_divide(_r().exponential(key, shape, dt), b))
+    return lax.exp(jnp.true_divide(_r.exponential(key, shape, dt), b))
 
 
 def rayleigh(key, scale, shape=None, dtype=None):
-    jnp = _jnp()
     dt = _fdt(dtype, "rayleigh")
     shape = _shape_or(shape, scale)
-    u = _r().uniform(key, shape, dt)
+    u = _r.uniform(key, shape, dt)
     scale = jnp.broadcast_to(jnp.asarray(scale).astype(dt), shape)
     return lax.mul(scale, lax.sqrt(lax.mul(lax.log(u), np.asarray(-2, dt)[()])))
 
 
 def wald(key, mean, shape=None, dtype=None):
-    jnp = _jnp()
     dt = _fdt(dtype, "wald")
     shape = _shape_or(shape, mean)
-    k1, k2 = _r()._split_pair(key)
+    k1, k2 = _r._split_pair(key)
     mean = jnp.broadcast_to(jnp.asarray(mean).astype(dt), shape)
-    v = _r().normal(k1, shape, dt)
-    z = _r().uniform(k2, shape, dt)
+    v = _r.normal(k1, shape, dt)
+    z = _r.uniform(k2, shape, dt)
     y = lax.integer_pow(v, 2)
     y_sq = lax.integer_pow(y, 2)
     mean_sq = lax.integer_pow(mean, 2)
@@ -86,37 +77,33 @@ def wald(key, mean, shape=None, dtype=None):
 
 
 def weibull_min(key, scale, concentration, shape=(), dtype=None):
-    jnp = _jnp()
     dt = _fdt(dtype, "weibull_min")
-    u = _r().uniform(key, static_shape(shape), dt, minval=0, maxval=1)
+    u = _r.uniform(key, static_shape(shape), dt, minval=0, maxval=1)
     return jnp.multiply(jnp.power(jnp.negative(jnp.log1p(jnp.negative(u))),
                                   jnp.true_divide(1.0, concentration)), scale)
 
 
 def maxwell(key, shape=(), dtype=None):
     dt = _fdt(dtype, "maxwell")
-    from ..numpy import linalg
-    return linalg.norm(_r().normal(key, static_shape(shape) + (3,), dt), axis=-1)
+    return linalg.norm(_r.normal(key, static_shape(shape) + (3,), dt), axis=-1)
 
 
 def double_sided_maxwell(key, loc, scale, shape=(), dtype=None):
-    jnp = _jnp()
     dt = _fdt(dtype, "double_sided_maxwell")
     shape = static_shape(shape) + _pshape(loc, scale)
-    mk, rk = _r()._split_pair(key)
+    mk, rk = _r._split_pair(key)
     m = maxwell(mk, shape, dt)
-    sign = _r().rademacher(rk, shape, dt)
+    sign = _r.rademacher(rk, shape, dt)
     return jnp.add(jnp.multiply(jnp.multiply(sign, m), scale), loc)
 
 
 def triangular(key, left, mode, right, shape=None, dtype=None):
-    jnp = _jnp()
     dt = _fdt(dtype, "triangular")
     shape = _shape_or(shape, left, mode, right)
     left, right, mode = (jnp.broadcast_to(lax.convert_element_type(v, dt), shape)
                          for v in (left, right, mode))
     fc = jnp.true_divide(jnp.subtract(mode, left), jnp.subtract(right, left))
-    u = _r().uniform(key, shape, dt)
+    u = _r.uniform(key, shape, dt)
     out1 = jnp.add(left, lax.sqrt(jnp.multiply(jnp.multiply(u, jnp.subtract(right, left)),
                                                jnp.subtract(mode, left))))
     out2 = jnp.subtract(right, lax.sqrt(jnp.multiply(jnp.multiply(
@@ -125,14 +112,12 @@ def triangular(key, left, mode, right, shape=None, dtype=None):
 
 
 def geometric(key, p, shape=None, dtype=None):
-    jnp = _jnp()
     dt = dtypes.canonicalize(dtypes.dtype(int) if dtype is None else dtypes.dtype(dtype))
     if not dtypes.is_int(dt):
         raise DTypeError(f"dtype argument to `geometric` must be an int dtype, got {dt}")
     shape = _shape_or(shape, p)
-    from ..numpy.ufuncs import promote_dtypes_inexact
     [p] = promote_dtypes_inexact(p)
-    u = _r().uniform(key, shape, core.get_aval(p).dtype)
+    u = _r.uniform(key, shape, core.get_aval(p).dtype)
     u = jnp.where(jnp.equal(u, 0), 1, u)
     log_omp = jnp.broadcast_to(lax.log1p(lax.neg(p)), shape)
     g = jnp.add(lax.floor(lax.div(lax.log(u), log_omp)), 1)
@@ -140,14 +125,12 @@ def geometric(key, p, shape=None, dtype=None):
 
 
 def orthogonal(key, n, shape=(), dtype=None, m=None):
-    jnp = _jnp()
-    from ..numpy import linalg
     dt = _fdt(dtype, "orthogonal", ) if dtype is None or not dtypes.issubdtype(
         dtypes.dtype(dtype), np.complexfloating) else dtypes.canonicalize(dtypes.dtype(dtype))
     n = int(n)
     m = n if m is None else int(m)
     shape = static_shape(shape)
-    z = _r().normal(key, (*shape, max(n, m), min(n, m)), dt)
+    z = _r.normal(key, (*shape, max(n, m), min(n, m)), dt)
     q, r = linalg.qr(z)
     d = linalg.diagonal(r)
     x = jnp.multiply(q, jnp.expand_dims(jnp.sign(d), -2))
@@ -155,8 +138,6 @@ def orthogonal(key, n, shape=(), dtype=None, m=None):
 
 
 def multivariate_normal(key, mean, cov, shape=None, dtype=None, method="cholesky"):
-    jnp = _jnp()
-    from ..numpy import linalg
     if method not in ("svd", "eigh", "cholesky"):
         raise ArgumentError("method must be one of {'svd', 'eigh', 'cholesky'}")
     dt = _fdt(dtype, "multivariate_normal")
@@ -165,7 +146,6 @@ def multivariate_normal(key, mean, cov, shape=None, dtype=None, method="cholesky
     ms, cs = core.get_aval(mean).shape, core.get_aval(cov).shape
     if len(ms) < 1 or len(cs) < 2 or cs[-2:] != (ms[-1], ms[-1]):
         raise ShapeError(f"multivariate_normal: mean {ms} and cov {cs} do not match")
-    from ..numpy.ufuncs import broadcast_shapes
     shape = broadcast_shapes(ms[:-1], cs[:-2]) if shape is None else static_shape(shape)
     if method == "svd":
         u, s, _ = linalg.svd(cov)
@@ -175,5 +155,5 @@ def multivariate_normal(key, mean, cov, shape=None, dtype=None, method="cholesky
         factor = jnp.multiply(v, jnp.sqrt(w[..., None, :]))
     else:
         factor = linalg.cholesky(cov)
-    z = _r().normal(key, shape + ms[-1:], dt)
+    z = _r.normal(key, shape + ms[-1:], dt)
     return jnp.add(mean, jnp.einsum("...ij,...j->...i", factor, z))

@@ -15,6 +15,7 @@ import numpy as np
 from .. import core, dtypes, lax
 from ..config import config
 from ..errors import ArgumentError, DTypeError
+from ..numpy.operands import _constant
 
 _U32 = dtypes.uint32
 _ROT = ((13, 15, 26, 6), (17, 29, 16, 24))
@@ -93,7 +94,6 @@ def seed(s):
         else:
             hi, lo = 0, s & 0xFFFFFFFF
         v = np.array([hi, lo], np.uint32)
-        from ..numpy.creation import _constant
         return _constant(v)
     a = core.get_aval(s)
     if a.shape != ():

@@ -8,7 +8,9 @@ from .. import core, lax
 from ..core import bind
 from ..errors import ShapeError
 from ..numpy import linalg as _la
-from ..numpy.ufuncs import asarray_operand, promote_dtypes, promote_dtypes_inexact
+from ..numpy.ufuncs import (asarray_operand, broadcast_shapes as _broadcast_shapes,
+                            broadcast_to_shape as _broadcast_to_shape, equal as _equal,
+                            promote_dtypes, promote_dtypes_inexact, where as _where)
 from ..primitives.linalg import triangular_solve_p
 
 __all__ = ["solve_triangular", "cholesky", "cho_factor", "cho_solve", "lu_factor", "lu_solve",
@@ -26,9 +28,8 @@ def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_
         b = lax.expand_dims(b, (core.get_aval(b).ndim,))
     sa, sb = core.get_aval(a).shape, core.get_aval(b).shape
     if sa[:-2] != sb[:-2]:
-        from ..numpy.ufuncs import broadcast_shapes, broadcast_to_shape
-        batch = broadcast_shapes(sa[:-2], sb[:-2])
-        a, b = broadcast_to_shape(a, batch + sa[-2:]), broadcast_to_shape(b, batch + sb[-2:])
+        batch = _broadcast_shapes(sa[:-2], sb[:-2])
+        a, b = _broadcast_to_shape(a, batch + sa[-2:]), _broadcast_to_shape(b, batch + sb[-2:])
     t = {0: 0, "N": 0, 1: 1, "T": 1, 2: 2, "C": 2}[trans]
     out = bind(triangular_solve_p, a, b, left_side=True, lower=bool(lower),
                transpose_a=t > 0, conjugate_a=t == 2, unit_diagonal=bool(unit_diagonal))
@@ -61,16 +62,15 @@ def lu_factor(a, overwrite_a=False, check_finite=True):
 def _piv_to_perm(piv):
     n = core.get_aval(piv).shape[-1]
     batch = core.get_aval(piv).shape[:-1]
-    from ..numpy.ufuncs import equal, where
     idx = lax.broadcasted_iota(piv.dtype if hasattr(piv, "dtype") else np.int32,
                                batch + (n,), len(batch))
     perm = idx
     for k in range(n):
         p = lax.slice_in_dim(piv, k, k + 1, axis=len(batch))
         pk = lax.slice_in_dim(perm, k, k + 1, axis=len(batch))
-        pp = lax.reduce_sum(where(equal(idx, p), perm, 0), (len(batch),))
+        pp = lax.reduce_sum(_where(_equal(idx, p), perm, 0), (len(batch),))
         pp = lax.reshape(pp, batch + (1,))
-        perm = where(equal(idx, k), pp, where(equal(idx, p), pk, perm))
+        perm = _where(_equal(idx, k), pp, _where(_equal(idx, p), pk, perm))
     return perm
 
 

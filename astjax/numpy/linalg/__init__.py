@@ -22,9 +22,16 @@ from ...core import bind
 from ...errors import MissingNameError, NotImplementedInAstjaxError, ShapeError
 from ...primitives.linalg import cholesky_p
 from .. import ufuncs as uf
-from ..reductions import canonical_axes, max as _max, min as _min, sum as _sum
+from ..advanced_indexing import take_along_axis as _take_along_axis
+from ..arrayops import cross as _cross, vecdot as _vd
+from ..contractions import dot as _dot, matmul as _matmul, outer as _outer, tensordot as _td
+from ..creation import eye as _eye, tril as _tril, triu as _triu
+from ..operands import _constant
+from ..reductions import canonical_axes, max as _max, min as _min, prod as _prod, sum as _sum
+from ..shapes import diagonal as _dg, moveaxis as _moveaxis, ravel as _ravel, trace as _tr
+from ..sorting import argsort as _argsort
 from ..ufuncs import asarray_operand, promote_args_inexact, where
-from ..util import library_jit
+from ..util import _Direct, library_jit
 
 __all__ = ["eigh", "eigvalsh", "svd", "svdvals", "pinv", "matrix_rank", "cond", "lstsq",
            "norm", "vector_norm", "matrix_norm", "cholesky", "solve", "inv", "det",
@@ -60,8 +67,7 @@ def _real(x):
 def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):  # noqa: A002
     [x] = promote_args_inexact("vector_norm", asarray_operand(x))
     if axis is None:
-        from ..shapes import ravel
-        out = vector_norm(ravel(x), axis=0, ord=ord)
+        out = vector_norm(_ravel(x), axis=0, ord=ord)
         return lax.reshape(out, (1,) * len(_shape(x))) if keepdims else out
     ax = uf.abs(x)
     if ord == 2 or ord is None:
@@ -92,8 +98,7 @@ def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002
     nd = len(_shape(x))
     if axis is None:
         if ord is None:
-            from ..shapes import ravel
-            out = vector_norm(ravel(x), axis=0)
+            out = vector_norm(_ravel(x), axis=0)
             return lax.reshape(out, (1,) * nd) if keepdims else out
         axis = tuple(range(nd))
     axes = canonical_axes(axis, nd, "norm")
@@ -116,8 +121,7 @@ def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002
             out = lax.squeeze(out, tuple(sorted((r, c))))
         return out
     if ord in (2, -2, "nuc"):
-        from ..shapes import moveaxis
-        s = svd(moveaxis(x, (r, c), (-2, -1)), compute_uv=False)
+        s = svd(_moveaxis(x, (r, c), (-2, -1)), compute_uv=False)
         out = _sum(s, axis=-1) if ord == "nuc" else (_max if ord == 2 else _min)(s, axis=-1)
         if keepdims:
             out = lax.expand_dims(out, tuple(sorted((r, c))))
@@ -168,7 +172,6 @@ def _loop(n, body, carry, reverse=False):
         for k in (range(n - 1, -1, -1) if reverse else range(n)):
             carry = body(k, carry)
         return carry
-    from ..util import _Direct
     if reverse:
         return lax.fori_loop(0, n, _Direct(lambda i, c: body(
             lax.sub(np.int32(n - 1), i), c)), carry)
@@ -235,21 +238,19 @@ def _diag(a):
 @library_jit
 def det(a):
     lu, _, sign = lu_factor(a)
-    from ..reductions import prod
-    return uf.multiply(sign, prod(_diag(lu), axis=-1))
+    return uf.multiply(sign, _prod(_diag(lu), axis=-1))
 
 
 @library_jit(static_argnames=("method",))
 def slogdet(a, *, method=None):
     lu, _, sign = lu_factor(a)
-    from ..reductions import prod
     d = _diag(lu)
     ad = uf.abs(d)
     if dtypes.issubdtype(_dt(d), np.complexfloating):
         unit = uf.true_divide(d, lax.convert_element_type(where(uf.equal(ad, 0), 1.0, ad), _dt(d)))
     else:
         unit = uf.sign(d)
-    s = uf.multiply(sign, prod(unit, axis=-1))
+    s = uf.multiply(sign, _prod(unit, axis=-1))
     return SlogdetResult(s, _sum(uf.log(ad), axis=-1))
 
 
@@ -262,8 +263,7 @@ def _lu_solve(lu, perm, b):
     # P b as a one-hot contraction (no gather)
     onehot = uf.equal(lax.reshape(perm, batch + (n, 1)),
                       lax.broadcasted_iota(dtypes.int32, batch + (n, n), nb + 1))
-    from ..contractions import matmul
-    y = matmul(lax.convert_element_type(onehot, _dt(lu)), b)
+    y = _matmul(lax.convert_element_type(onehot, _dt(lu)), b)
     ridx = lax.broadcasted_iota(dtypes.int32, _shape(y), nb)
     zero = np.asarray(0, _dt(lu))[()]
 
@@ -307,8 +307,7 @@ def solve(a, b):
 def inv(a):
     a = _square("inv", a)
     n = _shape(a)[-1]
-    from ..creation import eye
-    e = uf.broadcast_to_shape(lax.convert_element_type(eye(n), _dt(a)), _shape(a))
+    e = uf.broadcast_to_shape(lax.convert_element_type(_eye(n), _dt(a)), _shape(a))
     lu, perm, _ = lu_factor(a)
     return _lu_solve(lu, perm, e)
 
@@ -323,9 +322,7 @@ def qr(a, mode="reduced"):
     m, n = shape[-2:]
     batch = shape[:-2]
     nb = len(batch)
-    from ..contractions import matmul
-    from ..creation import eye
-    q = uf.broadcast_to_shape(lax.convert_element_type(eye(m), _dt(a)), batch + (m, m))
+    q = uf.broadcast_to_shape(lax.convert_element_type(_eye(m), _dt(a)), batch + (m, m))
     vidx = lax.broadcasted_iota(dtypes.int32, batch + (m,), nb)
     zero = np.asarray(0, _dt(a))[()]
     cplx = dtypes.issubdtype(_dt(a), np.complexfloating)
@@ -347,10 +344,10 @@ def qr(a, mode="reduced"):
         u = uf.true_divide(u, lax.convert_element_type(where(uf.equal(un, 0), 1.0, un), _dt(a)))
         uc = uf.conjugate(u)
         # a -= 2 u (u^H a); q -= 2 (q u) u^H
-        uha = matmul(lax.reshape(uc, batch + (1, m)), a)
-        a = uf.subtract(a, uf.multiply(2.0, matmul(lax.reshape(u, batch + (m, 1)), uha)))
-        qu = matmul(q, lax.reshape(u, batch + (m, 1)))
-        q = uf.subtract(q, uf.multiply(2.0, matmul(qu, lax.reshape(uc, batch + (1, m)))))
+        uha = _matmul(lax.reshape(uc, batch + (1, m)), a)
+        a = uf.subtract(a, uf.multiply(2.0, _matmul(lax.reshape(u, batch + (m, 1)), uha)))
+        qu = _matmul(q, lax.reshape(u, batch + (m, 1)))
+        q = uf.subtract(q, uf.multiply(2.0, _matmul(qu, lax.reshape(uc, batch + (1, m)))))
     rows, cols = _iotas(_shape(a))
     r = where(uf.greater(rows, cols), zero, a)
     if mode == "r":
@@ -388,8 +385,6 @@ def _jacobi_eigh(a, sweeps):
     """Cyclic Jacobi with the round-robin ordering: every round rotates n/2 disjoint
     index pairs at once (a block-diagonal rotation J, A <- J^T A J), then permutes
     the indices so the next round meets new pairs."""
-    from ..contractions import matmul
-    from ..creation import eye
     shape = _shape(a)
     n0 = shape[-1]
     batch = shape[:-2]
@@ -399,11 +394,10 @@ def _jacobi_eigh(a, sweeps):
     if n != n0:  # an odd size gets a decoupled dummy index (no rotation touches it)
         a = lax.pad(a, np.asarray(0, dt)[()], [(0, 0, 0)] * nb + [(0, 1, 0), (0, 1, 0)])
     m = n // 2
-    from ..creation import _constant
     P = lax.convert_element_type(_constant(_round_robin(n).astype(np.float32)), dt)
     Pt = lax.transpose(P, (1, 0))
-    blk = lax.convert_element_type(lax.reshape(eye(m), (m, 1, m, 1)), dt)
-    v = uf.broadcast_to_shape(lax.convert_element_type(eye(n), dt), batch + (n, n))
+    blk = lax.convert_element_type(lax.reshape(_eye(m), (m, 1, m, 1)), dt)
+    v = uf.broadcast_to_shape(lax.convert_element_type(_eye(n), dt), batch + (n, n))
     one, zero = np.asarray(1, dt)[()], np.asarray(0, dt)[()]
 
     def rnd(_, carry):
@@ -424,22 +418,20 @@ def _jacobi_eigh(a, sweeps):
                             nb + 1)
         r = lax.reshape(r, batch + (m, 2, 1, 2))             # rows (p, q) of each block
         j = lax.reshape(uf.multiply(blk, r), batch + (n, n))
-        a = matmul(matmul(_mT(j), a), j)
-        v = matmul(v, j)
-        return matmul(matmul(Pt, a), P), matmul(v, P)
+        a = _matmul(_matmul(_mT(j), a), j)
+        v = _matmul(v, j)
+        return _matmul(_matmul(Pt, a), P), _matmul(v, P)
 
-    from ..util import _Direct
     a, v = lax.fori_loop(0, sweeps * (n - 1), _Direct(rnd), (a, v))
     w = _diag(a)
     if n != n0:
         dummy = uf.greater(uf.abs(_at(v, n0, nb)), 0.5)    # the dummy's column
         w = where(dummy, np.asarray(np.inf, dt)[()], w)
         v = lax.slice_in_dim(v, 0, n0, axis=nb)
-    from ... import numpy as jnp
-    order = jnp.argsort(w, axis=-1)
-    w = jnp.take_along_axis(w, order, axis=-1)
-    v = jnp.take_along_axis(v, lax.broadcast_in_dim(order, batch + (n0, n), tuple(range(nb)) + (nb + 1,)),
-                            axis=-1)
+    order = _argsort(w, axis=-1)
+    w = _take_along_axis(w, order, axis=-1)
+    v = _take_along_axis(v, lax.broadcast_in_dim(order, batch + (n0, n), tuple(range(nb)) + (nb + 1,)),
+                        axis=-1)
     if n != n0:
         w = lax.slice_in_dim(w, 0, n0, axis=nb)
         v = lax.slice_in_dim(v, 0, n0, axis=nb + 1)
@@ -457,8 +449,7 @@ def eigh(a, UPLO=None, symmetrize_input=True, *, sort_eigenvalues=True):  # noqa
     if symmetrize_input:
         a = uf.multiply(uf.add(a, _mT(a)), 0.5)
     else:
-        from ..creation import tril, triu
-        t = tril(a) if UPLO in (None, "L") else triu(a)
+        t = _tril(a) if UPLO in (None, "L") else _triu(a)
         a = uf.subtract(uf.add(t, _mT(t)), uf.multiply(_eye_like(a), a))
     sweeps = 10 if _dt(a).itemsize <= 4 else 14
     w, v = _jacobi_eigh(a, sweeps)
@@ -466,8 +457,7 @@ def eigh(a, UPLO=None, symmetrize_input=True, *, sort_eigenvalues=True):  # noqa
 
 
 def _eye_like(a):
-    from ..creation import eye
-    return uf.broadcast_to_shape(lax.convert_element_type(eye(_shape(a)[-1]), _dt(a)), _shape(a))
+    return uf.broadcast_to_shape(lax.convert_element_type(_eye(_shape(a)[-1]), _dt(a)), _shape(a))
 
 
 def eigvalsh(a, UPLO="L", *, symmetrize_input=True):  # noqa: N803
@@ -545,7 +535,6 @@ def matrix_rank(M, rtol=None, *, tol=None):  # noqa: N803
 
 
 def pinv(a, rtol=None, hermitian=False, *, rcond=None):
-    from ..contractions import matmul
     a = asarray_operand(a)
     u, s, vh = svd(a, full_matrices=False)
     rt = rcond if rcond is not None else rtol
@@ -554,7 +543,7 @@ def pinv(a, rtol=None, hermitian=False, *, rcond=None):
     inv_s = where(uf.greater(s, cutoff), uf.true_divide(1.0, where(uf.greater(s, cutoff), s, 1.0)),
                   0.0)
     nb = len(_shape(s)) - 1
-    return matmul(uf.multiply(_mT(vh), lax.expand_dims(inv_s, (nb,))), _mT(u))
+    return _matmul(uf.multiply(_mT(vh), lax.expand_dims(inv_s, (nb,))), _mT(u))
 
 
 def cond(x, p=None):
@@ -566,13 +555,12 @@ def cond(x, p=None):
 
 
 def lstsq(a, b, rcond=None, *, numpy_resid=False):
-    from ..contractions import matmul
     a, b = uf.promote_dtypes_inexact(a, b)
     vec = len(_shape(b)) == 1
-    x = matmul(pinv(a, rtol=rcond), b)
+    x = _matmul(pinv(a, rtol=rcond), b)
     if vec and len(_shape(x)) != 1:
         x = lax.reshape(x, _shape(x)[:1])
-    r = uf.subtract(matmul(a, x), b)
+    r = uf.subtract(_matmul(a, x), b)
     resid = _sum(uf.multiply(r, r), axis=0)
     s = svd(a, compute_uv=False)
     return x, resid, matrix_rank(a, rcond), s
@@ -584,63 +572,53 @@ def matrix_power(a, n):
     if len(s) < 2 or s[-1] != s[-2]:
         raise ShapeError(f"matrix_power needs square matrices, got {s}")
     n = int(n)
-    from ..contractions import matmul
-    from ..creation import eye
     if n < 0:
         a, n = inv(a), -n
     result = None
     base = a
     while n:
         if n & 1:
-            result = base if result is None else matmul(result, base)
+            result = base if result is None else _matmul(result, base)
         n >>= 1
         if n:
-            base = matmul(base, base)
+            base = _matmul(base, base)
     if result is None:
-        return uf.broadcast_to_shape(lax.convert_element_type(eye(s[-1]), _dt(a)), s)
+        return uf.broadcast_to_shape(lax.convert_element_type(_eye(s[-1]), _dt(a)), s)
     return result
 
 
 def multi_dot(arrays, *, precision=None):
-    from ..contractions import dot
     out = arrays[0]
     for a in arrays[1:]:
-        out = dot(out, a)
+        out = _dot(out, a)
     return out
 
 
 def outer(x1, x2, /):
-    from ..contractions import outer as _outer
     return _outer(x1, x2)
 
 
 def cross(x1, x2, /, *, axis=-1):
-    from ..arrayops import cross as _cross
     return _cross(x1, x2, axis=axis)
 
 
 def matmul(x1, x2, /, *, precision=None, preferred_element_type=None):
-    from ..contractions import matmul as _mm
-    return _mm(x1, x2, precision=precision, preferred_element_type=preferred_element_type)
+    return _matmul(x1, x2, precision=precision, preferred_element_type=preferred_element_type)
 
 
 def tensordot(x1, x2, /, *, axes=2, precision=None, preferred_element_type=None):
-    from ..contractions import tensordot as _td
     return _td(x1, x2, axes, precision=precision)
 
 
 def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
-    from ..arrayops import vecdot as _vd
     return _vd(x1, x2, axis=axis)
 
 
 def trace(x, /, *, offset=0, dtype=None):
-    from ..shapes import trace as _tr
     return _tr(x, offset, -2, -1, dtype)
 
 
 def diagonal(x, /, *, offset=0):
-    from ..shapes import diagonal as _dg
     return _dg(x, offset, -2, -1)
 
 
@@ -651,8 +629,7 @@ def matrix_transpose(x, /):
 def tensorsolve(a, b, axes=None):
     a, b = asarray_operand(a), asarray_operand(b)
     if axes is not None:
-        from ..shapes import moveaxis
-        a = moveaxis(a, axes, tuple(range(len(_shape(a)) - len(axes), len(_shape(a)))))
+        a = _moveaxis(a, axes, tuple(range(len(_shape(a)) - len(axes), len(_shape(a)))))
     bs = _shape(b)
     rest = _shape(a)[len(bs):]
     nb = int(np.prod(bs, dtype=np.int64))

@@ -1,0 +1,212 @@
+"""Arguments to operands, the entry of every `jnp` function: `jnp.array` /
+`jnp.asarray` (host values become constants: literals under `jit`, device arrays
+eagerly), dtype arguments, JAX's type promotion (weak Python scalars) and NumPy
+broadcasting. The lowest module of the numpy layer after `util`: it uses only lax."""
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from .. import core, dtypes, lax
+from ..codegen.runtime import device_put
+from ..core import Tracer
+from ..errors import ArgumentError, ConcretizationError, DTypeError, ShapeError
+
+# ---------------------------------------------------------------- dtypes and shapes
+
+
+def _static_shape(shape, name="shape"):
+    if isinstance(shape, (int, np.integer)) or (hasattr(shape, "__index__") and not isinstance(shape, (tuple, list))):
+        return (int(shape),)
+    try:
+        return tuple(int(operator_index(d)) for d in shape)
+    except ConcretizationError:
+        raise
+    except TypeError:
+        raise ArgumentError(f"{name} must be a tuple of ints, got {shape!r:.60}") from None
+
+
+def operator_index(d):
+    return operator.index(d)
+
+
+def _dtype(dtype, default=None):
+    if dtype is None:
+        return default
+    try:
+        dt = dtypes.dtype(dtype)
+    except TypeError:
+        raise DTypeError(f"{dtype!r:.60} is not a valid dtype",
+                         hint="use e.g. jnp.float32, 'int32' or a NumPy dtype") from None
+    if dt not in dtypes.SUPPORTED:
+        raise DTypeError(f"dtype {dt} is not supported by astjax",
+                         hint="supported: " + ", ".join(str(d) for d in dtypes.SUPPORTED))
+    return dtypes.canonicalize(dt, warn=True)
+
+# ------------------------------------------------------------------- array / asarray
+
+
+def array(obj, dtype=None, copy=True, ndmin=0):
+    if isinstance(obj, Tracer) or hasattr(obj, "_buf"):
+        out = obj
+        if dtype is not None:
+            out = lax.convert_element_type(out, _dtype(dtype))
+        elif getattr(out, "weak_type", False) and isinstance(out, Tracer):
+            out = lax.convert_element_type(out, out.dtype, weak_type=False)
+    elif isinstance(obj, (list, tuple)) and any(_has_staged(o) for o in obj):
+        out = _stack_leading([array(o) for o in obj])
+        if dtype is not None:
+            out = lax.convert_element_type(out, _dtype(dtype))
+    else:
+        if isinstance(obj, core.WeakConst):
+            obj = obj.val
+        np_val = np.asarray(obj)
+        if np_val.dtype == object:
+            raise ArgumentError(f"cannot make an array from {type(obj).__name__} {obj!r:.60}")
+        if dtype is not None:
+            dt = _dtype(dtype)
+        elif isinstance(obj, (bool, int, float, complex)):
+            dt = dtypes.python_scalar_dtype(obj)
+        elif isinstance(obj, (list, tuple)) and np_val.size and np_val.dtype.kind in "biufc":
+            dt = _infer_list_dtype(obj, np_val)
+        else:
+            dt = dtypes.canonicalize(np_val.dtype)
+        out = _constant(np_val.astype(dt))
+    for _ in range(ndmin - core.get_aval(out).ndim):
+        out = lax.expand_dims(out, (0,))
+    return out
+
+
+def _stack_leading(arrays):
+    """`jnp.stack(arrays)` along a new leading axis (`array` of a list of staged values)."""
+    shapes = {core.get_aval(a).shape for a in arrays}
+    if len(shapes) != 1:
+        raise ShapeError(f"all input arrays must have the same shape, got {sorted(shapes)}")
+    return lax.concatenate([lax.expand_dims(a, (0,)) for a in promote_dtypes(*arrays)], 0)
+
+
+def _infer_list_dtype(obj, np_val):
+    leaves = []
+
+    def walk(o):
+        if isinstance(o, (list, tuple)):
+            for x in o:
+                walk(x)
+        else:
+            leaves.append(o)
+    walk(obj)
+    return dtypes.result_type(*[np.asarray(l) if not isinstance(l, (bool, int, float, complex))
+                                else l for l in leaves])
+
+
+def _has_staged(o):
+    if isinstance(o, (list, tuple)):
+        return any(_has_staged(x) for x in o)
+    return isinstance(o, Tracer) or hasattr(o, "_buf")
+
+
+def _constant(v: np.ndarray):
+    """A host constant: staged as a literal/constvar under jit, a device array eagerly."""
+    b = core.current_builder()
+    if b is not None:
+        return b.const_tracer(v)
+    return device_put(v)
+
+
+def asarray(a, dtype=None, order=None, copy=None):
+    if dtype is None and (isinstance(a, Tracer) or hasattr(a, "_buf")):
+        return a
+    return array(a, dtype=dtype)
+
+# ----------------------------------------------------------- operands and promotion
+
+
+def _is_operand(x) -> bool:
+    return isinstance(x, (Tracer, np.ndarray, np.generic, bool, int, float, complex,
+                          core.WeakConst)) or hasattr(x, "_buf")
+
+
+def asarray_operand(x, name="argument"):
+    if _is_operand(x):
+        return x
+    if isinstance(x, (list, tuple)):
+        return asarray(x)
+    raise ArgumentError(f"{type(x).__name__} object is not a valid {name} for a jnp function",
+                        hint="pass an array, a Python scalar, or call jnp.asarray first")
+
+
+def broadcast_shapes(*shapes):
+    nd = max((len(s) for s in shapes), default=0)
+    out = []
+    for i in range(nd):
+        dims = {s[i - nd + len(s)] for s in shapes if i - nd + len(s) >= 0}
+        dims.discard(1)
+        if len(dims) > 1:
+            raise ShapeError("shapes " + ", ".join(str(tuple(s)) for s in shapes)
+                             + " cannot be broadcast together")
+        out.append(dims.pop() if dims else 1)
+    return tuple(out)
+
+
+def broadcast_to_shape(x, shape):
+    a = core.get_aval(x)
+    if a.shape == tuple(shape):
+        return x
+    if len(shape) < a.ndim or broadcast_shapes(a.shape, shape) != tuple(shape):
+        raise ShapeError(f"cannot broadcast an array of shape {a.shape} to shape {tuple(shape)}")
+    nd = len(shape)
+    dims = tuple(range(nd - a.ndim, nd))
+    # size-1 axes that broadcast are squeezed away first (broadcast_in_dim needs equal dims)
+    keep = [i for i, d in enumerate(a.shape) if d == shape[dims[i]]]
+    if len(keep) != a.ndim:
+        x = lax.reshape(x, tuple(a.shape[i] for i in keep))
+        dims = tuple(dims[i] for i in keep)
+    return lax.broadcast_in_dim(x, shape, dims)
+
+
+def promote_dtypes(*args):
+    """Convert operands to their common dtype; Python scalars become weak constants."""
+    dt, weak = dtypes.result_type(*args, return_weak_type_flag=True)
+    out = []
+    for a in args:
+        av = core.get_aval(a)
+        if av.dtype != dt or (av.weak_type != weak and not dtypes.is_weak_scalar(a)):
+            a = lax.convert_element_type(a, dt, weak_type=weak)
+        elif dtypes.is_weak_scalar(a):
+            a = core.WeakConst(np.asarray(a, dt))
+        out.append(a)
+    return out
+
+
+def promote_shapes(*args):
+    shapes = [core.get_aval(a).shape for a in args]
+    if all(s == shapes[0] for s in shapes):
+        return list(args)
+    shape = broadcast_shapes(*shapes)
+    return [a if s == () or s == shape else broadcast_to_shape(a, shape)
+            for a, s in zip(args, shapes)]
+
+
+def promote_args(name, *args):
+    args = [asarray_operand(a) for a in args]
+    return promote_shapes(*promote_dtypes(*args))
+
+
+def promote_args_inexact(name, *args):
+    args = [asarray_operand(a) for a in args]
+    dt, weak = dtypes.result_type(*args, return_weak_type_flag=True)
+    if not dtypes.is_inexact(dt):
+        fdt = dtypes.canonicalize(dtypes.float64)
+        args = [lax.convert_element_type(a, fdt, weak_type=weak) for a in args]
+    return promote_shapes(*promote_dtypes(*args))
+
+
+def promote_dtypes_inexact(*args):
+    """Common inexact dtype for the operands, without broadcasting their shapes."""
+    args = [asarray_operand(a) for a in args]
+    dt, weak = dtypes.result_type(*args, return_weak_type_flag=True)
+    if not dtypes.is_inexact(dt):
+        fdt = dtypes.canonicalize(dtypes.float64)
+        args = [lax.convert_element_type(a, fdt, weak_type=weak) for a in args]
+    return promote_dtypes(*args)
