@@ -67,7 +67,15 @@ def canonicalize(dt, warn: bool = False) -> np.dtype:
 
 
 def is_weak_scalar(x) -> bool:
+    """A Python int, float or complex (exact type): weakly typed, as in JAX. NumPy
+    scalars (`np.float64` subclasses `float`) are not: they carry their dtype."""
     return type(x) in (int, float, complex)
+
+
+def is_python_scalar(x) -> bool:
+    """A Python bool, int, float or complex (exact type; never a NumPy scalar): the
+    values `python_scalar_dtype` knows."""
+    return type(x) in (bool, int, float, complex)
 
 
 def python_scalar_dtype(x) -> np.dtype:

@@ -231,8 +231,6 @@ def test_r9_grad_of_at_multiply_wrt_update():
     np.testing.assert_allclose(gv, 1.0)
 
 
-@pytest.mark.xfail(strict=True, reason="R8: numpy/creation.py:array treats np.float64 as a "
-                   "Python scalar; dtypes.python_scalar_dtype looks up type(x) exactly")
 def test_r8_numpy_scalar_update_value(x64):
     np.testing.assert_allclose(jnp.ones(2).at[0].set(np.float64(0.5)), [0.5, 1.0])
 

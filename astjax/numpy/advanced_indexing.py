@@ -34,6 +34,7 @@ from ..errors import ArgumentError, ConcretizationError, NonConcreteBooleanIndex
 from ..primitives.gather import GatherDimensionNumbers, GatherScatterMode
 from ..primitives.scatter import ScatterDimensionNumbers
 from .operands import asarray, broadcast_shapes, broadcast_to_shape
+from .util import canonicalize_axis
 
 __all__ = ["gather_index", "scatter_index", "take_along_axis", "take"]
 
@@ -343,10 +344,7 @@ def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
     if aa.ndim != ia.ndim:
         raise ShapeError(f"take_along_axis: indices of rank {ia.ndim} do not match an array "
                          f"of rank {aa.ndim}")
-    axis = int(axis)
-    if not -aa.ndim <= axis < aa.ndim:
-        raise ShapeError(f"take_along_axis: axis {axis} is out of bounds for rank {aa.ndim}")
-    axis %= aa.ndim
+    axis = canonicalize_axis(axis, aa.ndim, "take_along_axis")
     idx_dtype = dtypes.int64 if ia.dtype == dtypes.int64 else dtypes.int32
     indices = _normalize(indices, aa.shape[axis], idx_dtype)
     out_shape = []
@@ -375,10 +373,7 @@ def take(a, indices, axis=None, mode=None, fill_value=None):
     if axis is None:
         a, axis = _ravel(a), 0
     aa, ia = core.get_aval(a), core.get_aval(indices)
-    axis = int(axis)
-    if not -aa.ndim <= axis < aa.ndim:
-        raise ShapeError(f"take: axis {axis} is out of bounds for an array of rank {aa.ndim}")
-    axis %= aa.ndim
+    axis = canonicalize_axis(axis, aa.ndim, "take")
     n = aa.shape[axis]
     idx_dtype = dtypes.int64 if ia.dtype == dtypes.int64 else dtypes.int32
     if mode == "wrap":

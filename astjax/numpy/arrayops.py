@@ -16,10 +16,11 @@ from . import ufuncs as uf
 from .contractions import matmul
 from .creation import diag
 from .operands import _constant, _dtype, asarray
-from .reductions import canonical_axes, sum as _sum
+from .reductions import sum as _sum
 from .shapes import atleast_1d, concatenate, moveaxis, ravel, reshape, stack
 from .statistics import convolve
 from .ufuncs import asarray_operand, where
+from .util import canonicalize_axis
 
 __all__ = ["take_static", "append", "insert", "delete", "unstack", "rollaxis", "resize",
            "block", "diagflat", "fill_diagonal", "choose", "compress", "extract", "indices",
@@ -80,7 +81,7 @@ def delete(arr, obj, axis=None, *, assume_unique_indices=False):
     arr = asarray_operand(arr)
     if axis is None:
         arr, axis = ravel(arr), 0
-    axis = canonical_axes(axis, core.get_aval(arr).ndim, "delete")[0]
+    axis = canonicalize_axis(axis, core.get_aval(arr).ndim, "delete")
     n = _shape(arr)[axis]
     obj = _static_indices(obj, "the indices of jnp.delete")
     keep = np.delete(np.arange(n), obj)
@@ -91,7 +92,7 @@ def insert(arr, obj, values, axis=None):
     arr = asarray_operand(arr)
     if axis is None:
         arr, axis = ravel(arr), 0
-    axis = canonical_axes(axis, core.get_aval(arr).ndim, "insert")[0]
+    axis = canonicalize_axis(axis, core.get_aval(arr).ndim, "insert")
     n = _shape(arr)[axis]
     obj = _static_indices(obj, "the indices of jnp.insert")
     if isinstance(obj, slice):
@@ -129,14 +130,14 @@ def insert(arr, obj, values, axis=None):
 
 def unstack(x, /, *, axis=0):
     x = asarray_operand(x)
-    axis = canonical_axes(axis, core.get_aval(x).ndim, "unstack")[0]
+    axis = canonicalize_axis(axis, core.get_aval(x).ndim, "unstack")
     return tuple(lax.index_in_dim(x, i, axis, False) for i in range(_shape(x)[axis]))
 
 
 def rollaxis(a, axis, start=0):
     a = asarray_operand(a)
     nd = core.get_aval(a).ndim
-    axis = canonical_axes(axis, nd, "rollaxis")[0]
+    axis = canonicalize_axis(axis, nd, "rollaxis")
     if not -nd <= start <= nd:
         raise ShapeError(f"rollaxis: start {start} out of range for rank {nd}")
     start = start + nd if start < 0 else start
@@ -236,7 +237,7 @@ def compress(condition, a, axis=None, *, size=None, fill_value=0, out=None):
         a, axis = ravel(a), 0
     cond = np.asarray(cond).astype(bool).reshape(-1)
     keep = np.nonzero(cond)[0]
-    return take_static(a, keep, canonical_axes(axis, core.get_aval(a).ndim, "compress")[0])
+    return take_static(a, keep, canonicalize_axis(axis, core.get_aval(a).ndim, "compress"))
 
 
 def extract(condition, arr, *, size=None, fill_value=0):
@@ -542,7 +543,7 @@ def apply_along_axis(func1d, axis, arr, *args, **kwargs):
     """Applies func1d to every 1-D slice (a static loop over the other axes)."""
     arr = asarray_operand(arr)
     nd = core.get_aval(arr).ndim
-    axis = canonical_axes(axis, nd, "apply_along_axis")[0]
+    axis = canonicalize_axis(axis, nd, "apply_along_axis")
     a = moveaxis(arr, axis, -1)
     batch = _shape(a)[:-1]
     m = int(np.prod(batch, dtype=np.int64))
@@ -563,7 +564,7 @@ def apply_over_axes(func, a, axes):
     for ax in axes:
         b = func(a, ax)
         if core.get_aval(b).ndim == core.get_aval(a).ndim - 1:
-            b = lax.expand_dims(b, (ax % core.get_aval(a).ndim,))
+            b = lax.expand_dims(b, (canonicalize_axis(ax, core.get_aval(a).ndim, "apply_over_axes"),))
         a = b
     return a
 

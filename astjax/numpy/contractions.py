@@ -10,6 +10,7 @@ from .. import core, lax
 from ..errors import ShapeError
 from .reductions import sum as _sum
 from .shapes import diagonal, ravel, reshape, transpose
+from .util import canonicalize_axes
 from .ufuncs import (asarray_operand, broadcast_shapes, broadcast_to_shape, conjugate, multiply,
                      promote_dtypes)
 
@@ -90,8 +91,8 @@ def tensordot(a, b, axes=2, *, precision=None):
         ax_a, ax_b = axes
         ax_a = (ax_a,) if isinstance(ax_a, (int, np.integer)) else tuple(ax_a)
         ax_b = (ax_b,) if isinstance(ax_b, (int, np.integer)) else tuple(ax_b)
-        ax_a = tuple(x % av.ndim for x in ax_a)
-        ax_b = tuple(x % bv.ndim for x in ax_b)
+        ax_a = canonicalize_axes(ax_a, av.ndim, "tensordot")
+        ax_b = canonicalize_axes(ax_b, bv.ndim, "tensordot")
     return lax.dot_general(a, b, ((ax_a, ax_b), ((), ())), precision)
 
 

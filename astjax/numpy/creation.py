@@ -9,7 +9,7 @@ from .. import core, dtypes, lax
 from ..core import Tracer
 from ..errors import ConcretizationError
 from .operands import (_constant, _dtype, _static_shape, array, asarray,  # noqa: F401
-                       broadcast_to_shape, operator_index)
+                       broadcast_to_shape, check_python_ints, operator_index)
 from .shapes import diagonal, moveaxis, ndim, reshape, shape
 from .ufuncs import exp, log, multiply, power, where
 
@@ -33,6 +33,7 @@ def full(shape, fill_value, dtype=None):
     if dtype is None and not dtypes.is_weak_scalar(fill_value):
         return broadcast_to_shape(asarray(fill_value), shape)
     dt = _dtype(dtype, dtypes.result_type(fill_value))
+    check_python_ints(fill_value, dt)
     aval = core.get_aval(fill_value)
     if aval.ndim:
         return broadcast_to_shape(lax.convert_element_type(fill_value, dt), shape)

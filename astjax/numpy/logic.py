@@ -8,7 +8,7 @@ import numpy as np
 from .. import core, dtypes, lax
 from ..errors import ArgumentError, DTypeError
 from . import ufuncs as uf
-from .operands import array, asarray
+from .operands import array, asarray, result
 from .reductions import all as _all, any as _any, sum as _sum
 from .shapes import ravel, reshape
 from .ufuncs import asarray_operand, promote_args, promote_args_inexact, where
@@ -119,7 +119,7 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     x = asarray_operand(x)
     dt = _dt(x)
     if not dtypes.is_inexact(dt):
-        return x
+        return result(x)
     if dtypes.issubdtype(dt, np.complexfloating):
         re = nan_to_num(uf.real(x), nan=nan, posinf=posinf, neginf=neginf)
         im = nan_to_num(uf.imag(x), nan=nan, posinf=posinf, neginf=neginf)

@@ -19,6 +19,7 @@ from .shapes import concatenate
 from .sorting import argsort, cumsum, sort
 from .statistics import convolve, diff
 from .ufuncs import asarray_operand
+from .util import canonicalize_axis
 from .vectorize import vectorize  # noqa: F401  (re-exported)
 
 __all__ = ["bool", "single", "double", "csingle", "cdouble", "character", "flexible",
@@ -114,7 +115,7 @@ def polydiv(u, v, *, trim_leading_zeros=False):
 def unwrap(p, discont=None, axis=-1, period=2 * np.pi):
     [p] = uf.promote_dtypes_inexact(p)
     nd = core.get_aval(p).ndim
-    axis = axis % nd
+    axis = canonicalize_axis(axis, nd, "unwrap")
     discont = period / 2 if discont is None else discont
     dd = diff(p, axis=axis)
     half = period / 2

@@ -9,22 +9,29 @@ import operator
 import numpy as np
 
 from .. import core, dtypes, lax
-from ..codegen.runtime import device_put
+from ..codegen.runtime import Array, device_put
 from ..core import Tracer
-from ..errors import ArgumentError, ConcretizationError, DTypeError, ShapeError
+from ..errors import (ArgumentError, ConcretizationError, DTypeError, ScalarOverflowError,
+                      ShapeError)
 
 # ---------------------------------------------------------------- dtypes and shapes
 
 
 def _static_shape(shape, name="shape"):
-    if isinstance(shape, (int, np.integer)) or (hasattr(shape, "__index__") and not isinstance(shape, (tuple, list))):
-        return (int(shape),)
+    """A static shape argument as a tuple of nonnegative ints (a located error otherwise)."""
     try:
-        return tuple(int(operator_index(d)) for d in shape)
+        if isinstance(shape, (int, np.integer)) or (hasattr(shape, "__index__")
+                                                    and not isinstance(shape, (tuple, list))):
+            dims = (int(operator_index(shape)),)
+        else:
+            dims = tuple(int(operator_index(d)) for d in shape)
     except ConcretizationError:
         raise
     except TypeError:
         raise ArgumentError(f"{name} must be a tuple of ints, got {shape!r:.60}") from None
+    if any(d < 0 for d in dims):
+        raise ShapeError(f"{name} must have every dimension nonnegative, got {dims}")
+    return dims
 
 
 def operator_index(d):
@@ -61,17 +68,22 @@ def array(obj, dtype=None, copy=True, ndmin=0):
     else:
         if isinstance(obj, core.WeakConst):
             obj = obj.val
-        np_val = np.asarray(obj)
-        if np_val.dtype == object:
-            raise ArgumentError(f"cannot make an array from {type(obj).__name__} {obj!r:.60}")
-        if dtype is not None:
-            dt = _dtype(dtype)
-        elif isinstance(obj, (bool, int, float, complex)):
+        if dtype is None and dtypes.is_python_scalar(obj):
             dt = dtypes.python_scalar_dtype(obj)
-        elif isinstance(obj, (list, tuple)) and np_val.size and np_val.dtype.kind in "biufc":
-            dt = _infer_list_dtype(obj, np_val)
+            check_python_ints(obj, dt)
+            np_val = np.asarray(obj, dt)
         else:
-            dt = dtypes.canonicalize(np_val.dtype)
+            np_val = np.asarray(obj)
+            if np_val.dtype == object:
+                raise ArgumentError(f"cannot make an array from {type(obj).__name__} "
+                                    f"{obj!r:.60}")
+            if dtype is not None:
+                dt = _dtype(dtype)
+            elif isinstance(obj, (list, tuple)) and np_val.size and np_val.dtype.kind in "biufc":
+                dt = _infer_list_dtype(obj, np_val)
+            else:
+                dt = dtypes.canonicalize(np_val.dtype)
+            check_python_ints(obj, dt)
         out = _constant(np_val.astype(dt))
     for _ in range(ndmin - core.get_aval(out).ndim):
         out = lax.expand_dims(out, (0,))
@@ -96,8 +108,24 @@ def _infer_list_dtype(obj, np_val):
         else:
             leaves.append(o)
     walk(obj)
-    return dtypes.result_type(*[np.asarray(l) if not isinstance(l, (bool, int, float, complex))
-                                else l for l in leaves])
+    return dtypes.result_type(*[l if dtypes.is_python_scalar(l) else np.asarray(l)
+                                for l in leaves])
+
+
+def check_python_ints(obj, dt):
+    """JAX's OverflowError (a located `ScalarOverflowError`) when a Python int in `obj`
+    (a scalar, or nested lists/tuples) does not fit the integer dtype `dt` it becomes;
+    NumPy would wrap it around silently."""
+    if np.dtype(dt).kind not in "iu":
+        return
+    info = np.iinfo(dt)
+    stack = [obj]
+    while stack:
+        o = stack.pop()
+        if isinstance(o, (list, tuple)):
+            stack.extend(o)
+        elif type(o) is int and not info.min <= o <= info.max:
+            raise ScalarOverflowError(f"Python int {o} is out of bounds for {np.dtype(dt)}")
 
 
 def _has_staged(o):
@@ -118,6 +146,22 @@ def asarray(a, dtype=None, order=None, copy=None):
     if dtype is None and (isinstance(a, Tracer) or hasattr(a, "_buf")):
         return a
     return array(a, dtype=dtype)
+
+
+def result(x):
+    """The exit of a jnp function that may hand back its operand unchanged (`positive`,
+    `real`, `clip` without bounds, `squeeze` of a scalar, ...): a Python scalar, or the
+    `WeakConst` that promotion makes of one, becomes a weak-typed 0-d array (as JAX's
+    result of a weak operand), a NumPy value a constant, so every jnp function returns
+    an Array or a Tracer (R7)."""
+    if isinstance(x, (Tracer, Array)):
+        return x
+    if dtypes.is_weak_scalar(x):
+        x = core.WeakConst(np.asarray(x, dtypes.python_scalar_dtype(x)))
+    if isinstance(x, core.WeakConst):
+        b = core.current_builder()
+        return b.const_tracer(x) if b is not None else device_put(x.val, weak_type=True)
+    return asarray(x)
 
 # ----------------------------------------------------------- operands and promotion
 
@@ -167,6 +211,9 @@ def broadcast_to_shape(x, shape):
 
 def promote_dtypes(*args):
     """Convert operands to their common dtype; Python scalars become weak constants."""
+    for a in args:
+        if type(a) is int:  # a weak int must fit the default int, as in JAX
+            check_python_ints(a, dtypes.python_scalar_dtype(a))
     dt, weak = dtypes.result_type(*args, return_weak_type_flag=True)
     out = []
     for a in args:
@@ -174,6 +221,7 @@ def promote_dtypes(*args):
         if av.dtype != dt or (av.weak_type != weak and not dtypes.is_weak_scalar(a)):
             a = lax.convert_element_type(a, dt, weak_type=weak)
         elif dtypes.is_weak_scalar(a):
+            check_python_ints(a, dt)
             a = core.WeakConst(np.asarray(a, dt))
         out.append(a)
     return out

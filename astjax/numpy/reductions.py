@@ -5,23 +5,24 @@ from __future__ import annotations
 import numpy as np
 
 from .. import core, dtypes, lax
-from ..errors import ShapeError
+from ..errors import AxisNameError, ReductionError
 from ..primitives.base import max_value as _max_value, min_value as _min_value
 from . import ufuncs
-from .ufuncs import asarray_operand, broadcast_to_shape, promote_dtypes, where as _where
+from .operands import asarray
+from .ufuncs import asarray_operand, broadcast_to_shape, where as _where
+from .util import canonicalize_axes
 
 
-def canonical_axes(axis, ndim, name="reduction"):
-    if axis is None:
-        return tuple(range(ndim))
-    axes = (axis,) if not isinstance(axis, (tuple, list)) else tuple(axis)
-    out = []
-    for a in axes:
-        a = int(a)
-        if not -ndim <= a < ndim:
-            raise ShapeError(f"`{name}`: axis {a} is out of bounds for an array of rank {ndim}")
-        out.append(a % ndim)
-    return tuple(out)
+def _axes(axis, ndim, name):
+    """The reduced axes: `util.canonicalize_axes`, and JAX's error for a string axis (a
+    named axis, which jnp reductions here do not bind)."""
+    names = axis if isinstance(axis, (tuple, list)) else (axis,)
+    for a in names:
+        if isinstance(a, str):
+            raise AxisNameError(f"`{name}`: found an unbound axis name: {a}",
+                                hint="jnp reductions take integer axes; reduce over a named "
+                                     "vmap/pmap axis with lax.psum / lax.pmax / lax.pmin")
+    return canonicalize_axes(axis, ndim, name)
 
 
 def _keep(x, axes, in_shape):
@@ -29,12 +30,18 @@ def _keep(x, axes, in_shape):
     return lax.reshape(x, shape)
 
 
-def _reduction(name, lax_fn, *, upcast_bool=False, bool_op=None, init=None):
+def _reduction(name, lax_fn, *, upcast_bool=False, bool_op=None, init=None, identity=True):
     def f(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
-        a = asarray_operand(a)
-        [a] = promote_dtypes(a) if dtypes.is_weak_scalar(a) else [a]
+        a = asarray(asarray_operand(a))  # a Python scalar: a 0-d array, never a WeakConst
         av = core.get_aval(a)
-        axes = canonical_axes(axis, av.ndim, name)
+        axes = _axes(axis, av.ndim, name)
+        if not identity and initial is None:
+            if where is not None:
+                raise ReductionError(f"reduction operation {name} does not have an identity, "
+                                     "so to use a where mask one has to specify 'initial'")
+            if _count(av.shape, axes) == 0:
+                raise ReductionError(f"zero-size array to reduction operation {name} which "
+                                     "has no identity")
         if dtype is not None:
             a = lax.convert_element_type(a, dtypes.canonicalize(dtypes.dtype(dtype), warn=True))
         elif upcast_bool and (av.dtype == dtypes.bool_ or (dtypes.is_int(av.dtype) and av.dtype.itemsize < 4)):
@@ -60,20 +67,20 @@ def _finish(r, axes, shape, keepdims):
 
 sum = _reduction("sum", lax.reduce_sum, upcast_bool=True, init=lambda d: 0)  # noqa: A001
 prod = _reduction("prod", lax.reduce_prod, upcast_bool=True, init=lambda d: 1)
-max = _reduction("max", lax.reduce_max, init=_min_value)  # noqa: A001
-min = _reduction("min", lax.reduce_min, init=_max_value)  # noqa: A001
+max = _reduction("max", lax.reduce_max, init=_min_value, identity=False)  # noqa: A001
+min = _reduction("min", lax.reduce_min, init=_max_value, identity=False)  # noqa: A001
 amax, amin = max, min
 
 
 def _bool_reduction(name, lax_fn):
     def f(a, axis=None, out=None, keepdims=False, where=None):
-        a = asarray_operand(a)
+        a = asarray(asarray_operand(a))
         av = core.get_aval(a)
         if av.dtype != dtypes.bool_:
             a = lax.ne(a, lax.full_like(a, 0))
         if where is not None:
             a = _where(broadcast_to_shape(where, av.shape), a, name == "all")
-        axes = canonical_axes(axis, av.ndim, name)
+        axes = _axes(axis, av.ndim, name)
         r = lax_fn(a, axes) if axes else a
         return _finish(r, axes, av.shape, keepdims)
     f.__name__ = name
@@ -92,20 +99,23 @@ def _count(shape, axes):
 
 
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
+    """The mean; float16/bfloat16 sums accumulate in float32, as JAX's (R16)."""
     a = asarray_operand(a)
     av = core.get_aval(a)
     if dtype is None:
         dtype = av.dtype if dtypes.is_inexact(av.dtype) else dtypes.dtype(float)
     dtype = dtypes.canonicalize(dtypes.dtype(dtype))
-    axes = canonical_axes(axis, av.ndim, "mean")
+    comp = dtypes.float32 if dtype in (dtypes.float16, dtypes.bfloat16) else dtype
+    axes = _axes(axis, av.ndim, "mean")
     if where is None:
         n = _count(av.shape, axes)
-        s = sum(lax.convert_element_type(a, dtype), axis=axes, keepdims=keepdims)
-        return lax.div(s, np.asarray(n, dtype)[()]) if n else lax.div(s, np.asarray(0, dtype)[()])
-    w = broadcast_to_shape(where, av.shape)
-    s = sum(lax.convert_element_type(a, dtype), axis=axes, keepdims=keepdims, where=w)
-    n = sum(lax.convert_element_type(w, dtype), axis=axes, keepdims=keepdims)
-    return lax.div(s, n)
+        s = sum(lax.convert_element_type(a, comp), axis=axes, keepdims=keepdims)
+        m = lax.div(s, np.asarray(n, comp)[()])
+    else:
+        w = broadcast_to_shape(where, av.shape)
+        s = sum(lax.convert_element_type(a, comp), axis=axes, keepdims=keepdims, where=w)
+        m = lax.div(s, sum(lax.convert_element_type(w, comp), axis=axes, keepdims=keepdims))
+    return m if comp == dtype else lax.convert_element_type(m, dtype)
 
 
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, correction=None):
@@ -115,7 +125,7 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, 
     av = core.get_aval(a)
     comp = av.dtype if dtypes.is_inexact(av.dtype) else dtypes.canonicalize(dtypes.dtype(float))
     a = lax.convert_element_type(a, comp)
-    axes = canonical_axes(axis, av.ndim, "var")
+    axes = _axes(axis, av.ndim, "var")
     m = mean(a, axis=axes, keepdims=True, where=where)
     centered = lax.sub(a, broadcast_to_shape(m, av.shape))
     if dtypes.issubdtype(comp, np.complexfloating):

@@ -6,11 +6,12 @@ from __future__ import annotations
 import numpy as np
 
 from .. import core, dtypes, lax
-from ..errors import NotImplementedInAstjaxError, ShapeError
+from ..errors import AxisError, NotImplementedInAstjaxError, ShapeError
 from .indexing import _getitem, take
 from .operands import (_dtype, asarray, asarray_operand, broadcast_shapes, broadcast_to_shape,
-                       promote_dtypes)
-from .reductions import canonical_axes, sum as _sum
+                       promote_dtypes, result)
+from .reductions import sum as _sum
+from .util import canonicalize_axes, canonicalize_axis
 
 
 def shape(a):
@@ -62,8 +63,9 @@ def flatten(a, order="C"):
 def transpose(a, axes=None):
     a = asarray_operand(a)
     nd = core.get_aval(a).ndim
-    axes = tuple(reversed(range(nd))) if axes is None else canonical_axes(tuple(axes), nd, "transpose")
-    return lax.transpose(a, axes)
+    axes = tuple(reversed(range(nd))) if axes is None else canonicalize_axes(
+        tuple(axes), nd, "transpose", unique=False)  # lax.transpose rejects a non-permutation
+    return result(lax.transpose(a, axes))
 
 
 def permute_dims(a, axes):
@@ -77,8 +79,8 @@ def matrix_transpose(x):
 def moveaxis(a, source, destination):
     a = asarray_operand(a)
     nd = core.get_aval(a).ndim
-    src = canonical_axes(source, nd, "moveaxis")
-    dst = canonical_axes(destination, nd, "moveaxis")
+    src = canonicalize_axes(source, nd, "moveaxis")
+    dst = canonicalize_axes(destination, nd, "moveaxis")
     perm = [i for i in range(nd) if i not in src]
     for d, s in sorted(zip(dst, src)):
         perm.insert(d, s)
@@ -89,7 +91,7 @@ def swapaxes(a, axis1, axis2):
     a = asarray_operand(a)
     nd = core.get_aval(a).ndim
     perm = list(range(nd))
-    i, j = axis1 % nd, axis2 % nd
+    i, j = canonicalize_axis(axis1, nd, "swapaxes"), canonicalize_axis(axis2, nd, "swapaxes")
     perm[i], perm[j] = perm[j], perm[i]
     return lax.transpose(a, perm)
 
@@ -100,20 +102,19 @@ def squeeze(a, axis=None):
     if axis is None:
         axes = tuple(i for i, d in enumerate(av.shape) if d == 1)
     else:
-        axes = canonical_axes(axis, av.ndim, "squeeze")
+        axes = canonicalize_axes(axis, av.ndim, "squeeze")
         for ax in axes:
             if av.shape[ax] != 1:
                 raise ShapeError(f"cannot select an axis to squeeze out which has size not "
                                  f"equal to one: axis {ax} of shape {av.shape}")
-    return lax.squeeze(a, axes)
+    return result(lax.squeeze(a, axes))
 
 
 def expand_dims(a, axis):
     a = asarray_operand(a)
     av = core.get_aval(a)
-    axes = (axis,) if not isinstance(axis, (tuple, list)) else tuple(axis)
-    nd = av.ndim + len(axes)
-    axes = sorted(ax % nd for ax in axes)
+    nd = av.ndim + (len(axis) if isinstance(axis, (tuple, list)) else 1)
+    axes = sorted(canonicalize_axes(axis, nd, "expand_dims"))
     shape = list(av.shape)
     for ax in axes:
         shape.insert(ax, 1)
@@ -155,7 +156,7 @@ def concatenate(arrays, axis=0, dtype=None):
     nd = core.get_aval(arrays[0]).ndim
     if nd == 0:
         raise ShapeError("zero-dimensional arrays cannot be concatenated")
-    return lax.concatenate(arrays, canonical_axes(axis, nd, "concatenate")[0])
+    return lax.concatenate(arrays, canonicalize_axis(axis, nd, "concatenate"))
 
 
 concat = concatenate
@@ -171,7 +172,7 @@ def stack(arrays, axis=0, dtype=None):
     if len(shapes) != 1:
         raise ShapeError(f"all input arrays must have the same shape, got {sorted(shapes)}")
     nd = core.get_aval(arrays[0]).ndim + 1
-    axis = canonical_axes(axis, nd, "stack")[0]
+    axis = canonicalize_axis(axis, nd, "stack")
     return concatenate([expand_dims(a, axis) for a in arrays], axis, dtype)
 
 
@@ -198,6 +199,7 @@ def column_stack(tup):
 
 def split(ary, indices_or_sections, axis=0):
     ary = asarray(ary)
+    axis = canonicalize_axis(axis, ndim(ary), "split")
     n = shape(ary)[axis]
     if isinstance(indices_or_sections, (int, np.integer)):
         k = int(indices_or_sections)
@@ -206,12 +208,12 @@ def split(ary, indices_or_sections, axis=0):
         bounds = [i * (n // k) for i in range(k + 1)]
     else:
         bounds = [0] + [int(i) for i in indices_or_sections] + [n]
-    return [lax.slice_in_dim(ary, max(min(a, n), 0), max(min(b, n), min(a, n)), axis=axis % ndim(ary))
+    return [lax.slice_in_dim(ary, max(min(a, n), 0), max(min(b, n), min(a, n)), axis=axis)
             for a, b in zip(bounds[:-1], bounds[1:])]
 
 
 def array_split(ary, indices_or_sections, axis=0):
-    n = shape(ary)[axis]
+    n = shape(ary)[canonicalize_axis(axis, ndim(ary), "array_split")]
     if isinstance(indices_or_sections, (int, np.integer)):
         k = int(indices_or_sections)
         q, r = divmod(n, k)
@@ -266,7 +268,7 @@ def repeat(a, repeats, axis=None, total_repeat_length=None):
     if axis is None:
         a = ravel(a)
         axis = 0
-    axis = axis % ndim(a)
+    axis = canonicalize_axis(axis, ndim(a), "repeat")
     s = shape(a)
     if isinstance(repeats, (int, np.integer)):
         r = int(repeats)
@@ -282,7 +284,7 @@ def repeat(a, repeats, axis=None, total_repeat_length=None):
 
 def flip(m, axis=None):
     m = asarray(m)
-    axes = canonical_axes(axis, ndim(m), "flip")
+    axes = canonicalize_axes(axis, ndim(m), "flip")
     return lax.rev(m, axes)
 
 
@@ -297,7 +299,9 @@ def flipud(m):
 def rot90(m, k=1, axes=(0, 1)):
     m = asarray(m)
     k %= 4
-    a0, a1 = axes
+    a0, a1 = (canonicalize_axis(ax, ndim(m), "rot90") for ax in axes)
+    if a0 == a1:
+        raise AxisError(f"rot90: the axes must be different, got {tuple(axes)}")
     if k == 0:
         return m
     if k == 2:
@@ -314,7 +318,7 @@ def roll(a, shift, axis=None):
     shifts = (shift,) if not isinstance(shift, (tuple, list)) else shift
     axes = (axis,) if not isinstance(axis, (tuple, list)) else axis
     for sh, ax in zip(shifts, axes):
-        ax = ax % ndim(a)
+        ax = canonicalize_axis(ax, ndim(a), "roll")
         n = shape(a)[ax]
         if n == 0:
             continue

@@ -14,10 +14,11 @@ import numpy as np
 
 from .. import core, dtypes, lax
 from ..core import Tracer
-from ..errors import ArgumentError, ConcretizationError, ShapeError
+from ..errors import ArgumentError, ConcretizationError, ReductionError
 from ..primitives.gather import GatherScatterMode
 from ..primitives.scatter import ScatterDimensionNumbers
 from .operands import asarray, asarray_operand, promote_dtypes
+from .util import canonicalize_axis
 
 __all__ = ["argmax", "argmin", "cumsum", "cumprod", "cumulative_sum", "cumulative_prod",
            "sort", "argsort", "nonzero", "flatnonzero", "argwhere", "lexsort"]
@@ -35,10 +36,7 @@ def _operand(a, name):
 
 
 def _axis(axis, ndim, name):
-    axis = int(axis)
-    if not -ndim <= axis < max(ndim, 1):
-        raise ShapeError(f"`{name}`: axis {axis} is out of bounds for an array of rank {ndim}")
-    return axis % max(ndim, 1)
+    return canonicalize_axis(axis, max(ndim, 1), name)  # a 0-d operand has one axis here
 
 
 def _ravel(a):
@@ -54,7 +52,7 @@ def _arg_reduction(name, lax_fn):
         else:
             ax = _axis(axis, av.ndim, name)
         if core.get_aval(a).shape[ax] == 0:
-            raise ShapeError(f"attempt to get {name} of an empty sequence")
+            raise ReductionError(f"attempt to get {name} of an empty sequence")
         r = lax_fn(a, ax, _index_dtype())
         if keepdims:
             shape = tuple(1 if axis is None or i == ax else d for i, d in enumerate(av.shape))

@@ -11,12 +11,12 @@ from .. import core, dtypes, lax
 from ..errors import ArgumentError, ShapeError
 from . import ufuncs as uf
 from .contractions import matmul
-from .reductions import (all as _all, any as _any, canonical_axes, max as _max, mean as _mean,
+from .reductions import (all as _all, any as _any, max as _max, mean as _mean,
                          min as _min, prod, sum as _sum)
 from .shapes import atleast_2d, concatenate, diagonal, ravel, reshape, squeeze
 from .sorting import argmax, argmin, cumprod, cumsum, sort
 from .ufuncs import asarray_operand, promote_args_inexact, where
-from .util import library_jit
+from .util import canonicalize_axes, canonicalize_axis, library_jit
 
 __all__ = ["nansum", "nanprod", "nanmax", "nanmin", "nanmean", "nanvar", "nanstd",
            "nanargmax", "nanargmin", "nancumsum", "nancumprod", "average", "median",
@@ -131,7 +131,7 @@ def average(a, axis=None, weights=None, returned=False, keepdims=False):
     if weights is None:
         avg = _mean(a, axis=axis, keepdims=keepdims)
         av = core.get_aval(a)
-        n = int(np.prod([av.shape[i] for i in canonical_axes(axis, av.ndim, "average")],
+        n = int(np.prod([av.shape[i] for i in canonicalize_axes(axis, av.ndim, "average")],
                         dtype=np.int64))
         wsum = lax.full(core.get_aval(avg).shape, n, _dt(avg))
     else:
@@ -142,7 +142,7 @@ def average(a, axis=None, weights=None, returned=False, keepdims=False):
                 raise ShapeError("average: axis must be given when shapes of a and weights differ")
             if len(wsh) != 1:
                 raise ShapeError("average: 1D weights expected when shapes differ")
-            ax = canonical_axes(axis, len(ash), "average")[0]
+            ax = canonicalize_axis(axis, len(ash), "average")
             if wsh[0] != ash[ax]:
                 raise ShapeError("average: length of weights differs from the axis of a")
             shape = [1] * len(ash)
@@ -184,7 +184,7 @@ def _quantile(a, q, axis, method, keepdims, squash_nans, name):
     if axis is None:
         axes = tuple(range(av.ndim))
     else:
-        axes = canonical_axes(axis, av.ndim, name)
+        axes = canonicalize_axes(axis, av.ndim, name)
     keep_shape = tuple(1 if i in axes else d for i, d in enumerate(av.shape))
     rest = [i for i in range(av.ndim) if i not in axes]
     a = lax.transpose(a, rest + list(axes))
@@ -329,7 +329,7 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
         raise ShapeError("diff requires input that is at least one dimensional")
     if n < 0:
         raise ArgumentError(f"diff: order must be non-negative, got {n}")
-    axis = canonical_axes(axis, av.ndim, "diff")[0]
+    axis = canonicalize_axis(axis, av.ndim, "diff")
     parts = []
     for extra in (prepend, append):
         if extra is None:
@@ -366,7 +366,7 @@ def gradient(f, *varargs, axis=None, edge_order=None):
     """Central differences inside, one-sided at the edges (scalar spacings)."""
     [f] = promote_args_inexact("gradient", asarray_operand(f))
     fv = core.get_aval(f)
-    axes = canonical_axes(axis, fv.ndim, "gradient") if axis is not None else tuple(range(fv.ndim))
+    axes = canonicalize_axes(axis, fv.ndim, "gradient") if axis is not None else tuple(range(fv.ndim))
     if len(varargs) == 0:
         spacing = [1.0] * len(axes)
     elif len(varargs) == 1:
@@ -392,7 +392,7 @@ def gradient(f, *varargs, axis=None, edge_order=None):
 def trapezoid(y, x=None, dx=1.0, axis=-1):
     y = asarray_operand(y)
     yv = core.get_aval(y)
-    axis = canonical_axes(axis, yv.ndim, "trapezoid")[0]
+    axis = canonicalize_axis(axis, yv.ndim, "trapezoid")
     n = yv.shape[axis]
     y_sum = uf.add(lax.slice_in_dim(y, 1, n, axis=axis), lax.slice_in_dim(y, 0, n - 1, axis=axis))
     if x is None:

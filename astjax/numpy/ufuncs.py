@@ -8,7 +8,7 @@ from .. import core, dtypes, lax
 from ..core import Tracer
 from .operands import (_is_operand, asarray_operand, broadcast_shapes,  # noqa: F401
                        broadcast_to_shape, promote_args, promote_args_inexact, promote_dtypes,
-                       promote_dtypes_inexact, promote_shapes)
+                       promote_dtypes_inexact, promote_shapes, result)
 from .sorting import nonzero as _nonzero
 
 
@@ -19,7 +19,7 @@ def _unary(name, lax_fn, inexact=False):
             [x] = promote_args_inexact(name, x)
         elif dtypes.is_weak_scalar(x):
             [x] = promote_dtypes(x)
-        return lax_fn(x)
+        return result(lax_fn(x))
     f.__name__ = name
     return f
 
@@ -80,7 +80,7 @@ def abs(x, /):  # noqa: A001
     [x] = promote_dtypes(x) if dtypes.is_weak_scalar(x) else [x]
     dt = core.get_aval(x).dtype
     if dt == dtypes.bool_ or dtypes.issubdtype(dt, np.unsignedinteger):
-        return x
+        return result(x)
     return lax.abs(x)
 
 
@@ -247,7 +247,7 @@ def around(a, decimals=0):
     a = asarray_operand(a)
     dt = core.get_aval(a).dtype
     if dtypes.is_int(dt):
-        return a
+        return result(a)
     if decimals == 0:
         return lax.round(a, lax.RoundingMethod.TO_NEAREST_EVEN)
     f = 10.0 ** decimals
@@ -312,7 +312,7 @@ def clip(a, a_min=None, a_max=None, /, *, min=None, max=None):  # noqa: A002
         a = maximum(lo, a)
     if hi is not None:
         a = minimum(hi, a)
-    return a
+    return result(a)
 
 
 def hypot(x, y, /):

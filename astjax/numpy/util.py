@@ -8,6 +8,9 @@
   staging, with located errors otherwise.
 - `prefix_sum`: an inclusive prefix sum along axis 0 from lax ops only
   (Hillis-Steele doubling), used for masks and counts.
+- `canonicalize_axis`, `canonicalize_axes`: the one reading of an `axis` argument
+  (`operator.index`, then the bounds, as NumPy and JAX), used by every jnp function
+  that takes one.
 """
 from __future__ import annotations
 
@@ -18,7 +21,7 @@ import numpy as np
 
 from .. import core, lax
 from ..api import jit
-from ..errors import ArgumentError, ConcretizationError
+from ..errors import ArgumentError, ArgumentTypeError, AxisError, ConcretizationError
 from ..staging import StagedCallable
 
 
@@ -81,6 +84,36 @@ def static_shape(shape, what="shape"):
     if isinstance(shape, (tuple, list)):
         return tuple(static_int(d, what) for d in shape)
     return (static_int(shape, what),)
+
+
+def canonicalize_axis(axis, ndim, what=None):
+    """`axis` (an integer, negative counting from the end) as an index in [0, ndim):
+    an `ArgumentTypeError` (a TypeError) for a non-integer, an `AxisError` (a
+    ValueError and an IndexError, as NumPy's) out of bounds."""
+    where = f"`{what}`: " if what else ""
+    if isinstance(axis, core.Tracer):
+        axis = static_int(axis, f"{where}axis")
+    try:
+        a = operator.index(axis)
+    except TypeError:
+        raise ArgumentTypeError(f"{where}axis must be an integer, got {type(axis).__name__} "
+                                f"{axis!r:.60}", hint="pass an int (or a tuple of ints)") from None
+    if not -ndim <= a < ndim:
+        raise AxisError(f"{where}axis {a} is out of bounds for array of dimension {ndim}")
+    return a + ndim if a < 0 else a
+
+
+def canonicalize_axes(axis, ndim, what=None, *, unique=True):
+    """`axis` (None: every axis; an integer; a tuple or list of them) as a tuple of
+    indices in [0, ndim), each read by `canonicalize_axis`; a repeated axis is an
+    `AxisError` unless `unique=False`."""
+    if axis is None:
+        return tuple(range(ndim))
+    axes = tuple(axis) if isinstance(axis, (tuple, list)) else (axis,)
+    out = tuple(canonicalize_axis(a, ndim, what) for a in axes)
+    if unique and len(set(out)) != len(out):
+        raise AxisError(f"{f'`{what}`: ' if what else ''}repeated axis in {tuple(axes)!r:.60}")
+    return out
 
 
 def prefix_sum(x, axis=0, exclusive=False):

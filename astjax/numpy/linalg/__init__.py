@@ -27,11 +27,11 @@ from ..arrayops import cross as _cross, vecdot as _vd
 from ..contractions import dot as _dot, matmul as _matmul, outer as _outer, tensordot as _td
 from ..creation import eye as _eye, tril as _tril, triu as _triu
 from ..operands import _constant
-from ..reductions import canonical_axes, max as _max, min as _min, prod as _prod, sum as _sum
+from ..reductions import max as _max, min as _min, prod as _prod, sum as _sum
 from ..shapes import diagonal as _dg, moveaxis as _moveaxis, ravel as _ravel, trace as _tr
 from ..sorting import argsort as _argsort
 from ..ufuncs import asarray_operand, promote_args_inexact, where
-from ..util import _Direct, library_jit
+from ..util import _Direct, canonicalize_axes, library_jit
 
 __all__ = ["eigh", "eigvalsh", "svd", "svdvals", "pinv", "matrix_rank", "cond", "lstsq",
            "norm", "vector_norm", "matrix_norm", "cholesky", "solve", "inv", "det",
@@ -101,7 +101,7 @@ def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002
             out = vector_norm(_ravel(x), axis=0)
             return lax.reshape(out, (1,) * nd) if keepdims else out
         axis = tuple(range(nd))
-    axes = canonical_axes(axis, nd, "norm")
+    axes = canonicalize_axes(axis, nd, "norm")
     if len(axes) == 1:
         return vector_norm(x, axis=axes, keepdims=keepdims, ord=2 if ord is None else ord)
     if len(axes) != 2:
