@@ -240,3 +240,48 @@ def test_at_mode_clip():
         np.array([1.0, 2.0]), mode="clip"))(x), [0, 1, 0, 2])
     np.testing.assert_array_equal(astjax.jit(lambda x: x.at[np.array([1, 9])].add(1.0))(x),
                                   [0, 1, 0, 0])
+
+
+# ---------------------------------------------- x.at[...] flags and keywords (R9)
+def _jaxpr_params(f, *args):
+    return str(astjax.make_jaxpr(f)(*args))
+
+
+def test_basic_index_scatter_is_unique_and_sorted():
+    # JAX sets both flags for int/slice indices; scatter_mul then has an update gradient
+    text = _jaxpr_params(lambda x: x.at[1].multiply(2.0), np.ones(3, np.float32))
+    assert "indices_are_sorted=True" in text and "unique_indices=True" in text
+    text = _jaxpr_params(lambda x: x.at[np.array([0, 0])].add(1.0), np.ones(3, np.float32))
+    assert "indices_are_sorted=False" in text and "unique_indices=False" in text
+    # a reversed strided slice scatters unique points in decreasing order
+    text = _jaxpr_params(lambda x: x.at[::-2].set(0.0), np.ones(5, np.float32))
+    assert "indices_are_sorted=False" in text and "unique_indices=True" in text
+
+
+def test_grad_of_at_multiply_wrt_updates():  # values from jax 0.10.2
+    gx, gv = astjax.grad(lambda x, v: jnp.sum(x.at[1:3].multiply(v)), argnums=(0, 1))(
+        jnp.arange(4.0), 2.0)
+    np.testing.assert_array_equal(gx, [1.0, 2.0, 2.0, 1.0])
+    assert float(gv) == 3.0
+    gx, gv = astjax.grad(lambda x, v: jnp.sum(x.at[::-2].multiply(v)), argnums=(0, 1))(
+        jnp.arange(4.0), jnp.array([2.0, 3.0]))
+    np.testing.assert_array_equal(gx, [1.0, 3.0, 1.0, 2.0])
+    np.testing.assert_array_equal(gv, [3.0, 1.0])
+    gm, gv = astjax.grad(lambda m, v: jnp.sum(m.at[1, ::2].multiply(v)), argnums=(0, 1))(
+        jnp.ones((2, 3)), jnp.array([2.0, 3.0]))
+    np.testing.assert_array_equal(gm, [[1, 1, 1], [2, 1, 3]])
+    np.testing.assert_array_equal(gv, [1.0, 1.0])
+
+
+def test_at_keywords_pass_through():
+    x = jnp.arange(5.0)
+    text = _jaxpr_params(lambda x: x.at[np.array([3, 1])].add(1.0, unique_indices=True), x)
+    assert "unique_indices=True" in text and "indices_are_sorted=False" in text
+    np.testing.assert_array_equal(x.at[9].set(5.0, mode="clip"), [0, 1, 2, 3, 5])
+    np.testing.assert_array_equal(x.at[np.array([1, 9])].subtract(1.0, mode="clip"),
+                                  [0, 0, 2, 3, 3])
+    assert float(x.at[7].get(mode="fill", fill_value=-1.0)) == -1.0
+    np.testing.assert_array_equal(x.at[np.array([1, 9])].get(mode="fill", fill_value=-1.0),
+                                  [1.0, -1.0])
+    with pytest.raises(TypeError, match="unexpected keyword argument 'unique_index'"):
+        x.at[1].set(2.0, unique_index=True)

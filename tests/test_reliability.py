@@ -222,8 +222,6 @@ def test_r11_printed_grad_of_loop_with_break_runs_eagerly(x64):
     np.testing.assert_allclose(g(x), 1.0 - np.tanh(x) ** 2, rtol=1e-12)
 
 
-@pytest.mark.xfail(strict=True, reason="R9: numpy/advanced_indexing.py: scatter_index never "
-                   "sets unique_indices for basic indexing, so scatter_mul has no update gradient")
 def test_r9_grad_of_at_multiply_wrt_update():
     gx, gv = astjax.grad(lambda x, v: jnp.sum(x.at[1].multiply(v)), argnums=(0, 1))(
         jnp.ones(3), 2.0)

@@ -312,9 +312,13 @@ _SIMPLE = {"set": lambda x, v: v, "add": lax.add, "mul": lax.mul, "min": lax.min
            "max": lax.max}
 
 
-def scatter_index(x, idx, values, kind, mode=None):
+def scatter_index(x, idx, values, kind, mode=None, *, indices_are_sorted=False,
+                  unique_indices=False):
     """`x.at[idx].<kind>(values)`, kind in 'set', 'add', 'mul', 'min', 'max'; `mode`
-    as JAX's (None: out-of-bounds updates are dropped, 'clip' clamps them)."""
+    as JAX's (None: out-of-bounds updates are dropped, 'clip' clamps them). Without
+    integer-array indices the scattered points are unique and in increasing order (ints
+    and increasing slices), so both flags are set, as JAX does: scatter_mul then has its
+    update gradient (R9). The caller's flags are promises added on top."""
     if kind not in _SIMPLE:
         raise ArgumentError(f"unknown update kind {kind!r}")
     x = asarray(x)
@@ -331,7 +335,11 @@ def scatter_index(x, idx, values, kind, mode=None):
         scatter_dims_to_operand_dims=tuple(dims))
     fn = {"set": lax.scatter, "add": lax.scatter_add, "mul": lax.scatter_mul,
           "min": lax.scatter_min, "max": lax.scatter_max}[kind]
-    return fn(x, indices, upd, dn, mode=GatherScatterMode.FILL_OR_DROP if mode is None else mode)
+    basic = not any(_is_array_index(v) for _, v in plan.advs)
+    increasing = all(a[2].step > 0 for a in plan.axes if a[0] == "pt")
+    return fn(x, indices, upd, dn, mode=GatherScatterMode.FILL_OR_DROP if mode is None else mode,
+              indices_are_sorted=bool(indices_are_sorted) or (basic and increasing),
+              unique_indices=bool(unique_indices) or basic)
 
 
 def take_along_axis(arr, indices, axis, mode=None, fill_value=None):

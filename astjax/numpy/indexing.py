@@ -15,11 +15,12 @@ from .operands import asarray
 from .ufuncs import negative, power, reciprocal
 
 
-def _getitem(x, idx):
+def _getitem(x, idx, mode=None, fill_value=None):
+    """`x[idx]`; with `mode` / `fill_value` (`x.at[idx].get(...)`) always one gather."""
     av = core.get_aval(x)
     idx = _normalize_index(x, idx)  # static boolean masks -> integer index arrays
-    if any(_is_array_index(i) for i in idx):
-        return gather_index(x, idx)
+    if mode is not None or fill_value is not None or any(_is_array_index(i) for i in idx):
+        return gather_index(x, idx, mode, fill_value)
     # basic indexing: static slices, then dynamic scalar indices, then squeeze/newaxis
     starts, limits, strides, rev_axes = [], [], [], []
     dyn = []  # (axis, staged index)
@@ -114,42 +115,54 @@ class _IndexUpdateHelper:
 
 
 class _IndexUpdateRef:
+    """`x.at[idx]`: `get` and the scatter updates, with JAX's keyword arguments
+    (`indices_are_sorted`, `unique_indices`: promises that only add to what the index
+    itself shows; `mode`: 'drop' (the default for updates), 'clip', 'promise_in_bounds')."""
     __slots__ = ("array", "index")
 
     def __init__(self, array, index):
         self.array, self.index = array, index
 
-    def get(self, **kw):
-        return _getitem(self.array, self.index)
+    def get(self, *, indices_are_sorted=False, unique_indices=False, mode=None,
+            fill_value=None):
+        return _getitem(self.array, self.index, mode, fill_value)
 
-    def _scatter(self, kind, values, **kw):
-        return scatter_index(self.array, self.index, values, kind, kw.get("mode"))
+    def _scatter(self, kind, values, indices_are_sorted, unique_indices, mode):
+        return scatter_index(self.array, self.index, values, kind, mode,
+                             indices_are_sorted=indices_are_sorted,
+                             unique_indices=unique_indices)
 
-    def set(self, values, **kw):
-        return self._scatter("set", values, **kw)
+    def set(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        return self._scatter("set", values, indices_are_sorted, unique_indices, mode)
 
-    def add(self, values, **kw):
-        return self._scatter("add", values, **kw)
+    def add(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        return self._scatter("add", values, indices_are_sorted, unique_indices, mode)
 
-    def subtract(self, values, **kw):
-        return self._scatter("add", negative(asarray(values)))
+    def subtract(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        return self._scatter("add", negative(asarray(values)), indices_are_sorted,
+                             unique_indices, mode)
 
-    def mul(self, values, **kw):
-        return self._scatter("mul", values, **kw)
+    def mul(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        return self._scatter("mul", values, indices_are_sorted, unique_indices, mode)
 
     multiply = mul
 
-    def divide(self, values, **kw):
-        return self._scatter("mul", reciprocal(asarray(values)))
+    def divide(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        return self._scatter("mul", reciprocal(asarray(values)), indices_are_sorted,
+                             unique_indices, mode)
 
-    def min(self, values, **kw):
-        return self._scatter("min", values, **kw)
+    def min(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        return self._scatter("min", values, indices_are_sorted, unique_indices, mode)
 
-    def max(self, values, **kw):
-        return self._scatter("max", values, **kw)
+    def max(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        return self._scatter("max", values, indices_are_sorted, unique_indices, mode)
 
-    def power(self, values, **kw):
-        return self.set(power(self.get(), values))
+    def power(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        kw = dict(indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
+                  mode=mode)
+        return self.set(power(self.get(**kw), values), **kw)
 
-    def apply(self, func, **kw):
-        return self.set(func(self.get()))
+    def apply(self, func, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        kw = dict(indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
+                  mode=mode)
+        return self.set(func(self.get(**kw)), **kw)
