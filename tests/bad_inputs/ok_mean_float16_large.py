@@ -1,5 +1,4 @@
 # expect: ok
-# xfail: R16: mean accumulates float16 in float16 and overflows
 import numpy as np
 import astjax
 import astjax.numpy as jnp

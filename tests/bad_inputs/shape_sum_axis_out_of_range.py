@@ -1,4 +1,4 @@
-# expect: ShapeError TypeError
+# expect: AxisError ValueError
 import numpy as np
 import astjax
 import astjax.numpy as jnp
