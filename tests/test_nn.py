@@ -181,3 +181,24 @@ def test_values_stored_from_jax():
         -1.6278592348098755, 4.513519763946533, -2.5, 3.8958988189697266, 1.0, -1.0,
         0.04675227403640747, -0.15324769914150238, 0.8284270763397217, 1.0986123085021973,
         24.000022888183594, 0.3674336373806], rtol=2e-5)
+
+
+# ------------------------------------------- axis arguments and empty inputs (issue 12)
+@pytest.mark.parametrize("call", [
+    lambda: nn.glu(jnp.ones((2, 4)), axis=3),
+    lambda: nn.one_hot(jnp.arange(2), 3, axis=4),
+    lambda: sp.logsumexp(jnp.ones((2, 3)), axis=3),
+    lambda: nn.softmax(jnp.ones((2, 3)), axis=2),
+    lambda: nn.log_softmax(jnp.ones((2, 3)), axis=-3),
+])
+def test_axis_out_of_bounds_raises(call):  # JAX: ValueError (IndexError for glu)
+    with pytest.raises(ValueError, match="out of bounds for array of dimension") as e:
+        call()
+    assert isinstance(e.value, IndexError) and isinstance(e.value, astjax.errors.AstjaxError)
+
+
+def test_softmax_family_of_empty_arrays():  # as JAX: max starts from -inf
+    assert float(sp.logsumexp(jnp.zeros(0))) == -np.inf
+    np.testing.assert_array_equal(sp.logsumexp(jnp.zeros((0, 2)), axis=0), [-np.inf, -np.inf])
+    assert nn.softmax(jnp.zeros(0)).shape == (0,)
+    assert nn.log_softmax(jnp.zeros((2, 0))).shape == (2, 0)

@@ -144,3 +144,14 @@ def test_more_distributions(expr, dtype, shape, want):
                                    rtol=2e-6, atol=1e-6)
     else:
         assert got.ravel().tolist() == want
+
+
+@pytest.mark.parametrize("call", [
+    lambda k: astjax.random.permutation(k, np.ones((2, 3)), axis=2),
+    lambda k: astjax.random.categorical(k, np.ones((2, 3)), axis=2),
+    lambda k: astjax.random.choice(k, np.ones((2, 3)), (2,), axis=-3),
+])
+def test_axis_out_of_bounds_raises(call):  # JAX: ValueError (IndexError for categorical)
+    with pytest.raises(ValueError, match="out of bounds for array of dimension 2") as e:
+        call(astjax.random.PRNGKey(0))
+    assert isinstance(e.value, IndexError) and isinstance(e.value, astjax.errors.AstjaxError)

@@ -9,6 +9,7 @@ from .. import core, dtypes, lax
 from .. import numpy as jnp
 from ..numpy import ufuncs as _uf
 from ..numpy.ufuncs import asarray_operand, promote_args_inexact, where
+from ..numpy.util import canonicalize_axis
 # scipy.special owns the softmax family (nn sits above it and re-exports)
 from ..scipy.special import _axes, logsumexp  # noqa: F401
 from ..scipy.special import _log_softmax as log_softmax, _softmax as softmax  # noqa: F401
@@ -129,10 +130,10 @@ hard_swish = hard_silu
 
 def glu(x, axis=-1):
     x = asarray_operand(x)
-    n = core.get_aval(x).shape[axis]
+    ax = canonicalize_axis(axis, core.get_aval(x).ndim, "glu")
+    n = core.get_aval(x).shape[ax]
     if n % 2:
         raise ValueError("glu: the axis size must be even")
-    ax = axis % core.get_aval(x).ndim
     a = lax.slice_in_dim(x, 0, n // 2, axis=ax)
     b = lax.slice_in_dim(x, n // 2, n, axis=ax)
     return _uf.multiply(a, sigmoid(b))
@@ -145,7 +146,7 @@ def one_hot(x, num_classes, *, dtype=None, axis=-1):
     dt = dtypes.canonicalize(dtypes.dtype(float) if dtype is None else dtypes.dtype(dtype))
     xa = core.get_aval(x)
     out_nd = xa.ndim + 1
-    ax = axis % out_nd
+    ax = canonicalize_axis(axis, out_nd, "one_hot")
     shape = xa.shape[:ax] + (num_classes,) + xa.shape[ax:]
     xb = lax.broadcast_in_dim(x, shape, tuple(i for i in range(out_nd) if i != ax))
     iota = lax.broadcasted_iota(xa.dtype if dtypes.is_int(xa.dtype) else dtypes.int32, shape, ax)

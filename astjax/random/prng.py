@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import core, dtypes, lax
 from ..errors import ArgumentError, DTypeError, ShapeError
-from ..numpy.util import library_jit, static_int, static_shape
+from ..numpy.util import canonicalize_axis, library_jit, static_int, static_shape
 from .. import numpy as jnp
 from ..numpy.operands import broadcast_shapes, promote_args_inexact
 from . import threefry as _tf
@@ -335,7 +335,8 @@ def permutation(key, x, axis=0, independent=False):
     nd = core.get_aval(x).ndim
     if nd == 0:
         return _permute_range(key, static_int(x, "the argument x of random.permutation"))
-    return _permutation(key, x, axis % nd, bool(independent))
+    return _permutation(key, x, canonicalize_axis(axis, nd, "random.permutation"),
+                        bool(independent))
 
 
 def choice(key, a, shape=(), replace=True, p=None, axis=0, mode=None):
@@ -349,7 +350,7 @@ def choice(key, a, shape=(), replace=True, p=None, axis=0, mode=None):
     if aval.ndim == 0:
         n_inputs = static_int(a, "the argument a of random.choice")
     else:
-        axis = axis % aval.ndim
+        axis = canonicalize_axis(axis, aval.ndim, "random.choice")
         n_inputs = aval.shape[axis]
     n_draws = math.prod(shape)
     if n_draws == 0:
@@ -410,7 +411,7 @@ def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None):
     _tf.check_key(key, "categorical")
     logits = jnp.asarray(logits)
     la = core.get_aval(logits)
-    axis = axis % la.ndim if la.ndim else axis
+    axis = canonicalize_axis(axis, max(la.ndim, 1), "random.categorical")
     batch_shape = tuple(d for i, d in enumerate(la.shape) if i != axis)
     shape = batch_shape if shape is None else static_shape(shape)
     _check_shape("categorical", shape, batch_shape)

@@ -11,6 +11,7 @@ from ... import numpy as jnp
 from ...numpy import ufuncs as _uf
 from ...numpy.logic import i0 as _i0
 from ...numpy.ufuncs import asarray_operand, promote_args_inexact, where
+from ...numpy.util import canonicalize_axes
 
 __all__ = ["logsumexp", "erf", "erfc", "erfinv", "gammaln", "digamma", "expit", "logit",
            "xlogy", "xlog1py", "log_softmax", "softmax", "ndtr", "ndtri", "log_ndtr",
@@ -160,10 +161,8 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
     else:
         [a] = promote_args_inexact("logsumexp", a)
     av = core.get_aval(a)
-    dims = tuple(range(av.ndim)) if axis is None else tuple(
-        ax % av.ndim for ax in ((axis,) if isinstance(axis, int) else axis))
-    amax = jnp.max(a, axis=dims, keepdims=True, where=where,
-                   initial=-np.inf if where is not None else None)
+    dims = canonicalize_axes(axis, av.ndim, "logsumexp")
+    amax = jnp.max(a, axis=dims, keepdims=True, where=where, initial=-np.inf)  # as JAX
     amax = lax.stop_gradient(_uf.where(jnp.isfinite(amax), amax, 0.0))
     exp_a = _uf.exp(_uf.subtract(a, amax))
     if b is not None:
@@ -195,10 +194,7 @@ def _inexact_arg(name, x):
 
 
 def _axes(x, axis):
-    nd = core.get_aval(x).ndim
-    if axis is None:
-        return tuple(range(nd))
-    return tuple(a % nd for a in ((axis,) if isinstance(axis, int) else axis))
+    return canonicalize_axes(axis, core.get_aval(x).ndim)
 
 
 def _softmax(x, axis=-1, where=None, initial=None):
@@ -206,7 +202,7 @@ def _softmax(x, axis=-1, where=None, initial=None):
     x = _inexact_arg("softmax", x)
     axes = _axes(x, axis)
     xmax = jnp.max(x, axis=axes, keepdims=True, where=where,
-                   initial=-np.inf if where is not None else initial)
+                   initial=-np.inf if initial is None else initial)
     xmax = lax.stop_gradient(_uf.where(jnp.isfinite(xmax), xmax, 0.0))
     unnormalized = _uf.exp(_uf.subtract(x, xmax))
     if where is not None:
@@ -219,7 +215,7 @@ def _log_softmax(x, axis=-1, where=None, initial=None):
     x = _inexact_arg("log_softmax", x)
     axes = _axes(x, axis)
     xmax = jnp.max(x, axis=axes, keepdims=True, where=where,
-                   initial=-np.inf if where is not None else initial)
+                   initial=-np.inf if initial is None else initial)
     xmax = lax.stop_gradient(_uf.where(jnp.isfinite(xmax), xmax, 0.0))
     shifted = _uf.subtract(x, xmax)
     e = _uf.exp(shifted)
