@@ -225,3 +225,13 @@ def test_reductions_without_identity_that_are_defined():
     assert float(jnp.max(jnp.array([1.0, 5.0, 2.0]), where=np.array([1, 0, 1], bool),
                          initial=-1.0)) == 2.0
     assert float(jnp.prod(jnp.zeros(0))) == 1.0 and float(jnp.sum(jnp.zeros(0))) == 0.0
+
+
+def _sum_over_staged_axis(x):
+    return x.sum(axis=x.sum().astype(int))
+
+
+def test_staged_axis_is_a_concretization_error():  # JAX: ConcretizationTypeError (TypeError)
+    with pytest.raises(TypeError) as e:
+        astjax.jit(_sum_over_staged_axis)(jnp.ones(3))
+    assert isinstance(e.value, astjax.errors.TracerIntegerConversionError)

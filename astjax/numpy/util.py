@@ -21,7 +21,8 @@ import numpy as np
 
 from .. import core, lax
 from ..api import jit
-from ..errors import ArgumentError, ArgumentTypeError, AxisError, ConcretizationError
+from ..errors import (ArgumentError, ArgumentTypeError, AstjaxError, AxisError,
+                      ConcretizationError)
 from ..staging import StagedCallable
 
 
@@ -91,11 +92,11 @@ def canonicalize_axis(axis, ndim, what=None):
     an `ArgumentTypeError` (a TypeError) for a non-integer, an `AxisError` (a
     ValueError and an IndexError, as NumPy's) out of bounds."""
     where = f"`{what}`: " if what else ""
-    if isinstance(axis, core.Tracer):
-        axis = static_int(axis, f"{where}axis")
     try:
-        a = operator.index(axis)
-    except TypeError:
+        a = operator.index(axis)  # a staged axis: TracerIntegerConversionError, as JAX's
+    except TypeError as e:
+        if isinstance(e, AstjaxError):
+            raise
         raise ArgumentTypeError(f"{where}axis must be an integer, got {type(axis).__name__} "
                                 f"{axis!r:.60}", hint="pass an int (or a tuple of ints)") from None
     if not -ndim <= a < ndim:
