@@ -285,3 +285,14 @@ def test_at_keywords_pass_through():
                                   [1.0, -1.0])
     with pytest.raises(TypeError, match="unexpected keyword argument 'unique_index'"):
         x.at[1].set(2.0, unique_index=True)
+
+
+def test_take_along_axis_keeps_mode_and_fill_value():  # values from jax 0.10.2
+    x = jnp.arange(6.0).reshape(2, 3)
+    i = np.array([[0, 5, 1]])
+    np.testing.assert_array_equal(jnp.take_along_axis(x, i, axis=1, mode="clip"),
+                                  [[0, 2, 1], [3, 5, 4]])
+    np.testing.assert_array_equal(jnp.take_along_axis(x, i, axis=1, mode="fill",
+                                                      fill_value=-7.0), [[0, -7, 1], [3, -7, 4]])
+    np.testing.assert_array_equal(jnp.take_along_axis(x, i, axis=1), [[0, np.nan, 1],
+                                                                      [3, np.nan, 4]])

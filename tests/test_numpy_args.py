@@ -235,3 +235,8 @@ def test_staged_axis_is_a_concretization_error():  # JAX: ConcretizationTypeErro
     with pytest.raises(TypeError) as e:
         astjax.jit(_sum_over_staged_axis)(jnp.ones(3))
     assert isinstance(e.value, astjax.errors.TracerIntegerConversionError)
+
+
+def test_squeeze_of_a_longer_axis_is_a_value_error():  # as JAX
+    with pytest.raises(ValueError, match="size not equal to one"):
+        jnp.squeeze(X, 0)

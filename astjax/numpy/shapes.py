@@ -104,9 +104,10 @@ def squeeze(a, axis=None):
     else:
         axes = canonicalize_axes(axis, av.ndim, "squeeze")
         for ax in axes:
-            if av.shape[ax] != 1:
-                raise ShapeError(f"cannot select an axis to squeeze out which has size not "
-                                 f"equal to one: axis {ax} of shape {av.shape}")
+            if av.shape[ax] != 1:  # JAX: ValueError
+                raise AxisError(f"cannot select an axis to squeeze out which has size not "
+                                f"equal to one: axis {ax} of shape {av.shape}",
+                                hint="squeeze only axes of size 1 (or pass axis=None)")
     return result(lax.squeeze(a, axes))
 
 
