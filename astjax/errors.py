@@ -163,25 +163,6 @@ class DTypeError(JAXTypeError):
     default_hint = "convert explicitly with x.astype(dtype)"
 
 
-class AxisError(AstjaxError, ValueError, IndexError):
-    """An axis argument out of range, or repeated. Like NumPy's AxisError it is both a
-    ValueError and an IndexError: JAX raises one or the other depending on the function."""
-    default_hint = "axes count from 0 (or from -1 backwards) and must be < the array's ndim"
-
-
-class ReductionError(AstjaxError, ValueError):
-    """A reduction without an identity (max, min, argmax, argmin) over an empty axis, or
-    with a `where` mask but no `initial` (JAX's ValueError)."""
-    default_hint = "pass initial= (max/min), or reduce over axes that are not empty"
-
-
-class ScalarOverflowError(AstjaxError, OverflowError):
-    """A Python int too large for the integer dtype it is converted to (JAX's
-    OverflowError; NumPy would wrap it around silently)."""
-    default_hint = ("pass a dtype wide enough (64-bit types need "
-                    "config.update('jax_enable_x64', True)), or a float")
-
-
 class UndefinedVariableError(AstjaxError, NameError):
     default_hint = "assign the variable before the `if` (or in every branch)"
 
@@ -233,6 +214,25 @@ UnexpectedTracerError = EscapedTracerError
 class KeyReuseError(JAXTypeError):
     """A PRNG key used twice where the program promised single use."""
     default_hint = "split the key (random.split) and use each part once"
+
+
+class AxisError(ArgumentError, ValueError, IndexError):
+    """An axis argument out of range, or repeated. Like NumPy's AxisError it is both a
+    ValueError and an IndexError: JAX raises one or the other depending on the function."""
+    default_hint = "axes count from 0 (or from -1 backwards) and must be < the array's ndim"
+
+
+class ReductionError(ArgumentError, ValueError):
+    """A reduction without an identity (max, min, argmax, argmin) over an empty axis, or
+    with a `where` mask but no `initial` (JAX's ValueError)."""
+    default_hint = "pass initial= (max/min), or reduce over axes that are not empty"
+
+
+class ScalarOverflowError(ArgumentError, OverflowError):
+    """A Python int too large for the integer dtype it is converted to (JAX's
+    OverflowError; NumPy would wrap it around silently)."""
+    default_hint = ("pass a dtype wide enough (64-bit types need "
+                    "config.update('jax_enable_x64', True)), or a float")
 
 
 JaxRuntimeError = _jax.JaxRuntimeError  # what a failing XLA execution raises
