@@ -296,3 +296,30 @@ def test_take_along_axis_keeps_mode_and_fill_value():  # values from jax 0.10.2
                                                       fill_value=-7.0), [[0, -7, 1], [3, -7, 4]])
     np.testing.assert_array_equal(jnp.take_along_axis(x, i, axis=1), [[0, np.nan, 1],
                                                                       [3, np.nan, 4]])
+
+
+@pytest.mark.parametrize("index,message", [
+    (lambda x: jnp.ones(3)[np.array([True, False])], "in index 0: got (2,), expected [3]"),
+    (lambda x: x[..., np.array([True, False])], "in index 1: got (2,), expected [3]"),
+    (lambda x: x.at[np.array([True, True, False])].set(0.0), "got (3,), expected [2]"),
+])
+def test_boolean_mask_of_the_wrong_shape_raises(index, message):  # JAX: IndexError
+    with pytest.raises(IndexError) as e:
+        index(jnp.arange(6.0).reshape(2, 3))
+    assert message in str(e.value) and isinstance(e.value, astjax.errors.AstjaxError)
+
+
+def test_boolean_masks_of_the_right_shape():  # values from jax 0.10.2
+    x = jnp.arange(6.0).reshape(2, 3)
+    np.testing.assert_array_equal(x[:, np.array([True, False, True])], [[0, 2], [3, 5]])
+    np.testing.assert_array_equal(x[np.array([[True, False, True], [False, False, True]])],
+                                  [0, 2, 5])
+    np.testing.assert_array_equal(x[None, np.array([True, False])], [[[0, 1, 2]]])
+    np.testing.assert_array_equal(x[np.array([True, False]), None,
+                                    np.array([True, True, False])], [[0], [1]])
+
+
+def test_pad_width_must_be_integral():  # JAX: TypeError
+    with pytest.raises(TypeError, match="pad_width` must be of integral type"):
+        jnp.pad(jnp.ones(3), 1.5)
+    np.testing.assert_array_equal(jnp.pad(jnp.ones(3), np.int64(1)), [0, 1, 1, 1, 0])

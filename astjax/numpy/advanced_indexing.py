@@ -30,7 +30,8 @@ import numpy as np
 
 from .. import core, dtypes, lax
 from ..core import Tracer
-from ..errors import ArgumentError, ConcretizationError, NonConcreteBooleanIndexError, ShapeError
+from ..errors import (ArgumentError, ConcretizationError, JAXIndexError,
+                      NonConcreteBooleanIndexError, ShapeError)
 from ..primitives.gather import GatherDimensionNumbers, GatherScatterMode
 from ..primitives.scatter import ScatterDimensionNumbers
 from .operands import asarray, broadcast_shapes, broadcast_to_shape
@@ -262,15 +263,26 @@ class _Plan:
 
 
 def _normalize_index(x, idx):
-    """Expand Ellipsis, pad with full slices, turn static boolean masks into arrays."""
+    """Expand Ellipsis, pad with full slices, turn static boolean masks into arrays (a
+    mask must have the shape of the axes it covers: JAX's IndexError otherwise)."""
     av = core.get_aval(x)
     idx = _expand(idx, av.ndim)
-    flat = []
-    for i in idx:
+    flat, d = [], 0
+    for k, i in enumerate(idx):
         a = getattr(i, "aval", None)
         is_mask = (a is not None and a.dtype == dtypes.bool_ and a.shape != ()) or (
             isinstance(i, (np.ndarray, list)) and np.asarray(i).dtype == np.bool_
             and np.ndim(i) > 0)
+        if is_mask:
+            shape = a.shape if a is not None else np.shape(i)
+            if tuple(shape) != tuple(av.shape[d:d + len(shape)]):
+                raise JAXIndexError(
+                    f"boolean index did not match shape of indexed array in index {k}: got "
+                    f"{tuple(shape)}, expected {list(av.shape[d:d + len(shape)])}",
+                    hint="a boolean mask must have the shape of the axes it selects from")
+            d += len(shape)
+        elif i is not None:
+            d += 1
         flat.extend(_mask_to_indices(i) if is_mask else [i])
     return tuple(flat)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import core, dtypes, lax
-from ..errors import AxisError, NotImplementedInAstjaxError, ShapeError
+from ..errors import ArgumentTypeError, AxisError, NotImplementedInAstjaxError, ShapeError
 from .indexing import _getitem, take
 from .operands import (_dtype, asarray, asarray_operand, broadcast_shapes, broadcast_to_shape,
                        promote_dtypes, result)
@@ -333,6 +333,9 @@ def roll(a, shift, axis=None):
 def pad(array, pad_width, mode="constant", constant_values=0, **kwargs):
     array = asarray(array)
     nd = ndim(array)
+    if not np.issubdtype(np.asarray(pad_width).dtype, np.integer):  # JAX: TypeError
+        raise ArgumentTypeError(f"`pad_width` must be of integral type, got {pad_width!r:.60}",
+                                hint="pass ints: a width, a (before, after) pair, or one per axis")
     pw = np.broadcast_to(np.asarray(pad_width, dtype=np.int64).reshape(-1, 2) if np.ndim(pad_width) else
                          np.asarray([[pad_width, pad_width]]), (nd, 2)) if nd else np.zeros((0, 2), int)
     if mode == "constant":
