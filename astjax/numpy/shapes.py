@@ -333,7 +333,7 @@ def roll(a, shift, axis=None):
 def pad(array, pad_width, mode="constant", constant_values=0, **kwargs):
     array = asarray(array)
     nd = ndim(array)
-    if not np.issubdtype(np.asarray(pad_width).dtype, np.integer):  # JAX: TypeError
+    if nd and not np.issubdtype(np.asarray(pad_width).dtype, np.integer):  # JAX: TypeError
         raise ArgumentTypeError(f"`pad_width` must be of integral type, got {pad_width!r:.60}",
                                 hint="pass ints: a width, a (before, after) pair, or one per axis")
     pw = np.broadcast_to(np.asarray(pad_width, dtype=np.int64).reshape(-1, 2) if np.ndim(pad_width) else
