@@ -202,3 +202,19 @@ def test_softmax_family_of_empty_arrays():  # as JAX: max starts from -inf
     np.testing.assert_array_equal(sp.logsumexp(jnp.zeros((0, 2)), axis=0), [-np.inf, -np.inf])
     assert nn.softmax(jnp.zeros(0)).shape == (0,)
     assert nn.log_softmax(jnp.zeros((2, 0))).shape == (2, 0)
+
+
+def test_orthogonal_initializers_match_jax():
+    """Values recorded from JAX 0.10.2 with PRNGKey(0)."""
+    import astjax.nn.initializers as init
+    key = astjax.random.PRNGKey(0)
+    np.testing.assert_allclose(init.orthogonal()(key, (3, 3)),
+                               [[0.95541, 0.29414, 0.026], [-0.04629, 0.23614, -0.97062],
+                                [-0.29163, 0.92613, 0.23923]], atol=2e-5)
+    np.testing.assert_allclose(np.ravel(init.orthogonal(2.0, 0)(key, (2, 4, 3)))[:6],
+                               [0.85371, -0.22812, 0.09265, -0.26059, 0.34953, 1.1467], atol=2e-4)
+    np.testing.assert_allclose(float(np.sum(init.delta_orthogonal()(key, (3, 2, 2)))), 1.9322059,
+                               rtol=1e-5)
+    with pytest.raises(ValueError, match="2D"):
+        init.orthogonal()(key, (3,))
+    assert isinstance(init.Initializer, type)

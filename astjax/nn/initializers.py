@@ -3,6 +3,9 @@
 give JAX's values for the same key."""
 from __future__ import annotations
 
+import math
+from typing import Any, Protocol
+
 import numpy as np
 
 from .. import dtypes, lax
@@ -12,7 +15,15 @@ from .. import random as _random
 __all__ = ["zeros", "ones", "constant", "normal", "uniform", "truncated_normal",
            "variance_scaling", "glorot_normal", "glorot_uniform", "xavier_normal",
            "xavier_uniform", "lecun_normal", "lecun_uniform", "he_normal", "he_uniform",
-           "kaiming_normal", "kaiming_uniform"]
+           "kaiming_normal", "kaiming_uniform", "orthogonal", "delta_orthogonal",
+           "Initializer"]
+
+
+class Initializer(Protocol):
+    """What every initializer is: `init(key, shape, dtype=...) -> array`."""
+
+    def __call__(self, key: Any, shape: Any, dtype: Any = ...) -> Any:
+        ...
 
 
 def _dt(dtype):
@@ -130,3 +141,37 @@ def he_normal(in_axis=-2, out_axis=-1, batch_axis=(), dtype=np.float32):
 
 xavier_uniform, xavier_normal = glorot_uniform, glorot_normal
 kaiming_uniform, kaiming_normal = he_uniform, he_normal
+
+
+def orthogonal(scale=1.0, column_axis=-1, dtype=np.float32):
+    """A (semi-)orthogonal matrix over the `column_axis` columns, times `scale`."""
+    def init(key, shape, dtype=dtype):
+        dt = _dt(dtype)
+        shape = _shape(shape)
+        if len(shape) < 2:
+            raise ValueError("orthogonal initializer requires at least a 2D shape")
+        if any(d == 0 for d in shape):
+            return _jnp.zeros(shape, dt)
+        n_cols = shape[column_axis]
+        n_rows = math.prod(shape) // n_cols
+        q = _random.orthogonal(key, n_rows, (), dt, n_cols)
+        q = _jnp.reshape(q, tuple(np.delete(shape, column_axis)) + (n_cols,))
+        return _jnp.array(scale, dt) * _jnp.moveaxis(q, -1, column_axis)
+    return init
+
+
+def delta_orthogonal(scale=1.0, column_axis=-1, dtype=np.float32):
+    """A convolution kernel (3-D to 5-D) that is an orthogonal matrix at the centre of
+    its spatial window and zero elsewhere."""
+    def init(key, shape, dtype=dtype):
+        dt = _dt(dtype)
+        shape = _shape(shape)
+        if len(shape) not in (3, 4, 5):
+            raise ValueError("Delta orthogonal initializer requires a 3D, 4D or 5D shape.")
+        if shape[-1] < shape[-2]:
+            raise ValueError("`fan_in` must be less or equal than `fan_out`. ")
+        centre = tuple((k - 1) // 2 for k in shape[:-2])
+        mat = orthogonal(scale, column_axis, dt)(key, shape[-2:])
+        return _jnp.zeros(shape, dt).at[centre + (Ellipsis,)].set(mat)
+    return init
+

@@ -10,6 +10,9 @@ from ..errors import ArgumentError, MissingNameError as _MissingNameError  # noq
 from ..dtypes import finfo, iinfo, issubdtype, result_type  # noqa: F401
 from .scalar_types import (bfloat16, bool_, complex64, complex128, float16, float32,  # noqa: F401
                            float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64)
+from .scalar_types import (float4_e2m1fn, float8_e3m4, float8_e4m3,  # noqa: F401
+                           float8_e4m3b11fnuz, float8_e4m3fn, float8_e4m3fnuz, float8_e5m2,
+                           float8_e5m2fnuz, float8_e8m0fnu, int2, int4, uint2, uint4)
 from .contractions import *  # noqa: F401,F403
 from .creation import *  # noqa: F401,F403
 from .indexing import _getitem, _IndexUpdateHelper, take, take_along_axis  # noqa: F401

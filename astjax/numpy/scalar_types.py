@@ -3,6 +3,7 @@
 dtype goes, through their `dtype` attribute."""
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 
 from .. import dtypes
@@ -40,3 +41,13 @@ uint8, uint16, uint32, uint64 = (ScalarType(d) for d in (dtypes.uint8, dtypes.ui
 bfloat16, float16, float32, float64 = (ScalarType(d) for d in (
     dtypes.bfloat16, dtypes.float16, dtypes.float32, dtypes.float64))
 complex64, complex128 = ScalarType(dtypes.complex64), ScalarType(dtypes.complex128)
+
+# ml_dtypes' narrow types: usable as dtypes and scalar constructors; astjax has no
+# arithmetic on them yet, so arrays of them raise a located DTypeError.
+(float8_e3m4, float8_e4m3, float8_e4m3b11fnuz, float8_e4m3fn, float8_e4m3fnuz, float8_e5m2,
+ float8_e5m2fnuz, float8_e8m0fnu, float4_e2m1fn, int2, int4, uint2, uint4) = (
+    ScalarType(getattr(ml_dtypes, n)) for n in (
+        "float8_e3m4", "float8_e4m3", "float8_e4m3b11fnuz", "float8_e4m3fn", "float8_e4m3fnuz",
+        "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu", "float4_e2m1fn", "int2", "int4",
+        "uint2", "uint4"))
+
