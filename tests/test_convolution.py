@@ -14,14 +14,6 @@ from astjax.primitives.convolution import _conv_reference
 from astjax.test_util import check_grads
 
 
-@pytest.fixture
-def x64():
-    old = astjax.config.read("jax_enable_x64")
-    astjax.config.update("jax_enable_x64", True)
-    yield
-    astjax.config.update("jax_enable_x64", old)
-
-
 # (operand shape, kernel shape, strides, padding, lhs_dilation, rhs_dilation, layouts, groups)
 CONFIGS = [
     ((2, 5, 6, 4), (3, 2, 4, 6), (1, 1), "SAME", None, None, ("NHWC", "HWIO", "NHWC"), (1, 1)),

@@ -12,13 +12,6 @@ from astjax.errors import (AstjaxError, AxisError, AxisNameError, ReductionError
                            ScalarOverflowError, ShapeError)
 
 
-@pytest.fixture
-def x64():
-    old = astjax.config.read("jax_enable_x64")
-    astjax.config.update("jax_enable_x64", True)
-    yield
-    astjax.config.update("jax_enable_x64", old)
-
 # ------------------------------------------- R7: a jnp result is an Array or a Tracer
 
 

@@ -12,14 +12,6 @@ from astjax.errors import NotImplementedInAstjaxError
 from astjax.test_util import check_grads
 
 
-@pytest.fixture
-def x64():
-    old = astjax.config.read("jax_enable_x64")
-    astjax.config.update("jax_enable_x64", True)
-    yield
-    astjax.config.update("jax_enable_x64", old)
-
-
 WINDOWS = [  # window, strides, padding, base dilation, window dilation
     ((1, 3, 3, 1), (1, 2, 2, 1), "VALID", None, None),
     ((1, 2, 3, 1), (1, 1, 2, 1), "SAME", None, None),

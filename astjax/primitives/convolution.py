@@ -237,6 +237,14 @@ def _merge_axes(x, src, dst):
     return reshape(x, tuple(shape))
 
 
+def _spatial(dn, lhs_shape, rhs_shape, out_shape, window_strides, lhs_dilation,
+             rhs_dilation, padding):
+    """Per spatial dimension: (in, kernel, out, stride, (lo, hi), lhs dil, rhs dil)."""
+    return zip([lhs_shape[d] for d in dn.lhs_spec[2:]], [rhs_shape[d] for d in dn.rhs_spec[2:]],
+               [out_shape[d] for d in dn.out_spec[2:]], window_strides, padding, lhs_dilation,
+               rhs_dilation)
+
+
 def _transpose_lhs(ct, lhs_aval, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
                    dimension_numbers, feature_group_count, batch_group_count, precision=None,
                    preferred_element_type=None):
@@ -244,13 +252,10 @@ def _transpose_lhs(ct, lhs_aval, rhs, *, window_strides, padding, lhs_dilation, 
     # batch groups become feature groups of the transposed convolution, whose output
     # features (B, C) are then moved back into the batch (B major)
     g = feature_group_count if batch_group_count == 1 else batch_group_count
-    rhs_a = _aval(rhs)
-    k_sp = [rhs_a.shape[d] for d in dn.rhs_spec[2:]]
-    in_sp = [lhs_aval.shape[d] for d in dn.lhs_spec[2:]]
-    out_sp = [_aval(ct).shape[d] for d in dn.out_spec[2:]]
     pads = []
-    for n, k, o, s, (lo, hi), ld, rd in zip(in_sp, k_sp, out_sp, window_strides, padding,
-                                           lhs_dilation, rhs_dilation):
+    for n, k, o, s, (lo, hi), ld, rd in _spatial(dn, lhs_aval.shape, _aval(rhs).shape,
+                                                 _aval(ct).shape, window_strides, lhs_dilation,
+                                                 rhs_dilation, padding):
         k_eff = _dilate(k, rd)
         before = k_eff - lo - 1
         after = _dilate(n, ld) + k_eff - 1 - _dilate(o, s) - before
@@ -279,13 +284,10 @@ def _transpose_rhs(ct, lhs, rhs_aval, *, window_strides, padding, lhs_dilation, 
                    dimension_numbers, feature_group_count, batch_group_count, precision=None,
                    preferred_element_type=None):
     dn = dimension_numbers
-    lhs_a = _aval(lhs)
-    k_sp = [rhs_aval.shape[d] for d in dn.rhs_spec[2:]]
-    in_sp = [lhs_a.shape[d] for d in dn.lhs_spec[2:]]
-    out_sp = [_aval(ct).shape[d] for d in dn.out_spec[2:]]
     pads = []
-    for n, k, o, s, (lo, hi), ld, rd in zip(in_sp, k_sp, out_sp, window_strides, padding,
-                                           lhs_dilation, rhs_dilation):
+    for n, k, o, s, (lo, hi), ld, rd in _spatial(dn, _aval(lhs).shape, rhs_aval.shape,
+                                                 _aval(ct).shape, window_strides, lhs_dilation,
+                                                 rhs_dilation, padding):
         total = _dilate(o, s) + _dilate(k, rd) - _dilate(n, ld) - 1
         pads.append((lo, total - lo))
     trans_dn = ConvDimensionNumbers(

@@ -247,19 +247,23 @@ def _select_impl(t, x, *, select, **w):
     return picked.astype(t.dtype)
 
 
+def _selects(ctx, select, dtype, a, b):
+    """StableHLO: does `a` win over `b` (a >= b for max, a <= b for min)?"""
+    direction = "GE" if select == "max" else "LE"
+    kind = "FLOAT" if dtypes.is_inexact(dtype) else (
+        "UNSIGNED" if np.dtype(dtype).kind in "ub" else "SIGNED")
+    return ctx.mb.op("stablehlo.compare", [a, b], [ShapedArray((), np.bool_)],
+                     {"comparison_direction": f"#stablehlo<comparison_direction {direction}>",
+                      "compare_type": f"#stablehlo<comparison_type {kind}>"})[0]
+
+
 def _select_lowering(ctx, t, x, *, select, **w):
     aval = ctx.avals_in[1]
     scalar = ShapedArray((), aval.dtype)
     init_x = ctx.constant(_fill(select, aval.dtype), scalar)
     init_t = ctx.constant(0, scalar)
-    direction = "GE" if select == "max" else "LE"
-    cmp_type = "FLOAT" if dtypes.is_inexact(aval.dtype) else (
-        "UNSIGNED" if np.dtype(aval.dtype).kind in "ub" else "SIGNED")
-
     def body(ax, at, bx, bt):
-        pred = ctx.mb.op("stablehlo.compare", [ax, bx], [ShapedArray((), np.bool_)],
-                         {"comparison_direction": f"#stablehlo<comparison_direction {direction}>",
-                          "compare_type": f"#stablehlo<comparison_type {cmp_type}>"})[0]
+        pred = _selects(ctx, select, aval.dtype, ax, bx)
         sx = ctx.mb.op("stablehlo.select", [pred, ax, bx], [scalar])[0]
         st = ctx.mb.op("stablehlo.select", [pred, at, bt], [scalar])[0]
         return [sx, st]
@@ -347,13 +351,7 @@ def _scatter_lowering(ctx, s, x, *, select, window_dimensions, window_strides, p
     aval = ctx.avals_in[1]
     scalar = ShapedArray((), aval.dtype)
     sc = ShapedArray((), ctx.avals_in[0].dtype)
-    direction = "GE" if select == "max" else "LE"
-    cmp_type = "FLOAT" if dtypes.is_inexact(aval.dtype) else (
-        "UNSIGNED" if np.dtype(aval.dtype).kind in "ub" else "SIGNED")
-    sel = ctx.region([scalar, scalar], lambda a, b: [ctx.mb.op(
-        "stablehlo.compare", [a, b], [ShapedArray((), np.bool_)],
-        {"comparison_direction": f"#stablehlo<comparison_direction {direction}>",
-         "compare_type": f"#stablehlo<comparison_type {cmp_type}>"})[0]])
+    sel = ctx.region([scalar, scalar], lambda a, b: [_selects(ctx, select, aval.dtype, a, b)])
     add = ctx.region([sc, sc], lambda a, b: [ctx.mb.op("stablehlo.add", [a, b], [sc])[0]])
     init = ctx.constant(0, sc)
     nd = len(window_dimensions)
