@@ -21,7 +21,7 @@ from .base import (ANY, NUMBER, REAL, as_operand, bcast_rank0, binop, complex_or
                    defjvp, deflinear, deftranspose, defzero, infix_source, is_zero, lax_ops,
                    match_scalars, numeric, sum_tangents, tangent_aval, unbcast_rank0, unop,
                    weak_const)
-from .comparisons import eq, gt, lt
+from .comparisons import eq, ge, gt, lt
 
 Zero = core.Zero
 is_undefined = core.is_undefined
@@ -129,7 +129,20 @@ def round(x, rounding_method=RoundingMethod.AWAY_FROM_ZERO):  # noqa: A001
 
 abs_p = unop("abs", np.abs, lambda ctx, x: x if _unsigned(ctx) else ctx.op1("stablehlo.abs", [x]),
              NUMBER, out_dtype=_real_dtype)
-defjvp(abs_p, lambda t, y, x: mul(t, sign(x)))
+
+
+def _abs_jvp(t, y, x):
+    """Real x: `select(x >= 0, t, -t)` (JAX's convention: the derivative at 0 is 1).
+    Complex x: `real(t * conj(x) / |x|)`, with |x| replaced by 1 where it is 0
+    (so the tangent at 0 is 0, as JAX's)."""
+    lax = lax_ops()
+    if not dtypes.issubdtype(tangent_aval(x).dtype, np.complexfloating):
+        return lax.select(ge(x, _c(x, 0)), t, neg(t))
+    nz = lax.select(eq(y, _c(y, 0)), lax.full_like(y, 1), y)
+    return lax.real(mul(t, div(lax.conj(x), lax.convert_element_type(nz, tangent_aval(x).dtype))))
+
+
+defjvp(abs_p, _abs_jvp)
 
 
 def abs(x):  # noqa: A001

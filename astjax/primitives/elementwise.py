@@ -413,11 +413,13 @@ def _complex_check(x, y):
 
 
 def _complex_transpose(ct, x, y):
+    """JAX's convention (transpose, not adjoint, as for every complex-linear map):
+    the cotangent of x + i y is (real(ct), -imag(ct)), consistent with `imag`'s
+    transpose `complex(0, -ct)`."""
     if is_zero(ct):
         return [Zero(tangent_aval(x)), Zero(tangent_aval(y))]
-    re, im = real(ct), neg(imag(ct))
-    return [unbcast_rank0(re, tangent_aval(x)) if is_undefined(x) else None,
-            unbcast_rank0(neg(im), tangent_aval(y)) if is_undefined(y) else None]
+    return [unbcast_rank0(real(ct), tangent_aval(x)) if is_undefined(x) else None,
+            unbcast_rank0(neg(imag(ct)), tangent_aval(y)) if is_undefined(y) else None]
 
 
 complex_p = binop("complex", lambda x, y: x + 1j * y, "stablehlo.complex", FLOAT,

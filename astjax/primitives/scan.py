@@ -103,6 +103,9 @@ def _scan_lowering(ctx, *args, jaxpr, length, reverse, num_consts, num_carry, un
     consts, carry, xs = _scan_split(args, num_consts, num_carry)
     c_av, k_av, x_av = _scan_split(ctx.avals_in, num_consts, num_carry)
     y_avals = ctx.avals_out[num_carry:]
+    if length == 0:  # no iteration: the carry passes through, the ys are empty
+        return list(carry) + [ctx.broadcast(ctx.constant(0, a.update(shape=())),
+                                            a.update(shape=()), a) for a in y_avals]
     if unroll is True or (int(unroll) >= length):
         return _scan_unrolled(ctx, consts, carry, xs, x_av, y_avals, jaxpr, length, reverse)
     i32 = ShapedArray((), dtypes.int32)

@@ -1,0 +1,150 @@
+"""Numerics of primitives and their transforms (issue 12: R10, R16, complex
+derivatives, integer semantics). Expected values were recorded from jax 0.10.2 (JAX
+is not needed to run these tests) or come from float64 NumPy."""
+import numpy as np
+import pytest
+
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+
+# ---------------------------------------------------------------- abs at 0 (R16)
+
+
+@pytest.mark.parametrize("x,want", [(0.0, 1.0), (-0.0, 1.0), (2.0, 1.0), (-2.0, -1.0)])
+def test_grad_abs_follows_jax_at_zero(x, want):
+    """JAX: d|x| = select(x >= 0, t, -t), so the derivative at 0 (and -0) is 1."""
+    assert float(astjax.grad(jnp.abs)(x)) == want
+    assert float(astjax.jit(astjax.grad(jnp.abs))(x)) == want
+
+
+def test_jvp_abs_vector_at_zero():
+    _, t = astjax.jvp(jnp.abs, (jnp.array([0.0, -0.0, -1.0]),), (jnp.array([1.0, 1.0, 1.0]),))
+    np.testing.assert_array_equal(np.asarray(t), [1.0, 1.0, -1.0])
+
+# --------------------------------------------------------- complex derivatives
+
+
+Z = np.complex64(1 + 2j)
+CT = np.complex64(0.3 - 0.7j)
+X, Y = np.float32(0.5), np.float32(-1.5)
+
+# (name, thunk, value recorded from jax 0.10.2)
+COMPLEX = [
+    ("abs_zz", lambda: astjax.grad(lambda z: jnp.abs(z * z))(Z), 2 - 4j),
+    ("abs_z", lambda: astjax.grad(jnp.abs)(Z), 0.4472135901451111 - 0.8944271802902222j),
+    ("abs_0", lambda: astjax.grad(jnp.abs)(np.complex64(0)), 0j),
+    ("real_zz", lambda: astjax.grad(lambda z: jnp.real(z * z))(Z), 2 + 4j),
+    ("imag_zz", lambda: astjax.grad(lambda z: jnp.imag(z * z))(Z), 4 - 2j),
+    ("conj", lambda: astjax.grad(lambda z: jnp.real(jnp.conj(z) * (2 + 1j)))(Z), 2 - 1j),
+    ("angle", lambda: astjax.grad(jnp.angle)(Z), -0.4 - 0.2j),
+    ("angle_sq", lambda: astjax.grad(lambda z: jnp.angle(z * z * 1j))(Z), -0.8 - 0.4j),
+    ("div", lambda: astjax.grad(lambda z: jnp.real(z / (z + 2)))(Z),
+     0.059171587228775024 - 0.1420118361711502j),
+    ("div2", lambda: astjax.grad(lambda z: jnp.imag((3 - 1j) / z))(Z), 0.36 - 0.52j),
+    ("recip_abs", lambda: astjax.grad(lambda z: jnp.abs(1 / z))(Z),
+     -0.08944272249937057 + 0.17888543009757996j),
+    ("complex_xy", lambda: astjax.grad(lambda x, y: jnp.abs(lax.complex(x, y) ** 2),
+                                       argnums=(0, 1))(X, Y), (1.0, -3.0)),
+    ("complex_imag", lambda: astjax.grad(lambda x, y: jnp.imag(lax.complex(x, y) * (1 + 2j)),
+                                         argnums=(0, 1))(X, Y), (2.0, 1.0)),
+    ("vjp_sq", lambda: astjax.vjp(lambda z: z * z, Z)[1](CT), (3.4 - 0.2j,)),
+    ("vjp_conj", lambda: astjax.vjp(lambda z: jnp.conj(z) * 2, Z)[1](CT), (0.6 + 1.4j,)),
+    ("vjp_complex", lambda: astjax.vjp(lax.complex, X, Y)[1](CT), (0.3, 0.7)),
+    ("vjp_real", lambda: astjax.vjp(jnp.real, Z)[1](np.float32(0.3)), (0.3 + 0j,)),
+    ("vjp_imag", lambda: astjax.vjp(jnp.imag, Z)[1](np.float32(0.3)), (-0.3j,)),
+    ("vjp_abs", lambda: astjax.vjp(jnp.abs, Z)[1](np.float32(0.3)),
+     (0.13416408002376556 - 0.26832816004753113j,)),
+    ("jvp_abs", lambda: astjax.jvp(jnp.abs, (Z,), (CT,)), (2.2360680103302, -0.4919348955154419)),
+    ("jvp_abs0", lambda: astjax.jvp(jnp.abs, (np.complex64(0),), (CT,)), (0.0, 0.0)),
+    ("jvp_angle", lambda: astjax.jvp(jnp.angle, (Z,), (CT,)), (1.1071487665176392, -0.26)),
+    ("vjp_div", lambda: astjax.vjp(lambda z: z / (z + 2), Z)[1](CT),
+     (-0.0816568061709404 - 0.08402364701032639j,)),
+]
+
+
+@pytest.mark.parametrize("name,thunk,want", COMPLEX, ids=[c[0] for c in COMPLEX])
+def test_complex_derivatives_match_jax(name, thunk, want):
+    got = thunk()
+    got = [np.asarray(g) for g in got] if isinstance(got, (tuple, list)) else [np.asarray(got)]
+    want = list(want) if isinstance(want, tuple) else [want]
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=2e-6, atol=1e-7)
+        # a real function's tangent is real; a complex input's cotangent is complex
+        assert np.iscomplexobj(g) == isinstance(w, complex)
+
+
+def test_complex_transpose_is_consistent_with_imag():
+    """imag(complex(x, y)) == y, so its gradient in y is 1 and in x is 0."""
+    gx, gy = astjax.grad(lambda x, y: jnp.imag(lax.complex(x, y)), argnums=(0, 1))(X, Y)
+    assert (float(gx), float(gy)) == (0.0, 1.0)
+
+# --------------------------------------------------------- zero-length loops (R16)
+
+
+def _scan_sum(c, x):
+    c2, ys = lax.scan(lambda c, v: (c * v + 1.0, c * v), c, x)
+    return c2 + jnp.sum(ys)
+
+
+def _fori_dyn(c, lo):
+    return lax.fori_loop(lo, 2, lambda i, c: c * c + i, c)
+
+
+def _while0(c):
+    return lax.while_loop(lambda s: s[0] < 0, lambda s: (s[0] + 1, s[1] * 2.0), (0, c))[1]
+
+
+E, E2 = np.zeros(0, np.float32), np.zeros((3, 0), np.float32)
+ZERO_TRIPS = [
+    ("scan_eager", lambda: lax.scan(lambda c, v: (c + v, c), 0., E), (0.0, np.zeros(0))),
+    ("scan_jit", lambda: astjax.jit(lambda x: lax.scan(lambda c, v: (c + v, c), 0., x))(E),
+     (0.0, np.zeros(0))),
+    ("scan_length0", lambda: astjax.jit(
+        lambda c: lax.scan(lambda c, _: (c * 2, c), c, None, length=0))(3.), (3.0, np.zeros(0))),
+    ("scan_reverse", lambda: astjax.jit(
+        lambda x: lax.scan(lambda c, v: (c + v, c), 0., x, reverse=True))(E), (0.0, np.zeros(0))),
+    ("scan_unroll", lambda: astjax.jit(
+        lambda x: lax.scan(lambda c, v: (c + v, c), 0., x, unroll=4))(E), (0.0, np.zeros(0))),
+    ("scan_grad", lambda: astjax.grad(_scan_sum, argnums=(0, 1))(2., E), (1.0, np.zeros(0))),
+    ("scan_jitgrad", lambda: astjax.jit(astjax.grad(_scan_sum, argnums=(0, 1)))(2., E),
+     (1.0, np.zeros(0))),
+    ("scan_vmap", lambda: astjax.vmap(_scan_sum)(jnp.ones(3), E2), np.ones(3)),
+    ("scan_vmapgrad", lambda: astjax.vmap(astjax.grad(_scan_sum, argnums=(0, 1)))(jnp.ones(3), E2),
+     (np.ones(3), np.zeros((3, 0)))),
+    ("map_jit", lambda: astjax.jit(lambda x: lax.map(jnp.sin, x))(np.zeros((0, 2), np.float32)),
+     np.zeros((0, 2))),
+    ("map_grad", lambda: astjax.grad(lambda x: jnp.sum(lax.map(jnp.sin, x)))(
+        np.zeros((0, 2), np.float32)), np.zeros((0, 2))),
+    ("fori_eager", lambda: _fori_dyn(3., 2), 3.0),
+    ("fori_jit", lambda: astjax.jit(_fori_dyn)(3., 2), 3.0),
+    ("fori_static_grad", lambda: astjax.grad(
+        lambda c: lax.fori_loop(2, 2, lambda i, c: c * c, c))(3.), 1.0),
+    ("fori_static_jitgrad", lambda: astjax.jit(astjax.grad(
+        lambda c: lax.fori_loop(2, 2, lambda i, c: c * c, c)))(3.), 1.0),
+    ("fori_static_vmap", lambda: astjax.vmap(
+        lambda c: lax.fori_loop(2, 2, lambda i, c: c * c, c))(jnp.arange(3.)), [0.0, 1.0, 2.0]),
+    ("fori_dyn_grad", lambda: astjax.grad(_fori_dyn)(3., 2), 1.0),
+    ("fori_dyn_vmap", lambda: astjax.vmap(_fori_dyn)(jnp.arange(3.), jnp.array([2, 2, 2])),
+     [0.0, 1.0, 2.0]),
+    ("fori_dyn_vmap_mixed", lambda: astjax.vmap(_fori_dyn)(jnp.arange(3.), jnp.array([2, 1, 0])),
+     [0.0, 2.0, 17.0]),
+    ("while_eager", lambda: _while0(3.), 3.0),
+    ("while_jit", lambda: astjax.jit(_while0)(3.), 3.0),
+    ("while_vmap", lambda: astjax.vmap(_while0)(jnp.arange(3.)), [0.0, 1.0, 2.0]),
+    ("while_jvp", lambda: astjax.jvp(_while0, (3.,), (1.,)), (3.0, 1.0)),
+    ("while_grad", lambda: astjax.grad(_while0)(3.), 1.0),
+]
+
+
+@pytest.mark.parametrize("name,thunk,want", ZERO_TRIPS, ids=[c[0] for c in ZERO_TRIPS])
+def test_zero_trip_loops(name, thunk, want):
+    """A loop that runs zero times passes its carry through; its ys are zero-size."""
+    got = thunk()
+    got = [np.asarray(g) for g in got] if isinstance(got, tuple) else [np.asarray(got)]
+    want = list(want) if isinstance(want, tuple) else [want]
+    for g, w in zip(got, want):
+        w = np.asarray(w, np.float32)
+        assert g.shape == w.shape
+        np.testing.assert_array_equal(g, w)
