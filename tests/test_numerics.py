@@ -148,3 +148,42 @@ def test_zero_trip_loops(name, thunk, want):
         w = np.asarray(w, np.float32)
         assert g.shape == w.shape
         np.testing.assert_array_equal(g, w)
+
+# ------------------------------------------------ max's derivative in a loop (R10)
+
+
+def test_grad_max_in_short_loop_is_finite():
+    """XLA CPU evaluates the updated `t` in two fusions, one of which contracts an FMA:
+    `t == t.max()` is all False at step 2. The derivative must not depend on two
+    evaluations being bit-identical. Value: JAX's eager grad (float64 central differences agree
+    to 1e-9)."""
+    def f(t, kk):
+        t = (1.5 + t) ** 2
+        for i in range(3):
+            t = t.at[kk // 2].add(jnp.tanh(t.max()))
+        return jnp.sum(t)
+
+    old = astjax.config.read("jax_enable_x64")
+    astjax.config.update("jax_enable_x64", True)
+    try:
+        t = jnp.array([-0.8062840670485831, -0.10513447063354907, -1.2265945666876013])
+        want = [1.3874318659028337, 3.0493557662016872, 0.5468108666247975]
+        np.testing.assert_allclose(np.asarray(astjax.grad(f)(t, 2)), want, rtol=1e-12)
+        np.testing.assert_allclose(np.asarray(astjax.jit(astjax.grad(f), static_argnums=1)(t, 2)),
+                                   want, rtol=1e-12)
+    finally:
+        astjax.config.update("jax_enable_x64", old)
+
+
+@pytest.mark.parametrize("fn,x,want", [
+    (jnp.max, [2.0, 1.0, 2.0], [0.5, 0.0, 0.5]),
+    (jnp.max, [1.0, np.inf, 2.0], [0.0, 1.0, 0.0]),
+    (jnp.max, [-np.inf, -np.inf], [0.5, 0.5]),
+    (lambda x: jnp.min(x, axis=(0, 2)).sum(), [[[2., 1.], [0., 2.]], [[1., 1.], [3., 0.]]],
+     [[[0., 1 / 3], [0.5, 0.]], [[1 / 3, 1 / 3], [0., 0.5]]]),
+])
+def test_grad_max_min_ties_follow_jax(fn, x, want):
+    """Ties share the derivative equally (JAX's values)."""
+    x = np.asarray(x, np.float32)
+    np.testing.assert_allclose(np.asarray(astjax.grad(fn)(x)), want, rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(astjax.jit(astjax.grad(fn))(x)), want, rtol=1e-6)

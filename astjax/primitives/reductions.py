@@ -16,7 +16,8 @@ from ..errors import DTypeError, ShapeError
 from ..pyast import dtype_expr, lax_call
 from . import elementwise as ew
 from .base import (ANY, INT_BOOL, NUMBER, add_tangents, deflinear, defreducer, is_zero,
-                   max_value, min_value, moveaxis, nondiff, register, reducer, shift_axis)
+                   lax_ops, max_value, min_value, moveaxis, nondiff, register, reducer,
+                   shift_axis)
 from .base import tangent_aval as _aval
 from .slicing import slice_in_dim
 from .structural import (broadcast_in_dim, concatenate, convert_element_type, full, reshape,
@@ -76,25 +77,53 @@ def _reduce_sum_transpose(ct, x, *, axes, out_sharding=None):
 deflinear(reduce_sum_p, _reduce_sum_transpose)
 
 
-def _reduce_chooser_jvp(p):
+def _fold_axes(x, keep, axes, k):
+    """x with its `axes` moved last and merged into one axis of size `k`."""
+    shape = _aval(x).shape
+    perm = keep + axes
+    if perm != tuple(range(len(shape))):
+        x = transpose(x, perm)
+    new = tuple(shape[d] for d in keep) + (k,)
+    return x if _aval(x).shape == new else reshape(x, new)
+
+
+def _reduce_chooser_jvp(p, arg):
+    """The tangent of the max (min): the mean of t over the elements equal to it (ties
+    share, as JAX). When XLA evaluates x twice with different rounding (e.g. an FMA
+    contracted in one fusion only), no element may compare equal to the reduced value;
+    then the element `arg` (argmax/argmin: one pass over x) picks is the location
+    (unless the value is NaN, whose tangent is NaN as JAX's), so the count is never 0
+    for a non-NaN result."""
     def rule(primals, tangents, *, axes, out_sharding=None):
+        lax = lax_ops()
         x, = primals
         t, = tangents
         out = bind(p, x, axes=axes, out_sharding=out_sharding)
         if is_zero(t):
             return out, core.Zero(_aval(out))
         shape = _aval(x).shape
-        axes_ = tuple(a % len(shape) for a in axes) if shape else ()
+        axes_ = tuple(sorted(a % len(shape) for a in axes)) if shape else ()
         keep = tuple(d for d in range(len(shape)) if d not in axes_)
-        loc = bind(ew.eq_p, x, broadcast_in_dim(out, shape, keep))
+        k = int(np.prod([shape[a] for a in axes_], dtype=np.int64))
+        xf, tf = _fold_axes(x, keep, axes_, k), _fold_axes(t, keep, axes_, k)
+        full_shape, ax = _aval(xf).shape, len(keep)
+        loc = bind(ew.eq_p, xf, broadcast_in_dim(out, full_shape, tuple(range(ax))))
+        if k and dtypes.is_float(_aval(x).dtype):
+            i32 = dtypes.int32
+            found = reduce_or(loc, (ax,))
+            at = lax.eq(lax.broadcasted_iota(i32, full_shape, ax),
+                        broadcast_in_dim(arg(xf, ax, i32), full_shape, tuple(range(ax))))
+            lost = lax.bitwise_and(lax.bitwise_not(found), lax.eq(out, out))  # not NaN
+            loc = lax.bitwise_or(loc, lax.bitwise_and(
+                at, broadcast_in_dim(lost, full_shape, tuple(range(ax)))))
         locf = convert_element_type(loc, _aval(x).dtype)
-        counts = reduce_sum(locf, axes_)
-        return out, bind(ew.div_p, reduce_sum(bind(ew.mul_p, t, locf), axes_), counts)
+        counts = reduce_sum(locf, (ax,))
+        return out, bind(ew.div_p, reduce_sum(bind(ew.mul_p, tf, locf), (ax,)), counts)
     p.jvp = rule
 
 
-_reduce_chooser_jvp(reduce_max_p)
-_reduce_chooser_jvp(reduce_min_p)
+_reduce_chooser_jvp(reduce_max_p, lambda x, ax, dt: lax_ops().argmax(x, ax, dt))
+_reduce_chooser_jvp(reduce_min_p, lambda x, ax, dt: lax_ops().argmin(x, ax, dt))
 
 
 def _reduce_prod_jvp(primals, tangents, *, axes, out_sharding=None):
