@@ -187,3 +187,75 @@ def test_grad_max_min_ties_follow_jax(fn, x, want):
     x = np.asarray(x, np.float32)
     np.testing.assert_allclose(np.asarray(astjax.grad(fn)(x)), want, rtol=1e-6)
     np.testing.assert_allclose(np.asarray(astjax.jit(astjax.grad(fn))(x)), want, rtol=1e-6)
+
+# ------------------------------------------- integer division by zero, ** -1, solve
+
+
+I32 = np.array([-3, -1, 0, 1, 3], np.int32)
+U32 = np.array([0, 1, 2, 7], np.uint32)
+_UMAX = 4294967295
+
+# (name, thunk, value recorded from jax 0.10.2)
+INTEGER = [
+    ("i32_mod0", lambda: I32 % jnp.zeros(5, np.int32), [0, 0, 0, 0, 0]),
+    ("i32_mod0_scalar", lambda: jnp.asarray(I32) % 0, [0, 0, 0, 0, 0]),
+    ("i32_mod0_jit", lambda: astjax.jit(lambda a, b: a % b)(I32, np.zeros(5, np.int32)),
+     [0, 0, 0, 0, 0]),
+    ("i32_fmod0", lambda: jnp.fmod(I32, np.zeros(5, np.int32)), [0, 0, 0, 0, 0]),
+    ("i32_floordiv0", lambda: jnp.asarray(I32) // np.zeros(5, np.int32), [-2, -2, -1, -2, -2]),
+    ("i32_floordiv0_jit", lambda: astjax.jit(lambda a, b: a // b)(I32, np.zeros(5, np.int32)),
+     [-2, -2, -1, -2, -2]),
+    ("i32_divmod0", lambda: jnp.divmod(I32, np.zeros(5, np.int32)),
+     ([-2, -2, -1, -2, -2], [0, 0, 0, 0, 0])),
+    ("i32_lax_rem0", lambda: lax.rem(I32, np.zeros(5, np.int32)), [-3, -1, 0, 1, 3]),
+    ("i32_lax_div0", lambda: lax.div(I32, np.zeros(5, np.int32)), [-1, -1, -1, -1, -1]),
+    ("i32_pow_staged_m1", lambda: astjax.jit(lambda a, b: a ** b)(I32, np.int32(-1)),
+     [-2111105451, -1, 0, 1, 2111105451]),
+    ("i32_pow_staged_m2", lambda: astjax.jit(lambda a, b: a ** b)(I32, np.int32(-2)),
+     [703701817, 1, 0, 1, 703701817]),
+    ("i32_pow_staged_3", lambda: astjax.jit(lambda a, b: a ** b)(I32, np.int32(3)),
+     [-27, -1, 0, 1, 27]),
+    ("u32_mod0", lambda: jnp.asarray(U32) % np.zeros(4, np.uint32), [0, 0, 0, 0]),
+    ("u32_fmod0", lambda: jnp.fmod(U32, np.zeros(4, np.uint32)), [0, 0, 0, 0]),
+    ("u32_floordiv0", lambda: jnp.asarray(U32) // np.zeros(4, np.uint32), [_UMAX] * 4),
+    ("u32_pow_staged_m1", lambda: astjax.jit(lambda a, b: a ** b)(U32, np.uint32(_UMAX)),
+     [0, 1, 0, 1075496887]),
+    ("f32_mod0", lambda: jnp.array([1., -1., 0.]) % 0., [np.nan] * 3),
+    ("f32_floordiv0", lambda: jnp.array([1., -1., 0.]) // 0., [np.inf, -np.inf, np.nan]),
+    ("solve_zeros", lambda: jnp.linalg.solve(jnp.zeros((2, 2)), jnp.ones(2)), [np.nan, np.inf]),
+    ("solve_zeros_neg", lambda: jnp.linalg.solve(jnp.zeros((2, 2)), jnp.array([1., -2.])),
+     [np.nan, -np.inf]),
+    ("solve_zeros_jit", lambda: astjax.jit(jnp.linalg.solve)(jnp.zeros((2, 2)), jnp.ones(2)),
+     [np.nan, np.inf]),
+    ("solve_singular", lambda: jnp.linalg.solve(jnp.array([[1., 2.], [2., 4.]]), jnp.ones(2)),
+     [-np.inf, np.inf]),
+    ("solve_zeros_matrix", lambda: jnp.linalg.solve(jnp.zeros((2, 2)), jnp.ones((2, 2))),
+     [[np.nan, np.nan], [np.inf, np.inf]]),
+    ("inv_zeros", lambda: jnp.linalg.inv(jnp.zeros((2, 2))), [[np.nan, np.nan], [np.nan, np.inf]]),
+]
+
+
+@pytest.mark.parametrize("name,thunk,want", INTEGER, ids=[c[0] for c in INTEGER])
+def test_division_by_zero_and_powers_match_jax(name, thunk, want):
+    got = thunk()
+    got, want = (got, want) if isinstance(want, tuple) else ((got,), (want,))
+    for g, w in zip(got, want):
+        g = np.asarray(g)
+        w = np.asarray(w, g.dtype) if g.dtype.kind in "iu" else np.asarray(w, np.float64)
+        np.testing.assert_array_equal(g, w)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.uint32])
+@pytest.mark.parametrize("call", [
+    lambda x: x ** -1,
+    lambda x: jnp.power(x, -2),
+    lambda x: x ** jnp.asarray(-1),
+    lambda x: lax.integer_pow(x, -1),
+    lambda x: astjax.jit(lambda a: lax.integer_pow(a, -2))(x),
+])
+def test_integer_negative_power_raises_like_jax(dtype, call):
+    """JAX: TypeError "Integers cannot be raised to negative powers"."""
+    x = jnp.asarray(np.array([0, 1, 2], dtype))
+    with pytest.raises(TypeError, match="Integers cannot be raised to negative powers") as e:
+        call(x)
+    assert isinstance(e.value, astjax.AstjaxError) and e.value.hint

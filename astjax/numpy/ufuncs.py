@@ -155,7 +155,7 @@ def _floor_divide_int(x, y):
     # Python semantics: round toward -inf
     q = lax.div(x, y)
     rem_nonzero = lax.ne(lax.rem(x, y), lax.full_like(x, 0))
-    signs_differ = lax.ne(lax.lt(x, lax.full_like(x, 0)), lax.lt(y, lax.full_like(y, 0)))
+    signs_differ = lax.ne(lax.sign(x), lax.sign(y))  # x // 0 is -1 - (x != 0), as JAX
     return lax.select(lax.bitwise_and(rem_nonzero, signs_differ), lax.sub(q, lax.full_like(q, 1)), q)
 
 
@@ -169,8 +169,16 @@ def floor_divide(x, y, /):
     return lax.floor(lax.div(x, y))
 
 
+def _nonzero_divisor(y):
+    """Integer divisors of 0 replaced by 1, so x % 0 == fmod(x, 0) == 0 (JAX, NumPy)."""
+    if not dtypes.is_int(core.get_aval(y).dtype):
+        return y
+    return lax.select(lax.eq(y, lax.full_like(y, 0)), lax.full_like(y, 1), y)
+
+
 def remainder(x, y, /):
     x, y = promote_args("remainder", x, y)
+    y = _nonzero_divisor(y)
     r = lax.rem(x, y)
     dt = core.get_aval(x).dtype
     if dtypes.issubdtype(dt, np.unsignedinteger):
@@ -185,7 +193,7 @@ mod = remainder
 
 def fmod(x, y, /):
     x, y = promote_args("fmod", x, y)
-    return lax.rem(x, y)
+    return lax.rem(x, _nonzero_divisor(y))
 
 
 def divmod(x, y, /):  # noqa: A001
@@ -200,7 +208,9 @@ def power(x, y, /):
     x, y = promote_args("power", x, y)
     dt = core.get_aval(x).dtype
     if dtypes.is_int(dt):
-        k = getattr(y, "known", None) if isinstance(y, Tracer) else np.asarray(y) if not hasattr(y, "_buf") else None
+        # a concrete exponent (a constant, or a 0-d Array as JAX's concrete values)
+        k = (getattr(y, "known", None) if isinstance(y, Tracer) else
+             np.asarray(y) if not hasattr(y, "_buf") or np.ndim(y) == 0 else None)
         if k is not None and np.ndim(k) == 0:
             return lax.integer_pow(x, int(k))
         return _int_power(x, y)
@@ -211,10 +221,12 @@ pow = power  # noqa: A001
 
 
 def _int_power(x, y):
-    """Integer x ** staged integer y by repeated squaring over 32 bits."""
-    acc = lax.full_like(x, 1)
+    """Integer x ** staged integer y by repeated squaring over y's low 6 bits (JAX's
+    choice: a larger power overflows for any |x| > 1); 0 ** y is 0 for y != 0."""
+    zero_base = lax.bitwise_and(lax.eq(x, lax.full_like(x, 0)), lax.ne(y, lax.full_like(y, 0)))
+    acc = lax.select(zero_base, lax.full_like(x, 0), lax.full_like(x, 1))
     base = x
-    for _ in range(32):
+    for _ in range(6):
         bit = lax.ne(lax.bitwise_and(y, lax.full_like(y, 1)), lax.full_like(y, 0))
         acc = lax.select(bit, lax.mul(acc, base), acc)
         base = lax.mul(base, base)

@@ -16,6 +16,7 @@ import builtins
 import numpy as np
 
 from .. import core, dtypes
+from ..errors import DTypeError
 from ..pyast import lax_call, pyconst
 from .base import (ANY, NUMBER, REAL, as_operand, bcast_rank0, binop, complex_order_lowering,
                    defjvp, deflinear, deftranspose, defzero, infix_source, is_zero, lax_ops,
@@ -195,8 +196,16 @@ def _integer_pow_source(gen, eqn):
     return lax_call("integer_pow", gen, eqn, pyconst(int(y)))
 
 
+def _integer_pow_check(x, *, y):
+    if y < 0 and not dtypes.is_inexact(x.dtype):
+        raise DTypeError(f"Integers cannot be raised to negative powers, got "
+                         f"integer_pow({x.str_short()}, {y})",
+                         hint="convert x to a floating-point dtype first, e.g. "
+                              "x.astype(float) ** y")
+
+
 integer_pow_p = unop("integer_pow", _np_integer_pow, _integer_pow_lowering, NUMBER,
-                     source=_integer_pow_source)
+                     source=_integer_pow_source, check=_integer_pow_check)
 integer_pow_p.jvp = _integer_pow_jvp
 
 

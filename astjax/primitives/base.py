@@ -102,15 +102,19 @@ def lax_source(name):
     return rule
 
 
-def unop(name, np_fn, hlo, kind=FLOAT, out_dtype=None, hlo_attrs=None, source=None):
+def unop(name, np_fn, hlo, kind=FLOAT, out_dtype=None, hlo_attrs=None, source=None,
+         check=None):
     """A unary elementwise primitive: `out_dtype` maps the input dtype (default same).
     Params of the primitive (e.g. `round`'s rounding_method) are passed on to
-    `np_fn` and to a callable `hlo`. Batching is `defvectorized`; printed source is
-    `source`, by default `lax.<name>(x)`."""
+    `np_fn` and to a callable `hlo`; `check(x_aval, **params)` may reject operands
+    first. Batching is `defvectorized`; printed source is `source`, by default
+    `lax.<name>(x)`."""
     p = core.new_primitive(name)
 
     def abstract_eval(x, **params):
         check_dtype(name, kind, x)
+        if check is not None:
+            check(x, **params)
         return ShapedArray(x.shape, out_dtype(x.dtype) if out_dtype else x.dtype,
                            x.weak_type if out_dtype is None else False)
 

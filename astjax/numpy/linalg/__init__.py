@@ -270,7 +270,8 @@ def _lu_solve(lu, perm, b):
     def forward(i, y):  # unit lower triangle
         yi = _at(y, i, nb, True)
         li = lax.reshape(_at(lu, i, nb + 1), batch + (n, 1))
-        return uf.subtract(y, uf.multiply(where(uf.greater(ridx, i), li, zero), yi))
+        # masked after the product: 0 * inf must not turn solved rows into NaN
+        return uf.subtract(y, where(uf.greater(ridx, i), uf.multiply(li, yi), zero))
 
     def backward(i, y):
         row = lax.reshape(_at(lu, i, nb), batch + (n,))
@@ -278,7 +279,7 @@ def _lu_solve(lu, perm, b):
         xi = uf.true_divide(_at(y, i, nb, True), uii)
         y = where(uf.equal(ridx, i), xi, y)
         ui = lax.reshape(_at(lu, i, nb + 1), batch + (n, 1))
-        return uf.subtract(y, uf.multiply(where(uf.less(ridx, i), ui, zero), xi))
+        return uf.subtract(y, where(uf.less(ridx, i), uf.multiply(ui, xi), zero))
     y = _loop(n, forward, y)
     y = _loop(n, backward, y, reverse=True)
     return y
