@@ -12,10 +12,10 @@ call is inlined (the numbers are the same; a custom derivative rule or a
 rematerialization policy is not kept in the source).
 
 Batching the calls: the nested jaxpr is batched with `tx.batch_subjaxpr` (the values
-it captures become leading consts). For `custom_vjp_call` every operand is first
-brought to batch dim 0 and the Python rules kept in params (`fwd`, `bwd`), written
-for per-example values, are wrapped (`_Vmapped`) so that, called on batched values,
-they stage the per-example rule and batch that jaxpr.
+it captures become leading consts). For `custom_jvp_call` and `custom_vjp_call` every
+operand is first brought to batch dim 0 and the Python rules kept in params (`jvp`;
+`fwd`, `bwd`), written for per-example values, are wrapped (`_Vmapped`) so that,
+called on batched values, they stage the per-example rule and batch that jaxpr.
 """
 from __future__ import annotations
 
@@ -104,41 +104,6 @@ def _call_source(param, what):
                      if not isinstance(s, ast.Pass))
     return rule
 
-# ---------------------------------------------------------------- custom_jvp_call
-custom_jvp_call_p = core.new_primitive("custom_jvp_call", multiple_results=True,
-                                       higher_order=True)
-
-
-def _custom_jvp_jvp(tx, primals, tangents, *, call_jaxpr, jvp, num_consts,
-                    symbolic_zeros=False, **_):
-    consts, args = primals[:num_consts], primals[num_consts:]
-    ts = [instantiate(t) if core.differentiable(core.get_aval(p)) else instantiate(t)
-          for t, p in zip(tangents[num_consts:], args)]
-    p_out, t_out = jvp(list(args), ts)
-    return list(p_out), [core.Zero(core.get_aval(p)) if not core.differentiable(core.get_aval(p))
-                         else t for p, t in zip(p_out, t_out)]
-
-
-register(custom_jvp_call_p, impl=_call_impl, abstract_eval=_call_ae, lowering=_call_lowering,
-         jvp=_custom_jvp_jvp, batch=_call_batch(custom_jvp_call_p, "call_jaxpr"),
-         source=_call_source("call_jaxpr", "custom_jvp function"))
-
-# ---------------------------------------------------------------- custom_vjp_call
-custom_vjp_call_p = core.new_primitive("custom_vjp_call", multiple_results=True,
-                                       higher_order=True)
-
-
-def _custom_vjp_jvp(tx, primals, tangents, *, call_jaxpr, fwd, bwd, num_consts, out_tree=None,
-                    **_):
-    args = primals[num_consts:]
-    outs, res = fwd(list(args))
-    ts = [instantiate(t) for t in tangents[num_consts:]]
-    out_avals = tuple(core.get_aval(o).strip_weak_type() for o in outs)
-    lin = bind(custom_lin_p, *res, *ts, num_res=len(res), bwd=bwd, out_avals=out_avals)
-    return list(outs), [t if core.differentiable(a) else core.Zero(a)
-                        for t, a in zip(lin, out_avals)]
-
-
 class _Vmapped:
     """A Python rule `fn(*lists) -> lists` (per-example) applied to values batched
     at dim 0; returns lists batched at 0."""
@@ -183,6 +148,57 @@ def _zeros_if_none(x):
     if x is None:  # a symbolic-zero cotangent from a user bwd: kept as None
         raise NotImplementedError("None cotangents are not supported under vmap")
     return x
+
+
+# ---------------------------------------------------------------- custom_jvp_call
+custom_jvp_call_p = core.new_primitive("custom_jvp_call", multiple_results=True,
+                                       higher_order=True)
+
+
+def _custom_jvp_jvp(tx, primals, tangents, *, call_jaxpr, jvp, num_consts,
+                    symbolic_zeros=False, **_):
+    consts, args = primals[:num_consts], primals[num_consts:]
+    ts = [instantiate(t) if core.differentiable(core.get_aval(p)) else instantiate(t)
+          for t, p in zip(tangents[num_consts:], args)]
+    p_out, t_out = jvp(list(args), ts)
+    return list(p_out), [core.Zero(core.get_aval(p)) if not core.differentiable(core.get_aval(p))
+                         else t for p, t in zip(p_out, t_out)]
+
+
+def _custom_jvp_batch(tx, args, dims, *, call_jaxpr, jvp, num_consts, **params):
+    """The operands move to batch dim 0 (consts keep theirs) and every output is
+    mapped at 0, so that the user's rule, written for one example, is applied through
+    `_Vmapped`: it sees per-example shapes (`x.shape[0]` is the example's size)."""
+    frame = core.axis_frame()
+    consts, ops = list(args[:num_consts]), list(args[num_consts:])
+    ops = [matchaxis(x, d, 0, frame.size) for x, d in zip(ops, dims[num_consts:])]
+    in_dims = list(dims[:num_consts]) + [0] * len(ops)
+    body, extra, _ = tx.batch_subjaxpr(call_jaxpr, in_dims, frame.size, frame.name,
+                                       force_out=[True] * len(call_jaxpr.out_avals))
+    outs = bind(custom_jvp_call_p, *extra, *consts, *ops, call_jaxpr=body,
+                jvp=_Vmapped(jvp, frame.size, frame.name, tx.batch_jaxpr),
+                num_consts=num_consts + len(extra), **params)
+    return outs, [0] * len(outs)
+
+
+register(custom_jvp_call_p, impl=_call_impl, abstract_eval=_call_ae, lowering=_call_lowering,
+         jvp=_custom_jvp_jvp, batch=_custom_jvp_batch,
+         source=_call_source("call_jaxpr", "custom_jvp function"))
+
+# ---------------------------------------------------------------- custom_vjp_call
+custom_vjp_call_p = core.new_primitive("custom_vjp_call", multiple_results=True,
+                                       higher_order=True)
+
+
+def _custom_vjp_jvp(tx, primals, tangents, *, call_jaxpr, fwd, bwd, num_consts, out_tree=None,
+                    **_):
+    args = primals[num_consts:]
+    outs, res = fwd(list(args))
+    ts = [instantiate(t) for t in tangents[num_consts:]]
+    out_avals = tuple(core.get_aval(o).strip_weak_type() for o in outs)
+    lin = bind(custom_lin_p, *res, *ts, num_res=len(res), bwd=bwd, out_avals=out_avals)
+    return list(outs), [t if core.differentiable(a) else core.Zero(a)
+                        for t, a in zip(lin, out_avals)]
 
 
 def _custom_vjp_batch(tx, args, dims, *, call_jaxpr, fwd, bwd, num_consts, **params):
