@@ -22,6 +22,7 @@ __all__ = [
     "ConcretizationTypeError", "TracerBoolConversionError", "TracerIntegerConversionError",
     "TracerArrayConversionError", "UnexpectedTracerError", "KeyReuseError", "JaxRuntimeError",
     "user_location", "warn_at",
+    "ShapeValueError", "InternalError",
 ]
 
 
@@ -161,6 +162,18 @@ class ShapeError(JAXTypeError):
 
 class DTypeError(JAXTypeError):
     default_hint = "convert explicitly with x.astype(dtype)"
+
+
+class ShapeValueError(AstjaxError, ValueError):
+    """A shape or axis argument JAX rejects with ValueError (a repeated or out-of-range
+    reduction axis, padding below size 0, squeezing an axis whose size is not 1)."""
+    default_hint = "check the shapes of the operands; x.shape is available at staging time"
+
+
+class InternalError(AstjaxError, RuntimeError):
+    """XLA rejected the StableHLO astjax produced for an equation: a bug in astjax (its
+    shape rules should have rejected the program first), located at that equation."""
+    default_hint = "this is a bug in astjax; please report it with this program"
 
 
 class UndefinedVariableError(AstjaxError, NameError):

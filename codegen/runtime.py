@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sys as _sys
 import threading
 
@@ -25,7 +26,7 @@ except ImportError as e:  # pragma: no cover
 from astjax import core, dtypes, tree_util  # noqa: E402
 from astjax.config import config  # noqa: E402
 from astjax.core import ShapedArray  # noqa: E402
-from astjax.errors import ArgumentError  # noqa: E402
+from astjax.errors import ArgumentError, InternalError, JaxRuntimeError  # noqa: E402
 from astjax.sharding import SingleDeviceSharding  # noqa: E402
 
 from . import compile_cache, stablehlo  # noqa: E402
@@ -457,8 +458,24 @@ def platform() -> str:
 
 def compile_mlir(text: str, devs, options):
     """StableHLO text -> loaded executable on `devs`, through the persistent compile
-    cache when one is configured (codegen.compile_cache)."""
-    return compile_cache.compile_or_load(client(), text, devs, options)
+    cache when one is configured (codegen.compile_cache). XLA rejecting the text itself
+    (an MLIR parse or verify error) is astjax's bug: an `InternalError` located at the
+    equation whose lowering wrote the offending line."""
+    try:
+        return compile_cache.compile_or_load(client(), text, devs, options)
+    except JaxRuntimeError as e:
+        m = _MLIR_DIAGNOSTIC.search(str(e))
+        if m is None:
+            raise
+        eqn = stablehlo.origin_of(text, int(m.group(1)))
+        what = f"`{eqn.primitive.name}`" if eqn is not None else "the program"
+        src = getattr(eqn, "source_info", None)
+        raise InternalError(f"XLA rejected the StableHLO astjax made for {what}: "
+                            f"{m.group(2).strip()}",
+                            loc=src if src is not None and src.file else None) from None
+
+
+_MLIR_DIAGNOSTIC = re.compile(r"-:(\d+):\d+: error: ([^\n]*)")
 
 # ================================================================= several devices
 

@@ -7,6 +7,8 @@ as several function results, never as a tuple.
 """
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from astjax import core, dtypes
@@ -18,6 +20,9 @@ _ELT = {dtypes.bool_: "i1", dtypes.int8: "i8", dtypes.int16: "i16", dtypes.int32
         dtypes.uint32: "ui32", dtypes.uint64: "ui64", dtypes.bfloat16: "bf16",
         dtypes.float16: "f16", dtypes.float32: "f32", dtypes.float64: "f64",
         dtypes.complex64: "complex<f32>", dtypes.complex128: "complex<f64>"}
+
+
+_SSA_DEF = re.compile(r"\s*%(\d+)(?::\d+)? = ")
 
 
 def elt_type(dtype) -> str:
@@ -59,8 +64,11 @@ def bool_array(xs) -> str:
 class ModuleText(str):
     """A lowered module's StableHLO text; `host_callbacks` lists the Python functions
     its host-callback custom calls reach, in the order of their `index` attribute
-    (they are handed to XLA when the module is compiled)."""
+    (they are handed to XLA when the module is compiled); `origins` remembers which
+    equation made each SSA value (`origin_of`), so that an error XLA reports at a line
+    of the text can name the user's line."""
     host_callbacks: tuple = ()
+    origins: list = []
 
 
 class ModuleBuilder:
@@ -71,6 +79,8 @@ class ModuleBuilder:
         self.indent = 4
         self.consts: dict = {}
         self.host_callbacks: list = []
+        # (first, end, eqn): the SSA numbers first..end-1 were made by eqn's rule
+        self.origins: list = []
 
     def host_callback(self, fn) -> int:
         """Register a Python function for a host-callback custom call: its index."""
@@ -194,11 +204,29 @@ def lower_jaxpr(mb: ModuleBuilder, jaxpr: core.Jaxpr, consts, args, platform="cp
             raise NotImplementedInAstjaxError(
                 f"primitive {eqn.primitive.name} has no StableHLO lowering", loc=eqn.source_info)
         ctx = RuleContext(mb, [a.aval for a in eqn.invars], [v.aval for v in eqn.outvars], platform)
+        first = mb.names.counter
         outs = rule(ctx, *[read(a) for a in eqn.invars], **eqn.params)
+        mb.origins.append((first, mb.names.counter, eqn))
         outs = outs if eqn.primitive.multiple_results else ([outs] if isinstance(outs, str) else outs)
         for v, o in zip(eqn.outvars, outs):
             env[v] = o
     return [read(a) for a in jaxpr.outvars]
+
+
+def origin_of(text, line: int):
+    """The equation whose lowering wrote `line` (1-based) of `text`, or None: the
+    narrowest rule that made the first SSA value defined on or above that line."""
+    origins = getattr(text, "origins", None)
+    lines = str(text).split("\n")
+    if not origins or not 1 <= line <= len(lines):
+        return None
+    for k in range(line - 1, -1, -1):
+        m = _SSA_DEF.match(lines[k])
+        if m:
+            n = int(m.group(1))
+            hits = [(end - first, eqn) for first, end, eqn in origins if first <= n < end]
+            return min(hits, key=lambda h: h[0])[1] if hits else None
+    return None
 
 
 def lower_module(jaxpr: core.Jaxpr, name="main_fn", num_replicas=1, donated=(),
@@ -225,4 +253,5 @@ def lower_module(jaxpr: core.Jaxpr, name="main_fn", num_replicas=1, donated=(),
             f"  func.func public @main({', '.join(sig)}) -> ({', '.join(out_types)}) {{\n")
     text = ModuleText(head + "\n".join(mb.lines) + "\n  }\n}\n")
     text.host_callbacks = tuple(mb.host_callbacks)
+    text.origins = mb.origins
     return text

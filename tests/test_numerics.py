@@ -259,3 +259,38 @@ def test_integer_negative_power_raises_like_jax(dtype, call):
     with pytest.raises(TypeError, match="Integers cannot be raised to negative powers") as e:
         call(x)
     assert isinstance(e.value, astjax.AstjaxError) and e.value.hint
+
+# ---------------------------------------------------- fori_loop's bounds (R12, JAX's rules)
+
+
+def _fori_sum(lo, hi):
+    return lax.fori_loop(lo, hi, lambda i, c: c + i, 0.0)
+
+
+FORI = [
+    # bounds known now: int(lo)..int(hi) with an int32 index
+    ("python_floats", lambda: _fori_sum(0.0, 3.5), 3.0),
+    ("python_floats_jit", lambda: astjax.jit(lambda c: c + _fori_sum(0.0, 3.5))(0.0), 3.0),
+    ("array_floats", lambda: _fori_sum(jnp.float32(0.0), jnp.float32(3.5)), 3.0),
+    ("empty", lambda: lax.fori_loop(3, 1, lambda i, c: c + i, 5.0), 5.0),
+    # staged bounds: a while loop counting in the bounds' dtype
+    ("staged_floats", lambda: astjax.jit(_fori_sum)(0.0, 3.5), 6.0),
+    ("staged_upper", lambda: astjax.jit(lambda hi: _fori_sum(0.0, hi))(3.5), 6.0),
+    ("staged_f32", lambda: astjax.jit(lambda hi: _fori_sum(jnp.float32(0.5), hi))(
+        jnp.float32(3.0)), 4.5),
+    ("weak_int_with_int16", lambda: astjax.jit(lambda hi: _fori_sum(0, hi))(jnp.int16(3)), 3.0),
+    ("grad_float_bounds", lambda: astjax.grad(
+        lambda c: lax.fori_loop(0.0, 3.5, lambda i, c: c * i + c, c))(1.0), 6.0),
+]
+
+
+@pytest.mark.parametrize("name,thunk,want", FORI, ids=[c[0] for c in FORI])
+def test_fori_loop_bounds_follow_jax(name, thunk, want):
+    assert float(thunk()) == want
+
+
+@pytest.mark.parametrize("lo,hi", [(0, 3.5), (jnp.int32(0), jnp.int16(3))])
+def test_fori_loop_bounds_of_two_dtypes_raise_like_jax(lo, hi):
+    with pytest.raises(TypeError, match="one dtype") as e:
+        _fori_sum(lo, hi)
+    assert isinstance(e.value, astjax.AstjaxError) and e.value.hint

@@ -24,7 +24,7 @@ import numpy as np
 
 from .. import core, dtypes
 from ..core import ShapedArray
-from ..errors import DTypeError, ShapeError
+from ..errors import DTypeError, ShapeError, ShapeValueError
 from ..pyast import lax_call
 
 FLOAT = "float"
@@ -219,13 +219,26 @@ def compare_lowering(direction):
 # ------------------------------------------------------------------- reducers
 
 
-def normalize_axes(name, axes, ndim):
+def normalize_axes(name, axes, ndim, error=None):
+    """`axes` of an array of rank `ndim`, made non-negative: each in range and none
+    repeated (what the StableHLO verifier requires). `error`: the class JAX raises for
+    this primitive (default `ShapeValueError`, a ValueError)."""
+    error = error or ShapeValueError
     out = []
     for a in axes:
         if not -ndim <= a < max(ndim, 1) or (ndim == 0):
-            raise ShapeError(f"`{name}`: axis {a} is out of bounds for an array of rank {ndim}")
+            raise error(f"`{name}`: axis {a} is out of bounds for an array of rank {ndim}")
         out.append(a % ndim)
+    if len(set(out)) != len(out):
+        raise error(f"`{name}`: repeated axis in {tuple(axes)}")
     return tuple(out)
+
+
+def check_shape(name, shape, what="shape"):
+    """A shape of non-negative sizes (JAX: TypeError; a negative size is not a
+    StableHLO type)."""
+    if any(int(d) < 0 for d in shape):
+        raise ShapeError(f"`{name}`: every size in {what} must be >= 0, got {tuple(shape)}")
 
 
 def reducer(name, np_fn, hlo_body, init, kind=ANY, out_dtype=None):
@@ -235,7 +248,7 @@ def reducer(name, np_fn, hlo_body, init, kind=ANY, out_dtype=None):
 
     def abstract_eval(x, *, axes, out_sharding=None):
         check_dtype(name, kind, x)
-        axes = normalize_axes(name, axes, x.ndim) if x.ndim else tuple(axes)
+        axes = normalize_axes(name, axes, x.ndim)
         shape = tuple(d for i, d in enumerate(x.shape) if i not in axes)
         return ShapedArray(shape, out_dtype(x.dtype) if out_dtype else x.dtype, x.weak_type)
 
@@ -245,6 +258,7 @@ def reducer(name, np_fn, hlo_body, init, kind=ANY, out_dtype=None):
 
     def lowering(ctx, x, *, axes, out_sharding=None):
         aval = ctx.avals_in[0]
+        axes = tuple(a % aval.ndim for a in axes) if aval.ndim else tuple(axes)
         scalar = ShapedArray((), aval.dtype)
         init_v = ctx.constant(init(aval.dtype), scalar)
         body = ctx.region([scalar, scalar],

@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import core, dtypes
 from ..core import ShapedArray, bind
-from ..errors import DTypeError, ShapeError
+from ..errors import DTypeError, ShapeError, ShapeValueError
 from ..pyast import dtype_expr, lax_call, pyconst
 from . import elementwise as ew
 from .base import (ANY, FLOAT, NUMBER, as_operand, check_dtype, defcumulative, deflinear,
@@ -31,7 +31,8 @@ def check_axis(axis, ndim, name):
     """`axis` of an array of rank `ndim`, made non-negative (ShapeError if out of bounds)."""
     axis = int(axis)
     if not -ndim <= axis < max(ndim, 1):
-        raise ShapeError(f"`{name}`: axis {axis} is out of bounds for an array of rank {ndim}")
+        raise ShapeValueError(f"`{name}`: axis {axis} is out of bounds for an array of rank "
+                              f"{ndim}")
     return axis % max(ndim, 1)
 
 # ------------------------------------------------------------------ argmax / argmin
@@ -43,10 +44,10 @@ def _arg_ae_for(name):
             raise ShapeError(f"`{name}` reduces exactly one axis, got axes={tuple(axes)}")
         axis = axes[0]
         if not 0 <= axis < operand.ndim:
-            raise ShapeError(f"`{name}`: axis {axis} is out of bounds for an array of rank "
-                             f"{operand.ndim}")
+            raise ShapeValueError(f"`{name}`: axis {axis} is out of bounds for an array of "
+                                  f"rank {operand.ndim}")
         if operand.shape[axis] == 0:
-            raise ShapeError(f"`{name}` of an empty axis (shape {operand.shape}, axis {axis}) "
+            raise ShapeValueError(f"`{name}` of an empty axis (shape {operand.shape}, axis {axis}) "
                              "has no answer")
         if not dtypes.is_int(index_dtype):
             raise DTypeError(f"`{name}`: index_dtype must be an integer dtype, got {index_dtype}")
@@ -152,8 +153,8 @@ def _cum_ae_for(name, kind):
     def abstract_eval(operand, *, axis, reverse=False):
         check_dtype(name, kind, operand)
         if not 0 <= axis < operand.ndim:
-            raise ShapeError(f"`{name}`: axis {axis} is out of bounds for an array of rank "
-                             f"{operand.ndim}")
+            raise ShapeValueError(f"`{name}`: axis {axis} is out of bounds for an array of "
+                                  f"rank {operand.ndim}")
         return operand
     return abstract_eval
 

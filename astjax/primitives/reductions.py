@@ -173,6 +173,10 @@ dot_general_p = core.new_primitive("dot_general")
 def _dot_ae(x, y, *, dimension_numbers, precision=None, preferred_element_type=None,
             out_sharding=None):
     (lc, rc), (lb, rb) = dimension_numbers
+    for side, dims, a in (("lhs", tuple(lc) + tuple(lb), x), ("rhs", tuple(rc) + tuple(rb), y)):
+        if any(not 0 <= d < a.ndim for d in dims) or len(set(dims)) != len(dims):
+            raise ShapeError(f"dot_general: the {side} contracting and batch dimensions "
+                             f"{list(dims)} must be distinct axes of an array of rank {a.ndim}")
     if len(lc) != len(rc) or len(lb) != len(rb) or any(
             x.shape[a] != y.shape[b] for a, b in zip(lc + lb, rc + rb)):
         raise ShapeError(f"dot_general: shapes {x.shape} and {y.shape} do not match along "

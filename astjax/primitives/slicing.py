@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import core, dtypes
 from ..core import ShapedArray, bind
-from ..errors import DTypeError, ShapeError
+from ..errors import DTypeError, ShapeError, ShapeValueError
 from ..pyast import call, lax_call
 from .base import (deflinear, instantiate, is_zero, matchaxis, moveaxis, register,
                    weak_const)
@@ -28,6 +28,8 @@ slice_p = core.new_primitive("slice")
 
 def _slice_ae(x, *, start_indices, limit_indices, strides=None):
     strides = strides or (1,) * x.ndim
+    if any(st < 1 for st in strides):
+        raise ShapeError(f"slice strides must be positive, got {tuple(strides)}")
     if not (len(start_indices) == len(limit_indices) == len(strides) == x.ndim) or any(
             not 0 <= s <= l <= d for s, l, d in zip(start_indices, limit_indices, x.shape)):
         raise ShapeError(f"slice {tuple(start_indices)}:{tuple(limit_indices)} is out of "
@@ -118,7 +120,10 @@ def _clamp_starts(shape, sizes, starts):
 
 
 def _ds_ae(x, *idx, slice_sizes):
-    if len(idx) != x.ndim or len(slice_sizes) != x.ndim or any(
+    if len(idx) != x.ndim:
+        raise ShapeValueError(f"dynamic_slice needs one start index per axis of {x.shape}, "
+                              f"got {len(idx)}")
+    if len(slice_sizes) != x.ndim or any(
             not 0 <= z <= d for z, d in zip(slice_sizes, x.shape)):
         raise ShapeError(f"dynamic_slice of size {tuple(slice_sizes)} does not fit shape {x.shape}")
     for i in idx:

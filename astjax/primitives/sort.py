@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import core, dtypes
 from ..core import ShapedArray, bind
-from ..errors import ShapeError
+from ..errors import ShapeError, ShapeValueError
 from ..pyast import call, pyconst
 from . import elementwise as ew
 from .cumulative import check_axis, compare
@@ -39,9 +39,9 @@ def _sort_ae(*operands, dimension, is_stable, num_keys):
             raise ShapeError("sort operands must have one shape, got "
                              f"{', '.join(str(x.shape) for x in operands)}")
     if not 0 <= dimension < max(len(shape), 1) or not shape:
-        raise ShapeError(f"sort: dimension {dimension} is out of bounds for shape {shape}")
+        raise ShapeValueError(f"sort: dimension {dimension} is out of bounds for shape {shape}")
     if not 1 <= num_keys <= len(operands):
-        raise ShapeError(f"sort: num_keys={num_keys} must be in [1, {len(operands)}]")
+        raise ShapeValueError(f"sort: num_keys={num_keys} must be in [1, {len(operands)}]")
     return list(operands)
 
 
@@ -217,7 +217,7 @@ def top_k(operand, k):
     aval = core.get_aval(operand)
     k = int(k)
     if aval.ndim == 0 or not 0 <= k <= aval.shape[-1]:
-        raise ShapeError(f"top_k: k={k} does not fit an operand of shape {aval.shape}")
+        raise ShapeValueError(f"top_k: k={k} does not fit an operand of shape {aval.shape}")
     last = aval.ndim - 1
     rv = rev(operand, (last,))
     idx = broadcasted_iota(dtypes.int32, aval.shape, last)

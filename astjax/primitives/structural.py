@@ -13,11 +13,12 @@ import numpy as np
 
 from .. import core, dtypes
 from ..core import ShapedArray, bind
-from ..errors import DTypeError, ShapeError
+from ..errors import DTypeError, ShapeError, ShapeValueError
 from ..pyast import attr, call, dtype_expr, lax_call, pyconst, scalar_py
 from . import elementwise as ew
-from .base import (deflinear, defno_operands, defvectorized, is_zero, match_scalars, matchaxis,
-                   moveaxis, nondiff, normalize_axes, register, shift_axis, weak_const)
+from .base import (check_shape, deflinear, defno_operands, defvectorized, is_zero, match_scalars,
+                   matchaxis, moveaxis, nondiff, normalize_axes, register, shift_axis,
+                   weak_const)
 from .base import tangent_aval as _aval
 
 __all__ = ["convert_element_type_p", "broadcast_in_dim_p", "reshape_p", "transpose_p",
@@ -151,20 +152,24 @@ broadcast_in_dim_p = core.new_primitive("broadcast_in_dim")
 
 
 def _bid_shape(x, shape, broadcast_dimensions):
-    if len(broadcast_dimensions) != x.ndim or any(
-            not 0 <= d < len(shape) for d in broadcast_dimensions) or any(
-            x.shape[i] not in (1, shape[d]) for i, d in enumerate(broadcast_dimensions)) or \
-            list(broadcast_dimensions) != sorted(set(broadcast_dimensions)):
+    """Operand axis i becomes axis broadcast_dimensions[i] (distinct, in any order) of
+    `shape`, where its size is 1 or equal."""
+    check_shape("broadcast_in_dim", shape)
+    dims = tuple(broadcast_dimensions)
+    if len(dims) != x.ndim or any(not 0 <= d < len(shape) for d in dims) or len(
+            set(dims)) != len(dims) or any(x.shape[i] not in (1, shape[d])
+                                           for i, d in enumerate(dims)):
         raise ShapeError(f"cannot broadcast shape {x.shape} to {tuple(shape)} with "
                          f"broadcast_dimensions={tuple(broadcast_dimensions)}")
     return ShapedArray(shape, x.dtype, x.weak_type)
 
 
 def _bid_impl(x, *, shape, broadcast_dimensions, sharding=None):
-    x = np.asarray(x)
+    order = np.argsort(broadcast_dimensions)  # operand axes in the order of the output's
+    x = np.transpose(np.asarray(x), order)
     expanded = [1] * len(shape)
-    for i, d in enumerate(broadcast_dimensions):
-        expanded[d] = x.shape[i]
+    for j, i in enumerate(order):
+        expanded[broadcast_dimensions[i]] = x.shape[j]
     return np.broadcast_to(x.reshape(expanded), shape).copy()
 
 
@@ -192,6 +197,9 @@ def _bid_transpose(ct, x, *, shape, broadcast_dimensions, sharding=None):
     new_left = tuple(dims_left.index(d) for d in new_dims)
     if new_left:
         r = reduce_sum(r, new_left)
+    # r's axes are the operand's kept axes in the output's order: back to the operand's
+    kept = [i for i in np.argsort(broadcast_dimensions) if broadcast_dimensions[i] not in expanded]
+    r = transpose(r, tuple(int(k) for k in np.argsort(kept)))
     return [reshape(r, in_shape)]
 
 
@@ -244,6 +252,7 @@ reshape_p = core.new_primitive("reshape")
 
 
 def _reshape_ae(x, *, new_sizes, dimensions=None, sharding=None):
+    check_shape("reshape", new_sizes, "new_sizes")
     if int(np.prod(new_sizes, dtype=np.int64)) != x.size:
         raise ShapeError(f"cannot reshape an array of shape {x.shape} (size {x.size}) "
                          f"into shape {tuple(new_sizes)}")
@@ -327,7 +336,7 @@ register(transpose_p, batch=_transpose_batch, source=_transpose_source)
 def transpose(x, permutation):
     """`lax.transpose`: output axis i is operand axis permutation[i]."""
     permutation = tuple(int(p) for p in permutation)
-    if permutation == tuple(range(len(permutation))):
+    if permutation == tuple(range(_aval(x).ndim)):
         return x
     return bind(transpose_p, x, permutation=permutation)
 
@@ -339,7 +348,8 @@ def _squeeze_ae(x, *, dimensions):
     dims = normalize_axes("squeeze", dimensions, x.ndim)
     for d in dims:
         if x.shape[d] != 1:
-            raise ShapeError(f"cannot squeeze axis {d} of shape {x.shape}: its size is not 1")
+            raise ShapeValueError(f"cannot squeeze axis {d} of shape {x.shape}: its size is "
+                                  "not 1")
     return ShapedArray(tuple(s for i, s in enumerate(x.shape) if i not in dims), x.dtype,
                        x.weak_type)
 
@@ -371,8 +381,7 @@ register(squeeze_p, batch=_squeeze_batch, source=_param_source("squeeze", "dimen
 
 def squeeze(x, dimensions):
     """`lax.squeeze`: drop the size-1 axes `dimensions`."""
-    nd = _aval(x).ndim
-    dims = tuple(sorted(int(d) % nd for d in dimensions))
+    dims = tuple(sorted(normalize_axes("squeeze", [int(d) for d in dimensions], _aval(x).ndim)))
     if not dims:
         return x
     return bind(squeeze_p, x, dimensions=dims)
@@ -384,7 +393,7 @@ expand_dims_p = core.new_primitive("expand_dims")
 def _expand_ae(x, *, dimensions):
     shape = list(x.shape)
     nd = x.ndim + len(dimensions)
-    for d in sorted(a % nd for a in dimensions):
+    for d in sorted(normalize_axes("expand_dims", dimensions, nd)):
         shape.insert(d, 1)
     return ShapedArray(shape, x.dtype, x.weak_type)
 
@@ -414,9 +423,10 @@ def expand_dims(x, dimensions):
 rev_p = core.new_primitive("rev")
 register(rev_p,
          impl=lambda x, *, dimensions: np.flip(np.asarray(x), tuple(dimensions)).copy(),
-         abstract_eval=lambda x, *, dimensions: (normalize_axes("rev", dimensions, x.ndim), x)[1],
-         lowering=lambda ctx, x, *, dimensions: ctx.op1(
-             "stablehlo.reverse", [x], attrs={"dimensions": ctx.i64(dimensions)}))
+         abstract_eval=lambda x, *, dimensions: (
+             normalize_axes("rev", dimensions, x.ndim, ShapeError), x)[1],
+         lowering=lambda ctx, x, *, dimensions: ctx.op1("stablehlo.reverse", [x], attrs={
+             "dimensions": ctx.i64([d % ctx.avals_in[0].ndim for d in dimensions])}))
 
 
 def _rev_batch(args, dims, *, dimensions):
@@ -438,7 +448,12 @@ concatenate_p = core.new_primitive("concatenate")
 
 
 def _concat_ae(*xs, dimension):
+    if not xs:
+        raise ShapeValueError("concatenate needs at least one array")
     x0 = xs[0]
+    if not 0 <= dimension < x0.ndim:
+        raise ShapeError(f"concatenate: dimension {dimension} is out of bounds for arrays of "
+                         f"rank {x0.ndim}")
     for x in xs[1:]:
         if x.ndim != x0.ndim or any(a != b for i, (a, b) in enumerate(zip(x.shape, x0.shape))
                                     if i != dimension):
@@ -489,7 +504,7 @@ register(concatenate_p, batch=_concatenate_batch, source=_concat_source)
 
 def concatenate(operands, dimension):
     """`lax.concatenate` along `dimension`."""
-    if len(operands) == 1:
+    if len(operands) == 1 and 0 <= int(dimension) < _aval(operands[0]).ndim:
         return operands[0]
     return bind(concatenate_p, *operands, dimension=int(dimension))
 
@@ -499,10 +514,16 @@ pad_p = core.new_primitive("pad")
 
 def _pad_ae(x, pv, *, padding_config):
     if len(padding_config) != x.ndim:
-        raise ShapeError(f"pad: padding_config has {len(padding_config)} entries for rank {x.ndim}")
+        raise ShapeValueError(f"pad: padding_config has {len(padding_config)} entries for "
+                              f"rank {x.ndim}")
     shape = []
     for d, (lo, hi, interior) in zip(x.shape, padding_config):
+        if interior < 0:
+            raise ShapeValueError(f"pad: interior padding must be >= 0, got {padding_config}")
         shape.append(lo + hi + d + max(d - 1, 0) * interior)
+    if any(d < 0 for d in shape):
+        raise ShapeValueError(f"pad: padding {tuple(padding_config)} of shape {x.shape} gives "
+                              f"a negative size: {tuple(shape)}")
     return ShapedArray(shape, x.dtype, x.weak_type)
 
 
@@ -594,9 +615,16 @@ def _iota_impl(*, dtype, shape, dimension, sharding=None):
     return np.broadcast_to(r.reshape(sh), shape).copy()
 
 
+def _iota_ae(*, dtype, shape, dimension, sharding=None):
+    check_shape("iota", shape)
+    if not 0 <= dimension < len(shape):
+        raise ShapeValueError(f"iota: dimension {dimension} is out of bounds for shape {shape}")
+    return ShapedArray(shape, dtype)
+
+
 register(iota_p,
          impl=_iota_impl,
-         abstract_eval=lambda *, dtype, shape, dimension, sharding=None: ShapedArray(shape, dtype),
+         abstract_eval=_iota_ae,
          lowering=lambda ctx, *, dtype, shape, dimension, sharding=None: ctx.op1(
              "stablehlo.iota", [], attrs={"iota_dimension": f"{dimension} : i64"}))
 

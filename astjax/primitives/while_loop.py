@@ -492,19 +492,44 @@ def while_loop(cond_fun, body_fun, init_val):
     return tree_util.tree_unflatten(tree, outs)
 
 
-def _static_int(v):
-    if isinstance(v, (int, np.integer)):
-        return int(v)
-    if isinstance(v, core.Tracer) and v.known is not None:
-        return int(v.known)
-    return None
+def _concrete(v):
+    """The value of a loop bound known now (a Python or NumPy scalar, an Array, a staged
+    value with a known value), else None."""
+    if isinstance(v, core.Tracer):
+        return v.known
+    try:
+        return np.asarray(v)[()] if np.ndim(v) == 0 else None
+    except (TypeError, ValueError):
+        return None
+
+
+def _bounds_dtype(lower, upper):
+    """fori_loop's bounds have one dtype; a weak (Python) signed int adopts the other
+    bound's signed integer dtype (JAX's rule)."""
+    a, b = core.get_aval(lower), core.get_aval(upper)
+    if a.dtype == b.dtype:
+        return a.dtype
+    if dtypes.issubdtype(a.dtype, np.signedinteger) and dtypes.issubdtype(b.dtype,
+                                                                          np.signedinteger):
+        if a.weak_type and not b.weak_type:
+            return b.dtype
+        if b.weak_type and not a.weak_type:
+            return a.dtype
+    raise DTypeError(f"fori_loop's lower and upper bounds must have one dtype, got "
+                     f"{a.str_short()} and {b.str_short()}",
+                     hint="pass both bounds as ints (or convert one with .astype)")
 
 
 def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
-    """JAX's `lax.fori_loop`: a `scan` when the bounds are static, else a `while`."""
+    """JAX's `lax.fori_loop`. Bounds known now: a `scan` of int(upper) - int(lower)
+    steps with an int32 index (float bounds are truncated, as JAX does). Staged bounds:
+    a `while` whose index has the bounds' dtype (a float index counts by 1.0)."""
     lax = lax_ops()
-    lo, hi = _static_int(lower), _static_int(upper)
+    dt = _bounds_dtype(lower, upper)
+    lo, hi = _concrete(lower), _concrete(upper)
     if lo is not None and hi is not None:
+        lo, hi = int(lo), int(hi)
+
         def step(carry, i):
             return body_fun(i, carry), None
         idx = lax.iota(dtypes.int32, max(hi - lo, 0))
@@ -512,8 +537,7 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
             idx = lax.add(idx, np.int32(lo))
         out, _ = scan(step, init_val, idx, unroll=unroll or 1)
         return out
-    lower = lax.convert_element_type(lower, dtypes.int32) if not isinstance(lower, int) else np.int32(lower)
-    upper = lax.convert_element_type(upper, dtypes.int32) if not isinstance(upper, int) else np.int32(upper)
+    lower, upper = (lax.convert_element_type(v, dt) for v in (lower, upper))
 
     def c(state):
         i, hi_, _ = state
@@ -521,5 +545,5 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
 
     def b(state):
         i, hi_, x = state
-        return lax.add(i, np.int32(1)), hi_, body_fun(i, x)
+        return lax.add(i, np.ones((), dt)[()]), hi_, body_fun(i, x)
     return while_loop(c, b, (lower, upper, init_val))[2]
