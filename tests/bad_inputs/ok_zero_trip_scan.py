@@ -1,5 +1,4 @@
 # expect: ok
-# xfail: R16: lax.scan of length 0 raises IndexError in the lowering (primitives/scan.py)
 import numpy as np
 import astjax
 import astjax.numpy as jnp
