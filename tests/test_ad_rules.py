@@ -124,6 +124,8 @@ CASES = [
     ("erfc", lax.erfc, [anyv(3)]),
     ("erf_inv", lax.erf_inv, [unit(3)]),
     ("lgamma", lax.lgamma, [pos(3)]),
+    ("digamma", lax.digamma, [pos(3)]),
+    ("polygamma", lambda x: lax.polygamma(2.0, x), [pos(3)]),
     ("integer_pow3", lambda x: lax.integer_pow(x, 3), [anyv(3)]),
     ("integer_pow-2", lambda x: lax.integer_pow(x, -2), [pos(3)]),
     ("add", lax.add, [anyv(3), anyv(3)]),

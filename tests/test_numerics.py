@@ -294,3 +294,36 @@ def test_fori_loop_bounds_of_two_dtypes_raise_like_jax(lo, hi):
     with pytest.raises(TypeError, match="one dtype") as e:
         _fori_sum(lo, hi)
     assert isinstance(e.value, astjax.AstjaxError) and e.value.hint
+
+# ------------------------------------------------------- digamma's derivative: polygamma
+
+_PG_X = np.array([0.3, 1.5, 4.0, 12.5, -0.5, -2.3])
+# recorded from jax 0.10.2 (x64): lax.polygamma(m, x) for m = 1, 2, 3
+_PG = {1: [12.245364546107734, 0.9348022005446794, 0.2838229557371153, 0.08328522460157838,
+           8.934802200544677, 14.72591216096129],
+       2: [-75.27253658872594, -0.828796644234319, -0.0800397322451144,
+           -0.006932436585788232, -0.828796644234319, 68.7137925292702],
+       3: [743.1417646550502, 1.4090910340024378, 0.044865328192755106,
+           0.001153412804913406, 193.40909103400256, 768.9350646661427]}
+
+
+@pytest.mark.parametrize("m", [1, 2, 3])
+def test_polygamma_matches_jax_and_the_reference(m):
+    from astjax.primitives.elementwise import polygamma_p
+    old = astjax.config.read("jax_enable_x64")
+    astjax.config.update("jax_enable_x64", True)
+    try:
+        got = lax.polygamma(float(m), jnp.asarray(_PG_X))
+        np.testing.assert_allclose(np.asarray(got), _PG[m], rtol=1e-13)
+        ref = polygamma_p.impl(np.full(6, float(m)), _PG_X)  # the NumPy reference
+        np.testing.assert_allclose(ref, _PG[m], rtol=1e-12)
+        # d/dx digamma = polygamma(1, .); d/dx polygamma(m, .) = polygamma(m + 1, .)
+        g = astjax.vmap(astjax.grad(lambda x: lax.polygamma(float(m - 1), x)))(_PG_X)
+        np.testing.assert_allclose(np.asarray(g), _PG[m], rtol=1e-13)
+    finally:
+        astjax.config.update("jax_enable_x64", old)
+
+
+def test_polygamma_derivative_in_m_raises():
+    with pytest.raises(astjax.errors.DifferentiationError, match="with respect to m"):
+        astjax.grad(lambda m: lax.polygamma(m, 1.5))(2.0)

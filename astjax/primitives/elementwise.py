@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from .. import dtypes
-from ..errors import DTypeError
+from ..errors import DTypeError, DifferentiationError
 from .base import (ANY, FLOAT, INEXACT, as_operand, bcast_rank0, binop, defjvp, deflinear,
                    is_zero, lax_ops, mark_unsupported, match_scalars, tangent_aval,
                    unbcast_rank0, unop)
@@ -348,12 +348,59 @@ def lgamma(x):
 
 
 digamma_p = unop("digamma", _digamma, _chlo("digamma"))
-mark_unsupported(digamma_p, "jvp", "the derivative of digamma (polygamma) is not implemented")
+defjvp(digamma_p, lambda t, y, x: mul(t, polygamma(_c(x, 1), x)))
 
 
 def digamma(x):
     """The derivative of lgamma, elementwise."""
     return digamma_p.bind(as_operand(x))
+
+
+# Bernoulli numbers B_2j / (2j)! of the Euler-Maclaurin tail of the Hurwitz zeta
+_EM = (1 / 12, -1 / 720, 1 / 30240, -1 / 1209600, 1 / 47900160, -691 / 1307674368000)
+
+
+def _polygamma(m, x):
+    """psi^(m)(x) = (-1)^(m+1) m! zeta(m+1, x) for integer m >= 1 (digamma for m = 0),
+    NaN for other m: the series over x + k up to 10, then Euler-Maclaurin."""
+    m, x = np.broadcast_arrays(np.asarray(m, np.float64), np.asarray(x, np.float64))
+    out = np.full(x.shape, np.nan)
+    whole = (m == np.floor(m)) & (m >= 0)
+    out[whole & (m == 0)] = _digamma(x[whole & (m == 0)])
+    pos = whole & (m >= 1)
+    n, z = m[pos], x[pos]
+    s = n + 1
+    with np.errstate(all="ignore"):
+        acc = np.zeros_like(z)
+        while True:
+            small = z < 10
+            if not small.any():
+                break
+            acc = acc + np.where(small, z ** -s, 0.0)
+            z = np.where(small, z + 1, z)
+        tail = z ** (1 - s) / (s - 1) + 0.5 * z ** -s
+        rising = s.copy()  # s (s + 1) ... (s + 2j - 2)
+        for j, c in enumerate(_EM):
+            tail = tail + c * rising * z ** (-s - 2 * j - 1)
+            rising = rising * (s + 2 * j + 1) * (s + 2 * j + 2)
+        fact = _vec(math.gamma, otypes=[np.float64])(n + 1)
+        out[pos] = np.where(n % 2 == 1, 1.0, -1.0) * fact * (acc + tail)
+    return out
+
+
+def _polygamma_m(t, y, m, x):
+    raise DifferentiationError("the derivative of polygamma with respect to m is not "
+                               "supported (as in JAX)",
+                               hint="differentiate with respect to x only (m is an order)")
+
+
+polygamma_p = binop("polygamma", _polygamma, _chlo("polygamma"), FLOAT)
+defjvp(polygamma_p, _polygamma_m, lambda t, y, m, x: mul(t, polygamma(add(m, _c(m, 1)), x)))
+
+
+def polygamma(m, x):
+    """The m-th derivative of digamma at x, elementwise (m a whole number)."""
+    return polygamma_p.bind(*match_scalars(m, x))
 
 # ------------------------------------------------------------------- complex parts
 
@@ -495,6 +542,6 @@ UNARY = {p.name: p for p in [neg_p, sign_p, floor_p, ceil_p, round_p, abs_p, exp
                              digamma_p, is_finite_p, not_p, population_count_p, clz_p,
                              real_p, imag_p, conj_p, integer_pow_p]}
 BINARY = {p.name: p for p in [add_p, sub_p, mul_p, div_p, rem_p, pow_p, max_p, min_p, atan2_p,
-                              nextafter_p, and_p, or_p, xor_p, shift_left_p,
+                              nextafter_p, polygamma_p, and_p, or_p, xor_p, shift_left_p,
                               shift_right_arithmetic_p, shift_right_logical_p, eq_p, ne_p,
                               lt_p, le_p, gt_p, ge_p, add_any_p, complex_p]}

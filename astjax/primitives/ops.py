@@ -13,9 +13,9 @@ from .elementwise import (  # noqa: F401
     bitwise_and, bitwise_not, bitwise_or, bitwise_xor, cbrt, ceil, clz, complex, conj, cos,
     cosh, digamma, div, eq, erf, erf_inv, erfc, exp, exp2, expm1, floor, ge, gt, imag,
     integer_pow, is_finite, le, lgamma, log, log1p, logistic, lt, max, min, mul, ne, neg,
-    nextafter, population_count, pow, real, reciprocal, rem, round, rsqrt, shift_left,
-    shift_right_arithmetic, shift_right_logical, sign, sin, sinh, sqrt, square, sub, tan,
-    tanh)
+    nextafter, polygamma, population_count, pow, real, reciprocal, rem, round, rsqrt,
+    shift_left, shift_right_arithmetic, shift_right_logical, sign, sin, sinh, sqrt, square,
+    sub, tan, tanh)
 from .cumulative import (argmax, argmin, cumlogsumexp, cummax, cummin,  # noqa: F401
                                     cumprod, cumsum)
 from .reductions import (Precision, dot, dot_general, reduce_and, reduce_max,  # noqa: F401
