@@ -107,3 +107,25 @@ def test_stablehlo_rejected_by_xla_is_an_internal_error_at_the_equation():
     assert isinstance(e.value, RuntimeError)
     assert e.value.loc is here
     assert "bug in astjax" in e.value.hint
+
+
+@pytest.mark.parametrize("call", [
+    lambda x: lax.dynamic_index_in_dim(x, 0, axis=2),
+    lambda x: lax.dynamic_slice_in_dim(x, 0, 1, axis=2),
+    lambda x: lax.dynamic_update_slice_in_dim(x, x[:1], 0, axis=2),
+    lambda x: lax.slice_in_dim(x, 0, 1, axis=2),
+    lambda x: lax.index_in_dim(x, 0, axis=-2),
+])
+def test_in_dim_axis_out_of_range_is_a_located_index_error(call):
+    """JAX raises IndexError (from indexing its lists of starts and sizes)."""
+    with pytest.raises(IndexError) as e:
+        call(jnp.ones(3))
+    assert isinstance(e.value, astjax.AstjaxError) and e.value.loc.file == __file__
+    assert e.value.hint
+
+
+def test_in_dim_negative_axis_counts_from_the_end():
+    x = jnp.arange(6.0).reshape(2, 3)
+    np.testing.assert_array_equal(np.asarray(lax.dynamic_index_in_dim(x, 1, axis=-1)),
+                                  [[1.0], [4.0]])
+    np.testing.assert_array_equal(np.asarray(lax.slice_in_dim(x, 0, 1, axis=-2)), [[0, 1, 2]])

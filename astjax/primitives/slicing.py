@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import core, dtypes
 from ..core import ShapedArray, bind
-from ..errors import DTypeError, ShapeError, ShapeValueError
+from ..errors import DTypeError, JAXIndexError, ShapeError, ShapeValueError
 from ..pyast import call, lax_call
 from .base import (deflinear, instantiate, is_zero, matchaxis, moveaxis, register,
                    weak_const)
@@ -95,9 +95,19 @@ def slice(x, start_indices, limit_indices, strides=None):  # noqa: A001
                 strides=None if strides is None else tuple(int(s) for s in strides))
 
 
+def _in_dim_axis(axis, ndim, name):
+    """The `axis` of a `*_in_dim` wrapper, made non-negative (JAX: an IndexError)."""
+    axis = int(axis)
+    if not -ndim <= axis < ndim:
+        raise JAXIndexError(f"`{name}`: axis {axis} is out of bounds for an array of rank "
+                            f"{ndim}", hint="axes count from 0 (or from -1 backwards)")
+    return axis % ndim
+
+
 def slice_in_dim(x, start_index, limit_index, stride=1, axis=0):
     """`lax.slice_in_dim`: a slice along one axis."""
     a = _aval(x)
+    axis = _in_dim_axis(axis, a.ndim, "slice_in_dim")
     starts, limits, strides = [0] * a.ndim, list(a.shape), [1] * a.ndim
     starts[axis] = start_index if start_index is not None else 0
     limits[axis] = limit_index if limit_index is not None else a.shape[axis]
@@ -229,6 +239,7 @@ def dynamic_slice(x, start_indices, slice_sizes):
 def dynamic_slice_in_dim(x, start_index, slice_size, axis=0):
     """`lax.dynamic_slice_in_dim`: a dynamic slice along one axis."""
     a = _aval(x)
+    axis = _in_dim_axis(axis, a.ndim, "dynamic_slice_in_dim")
     starts = [0] * a.ndim
     starts[axis] = start_index
     sizes = list(a.shape)
@@ -326,6 +337,7 @@ def dynamic_update_slice(x, update, start_indices):
 
 def dynamic_update_slice_in_dim(x, update, start_index, axis):
     """`lax.dynamic_update_slice_in_dim`: a dynamic update along one axis."""
+    axis = _in_dim_axis(axis, _aval(x).ndim, "dynamic_update_slice_in_dim")
     starts = [0] * _aval(x).ndim
     starts[axis] = start_index
     return dynamic_update_slice(x, update, starts)
