@@ -327,3 +327,30 @@ def test_polygamma_matches_jax_and_the_reference(m):
 def test_polygamma_derivative_in_m_raises():
     with pytest.raises(astjax.errors.DifferentiationError, match="with respect to m"):
         astjax.grad(lambda m: lax.polygamma(m, 1.5))(2.0)
+
+# ------------------------------------------------- empty arrays, pow at 0 (R16, vs JAX)
+
+
+def test_empty_arrays_through_transforms():
+    """Zero-size operands: an empty batch through a batched cond, the derivative of an
+    empty product (the constant 1) and of sorting nothing. JAX: empty results."""
+    e = jnp.zeros((0, 3))
+    out = astjax.vmap(lambda x: lax.cond(x.sum() > 0, jnp.sin, jnp.cos, x))(e)
+    assert np.asarray(out).shape == (0, 3)
+    g = astjax.grad(lambda x: jnp.prod(x))(jnp.zeros(0))
+    assert np.asarray(g).shape == (0,)
+    g = astjax.grad(lambda x: jnp.sort(x).sum())(jnp.zeros(0))
+    assert np.asarray(g).shape == (0,)
+    g = astjax.grad(lambda x: jnp.prod(x, axis=1).sum())(jnp.zeros((2, 0)))
+    assert np.asarray(g).shape == (2, 0)
+
+
+@pytest.mark.parametrize("x,y,want", [
+    # recorded from jax 0.10.2: d/dx, d/dy of x ** y (float y)
+    (0.0, 0.0, (np.nan, 0.0)), (2.0, 0.0, (0.0, 0.6931471824645996)), (0.0, 1.0, (1.0, 0.0)),
+    (0.0, 2.0, (0.0, 0.0)), (0.0, 0.5, (np.inf, 0.0)), (0.0, -1.0, (-np.inf, np.nan)),
+    (-2.0, 3.0, (12.0, np.nan)), (3.0, -2.0, (-0.07407407462596893, 0.12206803262233734)),
+])
+def test_pow_derivatives_at_special_points_follow_jax(x, y, want):
+    got = astjax.grad(lambda x, y: x ** y, argnums=(0, 1))(x, y)
+    np.testing.assert_allclose([float(v) for v in got], want, rtol=1e-6)

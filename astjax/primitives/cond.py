@@ -274,9 +274,12 @@ def _cond_batch(tx, args, dims, *, branches):
     out_avals = branches[0].out_avals
     for k, br in enumerate(branches):
         takes = lax.eq(index, _i32(k))
-        r = _first_lane(takes, size)
-        safe = [x if d is not_mapped else _safe_operand(x, takes, r)
-                for x, d in zip(ops_front, front_dims)]
+        if size:
+            r = _first_lane(takes, size)
+            safe = [x if d is not_mapped else _safe_operand(x, takes, r)
+                    for x, d in zip(ops_front, front_dims)]
+        else:  # an empty batch: no lane to read instead
+            safe = list(ops_front)
         body, consts, _ = tx.batch_subjaxpr(br, front_dims, size, name,
                                             force_out=[True] * len(out_avals))
         zero_avals = [mapped_aval(a, 0, size) for a in out_avals]

@@ -480,13 +480,11 @@ def complex(x, y):  # noqa: A001
     return complex_p.bind(*match_scalars(x, y))
 
 def _pow_jvp_x(t, z, x, y):
-    # d/dx x**y = y * x**(y-1), taking 0 where y == 0 (as JAX)
-    lax = lax_ops()
-    ym1 = sub(y, _c(y, 1))
-    d = mul(y, pow(x, ym1))
-    d = lax.select(eq(bcast_rank0(y, tangent_aval(z).shape), _c(y, 0)),
-                   lax.full_like(z, 0), bcast_rank0(d, tangent_aval(z).shape))
-    return mul(t, d)
+    # d/dx x**y = y * x**(y-1) as it stands: at x = 0, y = 0 that is 0 * inf = NaN, as
+    # JAX's for a floating y (integer exponents are integer_pow's, whose derivative of
+    # x**0 is 0)
+    d = mul(y, pow(x, sub(y, _c(y, 1))))
+    return mul(t, bcast_rank0(d, tangent_aval(z).shape))
 
 
 def _pow_jvp_y(t, z, x, y):

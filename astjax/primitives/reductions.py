@@ -138,6 +138,8 @@ def _reduce_prod_jvp(primals, tangents, *, axes, out_sharding=None):
     keep = tuple(d for d in range(len(shape)) if d not in axes_)
     perm = keep + axes_
     k = int(np.prod([shape[a] for a in axes_], dtype=np.int64))
+    if k == 0:  # the empty product is the constant 1
+        return out, core.Zero(_aval(out))
     kshape = tuple(shape[d] for d in keep)
     xf = reshape(transpose(x, perm), kshape + (k,))
     tf = reshape(transpose(t, perm), kshape + (k,))

@@ -151,6 +151,8 @@ def _take_along(x, idx, axis):
     """x[..., idx, ...] along `axis` (idx has x's shape) as a gather."""
     a = _aval(x)
     nd = a.ndim
+    if a.size == 0:  # nothing to take (a gather of slices of 1 would not fit)
+        return x
     # index vector: one coordinate per dimension, with iotas for the other axes
     coords = []
     for d in range(nd):
