@@ -354,3 +354,32 @@ def test_empty_arrays_through_transforms():
 def test_pow_derivatives_at_special_points_follow_jax(x, y, want):
     got = astjax.grad(lambda x, y: x ** y, argnums=(0, 1))(x, y)
     np.testing.assert_allclose([float(v) for v in got], want, rtol=1e-6)
+
+# ------------------------------------------- kinks: relu, relu6, softplus/logaddexp ties
+
+_KINKS = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -2.0, 6.0, 7.0, 5.5], np.float32)
+
+
+@pytest.mark.parametrize("fn,want", [
+    # recorded from jax 0.10.2: vmap(grad(fn)) over _KINKS
+    (lambda x: astjax.nn.relu(x), [0, 1, 0, 0, 0, 1, 0, 1, 1, 1]),
+    (lambda x: astjax.nn.relu6(x), [0, 0, 0, 0, 0, 1, 0, 0, 0, 1]),
+    (lambda x: astjax.nn.softplus(x),
+     [np.nan, 1, 0, 0.5, 0.5, 0.7310585379600525, 0.11920291185379028, 0.9975273013114929,
+      0.9990891814231873, 0.9959298968315125]),
+])
+def test_derivatives_at_kinks_follow_jax(fn, want):
+    """abs, max and min have JAX's one-sided conventions at 0 and at ties, so formulas
+    built on them must put their kinks where JAX's do."""
+    got = np.asarray(astjax.vmap(astjax.grad(fn))(_KINKS))
+    np.testing.assert_allclose(got, np.asarray(want, np.float64), rtol=1e-6)
+
+
+def test_logaddexp_derivative_at_ties_is_one_half_each():
+    """JAX: d/dx logaddexp(x, x) = 1 for finite x (1/2 from each operand). (At +inf JAX's
+    custom rule gives 2 and astjax NaN: not covered here.)"""
+    x = np.array([0.0, -0.0, 1.0, -2.0, 6.0], np.float32)
+    got = astjax.vmap(astjax.grad(lambda x: jnp.logaddexp(x, 1.0 * x)))(x)
+    np.testing.assert_allclose(np.asarray(got), np.ones(5), rtol=1e-6)
+    gx, gy = astjax.grad(jnp.logaddexp, argnums=(0, 1))(0.0, 0.0)
+    assert (float(gx), float(gy)) == (0.5, 0.5)

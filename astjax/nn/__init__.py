@@ -31,13 +31,24 @@ def identity(x):
     return asarray_operand(x)
 
 
+def _clip_kink(x, lo, hi=None):
+    """x clipped to [lo, hi] whose derivative is 1 strictly inside and 0 at the kinks and
+    outside (JAX's relu/relu6 derivatives; max/min would give 1/2 at a kink); NaN stays
+    NaN, with derivative 0."""
+    inside = _uf.greater(x, lo) if hi is None else lax.bitwise_and(_uf.greater(x, lo),
+                                                                   _uf.less(x, hi))
+    edge = where(_uf.isnan(x), lax.stop_gradient(x), _uf.maximum(lax.stop_gradient(x), lo))
+    if hi is not None:
+        edge = _uf.minimum(edge, hi)
+    return where(inside, x, edge)
+
+
 def relu(x):
-    x = asarray_operand(x)
-    return _uf.maximum(x, 0)
+    return _clip_kink(asarray_operand(x), 0)
 
 
 def relu6(x):
-    return _uf.minimum(_uf.maximum(asarray_operand(x), 0), 6.0)
+    return _clip_kink(asarray_operand(x), 0, 6.0)
 
 
 def sigmoid(x):

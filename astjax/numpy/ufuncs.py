@@ -357,9 +357,11 @@ def log10(x, /):
 
 def logaddexp(x, y, /):
     x, y = promote_args_inexact("logaddexp", x, y)
-    amax = maximum(x, y)
+    amax, amin = maximum(x, y), minimum(x, y)
     delta = subtract(x, y)
-    return where(isnan(delta), add(x, y), add(amax, log1p(exp(negative(abs(delta))))))
+    # amin - amax (not -|x - y|): at a tie the derivatives of max and min cancel there,
+    # leaving 1/2 per operand (the derivative of softplus at 0 is 1/2, as JAX's)
+    return where(isnan(delta), add(x, y), add(amax, log1p(exp(subtract(amin, amax)))))
 
 
 def logaddexp2(x, y, /):
