@@ -383,3 +383,29 @@ def test_logaddexp_derivative_at_ties_is_one_half_each():
     np.testing.assert_allclose(np.asarray(got), np.ones(5), rtol=1e-6)
     gx, gy = astjax.grad(jnp.logaddexp, argnums=(0, 1))(0.0, 0.0)
     assert (float(gx), float(gy)) == (0.5, 0.5)
+
+# ------------------------------------------------- cummax/cummin's derivative at ties
+
+
+_W = np.arange(1.0, 8.0, dtype=np.float32)
+
+
+@pytest.mark.parametrize("x,want", [
+    # recorded from jax 0.10.2: grad of sum(cummax(x) * w), sum(cummin(x, reverse) * w),
+    # sum(cummax(x, reverse) * w), with w = 1, 2, 3, ...
+    ([1., 1.], ([2.0, 1.0], [0.5, 2.5], [0.5, 2.5])),
+    ([1., 1., 1.], ([2.75, 1.75, 1.5], [0.5, 1.25, 4.25], [0.5, 1.25, 4.25])),
+    ([2., 1., 2., 3., 3.], ([4.5, 0.0, 1.5, 6.5, 2.5], [0.0, 3.0, 3.0, 2.0, 7.0],
+                            [0.0, 0.0, 0.0, 5.0, 10.0])),
+    ([1., np.nan, 2.], ([1.0, 0.0, 0.0], [0.0, 0.0, 3.0], [0.0, 0.0, 3.0])),
+])
+def test_cummax_cummin_derivatives_follow_jax(x, want):
+    """JAX differentiates an associative scan of max/min: ties share in its proportions,
+    and a NaN stops the derivative."""
+    x = np.asarray(x, np.float32)
+    w = _W[:len(x)]
+    fns = [lambda x: jnp.sum(lax.cummax(x, 0) * w),
+           lambda x: jnp.sum(lax.cummin(x, 0, reverse=True) * w),
+           lambda x: jnp.sum(lax.cummax(x, 0, reverse=True) * w)]
+    for f, wv in zip(fns, want):
+        np.testing.assert_allclose(np.asarray(astjax.grad(f)(x)), wv, rtol=1e-6)

@@ -20,11 +20,13 @@ from ..core import ShapedArray, bind
 from ..errors import DTypeError, ShapeError, ShapeValueError
 from ..pyast import dtype_expr, lax_call, pyconst
 from . import elementwise as ew
+from . import selection as sel
 from .base import (ANY, FLOAT, NUMBER, as_operand, check_dtype, defcumulative, deflinear,
                    defreducer, is_zero, max_value, min_value, nondiff, register)
 from .base import tangent_aval as _aval
 from .slicing import slice_in_dim
-from .structural import concatenate, convert_element_type, full, full_like, transpose
+from .structural import (concatenate, convert_element_type, full, full_like, reshape, rev,
+                         transpose)
 
 
 def check_axis(axis, ndim, name):
@@ -347,20 +349,75 @@ def _cumlse_coefs(x, y, axis, reverse):
     return bind(ew.exp_p, bind(ew.sub_p, y_prev, y)), bind(ew.exp_p, bind(ew.sub_p, x, y))
 
 
-def _cumext_coefs(gt):
-    def coefs(x, y, axis, reverse):
-        dt = _aval(x).dtype
-        y_prev = _shift(y, axis, reverse, -np.inf if gt else np.inf)
-        new = bind(ew.gt_p, x, y_prev) if gt else bind(ew.lt_p, x, y_prev)
-        s = convert_element_type(new, dt)
-        return bind(ew.sub_p, full_like(s, 1), s), s
-    return coefs
+def _interleave(a, b):
+    """a[0], b[0], a[1], b[1], ... along axis 0 (len(a) is len(b) or len(b) + 1)."""
+    na, nb = _aval(a).shape[0], _aval(b).shape[0]
+    if na > nb:
+        b = concatenate([b, slice_in_dim(a, na - 1, na)], 0)
+    rest = _aval(a).shape[1:]
+    pair = concatenate([reshape(a, (na, 1) + rest), reshape(b, (na, 1) + rest)], 1)
+    out = reshape(pair, (2 * na,) + rest)
+    return out if na == nb else slice_in_dim(out, 0, na + nb)
+
+
+def _assoc_scan(combine, x, t):
+    """Prefix combination of (value, tangent) pairs along axis 0 by odd/even recursive
+    doubling (the associative scan JAX differentiates for cummax/cummin, so that ties
+    share the derivative in the same proportions as JAX's)."""
+    n = _aval(x).shape[0]
+    if n < 2:
+        return x, t
+
+    def sl(v, start, stop):
+        return slice_in_dim(v, start, stop, 2)
+    ox, ot = _assoc_scan(combine, *combine(sl(x, 0, n - 1), sl(t, 0, n - 1),
+                                           sl(x, 1, n), sl(t, 1, n)))
+    no = _aval(ox).shape[0]
+    k = no if n % 2 else no - 1
+    ex, et = combine(slice_in_dim(ox, 0, k), slice_in_dim(ot, 0, k), sl(x, 2, n), sl(t, 2, n))
+    ex = concatenate([slice_in_dim(x, 0, 1), ex], 0)
+    et = concatenate([slice_in_dim(t, 0, 1), et], 0)
+    return _interleave(ex, ox), _interleave(et, ot)
+
+
+def _balanced(p):
+    """max/min of (value, tangent) pairs; a tie gives each side half (JAX's balanced
+    rule: an operand equal to the result counts 1, or 1/2 when both are)."""
+    def combine(xa, ta, xb, tb):
+        z = bind(p, xa, xb)
+
+        def coef(u, v):
+            one, half, zero = full_like(z, 1), full_like(z, 0.5), full_like(z, 0)
+            return bind(sel.select_n_p, bind(ew.eq_p, u, z), zero,
+                        bind(sel.select_n_p, bind(ew.eq_p, v, z), one, half))
+        return z, bind(ew.add_p, bind(ew.mul_p, coef(xa, xb), ta),
+                       bind(ew.mul_p, coef(xb, xa), tb))
+    return combine
+
+
+def _cumext_jvp(p, combine):
+    def rule(primals, tangents, *, axis, reverse=False):
+        x, = primals
+        t, = tangents
+        y = bind(p, x, axis=axis, reverse=reverse)
+        if is_zero(t):
+            return y, core.Zero(_aval(y))
+        nd = _aval(x).ndim
+        perm = (axis,) + tuple(d for d in range(nd) if d != axis)
+        xs, ts = transpose(x, perm), transpose(t, perm)
+        if reverse:
+            xs, ts = rev(xs, (0,)), rev(ts, (0,))
+        _, dy = _assoc_scan(combine, xs, ts)
+        if reverse:
+            dy = rev(dy, (0,))
+        return y, transpose(dy, tuple(int(i) for i in np.argsort(perm)))
+    p.jvp = rule
 
 
 _cum_recurrence_jvp(cumprod_p, _cumprod_coefs)
 _cum_recurrence_jvp(cumlogsumexp_p, _cumlse_coefs)
-_cum_recurrence_jvp(cummax_p, _cumext_coefs(True))
-_cum_recurrence_jvp(cummin_p, _cumext_coefs(False))
+_cumext_jvp(cummax_p, _balanced(ew.max_p))
+_cumext_jvp(cummin_p, _balanced(ew.min_p))
 
 __all__ = ["argmax_p", "argmin_p", "cumsum_p", "cumprod_p", "cummax_p", "cummin_p",
            "cumlogsumexp_p"]
