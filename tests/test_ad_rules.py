@@ -325,6 +325,9 @@ def test_table_covers_every_differentiable_primitive():
     for name, fn, gens in CASES:
         walk(astjax.make_jaxpr(fn)(*[_f64(g()) for g in gens]).jaxpr)
     elsewhere = {"custom_vjp_call", "custom_lin", "stop_gradient"} | set(COLLECTIVES)
+    # host callbacks: no derivative (pure/io) or primal values only (debug), as in JAX;
+    # tests/test_callbacks.py
+    elsewhere |= {"pure_callback", "io_callback", "debug_callback"}
     missing = sorted(n for n, p in core.primitives.items()
                      if not p.nondiff and "jvp" not in p.unsupported
                      and n not in used | elsewhere)

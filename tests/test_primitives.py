@@ -38,6 +38,8 @@ NO_CASES: dict[str, str] = {
         "custom_jvp_call", "custom_vjp_call", "custom_lin", "checkpoint")},
     **{n: "named-axis collective: tests/test_vmap.py" for n in (
         "psum", "pmax", "pmin", "axis_index", "all_gather", "ppermute", "all_to_all")},
+    **{n: "calls back into Python: tests/test_callbacks.py" for n in (
+        "pure_callback", "io_callback", "debug_callback")},
 }
 
 
