@@ -328,6 +328,10 @@ def test_table_covers_every_differentiable_primitive():
     # host callbacks: no derivative (pure/io) or primal values only (debug), as in JAX;
     # tests/test_callbacks.py
     elsewhere |= {"pure_callback", "io_callback", "debug_callback"}
+    # against float64 finite differences (2nd order) in tests/test_convolution.py and
+    # tests/test_windowed.py
+    elsewhere |= {"conv_general_dilated", "reduce_window_sum", "reduce_window_max",
+                  "reduce_window_min", "select_and_gather_add", "select_and_scatter_add"}
     missing = sorted(n for n, p in core.primitives.items()
                      if not p.nondiff and "jvp" not in p.unsupported
                      and n not in used | elsewhere)

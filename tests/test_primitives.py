@@ -40,6 +40,10 @@ NO_CASES: dict[str, str] = {
         "psum", "pmax", "pmin", "axis_index", "all_gather", "ppermute", "all_to_all")},
     **{n: "calls back into Python: tests/test_callbacks.py" for n in (
         "pure_callback", "io_callback", "debug_callback")},
+    "conv_general_dilated": "tests/test_convolution.py (vs its NumPy reference)",
+    **{n: "tests/test_windowed.py (vs the NumPy references)" for n in (
+        "reduce_window_sum", "reduce_window_max", "reduce_window_min", "select_and_gather_add",
+        "select_and_scatter_add")},
 }
 
 
