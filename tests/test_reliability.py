@@ -243,10 +243,173 @@ def _r3_return_in_branch(x, s):
     return x + j                  # Python: j is defined on every path that gets here
 
 
-@pytest.mark.xfail(strict=True, reason="R3: frontend/control_flow_ops.py:_staged_if requires a "
-                   "user name to be defined in both branches of the `if not ag__do_return:` "
-                   "guard that canonicalize.py creates; on the flag path it is never read")
 def test_r3_no_false_undefined_variable_after_return_in_branch():
     for s in (0.5, -0.5, 500.0):
         np.testing.assert_allclose(astjax.jit(_r3_return_in_branch)(jnp.ones(2), s),
                                    _r3_return_in_branch(np.ones(2), s))
+
+
+def _r3_continue_in_branch(x):
+    acc = x
+    for i in range(3):
+        if jnp.sum(acc) > 1.0:
+            if jnp.sum(acc) > 4.0:
+                continue
+            t = acc * 2.0         # t: undefined only on the path that continued
+        else:
+            t = acc
+        acc = acc + t * 0.1
+    return acc
+
+
+def _r3_break_in_branch(x):
+    acc = x
+    for v in [1.0, 2.0, 3.0]:     # unrolled: t starts undefined in every iteration
+        if jnp.sum(acc) > 1.0:
+            if jnp.sum(acc) > 3.0:
+                break
+            t = acc * v
+        else:
+            t = acc
+        acc = acc + t
+    return acc
+
+
+def _r3_loop_variable_after_return(x, s):
+    if s > 0.0:
+        if s > 100.0:
+            return x
+        for i in range(2):
+            x = x * 2.0
+    else:
+        i = 5
+    return x + i                  # i: assigned by a loop in the guarded rest
+
+
+@pytest.mark.parametrize("fn, args", [
+    (_r3_continue_in_branch, (np.ones(2),)),
+    (_r3_continue_in_branch, (np.full(2, 3.0),)),
+    (_r3_continue_in_branch, (np.full(2, 0.8),)),
+    (_r3_break_in_branch, (np.ones(2),)),
+    (_r3_break_in_branch, (np.full(2, 0.2),)),
+    (_r3_break_in_branch, (np.full(2, 0.6),)),
+    (_r3_loop_variable_after_return, (np.ones(2), 0.5)),
+    (_r3_loop_variable_after_return, (np.ones(2), 500.0)),
+    (_r3_loop_variable_after_return, (np.ones(2), -1.0)),
+])
+def test_r3_names_assigned_after_a_jump_in_a_staged_branch(fn, args):
+    np.testing.assert_allclose(astjax.jit(fn)(*args), fn(*args), rtol=1e-6)
+
+
+def _r3_carried_after_break(x):
+    for v in [1.0, 2.0]:          # unrolled; Python raises NameError if it breaks at once
+        if jnp.sum(x) > v:
+            break
+        t = x * v
+    return t
+
+
+def test_r3_name_read_after_the_loop_stays_strict():
+    # the break flag ends the iteration, not the function: `t` is read after the loop,
+    # so on the path that broke out at once it is undefined -- a located error
+    with pytest.raises(astjax.errors.UndefinedVariableError, match="'t'") as e:
+        astjax.jit(_r3_carried_after_break)(jnp.ones(2))
+    assert "test_reliability.py" in str(e.value)
+
+
+def _r3_return_in_unrolled_loop_after_staged_return(x):
+    if jnp.sum(x) > 5.0:
+        return x                  # the return flag is staged before the loop
+    for v in [1.0, 2.0]:          # unrolled with a staged exit test from its first trip
+        if jnp.sum(x) > v:
+            return x * v
+        t = x * v
+    return t
+
+
+def _r3_break_in_unrolled_loop_after_staged_return(x):
+    if jnp.sum(x) > 5.0:
+        return x
+    for v in [1.0, 2.0]:
+        if jnp.sum(x) > 4.0 * v:
+            return x
+        if jnp.sum(x) > v:
+            break
+        t = x * v
+    return t                      # Python: NameError when the first trip breaks
+
+
+@pytest.mark.parametrize("x", [np.ones(2), np.full(2, 0.2), np.full(2, 4.0)])
+def test_r3_unrolled_loop_stopped_by_a_staged_flag(x):
+    np.testing.assert_allclose(
+        astjax.jit(_r3_return_in_unrolled_loop_after_staged_return)(x),
+        _r3_return_in_unrolled_loop_after_staged_return(x))
+
+
+def test_r3_unrolled_loop_name_read_after_break_is_located():
+    with pytest.raises(astjax.errors.UndefinedVariableError, match="'t'") as e:
+        astjax.jit(_r3_break_in_unrolled_loop_after_staged_return)(jnp.ones(2))
+    assert "test_reliability.py" in str(e.value)
+
+
+def _r3_static_return_in_staged_branch(x):
+    if jnp.sum(x) > 0.3:
+        if x.shape[0] > 2:        # static: this branch has returned before `a` exists
+            return x * 0.5
+        a = x * 2.0
+    else:
+        a = x * 3.0
+    for v in [1.0, 2.0]:
+        a = a * 0.9 + v
+    return x + a
+
+
+@pytest.mark.parametrize("x", [np.ones(3), -np.ones(3), np.ones(2), -np.ones(2)])
+def test_r3_branch_that_returned_statically(x):
+    np.testing.assert_allclose(astjax.jit(_r3_static_return_in_staged_branch)(x),
+                               _r3_static_return_in_staged_branch(x), rtol=1e-6)
+
+
+# ------------------------------------------- a staged `return` inside two loops
+def _return_in_nested_loops(x):
+    for i in range(3):
+        for j in range(2):
+            if x[j] > i:
+                return x * i
+        x = x + 1.0
+    return x
+
+
+def _return_in_sequential_loops(x):
+    for i in range(3):
+        x = x * 0.5
+        if jnp.sum(x) > 10.0:
+            return x
+    for j in range(2):
+        x = x + 1.0
+        if jnp.sum(x) > 3.0:
+            return x * 2.0
+    return x
+
+
+def _return_in_nested_while_loops(x):
+    i = 0
+    while i < 3:
+        j = 0
+        while j < 2:
+            if x[j] > i:
+                return x * i
+            j += 1
+        i += 1
+    return x
+
+
+@pytest.mark.parametrize("fn", [_return_in_nested_loops, _return_in_sequential_loops,
+                                _return_in_nested_while_loops])
+@pytest.mark.parametrize("x", [[0.5, 2.0], [-1.0, -2.0], [1.5, 0.2], [5.0, 6.0]])
+def test_staged_return_inside_two_loops(fn, x):
+    x = np.array(x)
+    np.testing.assert_allclose(astjax.jit(fn)(x), fn(x))
+    g = astjax.grad(lambda v: jnp.sum(fn(v) ** 2))(x)
+    np.testing.assert_allclose(g, 2.0 * fn(x) * (fn(x + 1e-7) - fn(x - 1e-7)) / 2e-7,
+                               rtol=1e-4, atol=1e-6)

@@ -157,13 +157,15 @@ def _pred_index(test, what):
     return convert(test, dtypes.int32)
 
 
-def if_stmt(test, true_fn, false_fn, init, names, meta):
+def if_stmt(test, true_fn, false_fn, init, names, meta, jumps=()):
     """`if test: ... else: ...` with the branches as functions of the state `names`
     (initial values `init`); returns the new state. `meta` rows give source lines
-    for error messages."""
+    for error messages. `jumps` rows (flag, names): names nothing reads on a path that
+    has jumped -- a branch that set `flag` to a static True, or with flag "" the else
+    path of a canonicalizer guard -- so there they may stay undefined (R3)."""
     if not is_staged(test):
         return (true_fn if _truth(test) else false_fn)(*init)
-    return _staged_if(test, true_fn, false_fn, init, names, meta, "if")
+    return _staged_if(test, true_fn, false_fn, init, names, meta, "if", jumps)
 
 
 def if_exp(test, true_fn, false_fn):
@@ -181,7 +183,22 @@ def _stage_branch(fn, init):
     return b, list(out)
 
 
-def _staged_if(test, true_fn, false_fn, init, names, meta, what):
+def _jumped(name, outs, names, jumps, else_path):
+    """Whether `name`, undefined in a branch's outputs `outs`, is never read on it
+    because that branch has jumped (see `if_stmt`)."""
+    for flag, fillable in jumps:
+        if name not in fillable:
+            continue
+        if flag == "" and else_path:
+            return True
+        if flag in names:
+            v = outs[names.index(flag)]
+            if not is_staged(v) and not isinstance(v, Undefined) and _truth(v):
+                return True
+    return False
+
+
+def _staged_if(test, true_fn, false_fn, init, names, meta, what, jumps=()):
     loc = user_location(2)
     idx = _pred_index(test, what)
     staged = [_stage_branch(false_fn, init), _stage_branch(true_fn, init)]
@@ -197,13 +214,23 @@ def _staged_if(test, true_fn, false_fn, init, names, meta, what):
             layout.append(None)
             continue
         if uf or ut:
-            if name.startswith("ag__"):
-                # an internal flag/return value: the other branch's zeros never get read
+            if name.startswith("ag__") or _jumped(name, outs_f if uf else outs_t, names,
+                                                  jumps, uf):
+                # an internal flag/return value, or a name undefined only on the path
+                # that already jumped: the other branch's zeros never get read
                 with _reenter(bf if uf else bt):
                     filler = tree_util.tree_map(lambda x: zeros_like(x) if _array_like(x)
                                                 else x, vt if uf else vf)
                 vf, vt = (filler, vt) if uf else (vf, filler)
             else:
+                if what == "for":   # a trip of an unrolled loop with a staged exit test
+                    line, used = _line(meta, name, 1), _line(meta, name, 2)
+                    raise UndefinedVariableError(
+                        f"'{name}' is assigned in the loop body"
+                        f"{f' (line {line})' if line else ''} but is undefined when the "
+                        f"loop stops early (its exit test is staged)"
+                        f"{f', and it is used after the loop (line {used})' if used else ''}",
+                        hint=f"assign '{name}' before the loop", loc=loc)
                 line_t, line_f, used = _line(meta, name, 1), _line(meta, name, 2), _line(meta, name, 3)
                 branch = "`if`" if not ut else "`else`"
                 where = f" (line {line_t if not ut else line_f})" if (line_t or line_f) else ""

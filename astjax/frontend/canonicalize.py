@@ -8,7 +8,11 @@ so the staged IR is plain structured control flow that AD can differentiate.
 - `break` -> `ag__break_N = True`, rest guarded, loop test extended;
 - `continue` -> `ag__cont_N = True` reset at the top of each iteration, rest guarded;
 - `while/for ... else: E` -> `if not ag__break_N: E` after the loop.
-For loops record their extra tests in `node.ag_extra_test` (flag names).
+For loops record their extra tests in `node.ag_extra_test` (flag names), and every
+loop its own break/continue flags in `node.ag_flags`. Each guard `if not flag:` the
+canonicalizer creates records its flag in `node.ag_guard`: its (empty) else branch is
+the path that already jumped, which the definedness check of a staged guard relies on
+(a name the guarded rest assigns is never read on that path; see `control_flow`).
 """
 from __future__ import annotations
 
@@ -36,6 +40,13 @@ def _contains(stmts, kinds, into_loops):
     return False
 
 
+def _guard(flag, rest, origin):
+    """`if not flag: rest`, marked as the guard of `flag` (`ag_guard`)."""
+    guard = locate(replace("if not flag:\n    rest", flag=flag, rest=rest), origin)
+    guard[0].ag_guard = flag
+    return guard
+
+
 class Canonicalizer:
     def __init__(self):
         self.fresh = Namer("counter", prefix="ag__").fresh   # ag__break_1, ag__cont_2, ...
@@ -60,13 +71,16 @@ class Canonicalizer:
         if not isinstance(s, (gast.While, gast.For)):
             return [s]
         pre, post = [], []
+        s.ag_flags = []
         if _contains(s.body, gast.Continue, False):
             flag = self.fresh("cont")
+            s.ag_flags.append(flag)
             s.body = locate(replace("flag = False", flag=flag), s) + self.jumps(
                 s.body, gast.Continue, flag)
         has_break = _contains(s.body, gast.Break, False)
         if has_break:
             flag = self.fresh("break")
+            s.ag_flags.append(flag)
             pre = locate(replace("flag = False", flag=flag), s)
             s.body = self.jumps(s.body, gast.Break, flag)
             if isinstance(s, gast.While):
@@ -96,7 +110,7 @@ class Canonicalizer:
             out.append(s)
             if jumps_here and stmts[i + 1:]:
                 rest = self.jumps(stmts[i + 1:], kind, flag)
-                out.extend(locate(replace("if not flag:\n    rest", flag=flag, rest=rest), stmts[i + 1]))
+                out.extend(_guard(flag, rest, stmts[i + 1]))
                 return out
         return out
 
@@ -137,7 +151,7 @@ class Canonicalizer:
             out.append(s)
             if returns_here and stmts[i + 1:]:
                 rest = self.returns(stmts[i + 1:])
-                out.extend(locate(replace("if not ag__do_return:\n    rest", rest=rest), stmts[i + 1]))
+                out.extend(_guard("ag__do_return", rest, stmts[i + 1]))
                 return out
         return out
 

@@ -162,6 +162,7 @@ class ControlFlowConverter(gast.NodeTransformer):
         params = self._state(modified & (set(node.ag_live_out) | live_in))
         meta = self._meta(node, state, [node.body, node.orelse])
         init = self._init(node, state)
+        jumps = self._jumps(node, state)
         node.test = self.visit(node.test)
         body = self.visit_block(node.body)
         orelse = self.visit_block(node.orelse)
@@ -169,13 +170,35 @@ class ControlFlowConverter(gast.NodeTransformer):
         defs = [self._def(t, params, body, state, node), self._def(f, params, orelse, state, node)]
         if params != state:
             init = self._init(node, params)
-        call = replace("targets = ag__.if_stmt(test, t, f, init, names, meta)",
+        jumps = gast.Tuple(elts=[gast.Tuple(elts=[_const(f), str_tuple(ns)], ctx=gast.Load())
+                                 for f, ns in jumps], ctx=gast.Load()) if jumps else None
+        call = replace("targets = ag__.if_stmt(test, t, f, init, names, meta" +
+                       (", jumps)" if jumps else ")"),
                        targets=name_tuple(state, gast.Store()), test=node.test, t=t, f=f,
-                       init=init, names=str_tuple(state), meta=meta)
+                       init=init, names=str_tuple(state), meta=meta, jumps=jumps)
         if not state:
             call = replace("ag__.if_stmt(test, t, f, init, (), ())", test=node.test, t=t, f=f,
                            init=init)
         return locate(defs + call, node)
+
+    @staticmethod
+    def _jumps(node, state):
+        """Rows (flag, names) for the run-time definedness check of a staged `if`
+        (R3): a state name undefined on a path that has jumped -- a branch that set the
+        flag to a static True, or the else path of the canonicalizer's guard
+        `if not flag:` (flag "") -- gets a typed zero placeholder when it is not live
+        where the jump goes (liveness' `ag_jump_live`): every later read of it on that
+        path sits behind a guard of the same flag. A name live there -- read after the
+        loop a `break` leaves, say -- stays strict."""
+        rows = []
+        guard = getattr(node, "ag_guard", None)
+        for flag, live in sorted(node.ag_jump_live.items()):
+            names = [n for n in state if n not in live and not n.startswith("ag__")]
+            if names and flag == guard:
+                rows.append(("", names))
+            if names and flag in state:
+                rows.append((flag, names))
+        return rows
 
     # ---- while -------------------------------------------------------------------
     def visit_While(self, node):
@@ -231,9 +254,15 @@ class ControlFlowConverter(gast.NodeTransformer):
             defs.append(locate([test_def], node)[0])
             extra_fn = gast.Name(id=en, ctx=gast.Load(), annotation=None, type_comment=None)
         read_vals = name_tuple([r[0] for r in reads])
-        call = replace("targets = ag__.for_stmt(it, b, init, names, extra, meta, reads)",
+        # once a `return` stopped the loop nothing reads user names; after a `break`,
+        # what is live after the loop
+        after = set() if extra == ["ag__do_return"] else set(node.ag_live_out)
+        fill = [n for n in state if n not in after] if extra else []
+        call = replace("targets = ag__.for_stmt(it, b, init, names, extra, meta, reads" +
+                       (", fill)" if fill else ")"),
                        targets=name_tuple(state, gast.Store()), it=it, b=bn, init=init,
-                       names=str_tuple(state), extra=extra_fn, meta=meta, reads=read_vals)
+                       names=str_tuple(state), extra=extra_fn, meta=meta, reads=read_vals,
+                       fill=str_tuple(fill))
         if not state:
             call = replace("ag__.for_stmt(it, b, (), (), extra, (), reads)", it=it, b=bn,
                            extra=extra_fn, reads=read_vals)

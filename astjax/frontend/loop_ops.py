@@ -367,10 +367,12 @@ def iter_(callee, *args):
     return callee(*args)
 
 
-def for_stmt(iterable, body_fn, init, names, extra_test, meta, reads=()):
+def for_stmt(iterable, body_fn, init, names, extra_test, meta, reads=(), fill=()):
     """`for itr in iterable: body` over the state `names`; `extra_test` (or None)
     stops the loop early (break/return flags); `reads` are the arrays read as
-    `xs[i]` (scan inputs when the loop is a scan). Returns the final state."""
+    `xs[i]` (scan inputs when the loop is a scan); `fill` are the names nothing reads
+    once the loop has stopped early (they may stay undefined on that path, R3).
+    Returns the final state."""
     state = tuple(init)
     factor = None
     nr = len(reads)
@@ -378,7 +380,8 @@ def for_stmt(iterable, body_fn, init, names, extra_test, meta, reads=()):
         plain_body = body_fn
         body_fn = lambda itr, *s: plain_body(itr, *([NO_SLICE] * nr), *s)  # noqa: E731
     if isinstance(iterable, (_Enumerate, _Zip)):
-        return _scan_or_unroll(iterable, body_fn, state, names, extra_test, meta, None)
+        return _scan_or_unroll(iterable, body_fn, state, names, extra_test, meta, None,
+                               fill=fill)
     if isinstance(iterable, unroll):
         iterable, factor = iterable.iterable, iterable.factor
     if isinstance(iterable, StagedRange):
@@ -387,8 +390,9 @@ def for_stmt(iterable, body_fn, init, names, extra_test, meta, reads=()):
         if isinstance(iterable, range) and nr and extra_test is None:
             return _scan_or_unroll(iterable, body_fn, state, names, extra_test, meta, factor,
                                    (plain_body, reads))
-        return _scan_or_unroll(iterable, body_fn, state, names, extra_test, meta, factor)
-    return _python_loop(iterable, body_fn, state, names, extra_test, meta)
+        return _scan_or_unroll(iterable, body_fn, state, names, extra_test, meta, factor,
+                               fill=fill)
+    return _python_loop(iterable, body_fn, state, names, extra_test, meta, fill)
 
 
 def _length(iterable):
@@ -412,7 +416,8 @@ def _python_iterable(iterable):
     return iterable
 
 
-def _scan_or_unroll(iterable, body_fn, state, names, extra_test, meta, factor, reads=None):
+def _scan_or_unroll(iterable, body_fn, state, names, extra_test, meta, factor, reads=None,
+                    fill=()):
     n = _length(iterable)
     if n == 0:
         return state
@@ -424,16 +429,20 @@ def _scan_or_unroll(iterable, body_fn, state, names, extra_test, meta, factor, r
         return _index_loop(iterable, body_fn, state, names, extra_test, meta)
     except (ConcretizationError, LoopCarryError, _Unstageable, TypeError) as e:
         log.debug("astjax: unrolling the loop at %s: %s", user_location(3).where(), e)
-    return _python_loop(_python_iterable(iterable), body_fn, state, names, extra_test, meta)
+    return _python_loop(_python_iterable(iterable), body_fn, state, names, extra_test, meta,
+                        fill)
 
 
-def _python_loop(iterable, body_fn, state, names, extra_test, meta):
+def _python_loop(iterable, body_fn, state, names, extra_test, meta, fill=()):
+    """The loop unrolled while staging. A staged early-exit test makes each trip a
+    staged `if`: run the body, or keep the state of the loop that already stopped."""
     for itr in iterable:
         if extra_test is not None:
             t = extra_test(*state)
             if is_staged(t):
                 state = tuple(_staged_if(t, lambda *s, itr=itr: body_fn(itr, *s),
-                                         lambda *s: s, state, names, meta, "for"))
+                                         lambda *s: s, state, names, meta, "for",
+                                         [("", fill)]))
                 continue
             if not _truth(t):
                 break

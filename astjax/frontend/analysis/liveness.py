@@ -3,7 +3,14 @@
 `resolve(node, ctx)` annotates each statement with `ag_live_out` (names live after
 it) and `ag_live_in`. Loops are solved to a fixpoint. A nested function reads
 its free names wherever it may be called: they are live wherever the function's
-name is live (and names it writes with `nonlocal` too, since it reads the cell)."""
+name is live (and names it writes with `nonlocal` too, since it reads the cell).
+
+Jumps are flags by now (`canonicalize`). The else path of a guard `if not flag:` is
+the path that has jumped, so what is live on it is what is live where the jump goes,
+not what the guarded rest reads: after a `return`, only the return value; after a
+`break`, what is live after the loop; after a `continue`, what is live at the loop
+head. Each `if` records that set in `ag_jump_live` (flag -> names) for its guard's
+flag and for the flags its branches set."""
 from __future__ import annotations
 
 import gast
@@ -12,6 +19,8 @@ from . import activity
 
 
 _closures: list[dict] = [{}]   # per function being resolved: name -> names its closure reads
+_RETURN_LIVE = frozenset({"ag__retval", "ag__do_return"})
+_jump_live: dict = {}          # loop flag -> names live where its jump goes
 
 
 def closure_names(fn_body) -> dict:
@@ -65,12 +74,18 @@ def _stmt(s, live_out):
     live_out = _with_closures(live_out)
     s.ag_live_out = frozenset(live_out)
     if isinstance(s, gast.If):
-        live = activity.read(s.test) | _block(s.body, live_out) | _block(s.orelse, live_out)
+        # per jump flag the `if` tests (a guard) or sets: what is live where it goes
+        flags = {f for f in activity.modified(s.body + s.orelse) if _is_flag(f)}
+        guard = getattr(s, "ag_guard", None)
+        s.ag_jump_live = {f: frozenset(_target(f, live_out)) for f in flags | {guard} - {None}}
+        orelse = _block(s.orelse, s.ag_jump_live[guard] if guard else live_out)
+        live = activity.read(s.test) | _block(s.body, live_out) | orelse
     elif isinstance(s, gast.While):
         test = activity.read(s.test)
         after = _block(s.orelse, live_out) | set(live_out)
         live = test | after
         while True:
+            _jump_targets(s, live, after | test)
             new = test | after | _block(s.body, live)
             if new <= live:
                 break
@@ -83,6 +98,7 @@ def _stmt(s, live_out):
         after = _block(s.orelse, live_out) | set(live_out)
         live = set(after) | extra
         while True:
+            _jump_targets(s, live, after | extra)
             body_in = _block(s.body, live)
             new = after | (body_in - target)
             if new <= live:
@@ -108,6 +124,22 @@ def _stmt(s, live_out):
     live = _with_closures(live)
     s.ag_live_in = frozenset(live)
     return live
+
+
+def _is_flag(name):
+    return name == "ag__do_return" or name.startswith(("ag__break_", "ag__cont_"))
+
+
+def _target(flag, live_out):
+    """Names live where the jump of `flag` goes (`live_out` if unknown)."""
+    return _RETURN_LIVE if flag == "ag__do_return" else _jump_live.get(flag, live_out)
+
+
+def _jump_targets(loop, head, after):
+    """What is live where the loop's `continue` (the loop head) and `break` (after the
+    loop, past its flag tests) flags jump to."""
+    for flag in getattr(loop, "ag_flags", ()):
+        _jump_live[flag] = set(head if flag.startswith("ag__cont") else after)
 
 
 def _resolve_fn(fn):

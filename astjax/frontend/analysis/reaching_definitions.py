@@ -2,7 +2,10 @@
 
 `resolve(node, ctx)` annotates each statement with `ag_defined_in` =
 (definitely, maybe): the names bound before the statement runs. Function
-parameters are definitely defined; a loop body may run zero times."""
+parameters are definitely defined; a loop body may run zero times. The else path of
+a guard `if not flag:` that the canonicalizer made (`ag_guard`) is the path that has
+already jumped (returned, broken out, continued): nothing after the guard reads a
+user name on it, so a name the guarded rest defines counts as defined after the guard."""
 from __future__ import annotations
 
 import gast
@@ -27,6 +30,8 @@ def _stmt(s, d, m):
     if isinstance(s, gast.If):
         d1, m1 = _block(s.body, d, m)
         d2, m2 = _block(s.orelse, d, m)
+        if getattr(s, "ag_guard", None):
+            return d1, m1 | m2
         return d1 & d2, m1 | m2
     if isinstance(s, (gast.While, gast.For)):
         extra = activity.modified(s.target) if isinstance(s, gast.For) else set()
