@@ -222,6 +222,10 @@ class SourceGenerator:
         e = self.env.get(a)
         if e is None:
             raise SourceGenError(f"internal: variable {a} has no name", loc=UNKNOWN)
+        if isinstance(e, ast.Name) and e.id in self.counters and not a.aval.weak_type:
+            # a `for` counter is a Python int when run: give it the IR's dtype (R11), as
+            # an array (`np.int32(i)` would make a re-staged loop unroll)
+            return call(attr("jnp", np.dtype(a.aval.dtype).name), [copy.deepcopy(e)])
         return copy.deepcopy(e)
 
     def typed_arg(self, a, aval):

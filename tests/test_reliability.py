@@ -214,8 +214,6 @@ def _r11_break(x):
     return jnp.sum(x)
 
 
-@pytest.mark.xfail(strict=True, reason="R11: codegen/pysource.py: `not` of a 0-d bool is "
-                   "printed as Python `not x`, whose eager result is a bool (no .astype)")
 def test_r11_printed_grad_of_loop_with_break_runs_eagerly(x64):
     x = np.array([0.1, 0.2])
     g = astjax.source_function(astjax.grad(_r11_break), x)
@@ -413,3 +411,16 @@ def test_staged_return_inside_two_loops(fn, x):
     g = astjax.grad(lambda v: jnp.sum(fn(v) ** 2))(x)
     np.testing.assert_allclose(g, 2.0 * fn(x) * (fn(x + 1e-7) - fn(x - 1e-7)) / 2e-7,
                                rtol=1e-4, atol=1e-6)
+
+
+def test_r11_dynamic_slice_start_indices_of_mixed_int_types(x64):
+    # jax.lax raises TypeError here; astjax promotes (value-preserving) instead of
+    # handing XLA a program it rejects with a raw error
+    y = np.arange(6.0).reshape(2, 3)
+    i = jnp.asarray(1, jnp.int64)
+    f = lambda y, i: astjax.lax.dynamic_slice(y, (np.int32(0), i), (2, 1))   # noqa: E731
+    g = lambda y, i: astjax.lax.dynamic_update_slice(y, jnp.zeros((2, 1)), (i, np.int16(2)))  # noqa: E731
+    for h in (f, astjax.jit(f)):
+        np.testing.assert_array_equal(h(y, i), y[:, 1:2])
+    for h in (g, astjax.jit(g)):
+        np.testing.assert_array_equal(h(y, i), np.where(np.arange(3) == 2, 0.0, y))

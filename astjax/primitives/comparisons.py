@@ -112,9 +112,9 @@ def is_finite(x):
 
 
 def _not_source(gen, eqn):
+    # never Python's `not x`: its eager result is a Python bool, not the bool[] array
+    # the IR variable is (R11: a later `.astype` on it fails)
     (x,) = eqn.invars
-    if isinstance(x, core.Var) and x.aval.dtype == dtypes.bool_ and x.aval.shape == ():
-        return ast.UnaryOp(op=ast.Not(), operand=gen.arg(x))
     if isinstance(x, core.Var) and x.aval.dtype == dtypes.bool_:
         return call("jnp.logical_not", [gen.arg(x)])
     return lax_call("bitwise_not", gen, eqn)

@@ -136,10 +136,17 @@ def _ds_ae(x, *idx, slice_sizes):
     if len(slice_sizes) != x.ndim or any(
             not 0 <= z <= d for z, d in zip(slice_sizes, x.shape)):
         raise ShapeError(f"dynamic_slice of size {tuple(slice_sizes)} does not fit shape {x.shape}")
+    _check_indices("dynamic_slice", idx)
+    return ShapedArray(slice_sizes, x.dtype, x.weak_type)
+
+
+def _check_indices(what, idx):
     for i in idx:
         if i.shape != () or not dtypes.is_int(i.dtype):
-            raise DTypeError("dynamic_slice indices must be integer scalars")
-    return ShapedArray(slice_sizes, x.dtype, x.weak_type)
+            raise DTypeError(f"{what} indices must be integer scalars")
+    if len({i.dtype for i in idx}) > 1:
+        raise DTypeError(f"index arguments to {what} must be integers of the same type, got: "
+                         f"{', '.join(str(i.dtype) for i in idx)}")
 
 
 def _ds_impl(x, *idx, slice_sizes):
@@ -230,9 +237,21 @@ def _index_scalar(i):
     return i
 
 
+def _start_indices(start_indices):
+    """Start indices as integer scalars of one dtype: int32, or int64 when one of them
+    is (a value-preserving promotion where `jax.lax` raises TypeError)."""
+    idx = [_index_scalar(i) for i in start_indices]
+    kinds = {_aval(i).dtype for i in idx}
+    if len(kinds) > 1 and all(dtypes.is_int(k) for k in kinds):
+        wide = dtypes.canonicalize(dtypes.int64 if any(np.dtype(k).itemsize == 8 for k in kinds)
+                                   else dtypes.int32)
+        idx = [i if _aval(i).dtype == wide else convert_element_type(i, wide) for i in idx]
+    return idx
+
+
 def dynamic_slice(x, start_indices, slice_sizes):
     """`lax.dynamic_slice`: a `slice_sizes` window at traced `start_indices` (clamped)."""
-    idx = [_index_scalar(i) for i in start_indices]
+    idx = _start_indices(start_indices)
     return bind(dynamic_slice_p, x, *idx, slice_sizes=tuple(int(s) for s in slice_sizes))
 
 
@@ -261,6 +280,7 @@ def _dus_ae(x, upd, *idx):
         raise ShapeError(f"dynamic_update_slice: update of shape {upd.shape} does not fit {x.shape}")
     if upd.dtype != x.dtype:
         raise DTypeError(f"dynamic_update_slice: update dtype {upd.dtype} is not {x.dtype}")
+    _check_indices("dynamic_update_slice", idx)
     return ShapedArray(x.shape, x.dtype, x.weak_type)
 
 
@@ -331,7 +351,7 @@ register(dynamic_update_slice_p, jvp=_dus_jvp, transpose=_dus_transpose,
 
 def dynamic_update_slice(x, update, start_indices):
     """`lax.dynamic_update_slice`: x with `update` written at traced `start_indices`."""
-    idx = [_index_scalar(i) for i in start_indices]
+    idx = _start_indices(start_indices)
     return bind(dynamic_update_slice_p, x, update, *idx)
 
 
