@@ -176,6 +176,12 @@ class InternalError(AstjaxError, RuntimeError):
     default_hint = "this is a bug in astjax; please report it with this program"
 
 
+class AmbiguousTruthValueError(AstjaxError, ValueError):
+    """The truth value of an array with more than one element (`a and b` on arrays), a
+    ValueError as in NumPy and JAX."""
+    default_hint = "use jnp.logical_and / jnp.logical_or (elementwise), or a.any() / a.all()"
+
+
 class UndefinedVariableError(AstjaxError, NameError):
     default_hint = "assign the variable before the `if` (or in every branch)"
 

@@ -424,3 +424,40 @@ def test_r11_dynamic_slice_start_indices_of_mixed_int_types(x64):
         np.testing.assert_array_equal(h(y, i), y[:, 1:2])
     for h in (g, astjax.jit(g)):
         np.testing.assert_array_equal(h(y, i), np.where(np.arange(3) == 2, 0.0, y))
+
+
+# ---------------------------------------------------------------- R4
+def _r4_and(a, b):
+    return a and b
+
+
+def _r4_or(a, b):
+    return a or b
+
+
+def _r4_chain(x, y):
+    return (x > 0.0) and (y < 1.0) or x * 3.0
+
+
+@pytest.mark.parametrize("a, b", [(0.0, 2.0), (2.0, 0.0), (3.0, 5.0), (0.0, 0.0), (-1.5, 4.0)])
+def test_r4_and_or_on_staged_scalars_keep_python_values(a, b):
+    assert float(astjax.jit(_r4_and)(a, b)) == _r4_and(a, b)
+    assert float(astjax.jit(_r4_or)(a, b)) == _r4_or(a, b)
+    assert float(astjax.vmap(_r4_and)(jnp.array([a]), jnp.array([b]))[0]) == _r4_and(a, b)
+
+
+@pytest.mark.parametrize("x, y", [(1.0, 0.5), (1.0, 2.0), (-1.0, 0.5)])
+def test_r4_chained_and_or(x, y):
+    assert float(astjax.jit(_r4_chain)(x, y)) == float(_r4_chain(x, y))
+    # the gradient follows the operand Python's value is
+    assert float(astjax.grad(_r4_chain)(x, y)) == (0.0 if (x > 0 and y < 1) else 3.0)
+
+
+@pytest.mark.parametrize("fn", [_r4_and, _r4_or])
+def test_r4_and_or_on_arrays_raise_a_located_value_error(fn):
+    with pytest.raises(astjax.errors.AmbiguousTruthValueError, match="ambiguous") as e:
+        astjax.jit(fn)(jnp.ones(3), jnp.ones(3))
+    assert isinstance(e.value, ValueError) and "test_reliability.py" in str(e.value)
+    with pytest.raises(astjax.errors.AmbiguousTruthValueError) as e:
+        astjax.jit(fn)(1.0, jnp.ones(3))
+    assert "test_reliability.py" in str(e.value)

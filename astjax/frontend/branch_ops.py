@@ -18,10 +18,10 @@ import numpy as np
 
 from .. import core, dtypes, tree_util
 from ..core import Tracer
-from ..errors import AstjaxError, ConcretizationError, UndefinedVariableError, user_location
-from ..primitives import elementwise as ew
+from ..errors import (AmbiguousTruthValueError, AstjaxError, ConcretizationError,
+                      UndefinedVariableError, user_location)
 from ..primitives.cond import bind_cond
-from .array_ops import convert, logical, logical_not, nonzero, zeros_like
+from .array_ops import convert, logical_not, nonzero, promote, select, zeros_like
 
 
 # ------------------------------------------------------------------------ values
@@ -107,25 +107,44 @@ def _line(meta, name, k):
 
 
 def and_(a_fn, b_fn):
-    """`a and b` (operands as thunks: b is evaluated only when Python would)."""
+    """`a and b` (operands as thunks: b is evaluated only when Python would). On a
+    staged 0-d `a`, Python's value: `b` where `a` is true, else `a` (R4)."""
     a = a_fn()
     if not is_staged(a):
         return b_fn() if _truth(a) else a
-    b = b_fn()
-    if not is_staged(b) and not _truth(b):
-        return False if not isinstance(b, Tracer) else b
-    return logical(ew.and_p, a, b)
+    return _staged_bool_op(a, b_fn(), "and")
 
 
 def or_(a_fn, b_fn):
-    """`a or b` (operands as thunks: b is evaluated only when Python would)."""
+    """`a or b` (operands as thunks: b is evaluated only when Python would). On a
+    staged 0-d `a`, Python's value: `a` where `a` is true, else `b` (R4)."""
     a = a_fn()
     if not is_staged(a):
         return a if _truth(a) else b_fn()
-    b = b_fn()
-    if not is_staged(b) and _truth(b):
-        return True
-    return logical(ew.or_p, a, b)
+    return _staged_bool_op(a, b_fn(), "or")
+
+
+def _staged_bool_op(a, b, op):
+    """`where(a, b, a)` (and) / `where(a, a, b)` (or) after promotion: both operands
+    0-d values (Python's result has the shape of whichever it picks)."""
+    loc = user_location(3)
+    if _aval(a).shape != ():
+        raise AmbiguousTruthValueError(
+            f"the truth value of an array with more than one element is ambiguous: "
+            f"`{op}` needs a scalar, got {_aval(a).str_short()}", loc=loc)
+    if not _array_like(b) or isinstance(b, str):
+        raise AstjaxError(f"`a {op} b` with a staged `a` picks between `a` and `b` when the "
+                          f"function runs, so `b` must be a number or array, not "
+                          f"{type(b).__name__}", loc=loc)
+    if _aval(b).shape != ():
+        raise AmbiguousTruthValueError(
+            f"`a {op} b` with a staged scalar `a` and an array `b` of shape {_aval(b).shape}: "
+            f"Python's result would be `a` or `b`, whose shapes differ, depending on a "
+            f"value only known when the function runs", loc=loc,
+            hint="use jnp.where(a, b, a) (for and) or jnp.where(a, a, b) (for or)")
+    pa, pb = promote(a, b)
+    test = a if _aval(a).dtype == dtypes.bool_ else nonzero(a)
+    return select(test, pb, pa) if op == "and" else select(test, pa, pb)
 
 
 def not_(x):
