@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import sys
+import threading
 import types
 
 from .. import core
@@ -62,7 +63,17 @@ def _convertible(f):
 
 
 _MAX_STAGED_DEPTH = 48
-_depth: dict = {}
+
+
+class _Depth(threading.local):
+    """Per thread: code object -> how deep its converted calls are nested while staging
+    (R13: threads staging the same helper must not count each other's calls)."""
+
+    def __init__(self):
+        self.of: dict = {}
+
+
+_depth = _Depth()
 
 
 def _builtin_on_staged(f, args, kwargs):
@@ -93,14 +104,15 @@ def call(f, /, *args, **kwargs):
     key = getattr(getattr(target, "__func__", target), "__code__", None)
     if core.current_builder() is None or key is None:
         return target(*args, **kwargs)
-    d = _depth.get(key, 0)
+    depth = _depth.of
+    d = depth.get(key, 0)
     if d >= _MAX_STAGED_DEPTH:
         raise ConcretizationError(
             f"`{getattr(f, '__name__', f)}` recursed {d} times while staging: its recursion "
             f"depth depends on a value only known when the function runs",
             hint="make the recursion depth static (a Python int or static_argnums), or "
                  "write the recursion as a while loop")
-    _depth[key] = d + 1
+    depth[key] = d + 1
     try:
         return target(*args, **kwargs)
     except RecursionError:
@@ -112,7 +124,10 @@ def call(f, /, *args, **kwargs):
             hint="make the recursion depth static (a Python int or static_argnums), or "
                  "write the recursion as a while loop") from None
     finally:
-        _depth[key] = d
+        if d:
+            depth[key] = d
+        else:
+            del depth[key]
 
 
 def name(value, name_str):
