@@ -108,3 +108,26 @@ def test_printed_loop_counter_index_has_its_ir_dtype(x64):
                          ids=lambda c: c.name)
 def test_printed_collection_lines_have_their_ir_avals(case):
     _check(astjax.jit(case.fn), *case.args, some=False)   # some print no assignment
+
+
+def _carry_overwritten(x, w):
+    b = x[0]
+    for r in w:                   # b's old value is never read: its cotangent carry is 0.0
+        b = jnp.tanh(jnp.mean(x) + r)
+    return jnp.sum(x * b)
+
+
+@pytest.mark.parametrize("wide", [False, True])
+def test_printed_loop_carry_set_to_a_constant_is_an_array(wide):
+    # a carry's new value that is a literal prints typed (np.float64(0.0)), not as a
+    # Python float that a later `.reshape` fails on
+    old = astjax.config.read("jax_enable_x64")
+    astjax.config.update("jax_enable_x64", wide)
+    try:
+        x, w = np.array([0.1, 0.2, 0.3]), np.array([0.5, -0.5])
+        g = astjax.source_function(astjax.grad(_carry_overwritten), x, w)
+        want = astjax.grad(_carry_overwritten)(x, w)
+        np.testing.assert_allclose(g(x, w), want, rtol=1e-6)
+        np.testing.assert_allclose(astjax.jit(g)(x, w), want, rtol=1e-6)
+    finally:
+        astjax.config.update("jax_enable_x64", old)

@@ -526,7 +526,8 @@ def _scan_source(gen, eqn, stmts):
         else:
             body.append(ast.Expr(value=call(attr(n, "append"), [gen.typed_arg(y, v.aval)])))
     # after the outputs are collected: they may read the carries' old values
-    gen.assign_outputs(body, [(n, gen.arg(v)) for v, n in zip(body_j.outvars[:ncarry], names)])
+    gen.assign_outputs(body, [(n, gen.typed_arg(v, o.aval)) for v, o, n
+                              in zip(body_j.outvars[:ncarry], eqn.outvars, names)])
     rng = (call("range", [pyconst(length - 1), pyconst(-1), pyconst(-1)]) if reverse
            else call("range", [pyconst(length)]))
     stmts.append(ast.For(target=store(counter), iter=rng, body=body or [ast.Pass()], orelse=[],

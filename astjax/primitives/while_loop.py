@@ -444,7 +444,8 @@ def _while_source(gen, eqn, stmts):
     preset_carry_outputs(gen, bj, bj.invars[nb:], bj.outvars, names)
     gen.emit_jaxpr(bj, body)
     gen.drop_presets(bj.outvars)
-    gen.assign_outputs(body, [(n, gen.arg(v)) for v, n in zip(bj.outvars, names)])
+    gen.assign_outputs(body, [(n, gen.typed_arg(v, o.aval))
+                              for v, o, n in zip(bj.outvars, eqn.outvars, names)])
     if flag_stmts is not None:
         # the test reads the new carries: rename the cond's invars to them (already so)
         body.extend(flag_stmts())
