@@ -13,7 +13,9 @@ from .config import config
 from . import dtypes, core, errors, tree_util
 from . import primitives  # noqa: F401  (registers every primitive)
 from .codegen import runtime as _runtime
-from .codegen.runtime import Array, Device
+from .codegen.runtime import Device
+from .core import Array  # abstract: staged values and device arrays are instances
+Array.register(_runtime.Array)
 from . import lax, numpy
 from . import random, nn, scipy, tree  # noqa: F401  (array API breadth)
 from .api import (jit, function, make_jaxpr, eval_shape, ShapeDtypeStruct, device_put,

@@ -13,6 +13,7 @@
 """
 from __future__ import annotations
 
+import abc
 import functools
 import threading
 from contextlib import contextmanager
@@ -21,7 +22,7 @@ from typing import Any, Callable
 import numpy as np
 
 from . import dtypes, tree_util
-from .errors import (AxisNameError, ConcretizationError, EscapedTracerError,
+from .errors import (AxisNameError, ConcretizationError, EscapedTracerError, JAXTypeError,
                      TracerArrayConversionError, TracerBoolConversionError,
                      TracerIntegerConversionError,
                      NotImplementedInAstjaxError, SourceInfo, UNKNOWN, user_location)
@@ -245,7 +246,11 @@ class Tracer:
         return v.astype(dtype) if dtype is not None else v
 
     def __hash__(self):
-        return id(self)
+        # as JAX's tracers: hashing by identity would bake a staging-time id into the
+        # program (`{x.sum(), x.sum()}` has 2 elements, `i in d` is always False)
+        raise JAXTypeError(f"unhashable type: staged value {self!r}",
+                           hint="a staged value cannot be a dict key or set element; use a "
+                                "static (Python) value, or jnp.where / lax.switch on it")
 
     def item(self):
         return self._concrete("`.item()`").item()
@@ -253,6 +258,16 @@ class Tracer:
     def tolist(self):
         return self._concrete("`.tolist()`").tolist()
 
+
+class Array(abc.ABC):
+    """The public array type (`astjax.Array`, `jnp.ndarray`), abstract as `jax.Array`:
+    staged values (`Tracer`) and device arrays (`codegen.runtime.Array`, registered by
+    `astjax/__init__.py`) are instances, so `isinstance(x, jnp.ndarray)` means the same
+    staged and eager (R5)."""
+    __slots__ = ()
+
+
+Array.register(Tracer)
 
 _KNOWN_LIMIT = 4096  # elements: larger values are not computed at staging time
 

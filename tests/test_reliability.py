@@ -461,3 +461,28 @@ def test_r4_and_or_on_arrays_raise_a_located_value_error(fn):
     with pytest.raises(astjax.errors.AmbiguousTruthValueError) as e:
         astjax.jit(fn)(1.0, jnp.ones(3))
     assert "test_reliability.py" in str(e.value)
+
+
+# ---------------------------------------------------------------- R5
+def _r5_isinstance(x):
+    return x * 2.0 if isinstance(x, jnp.ndarray) else x
+
+
+def _r5_set_of_sums(x):
+    return len({x.sum(), x.sum()}) * x
+
+
+def test_r5_isinstance_of_array_holds_for_staged_values():
+    x = jnp.ones(2)
+    assert isinstance(x, astjax.Array) and isinstance(x, jnp.ndarray)
+    assert not isinstance(np.ones(2), astjax.Array) and not isinstance(1.0, jnp.ndarray)
+    for t in (astjax.jit, astjax.vmap):
+        np.testing.assert_allclose(t(_r5_isinstance)(x), [2.0, 2.0])
+    assert float(astjax.grad(lambda v: jnp.sum(_r5_isinstance(v)))(1.0)) == 2.0
+
+
+def test_r5_staged_values_are_unhashable():
+    # JAX: TypeError; hashing by identity gave a set of 2 equal sums
+    with pytest.raises(TypeError, match="unhashable") as e:
+        astjax.jit(_r5_set_of_sums)(jnp.ones(2))
+    assert isinstance(e.value, astjax.errors.AstjaxError) and "test_reliability.py" in str(e.value)
