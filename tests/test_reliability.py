@@ -486,3 +486,62 @@ def test_r5_staged_values_are_unhashable():
     with pytest.raises(TypeError, match="unhashable") as e:
         astjax.jit(_r5_set_of_sums)(jnp.ones(2))
     assert isinstance(e.value, astjax.errors.AstjaxError) and "test_reliability.py" in str(e.value)
+
+
+# ------------------------------------------- containers changed in a staged branch
+def _append_in_branches(x):
+    out = []
+    alias = out
+    if x.sum() > 0:
+        out.append(x * 2.0)
+    else:
+        out.append(x * 3.0)
+    return alias[0] + len(out)    # the caller's list itself changed, once
+
+
+def _setitem_in_one_branch(x):
+    d = {"k": x, "n": [x]}
+    if x.sum() > 0:
+        d["k"] = x * 2.0
+        d["n"][0] = -x
+    return d["k"] + d["n"][0]
+
+
+class _Box:
+    pass
+
+
+def _attribute_in_branch(x):
+    o = _Box()
+    o.v = x
+    if x.sum() > 0:
+        o.v = x * 2.0             # the line the error must name
+    return o.v
+
+
+def _changed_and_rebound(x):
+    out = [x]
+    if x.sum() > 0:
+        out.append(x)
+    else:
+        out = [x, x * 2.0]
+    return out[1]
+
+
+@pytest.mark.parametrize("fn", [_append_in_branches, _setitem_in_one_branch])
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_lists_and_dicts_changed_in_a_staged_branch(fn, sign):
+    x = sign * np.ones(2)
+    np.testing.assert_allclose(astjax.jit(fn)(x), fn(x))
+
+
+def test_attribute_set_in_a_staged_branch_names_its_line():
+    with pytest.raises(astjax.errors.EscapedTracerError, match="o.v") as e:
+        astjax.jit(_attribute_in_branch)(jnp.ones(2))
+    line = _attribute_in_branch.__code__.co_firstlineno + 4
+    assert f"test_reliability.py:{line}:" in str(e.value)
+
+
+def test_list_changed_in_one_branch_and_rebound_in_the_other():
+    with pytest.raises(astjax.errors.AstjaxError, match="changed in place in one branch"):
+        astjax.jit(_changed_and_rebound)(jnp.ones(2))

@@ -19,7 +19,7 @@ import numpy as np
 from .. import core, dtypes, tree_util
 from ..core import Tracer
 from ..errors import (AmbiguousTruthValueError, AstjaxError, ConcretizationError,
-                      UndefinedVariableError, user_location)
+                      EscapedTracerError, UndefinedVariableError, user_location)
 from ..primitives.cond import bind_cond
 from .array_ops import convert, logical_not, nonzero, promote, select, zeros_like
 
@@ -202,6 +202,88 @@ def _stage_branch(fn, init):
     return b, list(out)
 
 
+# ---- lists and dicts a staged branch changes in place: copy, then merge -----------
+
+
+def _copy(v, origin):
+    """`v` with its lists and dicts (at any depth, inside tuples too) copied, so that a
+    branch staged after the other does not see, or leak into, the other's changes;
+    `origin` maps id(copy) -> (original, copy)."""
+    t = type(v)
+    if t is tuple:
+        return tuple(_copy(e, origin) for e in v)
+    if t is list:
+        c = [_copy(e, origin) for e in v]
+    elif t is dict:
+        c = {k: _copy(e, origin) for k, e in v.items()}
+    else:
+        return v
+    origin[id(c)] = (v, c)
+    return c
+
+
+def _original(x, origin):
+    hit = origin.get(id(x))
+    return hit[0] if hit is not None and hit[1] is x else None
+
+
+def _changed(copy, orig):
+    if type(copy) is list:
+        return len(copy) != len(orig) or any(a is not b for a, b in zip(copy, orig))
+    return copy.keys() != orig.keys() or any(copy[k] is not orig[k] for k in copy)
+
+
+def _merge_back(merged, a, c, of, ot):
+    """Write the merged value of a list/dict that both branches changed in place (as
+    copies `a`, `c` of one original) back into the original, so every other reference
+    to it sees the change as in Python; returns the original (or `merged`)."""
+    orig = _original(a, of)
+    if orig is None or orig is not _original(c, ot) or type(merged) is not type(orig):
+        return merged
+    if type(orig) is list:
+        new = [_merge_back(m, a[i], c[i], of, ot) if i < min(len(a), len(c)) else m
+               for i, m in enumerate(merged)]
+        orig[:] = new
+    else:
+        new = {k: _merge_back(m, a[k], c[k], of, ot) if k in a and k in c else m
+               for k, m in merged.items()}
+        orig.clear()
+        orig.update(new)
+    return orig
+
+
+def _check_in_place(name, a, c, of, ot, meta, loc, what):
+    """A list/dict changed in place in one branch and rebound in the other cannot be
+    merged (the original would change on one path only)."""
+    oa, oc = _original(a, of), _original(c, ot)
+    for o, copy, line in ((oa, a, 2), (oc, c, 1)):
+        if o is not None and (oa is None or oc is None) and _changed(copy, o):
+            raise AstjaxError(
+                f"'{name}' is changed in place in one branch and rebound in the other of "
+                f"this `{what}` whose test is staged", loc=_at_line(loc, _line(meta, name, line)),
+                hint=f"build a new value for '{name}' in both branches (e.g. "
+                     f"`{name} = {name} + [v]`), or change it in place in both")
+
+
+def _escaped_attributes(name, values, builders, meta, loc, what):
+    """An object (not an array, list or dict) whose attribute a branch set to a staged
+    value: that value cannot leave the branch; report the line that set it."""
+    for v in values:
+        for attr, x in (vars(v).items() if hasattr(v, "__dict__") else ()):
+            if isinstance(x, Tracer) and x.builder in builders:
+                line = _line(meta, name, 1 if x.builder is builders[1] else 2)
+                raise EscapedTracerError(
+                    f"`{name}.{attr}` is set to a staged value inside a branch of this "
+                    f"`{what}` whose test is staged; the value cannot leave the branch "
+                    f"through an attribute", loc=_at_line(loc, line),
+                    hint=f"assign the value to a variable in both branches and set "
+                         f"`{name}.{attr}` after the `if`")
+
+
+def _at_line(loc, line):
+    return loc.replace(line=line, col=None, end_col=None) if line and loc.file else loc
+
+
 def _jumped(name, outs, names, jumps, else_path):
     """Whether `name`, undefined in a branch's outputs `outs`, is never read on it
     because that branch has jumped (see `if_stmt`)."""
@@ -220,7 +302,9 @@ def _jumped(name, outs, names, jumps, else_path):
 def _staged_if(test, true_fn, false_fn, init, names, meta, what, jumps=()):
     loc = user_location(2)
     idx = _pred_index(test, what)
-    staged = [_stage_branch(false_fn, init), _stage_branch(true_fn, init)]
+    of, ot = {}, {}
+    staged = [_stage_branch(false_fn, _copy(tuple(init), of)),
+              _stage_branch(true_fn, _copy(tuple(init), ot))]
     (bf, outs_f), (bt, outs_t) = staged
     values = [None] * len(names)
     staged_leaves = []   # (name index, leaf index, leaf_false, leaf_true)
@@ -258,8 +342,11 @@ def _staged_if(test, true_fn, false_fn, init, names, meta, what, jumps=()):
                     f"'{name}' is assigned only in the {branch} branch{where} of this "
                     f"`{what}` whose test is staged{use}",
                     hint=f"assign '{name}' before the `if` or in both branches", loc=loc)
+        _check_in_place(name, vf, vt, of, ot, meta, loc, what)
         lf, tf_ = tree_util.tree_flatten(vf)
         lt, tt = tree_util.tree_flatten(vt)
+        _escaped_attributes(name, [x for x in lf if not _array_like(x)], (bf, bt), meta,
+                            loc, what)
         if tf_ != tt:
             raise AstjaxError(f"'{name}' has a different structure in the two branches of this "
                               f"`{what}`: {tf_} and {tt}", loc=loc)
@@ -300,7 +387,8 @@ def _staged_if(test, true_fn, false_fn, init, names, meta, what, jumps=()):
             continue
         tree, kinds = layout[k]
         leaves = [v if kind == "static" else res[v] for kind, v in kinds]
-        values[k] = tree_util.tree_unflatten(tree, leaves)
+        values[k] = _merge_back(tree_util.tree_unflatten(tree, leaves), outs_f[k], outs_t[k],
+                                of, ot)
     return tuple(values)
 
 

@@ -33,12 +33,21 @@ def _const(v):
 
 
 def _first_lines(stmts, ctx=gast.Store):
-    """name -> first line where a block assigns (ctx=Store) or reads (ctx=Load) it."""
+    """name -> first line where a block assigns (ctx=Store: also `x.a = v`, `x[k] = v`,
+    `x.append(v)`) or reads (ctx=Load) it."""
     out = {}
     for s in stmts:
         for n in gast.walk(s):
-            if isinstance(n, gast.Name) and isinstance(n.ctx, ctx) and n.id not in out:
-                out[n.id] = getattr(n, "lineno", None)
+            name = None
+            if isinstance(n, gast.Name) and isinstance(n.ctx, ctx):
+                name = n.id
+            elif ctx is gast.Store and isinstance(n, (gast.Attribute, gast.Subscript)) and \
+                    isinstance(n.ctx, gast.Store) and isinstance(n.value, gast.Name):
+                name = n.value.id
+            elif ctx is gast.Store and isinstance(n, gast.Call) and activity.mutated(n):
+                name = n.func.value.id
+            if name is not None and name not in out:
+                out[name] = getattr(n, "lineno", None)
     return out
 
 
@@ -150,7 +159,10 @@ class ControlFlowConverter(gast.NodeTransformer):
 
     # ---- if ----------------------------------------------------------------------
     def visit_If(self, node):
-        modified = self._modified(node.body, node.orelse)
+        # objects a branch changes in place are state too: each branch gets its own
+        # copy of a list or dict, merged back after a staged test (`branch_ops`)
+        modified = self._modified(node.body, node.orelse) | activity.stored_into(
+            node.body + node.orelse)
         state = self._state(modified & set(node.ag_live_out))
         # a branch that reads a name before assigning it needs its value too, even
         # when the name is dead after the `if` (R1): such names are parameters of

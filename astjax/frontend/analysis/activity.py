@@ -84,6 +84,19 @@ def mutated(nodes) -> set:
     return out
 
 
+def stored_into(nodes) -> set:
+    """Names whose object an item or attribute assignment changes (`d[k] = v`,
+    `o.a = v`, `del d[k]`)."""
+    out = set()
+    for n in nodes if isinstance(nodes, list) else [nodes]:
+        for c in gast.walk(n):
+            if (isinstance(c, (gast.Subscript, gast.Attribute))
+                    and isinstance(c.ctx, (gast.Store, gast.Del))
+                    and isinstance(c.value, gast.Name)):
+                out.add(c.value.id)
+    return out
+
+
 def resolve(node, ctx=None):
     for n in gast.walk(node):
         if isinstance(n, gast.stmt):
