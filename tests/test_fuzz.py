@@ -13,11 +13,6 @@ CI_SEEDS = range(0, 24)
 # tests/test_reliability.py, and lives in a module this change does not own:
 # (check, substring of the message, reason). Anything else fails the test.
 KNOWN = [
-    (None, "is assigned only in the",
-     "R3: frontend/control_flow_ops.py:_staged_if rejects a name undefined on the flag "
-     "path of the canonicalizer's `if not ag__do_return:` guard"),
-    ("sourcegrad", "'bool' object has no attribute 'astype'",
-     "R11: codegen/pysource.py prints `not` of a 0-d bool as Python `not x`"),
     (None, "scatter_mul gradients with respect to the updates",
      "R9: numpy/advanced_indexing.py never sets unique_indices for basic indexing"),
     (None, "<class 'numpy.float64'>",

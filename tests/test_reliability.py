@@ -545,3 +545,62 @@ def test_attribute_set_in_a_staged_branch_names_its_line():
 def test_list_changed_in_one_branch_and_rebound_in_the_other():
     with pytest.raises(astjax.errors.AstjaxError, match="changed in place in one branch"):
         astjax.jit(_changed_and_rebound)(jnp.ones(2))
+
+
+# ---------------------------------------------------------------- R17
+def _r17_dict_index(x):
+    d = {0: 1.0, 2: 3.0}
+    acc = x
+    for i in range(3):
+        acc = acc + (d[i] if i in d else 100.0)
+    return acc
+
+
+def _r17_next_in_loop(x):
+    d = {0: x, 2: x * 3.0}
+    it = iter([x * 5.0, x * 7.0, x * 11.0])
+    out = []
+    for i in range(3):
+        out.append(d[i] if i in d else next(it))
+    return out[0] + out[1] + out[2]
+
+
+def _r17_next_per_trip(x):
+    it = iter([x * 5.0, x * 7.0, x * 11.0])
+    acc = x
+    for i in range(3):
+        acc = acc + next(it)
+    return acc
+
+
+def _r17_next_in_staged_loop(x, n):
+    it = iter([x * 5.0, x * 7.0, x * 11.0])
+    acc = x
+    for i in range(n):
+        acc = acc + next(it)
+    return acc
+
+
+@pytest.mark.parametrize("fn", [_r17_dict_index, _r17_next_in_loop, _r17_next_per_trip])
+def test_r17_loop_index_or_effect_at_python_level_unrolls(fn):
+    assert float(astjax.jit(fn)(1.0)) == fn(1.0)
+
+
+def test_r17_python_effect_in_a_loop_with_staged_trips_is_located():
+    with pytest.raises(astjax.errors.ConcretizationError, match="next") as e:
+        astjax.jit(_r17_next_in_staged_loop)(1.0, 2)
+    assert "test_reliability.py" in str(e.value)
+
+
+def _r17_next_in_staged_while(x):
+    it = iter([x * 5.0, x * 7.0, x * 11.0])
+    acc = x
+    while jnp.sum(acc) < 10.0:
+        acc = acc + next(it)
+    return acc
+
+
+def test_r17_python_effect_in_a_staged_while_is_located():
+    with pytest.raises(astjax.errors.ConcretizationError, match="next") as e:
+        astjax.jit(_r17_next_in_staged_while)(1.0)
+    assert "test_reliability.py" in str(e.value)

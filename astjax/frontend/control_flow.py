@@ -51,6 +51,18 @@ def _first_lines(stmts, ctx=gast.Store):
     return out
 
 
+_PER_TRIP = ("next",)   # builtins whose every call changes Python state
+
+
+def _per_trip_effect(body):
+    """The first call in a loop body of a builtin with a Python-level effect (`next(it)`
+    advances an iterator): the loop must run it once per trip (R17)."""
+    for n in gast.walk(gast.Module(body=list(body), type_ignores=[])):
+        if isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and n.func.id in _PER_TRIP:
+            return f"{n.func.id}()"
+    return None
+
+
 class ControlFlowConverter(gast.NodeTransformer):
     def __init__(self, filename):
         self.filename = filename
@@ -226,11 +238,14 @@ class ControlFlowConverter(gast.NodeTransformer):
         self._params(test_def, state, [])
         locate([test_def], node)
         body_def = self._def(bn, state, body, state, node)
-        call = replace("targets = ag__.while_stmt(t, b, init, names, meta)",
+        effect = _per_trip_effect(node.body)
+        tail = ", effect)" if effect else ")"
+        call = replace("targets = ag__.while_stmt(t, b, init, names, meta" + tail,
                        targets=name_tuple(state, gast.Store()), t=tn, b=bn, init=init,
-                       names=str_tuple(state), meta=meta)
+                       names=str_tuple(state), meta=meta, effect=_const(effect))
         if not state:
-            call = replace("ag__.while_stmt(t, b, (), (), ())", t=tn, b=bn)
+            call = replace("ag__.while_stmt(t, b, (), (), ()" + tail, t=tn, b=bn,
+                           effect=_const(effect))
         return locate([test_def, body_def] + call, node)
 
     # ---- for ---------------------------------------------------------------------
@@ -249,7 +264,11 @@ class ControlFlowConverter(gast.NodeTransformer):
             op = "ag__.range_" if it.func.id == "range" else "ag__.iter_"
             it = locate(gast.Call(func=replace_expr(op), args=[it.func] + it.args,
                                   keywords=[]), it)
-        reads = self._scan_reads(node, modified | target_names)
+        effect = _per_trip_effect(node.body)
+        if effect is not None:
+            it = locate(replace_expr("ag__.unrolled_(it, effect)", it=it,
+                                     effect=_const(effect)), it)
+        reads = [] if effect else self._scan_reads(node, modified | target_names)
         body = self.visit_block(node.body)
         bn = self.fresh("body")
         itr = "ag__itr"

@@ -235,12 +235,19 @@ def _rebuild(st, carry_pos, carry_vals, collect=(), ys=()):
 # ---------------------------------------------------------------------- while
 
 
-def while_stmt(test_fn, body_fn, init, names, meta):
+def while_stmt(test_fn, body_fn, init, names, meta, effect=None):
     """`while test: body` over the state `names` (initial values `init`); returns
-    the final state."""
+    the final state. `effect`: a Python-level effect of every trip (`next()`, R17),
+    which a staged loop would run once: then a staged test is an error."""
     state = tuple(init)
     while True:
         t = test_fn(*state)
+        if is_staged(t) and effect:
+            raise ConcretizationError(
+                f"this loop's body calls `{effect}`, a Python effect that must happen once "
+                f"per trip, but its test is staged: the number of trips is only known when "
+                f"the function runs", hint=f"make the test static, or do not call `{effect}` "
+                                          f"inside the loop")
         if is_staged(t):
             return _staged_while(test_fn, body_fn, state, names, meta)
         if not _truth(t):
@@ -365,6 +372,23 @@ def iter_(callee, *args):
             {_aval(a).shape[:1] for a in args}) == 1 and _aval(args[0]).shape:
         return _Zip(list(args))
     return callee(*args)
+
+
+def unrolled_(iterable, effect):
+    """The iterable of a `for` whose body has a Python-level effect on every trip
+    (`effect`, e.g. `next(it)`; R17): staged as one `scan`/`while` body it would happen
+    once, so the loop is unrolled while staging -- which needs a static trip count."""
+    if isinstance(iterable, unroll):
+        iterable = iterable.iterable
+    if isinstance(iterable, StagedRange):
+        raise ConcretizationError(
+            f"this loop's body calls `{effect}`, a Python effect that must happen once per "
+            f"trip, so the loop is unrolled while staging; its trip count depends on a "
+            f"staged value", hint="make the range's bounds static, or do not call "
+                                  f"`{effect}` inside the loop")
+    if isinstance(iterable, (Tracer, _Enumerate, _Zip)) or hasattr(iterable, "_buf"):
+        iterable = _python_iterable(iterable)
+    return list(iterable)
 
 
 def for_stmt(iterable, body_fn, init, names, extra_test, meta, reads=(), fill=()):

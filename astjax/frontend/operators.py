@@ -5,7 +5,8 @@ converter emits as `ag__.<name>`, defined here or imported explicitly.
 - state values: `Undefined`, `UndefinedReturnValue`, `ld` (`branch_ops`);
 - branches and boolean operators: `if_stmt`, `if_exp`, `and_`, `or_`, `not_`,
   `any_flag` (`branch_ops`);
-- loops: `while_stmt`, `for_stmt`, `range_`, `iter_`, `scan_read` (`loop_ops`).
+- loops: `while_stmt`, `for_stmt`, `range_`, `iter_`, `unrolled_`, `scan_read`
+  (`loop_ops`).
 
 They run while staging: static values take Python's own path, staged values
 stage IR."""
@@ -22,12 +23,12 @@ from . import converter
 from .array_ops import maximum, minimum
 from .branch_ops import (Undefined, UndefinedReturnValue, and_, any_flag, if_exp, if_stmt, ld,
                          not_, or_)
-from .loop_ops import for_stmt, iter_, range_, scan_read, while_stmt
+from .loop_ops import for_stmt, iter_, range_, scan_read, unrolled_, while_stmt
 
 __all__ = ["call", "name", "names",
            "Undefined", "UndefinedReturnValue", "ld",
            "if_stmt", "if_exp", "and_", "or_", "not_", "any_flag",
-           "while_stmt", "for_stmt", "range_", "iter_", "scan_read"]
+           "while_stmt", "for_stmt", "range_", "iter_", "unrolled_", "scan_read"]
 
 _SKIP_MODULES = ("astjax", "numpy", "jax", "jaxlib", "scipy", "ml_dtypes", "gast")
 _SKIP_PATHS = tuple({p for p in (sys.prefix, sys.base_prefix, sys.exec_prefix) if p})

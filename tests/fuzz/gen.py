@@ -25,9 +25,9 @@ FEATURES = (
     "loop_else", "append_stack", "lambda", "closure_def", "helper", "nonlocal",
     "tuple_assign", "where", "pytree_arg", "assign_in_branches", "python_index",
 )
-# shapes of a known open bug (R17: a scanned loop's index used as a Python value),
-# off unless asked for (`run.py --enable python_index`)
-DEFAULT_OFF = ("python_index",)
+# shapes of a known open bug, off unless asked for (`run.py --enable NAME`); none now
+# (R17's `python_index`, a loop index used as a Python dict key, is fixed)
+DEFAULT_OFF = ()
 
 
 class Line:
@@ -352,8 +352,14 @@ class Generator:
         return [st]
 
     def s_python_index(self, env, depth):
-        """The loop index used as a Python value: dict lookup and `in` (R17's shape)."""
+        """The loop index used as a Python value: dict lookup and `in`, or a Python effect
+        per trip, `next(it)` (R17's shapes)."""
         d, i, t = self.fresh("d"), self.fresh("i"), self.rng.choice(env.scalars)
+        if self.rng.random() < 0.5:
+            consts = ", ".join(str(self.const()) for _ in range(3))
+            return [Line(f"{d} = iter([{consts}])"),
+                    Block([[f"for {i} in range(3):",
+                            [Line(f"{t} = {t} * 0.5 + next({d})")]]])]
         return [Line(f"{d} = {{0: {self.const()}, 2: {self.const()}}}"),
                 Block([[f"for {i} in range(3):",
                         [Line(f"{t} = {t} * 0.5 + ({d}[{i}] if {i} in {d} else 0.1)")]]])]
