@@ -604,3 +604,21 @@ def test_r17_python_effect_in_a_staged_while_is_located():
     with pytest.raises(astjax.errors.ConcretizationError, match="next") as e:
         astjax.jit(_r17_next_in_staged_while)(1.0)
     assert "test_reliability.py" in str(e.value)
+
+
+def _two_names_of_one_list(x):
+    a = []
+    out = a
+    if x.sum() > 0:
+        a.append(x)
+        out.append(x * 2.0)
+    else:
+        a.append(-x)
+        out.append(x * 3.0)
+    return a[0] + a[1] + out[0] + len(a)
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_two_names_of_one_list_changed_in_a_staged_branch(sign):
+    x = sign * np.ones(2)
+    np.testing.assert_allclose(astjax.jit(_two_names_of_one_list)(x), _two_names_of_one_list(x))

@@ -208,10 +208,13 @@ def _stage_branch(fn, init):
 def _copy(v, origin):
     """`v` with its lists and dicts (at any depth, inside tuples too) copied, so that a
     branch staged after the other does not see, or leak into, the other's changes;
-    `origin` maps id(copy) -> (original, copy)."""
+    `origin` maps id(copy) -> (original, copy), and ("of", id(original)) -> its copy,
+    so two names of one list share one copy, as they share the list."""
     t = type(v)
     if t is tuple:
         return tuple(_copy(e, origin) for e in v)
+    if ("of", id(v)) in origin:
+        return origin[("of", id(v))]
     if t is list:
         c = [_copy(e, origin) for e in v]
     elif t is dict:
@@ -219,6 +222,7 @@ def _copy(v, origin):
     else:
         return v
     origin[id(c)] = (v, c)
+    origin[("of", id(v))] = c
     return c
 
 
