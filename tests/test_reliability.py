@@ -622,3 +622,27 @@ def _two_names_of_one_list(x):
 def test_two_names_of_one_list_changed_in_a_staged_branch(sign):
     x = sign * np.ones(2)
     np.testing.assert_allclose(astjax.jit(_two_names_of_one_list)(x), _two_names_of_one_list(x))
+
+
+def _dict_item_in_scanned_loop(x):
+    d = {"a": x}
+    alias = d
+    for i in range(3):
+        d["a"] = d["a"] * 2.0 + i
+    return alias["a"]
+
+
+def _list_item_in_while_loop(x, n):
+    lst = [x, 0.0]
+    k = 0
+    while k < n:              # staged trip count
+        lst[0] = lst[0] + 1.0
+        k = k + 1
+    return lst[0]
+
+
+def test_containers_changed_in_place_in_staged_loops():
+    np.testing.assert_allclose(astjax.jit(_dict_item_in_scanned_loop)(1.0),
+                               _dict_item_in_scanned_loop(1.0))
+    np.testing.assert_allclose(astjax.jit(_list_item_in_while_loop)(1.0, 3),
+                               _list_item_in_while_loop(1.0, 3))

@@ -51,6 +51,12 @@ def _first_lines(stmts, ctx=gast.Store):
     return out
 
 
+def _in_place(body, state):
+    """State names whose object a loop body changes in place and never rebinds."""
+    return sorted((activity.mutated(body) | activity.stored_into(body))
+                  - activity.modified(body) & set(state))
+
+
 _PER_TRIP = ("next",)   # builtins whose every call changes Python state
 
 
@@ -95,12 +101,12 @@ class ControlFlowConverter(gast.NodeTransformer):
         return node
 
     def _modified(self, *blocks):
-        """Names a block assigns, mutates (`lst.append`), or writes through a call of a
-        nested function that declares them `nonlocal`."""
+        """Names a block assigns, mutates (`lst.append`, `d[k] = v`, `o.a = v`), or writes
+        through a call of a nested function that declares them `nonlocal`."""
         out = set()
         writers = self.writers[-1]
         for b in blocks:
-            out |= activity.modified(b) | activity.mutated(b)
+            out |= activity.modified(b) | activity.mutated(b) | activity.stored_into(b)
             for n in gast.walk(gast.Module(body=list(b), type_ignores=[])):
                 if isinstance(n, gast.FunctionDef):
                     out |= liveness.nonlocal_names(n)
@@ -171,10 +177,9 @@ class ControlFlowConverter(gast.NodeTransformer):
 
     # ---- if ----------------------------------------------------------------------
     def visit_If(self, node):
-        # objects a branch changes in place are state too: each branch gets its own
-        # copy of a list or dict, merged back after a staged test (`branch_ops`)
-        modified = self._modified(node.body, node.orelse) | activity.stored_into(
-            node.body + node.orelse)
+        # objects a branch changes in place are state too (`_modified`): each branch gets
+        # its own copy of a list or dict, merged back after a staged test (`branch_ops`)
+        modified = self._modified(node.body, node.orelse)
         state = self._state(modified & set(node.ag_live_out))
         # a branch that reads a name before assigning it needs its value too, even
         # when the name is dead after the `if` (R1): such names are parameters of
@@ -239,13 +244,16 @@ class ControlFlowConverter(gast.NodeTransformer):
         locate([test_def], node)
         body_def = self._def(bn, state, body, state, node)
         effect = _per_trip_effect(node.body)
-        tail = ", effect)" if effect else ")"
+        inplace = _in_place(node.body, state)
+        tail = "".join([", effect=effect" if effect else "",
+                        ", inplace=inplace" if inplace else "", ")"])
         call = replace("targets = ag__.while_stmt(t, b, init, names, meta" + tail,
                        targets=name_tuple(state, gast.Store()), t=tn, b=bn, init=init,
-                       names=str_tuple(state), meta=meta, effect=_const(effect))
+                       names=str_tuple(state), meta=meta, effect=_const(effect),
+                       inplace=str_tuple(inplace))
         if not state:
             call = replace("ag__.while_stmt(t, b, (), (), ()" + tail, t=tn, b=bn,
-                           effect=_const(effect))
+                           effect=_const(effect), inplace=str_tuple(inplace))
         return locate([test_def, body_def] + call, node)
 
     # ---- for ---------------------------------------------------------------------
@@ -289,11 +297,13 @@ class ControlFlowConverter(gast.NodeTransformer):
         # what is live after the loop
         after = set() if extra == ["ag__do_return"] else set(node.ag_live_out)
         fill = [n for n in state if n not in after] if extra else []
+        inplace = _in_place(node.body, state)
         call = replace("targets = ag__.for_stmt(it, b, init, names, extra, meta, reads" +
-                       (", fill)" if fill else ")"),
+                       (", fill=fill" if fill else "") + (", inplace=inplace" if inplace
+                                                          else "") + ")",
                        targets=name_tuple(state, gast.Store()), it=it, b=bn, init=init,
                        names=str_tuple(state), extra=extra_fn, meta=meta, reads=read_vals,
-                       fill=str_tuple(fill))
+                       fill=str_tuple(fill), inplace=str_tuple(inplace))
         if not state:
             call = replace("ag__.for_stmt(it, b, (), (), extra, (), reads)", it=it, b=bn,
                            extra=extra_fn, reads=read_vals)

@@ -235,10 +235,33 @@ def _rebuild(st, carry_pos, carry_vals, collect=(), ys=()):
 # ---------------------------------------------------------------------- while
 
 
-def while_stmt(test_fn, body_fn, init, names, meta, effect=None):
+def _in_place(names, inplace, init, final):
+    """The final state, where a list or dict that the loop body changes in place (never
+    rebinds: `inplace`) is the caller's original object holding the final items, as
+    in Python (a staged loop rebuilds its state containers)."""
+    final = list(final)
+    for k, name in enumerate(names):
+        orig, new = init[k], final[k]
+        if name in inplace and new is not orig and type(orig) is type(new) and \
+                type(orig) in (list, dict):
+            if type(orig) is list:
+                orig[:] = new
+            else:
+                orig.clear()
+                orig.update(new)
+            final[k] = orig
+    return tuple(final)
+
+
+def while_stmt(test_fn, body_fn, init, names, meta, effect=None, inplace=()):
     """`while test: body` over the state `names` (initial values `init`); returns
     the final state. `effect`: a Python-level effect of every trip (`next()`, R17),
-    which a staged loop would run once: then a staged test is an error."""
+    which a staged loop would run once: then a staged test is an error. `inplace`:
+    see `_in_place`."""
+    return _in_place(names, inplace, init, _while(test_fn, body_fn, init, names, meta, effect))
+
+
+def _while(test_fn, body_fn, init, names, meta, effect):
     state = tuple(init)
     while True:
         t = test_fn(*state)
@@ -391,12 +414,17 @@ def unrolled_(iterable, effect):
     return list(iterable)
 
 
-def for_stmt(iterable, body_fn, init, names, extra_test, meta, reads=(), fill=()):
+def for_stmt(iterable, body_fn, init, names, extra_test, meta, reads=(), fill=(), inplace=()):
     """`for itr in iterable: body` over the state `names`; `extra_test` (or None)
     stops the loop early (break/return flags); `reads` are the arrays read as
     `xs[i]` (scan inputs when the loop is a scan); `fill` are the names nothing reads
-    once the loop has stopped early (they may stay undefined on that path, R3).
-    Returns the final state."""
+    once the loop has stopped early (they may stay undefined on that path, R3);
+    `inplace`: see `_in_place`. Returns the final state."""
+    return _in_place(names, inplace, init, _for(iterable, body_fn, init, names, extra_test,
+                                                meta, reads, fill))
+
+
+def _for(iterable, body_fn, init, names, extra_test, meta, reads, fill):
     state = tuple(init)
     factor = None
     nr = len(reads)
