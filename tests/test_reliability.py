@@ -646,3 +646,15 @@ def test_containers_changed_in_place_in_staged_loops():
                                _dict_item_in_scanned_loop(1.0))
     np.testing.assert_allclose(astjax.jit(_list_item_in_while_loop)(1.0, 3),
                                _list_item_in_while_loop(1.0, 3))
+
+
+def _attribute_in_loop(x):
+    o = _Box()
+    o.v = x
+    for i in range(3):
+        o.v = o.v * 2.0           # a Python effect per trip: the loop is unrolled
+    return o.v
+
+
+def test_attribute_set_in_a_loop_unrolls():
+    np.testing.assert_allclose(astjax.jit(_attribute_in_loop)(1.0), 8.0)

@@ -61,11 +61,15 @@ _PER_TRIP = ("next",)   # builtins whose every call changes Python state
 
 
 def _per_trip_effect(body):
-    """The first call in a loop body of a builtin with a Python-level effect (`next(it)`
-    advances an iterator): the loop must run it once per trip (R17)."""
+    """The first Python-level effect in a loop body that the loop must run once per
+    trip (R17): a call of a builtin like `next(it)` (advances an iterator), or an
+    attribute assignment `o.a = v` (arrays have no settable attributes)."""
     for n in gast.walk(gast.Module(body=list(body), type_ignores=[])):
         if isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and n.func.id in _PER_TRIP:
             return f"{n.func.id}()"
+        if (isinstance(n, gast.Attribute) and isinstance(n.ctx, gast.Store)
+                and isinstance(n.value, gast.Name)):
+            return f"{n.value.id}.{n.attr} = ..."
     return None
 
 

@@ -267,10 +267,10 @@ def _while(test_fn, body_fn, init, names, meta, effect):
         t = test_fn(*state)
         if is_staged(t) and effect:
             raise ConcretizationError(
-                f"this loop's body calls `{effect}`, a Python effect that must happen once "
-                f"per trip, but its test is staged: the number of trips is only known when "
-                f"the function runs", hint=f"make the test static, or do not call `{effect}` "
-                                          f"inside the loop")
+                f"this loop's body has a Python effect that must happen once per trip "
+                f"(`{effect}`), but its test is staged: the number of trips is only known "
+                f"when the function runs", hint=f"make the test static, or move `{effect}` "
+                                                f"out of the loop")
         if is_staged(t):
             return _staged_while(test_fn, body_fn, state, names, meta)
         if not _truth(t):
@@ -405,10 +405,10 @@ def unrolled_(iterable, effect):
         iterable = iterable.iterable
     if isinstance(iterable, StagedRange):
         raise ConcretizationError(
-            f"this loop's body calls `{effect}`, a Python effect that must happen once per "
-            f"trip, so the loop is unrolled while staging; its trip count depends on a "
-            f"staged value", hint="make the range's bounds static, or do not call "
-                                  f"`{effect}` inside the loop")
+            f"this loop's body has a Python effect that must happen once per trip "
+            f"(`{effect}`), so the loop is unrolled while staging; its trip count depends "
+            f"on a staged value", hint=f"make the range's bounds static, or move `{effect}` "
+                                       f"out of the loop")
     if isinstance(iterable, (Tracer, _Enumerate, _Zip)) or hasattr(iterable, "_buf"):
         iterable = _python_iterable(iterable)
     return list(iterable)
