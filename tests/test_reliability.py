@@ -535,8 +535,22 @@ def test_lists_and_dicts_changed_in_a_staged_branch(fn, sign):
     np.testing.assert_allclose(astjax.jit(fn)(x), fn(x))
 
 
+def _next_in_branch(x):
+    it = iter([x * 5.0, x * 7.0])
+    if x.sum() > 0:
+        x = next(it)              # Python advances `it` on this path only
+    return x + next(it)
+
+
+def test_python_effect_in_a_staged_branch_names_its_line():
+    with pytest.raises(astjax.errors.ConcretizationError, match="next") as e:
+        astjax.jit(_next_in_branch)(jnp.ones(2))
+    line = _next_in_branch.__code__.co_firstlineno + 3
+    assert f"test_reliability.py:{line}:" in str(e.value)
+
+
 def test_attribute_set_in_a_staged_branch_names_its_line():
-    with pytest.raises(astjax.errors.EscapedTracerError, match="o.v") as e:
+    with pytest.raises(astjax.errors.ConcretizationError, match="o.v") as e:
         astjax.jit(_attribute_in_branch)(jnp.ones(2))
     line = _attribute_in_branch.__code__.co_firstlineno + 4
     assert f"test_reliability.py:{line}:" in str(e.value)

@@ -19,7 +19,7 @@ import numpy as np
 from .. import core, dtypes, tree_util
 from ..core import Tracer
 from ..errors import (AmbiguousTruthValueError, AstjaxError, ConcretizationError,
-                      EscapedTracerError, UndefinedVariableError, user_location)
+                      UndefinedVariableError, user_location)
 from ..primitives.cond import bind_cond
 from .array_ops import convert, logical_not, nonzero, promote, select, zeros_like
 
@@ -176,14 +176,23 @@ def _pred_index(test, what):
     return convert(test, dtypes.int32)
 
 
-def if_stmt(test, true_fn, false_fn, init, names, meta, jumps=()):
+def if_stmt(test, true_fn, false_fn, init, names, meta, jumps=(), effect=None):
     """`if test: ... else: ...` with the branches as functions of the state `names`
     (initial values `init`); returns the new state. `meta` rows give source lines
     for error messages. `jumps` rows (flag, names): names nothing reads on a path that
     has jumped -- a branch that set `flag` to a static True, or with flag "" the else
-    path of a canonicalizer guard -- so there they may stay undefined (R3)."""
+    path of a canonicalizer guard -- so there they may stay undefined (R3). `effect`:
+    a Python-level effect in a branch (`next(it)`, `o.a = v`), which staging both
+    branches would run on both paths: a staged test is then an error."""
     if not is_staged(test):
         return (true_fn if _truth(test) else false_fn)(*init)
+    if effect:
+        what, line = effect
+        raise ConcretizationError(
+            f"this branch has a Python effect ({what}) but the test of its `if` is staged: "
+            f"both branches are staged, so the effect would happen on both paths",
+            hint="make the test static, or compute both values and pick one with "
+                 "jnp.where", loc=_at_line(user_location(2), line))
     return _staged_if(test, true_fn, false_fn, init, names, meta, "if", jumps)
 
 
@@ -269,21 +278,6 @@ def _check_in_place(name, a, c, of, ot, meta, loc, what):
                      f"`{name} = {name} + [v]`), or change it in place in both")
 
 
-def _escaped_attributes(name, values, builders, meta, loc, what):
-    """An object (not an array, list or dict) whose attribute a branch set to a staged
-    value: that value cannot leave the branch; report the line that set it."""
-    for v in values:
-        for attr, x in (vars(v).items() if hasattr(v, "__dict__") else ()):
-            if isinstance(x, Tracer) and x.builder in builders:
-                line = _line(meta, name, 1 if x.builder is builders[1] else 2)
-                raise EscapedTracerError(
-                    f"`{name}.{attr}` is set to a staged value inside a branch of this "
-                    f"`{what}` whose test is staged; the value cannot leave the branch "
-                    f"through an attribute", loc=_at_line(loc, line),
-                    hint=f"assign the value to a variable in both branches and set "
-                         f"`{name}.{attr}` after the `if`")
-
-
 def _at_line(loc, line):
     return loc.replace(line=line, col=None, end_col=None) if line and loc.file else loc
 
@@ -349,8 +343,6 @@ def _staged_if(test, true_fn, false_fn, init, names, meta, what, jumps=()):
         _check_in_place(name, vf, vt, of, ot, meta, loc, what)
         lf, tf_ = tree_util.tree_flatten(vf)
         lt, tt = tree_util.tree_flatten(vt)
-        _escaped_attributes(name, [x for x in lf if not _array_like(x)], (bf, bt), meta,
-                            loc, what)
         if tf_ != tt:
             raise AstjaxError(f"'{name}' has a different structure in the two branches of this "
                               f"`{what}`: {tf_} and {tt}", loc=loc)

@@ -60,16 +60,22 @@ def _in_place(body, state):
 _PER_TRIP = ("next",)   # builtins whose every call changes Python state
 
 
+def _effect(effect):
+    return gast.Tuple(elts=[_const(v) for v in effect], ctx=gast.Load()) if effect else \
+        _const(None)
+
+
 def _per_trip_effect(body):
     """The first Python-level effect in a loop body that the loop must run once per
-    trip (R17): a call of a builtin like `next(it)` (advances an iterator), or an
-    attribute assignment `o.a = v` (arrays have no settable attributes)."""
+    trip (R17), or a branch only on its own path: a call of a builtin like `next(it)` (advances an iterator), or an
+    attribute assignment `o.a = v` (arrays have no settable attributes). Returns
+    (text, line) or None."""
     for n in gast.walk(gast.Module(body=list(body), type_ignores=[])):
         if isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and n.func.id in _PER_TRIP:
-            return f"{n.func.id}()"
+            return (f"`{n.func.id}()`", n.lineno)
         if (isinstance(n, gast.Attribute) and isinstance(n.ctx, gast.Store)
                 and isinstance(n.value, gast.Name)):
-            return f"{n.value.id}.{n.attr} = ..."
+            return (f"`{n.value.id}.{n.attr} = ...`", n.lineno)
     return None
 
 
@@ -205,13 +211,16 @@ class ControlFlowConverter(gast.NodeTransformer):
             init = self._init(node, params)
         jumps = gast.Tuple(elts=[gast.Tuple(elts=[_const(f), str_tuple(ns)], ctx=gast.Load())
                                  for f, ns in jumps], ctx=gast.Load()) if jumps else None
-        call = replace("targets = ag__.if_stmt(test, t, f, init, names, meta" +
-                       (", jumps)" if jumps else ")"),
+        effect = _per_trip_effect(node.body + node.orelse)
+        tail = "".join([", jumps=jumps" if jumps else "", ", effect=effect" if effect else "",
+                        ")"])
+        call = replace("targets = ag__.if_stmt(test, t, f, init, names, meta" + tail,
                        targets=name_tuple(state, gast.Store()), test=node.test, t=t, f=f,
-                       init=init, names=str_tuple(state), meta=meta, jumps=jumps)
+                       init=init, names=str_tuple(state), meta=meta, jumps=jumps,
+                       effect=_effect(effect))
         if not state:
-            call = replace("ag__.if_stmt(test, t, f, init, (), ())", test=node.test, t=t, f=f,
-                           init=init)
+            call = replace("ag__.if_stmt(test, t, f, init, (), ()" + tail, test=node.test,
+                           t=t, f=f, init=init, jumps=jumps, effect=_effect(effect))
         return locate(defs + call, node)
 
     @staticmethod
@@ -253,11 +262,11 @@ class ControlFlowConverter(gast.NodeTransformer):
                         ", inplace=inplace" if inplace else "", ")"])
         call = replace("targets = ag__.while_stmt(t, b, init, names, meta" + tail,
                        targets=name_tuple(state, gast.Store()), t=tn, b=bn, init=init,
-                       names=str_tuple(state), meta=meta, effect=_const(effect),
+                       names=str_tuple(state), meta=meta, effect=_effect(effect),
                        inplace=str_tuple(inplace))
         if not state:
             call = replace("ag__.while_stmt(t, b, (), (), ()" + tail, t=tn, b=bn,
-                           effect=_const(effect), inplace=str_tuple(inplace))
+                           effect=_effect(effect), inplace=str_tuple(inplace))
         return locate([test_def, body_def] + call, node)
 
     # ---- for ---------------------------------------------------------------------
@@ -279,7 +288,7 @@ class ControlFlowConverter(gast.NodeTransformer):
         effect = _per_trip_effect(node.body)
         if effect is not None:
             it = locate(replace_expr("ag__.unrolled_(it, effect)", it=it,
-                                     effect=_const(effect)), it)
+                                     effect=_effect(effect)), it)
         reads = [] if effect else self._scan_reads(node, modified | target_names)
         body = self.visit_block(node.body)
         bn = self.fresh("body")

@@ -266,11 +266,12 @@ def _while(test_fn, body_fn, init, names, meta, effect):
     while True:
         t = test_fn(*state)
         if is_staged(t) and effect:
+            effect = f"{effect[0]}, line {effect[1]}"
             raise ConcretizationError(
                 f"this loop's body has a Python effect that must happen once per trip "
-                f"(`{effect}`), but its test is staged: the number of trips is only known "
-                f"when the function runs", hint=f"make the test static, or move `{effect}` "
-                                                f"out of the loop")
+                f"({effect}), but its test is staged: the number of trips is only known "
+                f"when the function runs", hint="make the test static, or move the effect "
+                                                "out of the loop")
         if is_staged(t):
             return _staged_while(test_fn, body_fn, state, names, meta)
         if not _truth(t):
@@ -401,14 +402,16 @@ def unrolled_(iterable, effect):
     """The iterable of a `for` whose body has a Python-level effect on every trip
     (`effect`, e.g. `next(it)`; R17): staged as one `scan`/`while` body it would happen
     once, so the loop is unrolled while staging -- which needs a static trip count."""
+    what, line = effect
+    effect = f"{what}, line {line}"
     if isinstance(iterable, unroll):
         iterable = iterable.iterable
     if isinstance(iterable, StagedRange):
         raise ConcretizationError(
             f"this loop's body has a Python effect that must happen once per trip "
-            f"(`{effect}`), so the loop is unrolled while staging; its trip count depends "
-            f"on a staged value", hint=f"make the range's bounds static, or move `{effect}` "
-                                       f"out of the loop")
+            f"({effect}), so the loop is unrolled while staging; its trip count depends "
+            f"on a staged value", hint="make the range's bounds static, or move the effect "
+                                       "out of the loop")
     if isinstance(iterable, (Tracer, _Enumerate, _Zip)) or hasattr(iterable, "_buf"):
         iterable = _python_iterable(iterable)
     return list(iterable)
