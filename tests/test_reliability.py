@@ -672,3 +672,21 @@ def _attribute_in_loop(x):
 
 def test_attribute_set_in_a_loop_unrolls():
     np.testing.assert_allclose(astjax.jit(_attribute_in_loop)(1.0), 8.0)
+
+
+def _r2_closure_of_name_first_assigned_in_loop(x):
+    """A docstring stays first."""
+    k = 0
+    while k < 2 and jnp.sum(x) > 0.3:
+        k += 1
+        t = jnp.sum(x) * 0.5
+        g = lambda z: z + t       # noqa: E731 -- t's cell is only assigned in the loop
+        x = g(x)
+    return x
+
+
+def test_r2_closure_over_a_name_only_a_loop_body_assigns():
+    x = np.ones(2)
+    np.testing.assert_allclose(astjax.jit(_r2_closure_of_name_first_assigned_in_loop)(x),
+                               _r2_closure_of_name_first_assigned_in_loop(x), rtol=1e-6)
+    assert _reads_before_assign(converted_source(_r2_closure_of_name_first_assigned_in_loop)) == []

@@ -103,8 +103,17 @@ class ControlFlowConverter(gast.NodeTransformer):
             n.name: liveness.nonlocal_names(n) for n in gast.walk(
                 gast.Module(body=list(node.body), type_ignores=[]))
             if isinstance(n, gast.FunctionDef) and liveness.nonlocal_names(n)})
+        params = {a.id for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs
+                  + [node.args.vararg, node.args.kwarg] if a is not None}
         try:
-            node.body = self.visit_block(node.body)
+            # a captured name gets its cell here even when only generated functions
+            # assign it (`nonlocal` in a loop body needs a binding in this scope)
+            cells = [s for n in sorted(self.captured[-1] - params)
+                     for s in replace("n = ag__.Undefined(name)", n=n, name=_const(n))]
+            body = self.visit_block(node.body)
+            doc = 1 if body and isinstance(body[0], gast.Expr) and isinstance(
+                body[0].value, gast.Constant) and isinstance(body[0].value.value, str) else 0
+            node.body = body[:doc] + locate(cells, node.body[0]) + body[doc:]
         finally:
             self.captured.pop()
             self.writers.pop()
