@@ -1,5 +1,4 @@
 # expect: ok
-# xfail: R5: isinstance(x, jnp.ndarray) is False for staged values
 import numpy as np
 import astjax
 import astjax.numpy as jnp
