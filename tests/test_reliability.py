@@ -690,3 +690,19 @@ def test_r2_closure_over_a_name_only_a_loop_body_assigns():
     np.testing.assert_allclose(astjax.jit(_r2_closure_of_name_first_assigned_in_loop)(x),
                                _r2_closure_of_name_first_assigned_in_loop(x), rtol=1e-6)
     assert _reads_before_assign(converted_source(_r2_closure_of_name_first_assigned_in_loop)) == []
+
+
+def _object_made_in_branch(x):
+    if x.sum() > 0:
+        o = _Box()
+        o.v = x * 2.0             # a fresh object: no effect outside the branch
+        y = o.v
+    else:
+        y = x
+    return y
+
+
+def test_attribute_of_an_object_made_in_the_branch():
+    for s in (1.0, -1.0):
+        np.testing.assert_allclose(astjax.jit(_object_made_in_branch)(s * np.ones(2)),
+                                   _object_made_in_branch(s * np.ones(2)))
