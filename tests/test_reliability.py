@@ -706,3 +706,17 @@ def test_attribute_of_an_object_made_in_the_branch():
     for s in (1.0, -1.0):
         np.testing.assert_allclose(astjax.jit(_object_made_in_branch)(s * np.ones(2)),
                                    _object_made_in_branch(s * np.ones(2)))
+
+
+def _iterator_made_in_branch(x):
+    if x.sum() > 0:
+        it = iter([x * 5.0, x * 7.0])   # fresh in this branch: next() changes nothing outside
+        for i in range(2):
+            x = x * 0.5 + next(it)
+    return x
+
+
+def test_next_on_an_iterator_made_in_a_staged_branch():
+    for s in (1.0, -1.0):
+        np.testing.assert_allclose(astjax.jit(_iterator_made_in_branch)(s * np.ones(2)),
+                                   _iterator_made_in_branch(s * np.ones(2)))

@@ -70,9 +70,11 @@ def _per_trip_effect(body):
     trip (R17), or a branch only on its own path: a call of a builtin like `next(it)` (advances an iterator), or an
     attribute assignment `o.a = v` (arrays have no settable attributes). Returns
     (text, line) or None."""
-    bound = activity.modified(body)   # `o = Box(); o.a = v`: a fresh object each time
+    bound = activity.modified(body)   # `o = Box(); o.a = v`, `it = iter(xs); next(it)`:
+    #                                   a fresh object each time
     for n in gast.walk(gast.Module(body=list(body), type_ignores=[])):
-        if isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and n.func.id in _PER_TRIP:
+        if (isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and n.func.id in _PER_TRIP
+                and not (n.args and isinstance(n.args[0], gast.Name) and n.args[0].id in bound)):
             return (f"`{n.func.id}()`", n.lineno)
         if (isinstance(n, gast.Attribute) and isinstance(n.ctx, gast.Store)
                 and isinstance(n.value, gast.Name) and n.value.id not in bound):
