@@ -1,4 +1,5 @@
 # expect: NonConcreteBooleanIndexError IndexError
+# jax: IndexError (NonConcreteBooleanIndexError): Array boolean indices must be concrete; got bool[3]
 import numpy as np
 import astjax
 import astjax.numpy as jnp

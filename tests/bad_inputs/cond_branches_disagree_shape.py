@@ -1,4 +1,5 @@
 # expect: ShapeError TypeError
+# jax: TypeError (TracerBoolConversionError): Attempted boolean conversion of traced array with shape bool[].
 # xfail: the error points at the `if`, not at the use; decide which line is right
 import numpy as np
 import astjax

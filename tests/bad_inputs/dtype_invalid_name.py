@@ -1,4 +1,5 @@
 # expect: DTypeError TypeError
+# jax: TypeError (TypeError): data type 'floatx' not understood
 import numpy as np
 import astjax
 import astjax.numpy as jnp

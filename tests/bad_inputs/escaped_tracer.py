@@ -1,4 +1,5 @@
 # expect: EscapedTracerError TypeError
+# jax: TypeError (UnexpectedTracerError): Encountered an unexpected tracer. A function transformed by JAX had a side effect, allowing for a reference to an intermediate value with type float32[] wrapped
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,4 +1,5 @@
 # expect: ok
+# jax: ok
 import numpy as np
 import astjax
 import astjax.numpy as jnp

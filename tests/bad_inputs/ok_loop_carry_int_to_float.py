@@ -1,4 +1,5 @@
 # expect: ok
+# jax: TypeError (TracerBoolConversionError): Attempted boolean conversion of traced array with shape bool[].
 import numpy as np
 import astjax
 import astjax.numpy as jnp

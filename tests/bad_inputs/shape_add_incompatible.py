@@ -1,4 +1,5 @@
 # expect: ShapeError TypeError
+# jax: TypeError (TypeError): add got incompatible shapes for broadcasting: (3,), (4,).
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,4 +1,5 @@
 # expect: ShapeError TypeError
+# jax: TypeError (TypeError): Cannot concatenate arrays with different numbers of dimensions: got (2, 2), (3,).
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,4 +1,5 @@
 # expect: ShapeError TypeError
+# jax: TypeError (TypeError): dot_general requires contracting dimensions to have the same shape, got (3,) and (2,).
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,4 +1,5 @@
 # expect: ShapeError TypeError
+# jax: TypeError (TypeError): add: arrays must have the same number of dimensions, got {1, 2}
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,4 +1,5 @@
 # expect: ShapeError TypeError
+# jax: ValueError (ValueError): All input arrays must have the same shape. Got (2,), (3,).
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,4 +1,5 @@
 # expect: AxisError ValueError
+# jax: ValueError (ValueError): axis 3 is out of bounds for array of dimension 2
 import numpy as np
 import astjax
 import astjax.numpy as jnp

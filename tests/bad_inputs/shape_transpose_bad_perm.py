@@ -1,4 +1,5 @@
 # expect: ShapeError TypeError
+# jax: TypeError (TypeError): transpose permutation isn't a permutation of operand dimensions, got permutation (0, 0) for operand shape (2, 2).
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,4 +1,5 @@
 # expect: ShapeError TypeError
+# jax: ValueError (ValueError): Incompatible shapes for broadcasting: shapes=[(2,), (3,), (3,)]
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,4 +1,5 @@
 # expect: ConcretizationError TypeError
+# jax: TypeError (ConcretizationTypeError): Abstract tracer value encountered where concrete value is expected: traced array with shape int32[]
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,4 +1,5 @@
 # expect: ConcretizationError TypeError
+# jax: TypeError (TracerArrayConversionError): The numpy.ndarray conversion method __array__() was called on traced array with shape float32[3]
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,4 +1,5 @@
 # expect: ConcretizationError TypeError
+# jax: TypeError (TracerIntegerConversionError): The __index__() method was called on traced array with shape int32[]
 import numpy as np
 import astjax
 import astjax.numpy as jnp

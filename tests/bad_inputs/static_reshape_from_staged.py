@@ -1,4 +1,5 @@
 # expect: ConcretizationError TypeError
+# jax: TypeError (TypeError): Shapes must be 1D sequences of concrete values of integer type, got (JitTracer(~int32[]), -1).
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,4 +1,5 @@
 # expect: ConcretizationError TypeError
+# jax: IndexError (IndexError): Slice entries must be static integers. Got slice(None, JitTracer(~int32[]), None) at position 0
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,0 +1,14 @@
+# expect: ok
+# jax: ok
+# xfail: TODO rejected a valid program: UnboundLocalError: cannot access local variable 'ag__' where it is not associated with a value
+import numpy as np
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+
+def f(x):
+    for ag__ in range(3):
+        x = x + ag__
+    return x
+
+assert float(astjax.jit(f)(0.0)) == 3.0

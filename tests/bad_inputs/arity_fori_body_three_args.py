@@ -1,0 +1,12 @@
+# expect: AstjaxError TypeError
+# jax: TypeError (TypeError): body() missing 1 required positional argument: 'extra'
+# xfail: TODO raw TypeError at /work/wt/api-errors/astjax/primitives/while_loop.py:509: body() missing 1 required positional argument: 'extra'
+import numpy as np
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+
+def body(i, c, extra):
+    return c + 1.0
+
+lax.fori_loop(0, 3, body, 0.0)  # error

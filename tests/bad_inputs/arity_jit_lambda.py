@@ -1,0 +1,9 @@
+# expect: AstjaxError TypeError
+# jax: TypeError (TypeError): <lambda>() takes 1 positional argument but 2 were given
+# xfail: TODO raw TypeError at /work/wt/api-errors/astjax/staging.py:81: ag__factory.<locals>.<lambda>() takes 1 positional argument but 2 were given
+import numpy as np
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+
+astjax.jit(lambda x: x + 1)(1.0, 2.0)  # error

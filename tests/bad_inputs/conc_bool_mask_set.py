@@ -1,0 +1,11 @@
+# expect: NonConcreteBooleanIndexError IndexError
+# jax: IndexError (NonConcreteBooleanIndexError): Array boolean indices must be concrete; got bool[3]
+import numpy as np
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+
+def f(x):
+    return x.at[x > 1].set(0.0)  # error
+
+astjax.jit(f)(jnp.ones(3))

@@ -1,0 +1,11 @@
+# expect: TracerIntegerConversionError TypeError
+# jax: TypeError (ConcretizationTypeError): Abstract tracer value encountered where concrete value is expected: traced array with shape int32[]
+import numpy as np
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+
+def f(x):
+    return jnp.linspace(0.0, 1.0, x.sum().astype(int))  # error
+
+astjax.jit(f)(jnp.ones(3))

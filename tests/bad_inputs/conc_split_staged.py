@@ -1,0 +1,12 @@
+# expect: AstjaxError TypeError
+# jax: TypeError (ConcretizationTypeError): Abstract tracer value encountered where concrete value is expected: traced array with shape int32[]
+# xfail: TODO raw TypeError at /work/wt/api-errors/astjax/numpy/array_methods.py:92: iteration over a 0-d array
+import numpy as np
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+
+def f(x):
+    return jnp.split(x, x.sum().astype(int))[0]  # error
+
+astjax.jit(f)(jnp.ones(3))

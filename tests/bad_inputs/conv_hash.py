@@ -1,0 +1,12 @@
+# expect: AstjaxError TypeError
+# jax: TypeError (TypeError): unhashable type: 'DynamicJaxprTracer'
+# xfail: TODO no error (silent)
+import numpy as np
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+
+def f(x):
+    return x + hash(x.sum())  # error
+
+astjax.jit(f)(jnp.ones(3))

@@ -1,0 +1,12 @@
+# expect: AstjaxError ValueError
+# jax: ValueError (ValueError): invalid literal for int() with base 10: 'JitTracer(float32[])'
+# xfail: TODO raw ValueError at /work/wt/api-errors/astjax/frontend/operators.py:91: invalid literal for int() with base 10: 'Traced<f32[]>'
+import numpy as np
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+
+def f(x):
+    return x + int(str(x.sum()))  # error
+
+astjax.jit(f)(jnp.ones(3))

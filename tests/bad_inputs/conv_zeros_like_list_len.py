@@ -1,0 +1,12 @@
+# expect: AstjaxError TypeError
+# jax: TypeError (TypeError): len() of unsized object
+# xfail: TODO raw TypeError at /work/wt/api-errors/astjax/numpy/array_methods.py:87: len() of unsized object
+import numpy as np
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+
+def f(x):
+    return x + len(x.sum())  # error
+
+astjax.jit(f)(jnp.ones(3))

@@ -1,0 +1,20 @@
+# expect: AstjaxError TypeError
+# jax: TypeError (TypeError): Custom VJP bwd rule must produce an output with the same container (pytree) structure as the args tuple of the primal function, and in particular must produce a
+# xfail: TODO AstjaxError is not a TypeError
+import numpy as np
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+
+@astjax.custom_vjp
+def f(x):
+    return x * 2
+
+def fwd(x):
+    return x * 2, None
+
+def bwd(res, g):
+    return g * 2
+
+f.defvjp(fwd, bwd)
+astjax.grad(f)(1.0)  # error

@@ -1,0 +1,9 @@
+# expect: AstjaxError ValueError
+# jax: ValueError (ValueError): data type <class 'numpy.int32'> not inexact
+# xfail: TODO raw ValueError at /work/wt/api-errors/.venv/lib/python3.11/site-packages/numpy/_core/getlimits.py:210: data type <class 'numpy.int32'> not inexact
+import numpy as np
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+
+jnp.finfo(jnp.int32)  # error

@@ -1,0 +1,12 @@
+# expect: AstjaxError ValueError
+# jax: ValueError (ValueError): Einstein sum subscript 'ij' does not contain the correct number of indices for operand 0.
+# xfail: TODO raw IndexError at /work/wt/api-errors/astjax/primitives/reductions.py:147: tuple index out of range
+import numpy as np
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+
+def f(x):
+    return jnp.einsum('ij,jk->ik', x, x)  # error
+
+astjax.jit(f)(jnp.ones(3))

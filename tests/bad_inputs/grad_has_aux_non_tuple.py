@@ -1,0 +1,12 @@
+# expect: AstjaxError TypeError
+# jax: TypeError (TypeError): expected function with aux output to return a two-element tuple, but got type <class 'jax._src.interpreters.ad.LinearizeTracer'> with value GradTracer(primal=2.
+# xfail: TODO AstjaxError is not a TypeError
+import numpy as np
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+
+def f(x):
+    return x * 2
+
+astjax.grad(f, has_aux=True)(1.0)  # error

@@ -1,0 +1,12 @@
+# expect: AstjaxError TypeError
+# jax: TypeError (TypeError): Argument 'a' of type <class 'str'> is not a valid JAX type.
+# xfail: TODO ArgumentError is not a TypeError
+import numpy as np
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+
+def f(x):
+    return 1.0
+
+astjax.grad(f)('a')  # error

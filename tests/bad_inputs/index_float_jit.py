@@ -1,0 +1,12 @@
+# expect: AstjaxError TypeError
+# jax: TypeError (TypeError): Indexer must have integer or boolean type, got indexer with type float64
+# xfail: TODO ArgumentError is not a TypeError
+import numpy as np
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+
+def f(x):
+    return x[1.5]  # error
+
+astjax.jit(f)(jnp.ones(3))

@@ -1,0 +1,9 @@
+# expect: AstjaxError TypeError
+# jax: TypeError (TypeError): JAX does not support string indexing; got idx='a'
+# xfail: TODO ArgumentError is not a TypeError
+import numpy as np
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+
+jnp.ones(3)['a']  # error

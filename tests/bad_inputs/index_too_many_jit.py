@@ -1,0 +1,12 @@
+# expect: AstjaxError IndexError
+# jax: IndexError (IndexError): Too many indices: array is 1-dimensional, but 2 were indexed
+# xfail: TODO ShapeError is not a IndexError
+import numpy as np
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+
+def f(x):
+    return x[0, 0]  # error
+
+astjax.jit(f)(jnp.ones(3))

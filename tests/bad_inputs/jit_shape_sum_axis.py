@@ -1,0 +1,12 @@
+# expect: AstjaxError ValueError
+# jax: ValueError (ValueError): axis 1 is out of bounds for array of dimension 1
+# xfail: TODO ShapeError is not a ValueError
+import numpy as np
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+
+def f(x):
+    return x.sum(axis=1)  # error
+
+astjax.jit(f)(jnp.ones(4))

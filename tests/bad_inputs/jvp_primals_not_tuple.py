@@ -1,0 +1,12 @@
+# expect: AstjaxError TypeError
+# jax: TypeError (TypeError): primal and tangent arguments to jax.jvp must be tuples or lists; found ArrayImpl and ArrayImpl.
+# xfail: TODO raw TypeError at /work/wt/api-errors/astjax/ad_api.py:245: primal and tangent arguments to jax.jvp must be tuples or lists
+import numpy as np
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+
+def f(x):
+    return x * 2
+
+astjax.jvp(f, jnp.ones(3), jnp.ones(3))  # error

@@ -1,0 +1,8 @@
+# expect: DTypeError TypeError
+# jax: TypeError (TypeError): and does not accept dtype float32 at position 0. Accepted dtypes at position 0 are subtypes of integer, bool.
+import numpy as np
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+
+lax.bitwise_and(jnp.ones(3), jnp.ones(3))  # error

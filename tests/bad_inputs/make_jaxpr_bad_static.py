@@ -1,0 +1,12 @@
+# expect: AstjaxError ValueError
+# jax: ValueError (ValueError): Jitted function has static_argnums=(3,), but only accepts 1 positional arguments.
+# xfail: TODO no error (silent)
+import numpy as np
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+
+def f(x):
+    return x
+
+astjax.make_jaxpr(f, static_argnums=3)(1.0)  # error

@@ -1,0 +1,9 @@
+# expect: AstjaxError ValueError
+# jax: ValueError (ValueError): axis 2 is out of bounds for array of dimension 1
+# xfail: TODO no error (silent)
+import numpy as np
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+
+astjax.nn.softmax(jnp.ones(3), axis=2)  # error

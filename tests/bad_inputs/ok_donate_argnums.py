@@ -1,0 +1,11 @@
+# expect: ok
+# jax: ok
+import numpy as np
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+
+def f(x, y):
+    return x + y
+
+assert float(astjax.jit(f, donate_argnums=0)(jnp.ones(()), 2.0)) == 3.0

@@ -1,0 +1,9 @@
+# expect: AstjaxError TypeError
+# jax: TypeError (TypeError): `pad_width` must be of integral type.
+# xfail: TODO no error (silent)
+import numpy as np
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+
+jnp.pad(jnp.ones(3), 1.5)  # error

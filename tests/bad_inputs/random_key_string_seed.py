@@ -1,0 +1,10 @@
+# expect: AstjaxError TypeError
+# jax: TypeError (TypeError): Value 'a' with dtype <U1 is not a valid JAX array type. Only arrays of numeric types are supported by JAX.
+# xfail: TODO ArgumentError is not a TypeError
+import numpy as np
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+
+from astjax import random
+random.PRNGKey('a')  # error

@@ -1,0 +1,10 @@
+# expect: AstjaxError ValueError
+# jax: ValueError (ValueError): Incompatible shapes for broadcasting: shapes=[(2,), (3,), ()]
+# xfail: TODO ShapeError is not a ValueError
+import numpy as np
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+
+from astjax import random
+random.truncated_normal(random.PRNGKey(0), jnp.ones(3), 2.0, (2,))  # error

@@ -1,0 +1,9 @@
+# expect: AstjaxError ZeroDivisionError
+# jax: ZeroDivisionError (ZeroDivisionError): division by zero
+# xfail: TODO raw ZeroDivisionError at /work/wt/api-errors/astjax/numpy/creation.py:170: division by zero
+import numpy as np
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+
+jnp.arange(0, 10, 0)  # error

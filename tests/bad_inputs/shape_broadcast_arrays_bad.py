@@ -1,0 +1,9 @@
+# expect: AstjaxError ValueError
+# jax: ValueError (ValueError): Incompatible shapes for broadcasting: shapes=[(2,), (3,)]
+# xfail: TODO ShapeError is not a ValueError
+import numpy as np
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+
+jnp.broadcast_arrays(jnp.ones(2), jnp.ones(3))  # error

@@ -1,0 +1,9 @@
+# expect: AstjaxError ValueError
+# jax: ValueError (ValueError): axis 2 is out of bounds for array of dimension 2
+# xfail: TODO ShapeError is not a ValueError
+import numpy as np
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+
+jnp.concatenate([jnp.ones((2, 2)), jnp.ones((2, 2))], axis=2)  # error

@@ -1,0 +1,9 @@
+# expect: AstjaxError ValueError
+# jax: ValueError (ValueError): axis 1 is out of bounds for array of dimension 1
+# xfail: TODO no error (silent)
+import numpy as np
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+
+jnp.roll(jnp.ones(3), 1, axis=1)  # error

@@ -1,0 +1,9 @@
+# expect: AstjaxError ValueError
+# jax: ValueError (ValueError): array split does not result in an equal division: rest is 1
+# xfail: TODO ShapeError is not a ValueError
+import numpy as np
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+
+jnp.split(jnp.ones(5), 2)  # error

@@ -1,0 +1,9 @@
+# expect: AstjaxError ValueError
+# jax: ValueError (ValueError): Need at least one array to stack.
+# xfail: TODO ShapeError is not a ValueError
+import numpy as np
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+
+jnp.stack([])  # error

@@ -1,0 +1,8 @@
+# expect: ShapeError TypeError
+# jax: TypeError (TypeError): transpose permutation isn't a permutation of operand dimensions, got permutation (1, 0) for operand shape (2, 3, 4).
+import numpy as np
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+
+jnp.transpose(jnp.ones((2, 3, 4)), (1, 0))  # error

@@ -1,0 +1,12 @@
+# expect: AstjaxError TypeError
+# jax: TypeError (TypeError): 'str' object cannot be interpreted as an integer
+# xfail: TODO raw TypeError at /work/wt/api-errors/astjax/api.py:31: '<=' not supported between instances of 'int' and 'str'
+import numpy as np
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+
+def f(x, y):
+    return x + y
+
+astjax.jit(f, static_argnums='y')(1.0, 2.0)  # error

@@ -1,0 +1,9 @@
+# expect: AstjaxError TypeError
+# jax: TypeError (TypeError): cond branch outputs must have the same pytree structure, but they differ:
+# xfail: TODO AstjaxError is not a TypeError
+import numpy as np
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+
+lax.cond(True, lambda x: {'a': x}, lambda x: {'b': x}, 1.0)  # error

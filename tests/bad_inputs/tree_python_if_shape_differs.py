@@ -1,0 +1,16 @@
+# expect: AstjaxError TypeError
+# jax: TypeError (TracerBoolConversionError): Attempted boolean conversion of traced array with shape bool[].
+# xfail: TODO AstjaxError is not a TypeError
+import numpy as np
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+
+def f(x):
+    if x.sum() > 0:
+        y = jnp.ones(2)
+    else:
+        y = jnp.ones(3)
+    return y  # error
+
+astjax.jit(f)(jnp.ones(2))

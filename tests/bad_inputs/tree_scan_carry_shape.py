@@ -1,0 +1,8 @@
+# expect: LoopCarryError TypeError
+# jax: TypeError (TypeError): scan body function carry input and carry output must have equal types, but they differ:
+import numpy as np
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+
+lax.scan(lambda c, x: (jnp.stack([c, c]), x), 0.0, jnp.ones(3))  # error

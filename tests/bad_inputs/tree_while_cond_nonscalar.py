@@ -1,0 +1,9 @@
+# expect: AstjaxError TypeError
+# jax: TypeError (TypeError): cond_fun must return a boolean scalar, but got output type(s) [ShapedArray(bool[2])].
+# xfail: TODO AstjaxError is not a TypeError
+import numpy as np
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+
+lax.while_loop(lambda c: c < 3, lambda c: c + 1, jnp.zeros(2))  # error

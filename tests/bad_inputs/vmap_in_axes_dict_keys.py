@@ -1,0 +1,12 @@
+# expect: AstjaxError ValueError
+# jax: ValueError (ValueError): vmap in_axes specification must be a tree prefix of the corresponding value; 
+# xfail: TODO ArgumentError is not a ValueError
+import numpy as np
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+
+def f(d):
+    return d['a']
+
+astjax.vmap(f, in_axes=({'b': 0},))({'a': jnp.ones(3)})  # error
