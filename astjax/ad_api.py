@@ -20,7 +20,9 @@ from . import core, dtypes, tree_util
 from . import lax
 from .api import Jitted
 from .core import bind, raw
-from .errors import AstjaxError, ArgumentError
+from .errors import (ArgumentError, ArgumentTypeError, ArgumentValueError, AstjaxError,
+                     DifferentiationTypeError, StructureError, UndefinedRuleError,
+                     check_callable, check_signature)
 from .primitives.scan import scan_raw
 from .primitives.custom_derivatives import (checkpoint_p, custom_jvp_call_p, custom_vjp_call_p,
                                             stop_gradient)
@@ -42,6 +44,7 @@ class _Transformed(StagedCallable):
     _jitted = None
 
     def __init__(self, fun):
+        check_callable(fun, type(self).__name__.strip("_").lower())
         self.fun = fun
         try:
             functools.update_wrapper(self, fun, updated=())
@@ -67,11 +70,31 @@ class _Transformed(StagedCallable):
 
 
 def _argnums_tuple(argnums):
-    return (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    """`argnums` as a tuple of ints; a located error for anything else (JAX:
+    TypeError for a non-integer, ValueError for a negative index out of range is
+    checked by the caller against the argument count)."""
+    nums = (argnums,) if isinstance(argnums, int) else argnums
+    try:
+        nums = tuple(nums)
+    except TypeError:
+        nums = None
+    if nums is None or not all(isinstance(i, int) and not isinstance(i, bool) for i in nums):
+        raise ArgumentTypeError(f"argnums must be an int or a tuple of ints, got {argnums!r}",
+                                hint="e.g. argnums=0 or argnums=(0, 2)")
+    return nums
+
+
+def _describe_tree(tree):
+    """A short description of an output pytree for grad's errors."""
+    if tree.node_type is None:
+        return "an array"
+    return f"a {getattr(tree.node_type, '__name__', tree.node_type)} of {tree.num_leaves} leaves"
 
 
 def _stage(fun, args, kwargs):
-    """Stage fun(*args, **kwargs) -> (closed, in_tree, out_tree, leaves)."""
+    """Stage fun(*args, **kwargs) -> (closed, in_tree, out_tree, leaves); a located
+    ArityError first when the arguments do not fit fun's signature."""
+    check_signature(fun, args, kwargs)
     leaves, in_tree = tree_util.tree_flatten((tuple(args), dict(kwargs)))
     avals = [leaf_aval(x) for x in leaves]
     hints = arg_hints(fun, args, kwargs)
@@ -131,9 +154,16 @@ class _Grad(_Transformed):
     def stage_inline(self, *args, **kwargs):
         nums = _argnums_tuple(self.argnums)
         if any(i >= len(args) for i in nums):
-            raise ArgumentError(f"differentiating with respect to argnums={self.argnums} "
-                                f"requires at least {max(nums) + 1} positional arguments, "
-                                f"got {len(args)}")
+            raise ArgumentTypeError(f"differentiating with respect to argnums={self.argnums} "
+                                    f"requires at least {max(nums) + 1} positional arguments, "
+                                    f"got {len(args)}",
+                                    hint="pass the differentiated arguments positionally, or "
+                                         "change argnums")
+        if any(i < -len(args) for i in nums):
+            raise ArgumentValueError(f"argnums={self.argnums} is out of range for "
+                                     f"{len(args)} positional arguments",
+                                     hint=f"use an index in [-{len(args)}, {len(args) - 1}]")
+        nums = tuple(i % len(args) for i in nums)
         closed, in_tree, out_tree, leaves = _stage(self.fun, args, kwargs)
         ranges = _leaf_ranges(args)
         diff_mask = [False] * len(leaves)
@@ -142,29 +172,41 @@ class _Grad(_Transformed):
                 diff_mask[k] = True
                 aval = closed.jaxpr.invars[k].aval
                 if not differentiable(aval) and not self.allow_int:
-                    raise AstjaxError(
+                    raise DifferentiationTypeError(
                         f"grad requires real- or complex-valued inputs (input dtype that is a "
-                        f"sub-dtype of np.inexact), but got {aval.dtype.name}. If you want to "
-                        "use Boolean- or integer-valued inputs, use vjp or set allow_int to "
-                        "True.", hint="")
+                        f"sub-dtype of np.inexact), but got {aval.dtype.name}.",
+                        hint="pass a float array (e.g. x.astype(jnp.float32)); for Boolean- "
+                             "or integer-valued inputs use vjp, or set allow_int=True")
         n_out = len(closed.jaxpr.outvars)
         if self.has_aux:
             kids = out_tree.children if out_tree.node_type in (tuple, list) else None
             if kids is None or len(kids) != 2:
-                raise AstjaxError("has_aux=True requires the function to return a pair "
-                                  "(output, auxiliary data)")
+                raise DifferentiationTypeError(
+                    "expected function with aux output to return a two-element tuple, but "
+                    f"got {_describe_tree(out_tree)}",
+                    hint="with has_aux=True, return (value, aux): value the scalar to "
+                         "differentiate, aux anything else")
             main_tree, aux_tree = kids
         else:
             main_tree, aux_tree = out_tree, None
         if main_tree.num_leaves != 1:
-            raise AstjaxError("Gradient only defined for scalar-output functions.")
+            raise DifferentiationTypeError(
+                f"Gradient only defined for scalar-output functions. Output was "
+                f"{_describe_tree(main_tree)}.",
+                hint="return one scalar (e.g. jnp.sum(...)); for several outputs use "
+                     "has_aux=True or jacrev")
         out_aval = closed.jaxpr.outvars[0].aval
         if out_aval.shape != ():
-            raise AstjaxError(f"Gradient only defined for scalar-output functions. Output had "
-                              f"shape: {out_aval.shape}.")
+            raise DifferentiationTypeError(
+                f"Gradient only defined for scalar-output functions. Output had shape: "
+                f"{out_aval.shape}.",
+                hint="reduce the output to a scalar (e.g. jnp.sum), or use jacrev/jacfwd "
+                     "for the full Jacobian, or vjp with a cotangent")
         if not differentiable(out_aval):
-            raise AstjaxError("grad requires real- or complex-valued outputs (output dtype that "
-                              f"is a sub-dtype of np.inexact), but got {out_aval.dtype.name}.")
+            raise DifferentiationTypeError(
+                "grad requires real- or complex-valued outputs (output dtype that is a "
+                f"sub-dtype of np.inexact), but got {out_aval.dtype.name}.",
+                hint="return a float value; an integer result has no gradient")
         ct_mask = [True] + [False] * (n_out - 1)
         fwd, bwd, out_nz, nres = _vjp_closed(closed, diff_mask, ct_mask)
         nz_in = [m and differentiable(v.aval) for m, v in zip(diff_mask, closed.jaxpr.invars)]
@@ -358,9 +400,11 @@ class _Jac(_Transformed):
         diff_idx = [j for i in nums for j in ranges[i]]
         for j in diff_idx:
             if not differentiable(in_avals[j]):
-                raise AstjaxError(f"{'jacfwd' if self.mode == 'fwd' else 'jacrev'} requires "
-                                  "real- or complex-valued inputs (input dtype that is a "
-                                  f"sub-dtype of np.inexact), but got {in_avals[j].dtype.name}.")
+                raise DifferentiationTypeError(
+                    f"{'jacfwd' if self.mode == 'fwd' else 'jacrev'} requires real- or "
+                    "complex-valued inputs (input dtype that is a sub-dtype of np.inexact), "
+                    f"but got {in_avals[j].dtype.name}.",
+                    hint="pass a float array (e.g. x.astype(jnp.float32))")
         mask = [False] * len(leaves)
         for j in diff_idx:
             mask[j] = True
@@ -505,8 +549,8 @@ class custom_jvp(_Transformed):
 
     def stage_inline(self, *args, **kwargs):
         if self.jvp is None:
-            raise AstjaxError("No JVP defined for custom_jvp function "
-                              f"{getattr(self.fun, '__name__', '?')} using defjvp.")
+            raise UndefinedRuleError("No JVP defined for custom_jvp function "
+                                     f"{getattr(self.fun, '__name__', '?')} using defjvp.")
         nd = {i: args[i] for i in self.nondiff_argnums}
         dyn = [a for i, a in enumerate(args) if i not in nd]
         fun, user_jvp = self.fun, self.jvp
@@ -579,8 +623,8 @@ class custom_vjp(_Transformed):
 
     def stage_inline(self, *args, **kwargs):
         if self.fwd is None:
-            raise AstjaxError("No VJP defined for custom_vjp function "
-                              f"{getattr(self.fun, '__name__', '?')} using defvjp.")
+            raise UndefinedRuleError("No VJP defined for custom_vjp function "
+                                     f"{getattr(self.fun, '__name__', '?')} using defvjp.")
         nd = {i: args[i] for i in self.nondiff_argnums}
         ndv = [nd[i] for i in sorted(nd)]
         dyn = [a for i, a in enumerate(args) if i not in nd]
@@ -608,8 +652,11 @@ class custom_vjp(_Transformed):
             ct = tree_util.tree_unflatten(out_tree, cts)
             got = as_callable(user_bwd)(*ndv, r, ct)
             if not isinstance(got, (tuple, list)):
-                raise AstjaxError("custom_vjp bwd function must return a tuple, with one "
-                                  "entry per differentiable argument")
+                raise StructureError("custom_vjp bwd function must return a tuple, with one "
+                                     f"entry per differentiable argument; got "
+                                     f"{type(got).__name__}",
+                                     hint="return (ct_x,) -- note the comma -- for one "
+                                          "argument, or (ct_x, ct_y, ...)")
             out = []
             for g, a in zip(got, dyn):
                 gl = tree_util.tree_leaves(g) if g is not None else [None] * len(

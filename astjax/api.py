@@ -10,7 +10,8 @@ import numpy as np
 from . import core, dtypes, tree_util
 from . import sharding as _sharding
 from .codegen import runtime, stablehlo
-from .errors import AstjaxError, ArgumentError, ArgumentTypeError, caller_location
+from .errors import (AstjaxError, ArgumentError, ArgumentTypeError, ArgumentValueError,
+                     caller_location, check_callable, check_signature, function_name)
 from .staging import StagedCallable, arg_hints, as_callable, leaf_aval, stage_flat
 from .transforms.dce import dce_closed
 
@@ -21,14 +22,66 @@ _config_values = dtypes.config._values
 _state = core._state  # thread-local; `_state.builders` is non-empty while staging
 
 
-def _normalize_static(fun, static_argnums, static_argnames):
-    nums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums or ())
-    names = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames or ())
+def _argnums(value, what):
+    """`static_argnums` / `donate_argnums` as a tuple of ints (JAX: TypeError for a
+    non-integer entry)."""
+    nums = (value,) if isinstance(value, int) else value
     try:
-        import inspect
-        params = list(inspect.signature(fun).parameters)
+        nums = tuple(nums or ())
+    except TypeError:
+        nums = None
+    if nums is None or not all(isinstance(i, int) for i in nums):
+        raise ArgumentTypeError(f"{what} must be an int or a sequence of ints, got {value!r}",
+                                hint=f"e.g. {what}=1 or {what}=(0, 2); name arguments with "
+                                     "static_argnames='n'", loc=caller_location())
+    return nums
+
+
+def _positional_params(fun):
+    """(names of the parameters that can be passed positionally or None when the
+    signature is unknown, whether there is *args, names of every parameter, whether
+    there is **kwargs)."""
+    import inspect
+    try:
+        params = inspect.signature(fun).parameters.values()
     except (TypeError, ValueError):
-        params = []
+        return None, True, (), True
+    P = inspect.Parameter
+    pos = [p.name for p in params if p.kind in (P.POSITIONAL_ONLY, P.POSITIONAL_OR_KEYWORD)]
+    names = [p.name for p in params if p.kind in (P.POSITIONAL_OR_KEYWORD, P.KEYWORD_ONLY)]
+    return (pos, any(p.kind is P.VAR_POSITIONAL for p in params), names,
+            any(p.kind is P.VAR_KEYWORD for p in params))
+
+
+def _check_argnums(fun, nums, what, pos, var_args):
+    """Positional indices must name a parameter (JAX: ValueError at `jit`)."""
+    if pos is None or var_args:
+        return nums
+    bad = [i for i in nums if not -len(pos) <= i < len(pos)]
+    if bad:
+        raise ArgumentValueError(
+            f"jitted function {function_name(fun)} has {what}={tuple(nums)}, but only accepts "
+            f"{len(pos)} positional argument{'s' if len(pos) != 1 else ''}",
+            hint=f"its positional parameters are {tuple(pos)}; index them from 0",
+            loc=caller_location())
+    return tuple(i % len(pos) for i in nums)
+
+
+def _normalize_static(fun, static_argnums, static_argnames):
+    """(static positions, static names), each completed from the other through the
+    signature; a located error for indices or names the signature does not have."""
+    nums = _argnums(static_argnums, "static_argnums")
+    names = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames or ())
+    pos, var_args, all_names, var_kw = _positional_params(fun)
+    nums = _check_argnums(fun, nums, "static_argnums", pos, var_args)
+    if pos is not None and not var_kw:
+        bad = sorted(set(names) - set(all_names))
+        if bad:
+            raise ArgumentValueError(
+                f"jitted function {function_name(fun)} has invalid argnames {bad} in "
+                f"static_argnames: the function does not take these arguments",
+                hint=f"its parameters are {tuple(all_names)}", loc=caller_location())
+    params = pos or []
     nums = set(nums) | {params.index(n) for n in names if n in params}
     names = set(names) | {params[i] for i in nums if 0 <= i < len(params)}
     return frozenset(nums), frozenset(names)
@@ -51,15 +104,33 @@ class Lowered:
 
 
 class Compiled:
+    """`jit(f).lower(*args).compile()`: the executable of one signature. Calling it
+    with arguments of another structure, shape or dtype is a located TypeError (as
+    in JAX), never a run on reinterpreted buffers."""
+
     def __init__(self, entry):
         self._entry = entry
 
     def as_text(self):
         return self._entry.executable.text
 
-    def __call__(self, *args):
-        leaves = tree_util.tree_leaves(args)
-        return self._entry.run(leaves)
+    def __call__(self, *args, **kwargs):
+        entry = self._entry
+        leaves, in_tree = tree_util.tree_flatten((tuple(args), kwargs))
+        if in_tree != entry.in_tree:
+            raise ArgumentTypeError(
+                f"function compiled for input structure {entry.in_tree} was called with "
+                f"{in_tree}", hint="pass arguments of the structure given to .lower(...) "
+                "(static arguments are not passed again)", loc=caller_location())
+        for i, (x, want) in enumerate(zip(leaves, entry.in_avals)):
+            got = leaf_aval(x)
+            if (got.shape, got.dtype) != (want.shape, want.dtype):
+                raise ArgumentTypeError(
+                    f"argument types differ from the types for which this computation was "
+                    f"compiled: leaf {i} is {got.str_short()}, compiled for {want.str_short()}",
+                    hint="lower and compile again for these shapes, or call the jitted "
+                         "function itself (it compiles per signature)", loc=caller_location())
+        return entry.run(leaves)
 
 
 class _NoFastPath(Exception):
@@ -118,7 +189,7 @@ class _Entry:
     """One compiled signature: executable, consts on device, output tree."""
     __slots__ = ("closed", "executable", "consts", "out_tree", "text", "const_bufs",
                  "in_avals", "unflatten", "call_buffers", "exe", "handlers", "out_avals",
-                 "out_aval0", "single")
+                 "out_aval0", "single", "in_tree")
 
     def __init__(self, closed, out_tree, name, donated=()):
         self.closed = closed
@@ -135,6 +206,7 @@ class _Entry:
         self.unflatten = _unflattener(out_tree)
         self.single = out_tree.node_type is None
         self.call_buffers = self.exe = self.handlers = self.out_avals = self.out_aval0 = None
+        self.in_tree = None  # set by Jitted._entry
 
     def compile(self):
         if self.executable is None:
@@ -163,11 +235,13 @@ class Jitted(StagedCallable):
     """`astjax.jit(f)`: stage f from its source, compile per input signature."""
 
     def __init__(self, fun, static_argnums=(), static_argnames=(), donate_argnums=()):
+        check_callable(fun, "jit")
         self.fun = fun
         self.static_argnums, self.static_argnames = _normalize_static(
             fun, static_argnums, static_argnames)
-        self.donate_argnums = (donate_argnums,) if isinstance(donate_argnums, int) else tuple(
-            donate_argnums or ())
+        pos, var_args, _, _ = _positional_params(fun)
+        self.donate_argnums = _check_argnums(
+            fun, _argnums(donate_argnums, "donate_argnums"), "donate_argnums", pos, var_args)
         self._cache: dict = {}
         self._fast: dict = {}  # (x64, *per-argument signature) -> _Entry; see __call__
         self._has_statics = bool(self.static_argnums or self.static_argnames)
@@ -209,6 +283,7 @@ class Jitted(StagedCallable):
         return with_statics
 
     def _entry(self, args, kwargs):
+        check_signature(self.fun, args, kwargs, "jit")
         dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
         leaves, in_tree = tree_util.tree_flatten((tuple(dyn_args), dyn_kwargs))
         avals = tuple(leaf_aval(x) for x in leaves)
@@ -216,13 +291,18 @@ class Jitted(StagedCallable):
             key = (statics, in_tree, avals, dtypes.config.x64_enabled)
             entry = self._cache.get(key)
         except TypeError:
-            raise ArgumentError("static arguments must be hashable, got "
-                                + ", ".join(type(v).__name__ for _, v in statics),
-                                loc=caller_location()) from None
+            raise ArgumentValueError(
+                "Non-hashable static arguments are not supported: got "
+                + ", ".join(f"{k if isinstance(k, str) else f'argument {k}'} of type "
+                            f"{type(v).__name__}" for k, v in statics if not _hashable(v)),
+                hint="pass a hashable value (a tuple instead of a list, a frozenset, a "
+                     "Python scalar) as a static argument, or make the argument dynamic",
+                loc=caller_location()) from None
         if entry is None:
             closed, out_tree = self._stage(dyn_args, dyn_kwargs, statics, in_tree, avals)
             donated = self._donated_leaves(dyn_args, statics)
             entry = _Entry(closed, out_tree, getattr(self.fun, "__name__", "fn"), donated)
+            entry.in_tree = in_tree
             self._cache[key] = entry
         return entry, leaves
 
@@ -342,6 +422,7 @@ class Jitted(StagedCallable):
         self._fast[key] = entry
 
     def stage_inline(self, *args, **kwargs):
+        check_signature(self.fun, args, kwargs, "jit")
         dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
         fun = self._rebuild(statics)
         return _call_user(fun, dyn_args, dyn_kwargs)
@@ -355,6 +436,14 @@ class Jitted(StagedCallable):
 
     def trace(self, *args, **kwargs):
         return self.stage(*args, **kwargs)
+
+
+def _hashable(v):
+    try:
+        hash(v)
+        return True
+    except TypeError:
+        return False
 
 
 def _call_user(fun, args, kwargs):
@@ -383,6 +472,7 @@ def make_jaxpr(fun, static_argnums=(), static_argnames=(), return_shape=False):
     @functools.wraps(fun)
     def make(*args, **kwargs):
         try:
+            check_signature(j.fun, args, kwargs, "make_jaxpr")
             dyn_args, dyn_kwargs, statics = j._split(args, kwargs)
             leaves, in_tree = tree_util.tree_flatten((tuple(dyn_args), dyn_kwargs))
             avals = [leaf_aval(x) for x in leaves]
@@ -427,7 +517,17 @@ def typeof(x) -> core.ShapedArray:
 
 
 def eval_shape(fun, *args, **kwargs):
-    closed, out_tree = Jitted(fun).stage(*args, **kwargs)
+    """The shapes and dtypes of `fun(*args, **kwargs)` as ShapeDtypeStructs. It only
+    stages (nothing is lowered, compiled or put on a device), so it works inside a
+    jitted function and on closures over staged values."""
+    j = Jitted(fun)
+    try:
+        check_signature(fun, args, kwargs, "eval_shape")
+        leaves, in_tree = tree_util.tree_flatten((tuple(args), kwargs))
+        avals = [leaf_aval(x) for x in leaves]
+        closed, out_tree = j._stage(list(args), kwargs, (), in_tree, avals)
+    except AstjaxError as e:
+        raise e.with_traceback(None) from None
     return tree_util.tree_unflatten(out_tree, [ShapeDtypeStruct(v.aval.shape, v.aval.dtype,
                                                                 v.aval.weak_type)
                                                for v in closed.jaxpr.outvars])

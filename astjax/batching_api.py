@@ -16,7 +16,8 @@ import functools
 
 from . import core, tree_util
 from .api import Jitted
-from .errors import ArgumentError, ShapeError, caller_location
+from .errors import (ArgumentError, ArgumentTypeError, ArgumentValueError, ShapeError,
+                     caller_location, check_signature)
 from .staging import StagedCallable, leaf_labels, mapped_leaves, stage_flat
 from .transforms import batching  # noqa: F401  (registers the batch rules)
 
@@ -31,7 +32,7 @@ def _check_axes_spec(spec, what):
     leaves = tree_util.tree_leaves(spec, is_leaf=_is_axis_leaf)
     for v in leaves:
         if not _is_axis_leaf(v):
-            raise ArgumentError(
+            raise ArgumentTypeError(
                 f"vmap {what} must be an int, None, or a (nested) tuple/list/dict of them, "
                 f"got {type(v).__name__} {v!r:.40} in {spec!r:.80}",
                 hint=f"e.g. {what}=0, {what}=(None, 0), {what}={{'w': None, 'x': 0}}",
@@ -45,7 +46,7 @@ def _broadcast_prefix(prefix, tree, what, loc):
     try:
         subtrees = tree_util._flatten_up_to(pdef, tree)
     except ValueError as e:
-        raise ArgumentError(
+        raise ArgumentValueError(
             f"vmap {what} specification {prefix!r:.80} does not match the structure of the "
             f"values it describes ({tree_util.tree_structure(tree)!r:.80}): {e}",
             hint=f"{what} must be a tree prefix of the arguments: one entry per positional "
@@ -92,14 +93,14 @@ class BatchedFunction(StagedCallable):
         in_axes = self.in_axes
         if isinstance(in_axes, tuple):
             if len(in_axes) != len(args):
-                raise ArgumentError(
+                raise ArgumentValueError(
                     f"vmap in_axes must be an int, None, or a tuple of entries corresponding "
                     f"to the positional arguments passed to the function, but got "
                     f"len(in_axes)={len(in_axes)}, len(args)={len(args)}",
                     hint="give one in_axes entry per positional argument", loc=loc)
             dims = _broadcast_prefix(in_axes, tuple(args), "in_axes", loc)
         elif isinstance(in_axes, dict):
-            raise ArgumentError("vmap in_axes must be an int, None, or a tuple (one entry per "
+            raise ArgumentTypeError("vmap in_axes must be an int, None, or a tuple (one entry per "
                                 "positional argument), got a dict",
                                 hint="wrap it in a tuple: in_axes=({...},)", loc=loc)
         else:
@@ -109,6 +110,7 @@ class BatchedFunction(StagedCallable):
 
     def stage_inline(self, *args, **kwargs):
         loc = caller_location()
+        check_signature(self.fun, args, kwargs, "vmap")
         dims = self._in_dims(args, kwargs, loc)
         leaves, in_tree = tree_util.tree_flatten((tuple(args), kwargs))
         names = leaf_labels(self.fun, args, kwargs)
@@ -119,7 +121,7 @@ class BatchedFunction(StagedCallable):
         if self.axis_size is not None:
             size_set.add(int(self.axis_size))
         if not sizes and self.axis_size is None:
-            raise ArgumentError("vmap must have at least one non-None value in in_axes "
+            raise ArgumentValueError("vmap must have at least one non-None value in in_axes "
                                 "(or be given axis_size)",
                                 hint="map at least one argument, e.g. in_axes=0", loc=loc)
         if len(size_set) > 1:
@@ -127,7 +129,7 @@ class BatchedFunction(StagedCallable):
                               for n, sh, d, s in sizes)
             if self.axis_size is not None:
                 lines += f"\n  * axis_size={self.axis_size}"
-            raise ShapeError("vmap got inconsistent sizes for the array axes to be mapped:\n"
+            raise ArgumentValueError("vmap got inconsistent sizes for the array axes to be mapped:\n"
                              + lines, hint="every mapped argument needs the same size along "
                                            "its mapped axis", loc=loc)
         size = size_set.pop()
@@ -140,15 +142,16 @@ class BatchedFunction(StagedCallable):
         for x, d, want in zip(outs, out_dims, out_axes):
             if want is None:
                 if d is not None:
-                    raise ArgumentError(
+                    raise ArgumentValueError(
                         "vmap has a mapped output but out_axes is None for it",
                         hint="use out_axes=0 for outputs that depend on mapped inputs", loc=loc)
                 results.append(x)
                 continue
             nd = core.get_aval(x).ndim + (d is None)
             if not -nd <= want < nd:
-                raise ShapeError(f"vmap out_axes={want} is out of bounds for an output of rank "
-                                 f"{nd}", loc=loc)
+                raise ArgumentValueError(f"vmap out_axes={want} is out of bounds for an output of "
+                                         f"rank {nd}", hint=f"use an axis in [-{nd}, {nd - 1}]",
+                                         loc=loc)
             results.append(batching.matchaxis(x, d, want % nd, size))
         return tree_util.tree_unflatten(out_tree, results)
 
@@ -162,6 +165,7 @@ def vmap(fun=None, in_axes=0, out_axes=0, axis_name=None, axis_size=None,
                                  axis_name=axis_name, axis_size=axis_size,
                                  spmd_axis_name=spmd_axis_name)
     if not callable(fun):
-        raise ArgumentError(f"vmap needs a function, got {type(fun).__name__}",
-                            loc=caller_location())
+        raise ArgumentTypeError(f"vmap needs a function, got {type(fun).__name__}",
+                                hint="pass the function itself (not its result or its name)",
+                                loc=caller_location())
     return BatchedFunction(fun, in_axes, out_axes, axis_name, axis_size, spmd_axis_name)

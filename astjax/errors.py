@@ -7,6 +7,7 @@ Python stack for the innermost frame running converted user code (see
 """
 from __future__ import annotations
 
+import inspect
 import linecache
 import sys
 import warnings
@@ -18,10 +19,11 @@ __all__ = [
     "UnsupportedSyntaxError", "ShapeError", "DTypeError", "UndefinedVariableError",
     "LoopCarryError", "SourceNotFoundError", "ArgumentError", "EscapedTracerError",
     "NotImplementedInAstjaxError", "MissingNameError", "AxisNameError", "SideEffectWarning",
-    "ArgumentTypeError", "DifferentiationError", "JAXTypeError", "JAXIndexError",
+    "ArgumentTypeError", "ArgumentValueError", "ArityError", "StructureError",
+    "DifferentiationError", "DifferentiationTypeError", "UndefinedRuleError", "JAXTypeError", "JAXIndexError",
     "ConcretizationTypeError", "TracerBoolConversionError", "TracerIntegerConversionError",
     "TracerArrayConversionError", "UnexpectedTracerError", "KeyReuseError", "JaxRuntimeError",
-    "user_location", "warn_at",
+    "user_location", "warn_at", "check_signature", "check_callable", "function_name",
     "ShapeValueError", "InternalError",
 ]
 
@@ -204,6 +206,24 @@ class ArgumentTypeError(ArgumentError, TypeError):
     """An API argument of the wrong kind (where JAX raises TypeError)."""
 
 
+class ArgumentValueError(ArgumentError, ValueError):
+    """An API argument of the right kind but a wrong value (where JAX raises
+    ValueError): an index out of range, mismatched sizes, an unhashable static."""
+
+
+class ArityError(ArgumentTypeError):
+    """A function called with arguments its signature does not accept (Python's
+    TypeError), reported at the user's call before anything is staged."""
+    default_hint = "check the number and names of the arguments against the function's signature"
+
+
+class StructureError(JAXTypeError):
+    """Pytrees that must agree do not: the branches of a `cond`/`switch`, the carry of a
+    loop before and after its body, a scan body's (carry, y) pair."""
+    default_hint = ("every branch (or loop iteration) must return the same containers with "
+                    "arrays of the same shapes and dtypes; compare the two structures above")
+
+
 class EscapedTracerError(JAXTypeError):
     default_hint = ("a staged value was stored outside the function being staged (e.g. in a "
                     "global list) and used later; return it instead")
@@ -221,6 +241,19 @@ class MissingNameError(NotImplementedInAstjaxError, AttributeError):
 class DifferentiationError(AstjaxError):
     """A derivative astjax cannot form (an unsupported primitive, a non-float input)."""
     default_hint = ""
+
+
+class DifferentiationTypeError(DifferentiationError, TypeError):
+    """A function or argument `grad` cannot differentiate, where JAX raises TypeError: a
+    non-scalar or integer output, an integer input, `has_aux` without a pair."""
+    default_hint = ("grad differentiates a function returning one real scalar with respect "
+                    "to float arguments; use jacrev/jacfwd or vjp for other outputs")
+
+
+class UndefinedRuleError(AstjaxError, AttributeError):
+    """A custom_jvp / custom_vjp function used before its rule was defined (JAX raises
+    AttributeError)."""
+    default_hint = "define the rule with f.defjvp(...) / f.defvjp(fwd, bwd) before using f"
 
 
 class AxisNameError(AstjaxError, NameError):
@@ -264,6 +297,47 @@ class SideEffectWarning(UserWarning):
 def warn_at(loc: SourceInfo, message: str, category=SideEffectWarning):
     text = f"{format_location(loc)}{message}" if loc and loc.file else message
     warnings.warn_explicit(text, category, loc.file or "<astjax>", loc.line or 0)
+
+
+def _def_location(fun) -> str:
+    code = getattr(inspect.unwrap(fun), "__code__", None) if callable(fun) else None
+    return f"{code.co_filename}:{code.co_firstlineno}" if code is not None else "<unknown>"
+
+
+def function_name(fun) -> str:
+    """The user's name for `fun` (its qualified name, never a generated wrapper's)."""
+    plain = inspect.unwrap(fun) if callable(fun) else fun
+    plain = getattr(plain, "func", plain)  # functools.partial
+    return getattr(plain, "__qualname__", None) or type(plain).__name__
+
+
+def check_callable(fun, what: str):
+    """A located TypeError (as JAX's) when `fun` is not callable."""
+    if not callable(fun):
+        raise ArgumentTypeError(f"{what}: expected a callable value, got {fun!r:.60}",
+                                hint="pass the function itself (not its result or its name)")
+
+
+def check_signature(fun, args, kwargs=None, what: str = ""):
+    """Raise an `ArityError` at the user's call when `fun(*args, **kwargs)` would not
+    bind to `fun`'s signature, naming the user's function and where it is defined.
+    Functions without an inspectable signature are accepted as they are."""
+    try:
+        sig = inspect.signature(fun)
+    except (TypeError, ValueError):
+        return
+    try:
+        sig.bind(*args, **(kwargs or {}))
+    except TypeError as e:
+        name = function_name(fun)
+        given = f"{len(args)} positional argument{'s' if len(args) != 1 else ''}"
+        if kwargs:
+            given += " and keyword argument" + ("s " if len(kwargs) > 1 else " ") + \
+                ", ".join(map(repr, kwargs))
+        msg = f"{name}{sig} called with {given}: {e}"
+        raise ArityError(f"{what}: {msg}" if what else msg,
+                         hint=f"{name} is defined at {_def_location(fun)}; pass the arguments "
+                              "its signature takes") from None
 
 
 def caller_location() -> SourceInfo:

@@ -8,19 +8,21 @@ import inspect
 
 from . import core, tree_util
 from .core import ShapedArray
-from .errors import USER_CODE, ArgumentError, ShapeError, caller_location
+from .errors import USER_CODE, ArgumentTypeError, ArgumentValueError, caller_location
 from .frontend import converter, operators
 
 
 def leaf_aval(x, where="argument") -> ShapedArray:
-    """The aval of an argument leaf, or a located ArgumentError at the user's call."""
+    """The aval of an argument leaf, or a located ArgumentTypeError (JAX: TypeError) at
+    the user's call."""
     try:
         return core.get_aval(x)
     except TypeError:
-        raise ArgumentError(f"{where} of type {type(x).__name__} ({x!r:.40}) is not an array",
-                            hint="pass arrays, Python scalars, or pytrees (tuples, lists, "
-                                 "dicts) of them; mark other arguments static with "
-                                 "static_argnums", loc=caller_location()) from None
+        raise ArgumentTypeError(f"{where} of type {type(x).__name__} ({x!r:.40}) is not an "
+                                "array",
+                                hint="pass arrays, Python scalars, or pytrees (tuples, lists, "
+                                     "dicts) of them; mark other arguments static with "
+                                     "static_argnums", loc=caller_location()) from None
 
 
 def as_callable(fun):
@@ -82,8 +84,10 @@ def stage_flat(fun, in_tree, avals, hints=None):
         outs, out_tree[0] = tree_util.tree_flatten(out)
         for o in outs:
             if not core.is_array_value(o) and not isinstance(o, core.WeakConst):
-                raise ArgumentError(f"the function returned a {type(o).__name__} ({o!r:.40}), "
-                                    "which is not an array", loc=caller_location())
+                raise ArgumentTypeError(f"the function returned a {type(o).__name__} "
+                                        f"({o!r:.40}), which is not an array",
+                                        hint="return arrays, Python scalars, or pytrees of "
+                                             "them", loc=caller_location())
         return outs
 
     cj = core.stage(body, avals, hints)
@@ -121,15 +125,17 @@ def leaf_labels(fun, args, kwargs):
 
 def mapped_leaves(what, leaves, dims, labels, loc, hint):
     """Avals, normalized axes and (label, shape, axis, size) of the mapped leaves, for
-    vmap and pmap; a located ShapeError when a mapped axis is out of range."""
+    vmap and pmap; a located ArgumentValueError (JAX: ValueError) when a mapped axis
+    is out of range."""
     avals, norm, sizes = [], [], []
     for label, x, d in zip(labels, leaves, dims):
         a = leaf_aval(x, f"{what} argument")
         if d is not None:
             if not -a.ndim <= d < a.ndim:
-                raise ShapeError(f"{what} was asked to map argument {label} along axis {d}, "
-                                 f"so its rank should be at least {d + 1 if d >= 0 else -d}, "
-                                 f"but it is {a.ndim} (shape {a.shape})", hint=hint, loc=loc)
+                raise ArgumentValueError(f"{what} was asked to map argument {label} along axis {d}, "
+                                         f"so its rank should be at least "
+                                         f"{d + 1 if d >= 0 else -d}, but it is {a.ndim} "
+                                         f"(shape {a.shape})", hint=hint, loc=loc)
             d %= a.ndim
             sizes.append((label, a.shape, d, a.shape[d]))
         avals.append(a)

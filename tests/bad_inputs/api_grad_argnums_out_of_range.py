@@ -1,6 +1,5 @@
-# expect: ArgumentError ValueError
+# expect: ArgumentTypeError TypeError
 # jax: TypeError (TypeError): differentiating with respect to argnums=3 requires at least 4 positional arguments to be passed by the caller, but got only 1 positional arguments.
-# xfail: ArgumentError is not yet a ValueError where JAX raises ValueError
 import numpy as np
 import astjax
 import astjax.numpy as jnp

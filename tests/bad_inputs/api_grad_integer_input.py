@@ -1,6 +1,5 @@
 # expect: DifferentiationError TypeError
 # jax: TypeError (TypeError): grad requires real- or complex-valued inputs (input dtype that is a sub-dtype of np.inexact), but got int32. If you want to use Boolean- or integer-valued input
-# xfail: grad of an int input: JAX raises TypeError; astjax's class to be aligned
 import numpy as np
 import astjax
 import astjax.numpy as jnp

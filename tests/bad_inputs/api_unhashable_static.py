@@ -1,6 +1,5 @@
 # expect: ArgumentError ValueError
 # jax: ValueError (ValueError): Non-hashable static arguments are not supported. An error occurred while trying to hash an object of type <class 'dict'>, {'a': 1}. The error was:
-# xfail: JAX raises ValueError (non-hashable static argument); astjax's class to be aligned
 import numpy as np
 import astjax
 import astjax.numpy as jnp

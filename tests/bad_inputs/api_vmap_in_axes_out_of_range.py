@@ -1,6 +1,5 @@
 # expect: ArgumentError ValueError
 # jax: ValueError (ValueError): vmap was requested to map its argument along axis 2, which implies that its rank should be at least 3, but is only 2 (its shape is (2, 3))
-# xfail: ArgumentError is not yet a ValueError where JAX raises ValueError
 import numpy as np
 import astjax
 import astjax.numpy as jnp

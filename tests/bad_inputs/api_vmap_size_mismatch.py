@@ -1,6 +1,5 @@
 # expect: ArgumentError ValueError
 # jax: ValueError (ValueError): vmap got inconsistent sizes for array axes to be mapped:
-# xfail: ArgumentError is not yet a ValueError where JAX raises ValueError
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,6 +1,5 @@
 # expect: AstjaxError TypeError
 # jax: TypeError (TypeError): Error interpreting argument to <function f at 0x7f010ce3f920> as an abstract array. The problematic value is of type <class 'str'> and was passed to the functio
-# xfail: TODO ArgumentError is not a TypeError
 import numpy as np
 import astjax
 import astjax.numpy as jnp

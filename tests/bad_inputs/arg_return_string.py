@@ -1,6 +1,6 @@
 # expect: AstjaxError TypeError
 # jax: TypeError (TypeError): function f at /work/wt/api-errors/tests/bad_inputs/arg_return_string.py:8 traced for jit returned a value of type <class 'str'>, which is not a valid JAX type
-# xfail: TODO ArgumentError is not a TypeError
+# xfail: TODO located at /work/wt/api-errors/tests/bad_inputs/arg_return_string.py:12:1, expected line [10]
 import numpy as np
 import astjax
 import astjax.numpy as jnp

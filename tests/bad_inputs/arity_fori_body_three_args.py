@@ -1,6 +1,5 @@
 # expect: AstjaxError TypeError
 # jax: TypeError (TypeError): body() missing 1 required positional argument: 'extra'
-# xfail: TODO raw TypeError at /work/wt/api-errors/astjax/primitives/while_loop.py:509: body() missing 1 required positional argument: 'extra'
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,6 +1,5 @@
 # expect: AstjaxError TypeError
 # jax: TypeError (TypeError): f() missing 1 required keyword-only argument: 'y'
-# xfail: TODO raw TypeError at /work/wt/api-errors/astjax/staging.py:81: ag__factory.<locals>.f() missing 1 required keyword-only argument: 'y'
 import numpy as np
 import astjax
 import astjax.numpy as jnp

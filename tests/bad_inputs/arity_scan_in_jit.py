@@ -1,6 +1,5 @@
 # expect: AstjaxError TypeError
 # jax: TypeError (TypeError): f.<locals>.<lambda>() takes 1 positional argument but 2 were given
-# xfail: TODO raw TypeError at /work/wt/api-errors/astjax/core.py:512: ag__factory.<locals>.f.<locals>.<lambda>() takes 1 positional argument but 2 were given
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,6 +1,5 @@
 # expect: AstjaxError TypeError
 # jax: TypeError (TypeError): <lambda>() takes 0 positional arguments but 1 was given
-# xfail: TODO raw TypeError at /work/wt/api-errors/astjax/core.py:512: ag__factory.<locals>.<lambda>() takes 0 positional arguments but 1 was given
 import numpy as np
 import astjax
 import astjax.numpy as jnp

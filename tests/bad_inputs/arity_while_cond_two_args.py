@@ -1,6 +1,5 @@
 # expect: AstjaxError TypeError
 # jax: TypeError (TypeError): <lambda>() missing 1 required positional argument: 'd'
-# xfail: TODO raw TypeError at /work/wt/api-errors/astjax/core.py:512: ag__factory.<locals>.<lambda>() missing 1 required positional argument: 'd'
 import numpy as np
 import astjax
 import astjax.numpy as jnp

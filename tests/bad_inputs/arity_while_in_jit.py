@@ -1,6 +1,5 @@
 # expect: AstjaxError TypeError
 # jax: TypeError (TypeError): f.<locals>.<lambda>() missing 1 required positional argument: 'b'
-# xfail: TODO raw TypeError at /work/wt/api-errors/astjax/core.py:512: ag__factory.<locals>.f.<locals>.<lambda>() missing 1 required positional argument: 'b'
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,6 +1,5 @@
 # expect: AstjaxError TypeError
 # jax: TypeError (TypeError): f() takes 1 positional argument but 2 were given
-# xfail: TODO raw TypeError at /work/wt/api-errors/astjax/staging.py:81: ag__factory.<locals>.f() takes 1 positional argument but 2 were given
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,6 +1,5 @@
 # expect: AstjaxError TypeError
 # jax: TypeError (TypeError): Function compiled with input pytree does not match the input pytree it was called with. There are 1 mismatches, including:
-# xfail: TODO no error (silent)
 import numpy as np
 import astjax
 import astjax.numpy as jnp

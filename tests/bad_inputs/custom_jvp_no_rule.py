@@ -1,6 +1,5 @@
 # expect: AstjaxError AttributeError
 # jax: AttributeError (AttributeError): No JVP defined for custom_jvp function f using defjvp.
-# xfail: TODO AstjaxError is not a AttributeError
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,6 +1,5 @@
 # expect: AstjaxError AttributeError
 # jax: AttributeError (AttributeError): No VJP defined for custom_vjp function f using defvjp.
-# xfail: TODO AstjaxError is not a AttributeError
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,6 +1,5 @@
 # expect: AstjaxError TypeError
 # jax: TypeError (TypeError): 'float' object is not iterable
-# xfail: TODO raw TypeError at /work/wt/api-errors/astjax/ad_api.py:68: 'float' object is not iterable
 import numpy as np
 import astjax
 import astjax.numpy as jnp

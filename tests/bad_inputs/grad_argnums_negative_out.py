@@ -1,6 +1,5 @@
 # expect: AstjaxError ValueError
 # jax: ValueError (ValueError): Positional argument indices, e.g. for `static_argnums`, must have value greater than or equal to -len(args) and less than len(args), but got value -3 for len(ar
-# xfail: TODO raw IndexError at /work/wt/api-errors/astjax/ad_api.py:142: list index out of range
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,6 +1,5 @@
 # expect: AstjaxError TypeError
 # jax: TypeError (TypeError): grad requires real- or complex-valued inputs (input dtype that is a sub-dtype of np.inexact), but got bool. If you want to use Boolean- or integer-valued inputs
-# xfail: TODO AstjaxError is not a TypeError
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,6 +1,5 @@
 # expect: AstjaxError TypeError
 # jax: TypeError (TypeError): expected function with aux output to return a two-element tuple, but got type <class 'jax._src.interpreters.ad.LinearizeTracer'> with value GradTracer(primal=2.
-# xfail: TODO AstjaxError is not a TypeError
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,6 +1,5 @@
 # expect: AstjaxError TypeError
 # jax: TypeError (TypeError): expected function with aux output to return a two-element tuple, but got type <class 'tuple'> with value (GradTracer(primal=2.0, typeof(tangent)=f32[]), GradTra
-# xfail: TODO AstjaxError is not a TypeError
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,6 +1,5 @@
 # expect: AstjaxError TypeError
 # jax: TypeError (TypeError): Gradient only defined for scalar-output functions. Output was (Array(2., dtype=float32, weak_type=True), TypedFloat(1.0, dtype=float32)).
-# xfail: TODO AstjaxError is not a TypeError
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,6 +1,5 @@
 # expect: AstjaxError TypeError
 # jax: TypeError (TypeError): jacfwd requires real-valued inputs (input dtype that is a sub-dtype of np.floating), but got int32. For holomorphic differentiation, pass holomorphic=True. For 
-# xfail: TODO AstjaxError is not a TypeError
 import numpy as np
 import astjax
 import astjax.numpy as jnp

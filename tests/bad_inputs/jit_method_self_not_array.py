@@ -1,6 +1,5 @@
 # expect: AstjaxError TypeError
 # jax: TypeError (TypeError): Error interpreting argument to <function A.f at 0x7f00ceff5a80> as an abstract array. The problematic value is of type <class '__bad_input__.A'> and was passed 
-# xfail: TODO ArgumentError is not a TypeError
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,6 +1,5 @@
 # expect: AstjaxError ValueError
 # jax: ValueError (ValueError): Jitted function has static_argnums=(3,), but only accepts 1 positional arguments.
-# xfail: TODO no error (silent)
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,6 +1,5 @@
 # expect: ok
 # jax: ok
-# xfail: TODO rejected a valid program: TracerArrayConversionError: /work/wt/api-errors/tests/bad_inputs/ok_eval_shape_closure.py:10:9         s = astjax.eval_shape(lambda: x * 2)             ^^^^^^^^^^^^^^^^^^^^^^
 import numpy as np
 import astjax
 import astjax.numpy as jnp

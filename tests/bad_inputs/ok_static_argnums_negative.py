@@ -1,6 +1,5 @@
 # expect: ok
 # jax: ok
-# xfail: TODO rejected a valid program: TracerIntegerConversionError: /work/wt/api-errors/tests/bad_inputs/ok_static_argnums_negative.py:10:12         return jnp.zeros(n) + x                ^^^^^^^^^^^^ TracerInteg
 import numpy as np
 import astjax
 import astjax.numpy as jnp

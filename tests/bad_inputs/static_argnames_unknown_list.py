@@ -1,6 +1,5 @@
 # expect: AstjaxError ValueError
 # jax: ValueError (ValueError): Jitted function has invalid argnames {'nope'} in static_argnames. Function does not take these args.
-# xfail: TODO no error (silent)
 import numpy as np
 import astjax
 import astjax.numpy as jnp

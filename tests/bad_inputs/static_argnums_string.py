@@ -1,6 +1,5 @@
 # expect: AstjaxError TypeError
 # jax: TypeError (TypeError): 'str' object cannot be interpreted as an integer
-# xfail: TODO raw TypeError at /work/wt/api-errors/astjax/api.py:31: '<=' not supported between instances of 'int' and 'str'
 import numpy as np
 import astjax
 import astjax.numpy as jnp

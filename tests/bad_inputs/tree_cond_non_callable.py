@@ -1,6 +1,5 @@
 # expect: AstjaxError TypeError
 # jax: TypeError (TypeError): lax.cond: true_fun and false_fun arguments should be callable.
-# xfail: TODO raw TypeError at /work/wt/api-errors/astjax/core.py:512: 'float' object is not callable
 import numpy as np
 import astjax
 import astjax.numpy as jnp

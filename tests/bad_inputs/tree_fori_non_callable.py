@@ -1,6 +1,5 @@
 # expect: AstjaxError TypeError
 # jax: TypeError (TypeError): lax.fori_loop: body_fun argument should be callable.
-# xfail: TODO raw TypeError at /work/wt/api-errors/astjax/primitives/while_loop.py:509: 'float' object is not callable
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,6 +1,5 @@
 # expect: AstjaxError ValueError
 # jax: ValueError (ValueError): vmap in_axes specification must be a tree prefix of the corresponding value; 
-# xfail: TODO ArgumentError is not a ValueError
 import numpy as np
 import astjax
 import astjax.numpy as jnp

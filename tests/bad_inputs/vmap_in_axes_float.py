@@ -1,6 +1,5 @@
 # expect: AstjaxError TypeError
 # jax: TypeError (TypeError): vmap in_axes must be an int, None, or a tuple of entries corresponding to the positional arguments passed to the function, but got 0.5.
-# xfail: TODO ArgumentError is not a TypeError
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,6 +1,5 @@
 # expect: AstjaxError ValueError
 # jax: ValueError (ValueError): vmap was requested to map its argument along axis -2, which implies that its rank should be at least 2, but is only 1 (its shape is (3,))
-# xfail: TODO ShapeError is not a ValueError
 import numpy as np
 import astjax
 import astjax.numpy as jnp

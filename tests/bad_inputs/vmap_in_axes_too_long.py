@@ -1,6 +1,5 @@
 # expect: AstjaxError ValueError
 # jax: ValueError (ValueError): vmap in_axes must be an int, None, or a tuple of entries corresponding to the positional arguments passed to the function, but got len(in_axes)=2, len(args)=1
-# xfail: TODO ArgumentError is not a ValueError
 import numpy as np
 import astjax
 import astjax.numpy as jnp

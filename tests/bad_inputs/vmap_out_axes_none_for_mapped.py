@@ -1,6 +1,5 @@
 # expect: AstjaxError ValueError
 # jax: ValueError (ValueError): at vmap out_axes, got axis spec None but output was batched on axis 0
-# xfail: TODO ArgumentError is not a ValueError
 import numpy as np
 import astjax
 import astjax.numpy as jnp

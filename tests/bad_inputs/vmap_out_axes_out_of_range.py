@@ -1,6 +1,5 @@
 # expect: AstjaxError ValueError
 # jax: ValueError (ValueError): axis 2 is out of bounds for array of dimension 1
-# xfail: TODO ShapeError is not a ValueError
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,6 +1,5 @@
 # expect: AstjaxError ValueError
 # jax: ValueError (ValueError): vmap got inconsistent sizes for array axes to be mapped:
-# xfail: TODO ShapeError is not a ValueError
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,0 +1,200 @@
+"""Misuse at the API boundary (issue 12, part B): each error is the builtin class JAX
+raises, an `AstjaxError` subclass, located at the user's line, with a hint."""
+import numpy as np
+import pytest
+
+import astjax
+import astjax.numpy as jnp
+from astjax import errors, lax
+
+HERE = __file__
+
+
+def _raises(cls, builtin, fn, *args, **kwargs):
+    """Call fn; the error must be cls and builtin, located in this file, hinted."""
+    with pytest.raises(cls) as info:
+        fn(*args, **kwargs)
+    e = info.value
+    assert isinstance(e, builtin) and isinstance(e, errors.AstjaxError)
+    assert e.loc is not None and e.loc.file == HERE, e.loc
+    assert e.hint and "^" in str(e)
+    return e
+
+
+def one(x):
+    return x * 2
+
+
+def two(x, y):
+    return x * y
+
+
+# ---------------------------------------------------------------- signature binding
+
+
+def test_jit_too_many_arguments_names_the_function():
+    e = _raises(errors.ArityError, TypeError, astjax.jit(one), 1.0, 2.0)
+    assert "one(x)" in e.message and "too many positional arguments" in e.message
+    assert "ag__" not in str(e) and "<locals>" not in str(e)
+    assert f"{HERE}:" in e.hint  # where `one` is defined
+
+
+def test_jit_missing_and_unexpected_keyword_arguments():
+    e = _raises(errors.ArityError, TypeError, astjax.jit(two), 1.0)
+    assert "missing a required argument: 'y'" in e.message
+    e = _raises(errors.ArityError, TypeError, astjax.jit(one), 1.0, z=2.0)
+    assert "'z'" in e.message
+
+
+def test_arity_is_checked_inside_jit_at_the_inner_call():
+    inner = astjax.jit(one)
+
+    def outer(x):
+        return inner(x, x)
+
+    with pytest.raises(errors.ArityError) as info:
+        astjax.jit(outer)(1.0)
+    assert info.value.loc.line == outer.__code__.co_firstlineno + 1
+
+
+def test_grad_vmap_make_jaxpr_eval_shape_bind_the_signature():
+    _raises(errors.ArityError, TypeError, astjax.grad(one), 1.0, 2.0)
+    _raises(errors.ArityError, TypeError, astjax.value_and_grad(one), 1.0, y=2.0)
+    _raises(errors.ArityError, TypeError, astjax.vmap(two), jnp.ones(3))
+    _raises(errors.ArityError, TypeError, astjax.make_jaxpr(one), 1.0, 2.0)
+    _raises(errors.ArityError, TypeError, astjax.eval_shape, one, 1.0, 2.0)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: lax.fori_loop(0, 3, lambda c: c + 1.0, 0.0),
+    lambda: lax.while_loop(lambda c, d: c < 3.0, lambda c: c + 1.0, 0.0),
+    lambda: lax.while_loop(lambda c: c < 3.0, lambda: 1.0, 0.0),
+    lambda: lax.cond(True, lambda x, y: x, lambda x: x, 1.0),
+    lambda: lax.switch(1, [lambda x: x, lambda: 1.0], 2.0),
+    lambda: lax.scan(lambda c: (c, c), 0.0, jnp.ones(3)),
+    lambda: lax.map(lambda x, y: x, jnp.ones(3)),
+], ids=["fori", "while_cond", "while_body", "cond", "switch", "scan", "map"])
+def test_control_flow_bodies_of_the_wrong_arity(call):
+    e = _raises(errors.ArityError, TypeError, call)
+    assert "<lambda>" in e.message and "ag__" not in str(e)
+
+
+def test_control_flow_functions_must_be_callable():
+    _raises(errors.ArgumentTypeError, TypeError, lambda: lax.cond(True, 1.0, 2.0))
+    _raises(errors.ArgumentTypeError, TypeError, lambda: lax.fori_loop(0, 3, 1.0, 0.0))
+    _raises(errors.ArgumentTypeError, TypeError, lambda: astjax.jit(3))
+    _raises(errors.ArgumentTypeError, TypeError, lambda: astjax.grad("f"))
+    _raises(errors.ArgumentTypeError, TypeError, lambda: astjax.vmap(3))
+
+
+# ------------------------------------------- static_argnums / static_argnames / donate
+
+
+@pytest.mark.parametrize("kw, text", [
+    (dict(static_argnums=5), "static_argnums=(5,)"),
+    (dict(static_argnums=-3), "static_argnums=(-3,)"),
+    (dict(static_argnames="nope"), "['nope']"),
+    (dict(static_argnames=("y", "nope")), "['nope']"),
+    (dict(donate_argnums=5), "donate_argnums=(5,)"),
+])
+def test_bad_static_and_donate_arguments_are_value_errors_at_jit(kw, text):
+    e = _raises(errors.ArgumentValueError, ValueError, lambda: astjax.jit(two, **kw))
+    assert text in e.message and "two" in e.message
+
+
+def test_static_argnums_must_be_ints():
+    _raises(errors.ArgumentTypeError, TypeError, lambda: astjax.jit(two, static_argnums="y"))
+
+
+def test_negative_static_argnums_count_from_the_end():
+    def f(x, n):
+        return jnp.zeros(n) + x
+    assert astjax.jit(f, static_argnums=-1)(1.0, 2).shape == (2,)
+
+
+def test_unhashable_static_argument_is_a_value_error():
+    e = _raises(errors.ArgumentValueError, ValueError,
+                astjax.jit(two, static_argnums=1), 1.0, [1, 2])
+    assert "Non-hashable static arguments" in e.message and "list" in e.message
+
+
+# ----------------------------------------------------------------- grad's own errors
+
+
+@pytest.mark.parametrize("fn, args, text", [
+    (lambda x: x * 2, (np.ones(3),), "Output had shape: (3,)"),
+    (lambda x: (x, x), (1.0,), "scalar-output"),
+    (lambda x: jnp.sum(x), (jnp.arange(3),), "real- or complex-valued inputs"),
+    (lambda x: jnp.sum(x).astype(jnp.int32), (jnp.ones(3),), "real- or complex-valued outputs"),
+])
+def test_grad_errors_are_type_errors_with_hints(fn, args, text):
+    e = _raises(errors.DifferentiationTypeError, TypeError, astjax.grad(fn), *args)
+    assert text in e.message
+
+
+def test_has_aux_without_a_pair():
+    e = _raises(errors.DifferentiationTypeError, TypeError,
+                astjax.grad(lambda x: x * 2, has_aux=True), 1.0)
+    assert "two-element tuple" in e.message
+
+
+def test_jacrev_of_integer_input():
+    _raises(errors.DifferentiationTypeError, TypeError, astjax.jacrev(one), jnp.arange(3))
+
+
+def test_grad_argnums_checks():
+    _raises(errors.ArgumentTypeError, TypeError, astjax.grad(two, argnums=3), 1.0, 2.0)
+    _raises(errors.ArgumentValueError, ValueError, astjax.grad(two, argnums=-3), 1.0, 2.0)
+    _raises(errors.ArgumentTypeError, TypeError, astjax.grad(two, argnums=0.5), 1.0, 2.0)
+    assert float(astjax.grad(two, argnums=-1)(3.0, 2.0)) == 3.0
+
+
+def test_custom_rules_missing_are_attribute_errors():
+    f = astjax.custom_jvp(one)
+    _raises(errors.UndefinedRuleError, AttributeError, astjax.jvp, f, (1.0,), (1.0,))
+
+
+# ------------------------------------------------------------------ vmap's classes
+
+
+def test_vmap_misuse_classes_follow_jax():
+    _raises(errors.ArgumentValueError, ValueError, astjax.vmap(two), jnp.ones(3), jnp.ones(4))
+    _raises(errors.ArgumentValueError, ValueError, astjax.vmap(one, in_axes=(0, 0)), jnp.ones(3))
+    _raises(errors.ArgumentValueError, ValueError, astjax.vmap(one), 1.0)
+    _raises(errors.ArgumentValueError, ValueError, astjax.vmap(one, out_axes=2), jnp.ones(3))
+    _raises(errors.ArgumentTypeError, TypeError, lambda: astjax.vmap(one, in_axes=0.5))
+
+
+# ------------------------------------------------------------- compiled executables
+
+
+def test_compiled_called_with_other_shapes_dtypes_or_structure():
+    c = astjax.jit(one).lower(jnp.ones(3)).compile()
+    assert c(jnp.ones(3)).tolist() == [2.0, 2.0, 2.0]
+    e = _raises(errors.ArgumentTypeError, TypeError, c, jnp.ones(4))
+    assert "f32[4]" in e.message and "f32[3]" in e.message
+    _raises(errors.ArgumentTypeError, TypeError, c, jnp.ones(3, jnp.int32))
+    _raises(errors.ArgumentTypeError, TypeError, c, jnp.ones(3), jnp.ones(3))
+
+
+# ------------------------------------------------------------------------ eval_shape
+
+
+def test_eval_shape_only_stages(monkeypatch):
+    from astjax.codegen import runtime, stablehlo
+    x = jnp.ones((2, 3))
+
+    def forbidden(*a, **k):
+        raise AssertionError("eval_shape lowered, compiled or put something on a device")
+    monkeypatch.setattr(stablehlo, "lower_module", forbidden)
+    monkeypatch.setattr(runtime, "device_put", forbidden)
+    s = astjax.eval_shape(lambda x: x.sum(0) + np.ones(3, np.float32), x)
+    assert s.shape == (3,) and s.dtype == np.float32
+
+
+def test_eval_shape_inside_jit_and_on_a_closure():
+    def f(x):
+        a = astjax.eval_shape(lambda y: y * 2, x)
+        b = astjax.eval_shape(lambda: jnp.stack([x, x]))
+        return jnp.zeros(b.shape) + a.shape[0]
+    assert astjax.jit(f)(jnp.ones(3)).tolist() == [[3.0] * 3] * 2
