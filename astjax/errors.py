@@ -19,7 +19,8 @@ __all__ = [
     "UnsupportedSyntaxError", "ShapeError", "DTypeError", "UndefinedVariableError",
     "LoopCarryError", "SourceNotFoundError", "ArgumentError", "EscapedTracerError",
     "NotImplementedInAstjaxError", "MissingNameError", "AxisNameError", "SideEffectWarning",
-    "ArgumentTypeError", "ArgumentValueError", "ArityError", "StructureError",
+    "ArgumentTypeError", "ArgumentValueError", "ArgumentIndexError",
+    "UnknownOptionError", "ArityError", "StructureError",
     "DifferentiationError", "DifferentiationTypeError", "UndefinedRuleError", "JAXTypeError", "JAXIndexError",
     "ConcretizationTypeError", "TracerBoolConversionError", "TracerIntegerConversionError",
     "TracerArrayConversionError", "UnexpectedTracerError", "KeyReuseError", "JaxRuntimeError",
@@ -209,6 +210,16 @@ class ArgumentTypeError(ArgumentError, TypeError):
 class ArgumentValueError(ArgumentError, ValueError):
     """An API argument of the right kind but a wrong value (where JAX raises
     ValueError): an index out of range, mismatched sizes, an unhashable static."""
+
+
+class ArgumentIndexError(ArgumentError, IndexError):
+    """A malformed index (where JAX raises IndexError), e.g. two ellipses."""
+    default_hint = "use at most one `...`, and one index per axis"
+
+
+class UnknownOptionError(ArgumentError, AttributeError):
+    """An unknown configuration option (JAX raises AttributeError)."""
+    default_hint = "check the option's name against astjax.config's known options"
 
 
 class ArityError(ArgumentTypeError):

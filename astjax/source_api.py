@@ -18,7 +18,7 @@ import re
 
 from . import api, dtypes, tree_util
 from .codegen import pysource
-from .errors import AstjaxError, caller_location
+from .errors import ArgumentTypeError, AstjaxError, caller_location
 from .staging import StagedCallable
 
 __all__ = ["source", "source_function"]
@@ -26,7 +26,7 @@ __all__ = ["source", "source_function"]
 _counter = itertools.count(1)
 
 
-class SourceArgumentsError(AstjaxError):
+class SourceArgumentsError(AstjaxError, TypeError):
     default_hint = ("pass example arguments: astjax.source(f, x, y) (arrays, or "
                     "astjax.ShapeDtypeStruct(shape, dtype) placeholders), or call the "
                     "jitted function once first so its signature is known")
@@ -144,8 +144,10 @@ def _last_signature(fn):
 
 def _resolve(fn, args, kwargs):
     if not callable(fn):
-        raise AstjaxError(f"astjax.source needs a function, got {type(fn).__name__}",
-                          loc=caller_location())
+        raise ArgumentTypeError(f"astjax.source needs a function, got {type(fn).__name__}",
+                                hint="pass the function (or transformed function) itself, "
+                                     "e.g. astjax.source(astjax.grad(f), x)",
+                                loc=caller_location())
     if args or kwargs:
         closed, in_tree, out_tree, names, statics = _stage(fn, args, kwargs)
         return closed, in_tree, out_tree, names, statics

@@ -198,3 +198,53 @@ def test_eval_shape_inside_jit_and_on_a_closure():
         b = astjax.eval_shape(lambda: jnp.stack([x, x]))
         return jnp.zeros(b.shape) + a.shape[0]
     assert astjax.jit(f)(jnp.ones(3)).tolist() == [[3.0] * 3] * 2
+
+
+# ----------------------------------------- control flow: the former bare AstjaxErrors
+
+
+@pytest.mark.parametrize("call, cls", [
+    (lambda: lax.cond(True, lambda x: (x, x), lambda x: x, 1.0), errors.StructureError),
+    (lambda: lax.switch(0, [lambda x: x, lambda x: [x]], 1.0), errors.StructureError),
+    (lambda: lax.while_loop(lambda c: c[0] < 3, lambda c: c[0] + 1, (0, 0)),
+     errors.StructureError),
+    (lambda: lax.scan(lambda c, x: c + x, 0.0, jnp.ones(3)), errors.StructureError),
+    (lambda: lax.while_loop(lambda c: c < 3, lambda c: c + 1, jnp.zeros(2)), errors.JAXTypeError),
+    (lambda: lax.while_loop(lambda c: c, lambda c: c - 1.0, 3.0), errors.JAXTypeError),
+])
+def test_control_flow_structure_errors_are_type_errors_with_hints(call, cls):
+    _raises(cls, TypeError, call)
+
+
+def _branches_differ(x):
+    if x.sum() > 0:
+        y = (x, x)
+    else:
+        y = x
+    return y
+
+
+def test_python_if_branches_of_different_structure():
+    with pytest.raises(errors.StructureError) as info:
+        astjax.jit(_branches_differ)(jnp.ones(2))
+    assert isinstance(info.value, TypeError) and info.value.hint
+    assert "different structure" in info.value.message
+
+
+def test_jvp_of_custom_vjp_is_a_type_error():
+    f = astjax.custom_vjp(one)
+    f.defvjp(lambda x: (one(x), None), lambda r, g: (g * 2,))
+    with pytest.raises(errors.DifferentiationTypeError) as info:
+        astjax.jvp(f, (1.0,), (1.0,))
+    assert isinstance(info.value, TypeError) and info.value.hint
+
+
+def test_no_bare_astjax_error_is_raised_anywhere():
+    import pathlib
+    import re
+    root = pathlib.Path(errors.__file__).parent.parent
+    bare = [f"{p}:{i}" for d in ("astjax", "transforms", "codegen")
+            for p in (root / d).rglob("*.py")
+            for i, line in enumerate(p.read_text().splitlines(), 1)
+            if re.search(r"raise AstjaxError\(", line)]
+    assert not bare, bare

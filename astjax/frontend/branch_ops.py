@@ -18,8 +18,9 @@ import numpy as np
 
 from .. import core, dtypes, tree_util
 from ..core import Tracer
-from ..errors import (AmbiguousTruthValueError, AstjaxError, ConcretizationError,
-                      UndefinedVariableError, user_location)
+from ..errors import (AmbiguousTruthValueError, AstjaxError, ConcretizationError, ShapeError,
+                      StructureError, UndefinedVariableError, user_location)
+from ..primitives import elementwise as ew
 from ..primitives.cond import bind_cond
 from .array_ops import convert, logical_not, nonzero, promote, select, zeros_like
 
@@ -344,8 +345,8 @@ def _staged_if(test, true_fn, false_fn, init, names, meta, what, jumps=()):
         lf, tf_ = tree_util.tree_flatten(vf)
         lt, tt = tree_util.tree_flatten(vt)
         if tf_ != tt:
-            raise AstjaxError(f"'{name}' has a different structure in the two branches of this "
-                              f"`{what}`: {tf_} and {tt}", loc=loc)
+            raise StructureError(f"'{name}' has a different structure in the two branches of "
+                                 f"this `{what}`: {tf_} and {tt}", loc=loc)
         kinds = []
         for j, (a, c) in enumerate(zip(lf, lt)):
             if _static_equal(a, c):
@@ -354,9 +355,9 @@ def _staged_if(test, true_fn, false_fn, init, names, meta, what, jumps=()):
                 kinds.append(("staged", len(staged_leaves)))
                 staged_leaves.append((name, a, c))
             else:
-                raise AstjaxError(f"'{name}' is {a!r:.40} in one branch and {c!r:.40} in the "
-                                  f"other of this `{what}` whose test is staged; Python values "
-                                  f"must agree", loc=loc)
+                raise StructureError(f"'{name}' is {a!r:.40} in one branch and {c!r:.40} in "
+                                     f"the other of this `{what}` whose test is staged; Python "
+                                     f"values must agree", loc=loc)
         layout.append((tf_, kinds))
     outs_false, outs_true = [], []
     for name, a, c in staged_leaves:
@@ -364,7 +365,7 @@ def _staged_if(test, true_fn, false_fn, init, names, meta, what, jumps=()):
         sa, sc = np.shape(a) if not isinstance(a, Tracer) else a.shape, \
             np.shape(c) if not isinstance(c, Tracer) else c.shape
         if tuple(sa) != tuple(sc) or (da != dc and not (wa or wc)):
-            raise AstjaxError(
+            raise ShapeError(
                 f"'{name}' is {_aval(a).str_short()} in the else branch and "
                 f"{_aval(c).str_short()} in the if branch of this `{what}` (line "
                 f"{_line(meta, name, 1) or '?'} / {_line(meta, name, 2) or '?'}); "

@@ -20,7 +20,8 @@ import numpy as np
 from .. import core, dtypes, tree_util
 from ..config import config
 from ..core import Tracer
-from ..errors import AstjaxError, ConcretizationError, LoopCarryError, user_location
+from ..errors import (ConcretizationError, LoopCarryError, NotImplementedInAstjaxError,
+                      user_location)
 from ..primitives import elementwise as ew
 from ..primitives.scan import bind_scan
 from ..primitives.while_loop import bind_while
@@ -55,8 +56,10 @@ class StackedList(list):
         return f"StackedList({self._n} x {_aval(self.stacked).str_short()})"
 
     def append(self, x):
-        raise AstjaxError("appending to a list produced by a staged loop is not supported",
-                          hint="collect into a fresh list or use jnp.concatenate")
+        raise NotImplementedInAstjaxError("appending to a list produced by a staged loop is "
+                                          "not supported",
+                                          hint="collect into a fresh list or use "
+                                               "jnp.concatenate")
 
 
 class _Collector(list):

@@ -41,7 +41,7 @@ import numpy as np
 
 from .. import core, dtypes, tree_util
 from ..core import Eqn, Var, bind
-from ..errors import AstjaxError, DTypeError, LoopCarryError, ShapeError
+from ..errors import DTypeError, LoopCarryError, ShapeError, StructureError
 from ..pyast import pyconst, statement_rule
 from .base import lax_ops, mapped_aval, moveaxis, register, zeros_like_aval
 from .selection import select_n_p
@@ -398,8 +398,9 @@ def _promote_weak(jaxpr: core.Jaxpr, target_avals):
 
 def _ensure_types(what, got_tree, got, want_tree, want):
     if got_tree != want_tree:
-        raise AstjaxError(f"{what}: the output structure {got_tree} does not match {want_tree}",
-                          hint="return the same pytree structure from every branch/iteration")
+        raise StructureError(f"{what}: the output structure {got_tree} does not match "
+                             f"{want_tree}",
+                             hint="return the same pytree structure from every branch/iteration")
     for i, (a, b) in enumerate(zip(got, want)):
         if a.shape != b.shape or a.dtype != b.dtype:
             raise LoopCarryError(f"{what}: output {i} has type {a.str_short()}, expected "

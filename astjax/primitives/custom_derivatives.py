@@ -23,7 +23,7 @@ import ast
 
 from .. import core, tree_util
 from ..core import Eqn, Var, bind
-from ..errors import AstjaxError
+from ..errors import DifferentiationTypeError
 from ..pyast import comment, lax_call, statement_rule
 from .base import (defvectorized, instantiate, mark_unsupported, matchaxis, register,
                    unmapped_aval)
@@ -227,7 +227,8 @@ def _custom_lin_ae(*avals, num_res, bwd, out_avals, **_):
 
 
 def _custom_lin_fail(*args, **params):
-    raise AstjaxError("can't apply forward-mode autodiff (jvp) to a custom_vjp function",
+    raise DifferentiationTypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp "
+                                   "function",
                       hint="use reverse mode (grad, vjp, jacrev), or define the function "
                            "with custom_jvp")
 

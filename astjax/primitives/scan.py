@@ -28,7 +28,7 @@ import numpy as np
 
 from .. import core, dtypes, tree_util
 from ..core import Eqn, ShapedArray, Var, bind
-from ..errors import AstjaxError, LoopCarryError, ShapeError
+from ..errors import LoopCarryError, ShapeError, StructureError
 from ..pyast import assign, attr, call, dtype_expr, load, pyconst, statement_rule, store
 from ..util import split_list
 from .base import lax_ops, instantiate, matchaxis, moveaxis, register, zeros_like_aval
@@ -574,7 +574,9 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     jaxpr, consts, out_tree = stage(carry_avals)
     children = out_tree.children if out_tree.node_type is tuple else None
     if children is None or len(children) != 2:
-        raise AstjaxError("the scan body must return a pair (carry, y)")
+        raise StructureError(f"the scan body must return a pair (carry, y), got {out_tree}",
+                             hint="return (new_carry, y); use None for y when nothing is "
+                                  "stacked")
     k = children[0].num_leaves
     new_carry = [v.aval for v in jaxpr.outvars[:k]]
     if children[0] != carry_tree:

@@ -47,7 +47,8 @@ import numpy as np
 
 from .. import core, dtypes, tree_util
 from ..core import Eqn, Var, bind
-from ..errors import AstjaxError, DTypeError, DifferentiationError, LoopCarryError, ShapeError
+from ..errors import (DTypeError, DifferentiationError, JAXTypeError, LoopCarryError,
+                      ShapeError)
 from ..pyast import load, statement_rule
 from ..util import split_list
 from .base import lax_ops, instantiate, matchaxis, register, zeros_like_aval
@@ -487,8 +488,9 @@ def while_loop(cond_fun, body_fun, init_val):
     cond_j, cond_c, _ = stage_sub(cond_fun, args_tree, avals)
     cond_out = [v.aval for v in cond_j.outvars]
     if len(cond_out) != 1 or cond_out[0].shape != () or cond_out[0].dtype != dtypes.bool_:
-        raise AstjaxError(f"while_loop cond_fun must return a boolean scalar, got "
-                          f"{', '.join(a.str_short() for a in cond_out)}")
+        raise JAXTypeError(f"while_loop cond_fun must return a boolean scalar, got "
+                           f"{', '.join(a.str_short() for a in cond_out)}",
+                           hint="return one bool, e.g. `c < 3` on a scalar or `jnp.all(c < 3)`")
     outs = bind_while((cond_j, cond_c), (body_j, body_c), leaves)
     return tree_util.tree_unflatten(tree, outs)
 
