@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import os
 
-from .errors import ArgumentError
+from .errors import ArgumentError, UnknownOptionError
 
 
 class Config:
@@ -22,7 +22,7 @@ class Config:
 
     def update(self, name, value):
         if name not in self._values:
-            raise ArgumentError(f"unknown config option {name!r}",
+            raise UnknownOptionError(f"unknown config option {name!r}",
                                 hint="known options: " + ", ".join(sorted(self._values)))
         self._values[name] = value
         for fn in self._listeners:

@@ -210,6 +210,7 @@ class ArgumentTypeError(ArgumentError, TypeError):
 class ArgumentValueError(ArgumentError, ValueError):
     """An API argument of the right kind but a wrong value (where JAX raises
     ValueError): an index out of range, mismatched sizes, an unhashable static."""
+    default_hint = "check this argument's value against what the function accepts"
 
 
 class ArgumentIndexError(ArgumentError, IndexError):

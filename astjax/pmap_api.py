@@ -21,8 +21,8 @@ import numpy as np
 
 from . import core, dtypes, tree_util
 from .codegen import runtime, stablehlo
-from .errors import (AstjaxError, ArgumentError, AxisNameError, NotImplementedInAstjaxError,
-                     ShapeError, caller_location)
+from .errors import (AstjaxError, ArgumentTypeError, ArgumentValueError, AxisNameError,
+                     NotImplementedInAstjaxError, ShapeError, caller_location)
 from .primitives import collectives as coll
 from .staging import (StagedCallable, as_callable, arg_hints, leaf_labels, mapped_leaves,
                       stage_flat)
@@ -188,15 +188,15 @@ class Pmapped(StagedCallable):
             if len(in_axes) == n_all and static_pos:  # entries for static args: drop them
                 in_axes = tuple(a for i, a in enumerate(in_axes) if i not in static_pos)
             if len(in_axes) != len(dyn_args):
-                raise ArgumentError(
+                raise ArgumentValueError(
                     f"pmap in_axes must be an int, None, or a tuple with one entry per "
                     f"positional argument, but got len(in_axes)={len(self.in_axes)} for "
                     f"{n_all} arguments", hint="give one in_axes entry per positional argument",
                     loc=loc)
             dims = _broadcast_prefix(in_axes, tuple(dyn_args), "in_axes", loc)
         elif isinstance(in_axes, dict):
-            raise ArgumentError("pmap in_axes must be an int, None, or a tuple, got a dict",
-                                hint="wrap it in a tuple: in_axes=({...},)", loc=loc)
+            raise ArgumentTypeError("pmap in_axes must be an int, None, or a tuple, got a dict",
+                                    hint="wrap it in a tuple: in_axes=({...},)", loc=loc)
         else:
             dims = [in_axes] * len(tree_util.tree_leaves(tuple(dyn_args)))
         return dims + [0] * len(tree_util.tree_leaves(kwargs))
@@ -211,7 +211,7 @@ class Pmapped(StagedCallable):
             return self.devices
         avail = runtime.devices()
         if n > len(avail):
-            raise ArgumentError(
+            raise ArgumentValueError(
                 f"pmap over an axis of size {n} needs {n} devices, but only {len(avail)} "
                 f"{'is' if len(avail) == 1 else 'are'} available ({avail[0].platform}): "
                 + _sizes_text(sizes),
@@ -231,8 +231,8 @@ class Pmapped(StagedCallable):
             "pmap", leaves, dims, names, loc,
             "use in_axes=None for arguments that every device gets whole")
         if not sizes:
-            raise ArgumentError("pmap needs at least one argument with a mapped axis",
-                                hint="map at least one argument, e.g. in_axes=0", loc=loc)
+            raise ArgumentValueError("pmap needs at least one argument with a mapped axis",
+                                     hint="map at least one argument, e.g. in_axes=0", loc=loc)
         if len({s for *_, s in sizes}) > 1:
             raise ShapeError("pmap got different sizes for the axes to be mapped: "
                              + _sizes_text(sizes),
@@ -245,9 +245,9 @@ class Pmapped(StagedCallable):
                    tuple(d.id for d in devs), dtypes.config.x64_enabled)
             entry = self._cache.get(key)
         except TypeError:
-            raise ArgumentError("static_broadcasted_argnums arguments must be hashable, got "
-                                + ", ".join(type(v).__name__ for _, v in statics),
-                                loc=loc) from None
+            raise ArgumentValueError("static_broadcasted_argnums arguments must be hashable, got "
+                                     + ", ".join(type(v).__name__ for _, v in statics),
+                                     loc=loc) from None
         if entry is None:
             shard_avals = [a if d is None else
                            a.update(shape=a.shape[:d] + a.shape[d + 1:])
@@ -319,7 +319,7 @@ def pmap(fun=None, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_
                                  static_broadcasted_argnums=static_broadcasted_argnums,
                                  devices=devices, backend=backend, donate_argnums=donate_argnums)
     if not callable(fun):
-        raise ArgumentError(f"pmap needs a function, got {type(fun).__name__}",
-                            loc=caller_location())
+        raise ArgumentTypeError(f"pmap needs a function, got {type(fun).__name__}",
+                                loc=caller_location())
     return Pmapped(fun, axis_name, in_axes, out_axes, static_broadcasted_argnums, devices,
                    donate_argnums)

@@ -26,7 +26,8 @@ except ImportError as e:  # pragma: no cover
 from astjax import core, dtypes, tree_util  # noqa: E402
 from astjax.config import config  # noqa: E402
 from astjax.core import ShapedArray  # noqa: E402
-from astjax.errors import ArgumentError, InternalError, JaxRuntimeError  # noqa: E402
+from astjax.errors import (ArgumentError, ArgumentTypeError, InternalError,  # noqa: E402
+                           JaxRuntimeError)
 from astjax.sharding import SingleDeviceSharding  # noqa: E402
 
 from . import compile_cache, stablehlo  # noqa: E402
@@ -239,13 +240,13 @@ def put_host(x, aval: ShapedArray, device=None):
 
 def _aval_of_host(x, weak_type=None) -> ShapedArray:
     if isinstance(x, core.Tracer):
-        raise ArgumentError("a staged value cannot be moved to a device while staging")
+        raise ArgumentTypeError("a staged value cannot be moved to a device while staging")
     try:
         aval = core.get_aval(x)
     except TypeError:
         arr = np.asarray(x)
         if arr.dtype == object or arr.dtype.kind in "USV":
-            raise ArgumentError(f"{type(x).__name__} value {x!r:.60} is not an array") from None
+            raise ArgumentTypeError(f"{type(x).__name__} value {x!r:.60} is not an array") from None
         aval = ShapedArray(arr.shape, dtypes.canonicalize(arr.dtype))
     if weak_type is not None:
         aval = aval.update(weak_type=weak_type)

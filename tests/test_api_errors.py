@@ -248,3 +248,24 @@ def test_no_bare_astjax_error_is_raised_anywhere():
             for i, line in enumerate(p.read_text().splitlines(), 1)
             if re.search(r"raise AstjaxError\(", line)]
     assert not bare, bare
+
+
+def test_every_argument_error_is_also_a_builtin_class():
+    """`raise ArgumentError(` (neither TypeError nor ValueError) is gone: each site
+    raises the subclass whose builtin JAX raises for the same misuse."""
+    import pathlib
+    import re
+    root = pathlib.Path(errors.__file__).parent.parent
+    plain = [f"{p}:{i}" for d in ("astjax", "transforms", "codegen")
+             for p in (root / d).rglob("*.py")
+             for i, line in enumerate(p.read_text().splitlines(), 1)
+             if re.search(r"raise ArgumentError\(", line)]
+    assert not plain, plain
+    for cls in (errors.ArgumentTypeError, errors.ArgumentValueError, errors.ArgumentIndexError,
+                errors.UnknownOptionError):
+        assert issubclass(cls, errors.ArgumentError) and cls.default_hint
+
+
+def test_unknown_config_option_is_an_attribute_error():
+    with pytest.raises(AttributeError):
+        astjax.config.update("jax_no_such_option", 1)

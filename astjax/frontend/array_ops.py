@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import core, dtypes
 from ..core import Tracer, bind
-from ..errors import ArgumentError, ShapeError
+from ..errors import ArgumentTypeError, ShapeError
 from ..primitives import elementwise as ew
 from ..primitives import selection as sel
 from ..primitives import slicing as sl
@@ -109,8 +109,8 @@ def _operand(x):
         return x
     if isinstance(x, (list, tuple)):
         return np.asarray(x, dtypes.canonicalize(np.asarray(x).dtype))
-    raise ArgumentError(f"{type(x).__name__} object is not a valid argument for a jnp function",
-                        hint="pass an array, a Python scalar, or call jnp.asarray first")
+    raise ArgumentTypeError(f"{type(x).__name__} object is not a valid argument for a jnp function",
+                            hint="pass an array, a Python scalar, or call jnp.asarray first")
 
 
 def _broadcast_to(x, shape):

@@ -30,7 +30,8 @@ import numpy as np
 
 from .. import core, dtypes, lax
 from ..core import Tracer
-from ..errors import (ArgumentError, ConcretizationError, JAXIndexError,
+from ..errors import (ArgumentError, ArgumentIndexError, ArgumentTypeError,
+                      ArgumentValueError, ConcretizationError, JAXIndexError,
                       NonConcreteBooleanIndexError, ShapeError)
 from ..primitives.gather import GatherDimensionNumbers, GatherScatterMode
 from ..primitives.scatter import ScatterDimensionNumbers
@@ -82,7 +83,7 @@ def _expand(idx, ndim):
         else:
             n_used += 1
     if sum(1 for i in idx if i is Ellipsis) > 1:
-        raise ArgumentError("an index can only have a single ellipsis ('...')")
+        raise ArgumentIndexError("an index can only have a single ellipsis ('...')")
     if Ellipsis in [i for i in idx if not hasattr(i, "shape") and not isinstance(i, list)]:
         k = [j for j, i in enumerate(idx) if i is Ellipsis][0]
         idx = idx[:k] + (slice(None),) * (ndim - n_used) + idx[k + 1:]
@@ -138,13 +139,13 @@ def _normalize(v, n, idx_dtype):
     if _is_static(v):
         a = np.asarray(v)
         if a.dtype == np.bool_ or not np.issubdtype(a.dtype, np.integer):
-            raise ArgumentError(f"indices must be integers, got an array of dtype {a.dtype}")
+            raise ArgumentTypeError(f"indices must be integers, got an array of dtype {a.dtype}")
         a = a.astype(np.int64)
         return np.where(a < 0, a + n, a).astype(idx_dtype)
     v = asarray(v)
     a = core.get_aval(v)
     if not dtypes.is_int(a.dtype):
-        raise ArgumentError(f"indices must be integers, got an array of dtype {a.dtype}",
+        raise ArgumentTypeError(f"indices must be integers, got an array of dtype {a.dtype}",
                             hint="convert with .astype(int), or use a boolean mask")
     if a.dtype != idx_dtype:
         v = lax.convert_element_type(v, idx_dtype)
@@ -178,7 +179,7 @@ class _Plan:
                 entries.append(("adv", d))
                 advs.append((d, i))
             else:
-                raise ArgumentError(f"invalid index {i!r:.60} of type {type(i).__name__}",
+                raise ArgumentTypeError(f"invalid index {i!r:.60} of type {type(i).__name__}",
                                     hint="use ints, slices, None, ..., or integer arrays")
             d += 1
         self.entries = entries
@@ -332,7 +333,7 @@ def scatter_index(x, idx, values, kind, mode=None, *, indices_are_sorted=False,
     and increasing slices), so both flags are set, as JAX does: scatter_mul then has its
     update gradient (R9). The caller's flags are promises added on top."""
     if kind not in _SIMPLE:
-        raise ArgumentError(f"unknown update kind {kind!r}")
+        raise ArgumentValueError(f"unknown update kind {kind!r}")
     x = asarray(x)
     av = core.get_aval(x)
     idx = _normalize_index(x, idx)
@@ -407,7 +408,7 @@ def take(a, indices, axis=None, mode=None, fill_value=None):
         indices = _normalize(indices, n, idx_dtype)
     if mode not in (None, "fill", "clip", "promise_in_bounds") and not isinstance(
             mode, GatherScatterMode):
-        raise ArgumentError(f"take: unsupported mode {mode!r}",
+        raise ArgumentValueError(f"take: unsupported mode {mode!r}",
                             hint="use 'fill' (the default), 'clip' or 'wrap'")
     mode = GatherScatterMode.FILL_OR_DROP if mode is None else mode
     out_ndim = aa.ndim - 1 + ia.ndim

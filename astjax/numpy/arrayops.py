@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import core, dtypes, lax
 from ..core import Tracer
-from ..errors import ArgumentError, ConcretizationError, ShapeError
+from ..errors import ArgumentValueError, ConcretizationError, ShapeError
 from . import ufuncs as uf
 from .contractions import matmul
 from .creation import diag
@@ -171,7 +171,7 @@ def block(arrays):
     def go(x, level):
         if isinstance(x, list):
             if level >= d:
-                raise ArgumentError("block: list nesting depths are mismatched")
+                raise ArgumentValueError("block: list nesting depths are mismatched")
             return concatenate([go(y, level + 1) for y in x], axis=-(d - level))
         x = asarray(x)
         r = core.get_aval(x).ndim
@@ -185,8 +185,8 @@ def diagflat(v, k=0):
 
 def fill_diagonal(a, val, wrap=False, *, inplace=True):
     if inplace:
-        raise ArgumentError("JAX arrays are immutable: call jnp.fill_diagonal(..., "
-                            "inplace=False) and use the returned array")
+        raise ArgumentValueError("JAX arrays are immutable: call jnp.fill_diagonal(..., "
+                                 "inplace=False) and use the returned array")
     a = asarray_operand(a)
     shape = _shape(a)
     if len(shape) < 2 or (len(shape) > 2 and len(set(shape)) != 1):
@@ -231,8 +231,8 @@ def compress(condition, a, axis=None, *, size=None, fill_value=0, out=None):
     cond = _static_indices(condition, "the condition of jnp.compress (without size=)") \
         if size is None else None
     if size is not None:
-        raise ArgumentError("jnp.compress(size=...) is not implemented in astjax",
-                            hint="use jnp.where(cond, a, fill) to keep a static shape")
+        raise ArgumentValueError("jnp.compress(size=...) is not implemented in astjax",
+                                 hint="use jnp.where(cond, a, fill) to keep a static shape")
     if axis is None:
         a, axis = ravel(a), 0
     cond = np.asarray(cond).astype(bool).reshape(-1)
@@ -365,7 +365,7 @@ class _Concat:
             if isinstance(k, slice):
                 items.append(_canon_const(np.r_[k]))
             elif isinstance(k, str):
-                raise ArgumentError("jnp.r_/c_ string directives are not supported in astjax")
+                raise ArgumentValueError("jnp.r_/c_ string directives are not supported in astjax")
             else:
                 items.append(atleast_1d(asarray(k)))
         if not self.column:
@@ -510,7 +510,8 @@ def vecmat(x1, x2, /):
 def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
     dims = tuple(int(d) for d in dims)
     if len(multi_index) != len(dims):
-        raise ArgumentError(f"ravel_multi_index: {len(multi_index)} indices for {len(dims)} dims")
+        raise ArgumentValueError(f"ravel_multi_index: {len(multi_index)} indices for "
+                                 f"{len(dims)} dims")
     idx = [asarray_operand(i) for i in multi_index]
     idx = uf.promote_dtypes(*idx)
     if mode == "wrap":

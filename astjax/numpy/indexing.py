@@ -7,7 +7,7 @@ import numpy as np
 
 from .. import core, dtypes, lax
 from ..core import Tracer
-from ..errors import ArgumentError, ShapeError
+from ..errors import ArgumentError, ArgumentTypeError, ShapeError
 from .advanced_indexing import (_is_array_index, _is_int_scalar, _normalize_index, _slice_part,
                                 _static_int, gather_index, scatter_index,
                                 take, take_along_axis)  # noqa: F401  (jnp.take, take_along_axis)
@@ -62,7 +62,7 @@ def _getitem(x, idx, mode=None, fill_value=None):
             strides.append(1)
             out_shape_ops.append(("squeeze", axis))
         else:
-            raise ArgumentError(f"invalid index {i!r:.60} of type {type(i).__name__}",
+            raise ArgumentTypeError(f"invalid index {i!r:.60} of type {type(i).__name__}",
                                 hint="use ints, slices, None, ..., or integer arrays")
         axis += 1
     y = x

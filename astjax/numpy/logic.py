@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import core, dtypes, lax
-from ..errors import ArgumentError, DTypeError
+from ..errors import ArgumentValueError, DTypeError
 from . import ufuncs as uf
 from .operands import array, asarray, result
 from .reductions import all as _all, any as _any, sum as _sum
@@ -80,10 +80,10 @@ def isin(element, test_elements, assume_unique=False, invert=False, *, method="a
 
 def select(condlist, choicelist, default=0):
     if len(condlist) != len(choicelist):
-        raise ArgumentError("select: condlist and choicelist must have the same length, got "
-                            f"{len(condlist)} and {len(choicelist)}")
+        raise ArgumentValueError("select: condlist and choicelist must have the same length, got "
+                                 f"{len(condlist)} and {len(choicelist)}")
     if not condlist:
-        raise ArgumentError("select: condlist must not be empty")
+        raise ArgumentValueError("select: condlist must not be empty")
     out = default
     for c, v in reversed(list(zip(condlist, choicelist))):
         c = asarray_operand(c)
@@ -100,7 +100,7 @@ def piecewise(x, condlist, funclist, *args, **kw):
         condlist = [condlist]
     n = len(condlist)
     if len(funclist) not in (n, n + 1):
-        raise ArgumentError(f"piecewise: {n} conditions need {n} or {n + 1} functions")
+        raise ArgumentValueError(f"piecewise: {n} conditions need {n} or {n + 1} functions")
     dt = _dt(x)
 
     def value(f):
@@ -284,7 +284,7 @@ def isdtype(dtype, kind):
     for k in kinds:
         if isinstance(k, str):
             if k not in _KINDS:
-                raise ArgumentError(f"isdtype: unknown kind {k!r}")
+                raise ArgumentValueError(f"isdtype: unknown kind {k!r}")
             if _KINDS[k](d):
                 return True
         elif d == dtypes.dtype(k):

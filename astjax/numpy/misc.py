@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import core, dtypes, lax
-from ..errors import ArgumentError, NotImplementedInAstjaxError
+from ..errors import ArgumentError, ArgumentValueError, NotImplementedInAstjaxError
 from . import linalg
 from . import ufuncs as uf
 from .arrayops import vander
@@ -67,7 +67,7 @@ def poly(seq_of_zeros):
     z = asarray_operand(seq_of_zeros)
     zv = core.get_aval(z)
     if zv.ndim == 2 and zv.shape[0] == zv.shape[1] and zv.shape[0] > 0:
-        raise ArgumentError("jnp.poly of a matrix needs eigenvalues, which astjax lacks")
+        raise ArgumentValueError("jnp.poly of a matrix needs eigenvalues, which astjax lacks")
     [z] = uf.promote_dtypes_inexact(z)
     dt = core.get_aval(z).dtype
     out = lax.full((1,), 1, dt)

@@ -11,8 +11,8 @@ import numpy as np
 from .. import core, dtypes, lax
 from ..codegen.runtime import Array, device_put
 from ..core import Tracer
-from ..errors import (ArgumentError, ConcretizationError, DTypeError, ScalarOverflowError,
-                      ShapeError)
+from ..errors import (ArgumentError, ArgumentTypeError, ConcretizationError, DTypeError,
+                      ScalarOverflowError, ShapeError)
 
 # ---------------------------------------------------------------- dtypes and shapes
 
@@ -28,7 +28,7 @@ def _static_shape(shape, name="shape"):
     except ConcretizationError:
         raise
     except TypeError:
-        raise ArgumentError(f"{name} must be a tuple of ints, got {shape!r:.60}") from None
+        raise ArgumentTypeError(f"{name} must be a tuple of ints, got {shape!r:.60}") from None
     if any(d < 0 for d in dims):
         raise ShapeError(f"{name} must have every dimension nonnegative, got {dims}")
     return dims
@@ -75,7 +75,7 @@ def array(obj, dtype=None, copy=True, ndmin=0):
         else:
             np_val = np.asarray(obj)
             if np_val.dtype == object:
-                raise ArgumentError(f"cannot make an array from {type(obj).__name__} "
+                raise ArgumentTypeError(f"cannot make an array from {type(obj).__name__} "
                                     f"{obj!r:.60}")
             if dtype is not None:
                 dt = _dtype(dtype)
@@ -176,7 +176,7 @@ def asarray_operand(x, name="argument"):
         return x
     if isinstance(x, (list, tuple)):
         return asarray(x)
-    raise ArgumentError(f"{type(x).__name__} object is not a valid {name} for a jnp function",
+    raise ArgumentTypeError(f"{type(x).__name__} object is not a valid {name} for a jnp function",
                         hint="pass an array, a Python scalar, or call jnp.asarray first")
 
 

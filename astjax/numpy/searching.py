@@ -12,7 +12,8 @@ import numpy as np
 
 from .. import core, dtypes, lax
 from ..core import Tracer
-from ..errors import ArgumentError, ConcretizationError, NotImplementedInAstjaxError, ShapeError
+from ..errors import (ArgumentError, ArgumentTypeError, ArgumentValueError,
+                      ConcretizationError, NotImplementedInAstjaxError, ShapeError)
 from . import ufuncs as uf
 from .creation import linspace
 from .indexing import take
@@ -53,7 +54,7 @@ def searchsorted(a, v, side="left", sorter=None, *, method="scan"):
     if core.get_aval(a).ndim != 1:
         raise ShapeError(f"searchsorted: a must be 1-D, got shape {core.get_aval(a).shape}")
     if side not in ("left", "right"):
-        raise ArgumentError(f"searchsorted: side must be 'left' or 'right', got {side!r}")
+        raise ArgumentValueError(f"searchsorted: side must be 'left' or 'right', got {side!r}")
     if sorter is not None:
         a = take(a, asarray_operand(sorter))
     vs = core.get_aval(v).shape
@@ -104,7 +105,7 @@ def _one_hot_count(idx, length, weights=None):
 def bincount(x, weights=None, minlength=0, *, length=None):
     x = asarray_operand(x)
     if not dtypes.is_int(_dt(x)):
-        raise ArgumentError(f"bincount: x must be an integer array, got {_dt(x)}")
+        raise ArgumentTypeError(f"bincount: x must be an integer array, got {_dt(x)}")
     if core.get_aval(x).ndim != 1:
         raise ShapeError("bincount: x must be 1-D")
     if length is None:

@@ -14,7 +14,8 @@ import numpy as np
 
 from .. import core, dtypes, lax
 from ..core import Tracer
-from ..errors import ArgumentError, ConcretizationError, ReductionError
+from ..errors import (ArgumentError, ArgumentTypeError, ArgumentValueError,
+                      ConcretizationError, ReductionError)
 from ..primitives.gather import GatherScatterMode
 from ..primitives.scatter import ScatterDimensionNumbers
 from .operands import asarray, asarray_operand, promote_dtypes
@@ -95,7 +96,7 @@ def _cumulative_inclusive(fn, ident):
         x = _operand(x, fn.__name__)
         if axis is None:
             if core.get_aval(x).ndim > 1:
-                raise ArgumentError("axis must be given for arrays of more than one dimension")
+                raise ArgumentValueError("axis must be given for arrays of more than one dimension")
             axis = 0
         r = fn(x, axis, dtype)
         if include_initial:
@@ -113,7 +114,7 @@ cumulative_prod = _cumulative_inclusive(cumprod, 1)
 
 def sort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
     if order is not None:
-        raise ArgumentError("jnp.sort does not support the `order` argument")
+        raise ArgumentValueError("jnp.sort does not support the `order` argument")
     a = _operand(a, "sort")
     if axis is None:
         a, axis = _ravel(a), 0
@@ -127,7 +128,7 @@ def sort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
 
 def argsort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
     if order is not None:
-        raise ArgumentError("jnp.argsort does not support the `order` argument")
+        raise ArgumentValueError("jnp.argsort does not support the `order` argument")
     a = _operand(a, "argsort")
     if axis is None:
         a, axis = _ravel(a), 0
@@ -149,7 +150,7 @@ def argsort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False)
 def lexsort(keys, axis=-1):
     keys = [_operand(k, "lexsort") for k in keys]
     if not keys:
-        raise ArgumentError("lexsort needs at least one key")
+        raise ArgumentTypeError("lexsort needs at least one key")
     shape = core.get_aval(keys[0]).shape
     ax = _axis(axis, len(shape), "lexsort")
     iota = lax.broadcasted_iota(_index_dtype(), shape, ax)
@@ -171,7 +172,7 @@ def nonzero(a, *, size=None, fill_value=None):
     a = asarray(asarray_operand(a, "nonzero"))
     av = core.get_aval(a)
     if av.ndim == 0:
-        raise ArgumentError("nonzero of a 0-d array is not defined; use atleast_1d first")
+        raise ArgumentValueError("nonzero of a 0-d array is not defined; use atleast_1d first")
     idt = _index_dtype()
     if size is None:
         known = _known(a)
@@ -197,7 +198,7 @@ def nonzero(a, *, size=None, fill_value=None):
     valid = lax.lt(lax.iota(idt, size), lax.broadcast(count, (size,)))
     fills = fill_value if isinstance(fill_value, (tuple, list)) else [fill_value] * av.ndim
     if len(fills) != av.ndim:
-        raise ArgumentError(f"fill_value has {len(fills)} entries for an array of rank "
+        raise ArgumentValueError(f"fill_value has {len(fills)} entries for an array of rank "
                             f"{av.ndim}")
     out, stride = [], 1
     for d in reversed(range(av.ndim)):

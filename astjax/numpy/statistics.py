@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import core, dtypes, lax
-from ..errors import ArgumentError, ShapeError
+from ..errors import ArgumentError, ArgumentValueError, ShapeError
 from . import ufuncs as uf
 from .contractions import matmul
 from .reductions import (all as _all, any as _any, max as _max, mean as _mean,
@@ -174,7 +174,7 @@ _METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
 def _quantile(a, q, axis, method, keepdims, squash_nans, name):
     axis = tuple(axis) if isinstance(axis, list) else axis
     if method not in _METHODS:
-        raise ArgumentError(f"{name}: method {method!r} is not supported",
+        raise ArgumentValueError(f"{name}: method {method!r} is not supported",
                             hint="use one of " + ", ".join(_METHODS))
     a, q = uf.promote_dtypes_inexact(a, q)
     if core.get_aval(q).ndim > 1:
@@ -328,7 +328,7 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
     if av.ndim == 0:
         raise ShapeError("diff requires input that is at least one dimensional")
     if n < 0:
-        raise ArgumentError(f"diff: order must be non-negative, got {n}")
+        raise ArgumentValueError(f"diff: order must be non-negative, got {n}")
     axis = canonicalize_axis(axis, av.ndim, "diff")
     parts = []
     for extra in (prepend, append):
@@ -374,7 +374,7 @@ def gradient(f, *varargs, axis=None, edge_order=None):
     else:
         spacing = list(varargs)
     if len(spacing) != len(axes) or any(np.ndim(h) for h in spacing):
-        raise ArgumentError("gradient: astjax supports scalar spacings only, one per axis")
+        raise ArgumentValueError("gradient: astjax supports scalar spacings only, one per axis")
     outs = []
     for ax, h in zip(axes, spacing):
         n = fv.shape[ax]
@@ -432,7 +432,7 @@ def _mode_slice(full, na, nv, mode):
         length = max(na, nv) - min(na, nv) + 1
         start = min(na, nv) - 1
         return lax.slice_in_dim(full, start, start + length)
-    raise ArgumentError(f"mode must be one of 'full', 'same', 'valid', got {mode!r}")
+    raise ArgumentValueError(f"mode must be one of 'full', 'same', 'valid', got {mode!r}")
 
 
 def _conv_args(name, a, v):

@@ -76,7 +76,7 @@ def static_int(v, what="value"):
         if hasattr(v, "__array__") and np.ndim(v) == 0 and np.issubdtype(np.asarray(v).dtype,
                                                                          np.integer):
             return int(np.asarray(v))
-        raise ArgumentError(f"{what} must be an integer, got {v!r:.60}") from None
+        raise ArgumentTypeError(f"{what} must be an integer, got {v!r:.60}") from None
 
 
 def static_shape(shape, what="shape"):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import core, dtypes, lax
-from ..errors import ArgumentError, DTypeError, ShapeError
+from ..errors import ArgumentError, ArgumentValueError, DTypeError, ShapeError
 from .. import numpy as jnp
 from ..numpy import linalg
 from ..numpy.operands import broadcast_shapes, promote_dtypes_inexact
@@ -139,7 +139,7 @@ def orthogonal(key, n, shape=(), dtype=None, m=None):
 
 def multivariate_normal(key, mean, cov, shape=None, dtype=None, method="cholesky"):
     if method not in ("svd", "eigh", "cholesky"):
-        raise ArgumentError("method must be one of {'svd', 'eigh', 'cholesky'}")
+        raise ArgumentValueError("method must be one of {'svd', 'eigh', 'cholesky'}")
     dt = _fdt(dtype, "multivariate_normal")
     mean = lax.convert_element_type(jnp.asarray(mean), dt)
     cov = lax.convert_element_type(jnp.asarray(cov), dt)

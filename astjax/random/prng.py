@@ -8,7 +8,8 @@ import math
 import numpy as np
 
 from .. import core, dtypes, lax
-from ..errors import ArgumentError, DTypeError, ShapeError
+from ..errors import (ArgumentError, ArgumentTypeError, ArgumentValueError, DTypeError,
+                      ShapeError)
 from ..numpy.util import canonicalize_axis, library_jit, static_int, static_shape
 from .. import numpy as jnp
 from ..numpy.operands import broadcast_shapes, promote_args_inexact
@@ -34,7 +35,7 @@ def key(seed, *, impl=None, dtype=None):
 
 def _check_impl(impl):
     if impl not in (None, "threefry2x32"):
-        raise ArgumentError(f"PRNG implementation {impl!r} is not supported",
+        raise ArgumentValueError(f"PRNG implementation {impl!r} is not supported",
                             hint="astjax implements the default 'threefry2x32'")
 
 
@@ -343,7 +344,7 @@ def choice(key, a, shape=(), replace=True, p=None, axis=0, mode=None):
     """Random samples from `a` (or `arange(a)`), with or without replacement."""
     _tf.check_key(key, "choice")
     if not isinstance(shape, (tuple, list)):
-        raise ArgumentError(f"shape argument of random.choice must be a sequence, got {shape}")
+        raise ArgumentTypeError(f"shape argument of random.choice must be a sequence, got {shape}")
     shape = static_shape(shape)
     arr = jnp.asarray(a)
     aval = core.get_aval(arr)
@@ -356,9 +357,9 @@ def choice(key, a, shape=(), replace=True, p=None, axis=0, mode=None):
     if n_draws == 0:
         return jnp.zeros(shape, dtype=aval.dtype)
     if n_inputs <= 0:
-        raise ArgumentError("a must be greater than 0 unless no samples are taken")
+        raise ArgumentValueError("a must be greater than 0 unless no samples are taken")
     if not replace and n_draws > n_inputs:
-        raise ArgumentError(f"Cannot take a larger sample (size {n_draws}) than population "
+        raise ArgumentValueError(f"Cannot take a larger sample (size {n_draws}) than population "
                             f"(size {n_inputs}) when 'replace=False'")
     idt = dtypes.canonicalize(dtypes.dtype(int))
     if p is None:
@@ -425,7 +426,7 @@ def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None):
     logits = jnp.add(logits, gumbel(key, la.shape, la.dtype, mode=mode))
     k = math.prod(prefix)
     if k > la.shape[axis]:
-        raise ArgumentError(f"Number of samples without replacement ({k}) cannot exceed "
+        raise ArgumentValueError(f"Number of samples without replacement ({k}) cannot exceed "
                             f"number of categories ({la.shape[axis]}).")
     order = jnp.argsort(jnp.negative(jnp.moveaxis(logits, axis, -1)), axis=-1, stable=True)
     idx = order[..., :k]

@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import core, dtypes, lax
 from ..config import config
-from ..errors import ArgumentError, DTypeError
+from ..errors import ArgumentError, ArgumentTypeError, ArgumentValueError, DTypeError
 from ..numpy.operands import _constant
 
 _U32 = dtypes.uint32
@@ -52,7 +52,7 @@ def iota_2x32(shape):
         return z, z
     size = int(np.prod(shape, dtype=np.int64))
     if size >= 2 ** 32:
-        raise ArgumentError("random arrays of 2**32 elements or more are not supported")
+        raise ArgumentValueError("random arrays of 2**32 elements or more are not supported")
     lo = None
     stride = 1
     for d in range(len(shape) - 1, -1, -1):
@@ -71,7 +71,7 @@ def check_key(key, name):
                          f"got {a.str_short()}",
                          hint="make one with astjax.random.PRNGKey(seed) or random.key(seed)")
     if a.ndim != 1:
-        raise ArgumentError(f"`random.{name}` takes a single key, got a key array of shape "
+        raise ArgumentValueError(f"`random.{name}` takes a single key, got a key array of shape "
                             f"{a.shape[:-1]}", hint="use astjax.vmap to map over keys")
     return key
 
@@ -97,7 +97,7 @@ def seed(s):
         return _constant(v)
     a = core.get_aval(s)
     if a.shape != ():
-        raise ArgumentError(f"a PRNG seed must be a scalar, got shape {a.shape}",
+        raise ArgumentTypeError(f"a PRNG seed must be a scalar, got shape {a.shape}",
                             hint="use astjax.vmap to make several keys")
     if a.dtype.itemsize == 8:
         hi = lax.convert_element_type(lax.shift_right_logical(s, np.asarray(32, a.dtype)[()]), _U32)

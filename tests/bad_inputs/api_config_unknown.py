@@ -1,6 +1,5 @@
 # expect: ArgumentError AttributeError
 # jax: AttributeError (AttributeError): Unrecognized config option: jax_no_such_option
-# xfail: JAX raises AttributeError for an unknown config option
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,6 +1,6 @@
 # expect: AstjaxError ValueError
 # jax: ValueError (ValueError): None is not a valid value for jnp.array
-# xfail: TODO ArgumentError is not a ValueError
+# xfail: TODO ArgumentTypeError is not a ValueError
 import numpy as np
 import astjax
 import astjax.numpy as jnp

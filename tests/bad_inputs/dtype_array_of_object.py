@@ -1,6 +1,5 @@
 # expect: AstjaxError TypeError
 # jax: TypeError (TypeError): Value '<object object at 0x7f0110fb54c0>' with dtype object is not a valid JAX array type. Only arrays of numeric types are supported by JAX.
-# xfail: TODO ArgumentError is not a TypeError
 import numpy as np
 import astjax
 import astjax.numpy as jnp

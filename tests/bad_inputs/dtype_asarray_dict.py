@@ -1,6 +1,5 @@
 # expect: AstjaxError TypeError
 # jax: TypeError (TypeError): Value '{'a': 1}' with dtype object is not a valid JAX array type. Only arrays of numeric types are supported by JAX.
-# xfail: TODO ArgumentError is not a TypeError
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,6 +1,5 @@
 # expect: AstjaxError TypeError
 # jax: TypeError (TypeError): Error interpreting argument to <function isnan at 0x7f0110c52fc0> as an abstract array. The problematic value is of type <class 'str'> and was passed to the fun
-# xfail: TODO ArgumentError is not a TypeError
 import numpy as np
 import astjax
 import astjax.numpy as jnp

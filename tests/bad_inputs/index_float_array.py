@@ -1,6 +1,5 @@
 # expect: AstjaxError TypeError
 # jax: TypeError (TypeError): Indexer must have integer or boolean type, got indexer with type float32
-# xfail: TODO ArgumentError is not a TypeError
 import numpy as np
 import astjax
 import astjax.numpy as jnp

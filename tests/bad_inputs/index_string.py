@@ -1,6 +1,5 @@
 # expect: AstjaxError TypeError
 # jax: TypeError (TypeError): JAX does not support string indexing; got idx='a'
-# xfail: TODO ArgumentError is not a TypeError
 import numpy as np
 import astjax
 import astjax.numpy as jnp

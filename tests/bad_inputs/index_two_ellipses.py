@@ -1,6 +1,5 @@
 # expect: AstjaxError IndexError
 # jax: IndexError (IndexError): an index can only have a single ellipsis ('...')
-# xfail: TODO ArgumentError is not a IndexError
 import numpy as np
 import astjax
 import astjax.numpy as jnp

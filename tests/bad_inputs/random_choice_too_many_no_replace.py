@@ -1,6 +1,5 @@
 # expect: AstjaxError ValueError
 # jax: ValueError (ValueError): Cannot take a larger sample (size 5) than population (size 3) when 'replace=False'
-# xfail: TODO ArgumentError is not a ValueError
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,6 +1,5 @@
 # expect: AstjaxError TypeError
 # jax: TypeError (TypeError): x must be an integer or at least 1-dimensional
-# xfail: TODO ArgumentError is not a TypeError
 import numpy as np
 import astjax
 import astjax.numpy as jnp

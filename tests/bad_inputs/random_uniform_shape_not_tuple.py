@@ -1,6 +1,5 @@
 # expect: AstjaxError TypeError
 # jax: TypeError (TypeError): Shapes must be 1D sequences of concrete values of integer type, got ab.
-# xfail: TODO ArgumentError is not a TypeError
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,6 +1,5 @@
 # expect: AstjaxError ValueError
 # jax: ValueError (ValueError): Invalid mode 'bogus' for np.take
-# xfail: TODO ArgumentError is not a ValueError
 import numpy as np
 import astjax
 import astjax.numpy as jnp

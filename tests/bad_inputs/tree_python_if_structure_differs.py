@@ -1,6 +1,6 @@
 # expect: AstjaxError TypeError
 # jax: TypeError (TracerBoolConversionError): Attempted boolean conversion of traced array with shape bool[].
-# xfail: TODO AstjaxError is not a TypeError
+# xfail: TODO located at /work/wt/api-errors/tests/bad_inputs/tree_python_if_structure_differs.py:10:5, expected line [14]
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,6 +1,5 @@
 # expect: AstjaxError TypeError
 # jax: TypeError (TypeError): scan body output must be a pair, got float32[].
-# xfail: TODO AstjaxError is not a TypeError
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,6 +1,5 @@
 # expect: AstjaxError TypeError
 # jax: TypeError (TypeError): switch branch outputs must have the same pytree structure, but they differ:
-# xfail: TODO AstjaxError is not a TypeError
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,6 +1,5 @@
 # expect: AstjaxError TypeError
 # jax: TypeError (TypeError): cond_fun must return a boolean scalar, but got output type(s) [ShapedArray(float32[], weak_type=True)].
-# xfail: TODO AstjaxError is not a TypeError
 import numpy as np
 import astjax
 import astjax.numpy as jnp

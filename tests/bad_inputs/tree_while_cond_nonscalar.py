@@ -1,6 +1,5 @@
 # expect: AstjaxError TypeError
 # jax: TypeError (TypeError): cond_fun must return a boolean scalar, but got output type(s) [ShapedArray(bool[2])].
-# xfail: TODO AstjaxError is not a TypeError
 import numpy as np
 import astjax
 import astjax.numpy as jnp
