@@ -189,7 +189,7 @@ class _Grad(_Transformed):
             main_tree, aux_tree = kids
         else:
             main_tree, aux_tree = out_tree, None
-        if main_tree.num_leaves != 1:
+        if main_tree.node_type is not None:
             raise DifferentiationTypeError(
                 f"Gradient only defined for scalar-output functions. Output was "
                 f"{_describe_tree(main_tree)}.",
@@ -268,27 +268,37 @@ def _check_tangent(p_aval, t, where):
         core.ShapedArray(np.shape(t), np.float32)
     if isinstance(t, np.ndarray) and t.dtype == float0:
         if differentiable(p_aval):
-            raise TypeError(f"{where}: float0 tangent for a {p_aval.str_short()} primal")
+            raise ArgumentTypeError(f"{where}: float0 tangent for a {p_aval.str_short()} primal",
+                                    hint="give float primals a float tangent of their shape")
         return
     if not differentiable(p_aval):
-        raise TypeError("primal and tangent arguments to jax.jvp do not match; dtypes must be "
-                        "equal, or in case of int/bool primal dtype the tangent dtype must be "
-                        f"float0. Got primal dtype {p_aval.dtype} and so expected tangent dtype "
-                        f"[('float0', 'V')], but got tangent dtype {t_aval.dtype} instead.")
+        raise ArgumentTypeError(
+            "primal and tangent arguments to jax.jvp do not match; dtypes must be equal, or in "
+            "case of int/bool primal dtype the tangent dtype must be float0. Got primal dtype "
+            f"{p_aval.dtype} and so expected tangent dtype [('float0', 'V')], but got tangent "
+            f"dtype {t_aval.dtype} instead.",
+            hint="pass np.zeros(shape, astjax.float0) as the tangent of an int/bool primal")
     if t_aval.shape != p_aval.shape:
-        raise ValueError(f"jvp called with different primal and tangent shapes;Got primal "
-                         f"shape {p_aval.shape} and tangent shape as {t_aval.shape}")
+        raise ArgumentValueError(f"jvp called with different primal and tangent shapes; got "
+                                 f"primal shape {p_aval.shape} and tangent shape "
+                                 f"{t_aval.shape}",
+                                 hint="each tangent has the shape and dtype of its primal")
 
 
 def jvp(fun, primals, tangents, has_aux=False):
     """(fun(*primals), the directional derivative along tangents)."""
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
-        raise TypeError("primal and tangent arguments to jax.jvp must be tuples or lists")
+        raise ArgumentTypeError("primal and tangent arguments to jax.jvp must be tuples or "
+                                f"lists; found {type(primals).__name__} and "
+                                f"{type(tangents).__name__}",
+                                hint="wrap them: jvp(f, (x,), (t,))")
     closed, in_tree, out_tree, leaves = _stage(fun, primals, {})
     t_leaves, t_tree = tree_util.tree_flatten((tuple(tangents), {}))
     if t_tree != in_tree:
-        raise TypeError("primal and tangent arguments to jax.jvp must have the same tree "
-                        f"structure; primals have {in_tree} and tangents have {t_tree}")
+        raise ArgumentTypeError("primal and tangent arguments to jax.jvp must have the same "
+                                f"tree structure; primals have {in_tree} and tangents have "
+                                f"{t_tree}", hint="give one tangent per primal, of the same "
+                                                  "pytree structure")
     in_avals = [v.aval for v in closed.jaxpr.invars]
     for a, t in zip(in_avals, t_leaves):
         _check_tangent(a, t, "jvp")
@@ -326,7 +336,9 @@ def linearize(fun, *primals, has_aux=False):
     def f_jvp(*tangents):
         t_leaves, t_tree = tree_util.tree_flatten((tuple(tangents), {}))
         if t_tree != in_tree:
-            raise TypeError("linearized function called with tangents of the wrong structure")
+            raise ArgumentTypeError("linearized function called with tangents of the wrong "
+                                    "structure", hint="pass tangents shaped like the primals "
+                                                      "given to linearize")
         touts = _run(lin, list(res) + [t for t, z in zip(t_leaves, nz) if z])
         it = iter(touts)
         tl = [next(it) if z else np.zeros(v.aval.shape, float0)
@@ -357,14 +369,16 @@ def vjp(fun, *primals, has_aux=False):
     def vjp_fn(ct):
         ct_leaves, ct_tree = tree_util.tree_flatten(ct)
         if ct_tree != main_tree:
-            raise TypeError(f"Tree structure of cotangent input {ct_tree}, does not match "
-                            f"structure of primal output {main_tree}.")
+            raise ArgumentTypeError(f"Tree structure of cotangent input {ct_tree}, does not "
+                                    f"match structure of primal output {main_tree}.",
+                                    hint="pass a cotangent shaped like f's output")
         for c, a in zip(ct_leaves, out_avals):
             ca = leaf_aval(c) if not (isinstance(c, np.ndarray) and c.dtype == float0) else None
             if ca is not None and ca.shape != a.shape:
-                raise ValueError(f"Shape of cotangent input to vjp pullback function "
-                                 f"{ca.shape} must be the same as the shape of corresponding "
-                                 f"primal input {a.shape}.")
+                raise ArgumentValueError(f"Shape of cotangent input to vjp pullback function "
+                                         f"{ca.shape} must be the same as the shape of the "
+                                         f"corresponding primal output {a.shape}.",
+                                         hint="pass a cotangent shaped like f's output")
         cts = [c for i, c in enumerate(ct_leaves) if out_nz[i]]
         outs_ = _run(bwd, list(res) + cts) if (cts or nres) else []
         it = iter(outs_)

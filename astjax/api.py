@@ -534,6 +534,13 @@ def eval_shape(fun, *args, **kwargs):
 
 
 def device_put(x, device=None):
+    """Put every leaf of `x` on `device` (a Device from `astjax.devices()`, or None for
+    the default one)."""
+    if device is not None and not hasattr(device, "platform"):
+        raise ArgumentValueError(f"device_put only accepts None or a Device, got "
+                                 f"{type(device).__name__} {device!r:.40}",
+                                 hint="pick one from astjax.devices(), e.g. "
+                                      "astjax.devices()[0]", loc=caller_location())
     return tree_util.tree_map(lambda a: runtime.device_put(a, device), x)
 
 

@@ -269,3 +269,47 @@ def test_every_argument_error_is_also_a_builtin_class():
 def test_unknown_config_option_is_an_attribute_error():
     with pytest.raises(AttributeError):
         astjax.config.update("jax_no_such_option", 1)
+
+
+# ------------------------------------------ scan lengths, switch index, jvp/vjp, devices
+
+
+@pytest.mark.parametrize("call, text", [
+    (lambda: lax.scan(lambda c, x: (c, x), 0.0, jnp.ones(3), length=5), "length=5"),
+    (lambda: lax.scan(lambda c, x: (c, x), 0.0, None), "no values to scan over"),
+    (lambda: lax.scan(lambda c, x: (c, x), 0.0, (jnp.ones(3), jnp.ones(4))), "3, 4"),
+    (lambda: lax.scan(lambda c, x: (c, x), 0.0, 1.0), "no leading axis"),
+])
+def test_scan_lengths_are_value_errors(call, text):
+    assert text in _raises(errors.ArgumentValueError, ValueError, call).message
+
+
+def test_scan_with_length_only_still_runs():
+    c, ys = lax.scan(lambda c, x: (c + 1.0, c), 0.0, None, length=3)
+    assert float(c) == 3.0 and ys.tolist() == [0.0, 1.0, 2.0]
+
+
+def test_switch_index_must_be_an_integer():
+    _raises(errors.ArgumentTypeError, TypeError,
+            lambda: lax.switch(1.5, [lambda x: x, lambda x: x], 1.0))
+    _raises(errors.ArgumentValueError, ValueError, lambda: lax.switch(0, [], 1.0))
+
+
+def test_jvp_and_vjp_argument_errors():
+    _raises(errors.ArgumentTypeError, TypeError, astjax.jvp, one, jnp.ones(3), jnp.ones(3))
+    _raises(errors.ArgumentValueError, ValueError, astjax.jvp, one, (jnp.ones(3),),
+            (jnp.ones(2),))
+    _raises(errors.ArgumentTypeError, TypeError, astjax.jvp, one, (jnp.ones(3),),
+            (jnp.ones(3), jnp.ones(3)))
+    _, pullback = astjax.vjp(one, jnp.ones(3))
+    _raises(errors.ArgumentValueError, ValueError, pullback, jnp.ones(2))
+
+
+def test_grad_of_a_list_output_is_an_error():
+    e = _raises(errors.DifferentiationTypeError, TypeError, astjax.grad(lambda x: [x]), 1.0)
+    assert "scalar-output" in e.message
+
+
+def test_device_put_rejects_what_is_not_a_device():
+    _raises(errors.ArgumentValueError, ValueError, astjax.device_put, jnp.ones(2), "cpu:7")
+    assert astjax.device_put(jnp.ones(2), astjax.devices()[0]).shape == (2,)

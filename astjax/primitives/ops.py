@@ -5,7 +5,14 @@ after every family).
 """
 from __future__ import annotations
 
-from ..errors import ArgumentValueError, check_callable, check_signature
+import builtins as _builtins
+
+import numpy as _np
+
+from .. import core as _core, tree_util as _tree_util
+from ..errors import (ArgumentTypeError as _ArgumentTypeError,
+                      ArgumentValueError as _ArgumentValueError,
+                      check_callable as _check_callable, check_signature as _check_signature)
 
 # The elementwise family (astjax/primitives/{comparisons,arithmetic,elementwise}.py: one
 # block per primitive, its rules and this wrapper). `not`/`and`/`or`/`xor` are Python
@@ -55,8 +62,8 @@ from .collectives import (all_gather, all_to_all, axis_index,  # noqa: F401
 def _checked(what, fun, nargs):
     """`fun` must be callable and take `nargs` positional arguments: otherwise a located
     TypeError naming the user's function (not the converted one it would fail in)."""
-    check_callable(fun, what)
-    check_signature(fun, (None,) * nargs, None, what)
+    _check_callable(fun, what)
+    _check_signature(fun, (None,) * nargs, None, what)
 
 
 def cond(pred, true_fun, false_fun, *operands):
@@ -70,10 +77,15 @@ def switch(index, branches, *operands):
     """JAX's `lax.switch`, with its branches checked first."""
     branches = list(branches)
     if not branches:
-        raise ArgumentValueError("lax.switch needs at least one branch, got an empty sequence",
+        raise _ArgumentValueError("lax.switch needs at least one branch, got an empty sequence",
                                  hint="pass a list of functions: switch(i, [f0, f1], x)")
     for f in branches:
         _checked("lax.switch", f, len(operands))
+    dt = getattr(index, "dtype", None)
+    if isinstance(index, (_builtins.float, _builtins.complex)) or (dt is not None and _np.dtype(dt).kind in "fc"):
+        raise _ArgumentTypeError(f"lax.switch: the index must be an integer, got {index!r:.40}",
+                                hint="convert it, e.g. lax.switch(i.astype(int), ...), or "
+                                     "use lax.cond for a boolean")
     return _cond_mod.switch(index, branches, *operands)
 
 
@@ -93,7 +105,36 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
 def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpose=False):
     """JAX's `lax.scan`, with `f(carry, x)` checked first."""
     _checked("lax.scan", f, 2)
+    _check_scan_length(xs, length)
     return _scan_mod.scan(f, init, xs, length, reverse, unroll, _split_transpose)
+
+
+def _check_scan_length(xs, length):
+    """Every leaf of `xs` has a leading axis, all of one size, which agrees with
+    `length`; one of the two is given (JAX: ValueError otherwise)."""
+    sizes = []
+    for x in _tree_util.tree_leaves(xs):
+        try:
+            shape = _core.get_aval(x).shape
+        except TypeError:
+            return  # not an array: the scan itself reports it
+        if not shape:
+            raise _ArgumentValueError(f"lax.scan got a value with no leading axis to scan over: "
+                                     f"{x!r:.40}", hint="every leaf of xs is stacked along "
+                                                        "axis 0; pass length=n to scan "
+                                                        "without xs")
+        sizes.append(shape[0])
+    if len(set(sizes)) > 1:
+        raise _ArgumentValueError(f"lax.scan got values with different leading axis sizes: "
+                                 f"{', '.join(str(n) for n in sizes)}",
+                                 hint="every leaf of xs needs the same length along axis 0")
+    if length is not None and sizes and int(length) != sizes[0]:
+        raise _ArgumentValueError(f"lax.scan got length={length}, which disagrees with the "
+                                 f"leading axis size {sizes[0]} of xs",
+                                 hint="drop length, or make it the size of xs")
+    if length is None and not sizes:
+        raise _ArgumentValueError("lax.scan got no values to scan over and no length",
+                                 hint="pass xs, or length=n for a loop without inputs")
 
 
 def map(f, xs, *, batch_size=None):  # noqa: A001 -- JAX's name

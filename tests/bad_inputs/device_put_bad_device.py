@@ -1,6 +1,5 @@
 # expect: AstjaxError ValueError
 # jax: ValueError (ValueError): `jax.device_put` only accepts `None`, `jax.sharding.Sharding`, `jax.Device`, `Format`, `jax.memory.Space` or a pytree of these values. Received invalid value: c
-# xfail: TODO raw TypeError at /work/wt/api-errors/codegen/runtime.py:227: batched_device_put(): incompatible function arguments. The following argument types are supported:     1. batched_device_put(aval: object, 
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,6 +1,5 @@
 # expect: AstjaxError TypeError
 # jax: TypeError (TypeError): Gradient only defined for scalar-output functions. Output was [TypedFloat(1.0, dtype=float32)].
-# xfail: TODO no error (silent)
 import numpy as np
 import astjax
 import astjax.numpy as jnp

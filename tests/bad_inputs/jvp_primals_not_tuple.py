@@ -1,6 +1,5 @@
 # expect: AstjaxError TypeError
 # jax: TypeError (TypeError): primal and tangent arguments to jax.jvp must be tuples or lists; found ArrayImpl and ArrayImpl.
-# xfail: TODO raw TypeError at /work/wt/api-errors/astjax/ad_api.py:286: primal and tangent arguments to jax.jvp must be tuples or lists
 import numpy as np
 import astjax
 import astjax.numpy as jnp

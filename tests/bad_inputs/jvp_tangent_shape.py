@@ -1,6 +1,5 @@
 # expect: AstjaxError ValueError
 # jax: ValueError (ValueError): jvp called with different primal and tangent shapes;Got primal shape (3,) and tangent shape as (2,)
-# xfail: TODO raw ValueError at /work/wt/api-errors/astjax/ad_api.py:279: jvp called with different primal and tangent shapes;Got primal shape (3,) and tangent shape as (2,)
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,6 +1,5 @@
 # expect: AstjaxError TypeError
 # jax: TypeError (TypeError): primal and tangent arguments to jax.jvp must have the same tree structure; primals have tree structure PyTreeDef((*,)) whereas tangents have tree structure PyTr
-# xfail: TODO raw TypeError at /work/wt/api-errors/astjax/ad_api.py:290: primal and tangent arguments to jax.jvp must have the same tree structure; primals have PyTreeDef(((*,), {})) and tangents have PyTreeDef(((*
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,6 +1,5 @@
 # expect: AstjaxError ValueError
 # jax: ValueError (ValueError): scan got no values to scan over and `length` not provided.
-# xfail: TODO ShapeError is not a ValueError
 import numpy as np
 import astjax
 import astjax.numpy as jnp

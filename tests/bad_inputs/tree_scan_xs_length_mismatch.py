@@ -1,6 +1,5 @@
 # expect: AstjaxError ValueError
 # jax: ValueError (ValueError): scan got values with different leading axis sizes: 3, 4.
-# xfail: TODO ShapeError is not a ValueError
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,6 +1,5 @@
 # expect: AstjaxError ValueError
 # jax: ValueError (ValueError): scan got value with no leading axis to scan over: 1.0.
-# xfail: TODO ShapeError is not a ValueError
 import numpy as np
 import astjax
 import astjax.numpy as jnp

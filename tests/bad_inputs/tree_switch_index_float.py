@@ -1,6 +1,5 @@
 # expect: AstjaxError TypeError
 # jax: TypeError (TypeError): Index type must be an integer, got 1.5 as float32
-# xfail: TODO no error (silent)
 import numpy as np
 import astjax
 import astjax.numpy as jnp
