@@ -129,9 +129,10 @@ class BatchedFunction(StagedCallable):
                               for n, sh, d, s in sizes)
             if self.axis_size is not None:
                 lines += f"\n  * axis_size={self.axis_size}"
-            raise ArgumentValueError("vmap got inconsistent sizes for the array axes to be mapped:\n"
-                             + lines, hint="every mapped argument needs the same size along "
-                                           "its mapped axis", loc=loc)
+            raise ArgumentValueError("vmap got inconsistent sizes for the array axes to be "
+                                     "mapped:\n" + lines,
+                                     hint="every mapped argument needs the same size along its "
+                                          "mapped axis", loc=loc)
         size = size_set.pop()
         with core.extend_axis_env(self.axis_name, size):
             closed, out_tree = stage_flat(self.fun, in_tree, avals)

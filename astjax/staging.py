@@ -132,8 +132,8 @@ def mapped_leaves(what, leaves, dims, labels, loc, hint):
         a = leaf_aval(x, f"{what} argument")
         if d is not None:
             if not -a.ndim <= d < a.ndim:
-                raise ArgumentValueError(f"{what} was asked to map argument {label} along axis {d}, "
-                                         f"so its rank should be at least "
+                raise ArgumentValueError(f"{what} was asked to map argument {label} along "
+                                         f"axis {d}, so its rank should be at least "
                                          f"{d + 1 if d >= 0 else -d}, but it is {a.ndim} "
                                          f"(shape {a.shape})", hint=hint, loc=loc)
             d %= a.ndim

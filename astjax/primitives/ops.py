@@ -78,14 +78,15 @@ def switch(index, branches, *operands):
     branches = list(branches)
     if not branches:
         raise _ArgumentValueError("lax.switch needs at least one branch, got an empty sequence",
-                                 hint="pass a list of functions: switch(i, [f0, f1], x)")
+                                  hint="pass a list of functions: switch(i, [f0, f1], x)")
     for f in branches:
         _checked("lax.switch", f, len(operands))
     dt = getattr(index, "dtype", None)
-    if isinstance(index, (_builtins.float, _builtins.complex)) or (dt is not None and _np.dtype(dt).kind in "fc"):
+    if (isinstance(index, (_builtins.float, _builtins.complex))
+            or (dt is not None and _np.dtype(dt).kind in "fc")):
         raise _ArgumentTypeError(f"lax.switch: the index must be an integer, got {index!r:.40}",
-                                hint="convert it, e.g. lax.switch(i.astype(int), ...), or "
-                                     "use lax.cond for a boolean")
+                                 hint="convert it, e.g. lax.switch(i.astype(int), ...), or "
+                                      "use lax.cond for a boolean")
     return _cond_mod.switch(index, branches, *operands)
 
 
@@ -119,22 +120,22 @@ def _check_scan_length(xs, length):
         except TypeError:
             return  # not an array: the scan itself reports it
         if not shape:
-            raise _ArgumentValueError(f"lax.scan got a value with no leading axis to scan over: "
-                                     f"{x!r:.40}", hint="every leaf of xs is stacked along "
-                                                        "axis 0; pass length=n to scan "
-                                                        "without xs")
+            raise _ArgumentValueError(f"lax.scan got a value with no leading axis to scan "
+                                      f"over: {x!r:.40}",
+                                      hint="every leaf of xs is stacked along axis 0; pass "
+                                           "length=n to scan without xs")
         sizes.append(shape[0])
     if len(set(sizes)) > 1:
         raise _ArgumentValueError(f"lax.scan got values with different leading axis sizes: "
-                                 f"{', '.join(str(n) for n in sizes)}",
-                                 hint="every leaf of xs needs the same length along axis 0")
+                                  f"{', '.join(str(n) for n in sizes)}",
+                                  hint="every leaf of xs needs the same length along axis 0")
     if length is not None and sizes and int(length) != sizes[0]:
         raise _ArgumentValueError(f"lax.scan got length={length}, which disagrees with the "
-                                 f"leading axis size {sizes[0]} of xs",
-                                 hint="drop length, or make it the size of xs")
+                                  f"leading axis size {sizes[0]} of xs",
+                                  hint="drop length, or make it the size of xs")
     if length is None and not sizes:
         raise _ArgumentValueError("lax.scan got no values to scan over and no length",
-                                 hint="pass xs, or length=n for a loop without inputs")
+                                  hint="pass xs, or length=n for a loop without inputs")
 
 
 def map(f, xs, *, batch_size=None):  # noqa: A001 -- JAX's name
