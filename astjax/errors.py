@@ -312,7 +312,8 @@ def warn_at(loc: SourceInfo, message: str, category=SideEffectWarning):
     warnings.warn_explicit(text, category, loc.file or "<astjax>", loc.line or 0)
 
 
-def _def_location(fun) -> str:
+def def_location(fun) -> str:
+    """'file:line' where `fun` is defined, for messages."""
     code = getattr(inspect.unwrap(fun), "__code__", None) if callable(fun) else None
     return f"{code.co_filename}:{code.co_firstlineno}" if code is not None else "<unknown>"
 
@@ -349,7 +350,7 @@ def check_signature(fun, args, kwargs=None, what: str = ""):
                 ", ".join(map(repr, kwargs))
         msg = f"{name}{sig} called with {given}: {e}"
         raise ArityError(f"{what}: {msg}" if what else msg,
-                         hint=f"{name} is defined at {_def_location(fun)}; pass the arguments "
+                         hint=f"{name} is defined at {def_location(fun)}; pass the arguments "
                               "its signature takes") from None
 
 

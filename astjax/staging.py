@@ -8,7 +8,8 @@ import inspect
 
 from . import core, tree_util
 from .core import ShapedArray
-from .errors import USER_CODE, ArgumentTypeError, ArgumentValueError, caller_location
+from .errors import (USER_CODE, ArgumentTypeError, ArgumentValueError, caller_location,
+                     def_location, function_name)
 from .frontend import converter, operators
 
 
@@ -84,8 +85,10 @@ def stage_flat(fun, in_tree, avals, hints=None):
         outs, out_tree[0] = tree_util.tree_flatten(out)
         for o in outs:
             if not core.is_array_value(o) and not isinstance(o, core.WeakConst):
-                raise ArgumentTypeError(f"the function returned a {type(o).__name__} "
-                                        f"({o!r:.40}), which is not an array",
+                raise ArgumentTypeError(f"function {function_name(fun)} (defined at "
+                                        f"{def_location(fun)}) returned a "
+                                        f"{type(o).__name__} ({o!r:.40}), which is not an "
+                                        "array",
                                         hint="return arrays, Python scalars, or pytrees of "
                                              "them", loc=caller_location())
         return outs

@@ -1,6 +1,5 @@
-# expect: ArgumentTypeError TypeError
+# expect: DifferentiationTypeError TypeError
 # jax: TypeError (TypeError): Gradient only defined for scalar-output functions. Output had shape: (3,).
-# xfail: grad of a non-scalar output: check the class astjax raises against JAX's TypeError
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,6 +1,6 @@
 # expect: AstjaxError TypeError
 # jax: TypeError (TypeError): unsupported format string passed to DynamicJaxprTracer.__format__
-# xfail: TODO raw TypeError at /work/wt/api-errors/tests/bad_inputs/conv_fstring_format_spec.py:10: unsupported format string passed to Tracer.__format__
+# xfail: core.Tracer.__format__ raises a raw TypeError for a format spec; JAX raises the same TypeError, astjax should locate it and add a hint
 import numpy as np
 import astjax
 import astjax.numpy as jnp

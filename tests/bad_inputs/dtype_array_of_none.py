@@ -1,6 +1,6 @@
 # expect: AstjaxError ValueError
 # jax: ValueError (ValueError): None is not a valid value for jnp.array
-# xfail: TODO ArgumentTypeError is not a ValueError
+# xfail: numpy/creation.py:60 raises ArgumentTypeError for None; JAX raises ValueError for jnp.array(None)
 import numpy as np
 import astjax
 import astjax.numpy as jnp

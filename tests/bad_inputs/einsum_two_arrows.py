@@ -1,6 +1,6 @@
 # expect: AstjaxError ValueError
 # jax: ValueError (ValueError): Subscripts can only contain one '->'.
-# xfail: TODO raw ValueError at /work/wt/api-errors/astjax/numpy/contractions.py:116: too many values to unpack (expected 2)
+# xfail: numpy/contractions.py: the einsum spec parser does not reject two '->' and fails with a raw ValueError
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,6 +1,6 @@
 # expect: AstjaxError AttributeError
 # jax: AttributeError (AttributeError): __delitem__
-# xfail: TODO raw TypeError at /work/wt/api-errors/tests/bad_inputs/index_delitem.py:10: 'Array' object doesn't support item deletion
+# xfail: Array has no __delitem__ hook: `del x[0]` is Python's raw TypeError; JAX raises AttributeError
 import numpy as np
 import astjax
 import astjax.numpy as jnp

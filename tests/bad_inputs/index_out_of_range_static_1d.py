@@ -1,6 +1,6 @@
 # expect: ok
 # jax: ok
-# xfail: TODO rejected a valid program: ShapeError: /work/wt/api-errors/tests/bad_inputs/index_out_of_range_static_1d.py:9:14     assert float(jnp.ones(3)[5]) == 1.0                  ^^^^^^^^^^^^^^ ShapeError: inde
+# xfail: issue 13 item 11: a static out-of-bounds index raises instead of clamping like JAX (numpy/indexing.py:122)
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,6 +1,6 @@
 # expect: AstjaxError ValueError
 # jax: ValueError (ValueError): indices and arr must have the same number of dimensions; 2 vs. 1
-# xfail: TODO ShapeError is not a ValueError
+# xfail: numpy/advanced_indexing.py: take_along_axis with indices of another rank raises ShapeError (a TypeError); JAX raises ValueError
 import numpy as np
 import astjax
 import astjax.numpy as jnp

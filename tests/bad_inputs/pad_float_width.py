@@ -1,6 +1,6 @@
 # expect: AstjaxError TypeError
 # jax: TypeError (TypeError): `pad_width` must be of integral type.
-# xfail: TODO no error (silent)
+# xfail: numpy/shapes.py: jnp.pad truncates a float pad_width silently; JAX raises TypeError
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,6 +1,6 @@
 # expect: AstjaxError TypeError
 # jax: TypeError (TypeError): `pad_width` must be of integral type.
-# xfail: TODO raw ValueError at /work/wt/api-errors/astjax/numpy/shapes.py:337: invalid literal for int() with base 10: np.str_('a')
+# xfail: numpy/shapes.py:337: jnp.pad does not type-check pad_width and fails with a raw ValueError from int()
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,6 +1,6 @@
 # expect: AstjaxError ValueError
 # jax: ValueError (ValueError): Need at least one array to concatenate.
-# xfail: TODO raw TypeError at /work/wt/api-errors/astjax/dtypes.py:130: unbound method frozenset.intersection() needs an argument
+# xfail: jnp.concatenate([]) reaches dtypes.py:130 (result_type of nothing) and fails with a raw TypeError; numpy/ must reject an empty list with a ValueError
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,6 +1,6 @@
 # expect: AstjaxError ValueError
 # jax: ValueError (ValueError): pytree structure error: different lengths of tuple at key path
-# xfail: TODO raw ValueError at /work/wt/api-errors/astjax/tree_util.py:242: Tree structures differ: tuple arity mismatch: 3 != 2; expected a tree of structure PyTreeDef((*, *)), got (1, 2, 3).
+# xfail: tree_util.py:242: tree_map of mismatched structures raises a raw ValueError from inside astjax (no location or hint)
 import numpy as np
 import astjax
 import astjax.numpy as jnp

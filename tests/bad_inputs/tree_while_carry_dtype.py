@@ -1,6 +1,6 @@
 # expect: ok
 # jax: ok
-# xfail: TODO rejected a valid program: LoopCarryError: /work/wt/api-errors/tests/bad_inputs/tree_while_carry_dtype.py:9:14     assert float(lax.while_loop(lambda c: c < 3, lambda c: c + 1.5, 0)) == 3.0            
+# xfail: primitives/cond.py:403 (_ensure_types): a weakly-typed while carry (Python int 0) that becomes float is rejected; JAX promotes the weak carry and runs
 import numpy as np
 import astjax
 import astjax.numpy as jnp
