@@ -216,6 +216,52 @@ def _collect_code(code):
             _collect_code(c)
 
 
+# User names that start with `ag__` would collide with the converted code's own names
+# (the `ag__` operator namespace, `ag__retval`, `ag__fn_true_1`, ...). They are renamed
+# to a prefix no source text can spell (identifiers in source are NFKC-normalised, and
+# U+1D64 normalises to 'u'); a read of such a global goes through `globals()`.
+_USER_PREFIX = "ag\u1d64__"
+
+
+def _user_name(n):
+    return _USER_PREFIX + n[4:] if n.startswith("ag__") else n
+
+
+def _protect_user_names(node, code):
+    """Rename the user's `ag__*` names (parameters, locals, closure variables) out of
+    the converter's way; a global `ag__*` is read as `globals()['ag__*']`."""
+    bound = set(code.co_freevars)
+    for n in gast.walk(node):
+        if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load):
+            bound.add(n.id)
+        elif isinstance(n, (gast.FunctionDef, gast.ClassDef)):
+            bound.add(n.name)
+        elif isinstance(n, gast.alias):
+            bound.add((n.asname or n.name).split(".")[0])
+    if not any(b.startswith("ag__") for b in bound) and not any(
+            isinstance(n, gast.Name) and n.id.startswith("ag__") for n in gast.walk(node)):
+        return node
+
+    class Rename(gast.NodeTransformer):
+        def visit_Name(self, n):
+            if not n.id.startswith("ag__"):
+                return n
+            if n.id in bound:
+                n.id = _user_name(n.id)
+                return n
+            read = gast.Subscript(value=gast.Call(func=name_load("globals"), args=[],
+                                                  keywords=[]),
+                                  slice=const(n.id), ctx=gast.Load())
+            return ast.copy_location(read, n)
+
+        def visit_FunctionDef(self, n):
+            n.name = _user_name(n.name) if n.name in bound else n.name
+            self.generic_visit(n)
+            return n
+
+    return Rename().visit(node)
+
+
 def _factory_code(fn):
     code = fn.__code__
     # Code objects compare equal across files (the filename is not compared) and the
@@ -229,8 +275,9 @@ def _factory_code(fn):
     # evaluating them again in the factory would look them up in the wrong scope
     node.args.defaults = []
     node.args.kw_defaults = [None] * len(node.args.kw_defaults)
+    node = _protect_user_names(node, code)
     node = convert_ast(node, filename, _namespace(fn))
-    freevars = list(code.co_freevars)
+    freevars = [_user_name(n) for n in code.co_freevars]
     args = gast.arguments(args=[gast.Name(id=n, ctx=gast.Param(), annotation=None, type_comment=None)
                                 for n in ["ag__"] + freevars],
                           posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None,
@@ -276,7 +323,7 @@ def convert(fn):
         # share the original function's cells, not copies of their contents: a write
         # through `nonlocal` (by the user's other functions or by this one) is seen
         # by both (R2)
-        own = dict(zip(fn.__code__.co_freevars, fn.__closure__))
+        own = {_user_name(n): c for n, c in zip(fn.__code__.co_freevars, fn.__closure__)}
         closure = tuple(own.get(n, c) for n, c in zip(new.__code__.co_freevars,
                                                       new.__closure__ or ()))
         new = types.FunctionType(new.__code__, new.__globals__, new.__name__,

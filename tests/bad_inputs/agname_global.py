@@ -1,6 +1,5 @@
 # expect: ok
 # jax: ok
-# xfail: a user global named ag__ is shadowed by the converted code's own ag__ module (frontend templates; owned by the front end)
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,6 +1,5 @@
 # expect: ok
 # jax: TypeError (TracerBoolConversionError): Attempted boolean conversion of traced array with shape bool[].
-# xfail: a user local named ag__ breaks the converted code: the front end's templates use the bare name ag__ for their operator namespace
 import numpy as np
 import astjax
 import astjax.numpy as jnp
