@@ -313,3 +313,33 @@ def test_grad_of_a_list_output_is_an_error():
 def test_device_put_rejects_what_is_not_a_device():
     _raises(errors.ArgumentValueError, ValueError, astjax.device_put, jnp.ones(2), "cpu:7")
     assert astjax.device_put(jnp.ones(2), astjax.devices()[0]).shape == (2,)
+
+
+def _g(x):
+    return x + 1
+
+
+def _calls_g_badly(x):
+    return _g(x, x)
+
+
+def _raises_its_own_type_error(x):
+    raise TypeError("mine")
+
+
+def _calls_it(x):
+    return _raises_its_own_type_error(x)
+
+
+def test_a_user_call_of_the_wrong_arity_inside_jit_is_located():
+    with pytest.raises(errors.ArityError) as info:
+        astjax.jit(_calls_g_badly)(1.0)
+    e = info.value
+    assert isinstance(e, TypeError) and "_g(x)" in e.message and "ag__" not in str(e)
+    assert e.loc.file == HERE and e.loc.line == _calls_g_badly.__code__.co_firstlineno + 1
+
+
+def test_a_type_error_raised_inside_the_callee_is_not_an_arity_error():
+    with pytest.raises(TypeError, match="mine") as info:
+        astjax.jit(_calls_it)(1.0)
+    assert not isinstance(info.value, errors.ArityError)

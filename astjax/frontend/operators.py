@@ -18,7 +18,7 @@ import threading
 import types
 
 from .. import core
-from ..errors import USER_CODE, ConcretizationError
+from ..errors import USER_CODE, ConcretizationError, check_signature
 from . import converter
 from .array_ops import maximum, minimum
 from .branch_ops import (Undefined, UndefinedReturnValue, and_, any_flag, if_exp, if_stmt, ld,
@@ -91,6 +91,14 @@ def _builtin_on_staged(f, args, kwargs):
     return out
 
 
+def _check_arity(f, args, kwargs, e):
+    """A TypeError raised by the call itself (no frame of the callee in its traceback)
+    is a signature mismatch: report it as a located ArityError naming the user's
+    function, not the converted twin (`ag__factory.<locals>.g`)."""
+    if e.__traceback__ is not None and e.__traceback__.tb_next is None:
+        check_signature(f, args, kwargs)
+
+
 def call(f, /, *args, **kwargs):
     """Call `f`, converting it first when it is user code."""
     if f is max or f is min:
@@ -104,7 +112,11 @@ def call(f, /, *args, **kwargs):
         target = f  # already converted (e.g. a recursive call inside converted code)
     key = getattr(getattr(target, "__func__", target), "__code__", None)
     if core.current_builder() is None or key is None:
-        return target(*args, **kwargs)
+        try:
+            return target(*args, **kwargs)
+        except TypeError as e:
+            _check_arity(f, args, kwargs, e)
+            raise
     depth = _depth.of
     d = depth.get(key, 0)
     if d >= _MAX_STAGED_DEPTH:
@@ -116,6 +128,9 @@ def call(f, /, *args, **kwargs):
     depth[key] = d + 1
     try:
         return target(*args, **kwargs)
+    except TypeError as e:
+        _check_arity(f, args, kwargs, e)
+        raise
     except RecursionError:
         if d:
             raise

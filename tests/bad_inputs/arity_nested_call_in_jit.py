@@ -1,6 +1,5 @@
 # expect: AstjaxError TypeError
 # jax: TypeError (TypeError): g() takes 1 positional argument but 2 were given
-# xfail: frontend/operators.py:105 calls the converted function without binding its signature first: the raw TypeError names the generated ag__factory.<locals>.g
 import numpy as np
 import astjax
 import astjax.numpy as jnp
