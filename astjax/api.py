@@ -283,7 +283,6 @@ class Jitted(StagedCallable):
         return with_statics
 
     def _entry(self, args, kwargs):
-        check_signature(self.fun, args, kwargs, "jit")
         dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
         leaves, in_tree = tree_util.tree_flatten((tuple(dyn_args), dyn_kwargs))
         avals = tuple(leaf_aval(x) for x in leaves)
@@ -299,6 +298,9 @@ class Jitted(StagedCallable):
                      "Python scalar) as a static argument, or make the argument dynamic",
                 loc=caller_location()) from None
         if entry is None:
+            # a call that does not fit the signature has a new key too: checked here, not
+            # on every call (binding costs tens of microseconds)
+            check_signature(self.fun, args, kwargs, "jit")
             closed, out_tree = self._stage(dyn_args, dyn_kwargs, statics, in_tree, avals)
             donated = self._donated_leaves(dyn_args, statics)
             entry = _Entry(closed, out_tree, getattr(self.fun, "__name__", "fn"), donated)

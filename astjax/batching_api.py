@@ -157,11 +157,15 @@ class BatchedFunction(StagedCallable):
         return tree_util.tree_unflatten(out_tree, results)
 
 
-def vmap(fun=None, in_axes=0, out_axes=0, axis_name=None, axis_size=None,
+_NO_FUN = object()  # vmap(in_axes=...) without a function: a decorator factory
+
+
+def vmap(fun=_NO_FUN, in_axes=0, out_axes=0, axis_name=None, axis_size=None,
          spmd_axis_name=None):
     """Vectorizing map: `vmap(f)(xs)` computes `f` on every slice of `xs` along the
-    mapped axis, as one batched program."""
-    if fun is None:
+    mapped axis, as one batched program. `vmap(in_axes=...)` without a function is a
+    decorator; an explicit `vmap(None)` is an error, as in JAX."""
+    if fun is _NO_FUN:
         return functools.partial(vmap, in_axes=in_axes, out_axes=out_axes,
                                  axis_name=axis_name, axis_size=axis_size,
                                  spmd_axis_name=spmd_axis_name)

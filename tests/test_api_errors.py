@@ -85,6 +85,8 @@ def test_control_flow_functions_must_be_callable():
     _raises(errors.ArgumentTypeError, TypeError, lambda: astjax.jit(3))
     _raises(errors.ArgumentTypeError, TypeError, lambda: astjax.grad("f"))
     _raises(errors.ArgumentTypeError, TypeError, lambda: astjax.vmap(3))
+    _raises(errors.ArgumentTypeError, TypeError, lambda: astjax.vmap(None))
+    assert astjax.vmap(in_axes=1)(one)(jnp.ones((2, 3))).shape == (3, 2)
 
 
 # ------------------------------------------- static_argnums / static_argnames / donate
