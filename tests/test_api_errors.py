@@ -345,3 +345,31 @@ def test_a_type_error_raised_inside_the_callee_is_not_an_arity_error():
     with pytest.raises(TypeError, match="mine") as info:
         astjax.jit(_calls_it)(1.0)
     assert not isinstance(info.value, errors.ArityError)
+
+
+# ------------------------------------------------ lax wrappers that take shapes or axes
+
+
+@pytest.mark.parametrize("call, cls, builtin", [
+    (lambda: lax.transpose(jnp.ones((2, 3)), (0,)), errors.ShapeError, TypeError),
+    (lambda: lax.expand_dims(jnp.ones(3), (4,)), errors.ArgumentValueError, ValueError),
+    (lambda: lax.integer_pow(jnp.ones(3), 2.5), errors.ArgumentTypeError, TypeError),
+    (lambda: lax.iota(jnp.int32, 2.5), errors.ShapeError, TypeError),
+    (lambda: lax.broadcast(jnp.ones(3), (-1,)), errors.ShapeError, TypeError),
+    (lambda: lax.full((2, -3), 1.0), errors.ShapeError, TypeError),
+    (lambda: jnp.zeros((2, -1)), errors.ShapeError, TypeError),
+    (lambda: lax.broadcast_in_dim(jnp.ones(3), (3,), (0, 1)), errors.ShapeError, TypeError),
+    (lambda: lax.pad(jnp.ones(3), 0.0, [(1, 1, -1)]), errors.ArgumentValueError, ValueError),
+    (lambda: lax.pad(jnp.ones(3), 0.0, [(1, 1, 0)] * 2), errors.ArgumentValueError, ValueError),
+])
+def test_lax_shape_arguments_are_validated(call, cls, builtin):
+    _raises(cls, builtin, call)
+
+
+def test_lax_shape_wrappers_still_compute():
+    assert lax.transpose(jnp.ones((2, 3)), (1, 0)).shape == (3, 2)
+    assert lax.expand_dims(jnp.ones(3), (-1,)).shape == (3, 1)
+    assert float(lax.integer_pow(jnp.float32(3.0), np.int64(2))) == 9.0
+    assert lax.iota(jnp.int32, np.int32(3)).tolist() == [0, 1, 2]
+    assert lax.full((2,), 1.0).tolist() == [1.0, 1.0]
+    assert lax.pad(jnp.ones(2), 0.0, [(1, -1, 1)]).tolist() == [0.0, 1.0, 0.0]

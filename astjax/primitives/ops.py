@@ -6,11 +6,12 @@ after every family).
 from __future__ import annotations
 
 import builtins as _builtins
+import operator as _operator
 
 import numpy as _np
 
 from .. import core as _core, tree_util as _tree_util
-from ..errors import (ArgumentTypeError as _ArgumentTypeError,
+from ..errors import (ArgumentTypeError as _ArgumentTypeError, ShapeError as _ShapeError,
                       ArgumentValueError as _ArgumentValueError,
                       check_callable as _check_callable, check_signature as _check_signature)
 
@@ -21,7 +22,7 @@ from .elementwise import (  # noqa: F401
     RoundingMethod, abs, acos, acosh, add, add_any, asin, asinh, atan, atan2, atanh,
     bitwise_and, bitwise_not, bitwise_or, bitwise_xor, cbrt, ceil, clz, complex, conj, cos,
     cosh, digamma, div, eq, erf, erf_inv, erfc, exp, exp2, expm1, floor, ge, gt, imag,
-    integer_pow, is_finite, le, lgamma, log, log1p, logistic, lt, max, min, mul, ne, neg,
+    is_finite, le, lgamma, log, log1p, logistic, lt, max, min, mul, ne, neg,
     nextafter, polygamma, population_count, pow, real, reciprocal, rem, round, rsqrt,
     shift_left, shift_right_arithmetic, shift_right_logical, sign, sin, sinh, sqrt, square,
     sub, tan, tanh)
@@ -35,10 +36,10 @@ from .slicing import (_index_scalar, dynamic_index_in_dim,  # noqa: F401
                                  dynamic_update_slice, dynamic_update_slice_in_dim, index_in_dim,
                                  slice, slice_in_dim)
 from .sort import sort, sort_key_val, top_k  # noqa: F401
-from .structural import (bitcast_convert_type, broadcast, broadcast_in_dim,  # noqa: F401
-                                    broadcasted_iota, concatenate, convert_element_type,
-                                    copy as copy_p, expand_dims, full, full_like, iota, pad,
-                                    reshape, rev, squeeze, transpose, zeros_like_array)
+from .structural import (bitcast_convert_type, broadcasted_iota,  # noqa: F401
+                                    concatenate, convert_element_type, copy as copy_p,
+                                    full_like, reshape, rev, squeeze, zeros_like_array)
+from . import structural as _structural, arithmetic as _arithmetic
 
 # Control flow (cond, switch, while_loop, fori_loop, scan, map) lives in its own module;
 # the wrappers below check the user's functions first (see `_checked`).
@@ -57,6 +58,99 @@ from .windowed import reduce_window, reduce_window_shape_tuple  # noqa: F401
 from .collectives import (all_gather, all_to_all, axis_index,  # noqa: F401
                                      axis_size, pmax, pmean, pmin, ppermute, pshuffle, psum)
 
+
+
+# ---- argument checks of the shape-taking wrappers (JAX's classes: a bad shape or
+# permutation is a TypeError, an axis or padding out of range a ValueError)
+
+def _ints(values, what, nonneg=False):
+    """`values` as a tuple of Python ints: a located TypeError for a non-integer (a
+    float is never truncated) or, with `nonneg`, a negative entry."""
+    try:
+        out = tuple(_operator.index(v) for v in values)
+    except TypeError:
+        raise _ShapeError(f"{what} must be a sequence of integers, got {values!r:.60}",
+                          hint="pass Python ints (or x.shape entries), not floats") from None
+    if nonneg and any(v < 0 for v in out):
+        raise _ShapeError(f"{what} must have every element be nonnegative, got {out}",
+                          hint="dimensions are sizes: 0 or more")
+    return out
+
+
+def _ndim(x):
+    return _core.get_aval(x).ndim
+
+
+def transpose(operand, permutation):
+    """JAX's `lax.transpose`; the permutation must list every axis once."""
+    perm = _ints(permutation, "transpose permutation")
+    if sorted(perm) != list(range(_ndim(operand))):
+        raise _ShapeError(f"transpose permutation isn't a permutation of operand dimensions, "
+                          f"got permutation {perm} for operand of rank {_ndim(operand)}",
+                          hint="list each axis 0..ndim-1 exactly once")
+    return _structural.transpose(operand, perm)
+
+
+def expand_dims(array, dimensions):
+    """JAX's `lax.expand_dims`; each new axis must fit the result's rank."""
+    dims = _ints(dimensions, "expand_dims dimensions")
+    n = _ndim(array) + len(dims)
+    bad = [d for d in dims if not -n <= d < n]
+    if bad:
+        raise _ArgumentValueError(f"expand_dims: axis {bad[0]} is out of bounds for a result "
+                                  f"of rank {n}", hint=f"use axes in [-{n}, {n - 1}]")
+    return _structural.expand_dims(array, dims)
+
+
+def integer_pow(x, y):
+    """JAX's `lax.integer_pow`: `y` must be a Python integer."""
+    if not isinstance(y, (_builtins.int, _np.integer)) or isinstance(y, _builtins.bool):
+        raise _ArgumentTypeError(f"lax.integer_pow needs an integer exponent, got {y!r:.40}",
+                                 hint="use lax.pow for a non-integer exponent")
+    return _arithmetic.integer_pow(x, y)
+
+
+def iota(dtype, size):
+    """JAX's `lax.iota`: `size` must be a nonnegative integer."""
+    (size,) = _ints((size,), "iota size", nonneg=True)
+    return _structural.iota(dtype, size)
+
+
+def broadcast_in_dim(operand, shape, broadcast_dimensions, out_sharding=None):
+    """JAX's `lax.broadcast_in_dim`, its shape and dimensions checked first."""
+    shape = _ints(shape, "broadcast_in_dim shape", nonneg=True)
+    dims = _ints(broadcast_dimensions, "broadcast_in_dim broadcast_dimensions")
+    if len(dims) != _ndim(operand) or any(not 0 <= d < len(shape) for d in dims):
+        raise _ShapeError(f"broadcast_in_dim broadcast_dimensions {dims} do not fit an operand "
+                          f"of rank {_ndim(operand)} and a result of rank {len(shape)}",
+                          hint="give one result axis per operand axis, in increasing order")
+    return _structural.broadcast_in_dim(operand, shape, dims, out_sharding)
+
+
+def broadcast(operand, sizes):
+    """JAX's `lax.broadcast`: new leading axes of `sizes` (nonnegative integers)."""
+    return _structural.broadcast(operand, _ints(sizes, "broadcast sizes", nonneg=True))
+
+
+def full(shape, fill_value, dtype=None):
+    """JAX's `lax.full`: `shape` must be nonnegative integers."""
+    dims = shape if isinstance(shape, (tuple, list)) else (shape,)
+    return _structural.full(_ints(dims, "full shape", nonneg=True), fill_value, dtype)
+
+
+def pad(operand, padding_value, padding_config):
+    """JAX's `lax.pad`: one (low, high, interior) triple per axis, interior >= 0."""
+    config = [tuple(_ints(c, "pad padding_config entry")) for c in padding_config]
+    if len(config) != _ndim(operand) or any(len(c) != 3 for c in config):
+        raise _ArgumentValueError(f"length of padding_config must equal the number of axes of "
+                                  f"operand, got padding_config {config} for operand of rank "
+                                  f"{_ndim(operand)}", hint="give one (low, high, interior) "
+                                                            "triple per axis")
+    if any(c[2] < 0 for c in config):
+        raise _ArgumentValueError(f"interior padding in padding_config must be nonnegative, "
+                                  f"got padding_config {config}",
+                                  hint="low/high may be negative (they crop); interior may not")
+    return _structural.pad(operand, padding_value, config)
 
 
 def _checked(what, fun, nargs):

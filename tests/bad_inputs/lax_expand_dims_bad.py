@@ -1,6 +1,5 @@
 # expect: AstjaxError ValueError
 # jax: ValueError (ValueError): axis 4 is out of bounds for array of dimension 2
-# xfail: R12: lax.expand_dims (primitives/structural.py) does not range-check its dimensions (silently wrong shape); JAX raises ValueError
 import numpy as np
 import astjax
 import astjax.numpy as jnp

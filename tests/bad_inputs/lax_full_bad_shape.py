@@ -1,6 +1,5 @@
 # expect: AstjaxError TypeError
 # jax: TypeError (TypeError): broadcast_in_dim shape must have every element be nonnegative, got (2, -3).
-# xfail: R12: the shape rule does not validate its input (negative dimension / duplicate axis / negative padding), so XLA's StableHLO parser rejects the program with a raw JaxRuntimeError
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,6 +1,5 @@
 # expect: AstjaxError TypeError
 # jax: TypeError (TypeError): Shapes must be 1D sequences of concrete values of integer type, got (2.5,).
-# xfail: lax.iota accepts a float size (primitives/structural.py does not check it is an int); JAX raises TypeError
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,6 +1,5 @@
 # expect: AstjaxError ValueError
 # jax: ValueError (ValueError): length of padding_config must equal the number of axes of operand, got padding_config ((1, 1, 0), (0, 0, 0)) for operand shape (3,)
-# xfail: primitives/structural.py:502: lax.pad with a config of the wrong length raises ShapeError (a TypeError); JAX raises ValueError
 import numpy as np
 import astjax
 import astjax.numpy as jnp

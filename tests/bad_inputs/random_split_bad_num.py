@@ -1,6 +1,5 @@
 # expect: AstjaxError TypeError
 # jax: Exception (MLIRError): Invalid type:
-# xfail: R12: random.split(key, -1) is not validated; XLA's StableHLO parser rejects the program with a raw JaxRuntimeError (JAX also fails raw: MLIRError)
 import numpy as np
 import astjax
 import astjax.numpy as jnp
