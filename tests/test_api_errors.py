@@ -373,3 +373,9 @@ def test_lax_shape_wrappers_still_compute():
     assert lax.iota(jnp.int32, np.int32(3)).tolist() == [0, 1, 2]
     assert lax.full((2,), 1.0).tolist() == [1.0, 1.0]
     assert lax.pad(jnp.ones(2), 0.0, [(1, -1, 1)]).tolist() == [0.0, 1.0, 0.0]
+
+
+def test_reduction_axes_are_checked():
+    _raises(errors.ArgumentValueError, ValueError, lambda: jnp.sum(jnp.ones((2, 3)), axis=(0, 0)))
+    _raises(errors.ArgumentValueError, ValueError, lambda: lax.reduce_sum(jnp.ones((2, 3)), (2,)))
+    assert lax.reduce_max(jnp.arange(6.0).reshape(2, 3), (-1,)).tolist() == [2.0, 5.0]

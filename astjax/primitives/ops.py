@@ -28,8 +28,8 @@ from .elementwise import (  # noqa: F401
     sub, tan, tanh)
 from .cumulative import (argmax, argmin, cumlogsumexp, cummax, cummin,  # noqa: F401
                                     cumprod, cumsum)
-from .reductions import (Precision, dot, dot_general, reduce_and, reduce_max,  # noqa: F401
-                                    reduce_min, reduce_or, reduce_prod, reduce_sum)
+from .reductions import Precision, dot, dot_general  # noqa: F401
+from . import reductions as _reductions
 from .selection import clamp, select, select_n  # noqa: F401
 from .slicing import (_index_scalar, dynamic_index_in_dim,  # noqa: F401
                                  dynamic_slice, dynamic_slice_in_dim, dynamic_update_index_in_dim,
@@ -151,6 +151,36 @@ def pad(operand, padding_value, padding_config):
                                   f"got padding_config {config}",
                                   hint="low/high may be negative (they crop); interior may not")
     return _structural.pad(operand, padding_value, config)
+
+
+def _reduce_axes(name, operand, axes):
+    """Reduction axes: integers in range, each once (JAX: ValueError otherwise)."""
+    nd = _ndim(operand)
+    axes = _ints(axes, f"{name} axes")
+    if any(not -nd <= a < nd for a in axes):
+        raise _ArgumentValueError(f"{name}: reduction axes {axes} contain out-of-bounds "
+                                  f"indices for an operand of rank {nd}",
+                                  hint=f"use axes in [-{nd}, {nd - 1}]")
+    norm = tuple(a % nd for a in axes) if nd else axes
+    if len(set(norm)) != len(norm):
+        raise _ArgumentValueError(f"{name}: duplicate value in axes {axes}",
+                                  hint="name each axis once")
+    return norm
+
+
+def _reducer(name):
+    fn = getattr(_reductions, name)
+
+    def reduce(operand, axes):
+        return fn(operand, _reduce_axes(name, operand, axes))
+    reduce.__name__ = reduce.__qualname__ = name
+    reduce.__doc__ = f"JAX's `lax.{name}`: reduce over `axes` (checked: in range, distinct)."
+    return reduce
+
+
+reduce_sum, reduce_prod, reduce_max, reduce_min, reduce_and, reduce_or = (
+    _reducer(n) for n in ("reduce_sum", "reduce_prod", "reduce_max", "reduce_min",
+                          "reduce_and", "reduce_or"))
 
 
 def _checked(what, fun, nargs):

@@ -1,6 +1,5 @@
 # expect: AstjaxError ValueError
 # jax: ValueError (ValueError): reduction axes (2,) contains out-of-bounds indices for float32[2,3].
-# xfail: primitives/base.py:222: reduction axes out of range raise ShapeError (a TypeError); JAX raises ValueError
 import numpy as np
 import astjax
 import astjax.numpy as jnp
