@@ -379,3 +379,12 @@ def test_reduction_axes_are_checked():
     _raises(errors.ArgumentValueError, ValueError, lambda: jnp.sum(jnp.ones((2, 3)), axis=(0, 0)))
     _raises(errors.ArgumentValueError, ValueError, lambda: lax.reduce_sum(jnp.ones((2, 3)), (2,)))
     assert lax.reduce_max(jnp.arange(6.0).reshape(2, 3), (-1,)).tolist() == [2.0, 5.0]
+
+
+def test_stop_gradient_convert_and_dynamic_index_arguments():
+    _raises(errors.ArgumentTypeError, TypeError, lambda: lax.stop_gradient("a"))
+    _raises(errors.ArgumentTypeError, TypeError,
+            lambda: lax.convert_element_type(jnp.ones(3), "notadtype"))
+    _raises(errors.ArgumentIndexError, IndexError,
+            lambda: lax.dynamic_index_in_dim(jnp.ones(3), 0, axis=2))
+    assert lax.dynamic_index_in_dim(jnp.arange(6.0).reshape(2, 3), 1, axis=-1).shape == (2, 1)

@@ -11,7 +11,8 @@ import operator as _operator
 import numpy as _np
 
 from .. import core as _core, tree_util as _tree_util
-from ..errors import (ArgumentTypeError as _ArgumentTypeError, ShapeError as _ShapeError,
+from ..errors import (ArgumentIndexError as _ArgumentIndexError,
+                      ArgumentTypeError as _ArgumentTypeError, ShapeError as _ShapeError,
                       ArgumentValueError as _ArgumentValueError,
                       check_callable as _check_callable, check_signature as _check_signature)
 
@@ -31,13 +32,14 @@ from .cumulative import (argmax, argmin, cumlogsumexp, cummax, cummin,  # noqa: 
 from .reductions import Precision, dot, dot_general  # noqa: F401
 from . import reductions as _reductions
 from .selection import clamp, select, select_n  # noqa: F401
-from .slicing import (_index_scalar, dynamic_index_in_dim,  # noqa: F401
+from . import slicing as _slicing
+from .slicing import (_index_scalar,  # noqa: F401
                                  dynamic_slice, dynamic_slice_in_dim, dynamic_update_index_in_dim,
                                  dynamic_update_slice, dynamic_update_slice_in_dim, index_in_dim,
                                  slice, slice_in_dim)
 from .sort import sort, sort_key_val, top_k  # noqa: F401
 from .structural import (bitcast_convert_type, broadcasted_iota,  # noqa: F401
-                                    concatenate, convert_element_type, copy as copy_p,
+                                    concatenate, copy as copy_p,
                                     full_like, reshape, rev, squeeze, zeros_like_array)
 from . import structural as _structural, arithmetic as _arithmetic
 
@@ -49,7 +51,8 @@ from .gather import (GatherDimensionNumbers, GatherScatterMode,  # noqa: F401
                                 gather)
 from .scatter import (ScatterDimensionNumbers, scatter, scatter_add,  # noqa: F401
                                  scatter_apply, scatter_max, scatter_min, scatter_mul)
-from .custom_derivatives import stop_gradient, stop_gradient_p  # noqa: F401
+from .custom_derivatives import stop_gradient_p  # noqa: F401
+from . import custom_derivatives as _custom_derivatives
 from .convolution import (ConvDimensionNumbers, conv, conv_dimension_numbers,  # noqa: F401
                           conv_general_dilated, conv_general_shape_tuple, conv_transpose,
                           conv_transpose_shape_tuple, conv_with_general_padding,
@@ -151,6 +154,40 @@ def pad(operand, padding_value, padding_config):
                                   f"got padding_config {config}",
                                   hint="low/high may be negative (they crop); interior may not")
     return _structural.pad(operand, padding_value, config)
+
+
+def stop_gradient(x):
+    """JAX's `lax.stop_gradient`: every leaf of `x` must be an array or a scalar."""
+    for leaf in _tree_util.tree_leaves(x):
+        try:
+            _core.get_aval(leaf)
+        except TypeError:
+            raise _ArgumentTypeError(f"stop_gradient: argument of type {type(leaf).__name__} "
+                                     f"({leaf!r:.40}) is not an array",
+                                     hint="pass arrays, scalars, or pytrees of them") from None
+    return _custom_derivatives.stop_gradient(x)
+
+
+def convert_element_type(operand, new_dtype, weak_type=False):
+    """JAX's `lax.convert_element_type`: `new_dtype` must name a dtype."""
+    try:
+        _np.dtype(new_dtype)
+    except TypeError:
+        raise _ArgumentTypeError(f"convert_element_type: data type {new_dtype!r:.40} not "
+                                 "understood", hint="use a dtype such as jnp.float32 or "
+                                                    "'int32'") from None
+    return _structural.convert_element_type(operand, new_dtype, weak_type)
+
+
+def dynamic_index_in_dim(operand, index, axis=0, keepdims=True):
+    """JAX's `lax.dynamic_index_in_dim`: `axis` must be an axis of `operand`."""
+    nd = _ndim(operand)
+    (axis,) = _ints((axis,), "dynamic_index_in_dim axis")
+    if not -nd <= axis < nd:
+        raise _ArgumentIndexError(f"dynamic_index_in_dim: axis {axis} is out of bounds for an "
+                                  f"operand of rank {nd}",
+                                  hint=f"use an axis in [-{nd}, {nd - 1}]")
+    return _slicing.dynamic_index_in_dim(operand, index, axis % nd, keepdims)
 
 
 def _reduce_axes(name, operand, axes):

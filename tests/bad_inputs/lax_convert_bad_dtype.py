@@ -1,6 +1,5 @@
 # expect: AstjaxError TypeError
 # jax: TypeError (TypeError): data type 'notadtype' not understood
-# xfail: dtypes.py:58: an unknown dtype name reaches numpy's raw TypeError inside astjax
 import numpy as np
 import astjax
 import astjax.numpy as jnp

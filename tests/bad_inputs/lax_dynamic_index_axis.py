@@ -1,6 +1,5 @@
 # expect: AstjaxError IndexError
 # jax: IndexError (IndexError): list assignment index out of range
-# xfail: primitives/slicing.py:228: dynamic_index_in_dim does not check axis and fails with a raw IndexError
 import numpy as np
 import astjax
 import astjax.numpy as jnp

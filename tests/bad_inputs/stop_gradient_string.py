@@ -1,6 +1,5 @@
 # expect: AstjaxError TypeError
 # jax: TypeError (TypeError): Argument 'a' of type <class 'str'> is not a valid JAX type
-# xfail: lax.stop_gradient passes a non-array (a str) through silently (primitives/custom_derivatives.py); JAX raises TypeError
 import numpy as np
 import astjax
 import astjax.numpy as jnp
