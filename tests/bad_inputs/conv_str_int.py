@@ -1,6 +1,6 @@
 # expect: AstjaxError ValueError
 # jax: ValueError (ValueError): invalid literal for int() with base 10: 'JitTracer(float32[])'
-# xfail: frontend/operators.py:91 calls the builtin on the staged value and lets its raw TypeError/ValueError escape from inside astjax (JAX raises it in the user's frame); needs a located re-raise
+# xfail: frontend/operators.call calls the builtin on the staged value and lets its raw TypeError/ValueError escape from inside astjax (JAX raises it in the user's frame); needs a located re-raise
 import numpy as np
 import astjax
 import astjax.numpy as jnp
