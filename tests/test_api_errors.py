@@ -388,3 +388,9 @@ def test_stop_gradient_convert_and_dynamic_index_arguments():
     _raises(errors.ArgumentIndexError, IndexError,
             lambda: lax.dynamic_index_in_dim(jnp.ones(3), 0, axis=2))
     assert lax.dynamic_index_in_dim(jnp.arange(6.0).reshape(2, 3), 1, axis=-1).shape == (2, 1)
+
+
+def test_cond_legacy_operand_keyword_still_works():
+    assert float(lax.cond(True, lambda x: x + 1.0, lambda x: x, operand=1.0)) == 2.0
+    _raises(errors.ArityError, TypeError, lambda: lax.cond(True, lambda: 1.0, lambda: 0.0,
+                                                            operand=1.0))

@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import core, dtypes
 from ..core import ShapedArray, bind
-from ..errors import ArgumentError, DTypeError, ShapeError
+from ..errors import ArgumentTypeError, ArgumentValueError, DTypeError, ShapeError
 from ..pyast import lax_call
 from .base import add_tangents, is_zero, register
 from .base import tangent_aval as _aval
@@ -51,20 +51,20 @@ def conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers) -> ConvDimen
     if isinstance(dimension_numbers, ConvDimensionNumbers):
         return ConvDimensionNumbers(*(tuple(int(i) for i in s) for s in dimension_numbers))
     if len(dimension_numbers) != 3:
-        raise ArgumentError(f"dimension_numbers must be None, ConvDimensionNumbers or three "
-                            f"layout strings, got {dimension_numbers!r}")
+        raise ArgumentTypeError(f"dimension_numbers must be None, ConvDimensionNumbers or three "
+                                f"layout strings, got {dimension_numbers!r}")
     lhs_s, rhs_s, out_s = dimension_numbers
     if not all(isinstance(s, str) for s in (lhs_s, rhs_s, out_s)):
         return ConvDimensionNumbers(*(tuple(int(i) for i in s) for s in dimension_numbers))
     for s, kind in ((lhs_s, "operand"), (rhs_s, "kernel"), (out_s, "output")):
         if len(s) != nd or len(set(s)) != nd:
-            raise ArgumentError(f"conv layout {s!r} for the {kind} must name {nd} distinct "
-                                "dimensions")
+            raise ArgumentTypeError(f"conv layout {s!r} for the {kind} must name {nd} distinct "
+                                    "dimensions")
     spatial = [c for c in rhs_s if c not in "OI"]
     if sorted(spatial) != sorted(c for c in lhs_s if c not in "NC") or \
             sorted(spatial) != sorted(c for c in out_s if c not in "NC"):
-        raise ArgumentError(f"conv layouts {dimension_numbers!r} name different spatial "
-                            "dimensions")
+        raise ArgumentTypeError(f"conv layouts {dimension_numbers!r} name different spatial "
+                                "dimensions")
     lhs = (lhs_s.index("N"), lhs_s.index("C")) + tuple(lhs_s.index(c) for c in spatial)
     rhs = (rhs_s.index("O"), rhs_s.index("I")) + tuple(rhs_s.index(c) for c in spatial)
     out = (out_s.index("N"), out_s.index("C")) + tuple(out_s.index(c) for c in spatial)
@@ -84,8 +84,8 @@ def padtype_to_pads(in_shape, window_shape, window_strides, padding):
             lo = total // 2 if p == "SAME" else total - total // 2
             pads.append((lo, total - lo))
         return pads
-    raise ArgumentError(f"unknown padding {padding!r}: 'SAME', 'SAME_LOWER', 'VALID' or "
-                        "(low, high) pairs")
+    raise ArgumentValueError(f"unknown padding {padding!r}: 'SAME', 'SAME_LOWER', 'VALID' or "
+                             "(low, high) pairs")
 
 
 def _dilate(n, d):
@@ -428,10 +428,10 @@ def _int_tuple(v, n, what):
         return (1,) * n
     v = tuple(int(x) for x in v)
     if len(v) != n:
-        raise ArgumentError(f"{what} must have {n} entries (one per spatial dimension), "
-                            f"got {v}")
+        raise ArgumentTypeError(f"{what} must have {n} entries (one per spatial dimension), "
+                                f"got {v}")
     if any(x < 1 for x in v):
-        raise ArgumentError(f"{what} entries must be positive, got {v}")
+        raise ArgumentValueError(f"{what} entries must be positive, got {v}")
     return v
 
 
@@ -447,15 +447,15 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
     rhs_dilation = _int_tuple(rhs_dilation, nsp, "rhs_dilation")
     if isinstance(padding, str):
         if any(d != 1 for d in lhs_dilation):
-            raise ArgumentError("String padding is not implemented for transposed "
-                                "convolution using this op. Please either exactly specify "
-                                "the required padding or use conv_transpose.")
+            raise ArgumentValueError("String padding is not implemented for transposed "
+                                     "convolution using this op. Please either exactly specify "
+                                     "the required padding or use conv_transpose.")
         in_sp = [la.shape[d] for d in dn.lhs_spec[2:]]
         k_eff = [_dilate(ra.shape[d], r) for d, r in zip(dn.rhs_spec[2:], rhs_dilation)]
         padding = padtype_to_pads(in_sp, k_eff, window_strides, padding)
     padding = tuple((int(lo), int(hi)) for lo, hi in padding)
     if len(padding) != nsp:
-        raise ArgumentError(f"padding must have {nsp} (low, high) pairs, got {padding}")
+        raise ArgumentValueError(f"padding must have {nsp} (low, high) pairs, got {padding}")
     pet = None if preferred_element_type is None else \
         dtypes.canonicalize(np.dtype(preferred_element_type))
     return bind(conv_general_dilated_p, lhs, rhs, window_strides=window_strides,
@@ -492,8 +492,8 @@ def _transpose_padding(k, stride, padding):
         lo, hi = (k - p - 1 for p in padding)
         total = lo + hi
     else:
-        raise ArgumentError(f"conv_transpose padding must be 'SAME', 'VALID' or pairs, got "
-                            f"{padding!r}")
+        raise ArgumentValueError(f"conv_transpose padding must be 'SAME', 'VALID' or pairs, got "
+                                 f"{padding!r}")
     return lo, total - lo
 
 
@@ -510,8 +510,8 @@ def conv_transpose(lhs, rhs, strides, padding, rhs_dilation=None, dimension_numb
     la, ra = _aval(lhs), _aval(rhs)
     if dimension_numbers is None:
         if la.ndim not in _TRANSPOSE_LAYOUTS:
-            raise ArgumentError("conv_transpose needs dimension_numbers for rank "
-                                f"{la.ndim} operands")
+            raise ArgumentValueError("conv_transpose needs dimension_numbers for rank "
+                                     f"{la.ndim} operands")
         dimension_numbers = _TRANSPOSE_LAYOUTS[la.ndim]
     dn = conv_dimension_numbers(la.shape, ra.shape, dimension_numbers)
     nsp = la.ndim - 2

@@ -227,11 +227,13 @@ def _checked(what, fun, nargs):
     _check_signature(fun, (None,) * nargs, None, what)
 
 
-def cond(pred, true_fun, false_fun, *operands):
-    """JAX's `lax.cond` (see `primitives/cond.py`), with its branches checked first."""
+def cond(pred, true_fun, false_fun, *operands, **kwargs):
+    """JAX's `lax.cond` (see `primitives/cond.py`, also the legacy `operand=`
+    keyword), with its branches checked first."""
+    n = len(operands) + ("operand" in kwargs)
     for f in (true_fun, false_fun):
-        _checked("lax.cond", f, len(operands))
-    return _cond_mod.cond(pred, true_fun, false_fun, *operands)
+        _checked("lax.cond", f, n)
+    return _cond_mod.cond(pred, true_fun, false_fun, *operands, **kwargs)
 
 
 def switch(index, branches, *operands):
