@@ -1,6 +1,5 @@
 # expect: AstjaxError ValueError
 # jax: ValueError (ValueError): The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()
-# xfail: R4: frontend/control_flow_ops.py and_/or_ work elementwise on non-0-d operands where Python/JAX raise 'truth value is ambiguous'
 import numpy as np
 import astjax
 import astjax.numpy as jnp

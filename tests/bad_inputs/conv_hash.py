@@ -1,6 +1,5 @@
 # expect: AstjaxError TypeError
 # jax: TypeError (TypeError): unhashable type: 'DynamicJaxprTracer'
-# xfail: staged values are hashable by identity (core.Tracer defines __hash__); JAX's tracers are unhashable (TypeError)
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,6 +1,5 @@
 # expect: AstjaxError ValueError
 # jax: ValueError (ValueError): axis 2 is out of bounds for array of shape (3,)
-# xfail: primitives/cumulative.py:34, the lax axis check, raises ShapeError (a TypeError); JAX raises ValueError
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,6 +1,5 @@
 # expect: AstjaxError ValueError
 # jax: ValueError (ValueError): Length of slice indices must match number of operand dimensions (1 vs (5, 5))
-# xfail: primitives/slicing.py:123 raises ShapeError (a TypeError) for start indices of the wrong length; JAX raises ValueError
 import numpy as np
 import astjax
 import astjax.numpy as jnp

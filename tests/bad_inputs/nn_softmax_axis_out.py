@@ -1,6 +1,5 @@
 # expect: AstjaxError ValueError
 # jax: ValueError (ValueError): axis 2 is out of bounds for array of dimension 1
-# xfail: R12: nn.softmax's axis is normalised with % ndim without a range check (silent); JAX raises ValueError
 import numpy as np
 import astjax
 import astjax.numpy as jnp

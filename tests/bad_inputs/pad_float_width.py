@@ -1,6 +1,5 @@
 # expect: AstjaxError TypeError
 # jax: TypeError (TypeError): `pad_width` must be of integral type.
-# xfail: numpy/shapes.py: jnp.pad truncates a float pad_width silently; JAX raises TypeError
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,6 +1,5 @@
 # expect: AstjaxError ValueError
 # jax: ValueError (ValueError): zero-size array to reduction operation max which has no identity
-# xfail: R16: jnp.max along an empty axis gives -inf; JAX raises ValueError (numpy/reductions.py)
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,6 +1,5 @@
 # expect: AstjaxError IndexError
 # jax: IndexError (IndexError): tuple index out of range
-# xfail: numpy/sorting.py:41, the axis check of sort/cumsum/argmax, raises ShapeError (a TypeError); JAX raises ValueError (IndexError for argmax)
 import numpy as np
 import astjax
 import astjax.numpy as jnp

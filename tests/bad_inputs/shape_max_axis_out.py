@@ -1,6 +1,5 @@
 # expect: AstjaxError ValueError
 # jax: ValueError (ValueError): axis 2 is out of bounds for array of dimension 2
-# xfail: numpy/reductions.py:20, the shared axis check, raises ShapeError (a TypeError) for an axis out of bounds; JAX raises ValueError
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,6 +1,5 @@
 # expect: AstjaxError ValueError
 # jax: ValueError (ValueError): axis 1 is out of bounds for array of dimension 1
-# xfail: R12: numpy jnp.roll normalises the axis with % ndim and never range-checks it (silent); JAX raises ValueError
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,6 +1,5 @@
 # expect: AstjaxError ValueError
 # jax: ValueError (ValueError): cannot select an axis to squeeze out which has size not equal to one, got shape=(2, 3) and dimensions=(0,)
-# xfail: numpy/shapes.py:106: squeeze of a non-unit axis raises ShapeError (a TypeError); JAX raises ValueError
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,6 +1,5 @@
 # expect: AstjaxError ValueError
 # jax: ValueError (ValueError): axis 2 is out of bounds for array of dimension 2
-# xfail: numpy/advanced_indexing.py:298: jnp.take's axis check raises ShapeError (a TypeError); JAX raises ValueError
 import numpy as np
 import astjax
 import astjax.numpy as jnp
