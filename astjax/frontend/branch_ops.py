@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import core, dtypes, tree_util
 from ..core import Tracer
-from ..errors import (AmbiguousTruthValueError, AstjaxError, ConcretizationError, ShapeError,
+from ..errors import (AmbiguousTruthValueError, ConcretizationError, JAXTypeError, ShapeError,
                       StructureError, UndefinedVariableError, user_location)
 from ..primitives import elementwise as ew
 from ..primitives.cond import bind_cond
@@ -134,9 +134,11 @@ def _staged_bool_op(a, b, op):
             f"the truth value of an array with more than one element is ambiguous: "
             f"`{op}` needs a scalar, got {_aval(a).str_short()}", loc=loc)
     if not _array_like(b) or isinstance(b, str):
-        raise AstjaxError(f"`a {op} b` with a staged `a` picks between `a` and `b` when the "
-                          f"function runs, so `b` must be a number or array, not "
-                          f"{type(b).__name__}", loc=loc)
+        raise JAXTypeError(f"`a {op} b` with a staged `a` picks between `a` and `b` when the "
+                           f"function runs, so `b` must be a number or array, not "
+                           f"{type(b).__name__}", loc=loc,
+                           hint="compute both operands as arrays, or test a value known "
+                                "at staging time")
     if _aval(b).shape != ():
         raise AmbiguousTruthValueError(
             f"`a {op} b` with a staged scalar `a` and an array `b` of shape {_aval(b).shape}: "
@@ -272,7 +274,7 @@ def _check_in_place(name, a, c, of, ot, meta, loc, what):
     oa, oc = _original(a, of), _original(c, ot)
     for o, copy, line in ((oa, a, 2), (oc, c, 1)):
         if o is not None and (oa is None or oc is None) and _changed(copy, o):
-            raise AstjaxError(
+            raise StructureError(
                 f"'{name}' is changed in place in one branch and rebound in the other of "
                 f"this `{what}` whose test is staged", loc=_at_line(loc, _line(meta, name, line)),
                 hint=f"build a new value for '{name}' in both branches (e.g. "
