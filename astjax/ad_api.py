@@ -39,9 +39,41 @@ def _staging():
     return core.current_builder() is not None
 
 
+def _array_leaves(x) -> bool:
+    """Are all leaves of pytree `x` values astjax can stage (arrays, scalars)?"""
+    for leaf in tree_util.tree_leaves(x):
+        try:
+            core.get_aval(leaf)
+        except TypeError:
+            return False
+    return True
+
+
+def _close_over(fun, args, kwargs, nums):
+    """`fun` with the non-differentiated arguments that are not arrays (functions,
+    modules, ... as JAX allows) fixed: (fun', args', kwargs', nums') where fun' takes
+    only the remaining arguments."""
+    fixed = {i: a for i, a in enumerate(args) if i not in nums and not _array_leaves(a)}
+    fixed_kw = {k: v for k, v in kwargs.items() if not _array_leaves(v)}
+    if not fixed and not fixed_kw:
+        return fun, args, kwargs, nums
+    keep = [i for i in range(len(args)) if i not in fixed]
+    target = as_callable(fun)
+
+    def closed_over(*dyn, **dyn_kw):
+        it = iter(dyn)
+        full = [fixed[i] if i in fixed else next(it) for i in range(len(args))]
+        return target(*full, **dyn_kw, **fixed_kw)
+    return (raw(closed_over), tuple(args[i] for i in keep),
+            {k: v for k, v in kwargs.items() if k not in fixed_kw},
+            tuple(keep.index(i) for i in nums))
+
+
 class _Transformed(StagedCallable):
-    """Base: eager calls compile `self` with `jit`."""
+    """Base: eager calls compile `self` with `jit` (arguments that are not arrays as
+    static arguments)."""
     _jitted = None
+    _jitted_static = None
 
     def __init__(self, fun):
         check_callable(fun, type(self).__name__.strip("_").lower())
@@ -58,10 +90,25 @@ class _Transformed(StagedCallable):
     def __call__(self, *args, **kwargs):
         if _staging():
             return self.stage_inline(*args, **kwargs)
-        if self._jitted is None:
-            self._jitted = Jitted(self)
+        static = tuple(i for i, a in enumerate(args) if not _array_leaves(a))
+        static_kw = tuple(k for k, v in kwargs.items() if not _array_leaves(v))
         try:
-            return self._jitted(*args, **kwargs)
+            if not static and not static_kw:
+                if self._jitted is None:
+                    self._jitted = Jitted(self)
+                return self._jitted(*args, **kwargs)
+            # arguments that are not arrays (functions, modules, ...) are static
+            try:
+                hash((tuple(args[i] for i in static), tuple(kwargs[k] for k in static_kw)))
+            except TypeError:  # unhashable: close over them, uncached
+                fun, dyn, dyn_kw, _ = _close_over(self, args, kwargs, ())
+                return Jitted(fun)(*dyn, **dyn_kw)
+            cache = self._jitted_static = self._jitted_static or {}
+            jitted = cache.get((static, static_kw))
+            if jitted is None:
+                jitted = cache[static, static_kw] = Jitted(self, static_argnums=static,
+                                                           static_argnames=static_kw)
+            return jitted(*args, **kwargs)
         except AstjaxError as e:
             raise e.with_traceback(None) from None
 
@@ -164,7 +211,9 @@ class _Grad(_Transformed):
                                      f"{len(args)} positional arguments",
                                      hint=f"use an index in [-{len(args)}, {len(args) - 1}]")
         nums = tuple(i % len(args) for i in nums)
-        closed, in_tree, out_tree, leaves = _stage(self.fun, args, kwargs)
+        check_signature(self.fun, args, kwargs)
+        fun, args, kwargs, nums = _close_over(self.fun, args, kwargs, nums)
+        closed, in_tree, out_tree, leaves = _stage(fun, args, kwargs)
         ranges = _leaf_ranges(args)
         diff_mask = [False] * len(leaves)
         for i in nums:

@@ -10,7 +10,7 @@ import optax
 class CNN(nn.Module):
     @nn.compact
     def __call__(self, x, train: bool):
-        x = nn.Conv(8, (3, 3))(x)
+        x = nn.Conv(8, (3, 3), use_bias=False)(x)  # a bias before BatchNorm has a zero gradient: Adam would amplify its noise
         x = nn.BatchNorm(use_running_average=not train)(x)
         x = nn.relu(x)
         x = nn.max_pool(x, (2, 2), strides=(2, 2))
