@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import abc
 import functools
+import weakref
 import threading
 from contextlib import contextmanager
 from typing import Any, Callable
@@ -150,8 +151,19 @@ def has_effects(eqn) -> bool:
     jaxpr of its params (a debug print inside a loop body)?"""
     if eqn.primitive.effectful:
         return True
-    return any(has_effects(e) for j in sub_jaxprs(eqn.params)
-               for e in (j.jaxpr if isinstance(j, ClosedJaxpr) else j).eqns)
+    return any(_jaxpr_has_effects(j.jaxpr if isinstance(j, ClosedJaxpr) else j)
+               for j in sub_jaxprs(eqn.params))
+
+
+_effects_cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _jaxpr_has_effects(jaxpr) -> bool:
+    """Memoized per jaxpr (passes ask again for every enclosing equation)."""
+    r = _effects_cache.get(jaxpr)
+    if r is None:
+        r = _effects_cache[jaxpr] = any(has_effects(e) for e in jaxpr.eqns)
+    return r
 
 
 def new_primitive(name: str, multiple_results: bool = False,

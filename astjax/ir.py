@@ -106,7 +106,7 @@ class Eqn:
 
 
 class Jaxpr:
-    __slots__ = ("constvars", "invars", "outvars", "eqns")
+    __slots__ = ("constvars", "invars", "outvars", "eqns", "__weakref__")
 
     def __init__(self, constvars, invars, outvars, eqns):
         self.constvars, self.invars = list(constvars), list(invars)
