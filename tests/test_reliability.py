@@ -198,14 +198,6 @@ def test_fuzz_programs_convert_without_reads_before_assign():
 
 # ---------------------------------------------------------------- found by the fuzzer,
 # root cause outside the front end (fixed by the modules' owners after issue 11's moves)
-@pytest.fixture
-def x64():
-    old = astjax.config.read("jax_enable_x64")
-    astjax.config.update("jax_enable_x64", True)
-    yield
-    astjax.config.update("jax_enable_x64", old)
-
-
 def _r11_break(x):
     for i in range(2):
         if i > 0:

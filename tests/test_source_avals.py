@@ -62,14 +62,6 @@ def _check(fn, *args, some=True):
     assert eager.seen or not some, "nothing was recorded"
 
 
-@pytest.fixture
-def x64():
-    old = astjax.config.read("jax_enable_x64")
-    astjax.config.update("jax_enable_x64", True)
-    yield
-    astjax.config.update("jax_enable_x64", old)
-
-
 def _break_loop(x):
     for i in range(2):
         if i > 0:

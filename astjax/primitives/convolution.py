@@ -100,6 +100,15 @@ def _out_spatial(in_shape, k_shape, strides, padding, lhs_dil, rhs_dil):
     return out
 
 
+def _out_layout(out_spec, batch, features, spatial):
+    """The output shape: `batch`, `features` and `spatial` sizes placed per `out_spec`."""
+    shape = [0] * len(out_spec)
+    shape[out_spec[0]], shape[out_spec[1]] = batch, features
+    for d, n in zip(out_spec[2:], spatial):
+        shape[d] = n
+    return tuple(shape)
+
+
 def _conv_ae(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
              dimension_numbers, feature_group_count, batch_group_count, precision=None,
              preferred_element_type=None):
@@ -125,11 +134,7 @@ def _conv_ae(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
     in_sp = [lhs.shape[d] for d in dn.lhs_spec[2:]]
     k_sp = [rhs.shape[d] for d in dn.rhs_spec[2:]]
     sp = _out_spatial(in_sp, k_sp, window_strides, padding, lhs_dilation, rhs_dilation)
-    shape = [0] * lhs.ndim
-    shape[dn.out_spec[0]] = n // b
-    shape[dn.out_spec[1]] = o
-    for d, s in zip(dn.out_spec[2:], sp):
-        shape[d] = s
+    shape = _out_layout(dn.out_spec, n // b, o, sp)
     out_dtype = preferred_element_type or lhs.dtype
     return ShapedArray(tuple(shape), out_dtype)
 
@@ -544,12 +549,7 @@ def conv_general_shape_tuple(lhs_shape, rhs_shape, window_strides, padding,
     if isinstance(padding, str):
         padding = padtype_to_pads(in_sp, k_sp, strides, padding)
     sp = _out_spatial(in_sp, k_sp, strides, padding, (1,) * nsp, (1,) * nsp)
-    out = [0] * len(lhs_shape)
-    out[dn.out_spec[0]] = lhs_shape[dn.lhs_spec[0]]
-    out[dn.out_spec[1]] = rhs_shape[dn.rhs_spec[0]]
-    for d, s in zip(dn.out_spec[2:], sp):
-        out[d] = s
-    return tuple(out)
+    return _out_layout(dn.out_spec, lhs_shape[dn.lhs_spec[0]], rhs_shape[dn.rhs_spec[0]], sp)
 
 
 def conv_transpose_shape_tuple(lhs_shape, rhs_shape, window_strides, padding,
@@ -562,11 +562,6 @@ def conv_transpose_shape_tuple(lhs_shape, rhs_shape, window_strides, padding,
     if isinstance(padding, str):
         padding = [_transpose_padding(k, s, padding.upper()) for k, s in zip(k_sp, strides)]
     in_sp = [lhs_shape[d] for d in dn.lhs_spec[2:]]
-    sp = [_dilate(n, s) + lo + hi - k + 1 for n, s, (lo, hi), k in zip(in_sp, strides, padding,
-                                                                       k_sp)]
-    out = [0] * len(lhs_shape)
-    out[dn.out_spec[0]] = lhs_shape[dn.lhs_spec[0]]
-    out[dn.out_spec[1]] = rhs_shape[dn.rhs_spec[0]]
-    for d, s in zip(dn.out_spec[2:], sp):
-        out[d] = s
-    return tuple(out)
+    # the input dilated by the strides, stride 1 (what conv_transpose runs)
+    sp = _out_spatial(in_sp, k_sp, (1,) * nsp, padding, strides, (1,) * nsp)
+    return _out_layout(dn.out_spec, lhs_shape[dn.lhs_spec[0]], rhs_shape[dn.rhs_spec[0]], sp)

@@ -298,22 +298,20 @@ def _select_transpose(ct, t, x, *, select, **w):
     return [bind(select_and_scatter_add_p, ct, x, select=select, **w), None]
 
 
-def _select_batch(args, dims, **params):
-    t, x = args
-    dt, dx = dims
-    size = next(_aval(a).shape[d] for a, d in zip(args, dims) if d is not None)
-    t = _to_front(t, dt, size)
-    x = _to_front(x, dx, size)
-    return bind(select_and_gather_add_p, t, x, **_batch_window(params, 0)), 0
-
-
-_to_front = bdim_at_front
+def _pair_batch(p):
+    """Batch rule of a select_and_* primitive: both operands' batch axes to the front,
+    under a size-1 window."""
+    def rule(args, dims, **params):
+        size = next(_aval(a).shape[d] for a, d in zip(args, dims) if d is not None)
+        front = [bdim_at_front(a, d, size) for a, d in zip(args, dims)]
+        return bind(p, *front, **_batch_window(params, 0)), 0
+    return rule
 
 
 select_and_gather_add_p = core.new_primitive("select_and_gather_add")
 register(select_and_gather_add_p, impl=_select_impl, abstract_eval=_select_ae,
          lowering=_select_lowering, jvp=_select_jvp, transpose=_select_transpose,
-         batch=_select_batch, source=_source)
+         batch=_pair_batch(select_and_gather_add_p), source=_source)
 
 
 # ---- select_and_scatter_add: each cotangent back to its window's selected element ----
@@ -379,17 +377,10 @@ def _scatter_transpose(ct, s, x, *, select, **w):
     return [bind(select_and_gather_add_p, ct, x, select=select, **w), None]
 
 
-def _scatter_batch(args, dims, **params):
-    s, x = args
-    size = next(_aval(a).shape[d] for a, d in zip(args, dims) if d is not None)
-    s, x = _to_front(s, dims[0], size), _to_front(x, dims[1], size)
-    return bind(select_and_scatter_add_p, s, x, **_batch_window(params, 0)), 0
-
-
 select_and_scatter_add_p = core.new_primitive("select_and_scatter_add")
 register(select_and_scatter_add_p, impl=_scatter_impl, abstract_eval=_scatter_ae,
          lowering=_scatter_lowering, jvp=_scatter_jvp, transpose=_scatter_transpose,
-         batch=_scatter_batch, source=_source)
+         batch=_pair_batch(select_and_scatter_add_p), source=_source)
 
 
 # ---- lax.reduce_window ----------------------------------------------------------------
@@ -429,12 +420,11 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
         return bind(reduce_window_max_p, operand, **w)
     if _is(computation, "min") and init == max_value(a.dtype):
         return bind(reduce_window_min_p, operand, **w)
-    if _is(computation, "max") or _is(computation, "min") or _is(computation, "add"):
-        out = reduce_window(operand, {"add": 0, "max": min_value(a.dtype),
-                                      "min": max_value(a.dtype)}[
-            "add" if _is(computation, "add") else "max" if _is(computation, "max") else "min"],
-            computation, window_dimensions, window_strides, padding, base_dilation,
-            window_dilation)
+    identity = {"add": 0, "max": min_value(a.dtype), "min": max_value(a.dtype)}
+    name = next((n for n in identity if _is(computation, n)), None)
+    if name is not None:  # another init: reduce from the identity, then combine it in
+        out = reduce_window(operand, identity[name], computation, window_dimensions,
+                            window_strides, padding, base_dilation, window_dilation)
         return computation(out, full(_aval(out).shape, init, a.dtype))
     raise NotImplementedInAstjaxError(
         "lax.reduce_window supports lax.add, lax.max and lax.min as the computation; a "

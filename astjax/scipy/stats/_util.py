@@ -14,11 +14,7 @@ def promote(*args):
     return jnp.broadcast_arrays(*(jnp.asarray(a, dt) for a in args))
 
 
-def promote_pmf(k, *args):
-    """`promote` for a probability mass function: `k` joins the common dtype."""
-    return promote(k, *args)
-
-
-def nan_outside(cond, value):
-    """`value` where `cond` holds, NaN elsewhere (invalid parameters)."""
-    return jnp.where(cond, value, jnp.nan)
+def standardize(x, loc, scale):
+    """(z, scale): `(x - loc) / scale` after `promote`, and the promoted scale."""
+    x, loc, scale = promote(x, loc, scale)
+    return (x - loc) / scale, scale

@@ -2,14 +2,9 @@
 from __future__ import annotations
 
 from ... import numpy as jnp
-from ._util import promote
+from ._util import promote, standardize
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf"]
-
-
-def _z(x, loc, scale):
-    x, loc, scale = promote(x, loc, scale)
-    return (x - loc) / scale, scale
 
 
 def logpdf(x, loc=0, scale=1):
@@ -25,7 +20,7 @@ def pdf(x, loc=0, scale=1):
 
 def cdf(x, loc=0, scale=1):
     """1 - e^-z for z >= 0, else 0."""
-    z, _ = _z(x, loc, scale)
+    z, _ = standardize(x, loc, scale)
     return jnp.where(z < 0, 0.0, -jnp.expm1(-z))
 
 
@@ -36,13 +31,13 @@ def logcdf(x, loc=0, scale=1):
 
 def sf(x, loc=0, scale=1):
     """e^-z for z >= 0, else 1."""
-    z, _ = _z(x, loc, scale)
+    z, _ = standardize(x, loc, scale)
     return jnp.where(z < 0, 1.0, jnp.exp(-z))
 
 
 def logsf(x, loc=0, scale=1):
     """-z for z >= 0, else 0."""
-    z, _ = _z(x, loc, scale)
+    z, _ = standardize(x, loc, scale)
     return jnp.where(z < 0, 0.0, -z)
 
 

@@ -2,19 +2,14 @@
 from __future__ import annotations
 
 from ... import numpy as jnp
-from ._util import promote
+from ._util import promote, standardize
 
 __all__ = ["logpdf", "pdf", "logcdf", "cdf", "ppf", "sf", "logsf"]
 
 
-def _z(x, loc, scale):
-    x, loc, scale = promote(x, loc, scale)
-    return (x - loc) / scale, scale
-
-
 def logpdf(x, loc=0, scale=1):
     """-z - e^-z - log(scale)."""
-    z, scale = _z(x, loc, scale)
+    z, scale = standardize(x, loc, scale)
     return -z - jnp.exp(-z) - jnp.log(scale)
 
 
@@ -25,7 +20,7 @@ def pdf(x, loc=0, scale=1):
 
 def logcdf(x, loc=0, scale=1):
     """log P(X <= x) = -e^-z."""
-    z, _ = _z(x, loc, scale)
+    z, _ = standardize(x, loc, scale)
     return -jnp.exp(-z)
 
 
@@ -36,7 +31,7 @@ def cdf(x, loc=0, scale=1):
 
 def sf(x, loc=0, scale=1):
     """P(X > x) = 1 - exp(-e^-z)."""
-    z, _ = _z(x, loc, scale)
+    z, _ = standardize(x, loc, scale)
     return -jnp.expm1(-jnp.exp(-z))
 
 
