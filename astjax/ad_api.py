@@ -29,6 +29,7 @@ from .primitives.custom_derivatives import (checkpoint_p, custom_jvp_call_p, cus
 from .staging import StagedCallable, arg_hints, as_callable, leaf_aval, stage_flat
 from .transforms import ad
 from .transforms.ad import Zero, cleanup, differentiable, float0, inline
+from .traceback_util import user_traceback
 
 __all__ = ["grad", "value_and_grad", "jvp", "vjp", "linearize", "jacfwd", "jacrev",
            "hessian", "stop_gradient", "custom_jvp", "custom_vjp", "checkpoint", "remat",
@@ -110,7 +111,7 @@ class _Transformed(StagedCallable):
                                                            static_argnames=static_kw)
             return jitted(*args, **kwargs)
         except AstjaxError as e:
-            raise e.with_traceback(None) from None
+            raise e.with_traceback(user_traceback(e)) from None
 
     def __get__(self, obj, objtype=None):
         return self if obj is None else functools.partial(self, obj)

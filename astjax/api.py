@@ -14,6 +14,7 @@ from .errors import (AstjaxError, ArgumentError, ArgumentTypeError, ArgumentValu
                      caller_location, check_callable, check_signature, function_name)
 from .staging import StagedCallable, arg_hints, as_callable, leaf_aval, stage_flat
 from .transforms.dce import dce_closed
+from .traceback_util import user_traceback
 
 _Array = runtime.Array
 _config_values = dtypes.config._values
@@ -404,7 +405,7 @@ class Jitted(StagedCallable):
             if entry.executable is None:
                 entry.compile()
         except AstjaxError as e:
-            raise e.with_traceback(None) from None
+            raise e.with_traceback(user_traceback(e)) from None
         out = entry.run(leaves)
         self._remember(args, kwargs, entry)
         return out
@@ -433,7 +434,7 @@ class Jitted(StagedCallable):
         try:
             entry, _ = self._entry(args, kwargs)
         except AstjaxError as e:
-            raise e.with_traceback(None) from None
+            raise e.with_traceback(user_traceback(e)) from None
         return Lowered(entry)
 
     def trace(self, *args, **kwargs):
@@ -480,7 +481,7 @@ def make_jaxpr(fun, static_argnums=(), static_argnames=(), return_shape=False):
             avals = [leaf_aval(x) for x in leaves]
             closed, out_tree = j._stage(dyn_args, dyn_kwargs, statics, in_tree, avals)
         except AstjaxError as e:
-            raise e.with_traceback(None) from None
+            raise e.with_traceback(user_traceback(e)) from None
         if return_shape:
             shapes = tree_util.tree_unflatten(out_tree, [ShapeDtypeStruct(a.aval.shape, a.aval.dtype)
                                                          for a in closed.jaxpr.outvars])
@@ -529,7 +530,7 @@ def eval_shape(fun, *args, **kwargs):
         avals = [leaf_aval(x) for x in leaves]
         closed, out_tree = j._stage(list(args), kwargs, (), in_tree, avals)
     except AstjaxError as e:
-        raise e.with_traceback(None) from None
+        raise e.with_traceback(user_traceback(e)) from None
     return tree_util.tree_unflatten(out_tree, [ShapeDtypeStruct(v.aval.shape, v.aval.dtype,
                                                                 v.aval.weak_type)
                                                for v in closed.jaxpr.outvars])

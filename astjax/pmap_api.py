@@ -28,6 +28,7 @@ from .staging import (StagedCallable, as_callable, arg_hints, leaf_labels, mappe
                       stage_flat)
 from .transforms.dce import dce_closed
 from .batching_api import _broadcast_prefix, _check_axes_spec
+from .traceback_util import user_traceback
 
 __all__ = ["pmap", "Pmapped"]
 
@@ -142,7 +143,7 @@ class Pmapped(StagedCallable):
         try:
             entry, leaves, dims = self._entry(args, kwargs)
         except AstjaxError as e:
-            raise e.with_traceback(None) from None
+            raise e.with_traceback(user_traceback(e)) from None
         if sig is not None and len(leaves) == len(args):
             if len(self._fast) > 1024:
                 self._fast.clear()
