@@ -17,9 +17,9 @@ OUT/NAME/prog.py runs them in order in one namespace, as a notebook kernel would
   frame in notebook code and the innermost frame overall) is recorded, and the next
   cell runs. A cell tagged `raises-exception` is OK only if it raises.
 * Cells that need what this machine does not have (torch, tensorflow, tfds, network,
-  GPUs/TPUs) are classified `environment` and not run; cells using matplotlib run
-  against a do-nothing stub of it (both runs) and are classified `environment` too.
-  Environment cells count for neither JAX nor astjax.
+  GPUs/TPUs) are classified `environment`: not run, and counted for neither JAX nor
+  astjax. Cells using matplotlib run against a do-nothing stub of it in both runs
+  (astjax's environment has no matplotlib) and are counted like any other cell.
 
 The program runs twice, in subprocesses with a per-notebook timeout: with real JAX
 (`JAX_PYTHON prog.py`) and with astjax (`ASTJAX_PYTHON -m astjax run prog.py`). A marker
@@ -59,10 +59,12 @@ NOTEBOOK_ENV = {
 # Source patterns that make a cell an `environment` cell (not run at all).
 ENV_SKIP = [
     (re.compile(r"^\s*(import|from)\s+(torch|torchvision|tensorflow|tensorflow_datasets|"
-                r"flax|optax|haiku|equinox|orbax|jax_triton|colab|google\.colab)\b", re.M),
+                r"flax|optax|haiku|equinox|orbax|jax_triton|colab|google\.colab|rich)\b", re.M),
      "package not installed"),
+    (re.compile(r"\bprint_fwd_bwd\("), "package not installed (rich)"),
     (re.compile(r"\btfds\.|\btorch\.|\btf\.data|\btorchvision\."), "package not installed"),
-    (re.compile(r"urlopen|urlretrieve|requests\.get|wget |download=True|gsutil"), "network"),
+    (re.compile(r"urlopen|urlretrieve|requests\.get|wget |download=True|gsutil|"
+                r"datasets\.(face|ascent|electrocardiogram)\(|pooch"), "network"),
     (re.compile(r"['\"](gpu|tpu|cuda)['\"]|jax\.devices\(\s*['\"](gpu|tpu)"), "accelerator"),
     (re.compile(r"\bpl\.pallas_call|jax\.experimental\.pallas|mosaic"), "accelerator"),
 ]
@@ -154,17 +156,18 @@ def convert_magics(src: str) -> str:
     return "\n".join(out)
 
 
-def classify_env(name: str, index: int, src: str) -> tuple[str | None, bool]:
-    """(reason, run_it): why a cell is an environment cell, and whether it still runs."""
+def classify_env(name: str, index: int, src: str) -> tuple[str | None, str | None]:
+    """(env, stub): why a cell is an environment cell (not run, not counted), or which
+    stub it runs against (counted: both runs see the same stub)."""
     if index in ENV_CELLS.get(name, {}):
-        return ENV_CELLS[name][index], False
+        return ENV_CELLS[name][index], None
     for pat, why in ENV_SKIP:
         if pat.search(src):
-            return why, False
+            return why, None
     for pat, why in ENV_STUB:
         if pat.search(src):
-            return why, True
-    return None, True
+            return None, why
+    return None, None
 
 
 # ----------------------------------------------------------------------------- driver
@@ -192,6 +195,8 @@ class _Stub(types.ModuleType):
         return iter((_Stub(), _Stub()))
     def __getitem__(self, i):
         return _Stub()
+    def __setitem__(self, i, v):
+        pass
     def __enter__(self):
         return self
     def __exit__(self, *a):
@@ -279,13 +284,13 @@ def build(name: str, text: str, out: Path) -> tuple[Path, list[dict]]:
         src = convert_magics(c["source"])
         path = d / "cells" / f"cell_{i:03d}.py"
         path.write_text(src)
-        env, run = classify_env(name, i, c["source"])
+        env, stub = classify_env(name, i, c["source"])
         try:
             ast.parse(src)
         except SyntaxError as e:
-            env, run = (env or f"not Python: {e.msg}"), False
-        meta.append({"path": str(path), "tags": c["tags"], "env": env, "run": run,
-                     "line": c["line"]})
+            env = env or f"not Python: {e.msg}"
+        meta.append({"path": str(path), "tags": c["tags"], "env": env, "run": env is None,
+                     "stub": stub, "line": c["line"]})
     (d / "cells.json").write_text(json.dumps(meta, indent=1))
     (d / "prog.py").write_text(DRIVER.format(marker=MARKER))
     return d, meta
@@ -389,7 +394,7 @@ def summarize(name: str, meta: list[dict], rj: dict, ra: dict) -> dict:
     for i, m in enumerate(meta):
         j = rj["cells"].get(i) if rj else None
         a = ra["cells"].get(i) if ra else None
-        c = {"cell": i, "line": m["line"], "env": m["env"],
+        c = {"cell": i, "line": m["line"], "env": m["env"], "stub": m.get("stub"),
              "raises": "raises-exception" in m["tags"],
              "jax_ok": cell_ok(m, j), "astjax_ok": cell_ok(m, a)}
         for tag, r in (("jax", j), ("astjax", a)):
