@@ -15,7 +15,11 @@ OUT/NAME/prog.py runs them in order in one namespace, as a notebook kernel would
   printed unless it is None or the line ends with `;`).
 * A failing cell does not stop the run: its exception (type, message, the innermost
   frame in notebook code and the innermost frame overall) is recorded, and the next
-  cell runs. A cell tagged `raises-exception` is OK only if it raises.
+  cell runs. A cell tagged `raises-exception` must raise under astjax when it raises
+  under JAX (and complete when it completes under JAX: the tag allows an exception,
+  e.g. one the cell catches itself); an astjax exception of another type than JAX's
+  (not a subclass) is reported as `raise_type`, and a cell JAX raises on but astjax
+  runs is counted apart (`JAX raises, astjax runs`), not as OK.
 * Cells that need what this machine does not have (torch, tensorflow, tfds, network,
   GPUs/TPUs) are classified `environment`: not run, and counted for neither JAX nor
   astjax. Cells using matplotlib run against a do-nothing stub of it in both runs
@@ -382,11 +386,17 @@ def compare(a: str, b: str) -> str | None:
     return None
 
 
-def cell_ok(meta: dict, rec: dict | None) -> bool:
+def cell_ok(meta: dict, rec: dict | None, ref: dict | None = None) -> bool:
+    """A cell is OK if it completes; a `raises-exception` cell (the tag allows an
+    exception, it does not demand one) is OK under JAX whatever it does, and under
+    astjax if it does what it does under JAX (raises, or completes)."""
     if rec is None:
         return False
-    raises = "raises-exception" in meta["tags"]
-    return rec["status"] == ("error" if raises else "ok")
+    if "raises-exception" in meta["tags"]:
+        if ref is None:                     # the JAX run: the reference
+            return rec["status"] in ("ok", "error")
+        return rec["status"] == ref["status"]
+    return rec["status"] == "ok"
 
 
 def summarize(name: str, meta: list[dict], rj: dict, ra: dict) -> dict:
@@ -396,7 +406,7 @@ def summarize(name: str, meta: list[dict], rj: dict, ra: dict) -> dict:
         a = ra["cells"].get(i) if ra else None
         c = {"cell": i, "line": m["line"], "env": m["env"], "stub": m.get("stub"),
              "raises": "raises-exception" in m["tags"],
-             "jax_ok": cell_ok(m, j), "astjax_ok": cell_ok(m, a)}
+             "jax_ok": cell_ok(m, j), "astjax_ok": cell_ok(m, a, j or {"status": "?"})}
         for tag, r in (("jax", j), ("astjax", a)):
             if r is None:
                 c[tag] = "not reached"
@@ -408,9 +418,10 @@ def summarize(name: str, meta: list[dict], rj: dict, ra: dict) -> dict:
         if c["raises"] and j and a and j["status"] == "error" and a["status"] == "error" \
                 and j.get("type") not in a.get("mro", []):
             c["raise_type"] = f"jax {j.get('type')} / astjax {a.get('type')}"
-        if c["raises"] and c["jax_ok"] and a and a["status"] == "ok":
+        if c["raises"] and c["jax_ok"] and j["status"] == "error" and a \
+                and a["status"] == "ok":
             c["permissive"] = True          # JAX raises, astjax runs the cell
-        if c["jax_ok"] and c["astjax_ok"] and not c["raises"] and rj and ra:
+        if c["jax_ok"] and c["astjax_ok"] and rj and ra and j["status"] == "ok":
             diff = compare(rj["outputs"].get(i, ""), ra["outputs"].get(i, ""))
             if diff:
                 c["mismatch"] = diff
@@ -435,6 +446,19 @@ def summarize(name: str, meta: list[dict], rj: dict, ra: dict) -> dict:
     }
 
 
+def short_error(rec_text: str) -> str:
+    """`Type: message @ file:line` in one line (astjax's located messages: the line
+    naming the error, not the caret picture)."""
+    head, _, where = rec_text.rpartition(" @ ")
+    if not head:
+        head, where = rec_text, ""
+    typ, _, msg = head.partition(": ")
+    lines = [l.strip() for l in msg.splitlines() if l.strip()]
+    pick = next((l for l in lines if l.startswith(typ + ": ")), None)
+    msg = pick[len(typ) + 2:] if pick else (lines[0] if lines else "")
+    return f"{typ}: {msg[:200]}" + (f" @ {Path(where).name}" if where else "")
+
+
 def table(summaries: list[dict]) -> str:
     rows = ["| notebook | cells (env) | JAX ok | astjax ok | both ok | output mismatches "
             "| JAX raises, astjax runs | first astjax failure (cell: error) |",
@@ -446,7 +470,7 @@ def table(summaries: list[dict]) -> str:
             tail = " (astjax run timed out)"
         else:
             tail = ""
-        err = (f"{ff['cell']}: {ff['error'][:220]}" if ff else "-") + tail
+        err = (f"{ff['cell']}: {short_error(ff['error'])}" if ff else "-") + tail
         err = err.replace("|", "\\|").replace("\n", " ")
         rows.append(f"| {s['notebook']} | {s['cells']} ({s['env_cells']}) | {s['jax_ok']} | "
                     f"{s['astjax_ok']} | {s['both_ok']} | {s['mismatches']} | {s['permissive']} | {err} |")
@@ -456,6 +480,13 @@ def table(summaries: list[dict]) -> str:
     rows.append(f"| **total** | {tot[0]} ({tot[1]}) | {tot[2]} | {tot[3]} | {tot[4]} | "
                 f"{tot[5]} | {tot[6]} | |")
     return "\n".join(rows) + "\n"
+
+
+def load_run(d: Path, which: str) -> dict:
+    r = json.loads((d / f"{which}.json").read_text())
+    r["cells"] = {int(k): v for k, v in r["cells"].items()}
+    r["outputs"] = {int(k): v for k, v in r["outputs"].items()}
+    return r
 
 
 def main(argv=None):
@@ -468,8 +499,10 @@ def main(argv=None):
     ap.add_argument("--timeout", type=float, default=300)
     ap.add_argument("--reuse-jax", action="store_true",
                     help="reuse OUT/NAME/jax.json from an earlier run")
+    ap.add_argument("--reuse-astjax", action="store_true",
+                    help="reuse OUT/NAME/astjax.json too (only recompute the comparison)")
     ap.add_argument("--only-jax", action="store_true")
-    args = ap.parse_args(argv)
+    args = ap.parse_intermixed_args(argv)
     src, out = Path(args.src), Path(args.out)
     names = args.names or sorted(p.stem for p in src.glob("*.md"))
     for name in names:
@@ -477,13 +510,14 @@ def main(argv=None):
         d, meta = build(name, text, out)
         extra = NOTEBOOK_ENV.get(name, {})
         if args.reuse_jax and (d / "jax.json").exists():
-            rj = json.loads((d / "jax.json").read_text())
-            rj["cells"] = {int(k): v for k, v in rj["cells"].items()}
-            rj["outputs"] = {int(k): v for k, v in rj["outputs"].items()}
+            rj = load_run(d, "jax")
         else:
             rj = run_one(d, "jax", args.jax_python, args.timeout, extra)
-        ra = None if args.only_jax else run_one(d, "astjax", args.astjax_python,
-                                                args.timeout, extra)
+        if args.reuse_astjax and (d / "astjax.json").exists():
+            ra = load_run(d, "astjax")
+        else:
+            ra = None if args.only_jax else run_one(d, "astjax", args.astjax_python,
+                                                    args.timeout, extra)
         s = summarize(name, meta, rj, ra)
         (d / "summary.json").write_text(json.dumps(s, indent=1))
         print(f"{name}: {s['jax_ok']} JAX ok, {s['astjax_ok']} astjax ok, "
