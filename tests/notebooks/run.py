@@ -63,7 +63,8 @@ NOTEBOOK_ENV = {
 # Source patterns that make a cell an `environment` cell (not run at all).
 ENV_SKIP = [
     (re.compile(r"^\s*(import|from)\s+(torch|torchvision|tensorflow|tensorflow_datasets|"
-                r"flax|optax|haiku|equinox|orbax|jax_triton|colab|google\.colab|rich)\b", re.M),
+                r"flax|optax|haiku|equinox|orbax|jax_triton|colab|google\.colab|rich|sklearn|"
+                r"termcolor)\b", re.M),
      "package not installed"),
     (re.compile(r"\bprint_fwd_bwd\("), "package not installed (rich)"),
     (re.compile(r"\btfds\.|\btorch\.|\btf\.data|\btorchvision\."), "package not installed"),
@@ -76,7 +77,15 @@ ENV_SKIP = [
 ENV_STUB = [(re.compile(r"\b(matplotlib|plt\.|pyplot)"), "matplotlib (stubbed)")]
 
 # Per-notebook overrides: cell index -> reason (cells the patterns above miss).
-ENV_CELLS: dict[str, dict[int, str]] = {}
+ENV_CELLS: dict[str, dict[int, str]] = {
+    # the training loop reads the torch DataLoader and the MNIST download
+    "Neural_Network_and_Data_Loading": {11: "needs torch data (MNIST download)"},
+    # 8192-wide layers on an 8192 batch (TFLOPs per step) and %timeit of 8192^3
+    # matmuls: minutes per cell on this 2-core machine, for both runs
+    "Distributed_arrays_and_automatic_parallelization": {
+        i: "compute too large for a 2-core CPU machine"
+        for i in (23, 24, 43, 44, 45, 47, 54, 55, 56, 58)},
+}
 
 MAGIC_LINE = re.compile(r"^(\s*)%(timeit|time)\b(.*)$")
 TIMEIT_OPTS = re.compile(r"^\s*((-[nrpo]\s*\d*|-q|-o)\s+)*")
@@ -508,7 +517,7 @@ def main(argv=None):
     for name in names:
         text = (src / f"{name}.md").read_text()
         d, meta = build(name, text, out)
-        extra = NOTEBOOK_ENV.get(name, {})
+        extra = NOTEBOOK_ENV.get(name.removesuffix("_ported"), {})
         if args.reuse_jax and (d / "jax.json").exists():
             rj = load_run(d, "jax")
         else:
