@@ -22,8 +22,9 @@ OUT/NAME/prog.py runs them in order in one namespace, as a notebook kernel would
   runs is counted apart (`JAX raises, astjax runs`), not as OK.
 * Cells that need what this machine does not have (torch, tensorflow, tfds, network,
   GPUs/TPUs) are classified `environment`: not run, and counted for neither JAX nor
-  astjax. Cells using matplotlib run against a do-nothing stub of it in both runs
-  (astjax's environment has no matplotlib) and are counted like any other cell.
+  astjax. Cells using matplotlib or rich (jax.debug.visualize_array_sharding) run
+  against do-nothing stubs of those packages in both runs (neither environment has
+  rich; astjax's has no matplotlib) and are counted like any other cell.
 
 The program runs twice, in subprocesses with a per-notebook timeout: with real JAX
 (`JAX_PYTHON prog.py`) and with astjax (`ASTJAX_PYTHON -m astjax run prog.py`). A marker
@@ -63,10 +64,9 @@ NOTEBOOK_ENV = {
 # Source patterns that make a cell an `environment` cell (not run at all).
 ENV_SKIP = [
     (re.compile(r"^\s*(import|from)\s+(torch|torchvision|tensorflow|tensorflow_datasets|"
-                r"flax|optax|haiku|equinox|orbax|jax_triton|colab|google\.colab|rich|sklearn|"
+                r"flax|optax|haiku|equinox|orbax|jax_triton|colab|google\.colab|sklearn|"
                 r"termcolor)\b", re.M),
      "package not installed"),
-    (re.compile(r"\bprint_fwd_bwd\("), "package not installed (rich)"),
     (re.compile(r"\btfds\.|\btorch\.|\btf\.data|\btorchvision\."), "package not installed"),
     (re.compile(r"urlopen|urlretrieve|requests\.get|wget |download=True|gsutil|"
                 r"datasets\.(face|ascent|electrocardiogram)\(|pooch"), "network"),
@@ -74,7 +74,8 @@ ENV_SKIP = [
     (re.compile(r"\bpl\.pallas_call|jax\.experimental\.pallas|mosaic"), "accelerator"),
 ]
 # Cells that run against the matplotlib stub (environment, but run so later cells work).
-ENV_STUB = [(re.compile(r"\b(matplotlib|plt\.|pyplot)"), "matplotlib (stubbed)")]
+ENV_STUB = [(re.compile(r"\b(matplotlib|plt\.|pyplot)"), "matplotlib (stubbed)"),
+            (re.compile(r"\brich\b|visualize_array_sharding|print_fwd_bwd"), "rich (stubbed)")]
 
 # Per-notebook overrides: cell index -> reason (cells the patterns above miss).
 ENV_CELLS: dict[str, dict[int, str]] = {
@@ -220,7 +221,9 @@ class _Stub(types.ModuleType):
 
 for _m in ("matplotlib", "matplotlib.pyplot", "matplotlib.cm", "matplotlib.colors",
            "matplotlib.animation", "matplotlib.patches", "mpl_toolkits",
-           "mpl_toolkits.mplot3d", "IPython", "IPython.display"):
+           "mpl_toolkits.mplot3d", "IPython", "IPython.display",
+           "rich", "rich.console", "rich.table", "rich.text", "rich.jupyter", "rich.align",
+           "rich.padding", "rich.style", "rich.box"):
     sys.modules[_m] = _Stub(_m)
 
 
