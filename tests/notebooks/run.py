@@ -187,7 +187,7 @@ def classify_env(name: str, index: int, src: str) -> tuple[str | None, str | Non
 # ----------------------------------------------------------------------------- driver
 
 DRIVER = r'''
-import ast, json, os, sys, time, traceback, types
+import ast, importlib.machinery, json, os, sys, time, traceback, types
 
 CELLS = json.load(open(os.environ["NB_CELLS"]))
 RESULTS = open(os.environ["NB_RESULTS"], "w")
@@ -199,6 +199,7 @@ class _Stub(types.ModuleType):
     def __init__(self, name="matplotlib"):
         super().__init__(name)
         self.__path__ = []
+        self.__spec__ = importlib.machinery.ModuleSpec(name, None, is_package=True)
     def __getattr__(self, name):
         if name.startswith("__"):
             raise AttributeError(name)

@@ -23,6 +23,10 @@ checks = {
     "jax.experimental.shard_map.shard_map": lambda: importlib.import_module("jax.experimental.shard_map").shard_map,
     "jax.shard_map": lambda: jax.shard_map,
     "jax.sharding.AxisType": lambda: jax.sharding.AxisType,
+    "jax.sharding.reshard": lambda: jax.sharding.reshard,
+    "jax.sharding.auto_axes": lambda: jax.sharding.auto_axes,
+    "jax.config 'jax_threefry_partitionable'":
+        lambda: jax.config.update('jax_threefry_partitionable', False),
     "jax.sharding.set_mesh": lambda: jax.sharding.set_mesh,
     "jax.typeof": lambda: jax.typeof,
     "jax.debug.visualize_array_sharding": lambda: jax.debug.visualize_array_sharding,
