@@ -531,6 +531,9 @@ def main(argv=None):
     ap.add_argument("--reuse-astjax", action="store_true",
                     help="reuse OUT/NAME/astjax.json too (only recompute the comparison)")
     ap.add_argument("--only-jax", action="store_true")
+    ap.add_argument("--publish", metavar="DIR",
+                    help="also write results.md / results.json to DIR, without any "
+                         "notebook text (statuses, error lines, numbers only)")
     args = ap.parse_intermixed_args(argv)
     src, out = Path(args.src), Path(args.out)
     names = args.names or sorted(p.stem for p in src.glob("*.md"))
@@ -559,6 +562,40 @@ def main(argv=None):
     (out / "results.json").write_text(json.dumps(summaries, indent=1))
     (out / "results.md").write_text(table(summaries))
     print(table(summaries))
+    if args.publish:
+        pub = Path(args.publish)
+        pub.mkdir(parents=True, exist_ok=True)
+        (pub / "results.json").write_text(json.dumps([published(s) for s in summaries],
+                                                     indent=1) + "\n")
+        (pub / "results.md").write_text(table(summaries))
+
+
+def published(s: dict) -> dict:
+    """A summary without notebook text: no source lines, no printed text."""
+    def status(c, tag):
+        v = c[tag]
+        return v if v in ("ok", "skipped", "not reached") else short_error(v)
+
+    def mismatch(m):
+        return m if m.startswith(("number #", "text differs")) or " vs " in m else \
+            m.split(":")[0] + ": text differs"
+
+    keep = ("notebook", "cells", "env_cells", "jax_ok", "astjax_ok", "both_ok",
+            "mismatches", "permissive", "jax_timed_out", "astjax_timed_out",
+            "jax_seconds", "astjax_seconds")
+    out = {k: s[k] for k in keep}
+    ff = s["first_failure"]
+    out["first_failure"] = ff and {"cell": ff["cell"], "error": short_error(ff["error"])}
+    out["per_cell"] = [
+        {k: v for k, v in {
+            "cell": c["cell"], "env": c["env"], "stub": c.get("stub"),
+            "jax": status(c, "jax"), "astjax": status(c, "astjax"),
+            "jax_ok": c["jax_ok"], "astjax_ok": c["astjax_ok"],
+            "mismatch": c.get("mismatch") and mismatch(c["mismatch"]),
+            "permissive": c.get("permissive"), "raise_type": c.get("raise_type"),
+        }.items() if v is not None}
+        for c in s["per_cell"]]
+    return out
 
 
 if __name__ == "__main__":
