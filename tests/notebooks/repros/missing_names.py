@@ -1,8 +1,11 @@
 """Names the notebooks import that astjax does not provide (each line: name -> ok / error).
 
 JAX:    every line ok
-astjax: see the output (jax._src.*, jax.ad_checkpoint, jax.checkpoint_policies,
-        ClosedJaxpr.literals, lax.exp_p, ...)
+astjax: see the output (jax._src.lib, jax.checkpoint_policies, ClosedJaxpr.literals,
+        lax.exp_p, jax.extend.core.primitives, with_sharding_constraint, shard_map,
+        jax.sharding.reshard/auto_axes, the jax_threefry_partitionable option, ...;
+        jax._src.util/api, jax.ad_checkpoint and jax.debug.visualize_array_sharding are
+        provided since this branch)
 """
 import importlib
 
@@ -19,6 +22,8 @@ checks = {
     "jax.checkpoint_policies": lambda: jax.checkpoint_policies.dots_with_no_batch_dims_saveable,
     "ClosedJaxpr.literals": lambda: jax.make_jaxpr(jnp.sin)(1.).literals,
     "jax.lax.exp_p": lambda: jax.lax.exp_p,
+    "jax.extend.core.primitives.exp_p": lambda: importlib.import_module("jax.extend.core").primitives.exp_p,
+    "jax.lax.with_sharding_constraint": lambda: jax.lax.with_sharding_constraint,
     "jax.lax.tanh_p": lambda: jax.lax.tanh_p,
     "jax.experimental.shard_map.shard_map": lambda: importlib.import_module("jax.experimental.shard_map").shard_map,
     "jax.shard_map": lambda: jax.shard_map,
