@@ -32,3 +32,21 @@ for s in json.loads(path.read_text()):
             mismatch[s["notebook"]][0] += 1
 for key, (n, nbs) in sorted(groups.items(), key=lambda kv: -kv[1][0]):
     print(f"{n:4d} cells {len(nbs):2d} nb  {key[:150]}  [{', '.join(sorted(nbs))[:200]}]")
+
+# cells at least twice as slow under astjax (and over a second): per-cell wall time
+out_dir = path.parent
+print("\nslow cells (astjax >= 2x JAX and >= 1 s):")
+for s in json.loads(path.read_text()):
+    d = out_dir / s["notebook"]
+    try:
+        j = json.loads((d / "jax.json").read_text())["cells"]
+        a = json.loads((d / "astjax.json").read_text())["cells"]
+    except FileNotFoundError:
+        continue
+    for k, rj in j.items():
+        ra = a.get(k)
+        if not ra or rj.get("status") != "ok" or ra.get("status") != "ok":
+            continue
+        tj, ta = rj.get("seconds", 0), ra.get("seconds", 0)
+        if ta >= 1 and ta >= 2 * max(tj, 1e-3):
+            print(f"  {s['notebook']} cell {k}: JAX {tj:.2f} s, astjax {ta:.2f} s")
