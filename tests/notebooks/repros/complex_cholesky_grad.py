@@ -1,7 +1,10 @@
-"""grad(holomorphic=True) through a complex Cholesky: astjax drops imaginary parts.
+"""grad(holomorphic=True) through a complex Cholesky: astjax drops imaginary parts --
+silently wrong numbers. The elementwise part is right; the Cholesky derivative is not.
 
-JAX:    [[-0.753+0j, -3.05-10.94j, 5.99+3.54j], ...]  (complex off-diagonals)
-astjax: [[16.62+0j, -1.36+0j, -1.90+0j], ...]         (silently wrong, all real)
+JAX:    notebook f: [[-0.753+0j, -3.05-10.94j, 5.99+3.54j], ...]   (complex off-diagonals)
+        sum(cholesky) [0, 1]: (0.5048621+1.5043215j)
+astjax: notebook f: [[16.62+0j, -1.36+0j, -1.90+0j], ...]          (all real)
+        sum(cholesky) [0, 1]: (-1.111301+0j)
 """
 import jax
 import jax.numpy as jnp
@@ -17,3 +20,5 @@ def f(X):
 
 
 print(jax.grad(f, holomorphic=True)(A))
+print("sum(cholesky) [0, 1]:",
+      jax.grad(lambda X: jnp.sum(jnp.linalg.cholesky(X)), holomorphic=True)(A)[0, 1])
