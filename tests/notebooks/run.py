@@ -364,6 +364,14 @@ def run_one(d: Path, which: str, python: str, timeout: float, extra_env: dict) -
             if line.strip():
                 r = json.loads(line)
                 recs[r["cell"]] = r
+    if outputs and (timed_out or rc != 0):
+        current = max(outputs)                  # the cell that was running
+        if current not in recs and current < len(json.loads((d / "cells.json").read_text())):
+            recs[current] = {"cell": current,
+                             "status": "timeout" if timed_out else "crash",
+                             "type": "Timeout" if timed_out else "ProcessCrash",
+                             "message": f"run {'timed out' if timed_out else f'exited {rc}'}"
+                                        f" in this cell", "where": "", "inner": ""}
     res = {"returncode": rc, "timed_out": timed_out, "seconds": round(seconds, 1),
            "cells": recs, "outputs": outputs,
            "stderr_tail": (d / f"{which}.stderr").read_text(errors="replace")[-3000:]}
@@ -439,7 +447,7 @@ def summarize(name: str, meta: list[dict], rj: dict, ra: dict) -> dict:
         for tag, r in (("jax", j), ("astjax", a)):
             if r is None:
                 c[tag] = "not reached"
-            elif r["status"] == "error":
+            elif r["status"] in ("error", "timeout", "crash"):
                 c[tag] = f"{r['type']}: {r['message'][:300]} @ {r.get('where') or r.get('inner')}"
                 c[tag + "_inner"] = r.get("inner")
             else:
@@ -495,10 +503,9 @@ def table(summaries: list[dict]) -> str:
     tot = [0] * 7
     for s in summaries:
         ff = s["first_failure"]
-        if s["astjax_timed_out"]:
-            tail = " (astjax run timed out)"
-        else:
-            tail = ""
+        tail = "".join(f" ({w} run timed out)" for w, k in (("JAX", "jax_timed_out"),
+                                                            ("astjax", "astjax_timed_out"))
+                       if s[k])
         err = (f"{ff['cell']}: {short_error(ff['error'])}" if ff else "-") + tail
         err = err.replace("|", "\\|").replace("\n", " ")
         rows.append(f"| {s['notebook']} | {s['cells']} ({s['env_cells']}) | {s['jax_ok']} | "
