@@ -115,14 +115,28 @@ def _arg_names(fun, args, kwargs) -> list[str]:
 
 @functools.lru_cache(maxsize=64)
 def _function_spans(file: str) -> tuple:
-    """(first line, last line, name) of every function defined in `file`."""
+    """((line, col), (end_line, end_col), qualname) of every function and lambda in
+    `file`, qualified as Python does (`outer.<locals>.inner`, `<lambda>`)."""
     try:
         tree = ast.parse("".join(linecache.getlines(file)))
     except SyntaxError:
         return ()
-    return tuple((n.lineno, n.end_lineno, n.name) for n in ast.walk(tree)
-                 if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
-                 and hasattr(n, "name"))
+    spans = []
+
+    def visit(node, prefix):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                name = prefix + getattr(child, "name", "<lambda>")
+                spans.append(((child.lineno, child.col_offset),
+                              (child.end_lineno, child.end_col_offset), name))
+                visit(child, name + ".<locals>.")
+            elif isinstance(child, ast.ClassDef):
+                visit(child, prefix + child.name + ".")
+            else:
+                visit(child, prefix)
+
+    visit(tree, "")
+    return tuple(spans)
 
 
 def _where(info) -> str:
@@ -130,8 +144,10 @@ def _where(info) -> str:
     if not getattr(info, "file", None) or not info.line:
         return ""
     col = f":{info.col}" if info.col is not None else ""
-    spans = [(b - a, name) for a, b, name in _function_spans(info.file) if a <= info.line <= b]
-    fn = f" ({min(spans)[1]})" if spans else ""
+    at = (info.line, info.col or 0)
+    inside = [(b[0] - a[0], b[1] - a[1] if b[0] == a[0] else 0, name)
+              for a, b, name in _function_spans(info.file) if a <= at <= b]
+    fn = f" ({min(inside)[2]})" if inside else ""
     return f" from {info.file}:{info.line}{col}{fn}"
 
 
