@@ -26,6 +26,8 @@ for s in json.loads(path.read_text()):
                 key = re.sub(r" @ .*$", "", err)
                 key = re.sub(r"name '[^']+' is not defined", "name '...' is not defined "
                              "(cascade)", key)
+                key = re.sub(r"(device_put only accepts None or a Device).*", r"\1, got NamedSharding ...", key)
+                key = re.sub(r"\(defined at .*", "...", key)
             groups[key][0] += 1
             groups[key][1].add(s["notebook"])
         elif c.get("mismatch"):
