@@ -58,7 +58,7 @@ NOTEBOOK_ENV = {
     name: {"XLA_FLAGS": "--xla_force_host_platform_device_count=8"}
     for name in ("explicit-sharding", "Distributed_arrays_and_automatic_parallelization",
                  "shard_map", "jax_Array", "sharded-computation", "parallel",
-                 "Parallelism_with_JAX")
+                 "Parallelism_with_JAX", "print_breakpoint")
 }
 
 # Source patterns that make a cell an `environment` cell (not run at all).

@@ -34,6 +34,7 @@ checks = {
         lambda: jax.config.update('jax_threefry_partitionable', False),
     "jax.sharding.set_mesh": lambda: jax.sharding.set_mesh,
     "jax.typeof": lambda: jax.typeof,
+    "jax.effects_barrier": lambda: jax.effects_barrier,
     "jax.debug.visualize_array_sharding": lambda: jax.debug.visualize_array_sharding,
     "jax.experimental.io_callback": lambda: importlib.import_module("jax.experimental").io_callback,
 }
