@@ -34,7 +34,7 @@ from . import api, ir
 from .ad_api import grad
 from .core import ClosedJaxpr, Jaxpr
 from .errors import ArgumentTypeError
-from .frontend.converter import _factory_code
+from .frontend.converter import converted_ast
 from .pretty import format_doc
 from .source_api import source
 from .util import Namer
@@ -78,7 +78,7 @@ def converted_lines(fn) -> list[Line]:
     `ast.unparse` drops locations; parsing its output back gives a tree with the same
     shape whose line numbers are the printed ones, so walking both trees together maps
     printed line -> user line."""
-    _, tree = _factory_code(fn)
+    tree = converted_ast(fn)
     text = ast.unparse(tree)
     printed = ast.parse(text)
     origin = {}
@@ -112,6 +112,10 @@ def _is_jaxprs(v):
     return type(v) is tuple and bool(v) and all(isinstance(j, (Jaxpr, ClosedJaxpr)) for j in v)
 
 
+def _atom(v, names):
+    return ir.literal_str(v) if isinstance(v, ir.Literal) else names(v)
+
+
 def jaxpr_lines(closed, file) -> list[Line]:
     """The jaxpr, one equation per line, sub-jaxprs nested under their equation; an
     equation staged from `file` carries its line."""
@@ -138,7 +142,7 @@ def jaxpr_lines(closed, file) -> list[Line]:
                     label = f"{key}[{k}]" if isinstance(v, tuple) else key
                     out.append(Line(f"{pad}      {label}:", line))
                     block(sub, depth + 3)
-        outs = ", ".join(ir._var(v, names) for v in j.outvars)
+        outs = ", ".join(_atom(v, names) for v in j.outvars)
         out.append(Line(f"{pad}  in ({outs}{',' if len(j.outvars) == 1 else ''}) }}"))
 
     block(closed, 0)

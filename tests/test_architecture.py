@@ -49,7 +49,8 @@ MAX_LINES = 800
 # matches the module itself and everything below it; "astjax" matches only the root).
 LAYERS = [
     ("base", ["astjax.errors", "astjax.config", "astjax.dtypes", "astjax.tree_util",
-              "astjax.tree", "astjax.util", "astjax.pyast", "astjax.pretty", "astjax.sharding"]),
+              "astjax.tree", "astjax.util", "astjax.pyast", "astjax.pretty", "astjax.sharding",
+              "astjax.traceback_util"]),
     ("core", ["astjax.core", "astjax.ir"]),
     ("primitives", ["astjax.primitives"]),     # families ordered as primitives/__init__.py
     ("wings", ["astjax.transforms", "astjax.codegen", "astjax.frontend", "astjax.staging"]),
@@ -62,7 +63,8 @@ LAYERS = [
                    "astjax.flatten_util", "astjax.test_util", "astjax.example_libraries"]),
     # the package root, and what serves it as `jax` (the alias finder, its compat modules,
     # `python -m astjax`)
-    ("package", ["astjax", "astjax.jax_alias", "astjax.compat", "astjax.__main__", "astjax.cli"]),
+    ("package", ["astjax", "astjax.jax_alias", "astjax.compat", "astjax.__main__", "astjax.cli",
+                 "astjax.explain"]),
 ]
 # the three siblings of the wings layer: they never import each other
 WINGS = {"transforms": ["astjax.transforms"], "codegen": ["astjax.codegen"],
