@@ -9,7 +9,7 @@ import numpy as np
 
 from . import core, dtypes, tree_util
 from . import sharding as _sharding
-from .codegen import runtime, stablehlo
+from .codegen import runtime, sharded as _sharded, spmd as _spmd, stablehlo
 from .errors import (AstjaxError, ArgumentError, ArgumentTypeError, ArgumentValueError,
                      caller_location, check_callable, check_signature, function_name)
 from .staging import StagedCallable, arg_hints, as_callable, leaf_aval, stage_flat
@@ -235,8 +235,11 @@ class _Entry:
 class Jitted(StagedCallable):
     """`astjax.jit(f)`: stage f from its source, compile per input signature."""
 
-    def __init__(self, fun, static_argnums=(), static_argnames=(), donate_argnums=()):
+    def __init__(self, fun, static_argnums=(), static_argnames=(), donate_argnums=(),
+                 in_shardings=None, out_shardings=None):
         check_callable(fun, "jit")
+        # sharded jit (codegen/spmd.py): None when neither is given
+        self._shardings = _spmd.check_jit_shardings(in_shardings, out_shardings)
         self.fun = fun
         self.static_argnums, self.static_argnames = _normalize_static(
             fun, static_argnums, static_argnames)
@@ -287,8 +290,9 @@ class Jitted(StagedCallable):
         dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
         leaves, in_tree = tree_util.tree_flatten((tuple(dyn_args), dyn_kwargs))
         avals = tuple(leaf_aval(x) for x in leaves)
+        layouts = _spmd.layouts_of(leaves)
         try:
-            key = (statics, in_tree, avals, dtypes.config.x64_enabled)
+            key = (statics, in_tree, avals, dtypes.config.x64_enabled, layouts)
             entry = self._cache.get(key)
         except TypeError:
             raise ArgumentValueError(
@@ -304,7 +308,12 @@ class Jitted(StagedCallable):
             check_signature(self.fun, args, kwargs, "jit")
             closed, out_tree = self._stage(dyn_args, dyn_kwargs, statics, in_tree, avals)
             donated = self._donated_leaves(dyn_args, statics)
-            entry = _Entry(closed, out_tree, getattr(self.fun, "__name__", "fn"), donated)
+            name = getattr(self.fun, "__name__", "fn")
+            if self._shardings or any(layouts) or _spmd.needs_spmd(closed.jaxpr):
+                entry = _spmd.jit_entry(closed, out_tree, name, self._shardings, dyn_args,
+                                        leaves, donated, caller_location())
+            else:
+                entry = _Entry(closed, out_tree, name, donated)
             entry.in_tree = in_tree
             self._cache[key] = entry
         return entry, leaves
@@ -420,6 +429,8 @@ class Jitted(StagedCallable):
             return
         if any(type(a) is _Array and not runtime.is_interned(a.aval) for a in leaves):
             return  # ids of non-interned avals could be reused: never key on them
+        if type(entry) is not _Entry:
+            return  # a partitioned program (sharded jit) takes the full path
         if len(self._fast) > 4096:
             self._fast.clear()
         self._fast[key] = entry
@@ -428,6 +439,8 @@ class Jitted(StagedCallable):
         check_signature(self.fun, args, kwargs, "jit")
         dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
         fun = self._rebuild(statics)
+        if self._shardings:   # inside another program: the layouts become constraints
+            return _spmd.constrain_inline(fun, self._shardings, dyn_args, dyn_kwargs)
         return _call_user(fun, dyn_args, dyn_kwargs)
 
     def lower(self, *args, **kwargs):
@@ -453,15 +466,27 @@ def _call_user(fun, args, kwargs):
     return as_callable(fun)(*args, **kwargs)
 
 
-def jit(fun=None, *, static_argnums=(), static_argnames=(), donate_argnums=(),
-        donate_argnames=(), inline=False, **unused):
-    """Stage `fun` from its source and compile it with XLA per input signature."""
+_JIT_KEYWORDS = ("keep_unused", "device", "backend", "abstracted_axes", "compiler_options")
+
+
+def jit(fun=None, in_shardings=None, out_shardings=None, *, static_argnums=(),
+        static_argnames=(), donate_argnums=(), donate_argnames=(), inline=False, **options):
+    """Stage `fun` from its source and compile it with XLA per input signature.
+    `in_shardings` / `out_shardings` (pytree prefixes of the positional arguments /
+    the results; None = XLA chooses) make it a partitioned program over their mesh
+    (`codegen/spmd.py`)."""
+    bad = sorted(set(options) - set(_JIT_KEYWORDS))
+    if bad:
+        raise TypeError(f"jit() got an unexpected keyword argument {bad[0]!r}")
     if fun is None:
-        return functools.partial(jit, static_argnums=static_argnums,
+        return functools.partial(jit, in_shardings=in_shardings, out_shardings=out_shardings,
+                                 static_argnums=static_argnums,
                                  static_argnames=static_argnames, donate_argnums=donate_argnums)
-    if getattr(fun, "_jit_is_identity", False) and not (static_argnums or static_argnames):
+    if (getattr(fun, "_jit_is_identity", False) and not (static_argnums or static_argnames)
+            and in_shardings is None and out_shardings is None):
         return fun  # a pmap is compiled already: jit(pmap(f)) is pmap(f)
-    return Jitted(fun, static_argnums, static_argnames, donate_argnums)
+    return Jitted(fun, static_argnums, static_argnames, donate_argnums, in_shardings,
+                  out_shardings)
 
 
 function = jit
@@ -536,15 +561,24 @@ def eval_shape(fun, *args, **kwargs):
                                                for v in closed.jaxpr.outvars])
 
 
-def device_put(x, device=None):
-    """Put every leaf of `x` on `device` (a Device from `astjax.devices()`, or None for
-    the default one)."""
+def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
+    """Put every leaf of `x` on `device`: a Device from `astjax.devices()`, None for
+    the default one, or a Sharding (`NamedSharding`: the leaf laid out over the
+    mesh's devices, one buffer per device) -- one for every leaf, or a pytree of
+    them matching `x`."""
     if device is not None and not hasattr(device, "platform"):
+        layouts = tree_util.tree_leaves(device, is_leaf=_is_layout)
+        if layouts and all(_is_layout(s) for s in layouts):
+            return _sharded.put_tree(x, device, caller_location())
         raise ArgumentValueError(f"device_put only accepts None or a Device, got "
                                  f"{type(device).__name__} {device!r:.40}",
                                  hint="pick one from astjax.devices(), e.g. "
                                       "astjax.devices()[0]", loc=caller_location())
     return tree_util.tree_map(lambda a: runtime.device_put(a, device), x)
+
+
+def _is_layout(s):
+    return isinstance(s, (_sharding.Sharding, _sharding.PartitionSpec))
 
 
 devices = runtime.devices

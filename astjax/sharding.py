@@ -20,7 +20,8 @@ import numpy as np
 
 __all__ = ["Sharding", "SingleDeviceSharding", "NamedSharding", "PartitionSpec", "Mesh",
            "AbstractMesh", "AxisType", "set_mesh", "use_mesh", "get_mesh",
-           "get_abstract_mesh", "IndivisibleError", "DuplicateSpecError"]
+           "get_abstract_mesh", "IndivisibleError", "DuplicateSpecError", "hlo_sharding",
+           "named_from_tiles", "lowering_assignment", "current_assignment"]
 
 
 class IndivisibleError(ValueError):
@@ -67,6 +68,8 @@ class PartitionSpec:
         for p in partitions:
             if isinstance(p, list):
                 p = tuple(p)
+            if isinstance(p, tuple):  # JAX's canonical form: ('x',) is 'x', () is None
+                p = p[0] if len(p) == 1 else (p or None)
             if not (p is None or isinstance(p, (str, tuple, _Unconstrained))):
                 raise TypeError(f"PartitionSpec entries must be None, a mesh axis name or a "
                                 f"tuple of names, got {p!r}")
@@ -429,3 +432,118 @@ class set_mesh:
 
 
 use_mesh = set_mesh
+
+
+# ------------------------------------------------------- XLA's view (GSPMD shardings)
+# A program partitioned over N devices numbers them 0..N-1 by their place in its
+# device assignment ("logical ids"). An HLO sharding tiles each array dimension and
+# lists, in tile order, the logical id holding each tile; a trailing replication
+# dimension (`last_tile_dim_replicate`) lists the devices that hold the same tile.
+
+
+def _tiles(sharding, ndim, assignment):
+    """(tile dims, replication count, logical-id array of shape dims + [replication])
+    of a NamedSharding over devices numbered by their index in `assignment`."""
+    mesh = sharding.mesh
+    where = {d: i for i, d in enumerate(assignment)}
+    try:
+        ids = np.vectorize(lambda d: where[d], otypes=[np.int64])(mesh.devices)
+    except KeyError:
+        raise ValueError(f"{sharding!r} uses devices outside the program's device "
+                         f"assignment {list(assignment)}") from None
+    spec = sharding.spec._normalized(ndim)
+    names = list(mesh.axis_names)
+    sizes = mesh.shape
+    order, dims = [], []
+    for entry in spec:
+        if isinstance(entry, _Unconstrained):
+            raise ValueError("PartitionSpec.UNCONSTRAINED is not supported in astjax's "
+                             "sharding annotations yet; name the axes or use None")
+        axes = PartitionSpec._axes(entry)
+        order += [names.index(a) for a in axes]
+        dims.append(math.prod(sizes[a] for a in axes))
+    rest = [i for i in range(len(names)) if i not in order]
+    rep = math.prod(mesh.devices.shape[i] for i in rest)
+    tiled = np.transpose(ids, order + rest).reshape(dims + [rep])
+    return dims, rep, tiled
+
+
+def hlo_sharding(sharding, ndim, assignment) -> str:
+    """The `mhlo.sharding` text of `sharding` for a rank-`ndim` value of a program
+    whose device assignment is `assignment` (a sequence of devices)."""
+    if isinstance(sharding, SingleDeviceSharding):
+        return f"{{maximal device={list(assignment).index(sharding._device)}}}"
+    if not isinstance(sharding, NamedSharding):
+        raise TypeError(f"cannot annotate a program with {sharding!r}")
+    dims, rep, tiled = _tiles(sharding, ndim, assignment)
+    if all(d == 1 for d in dims):
+        return "{replicated}"
+    shape = dims + [rep] if rep > 1 else dims
+    suffix = " last_tile_dim_replicate" if rep > 1 else ""
+    return ("{devices=[" + ",".join(map(str, shape)) + "]"
+            + ",".join(str(int(i)) for i in tiled.reshape(-1)) + suffix + "}")
+
+
+def named_from_tiles(mesh, ndim, dims, tile_ids, replicate_last, assignment):
+    """The NamedSharding over `mesh` that XLA's tiled sharding (tile dims `dims`,
+    logical ids `tile_ids` in tile order, a trailing replication dimension when
+    `replicate_last`) describes, or None when no PartitionSpec over `mesh` does.
+    Each mesh axis is placed on the dimension its devices are tiled along, major
+    axes first, and the result is checked by tiling it again."""
+    dims = list(dims)
+    if not replicate_last:
+        dims = dims + [1]
+    grid = np.asarray(tile_ids, np.int64).reshape(dims)
+    where = {d: i for i, d in enumerate(assignment)}
+    ids = np.vectorize(lambda d: where.get(d, -1), otypes=[np.int64])(mesh.devices)
+    if (ids < 0).any():
+        return None
+    coord = {int(i): c for c, i in np.ndenumerate(grid)}
+    origin = coord.get(int(ids.flat[0]))
+    if origin is None:
+        return None
+    entries = [[] for _ in range(ndim)]
+    for k, name in enumerate(mesh.axis_names):
+        if mesh.devices.shape[k] == 1:
+            continue
+        step = [0] * ids.ndim
+        step[k] = 1
+        moved = [a - b for a, b in zip(coord[int(ids[tuple(step)])], origin)]
+        nz = [j for j, m in enumerate(moved) if m]
+        if len(nz) != 1:
+            return None
+        if nz[0] < ndim:
+            entries[nz[0]].append((-abs(moved[nz[0]]), name))
+    spec = [tuple(n for _, n in sorted(e)) or None for e in entries]
+    while spec and spec[-1] is None:
+        spec.pop()
+    out = NamedSharding(mesh, PartitionSpec(*spec))
+    _, _, again = _tiles(out, ndim, assignment)
+    if again.shape[:ndim] != grid.shape[:ndim] or again.size != grid.size:
+        return None
+    n = math.prod(grid.shape[:ndim])
+    same = (np.sort(again.reshape(n, -1), 1) == np.sort(grid.reshape(n, -1), 1)).all()
+    return out if same else None
+
+
+class lowering_assignment:
+    """While a program partitioned over `devices` is lowered: its device assignment,
+    which sharding annotations inside it (`with_sharding_constraint`, `shard_map`)
+    number their devices by (see `hlo_sharding`)."""
+
+    def __init__(self, devices):
+        self.devices = tuple(devices)
+
+    def __enter__(self):
+        self._previous = getattr(_current, "assignment", None)
+        _current.assignment = self.devices
+        return self.devices
+
+    def __exit__(self, *exc):
+        _current.assignment = self._previous
+        return False
+
+
+def current_assignment():
+    """The device assignment of the program being lowered, or None outside one."""
+    return getattr(_current, "assignment", None)

@@ -312,8 +312,25 @@ def _hashable(v):
     return v
 
 
+# set by codegen.spmd (register_spmd): operations on arrays laid out over several
+# devices, and the partitioning primitives, run as partitioned programs there
+_spmd_rule, _spmd_types, _spmd_prims = None, (), frozenset()
+
+
+def register_spmd(rule, array_types, prims):
+    """`codegen.spmd` hands over operations on arrays laid out over several devices
+    (`array_types`) and the partitioning primitives: they run as SPMD programs."""
+    global _spmd_rule, _spmd_types, _spmd_prims
+    _spmd_rule, _spmd_types, _spmd_prims = rule, tuple(array_types), frozenset(prims)
+
+
 def eager_apply(prim, args, params):
     """Run one primitive on concrete values through a cached XLA executable."""
+    if prim in _spmd_prims:
+        return _spmd_rule(prim, args, params)
+    for a in args:
+        if type(a) in _spmd_types:
+            return _spmd_rule(prim, args, params)
     avals = [_aval_of_host(a) if type(a) is not Array else a.aval for a in args]
     try:
         key = (prim, tuple(sorted((k, _hashable(v)) for k, v in params.items())), tuple(avals))
