@@ -40,6 +40,9 @@ from .naming import named_call, named_scope  # noqa: E402,F401
 from .callbacks_api import pure_callback  # noqa: E402,F401
 from .sharding import PartitionSpec as P, set_mesh  # noqa: E402,F401
 from .api import make_mesh  # noqa: E402,F401
+from .codegen.sharded import (make_array_from_callback,  # noqa: E402,F401
+                              make_array_from_single_device_arrays,
+                              make_array_from_process_local_data)
 from .jax_alias import install_as_jax  # noqa: E402
 
 jacobian = jacrev  # JAX's `jax.jacobian` is reverse mode

@@ -145,7 +145,7 @@ class Array:
 
     @property
     def device(self):
-        return self._buf.sharding._device if hasattr(self._buf, "sharding") else default_device()
+        return self._buf._sharding._device   # (jaxlib arrays have no public `sharding`)
 
     @property
     def sharding(self):
