@@ -21,7 +21,8 @@ import numpy as np
 __all__ = ["Sharding", "SingleDeviceSharding", "NamedSharding", "PartitionSpec", "Mesh",
            "AbstractMesh", "AxisType", "set_mesh", "use_mesh", "get_mesh",
            "get_abstract_mesh", "IndivisibleError", "DuplicateSpecError", "hlo_sharding",
-           "named_from_tiles", "lowering_assignment", "current_assignment"]
+           "named_from_tiles", "lowering_assignment", "current_assignment", "manual_axes",
+           "current_manual_mesh", "manual_groups", "axis_index_table"]
 
 
 class IndivisibleError(ValueError):
@@ -547,3 +548,47 @@ class lowering_assignment:
 def current_assignment():
     """The device assignment of the program being lowered, or None outside one."""
     return getattr(_current, "assignment", None)
+
+
+class manual_axes:
+    """While the body of a `shard_map` over `mesh` is lowered: collectives over
+    the mesh's axes are cross-partition ops over the program's device assignment
+    (`manual_groups`)."""
+
+    def __init__(self, mesh):
+        self.mesh = mesh
+
+    def __enter__(self):
+        self._previous = getattr(_current, "manual", None)
+        _current.manual = self.mesh
+        return self.mesh
+
+    def __exit__(self, *exc):
+        _current.manual = self._previous
+        return False
+
+
+def current_manual_mesh():
+    """The mesh of the `shard_map` body being lowered, or None."""
+    return getattr(_current, "manual", None)
+
+
+def manual_groups(mesh, names, assignment):
+    """Logical device ids grouped for a collective over mesh axes `names`: one row
+    per combination of the other axes, ordered by the position along `names`
+    (first name major)."""
+    where = {d: i for i, d in enumerate(assignment)}
+    ids = np.vectorize(lambda d: where[d], otypes=[np.int64])(mesh.devices)
+    axes = [mesh.axis_names.index(n) for n in names]
+    rest = [i for i in range(ids.ndim) if i not in axes]
+    size = math.prod(ids.shape[i] for i in axes)
+    return np.transpose(ids, rest + axes).reshape(-1, size)
+
+
+def axis_index_table(mesh, name, assignment):
+    """Per logical device id: its index along mesh axis `name`."""
+    k = mesh.axis_names.index(name)
+    table = np.zeros(len(assignment), np.int32)
+    for pos, d in np.ndenumerate(mesh.devices):
+        table[list(assignment).index(d)] = pos[k]
+    return table

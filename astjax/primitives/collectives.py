@@ -40,6 +40,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import core, dtypes, tree_util
+from .. import sharding as shd
 from ..core import ShapedArray, bind
 from ..errors import AxisNameError, ShapeError, caller_location
 from .base import (deflinear, is_zero, lax_ops, mark_unsupported, matchaxis, moveaxis, nondiff,
@@ -84,6 +85,39 @@ def _rebind(p, args, dims, params):
     return bind(p, *args, **params), dims[0]
 
 
+def _manual(names):
+    """The mesh when `names` are axes of the `shard_map` body being lowered."""
+    mesh = shd.current_manual_mesh()
+    if mesh is not None and all(n in mesh.axis_names for n in names):
+        return mesh
+    return None
+
+
+def _groups_text(groups):
+    k, m = len(groups), len(groups[0])
+    body = ", ".join("[" + ", ".join(str(int(i)) for i in g) + "]" for g in groups)
+    return f"dense<[{body}]> : tensor<{k}x{m}xi64>"
+
+
+def _collective_attrs(ctx, axes, axis_index_groups=None):
+    """(attributes, group size, groups) of a collective over `axes`: replica groups
+    under pmap; under shard_map, groups of partitions (logical device ids) with a
+    channel and global device ids, as a partitioned program needs."""
+    names = _names(axes)
+    mesh = _manual(names)
+    if mesh is None:
+        text, m = _groups(axes, axis_index_groups)
+        return {"replica_groups": text}, m, None
+    if axis_index_groups is not None:
+        raise AxisNameError("axis_index_groups is not supported inside shard_map")
+    groups = shd.manual_groups(mesh, names, shd.current_assignment())
+    n = getattr(ctx.mb, "channels", 0) + 1
+    ctx.mb.channels = n
+    return ({"channel_handle": f"#stablehlo.channel_handle<handle = {n}, type = 1>",
+             "replica_groups": _groups_text(groups), "use_global_device_ids": "unit"},
+            groups.shape[1], groups)
+
+
 def _groups(axes, axis_index_groups=None):
     """replica_groups attribute text for a collective over `axes` (lowering)."""
     names = _names(axes)
@@ -119,13 +153,12 @@ def _reduce_collective(name, kind, reducer_p, unmapped):
         return x
 
     def lowering(ctx, x, *, axes, axis_index_groups=None):
-        groups, _ = _groups(axes, axis_index_groups)
+        attrs, _, _ = _collective_attrs(ctx, axes, axis_index_groups)
         aval = ctx.avals_in[0]
         scalar = ShapedArray((), aval.dtype)
         op = _reducer_op(kind, aval.dtype)
         body = ctx.region([scalar, scalar], lambda a, b: [ctx.mb.op(op, [a, b], [scalar])[0]])
-        return ctx.op1("stablehlo.all_reduce", [x], regions=[body],
-                       attrs={"replica_groups": groups})
+        return ctx.op1("stablehlo.all_reduce", [x], regions=[body], attrs=attrs)
 
     def batch(args, dims, *, axes, axis_index_groups=None):
         frame = core.axis_frame()
@@ -225,6 +258,17 @@ axis_index_p = core.new_primitive("axis_index")
 
 
 def _axis_index_lowering(ctx, *, axis_name):
+    mesh = _manual((axis_name,))
+    if mesh is not None:   # shard_map: look the partition's index up in a table
+        devs = shd.current_assignment()
+        table = shd.axis_index_table(mesh, axis_name, devs)
+        t_aval = ShapedArray((len(devs),), np.int32)
+        t = ctx.constant(table, t_aval)
+        pid = ctx.op1("stablehlo.partition_id", [], ShapedArray((), np.uint32))
+        i = ctx.op1("stablehlo.convert", [pid], ShapedArray((), np.int32))
+        one = ctx.op1("stablehlo.dynamic_slice", [t, i], ShapedArray((1,), np.int32),
+                      attrs={"slice_sizes": ctx.i64([1])})
+        return ctx.op1("stablehlo.reshape", [one])
     _groups((axis_name,))
     rid = ctx.op1("stablehlo.replica_id", [], ShapedArray((), np.uint32))
     return ctx.op1("stablehlo.convert", [rid])
@@ -282,15 +326,14 @@ def _all_gather_ae(x, *, all_gather_dimension, axis_name, axis_index_groups=None
 
 def _all_gather_lowering(ctx, x, *, all_gather_dimension, axis_name, axis_index_groups=None,
                          axis_size, tiled=False):
-    groups, _ = _groups(axis_name, axis_index_groups)
+    attrs, _, _ = _collective_attrs(ctx, axis_name, axis_index_groups)
     aval = ctx.avals_in[0]
     d = all_gather_dimension
     if not tiled:  # gather along a new unit axis
         shape = list(aval.shape)
         shape.insert(d, 1)
         x = ctx.op1("stablehlo.reshape", [x], aval.update(shape=tuple(shape)))
-    return ctx.op1("stablehlo.all_gather", [x],
-                   attrs={"all_gather_dim": f"{d} : i64", "replica_groups": groups})
+    return ctx.op1("stablehlo.all_gather", [x], attrs={"all_gather_dim": f"{d} : i64", **attrs})
 
 
 def _all_gather_jvp(primals, tangents, **params):
@@ -371,14 +414,21 @@ ppermute_p = core.new_primitive("ppermute")
 
 
 def _ppermute_lowering(ctx, x, *, axis_name, perm):
-    _groups(axis_name)
     out = ctx.avals_out[0]
     if not perm:
+        _collective_attrs(ctx, axis_name)
         return ctx.broadcast(ctx.constant(np.zeros((), out.dtype), out.update(shape=())),
                              out.update(shape=()), out)
-    pairs = ", ".join(f"[{int(s)}, {int(t)}]" for s, t in perm)
+    attrs, _, groups = _collective_attrs(ctx, axis_name)
+    extra = {}
+    if groups is None:
+        pair_list = [(s, t) for s, t in perm]
+    else:   # shard_map: the permutation within every group of partitions
+        pair_list = [(g[s], g[t]) for g in groups for s, t in perm]
+        extra = {"channel_handle": attrs["channel_handle"]}
+    pairs = ", ".join(f"[{int(s)}, {int(t)}]" for s, t in pair_list)
     return ctx.op1("stablehlo.collective_permute", [x], attrs={
-        "source_target_pairs": f"dense<[{pairs}]> : tensor<{len(perm)}x2xi64>"})
+        "source_target_pairs": f"dense<[{pairs}]> : tensor<{len(pair_list)}x2xi64>", **extra})
 
 
 def _ppermute_batch(args, dims, *, axis_name, perm):
@@ -456,12 +506,12 @@ def _all_to_all_ae(x, *, axis_name, split_axis, concat_axis, axis_size, axis_ind
 
 def _all_to_all_lowering(ctx, x, *, axis_name, split_axis, concat_axis, axis_size,
                          axis_index_groups=None, tiled=False):
-    groups, m = _groups(axis_name, axis_index_groups)
+    attrs, m, groups = _collective_attrs(ctx, axis_name, axis_index_groups)
+    attrs.pop("use_global_device_ids", None)   # (all_to_all has no such attribute)
     return ctx.op1("stablehlo.all_to_all", [x], attrs={
         "split_dimension": f"{int(split_axis)} : i64",
         "concat_dimension": f"{int(concat_axis)} : i64",
-        "split_count": f"{int(m)} : i64",
-        "replica_groups": groups})
+        "split_count": f"{int(m)} : i64", **attrs})
 
 
 def _all_to_all_transpose(ct, x, *, split_axis, concat_axis, **params):
