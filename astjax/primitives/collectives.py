@@ -54,6 +54,7 @@ from .structural import convert_element_type_p, iota_p
 __all__ = ["psum_p", "pmax_p", "pmin_p", "axis_index_p", "all_gather_p", "ppermute_p",
            "all_to_all_p", "COLLECTIVES",
            "psum", "pmean", "pmax", "pmin", "all_gather", "axis_index", "ppermute", "pshuffle",
+           "psum_scatter",
            "all_to_all", "axis_size"]
 
 # ------------------------------------------------------------------ shared helpers
@@ -298,6 +299,37 @@ def axis_index(axis_name):
                                 loc=caller_location())
         axis_name = axis_name[0]
     return bind(axis_index_p, axis_name=axis_name)
+
+
+def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, tiled=False):
+    """`lax.psum_scatter`: the sum of `x` over the named axis, of which lane `i`
+    keeps chunk `i` along `scatter_dimension` (the whole dimension, one entry per
+    lane, unless `tiled`). Composed of `psum` and a slice at `axis_index`: XLA
+    fuses the pair into a reduce-scatter."""
+    _no_groups(axis_index_groups)
+    sizes = _check(axis_name)
+    names = _names(axis_name)
+    if len(names) != 1:
+        raise AxisNameError("psum_scatter over several axes at once is not supported",
+                            loc=caller_location())
+    n = sizes[0]
+    lax = lax_ops()
+
+    def scatter(v):
+        v = _leaf(v)
+        a = core.get_aval(v)
+        d = scatter_dimension % max(a.ndim, 1)
+        if a.ndim == 0 or (a.shape[d] % n if tiled else a.shape[d] != n):
+            raise ShapeError(f"psum_scatter: dimension {scatter_dimension} of shape {a.shape} "
+                             f"must {'be divisible by' if tiled else 'equal'} the size {n} of "
+                             f"axis {names[0]!r}", loc=caller_location())
+        s = bind(psum_p, v, axes=names, axis_index_groups=None)
+        i = bind(axis_index_p, axis_name=names[0])
+        if tiled:
+            chunk = a.shape[d] // n
+            return lax.dynamic_slice_in_dim(s, lax.mul(i, np.int32(chunk)), chunk, d)
+        return lax.dynamic_index_in_dim(s, i, d, keepdims=False)
+    return tree_util.tree_map(scatter, x)
 
 
 def axis_size(axis_name):

@@ -23,8 +23,8 @@ from .. import core, tree_util
 from .. import sharding as shd
 from ..core import ShapedArray, bind
 from ..errors import (ArgumentTypeError, ArgumentValueError, ShapeError, caller_location)
-from .base import deflinear, is_zero, mark_unsupported, register
-from .collectives import COLLECTIVES, all_gather_p, axis_index_p, pmax_p, pmin_p, psum_p
+from .base import deflinear, is_zero, lax_ops, mark_unsupported, register
+from .collectives import axis_index_p, pmax_p, pmin_p, psum_p
 from .elementwise import div_p
 
 __all__ = ["sharding_constraint_p", "with_sharding_constraint", "resolve_sharding",
@@ -264,8 +264,52 @@ def _sm_transpose(tx, cts, *args, jaxpr, mesh, in_specs, out_specs, check_vma):
     return [next(it) if l else None for l in lin]
 
 
+def _sm_partial_eval(tx, eqn, in_uk):
+    """Known part and unknown part, each a shard_map. Residuals are per-device
+    values: each gets a leading axis of size 1 in the known body, laid out over
+    all mesh axes (global: one row per device), and loses it in the unknown body."""
+    p = eqn.params
+    mesh, in_specs, out_specs = p["mesh"], p["in_specs"], p["out_specs"]
+    known, unknown, out_uk, nres = tx.partial_eval_jaxpr(p["jaxpr"], in_uk, instantiate=False)
+    lax = lax_ops()
+    k_avals = [v.aval for v, u in zip(p["jaxpr"].jaxpr.invars, in_uk) if not u]
+    res_avals = [v.aval for v in known.jaxpr.outvars[len(known.jaxpr.outvars) - nres:]]
+
+    def kfn(*args):
+        outs = tx.inline(known, args)
+        res = outs[len(outs) - nres:]
+        return list(outs[:len(outs) - nres]) + [lax.expand_dims(r, (0,)) for r in res]
+    kj = core.stage(kfn, k_avals)
+    uk_avals = [v.aval for v, u in zip(p["jaxpr"].jaxpr.invars, in_uk) if u]
+
+    def ufn(*args):
+        res = [lax.squeeze(r, (0,)) for r in args[:nres]]
+        return tx.inline(unknown, res + list(args[nres:]))
+    uj = core.stage(ufn, [a.update(shape=(1,) + a.shape) for a in res_avals] + uk_avals)
+    if kj.consts or uj.consts:
+        return [], [eqn], [True] * len(eqn.outvars)
+    res_spec = shd.PartitionSpec(tuple(mesh.axis_names))
+    res_vars = [core.Var(a.update(shape=(mesh.size,) + a.shape)) for a in res_avals]
+    known_out = [v for v, u in zip(eqn.outvars, out_uk) if not u]
+    k_eqn = core.Eqn(shard_map_p, [a for a, u in zip(eqn.invars, in_uk) if not u],
+                     known_out + res_vars, dict(
+                         jaxpr=kj, mesh=mesh, check_vma=False,
+                         in_specs=tuple(s for s, u in zip(in_specs, in_uk) if not u),
+                         out_specs=tuple(s for s, u in zip(out_specs, out_uk) if not u)
+                         + (res_spec,) * nres), eqn.source_info)
+    uk_out = [v for v, u in zip(eqn.outvars, out_uk) if u]
+    u_eqn = core.Eqn(shard_map_p, res_vars + [a for a, u in zip(eqn.invars, in_uk) if u],
+                     uk_out, dict(
+                         jaxpr=uj, mesh=mesh, check_vma=False,
+                         in_specs=(res_spec,) * nres
+                         + tuple(s for s, u in zip(in_specs, in_uk) if u),
+                         out_specs=tuple(s for s, u in zip(out_specs, out_uk) if u)),
+                     eqn.source_info)
+    return [k_eqn], [u_eqn] if uk_out else [], out_uk
+
+
 register(shard_map_p, abstract_eval=_sm_abstract_eval, lowering=_sm_lowering, jvp=_sm_jvp,
-         transpose=_sm_transpose)
+         transpose=_sm_transpose, partial_eval=_sm_partial_eval)
 mark_unsupported(shard_map_p, "impl", "the body runs once per device with collectives "
                  "between them; there is no single NumPy reference")
 mark_unsupported(shard_map_p, "batch", "vmap of shard_map is not implemented yet: put the "
@@ -280,8 +324,6 @@ def _vma_eqn(eqn, ins):
     union = set().union(*ins) if ins else set()
     if p in (psum_p, pmax_p, pmin_p):
         return [union - set(eqn.params["axes"])] * len(eqn.outvars)
-    if p is all_gather_p:
-        return [union - set(_names(eqn.params["axis_name"]))]
     if p is axis_index_p:
         return [{eqn.params["axis_name"]}]
     return [union] * len(eqn.outvars)
@@ -307,8 +349,10 @@ def _check_vma(jaxpr, mesh, in_specs, out_specs, loc):
         bad = read(v) & set(_unmentioned(mesh, spec))
         if bad:
             raise ArgumentValueError(
-                f"shard_map: out_specs {spec!r} of output {k} say it is the same on every "
-                f"device along mesh axes {sorted(bad)}, but it varies over them",
+                f"shard_map was given out_specs which require replication which can't be "
+                f"statically inferred given the mesh: out_specs {spec!r} of output {k} "
+                f"implies that it is replicated across mesh axes {sorted(bad)}, but it "
+                f"varies over them",
                 hint="mention those axes in the out_spec, reduce over them (lax.psum / "
                      "pmean / all_gather), or pass check_vma=False", loc=loc)
 

@@ -1,0 +1,101 @@
+"""`shard_map` on 4 devices (the shard_map tutorial's collectives and blocked
+matmul, derivatives): run on real JAX 0.10.2 to record `shard_map.json`
+(`XLA_FLAGS=--xla_force_host_platform_device_count=4 python
+tests/oracle/record_shard_map.py`), and on astjax by tests/test_shard_map.py."""
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+
+def cases(jax, jnp, shard_map):
+    """name -> zero-argument function returning an array (or a tuple of arrays)."""
+    Mesh, P = jax.sharding.Mesh, jax.sharding.PartitionSpec
+    lax = jax.lax
+    devs = np.array(jax.devices()[:4])
+    m2 = Mesh(devs.reshape(2, 2), ("x", "y"))
+    m1 = Mesh(devs, ("i",))
+    a = np.arange(16, dtype=np.float32).reshape(4, 4)
+    b = ((np.arange(32, dtype=np.float32).reshape(4, 8) - 9) / 7).astype(np.float32)
+    v = np.arange(8, dtype=np.float32)
+    out = {}
+
+    def sm(f, mesh, ins, outs, *args, jit=True, **kw):
+        g = shard_map(f, mesh=mesh, in_specs=ins, out_specs=outs, **kw)
+        return lambda: (jax.jit(g) if jit else g)(*args)
+    out["psum_axis_index"] = sm(lambda x: lax.psum(x, "x") + lax.axis_index("y"),
+                                m2, P("x", "y"), P(None, "y"), a)
+    out["psum_eager"] = sm(lambda x: lax.psum(x, "i"), m1, P("i"), P(), v, jit=False)
+    out["psum_both"] = sm(lambda x: lax.psum(x, ("x", "y")), m2, P("x", "y"), P(), a)
+    out["pmean_pmax"] = sm(lambda x: lax.pmean(x, "i") * lax.pmax(x, "i"), m1, P("i"), P(), v)
+    # (all_gather's result still varies over the axis for check_vma: JAX rejects a
+    # replicated out_spec for it unless check_vma=False)
+    out["all_gather_tiled"] = sm(lambda x: lax.all_gather(x, "i", tiled=True) * 2,
+                                 m1, P("i"), P(), v, check_vma=False)
+    out["all_gather_stacked"] = sm(lambda x: lax.all_gather(x, "i"), m1, P("i"), P(None), v,
+                                   check_vma=False)
+    out["all_gather_2d"] = sm(lambda x: lax.all_gather(x, "y", axis=1, tiled=True),
+                              m2, P("x", "y"), P("x", None), a, check_vma=False)
+    out["ppermute_ring"] = sm(lambda x: lax.ppermute(x, "i", [(j, (j + 1) % 4) for j in range(4)]),
+                              m1, P("i"), P("i"), v)
+    out["ppermute_2d"] = sm(lambda x: lax.ppermute(x, "y", [(0, 1), (1, 0)]),
+                            m2, P("x", "y"), P("x", "y"), a)
+    out["psum_scatter"] = sm(lambda x: lax.psum_scatter(x, "i", tiled=True),
+                             m1, P(None), P("i"), v)
+    out["all_to_all"] = sm(lambda x: lax.all_to_all(x, "i", 0, 0, tiled=True),
+                           m1, P("i"), P("i"), np.arange(16, dtype=np.float32))
+    out["axis_index_line"] = sm(lambda x: x * lax.axis_index("i"), m1, P("i"), P("i"), v)
+
+    def matmul_blocked(x, w):   # the tutorial's: contract over the sharded y axis
+        return lax.psum(x @ w, "y")
+    out["matmul_psum"] = sm(matmul_blocked, m2, (P("x", "y"), P("y", None)), P("x", None),
+                            a, b)
+
+    def matmul_gather(x, w):
+        return x @ lax.all_gather(w, "i", tiled=True)
+    out["matmul_all_gather"] = sm(matmul_gather, m1, (P("i", None), P("i", None)),
+                                  P("i", None), a, b)
+    out["matmul_reduce_scatter"] = sm(lambda x, w: lax.psum_scatter(x @ w, "i", tiled=True),
+                                      m1, (P(None, "i"), P("i", None)), P("i", None), a, b)
+    out["tuple_out"] = sm(lambda x, y: (x + 1, lax.psum(y, "i")), m1, (P("i"), P("i")),
+                          (P("i"), P()), v, v * 2)
+    out["closure_const"] = sm(lambda x: x + jnp.asarray(v[:2]), m1, P("i"), P("i"), v)
+
+    def loss(w, x):
+        f = shard_map(lambda w, x: lax.psum(jnp.sum(jnp.tanh(x @ w) ** 2), "i"),
+                      mesh=m1, in_specs=(P(), P("i", None)), out_specs=P())
+        return f(w, x)
+    w0 = (np.arange(32, dtype=np.float32).reshape(4, 8) / 40).astype(np.float32)
+    out["grad_replicated_param"] = lambda: jax.grad(loss)(w0, a)
+    out["jit_grad"] = lambda: jax.jit(jax.grad(loss, argnums=(0, 1)))(w0, a)[1]
+    out["value_and_grad"] = lambda: jax.value_and_grad(loss)(w0, a)[0]
+
+    def loss2(x):
+        f = shard_map(lambda x: jnp.sin(x) * lax.axis_index("x"), mesh=m2,
+                      in_specs=P("x", "y"), out_specs=P("x", "y"))
+        return jnp.sum(f(x) ** 2)
+    out["grad_sharded"] = lambda: jax.grad(loss2)(a / 10)
+    out["inside_jit"] = lambda: jax.jit(lambda x: shard_map(
+        lambda y: lax.psum(y, "i"), mesh=m1, in_specs=P("i"), out_specs=P())(x * 2) + 1)(v)
+    return out
+
+
+def run(jax, jnp, shard_map):
+    res = {}
+    for name, f in cases(jax, jnp, shard_map).items():
+        r = f()
+        leaves = r if isinstance(r, tuple) else (r,)
+        res[name] = [{"value": np.asarray(x, np.float64).round(4).tolist(),
+                      "spec": repr(x.sharding.spec) if hasattr(x.sharding, "spec") else None}
+                     for x in leaves]
+    return res
+
+
+if __name__ == "__main__":
+    import jax
+    import jax.numpy as jnp
+    assert jax.__version__ == "0.10.2" and len(jax.devices()) >= 4, "JAX 0.10.2, 4 devices"
+    path = Path(__file__).with_name("shard_map.json")
+    path.write_text(json.dumps(run(jax, jnp, jax.shard_map), indent=1, sort_keys=True) + "\n")
+    print(f"wrote {path}", file=sys.stderr)
