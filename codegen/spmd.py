@@ -71,11 +71,20 @@ def layouts_of(leaves):
     return tuple(x._sharding if type(x) is sharded.GlobalArray else None for x in leaves)
 
 
+def _typed(sharding, aval, mesh):
+    """On a mesh of Explicit axes the layout is part of the value's type, whose spec
+    JAX writes with one entry per dimension (`P(None, None)`, not `P()`)."""
+    if mesh.axis_types and all(t == shd.AxisType.Explicit for t in mesh.axis_types):
+        spec = sharding.spec._normalized(aval.ndim)
+        return shd.NamedSharding(mesh, shd.PartitionSpec(*spec))
+    return sharding
+
+
 def _from_xla(op, aval, mesh, devs):
     """An OpSharding read from an executable -> an astjax sharding over `mesh`."""
     h = xc.HloSharding.from_proto(op)
     if h.is_replicated():
-        return shd.NamedSharding(mesh, shd.PartitionSpec())
+        return _typed(shd.NamedSharding(mesh, shd.PartitionSpec()), aval, mesh)
     if h.is_maximal():
         return shd.SingleDeviceSharding(devs[h.tile_assignment_devices()[0]])
     if h.is_tiled() and len(h.subgroup_types()) <= 1:
@@ -83,7 +92,7 @@ def _from_xla(op, aval, mesh, devs):
                                    h.tile_assignment_devices(), h.replicate_on_last_tile_dim(),
                                    devs)
         if out is not None:
-            return out
+            return _typed(out, aval, mesh)
     raise NotImplementedInAstjaxError(
         f"XLA laid a value of shape {aval.shape} out as {h}, which no PartitionSpec over "
         f"the mesh {mesh!r} describes", hint="constrain it with with_sharding_constraint "
