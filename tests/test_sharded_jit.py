@@ -20,7 +20,16 @@ pytestmark = pytest.mark.skipif(len(jax.devices()) < 4, reason="needs 4 devices 
                                 "(ASTJAX_NUM_CPU_DEVICES=4, set by conftest.py)")
 
 
-@pytest.mark.parametrize("name", sorted(EXPECTED))
+# Known differences, each with its root cause (strict: they fail loudly once fixed).
+DIFFERENT = {
+    "more_slice": "x[1:3] outside jit: JAX's indexing binds dynamic_slice with run-time "
+                  "start indices, which XLA cannot keep sharded (replicated result); "
+                  "astjax.numpy binds a static slice, which keeps P('x')",
+}
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(
+    reason=DIFFERENT[n], strict=True)) if n in DIFFERENT else n for n in sorted(EXPECTED)])
 def test_layout_and_values_match_jax(name):
     got = layout(CASES[name]())
     want = EXPECTED[name]

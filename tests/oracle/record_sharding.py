@@ -79,6 +79,24 @@ def cases(jax, jnp):
     out["from_single"] = lambda: jax.make_array_from_single_device_arrays(
         (4, 4), s_x, [jax.device_put(a[idx], d)
                       for d, idx in s_x.addressable_devices_indices_map((4, 4)).items()])
+    gx = lambda: put(P("x"))   # noqa: E731
+    out["more_scan"] = lambda: jax.jit(lambda x: jax.lax.scan(
+        lambda c, r: (c + r, c * 2), jnp.zeros(4), x)[1])(gx())
+    out["more_cond"] = lambda: jax.jit(lambda x: jax.lax.cond(
+        x.sum() > 0, lambda y: y * 2, lambda y: y, x))(gx())
+    out["more_mean"] = lambda: jnp.mean(gx())
+    out["more_index"] = lambda: gx()[1]
+    out["more_slice"] = lambda: gx()[1:3]
+    out["more_reshape"] = lambda: gx().reshape(16)
+    out["more_const"] = lambda: jax.jit(lambda x: jnp.ones(3) + x.sum())(gx())
+    out["more_grad"] = lambda: jax.grad(lambda x: jnp.sum(jnp.sin(x)))(gx())
+    out["more_vmap"] = lambda: jax.vmap(jnp.sum)(gx())
+    out["more_astype"] = lambda: gx().astype(jnp.int32)
+    out["more_donate"] = lambda: jax.jit(lambda x: x * 2, in_shardings=s_x,
+                                         donate_argnums=0)(gx())
+    out["more_static"] = lambda: jax.jit(lambda x, n: x * n, in_shardings=s_x,
+                                         static_argnums=1)(a, 3)
+    out["more_reshard"] = lambda: jax.device_put(gx(), NamedSharding(auto, P(None, "y")))
     return out
 
 
