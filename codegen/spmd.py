@@ -99,6 +99,10 @@ def _from_xla(op, aval, mesh, devs):
                                              "or out_shardings")
 
 
+_COLLECTIVE_OPS = ("all-reduce", "all-gather", "collective-permute", "all-to-all",
+                   "reduce-scatter", "collective-broadcast")
+
+
 class SpmdExecutable:
     """A program partitioned over `devs` (see the module docstring). `in_shardings`
     / `out_shardings`: per argument / result, the sharding to annotate, or None to
@@ -135,10 +139,15 @@ class SpmdExecutable:
             a, sharded.xla_sharding(self.devices, shd.hlo_sharding(s, a.ndim, self.devices)),
             committed=True, _skip_checks=True)
             for a, s in zip(self.out_avals, self.out_shardings)]
-        self.sync = self.devices[0].platform == "cpu" and n > 1
+        # XLA's CPU collectives deadlock when several such programs are in flight
+        # (docs/scaling.md): a partitioned program with collectives (the user's or
+        # those the partitioner inserted) waits for its results on the CPU
+        self.sync = (self.devices[0].platform == "cpu" and n > 1
+                     and any(c in self.text for c in _COLLECTIVE_OPS))
 
     def _arg(self, x, s, aval):
-        if type(x) is sharded.GlobalArray and x._sharding.is_equivalent_to(s, aval.ndim):
+        if type(x) is sharded.GlobalArray and (x._sharding == s or _equivalent(
+                x._sharding, s, aval.ndim)):
             return x.on_devices(self.devices)
         g = sharded.put(x, s) if isinstance(s, shd.NamedSharding) else None
         if type(g) is sharded.GlobalArray:
@@ -163,6 +172,17 @@ class SpmdExecutable:
         return self.exe.hlo_modules()[0].to_string()
 
     as_text = text.fget
+
+
+_equivalent_cache: dict = {}
+
+
+def _equivalent(a, b, ndim):
+    key = (a, b, ndim)
+    r = _equivalent_cache.get(key)
+    if r is None:
+        r = _equivalent_cache[key] = a.is_equivalent_to(b, ndim)
+    return r
 
 
 def _mesh_and_devices(shardings, loc=None):
