@@ -3,6 +3,9 @@ tensor-parallel (column/row-sharded MLP) training on 4 CPU devices, written
 against JAX's API, against JAX 0.10.2's losses, accuracy and layouts (stored in
 tests/oracle/spmd_training.json by tests/oracle/record_spmd_training.py)."""
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -29,3 +32,16 @@ def test_training_matches_jax():
             np.testing.assert_allclose(got[k], want, rtol=1e-5, err_msg=k)
         else:
             assert got[k] == want, k
+
+
+# Printed by  with jax 0.10.2.
+TENSOR_PARALLEL_OUTPUT = "step  0 loss 2.9393\nstep  5 loss 0.0395\nstep 10 loss 0.0175\nstep 15 loss 0.0163\nper-device layout after training:\n  w1 (64, 256) P(None, 'model')  -> 0:(64, 128), 1:(64, 128), 2:(64, 128), 3:(64, 128)\n  b1 (256,) P('model',)  -> 0:(128,), 1:(128,), 2:(128,), 3:(128,)\n  w2 (256, 10) P('model',)  -> 0:(128, 10), 1:(128, 10), 2:(128, 10), 3:(128, 10)\n  b2 (10,) P()  -> 0:(10,), 1:(10,), 2:(10,), 3:(10,)\n"
+
+
+def test_tensor_parallel_example_prints_what_jax_prints():
+    root = Path(__file__).resolve().parents[1]
+    env = dict(os.environ, ASTJAX_NUM_CPU_DEVICES="4")
+    r = subprocess.run([sys.executable, str(root / "examples" / "spmd_tensor_parallel.py")],
+                       capture_output=True, text=True, timeout=300, env=env)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == TENSOR_PARALLEL_OUTPUT
