@@ -24,6 +24,9 @@ from .codegen import runtime, stablehlo
 from .errors import (AstjaxError, ArgumentTypeError, ArgumentValueError, AxisNameError,
                      NotImplementedInAstjaxError, ShapeError, caller_location)
 from .primitives import collectives as coll
+from .primitives.base import lax_ops, moveaxis
+from .primitives.spmd import shard_map
+from .sharding import Mesh, PartitionSpec
 from .staging import (StagedCallable, as_callable, arg_hints, leaf_labels, mapped_leaves,
                       stage_flat)
 from .transforms.dce import dce_closed
@@ -151,12 +154,50 @@ class Pmapped(StagedCallable):
         return entry.run(leaves, dims)
 
     def stage_inline(self, *args, **kwargs):
-        raise NotImplementedInAstjaxError(
-            "pmap cannot be staged inside another transformation (jit of a larger "
-            "function, grad, vmap) yet",
-            hint="put the transformation inside the pmapped function instead, e.g. "
-                 "pmap(grad(f)) or pmap(vmap(f)); jit(pmap(f)) itself is fine (it is "
-                 "pmap(f))", loc=caller_location())
+        """Inside another program (jit of a larger function, grad, make_jaxpr) a pmap
+        is a `shard_map` over a 1-D mesh of its devices, as JAX now implements pmap:
+        each mapped argument is split along its mapped axis (moved to the front),
+        the body runs on one slice per device with `axis_name` bound, and the
+        results are stacked along `out_axes` (`None`: device 0's value)."""
+        loc = caller_location()
+        lax = lax_ops()
+        dyn_args, statics = self._split(args)
+        static_pos = {i for i, _ in statics}
+        dims = self._in_dims(dyn_args, kwargs, static_pos, loc)
+        leaves, in_tree = tree_util.tree_flatten((tuple(dyn_args), kwargs))
+        names = leaf_labels(self.fun, dyn_args, kwargs)
+        avals, norm, sizes = mapped_leaves(
+            "pmap", leaves, dims, names, loc,
+            "use in_axes=None for arguments that every device gets whole")
+        if not sizes:
+            raise ArgumentValueError("pmap needs at least one argument with a mapped axis",
+                                     hint="map at least one argument, e.g. in_axes=0", loc=loc)
+        if len({s for *_, s in sizes}) > 1:
+            raise ShapeError("pmap got different sizes for the axes to be mapped: "
+                             + _sizes_text(sizes), loc=loc)
+        n = sizes[0][3]
+        devs = self._devices_for(n, sizes, loc)
+        # (a pmap without axis_name gets a name no collective can spell)
+        name = self.axis_name if self.axis_name is not None else f"<pmap {id(self):x}>"
+        mesh = Mesh(np.array(devs, dtype=object), (name,))
+        moved = [x if d in (None, 0) else moveaxis(x, d, 0) for x, d in zip(leaves, norm)]
+        fun = self._rebuild(statics)
+        out_tree = [None]
+
+        def body(*local):
+            vals = [x if d is None else lax.squeeze(x, (0,)) for x, d in zip(local, norm)]
+            a, kw = tree_util.tree_unflatten(in_tree, vals)
+            outs, out_tree[0] = tree_util.tree_flatten(as_callable(fun)(*a, **kw))
+            return [lax.expand_dims(o, (0,)) for o in outs]
+        specs = tuple(PartitionSpec() if d is None else PartitionSpec(name) for d in norm)
+        outs = shard_map(body, mesh=mesh, in_specs=specs, out_specs=PartitionSpec(name),
+                         check_vma=False)(*moved)
+        tree = tree_util.tree_unflatten(out_tree[0], list(range(len(outs))))
+        axes = _broadcast_prefix(self.out_axes, tree, "out_axes", loc)
+        res = [lax.index_in_dim(o, 0, 0, keepdims=False) if ax is None else
+               o if ax % o.ndim == 0 else moveaxis(o, 0, ax % o.ndim)
+               for o, ax in zip(outs, axes)]
+        return tree_util.tree_unflatten(out_tree[0], res)
 
     # -- staging ------------------------------------------------------------------
 

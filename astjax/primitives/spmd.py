@@ -23,7 +23,7 @@ from .. import core, tree_util
 from .. import sharding as shd
 from ..core import ShapedArray, bind
 from ..errors import (ArgumentTypeError, ArgumentValueError, ShapeError, caller_location)
-from .base import deflinear, is_zero, lax_ops, mark_unsupported, register
+from .base import deflinear, is_zero, lax_ops, mark_unsupported, moveaxis, register
 from .collectives import axis_index_p, pmax_p, pmin_p, psum_p
 from .elementwise import div_p
 
@@ -308,12 +308,26 @@ def _sm_partial_eval(tx, eqn, in_uk):
     return [k_eqn], [u_eqn] if uk_out else [], out_uk
 
 
+def _sm_batch(tx, args, dims, *, jaxpr, mesh, in_specs, out_specs, check_vma):
+    """vmap of a shard_map is a shard_map of the vmapped body: the batch axis goes
+    first and stays whole on every device (a leading `None` in each spec)."""
+    frame = core.axis_frame()
+    ops = [a if d is None else moveaxis(a, d, 0) for a, d in zip(args, dims)]
+    in_dims = [None if d is None else 0 for d in dims]
+    body, consts, mapped = tx.batch_subjaxpr(jaxpr, in_dims, frame.size, frame.name)
+    rep = shd.PartitionSpec()
+    specs = [rep] * len(consts) + [s if d is None else shd.PartitionSpec(None, *s)
+                                   for s, d in zip(in_specs, in_dims)]
+    outs = [s if not m else shd.PartitionSpec(None, *s) for s, m in zip(out_specs, mapped)]
+    res = bind(shard_map_p, *consts, *ops, jaxpr=body, mesh=mesh, in_specs=tuple(specs),
+               out_specs=tuple(outs), check_vma=False)
+    return res, [0 if m else None for m in mapped]
+
+
 register(shard_map_p, abstract_eval=_sm_abstract_eval, lowering=_sm_lowering, jvp=_sm_jvp,
-         transpose=_sm_transpose, partial_eval=_sm_partial_eval)
+         transpose=_sm_transpose, partial_eval=_sm_partial_eval, batch=_sm_batch)
 mark_unsupported(shard_map_p, "impl", "the body runs once per device with collectives "
                  "between them; there is no single NumPy reference")
-mark_unsupported(shard_map_p, "batch", "vmap of shard_map is not implemented yet: put the "
-                 "vmap inside the shard_map body")
 
 # ---- varying manual axes: what check_vma checks
 

@@ -78,6 +78,23 @@ def cases(jax, jnp, shard_map):
     out["grad_sharded"] = lambda: jax.grad(loss2)(a / 10)
     out["inside_jit"] = lambda: jax.jit(lambda x: shard_map(
         lambda y: lax.psum(y, "i"), mesh=m1, in_specs=P("i"), out_specs=P())(x * 2) + 1)(v)
+    x3 = np.arange(24, dtype=np.float32).reshape(3, 8)
+    sq = shard_map(lambda u: lax.psum(u, "i") * u, mesh=m1, in_specs=P("i"), out_specs=P("i"))
+    out["vmap_shard_map"] = lambda: jax.vmap(sq)(x3)
+    out["jit_vmap_shard_map_axes"] = lambda: jax.jit(jax.vmap(sq, in_axes=1, out_axes=1))(x3.T)
+
+    # pmap composed with other transformations (JAX runs it as jit + shard_map)
+    pm = jax.pmap(lambda u: lax.psum(u, "i") * jnp.sin(u), axis_name="i")
+    x42 = (np.arange(8, dtype=np.float32).reshape(4, 2) / 4).astype(np.float32)
+    out["pmap_in_jit"] = lambda: jax.jit(lambda z: pm(z) + 1)(x42)
+    out["grad_pmap"] = lambda: jax.grad(lambda z: jnp.sum(pm(z) ** 2))(x42)
+    out["jit_grad_pmap"] = lambda: jax.jit(jax.grad(lambda z: jnp.sum(pm(z))))(x42)
+    out["vmap_pmap"] = lambda: jax.vmap(pm)(np.stack([x42, 2 * x42]))
+    pa = jax.pmap(lambda u, w: u * w + lax.axis_index("j"), axis_name="j", in_axes=(1, None),
+                  out_axes=1)
+    out["pmap_axes_in_jit"] = lambda: jax.jit(lambda p, q: pa(p, q))(x42.T, np.float32(3))
+    pn = jax.pmap(lambda u: lax.pmean(u, "k"), axis_name="k", out_axes=None)
+    out["pmap_out_none_in_jit"] = lambda: jax.jit(lambda z: pn(z) * 2)(x42)
     return out
 
 
