@@ -10,6 +10,10 @@ Arguments are split along their mapped axis, one shard per device; results are
 convert like any array (`np.asarray` gathers), and feed the next `pmap` over the
 same devices without a host round trip. Compiled per input signature and cached.
 
+Staged inside another program (`jit` of a larger function, `grad`, `vmap`,
+`make_jaxpr`), a pmap is a `shard_map` over a 1-D mesh of its devices, as JAX now
+implements pmap, so those compositions are ordinary ones.
+
 On the CPU, `ASTJAX_NUM_CPU_DEVICES=N` (set before astjax is imported) gives N
 devices, so all of this runs without an accelerator.
 """

@@ -3,11 +3,14 @@
 `NamedSharding` with the methods users call (`devices_indices_map`, `shard_shape`,
 `is_fully_replicated`, `is_equivalent_to`, ...), computed as JAX computes them.
 
-This module describes layouts; it does not move data (`astjax.make_mesh`, which needs
-the runtime's devices, lives in `api.py`). An astjax `Array` lives on one
-device and reports a `SingleDeviceSharding`; running one program over several
-devices (sharded `jit`, multi-device `device_put`) is the scale-out issue's work
-and raises a clear error where it is asked for.
+This module describes layouts; it does not move data. It also translates them to
+XLA's view for partitioned programs: `hlo_sharding` writes a layout as a GSPMD
+`mhlo.sharding` string over a program's device assignment, `named_from_tiles`
+reads XLA's choice back as a NamedSharding, and the thread-local contexts
+`lowering_assignment` / `manual_axes` tell lowering rules which devices the
+program runs on and which mesh a `shard_map` body is manual over. Arrays laid out
+over several devices are `codegen.sharded.GlobalArray`s; partitioned programs are
+compiled by `codegen.spmd`.
 """
 from __future__ import annotations
 

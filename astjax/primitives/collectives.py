@@ -31,6 +31,14 @@ The pmap axes a module may use are the "pmap" frames of the axis stack around
 `stablehlo.lower_module`; a collective over any other name (a vmap axis is batched
 away before lowering) is an AxisNameError.
 
+Inside a `shard_map` body (`primitives/spmd.py`) the mesh axes are named axes and
+the program is partitioned, not replicated: a collective over mesh axes lowers to
+the same ops over groups of *partitions* (logical device ids, one group per
+combination of the other mesh axes, `sharding.manual_groups`), with a channel
+handle and `use_global_device_ids`; `axis_index` reads the partition's index from
+a table indexed by `partition_id`. `psum_scatter` is `psum` plus a slice at
+`axis_index` (XLA fuses them into a reduce-scatter).
+
 Deviation from JAX: `all_to_all` carries `axis_size` as a param (as `all_gather`
 does in JAX), so that abstract evaluation needs no axis environment. Each of
 `psum`/`pmax`/`pmin` takes one operand (the wrappers bind once per pytree leaf).

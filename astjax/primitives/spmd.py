@@ -1,16 +1,22 @@
-"""Layout primitives of partitioned programs: `sharding_constraint`
-(`lax.with_sharding_constraint`), each with every rule and its `lax` wrapper.
+"""Primitives of partitioned programs, each with every rule and its wrapper:
+`sharding_constraint` (`lax.with_sharding_constraint`) and `shard_map`
+(`astjax.shard_map`).
 
 A partitioned program (sharded `jit`, `codegen/spmd.py`) is one global program
 whose values XLA's SPMD partitioner splits over the devices of its device
-assignment. `sharding_constraint` pins the layout of one value: it lowers to the
-`Sharding` custom call with an `mhlo.sharding` attribute (GSPMD's annotation),
-numbering devices by their place in the program's device assignment
-(`sharding.lowering_assignment`, set around the lowering). The value itself is
-unchanged: its NumPy reference is the identity, it is linear (its transpose
-constrains the cotangent the same way) and under `vmap` the batch dimension is
-left unconstrained (a `None` is inserted into the spec). Outside `jit` the
-constraint lays a concrete array out as `device_put` would.
+assignment. Annotations number devices by their place in that assignment
+(`sharding.lowering_assignment`, set around the lowering).
+
+- `sharding_constraint` pins the layout of one value: the `Sharding` custom call
+  with an `mhlo.sharding` attribute (GSPMD's annotation). The value is unchanged:
+  its NumPy reference is the identity, it is linear (its transpose constrains the
+  cotangent the same way), under `vmap` the batch dimension is left unconstrained.
+  Outside `jit` it lays a concrete array out as `device_put` would.
+- `shard_map` runs a per-device body (see its section below); its derivative is a
+  shard_map (JVP, partial evaluation, transpose) and so is its `vmap`.
+
+`SPMD_PRIMITIVES` lists them: a jaxpr containing one is compiled as a partitioned
+program, and an eager bind of one runs as such.
 """
 from __future__ import annotations
 
