@@ -292,6 +292,10 @@ def _prefix(spec, tree, what, loc):
 def _flat_in(in_spec, dyn_args, n_leaves, loc):
     if in_spec is None:
         return [None] * n_leaves
+    if n_leaves != len(tree_util.tree_leaves(tuple(dyn_args))):
+        raise ArgumentValueError("pjit does not support kwargs when in_shardings is "
+                                 "specified.", hint="pass the arguments positionally",
+                                 loc=loc)
     if isinstance(in_spec, list):
         in_spec = tuple(in_spec)
     if not isinstance(in_spec, tuple):
@@ -306,9 +310,16 @@ def jit_entry(closed, out_tree, name, shardings, dyn_args, leaves, donated, loc)
     in_spec, out_spec = shardings or (None, None)
     avals = [v.aval for v in closed.jaxpr.invars]
     ins = _flat_in(in_spec, dyn_args, len(avals), loc)
-    for s, a in zip(ins, avals):
+    for s, a, x in zip(ins, avals, leaves):
         if s is not None:
             check_sharding_fits(s, a, "jit in_shardings", loc)
+            if type(x) is sharded.GlobalArray and not (
+                    x._sharding == s or _equivalent(x._sharding, s, a.ndim)):
+                raise ArgumentValueError(
+                    f"Sharding passed to jit does not match the sharding on the respective "
+                    f"arg. Got jit sharding: {s!r}, arg sharding: {x._sharding!r} for arg "
+                    f"type: {a.str_short()}", hint="device_put the argument with the "
+                    "jit's sharding first, or drop its in_shardings entry", loc=loc)
     outs = ([None] * len(closed.jaxpr.outvars) if out_spec is None else
             _prefix(out_spec, tree_util.tree_unflatten(out_tree, closed.jaxpr.outvars),
                     "out_shardings", loc))

@@ -130,6 +130,21 @@ def test_bad_shardings_raise_like_jax():
             np.zeros((3, 4), np.float32))
     with pytest.raises(TypeError, match="unexpected keyword"):
         jax.jit(lambda x: x, in_sharding=None)
+    g = jax.device_put(a, NamedSharding(mesh, P("y")))
+    with pytest.raises(ValueError, match="does not match the sharding on the respective arg"):
+        jax.jit(lambda x: x, in_shardings=NamedSharding(mesh, P("x")))(g)
+    with pytest.raises(ValueError, match="kwargs"):
+        jax.jit(lambda x, y=None: x + y, in_shardings=NamedSharding(mesh, P("x")))(a, y=a)
+    with pytest.raises(RuntimeError, match="non-empty mesh in context"):
+        jax.jit(lambda x: x, in_shardings=P("x"))(a)
+    with pytest.raises(RuntimeError, match="non-empty mesh in context"):
+        jax.jit(lambda x: jax.lax.with_sharding_constraint(x, P("x")))(a)
+    two = Mesh(np.array(jax.devices()[:2]), ("z",))
+    with pytest.raises(ValueError, match="incompatible devices"):
+        jax.jit(lambda x, y: x + y)(g, jax.device_put(a, NamedSharding(two, P("z"))))
+    with pytest.raises(ValueError, match="tree prefix|not a pytree prefix"):
+        jax.jit(lambda x, n: x * n, static_argnums=1,
+                in_shardings=(NamedSharding(mesh, P("x")), None))(a, 2)
     with pytest.raises(TypeError):
         jax.jit(lambda x: x, in_shardings=3)
 

@@ -28,13 +28,17 @@ import numpy as np
 from .. import core, tree_util
 from .. import sharding as shd
 from ..core import ShapedArray, bind
-from ..errors import (ArgumentTypeError, ArgumentValueError, ShapeError, caller_location)
+from ..errors import ArgumentError, ArgumentTypeError, ArgumentValueError, caller_location
 from .base import deflinear, is_zero, lax_ops, mark_unsupported, moveaxis, register
 from .collectives import axis_index_p, pmax_p, pmin_p, psum_p
 from .elementwise import div_p
 
-__all__ = ["sharding_constraint_p", "with_sharding_constraint", "resolve_sharding",
+__all__ = ["MeshContextError", "sharding_constraint_p", "with_sharding_constraint", "resolve_sharding",
            "check_sharding_fits", "SPMD_PRIMITIVES", "shard_map_p", "shard_map"]
+
+
+class MeshContextError(ArgumentError, RuntimeError):
+    """A bare PartitionSpec was given where no mesh is in context (JAX: RuntimeError)."""
 
 
 def resolve_sharding(s, what, loc=None):
@@ -43,11 +47,13 @@ def resolve_sharding(s, what, loc=None):
     if isinstance(s, shd.PartitionSpec):
         mesh = shd.get_mesh()
         if mesh.empty:
-            raise ArgumentValueError(
-                f"{what} got the PartitionSpec {s!r} outside a mesh context: a bare "
-                "PartitionSpec needs a mesh to name its axes",
-                hint="wrap the call in `with jax.set_mesh(mesh):` or pass "
-                     "NamedSharding(mesh, spec)", loc=loc)
+            api, arg = what.split(" ", 1) if " " in what else (what, "shardings")
+            raise MeshContextError(
+                f"{api} requires a non-empty mesh in context if you are passing "
+                f"`PartitionSpec`s to {arg}. You can define a context mesh via "
+                f"`jax.set_mesh(mesh)`. Alternatively, provide `Sharding`s to {arg} and "
+                "then the mesh context manager is not required.",
+                hint=f"got {s!r} outside `with jax.set_mesh(mesh):`", loc=loc)
         return shd.NamedSharding(mesh, s)
     if isinstance(s, (shd.NamedSharding, shd.SingleDeviceSharding)):
         return s
