@@ -445,9 +445,10 @@ use_mesh = set_mesh
 # dimension (`last_tile_dim_replicate`) lists the devices that hold the same tile.
 
 
-def _tiles(sharding, ndim, assignment):
+def _tiles(sharding, ndim, assignment, unconstrained_ok=False):
     """(tile dims, replication count, logical-id array of shape dims + [replication])
-    of a NamedSharding over devices numbered by their index in `assignment`."""
+    of a NamedSharding over devices numbered by their index in `assignment`
+    (`unconstrained_ok`: UNCONSTRAINED entries count as untiled)."""
     mesh = sharding.mesh
     where = {d: i for i, d in enumerate(assignment)}
     try:
@@ -460,9 +461,9 @@ def _tiles(sharding, ndim, assignment):
     sizes = mesh.shape
     order, dims = [], []
     for entry in spec:
-        if isinstance(entry, _Unconstrained):
-            raise ValueError("PartitionSpec.UNCONSTRAINED is not supported in astjax's "
-                             "sharding annotations yet; name the axes or use None")
+        if isinstance(entry, _Unconstrained) and not unconstrained_ok:
+            raise ValueError("PartitionSpec.UNCONSTRAINED is only supported in "
+                             "with_sharding_constraint; name the axes or use None")
         axes = PartitionSpec._axes(entry)
         order += [names.index(a) for a in axes]
         dims.append(math.prod(sizes[a] for a in axes))
@@ -472,14 +473,16 @@ def _tiles(sharding, ndim, assignment):
     return dims, rep, tiled
 
 
-def hlo_sharding(sharding, ndim, assignment) -> str:
+def hlo_sharding(sharding, ndim, assignment, unconstrained_ok=False) -> str:
     """The `mhlo.sharding` text of `sharding` for a rank-`ndim` value of a program
-    whose device assignment is `assignment` (a sequence of devices)."""
+    whose device assignment is `assignment` (a sequence of devices). With
+    `unconstrained_ok`, UNCONSTRAINED dimensions are written untiled (the caller
+    lists them as `unspecified_dims`)."""
     if isinstance(sharding, SingleDeviceSharding):
         return f"{{maximal device={list(assignment).index(sharding._device)}}}"
     if not isinstance(sharding, NamedSharding):
         raise TypeError(f"cannot annotate a program with {sharding!r}")
-    dims, rep, tiled = _tiles(sharding, ndim, assignment)
+    dims, rep, tiled = _tiles(sharding, ndim, assignment, unconstrained_ok)
     if all(d == 1 for d in dims):
         return "{replicated}"
     shape = dims + [rep] if rep > 1 else dims

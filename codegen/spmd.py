@@ -30,8 +30,8 @@ from astjax import core, tree_util
 from astjax import sharding as shd
 from astjax.core import ShapedArray
 from astjax.errors import ArgumentValueError, NotImplementedInAstjaxError
-from astjax.primitives.spmd import (SPMD_PRIMITIVES, check_sharding_fits, resolve_sharding,
-                                    with_sharding_constraint)
+from astjax.primitives.spmd import (SPMD_PRIMITIVES, check_sharding_fits, is_partial,
+                                    resolve_sharding, with_sharding_constraint)
 
 from . import runtime, sharded, stablehlo
 from .runtime import xc
@@ -368,7 +368,8 @@ def eager_apply(prim, args, params):
         closed = core.ClosedJaxpr(jaxpr, [])
         ins = [None] * len(avals)
         outs_s = [None] * len(out_avals)
-        if prim in SPMD_PRIMITIVES and "sharding" in params:
+        if (prim in SPMD_PRIMITIVES and "sharding" in params
+                and not is_partial(params["sharding"], avals[0].ndim)):
             outs_s = [params["sharding"]] * len(out_avals)
         entry = SpmdEntry(closed, tree_util.tree_structure(list(range(len(out_avals)))),
                           f"eager_{prim.name}", ins, outs_s, list(args)).compile()

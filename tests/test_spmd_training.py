@@ -35,7 +35,17 @@ def test_training_matches_jax():
 
 
 # Printed by `python examples/spmd_tensor_parallel.py --jax` with jax 0.10.2.
-TENSOR_PARALLEL_OUTPUT = "step  0 loss 2.9393\nstep  5 loss 0.0395\nstep 10 loss 0.0175\nstep 15 loss 0.0163\nper-device layout after training:\n  w1 (64, 256) P(None, 'model')  -> 0:(64, 128), 1:(64, 128), 2:(64, 128), 3:(64, 128)\n  b1 (256,) P('model',)  -> 0:(128,), 1:(128,), 2:(128,), 3:(128,)\n  w2 (256, 10) P('model',)  -> 0:(128, 10), 1:(128, 10), 2:(128, 10), 3:(128, 10)\n  b2 (10,) P()  -> 0:(10,), 1:(10,), 2:(10,), 3:(10,)\n"
+TENSOR_PARALLEL_OUTPUT = (
+    'step  0 loss 2.9393\n'
+    'step  5 loss 0.0395\n'
+    'step 10 loss 0.0175\n'
+    'step 15 loss 0.0163\n'
+    'per-device layout after training:\n'
+    "  w1 (64, 256) P(None, 'model')  -> 0:(64, 128), 1:(64, 128), 2:(64, 128), 3:(64, 128)\n"
+    "  b1 (256,) P('model',)  -> 0:(128,), 1:(128,), 2:(128,), 3:(128,)\n"
+    "  w2 (256, 10) P('model',)  -> 0:(128, 10), 1:(128, 10), 2:(128, 10), 3:(128, 10)\n"
+    '  b2 (10,) P()  -> 0:(10,), 1:(10,), 2:(10,), 3:(10,)\n'
+)
 
 
 def test_tensor_parallel_example_prints_what_jax_prints():

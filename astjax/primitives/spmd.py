@@ -33,8 +33,9 @@ from .base import deflinear, is_zero, lax_ops, mark_unsupported, moveaxis, regis
 from .collectives import axis_index_p, pmax_p, pmin_p, psum_p
 from .elementwise import div_p
 
-__all__ = ["MeshContextError", "sharding_constraint_p", "with_sharding_constraint", "resolve_sharding",
-           "check_sharding_fits", "SPMD_PRIMITIVES", "shard_map_p", "shard_map"]
+__all__ = ["MeshContextError", "sharding_constraint_p", "with_sharding_constraint",
+           "resolve_sharding", "check_sharding_fits", "SPMD_PRIMITIVES", "is_partial",
+           "shard_map_p", "shard_map"]
 
 
 class MeshContextError(ArgumentError, RuntimeError):
@@ -76,6 +77,12 @@ def check_sharding_fits(s, aval, what, loc=None):
     except shd.IndivisibleError as e:
         raise shd.IndivisibleError(f"{what}: {e}") from None
 
+
+def is_partial(sharding, ndim) -> bool:
+    """Whether a constraint leaves some dimension to the partitioner (its result's
+    layout is then XLA's choice, read back from the executable)."""
+    return bool(_unconstrained_dims(sharding, ndim))
+
 # ------------------------------------------------------------ sharding_constraint
 
 
@@ -88,10 +95,21 @@ def _constraint_lowering(ctx, x, *, sharding):
         raise ArgumentValueError("with_sharding_constraint is lowered outside a partitioned "
                                  "program (astjax's internal lowering lost the device "
                                  "assignment)")
-    text = shd.hlo_sharding(sharding, ctx.avals_in[0].ndim, devs)
+    ndim = ctx.avals_in[0].ndim
+    text = shd.hlo_sharding(sharding, ndim, devs, unconstrained_ok=True)
+    free = _unconstrained_dims(sharding, ndim)
+    config = "unspecified_dims=[" + ",".join(map(str, free)) + "]" if free else ""
     return ctx.op1("stablehlo.custom_call", [x], attrs={
-        "call_target_name": '"Sharding"', "backend_config": '""',
+        "call_target_name": '"Sharding"', "backend_config": f'"{config}"',
         "mhlo.sharding": f'"{text}"'})
+
+
+def _unconstrained_dims(sharding, ndim):
+    """Dimensions a constraint leaves to the partitioner (PartitionSpec.UNCONSTRAINED)."""
+    if not isinstance(sharding, shd.NamedSharding):
+        return []
+    return [i for i, e in enumerate(sharding.spec._normalized(ndim))
+            if e is shd.PartitionSpec.UNCONSTRAINED]
 
 
 def _constraint_batch(args, dims, *, sharding):

@@ -25,7 +25,8 @@ def layout(x):
 
 def cases(jax, jnp):
     """name -> zero-argument function returning an array laid out over 4 devices."""
-    Mesh, NamedSharding, P = jax.sharding.Mesh, jax.sharding.NamedSharding, jax.sharding.PartitionSpec
+    sharding = jax.sharding
+    Mesh, NamedSharding, P = sharding.Mesh, sharding.NamedSharding, sharding.PartitionSpec
     devs = np.array(jax.devices()[:4])
     auto = Mesh(devs.reshape(2, 2), ("x", "y"))
     line = Mesh(devs, ("i",))
@@ -97,6 +98,12 @@ def cases(jax, jnp):
     out["more_static"] = lambda: jax.jit(lambda x, n: x * n, in_shardings=s_x,
                                          static_argnums=1)(a, 3)
     out["more_reshard"] = lambda: jax.device_put(gx(), NamedSharding(auto, P(None, "y")))
+    U = P.UNCONSTRAINED
+    out["constraint_unconstrained"] = jit_case(
+        lambda x: jax.lax.with_sharding_constraint(x * 2, NamedSharding(auto, P(U, "y"))),
+        (a,), in_shardings=s_x)
+    out["constraint_unconstrained_eager"] = lambda: jax.lax.with_sharding_constraint(
+        put(P("x")), NamedSharding(auto, P(U, "y")))
     return out
 
 
