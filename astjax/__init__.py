@@ -40,7 +40,7 @@ from .naming import named_call, named_scope  # noqa: E402,F401
 from .callbacks_api import pure_callback  # noqa: E402,F401
 from .sharding import PartitionSpec as P, set_mesh  # noqa: E402,F401
 from .api import make_mesh  # noqa: E402,F401
-from .primitives.spmd import shard_map  # noqa: E402,F401
+from .primitives.spmd import reshard, shard_map  # noqa: E402,F401
 from .codegen.sharded import (make_array_from_callback,  # noqa: E402,F401
                               make_array_from_single_device_arrays,
                               make_array_from_process_local_data)

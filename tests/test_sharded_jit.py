@@ -165,3 +165,14 @@ def test_array_properties():
     assert t[0].sharding.spec == P("x") and t[1].sharding.spec == P()
     one = jax.device_put(np.ones(3), jax.sharding.SingleDeviceSharding(jax.devices()[2]))
     assert one.device == jax.devices()[2]
+
+
+def test_reshard_outside_and_inside_jit():
+    import astjax.compat.sharding as jax_sharding   # what `jax.sharding` serves
+    mesh = _mesh()
+    x = jax.device_put(np.arange(16, dtype=np.float32).reshape(4, 4), NamedSharding(mesh, P("x")))
+    y = jax_sharding.reshard(x, NamedSharding(mesh, P(None, "y")))
+    assert y.sharding.spec == P(None, "y") and np.array_equal(np.asarray(y), np.asarray(x))
+    with jax.set_mesh(mesh):
+        z = jax.jit(lambda v: jax.reshard(v * 2, P("y")))(x)
+    assert z.sharding.spec == P("y") and np.array_equal(np.asarray(z), 2 * np.asarray(x))

@@ -35,7 +35,7 @@ from .elementwise import div_p
 
 __all__ = ["MeshContextError", "sharding_constraint_p", "with_sharding_constraint",
            "resolve_sharding", "check_sharding_fits", "SPMD_PRIMITIVES", "is_partial",
-           "shard_map_p", "shard_map"]
+           "shard_map_p", "shard_map", "reshard"]
 
 
 class MeshContextError(ArgumentError, RuntimeError):
@@ -487,6 +487,13 @@ def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=froz
         return tree_util.tree_unflatten(out_tree, outs)
     mapped.__wrapped__ = f
     return mapped
+
+
+def reshard(xs, out_shardings):
+    """`jax.reshard`: lay each leaf of `xs` out as `out_shardings` says (a sharding
+    or bare PartitionSpec for every leaf, or a pytree prefix): a layout change
+    outside `jit`, a sharding constraint inside."""
+    return with_sharding_constraint(xs, out_shardings)
 
 
 # The primitives that make a program a partitioned one (codegen/spmd.py compiles a
