@@ -39,7 +39,8 @@ from . import example_libraries  # noqa: E402,F401
 from .naming import named_call, named_scope  # noqa: E402,F401
 from .callbacks_api import pure_callback  # noqa: E402,F401
 from .sharding import PartitionSpec as P, set_mesh  # noqa: E402,F401
-from .api import make_mesh  # noqa: E402,F401
+from .api import make_mesh, process_index, process_count  # noqa: E402,F401
+from . import distributed  # noqa: E402,F401
 from .primitives.spmd import reshard, shard_map  # noqa: E402,F401
 from .codegen.sharded import (make_array_from_callback,  # noqa: E402,F401
                               make_array_from_single_device_arrays,

@@ -581,20 +581,34 @@ def _is_layout(s):
     return isinstance(s, (_sharding.Sharding, _sharding.PartitionSpec))
 
 
-devices = runtime.devices
+devices = runtime.global_devices   # every device of the job (astjax.distributed)
 device_get = runtime.device_get
 block_until_ready = runtime.block_until_ready
 
 
 def local_devices():
+    """This process's devices."""
     return runtime.devices()
 
 
 def device_count():
+    """The number of devices of the job (all processes)."""
+    return len(runtime.global_devices())
+
+
+def local_device_count():
+    """The number of this process's devices."""
     return len(runtime.devices())
 
 
-local_device_count = device_count
+def process_index():
+    """This process's index in a multi-process job (0 alone)."""
+    return runtime.client().process_index()
+
+
+def process_count():
+    """The number of processes of the job."""
+    return len({d.process_index for d in runtime.global_devices()})
 
 
 def make_mesh(axis_shapes, axis_names, axis_types=None, *, devices=None):
@@ -604,7 +618,7 @@ def make_mesh(axis_shapes, axis_names, axis_types=None, *, devices=None):
     axis_shapes = tuple(int(s) for s in axis_shapes)
     if isinstance(axis_names, str):
         axis_names = (axis_names,)
-    devices = list(runtime.devices() if devices is None else devices)
+    devices = list(runtime.global_devices() if devices is None else devices)
     size = math.prod(axis_shapes)
     if size > len(devices):
         raise ValueError(f"Number of devices {len(devices)} must be >= the product of "

@@ -446,8 +446,35 @@ def _make_gpu_client():
     return c
 
 
+_distributed: dict = {}   # make_cpu_client keywords of a multi-process job
+
+
+def configure_distributed(**client_options):
+    """Join a multi-process job (`astjax.distributed.initialize`): the CPU client is
+    made with these `make_cpu_client` keywords (distributed client, node id, number
+    of nodes, Gloo collectives). Only before the client exists."""
+    check_not_started()
+    _distributed.clear()
+    _distributed.update(client_options)
+
+
+def check_not_started():
+    """A RuntimeError once the client exists (a job must be joined before it starts)."""
+    if _client is not None:
+        raise RuntimeError("astjax.distributed.initialize() must be called before any "
+                           "astjax computation (the runtime has started already)")
+
+
+def global_devices():
+    """Every device of the job, each with its `process_index` (one process: the
+    local devices)."""
+    return client().devices()
+
+
 def _make_cpu_client():
     n = int(os.environ.get("ASTJAX_NUM_CPU_DEVICES", "1"))
+    if _distributed:
+        return xc.make_cpu_client(num_devices=n, **_distributed)
     return xc.make_cpu_client(num_devices=n) if n > 1 else xc.make_cpu_client()
 
 

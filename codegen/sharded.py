@@ -17,6 +17,8 @@ row-major), which is the argument form of a program partitioned over that mesh
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from astjax import core, dtypes, tree_util
@@ -69,6 +71,12 @@ def assignment_of(sharding) -> tuple:
                             f"SingleDeviceSharding, got {sharding!r}")
 
 
+def local(devs):
+    """The devices of `devs` this process owns (all of them in a one-process job)."""
+    me = runtime.client().process_index()
+    return tuple(d for d in devs if d.process_index == me)
+
+
 class Shard:
     """One device's part of an array (`x.addressable_shards`): `device`, `index`
     (a tuple of slices into the global value) and `data` (an Array on `device`)."""
@@ -86,13 +94,15 @@ class GlobalArray(runtime.Array):
     """A global array laid out over several devices by an `astjax.sharding`
     sharding (see the module docstring). Results of sharded `jit`, `shard_map`
     and `device_put(x, NamedSharding(...))` are GlobalArrays."""
-    __slots__ = ("_arr", "_sharding", "_devices", "_single")
+    __slots__ = ("_arr", "_sharding", "_devices", "_single", "_local")
 
     def __init__(self, arr, aval: ShapedArray, sharding, devs):
         # `aval` is the global aval and deliberately not interned: the jit fast path
         # keys on interned avals and must never hand `_arr` to a 1-device program.
+        # `_arr` holds the buffers of this process's devices (`_local`) only.
         self._arr, self.aval, self._npy = arr, aval, None
         self._sharding, self._devices, self._single = sharding, tuple(devs), None
+        self._local = local(self._devices)
 
     @property
     def _buf(self):
@@ -125,7 +135,7 @@ class GlobalArray(runtime.Array):
         index = self._sharding.devices_indices_map(self.shape)
         seen: dict = {}
         out = []
-        for d, buf in zip(self._devices, self._buffers()):
+        for d, buf in zip(self._local, self._buffers()):
             idx = index[d]
             key = tuple((s.start, s.stop) for s in idx)
             out.append(Shard(d, idx, runtime.Array(buf, shard_aval), seen.get(key, 0)))
@@ -136,11 +146,16 @@ class GlobalArray(runtime.Array):
 
     def _value(self) -> np.ndarray:
         if self._npy is None:
+            if len(self._local) < len(self._devices) and not self.is_fully_replicated:
+                raise RuntimeError(
+                    "Fetching value for `jax.Array` that spans non-addressable (non "
+                    "process local) devices is not possible. Use `.addressable_shards` "
+                    "to inspect this process's shards.")
             index = self._sharding.devices_indices_map(self.shape)
             out = np.empty(self.shape, self.dtype)
             shard_aval = ShapedArray(self._sharding.shard_shape(self.shape), self.dtype)
             done = set()
-            for d, buf in zip(self._devices, self._buffers()):
+            for d, buf in zip(self._local, self._buffers()):
                 idx = index[d]
                 key = tuple((s.start, s.stop) for s in idx)
                 if key in done:
@@ -181,8 +196,8 @@ class GlobalArray(runtime.Array):
         devs = tuple(devs)
         if devs == self._devices:
             return self._arr
-        by_dev = dict(zip(self._devices, self._buffers()))
-        return xc.ArrayImpl(self.aval, xla_sharding(devs), [by_dev[d] for d in devs],
+        by_dev = dict(zip(self._local, self._buffers()))
+        return xc.ArrayImpl(self.aval, xla_sharding(devs), [by_dev[d] for d in local(devs)],
                             committed=True, _skip_checks=True)
 
 
@@ -205,8 +220,8 @@ def _check_rank(sharding, shape, what="device_put"):
 
 
 def assemble(aval, sharding, bufs, devs) -> runtime.Array:
-    """Per-device buffers (in `devs` order) -> a GlobalArray (a plain Array for one
-    device)."""
+    """The buffers of this process's devices of `devs` (in `devs` order) -> a
+    GlobalArray (a plain Array for one device)."""
     if len(devs) == 1:
         return runtime.Array(bufs[0], runtime.intern_aval(aval))
     hlo = hlo_sharding(sharding, aval.ndim, devs) if isinstance(sharding, NamedSharding) \
@@ -231,7 +246,7 @@ def put(x, sharding) -> runtime.Array:
     index = sharding.devices_indices_map(aval.shape)   # IndivisibleError when it must
     shard_aval = ShapedArray(sharding.shard_shape(aval.shape), aval.dtype, aval.weak_type)
     bufs = [runtime.put_host(np.ascontiguousarray(value[index[d]]), shard_aval, d)
-            for d in devs]
+            for d in local(devs)]
     return assemble(ShapedArray(aval.shape, aval.dtype, aval.weak_type), sharding, bufs, devs)
 
 
@@ -243,7 +258,7 @@ def from_callback(shape, sharding, data_callback, dtype=None) -> runtime.Array:
     index = sharding.devices_indices_map(shape)
     want = tuple(sharding.shard_shape(shape))
     parts = []
-    for d in devs:
+    for d in local(devs):
         v, a = _host_value(data_callback(index[d]))
         if tuple(v.shape) != want:
             raise ArgumentValueError(
@@ -255,7 +270,7 @@ def from_callback(shape, sharding, data_callback, dtype=None) -> runtime.Array:
     dt = parts[0][0].dtype
     shard_aval = ShapedArray(want, dt)
     bufs = [runtime.put_host(np.ascontiguousarray(v), shard_aval, d)
-            for (v, _), d in zip(parts, devs)]
+            for (v, _), d in zip(parts, local(devs))]
     return assemble(ShapedArray(shape, dt), sharding, bufs, devs)
 
 
@@ -265,10 +280,12 @@ def from_single_device_arrays(shape, sharding, arrays) -> runtime.Array:
     shape = tuple(int(s) for s in shape)
     devs = assignment_of(sharding)
     arrays = list(arrays)
-    if len(arrays) != len(devs):
+    mine = local(devs)
+    if len(arrays) != len(mine):
         raise ArgumentValueError(
             f"make_array_from_single_device_arrays: got {len(arrays)} arrays for a sharding "
-            f"over {len(devs)} devices", hint="pass one array per device of the sharding")
+            f"over {len(mine)} devices of this process",
+            hint="pass one array per (local) device of the sharding")
     want = tuple(sharding.shard_shape(shape))
     by_dev = {}
     for a in arrays:
@@ -280,12 +297,12 @@ def from_single_device_arrays(shape, sharding, arrays) -> runtime.Array:
                 f"make_array_from_single_device_arrays: an array has shape {a.shape}, but the "
                 f"sharding's shard shape is {want}")
         by_dev[a.device] = a
-    missing = [d for d in devs if d not in by_dev]
+    missing = [d for d in mine if d not in by_dev]
     if missing:
         raise ArgumentValueError(f"make_array_from_single_device_arrays: no array on "
                                  f"device(s) {missing} of the sharding")
     dt = arrays[0].dtype
-    bufs = [by_dev[d]._buf for d in devs]
+    bufs = [by_dev[d]._buf for d in mine]
     return assemble(ShapedArray(shape, dt, arrays[0].weak_type), sharding, bufs, devs)
 
 
@@ -330,13 +347,43 @@ def make_array_from_single_device_arrays(shape, sharding, arrays, *, dtype=None)
     return out
 
 
+def _global_shape(sharding, local_shape, mine):
+    """The global shape whose block on this process's devices has `local_shape`:
+    each dimension scaled by its tiling factor over the number of its tiles held
+    here."""
+    if not isinstance(sharding, NamedSharding):
+        return tuple(local_shape)
+    factors = [math.prod(sharding.mesh.shape[a] for a in PartitionSpec._axes(e))
+               for e in sharding.spec._normalized(len(local_shape))]
+    probe = sharding.devices_indices_map(tuple(factors))   # one element per tile
+    out = []
+    for k, (n, f) in enumerate(zip(local_shape, factors)):
+        held = len({probe[d][k].indices(f)[0] for d in mine})
+        out.append(n // held * f)
+    return tuple(out)
+
+
 def make_array_from_process_local_data(sharding, local_data, global_shape=None):
-    """A global array from the data of this process's devices. With one process
-    every device is local, so `local_data` is the global value (its shape must
-    be `global_shape` when given)."""
+    """A global array of `global_shape` from the data of this process's devices:
+    `local_data` is the block of the global value that this process's devices hold
+    (the whole value in a one-process job; by default the global shape scales each
+    dimension this process splits by the number of processes that split it)."""
     value, _ = _host_value(local_data)
-    if global_shape is not None and tuple(global_shape) != tuple(value.shape):
+    devs = assignment_of(sharding)
+    mine = local(devs)
+    if global_shape is None:
+        global_shape = _global_shape(sharding, value.shape, mine)
+    global_shape = tuple(int(n) for n in global_shape)
+    index = sharding.devices_indices_map(global_shape)
+    lo = [min(index[d][k].indices(n)[0] for d in mine) for k, n in enumerate(global_shape)]
+    hi = [max(index[d][k].indices(n)[1] for d in mine) for k, n in enumerate(global_shape)]
+    if tuple(h - l for l, h in zip(lo, hi)) != tuple(value.shape):
         raise ArgumentValueError(
-            f"make_array_from_process_local_data: local data of shape {value.shape} in a "
-            f"single process must be the global value, but global_shape={global_shape}")
-    return put(local_data, sharding)
+            f"make_array_from_process_local_data: this process's devices hold a block of "
+            f"shape {tuple(h - l for l, h in zip(lo, hi))} of the global shape "
+            f"{global_shape}, but the local data has shape {tuple(value.shape)}")
+
+    def part(idx):
+        return value[tuple(slice(s.indices(n)[0] - l, s.indices(n)[1] - l)
+                           for s, n, l in zip(idx, global_shape, lo))]
+    return from_callback(global_shape, sharding, part, value.dtype)

@@ -58,7 +58,7 @@ LAYERS = [
              "astjax.source_api", "astjax.lax", "astjax.lax_control", "astjax.lax_indexing",
              "astjax.lax_parallel", "astjax.typing", "astjax.interpreters", "astjax.extend",
              "astjax.stages", "astjax.callbacks_api", "astjax.debug",
-             "astjax.naming"]),
+             "astjax.naming", "astjax.distributed"]),
     ("libraries", ["astjax.numpy", "astjax.random", "astjax.scipy", "astjax.nn",
                    "astjax.flatten_util", "astjax.test_util", "astjax.example_libraries"]),
     # the package root, and what serves it as `jax` (the alias finder, its compat modules,

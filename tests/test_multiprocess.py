@@ -1,0 +1,79 @@
+"""Two processes, one job (astjax.distributed on jaxlib's distributed runtime,
+Gloo collectives on the CPU): each process has 2 devices, a mesh spans all 4, and
+a sharded jit, a global sum and a shard_map psum cross the processes. Workers are
+tests/multiprocess_worker.py, bound to 127.0.0.1, killed by PID on time-out."""
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+WORKER = Path(__file__).with_name("multiprocess_worker.py")
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _free_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _run_job(n=2, timeout=120):
+    port = _free_port()
+    env = dict(os.environ, ASTJAX_NUM_CPU_DEVICES="2",
+               PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    procs = [subprocess.Popen([sys.executable, str(WORKER), str(i), str(n), str(port)],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              env=env) for i in range(n)]
+    deadline = time.monotonic() + timeout
+    outs = []
+    try:
+        for p in procs:
+            out, err = p.communicate(timeout=max(1, deadline - time.monotonic()))
+            outs.append((p.returncode, out, err))
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()   # (by PID: only the processes this test started)
+                p.wait()
+    return outs
+
+
+def test_two_processes_share_one_mesh():
+    results = _run_job()
+    for rc, out, err in results:
+        assert rc == 0, err[-2000:]
+    seen = [json.loads(out.strip().splitlines()[-1]) for _, out, _ in results]
+    for pid, r in enumerate(seen):
+        assert r["process_index"] == pid and r["process_count"] == 2
+        assert r["device_count"] == 4 and r["local_device_count"] == 2
+        assert [p for _, p in r["devices"]] == [0, 0, 1, 1]
+        assert r["global_shape"] == [8] and r["fully_addressable"] is False
+        assert r["sum"] == 28.0 and r["psum"] == [12.0, 16.0]
+        assert r["gather"].startswith("Fetching value")
+    assert seen[0]["y_shards"] == [[0, [0.0, 2.0]], [2, [4.0, 6.0]]]
+    assert seen[1]["y_shards"] == [[4, [8.0, 10.0]], [6, [12.0, 14.0]]]
+
+
+def test_initialize_after_the_runtime_started_is_an_error():
+    code = ("import astjax, numpy as np\n"
+            "astjax.numpy.sin(np.ones(2))\n"
+            "try:\n"
+            "    astjax.distributed.initialize('127.0.0.1:1', 2, 0)\n"
+            "except RuntimeError as e:\n"
+            "    print('RuntimeError', e)\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       timeout=120, env=dict(os.environ, ASTJAX_NUM_CPU_DEVICES="2"))
+    assert "RuntimeError" in r.stdout and "before any" in r.stdout, r.stderr[-1000:]
+
+
+@pytest.mark.parametrize("bad", [dict(num_processes=2, process_id=2),
+                                 dict(num_processes=2, process_id=0, local_device_ids=[0])])
+def test_bad_arguments(bad):
+    import astjax
+    with pytest.raises(ValueError):
+        astjax.distributed.initialize("127.0.0.1:1", **bad)
