@@ -30,7 +30,9 @@ from .errors import (AstjaxError, ArgumentTypeError, ArgumentValueError, AxisNam
 from .primitives import collectives as coll
 from .primitives.base import lax_ops, moveaxis
 from .primitives.spmd import shard_map
-from .sharding import Mesh, PartitionSpec
+from .sharding import Mesh, NamedSharding, PartitionSpec
+from .codegen import sharded
+from .api import jit
 from .staging import (StagedCallable, as_callable, arg_hints, leaf_labels, mapped_leaves,
                       stage_flat)
 from .transforms.dce import dce_closed
@@ -124,6 +126,7 @@ class Pmapped(StagedCallable):
         self.devices = None if devices is None else tuple(devices)
         self._cache: dict = {}
         self._fast: dict = {}
+        self._global_fns: dict = {}   # multi-process: signature -> jitted global program
         functools.update_wrapper(self, fun, updated=())
 
     def __repr__(self):
@@ -135,6 +138,8 @@ class Pmapped(StagedCallable):
     def __call__(self, *args, **kwargs):
         if core.current_builder() is not None:
             return self.stage_inline(*args, **kwargs)
+        if self.devices is None and len(runtime.global_devices()) > len(runtime.devices()):
+            return self._across_processes(args, kwargs)
         # Fast path: top-level array arguments of a signature seen before (no pytree
         # flattening, no staging-cache key); see `_fast_sig`.
         sig = None
@@ -156,6 +161,54 @@ class Pmapped(StagedCallable):
                 self._fast.clear()
             self._fast[sig] = (entry, dims)
         return entry.run(leaves, dims)
+
+    def _across_processes(self, args, kwargs):
+        """A pmap in a multi-process job (astjax.distributed): each process passes
+        its local slice of the mapped axis (one entry per local device) and gets its
+        local slice of the results, as in JAX. Run as one partitioned program over
+        every device of the job: the mapped arguments become global arrays laid out
+        over a 1-D mesh, and the body is the pmap staged as a shard_map."""
+        loc = caller_location()
+        if self.out_axes != 0 or kwargs:
+            raise NotImplementedInAstjaxError(
+                "pmap across processes supports out_axes=0 and positional arguments only",
+                loc=loc)
+        devs = tuple(runtime.global_devices())
+        name = self.axis_name if self.axis_name is not None else f"<pmap {id(self):x}>"
+        mesh = Mesh(np.array(devs, dtype=object), (name,))
+        dyn_args, statics = self._split(args)
+        dims = self._in_dims(dyn_args, {}, {i for i, _ in statics}, loc)
+        leaves, in_tree = tree_util.tree_flatten((tuple(dyn_args), {}))
+        glob = []
+        for x, d in zip(leaves, dims):
+            if d is None:
+                glob.append(sharded.put(x, NamedSharding(mesh, PartitionSpec())))
+            else:
+                v = np.moveaxis(np.asarray(x), d, 0)
+                glob.append(sharded.make_array_from_process_local_data(
+                    NamedSharding(mesh, PartitionSpec(name)), v))
+        key = (in_tree, tuple(dims), statics)
+        fn = self._global_fns.get(key)
+        if fn is None:
+            axes = tree_util.tree_unflatten(tree_util.tree_structure(tuple(dyn_args)),
+                                            [None if d is None else 0 for d in dims])
+
+            def global_fn(*flat):
+                a, _ = tree_util.tree_unflatten(in_tree, flat)
+                clone = Pmapped(self._rebuild(statics), name, in_axes=axes, devices=devs)
+                return clone.stage_inline(*a)
+            fn = self._global_fns[key] = jit(global_fn)
+        outs, out_tree = tree_util.tree_flatten(fn(*glob))
+        local_devs = sharded.local(devs)
+        local_mesh = Mesh(np.array(local_devs, dtype=object), (name,))
+        res = []
+        for o in outs:
+            shape = (len(local_devs),) + tuple(o.shape[1:])
+            aval = core.ShapedArray(shape, o.dtype, o.weak_type)
+            res.append(sharded.assemble(aval, NamedSharding(local_mesh, PartitionSpec(name)),
+                                        o._buffers() if hasattr(o, "_buffers") else [o._buf],
+                                        local_devs))
+        return tree_util.tree_unflatten(out_tree, res)
 
     def stage_inline(self, *args, **kwargs):
         """Inside another program (jit of a larger function, grad, make_jaxpr) a pmap

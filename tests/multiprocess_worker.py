@@ -38,6 +38,12 @@ def main():
         out["gather"] = "no error"
     except RuntimeError as e:
         out["gather"] = str(e)[:40]
+    # the multi-process guide's toy example: each process maps over its local devices
+    xs = jnp.ones(jax.local_device_count())
+    r = jax.pmap(lambda v: jax.lax.psum(v, "i"), axis_name="i")(xs)
+    out["toy_pmap"] = np.asarray(r).tolist()
+    out["toy_pmap_index"] = np.asarray(jax.pmap(
+        lambda v: v * jax.lax.axis_index("i"), axis_name="i")(xs)).tolist()
     print(json.dumps(out), flush=True)
     jax.distributed.shutdown()
 

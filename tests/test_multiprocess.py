@@ -1,6 +1,7 @@
 """Two processes, one job (astjax.distributed on jaxlib's distributed runtime,
 Gloo collectives on the CPU): each process has 2 devices, a mesh spans all 4, and
-a sharded jit, a global sum and a shard_map psum cross the processes. Workers are
+a sharded jit, a global sum, a shard_map psum and the multi-process guide's toy
+pmap cross the processes. Workers are
 tests/multiprocess_worker.py, bound to 127.0.0.1, killed by PID on time-out."""
 import json
 import os
@@ -55,6 +56,9 @@ def test_two_processes_share_one_mesh():
         assert r["global_shape"] == [8] and r["fully_addressable"] is False
         assert r["sum"] == 28.0 and r["psum"] == [12.0, 16.0]
         assert r["gather"].startswith("Fetching value")
+        # the multi-process guide's toy example: psum over every device of the job
+        assert r["toy_pmap"] == [4.0, 4.0]
+        assert r["toy_pmap_index"] == [2.0 * pid, 2.0 * pid + 1]
     assert seen[0]["y_shards"] == [[0, [0.0, 2.0]], [2, [4.0, 6.0]]]
     assert seen[1]["y_shards"] == [[4, [8.0, 10.0]], [6, [12.0, 14.0]]]
 
