@@ -3,6 +3,7 @@
 line of what it sees (devices, its shards of sharded-jit and shard_map results)."""
 import json
 import sys
+import time
 
 import numpy as np
 
@@ -11,8 +12,13 @@ import astjax as jax
 
 def main():
     pid, nproc, port = (int(a) for a in sys.argv[1:4])
-    jax.distributed.initialize(f"127.0.0.1:{port}", nproc, pid)
+    jax.distributed.initialize(f"127.0.0.1:{port}", nproc, pid, heartbeat_timeout_seconds=5)
     jnp = jax.numpy
+    if "--die" in sys.argv:   # process 1 dies; process 0 must not wait for ever
+        if pid == 1:
+            import os
+            os._exit(3)
+        time.sleep(2)
     NamedSharding, P = jax.sharding.NamedSharding, jax.sharding.PartitionSpec
     out = {"process_index": jax.process_index(), "process_count": jax.process_count(),
            "devices": [[d.id, d.process_index] for d in jax.devices()],

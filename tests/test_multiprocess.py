@@ -23,11 +23,11 @@ def _free_port():
         return s.getsockname()[1]
 
 
-def _run_job(n=2, timeout=120):
+def _run_job(n=2, timeout=120, extra=()):
     port = _free_port()
     env = dict(os.environ, ASTJAX_NUM_CPU_DEVICES="2",
                PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    procs = [subprocess.Popen([sys.executable, str(WORKER), str(i), str(n), str(port)],
+    procs = [subprocess.Popen([sys.executable, str(WORKER), str(i), str(n), str(port), *extra],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                               env=env) for i in range(n)]
     deadline = time.monotonic() + timeout
@@ -61,6 +61,14 @@ def test_two_processes_share_one_mesh():
         assert r["toy_pmap_index"] == [2.0 * pid, 2.0 * pid + 1]
     assert seen[0]["y_shards"] == [[0, [0.0, 2.0]], [2, [4.0, 6.0]]]
     assert seen[1]["y_shards"] == [[4, [8.0, 10.0]], [6, [12.0, 14.0]]]
+
+
+def test_a_dead_peer_ends_the_survivor_within_the_heartbeat_timeout():
+    start = time.monotonic()
+    (rc0, _, err0), (rc1, _, _) = _run_job(timeout=90, extra=("--die",))
+    assert rc1 == 3                      # process 1 exited on purpose
+    assert rc0 != 0 and "another task died" in err0, err0[-2000:]
+    assert time.monotonic() - start < 60
 
 
 def test_initialize_after_the_runtime_started_is_an_error():
