@@ -290,9 +290,10 @@ class Jitted(StagedCallable):
         dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
         leaves, in_tree = tree_util.tree_flatten((tuple(dyn_args), dyn_kwargs))
         avals = tuple(leaf_aval(x) for x in leaves)
-        layouts = _spmd.layouts_of(leaves)
+        layouts = _spmd.layouts_of(leaves)   # GlobalArray arguments' shardings
         try:
-            key = (statics, in_tree, avals, dtypes.config.x64_enabled, layouts)
+            key = (statics, in_tree, (avals, layouts) if any(layouts) else avals,
+                   dtypes.config.x64_enabled)
             entry = self._cache.get(key)
         except TypeError:
             raise ArgumentValueError(
