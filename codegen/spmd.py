@@ -155,9 +155,17 @@ class SpmdExecutable:
         raise NotImplementedInAstjaxError(f"a partitioned program's argument laid out as {s!r} "
                                           "is not supported yet")
 
-    def call(self, args):
-        """Run on Arrays / host values (one per parameter); returns GlobalArrays."""
-        arrays = [self._arg(x, s, a) for x, s, a in zip(args, self.in_shardings, self.in_avals)]
+    def prepare(self, args):
+        """The multi-device jaxlib arrays of the first parameters' values, laid out
+        once (a program's constants): pass them to `call` as `prepared`."""
+        return [self._arg(x, s, a) for x, s, a in zip(args, self.in_shardings, self.in_avals)]
+
+    def call(self, args, prepared=()):
+        """Run on Arrays / host values (one per parameter after the `prepared`
+        ones); returns GlobalArrays."""
+        k = len(prepared)
+        arrays = list(prepared) + [self._arg(x, s, a) for x, s, a in zip(
+            args, self.in_shardings[k:], self.in_avals[k:])]
         outs = self.exe.execute_sharded(arrays).consume_with_handlers(self.handlers)
         if self.sync:   # XLA's CPU collectives: one partitioned program at a time
             for o in outs:
@@ -239,17 +247,18 @@ class SpmdEntry:
                 result_shardings=out_texts)
         self._avals, self._out_avals, self._outs = avals, out_avals, list(out_shardings)
         self.consts = list(closed.consts)
-        self.executable = None
+        self.executable, self._const_arrays = None, ()
 
     def compile(self):
         if self.executable is None:
             self.executable = SpmdExecutable(self.text, self._avals, self._out_avals,
                                              self.devices, self.mesh, self.param_shardings,
                                              self._outs)
+            self._const_arrays = self.executable.prepare(self.consts)
         return self
 
     def run(self, leaves):
-        outs = self.executable.call(self.consts + list(leaves))
+        outs = self.executable.call(leaves, self._const_arrays)
         return tree_util.tree_unflatten(self.out_tree, outs)
 
 
