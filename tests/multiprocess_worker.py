@@ -50,6 +50,12 @@ def main():
     out["toy_pmap"] = np.asarray(r).tolist()
     out["toy_pmap_index"] = np.asarray(jax.pmap(
         lambda v: v * jax.lax.axis_index("i"), axis_name="i")(xs)).tolist()
+    from astjax.compat.experimental import multihost_utils as mh   # jax.experimental's
+    out["allgather"] = mh.process_allgather(np.float32(10 + pid)).tolist()
+    out["allgather_global"] = mh.process_allgather(y).tolist()
+    out["broadcast"] = mh.broadcast_one_to_all(np.arange(3) + 100 * pid).tolist()
+    mh.sync_global_devices("done")
+    out["local_block"] = mh.global_array_to_host_local_array(y, mesh, P("i")).tolist()
     print(json.dumps(out), flush=True)
     jax.distributed.shutdown()
 

@@ -1,7 +1,7 @@
 """Two processes, one job (astjax.distributed on jaxlib's distributed runtime,
 Gloo collectives on the CPU): each process has 2 devices, a mesh spans all 4, and
-a sharded jit, a global sum, a shard_map psum and the multi-process guide's toy
-pmap cross the processes. Workers are
+a sharded jit, a global sum, a shard_map psum, the multi-process guide's toy
+pmap and jax.experimental.multihost_utils cross the processes. Workers are
 tests/multiprocess_worker.py, bound to 127.0.0.1, killed by PID on time-out."""
 import json
 import os
@@ -59,6 +59,10 @@ def test_two_processes_share_one_mesh():
         # the multi-process guide's toy example: psum over every device of the job
         assert r["toy_pmap"] == [4.0, 4.0]
         assert r["toy_pmap_index"] == [2.0 * pid, 2.0 * pid + 1]
+        # jax.experimental.multihost_utils
+        assert r["allgather"] == [10.0, 11.0] and r["broadcast"] == [0, 1, 2]
+        assert r["allgather_global"] == [2.0 * i for i in range(8)]
+        assert r["local_block"] == [2.0 * i for i in range(4 * pid, 4 * pid + 4)]
     assert seen[0]["y_shards"] == [[0, [0.0, 2.0]], [2, [4.0, 6.0]]]
     assert seen[1]["y_shards"] == [[4, [8.0, 10.0]], [6, [12.0, 14.0]]]
 
@@ -89,3 +93,16 @@ def test_bad_arguments(bad):
     import astjax
     with pytest.raises(ValueError):
         astjax.distributed.initialize("127.0.0.1:1", **bad)
+
+
+def test_multihost_utils_in_one_process():
+    import numpy as np
+    import astjax
+    from astjax.compat.experimental import multihost_utils as mh
+    assert mh.process_allgather(np.float32(3)).tolist() == [3.0]
+    assert mh.process_allgather(np.ones(2), tiled=True).tolist() == [1.0, 1.0]
+    assert mh.broadcast_one_to_all(np.arange(2)).tolist() == [0, 1]
+    mh.sync_global_devices("one")
+    mesh = astjax.make_mesh((4,), ("i",))
+    x = astjax.device_put(np.arange(8.0), astjax.sharding.NamedSharding(mesh, astjax.P("i")))
+    assert mh.process_allgather(x).tolist() == list(np.arange(8.0))
