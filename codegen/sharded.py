@@ -3,10 +3,12 @@
 A `GlobalArray` is a global value laid out over several devices as an
 `astjax.sharding` `NamedSharding` says: device d holds `x[index]` for the index
 `sharding.devices_indices_map(shape)[d]` (several devices hold the same part when
-the layout replicates it). The buffers form one multi-device jaxlib array whose
-devices are in the order of the sharding's device assignment (the mesh's devices,
-row-major), which is the argument form of a program partitioned over that mesh
-(`codegen.spmd`).
+the layout replicates it). The buffers of this process's devices form one
+multi-device jaxlib array whose devices are in the order of the sharding's device
+assignment (the mesh's devices, row-major), which is the argument form of a
+program partitioned over that mesh (`codegen.spmd`). In a multi-process job
+(`astjax.distributed`) the other processes hold the other buffers; only a fully
+replicated array can then be read whole.
 
 - `put(x, sharding)`: a host value (or any Array) laid out as `sharding`; each
   device's part is put separately.
@@ -141,8 +143,6 @@ class GlobalArray(runtime.Array):
             out.append(Shard(d, idx, runtime.Array(buf, shard_aval), seen.get(key, 0)))
             seen[key] = seen.get(key, 0) + 1
         return out
-
-    global_shards = addressable_shards
 
     def _value(self) -> np.ndarray:
         if self._npy is None:
