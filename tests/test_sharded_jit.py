@@ -176,3 +176,16 @@ def test_reshard_outside_and_inside_jit():
     with jax.set_mesh(mesh):
         z = jax.jit(lambda v: jax.reshard(v * 2, P("y")))(x)
     assert z.sharding.spec == P("y") and np.array_equal(np.asarray(z), 2 * np.asarray(x))
+
+
+def test_mesh_utils():
+    from astjax.compat.experimental import mesh_utils   # `jax.experimental.mesh_utils`
+    devs = mesh_utils.create_device_mesh((2, 2))
+    assert devs.shape == (2, 2) and [d.id for d in devs.flat] == [d.id for d in jax.devices()]
+    mesh = Mesh(devs, ("a", "b"))
+    x = jax.device_put(np.arange(16.0).reshape(4, 4), NamedSharding(mesh, P("a", "b")))
+    assert x.sharding.shard_shape(x.shape) == (2, 2)
+    hybrid = mesh_utils.create_hybrid_device_mesh((4,), (1,))
+    assert hybrid.shape == (4,)
+    with pytest.raises(ValueError, match="must equal the product"):
+        mesh_utils.create_device_mesh((3, 2))
