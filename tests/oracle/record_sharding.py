@@ -98,6 +98,12 @@ def cases(jax, jnp):
     out["more_static"] = lambda: jax.jit(lambda x, n: x * n, in_shardings=s_x,
                                          static_argnums=1)(a, 3)
     out["more_reshard"] = lambda: jax.device_put(gx(), NamedSharding(auto, P(None, "y")))
+    out["eager_concat"] = lambda: jnp.concatenate([gx(), gx()])
+    out["eager_dot"] = lambda: jnp.dot(gx(), gx())
+    out["eager_where"] = lambda: jnp.where(gx() > 3, gx(), 0.0)
+    out["eager_at_set"] = lambda: gx().at[0, 0].set(100.0)
+    out["eager_softmax"] = lambda: jax.nn.softmax(gx())
+    out["eager_fori"] = lambda: jax.lax.fori_loop(0, 3, lambda i, c: c * 2, gx())
     U = P.UNCONSTRAINED
     out["constraint_unconstrained"] = jit_case(
         lambda x: jax.lax.with_sharding_constraint(x * 2, NamedSharding(auto, P(U, "y"))),
