@@ -88,6 +88,12 @@ def _leaf(x):
     return x
 
 
+def _all_shard_map_axes(names):
+    """Whether every name is a mesh axis of an enclosing shard_map."""
+    bound = {f.name for f in core.axis_frames("shard_map")}
+    return all(n in bound for n in names)
+
+
 def _rebind(p, args, dims, params):
     """The collective is over another axis than the one being batched: keep the
     batch dim where it is (elementwise-like primitives)."""
@@ -392,6 +398,9 @@ def _all_gather_transpose(ct, x, *, all_gather_dimension, axis_name, axis_index_
     names = _names(axis_name)
     s = core.bind(psum_p, ct, axes=names, axis_index_groups=axis_index_groups)
     i = core.bind(axis_index_p, axis_name=names[0])
+    for n in names[1:]:   # the linear index over several axes, first major
+        i = lax.add(lax.mul(i, np.int32(core.axis_size(n))), core.bind(axis_index_p,
+                                                                        axis_name=n))
     d = all_gather_dimension
     if tiled:
         chunk = x.aval.shape[d]
@@ -436,17 +445,19 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
     along `axis`."""
     _no_groups(axis_index_groups)
     sizes = _check(axis_name)
-    if len(sizes) != 1:
-        raise AxisNameError("all_gather over several axes at once is not supported",
-                            loc=caller_location())
-    name = _names(axis_name)[0]
+    names = _names(axis_name)
+    if len(sizes) != 1 and not _all_shard_map_axes(names):
+        raise AxisNameError("all_gather over several axes at once is supported inside "
+                            "shard_map only", loc=caller_location())
+    name = names[0] if len(names) == 1 else names
+    size = int(np.prod(sizes))
 
     def gather(v):
         v = _leaf(v)
         nd = core.get_aval(v).ndim
         ax = axis % (nd if tiled else nd + 1) if (nd or not tiled) else axis
         return bind(all_gather_p, v, all_gather_dimension=int(ax), axis_name=name,
-                    axis_index_groups=None, axis_size=sizes[0], tiled=bool(tiled))
+                    axis_index_groups=None, axis_size=size, tiled=bool(tiled))
     return tree_util.tree_map(gather, x)
 
 # ----------------------------------------------------------------------- ppermute

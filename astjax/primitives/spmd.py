@@ -242,7 +242,8 @@ def _sm_lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma):
 
 def _sm_jvp(tx, primals, tangents, *, jaxpr, mesh, in_specs, out_specs, check_vma):
     nz = [not isinstance(t, core.Zero) for t in tangents]
-    body, out_nz = tx.jvp_jaxpr(jaxpr, nz, instantiate=False)
+    with _axes_in_scope(mesh):
+        body, out_nz = tx.jvp_jaxpr(jaxpr, nz, instantiate=False)
     body, consts = core.split_consts(body)
     nz_ts = [t for t in tangents if not isinstance(t, core.Zero)]
     rep = shd.PartitionSpec()
@@ -266,7 +267,8 @@ def _sm_transpose(tx, cts, *args, jaxpr, mesh, in_specs, out_specs, check_vma):
     zero = [isinstance(c, core.Zero) for c in cts]
     if all(zero):
         return [None] * len(args)
-    t = tx.transpose_jaxpr(jaxpr, lin, zero)
+    with _axes_in_scope(mesh):
+        t = tx.transpose_jaxpr(jaxpr, lin, zero)
     nl_specs = [s for s, l in zip(in_specs, lin) if not l]
     ct_specs = [s for s, z in zip(out_specs, zero) if not z]
     lin_specs = [s for s, l in zip(in_specs, lin) if l]
@@ -300,7 +302,9 @@ def _sm_partial_eval(tx, eqn, in_uk):
     all mesh axes (global: one row per device), and loses it in the unknown body."""
     p = eqn.params
     mesh, in_specs, out_specs = p["mesh"], p["in_specs"], p["out_specs"]
-    known, unknown, out_uk, nres = tx.partial_eval_jaxpr(p["jaxpr"], in_uk, instantiate=False)
+    with _axes_in_scope(mesh):
+        known, unknown, out_uk, nres = tx.partial_eval_jaxpr(p["jaxpr"], in_uk,
+                                                             instantiate=False)
     lax = lax_ops()
     k_avals = [v.aval for v, u in zip(p["jaxpr"].jaxpr.invars, in_uk) if not u]
     res_avals = [v.aval for v in known.jaxpr.outvars[len(known.jaxpr.outvars) - nres:]]

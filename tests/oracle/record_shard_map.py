@@ -78,6 +78,18 @@ def cases(jax, jnp, shard_map):
     out["grad_sharded"] = lambda: jax.grad(loss2)(a / 10)
     out["inside_jit"] = lambda: jax.jit(lambda x: shard_map(
         lambda y: lax.psum(y, "i"), mesh=m1, in_specs=P("i"), out_specs=P())(x * 2) + 1)(v)
+    out["all_gather_two_axes"] = sm(lambda u: lax.all_gather(u, ("x", "y"), tiled=True),
+                                    m2, P(("x", "y")), P(), v, check_vma=False)
+    out["psum_yx"] = sm(lambda u: lax.psum(u, ("y", "x")) + lax.axis_index("x") * 10,
+                        m2, P("x", "y"), P("x", None), a, check_vma=False)
+    out["pmin_all_to_all"] = sm(lambda u: lax.all_to_all(u, "i", 0, 1, tiled=True)
+                                + lax.pmin(u, "i").sum(), m1, P(None, "i"), P("i", None),
+                                np.arange(32, dtype=np.float32).reshape(4, 8))
+    out["scan_in_body"] = sm(lambda u: lax.scan(lambda c, r: (c + lax.psum(r, "i"), c),
+                                                jnp.zeros(()), u)[1], m1, P("i"), P("i"), v)
+    g2 = shard_map(lambda u: jnp.sin(lax.all_gather(u, ("x", "y"), tiled=True)) * u.sum(),
+                   mesh=m2, in_specs=P(("x", "y")), out_specs=P(("x", "y")))
+    out["grad_all_gather_two_axes"] = lambda: jax.grad(lambda u: jnp.sum(g2(u) ** 2))(v / 8)
     x3 = np.arange(24, dtype=np.float32).reshape(3, 8)
     sq = shard_map(lambda u: lax.psum(u, "i") * u, mesh=m1, in_specs=P("i"), out_specs=P("i"))
     out["vmap_shard_map"] = lambda: jax.vmap(sq)(x3)
