@@ -87,6 +87,8 @@ def cases(jax, jnp, shard_map):
                                 np.arange(32, dtype=np.float32).reshape(4, 8))
     out["scan_in_body"] = sm(lambda u: lax.scan(lambda c, r: (c + lax.psum(r, "i"), c),
                                                 jnp.zeros(()), u)[1], m1, P("i"), P("i"), v)
+    out["axis_index_two_axes"] = sm(lambda u: u * 0 + lax.axis_index(("y", "x")), m2,
+                                    P(("x", "y")), P(("x", "y")), v)
     g2 = shard_map(lambda u: jnp.sin(lax.all_gather(u, ("x", "y"), tiled=True)) * u.sum(),
                    mesh=m2, in_specs=P(("x", "y")), out_specs=P(("x", "y")))
     out["grad_all_gather_two_axes"] = lambda: jax.grad(lambda u: jnp.sum(g2(u) ** 2))(v / 8)
