@@ -11,7 +11,8 @@ from . import core, dtypes, tree_util
 from . import sharding as _sharding
 from .codegen import runtime, sharded as _sharded, spmd as _spmd, stablehlo
 from .errors import (AstjaxError, ArgumentError, ArgumentTypeError, ArgumentValueError,
-                     caller_location, check_callable, check_signature, function_name)
+                     NotImplementedInAstjaxError, caller_location, check_callable,
+                     check_signature, function_name)
 from .staging import StagedCallable, arg_hints, as_callable, leaf_aval, stage_flat
 from .transforms.dce import dce_closed
 from .traceback_util import user_traceback
@@ -479,6 +480,12 @@ def jit(fun=None, in_shardings=None, out_shardings=None, *, static_argnums=(),
     bad = sorted(set(options) - set(_JIT_KEYWORDS))
     if bad:
         raise TypeError(f"jit() got an unexpected keyword argument {bad[0]!r}")
+    # keep_unused: astjax's programs keep every argument already
+    unsupported = sorted(k for k, v in options.items() if k != "keep_unused" and v is not None)
+    if unsupported:
+        raise NotImplementedInAstjaxError(
+            f"jit's {unsupported[0]}= is not supported by astjax yet",
+            hint="place arguments with device_put / in_shardings instead", loc=caller_location())
     if fun is None:
         return functools.partial(jit, in_shardings=in_shardings, out_shardings=out_shardings,
                                  static_argnums=static_argnums,
