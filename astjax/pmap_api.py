@@ -420,5 +420,12 @@ def pmap(fun=None, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_
     if not callable(fun):
         raise ArgumentTypeError(f"pmap needs a function, got {type(fun).__name__}",
                                 loc=caller_location())
+    for what, value in (("backend", backend), ("axis_size", axis_size),
+                        ("global_arg_shapes", global_arg_shapes)):
+        if value is not None:
+            raise NotImplementedInAstjaxError(
+                f"pmap's {what}= is not supported by astjax yet",
+                hint="pmap maps over the default backend's devices (pass devices=...)",
+                loc=caller_location())
     return Pmapped(fun, axis_name, in_axes, out_axes, static_broadcasted_argnums, devices,
                    donate_argnums)
