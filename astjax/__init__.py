@@ -38,6 +38,7 @@ from . import debug  # noqa: E402,F401
 from . import example_libraries  # noqa: E402,F401
 from .naming import named_call, named_scope  # noqa: E402,F401
 from .callbacks_api import pure_callback  # noqa: E402,F401
+from .callbacks_api import effects_barrier  # noqa: E402,F401
 from .sharding import PartitionSpec as P, set_mesh  # noqa: E402,F401
 from .api import make_mesh, process_index, process_count  # noqa: E402,F401
 from . import distributed  # noqa: E402,F401
