@@ -432,8 +432,8 @@ def linearize(fun, *primals, has_aux=False):
 
 def vjp(fun, *primals, has_aux=False):
     """(fun(*primals), vjp_fn) where vjp_fn(cotangent) -> cotangents of primals.
-    As in JAX, vjp_fn is a `tree_util.Partial` whose leaves are the residuals (it can
-    be returned from `jit`), and the backward pass -- a `custom_vjp`'s bwd rule with
+    As in JAX, vjp_fn is a pytree whose leaves are the residuals (here a
+    `tree_util.Partial`; it can be returned from `jit`), and the backward pass -- a `custom_vjp`'s bwd rule with
     it -- is staged when vjp_fn is first called, not here."""
     closed, in_tree, out_tree, leaves = _stage(fun, primals, {})
     in_avals = [v.aval for v in closed.jaxpr.invars]
