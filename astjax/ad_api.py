@@ -43,7 +43,7 @@ def _staging():
 
 
 class _Differentiating(threading.local):
-    flag = False
+    depth = 0
 
 
 _differentiating = _Differentiating()
@@ -53,18 +53,21 @@ def differentiating() -> bool:
     """Is the function being staged now going to be differentiated (staged by
     grad, jvp, vjp, linearize, jacfwd/jacrev)? `custom_jvp`/`custom_vjp` then run
     only their rule, as JAX does."""
-    return _differentiating.flag
+    return _differentiating.depth > 0
 
 
 @contextlib.contextmanager
 def differentiation(flag):
-    """Set `differentiating()` inside the block (None: leave it as it is)."""
-    old = _differentiating.flag
-    _differentiating.flag = old if flag is None else bool(flag)
+    """Inside the block: one more level of differentiation (True), one less (False:
+    staging a custom rule, whose primals an outer level may still differentiate, as
+    JAX's nested JVP tracers), or unchanged (None)."""
+    old = _differentiating.depth
+    if flag is not None:
+        _differentiating.depth = old + 1 if flag else max(old - 1, 0)
     try:
         yield
     finally:
-        _differentiating.flag = old
+        _differentiating.depth = old
 
 
 def _array_leaves(x) -> bool:

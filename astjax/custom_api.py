@@ -8,7 +8,9 @@ When the user's Python functions run follows JAX:
   rule runs later only if the staged equation is differentiated;
 - staged while a function is being differentiated (`ad_api.differentiating()`: inside
   `grad`, `jvp`, `vjp`, `linearize`, `jacfwd`/`jacrev`), JAX never calls the primal
-  function: only the rule runs (`f_jvp`, or `f_fwd`), once. Here the rule is staged
+  function: only the rule runs (`f_jvp`, or `f_fwd`), once. Inside the rule one level
+  of differentiation is used up: under `grad(grad(f))` the rule's own call `f(x)`
+  runs the rule again, as JAX's nested JVP tracers do. Here the rule is staged
   once, at the call, into a jaxpr; the equation's primal body is the rule's primal
   part, and the differentiation passes inline the staged rule instead of calling the
   Python rule again.
@@ -23,7 +25,6 @@ from __future__ import annotations
 
 from . import core, lax, tree_util
 from .ad_api import _Transformed, _staging, differentiating, differentiation
-from .api import Jitted
 from .core import bind, raw
 from .errors import StructureError, UndefinedRuleError, check_signature
 from .primitives.custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
@@ -175,10 +176,6 @@ class custom_jvp(_Transformed):
             return self.fun(*args, **kwargs)
         return self.stage_inline(*args, **kwargs)
 
-    def stage_inline_eager(self, *args, **kwargs):
-        """Run compiled, the nondiff arguments static."""
-        return Jitted(self, static_argnums=self.nondiff_argnums)(*args, **kwargs)
-
     def stage_inline(self, *args, **kwargs):
         if self.jvp is None:
             raise UndefinedRuleError("No JVP defined for custom_jvp function "
@@ -264,9 +261,9 @@ class custom_vjp(_Transformed):
         avals = [leaf_aval(x) for x in leaves]
         res_tree, out_tree = [None], [None]
 
-        def fwd(_consts, primals):
+        def fwd(_consts, primals, level=False):  # None: _stage_rule already lowered it
             p_args, _ = tree_util.tree_unflatten(in_tree, [_staged(x) for x in primals])
-            with differentiation(False):
+            with differentiation(level):
                 out, res = as_callable(user_fwd)(*full(p_args))
             res_leaves, res_tree[0] = tree_util.tree_flatten(res)
             out_leaves, out_tree[0] = tree_util.tree_flatten(out)
@@ -294,7 +291,7 @@ class custom_vjp(_Transformed):
             n_out = [0]
 
             def staged_fwd(*xs):
-                outs, res = fwd((), list(xs))
+                outs, res = fwd((), list(xs), None)
                 n_out[0] = len(outs)
                 return outs + res
 
