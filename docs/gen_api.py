@@ -1,4 +1,4 @@
-"""Generate docs/api.md: which names of jax.numpy (and jax.numpy.linalg, jax.nn,
+"""Generate docs/api.md: which names of jax.numpy (and jax.numpy.linalg, jax.numpy.fft, jax.nn,
 jax.random, jax.scipy.special) astjax implements.
 
 The name lists below were generated once from jax 0.10.2 (kinds: 'f' function,
@@ -122,6 +122,12 @@ NAMES = {
         ('svd', 'f'), ('svdvals', 'f'), ('tensordot', 'f'), ('tensorinv', 'f'),
         ('tensorsolve', 'f'), ('trace', 'f'), ('vecdot', 'f'), ('vector_norm', 'f'),
     ],
+    'jax.numpy.fft': [
+        ('fft', 'f'), ('fft2', 'f'), ('fftfreq', 'f'), ('fftn', 'f'), ('fftshift', 'f'),
+        ('hfft', 'f'), ('ifft', 'f'), ('ifft2', 'f'), ('ifftn', 'f'), ('ifftshift', 'f'),
+        ('ihfft', 'f'), ('irfft', 'f'), ('irfft2', 'f'), ('irfftn', 'f'), ('rfft', 'f'),
+        ('rfft2', 'f'), ('rfftfreq', 'f'), ('rfftn', 'f'),
+    ],
     'jax.nn': [
         ('celu', 'f'), ('dot_product_attention', 'f'), ('elu', 'f'), ('gelu', 'f'),
         ('get_scaled_dot_general_config', 'f'), ('glu', 'f'), ('hard_sigmoid', 'f'),
@@ -165,6 +171,7 @@ NAMES = {
 }
 
 _ASTJAX = {"jax.numpy": "astjax.numpy", "jax.numpy.linalg": "astjax.numpy.linalg",
+           "jax.numpy.fft": "astjax.numpy.fft",
            "jax.nn": "astjax.nn", "jax.random": "astjax.random",
            "jax.scipy.special": "astjax.scipy.special"}
 _KIND = {"f": "function", "t": "type/dtype", "c": "constant", "m": "module"}

@@ -28,6 +28,7 @@ from .arrayops import *  # noqa: F401,F403
 from .arrayops import take_static as _take_static  # noqa: F401
 from .misc import *  # noqa: F401,F403
 from . import linalg  # noqa: F401,E402
+from . import fft  # noqa: F401,E402
 
 from .contractions import dot, matmul  # noqa: F401  (explicit for readers)
 from .reductions import all, any, max, min, sum  # noqa: F401,A004
