@@ -44,3 +44,4 @@ from .primitives.convolution import conv_general_dilated_p  # noqa: E402,F401
 from .primitives.windowed import (reduce_window_max_p, reduce_window_min_p,  # noqa: E402,F401
                                   reduce_window_sum_p, select_and_gather_add_p,
                                   select_and_scatter_add_p)
+from . import lax_linalg as linalg  # noqa: F401,E402  (`lax.linalg`)

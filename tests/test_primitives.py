@@ -46,6 +46,9 @@ NO_CASES: dict[str, str] = {
         "select_and_scatter_add")},
     **{n: "partitioned programs: tests/test_sharded_jit.py, tests/test_shard_map.py (vs JAX)"
        for n in ("sharding_constraint", "shard_map")},
+    "fft": "tests/test_fft.py (vs numpy.fft)",
+    **{n: "LAPACK custom calls: tests/test_linalg_lapack.py (vs JAX's stored values)"
+       for n in ("lu", "qr", "eigh", "svd", "eig", "schur")},
 }
 
 

@@ -12,6 +12,7 @@ from .scatter import *  # noqa: F401,F403
 from .cumulative import *  # noqa: F401,F403
 from .sort import *  # noqa: F401,F403
 from . import cond, scan, while_loop  # noqa: F401,E402  (structured control flow)
+from . import lapack  # noqa: F401,E402  (emitting LAPACK custom calls)
 from . import linalg  # noqa: F401,E402  (cholesky, triangular_solve)
 from .linalg import *  # noqa: F401,F403
 from . import collectives  # noqa: F401,E402  (psum, all_gather, axis_index, ...: named axes)
@@ -21,4 +22,5 @@ from . import convolution  # noqa: F401,E402  (conv_general_dilated)
 from . import windowed  # noqa: F401,E402  (reduce_window and its derivatives)
 from . import spmd  # noqa: F401,E402  (sharding_constraint, shard_map: partitioned programs)
 from . import fft  # noqa: F401,E402  (lax.fft on stablehlo.fft)
+from . import factorizations  # noqa: F401,E402  (LAPACK custom calls: lu, qr, eigh, svd, eig, schur)
 from . import ops  # noqa: F401,E402  (every wrapper in one namespace; after every family)

@@ -1,9 +1,9 @@
-"""Linear-algebra primitives with native StableHLO ops: `cholesky` and
-`triangular_solve` (XLA expands both into plain HLO on CPU, so no LAPACK custom
-call is needed). Both take batched operands (leading dimensions are batch).
-
-Factorizations that need LAPACK custom calls in JAX (LU, QR, eigh, SVD) are not
-primitives here: `astjax.numpy.linalg` builds LU/QR from lax ops instead.
+"""The triangular linear-algebra primitives: `cholesky` and `triangular_solve`.
+Both take batched operands (leading dimensions are batch). On CPU they lower to
+LAPACK's potrf (NaN where the matrix is not positive definite) and trsm custom calls
+(primitives/lapack.py), as JAX does; elsewhere to `stablehlo.cholesky` and
+`stablehlo.triangular_solve`. The factorizations (LU, QR, eigh, SVD, eig, Schur)
+are in primitives/factorizations.py.
 
 Each block also holds the jvp/transpose and batch rule (leading batch dimensions:
 `deffront`); both print through the generic `bind` form.
@@ -16,6 +16,7 @@ from .. import core, dtypes
 from ..core import ShapedArray, bind
 from ..errors import ShapeError
 from . import elementwise as ew
+from . import lapack
 from .elementwise import conj_p
 from .base import (INEXACT, add_tangents, check_dtype, deffront, is_zero, register,
                    weak_const)
@@ -51,7 +52,13 @@ def _cholesky_impl(a, *, lower=True):
 def _cholesky_lowering(ctx, a, *, lower=True):
     # XLA leaves the other triangle unspecified: zero it, as JAX does
     aval = ctx.avals_in[0]
-    out = ctx.op1("stablehlo.cholesky", [a], attrs={"lower": "true" if lower else "false"})
+    if ctx.platform == "cpu" and np.dtype(aval.dtype) in lapack.LAPACK_DTYPES:
+        info = lapack.info_aval(aval)
+        out, status = lapack.lapack_call(ctx, "potrf", [a], [aval], [aval, info],
+                                         uplo="L" if lower else "U")
+        out = lapack.nan_unless(ctx, lapack.info_ok(ctx, status, info), info, out, aval)
+    else:
+        out = ctx.op1("stablehlo.cholesky", [a], attrs={"lower": "true" if lower else "false"})
     ishape = aval.update(shape=aval.shape, dtype=dtypes.int32)
     r = ctx.op1("stablehlo.iota", [], ishape,
                 attrs={"iota_dimension": f"{aval.ndim - 2} : i64"})
@@ -117,6 +124,13 @@ def _ts_lowering(ctx, a, b, *, left_side=False, lower=False, transpose_a=False,
         if conjugate_a and dtypes.issubdtype(ctx.avals_in[0].dtype, np.complexfloating):
             a = conj_p.lowering(ctx.__class__(ctx.mb, [ctx.avals_in[0]],
                                                           [ctx.avals_in[0]]), a)
+    a_aval, b_aval = ctx.avals_in
+    if ctx.platform == "cpu" and np.dtype(a_aval.dtype) in lapack.LAPACK_DTYPES:
+        trans = "N" if kind == "NO_TRANSPOSE" else ("T" if kind == "TRANSPOSE" else "C")
+        out, = lapack.lapack_call(ctx, "trsm", [a, b], [a_aval, b_aval], [b_aval],
+                                  side="L" if left_side else "R", uplo="L" if lower else "U",
+                                  trans_x=trans, diag="U" if unit_diagonal else "N")
+        return out
     tf = lambda v: "true" if v else "false"  # noqa: E731
     return ctx.op1("stablehlo.triangular_solve", [a, b], attrs={
         "left_side": tf(left_side), "lower": tf(lower), "unit_diagonal": tf(unit_diagonal),

@@ -1,32 +1,55 @@
-"""`astjax.scipy.linalg`: solve_triangular, cho_factor/cho_solve, lu_factor/lu_solve,
-cholesky, det, inv, solve — the subset StableHLO allows (see numpy.linalg)."""
+"""`astjax.scipy.linalg` (JAX's `jax.scipy.linalg`), on `lax.linalg`:
+
+- triangular and Cholesky solves: `solve_triangular`, `cholesky`, `cho_factor`,
+  `cho_solve`;
+- LU (LAPACK getrf): `lu` (P, L, U or P L, U), `lu_factor` (lu, 0-based pivots),
+  `lu_solve` (trans 0 / 1 / 2), `det`, `inv`, `solve` (`assume_a='pos'` by Cholesky);
+- `qr` (modes full / economic / r), `svd`, `eigh` (standard problem), `schur`
+  (LAPACK gees);
+- `expm`: scaling and squaring with the Pade approximant of degree 3 to 13 chosen
+  from the 1-norm (Higham 2005), as JAX does; NaN beyond `max_squarings`.
+"""
 from __future__ import annotations
 
 import numpy as np
 
-from .. import core, lax
+from .. import core, dtypes, lax
 from ..core import bind
-from ..errors import ShapeError
+from ..errors import ArgumentValueError, ShapeValueError
 from ..numpy import linalg as _la
+from ..numpy.contractions import matmul as _matmul
+from ..numpy.creation import eye as _eye, tril as _tril, triu as _triu
+from ..numpy.searching import digitize as _digitize
 from ..numpy.ufuncs import (asarray_operand, broadcast_shapes as _broadcast_shapes,
-                            broadcast_to_shape as _broadcast_to_shape, equal as _equal,
-                            promote_dtypes, promote_dtypes_inexact, where as _where)
+                            broadcast_to_shape as _broadcast_to_shape, promote_dtypes_inexact,
+                            where as _where)
+from ..numpy import ufuncs as _uf
+from ..numpy.util import _Direct
+from ..numpy.vectorize import vectorize as _vectorize
 from ..primitives.linalg import triangular_solve_p
 
-__all__ = ["solve_triangular", "cholesky", "cho_factor", "cho_solve", "lu_factor", "lu_solve",
-           "det", "inv", "solve", "qr"]
+__all__ = ["solve_triangular", "cholesky", "cho_factor", "cho_solve", "lu", "lu_factor",
+           "lu_solve", "det", "inv", "solve", "qr", "svd", "eigh", "expm", "schur"]
 
-det, inv, qr = _la.det, _la.inv, _la.qr
+det, inv = _la.det, _la.inv
+
+
+def _shape(x):
+    return core.get_aval(x).shape
+
+
+def _inexact(*xs):
+    return promote_dtypes_inexact(*[asarray_operand(x) for x in xs])
 
 
 def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_b=False,
                      debug=None, check_finite=True):
     """Solve a x = b (trans=0), a^T x = b (1 / 'T') or a^H x = b (2 / 'C')."""
-    a, b = promote_dtypes_inexact(asarray_operand(a), asarray_operand(b))
+    a, b = _inexact(a, b)
     vec = core.get_aval(b).ndim == core.get_aval(a).ndim - 1
     if vec:
         b = lax.expand_dims(b, (core.get_aval(b).ndim,))
-    sa, sb = core.get_aval(a).shape, core.get_aval(b).shape
+    sa, sb = _shape(a), _shape(b)
     if sa[:-2] != sb[:-2]:
         batch = _broadcast_shapes(sa[:-2], sb[:-2])
         a, b = _broadcast_to_shape(a, batch + sa[-2:]), _broadcast_to_shape(b, batch + sb[-2:])
@@ -37,14 +60,18 @@ def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_
 
 
 def cholesky(a, lower=False, overwrite_a=False, check_finite=True):
+    """The Cholesky factor of positive-definite matrices: upper (a = U^H U) unless
+    `lower`."""
     return _la.cholesky(a, upper=not lower)
 
 
 def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
+    """(c, lower): the Cholesky factor and which triangle it is, for `cho_solve`."""
     return cholesky(a, lower=lower), lower
 
 
 def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
+    """Solve a x = b from `cho_factor(a)`."""
     c, lower = c_and_lower
     if lower:
         y = solve_triangular(c, b, trans=0, lower=True)
@@ -52,46 +79,222 @@ def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
     y = solve_triangular(c, b, trans=2, lower=False)
     return solve_triangular(c, y, trans=0, lower=False)
 
+# ------------------------------------------------------------------------- LU
+
+
+def lu(a, permute_l=False, overwrite_a=False, check_finite=True):
+    """(P, L, U) with a = P @ L @ U (or (P @ L, U) with `permute_l`)."""
+    [a] = _inexact(a)
+    dt = core.get_aval(a).dtype
+    m, n = _shape(a)[-2:]
+    factors, _, perm = lax.linalg.lu(a)
+    nd = len(_shape(a))
+    iota = lax.broadcasted_iota(np.int32, _shape(perm)[:-1] + (m, m), nd - 2)
+    perm_b = lax.broadcast_in_dim(perm, _shape(perm)[:-1] + (m, m),
+                                  tuple(range(nd - 2)) + (nd - 1,))
+    p = lax.convert_element_type(_uf.equal(perm_b, iota), dt)
+    k = min(m, n)
+    low = lax.slice_in_dim(_tril(factors, -1), 0, k, axis=nd - 1)
+    low = _uf.add(low, lax.convert_element_type(_eye(m, k), dt))
+    up = lax.slice_in_dim(_triu(factors), 0, k, axis=nd - 2)
+    if permute_l:
+        return _matmul(p, low, precision=lax.Precision.HIGHEST), up
+    return p, low, up
+
 
 def lu_factor(a, overwrite_a=False, check_finite=True):
-    """(lu, piv) with LAPACK-style pivots: row i was swapped with row piv[i]."""
-    lu, _, _, piv = _la._lu(a)
-    return lu, piv
+    """(lu, piv): L below the diagonal of lu (unit diagonal implied), U on and above;
+    row i was swapped with row piv[i] (0-based)."""
+    [a] = _inexact(a)
+    factors, pivots, _ = lax.linalg.lu(a)
+    return factors, pivots
 
 
-def _piv_to_perm(piv):
-    n = core.get_aval(piv).shape[-1]
-    batch = core.get_aval(piv).shape[:-1]
-    idx = lax.broadcasted_iota(piv.dtype if hasattr(piv, "dtype") else np.int32,
-                               batch + (n,), len(batch))
-    perm = idx
-    for k in range(n):
-        p = lax.slice_in_dim(piv, k, k + 1, axis=len(batch))
-        pk = lax.slice_in_dim(perm, k, k + 1, axis=len(batch))
-        pp = lax.reduce_sum(_where(_equal(idx, p), perm, 0), (len(batch),))
-        pp = lax.reshape(pp, batch + (1,))
-        perm = _where(_equal(idx, k), pp, _where(_equal(idx, p), pk, perm))
-    return perm
+def _lu_solve_matrix(factors, perm, b, trans):
+    """Solve with b of shape batch + (n, k) (batch equal to factors')."""
+    if trans == 0:
+        x = _la.decompositions._lu_solve(factors, perm, b)
+        return x
+    conj = trans == 2
+    x = lax.linalg.triangular_solve(factors, b, left_side=True, lower=False, transpose_a=True,
+                                    conjugate_a=conj)
+    x = lax.linalg.triangular_solve(factors, x, left_side=True, lower=True,
+                                    unit_diagonal=True, transpose_a=True, conjugate_a=conj)
+    # rows back through the inverse permutation: x_out[perm[i]] = x[i]
+    n = _shape(factors)[-1]
+    batch = _shape(perm)[:-1]
+    nb = len(batch)
+    onehot = _uf.equal(lax.broadcast_in_dim(perm, batch + (n, n), tuple(range(nb)) + (nb + 1,)),
+                       lax.broadcasted_iota(np.int32, batch + (n, n), nb))
+    return _matmul(lax.convert_element_type(onehot, core.get_aval(x).dtype), x,
+                   precision=lax.Precision.HIGHEST)
 
 
 def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
-    lu, piv = lu_and_piv
-    perm = _piv_to_perm(piv)
-    if trans != 0:
-        raise ShapeError("lu_solve: only trans=0 is implemented")
-    b = asarray_operand(b)
-    vec = core.get_aval(b).ndim == 1
+    """Solve a x = b (trans 0), a^T x = b (1) or a^H x = b (2) from `lu_factor(a)`."""
+    factors, pivots = lu_and_piv
+    factors, b = _inexact(factors, b)
+    if trans not in (0, 1, 2):
+        raise ArgumentValueError(f"'trans' value must be 0, 1, or 2, got {trans}")
+    sl, sb = _shape(factors), _shape(b)
+    if len(sl) < 2 or sl[-1] != sl[-2]:
+        raise ShapeValueError(f"last two dimensions of LU decomposition must be equal, got "
+                              f"shape {sl}")
+    n = sl[-1]
+    perm = lax.linalg.lu_pivots_to_permutation(pivots, n)
+    vec = len(sb) == 1 or (len(sl) == len(sb) + 1 and sl[-1] == sb[-1])
     if vec:
-        b = lax.expand_dims(b, (1,))
-    [b] = promote_dtypes(lax.convert_element_type(b, core.get_aval(lu).dtype))
-    x = _la._lu_solve(lu, perm, b)
-    return lax.squeeze(x, (1,)) if vec else x
+        if sb[-1] != n:
+            raise ShapeValueError(f"inconsistent size for core dimension 'n': {sb[-1]} vs {n}")
+        b = lax.expand_dims(b, (len(sb),))
+    elif _shape(b)[-2] != n:
+        raise ShapeValueError(f"inconsistent size for core dimension 'n': {_shape(b)[-2]} vs "
+                              f"{n}")
+    batch = _broadcast_shapes(sl[:-2], _shape(perm)[:-1], _shape(b)[:-2])
+    factors = _broadcast_to_shape(factors, batch + sl[-2:])
+    perm = _broadcast_to_shape(perm, batch + (n,))
+    b = _broadcast_to_shape(b, batch + _shape(b)[-2:])
+    x = _lu_solve_matrix(factors, perm, b, trans)
+    return lax.squeeze(x, (len(_shape(x)) - 1,)) if vec else x
 
 
 def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, debug=False,
           check_finite=True, assume_a="gen"):
+    """Solve a x = b (`assume_a='pos'`: by Cholesky; otherwise LU)."""
     if assume_a == "pos":
-        return cho_solve(cho_factor(a, lower=True), b)
+        return cho_solve(cho_factor(a, lower=lower), b)
     return _la.solve(a, b)
 
+# ------------------------------------------------------------------ QR, SVD, eigh
 
+
+def qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False, check_finite=True):
+    """(q, r) (mode 'full': all m columns of q; 'economic': min(m, n)) or (r,) (mode
+    'r')."""
+    if mode in ("full", "r"):
+        full = True
+    elif mode == "economic":
+        full = False
+    else:
+        raise ArgumentValueError(f"Unsupported QR decomposition mode '{mode}'")
+    [a] = _inexact(a)
+    q, r = lax.linalg.qr(a, pivoting=pivoting, full_matrices=full)
+    return (r,) if mode == "r" else (q, r)
+
+
+def svd(a, full_matrices=True, compute_uv=True, overwrite_a=False, check_finite=True,
+        lapack_driver="gesdd"):
+    """(u, s, vh) with a = u @ diag(s) @ vh, s descending; s alone without
+    `compute_uv`."""
+    [a] = _inexact(a)
+    return lax.linalg.svd(a, full_matrices=full_matrices, compute_uv=compute_uv)
+
+
+def eigh(a, b=None, lower=True, eigvals_only=False, overwrite_a=False, overwrite_b=False,
+         turbo=True, eigvals=None, type=1, check_finite=True):  # noqa: A002
+    """(w, v) of Hermitian a (ascending w, eigenvectors in columns), or w alone with
+    `eigvals_only`; only the standard problem (b=None)."""
+    if b is not None:
+        raise ArgumentValueError("Only the b=None case of eigh is supported.")
+    if type != 1:
+        raise ArgumentValueError("Only the type=1 case of eigh is supported.")
+    if eigvals is not None:
+        raise ArgumentValueError("Only the eigvals=None case of eigh is supported.")
+    [a] = _inexact(a)
+    v, w = lax.linalg.eigh(a, lower=lower)
+    return w if eigvals_only else (w, v)
+
+
+def schur(a, output="real"):
+    """(T, Z) with a = Z T Z^H: T quasi upper triangular ('real') or upper triangular
+    ('complex'), Z unitary (LAPACK gees)."""
+    if output not in ("real", "complex"):
+        raise ArgumentValueError(f"Expected 'output' to be either 'real' or 'complex', got "
+                                 f"output={output}.")
+    [a] = _inexact(a)
+    if output == "complex" and not dtypes.issubdtype(core.get_aval(a).dtype,
+                                                     np.complexfloating):
+        a = lax.convert_element_type(a, np.result_type(core.get_aval(a).dtype, np.complex64))
+    return lax.linalg.schur(a)
+
+# ------------------------------------------------------------------------ expm
+
+_PADE = {3: (120., 60., 12., 1.),
+         5: (30240., 15120., 3360., 420., 30., 1.),
+         7: (17297280., 8648640., 1995840., 277200., 25200., 1512., 56., 1.),
+         9: (17643225600., 8821612800., 2075673600., 302702400., 30270240., 2162160.,
+             110880., 3960., 90., 1.),
+         13: (64764752532480000., 32382376266240000., 7771770303897600.,
+              1187353796428800., 129060195264000., 10559470521600., 670442572800.,
+              33522128640., 1323241920., 40840800., 960960., 16380., 182., 1.)}
+# the largest 1-norm for which each degree is accurate, and the norm to scale down to
+_THETA = {"64": ((3, 5, 7, 9, 13), (1.495585217958292e-2, 2.539398330063230e-1,
+                                      9.504178996162932e-1, 2.097847961257068e+0),
+                 5.371920351148152),
+          "32": ((3, 5, 7), (4.258730016922831e-1, 1.880152677804762e+0), 3.925724783138660)}
+
+
+def _hdot(x, y):
+    return _matmul(x, y, precision=lax.Precision.HIGHEST)
+
+
+def _pade(a, degree):
+    """(U, V): the odd and even parts of the degree-`degree` Pade numerator at a."""
+    b = _PADE[degree]
+    ident = lax.convert_element_type(_eye(_shape(a)[-1]), core.get_aval(a).dtype)
+    powers = [ident, _hdot(a, a)]
+    if degree == 13:
+        a2 = powers[1]
+        a4 = _hdot(a2, a2)
+        a6 = _hdot(a4, a2)
+        inner_u = _hdot(a6, _uf.add(_uf.add(_uf.multiply(b[13], a6), _uf.multiply(b[11], a4)),
+                                    _uf.multiply(b[9], a2)))
+        u = _hdot(a, _uf.add(inner_u, _uf.add(_uf.add(_uf.add(
+            _uf.multiply(b[7], a6), _uf.multiply(b[5], a4)), _uf.multiply(b[3], a2)),
+            _uf.multiply(b[1], ident))))
+        inner_v = _hdot(a6, _uf.add(_uf.add(_uf.multiply(b[12], a6), _uf.multiply(b[10], a4)),
+                                    _uf.multiply(b[8], a2)))
+        v = _uf.add(inner_v, _uf.add(_uf.add(_uf.add(
+            _uf.multiply(b[6], a6), _uf.multiply(b[4], a4)), _uf.multiply(b[2], a2)),
+            _uf.multiply(b[0], ident)))
+        return u, v
+    for _ in range(degree // 2 - 1):
+        powers.append(_hdot(powers[-1], powers[1]))
+    odd = even = None
+    for k, p in enumerate(powers):
+        o, e = _uf.multiply(b[2 * k + 1], p), _uf.multiply(b[2 * k], p)
+        odd = o if odd is None else _uf.add(odd, o)
+        even = e if even is None else _uf.add(even, e)
+    return _hdot(a, odd), even
+
+
+def _expm_one(a, upper_triangular, max_squarings):
+    dt = core.get_aval(a).dtype
+    wide = np.dtype(dt) in (np.float64, np.complex128)
+    degrees, bounds, maxnorm = _THETA["64" if wide else "32"]
+    norm1 = _la.norm(a, 1)
+    n_sq = _uf.maximum(0.0, _uf.floor(_uf.log2(_uf.true_divide(norm1, maxnorm))))
+    scaled = _uf.true_divide(a, lax.convert_element_type(_uf.power(2.0, n_sq), dt))
+    idx = _digitize(norm1, np.asarray(bounds, core.get_aval(norm1).dtype))
+    branches = [_Direct(lambda x, d=d: _pade(x, d)) for d in degrees]
+    u, v = lax.switch(idx, branches, scaled)
+    p, q = _uf.add(u, v), _uf.subtract(v, u)
+    r = solve_triangular(q, p) if upper_triangular else _la.solve(q, p)
+
+    def square(i, x):
+        return _where(_uf.less(lax.convert_element_type(i, core.get_aval(n_sq).dtype), n_sq),
+                      _hdot(x, x), x)
+    r = lax.fori_loop(0, max_squarings, _Direct(square), r)
+    return _where(_uf.greater(n_sq, max_squarings), np.asarray(np.nan, dt), r)
+
+
+def expm(A, *, upper_triangular=False, max_squarings=16):  # noqa: N803
+    """The matrix exponential of (batched) square matrices."""
+    [A] = _inexact(A)  # noqa: N806
+    s = _shape(A)
+    if len(s) < 2 or s[-1] != s[-2]:
+        raise ShapeValueError(f"Expected A to be a (batched) square matrix, got A.shape={s}.")
+    fn = lambda x: _expm_one(x, upper_triangular, max_squarings)  # noqa: E731
+    if len(s) > 2:
+        return _vectorize(fn, signature="(n,n)->(n,n)")(A)
+    return fn(A)

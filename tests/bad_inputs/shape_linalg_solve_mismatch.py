@@ -1,6 +1,5 @@
 # expect: AstjaxError ValueError
 # jax: ValueError (ValueError): inconsistent size for core dimension 'm': 3 vs 2 on vectorized function with excluded=frozenset() and signature='(m,m),(m)->(m)'
-# xfail: numpy/linalg: solve does not check b's size and fails in reshape with a ShapeError (TypeError); JAX raises ValueError
 import numpy as np
 import astjax
 import astjax.numpy as jnp

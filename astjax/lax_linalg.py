@@ -1,0 +1,124 @@
+"""`astjax.lax.linalg` (JAX's `jax.lax.linalg`): the factorization primitives and
+their wrappers, with JAX's signatures and output orders.
+
+- `cholesky`, `triangular_solve`: native StableHLO ops (primitives/linalg.py);
+- `lu`, `lu_pivots_to_permutation`, `qr`, `eigh`, `svd`, `eig`, `schur`: LAPACK custom calls
+  (primitives/factorizations.py), each differentiable (JAX's JVP rules; `eig` for
+  eigenvalues only, as in JAX) and batchable;
+- `EigImplementation`, `EighImplementation`, `SvdAlgorithm`: JAX's algorithm
+  selectors; on CPU only LAPACK's is available, as in JAX.
+"""
+from __future__ import annotations
+
+import enum
+
+import numpy as np
+
+from . import core, dtypes
+from .core import bind
+from .errors import ArgumentValueError, NotImplementedInAstjaxError
+from .primitives.factorizations import (eig_p, eigh_p, lu_p, lu_pivots_to_permutation,  # noqa: F401
+                                        qr_p, schur, schur_p, svd_p)
+from .primitives.factorizations import eig as _eig, eigh as _eigh, lu, qr as _qr, svd as _svd
+from .primitives.linalg import cholesky_p, triangular_solve_p
+from .primitives.ops import (add as _add, conj as _conj, convert_element_type as _convert,
+                             div as _div, transpose as _tr)
+
+__all__ = ["cholesky", "cholesky_p", "triangular_solve", "triangular_solve_p", "lu", "lu_p",
+           "lu_pivots_to_permutation", "qr", "qr_p", "eigh", "eigh_p", "svd", "svd_p", "eig",
+           "eig_p", "schur", "schur_p", "EigImplementation", "EighImplementation", "SvdAlgorithm"]
+
+
+class EigImplementation(enum.Enum):
+    """Which eigensolver `eig` uses (JAX's names)."""
+    LAPACK = "lapack"
+    MAGMA = "magma"
+    CUSOLVER = "cusolver"
+
+
+class EighImplementation(enum.Enum):
+    """Which symmetric eigensolver `eigh` uses (JAX's names)."""
+    QR = "qr"
+    JACOBI = "jacobi"
+    QDWH = "qdwh"
+
+
+class SvdAlgorithm(enum.Enum):
+    """Which SVD algorithm `svd` uses (JAX's names)."""
+    DEFAULT = "default"
+    QR = "QR"
+    JACOBI = "Jacobi"
+    POLAR = "polar"
+    DIVIDE_AND_CONQUER = "divide_and_conquer"
+
+
+def _inexact(x):
+    x = np.asarray(x) if isinstance(x, (list, tuple, int, float, complex)) else x
+    dt = core.get_aval(x).dtype
+    if not dtypes.is_inexact(dt):
+        x = _convert(x, dtypes.canonicalize(np.dtype(np.float64)))
+    return x
+
+
+def _mT(x):
+    n = core.get_aval(x).ndim
+    return _tr(x, tuple(range(n - 2)) + (n - 1, n - 2))
+
+
+def cholesky(x, *, symmetrize_input=True):
+    """The lower Cholesky factor L (x = L L^H) of positive-definite matrices;
+    `symmetrize_input` uses (x + x^H) / 2."""
+    x = _inexact(x)
+    if symmetrize_input:
+        h = _mT(x)
+        if dtypes.issubdtype(core.get_aval(x).dtype, np.complexfloating):
+            h = _conj(h)
+        x = _div(_add(x, h), np.asarray(2, core.get_aval(x).dtype))
+    return bind(cholesky_p, x, lower=True)
+
+
+def triangular_solve(a, b, *, left_side=False, lower=False, transpose_a=False,
+                     conjugate_a=False, unit_diagonal=False):
+    """Solve op(a) x = b (left_side) or x op(a) = b for triangular a, where op is
+    the identity, transpose or conjugate transpose (`transpose_a`, `conjugate_a`)."""
+    a, b = _inexact(a), _inexact(b)
+    return bind(triangular_solve_p, a, b, left_side=bool(left_side), lower=bool(lower),
+                transpose_a=bool(transpose_a), conjugate_a=bool(conjugate_a),
+                unit_diagonal=bool(unit_diagonal))
+
+
+def qr(x, *, pivoting=False, full_matrices=True, use_magma=None):
+    """(q, r) of `x` (Householder QR through LAPACK). Column pivoting is not
+    available."""
+    if pivoting:
+        raise NotImplementedInAstjaxError("lax.linalg.qr(pivoting=True) (LAPACK geqp3) is "
+                                          "not implemented")
+    return _qr(_inexact(x), full_matrices=full_matrices)
+
+
+def eigh(x, *, lower=True, symmetrize_input=True, sort_eigenvalues=True,
+         subset_by_index=None, algorithm=None):
+    """(v, w): eigenvectors (columns) and ascending eigenvalues of Hermitian x."""
+    if algorithm is not None and algorithm != EighImplementation.QR:
+        raise ArgumentValueError(f"eigh algorithm {algorithm} is not supported on CPU")
+    return _eigh(_inexact(x), lower=lower, symmetrize_input=symmetrize_input,
+                 sort_eigenvalues=sort_eigenvalues, subset_by_index=subset_by_index)
+
+
+def svd(x, *, full_matrices=True, compute_uv=True, subset_by_index=None, algorithm=None):
+    """(u, s, vh) of x (or s alone with compute_uv=False), s descending."""
+    if algorithm not in (None, SvdAlgorithm.DEFAULT, SvdAlgorithm.DIVIDE_AND_CONQUER,
+                         SvdAlgorithm.QR):
+        raise ArgumentValueError("The SVD Jacobi and Polar algorithms are not implemented "
+                                 "on CPU.")
+    return _svd(_inexact(x), full_matrices=full_matrices, compute_uv=compute_uv,
+                subset_by_index=subset_by_index)
+
+
+def eig(x, *, compute_left_eigenvectors=True, compute_right_eigenvectors=True,
+        use_magma=None, implementation=None):
+    """[w, vl, vr] of general square x (complex), the eigenvector lists as asked."""
+    if implementation is not None and implementation != EigImplementation.LAPACK:
+        raise ArgumentValueError("Only the lapack implementation is supported on CPU.")
+    return _eig(_inexact(x), compute_left_eigenvectors=compute_left_eigenvectors,
+                compute_right_eigenvectors=compute_right_eigenvectors)

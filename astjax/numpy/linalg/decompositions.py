@@ -1,0 +1,370 @@
+"""The factorization-based part of `jnp.linalg`, on `lax.linalg` (LAPACK custom
+calls, as JAX on CPU): `solve`, `inv`, `det`, `slogdet` (LU), `qr`, `eigh`,
+`eigvalsh`, `svd`, `svdvals`, `eig`, `eigvals`, `pinv`, `matrix_rank`, `lstsq`.
+
+Each follows `jax.numpy.linalg`'s definition: the same argument checks (a
+`ValueError` for a wrong shape), the same formulas (2x2 and 3x3 determinants in
+closed form, `slogdet`'s sign from the pivots' parity, `pinv`'s and `lstsq`'s
+cut-offs, `svd(hermitian=True)` through `eigh`) and the same named-tuple results.
+Derivatives come from the primitives' JVP rules.
+"""
+from __future__ import annotations
+
+import collections
+
+import numpy as np
+
+from ... import core, dtypes, lax
+from ...errors import (ArgumentValueError, NotImplementedInAstjaxError, ShapeError,
+                       ShapeValueError)
+from .. import ufuncs as uf
+from ..advanced_indexing import take_along_axis
+from ..contractions import matmul as _matmul
+from ..creation import eye as _eye
+from ..reductions import any as _any, max as _max, sum as _sum, prod as _prod
+from ..shapes import diagonal as _dg
+from ..operands import asarray
+from ..ufuncs import asarray_operand, promote_dtypes_inexact, where
+from ..util import library_jit
+
+__all__ = ["solve", "inv", "det", "slogdet", "qr", "eigh", "eigvalsh", "svd", "svdvals",
+           "eig", "eigvals", "pinv", "matrix_rank", "lstsq", "EighResult", "SlogdetResult",
+           "QRResult", "SVDResult", "EigResult"]
+
+EighResult = collections.namedtuple("EighResult", ["eigenvalues", "eigenvectors"])
+EigResult = collections.namedtuple("EigResult", ["eigenvalues", "eigenvectors"])
+SlogdetResult = collections.namedtuple("SlogdetResult", ["sign", "logabsdet"])
+QRResult = collections.namedtuple("QRResult", ["Q", "R"])
+SVDResult = collections.namedtuple("SVDResult", ["U", "S", "Vh"])
+
+
+def _shape(x):
+    return core.get_aval(x).shape
+
+
+def _dt(x):
+    return core.get_aval(x).dtype
+
+
+def _inexact(name, a):
+    [a] = promote_dtypes_inexact(asarray_operand(a))
+    return a
+
+
+def _square(name, a, what="Argument to {name}() must have shape [..., n, n], got {shape}"):
+    a = _inexact(name, a)
+    s = _shape(a)
+    if len(s) < 2 or s[-1] != s[-2]:
+        raise ShapeValueError(what.format(name=name, shape=s))
+    return a
+
+
+def _mH(x):
+    nd = len(_shape(x))
+    t = lax.transpose(x, tuple(range(nd - 2)) + (nd - 1, nd - 2))
+    return lax.conj(t) if dtypes.issubdtype(_dt(x), np.complexfloating) else t
+
+
+def _diag(a):
+    return _dg(a, 0, -2, -1)
+
+# ------------------------------------------------------------------ LU-based
+
+
+def _lu_solve(lu, perm, b):
+    """x with a x = b, from a's LU (lu, permutation); b of shape batch + (n, k)."""
+    n = _shape(lu)[-1]
+    batch = _shape(lu)[:-2]
+    onehot = uf.equal(lax.broadcast_in_dim(perm, batch + (n, n), tuple(range(len(batch))) +
+                                           (len(batch),)),
+                      lax.broadcasted_iota(np.int32, batch + (n, n), len(batch) + 1))
+    pb = _matmul(lax.convert_element_type(onehot, _dt(lu)), b,
+                 precision=lax.Precision.HIGHEST)
+    y = lax.linalg.triangular_solve(lu, pb, left_side=True, lower=True, unit_diagonal=True)
+    return lax.linalg.triangular_solve(lu, y, left_side=True, lower=False)
+
+
+@library_jit
+def solve(a, b):
+    """x with a @ x = b; b is a vector (..., m) or matrices (..., m, n); leading
+    dimensions broadcast."""
+    a, b = promote_dtypes_inexact(asarray_operand(a), asarray_operand(b))
+    sa, sb = _shape(a), _shape(b)
+    if len(sa) < 2:
+        raise ShapeValueError(f"left hand array must be at least two dimensional; got "
+                              f"a.shape={sa}")
+    if len(sb) > 1 and len(sa) == len(sb) + 1 and sa[-1] == sb[-1] and sa[-1] != sb[-2]:
+        raise ShapeValueError(
+            f"Invalid shapes for solve: {sa}, {sb}. Prior to JAX v0.5.0, this would have "
+            "been treated as a batched 1-dimensional solve. To recover this behavior, use "
+            "solve(a, b[..., None]).squeeze(-1).")
+    if sa[-1] != sa[-2]:
+        raise ShapeValueError(f"inconsistent size for core dimension 'm': {sa[-1]} vs "
+                              f"{sa[-2]} on vectorized function with signature "
+                              "'(m,m),(m,n)->(m,n)'")
+    m = sa[-1]
+    vec = len(sb) == 1
+    sig = "(m,m),(m)->(m)" if vec else "(m,m),(m,n)->(m,n)"
+    if len(sb) < 1 or (sb[-1] if vec else sb[-2]) != m:
+        got = sb[-1] if vec else (sb[-2] if len(sb) > 1 else sb)
+        raise ShapeValueError(f"inconsistent size for core dimension 'm': {got} vs {m} on "
+                              f"vectorized function with signature '{sig}'")
+    if vec:
+        b = lax.reshape(b, (m, 1))
+    batch = uf.broadcast_shapes(sa[:-2], _shape(b)[:-2])
+    a = uf.broadcast_to_shape(a, batch + sa[-2:])
+    b = uf.broadcast_to_shape(b, batch + _shape(b)[-2:])
+    lu, _, perm = lax.linalg.lu(a)
+    x = _lu_solve(lu, perm, b)
+    return lax.reshape(x, batch + (m,)) if vec else x
+
+
+def inv(a):
+    """The inverse of square matrices (through `solve` against the identity)."""
+    a = _square("inv", a, "Argument to inv must have shape [..., n, n], got {shape}.")
+    e = uf.broadcast_to_shape(lax.convert_element_type(_eye(_shape(a)[-1]), _dt(a)), _shape(a))
+    return solve(a, e)
+
+
+def _parity(pivots):
+    """How many rows the pivots actually swapped."""
+    iota = lax.broadcasted_iota(np.int32, _shape(pivots), len(_shape(pivots)) - 1)
+    return _sum(uf.not_equal(pivots, iota), axis=-1, dtype=np.int32)
+
+
+@library_jit
+def _slogdet_lu(a):
+    dt = _dt(a)
+    lu, piv, _ = lax.linalg.lu(a)
+    d = _diag(lu)
+    is_zero = _any(uf.equal(d, 0), axis=-1)
+    parity = _parity(piv)
+    if dtypes.issubdtype(dt, np.complexfloating):
+        sign = _prod(uf.true_divide(d, lax.convert_element_type(uf.abs(d), dt)), axis=-1)
+    else:
+        sign = np.asarray(1, dt)
+        parity = uf.add(parity, _sum(uf.less(d, 0), axis=-1, dtype=np.int32))
+    flip = lax.convert_element_type(uf.subtract(1, uf.multiply(2, uf.remainder(parity, 2))), dt)
+    sign = where(is_zero, np.asarray(0, dt), uf.multiply(sign, flip))
+    logdet = where(is_zero, np.asarray(-np.inf, dt),
+                   lax.convert_element_type(_sum(uf.log(uf.abs(d)), axis=-1), dt))
+    return sign, uf.real(logdet)
+
+
+def _det_small(a):
+    n = _shape(a)[-1]
+
+    def e(i, j):
+        return a[..., i, j]
+    if n == 1:
+        return e(0, 0)
+    if n == 2:
+        return uf.subtract(uf.multiply(e(0, 0), e(1, 1)), uf.multiply(e(0, 1), e(1, 0)))
+    terms = [(1, (0, 0), (1, 1), (2, 2)), (1, (0, 1), (1, 2), (2, 0)), (1, (0, 2), (1, 0), (2, 1)),
+             (-1, (0, 2), (1, 1), (2, 0)), (-1, (0, 0), (1, 2), (2, 1)),
+             (-1, (0, 1), (1, 0), (2, 2))]
+    out = None
+    for sgn, p, q, r in terms:
+        t = uf.multiply(uf.multiply(e(*p), e(*q)), e(*r))
+        out = t if out is None else (uf.add(out, t) if sgn > 0 else uf.subtract(out, t))
+    return out
+
+
+def slogdet(a, *, method=None):
+    """(sign, log|det|) of square matrices, from the LU factorization (closed forms
+    for 1x1 and 2x2, as JAX). `method='qr'` is accepted; it gives the same values."""
+    a = _square("slogdet", a)
+    if method not in (None, "lu", "qr"):
+        raise ArgumentValueError(f"Unknown slogdet method '{method}'. Supported methods are "
+                                 "'lu' (`None`), and 'qr'.")
+    if _shape(a)[-1] in (1, 2):
+        d = _det_small(a)
+        ad = uf.abs(d)
+        if dtypes.issubdtype(_dt(a), np.complexfloating):
+            sign = where(uf.equal(ad, 0), np.asarray(0, _dt(a)),
+                         uf.true_divide(d, lax.convert_element_type(
+                             where(uf.equal(ad, 0), 1, ad), _dt(a))))
+        else:
+            sign = uf.sign(d)
+        return SlogdetResult(sign, uf.log(ad))
+    return SlogdetResult(*_slogdet_lu(a))
+
+
+def det(a):
+    """The determinant of square matrices (closed form up to 3x3, else from LU)."""
+    a = _square("_det", a)
+    if _shape(a)[-1] <= 3 and _shape(a)[-1] >= 2:
+        return _det_small(a)
+    sign, logdet = slogdet(a)
+    return uf.multiply(sign, lax.convert_element_type(uf.exp(logdet), _dt(sign)))
+
+# ------------------------------------------------------------------ QR, eigen, SVD
+
+
+def qr(a, mode="reduced"):
+    """QRResult(Q, R) (mode 'reduced'/'full': k = min(m, n) columns of Q; 'complete':
+    all m) or R alone (mode 'r')."""
+    a = _inexact("qr", a)
+    if len(_shape(a)) < 2:
+        raise ShapeValueError(f"qr requires ndim >= 2, got shape {_shape(a)}")
+    if mode == "raw":
+        raise NotImplementedInAstjaxError("jnp.linalg.qr(mode='raw') (LAPACK geqrf's "
+                                          "Householder vectors) is not implemented")
+    if mode in ("reduced", "r", "full"):
+        full = False
+    elif mode == "complete":
+        full = True
+    else:
+        raise ArgumentValueError(f"Unsupported QR decomposition mode '{mode}'")
+    q, r = lax.linalg.qr(a, full_matrices=full)
+    return r if mode == "r" else QRResult(q, r)
+
+
+def eigh(a, UPLO=None, symmetrize_input=True):  # noqa: N803
+    """EighResult(eigenvalues ascending, eigenvectors in columns) of Hermitian
+    matrices (LAPACK syevd/heevd)."""
+    if UPLO is None or UPLO == "L":
+        lower = True
+    elif UPLO == "U":
+        lower = False
+    else:
+        raise ArgumentValueError(f"UPLO must be one of None, 'L', or 'U', got {UPLO}")
+    a = _inexact("eigh", a)
+    v, w = lax.linalg.eigh(a, lower=lower, symmetrize_input=symmetrize_input)
+    return EighResult(w, v)
+
+
+def eigvalsh(a, UPLO="L", *, symmetrize_input=True):  # noqa: N803
+    """The ascending eigenvalues of Hermitian matrices."""
+    return eigh(a, UPLO, symmetrize_input=symmetrize_input)[0]
+
+
+def svd(a, full_matrices=True, compute_uv=True, hermitian=False, subset_by_index=None):
+    """SVDResult(U, S, Vh) (S descending; LAPACK gesdd), or S alone; `hermitian`
+    goes through `eigh` (S = |eigenvalues| sorted)."""
+    a = _inexact("svd", a)
+    if hermitian:
+        v, w = lax.linalg.eigh(a, subset_by_index=subset_by_index)
+        s = uf.abs(w)
+        if not compute_uv:
+            return lax.rev(lax.sort(s, dimension=len(_shape(s)) - 1), (len(_shape(s)) - 1,))
+        nd = len(_shape(s))
+        idx = lax.broadcasted_iota(np.int32, _shape(s), nd - 1)
+        s, idx, sign = lax.sort((s, idx, uf.sign(w)), dimension=nd - 1, num_keys=1)
+        s, idx, sign = (lax.rev(x, (nd - 1,)) for x in (s, idx, sign))
+        u = take_along_axis(v, lax.expand_dims(idx, (nd - 1,)), axis=-1)
+        vh = _mH(uf.multiply(u, lax.convert_element_type(lax.expand_dims(sign, (nd - 1,)),
+                                                         _dt(u))))
+        return SVDResult(u, s, vh)
+    if compute_uv:
+        u, s, vh = lax.linalg.svd(a, full_matrices=full_matrices, compute_uv=True,
+                                  subset_by_index=subset_by_index)
+        return SVDResult(u, s, vh)
+    return lax.linalg.svd(a, full_matrices=full_matrices, compute_uv=False,
+                          subset_by_index=subset_by_index)
+
+
+def svdvals(x, /):
+    """The singular values, descending."""
+    return svd(x, compute_uv=False)
+
+
+def eig(a):
+    """EigResult(eigenvalues, right eigenvectors) of general square matrices
+    (complex; LAPACK geev). Only the eigenvalues are differentiable, as in JAX."""
+    a = _square("eig", a, "eig requires square matrices (..., n, n), got shape {shape}")
+    w, v = lax.linalg.eig(a, compute_left_eigenvectors=False)
+    return EigResult(w, v)
+
+
+def eigvals(a):
+    """The eigenvalues of general square matrices (complex)."""
+    a = _square("eigvals", a, "eigvals requires square matrices (..., n, n), got shape {shape}")
+    return lax.linalg.eig(a, compute_left_eigenvectors=False,
+                          compute_right_eigenvectors=False)[0]
+
+
+def pinv(a, rtol=None, hermitian=False, *, rcond=None):
+    """The Moore-Penrose pseudo-inverse: singular values at most rtol * s_max are
+    dropped (default rtol = 10 * max(m, n) * eps)."""
+    if rcond is not None:
+        if rtol is not None:
+            raise ArgumentValueError("pinv: only one of rtol and rcond may be specified.")
+        rtol = rcond
+    a = _inexact("pinv", a)
+    m, n = _shape(a)[-2:]
+    a = uf.conjugate(a)
+    if rtol is None:
+        rtol = 10.0 * max(m, n) * float(dtypes.finfo(_dt(a)).eps)
+    u, s, vh = svd(a, full_matrices=False, hermitian=hermitian)
+    nd = len(_shape(s))
+    rt = asarray(rtol)
+    rt = lax.reshape(rt, _shape(rt) + (1,) * (nd - len(_shape(rt))))
+    cutoff = uf.multiply(rt, lax.slice_in_dim(s, 0, 1, axis=nd - 1))
+    s = lax.convert_element_type(where(uf.greater(s, cutoff), s, np.inf), _dt(u))
+    out = _matmul(_mT(vh), uf.true_divide(_mT(u), lax.expand_dims(s, (nd,))),
+                  precision=lax.Precision.HIGHEST)
+    return lax.convert_element_type(out, _dt(a))
+
+
+def _mT(x):
+    nd = len(_shape(x))
+    return lax.transpose(x, tuple(range(nd - 2)) + (nd - 1, nd - 2))
+
+
+def matrix_rank(M, rtol=None, *, hermitian=False, tol=None):  # noqa: N803
+    """The number of singular values above rtol * s_max (default max(m, n) * eps)."""
+    if tol is not None:
+        if rtol is not None:
+            raise ArgumentValueError("matrix_rank: only one of tol or rtol may be specified.")
+        rtol = tol
+    M = _inexact("matrix_rank", M)  # noqa: N806
+    if len(_shape(M)) < 2:
+        return lax.convert_element_type(_any(uf.not_equal(M, 0)), np.int32)
+    s = svd(M, full_matrices=False, compute_uv=False, hermitian=hermitian)
+    if rtol is None:
+        rtol = uf.multiply(_max(s, axis=-1), float(max(_shape(M)[-2:])) *
+                           float(dtypes.finfo(_dt(s)).eps))
+    rtol = asarray(rtol)
+    rtol = lax.expand_dims(rtol, (len(_shape(rtol)),))
+    return _sum(uf.greater(s, rtol), axis=-1)
+
+
+def lstsq(a, b, rcond=None, *, numpy_resid=False):
+    """(x, residuals, rank, s) of the least-squares problem a x = b (2-D a), by SVD."""
+    a, b = promote_dtypes_inexact(asarray_operand(a), asarray_operand(b))
+    sa, sb = _shape(a), _shape(b)
+    if sa[0] != sb[0]:
+        raise ShapeValueError("Leading dimensions of input arrays must match")
+    vec = len(sb) == 1
+    if vec:
+        b = lax.reshape(b, sb + (1,))
+    if len(sa) != 2:
+        raise ShapeError(f"{len(sa)}-dimensional array given. Array must be two-dimensional")
+    if len(_shape(b)) != 2:
+        raise ShapeError(f"{len(sb)}-dimensional array given. Array must be one or "
+                         "two-dimensional")
+    m, n = sa
+    dt = _dt(a)
+    eps = float(dtypes.finfo(dt).eps)
+    if rcond is None:
+        rcond = eps * max(n, m)
+    else:
+        rcond = where(uf.less(rcond, 0), eps, rcond)
+    u, s, vt = svd(a, full_matrices=False)
+    rdt = _dt(s)
+    mask = uf.logical_and(uf.greater(s, 0), uf.greater_equal(
+        s, uf.multiply(lax.convert_element_type(asarray(rcond), rdt), s[0])))
+    rank = _sum(mask)
+    safe = lax.convert_element_type(where(mask, s, 1), dt)
+    s_inv = lax.expand_dims(where(mask, uf.true_divide(1, safe), np.asarray(0, dt)), (1,))
+    uTb = _matmul(_mH(u), b, precision=lax.Precision.HIGHEST)  # noqa: N806
+    x = _matmul(_mH(vt), uf.multiply(s_inv, uTb), precision=lax.Precision.HIGHEST)
+    r = uf.subtract(b, _matmul(a, x, precision=lax.Precision.HIGHEST))
+    resid = _sum(uf.real(uf.multiply(r, uf.conjugate(r))), axis=0)
+    if numpy_resid and m <= n:  # NumPy returns no residuals here
+        resid = asarray(np.zeros((0,), _dt(resid)))
+    if vec:
+        x = lax.reshape(x, (n,))
+    return x, resid, rank, s
+

@@ -1,0 +1,671 @@
+"""Matrix factorizations on LAPACK (`lax.linalg`): `lu`, `qr`, `eigh`, `svd`, `eig`,
+`schur`.
+
+Each primitive takes a batch of matrices (leading dimensions are batch), lowers to
+jaxlib's LAPACK kernels (primitives/lapack.py: getrf, geqrf + orgqr, syevd/heevd,
+gesdd, geev, gees) as JAX does on CPU, with JAX's post-processing (0-based pivots and the
+permutation, triangular R, NaN where LAPACK reports a failure), and has a NumPy
+reference, JAX's JVP rule and a batch rule (the batch axis to the front: the
+kernels loop over leading dimensions). Outputs come in JAX's order:
+
+- `lu(a)` -> (lu, pivots, permutation); `qr(a, full_matrices)` -> (q, r);
+- `eigh(a, lower, sort_eigenvalues)` -> (v, w) (eigenvectors in columns, ascending
+  eigenvalues); `svd(a, full_matrices, compute_uv)` -> (s, u, vt) or (s,) (the
+  `lax.linalg.svd` wrapper returns (u, s, vt) as JAX's does);
+- `eig(a, compute_left_eigenvectors, compute_right_eigenvectors)` -> (w, [vl], [vr]);
+- `schur(a, compute_schur_vectors)` -> (t, [z]) (no derivative, as in JAX).
+
+The JVP rules are written with the `lax` wrappers of earlier families (`_mm`,
+`_H`, ... below) and staged wherever the pass runs.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import core, dtypes
+from ..core import ShapedArray, bind
+from ..errors import DifferentiationError, NotImplementedInAstjaxError, ShapeError
+from . import lapack
+from .base import INEXACT, check_dtype, deffront, is_zero, lax_ops, mark_unsupported, register
+from .base import tangent_aval as _aval
+from .linalg import triangular_solve_p
+from .while_loop import fori_loop
+
+__all__ = ["lu_p", "qr_p", "eigh_p", "svd_p", "eig_p", "schur_p", "lu", "qr", "eigh", "svd",
+           "eig", "schur", "lu_pivots_to_permutation"]
+
+# ---- helpers shared by the JVP rules (lax wrappers on possibly batched matrices) -----
+
+
+def _nd(x):
+    return _aval(x).ndim
+
+
+def _mm(a, b):
+    """a @ b over the trailing two dimensions, leading dimensions batch."""
+    L = lax_ops()
+    nb = _nd(a) - 2
+    batch = tuple(range(nb))
+    return L.dot_general(a, b, (((nb + 1,), (nb,)), (batch, batch)),
+                         precision=L.Precision.HIGHEST)
+
+
+def _T(x):
+    n = _nd(x)
+    return lax_ops().transpose(x, tuple(range(n - 2)) + (n - 1, n - 2))
+
+
+def _is_complex(x):
+    return dtypes.issubdtype(_aval(x).dtype, np.complexfloating)
+
+
+def _H(x):
+    t = _T(x)
+    return lax_ops().conj(t) if _is_complex(x) else t
+
+
+def _const(x, value, shape=None):
+    """A constant of x's dtype broadcast to `shape` (x's shape by default); `value`
+    may be an array of trailing dimensions."""
+    a = _aval(x)
+    shape = a.shape if shape is None else tuple(shape)
+    v = np.asarray(value, a.dtype)
+    return lax_ops().broadcast_in_dim(v, shape, tuple(range(len(shape) - v.ndim, len(shape))))
+
+
+def _tri(x, lower, k=0):
+    """The lower (j <= i + k) or upper (j >= i + k) triangle of x's matrices."""
+    m, n = _aval(x).shape[-2:]
+    mask = np.tri(m, n, k, dtype=bool) if lower else ~np.tri(m, n, k - 1, dtype=bool)
+    L = lax_ops()
+    return L.select(L.broadcast_in_dim(mask, _aval(x).shape, (_nd(x) - 2, _nd(x) - 1)), x,
+                    _const(x, 0))
+
+
+def _eye(x, n=None):
+    n = _aval(x).shape[-1] if n is None else n
+    return _const(x, np.eye(n), _aval(x).shape[:-2] + (n, n))
+
+
+def _diag(x):
+    """The diagonal of square matrices x: (..., n)."""
+    L = lax_ops()
+    return L.reduce_sum(L.mul(x, _eye(x)), (_nd(x) - 1,))
+
+
+def _as_row(w, shape):
+    """w (..., n) as w[..., None, :] broadcast to `shape` (..., m, n)."""
+    nd = len(shape)
+    return lax_ops().broadcast_in_dim(w, shape, tuple(range(nd - 2)) + (nd - 1,))
+
+
+def _as_col(w, shape):
+    """w (..., m) as w[..., :, None] broadcast to `shape` (..., m, n)."""
+    nd = len(shape)
+    return lax_ops().broadcast_in_dim(w, shape, tuple(range(nd - 2)) + (nd - 2,))
+
+
+def _cast(x, dtype):
+    return lax_ops().convert_element_type(x, dtype) if _aval(x).dtype != dtype else x
+
+
+def _slice(x, rows=None, cols=None, row0=0, col0=0):
+    a = _aval(x)
+    m, n = a.shape[-2:]
+    rows = m if rows is None else rows
+    cols = n if cols is None else cols
+    return lax_ops().slice(x, (0,) * (a.ndim - 2) + (row0, col0),
+                           a.shape[:-2] + (row0 + rows, col0 + cols))
+
+
+def _permute_rows(x, perm):
+    """x[..., perm, :] with perm (..., m) int32: a one-hot matrix product."""
+    L = lax_ops()
+    m = _aval(x).shape[-2]
+    shape = _aval(perm).shape + (m,)
+    iota = L.broadcasted_iota(np.int32, shape, len(shape) - 1)
+    onehot = L.eq(L.broadcast_in_dim(perm, shape, tuple(range(len(shape) - 1))), iota)
+    return _mm(_cast(onehot, _aval(x).dtype), x)
+
+
+def _ts(a, b, **kw):
+    params = dict(left_side=False, lower=False, transpose_a=False, conjugate_a=False,
+                  unit_diagonal=False)
+    params.update(kw)
+    return bind(triangular_solve_p, a, b, **params)
+
+
+def _lu_solve(a, b):
+    """a^-1 b for square a (through lu_p)."""
+    lu_, _, perm = bind(lu_p, a)
+    y = _ts(lu_, _permute_rows(b, perm), left_side=True, lower=True, unit_diagonal=True)
+    return _ts(lu_, y, left_side=True, lower=False)
+
+# ---- lu_pivots_to_permutation ----------------------------------------------------------
+
+
+def lu_pivots_to_permutation(pivots, permutation_size):
+    """`lax.linalg.lu_pivots_to_permutation`: the row permutation (..., m) that the
+    row swaps `pivots` (..., k), applied in order (i <-> pivots[i]), make of iota."""
+    L = lax_ops()
+    pa = _aval(pivots)
+    k, m = pa.shape[-1], int(permutation_size)
+    if k > m:
+        raise ShapeError(f"lu_pivots_to_permutation: {k} pivots for a permutation of size {m}")
+    shape = pa.shape[:-1] + (m,)
+    nb = len(shape) - 1
+    batch = tuple(range(nb))
+    iota = L.broadcasted_iota(np.int32, shape, nb)
+    swaps = _cast(pivots, np.dtype(np.int32))
+    if m > k:
+        swaps = L.pad(swaps, np.int32(0), [(0, 0, 0)] * nb + [(0, m - k, 0)])
+
+    def pick(v, onehot):
+        return L.reduce_sum(L.select(onehot, v, L.full_like(v, 0)), (nb,))
+
+    def body(i, perm):
+        at_i = L.eq(iota, L.broadcast_in_dim(L.convert_element_type(i, np.int32), shape, ()))
+        at_j = L.eq(iota, L.broadcast_in_dim(pick(swaps, at_i), shape, batch))
+        pi, pj = pick(perm, at_i), pick(perm, at_j)
+        perm = L.select(at_j, L.broadcast_in_dim(pi, shape, batch), perm)
+        return L.select(at_i, L.broadcast_in_dim(pj, shape, batch), perm)
+    return fori_loop(0, k, core.RawFunction(body), iota) if k else iota
+
+# ---- lu ------------------------------------------------------------------------------
+lu_p = core.new_primitive("lu", multiple_results=True)
+
+
+def _lu_ae(a):
+    check_dtype("lu", INEXACT, a)
+    if a.ndim < 2:
+        raise ShapeError(f"lu needs matrices (..., m, n), got shape {a.shape}")
+    m, n = a.shape[-2:]
+    b = a.shape[:-2]
+    return [ShapedArray(a.shape, a.dtype), ShapedArray(b + (min(m, n),), np.dtype(np.int32)),
+            ShapedArray(b + (m,), np.dtype(np.int32))]
+
+
+def _lu_impl(a):
+    a = np.array(a)
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    flat = a.reshape((-1, m, n))
+    piv = np.zeros((flat.shape[0], k), np.int32)
+    perm = np.tile(np.arange(m, dtype=np.int32), (flat.shape[0], 1))
+    for b, x in enumerate(flat):
+        for j in range(k):
+            p = j + int(np.argmax(np.abs(x[j:, j])))
+            piv[b, j] = p
+            x[[j, p]] = x[[p, j]]
+            perm[b, [j, p]] = perm[b, [p, j]]
+            if x[j, j] != 0:
+                x[j + 1:, j] /= x[j, j]
+            x[j + 1:, j + 1:] -= np.outer(x[j + 1:, j], x[j, j + 1:])
+    return [flat.reshape(a.shape), piv.reshape(a.shape[:-2] + (k,)),
+            perm.reshape(a.shape[:-2] + (m,))]
+
+
+def _lu_lowering(ctx, a):
+    aval = ctx.avals_in[0]
+    lu_aval, piv_aval, perm_aval = ctx.avals_out
+    info = lapack.info_aval(aval)
+    out, piv, status = lapack.lapack_call(ctx, "getrf", [a], [aval], [lu_aval, piv_aval, info])
+    piv = ctx.op1("stablehlo.subtract", [piv, lapack.const_like(ctx, 1, piv_aval)], piv_aval)
+    ok = lapack.info_ok(ctx, status, info, "GE")
+    out = lapack.nan_unless(ctx, ok, info, out, lu_aval)
+    m = aval.shape[-2]
+    closed = core.stage(lambda p: [lu_pivots_to_permutation(p, m)], [piv_aval])
+    consts = [ctx.constant(np.asarray(c), core.get_aval(c)) for c in closed.consts]
+    perm, = ctx.lower_jaxpr(closed.jaxpr, consts, [piv])
+    return [out, piv, perm]
+
+
+def _lu_jvp(primals, tangents):
+    a, = primals
+    da, = tangents
+    lu_, piv, perm = bind(lu_p, a)
+    zi = [core.Zero(_aval(piv)), core.Zero(_aval(perm))]
+    if is_zero(da):
+        return [lu_, piv, perm], [core.Zero(_aval(lu_))] + zi
+    L = lax_ops()
+    m, n = _aval(a).shape[-2:]
+    k = min(m, n)
+    nb = _nd(a) - 2
+    zero = np.zeros((), _aval(a).dtype)
+    l = _tri(_slice(lu_, cols=k), True, -1)
+    l = L.pad(l, zero, [(0, 0, 0)] * (nb + 1) + [(0, m - k, 0)])
+    l = L.add(l, _eye(lu_, m))
+    u = L.pad(_tri(_slice(lu_, rows=k), False), zero, [(0, 0, 0)] * nb + [(0, n - k, 0),
+                                                                          (0, 0, 0)])
+    if n > k:
+        u = L.add(u, _const(u, np.pad(np.eye(n - k), ((k, 0), (k, 0)))))
+    la = _ts(l, _permute_rows(da, perm), left_side=True, lower=True, unit_diagonal=True)
+    lau = _ts(u, la, left_side=False, lower=False)
+    dlu = L.add(_mm(l, _tri(lau, True, -1)), _mm(_tri(lau, False), u))
+    return [lu_, piv, perm], [dlu] + zi
+
+
+register(lu_p, impl=_lu_impl, abstract_eval=_lu_ae, lowering=_lu_lowering, jvp=_lu_jvp)
+deffront(lu_p)
+
+
+def lu(a):
+    """`lax.linalg.lu`: LU with partial pivoting, (lu, pivots, permutation) with
+    a[..., permutation, :] == L @ U (L unit lower triangle of lu, U its upper)."""
+    return tuple(bind(lu_p, a))
+
+# ---- qr ------------------------------------------------------------------------------
+qr_p = core.new_primitive("qr", multiple_results=True)
+
+
+def _qr_ae(a, *, full_matrices):
+    check_dtype("qr", INEXACT, a)
+    if a.ndim < 2:
+        raise ShapeError(f"qr needs matrices (..., m, n), got shape {a.shape}")
+    m, n = a.shape[-2:]
+    k = m if full_matrices else min(m, n)
+    b = a.shape[:-2]
+    return [ShapedArray(b + (m, k), a.dtype), ShapedArray(b + (k, n), a.dtype)]
+
+
+def _qr_impl(a, *, full_matrices):
+    q, r = np.linalg.qr(np.asarray(a), mode="complete" if full_matrices else "reduced")
+    return [q.astype(a.dtype), r.astype(a.dtype)]
+
+
+def _qr_lowering(ctx, a, *, full_matrices):
+    aval = ctx.avals_in[0]
+    q_aval, r_aval = ctx.avals_out
+    m, n = aval.shape[-2:]
+    k = min(m, n)
+    if m == 0 or n == 0:
+        eye = np.broadcast_to(np.eye(m, q_aval.shape[-1], dtype=aval.dtype), q_aval.shape)
+        return [ctx.constant(eye, q_aval), lapack.const_like(ctx, 0, r_aval)]
+    tau_aval = ShapedArray(aval.shape[:-2] + (k,), aval.dtype)
+    r, taus = lapack.lapack_call(ctx, "geqrf", [a], [aval], [aval, tau_aval])
+    if m < n:
+        h, h_aval = lapack.slice_minor(ctx, r, aval, m, m)
+    elif full_matrices:
+        h, h_aval = lapack.pad_minor(ctx, r, aval, m, m)
+    else:
+        h, h_aval = r, aval
+    routine = "ungqr" if dtypes.issubdtype(aval.dtype, np.complexfloating) else "orgqr"
+    q, = lapack.lapack_call(ctx, routine, [h, taus], [h_aval, tau_aval], [h_aval])
+    r, r_sl = lapack.slice_minor(ctx, r, aval, r_aval.shape[-2], n)
+    return [q, lapack.triangle(ctx, r, r_sl, lower=False)]
+
+
+def _thin_qr_jvp(q, r, dx):
+    L = lax_ops()
+    dx_rinv = _ts(r, dx)
+    qt = _mm(_H(q), dx_rinv)
+    low = _tri(qt, True, -1)
+    do = L.sub(low, _H(low))
+    if _is_complex(qt):
+        do = L.add(do, L.mul(_eye(qt), L.sub(qt, _cast(L.real(qt), _aval(qt).dtype))))
+    dq = L.add(_mm(q, L.sub(do, qt)), dx_rinv)
+    dr = _mm(L.sub(qt, do), r)
+    return dq, dr
+
+
+def _qr_jvp(primals, tangents, *, full_matrices):
+    x, = primals
+    dx, = tangents
+    q, r = bind(qr_p, x, full_matrices=full_matrices)
+    if is_zero(dx):
+        return [q, r], [core.Zero(_aval(q)), core.Zero(_aval(r))]
+    L = lax_ops()
+    m, n = _aval(x).shape[-2:]
+    nd = _nd(x)
+    if m < n:
+        dq, dr1 = _thin_qr_jvp(q, _slice(r, cols=m), _slice(dx, cols=m))
+        dr2 = L.add(_mm(_H(dq), _slice(x, cols=n - m, col0=m)),
+                    _mm(_H(q), _slice(dx, cols=n - m, col0=m)))
+        return [q, r], [dq, L.concatenate([dr1, dr2], nd - 1)]
+    q_mn = _slice(q, cols=n) if full_matrices else q
+    r_nn = _slice(r, rows=n) if full_matrices else r
+    dq_mn, dr_nn = _thin_qr_jvp(q_mn, r_nn, dx)
+    if not full_matrices or m == n:
+        return [q, r], [dq_mn, dr_nn]
+    # the trailing m - n columns of Q: any completion works; JAX's (through an LU solve)
+    q_nn, q_pn = _slice(q_mn, rows=n), _slice(q_mn, rows=m - n, row0=n)
+    q_mp = _slice(q, cols=m - n, col0=n)
+    dq_nn, dq_pn = _slice(dq_mn, rows=n), _slice(dq_mn, rows=m - n, row0=n)
+    z_pn_h = _lu_solve(_H(L.sub(q_nn, _eye(q_nn))), _H(q_pn))
+    z_pn = _H(z_pn_h)
+    dq_mp = L.sub(_mm(dq_mn, z_pn_h), _mm(L.add(q_mn, _mm(q_mp, z_pn)),
+                                          _H(L.sub(dq_pn, _mm(z_pn, dq_nn)))))
+    zeros = _const(dr_nn, 0, _aval(dr_nn).shape[:-2] + (m - n, n))
+    return [q, r], [L.concatenate([dq_mn, dq_mp], nd - 1),
+                    L.concatenate([dr_nn, zeros], nd - 2)]
+
+
+register(qr_p, impl=_qr_impl, abstract_eval=_qr_ae, lowering=_qr_lowering, jvp=_qr_jvp)
+deffront(qr_p)
+
+
+def qr(x, *, full_matrices=True):
+    """`lax.linalg.qr`: (q, r) with q's columns orthonormal and r upper triangular
+    (LAPACK's Householder QR: geqrf + orgqr)."""
+    return tuple(bind(qr_p, x, full_matrices=bool(full_matrices)))
+
+# ---- eigh ----------------------------------------------------------------------------
+eigh_p = core.new_primitive("eigh", multiple_results=True)
+
+
+def _real_dtype(dt):
+    return np.dtype(np.finfo(np.dtype(dt)).dtype)
+
+
+def _eigh_ae(a, *, lower, sort_eigenvalues):
+    check_dtype("eigh", INEXACT, a)
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        raise ShapeError(f"eigh needs square matrices (..., n, n), got shape {a.shape}")
+    return [ShapedArray(a.shape, a.dtype), ShapedArray(a.shape[:-1], _real_dtype(a.dtype))]
+
+
+def _eigh_impl(a, *, lower, sort_eigenvalues):
+    w, v = np.linalg.eigh(np.asarray(a), UPLO="L" if lower else "U")
+    return [v.astype(a.dtype), w.astype(_real_dtype(a.dtype))]
+
+
+def _eigh_lowering(ctx, a, *, lower, sort_eigenvalues):
+    aval = ctx.avals_in[0]
+    v_aval, w_aval = ctx.avals_out
+    info = lapack.info_aval(aval)
+    routine = "heevd" if dtypes.issubdtype(aval.dtype, np.complexfloating) else "syevd"
+    v, w, status = lapack.lapack_call(ctx, routine, [a], [aval], [v_aval, w_aval, info],
+                                      mode="V", uplo="L" if lower else "U")
+    ok = lapack.info_ok(ctx, status, info)
+    return [lapack.nan_unless(ctx, ok, info, v, v_aval),
+            lapack.nan_unless(ctx, ok, info, w, w_aval)]
+
+
+def _symmetrize(a):
+    L = lax_ops()
+    return L.div(L.add(a, _H(a)), _const(a, 2.0, ()))
+
+
+def _eigh_jvp(primals, tangents, *, lower, sort_eigenvalues):
+    a, = primals
+    da, = tangents
+    v, w = bind(eigh_p, _symmetrize(a), lower=lower, sort_eigenvalues=sort_eigenvalues)
+    if is_zero(da):
+        return [v, w], [core.Zero(_aval(v)), core.Zero(_aval(w))]
+    L = lax_ops()
+    shape = _aval(a).shape
+    wc = _cast(w, _aval(a).dtype)
+    eye = _eye(a)
+    f = L.sub(L.div(_const(a, 1.0), L.add(eye, L.sub(_as_row(wc, shape), _as_col(wc, shape)))),
+              eye)
+    vav = _mm(_mm(_H(v), da), v)
+    dv = _mm(v, L.mul(f, vav))
+    dw = _diag(L.real(vav) if _is_complex(vav) else vav)
+    return [v, w], [dv, dw]
+
+
+register(eigh_p, impl=_eigh_impl, abstract_eval=_eigh_ae, lowering=_eigh_lowering,
+         jvp=_eigh_jvp)
+deffront(eigh_p)
+
+
+def eigh(x, *, lower=True, symmetrize_input=True, sort_eigenvalues=True,
+         subset_by_index=None):
+    """`lax.linalg.eigh`: (v, w) of Hermitian matrices, v's columns the eigenvectors
+    of the ascending eigenvalues w (LAPACK syevd/heevd). `symmetrize_input`
+    replaces x by (x + x^H) / 2 first; otherwise only the `lower` (or upper)
+    triangle is read."""
+    n = _aval(x).shape[-1]
+    if subset_by_index is not None and tuple(subset_by_index) != (0, n):
+        raise NotImplementedInAstjaxError("subset_by_index is not supported on CPU")
+    if symmetrize_input:
+        x = _symmetrize(x)
+    v, w = bind(eigh_p, x, lower=bool(lower), sort_eigenvalues=bool(sort_eigenvalues))
+    return v, w
+
+# ---- svd -----------------------------------------------------------------------------
+svd_p = core.new_primitive("svd", multiple_results=True)
+
+
+def _svd_shapes(shape, full_matrices):
+    m, n = shape[-2:]
+    k = min(m, n)
+    b = tuple(shape[:-2])
+    return b + (k,), b + (m, m if full_matrices else k), b + (n if full_matrices else k, n)
+
+
+def _svd_ae(a, *, full_matrices, compute_uv):
+    check_dtype("svd", INEXACT, a)
+    if a.ndim < 2:
+        raise ShapeError(f"svd needs matrices (..., m, n), got shape {a.shape}")
+    s, u, vt = _svd_shapes(a.shape, full_matrices)
+    out = [ShapedArray(s, _real_dtype(a.dtype))]
+    return out + ([ShapedArray(u, a.dtype), ShapedArray(vt, a.dtype)] if compute_uv else [])
+
+
+def _svd_impl(a, *, full_matrices, compute_uv):
+    a = np.asarray(a)
+    if not compute_uv:
+        return [np.linalg.svd(a, compute_uv=False).astype(_real_dtype(a.dtype))]
+    u, s, vt = np.linalg.svd(a, full_matrices=full_matrices)
+    return [s.astype(_real_dtype(a.dtype)), u.astype(a.dtype), vt.astype(a.dtype)]
+
+
+def _svd_lowering(ctx, a, *, full_matrices, compute_uv):
+    aval = ctx.avals_in[0]
+    m, n = aval.shape[-2:]
+    s_shape, u_shape, vt_shape = _svd_shapes(aval.shape, full_matrices or not compute_uv)
+    s_aval = ctx.avals_out[0]
+    if m == 0 or n == 0:
+        outs = [lapack.const_like(ctx, 0, s_aval)]
+        for av in ctx.avals_out[1:]:
+            eye = np.broadcast_to(np.eye(*av.shape[-2:], dtype=av.dtype), av.shape)
+            outs.append(ctx.constant(eye, av))
+        return outs
+    info = lapack.info_aval(aval)
+    u_aval, vt_aval = aval.update(shape=u_shape), aval.update(shape=vt_shape)
+    mode = ("A" if full_matrices else "S") if compute_uv else "N"
+    _, s, u, vt, status = lapack.lapack_call(ctx, "gesdd", [a], [aval],
+                                             [aval, s_aval, u_aval, vt_aval, info], mode=mode)
+    ok = lapack.info_ok(ctx, status, info)
+    outs = [lapack.nan_unless(ctx, ok, info, s, s_aval)]
+    if compute_uv:
+        outs += [lapack.nan_unless(ctx, ok, info, u, u_aval),
+                 lapack.nan_unless(ctx, ok, info, vt, vt_aval)]
+    return outs
+
+
+def _svd_jvp(primals, tangents, *, full_matrices, compute_uv):
+    A, = primals
+    dA, = tangents
+    m, n = _aval(A).shape[-2:]
+    if compute_uv and full_matrices and m != n:
+        raise DifferentiationError(
+            "Singular value decomposition JVP not implemented for full matrices")
+    s, U, Vt = bind(svd_p, A, full_matrices=False, compute_uv=True)
+    outs = [s, U, Vt] if compute_uv else [s]
+    if is_zero(dA):
+        return outs, [core.Zero(_aval(o)) for o in outs]
+    L = lax_ops()
+    dt = _aval(A).dtype
+    Ut, V = _H(U), _H(Vt)
+    dS = _mm(_mm(Ut, dA), V)
+    ds = _diag(L.real(dS) if _is_complex(dS) else dS)
+    if not compute_uv:
+        return outs, [ds]
+    k = _aval(s).shape[-1]
+    sq = _aval(s).shape[:-1] + (k, k)
+    row, col = _as_row(s, sq), _as_col(s, sq)
+    s_diffs = L.mul(L.add(row, col), L.sub(row, col))
+    eye = _eye(row)
+    F = L.sub(L.div(_const(row, 1.0), L.add(s_diffs, eye)), eye)
+    Fc, rowc, colc = _cast(F, dt), _cast(row, dt), _cast(col, dt)
+    dSS, SdS = L.mul(rowc, dS), L.mul(colc, dS)
+    s_zeros = _cast(L.eq(s, _const(s, 0.0)), _aval(s).dtype)
+    s_inv = L.sub(L.div(_const(s, 1.0), L.add(s, s_zeros)), s_zeros)
+    s_inv_mat = L.mul(_as_row(_cast(s_inv, dt), sq), _cast(eye, dt))
+    dUdV_diag = L.mul(L.mul(L.sub(dS, _H(dS)), _const(dS, 0.5, ())), s_inv_mat)
+    dU = _mm(U, L.add(L.mul(Fc, L.add(dSS, _H(dSS))), dUdV_diag))
+    dV = _mm(V, L.mul(Fc, L.add(SdS, _H(SdS))))
+    if m > n:
+        dAV = _mm(dA, V)
+        dU = L.add(dU, L.div(L.sub(dAV, _mm(U, _mm(Ut, dAV))),
+                             _as_row(_cast(s, dt), _aval(dAV).shape)))
+    if n > m:
+        dAHU = _mm(_H(dA), U)
+        dV = L.add(dV, L.div(L.sub(dAHU, _mm(V, _mm(Vt, dAHU))),
+                             _as_row(_cast(s, dt), _aval(dAHU).shape)))
+    return outs, [ds, dU, _H(dV)]
+
+
+register(svd_p, impl=_svd_impl, abstract_eval=_svd_ae, lowering=_svd_lowering,
+         jvp=_svd_jvp)
+deffront(svd_p)
+
+
+def svd(x, *, full_matrices=True, compute_uv=True, subset_by_index=None, algorithm=None):
+    """`lax.linalg.svd`: (u, s, vt) with x = u @ diag(s) @ vt and s descending
+    (LAPACK gesdd); `compute_uv=False` returns s alone."""
+    k = min(_aval(x).shape[-2:])
+    if subset_by_index is not None and tuple(subset_by_index) != (0, k):
+        raise NotImplementedInAstjaxError("subset_by_index is not supported on CPU")
+    outs = bind(svd_p, x, full_matrices=bool(full_matrices), compute_uv=bool(compute_uv))
+    return (outs[1], outs[0], outs[2]) if compute_uv else outs[0]
+
+# ---- eig -----------------------------------------------------------------------------
+eig_p = core.new_primitive("eig", multiple_results=True)
+
+
+def _complex_dtype(dt):
+    return np.dtype(np.complex128) if np.dtype(dt) in (np.float64, np.complex128) \
+        else np.dtype(np.complex64)
+
+
+def _eig_ae(a, *, compute_left_eigenvectors, compute_right_eigenvectors):
+    check_dtype("eig", INEXACT, a)
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        raise ShapeError(f"eig needs square matrices (..., n, n), got shape {a.shape}")
+    c = _complex_dtype(a.dtype)
+    out = [ShapedArray(a.shape[:-1], c)]
+    out += [ShapedArray(a.shape, c)] * (int(compute_left_eigenvectors) +
+                                        int(compute_right_eigenvectors))
+    return out
+
+
+def _eig_impl(a, *, compute_left_eigenvectors, compute_right_eigenvectors):
+    a = np.asarray(a)
+    c = _complex_dtype(a.dtype)
+    w, vr = np.linalg.eig(a)
+    out = [w.astype(c)]
+    if compute_left_eigenvectors:
+        wl, vl = np.linalg.eig(np.conj(np.swapaxes(a, -1, -2)))
+        # pair each left vector with its eigenvalue (conjugates of a^H's)
+        order = [np.argmin(np.abs(np.conj(wl[..., None, :]) - w[..., :, None]), -1)]
+        vl = np.take_along_axis(vl, order[0][..., None, :], -1)
+        out.append(vl.astype(c))
+    if compute_right_eigenvectors:
+        out.append(vr.astype(c))
+    return out
+
+
+def _eig_lowering(ctx, a, *, compute_left_eigenvectors, compute_right_eigenvectors):
+    aval = ctx.avals_in[0]
+    c = _complex_dtype(aval.dtype)
+    real = not dtypes.issubdtype(aval.dtype, np.complexfloating)
+    info = lapack.info_aval(aval)
+    w_aval = ShapedArray(aval.shape[:-1], aval.dtype)
+    v_aval = ShapedArray(aval.shape, c)
+    outs = [w_aval, w_aval] if real else [w_aval]
+    res = lapack.lapack_call(ctx, "geev", [a], [aval], outs + [v_aval, v_aval, info],
+                             compute_left="V" if compute_left_eigenvectors else "N",
+                             compute_right="V" if compute_right_eigenvectors else "N")
+    *w, vl, vr, status = res
+    wc_aval = ShapedArray(aval.shape[:-1], c)
+    w = ctx.op1("stablehlo.complex", w, wc_aval) if real else w[0]
+    ok = lapack.info_ok(ctx, status, info)
+    out = [lapack.nan_unless(ctx, ok, info, w, wc_aval)]
+    if compute_left_eigenvectors:
+        out.append(lapack.nan_unless(ctx, ok, info, vl, v_aval))
+    if compute_right_eigenvectors:
+        out.append(lapack.nan_unless(ctx, ok, info, vr, v_aval))
+    return out
+
+
+def _eig_jvp(primals, tangents, *, compute_left_eigenvectors, compute_right_eigenvectors):
+    a, = primals
+    da, = tangents
+    if compute_left_eigenvectors or compute_right_eigenvectors:
+        raise DifferentiationError(
+            "The derivatives of eigenvectors are not implemented, only eigenvalues. "
+            "See https://github.com/jax-ml/jax/issues/2748 for discussion.")
+    w, vr = bind(eig_p, a, compute_left_eigenvectors=False, compute_right_eigenvectors=True)
+    if is_zero(da):
+        return [w], [core.Zero(_aval(w))]
+    # dw = diag(vr^-1 da vr)
+    dac = _cast(da, _aval(vr).dtype)
+    return [w], [_diag(_lu_solve(vr, _mm(dac, vr)))]
+
+
+register(eig_p, impl=_eig_impl, abstract_eval=_eig_ae, lowering=_eig_lowering, jvp=_eig_jvp)
+deffront(eig_p)
+
+
+def eig(x, *, compute_left_eigenvectors=True, compute_right_eigenvectors=True,
+        use_magma=None, implementation=None):
+    """`lax.linalg.eig`: eigenvalues w (complex) of general square matrices and,
+    as asked, the left and right eigenvectors (LAPACK geev), as [w, vl, vr]."""
+    return list(bind(eig_p, x, compute_left_eigenvectors=bool(compute_left_eigenvectors),
+                     compute_right_eigenvectors=bool(compute_right_eigenvectors)))
+
+# ---- schur ---------------------------------------------------------------------------
+schur_p = core.new_primitive("schur", multiple_results=True)
+
+
+def _schur_ae(a, *, compute_schur_vectors):
+    check_dtype("schur", INEXACT, a)
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        raise ShapeError(f"schur needs square matrices (..., n, n), got shape {a.shape}")
+    return [ShapedArray(a.shape, a.dtype)] * (2 if compute_schur_vectors else 1)
+
+
+def _schur_impl(a, *, compute_schur_vectors):
+    try:  # NumPy has no Schur decomposition: the reference is SciPy's, when installed
+        import scipy.linalg as sla
+    except ImportError:
+        raise NotImplementedInAstjaxError("the reference of schur needs scipy") from None
+    a = np.asarray(a)
+    flat = a.reshape((-1,) + a.shape[-2:])
+    out = [sla.schur(x, output="complex" if np.iscomplexobj(x) else "real") for x in flat]
+    t = np.stack([o[0] for o in out]).reshape(a.shape).astype(a.dtype)
+    z = np.stack([o[1] for o in out]).reshape(a.shape).astype(a.dtype)
+    return [t, z] if compute_schur_vectors else [t]
+
+
+def _schur_lowering(ctx, a, *, compute_schur_vectors):
+    aval = ctx.avals_in[0]
+    info = lapack.info_aval(aval)
+    w_aval = ShapedArray(aval.shape[:-1], aval.dtype)
+    real = not dtypes.issubdtype(aval.dtype, np.complexfloating)
+    eigs = [w_aval, w_aval] if real else [w_aval]
+    res = lapack.lapack_call(ctx, "gees", [a], [aval], [aval, aval] + eigs + [info, info],
+                             mode="V" if compute_schur_vectors else "N", sort="N")
+    t, z, status = res[0], res[1], res[-1]
+    ok = lapack.info_ok(ctx, status, info)
+    out = [lapack.nan_unless(ctx, ok, info, t, aval)]
+    if compute_schur_vectors:
+        out.append(lapack.nan_unless(ctx, ok, info, z, aval))
+    return out
+
+
+register(schur_p, impl=_schur_impl, abstract_eval=_schur_ae, lowering=_schur_lowering)
+mark_unsupported(schur_p, "jvp", "the Schur decomposition has no derivative rule (JAX "
+                 "defines none)")
+deffront(schur_p)
+
+
+def schur(x, *, compute_schur_vectors=True, sort_eig_vals=False, select_callable=None):
+    """`lax.linalg.schur`: (T, Z) with x = Z T Z^H, T (quasi) upper triangular
+    (LAPACK gees, no eigenvalue sorting)."""
+    if sort_eig_vals or select_callable is not None:
+        raise NotImplementedInAstjaxError("schur with sorted eigenvalues is not implemented")
+    return tuple(bind(schur_p, x, compute_schur_vectors=bool(compute_schur_vectors)))

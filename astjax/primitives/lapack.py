@@ -1,0 +1,163 @@
+"""LAPACK through XLA's custom calls: what the factorization primitives'
+lowerings (astjax/primitives/factorizations.py) share.
+
+jaxlib ships LAPACK kernels as typed-FFI custom-call targets
+(`lapack_{s,d,c,z}<routine>_ffi`). `register_targets()` hands them to XLA once per
+process (`jaxlib.cpu._lapack`'s capsules, API version 1 = typed FFI), the first
+time a module that calls one is lowered. `lapack_call` emits one call in the form
+the kernels expect:
+
+- `api_version = 4` and the kernel's attributes as a dictionary in
+  `backend_config` (characters as `ui8`, e.g. mode = 'V' -> `86 : ui8`);
+- operands and results of the largest rank in column-major matrix layout with the
+  batch dimensions outermost; lower-rank ones (pivots, taus, info) row-major.
+  Leading dimensions are batch: the kernels loop over them.
+
+Then small StableHLO builders the lowerings need around the call (constants, iota
+masks for triangles, slices and pads, the NaN-on-failure select).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes
+from ..core import ShapedArray
+from ..errors import NotImplementedInAstjaxError
+
+__all__ = ["LAPACK_DTYPES", "register_targets", "target", "lapack_call", "info_aval", "nan_unless",
+           "triangle", "slice_minor", "pad_minor", "const_like", "cpu_only"]
+
+_REGISTERED = []
+LAPACK_DTYPES = (np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.complex64),
+                 np.dtype(np.complex128))
+_PREFIX = {np.dtype(np.float32): "s", np.dtype(np.float64): "d",
+           np.dtype(np.complex64): "c", np.dtype(np.complex128): "z"}
+
+
+def register_targets():
+    """Register jaxlib's LAPACK FFI kernels with XLA's CPU backend (once)."""
+    if _REGISTERED:
+        return
+    from jaxlib import xla_client
+    from jaxlib.cpu import _lapack
+    _lapack.initialize()
+    for name, capsule in _lapack.registrations().items():
+        xla_client.register_custom_call_target(name, capsule, "cpu",
+                                               int(name.endswith("_ffi")))
+    _REGISTERED.append(True)
+
+
+def target(routine, dtype):
+    """The FFI target of `routine` (e.g. "getrf") for `dtype`: lapack_sgetrf_ffi."""
+    try:
+        return f"lapack_{_PREFIX[np.dtype(dtype)]}{routine}_ffi"
+    except KeyError:
+        raise NotImplementedInAstjaxError(
+            f"LAPACK {routine} supports float32, float64, complex64 and complex128, "
+            f"got {dtype}") from None
+
+
+def cpu_only(ctx, what):
+    if ctx.platform not in ("cpu", None):
+        raise NotImplementedInAstjaxError(
+            f"{what} runs through LAPACK custom calls, available on CPU only "
+            f"(platform {ctx.platform})")
+
+
+def _layout(rank, matrix):
+    if rank == 0:
+        return "dense<> : tensor<0xindex>"
+    dims = [rank - 2, rank - 1] + list(range(rank - 3, -1, -1)) if matrix and rank >= 2 \
+        else list(range(rank - 1, -1, -1))
+    return f"dense<[{', '.join(map(str, dims))}]> : tensor<{rank}xindex>"
+
+
+def _attr_value(v):
+    if isinstance(v, str):
+        return f"{ord(v)} : ui8"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return f"{int(v)} : i32"
+
+
+def lapack_call(ctx, routine, operands, in_avals, out_avals, **attrs):
+    """Emit `routine`'s FFI custom call on `operands`; returns the result SSA names.
+    Attributes: a str is one character (ui8), an int an i32, a bool a bool."""
+    cpu_only(ctx, f"LAPACK {routine}")
+    register_targets()
+    rank = max(a.ndim for a in in_avals)
+    config = ", ".join(f"{k} = {_attr_value(v)}" for k, v in sorted(attrs.items()))
+    call = {"call_target_name": f'"{target(routine, in_avals[0].dtype)}"',
+            "api_version": "4 : i32",
+            "backend_config": "{" + config + "}",
+            "operand_layouts": "[" + ", ".join(_layout(a.ndim, a.ndim == rank)
+                                               for a in in_avals) + "]",
+            "result_layouts": "[" + ", ".join(_layout(a.ndim, a.ndim == rank)
+                                              for a in out_avals) + "]"}
+    return ctx.mb.op("stablehlo.custom_call", list(operands), list(out_avals), call)
+
+
+def info_aval(aval):
+    """The per-matrix status result (batch dimensions of `aval`)."""
+    return ShapedArray(aval.shape[:-2], np.dtype(np.int32))
+
+
+def const_like(ctx, value, aval):
+    """A constant of `aval`'s shape and dtype, all `value`."""
+    scalar = ctx.constant(np.asarray(value, aval.dtype), aval.update(shape=()))
+    return ctx.broadcast(scalar, aval.update(shape=()), aval)
+
+
+def nan_unless(ctx, ok, ok_aval, x, aval):
+    """x where the matrix's `ok` (a bool per batch element) holds, NaN elsewhere."""
+    if aval.ndim == ok_aval.ndim and not aval.ndim:
+        full = ok
+    else:
+        full = ctx.op1("stablehlo.broadcast_in_dim", [ok], aval.update(dtype=dtypes.bool_),
+                       {"broadcast_dimensions": ctx.i64(range(ok_aval.ndim))})
+    nan = const_like(ctx, np.nan, aval)
+    return ctx.op1("stablehlo.select", [full, x, nan], aval)
+
+
+def info_ok(ctx, info, aval, direction="EQ"):
+    """`info <direction> 0` per batch element (a bool array of info's shape)."""
+    zero = const_like(ctx, 0, aval)
+    return ctx.op1("stablehlo.compare", [info, zero], aval.update(dtype=dtypes.bool_), {
+        "comparison_direction": f"#stablehlo<comparison_direction {direction}>"})
+
+
+def triangle(ctx, x, aval, lower, k=0):
+    """The lower (j <= i + k) or upper (j >= i + k) triangle of x's trailing
+    matrices, zeros elsewhere."""
+    ishape = aval.update(dtype=dtypes.int32)
+    r = ctx.op1("stablehlo.iota", [], ishape, {"iota_dimension": f"{aval.ndim - 2} : i64"})
+    c = ctx.op1("stablehlo.iota", [], ishape, {"iota_dimension": f"{aval.ndim - 1} : i64"})
+    if k:
+        r = ctx.op1("stablehlo.add", [r, const_like(ctx, k, ishape)], ishape)
+    keep = ctx.op1("stablehlo.compare", [c, r], aval.update(dtype=dtypes.bool_), {
+        "comparison_direction": f"#stablehlo<comparison_direction {'LE' if lower else 'GE'}>"})
+    return ctx.op1("stablehlo.select", [keep, x, const_like(ctx, 0, aval)], aval)
+
+
+def slice_minor(ctx, x, aval, rows, cols):
+    """x[..., :rows, :cols]; returns (ssa, aval)."""
+    out = aval.update(shape=aval.shape[:-2] + (rows, cols))
+    if out.shape == aval.shape:
+        return x, aval
+    return ctx.op1("stablehlo.slice", [x], out, {
+        "start_indices": ctx.i64([0] * aval.ndim),
+        "limit_indices": ctx.i64(out.shape),
+        "strides": ctx.i64([1] * aval.ndim)}), out
+
+
+def pad_minor(ctx, x, aval, rows, cols):
+    """x zero-padded at the end to (..., rows, cols); returns (ssa, aval)."""
+    out = aval.update(shape=aval.shape[:-2] + (rows, cols))
+    if out.shape == aval.shape:
+        return x, aval
+    zero = ctx.constant(np.zeros((), aval.dtype), aval.update(shape=()))
+    high = [0] * (aval.ndim - 2) + [rows - aval.shape[-2], cols - aval.shape[-1]]
+    return ctx.op1("stablehlo.pad", [x, zero], out, {
+        "edge_padding_low": ctx.i64([0] * aval.ndim),
+        "edge_padding_high": ctx.i64(high),
+        "interior_padding": ctx.i64([0] * aval.ndim)}), out

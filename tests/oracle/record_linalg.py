@@ -1,0 +1,158 @@
+"""Cases for `jax.numpy.linalg`, `jax.scipy.linalg` and `jax.lax.linalg` on LAPACK,
+and a recorder of JAX's values (see README.md). Both run the same LAPACK kernels, so
+the stored values include JAX's eigenvector and singular-vector signs.
+
+`CASES` is a list of (name, function of (module namespace, *arrays), input names);
+`inputs()` makes the arrays. Run with JAX 0.10.2:
+`/work/jaxref/bin/python tests/oracle/record_linalg.py` writes linalg.json."""
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+
+def inputs():
+    r = np.random.RandomState(7)
+    a = r.randn(4, 4).astype(np.float32)
+    c = (r.randn(3, 3) + 1j * r.randn(3, 3)).astype(np.complex64)
+    return {
+        "a": a,
+        "sym": (a + a.T).astype(np.float32),
+        "spd": (a @ a.T + np.eye(4)).astype(np.float32),
+        "tall": r.randn(5, 3).astype(np.float32),
+        "wide": r.randn(2, 4).astype(np.float32),
+        "herm": (c + c.conj().T).astype(np.complex64),
+        "c": c,
+        "batch": r.randn(2, 3, 3).astype(np.float32),
+        "b": r.randn(4).astype(np.float32),
+        "bm": r.randn(4, 2).astype(np.float32),
+        "sing": np.array([[1., 2.], [2., 4.]], np.float32),
+        "ones": np.ones((2, 2), np.float32),
+        "small": (0.3 * r.randn(3, 3)).astype(np.float32),
+        "big": (3.0 * r.randn(3, 3)).astype(np.float32),
+        "ut": np.triu(r.randn(4, 4) + 4 * np.eye(4)).astype(np.float32),
+    }
+
+
+CASES = [
+    ("eigh", lambda m, x: tuple(m.jnp.linalg.eigh(x)), ["sym"]),
+    ("eigh_c", lambda m, x: tuple(m.jnp.linalg.eigh(x)), ["herm"]),
+    ("eigh_batch", lambda m, x: tuple(m.jnp.linalg.eigh(x + np.swapaxes(x, -1, -2))), ["batch"]),
+    ("eigvalsh", lambda m, x: m.jnp.linalg.eigvalsh(x), ["spd"]),
+    ("svd", lambda m, x: tuple(m.jnp.linalg.svd(x)), ["a"]),
+    ("svd_tall", lambda m, x: tuple(m.jnp.linalg.svd(x, full_matrices=False)), ["tall"]),
+    ("svd_wide_full", lambda m, x: tuple(m.jnp.linalg.svd(x)), ["wide"]),
+    ("svd_c", lambda m, x: tuple(m.jnp.linalg.svd(x)), ["c"]),
+    ("svd_herm", lambda m, x: tuple(m.jnp.linalg.svd(x, hermitian=True)), ["sym"]),
+    ("svdvals", lambda m, x: m.jnp.linalg.svdvals(x), ["tall"]),
+    ("qr", lambda m, x: tuple(m.jnp.linalg.qr(x)), ["a"]),
+    ("qr_tall_complete", lambda m, x: tuple(m.jnp.linalg.qr(x, mode="complete")), ["tall"]),
+    ("qr_wide", lambda m, x: tuple(m.jnp.linalg.qr(x)), ["wide"]),
+    ("qr_c", lambda m, x: tuple(m.jnp.linalg.qr(x)), ["c"]),
+    ("qr_r", lambda m, x: m.jnp.linalg.qr(x, mode="r"), ["tall"]),
+    ("eig", lambda m, x: tuple(m.jnp.linalg.eig(x)), ["a"]),
+    ("eig_c", lambda m, x: tuple(m.jnp.linalg.eig(x)), ["c"]),
+    ("eigvals", lambda m, x: m.jnp.linalg.eigvals(x), ["batch"]),
+    ("solve", lambda m, x, y: m.jnp.linalg.solve(x, y), ["a", "b"]),
+    ("solve_m", lambda m, x, y: m.jnp.linalg.solve(x, y), ["a", "bm"]),
+    ("inv", lambda m, x: m.jnp.linalg.inv(x), ["a"]),
+    ("inv_singular", lambda m, x: m.jnp.linalg.inv(x), ["ones"]),
+    ("det", lambda m, x: m.jnp.linalg.det(x), ["a"]),
+    ("det_batch", lambda m, x: m.jnp.linalg.det(x), ["batch"]),
+    ("det_sing", lambda m, x: m.jnp.linalg.det(x), ["sing"]),
+    ("slogdet", lambda m, x: tuple(m.jnp.linalg.slogdet(x)), ["a"]),
+    ("slogdet_c", lambda m, x: tuple(m.jnp.linalg.slogdet(x)), ["c"]),
+    ("pinv", lambda m, x: m.jnp.linalg.pinv(x), ["tall"]),
+    ("pinv_sing", lambda m, x: m.jnp.linalg.pinv(x), ["sing"]),
+    ("matrix_rank", lambda m, x: m.jnp.linalg.matrix_rank(x), ["sing"]),
+    ("lstsq", lambda m, x, y: tuple(m.jnp.linalg.lstsq(x, y[:5] if y.shape[0] > 5 else
+                                                     m.jnp.concatenate([y, y[:1]]))), ["tall", "b"]),
+    ("norm2", lambda m, x: m.jnp.linalg.norm(x, 2), ["a"]),
+    ("norm_nuc", lambda m, x: m.jnp.linalg.norm(x, "nuc"), ["tall"]),
+    ("cond", lambda m, x: m.jnp.linalg.cond(x), ["a"]),
+    ("cond_1", lambda m, x: m.jnp.linalg.cond(x, 1), ["a"]),
+    ("cholesky_notpd", lambda m, x: m.jnp.linalg.cholesky(x), ["sym"]),
+    ("sp_lu", lambda m, x: tuple(m.jsp.linalg.lu(x)), ["a"]),
+    ("sp_lu_wide", lambda m, x: tuple(m.jsp.linalg.lu(x)), ["wide"]),
+    ("sp_lu_factor", lambda m, x: tuple(m.jsp.linalg.lu_factor(x)), ["a"]),
+    ("sp_lu_solve", lambda m, x, y: m.jsp.linalg.lu_solve(m.jsp.linalg.lu_factor(x), y), ["a", "bm"]),
+    ("sp_lu_solve_t", lambda m, x, y: m.jsp.linalg.lu_solve(m.jsp.linalg.lu_factor(x), y, trans=1),
+     ["a", "b"]),
+    ("sp_qr", lambda m, x: tuple(m.jsp.linalg.qr(x)), ["tall"]),
+    ("sp_qr_econ", lambda m, x: tuple(m.jsp.linalg.qr(x, mode="economic")), ["tall"]),
+    ("sp_svd", lambda m, x: tuple(m.jsp.linalg.svd(x)), ["wide"]),
+    ("sp_eigh", lambda m, x: tuple(m.jsp.linalg.eigh(x)), ["sym"]),
+    ("sp_schur", lambda m, x: tuple(m.jsp.linalg.schur(x)), ["a"]),
+    ("sp_schur_c", lambda m, x: tuple(m.jsp.linalg.schur(x, output="complex")), ["a"]),
+    ("sp_expm_small", lambda m, x: m.jsp.linalg.expm(x), ["small"]),
+    ("sp_expm_big", lambda m, x: m.jsp.linalg.expm(x), ["big"]),
+    ("sp_expm_batch", lambda m, x: m.jsp.linalg.expm(x), ["batch"]),
+    ("sp_cho_solve", lambda m, x, y: m.jsp.linalg.cho_solve(m.jsp.linalg.cho_factor(x), y),
+     ["spd", "b"]),
+    ("sp_cho_solve_lower", lambda m, x, y: m.jsp.linalg.cho_solve(
+        m.jsp.linalg.cho_factor(x, lower=True), y), ["spd", "bm"]),
+    ("sp_solve_triangular", lambda m, x, y: m.jsp.linalg.solve_triangular(x, y), ["ut", "b"]),
+    ("sp_solve_pos", lambda m, x, y: m.jsp.linalg.solve(x, y, assume_a="pos"), ["spd", "bm"]),
+    ("lax_lu", lambda m, x: tuple(m.lax.linalg.lu(x)), ["a"]),
+    ("lax_qr", lambda m, x: tuple(m.lax.linalg.qr(x, full_matrices=False)), ["tall"]),
+    ("lax_svd", lambda m, x: tuple(m.lax.linalg.svd(x, full_matrices=False)), ["tall"]),
+    ("lax_eig", lambda m, x: tuple(m.lax.linalg.eig(x)), ["a"]),
+    ("lax_eigh", lambda m, x: tuple(m.lax.linalg.eigh(x)), ["sym"]),
+    ("lax_perm", lambda m, x: m.lax.linalg.lu_pivots_to_permutation(
+        m.jnp.array([2, 2, 3, 3], m.jnp.int32), 5), ["a"]),
+]
+# derivatives: (name, function, inputs), each a scalar function's gradient
+GRADS = [
+    ("g_det", lambda m, x: m.jax.grad(m.jnp.linalg.det)(x), ["a"]),
+    ("g_slogdet", lambda m, x: m.jax.grad(lambda v: m.jnp.linalg.slogdet(v)[1])(x), ["a"]),
+    ("g_inv", lambda m, x: m.jax.grad(lambda v: m.jnp.sum(m.jnp.linalg.inv(v) ** 2))(x), ["a"]),
+    ("g_eigh", lambda m, x: m.jax.grad(lambda v: m.jnp.sum(
+        m.jnp.linalg.eigh(v)[1][:, 0] ** 3 + m.jnp.linalg.eigh(v)[0] ** 2))(x), ["sym"]),
+    ("g_svd", lambda m, x: m.jax.grad(lambda v: m.jnp.sum(m.jnp.linalg.svd(
+        v, full_matrices=False)[0] ** 3) + m.jnp.sum(m.jnp.linalg.svdvals(v)))(x), ["tall"]),
+    ("g_qr", lambda m, x: m.jax.grad(lambda v: m.jnp.sum(m.jnp.linalg.qr(v)[0] ** 3) +
+                                     m.jnp.sum(m.jnp.linalg.qr(v)[1] ** 2))(x), ["tall"]),
+    ("g_qr_complete", lambda m, x: m.jax.grad(lambda v: m.jnp.sum(m.jnp.sin(
+        m.jnp.linalg.qr(v, mode="complete")[0])))(x), ["tall"]),
+    ("g_eigvals", lambda m, x: m.jax.grad(lambda v: m.jnp.sum(m.jnp.linalg.eigvals(v).real))(x),
+     ["a"]),
+    ("g_lu", lambda m, x: m.jax.grad(lambda v: m.jnp.sum(m.lax.linalg.lu(v)[0] ** 2))(x), ["a"]),
+    ("g_expm", lambda m, x: m.jax.grad(lambda v: m.jnp.sum(m.jsp.linalg.expm(v)))(x), ["small"]),
+    ("g_pinv", lambda m, x: m.jax.grad(lambda v: m.jnp.sum(m.jnp.linalg.pinv(v)))(x), ["tall"]),
+    ("g_cholesky", lambda m, x: m.jax.grad(lambda v: m.jnp.sum(m.jnp.linalg.cholesky(v)))(x),
+     ["spd"]),
+]
+
+
+def encode(y):
+    y = np.asarray(y)
+    return {"dtype": str(y.dtype), "shape": list(y.shape),
+            "re": np.real(y).astype(np.float64).ravel().tolist(),
+            "im": np.imag(y).astype(np.float64).ravel().tolist()}
+
+
+def decode(d):
+    v = np.asarray(d["re"]) + 1j * np.asarray(d["im"])
+    return v.reshape(d["shape"])
+
+
+def record(path):
+    import types
+    import jax
+    import jax.numpy as jnp
+    import jax.scipy as jsp
+    import jax.scipy.linalg  # noqa: F401
+    from jax import lax
+    m = types.SimpleNamespace(jax=jax, jnp=jnp, jsp=jsp, lax=lax)
+    ins = inputs()
+    out = {}
+    for name, fn, args in CASES + GRADS:
+        res = fn(m, *[ins[a] for a in args])
+        res = res if isinstance(res, tuple) else (res,)
+        out[name] = [encode(r) for r in res]
+    Path(path).write_text(json.dumps(out))
+
+
+if __name__ == "__main__":
+    record(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).with_name("linalg.json"))
