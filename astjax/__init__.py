@@ -50,3 +50,7 @@ from .codegen.sharded import (make_array_from_callback,  # noqa: E402,F401
 from .jax_alias import install_as_jax  # noqa: E402
 
 jacobian = jacrev  # JAX's `jax.jacobian` is reverse mode
+from .config_api import (disable_jit, ensure_compile_time_eval, clear_caches,  # noqa: E402,F401
+                         live_arrays, print_environment_info, enable_x64, debug_nans,
+                         debug_infs, numpy_rank_promotion, numpy_dtype_promotion,
+                         default_matmul_precision, log_compiles)

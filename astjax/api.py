@@ -19,6 +19,7 @@ from .traceback_util import user_traceback
 
 _Array = runtime.Array
 _config_values = dtypes.config._values
+from .config import jit_call_hook as _jit_call_hook  # noqa: E402
 
 
 _state = core._state  # thread-local; `_state.builders` is non-empty while staging
@@ -352,6 +353,8 @@ class Jitted(StagedCallable):
         # because every Python-level step here costs ~0.1 us.
         if _state.builders:
             return self.stage_inline(*args, **kwargs)
+        if _jit_call_hook[0] is not None:  # astjax.config_api: disable_jit, debug_nans, ...
+            return _jit_call_hook[0](self, args, kwargs)
         if not kwargs and not self._has_statics:
             n = len(args)
             key = None

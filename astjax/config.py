@@ -1,9 +1,20 @@
-"""Process-wide settings with JAX's names: `astjax.config.update("jax_enable_x64", True)`."""
+"""Process-wide settings with JAX's names: `astjax.config.update("jax_enable_x64", True)`,
+`astjax.config.jax_debug_nans`, `astjax.config.values` (read-only view).
+
+Each option has a default (from the environment where JAX reads one) and, where
+JAX restricts it, a set of allowed values checked by `update` (a ValueError, as
+JAX's). Listeners (`add_listener`) run after every change: `astjax.config_api`
+uses one to honour the flags that change how programs are staged or run (it
+drops the compiled caches and switches the checked eager path on and off)."""
 from __future__ import annotations
 
 import os
 
-from .errors import ArgumentError, UnknownOptionError
+from .errors import ArgumentError, ArgumentValueError, UnknownOptionError
+
+
+def _env_bool(name):
+    return os.environ.get(name, "").lower() in ("1", "true", "yes")
 
 
 class Config:
@@ -16,6 +27,24 @@ class Config:
         "astjax_loop_unroll_threshold": int(os.environ.get("ASTJAX_LOOP_UNROLL", "8")),
         # "off" keeps astjax's own frames in user-facing tracebacks (traceback_util)
         "jax_traceback_filtering": os.environ.get("JAX_TRACEBACK_FILTERING", "auto"),
+        # JAX's flags, honoured by astjax.config_api
+        "jax_platform_name": os.environ.get("JAX_PLATFORM_NAME", ""),
+        "jax_disable_jit": _env_bool("JAX_DISABLE_JIT"),
+        "jax_debug_nans": _env_bool("JAX_DEBUG_NANS"),
+        "jax_debug_infs": _env_bool("JAX_DEBUG_INFS"),
+        "jax_numpy_rank_promotion": os.environ.get("JAX_NUMPY_RANK_PROMOTION", "allow"),
+        "jax_numpy_dtype_promotion": os.environ.get("JAX_NUMPY_DTYPE_PROMOTION", "standard"),
+        "jax_default_matmul_precision": os.environ.get("JAX_DEFAULT_MATMUL_PRECISION") or None,
+        "jax_log_compiles": _env_bool("JAX_LOG_COMPILES"),
+        "jax_default_device": None,
+    }
+    _choices = {
+        "jax_numpy_rank_promotion": ("allow", "warn", "raise"),
+        "jax_numpy_dtype_promotion": ("standard", "strict"),
+        "jax_default_matmul_precision": (None, "default", "high", "highest", "bfloat16",
+                                         "tensorfloat32", "float32", "ANY_F8_ANY_F8_F32",
+                                         "BF16_BF16_F32", "TF32_TF32_F32", "F32_F32_F32",
+                                         "F64_F64_F64"),
     }
 
     def __init__(self):
@@ -26,12 +55,25 @@ class Config:
         if name not in self._values:
             raise UnknownOptionError(f"unknown config option {name!r}",
                                 hint="known options: " + ", ".join(sorted(self._values)))
+        allowed = self._choices.get(name)
+        if allowed is not None and value not in allowed:
+            raise ArgumentValueError(f"Invalid value {value!r} for JAX flag {name}; expected "
+                                     f"one of {', '.join(map(repr, allowed))}")
         self._values[name] = value
         for fn in self._listeners:
             fn(name, value)
 
     def read(self, name):
         return self._values[name]
+
+    def add_listener(self, fn):
+        """Call fn(name, value) after every `update`."""
+        self._listeners.append(fn)
+
+    @property
+    def values(self):
+        """The current settings (a copy)."""
+        return dict(self._values)
 
     def __getattr__(self, name):
         try:
@@ -45,3 +87,8 @@ class Config:
 
 
 config = Config()
+
+# The call hook of `astjax.jit` (api.Jitted.__call__ reads jit_call_hook[0]): None on the
+# fast path; astjax.config_api sets it while disable_jit, debug_nans/infs or
+# log_compiles is on.
+jit_call_hook = [None]

@@ -393,6 +393,8 @@ class _State(threading.local):
         self.builders: list[Builder] = []
         self.source_info: list[SourceInfo] = []
         self.axis_frames: list = []
+        # inside `ensure_compile_time_eval`: operations on known values run now
+        self.compile_time_eval = False
 
 
 _state = _State()
@@ -497,6 +499,8 @@ eager_backend: Callable | None = None
 def bind(prim: Primitive, *args, **params):
     b = current_builder()
     if b is not None:
+        if _state.compile_time_eval and not any(isinstance(a, Tracer) for a in args):
+            return eager_backend(prim, args, params)  # jax.ensure_compile_time_eval
         return b.add_eqn(prim, args, params)
     for a in args:
         if isinstance(a, Tracer):

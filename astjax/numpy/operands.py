@@ -5,6 +5,7 @@ broadcasting. The lowest module of the numpy layer after `util`: it uses only la
 from __future__ import annotations
 
 import operator
+import warnings
 
 import numpy as np
 
@@ -12,7 +13,7 @@ from .. import core, dtypes, lax
 from ..codegen.runtime import Array, device_put
 from ..core import Tracer
 from ..errors import (ArgumentError, ArgumentTypeError, ConcretizationError, DTypeError,
-                      ScalarOverflowError, ShapeError)
+                      ScalarOverflowError, ShapeError, ShapeValueError)
 
 # ---------------------------------------------------------------- dtypes and shapes
 
@@ -209,8 +210,48 @@ def broadcast_to_shape(x, shape):
     return lax.broadcast_in_dim(x, shape, dims)
 
 
+def _check_strict_promotion(args):
+    """jax_numpy_dtype_promotion='strict': operands of different (non-weak) dtypes are
+    an error, as in JAX."""
+    strong = []
+    for a in args:
+        if dtypes.is_weak_scalar(a) or isinstance(a, core.WeakConst):
+            continue
+        av = core.get_aval(a)
+        if not av.weak_type and av.dtype not in strong:
+            strong.append(av.dtype)
+    if len(strong) > 1:
+        raise dtypes.TypePromotionError(
+            f"Input dtypes {tuple(str(d) for d in strong)} have no available implicit dtype "
+            "promotion path when jax_numpy_dtype_promotion=strict. Try explicitly casting "
+            "inputs to the desired output type, or set jax_numpy_dtype_promotion=standard.")
+
+
+def check_rank_promotion(name, *args):
+    """jax_numpy_rank_promotion='warn' / 'raise': operands of different non-zero ranks
+    (NumPy's implicit rank promotion) warn or raise, as in JAX."""
+    mode = dtypes.config.read("jax_numpy_rank_promotion")
+    if mode == "allow":
+        return
+    shapes = [core.get_aval(a).shape for a in args]
+    if len({len(s) for s in shapes if s}) <= 1:
+        return
+    text = " ".join(str(tuple(s)) for s in shapes)
+    if mode == "raise":
+        raise ShapeValueError(
+            f"Operands could not be broadcast together for {name} on shapes {text} and with "
+            "the config option jax_numpy_rank_promotion='raise'. For more information, see "
+            "https://docs.jax.dev/en/latest/rank_promotion_warning.html.")
+    warnings.warn(f"Following NumPy automatic rank promotion for {name} on shapes {text}. "
+                  "Set the jax_numpy_rank_promotion config option to 'allow' to disable this "
+                  "warning; for more information, see "
+                  "https://docs.jax.dev/en/latest/rank_promotion_warning.html.", stacklevel=4)
+
+
 def promote_dtypes(*args):
     """Convert operands to their common dtype; Python scalars become weak constants."""
+    if dtypes.config.read("jax_numpy_dtype_promotion") == "strict":
+        _check_strict_promotion(args)
     for a in args:
         if type(a) is int:  # a weak int must fit the default int, as in JAX
             check_python_ints(a, dtypes.python_scalar_dtype(a))
@@ -238,11 +279,13 @@ def promote_shapes(*args):
 
 def promote_args(name, *args):
     args = [asarray_operand(a) for a in args]
+    check_rank_promotion(name, *args)
     return promote_shapes(*promote_dtypes(*args))
 
 
 def promote_args_inexact(name, *args):
     args = [asarray_operand(a) for a in args]
+    check_rank_promotion(name, *args)
     dt, weak = dtypes.result_type(*args, return_weak_type_flag=True)
     if not dtypes.is_inexact(dt):
         fdt = dtypes.canonicalize(dtypes.float64)

@@ -1,0 +1,223 @@
+"""JAX's configuration surface: the flags' context managers (`jax.debug_nans`,
+`jax.numpy_rank_promotion`, ...), `disable_jit`, `ensure_compile_time_eval`,
+`clear_caches`, `live_arrays` and `print_environment_info`, and what makes the flags
+take effect.
+
+How each flag is honoured:
+
+- `jax_disable_jit`: `jit`-compiled functions run their Python body op by op on
+  concrete arrays (through the call hook of `api.Jitted`, `config.jit_call_hook`);
+- `jax_debug_nans` / `jax_debug_infs`: every eager primitive's outputs are checked,
+  and a jitted call whose outputs hold a NaN (inf) is run again op by op to name the
+  primitive that made it; both raise `FloatingPointError` as JAX does;
+- `jax_log_compiles`: each new compilation of a jitted function is logged on the
+  `jax` logger (WARNING, as JAX);
+- `jax_numpy_rank_promotion` / `jax_numpy_dtype_promotion`: read by jnp's
+  promotion (numpy/operands.py); changing them, or `jax_default_matmul_precision`,
+  drops the compiled caches, which were staged under the old setting;
+- `jax_platform_name`: an alias of `jax_platforms` (the runtime's platform choice).
+"""
+from __future__ import annotations
+
+import contextlib
+import gc
+import logging
+import platform
+import sys
+
+import jaxlib
+import numpy as np
+
+from . import core
+from .api import Jitted, devices
+from .codegen import runtime
+from .config import config, jit_call_hook
+from .tree_util import tree_leaves
+
+__all__ = ["State", "disable_jit", "ensure_compile_time_eval", "clear_caches",
+           "live_arrays", "print_environment_info", "enable_x64", "debug_nans", "debug_infs",
+           "numpy_rank_promotion", "numpy_dtype_promotion", "default_matmul_precision",
+           "log_compiles"]
+
+_logger = logging.getLogger("jax")
+
+
+class State:
+    """One configuration flag as JAX exposes it: `.value`, and calling it with a value
+    gives a context manager that sets the flag inside the `with` block."""
+
+    def __init__(self, name, check=None):
+        self.name = name
+        self._check = check
+
+    @property
+    def value(self):
+        return config.read(self.name)
+
+    @contextlib.contextmanager
+    def __call__(self, new_value=True):
+        if self._check is not None:
+            new_value = self._check(new_value)
+        old = config.read(self.name)
+        config.update(self.name, new_value)
+        try:
+            yield
+        finally:
+            config.update(self.name, old)
+
+    def __repr__(self):
+        return f"State({self.name}={self.value!r})"
+
+
+def _precision_name(p):
+    return getattr(p, "name", p).lower() if isinstance(getattr(p, "name", p), str) else p
+
+
+enable_x64 = State("jax_enable_x64", bool)
+debug_nans = State("jax_debug_nans", bool)
+debug_infs = State("jax_debug_infs", bool)
+log_compiles = State("jax_log_compiles", bool)
+numpy_rank_promotion = State("jax_numpy_rank_promotion")
+numpy_dtype_promotion = State("jax_numpy_dtype_promotion")
+default_matmul_precision = State("jax_default_matmul_precision", _precision_name)
+
+
+def disable_jit(disable=True):
+    """A context manager: inside, `jit` runs functions op by op (JAX's
+    `jax.disable_jit`); also `config.update('jax_disable_jit', True)`."""
+    return State("jax_disable_jit", bool)(disable)
+
+
+@contextlib.contextmanager
+def ensure_compile_time_eval():
+    """Inside, an operation whose operands are all known (not staged) values runs now
+    and returns a concrete array even while a function is being staged; operations
+    on staged values are staged as usual."""
+    old = core._state.compile_time_eval
+    core._state.compile_time_eval = True
+    try:
+        yield
+    finally:
+        core._state.compile_time_eval = old
+
+
+def clear_caches():
+    """Drop every compiled and staged function: each `jit`'s per-signature entries
+    and the executables of eager operations (they are rebuilt on the next call)."""
+    for obj in gc.get_objects():
+        if isinstance(obj, Jitted):
+            obj._cache.clear()
+            obj._fast.clear()
+    runtime._eager_cache.clear()
+
+
+def live_arrays(platform=None):
+    """The device arrays alive in this process (not deleted), on `platform` if given."""
+    out = []
+    for obj in gc.get_objects():
+        if isinstance(obj, runtime.Array):
+            try:
+                if obj.is_deleted():
+                    continue
+                if platform is not None and obj.device.platform != platform:
+                    continue
+            except Exception:  # noqa: BLE001 -- a half-built array is not alive
+                continue
+            out.append(obj)
+    return out
+
+
+def print_environment_info(return_string=False):
+    """Versions of jaxlib, NumPy and Python, the platform and the devices (printed, or
+    returned with `return_string`)."""
+    lines = [f"jaxlib:    {getattr(jaxlib, '__version__', '?')}",
+             f"numpy:     {np.__version__}",
+             f"python:    {sys.version.replace(chr(10), ' ')}",
+             f"device info: {devices()[0].device_kind}-{len(devices())}, "
+             f"{len(devices())} local devices",
+             f"process_count: 1", f"platform: {platform.uname()}"]
+    text = "\n".join(lines) + "\n"
+    if return_string:
+        return text
+    print(text)
+    return None
+
+# ------------------------------------------------------------------ honouring flags
+
+
+def _check_values(where, outs):
+    """FloatingPointError if an inexact output holds a NaN (debug_nans) or an inf
+    (debug_infs)."""
+    nans, infs = config.read("jax_debug_nans"), config.read("jax_debug_infs")
+    for o in outs:
+        if not isinstance(o, runtime.Array) or not np.issubdtype(o.dtype, np.inexact):
+            continue
+        v = np.asarray(o)
+        if nans and np.isnan(v).any():
+            raise FloatingPointError(f"invalid value (nan) encountered in {where}")
+        if infs and np.isinf(v).any():
+            raise FloatingPointError(f"invalid value (inf) encountered in {where}")
+
+
+_plain_eager = [None]
+
+
+def _checked_eager(prim, args, params):
+    out = _plain_eager[0](prim, args, params)
+    _check_values(prim.name, out if prim.multiple_results else [out])
+    return out
+
+
+def _jit_call(jitted, args, kwargs):
+    """`jit(f)(*args)` while a flag needs more than the fast path."""
+    if config.read("jax_disable_jit"):
+        return jitted.fun(*args, **kwargs)
+    before = len(jitted._cache)
+    out = jitted._call_slow(args, kwargs)
+    name = getattr(jitted.fun, "__name__", "fn")
+    if config.read("jax_log_compiles") and len(jitted._cache) > before:
+        _logger.warning("Finished tracing + transforming %s for pjit", name)
+        _logger.warning("Compiling %s with global shapes and types %s.", name,
+                        [core.get_aval(a).str_short() for a in _leaves(args, kwargs)])
+    if config.read("jax_debug_nans") or config.read("jax_debug_infs"):
+        try:
+            _check_values(f"jit({name})", _leaves(out, {}))
+        except FloatingPointError:
+            # de-optimized: run op by op, so the primitive that made it is named
+            jitted.fun(*args, **kwargs)
+            raise
+    return out
+
+
+def _leaves(args, kwargs):
+    return [x for x in tree_leaves((args, kwargs)) if isinstance(x, (runtime.Array,
+                                                                    core.Tracer))]
+
+
+_RESTAGE = ("jax_numpy_rank_promotion", "jax_numpy_dtype_promotion",
+            "jax_default_matmul_precision")
+_HOOKED = ("jax_disable_jit", "jax_debug_nans", "jax_debug_infs", "jax_log_compiles")
+
+
+def _on_update(name, value):
+    if name in _RESTAGE:
+        clear_caches()
+    elif name == "jax_platform_name":
+        if value:
+            config.update("jax_platforms", value)
+    elif name in _HOOKED:
+        active = any(config.read(n) for n in _HOOKED)
+        jit_call_hook[0] = _jit_call if active else None
+        checking = config.read("jax_debug_nans") or config.read("jax_debug_infs")
+        if checking and _plain_eager[0] is None:
+            _plain_eager[0] = core.eager_backend
+            core.eager_backend = _checked_eager
+        elif not checking and _plain_eager[0] is not None:
+            core.eager_backend = _plain_eager[0]
+            _plain_eager[0] = None
+
+
+config.add_listener(_on_update)
+for _name in _HOOKED:  # flags set from the environment before import
+    if config.read(_name):
+        _on_update(_name, True)
