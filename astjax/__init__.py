@@ -54,3 +54,4 @@ from .config_api import (disable_jit, ensure_compile_time_eval, clear_caches,  #
                          live_arrays, print_environment_info, enable_x64, debug_nans,
                          debug_infs, numpy_rank_promotion, numpy_dtype_promotion,
                          default_matmul_precision, log_compiles)
+from .ad_extras import linear_transpose, custom_gradient  # noqa: E402,F401

@@ -16,7 +16,8 @@ from ...numpy.util import canonicalize_axes
 __all__ = ["logsumexp", "erf", "erfc", "erfinv", "gammaln", "digamma", "expit", "logit",
            "xlogy", "xlog1py", "log_softmax", "softmax", "ndtr", "ndtri", "log_ndtr",
            "entr", "gamma", "gammasgn", "betaln", "factorial", "poch", "kl_div", "rel_entr",
-           "i0", "i0e", "multigammaln", "boxcox", "boxcox1p"]
+           "i0", "i0e", "multigammaln", "boxcox", "boxcox1p", "gammainc", "gammaincc",
+           "betainc"]
 
 
 def _unary(name, fn):
@@ -227,6 +228,24 @@ def _log_softmax(x, axis=-1, where=None, initial=None):
     return out
 
 
+
+def gammainc(a, x):
+    """The regularized lower incomplete gamma function P(a, x) (`lax.igamma`),
+    differentiable in x."""
+    a, x = promote_args_inexact("gammainc", a, x)
+    return lax.igamma(a, x)
+
+
+def gammaincc(a, x):
+    """The regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x)."""
+    a, x = promote_args_inexact("gammaincc", a, x)
+    return lax.igammac(a, x)
+
+
+def betainc(a, b, x):
+    """The regularized incomplete beta function I_x(a, b), differentiable in x."""
+    a, b, x = promote_args_inexact("betainc", a, b, x)
+    return lax.betainc(a, b, x)
 
 
 def __getattr__(name):
