@@ -1,6 +1,7 @@
 """Linear algebra on LAPACK (issue 13 item 6): `jnp.linalg`, `jax.scipy.linalg` and
 `lax.linalg` against values stored from JAX 0.10.2 (the same LAPACK kernels, so the
-same eigenvector and singular-vector signs), their derivatives against float64 finite
+same eigenvector and singular-vector signs: `random.multivariate_normal(method='eigh'
+| 'svd')` and `nn.initializers.orthogonal` draw JAX's samples), their derivatives against float64 finite
 differences and stored JAX gradients, `vmap`, and the custom calls in the lowered
 module."""
 import json

@@ -99,6 +99,12 @@ CASES = [
     ("lax_svd", lambda m, x: tuple(m.lax.linalg.svd(x, full_matrices=False)), ["tall"]),
     ("lax_eig", lambda m, x: tuple(m.lax.linalg.eig(x)), ["a"]),
     ("lax_eigh", lambda m, x: tuple(m.lax.linalg.eigh(x)), ["sym"]),
+    ("mvn_eigh", lambda m, x: m.jax.random.multivariate_normal(
+        m.jax.random.PRNGKey(0), m.jnp.zeros(4), x, (3,), method="eigh"), ["spd"]),
+    ("mvn_svd", lambda m, x: m.jax.random.multivariate_normal(
+        m.jax.random.PRNGKey(1), m.jnp.zeros(4), x, (3,), method="svd"), ["spd"]),
+    ("orthogonal", lambda m, x: m.jax.nn.initializers.orthogonal()(
+        m.jax.random.PRNGKey(2), (4, 3)), ["a"]),
     ("lax_perm", lambda m, x: m.lax.linalg.lu_pivots_to_permutation(
         m.jnp.array([2, 2, 3, 3], m.jnp.int32), 5), ["a"]),
 ]
@@ -142,6 +148,7 @@ def record(path):
     import jax
     import jax.numpy as jnp
     import jax.scipy as jsp
+    import jax.nn.initializers  # noqa: F401
     import jax.scipy.linalg  # noqa: F401
     from jax import lax
     m = types.SimpleNamespace(jax=jax, jnp=jnp, jsp=jsp, lax=lax)
