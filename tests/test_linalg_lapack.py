@@ -154,3 +154,25 @@ def test_errors_as_jax():
         jnp.linalg.pinv(jnp.eye(2), rtol=0.1, rcond=0.1)
     with pytest.raises(ValueError, match="square"):
         jsp.linalg.expm(jnp.ones((2, 3)))
+
+
+CONSTRUCTED = json.loads(Path(rec.__file__).with_name("linalg_constructors.json").read_text())
+
+
+@pytest.mark.parametrize("name,fn", rec.CONSTRUCTORS, ids=[c[0] for c in rec.CONSTRUCTORS])
+def test_constructors_and_polar_as_jax(name, fn):
+    res = fn(types.SimpleNamespace(jsp=jsp, np=np))
+    res = res if isinstance(res, tuple) else (res,)
+    for got, w in zip(res, CONSTRUCTED[name]):
+        got = np.asarray(got)
+        assert str(got.dtype) == w["dtype"] and list(got.shape) == w["shape"], (
+            name, got.dtype, got.shape, w["dtype"], w["shape"])
+        ref = rec.decode(w)
+        np.testing.assert_allclose(got, ref if np.iscomplexobj(got) else ref.real, atol=1e-5,
+                                   rtol=1e-5, err_msg=name)
+
+
+def test_constructor_derivatives(x64):
+    check_grads(lambda c: jsp.linalg.toeplitz(c, c[::-1] * 2), (np.arange(1.0, 4.0),), order=1)
+    check_grads(lambda a: jsp.linalg.companion(a), (np.array([2.0, -3.0, 1.0]),), order=1)
+    check_grads(lambda a: jsp.linalg.polar(a)[1], (_r(4, 3),), order=1, modes=("fwd",))

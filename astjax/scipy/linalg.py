@@ -6,6 +6,7 @@
   `lu_solve` (trans 0 / 1 / 2), `det`, `inv`, `solve` (`assume_a='pos'` by Cholesky);
 - `qr` (modes full / economic / r), `svd`, `eigh` (standard problem), `schur`
   (LAPACK gees);
+- the matrix constructors and `polar` (linalg_matrices.py);
 - `expm`: scaling and squaring with the Pade approximant of degree 3 to 13 chosen
   from the 1-norm (Higham 2005), as JAX does; NaN beyond `max_squarings`.
 """
@@ -27,9 +28,14 @@ from ..numpy import ufuncs as _uf
 from ..numpy.util import _Direct
 from ..numpy.vectorize import vectorize as _vectorize
 from ..primitives.linalg import triangular_solve_p
+from .linalg_matrices import (block_diag, circulant, companion, dft, fiedler,  # noqa: F401
+                              hadamard, hankel, helmert, hilbert, leslie, pascal, polar,
+                              toeplitz)
 
 __all__ = ["solve_triangular", "cholesky", "cho_factor", "cho_solve", "lu", "lu_factor",
-           "lu_solve", "det", "inv", "solve", "qr", "svd", "eigh", "expm", "schur"]
+           "lu_solve", "det", "inv", "solve", "qr", "svd", "eigh", "expm", "schur",
+           "block_diag", "toeplitz", "hankel", "circulant", "companion", "leslie", "fiedler",
+           "hilbert", "pascal", "helmert", "hadamard", "dft", "polar"]
 
 det, inv = _la.det, _la.inv
 

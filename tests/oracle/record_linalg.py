@@ -163,3 +163,48 @@ def record(path):
 
 if __name__ == "__main__":
     record(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).with_name("linalg.json"))
+
+# matrix constructors and polar (jax.scipy.linalg)
+CONSTRUCTORS = [
+    ("toeplitz", lambda m: m.jsp.linalg.toeplitz(m.np.array([1., 2., 3.], m.np.float32))),
+    ("toeplitz_r", lambda m: m.jsp.linalg.toeplitz(m.np.array([1., 2., 3.], m.np.float32),
+                                                  m.np.array([1., 5., 6., 7.], m.np.float32))),
+    ("toeplitz_batch", lambda m: m.jsp.linalg.toeplitz(m.np.arange(6.).reshape(2, 3))),
+    ("hankel", lambda m: m.jsp.linalg.hankel(m.np.array([1., 2., 3.], m.np.float32))),
+    ("hankel_r", lambda m: m.jsp.linalg.hankel(m.np.array([1., 2., 3.], m.np.float32),
+                                              m.np.array([3., 8., 9., 10.], m.np.float32))),
+    ("circulant", lambda m: m.jsp.linalg.circulant(m.np.array([1., 2., 3., 4.], m.np.float32))),
+    ("companion", lambda m: m.jsp.linalg.companion(m.np.array([2., -3., 1., 5.], m.np.float32))),
+    ("leslie", lambda m: m.jsp.linalg.leslie(m.np.array([.1, 2., 1.5], m.np.float32),
+                                            m.np.array([.2, .8], m.np.float32))),
+    ("fiedler", lambda m: m.jsp.linalg.fiedler(m.np.array([1., 4., 12., 45.], m.np.float32))),
+    ("block_diag", lambda m: m.jsp.linalg.block_diag(m.np.ones((2, 2), m.np.float32),
+                                                    m.np.array([3., 4.], m.np.float32), 5.0)),
+    ("hilbert", lambda m: m.jsp.linalg.hilbert(4)),
+    ("pascal", lambda m: m.jsp.linalg.pascal(4)),
+    ("pascal_lower", lambda m: m.jsp.linalg.pascal(4, kind="lower")),
+    ("helmert", lambda m: m.jsp.linalg.helmert(4)),
+    ("helmert_full", lambda m: m.jsp.linalg.helmert(3, full=True)),
+    ("hadamard", lambda m: m.jsp.linalg.hadamard(4)),
+    ("dft", lambda m: m.jsp.linalg.dft(4, scale="sqrtn")),
+    ("polar", lambda m: tuple(m.jsp.linalg.polar(inputs()["tall"]))),
+    ("polar_left", lambda m: tuple(m.jsp.linalg.polar(inputs()["a"], side="left",
+                                                       method="svd"))),
+]
+
+
+def record_constructors(path):
+    import types
+    import jax
+    import jax.scipy.linalg  # noqa: F401
+    m = types.SimpleNamespace(jsp=jax.scipy, np=np)
+    out = {}
+    for name, fn in CONSTRUCTORS:
+        res = fn(m)
+        res = res if isinstance(res, tuple) else (res,)
+        out[name] = [encode(r) for r in res]
+    Path(path).write_text(json.dumps(out))
+
+
+if __name__ == "__main__" and len(sys.argv) == 1:
+    record_constructors(Path(__file__).with_name("linalg_constructors.json"))

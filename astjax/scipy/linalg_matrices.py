@@ -1,0 +1,253 @@
+"""Matrix constructors and the polar decomposition of `jax.scipy.linalg`
+(re-exported by `astjax.scipy.linalg`).
+
+- from data (batched over leading dimensions, as JAX's are): `toeplitz`, `hankel`,
+  `circulant`, `companion`, `leslie`, `fiedler`, `block_diag` (2-D blocks);
+  each is an index pattern applied with `take`, so it is differentiable and
+  batchable;
+- from a size: `hilbert`, `pascal` (symmetric / lower / upper), `helmert`,
+  `hadamard`, `dft`;
+- `polar(a, side)`: a = U P (right) or P U (left) from the SVD.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import core, dtypes, lax
+from ..errors import ArgumentValueError, ShapeValueError
+from ..numpy import ufuncs as _uf
+from ..numpy.advanced_indexing import take as _take
+from ..numpy.contractions import matmul as _matmul
+from ..numpy.operands import asarray, asarray_operand, promote_dtypes, promote_dtypes_inexact
+from ..numpy.creation import zeros_like as _zeros_like
+from ..numpy.shapes import concatenate as _concatenate, swapaxes as _swapaxes
+
+__all__ = ["block_diag", "toeplitz", "hankel", "circulant", "companion", "leslie", "fiedler",
+           "hilbert", "pascal", "helmert", "hadamard", "dft", "polar"]
+
+
+def _shape(x):
+    return core.get_aval(x).shape
+
+
+def _vec(x):
+    x = asarray(asarray_operand(x))
+    return lax.reshape(x, (1,)) if not _shape(x) else x
+
+
+def _pattern(vals, idx):
+    """vals[..., idx] for a static integer index matrix idx."""
+    return _take(vals, np.asarray(idx, np.int32), axis=-1)
+
+
+def _match_batch(a, b):
+    sa, sb = _shape(a)[:-1], _shape(b)[:-1]
+    batch = np.broadcast_shapes(sa, sb)
+    a = lax.broadcast_in_dim(a, batch + _shape(a)[-1:], tuple(range(len(batch) - len(sa),
+                                                                     len(batch) + 1)))
+    b = lax.broadcast_in_dim(b, batch + _shape(b)[-1:], tuple(range(len(batch) - len(sb),
+                                                                     len(batch) + 1)))
+    return a, b
+
+
+def toeplitz(c, r=None):
+    """T[i, j] = c[i - j] (i >= j), r[j - i] (j > i); r defaults to conj(c)."""
+    c = _vec(c)
+    r = _uf.conjugate(c) if r is None else _vec(r)
+    c, r = promote_dtypes(c, r)
+    c, r = _match_batch(c, r)
+    m, n = _shape(c)[-1], _shape(r)[-1]
+    vals = _concatenate([lax.rev(r, (len(_shape(r)) - 1,)),
+                         lax.slice_in_dim(c, 1, m, axis=len(_shape(c)) - 1)], axis=-1)
+    i, j = np.arange(m)[:, None], np.arange(n)[None, :]
+    return _pattern(vals, n - 1 + i - j)
+
+
+def hankel(c, r=None):
+    """H[i, j] = c[i + j] (i + j < m), r[i + j - m + 1] after; r defaults to zeros."""
+    c = asarray(asarray_operand(c))
+    r = _zeros_like(c) if r is None else asarray(asarray_operand(r))
+    for name, v in (("c", c), ("r", r)):
+        if not _shape(v):
+            raise ShapeValueError(f"hankel: {name} must be at least 1-dimensional, got a "
+                                  "scalar.")
+    c, r = promote_dtypes(c, r)
+    c, r = _match_batch(c, r)
+    m, n = _shape(c)[-1], _shape(r)[-1]
+    vals = _concatenate([c, lax.slice_in_dim(r, 1, n, axis=len(_shape(r)) - 1)], axis=-1)
+    return _pattern(vals, np.arange(m)[:, None] + np.arange(n)[None, :])
+
+
+def circulant(c):
+    """C[i, j] = c[(i - j) mod n]."""
+    c = _vec(c)
+    n = _shape(c)[-1]
+    return _pattern(c, (np.arange(n)[:, None] - np.arange(n)[None, :]) % n)
+
+
+def companion(a):
+    """The companion matrix of the polynomial with coefficients a (highest first):
+    first row -a[1:] / a[0], ones below the diagonal."""
+    [a] = promote_dtypes_inexact(_vec(a))
+    n = _shape(a)[-1]
+    if n < 2:
+        raise ShapeValueError(f"The length of `a` along the last axis must be at least 2; "
+                              f"got shape {_shape(a)}.")
+    nd = len(_shape(a))
+    first = _uf.true_divide(_uf.negative(lax.slice_in_dim(a, 1, n, axis=nd - 1)),
+                            lax.slice_in_dim(a, 0, 1, axis=nd - 1))
+    return _first_row_and_subdiagonal(first, np.ones(n - 2, dtype=np.int64), n - 1)
+
+
+def _first_row_and_subdiagonal(first, sub, k):
+    """A k x k matrix: row 0 `first`, the subdiagonal `sub`, zeros elsewhere."""
+    sub = asarray(asarray_operand(sub))
+    first, sub = promote_dtypes(first, lax.convert_element_type(sub, core.get_aval(first).dtype)
+                                if dtypes.is_int(core.get_aval(sub).dtype) else sub)
+    first, sub = _match_batch(first, sub) if _shape(sub)[:-1] or _shape(first)[:-1] else \
+        (first, sub)
+    zero = _zeros_like(lax.slice_in_dim(first, 0, 1, axis=len(_shape(first)) - 1))
+    vals = _concatenate([first, sub, zero], axis=-1)       # k + (k - 1) + 1 entries
+    idx = np.full((k, k), 2 * k - 1)
+    idx[0] = np.arange(k)
+    for i in range(1, k):
+        idx[i, i - 1] = k + i - 1
+    return _pattern(vals, idx)
+
+
+def leslie(f, s):
+    """The Leslie matrix: fecundities f in row 0, survival rates s below the diagonal."""
+    f, s = _vec(f), _vec(s)
+    if _shape(f)[-1] < 2:
+        raise ShapeValueError(f"The length of f along the last axis must be at least 2; got "
+                              f"shape {_shape(f)}.")
+    if _shape(s)[-1] != _shape(f)[-1] - 1:
+        raise ShapeValueError("Incorrect lengths for f and s. The length of s along the last "
+                              "axis must be one less than the length of f; got f shape "
+                              f"{_shape(f)} and s shape {_shape(s)}.")
+    f, s = promote_dtypes(f, s)
+    return _first_row_and_subdiagonal(f, s, _shape(f)[-1])
+
+
+def fiedler(a):
+    """F[i, j] = |a[i] - a[j]|."""
+    a = _vec(a)
+    n = _shape(a)[-1]
+    rows = _pattern(a, np.repeat(np.arange(n)[:, None], n, 1))
+    return _uf.abs(_uf.subtract(rows, _swapaxes(rows, -1, -2)))
+
+
+def block_diag(*arrs):
+    """The 2-D blocks (scalars and vectors as rows) on the diagonal, zeros elsewhere."""
+    if not arrs:
+        arrs = (np.zeros((1, 0), np.float32),)
+    arrs = promote_dtypes(*[asarray(asarray_operand(a)) for a in arrs])
+    for i, a in enumerate(arrs):
+        if len(_shape(a)) > 2:
+            raise ShapeValueError(f"Arguments to jax.scipy.linalg.block_diag must have at "
+                                  f"most 2 dimensions, got {a} at argument {i}.")
+    arrs = [lax.reshape(a, (1,) * (2 - len(_shape(a))) + _shape(a)) for a in arrs]
+    total = sum(_shape(a)[1] for a in arrs)
+    zero = np.zeros((), core.get_aval(arrs[0]).dtype)
+    rows, col = [], 0
+    for a in arrs:
+        k = _shape(a)[1]
+        rows.append(lax.pad(a, zero, [(0, 0, 0), (col, total - k - col, 0)]))
+        col += k
+    return _concatenate(rows, axis=0)
+
+# ------------------------------------------------------------------ from a size
+
+
+def _default_float():
+    return dtypes.canonicalize(np.dtype(np.float64))
+
+
+def hilbert(n):
+    """H[i, j] = 1 / (i + j + 1)."""
+    i = np.arange(n, dtype=np.float64)
+    return asarray((1.0 / (i[:, None] + i[None, :] + 1)).astype(_default_float()))
+
+
+def pascal(n, kind=None):
+    """The Pascal matrix: binomial coefficients, 'symmetric' (default), 'lower' or
+    'upper'."""
+    kind = "symmetric" if kind is None else kind
+    valid = ["symmetric", "lower", "upper"]
+    if kind not in valid:
+        raise ArgumentValueError(f"Expected kind to be on of: {valid}; got {kind}")
+    low = np.array([[math.comb(i, j) for j in range(n)] for i in range(n)], np.float64)
+    out = low if kind == "lower" else (low.T if kind == "upper" else low @ low.T)
+    return asarray(out.astype(np.float32))
+
+
+def helmert(n, full=False):
+    """The Helmert matrix ((n - 1) x n; n x n with the constant first row if `full`)."""
+    if n < 1:
+        raise ArgumentValueError(f"n must be a positive integer; got {n}.")
+    h = np.zeros((n - 1, n))
+    for i in range(n - 1):
+        k = i + 1
+        d = math.sqrt(k * (k + 1))
+        h[i, :k] = 1.0 / d
+        h[i, k] = -k / d
+    if full:
+        h = np.concatenate([np.full((1, n), 1.0 / math.sqrt(n)), h], axis=0)
+    return asarray(h.astype(_default_float()))
+
+
+def hadamard(n, dtype=int):
+    """The Sylvester Hadamard matrix of order n (a power of 2)."""
+    if n < 1 or not math.log2(n).is_integer():
+        raise ArgumentValueError(f"n must be a positive power of 2; got {n}.")
+    h = np.ones((1, 1))
+    for _ in range(int(math.log2(n))):
+        h = np.block([[h, h], [h, -h]])
+    return asarray(h.astype(dtypes.canonicalize(np.dtype(dtype))))
+
+
+def dft(n, scale=None, *, dtype=None):
+    """The DFT matrix exp(-2 pi i j k / n), scaled by 1/sqrt(n) ('sqrtn') or 1/n ('n')."""
+    if scale is not None and scale not in ("sqrtn", "n"):
+        raise ArgumentValueError(f"scale must be None, 'sqrtn', or 'n'; got {scale!r}.")
+    dt = dtypes.canonicalize(np.dtype(np.complex128 if dtype is None else dtype))
+    if not np.issubdtype(dt, np.complexfloating):
+        raise ArgumentValueError(f"dtype must be a complex floating-point type; got {dt}.")
+    a = np.arange(n)
+    w = np.exp(-2j * np.pi * np.outer(a, a) / n)
+    if scale == "sqrtn":
+        w = w / np.sqrt(n)
+    elif scale == "n":
+        w = w / n
+    return asarray(w.astype(dt))
+
+# ------------------------------------------------------------------------- polar
+
+
+def polar(a, side="right", *, method="qdwh", eps=None, max_iterations=None):
+    """(U, P): a = U P ('right') or P U ('left') with U unitary (orthonormal columns)
+    and P Hermitian positive semi-definite, from the SVD (any `method` gives the
+    same factors up to rounding)."""
+    [a] = promote_dtypes_inexact(asarray_operand(a))
+    if len(_shape(a)) < 2:
+        raise ShapeValueError("The input `a` must be at least a 2-D array.")
+    if side not in ("right", "left"):
+        raise ArgumentValueError("The argument `side` must be either 'right' or 'left'.")
+    if method not in ("qdwh", "svd"):
+        raise ArgumentValueError(f"Unknown polar decomposition method {method}.")
+    u, s, vh = lax.linalg.svd(a, full_matrices=False)
+    unitary = _matmul(u, vh, precision=lax.Precision.HIGHEST)
+    dt = core.get_aval(a).dtype
+    sc = lax.convert_element_type(s, dt)
+    nd = len(_shape(a))
+    if side == "right":   # P = V S V^H
+        v = _uf.conjugate(_swapaxes(vh, -1, -2))
+        p = _matmul(_uf.multiply(v, lax.expand_dims(sc, (nd - 2,))), vh,
+                    precision=lax.Precision.HIGHEST)
+    else:                 # P = U S U^H
+        uh = _uf.conjugate(_swapaxes(u, -1, -2))
+        p = _matmul(_uf.multiply(u, lax.expand_dims(sc, (nd - 2,))), uh,
+                    precision=lax.Precision.HIGHEST)
+    return unitary, p
