@@ -1,5 +1,5 @@
-"""Generate docs/api.md: which names of jax.numpy (and jax.numpy.linalg, jax.numpy.fft, jax.nn,
-jax.random, jax.scipy.special) astjax implements.
+"""Generate docs/api.md: which names of jax.numpy (and jax.numpy.linalg, jax.numpy.fft,
+jax.scipy.linalg, jax.lax.linalg, jax.nn, jax.random, jax.scipy.special) astjax implements.
 
 The name lists below were generated once from jax 0.10.2 (kinds: 'f' function,
 't' type or dtype, 'c' constant, 'm' module); astjax's side is read from its
@@ -128,6 +128,32 @@ NAMES = {
         ('ihfft', 'f'), ('irfft', 'f'), ('irfft2', 'f'), ('irfftn', 'f'), ('rfft', 'f'),
         ('rfft2', 'f'), ('rfftfreq', 'f'), ('rfftn', 'f'),
     ],
+    'jax.scipy.linalg': [
+        ('block_diag', 'f'), ('cho_factor', 'f'), ('cho_solve', 'f'), ('cholesky', 'f'),
+        ('circulant', 'f'), ('companion', 'f'), ('convolution_matrix', 'f'), ('det', 'f'),
+        ('dft', 'f'), ('eigh', 'f'), ('eigh_tridiagonal', 'f'), ('expm', 'f'),
+        ('expm_frechet', 'f'), ('fiedler', 'f'), ('fiedler_companion', 'f'), ('funm', 'f'),
+        ('hadamard', 'f'), ('hankel', 'f'), ('helmert', 'f'), ('hessenberg', 'f'),
+        ('hilbert', 'f'), ('inv', 'f'), ('invhilbert', 'f'), ('invpascal', 'f'),
+        ('leslie', 'f'), ('lu', 'f'), ('lu_factor', 'f'), ('lu_solve', 'f'),
+        ('pascal', 'f'), ('polar', 'f'), ('qr', 'f'), ('qr_multiply', 'f'),
+        ('rsf2csf', 'f'), ('schur', 'f'), ('solve', 'f'), ('solve_sylvester', 'f'),
+        ('solve_triangular', 'f'), ('sqrtm', 'f'), ('svd', 'f'), ('toeplitz', 'f'),
+    ],
+    'jax.lax.linalg': [
+        ('EigImplementation', 't'), ('EighImplementation', 't'), ('SvdAlgorithm', 't'),
+        ('cholesky', 'f'), ('cholesky_p', 'c'), ('cholesky_update', 'f'),
+        ('cholesky_update_p', 'c'), ('eig', 'f'), ('eig_p', 'c'), ('eigh', 'f'),
+        ('eigh_p', 'c'), ('hessenberg', 'f'), ('hessenberg_p', 'c'),
+        ('householder_product', 'f'), ('householder_product_p', 'c'), ('lu', 'f'),
+        ('lu_p', 'c'), ('lu_pivots_to_permutation', 'f'),
+        ('lu_pivots_to_permutation_p', 'c'), ('ormqr', 'f'), ('ormqr_p', 'c'),
+        ('qdwh', 'f'), ('qr', 'f'), ('qr_p', 'c'), ('schur', 'f'), ('schur_p', 'c'),
+        ('svd', 'f'), ('svd_p', 'c'), ('symmetric_product', 'f'),
+        ('symmetric_product_p', 'c'), ('triangular_solve', 'f'),
+        ('triangular_solve_p', 'c'), ('tridiagonal', 'f'), ('tridiagonal_p', 'c'),
+        ('tridiagonal_solve', 'f'), ('tridiagonal_solve_p', 'c'),
+    ],
     'jax.nn': [
         ('celu', 'f'), ('dot_product_attention', 'f'), ('elu', 'f'), ('gelu', 'f'),
         ('get_scaled_dot_general_config', 'f'), ('glu', 'f'), ('hard_sigmoid', 'f'),
@@ -171,7 +197,8 @@ NAMES = {
 }
 
 _ASTJAX = {"jax.numpy": "astjax.numpy", "jax.numpy.linalg": "astjax.numpy.linalg",
-           "jax.numpy.fft": "astjax.numpy.fft",
+           "jax.numpy.fft": "astjax.numpy.fft", "jax.scipy.linalg": "astjax.scipy.linalg",
+           "jax.lax.linalg": "astjax.lax_linalg",
            "jax.nn": "astjax.nn", "jax.random": "astjax.random",
            "jax.scipy.special": "astjax.scipy.special"}
 _KIND = {"f": "function", "t": "type/dtype", "c": "constant", "m": "module"}
