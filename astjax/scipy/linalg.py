@@ -28,14 +28,15 @@ from ..numpy import ufuncs as _uf
 from ..numpy.util import _Direct
 from ..numpy.vectorize import vectorize as _vectorize
 from ..primitives.linalg import triangular_solve_p
-from .linalg_matrices import (block_diag, circulant, companion, dft, fiedler,  # noqa: F401
-                              hadamard, hankel, helmert, hilbert, leslie, pascal, polar,
-                              toeplitz)
+from .linalg_matrices import (block_diag, circulant, companion, convolution_matrix,  # noqa: F401
+                              dft, fiedler, fiedler_companion, hadamard, hankel, helmert,
+                              hilbert, invhilbert, invpascal, leslie, pascal, polar, toeplitz)
 
 __all__ = ["solve_triangular", "cholesky", "cho_factor", "cho_solve", "lu", "lu_factor",
            "lu_solve", "det", "inv", "solve", "qr", "svd", "eigh", "expm", "schur",
            "block_diag", "toeplitz", "hankel", "circulant", "companion", "leslie", "fiedler",
-           "hilbert", "pascal", "helmert", "hadamard", "dft", "polar"]
+           "hilbert", "pascal", "helmert", "hadamard", "dft", "polar", "fiedler_companion",
+           "convolution_matrix", "invhilbert", "invpascal"]
 
 det, inv = _la.det, _la.inv
 

@@ -2,10 +2,12 @@
 (re-exported by `astjax.scipy.linalg`).
 
 - from data (batched over leading dimensions, as JAX's are): `toeplitz`, `hankel`,
-  `circulant`, `companion`, `leslie`, `fiedler`, `block_diag` (2-D blocks);
+  `circulant`, `companion`, `fiedler_companion`, `leslie`, `fiedler`,
+  `convolution_matrix`, `block_diag` (2-D blocks);
   each is an index pattern applied with `take`, so it is differentiable and
   batchable;
-- from a size: `hilbert`, `pascal` (symmetric / lower / upper), `helmert`,
+- from a size: `hilbert`, `invhilbert`, `pascal` and `invpascal` (symmetric / lower
+  / upper), `helmert`,
   `hadamard`, `dft`;
 - `polar(a, side)`: a = U P (right) or P U (left) from the SVD.
 """
@@ -21,11 +23,12 @@ from ..numpy import ufuncs as _uf
 from ..numpy.advanced_indexing import take as _take
 from ..numpy.contractions import matmul as _matmul
 from ..numpy.operands import asarray, asarray_operand, promote_dtypes, promote_dtypes_inexact
-from ..numpy.creation import zeros_like as _zeros_like
+from ..numpy.creation import ones_like as _ones_like, zeros_like as _zeros_like
 from ..numpy.shapes import concatenate as _concatenate, swapaxes as _swapaxes
 
 __all__ = ["block_diag", "toeplitz", "hankel", "circulant", "companion", "leslie", "fiedler",
-           "hilbert", "pascal", "helmert", "hadamard", "dft", "polar"]
+           "fiedler_companion", "convolution_matrix", "hilbert", "invhilbert", "pascal",
+           "invpascal", "helmert", "hadamard", "dft", "polar"]
 
 
 def _shape(x):
@@ -139,6 +142,69 @@ def fiedler(a):
     return _uf.abs(_uf.subtract(rows, _swapaxes(rows, -1, -2)))
 
 
+def fiedler_companion(a):
+    """Fiedler's pentadiagonal companion matrix of the polynomial with coefficients a
+    (highest first): the same eigenvalues as `companion(a)`."""
+    [a] = promote_dtypes_inexact(_vec(a))
+    k = _shape(a)[-1]
+    if k == 0:
+        raise ShapeValueError("fiedler_companion requires the last axis of 'a' to have "
+                              f"nonzero length, but got an array of shape {_shape(a)}.")
+    n = k - 1
+    nd = len(_shape(a))
+    a = _uf.true_divide(a, lax.slice_in_dim(a, 0, 1, axis=nd - 1))
+    one = _ones_like(lax.slice_in_dim(a, 0, 1, axis=nd - 1))
+    zero = _zeros_like(one)
+    vals = _concatenate([_uf.negative(a), one, zero], axis=-1)   # -a[0..n], 1, 0
+    ONE, ZERO = k, k + 1  # noqa: N806
+    idx = np.full((n, n), ZERO)
+    if n >= 1:
+        idx[0, 0] = 1
+    if n >= 2:
+        idx[1, 0] = ONE
+    for i in range(n):
+        if i % 2 == 0:
+            if i + 1 < n:
+                idx[i, i + 1] = i + 2
+            if i + 2 < n:
+                idx[i, i + 2] = ONE
+            if i >= 2:
+                idx[i, i - 1] = i + 1
+        elif i >= 3:
+            idx[i, i - 2] = ONE
+    return _pattern(vals, idx)
+
+
+def convolution_matrix(a, n, mode="full"):
+    """The Toeplitz matrix A with A @ v == convolve(a, v, mode) for v of length n."""
+    n = int(n)
+    if n <= 0:
+        raise ArgumentValueError(f"n must be a positive integer; got {n}.")
+    a = asarray(asarray_operand(a))
+    if not _shape(a):
+        raise ShapeValueError("convolution_matrix: a must be at least 1-dimensional, got a "
+                              "scalar.")
+    m = _shape(a)[-1]
+    if mode not in ("full", "valid", "same"):
+        raise ArgumentValueError(f"mode must be one of 'full', 'valid', 'same'; got {mode!r}.")
+    nd = len(_shape(a))
+    zero = np.zeros((), core.get_aval(a).dtype)
+    padding = [(0, 0, 0)] * (nd - 1) + [(0, n - 1, 0)]
+    az = lax.pad(a, zero, padding)
+    raz = lax.pad(lax.rev(a, (nd - 1,)), zero, padding)
+    length = m + n - 1
+    if mode == "same":
+        trim = min(n, m) - 1
+        tb, te = trim // 2, trim - trim // 2
+    elif mode == "valid":
+        tb = te = min(n, m) - 1
+    else:
+        tb = te = 0
+    col = lax.slice_in_dim(az, tb, length - te, axis=nd - 1)
+    row = lax.slice_in_dim(raz, length - n - tb, length - tb, axis=nd - 1)
+    return toeplitz(col, row)
+
+
 def block_diag(*arrs):
     """The 2-D blocks (scalars and vectors as rows) on the diagonal, zeros elsewhere."""
     if not arrs:
@@ -169,6 +235,29 @@ def hilbert(n):
     """H[i, j] = 1 / (i + j + 1)."""
     i = np.arange(n, dtype=np.float64)
     return asarray((1.0 / (i[:, None] + i[None, :] + 1)).astype(_default_float()))
+
+
+def invhilbert(n):
+    """The inverse of the n x n Hilbert matrix (from its closed form)."""
+    out = np.zeros((n, n))
+    for i in range(n):
+        for j in range(n):
+            s = i + j
+            out[i, j] = ((-1) ** s * (s + 1) * math.comb(n + i, n - j - 1) *
+                         math.comb(n + j, n - i - 1) * math.comb(s, i) ** 2)
+    return asarray(out.astype(_default_float()))
+
+
+def invpascal(n, kind=None):
+    """The inverse of `pascal(n, kind)`."""
+    kind = "symmetric" if kind is None else kind
+    valid = ["symmetric", "lower", "upper"]
+    if kind not in valid:
+        raise ArgumentValueError(f"Expected kind to be one of: {valid}; got {kind}")
+    low = np.array([[(-1) ** (i - j) * math.comb(i, j) for j in range(n)] for i in range(n)],
+                   np.float64)
+    out = low if kind == "lower" else (low.T if kind == "upper" else low.T @ low)
+    return asarray(out.astype(_default_float()))
 
 
 def pascal(n, kind=None):

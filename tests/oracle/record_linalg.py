@@ -181,6 +181,19 @@ CONSTRUCTORS = [
     ("block_diag", lambda m: m.jsp.linalg.block_diag(m.np.ones((2, 2), m.np.float32),
                                                     m.np.array([3., 4.], m.np.float32), 5.0)),
     ("hilbert", lambda m: m.jsp.linalg.hilbert(4)),
+    ("invhilbert", lambda m: m.jsp.linalg.invhilbert(4)),
+    ("invpascal", lambda m: m.jsp.linalg.invpascal(4)),
+    ("invpascal_upper", lambda m: m.jsp.linalg.invpascal(3, kind="upper")),
+    ("fiedler_companion", lambda m: m.jsp.linalg.fiedler_companion(
+        m.np.array([2., -3., 1., 5., 0.5, 2.], m.np.float32))),
+    ("fiedler_companion_small", lambda m: m.jsp.linalg.fiedler_companion(
+        m.np.array([2., -3., 1.], m.np.float32))),
+    ("convolution_matrix", lambda m: m.jsp.linalg.convolution_matrix(
+        m.np.array([1., 2., 3.], m.np.float32), 4)),
+    ("convolution_matrix_same", lambda m: m.jsp.linalg.convolution_matrix(
+        m.np.array([1., 2., 3., 4.], m.np.float32), 3, mode="same")),
+    ("convolution_matrix_valid", lambda m: m.jsp.linalg.convolution_matrix(
+        m.np.array([1., 2., 3., 4.], m.np.float32), 2, mode="valid")),
     ("pascal", lambda m: m.jsp.linalg.pascal(4)),
     ("pascal_lower", lambda m: m.jsp.linalg.pascal(4, kind="lower")),
     ("helmert", lambda m: m.jsp.linalg.helmert(4)),
