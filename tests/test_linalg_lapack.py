@@ -176,3 +176,15 @@ def test_constructor_derivatives(x64):
     check_grads(lambda c: jsp.linalg.toeplitz(c, c[::-1] * 2), (np.arange(1.0, 4.0),), order=1)
     check_grads(lambda a: jsp.linalg.companion(a), (np.array([2.0, -3.0, 1.0]),), order=1)
     check_grads(lambda a: jsp.linalg.polar(a)[1], (_r(4, 3),), order=1, modes=("fwd",))
+
+
+def test_holomorphic_cholesky_gradient_as_jax():
+    # values recorded from JAX 0.10.2 (the imaginary parts used to be dropped)
+    a = np.array([[4. + 1j, 1. - 0.5j], [1. + 0.5j, 3. + 0.2j]], np.complex64)
+    g = jax.grad(lambda x: jnp.sum(jnp.linalg.cholesky(x)), holomorphic=True)(a)
+    np.testing.assert_allclose(np.asarray(g), [[0.21132791, 0.1737507 - 0.03812464j],
+                                               [0.1737507 + 0.03812464j, 0.30499715]],
+                               atol=1e-6)
+    up = jax.grad(lambda x: jnp.sum(jnp.linalg.cholesky(x, upper=True)), holomorphic=True)(a)
+    want = jax.grad(lambda x: jnp.sum(jnp.conj(jnp.linalg.cholesky(x)).T), holomorphic=True)(a)
+    np.testing.assert_allclose(np.asarray(up), np.asarray(want), atol=1e-6)

@@ -191,19 +191,17 @@ def _cholesky_jvp(primals, tangents, *, lower=True):
     a, = primals
     t, = tangents
     L = bind(cholesky_p, a, lower=True)
-    out = L if lower else transpose(L, tuple(range(_aval(L).ndim - 2)) + (
-        _aval(L).ndim - 1, _aval(L).ndim - 2))
+    out = L if lower else _adjoint(L)
     if is_zero(t):
         return out, core.Zero(_aval(out))
     nd = _aval(a).ndim
-    n = _aval(a).shape[-1]
-    # sym(dA) -> phi(L^-1 dA L^-T) ; dL = L phi
-    t = bind(ew.mul_p, bind(ew.add_p, t, transpose(t, tuple(range(nd - 2)) + (nd - 1, nd - 2))),
-             weak_const(t, 0.5))
+    # dL = L phi(L^-1 dA L^-H), phi: the lower triangle with the diagonal halved (the
+    # tangent is used as given: the public wrappers symmetrize their input, as JAX's)
     tmp = bind(triangular_solve_p, L, t, left_side=False, lower=True, transpose_a=True,
-               conjugate_a=False, unit_diagonal=False)
+               conjugate_a=True, unit_diagonal=False)
     inner = bind(triangular_solve_p, L, tmp, left_side=True, lower=True, transpose_a=False,
                  conjugate_a=False, unit_diagonal=False)
+    n = _aval(a).shape[-1]
     row = broadcasted_iota(np.int32, (n, n), 0)
     col = broadcasted_iota(np.int32, (n, n), 1)
     scale = select(bind(ew.gt_p, row, col), full((n, n), 1.0, _aval(a).dtype),
@@ -213,9 +211,13 @@ def _cholesky_jvp(primals, tangents, *, lower=True):
     nb = nd - 2
     batch = (tuple(range(nb)), tuple(range(nb)))
     dL = dot_general(L, phi, (((nb + 1,), (nb,)), batch))
-    if not lower:
-        dL = transpose(dL, tuple(range(nb)) + (nd - 1, nd - 2))
-    return out, dL
+    return out, (dL if lower else _adjoint(dL))
+
+
+def _adjoint(x):
+    nd = _aval(x).ndim
+    t = transpose(x, tuple(range(nd - 2)) + (nd - 1, nd - 2))
+    return bind(conj_p, t) if dtypes.issubdtype(_aval(x).dtype, np.complexfloating) else t
 
 
 cholesky_p.jvp = _cholesky_jvp
