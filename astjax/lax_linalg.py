@@ -2,7 +2,8 @@
 their wrappers, with JAX's signatures and output orders.
 
 - `cholesky`, `triangular_solve`: native StableHLO ops (primitives/linalg.py);
-- `lu`, `lu_pivots_to_permutation`, `qr`, `eigh`, `svd`, `eig`, `schur`: LAPACK custom calls
+- `lu`, `lu_pivots_to_permutation`, `qr`, `eigh`, `svd`, `eig`, `schur`,
+  `hessenberg`, `householder_product` (and `geqrf`): LAPACK custom calls
   (primitives/factorizations.py), each differentiable (JAX's JVP rules; `eig` for
   eigenvalues only, as in JAX) and batchable;
 - `EigImplementation`, `EighImplementation`, `SvdAlgorithm`: JAX's algorithm
@@ -20,13 +21,16 @@ from .errors import ArgumentValueError, NotImplementedInAstjaxError
 from .primitives.factorizations import (eig_p, eigh_p, lu_p, lu_pivots_to_permutation,  # noqa: F401
                                         qr_p, schur, schur_p, svd_p)
 from .primitives.factorizations import eig as _eig, eigh as _eigh, lu, qr as _qr, svd as _svd
+from .primitives.householder import (geqrf, hessenberg, hessenberg_p,  # noqa: F401
+                                     householder_product, householder_product_p)
 from .primitives.linalg import cholesky_p, triangular_solve_p
 from .primitives.ops import (add as _add, conj as _conj, convert_element_type as _convert,
                              div as _div, transpose as _tr)
 
 __all__ = ["cholesky", "cholesky_p", "triangular_solve", "triangular_solve_p", "lu", "lu_p",
            "lu_pivots_to_permutation", "qr", "qr_p", "eigh", "eigh_p", "svd", "svd_p", "eig",
-           "eig_p", "schur", "schur_p", "EigImplementation", "EighImplementation", "SvdAlgorithm"]
+           "eig_p", "schur", "schur_p", "hessenberg", "hessenberg_p", "householder_product",
+           "householder_product_p", "EigImplementation", "EighImplementation", "SvdAlgorithm"]
 
 
 class EigImplementation(enum.Enum):

@@ -121,7 +121,9 @@ def test_eigenvector_derivative_raises_as_jax():
     lambda x: jnp.linalg.eigh(x)[0], lambda x: jnp.linalg.svd(x)[1],
     lambda x: jnp.linalg.qr(x)[1], lambda x: lax.linalg.lu(x)[2],
     lambda x: jnp.linalg.det(x), lambda x: jnp.abs(jnp.linalg.eigvals(x)),
-    lambda x: jnp.linalg.inv(x), lambda x: jsp.linalg.schur(x)[0]])
+    lambda x: jnp.linalg.inv(x), lambda x: jsp.linalg.schur(x)[0],
+    lambda x: lax.linalg.hessenberg(x)[0], lambda x: jnp.linalg.qr(x, mode="raw")[0],
+    lambda x: lax.linalg.householder_product(*lax.linalg.geqrf(x))])
 def test_vmap_matches_loop(fn):
     xs = np.stack([INPUTS["spd"], 2 * INPUTS["spd"] + np.eye(4, dtype=np.float32)])
     got = jax.vmap(fn, in_axes=1, out_axes=0)(np.moveaxis(xs, 0, 1))

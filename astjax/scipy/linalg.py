@@ -5,7 +5,7 @@
 - LU (LAPACK getrf): `lu` (P, L, U or P L, U), `lu_factor` (lu, 0-based pivots),
   `lu_solve` (trans 0 / 1 / 2), `det`, `inv`, `solve` (`assume_a='pos'` by Cholesky);
 - `qr` (modes full / economic / r), `svd`, `eigh` (standard problem), `schur`
-  (LAPACK gees);
+  (LAPACK gees), `hessenberg` (gehrd, Q from orgqr);
 - the matrix constructors and `polar` (linalg_matrices.py);
 - `expm`: scaling and squaring with the Pade approximant of degree 3 to 13 chosen
   from the 1-norm (Higham 2005), as JAX does; NaN beyond `max_squarings`.
@@ -36,7 +36,7 @@ __all__ = ["solve_triangular", "cholesky", "cho_factor", "cho_solve", "lu", "lu_
            "lu_solve", "det", "inv", "solve", "qr", "svd", "eigh", "expm", "schur",
            "block_diag", "toeplitz", "hankel", "circulant", "companion", "leslie", "fiedler",
            "hilbert", "pascal", "helmert", "hadamard", "dft", "polar", "fiedler_companion",
-           "convolution_matrix", "invhilbert", "invpascal"]
+           "convolution_matrix", "invhilbert", "invpascal", "hessenberg"]
 
 det, inv = _la.det, _la.inv
 
@@ -210,6 +210,29 @@ def eigh(a, b=None, lower=True, eigvals_only=False, overwrite_a=False, overwrite
     [a] = _inexact(a)
     v, w = lax.linalg.eigh(a, lower=lower)
     return w if eigvals_only else (w, v)
+
+
+def hessenberg(a, *, calc_q=False, overwrite_a=False, check_finite=True):
+    """The upper Hessenberg form H of square a (with calc_q: (H, Q), a = Q H Q^H),
+    from LAPACK's gehrd."""
+    [a] = _inexact(a)
+    n = _shape(a)[-1]
+    nd = len(_shape(a))
+    if n == 0:
+        z = _uf.multiply(a, 0)
+        return (z, z) if calc_q else z
+    packed, taus = lax.linalg.hessenberg(a)
+    h = _triu(packed, -1)
+    if not calc_q:
+        return h
+    batch = _shape(a)[:-2]
+    v = lax.slice(packed, (0,) * (nd - 2) + (1, 0), batch + (n, n - 1))
+    q = lax.linalg.householder_product(v, taus)
+    zero = np.zeros((), core.get_aval(a).dtype)
+    q = lax.pad(q, zero, [(0, 0, 0)] * (nd - 2) + [(1, 0, 0), (1, 0, 0)])
+    corner = np.zeros((n, n), core.get_aval(a).dtype)
+    corner[0, 0] = 1
+    return h, _uf.add(q, lax.broadcast_in_dim(corner, _shape(a), (nd - 2, nd - 1)))
 
 
 def schur(a, output="real"):

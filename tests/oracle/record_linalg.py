@@ -99,6 +99,13 @@ CASES = [
     ("lax_svd", lambda m, x: tuple(m.lax.linalg.svd(x, full_matrices=False)), ["tall"]),
     ("lax_eig", lambda m, x: tuple(m.lax.linalg.eig(x)), ["a"]),
     ("lax_eigh", lambda m, x: tuple(m.lax.linalg.eigh(x)), ["sym"]),
+    ("qr_raw", lambda m, x: tuple(m.jnp.linalg.qr(x, mode="raw")), ["tall"]),
+    ("slogdet_qr", lambda m, x: tuple(m.jnp.linalg.slogdet(x, method="qr")), ["a"]),
+    ("sp_hessenberg", lambda m, x: tuple(m.jsp.linalg.hessenberg(x, calc_q=True)), ["a"]),
+    ("sp_hessenberg_c", lambda m, x: m.jsp.linalg.hessenberg(x), ["c"]),
+    ("lax_hessenberg", lambda m, x: tuple(m.lax.linalg.hessenberg(x)), ["batch"]),
+    ("lax_householder", lambda m, x: m.lax.linalg.householder_product(
+        *_raw_qr(m, x)), ["tall"]),
     ("mvn_eigh", lambda m, x: m.jax.random.multivariate_normal(
         m.jax.random.PRNGKey(0), m.jnp.zeros(4), x, (3,), method="eigh"), ["spd"]),
     ("mvn_svd", lambda m, x: m.jax.random.multivariate_normal(
@@ -108,6 +115,13 @@ CASES = [
     ("lax_perm", lambda m, x: m.lax.linalg.lu_pivots_to_permutation(
         m.jnp.array([2, 2, 3, 3], m.jnp.int32), 5), ["a"]),
 ]
+
+
+def _raw_qr(m, x):
+    h, taus = m.jnp.linalg.qr(x, mode="raw")
+    return m.jnp.swapaxes(h, -1, -2), taus
+
+
 # derivatives: (name, function, inputs), each a scalar function's gradient
 GRADS = [
     ("g_det", lambda m, x: m.jax.grad(m.jnp.linalg.det)(x), ["a"]),

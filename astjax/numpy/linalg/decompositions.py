@@ -151,6 +151,22 @@ def _slogdet_lu(a):
     return sign, uf.real(logdet)
 
 
+def _slogdet_qr(a):
+    """From the QR factorization: |det| is the product of |R|'s diagonal; the sign
+    also counts the reflections actually made (tau != 0 has determinant -1)."""
+    if dtypes.issubdtype(_dt(a), np.complexfloating):
+        raise NotImplementedInAstjaxError("slogdet method='qr' not implemented for complex "
+                                          "inputs")
+    n = _shape(a)[-1]
+    h, taus = lax.linalg.geqrf(a)
+    d = _diag(h)
+    logabs = _sum(uf.log(uf.abs(d)), axis=-1)
+    sign_d = _prod(uf.sign(d), axis=-1)
+    t = lax.slice_in_dim(taus, 0, n - 1, axis=len(_shape(taus)) - 1)
+    flips = _prod(where(uf.not_equal(t, 0), -1, 1), axis=-1)
+    return uf.multiply(sign_d, lax.convert_element_type(flips, _dt(sign_d))), logabs
+
+
 def _det_small(a):
     n = _shape(a)[-1]
 
@@ -172,12 +188,14 @@ def _det_small(a):
 
 def slogdet(a, *, method=None):
     """(sign, log|det|) of square matrices, from the LU factorization (closed forms
-    for 1x1 and 2x2, as JAX). `method='qr'` is accepted; it gives the same values."""
+    for 1x1 and 2x2, as JAX), or from QR with `method='qr'`."""
     a = _square("slogdet", a)
     if method not in (None, "lu", "qr"):
         raise ArgumentValueError(f"Unknown slogdet method '{method}'. Supported methods are "
                                  "'lu' (`None`), and 'qr'.")
-    if _shape(a)[-1] in (1, 2):
+    if method == "qr":
+        return SlogdetResult(*_slogdet_qr(a))
+    if _shape(a)[-1] in (1, 2) and method != "qr":
         d = _det_small(a)
         ad = uf.abs(d)
         if dtypes.issubdtype(_dt(a), np.complexfloating):
@@ -207,9 +225,9 @@ def qr(a, mode="reduced"):
     a = _inexact("qr", a)
     if len(_shape(a)) < 2:
         raise ShapeValueError(f"qr requires ndim >= 2, got shape {_shape(a)}")
-    if mode == "raw":
-        raise NotImplementedInAstjaxError("jnp.linalg.qr(mode='raw') (LAPACK geqrf's "
-                                          "Householder vectors) is not implemented")
+    if mode == "raw":  # LAPACK's packed form, transposed as NumPy returns it
+        h, taus = lax.linalg.geqrf(a)
+        return QRResult(_mT(h), taus)
     if mode in ("reduced", "r", "full"):
         full = False
     elif mode == "complete":
