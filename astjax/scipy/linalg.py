@@ -5,7 +5,8 @@
 - LU (LAPACK getrf): `lu` (P, L, U or P L, U), `lu_factor` (lu, 0-based pivots),
   `lu_solve` (trans 0 / 1 / 2), `det`, `inv`, `solve` (`assume_a='pos'` by Cholesky);
 - `qr` (modes full / economic / r), `svd`, `eigh` (standard problem), `schur`
-  (LAPACK gees), `hessenberg` (gehrd, Q from orgqr);
+  (LAPACK gees), `sqrtm` (from the complex Schur form), `hessenberg` (gehrd, Q
+  from orgqr);
 - the matrix constructors and `polar` (linalg_matrices.py);
 - `expm`: scaling and squaring with the Pade approximant of degree 3 to 13 chosen
   from the 1-norm (Higham 2005), as JAX does; NaN beyond `max_squarings`.
@@ -20,6 +21,7 @@ from ..errors import ArgumentValueError, ShapeValueError
 from ..numpy import linalg as _la
 from ..numpy.contractions import matmul as _matmul
 from ..numpy.creation import eye as _eye, tril as _tril, triu as _triu
+from ..numpy.reductions import sum as _sum
 from ..numpy.searching import digitize as _digitize
 from ..numpy.ufuncs import (asarray_operand, broadcast_shapes as _broadcast_shapes,
                             broadcast_to_shape as _broadcast_to_shape, promote_dtypes_inexact,
@@ -36,7 +38,7 @@ __all__ = ["solve_triangular", "cholesky", "cho_factor", "cho_solve", "lu", "lu_
            "lu_solve", "det", "inv", "solve", "qr", "svd", "eigh", "expm", "schur",
            "block_diag", "toeplitz", "hankel", "circulant", "companion", "leslie", "fiedler",
            "hilbert", "pascal", "helmert", "hadamard", "dft", "polar", "fiedler_companion",
-           "convolution_matrix", "invhilbert", "invpascal", "hessenberg"]
+           "convolution_matrix", "invhilbert", "invpascal", "hessenberg", "sqrtm"]
 
 det, inv = _la.det, _la.inv
 
@@ -246,6 +248,38 @@ def schur(a, output="real"):
                                                      np.complexfloating):
         a = lax.convert_element_type(a, np.result_type(core.get_aval(a).dtype, np.complex64))
     return lax.linalg.schur(a)
+
+def _sqrtm_upper(t):
+    """The upper-triangular square root of upper-triangular t (Bjorck & Hammarling's
+    recurrence, column by column, each column bottom-up)."""
+    n = _shape(t)[-1]
+    d = _uf.sqrt(_la.diagonal(t))
+    u0 = _uf.multiply(lax.convert_element_type(_eye(n), core.get_aval(t).dtype),
+                      lax.expand_dims(d, (0,)))
+    idx = lax.broadcasted_iota(np.int32, (n,), 0)
+
+    def column(j, u):
+        def entry(step, u):
+            i = _uf.subtract(_uf.subtract(j, 1), step)
+            between = _uf.logical_and(_uf.greater(idx, i), _uf.less(idx, j))
+            s = _sum(_where(between, _uf.multiply(u[i], u[:, j]), 0))
+            tij = t[i, j]
+            value = _where(_uf.equal(tij, s), 0, _uf.true_divide(_uf.subtract(tij, s),
+                                                                  _uf.add(d[i], d[j])))
+            return u.at[i, j].set(value)
+        return lax.fori_loop(0, j, _Direct(entry), u)
+    return lax.fori_loop(0, n, _Direct(column), u0)
+
+
+def sqrtm(A, blocksize=1):  # noqa: N803
+    """The principal square root of a square matrix (complex result), from its
+    complex Schur form: A = Z T Z^H, sqrt(A) = Z sqrt(T) Z^H."""
+    if blocksize > 1:
+        raise ArgumentValueError("Blocked version is not implemented yet.")
+    t, z = schur(A, output="complex")
+    r = _sqrtm_upper(t)
+    zh = _uf.conjugate(lax.transpose(z, (1, 0)))
+    return _hdot(_hdot(z, r), zh)
 
 # ------------------------------------------------------------------------ expm
 

@@ -101,6 +101,8 @@ CASES = [
     ("lax_eigh", lambda m, x: tuple(m.lax.linalg.eigh(x)), ["sym"]),
     ("qr_raw", lambda m, x: tuple(m.jnp.linalg.qr(x, mode="raw")), ["tall"]),
     ("slogdet_qr", lambda m, x: tuple(m.jnp.linalg.slogdet(x, method="qr")), ["a"]),
+    ("sp_sqrtm", lambda m, x: m.jsp.linalg.sqrtm(x), ["spd"]),
+    ("sp_sqrtm_general", lambda m, x: m.jsp.linalg.sqrtm(x), ["a"]),
     ("sp_hessenberg", lambda m, x: tuple(m.jsp.linalg.hessenberg(x, calc_q=True)), ["a"]),
     ("sp_hessenberg_c", lambda m, x: m.jsp.linalg.hessenberg(x), ["c"]),
     ("lax_hessenberg", lambda m, x: tuple(m.lax.linalg.hessenberg(x)), ["batch"]),
