@@ -8,6 +8,8 @@
   (LAPACK gees), `sqrtm` (from the complex Schur form), `hessenberg` (gehrd, Q
   from orgqr);
 - the matrix constructors and `polar` (linalg_matrices.py);
+- `expm_frechet` (from expm of the block matrix [[A, E], [0, A]]), `eigh_tridiagonal`
+  (from the dense matrix's eigh);
 - `expm`: scaling and squaring with the Pade approximant of degree 3 to 13 chosen
   from the 1-norm (Higham 2005), as JAX does; NaN beyond `max_squarings`.
 """
@@ -38,7 +40,8 @@ __all__ = ["solve_triangular", "cholesky", "cho_factor", "cho_solve", "lu", "lu_
            "lu_solve", "det", "inv", "solve", "qr", "svd", "eigh", "expm", "schur",
            "block_diag", "toeplitz", "hankel", "circulant", "companion", "leslie", "fiedler",
            "hilbert", "pascal", "helmert", "hadamard", "dft", "polar", "fiedler_companion",
-           "convolution_matrix", "invhilbert", "invpascal", "hessenberg", "sqrtm"]
+           "convolution_matrix", "invhilbert", "invpascal", "hessenberg", "sqrtm",
+           "expm_frechet", "eigh_tridiagonal"]
 
 det, inv = _la.det, _la.inv
 
@@ -350,6 +353,53 @@ def _expm_one(a, upper_triangular, max_squarings):
                       _hdot(x, x), x)
     r = lax.fori_loop(0, max_squarings, _Direct(square), r)
     return _where(_uf.greater(n_sq, max_squarings), np.asarray(np.nan, dt), r)
+
+
+def expm_frechet(A, E, *, method=None, compute_expm=True):  # noqa: N803
+    """The Frechet derivative of expm at A in direction E (with expm(A) first when
+    `compute_expm`): the upper-right block of expm([[A, E], [0, A]])."""
+    if method not in (None, "SPS", "blockEnlarge"):
+        raise ArgumentValueError(f"Unknown implementation {method}")
+    A, E = _inexact(A, E)  # noqa: N806
+    s = _shape(A)
+    if len(s) != 2 or s[0] != s[1] or _shape(E) != s:
+        raise ShapeValueError(f"expected A and E to be square matrices of one shape, got "
+                              f"{s} and {_shape(E)}")
+    n = s[0]
+    zero = _uf.multiply(A, 0)
+    big = expm(lax.concatenate([lax.concatenate([A, E], 1), lax.concatenate([zero, A], 1)], 0))
+    frechet = lax.slice(big, (0, n), (n, 2 * n))
+    return (lax.slice(big, (0, 0), (n, n)), frechet) if compute_expm else frechet
+
+
+def eigh_tridiagonal(d, e, *, eigvals_only=False, select="a", select_range=None, tol=None,
+                     key=None):
+    """Eigenvalues (ascending; and eigenvectors unless `eigvals_only`) of the
+    symmetric tridiagonal matrix with diagonal d and off-diagonal e, from the dense
+    matrix's eigh; `select='i'` keeps the eigenvalues with indices in select_range."""
+    d, e = _inexact(d, e)
+    n = _shape(d)[-1]
+    if _shape(e)[-1] != n - 1:
+        raise ShapeValueError(f"e must have one element fewer than d, got {_shape(d)} and "
+                              f"{_shape(e)}")
+    if select not in ("a", "i"):
+        raise ArgumentValueError(f"select={select!r} is not supported (only 'a' and 'i')")
+    t = _uf.add(_uf.multiply(lax.convert_element_type(_eye(n), core.get_aval(d).dtype),
+                             lax.expand_dims(d, (0,))),
+                _uf.add(lax.pad(lax.expand_dims(e, (0,)) * _eye(n - 1, dtype=_dtype(e)),
+                                np.zeros((), _dtype(e)), [(1, 0, 0), (0, 1, 0)]),
+                        lax.pad(lax.expand_dims(_uf.conjugate(e), (0,)) *
+                                _eye(n - 1, dtype=_dtype(e)), np.zeros((), _dtype(e)),
+                                [(0, 1, 0), (1, 0, 0)])))
+    v, w = lax.linalg.eigh(t)
+    if select == "i":
+        lo, hi = (int(x) for x in select_range)
+        w, v = w[lo:hi + 1], v[:, lo:hi + 1]
+    return w if eigvals_only else (w, v)
+
+
+def _dtype(x):
+    return core.get_aval(x).dtype
 
 
 def expm(A, *, upper_triangular=False, max_squarings=16):  # noqa: N803

@@ -103,6 +103,10 @@ CASES = [
     ("slogdet_qr", lambda m, x: tuple(m.jnp.linalg.slogdet(x, method="qr")), ["a"]),
     ("sp_sqrtm", lambda m, x: m.jsp.linalg.sqrtm(x), ["spd"]),
     ("sp_sqrtm_general", lambda m, x: m.jsp.linalg.sqrtm(x), ["a"]),
+    ("sp_expm_frechet", lambda m, x, y: tuple(m.jsp.linalg.expm_frechet(x, y)),
+     ["small", "big"]),
+    ("sp_eigh_tridiagonal", lambda m, x: m.jsp.linalg.eigh_tridiagonal(
+        x, x[:-1] * 0.5, eigvals_only=True), ["b"]),
     ("sp_hessenberg", lambda m, x: tuple(m.jsp.linalg.hessenberg(x, calc_q=True)), ["a"]),
     ("sp_hessenberg_c", lambda m, x: m.jsp.linalg.hessenberg(x), ["c"]),
     ("lax_hessenberg", lambda m, x: tuple(m.lax.linalg.hessenberg(x)), ["batch"]),
