@@ -11,8 +11,9 @@ algorithm written once against an ops table (`_NP` / `_lax`), in float64.
 Edge values are JAX's: P(0, x > 0) = 1, P(a, 0) = 0, P(a, inf) = 1, NaN for a < 0 or
 x < 0; I_x(0, b) = 1, I_x(a, 0) = 0, NaN outside 0 <= x <= 1 or for a, b < 0.
 Derivatives with respect to x are the densities, x^(a-1) e^-x / Gamma(a) and
-x^(a-1) (1-x)^(b-1) / B(a, b); with respect to a (and b) JAX's `betainc` raises,
-and so do these.
+x^(a-1) (1-x)^(b-1) / B(a, b); with respect to a, P and Q use `igamma_grad_a` (the
+series and continued fraction differentiated along their iterations); `betainc`
+raises for a and b, as JAX's does.
 """
 from __future__ import annotations
 
@@ -23,12 +24,15 @@ import numpy as np
 
 from .. import core, dtypes
 from ..core import ShapedArray, bind
-from ..errors import ArgumentValueError, DifferentiationError
-from .base import FLOAT, binary_shape, check_dtype, defbroadcasting, is_zero, lax_ops, register
+from ..errors import ArgumentValueError
+from .base import (FLOAT, binary_shape, check_dtype, defbroadcasting, is_zero, lax_ops,
+                   mark_unsupported, register)
 from .base import tangent_aval as _aval
+from .elementwise import digamma_p
 from .while_loop import fori_loop
 
-__all__ = ["igamma_p", "igammac_p", "betainc_p", "igamma", "igammac", "betainc"]
+__all__ = ["igamma_p", "igammac_p", "betainc_p", "igamma_grad_a_p", "igamma", "igammac",
+           "betainc", "igamma_grad_a"]
 
 _ITERS = 200
 _TINY = 1e-30
@@ -36,7 +40,7 @@ _TINY = 1e-30
 _NP = types.SimpleNamespace(
     exp=np.exp, log=np.log, log1p=np.log1p, abs=np.abs, where=np.where,
     full=lambda like, v: np.full_like(like, v),
-    lgamma=np.vectorize(math.lgamma, otypes=[np.float64]),
+    lgamma=np.vectorize(math.lgamma, otypes=[np.float64]), digamma=digamma_p.impl,
     loop=lambda n, body, carry: _py_loop(n, body, carry))
 
 
@@ -49,7 +53,7 @@ def _py_loop(n, body, carry):
 def _lax():
     L = lax_ops()
     return types.SimpleNamespace(
-        exp=L.exp, log=L.log, log1p=L.log1p, abs=L.abs, lgamma=L.lgamma,
+        exp=L.exp, log=L.log, log1p=L.log1p, abs=L.abs, lgamma=L.lgamma, digamma=L.digamma,
         where=L.select, full=lambda like, v: L.full_like(like, v),
         loop=lambda n, body, carry: fori_loop(
             0, n, core.RawFunction(lambda i, c: body(
@@ -88,6 +92,55 @@ def _igamma_both(F, a, x):
     q_cf = front * h
     use_series = x < a + 1.0
     return F.where(use_series, p_series, 1.0 - q_cf), F.where(use_series, 1.0 - p_series, q_cf)
+
+
+def _igamma_da(F, a, x):
+    """dP/da for a > 0, x > 0 (finite): the series and the continued fraction of
+    `_igamma_both` differentiated in a along their iterations (forward mode)."""
+    front = F.exp(a * F.log(x) - x - F.lgamma(a))
+    dlog_front = F.log(x) - F.digamma(a)
+
+    def series(i, c):
+        ap, term, total, dterm, dtotal = c
+        ap = ap + 1.0
+        dterm = (dterm - term / ap) * x / ap
+        term = term * x / ap
+        return ap, term, total + term, dterm, dtotal + dterm
+    _, _, total, _, dtotal = F.loop(_ITERS, series, (a, 1.0 / a, 1.0 / a, -1.0 / (a * a),
+                                                     -1.0 / (a * a)))
+    dp_series = front * (dlog_front * total + dtotal)
+
+    def lentz(i, c):
+        b, cc, d, h, dcc, dd, dh = c
+        k = i + 1.0
+        an = -k * (k - a)
+        b = b + 2.0
+        den = an * d + b
+        dden = k * d + an * dd - 1.0
+        d_new = 1.0 / _fix(F, den, x)
+        dd_new = -dden * d_new * d_new
+        c_new = _fix(F, b + an / cc, x)
+        dc_new = -1.0 + k / cc - an * dcc / (cc * cc)
+        h_new = h * d_new * c_new
+        dh_new = dh * d_new * c_new + h * dd_new * c_new + h * d_new * dc_new
+        return b, c_new, d_new, h_new, dc_new, dd_new, dh_new
+    b0 = x + 1.0 - a
+    d0 = 1.0 / _fix(F, b0, x)
+    zero = F.full(x, 0.0)
+    _, _, _, h, _, _, dh = F.loop(_ITERS, lentz, (b0, F.full(x, 1.0 / _TINY), d0, d0, zero,
+                                                 d0 * d0, d0 * d0))
+    dq_cf = front * (dlog_front * h + dh)
+    return F.where(x < a + 1.0, dp_series, -dq_cf)
+
+
+def _igamma_grad_a(F, a, x):
+    nan = (a <= 0.0) | (x < 0.0) | (a != a) | (x != x)
+    flat = ((x == 0.0) | (x == np.inf)) & ~nan
+    ok = ~(nan | flat)
+    one = F.full(x, 1.0)
+    out = _igamma_da(F, F.where(ok, a, one), F.where(ok, x, one))
+    out = F.where(flat, F.full(x, 0.0), out)
+    return F.where(nan, F.full(x, np.nan), out)
 
 
 def _igamma_edges(F, a, x, upper):
@@ -183,12 +236,16 @@ def _x_density(name, log_density, n_params, message):
     def jvp(primals, tangents):
         p = {"igamma": igamma_p, "igammac": igammac_p, "betainc": betainc_p}[name]
         out = bind(p, *primals)
+        L = lax_ops()
+        da = None
         if any(not is_zero(t) for t in tangents[:n_params]):
-            raise message()
+            if name == "betainc":
+                raise message()
+            ga = bind(igamma_grad_a_p, *primals)
+            da = L.mul(L.neg(ga) if name == "igammac" else ga, _full_like_out(tangents[0], out))
         t = tangents[-1]
         if is_zero(t):
-            return out, core.Zero(_aval(out))
-        L = lax_ops()
+            return out, (core.Zero(_aval(out)) if da is None else da)
         shape = _aval(out).shape
         full = [L.broadcast_in_dim(v, shape, tuple(range(len(shape) - _aval(v).ndim,
                                                           len(shape))))
@@ -199,8 +256,17 @@ def _x_density(name, log_density, n_params, message):
         if _aval(t).shape != shape:
             t = L.broadcast_in_dim(t, shape, tuple(range(len(shape) - _aval(t).ndim,
                                                          len(shape))))
-        return out, L.mul(dens, t)
+        dx = L.mul(dens, t)
+        return out, dx if da is None else L.add(dx, da)
     return jvp
+
+
+def _full_like_out(t, out):
+    shape = _aval(out).shape
+    if _aval(t).shape == shape:
+        return t
+    return lax_ops().broadcast_in_dim(t, shape, tuple(range(len(shape) - _aval(t).ndim,
+                                                            len(shape))))
 
 
 def _log_gamma_density(L, a, x):
@@ -220,11 +286,6 @@ def _log_beta_density(L, a, b, x):
     return L.sub(L.add(t1, t2), lbeta)
 
 
-def _gamma_a_error():
-    return DifferentiationError("the derivative of the incomplete gamma function with "
-                                "respect to a is not implemented (x only)")
-
-
 def _beta_ab_error():
     return ArgumentValueError("Betainc gradient with respect to a and b not supported.")
 
@@ -238,10 +299,16 @@ def _declare(name, fn, n_params, log_density, error):
 
 
 igamma_p = _declare("igamma", lambda F, a, x: _igamma_edges(F, a, x, False), 1,
-                    _log_gamma_density, _gamma_a_error)
+                    _log_gamma_density, None)
 igammac_p = _declare("igammac", lambda F, a, x: _igamma_edges(F, a, x, True), 1,
-                     _log_gamma_density, _gamma_a_error)
+                     _log_gamma_density, None)
 betainc_p = _declare("betainc", _betainc_full, 2, _log_beta_density, _beta_ab_error)
+
+igamma_grad_a_p = core.new_primitive("igamma_grad_a")
+register(igamma_grad_a_p, impl=_np_ref(_igamma_grad_a), abstract_eval=_abstract("igamma_grad_a"),
+         lowering=_lowering(_igamma_grad_a))
+mark_unsupported(igamma_grad_a_p, "jvp", "JAX defines no derivative of igamma_grad_a")
+defbroadcasting(igamma_grad_a_p)
 
 
 def _float_args(*args):
@@ -265,6 +332,11 @@ def igamma(a, x):
 def igammac(a, x):
     """`lax.igammac`: the regularized upper incomplete gamma function Q(a, x)."""
     return bind(igammac_p, *_float_args(a, x))
+
+
+def igamma_grad_a(a, x):
+    """`lax.igamma_grad_a`: the derivative of P(a, x) with respect to a."""
+    return bind(igamma_grad_a_p, *_float_args(a, x))
 
 
 def betainc(a, b, x):

@@ -29,6 +29,8 @@ CASES = [
                                                                                 m.f(GX))),
     ("d_betainc", lambda m: m.jax.vmap(m.jax.grad(m.sp.betainc, argnums=2))(
         m.f(GBA), m.f(GBB), m.f(GBX))),
+    ("igamma_grad_a", lambda m: m.lax.igamma_grad_a(m.f(GA), m.f(GX))),
+    ("d_gammainc_a", lambda m: m.jax.vmap(m.jax.grad(m.sp.gammainc))(m.f(GA), m.f(GX))),
     ("scalar_mix", lambda m: m.sp.gammainc(2, m.f([0.5, 1.5]))),
 ]
 
