@@ -15,7 +15,8 @@ import functools
 import numpy as np
 
 from . import core, dtypes, tree_util
-from .ad_api import _run, custom_vjp
+from .ad_api import _run
+from .custom_api import custom_vjp
 from .core import ShapedArray
 from .errors import ArgumentTypeError
 from .staging import as_callable, leaf_aval, stage_flat
