@@ -71,3 +71,119 @@ def test_matmul_one_sided_batch_axes_match_numpy():
         np.testing.assert_allclose(np.asarray(out), np.matmul(a, b), rtol=1e-5, atol=1e-5)
         names = _names(astjax.make_jaxpr(jnp.matmul)(a, b))
         assert "broadcast_in_dim" not in names and names.count("dot_general") == 1
+
+
+# ------------------------------------------------------------------ 2. nested control flow
+
+from astjax import lax  # noqa: E402
+from astjax.primitives.cond import cond_p  # noqa: E402
+from astjax.transforms import dce as dce_pass  # noqa: E402
+
+
+def _nested_cond(depth):
+    if depth == 0:
+        return jnp.sin
+
+    inner = _nested_cond(depth - 1)
+
+    def f(x):
+        return lax.cond(jnp.sum(x) > 0.0, inner, lambda y: y * 2.0 - 1.0, x)
+    return f
+
+
+def _nested_scan(depth):
+    if depth == 0:
+        return lambda c, x: (c + jnp.sin(x), c * x)
+
+    inner = _nested_scan(depth - 1)
+
+    def body(c, x):
+        c2, ys = lax.scan(inner, c, x * jnp.ones(3))
+        return c2 * 0.5 + x, ys.sum() + c
+    return body
+
+
+def _nested_while(depth):
+    if depth == 0:
+        return lambda i, c: (c[0] + 1.0, c[1] * 2.0, c[2])
+
+    inner = _nested_while(depth - 1)
+
+    def body(i, c):
+        c2 = lax.fori_loop(0, 2, inner, c)
+        return (c2[0] + c[1], c2[1], c2[2] - c[0])
+    return body
+
+
+def _rule_calls(monkeypatch, prim, kinds):
+    counts = dict.fromkeys(kinds, 0)
+    for kind in kinds:
+        orig = getattr(prim, kind)
+
+        def counted(*a, _orig=orig, _kind=kind, **k):
+            counts[_kind] += 1
+            return _orig(*a, **k)
+        monkeypatch.setattr(prim, kind, counted)
+    return counts
+
+
+def _cond_counts(monkeypatch, depth, grad):
+    with monkeypatch.context() as m:
+        counts = _rule_calls(m, cond_p, ("dce", "jvp", "partial_eval"))
+        f = _nested_cond(depth)
+        fn = astjax.grad(lambda x: jnp.sum(f(x))) if grad else f
+        astjax.make_jaxpr(fn)(np.ones(4, np.float32))
+        return dict(counts)
+
+
+def test_nested_cond_staging_runs_each_rule_linearly_in_depth(monkeypatch):
+    for depth in (4, 8, 12):
+        c = _cond_counts(monkeypatch, depth, grad=False)
+        assert c["dce"] == depth, (depth, c)  # one DCE per cond (was 2^depth - 1)
+
+
+def test_grad_through_nested_conds_runs_rules_linearly_in_depth(monkeypatch):
+    per = {}
+    for depth in (4, 8, 12):
+        per[depth] = _cond_counts(monkeypatch, depth, grad=True)
+        for kind in ("jvp", "partial_eval"):
+            assert per[depth][kind] <= 2 * depth, (depth, per[depth])
+        assert per[depth]["dce"] <= 6 * depth, (depth, per[depth])
+    # linear: equal increments per 4 levels
+    for kind in ("jvp", "partial_eval", "dce"):
+        assert per[12][kind] - per[8][kind] == per[8][kind] - per[4][kind], per
+
+
+def _pass_runs(fn, *args):
+    dce_pass.reset_counts()
+    astjax.make_jaxpr(fn)(*args)
+    return dict(dce_pass.runs)
+
+
+def test_nested_scan_and_while_passes_grow_linearly():
+    x = np.ones(3, np.float32)
+    for make, arg in ((_nested_scan, None), (_nested_while, None)):
+        runs = {}
+        for depth in (2, 4, 6):
+            body = make(depth)
+            if make is _nested_scan:
+                def loss(c, body=body):
+                    c2, ys = lax.scan(body, c, x)
+                    return c2 + ys.sum()
+            else:
+                def loss(c, body=body):
+                    out = lax.fori_loop(0, 2, body, (c, c * 2.0, c * 3.0))
+                    return out[0] + out[1]
+            runs[depth] = _pass_runs(astjax.grad(loss), np.float32(1.0))
+        for name in ("dce_jaxpr", "jvp_jaxpr", "partial_eval_jaxpr"):
+            d1 = runs[4][name] - runs[2][name]
+            d2 = runs[6][name] - runs[4][name]
+            assert d2 <= d1 + 2, (make.__name__, name, runs)
+
+
+def test_pass_memo_is_dropped_after_the_outermost_call():
+    f = _nested_cond(3)
+    astjax.make_jaxpr(astjax.grad(lambda x: jnp.sum(f(x))))(np.ones(4, np.float32))
+    dce_pass.reset_counts()
+    astjax.make_jaxpr(astjax.grad(lambda x: jnp.sum(f(x))))(np.ones(4, np.float32))
+    assert dce_pass.runs["jvp_jaxpr"] > 0  # a new transformation recomputes: no stale reuse
