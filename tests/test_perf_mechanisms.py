@@ -187,3 +187,40 @@ def test_pass_memo_is_dropped_after_the_outermost_call():
     dce_pass.reset_counts()
     astjax.make_jaxpr(astjax.grad(lambda x: jnp.sum(f(x))))(np.ones(4, np.float32))
     assert dce_pass.runs["jvp_jaxpr"] > 0  # a new transformation recomputes: no stale reuse
+
+
+# ------------------------------------------------------------------ 3. front end, statements
+
+import gast  # noqa: E402
+
+from astjax.frontend import control_flow  # noqa: E402
+
+
+def _long_function(n):
+    lines = ["def f(x):", "    a0 = x"]
+    for i in range(1, n + 1):
+        lines.append(f"    a{i} = a{i - 1} * 0.5 + a{max(0, i - 3)}")
+        if i % 50 == 0:
+            lines += [f"    if a{i} > 0:", f"        a{i} = a{i} - 1"]
+    lines.append(f"    return a{n}")
+    return "\n".join(lines) + "\n"
+
+
+def _walked_statements(monkeypatch, n):
+    walked = [0]
+    orig = control_flow._first_lines
+
+    def counted(stmts, ctx=gast.Store):
+        walked[0] += len(stmts)
+        return orig(stmts, ctx)
+    with monkeypatch.context() as m:
+        m.setattr(control_flow, "_first_lines", counted)
+        fn = gast.parse(_long_function(n)).body[0]
+        control_flow.ControlFlowConverter("<long>").visit(fn)
+    return walked[0]
+
+
+def test_visit_block_walks_each_statement_a_bounded_number_of_times(monkeypatch):
+    w = {n: _walked_statements(monkeypatch, n) for n in (200, 400, 800)}
+    assert w[800] <= 2 * w[400] + 50 and w[400] <= 2 * w[200] + 50, w  # linear, not n^2
+    assert w[800] <= 3 * 800, w
