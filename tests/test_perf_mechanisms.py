@@ -224,3 +224,44 @@ def test_visit_block_walks_each_statement_a_bounded_number_of_times(monkeypatch)
     w = {n: _walked_statements(monkeypatch, n) for n in (200, 400, 800)}
     assert w[800] <= 2 * w[400] + 50 and w[400] <= 2 * w[200] + 50, w  # linear, not n^2
     assert w[800] <= 3 * 800, w
+
+
+# ------------------------------------------------------------------ 4. jaxlib's garbage queue
+
+import gc  # noqa: E402
+import tracemalloc  # noqa: E402
+
+from astjax.codegen import runtime  # noqa: E402
+
+
+def test_gc_callback_drains_jaxlib_garbage_queue(monkeypatch):
+    runtime.client()
+    assert runtime._xla_gc_callback in gc.callbacks
+    assert gc.callbacks.count(runtime._xla_gc_callback) == 1
+    drained = [0]
+    monkeypatch.setattr(runtime.xc._xla, "collect_garbage",
+                        lambda: drained.__setitem__(0, drained[0] + 1))
+    gc.collect()
+    assert drained[0] >= 1
+
+
+def _pytree_step(d):
+    return jnp.sin(d["x"]) * d["y"] + 1.0
+
+
+def test_dispatch_with_a_pytree_argument_keeps_bounded_memory():
+    jf = astjax.jit(_pytree_step)
+    x, y = jnp.ones(16), jnp.ones(16)
+    for _ in range(200):
+        jf({"x": x, "y": y})
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for _ in range(20_000):
+            jf({"x": x, "y": y})
+        gc.collect()
+        grown = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert grown < 200_000, f"{grown} bytes kept by 2*10^4 calls"  # was ~104 B per call
