@@ -9,7 +9,7 @@ import numpy as np
 
 from . import core, dtypes, tree_util
 from . import sharding as _sharding
-from .codegen import runtime, stablehlo
+from .codegen import compile_cache, runtime, stablehlo
 from .errors import (AstjaxError, ArgumentError, ArgumentTypeError, ArgumentValueError,
                      caller_location, check_callable, check_signature, function_name)
 from .staging import StagedCallable, arg_hints, as_callable, leaf_aval, stage_flat
@@ -237,15 +237,23 @@ class Jitted(StagedCallable):
     def __init__(self, fun, static_argnums=(), static_argnames=(), donate_argnums=()):
         check_callable(fun, "jit")
         self.fun = fun
-        self.static_argnums, self.static_argnames = _normalize_static(
-            fun, static_argnums, static_argnames)
-        pos, var_args, _, _ = _positional_params(fun)
-        self.donate_argnums = _check_argnums(
-            fun, _argnums(donate_argnums, "donate_argnums"), "donate_argnums", pos, var_args)
-        self._cache: dict = {}
-        self._fast: dict = {}  # (x64, *per-argument signature) -> _Entry; see __call__
+        # shared by every jit of the same function and options (compile_cache.shared_state)
+        (self.static_argnums, self.static_argnames, self.donate_argnums, self._cache,
+         self._fast) = compile_cache.shared_state(
+            fun, ("jit", _options_key(static_argnums), _options_key(static_argnames),
+                  _options_key(donate_argnums)),
+            lambda: self._new_state(fun, static_argnums, static_argnames, donate_argnums))
         self._has_statics = bool(self.static_argnums or self.static_argnames)
         functools.update_wrapper(self, fun, updated=())
+
+    @staticmethod
+    def _new_state(fun, static_argnums, static_argnames, donate_argnums):
+        statics = _normalize_static(fun, static_argnums, static_argnames)
+        pos, var_args, _, _ = _positional_params(fun)
+        donate = _check_argnums(
+            fun, _argnums(donate_argnums, "donate_argnums"), "donate_argnums", pos, var_args)
+        # _cache: full key -> _Entry; _fast: (x64, *per-argument signature) -> _Entry
+        return (*statics, donate, {}, {})
 
     def __get__(self, obj, objtype=None):  # jit as a method decorator
         return self if obj is None else functools.partial(self, obj)
@@ -438,6 +446,11 @@ class Jitted(StagedCallable):
 
     def trace(self, *args, **kwargs):
         return self.stage(*args, **kwargs)
+
+
+def _options_key(v):
+    """A jit option as part of a shared-state key (lists made tuples)."""
+    return tuple(v) if isinstance(v, list) else v
 
 
 def _hashable(v):

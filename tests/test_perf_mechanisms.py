@@ -2,6 +2,7 @@
 equations emitted, the number of passes run, cache hits, the memory kept -- never a
 time. One section per row of the issue's table."""
 import numpy as np
+import pytest
 
 import astjax
 import astjax.numpy as jnp
@@ -265,3 +266,127 @@ def test_dispatch_with_a_pytree_argument_keeps_bounded_memory():
     finally:
         tracemalloc.stop()
     assert grown < 200_000, f"{grown} bytes kept by 2*10^4 calls"  # was ~104 B per call
+
+
+# ------------------------------------------------------------------ 5. caches per function
+
+import functools  # noqa: E402
+
+from astjax.codegen import compile_cache  # noqa: E402
+
+SCALE = 2.0
+
+
+def _reads_global(x):
+    return x * SCALE
+
+
+def _fresh_fn(x, y):
+    return jnp.sin(x) * y + 1.0
+
+
+def _make_closure(c):
+    def f(x):
+        return x * c
+    return f
+
+
+def _mlp_loss(params, x):
+    w, b = params
+    return jnp.sum(jnp.tanh(x @ w + b) ** 2)
+
+
+@pytest.fixture
+def compiles(monkeypatch):
+    """Counts XLA compiles (misses of the in-memory executable cache)."""
+    n = [0]
+    orig = compile_cache._compile_or_load_disk
+
+    def counted(*a, **k):
+        n[0] += 1
+        return orig(*a, **k)
+    monkeypatch.setattr(compile_cache, "_compile_or_load_disk", counted)
+    return n
+
+
+@pytest.fixture
+def stagings(monkeypatch):
+    """Counts stagings of jitted functions (`Jitted._stage`)."""
+    n = [0]
+    orig = astjax.api.Jitted._stage
+
+    def counted(self, *a, **k):
+        n[0] += 1
+        return orig(self, *a, **k)
+    monkeypatch.setattr(astjax.api.Jitted, "_stage", counted)
+    return n
+
+
+def test_fresh_jit_per_call_stages_and_compiles_once(compiles, stagings):
+    x, y = jnp.ones(5), jnp.ones(5)
+    before, n0 = compile_cache.fun_stats["hits"], compiles[0]
+    outs = [astjax.jit(_fresh_fn)(x, y) for _ in range(10)]
+    assert stagings[0] <= 1 and compiles[0] - n0 <= 1
+    assert compile_cache.fun_stats["hits"] - before >= 9
+    assert astjax.jit(_fresh_fn)._cache is astjax.jit(_fresh_fn)._cache
+    assert astjax.jit(_fresh_fn)._cache is not astjax.jit(_fresh_fn, donate_argnums=0)._cache
+    np.testing.assert_allclose(np.asarray(outs[-1]), np.sin(1.0) + 1.0, rtol=1e-6)
+
+
+def test_unjitted_grad_per_step_stages_and_compiles_once(compiles, stagings):
+    params = (jnp.ones((3, 2)) * 0.1, jnp.zeros(2))
+    x = jnp.ones((4, 3))
+    first = astjax.grad(_mlp_loss)(params, x)
+    n_stage, n_compile = stagings[0], compiles[0]
+    for _ in range(10):
+        g = astjax.grad(_mlp_loss)(params, x)
+    assert stagings[0] == n_stage and compiles[0] == n_compile
+    np.testing.assert_allclose(np.asarray(g[0]), np.asarray(first[0]))
+    # other options are another transformation
+    v, _ = astjax.value_and_grad(_mlp_loss)(params, x)
+    assert stagings[0] > n_stage
+    np.testing.assert_allclose(float(v), float(_mlp_loss(params, x)), rtol=1e-6)
+
+
+def test_changed_global_is_not_served_stale():
+    global SCALE
+    x = jnp.ones(3)
+    try:
+        SCALE = 2.0
+        assert float(astjax.jit(_reads_global)(x)[0]) == 2.0
+        assert float(astjax.grad(lambda v: _reads_global(v).sum())(x)[0]) == 2.0
+        SCALE = 3.0
+        assert float(astjax.jit(_reads_global)(x)[0]) == 3.0
+        gfun = astjax.grad(_reads_global_sum)
+        assert float(gfun(x)[0]) == 3.0
+        SCALE = 5.0
+        assert float(astjax.grad(_reads_global_sum)(x)[0]) == 5.0
+    finally:
+        SCALE = 2.0
+
+
+def _reads_global_sum(x):
+    return jnp.sum(_reads_global(x))  # SCALE is read by the helper
+
+
+def test_different_closure_cell_values_get_different_entries(stagings):
+    x = jnp.ones(3)
+    assert float(astjax.jit(_make_closure(2.0))(x)[0]) == 2.0
+    assert float(astjax.jit(_make_closure(3.0))(x)[0]) == 3.0
+    c = jnp.full(3, 4.0)
+    assert float(astjax.grad(lambda v, f=_make_closure(c): f(v).sum())(x)[0]) == 4.0
+    n = stagings[0]
+    same = 7.5
+    astjax.jit(_make_closure(same))(x)
+    astjax.jit(_make_closure(same))(x)  # re-created closure over the same object: a hit
+    assert stagings[0] == n + 1
+
+
+def test_same_module_text_is_compiled_once(compiles):
+    x = np.arange(4, dtype=np.float32)
+    astjax.jit(functools.partial(_fresh_fn, y=2.0))(x)  # a partial: no shared state
+    n = compiles[0]
+    hits = compile_cache.stats["memory_hits"]
+    out = astjax.jit(functools.partial(_fresh_fn, y=2.0))(x)  # staged again, same text
+    assert compiles[0] == n and compile_cache.stats["memory_hits"] == hits + 1
+    np.testing.assert_allclose(np.asarray(out), np.sin(x) * 2 + 1, rtol=1e-6)
