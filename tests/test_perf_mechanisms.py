@@ -422,3 +422,43 @@ def test_rolled_threefry_gives_the_stored_bits():
     grid = np.asarray(astjax.jit(_sample_grid)(random.PRNGKey(0)))
     x = np.asarray(random.normal(random.PRNGKey(0), (20, 64)))
     np.testing.assert_array_equal(grid[3], x[3].reshape(8, 8).T)
+
+
+# ------------------------------------------------------------------ 7. eager op and dispatch
+
+from astjax.numpy import ufuncs  # noqa: E402
+
+
+def test_eager_op_takes_the_fast_path(monkeypatch):
+    z, y = jnp.asarray(np.linspace(0, 1, 16, dtype=np.float32)), jnp.ones(16)
+    ref = np.sin(np.linspace(0, 1, 16, dtype=np.float32)) * np.float32(0.5) + 1
+    for _ in range(2):  # warm: executables compiled, the scalar 0.5 on the device
+        jnp.sin(z) * 0.5 + y
+    calls = {"general": 0, "put": 0, "promote": 0}
+
+    def counter(name, fn):
+        def counted(*a, **k):
+            calls[name] += 1
+            return fn(*a, **k)
+        return counted
+    monkeypatch.setattr(runtime, "_eager_general", counter("general", runtime._eager_general))
+    monkeypatch.setattr(runtime, "put_host", counter("put", runtime.put_host))
+    for f in ("promote_args", "promote_args_inexact"):
+        monkeypatch.setattr(ufuncs, f, counter("promote", getattr(ufuncs, f)))
+    for _ in range(50):
+        out = jnp.sin(z) * 0.5 + y
+    assert calls == {"general": 0, "put": 0, "promote": 0}, calls
+    assert out.dtype == np.float32 and not out.aval.weak_type
+    np.testing.assert_allclose(np.asarray(out), ref, rtol=1e-6)
+
+
+def test_ufunc_fast_path_matches_promotion():
+    f32, i32 = jnp.ones(3, np.float32), jnp.ones(3, np.int32)
+    for x, y in [(f32, 0.5), (0.5, f32), (f32, f32), (i32, 0.5), (i32, i32), (f32, 2),
+                 (f32, np.float64(0.5)), (jnp.ones(3) * 2, jnp.ones((2, 3)))]:
+        for fn in (jnp.add, jnp.multiply, jnp.true_divide, jnp.subtract):
+            fast, slow = fn(x, y), astjax.jit(fn)(x, y)
+            assert fast.dtype == slow.dtype and fast.shape == slow.shape, (fn, x, y)
+            assert fast.aval.weak_type == slow.aval.weak_type, (fn, x, y)
+            np.testing.assert_allclose(np.asarray(fast), np.asarray(slow))
+    assert jnp.sin(i32).dtype == np.float32 and jnp.sin(f32).dtype == np.float32
