@@ -83,6 +83,8 @@ class _Transformed(StagedCallable):
             self._jit_state = compile_cache.shared_state(self.fun, opts, dict) if opts else {}
         return self._jit_state
 
+    _jitted = property(lambda self: self._state().get(None))  # its eager calls' Jitted
+
     def __init__(self, fun):
         check_callable(fun, type(self).__name__.strip("_").lower())
         self.fun = fun
