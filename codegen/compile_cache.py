@@ -183,26 +183,24 @@ def compile_or_load(client, text: str, devs, options):
         stats["uncacheable"] += 1
         return client.compile_and_load(_parsed_module(text), xc.DeviceList(devs), options,
                                        list(callbacks))
-    mkey = (str(text), id(client), tuple(d.id for d in devs),
-            getattr(options, "num_replicas", 1), getattr(options, "num_partitions", 1),
-            os.environ.get("XLA_FLAGS", ""))
+    mkey = (id(client), cache_key(client, text, devs, options))  # a digest: texts can be big
     exe = _memory.get(mkey)
     if exe is not None:
         stats["memory_hits"] += 1
         _memory.move_to_end(mkey)
         return exe
-    exe = _compile_or_load_disk(client, text, devs, options)
+    exe = _compile_or_load_disk(client, text, devs, options, mkey[1])
     _memory[mkey] = exe
     if len(_memory) > MEMORY_ENTRIES:
         _memory.popitem(last=False)
     return exe
 
 
-def _compile_or_load_disk(client, text, devs, options):
+def _compile_or_load_disk(client, text, devs, options, key):
+    """Compile, or load the entry `key` of the disk cache when one is configured."""
     d = cache_dir()
     if d is None:
         return client.compile_and_load(text.encode(), xc.DeviceList(devs), options)
-    key = cache_key(client, text, devs, options)
     path = os.path.join(d, key + _SUFFIX)
     try:
         with open(path, "rb") as f:
