@@ -361,6 +361,13 @@ class Jitted(StagedCallable):
                 if type(a) is _Array and type(b) is _Array:
                     key = (_config_values["jax_enable_x64"], id(a.aval), id(b.aval))
                     bufs = [a._buf, b._buf]
+            if key is None and n and all(type(a) is np.ndarray for a in args):  # flat NumPy
+                # the key `_signature` makes for these: one (shape, dtype) per argument
+                entry = self._fast.get((_config_values["jax_enable_x64"],
+                                        *[(a.shape, a.dtype) for a in args]))
+                if entry is not None:
+                    return entry.run(args)
+                return self._call_slow(args, kwargs)
             if key is not None:
                 entry = self._fast.get(key)
                 if entry is not None:

@@ -251,7 +251,9 @@ _IMMUTABLE = xc.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL
 def put_host(x, aval: ShapedArray, device=None):
     """Host value -> device buffer with the given (already canonical) aval."""
     device = device or _default_device or default_device()
-    return xc.batched_device_put(aval, sharding_for(device), [np.asarray(x, aval.dtype)],
+    if type(x) is not np.ndarray or x.dtype != aval.dtype:
+        x = np.asarray(x, aval.dtype)
+    return xc.batched_device_put(aval, sharding_for(device), [x],
                                  [device], True, False, _IMMUTABLE, enable_x64=True)
 
 

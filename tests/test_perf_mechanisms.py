@@ -462,3 +462,28 @@ def test_ufunc_fast_path_matches_promotion():
             assert fast.aval.weak_type == slow.aval.weak_type, (fn, x, y)
             np.testing.assert_allclose(np.asarray(fast), np.asarray(slow))
     assert jnp.sin(i32).dtype == np.float32 and jnp.sin(f32).dtype == np.float32
+
+
+def _axpy(x, y):
+    return x * y + 1.0
+
+
+def test_flat_numpy_dispatch_skips_the_signature_walk(monkeypatch):
+    jf = astjax.jit(_axpy)
+    x, y = np.ones(3, np.float32), np.full(3, 2.0, np.float32)
+    jf(x, y)
+    calls = [0]
+    orig = astjax.api.Jitted._signature
+
+    def counted(self, *a, **k):
+        calls[0] += 1
+        return orig(self, *a, **k)
+    monkeypatch.setattr(astjax.api.Jitted, "_signature", counted)
+    for _ in range(20):
+        out = jf(x, y)
+    assert calls[0] == 0
+    np.testing.assert_allclose(np.asarray(out), [3.0, 3.0, 3.0])
+    # another dtype is another signature (float64 input canonicalized, not reused stale)
+    out64 = jf(np.ones(3), np.full(3, 2.0))
+    assert out64.dtype == np.float32 and np.asarray(out64).tolist() == [3.0, 3.0, 3.0]
+    assert jf(np.ones(2, np.float32), np.ones(2, np.float32)).shape == (2,)
