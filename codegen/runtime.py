@@ -92,9 +92,10 @@ class _Sharding(xc.SingleDeviceSharding):
         return self._memory_kind
 
     def _to_xla_hlo_sharding(self, ndim):
-        return xc.HloSharding.replicate()
+        return _REPLICATED  # asked on every transfer: one object
 
 
+_REPLICATED = xc.HloSharding.replicate()
 _shardings: dict = {}
 
 
