@@ -29,7 +29,8 @@ from .batching_api import vmap  # noqa: E402
 numpy.ndarray = Array
 __version__ = "0.1.0"
 from .ad_api import (grad, value_and_grad, jvp, vjp, linearize, jacfwd, jacrev, hessian,  # noqa: E402
-                     stop_gradient, custom_jvp, custom_vjp, checkpoint, remat, float0)
+                     stop_gradient, checkpoint, remat, float0)
+from .custom_api import custom_jvp, custom_vjp  # noqa: E402
 from .pmap_api import pmap  # noqa: E402
 from . import flatten_util, test_util, typing  # noqa: E402,F401
 from . import sharding  # noqa: E402,F401
@@ -38,8 +39,14 @@ from . import debug  # noqa: E402,F401
 from . import example_libraries  # noqa: E402,F401
 from .naming import named_call, named_scope  # noqa: E402,F401
 from .callbacks_api import pure_callback  # noqa: E402,F401
+from .callbacks_api import effects_barrier  # noqa: E402,F401
 from .sharding import PartitionSpec as P, set_mesh  # noqa: E402,F401
-from .api import make_mesh  # noqa: E402,F401
+from .api import make_mesh, process_index, process_count  # noqa: E402,F401
+from . import distributed  # noqa: E402,F401
+from .primitives.spmd import reshard, shard_map  # noqa: E402,F401
+from .codegen.sharded import (make_array_from_callback,  # noqa: E402,F401
+                              make_array_from_single_device_arrays,
+                              make_array_from_process_local_data)
 from .jax_alias import install_as_jax  # noqa: E402
 
 jacobian = jacrev  # JAX's `jax.jacobian` is reverse mode

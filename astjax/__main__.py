@@ -7,6 +7,9 @@
                                               the staged / transformed program as Python
     python -m astjax hlo FILE:FUNC SPEC... [--optimized]   StableHLO / XLA's optimized HLO
     python -m astjax cost FILE:FUNC SPEC...   XLA's cost and memory analysis
+    python -m astjax explain FILE:FUNC SPEC... -o report.html
+                                              one HTML page: source, converted code,
+                                              jaxpr, derivative and StableHLO, linked
 
 SPEC is an argument in jaxpr syntax (`f32[3,4]`, `i32[]`) or a JSON pytree of them
 (see astjax/cli.py).
@@ -30,6 +33,7 @@ EXAMPLES = """examples:
   python -m astjax run -m pytest --pyargs optax -x
   python -m astjax jaxpr model.py:loss 'f32[3,2]' 'f32[2]'
   python -m astjax source model.py:loss 'f32[3,2]' 'f32[2]' --grad --argnums 0
+  python -m astjax explain model.py:loss 'f32[3,2]' 'f32[2]' -o loss.html
   python -m astjax hlo mypkg.layers:dense '{"w": "f32[4,4]", "b": "f32[4]"}' 'f32[8,4]'
 """
 
@@ -48,17 +52,23 @@ def _parser():
     helps = {"jaxpr": "print the staged program (jaxpr)",
              "source": "print the staged or transformed program as Python",
              "hlo": "print the StableHLO module (or XLA's optimized HLO)",
-             "cost": "print XLA's cost and memory analysis"}
+             "cost": "print XLA's cost and memory analysis",
+             "explain": "write one HTML page linking source, converted code, jaxpr, "
+                        "derivative and StableHLO"}
     for name, text in helps.items():
         c = sub.add_parser(name, help=text, description=text, epilog=EXAMPLES,
                            formatter_class=argparse.RawDescriptionHelpFormatter)
         c.add_argument("target", metavar="FILE:FUNC", help="a .py file or module, and a function")
         c.add_argument("args", nargs="*", metavar="SPEC", help="argument specs: f32[3,4], i32[], JSON")
-        if name in ("jaxpr", "source", "hlo", "cost"):
+        if name != "explain":
             c.add_argument("--grad", action="store_true", help="of grad(FUNC)")
             c.add_argument("--argnums", default="", help="grad's argnums, e.g. 0,1")
             c.add_argument("--vmap", default=None, metavar="AXES",
                            help="of vmap(FUNC, in_axes=AXES), e.g. 0,None")
+        if name == "explain":
+            c.add_argument("-o", "--output", default="explain.html", metavar="HTML",
+                           help="the page to write (default: explain.html)")
+            c.add_argument("--argnums", default="", help="the derivative's argnums, e.g. 0,1")
         if name == "hlo":
             c.add_argument("--optimized", action="store_true",
                            help="XLA's optimized HLO instead of StableHLO")

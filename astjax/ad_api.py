@@ -1,6 +1,6 @@
 """The public autodiff API: `grad`, `value_and_grad`, `jvp`, `vjp`, `linearize`,
-`jacfwd`, `jacrev`, `hessian`, `stop_gradient`, `custom_jvp`, `custom_vjp`,
-`checkpoint` / `remat`.
+`jacfwd`, `jacrev`, `hessian`, `stop_gradient`, `checkpoint` / `remat`
+(`custom_jvp` / `custom_vjp` are in `astjax.custom_api`).
 
 Every transformed function is a `StagedCallable`. Called while staging (inside `jit`
 or another transform) it stages the user function on the current values' avals,
@@ -11,8 +11,10 @@ signature).
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
+import threading
 
 import numpy as np
 
@@ -22,22 +24,51 @@ from .api import Jitted
 from .codegen import compile_cache
 from .core import bind, raw
 from .errors import (ArgumentError, ArgumentTypeError, ArgumentValueError, AstjaxError,
-                     DifferentiationTypeError, StructureError, UndefinedRuleError,
+                     DifferentiationTypeError,
                      check_callable, check_signature)
 from .primitives.scan import scan_raw
-from .primitives.custom_derivatives import (checkpoint_p, custom_jvp_call_p, custom_vjp_call_p,
+from .primitives.custom_derivatives import (checkpoint_p,
                                             stop_gradient)
 from .staging import StagedCallable, arg_hints, as_callable, leaf_aval, stage_flat
 from .transforms import ad
 from .transforms.ad import Zero, cleanup, differentiable, float0, inline
+from .traceback_util import user_traceback
 
 __all__ = ["grad", "value_and_grad", "jvp", "vjp", "linearize", "jacfwd", "jacrev",
-           "hessian", "stop_gradient", "custom_jvp", "custom_vjp", "checkpoint", "remat",
-           "float0"]
+           "hessian", "stop_gradient", "checkpoint", "remat", "float0",
+           "differentiating", "differentiation"]
 
 
 def _staging():
     return core.current_builder() is not None
+
+
+class _Differentiating(threading.local):
+    depth = 0
+
+
+_differentiating = _Differentiating()
+
+
+def differentiating() -> bool:
+    """Is the function being staged now going to be differentiated (staged by
+    grad, jvp, vjp, linearize, jacfwd/jacrev)? `custom_jvp`/`custom_vjp` then run
+    only their rule, as JAX does."""
+    return _differentiating.depth > 0
+
+
+@contextlib.contextmanager
+def differentiation(flag):
+    """Inside the block: one more level of differentiation (True), one less (False:
+    staging a custom rule, whose primals an outer level may still differentiate, as
+    JAX's nested JVP tracers), or unchanged (None)."""
+    old = _differentiating.depth
+    if flag is not None:
+        _differentiating.depth = old + 1 if flag else max(old - 1, 0)
+    try:
+        yield
+    finally:
+        _differentiating.depth = old
 
 
 def _array_leaves(x) -> bool:
@@ -121,7 +152,7 @@ class _Transformed(StagedCallable):
                                                            static_argnames=static_kw)
             return jitted(*args, **kwargs)
         except AstjaxError as e:
-            raise e.with_traceback(None) from None
+            raise e.with_traceback(user_traceback(e)) from None
 
     def __get__(self, obj, objtype=None):
         return self if obj is None else functools.partial(self, obj)
@@ -149,14 +180,16 @@ def _describe_tree(tree):
     return f"a {getattr(tree.node_type, '__name__', tree.node_type)} of {tree.num_leaves} leaves"
 
 
-def _stage(fun, args, kwargs):
-    """Stage fun(*args, **kwargs) -> (closed, in_tree, out_tree, leaves); a located
-    ArityError first when the arguments do not fit fun's signature."""
+def _stage(fun, args, kwargs, differentiated=True):
+    """Stage fun(*args, **kwargs) -> (closed, in_tree, out_tree, leaves) for
+    differentiation (`differentiating()` is set while it stages; None: unchanged); a
+    located ArityError first when the arguments do not fit fun's signature."""
     check_signature(fun, args, kwargs)
     leaves, in_tree = tree_util.tree_flatten((tuple(args), dict(kwargs)))
     avals = [leaf_aval(x) for x in leaves]
     hints = arg_hints(fun, args, kwargs)
-    closed, out_tree = stage_flat(fun, in_tree, avals, hints)
+    with differentiation(differentiated):
+        closed, out_tree = stage_flat(fun, in_tree, avals, hints)
     return closed, in_tree, out_tree, leaves
 
 
@@ -414,44 +447,68 @@ def linearize(fun, *primals, has_aux=False):
 
 
 def vjp(fun, *primals, has_aux=False):
-    """(fun(*primals), vjp_fn) where vjp_fn(cotangent) -> cotangents of primals."""
+    """(fun(*primals), vjp_fn) where vjp_fn(cotangent) -> cotangents of primals.
+    As in JAX, vjp_fn is a pytree whose leaves are the residuals (here a
+    `tree_util.Partial`; it can be returned from `jit`), and the backward pass -- a `custom_vjp`'s bwd rule with
+    it -- is staged when vjp_fn is first called, not here."""
     closed, in_tree, out_tree, leaves = _stage(fun, primals, {})
     in_avals = [v.aval for v in closed.jaxpr.invars]
     nz = [differentiable(a) for a in in_avals]
     n = len(closed.jaxpr.outvars)
     main_tree = out_tree.children[0] if has_aux else out_tree
     k = main_tree.num_leaves
-    ct_mask = [i < k for i in range(n)]
-    fwd, bwd, out_nz, nres = _vjp_closed(closed, nz, ct_mask)
-    fwd, bwd = cleanup(fwd), cleanup(bwd)
-    outs = _run(fwd, leaves)
+    fwd, lin, out_nz, nres = ad.linearize_jaxpr(closed, nz)
+    outs = _run(cleanup(fwd), leaves)
     prim, res = outs[:n], outs[n:]
-    out_avals = [v.aval for v in closed.jaxpr.outvars]
+    body = _VjpBody(lin, out_nz, nres, [i < k for i in range(n)], nz, in_avals,
+                    [v.aval for v in closed.jaxpr.outvars], in_tree, main_tree)
+    vjp_fn = tree_util.Partial(body, *res)
+    primal_out = tree_util.tree_unflatten(main_tree, prim[:k])
+    if has_aux:
+        return primal_out, vjp_fn, tree_util.tree_unflatten(out_tree.children[1], prim[k:])
+    return primal_out, vjp_fn
 
-    def vjp_fn(ct):
+
+class _VjpBody:
+    """The function inside `vjp`'s Partial: `(*residuals, ct) -> cotangents of the
+    primals`; transposes the linear jaxpr on its first call."""
+
+    def __init__(self, lin, out_nz, nres, ct_mask, nz, in_avals, out_avals, in_tree,
+                 main_tree):
+        self.lin, self.out_nz, self.nres, self.ct_mask = lin, out_nz, nres, ct_mask
+        self.nz, self.in_avals, self.out_avals = nz, in_avals, out_avals
+        self.in_tree, self.main_tree = in_tree, main_tree
+        self.bwd = None
+
+    def _backward(self):
+        if self.bwd is None:
+            n_t = len(self.lin.jaxpr.invars) - self.nres
+            zero_cts = [not self.ct_mask[i] for i, z in enumerate(self.out_nz) if z]
+            self.bwd = cleanup(ad.transpose_jaxpr(
+                self.lin, [False] * self.nres + [True] * n_t, zero_cts))
+        return self.bwd
+
+    def __call__(self, *args):
+        res, ct = args[:self.nres], args[self.nres]
         ct_leaves, ct_tree = tree_util.tree_flatten(ct)
-        if ct_tree != main_tree:
+        if ct_tree != self.main_tree:
             raise ArgumentTypeError(f"Tree structure of cotangent input {ct_tree}, does not "
-                                    f"match structure of primal output {main_tree}.",
+                                    f"match structure of primal output {self.main_tree}.",
                                     hint="pass a cotangent shaped like f's output")
-        for c, a in zip(ct_leaves, out_avals):
+        for c, a in zip(ct_leaves, self.out_avals):
             ca = leaf_aval(c) if not (isinstance(c, np.ndarray) and c.dtype == float0) else None
             if ca is not None and ca.shape != a.shape:
                 raise ArgumentValueError(f"Shape of cotangent input to vjp pullback function "
                                          f"{ca.shape} must be the same as the shape of the "
                                          f"corresponding primal output {a.shape}.",
                                          hint="pass a cotangent shaped like f's output")
-        cts = [c for i, c in enumerate(ct_leaves) if out_nz[i]]
-        outs_ = _run(bwd, list(res) + cts) if (cts or nres) else []
+        cts = [c for i, c in enumerate(ct_leaves) if self.out_nz[i]]
+        outs_ = _run(self._backward(), list(res) + cts) if (cts or self.nres) else []
         it = iter(outs_)
-        flat = [next(it) if z else np.zeros(a.shape, float0) for z, a in zip(nz, in_avals)]
-        args_ct, _ = tree_util.tree_unflatten(in_tree, flat)
+        flat = [next(it) if z else np.zeros(a.shape, float0)
+                for z, a in zip(self.nz, self.in_avals)]
+        args_ct, _ = tree_util.tree_unflatten(self.in_tree, flat)
         return tuple(args_ct)
-
-    primal_out = tree_util.tree_unflatten(main_tree, prim[:k])
-    if has_aux:
-        return primal_out, vjp_fn, tree_util.tree_unflatten(out_tree.children[1], prim[k:])
-    return primal_out, vjp_fn
 
 # ------------------------------------------------------------------------- jacobians
 
@@ -589,163 +646,7 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
 def hessian(fun, argnums=0, has_aux=False, holomorphic=False):
     return jacfwd(jacrev(fun, argnums, has_aux), argnums, has_aux)
 
-# ------------------------------------------------------------------- custom rules
-
-
-class custom_jvp(_Transformed):
-    """A function with a user-defined JVP: `f = custom_jvp(f); @f.defjvp def f_jvp(primals,
-    tangents): ... return primal_out, tangent_out`."""
-
-    def __init__(self, fun, nondiff_argnums=()):
-        super().__init__(fun)
-        self.nondiff_argnums = tuple(nondiff_argnums)
-        self.jvp = None
-
-    def defjvp(self, jvp, symbolic_zeros=False):
-        self.jvp = jvp
-        return jvp
-
-    def defjvps(self, *jvps):
-        def jvp_(primals, tangents):
-            out = self(*primals)
-            tout = None
-            for f, t in zip(jvps, tangents):
-                if f is None:
-                    continue
-                c = as_callable(f)(t, out, *primals)
-                tout = c if tout is None else tout + c
-            return out, tout
-        self.jvp = jvp_
-
-    def __call__(self, *args, **kwargs):
-        if self.nondiff_argnums and not _staging():
-            return self.stage_inline_eager(*args, **kwargs)
-        return super().__call__(*args, **kwargs)
-
-    def stage_inline_eager(self, *args, **kwargs):
-        return Jitted(self, static_argnums=self.nondiff_argnums)(*args, **kwargs)
-
-    def stage_inline(self, *args, **kwargs):
-        if self.jvp is None:
-            raise UndefinedRuleError("No JVP defined for custom_jvp function "
-                                     f"{getattr(self.fun, '__name__', '?')} using defjvp.")
-        nd = {i: args[i] for i in self.nondiff_argnums}
-        dyn = [a for i, a in enumerate(args) if i not in nd]
-        fun, user_jvp = self.fun, self.jvp
-
-        def call(*dargs):
-            full, it = [], iter(dargs)
-            for i in range(len(args)):
-                full.append(nd[i] if i in nd else next(it))
-            return as_callable(fun)(*full, **kwargs)
-
-        closed, in_tree, out_tree, leaves = _stage(raw(call), dyn, {})
-        body, consts = core.split_consts(closed)
-
-        def jvp_rule(primals, tangents):
-            p_args, _ = tree_util.tree_unflatten(in_tree, primals)
-            t_args, _ = tree_util.tree_unflatten(in_tree, tangents)
-            ndv = [nd[i] for i in sorted(nd)]
-            po, to = as_callable(user_jvp)(*ndv, tuple(p_args), tuple(t_args))
-            p_leaves = tree_util.tree_leaves(po)
-            t_leaves = tree_util.tree_leaves(to)
-            out = []
-            for p, t in zip(p_leaves, t_leaves):
-                pa = core.get_aval(p)
-                if differentiable(pa):
-                    ta = core.get_aval(t)
-                    if ta.shape != pa.shape:
-                        t = lax.broadcast_in_dim(t, pa.shape, tuple(
-                            range(len(pa.shape) - len(ta.shape), len(pa.shape))))
-                    if ta.dtype != pa.dtype:
-                        t = lax.convert_element_type(t, pa.dtype)
-                out.append(t)
-            return p_leaves, out
-
-        outs = bind(custom_jvp_call_p, *consts, *leaves, call_jaxpr=body,
-                    jvp=_Rule(jvp_rule, len(consts)), num_consts=len(consts),
-                    symbolic_zeros=False)
-        return tree_util.tree_unflatten(out_tree, outs)
-
-
-class _Rule:
-    """A Python rule kept in eqn params; strips the leading consts."""
-    __slots__ = ("fn", "nconsts", "name")
-
-    def __init__(self, fn, nconsts, name="rule"):
-        self.fn, self.nconsts, self.name = fn, nconsts, name
-
-    def __call__(self, *args):
-        return self.fn(*args)
-
-    def __repr__(self):
-        return self.name
-
-
-class custom_vjp(_Transformed):
-    """A function with a user-defined VJP: `f.defvjp(f_fwd, f_bwd)` with
-    f_fwd(*args) -> (out, residuals) and f_bwd(residuals, ct_out) -> cts of args."""
-
-    def __init__(self, fun, nondiff_argnums=()):
-        super().__init__(fun)
-        self.nondiff_argnums = tuple(nondiff_argnums)
-        self.fwd = self.bwd = None
-
-    def defvjp(self, fwd, bwd, symbolic_zeros=False):
-        self.fwd, self.bwd = fwd, bwd
-
-    def __call__(self, *args, **kwargs):
-        if self.nondiff_argnums and not _staging():
-            return Jitted(self, static_argnums=self.nondiff_argnums)(*args, **kwargs)
-        return super().__call__(*args, **kwargs)
-
-    def stage_inline(self, *args, **kwargs):
-        if self.fwd is None:
-            raise UndefinedRuleError("No VJP defined for custom_vjp function "
-                                     f"{getattr(self.fun, '__name__', '?')} using defvjp.")
-        nd = {i: args[i] for i in self.nondiff_argnums}
-        ndv = [nd[i] for i in sorted(nd)]
-        dyn = [a for i, a in enumerate(args) if i not in nd]
-        fun, user_fwd, user_bwd = self.fun, self.fwd, self.bwd
-
-        def full_args(dargs):
-            full, it = [], iter(dargs)
-            for i in range(len(args)):
-                full.append(nd[i] if i in nd else next(it))
-            return full
-
-        closed, in_tree, out_tree, leaves = _stage(
-            raw(lambda *d: as_callable(fun)(*full_args(d), **kwargs)), dyn, {})
-        body, consts = core.split_consts(closed)
-        res_tree = [None]
-
-        def fwd(primals):
-            p_args, _ = tree_util.tree_unflatten(in_tree, primals)
-            out, res = as_callable(user_fwd)(*full_args(p_args))
-            res_leaves, res_tree[0] = tree_util.tree_flatten(res)
-            return tree_util.tree_leaves(out), res_leaves
-
-        def bwd(res, cts):
-            r = tree_util.tree_unflatten(res_tree[0], res)
-            ct = tree_util.tree_unflatten(out_tree, cts)
-            got = as_callable(user_bwd)(*ndv, r, ct)
-            if not isinstance(got, (tuple, list)):
-                raise StructureError("custom_vjp bwd function must return a tuple, with one "
-                                     f"entry per differentiable argument; got "
-                                     f"{type(got).__name__}",
-                                     hint="return (ct_x,) -- note the comma -- for one "
-                                          "argument, or (ct_x, ct_y, ...)")
-            out = []
-            for g, a in zip(got, dyn):
-                gl = tree_util.tree_leaves(g) if g is not None else [None] * len(
-                    tree_util.tree_leaves(a))
-                out.extend(gl)
-            return out
-
-        outs = bind(custom_vjp_call_p, *consts, *leaves, call_jaxpr=body,
-                    fwd=_Rule(fwd, 0, "fwd"),
-                    bwd=_Rule(bwd, 0, "bwd"), num_consts=len(consts))
-        return tree_util.tree_unflatten(out_tree, outs)
+# ------------------------------------------------------------------- checkpoint
 
 
 class _Checkpoint(_Transformed):
@@ -756,7 +657,7 @@ class _Checkpoint(_Transformed):
             else (static_argnums,)
 
     def stage_inline(self, *args, **kwargs):
-        closed, in_tree, out_tree, leaves = _stage(self.fun, args, kwargs)
+        closed, in_tree, out_tree, leaves = _stage(self.fun, args, kwargs, None)
         body, consts = core.split_consts(closed)
         outs = bind(checkpoint_p, *consts, *leaves, jaxpr=body, prevent_cse=self.prevent_cse,
                     differentiated=False, policy=None)

@@ -9,11 +9,13 @@ import numpy as np
 
 from . import core, dtypes, tree_util
 from . import sharding as _sharding
-from .codegen import compile_cache, runtime, stablehlo
+from .codegen import compile_cache, runtime, sharded as _sharded, spmd as _spmd, stablehlo
 from .errors import (AstjaxError, ArgumentError, ArgumentTypeError, ArgumentValueError,
-                     caller_location, check_callable, check_signature, function_name)
+                     NotImplementedInAstjaxError, caller_location, check_callable,
+                     check_signature, function_name)
 from .staging import StagedCallable, arg_hints, as_callable, leaf_aval, stage_flat
 from .transforms.dce import dce_closed
+from .traceback_util import user_traceback
 
 _Array = runtime.Array
 _config_values = dtypes.config._values
@@ -234,14 +236,17 @@ class _Entry:
 class Jitted(StagedCallable):
     """`astjax.jit(f)`: stage f from its source, compile per input signature."""
 
-    def __init__(self, fun, static_argnums=(), static_argnames=(), donate_argnums=()):
+    def __init__(self, fun, static_argnums=(), static_argnames=(), donate_argnums=(),
+                 in_shardings=None, out_shardings=None):
         check_callable(fun, "jit")
+        # sharded jit (codegen/spmd.py): None when neither is given
+        self._shardings = _spmd.check_jit_shardings(in_shardings, out_shardings)
         self.fun = fun
         # shared by every jit of the same function and options (compile_cache.shared_state)
         (self.static_argnums, self.static_argnames, self.donate_argnums, self._cache,
          self._fast) = compile_cache.shared_state(
             fun, ("jit", _options_key(static_argnums), _options_key(static_argnames),
-                  _options_key(donate_argnums)),
+                  _options_key(donate_argnums), self._shardings),
             lambda: self._new_state(fun, static_argnums, static_argnames, donate_argnums))
         self._has_statics = bool(self.static_argnums or self.static_argnames)
         functools.update_wrapper(self, fun, updated=())
@@ -294,8 +299,10 @@ class Jitted(StagedCallable):
         dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
         leaves, in_tree = tree_util.tree_flatten((tuple(dyn_args), dyn_kwargs))
         avals = tuple(leaf_aval(x) for x in leaves)
+        layouts = _spmd.layouts_of(leaves)   # GlobalArray arguments' shardings
         try:
-            key = (statics, in_tree, avals, dtypes.config.x64_enabled)
+            key = (statics, in_tree, (avals, layouts) if any(layouts) else avals,
+                   dtypes.config.x64_enabled)
             entry = self._cache.get(key)
         except TypeError:
             raise ArgumentValueError(
@@ -311,7 +318,12 @@ class Jitted(StagedCallable):
             check_signature(self.fun, args, kwargs, "jit")
             closed, out_tree = self._stage(dyn_args, dyn_kwargs, statics, in_tree, avals)
             donated = self._donated_leaves(dyn_args, statics)
-            entry = _Entry(closed, out_tree, getattr(self.fun, "__name__", "fn"), donated)
+            name = getattr(self.fun, "__name__", "fn")
+            if self._shardings or any(layouts) or _spmd.needs_spmd(closed.jaxpr):
+                entry = _spmd.jit_entry(closed, out_tree, name, self._shardings, dyn_args,
+                                        leaves, donated, caller_location())
+            else:
+                entry = _Entry(closed, out_tree, name, donated)
             entry.in_tree = in_tree
             self._cache[key] = entry
         return entry, leaves
@@ -419,7 +431,7 @@ class Jitted(StagedCallable):
             if entry.executable is None:
                 entry.compile()
         except AstjaxError as e:
-            raise e.with_traceback(None) from None
+            raise e.with_traceback(user_traceback(e)) from None
         out = entry.run(leaves)
         self._remember(args, kwargs, entry)
         return out
@@ -434,6 +446,8 @@ class Jitted(StagedCallable):
             return
         if any(type(a) is _Array and not runtime.is_interned(a.aval) for a in leaves):
             return  # ids of non-interned avals could be reused: never key on them
+        if type(entry) is not _Entry:
+            return  # a partitioned program (sharded jit) takes the full path
         if len(self._fast) > 4096:
             self._fast.clear()
         self._fast[key] = entry
@@ -442,13 +456,15 @@ class Jitted(StagedCallable):
         check_signature(self.fun, args, kwargs, "jit")
         dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
         fun = self._rebuild(statics)
+        if self._shardings:   # inside another program: the layouts become constraints
+            return _spmd.constrain_inline(fun, self._shardings, dyn_args, dyn_kwargs)
         return _call_user(fun, dyn_args, dyn_kwargs)
 
     def lower(self, *args, **kwargs):
         try:
             entry, _ = self._entry(args, kwargs)
         except AstjaxError as e:
-            raise e.with_traceback(None) from None
+            raise e.with_traceback(user_traceback(e)) from None
         return Lowered(entry)
 
     def trace(self, *args, **kwargs):
@@ -472,15 +488,33 @@ def _call_user(fun, args, kwargs):
     return as_callable(fun)(*args, **kwargs)
 
 
-def jit(fun=None, *, static_argnums=(), static_argnames=(), donate_argnums=(),
-        donate_argnames=(), inline=False, **unused):
-    """Stage `fun` from its source and compile it with XLA per input signature."""
+_JIT_KEYWORDS = ("keep_unused", "device", "backend", "abstracted_axes", "compiler_options")
+
+
+def jit(fun=None, in_shardings=None, out_shardings=None, *, static_argnums=(),
+        static_argnames=(), donate_argnums=(), donate_argnames=(), inline=False, **options):
+    """Stage `fun` from its source and compile it with XLA per input signature.
+    `in_shardings` / `out_shardings` (pytree prefixes of the positional arguments /
+    the results; None = XLA chooses) make it a partitioned program over their mesh
+    (`codegen/spmd.py`)."""
+    bad = sorted(set(options) - set(_JIT_KEYWORDS))
+    if bad:
+        raise TypeError(f"jit() got an unexpected keyword argument {bad[0]!r}")
+    # keep_unused: astjax's programs keep every argument already
+    unsupported = sorted(k for k, v in options.items() if k != "keep_unused" and v is not None)
+    if unsupported:
+        raise NotImplementedInAstjaxError(
+            f"jit's {unsupported[0]}= is not supported by astjax yet",
+            hint="place arguments with device_put / in_shardings instead", loc=caller_location())
     if fun is None:
-        return functools.partial(jit, static_argnums=static_argnums,
+        return functools.partial(jit, in_shardings=in_shardings, out_shardings=out_shardings,
+                                 static_argnums=static_argnums,
                                  static_argnames=static_argnames, donate_argnums=donate_argnums)
-    if getattr(fun, "_jit_is_identity", False) and not (static_argnums or static_argnames):
+    if (getattr(fun, "_jit_is_identity", False) and not (static_argnums or static_argnames)
+            and in_shardings is None and out_shardings is None):
         return fun  # a pmap is compiled already: jit(pmap(f)) is pmap(f)
-    return Jitted(fun, static_argnums, static_argnames, donate_argnums)
+    return Jitted(fun, static_argnums, static_argnames, donate_argnums, in_shardings,
+                  out_shardings)
 
 
 function = jit
@@ -500,7 +534,7 @@ def make_jaxpr(fun, static_argnums=(), static_argnames=(), return_shape=False):
             avals = [leaf_aval(x) for x in leaves]
             closed, out_tree = j._stage(dyn_args, dyn_kwargs, statics, in_tree, avals)
         except AstjaxError as e:
-            raise e.with_traceback(None) from None
+            raise e.with_traceback(user_traceback(e)) from None
         if return_shape:
             shapes = tree_util.tree_unflatten(out_tree, [ShapeDtypeStruct(a.aval.shape, a.aval.dtype)
                                                          for a in closed.jaxpr.outvars])
@@ -549,16 +583,21 @@ def eval_shape(fun, *args, **kwargs):
         avals = [leaf_aval(x) for x in leaves]
         closed, out_tree = j._stage(list(args), kwargs, (), in_tree, avals)
     except AstjaxError as e:
-        raise e.with_traceback(None) from None
+        raise e.with_traceback(user_traceback(e)) from None
     return tree_util.tree_unflatten(out_tree, [ShapeDtypeStruct(v.aval.shape, v.aval.dtype,
                                                                 v.aval.weak_type)
                                                for v in closed.jaxpr.outvars])
 
 
-def device_put(x, device=None):
-    """Put every leaf of `x` on `device` (a Device from `astjax.devices()`, or None for
-    the default one)."""
+def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
+    """Put every leaf of `x` on `device`: a Device from `astjax.devices()`, None for
+    the default one, or a Sharding (`NamedSharding`: the leaf laid out over the
+    mesh's devices, one buffer per device) -- one for every leaf, or a pytree of
+    them matching `x`."""
     if device is not None and not hasattr(device, "platform"):
+        layouts = tree_util.tree_leaves(device, is_leaf=_is_layout)
+        if layouts and all(_is_layout(s) for s in layouts):
+            return _sharded.put_tree(x, device, caller_location())
         raise ArgumentValueError(f"device_put only accepts None or a Device, got "
                                  f"{type(device).__name__} {device!r:.40}",
                                  hint="pick one from astjax.devices(), e.g. "
@@ -566,20 +605,38 @@ def device_put(x, device=None):
     return tree_util.tree_map(lambda a: runtime.device_put(a, device), x)
 
 
-devices = runtime.devices
+def _is_layout(s):
+    return isinstance(s, (_sharding.Sharding, _sharding.PartitionSpec))
+
+
+devices = runtime.global_devices   # every device of the job (astjax.distributed)
 device_get = runtime.device_get
 block_until_ready = runtime.block_until_ready
 
 
 def local_devices():
+    """This process's devices."""
     return runtime.devices()
 
 
 def device_count():
+    """The number of devices of the job (all processes)."""
+    return len(runtime.global_devices())
+
+
+def local_device_count():
+    """The number of this process's devices."""
     return len(runtime.devices())
 
 
-local_device_count = device_count
+def process_index():
+    """This process's index in a multi-process job (0 alone)."""
+    return runtime.client().process_index()
+
+
+def process_count():
+    """The number of processes of the job."""
+    return len({d.process_index for d in runtime.global_devices()})
 
 
 def make_mesh(axis_shapes, axis_names, axis_types=None, *, devices=None):
@@ -589,7 +646,7 @@ def make_mesh(axis_shapes, axis_names, axis_types=None, *, devices=None):
     axis_shapes = tuple(int(s) for s in axis_shapes)
     if isinstance(axis_names, str):
         axis_names = (axis_names,)
-    devices = list(runtime.devices() if devices is None else devices)
+    devices = list(runtime.global_devices() if devices is None else devices)
     size = math.prod(axis_shapes)
     if size > len(devices):
         raise ValueError(f"Number of devices {len(devices)} must be >= the product of "

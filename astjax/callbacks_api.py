@@ -5,12 +5,13 @@ from __future__ import annotations
 import numpy as np
 
 from . import core, dtypes, tree_util
+from .codegen import runtime
 from .codegen.runtime import device_put
 from .errors import ArgumentTypeError
 from .ir import ShapedArray
 from .primitives.callbacks import HostCall, io_callback_p, pure_callback_p
 
-__all__ = ["pure_callback", "io_callback", "flat_host_call"]
+__all__ = ["pure_callback", "io_callback", "flat_host_call", "effects_barrier"]
 
 
 def _result_avals(result_shape_dtypes):
@@ -74,3 +75,13 @@ def io_callback(callback, result_shape_dtypes, *args, sharding=None, ordered=Fal
     like `result_shape_dtypes`, or None) from staged code: never removed or merged."""
     return _callback(io_callback_p, callback, result_shape_dtypes, args, kwargs,
                      ordered=bool(ordered))
+
+
+def effects_barrier():
+    """Wait until every program dispatched so far has finished, so that the host
+    callbacks (`io_callback`, `jax.debug.print`) they make have all run (JAX's
+    `jax.effects_barrier`). Dispatch is asynchronous: a program's outputs are the
+    arrays it has not yet finished writing, so waiting on every live array of the
+    client waits on every pending program that returns something."""
+    for arr in runtime.client().live_arrays():
+        arr.block_until_ready()

@@ -1,4 +1,5 @@
-"""The inspection commands of `python -m astjax`: `jaxpr`, `source`, `hlo`, `cost`.
+"""The inspection commands of `python -m astjax`: `jaxpr`, `source`, `hlo`, `cost`,
+`explain`.
 
 Each takes `FILE:FUNC` (a path to a `.py` file, or a dotted module name, then a
 function, possibly `Class.method`) and argument specs in jaxpr syntax: `f32[3,4]`,
@@ -22,6 +23,7 @@ from . import api, dtypes
 from .ad_api import grad
 from .batching_api import vmap
 from .errors import AstjaxError
+from .explain import write_explain
 from .source_api import source
 
 __all__ = ["UsageError", "parse_spec", "resolve", "run_inspect"]
@@ -164,6 +166,11 @@ def run_inspect(command: str, ns) -> str:
         return lowered.as_text()
     if command == "cost":
         return _cost(_transformed(fn, ns), args)
+    if command == "explain":
+        argnums = _ints(ns.argnums, "--argnums") if ns.argnums else (0,)
+        path = write_explain(ns.output, fn, *args,
+                             argnums=argnums[0] if len(argnums) == 1 else argnums)
+        return f"wrote {path}"
     raise UsageError(f"unknown command {command!r}")
 
 

@@ -14,6 +14,8 @@ class Config:
         # Python loops with a static trip count at most this are unrolled when
         # compiled (measured: benchmarks/loops.py); `astjax.unroll(it, k)` overrides.
         "astjax_loop_unroll_threshold": int(os.environ.get("ASTJAX_LOOP_UNROLL", "8")),
+        # "off" keeps astjax's own frames in user-facing tracebacks (traceback_util)
+        "jax_traceback_filtering": os.environ.get("JAX_TRACEBACK_FILTERING", "auto"),
     }
 
     def __init__(self):

@@ -228,7 +228,7 @@ class Tracer:
     weak_type = property(lambda self: self.var.aval.weak_type)
 
     def __repr__(self):
-        return f"Traced<{self.aval.str_short()}>"
+        return f"JitTracer({self.aval})"  # JAX's repr of a value staged under jit
 
     def _concrete(self, what: str, error=ConcretizationError):
         if self.known is not None:

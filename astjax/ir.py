@@ -53,8 +53,14 @@ class ShapedArray:
     def __hash__(self):
         return hash((self.shape, self.dtype, self.weak_type))
 
+    def _long(self):
+        return f"{self.dtype.name}[{','.join(map(str, self.shape))}]"
+
+    def __str__(self):  # JAX's `str(jax.typeof(x))`: `int32[8]`, `~float32[]` if weak
+        return ("~" if self.weak_type else "") + self._long()
+
     def __repr__(self):
-        return f"ShapedArray({self.str_short()}{', weak_type=True' if self.weak_type else ''})"
+        return f"ShapedArray({self._long()}{', weak_type=True' if self.weak_type else ''})"
 
     def same_type(self, other):
         return self.shape == other.shape and self.dtype == other.dtype
@@ -131,6 +137,8 @@ class ClosedJaxpr:
     in_avals = property(lambda self: self.jaxpr.in_avals)
     out_avals = property(lambda self: self.jaxpr.out_avals)
     eqns = property(lambda self: self.jaxpr.eqns)
+    # JAX's other name for the consts (custom interpreters read `closed_jaxpr.literals`)
+    literals = property(lambda self: self.consts)
 
     def __str__(self):
         return str(self.jaxpr)

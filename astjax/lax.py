@@ -7,3 +7,40 @@ them is `astjax/primitives/ops.py`."""
 from .core import closure_convert, join_consts  # noqa: F401
 from .primitives.ops import *  # noqa: F401,F403
 from .primitives.ops import _index_scalar  # noqa: F401
+
+# The primitive objects JAX's `jax.lax` exports as `<name>_p` (custom interpreters
+# dispatch on them: `if eqn.primitive is lax.exp_p`), for every one astjax has.
+from .primitives.arithmetic import (abs_p, add_p, ceil_p, div_p, floor_p, integer_pow_p,  # noqa: E402,F401
+                                    max_p, min_p, mul_p, neg_p, rem_p, round_p, sign_p, sub_p)
+from .primitives.comparisons import (and_p, clz_p, eq_p, ge_p, gt_p, is_finite_p, le_p,  # noqa: E402,F401
+                                     lt_p, ne_p, not_p, or_p, population_count_p,
+                                     shift_left_p, shift_right_arithmetic_p,
+                                     shift_right_logical_p, xor_p)
+from .primitives.elementwise import (acos_p, acosh_p, asin_p, asinh_p, atan2_p, atan_p,  # noqa: E402,F401
+                                     atanh_p, cbrt_p, complex_p, conj_p, cos_p, cosh_p,
+                                     digamma_p, erf_inv_p, erf_p, erfc_p, exp2_p, exp_p,
+                                     expm1_p, imag_p, lgamma_p, log1p_p, log_p, logistic_p,
+                                     nextafter_p, polygamma_p, pow_p, real_p, rsqrt_p, sin_p,
+                                     sinh_p, sqrt_p, tan_p, tanh_p)
+from .primitives.structural import (bitcast_convert_type_p, broadcast_in_dim_p,  # noqa: E402,F401
+                                    concatenate_p, convert_element_type_p, iota_p, pad_p,
+                                    reshape_p, rev_p, squeeze_p, transpose_p)
+from .primitives.selection import clamp_p, select_n_p  # noqa: E402,F401
+from .primitives.slicing import dynamic_slice_p, dynamic_update_slice_p, slice_p  # noqa: E402,F401
+from .primitives.reductions import (dot_general_p, reduce_and_p, reduce_max_p,  # noqa: E402,F401
+                                    reduce_min_p, reduce_or_p, reduce_prod_p, reduce_sum_p)
+from .primitives.gather import gather_p  # noqa: E402,F401
+from .primitives.scatter import (scatter_add_p, scatter_max_p, scatter_min_p,  # noqa: E402,F401
+                                 scatter_mul_p, scatter_p)
+from .primitives.cumulative import (argmax_p, argmin_p, cumlogsumexp_p, cummax_p,  # noqa: E402,F401
+                                    cummin_p, cumprod_p, cumsum_p)
+from .primitives.sort import sort_p  # noqa: E402,F401
+from .primitives.cond import cond_p  # noqa: E402,F401
+from .primitives.scan import scan_p  # noqa: E402,F401
+from .primitives.while_loop import while_p  # noqa: E402,F401
+from .primitives.collectives import (all_gather_p, all_to_all_p, axis_index_p, pmax_p,  # noqa: E402,F401
+                                     pmin_p, ppermute_p, psum_p)
+from .primitives.convolution import conv_general_dilated_p  # noqa: E402,F401
+from .primitives.windowed import (reduce_window_max_p, reduce_window_min_p,  # noqa: E402,F401
+                                  reduce_window_sum_p, select_and_gather_add_p,
+                                  select_and_scatter_add_p)

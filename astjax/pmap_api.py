@@ -10,6 +10,10 @@ Arguments are split along their mapped axis, one shard per device; results are
 convert like any array (`np.asarray` gathers), and feed the next `pmap` over the
 same devices without a host round trip. Compiled per input signature and cached.
 
+Staged inside another program (`jit` of a larger function, `grad`, `vmap`,
+`make_jaxpr`), a pmap is a `shard_map` over a 1-D mesh of its devices, as JAX now
+implements pmap, so those compositions are ordinary ones.
+
 On the CPU, `ASTJAX_NUM_CPU_DEVICES=N` (set before astjax is imported) gives N
 devices, so all of this runs without an accelerator.
 """
@@ -24,10 +28,16 @@ from .codegen import runtime, stablehlo
 from .errors import (AstjaxError, ArgumentTypeError, ArgumentValueError, AxisNameError,
                      NotImplementedInAstjaxError, ShapeError, caller_location)
 from .primitives import collectives as coll
+from .primitives.base import lax_ops, moveaxis
+from .primitives.spmd import shard_map
+from .sharding import Mesh, NamedSharding, PartitionSpec
+from .codegen import sharded
+from .api import jit
 from .staging import (StagedCallable, as_callable, arg_hints, leaf_labels, mapped_leaves,
                       stage_flat)
 from .transforms.dce import dce_closed
 from .batching_api import _broadcast_prefix, _check_axes_spec
+from .traceback_util import user_traceback
 
 __all__ = ["pmap", "Pmapped"]
 
@@ -116,6 +126,7 @@ class Pmapped(StagedCallable):
         self.devices = None if devices is None else tuple(devices)
         self._cache: dict = {}
         self._fast: dict = {}
+        self._global_fns: dict = {}   # multi-process: signature -> jitted global program
         functools.update_wrapper(self, fun, updated=())
 
     def __repr__(self):
@@ -127,6 +138,8 @@ class Pmapped(StagedCallable):
     def __call__(self, *args, **kwargs):
         if core.current_builder() is not None:
             return self.stage_inline(*args, **kwargs)
+        if self.devices is None and len(runtime.global_devices()) > len(runtime.devices()):
+            return self._across_processes(args, kwargs)
         # Fast path: top-level array arguments of a signature seen before (no pytree
         # flattening, no staging-cache key); see `_fast_sig`.
         sig = None
@@ -142,20 +155,106 @@ class Pmapped(StagedCallable):
         try:
             entry, leaves, dims = self._entry(args, kwargs)
         except AstjaxError as e:
-            raise e.with_traceback(None) from None
+            raise e.with_traceback(user_traceback(e)) from None
         if sig is not None and len(leaves) == len(args):
             if len(self._fast) > 1024:
                 self._fast.clear()
             self._fast[sig] = (entry, dims)
         return entry.run(leaves, dims)
 
+    def _across_processes(self, args, kwargs):
+        """A pmap in a multi-process job (astjax.distributed): each process passes
+        its local slice of the mapped axis (one entry per local device) and gets its
+        local slice of the results, as in JAX. Run as one partitioned program over
+        every device of the job: the mapped arguments become global arrays laid out
+        over a 1-D mesh, and the body is the pmap staged as a shard_map."""
+        loc = caller_location()
+        if self.out_axes != 0 or kwargs:
+            raise NotImplementedInAstjaxError(
+                "pmap across processes supports out_axes=0 and positional arguments only",
+                loc=loc)
+        devs = tuple(runtime.global_devices())
+        name = self.axis_name if self.axis_name is not None else f"<pmap {id(self):x}>"
+        mesh = Mesh(np.array(devs, dtype=object), (name,))
+        dyn_args, statics = self._split(args)
+        dims = self._in_dims(dyn_args, {}, {i for i, _ in statics}, loc)
+        leaves, in_tree = tree_util.tree_flatten((tuple(dyn_args), {}))
+        glob = []
+        for x, d in zip(leaves, dims):
+            if d is None:
+                glob.append(sharded.put(x, NamedSharding(mesh, PartitionSpec())))
+            else:
+                v = np.moveaxis(np.asarray(x), d, 0)
+                glob.append(sharded.make_array_from_process_local_data(
+                    NamedSharding(mesh, PartitionSpec(name)), v))
+        key = (in_tree, tuple(dims), statics)
+        fn = self._global_fns.get(key)
+        if fn is None:
+            axes = tree_util.tree_unflatten(tree_util.tree_structure(tuple(dyn_args)),
+                                            [None if d is None else 0 for d in dims])
+
+            def global_fn(*flat):
+                a, _ = tree_util.tree_unflatten(in_tree, flat)
+                clone = Pmapped(self._rebuild(statics), name, in_axes=axes, devices=devs)
+                return clone.stage_inline(*a)
+            fn = self._global_fns[key] = jit(global_fn)
+        outs, out_tree = tree_util.tree_flatten(fn(*glob))
+        local_devs = sharded.local(devs)
+        local_mesh = Mesh(np.array(local_devs, dtype=object), (name,))
+        res = []
+        for o in outs:
+            shape = (len(local_devs),) + tuple(o.shape[1:])
+            aval = core.ShapedArray(shape, o.dtype, o.weak_type)
+            res.append(sharded.assemble(aval, NamedSharding(local_mesh, PartitionSpec(name)),
+                                        o._buffers() if hasattr(o, "_buffers") else [o._buf],
+                                        local_devs))
+        return tree_util.tree_unflatten(out_tree, res)
+
     def stage_inline(self, *args, **kwargs):
-        raise NotImplementedInAstjaxError(
-            "pmap cannot be staged inside another transformation (jit of a larger "
-            "function, grad, vmap) yet",
-            hint="put the transformation inside the pmapped function instead, e.g. "
-                 "pmap(grad(f)) or pmap(vmap(f)); jit(pmap(f)) itself is fine (it is "
-                 "pmap(f))", loc=caller_location())
+        """Inside another program (jit of a larger function, grad, make_jaxpr) a pmap
+        is a `shard_map` over a 1-D mesh of its devices, as JAX now implements pmap:
+        each mapped argument is split along its mapped axis (moved to the front),
+        the body runs on one slice per device with `axis_name` bound, and the
+        results are stacked along `out_axes` (`None`: device 0's value)."""
+        loc = caller_location()
+        lax = lax_ops()
+        dyn_args, statics = self._split(args)
+        static_pos = {i for i, _ in statics}
+        dims = self._in_dims(dyn_args, kwargs, static_pos, loc)
+        leaves, in_tree = tree_util.tree_flatten((tuple(dyn_args), kwargs))
+        names = leaf_labels(self.fun, dyn_args, kwargs)
+        avals, norm, sizes = mapped_leaves(
+            "pmap", leaves, dims, names, loc,
+            "use in_axes=None for arguments that every device gets whole")
+        if not sizes:
+            raise ArgumentValueError("pmap needs at least one argument with a mapped axis",
+                                     hint="map at least one argument, e.g. in_axes=0", loc=loc)
+        if len({s for *_, s in sizes}) > 1:
+            raise ShapeError("pmap got different sizes for the axes to be mapped: "
+                             + _sizes_text(sizes), loc=loc)
+        n = sizes[0][3]
+        devs = self._devices_for(n, sizes, loc)
+        # (a pmap without axis_name gets a name no collective can spell)
+        name = self.axis_name if self.axis_name is not None else f"<pmap {id(self):x}>"
+        mesh = Mesh(np.array(devs, dtype=object), (name,))
+        moved = [x if d in (None, 0) else moveaxis(x, d, 0) for x, d in zip(leaves, norm)]
+        fun = self._rebuild(statics)
+        out_tree = [None]
+
+        def body(*local):
+            vals = [x if d is None else lax.squeeze(x, (0,)) for x, d in zip(local, norm)]
+            a, kw = tree_util.tree_unflatten(in_tree, vals)
+            outs, out_tree[0] = tree_util.tree_flatten(as_callable(fun)(*a, **kw))
+            return [lax.expand_dims(o, (0,)) for o in outs]
+        specs = tuple(PartitionSpec() if d is None else PartitionSpec(name) for d in norm)
+        outs = shard_map(body, mesh=mesh, in_specs=specs, out_specs=PartitionSpec(name),
+                         check_vma=False)(*moved)
+        tree = tree_util.tree_unflatten(out_tree[0], list(range(len(outs))))
+        axes = _broadcast_prefix(self.out_axes, tree, "out_axes", loc)
+        res = [lax.index_in_dim(o, 0, 0, keepdims=False) if ax is None else
+               o if ax % o.ndim == 0 else moveaxis(o, 0, ax % o.ndim)
+               for o, ax in zip(outs, axes)]
+        return tree_util.tree_unflatten(out_tree[0], res)
 
     # -- staging ------------------------------------------------------------------
 
@@ -321,5 +420,12 @@ def pmap(fun=None, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_
     if not callable(fun):
         raise ArgumentTypeError(f"pmap needs a function, got {type(fun).__name__}",
                                 loc=caller_location())
+    for what, value in (("backend", backend), ("axis_size", axis_size),
+                        ("global_arg_shapes", global_arg_shapes)):
+        if value is not None:
+            raise NotImplementedInAstjaxError(
+                f"pmap's {what}= is not supported by astjax yet",
+                hint="pmap maps over the default backend's devices (pass devices=...)",
+                loc=caller_location())
     return Pmapped(fun, axis_name, in_axes, out_axes, static_broadcasted_argnums, devices,
                    donate_argnums)

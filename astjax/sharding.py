@@ -3,11 +3,14 @@
 `NamedSharding` with the methods users call (`devices_indices_map`, `shard_shape`,
 `is_fully_replicated`, `is_equivalent_to`, ...), computed as JAX computes them.
 
-This module describes layouts; it does not move data (`astjax.make_mesh`, which needs
-the runtime's devices, lives in `api.py`). An astjax `Array` lives on one
-device and reports a `SingleDeviceSharding`; running one program over several
-devices (sharded `jit`, multi-device `device_put`) is the scale-out issue's work
-and raises a clear error where it is asked for.
+This module describes layouts; it does not move data. It also translates them to
+XLA's view for partitioned programs: `hlo_sharding` writes a layout as a GSPMD
+`mhlo.sharding` string over a program's device assignment, `named_from_tiles`
+reads XLA's choice back as a NamedSharding, and the thread-local contexts
+`lowering_assignment` / `manual_axes` tell lowering rules which devices the
+program runs on and which mesh a `shard_map` body is manual over. Arrays laid out
+over several devices are `codegen.sharded.GlobalArray`s; partitioned programs are
+compiled by `codegen.spmd`.
 """
 from __future__ import annotations
 
@@ -20,7 +23,9 @@ import numpy as np
 
 __all__ = ["Sharding", "SingleDeviceSharding", "NamedSharding", "PartitionSpec", "Mesh",
            "AbstractMesh", "AxisType", "set_mesh", "use_mesh", "get_mesh",
-           "get_abstract_mesh", "IndivisibleError", "DuplicateSpecError"]
+           "get_abstract_mesh", "IndivisibleError", "DuplicateSpecError", "hlo_sharding",
+           "named_from_tiles", "lowering_assignment", "current_assignment", "manual_axes",
+           "current_manual_mesh", "manual_groups", "axis_index_table"]
 
 
 class IndivisibleError(ValueError):
@@ -67,6 +72,8 @@ class PartitionSpec:
         for p in partitions:
             if isinstance(p, list):
                 p = tuple(p)
+            if isinstance(p, tuple):  # JAX's canonical form: ('x',) is 'x', () is None
+                p = p[0] if len(p) == 1 else (p or None)
             if not (p is None or isinstance(p, (str, tuple, _Unconstrained))):
                 raise TypeError(f"PartitionSpec entries must be None, a mesh axis name or a "
                                 f"tuple of names, got {p!r}")
@@ -429,3 +436,165 @@ class set_mesh:
 
 
 use_mesh = set_mesh
+
+
+# ------------------------------------------------------- XLA's view (GSPMD shardings)
+# A program partitioned over N devices numbers them 0..N-1 by their place in its
+# device assignment ("logical ids"). An HLO sharding tiles each array dimension and
+# lists, in tile order, the logical id holding each tile; a trailing replication
+# dimension (`last_tile_dim_replicate`) lists the devices that hold the same tile.
+
+
+def _tiles(sharding, ndim, assignment, unconstrained_ok=False):
+    """(tile dims, replication count, logical-id array of shape dims + [replication])
+    of a NamedSharding over devices numbered by their index in `assignment`
+    (`unconstrained_ok`: UNCONSTRAINED entries count as untiled)."""
+    mesh = sharding.mesh
+    where = {d: i for i, d in enumerate(assignment)}
+    try:
+        ids = np.vectorize(lambda d: where[d], otypes=[np.int64])(mesh.devices)
+    except KeyError:
+        raise ValueError(f"{sharding!r} uses devices outside the program's device "
+                         f"assignment {list(assignment)}") from None
+    spec = sharding.spec._normalized(ndim)
+    names = list(mesh.axis_names)
+    sizes = mesh.shape
+    order, dims = [], []
+    for entry in spec:
+        if isinstance(entry, _Unconstrained) and not unconstrained_ok:
+            raise ValueError("PartitionSpec.UNCONSTRAINED is only supported in "
+                             "with_sharding_constraint; name the axes or use None")
+        axes = PartitionSpec._axes(entry)
+        order += [names.index(a) for a in axes]
+        dims.append(math.prod(sizes[a] for a in axes))
+    rest = [i for i in range(len(names)) if i not in order]
+    rep = math.prod(mesh.devices.shape[i] for i in rest)
+    tiled = np.transpose(ids, order + rest).reshape(dims + [rep])
+    return dims, rep, tiled
+
+
+def hlo_sharding(sharding, ndim, assignment, unconstrained_ok=False) -> str:
+    """The `mhlo.sharding` text of `sharding` for a rank-`ndim` value of a program
+    whose device assignment is `assignment` (a sequence of devices). With
+    `unconstrained_ok`, UNCONSTRAINED dimensions are written untiled (the caller
+    lists them as `unspecified_dims`)."""
+    if isinstance(sharding, SingleDeviceSharding):
+        return f"{{maximal device={list(assignment).index(sharding._device)}}}"
+    if not isinstance(sharding, NamedSharding):
+        raise TypeError(f"cannot annotate a program with {sharding!r}")
+    dims, rep, tiled = _tiles(sharding, ndim, assignment, unconstrained_ok)
+    if all(d == 1 for d in dims):
+        return "{replicated}"
+    shape = dims + [rep] if rep > 1 else dims
+    suffix = " last_tile_dim_replicate" if rep > 1 else ""
+    return ("{devices=[" + ",".join(map(str, shape)) + "]"
+            + ",".join(str(int(i)) for i in tiled.reshape(-1)) + suffix + "}")
+
+
+def named_from_tiles(mesh, ndim, dims, tile_ids, replicate_last, assignment):
+    """The NamedSharding over `mesh` that XLA's tiled sharding (tile dims `dims`,
+    logical ids `tile_ids` in tile order, a trailing replication dimension when
+    `replicate_last`) describes, or None when no PartitionSpec over `mesh` does.
+    Each mesh axis is placed on the dimension its devices are tiled along, major
+    axes first, and the result is checked by tiling it again."""
+    dims = list(dims)
+    if not replicate_last:
+        dims = dims + [1]
+    grid = np.asarray(tile_ids, np.int64).reshape(dims)
+    where = {d: i for i, d in enumerate(assignment)}
+    ids = np.vectorize(lambda d: where.get(d, -1), otypes=[np.int64])(mesh.devices)
+    if (ids < 0).any():
+        return None
+    coord = {int(i): c for c, i in np.ndenumerate(grid)}
+    origin = coord.get(int(ids.flat[0]))
+    if origin is None:
+        return None
+    entries = [[] for _ in range(ndim)]
+    for k, name in enumerate(mesh.axis_names):
+        if mesh.devices.shape[k] == 1:
+            continue
+        step = [0] * ids.ndim
+        step[k] = 1
+        moved = [a - b for a, b in zip(coord[int(ids[tuple(step)])], origin)]
+        nz = [j for j, m in enumerate(moved) if m]
+        if len(nz) != 1:
+            return None
+        if nz[0] < ndim:
+            entries[nz[0]].append((-abs(moved[nz[0]]), name))
+    spec = [tuple(n for _, n in sorted(e)) or None for e in entries]
+    while spec and spec[-1] is None:
+        spec.pop()
+    out = NamedSharding(mesh, PartitionSpec(*spec))
+    _, _, again = _tiles(out, ndim, assignment)
+    if again.shape[:ndim] != grid.shape[:ndim] or again.size != grid.size:
+        return None
+    n = math.prod(grid.shape[:ndim])
+    same = (np.sort(again.reshape(n, -1), 1) == np.sort(grid.reshape(n, -1), 1)).all()
+    return out if same else None
+
+
+class lowering_assignment:
+    """While a program partitioned over `devices` is lowered: its device assignment,
+    which sharding annotations inside it (`with_sharding_constraint`, `shard_map`)
+    number their devices by (see `hlo_sharding`)."""
+
+    def __init__(self, devices):
+        self.devices = tuple(devices)
+
+    def __enter__(self):
+        self._previous = getattr(_current, "assignment", None)
+        _current.assignment = self.devices
+        return self.devices
+
+    def __exit__(self, *exc):
+        _current.assignment = self._previous
+        return False
+
+
+def current_assignment():
+    """The device assignment of the program being lowered, or None outside one."""
+    return getattr(_current, "assignment", None)
+
+
+class manual_axes:
+    """While the body of a `shard_map` over `mesh` is lowered: collectives over
+    the mesh's axes are cross-partition ops over the program's device assignment
+    (`manual_groups`)."""
+
+    def __init__(self, mesh):
+        self.mesh = mesh
+
+    def __enter__(self):
+        self._previous = getattr(_current, "manual", None)
+        _current.manual = self.mesh
+        return self.mesh
+
+    def __exit__(self, *exc):
+        _current.manual = self._previous
+        return False
+
+
+def current_manual_mesh():
+    """The mesh of the `shard_map` body being lowered, or None."""
+    return getattr(_current, "manual", None)
+
+
+def manual_groups(mesh, names, assignment):
+    """Logical device ids grouped for a collective over mesh axes `names`: one row
+    per combination of the other axes, ordered by the position along `names`
+    (first name major)."""
+    where = {d: i for i, d in enumerate(assignment)}
+    ids = np.vectorize(lambda d: where[d], otypes=[np.int64])(mesh.devices)
+    axes = [mesh.axis_names.index(n) for n in names]
+    rest = [i for i in range(ids.ndim) if i not in axes]
+    size = math.prod(ids.shape[i] for i in axes)
+    return np.transpose(ids, rest + axes).reshape(-1, size)
+
+
+def axis_index_table(mesh, name, assignment):
+    """Per logical device id: its index along mesh axis `name`."""
+    k = mesh.axis_names.index(name)
+    table = np.zeros(len(assignment), np.int32)
+    for pos, d in np.ndenumerate(mesh.devices):
+        table[list(assignment).index(d)] = pos[k]
+    return table

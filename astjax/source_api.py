@@ -20,6 +20,7 @@ from . import api, dtypes, tree_util
 from .codegen import pysource
 from .errors import ArgumentTypeError, AstjaxError, caller_location
 from .staging import StagedCallable
+from .traceback_util import user_traceback
 
 __all__ = ["source", "source_function"]
 
@@ -223,7 +224,7 @@ def source(fn, *args, **kwargs):
     try:
         return _generate(fn, args, kwargs)
     except AstjaxError as e:
-        raise e.with_traceback(None) from None
+        raise e.with_traceback(user_traceback(e)) from None
 
 
 def _register_text(text, ident):
@@ -251,5 +252,5 @@ def source_function(fn, *args, **kwargs):
     try:
         src = _generate(fn, args, kwargs)
     except AstjaxError as e:
-        raise e.with_traceback(None) from None
+        raise e.with_traceback(user_traceback(e)) from None
     return compile_source(src)

@@ -26,19 +26,19 @@ _implicit: dict[type, _Node | None] = {}
 
 
 def register_pytree_node(nodetype, flatten_func, unflatten_func, flatten_with_keys_func=None):
-    """`flatten_func(x) -> (children, aux)`, `unflatten_func(aux, children) -> x`."""
+    """`flatten_func(x) -> (children, aux)`, `unflatten_func(aux, children) -> x`.
+    Returns None, as JAX's does (the class decorators below return the class)."""
     if nodetype in _registry:
         raise ValueError(f"Duplicate custom PyTreeDef type registration for {nodetype}.")
     _registry[nodetype] = _Node(flatten_func, unflatten_func, flatten_with_keys_func)
     _implicit.pop(nodetype, None)
-    return nodetype
 
 
 def register_pytree_with_keys(nodetype, flatten_with_keys, unflatten_func, flatten_func=None):
     def flat(x):
         kc, aux = flatten_with_keys(x)
         return [c for _, c in kc], aux
-    return register_pytree_node(nodetype, flatten_func or flat, unflatten_func, flatten_with_keys)
+    register_pytree_node(nodetype, flatten_func or flat, unflatten_func, flatten_with_keys)
 
 
 def register_pytree_node_class(cls):

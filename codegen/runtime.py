@@ -48,9 +48,7 @@ _client = None
 
 
 def _xla_gc_callback(*_):
-    """jaxlib defers dropping Python references it releases without the GIL to a queue
-    that only `collect_garbage()` drains; JAX drains it from a `gc` callback
-    (jax/_src/lib). Without it, dispatch kept ~72 B per call (issue 14, row RSS)."""
+    """Drain jaxlib's queue of deferred Python releases, as JAX does from `gc`."""
     xc._xla.collect_garbage()
 
 
@@ -157,7 +155,7 @@ class Array:
 
     @property
     def device(self):
-        return self._buf.sharding._device if hasattr(self._buf, "sharding") else default_device()
+        return self._buf._sharding._device   # (jaxlib arrays have no public `sharding`)
 
     @property
     def sharding(self):
@@ -252,9 +250,7 @@ _IMMUTABLE = xc.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL
 def put_host(x, aval: ShapedArray, device=None):
     """Host value -> device buffer with the given (already canonical) aval."""
     device = device or _default_device or default_device()
-    if type(x) is not np.ndarray or x.dtype != aval.dtype:
-        x = np.asarray(x, aval.dtype)
-    return xc.batched_device_put(aval, sharding_for(device), [x],
+    return xc.batched_device_put(aval, sharding_for(device), [np.asarray(x, aval.dtype)],
                                  [device], True, False, _IMMUTABLE, enable_x64=True)
 
 
@@ -332,11 +328,8 @@ def _hashable(v):
     return v
 
 
-# Eager fast path (issue 14): a key of C-level hashes only -- the primitive, the ids
-# of the arguments' interned avals (dtype for a weak scalar), the params as given --
-# and device buffers of weak scalars reused by (dtype, bytes) instead of a transfer
-# per op. A key that cannot be built (an uninterned aval, a host array, unhashable
-# params) takes the general path below, which is keyed by value.
+# Eager fast path (issue 14): keyed on the ids of interned avals (a weak scalar: its
+# dtype) and the params as given; weak scalars' device buffers reused. Else: by value.
 _eager_fast: dict = {}
 _scalar_bufs: dict = {}
 _WEAK = object()
@@ -356,14 +349,11 @@ def _fast_key(prim, args, params):
             key.append(a.val.dtype)
         else:
             return None
-    if params:
-        key.append(tuple(params.items()))
-    key = tuple(key)
+    key.append(tuple(params.items()))
     try:
-        hash(key)
-    except TypeError:
+        return key if hash(key := tuple(key)) is not None else None
+    except TypeError:  # unhashable params: the general path
         return None
-    return key
 
 
 def _scalar_buf(w):
@@ -378,6 +368,19 @@ def _scalar_buf(w):
     return buf
 
 
+# set by codegen.spmd (register_spmd): operations on arrays laid out over several
+# devices, and the partitioning primitives, run as partitioned programs there
+_spmd_rule, _spmd_types, _spmd_prims = None, (), frozenset()
+
+
+def register_spmd(rule, array_types, prims):
+    """`codegen.spmd` hands over operations on arrays laid out over several devices
+    (`array_types`) and the partitioning primitives: they run as SPMD programs."""
+    global _spmd_rule, _spmd_types, _spmd_prims
+    _spmd_rule, _spmd_types, _spmd_prims = rule, tuple(array_types), frozenset(prims)
+    _eager_fast.clear()  # entries made before are plain single-device programs
+
+
 def eager_apply(prim, args, params):
     """Run one primitive on concrete values through a cached XLA executable."""
     fkey = _fast_key(prim, args, params)
@@ -388,6 +391,8 @@ def eager_apply(prim, args, params):
         if prim.multiple_results:
             return list(map(Array, outs, exe.out_avals))
         return Array(outs[0], exe.out_avals[0])
+    if prim in _spmd_prims or any(type(a) in _spmd_types for a in args):
+        return _spmd_rule(prim, args, params)
     exe = _eager_general(prim, args, params)
     if fkey is not None and exe.device is _default_device:
         if len(_eager_fast) > 4096:
@@ -513,8 +518,35 @@ def _make_gpu_client():
     return c
 
 
+_distributed: dict = {}   # make_cpu_client keywords of a multi-process job
+
+
+def configure_distributed(**client_options):
+    """Join a multi-process job (`astjax.distributed.initialize`): the CPU client is
+    made with these `make_cpu_client` keywords (distributed client, node id, number
+    of nodes, Gloo collectives). Only before the client exists."""
+    check_not_started()
+    _distributed.clear()
+    _distributed.update(client_options)
+
+
+def check_not_started():
+    """A RuntimeError once the client exists (a job must be joined before it starts)."""
+    if _client is not None:
+        raise RuntimeError("astjax.distributed.initialize() must be called before any "
+                           "astjax computation (the runtime has started already)")
+
+
+def global_devices():
+    """Every device of the job, each with its `process_index` (one process: the
+    local devices)."""
+    return client().devices()
+
+
 def _make_cpu_client():
     n = int(os.environ.get("ASTJAX_NUM_CPU_DEVICES", "1"))
+    if _distributed:
+        return xc.make_cpu_client(num_devices=n, **_distributed)
     return xc.make_cpu_client(num_devices=n) if n > 1 else xc.make_cpu_client()
 
 

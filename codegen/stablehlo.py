@@ -230,8 +230,11 @@ def origin_of(text, line: int):
 
 
 def lower_module(jaxpr: core.Jaxpr, name="main_fn", num_replicas=1, donated=(),
-                 platform="cpu") -> str:
-    """A whole module: constvars then invars become the function's arguments."""
+                 platform="cpu", num_partitions=1, arg_shardings=None,
+                 result_shardings=None) -> str:
+    """A whole module: constvars then invars become the function's arguments.
+    `arg_shardings` / `result_shardings` (SPMD programs, `codegen.spmd`): one
+    `mhlo.sharding` text or None per argument (constvars first) / result."""
     mb = ModuleBuilder()
     params = jaxpr.constvars + jaxpr.invars
     arg_names = []
@@ -241,16 +244,23 @@ def lower_module(jaxpr: core.Jaxpr, name="main_fn", num_replicas=1, donated=(),
         t = tensor_type(v.aval)
         mb.types[n] = t
         arg_names.append(n)
-        attr = " {jax.buffer_donor = true}" if i in donated else ""
+        attrs = ["jax.buffer_donor = true"] if i in donated else []
+        if arg_shardings is not None and arg_shardings[i] is not None:
+            attrs.append(f'mhlo.sharding = "{arg_shardings[i]}"')
+        attr = " {" + ", ".join(attrs) + "}" if attrs else ""
         sig.append(f"{n}: {t}{attr}")
     nc = len(jaxpr.constvars)
     outs = lower_jaxpr(mb, jaxpr, arg_names[:nc], arg_names[nc:], platform)
     out_types = [mb.types[o] for o in outs]
     mb.emit(f"func.return {', '.join(outs)} : {', '.join(out_types)}" if outs else "func.return")
+    res_types = list(out_types)
+    if result_shardings is not None:
+        res_types = [t if h is None else f'{t} {{mhlo.sharding = "{h}"}}'
+                     for t, h in zip(out_types, result_shardings)]
     safe = "".join(c if c.isalnum() or c == "_" else "_" for c in name)
-    head = (f"module @{safe} attributes {{mhlo.num_partitions = 1 : i32, "
+    head = (f"module @{safe} attributes {{mhlo.num_partitions = {num_partitions} : i32, "
             f"mhlo.num_replicas = {num_replicas} : i32}} {{\n"
-            f"  func.func public @main({', '.join(sig)}) -> ({', '.join(out_types)}) {{\n")
+            f"  func.func public @main({', '.join(sig)}) -> ({', '.join(res_types)}) {{\n")
     text = ModuleText(head + "\n".join(mb.lines) + "\n  }\n}\n")
     text.host_callbacks = tuple(mb.host_callbacks)
     text.origins = mb.origins

@@ -30,6 +30,12 @@ def unit(*shape):
     return lambda: rng.uniform(-0.8, 0.8, shape)
 
 
+def _line_sharding():
+    """A 2-device mesh's split along its one axis `d`."""
+    mesh = astjax.sharding.Mesh(np.array(astjax.devices()[:2]), ("d",))
+    return astjax.sharding.NamedSharding(mesh, astjax.P("d"))
+
+
 def anyv(*shape):
     return lambda: rng.randn(*shape)
 
@@ -184,6 +190,12 @@ CASES = [
     ("complex_parts", _complex_parts, [anyv(3), anyv(3)]),
     ("checkpoint", lambda x: astjax.checkpoint(lambda x: jnp.sin(x) * x)(x), [anyv(3)]),
     ("custom_jvp_call", _softplus, [anyv(3)]),
+    # partitioned programs over 2 devices (tests/test_sharded_jit.py, test_shard_map.py)
+    ("sharding_constraint", lambda x: lax.with_sharding_constraint(
+        jnp.sin(x) * x, _line_sharding()), [anyv(4)]),
+    ("shard_map", lambda x: astjax.shard_map(
+        lambda v: lax.psum(jnp.sin(v), "d") * v, mesh=_line_sharding().mesh,
+        in_specs=astjax.P("d"), out_specs=astjax.P("d"))(x), [anyv(4)]),
 ]
 
 # Collectives, by primitive name: differentiated inside a vmap with an axis name (outside

@@ -49,20 +49,22 @@ MAX_LINES = 800
 # matches the module itself and everything below it; "astjax" matches only the root).
 LAYERS = [
     ("base", ["astjax.errors", "astjax.config", "astjax.dtypes", "astjax.tree_util",
-              "astjax.tree", "astjax.util", "astjax.pyast", "astjax.pretty", "astjax.sharding"]),
+              "astjax.tree", "astjax.util", "astjax.pyast", "astjax.pretty", "astjax.sharding",
+              "astjax.traceback_util"]),
     ("core", ["astjax.core", "astjax.ir"]),
     ("primitives", ["astjax.primitives"]),     # families ordered as primitives/__init__.py
     ("wings", ["astjax.transforms", "astjax.codegen", "astjax.frontend", "astjax.staging"]),
-    ("api", ["astjax.api", "astjax.ad_api", "astjax.batching_api", "astjax.pmap_api",
+    ("api", ["astjax.api", "astjax.ad_api", "astjax.custom_api", "astjax.batching_api", "astjax.pmap_api",
              "astjax.source_api", "astjax.lax", "astjax.lax_control", "astjax.lax_indexing",
              "astjax.lax_parallel", "astjax.typing", "astjax.interpreters", "astjax.extend",
              "astjax.stages", "astjax.callbacks_api", "astjax.debug",
-             "astjax.naming"]),
+             "astjax.naming", "astjax.distributed"]),
     ("libraries", ["astjax.numpy", "astjax.random", "astjax.scipy", "astjax.nn",
                    "astjax.flatten_util", "astjax.test_util", "astjax.example_libraries"]),
     # the package root, and what serves it as `jax` (the alias finder, its compat modules,
     # `python -m astjax`)
-    ("package", ["astjax", "astjax.jax_alias", "astjax.compat", "astjax.__main__", "astjax.cli"]),
+    ("package", ["astjax", "astjax.jax_alias", "astjax.compat", "astjax.__main__", "astjax.cli",
+                 "astjax.explain"]),
 ]
 # the three siblings of the wings layer: they never import each other
 WINGS = {"transforms": ["astjax.transforms"], "codegen": ["astjax.codegen"],

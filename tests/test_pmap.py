@@ -373,9 +373,12 @@ def test_error_unknown_axis_name():
     assert "'j'" in str(e) and "return lax.psum(v, \"j\")" in str(e)
 
 
-def test_error_pmap_inside_jit_says_how():
-    f = astjax.jit(lambda x: astjax.pmap(lambda v: v)(x))
-    _raises(AstjaxError, f, arange(N))
+def test_pmap_inside_jit_is_a_shard_map():
+    # (compositions with grad/vmap are checked against JAX in tests/test_shard_map.py)
+    f = astjax.jit(lambda x: astjax.pmap(lambda v: v * 2)(x) + 1)
+    np.testing.assert_allclose(np.asarray(f(arange(N))), np.asarray(arange(N)) * 2 + 1)
+    assert "shard_map" in str(astjax.make_jaxpr(lambda x: astjax.pmap(lambda v: v)(x))(
+        arange(N)))
 
 # -------------------------------------------------------------------- platforms
 # No GPU in CI: these check the plugin-absent and plugin-broken paths fall back to

@@ -337,6 +337,12 @@ def convert(fn):
 
 
 
+def converted_ast(fn) -> ast.Module:
+    """The converted module of `fn` (a Python `ast` tree whose statements keep the
+    user's line numbers); shared with the compiled factory: do not mutate."""
+    return _factory_code(fn)[1]
+
+
 def converted_source(fn) -> str:
     """The converted code of `fn` as Python text (for tests and debugging the converter)."""
     _, pyast = _factory_code(fn)

@@ -19,4 +19,5 @@ from . import custom_derivatives  # noqa: F401,E402  (stop_gradient, custom_jvp/
 from . import callbacks  # noqa: F401,E402  (pure_callback, io_callback, debug_callback)
 from . import convolution  # noqa: F401,E402  (conv_general_dilated)
 from . import windowed  # noqa: F401,E402  (reduce_window and its derivatives)
+from . import spmd  # noqa: F401,E402  (sharding_constraint, shard_map: partitioned programs)
 from . import ops  # noqa: F401,E402  (every wrapper in one namespace; after every family)

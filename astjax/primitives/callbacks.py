@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import core
-from ..errors import DifferentiationError, NotImplementedInAstjaxError
+from ..errors import ArgumentValueError, DifferentiationError, NotImplementedInAstjaxError
 from ..pyast import call, load
 from .base import register
 
@@ -59,7 +59,16 @@ def _abstract_eval(*avals, callback, **_):
     return list(callback.result_avals)
 
 
+class StagingTimeCall(Exception):
+    """Raised by a callback's `impl` when asked to run while a function is being
+    staged: the builder folds equations on known constants by running their `impl`,
+    and a host callback must run only when the program runs (as often as JAX runs
+    it), never at staging time. Folding treats the exception as "not foldable"."""
+
+
 def _impl(*args, callback, **_):
+    if core.current_builder() is not None:
+        raise StagingTimeCall("host callbacks run when the program runs, not while staging")
     return list(callback(*args))
 
 
@@ -129,6 +138,8 @@ def _batched_call(call_, dims, size, method):
 
 def _batch(p, default_method):
     def rule(args, dims, *, callback, vmap_method=default_method, **params):
+        if params.get("ordered"):  # JAX: the order of the calls would be unspecified
+            raise ArgumentValueError("Cannot `vmap` ordered IO callback.")
         size = next(core.get_aval(a).shape[d] for a, d in zip(args, dims) if d is not None)
         method = vmap_method
         if method not in ("sequential", "sequential_unrolled", "expand_dims", "broadcast_all",

@@ -31,6 +31,14 @@ The pmap axes a module may use are the "pmap" frames of the axis stack around
 `stablehlo.lower_module`; a collective over any other name (a vmap axis is batched
 away before lowering) is an AxisNameError.
 
+Inside a `shard_map` body (`primitives/spmd.py`) the mesh axes are named axes and
+the program is partitioned, not replicated: a collective over mesh axes lowers to
+the same ops over groups of *partitions* (logical device ids, one group per
+combination of the other mesh axes, `sharding.manual_groups`), with a channel
+handle and `use_global_device_ids`; `axis_index` reads the partition's index from
+a table indexed by `partition_id`. `psum_scatter` is `psum` plus a slice at
+`axis_index` (XLA fuses them into a reduce-scatter).
+
 Deviation from JAX: `all_to_all` carries `axis_size` as a param (as `all_gather`
 does in JAX), so that abstract evaluation needs no axis environment. Each of
 `psum`/`pmax`/`pmin` takes one operand (the wrappers bind once per pytree leaf).
@@ -40,6 +48,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import core, dtypes, tree_util
+from .. import sharding as shd
 from ..core import ShapedArray, bind
 from ..errors import AxisNameError, ShapeError, caller_location
 from .base import (deflinear, is_zero, lax_ops, mark_unsupported, matchaxis, moveaxis, nondiff,
@@ -53,6 +62,7 @@ from .structural import convert_element_type_p, iota_p
 __all__ = ["psum_p", "pmax_p", "pmin_p", "axis_index_p", "all_gather_p", "ppermute_p",
            "all_to_all_p", "COLLECTIVES",
            "psum", "pmean", "pmax", "pmin", "all_gather", "axis_index", "ppermute", "pshuffle",
+           "psum_scatter",
            "all_to_all", "axis_size"]
 
 # ------------------------------------------------------------------ shared helpers
@@ -78,10 +88,49 @@ def _leaf(x):
     return x
 
 
+def _all_shard_map_axes(names):
+    """Whether every name is a mesh axis of an enclosing shard_map."""
+    bound = {f.name for f in core.axis_frames("shard_map")}
+    return all(n in bound for n in names)
+
+
 def _rebind(p, args, dims, params):
     """The collective is over another axis than the one being batched: keep the
     batch dim where it is (elementwise-like primitives)."""
     return bind(p, *args, **params), dims[0]
+
+
+def _manual(names):
+    """The mesh when `names` are axes of the `shard_map` body being lowered."""
+    mesh = shd.current_manual_mesh()
+    if mesh is not None and all(n in mesh.axis_names for n in names):
+        return mesh
+    return None
+
+
+def _groups_text(groups):
+    k, m = len(groups), len(groups[0])
+    body = ", ".join("[" + ", ".join(str(int(i)) for i in g) + "]" for g in groups)
+    return f"dense<[{body}]> : tensor<{k}x{m}xi64>"
+
+
+def _collective_attrs(ctx, axes, axis_index_groups=None):
+    """(attributes, group size, groups) of a collective over `axes`: replica groups
+    under pmap; under shard_map, groups of partitions (logical device ids) with a
+    channel and global device ids, as a partitioned program needs."""
+    names = _names(axes)
+    mesh = _manual(names)
+    if mesh is None:
+        text, m = _groups(axes, axis_index_groups)
+        return {"replica_groups": text}, m, None
+    if axis_index_groups is not None:
+        raise AxisNameError("axis_index_groups is not supported inside shard_map")
+    groups = shd.manual_groups(mesh, names, shd.current_assignment())
+    n = getattr(ctx.mb, "channels", 0) + 1
+    ctx.mb.channels = n
+    return ({"channel_handle": f"#stablehlo.channel_handle<handle = {n}, type = 1>",
+             "replica_groups": _groups_text(groups), "use_global_device_ids": "unit"},
+            groups.shape[1], groups)
 
 
 def _groups(axes, axis_index_groups=None):
@@ -119,13 +168,12 @@ def _reduce_collective(name, kind, reducer_p, unmapped):
         return x
 
     def lowering(ctx, x, *, axes, axis_index_groups=None):
-        groups, _ = _groups(axes, axis_index_groups)
+        attrs, _, _ = _collective_attrs(ctx, axes, axis_index_groups)
         aval = ctx.avals_in[0]
         scalar = ShapedArray((), aval.dtype)
         op = _reducer_op(kind, aval.dtype)
         body = ctx.region([scalar, scalar], lambda a, b: [ctx.mb.op(op, [a, b], [scalar])[0]])
-        return ctx.op1("stablehlo.all_reduce", [x], regions=[body],
-                       attrs={"replica_groups": groups})
+        return ctx.op1("stablehlo.all_reduce", [x], regions=[body], attrs=attrs)
 
     def batch(args, dims, *, axes, axis_index_groups=None):
         frame = core.axis_frame()
@@ -225,6 +273,17 @@ axis_index_p = core.new_primitive("axis_index")
 
 
 def _axis_index_lowering(ctx, *, axis_name):
+    mesh = _manual((axis_name,))
+    if mesh is not None:   # shard_map: look the partition's index up in a table
+        devs = shd.current_assignment()
+        table = shd.axis_index_table(mesh, axis_name, devs)
+        t_aval = ShapedArray((len(devs),), np.int32)
+        t = ctx.constant(table, t_aval)
+        pid = ctx.op1("stablehlo.partition_id", [], ShapedArray((), np.uint32))
+        i = ctx.op1("stablehlo.convert", [pid], ShapedArray((), np.int32))
+        one = ctx.op1("stablehlo.dynamic_slice", [t, i], ShapedArray((1,), np.int32),
+                      attrs={"slice_sizes": ctx.i64([1])})
+        return ctx.op1("stablehlo.reshape", [one])
     _groups((axis_name,))
     rid = ctx.op1("stablehlo.replica_id", [], ShapedArray((), np.uint32))
     return ctx.op1("stablehlo.convert", [rid])
@@ -247,13 +306,50 @@ nondiff(axis_index_p)
 
 def axis_index(axis_name):
     """`lax.axis_index`: this lane's (device's) index along the named axis."""
-    _check(axis_name)
+    sizes = _check(axis_name)
     if isinstance(axis_name, (tuple, list)):
         if len(axis_name) != 1:
-            raise AxisNameError("axis_index of several axes is not supported",
-                                loc=caller_location())
+            if not _all_shard_map_axes(axis_name):
+                raise AxisNameError("axis_index of several axes is supported inside "
+                                    "shard_map only", loc=caller_location())
+            lax = lax_ops()   # the linear index, first name major
+            i = bind(axis_index_p, axis_name=axis_name[0])
+            for n, k in zip(axis_name[1:], sizes[1:]):
+                i = lax.add(lax.mul(i, np.int32(k)), bind(axis_index_p, axis_name=n))
+            return i
         axis_name = axis_name[0]
     return bind(axis_index_p, axis_name=axis_name)
+
+
+def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, tiled=False):
+    """`lax.psum_scatter`: the sum of `x` over the named axis, of which lane `i`
+    keeps chunk `i` along `scatter_dimension` (the whole dimension, one entry per
+    lane, unless `tiled`). Composed of `psum` and a slice at `axis_index`: XLA
+    fuses the pair into a reduce-scatter."""
+    _no_groups(axis_index_groups)
+    sizes = _check(axis_name)
+    names = _names(axis_name)
+    if len(names) != 1:
+        raise AxisNameError("psum_scatter over several axes at once is not supported",
+                            loc=caller_location())
+    n = sizes[0]
+    lax = lax_ops()
+
+    def scatter(v):
+        v = _leaf(v)
+        a = core.get_aval(v)
+        d = scatter_dimension % max(a.ndim, 1)
+        if a.ndim == 0 or (a.shape[d] % n if tiled else a.shape[d] != n):
+            raise ShapeError(f"psum_scatter: dimension {scatter_dimension} of shape {a.shape} "
+                             f"must {'be divisible by' if tiled else 'equal'} the size {n} of "
+                             f"axis {names[0]!r}", loc=caller_location())
+        s = bind(psum_p, v, axes=names, axis_index_groups=None)
+        i = bind(axis_index_p, axis_name=names[0])
+        if tiled:
+            chunk = a.shape[d] // n
+            return lax.dynamic_slice_in_dim(s, lax.mul(i, np.int32(chunk)), chunk, d)
+        return lax.dynamic_index_in_dim(s, i, d, keepdims=False)
+    return tree_util.tree_map(scatter, x)
 
 
 def axis_size(axis_name):
@@ -282,15 +378,14 @@ def _all_gather_ae(x, *, all_gather_dimension, axis_name, axis_index_groups=None
 
 def _all_gather_lowering(ctx, x, *, all_gather_dimension, axis_name, axis_index_groups=None,
                          axis_size, tiled=False):
-    groups, _ = _groups(axis_name, axis_index_groups)
+    attrs, _, _ = _collective_attrs(ctx, axis_name, axis_index_groups)
     aval = ctx.avals_in[0]
     d = all_gather_dimension
     if not tiled:  # gather along a new unit axis
         shape = list(aval.shape)
         shape.insert(d, 1)
         x = ctx.op1("stablehlo.reshape", [x], aval.update(shape=tuple(shape)))
-    return ctx.op1("stablehlo.all_gather", [x],
-                   attrs={"all_gather_dim": f"{d} : i64", "replica_groups": groups})
+    return ctx.op1("stablehlo.all_gather", [x], attrs={"all_gather_dim": f"{d} : i64", **attrs})
 
 
 def _all_gather_jvp(primals, tangents, **params):
@@ -309,6 +404,9 @@ def _all_gather_transpose(ct, x, *, all_gather_dimension, axis_name, axis_index_
     names = _names(axis_name)
     s = core.bind(psum_p, ct, axes=names, axis_index_groups=axis_index_groups)
     i = core.bind(axis_index_p, axis_name=names[0])
+    for n in names[1:]:   # the linear index over several axes, first major
+        i = lax.add(lax.mul(i, np.int32(core.axis_size(n))), core.bind(axis_index_p,
+                                                                        axis_name=n))
     d = all_gather_dimension
     if tiled:
         chunk = x.aval.shape[d]
@@ -353,17 +451,19 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
     along `axis`."""
     _no_groups(axis_index_groups)
     sizes = _check(axis_name)
-    if len(sizes) != 1:
-        raise AxisNameError("all_gather over several axes at once is not supported",
-                            loc=caller_location())
-    name = _names(axis_name)[0]
+    names = _names(axis_name)
+    if len(sizes) != 1 and not _all_shard_map_axes(names):
+        raise AxisNameError("all_gather over several axes at once is supported inside "
+                            "shard_map only", loc=caller_location())
+    name = names[0] if len(names) == 1 else names
+    size = int(np.prod(sizes))
 
     def gather(v):
         v = _leaf(v)
         nd = core.get_aval(v).ndim
         ax = axis % (nd if tiled else nd + 1) if (nd or not tiled) else axis
         return bind(all_gather_p, v, all_gather_dimension=int(ax), axis_name=name,
-                    axis_index_groups=None, axis_size=sizes[0], tiled=bool(tiled))
+                    axis_index_groups=None, axis_size=size, tiled=bool(tiled))
     return tree_util.tree_map(gather, x)
 
 # ----------------------------------------------------------------------- ppermute
@@ -371,14 +471,21 @@ ppermute_p = core.new_primitive("ppermute")
 
 
 def _ppermute_lowering(ctx, x, *, axis_name, perm):
-    _groups(axis_name)
     out = ctx.avals_out[0]
     if not perm:
+        _collective_attrs(ctx, axis_name)
         return ctx.broadcast(ctx.constant(np.zeros((), out.dtype), out.update(shape=())),
                              out.update(shape=()), out)
-    pairs = ", ".join(f"[{int(s)}, {int(t)}]" for s, t in perm)
+    attrs, _, groups = _collective_attrs(ctx, axis_name)
+    extra = {}
+    if groups is None:
+        pair_list = [(s, t) for s, t in perm]
+    else:   # shard_map: the permutation within every group of partitions
+        pair_list = [(g[s], g[t]) for g in groups for s, t in perm]
+        extra = {"channel_handle": attrs["channel_handle"]}
+    pairs = ", ".join(f"[{int(s)}, {int(t)}]" for s, t in pair_list)
     return ctx.op1("stablehlo.collective_permute", [x], attrs={
-        "source_target_pairs": f"dense<[{pairs}]> : tensor<{len(perm)}x2xi64>"})
+        "source_target_pairs": f"dense<[{pairs}]> : tensor<{len(pair_list)}x2xi64>", **extra})
 
 
 def _ppermute_batch(args, dims, *, axis_name, perm):
@@ -456,12 +563,12 @@ def _all_to_all_ae(x, *, axis_name, split_axis, concat_axis, axis_size, axis_ind
 
 def _all_to_all_lowering(ctx, x, *, axis_name, split_axis, concat_axis, axis_size,
                          axis_index_groups=None, tiled=False):
-    groups, m = _groups(axis_name, axis_index_groups)
+    attrs, m, groups = _collective_attrs(ctx, axis_name, axis_index_groups)
+    attrs.pop("use_global_device_ids", None)   # (all_to_all has no such attribute)
     return ctx.op1("stablehlo.all_to_all", [x], attrs={
         "split_dimension": f"{int(split_axis)} : i64",
         "concat_dimension": f"{int(concat_axis)} : i64",
-        "split_count": f"{int(m)} : i64",
-        "replica_groups": groups})
+        "split_count": f"{int(m)} : i64", **attrs})
 
 
 def _all_to_all_transpose(ct, x, *, split_axis, concat_axis, **params):

@@ -2,8 +2,10 @@
 (identity, zero derivative) and its `lax.stop_gradient` wrapper, `custom_jvp_call` /
 `custom_vjp_call` (a function with a user-defined derivative), `custom_lin` (the
 linear part of a custom_vjp, transposed by the user's bwd) and `checkpoint`
-(rematerialization). The public `custom_jvp` / `custom_vjp` / `checkpoint` API
-lives in `astjax.ad_api`.
+(rematerialization). The public `custom_jvp` / `custom_vjp` API lives
+in `astjax.custom_api`, `checkpoint` in `astjax.ad_api`. The Python rules kept in
+params take the equation's consts first: `jvp(consts, primals, tangents)`,
+`fwd(consts, primals)`.
 
 `custom_jvp_call`, `custom_vjp_call` and `checkpoint` call a nested jaxpr: they are
 higher-order, so their jvp/transpose/partial_eval/batch/dce rules receive the running
@@ -144,6 +146,21 @@ class _Vmapped:
         return groups[0] if self.single else tuple(groups)
 
 
+class _DropConsts:
+    """A rule `fn(consts, *lists)` of a batched call whose batched body gained `n`
+    leading consts (captured by batching): the rule sees only its own consts."""
+    __slots__ = ("fn", "n")
+
+    def __init__(self, fn, n):
+        self.fn, self.n = fn, n
+
+    def __repr__(self):
+        return repr(self.fn)
+
+    def __call__(self, consts, *lists):
+        return self.fn(list(consts)[self.n:], *lists)
+
+
 def _zeros_if_none(x):
     if x is None:  # a symbolic-zero cotangent from a user bwd: kept as None
         raise NotImplementedError("None cotangents are not supported under vmap")
@@ -158,25 +175,23 @@ custom_jvp_call_p = core.new_primitive("custom_jvp_call", multiple_results=True,
 def _custom_jvp_jvp(tx, primals, tangents, *, call_jaxpr, jvp, num_consts,
                     symbolic_zeros=False, **_):
     consts, args = primals[:num_consts], primals[num_consts:]
-    ts = [instantiate(t) if core.differentiable(core.get_aval(p)) else instantiate(t)
-          for t, p in zip(tangents[num_consts:], args)]
-    p_out, t_out = jvp(list(args), ts)
+    ts = [instantiate(t) for t in tangents[num_consts:]]
+    p_out, t_out = jvp(list(consts), list(args), ts)
     return list(p_out), [core.Zero(core.get_aval(p)) if not core.differentiable(core.get_aval(p))
                          else t for p, t in zip(p_out, t_out)]
 
 
 def _custom_jvp_batch(tx, args, dims, *, call_jaxpr, jvp, num_consts, **params):
-    """The operands move to batch dim 0 (consts keep theirs) and every output is
+    """The operands (consts too) move to batch dim 0 and every output is
     mapped at 0, so that the user's rule, written for one example, is applied through
     `_Vmapped`: it sees per-example shapes (`x.shape[0]` is the example's size)."""
     frame = core.axis_frame()
-    consts, ops = list(args[:num_consts]), list(args[num_consts:])
-    ops = [matchaxis(x, d, 0, frame.size) for x, d in zip(ops, dims[num_consts:])]
-    in_dims = list(dims[:num_consts]) + [0] * len(ops)
-    body, extra, _ = tx.batch_subjaxpr(call_jaxpr, in_dims, frame.size, frame.name,
+    args = [matchaxis(x, d, 0, frame.size) for x, d in zip(args, dims)]
+    body, extra, _ = tx.batch_subjaxpr(call_jaxpr, [0] * len(args), frame.size, frame.name,
                                        force_out=[True] * len(call_jaxpr.out_avals))
-    outs = bind(custom_jvp_call_p, *extra, *consts, *ops, call_jaxpr=body,
-                jvp=_Vmapped(jvp, frame.size, frame.name, tx.batch_jaxpr),
+    outs = bind(custom_jvp_call_p, *extra, *args, call_jaxpr=body,
+                jvp=_DropConsts(_Vmapped(jvp, frame.size, frame.name, tx.batch_jaxpr),
+                                len(extra)),
                 num_consts=num_consts + len(extra), **params)
     return outs, [0] * len(outs)
 
@@ -192,10 +207,10 @@ custom_vjp_call_p = core.new_primitive("custom_vjp_call", multiple_results=True,
 
 def _custom_vjp_jvp(tx, primals, tangents, *, call_jaxpr, fwd, bwd, num_consts, out_tree=None,
                     **_):
-    args = primals[num_consts:]
-    outs, res = fwd(list(args))
+    consts, args = primals[:num_consts], primals[num_consts:]
+    outs, res = fwd(list(consts), list(args))
     ts = [instantiate(t) for t in tangents[num_consts:]]
-    out_avals = tuple(core.get_aval(o).strip_weak_type() for o in outs)
+    out_avals = tuple(core.get_aval(o) for o in outs)
     lin = bind(custom_lin_p, *res, *ts, num_res=len(res), bwd=bwd, out_avals=out_avals)
     return list(outs), [t if core.differentiable(a) else core.Zero(a)
                         for t, a in zip(lin, out_avals)]
@@ -207,7 +222,8 @@ def _custom_vjp_batch(tx, args, dims, *, call_jaxpr, fwd, bwd, num_consts, **par
     body, consts, _ = tx.batch_subjaxpr(call_jaxpr, [0] * len(args), frame.size, frame.name,
                                         force_out=[True] * len(call_jaxpr.out_avals))
     outs = bind(custom_vjp_call_p, *consts, *args, call_jaxpr=body,
-                fwd=_Vmapped(fwd, frame.size, frame.name, tx.batch_jaxpr),
+                fwd=_DropConsts(_Vmapped(fwd, frame.size, frame.name, tx.batch_jaxpr),
+                                len(consts)),
                 bwd=_Vmapped(bwd, frame.size, frame.name, tx.batch_jaxpr, single=True),
                 num_consts=num_consts + len(consts), **params)
     return outs, [0] * len(outs)

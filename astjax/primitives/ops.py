@@ -59,7 +59,9 @@ from .convolution import (ConvDimensionNumbers, conv, conv_dimension_numbers,  #
                           padtype_to_pads)
 from .windowed import reduce_window, reduce_window_shape_tuple  # noqa: F401
 from .collectives import (all_gather, all_to_all, axis_index,  # noqa: F401
-                                     axis_size, pmax, pmean, pmin, ppermute, pshuffle, psum)
+                                     axis_size, pmax, pmean, pmin, ppermute, pshuffle, psum,
+                                     psum_scatter)
+from .spmd import with_sharding_constraint  # noqa: F401
 
 
 

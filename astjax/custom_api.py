@@ -1,0 +1,309 @@
+"""`custom_jvp` and `custom_vjp`: functions with user-defined derivative rules.
+
+When the user's Python functions run follows JAX:
+
+- called outside any transformation, the function is simply called (on the values
+  it was given: Python scalars stay Python scalars);
+- staged for evaluation only (`jit`, `vmap`), the primal function is staged, and the
+  rule runs later only if the staged equation is differentiated;
+- staged while a function is being differentiated (`ad_api.differentiating()`: inside
+  `grad`, `jvp`, `vjp`, `linearize`, `jacfwd`/`jacrev`), JAX never calls the primal
+  function: only the rule runs (`f_jvp`, or `f_fwd`), once. Inside the rule one level
+  of differentiation is used up: under `grad(grad(f))` the rule's own call `f(x)`
+  runs the rule again, as JAX's nested JVP tracers do. Here the rule is staged
+  once, at the call, into a jaxpr; the equation's primal body is the rule's primal
+  part, and the differentiation passes inline the staged rule instead of calling the
+  Python rule again.
+
+A `custom_vjp`'s `bwd` runs when the cotangents are computed (transposition), i.e.
+when `jax.vjp`'s function is called. The equations are `custom_jvp_call` /
+`custom_vjp_call` (astjax/primitives/custom_derivatives.py); each rule kept in the
+params takes the equation's consts first: `jvp(consts, primals, tangents)`,
+`fwd(consts, primals)`.
+"""
+from __future__ import annotations
+
+from . import core, lax, tree_util
+from .ad_api import _Transformed, _staging, differentiating, differentiation
+from .core import bind, raw
+from .errors import StructureError, UndefinedRuleError, check_signature
+from .primitives.custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
+from .staging import as_callable, leaf_aval, stage_flat
+from .transforms import ad
+from .transforms.ad import differentiable, inline
+
+__all__ = ["custom_jvp", "custom_vjp"]
+
+
+class _Rule:
+    """A Python rule kept in eqn params (printed by its name)."""
+    __slots__ = ("fn", "nconsts", "name")
+
+    def __init__(self, fn, nconsts, name="rule"):
+        self.fn, self.nconsts, self.name = fn, nconsts, name
+
+    def __call__(self, *args):
+        return self.fn(*args)
+
+    def __repr__(self):
+        return self.name
+
+
+def _split_args(args, nondiff_argnums):
+    """(nondiff values by position, the other arguments, full(dyn) -> all arguments)."""
+    nd = {i: args[i] for i in nondiff_argnums}
+    dyn = [a for i, a in enumerate(args) if i not in nd]
+
+    def full(dargs):
+        it = iter(dargs)
+        return [nd[i] if i in nd else next(it) for i in range(len(args))]
+    return nd, dyn, full
+
+
+def _staged(x):
+    """A weak-typed constant operand (`WeakConst`, from a Python scalar) as a staged
+    value, so that the user's rule can compute with it (`v - 1`), as on JAX's tracers."""
+    b = core.current_builder()
+    if isinstance(x, core.WeakConst) and b is not None:
+        return core.Tracer(b, core.Literal(x.val[()], x.aval), x.val)
+    return x
+
+
+def _fit_tangent(t, p):
+    """A rule's tangent output brought to its primal's shape and dtype."""
+    pa = core.get_aval(p)
+    if not differentiable(pa):
+        return t
+    ta = core.get_aval(t)
+    if ta.shape != pa.shape:
+        t = lax.broadcast_in_dim(t, pa.shape, tuple(
+            range(len(pa.shape) - len(ta.shape), len(pa.shape))))
+    if ta.dtype != pa.dtype:
+        t = lax.convert_element_type(t, pa.dtype)
+    return t
+
+
+def _stage_rule(fn, avals):
+    """Stage `fn(*tracers) -> flat outputs` with differentiation off (inside a rule
+    the primals are plain values, as in JAX) -> (body taking consts first, consts)."""
+    with differentiation(False):
+        closed = core.stage(fn, avals)
+    return core.split_consts(closed)
+
+
+def _primal_part(body, nconsts, n_primal_in, n_out, tangent_avals):
+    """The rule's primal outputs as a function of (consts, primals): the equation's
+    body when only the rule was run (tangents are zeros, then dead code)."""
+    in_avals = [v.aval for v in body.jaxpr.invars[:nconsts + n_primal_in]]
+
+    def primal(*cp):
+        zeros = [ad.zeros_like_aval(a) for a in tangent_avals]
+        return inline(body, list(cp) + zeros)[:n_out]
+    return ad.cleanup(core.stage(primal, in_avals))
+
+
+class _StagedJvp:
+    """The jvp param of a `custom_jvp_call` whose rule was staged at the call:
+    `(consts, primals, tangents) -> (primal outs, tangent outs)` inlines it."""
+    __slots__ = ("body", "n_out")
+
+    def __init__(self, body, n_out):
+        self.body, self.n_out = body, n_out
+
+    def __call__(self, consts, primals, tangents):
+        outs = inline(self.body, list(consts) + list(primals) + list(tangents))
+        return outs[:self.n_out], outs[self.n_out:]
+
+    def __repr__(self):
+        return "jvp"
+
+
+class _StagedFwd:
+    """The fwd param of a `custom_vjp_call` whose fwd was staged at the call:
+    `(consts, primals) -> (outs, residuals)`."""
+    __slots__ = ("body", "n_out")
+
+    def __init__(self, body, n_out):
+        self.body, self.n_out = body, n_out
+
+    def __call__(self, consts, primals):
+        outs = inline(self.body, list(consts) + list(primals))
+        return outs[:self.n_out], outs[self.n_out:]
+
+    def __repr__(self):
+        return "fwd"
+
+
+def _rule_wanted(leaves):
+    """Is this call differentiated (JAX: are its operands JVP tracers)? Here: a
+    function is being differentiated and some operand is a staged value not known
+    at staging time."""
+    return differentiating() and any(
+        isinstance(x, core.Tracer) and x.known is None for x in leaves)
+
+
+class custom_jvp(_Transformed):
+    """A function with a user-defined JVP: `f = custom_jvp(f); @f.defjvp def f_jvp(primals,
+    tangents): ... return primal_out, tangent_out`."""
+
+    def __init__(self, fun, nondiff_argnums=()):
+        super().__init__(fun)
+        self.nondiff_argnums = tuple(nondiff_argnums)
+        self.jvp = None
+
+    def defjvp(self, jvp, symbolic_zeros=False):
+        """Set the JVP rule `jvp(primals, tangents) -> (primal_out, tangent_out)`
+        (nondiff arguments first); returns it, so it can be used as a decorator."""
+        self.jvp = jvp
+        return jvp
+
+    def defjvps(self, *jvps):
+        """Set the JVP from one rule per argument: `jvp_i(t_i, primal_out, *primals)`
+        (None for an argument with zero derivative); the contributions are summed."""
+        def jvp_(primals, tangents):
+            out = self(*primals)
+            tout = None
+            for f, t in zip(jvps, tangents):
+                if f is None:
+                    continue
+                c = as_callable(f)(t, out, *primals)
+                tout = c if tout is None else tout + c
+            return out, tout
+        self.jvp = jvp_
+
+    def __call__(self, *args, **kwargs):
+        if not _staging():  # JAX: outside transformations, just call the function
+            return self.fun(*args, **kwargs)
+        return self.stage_inline(*args, **kwargs)
+
+    def stage_inline(self, *args, **kwargs):
+        if self.jvp is None:
+            raise UndefinedRuleError("No JVP defined for custom_jvp function "
+                                     f"{getattr(self.fun, '__name__', '?')} using defjvp.")
+        check_signature(self.fun, args, kwargs)
+        nd, dyn, full = _split_args(args, self.nondiff_argnums)
+        ndv = [nd[i] for i in sorted(nd)]
+        fun, user_jvp = self.fun, self.jvp
+        leaves, in_tree = tree_util.tree_flatten((tuple(dyn), {}))
+        if _rule_wanted(leaves):
+            return self._stage_with_rule(leaves, in_tree, ndv, user_jvp)
+        with differentiation(False):
+            closed, out_tree = stage_flat(
+                raw(lambda *d: as_callable(fun)(*full(d), **kwargs)), in_tree,
+                [leaf_aval(x) for x in leaves])
+        body, consts = core.split_consts(closed)
+
+        def jvp_rule(_consts, primals, tangents):
+            p_args, _ = tree_util.tree_unflatten(in_tree, [_staged(x) for x in primals])
+            t_args, _ = tree_util.tree_unflatten(in_tree, [_staged(x) for x in tangents])
+            with differentiation(False):
+                po, to = as_callable(user_jvp)(*ndv, tuple(p_args), tuple(t_args))
+            p_leaves = tree_util.tree_leaves(po)
+            return p_leaves, [_fit_tangent(t, p)
+                              for p, t in zip(p_leaves, tree_util.tree_leaves(to))]
+
+        outs = bind(custom_jvp_call_p, *consts, *leaves, call_jaxpr=body,
+                    jvp=_Rule(jvp_rule, len(consts), "jvp"), num_consts=len(consts),
+                    symbolic_zeros=False)
+        return tree_util.tree_unflatten(out_tree, outs)
+
+    def _stage_with_rule(self, leaves, in_tree, ndv, user_jvp):
+        """Only the rule runs (JAX's order): stage it once, primal body = its primal part."""
+        avals = [leaf_aval(x) for x in leaves]
+        n = len(avals)
+        out_tree = [None]
+
+        def rule(*xs):
+            p_args, _ = tree_util.tree_unflatten(in_tree, list(xs[:n]))
+            t_args, _ = tree_util.tree_unflatten(in_tree, list(xs[n:]))
+            po, to = as_callable(user_jvp)(*ndv, tuple(p_args), tuple(t_args))
+            p_leaves, out_tree[0] = tree_util.tree_flatten(po)
+            t_leaves = [_fit_tangent(t, p) for p, t in zip(p_leaves, tree_util.tree_leaves(to))]
+            return p_leaves + t_leaves
+
+        body, consts = _stage_rule(rule, avals + avals)
+        n_out = out_tree[0].num_leaves
+        primal = _primal_part(body, len(consts), n, n_out, avals)
+        outs = bind(custom_jvp_call_p, *consts, *leaves, call_jaxpr=primal,
+                    jvp=_StagedJvp(body, n_out), num_consts=len(consts),
+                    symbolic_zeros=False)
+        return tree_util.tree_unflatten(out_tree[0], outs)
+
+
+class custom_vjp(_Transformed):
+    """A function with a user-defined VJP: `f.defvjp(f_fwd, f_bwd)` with
+    f_fwd(*args) -> (out, residuals) and f_bwd(residuals, ct_out) -> cts of args."""
+
+    def __init__(self, fun, nondiff_argnums=()):
+        super().__init__(fun)
+        self.nondiff_argnums = tuple(nondiff_argnums)
+        self.fwd = self.bwd = None
+
+    def defvjp(self, fwd, bwd, symbolic_zeros=False):
+        """Set the forward rule `fwd(*args) -> (out, residuals)` and the backward rule
+        `bwd(*nondiff, residuals, ct_out) -> tuple of cotangents, one per argument`."""
+        self.fwd, self.bwd = fwd, bwd
+
+    def __call__(self, *args, **kwargs):
+        if not _staging():  # JAX: outside transformations, just call the function
+            return self.fun(*args, **kwargs)
+        return self.stage_inline(*args, **kwargs)
+
+    def stage_inline(self, *args, **kwargs):
+        if self.fwd is None:
+            raise UndefinedRuleError("No VJP defined for custom_vjp function "
+                                     f"{getattr(self.fun, '__name__', '?')} using defvjp.")
+        check_signature(self.fun, args, kwargs)
+        nd, dyn, full = _split_args(args, self.nondiff_argnums)
+        ndv = [nd[i] for i in sorted(nd)]
+        fun, user_fwd, user_bwd = self.fun, self.fwd, self.bwd
+        leaves, in_tree = tree_util.tree_flatten((tuple(dyn), {}))
+        avals = [leaf_aval(x) for x in leaves]
+        res_tree, out_tree = [None], [None]
+
+        def fwd(_consts, primals, level=False):  # None: _stage_rule already lowered it
+            p_args, _ = tree_util.tree_unflatten(in_tree, [_staged(x) for x in primals])
+            with differentiation(level):
+                out, res = as_callable(user_fwd)(*full(p_args))
+            res_leaves, res_tree[0] = tree_util.tree_flatten(res)
+            out_leaves, out_tree[0] = tree_util.tree_flatten(out)
+            return out_leaves, res_leaves
+
+        def bwd(res, cts):
+            r = tree_util.tree_unflatten(res_tree[0], res)
+            ct = tree_util.tree_unflatten(out_tree[0], cts)
+            with differentiation(False):
+                got = as_callable(user_bwd)(*ndv, r, ct)
+            if not isinstance(got, (tuple, list)):
+                raise StructureError("custom_vjp bwd function must return a tuple, with one "
+                                     f"entry per differentiable argument; got "
+                                     f"{type(got).__name__}",
+                                     hint="return (ct_x,) -- note the comma -- for one "
+                                          "argument, or (ct_x, ct_y, ...)")
+            out = []
+            for g, a in zip(got, dyn):
+                gl = tree_util.tree_leaves(g) if g is not None else [None] * len(
+                    tree_util.tree_leaves(a))
+                out.extend(gl)
+            return out
+
+        if _rule_wanted(leaves):  # JAX runs only fwd (and bwd later), not the function
+            n_out = [0]
+
+            def staged_fwd(*xs):
+                outs, res = fwd((), list(xs), None)
+                n_out[0] = len(outs)
+                return outs + res
+
+            body, consts = _stage_rule(staged_fwd, avals)
+            primal = _primal_part(body, len(consts), len(avals), n_out[0], [])
+            fwd_param = _StagedFwd(body, n_out[0])
+        else:
+            with differentiation(False):
+                closed, out_tree[0] = stage_flat(
+                    raw(lambda *d: as_callable(fun)(*full(d), **kwargs)), in_tree, avals)
+            primal, consts = core.split_consts(closed)
+            fwd_param = _Rule(fwd, len(consts), "fwd")
+        outs = bind(custom_vjp_call_p, *consts, *leaves, call_jaxpr=primal,
+                    fwd=fwd_param, bwd=_Rule(bwd, 0, "bwd"), num_consts=len(consts))
+        return tree_util.tree_unflatten(out_tree[0], outs)

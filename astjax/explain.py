@@ -1,0 +1,256 @@
+"""`astjax.explain`: one self-contained HTML page that shows a function's source, its
+converted control flow, its jaxpr, its derivative as Python and its StableHLO side by
+side, linked by the user's line numbers.
+
+Every view is a list of lines, and a line may carry the user's source line it came
+from (`data-line`):
+
+* the converted code: the converter copies each statement's location from the user's
+  statement, so unparsing and re-parsing the converted module gives, statement by
+  statement, the printed line of each original one;
+* the jaxpr: every equation keeps its `SourceInfo`; the view prints one equation per
+  line (sub-jaxprs nested below their equation, labelled by parameter);
+* the derivative: `astjax.source` writes a `# line N: ...` comment above the code a
+  user line produced; the lines below it belong to that line;
+* the StableHLO has no per-op locations here, so it is shown whole, with XLA's cost
+  and memory analysis of the compiled module.
+
+The page embeds its CSS and JavaScript (no network, no server): hovering a source
+line highlights everything that came from it, clicking pins the highlight, and
+clicking a derived line selects its source line. The page layout lives in
+`templates/explain.html`; this module only fills it in.
+"""
+from __future__ import annotations
+
+import ast
+import html
+import inspect
+import os
+import re
+import string
+from dataclasses import dataclass
+
+from . import api, ir
+from .ad_api import grad
+from .core import ClosedJaxpr, Jaxpr
+from .errors import ArgumentTypeError
+from .frontend.converter import converted_ast
+from .pretty import format_doc
+from .source_api import source
+from .util import Namer
+
+__all__ = ["Line", "explain", "explain_views", "write_explain"]
+
+_TEMPLATE = os.path.join(os.path.dirname(__file__), "templates", "explain.html")
+
+
+@dataclass(frozen=True)
+class Line:
+    """One printed line of a view: its text, its indentation level and the user's
+    source line it came from (None when it has none)."""
+    text: str
+    origin: int | None = None
+
+
+# ------------------------------------------------------------------ the views
+
+
+def _original(fn):
+    while hasattr(fn, "__wrapped__") or hasattr(fn, "__astjax_original__"):
+        fn = getattr(fn, "__astjax_original__", None) or fn.__wrapped__
+    if not inspect.isfunction(fn):
+        raise ArgumentTypeError(f"explain needs a Python function, got {type(fn).__name__}",
+                                hint="pass the function itself (not a jitted/transformed "
+                                     "wrapper of a builtin or a class)")
+    return fn
+
+
+def source_lines(fn) -> tuple[str, list[Line]]:
+    """The user's function as written: (file name, lines tagged with their numbers)."""
+    lines, first = inspect.getsourcelines(fn)
+    return (inspect.getsourcefile(fn) or "<unknown>",
+            [Line(t.rstrip("\n"), first + i) for i, t in enumerate(lines)])
+
+
+def converted_lines(fn) -> list[Line]:
+    """The converted control flow, each statement tagged with its user line.
+
+    `ast.unparse` drops locations; parsing its output back gives a tree with the same
+    shape whose line numbers are the printed ones, so walking both trees together maps
+    printed line -> user line."""
+    tree = converted_ast(fn)
+    text = ast.unparse(tree)
+    printed = ast.parse(text)
+    origin = {}
+    for old, new in zip(ast.walk(tree), ast.walk(printed)):
+        if not isinstance(old, ast.stmt) or getattr(old, "lineno", None) is None:
+            continue
+        # a compound statement owns its header line; its body's statements own theirs
+        last = new.lineno if hasattr(new, "body") else (new.end_lineno or new.lineno)
+        for ln in range(new.lineno, last + 1):
+            origin[ln] = old.lineno
+    return [Line(t, origin.get(i + 1)) for i, t in enumerate(text.splitlines())]
+
+
+def _eqn_head(eqn, names) -> str:
+    """`outs = prim[params] ins` with the sub-jaxpr parameters left out."""
+    shallow = {k: v for k, v in eqn.params.items() if not _is_jaxprs(v)}
+    doc = ir.pp_eqn(_Shallow(eqn, shallow), names)
+    return format_doc(doc, width=10 ** 6)
+
+
+class _Shallow:
+    """An equation seen with some parameters hidden (for printing only)."""
+    def __init__(self, eqn, params):
+        self.primitive, self.invars, self.outvars = eqn.primitive, eqn.invars, eqn.outvars
+        self.params = params
+
+
+def _is_jaxprs(v):
+    if isinstance(v, (Jaxpr, ClosedJaxpr)):
+        return True
+    return type(v) is tuple and bool(v) and all(isinstance(j, (Jaxpr, ClosedJaxpr)) for j in v)
+
+
+def _atom(v, names):
+    return ir.literal_str(v) if isinstance(v, ir.Literal) else names(v)
+
+
+def jaxpr_lines(closed, file) -> list[Line]:
+    """The jaxpr, one equation per line, sub-jaxprs nested under their equation; an
+    equation staged from `file` carries its line."""
+    names = Namer("letters")
+    out: list[Line] = []
+
+    def binders(j):
+        return " ".join(f"{names(v)}:{v.aval.str_short()}" for v in (*j.constvars, *j.invars))
+
+    def block(j, depth):
+        j = j.jaxpr if isinstance(j, ClosedJaxpr) else j
+        pad = "  " * depth
+        out.append(Line(f"{pad}{{ lambda {binders(j)}. let"))
+        for eqn in j.eqns:
+            info = eqn.source_info
+            line = info.line if info is not None and info.file == file else None
+            out.append(Line(f"{pad}    {_eqn_head(eqn, names)}", line))
+            for key in sorted(eqn.params):
+                v = eqn.params[key]
+                if not _is_jaxprs(v):
+                    continue
+                subs = v if isinstance(v, tuple) else (v,)
+                for k, sub in enumerate(subs):
+                    label = f"{key}[{k}]" if isinstance(v, tuple) else key
+                    out.append(Line(f"{pad}      {label}:", line))
+                    block(sub, depth + 3)
+        outs = ", ".join(_atom(v, names) for v in j.outvars)
+        out.append(Line(f"{pad}  in ({outs}{',' if len(j.outvars) == 1 else ''}) }}"))
+
+    block(closed, 0)
+    return out
+
+
+_ORIGIN = re.compile(r"^\s*# (?:line (\d+)|[^:\s]+:(\d+))(?::|$)")
+_PHASE = re.compile(r"^\s*# ---- ")
+
+
+def derivative_lines(text, file) -> list[Line]:
+    """`astjax.source` output: the code under a `# line N: ...` comment came from user
+    line N, up to the end of the block the comment opened (a dedent returns to the
+    enclosing comment's line; a `# ---- phase ----` comment closes its level).
+    Comments naming another file (`name.py:N`) map to nothing."""
+    out, stack = [], []          # stack of (indent, user line or None)
+    base = os.path.basename(file)
+    for t in text.splitlines():
+        if not t.strip():
+            out.append(Line(t))
+            continue
+        indent = len(t) - len(t.lstrip())
+        m = _ORIGIN.match(t)
+        if m or _PHASE.match(t):
+            while stack and stack[-1][0] >= indent:
+                stack.pop()
+        else:
+            while stack and stack[-1][0] > indent:
+                stack.pop()
+        if m:
+            same_file = m.group(1) or t.strip()[2:].startswith(base + ":")
+            stack.append((indent, int(m.group(1) or m.group(2)) if same_file else None))
+        phase = not m and _PHASE.match(t)
+        out.append(Line(t, stack[-1][1] if stack and not phase else None))
+    return out
+
+
+def _cost_lines(lowered) -> list[str]:
+    try:
+        exe = lowered.compile()._entry.executable.exe
+        costs = exe.cost_analysis()
+        costs = costs[0] if isinstance(costs, list) else costs
+        mem = exe.get_compiled_memory_stats()
+    except Exception as e:  # the cost analysis is a courtesy: the page still renders
+        return [f"cost analysis unavailable: {type(e).__name__}: {e}"]
+    rows = [f"{k}: {costs[k]:g}" for k in ("flops", "transcendentals", "bytes accessed")
+            if k in costs]
+    rows += [f"{k.replace('_in_bytes', '').replace('_', ' ')}: {getattr(mem, k)} bytes"
+             for k in ("argument_size_in_bytes", "output_size_in_bytes", "temp_size_in_bytes")]
+    return rows
+
+
+def explain_views(fn, *args, argnums=0, **kwargs) -> dict:
+    """The views of `fn` at `args`: a dict of name -> list of `Line` (plus 'file',
+    'name' and 'cost'). The derivative view is present when `fn` returns a real
+    scalar (it is `grad(fn, argnums)`), otherwise it holds the reason."""
+    orig = _original(fn)
+    file, src = source_lines(orig)
+    closed = api.make_jaxpr(fn)(*args, **kwargs)
+    views = {"name": orig.__qualname__, "file": file, "source": src,
+             "converted": converted_lines(orig), "jaxpr": jaxpr_lines(closed, file)}
+    outs = closed.out_avals
+    if len(outs) == 1 and outs[0].shape == () and outs[0].dtype.kind == "f":
+        views["derivative"] = derivative_lines(
+            source(grad(fn, argnums=argnums), *args, **kwargs), file)
+    else:
+        views["derivative"] = [Line("# no derivative view: the function does not return "
+                                    "a real scalar")]
+    lowered = api.jit(fn).lower(*args, **kwargs)
+    views["hlo"] = [Line(t) for t in lowered.as_text().splitlines()]
+    views["cost"] = _cost_lines(lowered)
+    return views
+
+
+# ------------------------------------------------------------------ the page
+
+
+def _render(lines, cls):
+    rows = []
+    for ln in lines:
+        attr = f' data-line="{ln.origin}"' if ln.origin is not None else ""
+        num = f'<span class="no">{ln.origin}</span>' if cls == "src" else ""
+        rows.append(f'<div class="ln {cls}"{attr}>{num}{html.escape(ln.text) or " "}</div>')
+    return "\n".join(rows)
+
+
+def explain(fn, *args, argnums=0, **kwargs) -> str:
+    """A self-contained HTML page explaining `fn` at `args` (see the module docstring).
+
+    Example:
+        >>> import astjax.numpy as jnp
+        >>> page = explain(jnp.sin, 1.0)   # doctest: +SKIP
+    """
+    v = explain_views(fn, *args, argnums=argnums, **kwargs)
+    with open(_TEMPLATE, encoding="utf-8") as fh:
+        template = string.Template(fh.read())
+    return template.substitute(
+        title=html.escape(f"astjax explain: {v['name']}"),
+        name=html.escape(v["name"]), file=html.escape(v["file"]),
+        source=_render(v["source"], "src"), converted=_render(v["converted"], "cv"),
+        jaxpr=_render(v["jaxpr"], "eq"), derivative=_render(v["derivative"], "dv"),
+        hlo=_render(v["hlo"], "hlo"),
+        cost="".join(f"<li>{html.escape(c)}</li>" for c in v["cost"]))
+
+
+def write_explain(path, fn, *args, argnums=0, **kwargs) -> str:
+    """Write `explain(fn, *args)` to `path`; returns the path."""
+    page = explain(fn, *args, argnums=argnums, **kwargs)
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(page)
+    return path

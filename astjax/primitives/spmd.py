@@ -1,0 +1,505 @@
+"""Primitives of partitioned programs, each with every rule and its wrapper:
+`sharding_constraint` (`lax.with_sharding_constraint`) and `shard_map`
+(`astjax.shard_map`).
+
+A partitioned program (sharded `jit`, `codegen/spmd.py`) is one global program
+whose values XLA's SPMD partitioner splits over the devices of its device
+assignment. Annotations number devices by their place in that assignment
+(`sharding.lowering_assignment`, set around the lowering).
+
+- `sharding_constraint` pins the layout of one value: the `Sharding` custom call
+  with an `mhlo.sharding` attribute (GSPMD's annotation). The value is unchanged:
+  its NumPy reference is the identity, it is linear (its transpose constrains the
+  cotangent the same way), under `vmap` the batch dimension is left unconstrained.
+  Outside `jit` it lays a concrete array out as `device_put` would.
+- `shard_map` runs a per-device body (see its section below); its derivative is a
+  shard_map (JVP, partial evaluation, transpose) and so is its `vmap`.
+
+`SPMD_PRIMITIVES` lists them: a jaxpr containing one is compiled as a partitioned
+program, and an eager bind of one runs as such.
+"""
+from __future__ import annotations
+
+import contextlib
+import math
+
+import numpy as np
+
+from .. import core, tree_util
+from .. import sharding as shd
+from ..core import ShapedArray, bind
+from ..errors import ArgumentError, ArgumentTypeError, ArgumentValueError, caller_location
+from .base import deflinear, is_zero, lax_ops, mark_unsupported, moveaxis, register
+from .collectives import axis_index_p, pmax_p, pmin_p, psum_p
+from .elementwise import div_p
+
+__all__ = ["MeshContextError", "sharding_constraint_p", "with_sharding_constraint",
+           "resolve_sharding", "check_sharding_fits", "SPMD_PRIMITIVES", "is_partial",
+           "shard_map_p", "shard_map", "reshard"]
+
+
+class MeshContextError(ArgumentError, RuntimeError):
+    """A bare PartitionSpec was given where no mesh is in context (JAX: RuntimeError)."""
+
+
+def resolve_sharding(s, what, loc=None):
+    """A NamedSharding / SingleDeviceSharding from what a user passed: a Sharding,
+    or a bare PartitionSpec under a mesh context (`with mesh:` / `set_mesh`)."""
+    if isinstance(s, shd.PartitionSpec):
+        mesh = shd.get_mesh()
+        if mesh.empty:
+            api, arg = what.split(" ", 1) if " " in what else (what, "shardings")
+            raise MeshContextError(
+                f"{api} requires a non-empty mesh in context if you are passing "
+                f"`PartitionSpec`s to {arg}. You can define a context mesh via "
+                f"`jax.set_mesh(mesh)`. Alternatively, provide `Sharding`s to {arg} and "
+                "then the mesh context manager is not required.",
+                hint=f"got {s!r} outside `with jax.set_mesh(mesh):`", loc=loc)
+        return shd.NamedSharding(mesh, s)
+    if isinstance(s, (shd.NamedSharding, shd.SingleDeviceSharding)):
+        return s
+    raise ArgumentTypeError(f"{what} needs a NamedSharding, SingleDeviceSharding or "
+                            f"PartitionSpec, got {s!r:.80}", loc=loc)
+
+
+def check_sharding_fits(s, aval, what, loc=None):
+    """A located ValueError when `s` cannot lay out a value of `aval`: a spec longer
+    than the rank, or a dimension its mesh axes do not divide."""
+    if not isinstance(s, shd.NamedSharding):
+        return
+    if len(s.spec) > aval.ndim:
+        raise ArgumentValueError(
+            f"{what}: the sharding {s!r} implies that the array has a rank of at least "
+            f"{len(s.spec)}, but the value has shape {tuple(aval.shape)} (rank {aval.ndim})",
+            hint="give the PartitionSpec at most one entry per dimension", loc=loc)
+    try:
+        s.shard_shape(aval.shape)
+    except shd.IndivisibleError as e:
+        raise shd.IndivisibleError(f"{what}: {e}") from None
+
+
+def is_partial(sharding, ndim) -> bool:
+    """Whether a constraint leaves some dimension to the partitioner (its result's
+    layout is then XLA's choice, read back from the executable)."""
+    return bool(_unconstrained_dims(sharding, ndim))
+
+# ------------------------------------------------------------ sharding_constraint
+
+
+sharding_constraint_p = core.new_primitive("sharding_constraint")
+
+
+def _constraint_lowering(ctx, x, *, sharding):
+    devs = shd.current_assignment()
+    if devs is None:
+        raise ArgumentValueError("with_sharding_constraint is lowered outside a partitioned "
+                                 "program (astjax's internal lowering lost the device "
+                                 "assignment)")
+    ndim = ctx.avals_in[0].ndim
+    text = shd.hlo_sharding(sharding, ndim, devs, unconstrained_ok=True)
+    free = _unconstrained_dims(sharding, ndim)
+    config = "unspecified_dims=[" + ",".join(map(str, free)) + "]" if free else ""
+    return ctx.op1("stablehlo.custom_call", [x], attrs={
+        "call_target_name": '"Sharding"', "backend_config": f'"{config}"',
+        "mhlo.sharding": f'"{text}"'})
+
+
+def _unconstrained_dims(sharding, ndim):
+    """Dimensions a constraint leaves to the partitioner (PartitionSpec.UNCONSTRAINED)."""
+    if not isinstance(sharding, shd.NamedSharding):
+        return []
+    return [i for i, e in enumerate(sharding.spec._normalized(ndim))
+            if e is shd.PartitionSpec.UNCONSTRAINED]
+
+
+def _constraint_batch(args, dims, *, sharding):
+    x, d = args[0], dims[0]
+    if d is None or not isinstance(sharding, shd.NamedSharding):
+        return sharding_constraint_p.bind(x, sharding=sharding), d
+    spec = list(sharding.spec._normalized(core.get_aval(x).ndim - 1))
+    spec.insert(d, None)
+    new = shd.NamedSharding(sharding.mesh, shd.PartitionSpec(*spec),
+                            memory_kind=sharding.memory_kind)
+    return sharding_constraint_p.bind(x, sharding=new), d
+
+
+register(sharding_constraint_p,
+         impl=lambda x, *, sharding: x,
+         abstract_eval=lambda x, *, sharding: x,
+         lowering=_constraint_lowering,
+         batch=_constraint_batch)
+deflinear(sharding_constraint_p, lambda ct, x, *, sharding: [
+    None if is_zero(ct) else sharding_constraint_p.bind(ct, sharding=sharding)])
+
+
+def with_sharding_constraint(x, shardings):
+    """`lax.with_sharding_constraint`: lay each leaf of `x` out as its sharding says
+    (`shardings` is one sharding for every leaf or a pytree prefix of `x`; a bare
+    PartitionSpec names axes of the current mesh)."""
+    loc = caller_location()
+
+    def is_leaf(s):
+        return s is None or isinstance(s, (shd.Sharding, shd.PartitionSpec))
+    leaves, tree = tree_util.tree_flatten(x)
+    prefix = tree_util.tree_leaves(shardings, is_leaf=is_leaf)
+    pdef = tree_util.tree_structure(shardings, is_leaf=is_leaf)
+    try:
+        subtrees = tree_util._flatten_up_to(pdef, x)
+    except ValueError as e:
+        raise ArgumentValueError(f"with_sharding_constraint: the shardings {shardings!r:.80} "
+                                 f"are not a pytree prefix of the value: {e}", loc=loc) from None
+    per_leaf = []
+    for s, sub in zip(prefix, subtrees):
+        per_leaf += [s] * len(tree_util.tree_leaves(sub))
+    outs = []
+    for v, s in zip(leaves, per_leaf):
+        if s is None:
+            outs.append(v)
+            continue
+        s = resolve_sharding(s, "with_sharding_constraint", loc)
+        check_sharding_fits(s, core.get_aval(v), "with_sharding_constraint", loc)
+        outs.append(sharding_constraint_p.bind(v, sharding=s))
+    return tree_util.tree_unflatten(tree, outs)
+
+
+# ------------------------------------------------------------------------ shard_map
+# `shard_map(f, mesh, in_specs, out_specs)`: `f` runs once per device on its shard
+# (per-shard avals), with the mesh axes in scope as named axes for the collectives.
+# Staged as one equation whose `jaxpr` is the per-shard body; lowered as GSPMD's
+# manual computation: each operand is constrained to its in_spec's layout and cut
+# to the per-device shape (`SPMDFullToShardShape`, manual sharding), the body is
+# lowered in place with its collectives over partitions (`collectives`), and each
+# result is made global again (`SPMDShardToFullShape`) with its out_spec's layout.
+
+shard_map_p = core.new_primitive("shard_map", multiple_results=True, higher_order=True)
+
+
+def _factor(mesh, entry):
+    return math.prod(mesh.shape[a] for a in shd.PartitionSpec._axes(entry))
+
+
+def _local_aval(aval, spec, mesh, what="shard_map"):
+    shape = list(aval.shape)
+    for d, entry in enumerate(spec._normalized(aval.ndim)):
+        f = _factor(mesh, entry)
+        if shape[d] % f:
+            raise ArgumentValueError(
+                f"{what}: dimension {d} of an argument of shape {tuple(aval.shape)} has size "
+                f"{shape[d]}, which the mesh axes {shd.PartitionSpec._axes(entry)} of "
+                f"in_specs {spec!r} (total size {f}) do not evenly divide",
+                hint="pick a spec whose mesh axes divide the dimension, or pad the argument")
+        shape[d] //= f
+    return ShapedArray(tuple(shape), aval.dtype, aval.weak_type)
+
+
+def _global_aval(aval, spec, mesh):
+    shape = list(aval.shape)
+    for d, entry in enumerate(spec._normalized(aval.ndim)):
+        shape[d] *= _factor(mesh, entry)
+    return ShapedArray(tuple(shape), aval.dtype, aval.weak_type)
+
+
+def _unmentioned(mesh, spec):
+    used = {a for e in spec for a in shd.PartitionSpec._axes(e)}
+    return tuple(a for a in mesh.axis_names if a not in used)
+
+
+def _sm_abstract_eval(*avals, jaxpr, mesh, in_specs, out_specs, check_vma):
+    return [_global_aval(a, s, mesh) for a, s in zip(jaxpr.out_avals, out_specs)]
+
+
+def _manual_op(ctx, target, x, aval_out, text):
+    return ctx.op1("stablehlo.custom_call", [x], aval_out, attrs={
+        "call_target_name": f'"{target}"', "backend_config": '""',
+        "mhlo.sharding": f'"{text}"'})
+
+
+def _axes_in_scope(mesh):
+    stack = contextlib.ExitStack()
+    for name, size in mesh.shape.items():
+        stack.enter_context(core.extend_axis_env(name, size, kind="shard_map"))
+    return stack
+
+
+def _sm_lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma):
+    devs = shd.current_assignment()
+    if devs is None:
+        raise ArgumentValueError("shard_map is lowered outside a partitioned program")
+    ins = []
+    for x, a, spec, local in zip(args, ctx.avals_in, in_specs, jaxpr.in_avals):
+        text = shd.hlo_sharding(shd.NamedSharding(mesh, spec), a.ndim, devs)
+        y = _manual_op(ctx, "Sharding", x, a, text)
+        ins.append(_manual_op(ctx, "SPMDFullToShardShape", y, local, "{manual}"))
+    with shd.manual_axes(mesh), _axes_in_scope(mesh):
+        outs = ctx.lower_jaxpr(jaxpr.jaxpr, [], ins)
+    res = []
+    for o, a, spec, local in zip(outs, ctx.avals_out, out_specs, jaxpr.out_avals):
+        y = _manual_op(ctx, "Sharding", o, local, "{manual}")
+        text = shd.hlo_sharding(shd.NamedSharding(mesh, spec), a.ndim, devs)
+        res.append(_manual_op(ctx, "SPMDShardToFullShape", y, a, text))
+    return res
+
+
+def _sm_jvp(tx, primals, tangents, *, jaxpr, mesh, in_specs, out_specs, check_vma):
+    nz = [not isinstance(t, core.Zero) for t in tangents]
+    with _axes_in_scope(mesh):
+        body, out_nz = tx.jvp_jaxpr(jaxpr, nz, instantiate=False)
+    body, consts = core.split_consts(body)
+    nz_ts = [t for t in tangents if not isinstance(t, core.Zero)]
+    rep = shd.PartitionSpec()
+    specs = ([rep] * len(consts) + list(in_specs)
+             + [s for s, z in zip(in_specs, nz) if z])
+    outs = bind(shard_map_p, *consts, *primals, *nz_ts, jaxpr=body, mesh=mesh,
+                in_specs=tuple(specs), check_vma=False,
+                out_specs=tuple(out_specs) + tuple(s for s, z in zip(out_specs, out_nz) if z))
+    n = len(out_specs)
+    it = iter(outs[n:])
+    avals = _sm_abstract_eval(jaxpr=jaxpr, mesh=mesh, in_specs=in_specs, out_specs=out_specs,
+                              check_vma=check_vma)
+    return outs[:n], [next(it) if z else core.Zero(a) for z, a in zip(out_nz, avals)]
+
+
+def _sm_transpose(tx, cts, *args, jaxpr, mesh, in_specs, out_specs, check_vma):
+    """The transpose runs per device too. A replicated result's cotangent is split
+    evenly over the devices that replicate it, and an operand replicated over some
+    axes gets the sum of its devices' cotangents (JAX's rule without `check_vma`)."""
+    lin = [core.is_undefined(a) for a in args]
+    zero = [isinstance(c, core.Zero) for c in cts]
+    if all(zero):
+        return [None] * len(args)
+    with _axes_in_scope(mesh):
+        t = tx.transpose_jaxpr(jaxpr, lin, zero)
+    nl_specs = [s for s, l in zip(in_specs, lin) if not l]
+    ct_specs = [s for s, z in zip(out_specs, zero) if not z]
+    lin_specs = [s for s, l in zip(in_specs, lin) if l]
+    n_nl = len(nl_specs)
+
+    def body(*xs):
+        nl, cs = list(xs[:n_nl]), list(xs[n_nl:])
+        cs = [c if not _unmentioned(mesh, s) else
+              bind(div_p, c, np.asarray(math.prod(mesh.shape[a] for a in _unmentioned(mesh, s)),
+                                        core.get_aval(c).dtype)[()])
+              for c, s in zip(cs, ct_specs)]
+        outs = core.inline_jaxpr(t.jaxpr, t.consts, nl + cs)
+        return [o if not _unmentioned(mesh, s) else
+                bind(psum_p, o, axes=_unmentioned(mesh, s), axis_index_groups=None)
+                for o, s in zip(outs, lin_specs)]
+    avals = [v.aval for v in t.jaxpr.invars]
+    new = core.stage(body, avals)
+    new, consts = core.split_consts(new)
+    nl_args = [a for a, l in zip(args, lin) if not l]
+    outs = bind(shard_map_p, *consts, *nl_args, *[c for c in cts if not isinstance(c, core.Zero)],
+                jaxpr=new, mesh=mesh, check_vma=False,
+                in_specs=tuple([shd.PartitionSpec()] * len(consts) + nl_specs + ct_specs),
+                out_specs=tuple(lin_specs))
+    it = iter(outs)
+    return [next(it) if l else None for l in lin]
+
+
+def _sm_partial_eval(tx, eqn, in_uk):
+    """Known part and unknown part, each a shard_map. Residuals are per-device
+    values: each gets a leading axis of size 1 in the known body, laid out over
+    all mesh axes (global: one row per device), and loses it in the unknown body."""
+    p = eqn.params
+    mesh, in_specs, out_specs = p["mesh"], p["in_specs"], p["out_specs"]
+    with _axes_in_scope(mesh):
+        known, unknown, out_uk, nres = tx.partial_eval_jaxpr(p["jaxpr"], in_uk,
+                                                             instantiate=False)
+    lax = lax_ops()
+    k_avals = [v.aval for v, u in zip(p["jaxpr"].jaxpr.invars, in_uk) if not u]
+    res_avals = [v.aval for v in known.jaxpr.outvars[len(known.jaxpr.outvars) - nres:]]
+
+    def kfn(*args):
+        outs = tx.inline(known, args)
+        res = outs[len(outs) - nres:]
+        return list(outs[:len(outs) - nres]) + [lax.expand_dims(r, (0,)) for r in res]
+    kj = core.stage(kfn, k_avals)
+    uk_avals = [v.aval for v, u in zip(p["jaxpr"].jaxpr.invars, in_uk) if u]
+
+    def ufn(*args):
+        res = [lax.squeeze(r, (0,)) for r in args[:nres]]
+        return tx.inline(unknown, res + list(args[nres:]))
+    uj = core.stage(ufn, [a.update(shape=(1,) + a.shape) for a in res_avals] + uk_avals)
+    if kj.consts or uj.consts:
+        return [], [eqn], [True] * len(eqn.outvars)
+    res_spec = shd.PartitionSpec(tuple(mesh.axis_names))
+    res_vars = [core.Var(a.update(shape=(mesh.size,) + a.shape)) for a in res_avals]
+    known_out = [v for v, u in zip(eqn.outvars, out_uk) if not u]
+    k_eqn = core.Eqn(shard_map_p, [a for a, u in zip(eqn.invars, in_uk) if not u],
+                     known_out + res_vars, dict(
+                         jaxpr=kj, mesh=mesh, check_vma=False,
+                         in_specs=tuple(s for s, u in zip(in_specs, in_uk) if not u),
+                         out_specs=tuple(s for s, u in zip(out_specs, out_uk) if not u)
+                         + (res_spec,) * nres), eqn.source_info)
+    uk_out = [v for v, u in zip(eqn.outvars, out_uk) if u]
+    u_eqn = core.Eqn(shard_map_p, res_vars + [a for a, u in zip(eqn.invars, in_uk) if u],
+                     uk_out, dict(
+                         jaxpr=uj, mesh=mesh, check_vma=False,
+                         in_specs=(res_spec,) * nres
+                         + tuple(s for s, u in zip(in_specs, in_uk) if u),
+                         out_specs=tuple(s for s, u in zip(out_specs, out_uk) if u)),
+                     eqn.source_info)
+    return [k_eqn], [u_eqn] if uk_out else [], out_uk
+
+
+def _sm_batch(tx, args, dims, *, jaxpr, mesh, in_specs, out_specs, check_vma):
+    """vmap of a shard_map is a shard_map of the vmapped body: the batch axis goes
+    first and stays whole on every device (a leading `None` in each spec)."""
+    frame = core.axis_frame()
+    ops = [a if d is None else moveaxis(a, d, 0) for a, d in zip(args, dims)]
+    in_dims = [None if d is None else 0 for d in dims]
+    body, consts, mapped = tx.batch_subjaxpr(jaxpr, in_dims, frame.size, frame.name)
+    rep = shd.PartitionSpec()
+    specs = [rep] * len(consts) + [s if d is None else shd.PartitionSpec(None, *s)
+                                   for s, d in zip(in_specs, in_dims)]
+    outs = [s if not m else shd.PartitionSpec(None, *s) for s, m in zip(out_specs, mapped)]
+    res = bind(shard_map_p, *consts, *ops, jaxpr=body, mesh=mesh, in_specs=tuple(specs),
+               out_specs=tuple(outs), check_vma=False)
+    return res, [0 if m else None for m in mapped]
+
+
+register(shard_map_p, abstract_eval=_sm_abstract_eval, lowering=_sm_lowering, jvp=_sm_jvp,
+         transpose=_sm_transpose, partial_eval=_sm_partial_eval, batch=_sm_batch)
+mark_unsupported(shard_map_p, "impl", "the body runs once per device with collectives "
+                 "between them; there is no single NumPy reference")
+
+# ---- varying manual axes: what check_vma checks
+
+
+def _vma_eqn(eqn, ins):
+    """The mesh axes an equation's results vary over, given its operands'."""
+    p = eqn.primitive
+    union = set().union(*ins) if ins else set()
+    if p in (psum_p, pmax_p, pmin_p):
+        return [union - set(eqn.params["axes"])] * len(eqn.outvars)
+    if p is axis_index_p:
+        return [{eqn.params["axis_name"]}]
+    return [union] * len(eqn.outvars)
+
+
+def _names(n):
+    return tuple(n) if isinstance(n, (tuple, list)) else (n,)
+
+
+def _check_vma(jaxpr, mesh, in_specs, out_specs, loc):
+    """JAX's check: a result whose out_spec does not mention a mesh axis must be the
+    same on every device along it (it must not vary over that axis)."""
+    env = {}
+    for v, spec in zip(jaxpr.invars, in_specs):
+        env[v] = {a for e in spec for a in shd.PartitionSpec._axes(e)}
+
+    def read(a):
+        return env.get(a, set()) if isinstance(a, core.Var) else set()
+    for eqn in jaxpr.eqns:
+        for v, vm in zip(eqn.outvars, _vma_eqn(eqn, [read(a) for a in eqn.invars])):
+            env[v] = vm
+    for k, (v, spec) in enumerate(zip(jaxpr.outvars, out_specs)):
+        bad = read(v) & set(_unmentioned(mesh, spec))
+        if bad:
+            raise ArgumentValueError(
+                f"shard_map was given out_specs which require replication which can't be "
+                f"statically inferred given the mesh: out_specs {spec!r} of output {k} "
+                f"implies that it is replicated across mesh axes {sorted(bad)}, but it "
+                f"varies over them",
+                hint="mention those axes in the out_spec, reduce over them (lax.psum / "
+                     "pmean / all_gather), or pass check_vma=False", loc=loc)
+
+# ---- the wrapper
+
+
+def _specs_for(specs, tree, what, loc):
+    """One PartitionSpec per leaf of `tree` from the prefix `specs`."""
+    def is_leaf(s):
+        return s is None or isinstance(s, shd.PartitionSpec)
+    pdef = tree_util.tree_structure(specs, is_leaf=is_leaf)
+    prefix = tree_util.tree_leaves(specs, is_leaf=is_leaf)
+    try:
+        subtrees = tree_util._flatten_up_to(pdef, tree)
+    except ValueError as e:
+        raise ArgumentValueError(f"shard_map {what} {specs!r:.80} is not a pytree prefix of "
+                                 f"the values it describes: {e}", loc=loc) from None
+    out = []
+    for s, sub in zip(prefix, subtrees):
+        if s is None:
+            s = shd.PartitionSpec()
+        if not isinstance(s, shd.PartitionSpec):
+            raise ArgumentTypeError(f"shard_map {what} entries must be PartitionSpecs, got "
+                                    f"{s!r:.60}", loc=loc)
+        out += [s] * len(tree_util.tree_leaves(sub))
+    return out
+
+
+def _check_spec(mesh, spec, aval, what, loc):
+    shd.NamedSharding(mesh, spec)   # unknown / repeated axis names: JAX's errors
+    if len(spec) > aval.ndim:
+        raise ArgumentValueError(
+            f"shard_map {what} {spec!r} has {len(spec)} entries, more than the rank "
+            f"{aval.ndim} of the value of shape {tuple(aval.shape)}", loc=loc)
+
+
+def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=frozenset(),
+              check_vma=True):
+    """`jax.shard_map`: run `f` once per device of `mesh` on that device's shard of
+    each argument (laid out by `in_specs`), with the mesh axes as named axes for
+    `lax.psum`, `all_gather`, `ppermute`, `axis_index`, ...; the per-device results
+    form global values laid out by `out_specs`."""
+    if f is None:
+        return lambda g: shard_map(g, out_specs=out_specs, in_specs=in_specs, mesh=mesh,
+                                   axis_names=axis_names, check_vma=check_vma)
+    if not callable(f):
+        raise ArgumentTypeError(f"shard_map needs a function, got {type(f).__name__}",
+                                loc=caller_location())
+
+    def mapped(*args):
+        loc = caller_location()
+        m = mesh if mesh is not None else shd.get_mesh()
+        if not isinstance(m, shd.Mesh) or m.empty:
+            raise ArgumentValueError("shard_map needs a mesh: pass mesh=... or call it under "
+                                     "`with jax.set_mesh(mesh):`", loc=loc)
+        if axis_names and set(axis_names) != set(m.axis_names):
+            raise ArgumentValueError(
+                "shard_map over a subset of the mesh axes (axis_names) is not supported yet",
+                hint="map over every mesh axis", loc=loc)
+        leaves, in_tree = tree_util.tree_flatten(args)
+        avals = [core.get_aval(x) for x in leaves]
+        if in_specs is None:
+            specs = [getattr(getattr(x, "sharding", None), "spec", None) for x in leaves]
+            if any(s is None for s in specs):
+                raise ArgumentValueError("shard_map without in_specs infers them from the "
+                                         "arguments' shardings, but an argument has none",
+                                         hint="pass in_specs=...", loc=loc)
+        else:
+            specs = _specs_for(in_specs if isinstance(in_specs, tuple) else (in_specs,)
+                               if len(args) == 1 else in_specs, tuple(args), "in_specs", loc)
+        for s, a in zip(specs, avals):
+            _check_spec(m, s, a, "in_specs", loc)
+        local = [_local_aval(a, s, m) for a, s in zip(avals, specs)]
+        with _axes_in_scope(m):
+            jaxpr, consts, out_tree = core.stage_callable(f, in_tree, local)
+        out_flat_specs = _specs_for(out_specs, tree_util.tree_unflatten(
+            out_tree, list(range(len(jaxpr.outvars)))), "out_specs", loc)
+        for s, v in zip(out_flat_specs, jaxpr.outvars):
+            _check_spec(m, s, v.aval, "out_specs", loc)
+        body = core.closure_convert(jaxpr)
+        rep = shd.PartitionSpec()
+        all_specs = [rep] * len(consts) + specs
+        if check_vma:
+            _check_vma(body.jaxpr, m, all_specs, out_flat_specs, loc)
+        outs = bind(shard_map_p, *consts, *leaves, jaxpr=body, mesh=m,
+                    in_specs=tuple(all_specs), out_specs=tuple(out_flat_specs),
+                    check_vma=bool(check_vma))
+        return tree_util.tree_unflatten(out_tree, outs)
+    mapped.__wrapped__ = f
+    return mapped
+
+
+def reshard(xs, out_shardings):
+    """`jax.reshard`: lay each leaf of `xs` out as `out_shardings` says (a sharding
+    or bare PartitionSpec for every leaf, or a pytree prefix): a layout change
+    outside `jit`, a sharding constraint inside."""
+    return with_sharding_constraint(xs, out_shardings)
+
+
+# The primitives that make a program a partitioned one (codegen/spmd.py compiles a
+# jaxpr containing one with SPMD partitioning over its device assignment).
+SPMD_PRIMITIVES = {sharding_constraint_p, shard_map_p}

@@ -1,0 +1,391 @@
+"""Partitioned programs: one global program, split over a mesh's devices by XLA's
+SPMD partitioner (sharded `jit`, eager operations on sharded arrays).
+
+astjax does not partition anything itself. It
+
+1. lowers the jaxpr once, globally, annotating arguments and results with GSPMD
+   `mhlo.sharding` attributes (the layouts the user asked for, or those of the
+   sharded arguments) and leaving the rest to XLA's propagation; constraints
+   inside (`with_sharding_constraint`) lower through their own rule with the
+   program's device assignment in scope (`sharding.lowering_assignment`);
+2. compiles it with `use_spmd_partitioning`, `num_partitions = N` and the device
+   assignment [[d_0 .. d_N-1]] (partition i runs on d_i), letting XLA choose the
+   layout of every unannotated argument and result;
+3. reads the chosen layouts back from the executable (`get_parameter_shardings`,
+   `get_output_shardings`) and turns them into NamedShardings over the program's
+   mesh (`sharding.named_from_tiles`), so results carry the `.sharding` and the
+   per-shard index ranges JAX gives them;
+4. runs it on per-device buffers: each argument laid out as its parameter's
+   layout (`codegen.sharded`), results wrapped as `GlobalArray`s.
+
+GSPMD's `mhlo.sharding` form is used rather than Shardy's `sdy` dialect (JAX
+0.10.2's default): jaxlib 0.10.2 compiles both, and both give the same
+partitioned programs and layouts; the GSPMD form needs no mesh symbol.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from astjax import core, tree_util
+from astjax import sharding as shd
+from astjax.core import ShapedArray
+from astjax.errors import ArgumentValueError, NotImplementedInAstjaxError
+from astjax.primitives.spmd import (SPMD_PRIMITIVES, check_sharding_fits, is_partial,
+                                    resolve_sharding, with_sharding_constraint)
+
+from . import runtime, sharded, stablehlo
+from .runtime import xc
+
+__all__ = ["SpmdExecutable", "SpmdEntry", "needs_spmd", "layouts_of", "eager_apply",
+           "check_jit_shardings", "jit_entry", "constrain_inline"]
+
+
+def _walk(jaxpr):
+    for eqn in jaxpr.eqns:
+        yield eqn
+        for sub in core.sub_jaxprs(eqn.params):
+            yield from _walk(sub.jaxpr if isinstance(sub, core.ClosedJaxpr) else sub)
+
+
+def spmd_shardings_in(jaxpr):
+    """The shardings named by the partitioning primitives of `jaxpr` (nested too)."""
+    out = []
+    for eqn in _walk(jaxpr):
+        if eqn.primitive in SPMD_PRIMITIVES:
+            s = eqn.params.get("sharding")
+            if s is not None:
+                out.append(s)
+            m = eqn.params.get("mesh")
+            if m is not None:
+                out.append(shd.NamedSharding(m, shd.PartitionSpec()))
+    return out
+
+
+def needs_spmd(jaxpr) -> bool:
+    """Whether `jaxpr` contains a partitioning primitive."""
+    return any(eqn.primitive in SPMD_PRIMITIVES for eqn in _walk(jaxpr))
+
+
+def layouts_of(leaves):
+    """Per leaf: its sharding when it is a GlobalArray, else None (a cache-key part)."""
+    return tuple(x._sharding if type(x) is sharded.GlobalArray else None for x in leaves)
+
+
+def _typed(sharding, aval, mesh):
+    """On a mesh of Explicit axes the layout is part of the value's type, whose spec
+    JAX writes with one entry per dimension (`P(None, None)`, not `P()`)."""
+    if mesh.axis_types and all(t == shd.AxisType.Explicit for t in mesh.axis_types):
+        spec = sharding.spec._normalized(aval.ndim)
+        return shd.NamedSharding(mesh, shd.PartitionSpec(*spec))
+    return sharding
+
+
+def _from_xla(op, aval, mesh, devs):
+    """An OpSharding read from an executable -> an astjax sharding over `mesh`."""
+    h = xc.HloSharding.from_proto(op)
+    if h.is_replicated():
+        return _typed(shd.NamedSharding(mesh, shd.PartitionSpec()), aval, mesh)
+    if h.is_maximal():
+        return shd.SingleDeviceSharding(devs[h.tile_assignment_devices()[0]])
+    if h.is_tiled() and len(h.subgroup_types()) <= 1:
+        out = shd.named_from_tiles(mesh, aval.ndim, h.tile_assignment_dimensions(),
+                                   h.tile_assignment_devices(), h.replicate_on_last_tile_dim(),
+                                   devs)
+        if out is not None:
+            return _typed(out, aval, mesh)
+    raise NotImplementedInAstjaxError(
+        f"XLA laid a value of shape {aval.shape} out as {h}, which no PartitionSpec over "
+        f"the mesh {mesh!r} describes", hint="constrain it with with_sharding_constraint "
+                                             "or out_shardings")
+
+
+_COLLECTIVE_OPS = ("all-reduce", "all-gather", "collective-permute", "all-to-all",
+                   "reduce-scatter", "collective-broadcast")
+
+
+class SpmdExecutable:
+    """A program partitioned over `devs` (see the module docstring). `in_shardings`
+    / `out_shardings`: per argument / result, the sharding to annotate, or None to
+    let XLA choose. `mesh` names the layouts read back."""
+
+    def __init__(self, text, in_avals, out_avals, devs, mesh, in_shardings, out_shardings):
+        self.module_text, self.devices, self.mesh = text, tuple(devs), mesh
+        self.in_avals, self.out_avals = list(in_avals), list(out_avals)
+        n = len(self.devices)
+        opts = xc.CompileOptions()
+        opts.num_replicas = 1
+        opts.num_partitions = n
+        opts.device_assignment = xc.DeviceAssignment.create(
+            np.array([[d.id for d in self.devices]]))
+        build = opts.executable_build_options
+        build.use_spmd_partitioning = True
+        build.use_shardy_partitioner = False
+        build.allow_spmd_sharding_propagation_to_parameters = [s is None for s in in_shardings]
+        build.allow_spmd_sharding_propagation_to_output = [s is None for s in out_shardings]
+        self.exe = runtime.compile_mlir(text, self.devices, opts)
+        params = self.exe.get_parameter_shardings() or []
+        outs = self.exe.get_output_shardings() or []
+        self.in_shardings = [s if s is not None else _from_xla(op, a, mesh, self.devices)
+                             for s, op, a in zip(in_shardings, params, self.in_avals)]
+        self.out_shardings = [s if s is not None else _from_xla(op, a, mesh, self.devices)
+                              for s, op, a in zip(out_shardings, outs, self.out_avals)]
+        for s in self.out_shardings:
+            if isinstance(s, shd.SingleDeviceSharding):
+                raise NotImplementedInAstjaxError(
+                    "a result laid out on one device of a partitioned program "
+                    "(SingleDeviceSharding) is not supported yet",
+                    hint="lay results out with a NamedSharding")
+        self.handlers = [xc.array_result_handler(
+            a, sharded.xla_sharding(self.devices, shd.hlo_sharding(s, a.ndim, self.devices)),
+            committed=True, _skip_checks=True)
+            for a, s in zip(self.out_avals, self.out_shardings)]
+        # XLA's CPU collectives deadlock when several such programs are in flight
+        # (docs/scaling.md): a partitioned program with collectives (the user's or
+        # those the partitioner inserted) waits for its results on the CPU
+        self.sync = (self.devices[0].platform == "cpu" and n > 1
+                     and any(c in self.text for c in _COLLECTIVE_OPS))
+
+    def _arg(self, x, s, aval):
+        if type(x) is sharded.GlobalArray and (x._sharding == s or _equivalent(
+                x._sharding, s, aval.ndim)):
+            return x.on_devices(self.devices)
+        g = sharded.put(x, s) if isinstance(s, shd.NamedSharding) else None
+        if type(g) is sharded.GlobalArray:
+            return g.on_devices(self.devices)
+        raise NotImplementedInAstjaxError(f"a partitioned program's argument laid out as {s!r} "
+                                          "is not supported yet")
+
+    def prepare(self, args):
+        """The multi-device jaxlib arrays of the first parameters' values, laid out
+        once (a program's constants): pass them to `call` as `prepared`."""
+        return [self._arg(x, s, a) for x, s, a in zip(args, self.in_shardings, self.in_avals)]
+
+    def call(self, args, prepared=()):
+        """Run on Arrays / host values (one per parameter after the `prepared`
+        ones); returns GlobalArrays."""
+        k = len(prepared)
+        arrays = list(prepared) + [self._arg(x, s, a) for x, s, a in zip(
+            args, self.in_shardings[k:], self.in_avals[k:])]
+        outs = self.exe.execute_sharded(arrays).consume_with_handlers(self.handlers)
+        if self.sync:   # XLA's CPU collectives: one partitioned program at a time
+            for o in outs:
+                o.block_until_ready()
+        return [sharded.GlobalArray(o, a, s, self.devices)
+                for o, a, s in zip(outs, self.out_avals, self.out_shardings)]
+
+    @property
+    def text(self):
+        """The partitioned HLO XLA compiled (with the collectives it inserted): what
+        `jit(f).lower(...).compile().as_text()` shows."""
+        return self.exe.hlo_modules()[0].to_string()
+
+    as_text = text.fget
+
+
+_equivalent_cache: dict = {}
+
+
+def _equivalent(a, b, ndim):
+    key = (a, b, ndim)
+    r = _equivalent_cache.get(key)
+    if r is None:
+        r = _equivalent_cache[key] = a.is_equivalent_to(b, ndim)
+    return r
+
+
+def _mesh_and_devices(shardings, loc=None):
+    """(mesh, device assignment) of a program whose layouts name `shardings`: the
+    first NamedSharding's mesh; every sharding must use the same devices."""
+    named = [s for s in shardings if isinstance(s, shd.NamedSharding)]
+    if not named:
+        ctx = shd.get_mesh()
+        if ctx.empty:
+            return None, None
+        named = [shd.NamedSharding(ctx, shd.PartitionSpec())]
+    mesh = named[0].mesh
+    devs = sharded.assignment_of(named[0])
+    want = set(devs)
+    for s in shardings:
+        if s is not None and s.device_set != want:
+            raise ArgumentValueError(
+                "Received incompatible devices for jitted computation: the layouts "
+                f"{named[0]!r} and {s!r} use different devices",
+                hint="put every argument on the same mesh", loc=loc)
+    return mesh, devs
+
+
+class SpmdEntry:
+    """One compiled signature of a sharded `jit` (the counterpart of `api._Entry`):
+    `compile()`, `run(leaves)`, `text`, `closed`, `out_tree`, `in_tree`,
+    `executable`."""
+
+    def __init__(self, closed, out_tree, name, in_shardings, out_shardings, leaves,
+                 donated=(), loc=None):
+        self.closed, self.out_tree, self.in_tree = closed, out_tree, None
+        jaxpr = closed.jaxpr
+        self.in_avals = [v.aval for v in jaxpr.invars]
+        out_avals = [v.aval for v in jaxpr.outvars]
+        layouts = list(layouts_of(leaves)) + [None] * (len(self.in_avals) - len(leaves))
+        ins = [s if s is not None else lay for s, lay in zip(in_shardings, layouts)]
+        every = ins + list(out_shardings) + spmd_shardings_in(jaxpr)
+        self.mesh, self.devices = _mesh_and_devices([s for s in every if s is not None], loc)
+        if self.mesh is None:
+            raise ArgumentValueError("a partitioned program needs a mesh: give a "
+                                     "NamedSharding, or call it under `with mesh:`", loc=loc)
+        nconst = len(jaxpr.constvars)
+        rep = shd.NamedSharding(self.mesh, shd.PartitionSpec())
+        self.param_shardings = [rep] * nconst + ins
+        avals = [v.aval for v in jaxpr.constvars] + self.in_avals
+        texts = [None if s is None else shd.hlo_sharding(s, a.ndim, self.devices)
+                 for s, a in zip(self.param_shardings, avals)]
+        out_texts = [None if s is None else shd.hlo_sharding(s, a.ndim, self.devices)
+                     for s, a in zip(out_shardings, out_avals)]
+        with shd.lowering_assignment(self.devices):
+            self.text = stablehlo.lower_module(
+                jaxpr, name=f"jit_{name}", donated={i + nconst for i in donated},
+                num_partitions=len(self.devices), arg_shardings=texts,
+                result_shardings=out_texts)
+        self._avals, self._out_avals, self._outs = avals, out_avals, list(out_shardings)
+        self.consts = list(closed.consts)
+        self.executable, self._const_arrays = None, ()
+
+    def compile(self):
+        if self.executable is None:
+            self.executable = SpmdExecutable(self.text, self._avals, self._out_avals,
+                                             self.devices, self.mesh, self.param_shardings,
+                                             self._outs)
+            self._const_arrays = self.executable.prepare(self.consts)
+        return self
+
+    def run(self, leaves):
+        outs = self.executable.call(leaves, self._const_arrays)
+        return tree_util.tree_unflatten(self.out_tree, outs)
+
+
+# ------------------------------------------------------------------- sharded jit
+
+
+def _is_layout(s):
+    return s is None or isinstance(s, (shd.Sharding, shd.PartitionSpec))
+
+
+def check_jit_shardings(in_shardings, out_shardings):
+    """`jit`'s in_shardings / out_shardings, checked at `jit`: None when neither is
+    given, else the pair (each a Sharding, a PartitionSpec, None or a pytree of them)."""
+    if in_shardings is None and out_shardings is None:
+        return None
+    for what, tree in (("in_shardings", in_shardings), ("out_shardings", out_shardings)):
+        for s in tree_util.tree_leaves(tree, is_leaf=_is_layout):
+            if not _is_layout(s):
+                raise TypeError(f"jit {what} leaves must be a Sharding, a PartitionSpec or "
+                                f"None, got {type(s).__name__} {s!r:.60}")
+    return (in_shardings, out_shardings)
+
+
+def _prefix(spec, tree, what, loc):
+    """One resolved sharding (or None) per leaf of `tree`, from the prefix `spec`."""
+    pdef = tree_util.tree_structure(spec, is_leaf=_is_layout)
+    prefix = tree_util.tree_leaves(spec, is_leaf=_is_layout)
+    try:
+        subtrees = tree_util._flatten_up_to(pdef, tree)
+    except ValueError as e:
+        raise ArgumentValueError(f"jit {what} {spec!r:.80} is not a pytree prefix of the "
+                                 f"values it lays out: {e}", loc=loc) from None
+    out = []
+    for s, sub in zip(prefix, subtrees):
+        s = None if s is None else resolve_sharding(s, f"jit {what}", loc)
+        out += [s] * len(tree_util.tree_leaves(sub))
+    return out
+
+
+def _flat_in(in_spec, dyn_args, n_leaves, loc):
+    if in_spec is None:
+        return [None] * n_leaves
+    if n_leaves != len(tree_util.tree_leaves(tuple(dyn_args))):
+        raise ArgumentValueError("pjit does not support kwargs when in_shardings is "
+                                 "specified.", hint="pass the arguments positionally",
+                                 loc=loc)
+    if isinstance(in_spec, list):
+        in_spec = tuple(in_spec)
+    if not isinstance(in_spec, tuple):
+        in_spec = (in_spec,) * len(dyn_args)
+    flat = _prefix(in_spec, tuple(dyn_args), "in_shardings", loc)
+    return flat + [None] * (n_leaves - len(flat))   # keyword arguments: XLA chooses
+
+
+def jit_entry(closed, out_tree, name, shardings, dyn_args, leaves, donated, loc):
+    """The SpmdEntry of a `jit` call: layouts flattened to one per argument leaf
+    and per result, checked against the avals."""
+    in_spec, out_spec = shardings or (None, None)
+    avals = [v.aval for v in closed.jaxpr.invars]
+    ins = _flat_in(in_spec, dyn_args, len(avals), loc)
+    for s, a, x in zip(ins, avals, leaves):
+        if s is not None:
+            check_sharding_fits(s, a, "jit in_shardings", loc)
+            if type(x) is sharded.GlobalArray and not (
+                    x._sharding == s or _equivalent(x._sharding, s, a.ndim)):
+                raise ArgumentValueError(
+                    f"Sharding passed to jit does not match the sharding on the respective "
+                    f"arg. Got jit sharding: {s!r}, arg sharding: {x._sharding!r} for arg "
+                    f"type: {a.str_short()}", hint="device_put the argument with the "
+                    "jit's sharding first, or drop its in_shardings entry", loc=loc)
+    outs = ([None] * len(closed.jaxpr.outvars) if out_spec is None else
+            _prefix(out_spec, tree_util.tree_unflatten(out_tree, closed.jaxpr.outvars),
+                    "out_shardings", loc))
+    for s, v in zip(outs, closed.jaxpr.outvars):
+        if s is not None:
+            check_sharding_fits(s, v.aval, "jit out_shardings", loc)
+    return SpmdEntry(closed, out_tree, name, ins, outs, leaves, donated, loc)
+
+
+def constrain_inline(call, shardings, dyn_args, dyn_kwargs):
+    """A sharded `jit` staged inside another program: its layouts become
+    `with_sharding_constraint`s on its arguments and results."""
+    in_spec, out_spec = shardings
+    if in_spec is not None:
+        spec = tuple(in_spec) if isinstance(in_spec, (tuple, list)) else \
+            (in_spec,) * len(dyn_args)
+        dyn_args = with_sharding_constraint(tuple(dyn_args), spec)
+    out = call(*dyn_args, **dyn_kwargs)
+    return out if out_spec is None else with_sharding_constraint(out, out_spec)
+
+# ------------------------------------------------------------------ eager operations
+
+_eager_cache: dict = {}
+
+
+def eager_apply(prim, args, params):
+    """One primitive on concrete values, some of them GlobalArrays (or a partitioning
+    primitive): compiled as a partitioned program with the operands' layouts, as
+    JAX does, and cached per (primitive, params, avals, layouts)."""
+    avals = [runtime._aval_of_host(a) if not isinstance(a, runtime.Array) else a.aval
+             for a in args]
+    layouts = layouts_of(args)
+    try:
+        key = (prim, tuple(sorted((k, runtime._hashable(v)) for k, v in params.items())),
+               tuple(avals), layouts)
+        hash(key)
+    except TypeError:
+        key = None
+    entry = _eager_cache.get(key) if key is not None else None
+    if entry is None:
+        invars = [core.Var(a) for a in avals]
+        out = prim.abstract_eval(*avals, **params)
+        out_avals = out if prim.multiple_results else [out]
+        outvars = [core.Var(a) for a in out_avals]
+        jaxpr = core.Jaxpr([], invars, outvars, [core.Eqn(prim, invars, outvars, params)])
+        closed = core.ClosedJaxpr(jaxpr, [])
+        ins = [None] * len(avals)
+        outs_s = [None] * len(out_avals)
+        if (prim in SPMD_PRIMITIVES and "sharding" in params
+                and not is_partial(params["sharding"], avals[0].ndim)):
+            outs_s = [params["sharding"]] * len(out_avals)
+        entry = SpmdEntry(closed, tree_util.tree_structure(list(range(len(out_avals)))),
+                          f"eager_{prim.name}", ins, outs_s, list(args)).compile()
+        if key is not None:
+            _eager_cache[key] = entry
+    outs = entry.run(args)
+    return outs if prim.multiple_results else outs[0]
+
+
+runtime.register_spmd(eager_apply, (sharded.GlobalArray,), SPMD_PRIMITIVES)

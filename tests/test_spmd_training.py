@@ -1,0 +1,57 @@
+"""Data-parallel (JAX's spmd_mnist_classifier_fromscratch pattern) and
+tensor-parallel (column/row-sharded MLP) training on 4 CPU devices, written
+against JAX's API, against JAX 0.10.2's losses, accuracy and layouts (stored in
+tests/oracle/spmd_training.json by tests/oracle/record_spmd_training.py)."""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import astjax as jax
+import astjax.numpy as jnp
+
+from oracle.record_spmd_training import run
+
+EXPECTED = json.loads((Path(__file__).parent / "oracle" / "spmd_training.json").read_text())
+
+pytestmark = pytest.mark.skipif(len(jax.devices()) < 4, reason="needs 4 devices "
+                                "(ASTJAX_NUM_CPU_DEVICES=4, set by conftest.py)")
+
+
+def test_training_matches_jax():
+    got = run(jax, jnp)
+    assert set(got) == set(EXPECTED)
+    for k, want in EXPECTED.items():
+        if isinstance(want, list) and want and isinstance(want[0], float):
+            np.testing.assert_allclose(got[k], want, rtol=1e-5, err_msg=k)
+        elif isinstance(want, float):
+            np.testing.assert_allclose(got[k], want, rtol=1e-5, err_msg=k)
+        else:
+            assert got[k] == want, k
+
+
+# Printed by `python examples/spmd_tensor_parallel.py --jax` with jax 0.10.2.
+TENSOR_PARALLEL_OUTPUT = (
+    'step  0 loss 2.9393\n'
+    'step  5 loss 0.0395\n'
+    'step 10 loss 0.0175\n'
+    'step 15 loss 0.0163\n'
+    'per-device layout after training:\n'
+    "  w1 (64, 256) P(None, 'model')  -> 0:(64, 128), 1:(64, 128), 2:(64, 128), 3:(64, 128)\n"
+    "  b1 (256,) P('model',)  -> 0:(128,), 1:(128,), 2:(128,), 3:(128,)\n"
+    "  w2 (256, 10) P('model',)  -> 0:(128, 10), 1:(128, 10), 2:(128, 10), 3:(128, 10)\n"
+    '  b2 (10,) P()  -> 0:(10,), 1:(10,), 2:(10,), 3:(10,)\n'
+)
+
+
+def test_tensor_parallel_example_prints_what_jax_prints():
+    root = Path(__file__).resolve().parents[1]
+    env = dict(os.environ, ASTJAX_NUM_CPU_DEVICES="4")
+    r = subprocess.run([sys.executable, str(root / "examples" / "spmd_tensor_parallel.py")],
+                       capture_output=True, text=True, timeout=300, env=env)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == TENSOR_PARALLEL_OUTPUT
