@@ -21,6 +21,7 @@ import numpy as np
 from . import core, dtypes, tree_util
 from . import lax
 from .api import Jitted
+from .codegen import compile_cache
 from .core import bind, raw
 from .errors import (ArgumentError, ArgumentTypeError, ArgumentValueError, AstjaxError,
                      DifferentiationTypeError,
@@ -103,8 +104,17 @@ def _close_over(fun, args, kwargs, nums):
 class _Transformed(StagedCallable):
     """Base: eager calls compile `self` with `jit` (arguments that are not arrays as
     static arguments)."""
-    _jitted = None
-    _jitted_static = None
+    _share = None  # attributes that with `fun` decide the result: share compiled state
+
+    def _state(self):
+        """{static positions or None: Jitted}, shared by every wrapper of the same
+        function and options (compile_cache.shared_state): grad(f)(x) per step."""
+        if "_jit_state" not in self.__dict__:
+            opts = self._share and (type(self),) + tuple(getattr(self, a) for a in self._share)
+            self._jit_state = compile_cache.shared_state(self.fun, opts, dict) if opts else {}
+        return self._jit_state
+
+    _jitted = property(lambda self: self._state().get(None))  # its eager calls' Jitted
 
     def __init__(self, fun):
         check_callable(fun, type(self).__name__.strip("_").lower())
@@ -124,17 +134,18 @@ class _Transformed(StagedCallable):
         static = tuple(i for i, a in enumerate(args) if not _array_leaves(a))
         static_kw = tuple(k for k, v in kwargs.items() if not _array_leaves(v))
         try:
+            cache = self._state()
             if not static and not static_kw:
-                if self._jitted is None:
-                    self._jitted = Jitted(self)
-                return self._jitted(*args, **kwargs)
+                jitted = cache.get(None)
+                if jitted is None:
+                    jitted = cache[None] = Jitted(self)
+                return jitted(*args, **kwargs)
             # arguments that are not arrays (functions, modules, ...) are static
             try:
                 hash((tuple(args[i] for i in static), tuple(kwargs[k] for k in static_kw)))
             except TypeError:  # unhashable: close over them, uncached
                 fun, dyn, dyn_kw, _ = _close_over(self, args, kwargs, ())
                 return Jitted(fun)(*dyn, **dyn_kw)
-            cache = self._jitted_static = self._jitted_static or {}
             jitted = cache.get((static, static_kw))
             if jitted is None:
                 jitted = cache[static, static_kw] = Jitted(self, static_argnums=static,
@@ -224,6 +235,8 @@ def _run(closed, args):
 
 
 class _Grad(_Transformed):
+    _share = ("argnums", "has_aux", "with_value", "allow_int")
+
     def __init__(self, fun, argnums=0, has_aux=False, with_value=False, allow_int=False):
         super().__init__(fun)
         self.argnums = argnums
@@ -501,6 +514,8 @@ class _VjpBody:
 
 
 class _Jac(_Transformed):
+    _share = ("argnums", "has_aux", "mode")
+
     def __init__(self, fun, argnums=0, has_aux=False, mode="rev"):
         super().__init__(fun)
         self.argnums, self.has_aux, self.mode = argnums, has_aux, mode

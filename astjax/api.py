@@ -9,7 +9,7 @@ import numpy as np
 
 from . import core, dtypes, tree_util
 from . import sharding as _sharding
-from .codegen import runtime, sharded as _sharded, spmd as _spmd, stablehlo
+from .codegen import compile_cache, runtime, sharded as _sharded, spmd as _spmd, stablehlo
 from .errors import (AstjaxError, ArgumentError, ArgumentTypeError, ArgumentValueError,
                      NotImplementedInAstjaxError, caller_location, check_callable,
                      check_signature, function_name)
@@ -243,15 +243,23 @@ class Jitted(StagedCallable):
         # sharded jit (codegen/spmd.py): None when neither is given
         self._shardings = _spmd.check_jit_shardings(in_shardings, out_shardings)
         self.fun = fun
-        self.static_argnums, self.static_argnames = _normalize_static(
-            fun, static_argnums, static_argnames)
-        pos, var_args, _, _ = _positional_params(fun)
-        self.donate_argnums = _check_argnums(
-            fun, _argnums(donate_argnums, "donate_argnums"), "donate_argnums", pos, var_args)
-        self._cache: dict = {}
-        self._fast: dict = {}  # (x64, *per-argument signature) -> _Entry; see __call__
+        # shared by every jit of the same function and options (compile_cache.shared_state)
+        (self.static_argnums, self.static_argnames, self.donate_argnums, self._cache,
+         self._fast) = compile_cache.shared_state(
+            fun, ("jit", _options_key(static_argnums), _options_key(static_argnames),
+                  _options_key(donate_argnums), self._shardings),
+            lambda: self._new_state(fun, static_argnums, static_argnames, donate_argnums))
         self._has_statics = bool(self.static_argnums or self.static_argnames)
         functools.update_wrapper(self, fun, updated=())
+
+    @staticmethod
+    def _new_state(fun, static_argnums, static_argnames, donate_argnums):
+        statics = _normalize_static(fun, static_argnums, static_argnames)
+        pos, var_args, _, _ = _positional_params(fun)
+        donate = _check_argnums(
+            fun, _argnums(donate_argnums, "donate_argnums"), "donate_argnums", pos, var_args)
+        # _cache: full key -> _Entry; _fast: (x64, *per-argument signature) -> _Entry
+        return (*statics, donate, {}, {})
 
     def __get__(self, obj, objtype=None):  # jit as a method decorator
         return self if obj is None else functools.partial(self, obj)
@@ -368,6 +376,13 @@ class Jitted(StagedCallable):
                 if type(a) is _Array and type(b) is _Array:
                     key = (_config_values["jax_enable_x64"], id(a.aval), id(b.aval))
                     bufs = [a._buf, b._buf]
+            if key is None and n and all(type(a) is np.ndarray for a in args):  # flat NumPy
+                # the key `_signature` makes for these: one (shape, dtype) per argument
+                entry = self._fast.get((_config_values["jax_enable_x64"],
+                                        *[(a.shape, a.dtype) for a in args]))
+                if entry is not None:
+                    return entry.run(args)
+                return self._call_slow(args, kwargs)
             if key is not None:
                 entry = self._fast.get(key)
                 if entry is not None:
@@ -457,6 +472,11 @@ class Jitted(StagedCallable):
 
     def trace(self, *args, **kwargs):
         return self.stage(*args, **kwargs)
+
+
+def _options_key(v):
+    """A jit option as part of a shared-state key (lists made tuples)."""
+    return tuple(v) if isinstance(v, list) else v
 
 
 def _hashable(v):

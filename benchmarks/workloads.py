@@ -91,8 +91,9 @@ def _small_mlp(jax, jnp):
 
 def grad_unjitted(jax, jnp, lax, param):
     ns, params, x, y = _small_mlp(jax, jnp)
-    g = jax.grad(ns["loss"])
-    return _per_call(lambda: g(params, (x, y)), 20, 5, jax.block_until_ready)
+    loss = ns["loss"]
+    # a new grad(loss) object every step, as a training loop written without jit does
+    return _per_call(lambda: jax.grad(loss)(params, (x, y)), 20, 5, jax.block_until_ready)
 
 
 _FRESH_JIT_SRC = '''

@@ -21,11 +21,15 @@ shapes of parameters and results) is checked against the StableHLO module's. Any
 mismatch (truncated, bit-flipped, swapped with another entry, an older format) discards
 the entry, counts an error, says so once on stderr, and recompiles.
 
+Before the disk, `compile_or_load` looks in an in-memory table of the last
+`MEMORY_ENTRIES` executables keyed by the module text (always on; `memory_hits`).
+
 `stats` counts hits, misses, writes and errors in this process;
 `ASTJAX_COMPILE_CACHE_LOG=1` prints one line per lookup to stderr.
 """
 from __future__ import annotations
 
+import collections
 import hashlib
 import os
 import re
@@ -33,6 +37,8 @@ import struct
 import sys
 import tempfile
 import time
+import types
+import weakref
 
 from jaxlib import xla_client as xc
 import jaxlib
@@ -40,7 +46,13 @@ import jaxlib
 from astjax.config import config
 
 stats = {"hits": 0, "misses": 0, "writes": 0, "errors": 0, "uncacheable": 0,
+         "memory_hits": 0,
          "load_s": 0.0, "compile_s": 0.0}   # seconds spent loading hits / compiling misses
+# In-memory executables keyed by the module text and what else decides the compiled
+# code (client, devices, replicas/partitions, XLA_FLAGS): a program staged again (a
+# fresh `jit(f)`, a re-staged transformation) is not compiled again (issue 14).
+MEMORY_ENTRIES = 512
+_memory: "collections.OrderedDict" = collections.OrderedDict()
 _SUFFIX = ".xlaexe"
 _MAGIC = b"ASTJAXXC"
 _FORMAT = 2
@@ -161,19 +173,34 @@ def _parsed_module(text: str):
 
 
 def compile_or_load(client, text: str, devs, options):
-    """`client.compile_and_load(text, devs, options)`, through the cache when on. A
-    module that calls back into Python (`text.host_callbacks`) is compiled with its
-    callbacks and never cached: the functions live only in this process."""
+    """`client.compile_and_load(text, devs, options)`, through the in-memory cache
+    (always on) and the disk cache (when on). A module that calls back into Python
+    (`text.host_callbacks`) is compiled with its callbacks and never cached: the
+    functions live only in this process."""
     devs = tuple(devs)
     callbacks = getattr(text, "host_callbacks", ())
     if callbacks:
         stats["uncacheable"] += 1
         return client.compile_and_load(_parsed_module(text), xc.DeviceList(devs), options,
                                        list(callbacks))
+    mkey = (id(client), cache_key(client, text, devs, options))  # a digest: texts can be big
+    exe = _memory.get(mkey)
+    if exe is not None:
+        stats["memory_hits"] += 1
+        _memory.move_to_end(mkey)
+        return exe
+    exe = _compile_or_load_disk(client, text, devs, options, mkey[1])
+    _memory[mkey] = exe
+    if len(_memory) > MEMORY_ENTRIES:
+        _memory.popitem(last=False)
+    return exe
+
+
+def _compile_or_load_disk(client, text, devs, options, key):
+    """Compile, or load the entry `key` of the disk cache when one is configured."""
     d = cache_dir()
     if d is None:
         return client.compile_and_load(text.encode(), xc.DeviceList(devs), options)
-    key = cache_key(client, text, devs, options)
     path = os.path.join(d, key + _SUFFIX)
     try:
         with open(path, "rb") as f:
@@ -247,3 +274,97 @@ def clear(directory=None):
             os.remove(os.path.join(d, name))
             n += 1
     return n
+
+# ------------------------------------------------------- per-function shared state
+
+
+class _FunRecord:
+    __slots__ = ("options", "globals", "cells", "defaults", "kwdefaults", "snapshot", "state")
+
+
+_MISSING = object()
+_fun_records: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # code -> [record]
+RECORDS_PER_CODE = 8
+fun_stats = {"hits": 0, "misses": 0}
+
+
+def _global_names(code, out):
+    out.update(code.co_names)
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            _global_names(c, out)
+    return out
+
+
+def _snapshot(code, g):
+    """(name, value) of every global name `code` reads, and transitively the names
+    read by functions of the same module it reads (a helper's own globals)."""
+    out, seen, stack = {}, set(), [code]
+    while stack:
+        c = stack.pop()
+        if c in seen:
+            continue
+        seen.add(c)
+        for n in _global_names(c, set()):
+            v = out[n] = g.get(n, _MISSING)
+            if type(v) is types.FunctionType and v.__globals__ is g:
+                stack.append(v.__code__)
+    return tuple(sorted(out.items(), key=lambda kv: kv[0]))
+
+
+def _cells(fun):
+    out = []
+    for c in fun.__closure__ or ():
+        try:
+            out.append(c.cell_contents)
+        except ValueError:  # an empty cell
+            out.append(_MISSING)
+    return tuple(out)
+
+
+def _same(xs, ys):
+    return len(xs) == len(ys) and all(a is b for a, b in zip(xs, ys))
+
+
+def shared_state(fun, options, make):
+    """The state (`make()`'s result) shared by every wrapper (`jit(f)`, `grad(f)`, ...)
+    of a plain Python function with the same `options`, as JAX keys its caches on the
+    function and the transformation, not on the wrapper object (issue 14).
+
+    A record is reused only for the same code object, globals dictionary, closure
+    cell contents and default values (each by identity), and the same values (by
+    identity) of every global name the code reads (`co_names` of it and its nested
+    code, and of the same module's functions it reads, transitively): a function re-created with other captured values, or called after one of
+    its globals was rebound, gets a fresh state, so staging is never reused stale.
+    Anything else (a callable object, a partial, unhashable options) gets `make()`."""
+    if type(fun) is not types.FunctionType:
+        return make()
+    try:
+        hash(options)
+    except TypeError:
+        return make()
+    code, g = fun.__code__, fun.__globals__
+    cells, defaults = _cells(fun), fun.__defaults__ or ()
+    kwdefaults = tuple(sorted((fun.__kwdefaults__ or {}).items()))
+    records = _fun_records.get(code)
+    if records is None:
+        records = _fun_records[code] = []
+    for i, r in enumerate(records):
+        if (r.options == options and r.globals is g and _same(r.cells, cells)
+                and _same(r.defaults, defaults)
+                and [k for k, _ in r.kwdefaults] == [k for k, _ in kwdefaults]
+                and _same([v for _, v in r.kwdefaults], [v for _, v in kwdefaults])
+                and all(g.get(n, _MISSING) is v for n, v in r.snapshot)):
+            if i:
+                records.insert(0, records.pop(i))
+            fun_stats["hits"] += 1
+            return r.state
+    fun_stats["misses"] += 1
+    r = _FunRecord()
+    r.options, r.globals, r.cells, r.defaults, r.kwdefaults = options, g, cells, defaults, \
+        kwdefaults
+    r.snapshot = _snapshot(code, g)
+    r.state = make()
+    records.insert(0, r)
+    del records[RECORDS_PER_CODE:]
+    return r.state

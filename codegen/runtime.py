@@ -8,6 +8,7 @@
 """
 from __future__ import annotations
 
+import gc
 import os
 import re
 import sys as _sys
@@ -46,7 +47,13 @@ _lock = threading.Lock()
 _client = None
 
 
+def _xla_gc_callback(*_):
+    """Drain jaxlib's queue of deferred Python releases, as JAX does from `gc`."""
+    xc._xla.collect_garbage()
+
+
 def client():
+    """The process's PJRT client (made once; registers the jaxlib garbage hook)."""
     global _client
     if _client is None:
         with _lock:
@@ -56,6 +63,8 @@ def client():
                 # measured; tests/test_memory.py). astjax reads no jaxlib traceback.
                 xc._xla.set_tracebacks_enabled(False)
                 _client = _make_client()  # platform choice: see "platforms" below
+                if _xla_gc_callback not in gc.callbacks:
+                    gc.callbacks.append(_xla_gc_callback)
     return _client
 
 
@@ -81,9 +90,10 @@ class _Sharding(xc.SingleDeviceSharding):
         return self._memory_kind
 
     def _to_xla_hlo_sharding(self, ndim):
-        return xc.HloSharding.replicate()
+        return _REPLICATED  # asked on every transfer: one object
 
 
+_REPLICATED = xc.HloSharding.replicate()
 _shardings: dict = {}
 
 
@@ -220,8 +230,14 @@ def device_put(x, device=None, weak_type=None) -> Array:
 _interned: dict = {}
 
 
+_interned_ids: set = set()  # ids of interned avals (they live for the process)
+
+
 def intern_aval(aval: ShapedArray) -> ShapedArray:
-    return _interned.setdefault(aval, aval)
+    out = _interned.setdefault(aval, aval)
+    if out is aval:
+        _interned_ids.add(id(aval))
+    return out
 
 
 def is_interned(aval) -> bool:
@@ -312,6 +328,46 @@ def _hashable(v):
     return v
 
 
+# Eager fast path (issue 14): keyed on the ids of interned avals (a weak scalar: its
+# dtype) and the params as given; weak scalars' device buffers reused. Else: by value.
+_eager_fast: dict = {}
+_scalar_bufs: dict = {}
+_WEAK = object()
+
+
+def _fast_key(prim, args, params):
+    key = [prim]
+    for a in args:
+        t = type(a)
+        if t is Array:
+            i = id(a.aval)
+            if i not in _interned_ids:
+                return None
+            key.append(i)
+        elif t is core.WeakConst and a.val.shape == ():
+            key.append(_WEAK)
+            key.append(a.val.dtype)
+        else:
+            return None
+    key.append(tuple(params.items()))
+    try:
+        return key if hash(key := tuple(key)) is not None else None
+    except TypeError:  # unhashable params: the general path
+        return None
+
+
+def _scalar_buf(w):
+    """The device buffer of a weak scalar, shared by every op that uses its value."""
+    v = w.val
+    k = (v.dtype, v.tobytes())
+    buf = _scalar_bufs.get(k)
+    if buf is None:
+        if len(_scalar_bufs) > 1024:
+            _scalar_bufs.clear()
+        buf = _scalar_bufs[k] = put_host(v, intern_aval(w.aval))
+    return buf
+
+
 # set by codegen.spmd (register_spmd): operations on arrays laid out over several
 # devices, and the partitioning primitives, run as partitioned programs there
 _spmd_rule, _spmd_types, _spmd_prims = None, (), frozenset()
@@ -322,15 +378,32 @@ def register_spmd(rule, array_types, prims):
     (`array_types`) and the partitioning primitives: they run as SPMD programs."""
     global _spmd_rule, _spmd_types, _spmd_prims
     _spmd_rule, _spmd_types, _spmd_prims = rule, tuple(array_types), frozenset(prims)
+    _eager_fast.clear()  # entries made before are plain single-device programs
 
 
 def eager_apply(prim, args, params):
     """Run one primitive on concrete values through a cached XLA executable."""
-    if prim in _spmd_prims:
+    fkey = _fast_key(prim, args, params)
+    exe = _eager_fast.get(fkey) if fkey is not None else None
+    if exe is not None:
+        bufs = [a._buf if type(a) is Array else _scalar_buf(a) for a in args]
+        outs = exe.exe.execute_sharded(bufs).consume_with_handlers(exe.handlers)
+        if prim.multiple_results:
+            return list(map(Array, outs, exe.out_avals))
+        return Array(outs[0], exe.out_avals[0])
+    if prim in _spmd_prims or any(type(a) in _spmd_types for a in args):
         return _spmd_rule(prim, args, params)
-    for a in args:
-        if type(a) in _spmd_types:
-            return _spmd_rule(prim, args, params)
+    exe = _eager_general(prim, args, params)
+    if fkey is not None and exe.device is _default_device:
+        if len(_eager_fast) > 4096:
+            _eager_fast.clear()
+        _eager_fast[fkey] = exe
+    outs = exe(*args)
+    return outs if prim.multiple_results else outs[0]
+
+
+def _eager_general(prim, args, params):
+    """The executable of `prim` on these arguments' avals, cached by value."""
     avals = [_aval_of_host(a) if type(a) is not Array else a.aval for a in args]
     try:
         key = (prim, tuple(sorted((k, _hashable(v)) for k, v in params.items())), tuple(avals))
@@ -347,8 +420,7 @@ def eager_apply(prim, args, params):
         exe = Executable(stablehlo.lower_module(jaxpr, f"eager_{prim.name}"), avals, out_avals)
         if key is not None:
             _eager_cache[key] = exe
-    outs = exe(*args)
-    return outs if prim.multiple_results else outs[0]
+    return exe
 
 
 # One of the three hooks by which a higher layer installs itself into a lower one

@@ -38,7 +38,7 @@ from astjax.core import (Literal, UndefinedPrimal, Var, Zero, bind, differentiab
 from astjax.errors import DifferentiationError
 from astjax.primitives.base import add_tangents, instantiate, zeros_like_aval  # noqa: F401
 
-from .dce import dce_closed, dce_jaxpr
+from .dce import dce_closed, dce_jaxpr, pass_memo
 from .cse import cse_closed
 from .simplify import simplify_closed
 
@@ -140,6 +140,7 @@ def _as_list(x, n):
     return list(x)
 
 
+@pass_memo("jvp_jaxpr")
 def jvp_jaxpr(closed: core.ClosedJaxpr, nonzeros, instantiate=False):
     """-> (ClosedJaxpr (primals, nonzero tangents) -> (primal outs, nonzero tangent
     outs), out_nonzeros). Tangents of non-differentiable avals are never nonzero."""
@@ -184,6 +185,7 @@ def instantiate_out(t, inst, aval):
 # -------------------------------------------------------------------- partial eval
 
 
+@pass_memo("partial_eval_jaxpr")
 def partial_eval_jaxpr(closed: core.ClosedJaxpr, unknowns, instantiate=False):
     """Split `closed` by which inputs are unknown.
 
@@ -226,7 +228,8 @@ def partial_eval_jaxpr(closed: core.ClosedJaxpr, unknowns, instantiate=False):
                          [e.replace(invars=[fresh.get(a, a) if isinstance(a, Var) else a
                                             for a in e.invars]) for e in unknown_eqns])
     unknown.outvars = [fresh.get(a, a) if isinstance(a, Var) else a for a in unknown.outvars]
-    known, _ = dce_jaxpr(known)
+    if not partial_eval_jaxpr.nested():  # the outermost DCE prunes the nested bodies too
+        known, _ = dce_jaxpr(known)
     return (core.ClosedJaxpr(known, closed.consts), core.ClosedJaxpr(unknown, []), out_uk,
             len(res))
 

@@ -18,6 +18,8 @@ as parameters and returning it (functional form, AutoGraph's design):
 """
 from __future__ import annotations
 
+import bisect
+
 import gast
 
 from ..util import Namer
@@ -49,6 +51,45 @@ def _first_lines(stmts, ctx=gast.Store):
             if name is not None and name not in out:
                 out[name] = getattr(n, "lineno", None)
     return out
+
+
+class _BlockReads:
+    """name -> (statement positions, lines) of its reads in a block, built once, on the
+    first question, from the statements after the one being converted then (those
+    are still unconverted); `_ReadsAfter` answers from it by bisection."""
+    __slots__ = ("stmts", "start", "index")
+
+    def __init__(self, stmts):
+        self.stmts, self.start, self.index = stmts, None, None
+
+    def first_after(self, i, name):
+        if self.index is None:
+            self.start, self.index = i + 1, {}
+            for j in range(i + 1, len(self.stmts)):
+                for n, line in _first_lines([self.stmts[j]], gast.Load).items():
+                    pos, lines = self.index.setdefault(n, ([], []))
+                    pos.append(j)
+                    lines.append(line)
+        entry = self.index.get(name)
+        if entry is None:
+            return None
+        k = bisect.bisect_right(entry[0], i)
+        return (True, entry[1][k]) if k < len(entry[0]) else None
+
+
+class _ReadsAfter:
+    """The first line reading a name after statement `i` of a block, else after the
+    enclosing statement (`parent`): a lazy stand-in for that merged dict."""
+    __slots__ = ("block", "i", "parent")
+
+    def __init__(self, block, i, parent):
+        self.block, self.i, self.parent = block, i, parent
+
+    def get(self, name, default=None):
+        found = self.block.first_after(self.i, name)
+        if found is not None:
+            return found[1]
+        return self.parent.get(name, default)
 
 
 def _in_place(body, state):
@@ -138,11 +179,13 @@ class ControlFlowConverter(gast.NodeTransformer):
         return out
 
     def visit_block(self, stmts):
+        """Convert a block's statements in order. While statement `i` is converted,
+        `self.after[-1]` answers "first line reading `name` after it" lazily (issue 14:
+        re-walking the rest of the block per statement was quadratic)."""
         out = []
+        block = _BlockReads(stmts)
         for i, s in enumerate(stmts):
-            uses = dict(self.after[-1])
-            uses.update(_first_lines(stmts[i + 1:], gast.Load))
-            self.after.append(uses)
+            self.after.append(_ReadsAfter(block, i, self.after[-1]))
             r = self.visit(s)
             self.after.pop()
             out.extend(r if isinstance(r, list) else [r])

@@ -11,7 +11,7 @@ from ..errors import ShapeError
 from .reductions import sum as _sum
 from .shapes import diagonal, ravel, reshape, transpose
 from .util import canonicalize_axes
-from .ufuncs import (asarray_operand, broadcast_shapes, broadcast_to_shape, conjugate, multiply,
+from .ufuncs import (asarray_operand, broadcast_shapes, conjugate, multiply,
                      promote_dtypes)
 
 
@@ -38,10 +38,20 @@ def dot(a, b, *, precision=None, preferred_element_type=None):
 
 
 def matmul(a, b, *, precision=None, preferred_element_type=None):
+    """`a @ b` (NumPy's matmul) as one dot_general, as JAX's `_matmul` does.
+
+    A batch axis present in only one operand (missing or of size 1 in the other) is a
+    free axis of that operand's dot_general instead of a broadcast of the other, so a
+    2-D weight meets a batched activation as one plain GEMM and its gradient is one
+    dot contracting the batch axes (no broadcast weight, no batch reduce)."""
     a, b, av, bv = _prep(a, b)
     if av.ndim == 0 or bv.ndim == 0:
         raise ShapeError("matmul: operands must not be scalars", hint="use * for scalars")
-    if av.ndim <= 2 and bv.ndim <= 2:  # no batch axes: exactly jnp.dot (one dot_general)
+    if bv.ndim <= 2:  # no batch axes in b: exactly jnp.dot (one dot_general)
+        k = bv.shape[0]
+        if av.shape[-1] != k:
+            raise ShapeError(f"matmul: shapes {av.shape} and {bv.shape} are not aligned: "
+                             f"{av.shape[-1]} != {k}")
         return dot(a, b, precision=precision, preferred_element_type=preferred_element_type)
     a2 = a if av.ndim > 1 else lax.reshape(a, (1,) + av.shape)
     b2 = b if bv.ndim > 1 else lax.reshape(b, bv.shape + (1,))
@@ -52,12 +62,43 @@ def matmul(a, b, *, precision=None, preferred_element_type=None):
     batch_a, batch_b = a2v.shape[:-2], b2v.shape[:-2]
     batch = broadcast_shapes(batch_a, batch_b)
     nb = len(batch)
-    if batch_a != batch:
-        a2 = broadcast_to_shape(a2, batch + a2v.shape[-2:])
-    if batch_b != batch:
-        b2 = broadcast_to_shape(b2, batch + b2v.shape[-2:])
-    bd = tuple(range(nb))
-    out = lax.dot_general(a2, b2, (((nb + 1,), (nb,)), (bd, bd)), precision, preferred_element_type)
+    off_a, off_b = nb - len(batch_a), nb - len(batch_b)
+    squeeze_a, squeeze_b, shared, free_a, free_b = [], [], [], [], []
+    for i in range(nb):
+        da = batch_a[i - off_a] if i >= off_a else None
+        db = batch_b[i - off_b] if i >= off_b else None
+        if da not in (None, 1) and db not in (None, 1):
+            shared.append(i)
+            continue
+        if da == 1:
+            squeeze_a.append(i - off_a)
+        if db == 1:
+            squeeze_b.append(i - off_b)
+        if da not in (None, 1):
+            free_a.append(i)
+        elif db not in (None, 1):
+            free_b.append(i)
+    if squeeze_a:
+        a2 = lax.squeeze(a2, tuple(squeeze_a))
+    if squeeze_b:
+        b2 = lax.squeeze(b2, tuple(squeeze_b))
+    # a2 is [kept batch axes in order (shared + free_a)] + [M, K]; b2 likewise + [K, N]
+    kept_a = sorted(shared + free_a)
+    kept_b = sorted(shared + free_b)
+    bd_a = tuple(kept_a.index(i) for i in shared)
+    bd_b = tuple(kept_b.index(i) for i in shared)
+    na, nb2 = len(kept_a) + 2, len(kept_b) + 2
+    out = lax.dot_general(a2, b2, (((na - 1,), (nb2 - 2,)), (bd_a, bd_b)),
+                          precision, preferred_element_type)
+    # out is [shared] + [free_a] + [M] + [free_b] + [N]: put the batch axes in order
+    order = shared + free_a + ["M"] + free_b + ["N"]
+    want = sorted(shared + free_a + free_b) + ["M", "N"]
+    perm = tuple(order.index(x) for x in want)
+    if perm != tuple(range(len(perm))):
+        out = lax.transpose(out, perm)
+    final = batch + (a2v.shape[-2], b2v.shape[-1])
+    if core.get_aval(out).shape != final:
+        out = lax.reshape(out, final)
     if av.ndim == 1:
         out = lax.squeeze(out, (nb,))
     if bv.ndim == 1:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import core, dtypes, lax
+from ..codegen.runtime import Array
 from ..core import Tracer
 from .operands import (_is_operand, asarray_operand, broadcast_shapes,  # noqa: F401
                        broadcast_to_shape, promote_args, promote_args_inexact, promote_dtypes,
@@ -12,8 +13,47 @@ from .operands import (_is_operand, asarray_operand, broadcast_shapes,  # noqa: 
 from .sorting import nonzero as _nonzero
 
 
+# ---- promotion fast path (issue 14): the common operands skip JAX's promotion
+# lattice. An Array or Tracer of a strong (non-weak) dtype needs no conversion for a
+# unary function (an inexact dtype, for the inexact ones), nor beside an operand of
+# the same aval, nor beside a Python float when that float's default dtype is the
+# array's (then promotion makes it exactly `WeakConst(np.asarray(v, dtype))`).
+_INEXACT = frozenset(np.dtype(d) for d in ("float16", "float32", "float64", "complex64",
+                                            "complex128")) | {np.dtype(dtypes.bfloat16)}
+_FLOAT = frozenset(d for d in _INEXACT if d.kind == "f")
+
+
+def _strong(x):
+    """x's aval when x is an Array or Tracer with a strong dtype, else None."""
+    if type(x) is Array or isinstance(x, Tracer):
+        a = x.aval
+        if not a.weak_type:
+            return a
+    return None
+
+
+def _fast_binary(x, y, inexact):
+    """(x, y) promoted as `promote_args(_inexact)` would, or None: not a fast case."""
+    ax, ay = _strong(x), _strong(y)
+    if ax is not None:
+        if ay is not None:
+            if ax.dtype == ay.dtype and ax.shape == ay.shape and (
+                    not inexact or ax.dtype in _INEXACT):
+                return x, y
+        elif type(y) is float and ax.dtype in _FLOAT and \
+                dtypes.python_scalar_dtype(y) == ax.dtype:
+            return x, core.WeakConst(np.asarray(y, ax.dtype))
+    elif ay is not None and type(x) is float and ay.dtype in _FLOAT and \
+            dtypes.python_scalar_dtype(x) == ay.dtype:
+        return core.WeakConst(np.asarray(x, ay.dtype)), y
+    return None
+
+
 def _unary(name, lax_fn, inexact=False):
     def f(x, /):
+        a = _strong(x)
+        if a is not None and (not inexact or a.dtype in _INEXACT):
+            return lax_fn(x)  # an Array or Tracer in, an Array or Tracer out
         x = asarray_operand(x)
         if inexact:
             [x] = promote_args_inexact(name, x)
@@ -26,6 +66,9 @@ def _unary(name, lax_fn, inexact=False):
 
 def _binary(name, lax_fn, inexact=False):
     def f(x, y, /):
+        fast = _fast_binary(x, y, inexact)
+        if fast is not None:
+            return lax_fn(*fast)
         x, y = (promote_args_inexact if inexact else promote_args)(name, x, y)
         return lax_fn(x, y)
     f.__name__ = name

@@ -312,12 +312,11 @@ def _cond_dce(tx, eqn, used_outputs):
     branches = eqn.params["branches"]
     n_ops = len(eqn.invars) - 1
     used_in = [False] * n_ops
-    for br in branches:
-        _, u = tx.dce_jaxpr(br.jaxpr, used_outputs)
+    pruned = [tx.dce_jaxpr(br.jaxpr, used_outputs) for br in branches]  # one pass each
+    for _, u in pruned:
         used_in = [a or b for a, b in zip(used_in, u)]
     new_br = []
-    for br in branches:
-        j, _ = tx.dce_jaxpr(br.jaxpr, used_outputs)
+    for br, (j, _) in zip(branches, pruned):
         j = core.Jaxpr(j.constvars, [v for v, u in zip(j.invars, used_in) if u], j.outvars, j.eqns)
         new_br.append(core.ClosedJaxpr(j, br.consts))
     new = eqn.replace(invars=[eqn.invars[0]] + [a for a, u in zip(eqn.invars[1:], used_in) if u],

@@ -235,15 +235,13 @@ def _scan_partial_eval(tx, eqn, in_uk):
     nc, nk = p["num_consts"], p["num_carry"]
     ny = len(body.out_avals) - nk
     c_uk, k_uk, x_uk = split_list(in_uk, nc, nk)
-    while True:
-        _, _, out_uk, _ = tx.partial_eval_jaxpr(body, c_uk + k_uk + x_uk,
-                                                instantiate=k_uk + [False] * ny)
+    while True:  # fixpoint; the converged pass's split is the one used
+        known_b, unknown_b, out_uk, nres = tx.partial_eval_jaxpr(
+            body, c_uk + k_uk + x_uk, instantiate=k_uk + [False] * ny)
         new = [a or b for a, b in zip(k_uk, out_uk[:nk])]
         if new == k_uk:
             break
         k_uk = new
-    known_b, unknown_b, out_uk, nres = tx.partial_eval_jaxpr(
-        body, c_uk + k_uk + x_uk, instantiate=k_uk + [False] * ny)
     if not any(out_uk):
         return [eqn], [], out_uk
     y_uk = out_uk[nk:]
@@ -369,13 +367,12 @@ def _scan_dce(tx, eqn, used_outputs):
     nc, nk = p["num_consts"], p["num_carry"]
     used_k = list(used_outputs[:nk])
     used_y = list(used_outputs[nk:])
-    while True:
-        _, used_in = tx.dce_jaxpr(body.jaxpr, used_k + used_y)
+    while True:  # fixpoint; the converged pass's body is the one kept
+        j, used_in = tx.dce_jaxpr(body.jaxpr, used_k + used_y)
         new = [a or b for a, b in zip(used_k, used_in[nc:nc + nk])]
         if new == used_k:
             break
         used_k = new
-    j, used_in = tx.dce_jaxpr(body.jaxpr, used_k + used_y)
     used_c, _, used_x = split_list(used_in, nc, nk)
     keep_in = used_c + used_k + used_x
     j = core.Jaxpr(j.constvars, [v for v, u in zip(j.invars, keep_in) if u], j.outvars, j.eqns)

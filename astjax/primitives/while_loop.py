@@ -167,8 +167,8 @@ def _while_partial_eval(tx, eqn, in_uk):
     everything = [], [eqn], [True] * len(eqn.outvars)
     if any(cc_uk):
         return everything
-    while True:
-        _, _, out_uk, _ = tx.partial_eval_jaxpr(body, bc_uk + k_uk, instantiate=k_uk)
+    while True:  # fixpoint; the converged pass's split is the one used
+        known_b, _, out_uk, nres = tx.partial_eval_jaxpr(body, bc_uk + k_uk, instantiate=k_uk)
         new = [a or b for a, b in zip(k_uk, out_uk)]
         if new == k_uk:
             break
@@ -176,7 +176,6 @@ def _while_partial_eval(tx, eqn, in_uk):
     reads = _cond_reads(tx, cond, ncc)
     if any(r and u for r, u in zip(reads, k_uk)):
         return everything
-    known_b, _, _, nres = tx.partial_eval_jaxpr(body, bc_uk + k_uk, instantiate=k_uk)
     kj = known_b.jaxpr
     kbody = core.Jaxpr(kj.constvars, kj.invars, kj.outvars[:len(kj.outvars) - nres], kj.eqns)
     kbody, _ = tx.dce_jaxpr(kbody)
@@ -379,13 +378,12 @@ def _while_dce(tx, eqn, used_outputs):
     cj, cond_in = tx.dce_jaxpr(cond.jaxpr)
     cond_used = cond_in[ncc:]
     used_k = [a or b for a, b in zip(used_outputs, cond_used)]
-    while True:
-        _, used_in = tx.dce_jaxpr(body.jaxpr, used_k)
+    while True:  # fixpoint; the converged pass's body is the one kept
+        bj, used_in = tx.dce_jaxpr(body.jaxpr, used_k)
         new = [a or b for a, b in zip(used_k, used_in[nbc:])]
         if new == used_k:
             break
         used_k = new
-    bj, used_in = tx.dce_jaxpr(body.jaxpr, used_k)
     used_bc = used_in[:nbc]
     bj = core.Jaxpr(bj.constvars, [v for v, u in zip(bj.invars, used_bc + used_k) if u],
                     bj.outvars, bj.eqns)

@@ -1,0 +1,489 @@
+"""Mechanism tests for issue 14 (speed): each pins *why* a workload is fast -- the
+equations emitted, the number of passes run, cache hits, the memory kept -- never a
+time. One section per row of the issue's table."""
+import numpy as np
+import pytest
+
+import astjax
+import astjax.numpy as jnp
+
+
+def _eqns(closed):
+    """Every equation of a closed jaxpr, sub-jaxprs included (depth first)."""
+    out = []
+
+    def walk(jaxpr):
+        for e in jaxpr.eqns:
+            out.append(e)
+            for v in e.params.values():
+                for sub in (v if isinstance(v, (tuple, list)) else (v,)):
+                    inner = getattr(sub, "jaxpr", sub)
+                    if hasattr(inner, "eqns"):
+                        walk(inner)
+    walk(closed.jaxpr)
+    return out
+
+
+def _names(closed):
+    return [e.primitive.name for e in _eqns(closed)]
+
+
+# ------------------------------------------------------------------ 1. matmul (GPT row)
+
+def _dense(x, w):
+    return jnp.tanh(x @ w).sum()
+
+
+def test_matmul_of_batched_activation_and_2d_weight_is_one_plain_dot():
+    x = np.ones((8, 16, 32), np.float32)
+    w = np.ones((32, 24), np.float32)
+    closed = astjax.make_jaxpr(jnp.matmul)(x, w)
+    names = _names(closed)
+    assert names == ["dot_general"], names
+    (contract, batch), = [e.params["dimension_numbers"] for e in _eqns(closed)]
+    assert batch == ((), ()) and contract == ((2,), (0,))
+
+
+def test_matmul_weight_gradient_has_no_broadcast_and_no_batch_dims():
+    x = np.ones((8, 16, 32), np.float32)
+    w = np.ones((32, 24), np.float32)
+    closed = astjax.make_jaxpr(astjax.grad(_dense, argnums=(0, 1)))(x, w)
+    names = _names(closed)
+    assert "broadcast_in_dim" not in names or all(
+        e.params["shape"] != (8, 32, 24) for e in _eqns(closed)
+        if e.primitive.name == "broadcast_in_dim"), names
+    dots = [e for e in _eqns(closed) if e.primitive.name == "dot_general"]
+    assert len(dots) == 3
+    assert all(e.params["dimension_numbers"][1] == ((), ()) for e in dots)
+    # the weight gradient contracts the batch and sequence axes in one dot
+    assert any(e.params["dimension_numbers"][0] == ((0, 1), (0, 1)) for e in dots)
+    assert "reduce_sum" not in names
+
+
+def test_matmul_one_sided_batch_axes_match_numpy():
+    rng = np.random.default_rng(0)
+    for sa, sb in [((3,), (5, 3, 4)), ((2, 3), (5, 3, 4)), ((6, 1, 2, 3), (5, 3, 4)),
+                   ((6, 5, 2, 3), (1, 3, 4)), ((1, 5, 2, 3), (6, 1, 3, 4)),
+                   ((4, 1, 5, 2, 3), (1, 6, 1, 3, 4)), ((5, 2, 3), (3,))]:
+        a = rng.standard_normal(sa).astype(np.float32)
+        b = rng.standard_normal(sb).astype(np.float32)
+        out = astjax.jit(jnp.matmul)(a, b)
+        assert out.shape == np.matmul(a, b).shape
+        np.testing.assert_allclose(np.asarray(out), np.matmul(a, b), rtol=1e-5, atol=1e-5)
+        names = _names(astjax.make_jaxpr(jnp.matmul)(a, b))
+        assert "broadcast_in_dim" not in names and names.count("dot_general") == 1
+
+
+# ------------------------------------------------------------------ 2. nested control flow
+
+from astjax import lax  # noqa: E402
+from astjax.primitives.cond import cond_p  # noqa: E402
+from astjax.transforms import dce as dce_pass  # noqa: E402
+
+
+def _nested_cond(depth):
+    if depth == 0:
+        return jnp.sin
+
+    inner = _nested_cond(depth - 1)
+
+    def f(x):
+        return lax.cond(jnp.sum(x) > 0.0, inner, lambda y: y * 2.0 - 1.0, x)
+    return f
+
+
+def _nested_scan(depth):
+    if depth == 0:
+        return lambda c, x: (c + jnp.sin(x), c * x)
+
+    inner = _nested_scan(depth - 1)
+
+    def body(c, x):
+        c2, ys = lax.scan(inner, c, x * jnp.ones(3))
+        return c2 * 0.5 + x, ys.sum() + c
+    return body
+
+
+def _nested_while(depth):
+    if depth == 0:
+        return lambda i, c: (c[0] + 1.0, c[1] * 2.0, c[2])
+
+    inner = _nested_while(depth - 1)
+
+    def body(i, c):
+        c2 = lax.fori_loop(0, 2, inner, c)
+        return (c2[0] + c[1], c2[1], c2[2] - c[0])
+    return body
+
+
+def _rule_calls(monkeypatch, prim, kinds):
+    counts = dict.fromkeys(kinds, 0)
+    for kind in kinds:
+        orig = getattr(prim, kind)
+
+        def counted(*a, _orig=orig, _kind=kind, **k):
+            counts[_kind] += 1
+            return _orig(*a, **k)
+        monkeypatch.setattr(prim, kind, counted)
+    return counts
+
+
+def _cond_counts(monkeypatch, depth, grad):
+    with monkeypatch.context() as m:
+        counts = _rule_calls(m, cond_p, ("dce", "jvp", "partial_eval"))
+        f = _nested_cond(depth)
+        fn = astjax.grad(lambda x: jnp.sum(f(x))) if grad else f
+        astjax.make_jaxpr(fn)(np.ones(4, np.float32))
+        return dict(counts)
+
+
+def test_nested_cond_staging_runs_each_rule_linearly_in_depth(monkeypatch):
+    for depth in (4, 8, 12):
+        c = _cond_counts(monkeypatch, depth, grad=False)
+        assert c["dce"] == depth, (depth, c)  # one DCE per cond (was 2^depth - 1)
+
+
+def test_grad_through_nested_conds_runs_rules_linearly_in_depth(monkeypatch):
+    per = {}
+    for depth in (4, 8, 12):
+        per[depth] = _cond_counts(monkeypatch, depth, grad=True)
+        for kind in ("jvp", "partial_eval"):
+            assert per[depth][kind] <= 2 * depth, (depth, per[depth])
+        assert per[depth]["dce"] <= 6 * depth, (depth, per[depth])
+    # linear: equal increments per 4 levels
+    for kind in ("jvp", "partial_eval", "dce"):
+        assert per[12][kind] - per[8][kind] == per[8][kind] - per[4][kind], per
+
+
+def _pass_runs(fn, *args):
+    dce_pass.reset_counts()
+    astjax.make_jaxpr(fn)(*args)
+    return dict(dce_pass.runs)
+
+
+def test_nested_scan_and_while_passes_grow_linearly():
+    x = np.ones(3, np.float32)
+    for make, arg in ((_nested_scan, None), (_nested_while, None)):
+        runs = {}
+        for depth in (2, 4, 6):
+            body = make(depth)
+            if make is _nested_scan:
+                def loss(c, body=body):
+                    c2, ys = lax.scan(body, c, x)
+                    return c2 + ys.sum()
+            else:
+                def loss(c, body=body):
+                    out = lax.fori_loop(0, 2, body, (c, c * 2.0, c * 3.0))
+                    return out[0] + out[1]
+            runs[depth] = _pass_runs(astjax.grad(loss), np.float32(1.0))
+        for name in ("dce_jaxpr", "jvp_jaxpr", "partial_eval_jaxpr"):
+            d1 = runs[4][name] - runs[2][name]
+            d2 = runs[6][name] - runs[4][name]
+            assert d2 <= d1 + 2, (make.__name__, name, runs)
+
+
+def test_pass_memo_is_dropped_after_the_outermost_call():
+    f = _nested_cond(3)
+    astjax.make_jaxpr(astjax.grad(lambda x: jnp.sum(f(x))))(np.ones(4, np.float32))
+    dce_pass.reset_counts()
+    astjax.make_jaxpr(astjax.grad(lambda x: jnp.sum(f(x))))(np.ones(4, np.float32))
+    assert dce_pass.runs["jvp_jaxpr"] > 0  # a new transformation recomputes: no stale reuse
+
+
+# ------------------------------------------------------------------ 3. front end, statements
+
+import gast  # noqa: E402
+
+from astjax.frontend import control_flow  # noqa: E402
+
+
+def _long_function(n):
+    lines = ["def f(x):", "    a0 = x"]
+    for i in range(1, n + 1):
+        lines.append(f"    a{i} = a{i - 1} * 0.5 + a{max(0, i - 3)}")
+        if i % 50 == 0:
+            lines += [f"    if a{i} > 0:", f"        a{i} = a{i} - 1"]
+    lines.append(f"    return a{n}")
+    return "\n".join(lines) + "\n"
+
+
+def _walked_statements(monkeypatch, n):
+    walked = [0]
+    orig = control_flow._first_lines
+
+    def counted(stmts, ctx=gast.Store):
+        walked[0] += len(stmts)
+        return orig(stmts, ctx)
+    with monkeypatch.context() as m:
+        m.setattr(control_flow, "_first_lines", counted)
+        fn = gast.parse(_long_function(n)).body[0]
+        control_flow.ControlFlowConverter("<long>").visit(fn)
+    return walked[0]
+
+
+def test_visit_block_walks_each_statement_a_bounded_number_of_times(monkeypatch):
+    w = {n: _walked_statements(monkeypatch, n) for n in (200, 400, 800)}
+    assert w[800] <= 2 * w[400] + 50 and w[400] <= 2 * w[200] + 50, w  # linear, not n^2
+    assert w[800] <= 3 * 800, w
+
+
+# ------------------------------------------------------------------ 4. jaxlib's garbage queue
+
+import gc  # noqa: E402
+import tracemalloc  # noqa: E402
+
+from astjax.codegen import runtime  # noqa: E402
+
+
+def test_gc_callback_drains_jaxlib_garbage_queue(monkeypatch):
+    runtime.client()
+    assert runtime._xla_gc_callback in gc.callbacks
+    assert gc.callbacks.count(runtime._xla_gc_callback) == 1
+    drained = [0]
+    monkeypatch.setattr(runtime.xc._xla, "collect_garbage",
+                        lambda: drained.__setitem__(0, drained[0] + 1))
+    gc.collect()
+    assert drained[0] >= 1
+
+
+def _pytree_step(d):
+    return jnp.sin(d["x"]) * d["y"] + 1.0
+
+
+def test_dispatch_with_a_pytree_argument_keeps_bounded_memory():
+    jf = astjax.jit(_pytree_step)
+    x, y = jnp.ones(16), jnp.ones(16)
+    for _ in range(200):
+        jf({"x": x, "y": y})
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for _ in range(20_000):
+            jf({"x": x, "y": y})
+        gc.collect()
+        grown = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert grown < 200_000, f"{grown} bytes kept by 2*10^4 calls"  # was ~104 B per call
+
+
+# ------------------------------------------------------------------ 5. caches per function
+
+import functools  # noqa: E402
+
+from astjax.codegen import compile_cache  # noqa: E402
+
+SCALE = 2.0
+
+
+def _reads_global(x):
+    return x * SCALE
+
+
+def _fresh_fn(x, y):
+    return jnp.sin(x) * y + 1.0
+
+
+def _make_closure(c):
+    def f(x):
+        return x * c
+    return f
+
+
+def _mlp_loss(params, x):
+    w, b = params
+    return jnp.sum(jnp.tanh(x @ w + b) ** 2)
+
+
+@pytest.fixture
+def compiles(monkeypatch):
+    """Counts XLA compiles (misses of the in-memory executable cache)."""
+    n = [0]
+    orig = compile_cache._compile_or_load_disk
+
+    def counted(*a, **k):
+        n[0] += 1
+        return orig(*a, **k)
+    monkeypatch.setattr(compile_cache, "_compile_or_load_disk", counted)
+    return n
+
+
+@pytest.fixture
+def stagings(monkeypatch):
+    """Counts stagings of jitted functions (`Jitted._stage`)."""
+    n = [0]
+    orig = astjax.api.Jitted._stage
+
+    def counted(self, *a, **k):
+        n[0] += 1
+        return orig(self, *a, **k)
+    monkeypatch.setattr(astjax.api.Jitted, "_stage", counted)
+    return n
+
+
+def test_fresh_jit_per_call_stages_and_compiles_once(compiles, stagings):
+    x, y = jnp.ones(5), jnp.ones(5)
+    before, n0 = compile_cache.fun_stats["hits"], compiles[0]
+    outs = [astjax.jit(_fresh_fn)(x, y) for _ in range(10)]
+    assert stagings[0] <= 1 and compiles[0] - n0 <= 1
+    assert compile_cache.fun_stats["hits"] - before >= 9
+    assert astjax.jit(_fresh_fn)._cache is astjax.jit(_fresh_fn)._cache
+    assert astjax.jit(_fresh_fn)._cache is not astjax.jit(_fresh_fn, donate_argnums=0)._cache
+    np.testing.assert_allclose(np.asarray(outs[-1]), np.sin(1.0) + 1.0, rtol=1e-6)
+
+
+def test_unjitted_grad_per_step_stages_and_compiles_once(compiles, stagings):
+    params = (jnp.ones((3, 2)) * 0.1, jnp.zeros(2))
+    x = jnp.ones((4, 3))
+    first = astjax.grad(_mlp_loss)(params, x)
+    n_stage, n_compile = stagings[0], compiles[0]
+    for _ in range(10):
+        g = astjax.grad(_mlp_loss)(params, x)
+    assert stagings[0] == n_stage and compiles[0] == n_compile
+    np.testing.assert_allclose(np.asarray(g[0]), np.asarray(first[0]))
+    # other options are another transformation
+    v, _ = astjax.value_and_grad(_mlp_loss)(params, x)
+    assert stagings[0] > n_stage
+    np.testing.assert_allclose(float(v), float(_mlp_loss(params, x)), rtol=1e-6)
+
+
+def test_changed_global_is_not_served_stale():
+    global SCALE
+    x = jnp.ones(3)
+    try:
+        SCALE = 2.0
+        assert float(astjax.jit(_reads_global)(x)[0]) == 2.0
+        assert float(astjax.grad(lambda v: _reads_global(v).sum())(x)[0]) == 2.0
+        SCALE = 3.0
+        assert float(astjax.jit(_reads_global)(x)[0]) == 3.0
+        gfun = astjax.grad(_reads_global_sum)
+        assert float(gfun(x)[0]) == 3.0
+        SCALE = 5.0
+        assert float(astjax.grad(_reads_global_sum)(x)[0]) == 5.0
+    finally:
+        SCALE = 2.0
+
+
+def _reads_global_sum(x):
+    return jnp.sum(_reads_global(x))  # SCALE is read by the helper
+
+
+def test_different_closure_cell_values_get_different_entries(stagings):
+    x = jnp.ones(3)
+    assert float(astjax.jit(_make_closure(2.0))(x)[0]) == 2.0
+    assert float(astjax.jit(_make_closure(3.0))(x)[0]) == 3.0
+    c = jnp.full(3, 4.0)
+    assert float(astjax.grad(lambda v, f=_make_closure(c): f(v).sum())(x)[0]) == 4.0
+    n = stagings[0]
+    same = 7.5
+    astjax.jit(_make_closure(same))(x)
+    astjax.jit(_make_closure(same))(x)  # re-created closure over the same object: a hit
+    assert stagings[0] == n + 1
+
+
+def test_same_module_text_is_compiled_once(compiles):
+    x = np.arange(4, dtype=np.float32)
+    astjax.jit(functools.partial(_fresh_fn, y=2.0))(x)  # a partial: no shared state
+    n = compiles[0]
+    hits = compile_cache.stats["memory_hits"]
+    out = astjax.jit(functools.partial(_fresh_fn, y=2.0))(x)  # staged again, same text
+    assert compiles[0] == n and compile_cache.stats["memory_hits"] == hits + 1
+    np.testing.assert_allclose(np.asarray(out), np.sin(x) * 2 + 1, rtol=1e-6)
+
+
+# ------------------------------------------------------------------ 6. threefry on CPU
+
+from astjax import random  # noqa: E402
+
+
+def _sample_grid(key):
+    x = random.normal(key, (20, 64))
+    return jnp.stack([x[i].reshape(8, 8).T for i in range(20)])
+
+
+def test_threefry_is_a_rolled_loop_in_optimized_hlo():
+    compiled = astjax.jit(_sample_grid).lower(random.PRNGKey(0)).compile()
+    hlo = compiled._entry.executable.as_text()
+    # unrolled, XLA copied the ~100-op hash into every slice's fusion (483 xor here)
+    assert hlo.count(" xor(") < 60 and hlo.count(" while(") >= 1
+
+
+def test_rolled_threefry_gives_the_stored_bits():
+    # values of the unrolled implementation (= jax.random 0.10.2)
+    k = random.PRNGKey(42)
+    np.testing.assert_array_equal(np.asarray(random.split(k)),
+                                  [[1832780943, 270669613], [64467757, 2916123636]])
+    np.testing.assert_array_equal(np.asarray(random.bits(random.fold_in(k, 7), (5,))),
+                                  [2635269230, 2130978531, 2408095496, 2660435744, 2228758927])
+    np.testing.assert_allclose(np.asarray(random.normal(k, (3,))),
+                               [-0.02830462, 0.46713185, 0.29570296], rtol=1e-6)
+    assert float(random.uniform(random.PRNGKey(0), ())) == np.float32(0.947667)
+    grid = np.asarray(astjax.jit(_sample_grid)(random.PRNGKey(0)))
+    x = np.asarray(random.normal(random.PRNGKey(0), (20, 64)))
+    np.testing.assert_array_equal(grid[3], x[3].reshape(8, 8).T)
+
+
+# ------------------------------------------------------------------ 7. eager op and dispatch
+
+from astjax.numpy import ufuncs  # noqa: E402
+
+
+def test_eager_op_takes_the_fast_path(monkeypatch):
+    z, y = jnp.asarray(np.linspace(0, 1, 16, dtype=np.float32)), jnp.ones(16)
+    ref = np.sin(np.linspace(0, 1, 16, dtype=np.float32)) * np.float32(0.5) + 1
+    for _ in range(2):  # warm: executables compiled, the scalar 0.5 on the device
+        jnp.sin(z) * 0.5 + y
+    calls = {"general": 0, "put": 0, "promote": 0}
+
+    def counter(name, fn):
+        def counted(*a, **k):
+            calls[name] += 1
+            return fn(*a, **k)
+        return counted
+    monkeypatch.setattr(runtime, "_eager_general", counter("general", runtime._eager_general))
+    monkeypatch.setattr(runtime, "put_host", counter("put", runtime.put_host))
+    for f in ("promote_args", "promote_args_inexact"):
+        monkeypatch.setattr(ufuncs, f, counter("promote", getattr(ufuncs, f)))
+    for _ in range(50):
+        out = jnp.sin(z) * 0.5 + y
+    assert calls == {"general": 0, "put": 0, "promote": 0}, calls
+    assert out.dtype == np.float32 and not out.aval.weak_type
+    np.testing.assert_allclose(np.asarray(out), ref, rtol=1e-6)
+
+
+def test_ufunc_fast_path_matches_promotion():
+    f32, i32 = jnp.ones(3, np.float32), jnp.ones(3, np.int32)
+    for x, y in [(f32, 0.5), (0.5, f32), (f32, f32), (i32, 0.5), (i32, i32), (f32, 2),
+                 (f32, np.float64(0.5)), (jnp.ones(3) * 2, jnp.ones((2, 3)))]:
+        for fn in (jnp.add, jnp.multiply, jnp.true_divide, jnp.subtract):
+            fast, slow = fn(x, y), astjax.jit(fn)(x, y)
+            assert fast.dtype == slow.dtype and fast.shape == slow.shape, (fn, x, y)
+            assert fast.aval.weak_type == slow.aval.weak_type, (fn, x, y)
+            np.testing.assert_allclose(np.asarray(fast), np.asarray(slow))
+    assert jnp.sin(i32).dtype == np.float32 and jnp.sin(f32).dtype == np.float32
+
+
+def _axpy(x, y):
+    return x * y + 1.0
+
+
+def test_flat_numpy_dispatch_skips_the_signature_walk(monkeypatch):
+    jf = astjax.jit(_axpy)
+    x, y = np.ones(3, np.float32), np.full(3, 2.0, np.float32)
+    jf(x, y)
+    calls = [0]
+    orig = astjax.api.Jitted._signature
+
+    def counted(self, *a, **k):
+        calls[0] += 1
+        return orig(self, *a, **k)
+    monkeypatch.setattr(astjax.api.Jitted, "_signature", counted)
+    for _ in range(20):
+        out = jf(x, y)
+    assert calls[0] == 0
+    np.testing.assert_allclose(np.asarray(out), [3.0, 3.0, 3.0])
+    # another dtype is another signature (float64 input canonicalized, not reused stale)
+    out64 = jf(np.ones(3), np.full(3, 2.0))
+    assert out64.dtype == np.float32 and np.asarray(out64).tolist() == [3.0, 3.0, 3.0]
+    assert jf(np.ones(2, np.float32), np.ones(2, np.float32)).shape == (2,)
