@@ -5,10 +5,13 @@
 collectives of `astjax.lax`), lowers it to one StableHLO module with
 `mhlo.num_replicas = N` (collectives become cross-replica ops, see
 `primitives.collectives`) and runs it on N devices: replica i on device i.
-Arguments are split along their mapped axis, one shard per device; results are
-`ShardedArray`s (an `astjax.Array` subclass) that stay on their devices, print and
-convert like any array (`np.asarray` gathers), and feed the next `pmap` over the
-same devices without a host round trip. Compiled per input signature and cached.
+The program carries a unit axis at each mapped argument's and result's device axis,
+so each device's buffer is its block of the global array: results are GlobalArrays
+(`codegen/sharded.py`) laid out as JAX 0.10.2 lays out pmap results,
+`NamedSharding(Mesh(devices, (axis_name,)), P(..., axis_name))` (`P()` for
+`out_axes=None`), and they (or any array already in that layout) feed the next
+`pmap`, `jit` and eager operations without a host round trip. Compiled per input
+signature and cached.
 
 Staged inside another program (`jit` of a larger function, `grad`, `vmap`,
 `make_jaxpr`), a pmap is a `shard_map` over a 1-D mesh of its devices, as JAX now
@@ -30,8 +33,9 @@ from .errors import (AstjaxError, ArgumentTypeError, ArgumentValueError, AxisNam
 from .primitives import collectives as coll
 from .primitives.base import lax_ops, moveaxis
 from .primitives.spmd import shard_map
-from .sharding import Mesh, NamedSharding, PartitionSpec
+from .sharding import Mesh, NamedSharding, PartitionSpec, hlo_sharding
 from .codegen import sharded
+from .codegen.runtime import xc
 from .api import jit
 from .staging import (StagedCallable, as_callable, arg_hints, leaf_labels, mapped_leaves,
                       stage_flat)
@@ -72,21 +76,28 @@ def _check_collectives(jaxpr, axis_name):
 
 
 class _Entry:
-    """One compiled signature of a pmap."""
+    """One compiled signature of a pmap. The program is staged with a unit axis at
+    each mapped argument's and result's device axis (squeezed / expanded inside, a
+    no-op for XLA), so that each device's buffer is exactly its block of the global
+    array: results are GlobalArrays laid out as JAX 0.10.2 lays out pmap results
+    (`NamedSharding(Mesh(devices, (axis_name,)), P(..., axis_name at out_axes))`),
+    and such arrays feed the next pmap, `jit` and eager operations as they are."""
 
-    def __init__(self, closed, out_tree, out_axes, devs, axis_name, name, loc):
+    def __init__(self, closed, out_tree, out_axes, in_dims, devs, axis_name, name, loc):
         jaxpr = closed.jaxpr
         n = len(devs)
         has_collectives = _check_collectives(jaxpr, axis_name)
         with core.extend_axis_env(axis_name, n, kind="pmap"):
             self.text = stablehlo.lower_module(jaxpr, name=f"pmap_{name}", num_replicas=n)
         self.closed, self.out_tree, self.devices = closed, out_tree, tuple(devs)
-        self.in_avals = [v.aval for v in jaxpr.invars]
+        self.in_avals = [v.aval for v in jaxpr.invars]        # per device, unit axes
+        self.in_dims = list(in_dims)
         in_avals = [v.aval for v in jaxpr.constvars] + self.in_avals
         out_avals = [a.aval for a in jaxpr.outvars]
         try:
-            self.executable = runtime.ReplicatedExecutable(self.text, in_avals, out_avals,
-                                                           devs, out_axes, sync=has_collectives)
+            self.executable = runtime.ReplicatedExecutable(
+                self.text, in_avals, out_avals, devs, [None] * len(out_avals),
+                sync=has_collectives)
         except Exception as e:
             if isinstance(e, AstjaxError):
                 raise
@@ -95,18 +106,65 @@ class _Entry:
         self.const_arrays = [runtime.put_sharded(np.asarray(c), core.get_aval(c), devs, None)
                              if not isinstance(c, core.Tracer) else None
                              for c in closed.consts]
+        self.mesh = pmap_mesh(devs, axis_name)
+        self.in_layouts = [self._layout(a, d) for a, d in zip(self.in_avals, self.in_dims)]
+        self.out_layouts = [self._layout(a, ax) for a, ax in zip(out_avals, out_axes)]
+        self.handlers = [xc.array_result_handler(g, sharded.xla_sharding(devs, hlo),
+                                                 committed=True, _skip_checks=True)
+                         for g, _, hlo in self.out_layouts]
+
+    def _layout(self, aval, d):
+        """(global aval, NamedSharding, hlo text) of a per-device value `aval` whose
+        unit axis `d` is the device axis (None: replicated)."""
+        shape = list(aval.shape)
+        name = self.mesh.axis_names[0]
+        if d is None:
+            spec = PartitionSpec()
+        else:
+            shape[d] = len(self.devices)
+            spec = PartitionSpec(*([None] * d + [name]))
+        g = core.ShapedArray(tuple(shape), aval.dtype, aval.weak_type)
+        s = NamedSharding(self.mesh, spec)
+        return g, s, hlo_sharding(s, g.ndim, self.devices)
+
+    def _argument(self, x, aval, d, layout):
+        """One argument as a multi-device jaxlib array (one buffer per device)."""
+        devs = self.devices
+        if isinstance(x, sharded.GlobalArray) and x._devices == devs and x.aval.shape == \
+                layout[0].shape and x.aval.dtype == aval.dtype and (
+                    x._sharding == layout[1]
+                    or hlo_sharding(x._sharding, x.ndim, devs) == layout[2]):
+            return x._arr        # already laid out as the program needs: no copy
+        v = np.asarray(x, aval.dtype)
+        parts = [v] * len(devs) if d is None else \
+            [np.take(v, [i], d) for i in range(len(devs))]
+        bufs = [runtime.put_host(p, aval, dev) for p, dev in zip(parts, devs)]
+        return xc.ArrayImpl(layout[0], sharded.xla_sharding(devs, layout[2]), bufs,
+                            committed=True, _skip_checks=True)
 
     def run(self, leaves, dims):
-        devs = self.devices
         arrays = list(self.const_arrays)
-        for x, d, aval in zip(leaves, dims, self.in_avals):
-            if (type(x) is runtime.ShardedArray and x._devices == devs and x.axis == d
-                    and x.shard_aval == aval):
-                arrays.append(x._arr)   # already in place: no host round trip
-            else:
-                arrays.append(runtime.put_sharded(x, aval, devs, d))
-        outs = self.executable.call_arrays(arrays)
-        return tree_util.tree_unflatten(self.out_tree, outs)
+        for x, d, aval, layout in zip(leaves, self.in_dims, self.in_avals, self.in_layouts):
+            arrays.append(self._argument(x, aval, d, layout))
+        ex = self.executable
+        outs = ex.exe.execute_sharded(arrays).consume_with_handlers(self.handlers)
+        if ex.sync:
+            for o in outs:
+                o.block_until_ready()
+        res = [sharded.GlobalArray(o, g, s, self.devices)
+               for o, (g, s, _) in zip(outs, self.out_layouts)]
+        return tree_util.tree_unflatten(self.out_tree, res)
+
+
+#: JAX's name of the mesh axis of a pmap without `axis_name`
+INTERNAL_AXIS = "_internal_pmap_axis_name"
+
+
+def pmap_mesh(devs, axis_name):
+    """The 1-D mesh of a pmap's results (JAX 0.10.2: an Auto axis named after the
+    pmap's axis_name, `_internal_pmap_axis_name` without one)."""
+    name = INTERNAL_AXIS if axis_name is None else axis_name
+    return Mesh(np.array(devs, dtype=object), (name,))
 
 
 class Pmapped(StagedCallable):
@@ -355,9 +413,11 @@ class Pmapped(StagedCallable):
             with core.extend_axis_env(self.axis_name, n, kind="pmap"):
                 closed, out_tree = stage_flat(self._rebuild(statics), in_tree, shard_avals,
                                               hints)
-            closed = dce_closed(closed)
             out_axes = self._out_axes(closed, out_tree, loc)
-            entry = _Entry(closed, out_tree, out_axes, devs, self.axis_name,
+            with core.extend_axis_env(self.axis_name, n, kind="pmap"):
+                closed = _with_unit_axes(closed, norm, out_axes)
+            closed = dce_closed(closed)
+            entry = _Entry(closed, out_tree, out_axes, norm, devs, self.axis_name,
                            getattr(self.fun, "__name__", "fn"), loc)
             self._cache[key] = entry
         return entry, leaves, norm
@@ -379,6 +439,24 @@ class Pmapped(StagedCallable):
         return norm
 
 
+def _with_unit_axes(closed, in_dims, out_axes):
+    """`closed` (staged on per-device avals) as a program whose mapped arguments and
+    results carry a unit axis at the device axis: each device's buffer is then its
+    block of the global array."""
+    lax = lax_ops()
+    jaxpr = closed.jaxpr
+    avals = [v.aval if d is None else
+             v.aval.update(shape=v.aval.shape[:d] + (1,) + v.aval.shape[d:])
+             for v, d in zip(jaxpr.invars, in_dims)]
+
+    def body(*xs):
+        vals = [x if d is None else lax.squeeze(x, (d,)) for x, d in zip(xs, in_dims)]
+        outs = core.inline_jaxpr(jaxpr, closed.consts, vals)
+        return [o if ax is None else lax.expand_dims(o, (ax,))
+                for o, ax in zip(outs, out_axes)]
+    return core.stage(body, avals)
+
+
 class _NoFastPath(Exception):
     pass
 
@@ -388,10 +466,10 @@ _x64 = (dtypes.config._values,)
 
 def _fast_sig(a):
     """A hashable signature of one top-level array argument, by value (never by id:
-    avals of ShardedArrays are not interned)."""
+    avals of GlobalArrays are not interned)."""
     t = type(a)
-    if t is runtime.ShardedArray:
-        return (t, a.aval, a.axis, a._devices)
+    if t is sharded.GlobalArray:
+        return (t, a.aval)
     if t is runtime.Array:
         return (t, a.aval)
     if t is np.ndarray:

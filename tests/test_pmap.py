@@ -9,7 +9,7 @@ import pytest
 import astjax
 import astjax.numpy as jnp
 from astjax import lax
-from astjax.codegen import runtime
+from astjax.codegen import runtime, sharded
 from astjax.errors import AstjaxError, ArgumentError, AxisNameError, ShapeError
 
 N = 4
@@ -27,14 +27,15 @@ def test_elementwise_and_sharded_result():
     f = astjax.pmap(lambda x: x * 2.0 + 1.0)
     x = arange(N, 3)
     y = f(x)
-    assert isinstance(y, astjax.Array) and isinstance(y, runtime.ShardedArray)
+    assert isinstance(y, astjax.Array) and isinstance(y, sharded.GlobalArray)
     assert y.shape == (N, 3) and y.dtype == np.float32
     np.testing.assert_allclose(np.asarray(y), x * 2 + 1)
     assert y.devices() == set(astjax.devices()[:N])
     shards = y.addressable_shards
     assert [s.device for s in shards] == astjax.devices()[:N]
-    for i, s in enumerate(shards):
-        np.testing.assert_allclose(np.asarray(s.data), x[i] * 2 + 1)
+    for i, s in enumerate(shards):     # JAX: each shard keeps the mapped axis (size 1)
+        assert s.index == (slice(i, i + 1), slice(None))
+        np.testing.assert_allclose(np.asarray(s.data), x[i:i + 1] * 2 + 1)
     assert "Array(" in repr(y) and str(y) == str(x * 2 + 1)
 
 

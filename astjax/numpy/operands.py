@@ -168,7 +168,8 @@ def result(x):
 
 
 def _is_operand(x) -> bool:
-    return isinstance(x, (Tracer, np.ndarray, np.generic, bool, int, float, complex,
+    # (Array first: `hasattr(x, "_buf")` would gather a multi-device array to one device)
+    return isinstance(x, (Array, Tracer, np.ndarray, np.generic, bool, int, float, complex,
                           core.WeakConst)) or hasattr(x, "_buf")
 
 
