@@ -83,12 +83,17 @@ class _Entry:
     (`NamedSharding(Mesh(devices, (axis_name,)), P(..., axis_name at out_axes))`),
     and such arrays feed the next pmap, `jit` and eager operations as they are."""
 
-    def __init__(self, closed, out_tree, out_axes, in_dims, devs, axis_name, name, loc):
+    def __init__(self, closed, out_tree, out_axes, in_dims, devs, axis_name, name, loc,
+                 donated=()):
         jaxpr = closed.jaxpr
         n = len(devs)
         has_collectives = _check_collectives(jaxpr, axis_name)
+        nconst = len(jaxpr.constvars)
         with core.extend_axis_env(axis_name, n, kind="pmap"):
-            self.text = stablehlo.lower_module(jaxpr, name=f"pmap_{name}", num_replicas=n)
+            # donated leaves: `jax.buffer_donor` parameters, whose buffers PJRT takes
+            # over (the arrays passed are deleted, as in JAX)
+            self.text = stablehlo.lower_module(jaxpr, name=f"pmap_{name}", num_replicas=n,
+                                               donated={i + nconst for i in donated})
         self.closed, self.out_tree, self.devices = closed, out_tree, tuple(devs)
         self.in_avals = [v.aval for v in jaxpr.invars]        # per device, unit axes
         self.in_dims = list(in_dims)
@@ -134,7 +139,7 @@ class _Entry:
                 layout[0].shape and x.aval.dtype == aval.dtype and (
                     x._sharding == layout[1]
                     or hlo_sharding(x._sharding, x.ndim, devs) == layout[2]):
-            return x._arr        # already laid out as the program needs: no copy
+            return x.on_devices(devs)   # already laid out as the program needs: no copy
         v = np.asarray(x, aval.dtype)
         parts = [v] * len(devs) if d is None else \
             [np.take(v, [i], d) for i in range(len(devs))]
@@ -182,6 +187,11 @@ class Pmapped(StagedCallable):
         s = static_broadcasted_argnums
         self.static_argnums = frozenset((s,) if isinstance(s, int) else tuple(s or ()))
         self.devices = None if devices is None else tuple(devices)
+        d = donate_argnums
+        self.donate_argnums = frozenset((d,) if isinstance(d, int) else tuple(d or ()))
+        if self.donate_argnums & self.static_argnums:
+            raise ValueError(f"`static_argnums` {sorted(self.static_argnums)} and "
+                             f"`donate_argnums` {sorted(self.donate_argnums)} cannot intersect.")
         self._cache: dict = {}
         self._fast: dict = {}
         self._global_fns: dict = {}   # multi-process: signature -> jitted global program
@@ -227,10 +237,10 @@ class Pmapped(StagedCallable):
         every device of the job: the mapped arguments become global arrays laid out
         over a 1-D mesh, and the body is the pmap staged as a shard_map."""
         loc = caller_location()
-        if self.out_axes != 0 or kwargs:
+        if self.out_axes != 0 or kwargs or self.donate_argnums:
             raise NotImplementedInAstjaxError(
-                "pmap across processes supports out_axes=0 and positional arguments only",
-                loc=loc)
+                "pmap across processes supports out_axes=0 and positional arguments only, "
+                "without donate_argnums", loc=loc)
         devs = tuple(runtime.global_devices())
         name = self.axis_name if self.axis_name is not None else f"<pmap {id(self):x}>"
         mesh = Mesh(np.array(devs, dtype=object), (name,))
@@ -325,6 +335,21 @@ class Pmapped(StagedCallable):
                 dyn.append(a)
         return dyn, tuple(statics)
 
+    def _donated_leaves(self, dyn_args, statics):
+        """Indices of the flattened dynamic leaves of the donated positional arguments
+        (as `jit`: positions that are out of range donate nothing)."""
+        if not self.donate_argnums:
+            return ()
+        static_pos = {i for i, _ in statics}
+        positions = [i for i in range(len(dyn_args) + len(static_pos)) if i not in static_pos]
+        out, k = [], 0
+        for pos, a in zip(positions, dyn_args):
+            n = len(tree_util.tree_leaves(a))
+            if pos in self.donate_argnums:
+                out.extend(range(k, k + n))
+            k += n
+        return tuple(out)
+
     def _rebuild(self, statics):
         fun = self.fun
         if not statics:
@@ -418,7 +443,8 @@ class Pmapped(StagedCallable):
                 closed = _with_unit_axes(closed, norm, out_axes)
             closed = dce_closed(closed)
             entry = _Entry(closed, out_tree, out_axes, norm, devs, self.axis_name,
-                           getattr(self.fun, "__name__", "fn"), loc)
+                           getattr(self.fun, "__name__", "fn"), loc,
+                           self._donated_leaves(dyn_args, statics))
             self._cache[key] = entry
         return entry, leaves, norm
 

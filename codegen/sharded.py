@@ -126,7 +126,15 @@ class GlobalArray(runtime.Array):
     def is_fully_addressable(self) -> bool:
         return self._sharding.is_fully_addressable
 
+    def _check_live(self):
+        """JAX's RuntimeError for a deleted (e.g. donated) array, instead of handing
+        deleted buffers to XLA."""
+        if self._arr.is_deleted():
+            raise RuntimeError(f"Array has been deleted with shape={self.dtype.name}"
+                               f"[{','.join(map(str, self.shape))}].")
+
     def _buffers(self):
+        self._check_live()
         return runtime.shards_of(self._arr)
 
     @property
@@ -194,6 +202,7 @@ class GlobalArray(runtime.Array):
         """The multi-device jaxlib array with the shards in `devs` order (the same
         buffers, no copy), for a program whose device assignment is `devs`."""
         devs = tuple(devs)
+        self._check_live()
         if devs == self._devices:
             return self._arr
         by_dev = dict(zip(self._local, self._buffers()))

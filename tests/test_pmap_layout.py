@@ -64,3 +64,29 @@ def test_device_put_layout_feeds_pmap_without_copy():
     f(x)
     entry = next(iter(f._cache.values()))
     assert entry._argument(x, entry.in_avals[0], 0, entry.in_layouts[0]) is x._arr
+
+
+def test_donate_argnums_donates_buffers():
+    # JAX 0.10.2: the donated argument is deleted; using it is a RuntimeError
+    # "Array has been deleted with shape=float32[4,2]."; host values are copied first.
+    x = np.arange(8, dtype=np.float32).reshape(4, 2)
+    f = jax.pmap(lambda a, b: a + b, donate_argnums=0)
+    for _ in range(2):                       # the second call takes the fast path
+        xx = jax.pmap(lambda a: a)(x)
+        keep = xx * 1
+        r = f(xx, keep)
+        assert xx.is_deleted() and not keep.is_deleted()
+        np.testing.assert_allclose(np.asarray(r), 2 * x)
+    with pytest.raises(RuntimeError, match=r"Array has been deleted with shape=float32\[4,2\]"):
+        xx + 1
+    with pytest.raises(RuntimeError, match="deleted"):
+        f(xx, keep)
+    h = np.ones(4, np.float32)
+    f(h, h)
+    np.testing.assert_allclose(h, 1.0)
+    assert "jax.buffer_donor = true" in next(iter(f._cache.values())).text
+
+
+def test_donate_argnums_and_static_argnums_cannot_intersect():
+    with pytest.raises(ValueError, match="cannot intersect"):
+        jax.pmap(lambda a: a, donate_argnums=0, static_broadcasted_argnums=0)
