@@ -28,9 +28,11 @@ import numpy as np
 from .. import core, tree_util
 from .. import sharding as shd
 from ..core import ShapedArray, bind
-from ..errors import ArgumentError, ArgumentTypeError, ArgumentValueError, caller_location
+from ..errors import (ArgumentError, ArgumentTypeError, ArgumentValueError,
+                      NotImplementedInAstjaxError, caller_location)
 from .base import deflinear, is_zero, lax_ops, mark_unsupported, moveaxis, register
-from .collectives import axis_index_p, pmax_p, pmin_p, psum_p
+from .collectives import (all_gather_p, all_to_all_p, axis_index_p, pmax_p, pmin_p,
+                          ppermute_p, psum_p)
 from .elementwise import div_p
 
 __all__ = ["MeshContextError", "sharding_constraint_p", "with_sharding_constraint",
@@ -199,50 +201,83 @@ def _global_aval(aval, spec, mesh):
     return ShapedArray(tuple(shape), aval.dtype, aval.weak_type)
 
 
-def _unmentioned(mesh, spec):
+def _unmentioned(mesh, spec, auto=frozenset()):
+    """The manual mesh axes `spec` does not mention (the ones a value laid out by it
+    is replicated over inside the manual computation)."""
     used = {a for e in spec for a in shd.PartitionSpec._axes(e)}
-    return tuple(a for a in mesh.axis_names if a not in used)
+    return tuple(a for a in mesh.axis_names if a not in used and a not in auto)
 
 
-def _sm_abstract_eval(*avals, jaxpr, mesh, in_specs, out_specs, check_vma):
+def _manual_names(mesh, auto):
+    return tuple(a for a in mesh.axis_names if a not in auto)
+
+
+def _sm_abstract_eval(*avals, jaxpr, mesh, in_specs, out_specs, check_vma, auto=frozenset()):
     return [_global_aval(a, s, mesh) for a, s in zip(jaxpr.out_avals, out_specs)]
 
 
-def _manual_op(ctx, target, x, aval_out, text):
+def _manual_op(ctx, target, x, aval_out, text, config=""):
     return ctx.op1("stablehlo.custom_call", [x], aval_out, attrs={
-        "call_target_name": f'"{target}"', "backend_config": '""',
+        "call_target_name": f'"{target}"', "backend_config": f'"{config}"',
         "mhlo.sharding": f'"{text}"'})
 
 
-def _axes_in_scope(mesh):
+def _manual_text(mesh, auto, ndim):
+    """GSPMD's sharding of a value inside a manual computation that is manual over
+    the mesh axes not in `auto`: `{manual}`, or, partially manual, tiles over the
+    auto axes (replicated) then the manual axes, as JAX's `manual_proto`."""
+    if not auto:
+        return "{manual}"
+    names = mesh.axis_names
+    manual = sorted((a for a in names if a not in auto), key=str)
+    rep = [a for a in names if a in auto]
+    perm = [names.index(a) for a in rep] + [names.index(a) for a in manual]
+    ids = np.arange(mesh.size).reshape(tuple(mesh.shape.values())).transpose(perm)
+    dims = [1] * ndim + [math.prod(mesh.shape[a] for a in rep),
+                         math.prod(mesh.shape[a] for a in manual)]
+    return ("{devices=[" + ",".join(map(str, dims)) + "]"
+            + ",".join(str(int(i)) for i in ids.reshape(-1))
+            + " last_tile_dims={replicated, manual}}")
+
+
+def _axes_in_scope(mesh, auto=frozenset()):
     stack = contextlib.ExitStack()
     for name, size in mesh.shape.items():
-        stack.enter_context(core.extend_axis_env(name, size, kind="shard_map"))
+        if name not in auto:
+            stack.enter_context(core.extend_axis_env(name, size, kind="shard_map"))
     return stack
 
 
-def _sm_lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma):
+def _sm_lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma,
+                 auto=frozenset()):
     devs = shd.current_assignment()
     if devs is None:
         raise ArgumentValueError("shard_map is lowered outside a partitioned program")
+
+    def config(ndim):   # partially manual: the auto axes' dimensions stay XLA's choice
+        return ("unspecified_dims=[" + ",".join(map(str, range(ndim))) + "]"
+                if auto and ndim else "")
     ins = []
     for x, a, spec, local in zip(args, ctx.avals_in, in_specs, jaxpr.in_avals):
         text = shd.hlo_sharding(shd.NamedSharding(mesh, spec), a.ndim, devs)
-        y = _manual_op(ctx, "Sharding", x, a, text)
-        ins.append(_manual_op(ctx, "SPMDFullToShardShape", y, local, "{manual}"))
-    with shd.manual_axes(mesh), _axes_in_scope(mesh):
+        y = _manual_op(ctx, "Sharding", x, a, text, config(a.ndim))
+        ins.append(_manual_op(ctx, "SPMDFullToShardShape", y, local,
+                              _manual_text(mesh, auto, a.ndim), config(a.ndim)))
+    with shd.manual_axes(mesh), _axes_in_scope(mesh, auto):
         outs = ctx.lower_jaxpr(jaxpr.jaxpr, [], ins)
     res = []
     for o, a, spec, local in zip(outs, ctx.avals_out, out_specs, jaxpr.out_avals):
-        y = _manual_op(ctx, "Sharding", o, local, "{manual}")
+        y = _manual_op(ctx, "Sharding", o, local, _manual_text(mesh, auto, a.ndim),
+                       config(a.ndim))
         text = shd.hlo_sharding(shd.NamedSharding(mesh, spec), a.ndim, devs)
-        res.append(_manual_op(ctx, "SPMDShardToFullShape", y, a, text))
+        res.append(_manual_op(ctx, "SPMDShardToFullShape", y, a, text, config(a.ndim)))
     return res
 
 
-def _sm_jvp(tx, primals, tangents, *, jaxpr, mesh, in_specs, out_specs, check_vma):
+def _sm_jvp(tx, primals, tangents, *, jaxpr, mesh, in_specs, out_specs, check_vma,
+            auto=frozenset()):
     nz = [not isinstance(t, core.Zero) for t in tangents]
-    with _axes_in_scope(mesh):
+    with _axes_in_scope(mesh, auto):
         body, out_nz = tx.jvp_jaxpr(jaxpr, nz, instantiate=False)
     body, consts = core.split_consts(body)
     nz_ts = [t for t in tangents if not isinstance(t, core.Zero)]
@@ -250,16 +285,17 @@ def _sm_jvp(tx, primals, tangents, *, jaxpr, mesh, in_specs, out_specs, check_vm
     specs = ([rep] * len(consts) + list(in_specs)
              + [s for s, z in zip(in_specs, nz) if z])
     outs = bind(shard_map_p, *consts, *primals, *nz_ts, jaxpr=body, mesh=mesh,
-                in_specs=tuple(specs), check_vma=False,
+                in_specs=tuple(specs), check_vma=False, auto=auto,
                 out_specs=tuple(out_specs) + tuple(s for s, z in zip(out_specs, out_nz) if z))
     n = len(out_specs)
     it = iter(outs[n:])
     avals = _sm_abstract_eval(jaxpr=jaxpr, mesh=mesh, in_specs=in_specs, out_specs=out_specs,
-                              check_vma=check_vma)
+                              check_vma=check_vma, auto=auto)
     return outs[:n], [next(it) if z else core.Zero(a) for z, a in zip(out_nz, avals)]
 
 
-def _sm_transpose(tx, cts, *args, jaxpr, mesh, in_specs, out_specs, check_vma):
+def _sm_transpose(tx, cts, *args, jaxpr, mesh, in_specs, out_specs, check_vma,
+                  auto=frozenset()):
     """The transpose runs per device too. A replicated result's cotangent is split
     evenly over the devices that replicate it, and an operand replicated over some
     axes gets the sum of its devices' cotangents (JAX's rule without `check_vma`)."""
@@ -267,7 +303,7 @@ def _sm_transpose(tx, cts, *args, jaxpr, mesh, in_specs, out_specs, check_vma):
     zero = [isinstance(c, core.Zero) for c in cts]
     if all(zero):
         return [None] * len(args)
-    with _axes_in_scope(mesh):
+    with _axes_in_scope(mesh, auto):
         t = tx.transpose_jaxpr(jaxpr, lin, zero)
     nl_specs = [s for s, l in zip(in_specs, lin) if not l]
     ct_specs = [s for s, z in zip(out_specs, zero) if not z]
@@ -276,20 +312,21 @@ def _sm_transpose(tx, cts, *args, jaxpr, mesh, in_specs, out_specs, check_vma):
 
     def body(*xs):
         nl, cs = list(xs[:n_nl]), list(xs[n_nl:])
-        cs = [c if not _unmentioned(mesh, s) else
-              bind(div_p, c, np.asarray(math.prod(mesh.shape[a] for a in _unmentioned(mesh, s)),
+        cs = [c if not _unmentioned(mesh, s, auto) else
+              bind(div_p, c, np.asarray(math.prod(mesh.shape[a] for a in
+                                                  _unmentioned(mesh, s, auto)),
                                         core.get_aval(c).dtype)[()])
               for c, s in zip(cs, ct_specs)]
         outs = core.inline_jaxpr(t.jaxpr, t.consts, nl + cs)
-        return [o if not _unmentioned(mesh, s) else
-                bind(psum_p, o, axes=_unmentioned(mesh, s), axis_index_groups=None)
+        return [o if not _unmentioned(mesh, s, auto) else
+                bind(psum_p, o, axes=_unmentioned(mesh, s, auto), axis_index_groups=None)
                 for o, s in zip(outs, lin_specs)]
     avals = [v.aval for v in t.jaxpr.invars]
     new = core.stage(body, avals)
     new, consts = core.split_consts(new)
     nl_args = [a for a, l in zip(args, lin) if not l]
     outs = bind(shard_map_p, *consts, *nl_args, *[c for c in cts if not isinstance(c, core.Zero)],
-                jaxpr=new, mesh=mesh, check_vma=False,
+                jaxpr=new, mesh=mesh, check_vma=False, auto=auto,
                 in_specs=tuple([shd.PartitionSpec()] * len(consts) + nl_specs + ct_specs),
                 out_specs=tuple(lin_specs))
     it = iter(outs)
@@ -302,7 +339,8 @@ def _sm_partial_eval(tx, eqn, in_uk):
     all mesh axes (global: one row per device), and loses it in the unknown body."""
     p = eqn.params
     mesh, in_specs, out_specs = p["mesh"], p["in_specs"], p["out_specs"]
-    with _axes_in_scope(mesh):
+    auto = p.get("auto", frozenset())
+    with _axes_in_scope(mesh, auto):
         known, unknown, out_uk, nres = tx.partial_eval_jaxpr(p["jaxpr"], in_uk,
                                                              instantiate=False)
     lax = lax_ops()
@@ -322,19 +360,21 @@ def _sm_partial_eval(tx, eqn, in_uk):
     uj = core.stage(ufn, [a.update(shape=(1,) + a.shape) for a in res_avals] + uk_avals)
     if kj.consts or uj.consts:
         return [], [eqn], [True] * len(eqn.outvars)
-    res_spec = shd.PartitionSpec(tuple(mesh.axis_names))
-    res_vars = [core.Var(a.update(shape=(mesh.size,) + a.shape)) for a in res_avals]
+    manual = _manual_names(mesh, auto)
+    res_spec = shd.PartitionSpec(manual)
+    n_manual = math.prod(mesh.shape[a] for a in manual)
+    res_vars = [core.Var(a.update(shape=(n_manual,) + a.shape)) for a in res_avals]
     known_out = [v for v, u in zip(eqn.outvars, out_uk) if not u]
     k_eqn = core.Eqn(shard_map_p, [a for a, u in zip(eqn.invars, in_uk) if not u],
                      known_out + res_vars, dict(
-                         jaxpr=kj, mesh=mesh, check_vma=False,
+                         jaxpr=kj, mesh=mesh, check_vma=False, auto=auto,
                          in_specs=tuple(s for s, u in zip(in_specs, in_uk) if not u),
                          out_specs=tuple(s for s, u in zip(out_specs, out_uk) if not u)
                          + (res_spec,) * nres), eqn.source_info)
     uk_out = [v for v, u in zip(eqn.outvars, out_uk) if u]
     u_eqn = core.Eqn(shard_map_p, res_vars + [a for a, u in zip(eqn.invars, in_uk) if u],
                      uk_out, dict(
-                         jaxpr=uj, mesh=mesh, check_vma=False,
+                         jaxpr=uj, mesh=mesh, check_vma=False, auto=auto,
                          in_specs=(res_spec,) * nres
                          + tuple(s for s, u in zip(in_specs, in_uk) if u),
                          out_specs=tuple(s for s, u in zip(out_specs, out_uk) if u)),
@@ -342,7 +382,8 @@ def _sm_partial_eval(tx, eqn, in_uk):
     return [k_eqn], [u_eqn] if uk_out else [], out_uk
 
 
-def _sm_batch(tx, args, dims, *, jaxpr, mesh, in_specs, out_specs, check_vma):
+def _sm_batch(tx, args, dims, *, jaxpr, mesh, in_specs, out_specs, check_vma,
+              auto=frozenset()):
     """vmap of a shard_map is a shard_map of the vmapped body: the batch axis goes
     first and stays whole on every device (a leading `None` in each spec)."""
     frame = core.axis_frame()
@@ -354,7 +395,7 @@ def _sm_batch(tx, args, dims, *, jaxpr, mesh, in_specs, out_specs, check_vma):
                                    for s, d in zip(in_specs, in_dims)]
     outs = [s if not m else shd.PartitionSpec(None, *s) for s, m in zip(out_specs, mapped)]
     res = bind(shard_map_p, *consts, *ops, jaxpr=body, mesh=mesh, in_specs=tuple(specs),
-               out_specs=tuple(outs), check_vma=False)
+               out_specs=tuple(outs), check_vma=False, auto=auto)
     return res, [0 if m else None for m in mapped]
 
 
@@ -381,7 +422,7 @@ def _names(n):
     return tuple(n) if isinstance(n, (tuple, list)) else (n,)
 
 
-def _check_vma(jaxpr, mesh, in_specs, out_specs, loc):
+def _check_vma(jaxpr, mesh, in_specs, out_specs, loc, auto=frozenset()):
     """JAX's check: a result whose out_spec does not mention a mesh axis must be the
     same on every device along it (it must not vary over that axis)."""
     env = {}
@@ -394,7 +435,7 @@ def _check_vma(jaxpr, mesh, in_specs, out_specs, loc):
         for v, vm in zip(eqn.outvars, _vma_eqn(eqn, [read(a) for a in eqn.invars])):
             env[v] = vm
     for k, (v, spec) in enumerate(zip(jaxpr.outvars, out_specs)):
-        bad = read(v) & set(_unmentioned(mesh, spec))
+        bad = read(v) & set(_unmentioned(mesh, spec, auto))
         if bad:
             raise ArgumentValueError(
                 f"shard_map was given out_specs which require replication which can't be "
@@ -429,8 +470,44 @@ def _specs_for(specs, tree, what, loc):
     return out
 
 
-def _check_spec(mesh, spec, aval, what, loc):
+# collectives a partially manual body may not use (see `shard_map`)
+_NOT_PARTIAL = (axis_index_p, all_gather_p, ppermute_p, all_to_all_p)
+
+
+def _uses(jaxpr, prim) -> bool:
+    """Whether `jaxpr` (or a jaxpr nested in it) binds `prim`."""
+    for eqn in jaxpr.eqns:
+        if eqn.primitive is prim:
+            return True
+        for sub in core.sub_jaxprs(eqn.params):
+            if _uses(sub.jaxpr if isinstance(sub, core.ClosedJaxpr) else sub, prim):
+                return True
+    return False
+
+
+def _auto_axes(mesh, axis_names, loc):
+    """The mesh axes a shard_map leaves automatic: those not in `axis_names` (an empty
+    `axis_names` makes every axis manual)."""
+    names = frozenset(axis_names or ())
+    unknown = sorted(str(a) for a in names if a not in mesh.axis_names)
+    if unknown:
+        raise ArgumentValueError(f"shard_map axis_names {sorted(map(str, names))} must be "
+                                 f"axes of the mesh {mesh.axis_names}, got {unknown}",
+                                 loc=loc)
+    if not names:
+        return frozenset()
+    return frozenset(a for a in mesh.axis_names if a not in names)
+
+
+def _check_spec(mesh, spec, aval, what, loc, auto=frozenset()):
     shd.NamedSharding(mesh, spec)   # unknown / repeated axis names: JAX's errors
+    named = [a for e in spec for a in shd.PartitionSpec._axes(e) if a in auto]
+    if named:
+        manual = frozenset(a for a in mesh.axis_names if a not in auto)
+        raise ArgumentValueError(
+            f"shard_map {what} argument must refer to an axis marked as manual "
+            f"({manual}), but:\n\n  {what} refers to {named[0]!r}\n\nCheck the {what} "
+            f"values passed to shard_map.", loc=loc)
     if len(spec) > aval.ndim:
         raise ArgumentValueError(
             f"shard_map {what} {spec!r} has {len(spec)} entries, more than the rank "
@@ -456,10 +533,7 @@ def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=froz
         if not isinstance(m, shd.Mesh) or m.empty:
             raise ArgumentValueError("shard_map needs a mesh: pass mesh=... or call it under "
                                      "`with jax.set_mesh(mesh):`", loc=loc)
-        if axis_names and set(axis_names) != set(m.axis_names):
-            raise ArgumentValueError(
-                "shard_map over a subset of the mesh axes (axis_names) is not supported yet",
-                hint="map over every mesh axis", loc=loc)
+        auto = _auto_axes(m, axis_names, loc)
         leaves, in_tree = tree_util.tree_flatten(args)
         avals = [core.get_aval(x) for x in leaves]
         if in_specs is None:
@@ -472,22 +546,29 @@ def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=froz
             specs = _specs_for(in_specs if isinstance(in_specs, tuple) else (in_specs,)
                                if len(args) == 1 else in_specs, tuple(args), "in_specs", loc)
         for s, a in zip(specs, avals):
-            _check_spec(m, s, a, "in_specs", loc)
+            _check_spec(m, s, a, "in_specs", loc, auto)
         local = [_local_aval(a, s, m) for a, s in zip(avals, specs)]
-        with _axes_in_scope(m):
+        with _axes_in_scope(m, auto):
             jaxpr, consts, out_tree = core.stage_callable(f, in_tree, local)
         out_flat_specs = _specs_for(out_specs, tree_util.tree_unflatten(
             out_tree, list(range(len(jaxpr.outvars)))), "out_specs", loc)
         for s, v in zip(out_flat_specs, jaxpr.outvars):
-            _check_spec(m, s, v.aval, "out_specs", loc)
+            _check_spec(m, s, v.aval, "out_specs", loc, auto)
         body = core.closure_convert(jaxpr)
+        bad = [p.name for p in _NOT_PARTIAL if auto and _uses(body.jaxpr, p)]
+        if bad:
+            raise NotImplementedInAstjaxError(
+                f"{bad[0]} inside a partially manual shard_map (axis_names= a subset of "
+                "the mesh axes) is not supported by astjax yet (psum, pmean, pmax and pmin "
+                "are; XLA's GSPMD partitioner aborts on the others' lowering)",
+                hint="make every mesh axis manual (omit axis_names)", loc=loc)
         rep = shd.PartitionSpec()
         all_specs = [rep] * len(consts) + specs
         if check_vma:
-            _check_vma(body.jaxpr, m, all_specs, out_flat_specs, loc)
+            _check_vma(body.jaxpr, m, all_specs, out_flat_specs, loc, auto)
         outs = bind(shard_map_p, *consts, *leaves, jaxpr=body, mesh=m,
                     in_specs=tuple(all_specs), out_specs=tuple(out_flat_specs),
-                    check_vma=bool(check_vma))
+                    check_vma=bool(check_vma), auto=auto)
         return tree_util.tree_unflatten(out_tree, outs)
     mapped.__wrapped__ = f
     return mapped
