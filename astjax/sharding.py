@@ -21,11 +21,13 @@ from collections import OrderedDict
 
 import numpy as np
 
+from .errors import AstjaxError
+
 __all__ = ["Sharding", "SingleDeviceSharding", "NamedSharding", "PartitionSpec", "Mesh",
            "AbstractMesh", "AxisType", "set_mesh", "use_mesh", "get_mesh",
            "get_abstract_mesh", "IndivisibleError", "DuplicateSpecError", "hlo_sharding",
            "named_from_tiles", "lowering_assignment", "current_assignment", "manual_axes",
-           "current_manual_mesh", "manual_groups", "axis_index_table"]
+           "current_manual_mesh", "manual_groups", "axis_index_table", "ShardingTypeError"]
 
 
 class IndivisibleError(ValueError):
@@ -34,6 +36,12 @@ class IndivisibleError(ValueError):
 
 class DuplicateSpecError(ValueError):
     """A mesh axis appears twice in one `PartitionSpec`."""
+
+
+class ShardingTypeError(AstjaxError):
+    """JAX's ShardingTypeError: an operation on arrays laid out over Explicit mesh
+    axes whose layouts (part of their types) are incompatible, e.g. adding arrays
+    sharded over different axes along one dimension (`codegen/explicit.py`)."""
 
 
 class AxisType(enum.Enum):

@@ -33,7 +33,7 @@ from astjax.errors import ArgumentValueError, NotImplementedInAstjaxError
 from astjax.primitives.spmd import (SPMD_PRIMITIVES, check_sharding_fits, is_partial,
                                     resolve_sharding, with_sharding_constraint)
 
-from . import runtime, sharded, stablehlo
+from . import explicit, runtime, sharded, stablehlo
 from .runtime import xc
 
 __all__ = ["SpmdExecutable", "SpmdEntry", "needs_spmd", "layouts_of", "eager_apply",
@@ -335,6 +335,10 @@ def jit_entry(closed, out_tree, name, shardings, dyn_args, leaves, donated, loc)
     for s, v in zip(outs, closed.jaxpr.outvars):
         if s is not None:
             check_sharding_fits(s, v.aval, "jit out_shardings", loc)
+    try:   # JAX's ShardingTypeError for incompatible Explicit layouts
+        explicit.check_jaxpr(closed.jaxpr, leaves)
+    except shd.ShardingTypeError as e:
+        raise shd.ShardingTypeError(e.message, loc=loc) from None
     return SpmdEntry(closed, out_tree, name, ins, outs, leaves, donated, loc)
 
 
@@ -369,6 +373,7 @@ def eager_apply(prim, args, params):
         key = None
     entry = _eager_cache.get(key) if key is not None else None
     if entry is None:
+        explicit.check(prim, args, params)   # JAX's ShardingTypeError on Explicit axes
         invars = [core.Var(a) for a in avals]
         out = prim.abstract_eval(*avals, **params)
         out_avals = out if prim.multiple_results else [out]
