@@ -385,12 +385,32 @@ def eager_apply(prim, args, params):
         if (prim in SPMD_PRIMITIVES and "sharding" in params
                 and not is_partial(params["sharding"], avals[0].ndim)):
             outs_s = [params["sharding"]] * len(out_avals)
+        elif prim.name == "slice":
+            outs_s = [_eager_slice_sharding(args[0], params)]
         entry = SpmdEntry(closed, tree_util.tree_structure(list(range(len(out_avals)))),
                           f"eager_{prim.name}", ins, outs_s, list(args)).compile()
         if key is not None:
             _eager_cache[key] = entry
     outs = entry.run(args)
     return outs if prim.multiple_results else outs[0]
+
+
+def _eager_slice_sharding(x, params):
+    """The layout JAX 0.10.2 gives an eager `slice` (`x[1:3]`, `lax.slice`) of an array
+    over Auto axes: dimensions the slice cuts lose their mesh axes, the others keep
+    them (inside `jit` the partitioner chooses; there it keeps them). None (XLA's
+    choice) otherwise."""
+    s = getattr(x, "_sharding", None)
+    if type(x) is not sharded.GlobalArray or not isinstance(s, shd.NamedSharding) or any(
+            t != shd.AxisType.Auto for t in s.mesh.axis_types):
+        return None
+    strides = params.get("strides") or (1,) * x.ndim
+    spec = [e if (b == 0 and e_ == n and st == 1) else None
+            for e, b, e_, st, n in zip(s.spec._normalized(x.ndim), params["start_indices"],
+                                        params["limit_indices"], strides, x.shape)]
+    while spec and spec[-1] is None:      # JAX writes these specs without trailing Nones
+        spec.pop()
+    return shd.NamedSharding(s.mesh, shd.PartitionSpec(*spec))
 
 
 runtime.register_spmd(eager_apply, (sharded.GlobalArray,), SPMD_PRIMITIVES)

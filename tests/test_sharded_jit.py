@@ -21,11 +21,7 @@ pytestmark = pytest.mark.skipif(len(jax.devices()) < 4, reason="needs 4 devices 
 
 
 # Known differences, each with its root cause (strict: they fail loudly once fixed).
-DIFFERENT = {
-    "more_slice": "x[1:3] outside jit: JAX's indexing binds dynamic_slice with run-time "
-                  "start indices, which XLA cannot keep sharded (replicated result); "
-                  "astjax.numpy binds a static slice, which keeps P('x')",
-}
+DIFFERENT: dict = {}
 
 
 @pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(

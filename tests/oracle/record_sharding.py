@@ -89,6 +89,12 @@ def cases(jax, jnp):
     out["more_index"] = lambda: gx()[1]
     out["more_slice"] = lambda: gx()[1:3]
     out["more_reshape"] = lambda: gx().reshape(16)
+    out["slice_xy"] = lambda: put(P("x", "y"))[1:3]
+    out["slice_lax"] = lambda: jax.lax.slice(gx(), (1, 0), (3, 4))
+    out["slice_cols"] = lambda: gx()[:, 1:3]
+    out["slice_step"] = lambda: gx()[::2]
+    out["slice_full"] = lambda: gx()[0:4]
+    out["slice_jit"] = lambda: jax.jit(lambda v: v[1:3])(gx())
     out["more_const"] = lambda: jax.jit(lambda x: jnp.ones(3) + x.sum())(gx())
     out["more_grad"] = lambda: jax.grad(lambda x: jnp.sum(jnp.sin(x)))(gx())
     out["more_vmap"] = lambda: jax.vmap(jnp.sum)(gx())
