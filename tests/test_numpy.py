@@ -456,8 +456,11 @@ def test_bad_axis_is_located():
 
 
 def test_bad_shapes():
-    with pytest.raises(ShapeError):
+    from astjax.errors import ShapeValueError
+    with pytest.raises(ShapeValueError):  # ranks differ: JAX's ValueError
         jnp.add(F, V)
+    with pytest.raises(ShapeError):  # one rank: the lax primitive's TypeError, as JAX
+        jnp.add(F, G[:, :3])
     with pytest.raises(ShapeError):
         jnp.reshape(F, (5, -1))
     with pytest.raises(AstjaxError):

@@ -18,7 +18,8 @@ import threading
 import types
 
 from .. import core
-from ..errors import USER_CODE, ConcretizationError, check_signature
+from ..errors import (USER_CODE, AmbiguousTruthValueError, ConcretizationError, check_signature,
+                      user_location)
 from . import converter
 from .array_ops import maximum, minimum
 from .branch_ops import (Undefined, UndefinedReturnValue, and_, any_flag, if_exp, if_stmt, ld,
@@ -78,12 +79,23 @@ _depth = _Depth()
 
 
 def _builtin_on_staged(f, args, kwargs):
-    """`max(x, 0)` / `min(a, b, c)` on staged values -> `maximum` / `minimum` (as
-    jnp.maximum / jnp.minimum)."""
+    """`max(x, 0)` / `min(a, b, c)` on staged 0-d values -> `maximum` / `minimum` (as
+    jnp.maximum / jnp.minimum). Python's `max`/`min` compare their operands with `<`,
+    so an operand with more than one element is ambiguous (JAX's ValueError), not an
+    elementwise maximum."""
     if f not in (max, min) or len(args) < 2 or kwargs:
         return None
     if not any(isinstance(a, core.Tracer) and a.known is None for a in args):
         return None
+    for a in args:
+        shape = getattr(a, "shape", ())
+        if isinstance(a, core.Tracer) and a.known is None and shape != ():
+            raise AmbiguousTruthValueError(
+                f"`{f.__name__}()` compares its operands with `<`, and the truth value of "
+                f"an array with more than one element (here of shape {tuple(shape)}) is "
+                f"ambiguous", loc=user_location(3),
+                hint=f"use jnp.{'maximum' if f is max else 'minimum'} (elementwise) or "
+                     f"jnp.{f.__name__}(x) (over the elements)")
     op = maximum if f is max else minimum
     out = args[0]
     for a in args[1:]:

@@ -182,15 +182,17 @@ def asarray_operand(x, name="argument"):
                         hint="pass an array, a Python scalar, or call jnp.asarray first")
 
 
-def broadcast_shapes(*shapes):
+def broadcast_shapes(*shapes, error=ShapeValueError):
+    """NumPy's broadcast of `shapes`; shapes that do not broadcast raise `error` (by
+    default a ValueError, as `jnp.broadcast_shapes` / `broadcast_arrays` / `where`)."""
     nd = max((len(s) for s in shapes), default=0)
     out = []
     for i in range(nd):
         dims = {s[i - nd + len(s)] for s in shapes if i - nd + len(s) >= 0}
         dims.discard(1)
         if len(dims) > 1:
-            raise ShapeError("shapes " + ", ".join(str(tuple(s)) for s in shapes)
-                             + " cannot be broadcast together")
+            raise error("shapes " + ", ".join(str(tuple(s)) for s in shapes)
+                        + " cannot be broadcast together")
         out.append(dims.pop() if dims else 1)
     return tuple(out)
 
@@ -200,7 +202,7 @@ def broadcast_to_shape(x, shape):
     if a.shape == tuple(shape):
         return x
     if len(shape) < a.ndim or broadcast_shapes(a.shape, shape) != tuple(shape):
-        raise ShapeError(f"cannot broadcast an array of shape {a.shape} to shape {tuple(shape)}")
+        raise ShapeValueError(f"cannot broadcast an array of shape {a.shape} to shape {tuple(shape)}")
     nd = len(shape)
     dims = tuple(range(nd - a.ndim, nd))
     # size-1 axes that broadcast are squeezed away first (broadcast_in_dim needs equal dims)
@@ -269,11 +271,21 @@ def promote_dtypes(*args):
     return out
 
 
-def promote_shapes(*args):
+def promote_shapes(*args, name=None):
+    """Broadcast the operands of an elementwise function to one shape. As in JAX,
+    operands of one rank (or 0-d ones) that do not broadcast are a TypeError (the lax
+    primitive's), operands of different ranks a ValueError (rank promotion)."""
     shapes = [core.get_aval(a).shape for a in args]
     if all(s == shapes[0] for s in shapes):
         return list(args)
-    shape = broadcast_shapes(*shapes)
+    one_rank = len({len(s) for s in shapes if s}) < 2
+    try:
+        shape = broadcast_shapes(*shapes, error=ShapeError if one_rank else ShapeValueError)
+    except (ShapeError, ShapeValueError) as e:
+        if name is None:
+            raise
+        raise type(e)(f"{name} got incompatible shapes for broadcasting: "
+                      + ", ".join(str(tuple(s)) for s in shapes)) from None
     return [a if s == () or s == shape else broadcast_to_shape(a, shape)
             for a, s in zip(args, shapes)]
 
@@ -281,7 +293,7 @@ def promote_shapes(*args):
 def promote_args(name, *args):
     args = [asarray_operand(a) for a in args]
     check_rank_promotion(name, *args)
-    return promote_shapes(*promote_dtypes(*args))
+    return promote_shapes(*promote_dtypes(*args), name=name)
 
 
 def promote_args_inexact(name, *args):
@@ -291,7 +303,7 @@ def promote_args_inexact(name, *args):
     if not dtypes.is_inexact(dt):
         fdt = dtypes.canonicalize(dtypes.float64)
         args = [lax.convert_element_type(a, fdt, weak_type=weak) for a in args]
-    return promote_shapes(*promote_dtypes(*args))
+    return promote_shapes(*promote_dtypes(*args), name=name)
 
 
 def promote_dtypes_inexact(*args):

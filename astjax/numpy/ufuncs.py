@@ -353,7 +353,7 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
     if core.get_aval(condition).dtype != dtypes.bool_:
         condition = not_equal(condition, 0)
     x, y = promote_dtypes(asarray_operand(x), asarray_operand(y))
-    condition, x, y = promote_shapes(condition, x, y)
+    # JAX broadcasts the three operands as `broadcast_arrays` does (a ValueError)
     shape = broadcast_shapes(*(core.get_aval(a).shape for a in (condition, x, y)))
     condition, x, y = (broadcast_to_shape(a, shape) for a in (condition, x, y))
     return lax.select(condition, x, y)

@@ -1,6 +1,5 @@
 # expect: AstjaxError ValueError
 # jax: ValueError (ValueError): The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()
-# xfail: builtin min() of two staged vectors compares them with `<` and picks one silently (frontend: the staged bool is not refused for a non-0-d operand); JAX raises ValueError
 import numpy as np
 import astjax
 import astjax.numpy as jnp

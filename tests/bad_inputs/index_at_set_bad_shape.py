@@ -1,6 +1,5 @@
 # expect: AstjaxError ValueError
 # jax: ValueError (ValueError): Incompatible types for broadcasting: input type=float32[3] and requested type=float32[2]
-# xfail: numpy/advanced_indexing.py:222: an .at[].set update that does not broadcast raises ShapeError (a TypeError); JAX raises ValueError
 import numpy as np
 import astjax
 import astjax.numpy as jnp

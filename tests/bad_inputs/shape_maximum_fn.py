@@ -1,6 +1,5 @@
 # expect: AstjaxError ValueError
 # jax: ValueError (ValueError): Incompatible shapes for broadcasting: shapes=[(2, 2), (3,)]
-# xfail: numpy/ufuncs.py:34, broadcast_shapes, raises ShapeError (a TypeError); JAX raises ValueError for shapes that do not broadcast
 import numpy as np
 import astjax
 import astjax.numpy as jnp

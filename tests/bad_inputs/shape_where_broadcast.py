@@ -1,4 +1,4 @@
-# expect: ShapeError TypeError
+# expect: ShapeValueError ValueError
 # jax: ValueError (ValueError): Incompatible shapes for broadcasting: shapes=[(2,), (3,), (3,)]
 import numpy as np
 import astjax
