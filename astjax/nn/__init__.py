@@ -9,7 +9,7 @@ from .. import core, dtypes, lax
 from .. import numpy as jnp
 from ..numpy import ufuncs as _uf
 from ..numpy.ufuncs import asarray_operand, promote_args_inexact, where
-from ..numpy.util import canonicalize_axis
+from ..numpy.util import canonicalize_axis, static_int
 # scipy.special owns the softmax family (nn sits above it and re-exports)
 from ..scipy.special import _axes, logsumexp  # noqa: F401
 from ..scipy.special import _log_softmax as log_softmax, _softmax as softmax  # noqa: F401
@@ -153,7 +153,7 @@ def glu(x, axis=-1):
 def one_hot(x, num_classes, *, dtype=None, axis=-1):
     """x[..., None] == arange(num_classes), as `dtype` (default float)."""
     x = asarray_operand(x)
-    num_classes = int(num_classes)
+    num_classes = static_int(num_classes, "one_hot: num_classes")  # 2.5: TypeError, as JAX
     dt = dtypes.canonicalize(dtypes.dtype(float) if dtype is None else dtypes.dtype(dtype))
     xa = core.get_aval(x)
     out_nd = xa.ndim + 1

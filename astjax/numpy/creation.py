@@ -7,7 +7,7 @@ import numpy as np
 
 from .. import core, dtypes, lax
 from ..core import Tracer
-from ..errors import ConcretizationError
+from ..errors import ConcretizationError, ShapeValueError
 from .operands import (_constant, _dtype, _static_shape, array, asarray,  # noqa: F401
                        broadcast_to_shape, check_python_ints, operator_index)
 from .shapes import diagonal, moveaxis, ndim, reshape, shape
@@ -170,6 +170,9 @@ def meshgrid(*xi, indexing="xy", sparse=False, copy=True):
 
 def diag(v, k=0):
     v = asarray(v)
+    if ndim(v) not in (1, 2):
+        raise ShapeValueError(f"jnp.diag: input must be 1-D or 2-D, got shape {shape(v)}",
+                              hint="use jnp.diagonal(a, offset, axis1, axis2) for other ranks")
     if ndim(v) == 1:
         n = shape(v)[0] + abs(k)
         e = eye(n, n, k, dtype=core.get_aval(v).dtype)

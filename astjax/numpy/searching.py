@@ -13,7 +13,8 @@ import numpy as np
 from .. import core, dtypes, lax
 from ..core import Tracer
 from ..errors import (ArgumentError, ArgumentTypeError, ArgumentValueError,
-                      ConcretizationError, NotImplementedInAstjaxError, ShapeError)
+                      ConcretizationError, NotImplementedInAstjaxError, ShapeError,
+                      ShapeValueError)
 from . import ufuncs as uf
 from .creation import linspace
 from .indexing import take
@@ -165,8 +166,10 @@ def _take_1d(arr, idx):
 @library_jit
 def interp(x, xp, fp, left=None, right=None, period=None):
     x, xp, fp = uf.promote_dtypes_inexact(x, xp, fp)
-    if core.get_aval(xp).ndim != 1 or core.get_aval(fp).ndim != 1:
-        raise ShapeError("interp: xp and fp must be 1-D")
+    xs, fs = core.get_aval(xp).shape, core.get_aval(fp).shape
+    if len(xs) != 1 or len(fs) != 1 or xs != fs:
+        raise ShapeValueError(f"interp: xp and fp must be one-dimensional arrays of equal "
+                              f"size, got shapes {xs} and {fs}")
     n = core.get_aval(xp).shape[0]
     if period is not None:
         x = uf.remainder(x, period)

@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import core, dtypes, lax
-from ..errors import ArgumentTypeError, AxisError, NotImplementedInAstjaxError, ShapeError
+from ..errors import (ArgumentTypeError, ArgumentValueError, AxisError, NotImplementedInAstjaxError,
+                      ShapeError, ShapeValueError)
 from .indexing import _getitem, take
 from .operands import (_dtype, asarray, asarray_operand, broadcast_shapes, broadcast_to_shape,
                        promote_dtypes, result)
@@ -330,14 +331,37 @@ def roll(a, shift, axis=None):
     return a
 
 
+def _pad_pairs(pad_width, nd):
+    """`pad_width` as an (nd, 2) array of (before, after) widths. As JAX accepts: shape
+    (nd, 2), (1, 2), (2,), (1,) or (); anything else, or a negative width, is a
+    ValueError."""
+    if not nd:
+        return np.zeros((0, 2), np.int64)
+    try:
+        pw = np.asarray(pad_width, dtype=np.int64)
+    except ValueError:
+        raise ArgumentValueError(f"jnp.pad: `pad_width` entries must be the same shape, got "
+                                 f"{pad_width!r:.60}") from None
+    if pw.shape not in ((nd, 2), (1, 2), (2,), (1,), ()):
+        raise ArgumentValueError(
+            f"jnp.pad: pad_width with nd={nd} has unsupported shape {pw.shape}; valid shapes "
+            f"are ({nd}, 2), (1, 2), (2,), (1,), or ()",
+            hint="pass one width, a (before, after) pair, or one pair per axis")
+    if (pw < 0).any():
+        raise ArgumentValueError(f"jnp.pad: pad_width must be nonnegative, got "
+                                 f"{pad_width!r:.60}",
+                                 hint="to remove elements, slice the array instead")
+    return np.broadcast_to(pw.reshape(-1, 2) if pw.ndim == 2 or pw.shape == (2,)
+                           else np.full((1, 2), pw.reshape(())), (nd, 2))
+
+
 def pad(array, pad_width, mode="constant", constant_values=0, **kwargs):
     array = asarray(array)
     nd = ndim(array)
     if nd and not np.issubdtype(np.asarray(pad_width).dtype, np.integer):  # JAX: TypeError
         raise ArgumentTypeError(f"`pad_width` must be of integral type, got {pad_width!r:.60}",
                                 hint="pass ints: a width, a (before, after) pair, or one per axis")
-    pw = np.broadcast_to(np.asarray(pad_width, dtype=np.int64).reshape(-1, 2) if np.ndim(pad_width) else
-                         np.asarray([[pad_width, pad_width]]), (nd, 2)) if nd else np.zeros((0, 2), int)
+    pw = _pad_pairs(pad_width, nd)
     if mode == "constant":
         cv = lax.convert_element_type(asarray(constant_values), core.get_aval(array).dtype) \
             if not dtypes.is_weak_scalar(constant_values) else np.asarray(constant_values, core.get_aval(array).dtype)[()]

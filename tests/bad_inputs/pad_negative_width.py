@@ -1,6 +1,5 @@
 # expect: AstjaxError ValueError
 # jax: ValueError (ValueError): index can't contain negative values
-# xfail: numpy/shapes.py: jnp.pad accepts a negative width (crops silently); JAX raises ValueError
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,6 +1,5 @@
 # expect: AstjaxError ValueError
 # jax: ValueError (ValueError): jnp.pad: pad_width with nd=1 has unsupported shape (1, 3). Valid shapes are (1, 2), (1, 2), (2,), (1,), or ().
-# xfail: numpy/shapes.py:332: jnp.pad does not check pad_width's shape and fails with a raw reshape ValueError
 import numpy as np
 import astjax
 import astjax.numpy as jnp

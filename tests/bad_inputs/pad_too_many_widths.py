@@ -1,6 +1,5 @@
 # expect: AstjaxError ValueError
 # jax: ValueError (ValueError): jnp.pad: pad_width with nd=1 has unsupported shape (2, 2). Valid shapes are (1, 2), (1, 2), (2,), (1,), or ().
-# xfail: numpy/shapes.py: jnp.pad does not check pad_width's shape; numpy's broadcast_to fails with a raw ValueError
 import numpy as np
 import astjax
 import astjax.numpy as jnp

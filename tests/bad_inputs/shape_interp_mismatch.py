@@ -1,6 +1,5 @@
 # expect: AstjaxError ValueError
 # jax: ValueError (ValueError): xp and fp must be one-dimensional arrays of equal size
-# xfail: numpy/: jnp.interp does not check len(xp) == len(fp) (silent result); JAX raises ValueError
 import numpy as np
 import astjax
 import astjax.numpy as jnp
