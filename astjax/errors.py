@@ -22,7 +22,7 @@ __all__ = [
     "ArgumentTypeError", "ArgumentValueError", "ArgumentIndexError",
     "UnknownOptionError", "ArityError", "StructureError",
     "DifferentiationError", "DifferentiationTypeError", "UndefinedRuleError", "JAXTypeError",
-    "JAXIndexError",
+    "JAXIndexError", "JAXValueError", "JAXAttributeError", "located_builtin_error",
     "ConcretizationTypeError", "TracerBoolConversionError", "TracerIntegerConversionError",
     "TracerArrayConversionError", "UnexpectedTracerError", "KeyReuseError", "JaxRuntimeError",
     "user_location", "warn_at", "check_signature", "check_callable", "function_name",
@@ -126,6 +126,28 @@ class JAXTypeError(AstjaxError, TypeError):
 
 class JAXIndexError(AstjaxError, IndexError):
     """Base of the errors JAX raises as IndexError (`jax.errors.JAXIndexError`)."""
+
+
+class JAXValueError(AstjaxError, ValueError):
+    """An error JAX raises as a plain ValueError (e.g. Python's own, from a builtin
+    called on a staged value), located at the user's line."""
+
+
+class JAXAttributeError(AstjaxError, AttributeError):
+    """An operation arrays do not support, where JAX raises AttributeError (`del x[i]`)."""
+
+
+def located_builtin_error(e: Exception, hint: str = "") -> AstjaxError | None:
+    """Python's own TypeError / ValueError / IndexError / AttributeError `e` (raised by
+    a builtin on a user's value) as the located AstjaxError subclass of the same
+    builtin class (so `except TypeError:` still catches it), or None for other
+    classes. Located at the innermost converted user frame, or the API call."""
+    for builtin, cls in ((TypeError, JAXTypeError), (ValueError, JAXValueError),
+                         (IndexError, JAXIndexError), (AttributeError, JAXAttributeError)):
+        if isinstance(e, builtin):
+            loc = user_location(2)
+            return cls(str(e), hint=hint, loc=loc if loc.file is not None else caller_location())
+    return None
 
 
 class ConcretizationError(JAXTypeError):

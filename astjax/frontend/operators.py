@@ -18,8 +18,8 @@ import threading
 import types
 
 from .. import core
-from ..errors import (USER_CODE, AmbiguousTruthValueError, ConcretizationError, check_signature,
-                      user_location)
+from ..errors import (USER_CODE, AmbiguousTruthValueError, AstjaxError, ConcretizationError,
+                      check_signature, located_builtin_error, user_location)
 from . import converter
 from .array_ops import maximum, minimum
 from .branch_ops import (Undefined, UndefinedReturnValue, and_, any_flag, if_exp, if_stmt, ld,
@@ -103,6 +103,23 @@ def _builtin_on_staged(f, args, kwargs):
     return out
 
 
+def _is_builtin(f) -> bool:
+    """A function or type implemented in C by Python itself (`int`, `len`, `pow`,
+    `str.format`, ...): its own TypeError / ValueError has no frame of its own, so the
+    front end locates it at the user's call, where JAX's would be raised."""
+    if isinstance(f, type):
+        return f.__module__ == "builtins"
+    return isinstance(f, (types.BuiltinFunctionType, types.MethodWrapperType,
+                          types.MethodDescriptorType))
+
+
+def _builtin_hint(f, args) -> str:
+    if any(isinstance(a, core.Tracer) and a.known is None for a in args):
+        return (f"Python's `{getattr(f, '__name__', f)}` works on Python values; this "
+                f"argument is a staged value: use the astjax.numpy function instead")
+    return f"this is Python's own error from `{getattr(f, '__name__', f)}`"
+
+
 def _check_arity(f, args, kwargs, e):
     """A TypeError raised by the call itself (no frame of the callee in its traceback)
     is a signature mismatch: report it as a located ArityError naming the user's
@@ -120,7 +137,14 @@ def call(f, /, *args, **kwargs):
     target = _convertible(f)
     if target is None:
         if not getattr(getattr(f, "__func__", f), converter._converted_marker, False):
-            return f(*args, **kwargs)
+            if not _is_builtin(f):
+                return f(*args, **kwargs)
+            try:
+                return f(*args, **kwargs)
+            except (TypeError, ValueError) as e:
+                if isinstance(e, AstjaxError) or e.__traceback__.tb_next is not None:
+                    raise  # raised deeper down: that frame reports it
+                raise located_builtin_error(e, hint=_builtin_hint(f, args)) from None
         target = f  # already converted (e.g. a recursive call inside converted code)
     key = getattr(getattr(target, "__func__", target), "__code__", None)
     if core.current_builder() is None or key is None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from ..codegen.runtime import Array
 from ..core import Tracer
+from ..errors import JAXAttributeError, JAXTypeError
 
 _namespace = None  # the astjax.numpy module, set by `install`
 
@@ -79,17 +80,43 @@ class ArrayMethods:
     def __invert__(self):
         return _jnp().invert(self)
 
+    def __round__(self, ndigits=None):
+        """`round(x)` as JAX: `jnp.round`, then an int array when `ndigits` is None."""
+        out = _jnp().round(self, ndigits or 0)
+        return out if ndigits is not None else out.astype(int)
+
     def __getitem__(self, idx):
         return _jnp()._getitem(self, idx)
 
+    def __setitem__(self, idx, value):
+        raise JAXTypeError("astjax arrays are immutable and do not support in-place item "
+                           "assignment", hint="instead of x[idx] = y, write "
+                           "x = x.at[idx].set(y) (or .add, .multiply, .min, .max)")
+
+    def __delitem__(self, idx):
+        raise JAXAttributeError("__delitem__: astjax arrays are immutable and do not support "
+                                "deleting items",
+                                hint="build the array you want, e.g. jnp.delete(x, idx)")
+
+    def __format__(self, spec):
+        if isinstance(self, Tracer) and spec:
+            raise JAXTypeError(f"unsupported format string {spec!r} passed to a staged value: "
+                               f"its value is only known when the function runs",
+                               hint="format it outside the staged function, or print it with "
+                                    "astjax.debug.print('{x}', x=x)")
+        return object.__format__(self, spec) if isinstance(self, Tracer) else \
+            format(self.__array__()[()], spec)
+
     def __len__(self):
         if not self.shape:
-            raise TypeError("len() of unsized object")
+            raise JAXTypeError("len() of unsized object (a 0-d array)",
+                               hint="a 0-d array has no length; use x.size or x.shape")
         return self.shape[0]
 
     def __iter__(self):
         if not self.shape:
-            raise TypeError("iteration over a 0-d array")
+            raise JAXTypeError("iteration over a 0-d array",
+                               hint="a 0-d array holds one value; there is nothing to iterate")
         return (self[i] for i in range(self.shape[0]))
 
     @property

@@ -7,7 +7,7 @@ import numpy as np
 
 from .. import core, dtypes, lax
 from ..core import Tracer
-from ..errors import ArgumentError, ArgumentTypeError, ShapeError
+from ..errors import ArgumentIndexError, ArgumentTypeError
 from .advanced_indexing import (_is_array_index, _is_int_scalar, _normalize_index, _slice_part,
                                 _static_int, gather_index, scatter_index,
                                 take, take_along_axis)  # noqa: F401  (jnp.take, take_along_axis)
@@ -50,9 +50,11 @@ def _getitem(x, idx, mode=None, fill_value=None):
         elif _is_int_scalar(i):
             s = _static_int(i)
             if s is not None:
-                if not -n <= s < n:
-                    raise ShapeError(f"index {s} is out of bounds for axis {axis} with size {n}")
-                s %= n
+                if n == 0:
+                    raise ArgumentIndexError(f"index {s} is out of bounds for axis {axis} with "
+                                             f"size 0", hint="this axis has no elements")
+                # as JAX: a negative index counts from the end, then clamps into range
+                s = min(max(s + n if s < 0 else s, 0), n - 1)
                 starts.append(s)
                 limits.append(s + 1)
             else:

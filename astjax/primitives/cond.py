@@ -395,6 +395,22 @@ def _promote_weak(jaxpr: core.Jaxpr, target_avals):
     return core.Jaxpr(jaxpr.constvars, jaxpr.invars, outs, eqns)
 
 
+def promote_weak_carry(leaves, in_avals, out_avals):
+    """JAX's weak-type promotion of a loop's initial carry: a weakly typed initial value
+    (a Python scalar) whose type the body changes becomes the promoted type of the two
+    (`0` with a body returning `c + 0.5` starts as float32; a weak float32 with a strong
+    float32 body output becomes strong). -> (new leaves, whether any changed); the
+    caller re-stages the body when one did."""
+    lax = lax_ops()
+    out, changed = [], False
+    for x, a, b in zip(leaves, in_avals, out_avals):
+        if a.weak_type and a.shape == b.shape and (a.dtype != b.dtype or not b.weak_type):
+            dt, _ = dtypes.promote((a.dtype, True), (b.dtype, b.weak_type))
+            x, changed = lax.convert_element_type(x, dt), True
+        out.append(x)
+    return out, changed
+
+
 def _ensure_types(what, got_tree, got, want_tree, want):
     if got_tree != want_tree:
         raise StructureError(f"{what}: the output structure {got_tree} does not match "

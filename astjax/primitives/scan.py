@@ -32,7 +32,7 @@ from ..errors import LoopCarryError, ShapeError, StructureError
 from ..pyast import assign, attr, call, dtype_expr, load, pyconst, statement_rule, store
 from ..util import split_list
 from .base import lax_ops, instantiate, matchaxis, moveaxis, register, zeros_like_aval
-from .cond import _fmt, _promote_weak, _types_match, not_mapped, stage_sub
+from .cond import _fmt, _promote_weak, _types_match, not_mapped, promote_weak_carry, stage_sub
 from .structural import iota_p
 
 __all__ = ["scan_p", "bind_scan", "scan", "scan_raw", "map"]
@@ -578,10 +578,8 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     new_carry = [v.aval for v in jaxpr.outvars[:k]]
     if children[0] != carry_tree:
         raise LoopCarryError(f"scan body carry structure {children[0]} does not match {carry_tree}")
-    if any(a.weak_type and not b.weak_type and a.dtype == b.dtype for a, b in zip(carry_avals, new_carry)):
-        lax = lax_ops()
-        carry_leaves = [lax.convert_element_type(x, b.dtype) if a.weak_type and not b.weak_type
-                        else x for x, a, b in zip(carry_leaves, carry_avals, new_carry)]
+    carry_leaves, changed = promote_weak_carry(carry_leaves, carry_avals, new_carry)
+    if changed:
         carry_avals = _carry_avals(carry_leaves)
         jaxpr, consts, out_tree = stage(carry_avals)
         new_carry = [v.aval for v in jaxpr.outvars[:k]]

@@ -53,7 +53,8 @@ from ..pyast import load, statement_rule
 from ..util import split_list
 from .base import lax_ops, instantiate, matchaxis, register, zeros_like_aval
 from .cond import (_any, _ensure_types, _first_lane, _fmt, _lane_select, _promote_weak,
-                   _safe_operand, _types_match, not_mapped, stage_sub, switch)
+                   _safe_operand, _types_match, not_mapped, promote_weak_carry, stage_sub,
+                   switch)
 from .scan import _permute, carry_names, loop_fuse, preset_carry_outputs, scan
 
 __all__ = ["while_p", "bind_while", "while_loop", "fori_loop"]
@@ -471,17 +472,13 @@ def while_loop(cond_fun, body_fun, init_val):
     avals = _carry_avals(leaves)
     body_j, body_c, body_tree = stage_sub(body_fun, args_tree, avals)
     body_out = [v.aval for v in body_j.outvars]
-    if body_tree != tree or any(a.shape != b.shape or a.dtype != b.dtype
-                                for a, b in zip(body_out, avals)):
-        # a weak-typed initial value gets the body's strong type, as in JAX
-        fixed = [b if (a.shape == b.shape and a.dtype == b.dtype) else a for a, b in zip(avals, body_out)]
-        _ensure_types("while_loop body", body_tree, body_out, tree, fixed)
-    if any(a.weak_type and not b.weak_type for a, b in zip(avals, body_out)):
-        lax = lax_ops()
-        leaves = [lax.convert_element_type(x, b.dtype) if a.weak_type and not b.weak_type else x
-                  for x, a, b in zip(leaves, avals, body_out)]
-        avals = _carry_avals(leaves)
-        body_j, body_c, body_tree = stage_sub(body_fun, args_tree, avals)
+    if body_tree == tree:  # a weak-typed initial value takes the body's type, as in JAX
+        leaves, changed = promote_weak_carry(leaves, avals, body_out)
+        if changed:
+            avals = _carry_avals(leaves)
+            body_j, body_c, body_tree = stage_sub(body_fun, args_tree, avals)
+            body_out = [v.aval for v in body_j.outvars]
+    _ensure_types("while_loop body", body_tree, body_out, tree, avals)
     body_j = _promote_weak(body_j, avals)
     cond_j, cond_c, _ = stage_sub(cond_fun, args_tree, avals)
     cond_out = [v.aval for v in cond_j.outvars]

@@ -1,6 +1,5 @@
 # expect: AstjaxError TypeError
 # jax: TypeError (ConcretizationTypeError): Abstract tracer value encountered where concrete value is expected: traced array with shape int32[]
-# xfail: numpy/array_methods.py:92: jnp.split with a staged count iterates a 0-d staged value (raw TypeError) instead of a ConcretizationError
 import numpy as np
 import astjax
 import astjax.numpy as jnp

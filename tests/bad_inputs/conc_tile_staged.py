@@ -1,6 +1,5 @@
 # expect: AstjaxError TypeError
 # jax: TypeError (TypeError): As of JAX v0.7, parameters to jaxpr equations must have __hash__ and __eq__ methods. In a call to primitive tile, the value of parameter reps was not hashable: 
-# xfail: numpy/array_methods.py:92: jnp.tile with a staged count iterates a 0-d staged value (raw TypeError) instead of a ConcretizationError
 import numpy as np
 import astjax
 import astjax.numpy as jnp

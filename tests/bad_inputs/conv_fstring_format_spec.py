@@ -1,6 +1,5 @@
 # expect: AstjaxError TypeError
 # jax: TypeError (TypeError): unsupported format string passed to DynamicJaxprTracer.__format__
-# xfail: core.Tracer.__format__ raises a raw TypeError for a format spec; JAX raises the same TypeError, astjax should locate it and add a hint
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,6 +1,5 @@
 # expect: ok
 # jax: ok
-# xfail: issue 13 item 11: a static out-of-bounds index raises instead of clamping like JAX (numpy/indexing.py:122)
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,6 +1,5 @@
 # expect: AstjaxError TypeError
 # jax: TypeError (TypeError): JAX arrays are immutable and do not support in-place item assignment. Instead of x[idx] = y, use x = x.at[idx].set(y) or another .at[] method: https://docs.jax.
-# xfail: Array.__setitem__ is missing: Python's raw TypeError, where JAX raises a TypeError saying arrays are immutable and pointing to x.at[i].set
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,6 +1,5 @@
 # expect: ok
 # jax: ok
-# xfail: primitives/scan.py:589: a weakly-typed carry (Python int 0) that becomes float is rejected; JAX promotes the weak carry and runs
 import numpy as np
 import astjax
 import astjax.numpy as jnp
