@@ -19,7 +19,7 @@ __all__ = [
     "UnsupportedSyntaxError", "ShapeError", "DTypeError", "UndefinedVariableError",
     "LoopCarryError", "SourceNotFoundError", "ArgumentError", "EscapedTracerError",
     "NotImplementedInAstjaxError", "MissingNameError", "AxisNameError", "SideEffectWarning",
-    "ArgumentTypeError", "ArgumentValueError", "ArgumentIndexError",
+    "ArgumentTypeError", "ArgumentValueError", "ArgumentIndexError", "ArgumentZeroDivisionError",
     "UnknownOptionError", "ArityError", "StructureError",
     "DifferentiationError", "DifferentiationTypeError", "UndefinedRuleError", "JAXTypeError",
     "JAXIndexError", "JAXValueError", "JAXAttributeError", "located_builtin_error",
@@ -239,6 +239,12 @@ class ArgumentValueError(ArgumentError, ValueError):
 class ArgumentIndexError(ArgumentError, IndexError):
     """A malformed index (where JAX raises IndexError), e.g. two ellipses."""
     default_hint = "use at most one `...`, and one index per axis"
+
+
+class ArgumentZeroDivisionError(ArgumentError, ZeroDivisionError):
+    """An API argument that divides by zero (`jnp.arange(0, 10, 0)`), where JAX raises
+    ZeroDivisionError."""
+    default_hint = "pass a nonzero value"
 
 
 class UnknownOptionError(ArgumentError, AttributeError):

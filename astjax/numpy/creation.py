@@ -7,11 +7,13 @@ import numpy as np
 
 from .. import core, dtypes, lax
 from ..core import Tracer
-from ..errors import ConcretizationError, ShapeValueError
+from ..errors import (ArgumentValueError, ArgumentZeroDivisionError, ConcretizationError,
+                      ShapeValueError)
 from .operands import (_constant, _dtype, _static_shape, array, asarray,  # noqa: F401
                        broadcast_to_shape, check_python_ints, operator_index)
 from .shapes import diagonal, moveaxis, ndim, reshape, shape
 from .ufuncs import exp, log, multiply, power, where
+from .util import static_int
 
 
 def zeros(shape, dtype=None):
@@ -71,6 +73,12 @@ def arange(start, stop=None, step=None, dtype=None):
     if stop is None and step is None:
         start, stop = 0, start
     step = 1 if step is None else step
+    if any(isinstance(v, complex) or np.iscomplexobj(v) for v in (start, stop, step)):
+        raise ArgumentValueError("jnp.arange does not take complex start/stop/step (as JAX)",
+                                 hint="build a real range and multiply it by a complex number")
+    if step == 0:
+        raise ArgumentZeroDivisionError("jnp.arange: step is 0 (division by zero)",
+                                        hint="pass a nonzero step")
     default = dtypes.result_type(*(v for v in (start, stop, step) if v is not None))
     dt = _dtype(dtype, default)
     n = max(int(np.ceil((stop - start) / step)), 0)
@@ -86,7 +94,10 @@ def _affine_iota(dt, n, start, step):
 
 
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
-    num = int(num)
+    num = static_int(num, "jnp.linspace: num")
+    if num < 0:
+        raise ArgumentValueError(f"jnp.linspace: number of samples, {num}, must be "
+                                 f"non-negative")
     dt = _dtype(dtype, dtypes.dtype(float))
     comp_dt = dtypes.canonicalize(np.promote_types(dt, dtypes.dtype(float)))
     start = lax.convert_element_type(asarray(start), comp_dt)
@@ -117,8 +128,18 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
                                     _dtype(dtype, dtypes.dtype(float)))
 
 
+def _dims(what, *dims):
+    """Static, nonnegative matrix dimensions (`eye`, `tri`): a ValueError otherwise, as
+    JAX's."""
+    out = tuple(static_int(d, f"{what}: a dimension") for d in dims)
+    if any(d < 0 for d in out):
+        raise ShapeValueError(f"{what}: negative dimensions are not allowed, got "
+                              f"{' and '.join(map(str, out))}")
+    return out
+
+
 def eye(N, M=None, k=0, dtype=None):
-    M = N if M is None else M
+    N, M = _dims("jnp.eye", N, N if M is None else M)
     dt = _dtype(dtype, dtypes.dtype(float))
     r = lax.broadcasted_iota(dtypes.int32, (N, M), 0)
     c = lax.broadcasted_iota(dtypes.int32, (N, M), 1)
@@ -130,15 +151,22 @@ def identity(n, dtype=None):
 
 
 def tri(N, M=None, k=0, dtype=None):
-    M = N if M is None else M
+    N, M = _dims("jnp.tri", N, N if M is None else M)
     r = lax.broadcasted_iota(dtypes.int32, (N, M), 0)
     c = lax.broadcasted_iota(dtypes.int32, (N, M), 1)
     return lax.convert_element_type(lax.ge(lax.add(r, np.int32(k)), c),
                                     _dtype(dtype, dtypes.dtype(float)))
 
 
+def _at_least_2d(m, what):
+    if ndim(m) < 2:
+        raise ShapeValueError(f"argument to jnp.{what} must be at least 2-D, got shape "
+                              f"{shape(m)}", hint="tril/triu act on the last two axes")
+
+
 def tril(m, k=0):
     m = asarray(m)
+    _at_least_2d(m, "tril")
     N, M = core.get_aval(m).shape[-2:]
     mask = lax.convert_element_type(tri(N, M, k), dtypes.bool_)
     return where(mask, m, lax.full_like(m, 0))
@@ -146,6 +174,7 @@ def tril(m, k=0):
 
 def triu(m, k=0):
     m = asarray(m)
+    _at_least_2d(m, "triu")
     N, M = core.get_aval(m).shape[-2:]
     mask = lax.convert_element_type(tri(N, M, k - 1), dtypes.bool_)
     return where(mask, lax.full_like(m, 0), m)

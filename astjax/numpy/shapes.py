@@ -6,13 +6,13 @@ from __future__ import annotations
 import numpy as np
 
 from .. import core, dtypes, lax
-from ..errors import (ArgumentTypeError, ArgumentValueError, AxisError, NotImplementedInAstjaxError,
-                      ShapeError, ShapeValueError)
+from ..errors import (ArgumentTypeError, ArgumentValueError, AxisError, ConcretizationError,
+                      NotImplementedInAstjaxError, ShapeError, ShapeValueError)
 from .indexing import _getitem, take
 from .operands import (_dtype, asarray, asarray_operand, broadcast_shapes, broadcast_to_shape,
                        promote_dtypes, result)
 from .reductions import sum as _sum
-from .util import canonicalize_axes, canonicalize_axis
+from .util import canonicalize_axes, canonicalize_axis, static_int
 
 
 def shape(a):
@@ -147,8 +147,21 @@ def atleast_3d(*arys):
     return out[0] if len(out) == 1 else out
 
 
+def _count(v, what):
+    """A static count argument (sections of `split`, `tile`'s reps, `repeat`'s
+    repeats): a Python or NumPy int, or a 0-d array whose value is known now; a staged
+    one is a ConcretizationError (TypeError), as JAX's."""
+    if isinstance(v, core.Tracer) or (np.ndim(v) == 0 and not isinstance(v, (int, np.integer))
+                                      and hasattr(v, "dtype")):
+        return static_int(v, what)
+    return v
+
+
 def concatenate(arrays, axis=0, dtype=None):
     arrays = [asarray(a) for a in arrays]
+    if not arrays:
+        raise ShapeValueError("need at least one array to concatenate",
+                              hint="pass a non-empty list or tuple of arrays")
     if axis is None:
         arrays = [ravel(a) for a in arrays]
         axis = 0
@@ -157,7 +170,8 @@ def concatenate(arrays, axis=0, dtype=None):
         arrays = [astype(a, dtype) for a in arrays]
     nd = core.get_aval(arrays[0]).ndim
     if nd == 0:
-        raise ShapeError("zero-dimensional arrays cannot be concatenated")
+        raise ShapeValueError("zero-dimensional arrays cannot be concatenated",
+                              hint="use jnp.stack to join 0-d arrays into a 1-d one")
     return lax.concatenate(arrays, canonicalize_axis(axis, nd, "concatenate"))
 
 
@@ -170,9 +184,13 @@ def stack(arrays, axis=0, dtype=None):
         out = stacked if axis == 0 else moveaxis(stacked, 0, axis)
         return out if dtype is None else astype(out, dtype)
     arrays = [asarray(a) for a in arrays]
+    if not arrays:
+        raise ShapeValueError("need at least one array to stack",
+                              hint="pass a non-empty list or tuple of arrays")
     shapes = {core.get_aval(a).shape for a in arrays}
     if len(shapes) != 1:
-        raise ShapeError(f"all input arrays must have the same shape, got {sorted(shapes)}")
+        raise ShapeValueError(f"all input arrays must have the same shape, got "
+                              f"{', '.join(str(core.get_aval(a).shape) for a in arrays)}")
     nd = core.get_aval(arrays[0]).ndim + 1
     axis = canonicalize_axis(axis, nd, "stack")
     return concatenate([expand_dims(a, axis) for a in arrays], axis, dtype)
@@ -203,10 +221,16 @@ def split(ary, indices_or_sections, axis=0):
     ary = asarray(ary)
     axis = canonicalize_axis(axis, ndim(ary), "split")
     n = shape(ary)[axis]
+    indices_or_sections = _count(indices_or_sections, "jnp.split: indices_or_sections")
     if isinstance(indices_or_sections, (int, np.integer)):
         k = int(indices_or_sections)
+        if k <= 0:
+            raise ArgumentValueError(f"jnp.split: the number of sections must be positive, "
+                                     f"got {k}")
         if n % k:
-            raise ShapeError(f"array split does not result in an equal division: {n} into {k}")
+            raise ShapeValueError(f"array split does not result in an equal division: "
+                                  f"{n} into {k} sections",
+                                  hint="use jnp.array_split for unequal parts")
         bounds = [i * (n // k) for i in range(k + 1)]
     else:
         bounds = [0] + [int(i) for i in indices_or_sections] + [n]
@@ -250,7 +274,9 @@ def broadcast_arrays(*args):
 
 def tile(A, reps):
     A = asarray(A)
-    reps = (reps,) if isinstance(reps, (int, np.integer)) else tuple(reps)
+    reps = _count(reps, "jnp.tile: reps")
+    reps = (reps,) if isinstance(reps, (int, np.integer)) else \
+        tuple(static_int(r, "jnp.tile: reps") for r in reps)
     nd = max(len(reps), ndim(A))
     A = reshape(A, (1,) * (nd - ndim(A)) + shape(A))
     reps = (1,) * (nd - len(reps)) + reps
@@ -272,14 +298,29 @@ def repeat(a, repeats, axis=None, total_repeat_length=None):
         axis = 0
     axis = canonicalize_axis(axis, ndim(a), "repeat")
     s = shape(a)
+    repeats = _count(repeats, "jnp.repeat: repeats (give total_repeat_length to stage it)")
     if isinstance(repeats, (int, np.integer)):
         r = int(repeats)
+        if r < 0:
+            raise ArgumentValueError(f"jnp.repeat: repeats must be nonnegative, got {r}")
         b = lax.broadcast_in_dim(a, s[:axis + 1] + (r,) + s[axis + 1:],
                                  tuple(range(axis + 1)) + tuple(range(axis + 2, ndim(a) + 1)))
         return lax.reshape(b, s[:axis] + (s[axis] * r,) + s[axis + 1:])
+    if isinstance(repeats, core.Tracer) or (isinstance(repeats, (list, tuple)) and any(
+            isinstance(r, core.Tracer) for r in repeats)):
+        raise ConcretizationError("jnp.repeat: staged per-element repeats give a shape only "
+                                  "known when the function runs",
+                                  hint="pass repeats as a static array or list")
     reps = np.asarray(repeats)
     if reps.ndim == 0:
         return repeat(a, int(reps), axis)
+    if reps.ndim != 1 or reps.shape[0] not in (1, s[axis]):
+        raise ShapeValueError(f"jnp.repeat: repeats of shape {reps.shape} do not match axis "
+                              f"{axis} of length {s[axis]}",
+                              hint="give one repeat count per element along the axis, or one "
+                                   "for all")
+    if (reps < 0).any():
+        raise ArgumentValueError(f"jnp.repeat: repeats must be nonnegative, got {reps}")
     idx = np.repeat(np.arange(s[axis]), reps)
     return take(a, asarray(idx.astype(np.int32)), axis=axis)
 

@@ -22,7 +22,7 @@ import numpy as np
 from .. import core, lax
 from ..api import jit
 from ..errors import (ArgumentError, ArgumentTypeError, AstjaxError, AxisError,
-                      ConcretizationError)
+                      TracerIntegerConversionError)
 from ..staging import StagedCallable
 
 
@@ -66,9 +66,11 @@ def library_jit(fn=None, *, static_argnums=(), static_argnames=()):
 
 
 def static_int(v, what="value"):
+    """`v` as a Python int now: a staged value is a TracerIntegerConversionError (JAX's
+    ConcretizationTypeError), a non-integer an ArgumentTypeError (both TypeErrors)."""
     if isinstance(v, core.Tracer):
         if v.known is None:
-            raise ConcretizationError(f"{what} must be known at staging time")
+            raise TracerIntegerConversionError(f"{what} must be known at staging time")
         return int(v.known)
     try:
         return operator.index(v)

@@ -1,4 +1,4 @@
-# expect: TracerArrayConversionError TypeError
+# expect: ConcretizationError TypeError
 # jax: TypeError (ConcretizationTypeError): Abstract tracer value encountered where concrete value is expected: traced array with shape int32[]
 import numpy as np
 import astjax

@@ -1,6 +1,5 @@
 # expect: AstjaxError ValueError
 # jax: ValueError (ValueError): Passing complex start/stop/step to jnp.arange is no longer supported starting in JAX v0.10.0.
-# xfail: numpy/creation.py:170: jnp.arange does not validate step/complex bounds and fails inside astjax with a raw error
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,6 +1,5 @@
 # expect: AstjaxError ValueError
 # jax: ValueError (ValueError): All input arrays must have the same shape. Got (4,), (5,).
-# xfail: numpy/shapes.py:172: jnp.stack of mismatched/empty lists raises ShapeError (a TypeError); JAX raises ValueError
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,6 +1,5 @@
 # expect: AstjaxError ValueError
 # jax: ValueError (ValueError): operands could not be broadcast together with remapped shapes [original->remapped]: (2,)  and requested shape (3,)
-# xfail: numpy/: jnp.repeat does not check that repeats matches the axis length; numpy's raw ValueError escapes
 import numpy as np
 import astjax
 import astjax.numpy as jnp

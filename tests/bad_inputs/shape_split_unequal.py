@@ -1,6 +1,5 @@
 # expect: AstjaxError ValueError
 # jax: ValueError (ValueError): array split does not result in an equal division: rest is 1
-# xfail: numpy/shapes.py:205: an unequal jnp.split raises ShapeError (a TypeError); JAX raises ValueError
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,4 +1,4 @@
-# expect: ShapeError TypeError
+# expect: ShapeValueError ValueError
 # jax: ValueError (ValueError): All input arrays must have the same shape. Got (2,), (3,).
 import numpy as np
 import astjax
