@@ -7,7 +7,7 @@ import string
 import numpy as np
 
 from .. import core, lax
-from ..errors import ShapeError
+from ..errors import ArgumentTypeError, ArgumentValueError, ShapeError, ShapeValueError
 from .reductions import sum as _sum
 from .shapes import diagonal, ravel, reshape, transpose
 from .util import canonicalize_axes
@@ -148,10 +148,46 @@ def kron(a, b):
     return reshape(multiply(a_, b_), tuple(x * y for x, y in zip(sa, sb)))
 
 
+def _check_spec(in_specs, out, shapes):
+    """Reject an einsum spec that does not fit its operands, with NumPy's / JAX's
+    ValueErrors: the operand count, each subscript's rank, one size per label, output
+    labels that appear in the inputs and only once."""
+    if len(in_specs) != len(shapes):
+        raise ArgumentValueError(f"einsum: the number of subscripts, {len(in_specs)}, must "
+                                 f"equal the number of operands, {len(shapes)}",
+                                 hint="give one comma-separated subscript per operand")
+    sizes = {}
+    for k, (spec, shape) in enumerate(zip(in_specs, shapes)):
+        labels = spec.replace("...", "")
+        if ("..." in spec and len(labels) > len(shape)) or ("..." not in spec
+                                                            and len(labels) != len(shape)):
+            raise ShapeValueError(f"einsum: subscript {spec!r} does not have the right number "
+                                  f"of indices for operand {k} of shape {tuple(shape)}")
+        head, _, tail = spec.partition("...")  # labels before an ellipsis, and after
+        dims = tuple(shape[:len(head)]) + tuple(shape[len(shape) - len(tail):] if tail else ())
+        for c, d in zip(head + tail, dims):
+            if sizes.setdefault(c, d) != d and 1 not in (d, sizes[c]):
+                raise ShapeValueError(f"einsum: size of label {c!r} for operand {k} ({d}) does "
+                                      f"not match previous terms ({sizes[c]})")
+    labels = out.replace("...", "")
+    for c in labels:
+        if labels.count(c) > 1:
+            raise ArgumentValueError(f"einsum: output label {c!r} appears more than once in "
+                                     f"the output")
+        if c not in sizes:
+            raise ArgumentValueError(f"einsum: output label {c!r} does not appear in the input")
+
+
 def einsum(subscripts, *operands, optimize=None, precision=None, preferred_element_type=None):
     """Pairwise left-to-right contraction of an explicit or implicit einsum spec."""
     operands = promote_dtypes(*[asarray_operand(o) for o in operands])
+    if not isinstance(subscripts, str):
+        raise ArgumentTypeError(f"einsum: subscripts must be a string, got "
+                                f"{type(subscripts).__name__}",
+                                hint="pass a spec such as 'ij,jk->ik' first")
     subscripts = subscripts.replace(" ", "")
+    if subscripts.count("->") > 1:
+        raise ArgumentValueError(f"einsum: subscripts {subscripts!r} can only contain one '->'")
     if "->" in subscripts:
         ins, out = subscripts.split("->")
     else:
@@ -161,6 +197,7 @@ def einsum(subscripts, *operands, optimize=None, precision=None, preferred_eleme
             counts[c] = counts.get(c, 0) + 1
         out = ("..." if "..." in ins else "") + "".join(sorted(c for c, n in counts.items() if n == 1))
     in_specs = ins.split(",")
+    _check_spec(in_specs, out, [core.get_aval(o).shape for o in operands])
     # expand ellipses into fresh letters
     free_letters = [c for c in string.ascii_letters if c not in subscripts]
     n_ells = [core.get_aval(op).ndim - (len(spec) - 3) if "..." in spec else 0
@@ -191,9 +228,8 @@ def einsum(subscripts, *operands, optimize=None, precision=None, preferred_eleme
             ops[k] = _sum(ops[k], axis=tuple(drop))
             specs[k] = "".join(c for i, c in enumerate(specs[k]) if i not in drop)
     cur, cur_spec = ops[0], specs[0]
-    for op, spec in zip(ops[1:], specs[1:]):
+    for idx, (op, spec) in enumerate(zip(ops[1:], specs[1:]), 1):
         later = set(out)
-        idx = specs.index(spec)
         for s in specs[idx + 1:]:
             later |= set(s)
         batch = [c for c in cur_spec if c in spec and c in later]

@@ -1,6 +1,5 @@
 # expect: AstjaxError ValueError
 # jax: ValueError (ValueError): Size of label 'j' for operand 1 (3) does not match previous terms (4).
-# xfail: einsum does not check label sizes (numpy/contractions.py); the mismatch surfaces as a dot_general ShapeError (TypeError) where JAX raises ValueError
 import numpy as np
 import astjax
 import astjax.numpy as jnp

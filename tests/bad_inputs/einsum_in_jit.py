@@ -1,6 +1,5 @@
 # expect: AstjaxError ValueError
 # jax: ValueError (ValueError): Einstein sum subscript 'ij' does not contain the correct number of indices for operand 0.
-# xfail: einsum with a subscript of the wrong rank reaches primitives/reductions.py:147 and fails with a raw IndexError: numpy/contractions.py does not check subscript ranks
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,6 +1,5 @@
 # expect: AstjaxError ValueError
 # jax: ValueError (ValueError): Number of einsum subscripts, 2, must be equal to the number of operands, 1.
-# xfail: numpy/contractions.py: the einsum spec parser does not validate the spec (operand count / output labels) and fails with a raw ValueError
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,6 +1,5 @@
 # expect: AstjaxError ValueError
 # jax: ValueError (ValueError): Number of einsum subscripts, 1, must be equal to the number of operands, 2.
-# xfail: numpy/contractions.py: the einsum spec parser does not check the operand count and fails with a raw IndexError
 import numpy as np
 import astjax
 import astjax.numpy as jnp
