@@ -15,7 +15,7 @@ import warnings
 from jaxlib import _jax
 
 __all__ = [
-    "AstjaxError", "ConcretizationError", "NonConcreteBooleanIndexError",
+    "AstjaxError", "ConcretizationError", "NonConcreteBooleanIndexError", "StagedSliceError",
     "UnsupportedSyntaxError", "ShapeError", "DTypeError", "UndefinedVariableError",
     "LoopCarryError", "SourceNotFoundError", "ArgumentError", "EscapedTracerError",
     "NotImplementedInAstjaxError", "MissingNameError", "AxisNameError", "SideEffectWarning",
@@ -171,6 +171,13 @@ class TracerIntegerConversionError(ConcretizationError):
 
 class TracerArrayConversionError(ConcretizationError):
     """`np.asarray()` / `float()` of a staged value."""
+
+
+class StagedSliceError(ConcretizationError, IndexError):
+    """A staged slice bound (`x[:n]` with `n` staged): a concretization, and the
+    IndexError JAX raises ('slice entries must be static integers')."""
+    default_hint = ("use lax.dynamic_slice(x, (start,), (size,)) for a staged start with a "
+                    "static size, or mark the bound static (static_argnums)")
 
 
 class NonConcreteBooleanIndexError(JAXIndexError):

@@ -31,8 +31,8 @@ import numpy as np
 from .. import core, dtypes, lax
 from ..core import Tracer
 from ..errors import (ArgumentError, ArgumentIndexError, ArgumentTypeError,
-                      ArgumentValueError, ConcretizationError, JAXIndexError,
-                      NonConcreteBooleanIndexError, ShapeError)
+                      ArgumentValueError, JAXIndexError, NonConcreteBooleanIndexError,
+                      ShapeError, ShapeValueError, StagedSliceError)
 from ..primitives.gather import GatherDimensionNumbers, GatherScatterMode
 from ..primitives.scatter import ScatterDimensionNumbers
 from .operands import asarray, broadcast_shapes, broadcast_to_shape
@@ -90,7 +90,9 @@ def _expand(idx, ndim):
     elif n_used < ndim:
         idx = idx + (slice(None),) * (ndim - n_used)
     if n_used > ndim:
-        raise ShapeError(f"too many indices for an array of rank {ndim}: {n_used} given")
+        raise ArgumentIndexError(f"too many indices: the array is {ndim}-dimensional, but "
+                                 f"{n_used} were indexed",
+                                 hint="give at most one index per axis (None and ... add none)")
     return idx
 
 
@@ -107,12 +109,19 @@ def _slice_part(v):
     if v is None:
         return None
     s = _static_int(v)
-    if s is None:
-        raise ConcretizationError("slice bounds must be static: the slice's length is part of "
-                                  "the result's shape",
-                                  hint="use lax.dynamic_slice(x, (start,), (size,)) for a "
-                                       "staged start with a static size")
+    if s is None:  # JAX's IndexError: slice entries must be static integers
+        raise StagedSliceError("slice bounds must be static integers: the slice's length is "
+                               "part of the result's shape")
     return s
+
+
+def slice_indices(i: slice, n: int):
+    """(start, stop, step) of the slice `i` over an axis of size `n`, as
+    `slice.indices`; a zero step is a located ValueError (Python's, as JAX's)."""
+    start, stop, step = _slice_part(i.start), _slice_part(i.stop), _slice_part(i.step)
+    if step == 0:
+        raise ArgumentValueError("slice step cannot be zero", hint="use a nonzero step")
+    return slice(start, stop, step).indices(n)
 
 
 
@@ -167,11 +176,10 @@ class _Plan:
                 entries.append(("new",))
                 continue
             if d >= len(shape):
-                raise ShapeError(f"too many indices for an array of rank {len(shape)}")
+                raise ArgumentIndexError(f"too many indices for an array of rank {len(shape)}")
             n = shape[d]
             if isinstance(i, slice):
-                s0, s1, st = slice(_slice_part(i.start), _slice_part(i.stop),
-                                   _slice_part(i.step)).indices(n)
+                s0, s1, st = slice_indices(i, n)
                 rng = range(s0, s1, st)
                 entries.append(("slice", d, rng))
             elif _is_int_scalar(i) or isinstance(i, (list, np.ndarray)) or isinstance(
@@ -316,9 +324,9 @@ def _broadcast_values(values, full_shape, dtype):
         v = lax.reshape(v, shp)
     try:
         return broadcast_to_shape(v, full_shape)
-    except ShapeError:
-        raise ShapeError(f"cannot update a slice of shape {full_shape} with values of shape "
-                         f"{va.shape}: they do not broadcast") from None
+    except ShapeValueError:  # JAX's ValueError
+        raise ShapeValueError(f"cannot update a slice of shape {full_shape} with values of shape "
+                              f"{va.shape}: they do not broadcast") from None
 
 
 _SIMPLE = {"set": lambda x, v: v, "add": lax.add, "mul": lax.mul, "min": lax.min,
@@ -363,8 +371,8 @@ def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
         arr, indices, axis = _ravel(arr), _ravel(indices), 0
     aa, ia = core.get_aval(arr), core.get_aval(indices)
     if aa.ndim != ia.ndim:
-        raise ShapeError(f"take_along_axis: indices of rank {ia.ndim} do not match an array "
-                         f"of rank {aa.ndim}")
+        raise ShapeValueError(f"take_along_axis: indices and arr must have the same number "
+                              f"of dimensions; {ia.ndim} vs. {aa.ndim}")
     axis = canonicalize_axis(axis, aa.ndim, "take_along_axis")
     idx_dtype = dtypes.int64 if ia.dtype == dtypes.int64 else dtypes.int32
     indices = _normalize(indices, aa.shape[axis], idx_dtype)

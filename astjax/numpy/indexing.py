@@ -8,7 +8,7 @@ import numpy as np
 from .. import core, dtypes, lax
 from ..core import Tracer
 from ..errors import ArgumentIndexError, ArgumentTypeError
-from .advanced_indexing import (_is_array_index, _is_int_scalar, _normalize_index, _slice_part,
+from .advanced_indexing import (_is_array_index, _is_int_scalar, _normalize_index, slice_indices,
                                 _static_int, gather_index, scatter_index,
                                 take, take_along_axis)  # noqa: F401  (jnp.take, take_along_axis)
 from .operands import asarray
@@ -32,8 +32,7 @@ def _getitem(x, idx, mode=None, fill_value=None):
             continue
         n = av.shape[axis]
         if isinstance(i, slice):
-            start, stop, step = (_slice_part(i.start), _slice_part(i.stop), _slice_part(i.step))
-            s0, s1, st = slice(start, stop, step).indices(n)
+            s0, s1, st = slice_indices(i, n)
             if st > 0:
                 starts.append(s0)
                 limits.append(max(s1, s0))

@@ -1,6 +1,5 @@
 # expect: AstjaxError IndexError
 # jax: IndexError (IndexError): Slice entries must be static integers. Got slice(None, JitTracer(int32[]), None) at position 0
-# xfail: numpy/indexing.py raises ConcretizationError (TypeError) for a staged slice bound; JAX raises IndexError
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,6 +1,5 @@
 # expect: AstjaxError IndexError
 # jax: IndexError (IndexError): Too many indices: array is 1-dimensional, but 2 were indexed
-# xfail: numpy/indexing.py:62: too many indices raise ShapeError (a TypeError); JAX raises IndexError
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,6 +1,5 @@
 # expect: AstjaxError ValueError
 # jax: ValueError (ValueError): indices and arr must have the same number of dimensions; 2 vs. 1
-# xfail: numpy/advanced_indexing.py: take_along_axis with indices of another rank raises ShapeError (a TypeError); JAX raises ValueError
 import numpy as np
 import astjax
 import astjax.numpy as jnp
