@@ -133,9 +133,11 @@ def array_test(x):
 
 
 def test_array_condition_is_error():
-    with pytest.raises(ConcretizationError) as e:
+    with pytest.raises(ValueError) as e:  # the truth value of an array is ambiguous, as JAX
         astjax.jit(array_test)(np.ones(3, np.float32))
-    assert "jnp.any" in str(e.value)
+    assert isinstance(e.value, AstjaxError) and "jnp.any" in str(e.value)
+    with pytest.raises(ConcretizationError) as e:  # one element: a staged value, not ambiguous
+        astjax.jit(array_test)(np.ones(1, np.float32))
 
 
 def local_only_in_branch(x):

@@ -169,6 +169,11 @@ def any_flag(flags):
 
 def _pred_index(test, what):
     av = _aval(test)
+    if av.shape != () and av.size != 1:  # Python's truth value of it: JAX's ValueError
+        raise AmbiguousTruthValueError(
+            f"the test of this `{what}` is an array of shape {av.shape}: the truth value of "
+            f"an array with more than one element is ambiguous",
+            hint="use jnp.any(...) / jnp.all(...), or jnp.where for elementwise selection")
     if av.shape != ():
         raise ConcretizationError(
             f"the test of this `{what}` is an array of shape {av.shape}; a condition must be "

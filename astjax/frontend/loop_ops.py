@@ -20,8 +20,8 @@ import numpy as np
 from .. import core, dtypes, tree_util
 from ..config import config
 from ..core import Tracer
-from ..errors import (ConcretizationError, LoopCarryError, NotImplementedInAstjaxError,
-                      user_location)
+from ..errors import (AmbiguousTruthValueError, ConcretizationError, LoopCarryError,
+                      NotImplementedInAstjaxError, user_location)
 from ..primitives import elementwise as ew
 from ..primitives.scan import bind_scan
 from ..primitives.while_loop import bind_while
@@ -302,6 +302,11 @@ def _stage_test(st, carry_pos, avals, test, extra_avals=()):
         state = [tree_util.tree_unflatten(t, l) for t, l in zip(st.trees, leaves)]
         r = test(state) if not extra_avals else test(extra, state)
         av = _aval(r)
+        if av.shape != () and av.size != 1:  # Python's truth value of it: JAX's ValueError
+            raise AmbiguousTruthValueError(
+                f"the test of this loop is an array of shape {av.shape}: the truth value of "
+                f"an array with more than one element is ambiguous",
+                hint="use jnp.any / jnp.all")
         if av.shape != ():
             raise ConcretizationError(f"the test of this loop is an array of shape {av.shape}; "
                                       "it must be a scalar", hint="use jnp.any / jnp.all")

@@ -1,6 +1,5 @@
 # expect: AstjaxError ValueError
 # jax: ValueError (ValueError): The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()
-# xfail: the front end's staged `x if c else y` raises ConcretizationError (TypeError) for a non-0-d test; JAX raises ValueError ('truth value is ambiguous')
 import numpy as np
 import astjax
 import astjax.numpy as jnp
