@@ -12,8 +12,8 @@ import numpy as np
 from .. import core, dtypes, lax
 from ..codegen.runtime import Array, device_put
 from ..core import Tracer
-from ..errors import (ArgumentError, ArgumentTypeError, ConcretizationError, DTypeError,
-                      ScalarOverflowError, ShapeError, ShapeValueError)
+from ..errors import (ArgumentError, ArgumentTypeError, ArgumentValueError, ConcretizationError,
+                      DTypeError, ScalarOverflowError, ShapeError, ShapeValueError)
 
 # ---------------------------------------------------------------- dtypes and shapes
 
@@ -74,7 +74,16 @@ def array(obj, dtype=None, copy=True, ndmin=0):
             check_python_ints(obj, dt)
             np_val = np.asarray(obj, dt)
         else:
-            np_val = np.asarray(obj)
+            if obj is None:  # JAX's ValueError
+                raise ArgumentValueError("None is not a valid value for jnp.array",
+                                         hint="pass a number, a (nested) list of numbers or "
+                                              "an array")
+            try:
+                np_val = np.asarray(obj)
+            except ValueError as e:  # a ragged nested list: NumPy's (and JAX's) ValueError
+                raise ArgumentValueError(f"cannot make an array from {obj!r:.60}: {e}",
+                                         hint="every nested list must have the same length "
+                                              "at each depth") from None
             if np_val.dtype == object:
                 raise ArgumentTypeError(f"cannot make an array from {type(obj).__name__} "
                                     f"{obj!r:.60}")

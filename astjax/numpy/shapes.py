@@ -48,6 +48,9 @@ def reshape(a, shape=None, order="C", *, newshape=None):
             raise ShapeError(f"cannot reshape an array of shape {av.shape} into shape "
                              f"{tuple(shape)}")
         shape[shape.index(-1)] = av.size // known
+    if int(np.prod(shape, dtype=np.int64)) != av.size:  # JAX's jnp.reshape: a TypeError
+        raise ShapeError(f"cannot reshape an array of shape {av.shape} (size {av.size}) into "
+                         f"shape {tuple(shape)} (size {int(np.prod(shape, dtype=np.int64))})")
     if order == "F":
         return transpose(lax.reshape(transpose(a), tuple(reversed(shape))))
     return lax.reshape(a, tuple(shape))

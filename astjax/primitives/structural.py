@@ -253,9 +253,10 @@ reshape_p = core.new_primitive("reshape")
 
 def _reshape_ae(x, *, new_sizes, dimensions=None, sharding=None):
     check_shape("reshape", new_sizes, "new_sizes")
-    if int(np.prod(new_sizes, dtype=np.int64)) != x.size:
-        raise ShapeError(f"cannot reshape an array of shape {x.shape} (size {x.size}) "
-                         f"into shape {tuple(new_sizes)}")
+    if int(np.prod(new_sizes, dtype=np.int64)) != x.size:  # lax.reshape: JAX's ValueError
+        raise ShapeValueError(f"cannot reshape an array of shape {x.shape} (size {x.size}) "
+                              f"into shape {tuple(new_sizes)}",
+                              hint="the new shape must have as many elements as the operand")
     return ShapedArray(new_sizes, x.dtype, x.weak_type)
 
 

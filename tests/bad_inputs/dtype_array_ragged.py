@@ -1,6 +1,5 @@
 # expect: AstjaxError ValueError
 # jax: ValueError (ValueError): setting an array element with a sequence. The requested array has an inhomogeneous shape after 1 dimensions. The detected shape was (2,) + inhomogeneous part.
-# xfail: numpy/creation.py:58: a ragged nested list reaches np.asarray's raw ValueError inside astjax
 import numpy as np
 import astjax
 import astjax.numpy as jnp

@@ -1,6 +1,5 @@
 # expect: AstjaxError ValueError
 # jax: ValueError (ValueError): Cannot lower jaxpr with verifier errors:
-# xfail: primitives/structural.py:248: lax.reshape of the wrong size raises ShapeError (a TypeError); JAX raises ValueError
 import numpy as np
 import astjax
 import astjax.numpy as jnp
