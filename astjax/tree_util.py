@@ -14,6 +14,8 @@ import dataclasses
 import functools
 from typing import Any, Callable, NamedTuple
 
+from .errors import ArgumentValueError
+
 
 class _Node(NamedTuple):
     flatten: Callable
@@ -210,8 +212,10 @@ def _flatten(x, is_leaf, leaves):
 def tree_unflatten(treedef: PyTreeDef, leaves):
     leaves = list(leaves)
     if len(leaves) != treedef.num_leaves:
-        raise ValueError(f"Too {'few' if len(leaves) < treedef.num_leaves else 'many'} leaves "
-                         f"for PyTreeDef; expected {treedef.num_leaves}, got {len(leaves)}.")
+        raise ArgumentValueError(
+            f"Too {'few' if len(leaves) < treedef.num_leaves else 'many'} leaves for "
+            f"PyTreeDef; expected {treedef.num_leaves}, got {len(leaves)}.",
+            hint="pass exactly one leaf per leaf of the structure (treedef.num_leaves)")
     return _unflatten(treedef, iter(leaves))
 
 
@@ -239,8 +243,10 @@ def tree_map(f, tree, *rest, is_leaf=None):
 
 
 def _mismatch(td, x, why):
-    raise ValueError(f"Tree structures differ: {why}; expected a tree of structure {td!r}, "
-                     f"got {x!r:.200}.")
+    raise ArgumentValueError(f"Tree structures differ: {why}; expected a tree of structure "
+                             f"{td!r}, got {x!r:.200}.",
+                             hint="every tree must have the first tree's structure (or have "
+                                  "it as a prefix)")
 
 
 def _flatten_up_to(treedef, tree, strict=False):

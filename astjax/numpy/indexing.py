@@ -7,7 +7,7 @@ import numpy as np
 
 from .. import core, dtypes, lax
 from ..core import Tracer
-from ..errors import ArgumentIndexError, ArgumentTypeError
+from ..errors import ArgumentIndexError, ArgumentTypeError, JAXAttributeError
 from .advanced_indexing import (_is_array_index, _is_int_scalar, _normalize_index, slice_indices,
                                 _static_int, gather_index, scatter_index,
                                 take, take_along_axis)  # noqa: F401  (jnp.take, take_along_axis)
@@ -123,6 +123,13 @@ class _IndexUpdateRef:
 
     def __init__(self, array, index):
         self.array, self.index = array, index
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise JAXAttributeError(f"'_IndexUpdateRef' object has no attribute {name!r}",
+                                hint="x.at[idx] has the methods get, set, add, subtract, "
+                                     "multiply, divide, min, max, power, apply")
 
     def get(self, *, indices_are_sorted=False, unique_indices=False, mode=None,
             fill_value=None):

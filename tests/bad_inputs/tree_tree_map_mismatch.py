@@ -1,6 +1,5 @@
 # expect: AstjaxError ValueError
 # jax: ValueError (ValueError): pytree structure error: different lengths of tuple at key path
-# xfail: tree_util.py:242: tree_map of mismatched structures raises a raw ValueError from inside astjax (no location or hint)
 import numpy as np
 import astjax
 import astjax.numpy as jnp

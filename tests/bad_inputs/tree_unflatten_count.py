@@ -1,6 +1,5 @@
 # expect: AstjaxError ValueError
 # jax: ValueError (ValueError): Too few leaves for PyTreeDef; expected 2, got 1
-# xfail: tree_util.py:213: tree_unflatten with the wrong leaf count raises a raw ValueError from inside astjax
 import numpy as np
 import astjax
 import astjax.numpy as jnp
