@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import core, dtypes, lax
 from ..core import Tracer
-from ..errors import ArgumentValueError, ConcretizationError, ShapeError
+from ..errors import ArgumentValueError, ConcretizationError, ShapeError, ShapeValueError
 from . import ufuncs as uf
 from .contractions import matmul
 from .creation import diag
@@ -473,7 +473,8 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     a, b = moveaxis(a, axisa, -1), moveaxis(b, axisb, -1)
     na, nb = _shape(a)[-1], _shape(b)[-1]
     if na not in (2, 3) or nb not in (2, 3):
-        raise ShapeError("cross: incompatible dimensions for cross product (must be 2 or 3)")
+        raise ShapeValueError("cross: incompatible dimensions for cross product (must be 2 "
+                              "or 3)")
 
     def comp(x, i, n):
         if i < n:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import core, dtypes, lax
-from ..errors import ArgumentError, ArgumentValueError, ShapeError
+from ..errors import ArgumentError, ArgumentValueError, ShapeError, ShapeValueError
 from . import ufuncs as uf
 from .contractions import matmul
 from .reductions import (all as _all, any as _any, max as _max, mean as _mean,
@@ -438,10 +438,10 @@ def _mode_slice(full, na, nv, mode):
 def _conv_args(name, a, v):
     a, v = uf.promote_dtypes(asarray_operand(a), asarray_operand(v))
     if core.get_aval(a).ndim != 1 or core.get_aval(v).ndim != 1:
-        raise ShapeError(f"{name}() only supports 1-dimensional inputs")
+        raise ShapeValueError(f"{name}() only supports 1-dimensional inputs")
     na, nv = core.get_aval(a).shape[0], core.get_aval(v).shape[0]
     if na == 0 or nv == 0:
-        raise ShapeError(f"{name}: inputs cannot be empty")
+        raise ShapeValueError(f"{name}: inputs cannot be empty")
     return a, v, na, nv
 
 
