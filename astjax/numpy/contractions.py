@@ -210,8 +210,19 @@ def einsum(subscripts, *operands, optimize=None, precision=None, preferred_eleme
         specs.append(spec)
     if "..." in out:
         out = out.replace("...", "".join(free_letters[:max_ell]))
-    # reduce repeated letters within one operand (traces) and letters appearing nowhere else
     ops = list(operands)
+    # a size-1 axis whose label is longer elsewhere broadcasts (NumPy, JAX): drop it here
+    size = {}
+    for spec, op in zip(specs, ops):
+        for c, d in zip(spec, core.get_aval(op).shape):
+            size[c] = max(size.get(c, 1), d)
+    for k, (spec, op) in enumerate(zip(specs, ops)):
+        shp = core.get_aval(op).shape
+        drop = [i for i, c in enumerate(spec) if shp[i] == 1 and size[c] > 1 and spec.count(c) == 1]
+        if drop:
+            ops[k] = reshape(op, tuple(d for i, d in enumerate(shp) if i not in drop))
+            specs[k] = "".join(c for i, c in enumerate(spec) if i not in drop)
+    # reduce repeated letters within one operand (traces) and letters appearing nowhere else
     for k, (spec, op) in enumerate(zip(specs, ops)):
         if len(set(spec)) != len(spec):
             while len(set(spec)) != len(spec):

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import core, dtypes, lax
-from ..errors import (ArgumentTypeError, ArgumentValueError, AxisError, ConcretizationError,
-                      NotImplementedInAstjaxError, ShapeError, ShapeValueError)
+from ..errors import (ArgumentTypeError, ArgumentValueError, ArgumentZeroDivisionError, AxisError,
+                      ConcretizationError, NotImplementedInAstjaxError, ShapeError, ShapeValueError)
 from .indexing import _getitem, take
 from .operands import (_dtype, asarray, asarray_operand, broadcast_shapes, broadcast_to_shape,
                        promote_dtypes, result)
@@ -227,7 +227,9 @@ def split(ary, indices_or_sections, axis=0):
     indices_or_sections = _count(indices_or_sections, "jnp.split: indices_or_sections")
     if isinstance(indices_or_sections, (int, np.integer)):
         k = int(indices_or_sections)
-        if k <= 0:
+        if k == 0:  # JAX's ZeroDivisionError
+            raise ArgumentZeroDivisionError("jnp.split into 0 sections (division by zero)")
+        if k < 0:
             raise ArgumentValueError(f"jnp.split: the number of sections must be positive, "
                                      f"got {k}")
         if n % k:
@@ -304,8 +306,6 @@ def repeat(a, repeats, axis=None, total_repeat_length=None):
     repeats = _count(repeats, "jnp.repeat: repeats (give total_repeat_length to stage it)")
     if isinstance(repeats, (int, np.integer)):
         r = int(repeats)
-        if r < 0:
-            raise ArgumentValueError(f"jnp.repeat: repeats must be nonnegative, got {r}")
         b = lax.broadcast_in_dim(a, s[:axis + 1] + (r,) + s[axis + 1:],
                                  tuple(range(axis + 1)) + tuple(range(axis + 2, ndim(a) + 1)))
         return lax.reshape(b, s[:axis] + (s[axis] * r,) + s[axis + 1:])
@@ -322,10 +322,23 @@ def repeat(a, repeats, axis=None, total_repeat_length=None):
                               f"{axis} of length {s[axis]}",
                               hint="give one repeat count per element along the axis, or one "
                                    "for all")
-    if (reps < 0).any():
-        raise ArgumentValueError(f"jnp.repeat: repeats must be nonnegative, got {reps}")
-    idx = np.repeat(np.arange(s[axis]), reps)
+    idx = _repeat_indices(reps, s[axis])
     return take(a, asarray(idx.astype(np.int32)), axis=axis)
+
+
+def _repeat_indices(reps, n):
+    """The gather indices of `repeat` with per-element counts, computed as JAX does
+    (marks scattered at each block's start, then a running sum), so that negative
+    counts give JAX's answer too; a negative total is the TypeError JAX raises."""
+    reps = np.broadcast_to(reps.astype(np.int64), (n,))
+    total = int(reps.sum())
+    if total < 0:
+        raise ShapeError(f"jnp.repeat: the repeats sum to {total}, a negative length")
+    starts = np.cumsum(np.concatenate([[0], reps[:-1]]))
+    starts = np.where(starts < 0, starts + total, starts)  # negative indices wrap, as .at[]
+    marks = np.zeros(total, np.int64)
+    np.add.at(marks, starts[(starts >= 0) & (starts < total)], 1)
+    return np.cumsum(marks) - 1
 
 
 def flip(m, axis=None):
