@@ -17,7 +17,7 @@ from jaxlib import _jax
 __all__ = [
     "AstjaxError", "ConcretizationError", "NonConcreteBooleanIndexError", "StagedSliceError",
     "UnsupportedSyntaxError", "ShapeError", "DTypeError", "UndefinedVariableError",
-    "LoopCarryError", "SourceNotFoundError", "ArgumentError", "EscapedTracerError",
+    "LoopCarryError", "SourceNotFoundError", "SourceChangedError", "ArgumentError", "EscapedTracerError",
     "NotImplementedInAstjaxError", "MissingNameError", "AxisNameError", "SideEffectWarning",
     "ArgumentTypeError", "ArgumentValueError", "ArgumentIndexError", "ArgumentZeroDivisionError",
     "UnknownOptionError", "ArityError", "StructureError",
@@ -227,6 +227,14 @@ class LoopCarryError(JAXTypeError):
 class SourceNotFoundError(AstjaxError):
     default_hint = ("astjax stages functions from their source: define the function in a "
                     "file (not an interactive prompt or exec) so `inspect` can find it")
+
+
+class SourceChangedError(SourceNotFoundError):
+    """The source file of a function was edited after its module was imported: the text
+    on disk no longer compiles to the code Python runs, so staging it would silently
+    compute something else (R6)."""
+    default_hint = ("re-import the module (importlib.reload) or restart Python, so the "
+                    "function Python runs and the source astjax stages agree")
 
 
 class ArgumentError(AstjaxError):

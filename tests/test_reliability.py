@@ -712,3 +712,35 @@ def test_next_on_an_iterator_made_in_a_staged_branch():
     for s in (1.0, -1.0):
         np.testing.assert_allclose(astjax.jit(_iterator_made_in_branch)(s * np.ones(2)),
                                    _iterator_made_in_branch(s * np.ones(2)))
+
+
+# ---------------------------------------------------------------- R6
+def test_r6_source_edited_after_import(tmp_path, monkeypatch):
+    """A module edited on disk after its import: astjax must not stage the new text
+    (Python runs the imported code). The top-level function is a located
+    SourceChangedError; a helper it calls runs as imported (traced, not converted)."""
+    import importlib
+    import linecache
+    import sys
+    from astjax.errors import SourceChangedError, SourceNotFoundError
+    mod = tmp_path / "r6_edited_mod.py"
+    mod.write_text("def g(x):\n    return x * 2\n\n\ndef k(x):\n    return x + 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    m = importlib.import_module("r6_edited_mod")
+    try:
+        # another size than before: a reload must not take the old .pyc for the new text
+        mod.write_text("def g(x):\n    return x * 3.0\n\n\ndef k(x):\n    return x + 1\n")
+        linecache.checkcache(str(mod))
+        assert float(astjax.jit(m.k)(1.0)) == 2.0  # unchanged function: staged as usual
+        with pytest.raises(SourceChangedError) as e:
+            astjax.jit(m.g)(1.0)
+        assert isinstance(e.value, SourceNotFoundError)
+        assert e.value.loc.file == str(mod) and e.value.loc.line == 1 and e.value.hint
+
+        def h(x):
+            return m.g(x) + 1.0
+        assert float(astjax.jit(h)(1.0)) == 3.0  # the imported x * 2, as Python
+        importlib.reload(m)
+        assert float(astjax.jit(m.g)(1.0)) == 3.0
+    finally:
+        sys.modules.pop("r6_edited_mod", None)

@@ -6,16 +6,52 @@ from __future__ import annotations
 
 import ast
 import functools
+import importlib.machinery
 import linecache
+import sys
 
 import gast
 
-from ..errors import SourceInfo, SourceNotFoundError, UnsupportedSyntaxError
+from ..errors import SourceChangedError, SourceInfo, SourceNotFoundError, UnsupportedSyntaxError
 
 
 @functools.lru_cache(maxsize=256)
 def _parse_file(filename: str, text: str):
     return ast.parse(text, filename)
+
+
+@functools.lru_cache(maxsize=64)
+def _compiled_codes(filename: str, text: str):
+    """Every code object `text` compiles to (as the import system compiles a module), or
+    None when it does not compile."""
+    try:
+        top = compile(text, filename, "exec", dont_inherit=True, optimize=sys.flags.optimize)
+    except (SyntaxError, ValueError):
+        return None
+    out, todo = set(), [top]
+    while todo:
+        c = todo.pop()
+        out.add(c)
+        todo.extend(k for k in c.co_consts if isinstance(k, type(top)))
+    return frozenset(out)
+
+
+def _check_unchanged(fn, code, filename, text):
+    """R6: the text about to be staged must be the text Python compiled `fn` from. When
+    the module was loaded by the standard source loader (so its compilation can be
+    reproduced; pytest's assertion rewriting, for one, changes the code), compile the
+    text and look for `fn`'s code object in it; a file edited after the import no
+    longer has it, and is a located SourceChangedError at the function's definition."""
+    loader = getattr(fn, "__globals__", {}).get("__loader__")
+    if type(loader) is not importlib.machinery.SourceFileLoader or filename.startswith("<"):
+        return
+    codes = _compiled_codes(filename, text)
+    if codes is not None and code in codes:
+        return
+    raise SourceChangedError(
+        f"the source of {getattr(fn, '__qualname__', code.co_name)!r} in {filename} has changed "
+        f"since its module was imported: astjax stages the source, Python runs the code it "
+        f"imported, and the two differ", loc=SourceInfo(filename, code.co_firstlineno, 0))
 
 
 def _file_text(filename):
@@ -62,6 +98,7 @@ def find_function_node(fn):
         raise SourceNotFoundError(f"cannot find the definition of {code.co_name!r} in {filename}",
                                   loc=SourceInfo(filename, first, 0))
     node = cands[0]
+    _check_unchanged(fn, code, filename, text)
     if isinstance(node, ast.AsyncFunctionDef):
         raise UnsupportedSyntaxError("async functions cannot be staged",
                                      loc=SourceInfo(filename, node.lineno, node.col_offset))
