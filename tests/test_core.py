@@ -178,7 +178,8 @@ def test_source_info_points_at_user_line():
 def test_array_repr_like_jax():
     assert repr(jnp.array([1.0, 2.0])) == "Array([1., 2.], dtype=float32)"
     assert repr(astjax.device_put(1.0)) == "Array(1., dtype=float32, weak_type=True)"
-    assert repr(jnp.array(1.0)) == "Array(1., dtype=float32)"
+    assert repr(jnp.array(1.0)) == "Array(1., dtype=float32, weak_type=True)"  # as JAX
+    assert repr(jnp.array(1.0, jnp.float32)) == "Array(1., dtype=float32)"
     assert repr(jnp.array([1, 2, 3])) == "Array([1, 2, 3], dtype=int32)"
     assert repr(jnp.array(True)) == "Array(True, dtype=bool)"
     assert repr(jnp.zeros((2, 2))) == ("Array([[0., 0.],\n"

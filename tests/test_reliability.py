@@ -744,3 +744,29 @@ def test_r6_source_edited_after_import(tmp_path, monkeypatch):
         assert float(astjax.jit(m.g)(1.0)) == 3.0
     finally:
         sys.modules.pop("r6_edited_mod", None)
+
+
+# ------------------------------------------- weak types of jnp results from Python scalars
+_W = jnp.asarray(2.0)
+
+
+@pytest.mark.parametrize("expr, weak", [  # weak_type as JAX 0.10.2 gives it
+    ("jnp.asarray(1.0)", True), ("jnp.array(1.0)", True), ("jnp.array(1)", True),
+    ("jnp.array(True)", False), ("jnp.array(1.0, jnp.float32)", False),
+    ("jnp.array([1.0])", False), ("jnp.zeros_like(1.0)", True), ("jnp.ones_like(2)", True),
+    ("jnp.full((2,), 1.0)", True), ("jnp.full((2,), 1.0, jnp.float32)", False),
+    ("jnp.full_like(1.0, 2.0)", True), ("jnp.zeros_like(1.0, jnp.float32)", False),
+    ("jnp.stack([1.0, 2.0])", True), ("jnp.broadcast_to(1.0, (2,))", True),
+    ("jnp.tile(1.0, 2)", True), ("jnp.flip(1.0)", True), ("jnp.sum(0.5)", False),
+    ("jnp.max(0.5)", False), ("jnp.prod(2.0)", False), ("jnp.sum(_W, axis=())", False),
+    ("jnp.sum(jnp.broadcast_to(_W, (3,)), keepdims=True)", False), ("jnp.sin(1.0)", True),
+])
+def test_weak_type_of_scalar_results(expr, weak):
+    assert eval(expr).weak_type is weak
+
+
+def test_weak_scalar_array_promotes_as_jax():
+    assert (jnp.asarray(1.0) + jnp.ones(2, jnp.bfloat16)).dtype == jnp.bfloat16
+    assert (jnp.full((2,), 3) * jnp.ones(2, jnp.int8)).dtype == jnp.int8
+    with pytest.raises(TypeError, match="negative powers"):  # -1 is not wrapped to uint32
+        jnp.ones(2, jnp.uint32) ** jnp.asarray(-1)

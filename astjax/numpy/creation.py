@@ -28,10 +28,21 @@ def empty(shape, dtype=None):
     return zeros(shape, dtype)
 
 
+def _weak_if(x, weak):
+    """`x` weakly typed when `weak` (JAX's `lax.full` / `full_like` keep the weak type of
+    a Python-scalar fill value or template when no dtype is given)."""
+    return lax.convert_element_type(x, core.get_aval(x).dtype, weak_type=True) if weak else x
+
+
+def _is_weak(x):
+    return not isinstance(x, (list, tuple)) and dtypes.dtype_and_weak(x)[1]
+
+
 def full(shape, fill_value, dtype=None):
     fill_value = fill_value if dtype is not None or not isinstance(fill_value, (list, tuple)) \
         else array(fill_value)
     shape = _static_shape(shape)
+    weak = dtype is None and _is_weak(fill_value)
     if dtype is None and not dtypes.is_weak_scalar(fill_value):
         return broadcast_to_shape(asarray(fill_value), shape)
     dt = _dtype(dtype, dtypes.result_type(fill_value))
@@ -39,14 +50,14 @@ def full(shape, fill_value, dtype=None):
     aval = core.get_aval(fill_value)
     if aval.ndim:
         return broadcast_to_shape(lax.convert_element_type(fill_value, dt), shape)
-    return lax.full(shape, fill_value, dt)
+    return _weak_if(lax.full(shape, fill_value, dt), weak)
 
 
 def _like(name, value):
     def f(a, dtype=None, shape=None):
         av = core.get_aval(a) if not isinstance(a, (list, tuple)) else core.get_aval(np.asarray(a))
-        return lax.full(av.shape if shape is None else _static_shape(shape), value,
-                        _dtype(dtype, av.dtype))
+        return _weak_if(lax.full(av.shape if shape is None else _static_shape(shape), value,
+                                 _dtype(dtype, av.dtype)), dtype is None and _is_weak(a))
     f.__name__ = name
     return f
 
@@ -58,8 +69,8 @@ empty_like = zeros_like
 
 def full_like(a, fill_value, dtype=None, shape=None):
     av = core.get_aval(a)
-    return lax.full(av.shape if shape is None else _static_shape(shape), fill_value,
-                    _dtype(dtype, av.dtype))
+    return _weak_if(lax.full(av.shape if shape is None else _static_shape(shape), fill_value,
+                             _dtype(dtype, av.dtype)), dtype is None and _is_weak(a))
 
 
 def arange(start, stop=None, step=None, dtype=None):

@@ -72,6 +72,8 @@ def array(obj, dtype=None, copy=True, ndmin=0):
         if dtype is None and dtypes.is_python_scalar(obj):
             dt = dtypes.python_scalar_dtype(obj)
             check_python_ints(obj, dt)
+            if dtypes.is_weak_scalar(obj) and ndmin == 0:
+                return result(obj)  # a Python int/float/complex stays weakly typed, as JAX
             np_val = np.asarray(obj, dt)
         else:
             if obj is None:  # JAX's ValueError

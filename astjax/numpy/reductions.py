@@ -62,7 +62,11 @@ def _reduction(name, lax_fn, *, upcast_bool=False, bool_op=None, init=None, iden
 
 
 def _finish(r, axes, shape, keepdims):
-    return _keep(r, axes, shape) if keepdims else r
+    """The reduction's result, its axes kept when `keepdims`; strongly typed, as JAX's
+    (a reduction of a Python scalar or weak value is not weak)."""
+    r = _keep(r, axes, shape) if keepdims else r
+    ra = core.get_aval(r)
+    return lax.convert_element_type(r, ra.dtype, weak_type=False) if ra.weak_type else r
 
 
 sum = _reduction("sum", lax.reduce_sum, upcast_bool=True, init=lambda d: 0)  # noqa: A001

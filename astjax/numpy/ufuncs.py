@@ -248,12 +248,13 @@ def power(x, y, /):
         x = asarray_operand(x)
         [x] = promote_dtypes(x) if dtypes.is_weak_scalar(x) else [x]
         return lax.integer_pow(x, int(y))
+    # a concrete exponent (a constant, or a 0-d Array as JAX's concrete values), read
+    # before promotion: a weak -1 must stay -1, not wrap around to an unsigned dtype
+    k = (getattr(y, "known", None) if isinstance(y, Tracer) else
+         np.asarray(y) if not hasattr(y, "_buf") or np.ndim(y) == 0 else None)
     x, y = promote_args("power", x, y)
     dt = core.get_aval(x).dtype
     if dtypes.is_int(dt):
-        # a concrete exponent (a constant, or a 0-d Array as JAX's concrete values)
-        k = (getattr(y, "known", None) if isinstance(y, Tracer) else
-             np.asarray(y) if not hasattr(y, "_buf") or np.ndim(y) == 0 else None)
         if k is not None and np.ndim(k) == 0:
             return lax.integer_pow(x, int(k))
         return _int_power(x, y)
