@@ -38,3 +38,16 @@ def test_fuzz_program(seed):
     assert not unknown, "\n".join(f"seed {seed} {c}: {r[2][:400]}" for c, r in unknown.items())
     if bad:
         pytest.xfail("; ".join(sorted({_known(c, r[2]) for c, r in bad.items()})))
+
+
+# The IR-level fuzzer (tests/fuzz/ir_gen.py): random well-typed jaxprs through jvp,
+# linearize, vjp, vmap, dce, partial_eval and cleanup, each checked by check_jaxpr and
+# the reference interpreter. Long runs: `python tests/fuzz/ir_gen.py A:B`.
+IR_CI_SEEDS = range(0, 40)
+
+
+@pytest.mark.parametrize("seed", IR_CI_SEEDS)
+def test_ir_fuzz_program(seed):
+    from fuzz.ir_gen import run_seed
+    bad = {c: m for c, m in run_seed(seed).items() if m}
+    assert not bad, "\n".join(f"IR seed {seed} {c}: {m}" for c, m in bad.items())
