@@ -20,6 +20,10 @@ be compared with central differences. Checks, per program:
   half's residuals fed to the unknown half give the reference outputs;
 - `cleanup`: simplify + CSE + DCE keep the program well formed and its values.
 
+Operations: elementwise (unary and binary), reductions, reshape / transpose /
+broadcast / slice / pad / rev / concatenate, cumsum, dot_general, select, and the
+control-flow primitives `cond`, `fori_loop` (0 to 2 trips) and `scan` with a carry.
+
 `python tests/fuzz/ir_gen.py A:B` runs seeds A..B and prints the failures and a count.
 """
 from __future__ import annotations
@@ -107,6 +111,31 @@ def _select(rng, x, y):
     return lax.select(lax.gt(x, y), lax.mul(x, y), lax.sub(x, y))
 
 
+def _all_sum(x):
+    return lax.reduce_sum(x, tuple(range(_aval(x).ndim))) if _aval(x).ndim else x
+
+
+def _cond(rng, x):
+    k = rng.random() + 0.5
+    return lax.cond(lax.gt(_all_sum(x), 0.0), lambda v: lax.sin(lax.mul(v, k)),
+                    lambda v: lax.mul(lax.tanh(v), 2.0), x)
+
+
+def _fori(rng, x):
+    k = rng.random()
+    return lax.fori_loop(0, rng.randint(0, 3), lambda i, c: lax.tanh(lax.add(c, k)), x)
+
+
+def _scan(rng, x):
+    a = _aval(x)
+    init = lax.full(a.shape[1:], 0.5, a.dtype)
+
+    def body(c, xi):
+        return lax.tanh(lax.add(c, xi)), lax.mul(c, lax.sin(xi))
+    c, ys = lax.scan(body, init, x, reverse=rng.random() < 0.5)
+    return ys if rng.random() < 0.5 else c
+
+
 _BIN = {"add": lax.add, "sub": lax.sub, "mul": lax.mul}
 
 OPS = [
@@ -129,6 +158,9 @@ OPS = [
         x, lax.broadcast_in_dim(y, _aval(x).shape, ()))),
     ("select", 2, lambda s: s[0] == s[1], _select),
     ("dot", 2, lambda s: len(s[0]) >= 1 and len(s[1]) >= 1 and s[0][-1] == s[1][0], _dot),
+    ("cond", 1, lambda s: True, _cond),
+    ("fori", 1, lambda s: True, _fori),
+    ("scan", 1, lambda s: len(s[0]) > 0, _scan),
     ("concat", 2, lambda s: len(s[0]) > 0 and len(s[0]) == len(s[1]) and all(
         a == b for a, b in zip(s[0][1:], s[1][1:])) and s[0][0] == s[1][0], _concat),
 ]
