@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import ast
 import functools
-import importlib.machinery
 import linecache
 import sys
 
@@ -36,14 +35,20 @@ def _compiled_codes(filename: str, text: str):
     return frozenset(out)
 
 
+# where the import system's own source loader lives (exactly that class: subclasses, such
+# as pytest's assertion rewriter, may compile something else)
+_STD_LOADER_MODULES = ("importlib._bootstrap_external", "_frozen_importlib_external")
+
+
 def _check_unchanged(fn, code, filename, text):
     """R6: the text about to be staged must be the text Python compiled `fn` from. When
     the module was loaded by the standard source loader (so its compilation can be
     reproduced; pytest's assertion rewriting, for one, changes the code), compile the
     text and look for `fn`'s code object in it; a file edited after the import no
     longer has it, and is a located SourceChangedError at the function's definition."""
-    loader = getattr(fn, "__globals__", {}).get("__loader__")
-    if type(loader) is not importlib.machinery.SourceFileLoader or filename.startswith("<"):
+    loader = type(getattr(fn, "__globals__", {}).get("__loader__"))
+    if (loader.__name__ != "SourceFileLoader" or loader.__module__ not in _STD_LOADER_MODULES
+            or filename.startswith("<")):
         return
     codes = _compiled_codes(filename, text)
     if codes is not None and code in codes:
