@@ -770,3 +770,23 @@ def test_weak_scalar_array_promotes_as_jax():
     assert (jnp.full((2,), 3) * jnp.ones(2, jnp.int8)).dtype == jnp.int8
     with pytest.raises(TypeError, match="negative powers"):  # -1 is not wrapped to uint32
         jnp.ones(2, jnp.uint32) ** jnp.asarray(-1)
+
+
+# ------------------- fuzz seed 600041: a flag a nested if/else sets on both paths
+def _early_return_then_if_else_returns(x):
+    if jnp.sum(x) > 0.25:
+        return x * 2.0
+    if jnp.sum(x) < 0.0:
+        return x * 3.0
+    else:
+        return x * 4.0
+    return x  # dead
+
+
+def test_nested_if_else_both_returning_after_an_early_return():
+    """The canonicalizer's `if not ag__do_return:` guard around the rest: its branch
+    function must receive `ag__do_return`, which the inner staged if/else reads as its
+    initial state (was an UnboundLocalError)."""
+    for v, want in ((1.0, 2.0), (-1.0, -3.0), (0.1, 0.4)):
+        got = astjax.jit(_early_return_then_if_else_returns)(jnp.full(2, v))
+        np.testing.assert_allclose(np.asarray(got), [want, want], rtol=1e-6)

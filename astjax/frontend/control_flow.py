@@ -253,7 +253,13 @@ class ControlFlowConverter(gast.NodeTransformer):
         for block in (node.body, node.orelse):
             if block:
                 live_in |= set(block[0].ag_live_in)
-        params = self._state(modified & (set(node.ag_live_out) | live_in))
+        # ... and so does a nested `if`/loop of the branch, whose generated code reads
+        # the current value of each name of its state that is defined before it, even
+        # where Python would not (an inner if/else assigning a flag in both branches,
+        # inside the canonicalizer's `if not ag__do_return:` guard): every modified
+        # name defined before this `if` is a parameter too
+        definitely = getattr(node, "ag_defined_in", (frozenset(), frozenset()))[0]
+        params = self._state(modified & (set(node.ag_live_out) | live_in | set(definitely)))
         meta = self._meta(node, state, [node.body, node.orelse])
         init = self._init(node, state)
         jumps = self._jumps(node, state)
