@@ -191,13 +191,16 @@ class ControlFlowConverter(gast.NodeTransformer):
             out.extend(r if isinstance(r, list) else [r])
         return out
 
-    def _init(self, node, names):
+    def _init(self, node, names, dead=()):
         """Initial values of state names: the name itself when defined on every
-        path, `ag__.ld(locals(), 'x')` when maybe, `ag__.Undefined('x')` when never."""
+        path, `ag__.ld(locals(), 'x')` when maybe, `ag__.Undefined('x')` when never
+        (or when `dead`: its value is never read)."""
         definitely, maybe = getattr(node, "ag_defined_in", (frozenset(), frozenset()))
         elts = []
         for n in names:
-            if n in definitely:
+            if n in dead:
+                elts.append(replace_expr("ag__.Undefined(name)", name=_const(n)))
+            elif n in definitely:
                 elts.append(gast.Name(id=n, ctx=gast.Load(), annotation=None, type_comment=None))
             elif n in maybe:
                 elts.append(replace_expr("ag__.ld(locals(), name)", name=_const(n)))
@@ -253,15 +256,14 @@ class ControlFlowConverter(gast.NodeTransformer):
         for block in (node.body, node.orelse):
             if block:
                 live_in |= set(block[0].ag_live_in)
-        # ... and so does a nested `if`/loop of the branch, whose generated code reads
-        # the current value of each name of its state that is defined before it, even
-        # where Python would not (an inner if/else assigning a flag in both branches,
-        # inside the canonicalizer's `if not ag__do_return:` guard): every modified
-        # name defined before this `if` is a parameter too
-        definitely = getattr(node, "ag_defined_in", (frozenset(), frozenset()))[0]
-        params = self._state(modified & (set(node.ag_live_out) | live_in | set(definitely)))
+        params = self._state(modified & (set(node.ag_live_out) | live_in))
+        # a state name dead where the `if` starts (both branches assign it before any
+        # read) is not read for the initial state: it may be a local of an enclosing
+        # branch function that Python never binds there (fuzz seed 600041: the early
+        # return flag of an inner if/else, inside the `if not ag__do_return:` guard)
+        dead = set(state) - set(node.ag_live_in)
         meta = self._meta(node, state, [node.body, node.orelse])
-        init = self._init(node, state)
+        init = self._init(node, state, dead)
         jumps = self._jumps(node, state)
         node.test = self.visit(node.test)
         body = self.visit_block(node.body)
@@ -269,7 +271,7 @@ class ControlFlowConverter(gast.NodeTransformer):
         t, f = self.fresh("true"), self.fresh("false")
         defs = [self._def(t, params, body, state, node), self._def(f, params, orelse, state, node)]
         if params != state:
-            init = self._init(node, params)
+            init = self._init(node, params, dead)
         jumps = gast.Tuple(elts=[gast.Tuple(elts=[_const(f), str_tuple(ns)], ctx=gast.Load())
                                  for f, ns in jumps], ctx=gast.Load()) if jumps else None
         effect = _per_trip_effect(node.body + node.orelse)
