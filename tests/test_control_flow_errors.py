@@ -156,7 +156,7 @@ def test_print_of_staged_value_prints_abstract_value(capsys):
         print("x is", x)
         return x * 2
     astjax.jit(f)(np.ones(2, np.float32))
-    assert "f32[2]" in capsys.readouterr().out
+    assert "JitTracer(float32[2])" in capsys.readouterr().out
 
 
 def sorts(x):

@@ -70,7 +70,7 @@ def test_fstring_of_staged_value_prints_abstract_value(capsys):
         print(f"x = {x}")
         return x
     astjax.jit(f)(np.ones(3, np.float32))
-    assert "f32[3]" in capsys.readouterr().out
+    assert "JitTracer(float32[3])" in capsys.readouterr().out
 
 
 def test_assert_on_static_values_and_staged_assert():

@@ -96,7 +96,7 @@ def test_static_argnums_example(capsys):
     assert int(f(2, True)) == -2
     assert int(f(2, False)) == 2
     assert int(f(23, False)) == 23
-    assert capsys.readouterr().out.count("Traced") == 2  # staged once per static value
+    assert capsys.readouterr().out.count("JitTracer") == 2  # staged once per static value
 
     @jit
     def g(x, neg):  # astjax: works without static_argnums too
