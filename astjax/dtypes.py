@@ -83,6 +83,10 @@ def python_scalar_dtype(x) -> np.dtype:
 
 
 def issubdtype(a, b) -> bool:
+    if isinstance(a, ExtendedDType):  # an extended dtype instance (a typed key's dtype)
+        a = a.type
+    if isinstance(b, ExtendedDType):
+        b = b.type
     if isinstance(b, type) and issubclass(b, extended):
         return isinstance(a, type) and issubclass(a, b)
     if isinstance(a, type) and issubclass(a, extended):
@@ -208,6 +212,17 @@ class extended(np.generic):
 
 class prng_key(extended):
     """The abstract dtype of typed PRNG key arrays."""
+
+
+class ExtendedDType:
+    """Base of extended dtype *instances* (JAX's `jax._src.dtypes.ExtendedDType`): a
+    `type` (a subclass of `extended`, e.g. `prng_key`) and a `name`; typed PRNG key
+    arrays carry one (`astjax.random.keys.KeyTy`), libraries may declare others."""
+    type: type = extended
+    name: str = "extended"
+
+    def __repr__(self):
+        return getattr(self, "name", type(self).__name__)
 
 
 class TypePromotionError(ValueError):

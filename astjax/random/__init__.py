@@ -1,9 +1,9 @@
 """`astjax.random`: JAX's functional PRNG, bit-identical to `jax.random` with the
 default threefry2x32 implementation (same key, shape and dtype -> same values).
 
-Keys are `uint32[2]` arrays, as `jax.random.PRNGKey` makes; `key(seed)` returns the
-same data (astjax has no typed key dtype), and `key_data` / `wrap_key_data` convert
-between the two views. Samplers follow JAX's algorithms step by step; each is
+`PRNGKey(seed)` makes a raw key, a `uint32[2]` array, as JAX's does; `key(seed)`
+makes a typed key (dtype `key<fry>`, shape `()`, `random.keys`) over the same data,
+and `key_data` / `wrap_key_data` convert between the two. Every sampler accepts both. Samplers follow JAX's algorithms step by step; each is
 compiled once per signature when called outside `jit`.
 """
 from __future__ import annotations
@@ -14,7 +14,10 @@ from .prng import __all__ as _base
 from .distributions import *  # noqa: F401,F403
 from .distributions import __all__ as _more
 
-__all__ = list(_base) + list(_more)
+from .keys import *  # noqa: F401,F403  (typed keys; samplers accepting them)
+from .keys import PRNGKeyArray, KeyTy  # noqa: F401
+
+__all__ = list(_base) + list(_more) + ["PRNGKeyArray"]
 
 
 def __getattr__(name):

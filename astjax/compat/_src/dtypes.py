@@ -3,22 +3,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from astjax.dtypes import (TypePromotionError, bfloat16, canonicalize_dtype, extended,  # noqa: F401
+from astjax.dtypes import (ExtendedDType, TypePromotionError, bfloat16, canonicalize_dtype, extended,  # noqa: F401
                            finfo, float0, iinfo, issubdtype, itemsize_bits, prng_key,
                            result_type, scalar_type_of)
 from astjax.dtypes import dtype  # noqa: F401
 
 DType = np.dtype
-
-
-class ExtendedDType:
-    """Base of user-defined extended dtypes (a `type` that is a subclass of
-    `extended`, a `name`); astjax computes with none yet, libraries may declare them."""
-    type: type
-    name: str
-
-    def __repr__(self):
-        return getattr(self, "name", type(self).__name__)
 
 
 def supports_inf(dt) -> bool:

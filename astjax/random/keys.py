@@ -1,0 +1,306 @@
+"""Typed PRNG keys: `random.key(seed)` arrays of the extended dtype `key<fry>`.
+
+A typed key array (`PRNGKeyArray`) has the key's *logical* shape (`()` for one key,
+`(3,)` for three) and the dtype `KeyTy` (printed `key<fry>`, a sub-dtype of
+`astjax.dtypes.prng_key`), and is an instance of `astjax.Array`. It overlays the raw
+threefry2x32 key data, a `uint32[..., 2]` array (`key_data` reads it, `wrap_key_data`
+makes a key array of it).
+
+How it flows through the transformations: a key array is a pytree node whose one child
+is its key data, so `jit`, `vmap`, `grad` (keys are integer data: never
+differentiated), `lax.scan` / `fori_loop` / `while_loop` carries, `cond` branches and
+`tree_util.tree_map` carry the data and hand the function a key array again (over
+staged data inside a transformation). The one difference from JAX: `tree_leaves(key)`
+is `[key_data(key)]` where JAX gives `[key]`, and a printed jaxpr shows `u32[2]` where
+JAX shows `key<fry>[]`.
+
+Every sampler of `astjax.random` accepts typed or raw keys (the wrappers at the end of
+this module); `split`, `fold_in` and `clone` return keys of the kind they were given.
+"""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from .. import core, dtypes, tree_util
+from .. import numpy as jnp
+from ..errors import ArgumentTypeError, DTypeError
+from . import distributions as _d
+from . import prng as _p
+
+__all__ = ["PRNGKeyArray", "KeyTy", "key", "key_data", "wrap_key_data", "key_impl",
+           "split", "fold_in", "clone", "bits", "uniform", "normal", "bernoulli", "randint",
+           "choice", "permutation", "truncated_normal", "categorical", "gumbel",
+           "exponential", "laplace", "logistic", "rademacher", "cauchy", "lognormal",
+           "pareto", "rayleigh", "wald", "weibull_min", "maxwell", "double_sided_maxwell",
+           "triangular", "geometric", "orthogonal", "multivariate_normal"]
+
+_IMPL = "threefry2x32"
+_KEY_SHAPE = (2,)  # threefry2x32's key data: two uint32 words
+
+
+class KeyTy(dtypes.ExtendedDType):
+    """The dtype of typed key arrays of one PRNG implementation (`key<fry>` for
+    threefry2x32): `issubdtype(k.dtype, astjax.dtypes.prng_key)` is True."""
+    type = dtypes.prng_key
+
+    def __init__(self, impl=_IMPL):
+        self.impl = impl
+        self.name = "key<fry>" if impl == _IMPL else f"key<{impl}>"
+
+    itemsize = property(lambda self: 4 * _KEY_SHAPE[0])
+    kind = "V"
+
+    def __eq__(self, other):
+        return isinstance(other, KeyTy) and other.impl == self.impl
+
+    def __ne__(self, other):
+        return not self == other
+
+    def __hash__(self):
+        return hash((KeyTy, self.impl))
+
+    def __str__(self):
+        return self.name
+
+    def __repr__(self):
+        return self.name
+
+
+KEY_DTYPE = KeyTy()
+
+
+def _shape_of(x):
+    return tuple(core.get_aval(x).shape)
+
+
+class PRNGKeyArray:
+    """An array of typed PRNG keys (see the module docstring): shape, indexing,
+    reshaping and transposition act on the keys; `key_data` gives the raw words."""
+    __slots__ = ("_base", "_impl")
+    __array_priority__ = 100
+
+    def __init__(self, base, impl=_IMPL):
+        self._base = base
+        self._impl = impl
+
+    # ---------------------------------------------------------------- array facts
+    shape = property(lambda self: _shape_of(self._base)[:-1])
+    ndim = property(lambda self: len(self.shape))
+    size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
+    dtype = property(lambda self: KeyTy(self._impl) if self._impl != _IMPL else KEY_DTYPE)
+    itemsize = property(lambda self: self.dtype.itemsize)
+    nbytes = property(lambda self: self.size * self.itemsize)
+    weak_type = False
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    def __iter__(self):
+        if not self.shape:
+            raise TypeError("iteration over a 0-d key array")
+        return (self[i] for i in range(self.shape[0]))
+
+    # ----------------------------------------------------- indexing and reshaping
+    def __getitem__(self, idx):
+        idx = idx if isinstance(idx, tuple) else (idx,)
+        if any(isinstance(i, PRNGKeyArray) for i in idx):
+            raise ArgumentTypeError("a key array cannot index an array")
+        # the key-data axis is the trailing one: every index leaves it whole
+        return PRNGKeyArray(self._base[idx + (slice(None),)], self._impl)
+
+    def reshape(self, *shape, order="C"):
+        """The keys in a new shape (`order="C"` only, as JAX's key arrays)."""
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = tuple(shape[0])
+        if order != "C":
+            raise ArgumentTypeError("key arrays reshape in C order only")
+        shape = tuple(int(d) for d in shape)
+        if -1 in shape:
+            known = int(np.prod([d for d in shape if d != -1], dtype=np.int64))
+            shape = tuple(self.size // max(known, 1) if d == -1 else d for d in shape)
+        return PRNGKeyArray(jnp.reshape(self._base, shape + _KEY_SHAPE), self._impl)
+
+    def ravel(self):
+        return self.reshape(self.size)
+
+    flatten = ravel
+
+    def squeeze(self, axis=None):
+        """Drop length-1 key axes (all of them, or `axis`)."""
+        nd = self.ndim
+        if axis is None:
+            axes = tuple(i for i, d in enumerate(self.shape) if d == 1)
+        else:
+            axes = tuple(a % nd for a in (axis if isinstance(axis, tuple) else (axis,)))
+        return PRNGKeyArray(jnp.squeeze(self._base, axes), self._impl)
+
+    def transpose(self, *axes):
+        """Permute the key axes (the key data axis stays last)."""
+        if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
+            axes = tuple(axes[0])
+        nd = self.ndim
+        perm = tuple(a % nd for a in axes) if axes else tuple(reversed(range(nd)))
+        return PRNGKeyArray(jnp.transpose(self._base, perm + (nd,)), self._impl)
+
+    T = property(lambda self: self.transpose())
+
+    def swapaxes(self, a, b):
+        perm = list(range(self.ndim))
+        perm[a], perm[b] = perm[b], perm[a]
+        return self.transpose(perm)
+
+    def broadcast_to(self, shape):
+        """The keys broadcast to `shape`."""
+        shape = tuple(shape)
+        return PRNGKeyArray(jnp.broadcast_to(self._base, shape + _KEY_SHAPE), self._impl)
+
+    def copy(self):
+        return PRNGKeyArray(jnp.array(self._base, copy=True), self._impl)
+
+    def block_until_ready(self):
+        if hasattr(self._base, "block_until_ready"):
+            self._base.block_until_ready()
+        return self
+
+    # ----------------------------------------------------------------- comparison
+    def __eq__(self, other):
+        if not isinstance(other, PRNGKeyArray):
+            return NotImplemented
+        return jnp.all(jnp.equal(self._base, other._base), axis=-1)
+
+    def __ne__(self, other):
+        if not isinstance(other, PRNGKeyArray):
+            return NotImplemented
+        return jnp.logical_not(self == other)
+
+    __hash__ = None  # arrays are unhashable
+
+    # --------------------------------------------------------------- conversions
+    def __array__(self, dtype=None, copy=None):
+        raise TypeError("JAX array with PRNGKey dtype cannot be converted to a NumPy "
+                        "array. Use jax.random.key_data(arr) if you wish to extract the "
+                        "underlying integer array.")
+
+    def __bool__(self):
+        raise TypeError("a key array has no truth value")
+
+    def __repr__(self):
+        if isinstance(self._base, core.Tracer):
+            return f"Traced<{self.dtype}[{','.join(map(str, self.shape))}]>"
+        return (f"Array({self.shape}, dtype={self.dtype}) overlaying:\n"
+                f"{np.asarray(self._base)}")
+
+    __str__ = __repr__
+
+
+tree_util.register_pytree_node(
+    PRNGKeyArray, lambda k: ((k._base,), k._impl),
+    lambda impl, children: PRNGKeyArray(children[0], impl))
+core.Array.register(PRNGKeyArray)
+
+
+def is_typed_key(x) -> bool:
+    """Whether `x` is a typed key array (not raw uint32 key data)."""
+    return isinstance(x, PRNGKeyArray)
+
+
+def _raw(k):
+    return k._base if isinstance(k, PRNGKeyArray) else k
+
+
+def _same_kind(k, data):
+    return PRNGKeyArray(data, k._impl) if isinstance(k, PRNGKeyArray) else data
+
+
+# ------------------------------------------------------------------ constructors
+
+
+def key(seed, *, impl=None):
+    """A typed key (shape `()`, dtype `key<fry>`) from an integer seed: the same
+    key data as `PRNGKey(seed)`."""
+    _p._check_impl(impl)
+    return PRNGKeyArray(_p._seed(seed))
+
+
+def key_data(keys):
+    """The raw `uint32[..., 2]` data under a typed key array (raw keys as they are)."""
+    return _raw(keys)
+
+
+def wrap_key_data(key_bits_array, *, impl=None):
+    """A typed key array over raw key data `uint32[..., 2]` (shape `[...]`)."""
+    _p._check_impl(impl)
+    if isinstance(key_bits_array, PRNGKeyArray):
+        raise DTypeError("wrap_key_data takes raw uint32 key data, got a typed key array",
+                         hint="random.key_data(keys) gives the data")
+    data = key_bits_array if hasattr(key_bits_array, "aval") else jnp.asarray(key_bits_array)
+    a = core.get_aval(data)
+    if a.dtype != dtypes.uint32 or a.shape[-1:] != _KEY_SHAPE:
+        raise DTypeError(f"key data must be uint32[..., 2], got {a.str_short()}")
+    return PRNGKeyArray(data)
+
+
+def key_impl(keys):
+    """The name of the PRNG implementation of `keys` ('threefry2x32')."""
+    return keys._impl if isinstance(keys, PRNGKeyArray) else _IMPL
+
+
+# ------------------------------------------------------- key-returning functions
+
+
+def split(key, num=2):
+    """`num` (an int or a shape) new keys, of the kind (typed or raw) of `key`."""
+    return _same_kind(key, _p.split(_raw(key), num))
+
+
+def fold_in(key, data):
+    """A new key from `key` and the integer `data`, of the kind of `key`."""
+    return _same_kind(key, _p.fold_in(_raw(key), data))
+
+
+def clone(key):
+    """The same key (JAX's `clone` exists for key reuse checking)."""
+    return key
+
+
+# ------------------------------------------------------------ samplers, any key
+
+
+def _accepting_typed_keys(fn):
+    """`fn` (a sampler taking a raw key first) accepting typed keys as well."""
+    @functools.wraps(fn)
+    def sampler(key, *args, **kwargs):
+        return fn(_raw(key), *args, **kwargs)
+    return sampler
+
+
+bits = _accepting_typed_keys(_p.bits)
+uniform = _accepting_typed_keys(_p.uniform)
+normal = _accepting_typed_keys(_p.normal)
+bernoulli = _accepting_typed_keys(_p.bernoulli)
+randint = _accepting_typed_keys(_p.randint)
+choice = _accepting_typed_keys(_p.choice)
+permutation = _accepting_typed_keys(_p.permutation)
+truncated_normal = _accepting_typed_keys(_p.truncated_normal)
+categorical = _accepting_typed_keys(_p.categorical)
+gumbel = _accepting_typed_keys(_p.gumbel)
+exponential = _accepting_typed_keys(_p.exponential)
+laplace = _accepting_typed_keys(_p.laplace)
+logistic = _accepting_typed_keys(_p.logistic)
+rademacher = _accepting_typed_keys(_p.rademacher)
+cauchy = _accepting_typed_keys(_d.cauchy)
+lognormal = _accepting_typed_keys(_d.lognormal)
+pareto = _accepting_typed_keys(_d.pareto)
+rayleigh = _accepting_typed_keys(_d.rayleigh)
+wald = _accepting_typed_keys(_d.wald)
+weibull_min = _accepting_typed_keys(_d.weibull_min)
+maxwell = _accepting_typed_keys(_d.maxwell)
+double_sided_maxwell = _accepting_typed_keys(_d.double_sided_maxwell)
+triangular = _accepting_typed_keys(_d.triangular)
+geometric = _accepting_typed_keys(_d.geometric)
+orthogonal = _accepting_typed_keys(_d.orthogonal)
+multivariate_normal = _accepting_typed_keys(_d.multivariate_normal)

@@ -1,0 +1,116 @@
+"""A program over typed PRNG keys (`jax.random.key`), run on real JAX to record
+`typed_keys.json`, and on astjax by tests/test_typed_keys.py."""
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+
+def _scan_step(jax):
+    def step(k, x):
+        k, sub = jax.random.split(k)
+        return k, jax.random.normal(sub) * x
+    return step
+
+
+def _fori_body(jax):
+    def body(i, carry):
+        k, acc = carry
+        k, sub = jax.random.split(k)
+        return k, acc + jax.random.uniform(sub)
+    return body
+
+
+def _while_body(jax):
+    def body(carry):
+        k, n, acc = carry
+        k = jax.random.fold_in(k, n)
+        return k, n + 1, acc + jax.random.normal(k)
+    return body
+
+
+def run(jax, jnp, lax):
+    """Every value as nested lists of numbers (typed keys through key_data)."""
+    out = {}
+    kd = jax.random.key_data
+    k = jax.random.key(0)
+    out["repr"] = repr(k)
+    out["repr_split"] = repr(jax.random.split(k, 2))
+    out["dtype"] = str(k.dtype)
+    ks = jax.random.split(k, 4)
+    out["split4"] = kd(ks).tolist()
+    out["split_shape"] = [2, 3]
+    out["split_2x3"] = kd(jax.random.split(jax.random.key(7), (2, 3))).tolist()
+    out["fold_in"] = kd(jax.random.fold_in(k, 42)).tolist()
+    out["index"] = kd(ks[1:3]).tolist()
+    out["reshape"] = kd(ks.reshape(2, 2)[1, 0]).tolist()
+    out["transpose"] = kd(ks.reshape(2, 2).T).tolist()
+    out["wrap"] = kd(jax.random.wrap_key_data(jnp.array([3, 4], dtype=jnp.uint32))).tolist()
+    out["from_raw"] = jax.random.uniform(jax.random.wrap_key_data(jax.random.PRNGKey(5)),
+                                         (3,)).tolist()
+    samplers = {
+        "bits": lambda k: jax.random.bits(k, (3,)),
+        "uniform": lambda k: jax.random.uniform(k, (3,), minval=-1.0, maxval=2.0),
+        "normal": lambda k: jax.random.normal(k, (2, 2)),
+        "bernoulli": lambda k: jax.random.bernoulli(k, 0.3, (5,)).astype(jnp.int32),
+        "randint": lambda k: jax.random.randint(k, (4,), 0, 10),
+        "choice": lambda k: jax.random.choice(k, 10, (3,), replace=False),
+        "permutation": lambda k: jax.random.permutation(k, 6),
+        "truncated_normal": lambda k: jax.random.truncated_normal(k, -1.0, 1.0, (3,)),
+        "categorical": lambda k: jax.random.categorical(k, jnp.array([0.1, 2.0, -1.0]), shape=(4,)),
+        "gumbel": lambda k: jax.random.gumbel(k, (3,)),
+        "exponential": lambda k: jax.random.exponential(k, (3,)),
+        "laplace": lambda k: jax.random.laplace(k, (3,)),
+        "logistic": lambda k: jax.random.logistic(k, (3,)),
+        "rademacher": lambda k: jax.random.rademacher(k, (4,)),
+        "cauchy": lambda k: jax.random.cauchy(k, (3,)),
+        "lognormal": lambda k: jax.random.lognormal(k, shape=(3,)),
+        "pareto": lambda k: jax.random.pareto(k, 2.0, (3,)),
+        "rayleigh": lambda k: jax.random.rayleigh(k, 1.5, (3,)),
+        "maxwell": lambda k: jax.random.maxwell(k, (3,)),
+        "geometric": lambda k: jax.random.geometric(k, 0.3, (3,)),
+        "orthogonal": lambda k: jax.random.orthogonal(k, 2),
+        "multivariate_normal": lambda k: jax.random.multivariate_normal(
+            k, jnp.zeros(2), jnp.eye(2), (2,)),
+    }
+    for name, f in samplers.items():
+        out["sample_" + name] = np.asarray(f(jax.random.key(3))).tolist()
+        out["jit_" + name] = np.asarray(jax.jit(f)(jax.random.key(3))).tolist()
+    out["jit_split"] = kd(jax.jit(lambda k: jax.random.split(k, 3))(k)).tolist()
+    out["vmap_normal"] = jax.vmap(lambda k: jax.random.normal(k, (2,)))(ks).tolist()
+    out["vmap_split"] = kd(jax.vmap(lambda k: jax.random.split(k))(ks)).tolist()
+    out["vmap_fold_in"] = kd(jax.vmap(jax.random.fold_in, in_axes=(None, 0))(
+        k, jnp.arange(3))).tolist()
+    out["grad"] = jax.grad(lambda x, k: jnp.sum(x * jax.random.normal(k, (2,))))(
+        jnp.ones(2), k).tolist()
+    out["jit_grad"] = jax.jit(jax.grad(lambda x, k: jnp.sum(jnp.sin(x) * jax.random.uniform(k, (2,)))))(
+        jnp.ones(2), k).tolist()
+    kf, acc = lax.fori_loop(0, 3, _fori_body(jax), (k, 0.0))
+    out["fori"] = [kd(kf).tolist(), float(acc)]
+    ke, xs = lax.scan(_scan_step(jax), k, jnp.arange(3.0))
+    out["scan"] = [kd(ke).tolist(), xs.tolist()]
+    kw, n, acc = lax.while_loop(lambda c: c[1] < 4, _while_body(jax), (k, 0, 0.0))
+    out["while"] = [kd(kw).tolist(), int(n), float(acc)]
+    kc = lax.cond(True, lambda k: jax.random.fold_in(k, 1), lambda k: k, k)
+    out["cond"] = kd(kc).tolist()
+    tree = jax.tree_util.tree_map(lambda x: x, {"a": k, "b": [ks]})
+    out["tree_map"] = kd(tree["b"][0]).tolist()
+    out["eq"] = np.asarray(ks == jax.random.split(k, 4)).tolist()
+    out["issubdtype"] = [bool(jax.dtypes.issubdtype(k.dtype, jax.dtypes.prng_key)),
+                         bool(jnp.issubdtype(k.dtype, jax.dtypes.prng_key)),
+                         bool(jax.dtypes.issubdtype(jnp.uint32, jax.dtypes.prng_key)),
+                         bool(k.dtype == jnp.uint32), isinstance(k, jax.Array)]
+    out["shapes"] = [list(ks.shape), ks.ndim, ks.size, list(ks.reshape(2, 2)[0].shape),
+                     len(ks), list(ks[None].shape)]
+    return out
+
+
+if __name__ == "__main__":
+    import jax
+    import jax.numpy as jnp
+    from jax import lax
+    assert "astjax" not in sys.modules
+    result = run(jax, jnp, lax)
+    Path(__file__).with_name("typed_keys.json").write_text(json.dumps(result, indent=1) + "\n")
+    print(f"wrote {len(result)} values")

@@ -1,0 +1,94 @@
+"""Typed PRNG keys (`random.key`, dtype `key<fry>`): the program in
+tests/oracle/record_typed_keys.py run on astjax against JAX 0.10.2's stored values,
+plus the errors and properties JAX gives them."""
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import astjax
+import astjax.numpy as jnp
+from astjax import lax, random
+
+sys.path.insert(0, str(Path(__file__).parent / "oracle"))
+import record_typed_keys  # noqa: E402
+
+EXPECTED = json.loads((Path(__file__).parent / "oracle" / "typed_keys.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def result():
+    return record_typed_keys.run(astjax, jnp, lax)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_matches_jax(result, name):
+    got, want = result[name], EXPECTED[name]
+    if isinstance(want, str):
+        assert got == want
+    else:
+        np.testing.assert_allclose(_flat(got), _flat(want), rtol=1e-5, atol=1e-6,
+                                   err_msg=name)
+
+
+def _flat(v):
+    """Nested lists of numbers (of ragged shapes) as one float vector."""
+    if isinstance(v, (list, tuple)):
+        return np.concatenate([_flat(x) for x in v]) if v else np.zeros(0)
+    return np.asarray([float(v)])
+
+
+def test_key_is_not_a_numpy_array():
+    with pytest.raises(TypeError, match="key_data"):
+        np.asarray(random.key(0))
+
+
+def test_samplers_take_one_key():
+    with pytest.raises(ValueError):
+        random.normal(random.split(random.key(0), 3), (2,))
+
+
+def test_wrap_key_data_checks_its_argument():
+    with pytest.raises(TypeError):
+        random.wrap_key_data(jnp.zeros(3, jnp.uint32))
+    with pytest.raises(TypeError):
+        random.wrap_key_data(random.key(0))
+
+
+def test_raw_keys_stay_raw():
+    raw = random.PRNGKey(0)
+    assert not isinstance(random.split(raw), random.PRNGKeyArray)
+    assert isinstance(random.split(random.key(0)), random.PRNGKeyArray)
+    np.testing.assert_array_equal(random.key_data(random.key(0)), raw)
+    assert random.key_data(raw) is raw
+    assert random.key_impl(random.key(0)) == "threefry2x32"
+
+
+def test_key_data_under_jit_and_back():
+    def f(k):
+        return random.wrap_key_data(random.key_data(k) + jnp.uint32(1))
+    k = astjax.jit(f)(random.key(0))
+    np.testing.assert_array_equal(random.key_data(k), [1, 1])
+
+
+def test_key_from_traced_seed():
+    def f(seed):
+        return random.uniform(random.key(seed), (2,))
+    np.testing.assert_allclose(astjax.jit(f)(3), random.uniform(random.key(3), (2,)))
+
+
+def test_keys_are_unhashable_and_have_no_truth_value():
+    with pytest.raises(TypeError):
+        hash(random.key(0))
+    with pytest.raises(TypeError):
+        bool(random.key(0))
+
+
+def test_squeeze_ravel_broadcast():
+    ks = random.split(random.key(1), 3).reshape(3, 1)
+    assert ks.squeeze().shape == (3,) and ks.squeeze(1).shape == (3,)
+    assert ks.ravel().shape == (3,) and ks.reshape(-1).shape == (3,)
+    assert random.key(0).broadcast_to((2, 2)).shape == (2, 2)
+    assert ks.swapaxes(0, 1).shape == (1, 3)
