@@ -43,6 +43,13 @@ def register_pytree_with_keys(nodetype, flatten_with_keys, unflatten_func, flatt
     register_pytree_node(nodetype, flatten_func or flat, unflatten_func, flatten_with_keys)
 
 
+def register_static(cls):
+    """Register `cls` as a pytree node with no children: its instances are part of the
+    tree structure (compared by `==`), never leaves."""
+    register_pytree_node(cls, lambda x: ((), x), lambda x, _: x)
+    return cls
+
+
 def register_pytree_node_class(cls):
     register_pytree_node(cls, lambda x: x.tree_flatten(), cls.tree_unflatten)
     return cls
@@ -443,6 +450,10 @@ register_pytree_node(
     Partial,
     lambda p: ((p.args, p.keywords), p.func),
     lambda func, xs: Partial(func, *xs[0], **xs[1]))
+
+
+KeyEntry = Any  # one step of a key path: SequenceKey, DictKey, GetAttrKey, ...
+KeyPath = tuple  # a key path: a tuple of key entries
 
 
 class _TreeNamespace:

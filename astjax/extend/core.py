@@ -14,7 +14,27 @@ from ..ir import ClosedJaxpr, Jaxpr, Literal, ShapedArray, Var  # noqa: F401
 from ..pyast import call
 
 __all__ = ["Primitive", "Jaxpr", "ClosedJaxpr", "Var", "Literal", "ShapedArray",
-           "mapped_aval", "unmapped_aval", "get_opaque_trace_state", "jaxpr_as_fun"]
+           "mapped_aval", "unmapped_aval", "get_opaque_trace_state", "jaxpr_as_fun",
+           "Effect", "Effects", "no_effects"]
+
+
+class Effect:
+    """Base of side-effect kinds a primitive's effectful abstract eval may report
+    (JAX's `jax.extend.core.Effect`). astjax tracks effects as a Primitive flag
+    (`effectful`), not as values: libraries subclass this to name theirs."""
+
+    def __repr__(self):
+        return type(self).__name__
+
+    def __eq__(self, other):
+        return type(other) is type(self)
+
+    def __hash__(self):
+        return hash(type(self))
+
+
+Effects = frozenset
+no_effects: frozenset = frozenset()
 
 
 class Primitive(core.Primitive):

@@ -1,0 +1,151 @@
+"""`jax.experimental.hijax`: JAX's "high-level" types and primitives -- user types
+(`HiType`, `MutableHiType`) that lower to ordinary arrays, and primitives on them
+(`HiPrimitive`) defined by a lowering to ordinary operations (`to_lojax`).
+
+astjax's transformations work on arrays only; what it gives here is the part that
+needs no new kind of staged value:
+
+- `HiPrimitive`: a primitive whose `bind` runs its `to_lojax` rule on the values it is
+  given (the lowering JAX applies before compiling), so it works eagerly and inside
+  `jit` / `grad` / `vmap` whenever `to_lojax` is written with array operations;
+- `HiType` / `MutableHiType` / `AvalQDD` / `AvalMutableQDD`, `aval_method`,
+  `aval_property`: the bases and markers libraries build their types from;
+- `register_hitype(cls, typeof_fn)`: records `typeof_fn` as `cls`'s abstract value
+  (`typeof` here consults it);
+- `control_flow_allowed_effects`: the set of effect types allowed inside control flow.
+
+flax.nnx builds its "hijax Variable" from these; that mode is off by default (its
+`flax_hijax_variable` flag), and nnx's default Variables are plain pytrees.
+"""
+from __future__ import annotations
+
+from collections import namedtuple
+
+from astjax import api as _api
+from astjax.core import Zero  # noqa: F401
+from astjax.extend.core import Primitive
+from astjax.interpreters.ad import instantiate_zeros, is_undefined_primal  # noqa: F401
+from astjax.ir import ShapedArray
+from astjax.compat._src.state.types import AbstractRef  # noqa: F401
+
+__all__ = ["HiPrimitive", "HiType", "MutableHiType", "AbstractValue", "AvalQDD",
+           "AvalMutableQDD", "ShapedArray", "aval_method", "aval_property",
+           "register_hitype", "typeof", "control_flow_allowed_effects", "Zero",
+           "instantiate_zeros", "is_undefined_primal", "AbstractRef"]
+
+# Markers a hi type's class body uses: a method (`aval_method(f)`) or a property
+# (`aval_property(fget)`) of the abstract value that staged values of the type expose.
+aval_method = namedtuple("aval_method", ["fun"])
+aval_property = namedtuple("aval_property", ["fget"])
+
+
+class AbstractValue:
+    """Base of abstract values that are not `ShapedArray`s."""
+    is_high = False
+    has_qdd = False
+
+    def to_tangent_aval(self):
+        return self
+
+    def normalize(self):
+        return self
+
+
+class HiType(AbstractValue):
+    """An immutable high-level type: subclasses define equality, `lo_ty()` (the array
+    avals it lowers to) and `lower_val` / `raise_val` (value <-> arrays)."""
+    is_high = True
+
+    def lo_ty(self):
+        raise TypeError(f"{type(self).__name__} defines no lowering (lo_ty)")
+
+
+class MutableHiType(AbstractValue):
+    """A mutable high-level type whose lowering depends on its current state
+    (`lo_ty_qdd(state)`)."""
+    is_high = True
+    has_qdd = True
+    is_writer = False
+
+    def lo_ty_qdd(self, state):
+        raise TypeError(f"{type(self).__name__} defines no lowering (lo_ty_qdd)")
+
+
+class AvalQDD:
+    """An abstract value together with its quasi-dynamic data (the state that decides
+    how a mutable hi type lowers)."""
+    is_high = True
+    has_qdd = True
+
+    def __init__(self, aval, qdd):
+        self.aval, self.qdd = aval, qdd
+
+    def lo_ty(self):
+        return self.aval.lo_ty_qdd(self.qdd)
+
+    def __repr__(self):
+        return f"AvalQDD({self.aval}, {self.qdd})"
+
+
+class AvalMutableQDD:
+    """An abstract value and the mutable cell holding its quasi-dynamic data."""
+
+    def __init__(self, aval, mutable_qdd):
+        self.aval, self.mutable_qdd = aval, mutable_qdd
+
+
+class HiPrimitive(Primitive):
+    """A primitive defined by its lowering to ordinary operations: subclasses define
+    `abstract_eval` and `to_lojax(*args, **params)` (and `jvp` / `transpose` where
+    JAX would differentiate it as a unit). `bind` applies `to_lojax`, so the
+    operations it stages are differentiated, batched and compiled by their own rules."""
+
+    def __init__(self, name):
+        super().__init__(name)
+
+    def to_lojax(self, *args, **params):
+        raise TypeError(f"hi primitive {self.name} defines no to_lojax lowering")
+
+    def bind(self, *args, **params):
+        """Apply the lowering to `args` (eagerly or on staged values)."""
+        return self.to_lojax(*args, **params)
+
+    def is_high(self, *avals, **params):
+        return True
+
+    def is_effectful(self, params):
+        return False
+
+
+pytype_aval_mappings: dict = {}
+
+
+def register_hitype(val_cls, typeof_fn) -> None:
+    """Declare values of `val_cls` as a hi type whose abstract value is `typeof_fn(x)`."""
+    pytype_aval_mappings[val_cls] = typeof_fn
+
+
+def typeof(x):
+    """The abstract value of `x`: a registered hi type's, else `astjax.typeof(x)`."""
+    for cls in type(x).__mro__:
+        if cls in pytype_aval_mappings:
+            return pytype_aval_mappings[cls](x)
+    return _api.typeof(x)
+
+
+class _EffectTypeSet:
+    """A set of effect *types* (`add_type`, membership by instance or type)."""
+
+    def __init__(self):
+        self._types: set[type] = set()
+
+    def add_type(self, effect_type):
+        self._types.add(effect_type)
+
+    def contains(self, eff):
+        return any(isinstance(eff, t) for t in self._types)
+
+    __contains__ = contains
+
+
+control_flow_allowed_effects = _EffectTypeSet()
