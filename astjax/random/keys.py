@@ -27,6 +27,7 @@ from .. import core, dtypes, tree_util
 from .. import numpy as jnp
 from ..errors import ArgumentTypeError, DTypeError
 from . import distributions as _d
+from . import gamma as _g
 from . import prng as _p
 
 __all__ = ["PRNGKeyArray", "KeyTy", "key", "key_data", "wrap_key_data", "key_impl",
@@ -34,7 +35,9 @@ __all__ = ["PRNGKeyArray", "KeyTy", "key", "key_data", "wrap_key_data", "key_imp
            "choice", "permutation", "truncated_normal", "categorical", "gumbel",
            "exponential", "laplace", "logistic", "rademacher", "cauchy", "lognormal",
            "pareto", "rayleigh", "wald", "weibull_min", "maxwell", "double_sided_maxwell",
-           "triangular", "geometric", "orthogonal", "multivariate_normal"]
+           "triangular", "geometric", "orthogonal", "multivariate_normal", "gamma",
+           "loggamma", "beta", "dirichlet", "chisquare", "f", "t", "generalized_normal",
+           "ball", "poisson", "binomial", "multinomial"]
 
 _IMPL = "threefry2x32"
 _KEY_SHAPE = (2,)  # threefry2x32's key data: two uint32 words
@@ -273,7 +276,8 @@ def clone(key):
 def _accepting_typed_keys(fn):
     """`fn` (a sampler taking a raw key first) accepting typed keys as well."""
     @functools.wraps(fn)
-    def sampler(key, *args, **kwargs):
+    def sampler(key, *args, out_sharding=None, **kwargs):
+        # out_sharding: where the result lives; one device holds every result
         return fn(_raw(key), *args, **kwargs)
     return sampler
 
@@ -304,3 +308,15 @@ triangular = _accepting_typed_keys(_d.triangular)
 geometric = _accepting_typed_keys(_d.geometric)
 orthogonal = _accepting_typed_keys(_d.orthogonal)
 multivariate_normal = _accepting_typed_keys(_d.multivariate_normal)
+gamma = _accepting_typed_keys(_g.gamma)
+loggamma = _accepting_typed_keys(_g.loggamma)
+beta = _accepting_typed_keys(_g.beta)
+dirichlet = _accepting_typed_keys(_g.dirichlet)
+chisquare = _accepting_typed_keys(_g.chisquare)
+f = _accepting_typed_keys(_g.f)
+t = _accepting_typed_keys(_g.t)
+generalized_normal = _accepting_typed_keys(_g.generalized_normal)
+ball = _accepting_typed_keys(_g.ball)
+poisson = _accepting_typed_keys(_g.poisson)
+binomial = _accepting_typed_keys(_g.binomial)
+multinomial = _accepting_typed_keys(_g.multinomial)
