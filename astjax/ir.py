@@ -33,6 +33,7 @@ class ShapedArray:
         self.weak_type = bool(weak_type)
 
     ndim = property(lambda self: len(self.shape))
+    sharding = None  # (JAX's aval.sharding) one device: no sharding in the type
     size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
 
     def update(self, shape=None, dtype=None, weak_type=None):

@@ -96,7 +96,7 @@ def test_staged_seed_and_fold_in():
 def test_key_api():
     key = r.key(0)
     assert _bits(r.key_data(key)) == [0, 0]
-    assert _bits(r.wrap_key_data(np.array([0, 42], np.uint32))) == EXPECTED["key42"][4]
+    assert _bits(r.key_data(r.wrap_key_data(np.array([0, 42], np.uint32)))) == EXPECTED["key42"][4]
 
 
 def test_errors():

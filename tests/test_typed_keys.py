@@ -92,3 +92,22 @@ def test_squeeze_ravel_broadcast():
     assert ks.ravel().shape == (3,) and ks.reshape(-1).shape == (3,)
     assert random.key(0).broadcast_to((2, 2)).shape == (2, 2)
     assert ks.swapaxes(0, 1).shape == (1, 3)
+
+
+def test_typeof_key():
+    assert str(astjax.typeof(random.split(random.key(0), 3))) == "key<fry>[3]"
+    assert random.key(0).aval.shape == ()
+
+
+def test_gamma_shape_derivative_is_refused():
+    def f(a):
+        return jnp.sum(random.gamma(random.key(0), a, (2,)))
+    with pytest.raises(TypeError, match="implicit reparameterization"):
+        astjax.grad(f)(1.5)
+
+
+def test_gamma_with_stopped_parameter_differentiates():
+    def f(x):
+        return jnp.sum(x * random.gamma(random.key(0), lax.stop_gradient(x), (2,)))
+    g = astjax.grad(f)(2.0)
+    np.testing.assert_allclose(g, jnp.sum(random.gamma(random.key(0), 2.0, (2,))), rtol=1e-6)

@@ -24,6 +24,7 @@ import functools
 import numpy as np
 
 from .. import core, dtypes, tree_util
+from ..ir import ShapedArray
 from .. import numpy as jnp
 from ..errors import ArgumentTypeError, DTypeError
 from . import distributions as _d
@@ -74,6 +75,35 @@ class KeyTy(dtypes.ExtendedDType):
 KEY_DTYPE = KeyTy()
 
 
+class KeyAval(ShapedArray):
+    """The abstract value of a key array (`jax.typeof(key)`: `key<fry>[3]`): its
+    logical shape and key dtype. Transformations never see it -- they carry the key
+    data -- so it is only read, never staged."""
+    __slots__ = ()
+
+    def __init__(self, shape, dtype=KEY_DTYPE, weak_type=False):
+        self.shape = tuple(int(d) for d in shape)
+        self.dtype = dtype
+        self.weak_type = False
+
+    def update(self, shape=None, dtype=None, weak_type=None):
+        return KeyAval(self.shape if shape is None else shape, self.dtype)
+
+    def str_short(self):
+        return f"{self.dtype}[{','.join(map(str, self.shape))}]"
+
+    def __eq__(self, other):
+        return type(other) is KeyAval and (other.shape, other.dtype) == (self.shape, self.dtype)
+
+    def __hash__(self):
+        return hash((KeyAval, self.shape, self.dtype))
+
+    def __repr__(self):
+        return f"ShapedArray({self.str_short()})"
+
+    __str__ = str_short
+
+
 def _shape_of(x):
     return tuple(core.get_aval(x).shape)
 
@@ -96,6 +126,7 @@ class PRNGKeyArray:
     itemsize = property(lambda self: self.dtype.itemsize)
     nbytes = property(lambda self: self.size * self.itemsize)
     weak_type = False
+    aval = property(lambda self: KeyAval(self.shape, self.dtype))
 
     def __len__(self):
         if not self.shape:

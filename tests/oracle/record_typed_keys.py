@@ -73,10 +73,25 @@ def run(jax, jnp, lax):
         "orthogonal": lambda k: jax.random.orthogonal(k, 2),
         "multivariate_normal": lambda k: jax.random.multivariate_normal(
             k, jnp.zeros(2), jnp.eye(2), (2,)),
+        "gamma": lambda k: jax.random.gamma(k, jnp.array([0.3, 1.0, 4.0])),
+        "loggamma": lambda k: jax.random.loggamma(k, 0.2, (3,)),
+        "beta": lambda k: jax.random.beta(k, 2.0, 3.0, (3,)),
+        "dirichlet": lambda k: jax.random.dirichlet(k, jnp.array([1.0, 2.0, 0.5])),
+        "chisquare": lambda k: jax.random.chisquare(k, 3.0, (3,)),
+        "f": lambda k: jax.random.f(k, 3.0, 4.0, (3,)),
+        "t": lambda k: jax.random.t(k, 5.0, (3,)),
+        "generalized_normal": lambda k: jax.random.generalized_normal(k, 1.5, (3,)),
+        "ball": lambda k: jax.random.ball(k, 3, p=1.5),
+        "poisson": lambda k: jax.random.poisson(k, jnp.array([0.5, 3.0, 20.0, 0.0])),
+        "binomial": lambda k: jax.random.binomial(k, jnp.array([5.0, 100.0, 30.0]),
+                                                  jnp.array([0.3, 0.6, 0.9])),
+        "multinomial": lambda k: jax.random.multinomial(k, 10.0, jnp.array([0.2, 0.3, 0.5])),
     }
     for name, f in samplers.items():
         out["sample_" + name] = np.asarray(f(jax.random.key(3))).tolist()
         out["jit_" + name] = np.asarray(jax.jit(f)(jax.random.key(3))).tolist()
+    out["vmap_gamma"] = jax.vmap(lambda k, a: jax.random.gamma(k, a, (2,)))(
+        ks[:2], jnp.array([0.5, 2.0])).tolist()
     out["jit_split"] = kd(jax.jit(lambda k: jax.random.split(k, 3))(k)).tolist()
     out["vmap_normal"] = jax.vmap(lambda k: jax.random.normal(k, (2,)))(ks).tolist()
     out["vmap_split"] = kd(jax.vmap(lambda k: jax.random.split(k))(ks)).tolist()
