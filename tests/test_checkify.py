@@ -1,0 +1,106 @@
+"""`jax.experimental.checkify` on astjax (astjax/compat/experimental/checkify.py):
+the programs of tests/oracle/record_checkify.py against JAX 0.10.2's stored messages
+and outputs, plus the eager / not-functionalized / error-object behaviour."""
+import json
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+from astjax.compat.experimental import checkify
+
+sys.path.insert(0, str(Path(__file__).parent / "oracle"))
+import record_checkify  # noqa: E402
+
+EXPECTED = json.loads((Path(__file__).parent / "oracle" / "checkify.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def result():
+    return record_checkify.run(astjax, jnp, lax, checkify)
+
+
+def _same(got, want):
+    if isinstance(want, list):
+        return isinstance(got, list) and len(got) == len(want) and all(
+            _same(g, w) for g, w in zip(got, want))
+    if isinstance(want, float):
+        return isinstance(got, (int, float)) and (
+            (math.isnan(want) and math.isnan(got)) or math.isclose(got, want, rel_tol=1e-6))
+    return got == want
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_matches_jax(result, name):
+    assert _same(result[name], EXPECTED[name]), (result[name], EXPECTED[name])
+
+
+def test_eager_check_raises():
+    with pytest.raises(checkify.JaxRuntimeError, match="eager 1"):
+        checkify.check(False, "eager {x}", x=jnp.int32(1))
+    checkify.check(True, "fine")
+
+
+def test_format_arguments_must_be_arrays():
+    with pytest.raises(TypeError, match="PyTrees of arrays"):
+        checkify.check(False, "eager {x}", x=1)
+
+
+def pos(x):
+    checkify.check(x > 0, "pos {}", x)
+    return x
+
+
+def test_not_functionalized():
+    with pytest.raises(ValueError, match="not functionalized"):
+        astjax.jit(pos)(1.0)
+
+
+def test_error_object():
+    err, out = checkify.checkify(pos)(jnp.float32(-2.0))
+    assert isinstance(err, checkify.Error) and str(err) == "Error(pos -2.0 (`check` failed))"
+    with pytest.raises(checkify.JaxRuntimeError, match="pos -2.0"):
+        err.throw()
+    assert isinstance(checkify.JaxRuntimeError("x"), ValueError)
+    ok, _ = checkify.checkify(pos)(jnp.float32(2.0))
+    ok.throw()
+    assert ok.get() is None and ok.get_exception() is None
+
+
+def rethrow(x):
+    err, y = checkify.checkify(pos)(x)
+    checkify.check_error(err)
+    return y + 1
+
+
+def test_check_error_crosses_checkify():
+    err, out = checkify.checkify(rethrow)(jnp.float32(-4.0))
+    assert err.get() == "pos -4.0 (`check` failed)"
+    with pytest.raises(checkify.JaxRuntimeError):
+        checkify.check_error(err)
+
+
+def debug_only(x):
+    checkify.debug_check(x > 0, "debug {}", x)
+    return x * 3
+
+
+def test_debug_check():
+    np.testing.assert_allclose(astjax.jit(debug_only)(jnp.float32(-1.0)), -3.0)
+    err, _ = checkify.checkify(debug_only)(jnp.float32(-1.0))
+    assert err.get() == "debug -1.0 (`check` failed)"
+
+
+def test_errors_argument_is_checked():
+    with pytest.raises(TypeError):
+        checkify.checkify(pos, errors=frozenset({ValueError}))
+
+
+def test_src_module_serves_the_same_names():
+    from astjax.compat._src import checkify as src
+    assert src.checkify is checkify.checkify and src.Error is checkify.Error
