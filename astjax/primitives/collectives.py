@@ -658,6 +658,13 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
     return tree_util.tree_map(a2a, x)
 
 
+def pswapaxes(x, axis_name, axis, *, axis_index_groups=None):
+    """`lax.pswapaxes`: swap the mapped axis `axis_name` with the positional axis
+    `axis` (whose size must be the axis size): an all-to-all splitting and
+    concatenating along `axis`."""
+    return all_to_all(x, axis_name, axis, axis, axis_index_groups=axis_index_groups)
+
+
 COLLECTIVES = (psum_p, pmax_p, pmin_p, axis_index_p, all_gather_p, ppermute_p, all_to_all_p)
 for _p in COLLECTIVES:  # the family's one shared fact, stated once
     mark_unsupported(_p, "impl", "a collective only means something under a mapped axis "
