@@ -41,7 +41,7 @@ def main():
     record = "--record" in sys.argv
     failed = 0
     for prog in sorted(HERE.glob("*.py")):
-        if prog.name == "run.py":
+        if prog.name.startswith("run"):  # the drivers (run.py, run_optax_tests.py)
             continue
         expected = prog.with_suffix(".expected.json")
         cmd = [sys.executable, str(prog)] if record else [sys.executable, "-m", "astjax", "run",
