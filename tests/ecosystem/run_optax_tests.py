@@ -1,0 +1,123 @@
+"""Run optax's own test suite (the `*_test.py` files its wheel ships) on astjax.
+
+    pip install -e '.[ecosystem]' pytest absl-py scipy
+    python tests/ecosystem/run_optax_tests.py              # every file, on astjax
+    python tests/ecosystem/run_optax_tests.py --jax        # the same files on real JAX
+    python tests/ecosystem/run_optax_tests.py -k alias,transforms --timeout 900
+
+One process per test file: `python -m astjax run -m pytest FILE` (so `import jax` is
+astjax and no module of the real jax distribution is imported), with a per-file time
+limit. Prints a table (passed / failed / errors / skipped and subtests per file),
+the totals, and the most common failure messages; `--json OUT` writes everything,
+including each failing test's id and first error line.
+
+A script, not a pytest-collected test and not part of CI: it needs optax, its test
+dependencies, and tens of minutes.
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import importlib.util
+import json
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+COUNT = re.compile(r"(\d+) (subtests passed|subtests failed|subtests skipped|passed|failed|"
+                   r"errors?|skipped|xfailed|xpassed)")
+FAILED_LINE = re.compile(r"^(FAILED|ERROR) (\S+)(?: - (.*))?$")
+
+
+def optax_test_files():
+    """The test files of the installed optax, sorted."""
+    spec = importlib.util.find_spec("optax")
+    if spec is None or not spec.submodule_search_locations:
+        sys.exit("optax is not installed in this interpreter (pip install -e '.[ecosystem]')")
+    root = Path(list(spec.submodule_search_locations)[0])
+    return root, sorted(root.rglob("*_test.py"))
+
+
+def run_file(path: Path, use_jax: bool, timeout: float):
+    """Run one file; -> dict of counts, failures, seconds, status."""
+    pytest_args = ["-m", "pytest", "-q", "-p", "no:cacheprovider", "-rfE",
+                   "--no-header", str(path)]
+    cmd = [sys.executable] + (pytest_args if use_jax else ["-m", "astjax", "run"] + pytest_args)
+    env_path = str(REPO)
+    t0 = time.time()
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd="/tmp",
+                           env=_env(env_path, use_jax))
+        out, status = p.stdout + p.stderr, "done"
+    except subprocess.TimeoutExpired as e:
+        out = (e.stdout or b"").decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
+        status = "timeout"
+    counts = collections.Counter()
+    summary = [ln for ln in out.splitlines() if re.search(r"\d+ (passed|failed|errors?)", ln)
+               and " in " in ln]
+    if summary:
+        for n, kind in COUNT.findall(summary[-1]):
+            counts["errors" if kind.startswith("error") else kind] += int(n)
+    elif status == "done":
+        status = "crashed"
+    failures = []
+    for ln in out.splitlines():
+        m = FAILED_LINE.match(ln.strip())
+        if m:
+            failures.append({"kind": m.group(1), "test": m.group(2), "why": (m.group(3) or "")[:300]})
+    return {"counts": dict(counts), "failures": failures, "seconds": round(time.time() - t0, 1),
+            "status": status, "tail": out[-1500:] if status != "done" else ""}
+
+
+def _env(repo, use_jax):
+    import os
+    env = dict(os.environ)
+    if not use_jax:  # astjax from this checkout, whatever the interpreter has installed
+        env["PYTHONPATH"] = repo + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    return env
+
+
+def _cause(why: str) -> str:
+    """A failure message with numbers and quoted names blurred, for grouping."""
+    why = re.sub(r"\d+(\.\d+)?", "N", why)
+    return re.sub(r"'[^']*'", "'…'", why)[:110]
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--jax", action="store_true", help="run on real JAX (the baseline)")
+    ap.add_argument("--timeout", type=float, default=600.0, help="seconds per file")
+    ap.add_argument("-k", default="", help="comma-separated substrings of file paths to run")
+    ap.add_argument("--json", default="", help="write the results here")
+    args = ap.parse_args(argv)
+    root, files = optax_test_files()
+    if args.k:
+        files = [f for f in files if any(s in str(f.relative_to(root)) for s in args.k.split(","))]
+    results, totals = {}, collections.Counter()
+    print(f"{len(files)} files, on {'real JAX' if args.jax else 'astjax'}", flush=True)
+    for f in files:
+        name = str(f.relative_to(root))
+        r = run_file(f, args.jax, args.timeout)
+        results[name] = r
+        totals.update(r["counts"])
+        c = r["counts"]
+        print(f"{name:55s} {c.get('passed', 0):5d} passed {c.get('failed', 0):4d} failed "
+              f"{c.get('errors', 0):3d} err {c.get('skipped', 0):3d} skip | subtests "
+              f"{c.get('subtests passed', 0):4d}/{c.get('subtests failed', 0):3d} | "
+              f"{r['seconds']:6.1f}s {r['status'] if r['status'] != 'done' else ''}", flush=True)
+    print("TOTAL", dict(totals))
+    causes = collections.Counter(_cause(x["why"]) for r in results.values()
+                                 for x in r["failures"])
+    print("most common failure messages:")
+    for why, n in causes.most_common(25):
+        print(f"  {n:4d}  {why}")
+    if args.json:
+        Path(args.json).write_text(json.dumps({"jax": args.jax, "totals": dict(totals),
+                                               "files": results}, indent=1))
+
+
+if __name__ == "__main__":
+    main()
