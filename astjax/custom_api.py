@@ -27,7 +27,8 @@ from . import core, lax, tree_util
 from .ad_api import _Transformed, _staging, differentiating, differentiation
 from .core import bind, raw
 from .errors import StructureError, UndefinedRuleError, check_signature
-from .primitives.custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
+from .primitives.custom_derivatives import (CustomVJPPrimal, SymbolicZero, custom_jvp_call_p,
+                                            custom_vjp_call_p)
 from .staging import as_callable, leaf_aval, stage_flat
 from .transforms import ad
 from .transforms.ad import differentiable, inline
@@ -37,13 +38,14 @@ __all__ = ["custom_jvp", "custom_vjp"]
 
 class _Rule:
     """A Python rule kept in eqn params (printed by its name)."""
-    __slots__ = ("fn", "nconsts", "name")
+    __slots__ = ("fn", "nconsts", "name", "symbolic_zeros")
 
-    def __init__(self, fn, nconsts, name="rule"):
+    def __init__(self, fn, nconsts, name="rule", symbolic_zeros=False):
         self.fn, self.nconsts, self.name = fn, nconsts, name
+        self.symbolic_zeros = symbolic_zeros
 
-    def __call__(self, *args):
-        return self.fn(*args)
+    def __call__(self, *args, **static):
+        return self.fn(*args, **static)
 
     def __repr__(self):
         return self.name
@@ -126,7 +128,8 @@ class _StagedFwd:
     def __init__(self, body, n_out):
         self.body, self.n_out = body, n_out
 
-    def __call__(self, consts, primals):
+    def __call__(self, consts, primals, perturbed=None):
+        # staged at the call with every primal perturbed (symbolic_zeros rules see True)
         outs = inline(self.body, list(consts) + list(primals))
         return outs[:self.n_out], outs[self.n_out:]
 
@@ -238,11 +241,15 @@ class custom_vjp(_Transformed):
         super().__init__(fun)
         self.nondiff_argnums = tuple(nondiff_argnums)
         self.fwd = self.bwd = None
+        self.symbolic_zeros = False
 
     def defvjp(self, fwd, bwd, symbolic_zeros=False):
         """Set the forward rule `fwd(*args) -> (out, residuals)` and the backward rule
-        `bwd(*nondiff, residuals, ct_out) -> tuple of cotangents, one per argument`."""
-        self.fwd, self.bwd = fwd, bwd
+        `bwd(*nondiff, residuals, ct_out) -> tuple of cotangents, one per argument`.
+        With `symbolic_zeros=True`, fwd receives each primal leaf as a
+        `CustomVJPPrimal(value, perturbed)` and bwd a `SymbolicZero` for each output
+        without a cotangent (and may return None or a SymbolicZero)."""
+        self.fwd, self.bwd, self.symbolic_zeros = fwd, bwd, bool(symbolic_zeros)
 
     def __call__(self, *args, **kwargs):
         if not _staging():  # JAX: outside transformations, just call the function
@@ -256,13 +263,17 @@ class custom_vjp(_Transformed):
         check_signature(self.fun, args, kwargs)
         nd, dyn, full = _split_args(args, self.nondiff_argnums)
         ndv = [nd[i] for i in sorted(nd)]
-        fun, user_fwd, user_bwd = self.fun, self.fwd, self.bwd
+        fun, user_fwd, user_bwd, sz = self.fun, self.fwd, self.bwd, self.symbolic_zeros
         leaves, in_tree = tree_util.tree_flatten((tuple(dyn), {}))
         avals = [leaf_aval(x) for x in leaves]
         res_tree, out_tree = [None], [None]
 
-        def fwd(_consts, primals, level=False):  # None: _stage_rule already lowered it
-            p_args, _ = tree_util.tree_unflatten(in_tree, [_staged(x) for x in primals])
+        def fwd(_consts, primals, level=False, perturbed=None):  # level None: staged already
+            primals = [_staged(x) for x in primals]
+            if sz:
+                flags = [True] * len(primals) if perturbed is None else perturbed
+                primals = [CustomVJPPrimal(p, z) for p, z in zip(primals, flags)]
+            p_args, _ = tree_util.tree_unflatten(in_tree, primals)
             with differentiation(level):
                 out, res = as_callable(user_fwd)(*full(p_args))
             res_leaves, res_tree[0] = tree_util.tree_flatten(res)
@@ -282,8 +293,10 @@ class custom_vjp(_Transformed):
                                           "argument, or (ct_x, ct_y, ...)")
             out = []
             for g, a in zip(got, dyn):
-                gl = tree_util.tree_leaves(g) if g is not None else [None] * len(
-                    tree_util.tree_leaves(a))
+                n = len(tree_util.tree_leaves(a))
+                gl = ([None] * n if g is None or isinstance(g, SymbolicZero) else
+                      tree_util.tree_leaves(g, is_leaf=lambda x: x is None
+                                            or isinstance(x, SymbolicZero)))
                 out.extend(gl)
             return out
 
@@ -305,5 +318,6 @@ class custom_vjp(_Transformed):
             primal, consts = core.split_consts(closed)
             fwd_param = _Rule(fwd, len(consts), "fwd")
         outs = bind(custom_vjp_call_p, *consts, *leaves, call_jaxpr=primal,
-                    fwd=fwd_param, bwd=_Rule(bwd, 0, "bwd"), num_consts=len(consts))
+                    fwd=fwd_param, bwd=_Rule(bwd, 0, "bwd", symbolic_zeros=sz),
+                    num_consts=len(consts))
         return tree_util.tree_unflatten(out_tree[0], outs)

@@ -4,42 +4,10 @@ rule written with `symbolic_zeros=True` receives."""
 from astjax import custom_jvp, custom_vjp  # noqa: F401
 from astjax import numpy as jnp
 from astjax import tree_util
-from astjax.core import get_aval, inline_jaxpr
+from astjax.core import inline_jaxpr
 from astjax.staging import stage_callable
-from astjax.primitives.custom_derivatives import custom_jvp_call_p, custom_vjp_call_p  # noqa: F401
-
-
-class SymbolicZero:
-    """A tangent or cotangent known to be zero, of abstract value `aval`."""
-
-    def __init__(self, aval):
-        self.aval = aval
-
-    shape = property(lambda self: self.aval.shape)
-    dtype = property(lambda self: self.aval.dtype)
-
-    def __bool__(self):
-        return False
-
-    def __repr__(self):
-        return f"SymbolicZero({self.aval.str_short()})"
-
-    @staticmethod
-    def from_primal_value(x):
-        """The zero tangent of primal value `x`."""
-        return SymbolicZero(get_aval(x))
-
-
-class CustomVJPPrimal:
-    """A primal input of a `custom_vjp` forward rule with `symbolic_zeros=True`: its
-    `value` and whether it is `perturbed` (has a nonzero tangent)."""
-
-    def __init__(self, value, perturbed):
-        self.value = value
-        self.perturbed = perturbed
-
-    def __repr__(self):
-        return f"CustomVJPPrimal(value={self.value!r}, perturbed={self.perturbed})"
+from astjax.primitives.custom_derivatives import (CustomVJPPrimal, SymbolicZero,  # noqa: F401
+                                                  custom_jvp_call_p, custom_vjp_call_p)
 
 
 def zero_from_primal(x, symbolic_zeros=False):

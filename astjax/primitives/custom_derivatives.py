@@ -31,7 +31,46 @@ from .base import (defvectorized, instantiate, mark_unsupported, matchaxis, regi
                    unmapped_aval)
 
 __all__ = ["stop_gradient_p", "custom_jvp_call_p", "custom_vjp_call_p", "custom_lin_p",
-           "checkpoint_p", "stop_gradient"]
+           "checkpoint_p", "stop_gradient", "SymbolicZero", "CustomVJPPrimal"]
+
+
+# ------------------------------- symbolic zeros, as a custom_vjp rule receives them
+
+
+class SymbolicZero:
+    """A tangent or cotangent known to be zero, of abstract value `aval`: what a
+    `custom_vjp` bwd rule defined with `symbolic_zeros=True` receives for an output
+    with no cotangent (it may return one, or None, for a zero input cotangent)."""
+
+    def __init__(self, aval):
+        self.aval = aval
+
+    shape = property(lambda self: self.aval.shape)
+    dtype = property(lambda self: self.aval.dtype)
+
+    def __bool__(self):
+        return False
+
+    def __repr__(self):
+        return f"SymbolicZero({self.aval.str_short()})"
+
+    @staticmethod
+    def from_primal_value(x):
+        """The zero tangent of primal value `x`."""
+        return SymbolicZero(core.get_aval(x))
+
+
+class CustomVJPPrimal:
+    """A primal input (one pytree leaf) of a `custom_vjp` fwd rule defined with
+    `symbolic_zeros=True`: its `value` and whether it is `perturbed` (has a nonzero
+    tangent)."""
+
+    def __init__(self, value, perturbed):
+        self.value = value
+        self.perturbed = perturbed
+
+    def __repr__(self):
+        return f"CustomVJPPrimal(value={self.value!r}, perturbed={self.perturbed})"
 
 # ------------------------------------------------------------------ stop_gradient
 stop_gradient_p = core.new_primitive("stop_gradient")
@@ -118,7 +157,7 @@ class _Vmapped:
     def __repr__(self):
         return f"vmap({self.fn!r})"
 
-    def __call__(self, *lists):
+    def __call__(self, *lists, **static):
         lens = [len(lst) for lst in lists]
         flat = [x for lst in lists for x in lst]
         avals = [unmapped_aval(core.get_aval(x), 0) for x in flat]
@@ -129,7 +168,7 @@ class _Vmapped:
             for n in lens:
                 parts.append(list(xs[k:k + n]))
                 k += n
-            res = self.fn(*parts)
+            res = self.fn(*parts, **static)
             groups = [res] if self.single else list(res)
             groups = [[_zeros_if_none(x) for x in g] for g in groups]
             struct[0] = [len(g) for g in groups]
@@ -208,7 +247,8 @@ custom_vjp_call_p = core.new_primitive("custom_vjp_call", multiple_results=True,
 def _custom_vjp_jvp(tx, primals, tangents, *, call_jaxpr, fwd, bwd, num_consts, out_tree=None,
                     **_):
     consts, args = primals[:num_consts], primals[num_consts:]
-    outs, res = fwd(list(consts), list(args))
+    perturbed = [not isinstance(t, core.Zero) for t in tangents[num_consts:]]
+    outs, res = fwd(list(consts), list(args), perturbed=perturbed)
     ts = [instantiate(t) for t in tangents[num_consts:]]
     out_avals = tuple(core.get_aval(o) for o in outs)
     lin = bind(custom_lin_p, *res, *ts, num_res=len(res), bwd=bwd, out_avals=out_avals)
@@ -255,10 +295,14 @@ def _custom_lin_lowering(ctx, *args, **params):
 
 def _custom_lin_transpose(cts, *args, num_res, bwd, out_avals):
     res = args[:num_res]
-    cts = [instantiate(c, a) for c, a in zip(cts, out_avals)]
+    if getattr(bwd, "symbolic_zeros", False):  # the rule takes SymbolicZero for no cotangent
+        cts = [SymbolicZero(a) if c is None or isinstance(c, core.Zero) else c
+               for c, a in zip(cts, out_avals)]
+    else:
+        cts = [instantiate(c, a) for c, a in zip(cts, out_avals)]
     cts_in = bwd(list(res), cts)
-    return [None] * num_res + [None if (c is None or isinstance(c, core.Zero)) else c
-                               for c in cts_in]
+    return [None] * num_res + [None if (c is None or isinstance(c, (core.Zero, SymbolicZero)))
+                               else c for c in cts_in]
 
 
 register(custom_lin_p, impl=_custom_lin_fail, abstract_eval=_custom_lin_ae,

@@ -35,4 +35,28 @@ m2 = eqx.tree_at(lambda m: m.layers[0].bias, model, jnp.zeros(8))
 res["tree_at"] = float(loss(m2, X, Y))
 params, static = eqx.partition(model, eqx.is_array)
 res["combine"] = float(loss(eqx.combine(params, static), X, Y))
+
+
+# filter_custom_vjp (custom_vjp with symbolic zeros underneath)
+@eqx.filter_custom_vjp
+def scaled(vjp_arg, fn):
+    x, y = vjp_arg
+    return fn(x) * y
+
+
+@scaled.def_fwd
+def scaled_fwd(perturbed, vjp_arg, fn):
+    x, y = vjp_arg
+    return fn(x) * y, (x, y)
+
+
+@scaled.def_bwd
+def scaled_bwd(residuals, grad_obj, perturbed, vjp_arg, fn):
+    x, y = residuals
+    return (grad_obj * y * jnp.cos(x) * 3.0, grad_obj * fn(x))  # 3x: the rule is used
+
+
+g = eqx.filter_grad(lambda xy: scaled(xy, jnp.sin))((jnp.array(1.0), jnp.array(2.0)))
+res["filter_custom_vjp"] = [float(v) for v in g]
+res["filter_custom_vjp_x_only"] = float(jax.grad(lambda x: scaled((x, jnp.array(2.0)), jnp.sin))(1.0))
 json.dump(res, sys.stdout)
