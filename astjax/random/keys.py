@@ -10,9 +10,11 @@ How it flows through the transformations: a key array is a pytree node whose one
 is its key data, so `jit`, `vmap`, `grad` (keys are integer data: never
 differentiated), `lax.scan` / `fori_loop` / `while_loop` carries, `cond` branches and
 `tree_util.tree_map` carry the data and hand the function a key array again (over
-staged data inside a transformation). The one difference from JAX: `tree_leaves(key)`
-is `[key_data(key)]` where JAX gives `[key]`, and a printed jaxpr shows `u32[2]` where
-JAX shows `key<fry>[]`.
+staged data inside a transformation). The differences from JAX: `tree_leaves(key)`
+is `[key_data(key)]` where JAX gives `[key]`, so `tree_map(f, key)` applies `f` to the
+key data (a result that is not key data, e.g. `lambda x: x.dtype`, is returned
+unwrapped: `uint32` where JAX gives `key<fry>`), and a printed jaxpr shows `u32[2]`
+where JAX shows `key<fry>[]`.
 
 Every sampler of `astjax.random` accepts typed or raw keys (the wrappers at the end of
 this module); `split`, `fold_in` and `clone` return keys of the kind they were given.
@@ -231,9 +233,21 @@ class PRNGKeyArray:
     __str__ = __repr__
 
 
-tree_util.register_pytree_node(
-    PRNGKeyArray, lambda k: ((k._base,), k._impl),
-    lambda impl, children: PRNGKeyArray(children[0], impl))
+def _unflatten(impl, children):
+    """A key array again when the child is key data (the transformations hand back
+    data, staged or concrete); anything else a `tree_map` made of the data (its
+    dtype, a shape, ...) is returned as it is."""
+    (data,) = children
+    aval = getattr(data, "aval", None)
+    if (isinstance(aval, ShapedArray) and not isinstance(aval, KeyAval)
+            and aval.dtype == dtypes.uint32 and aval.shape[-1:] == _KEY_SHAPE) or (
+            isinstance(data, np.ndarray) and data.dtype == np.uint32
+            and data.shape[-1:] == _KEY_SHAPE):
+        return PRNGKeyArray(data, impl)
+    return data
+
+
+tree_util.register_pytree_node(PRNGKeyArray, lambda k: ((k._base,), k._impl), _unflatten)
 core.Array.register(PRNGKeyArray)
 
 
