@@ -301,6 +301,8 @@ def gather_index(x, idx, mode=None, fill_value=None):
     x = asarray(x)
     av = core.get_aval(x)
     plan = _Plan(av.shape, tuple(idx))
+    if 0 in plan.full_shape:  # an empty result (also of an empty array): no gather, as JAX
+        return lax.full(plan.full_shape, 0, av.dtype)
     indices, dims = plan.indices()
     if indices is None:  # only windows at offset 0 (cannot happen with array indices)
         return lax.reshape(x, plan.full_shape)

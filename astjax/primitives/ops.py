@@ -305,6 +305,22 @@ def _check_scan_length(xs, length):
                                   hint="pass xs, or length=n for a loop without inputs")
 
 
+def broadcast_shapes(*shapes):
+    """`lax.broadcast_shapes`: the NumPy broadcast of integer shapes (a tuple), or
+    JAX's ValueError naming the shapes when they do not broadcast."""
+    if not shapes:
+        raise _ArgumentValueError("broadcast_shapes needs at least one shape")
+    shapes = [tuple(int(d) for d in s) for s in shapes]
+    rank = _builtins.max(len(s) for s in shapes)
+    out = []
+    for dims in zip(*[(1,) * (rank - len(s)) + s for s in shapes]):
+        sizes = {d for d in dims if d != 1}
+        if len(sizes) > 1:
+            raise _ArgumentValueError(f"Incompatible shapes for broadcasting: shapes={shapes}")
+        out.append(sizes.pop() if sizes else 1)
+    return tuple(out)
+
+
 def map(f, xs, *, batch_size=None):  # noqa: A001 -- JAX's name
     """JAX's `lax.map`, with `f(x)` checked first."""
     _checked("lax.map", f, 1)

@@ -61,6 +61,12 @@ def run_file(path: Path, use_jax: bool, timeout: float):
     if summary:
         for n, kind in COUNT.findall(summary[-1]):
             counts["errors" if kind.startswith("error") else kind] += int(n)
+    elif status == "timeout":  # count the progress characters printed so far
+        for ln in out.splitlines():
+            if re.fullmatch(r"[.FEsxX]+( +\[ *\d+%\])?", ln.strip()):
+                for ch, kind in ((".", "passed"), ("F", "failed"), ("E", "errors"),
+                                 ("s", "skipped")):
+                    counts[kind] += ln.count(ch)
     elif status == "done":
         status = "crashed"
     failures = []
