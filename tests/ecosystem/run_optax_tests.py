@@ -81,6 +81,7 @@ def run_file(path: Path, use_jax: bool, timeout: float):
 def _env(repo, use_jax):
     import os
     env = dict(os.environ)
+    env["PYTHONUNBUFFERED"] = "1"  # a timed-out file's progress reaches the pipe
     if not use_jax:  # astjax from this checkout, whatever the interpreter has installed
         env["PYTHONPATH"] = repo + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     return env
