@@ -14,6 +14,7 @@ from __future__ import annotations
 from ..codegen.runtime import Array
 from ..core import Tracer
 from ..errors import JAXAttributeError, JAXTypeError
+from ..primitives.structural import copy as _copy
 
 _namespace = None  # the astjax.numpy module, set by `install`
 
@@ -141,6 +142,18 @@ class ArrayMethods:
 
     def astype(self, dtype, copy=False):
         return _jnp().astype(self, dtype)
+
+    def copy(self):
+        """A copy of the array (JAX's `Array.copy`): a new array object."""
+        return _copy(self)
+
+    def __round__(self, ndigits=None):
+        """`round(x)`: to the nearest integer (half to even) as an int array, as JAX;
+        `round(x, n)`: to n decimals, same dtype."""
+        jnp = _jnp()
+        if ndigits is None:
+            return jnp.round(self).astype(int)
+        return jnp.round(self, ndigits)
 
     def reshape(self, *shape, order="C"):
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):

@@ -1,0 +1,74 @@
+"""The astjax differences from JAX that optax's own test suite found (issue 16, item
+5; tests/ecosystem/run_optax_tests.py), each checked against JAX 0.10.2's behaviour
+(values noted beside each case)."""
+import numpy as np
+import pytest
+
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+
+
+def test_lax_broadcast_shapes():
+    assert lax.broadcast_shapes((3, 1), (1, 4), (4,)) == (3, 4)
+    assert lax.broadcast_shapes((2, 0), (1,)) == (2, 0)
+    with pytest.raises(ValueError, match=r"Incompatible shapes for broadcasting: "
+                                         r"shapes=\[\(3,\), \(4,\)\]"):
+        lax.broadcast_shapes((3,), (4,))
+
+
+def linear(x, y):
+    return 2 * x + jnp.sum(y) * 3
+
+
+def test_linear_transpose():
+    t = astjax.linear_transpose(linear, jnp.ones(2), astjax.ShapeDtypeStruct((3,), jnp.float32))
+    cx, cy = t(jnp.array([1.0, 2.0]))
+    np.testing.assert_allclose(cx, [2.0, 4.0])
+    np.testing.assert_allclose(cy, [9.0, 9.0, 9.0])
+    with pytest.raises(TypeError, match="float or complex"):
+        astjax.linear_transpose(linear, jnp.ones(2, jnp.int32), jnp.ones(3))
+
+
+def index_empty(c, i, j):
+    return c[i, j]
+
+
+def test_integer_indexing_with_an_empty_result():
+    # JAX: f32[0], no gather (the slice of a (0, 0) array would be out of range)
+    args = (jnp.zeros((0, 0)), jnp.zeros(0, jnp.int32), jnp.zeros(0, jnp.int32))
+    for f in (index_empty, astjax.jit(index_empty)):
+        out = f(*args)
+        assert out.shape == (0,) and out.dtype == jnp.float32
+    assert jnp.zeros((4, 0))[jnp.array([1, 2])].shape == (2, 0)
+
+
+def doubled_copy(y):
+    return y.copy() * 2
+
+
+def test_array_copy():
+    x = jnp.arange(3.0)
+    c = x.copy()
+    assert c is not x
+    np.testing.assert_array_equal(c, x)
+    np.testing.assert_array_equal(astjax.jit(doubled_copy)(x), [0.0, 2.0, 4.0])
+
+
+def test_round():
+    x = jnp.arange(3.0) + 0.6
+    r = round(x)  # JAX: Array([1, 2, 3], dtype=int32)
+    assert r.dtype == jnp.int32
+    np.testing.assert_array_equal(r, [1, 2, 3])
+    assert int(round(jnp.float32(2.5))) == 2  # half to even
+    np.testing.assert_allclose(round(jnp.array([0.66, 1.62]), 1), [0.7, 1.6], rtol=1e-6)
+
+
+def swapped(x):
+    return lax.pswapaxes(x, "i", 0)
+
+
+def test_pswapaxes_swaps_the_mapped_axis():
+    x = jnp.arange(6.0).reshape(2, 3, 1)[..., 0][:, :2]  # (2, 2)
+    out = astjax.vmap(swapped, axis_name="i")(x)
+    np.testing.assert_array_equal(out, np.asarray(x).T)
