@@ -157,6 +157,8 @@ def _constant(v: np.ndarray):
 def asarray(a, dtype=None, order=None, copy=None):
     if dtype is None and (isinstance(a, Tracer) or hasattr(a, "_buf")):
         return a
+    if dtype is None and isinstance(getattr(a, "dtype", None), dtypes.ExtendedDType):
+        return a  # an array of an extended dtype (typed PRNG keys) is already an array
     return array(a, dtype=dtype)
 
 

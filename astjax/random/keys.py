@@ -12,9 +12,10 @@ differentiated), `lax.scan` / `fori_loop` / `while_loop` carries, `cond` branche
 `tree_util.tree_map` carry the data and hand the function a key array again (over
 staged data inside a transformation). The differences from JAX: `tree_leaves(key)`
 is `[key_data(key)]` where JAX gives `[key]`, so `tree_map(f, key)` applies `f` to the
-key data (a result that is not key data, e.g. `lambda x: x.dtype`, is returned
-unwrapped: `uint32` where JAX gives `key<fry>`), and a printed jaxpr shows `u32[2]`
-where JAX shows `key<fry>[]`.
+key data and keeps the key node around the result (`lambda x: x.dtype` gives a key
+array node holding `uint32` where JAX gives the leaf `key<fry>`; such placeholders
+compare with `==` as plain values), `tree_structure(key)` is a node where JAX has a
+leaf, and a printed jaxpr shows `u32[2]` where JAX shows `key<fry>[]`.
 
 Every sampler of `astjax.random` accepts typed or raw keys (the wrappers at the end of
 this module); `split`, `fold_in` and `clone` return keys of the kind they were given.
@@ -121,7 +122,8 @@ class PRNGKeyArray:
         self._impl = impl
 
     # ---------------------------------------------------------------- array facts
-    shape = property(lambda self: _shape_of(self._base)[:-1])
+    shape = property(lambda self: (_shape_of(self._base) if _is_key_data(self._base) else
+                                   tuple(getattr(self._base, "shape", (0,))))[:-1])
     ndim = property(lambda self: len(self.shape))
     size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
     dtype = property(lambda self: KeyTy(self._impl) if self._impl != _IMPL else KEY_DTYPE)
@@ -206,6 +208,9 @@ class PRNGKeyArray:
     def __eq__(self, other):
         if not isinstance(other, PRNGKeyArray):
             return NotImplemented
+        if not (_is_key_data(self._base) and _is_key_data(other._base)):
+            # what a tree_map put in the keys' place (e.g. their dtypes): plain equality
+            return self._impl == other._impl and bool(self._base == other._base)
         return jnp.all(jnp.equal(self._base, other._base), axis=-1)
 
     def __ne__(self, other):
@@ -225,6 +230,8 @@ class PRNGKeyArray:
         raise TypeError("a key array has no truth value")
 
     def __repr__(self):
+        if not _is_key_data(self._base):
+            return f"PRNGKeyArray[{self._impl}]({self._base!r})"
         if isinstance(self._base, core.Tracer):
             return f"Traced<{self.dtype}[{','.join(map(str, self.shape))}]>"
         return (f"Array({self.shape}, dtype={self.dtype}) overlaying:\n"
@@ -233,21 +240,15 @@ class PRNGKeyArray:
     __str__ = __repr__
 
 
-def _unflatten(impl, children):
-    """A key array again when the child is key data (the transformations hand back
-    data, staged or concrete); anything else a `tree_map` made of the data (its
-    dtype, a shape, ...) is returned as it is."""
-    (data,) = children
-    aval = getattr(data, "aval", None)
-    if (isinstance(aval, ShapedArray) and not isinstance(aval, KeyAval)
-            and aval.dtype == dtypes.uint32 and aval.shape[-1:] == _KEY_SHAPE) or (
-            isinstance(data, np.ndarray) and data.dtype == np.uint32
-            and data.shape[-1:] == _KEY_SHAPE):
-        return PRNGKeyArray(data, impl)
-    return data
+def _is_key_data(x):
+    """Raw key data (staged or concrete), as opposed to what a `tree_map` over keys
+    may put in a key array's place (a dtype, a shape struct, ...)."""
+    aval = getattr(x, "aval", None)
+    return isinstance(aval, ShapedArray) or isinstance(x, (np.ndarray, np.generic))
 
 
-tree_util.register_pytree_node(PRNGKeyArray, lambda k: ((k._base,), k._impl), _unflatten)
+tree_util.register_pytree_node(PRNGKeyArray, lambda k: ((k._base,), k._impl),
+                               lambda impl, children: PRNGKeyArray(children[0], impl))
 core.Array.register(PRNGKeyArray)
 
 
