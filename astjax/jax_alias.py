@@ -28,6 +28,8 @@ import importlib.util
 import sys
 import types
 
+from .compat import _compile_log
+
 __all__ = ["install_as_jax", "uninstall", "JAX_API_VERSION", "PUBLIC_MODULES"]
 
 JAX_API_VERSION = "0.10.2"
@@ -93,6 +95,7 @@ def _jax_module():
     astjax = sys.modules["astjax"]  # this module is imported by astjax itself
     mod.__dict__.update({k: v for k, v in vars(astjax).items()
                          if not k.startswith("__")})
+    mod.log_compiles = _compile_log.log_compiles  # (astjax has no `log_compiles` of its own)
     mod.__version__ = JAX_API_VERSION
     mod.__version_info__ = tuple(int(p) for p in JAX_API_VERSION.split("."))
     mod.__path__ = []  # a package: `import jax.numpy` goes through the finder

@@ -72,3 +72,32 @@ def test_pswapaxes_swaps_the_mapped_axis():
     x = jnp.arange(6.0).reshape(2, 3, 1)[..., 0][:, :2]  # (2, 2)
     out = astjax.vmap(swapped, axis_name="i")(x)
     np.testing.assert_array_equal(out, np.asarray(x).T)
+
+
+def plus_one(x):
+    return x * 2 + 1
+
+
+def test_log_compiles_records_each_compilation():
+    import logging
+    from astjax.compat._compile_log import log_compiles
+    from astjax.codegen import runtime
+    records = []
+
+    class Collect(logging.Handler):
+        def emit(self, record):
+            records.append(record.getMessage())
+    handler = Collect()
+    logging.getLogger("jax").addHandler(handler)
+    try:
+        f = astjax.jit(plus_one)
+        before = runtime.compile_mlir
+        with log_compiles():
+            f(jnp.ones(7))
+            f(jnp.ones(7))  # cached: no second compilation
+        assert runtime.compile_mlir is before
+        f(jnp.ones(9))  # outside: not logged
+    finally:
+        logging.getLogger("jax").removeHandler(handler)
+    jit_logs = [r for r in records if "jit(plus_one)" in r]
+    assert len(jit_logs) == 1 and jit_logs[0].startswith("Finished XLA compilation of")
