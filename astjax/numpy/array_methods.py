@@ -81,11 +81,6 @@ class ArrayMethods:
     def __invert__(self):
         return _jnp().invert(self)
 
-    def __round__(self, ndigits=None):
-        """`round(x)` as JAX: `jnp.round`, then an int array when `ndigits` is None."""
-        out = _jnp().round(self, ndigits or 0)
-        return out if ndigits is not None else out.astype(int)
-
     def __getitem__(self, idx):
         return _jnp()._getitem(self, idx)
 
