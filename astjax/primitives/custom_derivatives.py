@@ -196,8 +196,8 @@ class _DropConsts:
     def __repr__(self):
         return repr(self.fn)
 
-    def __call__(self, consts, *lists):
-        return self.fn(list(consts)[self.n:], *lists)
+    def __call__(self, consts, *lists, **static):
+        return self.fn(list(consts)[self.n:], *lists, **static)
 
 
 def _zeros_if_none(x):
