@@ -286,22 +286,7 @@ class Pmapped(StagedCallable):
         results are stacked along `out_axes` (`None`: device 0's value)."""
         loc = caller_location()
         lax = lax_ops()
-        dyn_args, statics = self._split(args)
-        static_pos = {i for i, _ in statics}
-        dims = self._in_dims(dyn_args, kwargs, static_pos, loc)
-        leaves, in_tree = tree_util.tree_flatten((tuple(dyn_args), kwargs))
-        names = leaf_labels(self.fun, dyn_args, kwargs)
-        avals, norm, sizes = mapped_leaves(
-            "pmap", leaves, dims, names, loc,
-            "use in_axes=None for arguments that every device gets whole")
-        if not sizes:
-            raise ArgumentValueError("pmap needs at least one argument with a mapped axis",
-                                     hint="map at least one argument, e.g. in_axes=0", loc=loc)
-        if len({s for *_, s in sizes}) > 1:
-            raise ShapeError("pmap got different sizes for the axes to be mapped: "
-                             + _sizes_text(sizes), loc=loc)
-        n = sizes[0][3]
-        devs = self._devices_for(n, sizes, loc)
+        dyn_args, statics, leaves, in_tree, avals, norm, n, devs = self._mapped(args, kwargs, loc)
         # (a pmap without axis_name gets a name no collective can spell)
         name = self.axis_name if self.axis_name is not None else f"<pmap {id(self):x}>"
         mesh = Mesh(np.array(devs, dtype=object), (name,))
@@ -402,8 +387,9 @@ class Pmapped(StagedCallable):
                       f"{len(avail)} along the mapped axis"), loc=loc)
         return tuple(avail[:n])
 
-    def _entry(self, args, kwargs):
-        loc = caller_location()
+    def _mapped(self, args, kwargs, loc):
+        """The call's arguments checked and split: (dynamic args, statics, leaves,
+        in_tree, leaf avals, normalized mapped axes, mapped size, devices)."""
         dyn_args, statics = self._split(args)
         static_pos = {i for i, _ in statics}
         dims = self._in_dims(dyn_args, kwargs, static_pos, loc)
@@ -421,7 +407,11 @@ class Pmapped(StagedCallable):
                              hint="every mapped argument needs the same size along its mapped "
                                   "axis (one entry per device)", loc=loc)
         n = sizes[0][3]
-        devs = self._devices_for(n, sizes, loc)
+        return dyn_args, statics, leaves, in_tree, avals, norm, n, self._devices_for(n, sizes, loc)
+
+    def _entry(self, args, kwargs):
+        loc = caller_location()
+        dyn_args, statics, leaves, in_tree, avals, norm, n, devs = self._mapped(args, kwargs, loc)
         try:
             key = (statics, in_tree, tuple(avals), tuple(norm),
                    tuple(d.id for d in devs), dtypes.config.x64_enabled)
