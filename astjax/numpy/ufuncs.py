@@ -11,6 +11,7 @@ from .operands import (_is_operand, asarray_operand, broadcast_shapes,  # noqa: 
                        broadcast_to_shape, promote_args, promote_args_inexact, promote_dtypes,
                        promote_dtypes_inexact, promote_shapes, result)
 from .sorting import nonzero as _nonzero
+from .ufunc_docs import doc as _doc
 
 
 # ---- promotion fast path (issue 14): the common operands skip JAX's promotion
@@ -49,7 +50,8 @@ def _fast_binary(x, y, inexact):
     return None
 
 
-def _unary(name, lax_fn, inexact=False):
+def _unary(name, lax_fn, inexact=False, doc=None):
+    """A unary ufunc; `doc` is its docstring (default: `ufunc_docs.doc(name)`)."""
     def f(x, /):
         a = _strong(x)
         if a is not None and (not inexact or a.dtype in _INEXACT):
@@ -61,10 +63,12 @@ def _unary(name, lax_fn, inexact=False):
             [x] = promote_dtypes(x)
         return result(lax_fn(x))
     f.__name__ = name
+    f.__doc__ = _doc(name) if doc is None else doc
     return f
 
 
-def _binary(name, lax_fn, inexact=False):
+def _binary(name, lax_fn, inexact=False, doc=None):
+    """A binary ufunc; `doc` is its docstring (default: `ufunc_docs.doc(name)`)."""
     def f(x, y, /):
         fast = _fast_binary(x, y, inexact)
         if fast is not None:
@@ -72,6 +76,7 @@ def _binary(name, lax_fn, inexact=False):
         x, y = (promote_args_inexact if inexact else promote_args)(name, x, y)
         return lax_fn(x, y)
     f.__name__ = name
+    f.__doc__ = _doc(name) if doc is None else doc
     return f
 
 
@@ -115,6 +120,15 @@ conj = conjugate
 
 
 def full_bool(x, value):
+    """A bool array of x's shape filled with `value` (a helper; not part of NumPy's API).
+
+    Args:
+      x: an array whose shape is used.
+      value: the bool fill value.
+
+    Returns:
+      A bool array of x's shape.
+    """
     return lax.full(core.get_aval(x).shape, value, dtypes.bool_)
 
 
@@ -179,13 +193,15 @@ def right_shift(x, y, /):
 bitwise_right_shift = right_shift
 
 
-def _logical(name, fn):
+def _logical(name, fn, doc=None):
+    """A logical ufunc; `doc` is its docstring (default: `ufunc_docs.doc(name)`)."""
     def f(x, y, /):
         x, y = promote_args(name, x, y)
         if core.get_aval(x).dtype != dtypes.bool_:
             x, y = not_equal(x, 0), not_equal(y, 0)
         return fn(x, y)
     f.__name__ = name
+    f.__doc__ = _doc(name) if doc is None else doc
     return f
 
 
@@ -432,3 +448,12 @@ def fmax(x1, x2, /):
 
 def fmin(x1, x2, /):
     return where(isnan(x2), x1, where(isnan(x1), x2, minimum(x1, x2)))
+
+
+# docstrings of the functions defined with `def` above (ufunc_docs.py holds the text)
+for _f in (abs, invert, logical_not, right_shift, floor_divide, remainder, fmod, divmod, power,
+           float_power, square, reciprocal, rint, around, isnan, isinf, isposinf, isneginf,
+           signbit, copysign, where, clip, hypot, deg2rad, rad2deg, log2, log10, logaddexp,
+           logaddexp2, sinc, heaviside, fmax, fmin):
+    _f.__doc__ = _doc(_f.__name__)
+del _f
