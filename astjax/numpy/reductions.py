@@ -30,7 +30,21 @@ def _keep(x, axes, in_shape):
     return lax.reshape(x, shape)
 
 
-def _reduction(name, lax_fn, *, upcast_bool=False, bool_op=None, init=None, identity=True):
+_RED_ARGS = """
+Args:
+  a: an array or scalar to reduce.
+  axis: an int or tuple of ints (static) to reduce over; None reduces over all axes.
+  dtype: the dtype to accumulate and return in (default: see Returns).
+  out: accepted for NumPy compatibility only; astjax never writes in place.
+  keepdims: keep the reduced axes as size-1 dimensions.
+  initial: a scalar folded into the reduction (required for an empty max/min).
+  where: a bool mask broadcast to `a`; masked-out elements do not take part.
+"""
+
+
+def _reduction(name, lax_fn, *, upcast_bool=False, bool_op=None, init=None, identity=True,
+               doc=None):
+    """A `jnp` reduction over axes; `doc` becomes its docstring."""
     def f(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
         a = asarray(asarray_operand(a))  # a Python scalar: a 0-d array, never a WeakConst
         av = core.get_aval(a)
@@ -58,6 +72,7 @@ def _reduction(name, lax_fn, *, upcast_bool=False, bool_op=None, init=None, iden
                                  "min": "minimum"}[name])(r, initial)
         return _finish(r, axes, av.shape, keepdims)
     f.__name__ = name
+    f.__doc__ = doc
     return f
 
 
@@ -69,14 +84,76 @@ def _finish(r, axes, shape, keepdims):
     return lax.convert_element_type(r, ra.dtype, weak_type=False) if ra.weak_type else r
 
 
-sum = _reduction("sum", lax.reduce_sum, upcast_bool=True, init=lambda d: 0)  # noqa: A001
-prod = _reduction("prod", lax.reduce_prod, upcast_bool=True, init=lambda d: 1)
-max = _reduction("max", lax.reduce_max, init=_min_value, identity=False)  # noqa: A001
-min = _reduction("min", lax.reduce_min, init=_max_value, identity=False)  # noqa: A001
+_SUM_DOC = """Sum of the elements of `a` over the given axes.
+""" + _RED_ARGS + """
+Returns:
+  The sums; bool and small-int inputs accumulate in the default int (uint32 for small
+  unsigned ints), other inputs in their own dtype. The result is never weakly typed.
+
+Differences from NumPy: integer sums wrap around on overflow silently; without x64
+the default int is int32, not int64; there is no in-place `out=`.
+
+Example:
+  >>> import astjax.numpy as jnp
+  >>> x = jnp.array([[1, 2], [3, 4]])
+  >>> jnp.sum(x)
+  Array(10, dtype=int32)
+  >>> jnp.sum(x, axis=0)
+  Array([4, 6], dtype=int32)
+"""
+
+_PROD_DOC = """Product of the elements of `a` over the given axes.
+""" + _RED_ARGS + """
+Returns:
+  The products, accumulated as `sum` accumulates (bool and small ints upcast).
+
+Differences from NumPy: integer products wrap around on overflow silently; without
+x64 the default int is int32; there is no in-place `out=`.
+
+Example:
+  >>> import astjax.numpy as jnp
+  >>> jnp.prod(jnp.array([1, 2, 3, 4]))
+  Array(24, dtype=int32)
+"""
+
+_MAX_DOC = """Largest element of `a` over the given axes (alias `amax`).
+""" + _RED_ARGS + """
+Returns:
+  An array of a's dtype with the reduced axes removed (or kept, with `keepdims`).
+
+Differences from NumPy: NaN propagates (any NaN in a slice gives NaN); an empty
+reduction, or a `where` mask, needs `initial`, else a ReductionError is raised at trace
+time since shapes are static. There is no in-place `out=`.
+
+Example:
+  >>> import astjax.numpy as jnp
+  >>> jnp.max(jnp.array([[1, 2], [3, 4]]), axis=1)
+  Array([2, 4], dtype=int32)
+  >>> jnp.max(jnp.array([1.0, jnp.nan]))
+  Array(nan, dtype=float32)
+"""
+
+_MIN_DOC = """Smallest element of `a` over the given axes (alias `amin`).
+""" + _RED_ARGS + """
+Returns:
+  An array of a's dtype with the reduced axes removed (or kept, with `keepdims`).
+
+Differences from NumPy: NaN propagates; an empty reduction, or a `where` mask, needs
+`initial` (a ReductionError otherwise). There is no in-place `out=`.
+"""
+
+sum = _reduction("sum", lax.reduce_sum, upcast_bool=True, init=lambda d: 0,  # noqa: A001
+                 doc=_SUM_DOC)
+prod = _reduction("prod", lax.reduce_prod, upcast_bool=True, init=lambda d: 1, doc=_PROD_DOC)
+max = _reduction("max", lax.reduce_max, init=_min_value, identity=False,  # noqa: A001
+                 doc=_MAX_DOC)
+min = _reduction("min", lax.reduce_min, init=_max_value, identity=False,  # noqa: A001
+                 doc=_MIN_DOC)
 amax, amin = max, min
 
 
-def _bool_reduction(name, lax_fn):
+def _bool_reduction(name, lax_fn, doc=None):
+    """A `jnp` truth-value reduction (all/any); `doc` becomes its docstring."""
     def f(a, axis=None, out=None, keepdims=False, where=None):
         a = asarray(asarray_operand(a))
         av = core.get_aval(a)
@@ -88,11 +165,45 @@ def _bool_reduction(name, lax_fn):
         r = lax_fn(a, axes) if axes else a
         return _finish(r, axes, av.shape, keepdims)
     f.__name__ = name
+    f.__doc__ = doc
     return f
 
 
-all = _bool_reduction("all", lax.reduce_and)  # noqa: A001
-any = _bool_reduction("any", lax.reduce_or)  # noqa: A001
+_BOOL_ARGS = """
+Args:
+  a: an array or scalar; non-bool values are tested against zero.
+  axis: an int or tuple of ints (static) to reduce over; None reduces over all axes.
+  out: accepted for NumPy compatibility only; astjax never writes in place.
+  keepdims: keep the reduced axes as size-1 dimensions.
+  where: a bool mask broadcast to `a`; masked-out elements are ignored.
+
+Returns:
+  A bool array.
+"""
+
+_ALL_DOC = """Whether every element of `a` is true (non-zero) along the given axes.
+""" + _BOOL_ARGS + """
+Differences from NumPy: the result is always a bool Array (never a Python bool or an
+object-dtype value), and the reduction of an empty slice is True.
+
+Example:
+  >>> import astjax.numpy as jnp
+  >>> jnp.all(jnp.array([1, 0]))
+  Array(False, dtype=bool)
+"""
+
+_ANY_DOC = """Whether any element of `a` is true (non-zero) along the given axes.
+""" + _BOOL_ARGS + """
+Differences from NumPy: the result is always a bool Array; an empty slice gives False.
+
+Example:
+  >>> import astjax.numpy as jnp
+  >>> jnp.any(jnp.array([1, 0]))
+  Array(True, dtype=bool)
+"""
+
+all = _bool_reduction("all", lax.reduce_and, _ALL_DOC)  # noqa: A001
+any = _bool_reduction("any", lax.reduce_or, _ANY_DOC)  # noqa: A001
 
 
 def _count(shape, axes):
@@ -103,7 +214,28 @@ def _count(shape, axes):
 
 
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
-    """The mean; float16/bfloat16 sums accumulate in float32, as JAX's (R16)."""
+    """Arithmetic mean of the elements of `a` over the given axes.
+
+    Args:
+      a: an array or scalar.
+      axis: an int or tuple of ints (static); None averages over all elements.
+      dtype: the result dtype (default: a's dtype if inexact, else the default float).
+      out: accepted for NumPy compatibility only; astjax never writes in place.
+      keepdims: keep the reduced axes as size-1 dimensions.
+      where: a bool mask; the mean is taken over the selected elements only.
+
+    Returns:
+      A floating (or complex) array of the means.
+
+    Differences from NumPy: integer inputs average in float32 unless x64 is enabled;
+    float16/bfloat16 inputs accumulate in float32 (R16); an empty slice gives NaN with
+    no warning.
+
+    Example:
+      >>> import astjax.numpy as jnp
+      >>> jnp.mean(jnp.array([[1, 2], [3, 4]]), axis=1)
+      Array([1.5, 3.5], dtype=float32)
+    """
     a = asarray_operand(a)
     av = core.get_aval(a)
     if dtype is None:
@@ -123,6 +255,29 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
 
 
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, correction=None):
+    """Variance of the elements of `a` over the given axes.
+
+    Args:
+      a: an array or scalar.
+      axis: an int or tuple of ints (static); None uses all elements.
+      dtype: accepted for NumPy compatibility; the computation uses a's inexact dtype.
+      out: accepted for NumPy compatibility only; astjax never writes in place.
+      ddof: delta degrees of freedom; the divisor is N - ddof.
+      keepdims: keep the reduced axes as size-1 dimensions.
+      where: a bool mask; only selected elements take part.
+      correction: the Array-API name for `ddof` (overrides it when given).
+
+    Returns:
+      A real floating array (complex inputs give a real variance).
+
+    Differences from NumPy: integer inputs are computed in float32 unless x64 is
+    enabled; N - ddof <= 0 gives inf/NaN with no warning.
+
+    Example:
+      >>> import astjax.numpy as jnp
+      >>> jnp.var(jnp.array([1.0, 2.0, 3.0, 4.0]))
+      Array(1.25, dtype=float32)
+    """
     if correction is not None:
         ddof = correction
     a = asarray_operand(a)
@@ -147,8 +302,33 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, 
 
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, correction=None):
+    """Standard deviation (square root of `var`) over the given axes.
+
+    Args:
+      a, axis, dtype, out, ddof, keepdims, where, correction: as for `var`.
+
+    Returns:
+      A real floating array.
+
+    Differences from NumPy: as `var` (float32 for integer inputs without x64, no
+    warnings); the gradient at zero variance is not finite.
+    """
     return lax.sqrt(var(a, axis, dtype, out, ddof, keepdims, where, correction))
 
 
 def ptp(a, axis=None, out=None, keepdims=False):
+    """Peak to peak: `max(a) - min(a)` over the given axes.
+
+    Args:
+      a: an array or scalar.
+      axis: an int or tuple of ints (static); None uses all elements.
+      out: accepted for NumPy compatibility only; astjax never writes in place.
+      keepdims: keep the reduced axes as size-1 dimensions.
+
+    Returns:
+      An array of a's dtype.
+
+    Differences from NumPy: integer ranges wrap around on overflow silently; NaN
+    propagates; an empty slice raises a ReductionError at trace time.
+    """
     return lax.sub(max(a, axis, keepdims=keepdims), min(a, axis, keepdims=keepdims))
