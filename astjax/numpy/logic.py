@@ -27,6 +27,28 @@ def _dt(x):
 
 @library_jit(static_argnums=(4,), static_argnames=("equal_nan",))
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Elementwise test of whether `a` and `b` agree within a tolerance.
+
+    Args:
+      a, b: arrays or scalars, broadcast together.
+      rtol: relative tolerance, scaled by |b|.
+      atol: absolute tolerance.
+      equal_nan: (static) whether two NaNs count as close.
+
+    Returns:
+      A bool array: |a - b| <= atol + rtol * |b| (infinities must match exactly).
+
+    Differences from NumPy: the tolerances are cast to the (real) dtype of the promoted
+    operands, so in float32 they are rounded to float32; integer operands are compared
+    exactly.
+
+    Example:
+      >>> import astjax.numpy as jnp
+      >>> jnp.isclose(jnp.array([1.0, 1.1, jnp.nan]), 1.0)
+      Array([ True, False, False], dtype=bool)
+      >>> jnp.isclose(jnp.nan, jnp.nan, equal_nan=True)
+      Array(True, dtype=bool)
+    """
     a, b = promote_args("isclose", a, b)
     dt = _dt(a)
     if not dtypes.is_inexact(dt):
@@ -46,10 +68,43 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Whether every element pair of `a` and `b` is close (`all(isclose(...))`).
+
+    Args:
+      a, b: arrays or scalars, broadcast together.
+      rtol, atol, equal_nan: as for `isclose`.
+
+    Returns:
+      A 0-d bool Array (not a Python bool).
+
+    Differences from NumPy: returns an Array, so it can be used under `jit`; converting it
+    to a Python bool needs a concrete value.
+
+    Example:
+      >>> import astjax.numpy as jnp
+      >>> jnp.allclose(jnp.array([1.0, 2.0]), jnp.array([1.0, 2.0000001]))
+      Array(True, dtype=bool)
+    """
     return _all(isclose(a, b, rtol, atol, equal_nan))
 
 
 def array_equal(a1, a2, equal_nan=False):
+    """Whether two arrays have the same shape and equal elements.
+
+    Args:
+      a1, a2: arrays or scalars.
+      equal_nan: whether NaNs in the same positions count as equal.
+
+    Returns:
+      A 0-d bool Array; False when the shapes differ.
+
+    Differences from NumPy: the result is an Array rather than a Python bool.
+
+    Example:
+      >>> import astjax.numpy as jnp
+      >>> jnp.array_equal(jnp.array([1, 2]), jnp.array([1, 2]))
+      Array(True, dtype=bool)
+    """
     a1, a2 = asarray_operand(a1), asarray_operand(a2)
     if core.get_aval(a1).shape != core.get_aval(a2).shape:
         return asarray(False)
@@ -61,6 +116,16 @@ def array_equal(a1, a2, equal_nan=False):
 
 
 def array_equiv(a1, a2):
+    """Whether two arrays are equal after broadcasting them together.
+
+    Args:
+      a1, a2: arrays or scalars.
+
+    Returns:
+      A 0-d bool Array; False when the shapes do not broadcast.
+
+    Differences from NumPy: the result is an Array rather than a Python bool.
+    """
     a1, a2 = asarray_operand(a1), asarray_operand(a2)
     try:
         uf.broadcast_shapes(core.get_aval(a1).shape, core.get_aval(a2).shape)
@@ -70,6 +135,26 @@ def array_equiv(a1, a2):
 
 
 def isin(element, test_elements, assume_unique=False, invert=False, *, method="auto"):
+    """Elementwise test of membership of `element` in `test_elements`.
+
+    Args:
+      element: an array of values to look up.
+      test_elements: the values to look for (flattened).
+      assume_unique: accepted for NumPy compatibility; ignored.
+      invert: return the negated test.
+      method: accepted for JAX compatibility; a broadcast comparison is always used.
+
+    Returns:
+      A bool array of element's shape.
+
+    Differences from NumPy: computed as one (element.size x test_elements.size) comparison,
+    so memory grows with the product of the sizes.
+
+    Example:
+      >>> import astjax.numpy as jnp
+      >>> jnp.isin(jnp.array([1, 2, 3]), jnp.array([2, 3]))
+      Array([False,  True,  True], dtype=bool)
+    """
     element = asarray_operand(element)
     t = ravel(asarray_operand(test_elements))
     e_shape = core.get_aval(element).shape
@@ -79,6 +164,24 @@ def isin(element, test_elements, assume_unique=False, invert=False, *, method="a
 
 
 def select(condlist, choicelist, default=0):
+    """Pick, per element, the value from the first choice whose condition is true.
+
+    Args:
+      condlist: a sequence of bool arrays.
+      choicelist: a sequence of arrays/scalars, one per condition.
+      default: the value where no condition holds.
+
+    Returns:
+      An array of the promoted dtype of the choices and `default`.
+
+    Differences from NumPy: conditions must already be bool (a DTypeError otherwise) and
+    the lists must be non-empty; every choice is computed in full.
+
+    Example:
+      >>> import astjax.numpy as jnp
+      >>> jnp.select([jnp.array([True, False]), jnp.array([False, True])], [1, 2])
+      Array([1, 2], dtype=int32, weak_type=True)
+    """
     if len(condlist) != len(choicelist):
         raise ArgumentValueError("select: condlist and choicelist must have the same length, got "
                                  f"{len(condlist)} and {len(choicelist)}")
@@ -94,7 +197,26 @@ def select(condlist, choicelist, default=0):
 
 
 def piecewise(x, condlist, funclist, *args, **kw):
-    """Evaluates every function on all of x and selects per element (pure functions)."""
+    """Evaluate a piecewise-defined function of `x`.
+
+    Args:
+      x: the input array.
+      condlist: a bool array or a list of them, one per piece.
+      funclist: one function or constant per condition, plus optionally a default one.
+      *args, **kw: extra arguments passed to every function.
+
+    Returns:
+      An array of x's dtype and shape.
+
+    Differences from NumPy: every function is evaluated on all of `x` and the results are
+    selected per element, so the functions must be pure and safe on every input.
+
+    Example:
+      >>> import astjax.numpy as jnp
+      >>> jnp.piecewise(jnp.array([-1.0, 2.0]), [jnp.array([True, False])],
+      ...               [lambda x: -x, lambda x: x * 10])
+      Array([ 1., 20.], dtype=float32)
+    """
     x = asarray_operand(x)
     if not isinstance(condlist, (list, tuple)):
         condlist = [condlist]
@@ -116,6 +238,25 @@ def piecewise(x, condlist, funclist, *args, **kw):
 
 
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    """Replace NaN and infinities by finite numbers.
+
+    Args:
+      x: an array.
+      copy: accepted for NumPy compatibility; a new array is always returned.
+      nan: the value for NaN.
+      posinf, neginf: the values for +inf / -inf (default: the dtype's largest / lowest).
+
+    Returns:
+      An array of x's dtype; non-float inputs are returned unchanged.
+
+    Differences from NumPy: never modifies `x` in place (`copy=False` still copies); the
+    default replacements are the limits of x's dtype (float32 unless x64 is on).
+
+    Example:
+      >>> import astjax.numpy as jnp
+      >>> jnp.nan_to_num(jnp.array([jnp.nan, jnp.inf, 1.0]))
+      Array([0.0000000e+00, 3.4028235e+38, 1.0000000e+00], dtype=float32)
+    """
     x = asarray_operand(x)
     dt = _dt(x)
     if not dtypes.is_inexact(dt):
@@ -133,6 +274,18 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
 
 
 def ldexp(x1, x2, /):
+    """Elementwise x1 * 2 ** x2.
+
+    Args:
+      x1: the mantissas (array or scalar).
+      x2: the integer exponents.
+
+    Returns:
+      A floating array.
+
+    Differences from NumPy: integer x1 becomes the default float (float32 without x64);
+    a non-integer exponent raises a DTypeError.
+    """
     x1 = asarray_operand(x1)
     x2 = asarray_operand(x2)
     if not dtypes.is_int(_dt(x2)) and not (dtypes.is_weak_scalar(x2) and isinstance(x2, int)):
@@ -147,6 +300,22 @@ def ldexp(x1, x2, /):
 
 @library_jit
 def frexp(x, /):
+    """Split each element into a mantissa in [0.5, 1) and a power of two.
+
+    Args:
+      x: an array or scalar.
+
+    Returns:
+      A tuple (mantissa, exponent) with x == mantissa * 2 ** exponent; the exponent is int32.
+
+    Differences from NumPy: integer inputs become the default float; 0, inf and NaN give
+    themselves as mantissa with exponent 0.
+
+    Example:
+      >>> import astjax.numpy as jnp
+      >>> jnp.frexp(jnp.array([8.0]))
+      (Array([0.5], dtype=float32), Array([4], dtype=int32))
+    """
     [x] = promote_args_inexact("frexp", x)
     dt = _dt(x)
     ax = uf.abs(x)
@@ -165,6 +334,17 @@ def frexp(x, /):
 
 
 def modf(x, /, out=None):
+    """Split each element into its fractional and integral parts.
+
+    Args:
+      x: an array or scalar.
+      out: accepted for NumPy compatibility only; astjax never writes in place.
+
+    Returns:
+      A tuple (fraction, whole), both floating, each with x's sign.
+
+    Differences from NumPy: integer inputs become the default float (float32 without x64).
+    """
     [x] = promote_args_inexact("modf", x)
     whole = uf.trunc(x)
     return uf.subtract(x, whole), whole
@@ -179,6 +359,22 @@ def _int_args(name, x1, x2):
 
 @library_jit
 def gcd(x1, x2, /):
+    """Elementwise greatest common divisor of integer arrays.
+
+    Args:
+      x1, x2: integer arrays or scalars.
+
+    Returns:
+      A non-negative integer array of the promoted dtype; gcd(0, 0) is 0.
+
+    Differences from NumPy: computed by an Euclid `while_loop` (traced once); non-integer
+    inputs raise a DTypeError.
+
+    Example:
+      >>> import astjax.numpy as jnp
+      >>> jnp.gcd(jnp.array([12, 18]), jnp.array([8, 8]))
+      Array([4, 2], dtype=int32)
+    """
     x1, x2 = _int_args("gcd", x1, x2)
     a, b = uf.abs(x1), uf.abs(x2)
     zero = lax.full_like(a, 0)
@@ -200,6 +396,17 @@ def _shape(x):
 
 @library_jit
 def lcm(x1, x2, /):
+    """Elementwise least common multiple of integer arrays.
+
+    Args:
+      x1, x2: integer arrays or scalars.
+
+    Returns:
+      A non-negative integer array of the promoted dtype; 0 when either input is 0.
+
+    Differences from NumPy: overflow wraps around silently; non-integer inputs raise a
+    DTypeError.
+    """
     x1, x2 = _int_args("lcm", x1, x2)
     d = gcd(x1, x2)
     zero = lax.full_like(d, 0)
@@ -208,6 +415,18 @@ def lcm(x1, x2, /):
 
 
 def angle(z, deg=False):
+    """The counterclockwise angle of each complex element.
+
+    Args:
+      z: an array or scalar (real values have angle 0 or pi).
+      deg: return degrees instead of radians.
+
+    Returns:
+      A real floating array.
+
+    Differences from NumPy: integer/real inputs are computed in the default float dtype
+    (float32 without x64).
+    """
     z = asarray_operand(z)
     if dtypes.issubdtype(_dt(z), np.complexfloating):
         re, im = lax.real(z), lax.imag(z)
@@ -219,6 +438,16 @@ def angle(z, deg=False):
 
 
 def iscomplex(x):
+    """Elementwise test for a non-zero imaginary part.
+
+    Args:
+      x: an array or scalar.
+
+    Returns:
+      A bool array of x's shape (all False for real dtypes).
+
+    Differences from NumPy: always returns an Array, also for scalars.
+    """
     x = asarray_operand(x)
     if dtypes.issubdtype(_dt(x), np.complexfloating):
         return lax.ne(lax.imag(x), np.asarray(0, dtypes.finfo(_dt(x)).dtype)[()])
@@ -226,10 +455,31 @@ def iscomplex(x):
 
 
 def isreal(x):
+    """Elementwise test for a zero imaginary part (the negation of `iscomplex`).
+
+    Args:
+      x: an array or scalar.
+
+    Returns:
+      A bool array of x's shape.
+
+    Differences from NumPy: always returns an Array, also for scalars.
+    """
     return uf.logical_not(iscomplex(x))
 
 
 def iscomplexobj(x):
+    """Whether `x` has a complex dtype (the values are not inspected).
+
+    Args:
+      x: an array, scalar, dtype-like object or None.
+
+    Returns:
+      A Python bool.
+
+    Differences from NumPy: the dtype is read through astjax's dtype rules, so Python
+    scalars and Tracers work without materializing a value.
+    """
     if x is None:
         return False
     try:
@@ -240,10 +490,31 @@ def iscomplexobj(x):
 
 
 def isrealobj(x):
+    """Whether `x` does not have a complex dtype.
+
+    Args:
+      x: an array, scalar or dtype-like object.
+
+    Returns:
+      A Python bool.
+
+    Differences from NumPy: as `iscomplexobj`, read from the dtype only.
+    """
     return not iscomplexobj(x)
 
 
 def isscalar(element):
+    """Whether `element` is a scalar: a Python/NumPy number or a 0-d array.
+
+    Args:
+      element: any object.
+
+    Returns:
+      A Python bool.
+
+    Differences from NumPy: 0-d Arrays and Tracers count as scalars (JAX's rule); NumPy
+    returns False for 0-d arrays.
+    """
     if isinstance(element, (bool, int, float, complex, np.generic)):
         return True
     a = getattr(element, "aval", None)
@@ -251,6 +522,16 @@ def isscalar(element):
 
 
 def iterable(y):
+    """Whether `y` can be iterated over.
+
+    Args:
+      y: any object.
+
+    Returns:
+      A Python bool.
+
+    Differences from NumPy: none beyond 0-d Arrays, which are not iterable.
+    """
     try:
         iter(y)
     except TypeError:
@@ -259,12 +540,40 @@ def iterable(y):
 
 
 def promote_types(a, b):
-    """The JAX promotion of two dtypes (no x64 canonicalization, as jnp.promote_types)."""
+    """The dtype two dtypes promote to under JAX's promotion lattice.
+
+    Args:
+      a, b: dtype-like values.
+
+    Returns:
+      A NumPy dtype.
+
+    Differences from NumPy: follows JAX's lattice, which also covers bfloat16 (bfloat16
+    with float16 gives float32); no x64 canonicalization is applied.
+
+    Example:
+      >>> import astjax.numpy as jnp
+      >>> jnp.promote_types('int32', 'float32')
+      dtype('float32')
+    """
     na, nb = dtypes._node(dtypes.dtype(a), False), dtypes._node(dtypes.dtype(b), False)
     return dtypes._FROM_KEY[dtypes._join(frozenset({na, nb}))]
 
 
 def can_cast(from_, to, casting="safe"):
+    """Whether a value of dtype `from_` can be cast to `to` under `casting`.
+
+    Args:
+      from_: a dtype-like value or an array.
+      to: the target dtype.
+      casting: 'no', 'equiv', 'safe', 'same_kind' or 'unsafe'.
+
+    Returns:
+      A Python bool.
+
+    Differences from NumPy: an array argument is judged by its dtype only, never by its
+    value.
+    """
     f = dtypes.dtype(from_) if not hasattr(from_, "aval") else _dt(from_)
     return bool(np.can_cast(f, dtypes.dtype(to), casting))
 
@@ -279,6 +588,24 @@ _KINDS = {"bool": lambda d: d == dtypes.bool_,
 
 
 def isdtype(dtype, kind):
+    """Whether `dtype` belongs to `kind` (Array-API dtype classification).
+
+    Args:
+      dtype: a dtype-like value.
+      kind: a dtype, a kind name ('bool', 'signed integer', 'unsigned integer',
+        'integral', 'real floating', 'complex floating', 'numeric') or a tuple of these.
+
+    Returns:
+      A Python bool.
+
+    Differences from NumPy: bfloat16 and the other ml_dtypes floats count as 'real
+    floating'; an unknown kind raises an ArgumentValueError.
+
+    Example:
+      >>> import astjax.numpy as jnp
+      >>> jnp.isdtype(jnp.float32, 'real floating')
+      True
+    """
     d = dtypes.dtype(dtype)
     kinds = kind if isinstance(kind, tuple) else (kind,)
     for k in kinds:
@@ -293,25 +620,88 @@ def isdtype(dtype, kind):
 
 
 def issubsctype(arg1, arg2):
+    """Whether the dtype of `arg1` is a sub-dtype of `arg2`.
+
+    Args:
+      arg1: a dtype-like value.
+      arg2: a dtype or abstract NumPy scalar type (e.g. np.floating).
+
+    Returns:
+      A Python bool.
+
+    Differences from NumPy: uses astjax's dtype hierarchy, which places bfloat16 under
+    np.floating.
+    """
     return dtypes.issubdtype(dtypes.dtype(arg1), arg2)
 
 
 def count_nonzero(a, axis=None, keepdims=False):
+    """Count the non-zero elements of `a` over the given axes.
+
+    Args:
+      a: an array or scalar.
+      axis: an int or tuple of ints (static); None counts over all elements.
+      keepdims: keep the reduced axes as size-1 dimensions.
+
+    Returns:
+      An integer array of the default int dtype (int32 without x64).
+
+    Differences from NumPy: the count is int32 unless x64 is enabled, and is always an
+    Array (never a Python int).
+
+    Example:
+      >>> import astjax.numpy as jnp
+      >>> jnp.count_nonzero(jnp.array([0, 1, 2]))
+      Array(2, dtype=int32)
+    """
     a = asarray_operand(a)
     return _sum(lax.ne(a, lax.full_like(a, 0)), axis=axis, keepdims=keepdims,
                 dtype=dtypes.canonicalize(dtypes.dtype(int)))
 
 
 def bitwise_count(x, /):
+    """Count the set bits of the absolute value of each integer element.
+
+    Args:
+      x: an integer array or scalar.
+
+    Returns:
+      A uint8 array of x's shape.
+
+    Differences from NumPy: none in values; the result is always uint8, as in NumPy.
+    """
     x = asarray_operand(x)
     return lax.convert_element_type(lax.population_count(uf.abs(x)), dtypes.uint8)
 
 
 def copy(a, order=None):
+    """Return a copy of `a` as a new Array.
+
+    Args:
+      a: an array or array-like value.
+      order: accepted for NumPy compatibility; ignored (Arrays have no memory order).
+
+    Returns:
+      An Array with the same values and dtype.
+
+    Differences from NumPy: Arrays are immutable, so a copy only matters for buffer
+    donation; `order` and subclass options are not supported.
+    """
     return array(a, copy=True)
 
 
 def spacing(x, /):
+    """Distance from each element to the next representable number away from 0.
+
+    Args:
+      x: an array or scalar.
+
+    Returns:
+      A floating array.
+
+    Differences from NumPy: integer inputs become the default float (float32 without x64),
+    so the spacing is float32's, not float64's.
+    """
     [x] = promote_args_inexact("spacing", x)
     dt = _dt(x)
     toward = where(uf.signbit(x), np.asarray(-np.inf, dt)[()], np.asarray(np.inf, dt)[()])
@@ -320,7 +710,17 @@ def spacing(x, /):
 
 @library_jit
 def i0(x):
-    """Modified Bessel function of order 0 (power series; accurate for |x| <~ 10)."""
+    """Modified Bessel function of the first kind, order 0, elementwise.
+
+    Args:
+      x: an array or scalar.
+
+    Returns:
+      A floating array.
+
+    Differences from NumPy: evaluated by a 32-term power series, accurate for |x| up to
+    about 10 (larger inputs lose precision); integer inputs become the default float.
+    """
     [x] = promote_args_inexact("i0", x)
     ax = uf.abs(x)
     y = uf.multiply(ax, 0.5)
