@@ -480,3 +480,10 @@ def test_unique_needs_size_under_jit():
     with pytest.raises(ConcretizationError):
         astjax.jit(lambda x: jnp.unique(x))(K)
     np.testing.assert_array_equal(np.asarray(jnp.unique(K)), np.unique(K))
+
+
+@pytest.mark.parametrize("fn", ["gcd", "lcm"])
+def test_gcd_lcm_broadcast_a_scalar_operand(fn):
+    a, b = np.array([[12, 18, 0]], np.int32), np.array([[8], [9]], np.int32)
+    for x, y in [(a, 8), (12, b), (a, b)]:
+        np.testing.assert_array_equal(getattr(jnp, fn)(x, y), getattr(np, fn)(x, y))

@@ -8,7 +8,7 @@ import numpy as np
 from .. import core, dtypes, lax
 from ..errors import ArgumentValueError, DTypeError
 from . import ufuncs as uf
-from .operands import array, asarray, result
+from .operands import array, asarray, broadcast_shapes, broadcast_to_shape, result
 from .reductions import all as _all, any as _any, sum as _sum
 from .shapes import ravel, reshape
 from .ufuncs import asarray_operand, promote_args, promote_args_inexact, where
@@ -351,10 +351,12 @@ def modf(x, /, out=None):
 
 
 def _int_args(name, x1, x2):
+    """Promoted and broadcast to one shape (the Euclid loop carries both)."""
     x1, x2 = promote_args(name, x1, x2)
     if not dtypes.is_int(_dt(x1)):
         raise DTypeError(f"{name} needs integer arguments, got {_dt(x1)}")
-    return x1, x2
+    shape = broadcast_shapes(_shape(x1), _shape(x2))
+    return broadcast_to_shape(x1, shape), broadcast_to_shape(x2, shape)
 
 
 @library_jit
