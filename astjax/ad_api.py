@@ -353,6 +353,13 @@ def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, redu
 
 def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False,
                    reduce_axes=()):
+    """Like `grad`, but the result returns `(fun(*args), gradient)`.
+
+    Example:
+        >>> import astjax, astjax.numpy as jnp
+        >>> astjax.value_and_grad(jnp.sin)(0.0)
+        (Array(0., dtype=float32, weak_type=True), Array(1., dtype=float32, weak_type=True))
+    """
     return _Grad(fun, argnums, has_aux, True, allow_int)
 
 # ------------------------------------------------------------------------ jvp / vjp
@@ -636,14 +643,36 @@ class _Jac(_Transformed):
 
 
 def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
+    """Jacobian of `fun` w.r.t. args `argnums`, by forward mode (one JVP per input).
+
+    Example:
+        >>> import astjax, astjax.numpy as jnp
+        >>> astjax.jacfwd(jnp.sin)(jnp.array([0.0, 1.0]))
+        Array([[1.       , 0.       ],
+               [0.       , 0.5403023]], dtype=float32)
+    """
     return _Jac(fun, argnums, has_aux, "fwd")
 
 
 def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
+    """Jacobian of `fun` w.r.t. args `argnums`, by reverse mode (one VJP per output).
+
+    Example:
+        >>> import astjax, astjax.numpy as jnp
+        >>> astjax.jacrev(jnp.sin)(0.0)
+        Array(1., dtype=float32)
+    """
     return _Jac(fun, argnums, has_aux, "rev")
 
 
 def hessian(fun, argnums=0, has_aux=False, holomorphic=False):
+    """Hessian of scalar `fun`: `jacfwd(jacrev(fun))` w.r.t. args `argnums`.
+
+    Example:
+        >>> import astjax, astjax.numpy as jnp
+        >>> astjax.hessian(jnp.sin)(0.5)
+        Array(-0.47942555, dtype=float32)
+    """
     return jacfwd(jacrev(fun, argnums, has_aux), argnums, has_aux)
 
 # ------------------------------------------------------------------- checkpoint

@@ -547,6 +547,16 @@ def make_jaxpr(fun, static_argnums=(), static_argnames=(), return_shape=False):
 
 
 class ShapeDtypeStruct:
+    """An abstract array: just a `shape`, a `dtype` and a `weak_type` flag.
+
+    Pass it in place of an array to `eval_shape`, `jit(...).lower` or
+    `make_jaxpr`; nothing is allocated.
+
+    Example:
+        >>> import astjax, astjax.numpy as jnp
+        >>> astjax.ShapeDtypeStruct((2, 3), jnp.float32)
+        ShapeDtypeStruct(shape=(2, 3), dtype=float32)
+    """
     __slots__ = ("shape", "dtype", "weak_type")
 
     def __init__(self, shape, dtype, weak_type=False):
@@ -663,4 +673,11 @@ def make_mesh(axis_shapes, axis_names, axis_types=None, *, devices=None):
 
 
 def default_backend():
+    """Name of the platform of the default device (e.g. ``"cpu"``).
+
+    Example:
+        >>> import astjax
+        >>> astjax.default_backend()
+        'cpu'
+    """
     return runtime.default_device().platform

@@ -114,7 +114,6 @@ class Array:
 
     def __init__(self, buf, aval: ShapedArray):
         self._buf, self.aval, self._npy = buf, aval, None
-
     shape = property(lambda self: self.aval.shape)
     dtype = property(lambda self: self.aval.dtype)
     ndim = property(lambda self: self.aval.ndim)
@@ -270,10 +269,12 @@ def _aval_of_host(x, weak_type=None) -> ShapedArray:
 
 
 def device_get(x):
+    """Pytree `x` with each `Array` leaf copied to the host as a NumPy array."""
     return tree_util.tree_map(lambda a: a._value() if isinstance(a, Array) else a, x)
 
 
 def block_until_ready(x):
+    """Wait until every `Array` leaf of pytree `x` is computed; return `x`."""
     for leaf in tree_util.tree_leaves(x):
         if isinstance(leaf, Array):
             leaf.block_until_ready()   # (a ShardedArray waits for all its shards)
