@@ -28,6 +28,7 @@ def _inexact(name, x):
 
 
 def identity(x):
+    """Return `x` unchanged, as an array (the identity activation)."""
     return asarray_operand(x)
 
 
@@ -44,26 +45,92 @@ def _clip_kink(x, lo, hi=None):
 
 
 def relu(x):
+    """Rectified linear unit, elementwise `max(x, 0)`.
+
+    Unlike a plain `maximum`, the derivative at 0 is 0 (JAX's convention);
+    a NaN input stays NaN.
+
+    Args:
+        x: array or scalar input.
+
+    Returns:
+        An array of `x`'s shape and dtype.
+
+    Example:
+        >>> import astjax, astjax.numpy as jnp
+        >>> astjax.nn.relu(jnp.array([-1.0, 0.0, 2.0]))
+        Array([0., 0., 2.], dtype=float32)
+    """
     return _clip_kink(asarray_operand(x), 0)
 
 
 def relu6(x):
+    """Elementwise `min(max(x, 0), 6)`, with derivative 0 at both kinks.
+
+    Args:
+        x: array or scalar input.
+
+    Returns:
+        An array of `x`'s shape (promoted to a floating dtype if needed).
+    """
     return _clip_kink(asarray_operand(x), 0, 6.0)
 
 
 def sigmoid(x):
+    """Logistic sigmoid, elementwise `1 / (1 + exp(-x))`.
+
+    Args:
+        x: array or scalar input.
+
+    Returns:
+        An array of `x`'s shape (promoted to a floating dtype if needed).
+
+    Example:
+        >>> import astjax, astjax.numpy as jnp
+        >>> astjax.nn.sigmoid(jnp.array([0.0, 2.0]))
+        Array([0.5     , 0.880797], dtype=float32)
+    """
     return lax.logistic(_inexact("sigmoid", x))
 
 
 def log_sigmoid(x):
+    """Elementwise `log(sigmoid(x))`, computed as `-softplus(-x)` for stability.
+
+    Args:
+        x: array or scalar input.
+
+    Returns:
+        An array of `x`'s shape (promoted to a floating dtype if needed).
+    """
     return _uf.negative(softplus(_uf.negative(_inexact("log_sigmoid", x))))
 
 
 def softplus(x):
+    """Elementwise `log(1 + exp(x))`, a smooth version of `relu`.
+
+    Args:
+        x: array or scalar input.
+
+    Returns:
+        An array of `x`'s shape (promoted to a floating dtype if needed).
+
+    Example:
+        >>> import astjax, astjax.numpy as jnp
+        >>> astjax.nn.softplus(jnp.array([0.0]))
+        Array([0.6931472], dtype=float32)
+    """
     return _uf.logaddexp(_inexact("softplus", x), 0.0)
 
 
 def sparse_plus(x):
+    """Piecewise softplus: 0 for x <= -1, x for x >= 1, `(x + 1)**2 / 4` between.
+
+    Args:
+        x: array or scalar input.
+
+    Returns:
+        An array of `x`'s shape (promoted to a floating dtype if needed).
+    """
     x = _inexact("sparse_plus", x)
     return where(_uf.less_equal(x, -1.0), 0.0,
                  where(_uf.greater_equal(x, 1.0), x, _uf.multiply(0.25, _uf.square(
@@ -71,11 +138,32 @@ def sparse_plus(x):
 
 
 def soft_sign(x):
+    """Elementwise `x / (|x| + 1)`.
+
+    Args:
+        x: array or scalar input.
+
+    Returns:
+        An array of `x`'s shape (promoted to a floating dtype if needed).
+    """
     x = _inexact("soft_sign", x)
     return _uf.true_divide(x, _uf.add(_uf.abs(x), 1.0))
 
 
 def silu(x):
+    """SiLU (also `swish`): elementwise `x * sigmoid(x)`.
+
+    Args:
+        x: array or scalar input.
+
+    Returns:
+        An array of `x`'s shape (promoted to a floating dtype if needed).
+
+    Example:
+        >>> import astjax, astjax.numpy as jnp
+        >>> astjax.nn.silu(jnp.array([0.0, 1.0]))
+        Array([0.       , 0.7310586], dtype=float32)
+    """
     x = _inexact("silu", x)
     return _uf.multiply(x, lax.logistic(x))
 
@@ -84,11 +172,36 @@ swish = silu
 
 
 def mish(x):
+    """Elementwise `x * tanh(softplus(x))`.
+
+    Args:
+        x: array or scalar input.
+
+    Returns:
+        An array of `x`'s shape (promoted to a floating dtype if needed).
+    """
     x = _inexact("mish", x)
     return _uf.multiply(x, _uf.tanh(softplus(x)))
 
 
 def gelu(x, approximate=True):
+    """Gaussian error linear unit, elementwise `x * P(N(0, 1) <= x)`.
+
+    Args:
+        x: array or scalar input.
+        approximate: if true (the default) use the tanh approximation,
+            otherwise the exact erf form.
+
+    Returns:
+        An array of `x`'s shape (promoted to a floating dtype if needed).
+
+    Example:
+        >>> import astjax, astjax.numpy as jnp
+        >>> astjax.nn.gelu(jnp.array([0.0, 1.0]))
+        Array([0.      , 0.841192], dtype=float32)
+        >>> astjax.nn.gelu(jnp.array([0.0, 1.0]), approximate=False)
+        Array([0.       , 0.8413447], dtype=float32)
+    """
     x = _inexact("gelu", x)
     if approximate:
         c = np.sqrt(2 / np.pi)
@@ -100,38 +213,102 @@ def gelu(x, approximate=True):
 
 
 def elu(x, alpha=1.0):
+    """Exponential linear unit: `x` for x > 0, else `alpha * (exp(x) - 1)`.
+
+    Args:
+        x: array or scalar input.
+        alpha: scale of the negative branch.
+
+    Returns:
+        An array of `x`'s shape (promoted to a floating dtype if needed).
+    """
     x = _inexact("elu", x)
     safe = where(_uf.greater(x, 0), 0.0, x)
     return where(_uf.greater(x, 0), x, _uf.multiply(alpha, _uf.expm1(safe)))
 
 
 def celu(x, alpha=1.0):
+    """Continuously differentiable ELU: `max(x, 0) + alpha * expm1(min(x, 0) / alpha)`.
+
+    Args:
+        x: array or scalar input.
+        alpha: scale of the negative branch.
+
+    Returns:
+        An array of `x`'s shape (promoted to a floating dtype if needed).
+    """
     x = _inexact("celu", x)
     return _uf.add(_uf.maximum(x, 0.0), _uf.multiply(alpha, _uf.expm1(_uf.true_divide(
         _uf.minimum(x, 0.0), alpha))))
 
 
 def selu(x):
+    """Scaled ELU with the fixed self-normalizing `alpha` and `scale` constants.
+
+    Args:
+        x: array or scalar input.
+
+    Returns:
+        An array of `x`'s shape (promoted to a floating dtype if needed).
+    """
     alpha = 1.6732632423543772848170429916717
     scale = 1.0507009873554804934193349852946
     return _uf.multiply(scale, elu(x, alpha))
 
 
 def leaky_relu(x, negative_slope=1e-2):
+    """Leaky ReLU: `x` for x >= 0, else `negative_slope * x`.
+
+    Args:
+        x: array or scalar input.
+        negative_slope: slope used for negative inputs (default 0.01).
+
+    Returns:
+        An array of `x`'s shape (promoted to a floating dtype if needed).
+
+    Example:
+        >>> import astjax, astjax.numpy as jnp
+        >>> astjax.nn.leaky_relu(jnp.array([-1.0, 2.0]))
+        Array([-0.01,  2.  ], dtype=float32)
+    """
     x = _inexact("leaky_relu", x)
     return where(_uf.greater_equal(x, 0), x, _uf.multiply(negative_slope, x))
 
 
 def hard_tanh(x):
+    """Elementwise clip of `x` to [-1, 1].
+
+    Args:
+        x: array or scalar input.
+
+    Returns:
+        An array of `x`'s shape (promoted to a floating dtype if needed).
+    """
     x = asarray_operand(x)
     return where(_uf.greater(x, 1), 1, where(_uf.less(x, -1), -1, x))
 
 
 def hard_sigmoid(x):
+    """Piecewise-linear sigmoid, `relu6(x + 3) / 6`.
+
+    Args:
+        x: array or scalar input.
+
+    Returns:
+        An array of `x`'s shape (promoted to a floating dtype if needed).
+    """
     return _uf.true_divide(relu6(_uf.add(_inexact("hard_sigmoid", x), 3.0)), 6.0)
 
 
 def hard_silu(x):
+    """Hard SiLU (also `hard_swish`): `x * hard_sigmoid(x)`.
+
+    Args:
+        x: array or scalar input.
+
+    Returns:
+        An array of `x`'s shape (promoted to a floating dtype if needed).
+    """
     x = _inexact("hard_silu", x)
     return _uf.multiply(x, hard_sigmoid(x))
 
@@ -140,6 +317,15 @@ hard_swish = hard_silu
 
 
 def glu(x, axis=-1):
+    """Gated linear unit: split `x` in two halves along `axis`, return `a * sigmoid(b)`.
+
+    Args:
+        x: array input; its size along `axis` must be even.
+        axis: the axis to split (default the last).
+
+    Returns:
+        An array whose `axis` dimension is half that of `x`.
+    """
     x = asarray_operand(x)
     ax = canonicalize_axis(axis, core.get_aval(x).ndim, "glu")
     n = core.get_aval(x).shape[ax]
@@ -167,6 +353,18 @@ def one_hot(x, num_classes, *, dtype=None, axis=-1):
 
 
 def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5, where=None):
+    """Normalize `x` to zero mean and unit variance over `axis`.
+
+    Args:
+        x: array input.
+        axis: axis or axes to reduce over (default the last).
+        mean, variance: precomputed statistics; computed from `x` when None.
+        epsilon: added to the variance before the reciprocal square root.
+        where: optional boolean mask selecting the elements in the statistics.
+
+    Returns:
+        `(x - mean) / sqrt(variance + epsilon)`, of `x`'s shape.
+    """
     x = _inexact("standardize", x)
     axes = _axes(x, axis)
     if mean is None:
@@ -179,26 +377,70 @@ def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5, where=None):
 
 
 def tanh(x):
+    """Elementwise hyperbolic tangent (same as `astjax.numpy.tanh`).
+
+    Args:
+        x: array or scalar input.
+
+    Returns:
+        An array of `x`'s shape (promoted to a floating dtype if needed).
+    """
     return _uf.tanh(x)
 
 
 def squareplus(x, b=4):
+    """Smooth relu-like function `(x + sqrt(x**2 + b)) / 2`.
+
+    Args:
+        x: array or scalar input.
+        b: smoothness parameter (default 4).
+
+    Returns:
+        An array of `x`'s shape (promoted to a floating dtype if needed).
+    """
     x = _inexact("squareplus", x)
     return _uf.true_divide(_uf.add(x, _uf.sqrt(_uf.add(_uf.square(x), b))), 2.0)
 
 
 def sparse_sigmoid(x):
+    """Piecewise-linear sigmoid `clip(x + 1, 0, 2) / 2`.
+
+    Args:
+        x: array or scalar input.
+
+    Returns:
+        An array of `x`'s shape (promoted to a floating dtype if needed).
+    """
     x = _inexact("sparse_sigmoid", x)
     return _uf.multiply(0.5, _uf.clip(_uf.add(x, 1.0), 0.0, 2.0))
 
 
 def log1mexp(x):
+    """Elementwise `log(1 - exp(-x))` for x > 0, accurate for small and large x.
+
+    Args:
+        x: array or scalar input.
+
+    Returns:
+        An array of `x`'s shape (promoted to a floating dtype if needed).
+    """
     x = _inexact("log1mexp", x)
     return where(_uf.less(x, np.log(2.0)), _uf.log(_uf.negative(_uf.expm1(_uf.negative(x)))),
                  _uf.log1p(_uf.negative(_uf.exp(_uf.negative(x)))))
 
 
 def logmeanexp(x, axis=None, where=None, keepdims=False):
+    """Stable `log(mean(exp(x)))` over `axis`.
+
+    Args:
+        x: array input.
+        axis: axis or axes to reduce (default all).
+        where: optional boolean mask of elements to include.
+        keepdims: keep reduced axes with size 1.
+
+    Returns:
+        `logsumexp(x)` minus the log of the number of (selected) elements.
+    """
     x = _inexact("logmeanexp", x)
     lse = logsumexp(x, axis=axis, keepdims=keepdims, where=where)
     if where is None:
