@@ -32,12 +32,33 @@ def _shape_or(shape, *params):
 
 
 def cauchy(key, shape=(), dtype=None):
+    """Samples from the standard Cauchy distribution.
+
+    Args:
+        key: a PRNG key (typed, from `random.key`, or raw uint32, from `random.PRNGKey`).
+        shape: output shape.
+        dtype: a floating dtype (default float32, float64 under x64).
+
+    Returns:
+        An array of `shape` and `dtype`.
+    """
     dt = _fdt(dtype, "cauchy")
     u = _r.uniform(key, shape, dt, minval=float(dtypes.finfo(dt).eps), maxval=1.0)
     return lax.tan(lax.mul(np.asarray(np.pi, dt)[()], lax.sub(u, np.asarray(0.5, dt)[()])))
 
 
 def lognormal(key, sigma=np.float32(1), shape=None, dtype=None):
+    """Samples of `exp(sigma * N(0, 1))` (log-normal distribution).
+
+    Args:
+        key: a PRNG key (typed, from `random.key`, or raw uint32, from `random.PRNGKey`).
+        sigma: scale of the underlying normal.
+        shape: output shape (default: the broadcast shape of the parameters).
+        dtype: a floating dtype (default float32, float64 under x64).
+
+    Returns:
+        An array of `shape` and `dtype`.
+    """
     dt = _fdt(dtype, "lognormal")
     shape = _shape_or(shape, sigma)
     sigma = lax.convert_element_type(sigma, dt)
@@ -45,6 +66,17 @@ def lognormal(key, sigma=np.float32(1), shape=None, dtype=None):
 
 
 def pareto(key, b, shape=None, dtype=None):
+    """Samples from the Pareto distribution with shape parameter `b` (minimum 1).
+
+    Args:
+        key: a PRNG key (typed, from `random.key`, or raw uint32, from `random.PRNGKey`).
+        b: shape parameter.
+        shape: output shape (default: the broadcast shape of the parameters).
+        dtype: a floating dtype (default float32, float64 under x64).
+
+    Returns:
+        An array of `shape` and `dtype`.
+    """
     dt = _fdt(dtype, "pareto")
     shape = _shape_or(shape, b)
     b = lax.convert_element_type(b, dt)
@@ -52,6 +84,17 @@ def pareto(key, b, shape=None, dtype=None):
 
 
 def rayleigh(key, scale, shape=None, dtype=None):
+    """Samples from the Rayleigh distribution with the given `scale`.
+
+    Args:
+        key: a PRNG key (typed, from `random.key`, or raw uint32, from `random.PRNGKey`).
+        scale: scale parameter.
+        shape: output shape (default: the broadcast shape of the parameters).
+        dtype: a floating dtype (default float32, float64 under x64).
+
+    Returns:
+        An array of `shape` and `dtype`.
+    """
     dt = _fdt(dtype, "rayleigh")
     shape = _shape_or(shape, scale)
     u = _r.uniform(key, shape, dt)
@@ -60,6 +103,17 @@ def rayleigh(key, scale, shape=None, dtype=None):
 
 
 def wald(key, mean, shape=None, dtype=None):
+    """Samples from the Wald (inverse Gaussian) distribution with the given `mean`.
+
+    Args:
+        key: a PRNG key (typed, from `random.key`, or raw uint32, from `random.PRNGKey`).
+        mean: mean parameter.
+        shape: output shape (default: the broadcast shape of the parameters).
+        dtype: a floating dtype (default float32, float64 under x64).
+
+    Returns:
+        An array of `shape` and `dtype`.
+    """
     dt = _fdt(dtype, "wald")
     shape = _shape_or(shape, mean)
     k1, k2 = _r._split_pair(key)
@@ -77,6 +131,18 @@ def wald(key, mean, shape=None, dtype=None):
 
 
 def weibull_min(key, scale, concentration, shape=(), dtype=None):
+    """Samples from the Weibull distribution.
+
+    Args:
+        key: a PRNG key (typed, from `random.key`, or raw uint32, from `random.PRNGKey`).
+        scale: scale parameter.
+        concentration: shape parameter.
+        shape: output shape.
+        dtype: a floating dtype (default float32, float64 under x64).
+
+    Returns:
+        An array of `shape` and `dtype`.
+    """
     dt = _fdt(dtype, "weibull_min")
     u = _r.uniform(key, static_shape(shape), dt, minval=0, maxval=1)
     return jnp.multiply(jnp.power(jnp.negative(jnp.log1p(jnp.negative(u))),
@@ -84,11 +150,32 @@ def weibull_min(key, scale, concentration, shape=(), dtype=None):
 
 
 def maxwell(key, shape=(), dtype=None):
+    """Samples from the Maxwell distribution (norm of a 3-d standard normal).
+
+    Args:
+        key: a PRNG key (typed, from `random.key`, or raw uint32, from `random.PRNGKey`).
+        shape: output shape.
+        dtype: a floating dtype (default float32, float64 under x64).
+
+    Returns:
+        An array of `shape` and `dtype`.
+    """
     dt = _fdt(dtype, "maxwell")
     return linalg.norm(_r.normal(key, static_shape(shape) + (3,), dt), axis=-1)
 
 
 def double_sided_maxwell(key, loc, scale, shape=(), dtype=None):
+    """Samples of `loc + scale * s * m`, `m` Maxwell and `s` a random sign.
+
+    Args:
+        key: a PRNG key (typed, from `random.key`, or raw uint32, from `random.PRNGKey`).
+        loc, scale: location and scale.
+        shape: batch shape, followed by the broadcast shape of `loc`, `scale`.
+        dtype: a floating dtype (default float32, float64 under x64).
+
+    Returns:
+        An array of floating `dtype`.
+    """
     dt = _fdt(dtype, "double_sided_maxwell")
     shape = static_shape(shape) + _pshape(loc, scale)
     mk, rk = _r._split_pair(key)
@@ -98,6 +185,17 @@ def double_sided_maxwell(key, loc, scale, shape=(), dtype=None):
 
 
 def triangular(key, left, mode, right, shape=None, dtype=None):
+    """Samples from the triangular distribution on [left, right] peaking at `mode`.
+
+    Args:
+        key: a PRNG key (typed, from `random.key`, or raw uint32, from `random.PRNGKey`).
+        left, mode, right: the distribution's corners.
+        shape: output shape (default: the broadcast shape of the parameters).
+        dtype: a floating dtype (default float32, float64 under x64).
+
+    Returns:
+        An array of `shape` and `dtype`.
+    """
     dt = _fdt(dtype, "triangular")
     shape = _shape_or(shape, left, mode, right)
     left, right, mode = (jnp.broadcast_to(lax.convert_element_type(v, dt), shape)
@@ -112,6 +210,17 @@ def triangular(key, left, mode, right, shape=None, dtype=None):
 
 
 def geometric(key, p, shape=None, dtype=None):
+    """Samples from the geometric distribution: trials up to the first success.
+
+    Args:
+        key: a PRNG key (typed, from `random.key`, or raw uint32, from `random.PRNGKey`).
+        p: success probability of each trial.
+        shape: output shape (default: the broadcast shape of the parameters).
+        dtype: an integer dtype (default int32).
+
+    Returns:
+        An integer array of `shape` (values >= 1).
+    """
     dt = dtypes.canonicalize(dtypes.dtype(int) if dtype is None else dtypes.dtype(dtype))
     if not dtypes.is_int(dt):
         raise DTypeError(f"dtype argument to `geometric` must be an int dtype, got {dt}")
@@ -125,6 +234,18 @@ def geometric(key, p, shape=None, dtype=None):
 
 
 def orthogonal(key, n, shape=(), dtype=None, m=None):
+    """Random orthogonal (or unitary) matrices, Haar distributed.
+
+    Args:
+        key: a PRNG key (typed, from `random.key`, or raw uint32, from `random.PRNGKey`).
+        n: the matrix size (rows).
+        shape: batch shape.
+        dtype: a floating or complex dtype.
+        m: number of columns (default `n`).
+
+    Returns:
+        An array of shape `shape + (n, m)`.
+    """
     dt = _fdt(dtype, "orthogonal", ) if dtype is None or not dtypes.issubdtype(
         dtypes.dtype(dtype), np.complexfloating) else dtypes.canonicalize(dtypes.dtype(dtype))
     n = int(n)
@@ -138,6 +259,19 @@ def orthogonal(key, n, shape=(), dtype=None, m=None):
 
 
 def multivariate_normal(key, mean, cov, shape=None, dtype=None, method="cholesky"):
+    """Samples from a multivariate normal with `mean` and covariance `cov`.
+
+    Args:
+        key: a PRNG key (typed, from `random.key`, or raw uint32, from `random.PRNGKey`).
+        mean: array of shape `(..., n)`.
+        cov: array of shape `(..., n, n)`.
+        shape: batch shape (default: the broadcast batch shape of `mean` and `cov`).
+        dtype: a floating dtype (default float32, float64 under x64).
+        method: factorization of `cov`: 'cholesky', 'eigh' or 'svd'.
+
+    Returns:
+        An array of shape `shape + (n,)`.
+    """
     if method not in ("svd", "eigh", "cholesky"):
         raise ArgumentValueError("method must be one of {'svd', 'eigh', 'cholesky'}")
     dt = _fdt(dtype, "multivariate_normal")

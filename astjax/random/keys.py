@@ -302,7 +302,16 @@ def key_impl(keys):
 
 
 def split(key, num=2):
-    """`num` (an int or a shape) new keys, of the kind (typed or raw) of `key`."""
+    """`num` (an int or a shape) new keys, of the kind (typed or raw) of `key`.
+
+    Split a key instead of reusing it: each result is independent of `key`.
+
+    Example:
+        >>> import astjax
+        >>> astjax.random.split(astjax.random.PRNGKey(0))
+        Array([[1797259609, 2579123966],
+               [ 928981903, 3453687069]], dtype=uint32)
+    """
     return _same_kind(key, _p.split(_raw(key), num))
 
 

@@ -159,7 +159,22 @@ _uniform = library_jit(_uniform_impl, static_argnums=(3, 4))
 
 
 def uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0):
-    """Uniform values in [minval, maxval)."""
+    """Uniform values in [minval, maxval).
+
+    Args:
+        key: a PRNG key (typed, from `random.key`, or raw uint32, from `random.PRNGKey`).
+        shape: output shape.
+        dtype: a floating dtype (default float32, float64 under x64).
+        minval, maxval: the bounds (broadcastable to `shape`).
+
+    Returns:
+        An array of `shape` and `dtype`; the same key always gives the same values.
+
+    Example:
+        >>> import astjax
+        >>> astjax.random.uniform(astjax.random.key(0), (3,))
+        Array([0.947667  , 0.9785799 , 0.33229148], dtype=float32)
+    """
     _tf.check_key(key, "uniform")
     return _uniform(key, minval, maxval, static_shape(shape), _float_dtype(dtype, "uniform"))
 
@@ -182,7 +197,21 @@ def _normal(key, shape, dtype):
 
 
 def normal(key, shape=(), dtype=None):
-    """Standard normal values."""
+    """Standard normal values.
+
+    Args:
+        key: a PRNG key (typed, from `random.key`, or raw uint32, from `random.PRNGKey`).
+        shape: output shape.
+        dtype: a floating dtype (default float32, float64 under x64).
+
+    Returns:
+        An array of `shape` and `dtype`; the same key always gives the same values.
+
+    Example:
+        >>> import astjax
+        >>> astjax.random.normal(astjax.random.key(0), (3,))
+        Array([ 1.6226422 ,  2.0252647 , -0.43359444], dtype=float32)
+    """
     _tf.check_key(key, "normal")
     return _normal(key, static_shape(shape),
                    _float_dtype(dtype, "normal", (np.floating, np.complexfloating)))
@@ -454,6 +483,16 @@ def _laplace(key, shape, dtype):
 
 
 def laplace(key, shape=(), dtype=None):
+    """Samples from the standard Laplace distribution.
+
+    Args:
+        key: a PRNG key (typed, from `random.key`, or raw uint32, from `random.PRNGKey`).
+        shape: output shape.
+        dtype: a floating dtype (default float32, float64 under x64).
+
+    Returns:
+        An array of `shape` and `dtype`.
+    """
     _tf.check_key(key, "laplace")
     return _laplace(key, static_shape(shape), _float_dtype(dtype, "laplace"))
 
@@ -465,11 +504,36 @@ def _logistic(key, shape, dtype):
 
 
 def logistic(key, shape=(), dtype=None):
+    """Samples from the standard logistic distribution.
+
+    Args:
+        key: a PRNG key (typed, from `random.key`, or raw uint32, from `random.PRNGKey`).
+        shape: output shape.
+        dtype: a floating dtype (default float32, float64 under x64).
+
+    Returns:
+        An array of `shape` and `dtype`.
+    """
     _tf.check_key(key, "logistic")
     return _logistic(key, static_shape(shape), _float_dtype(dtype, "logistic"))
 
 
 def rademacher(key, shape=(), dtype=None):
+    """Random signs: -1 or 1, each with probability 1/2.
+
+    Args:
+        key: a PRNG key (typed, from `random.key`, or raw uint32, from `random.PRNGKey`).
+        shape: output shape.
+        dtype: result dtype (default int32).
+
+    Returns:
+        An array of `shape` and `dtype`.
+
+    Example:
+        >>> import astjax
+        >>> astjax.random.rademacher(astjax.random.key(0), (3,))
+        Array([-1, -1,  1], dtype=int32)
+    """
     _tf.check_key(key, "rademacher")
     dt = dtypes.canonicalize(dtypes.dtype(int) if dtype is None else dtypes.dtype(dtype))
     b = bernoulli(key, 0.5, shape=static_shape(shape))
