@@ -20,23 +20,37 @@ __all__ = ["logsumexp", "erf", "erfc", "erfinv", "gammaln", "digamma", "expit", 
            "betainc"]
 
 
-def _unary(name, fn):
+def _unary(name, fn, doc):
     def f(x):
         [x] = promote_args_inexact(name, x)
         return fn(x)
-    f.__name__ = name
+    f.__name__, f.__doc__ = name, doc
     return f
 
 
-erf = _unary("erf", lax.erf)
-erfc = _unary("erfc", lax.erfc)
-erfinv = _unary("erfinv", lax.erf_inv)
-gammaln = _unary("gammaln", lax.lgamma)
-digamma = _unary("digamma", lax.digamma)
-expit = _unary("expit", lax.logistic)
+erf = _unary("erf", lax.erf, """Elementwise error function `2/sqrt(pi) * integral_0^x exp(-t**2) dt`.
+
+    Example:
+        >>> import astjax.numpy as jnp, astjax.scipy.special as sp
+        >>> sp.erf(jnp.array([0.0, 1.0]))
+        Array([0.        , 0.84270084], dtype=float32)
+    """)
+erfc = _unary("erfc", lax.erfc, "Elementwise complementary error function `1 - erf(x)`.")
+erfinv = _unary("erfinv", lax.erf_inv, "Elementwise inverse of `erf` on (-1, 1).")
+gammaln = _unary("gammaln", lax.lgamma, "Elementwise `log(|gamma(x)|)`.")
+digamma = _unary("digamma", lax.digamma, "Elementwise digamma function, the derivative of `gammaln`.")
+expit = _unary("expit", lax.logistic, "Elementwise logistic sigmoid `1 / (1 + exp(-x))`.")
 
 
 def gamma(x):
+    """Elementwise gamma function, `sign * exp(gammaln(x))`.
+
+    Args:
+        x: array or scalar input.
+
+    Returns:
+        An array of `x`'s shape, of a floating dtype.
+    """
     [x] = promote_args_inexact("gamma", x)
     sign = where(_uf.logical_or(_uf.greater(x, 0), _uf.equal(_uf.remainder(_uf.floor(x), 2), 0)),
                  1.0, -1.0)
@@ -44,43 +58,112 @@ def gamma(x):
 
 
 def logit(x):
+    """Elementwise `log(x / (1 - x))`, the inverse of `expit`.
+
+    Args:
+        x: array or scalar input.
+
+    Returns:
+        An array of `x`'s shape, of a floating dtype.
+    """
     [x] = promote_args_inexact("logit", x)
     return _uf.log(_uf.true_divide(x, _uf.subtract(1.0, x)))
 
 
 def xlogy(x, y):
+    """Elementwise `x * log(y)`, defined as 0 wherever `x == 0`.
+
+    Args:
+        x, y: arrays or scalars, broadcast together.
+
+    Returns:
+        An array of the broadcast shape, of a floating dtype.
+
+    Example:
+        >>> import astjax.numpy as jnp, astjax.scipy.special as sp
+        >>> sp.xlogy(jnp.array([0.0, 2.0]), jnp.array([0.0, 3.0]))
+        Array([0.       , 2.1972246], dtype=float32)
+    """
     x, y = promote_args_inexact("xlogy", x, y)
     safe_y = where(_uf.equal(x, 0), 1.0, y)
     return where(_uf.equal(x, 0), 0.0, _uf.multiply(x, _uf.log(safe_y)))
 
 
 def xlog1py(x, y):
+    """Elementwise `x * log1p(y)`, defined as 0 wherever `x == 0`.
+
+    Args:
+        x, y: arrays or scalars, broadcast together.
+
+    Returns:
+        An array of the broadcast shape, of a floating dtype.
+    """
     x, y = promote_args_inexact("xlog1py", x, y)
     safe_y = where(_uf.equal(x, 0), 0.0, y)
     return where(_uf.equal(x, 0), 0.0, _uf.multiply(x, _uf.log1p(safe_y)))
 
 
 def entr(x):
+    """Elementwise entropy term `-x * log(x)` (0 at 0, -inf for x < 0).
+
+    Args:
+        x: array or scalar input.
+
+    Returns:
+        An array of `x`'s shape, of a floating dtype.
+    """
     [x] = promote_args_inexact("entr", x)
     return where(_uf.less(x, 0), -np.inf,
                  _uf.negative(xlogy(x, x)))
 
 
 def ndtr(x):
+    """Standard normal CDF, elementwise `P(N(0, 1) <= x)`.
+
+    Args:
+        x: array or scalar input.
+
+    Returns:
+        An array of `x`'s shape, of a floating dtype.
+    """
     [x] = promote_args_inexact("ndtr", x)
     return _uf.multiply(0.5, lax.erfc(_uf.multiply(x, -1.0 / np.sqrt(2.0))))
 
 
 def ndtri(p):
+    """Inverse of `ndtr`: the standard normal quantile of probability `p`.
+
+    Args:
+        p: array or scalar input.
+
+    Returns:
+        An array of `p`'s shape, of a floating dtype.
+    """
     [p] = promote_args_inexact("ndtri", p)
     return _uf.multiply(np.sqrt(2.0), lax.erf_inv(_uf.subtract(_uf.multiply(2.0, p), 1.0)))
 
 
 def log_ndtr(x):
+    """Elementwise `log(ndtr(x))`.
+
+    Args:
+        x: array or scalar input.
+
+    Returns:
+        An array of `x`'s shape, of a floating dtype.
+    """
     return _uf.log(ndtr(x))
 
 
 def gammasgn(x):
+    """Elementwise sign of `gamma(x)` (NaN at the poles 0, -1, -2, ...).
+
+    Args:
+        x: array or scalar input.
+
+    Returns:
+        An array of `x`'s shape, of a floating dtype.
+    """
     [x] = promote_args_inexact("gammasgn", x)
     neg_int = _uf.logical_and(_uf.less_equal(x, 0), _uf.equal(x, _uf.floor(x)))
     even = _uf.equal(_uf.remainder(_uf.floor(x), 2), 0)
@@ -88,11 +171,28 @@ def gammasgn(x):
 
 
 def betaln(a, b):
+    """Elementwise log of the beta function, `gammaln(a) + gammaln(b) - gammaln(a + b)`.
+
+    Args:
+        a, b: arrays or scalars, broadcast together.
+
+    Returns:
+        An array of the broadcast shape, of a floating dtype.
+    """
     a, b = promote_args_inexact("betaln", a, b)
     return _uf.subtract(_uf.add(lax.lgamma(a), lax.lgamma(b)), lax.lgamma(_uf.add(a, b)))
 
 
 def factorial(n, exact=False):
+    """Elementwise `n!` via the gamma function (0 for negative `n`).
+
+    Args:
+        n: array or scalar input.
+        exact: only False is supported (astjax raises for exact=True).
+
+    Returns:
+        An array of `n`'s shape, of a floating dtype.
+    """
     if exact:
         raise NotImplementedInAstjaxError("factorial(exact=True) is not implemented")
     [n] = promote_args_inexact("factorial", n)
@@ -100,12 +200,28 @@ def factorial(n, exact=False):
 
 
 def poch(z, m):
+    """Pochhammer symbol (rising factorial) `gamma(z + m) / gamma(z)`.
+
+    Args:
+        z, m: arrays or scalars, broadcast together.
+
+    Returns:
+        An array of the broadcast shape, of a floating dtype.
+    """
     z, m = promote_args_inexact("poch", z, m)
     return _uf.multiply(_uf.multiply(gammasgn(_uf.add(z, m)), gammasgn(z)),
                         _uf.exp(_uf.subtract(lax.lgamma(_uf.add(z, m)), lax.lgamma(z))))
 
 
 def rel_entr(p, q):
+    """Elementwise relative entropy `p * log(p / q)` (0 at p == 0, inf where undefined).
+
+    Args:
+        p, q: arrays or scalars, broadcast together.
+
+    Returns:
+        An array of the broadcast shape, of a floating dtype.
+    """
     p, q = promote_args_inexact("rel_entr", p, q)
     both = _uf.logical_and(_uf.greater(p, 0), _uf.greater(q, 0))
     safe_p = where(both, p, 1.0)
@@ -116,6 +232,14 @@ def rel_entr(p, q):
 
 
 def kl_div(p, q):
+    """Elementwise `p * log(p / q) - p + q` (0-safe at p == 0, inf where undefined).
+
+    Args:
+        p, q: arrays or scalars, broadcast together.
+
+    Returns:
+        An array of the broadcast shape, of a floating dtype.
+    """
     p, q = promote_args_inexact("kl_div", p, q)
     both = _uf.logical_and(_uf.greater(p, 0), _uf.greater(q, 0))
     zero = _uf.logical_and(_uf.equal(p, 0), _uf.greater_equal(q, 0))
@@ -124,15 +248,40 @@ def kl_div(p, q):
 
 
 def i0(x):
+    """Modified Bessel function of the first kind, order 0.
+
+    Args:
+        x: array or scalar input.
+
+    Returns:
+        An array of `x`'s shape, of a floating dtype.
+    """
     return _i0(x)
 
 
 def i0e(x):
+    """Exponentially scaled `i0`: `exp(-|x|) * i0(x)`.
+
+    Args:
+        x: array or scalar input.
+
+    Returns:
+        An array of `x`'s shape, of a floating dtype.
+    """
     [x] = promote_args_inexact("i0e", x)
     return _uf.multiply(_uf.exp(_uf.negative(_uf.abs(x))), i0(x))
 
 
 def multigammaln(a, d):
+    """Log of the multivariate gamma function of dimension `d`.
+
+    Args:
+        a: array or scalar input.
+        d: the (static, integer) dimension.
+
+    Returns:
+        An array of `a`'s shape, of a floating dtype.
+    """
     d = int(d)
     [a] = promote_args_inexact("multigammaln", a)
     out = _uf.multiply(d * (d - 1) / 4.0, np.log(np.pi))
@@ -142,6 +291,14 @@ def multigammaln(a, d):
 
 
 def boxcox(x, lmbda):
+    """Box-Cox transform: `(x**lmbda - 1) / lmbda`, or `log(x)` when `lmbda == 0`.
+
+    Args:
+        x, lmbda: arrays or scalars, broadcast together.
+
+    Returns:
+        An array of the broadcast shape, of a floating dtype.
+    """
     x, lmbda = promote_args_inexact("boxcox", x, lmbda)
     lx = _uf.log(x)
     safe = where(_uf.equal(lmbda, 0), 1.0, lmbda)
@@ -149,6 +306,14 @@ def boxcox(x, lmbda):
 
 
 def boxcox1p(x, lmbda):
+    """Box-Cox transform of `1 + x`: `((1 + x)**lmbda - 1) / lmbda`, or `log1p(x)`.
+
+    Args:
+        x, lmbda: arrays or scalars, broadcast together.
+
+    Returns:
+        An array of the broadcast shape, of a floating dtype.
+    """
     x, lmbda = promote_args_inexact("boxcox1p", x, lmbda)
     lx = _uf.log1p(x)
     safe = where(_uf.equal(lmbda, 0), 1.0, lmbda)
@@ -183,10 +348,12 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
 
 
 def softmax(x, axis=None):
+    """`softmax` as in `scipy.special` (axis defaults to the last); see `astjax.nn.softmax`."""
     return _softmax(x, axis=-1 if axis is None else axis)
 
 
 def log_softmax(x, axis=None):
+    """`log_softmax` as in `scipy.special`; see `astjax.nn.log_softmax`."""
     return _log_softmax(x, axis=-1 if axis is None else axis)
 
 
@@ -199,7 +366,22 @@ def _axes(x, axis):
 
 
 def _softmax(x, axis=-1, where=None, initial=None):
-    """`jax.nn.softmax` (re-exported by `astjax.nn`)."""
+    """`exp(x) / sum(exp(x))` along `axis`, computed stably (`jax.nn.softmax`).
+
+    Args:
+        x: array input.
+        axis: axis or axes to normalize over (default the last).
+        where: optional boolean mask of elements to include.
+        initial: lower bound for the max subtracted for stability.
+
+    Returns:
+        An array of `x`'s shape whose entries along `axis` sum to 1.
+
+    Example:
+        >>> import astjax, astjax.numpy as jnp
+        >>> astjax.nn.softmax(jnp.array([1.0, 2.0, 3.0]))
+        Array([0.09003057, 0.24472848, 0.66524094], dtype=float32)
+    """
     x = _inexact_arg("softmax", x)
     axes = _axes(x, axis)
     xmax = jnp.max(x, axis=axes, keepdims=True, where=where,
@@ -212,7 +394,17 @@ def _softmax(x, axis=-1, where=None, initial=None):
 
 
 def _log_softmax(x, axis=-1, where=None, initial=None):
-    """`jax.nn.log_softmax` (re-exported by `astjax.nn`)."""
+    """`x - logsumexp(x)` along `axis`, i.e. the log of `softmax` (`jax.nn.log_softmax`).
+
+    Args:
+        x: array input.
+        axis: axis or axes to normalize over (default the last).
+        where: optional boolean mask of elements to include.
+        initial: lower bound for the max subtracted for stability.
+
+    Returns:
+        An array of `x`'s shape.
+    """
     x = _inexact_arg("log_softmax", x)
     axes = _axes(x, axis)
     xmax = jnp.max(x, axis=axes, keepdims=True, where=where,
