@@ -37,6 +37,14 @@ def register_pytree_node(nodetype, flatten_func, unflatten_func, flatten_with_ke
 
 
 def register_pytree_with_keys(nodetype, flatten_with_keys, unflatten_func, flatten_func=None):
+    """Register `nodetype` as a pytree node whose children carry path keys.
+
+    Args:
+        nodetype: the class to register.
+        flatten_with_keys: `x -> (((key, child), ...), aux)`.
+        unflatten_func: `(aux, children) -> x`.
+        flatten_func: optional faster `x -> (children, aux)`; derived when None.
+    """
     def flat(x):
         kc, aux = flatten_with_keys(x)
         return [c for _, c in kc], aux
@@ -51,11 +59,17 @@ def register_static(cls):
 
 
 def register_pytree_node_class(cls):
+    """Class decorator: register `cls` via its `tree_flatten` method and
+    `tree_unflatten` classmethod; returns `cls`.
+    """
     register_pytree_node(cls, lambda x: x.tree_flatten(), cls.tree_unflatten)
     return cls
 
 
 def register_pytree_with_keys_class(cls):
+    """Class decorator: register `cls` via its `tree_flatten_with_keys` method and
+    `tree_unflatten` classmethod; returns `cls`.
+    """
     register_pytree_with_keys(cls, lambda x: x.tree_flatten_with_keys(), cls.tree_unflatten)
     return cls
 
@@ -217,6 +231,21 @@ def _flatten(x, is_leaf, leaves):
 
 
 def tree_unflatten(treedef: PyTreeDef, leaves):
+    """Rebuild a pytree of structure `treedef` from a flat sequence of leaves.
+
+    Args:
+        treedef: a `PyTreeDef`, e.g. from `tree_flatten`.
+        leaves: exactly `treedef.num_leaves` values, in flattening order.
+
+    Returns:
+        The pytree.
+
+    Example:
+        >>> import astjax
+        >>> leaves, treedef = astjax.tree_util.tree_flatten({'a': [1, 2], 'b': 3})
+        >>> astjax.tree_util.tree_unflatten(treedef, [10, 20, 30])
+        {'a': [10, 20], 'b': 30}
+    """
     leaves = list(leaves)
     if len(leaves) != treedef.num_leaves:
         raise ArgumentValueError(
@@ -234,16 +263,52 @@ def _unflatten(td, it):
 
 
 def tree_leaves(tree, is_leaf=None):
+    """The leaves of `tree`, in flattening order (dict keys sorted).
+
+    Args:
+        tree: a pytree.
+        is_leaf: optional predicate; subtrees for which it is true count as leaves.
+
+    Returns:
+        A list of leaves.
+
+    Example:
+        >>> import astjax
+        >>> astjax.tree_util.tree_leaves({'a': [1, 2], 'b': 3})
+        [1, 2, 3]
+    """
     return tree_flatten(tree, is_leaf)[0]
 
 
 def tree_structure(tree, is_leaf=None):
+    """The `PyTreeDef` of `tree` (its structure without the leaves).
+
+    Example:
+        >>> import astjax
+        >>> astjax.tree_util.tree_structure({'a': [1, 2], 'b': 3})
+        PyTreeDef({'a': [*, *], 'b': *})
+    """
     return tree_flatten(tree, is_leaf)[1]
 
 
 def tree_map(f, tree, *rest, is_leaf=None):
     """f applied leafwise; the other trees must have `tree`'s structure (or have it
-    as a prefix: then f receives their subtrees)."""
+    as a prefix: then f receives their subtrees).
+
+    Args:
+        f: called as `f(leaf, *corresponding_leaves_of_rest)`.
+        tree: the pytree whose structure the result has.
+        *rest: further pytrees matching `tree`.
+        is_leaf: optional predicate marking extra subtrees as leaves.
+
+    Returns:
+        A pytree of `tree`'s structure holding f's results.
+
+    Example:
+        >>> import astjax, astjax.numpy as jnp
+        >>> astjax.tree_util.tree_map(jnp.add, (1, 2), (10, 20))
+        (Array(11, dtype=int32, weak_type=True), Array(22, dtype=int32, weak_type=True))
+    """
     leaves, treedef = tree_flatten(tree, is_leaf)
     others = [_flatten_up_to(treedef, r, strict=True) for r in rest]
     return tree_unflatten(treedef, [f(*xs) for xs in zip(leaves, *others)])
@@ -292,6 +357,7 @@ def _flatten_up_to(treedef, tree, strict=False):
 
 
 def tree_all(tree, *, is_leaf=None):
+    """True if every leaf of `tree` is truthy."""
     return all(tree_leaves(tree, is_leaf))
 
 
@@ -299,6 +365,22 @@ _NO_INIT = object()
 
 
 def tree_reduce(function, tree, initializer=_NO_INIT, is_leaf=None):
+    """Fold `function` over the leaves of `tree`, left to right.
+
+    Args:
+        function: a binary function `(accumulated, leaf) -> accumulated`.
+        tree: a pytree.
+        initializer: optional start value (default: the first leaf).
+        is_leaf: optional predicate; subtrees for which it is true count as leaves.
+
+    Returns:
+        The reduced value.
+
+    Example:
+        >>> import astjax, operator
+        >>> astjax.tree_util.tree_reduce(operator.add, {'a': [1, 2], 'b': 3})
+        6
+    """
     leaves = tree_leaves(tree, is_leaf)
     if initializer is _NO_INIT:
         return functools.reduce(function, leaves)
@@ -306,6 +388,24 @@ def tree_reduce(function, tree, initializer=_NO_INIT, is_leaf=None):
 
 
 def tree_transpose(outer_treedef, inner_treedef, pytree_to_transpose):
+    """Swap the outer and inner levels of a pytree of pytrees.
+
+    Args:
+        outer_treedef: structure of the outer level.
+        inner_treedef: structure of each inner tree (inferred when None).
+        pytree_to_transpose: a tree of structure outer, each leaf-position holding
+            a tree of structure inner.
+
+    Returns:
+        A tree of structure inner whose leaves are trees of structure outer.
+
+    Example:
+        >>> import astjax
+        >>> tu = astjax.tree_util
+        >>> tu.tree_transpose(tu.tree_structure([0, 0]), tu.tree_structure((0, 0)),
+        ...                   [(1, 2), (3, 4)])
+        ([1, 3], [2, 4])
+    """
     flat, treedef = tree_flatten(pytree_to_transpose)
     if inner_treedef is None:
         inner_treedef = tree_structure(outer_treedef.flatten_up_to(pytree_to_transpose)[0])
@@ -319,19 +419,28 @@ def tree_transpose(outer_treedef, inner_treedef, pytree_to_transpose):
 
 
 def treedef_children(td):
+    """The `PyTreeDef`s of the children of the root node of `td`, as a list."""
     return list(td.children)
 
 
 def treedef_is_leaf(td):
+    """True if `td` is the structure of a single leaf."""
     return td.node_type is None
 
 
 def treedef_tuple(treedefs):
+    """A `PyTreeDef` for a tuple whose children have the given structures."""
     treedefs = list(treedefs)
     return PyTreeDef(tuple, None, treedefs)
 
 
 def all_leaves(iterable, is_leaf=None):
+    """True if every element of `iterable` is a leaf (not a pytree node).
+
+    Args:
+        iterable: the values to check.
+        is_leaf: optional predicate; subtrees for which it is true count as leaves.
+    """
     if is_leaf is None:
         return all(_node_for(x) is None for x in iterable)
     return all(is_leaf(x) or _node_for(x) is None for x in iterable)
@@ -397,6 +506,21 @@ def _child_keys(x, node, children, aux):
 
 
 def tree_flatten_with_path(tree, is_leaf=None):
+    """Like `tree_flatten`, but each leaf comes with its key path.
+
+    Args:
+        tree: a pytree.
+        is_leaf: optional predicate; subtrees for which it is true count as leaves.
+
+    Returns:
+        `([(path, leaf), ...], treedef)`; a path is a tuple of keys such as
+        `DictKey`, `SequenceKey`, `GetAttrKey`.
+
+    Example:
+        >>> import astjax
+        >>> astjax.tree_util.tree_flatten_with_path({'a': 1})
+        ([((DictKey(key='a'),), 1)], PyTreeDef({'a': *}))
+    """
     out: list = []
 
     def go(x, path):
@@ -415,16 +539,41 @@ def tree_flatten_with_path(tree, is_leaf=None):
 
 
 def tree_leaves_with_path(tree, is_leaf=None):
+    """The `(path, leaf)` pairs of `tree` (the first half of `tree_flatten_with_path`)."""
     return tree_flatten_with_path(tree, is_leaf)[0]
 
 
 def tree_map_with_path(f, tree, *rest, is_leaf=None):
+    """Like `tree_map`, but `f` also receives each leaf's key path first.
+
+    Args:
+        f: called as `f(path, leaf, *corresponding_leaves_of_rest)`.
+        tree: the pytree whose structure the result has.
+        *rest: further pytrees matching `tree`.
+        is_leaf: optional predicate; subtrees for which it is true count as leaves.
+
+    Returns:
+        A pytree of `tree`'s structure holding f's results.
+    """
     pairs, treedef = tree_flatten_with_path(tree, is_leaf)
     others = [_flatten_up_to(treedef, r, strict=True) for r in rest]
     return tree_unflatten(treedef, [f(p, x, *xs) for (p, x), *xs in zip(pairs, *others)])
 
 
 def keystr(keys, *, simple=False, separator=""):
+    """Render a key path as a string, e.g. `['a'][0]`.
+
+    Args:
+        keys: a tuple of path keys.
+        simple: if true, join the bare key values with `separator` instead.
+        separator: used only when `simple` is true.
+
+    Example:
+        >>> import astjax
+        >>> path, leaf = astjax.tree_util.tree_leaves_with_path({'a': [5]})[0]
+        >>> astjax.tree_util.keystr(path)
+        "['a'][0]"
+    """
     if simple:
         return separator.join(str(getattr(k, "idx", getattr(k, "key", getattr(k, "name", k))))
                               for k in keys)
