@@ -29,6 +29,7 @@ _SHORT = {bool_: "bool", int8: "i8", int16: "i16", int32: "i32", int64: "i64",
 
 
 def short_name(dtype) -> str:
+    """The short MLIR-style name of a dtype (`float32` -> `'f32'`), or `str(dtype)`."""
     return _SHORT.get(np.dtype(dtype), str(dtype))
 
 
@@ -55,6 +56,15 @@ _NARROW = {int64: int32, uint64: uint32, float64: float32, complex128: complex64
 
 
 def canonicalize(dt, warn: bool = False) -> np.dtype:
+    """The dtype astjax will actually use for `dt`: without x64, 64-bit types narrow.
+
+    Args:
+        dt: a dtype-like.
+        warn: emit a UserWarning when the dtype is narrowed.
+
+    Returns:
+        A `numpy.dtype`.
+    """
     dt = np.dtype(dt)
     if not config.x64_enabled and dt in _NARROW:
         if warn:
@@ -79,10 +89,31 @@ def is_python_scalar(x) -> bool:
 
 
 def python_scalar_dtype(x) -> np.dtype:
+    """The default dtype of a Python bool/int/float/complex value (x64-aware)."""
     return _PY_DEFAULT[type(x)]()
 
 
 def issubdtype(a, b) -> bool:
+    """Whether dtype `a` lies under `b` in the dtype hierarchy (`np.issubdtype`-like).
+
+    Unlike NumPy, knows `bfloat16` is a floating type and handles the extended
+    dtypes of typed PRNG keys.
+
+    Args:
+        a: a dtype-like.
+        b: a dtype-like or an abstract category such as `np.floating`.
+
+    Returns:
+        A bool.
+
+    Example:
+        >>> import astjax.numpy as jnp
+        >>> from astjax import dtypes
+        >>> dtypes.issubdtype(jnp.bfloat16, jnp.floating)
+        True
+        >>> dtypes.issubdtype(jnp.int32, jnp.floating)
+        False
+    """
     if isinstance(a, ExtendedDType):  # an extended dtype instance (a typed key's dtype)
         a = a.type
     if isinstance(b, ExtendedDType):
@@ -101,22 +132,41 @@ def issubdtype(a, b) -> bool:
 
 
 def is_float(dt) -> bool:
+    """True if `dt` is a real floating dtype (including bfloat16)."""
     return issubdtype(dt, np.floating)
 
 
 def is_inexact(dt) -> bool:
+    """True if `dt` is a floating or complex dtype."""
     return issubdtype(dt, np.inexact)
 
 
 def is_int(dt) -> bool:
+    """True if `dt` is a signed or unsigned integer dtype."""
     return issubdtype(dt, np.integer)
 
 
 def finfo(dt):
+    """Machine limits (eps, min, max, ...) of a floating dtype; bfloat16 included.
+
+    Example:
+        >>> import astjax.numpy as jnp
+        >>> from astjax import dtypes
+        >>> print(dtypes.finfo(jnp.float32).eps)
+        1.1920929e-07
+    """
     return ml_dtypes.finfo(dt)
 
 
 def iinfo(dt):
+    """Machine limits (min, max, bits) of an integer dtype.
+
+    Example:
+        >>> import astjax.numpy as jnp
+        >>> from astjax import dtypes
+        >>> print(dtypes.iinfo(jnp.int8).max)
+        127
+    """
     return ml_dtypes.iinfo(dt)
 
 
@@ -192,6 +242,24 @@ def dtype_and_weak(x) -> tuple[np.dtype, bool]:
 
 
 def result_type(*args, return_weak_type_flag=False):
+    """The dtype JAX's type promotion gives for combining `args`.
+
+    Python scalars are weakly typed (they adopt the other operand's type
+    category width); 64-bit results narrow unless x64 is enabled.
+
+    Args:
+        *args: dtypes, arrays or scalars.
+        return_weak_type_flag: also return whether the result is weakly typed.
+
+    Returns:
+        A `numpy.dtype`, or `(dtype, weak)` with `return_weak_type_flag`.
+
+    Example:
+        >>> import numpy as np
+        >>> from astjax import dtypes
+        >>> dtypes.result_type(np.int32, np.float32)
+        dtype('float32')
+    """
     pairs = []
     for a in args:
         if isinstance(a, (np.dtype, type)) or isinstance(a, str):
