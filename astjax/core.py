@@ -497,6 +497,7 @@ eager_backend: Callable | None = None
 
 
 def bind(prim: Primitive, *args, **params):
+    """Apply primitive `prim` to `args`: record it in the current staging builder, or evaluate eagerly."""
     b = current_builder()
     if b is not None:
         if _state.compile_time_eval and not any(isinstance(a, Tracer) for a in args):

@@ -286,6 +286,7 @@ class EscapedTracerError(JAXTypeError):
 
 
 class NotImplementedInAstjaxError(AstjaxError, NotImplementedError):
+    """A JAX feature or argument that astjax does not implement (a NotImplementedError)."""
     default_hint = "see docs/api.md for what is implemented"
 
 

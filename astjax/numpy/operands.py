@@ -187,6 +187,7 @@ def _is_operand(x) -> bool:
 
 
 def asarray_operand(x, name="argument"):
+    """`x` as an operand (array or tracer); lists/tuples and scalars are converted."""
     if _is_operand(x):
         return x
     if isinstance(x, (list, tuple)):
@@ -310,6 +311,7 @@ def promote_args(name, *args):
 
 
 def promote_args_inexact(name, *args):
+    """`args` as operands promoted to one common inexact (floating/complex) dtype; `name` is for errors."""
     args = [asarray_operand(a) for a in args]
     check_rank_promotion(name, *args)
     dt, weak = dtypes.result_type(*args, return_weak_type_flag=True)

@@ -364,6 +364,24 @@ def copysign(x, y, /):
 
 
 def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
+    """Elementwise choice: `x` where `condition` is true, else `y`.
+
+    With only `condition`, returns the indices of its nonzero elements (as
+    `nonzero`); under jit pass a static `size` (padding with `fill_value`).
+
+    Args:
+        condition: boolean array (broadcast with `x` and `y`).
+        x, y: the values to choose from.
+        size, fill_value: output length and padding for the one-argument form.
+
+    Returns:
+        An array of the broadcast shape and promoted dtype (or a tuple of index arrays).
+
+    Example:
+        >>> import astjax.numpy as jnp
+        >>> jnp.where(jnp.array([True, False]), 1.0, 0.0)
+        Array([1., 0.], dtype=float32, weak_type=True)
+    """
     if x is None and y is None:
         return _nonzero(condition, size=size, fill_value=fill_value)
     condition = asarray_operand(condition)
