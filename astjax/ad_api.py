@@ -347,7 +347,16 @@ def _count_float0(diff_mask, nz_in):
 
 
 def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, reduce_axes=()):
-    """The gradient of scalar-valued `fun` with respect to positional args `argnums`."""
+    """The gradient of scalar-valued `fun` with respect to positional args `argnums`.
+
+    astjax differentiates `fun`'s source (Python control flow is fine);
+    `astjax.source(astjax.grad(f), x)` shows the derivative code.
+
+    Example:
+        >>> import astjax, astjax.numpy as jnp
+        >>> astjax.grad(jnp.sin)(0.0)
+        Array(1., dtype=float32, weak_type=True)
+    """
     return _Grad(fun, argnums, has_aux, False, allow_int)
 
 
@@ -645,6 +654,10 @@ class _Jac(_Transformed):
 def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
     """Jacobian of `fun` w.r.t. args `argnums`, by forward mode (one JVP per input).
 
+    Args: fun (defined in a file: astjax stages its source); argnums: int or tuple;
+    has_aux: `fun` returns `(out, aux)`. Returns a function giving the Jacobian
+    (output shape + input shape).
+
     Example:
         >>> import astjax, astjax.numpy as jnp
         >>> astjax.jacfwd(jnp.sin)(jnp.array([0.0, 1.0]))
@@ -667,6 +680,8 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
 
 def hessian(fun, argnums=0, has_aux=False, holomorphic=False):
     """Hessian of scalar `fun`: `jacfwd(jacrev(fun))` w.r.t. args `argnums`.
+
+    Args: as `jacfwd`. Returns a function giving the matrix of second derivatives.
 
     Example:
         >>> import astjax, astjax.numpy as jnp

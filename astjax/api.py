@@ -499,7 +499,17 @@ def jit(fun=None, in_shardings=None, out_shardings=None, *, static_argnums=(),
     """Stage `fun` from its source and compile it with XLA per input signature.
     `in_shardings` / `out_shardings` (pytree prefixes of the positional arguments /
     the results; None = XLA chooses) make it a partitioned program over their mesh
-    (`codegen/spmd.py`)."""
+    (`codegen/spmd.py`).
+
+    Unlike JAX (which traces), astjax rewrites `fun`'s source, so Python `if`/`for`
+    on array values work under jit; `fun` must be defined in a file (not a lambda
+    or a REPL/doctest `def`). `astjax.source(fun, *args)` shows the generated code.
+
+    Example:
+        >>> import astjax, astjax.numpy as jnp
+        >>> astjax.jit(jnp.sin)(0.0)
+        Array(0., dtype=float32, weak_type=True)
+    """
     bad = sorted(set(options) - set(_JIT_KEYWORDS))
     if bad:
         raise TypeError(f"jit() got an unexpected keyword argument {bad[0]!r}")

@@ -164,7 +164,13 @@ def vmap(fun=_NO_FUN, in_axes=0, out_axes=0, axis_name=None, axis_size=None,
          spmd_axis_name=None):
     """Vectorizing map: `vmap(f)(xs)` computes `f` on every slice of `xs` along the
     mapped axis, as one batched program. `vmap(in_axes=...)` without a function is a
-    decorator; an explicit `vmap(None)` is an error, as in JAX."""
+    decorator; an explicit `vmap(None)` is an error, as in JAX.
+
+    Example:
+        >>> import astjax, astjax.numpy as jnp
+        >>> astjax.vmap(jnp.dot)(jnp.ones((2, 3)), jnp.ones((2, 3)))
+        Array([3., 3.], dtype=float32)
+    """
     if fun is _NO_FUN:
         return functools.partial(vmap, in_axes=in_axes, out_axes=out_axes,
                                  axis_name=axis_name, axis_size=axis_size,
