@@ -36,11 +36,32 @@ def _zero_nans(a, fill):
 
 
 def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    """Sum of array elements, counting NaNs as zero.
+
+    Args:
+      a: input array. axis, dtype, keepdims, initial, where: as for `jnp.sum`.
+    Returns:
+      The sum over `axis` with NaN entries ignored.
+    Differs from NumPy: `out=` is not supported (arrays are immutable).
+
+    Example:
+      >>> import astjax.numpy as jnp
+      >>> jnp.nansum(jnp.array([1.0, 2.0, jnp.nan, 4.0]))
+      Array(7., dtype=float32)
+    """
     return _sum(_zero_nans(a, 0), axis=axis, dtype=dtype, keepdims=keepdims, initial=initial,
                 where=where)
 
 
 def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    """Product of array elements, counting NaNs as one.
+
+    Args:
+      a: input array. axis, dtype, keepdims, initial, where: as for `jnp.prod`.
+    Returns:
+      The product over `axis` with NaN entries ignored.
+    Differs from NumPy: `out=` is not supported (arrays are immutable).
+    """
     return prod(_zero_nans(a, 1), axis=axis, dtype=dtype, keepdims=keepdims, initial=initial,
                 where=where)
 
@@ -62,6 +83,19 @@ nanmin = _nan_extreme(_min, np.inf)
 
 
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
+    """Arithmetic mean that skips NaN entries.
+
+    Args:
+      a: input array. axis, dtype, keepdims, where: as for `jnp.mean`.
+    Returns:
+      Sum of the non-NaN values divided by their count (NaN where all are NaN).
+    Differs from NumPy: `out=` is not supported (arrays are immutable).
+
+    Example:
+      >>> import astjax.numpy as jnp
+      >>> jnp.nanmean(jnp.array([1.0, 2.0, jnp.nan, 4.0]))
+      Array(2.3333333, dtype=float32)
+    """
     a = asarray_operand(a)
     if not dtypes.is_inexact(_dt(a)):
         return _mean(a, axis=axis, dtype=dtype, keepdims=keepdims, where=where)
@@ -77,6 +111,15 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
 
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
            correction=None):
+    """Variance that skips NaN entries.
+
+    Args:
+      a: input array. axis, dtype, keepdims, where: as for `jnp.var`.
+      ddof / correction: degrees-of-freedom correction (give at most one).
+    Returns:
+      The variance of the non-NaN values along `axis`.
+    Differs from NumPy: `out=` is not supported (arrays are immutable).
+    """
     if correction is not None:
         ddof = correction
     [a] = promote_args_inexact("nanvar", a)
@@ -97,6 +140,15 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
 
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
            correction=None):
+    """Standard deviation that skips NaN entries.
+
+    Args:
+      a: input array. axis, dtype, keepdims, where: as for `jnp.std`.
+      ddof / correction: degrees-of-freedom correction (give at most one).
+    Returns:
+      The square root of `nanvar` with the same arguments.
+    Differs from NumPy: `out=` is not supported (arrays are immutable).
+    """
     return uf.sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, where, correction))
 
 
@@ -119,14 +171,53 @@ nanargmin = _nanarg(argmin, np.inf)
 
 
 def nancumsum(a, axis=None, dtype=None, out=None):
+    """Running sum along an axis, treating NaNs as zero.
+
+    Args:
+      a: input array. axis: axis to accumulate over (None: the flattened array).
+      dtype: accumulator / result dtype.
+    Returns:
+      An array of partial sums, same shape as `a` (1-D when `axis` is None).
+    Differs from NumPy: `out=` is not supported (arrays are immutable).
+
+    Example:
+      >>> import astjax.numpy as jnp
+      >>> jnp.nancumsum(jnp.array([1.0, 2.0, jnp.nan, 4.0]))
+      Array([1., 3., 3., 7.], dtype=float32)
+    """
     return cumsum(_zero_nans(a, 0), axis=axis, dtype=dtype)
 
 
 def nancumprod(a, axis=None, dtype=None, out=None):
+    """Running product along an axis, treating NaNs as one.
+
+    Args:
+      a: input array. axis: axis to accumulate over (None: the flattened array).
+      dtype: accumulator / result dtype.
+    Returns:
+      An array of partial products, same shape as `a` (1-D when `axis` is None).
+    Differs from NumPy: `out=` is not supported (arrays are immutable).
+    """
     return cumprod(_zero_nans(a, 1), axis=axis, dtype=dtype)
 
 
 def average(a, axis=None, weights=None, returned=False, keepdims=False):
+    """Weighted mean along an axis.
+
+    Args:
+      a: input array. axis: axis or axes to average over (None: all).
+      weights: optional weights broadcastable along `axis` (None: plain mean).
+      returned: if True, also return the sum of the weights.
+      keepdims: keep reduced axes with size one.
+    Returns:
+      The weighted average, or `(average, weight_sum)` when `returned`.
+    Differs from NumPy: weights that sum to zero give NaN/inf instead of raising.
+
+    Example:
+      >>> import astjax.numpy as jnp
+      >>> jnp.average(jnp.array([1.0, 2.0, 3.0]), weights=jnp.array([3.0, 1.0, 0.0]))
+      Array(1.25, dtype=float32)
+    """
     a = asarray_operand(a)
     if weights is None:
         avg = _mean(a, axis=axis, keepdims=keepdims)
@@ -232,16 +323,54 @@ def _quantile(a, q, axis, method, keepdims, squash_nans, name):
 
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
              keepdims=False, *, interpolation=None):
+    """The q-th quantiles of the data along an axis (q in [0, 1]).
+
+    Args:
+      a: input array. q: scalar or array of quantiles in [0, 1].
+      axis: axis or axes to reduce (None: all). method: interpolation method,
+        e.g. 'linear' (default), 'lower', 'higher', 'nearest', 'midpoint'.
+      keepdims: keep reduced axes. interpolation: old alias of `method`.
+    Returns:
+      The quantiles; a leading axis of q's shape is added for array `q`.
+    Differs from NumPy: no `out=`; `overwrite_input` is accepted and ignored.
+
+    Example:
+      >>> import astjax.numpy as jnp
+      >>> jnp.quantile(jnp.array([1.0, 2.0, 3.0, 4.0, 5.0]), jnp.array([0.5, 1.0]))
+      Array([3., 5.], dtype=float32)
+    """
     return _quantile(a, q, axis, interpolation or method, keepdims, False, "quantile")
 
 
 def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                 keepdims=False, *, interpolation=None):
+    """Like `quantile`, but NaN entries are left out of the computation.
+
+    Args:
+      a, q, axis, method, keepdims, interpolation: as for `quantile`.
+    Returns:
+      The quantiles of the non-NaN values.
+    Differs from NumPy: no `out=`; `overwrite_input` is accepted and ignored.
+    """
     return _quantile(a, q, axis, interpolation or method, keepdims, True, "nanquantile")
 
 
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                keepdims=False, *, interpolation=None):
+    """The q-th percentiles of the data along an axis (q in [0, 100]).
+
+    Args:
+      a: input array. q: scalar or array of percentiles in [0, 100].
+      axis, method, keepdims, interpolation: as for `quantile`.
+    Returns:
+      `quantile(a, q / 100, ...)`.
+    Differs from NumPy: no `out=`; `overwrite_input` is accepted and ignored.
+
+    Example:
+      >>> import astjax.numpy as jnp
+      >>> jnp.percentile(jnp.array([1.0, 2.0, 3.0, 4.0, 5.0]), 25)
+      Array(2., dtype=float32)
+    """
     [q] = promote_args_inexact("percentile", asarray_operand(q))
     return quantile(a, uf.true_divide(q, 100.0), axis, method=interpolation or method,
                     keepdims=keepdims)
@@ -249,22 +378,64 @@ def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear"
 
 def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                   keepdims=False, *, interpolation=None):
+    """Like `percentile`, but NaN entries are left out of the computation.
+
+    Args:
+      a, q, axis, method, keepdims, interpolation: as for `percentile`.
+    Returns:
+      The percentiles of the non-NaN values.
+    Differs from NumPy: no `out=`; `overwrite_input` is accepted and ignored.
+    """
     [q] = promote_args_inexact("nanpercentile", asarray_operand(q))
     return nanquantile(a, uf.true_divide(q, 100.0), axis, method=interpolation or method,
                        keepdims=keepdims)
 
 
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """Middle value of the data along an axis (mean of the two middle ones for
+    even counts).
+
+    Args:
+      a: input array. axis: axis or axes to reduce (None: all). keepdims: keep
+        reduced axes.
+    Returns:
+      The median, i.e. `quantile(a, 0.5)`.
+    Differs from NumPy: no `out=`; `overwrite_input` is accepted and ignored.
+
+    Example:
+      >>> import astjax.numpy as jnp
+      >>> jnp.median(jnp.array([3.0, 1.0, 4.0, 2.0]))
+      Array(2.5, dtype=float32)
+    """
     return quantile(a, 0.5, axis, method="midpoint", keepdims=keepdims)
 
 
 def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """Median of the non-NaN values along an axis.
+
+    Args:
+      a, axis, keepdims: as for `median`.
+    Returns:
+      The median ignoring NaNs (NaN where a slice is all NaN).
+    Differs from NumPy: no `out=`; `overwrite_input` is accepted and ignored.
+    """
     return nanquantile(a, 0.5, axis, method="midpoint", keepdims=keepdims)
 
 # ----------------------------------------------------------- covariance etc.
 
 
 def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None):
+    """Covariance matrix of a set of variables.
+
+    Args:
+      m: 1-D or 2-D array of observations; each row is a variable unless
+        `rowvar=False`. y: optional extra variables stacked onto `m`.
+      bias: normalize by N instead of N - 1. ddof: overrides `bias` when given.
+      fweights: integer frequency weights. aweights: observation weights.
+    Returns:
+      The (variables x variables) covariance matrix (0-d for a single variable).
+    Differs from NumPy: computed in floating point under JAX's dtype rules.
+    """
     [m] = promote_args_inexact("cov", asarray_operand(m))
     if core.get_aval(m).ndim > 2:
         raise ShapeError("cov: m has more than 2 dimensions")
@@ -309,6 +480,21 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
 
 
 def corrcoef(x, y=None, rowvar=True):
+    """Pearson correlation coefficients of a set of variables.
+
+    Args:
+      x: 1-D or 2-D array of observations. y: optional extra variables.
+      rowvar: if True (default) each row is a variable, else each column.
+    Returns:
+      The correlation matrix `cov / outer(std, std)`.
+    Differs from NumPy: computed in float32 by default (JAX's dtype rules).
+
+    Example:
+      >>> import astjax.numpy as jnp
+      >>> jnp.corrcoef(jnp.array([1.0, 2.0, 3.0]), jnp.array([2.0, 4.0, 7.0]))
+      Array([[1.       , 0.9933992],
+             [0.9933992, 0.9999999]], dtype=float32)
+    """
     c = cov(x, y, rowvar)
     if core.get_aval(c).ndim == 0:
         return uf.true_divide(c, c)
@@ -323,6 +509,21 @@ def corrcoef(x, y=None, rowvar=True):
 
 
 def diff(a, n=1, axis=-1, prepend=None, append=None):
+    """n-th discrete difference along an axis.
+
+    Args:
+      a: input array. n: how many times to difference (static int).
+      axis: axis to difference along. prepend / append: values joined to `a`
+        along `axis` before differencing.
+    Returns:
+      An array whose `axis` is shorter by `n` (plus any prepended/appended length).
+    Differs from NumPy: `n` must be a static Python int.
+
+    Example:
+      >>> import astjax.numpy as jnp
+      >>> jnp.diff(jnp.array([1, 4, 9, 16]))
+      Array([3, 5, 7], dtype=int32)
+    """
     a = asarray_operand(a)
     av = core.get_aval(a)
     if av.ndim == 0:
@@ -352,6 +553,15 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
 
 
 def ediff1d(ary, to_end=None, to_begin=None):
+    """Differences between consecutive elements of the flattened array.
+
+    Args:
+      ary: input array (flattened). to_end / to_begin: values appended /
+        prepended to the result.
+    Returns:
+      A 1-D array `[to_begin, diff(ravel(ary)), to_end]`.
+    Differs from NumPy: the result follows JAX's dtype promotion rules.
+    """
     d = diff(ravel(asarray_operand(ary)))
     parts = []
     if to_begin is not None:
@@ -390,6 +600,20 @@ def gradient(f, *varargs, axis=None, edge_order=None):
 
 
 def trapezoid(y, x=None, dx=1.0, axis=-1):
+    """Integral of sampled values with the trapezoidal rule.
+
+    Args:
+      y: sampled values. x: sample positions along `axis` (None: spacing `dx`).
+      dx: uniform spacing when `x` is None. axis: axis to integrate along.
+    Returns:
+      The integral, with `axis` removed.
+    Differs from NumPy: results follow JAX's dtype rules (float32 by default).
+
+    Example:
+      >>> import astjax.numpy as jnp
+      >>> jnp.trapezoid(jnp.array([1.0, 2.0, 3.0]))
+      Array(4., dtype=float32)
+    """
     y = asarray_operand(y)
     yv = core.get_aval(y)
     axis = canonicalize_axis(axis, yv.ndim, "trapezoid")
@@ -447,12 +671,35 @@ def _conv_args(name, a, v):
 
 @library_jit(static_argnums=(2,), static_argnames=("mode", "precision", "preferred_element_type"))
 def convolve(a, v, mode="full", *, precision=None, preferred_element_type=None):
+    """Discrete linear convolution of two 1-D arrays.
+
+    Args:
+      a, v: non-empty 1-D arrays. mode: 'full' (default), 'same' or 'valid'.
+      precision, preferred_element_type: accepted for JAX compatibility.
+    Returns:
+      The convolution, of length `len(a) + len(v) - 1` for 'full'.
+    Differs from NumPy: adds JAX's `precision=`/`preferred_element_type=` keywords.
+
+    Example:
+      >>> import astjax.numpy as jnp
+      >>> jnp.convolve(jnp.array([1.0, 2.0]), jnp.array([1.0, 1.0, 1.0]))
+      Array([1., 3., 3., 2.], dtype=float32)
+    """
     a, v, na, nv = _conv_args("convolve", a, v)
     return _mode_slice(_conv_full(a, v), na, nv, mode)
 
 
 @library_jit(static_argnums=(2,), static_argnames=("mode", "precision", "preferred_element_type"))
 def correlate(a, v, mode="valid", *, precision=None, preferred_element_type=None):
+    """Cross-correlation of two 1-D arrays (v is conjugated and slid over a).
+
+    Args:
+      a, v: non-empty 1-D arrays. mode: 'valid' (default), 'same' or 'full'.
+      precision, preferred_element_type: accepted for JAX compatibility.
+    Returns:
+      The correlation sequence for the chosen mode.
+    Differs from NumPy: adds JAX's `precision=`/`preferred_element_type=` keywords.
+    """
     a, v, na, nv = _conv_args("correlate", a, v)
     vr = lax.rev(uf.conjugate(v), (0,))
     full = _conv_full(a, vr)
