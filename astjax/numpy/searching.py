@@ -70,6 +70,20 @@ def searchsorted(a, v, side="left", sorter=None, *, method="scan"):
 
 
 def digitize(x, bins, right=False):
+    """Index of the bin each value falls into.
+
+    Args:
+      x: values to place. bins: 1-D monotonic array of bin edges.
+      right: if True, bins include their right edge instead of their left one.
+    Returns:
+      Integer array shaped like `x`, with indices in `[0, len(bins)]`.
+    Differs from NumPy: built on `searchsorted`, so it works on traced values.
+
+    Example:
+      >>> import astjax.numpy as jnp
+      >>> jnp.digitize(jnp.array([0.5, 1.5, 2.5]), jnp.array([1.0, 2.0]))
+      Array([0, 1, 2], dtype=int32)
+    """
     x, bins = asarray_operand(x), asarray_operand(bins)
     if core.get_aval(bins).ndim != 1:
         raise ShapeError("digitize: bins must be 1-D")
@@ -104,6 +118,21 @@ def _one_hot_count(idx, length, weights=None):
 
 
 def bincount(x, weights=None, minlength=0, *, length=None):
+    """Count occurrences of each non-negative integer.
+
+    Args:
+      x: 1-D non-negative integer array. weights: optional per-element weights.
+      minlength: minimum result length. length: static result length.
+    Returns:
+      Array `c` with `c[i]` the (weighted) count of `i` in `x`.
+    Differs from NumPy: the length depends on `max(x)`; under jit pass a static
+    `length=` (values at or past it are dropped).
+
+    Example:
+      >>> import astjax.numpy as jnp
+      >>> jnp.bincount(jnp.array([0, 1, 1, 3]), length=5)
+      Array([1, 2, 0, 1, 0], dtype=int32)
+    """
     x = asarray_operand(x)
     if not dtypes.is_int(_dt(x)):
         raise ArgumentTypeError(f"bincount: x must be an integer array, got {_dt(x)}")
@@ -118,6 +147,16 @@ def bincount(x, weights=None, minlength=0, *, length=None):
 
 
 def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002
+    """Edges of the bins `histogram` would use.
+
+    Args:
+      a: input data. bins: number of equal-width bins or an array of edges.
+      range: optional (lo, hi); defaults to the data's min and max.
+      weights: accepted for NumPy compatibility; unused.
+    Returns:
+      1-D array of `bins + 1` edges.
+    Differs from NumPy: string bin rules (e.g. 'auto') are not supported.
+    """
     [a] = uf.promote_args_inexact("histogram_bin_edges", asarray_operand(a))
     if not isinstance(bins, (int, np.integer)):
         return asarray_operand(bins)
@@ -133,6 +172,22 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002
 
 
 def histogram(a, bins=10, range=None, weights=None, density=None):  # noqa: A002
+    """Histogram of a data set.
+
+    Args:
+      a: input data (flattened). bins: number of equal-width bins or an array of
+        edges. range: optional (lo, hi). weights: optional per-element weights.
+      density: if True, normalize so the histogram integrates to one.
+    Returns:
+      `(counts, bin_edges)`.
+    Differs from NumPy: string bin rules are not supported; the number of bins
+    must be static.
+
+    Example:
+      >>> import astjax.numpy as jnp
+      >>> jnp.histogram(jnp.array([1.0, 2.0, 2.0, 3.0]), bins=2)
+      (Array([1, 3], dtype=int32), Array([1., 2., 3.], dtype=float32))
+    """
     a = ravel(asarray_operand(a))
     edges = histogram_bin_edges(a, bins, range)
     [a] = uf.promote_dtypes(a)
@@ -165,6 +220,23 @@ def _take_1d(arr, idx):
 
 @library_jit
 def interp(x, xp, fp, left=None, right=None, period=None):
+    """One-dimensional piecewise-linear interpolation.
+
+    Args:
+      x: points to evaluate at. xp: increasing 1-D sample positions.
+      fp: 1-D sample values, same length as `xp`.
+      left / right: values below `xp[0]` / above `xp[-1]` (default: end values).
+      period: optional period for periodic x-coordinates.
+    Returns:
+      Interpolated values shaped like `x`.
+    Differs from NumPy: `xp` is not checked for being increasing.
+
+    Example:
+      >>> import astjax.numpy as jnp
+      >>> jnp.interp(jnp.array([0.5, 1.5]), jnp.array([0.0, 1.0, 2.0]),
+      ...            jnp.array([0.0, 10.0, 30.0]))
+      Array([ 5., 20.], dtype=float32)
+    """
     x, xp, fp = uf.promote_dtypes_inexact(x, xp, fp)
     xs, fs = core.get_aval(xp).shape, core.get_aval(fp).shape
     if len(xs) != 1 or len(fs) != 1 or xs != fs:
@@ -231,6 +303,26 @@ def _unique_sorted(ar, size, fill_value, equal_nan=True):
 
 def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None,
            *, equal_nan=True, size=None, fill_value=None, sorted=True):  # noqa: A002
+    """Sorted distinct elements of an array.
+
+    Args:
+      ar: input array (flattened). return_index / return_inverse / return_counts:
+        also return first positions, the reconstruction indices, or counts.
+      equal_nan: treat all NaNs as one value. size / fill_value: static output
+        length and the padding value (default: the smallest element).
+      sorted: accepted for compatibility; the result is always sorted.
+    Returns:
+      The unique values, or a tuple with the requested extra arrays.
+    Differs from NumPy: the output length depends on the data, so under jit pass a
+    static `size=` (missing slots take `fill_value`, extra ones are dropped). `axis=` is not implemented.
+
+    Example:
+      >>> import astjax.numpy as jnp
+      >>> jnp.unique(jnp.array([3, 1, 3, 2]))
+      Array([1, 2, 3], dtype=int32)
+      >>> jnp.unique(jnp.array([3, 1, 3, 2]), size=5, fill_value=0)
+      Array([1, 2, 3, 0, 0], dtype=int32)
+    """
     if axis is not None:
         raise NotImplementedInAstjaxError("jnp.unique with axis= is not implemented")
     ar = asarray_operand(ar)
@@ -275,29 +367,89 @@ def _unique_sized(ar, return_index, return_inverse, return_counts, equal_nan, si
 
 
 def unique_values(x, *, size=None, fill_value=None):
+    """Array-API form of `unique`: just the distinct values.
+
+    Args:
+      x: input array. size / fill_value: as for `unique`.
+    Returns:
+      The sorted unique values.
+    Differs from NumPy: the output length depends on the data, so under jit pass a
+    static `size=` (missing slots take `fill_value`, extra ones are dropped).
+    """
     return unique(x, size=size, fill_value=fill_value)
 
 
 def unique_counts(x, *, size=None, fill_value=None):
+    """Array-API form of `unique`: the distinct values and how often each occurs.
+
+    Args:
+      x: input array. size / fill_value: as for `unique`.
+    Returns:
+      `(values, counts)`.
+    Differs from NumPy: the output length depends on the data, so under jit pass a
+    static `size=` (missing slots take `fill_value`, extra ones are dropped).
+    """
     return unique(x, return_counts=True, size=size, fill_value=fill_value)
 
 
 def unique_inverse(x, *, size=None, fill_value=None):
+    """Array-API form of `unique`: distinct values and reconstruction indices.
+
+    Args:
+      x: input array. size / fill_value: as for `unique`.
+    Returns:
+      `(values, inverse_indices)`, with `values[inverse_indices]` equal to `x`.
+    Differs from NumPy: the output length depends on the data, so under jit pass a
+    static `size=` (missing slots take `fill_value`, extra ones are dropped).
+    """
     return unique(x, return_inverse=True, size=size, fill_value=fill_value)
 
 
 def unique_all(x, *, size=None, fill_value=None):
+    """Array-API form of `unique` returning everything.
+
+    Args:
+      x: input array. size / fill_value: as for `unique`.
+    Returns:
+      `(values, indices, inverse_indices, counts)`.
+    Differs from NumPy: the output length depends on the data, so under jit pass a
+    static `size=` (missing slots take `fill_value`, extra ones are dropped).
+    """
     return unique(x, return_index=True, return_inverse=True, return_counts=True, size=size,
                   fill_value=fill_value)
 
 
 def union1d(ar1, ar2, *, size=None, fill_value=None):
+    """Sorted distinct values found in either of two arrays.
+
+    Args:
+      ar1, ar2: input arrays (flattened). size / fill_value: as for `unique`.
+    Returns:
+      1-D array of the union.
+    Differs from NumPy: the output length depends on the data, so under jit pass a
+    static `size=` (missing slots take `fill_value`, extra ones are dropped).
+    """
     return unique(concatenate([ravel(asarray_operand(ar1)), ravel(asarray_operand(ar2))]),
                   size=size, fill_value=fill_value)
 
 
 def intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=None,
                 fill_value=None):
+    """Sorted distinct values found in both arrays.
+
+    Args:
+      ar1, ar2: input arrays (flattened). assume_unique: accepted for compatibility.
+      size / fill_value: static output length and padding value.
+    Returns:
+      1-D array of the intersection.
+    Differs from NumPy: the output length depends on the data, so under jit pass a
+    static `size=` (missing slots take `fill_value`, extra ones are dropped). `return_indices=True` is not implemented.
+
+    Example:
+      >>> import astjax.numpy as jnp
+      >>> jnp.intersect1d(jnp.array([1, 2, 3]), jnp.array([2, 3, 4]))
+      Array([2, 3], dtype=int32)
+    """
     if return_indices:
         raise NotImplementedInAstjaxError("intersect1d(return_indices=True) is not implemented")
     a = ravel(asarray_operand(ar1))
@@ -309,6 +461,16 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=Non
 
 
 def setdiff1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
+    """Sorted distinct values of `ar1` that are not in `ar2`.
+
+    Args:
+      ar1, ar2: input arrays (flattened). assume_unique: accepted for compatibility.
+      size / fill_value: static output length and padding value.
+    Returns:
+      1-D array of the difference.
+    Differs from NumPy: the output length depends on the data, so under jit pass a
+    static `size=` (missing slots take `fill_value`, extra ones are dropped).
+    """
     a = ravel(asarray_operand(ar1))
     if size is None:
         av, bv = _concrete(a, "setdiff1d's size"), _concrete(asarray_operand(ar2), "size")
@@ -317,6 +479,16 @@ def setdiff1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
 
 
 def setxor1d(ar1, ar2, assume_unique=False, *, size=None):
+    """Sorted distinct values in exactly one of the two arrays.
+
+    Args:
+      ar1, ar2: input arrays (flattened). assume_unique: accepted for compatibility.
+      size: static output length.
+    Returns:
+      1-D array of the symmetric difference.
+    Differs from NumPy: the output length depends on the data, so under jit pass a
+    static `size=` (missing slots take `fill_value`, extra ones are dropped).
+    """
     a, b = ravel(asarray_operand(ar1)), ravel(asarray_operand(ar2))
     if size is None:
         return asarray(np.setxor1d(_concrete(a, "size"), _concrete(b, "size")).astype(_dt(a)))

@@ -113,6 +113,24 @@ cumulative_prod = _cumulative_inclusive(cumprod, 1)
 
 
 def sort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
+    """Sorted copy of an array along an axis.
+
+    Args:
+      a: input array. axis: axis to sort along (None: the flattened array).
+      kind: accepted for compatibility. stable: accepted; the sort is always
+        stable. descending: sort from largest to smallest.
+    Returns:
+      The sorted array.
+    Differs from NumPy: always stable; `order=` (structured arrays) is unsupported;
+    NaNs sort to the end.
+
+    Example:
+      >>> import astjax.numpy as jnp
+      >>> jnp.sort(jnp.array([3, 1, 2]))
+      Array([1, 2, 3], dtype=int32)
+      >>> jnp.sort(jnp.array([3, 1, 2]), descending=True)
+      Array([3, 2, 1], dtype=int32)
+    """
     if order is not None:
         raise ArgumentValueError("jnp.sort does not support the `order` argument")
     a = _operand(a, "sort")
@@ -127,6 +145,21 @@ def sort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
 
 
 def argsort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
+    """Indices that would sort an array along an axis.
+
+    Args:
+      a: input array. axis: axis to sort along (None: the flattened array).
+      kind: accepted for compatibility. stable: accepted; the sort is always
+        stable. descending: order from largest to smallest (ties keep order).
+    Returns:
+      Integer index array shaped like `a` (1-D when `axis` is None).
+    Differs from NumPy: always stable; `order=` is unsupported.
+
+    Example:
+      >>> import astjax.numpy as jnp
+      >>> jnp.argsort(jnp.array([3, 1, 2]))
+      Array([1, 2, 0], dtype=int32)
+    """
     if order is not None:
         raise ArgumentValueError("jnp.argsort does not support the `order` argument")
     a = _operand(a, "argsort")
@@ -148,6 +181,20 @@ def argsort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False)
 
 
 def lexsort(keys, axis=-1):
+    """Indirect stable sort on several keys; the last key is the primary one.
+
+    Args:
+      keys: sequence of equally shaped arrays (or a 2-D array of keys).
+      axis: axis to sort along.
+    Returns:
+      Integer indices that order the data by the keys.
+    Differs from NumPy: at least one key is required.
+
+    Example:
+      >>> import astjax.numpy as jnp
+      >>> jnp.lexsort((jnp.array([1, 0, 1]), jnp.array([0, 0, 1])))
+      Array([1, 0, 2], dtype=int32)
+    """
     keys = [_operand(k, "lexsort") for k in keys]
     if not keys:
         raise ArgumentTypeError("lexsort needs at least one key")
@@ -169,6 +216,24 @@ def _known(a):
 
 
 def nonzero(a, *, size=None, fill_value=None):
+    """Indices of the non-zero elements, one index array per dimension.
+
+    Args:
+      a: input array of rank >= 1. size: static number of results to return.
+      fill_value: padding value (or one per dimension) for unused slots
+        (default 0).
+    Returns:
+      Tuple of integer arrays, one per dimension of `a`.
+    Differs from NumPy: the result length depends on the data; under jit pass
+    `size=` (extra hits are dropped, missing ones take `fill_value`).
+
+    Example:
+      >>> import astjax.numpy as jnp
+      >>> jnp.nonzero(jnp.array([0, 5, 0, 7]))
+      (Array([1, 3], dtype=int32),)
+      >>> jnp.nonzero(jnp.array([0, 5, 0, 7]), size=3, fill_value=-1)
+      (Array([ 1,  3, -1], dtype=int32),)
+    """
     a = asarray(asarray_operand(a, "nonzero"))
     av = core.get_aval(a)
     if av.ndim == 0:
@@ -214,10 +279,32 @@ def nonzero(a, *, size=None, fill_value=None):
 
 
 def flatnonzero(a, *, size=None, fill_value=None):
+    """Indices of the non-zero elements of the flattened array.
+
+    Args:
+      a: input array. size / fill_value: as for `nonzero`.
+    Returns:
+      1-D integer array of flat indices.
+    Differs from NumPy: under jit a static `size=` is needed (see `nonzero`).
+    """
     return nonzero(_ravel(asarray(a)), size=size, fill_value=fill_value)[0]
 
 
 def argwhere(a, *, size=None, fill_value=None):
+    """Coordinates of the non-zero elements, one row per element.
+
+    Args:
+      a: input array. size / fill_value: as for `nonzero`.
+    Returns:
+      Integer array of shape `(count, a.ndim)`.
+    Differs from NumPy: under jit a static `size=` is needed (see `nonzero`).
+
+    Example:
+      >>> import astjax.numpy as jnp
+      >>> jnp.argwhere(jnp.array([[0, 1], [2, 0]]))
+      Array([[0, 1],
+             [1, 0]], dtype=int32)
+    """
     a = asarray(asarray_operand(a, "argwhere"))
     av = core.get_aval(a)
     b = lax.reshape(a, (1,)) if av.ndim == 0 else a
