@@ -21,6 +21,21 @@ def _prep(a, b):
 
 
 def dot(a, b, *, precision=None, preferred_element_type=None):
+    """Dot product: sums over the last axis of `a` and the second-to-last of `b`.
+
+    Args:
+      a, b: arrays (0-d operands are multiplied elementwise).
+      precision: optional `lax.Precision` for the contraction (JAX extension).
+      preferred_element_type: optional accumulation / result dtype (JAX extension).
+    Returns:
+      The contracted array.
+    Differs from NumPy: no `out=`; adds `precision=` and `preferred_element_type=`.
+
+    Example:
+      >>> import astjax.numpy as jnp
+      >>> jnp.dot(jnp.array([1.0, 2.0]), jnp.array([3.0, 4.0]))
+      Array(11., dtype=float32)
+    """
     a, b, av, bv = _prep(a, b)
     if av.ndim == 0 or bv.ndim == 0:
         return multiply(a, b)
@@ -38,12 +53,27 @@ def dot(a, b, *, precision=None, preferred_element_type=None):
 
 
 def matmul(a, b, *, precision=None, preferred_element_type=None):
-    """`a @ b` (NumPy's matmul) as one dot_general, as JAX's `_matmul` does.
+    """Matrix product `a @ b`, with leading (batch) axes broadcast.
 
-    A batch axis present in only one operand (missing or of size 1 in the other) is a
-    free axis of that operand's dot_general instead of a broadcast of the other, so a
-    2-D weight meets a batched activation as one plain GEMM and its gradient is one
-    dot contracting the batch axes (no broadcast weight, no batch reduce)."""
+    One dot_general, as JAX's `_matmul` does: a batch axis present in only one
+    operand (missing or of size 1 in the other) is a free axis of that operand's
+    dot_general instead of a broadcast of the other, so a 2-D weight meets a
+    batched activation as one plain GEMM and its gradient is one dot contracting
+    the batch axes (no broadcast weight, no batch reduce).
+
+    Args:
+      a, b: arrays of rank >= 1 (1-D operands are treated as vectors).
+      precision: optional `lax.Precision` for the contraction (JAX extension).
+      preferred_element_type: optional accumulation / result dtype (JAX extension).
+    Returns:
+      The matrix product.
+    Differs from NumPy: no `out=`; adds `precision=` and `preferred_element_type=`.
+
+    Example:
+      >>> import astjax.numpy as jnp
+      >>> jnp.matmul(jnp.array([[1.0, 2.0], [3.0, 4.0]]), jnp.array([1.0, 1.0]))
+      Array([3., 7.], dtype=float32)
+    """
     a, b, av, bv = _prep(a, b)
     if av.ndim == 0 or bv.ndim == 0:
         raise ShapeError("matmul: operands must not be scalars", hint="use * for scalars")
@@ -107,10 +137,33 @@ def matmul(a, b, *, precision=None, preferred_element_type=None):
 
 
 def vdot(a, b, *, precision=None):
+    """Dot product of two flattened arrays, conjugating the first.
+
+    Args:
+      a, b: arrays with the same number of elements.
+      precision: optional `lax.Precision` for the contraction (JAX extension).
+    Returns:
+      A 0-d array.
+    Differs from NumPy: adds `precision=`.
+    """
     return dot(conjugate(ravel(a)), ravel(b), precision=precision)
 
 
 def inner(a, b, *, precision=None):
+    """Inner product: sums over the last axis of both arrays.
+
+    Args:
+      a, b: arrays whose last axes match (0-d operands multiply).
+      precision: optional `lax.Precision` for the contraction (JAX extension).
+    Returns:
+      Array of shape `a.shape[:-1] + b.shape[:-1]`.
+    Differs from NumPy: adds `precision=`.
+
+    Example:
+      >>> import astjax.numpy as jnp
+      >>> jnp.inner(jnp.array([1.0, 2.0]), jnp.array([3.0, 4.0]))
+      Array(11., dtype=float32)
+    """
     a, b, av, bv = _prep(a, b)
     if av.ndim == 0 or bv.ndim == 0:
         return multiply(a, b)
@@ -118,12 +171,34 @@ def inner(a, b, *, precision=None):
 
 
 def outer(a, b):
+    """Outer product of two flattened arrays.
+
+    Args:
+      a, b: arrays (flattened to 1-D).
+    Returns:
+      Array of shape `(a.size, b.size)` with entries `a[i] * b[j]`.
+    Differs from NumPy: no `out=`.
+    """
     a, b = ravel(asarray_operand(a)), ravel(asarray_operand(b))
     a, b = promote_dtypes(a, b)
     return lax.dot_general(a, b, (((), ()), ((), ())))
 
 
 def tensordot(a, b, axes=2, *, precision=None):
+    """Sum products over chosen axes of two arrays.
+
+    Args:
+      a, b: arrays. axes: an int N (last N axes of `a` with first N of `b`) or
+        a pair of axis sequences. precision: optional `lax.Precision` for the contraction (JAX extension).
+    Returns:
+      The contraction, free axes of `a` followed by free axes of `b`.
+    Differs from NumPy: adds `precision=`.
+
+    Example:
+      >>> import astjax.numpy as jnp
+      >>> jnp.tensordot(jnp.ones((2, 3)), jnp.ones((3, 4)), axes=1).shape
+      (2, 4)
+    """
     a, b, av, bv = _prep(a, b)
     if isinstance(axes, (int, np.integer)):
         ax_a = tuple(range(av.ndim - axes, av.ndim))
@@ -138,6 +213,19 @@ def tensordot(a, b, axes=2, *, precision=None):
 
 
 def kron(a, b):
+    """Kronecker product: blocks of `b` scaled by each entry of `a`.
+
+    Args:
+      a, b: arrays (the lower-rank one gets leading unit axes).
+    Returns:
+      Array whose shape is the elementwise product of the two shapes.
+    Differs from NumPy: results follow JAX's dtype promotion rules.
+
+    Example:
+      >>> import astjax.numpy as jnp
+      >>> jnp.kron(jnp.array([1, 2]), jnp.array([1, 10]))
+      Array([ 1, 10,  2, 20], dtype=int32)
+    """
     a, b, av, bv = _prep(a, b)
     nd = max(av.ndim, bv.ndim)
     a = reshape(a, (1,) * (nd - av.ndim) + av.shape)
@@ -179,7 +267,24 @@ def _check_spec(in_specs, out, shapes):
 
 
 def einsum(subscripts, *operands, optimize=None, precision=None, preferred_element_type=None):
-    """Pairwise left-to-right contraction of an explicit or implicit einsum spec."""
+    """Einstein-summation contraction of operands according to `subscripts`.
+
+    Pairwise left-to-right contraction of an explicit or implicit einsum spec.
+
+    Args:
+      subscripts: spec such as 'ij,jk->ik' (implicit output if no '->').
+      operands: the arrays. optimize: accepted for compatibility.
+      precision: optional `lax.Precision` for the contraction (JAX extension).
+      preferred_element_type: optional accumulation / result dtype (JAX extension).
+    Returns:
+      The contracted array.
+    Differs from NumPy: no `out=`; adds `precision=` and `preferred_element_type=`.
+
+    Example:
+      >>> import astjax.numpy as jnp
+      >>> jnp.einsum('ij,j->i', jnp.array([[1.0, 2.0], [3.0, 4.0]]), jnp.array([1.0, 1.0]))
+      Array([3., 7.], dtype=float32)
+    """
     operands = promote_dtypes(*[asarray_operand(o) for o in operands])
     if not isinstance(subscripts, str):
         raise ArgumentTypeError(f"einsum: subscripts must be a string, got "

@@ -39,23 +39,77 @@ get_printoptions, set_printoptions, printoptions = (np.get_printoptions, np.set_
 
 
 def array_repr(arr, max_line_width=None, precision=None, suppress_small=None):
+    """String representation of an array, as `repr` gives it.
+
+    Args:
+      arr: the array. max_line_width, precision, suppress_small: accepted for
+        NumPy compatibility; ignored.
+    Returns:
+      A string such as `Array([1, 2], dtype=int32)`.
+    Differs from NumPy: formatting options are ignored; JAX-style `Array(...)` text.
+    """
     return repr(arr)
 
 
 def array_str(a, max_line_width=None, precision=None, suppress_small=None):
+    """String of an array's values without the `Array(...)` wrapper.
+
+    Args:
+      a: the array (copied to the host). max_line_width, precision,
+        suppress_small: passed to NumPy's formatter.
+    Returns:
+      The formatted string.
+    Differs from NumPy: the array must be concrete (not traced).
+    """
     return np.array_str(np.asarray(a), max_line_width, precision, suppress_small)
 
 
 def partition(a, kth, axis=-1):
-    """A sorted array satisfies the partition property for every kth."""
+    """A copy of `a` where the `kth` element is in its sorted place, smaller
+    ones before it and larger ones after.
+
+    A sorted array satisfies the partition property for every kth, so this sorts.
+
+    Args:
+      a: input array. kth: index of the element to place. axis: axis to use.
+    Returns:
+      The partitioned (here: fully sorted) array.
+    Differs from NumPy: the result is fully sorted along `axis`.
+
+    Example:
+      >>> import astjax.numpy as jnp
+      >>> jnp.partition(jnp.array([3, 1, 2]), 1)
+      Array([1, 2, 3], dtype=int32)
+    """
     return sort(a, axis=axis)
 
 
 def argpartition(a, kth, axis=-1):
+    """Indices that would partition `a` around its `kth` element.
+
+    Args:
+      a: input array. kth: index of the element to place. axis: axis to use.
+    Returns:
+      Integer indices; here those of a full stable sort along `axis`.
+    Differs from NumPy: the indices fully sort `a` (a valid partition).
+    """
     return argsort(a, axis=axis)
 
 
 def sort_complex(a):
+    """Sort by real part, then imaginary part, and return a complex array.
+
+    Args:
+      a: input array.
+    Returns:
+      The sorted values, converted to a complex dtype if they were real.
+    Differs from NumPy: real inputs become complex64 unless x64 is enabled.
+
+    Example:
+      >>> import astjax.numpy as jnp
+      >>> jnp.sort_complex(jnp.array([3, 1, 2]))
+      Array([1.+0.j, 2.+0.j, 3.+0.j], dtype=complex64)
+    """
     a = sort(asarray_operand(a))
     dt = core.get_aval(a).dtype
     if not dtypes.issubdtype(dt, np.complexfloating):
@@ -64,6 +118,20 @@ def sort_complex(a):
 
 
 def poly(seq_of_zeros):
+    """Coefficients of the monic polynomial with the given roots.
+
+    Args:
+      seq_of_zeros: 1-D array of roots.
+    Returns:
+      1-D coefficient array, highest power first.
+    Differs from NumPy: a square matrix argument (characteristic polynomial) is
+    not supported.
+
+    Example:
+      >>> import astjax.numpy as jnp
+      >>> jnp.poly(jnp.array([1.0, 2.0]))
+      Array([ 1., -3.,  2.], dtype=float32)
+    """
     z = asarray_operand(seq_of_zeros)
     zv = core.get_aval(z)
     if zv.ndim == 2 and zv.shape[0] == zv.shape[1] and zv.shape[0] > 0:
@@ -78,7 +146,17 @@ def poly(seq_of_zeros):
 
 
 def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
-    """Least squares through the normal equations (small degrees)."""
+    """Least-squares polynomial fit of degree `deg`.
+
+    Least squares through the normal equations (small degrees).
+
+    Args:
+      x: sample x-coordinates. y: 1-D or 2-D sample values. deg: static degree.
+      rcond: accepted for compatibility. w: optional per-sample weights.
+    Returns:
+      Coefficients, highest power first (one column per column of `y`).
+    Differs from NumPy: `full=True` and `cov=True` are not implemented.
+    """
     if full or cov:
         raise NotImplementedInAstjaxError("polyfit(full=True / cov=True) is not implemented")
     x, y = uf.promote_dtypes_inexact(x, y)
@@ -98,6 +176,16 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
 
 
 def polydiv(u, v, *, trim_leading_zeros=False):
+    """Quotient and remainder of polynomial division.
+
+    Args:
+      u: dividend coefficients. v: divisor coefficients (highest power first).
+      trim_leading_zeros: accepted for JAX compatibility.
+    Returns:
+      `(quotient, remainder)`; the remainder keeps the length of `u`.
+    Differs from NumPy: leading zeros of the remainder are not trimmed (static
+    shapes).
+    """
     u, v = uf.promote_dtypes_inexact(u, v)
     m, n = core.get_aval(u).shape[0] - 1, core.get_aval(v).shape[0] - 1
     dt = core.get_aval(u).dtype
@@ -113,6 +201,15 @@ def polydiv(u, v, *, trim_leading_zeros=False):
 
 
 def unwrap(p, discont=None, axis=-1, period=2 * np.pi):
+    """Remove jumps larger than `discont` by adding multiples of `period`.
+
+    Args:
+      p: input angles. discont: jump size to correct (default: period / 2).
+      axis: axis to unwrap along. period: size of the wrap-around range.
+    Returns:
+      The unwrapped array, same shape as `p`.
+    Differs from NumPy: results follow JAX's dtype rules (float32 by default).
+    """
     [p] = uf.promote_dtypes_inexact(p)
     nd = core.get_aval(p).ndim
     axis = canonicalize_axis(axis, nd, "unwrap")
@@ -130,6 +227,15 @@ def unwrap(p, discont=None, axis=-1, period=2 * np.pi):
 
 
 def mask_indices(n, mask_func, k=0, *, size=None):
+    """Indices of an (n, n) mask produced by `mask_func`, e.g. `jnp.triu`.
+
+    Args:
+      n: matrix size. mask_func: function like `triu(m, k)`. k: its offset.
+      size: accepted for JAX compatibility.
+    Returns:
+      `(rows, cols)` integer arrays of the non-zero mask entries.
+    Differs from NumPy: the mask is built on the host, so `n` must be static.
+    """
     m = np.asarray(mask_func(np.ones((int(n), int(n)), np.int32), k))
     r, c = np.nonzero(m)
     idt = dtypes.canonicalize(dtypes.dtype(int))
@@ -137,6 +243,15 @@ def mask_indices(n, mask_func, k=0, *, size=None):
 
 
 def einsum_path(subscripts, *operands, optimize="greedy"):
+    """Contraction order NumPy's optimizer would choose for an einsum.
+
+    Args:
+      subscripts: the einsum spec. operands: arrays (only shapes are used).
+      optimize: optimizer strategy, e.g. 'greedy'.
+    Returns:
+      `(path, description)` as from `numpy.einsum_path`.
+    Differs from NumPy: only operand shapes are looked at, so traced arrays work.
+    """
     shapes = [np.empty(core.get_aval(o).shape if hasattr(o, "aval") else np.shape(o))
               for o in operands]
     return np.einsum_path(subscripts, *shapes, optimize=optimize)
@@ -158,9 +273,27 @@ load = _host(np.load)
 
 
 def save(file, arr, allow_pickle=True):
+    """Write an array to a `.npy` file.
+
+    Args:
+      file: path or file object. arr: array (copied to the host).
+      allow_pickle: passed to `numpy.save`.
+    Returns:
+      None.
+    Differs from NumPy: the array must be concrete (not traced).
+    """
     return np.save(file, np.asarray(arr), allow_pickle=allow_pickle)
 
 
 def savez(file, *args, **kwds):
+    """Write several arrays to an uncompressed `.npz` archive.
+
+    Args:
+      file: path or file object. args / kwds: arrays, saved under
+        `arr_0, ...` or under their keyword names.
+    Returns:
+      None.
+    Differs from NumPy: the arrays must be concrete (not traced).
+    """
     return np.savez(file, *[np.asarray(a) for a in args],
                     **{k: np.asarray(v) for k, v in kwds.items()})

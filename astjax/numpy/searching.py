@@ -50,7 +50,21 @@ def _less_nan(x, y):
 
 @library_jit(static_argnums=(2,), static_argnames=("side", "method"))
 def searchsorted(a, v, side="left", sorter=None, *, method="scan"):
-    """Indices where `v` would be inserted into the sorted 1-D `a`."""
+    """Indices where `v` would be inserted into the sorted 1-D `a`.
+
+    Args:
+      a: sorted 1-D array. v: values to insert. side: 'left' (first suitable
+        position) or 'right' (last). sorter: optional indices that sort `a`.
+      method: JAX-style search strategy, e.g. 'scan' (default).
+    Returns:
+      Integer array shaped like `v`.
+    Differs from NumPy: adds JAX's `method=` keyword; `a` is not checked for order.
+
+    Example:
+      >>> import astjax.numpy as jnp
+      >>> jnp.searchsorted(jnp.array([1, 2, 3]), jnp.array([2, 5]))
+      Array([1, 3], dtype=int32)
+    """
     a, v = uf.promote_dtypes(asarray_operand(a), asarray_operand(v))
     if core.get_aval(a).ndim != 1:
         raise ShapeError(f"searchsorted: a must be 1-D, got shape {core.get_aval(a).shape}")

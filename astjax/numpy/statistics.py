@@ -573,7 +573,17 @@ def ediff1d(ary, to_end=None, to_begin=None):
 
 
 def gradient(f, *varargs, axis=None, edge_order=None):
-    """Central differences inside, one-sided at the edges (scalar spacings)."""
+    """Numerical gradient of sampled values.
+
+    Central differences inside, one-sided at the edges (scalar spacings).
+
+    Args:
+      f: sampled values. varargs: scalar spacing(s) per axis (default 1).
+      axis: axis or axes to differentiate along (None: all). edge_order: 1 or 2.
+    Returns:
+      One array per axis (a single array when only one axis is used).
+    Differs from NumPy: only scalar spacings are supported.
+    """
     [f] = promote_args_inexact("gradient", asarray_operand(f))
     fv = core.get_aval(f)
     axes = canonicalize_axes(axis, fv.ndim, "gradient") if axis is not None else tuple(range(fv.ndim))
