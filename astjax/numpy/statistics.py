@@ -579,7 +579,8 @@ def gradient(f, *varargs, axis=None, edge_order=None):
 
     Args:
       f: sampled values. varargs: scalar spacing(s) per axis (default 1).
-      axis: axis or axes to differentiate along (None: all). edge_order: 1 or 2.
+      axis: axis or axes to differentiate along (None: all). edge_order: accepted;
+        edges always use first-order differences.
     Returns:
       One array per axis (a single array when only one axis is used).
     Differs from NumPy: only scalar spacings are supported.
