@@ -57,6 +57,20 @@ def _real(x):
 
 
 def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):  # noqa: A002
+    """Vector norm over the given axes (Array API form).
+
+    Args:
+      x: input array. axis: axis or axes to reduce (None: all elements).
+      keepdims: keep reduced axes. ord: 2 (default), 1, inf, -inf, 0 or any p.
+    Returns:
+      The norm, real-valued and inexact.
+    Differs from NumPy: integer inputs are promoted to JAX's default float type.
+
+    Example:
+      >>> import astjax.numpy as jnp
+      >>> jnp.linalg.vector_norm(jnp.array([1.0, -2.0, 2.0]), ord=1)
+      Array(5., dtype=float32)
+    """
     [x] = promote_args_inexact("vector_norm", asarray_operand(x))
     if axis is None:
         out = vector_norm(_ravel(x), axis=0, ord=ord)
@@ -82,10 +96,34 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):  # noqa: A002
 
 
 def matrix_norm(x, /, *, keepdims=False, ord="fro"):  # noqa: A002
+    """Matrix norm over the last two axes (Array API form).
+
+    Args:
+      x: array of rank >= 2. keepdims: keep reduced axes.
+      ord: 'fro' (default), 'nuc', 1, -1, 2, -2, inf or -inf.
+    Returns:
+      The norm of each matrix in the batch.
+    Differs from NumPy: results follow JAX's dtype rules (float32 by default).
+    """
     return norm(x, ord=ord, axis=(-2, -1), keepdims=keepdims)
 
 
 def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002
+    """Vector or matrix norm, chosen by `axis` and `ord` as in NumPy.
+
+    Args:
+      x: input array. ord: norm order (None: 2-norm / Frobenius).
+      axis: None (whole array), an int (vector norm) or a pair (matrix norm).
+      keepdims: keep reduced axes.
+    Returns:
+      The norm(s), real-valued and inexact.
+    Differs from NumPy: results follow JAX's dtype rules (float32 by default).
+
+    Example:
+      >>> import astjax.numpy as jnp
+      >>> jnp.linalg.norm(jnp.array([3.0, 4.0]))
+      Array(5., dtype=float32)
+    """
     [x] = promote_args_inexact("norm", asarray_operand(x))
     nd = len(_shape(x))
     if axis is None:
@@ -125,6 +163,22 @@ def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002
 
 @library_jit(static_argnames=("upper", "symmetrize_input"))
 def cholesky(a, *, upper=False, symmetrize_input=True):
+    """Cholesky factor of a Hermitian positive-definite matrix.
+
+    Args:
+      a: array of shape (..., n, n). upper: return the upper factor U (a = U^H U)
+        instead of the lower L (a = L L^H). symmetrize_input: average `a` with
+        its conjugate transpose first (JAX extension).
+    Returns:
+      The triangular factor.
+    Differs from NumPy: a non-positive-definite input gives NaNs, not an error.
+
+    Example:
+      >>> import astjax.numpy as jnp
+      >>> jnp.linalg.cholesky(jnp.array([[4.0, 2.0], [2.0, 3.0]]))
+      Array([[2.       , 0.       ],
+             [1.       , 1.4142135]], dtype=float32)
+    """
     a = _square("cholesky", a)
     if symmetrize_input:
         a = uf.multiply(uf.add(a, uf.conjugate(_mT(a))), 0.5)
@@ -164,6 +218,21 @@ def cond(x, p=None):
 
 
 def matrix_power(a, n):
+    """Raise a square matrix to an integer power by repeated squaring.
+
+    Args:
+      a: array of shape (..., n, n). n: static integer exponent (negative:
+        power of the inverse, 0: identity).
+    Returns:
+      Array shaped like `a`.
+    Differs from NumPy: `n` must be a Python int (not traced).
+
+    Example:
+      >>> import astjax.numpy as jnp
+      >>> jnp.linalg.matrix_power(jnp.array([[1, 1], [0, 1]]), 3)
+      Array([[1, 3],
+             [0, 1]], dtype=int32)
+    """
     a = asarray_operand(a)
     s = _shape(a)
     if len(s) < 2 or s[-1] != s[-2]:
@@ -185,6 +254,15 @@ def matrix_power(a, n):
 
 
 def multi_dot(arrays, *, precision=None):
+    """Chained matrix product of a sequence of arrays.
+
+    Args:
+      arrays: sequence of arrays; the first and last may be 1-D.
+      precision: accepted for JAX compatibility.
+    Returns:
+      `arrays[0] @ arrays[1] @ ...`.
+    Differs from NumPy: evaluated left to right (no cost-based ordering); no `out=`.
+    """
     out = arrays[0]
     for a in arrays[1:]:
         out = _dot(out, a)
@@ -192,38 +270,113 @@ def multi_dot(arrays, *, precision=None):
 
 
 def outer(x1, x2, /):
+    """Outer product of two 1-D vectors (Array API form).
+
+    Args:
+      x1, x2: arrays (flattened).
+    Returns:
+      Array of shape `(x1.size, x2.size)`.
+    Differs from NumPy: same as `jnp.outer`; results follow JAX's dtype rules.
+    """
     return _outer(x1, x2)
 
 
 def cross(x1, x2, /, *, axis=-1):
+    """Cross product of 3-element vectors along `axis` (Array API form).
+
+    Args:
+      x1, x2: arrays whose `axis` has size 3. axis: the vector axis.
+    Returns:
+      The broadcast cross product.
+    Differs from NumPy: results follow JAX's dtype rules.
+    """
     return _cross(x1, x2, axis=axis)
 
 
 def matmul(x1, x2, /, *, precision=None, preferred_element_type=None):
+    """Matrix product (Array API form of `jnp.matmul`).
+
+    Args:
+      x1, x2: arrays. precision / preferred_element_type: JAX extensions.
+    Returns:
+      `x1 @ x2`.
+    Differs from NumPy: adds `precision=` and `preferred_element_type=`.
+    """
     return _matmul(x1, x2, precision=precision, preferred_element_type=preferred_element_type)
 
 
 def tensordot(x1, x2, /, *, axes=2, precision=None, preferred_element_type=None):
+    """Tensor contraction (Array API form of `jnp.tensordot`).
+
+    Args:
+      x1, x2: arrays. axes: int or pair of axis sequences.
+      precision / preferred_element_type: JAX extensions.
+    Returns:
+      The contraction.
+    Differs from NumPy: adds `precision=` (and `preferred_element_type=`, ignored).
+    """
     return _td(x1, x2, axes, precision=precision)
 
 
 def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
+    """Dot product of vectors along `axis`, conjugating `x1`.
+
+    Args:
+      x1, x2: broadcastable arrays. axis: the vector axis.
+      precision / preferred_element_type: accepted for JAX compatibility.
+    Returns:
+      The broadcast dot products with `axis` removed.
+    Differs from NumPy: adds JAX's `precision=`/`preferred_element_type=` keywords.
+    """
     return _vd(x1, x2, axis=axis)
 
 
 def trace(x, /, *, offset=0, dtype=None):
+    """Sum of each matrix's diagonal over the last two axes.
+
+    Args:
+      x: array of rank >= 2. offset: diagonal offset. dtype: result dtype.
+    Returns:
+      Array of shape `x.shape[:-2]`.
+    Differs from NumPy: results follow JAX's dtype rules.
+    """
     return _tr(x, offset, -2, -1, dtype)
 
 
 def diagonal(x, /, *, offset=0):
+    """Diagonals of the matrices in the last two axes.
+
+    Args:
+      x: array of rank >= 2. offset: diagonal offset.
+    Returns:
+      Array of shape `x.shape[:-2] + (k,)`.
+    Differs from NumPy: returns a new array, never a view.
+    """
     return _dg(x, offset, -2, -1)
 
 
 def matrix_transpose(x, /):
+    """Swap the last two axes.
+
+    Args:
+      x: array of rank >= 2.
+    Returns:
+      The transposed array (not conjugated).
+    Differs from NumPy: returns a new array, never a view.
+    """
     return _mT(asarray_operand(x))
 
 
 def tensorsolve(a, b, axes=None):
+    """Solve the tensor equation `tensordot(a, x, x.ndim) = b` for `x`.
+
+    Args:
+      a: coefficient tensor whose leading axes match `b`'s shape.
+      b: right-hand side. axes: axes of `a` to move to the end first.
+    Returns:
+      `x`, with shape `a.shape[b.ndim:]`.
+    Differs from NumPy: a singular system gives inf/NaN values, not an error.
+    """
     a, b = asarray_operand(a), asarray_operand(b)
     if axes is not None:
         a = _moveaxis(a, axes, tuple(range(len(_shape(a)) - len(axes), len(_shape(a)))))
@@ -235,6 +388,15 @@ def tensorsolve(a, b, axes=None):
 
 
 def tensorinv(a, ind=2):
+    """Inverse of a tensor with respect to `tensordot` over `ind` axes.
+
+    Args:
+      a: tensor with `prod(a.shape[:ind]) == prod(a.shape[ind:])`.
+      ind: number of leading axes in the first index group.
+    Returns:
+      Array of shape `a.shape[ind:] + a.shape[:ind]`.
+    Differs from NumPy: a singular input gives inf/NaN values, not an error.
+    """
     a = asarray_operand(a)
     s = _shape(a)
     out_shape = s[ind:] + s[:ind]
