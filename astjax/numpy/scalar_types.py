@@ -11,6 +11,26 @@ from .operands import asarray
 
 
 class ScalarType:
+    """A scalar type such as `jnp.float32`: a dtype that can be called.
+
+    Shared by every scalar type object (`jnp.bool_`, `jnp.int32`, `jnp.float32`,
+    `jnp.bfloat16`, the float8/int4 types, ...); `.dtype` is its NumPy dtype.
+
+    Calling it, `jnp.float32(x)`, converts `x` to an array of that dtype.
+    Args:
+      x: a Python scalar, sequence or array.
+    Returns:
+      An astjax Array of this dtype (0-d for scalars).
+    Differs from NumPy: the result is a JAX-style Array, not a NumPy scalar, and
+    64-bit types follow JAX's x64 setting.
+
+    Example:
+      >>> import astjax.numpy as jnp
+      >>> jnp.float32(3)
+      Array(3., dtype=float32)
+      >>> jnp.int8([1, 2])
+      Array([1, 2], dtype=int8)
+    """
     __slots__ = ("dtype", "__name__")
 
     def __init__(self, dt):
@@ -18,6 +38,7 @@ class ScalarType:
         self.__name__ = self.dtype.name
 
     def __call__(self, x):
+        """Convert `x` to an array of this scalar type's dtype."""
         return asarray(x, dtype=self.dtype)
 
     def __eq__(self, other):
