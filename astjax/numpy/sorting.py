@@ -64,7 +64,30 @@ def _arg_reduction(name, lax_fn):
 
 
 argmax = _arg_reduction("argmax", lax.argmax)
+argmax.__doc__ = """Index of the first maximum along an axis.
+
+Args:
+  a: non-empty input array. axis: axis to search (None: flattened).
+  keepdims: keep the reduced axis with size one.
+Returns:
+  Integer index array.
+Differs from NumPy: no `out=`; NaN counts as the maximum, as in NumPy.
+
+Example:
+  >>> import astjax.numpy as jnp
+  >>> jnp.argmax(jnp.array([1, 5, 2]))
+  Array(1, dtype=int32)
+"""
 argmin = _arg_reduction("argmin", lax.argmin)
+argmin.__doc__ = """Index of the first minimum along an axis.
+
+Args:
+  a: non-empty input array. axis: axis to search (None: flattened).
+  keepdims: keep the reduced axis with size one.
+Returns:
+  Integer index array.
+Differs from NumPy: no `out=`; NaN counts as the minimum, as in NumPy.
+"""
 
 
 def _cumulative(name, lax_fn):
@@ -88,7 +111,30 @@ def _cumulative(name, lax_fn):
 
 
 cumsum = _cumulative("cumsum", lax.cumsum)
+cumsum.__doc__ = """Running sum along an axis.
+
+Args:
+  a: input array. axis: axis to accumulate over (None: the flattened array).
+  dtype: accumulator / result dtype.
+Returns:
+  Array of partial sums, shaped like `a` (1-D when `axis` is None).
+Differs from NumPy: no `out=`; results follow JAX's dtype rules.
+
+Example:
+  >>> import astjax.numpy as jnp
+  >>> jnp.cumsum(jnp.array([1, 2, 3]))
+  Array([1, 3, 6], dtype=int32)
+"""
 cumprod = _cumulative("cumprod", lax.cumprod)
+cumprod.__doc__ = """Running product along an axis.
+
+Args:
+  a: input array. axis: axis to accumulate over (None: the flattened array).
+  dtype: accumulator / result dtype.
+Returns:
+  Array of partial products, shaped like `a` (1-D when `axis` is None).
+Differs from NumPy: no `out=`; results follow JAX's dtype rules.
+"""
 
 
 def _cumulative_inclusive(fn, ident):
@@ -109,7 +155,30 @@ def _cumulative_inclusive(fn, ident):
 
 
 cumulative_sum = _cumulative_inclusive(cumsum, 0)
+cumulative_sum.__doc__ = """Running sum along an axis (Array API form of `cumsum`).
+
+Args:
+  x: input array. axis: required for arrays of rank > 1. dtype: result dtype.
+  include_initial: prepend the initial value 0 along `axis`.
+Returns:
+  Array of partial sums (one longer along `axis` with `include_initial`).
+Differs from NumPy: results follow JAX's dtype rules.
+
+Example:
+  >>> import astjax.numpy as jnp
+  >>> jnp.cumulative_sum(jnp.array([1, 2, 3]), include_initial=True)
+  Array([0, 1, 3, 6], dtype=int32)
+"""
 cumulative_prod = _cumulative_inclusive(cumprod, 1)
+cumulative_prod.__doc__ = """Running product along an axis (Array API form of `cumprod`).
+
+Args:
+  x: input array. axis: required for arrays of rank > 1. dtype: result dtype.
+  include_initial: prepend the initial value 1 along `axis`.
+Returns:
+  Array of partial products (one longer along `axis` with `include_initial`).
+Differs from NumPy: results follow JAX's dtype rules.
+"""
 
 
 def sort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):

@@ -79,7 +79,28 @@ def _nan_extreme(red, fill):
 
 
 nanmax = _nan_extreme(_max, -np.inf)
+nanmax.__doc__ = """Maximum along an axis, skipping NaNs (NaN only where a slice is all NaN).
+
+Args:
+  a: input array. axis, keepdims, initial, where: as for `jnp.max`.
+Returns:
+  The maximum of the non-NaN values.
+Differs from NumPy: no `out=`; an all-NaN slice gives NaN without a warning.
+
+Example:
+  >>> import astjax.numpy as jnp
+  >>> jnp.nanmax(jnp.array([1.0, jnp.nan, 3.0]))
+  Array(3., dtype=float32)
+"""
 nanmin = _nan_extreme(_min, np.inf)
+nanmin.__doc__ = """Minimum along an axis, skipping NaNs (NaN only where a slice is all NaN).
+
+Args:
+  a: input array. axis, keepdims, initial, where: as for `jnp.min`.
+Returns:
+  The minimum of the non-NaN values.
+Differs from NumPy: no `out=`; an all-NaN slice gives NaN without a warning.
+"""
 
 
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
@@ -167,7 +188,30 @@ def _nanarg(arg_reduction, fill):
 
 
 nanargmax = _nanarg(argmax, -np.inf)
+nanargmax.__doc__ = """Index of the maximum along an axis, skipping NaNs.
+
+Args:
+  a: input array. axis: axis to search (None: the flattened array).
+  keepdims: keep the reduced axis.
+Returns:
+  Integer indices of the largest non-NaN values.
+Differs from NumPy: no `out=`; an all-NaN slice gives -1 instead of raising.
+"""
 nanargmin = _nanarg(argmin, np.inf)
+nanargmin.__doc__ = """Index of the minimum along an axis, skipping NaNs.
+
+Args:
+  a: input array. axis: axis to search (None: the flattened array).
+  keepdims: keep the reduced axis.
+Returns:
+  Integer indices of the smallest non-NaN values.
+Differs from NumPy: no `out=`; an all-NaN slice gives -1 instead of raising.
+
+Example:
+  >>> import astjax.numpy as jnp
+  >>> jnp.nanargmin(jnp.array([1.0, jnp.nan, 3.0]))
+  Array(0, dtype=int32)
+"""
 
 
 def nancumsum(a, axis=None, dtype=None, out=None):
