@@ -372,7 +372,7 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
     Args:
       a: input array. q: scalar or array of quantiles in [0, 1].
       axis: axis or axes to reduce (None: all). method: interpolation method,
-        e.g. 'linear' (default), 'lower', 'higher', 'nearest', 'midpoint'.
+        one of 'linear' (default), 'lower', 'higher', 'nearest', 'midpoint'.
       keepdims: keep reduced axes. interpolation: old alias of `method`.
     Returns:
       The quantiles; a leading axis of q's shape is added for array `q`.
