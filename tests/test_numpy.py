@@ -487,3 +487,15 @@ def test_gcd_lcm_broadcast_a_scalar_operand(fn):
     a, b = np.array([[12, 18, 0]], np.int32), np.array([[8], [9]], np.int32)
     for x, y in [(a, 8), (12, b), (a, b)]:
         np.testing.assert_array_equal(getattr(jnp, fn)(x, y), getattr(np, fn)(x, y))
+
+
+# recorded from jax 0.10.2 (x64 off): cumulative_sum widens narrow integers, cumsum does not
+@pytest.mark.parametrize("dt,sum_dt,prod_dt,cumsum_dt", [
+    ("int8", "int32", "int8", "int8"), ("uint8", "uint32", "uint8", "uint8"),
+    ("int16", "int32", "int16", "int16"), ("uint32", "uint32", "uint32", "uint32"),
+    ("bool", "int32", "int32", "int32"), ("float16", "float16", "float16", "float16")])
+def test_cumulative_sum_dtypes_as_jax(dt, sum_dt, prod_dt, cumsum_dt):
+    x = jnp.array([1, 1], dt)
+    assert jnp.cumulative_sum(x).dtype == sum_dt
+    assert jnp.cumulative_prod(x).dtype == prod_dt
+    assert jnp.cumsum(x).dtype == cumsum_dt

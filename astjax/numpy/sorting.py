@@ -144,6 +144,11 @@ def _cumulative_inclusive(fn, ident):
             if core.get_aval(x).ndim > 1:
                 raise ArgumentValueError("axis must be given for arrays of more than one dimension")
             axis = 0
+        if dtype is None and fn is cumsum:  # the Array API: narrow integers sum in the default width
+            dt = core.get_aval(x).dtype
+            if dt.kind in "iu":
+                wide = dtypes.canonicalize(np.dtype(np.int64 if dt.kind == "i" else np.uint64))
+                dtype = wide if wide.itemsize > dt.itemsize else None
         r = fn(x, axis, dtype)
         if include_initial:
             ax = _axis(axis, core.get_aval(r).ndim, fn.__name__)
