@@ -43,7 +43,10 @@ def _shape(x):
 
 def take_static(x, idx, axis):
     """x[..., idx, ...] along `axis` for a static integer index list, as runs of
-    slices joined by one concatenate."""
+    slices joined by one concatenate.
+    Args: x: array; idx: static int indices; axis: int.
+    Returns: Array gathered along `axis`.
+    Vs NumPy: indices must be concrete; out-of-range ones raise instead of clipping."""
     idx = [int(i) for i in np.asarray(idx).reshape(-1)]
     n = _shape(x)[axis]
     idx = [i + n if i < 0 else i for i in idx]
@@ -72,12 +75,25 @@ def _static_indices(obj, what):
 
 
 def append(arr, values, axis=None):
+    """Append `values` to the end of `arr`.
+    Args: arr, values: arrays; axis: int, or None to flatten both.
+    Returns: new Array; `arr` is unchanged.
+    Vs NumPy: arrays are immutable: a new array is always built.
+    Example:
+    >>> import astjax.numpy as jnp
+    >>> jnp.append(jnp.arange(2), 5)
+    Array([0, 1, 5], dtype=int32)
+    """
     if axis is None:
         return concatenate([ravel(asarray(arr)), ravel(asarray(values))])
     return concatenate([arr, values], axis=axis)
 
 
 def delete(arr, obj, axis=None, *, assume_unique_indices=False):
+    """Remove entries of `arr` at the indices `obj` along `axis`.
+    Args: arr: array; obj: int, slice or int array; axis: int or None (flatten).
+    Returns: Array without those entries.
+    Vs NumPy: `obj` must be static so the output shape is known."""
     arr = asarray_operand(arr)
     if axis is None:
         arr, axis = ravel(arr), 0
@@ -89,6 +105,10 @@ def delete(arr, obj, axis=None, *, assume_unique_indices=False):
 
 
 def insert(arr, obj, values, axis=None):
+    """Insert `values` into `arr` before the indices `obj`.
+    Args: arr: array; obj: int, slice or ints; values: array; axis: int or None.
+    Returns: new Array.
+    Vs NumPy: `obj` must be static; `values` are cast to `arr`'s dtype."""
     arr = asarray_operand(arr)
     if axis is None:
         arr, axis = ravel(arr), 0
@@ -129,12 +149,20 @@ def insert(arr, obj, values, axis=None):
 
 
 def unstack(x, /, *, axis=0):
+    """Split `x` into a tuple of slices along `axis`.
+    Args: x: array; axis: int (keyword-only).
+    Returns: tuple of Arrays, each without `axis`.
+    Vs NumPy: the number of slices is static, from `x`'s shape."""
     x = asarray_operand(x)
     axis = canonicalize_axis(axis, core.get_aval(x).ndim, "unstack")
     return tuple(lax.index_in_dim(x, i, axis, False) for i in range(_shape(x)[axis]))
 
 
 def rollaxis(a, axis, start=0):
+    """Move `axis` of `a` so that it sits before `start`.
+    Args: a: array; axis: int; start: int position.
+    Returns: Array with the axis moved.
+    Vs NumPy: returns a new array, not a view."""
     a = asarray_operand(a)
     nd = core.get_aval(a).ndim
     axis = canonicalize_axis(axis, nd, "rollaxis")
@@ -147,6 +175,10 @@ def rollaxis(a, axis, start=0):
 
 
 def resize(a, new_shape):
+    """Return `a` with shape `new_shape`, repeating its data as needed.
+    Args: a: array; new_shape: int or tuple.
+    Returns: Array of shape `new_shape`.
+    Vs NumPy: `new_shape` must be static; the data repeats (never zero-filled)."""
     a = ravel(asarray_operand(a))
     new_shape = (int(new_shape),) if np.ndim(new_shape) == 0 else tuple(int(d) for d in new_shape)
     total = int(np.prod(new_shape, dtype=np.int64))
@@ -159,6 +191,10 @@ def resize(a, new_shape):
 
 
 def block(arrays):
+    """Assemble an array from nested lists of blocks.
+    Args: arrays: nested lists of arrays.
+    Returns: Array.
+    Vs NumPy: JAX dtype promotion across blocks."""
 
     def depth(x):
         return 1 + depth(x[0]) if isinstance(x, list) and x else (1 if isinstance(x, list) else 0)
@@ -180,10 +216,18 @@ def block(arrays):
 
 
 def diagflat(v, k=0):
+    """Build a 2-D array with the flattened input on diagonal `k`.
+    Args: v: array; k: diagonal offset.
+    Returns: 2-D Array.
+    Vs NumPy: shape follows statically from `v.size` and `k`."""
     return diag(ravel(asarray_operand(v)), k)
 
 
 def fill_diagonal(a, val, wrap=False, *, inplace=True):
+    """Return a copy of `a` with its main diagonal set to `val`.
+    Args: a: array; val: scalar or array; wrap: bool; inplace: must be False.
+    Returns: new Array.
+    Vs NumPy: arrays are immutable: `inplace=True` (the default) raises."""
     if inplace:
         raise ArgumentValueError("JAX arrays are immutable: call jnp.fill_diagonal(..., "
                                  "inplace=False) and use the returned array")
@@ -213,6 +257,11 @@ def fill_diagonal(a, val, wrap=False, *, inplace=True):
 
 
 def choose(a, choices, out=None, mode="raise"):
+    """Pick entries from `choices` using the integer array `a`.
+    Args: a: int array; choices: sequence of arrays; out: unsupported; mode: 'raise',
+        'wrap', 'clip'.
+    Returns: Array.
+    Vs NumPy: no `out=`; out-of-range indices cannot raise on traced values."""
     a = asarray_operand(a)
     n = len(choices)
     if mode == "wrap":
@@ -227,6 +276,10 @@ def choose(a, choices, out=None, mode="raise"):
 
 
 def compress(condition, a, axis=None, *, size=None, fill_value=0, out=None):
+    """Select slices of `a` where `condition` is true.
+    Args: condition: 1-D bool array; a: array; axis: int or None; size, fill_value.
+    Returns: Array of the selected slices.
+    Vs NumPy: data-dependent shape: under jit pass `size=`, padding with `fill_value`."""
     a = asarray_operand(a)
     cond = _static_indices(condition, "the condition of jnp.compress (without size=)") \
         if size is None else None
@@ -241,12 +294,20 @@ def compress(condition, a, axis=None, *, size=None, fill_value=0, out=None):
 
 
 def extract(condition, arr, *, size=None, fill_value=0):
+    """Return the elements of `arr` where `condition` is true, flattened.
+    Args: condition: array; arr: array; size: int; fill_value: padding value.
+    Returns: 1-D Array.
+    Vs NumPy: data-dependent shape: pass `size=` under jit."""
     return compress(ravel(asarray(condition)) if not isinstance(condition, np.ndarray)
                     else condition.reshape(-1), ravel(asarray_operand(arr)), size=size,
                     fill_value=fill_value)
 
 
 def indices(dimensions, dtype=None, sparse=False):
+    """Return an index grid for the given dimensions.
+    Args: dimensions: tuple of ints; dtype: optional; sparse: bool.
+    Returns: Array (or tuple of Arrays when sparse).
+    Vs NumPy: dimensions must be static; int32 by default unless x64."""
     dims = tuple(int(d) for d in dimensions)
     dt = _dtype(dtype, dtypes.dtype(int))
     out = []
@@ -262,6 +323,10 @@ def indices(dimensions, dtype=None, sparse=False):
 
 
 def fromfunction(function, shape, *, dtype=float, **kwargs):
+    """Build an array by calling `function` on coordinate arrays.
+    Args: function: callable; shape: tuple; dtype: coordinate dtype; **kwargs: passed on.
+    Returns: whatever `function` returns.
+    Vs NumPy: `shape` must be static; `function` is traced once on whole arrays."""
     shape = tuple(int(d) for d in shape)
     dt = _dtype(dtype, dtypes.dtype(float))
     return function(*[lax.broadcasted_iota(dt, shape, i) for i in range(len(shape))], **kwargs)
@@ -273,14 +338,26 @@ def _index_pair(r, c):
 
 
 def tril_indices(n, k=0, m=None):
+    """Return the row and column indices of a lower triangle.
+    Args: n: rows; k: diagonal offset; m: optional columns.
+    Returns: tuple of two int Arrays.
+    Vs NumPy: sizes must be static."""
     return _index_pair(*np.tril_indices(int(n), int(k), None if m is None else int(m)))
 
 
 def triu_indices(n, k=0, m=None):
+    """Return the row and column indices of an upper triangle.
+    Args: n: rows; k: diagonal offset; m: optional columns.
+    Returns: tuple of two int Arrays.
+    Vs NumPy: sizes must be static."""
     return _index_pair(*np.triu_indices(int(n), int(k), None if m is None else int(m)))
 
 
 def tril_indices_from(arr, k=0):
+    """Return lower-triangle indices for the 2-D array `arr`.
+    Args: arr: 2-D array; k: diagonal offset.
+    Returns: tuple of two int Arrays.
+    Vs NumPy: only `arr`'s static shape is used."""
     s = _shape(arr)
     if len(s) != 2:
         raise ShapeError("tril_indices_from needs a 2-D array")
@@ -288,6 +365,10 @@ def tril_indices_from(arr, k=0):
 
 
 def triu_indices_from(arr, k=0):
+    """Return upper-triangle indices for the 2-D array `arr`.
+    Args: arr: 2-D array; k: diagonal offset.
+    Returns: tuple of two int Arrays.
+    Vs NumPy: only `arr`'s static shape is used."""
     s = _shape(arr)
     if len(s) != 2:
         raise ShapeError("triu_indices_from needs a 2-D array")
@@ -295,12 +376,20 @@ def triu_indices_from(arr, k=0):
 
 
 def diag_indices(n, ndim=2):
+    """Return indices of the main diagonal of an n-sized cube.
+    Args: n: size; ndim: number of dimensions.
+    Returns: tuple of `ndim` int Arrays.
+    Vs NumPy: `n` and `ndim` must be static."""
     idt = dtypes.canonicalize(dtypes.dtype(int))
     r = lax.iota(idt, int(n))
     return (r,) * int(ndim)
 
 
 def diag_indices_from(arr):
+    """Return main-diagonal indices for `arr` (all axes equal).
+    Args: arr: array with ndim >= 2.
+    Returns: tuple of int Arrays.
+    Vs NumPy: only `arr`'s static shape is used."""
     s = _shape(arr)
     if len(s) < 2 or len(set(s)) != 1:
         raise ShapeError("diag_indices_from needs an array with equal dimensions, rank >= 2")
@@ -308,6 +397,10 @@ def diag_indices_from(arr):
 
 
 def vander(x, N=None, increasing=False):
+    """Return the Vandermonde matrix of the powers of `x`.
+    Args: x: 1-D array; N: number of columns; increasing: power order.
+    Returns: 2-D Array.
+    Vs NumPy: `N` must be static."""
     x = asarray_operand(x)
     if core.get_aval(x).ndim != 1:
         raise ShapeError("vander: x must be 1-D")
@@ -322,6 +415,10 @@ def vander(x, N=None, increasing=False):
 
 
 def ix_(*args):
+    """Build open-mesh index arrays from 1-D sequences.
+    Args: *args: 1-D int or bool arrays.
+    Returns: tuple of Arrays for broadcasting indexing.
+    Vs NumPy: bool inputs must be concrete (their nonzero count sets a shape)."""
     n = len(args)
     out = []
     for i, a in enumerate(args):
@@ -389,28 +486,57 @@ def _window(fn, M, *args):
 
 
 def bartlett(M):
+    """Return the Bartlett (triangular) window.
+    Args: M: number of points.
+    Returns: 1-D float Array.
+    Vs NumPy: `M` must be static; float32 unless x64."""
     return _window(np.bartlett, M)
 
 
 def blackman(M):
+    """Return the Blackman window.
+    Args: M: number of points.
+    Returns: 1-D float Array.
+    Vs NumPy: `M` must be static; float32 unless x64."""
     return _window(np.blackman, M)
 
 
 def hamming(M):
+    """Return the Hamming window.
+    Args: M: number of points.
+    Returns: 1-D float Array.
+    Vs NumPy: `M` must be static; float32 unless x64."""
     return _window(np.hamming, M)
 
 
 def hanning(M):
+    """Return the Hann window.
+    Args: M: number of points.
+    Returns: 1-D float Array.
+    Vs NumPy: `M` must be static; float32 unless x64."""
     return _window(np.hanning, M)
 
 
 def kaiser(M, beta):
+    """Return the Kaiser window with shape parameter `beta`.
+    Args: M: number of points; beta: float.
+    Returns: 1-D float Array.
+    Vs NumPy: `M` must be static; float32 unless x64."""
     if isinstance(beta, Tracer):
         raise ConcretizationError("kaiser: beta must be static in astjax")
     return _window(np.kaiser, M, float(beta))
 
 
 def polyval(p, x, *, unroll=16):
+    """Evaluate the polynomial with coefficients `p` at `x`.
+    Args: p: 1-D coefficients, highest power first; x: array; unroll: loop unroll.
+    Returns: Array of values.
+    Vs NumPy: Horner loop via lax; `unroll` is an astjax/JAX-only tuning knob.
+    Example:
+    >>> import astjax.numpy as jnp
+    >>> jnp.polyval(jnp.array([1., 0., 2.]), 2.)
+    Array(6., dtype=float32)
+    """
     p, x = uf.promote_dtypes(asarray_operand(p), asarray_operand(x))
     if core.get_aval(p).ndim != 1:
         raise ShapeError("polyval: p must be 1-D")
@@ -426,22 +552,38 @@ def _pad_front(a, n):
 
 
 def polyadd(a1, a2):
+    """Add two polynomials given as coefficient arrays.
+    Args: a1, a2: 1-D coefficient arrays.
+    Returns: 1-D Array.
+    Vs NumPy: returns arrays, never `np.poly1d` objects."""
     a1, a2 = uf.promote_dtypes(asarray_operand(a1), asarray_operand(a2))
     n = max(_shape(a1)[0], _shape(a2)[0])
     return uf.add(_pad_front(a1, n), _pad_front(a2, n))
 
 
 def polysub(a1, a2):
+    """Subtract polynomial `a2` from `a1`.
+    Args: a1, a2: 1-D coefficient arrays.
+    Returns: 1-D Array.
+    Vs NumPy: returns arrays, never `np.poly1d` objects."""
     a1, a2 = uf.promote_dtypes(asarray_operand(a1), asarray_operand(a2))
     n = max(_shape(a1)[0], _shape(a2)[0])
     return uf.subtract(_pad_front(a1, n), _pad_front(a2, n))
 
 
 def polymul(a1, a2, *, trim_leading_zeros=False):
+    """Multiply two polynomials.
+    Args: a1, a2: 1-D coefficient arrays; trim_leading_zeros: bool.
+    Returns: 1-D Array.
+    Vs NumPy: leading zeros are kept unless `trim_leading_zeros` (static shapes)."""
     return convolve(a1, a2)
 
 
 def polyder(p, m=1):
+    """Differentiate a polynomial `m` times.
+    Args: p: 1-D coefficients; m: static order.
+    Returns: 1-D Array.
+    Vs NumPy: `m` must be static."""
     [p] = uf.promote_dtypes(asarray_operand(p))
     for _ in range(int(m)):
         n = _shape(p)[0]
@@ -453,6 +595,10 @@ def polyder(p, m=1):
 
 
 def polyint(p, m=1, k=None):
+    """Integrate a polynomial `m` times.
+    Args: p: 1-D coefficients; m: static order; k: integration constants.
+    Returns: 1-D Array.
+    Vs NumPy: `m` must be static."""
     [p] = uf.promote_args_inexact("polyint", asarray_operand(p))
     m = int(m)
     ks = np.zeros(m) if k is None else np.atleast_1d(np.asarray(k, dtype=np.float64))
@@ -467,6 +613,10 @@ def polyint(p, m=1, k=None):
 
 
 def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    """Return the cross product of 2- or 3-vectors.
+    Args: a, b: arrays; axisa, axisb, axisc: vector axes; axis: overrides all three.
+    Returns: Array.
+    Vs NumPy: JAX dtype promotion; vector axes must be static."""
     if axis is not None:
         axisa = axisb = axisc = axis
     a, b = uf.promote_dtypes(asarray_operand(a), asarray_operand(b))
@@ -492,23 +642,39 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
 
 
 def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
+    """Return the conjugated dot product of vectors along `axis`.
+    Args: x1, x2: arrays; axis: int; precision, preferred_element_type: lax options.
+    Returns: Array.
+    Vs NumPy: accepts JAX's `precision` and `preferred_element_type`."""
     x1, x2 = uf.promote_args("vecdot", x1, x2)
     return _sum(uf.multiply(uf.conjugate(x1), x2), axis=axis)
 
 
 def matvec(x1, x2, /):
+    """Multiply a stack of matrices by a stack of vectors.
+    Args: x1: (..., M, N) array; x2: (..., N) array.
+    Returns: Array of shape (..., M).
+    Vs NumPy: JAX dtype promotion (weak types)."""
     x2 = asarray_operand(x2)
     out = matmul(x1, lax.reshape(x2, _shape(x2) + (1,)))
     return lax.reshape(out, _shape(out)[:-1])
 
 
 def vecmat(x1, x2, /):
+    """Multiply conjugated vectors by a stack of matrices.
+    Args: x1: (..., M) array; x2: (..., M, N) array.
+    Returns: Array of shape (..., N).
+    Vs NumPy: JAX dtype promotion (weak types)."""
     x1 = uf.conjugate(asarray_operand(x1))
     out = matmul(lax.reshape(x1, _shape(x1)[:-1] + (1, _shape(x1)[-1])), x2)
     return lax.reshape(out, _shape(out)[:-2] + _shape(out)[-1:])
 
 
 def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
+    """Convert a tuple of index arrays into flat indices.
+    Args: multi_index: tuple of int arrays; dims: static shape; mode; order.
+    Returns: int Array.
+    Vs NumPy: traced out-of-range indices cannot raise: use 'wrap' or 'clip'."""
     dims = tuple(int(d) for d in dims)
     if len(multi_index) != len(dims):
         raise ArgumentValueError(f"ravel_multi_index: {len(multi_index)} indices for "
@@ -529,6 +695,10 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
 
 
 def unravel_index(indices, shape):
+    """Convert flat indices into a tuple of coordinate arrays.
+    Args: indices: int array; shape: static shape.
+    Returns: tuple of int Arrays.
+    Vs NumPy: out-of-range indices are clamped rather than raising, as in JAX."""
     shape = tuple(int(d) for d in shape)
     indices = asarray_operand(indices)
     total = int(np.prod(shape, dtype=np.int64))
@@ -542,7 +712,10 @@ def unravel_index(indices, shape):
 
 
 def apply_along_axis(func1d, axis, arr, *args, **kwargs):
-    """Applies func1d to every 1-D slice (a static loop over the other axes)."""
+    """Applies func1d to every 1-D slice (a static loop over the other axes).
+    Args: func1d: callable; axis: int; arr: array; *args, **kwargs: passed on.
+    Returns: Array of the stacked results.
+    Vs NumPy: the loop is unrolled at trace time; results are stacked arrays."""
     arr = asarray_operand(arr)
     nd = core.get_aval(arr).ndim
     axis = canonicalize_axis(axis, nd, "apply_along_axis")
@@ -562,6 +735,10 @@ def apply_along_axis(func1d, axis, arr, *args, **kwargs):
 
 
 def apply_over_axes(func, a, axes):
+    """Apply `func(a, axis)` repeatedly, once for each axis.
+    Args: func: callable; a: array; axes: sequence of ints.
+    Returns: Array with the reduced axes kept as length 1.
+    Vs NumPy: axes must be static."""
     a = asarray_operand(a)
     for ax in axes:
         b = func(a, ax)
@@ -572,6 +749,10 @@ def apply_over_axes(func, a, axes):
 
 
 def trim_zeros(filt, trim="fb"):
+    """Strip leading and/or trailing zeros from a 1-D array.
+    Args: filt: 1-D array; trim: 'f', 'b' or 'fb'.
+    Returns: 1-D Array.
+    Vs NumPy: the input must be concrete: the output shape depends on its values."""
     v = _static_indices(filt, "jnp.trim_zeros' input")
     nz = np.nonzero(v)[0]
     if nz.size == 0:

@@ -17,14 +17,37 @@ from .util import static_int
 
 
 def zeros(shape, dtype=None):
+    """Return an array of the given shape filled with zeros.
+    Args: shape: int or tuple of ints; dtype: optional dtype.
+    Returns: Array of zeros.
+    Vs NumPy: `shape` must be static; default dtype is float32 (float64 under x64).
+    Example:
+    >>> import astjax.numpy as jnp
+    >>> jnp.zeros((2, 2))
+    Array([[0., 0.],
+           [0., 0.]], dtype=float32)
+    """
     return lax.full(_static_shape(shape), 0, _dtype(dtype, dtypes.dtype(float)))
 
 
 def ones(shape, dtype=None):
+    """Return an array of the given shape filled with ones.
+    Args: shape: int or tuple of ints; dtype: optional dtype.
+    Returns: Array of ones.
+    Vs NumPy: `shape` must be static; default dtype is float32 unless x64.
+    Example:
+    >>> import astjax.numpy as jnp
+    >>> jnp.ones(3, dtype=jnp.int32)
+    Array([1, 1, 1], dtype=int32)
+    """
     return lax.full(_static_shape(shape), 1, _dtype(dtype, dtypes.dtype(float)))
 
 
 def empty(shape, dtype=None):
+    """Return a new array of the given shape (zero-filled in astjax).
+    Args: shape: int or tuple of ints; dtype: optional dtype.
+    Returns: Array.
+    Vs NumPy: as in JAX, contents are zeros, not uninitialized memory."""
     return zeros(shape, dtype)
 
 
@@ -39,6 +62,15 @@ def _is_weak(x):
 
 
 def full(shape, fill_value, dtype=None):
+    """Return an array of `shape` filled with `fill_value`.
+    Args: shape: int or tuple; fill_value: scalar or broadcastable array; dtype: optional.
+    Returns: Array.
+    Vs NumPy: without `dtype`, the fill value's dtype (and weak type) is kept.
+    Example:
+    >>> import astjax.numpy as jnp
+    >>> jnp.full((2,), 7)
+    Array([7, 7], dtype=int32, weak_type=True)
+    """
     fill_value = fill_value if dtype is not None or not isinstance(fill_value, (list, tuple)) \
         else array(fill_value)
     shape = _static_shape(shape)
@@ -68,12 +100,26 @@ empty_like = zeros_like
 
 
 def full_like(a, fill_value, dtype=None, shape=None):
+    """Return an array like `a` filled with `fill_value`.
+    Args: a: array; fill_value: scalar or array; dtype, shape: optional overrides.
+    Returns: Array with `a`'s shape and dtype unless overridden.
+    Vs NumPy: `shape` must be static; the result never aliases `a`."""
     av = core.get_aval(a)
     return _weak_if(lax.full(av.shape if shape is None else _static_shape(shape), fill_value,
                              _dtype(dtype, av.dtype)), dtype is None and _is_weak(a))
 
 
 def arange(start, stop=None, step=None, dtype=None):
+    """Return evenly spaced values in the half-open interval [start, stop).
+    Args: start: number; stop: optional end; step: optional increment; dtype: optional.
+    Returns: 1-D Array.
+    Vs NumPy: bounds must be static; int results are int32 and float results float32 unless
+        x64.
+    Example:
+    >>> import astjax.numpy as jnp
+    >>> jnp.arange(5)
+    Array([0, 1, 2, 3, 4], dtype=int32)
+    """
     for v in (start, stop, step):
         if isinstance(v, Tracer) and v.known is None:
             raise ConcretizationError("jnp.arange needs static start/stop/step: the length of "
@@ -105,6 +151,15 @@ def _affine_iota(dt, n, start, step):
 
 
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
+    """Return `num` evenly spaced samples from `start` to `stop`.
+    Args: start, stop: scalars or arrays; num: static int; endpoint, retstep, dtype, axis.
+    Returns: Array (and the step when `retstep`).
+    Vs NumPy: `num` must be static; results default to float32 unless x64.
+    Example:
+    >>> import astjax.numpy as jnp
+    >>> jnp.linspace(0, 1, 5)
+    Array([0.  , 0.25, 0.5 , 0.75, 1.  ], dtype=float32)
+    """
     num = static_int(num, "jnp.linspace: num")
     if num < 0:
         raise ArgumentValueError(f"jnp.linspace: number of samples, {num}, must be "
@@ -128,11 +183,19 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
 
 
 def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
+    """Return `num` samples spaced evenly on a log scale.
+    Args: start, stop: exponents; num: static int; endpoint; base; dtype; axis.
+    Returns: Array of `base ** linspace(start, stop)`.
+    Vs NumPy: `num` must be static; float32 by default unless x64."""
     return lax.convert_element_type(power(base, linspace(start, stop, num, endpoint, axis=axis)),
                                     _dtype(dtype, dtypes.dtype(float)))
 
 
 def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
+    """Return `num` samples forming a geometric progression.
+    Args: start, stop: nonzero endpoints; num: static int; endpoint; dtype; axis.
+    Returns: Array.
+    Vs NumPy: `num` must be static; float32 by default unless x64."""
     return lax.convert_element_type(exp(linspace(log(asarray(float(start)) if isinstance(start, (int, float)) else start),
                                                  log(asarray(float(stop)) if isinstance(stop, (int, float)) else stop),
                                                  num, endpoint, axis=axis)),
@@ -150,6 +213,16 @@ def _dims(what, *dims):
 
 
 def eye(N, M=None, k=0, dtype=None):
+    """Return a 2-D array with ones on a diagonal and zeros elsewhere.
+    Args: N: rows; M: optional columns; k: diagonal offset; dtype: optional.
+    Returns: Array of shape (N, M).
+    Vs NumPy: `N` and `M` must be static; float32 by default unless x64.
+    Example:
+    >>> import astjax.numpy as jnp
+    >>> jnp.eye(2)
+    Array([[1., 0.],
+           [0., 1.]], dtype=float32)
+    """
     N, M = _dims("jnp.eye", N, N if M is None else M)
     dt = _dtype(dtype, dtypes.dtype(float))
     r = lax.broadcasted_iota(dtypes.int32, (N, M), 0)
@@ -158,10 +231,18 @@ def eye(N, M=None, k=0, dtype=None):
 
 
 def identity(n, dtype=None):
+    """Return the n-by-n identity matrix.
+    Args: n: static int; dtype: optional dtype.
+    Returns: Array of shape (n, n).
+    Vs NumPy: float32 by default unless x64."""
     return eye(n, dtype=dtype)
 
 
 def tri(N, M=None, k=0, dtype=None):
+    """Return a lower-triangular matrix of ones.
+    Args: N: rows; M: optional columns; k: diagonal offset; dtype: optional.
+    Returns: Array of shape (N, M) with ones on and below diagonal `k`.
+    Vs NumPy: sizes must be static; float32 by default unless x64."""
     N, M = _dims("jnp.tri", N, N if M is None else M)
     r = lax.broadcasted_iota(dtypes.int32, (N, M), 0)
     c = lax.broadcasted_iota(dtypes.int32, (N, M), 1)
@@ -176,6 +257,16 @@ def _at_least_2d(m, what):
 
 
 def tril(m, k=0):
+    """Zero out the elements of `m` above diagonal `k`.
+    Args: m: array with ndim >= 2; k: diagonal offset.
+    Returns: Array with the same shape as `m`.
+    Vs NumPy: input of ndim < 2 raises (no 1-D broadcast as in NumPy).
+    Example:
+    >>> import astjax.numpy as jnp
+    >>> jnp.tril(jnp.ones((2, 2)))
+    Array([[1., 0.],
+           [1., 1.]], dtype=float32)
+    """
     m = asarray(m)
     _at_least_2d(m, "tril")
     N, M = core.get_aval(m).shape[-2:]
@@ -184,6 +275,10 @@ def tril(m, k=0):
 
 
 def triu(m, k=0):
+    """Zero out the elements of `m` below diagonal `k`.
+    Args: m: array with ndim >= 2; k: diagonal offset.
+    Returns: Array with the same shape as `m`.
+    Vs NumPy: input of ndim < 2 raises (no 1-D broadcast as in NumPy)."""
     m = asarray(m)
     _at_least_2d(m, "triu")
     N, M = core.get_aval(m).shape[-2:]
@@ -192,6 +287,17 @@ def triu(m, k=0):
 
 
 def meshgrid(*xi, indexing="xy", sparse=False, copy=True):
+    """Return coordinate arrays built from 1-D coordinate vectors.
+    Args: *xi: 1-D arrays; indexing: 'xy' or 'ij'; sparse: bool; copy: ignored.
+    Returns: list of Arrays.
+    Vs NumPy: inputs must be 1-D; the outputs are never views.
+    Example:
+    >>> import astjax.numpy as jnp
+    >>> jnp.meshgrid(jnp.arange(2), jnp.arange(3))[0]
+    Array([[0, 1],
+           [0, 1],
+           [0, 1]], dtype=int32)
+    """
     xi = [asarray(x) for x in xi]
     shapes = [core.get_aval(x).size for x in xi]
     if indexing == "xy" and len(xi) >= 2:
@@ -209,6 +315,16 @@ def meshgrid(*xi, indexing="xy", sparse=False, copy=True):
 
 
 def diag(v, k=0):
+    """Extract a diagonal, or build a diagonal matrix from a 1-D array.
+    Args: v: 1-D or 2-D array; k: diagonal offset.
+    Returns: 1-D diagonal or 2-D Array.
+    Vs NumPy: the extracted diagonal is a new array, not a view.
+    Example:
+    >>> import astjax.numpy as jnp
+    >>> jnp.diag(jnp.arange(1, 3))
+    Array([[1, 0],
+           [0, 2]], dtype=int32)
+    """
     v = asarray(v)
     if ndim(v) not in (1, 2):
         raise ShapeValueError(f"jnp.diag: input must be 1-D or 2-D, got shape {shape(v)}",

@@ -36,6 +36,10 @@ def _static_shape(shape, name="shape"):
 
 
 def operator_index(d):
+    """Convert `d` to a Python int via `__index__`.
+    Args: d: int-like value.
+    Returns: int.
+    Vs NumPy: traced values raise: an index must be static."""
     return operator.index(d)
 
 
@@ -56,6 +60,15 @@ def _dtype(dtype, default=None):
 
 
 def array(obj, dtype=None, copy=True, ndmin=0):
+    """Create an array from `obj` (a scalar, nested sequence or array).
+    Args: obj: data; dtype: optional dtype; copy: bool; ndmin: minimum rank.
+    Returns: Array (or a Tracer under transformation).
+    Vs NumPy: immutable result; Python floats become float32 unless x64.
+    Example:
+    >>> import astjax.numpy as jnp
+    >>> jnp.array([1, 2, 3])
+    Array([1, 2, 3], dtype=int32)
+    """
     if isinstance(obj, Tracer) or hasattr(obj, "_buf"):
         out = obj
         if dtype is not None:
@@ -127,7 +140,10 @@ def _infer_list_dtype(obj, np_val):
 def check_python_ints(obj, dt):
     """JAX's OverflowError (a located `ScalarOverflowError`) when a Python int in `obj`
     (a scalar, or nested lists/tuples) does not fit the integer dtype `dt` it becomes;
-    NumPy would wrap it around silently."""
+    NumPy would wrap it around silently.
+    Args: obj: value; dt: target dtype.
+    Returns: None.
+    Vs NumPy: NumPy would wrap or upcast; JAX raises OverflowError."""
     if np.dtype(dt).kind not in "iu":
         return
     info = np.iinfo(dt)
@@ -155,6 +171,15 @@ def _constant(v: np.ndarray):
 
 
 def asarray(a, dtype=None, order=None, copy=None):
+    """Convert `a` to an array, reusing it when already one.
+    Args: a: data; dtype: optional dtype; order, copy: accepted for parity.
+    Returns: Array.
+    Vs NumPy: returns arrays and Tracers unchanged when no `dtype` is given.
+    Example:
+    >>> import astjax.numpy as jnp
+    >>> jnp.asarray([1.5, 2.0])
+    Array([1.5, 2. ], dtype=float32)
+    """
     if dtype is None and (isinstance(a, Tracer) or hasattr(a, "_buf")):
         return a
     if dtype is None and isinstance(getattr(a, "dtype", None), dtypes.ExtendedDType):
@@ -167,7 +192,10 @@ def result(x):
     `real`, `clip` without bounds, `squeeze` of a scalar, ...): a Python scalar, or the
     `WeakConst` that promotion makes of one, becomes a weak-typed 0-d array (as JAX's
     result of a weak operand), a NumPy value a constant, so every jnp function returns
-    an Array or a Tracer (R7)."""
+    an Array or a Tracer (R7).
+    Args: x: a jnp function's result.
+    Returns: Array or Tracer.
+    Vs NumPy: weak scalars become weak-typed 0-d arrays."""
     if isinstance(x, (Tracer, Array)):
         return x
     if dtypes.is_weak_scalar(x):
@@ -187,7 +215,10 @@ def _is_operand(x) -> bool:
 
 
 def asarray_operand(x, name="argument"):
-    """`x` as an operand (array or tracer); lists/tuples and scalars are converted."""
+    """Validate and convert `x` as an operand of a jnp function.
+    Args: x: array, scalar, list or tuple; name: what to call it in errors.
+    Returns: `x` itself, or an Array built from a list/tuple.
+    Vs NumPy: Python scalars stay as-is so they keep their weak type."""
     if _is_operand(x):
         return x
     if isinstance(x, (list, tuple)):
@@ -198,7 +229,10 @@ def asarray_operand(x, name="argument"):
 
 def broadcast_shapes(*shapes, error=ShapeValueError):
     """NumPy's broadcast of `shapes`; shapes that do not broadcast raise `error` (by
-    default a ValueError, as `jnp.broadcast_shapes` / `broadcast_arrays` / `where`)."""
+    default a ValueError, as `jnp.broadcast_shapes` / `broadcast_arrays` / `where`).
+    Args: *shapes: tuples of ints; error: exception class.
+    Returns: tuple, the broadcast shape.
+    Vs NumPy: shapes must be static tuples."""
     nd = max((len(s) for s in shapes), default=0)
     out = []
     for i in range(nd):
@@ -212,6 +246,10 @@ def broadcast_shapes(*shapes, error=ShapeValueError):
 
 
 def broadcast_to_shape(x, shape):
+    """Broadcast operand `x` to the static shape `shape`.
+    Args: x: array or tracer; shape: target shape.
+    Returns: `x` itself, or a broadcast copy.
+    Vs NumPy: a new array, never a view."""
     a = core.get_aval(x)
     if a.shape == tuple(shape):
         return x
@@ -246,7 +284,10 @@ def _check_strict_promotion(args):
 
 def check_rank_promotion(name, *args):
     """jax_numpy_rank_promotion='warn' / 'raise': operands of different non-zero ranks
-    (NumPy's implicit rank promotion) warn or raise, as in JAX."""
+    (NumPy's implicit rank promotion) warn or raise, as in JAX.
+    Args: name: function name for messages; *args: operands.
+    Returns: None.
+    Vs NumPy: controlled by JAX's jax_numpy_rank_promotion option."""
     mode = dtypes.config.read("jax_numpy_rank_promotion")
     if mode == "allow":
         return
@@ -266,7 +307,10 @@ def check_rank_promotion(name, *args):
 
 
 def promote_dtypes(*args):
-    """Convert operands to their common dtype; Python scalars become weak constants."""
+    """Convert operands to their common dtype; Python scalars become weak constants.
+    Args: *args: operands.
+    Returns: list of operands of one dtype.
+    Vs NumPy: uses JAX promotion (weak types), not NumPy's value-based rules."""
     if dtypes.config.read("jax_numpy_dtype_promotion") == "strict":
         _check_strict_promotion(args)
     for a in args:
@@ -288,7 +332,10 @@ def promote_dtypes(*args):
 def promote_shapes(*args, name=None):
     """Broadcast the operands of an elementwise function to one shape. As in JAX,
     operands of one rank (or 0-d ones) that do not broadcast are a TypeError (the lax
-    primitive's), operands of different ranks a ValueError (rank promotion)."""
+    primitive's), operands of different ranks a ValueError (rank promotion).
+    Args: *args: operands; name: function name for messages.
+    Returns: list of operands of one shape (0-d ones left as-is).
+    Vs NumPy: rank promotion follows jax_numpy_rank_promotion."""
     shapes = [core.get_aval(a).shape for a in args]
     if all(s == shapes[0] for s in shapes):
         return list(args)
@@ -305,13 +352,20 @@ def promote_shapes(*args, name=None):
 
 
 def promote_args(name, *args):
+    """Promote operands to a common dtype, then a common shape.
+    Args: name: function name for messages; *args: operands.
+    Returns: list of promoted operands.
+    Vs NumPy: JAX dtype and rank promotion rules."""
     args = [asarray_operand(a) for a in args]
     check_rank_promotion(name, *args)
     return promote_shapes(*promote_dtypes(*args), name=name)
 
 
 def promote_args_inexact(name, *args):
-    """`args` as operands promoted to one common inexact (floating/complex) dtype; `name` is for errors."""
+    """Like `promote_args`, but ints and bools become floats.
+    Args: name: function name for messages; *args: operands.
+    Returns: list of inexact operands of one shape.
+    Vs NumPy: ints promote to float32 unless x64 (not float64)."""
     args = [asarray_operand(a) for a in args]
     check_rank_promotion(name, *args)
     dt, weak = dtypes.result_type(*args, return_weak_type_flag=True)
@@ -322,7 +376,10 @@ def promote_args_inexact(name, *args):
 
 
 def promote_dtypes_inexact(*args):
-    """Common inexact dtype for the operands, without broadcasting their shapes."""
+    """Common inexact dtype for the operands, without broadcasting their shapes.
+    Args: *args: operands.
+    Returns: list of operands of one inexact dtype.
+    Vs NumPy: ints promote to float32 unless x64."""
     args = [asarray_operand(a) for a in args]
     dt, weak = dtypes.result_type(*args, return_weak_type_flag=True)
     if not dtypes.is_inexact(dt):

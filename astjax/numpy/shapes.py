@@ -16,24 +16,51 @@ from .util import canonicalize_axes, canonicalize_axis, static_int
 
 
 def shape(a):
+    """Return the shape of an array or array-like as a tuple of ints.
+    Args: a: array or nested sequence.
+    Returns: tuple of ints (always static, even under jit).
+    Vs NumPy: shapes are static metadata in astjax, never traced values."""
     return core.get_aval(a).shape
 
 
 def ndim(a):
+    """Return the number of dimensions of `a`.
+    Args: a: array or nested sequence.
+    Returns: int, the rank of `a`.
+    Vs NumPy: the rank is static, so this is a Python int under jit."""
     return core.get_aval(a).ndim
 
 
 def size(a, axis=None):
+    """Return the element count of `a`, or its extent along `axis`.
+    Args: a: array; axis: optional int (or tuple of ints).
+    Returns: int number of elements.
+    Vs NumPy: the result is a static Python int, available under jit."""
     s = core.get_aval(a).shape
     return int(np.prod(s, dtype=np.int64)) if axis is None else s[axis]
 
 
 def astype(x, dtype, copy=False):
+    """Cast `x` to `dtype`, returning a new array.
+    Args: x: array; dtype: target dtype; copy: accepted for API parity.
+    Returns: Array of dtype `dtype` (canonicalized: 64-bit types need x64).
+    Vs NumPy: arrays are immutable, so `copy` never matters; complex-to-real casts drop the
+        imaginary part."""
     x = asarray_operand(x)
     return lax.convert_element_type(x, _dtype(dtype))
 
 
 def reshape(a, shape=None, order="C", *, newshape=None):
+    """Give `a` a new shape holding the same elements.
+    Args: a: array; shape: int or tuple, one entry may be -1; order: 'C' or 'F'.
+    Returns: Array with shape `shape`.
+    Vs NumPy: `shape` must be static; the result is a new immutable array, never a view.
+    Example:
+    >>> import astjax.numpy as jnp
+    >>> jnp.reshape(jnp.arange(6), (2, -1))
+    Array([[0, 1, 2],
+           [3, 4, 5]], dtype=int32)
+    """
     shape = newshape if shape is None else shape
     a = asarray_operand(a)
     av = core.get_aval(a)
@@ -57,14 +84,38 @@ def reshape(a, shape=None, order="C", *, newshape=None):
 
 
 def ravel(a, order="C"):
+    """Flatten `a` into a one-dimensional array.
+    Args: a: array; order: 'C' (row-major) or 'F'.
+    Returns: 1-D Array of `a.size` elements.
+    Vs NumPy: always returns a new array (there are no views in astjax).
+    Example:
+    >>> import astjax.numpy as jnp
+    >>> jnp.ravel(jnp.ones((2, 2)))
+    Array([1., 1., 1., 1.], dtype=float32)
+    """
     return reshape(a, (-1,), order)
 
 
 def flatten(a, order="C"):
+    """Collapse `a` into one dimension (the method form of `ravel`).
+    Args: a: array; order: 'C' or 'F'.
+    Returns: 1-D Array.
+    Vs NumPy: same as `ravel`: a fresh immutable array, no view/copy distinction."""
     return ravel(a, order)
 
 
 def transpose(a, axes=None):
+    """Permute the axes of `a`; reverse them when `axes` is None.
+    Args: a: array; axes: optional static permutation of range(a.ndim).
+    Returns: Array with permuted axes.
+    Vs NumPy: returns a new array rather than a strided view.
+    Example:
+    >>> import astjax.numpy as jnp
+    >>> jnp.transpose(jnp.arange(6).reshape(2, 3))
+    Array([[0, 3],
+           [1, 4],
+           [2, 5]], dtype=int32)
+    """
     a = asarray_operand(a)
     nd = core.get_aval(a).ndim
     axes = tuple(reversed(range(nd))) if axes is None else canonicalize_axes(
@@ -73,14 +124,31 @@ def transpose(a, axes=None):
 
 
 def permute_dims(a, axes):
+    """Permute the axes of `a` (Array API name of `transpose`).
+    Args: a: array; axes: static permutation of its axes (required).
+    Returns: Array with reordered axes.
+    Vs NumPy: a new array, not a view; `axes` must be static."""
     return transpose(a, axes)
 
 
 def matrix_transpose(x):
+    """Swap the last two axes of `x`.
+    Args: x: array with ndim >= 2.
+    Returns: Array of shape (..., N, M) for input (..., M, N).
+    Vs NumPy: errors for ndim < 2, following the Array API; returns a copy, not a view."""
     return swapaxes(x, -1, -2)
 
 
 def moveaxis(a, source, destination):
+    """Move axes of `a` from `source` to `destination`.
+    Args: a: array; source, destination: int or sequences of ints.
+    Returns: Array with the axes moved; the rest keep their order.
+    Vs NumPy: axis positions must be static; the result is a new array.
+    Example:
+    >>> import astjax.numpy as jnp
+    >>> jnp.moveaxis(jnp.zeros((2, 3, 4)), 0, -1).shape
+    (3, 4, 2)
+    """
     a = asarray_operand(a)
     nd = core.get_aval(a).ndim
     src = canonicalize_axes(source, nd, "moveaxis")
@@ -92,6 +160,10 @@ def moveaxis(a, source, destination):
 
 
 def swapaxes(a, axis1, axis2):
+    """Exchange two axes of `a`.
+    Args: a: array; axis1, axis2: int axes.
+    Returns: Array with the two axes swapped.
+    Vs NumPy: returns a new array rather than a view."""
     a = asarray_operand(a)
     nd = core.get_aval(a).ndim
     perm = list(range(nd))
@@ -101,6 +173,15 @@ def swapaxes(a, axis1, axis2):
 
 
 def squeeze(a, axis=None):
+    """Drop length-1 axes of `a`.
+    Args: a: array; axis: optional int or tuple of ints to drop.
+    Returns: Array without those axes.
+    Vs NumPy: `axis` must be static and each listed axis must have length 1.
+    Example:
+    >>> import astjax.numpy as jnp
+    >>> jnp.squeeze(jnp.zeros((1, 3, 1))).shape
+    (3,)
+    """
     a = asarray_operand(a)
     av = core.get_aval(a)
     if axis is None:
@@ -116,6 +197,15 @@ def squeeze(a, axis=None):
 
 
 def expand_dims(a, axis):
+    """Insert length-1 axes into `a` at positions `axis`.
+    Args: a: array; axis: int or tuple of ints in the output's numbering.
+    Returns: Array with the new axes.
+    Vs NumPy: positions are static; the result is a new array.
+    Example:
+    >>> import astjax.numpy as jnp
+    >>> jnp.expand_dims(jnp.arange(3), 0)
+    Array([[0, 1, 2]], dtype=int32)
+    """
     a = asarray_operand(a)
     av = core.get_aval(a)
     nd = av.ndim + (len(axis) if isinstance(axis, (tuple, list)) else 1)
@@ -127,11 +217,19 @@ def expand_dims(a, axis):
 
 
 def atleast_1d(*arys):
+    """Promote each input to at least one dimension.
+    Args: *arys: arrays or scalars.
+    Returns: one Array, or a list of Arrays for several inputs.
+    Vs NumPy: Python scalars become weakly typed arrays."""
     out = [reshape(a, (1,)) if ndim(a) == 0 else asarray(a) for a in arys]
     return out[0] if len(out) == 1 else out
 
 
 def atleast_2d(*arys):
+    """Promote each input to at least two dimensions.
+    Args: *arys: arrays or scalars.
+    Returns: one Array, or a list of them; 1-D inputs become shape (1, N).
+    Vs NumPy: Python scalars become weakly typed arrays."""
     out = []
     for a in arys:
         a = asarray(a)
@@ -140,6 +238,10 @@ def atleast_2d(*arys):
 
 
 def atleast_3d(*arys):
+    """Promote each input to at least three dimensions.
+    Args: *arys: arrays or scalars.
+    Returns: one Array or a list; (N,) -> (1, N, 1), (M, N) -> (M, N, 1).
+    Vs NumPy: Python scalars become weakly typed arrays."""
     out = []
     for a in arys:
         a = asarray(a)
@@ -161,6 +263,15 @@ def _count(v, what):
 
 
 def concatenate(arrays, axis=0, dtype=None):
+    """Join a sequence of arrays along an existing axis.
+    Args: arrays: sequence of arrays; axis: int, or None to flatten first; dtype: optional.
+    Returns: Array joining the inputs.
+    Vs NumPy: dtypes promote with JAX rules (weak types); there is no `out=` argument.
+    Example:
+    >>> import astjax.numpy as jnp
+    >>> jnp.concatenate([jnp.arange(2), jnp.arange(3)])
+    Array([0, 1, 0, 1, 2], dtype=int32)
+    """
     arrays = [asarray(a) for a in arrays]
     if not arrays:
         raise ShapeValueError("need at least one array to concatenate",
@@ -182,6 +293,17 @@ concat = concatenate
 
 
 def stack(arrays, axis=0, dtype=None):
+    """Join same-shaped arrays along a new axis.
+    Args: arrays: sequence of arrays of one shape; axis: position of the new axis; dtype:
+        optional.
+    Returns: Array with one more dimension than the inputs.
+    Vs NumPy: JAX dtype promotion; no `out=` argument.
+    Example:
+    >>> import astjax.numpy as jnp
+    >>> jnp.stack([jnp.zeros(2), jnp.ones(2)])
+    Array([[0., 0.],
+           [1., 1.]], dtype=float32)
+    """
     stacked = getattr(arrays, "stacked", None)  # a list built by append in a scanned loop
     if stacked is not None:
         out = stacked if axis == 0 else moveaxis(stacked, 0, axis)
@@ -200,6 +322,16 @@ def stack(arrays, axis=0, dtype=None):
 
 
 def vstack(tup, dtype=None):
+    """Stack arrays row-wise (along axis 0 after `atleast_2d`).
+    Args: tup: sequence of arrays; dtype: optional result dtype.
+    Returns: Array of at least two dimensions.
+    Vs NumPy: JAX dtype promotion; no `out=` argument.
+    Example:
+    >>> import astjax.numpy as jnp
+    >>> jnp.vstack([jnp.arange(2), jnp.arange(2)])
+    Array([[0, 1],
+           [0, 1]], dtype=int32)
+    """
     return concatenate([atleast_2d(a) for a in tup], 0, dtype)
 
 
@@ -207,20 +339,41 @@ row_stack = vstack
 
 
 def hstack(tup, dtype=None):
+    """Stack arrays column-wise (axis 1, or axis 0 for 1-D inputs).
+    Args: tup: sequence of arrays; dtype: optional result dtype.
+    Returns: Array.
+    Vs NumPy: JAX dtype promotion; no `out=` argument."""
     arrs = [atleast_1d(a) for a in tup]
     return concatenate(arrs, 0 if ndim(arrs[0]) == 1 else 1, dtype)
 
 
 def dstack(tup, dtype=None):
+    """Stack arrays along the third axis (after `atleast_3d`).
+    Args: tup: sequence of arrays; dtype: optional result dtype.
+    Returns: Array of at least three dimensions.
+    Vs NumPy: JAX dtype promotion; no `out=` argument."""
     return concatenate([atleast_3d(a) for a in tup], 2, dtype)
 
 
 def column_stack(tup):
+    """Stack 1-D arrays as columns of a 2-D array.
+    Args: tup: sequence of 1-D or 2-D arrays.
+    Returns: 2-D Array.
+    Vs NumPy: JAX dtype promotion of the inputs."""
     arrs = [reshape(a, (-1, 1)) if ndim(a) < 2 else asarray(a) for a in tup]
     return concatenate(arrs, 1)
 
 
 def split(ary, indices_or_sections, axis=0):
+    """Divide `ary` into sub-arrays along `axis`.
+    Args: ary: array; indices_or_sections: section count or sorted split points; axis: int.
+    Returns: list of Arrays.
+    Vs NumPy: counts and split points must be static; an uneven count raises.
+    Example:
+    >>> import astjax.numpy as jnp
+    >>> jnp.split(jnp.arange(6), 3)
+    [Array([0, 1], dtype=int32), Array([2, 3], dtype=int32), Array([4, 5], dtype=int32)]
+    """
     ary = asarray(ary)
     axis = canonicalize_axis(axis, ndim(ary), "split")
     n = shape(ary)[axis]
@@ -244,6 +397,10 @@ def split(ary, indices_or_sections, axis=0):
 
 
 def array_split(ary, indices_or_sections, axis=0):
+    """Like `split`, but allows sections of unequal length.
+    Args: ary: array; indices_or_sections: int count or split points; axis: int.
+    Returns: list of Arrays; the first ones get the extra elements.
+    Vs NumPy: split points must be static (concrete) values."""
     n = shape(ary)[canonicalize_axis(axis, ndim(ary), "array_split")]
     if isinstance(indices_or_sections, (int, np.integer)):
         k = int(indices_or_sections)
@@ -255,29 +412,64 @@ def array_split(ary, indices_or_sections, axis=0):
 
 
 def hsplit(ary, s):
+    """Split along the second axis (the first for 1-D input).
+    Args: ary: array; s: section count or split points.
+    Returns: list of Arrays.
+    Vs NumPy: split points must be static."""
     return split(ary, s, 1 if ndim(ary) > 1 else 0)
 
 
 def vsplit(ary, s):
+    """Split along the first axis.
+    Args: ary: array of ndim >= 2; s: section count or split points.
+    Returns: list of Arrays.
+    Vs NumPy: split points must be static."""
     return split(ary, s, 0)
 
 
 def dsplit(ary, s):
+    """Split along the third axis.
+    Args: ary: array of ndim >= 3; s: section count or split points.
+    Returns: list of Arrays.
+    Vs NumPy: split points must be static."""
     return split(ary, s, 2)
 
 
 def broadcast_to(array, shape):
+    """Broadcast `array` to the static shape `shape`.
+    Args: array: array or scalar; shape: target shape.
+    Returns: Array of shape `shape`.
+    Vs NumPy: returns a materialized immutable array, not a read-only view.
+    Example:
+    >>> import astjax.numpy as jnp
+    >>> jnp.broadcast_to(jnp.arange(3), (2, 3))
+    Array([[0, 1, 2],
+           [0, 1, 2]], dtype=int32)
+    """
     return broadcast_to_shape(asarray(array), tuple(int(d) for d in (
         shape if isinstance(shape, (tuple, list)) else (shape,))))
 
 
 def broadcast_arrays(*args):
+    """Broadcast all arguments against each other.
+    Args: *args: arrays or scalars.
+    Returns: list of Arrays sharing the broadcast shape.
+    Vs NumPy: results are new immutable arrays, not views."""
     args = [asarray(a) for a in args]
     s = broadcast_shapes(*(shape(a) for a in args))
     return [broadcast_to_shape(a, s) for a in args]
 
 
 def tile(A, reps):
+    """Build an array by repeating `A` `reps` times per axis.
+    Args: A: array; reps: int or tuple of ints.
+    Returns: Array whose extent on each axis is multiplied.
+    Vs NumPy: `reps` must be static.
+    Example:
+    >>> import astjax.numpy as jnp
+    >>> jnp.tile(jnp.arange(2), 3)
+    Array([0, 1, 0, 1, 0, 1], dtype=int32)
+    """
     A = asarray(A)
     reps = _count(reps, "jnp.tile: reps")
     reps = (reps,) if isinstance(reps, (int, np.integer)) else \
@@ -297,6 +489,17 @@ def tile(A, reps):
 
 
 def repeat(a, repeats, axis=None, total_repeat_length=None):
+    """Repeat each element of `a` along `axis`.
+    Args: a: array; repeats: int or per-element array; axis: int or None (flatten);
+        total_repeat_length: int.
+    Returns: Array with elements repeated.
+    Vs NumPy: array-valued `repeats` under jit need `total_repeat_length` for a static
+        output size.
+    Example:
+    >>> import astjax.numpy as jnp
+    >>> jnp.repeat(jnp.arange(3), 2)
+    Array([0, 0, 1, 1, 2, 2], dtype=int32)
+    """
     a = asarray(a)
     if axis is None:
         a = ravel(a)
@@ -342,20 +545,36 @@ def _repeat_indices(reps, n):
 
 
 def flip(m, axis=None):
+    """Reverse the element order along `axis` (all axes when None).
+    Args: m: array; axis: optional int or tuple of ints.
+    Returns: Array with reversed order.
+    Vs NumPy: returns a new array rather than a negative-stride view."""
     m = asarray(m)
     axes = canonicalize_axes(axis, ndim(m), "flip")
     return lax.rev(m, axes)
 
 
 def fliplr(m):
+    """Reverse the order of columns (axis 1).
+    Args: m: array with ndim >= 2.
+    Returns: Array.
+    Vs NumPy: returns a new array, not a view."""
     return flip(m, 1)
 
 
 def flipud(m):
+    """Reverse the order of rows (axis 0).
+    Args: m: array with ndim >= 1.
+    Returns: Array.
+    Vs NumPy: returns a new array, not a view."""
     return flip(m, 0)
 
 
 def rot90(m, k=1, axes=(0, 1)):
+    """Rotate `m` by 90 degrees `k` times in the plane `axes`.
+    Args: m: array; k: int number of turns; axes: two distinct axes.
+    Returns: rotated Array.
+    Vs NumPy: `k` and `axes` must be static."""
     m = asarray(m)
     k %= 4
     a0, a1 = (canonicalize_axis(ax, ndim(m), "rot90") for ax in axes)
@@ -371,6 +590,15 @@ def rot90(m, k=1, axes=(0, 1)):
 
 
 def roll(a, shift, axis=None):
+    """Cyclically shift elements of `a` by `shift` along `axis`.
+    Args: a: array; shift: int or tuple; axis: optional int or tuple (None: flatten).
+    Returns: Array with rolled elements.
+    Vs NumPy: `shift` may be a traced value; `axis` must be static.
+    Example:
+    >>> import astjax.numpy as jnp
+    >>> jnp.roll(jnp.arange(4), 1)
+    Array([3, 0, 1, 2], dtype=int32)
+    """
     a = asarray(a)
     if axis is None:
         return reshape(roll(ravel(a), shift, 0), shape(a))
@@ -413,6 +641,16 @@ def _pad_pairs(pad_width, nd):
 
 
 def pad(array, pad_width, mode="constant", constant_values=0, **kwargs):
+    """Pad `array` on every axis with values chosen by `mode`.
+    Args: array: array; pad_width: (before, after) widths per axis; mode: e.g. 'constant',
+        'edge', 'reflect'.
+    Returns: Array enlarged by the padding.
+    Vs NumPy: `pad_width` must be static; there is no callable `mode`.
+    Example:
+    >>> import astjax.numpy as jnp
+    >>> jnp.pad(jnp.arange(3), 1)
+    Array([0, 0, 1, 2, 0], dtype=int32)
+    """
     array = asarray(array)
     nd = ndim(array)
     if nd and not np.issubdtype(np.asarray(pad_width).dtype, np.integer):  # JAX: TypeError
@@ -454,6 +692,15 @@ def pad(array, pad_width, mode="constant", constant_values=0, **kwargs):
 
 
 def diagonal(a, offset=0, axis1=0, axis2=1):
+    """Extract a diagonal of `a` over the axes `axis1`, `axis2`.
+    Args: a: array; offset: int diagonal offset; axis1, axis2: int axes.
+    Returns: Array with the diagonal as its last axis.
+    Vs NumPy: returns a new array, never a read-only view.
+    Example:
+    >>> import astjax.numpy as jnp
+    >>> jnp.diagonal(jnp.arange(4).reshape(2, 2))
+    Array([0, 3], dtype=int32)
+    """
     a = asarray(a)
     a = moveaxis(a, (axis1, axis2), (-2, -1))
     s = shape(a)
@@ -465,4 +712,8 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
 
 
 def trace(a, offset=0, axis1=0, axis2=1, dtype=None):
+    """Sum the elements on a diagonal of `a`.
+    Args: a: array; offset: int; axis1, axis2: int axes; dtype: optional accumulator dtype.
+    Returns: Array of the diagonal sums.
+    Vs NumPy: no `out=`; integer sums use the default int (int32 unless x64)."""
     return _sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
