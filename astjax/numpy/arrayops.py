@@ -93,7 +93,12 @@ def delete(arr, obj, axis=None, *, assume_unique_indices=False):
     """Remove entries of `arr` at the indices `obj` along `axis`.
     Args: arr: array; obj: int, slice or int array; axis: int or None (flatten).
     Returns: Array without those entries.
-    Vs NumPy: `obj` must be static so the output shape is known."""
+    Vs NumPy: `obj` must be static so the output shape is known.
+    Example:
+    >>> import astjax.numpy as jnp
+    >>> jnp.delete(jnp.arange(4), 1)
+    Array([0, 2, 3], dtype=int32)
+    """
     arr = asarray_operand(arr)
     if axis is None:
         arr, axis = ravel(arr), 0
@@ -108,7 +113,12 @@ def insert(arr, obj, values, axis=None):
     """Insert `values` into `arr` before the indices `obj`.
     Args: arr: array; obj: int, slice or ints; values: array; axis: int or None.
     Returns: new Array.
-    Vs NumPy: `obj` must be static; `values` are cast to `arr`'s dtype."""
+    Vs NumPy: `obj` must be static; `values` are cast to `arr`'s dtype.
+    Example:
+    >>> import astjax.numpy as jnp
+    >>> jnp.insert(jnp.arange(3), 1, 9)
+    Array([0, 9, 1, 2], dtype=int32)
+    """
     arr = asarray_operand(arr)
     if axis is None:
         arr, axis = ravel(arr), 0
@@ -341,7 +351,12 @@ def tril_indices(n, k=0, m=None):
     """Return the row and column indices of a lower triangle.
     Args: n: rows; k: diagonal offset; m: optional columns.
     Returns: tuple of two int Arrays.
-    Vs NumPy: sizes must be static."""
+    Vs NumPy: sizes must be static.
+    Example:
+    >>> import astjax.numpy as jnp
+    >>> jnp.tril_indices(2)
+    (Array([0, 1, 1], dtype=int32), Array([0, 0, 1], dtype=int32))
+    """
     return _index_pair(*np.tril_indices(int(n), int(k), None if m is None else int(m)))
 
 
@@ -616,7 +631,12 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     """Return the cross product of 2- or 3-vectors.
     Args: a, b: arrays; axisa, axisb, axisc: vector axes; axis: overrides all three.
     Returns: Array.
-    Vs NumPy: JAX dtype promotion; vector axes must be static."""
+    Vs NumPy: JAX dtype promotion; vector axes must be static.
+    Example:
+    >>> import astjax.numpy as jnp
+    >>> jnp.cross(jnp.array([1., 0., 0.]), jnp.array([0., 1., 0.]))
+    Array([0., 0., 1.], dtype=float32)
+    """
     if axis is not None:
         axisa = axisb = axisc = axis
     a, b = uf.promote_dtypes(asarray_operand(a), asarray_operand(b))
@@ -698,7 +718,12 @@ def unravel_index(indices, shape):
     """Convert flat indices into a tuple of coordinate arrays.
     Args: indices: int array; shape: static shape.
     Returns: tuple of int Arrays.
-    Vs NumPy: out-of-range indices are clamped rather than raising, as in JAX."""
+    Vs NumPy: out-of-range indices are clamped rather than raising, as in JAX.
+    Example:
+    >>> import astjax.numpy as jnp
+    >>> jnp.unravel_index(5, (2, 3))
+    (Array(1, dtype=int32), Array(2, dtype=int32))
+    """
     shape = tuple(int(d) for d in shape)
     indices = asarray_operand(indices)
     total = int(np.prod(shape, dtype=np.int64))

@@ -87,6 +87,10 @@ def full(shape, fill_value, dtype=None):
 
 def _like(name, value):
     def f(a, dtype=None, shape=None):
+        """Return an array shaped like `a`, filled with a constant (`empty_like`: zeros).
+        Args: a: array; dtype: optional dtype; shape: optional static shape override.
+        Returns: new Array with `a`'s shape and dtype unless overridden.
+        Vs NumPy: contents are always defined (no uninitialized memory); keeps weak types."""
         av = core.get_aval(a) if not isinstance(a, (list, tuple)) else core.get_aval(np.asarray(a))
         return _weak_if(lax.full(av.shape if shape is None else _static_shape(shape), value,
                                  _dtype(dtype, av.dtype)), dtype is None and _is_weak(a))
@@ -103,7 +107,12 @@ def full_like(a, fill_value, dtype=None, shape=None):
     """Return an array like `a` filled with `fill_value`.
     Args: a: array; fill_value: scalar or array; dtype, shape: optional overrides.
     Returns: Array with `a`'s shape and dtype unless overridden.
-    Vs NumPy: `shape` must be static; the result never aliases `a`."""
+    Vs NumPy: `shape` must be static; the result never aliases `a`.
+    Example:
+    >>> import astjax.numpy as jnp
+    >>> jnp.full_like(jnp.zeros(2), 3.5)
+    Array([3.5, 3.5], dtype=float32)
+    """
     av = core.get_aval(a)
     return _weak_if(lax.full(av.shape if shape is None else _static_shape(shape), fill_value,
                              _dtype(dtype, av.dtype)), dtype is None and _is_weak(a))
@@ -186,7 +195,12 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
     """Return `num` samples spaced evenly on a log scale.
     Args: start, stop: exponents; num: static int; endpoint; base; dtype; axis.
     Returns: Array of `base ** linspace(start, stop)`.
-    Vs NumPy: `num` must be static; float32 by default unless x64."""
+    Vs NumPy: `num` must be static; float32 by default unless x64.
+    Example:
+    >>> import astjax.numpy as jnp
+    >>> jnp.logspace(0, 2, 3)
+    Array([  1.,  10., 100.], dtype=float32)
+    """
     return lax.convert_element_type(power(base, linspace(start, stop, num, endpoint, axis=axis)),
                                     _dtype(dtype, dtypes.dtype(float)))
 
@@ -234,7 +248,13 @@ def identity(n, dtype=None):
     """Return the n-by-n identity matrix.
     Args: n: static int; dtype: optional dtype.
     Returns: Array of shape (n, n).
-    Vs NumPy: float32 by default unless x64."""
+    Vs NumPy: float32 by default unless x64.
+    Example:
+    >>> import astjax.numpy as jnp
+    >>> jnp.identity(2, dtype=jnp.int32)
+    Array([[1, 0],
+           [0, 1]], dtype=int32)
+    """
     return eye(n, dtype=dtype)
 
 
@@ -242,7 +262,13 @@ def tri(N, M=None, k=0, dtype=None):
     """Return a lower-triangular matrix of ones.
     Args: N: rows; M: optional columns; k: diagonal offset; dtype: optional.
     Returns: Array of shape (N, M) with ones on and below diagonal `k`.
-    Vs NumPy: sizes must be static; float32 by default unless x64."""
+    Vs NumPy: sizes must be static; float32 by default unless x64.
+    Example:
+    >>> import astjax.numpy as jnp
+    >>> jnp.tri(2, dtype=jnp.int32)
+    Array([[1, 0],
+           [1, 1]], dtype=int32)
+    """
     N, M = _dims("jnp.tri", N, N if M is None else M)
     r = lax.broadcasted_iota(dtypes.int32, (N, M), 0)
     c = lax.broadcasted_iota(dtypes.int32, (N, M), 1)
@@ -278,7 +304,13 @@ def triu(m, k=0):
     """Zero out the elements of `m` below diagonal `k`.
     Args: m: array with ndim >= 2; k: diagonal offset.
     Returns: Array with the same shape as `m`.
-    Vs NumPy: input of ndim < 2 raises (no 1-D broadcast as in NumPy)."""
+    Vs NumPy: input of ndim < 2 raises (no 1-D broadcast as in NumPy).
+    Example:
+    >>> import astjax.numpy as jnp
+    >>> jnp.triu(jnp.ones((2, 2)))
+    Array([[1., 1.],
+           [0., 1.]], dtype=float32)
+    """
     m = asarray(m)
     _at_least_2d(m, "triu")
     N, M = core.get_aval(m).shape[-2:]

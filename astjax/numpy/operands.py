@@ -232,7 +232,12 @@ def broadcast_shapes(*shapes, error=ShapeValueError):
     default a ValueError, as `jnp.broadcast_shapes` / `broadcast_arrays` / `where`).
     Args: *shapes: tuples of ints; error: exception class.
     Returns: tuple, the broadcast shape.
-    Vs NumPy: shapes must be static tuples."""
+    Vs NumPy: shapes must be static tuples.
+    Example:
+    >>> import astjax.numpy as jnp
+    >>> jnp.broadcast_shapes((2, 1), (3,))
+    (2, 3)
+    """
     nd = max((len(s) for s in shapes), default=0)
     out = []
     for i in range(nd):

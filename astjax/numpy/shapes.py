@@ -163,7 +163,12 @@ def swapaxes(a, axis1, axis2):
     """Exchange two axes of `a`.
     Args: a: array; axis1, axis2: int axes.
     Returns: Array with the two axes swapped.
-    Vs NumPy: returns a new array rather than a view."""
+    Vs NumPy: returns a new array rather than a view.
+    Example:
+    >>> import astjax.numpy as jnp
+    >>> jnp.swapaxes(jnp.zeros((2, 3)), 0, 1).shape
+    (3, 2)
+    """
     a = asarray_operand(a)
     nd = core.get_aval(a).ndim
     perm = list(range(nd))
@@ -229,7 +234,12 @@ def atleast_2d(*arys):
     """Promote each input to at least two dimensions.
     Args: *arys: arrays or scalars.
     Returns: one Array, or a list of them; 1-D inputs become shape (1, N).
-    Vs NumPy: Python scalars become weakly typed arrays."""
+    Vs NumPy: Python scalars become weakly typed arrays.
+    Example:
+    >>> import astjax.numpy as jnp
+    >>> jnp.atleast_2d(jnp.arange(2)).shape
+    (1, 2)
+    """
     out = []
     for a in arys:
         a = asarray(a)
@@ -342,7 +352,12 @@ def hstack(tup, dtype=None):
     """Stack arrays column-wise (axis 1, or axis 0 for 1-D inputs).
     Args: tup: sequence of arrays; dtype: optional result dtype.
     Returns: Array.
-    Vs NumPy: JAX dtype promotion; no `out=` argument."""
+    Vs NumPy: JAX dtype promotion; no `out=` argument.
+    Example:
+    >>> import astjax.numpy as jnp
+    >>> jnp.hstack([jnp.arange(2), jnp.arange(3)])
+    Array([0, 1, 0, 1, 2], dtype=int32)
+    """
     arrs = [atleast_1d(a) for a in tup]
     return concatenate(arrs, 0 if ndim(arrs[0]) == 1 else 1, dtype)
 
@@ -359,7 +374,12 @@ def column_stack(tup):
     """Stack 1-D arrays as columns of a 2-D array.
     Args: tup: sequence of 1-D or 2-D arrays.
     Returns: 2-D Array.
-    Vs NumPy: JAX dtype promotion of the inputs."""
+    Vs NumPy: JAX dtype promotion of the inputs.
+    Example:
+    >>> import astjax.numpy as jnp
+    >>> jnp.column_stack([jnp.arange(2), jnp.arange(2)]).shape
+    (2, 2)
+    """
     arrs = [reshape(a, (-1, 1)) if ndim(a) < 2 else asarray(a) for a in tup]
     return concatenate(arrs, 1)
 
@@ -400,7 +420,12 @@ def array_split(ary, indices_or_sections, axis=0):
     """Like `split`, but allows sections of unequal length.
     Args: ary: array; indices_or_sections: int count or split points; axis: int.
     Returns: list of Arrays; the first ones get the extra elements.
-    Vs NumPy: split points must be static (concrete) values."""
+    Vs NumPy: split points must be static (concrete) values.
+    Example:
+    >>> import astjax.numpy as jnp
+    >>> [a.shape for a in jnp.array_split(jnp.arange(5), 2)]
+    [(3,), (2,)]
+    """
     n = shape(ary)[canonicalize_axis(axis, ndim(ary), "array_split")]
     if isinstance(indices_or_sections, (int, np.integer)):
         k = int(indices_or_sections)
@@ -454,7 +479,12 @@ def broadcast_arrays(*args):
     """Broadcast all arguments against each other.
     Args: *args: arrays or scalars.
     Returns: list of Arrays sharing the broadcast shape.
-    Vs NumPy: results are new immutable arrays, not views."""
+    Vs NumPy: results are new immutable arrays, not views.
+    Example:
+    >>> import astjax.numpy as jnp
+    >>> [a.shape for a in jnp.broadcast_arrays(jnp.zeros((2, 1)), jnp.zeros(3))]
+    [(2, 3), (2, 3)]
+    """
     args = [asarray(a) for a in args]
     s = broadcast_shapes(*(shape(a) for a in args))
     return [broadcast_to_shape(a, s) for a in args]
@@ -548,7 +578,12 @@ def flip(m, axis=None):
     """Reverse the element order along `axis` (all axes when None).
     Args: m: array; axis: optional int or tuple of ints.
     Returns: Array with reversed order.
-    Vs NumPy: returns a new array rather than a negative-stride view."""
+    Vs NumPy: returns a new array rather than a negative-stride view.
+    Example:
+    >>> import astjax.numpy as jnp
+    >>> jnp.flip(jnp.arange(3))
+    Array([2, 1, 0], dtype=int32)
+    """
     m = asarray(m)
     axes = canonicalize_axes(axis, ndim(m), "flip")
     return lax.rev(m, axes)
@@ -574,7 +609,13 @@ def rot90(m, k=1, axes=(0, 1)):
     """Rotate `m` by 90 degrees `k` times in the plane `axes`.
     Args: m: array; k: int number of turns; axes: two distinct axes.
     Returns: rotated Array.
-    Vs NumPy: `k` and `axes` must be static."""
+    Vs NumPy: `k` and `axes` must be static.
+    Example:
+    >>> import astjax.numpy as jnp
+    >>> jnp.rot90(jnp.arange(4).reshape(2, 2))
+    Array([[1, 3],
+           [0, 2]], dtype=int32)
+    """
     m = asarray(m)
     k %= 4
     a0, a1 = (canonicalize_axis(ax, ndim(m), "rot90") for ax in axes)
@@ -715,5 +756,10 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None):
     """Sum the elements on a diagonal of `a`.
     Args: a: array; offset: int; axis1, axis2: int axes; dtype: optional accumulator dtype.
     Returns: Array of the diagonal sums.
-    Vs NumPy: no `out=`; integer sums use the default int (int32 unless x64)."""
+    Vs NumPy: no `out=`; integer sums use the default int (int32 unless x64).
+    Example:
+    >>> import astjax.numpy as jnp
+    >>> jnp.trace(jnp.eye(3))
+    Array(3., dtype=float32)
+    """
     return _sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
