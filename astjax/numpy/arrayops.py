@@ -271,7 +271,7 @@ def choose(a, choices, out=None, mode="raise"):
     Args: a: int array; choices: sequence of arrays; out: unsupported; mode: 'raise',
         'wrap', 'clip'.
     Returns: Array.
-    Vs NumPy: no `out=`; out-of-range indices cannot raise on traced values."""
+    Vs NumPy: no `out=`; with mode='raise', bad indices are clipped, not raised."""
     a = asarray_operand(a)
     n = len(choices)
     if mode == "wrap":

@@ -320,9 +320,9 @@ def triu(m, k=0):
 
 def meshgrid(*xi, indexing="xy", sparse=False, copy=True):
     """Return coordinate arrays built from 1-D coordinate vectors.
-    Args: *xi: 1-D arrays; indexing: 'xy' or 'ij'; sparse: bool; copy: ignored.
+    Args: *xi: coordinate arrays (flattened); indexing: 'xy' or 'ij'; sparse: bool; copy: ignored.
     Returns: list of Arrays.
-    Vs NumPy: inputs must be 1-D; the outputs are never views.
+    Vs NumPy: the outputs are new arrays, never views (`copy` has no effect).
     Example:
     >>> import astjax.numpy as jnp
     >>> jnp.meshgrid(jnp.arange(2), jnp.arange(3))[0]

@@ -521,10 +521,9 @@ def tile(A, reps):
 def repeat(a, repeats, axis=None, total_repeat_length=None):
     """Repeat each element of `a` along `axis`.
     Args: a: array; repeats: int or per-element array; axis: int or None (flatten);
-        total_repeat_length: int.
+        total_repeat_length: JAX's output-length hint (accepted).
     Returns: Array with elements repeated.
-    Vs NumPy: array-valued `repeats` under jit need `total_repeat_length` for a static
-        output size.
+    Vs NumPy: `repeats` must be static (concrete) so that the output shape is known.
     Example:
     >>> import astjax.numpy as jnp
     >>> jnp.repeat(jnp.arange(3), 2)
@@ -634,7 +633,7 @@ def roll(a, shift, axis=None):
     """Cyclically shift elements of `a` by `shift` along `axis`.
     Args: a: array; shift: int or tuple; axis: optional int or tuple (None: flatten).
     Returns: Array with rolled elements.
-    Vs NumPy: `shift` may be a traced value; `axis` must be static.
+    Vs NumPy: `shift` and `axis` must be static; a new array is returned.
     Example:
     >>> import astjax.numpy as jnp
     >>> jnp.roll(jnp.arange(4), 1)
@@ -683,10 +682,10 @@ def _pad_pairs(pad_width, nd):
 
 def pad(array, pad_width, mode="constant", constant_values=0, **kwargs):
     """Pad `array` on every axis with values chosen by `mode`.
-    Args: array: array; pad_width: (before, after) widths per axis; mode: e.g. 'constant',
-        'edge', 'reflect'.
+    Args: array: array; pad_width: (before, after) widths per axis; mode: 'constant',
+        'edge', 'reflect', 'symmetric' or 'wrap'; constant_values: fill for 'constant'.
     Returns: Array enlarged by the padding.
-    Vs NumPy: `pad_width` must be static; there is no callable `mode`.
+    Vs NumPy: `pad_width` must be static; only the five modes above exist.
     Example:
     >>> import astjax.numpy as jnp
     >>> jnp.pad(jnp.arange(3), 1)
@@ -756,7 +755,7 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None):
     """Sum the elements on a diagonal of `a`.
     Args: a: array; offset: int; axis1, axis2: int axes; dtype: optional accumulator dtype.
     Returns: Array of the diagonal sums.
-    Vs NumPy: no `out=`; integer sums use the default int (int32 unless x64).
+    Vs NumPy: no `out=`; the dtype follows `jnp.sum` (int32/float32 unless x64).
     Example:
     >>> import astjax.numpy as jnp
     >>> jnp.trace(jnp.eye(3))
