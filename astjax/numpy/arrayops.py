@@ -188,7 +188,7 @@ def resize(a, new_shape):
     """Return `a` with shape `new_shape`, repeating its data as needed.
     Args: a: array; new_shape: int or tuple.
     Returns: Array of shape `new_shape`.
-    Vs NumPy: `new_shape` must be static; the data repeats (never zero-filled)."""
+    Vs NumPy: `new_shape` must be static; an empty input gives zeros."""
     a = ravel(asarray_operand(a))
     new_shape = (int(new_shape),) if np.ndim(new_shape) == 0 else tuple(int(d) for d in new_shape)
     total = int(np.prod(new_shape, dtype=np.int64))
@@ -287,9 +287,9 @@ def choose(a, choices, out=None, mode="raise"):
 
 def compress(condition, a, axis=None, *, size=None, fill_value=0, out=None):
     """Select slices of `a` where `condition` is true.
-    Args: condition: 1-D bool array; a: array; axis: int or None; size, fill_value.
+    Args: condition: 1-D bool array; a: array; axis: int or None; size: not implemented.
     Returns: Array of the selected slices.
-    Vs NumPy: data-dependent shape: under jit pass `size=`, padding with `fill_value`."""
+    Vs NumPy: `condition` must be concrete (it sets the shape); JAX's `size=` raises here."""
     a = asarray_operand(a)
     cond = _static_indices(condition, "the condition of jnp.compress (without size=)") \
         if size is None else None
@@ -305,9 +305,9 @@ def compress(condition, a, axis=None, *, size=None, fill_value=0, out=None):
 
 def extract(condition, arr, *, size=None, fill_value=0):
     """Return the elements of `arr` where `condition` is true, flattened.
-    Args: condition: array; arr: array; size: int; fill_value: padding value.
+    Args: condition: array; arr: array; size, fill_value: not implemented (must be None).
     Returns: 1-D Array.
-    Vs NumPy: data-dependent shape: pass `size=` under jit."""
+    Vs NumPy: `condition` must be concrete (it sets the output shape)."""
     return compress(ravel(asarray(condition)) if not isinstance(condition, np.ndarray)
                     else condition.reshape(-1), ravel(asarray_operand(arr)), size=size,
                     fill_value=fill_value)
@@ -415,7 +415,7 @@ def vander(x, N=None, increasing=False):
     """Return the Vandermonde matrix of the powers of `x`.
     Args: x: 1-D array; N: number of columns; increasing: power order.
     Returns: 2-D Array.
-    Vs NumPy: `N` must be static."""
+    Vs NumPy: `N` must be passed explicitly here, as a static int."""
     x = asarray_operand(x)
     if core.get_aval(x).ndim != 1:
         raise ShapeError("vander: x must be 1-D")
@@ -431,9 +431,9 @@ def vander(x, N=None, increasing=False):
 
 def ix_(*args):
     """Build open-mesh index arrays from 1-D sequences.
-    Args: *args: 1-D int or bool arrays.
+    Args: *args: 1-D index arrays.
     Returns: tuple of Arrays for broadcasting indexing.
-    Vs NumPy: bool inputs must be concrete (their nonzero count sets a shape)."""
+    Vs NumPy: bool inputs are reshaped as-is, not turned into integer indices."""
     n = len(args)
     out = []
     for i, a in enumerate(args):
@@ -590,7 +590,7 @@ def polymul(a1, a2, *, trim_leading_zeros=False):
     """Multiply two polynomials.
     Args: a1, a2: 1-D coefficient arrays; trim_leading_zeros: bool.
     Returns: 1-D Array.
-    Vs NumPy: leading zeros are kept unless `trim_leading_zeros` (static shapes)."""
+    Vs NumPy: leading zeros are kept (static shapes); `trim_leading_zeros` is ignored."""
     return convolve(a1, a2)
 
 
