@@ -190,6 +190,7 @@ class UnsupportedSyntaxError(AstjaxError, NotImplementedError):
 
 
 class ShapeError(JAXTypeError):
+    """Operand shapes that do not fit the operation (a TypeError, as JAX's)."""
     default_hint = "check the shapes of the operands; x.shape is available at staging time"
 
 
@@ -238,6 +239,7 @@ class SourceChangedError(SourceNotFoundError):
 
 
 class ArgumentError(AstjaxError):
+    """An argument astjax cannot use as an operand or option (base of the ArgumentType/Value errors)."""
     default_hint = "pass arrays, Python scalars, or pytrees (tuples, lists, dicts) of them"
 
 
@@ -314,6 +316,7 @@ class UndefinedRuleError(AstjaxError, AttributeError):
 
 
 class AxisNameError(AstjaxError, NameError):
+    """A collective names an axis no enclosing vmap/pmap/shard_map binds (a NameError, as JAX's)."""
     default_hint = "use the axis_name given to vmap/pmap around this function"
 
 

@@ -1,6 +1,6 @@
 """Docstrings of the public API: the share of public callables with a docstring per
-namespace stays at or above its floor (raise a floor when coverage grows; the goal is
-95% everywhere), and every example in the API modules' docstrings runs as a doctest."""
+namespace stays at or above 95% (issue 17; 99-100% when this test was written), and
+every example in the API modules' docstrings runs as a doctest."""
 import doctest
 import importlib
 import inspect
@@ -11,10 +11,10 @@ import pytest
 import astjax
 
 NAMESPACES = {  # namespace -> floor (share of public callables with a docstring)
-    "astjax": 0.0, "astjax.numpy": 0.0, "astjax.numpy.linalg": 0.0, "astjax.numpy.fft": 0.0,
-    "astjax.lax": 0.0, "astjax.nn": 0.0, "astjax.random": 0.0, "astjax.scipy.special": 0.0,
-    "astjax.scipy.linalg": 0.0, "astjax.scipy.stats": 0.0, "astjax.tree_util": 0.0,
-    "astjax.sharding": 0.0,
+    "astjax": 0.95, "astjax.numpy": 0.95, "astjax.numpy.linalg": 0.95, "astjax.numpy.fft": 0.95,
+    "astjax.lax": 0.95, "astjax.nn": 0.95, "astjax.random": 0.95, "astjax.scipy.special": 0.95,
+    "astjax.scipy.linalg": 0.95, "astjax.scipy.stats": 0.95, "astjax.tree_util": 0.95,
+    "astjax.sharding": 0.95,
 }
 
 

@@ -38,6 +38,8 @@ Zero = core.Zero
 
 
 class GatherScatterMode(enum.Enum):
+    """How gather/scatter treat out-of-bounds indices: CLIP, FILL_OR_DROP or
+    PROMISE_IN_BOUNDS (JAX's names; `from_any` also takes the strings)."""
     CLIP = enum.auto()
     FILL_OR_DROP = enum.auto()
     PROMISE_IN_BOUNDS = enum.auto()
