@@ -499,3 +499,10 @@ def test_cumulative_sum_dtypes_as_jax(dt, sum_dt, prod_dt, cumsum_dt):
     assert jnp.cumulative_sum(x).dtype == sum_dt
     assert jnp.cumulative_prod(x).dtype == prod_dt
     assert jnp.cumsum(x).dtype == cumsum_dt
+
+
+def test_ix_of_booleans_raises_as_jax():
+    with pytest.raises(NotImplementedError):
+        jnp.ix_(jnp.array([True, False, True]))
+    np.testing.assert_array_equal(jnp.ix_(jnp.array([0, 2]), jnp.array([1]))[0],
+                                  np.ix_(np.array([0, 2]), np.array([1]))[0])

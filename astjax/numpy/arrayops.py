@@ -11,7 +11,8 @@ import numpy as np
 
 from .. import core, dtypes, lax
 from ..core import Tracer
-from ..errors import ArgumentValueError, ConcretizationError, ShapeError, ShapeValueError
+from ..errors import (ArgumentValueError, ConcretizationError, NotImplementedInAstjaxError,
+                      ShapeError, ShapeValueError)
 from . import ufuncs as uf
 from .contractions import matmul
 from .creation import diag
@@ -415,7 +416,7 @@ def vander(x, N=None, increasing=False):
     """Return the Vandermonde matrix of the powers of `x`.
     Args: x: 1-D array; N: number of columns; increasing: power order.
     Returns: 2-D Array.
-    Vs NumPy: `N` must be passed explicitly here, as a static int."""
+    Vs NumPy: `N` (default len(x)) must be a static int."""
     x = asarray_operand(x)
     if core.get_aval(x).ndim != 1:
         raise ShapeError("vander: x must be 1-D")
@@ -433,11 +434,14 @@ def ix_(*args):
     """Build open-mesh index arrays from 1-D sequences.
     Args: *args: 1-D index arrays.
     Returns: tuple of Arrays for broadcasting indexing.
-    Vs NumPy: bool inputs are reshaped as-is, not turned into integer indices."""
+    Vs NumPy: bool inputs raise NotImplementedError (as JAX), not mask -> indices."""
     n = len(args)
     out = []
     for i, a in enumerate(args):
         a = asarray(a)
+        if _dt(a) == np.bool_:
+            raise NotImplementedInAstjaxError("Boolean arguments to jnp.ix_ are not implemented",
+                                              hint="pass jnp.nonzero(mask, size=...)[0]")
         if core.get_aval(a).ndim != 1:
             raise ShapeError("ix_: arguments must be 1-D")
         shape = [1] * n
