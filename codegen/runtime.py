@@ -27,7 +27,7 @@ except ImportError as e:  # pragma: no cover
 from astjax import core, dtypes, tree_util  # noqa: E402
 from astjax.config import config  # noqa: E402
 from astjax.core import ShapedArray  # noqa: E402
-from astjax.errors import (ArgumentError, ArgumentTypeError, InternalError,  # noqa: E402
+from astjax.errors import (ArgumentTypeError, InternalError,  # noqa: E402
                            JaxRuntimeError)
 from astjax.sharding import SingleDeviceSharding  # noqa: E402
 
@@ -218,7 +218,7 @@ def device_put(x, device=None, weak_type=None) -> Array:
     if isinstance(x, Array):
         if type(x) is Array and (device is None or device == x.device):
             return x
-        x = x._value()  # another device, or a ShardedArray (gathered)
+        x = x._value()  # another device, or a multi-device array (gathered)
     aval = intern_aval(_aval_of_host(x, weak_type))
     return Array(put_host(x, aval, device), aval)
 
@@ -277,7 +277,7 @@ def block_until_ready(x):
     """Wait until every `Array` leaf of pytree `x` is computed; return `x`."""
     for leaf in tree_util.tree_leaves(x):
         if isinstance(leaf, Array):
-            leaf.block_until_ready()   # (a ShardedArray waits for all its shards)
+            leaf.block_until_ready()   # (a multi-device array waits for all its shards)
     return x
 
 # --------------------------------------------------------------------- executables
@@ -600,7 +600,7 @@ _MLIR_DIAGNOSTIC = re.compile(r"-:(\d+):\d+: error: ([^\n]*)")
 
 class _MultiSharding(xc.GSPMDSharding):
     """What jaxlib's C++ side asks of the sharding of a multi-device array. astjax
-    keeps its own layout (one shard per device, `ShardedArray.axis`); the HLO
+    keeps its own layout (one shard per device, codegen/sharded.py); the HLO
     sharding is nominal (arrays are assembled with `_skip_checks`)."""
 
     @property
@@ -639,96 +639,6 @@ def shards_of(arr):
     finally:
         if _sys.modules.get("jax", 0) is None:
             del _sys.modules["jax"]
-
-
-class Shard:
-    """One device's part of a ShardedArray (`x.addressable_shards`)."""
-    __slots__ = ("device", "index", "data")
-
-    def __init__(self, device, index, data):
-        self.device, self.index, self.data = device, index, data
-
-    def __repr__(self):
-        return f"Shard(device={self.device!r}, index={self.index}, data={self.data!r})"
-
-
-class ShardedArray(Array):
-    """An array that lives on several devices (a `pmap` result): device i holds
-    slice i along `axis` of the global value (`axis=None`: every device holds the
-    whole value). It stays there and feeds the next `pmap` without a host round
-    trip; NumPy conversion, printing and eager operations gather it."""
-    __slots__ = ("_arr", "_devices", "axis", "_single")
-
-    def __init__(self, arr, aval: ShapedArray, devs, axis=0):
-        # `aval` is the global aval and deliberately not interned: the jit fast path
-        # keys on interned avals' ids, and must never hand `_arr` to a 1-device program.
-        self._arr, self.aval, self._npy = arr, aval, None
-        self._devices, self.axis, self._single = tuple(devs), axis, None
-
-    @property
-    def _buf(self):
-        """A single-device copy on the default device (for jit / eager operations)."""
-        if self._single is None:
-            self._single = put_host(self._value(), self.aval)
-        return self._single
-
-    def _shard_values(self):
-        out = []
-        for s in shards_of(self._arr):
-            if self.aval.dtype in (dtypes.bfloat16,):
-                out.append(s._single_device_array_to_np_array_did_copy()[0])
-            else:
-                out.append(np.asarray(s))
-        return out
-
-    def _value(self) -> np.ndarray:
-        if self._npy is None:
-            vals = self._shard_values()
-            v = vals[0] if self.axis is None else np.stack(vals, self.axis)
-            v.flags.writeable = False
-            self._npy = v
-        return self._npy
-
-    @property
-    def device(self):
-        return self._devices[0]
-
-    def devices(self):
-        return set(self._devices)
-
-    @property
-    def addressable_shards(self):
-        shard_aval = intern_aval(self.shard_aval)
-        out = []
-        for i, (d, s) in enumerate(zip(self._devices, shards_of(self._arr))):
-            index = tuple(i if k == self.axis else slice(None) for k in range(self.ndim))
-            out.append(Shard(d, index, Array(s, shard_aval)))
-        return out
-
-    @property
-    def shard_aval(self) -> ShapedArray:
-        if self.axis is None:
-            return self.aval
-        shape = list(self.aval.shape)
-        del shape[self.axis]
-        return ShapedArray(shape, self.aval.dtype, self.aval.weak_type)
-
-    def block_until_ready(self):
-        self._arr.block_until_ready()
-        return self
-
-    def is_ready(self):
-        return self._arr.is_ready()
-
-    def is_deleted(self):
-        return self._arr.is_deleted()
-
-    def delete(self):
-        self._arr.delete()
-
-    def copy_to_host_async(self):
-        for s in shards_of(self._arr):
-            s._copy_single_device_array_to_host_async()
 
 
 def assemble(global_aval, bufs, devs):
@@ -785,16 +695,6 @@ class ReplicatedExecutable:
         self.handlers = [xc.array_result_handler(g, sh, committed=True, _skip_checks=True)
                          for g in self.global_avals]
         self.sync = sync and self.devices[0].platform == "cpu"
-
-    def call_arrays(self, arrays):
-        """Run on multi-device arrays (from `put_sharded` / `ShardedArray._arr`)."""
-        outs = self.exe.execute_sharded(arrays).consume_with_handlers(self.handlers)
-        if self.sync:
-            for o in outs:
-                o.block_until_ready()
-        devs = self.devices
-        return [ShardedArray(o, g, devs, ax)
-                for o, g, ax in zip(outs, self.global_avals, self.out_axes)]
 
     def as_text(self):
         return self.text
