@@ -26,7 +26,7 @@ import numpy as np
 from astjax import core, dtypes, tree_util
 from astjax.core import ShapedArray
 from astjax.errors import ArgumentTypeError, ArgumentValueError
-from astjax.primitives.spmd import resolve_sharding
+from astjax.primitives.spmd import layouts_per_leaf, resolve_sharding
 from astjax.sharding import (NamedSharding, PartitionSpec, Sharding, SingleDeviceSharding,
                              hlo_sharding)
 
@@ -317,27 +317,15 @@ def from_single_device_arrays(shape, sharding, arrays) -> runtime.Array:
 
 # ------------------------------------------------------------- JAX's constructors
 
-def _is_layout(s):
-    return s is None or isinstance(s, (Sharding, PartitionSpec))
-
-
 def put_tree(x, shardings, loc=None):
     """`device_put(x, shardings)`: `shardings` is one Sharding (or a bare
     PartitionSpec under a mesh context) for every leaf, or a pytree prefix of `x`."""
-    pdef = tree_util.tree_structure(shardings, is_leaf=_is_layout)
-    prefix = tree_util.tree_leaves(shardings, is_leaf=_is_layout)
-    try:
-        subtrees = tree_util._flatten_up_to(pdef, x)
-    except ValueError as e:
-        raise ArgumentValueError(f"device_put: the shardings {shardings!r:.80} are not a "
-                                 f"pytree prefix of the value: {e}", loc=loc) from None
+    leaves, tree = tree_util.tree_flatten(x)
     out = []
-    for s, sub in zip(prefix, subtrees):
-        if s is not None:
-            s = resolve_sharding(s, "device_put", loc)
-        out.append(tree_util.tree_map(
-            lambda v, s=s: runtime.device_put(v) if s is None else put(v, s), sub))
-    return tree_util.tree_unflatten(pdef, out)
+    for v, s in zip(leaves, layouts_per_leaf(shardings, x, "device_put: the shardings", loc)):
+        out.append(runtime.device_put(v) if s is None
+                   else put(v, resolve_sharding(s, "device_put", loc)))
+    return tree_util.tree_unflatten(tree, out)
 
 
 def make_array_from_callback(shape, sharding, data_callback, dtype=None):

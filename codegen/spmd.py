@@ -31,7 +31,8 @@ from astjax import sharding as shd
 from astjax.core import ShapedArray
 from astjax.errors import ArgumentValueError, NotImplementedInAstjaxError
 from astjax.primitives.spmd import (SPMD_PRIMITIVES, check_sharding_fits, is_partial,
-                                    resolve_sharding, with_sharding_constraint)
+                                    is_layout, layouts_per_leaf, resolve_sharding,
+                                    with_sharding_constraint)
 
 from . import explicit, runtime, sharded, stablehlo
 from .runtime import xc
@@ -265,18 +266,14 @@ class SpmdEntry:
 # ------------------------------------------------------------------- sharded jit
 
 
-def _is_layout(s):
-    return s is None or isinstance(s, (shd.Sharding, shd.PartitionSpec))
-
-
 def check_jit_shardings(in_shardings, out_shardings):
     """`jit`'s in_shardings / out_shardings, checked at `jit`: None when neither is
     given, else the pair (each a Sharding, a PartitionSpec, None or a pytree of them)."""
     if in_shardings is None and out_shardings is None:
         return None
     for what, tree in (("in_shardings", in_shardings), ("out_shardings", out_shardings)):
-        for s in tree_util.tree_leaves(tree, is_leaf=_is_layout):
-            if not _is_layout(s):
+        for s in tree_util.tree_leaves(tree, is_leaf=is_layout):
+            if not is_layout(s):
                 raise TypeError(f"jit {what} leaves must be a Sharding, a PartitionSpec or "
                                 f"None, got {type(s).__name__} {s!r:.60}")
     return (in_shardings, out_shardings)
@@ -284,18 +281,8 @@ def check_jit_shardings(in_shardings, out_shardings):
 
 def _prefix(spec, tree, what, loc):
     """One resolved sharding (or None) per leaf of `tree`, from the prefix `spec`."""
-    pdef = tree_util.tree_structure(spec, is_leaf=_is_layout)
-    prefix = tree_util.tree_leaves(spec, is_leaf=_is_layout)
-    try:
-        subtrees = tree_util._flatten_up_to(pdef, tree)
-    except ValueError as e:
-        raise ArgumentValueError(f"jit {what} {spec!r:.80} is not a pytree prefix of the "
-                                 f"values it lays out: {e}", loc=loc) from None
-    out = []
-    for s, sub in zip(prefix, subtrees):
-        s = None if s is None else resolve_sharding(s, f"jit {what}", loc)
-        out += [s] * len(tree_util.tree_leaves(sub))
-    return out
+    return [None if s is None else resolve_sharding(s, f"jit {what}", loc)
+            for s in layouts_per_leaf(spec, tree, f"jit {what}", loc)]
 
 
 def _flat_in(in_spec, dyn_args, n_leaves, loc):

@@ -262,54 +262,22 @@ def _host(fn):
         v = fn(*args, **kwargs)
         return asarray(np.asarray(v)) if isinstance(v, np.ndarray) else v
     f.__name__ = fn.__name__
+    f.__doc__ = f"""Host-side `numpy.{fn.__name__}`, with an ndarray result turned into an astjax Array.
+
+Args:
+  Same as `numpy.{fn.__name__}`.
+Returns:
+  An astjax Array (other results are passed through unchanged).
+Differs from NumPy: runs eagerly on the host; not usable inside jit.
+"""
     return f
 
 
 frombuffer = _host(np.frombuffer)
-frombuffer.__doc__ = """Host-side `numpy.frombuffer`, with an ndarray result turned into an astjax Array.
-
-Args:
-  Same as `numpy.frombuffer`.
-Returns:
-  An astjax Array (other results are passed through unchanged).
-Differs from NumPy: runs eagerly on the host; not usable inside jit.
-"""
 fromstring = _host(np.fromstring)
-fromstring.__doc__ = """Host-side `numpy.fromstring`, with an ndarray result turned into an astjax Array.
-
-Args:
-  Same as `numpy.fromstring`.
-Returns:
-  An astjax Array (other results are passed through unchanged).
-Differs from NumPy: runs eagerly on the host; not usable inside jit.
-"""
 fromiter = _host(np.fromiter)
-fromiter.__doc__ = """Host-side `numpy.fromiter`, with an ndarray result turned into an astjax Array.
-
-Args:
-  Same as `numpy.fromiter`.
-Returns:
-  An astjax Array (other results are passed through unchanged).
-Differs from NumPy: runs eagerly on the host; not usable inside jit.
-"""
 fromfile = _host(np.fromfile)
-fromfile.__doc__ = """Host-side `numpy.fromfile`, with an ndarray result turned into an astjax Array.
-
-Args:
-  Same as `numpy.fromfile`.
-Returns:
-  An astjax Array (other results are passed through unchanged).
-Differs from NumPy: runs eagerly on the host; not usable inside jit.
-"""
 load = _host(np.load)
-load.__doc__ = """Host-side `numpy.load`, with an ndarray result turned into an astjax Array.
-
-Args:
-  Same as `numpy.load`.
-Returns:
-  An astjax Array (other results are passed through unchanged).
-Differs from NumPy: runs eagerly on the host; not usable inside jit.
-"""
 
 
 def save(file, arr, allow_pickle=True):

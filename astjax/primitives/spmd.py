@@ -134,25 +134,35 @@ deflinear(sharding_constraint_p, lambda ct, x, *, sharding: [
     None if is_zero(ct) else sharding_constraint_p.bind(ct, sharding=sharding)])
 
 
+def is_layout(s):
+    """A leaf of a sharding pytree: a Sharding, a PartitionSpec or None."""
+    return s is None or isinstance(s, (shd.Sharding, shd.PartitionSpec))
+
+
+def layouts_per_leaf(spec, tree, what, loc=None):
+    """The entry of the pytree prefix `spec` (Shardings, PartitionSpecs or None) that
+    covers each leaf of `tree`, in leaf order, unresolved; `what` starts the error."""
+    pdef = tree_util.tree_structure(spec, is_leaf=is_layout)
+    prefix = tree_util.tree_leaves(spec, is_leaf=is_layout)
+    try:
+        subtrees = tree_util._flatten_up_to(pdef, tree)
+    except ValueError as e:
+        raise ArgumentValueError(f"{what} {spec!r:.80} are not a pytree prefix of the "
+                                 f"value: {e}", loc=loc) from None
+    out = []
+    for s, sub in zip(prefix, subtrees):
+        out += [s] * len(tree_util.tree_leaves(sub))
+    return out
+
+
 def with_sharding_constraint(x, shardings):
     """`lax.with_sharding_constraint`: lay each leaf of `x` out as its sharding says
     (`shardings` is one sharding for every leaf or a pytree prefix of `x`; a bare
     PartitionSpec names axes of the current mesh)."""
     loc = caller_location()
 
-    def is_leaf(s):
-        return s is None or isinstance(s, (shd.Sharding, shd.PartitionSpec))
     leaves, tree = tree_util.tree_flatten(x)
-    prefix = tree_util.tree_leaves(shardings, is_leaf=is_leaf)
-    pdef = tree_util.tree_structure(shardings, is_leaf=is_leaf)
-    try:
-        subtrees = tree_util._flatten_up_to(pdef, x)
-    except ValueError as e:
-        raise ArgumentValueError(f"with_sharding_constraint: the shardings {shardings!r:.80} "
-                                 f"are not a pytree prefix of the value: {e}", loc=loc) from None
-    per_leaf = []
-    for s, sub in zip(prefix, subtrees):
-        per_leaf += [s] * len(tree_util.tree_leaves(sub))
+    per_leaf = layouts_per_leaf(shardings, x, "with_sharding_constraint: the shardings", loc)
     outs = []
     for v, s in zip(leaves, per_leaf):
         if s is None:
