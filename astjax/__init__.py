@@ -14,7 +14,11 @@ from . import dtypes, core, errors, tree_util
 from . import primitives  # noqa: F401  (registers every primitive)
 from .codegen import runtime as _runtime
 from .codegen.runtime import Device
-from .core import Array  # abstract: staged values and device arrays are instances
+from typing import TYPE_CHECKING as _TYPE_CHECKING
+if _TYPE_CHECKING:  # what a type checker sees: the array surface (astjax/typing.py)
+    from .typing import Array
+else:
+    from .core import Array  # abstract: staged values and device arrays are instances
 Array.register(_runtime.Array)
 from . import lax, numpy
 from . import random, nn, scipy, tree  # noqa: F401  (array API breadth)
@@ -55,3 +59,24 @@ from .config_api import (disable_jit, ensure_compile_time_eval, clear_caches,  #
                          debug_infs, numpy_rank_promotion, numpy_dtype_promotion,
                          default_matmul_precision, log_compiles)
 from .ad_extras import linear_transpose, custom_gradient  # noqa: E402,F401
+
+# The public names (`from astjax import *`, and what a type checker takes as exported:
+# `mypy --strict` reads only these as re-exports). tests/test_typing.py keeps it complete.
+__all__ = [
+    "Array", "AstjaxError", "Device", "P", "ShapeDtypeStruct", "block_until_ready",
+    "checkpoint", "clear_caches", "config", "core", "custom_gradient", "custom_jvp",
+    "custom_vjp", "debug", "debug_infs", "debug_nans", "default_backend",
+    "default_matmul_precision", "device_count", "device_get", "device_put", "devices",
+    "disable_jit", "distributed", "dtypes", "effects_barrier", "enable_x64",
+    "ensure_compile_time_eval", "errors", "eval_shape", "example_libraries", "extend",
+    "flatten_util", "float0", "function", "grad", "hessian", "install_as_jax",
+    "interpreters", "jacfwd", "jacobian", "jacrev", "jit", "jvp", "lax", "linear_transpose",
+    "linearize", "live_arrays", "local_device_count", "local_devices", "log_compiles",
+    "make_array_from_callback", "make_array_from_process_local_data",
+    "make_array_from_single_device_arrays", "make_jaxpr", "make_mesh", "named_call",
+    "named_scope", "nn", "numpy", "numpy_dtype_promotion", "numpy_rank_promotion", "pmap",
+    "print_environment_info", "process_count", "process_index", "pure_callback", "random",
+    "remat", "reshard", "scipy", "set_mesh", "shard_map", "sharding", "source",
+    "source_function", "stages", "stop_gradient", "test_util", "tree", "tree_util",
+    "typeof", "typing", "unroll", "value_and_grad", "vjp", "vmap",
+]

@@ -15,6 +15,8 @@ import contextlib
 import functools
 import inspect
 import threading
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -346,7 +348,9 @@ def _count_float0(diff_mask, nz_in):
     return sum(1 for m, nz in zip(diff_mask, nz_in) if m and not nz)
 
 
-def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, reduce_axes=()):
+def grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False,
+         holomorphic: bool = False, allow_int: bool = False,
+         reduce_axes: Sequence[Any] = ()) -> Callable[..., Any]:
     """The gradient of scalar-valued `fun` with respect to positional args `argnums`.
 
     astjax differentiates `fun`'s source (Python control flow is fine);
@@ -360,8 +364,9 @@ def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, redu
     return _Grad(fun, argnums, has_aux, False, allow_int)
 
 
-def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False,
-                   reduce_axes=()):
+def value_and_grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
+                   has_aux: bool = False, holomorphic: bool = False, allow_int: bool = False,
+                   reduce_axes: Sequence[Any] = ()) -> Callable[..., tuple[Any, Any]]:
     """Like `grad`, but the result returns `(fun(*args), gradient)`.
 
     Example:
@@ -396,7 +401,8 @@ def _check_tangent(p_aval, t, where):
                                  hint="each tangent has the shape and dtype of its primal")
 
 
-def jvp(fun, primals, tangents, has_aux=False):
+def jvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any],
+        has_aux: bool = False) -> tuple[Any, ...]:
     """(fun(*primals), the directional derivative along tangents)."""
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
         raise ArgumentTypeError("primal and tangent arguments to jax.jvp must be tuples or "
@@ -431,7 +437,7 @@ def jvp(fun, primals, tangents, has_aux=False):
     return tree_util.tree_unflatten(out_tree, prim), tree_util.tree_unflatten(out_tree, tl)
 
 
-def linearize(fun, *primals, has_aux=False):
+def linearize(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[Any, ...]:
     """(fun(*primals), f_jvp) where f_jvp evaluates the linearized function."""
     closed, in_tree, out_tree, leaves = _stage(fun, primals, {})
     in_avals = [v.aval for v in closed.jaxpr.invars]
@@ -462,7 +468,7 @@ def linearize(fun, *primals, has_aux=False):
     return tree_util.tree_unflatten(out_tree, prim), f_jvp
 
 
-def vjp(fun, *primals, has_aux=False):
+def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[Any, ...]:
     """(fun(*primals), vjp_fn) where vjp_fn(cotangent) -> cotangents of primals.
     As in JAX, vjp_fn is a pytree whose leaves are the residuals (here a
     `tree_util.Partial`; it can be returned from `jit`), and the backward pass -- a `custom_vjp`'s bwd rule with
@@ -651,7 +657,8 @@ class _Jac(_Transformed):
         return jac
 
 
-def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
+def jacfwd(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False,
+           holomorphic: bool = False) -> Callable[..., Any]:
     """Jacobian of `fun` w.r.t. args `argnums`, by forward mode (one JVP per input).
 
     Args: fun (defined in a file: astjax stages its source); argnums: int or tuple;
@@ -667,7 +674,8 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
     return _Jac(fun, argnums, has_aux, "fwd")
 
 
-def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
+def jacrev(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False,
+           holomorphic: bool = False, allow_int: bool = False) -> Callable[..., Any]:
     """Jacobian of `fun` w.r.t. args `argnums`, by reverse mode (one VJP per output).
 
     Example:
@@ -678,7 +686,8 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
     return _Jac(fun, argnums, has_aux, "rev")
 
 
-def hessian(fun, argnums=0, has_aux=False, holomorphic=False):
+def hessian(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False,
+            holomorphic: bool = False) -> Callable[..., Any]:
     """Hessian of scalar `fun`: `jacfwd(jacrev(fun))` w.r.t. args `argnums`.
 
     Args: as `jacfwd`. Returns a function giving the matrix of second derivatives.
@@ -708,7 +717,9 @@ class _Checkpoint(_Transformed):
         return tree_util.tree_unflatten(out_tree, outs)
 
 
-def checkpoint(fun=None, *, prevent_cse=True, policy=None, static_argnums=()):
+def checkpoint(fun: Callable[..., Any] | None = None, *, prevent_cse: bool = True,
+               policy: Callable[..., bool] | None = None,
+               static_argnums: int | Sequence[int] = ()) -> Any:
     """Recompute `fun`'s intermediates in the backward pass instead of storing them."""
     if fun is None:
         return functools.partial(checkpoint, prevent_cse=prevent_cse, policy=policy,

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TypeVar, overload
 
 import numpy as np
 
@@ -18,6 +20,7 @@ from .transforms.dce import dce_closed
 from .traceback_util import user_traceback
 
 _Array = runtime.Array
+_T = TypeVar("_T")
 _config_values = dtypes.config._values
 from .config import jit_call_hook as _jit_call_hook  # noqa: E402
 
@@ -96,10 +99,10 @@ class Lowered:
     def __init__(self, entry):
         self._entry = entry
 
-    def as_text(self):
+    def as_text(self) -> str:
         return self._entry.text
 
-    def compile(self):
+    def compile(self) -> Compiled:
         return Compiled(self._entry.compile())
 
     def __str__(self):
@@ -353,7 +356,7 @@ class Jitted(StagedCallable):
         entry, _ = self._entry(args, kwargs)
         return entry.closed, entry.out_tree
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         # Fast path: arguments whose signature was seen before. The key holds the x64
         # flag and, per argument, the id of its interned aval (Arrays) or
         # (shape, dtype) / type (host values), the pytree structure, keyword names
@@ -463,7 +466,7 @@ class Jitted(StagedCallable):
             return _spmd.constrain_inline(fun, self._shardings, dyn_args, dyn_kwargs)
         return _call_user(fun, dyn_args, dyn_kwargs)
 
-    def lower(self, *args, **kwargs):
+    def lower(self, *args: Any, **kwargs: Any) -> Lowered:
         try:
             entry, _ = self._entry(args, kwargs)
         except AstjaxError as e:
@@ -494,8 +497,21 @@ def _call_user(fun, args, kwargs):
 _JIT_KEYWORDS = ("keep_unused", "device", "backend", "abstracted_axes", "compiler_options")
 
 
-def jit(fun=None, in_shardings=None, out_shardings=None, *, static_argnums=(),
-        static_argnames=(), donate_argnums=(), donate_argnames=(), inline=False, **options):
+@overload
+def jit(fun: Callable[..., Any], in_shardings: Any = None, out_shardings: Any = None, *,
+        static_argnums: int | Sequence[int] = (), static_argnames: str | Iterable[str] = (),
+        donate_argnums: int | Sequence[int] = (), donate_argnames: str | Iterable[str] = (),
+        inline: bool = False, **options: Any) -> Jitted: ...
+@overload
+def jit(fun: None = None, in_shardings: Any = None, out_shardings: Any = None, *,
+        static_argnums: int | Sequence[int] = (), static_argnames: str | Iterable[str] = (),
+        donate_argnums: int | Sequence[int] = (), donate_argnames: str | Iterable[str] = (),
+        inline: bool = False, **options: Any) -> Callable[[Callable[..., Any]], Jitted]: ...
+def jit(fun: Callable[..., Any] | None = None, in_shardings: Any = None,
+        out_shardings: Any = None, *, static_argnums: int | Sequence[int] = (),
+        static_argnames: str | Iterable[str] = (), donate_argnums: int | Sequence[int] = (),
+        donate_argnames: str | Iterable[str] = (), inline: bool = False,
+        **options: Any) -> Jitted | Callable[[Callable[..., Any]], Jitted]:
     """Stage `fun` from its source and compile it with XLA per input signature.
     `in_shardings` / `out_shardings` (pytree prefixes of the positional arguments /
     the results; None = XLA chooses) make it a partitioned program over their mesh
@@ -533,7 +549,9 @@ def jit(fun=None, in_shardings=None, out_shardings=None, *, static_argnums=(),
 function = jit
 
 
-def make_jaxpr(fun, static_argnums=(), static_argnames=(), return_shape=False):
+def make_jaxpr(fun: Callable[..., Any], static_argnums: int | Sequence[int] = (),
+               static_argnames: str | Iterable[str] = (),
+               return_shape: bool = False) -> Callable[..., Any]:
     """`make_jaxpr(f)(*args)` -> the ClosedJaxpr astjax stages for these arguments."""
     j = fun if isinstance(fun, Jitted) and not static_argnums else Jitted(
         fun, static_argnums, static_argnames)
@@ -586,7 +604,7 @@ class ShapeDtypeStruct:
         return hash((self.shape, self.dtype))
 
 
-def typeof(x) -> core.ShapedArray:
+def typeof(x: Any) -> core.ShapedArray:
     """The abstract value of `x` -- shape, dtype and weak type -- as `jax.typeof`
     (an Array, a staged value, a NumPy array or a Python scalar)."""
     try:
@@ -595,7 +613,7 @@ def typeof(x) -> core.ShapedArray:
         raise ArgumentTypeError(f"typeof: {e}", loc=caller_location()) from None
 
 
-def eval_shape(fun, *args, **kwargs):
+def eval_shape(fun: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     """The shapes and dtypes of `fun(*args, **kwargs)` as ShapeDtypeStructs. It only
     stages (nothing is lowered, compiled or put on a device), so it works inside a
     jitted function and on closures over staged values."""
@@ -612,7 +630,8 @@ def eval_shape(fun, *args, **kwargs):
                                                for v in closed.jaxpr.outvars])
 
 
-def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
+def device_put(x: Any, device: Any = None, *, src: Any = None, donate: bool = False,
+               may_alias: bool | None = None) -> Any:
     """Put every leaf of `x` on `device`: a Device from `astjax.devices()`, None for
     the default one, or a Sharding (`NamedSharding`: the leaf laid out over the
     mesh's devices, one buffer per device) -- one for every leaf, or a pytree of
@@ -633,31 +652,40 @@ def _is_layout(s):
 
 
 devices = runtime.global_devices   # every device of the job (astjax.distributed)
-device_get = runtime.device_get
-block_until_ready = runtime.block_until_ready
 
 
-def local_devices():
+def device_get(x: Any) -> Any:
+    """Copy every array leaf of pytree `x` to the host: NumPy arrays (other leaves as
+    they are)."""
+    return runtime.device_get(x)
+
+
+def block_until_ready(x: _T) -> _T:
+    """Wait until every array leaf of pytree `x` is computed; return `x` itself."""
+    return runtime.block_until_ready(x)
+
+
+def local_devices() -> list[runtime.Device]:
     """This process's devices."""
     return runtime.devices()
 
 
-def device_count():
+def device_count() -> int:
     """The number of devices of the job (all processes)."""
     return len(runtime.global_devices())
 
 
-def local_device_count():
+def local_device_count() -> int:
     """The number of this process's devices."""
     return len(runtime.devices())
 
 
-def process_index():
+def process_index() -> int:
     """This process's index in a multi-process job (0 alone)."""
     return runtime.client().process_index()
 
 
-def process_count():
+def process_count() -> int:
     """The number of processes of the job."""
     return len({d.process_index for d in runtime.global_devices()})
 
@@ -682,7 +710,7 @@ def make_mesh(axis_shapes, axis_names, axis_types=None, *, devices=None):
     return _sharding.Mesh(grid.reshape(axis_shapes), tuple(axis_names), axis_types)
 
 
-def default_backend():
+def default_backend() -> str:
     """Name of the platform of the default device (e.g. ``"cpu"``).
 
     Example:

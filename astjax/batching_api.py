@@ -13,6 +13,8 @@ read as a tuple. Keyword arguments are always mapped over axis 0.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable, Hashable
+from typing import Any, TypeVar, overload
 
 from . import core, tree_util
 from .api import Jitted
@@ -157,11 +159,19 @@ class BatchedFunction(StagedCallable):
         return tree_util.tree_unflatten(out_tree, results)
 
 
-_NO_FUN = object()  # vmap(in_axes=...) without a function: a decorator factory
+_NO_FUN: Any = object()  # vmap(in_axes=...) without a function: a decorator factory
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 
-def vmap(fun=_NO_FUN, in_axes=0, out_axes=0, axis_name=None, axis_size=None,
-         spmd_axis_name=None):
+@overload
+def vmap(fun: _F, in_axes: Any = 0, out_axes: Any = 0, axis_name: Hashable | None = None,
+         axis_size: int | None = None, spmd_axis_name: Any = None) -> _F: ...
+@overload
+def vmap(*, in_axes: Any = 0, out_axes: Any = 0, axis_name: Hashable | None = None,
+         axis_size: int | None = None, spmd_axis_name: Any = None) -> Callable[[_F], _F]: ...
+def vmap(fun: Any = _NO_FUN, in_axes: Any = 0, out_axes: Any = 0,
+         axis_name: Hashable | None = None, axis_size: int | None = None,
+         spmd_axis_name: Any = None) -> Any:
     """Vectorizing map: `vmap(f)(xs)` computes `f` on every slice of `xs` along the
     mapped axis, as one batched program. `vmap(in_axes=...)` without a function is a
     decorator; an explicit `vmap(None)` is an error, as in JAX.

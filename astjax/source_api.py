@@ -15,6 +15,8 @@ import inspect
 import itertools
 import linecache
 import re
+from collections.abc import Callable
+from typing import Any
 
 from . import api, dtypes, tree_util
 from .codegen import pysource
@@ -216,7 +218,7 @@ def _generate(fn, args, kwargs, comments=True):
                              main_file=main_file)
 
 
-def source(fn, *args, **kwargs):
+def source(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> str:
     """The Python source astjax generates for `fn` at these example arguments (arrays,
     Python scalars, pytrees of them, or `astjax.ShapeDtypeStruct`s): readable and
     runnable; `astjax.source_function` compiles it. Without arguments, the most recent
@@ -245,7 +247,7 @@ def compile_source(src):
     return fn
 
 
-def source_function(fn, *args, **kwargs):
+def source_function(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Callable[..., Any]:
     """The generated source of `fn` (see `source`) as a function object: calling it
     runs the generated code eagerly, and `astjax.jit` stages it again from its source
     (held in `linecache` under a file name of its own)."""

@@ -12,9 +12,12 @@ from __future__ import annotations
 import collections
 import dataclasses
 import functools
-from typing import Any, Callable, NamedTuple
+from collections.abc import Iterable, Sequence
+from typing import Any, Callable, NamedTuple, TypeVar
 
 from .errors import ArgumentValueError
+
+_C = TypeVar("_C")  # a class given to and returned by a registering decorator
 
 
 class _Node(NamedTuple):
@@ -27,7 +30,9 @@ _registry: dict[type, _Node] = {}
 _implicit: dict[type, _Node | None] = {}
 
 
-def register_pytree_node(nodetype, flatten_func, unflatten_func, flatten_with_keys_func=None):
+def register_pytree_node(nodetype: Any, flatten_func: Callable[..., Any],
+                         unflatten_func: Callable[..., Any],
+                         flatten_with_keys_func: Callable[..., Any] | None = None) -> None:
     """`flatten_func(x) -> (children, aux)`, `unflatten_func(aux, children) -> x`.
     Returns None, as JAX's does (the class decorators below return the class)."""
     if nodetype in _registry:
@@ -36,7 +41,9 @@ def register_pytree_node(nodetype, flatten_func, unflatten_func, flatten_with_ke
     _implicit.pop(nodetype, None)
 
 
-def register_pytree_with_keys(nodetype, flatten_with_keys, unflatten_func, flatten_func=None):
+def register_pytree_with_keys(nodetype: Any, flatten_with_keys: Callable[..., Any],
+                              unflatten_func: Callable[..., Any],
+                              flatten_func: Callable[..., Any] | None = None) -> None:
     """Register `nodetype` as a pytree node whose children carry path keys.
 
     Args:
@@ -51,14 +58,14 @@ def register_pytree_with_keys(nodetype, flatten_with_keys, unflatten_func, flatt
     register_pytree_node(nodetype, flatten_func or flat, unflatten_func, flatten_with_keys)
 
 
-def register_static(cls):
+def register_static(cls: _C) -> _C:
     """Register `cls` as a pytree node with no children: its instances are part of the
     tree structure (compared by `==`), never leaves."""
     register_pytree_node(cls, lambda x: ((), x), lambda x, _: x)
     return cls
 
 
-def register_pytree_node_class(cls):
+def register_pytree_node_class(cls: _C) -> _C:
     """Class decorator: register `cls` via its `tree_flatten` method and
     `tree_unflatten` classmethod; returns `cls`.
     """
@@ -66,7 +73,7 @@ def register_pytree_node_class(cls):
     return cls
 
 
-def register_pytree_with_keys_class(cls):
+def register_pytree_with_keys_class(cls: _C) -> _C:
     """Class decorator: register `cls` via its `tree_flatten_with_keys` method and
     `tree_unflatten` classmethod; returns `cls`.
     """
@@ -74,7 +81,9 @@ def register_pytree_with_keys_class(cls):
     return cls
 
 
-def register_dataclass(nodetype=None, data_fields=None, meta_fields=None, drop_fields=()):
+def register_dataclass(nodetype: Any = None, data_fields: Sequence[str] | None = None,
+                       meta_fields: Sequence[str] | None = None,
+                       drop_fields: Sequence[str] = ()) -> Any:
     """Register a dataclass: data fields are children, meta fields (default: those
     declared with `field(metadata=dict(static=True))`) are static aux data."""
     if nodetype is None:
@@ -211,7 +220,8 @@ def _aux_key(aux):
 _LEAF = PyTreeDef(None, None, ())
 
 
-def tree_flatten(tree, is_leaf=None):
+def tree_flatten(tree: Any,
+                 is_leaf: Callable[[Any], bool] | None = None) -> tuple[list[Any], PyTreeDef]:
     """(leaves, treedef); `None` is an empty subtree, not a leaf."""
     leaves: list = []
     treedef = _flatten(tree, is_leaf, leaves)
@@ -230,7 +240,7 @@ def _flatten(x, is_leaf, leaves):
     return PyTreeDef(type(x), aux, [_flatten(c, is_leaf, leaves) for c in children])
 
 
-def tree_unflatten(treedef: PyTreeDef, leaves):
+def tree_unflatten(treedef: PyTreeDef, leaves: Iterable[Any]) -> Any:
     """Rebuild a pytree of structure `treedef` from a flat sequence of leaves.
 
     Args:
@@ -262,7 +272,7 @@ def _unflatten(td, it):
     return _node_for_type(td.node_type).unflatten(td.aux, children)
 
 
-def tree_leaves(tree, is_leaf=None):
+def tree_leaves(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> list[Any]:
     """The leaves of `tree`, in flattening order (dict keys sorted).
 
     Args:
@@ -280,7 +290,7 @@ def tree_leaves(tree, is_leaf=None):
     return tree_flatten(tree, is_leaf)[0]
 
 
-def tree_structure(tree, is_leaf=None):
+def tree_structure(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> PyTreeDef:
     """The `PyTreeDef` of `tree` (its structure without the leaves).
 
     Example:
@@ -291,7 +301,8 @@ def tree_structure(tree, is_leaf=None):
     return tree_flatten(tree, is_leaf)[1]
 
 
-def tree_map(f, tree, *rest, is_leaf=None):
+def tree_map(f: Callable[..., Any], tree: Any, *rest: Any,
+             is_leaf: Callable[[Any], bool] | None = None) -> Any:
     """f applied leafwise; the other trees must have `tree`'s structure (or have it
     as a prefix: then f receives their subtrees).
 
@@ -356,7 +367,7 @@ def _flatten_up_to(treedef, tree, strict=False):
     return out
 
 
-def tree_all(tree, *, is_leaf=None):
+def tree_all(tree: Any, *, is_leaf: Callable[[Any], bool] | None = None) -> bool:
     """True if every leaf of `tree` is truthy."""
     return all(tree_leaves(tree, is_leaf))
 
@@ -364,7 +375,8 @@ def tree_all(tree, *, is_leaf=None):
 _NO_INIT = object()
 
 
-def tree_reduce(function, tree, initializer=_NO_INIT, is_leaf=None):
+def tree_reduce(function: Callable[..., Any], tree: Any, initializer: Any = _NO_INIT,
+                is_leaf: Callable[[Any], bool] | None = None) -> Any:
     """Fold `function` over the leaves of `tree`, left to right.
 
     Args:
@@ -387,7 +399,8 @@ def tree_reduce(function, tree, initializer=_NO_INIT, is_leaf=None):
     return functools.reduce(function, leaves, initializer)
 
 
-def tree_transpose(outer_treedef, inner_treedef, pytree_to_transpose):
+def tree_transpose(outer_treedef: PyTreeDef, inner_treedef: PyTreeDef,
+                   pytree_to_transpose: Any) -> Any:
     """Swap the outer and inner levels of a pytree of pytrees.
 
     Args:
@@ -418,23 +431,23 @@ def tree_transpose(outer_treedef, inner_treedef, pytree_to_transpose):
     return tree_unflatten(inner_treedef, subtrees)
 
 
-def treedef_children(td):
+def treedef_children(td: PyTreeDef) -> list[PyTreeDef]:
     """The `PyTreeDef`s of the children of the root node of `td`, as a list."""
     return list(td.children)
 
 
-def treedef_is_leaf(td):
+def treedef_is_leaf(td: PyTreeDef) -> bool:
     """True if `td` is the structure of a single leaf."""
     return td.node_type is None
 
 
-def treedef_tuple(treedefs):
+def treedef_tuple(treedefs: Iterable[PyTreeDef]) -> PyTreeDef:
     """A `PyTreeDef` for a tuple whose children have the given structures."""
     treedefs = list(treedefs)
     return PyTreeDef(tuple, None, treedefs)
 
 
-def all_leaves(iterable, is_leaf=None):
+def all_leaves(iterable: Iterable[Any], is_leaf: Callable[[Any], bool] | None = None) -> bool:
     """True if every element of `iterable` is a leaf (not a pytree node).
 
     Args:
@@ -446,7 +459,7 @@ def all_leaves(iterable, is_leaf=None):
     return all(is_leaf(x) or _node_for(x) is None for x in iterable)
 
 
-def build_tree(treedef, xs):
+def build_tree(treedef: PyTreeDef, xs: Any) -> Any:
     """Build `treedef` with `xs` as its children (nested), like jax.tree_util.build_tree."""
     def go(td, x):
         if td.node_type is None:
@@ -505,7 +518,9 @@ def _child_keys(x, node, children, aux):
     return [FlattenedIndexKey(i) for i in range(len(children))]
 
 
-def tree_flatten_with_path(tree, is_leaf=None):
+def tree_flatten_with_path(
+        tree: Any, is_leaf: Callable[[Any], bool] | None = None,
+) -> tuple[list[tuple[Any, Any]], PyTreeDef]:
     """Like `tree_flatten`, but each leaf comes with its key path.
 
     Args:
@@ -538,12 +553,14 @@ def tree_flatten_with_path(tree, is_leaf=None):
     return out, tree_structure(tree, is_leaf)
 
 
-def tree_leaves_with_path(tree, is_leaf=None):
+def tree_leaves_with_path(tree: Any,
+                          is_leaf: Callable[[Any], bool] | None = None) -> list[tuple[Any, Any]]:
     """The `(path, leaf)` pairs of `tree` (the first half of `tree_flatten_with_path`)."""
     return tree_flatten_with_path(tree, is_leaf)[0]
 
 
-def tree_map_with_path(f, tree, *rest, is_leaf=None):
+def tree_map_with_path(f: Callable[..., Any], tree: Any, *rest: Any,
+                       is_leaf: Callable[[Any], bool] | None = None) -> Any:
     """Like `tree_map`, but `f` also receives each leaf's key path first.
 
     Args:
@@ -560,7 +577,7 @@ def tree_map_with_path(f, tree, *rest, is_leaf=None):
     return tree_unflatten(treedef, [f(p, x, *xs) for (p, x), *xs in zip(pairs, *others)])
 
 
-def keystr(keys, *, simple=False, separator=""):
+def keystr(keys: Sequence[Any], *, simple: bool = False, separator: str = '') -> str:
     """Render a key path as a string, e.g. `['a'][0]`.
 
     Args:

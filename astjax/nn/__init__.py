@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from collections.abc import Sequence
+
 from ..errors import MissingNameError
 from .. import core, dtypes, lax
 from .. import numpy as jnp
@@ -14,6 +16,7 @@ from ..numpy.util import canonicalize_axis, static_int
 from ..scipy.special import _axes, logsumexp  # noqa: F401
 from ..scipy.special import _log_softmax as log_softmax, _softmax as softmax  # noqa: F401
 from . import initializers  # noqa: F401
+from ..typing import Array, ArrayLike, DTypeLike
 
 __all__ = ["relu", "relu6", "gelu", "sigmoid", "softplus", "silu", "swish", "elu", "celu",
            "selu", "leaky_relu", "hard_tanh", "hard_sigmoid", "hard_silu", "hard_swish",
@@ -27,7 +30,7 @@ def _inexact(name, x):
     return promote_args_inexact(name, asarray_operand(x))[0]
 
 
-def identity(x):
+def identity(x: ArrayLike) -> Array:
     """Return `x` unchanged, as an array (the identity activation)."""
     return asarray_operand(x)
 
@@ -44,7 +47,7 @@ def _clip_kink(x, lo, hi=None):
     return where(inside, x, edge)
 
 
-def relu(x):
+def relu(x: ArrayLike) -> Array:
     """Rectified linear unit, elementwise `max(x, 0)`.
 
     Unlike a plain `maximum`, the derivative at 0 is 0 (JAX's convention);
@@ -64,7 +67,7 @@ def relu(x):
     return _clip_kink(asarray_operand(x), 0)
 
 
-def relu6(x):
+def relu6(x: ArrayLike) -> Array:
     """Elementwise `min(max(x, 0), 6)`, with derivative 0 at both kinks.
 
     Args:
@@ -76,7 +79,7 @@ def relu6(x):
     return _clip_kink(asarray_operand(x), 0, 6.0)
 
 
-def sigmoid(x):
+def sigmoid(x: ArrayLike) -> Array:
     """Logistic sigmoid, elementwise `1 / (1 + exp(-x))`.
 
     Args:
@@ -93,7 +96,7 @@ def sigmoid(x):
     return lax.logistic(_inexact("sigmoid", x))
 
 
-def log_sigmoid(x):
+def log_sigmoid(x: ArrayLike) -> Array:
     """Elementwise `log(sigmoid(x))`, computed as `-softplus(-x)` for stability.
 
     Args:
@@ -105,7 +108,7 @@ def log_sigmoid(x):
     return _uf.negative(softplus(_uf.negative(_inexact("log_sigmoid", x))))
 
 
-def softplus(x):
+def softplus(x: ArrayLike) -> Array:
     """Elementwise `log(1 + exp(x))`, a smooth version of `relu`.
 
     Args:
@@ -122,7 +125,7 @@ def softplus(x):
     return _uf.logaddexp(_inexact("softplus", x), 0.0)
 
 
-def sparse_plus(x):
+def sparse_plus(x: ArrayLike) -> Array:
     """Piecewise softplus: 0 for x <= -1, x for x >= 1, `(x + 1)**2 / 4` between.
 
     Args:
@@ -137,7 +140,7 @@ def sparse_plus(x):
                      _uf.add(x, 1.0)))))
 
 
-def soft_sign(x):
+def soft_sign(x: ArrayLike) -> Array:
     """Elementwise `x / (|x| + 1)`.
 
     Args:
@@ -150,7 +153,7 @@ def soft_sign(x):
     return _uf.true_divide(x, _uf.add(_uf.abs(x), 1.0))
 
 
-def silu(x):
+def silu(x: ArrayLike) -> Array:
     """SiLU (also `swish`): elementwise `x * sigmoid(x)`.
 
     Args:
@@ -171,7 +174,7 @@ def silu(x):
 swish = silu
 
 
-def mish(x):
+def mish(x: ArrayLike) -> Array:
     """Elementwise `x * tanh(softplus(x))`.
 
     Args:
@@ -184,7 +187,7 @@ def mish(x):
     return _uf.multiply(x, _uf.tanh(softplus(x)))
 
 
-def gelu(x, approximate=True):
+def gelu(x: ArrayLike, approximate: bool = True) -> Array:
     """Gaussian error linear unit, elementwise `x * P(N(0, 1) <= x)`.
 
     Args:
@@ -212,7 +215,7 @@ def gelu(x, approximate=True):
                                                    1.0)), 2.0)
 
 
-def elu(x, alpha=1.0):
+def elu(x: ArrayLike, alpha: ArrayLike = 1.0) -> Array:
     """Exponential linear unit: `x` for x > 0, else `alpha * (exp(x) - 1)`.
 
     Args:
@@ -227,7 +230,7 @@ def elu(x, alpha=1.0):
     return where(_uf.greater(x, 0), x, _uf.multiply(alpha, _uf.expm1(safe)))
 
 
-def celu(x, alpha=1.0):
+def celu(x: ArrayLike, alpha: ArrayLike = 1.0) -> Array:
     """Continuously differentiable ELU: `max(x, 0) + alpha * expm1(min(x, 0) / alpha)`.
 
     Args:
@@ -242,7 +245,7 @@ def celu(x, alpha=1.0):
         _uf.minimum(x, 0.0), alpha))))
 
 
-def selu(x):
+def selu(x: ArrayLike) -> Array:
     """Scaled ELU with the fixed self-normalizing `alpha` and `scale` constants.
 
     Args:
@@ -256,7 +259,7 @@ def selu(x):
     return _uf.multiply(scale, elu(x, alpha))
 
 
-def leaky_relu(x, negative_slope=1e-2):
+def leaky_relu(x: ArrayLike, negative_slope: ArrayLike = 0.01) -> Array:
     """Leaky ReLU: `x` for x >= 0, else `negative_slope * x`.
 
     Args:
@@ -275,7 +278,7 @@ def leaky_relu(x, negative_slope=1e-2):
     return where(_uf.greater_equal(x, 0), x, _uf.multiply(negative_slope, x))
 
 
-def hard_tanh(x):
+def hard_tanh(x: ArrayLike) -> Array:
     """Elementwise clip of `x` to [-1, 1].
 
     Args:
@@ -288,7 +291,7 @@ def hard_tanh(x):
     return where(_uf.greater(x, 1), 1, where(_uf.less(x, -1), -1, x))
 
 
-def hard_sigmoid(x):
+def hard_sigmoid(x: ArrayLike) -> Array:
     """Piecewise-linear sigmoid, `relu6(x + 3) / 6`.
 
     Args:
@@ -300,7 +303,7 @@ def hard_sigmoid(x):
     return _uf.true_divide(relu6(_uf.add(_inexact("hard_sigmoid", x), 3.0)), 6.0)
 
 
-def hard_silu(x):
+def hard_silu(x: ArrayLike) -> Array:
     """Hard SiLU (also `hard_swish`): `x * hard_sigmoid(x)`.
 
     Args:
@@ -316,7 +319,7 @@ def hard_silu(x):
 hard_swish = hard_silu
 
 
-def glu(x, axis=-1):
+def glu(x: ArrayLike, axis: int | Sequence[int] = -1) -> Array:
     """Gated linear unit: split `x` in two halves along `axis`, return `a * sigmoid(b)`.
 
     Args:
@@ -336,7 +339,8 @@ def glu(x, axis=-1):
     return _uf.multiply(a, sigmoid(b))
 
 
-def one_hot(x, num_classes, *, dtype=None, axis=-1):
+def one_hot(x: ArrayLike, num_classes: int, *, dtype: DTypeLike | None = None,
+            axis: int | Sequence[int] = -1) -> Array:
     """x[..., None] == arange(num_classes), as `dtype` (default float)."""
     x = asarray_operand(x)
     num_classes = static_int(num_classes, "one_hot: num_classes")  # 2.5: TypeError, as JAX
@@ -352,7 +356,9 @@ def one_hot(x, num_classes, *, dtype=None, axis=-1):
     return lax.convert_element_type(lax.eq(xb, iota), dt)
 
 
-def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5, where=None):
+def standardize(x: ArrayLike, axis: int | Sequence[int] = -1, mean: ArrayLike | None = None,
+                variance: ArrayLike | None = None, epsilon: ArrayLike = 1e-05,
+                where: ArrayLike | None = None) -> Array:
     """Normalize `x` to zero mean and unit variance over `axis`.
 
     Args:
@@ -376,7 +382,7 @@ def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5, where=None):
 
 
 
-def tanh(x):
+def tanh(x: ArrayLike) -> Array:
     """Elementwise hyperbolic tangent (same as `astjax.numpy.tanh`).
 
     Args:
@@ -388,7 +394,7 @@ def tanh(x):
     return _uf.tanh(x)
 
 
-def squareplus(x, b=4):
+def squareplus(x: ArrayLike, b: ArrayLike = 4) -> Array:
     """Smooth relu-like function `(x + sqrt(x**2 + b)) / 2`.
 
     Args:
@@ -402,7 +408,7 @@ def squareplus(x, b=4):
     return _uf.true_divide(_uf.add(x, _uf.sqrt(_uf.add(_uf.square(x), b))), 2.0)
 
 
-def sparse_sigmoid(x):
+def sparse_sigmoid(x: ArrayLike) -> Array:
     """Piecewise-linear sigmoid `clip(x + 1, 0, 2) / 2`.
 
     Args:
@@ -415,7 +421,7 @@ def sparse_sigmoid(x):
     return _uf.multiply(0.5, _uf.clip(_uf.add(x, 1.0), 0.0, 2.0))
 
 
-def log1mexp(x):
+def log1mexp(x: ArrayLike) -> Array:
     """Elementwise `log(1 - exp(-x))` for x > 0, accurate for small and large x.
 
     Args:
@@ -429,7 +435,8 @@ def log1mexp(x):
                  _uf.log1p(_uf.negative(_uf.exp(_uf.negative(x)))))
 
 
-def logmeanexp(x, axis=None, where=None, keepdims=False):
+def logmeanexp(x: ArrayLike, axis: int | Sequence[int] | None = None,
+               where: ArrayLike | None = None, keepdims: bool = False) -> Array:
     """Stable `log(mean(exp(x)))` over `axis`.
 
     Args:
@@ -452,9 +459,13 @@ def logmeanexp(x, axis=None, where=None, keepdims=False):
     return _uf.subtract(lse, _uf.log(n))
 
 
-def dot_product_attention(query, key, value, bias=None, mask=None, *, scale=None,
-                          is_causal=False, query_seq_lengths=None, key_value_seq_lengths=None,
-                          local_window_size=None, implementation=None):
+def dot_product_attention(query: ArrayLike, key: ArrayLike, value: ArrayLike,
+                          bias: ArrayLike | None = None, mask: ArrayLike | None = None, *,
+                          scale: float | None = None, is_causal: bool = False,
+                          query_seq_lengths: ArrayLike | None = None,
+                          key_value_seq_lengths: ArrayLike | None = None,
+                          local_window_size: int | tuple[int, int] | None = None,
+                          implementation: str | None = None) -> Array:
     """softmax(q k^T * scale + bias, masked) v for (B, T, N, H) or (T, N, H) inputs
     (the XLA formulation of jax.nn.dot_product_attention)."""
     q, k, v = (asarray_operand(t) for t in (query, key, value))

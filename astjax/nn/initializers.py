@@ -4,6 +4,7 @@ give JAX's values for the same key."""
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 import numpy as np
@@ -11,6 +12,7 @@ import numpy as np
 from .. import dtypes, lax
 from .. import numpy as _jnp
 from .. import random as _random
+from ..typing import Array, ArrayLike, DTypeLike
 
 __all__ = ["zeros", "ones", "constant", "normal", "uniform", "truncated_normal",
            "variance_scaling", "glorot_normal", "glorot_uniform", "xavier_normal",
@@ -22,7 +24,7 @@ __all__ = ["zeros", "ones", "constant", "normal", "uniform", "truncated_normal",
 class Initializer(Protocol):
     """What every initializer is: `init(key, shape, dtype=...) -> array`."""
 
-    def __call__(self, key: Any, shape: Any, dtype: Any = ...) -> Any:
+    def __call__(self, key: ArrayLike, shape: Sequence[int], dtype: DTypeLike = ...) -> Array:
         ...
 
 
@@ -34,35 +36,36 @@ def _shape(shape):
     return tuple(int(d) for d in (shape if isinstance(shape, (tuple, list)) else (shape,)))
 
 
-def zeros(key, shape, dtype=np.float32):
+def zeros(key: ArrayLike, shape: Sequence[int], dtype: DTypeLike = np.float32) -> Array:
     return lax.full(_shape(shape), 0, _dt(dtype))
 
 
-def ones(key, shape, dtype=np.float32):
+def ones(key: ArrayLike, shape: Sequence[int], dtype: DTypeLike = np.float32) -> Array:
     return lax.full(_shape(shape), 1, _dt(dtype))
 
 
-def constant(value, dtype=np.float32):
+def constant(value: ArrayLike, dtype: DTypeLike = np.float32) -> Initializer:
     def init(key, shape, dtype=dtype):
         return _jnp.broadcast_to(_jnp.asarray(value, dtype=_dt(dtype)), _shape(shape))
     return init
 
 
-def normal(stddev=1e-2, dtype=np.float32):
+def normal(stddev: float = 0.01, dtype: DTypeLike = np.float32) -> Initializer:
     def init(key, shape, dtype=dtype):
         dt = _dt(dtype)
         return lax.mul(_random.normal(key, _shape(shape), dt), np.asarray(stddev, dt)[()])
     return init
 
 
-def uniform(scale=1e-2, dtype=np.float32):
+def uniform(scale: float = 0.01, dtype: DTypeLike = np.float32) -> Initializer:
     def init(key, shape, dtype=dtype):
         dt = _dt(dtype)
         return lax.mul(_random.uniform(key, _shape(shape), dt), np.asarray(scale, dt)[()])
     return init
 
 
-def truncated_normal(stddev=1e-2, dtype=np.float32, lower=-2.0, upper=2.0):
+def truncated_normal(stddev: float = 0.01, dtype: DTypeLike = np.float32, lower: float = -2.0,
+                     upper: float = 2.0) -> Initializer:
     def init(key, shape, dtype=dtype):
         dt = _dt(dtype)
         return lax.mul(_random.truncated_normal(key, lower, upper, _shape(shape), dt),
@@ -84,8 +87,9 @@ def _compute_fans(shape, in_axis=-2, out_axis=-1, batch_axis=()):
     return in_size * rf, out_size * rf
 
 
-def variance_scaling(scale, mode, distribution, in_axis=-2, out_axis=-1, batch_axis=(),
-                     dtype=np.float32):
+def variance_scaling(scale: float, mode: str, distribution: str, in_axis: int | Sequence[int] = -2,
+                     out_axis: int | Sequence[int] = -1, batch_axis: Sequence[int] = (),
+                     dtype: DTypeLike = np.float32) -> Initializer:
     def init(key, shape, dtype=dtype):
         shape = _shape(shape)
         dt = _dt(dtype)
@@ -112,29 +116,35 @@ def variance_scaling(scale, mode, distribution, in_axis=-2, out_axis=-1, batch_a
     return init
 
 
-def glorot_uniform(in_axis=-2, out_axis=-1, batch_axis=(), dtype=np.float32):
+def glorot_uniform(in_axis: int | Sequence[int] = -2, out_axis: int | Sequence[int] = -1,
+                   batch_axis: Sequence[int] = (), dtype: DTypeLike = np.float32) -> Initializer:
     return variance_scaling(1.0, "fan_avg", "uniform", in_axis, out_axis, batch_axis, dtype)
 
 
-def glorot_normal(in_axis=-2, out_axis=-1, batch_axis=(), dtype=np.float32):
+def glorot_normal(in_axis: int | Sequence[int] = -2, out_axis: int | Sequence[int] = -1,
+                  batch_axis: Sequence[int] = (), dtype: DTypeLike = np.float32) -> Initializer:
     return variance_scaling(1.0, "fan_avg", "truncated_normal", in_axis, out_axis, batch_axis,
                             dtype)
 
 
-def lecun_uniform(in_axis=-2, out_axis=-1, batch_axis=(), dtype=np.float32):
+def lecun_uniform(in_axis: int | Sequence[int] = -2, out_axis: int | Sequence[int] = -1,
+                  batch_axis: Sequence[int] = (), dtype: DTypeLike = np.float32) -> Initializer:
     return variance_scaling(1.0, "fan_in", "uniform", in_axis, out_axis, batch_axis, dtype)
 
 
-def lecun_normal(in_axis=-2, out_axis=-1, batch_axis=(), dtype=np.float32):
+def lecun_normal(in_axis: int | Sequence[int] = -2, out_axis: int | Sequence[int] = -1,
+                 batch_axis: Sequence[int] = (), dtype: DTypeLike = np.float32) -> Initializer:
     return variance_scaling(1.0, "fan_in", "truncated_normal", in_axis, out_axis, batch_axis,
                             dtype)
 
 
-def he_uniform(in_axis=-2, out_axis=-1, batch_axis=(), dtype=np.float32):
+def he_uniform(in_axis: int | Sequence[int] = -2, out_axis: int | Sequence[int] = -1,
+               batch_axis: Sequence[int] = (), dtype: DTypeLike = np.float32) -> Initializer:
     return variance_scaling(2.0, "fan_in", "uniform", in_axis, out_axis, batch_axis, dtype)
 
 
-def he_normal(in_axis=-2, out_axis=-1, batch_axis=(), dtype=np.float32):
+def he_normal(in_axis: int | Sequence[int] = -2, out_axis: int | Sequence[int] = -1,
+              batch_axis: Sequence[int] = (), dtype: DTypeLike = np.float32) -> Initializer:
     return variance_scaling(2.0, "fan_in", "truncated_normal", in_axis, out_axis, batch_axis,
                             dtype)
 
@@ -143,7 +153,8 @@ xavier_uniform, xavier_normal = glorot_uniform, glorot_normal
 kaiming_uniform, kaiming_normal = he_uniform, he_normal
 
 
-def orthogonal(scale=1.0, column_axis=-1, dtype=np.float32):
+def orthogonal(scale: float = 1.0, column_axis: int | Sequence[int] = -1,
+               dtype: DTypeLike = np.float32) -> Initializer:
     """A (semi-)orthogonal matrix over the `column_axis` columns, times `scale`."""
     def init(key, shape, dtype=dtype):
         dt = _dt(dtype)
@@ -160,7 +171,8 @@ def orthogonal(scale=1.0, column_axis=-1, dtype=np.float32):
     return init
 
 
-def delta_orthogonal(scale=1.0, column_axis=-1, dtype=np.float32):
+def delta_orthogonal(scale: float = 1.0, column_axis: int | Sequence[int] = -1,
+                     dtype: DTypeLike = np.float32) -> Initializer:
     """A convolution kernel (3-D to 5-D) that is an orthogonal matrix at the centre of
     its spatial window and zero elsewhere."""
     def init(key, shape, dtype=dtype):

@@ -31,6 +31,7 @@ from . import linalg  # noqa: F401,E402
 from . import fft  # noqa: F401,E402
 
 from .contractions import dot, matmul  # noqa: F401  (explicit for readers)
+from .operands import array as array, asarray as asarray  # noqa: F401  (typed re-export)
 from .reductions import all, any, max, min, sum  # noqa: F401,A004
 from .ufuncs import abs, divmod, pow, round  # noqa: F401,A004
 

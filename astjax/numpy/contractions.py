@@ -13,6 +13,7 @@ from .shapes import diagonal, ravel, reshape, transpose
 from .util import canonicalize_axes
 from .ufuncs import (asarray_operand, broadcast_shapes, conjugate, multiply,
                      promote_dtypes)
+from ..typing import Array
 
 
 def _prep(a, b):
@@ -20,7 +21,7 @@ def _prep(a, b):
     return a, b, core.get_aval(a), core.get_aval(b)
 
 
-def dot(a, b, *, precision=None, preferred_element_type=None):
+def dot(a, b, *, precision=None, preferred_element_type=None) -> Array:
     """Dot product: sums over the last axis of `a` and the second-to-last of `b`.
 
     Args:
@@ -52,7 +53,7 @@ def dot(a, b, *, precision=None, preferred_element_type=None):
     return lax.dot_general(a, b, (contract, ((), ())), precision, preferred_element_type)
 
 
-def matmul(a, b, *, precision=None, preferred_element_type=None):
+def matmul(a, b, *, precision=None, preferred_element_type=None) -> Array:
     """Matrix product `a @ b`, with leading (batch) axes broadcast.
 
     One dot_general, as JAX's `_matmul` does: a batch axis present in only one
@@ -266,7 +267,8 @@ def _check_spec(in_specs, out, shapes):
             raise ArgumentValueError(f"einsum: output label {c!r} does not appear in the input")
 
 
-def einsum(subscripts, *operands, optimize=None, precision=None, preferred_element_type=None):
+def einsum(subscripts, *operands, optimize=None, precision=None,
+           preferred_element_type=None) -> Array:
     """Einstein-summation contraction of operands according to `subscripts`.
 
     Pairwise left-to-right contraction of an explicit or implicit einsum spec.

@@ -14,9 +14,10 @@ from .operands import (_constant, _dtype, _static_shape, array, asarray,  # noqa
 from .shapes import diagonal, moveaxis, ndim, reshape, shape
 from .ufuncs import exp, log, multiply, power, where
 from .util import static_int
+from ..typing import Array
 
 
-def zeros(shape, dtype=None):
+def zeros(shape, dtype=None) -> Array:
     """Return an array of the given shape filled with zeros.
     Args: shape: int or tuple of ints; dtype: optional dtype.
     Returns: Array of zeros.
@@ -30,7 +31,7 @@ def zeros(shape, dtype=None):
     return lax.full(_static_shape(shape), 0, _dtype(dtype, dtypes.dtype(float)))
 
 
-def ones(shape, dtype=None):
+def ones(shape, dtype=None) -> Array:
     """Return an array of the given shape filled with ones.
     Args: shape: int or tuple of ints; dtype: optional dtype.
     Returns: Array of ones.
@@ -61,7 +62,7 @@ def _is_weak(x):
     return not isinstance(x, (list, tuple)) and dtypes.dtype_and_weak(x)[1]
 
 
-def full(shape, fill_value, dtype=None):
+def full(shape, fill_value, dtype=None) -> Array:
     """Return an array of `shape` filled with `fill_value`.
     Args: shape: int or tuple; fill_value: scalar or broadcastable array; dtype: optional.
     Returns: Array.
@@ -118,7 +119,7 @@ def full_like(a, fill_value, dtype=None, shape=None):
                              _dtype(dtype, av.dtype)), dtype is None and _is_weak(a))
 
 
-def arange(start, stop=None, step=None, dtype=None):
+def arange(start, stop=None, step=None, dtype=None) -> Array:
     """Return evenly spaced values in the half-open interval [start, stop).
     Args: start: number; stop: optional end; step: optional increment; dtype: optional.
     Returns: 1-D Array.
@@ -226,7 +227,7 @@ def _dims(what, *dims):
     return out
 
 
-def eye(N, M=None, k=0, dtype=None):
+def eye(N, M=None, k=0, dtype=None) -> Array:
     """Return a 2-D array with ones on a diagonal and zeros elsewhere.
     Args: N: rows; M: optional columns; k: diagonal offset; dtype: optional.
     Returns: Array of shape (N, M).

@@ -14,6 +14,7 @@ from ..codegen.runtime import Array, device_put
 from ..core import Tracer
 from ..errors import (ArgumentError, ArgumentTypeError, ArgumentValueError, ConcretizationError,
                       DTypeError, ScalarOverflowError, ShapeError, ShapeValueError)
+from .. import typing as _typing  # (`Array` here is the runtime class)
 
 # ---------------------------------------------------------------- dtypes and shapes
 
@@ -59,7 +60,7 @@ def _dtype(dtype, default=None):
 # ------------------------------------------------------------------- array / asarray
 
 
-def array(obj, dtype=None, copy=True, ndmin=0):
+def array(obj, dtype=None, copy=True, ndmin=0) -> _typing.Array:
     """Create an array from `obj` (a scalar, nested sequence or array).
     Args: obj: data; dtype: optional dtype; copy: bool; ndmin: minimum rank.
     Returns: Array (or a Tracer under transformation).
@@ -170,7 +171,7 @@ def _constant(v: np.ndarray):
     return device_put(v)
 
 
-def asarray(a, dtype=None, order=None, copy=None):
+def asarray(a, dtype=None, order=None, copy=None) -> _typing.Array:
     """Convert `a` to an array, reusing it when already one.
     Args: a: data; dtype: optional dtype; order, copy: accepted for parity.
     Returns: Array.

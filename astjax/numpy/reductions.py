@@ -11,6 +11,7 @@ from . import ufuncs
 from .operands import asarray
 from .ufuncs import asarray_operand, broadcast_to_shape, where as _where
 from .util import canonicalize_axes
+from ..typing import Array
 
 
 def _axes(axis, ndim, name):
@@ -213,7 +214,7 @@ def _count(shape, axes):
     return n
 
 
-def mean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
+def mean(a, axis=None, dtype=None, out=None, keepdims=False, where=None) -> Array:
     """Arithmetic mean of the elements of `a` over the given axes.
 
     Args:
@@ -254,7 +255,8 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
     return m if comp == dtype else lax.convert_element_type(m, dtype)
 
 
-def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, correction=None):
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
+        correction=None) -> Array:
     """Variance of the elements of `a` over the given axes.
 
     Args:
@@ -301,7 +303,8 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, 
     return lax.div(s, lax.sub(n, np.asarray(ddof, core.get_aval(s).dtype)[()]))
 
 
-def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, correction=None):
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
+        correction=None) -> Array:
     """Standard deviation (square root of `var`) over the given axes.
 
     Args:

@@ -13,6 +13,7 @@ from .operands import (_dtype, asarray, asarray_operand, broadcast_shapes, broad
                        promote_dtypes, result)
 from .reductions import sum as _sum
 from .util import canonicalize_axes, canonicalize_axis, static_int
+from ..typing import Array
 
 
 def shape(a):
@@ -50,7 +51,7 @@ def astype(x, dtype, copy=False):
     return lax.convert_element_type(x, _dtype(dtype))
 
 
-def reshape(a, shape=None, order="C", *, newshape=None):
+def reshape(a, shape=None, order="C", *, newshape=None) -> Array:
     """Give `a` a new shape holding the same elements.
     Args: a: array; shape: int or tuple, one entry may be -1; order: 'C' or 'F'.
     Returns: Array with shape `shape`.
@@ -104,7 +105,7 @@ def flatten(a, order="C"):
     return ravel(a, order)
 
 
-def transpose(a, axes=None):
+def transpose(a, axes=None) -> Array:
     """Permute the axes of `a`; reverse them when `axes` is None.
     Args: a: array; axes: optional static permutation of range(a.ndim).
     Returns: Array with permuted axes.
@@ -177,7 +178,7 @@ def swapaxes(a, axis1, axis2):
     return lax.transpose(a, perm)
 
 
-def squeeze(a, axis=None):
+def squeeze(a, axis=None) -> Array:
     """Drop length-1 axes of `a`.
     Args: a: array; axis: optional int or tuple of ints to drop.
     Returns: Array without those axes.
@@ -201,7 +202,7 @@ def squeeze(a, axis=None):
     return result(lax.squeeze(a, axes))
 
 
-def expand_dims(a, axis):
+def expand_dims(a, axis) -> Array:
     """Insert length-1 axes into `a` at positions `axis`.
     Args: a: array; axis: int or tuple of ints in the output's numbering.
     Returns: Array with the new axes.
@@ -272,7 +273,7 @@ def _count(v, what):
     return v
 
 
-def concatenate(arrays, axis=0, dtype=None):
+def concatenate(arrays, axis=0, dtype=None) -> Array:
     """Join a sequence of arrays along an existing axis.
     Args: arrays: sequence of arrays; axis: int, or None to flatten first; dtype: optional.
     Returns: Array joining the inputs.
@@ -302,7 +303,7 @@ def concatenate(arrays, axis=0, dtype=None):
 concat = concatenate
 
 
-def stack(arrays, axis=0, dtype=None):
+def stack(arrays, axis=0, dtype=None) -> Array:
     """Join same-shaped arrays along a new axis.
     Args: arrays: sequence of arrays of one shape; axis: position of the new axis; dtype:
         optional.

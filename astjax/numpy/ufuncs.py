@@ -12,6 +12,7 @@ from .operands import (_is_operand, asarray_operand, broadcast_shapes,  # noqa: 
                        promote_dtypes_inexact, promote_shapes, result)
 from .sorting import nonzero as _nonzero
 from .ufunc_docs import doc as _doc
+from .. import typing as _typing  # (`Array` here is the runtime class)
 
 
 # ---- promotion fast path (issue 14): the common operands skip JAX's promotion
@@ -132,7 +133,7 @@ def full_bool(x, value):
     return lax.full(core.get_aval(x).shape, value, dtypes.bool_)
 
 
-def abs(x, /):  # noqa: A001
+def abs(x, /) -> _typing.Array:  # noqa: A001
     x = asarray_operand(x)
     [x] = promote_dtypes(x) if dtypes.is_weak_scalar(x) else [x]
     dt = core.get_aval(x).dtype
@@ -299,7 +300,7 @@ def float_power(x, y, /):
                    for a in promote_args("float_power", x, y)])
 
 
-def square(x, /):
+def square(x, /) -> _typing.Array:
     x = asarray_operand(x)
     [x] = promote_dtypes(x) if dtypes.is_weak_scalar(x) else [x]
     return lax.integer_pow(x, 2)
@@ -394,7 +395,7 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
     return lax.select(condition, x, y)
 
 
-def clip(a, a_min=None, a_max=None, /, *, min=None, max=None):  # noqa: A002
+def clip(a, a_min=None, a_max=None, /, *, min=None, max=None) -> _typing.Array:  # noqa: A002
     lo = a_min if a_min is not None else min
     hi = a_max if a_max is not None else max
     a = asarray_operand(a)

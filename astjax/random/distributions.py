@@ -3,6 +3,9 @@ the same key): cauchy, lognormal, pareto, rayleigh, wald, weibull_min, maxwell,
 double_sided_maxwell, triangular, geometric, orthogonal, multivariate_normal."""
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import numpy as np
 
 from .. import core, dtypes, lax
@@ -12,6 +15,7 @@ from ..numpy import linalg
 from ..numpy.operands import broadcast_shapes, promote_dtypes_inexact
 from ..numpy.util import static_shape
 from . import prng as _r
+from ..typing import Array, ArrayLike, DTypeLike
 
 __all__ = ["cauchy", "lognormal", "pareto", "rayleigh", "wald", "weibull_min", "maxwell",
            "double_sided_maxwell", "triangular", "geometric", "orthogonal",
@@ -31,7 +35,7 @@ def _shape_or(shape, *params):
     return _pshape(*params) if shape is None else static_shape(shape)
 
 
-def cauchy(key, shape=(), dtype=None):
+def cauchy(key: ArrayLike, shape: Sequence[int] = (), dtype: DTypeLike | None = None) -> Array:
     """Samples from the standard Cauchy distribution.
 
     Args:
@@ -47,7 +51,8 @@ def cauchy(key, shape=(), dtype=None):
     return lax.tan(lax.mul(np.asarray(np.pi, dt)[()], lax.sub(u, np.asarray(0.5, dt)[()])))
 
 
-def lognormal(key, sigma=np.float32(1), shape=None, dtype=None):
+def lognormal(key: ArrayLike, sigma: ArrayLike = np.float32(1), shape: Sequence[int] | None = None,
+              dtype: DTypeLike | None = None) -> Array:
     """Samples of `exp(sigma * N(0, 1))` (log-normal distribution).
 
     Args:
@@ -65,7 +70,8 @@ def lognormal(key, sigma=np.float32(1), shape=None, dtype=None):
     return lax.exp(jnp.multiply(_r.normal(key, shape, dt), sigma))
 
 
-def pareto(key, b, shape=None, dtype=None):
+def pareto(key: ArrayLike, b: ArrayLike, shape: Sequence[int] | None = None,
+           dtype: DTypeLike | None = None) -> Array:
     """Samples from the Pareto distribution with shape parameter `b` (minimum 1).
 
     Args:
@@ -83,7 +89,8 @@ def pareto(key, b, shape=None, dtype=None):
     return lax.exp(jnp.true_divide(_r.exponential(key, shape, dt), b))
 
 
-def rayleigh(key, scale, shape=None, dtype=None):
+def rayleigh(key: ArrayLike, scale: ArrayLike, shape: Sequence[int] | None = None,
+             dtype: DTypeLike | None = None) -> Array:
     """Samples from the Rayleigh distribution with the given `scale`.
 
     Args:
@@ -102,7 +109,8 @@ def rayleigh(key, scale, shape=None, dtype=None):
     return lax.mul(scale, lax.sqrt(lax.mul(lax.log(u), np.asarray(-2, dt)[()])))
 
 
-def wald(key, mean, shape=None, dtype=None):
+def wald(key: ArrayLike, mean: ArrayLike, shape: Sequence[int] | None = None,
+         dtype: DTypeLike | None = None) -> Array:
     """Samples from the Wald (inverse Gaussian) distribution with the given `mean`.
 
     Args:
@@ -130,7 +138,8 @@ def wald(key, mean, shape=None, dtype=None):
                       jnp.true_divide(mean_sq, x))
 
 
-def weibull_min(key, scale, concentration, shape=(), dtype=None):
+def weibull_min(key: ArrayLike, scale: ArrayLike, concentration: ArrayLike,
+                shape: Sequence[int] = (), dtype: DTypeLike | None = None) -> Array:
     """Samples from the Weibull distribution.
 
     Args:
@@ -149,7 +158,7 @@ def weibull_min(key, scale, concentration, shape=(), dtype=None):
                                   jnp.true_divide(1.0, concentration)), scale)
 
 
-def maxwell(key, shape=(), dtype=None):
+def maxwell(key: ArrayLike, shape: Sequence[int] = (), dtype: DTypeLike | None = None) -> Array:
     """Samples from the Maxwell distribution (norm of a 3-d standard normal).
 
     Args:
@@ -164,7 +173,8 @@ def maxwell(key, shape=(), dtype=None):
     return linalg.norm(_r.normal(key, static_shape(shape) + (3,), dt), axis=-1)
 
 
-def double_sided_maxwell(key, loc, scale, shape=(), dtype=None):
+def double_sided_maxwell(key: ArrayLike, loc: ArrayLike, scale: ArrayLike,
+                         shape: Sequence[int] = (), dtype: DTypeLike | None = None) -> Array:
     """Samples of `loc + scale * s * m`, `m` Maxwell and `s` a random sign.
 
     Args:
@@ -184,7 +194,8 @@ def double_sided_maxwell(key, loc, scale, shape=(), dtype=None):
     return jnp.add(jnp.multiply(jnp.multiply(sign, m), scale), loc)
 
 
-def triangular(key, left, mode, right, shape=None, dtype=None):
+def triangular(key: ArrayLike, left: ArrayLike, mode: ArrayLike, right: ArrayLike,
+               shape: Sequence[int] | None = None, dtype: DTypeLike | None = None) -> Array:
     """Samples from the triangular distribution on [left, right] peaking at `mode`.
 
     Args:
@@ -209,7 +220,8 @@ def triangular(key, left, mode, right, shape=None, dtype=None):
     return lax.select(jnp.less(u, fc), out1, out2)
 
 
-def geometric(key, p, shape=None, dtype=None):
+def geometric(key: ArrayLike, p: ArrayLike, shape: Sequence[int] | None = None,
+              dtype: DTypeLike | None = None) -> Array:
     """Samples from the geometric distribution: trials up to the first success.
 
     Args:
@@ -233,7 +245,8 @@ def geometric(key, p, shape=None, dtype=None):
     return g.astype(dt)
 
 
-def orthogonal(key, n, shape=(), dtype=None, m=None):
+def orthogonal(key: ArrayLike, n: int, shape: Sequence[int] = (), dtype: DTypeLike | None = None,
+               m: int | None = None) -> Array:
     """Random orthogonal (or unitary) matrices, Haar distributed.
 
     Args:
@@ -258,7 +271,9 @@ def orthogonal(key, n, shape=(), dtype=None, m=None):
     return jnp.swapaxes(x, -1, -2) if n < m else x
 
 
-def multivariate_normal(key, mean, cov, shape=None, dtype=None, method="cholesky"):
+def multivariate_normal(key: ArrayLike, mean: ArrayLike, cov: ArrayLike,
+                        shape: Sequence[int] | None = None, dtype: DTypeLike | None = None,
+                        method: str = 'cholesky') -> Array:
     """Samples from a multivariate normal with `mean` and covariance `cov`.
 
     Args:

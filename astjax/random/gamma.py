@@ -12,6 +12,8 @@ JAX uses implicit reparameterization gradients, which astjax does not compute.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -24,6 +26,7 @@ from ..numpy.operands import broadcast_shapes, promote_args_inexact
 from ..numpy.util import library_jit, static_shape
 from . import prng as _p
 from . import threefry as _tf
+from ..typing import Array, ArrayLike, DTypeLike
 
 __all__ = ["gamma", "loggamma", "beta", "dirichlet", "chisquare", "f", "t",
            "generalized_normal", "ball", "poisson", "binomial", "multinomial"]
@@ -129,21 +132,24 @@ def _gamma_shape(name, shape, *params):
     return shape
 
 
-def gamma(key, a, shape=None, dtype=None, *, out_sharding=None):
+def gamma(key: ArrayLike, a: ArrayLike, shape: Sequence[int] | None = None,
+          dtype: DTypeLike | None = None, *, out_sharding: Any = None) -> Array:
     """Gamma(a) samples (unit scale)."""
     _tf.check_key(key, "gamma")
     dt = _p._float_dtype(dtype, "gamma")
     return _gamma(key, a, _gamma_shape("gamma", shape, a), dt, False)
 
 
-def loggamma(key, a, shape=None, dtype=None, *, out_sharding=None):
+def loggamma(key: ArrayLike, a: ArrayLike, shape: Sequence[int] | None = None,
+             dtype: DTypeLike | None = None, *, out_sharding: Any = None) -> Array:
     """The logs of Gamma(a) samples, accurate for small `a`."""
     _tf.check_key(key, "loggamma")
     dt = _p._float_dtype(dtype, "loggamma")
     return _gamma(key, a, _gamma_shape("loggamma", shape, a), dt, True)
 
 
-def beta(key, a, b, shape=None, dtype=None, *, out_sharding=None):
+def beta(key: ArrayLike, a: ArrayLike, b: ArrayLike, shape: Sequence[int] | None = None,
+         dtype: DTypeLike | None = None, *, out_sharding: Any = None) -> Array:
     """Beta(a, b) samples."""
     _tf.check_key(key, "beta")
     dt = _p._float_dtype(dtype, "beta")
@@ -156,7 +162,8 @@ def beta(key, a, b, shape=None, dtype=None, *, out_sharding=None):
     return jnp.true_divide(ga, jnp.add(ga, gb))
 
 
-def dirichlet(key, alpha, shape=None, dtype=None, *, out_sharding=None):
+def dirichlet(key: ArrayLike, alpha: ArrayLike, shape: Sequence[int] | None = None,
+              dtype: DTypeLike | None = None, *, out_sharding: Any = None) -> Array:
     """Dirichlet(alpha) samples over alpha's last axis."""
     _tf.check_key(key, "dirichlet")
     dt = _p._float_dtype(dtype, "dirichlet")
@@ -174,7 +181,8 @@ def dirichlet(key, alpha, shape=None, dtype=None, *, out_sharding=None):
     return jnp.true_divide(e, jnp.sum(e, axis=-1, keepdims=True))
 
 
-def chisquare(key, df, shape=None, dtype=None, *, out_sharding=None):
+def chisquare(key: ArrayLike, df: ArrayLike, shape: Sequence[int] | None = None,
+              dtype: DTypeLike | None = None, *, out_sharding: Any = None) -> Array:
     """Chi-square samples with `df` degrees of freedom."""
     _tf.check_key(key, "chisquare")
     dt = _p._float_dtype(dtype, "chisquare")
@@ -183,7 +191,8 @@ def chisquare(key, df, shape=None, dtype=None, *, out_sharding=None):
     return jnp.multiply(jnp.exp(_gamma(key, half, shape, dt, True)), _c(2, dt))
 
 
-def f(key, dfnum, dfden, shape=None, dtype=None, *, out_sharding=None):
+def f(key: ArrayLike, dfnum: ArrayLike, dfden: ArrayLike, shape: Sequence[int] | None = None,
+      dtype: DTypeLike | None = None, *, out_sharding: Any = None) -> Array:
     """F-distribution samples with (dfnum, dfden) degrees of freedom."""
     _tf.check_key(key, "f")
     dt = _p._float_dtype(dtype, "f")
@@ -195,7 +204,8 @@ def f(key, dfnum, dfden, shape=None, dtype=None, *, out_sharding=None):
     return jnp.true_divide(num, den)
 
 
-def t(key, df, shape=None, dtype=None, *, out_sharding=None):
+def t(key: ArrayLike, df: ArrayLike, shape: Sequence[int] | None = None,
+      dtype: DTypeLike | None = None, *, out_sharding: Any = None) -> Array:
     """Student's t samples with `df` degrees of freedom."""
     _tf.check_key(key, "t")
     dt = _p._float_dtype(dtype, "t")
@@ -208,7 +218,8 @@ def t(key, df, shape=None, dtype=None, *, out_sharding=None):
     return jnp.multiply(n, jnp.sqrt(jnp.true_divide(half, g)))
 
 
-def generalized_normal(key, p, shape=(), dtype=None, *, out_sharding=None):
+def generalized_normal(key: ArrayLike, p: ArrayLike, shape: Sequence[int] = (),
+                       dtype: DTypeLike | None = None, *, out_sharding: Any = None) -> Array:
     """Samples with density proportional to exp(-|x|^p)."""
     _tf.check_key(key, "generalized_normal")
     dt = _p._float_dtype(dtype, "generalized_normal")
@@ -219,7 +230,8 @@ def generalized_normal(key, p, shape=(), dtype=None, *, out_sharding=None):
     return jnp.multiply(r, jnp.power(g, jnp.true_divide(1, p)))
 
 
-def ball(key, d, p=2, shape=(), dtype=None, *, out_sharding=None):
+def ball(key: ArrayLike, d: int, p: float = 2, shape: Sequence[int] = (),
+         dtype: DTypeLike | None = None, *, out_sharding: Any = None) -> Array:
     """Uniform samples from the unit Lp ball in `d` dimensions."""
     _tf.check_key(key, "ball")
     dt = _p._float_dtype(dtype, "ball")
@@ -295,7 +307,8 @@ def _poisson(key, lam, shape, dtype):
     return lax.select(jnp.equal(lam, 0), jnp.zeros_like(out), out)
 
 
-def poisson(key, lam, shape=None, dtype=None, *, out_sharding=None):
+def poisson(key: ArrayLike, lam: ArrayLike, shape: Sequence[int] | None = None,
+            dtype: DTypeLike | None = None, *, out_sharding: Any = None) -> Array:
     """Poisson(lam) counts (integer dtype, default int)."""
     _tf.check_key(key, "poisson")
     dt = dtypes.canonicalize(dtypes.dtype(int) if dtype is None else dtypes.dtype(dtype))
@@ -404,7 +417,8 @@ def _binomial(key, count, prob, shape, dtype):
     return lax.select(keep, out, jnp.subtract(count.astype(dtype), out))
 
 
-def binomial(key, n, p, shape=None, dtype=None):
+def binomial(key: ArrayLike, n: ArrayLike, p: ArrayLike, shape: Sequence[int] | None = None,
+             dtype: DTypeLike | None = None) -> Array:
     """Binomial(n, p) counts (as floats, default float dtype)."""
     _tf.check_key(key, "binomial")
     dt = _p._float_dtype(dtype, "binomial")
@@ -413,7 +427,8 @@ def binomial(key, n, p, shape=None, dtype=None):
     return _binomial(key, n, p, tuple(shape), dt)
 
 
-def multinomial(key, n, p, *, shape=None, dtype=None, unroll=1):
+def multinomial(key: ArrayLike, n: ArrayLike, p: ArrayLike, *, shape: Sequence[int] | None = None,
+                dtype: DTypeLike | None = None, unroll: int = 1) -> Array:
     """Counts of each outcome in `n` trials with probabilities `p` (last axis)."""
     _tf.check_key(key, "multinomial")
     dt = _p._float_dtype(dtype, "multinomial")

@@ -4,6 +4,8 @@ algorithm step for step. `distributions` builds the rest on these."""
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -14,6 +16,7 @@ from ..numpy.util import canonicalize_axis, library_jit, static_int, static_shap
 from .. import numpy as jnp
 from ..numpy.operands import broadcast_shapes, promote_args_inexact
 from . import threefry as _tf
+from ..typing import Array, ArrayLike, DTypeLike
 
 __all__ = ["PRNGKey", "key", "key_data", "wrap_key_data", "split", "fold_in", "bits",
            "uniform", "normal", "bernoulli", "randint", "choice", "permutation",
@@ -21,13 +24,13 @@ __all__ = ["PRNGKey", "key", "key_data", "wrap_key_data", "split", "fold_in", "b
            "logistic", "rademacher", "clone", "key_impl"]
 
 
-def PRNGKey(seed, *, impl=None):  # noqa: N802  (JAX's name)
+def PRNGKey(seed: ArrayLike, *, impl: Any = None) -> Array:  # noqa: N802  (JAX's name)
     """A key (uint32[2]) from an integer seed."""
     _check_impl(impl)
     return _seed(seed)
 
 
-def key(seed, *, impl=None, dtype=None):
+def key(seed: ArrayLike, *, impl: Any = None, dtype: DTypeLike | None = None) -> Array:
     """JAX's typed-key constructor; astjax keys are the raw uint32[2] data."""
     _check_impl(impl or dtype)
     return _seed(seed)
@@ -48,11 +51,11 @@ def _seed(seed):
     return _seed_jit(seed)
 
 
-def key_data(keys):
+def key_data(keys: ArrayLike) -> Array:
     return keys
 
 
-def wrap_key_data(key_bits_array, *, impl=None):
+def wrap_key_data(key_bits_array: ArrayLike, *, impl: Any = None) -> Array:
     _check_impl(impl)
     a = core.get_aval(key_bits_array)
     if a.dtype != dtypes.uint32 or a.shape[-1:] != (2,):
@@ -60,11 +63,11 @@ def wrap_key_data(key_bits_array, *, impl=None):
     return key_bits_array
 
 
-def key_impl(keys):
+def key_impl(keys: ArrayLike) -> Any:
     return "threefry2x32"
 
 
-def clone(key):
+def clone(key: ArrayLike) -> Array:
     return key
 
 
@@ -73,7 +76,7 @@ def _split(key, shape):
     return _tf.split(key, shape)
 
 
-def split(key, num=2):
+def split(key: ArrayLike, num: int | tuple[int, ...] = 2) -> Array:
     """`num` (an int or a shape) new keys, stacked along new leading axes."""
     _tf.check_key(key, "split")
     shape = static_shape(num, "the number of keys")
@@ -85,7 +88,7 @@ def _fold_in(key, data):
     return _tf.fold_in(key, data)
 
 
-def fold_in(key, data):
+def fold_in(key: ArrayLike, data: ArrayLike) -> Array:
     _tf.check_key(key, "fold_in")
     if np.ndim(data) if not hasattr(data, "aval") else core.get_aval(data).ndim:
         raise ShapeError("fold_in takes a scalar", hint="use astjax.vmap to batch")
@@ -101,7 +104,7 @@ def _bits(key, bit_width, shape):
     return _tf.random_bits(key, bit_width, shape)
 
 
-def bits(key, shape=(), dtype=None):
+def bits(key: ArrayLike, shape: Sequence[int] = (), dtype: DTypeLike | None = None) -> Array:
     """Uniform random bits of an unsigned dtype (default uint32, uint64 under x64)."""
     _tf.check_key(key, "bits")
     dt = dtypes.canonicalize(dtypes.uint64 if dtype is None else dtypes.dtype(dtype),
@@ -158,7 +161,8 @@ def _uniform_impl(key, minval, maxval, shape, dtype):
 _uniform = library_jit(_uniform_impl, static_argnums=(3, 4))
 
 
-def uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0):
+def uniform(key: ArrayLike, shape: Sequence[int] = (), dtype: DTypeLike | None = None,
+            minval: ArrayLike = 0.0, maxval: ArrayLike = 1.0) -> Array:
     """Uniform values in [minval, maxval).
 
     Args:
@@ -196,7 +200,7 @@ def _normal(key, shape, dtype):
     return _normal_real(key, shape, dtype)
 
 
-def normal(key, shape=(), dtype=None):
+def normal(key: ArrayLike, shape: Sequence[int] = (), dtype: DTypeLike | None = None) -> Array:
     """Standard normal values.
 
     Args:
@@ -235,7 +239,8 @@ def _truncated_normal(key, lower, upper, shape, dtype):
                     lax.nextafter(upper, np.asarray(-np.inf, dtype)[()]))
 
 
-def truncated_normal(key, lower, upper, shape=None, dtype=None):
+def truncated_normal(key: ArrayLike, lower: ArrayLike, upper: ArrayLike,
+                     shape: Sequence[int] | None = None, dtype: DTypeLike | None = None) -> Array:
     """Normal values truncated to (lower, upper)."""
     _tf.check_key(key, "truncated_normal")
     dt = _float_dtype(dtype, "truncated_normal")
@@ -248,7 +253,8 @@ def truncated_normal(key, lower, upper, shape=None, dtype=None):
     return _truncated_normal(key, lower, upper, shape, dt)
 
 
-def bernoulli(key, p=np.float32(0.5), shape=None, mode="low"):
+def bernoulli(key: ArrayLike, p: ArrayLike = np.float32(0.5), shape: Sequence[int] | None = None,
+              mode: str = 'low') -> Array:
     """Booleans that are True with probability p."""
     _tf.check_key(key, "bernoulli")
     dt = dtypes.dtype(p) if not dtypes.is_weak_scalar(p) else dtypes.canonicalize(
@@ -312,7 +318,8 @@ def _randint(key, minval, maxval, shape, dtype):
     return jnp.add(minval, lax.convert_element_type(off, dtype))
 
 
-def randint(key, shape, minval, maxval, dtype=None):
+def randint(key: ArrayLike, shape: Sequence[int], minval: ArrayLike, maxval: ArrayLike,
+            dtype: DTypeLike | None = None) -> Array:
     """Uniform integers in [minval, maxval)."""
     _tf.check_key(key, "randint")
     dt = dtypes.canonicalize(dtypes.dtype(int) if dtype is None else dtypes.dtype(dtype),
@@ -355,7 +362,7 @@ def _permutation(key, x, axis, independent):
     return jnp.take(x, ind, axis=axis)
 
 
-def permutation(key, x, axis=0, independent=False):
+def permutation(key: ArrayLike, x: ArrayLike, axis: int = 0, independent: bool = False) -> Array:
     """A random permutation of `arange(x)` (int x) or of x's entries along `axis`."""
     _tf.check_key(key, "permutation")
     if not hasattr(x, "aval") and np.ndim(x) == 0:
@@ -369,7 +376,8 @@ def permutation(key, x, axis=0, independent=False):
                         bool(independent))
 
 
-def choice(key, a, shape=(), replace=True, p=None, axis=0, mode=None):
+def choice(key: ArrayLike, a: ArrayLike, shape: Sequence[int] = (), replace: bool = True,
+           p: ArrayLike | None = None, axis: int = 0, mode: str | None = None) -> Array:
     """Random samples from `a` (or `arange(a)`), with or without replacement."""
     _tf.check_key(key, "choice")
     if not isinstance(shape, (tuple, list)):
@@ -430,13 +438,16 @@ def _gumbel(key, shape, dtype, mode):
     return jnp.negative(jnp.log(jnp.negative(jnp.log(u))))
 
 
-def gumbel(key, shape=(), dtype=None, mode=None):
+def gumbel(key: ArrayLike, shape: Sequence[int] = (), dtype: DTypeLike | None = None,
+           mode: str | None = None) -> Array:
     """Standard Gumbel values."""
     _tf.check_key(key, "gumbel")
     return _gumbel(key, static_shape(shape), _float_dtype(dtype, "gumbel"), mode or "low")
 
 
-def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None):
+def categorical(key: ArrayLike, logits: ArrayLike, axis: int = -1,
+                shape: Sequence[int] | None = None, replace: bool = True,
+                mode: str | None = None) -> Array:
     """Samples of category indices with (unnormalized) log-probabilities `logits`."""
     _tf.check_key(key, "categorical")
     logits = jnp.asarray(logits)
@@ -469,7 +480,8 @@ def _exponential(key, shape, dtype):
     return lax.neg(lax.log1p(lax.neg(u)))
 
 
-def exponential(key, shape=(), dtype=None):
+def exponential(key: ArrayLike, shape: Sequence[int] = (),
+                dtype: DTypeLike | None = None) -> Array:
     """Standard exponential values."""
     _tf.check_key(key, "exponential")
     return _exponential(key, static_shape(shape), _float_dtype(dtype, "exponential"))
@@ -482,7 +494,7 @@ def _laplace(key, shape, dtype):
     return lax.mul(lax.sign(u), lax.log1p(lax.neg(lax.abs(u))))
 
 
-def laplace(key, shape=(), dtype=None):
+def laplace(key: ArrayLike, shape: Sequence[int] = (), dtype: DTypeLike | None = None) -> Array:
     """Samples from the standard Laplace distribution.
 
     Args:
@@ -503,7 +515,7 @@ def _logistic(key, shape, dtype):
     return jnp.subtract(jnp.log(x), jnp.log1p(jnp.negative(x)))
 
 
-def logistic(key, shape=(), dtype=None):
+def logistic(key: ArrayLike, shape: Sequence[int] = (), dtype: DTypeLike | None = None) -> Array:
     """Samples from the standard logistic distribution.
 
     Args:
@@ -518,7 +530,7 @@ def logistic(key, shape=(), dtype=None):
     return _logistic(key, static_shape(shape), _float_dtype(dtype, "logistic"))
 
 
-def rademacher(key, shape=(), dtype=None):
+def rademacher(key: ArrayLike, shape: Sequence[int] = (), dtype: DTypeLike | None = None) -> Array:
     """Random signs: -1 or 1, each with probability 1/2.
 
     Args:
