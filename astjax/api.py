@@ -99,8 +99,10 @@ class Lowered:
     def __init__(self, entry):
         self._entry = entry
 
-    def as_text(self) -> str:
-        return self._entry.text
+    def as_text(self, *, debug_info: bool = False) -> str:
+        """The StableHLO module text; with `debug_info`, every op ends in its source
+        location (`loc(...)`), as JAX prints it."""
+        return stablehlo.with_locations(self._entry.text) if debug_info else self._entry.text
 
     def compile(self) -> Compiled:
         return Compiled(self._entry.compile())

@@ -12,7 +12,9 @@ from (`data-line`):
   line (sub-jaxprs nested below their equation, labelled by parameter);
 * the derivative: `astjax.source` writes a `# line N: ...` comment above the code a
   user line produced; the lines below it belong to that line;
-* the StableHLO has no per-op locations here, so it is shown whole, with XLA's cost
+* the StableHLO: printed with MLIR locations (`codegen.stablehlo.with_locations`,
+  JAX's `as_text(debug_info=True)`), every op ends in `loc(#locN)` and the aliases
+  name the file and line of the equation that lowered to it; shown with XLA's cost
   and memory analysis of the compiled module.
 
 The page embeds its CSS and JavaScript (no network, no server): hovering a source
@@ -35,11 +37,12 @@ from .ad_api import grad
 from .core import ClosedJaxpr, Jaxpr
 from .errors import ArgumentTypeError
 from .frontend.converter import converted_ast
+from .codegen.stablehlo import with_locations
 from .pretty import format_doc
 from .source_api import source
 from .util import Namer
 
-__all__ = ["Line", "explain", "explain_views", "write_explain"]
+__all__ = ["Line", "explain", "explain_views", "hlo_lines", "write_explain"]
 
 _TEMPLATE = os.path.join(os.path.dirname(__file__), "templates", "explain.html")
 
@@ -180,6 +183,33 @@ def derivative_lines(text, file) -> list[Line]:
     return out
 
 
+_LOC_ALIAS = re.compile(r'^(#loc\d+) = loc\("(?:[^"\\]|\\.)*"\("((?:[^"\\]|\\.)*)":(\d+):\d+\)\)$')
+_LOC_USE = re.compile(r"loc\((#loc\d+)\)$")
+
+
+def hlo_lines(text, file) -> list[Line]:
+    """The lowered module `text` with its per-op locations: an op (or a location
+    alias) whose location is in `file` carries that line."""
+    located = with_locations(text).splitlines()
+    where = {}
+    for t in located:
+        m = _LOC_ALIAS.match(t)
+        if m and re.sub(r"\\(.)", r"\1", m.group(2)) == file:
+            where[m.group(1)] = int(m.group(3))
+    out, opened = [], []   # opened: (indent, index) of ops whose regions are open
+    for t in located:
+        m = _LOC_ALIAS.match(t) or _LOC_USE.search(t)
+        line = where.get(m.group(1)) if m else None
+        indent = len(t) - len(t.lstrip())
+        if t.endswith("({"):
+            opened.append((indent, len(out)))
+        elif opened and t.lstrip().startswith("})") and indent == opened[-1][0]:
+            k = opened.pop()[1]     # the op's first line: its location is on its last
+            out[k] = Line(out[k].text, line)
+        out.append(Line(t, line))
+    return out
+
+
 def _cost_lines(lowered) -> list[str]:
     try:
         exe = lowered.compile()._entry.executable.exe
@@ -212,7 +242,7 @@ def explain_views(fn, *args, argnums=0, **kwargs) -> dict:
         views["derivative"] = [Line("# no derivative view: the function does not return "
                                     "a real scalar")]
     lowered = api.jit(fn).lower(*args, **kwargs)
-    views["hlo"] = [Line(t) for t in lowered.as_text().splitlines()]
+    views["hlo"] = hlo_lines(lowered.as_text(), file)
     views["cost"] = _cost_lines(lowered)
     return views
 

@@ -213,6 +213,12 @@ def lower_jaxpr(mb: ModuleBuilder, jaxpr: core.Jaxpr, consts, args, platform="cp
     return [read(a) for a in jaxpr.outvars]
 
 
+def _maker(origins, n: int):
+    """The equation of the narrowest lowering rule that made SSA value `%n`, or None."""
+    hits = [(end - first, eqn) for first, end, eqn in origins if first <= n < end]
+    return min(hits, key=lambda h: h[0])[1] if hits else None
+
+
 def origin_of(text, line: int):
     """The equation whose lowering wrote `line` (1-based) of `text`, or None: the
     narrowest rule that made the first SSA value defined on or above that line."""
@@ -223,10 +229,48 @@ def origin_of(text, line: int):
     for k in range(line - 1, -1, -1):
         m = _SSA_DEF.match(lines[k])
         if m:
-            n = int(m.group(1))
-            hits = [(end - first, eqn) for first, end, eqn in origins if first <= n < end]
-            return min(hits, key=lambda h: h[0])[1] if hits else None
+            return _maker(origins, int(m.group(1)))
     return None
+
+
+def _mlir_string(s: str) -> str:
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def with_locations(text) -> str:
+    """`text` (a lowered module) with MLIR locations: every op whose equation has a
+    source line ends in `loc(#locN)`, and `#locN = loc("primitive"("file":line:col))`
+    aliases are declared before the module -- what JAX prints for
+    `lowered.as_text(debug_info=True)`. XLA keeps them as the ops' metadata. An op
+    with regions (`case`, `while`) carries its location after its last region."""
+    origins = getattr(text, "origins", None)
+    if not origins:
+        return str(text)
+    aliases: dict = {}
+
+    def alias(eqn):
+        info = getattr(eqn, "source_info", None)
+        if info is None or info.file is None or info.line is None:
+            return None
+        loc = (f"loc({_mlir_string(eqn.primitive.name)}({_mlir_string(info.file)}:"
+               f"{info.line}:{(info.col or 0) + 1}))")
+        return aliases.setdefault(loc, f"#loc{len(aliases) + 1}")
+
+    out, waiting = [], []   # waiting: (indent, alias) of ops whose regions are open
+    for ln in str(text).split("\n"):
+        body = ln.lstrip()
+        indent = len(ln) - len(body)
+        if waiting and body.startswith("})") and indent == waiting[-1][0]:
+            loc = waiting.pop()[1]
+        else:
+            m = _SSA_DEF.match(ln)
+            loc = alias(_maker(origins, int(m.group(1)))) if m else None
+            if ln.endswith("({"):
+                waiting.append((indent, loc))
+                loc = None
+        out.append(f"{ln} loc({loc})" if loc else ln)
+    head = [f"{name} = {loc}" for loc, name in aliases.items()]
+    return "\n".join(head + out)
 
 
 def lower_module(jaxpr: core.Jaxpr, name="main_fn", num_replicas=1, donated=(),

@@ -1,6 +1,7 @@
-"""`astjax.explain` / `python -m astjax explain`: the views and their line links, and
-the page in a real browser (headless Chromium driven over WebDriver: a click on a
-source line highlights the equations and derivative lines staged from it).
+"""`astjax.explain` / `python -m astjax explain`: the views and their line links, the
+StableHLO's per-op MLIR locations (`lower(...).as_text(debug_info=True)`), and the
+page in a real browser (headless Chromium driven over WebDriver: a click on a source
+line highlights the equations, derivative lines and StableHLO ops staged from it).
 
 The browser test needs Debian's chromium and chromium-driver; `.ci/run` installs them
 and sets ASTJAX_BROWSER_TESTS=required, so in CI it cannot be skipped."""
@@ -13,7 +14,10 @@ import sys
 import numpy as np
 import pytest
 
+import astjax
 import astjax.numpy as jnp
+from astjax import core
+from astjax.codegen import runtime
 from astjax.errors import ArgumentTypeError
 from astjax.explain import derivative_lines, explain, explain_views, write_explain
 
@@ -31,11 +35,17 @@ def loop_branch(x, n):
 
 
 FIRST = inspect.getsourcelines(loop_branch)[1]
-SIN_LINE, SUB_LINE, LOOP_LINE = FIRST + 4, FIRST + 6, FIRST + 2
+SIN_LINE, SUB_LINE, LOOP_LINE, IF_LINE = FIRST + 4, FIRST + 6, FIRST + 2, FIRST + 3
 
 
 def _lines(view, n):
     return [ln.text.strip() for ln in view if ln.origin == n]
+
+
+def _op_names(texts):
+    """The StableHLO op names on these lines (location aliases and region ends skipped)."""
+    return [m.group(1) for m in (re.search(r'^%[\w:#]+ = "stablehlo\.(\w+)"', t)
+                                 for t in texts) if m]
 
 
 def test_views_link_lines():
@@ -50,6 +60,36 @@ def test_views_link_lines():
     assert "branch_out_1 = -ct_s" in _lines(v["derivative"], SUB_LINE)
     assert any(t.startswith("func.func public @main") for t in (ln.text.strip() for ln in v["hlo"]))
     assert any(c.startswith("flops: ") for c in v["cost"])
+    # StableHLO ops link to the line of the equation they were lowered from
+    def ops(n):
+        return _op_names(_lines(v["hlo"], n))
+    assert ops(SIN_LINE) == ["sine", "add"] * 3
+    assert ops(SUB_LINE) == ["subtract"] * 3
+    assert ops(IF_LINE).count("case") == 3 and "compare" in ops(IF_LINE)
+    case_end = [t for t in _lines(v["hlo"], IF_LINE) if t.startswith("})")]
+    assert len(case_end) == 3 and all(re.search(r"loc\(#loc\d+\)$", t) for t in case_end)
+
+
+def _located(x):
+    return astjax.jit(loop_branch).lower(x, 1)
+
+
+def test_debug_info_text_compiles_with_metadata():
+    x = np.array([1.0, -2.0, 3.0], np.float32)
+    lowered = _located(x)
+    plain, text = lowered.as_text(), lowered.as_text(debug_info=True)
+    assert "loc(" not in plain
+    assert f'#loc6 = loc("sin"("{__file__}":{SIN_LINE}:' in text
+    assert re.search(r'"stablehlo\.sine"\(%\d+\) : \(tensor<f32>\) -> tensor<f32> loc\(#loc6\)$',
+                     text, re.M)
+    # still a valid module: XLA compiles it, computes the same, and keeps the locations
+    # as the ops' metadata
+    exe = runtime.Executable(text, [core.ShapedArray((3,), np.float32),
+                                    core.ShapedArray((), np.int32)],
+                             [core.ShapedArray((), np.float32)])
+    [got] = exe(x, np.int32(1))
+    assert float(got) == float(astjax.jit(loop_branch)(x, 1))
+    assert 'op_name="sin"' in exe.as_text()
 
 
 def test_derivative_lines_follow_blocks():
@@ -95,6 +135,27 @@ def test_cli_writes_page(tmp_path):
     assert out.read_text().count('class="ln src"') == 8
 
 
+def halve_until_small(x):
+    n = 0
+    while jnp.sum(x * x) > 1.0:
+        x = x / 2.0
+        n = n + 1
+    return x, n
+
+
+def test_debug_info_on_loops_is_valid_mlir():
+    x = np.array([3.0, 4.0], np.float32)
+    text = astjax.jit(halve_until_small).lower(x).as_text(debug_info=True)
+    while_end = [t for t in text.splitlines() if t.lstrip().startswith("})")]
+    assert while_end and all(re.search(r"loc\(#loc\d+\)$", t) for t in while_end)
+    exe = runtime.Executable(text, [core.ShapedArray((2,), np.float32)],
+                             [core.ShapedArray((2,), np.float32), core.ShapedArray((), np.int32)])
+    got = exe(x)
+    want = astjax.jit(halve_until_small)(x)
+    np.testing.assert_array_equal(np.asarray(got[0]), np.asarray(want[0]))
+    assert int(got[1]) == int(want[1]) == 3
+
+
 def _browser_or_skip():
     if webdriver.available():
         return
@@ -118,6 +179,11 @@ def test_click_highlights_in_browser(tmp_path):
         dlit = b.run("return Array.from(document.querySelectorAll('#derivative .hl'))"
                      ".map(e => e.textContent.trim())")
         assert "branch_out = lax.cos(x_i)" in dlit and "branch_out_1 = -ct_s" not in dlit
+        hlit = b.run("return Array.from(document.querySelectorAll('#hlo .hl'))"
+                     ".map(e => e.textContent.trim())")
+        assert _op_names(hlit) == ["sine", "add"] * 3
+        assert b.run("return document.getElementById('hlo').parentNode"
+                     ".querySelector('.count').textContent") == f"8 lines from line {SIN_LINE}"
         assert b.run("return window.astjaxExplain.selected()") == str(SIN_LINE)
         # a derived line selects its source line; clicking it again clears
         b.click(b.find(f'#derivative .ln[data-line="{SUB_LINE}"]'))
