@@ -19,3 +19,4 @@ leaves: dict[str, Array] = tree_util.tree_leaves({"a": x})  # error: leaves are 
 s: str = astjax.nn.relu(x)  # error: relu returns an Array
 m: Array = x.shape  # error: a shape is a tuple of ints
 astjax.vmap(jnp.sin, axis_size="4")  # error: axis_size is an int
+y: astjax.Array = x.astype(jnp.float32).shape[0]  # error: an int is not an Array

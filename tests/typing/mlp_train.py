@@ -45,6 +45,11 @@ def step(params: Params, xs: Array, ys: Array) -> tuple[Params, Array]:
     return new, value
 
 
+def relative_error(pred: astjax.Array, target: astjax.Array) -> astjax.Array:
+    """`|pred - target| / |target|`, written against `astjax.Array` (JAX's `jax.Array`)."""
+    return jnp.abs(pred - target).sum() / jnp.abs(target).sum()
+
+
 def count(tree: PyTree) -> int:
     """How many numbers a pytree of arrays holds."""
     return sum(int(leaf.size) for leaf in tree_util.tree_leaves(tree))
@@ -63,6 +68,8 @@ def main() -> list[float]:
         losses.append(float(value))
     g = astjax.grad(loss)(params, xs, ys)
     assert count(g) == count(params)
+    err: float = float(relative_error(astjax.vmap(predict, in_axes=(None, 0))(params, xs), ys))
+    assert err < 1.0
     return losses
 
 
