@@ -58,3 +58,19 @@ def test_marks_follow_the_modules():
     assert "### `source`\n\n*function* · **astjax only**" in root
     assert "```pycon\n>>> import astjax, astjax.numpy as jnp" in root  # doctests fenced
     assert " at 0x" not in "".join(gen_reference.render().values())   # deterministic
+
+
+def test_relative_links_resolve():
+    import glob
+    import re
+    pages = [os.path.join(ROOT, "README.md"), *glob.glob(os.path.join(ROOT, "docs", "*.md")),
+             *glob.glob(os.path.join(ROOT, "docs", "reference", "*.md"))]
+    broken = []
+    for page in pages:
+        with open(page, encoding="utf-8") as f:
+            text = f.read()
+        for m in re.finditer(r"\]\(([^)#\s]+)(#[^)]*)?\)", text):
+            if "://" not in m.group(1) and not os.path.exists(
+                    os.path.join(os.path.dirname(page), m.group(1))):
+                broken.append(f"{os.path.relpath(page, ROOT)}: {m.group(1)}")
+    assert len(pages) > 30 and not broken, broken
