@@ -2,6 +2,8 @@
 NumPy's axis/keepdims/dtype/where arguments."""
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from .. import core, dtypes, lax
@@ -44,7 +46,7 @@ Args:
 
 
 def _reduction(name, lax_fn, *, upcast_bool=False, bool_op=None, init=None, identity=True,
-               doc=None):
+               doc=None) -> Callable[..., Array]:
     """A `jnp` reduction over axes; `doc` becomes its docstring."""
     def f(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
         a = asarray(asarray_operand(a))  # a Python scalar: a 0-d array, never a WeakConst

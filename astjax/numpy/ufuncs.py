@@ -2,6 +2,9 @@
 Python scalars) in front of the lax primitives."""
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 
 from .. import core, dtypes, lax
@@ -51,7 +54,8 @@ def _fast_binary(x, y, inexact):
     return None
 
 
-def _unary(name, lax_fn, inexact=False, doc=None):
+def _unary(name: str, lax_fn: Callable[..., Any], inexact: bool = False,
+           doc: str | None = None) -> Callable[..., _typing.Array]:
     """A unary ufunc; `doc` is its docstring (default: `ufunc_docs.doc(name)`)."""
     def f(x, /):
         a = _strong(x)
@@ -68,7 +72,8 @@ def _unary(name, lax_fn, inexact=False, doc=None):
     return f
 
 
-def _binary(name, lax_fn, inexact=False, doc=None):
+def _binary(name: str, lax_fn: Callable[..., Any], inexact: bool = False,
+            doc: str | None = None) -> Callable[..., _typing.Array]:
     """A binary ufunc; `doc` is its docstring (default: `ufunc_docs.doc(name)`)."""
     def f(x, y, /):
         fast = _fast_binary(x, y, inexact)
