@@ -7,8 +7,9 @@ How each flag is honoured:
 
 - `jax_disable_jit`: `jit`-compiled functions run their Python body op by op on
   concrete arrays (through the call hook of `api.Jitted`, `config.jit_call_hook`);
-- `jax_debug_nans` / `jax_debug_infs`: every eager primitive's outputs are checked,
-  and a jitted call whose outputs hold a NaN (inf) is run again op by op to name the
+- `jax_debug_nans` / `jax_debug_infs`: every eager primitive's outputs are checked
+  (a listener of the runtime's execute event, `runtime.execute_listeners`), and a
+  jitted call whose outputs hold a NaN (inf) is run again op by op to name the
   primitive that made it; both raise `FloatingPointError` as JAX does;
 - `jax_log_compiles`: each new compilation of a jitted function is logged on the
   `jax` logger (WARNING, as JAX);
@@ -159,13 +160,6 @@ def _check_values(where, outs):
             raise FloatingPointError(f"invalid value (inf) encountered in {where}")
 
 
-_plain_eager = [None]
-
-
-def _checked_eager(prim, args, params):
-    out = _plain_eager[0](prim, args, params)
-    _check_values(prim.name, out if prim.multiple_results else [out])
-    return out
 
 
 def _jit_call(jitted, args, kwargs):
@@ -208,13 +202,11 @@ def _on_update(name, value):
     elif name in _HOOKED:
         active = any(config.read(n) for n in _HOOKED)
         jit_call_hook[0] = _jit_call if active else None
-        checking = config.read("jax_debug_nans") or config.read("jax_debug_infs")
-        if checking and _plain_eager[0] is None:
-            _plain_eager[0] = core.eager_backend
-            core.eager_backend = _checked_eager
-        elif not checking and _plain_eager[0] is not None:
-            core.eager_backend = _plain_eager[0]
-            _plain_eager[0] = None
+        # eager primitives' outputs are checked through the runtime's execute event
+        if config.read("jax_debug_nans") or config.read("jax_debug_infs"):
+            runtime.subscribe(runtime.execute_listeners, _check_values)
+        else:
+            runtime.unsubscribe(runtime.execute_listeners, _check_values)
 
 
 config.add_listener(_on_update)

@@ -4,7 +4,9 @@
 - `Array`: a device buffer with an aval; results stay on device, dispatch is async,
 - `Executable`: compiled StableHLO with a short call path,
 - the eager backend: one cached executable per (primitive, params, avals), so that
-  operators on `Array`s outside `jit` run on XLA as well.
+  operators on `Array`s outside `jit` run on XLA as well,
+- two events, compile and execute (`compile_listeners`, `execute_listeners`), that
+  higher layers subscribe to instead of replacing runtime functions.
 """
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ import os
 import re
 import sys as _sys
 import threading
+import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
@@ -316,6 +319,35 @@ class Executable:
     def as_text(self):
         return self.exe.hlo_modules()[0].to_string() if hasattr(self.exe, "hlo_modules") else self.text
 
+# ------------------------------------------------------------------------- events
+# What a higher layer observes of the runtime without replacing any of its functions
+# (astjax/config_api.py: jax_debug_nans / jax_debug_infs; astjax/compat/_compile_log.py:
+# `jax.log_compiles`). Listeners run synchronously, in subscription order, on the
+# thread that compiled or ran; an exception a listener raises reaches the caller (that
+# is how debug_nans raises FloatingPointError). The runtime only tests the lists for
+# emptiness on its hot paths.
+
+compile_listeners: list = []   # f(text, seconds): each compile_mlir (XLA compile or cache load)
+execute_listeners: list = []   # f(where, outputs): each eager primitive; where = its name
+
+
+def subscribe(listeners: list, fn) -> None:
+    """Add `fn` to `compile_listeners` or `execute_listeners` (once)."""
+    if fn not in listeners:
+        listeners.append(fn)
+
+
+def unsubscribe(listeners: list, fn) -> None:
+    """Remove `fn` from an event's listeners (no error if absent)."""
+    if fn in listeners:
+        listeners.remove(fn)
+
+
+def notify_execute(where: str, outs) -> None:
+    """Tell the execute listeners that `where` produced `outs` (a list of Arrays)."""
+    for fn in tuple(execute_listeners):
+        fn(where, outs)
+
 # ---------------------------------------------------------------------- eager ops
 
 _eager_cache: dict = {}
@@ -383,24 +415,35 @@ def register_spmd(rule, array_types, prims):
 
 
 def eager_apply(prim, args, params):
-    """Run one primitive on concrete values through a cached XLA executable."""
+    """Run one primitive on concrete values through a cached XLA executable (then
+    tell `execute_listeners`, if any)."""
     fkey = _fast_key(prim, args, params)
     exe = _eager_fast.get(fkey) if fkey is not None else None
     if exe is not None:
         bufs = [a._buf if type(a) is Array else _scalar_buf(a) for a in args]
         outs = exe.exe.execute_sharded(bufs).consume_with_handlers(exe.handlers)
         if prim.multiple_results:
-            return list(map(Array, outs, exe.out_avals))
-        return Array(outs[0], exe.out_avals[0])
+            outs = list(map(Array, outs, exe.out_avals))
+            if execute_listeners:
+                notify_execute(prim.name, outs)
+            return outs
+        out = Array(outs[0], exe.out_avals[0])
+        if execute_listeners:
+            notify_execute(prim.name, [out])
+        return out
     if prim in _spmd_prims or any(type(a) in _spmd_types for a in args):
-        return _spmd_rule(prim, args, params)
-    exe = _eager_general(prim, args, params)
-    if fkey is not None and exe.device is _default_device:
-        if len(_eager_fast) > 4096:
-            _eager_fast.clear()
-        _eager_fast[fkey] = exe
-    outs = exe(*args)
-    return outs if prim.multiple_results else outs[0]
+        outs = _spmd_rule(prim, args, params)
+    else:
+        exe = _eager_general(prim, args, params)
+        if fkey is not None and exe.device is _default_device:
+            if len(_eager_fast) > 4096:
+                _eager_fast.clear()
+            _eager_fast[fkey] = exe
+        outs = exe(*args)
+        outs = outs if prim.multiple_results else outs[0]
+    if execute_listeners:
+        notify_execute(prim.name, outs if prim.multiple_results else [outs])
+    return outs
 
 
 def _eager_general(prim, args, params):
@@ -578,9 +621,17 @@ def compile_mlir(text: str, devs, options):
     """StableHLO text -> loaded executable on `devs`, through the persistent compile
     cache when one is configured (codegen.compile_cache). XLA rejecting the text itself
     (an MLIR parse or verify error) is astjax's bug: an `InternalError` located at the
-    equation whose lowering wrote the offending line."""
+    equation whose lowering wrote the offending line. `compile_listeners` hear of each
+    call with its duration."""
     try:
-        return compile_cache.compile_or_load(client(), text, devs, options)
+        if not compile_listeners:
+            return compile_cache.compile_or_load(client(), text, devs, options)
+        t0 = time.perf_counter()
+        exe = compile_cache.compile_or_load(client(), text, devs, options)
+        seconds = time.perf_counter() - t0
+        for fn in tuple(compile_listeners):
+            fn(text, seconds)
+        return exe
     except JaxRuntimeError as e:
         m = _MLIR_DIAGNOSTIC.search(str(e))
         if m is None:

@@ -149,3 +149,47 @@ def test_platform_name_and_environment_info():
         jax.config.update("jax_platform_name", old[1])
     text = jax.print_environment_info(return_string=True)
     assert "jaxlib" in text and "numpy" in text and "python" in text
+
+
+def test_flags_subscribe_to_runtime_events_instead_of_swapping_functions():
+    """debug_nans and log_compiles listen to codegen.runtime's execute / compile events;
+    the eager backend and compile_mlir stay the runtime's own functions."""
+    from astjax import core
+    from astjax.codegen import runtime
+    from astjax.compat._compile_log import log_compiles as compat_log_compiles
+    eager, compile_fn = core.eager_backend, runtime.compile_mlir
+    with jax.debug_nans(True):
+        assert core.eager_backend is eager is runtime.eager_apply
+        assert len(runtime.execute_listeners) == 1
+        with jax.debug_infs(True):   # a second flag: still one listener
+            assert len(runtime.execute_listeners) == 1
+        with compat_log_compiles(), compat_log_compiles():   # nested: one listener
+            assert runtime.compile_mlir is compile_fn
+            assert len(runtime.compile_listeners) == 1
+        assert runtime.compile_listeners == []
+    assert runtime.execute_listeners == []
+
+
+def test_runtime_events_report_eager_ops_and_compilations():
+    from astjax.codegen import runtime
+    seen, compiled = [], []
+
+    def on_execute(where, outs):
+        seen.append((where, [o.shape for o in outs]))
+
+    def on_compile(text, seconds):
+        compiled.append(("module @jit_" in text, seconds >= 0))
+    runtime.subscribe(runtime.execute_listeners, on_execute)
+    runtime.subscribe(runtime.compile_listeners, on_compile)
+    try:
+        x = jnp.ones(3)
+        jnp.sin(x)
+        jnp.sin(x)   # the cached fast path reports too
+        jax.jit(lambda v: v * 3.0 - 1.0)(jnp.ones(5))
+    finally:
+        runtime.unsubscribe(runtime.execute_listeners, on_execute)
+        runtime.unsubscribe(runtime.compile_listeners, on_compile)
+    assert seen.count(("sin", [(3,)])) == 2
+    assert (True, True) in compiled
+    jnp.cos(jnp.ones(2))
+    assert not any(w == "cos" for w, _ in seen)   # unsubscribed

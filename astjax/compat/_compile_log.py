@@ -3,17 +3,16 @@ logged as JAX logs it -- a WARNING record "Finished XLA compilation of jit(<name
 <seconds> sec" on the `jax._src.dispatch` logger (a child of `logging.getLogger("jax")`,
 where tools such as optax's tests collect them).
 
-How: astjax's runtime has no compile event to subscribe to, so the context manager
-wraps `codegen.runtime.compile_mlir` (the one function every compilation goes
-through) for its duration and restores it after; nested and concurrent uses share
-one wrapper. A compile event in codegen/runtime.py would replace the wrapping."""
+How: while at least one `with log_compiles()` block is active, a listener is
+subscribed to the runtime's compile event (`codegen.runtime.compile_listeners`,
+told of every compilation with its module text and duration); nested and concurrent
+uses share that one listener."""
 from __future__ import annotations
 
 import contextlib
 import logging
 import re
 import threading
-import time
 
 from astjax.codegen import runtime as _runtime
 
@@ -21,20 +20,16 @@ __all__ = ["log_compiles"]
 
 _logger = logging.getLogger("jax._src.dispatch")
 _lock = threading.Lock()
-_state = {"depth": 0, "inner": None}
+_depth = [0]
 _MODULE_NAME = re.compile(r"module @([\w.$-]+)")
 
 
-def _logged_compile(text, devs, options):
-    t0 = time.perf_counter()
-    out = _state["inner"](text, devs, options)
+def _log_compile(text, seconds):
     m = _MODULE_NAME.search(text[:2000])
     name = m.group(1) if m else "computation"
     if name.startswith("jit_"):
         name = f"jit({name[4:]})"
-    _logger.warning("Finished XLA compilation of %s in %.9f sec", name,
-                    time.perf_counter() - t0)
-    return out
+    _logger.warning("Finished XLA compilation of %s in %.9f sec", name, seconds)
 
 
 @contextlib.contextmanager
@@ -44,15 +39,13 @@ def log_compiles(enable: bool = True):
         yield
         return
     with _lock:
-        if _state["depth"] == 0:
-            _state["inner"] = _runtime.compile_mlir
-            _runtime.compile_mlir = _logged_compile
-        _state["depth"] += 1
+        if _depth[0] == 0:
+            _runtime.subscribe(_runtime.compile_listeners, _log_compile)
+        _depth[0] += 1
     try:
         yield
     finally:
         with _lock:
-            _state["depth"] -= 1
-            if _state["depth"] == 0:
-                _runtime.compile_mlir = _state["inner"]
-                _state["inner"] = None
+            _depth[0] -= 1
+            if _depth[0] == 0:
+                _runtime.unsubscribe(_runtime.compile_listeners, _log_compile)
