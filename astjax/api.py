@@ -120,7 +120,9 @@ class Compiled:
         self._entry = entry
 
     def as_text(self):
-        return self._entry.executable.text
+        """XLA's optimized HLO of the compiled program (as JAX's), not the StableHLO
+        `Lowered.as_text` shows."""
+        return self._entry.executable.as_text()
 
     def __call__(self, *args, **kwargs):
         entry = self._entry
