@@ -163,13 +163,13 @@ def _tree_sig(x, leaves):
         leaves.append(x)
         return id(x.aval)
     if t is tuple or t is list:
-        return (t, *[_tree_sig(c, leaves) for c in x])
+        return _children_sig([t], x, leaves)
     if t is dict:
         try:
             keys = tuple(sorted(x))
         except TypeError:
             raise _NoFastPath from None
-        return (dict, keys, *[_tree_sig(x[k], leaves) for k in keys])
+        return _children_sig([dict, keys], map(x.__getitem__, keys), leaves)
     if t is np.ndarray:
         leaves.append(x)
         return (x.shape, x.dtype)
@@ -181,14 +181,30 @@ def _tree_sig(x, leaves):
     raise _NoFastPath
 
 
+def _children_sig(sig, children, leaves):
+    """`sig` + one `_tree_sig` per child, as a tuple; Array children (a large
+    parameter dict's leaves) are handled in the loop, without a call each."""
+    append, add_leaf = sig.append, leaves.append
+    for c in children:
+        if type(c) is _Array:
+            add_leaf(c)
+            append(id(c.aval))
+        else:
+            append(_tree_sig(c, leaves))
+    return tuple(sig)
+
+
 def _unflattener(out_tree):
-    """leaves -> results, specialised for the common output trees."""
+    """leaves -> results, specialised for the common output trees; other trees of
+    tuples, lists, dicts and None by jaxlib's C++ unflatten (a 900-leaf dict: about
+    a third of the Python one's time)."""
     if out_tree.node_type is None:
         return _first
     if out_tree.node_type in (tuple, list) and all(c.node_type is None
                                                    for c in out_tree.children):
         return tuple if out_tree.node_type is tuple else list
-    return functools.partial(tree_util.tree_unflatten, out_tree)
+    return (runtime.cpp_unflattener(out_tree)
+            or functools.partial(tree_util.tree_unflatten, out_tree))
 
 
 def _first(outs):

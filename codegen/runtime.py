@@ -277,11 +277,55 @@ def device_get(x):
 
 
 def block_until_ready(x):
-    """Wait until every `Array` leaf of pytree `x` is computed; return `x`."""
-    for leaf in tree_util.tree_leaves(x):
-        if isinstance(leaf, Array):
-            leaf.block_until_ready()   # (a multi-device array waits for all its shards)
+    """Wait until every `Array` leaf of pytree `x` is computed; return `x`.
+
+    Builtin containers are walked by jaxlib's C++ flatten and the single-device
+    buffers waited for in one batched call; whatever C++ sees as a leaf but is not an
+    Array (a registered node, an OrderedDict, a multi-device array) is then walked by
+    `tree_util`."""
+    if type(x) is Array:
+        x._buf.block_until_ready()
+        return x
+    try:
+        leaves = _cpp_pytrees.flatten(x)[0]
+    except Exception:   # noqa: BLE001 -- e.g. unsortable dict keys: tree_util's walk
+        leaves = [x]
+    bufs = []
+    for leaf in leaves:
+        if type(leaf) is Array:
+            bufs.append(leaf._buf)
+            continue
+        for a in tree_util.tree_leaves(leaf):
+            if isinstance(a, Array):
+                a.block_until_ready()   # (a multi-device array waits for all its shards)
+    if bufs:
+        xc._xla.batched_block_until_ready(bufs)
     return x
+
+# ------------------------------------------------------------------------ pytrees
+# astjax's own instance of jaxlib's C++ pytree registry (JAX's registry is another
+# object: the two never share registrations). Only builtin containers are known to
+# it; `tree_util` stays the user-facing implementation.
+_cpp_pytrees = xc._xla.pytree.PyTreeRegistry(
+    enable_none=True, enable_tuple=True, enable_namedtuple=False, enable_list=True,
+    enable_dict=True)
+_BUILTIN_NODES = (tuple, list, dict, type(None))
+
+
+def cpp_unflattener(treedef):
+    """`leaves -> tree` by jaxlib's C++ unflatten for an astjax `treedef` made only of
+    tuples, lists, dicts and None (the same structure and leaf order as
+    `tree_util.tree_unflatten`, checked here once); None for any other treedef."""
+    def builtin(td):
+        return td.node_type is None or (td.node_type in _BUILTIN_NODES
+                                        and all(builtin(c) for c in td.children))
+    if not builtin(treedef):
+        return None
+    marks = list(range(treedef.num_leaves))
+    leaves, cpp_def = _cpp_pytrees.flatten(tree_util.tree_unflatten(treedef, marks))
+    if leaves != marks or cpp_def.unflatten(marks) != tree_util.tree_unflatten(treedef, marks):
+        return None
+    return cpp_def.unflatten
 
 # --------------------------------------------------------------------- executables
 

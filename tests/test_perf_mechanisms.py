@@ -1,6 +1,9 @@
 """Mechanism tests for issue 14 (speed): each pins *why* a workload is fast -- the
 equations emitted, the number of passes run, cache hits, the memory kept -- never a
 time. One section per row of the issue's table."""
+import collections
+import functools
+
 import numpy as np
 import pytest
 
@@ -270,7 +273,6 @@ def test_dispatch_with_a_pytree_argument_keeps_bounded_memory():
 
 # ------------------------------------------------------------------ 5. caches per function
 
-import functools  # noqa: E402
 
 from astjax.codegen import compile_cache  # noqa: E402
 
@@ -488,3 +490,62 @@ def test_flat_numpy_dispatch_skips_the_signature_walk(monkeypatch):
     out64 = jf(np.ones(3), np.full(3, 2.0))
     assert out64.dtype == np.float32 and np.asarray(out64).tolist() == [3.0, 3.0, 3.0]
     assert jf(np.ones(2, np.float32), np.ones(2, np.float32)).shape == (2,)
+
+
+def _tree_out(t):
+    return {"b": t["a"] * 2.0, "a": [t["b"], None, (t["a"], t["b"] + 1.0)]}
+
+
+def _ordered_out(x):
+    return collections.OrderedDict(z=x, a=x + 1.0)
+
+
+def test_pytree_outputs_unflatten_in_cpp_with_tree_utils_structure():
+    from astjax import api, tree_util
+    jf = astjax.jit(_tree_out)
+    t = {"a": jnp.ones(2), "b": jnp.zeros(1)}
+    first, second = jf(t), jf(t)   # slow path, then the fast path
+    entry = next(iter(jf._fast.values()))
+    assert not isinstance(entry.unflatten, functools.partial)   # jaxlib's unflatten
+    for out in (first, second):
+        assert tree_util.tree_structure(out) == entry.out_tree
+        assert list(out) == ["a", "b"] and out["a"][1] is None
+        np.testing.assert_array_equal(np.asarray(out["a"][2][1]), [1.0])
+    # a tree with a container jaxlib's registry does not know keeps tree_util's unflatten
+    jo = astjax.jit(_ordered_out)
+    out = jo(jnp.ones(1))
+    assert type(out) is collections.OrderedDict and list(out) == ["z", "a"]
+    assert isinstance(api._unflattener(next(iter(jo._cache.values())).out_tree),
+                      functools.partial)
+
+
+@astjax.tree_util.register_pytree_node_class
+class _Box:
+    def __init__(self, v):
+        self.v = v
+
+    def tree_flatten(self):
+        return (self.v,), None
+
+    @classmethod
+    def tree_unflatten(cls, aux, children):
+        return cls(*children)
+
+
+def test_block_until_ready_waits_for_every_array_leaf(monkeypatch):
+    waited, batched = [], []
+    monkeypatch.setattr(runtime.Array, "block_until_ready",
+                        lambda self: waited.append(self) or self)
+    orig = runtime.xc._xla.batched_block_until_ready
+    monkeypatch.setattr(runtime.xc._xla, "batched_block_until_ready",
+                        lambda bufs: batched.extend(bufs) or orig(bufs))
+    a, b, c, d = (jnp.full(2, float(i)) for i in range(4))
+    tree = {"p": [a, (b, None)], "box": _Box(c), "od": collections.OrderedDict(k=d), "n": 3}
+    assert astjax.block_until_ready(tree) is tree
+    assert [x for x in batched] == [a._buf, b._buf]   # builtin containers: one batched wait
+    assert waited == [c, d]                             # the rest through tree_util
+    weird = {1: a, "x": b}   # keys jaxlib cannot sort: tree_util's walk (and its error)
+    with pytest.raises(TypeError) as expected:
+        astjax.tree_util.tree_leaves(weird)
+    with pytest.raises(TypeError, match=str(expected.value)[:30]):
+        astjax.block_until_ready(weird)
