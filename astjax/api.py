@@ -388,23 +388,31 @@ class Jitted(StagedCallable):
             return _jit_call_hook[0](self, args, kwargs)
         if not kwargs and not self._has_statics:
             n = len(args)
-            key = None
+            key = nkey = None
             if n == 1:
                 a, = args
                 if type(a) is _Array:
                     key = (_config_values["jax_enable_x64"], id(a.aval))
                     bufs = [a._buf]
+                elif type(a) is np.ndarray:
+                    nkey = (_config_values["jax_enable_x64"], (a.shape, a.dtype))
             elif n == 2:
                 a, b = args
-                if type(a) is _Array and type(b) is _Array:
+                ta, tb = type(a), type(b)
+                if ta is _Array and tb is _Array:
                     key = (_config_values["jax_enable_x64"], id(a.aval), id(b.aval))
                     bufs = [a._buf, b._buf]
-            if key is None and n and all(type(a) is np.ndarray for a in args):  # flat NumPy
+                elif ta is np.ndarray and tb is np.ndarray:
+                    nkey = (_config_values["jax_enable_x64"], (a.shape, a.dtype),
+                            (b.shape, b.dtype))
+            elif n and all(type(a) is np.ndarray for a in args):
+                nkey = (_config_values["jax_enable_x64"], *[(a.shape, a.dtype) for a in args])
+            if nkey is not None:  # flat NumPy
                 # the key `_signature` makes for these: one (shape, dtype) per argument
-                entry = self._fast.get((_config_values["jax_enable_x64"],
-                                        *[(a.shape, a.dtype) for a in args]))
+                entry = self._fast.get(nkey)
                 if entry is not None:
-                    return entry.run(args)
+                    return entry.unflatten(entry.executable.call_numpy(
+                        entry.const_bufs, args, entry.in_avals))
                 return self._call_slow(args, kwargs)
             if key is not None:
                 entry = self._fast.get(key)

@@ -109,6 +109,9 @@ def sharding_for(device):
 # -------------------------------------------------------------------------- arrays
 
 
+_NO_BUFFER_PROTOCOL = frozenset([np.dtype(dtypes.bfloat16)])  # read through jaxlib's copy
+
+
 class Array:
     """An array on a device. Operations on it outside `jit` run eagerly on XLA. Its
     operators and array methods are installed by `astjax/numpy/array_methods.py`."""
@@ -125,16 +128,19 @@ class Array:
     nbytes = property(lambda self: self.aval.size * self.aval.dtype.itemsize)
 
     def _value(self) -> np.ndarray:
-        if self._npy is None:
-            if self.aval.dtype in (dtypes.bfloat16,):
+        v = self._npy
+        if v is None:
+            if self.aval.dtype in _NO_BUFFER_PROTOCOL:
                 v = self._buf._single_device_array_to_np_array_did_copy()[0]
             else:
                 v = np.asarray(self._buf)
             self._npy = v
-        return self._npy
+        return v
 
     def __array__(self, dtype=None, copy=None):
-        v = self._value()
+        v = self._npy
+        if v is None:
+            v = self._value()
         if dtype is not None and np.dtype(dtype) != v.dtype:
             return v.astype(dtype)
         return v.copy() if copy else v
@@ -345,13 +351,26 @@ class Executable:
         opts = xc.CompileOptions()
         opts.device_assignment = xc.DeviceAssignment.create(np.array([[self.device.id]]))
         self.exe = compile_mlir(text, (self.device,), opts)
-        sh = sharding_for(self.device)
+        sh = self._sharding = sharding_for(self.device)
+        self._devices = [self.device]
         self.handlers = [xc.array_result_handler(a, sh, committed=True, _skip_checks=True)
                          for a in self.out_avals]
 
     def call_buffers(self, bufs):
         """Run on device buffers (consts first); returns a list of Arrays. This is the
         hot path of every compiled call: keep it short."""
+        outs = self.exe.execute_sharded(bufs).consume_with_handlers(self.handlers)
+        return list(map(Array, outs, self.out_avals))
+
+    def call_numpy(self, const_bufs, xs, avals):
+        """Run on device buffers `const_bufs` followed by NumPy arrays `xs` of the
+        avals `avals` (each put on the device here, in one frame: `jit` called on
+        NumPy arguments); returns a list of Arrays."""
+        put, sh, devs = xc.batched_device_put, self._sharding, self._devices
+        bufs = [put(a, sh, [np.asarray(x, a.dtype)], devs, True, False, _IMMUTABLE,
+                    enable_x64=True) for x, a in zip(xs, avals)]
+        if const_bufs:
+            bufs = const_bufs + bufs
         outs = self.exe.execute_sharded(bufs).consume_with_handlers(self.handlers)
         return list(map(Array, outs, self.out_avals))
 

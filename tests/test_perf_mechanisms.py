@@ -492,6 +492,32 @@ def test_flat_numpy_dispatch_skips_the_signature_walk(monkeypatch):
     assert jf(np.ones(2, np.float32), np.ones(2, np.float32)).shape == (2,)
 
 
+def _axpyz(x, y, z):
+    return x * y + z
+
+
+def test_flat_numpy_dispatch_puts_arguments_in_the_executables_frame(monkeypatch):
+    j1, j3 = astjax.jit(jnp.sin), astjax.jit(_axpyz)
+    x = np.linspace(0, 1, 4, dtype=np.float32)
+    j1(x), j3(x, x, x)
+    calls = [0]
+
+    def counted(*a, **k):
+        calls[0] += 1
+        raise AssertionError("the NumPy fast path should not reach put_host / run")
+    monkeypatch.setattr(runtime, "put_host", counted)
+    monkeypatch.setattr(astjax.api._Entry, "run", counted)
+    for _ in range(5):
+        a, b = j1(x), j3(x, x, x)
+    np.testing.assert_allclose(np.asarray(a), np.sin(x), rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(b), x * x + x, rtol=1e-6)
+    assert calls[0] == 0
+    monkeypatch.undo()
+    c = j3(x, x, np.ones(4))   # float64 (canonicalized to float32): its own signature
+    assert c.dtype == np.float32
+    np.testing.assert_allclose(np.asarray(c), x * x + 1, rtol=1e-6)
+
+
 def _tree_out(t):
     return {"b": t["a"] * 2.0, "a": [t["b"], None, (t["a"], t["b"] + 1.0)]}
 
