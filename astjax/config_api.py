@@ -109,7 +109,7 @@ def clear_caches():
         if isinstance(obj, Jitted):
             obj._cache.clear()
             obj._fast.clear()
-    runtime._eager_cache.clear()
+    runtime.clear_eager_caches()
 
 
 def live_arrays(platform=None):

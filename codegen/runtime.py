@@ -239,6 +239,7 @@ _interned: dict = {}
 
 
 _interned_ids: set = set()  # ids of interned avals (they live for the process)
+interned_ids = _interned_ids   # (read by the numpy layer's eager programs)
 
 
 def intern_aval(aval: ShapedArray) -> ShapedArray:
@@ -464,6 +465,87 @@ def _scalar_buf(w):
     return buf
 
 
+# jnp-level eager programs (issue 14): a `jnp` elementwise function applied to
+# concrete single-device Arrays (and Python floats) runs one executable per signature,
+# its promotion and primitive(s) compiled in, without the lax / bind / eager_apply
+# layers. The numpy layer keys and calls them (astjax/numpy/ufuncs.py); a program is
+# made on a signature's second slow call, so one-off shapes cost no extra compile.
+eager_programs: dict = {}   # key -> EagerProgram
+_program_calls: dict = {}   # key -> slow calls seen (or _NOT_A_PROGRAM)
+_NOT_A_PROGRAM = -1
+_float_bufs: dict = {}
+
+
+class EagerProgram:
+    """A compiled elementwise `jnp` function for one signature: `run(bufs)` -> Array;
+    `in_avals` (interned) are its parameters' types."""
+    __slots__ = ("exe", "handlers", "out_aval", "in_avals")
+
+    def __init__(self, exe: "Executable"):
+        self.exe, self.handlers, self.out_aval = exe.exe, exe.handlers, exe.out_avals[0]
+        self.in_avals = [intern_aval(a) for a in exe.in_avals]
+
+    def run(self, bufs):
+        return Array(self.exe.execute_sharded(bufs).consume_with_handlers(self.handlers)[0],
+                     self.out_aval)
+
+
+def eager_program(key, fn, operands, out_aval):
+    """Make, at the second slow call of signature `key`, the EagerProgram of `fn`
+    (Arrays / WeakConsts -> one array) staged on the avals of `operands`, and cache it
+    in `eager_programs`; `out_aval` is what the op-by-op path returned, which the
+    program must match. Not made when `fn` is not one self-contained computation
+    (no equation, consts, a result that is an argument) or does not stage."""
+    seen = _program_calls.get(key, 0)
+    if seen == 0 or seen is _NOT_A_PROGRAM:
+        if len(_program_calls) > 4096:
+            _program_calls.clear()
+        _program_calls[key] = 1 if seen == 0 else seen
+        return
+    _program_calls[key] = _NOT_A_PROGRAM   # (replaced by the program when it is made)
+    avals = [a.aval for a in operands]
+    try:
+        closed = core.stage(lambda *xs: [fn(*xs)], avals)
+    except Exception:  # noqa: BLE001 -- the op-by-op path stays the reference
+        return
+    jaxpr = closed.jaxpr
+    if (closed.consts or not jaxpr.eqns or any(v in jaxpr.invars for v in jaxpr.outvars)
+            or jaxpr.outvars[0].aval != out_aval):
+        return
+    e = jaxpr.eqns[0]
+    # one primitive on the arguments as they are: the text eager_apply compiles, so the
+    # in-memory executable cache (keyed by module text) answers without a compile
+    single = len(jaxpr.eqns) == 1 and list(e.invars) == list(jaxpr.invars)
+    name = f"eager_{e.primitive.name}" if single else "eager_jnp"
+    exe = Executable(stablehlo.lower_module(jaxpr, name), avals,
+                     [v.aval for v in jaxpr.outvars])
+    if len(eager_programs) > 4096:
+        eager_programs.clear()
+    eager_programs[key] = EagerProgram(exe)
+
+
+def clear_eager_caches():
+    """Drop every eager executable, eager program and cached scalar buffer (they are
+    made again on the next call): `astjax.clear_caches`."""
+    for d in (_eager_cache, _eager_fast, eager_programs, _program_calls, _float_bufs,
+              _scalar_bufs):
+        d.clear()
+
+
+def float_buf(v: float, aval: ShapedArray):
+    """The device buffer of Python float `v` as a weak scalar of `aval` (interned),
+    shared by every eager program called with it. Not for 0.0 (its sign is lost in
+    the key) or NaN (never equal to itself): callers take the slow path for those."""
+    k = (v, id(aval))
+    buf = _float_bufs.get(k)
+    if buf is None:
+        if len(_float_bufs) > 1024:
+            _float_bufs.clear()
+        # (the buffer the op-by-op path made for this value, if any: one transfer)
+        buf = _float_bufs[k] = _scalar_buf(core.WeakConst(np.asarray(v, aval.dtype)))
+    return buf
+
+
 # set by codegen.spmd (register_spmd): operations on arrays laid out over several
 # devices, and the partitioning primitives, run as partitioned programs there
 _spmd_rule, _spmd_types, _spmd_prims = None, (), frozenset()
@@ -475,6 +557,7 @@ def register_spmd(rule, array_types, prims):
     global _spmd_rule, _spmd_types, _spmd_prims
     _spmd_rule, _spmd_types, _spmd_prims = rule, tuple(array_types), frozenset(prims)
     _eager_fast.clear()  # entries made before are plain single-device programs
+    eager_programs.clear()
 
 
 def eager_apply(prim, args, params):

@@ -437,7 +437,8 @@ def test_eager_op_takes_the_fast_path(monkeypatch):
     ref = np.sin(np.linspace(0, 1, 16, dtype=np.float32)) * np.float32(0.5) + 1
     for _ in range(2):  # warm: executables compiled, the scalar 0.5 on the device
         jnp.sin(z) * 0.5 + y
-    calls = {"general": 0, "put": 0, "promote": 0}
+    calls = {"general": 0, "put": 0, "promote": 0, "eager_apply": 0, "program": 0,
+             "compile": 0}
 
     def counter(name, fn):
         def counted(*a, **k):
@@ -446,13 +447,55 @@ def test_eager_op_takes_the_fast_path(monkeypatch):
         return counted
     monkeypatch.setattr(runtime, "_eager_general", counter("general", runtime._eager_general))
     monkeypatch.setattr(runtime, "put_host", counter("put", runtime.put_host))
+    monkeypatch.setattr(runtime, "compile_mlir", counter("compile", runtime.compile_mlir))
+    monkeypatch.setattr(astjax.core, "eager_backend",
+                        counter("eager_apply", astjax.core.eager_backend))
+    monkeypatch.setattr(runtime.EagerProgram, "run",
+                        counter("program", runtime.EagerProgram.run))
     for f in ("promote_args", "promote_args_inexact"):
         monkeypatch.setattr(ufuncs, f, counter("promote", getattr(ufuncs, f)))
     for _ in range(50):
         out = jnp.sin(z) * 0.5 + y
-    assert calls == {"general": 0, "put": 0, "promote": 0}, calls
+    # one compiled program per op (a jnp-level cache): no lax / bind / eager_apply layer
+    assert calls == {"general": 0, "put": 0, "promote": 0, "eager_apply": 0,
+                     "program": 150, "compile": 0}, calls
     assert out.dtype == np.float32 and not out.aval.weak_type
     np.testing.assert_allclose(np.asarray(out), ref, rtol=1e-6)
+
+
+def test_eager_programs_match_the_op_by_op_path():
+    """Each signature's second call makes its program (checked against the op-by-op
+    result's type); values, dtypes and weak types then agree with the op-by-op path."""
+    f32, f16, i32 = jnp.ones(3, np.float32) * 0.25, jnp.ones(3, np.float16), jnp.ones(3, np.int32)
+    cases = [(jnp.multiply, f32, 0.5), (jnp.subtract, 0.5, f32), (jnp.true_divide, f32, f32),
+             (jnp.add, i32, i32), (jnp.maximum, f32, -1.5), (jnp.arctan2, f32, 3.0),
+             (jnp.less, f32, 0.3), (jnp.multiply, f32, 0.0), (jnp.multiply, f32, -0.0),
+             (jnp.add, f32, float("nan")), (jnp.sin, f32), (jnp.floor, i32), (jnp.exp, f16), (jnp.multiply, f16, 0.5),
+             (jnp.sqrt, f32), (jnp.negative, i32)]
+    for fn, *args in cases:
+        ref = astjax.jit(fn)(*args)
+        outs = [fn(*args) for _ in range(4)]   # counted, made, then the program
+        for out in outs:
+            assert (out.dtype, out.shape, out.aval.weak_type) == \
+                (ref.dtype, ref.shape, ref.aval.weak_type), (fn, args)
+            np.testing.assert_array_equal(np.asarray(out), np.asarray(ref))
+    # -0.0 and 0.0 are different values of the scalar operand
+    assert np.signbit(np.asarray(jnp.multiply(f32, -0.0))).all()
+    assert not np.signbit(np.asarray(jnp.multiply(f32, 0.0))).any()
+    made = {k[0].__name__ for k in runtime.eager_programs if hasattr(k[0], "__name__")}
+    assert {"multiply", "subtract", "true_divide", "sin", "less"} <= made
+
+
+def test_eager_programs_step_aside_for_staging_and_debug_nans():
+    x = jnp.full(3, -1.0)
+    for _ in range(3):
+        jnp.log(x)   # the program of log on f32[3] exists now
+    with astjax.debug_nans(True):
+        with pytest.raises(FloatingPointError, match="encountered in log"):
+            jnp.log(x)
+    # under staging a concrete Array operand is a constant of the program, not run now
+    closed = astjax.make_jaxpr(lambda v: jnp.log(x) + v)(1.0)
+    assert [e.primitive.name for e in closed.jaxpr.eqns][:1] == ["log"]
 
 
 def test_ufunc_fast_path_matches_promotion():

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from .. import core, dtypes, lax
+from ..codegen import runtime
 from ..codegen.runtime import Array
 from ..core import Tracer
 from .operands import (_is_operand, asarray_operand, broadcast_shapes,  # noqa: F401
@@ -54,13 +55,38 @@ def _fast_binary(x, y, inexact):
     return None
 
 
+# ---- eager programs (issue 14): on concrete single-device Arrays of interned avals,
+# outside staging and with no execute listener (debug_nans), a ufunc whose operands
+# take the fast promotion path runs one compiled program per signature
+# (`runtime.eager_program`: made from `lax_fn` itself, on the signature's second
+# call), so `jnp.sin(z) * 0.5 + y` is one Python layer per op. Python floats travel as
+# weak scalars of the array's dtype (device buffers shared by value; 0.0 and NaN,
+# whose keys are ambiguous, take the op-by-op path). A program is checked against the
+# type of the op-by-op result when it is made.
+_state = core._state
+_x64 = dtypes.config._values
+_programs = runtime.eager_programs
+_interned = runtime.interned_ids
+
+
+def _eager_ok():
+    return not _state.builders and not runtime.execute_listeners
+
+
 def _unary(name: str, lax_fn: Callable[..., Any], inexact: bool = False,
            doc: str | None = None) -> Callable[..., _typing.Array]:
     """A unary ufunc; `doc` is its docstring (default: `ufunc_docs.doc(name)`)."""
     def f(x, /):
+        if type(x) is Array:
+            prog = _programs.get((f, id(x.aval), _x64["jax_enable_x64"]))
+            if prog is not None and _eager_ok():
+                return prog.run([x._buf])
         a = _strong(x)
         if a is not None and (not inexact or a.dtype in _INEXACT):
-            return lax_fn(x)  # an Array or Tracer in, an Array or Tracer out
+            out = lax_fn(x)  # an Array or Tracer in, an Array or Tracer out
+            if type(x) is Array and type(out) is Array and id(a) in _interned and _eager_ok():
+                runtime.eager_program((f, id(a), _x64["jax_enable_x64"]), lax_fn, [x], out.aval)
+            return out
         x = asarray_operand(x)
         if inexact:
             [x] = promote_args_inexact(name, x)
@@ -72,13 +98,46 @@ def _unary(name: str, lax_fn: Callable[..., Any], inexact: bool = False,
     return f
 
 
+def _binary_key(f, x, y):
+    """The eager-program key of f(x, y) (an Array and an Array or a nonzero,
+    non-NaN Python float), or None."""
+    tx, ty = type(x), type(y)
+    if tx is Array:
+        if ty is Array:
+            return (f, id(x.aval), id(y.aval), _x64["jax_enable_x64"])
+        if ty is float and y == y and y:
+            return (f, id(x.aval), float, _x64["jax_enable_x64"])
+    elif tx is float and ty is Array and x == x and x:
+        return (f, float, id(y.aval), _x64["jax_enable_x64"])
+    return None
+
+
+def _bufs(x, y, prog):
+    """The operands' device buffers for an eager program (floats: shared weak scalars
+    of the program's parameter type)."""
+    if type(x) is float:
+        return [runtime.float_buf(x, prog.in_avals[0]), y._buf]
+    if type(y) is float:
+        return [x._buf, runtime.float_buf(y, prog.in_avals[1])]
+    return [x._buf, y._buf]
+
+
 def _binary(name: str, lax_fn: Callable[..., Any], inexact: bool = False,
             doc: str | None = None) -> Callable[..., _typing.Array]:
     """A binary ufunc; `doc` is its docstring (default: `ufunc_docs.doc(name)`)."""
     def f(x, y, /):
+        key = _binary_key(f, x, y)
+        if key is not None:
+            prog = _programs.get(key)
+            if prog is not None and _eager_ok():
+                return prog.run(_bufs(x, y, prog))
         fast = _fast_binary(x, y, inexact)
         if fast is not None:
-            return lax_fn(*fast)
+            out = lax_fn(*fast)
+            if key is not None and type(out) is Array and _eager_ok() and all(
+                    type(v) is not Array or id(v.aval) in _interned for v in fast):
+                runtime.eager_program(key, lax_fn, fast, out.aval)
+            return out
         x, y = (promote_args_inexact if inexact else promote_args)(name, x, y)
         return lax_fn(x, y)
     f.__name__ = name
