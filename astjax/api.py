@@ -11,7 +11,8 @@ import numpy as np
 
 from . import core, dtypes, tree_util
 from . import sharding as _sharding
-from .codegen import compile_cache, runtime, sharded as _sharded, spmd as _spmd, stablehlo
+from .codegen import (compile_cache, cpp_jit, runtime, sharded as _sharded, spmd as _spmd,
+                      stablehlo)
 from .errors import (AstjaxError, ArgumentError, ArgumentTypeError, ArgumentValueError,
                      NotImplementedInAstjaxError, caller_location, check_callable,
                      check_signature, function_name)
@@ -147,6 +148,18 @@ class _NoFastPath(Exception):
     pass
 
 
+class _MissError(Exception):
+    """Carries an error of astjax's own call path through jaxlib's C++ dispatch."""
+
+    def __init__(self, error):
+        super().__init__(error)
+        self.error = error
+
+
+_CPP = object()  # the key of a function's jaxlib PjitFunction in its `_fast` table
+_cpp_available, _cpp_results = cpp_jit.available, cpp_jit.results
+
+
 _KWARGS = object()  # marks where keyword arguments start in a fast-path key
 _STATIC = object()  # tags a static argument's value in a fast-path key
 
@@ -203,7 +216,7 @@ def _unflattener(out_tree):
     if out_tree.node_type in (tuple, list) and all(c.node_type is None
                                                    for c in out_tree.children):
         return tuple if out_tree.node_type is tuple else list
-    return (runtime.cpp_unflattener(out_tree)
+    return (cpp_jit.cpp_unflattener(out_tree)
             or functools.partial(tree_util.tree_unflatten, out_tree))
 
 
@@ -407,13 +420,16 @@ class Jitted(StagedCallable):
                             (b.shape, b.dtype))
             elif n and all(type(a) is np.ndarray for a in args):
                 nkey = (_config_values["jax_enable_x64"], *[(a.shape, a.dtype) for a in args])
-            if nkey is not None:  # flat NumPy
-                # the key `_signature` makes for these: one (shape, dtype) per argument
-                entry = self._fast.get(nkey)
-                if entry is not None:
-                    return entry.unflatten(entry.executable.call_numpy(
-                        entry.const_bufs, args, entry.in_avals))
-                return self._call_slow(args, kwargs)
+            if nkey is not None:  # flat NumPy: jaxlib's C++ dispatch when it is astjax's
+                cpp = self._fast.get(_CPP)
+                if cpp is not None and _cpp_available():
+                    try:
+                        return _cpp_results(cpp(*args))
+                    except _MissError as e:   # raised by astjax on a C++ cache miss
+                        raise e.error.with_traceback(e.error.__traceback__) from None
+                    except Exception:  # noqa: BLE001 -- arguments jaxlib refuses: below
+                        pass
+                return self._call_numpy(nkey, args)
             if key is not None:
                 entry = self._fast.get(key)
                 if entry is not None:
@@ -433,6 +449,37 @@ class Jitted(StagedCallable):
         if entry is not None:
             return entry.run(leaves)
         return self._call_slow(args, kwargs)
+
+    def _call_numpy(self, nkey, args):
+        """A call on positional NumPy arrays (`nkey`: the key `_signature` makes for
+        them, one (shape, dtype) per argument) without the C++ dispatch; it sets up
+        that dispatch (codegen/cpp_jit.py) once a signature is known."""
+        entry = self._fast.get(nkey)
+        if entry is not None:
+            return entry.unflatten(entry.executable.call_numpy(
+                entry.const_bufs, args, entry.in_avals))
+        out = self._call_slow(args, {})
+        if (_CPP not in self._fast and nkey in self._fast and not self.donate_argnums
+                and _cpp_available()):
+            self._fast[_CPP] = cpp_jit.make(getattr(self.fun, "__name__", "fn"),
+                                            self._cpp_miss)
+        return out
+
+    def _cpp_miss(self, *args, **kwargs):
+        """jaxlib's PjitFunction met a new signature: run in Python, and hand it the
+        executable to run itself next time (when the signature allows)."""
+        try:
+            nkey = (_config_values["jax_enable_x64"], *[(a.shape, a.dtype) for a in args])
+            out = self._call_numpy(nkey, args)
+        except Exception as e:
+            raise _MissError(e) from None
+        entry = self._fast.get(nkey)
+        fast = None
+        if entry is not None and entry.executable is not None and not kwargs:
+            fast = cpp_jit.fastpath(entry.executable, entry.const_bufs, args, out)
+        if fast is None:   # jaxlib would call back on every such call: Python alone
+            self._fast[_CPP] = None
+        return out, fast, False
 
     def _signature(self, args, kwargs, leaves):
         """The fast-path cache key of a call; appends the dynamic leaves to `leaves`

@@ -31,7 +31,7 @@ import numpy as np
 
 from . import core
 from .api import Jitted, devices
-from .codegen import runtime
+from .codegen import eager_programs, runtime
 from .config import config, jit_call_hook
 from .tree_util import tree_leaves
 
@@ -110,6 +110,7 @@ def clear_caches():
             obj._cache.clear()
             obj._fast.clear()
     runtime.clear_eager_caches()
+    eager_programs.clear()
 
 
 def live_arrays(platform=None):

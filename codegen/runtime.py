@@ -238,14 +238,13 @@ def device_put(x, device=None, weak_type=None) -> Array:
 _interned: dict = {}
 
 
-_interned_ids: set = set()  # ids of interned avals (they live for the process)
-interned_ids = _interned_ids   # (read by the numpy layer's eager programs)
+interned_ids: set = set()  # ids of interned avals (they live for the process)
 
 
 def intern_aval(aval: ShapedArray) -> ShapedArray:
     out = _interned.setdefault(aval, aval)
     if out is aval:
-        _interned_ids.add(id(aval))
+        interned_ids.add(id(aval))
     return out
 
 
@@ -284,17 +283,14 @@ def device_get(x):
 
 
 def block_until_ready(x):
-    """Wait until every `Array` leaf of pytree `x` is computed; return `x`.
-
-    Builtin containers are walked by jaxlib's C++ flatten and the single-device
-    buffers waited for in one batched call; whatever C++ sees as a leaf but is not an
-    Array (a registered node, an OrderedDict, a multi-device array) is then walked by
-    `tree_util`."""
+    """Wait until every `Array` leaf of pytree `x` is computed; return `x`. Builtin
+    containers: jaxlib's C++ flatten and one batched wait; what C++ sees as a leaf but
+    is no Array (registered node, OrderedDict, multi-device array): `tree_util`."""
     if type(x) is Array:
         x._buf.block_until_ready()
         return x
     try:
-        leaves = _cpp_pytrees.flatten(x)[0]
+        leaves = cpp_pytrees.flatten(x)[0]
     except Exception:   # noqa: BLE001 -- e.g. unsortable dict keys: tree_util's walk
         leaves = [x]
     bufs = []
@@ -309,30 +305,13 @@ def block_until_ready(x):
         xc._xla.batched_block_until_ready(bufs)
     return x
 
-# ------------------------------------------------------------------------ pytrees
-# astjax's own instance of jaxlib's C++ pytree registry (JAX's registry is another
-# object: the two never share registrations). Only builtin containers are known to
-# it; `tree_util` stays the user-facing implementation.
-_cpp_pytrees = xc._xla.pytree.PyTreeRegistry(
+
+# astjax's own instance of jaxlib's C++ pytree registry (JAX's is another object: no
+# registration is shared). It knows builtin containers only; `tree_util` stays the
+# user-facing implementation. Also used by codegen/cpp_jit.py.
+cpp_pytrees = xc._xla.pytree.PyTreeRegistry(
     enable_none=True, enable_tuple=True, enable_namedtuple=False, enable_list=True,
     enable_dict=True)
-_BUILTIN_NODES = (tuple, list, dict, type(None))
-
-
-def cpp_unflattener(treedef):
-    """`leaves -> tree` by jaxlib's C++ unflatten for an astjax `treedef` made only of
-    tuples, lists, dicts and None (the same structure and leaf order as
-    `tree_util.tree_unflatten`, checked here once); None for any other treedef."""
-    def builtin(td):
-        return td.node_type is None or (td.node_type in _BUILTIN_NODES
-                                        and all(builtin(c) for c in td.children))
-    if not builtin(treedef):
-        return None
-    marks = list(range(treedef.num_leaves))
-    leaves, cpp_def = _cpp_pytrees.flatten(tree_util.tree_unflatten(treedef, marks))
-    if leaves != marks or cpp_def.unflatten(marks) != tree_util.tree_unflatten(treedef, marks):
-        return None
-    return cpp_def.unflatten
 
 # --------------------------------------------------------------------- executables
 
@@ -384,12 +363,10 @@ class Executable:
         return self.exe.hlo_modules()[0].to_string() if hasattr(self.exe, "hlo_modules") else self.text
 
 # ------------------------------------------------------------------------- events
-# What a higher layer observes of the runtime without replacing any of its functions
-# (astjax/config_api.py: jax_debug_nans / jax_debug_infs; astjax/compat/_compile_log.py:
-# `jax.log_compiles`). Listeners run synchronously, in subscription order, on the
-# thread that compiled or ran; an exception a listener raises reaches the caller (that
-# is how debug_nans raises FloatingPointError). The runtime only tests the lists for
-# emptiness on its hot paths.
+# What higher layers observe of the runtime without replacing its functions (config_api:
+# debug_nans/infs; compat/_compile_log: `jax.log_compiles`). Listeners run synchronously
+# in subscription order; an exception one raises reaches the caller (debug_nans raises
+# FloatingPointError so). Hot paths only test the lists for emptiness.
 
 compile_listeners: list = []   # f(text, seconds): each compile_mlir (XLA compile or cache load)
 execute_listeners: list = []   # f(where, outputs): each eager primitive; where = its name
@@ -438,7 +415,7 @@ def _fast_key(prim, args, params):
         t = type(a)
         if t is Array:
             i = id(a.aval)
-            if i not in _interned_ids:
+            if i not in interned_ids:
                 return None
             key.append(i)
         elif t is core.WeakConst and a.val.shape == ():
@@ -453,8 +430,9 @@ def _fast_key(prim, args, params):
         return None
 
 
-def _scalar_buf(w):
-    """The device buffer of a weak scalar, shared by every op that uses its value."""
+def scalar_buf(w):
+    """The device buffer of weak scalar `w` (a 0-d `core.WeakConst`), shared by every
+    eager operation that uses its value."""
     v = w.val
     k = (v.dtype, v.tobytes())
     buf = _scalar_bufs.get(k)
@@ -465,85 +443,11 @@ def _scalar_buf(w):
     return buf
 
 
-# jnp-level eager programs (issue 14): a `jnp` elementwise function applied to
-# concrete single-device Arrays (and Python floats) runs one executable per signature,
-# its promotion and primitive(s) compiled in, without the lax / bind / eager_apply
-# layers. The numpy layer keys and calls them (astjax/numpy/ufuncs.py); a program is
-# made on a signature's second slow call, so one-off shapes cost no extra compile.
-eager_programs: dict = {}   # key -> EagerProgram
-_program_calls: dict = {}   # key -> slow calls seen (or _NOT_A_PROGRAM)
-_NOT_A_PROGRAM = -1
-_float_bufs: dict = {}
-
-
-class EagerProgram:
-    """A compiled elementwise `jnp` function for one signature: `run(bufs)` -> Array;
-    `in_avals` (interned) are its parameters' types."""
-    __slots__ = ("exe", "handlers", "out_aval", "in_avals")
-
-    def __init__(self, exe: "Executable"):
-        self.exe, self.handlers, self.out_aval = exe.exe, exe.handlers, exe.out_avals[0]
-        self.in_avals = [intern_aval(a) for a in exe.in_avals]
-
-    def run(self, bufs):
-        return Array(self.exe.execute_sharded(bufs).consume_with_handlers(self.handlers)[0],
-                     self.out_aval)
-
-
-def eager_program(key, fn, operands, out_aval):
-    """Make, at the second slow call of signature `key`, the EagerProgram of `fn`
-    (Arrays / WeakConsts -> one array) staged on the avals of `operands`, and cache it
-    in `eager_programs`; `out_aval` is what the op-by-op path returned, which the
-    program must match. Not made when `fn` is not one self-contained computation
-    (no equation, consts, a result that is an argument) or does not stage."""
-    seen = _program_calls.get(key, 0)
-    if seen == 0 or seen is _NOT_A_PROGRAM:
-        if len(_program_calls) > 4096:
-            _program_calls.clear()
-        _program_calls[key] = 1 if seen == 0 else seen
-        return
-    _program_calls[key] = _NOT_A_PROGRAM   # (replaced by the program when it is made)
-    avals = [a.aval for a in operands]
-    try:
-        closed = core.stage(lambda *xs: [fn(*xs)], avals)
-    except Exception:  # noqa: BLE001 -- the op-by-op path stays the reference
-        return
-    jaxpr = closed.jaxpr
-    if (closed.consts or not jaxpr.eqns or any(v in jaxpr.invars for v in jaxpr.outvars)
-            or jaxpr.outvars[0].aval != out_aval):
-        return
-    e = jaxpr.eqns[0]
-    # one primitive on the arguments as they are: the text eager_apply compiles, so the
-    # in-memory executable cache (keyed by module text) answers without a compile
-    single = len(jaxpr.eqns) == 1 and list(e.invars) == list(jaxpr.invars)
-    name = f"eager_{e.primitive.name}" if single else "eager_jnp"
-    exe = Executable(stablehlo.lower_module(jaxpr, name), avals,
-                     [v.aval for v in jaxpr.outvars])
-    if len(eager_programs) > 4096:
-        eager_programs.clear()
-    eager_programs[key] = EagerProgram(exe)
-
-
 def clear_eager_caches():
-    """Drop every eager executable, eager program and cached scalar buffer (they are
-    made again on the next call): `astjax.clear_caches`."""
-    for d in (_eager_cache, _eager_fast, eager_programs, _program_calls, _float_bufs,
-              _scalar_bufs):
+    """Drop every eager executable and cached scalar buffer (they are made again on
+    the next call): `astjax.clear_caches`."""
+    for d in (_eager_cache, _eager_fast, _scalar_bufs):
         d.clear()
-
-
-def float_buf(v: float, aval: ShapedArray):
-    """The device buffer of Python float `v` as a weak scalar of `aval` (interned),
-    shared by every eager program called with it. Not for 0.0 (its sign is lost in
-    the key) or NaN (never equal to itself): callers take the slow path for those."""
-    k = (v, id(aval))
-    buf = _float_bufs.get(k)
-    if buf is None:
-        if len(_float_bufs) > 1024:
-            _float_bufs.clear()
-        # (the buffer the op-by-op path made for this value, if any: one transfer)
-        buf = _float_bufs[k] = _scalar_buf(core.WeakConst(np.asarray(v, aval.dtype)))
-    return buf
 
 
 # set by codegen.spmd (register_spmd): operations on arrays laid out over several
@@ -557,7 +461,6 @@ def register_spmd(rule, array_types, prims):
     global _spmd_rule, _spmd_types, _spmd_prims
     _spmd_rule, _spmd_types, _spmd_prims = rule, tuple(array_types), frozenset(prims)
     _eager_fast.clear()  # entries made before are plain single-device programs
-    eager_programs.clear()
 
 
 def eager_apply(prim, args, params):
@@ -566,7 +469,7 @@ def eager_apply(prim, args, params):
     fkey = _fast_key(prim, args, params)
     exe = _eager_fast.get(fkey) if fkey is not None else None
     if exe is not None:
-        bufs = [a._buf if type(a) is Array else _scalar_buf(a) for a in args]
+        bufs = [a._buf if type(a) is Array else scalar_buf(a) for a in args]
         outs = exe.exe.execute_sharded(bufs).consume_with_handlers(exe.handlers)
         if prim.multiple_results:
             outs = list(map(Array, outs, exe.out_avals))

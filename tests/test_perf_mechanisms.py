@@ -3,6 +3,7 @@ equations emitted, the number of passes run, cache hits, the memory kept -- neve
 time. One section per row of the issue's table."""
 import collections
 import functools
+import sys
 
 import numpy as np
 import pytest
@@ -429,6 +430,7 @@ def test_rolled_threefry_gives_the_stored_bits():
 
 # ------------------------------------------------------------------ 7. eager op and dispatch
 
+from astjax.codegen import eager_programs  # noqa: E402
 from astjax.numpy import ufuncs  # noqa: E402
 
 
@@ -450,8 +452,8 @@ def test_eager_op_takes_the_fast_path(monkeypatch):
     monkeypatch.setattr(runtime, "compile_mlir", counter("compile", runtime.compile_mlir))
     monkeypatch.setattr(astjax.core, "eager_backend",
                         counter("eager_apply", astjax.core.eager_backend))
-    monkeypatch.setattr(runtime.EagerProgram, "run",
-                        counter("program", runtime.EagerProgram.run))
+    monkeypatch.setattr(eager_programs.EagerProgram, "run",
+                        counter("program", eager_programs.EagerProgram.run))
     for f in ("promote_args", "promote_args_inexact"):
         monkeypatch.setattr(ufuncs, f, counter("promote", getattr(ufuncs, f)))
     for _ in range(50):
@@ -482,7 +484,7 @@ def test_eager_programs_match_the_op_by_op_path():
     # -0.0 and 0.0 are different values of the scalar operand
     assert np.signbit(np.asarray(jnp.multiply(f32, -0.0))).all()
     assert not np.signbit(np.asarray(jnp.multiply(f32, 0.0))).any()
-    made = {k[0].__name__ for k in runtime.eager_programs if hasattr(k[0], "__name__")}
+    made = {k[0].__name__ for k in eager_programs.eager_programs if hasattr(k[0], "__name__")}
     assert {"multiply", "subtract", "true_divide", "sin", "less"} <= made
 
 
@@ -618,3 +620,84 @@ def test_block_until_ready_waits_for_every_array_leaf(monkeypatch):
         astjax.tree_util.tree_leaves(weird)
     with pytest.raises(TypeError, match=str(expected.value)[:30]):
         astjax.block_until_ready(weird)
+
+
+def _mad(x, y):
+    return x * y + 1.0
+
+
+def _pair(x, y):
+    return x - y, {"s": x + y}
+
+
+def test_numpy_calls_run_through_jaxlibs_cpp_dispatch(monkeypatch):
+    from astjax import api
+    from astjax.codegen import cpp_jit
+    jf = astjax.jit(_mad)
+    x, y = np.arange(3, dtype=np.float32), np.full(3, 2.0, np.float32)
+    first = jf(x, y)
+    cpp = jf._fast[api._CPP]
+    assert cpp is not None and cpp_jit.available()
+    calls = [0]
+    orig = api.Jitted._call_numpy
+
+    def counted(self, *a):
+        calls[0] += 1
+        return orig(self, *a)
+    monkeypatch.setattr(api.Jitted, "_call_numpy", counted)
+    outs = [jf(x, y) for _ in range(5)]
+    assert calls[0] == 1   # jaxlib's first sight of the signature; then C++ alone
+    entry = jf._cache[next(iter(jf._cache))]
+    for out in [first] + outs:
+        assert type(out) is runtime.Array and out.aval is entry.executable.out_avals[0]
+        np.testing.assert_array_equal(np.asarray(out), x * y + 1)
+    assert type(jf(x, y) + 1.0) is runtime.Array   # results are astjax arrays
+    # float64 arguments: canonicalized to float32 by jaxlib as by astjax
+    out64 = jf(np.arange(3.0), np.full(3, 2.0))
+    assert out64.dtype == np.float32 and np.asarray(out64).tolist() == [1.0, 3.0, 5.0]
+    with pytest.raises(TypeError):   # astjax's own error for a string array, not jaxlib's
+        jf(np.array(["a", "b", "c"]), y)
+    # a shape error raised while staging comes back through jaxlib unchanged
+    with pytest.raises(astjax.errors.ShapeError, match="incompatible shapes") as e:
+        jf(np.ones(3, np.float32), np.ones(4, np.float32))
+    assert "_MissError" not in str(e.value) and "return x * y + 1.0" in str(e.value)
+    # a tree result jaxlib cannot rebuild: the function goes back to Python dispatch
+    jp = astjax.jit(_pair)
+    for _ in range(3):
+        d, tree = jp(x, y)
+        np.testing.assert_array_equal(np.asarray(tree["s"]), x + y)
+    assert jp._fast.get(api._CPP, None) is None
+
+
+def test_cpp_dispatch_steps_aside_when_real_jax_is_imported(monkeypatch):
+    import types
+    from astjax import api
+    jf = astjax.jit(_mad)
+    x = np.ones(2, np.float32)
+    jf(x, x)
+    monkeypatch.setitem(sys.modules, "jax._src.config", types.ModuleType("jax._src.config"))
+    calls = [0]
+    orig = api.Jitted._call_numpy
+
+    def counted(self, *a):
+        calls[0] += 1
+        return orig(self, *a)
+    monkeypatch.setattr(api.Jitted, "_call_numpy", counted)
+    for _ in range(3):
+        np.testing.assert_array_equal(np.asarray(jf(x, x)), [2.0, 2.0])
+    assert calls[0] == 3   # astjax's Python dispatch: jaxlib's settings may be JAX's
+
+
+def test_cpp_dispatch_follows_x64():
+    jf = astjax.jit(_mad)
+    x = np.ones(2)
+    assert jf(x, x).dtype == np.float32
+    astjax.config.update("jax_enable_x64", True)
+    try:
+        for _ in range(3):
+            out = jf(x, x)
+            assert out.dtype == np.float64
+            np.testing.assert_array_equal(np.asarray(out), [2.0, 2.0])
+    finally:
+        astjax.config.update("jax_enable_x64", False)
+    assert jf(x, x).dtype == np.float32

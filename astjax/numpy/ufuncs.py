@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from .. import core, dtypes, lax
-from ..codegen import runtime
+from ..codegen import eager_programs as _eager, runtime
 from ..codegen.runtime import Array
 from ..core import Tracer
 from .operands import (_is_operand, asarray_operand, broadcast_shapes,  # noqa: F401
@@ -58,14 +58,14 @@ def _fast_binary(x, y, inexact):
 # ---- eager programs (issue 14): on concrete single-device Arrays of interned avals,
 # outside staging and with no execute listener (debug_nans), a ufunc whose operands
 # take the fast promotion path runs one compiled program per signature
-# (`runtime.eager_program`: made from `lax_fn` itself, on the signature's second
+# (`codegen/eager_programs.py`: made from `lax_fn` itself, on the signature's second
 # call), so `jnp.sin(z) * 0.5 + y` is one Python layer per op. Python floats travel as
 # weak scalars of the array's dtype (device buffers shared by value; 0.0 and NaN,
 # whose keys are ambiguous, take the op-by-op path). A program is checked against the
 # type of the op-by-op result when it is made.
 _state = core._state
 _x64 = dtypes.config._values
-_programs = runtime.eager_programs
+_programs = _eager.eager_programs
 _interned = runtime.interned_ids
 
 
@@ -85,7 +85,7 @@ def _unary(name: str, lax_fn: Callable[..., Any], inexact: bool = False,
         if a is not None and (not inexact or a.dtype in _INEXACT):
             out = lax_fn(x)  # an Array or Tracer in, an Array or Tracer out
             if type(x) is Array and type(out) is Array and id(a) in _interned and _eager_ok():
-                runtime.eager_program((f, id(a), _x64["jax_enable_x64"]), lax_fn, [x], out.aval)
+                _eager.eager_program((f, id(a), _x64["jax_enable_x64"]), lax_fn, [x], out.aval)
             return out
         x = asarray_operand(x)
         if inexact:
@@ -116,9 +116,9 @@ def _bufs(x, y, prog):
     """The operands' device buffers for an eager program (floats: shared weak scalars
     of the program's parameter type)."""
     if type(x) is float:
-        return [runtime.float_buf(x, prog.in_avals[0]), y._buf]
+        return [_eager.float_buf(x, prog.in_avals[0]), y._buf]
     if type(y) is float:
-        return [x._buf, runtime.float_buf(y, prog.in_avals[1])]
+        return [x._buf, _eager.float_buf(y, prog.in_avals[1])]
     return [x._buf, y._buf]
 
 
@@ -136,7 +136,7 @@ def _binary(name: str, lax_fn: Callable[..., Any], inexact: bool = False,
             out = lax_fn(*fast)
             if key is not None and type(out) is Array and _eager_ok() and all(
                     type(v) is not Array or id(v.aval) in _interned for v in fast):
-                runtime.eager_program(key, lax_fn, fast, out.aval)
+                _eager.eager_program(key, lax_fn, fast, out.aval)
             return out
         x, y = (promote_args_inexact if inexact else promote_args)(name, x, y)
         return lax_fn(x, y)

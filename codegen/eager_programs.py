@@ -1,0 +1,88 @@
+"""jnp-level eager programs (issue 14): a `jnp` elementwise function applied to
+concrete single-device Arrays (and Python floats) runs one executable per signature,
+its promotion and primitive(s) compiled in, without the lax / `bind` / `eager_apply`
+layers under it. The numpy layer keys and calls them (astjax/numpy/ufuncs.py). A
+program is made at a signature's second slow call (one-off shapes cost no extra
+work), from the ufunc's own lax function, and checked against the type of what the
+op-by-op path returned."""
+from __future__ import annotations
+
+import numpy as np
+
+from astjax import core
+
+from . import runtime, stablehlo
+
+eager_programs: dict = {}   # key -> EagerProgram
+_program_calls: dict = {}   # key -> 1 after its first slow call, or _NOT_A_PROGRAM
+_NOT_A_PROGRAM = -1
+_float_bufs: dict = {}
+
+
+class EagerProgram:
+    """A compiled elementwise `jnp` function for one signature: `run(bufs)` -> Array;
+    `in_avals` (interned) are its parameters' types."""
+    __slots__ = ("exe", "handlers", "out_aval", "in_avals")
+
+    def __init__(self, exe: "runtime.Executable"):
+        self.exe, self.handlers, self.out_aval = exe.exe, exe.handlers, exe.out_avals[0]
+        self.in_avals = [runtime.intern_aval(a) for a in exe.in_avals]
+
+    def run(self, bufs):
+        outs = self.exe.execute_sharded(bufs).consume_with_handlers(self.handlers)
+        return runtime.Array(outs[0], self.out_aval)
+
+
+def eager_program(key, fn, operands, out_aval):
+    """Make, at the second slow call of signature `key`, the EagerProgram of `fn`
+    (Arrays / WeakConsts -> one array) staged on the avals of `operands`, and cache it
+    in `eager_programs`; `out_aval` is what the op-by-op path returned, which the
+    program must match. Not made when `fn` is not one self-contained computation
+    (no equation, consts, a result that is an argument) or does not stage."""
+    seen = _program_calls.get(key, 0)
+    if seen != 1:   # the first call (counted), or a signature found unfit before
+        if seen == 0:
+            if len(_program_calls) > 4096:
+                _program_calls.clear()
+            _program_calls[key] = 1
+        return
+    _program_calls[key] = _NOT_A_PROGRAM   # (the program, if made, is found first)
+    avals = [a.aval for a in operands]
+    try:
+        closed = core.stage(lambda *xs: [fn(*xs)], avals)
+    except Exception:  # noqa: BLE001 -- the op-by-op path stays the reference
+        return
+    jaxpr = closed.jaxpr
+    if (closed.consts or not jaxpr.eqns or any(v in jaxpr.invars for v in jaxpr.outvars)
+            or jaxpr.outvars[0].aval != out_aval):
+        return
+    e = jaxpr.eqns[0]
+    # one primitive on the arguments as they are: the text eager_apply compiles, so the
+    # in-memory executable cache (keyed by module text) answers without a compile
+    single = len(jaxpr.eqns) == 1 and list(e.invars) == list(jaxpr.invars)
+    name = f"eager_{e.primitive.name}" if single else "eager_jnp"
+    exe = runtime.Executable(stablehlo.lower_module(jaxpr, name), avals,
+                             [v.aval for v in jaxpr.outvars])
+    if len(eager_programs) > 4096:
+        eager_programs.clear()
+    eager_programs[key] = EagerProgram(exe)
+
+
+def float_buf(v: float, aval: core.ShapedArray):
+    """The device buffer of Python float `v` as a weak scalar of `aval` (interned),
+    shared by every eager program called with it. Not for 0.0 (its sign is lost in
+    the key) or NaN (never equal to itself): callers take the slow path for those."""
+    k = (v, id(aval))
+    buf = _float_bufs.get(k)
+    if buf is None:
+        if len(_float_bufs) > 1024:
+            _float_bufs.clear()
+        # (the buffer the op-by-op path made for this value, if any: one transfer)
+        buf = _float_bufs[k] = runtime.scalar_buf(core.WeakConst(np.asarray(v, aval.dtype)))
+    return buf
+
+
+def clear():
+    """Drop every program and scalar buffer (`astjax.clear_caches`)."""
+    for d in (eager_programs, _program_calls, _float_bufs):
+        d.clear()
