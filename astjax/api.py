@@ -6,6 +6,7 @@ import functools
 import math
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar, overload
+import sys
 
 import numpy as np
 
@@ -157,7 +158,14 @@ class _MissError(Exception):
 
 
 _CPP = object()  # the key of a function's jaxlib PjitFunction in its `_fast` table
+_REFUSED = object()
 _cpp_available, _cpp_results = cpp_jit.available, cpp_jit.results
+_ArrayImpl, _REAL_JAX_CONFIG, _modules = cpp_jit.ArrayImpl, cpp_jit.REAL_JAX_CONFIG, sys.modules
+
+
+def _numpy_key(args):
+    """The fast-path key `_signature` makes for positional NumPy arguments."""
+    return (_config_values["jax_enable_x64"], *[(a.shape, a.dtype) for a in args])
 
 
 _KWARGS = object()  # marks where keyword arguments start in a fast-path key
@@ -401,35 +409,39 @@ class Jitted(StagedCallable):
             return _jit_call_hook[0](self, args, kwargs)
         if not kwargs and not self._has_statics:
             n = len(args)
-            key = nkey = None
+            key = None
+            numpy = False
             if n == 1:
                 a, = args
                 if type(a) is _Array:
                     key = (_config_values["jax_enable_x64"], id(a.aval))
                     bufs = [a._buf]
-                elif type(a) is np.ndarray:
-                    nkey = (_config_values["jax_enable_x64"], (a.shape, a.dtype))
+                else:
+                    numpy = type(a) is np.ndarray
             elif n == 2:
                 a, b = args
                 ta, tb = type(a), type(b)
                 if ta is _Array and tb is _Array:
                     key = (_config_values["jax_enable_x64"], id(a.aval), id(b.aval))
                     bufs = [a._buf, b._buf]
-                elif ta is np.ndarray and tb is np.ndarray:
-                    nkey = (_config_values["jax_enable_x64"], (a.shape, a.dtype),
-                            (b.shape, b.dtype))
-            elif n and all(type(a) is np.ndarray for a in args):
-                nkey = (_config_values["jax_enable_x64"], *[(a.shape, a.dtype) for a in args])
-            if nkey is not None:  # flat NumPy: jaxlib's C++ dispatch when it is astjax's
+                else:
+                    numpy = ta is np.ndarray and tb is np.ndarray
+            elif n:
+                numpy = all(type(a) is np.ndarray for a in args)
+            if numpy:  # flat NumPy: jaxlib's C++ dispatch while it is astjax's
                 cpp = self._fast.get(_CPP)
-                if cpp is not None and _cpp_available():
+                if cpp is not None and _REAL_JAX_CONFIG not in _modules:
                     try:
-                        return _cpp_results(cpp(*args))
+                        out = cpp(*args)
                     except _MissError as e:   # raised by astjax on a C++ cache miss
                         raise e.error.with_traceback(e.error.__traceback__) from None
                     except Exception:  # noqa: BLE001 -- arguments jaxlib refuses: below
-                        pass
-                return self._call_numpy(nkey, args)
+                        out = _REFUSED
+                    if type(out) is _ArrayImpl:
+                        return _Array(out, out.aval)
+                    if out is not _REFUSED:
+                        return _cpp_results(out)
+                return self._call_numpy(_numpy_key(args), args)
             if key is not None:
                 entry = self._fast.get(key)
                 if entry is not None:
@@ -469,7 +481,7 @@ class Jitted(StagedCallable):
         """jaxlib's PjitFunction met a new signature: run in Python, and hand it the
         executable to run itself next time (when the signature allows)."""
         try:
-            nkey = (_config_values["jax_enable_x64"], *[(a.shape, a.dtype) for a in args])
+            nkey = _numpy_key(args)
             out = self._call_numpy(nkey, args)
         except Exception as e:
             raise _MissError(e) from None

@@ -28,7 +28,8 @@ from . import runtime
 
 _jax = xc._xla
 _modules = sys.modules
-_ArrayImpl = xc.ArrayImpl
+ArrayImpl = xc.ArrayImpl   # what a PjitFunction returns on a hit (wrapped by `results`)
+REAL_JAX_CONFIG = "jax._src.config"   # imported by real JAX, which then owns the settings
 _BUILTIN_NODES = (tuple, list, dict, type(None))
 
 
@@ -61,7 +62,7 @@ _settings: dict = {}   # the jaxlib Config objects astjax registered
 def available() -> bool:
     """Whether jaxlib's jit settings are (or can be made) astjax's: real JAX is not
     imported in this process."""
-    return "jax._src.config" not in _modules
+    return REAL_JAX_CONFIG not in _modules
 
 
 def _register_settings():
@@ -127,8 +128,8 @@ def results(out):
     """A PjitFunction's results as astjax values: jaxlib arrays (a hit) wrapped as
     Arrays; a miss returns astjax's own results, passed through."""
     t = type(out)
-    if t is _ArrayImpl:
+    if t is ArrayImpl:
         return runtime.Array(out, out.aval)
-    if (t is tuple or t is list) and out and type(out[0]) is _ArrayImpl:
+    if (t is tuple or t is list) and out and type(out[0]) is ArrayImpl:
         return t([runtime.Array(o, o.aval) for o in out])
     return out
