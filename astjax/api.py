@@ -417,7 +417,7 @@ class Jitted(StagedCallable):
                     key = (_config_values["jax_enable_x64"], id(a.aval))
                     bufs = [a._buf]
                 else:
-                    numpy = type(a) is np.ndarray
+                    numpy = type(a) is np.ndarray and a.dtype.isnative
             elif n == 2:
                 a, b = args
                 ta, tb = type(a), type(b)
@@ -425,10 +425,13 @@ class Jitted(StagedCallable):
                     key = (_config_values["jax_enable_x64"], id(a.aval), id(b.aval))
                     bufs = [a._buf, b._buf]
                 else:
-                    numpy = ta is np.ndarray and tb is np.ndarray
+                    numpy = (ta is np.ndarray and tb is np.ndarray and a.dtype.isnative
+                             and b.dtype.isnative)
             elif n:
-                numpy = all(type(a) is np.ndarray for a in args)
-            if numpy:  # flat NumPy: jaxlib's C++ dispatch while it is astjax's
+                numpy = all(type(a) is np.ndarray and a.dtype.isnative for a in args)
+            # flat NumPy in native byte order (jaxlib would read a byte-swapped array's
+            # bytes as native ones): jaxlib's C++ dispatch while it is astjax's
+            if numpy:
                 cpp = self._fast.get(_CPP)
                 if cpp is not None and _REAL_JAX_CONFIG not in _modules:
                     try:
