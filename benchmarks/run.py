@@ -1,7 +1,7 @@
 """The benchmark driver: every workload of `workloads.py`, astjax beside JAX.
 
     python benchmarks/run.py [--quick] [--rounds 3] [--only NAME,...] [--no-curves]
-                             [--jax-python PATH] [--out benchmarks]
+                             [--jax-python PATH] [--astjax-python PATH] [--out benchmarks]
 
 Needs `jax==0.10.2` importable by `--jax-python` (default: this interpreter;
 `pip install -e '.[bench]'` installs it and matplotlib). astjax and JAX never share a
@@ -90,7 +90,9 @@ def _run_worker(python, impl, jobs, timeout):
 def measure(args):
     jobs = _jobs(args)
     samples = {impl: {} for impl in ("astjax", "jax")}
-    pythons = {"astjax": args.astjax_python, "jax": args.jax_python}
+    # (workers start in this directory: a relative interpreter path is the caller's)
+    pythons = {"astjax": os.path.abspath(args.astjax_python),
+               "jax": os.path.abspath(args.jax_python)}
     for r in range(args.rounds):
         order = ("astjax", "jax") if r % 2 == 0 else ("jax", "astjax")
         print(f"round {r + 1}/{args.rounds}", flush=True)
