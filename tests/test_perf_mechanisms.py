@@ -630,6 +630,20 @@ def _pair(x, y):
     return x - y, {"s": x + y}
 
 
+def _count_python_numpy_calls(monkeypatch):
+    """A one-item list counting the calls of astjax's Python dispatch on NumPy
+    arguments (`Jitted._call_numpy`)."""
+    from astjax import api
+    calls = [0]
+    orig = api.Jitted._call_numpy
+
+    def counted(self, *a):
+        calls[0] += 1
+        return orig(self, *a)
+    monkeypatch.setattr(api.Jitted, "_call_numpy", counted)
+    return calls
+
+
 def test_numpy_calls_run_through_jaxlibs_cpp_dispatch(monkeypatch):
     from astjax import api
     from astjax.codegen import cpp_jit
@@ -638,13 +652,7 @@ def test_numpy_calls_run_through_jaxlibs_cpp_dispatch(monkeypatch):
     first = jf(x, y)
     cpp = jf._fast[api._CPP]
     assert cpp is not None and cpp_jit.available()
-    calls = [0]
-    orig = api.Jitted._call_numpy
-
-    def counted(self, *a):
-        calls[0] += 1
-        return orig(self, *a)
-    monkeypatch.setattr(api.Jitted, "_call_numpy", counted)
+    calls = _count_python_numpy_calls(monkeypatch)
     outs = [jf(x, y) for _ in range(5)]
     assert calls[0] == 1   # jaxlib's first sight of the signature; then C++ alone
     entry = jf._cache[next(iter(jf._cache))]
@@ -680,13 +688,7 @@ def test_cpp_dispatch_steps_aside_when_real_jax_is_imported(monkeypatch):
     x = np.ones(2, np.float32)
     jf(x, x)
     monkeypatch.setitem(sys.modules, "jax._src.config", types.ModuleType("jax._src.config"))
-    calls = [0]
-    orig = api.Jitted._call_numpy
-
-    def counted(self, *a):
-        calls[0] += 1
-        return orig(self, *a)
-    monkeypatch.setattr(api.Jitted, "_call_numpy", counted)
+    calls = _count_python_numpy_calls(monkeypatch)
     for _ in range(3):
         np.testing.assert_array_equal(np.asarray(jf(x, x)), [2.0, 2.0])
     assert calls[0] == 3   # astjax's Python dispatch: jaxlib's settings may be JAX's
