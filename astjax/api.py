@@ -436,12 +436,17 @@ class Jitted(StagedCallable):
                 if cpp is not None and _REAL_JAX_CONFIG not in _modules:
                     try:
                         out = cpp(*args)
-                    except _MissError as e:   # raised by astjax on a C++ cache miss
-                        raise e.error.with_traceback(e.error.__traceback__) from None
+                    except _MissError as e:   # astjax's own error, on a C++ cache miss
+                        out = e
                     except Exception:  # noqa: BLE001 -- arguments jaxlib refuses: below
                         out = _REFUSED
                     if type(out) is _ArrayImpl:
                         return _Array(out, out.aval)
+                    if type(out) is _MissError:   # (raised here: its context stays its own)
+                        err = out.error
+                        if isinstance(err, AstjaxError):
+                            raise err.with_traceback(user_traceback(err))
+                        raise err
                     if out is not _REFUSED:
                         return _cpp_results(out)
                 return self._call_numpy(_numpy_key(args), args)
