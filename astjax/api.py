@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import functools
 import math
+import sys
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar, overload
-import sys
 
 import numpy as np
 
@@ -17,6 +17,9 @@ from .codegen import (compile_cache, cpp_jit, runtime, sharded as _sharded, spmd
 from .errors import (AstjaxError, ArgumentError, ArgumentTypeError, ArgumentValueError,
                      NotImplementedInAstjaxError, caller_location, check_callable,
                      check_signature, function_name)
+from .dispatch_keys import (KWARGS as _KWARGS, STATIC as _STATIC, NoFastPath as _NoFastPath,
+                            numpy_key as _numpy_key, tree_sig as _tree_sig,
+                            unflattener as _unflattener)
 from .staging import StagedCallable, arg_hints, as_callable, leaf_aval, stage_flat
 from .transforms.dce import dce_closed
 from .traceback_util import user_traceback
@@ -145,10 +148,6 @@ class Compiled:
         return entry.run(leaves)
 
 
-class _NoFastPath(Exception):
-    pass
-
-
 class _MissError(Exception):
     """Carries an error of astjax's own call path through jaxlib's C++ dispatch."""
 
@@ -161,75 +160,6 @@ _CPP = object()  # the key of a function's jaxlib PjitFunction in its `_fast` ta
 _REFUSED = object()
 _cpp_available, _cpp_results = cpp_jit.available, cpp_jit.results
 _ArrayImpl, _REAL_JAX_CONFIG, _modules = cpp_jit.ArrayImpl, cpp_jit.REAL_JAX_CONFIG, sys.modules
-
-
-def _numpy_key(args):
-    """The fast-path key `_signature` makes for positional NumPy arguments."""
-    return (_config_values["jax_enable_x64"], *[(a.shape, a.dtype) for a in args])
-
-
-_KWARGS = object()  # marks where keyword arguments start in a fast-path key
-_STATIC = object()  # tags a static argument's value in a fast-path key
-
-
-def _tree_sig(x, leaves):
-    """A cheap, hashable signature of one argument for the dispatch cache, appending
-    its leaves to `leaves` in `tree_util.tree_flatten` order. Per leaf: the interned
-    aval's id for an Array, (shape, dtype) for a NumPy array, the type for a Python
-    scalar; containers: (type, *children) for tuples and lists, (dict, keys,
-    *children) for dicts. Anything else (namedtuples, registered nodes, NumPy
-    scalars, ...) raises _NoFastPath and takes the full path (`Jitted._entry`)."""
-    t = type(x)
-    if t is _Array:
-        leaves.append(x)
-        return id(x.aval)
-    if t is tuple or t is list:
-        return _children_sig([t], x, leaves)
-    if t is dict:
-        try:
-            keys = tuple(sorted(x))
-        except TypeError:
-            raise _NoFastPath from None
-        return _children_sig([dict, keys], map(x.__getitem__, keys), leaves)
-    if t is np.ndarray:
-        leaves.append(x)
-        return (x.shape, x.dtype)
-    if t is float or t is int or t is bool or t is complex:
-        leaves.append(x)
-        return t
-    if x is None:
-        return None
-    raise _NoFastPath
-
-
-def _children_sig(sig, children, leaves):
-    """`sig` + one `_tree_sig` per child, as a tuple; Array children (a large
-    parameter dict's leaves) are handled in the loop, without a call each."""
-    append, add_leaf = sig.append, leaves.append
-    for c in children:
-        if type(c) is _Array:
-            add_leaf(c)
-            append(id(c.aval))
-        else:
-            append(_tree_sig(c, leaves))
-    return tuple(sig)
-
-
-def _unflattener(out_tree):
-    """leaves -> results, specialised for the common output trees; other trees of
-    tuples, lists, dicts and None by jaxlib's C++ unflatten (a 900-leaf dict: about
-    a third of the Python one's time)."""
-    if out_tree.node_type is None:
-        return _first
-    if out_tree.node_type in (tuple, list) and all(c.node_type is None
-                                                   for c in out_tree.children):
-        return tuple if out_tree.node_type is tuple else list
-    return (cpp_jit.cpp_unflattener(out_tree)
-            or functools.partial(tree_util.tree_unflatten, out_tree))
-
-
-def _first(outs):
-    return outs[0]
 
 
 class _Entry:
