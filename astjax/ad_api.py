@@ -182,6 +182,70 @@ def _describe_tree(tree):
     return f"a {getattr(tree.node_type, '__name__', tree.node_type)} of {tree.num_leaves} leaves"
 
 
+def _is_complex(aval):
+    return np.issubdtype(aval.dtype, np.complexfloating)
+
+
+def _check_rev_input(name, holomorphic, allow_int, aval):
+    """JAX's dtype rule for an input of grad/jacrev: complex under holomorphic=True;
+    otherwise inexact, or integer/bool with allow_int."""
+    if holomorphic and not _is_complex(aval):
+        raise DifferentiationTypeError(
+            f"{name} with holomorphic=True requires inputs with complex dtype, but got "
+            f"{aval.dtype.name}.",
+            hint="pass complex arguments (e.g. x.astype(jnp.complex64)), or drop "
+                 "holomorphic=True for a real function")
+    if not differentiable(aval) and not allow_int:
+        raise DifferentiationTypeError(
+            f"{name} requires real- or complex-valued inputs (input dtype that is a "
+            f"sub-dtype of np.inexact), but got {aval.dtype.name}.",
+            hint="pass a float array (e.g. x.astype(jnp.float32)); for Boolean- "
+                 "or integer-valued inputs use vjp, or set allow_int=True")
+
+
+def _check_rev_output(name, holomorphic, aval):
+    """JAX's dtype rule for the differentiated output of grad/jacrev: real floating,
+    or complex exactly when holomorphic=True."""
+    if holomorphic:
+        if not _is_complex(aval):
+            raise DifferentiationTypeError(
+                f"{name} with holomorphic=True requires outputs with complex dtype, but "
+                f"got {aval.dtype.name}.",
+                hint="a holomorphic function maps complex to complex; drop "
+                     "holomorphic=True for a real-valued function of complex inputs")
+        return
+    if not np.issubdtype(aval.dtype, np.floating):
+        complex_out = _is_complex(aval)
+        raise DifferentiationTypeError(
+            f"{name} requires real-valued outputs (output dtype that is a sub-dtype of "
+            f"np.floating), but got {aval.dtype.name}.",
+            hint=("pass holomorphic=True if the function is holomorphic; otherwise use "
+                  "vjp with a complex cotangent" if complex_out else
+                  "an integer or Boolean result has no gradient; use vjp directly, or "
+                  "return a float value"))
+
+
+def _check_fwd_input(holomorphic, aval):
+    """JAX's dtype rule for an input of jacfwd: real floating, or complex exactly when
+    holomorphic=True."""
+    if holomorphic:
+        _check_rev_input("jacfwd", True, True, aval)
+    elif not np.issubdtype(aval.dtype, np.floating):
+        raise DifferentiationTypeError(
+            "jacfwd requires real-valued inputs (input dtype that is a sub-dtype of "
+            f"np.floating), but got {aval.dtype.name}.",
+            hint="pass holomorphic=True for a holomorphic function of complex inputs; "
+                 "otherwise use jvp directly (complex or integer inputs)")
+
+
+def _check_inputs(args, nums, check):
+    """Apply `check(aval)` to every leaf of the differentiated arguments, before
+    staging (as JAX checks them before tracing)."""
+    for i in nums:
+        for leaf in tree_util.tree_leaves(args[i]):
+            check(leaf_aval(leaf))
+
+
 def _stage(fun, args, kwargs, differentiated=True):
     """Stage fun(*args, **kwargs) -> (closed, in_tree, out_tree, leaves) for
     differentiation (`differentiating()` is set while it stages; None: unchanged); a
@@ -207,6 +271,10 @@ def _leaf_ranges(args):
 def _ones_like_aval(aval):
     v = lax.convert_element_type(np.ones((), aval.dtype), aval.dtype, weak_type=aval.weak_type)
     return lax.broadcast(v, aval.shape) if aval.shape else v
+
+
+def _zeros(shape, dtype):
+    return ad.zeros_like_aval(core.ShapedArray(shape, dtype))
 
 
 def _zeros_out(aval):
@@ -237,14 +305,16 @@ def _run(closed, args):
 
 
 class _Grad(_Transformed):
-    _share = ("argnums", "has_aux", "with_value", "allow_int")
+    _share = ("argnums", "has_aux", "with_value", "allow_int", "holomorphic")
 
-    def __init__(self, fun, argnums=0, has_aux=False, with_value=False, allow_int=False):
+    def __init__(self, fun, argnums=0, has_aux=False, with_value=False, allow_int=False,
+                 holomorphic=False):
         super().__init__(fun)
         self.argnums = argnums
         self.has_aux = has_aux
         self.with_value = with_value
         self.allow_int = allow_int
+        self.holomorphic = holomorphic
 
     def stage_inline(self, *args, **kwargs):
         nums = _argnums_tuple(self.argnums)
@@ -261,19 +331,14 @@ class _Grad(_Transformed):
         nums = tuple(i % len(args) for i in nums)
         check_signature(self.fun, args, kwargs)
         fun, args, kwargs, nums = _close_over(self.fun, args, kwargs, nums)
+        _check_inputs(args, nums, functools.partial(_check_rev_input, "grad",
+                                                    self.holomorphic, self.allow_int))
         closed, in_tree, out_tree, leaves = _stage(fun, args, kwargs)
         ranges = _leaf_ranges(args)
         diff_mask = [False] * len(leaves)
         for i in nums:
             for k in ranges[i]:
                 diff_mask[k] = True
-                aval = closed.jaxpr.invars[k].aval
-                if not differentiable(aval) and not self.allow_int:
-                    raise DifferentiationTypeError(
-                        f"grad requires real- or complex-valued inputs (input dtype that is a "
-                        f"sub-dtype of np.inexact), but got {aval.dtype.name}.",
-                        hint="pass a float array (e.g. x.astype(jnp.float32)); for Boolean- "
-                             "or integer-valued inputs use vjp, or set allow_int=True")
         n_out = len(closed.jaxpr.outvars)
         if self.has_aux:
             kids = out_tree.children if out_tree.node_type in (tuple, list) else None
@@ -299,11 +364,7 @@ class _Grad(_Transformed):
                 f"{out_aval.shape}.",
                 hint="reduce the output to a scalar (e.g. jnp.sum), or use jacrev/jacfwd "
                      "for the full Jacobian, or vjp with a cotangent")
-        if not differentiable(out_aval):
-            raise DifferentiationTypeError(
-                "grad requires real- or complex-valued outputs (output dtype that is a "
-                f"sub-dtype of np.inexact), but got {out_aval.dtype.name}.",
-                hint="return a float value; an integer result has no gradient")
+        _check_rev_output("grad", self.holomorphic, out_aval)
         ct_mask = [True] + [False] * (n_out - 1)
         fwd, bwd, out_nz, nres = _vjp_closed(closed, diff_mask, ct_mask)
         nz_in = [m and differentiable(v.aval) for m, v in zip(diff_mask, closed.jaxpr.invars)]
@@ -320,8 +381,6 @@ class _Grad(_Transformed):
             return prim + [x for x in grads if x is not None and not isinstance(x, np.ndarray)]
 
         gj = cleanup(core.stage(g, in_avals, [v.hint for v in closed.jaxpr.invars]))
-        if _count_float0(diff_mask, nz_in):
-            pass
         outs = inline(gj, leaves)
         prim, grads_flat = outs[:n_out], outs[n_out:]
         git = iter(grads_flat)
@@ -344,10 +403,6 @@ class _Grad(_Transformed):
         return prim[0], g_out
 
 
-def _count_float0(diff_mask, nz_in):
-    return sum(1 for m, nz in zip(diff_mask, nz_in) if m and not nz)
-
-
 def grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False,
          holomorphic: bool = False, allow_int: bool = False,
          reduce_axes: Sequence[Any] = ()) -> Callable[..., Any]:
@@ -361,7 +416,7 @@ def grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: boo
         >>> astjax.grad(jnp.sin)(0.0)
         Array(1., dtype=float32, weak_type=True)
     """
-    return _Grad(fun, argnums, has_aux, False, allow_int)
+    return _Grad(fun, argnums, has_aux, False, allow_int, holomorphic)
 
 
 def value_and_grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
@@ -374,7 +429,7 @@ def value_and_grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
         >>> astjax.value_and_grad(jnp.sin)(0.0)
         (Array(0., dtype=float32, weak_type=True), Array(1., dtype=float32, weak_type=True))
     """
-    return _Grad(fun, argnums, has_aux, True, allow_int)
+    return _Grad(fun, argnums, has_aux, True, allow_int, holomorphic)
 
 # ------------------------------------------------------------------------ jvp / vjp
 
@@ -536,14 +591,21 @@ class _VjpBody:
 
 
 class _Jac(_Transformed):
-    _share = ("argnums", "has_aux", "mode")
+    _share = ("argnums", "has_aux", "mode", "holomorphic", "allow_int")
 
-    def __init__(self, fun, argnums=0, has_aux=False, mode="rev"):
+    def __init__(self, fun, argnums=0, has_aux=False, mode="rev", holomorphic=False,
+                 allow_int=False):
         super().__init__(fun)
         self.argnums, self.has_aux, self.mode = argnums, has_aux, mode
+        self.holomorphic, self.allow_int = holomorphic, allow_int
 
     def stage_inline(self, *args, **kwargs):
         nums = _argnums_tuple(self.argnums)
+        if self.mode == "fwd":
+            _check_inputs(args, nums, functools.partial(_check_fwd_input, self.holomorphic))
+        else:
+            _check_inputs(args, nums, functools.partial(_check_rev_input, "jacrev",
+                                                        self.holomorphic, self.allow_int))
         closed, in_tree, out_tree, leaves = _stage(self.fun, args, kwargs)
         ranges = _leaf_ranges(args)
         in_avals = [v.aval for v in closed.jaxpr.invars]
@@ -555,13 +617,11 @@ class _Jac(_Transformed):
         k = main_tree.num_leaves
         out_avals = [v.aval for v in closed.jaxpr.outvars[:k]]
         diff_idx = [j for i in nums for j in ranges[i]]
-        for j in diff_idx:
-            if not differentiable(in_avals[j]):
-                raise DifferentiationTypeError(
-                    f"{'jacfwd' if self.mode == 'fwd' else 'jacrev'} requires real- or "
-                    "complex-valued inputs (input dtype that is a sub-dtype of np.inexact), "
-                    f"but got {in_avals[j].dtype.name}.",
-                    hint="pass a float array (e.g. x.astype(jnp.float32))")
+        for a in out_avals:
+            if self.mode == "rev":
+                _check_rev_output("jacrev", self.holomorphic, a)
+            elif self.holomorphic:
+                _check_rev_output("jacfwd", True, a)
         mask = [False] * len(leaves)
         for j in diff_idx:
             mask[j] = True
@@ -573,12 +633,12 @@ class _Jac(_Transformed):
             if diff_idx else np.float32
 
         def basis(n):
-            eye = np.eye(n, dtype=dt)
-            return eye
+            return np.eye(n, dtype=dt)
 
         if self.mode == "fwd":
             jv, out_nz = ad.jvp_jaxpr(closed, mask, instantiate=True)
             jv = cleanup(jv)
+            nz_k = [o for o in range(k) if out_nz[o]]
 
             def f(*xs):
                 def step(c, e):
@@ -589,15 +649,20 @@ class _Jac(_Transformed):
                             lax.reshape(piece, in_avals[j].shape), in_avals[j].dtype))
                         off += s
                     outs = inline(jv, list(xs) + ts)
-                    touts = outs[n_out_all:n_out_all + k]
-                    return c, [lax.reshape(t, (a.size,)) for t, a in zip(touts, out_avals)]
+                    touts = [t for t, nz in zip(outs[n_out_all:], out_nz) if nz][:len(nz_k)]
+                    return c, [lax.reshape(t, (out_avals[o].size,)) for t, o in zip(touts, nz_k)]
                 _, cols = scan_raw(step, (), core.current_builder().const_tracer(basis(n_in))
                                    if n_in else np.zeros((0, 0), dt))
                 prim = inline(jv, list(xs) + [ad.zeros_like_aval(in_avals[j]) for j in diff_idx])
-                # cols[o]: (n_in, out_size) -> jac[o][i]: out_shape + in_shape
-                jac = []
-                for o, (c, a) in enumerate(zip(cols, out_avals)):
-                    ct = lax.transpose(c, (1, 0)) if n_in else c
+                # cols[o]: (n_in, out_size) -> jac[o][i]: out_shape + in_shape; an
+                # integer output's entries are zeros of its dtype, as JAX gives
+                jac, cols = [], iter(cols)
+                for o, a in enumerate(out_avals):
+                    if o not in nz_k:
+                        jac.append([_zeros(a.shape + in_avals[j].shape, a.dtype)
+                                    for j in diff_idx])
+                        continue
+                    ct = lax.transpose(next(cols), (1, 0)) if n_in else next(cols)
                     row, off = [], 0
                     for j, s in zip(diff_idx, sizes):
                         piece = lax.slice(ct, (0, off), (a.size, off + s))
@@ -608,6 +673,7 @@ class _Jac(_Transformed):
         else:
             fwd, bwd, out_nz, nres = _vjp_closed(closed, mask, [i < k for i in range(n_out_all)])
             fwd, bwd = cleanup(fwd), cleanup(bwd)
+            ddiff = [j for j in diff_idx if differentiable(in_avals[j])]
 
             def f(*xs):
                 outs = inline(fwd, list(xs))
@@ -622,7 +688,7 @@ class _Jac(_Transformed):
                         cts.append(lax.convert_element_type(lax.reshape(piece, a.shape), a.dtype))
                         off += a.size
                     g = inline(bwd, list(res) + cts)
-                    return c, [lax.reshape(x, (in_avals[j].size,)) for x, j in zip(g, diff_idx)]
+                    return c, [lax.reshape(x, (in_avals[j].size,)) for x, j in zip(g, ddiff)]
                 n_ct = sum(out_avals[i].size for i in nz_k)
                 _, rows = scan_raw(step, (), core.current_builder().const_tracer(basis(n_ct)))
                 jac = []
@@ -630,12 +696,16 @@ class _Jac(_Transformed):
                     row = []
                     if o in nz_k:
                         off = sum(out_avals[i].size for i in nz_k if i < o)
-                        for r, j in zip(rows, diff_idx):
-                            piece = lax.slice(r, (off, 0), (off + a.size, in_avals[j].size))
+                        r_of = dict(zip(ddiff, rows))
+                        for j in diff_idx:  # allow_int: an integer input's entries are 0
+                            if j not in r_of:
+                                row.append(_zeros(a.shape + in_avals[j].shape,
+                                                  in_avals[j].dtype))
+                                continue
+                            piece = lax.slice(r_of[j], (off, 0), (off + a.size, in_avals[j].size))
                             row.append(lax.reshape(piece, a.shape + in_avals[j].shape))
                     else:
-                        row = [ad.zeros_like_aval(core.ShapedArray(a.shape + in_avals[j].shape,
-                                                                   in_avals[j].dtype))
+                        row = [_zeros(a.shape + in_avals[j].shape, in_avals[j].dtype)
                                for j in diff_idx]
                     jac.append(row)
                 return prim + [x for row in jac for x in row]
@@ -671,7 +741,7 @@ def jacfwd(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: b
         Array([[1.       , 0.       ],
                [0.       , 0.5403023]], dtype=float32)
     """
-    return _Jac(fun, argnums, has_aux, "fwd")
+    return _Jac(fun, argnums, has_aux, "fwd", holomorphic)
 
 
 def jacrev(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False,
@@ -683,7 +753,7 @@ def jacrev(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: b
         >>> astjax.jacrev(jnp.sin)(0.0)
         Array(1., dtype=float32)
     """
-    return _Jac(fun, argnums, has_aux, "rev")
+    return _Jac(fun, argnums, has_aux, "rev", holomorphic, allow_int)
 
 
 def hessian(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False,
@@ -697,7 +767,7 @@ def hessian(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: 
         >>> astjax.hessian(jnp.sin)(0.5)
         Array(-0.47942555, dtype=float32)
     """
-    return jacfwd(jacrev(fun, argnums, has_aux), argnums, has_aux)
+    return jacfwd(jacrev(fun, argnums, has_aux, holomorphic), argnums, has_aux, holomorphic)
 
 # ------------------------------------------------------------------- checkpoint
 
