@@ -14,7 +14,7 @@ NAMESPACES = {  # namespace -> floor (share of public callables with a docstring
     "astjax": 0.95, "astjax.numpy": 0.95, "astjax.numpy.linalg": 0.95, "astjax.numpy.fft": 0.95,
     "astjax.lax": 0.95, "astjax.nn": 0.95, "astjax.random": 0.95, "astjax.scipy.special": 0.95,
     "astjax.scipy.linalg": 0.95, "astjax.scipy.stats": 0.95, "astjax.tree_util": 0.95,
-    "astjax.sharding": 0.95,
+    "astjax.sharding": 0.95, "astjax.nn.initializers": 0.95,
 }
 
 

@@ -37,20 +37,86 @@ def _shape(shape):
 
 
 def zeros(key: ArrayLike, shape: Sequence[int], dtype: DTypeLike = np.float32) -> Array:
+    """An initializer that fills an array with zeros (the key is ignored).
+
+    Args:
+        key: a PRNG key (unused; there for the initializer signature).
+        shape: the shape of the result.
+        dtype: its dtype (float32 by default).
+
+    Returns:
+        An array of zeros of `shape` and `dtype`.
+
+    Example:
+        >>> import astjax
+        >>> from astjax.nn import initializers
+        >>> initializers.zeros(astjax.random.key(0), (2, 3))
+        Array([[0., 0., 0.],
+               [0., 0., 0.]], dtype=float32)
+    """
     return lax.full(_shape(shape), 0, _dt(dtype))
 
 
 def ones(key: ArrayLike, shape: Sequence[int], dtype: DTypeLike = np.float32) -> Array:
+    """An initializer that fills an array with ones (the key is ignored).
+
+    Args:
+        key: a PRNG key (unused; there for the initializer signature).
+        shape: the shape of the result.
+        dtype: its dtype (float32 by default).
+
+    Returns:
+        An array of ones of `shape` and `dtype`.
+
+    Example:
+        >>> import astjax, astjax.numpy as jnp
+        >>> from astjax.nn import initializers
+        >>> initializers.ones(astjax.random.key(0), (2,), jnp.int32)
+        Array([1, 1], dtype=int32)
+    """
     return lax.full(_shape(shape), 1, _dt(dtype))
 
 
 def constant(value: ArrayLike, dtype: DTypeLike = np.float32) -> Initializer:
+    """Make an initializer that fills every array with `value`.
+
+    Args:
+        value: a scalar or an array that broadcasts to the requested shapes.
+        dtype: default dtype of the values.
+
+    Returns:
+        An `Initializer`: `init(key, shape, dtype=dtype)` broadcasts `value` to
+        `shape` (the key is ignored).
+
+    Example:
+        >>> import astjax
+        >>> from astjax.nn import initializers
+        >>> initializers.constant(0.5)(astjax.random.key(0), (2, 2))
+        Array([[0.5, 0.5],
+               [0.5, 0.5]], dtype=float32)
+    """
     def init(key, shape, dtype=dtype):
         return _jnp.broadcast_to(_jnp.asarray(value, dtype=_dt(dtype)), _shape(shape))
     return init
 
 
 def normal(stddev: float = 0.01, dtype: DTypeLike = np.float32) -> Initializer:
+    """Make an initializer that draws from a normal distribution with mean 0.
+
+    Args:
+        stddev: the standard deviation.
+        dtype: default dtype of the values.
+
+    Returns:
+        An `Initializer`: `init(key, shape, dtype=dtype)` returns
+        `stddev * random.normal(key, shape, dtype)` (JAX's values for the same key).
+
+    Example:
+        >>> import astjax
+        >>> from astjax.nn import initializers
+        >>> initializers.normal(1.0)(astjax.random.key(0), (3,))
+        Array([ 1.6226422 ,  2.0252647 , -0.43359444], dtype=float32)
+    """
     def init(key, shape, dtype=dtype):
         dt = _dt(dtype)
         return lax.mul(_random.normal(key, _shape(shape), dt), np.asarray(stddev, dt)[()])
@@ -58,6 +124,22 @@ def normal(stddev: float = 0.01, dtype: DTypeLike = np.float32) -> Initializer:
 
 
 def uniform(scale: float = 0.01, dtype: DTypeLike = np.float32) -> Initializer:
+    """Make an initializer that draws uniformly from `[0, scale)`.
+
+    Args:
+        scale: the upper end of the interval.
+        dtype: default dtype of the values.
+
+    Returns:
+        An `Initializer`: `init(key, shape, dtype=dtype)` returns
+        `scale * random.uniform(key, shape, dtype)`.
+
+    Example:
+        >>> import astjax
+        >>> from astjax.nn import initializers
+        >>> initializers.uniform(2.0)(astjax.random.key(0), (3,))
+        Array([1.895334  , 1.9571598 , 0.66458297], dtype=float32)
+    """
     def init(key, shape, dtype=dtype):
         dt = _dt(dtype)
         return lax.mul(_random.uniform(key, _shape(shape), dt), np.asarray(scale, dt)[()])
@@ -66,6 +148,25 @@ def uniform(scale: float = 0.01, dtype: DTypeLike = np.float32) -> Initializer:
 
 def truncated_normal(stddev: float = 0.01, dtype: DTypeLike = np.float32, lower: float = -2.0,
                      upper: float = 2.0) -> Initializer:
+    """Make an initializer that draws from a normal distribution truncated to
+    `[lower, upper]` standard deviations, then scaled by `stddev`.
+
+    Args:
+        stddev: the scale of the result (the standard deviation before truncation).
+        dtype: default dtype of the values.
+        lower: lower bound of the truncation, in standard deviations.
+        upper: upper bound of the truncation, in standard deviations.
+
+    Returns:
+        An `Initializer`: `init(key, shape, dtype=dtype)` returns
+        `stddev * random.truncated_normal(key, lower, upper, shape, dtype)`.
+
+    Example:
+        >>> import astjax
+        >>> from astjax.nn import initializers
+        >>> initializers.truncated_normal(1.0)(astjax.random.key(0), (3,))
+        Array([ 1.4559592 ,  1.7147487 , -0.41267535], dtype=float32)
+    """
     def init(key, shape, dtype=dtype):
         dt = _dt(dtype)
         return lax.mul(_random.truncated_normal(key, lower, upper, _shape(shape), dt),
@@ -90,6 +191,35 @@ def _compute_fans(shape, in_axis=-2, out_axis=-1, batch_axis=()):
 def variance_scaling(scale: float, mode: str, distribution: str, in_axis: int | Sequence[int] = -2,
                      out_axis: int | Sequence[int] = -1, batch_axis: Sequence[int] = (),
                      dtype: DTypeLike = np.float32) -> Initializer:
+    """Make an initializer whose variance is `scale` divided by a fan of the shape.
+
+    The fans are products of the sizes along `in_axis` and `out_axis`, each times the
+    size of the remaining (receptive-field) axes other than `batch_axis`.
+
+    Args:
+        scale: the variance numerator.
+        mode: the denominator: "fan_in", "fan_out" or "fan_avg" (their mean).
+        distribution: "truncated_normal" (within two standard deviations, corrected
+            to keep the variance), "normal" or "uniform" (symmetric around 0).
+        in_axis: axis or axes of the shape that count as inputs (fan-in).
+        out_axis: axis or axes that count as outputs (fan-out).
+        batch_axis: axes excluded from both fans.
+        dtype: default dtype of the values.
+
+    Returns:
+        An `Initializer`: `init(key, shape, dtype=dtype)`; the shape needs two or
+        more dimensions; an unknown `mode` or `distribution` raises ValueError.
+
+    Example:
+        >>> import astjax
+        >>> from astjax.nn import initializers
+        >>> init = initializers.variance_scaling(1.0, "fan_in", "normal")
+        >>> init(astjax.random.key(0), (4, 2))
+        Array([[ 0.8113211 ,  1.0126324 ],
+               [-0.21679722, -0.03930867],
+               [ 0.08804545, -0.48604462],
+               [-0.24764937,  0.2471893 ]], dtype=float32)
+    """
     def init(key, shape, dtype=dtype):
         shape = _shape(shape)
         dt = _dt(dtype)
@@ -118,33 +248,168 @@ def variance_scaling(scale: float, mode: str, distribution: str, in_axis: int | 
 
 def glorot_uniform(in_axis: int | Sequence[int] = -2, out_axis: int | Sequence[int] = -1,
                    batch_axis: Sequence[int] = (), dtype: DTypeLike = np.float32) -> Initializer:
+    """Glorot (Xavier) uniform initializer: variance 1 / mean of the fans.
+
+    Also `xavier_uniform`.
+
+    The same as `variance_scaling(1.0, "fan_avg", "uniform", in_axis, out_axis, batch_axis, dtype)`.
+
+    Args:
+        in_axis: axis or axes of the shape that count as inputs (fan-in).
+        out_axis: axis or axes that count as outputs (fan-out).
+        batch_axis: axes excluded from both fans (e.g. stacked kernels).
+        dtype: default dtype of the values.
+
+    Returns:
+        An `Initializer`: `init(key, shape, dtype=dtype)`; the shape needs two or
+        more dimensions.
+
+    Example:
+        >>> import astjax
+        >>> from astjax.nn import initializers
+        >>> initializers.glorot_uniform()(astjax.random.key(0), (2, 2))
+        Array([[ 1.0965558 ,  1.1722765 ],
+               [-0.4108003 , -0.07674628]], dtype=float32)
+    """
     return variance_scaling(1.0, "fan_avg", "uniform", in_axis, out_axis, batch_axis, dtype)
 
 
 def glorot_normal(in_axis: int | Sequence[int] = -2, out_axis: int | Sequence[int] = -1,
                   batch_axis: Sequence[int] = (), dtype: DTypeLike = np.float32) -> Initializer:
+    """Glorot (Xavier) normal initializer: truncated normal with variance 1 / mean
+    of the fans.
+
+    Also `xavier_normal`.
+
+    The same as `variance_scaling(1.0, "fan_avg", "truncated_normal", in_axis, out_axis, batch_axis, dtype)`.
+
+    Args:
+        in_axis: axis or axes of the shape that count as inputs (fan-in).
+        out_axis: axis or axes that count as outputs (fan-out).
+        batch_axis: axes excluded from both fans (e.g. stacked kernels).
+        dtype: default dtype of the values.
+
+    Returns:
+        An `Initializer`: `init(key, shape, dtype=dtype)`; the shape needs two or
+        more dimensions.
+
+    Example:
+        >>> import astjax
+        >>> from astjax.nn import initializers
+        >>> initializers.glorot_normal()(astjax.random.key(0), (2, 2))
+        Array([[ 1.1704054,  1.3784391],
+               [-0.3317383, -0.0603173]], dtype=float32)
+    """
     return variance_scaling(1.0, "fan_avg", "truncated_normal", in_axis, out_axis, batch_axis,
                             dtype)
 
 
 def lecun_uniform(in_axis: int | Sequence[int] = -2, out_axis: int | Sequence[int] = -1,
                   batch_axis: Sequence[int] = (), dtype: DTypeLike = np.float32) -> Initializer:
+    """LeCun uniform initializer: variance 1 / fan-in.
+
+    The same as `variance_scaling(1.0, "fan_in", "uniform", in_axis, out_axis, batch_axis, dtype)`.
+
+    Args:
+        in_axis: axis or axes of the shape that count as inputs (fan-in).
+        out_axis: axis or axes that count as outputs (fan-out).
+        batch_axis: axes excluded from both fans (e.g. stacked kernels).
+        dtype: default dtype of the values.
+
+    Returns:
+        An `Initializer`: `init(key, shape, dtype=dtype)`; the shape needs two or
+        more dimensions.
+
+    Example:
+        >>> import astjax
+        >>> from astjax.nn import initializers
+        >>> initializers.lecun_uniform()(astjax.random.key(0), (2, 2))
+        Array([[ 1.0965558 ,  1.1722765 ],
+               [-0.4108003 , -0.07674628]], dtype=float32)
+    """
     return variance_scaling(1.0, "fan_in", "uniform", in_axis, out_axis, batch_axis, dtype)
 
 
 def lecun_normal(in_axis: int | Sequence[int] = -2, out_axis: int | Sequence[int] = -1,
                  batch_axis: Sequence[int] = (), dtype: DTypeLike = np.float32) -> Initializer:
+    """LeCun normal initializer: truncated normal with variance 1 / fan-in.
+
+    The same as `variance_scaling(1.0, "fan_in", "truncated_normal", in_axis, out_axis, batch_axis, dtype)`.
+
+    Args:
+        in_axis: axis or axes of the shape that count as inputs (fan-in).
+        out_axis: axis or axes that count as outputs (fan-out).
+        batch_axis: axes excluded from both fans (e.g. stacked kernels).
+        dtype: default dtype of the values.
+
+    Returns:
+        An `Initializer`: `init(key, shape, dtype=dtype)`; the shape needs two or
+        more dimensions.
+
+    Example:
+        >>> import astjax
+        >>> from astjax.nn import initializers
+        >>> initializers.lecun_normal()(astjax.random.key(0), (2, 2))
+        Array([[ 1.1704054,  1.3784391],
+               [-0.3317383, -0.0603173]], dtype=float32)
+    """
     return variance_scaling(1.0, "fan_in", "truncated_normal", in_axis, out_axis, batch_axis,
                             dtype)
 
 
 def he_uniform(in_axis: int | Sequence[int] = -2, out_axis: int | Sequence[int] = -1,
                batch_axis: Sequence[int] = (), dtype: DTypeLike = np.float32) -> Initializer:
+    """He (Kaiming) uniform initializer: variance 2 / fan-in.
+
+    Also `kaiming_uniform`.
+
+    The same as `variance_scaling(2.0, "fan_in", "uniform", in_axis, out_axis, batch_axis, dtype)`.
+
+    Args:
+        in_axis: axis or axes of the shape that count as inputs (fan-in).
+        out_axis: axis or axes that count as outputs (fan-out).
+        batch_axis: axes excluded from both fans (e.g. stacked kernels).
+        dtype: default dtype of the values.
+
+    Returns:
+        An `Initializer`: `init(key, shape, dtype=dtype)`; the shape needs two or
+        more dimensions.
+
+    Example:
+        >>> import astjax
+        >>> from astjax.nn import initializers
+        >>> initializers.he_uniform()(astjax.random.key(0), (2, 2))
+        Array([[ 1.550764  ,  1.6578493 ],
+               [-0.5809593 , -0.10853563]], dtype=float32)
+    """
     return variance_scaling(2.0, "fan_in", "uniform", in_axis, out_axis, batch_axis, dtype)
 
 
 def he_normal(in_axis: int | Sequence[int] = -2, out_axis: int | Sequence[int] = -1,
               batch_axis: Sequence[int] = (), dtype: DTypeLike = np.float32) -> Initializer:
+    """He (Kaiming) normal initializer: truncated normal with variance 2 / fan-in.
+
+    Also `kaiming_normal`.
+
+    The same as `variance_scaling(2.0, "fan_in", "truncated_normal", in_axis, out_axis, batch_axis, dtype)`.
+
+    Args:
+        in_axis: axis or axes of the shape that count as inputs (fan-in).
+        out_axis: axis or axes that count as outputs (fan-out).
+        batch_axis: axes excluded from both fans (e.g. stacked kernels).
+        dtype: default dtype of the values.
+
+    Returns:
+        An `Initializer`: `init(key, shape, dtype=dtype)`; the shape needs two or
+        more dimensions.
+
+    Example:
+        >>> import astjax
+        >>> from astjax.nn import initializers
+        >>> initializers.he_normal()(astjax.random.key(0), (2, 2))
+        Array([[ 1.6552032 ,  1.9494075 ],
+               [-0.46914884, -0.08530156]], dtype=float32)
+    """
     return variance_scaling(2.0, "fan_in", "truncated_normal", in_axis, out_axis, batch_axis,
                             dtype)
 
@@ -155,7 +420,28 @@ kaiming_uniform, kaiming_normal = he_uniform, he_normal
 
 def orthogonal(scale: float = 1.0, column_axis: int | Sequence[int] = -1,
                dtype: DTypeLike = np.float32) -> Initializer:
-    """A (semi-)orthogonal matrix over the `column_axis` columns, times `scale`."""
+    """Make an initializer of (semi-)orthogonal matrices times `scale`.
+
+    The shape is read as a matrix whose columns run along `column_axis` and whose
+    rows are all other axes flattened; the rows or the columns (whichever are fewer)
+    are orthonormal.
+
+    Args:
+        scale: the factor applied to the orthogonal matrix.
+        column_axis: the axis holding the columns.
+        dtype: default dtype of the values.
+
+    Returns:
+        An `Initializer`: `init(key, shape, dtype=dtype)`; the shape needs two or
+        more dimensions (ValueError otherwise).
+
+    Example:
+        >>> import astjax
+        >>> from astjax.nn import initializers
+        >>> initializers.orthogonal()(astjax.random.key(0), (2, 2))
+        Array([[ 0.96610296,  0.25815725],
+               [-0.25815725,  0.9661029 ]], dtype=float32)
+    """
     def init(key, shape, dtype=dtype):
         dt = _dt(dtype)
         shape = _shape(shape)
@@ -173,8 +459,32 @@ def orthogonal(scale: float = 1.0, column_axis: int | Sequence[int] = -1,
 
 def delta_orthogonal(scale: float = 1.0, column_axis: int | Sequence[int] = -1,
                      dtype: DTypeLike = np.float32) -> Initializer:
-    """A convolution kernel (3-D to 5-D) that is an orthogonal matrix at the centre of
-    its spatial window and zero elsewhere."""
+    """Make an initializer of convolution kernels that are orthogonal at the centre.
+
+    A kernel of shape `spatial + (in_features, out_features)` (3-D to 5-D) is zero
+    except at the centre of its spatial window, which holds an `orthogonal(scale)`
+    matrix; this keeps a convolution norm-preserving at initialization.
+
+    Args:
+        scale: the factor applied to the orthogonal matrix.
+        column_axis: the axis of the centre matrix holding the columns.
+        dtype: default dtype of the values.
+
+    Returns:
+        An `Initializer`: `init(key, shape, dtype=dtype)`; ValueError when the shape
+        is not 3-D to 5-D or has fewer outputs than inputs.
+
+    Example:
+        >>> import astjax
+        >>> from astjax.nn import initializers
+        >>> w = initializers.delta_orthogonal()(astjax.random.key(0), (3, 2, 2))
+        >>> w[0]
+        Array([[0., 0.],
+               [0., 0.]], dtype=float32)
+        >>> w[1]
+        Array([[ 0.96610296,  0.25815725],
+               [-0.25815725,  0.9661029 ]], dtype=float32)
+    """
     def init(key, shape, dtype=dtype):
         dt = _dt(dtype)
         shape = _shape(shape)
