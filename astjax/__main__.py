@@ -5,7 +5,9 @@
     python -m astjax jaxpr FILE:FUNC SPEC...  the staged program (jaxpr)
     python -m astjax source FILE:FUNC SPEC... [--grad [--argnums 0,1]] [--vmap AXES]
                                               the staged / transformed program as Python
-    python -m astjax hlo FILE:FUNC SPEC... [--optimized]   StableHLO / XLA's optimized HLO
+    python -m astjax hlo FILE:FUNC SPEC... [--optimized] [--debug-info]
+                                              StableHLO / XLA's optimized HLO (with the
+                                              user's source locations)
     python -m astjax cost FILE:FUNC SPEC...   XLA's cost and memory analysis
     python -m astjax explain FILE:FUNC SPEC... -o report.html
                                               one HTML page: source, converted code,
@@ -35,6 +37,7 @@ EXAMPLES = """examples:
   python -m astjax source model.py:loss 'f32[3,2]' 'f32[2]' --grad --argnums 0
   python -m astjax explain model.py:loss 'f32[3,2]' 'f32[2]' -o loss.html
   python -m astjax hlo mypkg.layers:dense '{"w": "f32[4,4]", "b": "f32[4]"}' 'f32[8,4]'
+  python -m astjax hlo model.py:loss 'f32[3,2]' 'f32[2]' --debug-info
 """
 
 
@@ -72,6 +75,10 @@ def _parser():
         if name == "hlo":
             c.add_argument("--optimized", action="store_true",
                            help="XLA's optimized HLO instead of StableHLO")
+            c.add_argument("--debug-info", action="store_true",
+                           help="with source locations: every StableHLO op ends in "
+                                "loc(#locN) naming its primitive and FILE:LINE:COL; with "
+                                "--optimized, the ops' metadata names FILE and LINE")
     return p
 
 

@@ -22,6 +22,7 @@ import numpy as np
 from . import api, dtypes
 from .ad_api import grad
 from .batching_api import vmap
+from .codegen import runtime
 from .errors import AstjaxError
 from .explain import write_explain
 from .source_api import source
@@ -151,6 +152,17 @@ def _cost(fn, args):
     return "\n".join(lines)
 
 
+def _optimized_hlo(lowered, debug_info):
+    """XLA's optimized HLO; with `debug_info` compiled from the located StableHLO, so
+    each op's metadata names the user's file and line (else the module text's lines)."""
+    if not debug_info:
+        return lowered.compile()._entry.executable.as_text()
+    jaxpr = lowered._entry.closed.jaxpr
+    return runtime.Executable(lowered.as_text(debug_info=True),
+                              [v.aval for v in jaxpr.constvars + jaxpr.invars],
+                              [a.aval for a in jaxpr.outvars]).as_text()
+
+
 def run_inspect(command: str, ns) -> str:
     """The text a subcommand prints (raises UsageError or an AstjaxError)."""
     fn = resolve(ns.target)
@@ -162,8 +174,8 @@ def run_inspect(command: str, ns) -> str:
     if command == "hlo":
         lowered = api.jit(_transformed(fn, ns)).lower(*args)
         if ns.optimized:
-            return lowered.compile()._entry.executable.as_text()
-        return lowered.as_text()
+            return _optimized_hlo(lowered, ns.debug_info)
+        return lowered.as_text(debug_info=ns.debug_info)
     if command == "cost":
         return _cost(_transformed(fn, ns), args)
     if command == "explain":

@@ -1,6 +1,7 @@
 """`python -m astjax` inspection commands: jaxpr, source (--grad, --vmap), hlo
 (--optimized), cost; bad FILE:FUNC, bad specs and functions that do not stage are one
 `astjax: error:` line with exit status 2."""
+import re
 import subprocess
 import sys
 import textwrap
@@ -83,3 +84,26 @@ def test_module_target_and_help(capsys):
     assert code == 0 and "sin a" in out
     p = subprocess.run([sys.executable, "-m", "astjax", "--help"], capture_output=True, text=True)
     assert p.returncode == 0 and "jaxpr" in p.stdout and "examples:" in p.stdout
+
+
+def test_hlo_debug_info(model, capsys):
+    """`hlo --debug-info`: every StableHLO op of the user's lines ends in a location
+    alias naming the primitive and model.py:line:col; the plain text has none. With
+    `--optimized`, XLA's HLO names the user's file in its stack-frame tables."""
+    argv = ["hlo", f"{model}:loss", "f32[3,2]", "f32[4,3]"]
+    code, plain, _ = _run(argv, capsys)
+    assert code == 0 and "loc(" not in plain
+    code, out, _ = _run(argv + ["--debug-info"], capsys)
+    assert code == 0
+    aliases = re.findall(r'^#loc\d+ = loc\("\w+"\("[^"]*model\.py":\d+:\d+\)\)$', out, re.M)
+    assert len(aliases) >= 5, out[:500]
+    dot = re.search(r'"stablehlo\.dot_general".* loc\((#loc\d+)\)$', out, re.M)
+    assert dot and re.search(rf'^{dot.group(1)} = loc\("dot_general"\("[^"]*model\.py":6:\d+\)\)$',
+                             out, re.M)
+    tanh = re.search(r'"stablehlo\.tanh".* loc\((#loc\d+)\)$', out, re.M)
+    assert tanh and re.search(rf'^{tanh.group(1)} = loc\("tanh"\("[^"]*model\.py":8:\d+\)\)$',
+                              out, re.M)
+    code, opt, _ = _run(argv + ["--optimized", "--debug-info"], capsys)
+    assert code == 0 and opt.startswith("HloModule jit_loss") and f'"{model}"' in opt
+    code, opt_plain, _ = _run(argv + ["--optimized"], capsys)
+    assert code == 0 and f'"{model}"' not in opt_plain
