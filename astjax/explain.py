@@ -17,6 +17,10 @@ from (`data-line`):
   name the file and line of the equation that lowered to it; shown with XLA's cost
   and memory analysis of the compiled module.
 
+XLA analyses the cost of a whole module only, so the figure beside each source line
+is an estimate from the shapes of the StableHLO ops lowered from it (`line_costs`),
+labelled as such on the page.
+
 The page embeds its CSS and JavaScript (no network, no server): hovering a source
 line highlights everything that came from it, clicking pins the highlight, and
 clicking a derived line selects its source line. The page layout lives in
@@ -27,6 +31,7 @@ from __future__ import annotations
 import ast
 import html
 import inspect
+import math
 import os
 import re
 import string
@@ -42,7 +47,8 @@ from .pretty import format_doc
 from .source_api import source
 from .util import Namer
 
-__all__ = ["Line", "explain", "explain_views", "hlo_lines", "write_explain"]
+__all__ = ["Line", "LineCost", "explain", "explain_views", "hlo_lines", "line_costs",
+           "write_explain"]
 
 _TEMPLATE = os.path.join(os.path.dirname(__file__), "templates", "explain.html")
 
@@ -210,6 +216,111 @@ def hlo_lines(text, file) -> list[Line]:
     return out
 
 
+# ------------------------------------------------------- estimated per-line cost
+#
+# XLA's cost analysis covers the whole module, so the per-line figures are estimated
+# from each StableHLO op's shapes with XLA's counting rules: a dot or convolution costs
+# two flops per multiply-add (a convolution's padded taps included, so it is an upper
+# bound), an elementwise op one per element (exp, log, tanh, sin, sqrt, ... count as
+# transcendentals instead), a reduction its combiner's ops once per combined element;
+# data movement (reshape, slice, gather, ...) and library calls count nothing. Ops in a
+# `while` body are counted once, as per-iteration figures.
+
+_TRANSCENDENTAL = frozenset((
+    "exponential", "exponential_minus_one", "log", "log_plus_one", "logistic", "sine",
+    "cosine", "tan", "tanh", "sqrt", "rsqrt", "cbrt", "power", "atan2", "erf"))
+_ELEMENTWISE = frozenset((
+    "add", "subtract", "multiply", "divide", "remainder", "maximum", "minimum", "negate",
+    "abs", "sign", "compare", "select", "clamp", "floor", "ceil", "round_nearest_afz",
+    "round_nearest_even", "and", "or", "xor", "not", "is_finite", "shift_left",
+    "shift_right_arithmetic", "shift_right_logical", "popcnt", "count_leading_zeros"))
+_COMBINERS = frozenset(("reduce", "reduce_window"))   # their region is a scalar combiner
+_OP = re.compile(r'^\s*(?:%[\w#:]+(?:, %[\w#:]+)* = )?"stablehlo\.(\w+)"')
+_SIGNATURE = re.compile(r" : \((.*)\) -> (.*?)(?: loc\(#loc\d+\))?$")
+_TENSOR = re.compile(r"tensor<((?:\d+x)*)\w+>")
+
+
+@dataclass
+class LineCost:
+    """The estimated cost of the ops lowered from one user line."""
+    flops: int = 0
+    transcendentals: int = 0
+    per_iteration: bool = False   # some of its ops are in a `while` body
+
+    def __str__(self):
+        parts = [f"{self.flops:,} flop{'s' * (self.flops != 1)}"] if self.flops else []
+        if self.transcendentals:
+            parts.append(f"{self.transcendentals:,} transc.")
+        return " + ".join(parts) + (" /iter" if self.per_iteration and parts else "")
+
+
+def _shapes(types):
+    return [tuple(int(d) for d in m.group(1).split("x") if d) for m in _TENSOR.finditer(types)]
+
+
+def _op_cost(op, text, body_ops):
+    """(flops, transcendentals) of one op from its printed line (the signature line
+    for an op with regions); `body_ops`: the elementwise ops of its combiner."""
+    sig = _SIGNATURE.search(text)
+    if sig is None:
+        return 0, 0
+    ins, outs = _shapes(sig.group(1)), _shapes(sig.group(2))
+    if not outs:
+        return 0, 0
+    n_out = math.prod(outs[0])
+    if op in _TRANSCENDENTAL:
+        return 0, n_out
+    if op in _ELEMENTWISE:
+        return n_out, 0
+    if op == "dot_general" and ins:
+        m = re.search(r"lhs_contracting_dimensions = \[([\d, ]*)\]", text)
+        k = math.prod(ins[0][int(d)] for d in m.group(1).split(",") if d.strip()) if m else 1
+        return 2 * n_out * k, 0
+    if op == "convolution" and len(ins) > 1:
+        spec = re.search(r"\]x\[([^\]]*)\]->", text)
+        kernel = ins[1]
+        o = [d.strip() for d in spec.group(1).split(",")].index("o") if spec else 0
+        return 2 * n_out * (math.prod(kernel) // max(kernel[o], 1)), 0
+    if op == "reduce" and ins:
+        return (math.prod(ins[0]) - n_out) * body_ops, 0
+    if op == "reduce_window":
+        m = re.search(r"window_dimensions = array<i64: ([\d, ]*)>", text)
+        window = math.prod(int(d) for d in m.group(1).split(",")) if m else 1
+        return n_out * (window - 1) * body_ops, 0
+    return 0, 0
+
+
+def line_costs(hlo: list[Line]) -> dict[int, LineCost]:
+    """Estimated cost per user line of the StableHLO view `hlo` (see above)."""
+    costs: dict[int, LineCost] = {}
+    opened = []   # (indent, op, ops counted in its region so far) of ops with regions
+
+    def charge(op, line, text, body_ops=0):
+        flops, trans = _op_cost(op, text, body_ops)
+        if line is None or not (flops or trans):
+            return
+        c = costs.setdefault(line, LineCost())
+        c.flops, c.transcendentals = c.flops + flops, c.transcendentals + trans
+        c.per_iteration |= any(o == "while" for _, o, _ in opened)
+
+    for ln in hlo:
+        body = ln.text.lstrip()
+        indent = len(ln.text) - len(body)
+        m = _OP.match(ln.text)
+        if m and ln.text.endswith("({"):
+            opened.append((indent, m.group(1), [0]))
+        elif opened and body.startswith("})") and indent == opened[-1][0]:
+            _, op, inner = opened.pop()
+            charge(op, ln.origin, ln.text, inner[0])
+        elif m:
+            if opened and opened[-1][1] in _COMBINERS:
+                inner = opened[-1][2]
+                inner[0] += m.group(1) in _ELEMENTWISE or m.group(1) in _TRANSCENDENTAL
+            else:
+                charge(m.group(1), ln.origin, ln.text)
+    return costs
+
+
 def _cost_lines(lowered) -> list[str]:
     try:
         exe = lowered.compile()._entry.executable.exe
@@ -243,18 +354,26 @@ def explain_views(fn, *args, argnums=0, **kwargs) -> dict:
                                     "a real scalar")]
     lowered = api.jit(fn).lower(*args, **kwargs)
     views["hlo"] = hlo_lines(lowered.as_text(), file)
-    views["cost"] = _cost_lines(lowered)
+    views["line_cost"] = line_costs(views["hlo"])
+    total = LineCost(sum(c.flops for c in views["line_cost"].values()),
+                     sum(c.transcendentals for c in views["line_cost"].values()))
+    views["cost"] = _cost_lines(lowered) + [
+        f"beside the source: estimates from op shapes (sum: {str(total) or '0 flops'}); "
+        "above: XLA's, whole module"]
     return views
 
 
 # ------------------------------------------------------------------ the page
 
 
-def _render(lines, cls):
+def _render(lines, cls, costs=None):
     rows = []
     for ln in lines:
         attr = f' data-line="{ln.origin}"' if ln.origin is not None else ""
         num = f'<span class="no">{ln.origin}</span>' if cls == "src" else ""
+        cost = (costs or {}).get(ln.origin) if cls == "src" else None
+        if cost:  # shown by CSS (::after), so it is not part of the line's text
+            attr += f' data-cost="{html.escape(str(cost))}"'
         rows.append(f'<div class="ln {cls}"{attr}>{num}{html.escape(ln.text) or " "}</div>')
     return "\n".join(rows)
 
@@ -268,7 +387,7 @@ def explain(fn, *args, argnums=0, **kwargs) -> str:
     return template.substitute(
         title=html.escape(f"astjax explain: {v['name']}"),
         name=html.escape(v["name"]), file=html.escape(v["file"]),
-        source=_render(v["source"], "src"), converted=_render(v["converted"], "cv"),
+        source=_render(v["source"], "src", v["line_cost"]), converted=_render(v["converted"], "cv"),
         jaxpr=_render(v["jaxpr"], "eq"), derivative=_render(v["derivative"], "dv"),
         hlo=_render(v["hlo"], "hlo"),
         cost="".join(f"<li>{html.escape(c)}</li>" for c in v["cost"]))

@@ -121,6 +121,74 @@ def test_page_is_self_contained(tmp_path):
     assert f'data-line="{SIN_LINE}"' in page and "${" not in page
 
 
+def dense(w, x):
+    y = x @ w
+    z = jnp.tanh(y)
+    return jnp.sum(z * z)
+
+
+def newton(x):
+    y = x
+    while jnp.max(jnp.abs(y * y - x)) > 1e-3:
+        y = 0.5 * (y + x / y)
+    return y
+
+
+def test_estimated_cost_per_line():
+    """Per user line, from the StableHLO ops' shapes: the dot 2*M*N*K, tanh 8
+    transcendentals, `z * z` 8 + the sum's 7 additions; for this module the sum over
+    lines is exactly XLA's whole-module analysis. A `while` body is per iteration."""
+    first = inspect.getsourcelines(dense)[1]
+    v = explain_views(dense, np.ones((3, 2), np.float32), np.ones((4, 3), np.float32))
+    got = {n - first: (c.flops, c.transcendentals, c.per_iteration)
+           for n, c in v["line_cost"].items()}
+    assert got == {1: (2 * 4 * 2 * 3, 0, False), 2: (0, 8, False), 3: (8 + 7, 0, False)}
+    assert "flops: 63" in v["cost"] and "transcendentals: 8" in v["cost"]
+    assert any("(sum: 63 flops + 8 transc.)" in c for c in v["cost"])
+    assert str(v["line_cost"][first + 1]) == "48 flops"
+
+    first = inspect.getsourcelines(newton)[1]
+    v = explain_views(newton, np.full(5, 2.0, np.float32))
+    got = {n - first: (c.flops, c.per_iteration) for n, c in v["line_cost"].items()}
+    # y*y, -x, abs: 5 each; max: 4 combinations; > : 1 | 0.5*(y + x/y): 5 each
+    assert got == {2: (5 + 5 + 5 + 4 + 1, True), 3: (15, True)}
+    assert str(v["line_cost"][first + 3]) == "15 flops /iter"
+
+
+def test_estimated_cost_of_combiners_and_convolutions():
+    """Reductions count their combiner's ops per combined element (argmax: 9 ops x 5),
+    reduce_window per window element beyond the first, a convolution 2 flops per
+    multiply-add of its unpadded kernel."""
+    from astjax.explain import Line, line_costs
+
+    def one_line_costs(fn, *args):
+        text = astjax.jit(fn).lower(*args).as_text()
+        [c] = line_costs([Line(t, 1) for t in text.splitlines()]).values()
+        return c.flops, c.transcendentals
+
+    assert one_line_costs(jnp.argmax, np.zeros(6, np.float32)) == (45, 0)
+    assert one_line_costs(_pool, np.zeros((4, 4), np.float32)) == (9 * 3, 0)
+    assert one_line_costs(_conv, np.zeros((1, 2, 5, 5), np.float32),
+                          np.zeros((3, 2, 3, 3), np.float32)) == (2 * 75 * 18, 0)
+    assert one_line_costs(jnp.exp, np.zeros((2, 3), np.float32)) == (0, 6)
+
+
+def _pool(x):
+    return astjax.lax.reduce_window(x, 0.0, astjax.lax.add, (2, 2), (1, 1), "VALID")
+
+
+def _conv(x, k):
+    return astjax.lax.conv_general_dilated(x, k, (1, 1), "SAME")
+
+
+def test_page_shows_line_costs():
+    page = explain(dense, np.ones((3, 2), np.float32), np.ones((4, 3), np.float32))
+    first = inspect.getsourcelines(dense)[1]
+    assert f'data-line="{first + 1}" data-cost="48 flops"' in page
+    assert f'data-line="{first + 2}" data-cost="8 transc."' in page
+    assert "estimated cost per line" in page
+
+
 def test_rejects_non_function():
     with pytest.raises(ArgumentTypeError):
         explain(len, [1])
@@ -185,6 +253,10 @@ def test_click_highlights_in_browser(tmp_path):
         assert b.run("return document.getElementById('hlo').parentNode"
                      ".querySelector('.count').textContent") == f"8 lines from line {SIN_LINE}"
         assert b.run("return window.astjaxExplain.selected()") == str(SIN_LINE)
+        # the estimated cost is drawn beside the source line (not part of its text)
+        shown = b.run("return getComputedStyle(document.querySelector("
+                      f"'#source .ln[data-line=\"{SIN_LINE}\"]'), '::after').content")
+        assert shown == '"3 flops + 3 transc."', shown
         # a derived line selects its source line; clicking it again clears
         b.click(b.find(f'#derivative .ln[data-line="{SUB_LINE}"]'))
         assert b.run("return document.querySelector('#source .hl').textContent").strip() \
