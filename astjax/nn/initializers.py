@@ -246,42 +246,20 @@ def variance_scaling(scale: float, mode: str, distribution: str, in_axis: int | 
     return init
 
 
-def glorot_uniform(in_axis: int | Sequence[int] = -2, out_axis: int | Sequence[int] = -1,
-                   batch_axis: Sequence[int] = (), dtype: DTypeLike = np.float32) -> Initializer:
-    """Glorot (Xavier) uniform initializer: variance 1 / mean of the fans.
+def _shorthand(name, scale, mode, distribution, summary, example):
+    """`name`: `variance_scaling(scale, mode, distribution, ...)` with its own docstring
+    (`summary`, then what every shorthand shares, then `example`: the doctest output
+    for key 0 and shape (2, 2))."""
+    def init_factory(in_axis: int | Sequence[int] = -2, out_axis: int | Sequence[int] = -1,
+                     batch_axis: Sequence[int] = (),
+                     dtype: DTypeLike = np.float32) -> Initializer:
+        return variance_scaling(scale, mode, distribution, in_axis, out_axis, batch_axis,
+                                dtype)
+    init_factory.__name__ = init_factory.__qualname__ = name
+    init_factory.__doc__ = f"""{summary}
 
-    Also `xavier_uniform`.
-
-    The same as `variance_scaling(1.0, "fan_avg", "uniform", in_axis, out_axis, batch_axis, dtype)`.
-
-    Args:
-        in_axis: axis or axes of the shape that count as inputs (fan-in).
-        out_axis: axis or axes that count as outputs (fan-out).
-        batch_axis: axes excluded from both fans (e.g. stacked kernels).
-        dtype: default dtype of the values.
-
-    Returns:
-        An `Initializer`: `init(key, shape, dtype=dtype)`; the shape needs two or
-        more dimensions.
-
-    Example:
-        >>> import astjax
-        >>> from astjax.nn import initializers
-        >>> initializers.glorot_uniform()(astjax.random.key(0), (2, 2))
-        Array([[ 1.0965558 ,  1.1722765 ],
-               [-0.4108003 , -0.07674628]], dtype=float32)
-    """
-    return variance_scaling(1.0, "fan_avg", "uniform", in_axis, out_axis, batch_axis, dtype)
-
-
-def glorot_normal(in_axis: int | Sequence[int] = -2, out_axis: int | Sequence[int] = -1,
-                  batch_axis: Sequence[int] = (), dtype: DTypeLike = np.float32) -> Initializer:
-    """Glorot (Xavier) normal initializer: truncated normal with variance 1 / mean
-    of the fans.
-
-    Also `xavier_normal`.
-
-    The same as `variance_scaling(1.0, "fan_avg", "truncated_normal", in_axis, out_axis, batch_axis, dtype)`.
+    The same as `variance_scaling({scale}, "{mode}", "{distribution}", in_axis,
+    out_axis, batch_axis, dtype)`.
 
     Args:
         in_axis: axis or axes of the shape that count as inputs (fan-in).
@@ -296,124 +274,46 @@ def glorot_normal(in_axis: int | Sequence[int] = -2, out_axis: int | Sequence[in
     Example:
         >>> import astjax
         >>> from astjax.nn import initializers
-        >>> initializers.glorot_normal()(astjax.random.key(0), (2, 2))
-        Array([[ 1.1704054,  1.3784391],
-               [-0.3317383, -0.0603173]], dtype=float32)
+        >>> initializers.{name}()(astjax.random.key(0), (2, 2))
+        {example}
     """
-    return variance_scaling(1.0, "fan_avg", "truncated_normal", in_axis, out_axis, batch_axis,
-                            dtype)
+    return init_factory
 
 
-def lecun_uniform(in_axis: int | Sequence[int] = -2, out_axis: int | Sequence[int] = -1,
-                  batch_axis: Sequence[int] = (), dtype: DTypeLike = np.float32) -> Initializer:
-    """LeCun uniform initializer: variance 1 / fan-in.
-
-    The same as `variance_scaling(1.0, "fan_in", "uniform", in_axis, out_axis, batch_axis, dtype)`.
-
-    Args:
-        in_axis: axis or axes of the shape that count as inputs (fan-in).
-        out_axis: axis or axes that count as outputs (fan-out).
-        batch_axis: axes excluded from both fans (e.g. stacked kernels).
-        dtype: default dtype of the values.
-
-    Returns:
-        An `Initializer`: `init(key, shape, dtype=dtype)`; the shape needs two or
-        more dimensions.
-
-    Example:
-        >>> import astjax
-        >>> from astjax.nn import initializers
-        >>> initializers.lecun_uniform()(astjax.random.key(0), (2, 2))
-        Array([[ 1.0965558 ,  1.1722765 ],
-               [-0.4108003 , -0.07674628]], dtype=float32)
-    """
-    return variance_scaling(1.0, "fan_in", "uniform", in_axis, out_axis, batch_axis, dtype)
-
-
-def lecun_normal(in_axis: int | Sequence[int] = -2, out_axis: int | Sequence[int] = -1,
-                 batch_axis: Sequence[int] = (), dtype: DTypeLike = np.float32) -> Initializer:
-    """LeCun normal initializer: truncated normal with variance 1 / fan-in.
-
-    The same as `variance_scaling(1.0, "fan_in", "truncated_normal", in_axis, out_axis, batch_axis, dtype)`.
-
-    Args:
-        in_axis: axis or axes of the shape that count as inputs (fan-in).
-        out_axis: axis or axes that count as outputs (fan-out).
-        batch_axis: axes excluded from both fans (e.g. stacked kernels).
-        dtype: default dtype of the values.
-
-    Returns:
-        An `Initializer`: `init(key, shape, dtype=dtype)`; the shape needs two or
-        more dimensions.
-
-    Example:
-        >>> import astjax
-        >>> from astjax.nn import initializers
-        >>> initializers.lecun_normal()(astjax.random.key(0), (2, 2))
-        Array([[ 1.1704054,  1.3784391],
-               [-0.3317383, -0.0603173]], dtype=float32)
-    """
-    return variance_scaling(1.0, "fan_in", "truncated_normal", in_axis, out_axis, batch_axis,
-                            dtype)
-
-
-def he_uniform(in_axis: int | Sequence[int] = -2, out_axis: int | Sequence[int] = -1,
-               batch_axis: Sequence[int] = (), dtype: DTypeLike = np.float32) -> Initializer:
-    """He (Kaiming) uniform initializer: variance 2 / fan-in.
-
-    Also `kaiming_uniform`.
-
-    The same as `variance_scaling(2.0, "fan_in", "uniform", in_axis, out_axis, batch_axis, dtype)`.
-
-    Args:
-        in_axis: axis or axes of the shape that count as inputs (fan-in).
-        out_axis: axis or axes that count as outputs (fan-out).
-        batch_axis: axes excluded from both fans (e.g. stacked kernels).
-        dtype: default dtype of the values.
-
-    Returns:
-        An `Initializer`: `init(key, shape, dtype=dtype)`; the shape needs two or
-        more dimensions.
-
-    Example:
-        >>> import astjax
-        >>> from astjax.nn import initializers
-        >>> initializers.he_uniform()(astjax.random.key(0), (2, 2))
-        Array([[ 1.550764  ,  1.6578493 ],
-               [-0.5809593 , -0.10853563]], dtype=float32)
-    """
-    return variance_scaling(2.0, "fan_in", "uniform", in_axis, out_axis, batch_axis, dtype)
-
-
-def he_normal(in_axis: int | Sequence[int] = -2, out_axis: int | Sequence[int] = -1,
-              batch_axis: Sequence[int] = (), dtype: DTypeLike = np.float32) -> Initializer:
-    """He (Kaiming) normal initializer: truncated normal with variance 2 / fan-in.
-
-    Also `kaiming_normal`.
-
-    The same as `variance_scaling(2.0, "fan_in", "truncated_normal", in_axis, out_axis, batch_axis, dtype)`.
-
-    Args:
-        in_axis: axis or axes of the shape that count as inputs (fan-in).
-        out_axis: axis or axes that count as outputs (fan-out).
-        batch_axis: axes excluded from both fans (e.g. stacked kernels).
-        dtype: default dtype of the values.
-
-    Returns:
-        An `Initializer`: `init(key, shape, dtype=dtype)`; the shape needs two or
-        more dimensions.
-
-    Example:
-        >>> import astjax
-        >>> from astjax.nn import initializers
-        >>> initializers.he_normal()(astjax.random.key(0), (2, 2))
-        Array([[ 1.6552032 ,  1.9494075 ],
-               [-0.46914884, -0.08530156]], dtype=float32)
-    """
-    return variance_scaling(2.0, "fan_in", "truncated_normal", in_axis, out_axis, batch_axis,
-                            dtype)
-
-
+glorot_uniform = _shorthand(
+    "glorot_uniform", 1.0, "fan_avg", "uniform",
+    "Glorot (Xavier) uniform initializer: variance 1 / mean of the fans (also\n"
+    "    `xavier_uniform`).",
+    """Array([[ 1.0965558 ,  1.1722765 ],
+               [-0.4108003 , -0.07674628]], dtype=float32)""")
+glorot_normal = _shorthand(
+    "glorot_normal", 1.0, "fan_avg", "truncated_normal",
+    "Glorot (Xavier) normal initializer: truncated normal, variance 1 / mean of the\n"
+    "    fans (also `xavier_normal`).",
+    """Array([[ 1.1704054,  1.3784391],
+               [-0.3317383, -0.0603173]], dtype=float32)""")
+lecun_uniform = _shorthand(
+    "lecun_uniform", 1.0, "fan_in", "uniform",
+    "LeCun uniform initializer: variance 1 / fan-in.",
+    """Array([[ 1.0965558 ,  1.1722765 ],
+               [-0.4108003 , -0.07674628]], dtype=float32)""")
+lecun_normal = _shorthand(
+    "lecun_normal", 1.0, "fan_in", "truncated_normal",
+    "LeCun normal initializer: truncated normal with variance 1 / fan-in.",
+    """Array([[ 1.1704054,  1.3784391],
+               [-0.3317383, -0.0603173]], dtype=float32)""")
+he_uniform = _shorthand(
+    "he_uniform", 2.0, "fan_in", "uniform",
+    "He (Kaiming) uniform initializer: variance 2 / fan-in (also `kaiming_uniform`).",
+    """Array([[ 1.550764  ,  1.6578493 ],
+               [-0.5809593 , -0.10853563]], dtype=float32)""")
+he_normal = _shorthand(
+    "he_normal", 2.0, "fan_in", "truncated_normal",
+    "He (Kaiming) normal initializer: truncated normal with variance 2 / fan-in\n"
+    "    (also `kaiming_normal`).",
+    """Array([[ 1.6552032 ,  1.9494075 ],
+               [-0.46914884, -0.08530156]], dtype=float32)""")
+# JAX's other names for the same functions
 xavier_uniform, xavier_normal = glorot_uniform, glorot_normal
 kaiming_uniform, kaiming_normal = he_uniform, he_normal
 
