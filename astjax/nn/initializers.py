@@ -4,7 +4,7 @@ give JAX's values for the same key."""
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 import numpy as np
@@ -246,7 +246,8 @@ def variance_scaling(scale: float, mode: str, distribution: str, in_axis: int | 
     return init
 
 
-def _shorthand(name, scale, mode, distribution, summary, example):
+def _shorthand(name: str, scale: float, mode: str, distribution: str, summary: str,
+               example: str) -> Callable[..., Initializer]:
     """`name`: `variance_scaling(scale, mode, distribution, ...)` with its own docstring
     (`summary`, then what every shorthand shares, then `example`: the doctest output
     for key 0 and shape (2, 2))."""
