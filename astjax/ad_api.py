@@ -649,7 +649,7 @@ class _Jac(_Transformed):
                             lax.reshape(piece, in_avals[j].shape), in_avals[j].dtype))
                         off += s
                     outs = inline(jv, list(xs) + ts)
-                    touts = [t for t, nz in zip(outs[n_out_all:], out_nz) if nz][:len(nz_k)]
+                    touts = outs[n_out_all:n_out_all + len(nz_k)]  # nonzero ones only
                     return c, [lax.reshape(t, (out_avals[o].size,)) for t, o in zip(touts, nz_k)]
                 _, cols = scan_raw(step, (), core.current_builder().const_tracer(basis(n_in))
                                    if n_in else np.zeros((0, 0), dt))

@@ -506,5 +506,40 @@ def test_input_dtype_checked_before_staging():
         astjax.grad(needs_float)(np.int32(1))
 
 
+def int_and_sin(x):
+    return jnp.round(x).astype(jnp.int32), jnp.sin(x)
+
+
+def sin_int_double(x):
+    return jnp.sin(x), jnp.round(x).astype(jnp.int32), x * 2.0
+
+
+def scaled_sin_sum(x, n):
+    return jnp.sum(jnp.sin(x)) * 2.0
+
+
+def test_jacobians_of_mixed_outputs_and_integer_inputs():
+    """Integer outputs among float ones (jacfwd: zeros of the output's dtype, in their
+    place) and an integer input under jacrev(allow_int=True) (zeros of its dtype); the
+    values are JAX 0.10.2's."""
+    x = np.array([0.5, 1.5], np.float32)
+    cos = [[0.8775825500488281, 0.0], [0.0, 0.07073719799518585]]
+    zeros = [[0, 0], [0, 0]]
+
+    def check(got, want):
+        assert len(got) == len(want)
+        for g, (dt, v) in zip(got, want):
+            assert np.asarray(g).dtype == dt
+            np.testing.assert_allclose(np.asarray(g), v, rtol=1e-6)
+
+    check(astjax.jacfwd(int_and_sin)(x), [(np.int32, zeros), (np.float32, cos)])
+    check(astjax.jacfwd(sin_int_double)(x),
+          [(np.float32, cos), (np.int32, zeros), (np.float32, [[2.0, 0.0], [0.0, 2.0]])])
+    check(astjax.jacrev(scaled_sin_sum, argnums=(0, 1), allow_int=True)(x, np.int32(2)),
+          [(np.float32, [1.7551651000976562, 0.1414743959903717]), (np.int32, 0)])
+    check(astjax.jacfwd(int_and_sin)(np.float32(0.3)),
+          [(np.int32, 0), (np.float32, 0.9553365111351013)])
+
+
 if __name__ == "__main__" and "--record" in sys.argv:
     record()
