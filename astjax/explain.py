@@ -246,12 +246,16 @@ class LineCost:
     flops: int = 0
     transcendentals: int = 0
     per_iteration: bool = False   # some of its ops are in a `while` body
+    library_calls: int = 0        # custom calls (LAPACK, ...): not estimated
 
     def __str__(self):
         parts = [f"{self.flops:,} flop{'s' * (self.flops != 1)}"] if self.flops else []
         if self.transcendentals:
             parts.append(f"{self.transcendentals:,} transc.")
-        return " + ".join(parts) + (" /iter" if self.per_iteration and parts else "")
+        text = " + ".join(parts) + (" /iter" if self.per_iteration and parts else "")
+        if self.library_calls:
+            text += (" + " if text else "") + "library call (not estimated)"
+        return text
 
 
 def _shapes(types):
@@ -297,10 +301,12 @@ def line_costs(hlo: list[Line]) -> dict[int, LineCost]:
 
     def charge(op, line, text, body_ops=0):
         flops, trans = _op_cost(op, text, body_ops)
-        if line is None or not (flops or trans):
+        calls = int(op == "custom_call")
+        if line is None or not (flops or trans or calls):
             return
         c = costs.setdefault(line, LineCost())
         c.flops, c.transcendentals = c.flops + flops, c.transcendentals + trans
+        c.library_calls += calls
         c.per_iteration |= any(o == "while" for _, o, _ in opened)
 
     for ln in hlo:

@@ -171,6 +171,10 @@ def test_estimated_cost_of_combiners_and_convolutions():
     assert one_line_costs(_conv, np.zeros((1, 2, 5, 5), np.float32),
                           np.zeros((3, 2, 3, 3), np.float32)) == (2 * 75 * 18, 0)
     assert one_line_costs(jnp.exp, np.zeros((2, 3), np.float32)) == (0, 6)
+    # a LAPACK call is not estimated, and says so
+    text = astjax.jit(jnp.linalg.cholesky).lower(np.eye(3, dtype=np.float32)).as_text()
+    costs = line_costs([Line(t, 1) for t in text.splitlines()])
+    assert "library call (not estimated)" in str(costs[1])
 
 
 def _pool(x):
