@@ -37,6 +37,10 @@ class Config:
         "jax_default_matmul_precision": os.environ.get("JAX_DEFAULT_MATMUL_PRECISION") or None,
         "jax_log_compiles": _env_bool("JAX_LOG_COMPILES"),
         "jax_default_device": None,
+        # partitioned programs lowered with Shardy's sdy dialect (JAX 0.10.2's default)
+        # or, when False, GSPMD's mhlo.sharding (codegen/spmd.py)
+        "jax_use_shardy_partitioner": os.environ.get(
+            "JAX_USE_SHARDY_PARTITIONER", "true").lower() in ("1", "true", "yes", "on"),
     }
     _choices = {
         "jax_numpy_rank_promotion": ("allow", "warn", "raise"),

@@ -190,7 +190,7 @@ def _leaves(args, kwargs):
 
 
 _RESTAGE = ("jax_numpy_rank_promotion", "jax_numpy_dtype_promotion",
-            "jax_default_matmul_precision")
+            "jax_default_matmul_precision", "jax_use_shardy_partitioner")
 _HOOKED = ("jax_disable_jit", "jax_debug_nans", "jax_debug_infs", "jax_log_compiles")
 
 

@@ -27,7 +27,8 @@ __all__ = ["Sharding", "SingleDeviceSharding", "NamedSharding", "PartitionSpec",
            "AbstractMesh", "AxisType", "set_mesh", "use_mesh", "get_mesh",
            "get_abstract_mesh", "IndivisibleError", "DuplicateSpecError", "hlo_sharding",
            "named_from_tiles", "lowering_assignment", "current_assignment", "manual_axes",
-           "current_manual_mesh", "manual_groups", "axis_index_table", "ShardingTypeError"]
+           "current_manual_mesh", "current_auto_axes", "manual_groups", "axis_index_table", "ShardingTypeError",
+           "sdy_sharding", "sdy_mesh_decls"]
 
 
 class IndivisibleError(ValueError):
@@ -544,18 +545,20 @@ def named_from_tiles(mesh, ndim, dims, tile_ids, replicate_last, assignment):
 class lowering_assignment:
     """While a program partitioned over `devices` is lowered: its device assignment,
     which sharding annotations inside it (`with_sharding_constraint`, `shard_map`)
-    number their devices by (see `hlo_sharding`)."""
+    number their devices by (see `hlo_sharding`), and the Shardy meshes they name
+    (`sdy_sharding`, declared by `sdy_mesh_decls`)."""
 
     def __init__(self, devices):
         self.devices = tuple(devices)
+        self.meshes = {}     # Shardy mesh key -> (symbol, declaration)
 
     def __enter__(self):
-        self._previous = getattr(_current, "assignment", None)
-        _current.assignment = self.devices
+        self._previous = getattr(_current, "assignment", None), getattr(_current, "sdy", None)
+        _current.assignment, _current.sdy = self.devices, self
         return self.devices
 
     def __exit__(self, *exc):
-        _current.assignment = self._previous
+        _current.assignment, _current.sdy = self._previous
         return False
 
 
@@ -563,18 +566,73 @@ def current_assignment():
     """The device assignment of the program being lowered, or None outside one."""
     return getattr(_current, "assignment", None)
 
+# ------------------------------------------------------ Shardy's view (the sdy dialect)
+# Shardy names a mesh symbol per layout: `sdy.mesh @mesh = <["x"=2, "y"=2]>`, whose
+# devices are the program's logical ids in row-major order (`device_ids=[...]` when
+# the mesh orders them otherwise), and writes a layout as one list of axes per
+# dimension: `<@mesh, [{"x"}, {}]>`; `?` marks a dimension left open to propagation.
+
+
+def _sdy_mesh(key, decl):
+    ctx = getattr(_current, "sdy", None)
+    if ctx is None:
+        raise ValueError("a Shardy sharding is written outside a partitioned program's "
+                         "lowering (no device assignment in scope)")
+    if key not in ctx.meshes:
+        name = "mesh" if not ctx.meshes else f"mesh_{len(ctx.meshes)}"
+        if key[0] == "maximal":
+            name = f"maximal_mesh_{key[1]}"
+        ctx.meshes[key] = (name, f"sdy.mesh @{name} = {decl}")
+    return ctx.meshes[key][0]
+
+
+def sdy_sharding(sharding, ndim, assignment, open_dims=()) -> str:
+    """The Shardy layout `<@mesh, [...]>` of `sharding` for a rank-`ndim` value of a
+    program whose device assignment is `assignment`, registering its mesh in the
+    lowering context. UNCONSTRAINED entries and the dimensions in `open_dims` are
+    open (`?`): the partitioner may shard them further."""
+    if isinstance(sharding, SingleDeviceSharding):
+        k = list(assignment).index(sharding._device)
+        return f"<@{_sdy_mesh(('maximal', k), f'<[], device_ids=[{k}]>')}, []>"
+    if not isinstance(sharding, NamedSharding):
+        raise TypeError(f"cannot annotate a program with {sharding!r}")
+    mesh = sharding.mesh
+    where = {d: i for i, d in enumerate(assignment)}
+    try:
+        ids = [where[d] for d in mesh.devices.flat]
+    except KeyError:
+        raise ValueError(f"{sharding!r} uses devices outside the program's device "
+                         f"assignment {list(assignment)}") from None
+    axes = ", ".join(f'"{n}"={s}' for n, s in mesh.shape.items())
+    order = "" if ids == list(range(len(ids))) else \
+        ", device_ids=[" + ", ".join(map(str, ids)) + "]"
+    name = _sdy_mesh((mesh.axis_names, mesh.axis_sizes, tuple(ids)), f"<[{axes}]{order}>")
+    dims = []
+    for d, entry in enumerate(sharding.spec._normalized(ndim)):
+        names = [f'"{a}"' for a in PartitionSpec._axes(entry)]
+        if isinstance(entry, _Unconstrained) or d in open_dims:
+            names.append("?")
+        dims.append("{" + ", ".join(names) + "}")
+    return f"<@{name}, [{', '.join(dims)}]>"
+
+
+def sdy_mesh_decls() -> list:
+    """The `sdy.mesh` declarations of the meshes the current lowering has named."""
+    ctx = getattr(_current, "sdy", None)
+    return [decl for _, decl in ctx.meshes.values()] if ctx is not None else []
+
 
 class manual_axes:
     """While the body of a `shard_map` over `mesh` is lowered: collectives over
     the mesh's axes are cross-partition ops over the program's device assignment
-    (`manual_groups`)."""
+    (`manual_groups`); `auto` are the mesh axes left automatic (partially manual)."""
 
-    def __init__(self, mesh):
-        self.mesh = mesh
+    def __init__(self, mesh, auto=frozenset()):
+        self.mesh, self.auto = mesh, frozenset(auto)
 
     def __enter__(self):
         self._previous = getattr(_current, "manual", None)
-        _current.manual = self.mesh
+        _current.manual = self
         return self.mesh
 
     def __exit__(self, *exc):
@@ -584,7 +642,14 @@ class manual_axes:
 
 def current_manual_mesh():
     """The mesh of the `shard_map` body being lowered, or None."""
-    return getattr(_current, "manual", None)
+    m = getattr(_current, "manual", None)
+    return m.mesh if m is not None else None
+
+
+def current_auto_axes():
+    """The mesh axes the `shard_map` body being lowered leaves automatic."""
+    m = getattr(_current, "manual", None)
+    return m.auto if m is not None else frozenset()
 
 
 def manual_groups(mesh, names, assignment):

@@ -27,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from astjax import core, tree_util
+from astjax.config import config
 from astjax import sharding as shd
 from astjax.core import ShapedArray
 from astjax.errors import ArgumentValueError, NotImplementedInAstjaxError
@@ -109,7 +110,8 @@ class SpmdExecutable:
     / `out_shardings`: per argument / result, the sharding to annotate, or None to
     let XLA choose. `mesh` names the layouts read back."""
 
-    def __init__(self, text, in_avals, out_avals, devs, mesh, in_shardings, out_shardings):
+    def __init__(self, text, in_avals, out_avals, devs, mesh, in_shardings, out_shardings,
+                 sdy=False):
         self.module_text, self.devices, self.mesh = text, tuple(devs), mesh
         self.in_avals, self.out_avals = list(in_avals), list(out_avals)
         n = len(self.devices)
@@ -120,7 +122,7 @@ class SpmdExecutable:
             np.array([[d.id for d in self.devices]]))
         build = opts.executable_build_options
         build.use_spmd_partitioning = True
-        build.use_shardy_partitioner = False
+        build.use_shardy_partitioner = sdy
         build.allow_spmd_sharding_propagation_to_parameters = [s is None for s in in_shardings]
         build.allow_spmd_sharding_propagation_to_output = [s is None for s in out_shardings]
         self.exe = runtime.compile_mlir(text, self.devices, opts)
@@ -215,6 +217,21 @@ def _mesh_and_devices(shardings, loc=None):
     return mesh, devs
 
 
+def shardy() -> bool:
+    """Whether partitioned programs are lowered with Shardy (`sdy` dialect) rather
+    than GSPMD (`mhlo.sharding`): the `jax_use_shardy_partitioner` flag."""
+    return bool(config.read("jax_use_shardy_partitioner"))
+
+
+def _attr(sharding, ndim, devs, sdy):
+    """The argument / result attribute that lays a value out as `sharding`."""
+    if sharding is None:
+        return None
+    if sdy:
+        return f"sdy.sharding = #sdy.sharding{shd.sdy_sharding(sharding, ndim, devs)}"
+    return f'mhlo.sharding = "{shd.hlo_sharding(sharding, ndim, devs)}"'
+
+
 class SpmdEntry:
     """One compiled signature of a sharded `jit` (the counterpart of `api._Entry`):
     `compile()`, `run(leaves)`, `text`, `closed`, `out_tree`, `in_tree`,
@@ -237,15 +254,16 @@ class SpmdEntry:
         rep = shd.NamedSharding(self.mesh, shd.PartitionSpec())
         self.param_shardings = [rep] * nconst + ins
         avals = [v.aval for v in jaxpr.constvars] + self.in_avals
-        texts = [None if s is None else shd.hlo_sharding(s, a.ndim, self.devices)
-                 for s, a in zip(self.param_shardings, avals)]
-        out_texts = [None if s is None else shd.hlo_sharding(s, a.ndim, self.devices)
-                     for s, a in zip(out_shardings, out_avals)]
+        self.shardy = shardy()
         with shd.lowering_assignment(self.devices):
+            texts = [_attr(s, a.ndim, self.devices, self.shardy)
+                     for s, a in zip(self.param_shardings, avals)]
+            out_texts = [_attr(s, a.ndim, self.devices, self.shardy)
+                         for s, a in zip(out_shardings, out_avals)]
             self.text = stablehlo.lower_module(
                 jaxpr, name=f"jit_{name}", donated={i + nconst for i in donated},
                 num_partitions=len(self.devices), arg_shardings=texts,
-                result_shardings=out_texts)
+                result_shardings=out_texts, preamble=shd.sdy_mesh_decls)
         self._avals, self._out_avals, self._outs = avals, out_avals, list(out_shardings)
         self.consts = list(closed.consts)
         self.executable, self._const_arrays = None, ()
@@ -254,7 +272,7 @@ class SpmdEntry:
         if self.executable is None:
             self.executable = SpmdExecutable(self.text, self._avals, self._out_avals,
                                              self.devices, self.mesh, self.param_shardings,
-                                             self._outs)
+                                             self._outs, self.shardy)
             self._const_arrays = self.executable.prepare(self.consts)
         return self
 
@@ -354,7 +372,7 @@ def eager_apply(prim, args, params):
     layouts = layouts_of(args)
     try:
         key = (prim, tuple(sorted((k, runtime._hashable(v)) for k, v in params.items())),
-               tuple(avals), layouts)
+               tuple(avals), layouts, shardy())
         hash(key)
     except TypeError:
         key = None

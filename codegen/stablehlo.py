@@ -130,13 +130,14 @@ class ModuleBuilder:
             self.consts[key] = out
         return out
 
-    def region(self, arg_avals, body) -> str:
-        """A region whose block takes `arg_avals`; `body(*args)` returns SSA results."""
+    def region(self, arg_avals, body, terminator="stablehlo.return") -> str:
+        """A region whose block takes `arg_avals`; `body(*args)` returns SSA results
+        (ended by `terminator`: `sdy.return` in a Shardy manual computation)."""
         saved_lines, saved_indent, saved_consts = self.lines, self.indent, self.consts
         self.lines, self.indent, self.consts = [], saved_indent + 4, {}
         args = [self.fresh(tensor_type(a)) for a in arg_avals]
         outs = body(*args)
-        self.op("stablehlo.return", list(outs), [])
+        self.op(terminator, list(outs), [])
         inner = self.lines
         self.lines, self.indent, self.consts = saved_lines, saved_indent, saved_consts
         head = ", ".join(f"{a}: {self.types[a]}" for a in args)
@@ -167,8 +168,8 @@ class RuleContext:
     type = staticmethod(tensor_type)
     dense = staticmethod(dense_attr)
 
-    def region(self, arg_avals, body):
-        return self.mb.region(arg_avals, body)
+    def region(self, arg_avals, body, terminator="stablehlo.return"):
+        return self.mb.region(arg_avals, body, terminator)
 
     def host_callback(self, fn) -> int:
         """The index under which the compiled module reaches Python function `fn`."""
@@ -275,10 +276,12 @@ def with_locations(text) -> str:
 
 def lower_module(jaxpr: core.Jaxpr, name="main_fn", num_replicas=1, donated=(),
                  platform="cpu", num_partitions=1, arg_shardings=None,
-                 result_shardings=None) -> str:
+                 result_shardings=None, preamble=None) -> str:
     """A whole module: constvars then invars become the function's arguments.
     `arg_shardings` / `result_shardings` (SPMD programs, `codegen.spmd`): one
-    `mhlo.sharding` text or None per argument (constvars first) / result."""
+    sharding attribute (`mhlo.sharding = "..."` or `sdy.sharding = ...`) or None per
+    argument (constvars first) / result; `preamble()`, called after the body is
+    lowered, gives module-level lines (Shardy's `sdy.mesh` declarations)."""
     mb = ModuleBuilder()
     params = jaxpr.constvars + jaxpr.invars
     arg_names = []
@@ -290,7 +293,7 @@ def lower_module(jaxpr: core.Jaxpr, name="main_fn", num_replicas=1, donated=(),
         arg_names.append(n)
         attrs = ["jax.buffer_donor = true"] if i in donated else []
         if arg_shardings is not None and arg_shardings[i] is not None:
-            attrs.append(f'mhlo.sharding = "{arg_shardings[i]}"')
+            attrs.append(arg_shardings[i])
         attr = " {" + ", ".join(attrs) + "}" if attrs else ""
         sig.append(f"{n}: {t}{attr}")
     nc = len(jaxpr.constvars)
@@ -299,11 +302,12 @@ def lower_module(jaxpr: core.Jaxpr, name="main_fn", num_replicas=1, donated=(),
     mb.emit(f"func.return {', '.join(outs)} : {', '.join(out_types)}" if outs else "func.return")
     res_types = list(out_types)
     if result_shardings is not None:
-        res_types = [t if h is None else f'{t} {{mhlo.sharding = "{h}"}}'
+        res_types = [t if h is None else f'{t} {{{h}}}'
                      for t, h in zip(out_types, result_shardings)]
     safe = "".join(c if c.isalnum() or c == "_" else "_" for c in name)
     head = (f"module @{safe} attributes {{mhlo.num_partitions = {num_partitions} : i32, "
             f"mhlo.num_replicas = {num_replicas} : i32}} {{\n"
+            + "".join(f"  {line}\n" for line in (preamble() if preamble else ())) +
             f"  func.func public @main({', '.join(sig)}) -> ({', '.join(res_types)}) {{\n")
     text = ModuleText(head + "\n".join(mb.lines) + "\n  }\n}\n")
     text.host_callbacks = tuple(mb.host_callbacks)

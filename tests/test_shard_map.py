@@ -14,6 +14,7 @@ import astjax.numpy as jnp
 from astjax.sharding import Mesh, NamedSharding, PartitionSpec as P
 
 from oracle.record_shard_map import cases
+from test_shardy import gspmd  # noqa: F401 -- the fixture
 
 EXPECTED = json.loads((Path(__file__).parent / "oracle" / "shard_map.json").read_text())
 CASES = cases(jax, jnp, jax.shard_map)
@@ -38,7 +39,7 @@ def _m1():
     return Mesh(np.array(jax.devices()[:4]), ("i",))
 
 
-def test_experimental_spelling_and_lowering():
+def test_experimental_spelling_and_lowering(gspmd):
     import astjax.compat.experimental.shard_map as legacy
     f = legacy.shard_map(lambda x: jax.lax.psum(x, "i"), _m1(), P("i"), P())
     v = np.arange(8, dtype=np.float32)

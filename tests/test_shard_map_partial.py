@@ -15,6 +15,7 @@ from astjax.sharding import Mesh, PartitionSpec as P
 
 from oracle.record_sharding import layout
 from oracle.record_shard_map_partial import cases
+from test_shardy import gspmd  # noqa: F401 -- the fixture
 
 EXPECTED = json.loads((Path(__file__).parent / "oracle" / "shard_map_partial.json").read_text())
 CASES = cases(jax, jnp)
@@ -22,14 +23,18 @@ CASES = cases(jax, jnp)
 pytestmark = pytest.mark.skipif(len(jax.devices()) < 4, reason="needs 4 devices "
                                 "(ASTJAX_NUM_CPU_DEVICES=4, set by conftest.py)")
 
-# Layouts XLA's propagation chooses differently (the values are equal; strict xfail:
-# they fail loudly once they agree). JAX 0.10.2 partitions with Shardy, astjax with
-# GSPMD's manual-computation custom calls.
-DIFFERENT_LAYOUT = {
+# Layouts GSPMD's propagation chooses differently from Shardy's (JAX 0.10.2's
+# default, and astjax's): the values are equal. Checked in the GSPMD fallback by
+# tests/test_shardy.py (strict xfail there: it fails loudly once they agree).
+DIFFERENT_LAYOUT_GSPMD = {
     "jit_psum_from_xy": "JAX (Shardy) propagates the argument's 'y' tiling through the "
                         "partially manual body to the result (P(None, 'y')); GSPMD leaves "
                         "the result replicated (P())",
 }
+# what the GSPMD fallback refuses (a located NotImplementedInAstjaxError: XLA's GSPMD
+# partitioner aborts on these collectives inside a partially manual computation)
+GSPMD_UNSUPPORTED = {n for n in EXPECTED if n.startswith("pc_") and n not in
+                     ("pc_pmax_pmin", "pc_pmean")}
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
@@ -40,9 +45,7 @@ def test_values_match_jax(name):
     np.testing.assert_allclose(got["value"], want["value"], rtol=1e-5, atol=1e-5)
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(
-    reason=DIFFERENT_LAYOUT[n], strict=True)) if n in DIFFERENT_LAYOUT else n
-    for n in sorted(EXPECTED)])
+@pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_layouts_match_jax(name):
     got = layout(CASES[name]())
     want = EXPECTED[name]
@@ -77,7 +80,17 @@ def test_axis_names_outside_the_mesh():
         f(np.ones((4, 8), np.float32))
 
 
-def test_partially_manual_is_lowered_with_manual_subgroups():
+def test_partially_manual_is_lowered_as_a_shardy_manual_computation():
+    f = jax.shard_map(lambda b: b * jax.lax.axis_index("x"), mesh=_mesh(), in_specs=P("x"),
+                      out_specs=P("x"), axis_names={"x"})
+    text = jax.jit(f).lower(np.ones((4, 8), np.float32)).as_text()
+    assert 'manual_axes = #sdy<manual_axes{"x"}>' in text
+    assert '<@mesh, [{"x", ?}, {?}]>' in text          # the auto axis stays open
+    # axis_index reads the partition id in a computation manual over the rest, as JAX
+    assert 'manual_axes = #sdy<manual_axes{"y"}>' in text
+
+
+def test_partially_manual_gspmd_is_lowered_with_manual_subgroups(gspmd):
     f = jax.shard_map(lambda b: b * 2, mesh=_mesh(), in_specs=P("x"), out_specs=P("x"),
                       axis_names={"x"})
     text = jax.jit(f).lower(np.ones((4, 8), np.float32)).as_text()
@@ -88,8 +101,9 @@ def test_partially_manual_is_lowered_with_manual_subgroups():
 @pytest.mark.parametrize("body", [lambda b: b * jax.lax.axis_index("x"),
                                   lambda b: jax.lax.all_gather(b, "x", tiled=True),
                                   lambda b: jax.lax.ppermute(b, "x", [(0, 1), (1, 0)])])
-def test_unsupported_collectives_under_partial_auto_are_reported(body):
-    # (JAX supports them; astjax reports it rather than let XLA abort the process)
+def test_gspmd_reports_collectives_it_cannot_partition(gspmd, body):
+    # (JAX and astjax's Shardy path support them; the GSPMD fallback reports it
+    # rather than let XLA abort the process)
     f = jax.shard_map(body, mesh=_mesh(), in_specs=P("x"), out_specs=P("x"),
                       axis_names={"x"}, check_vma=False)
     with pytest.raises(NotImplementedInAstjaxError, match="partially manual"):

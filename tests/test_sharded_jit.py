@@ -12,6 +12,7 @@ import astjax.numpy as jnp
 from astjax.sharding import Mesh, NamedSharding, PartitionSpec as P
 
 from oracle.record_sharding import cases, layout
+from test_shardy import gspmd  # noqa: F401 -- the fixture
 
 EXPECTED = json.loads((Path(__file__).parent / "oracle" / "sharding.json").read_text())
 CASES = cases(jax, jnp)
@@ -39,7 +40,7 @@ def _mesh():
     return Mesh(np.array(jax.devices()[:4]).reshape(2, 2), ("x", "y"))
 
 
-def test_lowered_text_shows_annotations_and_compiled_text_partitioned_hlo():
+def test_lowered_text_shows_annotations_and_compiled_text_partitioned_hlo(gspmd):
     mesh = _mesh()
     f = jax.jit(lambda x: jax.lax.with_sharding_constraint(jnp.sin(x), NamedSharding(mesh, P("y"))),
                 in_shardings=NamedSharding(mesh, P("x", "y")),

@@ -274,6 +274,22 @@ axis_index_p = core.new_primitive("axis_index")
 
 def _axis_index_lowering(ctx, *, axis_name):
     mesh = _manual((axis_name,))
+    auto = shd.current_auto_axes()
+    if mesh is not None and auto:
+        # partially manual (Shardy): the partition id is read in a nested computation
+        # manual over the automatic axes too, as JAX lowers it
+        devs = shd.current_assignment()
+        rep = "#sdy.sharding_per_value<[" + shd.sdy_sharding(
+            shd.NamedSharding(mesh, shd.PartitionSpec()), 0, devs) + "]>"
+        names = ", ".join(f'"{a}"' for a in mesh.axis_names if a in auto)
+
+        def body():
+            with shd.manual_axes(mesh):
+                return [_axis_index_lowering(ctx, axis_name=axis_name)]
+        region = ctx.region([], body, terminator="sdy.return")
+        return ctx.op1("sdy.manual_computation", [], attrs={
+            "in_shardings": "#sdy.sharding_per_value<[]>", "out_shardings": rep,
+            "manual_axes": f"#sdy<manual_axes{{{names}}}>"}, regions=[region])
     if mesh is not None:   # shard_map: look the partition's index up in a table
         devs = shd.current_assignment()
         table = shd.axis_index_table(mesh, axis_name, devs)

@@ -26,6 +26,7 @@ import math
 import numpy as np
 
 from .. import core, tree_util
+from ..config import config
 from .. import sharding as shd
 from ..core import ShapedArray, bind
 from ..errors import (ArgumentError, ArgumentTypeError, ArgumentValueError,
@@ -98,12 +99,20 @@ def _constraint_lowering(ctx, x, *, sharding):
                                  "program (astjax's internal lowering lost the device "
                                  "assignment)")
     ndim = ctx.avals_in[0].ndim
+    if _shardy():
+        return ctx.op1("sdy.sharding_constraint", [x], attrs={
+            "sharding": "#sdy.sharding" + shd.sdy_sharding(sharding, ndim, devs)})
     text = shd.hlo_sharding(sharding, ndim, devs, unconstrained_ok=True)
     free = _unconstrained_dims(sharding, ndim)
     config = "unspecified_dims=[" + ",".join(map(str, free)) + "]" if free else ""
     return ctx.op1("stablehlo.custom_call", [x], attrs={
         "call_target_name": '"Sharding"', "backend_config": f'"{config}"',
         "mhlo.sharding": f'"{text}"'})
+
+
+def _shardy():
+    """Whether partitioned programs are lowered with Shardy (see `codegen.spmd`)."""
+    return bool(config.read("jax_use_shardy_partitioner"))
 
 
 def _unconstrained_dims(sharding, ndim):
@@ -263,6 +272,8 @@ def _sm_lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma,
     devs = shd.current_assignment()
     if devs is None:
         raise ArgumentValueError("shard_map is lowered outside a partitioned program")
+    if _shardy():
+        return _sm_lowering_sdy(ctx, args, jaxpr, mesh, in_specs, out_specs, auto, devs)
 
     def config(ndim):   # partially manual: the auto axes' dimensions stay XLA's choice
         return ("unspecified_dims=[" + ",".join(map(str, range(ndim))) + "]"
@@ -282,6 +293,27 @@ def _sm_lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma,
         text = shd.hlo_sharding(shd.NamedSharding(mesh, spec), a.ndim, devs)
         res.append(_manual_op(ctx, "SPMDShardToFullShape", y, a, text, config(a.ndim)))
     return res
+
+
+def _sm_lowering_sdy(ctx, args, jaxpr, mesh, in_specs, out_specs, auto, devs):
+    """Shardy's manual computation: `sdy.manual_computation` over the manual axes,
+    its region the per-device body (values of per-device shape along the manual
+    axes); partially manual, every dimension stays open to the auto axes."""
+    def layouts(specs, avals):
+        return "#sdy.sharding_per_value<[" + ", ".join(
+            shd.sdy_sharding(shd.NamedSharding(mesh, s), a.ndim, devs,
+                             open_dims=range(a.ndim) if auto else ())
+            for s, a in zip(specs, avals)) + "]>"
+    manual = ", ".join(f'"{a}"' for a in _manual_names(mesh, auto))
+
+    def body(*xs):
+        with shd.manual_axes(mesh, auto), _axes_in_scope(mesh, auto):
+            return ctx.lower_jaxpr(jaxpr.jaxpr, [], list(xs))
+    region = ctx.region(jaxpr.in_avals, body, terminator="sdy.return")
+    return ctx.op("sdy.manual_computation", list(args), attrs={
+        "in_shardings": layouts(in_specs, ctx.avals_in),
+        "out_shardings": layouts(out_specs, ctx.avals_out),
+        "manual_axes": f"#sdy<manual_axes{{{manual}}}>"}, regions=[region])
 
 
 def _sm_jvp(tx, primals, tangents, *, jaxpr, mesh, in_specs, out_specs, check_vma,
@@ -480,7 +512,7 @@ def _specs_for(specs, tree, what, loc):
     return out
 
 
-# collectives a partially manual body may not use (see `shard_map`)
+# collectives a partially manual body may not use under GSPMD (see `shard_map`)
 _NOT_PARTIAL = (axis_index_p, all_gather_p, ppermute_p, all_to_all_p)
 
 
@@ -565,13 +597,15 @@ def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=froz
         for s, v in zip(out_flat_specs, jaxpr.outvars):
             _check_spec(m, s, v.aval, "out_specs", loc, auto)
         body = core.closure_convert(jaxpr)
-        bad = [p.name for p in _NOT_PARTIAL if auto and _uses(body.jaxpr, p)]
+        bad = [p.name for p in _NOT_PARTIAL if auto and not _shardy()
+               and _uses(body.jaxpr, p)]
         if bad:
             raise NotImplementedInAstjaxError(
                 f"{bad[0]} inside a partially manual shard_map (axis_names= a subset of "
-                "the mesh axes) is not supported by astjax yet (psum, pmean, pmax and pmin "
-                "are; XLA's GSPMD partitioner aborts on the others' lowering)",
-                hint="make every mesh axis manual (omit axis_names)", loc=loc)
+                "the mesh axes) needs the Shardy partitioner (psum, pmean, pmax and pmin "
+                "do not; XLA's GSPMD partitioner aborts on the others' lowering)",
+                hint="leave jax_use_shardy_partitioner on (the default), or make every "
+                     "mesh axis manual (omit axis_names)", loc=loc)
         rep = shd.PartitionSpec()
         all_specs = [rep] * len(consts) + specs
         if check_vma:

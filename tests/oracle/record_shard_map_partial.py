@@ -42,6 +42,44 @@ def cases(jax, jnp):
         np.stack([a, a + 1]))
     out["outside_constraint"] = lambda: jax.jit(lambda v: jax.lax.with_sharding_constraint(
         sm(lambda b: b * 2, P("x"), P("x"))(v), NamedSharding(mesh, P("x", "y"))))(a)
+    out.update(collective_cases(jax, jnp, mesh, a))
+    return out
+
+
+def collective_cases(jax, jnp, mesh, a):
+    """axis_index, all_gather, ppermute, all_to_all, psum/pmax over the manual axis
+    of a partially manual shard_map (issue 15's item 2), under jit, eagerly and
+    differentiated."""
+    P = jax.sharding.PartitionSpec
+
+    def sm(f, i, o, names=("x",)):
+        return jax.shard_map(f, mesh=mesh, in_specs=i, out_specs=o, axis_names=set(names))
+    lax = jax.lax
+    out = {}
+    out["pc_axis_index"] = lambda: jax.jit(sm(
+        lambda b: b * (1 + lax.axis_index("x")), P("x"), P("x")))(a)
+    out["pc_axis_index_y"] = lambda: jax.jit(sm(
+        lambda b: b - lax.axis_index("y"), P(None, "y"), P(None, "y"), ("y",)))(a)
+    out["pc_axis_index_eager"] = lambda: sm(
+        lambda b: b + 10 * lax.axis_index("x"), P("x"), P("x"))(a)
+    out["pc_all_gather_tiled"] = lambda: jax.jit(sm(
+        lambda b: lax.all_gather(b, "x", tiled=True) * 2, P("x"), P("x")))(a)
+    out["pc_all_gather_stacked"] = lambda: jax.jit(sm(
+        lambda b: lax.all_gather(b, "x", axis=1), P("x"), P("x")))(a)
+    out["pc_all_gather_index"] = lambda: jax.jit(sm(
+        lambda b: lax.all_gather(b, "x", tiled=True) * (1 + lax.axis_index("x")),
+        P("x"), P("x")))(a)
+    out["pc_ppermute"] = lambda: jax.jit(sm(
+        lambda b: lax.ppermute(b, "x", [(0, 1), (1, 0)]), P("x"), P("x")))(a)
+    out["pc_all_to_all"] = lambda: jax.jit(sm(
+        lambda b: lax.all_to_all(b, "x", 1, 0, tiled=True), P("x"), P("x")))(a)
+    out["pc_pmax_pmin"] = lambda: jax.jit(sm(
+        lambda b: lax.pmax(b, "x") - lax.pmin(b, "x"), P("x"), P()))(a)
+    out["pc_pmean"] = lambda: jax.jit(sm(lambda b: lax.pmean(b, "y"), P(None, "y"), P(),
+                                         ("y",)))(a)
+    out["pc_grad_all_gather"] = lambda: jax.jit(jax.grad(lambda v: sm(
+        lambda b: lax.psum((lax.all_gather(b, "x", tiled=True) ** 2).sum(), "x"),
+        P("x"), P())(v)))(a)
     return out
 
 
