@@ -14,6 +14,7 @@ from . import core, dtypes, tree_util
 from . import sharding as _sharding
 from .codegen import (compile_cache, cpp_jit, runtime, sharded as _sharded, spmd as _spmd,
                       stablehlo)
+from .codegen import explicit as _explicit
 from .errors import (AstjaxError, ArgumentError, ArgumentTypeError, ArgumentValueError,
                      NotImplementedInAstjaxError, caller_location, check_callable,
                      check_signature, function_name)
@@ -291,7 +292,8 @@ class Jitted(StagedCallable):
             # a call that does not fit the signature has a new key too: checked here, not
             # on every call (binding costs tens of microseconds)
             check_signature(self.fun, args, kwargs, "jit")
-            closed, out_tree = self._stage(dyn_args, dyn_kwargs, statics, in_tree, avals)
+            with _explicit.staging(leaves):   # jax.typeof(x).sharding on Explicit axes
+                closed, out_tree = self._stage(dyn_args, dyn_kwargs, statics, in_tree, avals)
             donated = self._donated_leaves(dyn_args, statics)
             name = getattr(self.fun, "__name__", "fn")
             if self._shardings or any(layouts) or _spmd.needs_spmd(closed.jaxpr):
@@ -631,9 +633,11 @@ class ShapeDtypeStruct:
 
 def typeof(x: Any) -> core.ShapedArray:
     """The abstract value of `x` -- shape, dtype and weak type -- as `jax.typeof`
-    (an Array, a staged value, a NumPy array or a Python scalar)."""
+    (an Array, a staged value, a NumPy array or a Python scalar); for an array laid
+    out over Explicit mesh axes, and a value computed from such arrays inside `jit`,
+    also its `.sharding` (sharding in types, `codegen/explicit.py`)."""
     try:
-        return core.get_aval(x)
+        return _explicit.typeof(x, core.get_aval(x))
     except TypeError as e:
         raise ArgumentTypeError(f"typeof: {e}", loc=caller_location()) from None
 

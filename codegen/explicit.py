@@ -1,32 +1,46 @@
-"""JAX's sharding-in-types checks for operations on arrays laid out over
-**Explicit** mesh axes, outside `jit` (`spmd.eager_apply` calls `check`).
+"""JAX's sharding in types: on a mesh whose axes are **Explicit** (`jax.make_mesh`'s
+default in JAX 0.10.2) an array's layout is part of its type, each operation
+computes its result's layout by a rule, and operations whose operands' layouts
+cannot be reconciled without an implicit resharding raise JAX's
+`ShardingTypeError` (`astjax.sharding.ShardingTypeError`) instead of letting the
+partitioner choose.
 
-On a mesh whose axes are Explicit (`jax.make_mesh`'s default in JAX 0.10.2) the
-layout is part of an array's type, and operations whose operands' layouts cannot
-be reconciled without an implicit resharding raise JAX's `ShardingTypeError`
-(astjax: `astjax.sharding.ShardingTypeError`) rather than letting the partitioner
-pick a layout:
+astjax's IR types carry no layout, so the types are computed beside the IR: a
+typed value is `Typed(aval, spec, mesh)` (one spec entry per dimension), and
+`propagate` runs the rules below over a jaxpr from its arguments' types. It runs
 
-- elementwise operations with two or more array operands: along each dimension,
-  the operands (those whose dimension is not a broadcast 1) may name at most one
-  mesh axis (`P('x')` + `P('y')` is an error, `P('x')` + `P()` is not);
-- `select_n` (`jnp.where`): the cases must have the same sharding;
-- `concatenate`: every operand must have the same sharding;
-- `dot_general`: batch and contracting dimensions sharded alike where both sides are
-  sharded, and no contracting dimension sharded on both sides (ambiguous output).
+- on a partitioned `jit`'s jaxpr (`codegen.spmd.jit_entry`), from the arguments'
+  layouts (or their `in_shardings`): an error is raised located at the user's line
+  that staged the operation, and each typed result is laid out by its type, as JAX
+  lays it out;
+- on one operation outside `jit` (`check`, from `spmd.eager_apply`);
+- for `jax.typeof(x)` on a value staged inside such a `jit` (`typeof`), over the
+  equations staged so far.
 
-Only operands that are GlobalArrays over a mesh all of whose axes are Explicit
-take part; host values and arrays on one device are untyped (replicated). They also
-run on the jaxpr of a partitioned `jit` with the arguments' layouts carried
-through elementwise operations only (`check_jaxpr`); JAX checks every operation.
+Rules (JAX's, `jax/_src/lax/lax.py`'s `*_sharding_rule`s): elementwise operations
+broadcast (along each dimension at most one mesh axis among the operands whose
+dimension is not a broadcast 1), `select_n` and `concatenate` need equal layouts,
+`dot_general` keeps batch + free dimensions and rejects inconsistent or doubly
+sharded contracting dimensions, reductions, `argmax`/`argmin` and `squeeze` drop
+dimensions, `transpose` permutes, `broadcast_in_dim` adds replicated dimensions,
+`reshape` splits or merges one dimension (JAX's algorithm, else its error), `slice`
+/ `pad` keep the layout where the mesh axes divide the new size, `rev` keeps it,
+a `sharding_constraint` (`reshard`) sets it; a result naming a mesh axis twice is
+JAX's "illegally sharded result". Values from any other operation, host values and
+arrays on one device are untyped: no check can fail on them wrongly.
 """
 from __future__ import annotations
 
+import math
+import threading
+
+from astjax import core, dtypes
 from astjax import sharding as shd
 
 from . import sharded
 
-__all__ = ["check", "check_jaxpr", "ELEMENTWISE", "UNARY"]
+__all__ = ["Typed", "check", "propagate", "typed", "typed_sharding", "staging", "typeof",
+           "TypedAval", "ELEMENTWISE", "UNARY"]
 
 #: n-ary elementwise primitives (equal shapes, rank-0 operands broadcast)
 ELEMENTWISE = frozenset({
@@ -35,130 +49,427 @@ ELEMENTWISE = frozenset({
     "shift_left", "shift_right_logical", "shift_right_arithmetic", "igamma", "igammac",
     "polygamma", "zeta", "clamp"})
 
-#: unary elementwise primitives through which `check_jaxpr` carries a layout
+#: unary elementwise primitives: the result has the operand's layout
 UNARY = frozenset({
     "neg", "sign", "abs", "exp", "exp2", "expm1", "log", "log1p", "sqrt", "rsqrt", "cbrt",
     "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh",
     "atanh", "logistic", "erf", "erfc", "erf_inv", "floor", "ceil", "round", "not",
     "is_finite", "square", "integer_pow", "convert_element_type", "real", "imag", "conj",
-    "reduce_precision", "copy", "copy_p", "sharding_constraint"})
+    "reduce_precision", "copy", "copy_p", "stop_gradient", "rev"})
+
+_REDUCERS = frozenset({"reduce_sum", "reduce_max", "reduce_min", "reduce_prod",
+                       "reduce_and", "reduce_or", "reduce_xor", "argmax", "argmin"})
 
 
-def _typed(x):
-    """(shape, per-dimension spec, sharding) of `x` when it is laid out over an
-    all-Explicit mesh, else None."""
+class Typed:
+    """A value's type with its layout: aval, one spec entry per dimension, mesh."""
+    __slots__ = ("aval", "spec", "mesh")
+
+    def __init__(self, aval, spec, mesh):
+        self.aval, self.spec, self.mesh = aval, tuple(spec), mesh
+
+    @property
+    def sharding(self):
+        return shd.NamedSharding(self.mesh, shd.PartitionSpec(*self.spec))
+
+    def str_short(self, short_dtypes=False):
+        """JAX's `f32[4@x,4]` (`float32[...]` without `short_dtypes`)."""
+        name = dtypes.short_name(self.aval.dtype) if short_dtypes else self.aval.dtype.name
+        return f"{name}[{_dims(self.aval.shape, self.spec)}]"
+
+
+def _dims(shape, spec):
+    out = []
+    for n, e in zip(shape, spec):
+        axes = shd.PartitionSpec._axes(e)
+        out.append(str(n) if not axes else f"{n}@{axes[0]}" if isinstance(e, str)
+                   else f"{n}@({','.join(axes)})")
+    return ",".join(out)
+
+
+def _explicit(mesh) -> bool:
+    return bool(mesh.axis_types) and all(t == shd.AxisType.Explicit for t in mesh.axis_types)
+
+
+def typed_sharding(sharding, aval):
+    """The Typed of a value of `aval` laid out as `sharding`, when that is a
+    NamedSharding over an all-Explicit mesh; else None."""
+    if not isinstance(sharding, shd.NamedSharding) or not _explicit(sharding.mesh):
+        return None
+    return Typed(aval, sharding.spec._normalized(aval.ndim), sharding.mesh)
+
+
+def typed(x):
+    """The Typed of a concrete value: a GlobalArray over an all-Explicit mesh; else None."""
     if type(x) is not sharded.GlobalArray:
         return None
-    s = x._sharding
-    if not isinstance(s, shd.NamedSharding):
+    return typed_sharding(x._sharding, core.get_aval(x))
+
+# ------------------------------------------------------------------------- rules
+
+
+def _err(msg):
+    raise shd.ShardingTypeError(msg)
+
+
+def _broadcasting(name, ts, out_aval):
+    typed_ = [t for t in ts if t is not None and t.aval.shape]
+    if not typed_:
         return None
-    types = s.mesh.axis_types
-    if not types or not all(t == shd.AxisType.Explicit for t in types):
+    ndim = out_aval.ndim
+    spec = []
+    for d in range(ndim):
+        named = set()
+        for t in typed_:
+            k = d - (ndim - t.aval.ndim)
+            if k >= 0 and t.aval.shape[k] != 1 and t.spec[k] is not None:
+                named.add(t.spec[k])
+        if len(named) > 1:
+            _err(f"{name} got incompatible shardings for broadcasting: "
+                 + ", ".join(str(t.spec) for t in typed_) + ".")
+        spec.append(next(iter(named)) if named else None)
+    return spec
+
+
+def _same(ts, msg):
+    typed_ = [t for t in ts if t is not None]
+    if len({t.spec for t in typed_}) > 1:
+        _err(msg(typed_))
+    return list(typed_[0].spec) if typed_ else None
+
+
+def _dot_general(ts, params):
+    lhs, rhs = ts[:2]
+    if lhs is None or rhs is None:
         return None
-    return (tuple(x.shape), tuple(s.spec._normalized(x.ndim)), s)
-
-
-def check(prim, args, params):
-    """Raise JAX's ShardingTypeError when `prim` on the concrete `args` mixes
-    incompatible Explicit layouts (see the module docstring); else do nothing."""
-    _rule(prim.name, [_typed(a) for a in args], params)
-
-
-def _rule(name, ts, params):
-    """The check of one primitive on typed operands (None: untyped); returns the
-    typed result (shape, spec, sharding) when it is known, else None."""
-    if name in ELEMENTWISE or name == "select_n":
-        if name == "select_n":
-            cases = [t for t in ts[1:] if t is not None]
-            if len({t[1] for t in cases}) > 1:
-                raise shd.ShardingTypeError(
-                    "select cases must have the same shardings, got ["
-                    + ", ".join(str(t[2]) for t in cases) + "].")
-        return _broadcasting(name, ts)
-    if name == "concatenate":
-        typed = [t for t in ts if t is not None]
-        if len({t[1] for t in typed}) > 1:
-            raise shd.ShardingTypeError("All operands should have the same sharding. Got "
-                                        "shardings " + ", ".join(str(t[2]) for t in typed))
-        return None
-    if name == "dot_general" and len(ts) >= 2 and None not in ts[:2]:
-        _dot(ts[0][1], ts[1][1], params["dimension_numbers"])
-        return None
-    if name in UNARY and ts and ts[0] is not None:
-        return ts[0]
-    return None
-
-
-def check_jaxpr(jaxpr, leaves):
-    """The same checks over a `jit`'s jaxpr, with the layouts of its GlobalArray
-    arguments (`leaves`, one per invar) propagated through elementwise operations
-    (any other operation's result is untyped: no check can fail on it wrongly)."""
-    env = {}
-    for v, x in zip(jaxpr.invars, leaves):
-        t = _typed(x)
-        if t is not None:
-            env[v] = t
-    if not env:
-        return
-    for eqn in jaxpr.eqns:
-        ts = [env.get(a) if hasattr(a, "aval") and not hasattr(a, "val") else None
-              for a in eqn.invars]
-        if all(t is None for t in ts):
-            continue
-        out = _rule(eqn.primitive.name, ts, eqn.params)
-        if out is not None and len(eqn.outvars) == 1:
-            shape = tuple(eqn.outvars[0].aval.shape)
-            if shape == out[0]:
-                env[eqn.outvars[0]] = out
-
-
-def _dot(lspec, rspec, dimension_numbers):
-    """dot_general (JAX's rule without an `out_sharding`): batch dimensions and
-    contracting dimensions sharded alike where both are sharded, and no contracting
-    dimension sharded on both sides (the output's layout would be ambiguous)."""
-    (lc, rc), (lb, rb) = dimension_numbers
-    lhs_batch = tuple(lspec[d] for d in lb)
-    rhs_batch = tuple(rspec[d] for d in rb)
-    _match(lhs_batch, rhs_batch, "dot_general requires lhs batch dimensions and rhs batch "
-           f"dimensions to have the consistent sharding, got {lhs_batch} and {rhs_batch}.")
-    left = tuple(lspec[d] for d in lc)
-    right = tuple(rspec[d] for d in rc)
+    (lc, rc), (lb, rb) = params["dimension_numbers"]
+    lb_spec = tuple(lhs.spec[d] for d in lb)
+    rb_spec = tuple(rhs.spec[d] for d in rb)
+    _match(lb_spec, rb_spec, "dot_general requires lhs batch dimensions and rhs batch "
+           f"dimensions to have the consistent sharding, got {lb_spec} and {rb_spec}.")
+    left = tuple(lhs.spec[d] for d in lc)
+    right = tuple(rhs.spec[d] for d in rc)
     _match(left, right, "dot_general requires contracting dimensions to have consistent "
            f"sharding, got {left} and {right}.")
     if any(x is not None and y is not None for x, y in zip(left, right)):
-        raise shd.ShardingTypeError(
-            "Contracting dimensions are sharded and it is ambiguous how the output should "
-            "be sharded. Please specify the output sharding via the `out_sharding` "
-            f"parameter. Got lhs_contracting_spec={left!r} and rhs_contracting_spec="
-            f"{right!r}")
+        _err("Contracting dimensions are sharded and it is ambiguous how the output should "
+             "be sharded. Please specify the output sharding via the `out_sharding` "
+             f"parameter. Got lhs_contracting_spec={left!r} and rhs_contracting_spec="
+             f"{right!r}")
+    lfree = [e for d, e in enumerate(lhs.spec) if d not in set(lc) | set(lb)]
+    rfree = [e for d, e in enumerate(rhs.spec) if d not in set(rc) | set(rb)]
+    return list(lb_spec) + lfree + rfree
 
 
 def _match(left, right, msg):
     if any(x is not None and y is not None and x != y for x, y in zip(left, right)):
-        raise shd.ShardingTypeError(msg)
+        _err(msg)
 
 
-def _broadcasting(name, ts):
-    """Along each dimension at most one mesh axis among the operands whose dimension
-    is not a broadcast 1; returns the typed result when every operand has one rank."""
-    typed = [t for t in ts if t is not None and t[0]]
-    if not typed:
+def _axes_of(entry):
+    return shd.PartitionSpec._axes(entry)
+
+
+def _reshape(t, new_sizes, dimensions):
+    """JAX's reshape rule: a singleton-only change, or one dimension split into
+    several / several merged into one, the mesh axes following major-first."""
+    if all(e is None for e in t.spec):
+        return [None] * len(new_sizes)
+    shape, new_sizes = tuple(t.aval.shape), tuple(new_sizes)
+
+    def fail():
+        _err("This reshape is not supported. Please specify the sharding of the output via "
+             "the `out_sharding` argument of jax.lax.reshape. Got operand type: "
+             f"{t.str_short()}, new sizes: {new_sizes}")
+    if [n for n in shape if n != 1] == [n for n in new_sizes if n != 1]:
+        it = iter(e for n, e in zip(shape, t.spec) if n != 1)
+        return [None if n == 1 else next(it) for n in new_sizes]
+    split = _one_axis(shape, new_sizes, fail)
+    if split is not None:
+        out = []
+        for group, e in zip(split, t.spec):
+            if not isinstance(group, list):
+                out.append(e)
+            elif e is None:
+                out += [None] * len(group)
+            elif dimensions is None:
+                out += _split_axes(t.mesh, _axes_of(e), group, fail)
+            else:
+                fail()
+        return out
+    merge = _one_axis(new_sizes, shape, fail)
+    if merge is None:
+        fail()
+    it = iter(t.spec)
+    out = []
+    for n, group in zip(new_sizes, merge):
+        if not isinstance(group, list):
+            out.append(next(it))
+            continue
+        parts = [next(it) for _ in group]
+        if all(e is None for e in parts):
+            out.append(None)
+            continue
+        if dimensions is not None:
+            fail()
+        while parts and parts[-1] is None:
+            parts.pop()
+        if None in parts:
+            fail()
+        out += _split_axes(t.mesh, [a for e in parts for a in _axes_of(e)], [n], fail)
+    return out
+
+
+def _split_axes(mesh, axes, sizes, fail):
+    """Mesh axes (major first) over the dimensions `sizes`: each takes axes while
+    they divide it."""
+    it = iter(axes)
+    out = []
+    for size in sizes:
+        got = []
+        while size > 1:
+            a = next(it, None)
+            if a is None:
+                break
+            size, rem = divmod(size, mesh.shape[a])
+            if rem:
+                fail()
+            got.append(a)
+        out.append(None if not got else got[0] if len(got) == 1 else tuple(got))
+    if next(it, None) is not None:
+        fail()
+    return out
+
+
+def _one_axis(shape, new_sizes, fail):
+    """Per dimension of `shape`: its size, or the list of `new_sizes` it splits into
+    (exactly one dimension may split); None when `new_sizes` is no such split."""
+    if len(new_sizes) <= len(shape):
         return None
-    ndim = max(len(t[0]) for t in typed)
-    spec = []
-    for d in range(ndim):
-        named = set()
-        for shape, sp, _ in typed:
-            k = d - (ndim - len(shape))
-            if k >= 0 and shape[k] != 1 and sp[k] is not None:
-                named.add(sp[k])
-        if len(named) > 1:
+    ones = 0
+    while shape and new_sizes and shape[-1] == 1 and new_sizes[-1] == 1:
+        ones, shape, new_sizes = ones + 1, shape[:-1], new_sizes[:-1]
+    i = j = count = 0
+    out = []
+    while j < len(new_sizes):
+        if i >= len(shape):
+            return None
+        if shape[i] == new_sizes[j]:
+            out.append(shape[i])
+        else:
+            count += 1
+            if count > 1:
+                fail()
+            group = [new_sizes[j]]
+            nj, ni = j + 1, i + 1
+            while math.prod(group) != shape[i] or (nj < len(new_sizes)
+                                                   and new_sizes[nj] == 1):
+                if math.prod(group) > shape[i]:
+                    return None
+                if (math.prod(group) == shape[i] and ni < len(shape)
+                        and new_sizes[nj] == shape[ni]):
+                    break
+                j += 1
+                if j >= len(new_sizes):
+                    return None
+                group.append(new_sizes[j])
+                nj += 1
+            out.append(group)
+        i += 1
+        j += 1
+    if i != len(shape):
+        return None
+    return out + [1] * ones
+
+
+def _varying_shape(t, out_shape, what):
+    """slice / pad: the operand's layout, where its mesh axes divide the new sizes."""
+    for n, m, e in zip(t.aval.shape, out_shape, t.spec):
+        k = math.prod(t.mesh.shape[a] for a in _axes_of(e))
+        if n != m and e is not None and m % k:
+            _err(f"{what} on sharded dims where out dim ({m}) is not divisible by mesh axes "
+                 f"({k}) with spec ({e}) is not implemented. Got input type="
+                 f"{t.str_short(True)} and output shape={tuple(out_shape)}")
+    return list(t.spec)
+
+
+def _rule(name, ts, params, out_avals):
+    """The layout of the (first) result of primitive `name` on typed operands `ts`
+    (None: untyped), or None when it is not known. Raises ShardingTypeError."""
+    first = ts[0] if ts else None
+    if name in ELEMENTWISE:
+        return _broadcasting(name, ts, out_avals[0])
+    if name == "select_n":
+        _same(ts[1:], lambda c: "select cases must have the same shardings, got ["
+              + ", ".join(str(t.sharding) for t in c) + "].")
+        return _broadcasting(name, ts, out_avals[0])
+    if name == "concatenate":
+        return _same(ts, lambda c: "All operands should have the same sharding. Got "
+                     "shardings " + ", ".join(str(t.sharding) for t in c))
+    if name == "dot_general":
+        return _dot_general(ts, params)
+    if first is None:
+        return None
+    if name in UNARY:
+        return list(first.spec)
+    if name in _REDUCERS:
+        if params.get("out_sharding") is not None:
+            return None
+        return [e for d, e in enumerate(first.spec) if d not in set(params["axes"])]
+    if name == "squeeze":
+        return [e for d, e in enumerate(first.spec) if d not in set(params["dimensions"])]
+    if name == "transpose":
+        return [first.spec[d] for d in params["permutation"]]
+    if name == "broadcast_in_dim":
+        if params.get("sharding") is not None:
+            return None
+        it = iter(first.spec)
+        dims = set(params["broadcast_dimensions"])
+        return [next(it) if d in dims else None for d in range(len(params["shape"]))]
+    if name == "reshape":
+        if params.get("sharding") is not None:
+            return None
+        return _reshape(first, params["new_sizes"], params.get("dimensions"))
+    if name == "slice":
+        return _varying_shape(first, out_avals[0].shape, "slicing")
+    if name == "pad":
+        return _varying_shape(first, out_avals[0].shape, "padding")
+    return None
+
+
+def _result(name, ts, params, out_avals):
+    """The Typed result of one equation (or None), with JAX's check that no mesh
+    axis is named twice."""
+    if len(out_avals) != 1 or all(t is None for t in ts):
+        return None
+    meshes = {t.mesh for t in ts if t is not None}
+    if name == "sharding_constraint":
+        return typed_sharding(params["sharding"], out_avals[0])
+    if len(meshes) != 1:
+        return None
+    spec = _rule(name, ts, params, out_avals)
+    if spec is None:
+        return None
+    out = Typed(out_avals[0], spec, meshes.pop())
+    axes = [a for e in spec for a in _axes_of(e)]
+    if len(axes) != len(set(axes)):
+        ins = ", ".join(t.str_short(True) if t is not None else "?" for t in ts)
+        _err(f"{name} operation with inputs: {ins} produces an illegally sharded result: "
+             f"{out.str_short(True)}")
+    return out
+
+
+def check(prim, args, params):
+    """One primitive on concrete `args` outside `jit`: raise JAX's ShardingTypeError
+    when their Explicit layouts are incompatible; returns the result's Typed (or None)."""
+    ts = [typed(a) for a in args]
+    if all(t is None for t in ts):
+        return None
+    out = prim.abstract_eval(*[core.get_aval(a) for a in args], **params)
+    return _result(prim.name, ts, params, out if prim.multiple_results else [out])
+
+
+def propagate(eqns, env):
+    """Run the rules over `eqns`, extending `env` (Var -> Typed). An error is raised
+    located at the equation's source line.
+
+    Equations a transpose made (source phase 'backward') are not checked: JAX gives
+    the transposed `dot_general` its primal operand's layout as `out_sharding`
+    (contracting a dimension sharded on both sides is then fine), which astjax's
+    `dot_general` does not record; such results are untyped."""
+    for eqn in eqns:
+        ts = [env.get(a) if isinstance(a, core.Var) else None for a in eqn.invars]
+        if all(t is None for t in ts):
+            continue
+        src = eqn.source_info
+        backward = src is not None and src.phase == "backward"
+        if backward and eqn.primitive.name == "dot_general":
+            continue
+        try:
+            out = _result(eqn.primitive.name, ts, eqn.params,
+                          [v.aval for v in eqn.outvars])
+        except shd.ShardingTypeError as e:
+            if backward:
+                continue
             raise shd.ShardingTypeError(
-                f"{name} got incompatible shardings for broadcasting: "
-                + ", ".join(str(t[1]) for t in typed) + ".")
-        spec.append(next(iter(named)) if named else None)
-    if any(len(t[0]) != ndim for t in typed):
+                e.message, loc=src if src is not None and src.file else None) from None
+        if out is not None:
+            env[eqn.outvars[0]] = out
+    return env
+
+# ------------------------------------------------- jax.typeof inside a partitioned jit
+
+_staging = threading.local()
+
+
+class staging:
+    """While a `jit` stages its function on arguments `leaves`: their types, for
+    `typeof` on the values staged from them."""
+
+    def __init__(self, leaves):
+        self.types = [typed(x) for x in leaves]
+
+    def __enter__(self):
+        self._previous = getattr(_staging, "types", None)
+        _staging.types = self.types if any(t is not None for t in self.types) else None
+        return self
+
+    def __exit__(self, *exc):
+        _staging.types = self._previous
+        return False
+
+
+class TypedAval(core.ShapedArray):
+    """`jax.typeof(x)` of a value laid out over an Explicit mesh: its aval and
+    `.sharding` (a NamedSharding whose spec has one entry per dimension), printed
+    as JAX prints it (`float32[4@x,4]`)."""
+    __slots__ = ("_typed",)
+
+    def __init__(self, t: Typed):
+        a = t.aval
+        super().__init__(a.shape, a.dtype, a.weak_type)
+        self._typed = t
+
+    @property
+    def sharding(self):
+        t = self._typed
+        return shd.NamedSharding(t.mesh.abstract_mesh, shd.PartitionSpec(*t.spec))
+
+    def __str__(self):
+        return ("~" if self.weak_type else "") + self._typed.str_short()
+
+    def __repr__(self):
+        return f"ShapedArray({self._typed.str_short(True)})"
+
+    def __eq__(self, other):
+        return (isinstance(other, TypedAval) and super().same_type(other)
+                and self._typed.spec == other._typed.spec)
+
+    def __hash__(self):
+        return hash((self.shape, self.dtype, self._typed.spec))
+
+
+def typeof(x, aval):
+    """`jax.typeof(x)`: a TypedAval when `x` is an Explicit-laid-out array or a value
+    staged from such arguments inside `jit` whose layout the rules know; else `aval`."""
+    t = typed(x)
+    if t is None and isinstance(x, core.Tracer):
+        t = _staged_type(x)
+    return TypedAval(t) if t is not None else aval
+
+
+def _staged_type(tracer):
+    types = getattr(_staging, "types", None)
+    builders = core._state.builders
+    if types is None or not builders:
         return None
-    shape = max((t[0] for t in typed), key=lambda sh: sum(n != 1 for n in sh))
-    s = typed[0][2]
-    return (shape, tuple(spec), shd.NamedSharding(s.mesh, shd.PartitionSpec(*spec)))
+    top = builders[0]
+    if len(top.invars) != len(types):
+        return None
+    env = propagate(top.eqns, {v: t for v, t in zip(top.invars, types) if t is not None})
+    b = tracer.builder
+    if b is top:
+        return env.get(tracer.var)
+    captured = {v: _staged_type(outer) for v, outer in b.captures.values()}
+    env = propagate(b.eqns, {v: t for v, t in captured.items() if t is not None})
+    return env.get(tracer.var)

@@ -340,11 +340,29 @@ def jit_entry(closed, out_tree, name, shardings, dyn_args, leaves, donated, loc)
     for s, v in zip(outs, closed.jaxpr.outvars):
         if s is not None:
             check_sharding_fits(s, v.aval, "jit out_shardings", loc)
-    try:   # JAX's ShardingTypeError for incompatible Explicit layouts
-        explicit.check_jaxpr(closed.jaxpr, leaves)
-    except shd.ShardingTypeError as e:
-        raise shd.ShardingTypeError(e.message, loc=loc) from None
+    outs = _typed_results(closed.jaxpr, ins, leaves, outs, loc)
     return SpmdEntry(closed, out_tree, name, ins, outs, leaves, donated, loc)
+
+
+def _typed_results(jaxpr, ins, leaves, outs, loc):
+    """Sharding in types (`codegen/explicit.py`): JAX's ShardingTypeError, located at
+    the operation, for incompatible Explicit layouts; a result whose type has a
+    layout (and no out_shardings entry) is laid out by it, as JAX lays it out."""
+    env = {}
+    for v, s, x in zip(jaxpr.invars, ins, leaves):
+        t = explicit.typed_sharding(s, v.aval) if s is not None else explicit.typed(x)
+        if t is not None:
+            env[v] = t
+    if not env:
+        return outs
+    try:
+        explicit.propagate(jaxpr.eqns, env)
+    except shd.ShardingTypeError as e:
+        if e.loc is None:
+            raise shd.ShardingTypeError(e.message, loc=loc) from None
+        raise
+    return [s if s is not None or not isinstance(v, core.Var) or v not in env
+            else env[v].sharding for s, v in zip(outs, jaxpr.outvars)]
 
 
 def constrain_inline(call, shardings, dyn_args, dyn_kwargs):
@@ -378,7 +396,7 @@ def eager_apply(prim, args, params):
         key = None
     entry = _eager_cache.get(key) if key is not None else None
     if entry is None:
-        explicit.check(prim, args, params)   # JAX's ShardingTypeError on Explicit axes
+        t = explicit.check(prim, args, params)   # JAX's ShardingTypeError, Explicit axes
         invars = [core.Var(a) for a in avals]
         out = prim.abstract_eval(*avals, **params)
         out_avals = out if prim.multiple_results else [out]
@@ -390,6 +408,8 @@ def eager_apply(prim, args, params):
         if (prim in SPMD_PRIMITIVES and "sharding" in params
                 and not is_partial(params["sharding"], avals[0].ndim)):
             outs_s = [params["sharding"]] * len(out_avals)
+        elif t is not None:   # laid out by its type
+            outs_s = [t.sharding]
         elif prim.name == "slice":
             outs_s = [_eager_slice_sharding(args[0], params)]
         entry = SpmdEntry(closed, tree_util.tree_structure(list(range(len(out_avals)))),

@@ -1,0 +1,132 @@
+"""Sharding in types on an Explicit 2x2 mesh (`jax.make_mesh`'s default): per case,
+the result's layout inside `jit` and outside it, `jax.typeof(r).sharding.spec` and
+`str(jax.typeof(r))` inside `jit`, or the error JAX raises. Run on real JAX 0.10.2
+to record `explicit_types.json` (`XLA_FLAGS=--xla_force_host_platform_device_count=4
+python tests/oracle/record_explicit_types.py`), and on astjax by
+tests/test_sharding_in_types.py."""
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+try:                                        # as tests/oracle/... from the tests
+    from oracle.record_sharding import layout
+except ImportError:                         # run as a script in tests/oracle
+    from record_sharding import layout
+
+
+def arrays(jax):
+    """name -> a 4x4 (or 4x2 / 2x4x4) array laid out over the Explicit mesh."""
+    NamedSharding, P = jax.sharding.NamedSharding, jax.sharding.PartitionSpec
+    mesh = jax.make_mesh((2, 2), ("x", "y"))
+    a = np.arange(16, dtype=np.float32).reshape(4, 4) / 4 - 1
+    out = {}
+    for name, spec, v in [("xy", P("x", "y"), a), ("y_", P("y", None), a.T),
+                          ("x_", P("x", None), a + 1), ("_y", P(None, "y"), a * 2),
+                          ("yx", P("y", "x"), a - 2), ("rep", P(), a / 2),
+                          ("_y42", P(None, "y"), a[:, :2]),
+                          ("bxy", P(None, "x", "y"), np.stack([a, -a])),
+                          ("brep", P(), np.stack([a.T, a * 3]))]:
+        out[name] = jax.device_put(v, NamedSharding(mesh, spec))
+    return out
+
+
+def cases(jax, jnp):
+    """name -> (function, argument names)."""
+    lax = jax.lax
+    return {
+        "dot_contract_both_sharded": (lambda x, y: x @ y, ("xy", "y_")),
+        "dot_free_x_contract_x": (lambda x, y: x @ y, ("x_", "xy")),
+        "dot_contract_inconsistent": (lambda x, y: x @ y, ("xy", "x_")),
+        "dot_illegal_result": (lambda x, y: x @ y.T, ("x_", "x_")),
+        "dot_free_dims": (lambda x, y: x @ y, ("xy", "_y42")),
+        "dot_batch": (lambda x, y: jnp.einsum("bij,bjk->bik", x, y), ("bxy", "bxy")),
+        "dot_batch_ok": (lambda x, y: jnp.einsum("bij,bjk->bik", x, y), ("bxy", "brep")),
+        "dot_vector": (lambda x, y: x @ y[:, 0], ("x_", "rep")),
+        "sum_0": (lambda x: x.sum(0), ("xy",)),
+        "sum_1": (lambda x: x.sum(1), ("xy",)),
+        "sum_all": (lambda x: x.sum(), ("xy",)),
+        "max_0": (lambda x: x.max(0), ("yx",)),
+        "min_1": (lambda x: jnp.min(x, axis=1), ("xy",)),
+        "prod_0": (lambda x: jnp.prod(x, axis=0), ("_y",)),
+        "argmax_1": (lambda x: jnp.argmax(x, axis=1), ("xy",)),
+        "mean_0": (lambda x: x.mean(0), ("xy",)),
+        "transpose": (lambda x: x.T, ("xy",)),
+        "transpose_3d": (lambda x: jnp.transpose(x, (2, 0, 1)), ("bxy",)),
+        "reshape_merge": (lambda x: x.reshape(16), ("xy",)),
+        "reshape_split_x": (lambda x: x.reshape(2, 2, 4), ("xy",)),
+        "reshape_split_rows": (lambda x: x.reshape(2, 2, 4), ("x_",)),
+        "reshape_unsupported": (lambda x: x.reshape(2, 8), ("x_",)),
+        "reshape_split_y": (lambda x: x.reshape(4, 2, 2), ("xy",)),
+        "reshape_replicated": (lambda x: x.reshape(2, 8), ("rep",)),
+        "reshape_singleton": (lambda x: x.reshape(1, 4, 1, 4), ("xy",)),
+        "reshape_merge_minor": (lambda x: x.reshape(8, 4), ("bxy",)),
+        "expand_dims": (lambda x: x[None], ("xy",)),
+        "squeeze": (lambda x: jnp.squeeze(x[:, None], 1), ("xy",)),
+        "broadcast_to": (lambda x: jnp.broadcast_to(x, (3, 4, 4)), ("xy",)),
+        "broadcast_in_dim": (lambda x: lax.broadcast_in_dim(x, (4, 3, 4), (0, 2)), ("xy",)),
+        "add_compatible": (lambda x, y: x + y, ("x_", "_y")),
+        "add_incompatible": (lambda x, y: x + y, ("xy", "y_")),
+        "chain": (lambda x, y: jnp.tanh(x @ y).sum(0) * 2, ("x_", "xy")),
+        "sum_then_add": (lambda x, y: x.sum(0) + y[0], ("xy", "_y")),
+        "slice_even": (lambda x: x[:2], ("_y",)),
+        "rev": (lambda x: lax.rev(x, (0,)), ("xy",)),
+        "convert": (lambda x: x.astype(jnp.int32), ("xy",)),
+        "concatenate_same": (lambda x, y: jnp.concatenate([x, y], 1), ("xy", "xy")),
+    }
+
+
+def _error(e):
+    return {"error": type(e).__name__, "message": str(e).split("\n")[0]}
+
+
+def run_case(jax, jnp, fn, names, arrs):
+    """What one case records: `jit` (layout or error), `eager` (layout or error),
+    `typeof` (spec and text of the result's type inside jit)."""
+    args = [arrs[n] for n in names]
+    seen = {}
+
+    def g(*xs):
+        r = fn(*xs)
+        t = jax.typeof(r)
+        seen["typeof"] = [repr(t.sharding.spec), str(t)]
+        return r
+    out = {}
+    try:
+        out["jit"] = layout(jax.jit(g)(*args))
+    except Exception as e:  # noqa: BLE001 -- the error is what is recorded
+        out["jit"] = _error(e)
+    out["typeof"] = seen.get("typeof")
+    try:
+        out["eager"] = layout(fn(*args))
+    except Exception as e:  # noqa: BLE001
+        out["eager"] = _error(e)
+    return out
+
+
+def _reshard_cases(jax, jnp):
+    """reshard inside jit and eagerly, with a NamedSharding over the arrays' mesh."""
+    NamedSharding, P = jax.sharding.NamedSharding, jax.sharding.PartitionSpec
+    return {"reshard_in_jit": (lambda x: jax.reshard(
+        x, NamedSharding(_MESH[0], P(None, "x"))) * 2, ("xy",))}
+
+
+_MESH = []
+
+
+def run(jax, jnp):
+    arrs = arrays(jax)
+    _MESH[:] = [arrs["xy"].sharding.mesh]
+    table = dict(cases(jax, jnp))
+    table.update(_reshard_cases(jax, jnp))
+    return {name: run_case(jax, jnp, fn, names, arrs) for name, (fn, names) in table.items()}
+
+
+if __name__ == "__main__":
+    import jax
+    import jax.numpy as jnp
+    assert jax.__version__ == "0.10.2" and len(jax.devices()) >= 4, "JAX 0.10.2, 4 devices"
+    path = Path(__file__).with_name("explicit_types.json")
+    path.write_text(json.dumps(run(jax, jnp), indent=1, sort_keys=True) + "\n")
+    print(f"wrote {path}", file=sys.stderr)

@@ -1,0 +1,139 @@
+"""Sharding in types on an Explicit 2x2 mesh against JAX 0.10.2 (stored in
+tests/oracle/explicit_types.json by tests/oracle/record_explicit_types.py): per
+operation (dot_general, reductions, reshape, transpose, broadcast, squeeze, slice,
+rev, reshard, ...) the result's layout inside `jit` and outside it,
+`jax.typeof(r).sharding` and `str(jax.typeof(r))` inside `jit`, or JAX's
+ShardingTypeError with JAX's message, located at the user's line."""
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import astjax as jax
+import astjax.numpy as jnp
+from astjax.sharding import NamedSharding, PartitionSpec as P, ShardingTypeError
+
+from oracle import record_explicit_types as rec
+
+EXPECTED = json.loads((Path(__file__).parent / "oracle" / "explicit_types.json").read_text())
+
+pytestmark = pytest.mark.skipif(len(jax.devices()) < 4, reason="needs 4 devices "
+                                "(ASTJAX_NUM_CPU_DEVICES=4, set by conftest.py)")
+
+
+@pytest.fixture(scope="module")
+def table():
+    arrs = rec.arrays(jax)
+    rec._MESH[:] = [arrs["xy"].sharding.mesh]
+    cases = dict(rec.cases(jax, jnp))
+    cases.update(rec._reshard_cases(jax, jnp))
+    return arrs, cases
+
+
+def _run(fn, args):
+    try:
+        return fn(*args), None
+    except ShardingTypeError as e:
+        return None, e
+
+
+def _same(got, err, want):
+    if "error" in want:
+        assert err is not None, f"JAX raises {want['error']}: {want['message']}"
+        assert type(err).__name__ == want["error"]
+        assert err.message == want["message"]
+        return
+    assert err is None, str(err)
+    g = rec.layout(got)
+    np.testing.assert_allclose(g["value"], want["value"], rtol=1e-5, atol=1e-5)
+    assert g["spec"] == want["spec"]
+    assert g["shards"] == [[d, [list(i) for i in idx], r] for d, idx, r in want["shards"]]
+
+
+@pytest.mark.filterwarnings("ignore::astjax.errors.SideEffectWarning")  # `seen` records
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_inside_jit(table, name):
+    arrs, cases = table
+    fn, names = cases[name]
+    seen = {}
+
+    def g(*xs):
+        r = fn(*xs)
+        t = jax.typeof(r)
+        seen["typeof"] = [repr(t.sharding.spec), str(t)]
+        return r
+    got, err = _run(jax.jit(g), [arrs[n] for n in names])
+    _same(got, err, EXPECTED[name]["jit"])
+    assert seen.get("typeof") == EXPECTED[name]["typeof"]
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_outside_jit(table, name):
+    arrs, cases = table
+    fn, names = cases[name]
+    got, err = _run(fn, [arrs[n] for n in names])
+    _same(got, err, EXPECTED[name]["eager"])
+
+
+def test_error_inside_jit_is_located_at_the_operation(table):
+    arrs, _ = table
+
+    def f(u, v):
+        w = jnp.sin(u)
+        return w @ v.T          # the line JAX's error is about
+    with pytest.raises(ShardingTypeError, match="illegally sharded result") as e:
+        jax.jit(f)(arrs["x_"], arrs["x_"])
+    assert e.value.loc is not None and e.value.loc.line == f.__code__.co_firstlineno + 2
+
+
+def test_typeof_of_an_explicit_array_outside_jit(table):
+    arrs, _ = table
+    t = jax.typeof(arrs["xy"])
+    assert str(t) == "float32[4@x,4@y]" and t.sharding.spec == P("x", "y")
+    assert t.shape == (4, 4) and t.sharding.mesh == arrs["xy"].sharding.mesh.abstract_mesh
+    assert jax.typeof(np.ones(3, np.float32)).sharding is None   # one device: untyped
+
+
+def test_typeof_inside_a_branch_sees_captured_layouts(table):
+    arrs, _ = table
+
+    def f(u, k):
+        w = u.sum(0)
+
+        def yes(v):
+            z = w * 2                   # w is captured from the enclosing jit
+            t = str(jax.typeof(z))
+            if t != "float32[4@y]":
+                raise AssertionError(t)
+            return z + v
+        return jax.lax.cond(k > 0, yes, lambda v: v, w)
+    r = jax.jit(f)(arrs["xy"], 1)
+    np.testing.assert_allclose(np.asarray(r), np.asarray(arrs["xy"]).sum(0) * 3)
+
+
+def test_in_shardings_on_an_explicit_mesh_type_the_arguments(table):
+    arrs, _ = table
+    mesh = arrs["xy"].sharding.mesh
+    f = jax.jit(lambda u: u.sum(1), in_shardings=NamedSharding(mesh, P("x", "y")))
+    r = f(np.asarray(arrs["xy"]))
+    assert r.sharding.spec == P("x")
+    with pytest.raises(ShardingTypeError, match="incompatible shardings for broadcasting"):
+        jax.jit(lambda u, v: u + v, in_shardings=(NamedSharding(mesh, P("x")),
+                                                  NamedSharding(mesh, P("y"))))(
+            np.ones((4, 4), np.float32), np.ones((4, 4), np.float32))
+
+
+def test_grad_contracting_the_sharded_batch_is_not_an_error(table):
+    # the transposed dot_general contracts the batch dimension sharded on both sides;
+    # JAX gives it the primal's layout as out_sharding (values and specs from JAX)
+    arrs, _ = table
+    mesh = arrs["xy"].sharding.mesh
+    w = jax.device_put(np.arange(12., dtype=np.float32).reshape(4, 3) / 10,
+                       NamedSharding(mesh, P()))
+    x = jax.device_put(np.arange(32., dtype=np.float32).reshape(8, 4) / 10,
+                       NamedSharding(mesh, P("x")))
+    g = jax.jit(jax.grad(lambda w, x: jnp.tanh(x @ w).sum(), argnums=(0, 1)))(w, x)
+    assert [a.sharding.spec for a in g] == [P(None, None), P("x", None)]
+    np.testing.assert_allclose([np.asarray(a).sum() for a in g], [3.8805475, 7.169357],
+                               rtol=1e-5)
