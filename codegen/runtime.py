@@ -600,7 +600,7 @@ def _make_gpu_client():
             xc.load_pjrt_plugin_dynamically("cuda", path)
         if not xc.pjrt_plugin_initialized("cuda"):
             xc.initialize_pjrt_plugin("cuda")
-        c = xc.make_c_api_client("cuda", dict(xc.generate_pjrt_gpu_plugin_options()), None)
+        c = xc.make_c_api_client("cuda", *gpu_client_options())
     except Exception as e:  # no driver, no device, version mismatch: fall back to CPU
         platform_log.append(f"CUDA plugin {path} failed to start: {e}")
         return None
@@ -611,16 +611,43 @@ def _make_gpu_client():
     return c
 
 
-_distributed: dict = {}   # make_cpu_client keywords of a multi-process job
+_distributed: dict = {}   # the multi-process job (configure_distributed)
 
 
-def configure_distributed(**client_options):
-    """Join a multi-process job (`astjax.distributed.initialize`): the CPU client is
-    made with these `make_cpu_client` keywords (distributed client, node id, number
-    of nodes, Gloo collectives). Only before the client exists."""
+def configure_distributed(*, distributed_client, node_id, num_nodes, collectives,
+                          visible_devices=None):
+    """Join a multi-process job (`astjax.distributed.initialize`): the client is made
+    with the distributed client, this node's id and the number of nodes; the CPU's
+    with `collectives` (Gloo), the GPU's with `visible_devices` (this process's
+    GPUs, all when None). Only before the client exists."""
     check_not_started()
     _distributed.clear()
-    _distributed.update(client_options)
+    _distributed.update(distributed_client=distributed_client, node_id=node_id,
+                        num_nodes=num_nodes, collectives=collectives,
+                        visible_devices=visible_devices)
+
+
+def gpu_client_options():
+    """(options, distributed client) the CUDA plugin's client is made with: jaxlib's
+    GPU options and, in a multi-process job, node id, number of nodes and visible
+    devices (as JAX makes it; NCCL's communicators are set up through the client)."""
+    options = dict(xc.generate_pjrt_gpu_plugin_options())
+    if not _distributed:
+        return options, None
+    options.update(node_id=_distributed["node_id"], num_nodes=_distributed["num_nodes"])
+    if _distributed["visible_devices"]:
+        options["visible_devices"] = [int(i) for i in _distributed["visible_devices"]]
+    return options, _distributed["distributed_client"]
+
+
+def check_platform_available():
+    """A RuntimeError naming the missing piece when the requested platform (config
+    `jax_platforms` / ASTJAX_PLATFORM) is the GPU and no CUDA PJRT plugin is installed."""
+    want = _requested_platforms()
+    if want and all(p in ("cuda", "gpu") for p in want) and find_cuda_plugin() is None:
+        raise RuntimeError("the GPU was requested (ASTJAX_PLATFORM / jax_platforms = "
+                           f"{','.join(want)}), but no CUDA PJRT plugin is installed: "
+                           "pip install 'astjax[cuda12]' (or cuda13)")
 
 
 def check_not_started():
@@ -639,7 +666,10 @@ def global_devices():
 def _make_cpu_client():
     n = int(os.environ.get("ASTJAX_NUM_CPU_DEVICES", "1"))
     if _distributed:
-        return xc.make_cpu_client(num_devices=n, **_distributed)
+        d = _distributed
+        return xc.make_cpu_client(num_devices=n, distributed_client=d["distributed_client"],
+                                  node_id=d["node_id"], num_nodes=d["num_nodes"],
+                                  collectives=d["collectives"])
     return xc.make_cpu_client(num_devices=n) if n > 1 else xc.make_cpu_client()
 
 

@@ -87,12 +87,108 @@ def test_initialize_after_the_runtime_started_is_an_error():
     assert "RuntimeError" in r.stdout and "before any" in r.stdout, r.stderr[-1000:]
 
 
-@pytest.mark.parametrize("bad", [dict(num_processes=2, process_id=2),
-                                 dict(num_processes=2, process_id=0, local_device_ids=[0])])
-def test_bad_arguments(bad):
+@pytest.mark.parametrize("bad,error", [
+    (dict(num_processes=2, process_id=2), ValueError),
+    (dict(num_processes=2, process_id="0"), TypeError),
+    (dict(num_processes=2.0, process_id=0), TypeError),
+    (dict(num_processes=2, process_id=0, local_device_ids=["a"]), TypeError),
+    (dict(num_processes=2, process_id=0, cluster_detection_method="lsf",
+          local_device_ids=None), None)])
+def test_bad_arguments(bad, error):
     import astjax
-    with pytest.raises(ValueError):
+    bad = dict(bad)
+    if error is None:   # an unknown detection method (JAX logs it and then fails)
+        bad.pop("num_processes")
+        with pytest.raises(ValueError, match="lsf is not supported"):
+            astjax.distributed.initialize("127.0.0.1:1", **bad)
+        return
+    with pytest.raises(error):
         astjax.distributed.initialize("127.0.0.1:1", **bad)
+
+# ---- GPU clusters, checked without a GPU
+
+# (environment, what JAX 0.10.2's cluster detection returns for it: recorded with
+# jax._src.clusters.ClusterEnv.auto_detect_unset_distributed_params)
+CLUSTER_ENVS = [
+    (dict(SLURM_JOB_ID="123456", SLURM_STEP_NODELIST="gpu[017-032],login2",
+          SLURM_NTASKS="16", SLURM_PROCID="5", SLURM_LOCALID="1"),
+     ("gpu017:62016", 16, 5, [1])),
+    (dict(SLURM_JOB_ID="99", SLURM_STEP_NODELIST="nodeA,nodeB", SLURM_NTASKS="2",
+          SLURM_PROCID="1", SLURM_LOCALID="0"), ("nodeA:61539", 2, 1, [0])),
+    (dict(OMPI_MCA_orte_hnp_uri="1531576320.0;tcp://10.96.0.1,10.148.0.1:34911",
+          OMPI_COMM_WORLD_SIZE="8", OMPI_COMM_WORLD_RANK="3",
+          OMPI_COMM_WORLD_LOCAL_RANK="3"), ("10.96.0.1:62624", 8, 3, [3])),
+    (dict(OMPI_MCA_orte_hnp_uri="1314521088.0;tcp6://[fe80::b9b:ac5d:9cf0:b858,"
+          "2620:10d:c083:150e::3000:2]:43370", OMPI_COMM_WORLD_SIZE="4",
+          OMPI_COMM_WORLD_RANK="0", OMPI_COMM_WORLD_LOCAL_RANK="0",
+          JAX_COORDINATOR_PORT="5555"), ("fe80::b9b:ac5d:9cf0:b858:5555", 4, 0, [0])),
+]
+_CLUSTER_VARS = {k for env, _ in CLUSTER_ENVS for k in env} | {"JAX_LOCAL_DEVICE_IDS"}
+
+
+@pytest.fixture
+def clean_env(monkeypatch):
+    for k in _CLUSTER_VARS:
+        monkeypatch.delenv(k, raising=False)
+    return monkeypatch
+
+
+@pytest.mark.parametrize("env,want", CLUSTER_ENVS)
+def test_cluster_detection_matches_jax(clean_env, env, want):
+    from astjax.distributed import detect_cluster
+    for k, v in env.items():
+        clean_env.setenv(k, v)
+    assert detect_cluster() == want
+    # given arguments win; a given local_device_ids is kept
+    assert detect_cluster("h:1", 3, 2, [0, 1]) == ("h:1", 3, 2, [0, 1])
+    assert detect_cluster(process_id=0, local_device_ids=2)[2:] == (0, [2])
+    assert detect_cluster(cluster_detection_method="deactivate") == (None,) * 4
+
+
+def test_no_cluster_leaves_arguments_unset(clean_env):
+    from astjax.distributed import detect_cluster
+    assert detect_cluster() == (None, None, None, None)
+    clean_env.setenv("JAX_LOCAL_DEVICE_IDS", "2,3")
+    assert detect_cluster() == (None, None, None, [2, 3])
+    with pytest.raises(ValueError, match="slurm is supported but not functional"):
+        detect_cluster(cluster_detection_method="slurm")
+
+
+def test_initialize_without_a_cluster_names_the_missing_argument(clean_env):
+    import astjax
+    with pytest.raises(ValueError, match="coordinator_address should be defined"):
+        astjax.distributed.initialize()
+
+
+def test_gpu_client_options_of_a_job(monkeypatch):
+    # what the CUDA plugin's client is made with in process 1 of 4, GPUs 2 and 3
+    from astjax.codegen import runtime
+    job = dict(distributed_client="<client>", node_id=1, num_nodes=4, collectives=None,
+               visible_devices=[2, 3])
+    monkeypatch.setattr(runtime, "_distributed", job)
+    options, client = runtime.gpu_client_options()
+    assert client == "<client>"
+    assert options["node_id"] == 1 and options["num_nodes"] == 4
+    assert options["visible_devices"] == [2, 3] and options["platform_name"] == "cuda"
+    monkeypatch.setattr(runtime, "_distributed", {})
+    options, client = runtime.gpu_client_options()
+    assert client is None and "node_id" not in options
+
+
+def test_missing_cuda_plugin_is_reported_before_joining():
+    from astjax.codegen import runtime
+    if runtime.find_cuda_plugin() is not None:
+        pytest.skip("a CUDA plugin is installed here")
+    code = ("import astjax\n"
+            "try:\n"
+            "    astjax.distributed.initialize('127.0.0.1:1', 2, 1)\n"
+            "except RuntimeError as e:\n"
+            "    print('RuntimeError', e)\n")
+    env = dict(os.environ, ASTJAX_PLATFORM="cuda")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       timeout=120, env=env)
+    assert "RuntimeError" in r.stdout and "no CUDA PJRT plugin" in r.stdout, r.stderr[-1000:]
+    assert "pip install 'astjax[cuda12]'" in r.stdout
 
 
 def test_multihost_utils_in_one_process():
