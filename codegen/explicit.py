@@ -307,6 +307,9 @@ def _rule(name, ts, params, out_avals):
         return _same(ts, lambda c: "All operands should have the same sharding. Got "
                      "shardings " + ", ".join(str(t.sharding) for t in c))
     if name == "dot_general":
+        s = params.get("out_sharding")
+        if s is not None:   # JAX: the given layout, no check
+            return list(s.spec._normalized(out_avals[0].ndim))
         return _dot_general(ts, params)
     if first is None:
         return None

@@ -49,8 +49,15 @@ def _walk(jaxpr):
             yield from _walk(sub.jaxpr if isinstance(sub, core.ClosedJaxpr) else sub)
 
 
+def _out_sharding(eqn):
+    """The layout an equation asks for its result (`lax.dot_general(out_sharding=)`)."""
+    s = eqn.params.get("out_sharding")
+    return s if isinstance(s, shd.NamedSharding) else None
+
+
 def spmd_shardings_in(jaxpr):
-    """The shardings named by the partitioning primitives of `jaxpr` (nested too)."""
+    """The shardings named by the partitioning primitives of `jaxpr` (nested too)
+    and by the `out_sharding` of its operations."""
     out = []
     for eqn in _walk(jaxpr):
         if eqn.primitive in SPMD_PRIMITIVES:
@@ -60,12 +67,16 @@ def spmd_shardings_in(jaxpr):
             m = eqn.params.get("mesh")
             if m is not None:
                 out.append(shd.NamedSharding(m, shd.PartitionSpec()))
+        elif _out_sharding(eqn) is not None:
+            out.append(_out_sharding(eqn))
     return out
 
 
 def needs_spmd(jaxpr) -> bool:
-    """Whether `jaxpr` contains a partitioning primitive."""
-    return any(eqn.primitive in SPMD_PRIMITIVES for eqn in _walk(jaxpr))
+    """Whether `jaxpr` contains a partitioning primitive or an operation that lays
+    its result out (`out_sharding`)."""
+    return any(eqn.primitive in SPMD_PRIMITIVES or _out_sharding(eqn) is not None
+               for eqn in _walk(jaxpr))
 
 
 def layouts_of(leaves):

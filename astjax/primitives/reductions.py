@@ -11,8 +11,10 @@ import enum
 import numpy as np
 
 from .. import core, dtypes
+from .. import sharding as shd
 from ..core import ShapedArray, bind
-from ..errors import DTypeError, ShapeError
+from ..errors import (ArgumentTypeError, ArgumentValueError, DTypeError, ShapeError,
+                      caller_location)
 from ..pyast import dtype_expr, lax_call
 from . import elementwise as ew
 from .base import (ANY, INT_BOOL, NUMBER, add_tangents, deflinear, defreducer, is_zero,
@@ -263,7 +265,14 @@ def _dot_lowering(ctx, x, y, *, dimension_numbers, precision=None,
     if precision is not None:
         attrs["precision_config"] = "[" + ", ".join(
             f"#stablehlo<precision {p.name}>" for p in precision) + "]"
-    return ctx.op1("stablehlo.dot_general", [x, y], attrs=attrs)
+    out = ctx.op1("stablehlo.dot_general", [x, y], attrs=attrs)
+    if out_sharding is None:
+        return out
+    # lax.dot_general(out_sharding=): the result laid out so (partitioned programs)
+    from .spmd import sharding_constraint_p
+    aval = ctx.avals_out[0]
+    return sharding_constraint_p.lowering(type(ctx)(ctx.mb, [aval], [aval], ctx.platform),
+                                          out, sharding=out_sharding)
 
 
 register(dot_general_p, impl=_dot_impl, abstract_eval=_dot_ae, lowering=_dot_lowering)
@@ -359,6 +368,12 @@ def _dot_general_batch(args, dims, *, dimension_numbers, **params):
         n_lfree = la.ndim - len(lc) - len(lb)
         free = [i for i in range(ra.ndim) if i not in rc2 and i not in rb2]
         out_d = len(lb) + n_lfree + free.index(rd)
+    s = params.get("out_sharding")
+    if s is not None:   # the batch dimension of the result is not sharded
+        rank = _aval(lhs).ndim + _aval(rhs).ndim - len(dn[1][0]) - 2 * len(dn[0][0])
+        spec = list(s.spec._normalized(rank - 1))
+        spec.insert(out_d, None)
+        params = dict(params, out_sharding=type(s)(s.mesh, type(s.spec)(*spec)))
     return bind(dot_general_p, lhs, rhs, dimension_numbers=dn, **params), out_d
 
 
@@ -387,16 +402,45 @@ register(dot_general_p, jvp=_dot_jvp, transpose=_dot_transpose, batch=_dot_gener
 
 def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None,
                 out_sharding=None):
-    """`lax.dot_general`: contract ((lhs_contract, rhs_contract), (lhs_batch, rhs_batch))."""
+    """`lax.dot_general`: contract ((lhs_contract, rhs_contract), (lhs_batch, rhs_batch)).
+    `out_sharding` (a NamedSharding, or a PartitionSpec under `set_mesh`) lays the
+    result out: in a partitioned program, and as its type on an Explicit mesh."""
     (lc, rc), (lb, rb) = dimension_numbers
     out_dtype = (dtypes.canonicalize(preferred_element_type) if preferred_element_type is not None
                  else _aval(lhs).dtype)
     params = dict(dimension_numbers=dot_dims((lc, rc), (lb, rb)),
                   preferred_element_type=out_dtype)
+    if out_sharding is not None:
+        params["out_sharding"] = _named(out_sharding)
     precision = canonicalize_precision(precision)
     if precision is not None:
         params["precision"] = precision
     return bind(dot_general_p, lhs, rhs, **params)
+
+
+def _named(s):
+    """An `out_sharding` argument as a NamedSharding (JAX's ValueError for a bare
+    PartitionSpec outside `set_mesh`)."""
+    if isinstance(s, shd.PartitionSpec):
+        mesh = shd.get_mesh()
+        if mesh.empty:
+            raise ArgumentValueError(
+                "Using PartitionSpec when you are not under a mesh context is not allowed. "
+                "Please pass a NamedSharding instance or enter into a mesh context via "
+                f"`jax.set_mesh`. Got {s!r}", loc=caller_location())
+        return shd.NamedSharding(mesh, s)
+    if not isinstance(s, shd.NamedSharding):
+        raise ArgumentTypeError(f"out_sharding must be a NamedSharding or a PartitionSpec, "
+                                f"got {s!r:.80}", loc=caller_location())
+    types = dict(zip(s.mesh.axis_names, s.mesh.axis_types))
+    for entry in s.spec:
+        for a in shd.PartitionSpec._axes(entry):
+            if types[a] != shd.AxisType.Explicit:
+                raise ArgumentValueError(
+                    "PartitionSpec passed to dot_general cannot contain axis names that are "
+                    f"of type Auto or Manual. Got PartitionSpec: {s.spec!r} with axis name: "
+                    f"{a} of type: {types[a]}.", loc=caller_location())
+    return s
 
 
 def dot(lhs, rhs, precision=None, preferred_element_type=None):

@@ -106,10 +106,20 @@ def run_case(jax, jnp, fn, names, arrs):
 
 
 def _reshard_cases(jax, jnp):
-    """reshard inside jit and eagerly, with a NamedSharding over the arrays' mesh."""
+    """reshard and `lax.dot_general(out_sharding=)` (contracting a dimension sharded
+    on both sides is fine then), with NamedShardings over the arrays' mesh."""
     NamedSharding, P = jax.sharding.NamedSharding, jax.sharding.PartitionSpec
+    dn = (((1,), (0,)), ((), ()))
+
+    def dot(spec):
+        return lambda x, y: jax.lax.dot_general(x, y, dn,
+                                                out_sharding=NamedSharding(_MESH[0], spec))
     return {"reshard_in_jit": (lambda x: jax.reshard(
-        x, NamedSharding(_MESH[0], P(None, "x"))) * 2, ("xy",))}
+        x, NamedSharding(_MESH[0], P(None, "x"))) * 2, ("xy",)),
+        "dot_out_sharding_x": (dot(P("x", None)), ("xy", "y_")),
+        "dot_out_sharding_y": (dot(P(None, "y")), ("xy", "y_")),
+        "dot_out_sharding_then_sum": (lambda x, y: dot(P("x", "y"))(x, y).sum(1),
+                                      ("x_", "xy"))}
 
 
 _MESH = []
