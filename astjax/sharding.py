@@ -4,8 +4,10 @@
 `is_fully_replicated`, `is_equivalent_to`, ...), computed as JAX computes them.
 
 This module describes layouts; it does not move data. It also translates them to
-XLA's view for partitioned programs: `hlo_sharding` writes a layout as a GSPMD
-`mhlo.sharding` string over a program's device assignment, `named_from_tiles`
+XLA's view for partitioned programs: `sdy_sharding` writes a layout as Shardy's
+`<@mesh, [{"x"}, {}]>` (registering the `sdy.mesh` symbols `sdy_mesh_decls`
+declares), `hlo_sharding` as a GSPMD `mhlo.sharding` string over a program's
+device assignment (also the runtime's view of a multi-device array), `named_from_tiles`
 reads XLA's choice back as a NamedSharding, and the thread-local contexts
 `lowering_assignment` / `manual_axes` tell lowering rules which devices the
 program runs on and which mesh a `shard_map` body is manual over. Arrays laid out

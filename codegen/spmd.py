@@ -3,11 +3,11 @@ SPMD partitioner (sharded `jit`, eager operations on sharded arrays).
 
 astjax does not partition anything itself. It
 
-1. lowers the jaxpr once, globally, annotating arguments and results with GSPMD
-   `mhlo.sharding` attributes (the layouts the user asked for, or those of the
-   sharded arguments) and leaving the rest to XLA's propagation; constraints
-   inside (`with_sharding_constraint`) lower through their own rule with the
-   program's device assignment in scope (`sharding.lowering_assignment`);
+1. lowers the jaxpr once, globally, annotating arguments and results with the
+   layouts the user asked for (or those of the sharded arguments, or their
+   Explicit types, `codegen/explicit.py`) and leaving the rest to XLA's
+   propagation; constraints and `shard_map`s inside lower through their own rules
+   with the program's device assignment in scope (`sharding.lowering_assignment`);
 2. compiles it with `use_spmd_partitioning`, `num_partitions = N` and the device
    assignment [[d_0 .. d_N-1]] (partition i runs on d_i), letting XLA choose the
    layout of every unannotated argument and result;
@@ -18,9 +18,12 @@ astjax does not partition anything itself. It
 4. runs it on per-device buffers: each argument laid out as its parameter's
    layout (`codegen.sharded`), results wrapped as `GlobalArray`s.
 
-GSPMD's `mhlo.sharding` form is used rather than Shardy's `sdy` dialect (JAX
-0.10.2's default): jaxlib 0.10.2 compiles both, and both give the same
-partitioned programs and layouts; the GSPMD form needs no mesh symbol.
+Two lowerings, as in JAX 0.10.2: Shardy (the default, `jax_use_shardy_partitioner`):
+`sdy.mesh` symbols, `sdy.sharding` attributes, `sdy.sharding_constraint`,
+`sdy.manual_computation`, compiled with `use_shardy_partitioner`; and GSPMD (the
+flag off): `mhlo.sharding` strings and the `Sharding` / `SPMDFullToShardShape`
+custom calls. Both give the layouts recorded from JAX (tests/test_shardy.py runs
+every recorded case under GSPMD too).
 """
 from __future__ import annotations
 

@@ -7,8 +7,9 @@ whose values XLA's SPMD partitioner splits over the devices of its device
 assignment. Annotations number devices by their place in that assignment
 (`sharding.lowering_assignment`, set around the lowering).
 
-- `sharding_constraint` pins the layout of one value: the `Sharding` custom call
-  with an `mhlo.sharding` attribute (GSPMD's annotation). The value is unchanged:
+- `sharding_constraint` pins the layout of one value: `sdy.sharding_constraint`
+  (Shardy, the default) or the `Sharding` custom call with an `mhlo.sharding`
+  attribute (GSPMD, `jax_use_shardy_partitioner=False`). The value is unchanged:
   its NumPy reference is the identity, it is linear (its transpose constrains the
   cotangent the same way), under `vmap` the batch dimension is left unconstrained.
   Outside `jit` it lays a concrete array out as `device_put` would.
@@ -186,7 +187,8 @@ def with_sharding_constraint(x, shardings):
 # ------------------------------------------------------------------------ shard_map
 # `shard_map(f, mesh, in_specs, out_specs)`: `f` runs once per device on its shard
 # (per-shard avals), with the mesh axes in scope as named axes for the collectives.
-# Staged as one equation whose `jaxpr` is the per-shard body; lowered as GSPMD's
+# Staged as one equation whose `jaxpr` is the per-shard body; lowered as Shardy's
+# `sdy.manual_computation` (its region is the body), or, under GSPMD, as GSPMD's
 # manual computation: each operand is constrained to its in_spec's layout and cut
 # to the per-device shape (`SPMDFullToShardShape`, manual sharding), the body is
 # lowered in place with its collectives over partitions (`collectives`), and each
