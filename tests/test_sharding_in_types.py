@@ -31,49 +31,25 @@ def table():
     return arrs, cases
 
 
-def _run(fn, args):
-    try:
-        return fn(*args), None
-    except ShardingTypeError as e:
-        return None, e
-
-
-def _same(got, err, want):
+def _same(got, want):
     if "error" in want:
-        assert err is not None, f"JAX raises {want['error']}: {want['message']}"
-        assert type(err).__name__ == want["error"]
-        assert err.message == want["message"]
+        assert got == want
         return
-    assert err is None, str(err)
-    g = rec.layout(got)
-    np.testing.assert_allclose(g["value"], want["value"], rtol=1e-5, atol=1e-5)
-    assert g["spec"] == want["spec"]
-    assert g["shards"] == [[d, [list(i) for i in idx], r] for d, idx, r in want["shards"]]
+    assert "error" not in got, got
+    np.testing.assert_allclose(got["value"], want["value"], rtol=1e-5, atol=1e-5)
+    assert got["spec"] == want["spec"]
+    assert got["shards"] == want["shards"]
 
 
-@pytest.mark.filterwarnings("ignore::astjax.errors.SideEffectWarning")  # `seen` records
+@pytest.mark.filterwarnings("ignore::astjax.errors.SideEffectWarning")  # records typeof
 @pytest.mark.parametrize("name", sorted(EXPECTED))
-def test_inside_jit(table, name):
+def test_matches_jax(table, name):
     arrs, cases = table
     fn, names = cases[name]
-    seen = {}
-
-    def g(*xs):
-        r = fn(*xs)
-        t = jax.typeof(r)
-        seen["typeof"] = [repr(t.sharding.spec), str(t)]
-        return r
-    got, err = _run(jax.jit(g), [arrs[n] for n in names])
-    _same(got, err, EXPECTED[name]["jit"])
-    assert seen.get("typeof") == EXPECTED[name]["typeof"]
-
-
-@pytest.mark.parametrize("name", sorted(EXPECTED))
-def test_outside_jit(table, name):
-    arrs, cases = table
-    fn, names = cases[name]
-    got, err = _run(fn, [arrs[n] for n in names])
-    _same(got, err, EXPECTED[name]["eager"])
+    got = rec.run_case(jax, jnp, fn, names, arrs)
+    _same(got["jit"], EXPECTED[name]["jit"])
+    assert got["typeof"] == EXPECTED[name]["typeof"]
+    _same(got["eager"], EXPECTED[name]["eager"])
 
 
 def test_error_inside_jit_is_located_at_the_operation(table):

@@ -78,7 +78,9 @@ def cases(jax, jnp):
 
 
 def _error(e):
-    return {"error": type(e).__name__, "message": str(e).split("\n")[0]}
+    # (astjax's errors carry the message apart from their location header)
+    return {"error": type(e).__name__,
+            "message": getattr(e, "message", None) or str(e).split("\n")[0]}
 
 
 def run_case(jax, jnp, fn, names, arrs):
