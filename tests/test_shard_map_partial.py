@@ -23,20 +23,6 @@ CASES = cases(jax, jnp)
 pytestmark = pytest.mark.skipif(len(jax.devices()) < 4, reason="needs 4 devices "
                                 "(ASTJAX_NUM_CPU_DEVICES=4, set by conftest.py)")
 
-# Layouts GSPMD's propagation chooses differently from Shardy's (JAX 0.10.2's
-# default, and astjax's): the values are equal. Checked in the GSPMD fallback by
-# tests/test_shardy.py (strict xfail there: it fails loudly once they agree).
-DIFFERENT_LAYOUT_GSPMD = {
-    "jit_psum_from_xy": "JAX (Shardy) propagates the argument's 'y' tiling through the "
-                        "partially manual body to the result (P(None, 'y')); GSPMD leaves "
-                        "the result replicated (P())",
-}
-# what the GSPMD fallback refuses (a located NotImplementedInAstjaxError: XLA's GSPMD
-# partitioner aborts on these collectives inside a partially manual computation)
-GSPMD_UNSUPPORTED = {n for n in EXPECTED if n.startswith("pc_") and n not in
-                     ("pc_pmax_pmin", "pc_pmean")}
-
-
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_values_match_jax(name):
     got = layout(CASES[name]())

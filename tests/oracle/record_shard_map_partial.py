@@ -73,6 +73,9 @@ def collective_cases(jax, jnp, mesh, a):
         lambda b: lax.ppermute(b, "x", [(0, 1), (1, 0)]), P("x"), P("x")))(a)
     out["pc_all_to_all"] = lambda: jax.jit(sm(
         lambda b: lax.all_to_all(b, "x", 1, 0, tiled=True), P("x"), P("x")))(a)
+    out["pc_psum_scatter"] = lambda: jax.jit(sm(
+        lambda b: lax.psum_scatter(b, "x", scatter_dimension=1, tiled=True), P("x"),
+        P("x")))(a)
     out["pc_pmax_pmin"] = lambda: jax.jit(sm(
         lambda b: lax.pmax(b, "x") - lax.pmin(b, "x"), P("x"), P()))(a)
     out["pc_pmean"] = lambda: jax.jit(sm(lambda b: lax.pmean(b, "y"), P(None, "y"), P(),
