@@ -55,3 +55,35 @@ def test_tensor_parallel_example_prints_what_jax_prints():
                        capture_output=True, text=True, timeout=300, env=env)
     assert r.returncode == 0, r.stderr
     assert r.stdout == TENSOR_PARALLEL_OUTPUT
+
+
+# Printed by `python examples/spmd_gpt_2d.py --jax` with jax 0.10.2 on 8 CPU devices
+# (the compile and step times, which vary, left out): losses, the collectives XLA
+# inserted into the partitioned step, and every parameter's layout.
+GPT_2D_OUTPUT = (
+    "collectives per step: {'all-gather': 2, 'all-reduce': 4}\n"
+    'step  0 loss 6.5099\n'
+    'step  4 loss 6.4531\n'
+    'step  8 loss 6.3150\n'
+    '  emb   (512, 256)   P()                    shards [(512, 256)]\n'
+    '  ln1   (256,)       P()                    shards [(256,)]\n'
+    '  ln2   (256,)       P()                    shards [(256,)]\n'
+    '  lnf   (256,)       P()                    shards [(256,)]\n'
+    "  w1    (256, 1024)  P(None, 'model')       shards [(256, 256)]\n"
+    "  w2    (1024, 256)  P('model',)            shards [(256, 256)]\n"
+    "  wo    (256, 256)   P('model',)            shards [(64, 256)]\n"
+    "  wqkv  (256, 768)   P(None, 'model')       shards [(256, 192)]\n"
+)
+
+
+@pytest.mark.parametrize("flag", ["", "--gspmd"])
+def test_gpt_2d_example_prints_what_jax_prints(flag):
+    root = Path(__file__).resolve().parents[1]
+    env = dict(os.environ, ASTJAX_NUM_CPU_DEVICES="8")
+    r = subprocess.run([sys.executable, str(root / "examples" / "spmd_gpt_2d.py")]
+                       + ([flag] if flag else []),
+                       capture_output=True, text=True, timeout=600, env=env)
+    assert r.returncode == 0, r.stderr[-2000:]
+    lines = [ln for ln in r.stdout.splitlines(keepends=True)
+             if not ln.startswith(("compile:", "step time:"))]
+    assert "".join(lines) == GPT_2D_OUTPUT
