@@ -22,7 +22,8 @@ broadcast (along each dimension at most one mesh axis among the operands whose
 dimension is not a broadcast 1), `select_n` and `concatenate` need equal layouts,
 `dot_general` keeps batch + free dimensions and rejects inconsistent or doubly
 sharded contracting dimensions, reductions, `argmax`/`argmin` and `squeeze` drop
-dimensions, `transpose` permutes, `broadcast_in_dim` adds replicated dimensions,
+dimensions, cumulative reductions and `sort` need their axis unsharded,
+`transpose` permutes, `broadcast_in_dim` adds replicated dimensions,
 `reshape` splits or merges one dimension (JAX's algorithm, else its error), `slice`
 / `pad` keep the layout where the mesh axes divide the new size, `rev` keeps it,
 a `sharding_constraint` (`reshard`) sets it; a result naming a mesh axis twice is
@@ -57,6 +58,7 @@ UNARY = frozenset({
     "is_finite", "square", "integer_pow", "convert_element_type", "real", "imag", "conj",
     "reduce_precision", "copy", "copy_p", "stop_gradient", "rev"})
 
+_CUMULATIVE = frozenset({"cumsum", "cumprod", "cummax", "cummin", "cumlogsumexp"})
 _REDUCERS = frozenset({"reduce_sum", "reduce_max", "reduce_min", "reduce_prod",
                        "reduce_and", "reduce_or", "reduce_xor", "argmax", "argmin"})
 
@@ -76,6 +78,18 @@ class Typed:
         """JAX's `f32[4@x,4]` (`float32[...]` without `short_dtypes`)."""
         name = dtypes.short_name(self.aval.dtype) if short_dtypes else self.aval.dtype.name
         return f"{name}[{_dims(self.aval.shape, self.spec)}]"
+
+    def sharding_str(self):
+        """How JAX prints this type's sharding in its messages (over the AbstractMesh,
+        with the devices' kind and platform)."""
+        m = self.mesh
+        d = m.devices.flat[0]
+        axes = ", ".join(f"{n!r}: {k}" for n, k in m.shape.items())
+        types = ", ".join(t.name for t in m.axis_types)
+        spec = shd.PartitionSpec(*self.spec)      # (one entry per dimension, as JAX's)
+        return (f"NamedSharding(mesh=AbstractMesh({axes}, axis_types=({types}), device_kind="
+                f"{d.device_kind}, num_cores={getattr(d, 'num_cores', None)}, platform="
+                f"{d.platform}), spec={spec!r})")
 
 
 def _dims(shape, spec):
@@ -301,11 +315,19 @@ def _rule(name, ts, params, out_avals):
         return _broadcasting(name, ts, out_avals[0])
     if name == "select_n":
         _same(ts[1:], lambda c: "select cases must have the same shardings, got ["
-              + ", ".join(str(t.sharding) for t in c) + "].")
+              + ", ".join(t.sharding_str() for t in c) + "].")
         return _broadcasting(name, ts, out_avals[0])
     if name == "concatenate":
         return _same(ts, lambda c: "All operands should have the same sharding. Got "
-                     "shardings " + ", ".join(str(t.sharding) for t in c))
+                     "shardings " + ", ".join(t.sharding_str() for t in c))
+    if name == "sort":
+        d = params["dimension"]
+        for t in ts:
+            if t is not None and t.spec[d] is not None:
+                _err("Arguments to sort must be unsharded over the sorting dimension. Got "
+                     f"arg sharding={t.sharding_str()} and sorting dimension={d}")
+        return _same(ts, lambda c: "Arguments to sort must have equal shardings, got: "
+                     + " ".join(t.sharding_str() for t in c))
     if name == "dot_general":
         s = params.get("out_sharding")
         if s is not None:   # JAX: the given layout, no check
@@ -314,6 +336,11 @@ def _rule(name, ts, params, out_avals):
     if first is None:
         return None
     if name in UNARY:
+        return list(first.spec)
+    if name in _CUMULATIVE:
+        if first.spec[params["axis"]] is not None:
+            _err("Input should be unsharded over the axis being reduced. Got input type="
+                 f"{first.str_short()} and axis={params['axis']}")
         return list(first.spec)
     if name in _REDUCERS:
         if params.get("out_sharding") is not None:
@@ -341,25 +368,26 @@ def _rule(name, ts, params, out_avals):
 
 
 def _result(name, ts, params, out_avals):
-    """The Typed result of one equation (or None), with JAX's check that no mesh
-    axis is named twice."""
-    if len(out_avals) != 1 or all(t is None for t in ts):
-        return None
+    """The Typed results of one equation (None: untyped), with JAX's check that no
+    mesh axis is named twice. Of several results only `sort`'s are typed (alike)."""
+    if all(t is None for t in ts) or (len(out_avals) != 1 and name != "sort"):
+        return [None] * len(out_avals)
     meshes = {t.mesh for t in ts if t is not None}
     if name == "sharding_constraint":
-        return typed_sharding(params["sharding"], out_avals[0])
+        return [typed_sharding(params["sharding"], out_avals[0])]
     if len(meshes) != 1:
-        return None
+        return [None] * len(out_avals)
     spec = _rule(name, ts, params, out_avals)
     if spec is None:
-        return None
-    out = Typed(out_avals[0], spec, meshes.pop())
+        return [None] * len(out_avals)
+    mesh = meshes.pop()
+    out = Typed(out_avals[0], spec, mesh)
     axes = [a for e in spec for a in _axes_of(e)]
     if len(axes) != len(set(axes)):
         ins = ", ".join(t.str_short(True) if t is not None else "?" for t in ts)
         _err(f"{name} operation with inputs: {ins} produces an illegally sharded result: "
              f"{out.str_short(True)}")
-    return out
+    return [Typed(a, spec, mesh) for a in out_avals]
 
 
 def check(prim, args, params):
@@ -369,7 +397,8 @@ def check(prim, args, params):
     if all(t is None for t in ts):
         return None
     out = prim.abstract_eval(*[core.get_aval(a) for a in args], **params)
-    return _result(prim.name, ts, params, out if prim.multiple_results else [out])
+    outs = _result(prim.name, ts, params, out if prim.multiple_results else [out])
+    return outs[0] if len(outs) == 1 else None
 
 
 def propagate(eqns, env):
@@ -389,15 +418,16 @@ def propagate(eqns, env):
         if backward and eqn.primitive.name == "dot_general":
             continue
         try:
-            out = _result(eqn.primitive.name, ts, eqn.params,
-                          [v.aval for v in eqn.outvars])
+            outs = _result(eqn.primitive.name, ts, eqn.params,
+                           [v.aval for v in eqn.outvars])
         except shd.ShardingTypeError as e:
             if backward:
                 continue
             raise shd.ShardingTypeError(
                 e.message, loc=src if src is not None and src.file else None) from None
-        if out is not None:
-            env[eqn.outvars[0]] = out
+        for v, t in zip(eqn.outvars, outs):
+            if t is not None:
+                env[v] = t
     return env
 
 # ------------------------------------------------- jax.typeof inside a partitioned jit

@@ -74,6 +74,14 @@ def cases(jax, jnp):
         "rev": (lambda x: lax.rev(x, (0,)), ("xy",)),
         "convert": (lambda x: x.astype(jnp.int32), ("xy",)),
         "concatenate_same": (lambda x, y: jnp.concatenate([x, y], 1), ("xy", "xy")),
+        "concatenate_mismatch": (lambda x, y: jnp.concatenate([x, y]), ("xy", "y_")),
+        "where_mismatch": (lambda x, y: jnp.where(x > 0, x, y), ("xy", "y_")),
+        "cumsum_sharded_axis": (lambda x: jnp.cumsum(x, 1), ("xy",)),
+        "cumsum_free_axis": (lambda x: jnp.cumsum(x, 1), ("x_",)),
+        "cummax_free_axis": (lambda x: lax.cummax(x, 0), ("_y",)),
+        "sort_sharded_axis": (lambda x: jnp.sort(x, 0), ("xy",)),
+        "sort_free_axis": (lambda x: jnp.sort(x, 1), ("x_",)),
+        "argsort_free_axis": (lambda x: jnp.argsort(x, 1), ("x_",)),
     }
 
 
