@@ -160,7 +160,7 @@ def _parsed_module(text: str):
     """`text` as an MLIR module object (what compiling with host callbacks takes)."""
     from jaxlib.mlir import ir
     from jaxlib.mlir._mlir_libs import _jax_mlir_ext
-    from jaxlib.mlir.dialects import chlo, stablehlo
+    from jaxlib.mlir.dialects import chlo, sdy, stablehlo
     registry = ir.DialectRegistry()
     _jax_mlir_ext.register_dialects(registry)
     context = ir.Context()
@@ -168,6 +168,7 @@ def _parsed_module(text: str):
     context.load_all_available_dialects()
     stablehlo.register_dialect(context)
     chlo.register_dialect(context)
+    sdy.register_dialect(context)        # partitioned programs lowered with Shardy
     with context:
         return ir.Module.parse(text)
 

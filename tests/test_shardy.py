@@ -205,3 +205,31 @@ def test_gspmd_shard_map_cases_match_jax(gspmd, name):
         np.testing.assert_allclose(np.asarray(x, np.float64), w["value"], rtol=2e-4, atol=2e-4)
         if w["spec"] is not None:
             assert repr(x.sharding.spec) == w["spec"]
+
+
+_SEEN = []
+
+
+def _record(s):
+    _SEEN.append(float(s))
+
+
+@pytest.mark.parametrize("shardy", [True, False])
+def test_host_callback_inside_a_manual_computation(shardy):
+    # a module with host callbacks is parsed by jaxlib's MLIR: the sdy dialect must be
+    # registered there too
+    mesh = Mesh(np.array(jax.devices()[:4]), ("i",))
+
+    def body(v):
+        jax.debug.callback(_record, v.sum())
+        return v * 2
+    f = jax.jit(jax.shard_map(body, mesh=mesh, in_specs=P("i"), out_specs=P("i")))
+    _SEEN.clear()
+    jax.config.update("jax_use_shardy_partitioner", shardy)
+    try:
+        r = f(np.arange(8.0, dtype=np.float32))
+        jax.block_until_ready(r)
+    finally:
+        jax.config.update("jax_use_shardy_partitioner", True)
+    np.testing.assert_allclose(np.asarray(r), np.arange(8.0) * 2)
+    assert sorted(_SEEN) == [1.0, 5.0, 9.0, 13.0]
