@@ -96,8 +96,13 @@ def _typed(sharding, aval, mesh):
     return sharding
 
 
+_WHOLE = object()   # the layout of every value of a one-device program
+
+
 def _from_xla(op, aval, mesh, devs):
     """An OpSharding read from an executable -> an astjax sharding over `mesh`."""
+    if op is _WHOLE:
+        return _typed(shd.NamedSharding(mesh, shd.PartitionSpec()), aval, mesh)
     h = xc.HloSharding.from_proto(op)
     if h.is_replicated():
         return _typed(shd.NamedSharding(mesh, shd.PartitionSpec()), aval, mesh)
@@ -140,8 +145,9 @@ class SpmdExecutable:
         build.allow_spmd_sharding_propagation_to_parameters = [s is None for s in in_shardings]
         build.allow_spmd_sharding_propagation_to_output = [s is None for s in out_shardings]
         self.exe = runtime.compile_mlir(text, self.devices, opts)
-        params = self.exe.get_parameter_shardings() or []
-        outs = self.exe.get_output_shardings() or []
+        # (a program over one device reports no shardings: every layout is whole)
+        params = self.exe.get_parameter_shardings() or [_WHOLE] * len(in_shardings)
+        outs = self.exe.get_output_shardings() or [_WHOLE] * len(out_shardings)
         self.in_shardings = [s if s is not None else _from_xla(op, a, mesh, self.devices)
                              for s, op, a in zip(in_shardings, params, self.in_avals)]
         self.out_shardings = [s if s is not None else _from_xla(op, a, mesh, self.devices)
@@ -169,6 +175,8 @@ class SpmdExecutable:
         g = sharded.put(x, s) if isinstance(s, shd.NamedSharding) else None
         if type(g) is sharded.GlobalArray:
             return g.on_devices(self.devices)
+        if isinstance(g, runtime.Array) and len(self.devices) == 1:   # a one-device mesh
+            return g._buf
         raise NotImplementedInAstjaxError(f"a partitioned program's argument laid out as {s!r} "
                                           "is not supported yet")
 

@@ -189,3 +189,14 @@ def test_mesh_utils():
     assert hybrid.shape == (4,)
     with pytest.raises(ValueError, match="must equal the product"):
         mesh_utils.create_device_mesh((3, 2))
+
+
+def test_partitioned_program_over_a_one_device_mesh():
+    # XLA reports no parameter/output shardings for one partition (astjax dropped the
+    # arguments: "Execution supplied 0 arguments"); JAX 0.10.2: NamedSharding, P()
+    m1 = Mesh(np.array(jax.devices()[:1]), ("i",))
+    f = jax.jit(lambda a: a * 2, in_shardings=NamedSharding(m1, P("i")))
+    r = f(np.ones(4, np.float32))
+    np.testing.assert_allclose(np.asarray(r), 2.0)
+    assert r.sharding == NamedSharding(m1, P())
+    assert [s.device for s in r.addressable_shards] == [jax.devices()[0]]
