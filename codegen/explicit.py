@@ -350,15 +350,13 @@ def _rule(name, ts, params, out_avals):
         return [e for d, e in enumerate(first.spec) if d not in set(params["dimensions"])]
     if name == "transpose":
         return [first.spec[d] for d in params["permutation"]]
+    if name in ("broadcast_in_dim", "reshape") and params.get("sharding") is not None:
+        return list(params["sharding"].spec._normalized(out_avals[0].ndim))   # JAX: as given
     if name == "broadcast_in_dim":
-        if params.get("sharding") is not None:
-            return None
         it = iter(first.spec)
         dims = set(params["broadcast_dimensions"])
         return [next(it) if d in dims else None for d in range(len(params["shape"]))]
     if name == "reshape":
-        if params.get("sharding") is not None:
-            return None
         return _reshape(first, params["new_sizes"], params.get("dimensions"))
     if name == "slice":
         return _varying_shape(first, out_avals[0].shape, "slicing")

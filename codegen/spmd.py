@@ -53,8 +53,9 @@ def _walk(jaxpr):
 
 
 def _out_sharding(eqn):
-    """The layout an equation asks for its result (`lax.dot_general(out_sharding=)`)."""
-    s = eqn.params.get("out_sharding")
+    """The layout an equation asks for its result (`lax.dot_general` / `reshape` /
+    `broadcast_in_dim`'s `out_sharding`, a param `out_sharding` or `sharding`)."""
+    s = eqn.params.get("out_sharding", eqn.params.get("sharding"))
     return s if isinstance(s, shd.NamedSharding) else None
 
 

@@ -166,3 +166,18 @@ def test_grad_through_dot_general_out_sharding_has_the_primal_layout(table):
     g = jax.jit(jax.grad(lambda u, v: f(u, v).sum()))(a, b)
     np.testing.assert_allclose(np.asarray(g).sum(), 288.0)      # (JAX's value)
     assert g.sharding.spec == P("x", "y")
+
+
+def test_reshape_out_sharding_under_vmap_and_on_auto_axes(table):
+    arrs, _ = table
+    mesh = arrs["xy"].sharding.mesh
+    c = arrs["x_"]
+    v = jax.vmap(lambda u: jax.lax.reshape(u, (2, 8), out_sharding=NamedSharding(
+        mesh, P("x", None))))(jnp.stack([c, c]))
+    assert v.sharding.spec == P(None, "x", None)          # JAX 0.10.2's
+    np.testing.assert_allclose(np.asarray(v)[1], np.asarray(c).reshape(2, 8))
+    auto = jax.sharding.Mesh(np.array(jax.devices()[:4]).reshape(2, 2), ("x", "y"))
+    with pytest.raises(ValueError, match="PartitionSpec passed to reshape cannot contain "
+                                         "axis names that are of type Auto or Manual"):
+        jax.lax.reshape(np.ones((4, 4), np.float32), (2, 8),
+                        out_sharding=NamedSharding(auto, P("x")))

@@ -11,10 +11,8 @@ import enum
 import numpy as np
 
 from .. import core, dtypes
-from .. import sharding as shd
 from ..core import ShapedArray, bind
-from ..errors import (ArgumentTypeError, ArgumentValueError, DTypeError, ShapeError,
-                      caller_location)
+from ..errors import DTypeError, ShapeError
 from ..pyast import dtype_expr, lax_call
 from . import elementwise as ew
 from .base import (ANY, INT_BOOL, NUMBER, add_tangents, deflinear, defreducer, is_zero,
@@ -22,8 +20,8 @@ from .base import (ANY, INT_BOOL, NUMBER, add_tangents, deflinear, defreducer, i
                    shift_axis)
 from .base import tangent_aval as _aval
 from .slicing import slice_in_dim
-from .structural import (broadcast_in_dim, concatenate, convert_element_type, full, reshape,
-                         transpose)
+from .structural import (batched_layout, broadcast_in_dim, concatenate, convert_element_type,
+                         full, laid_out, out_layout, reshape, transpose)
 
 __all__ = ["reduce_sum_p", "reduce_prod_p", "reduce_max_p", "reduce_min_p", "reduce_and_p",
            "reduce_or_p", "dot_general_p", "DotDims", "dot_dims"]
@@ -265,14 +263,7 @@ def _dot_lowering(ctx, x, y, *, dimension_numbers, precision=None,
     if precision is not None:
         attrs["precision_config"] = "[" + ", ".join(
             f"#stablehlo<precision {p.name}>" for p in precision) + "]"
-    out = ctx.op1("stablehlo.dot_general", [x, y], attrs=attrs)
-    if out_sharding is None:
-        return out
-    # lax.dot_general(out_sharding=): the result laid out so (partitioned programs)
-    from .spmd import sharding_constraint_p
-    aval = ctx.avals_out[0]
-    return sharding_constraint_p.lowering(type(ctx)(ctx.mb, [aval], [aval], ctx.platform),
-                                          out, sharding=out_sharding)
+    return laid_out(ctx, ctx.op1("stablehlo.dot_general", [x, y], attrs=attrs), out_sharding)
 
 
 register(dot_general_p, impl=_dot_impl, abstract_eval=_dot_ae, lowering=_dot_lowering)
@@ -368,12 +359,8 @@ def _dot_general_batch(args, dims, *, dimension_numbers, **params):
         n_lfree = la.ndim - len(lc) - len(lb)
         free = [i for i in range(ra.ndim) if i not in rc2 and i not in rb2]
         out_d = len(lb) + n_lfree + free.index(rd)
-    s = params.get("out_sharding")
-    if s is not None:   # the batch dimension of the result is not sharded
-        rank = _aval(lhs).ndim + _aval(rhs).ndim - len(dn[1][0]) - 2 * len(dn[0][0])
-        spec = list(s.spec._normalized(rank - 1))
-        spec.insert(out_d, None)
-        params = dict(params, out_sharding=type(s)(s.mesh, type(s.spec)(*spec)))
+    if params.get("out_sharding") is not None:
+        params = dict(params, out_sharding=batched_layout(params["out_sharding"], out_d))
     return bind(dot_general_p, lhs, rhs, dimension_numbers=dn, **params), out_d
 
 
@@ -411,36 +398,11 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
     params = dict(dimension_numbers=dot_dims((lc, rc), (lb, rb)),
                   preferred_element_type=out_dtype)
     if out_sharding is not None:
-        params["out_sharding"] = _named(out_sharding)
+        params["out_sharding"] = out_layout(out_sharding, "dot_general")
     precision = canonicalize_precision(precision)
     if precision is not None:
         params["precision"] = precision
     return bind(dot_general_p, lhs, rhs, **params)
-
-
-def _named(s):
-    """An `out_sharding` argument as a NamedSharding (JAX's ValueError for a bare
-    PartitionSpec outside `set_mesh`)."""
-    if isinstance(s, shd.PartitionSpec):
-        mesh = shd.get_mesh()
-        if mesh.empty:
-            raise ArgumentValueError(
-                "Using PartitionSpec when you are not under a mesh context is not allowed. "
-                "Please pass a NamedSharding instance or enter into a mesh context via "
-                f"`jax.set_mesh`. Got {s!r}", loc=caller_location())
-        return shd.NamedSharding(mesh, s)
-    if not isinstance(s, shd.NamedSharding):
-        raise ArgumentTypeError(f"out_sharding must be a NamedSharding or a PartitionSpec, "
-                                f"got {s!r:.80}", loc=caller_location())
-    types = dict(zip(s.mesh.axis_names, s.mesh.axis_types))
-    for entry in s.spec:
-        for a in shd.PartitionSpec._axes(entry):
-            if types[a] != shd.AxisType.Explicit:
-                raise ArgumentValueError(
-                    "PartitionSpec passed to dot_general cannot contain axis names that are "
-                    f"of type Auto or Manual. Got PartitionSpec: {s.spec!r} with axis name: "
-                    f"{a} of type: {types[a]}.", loc=caller_location())
-    return s
 
 
 def dot(lhs, rhs, precision=None, preferred_element_type=None):

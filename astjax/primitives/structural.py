@@ -12,8 +12,10 @@ import math
 import numpy as np
 
 from .. import core, dtypes
+from .. import sharding as shd
 from ..core import ShapedArray, bind
-from ..errors import DTypeError, ShapeError, ShapeValueError
+from ..errors import (ArgumentTypeError, ArgumentValueError, DTypeError, ShapeError,
+                      ShapeValueError, caller_location)
 from ..pyast import attr, call, dtype_expr, lax_call, pyconst, scalar_py
 from . import elementwise as ew
 from .base import (check_shape, deflinear, defno_operands, defvectorized, is_zero, match_scalars,
@@ -177,9 +179,10 @@ register(broadcast_in_dim_p,
          impl=_bid_impl,
          abstract_eval=lambda x, *, shape, broadcast_dimensions, sharding=None:
              _bid_shape(x, shape, broadcast_dimensions),
-         lowering=lambda ctx, x, *, shape, broadcast_dimensions, sharding=None: ctx.op1(
-             "stablehlo.broadcast_in_dim", [x],
-             attrs={"broadcast_dimensions": ctx.i64(broadcast_dimensions)}))
+         lowering=lambda ctx, x, *, shape, broadcast_dimensions, sharding=None: laid_out(
+             ctx, ctx.op1("stablehlo.broadcast_in_dim", [x],
+                          attrs={"broadcast_dimensions": ctx.i64(broadcast_dimensions)}),
+             sharding))
 
 
 def _bid_transpose(ct, x, *, shape, broadcast_dimensions, sharding=None):
@@ -203,12 +206,12 @@ def _bid_transpose(ct, x, *, shape, broadcast_dimensions, sharding=None):
     return [reshape(r, in_shape)]
 
 
-def _bid_batch(args, dims, *, shape, broadcast_dimensions, **params):
+def _bid_batch(args, dims, *, shape, broadcast_dimensions, sharding=None):
     x = moveaxis(args[0], dims[0], 0)
     size = _aval(x).shape[0]
     return bind(broadcast_in_dim_p, x, shape=(size,) + tuple(shape),
                 broadcast_dimensions=(0,) + tuple(b + 1 for b in broadcast_dimensions),
-                **params), 0
+                sharding=batched_layout(sharding, 0)), 0
 
 
 def _bid_source(gen, eqn):
@@ -233,12 +236,15 @@ register(broadcast_in_dim_p, batch=_bid_batch, source=_bid_source)
 
 
 def broadcast_in_dim(x, shape, broadcast_dimensions, out_sharding=None):
-    """`lax.broadcast_in_dim`: operand axis i becomes axis broadcast_dimensions[i]."""
+    """`lax.broadcast_in_dim`: operand axis i becomes axis broadcast_dimensions[i];
+    `out_sharding` lays the result out (see `out_layout`)."""
     shape = tuple(int(d) for d in shape)
-    if _aval(x).shape == shape and tuple(broadcast_dimensions) == tuple(range(len(shape))):
+    s = None if out_sharding is None else out_layout(out_sharding, "broadcast_in_dim")
+    if (s is None and _aval(x).shape == shape
+            and tuple(broadcast_dimensions) == tuple(range(len(shape)))):
         return x
     return bind(broadcast_in_dim_p, x, shape=shape,
-                broadcast_dimensions=tuple(int(d) for d in broadcast_dimensions), sharding=None)
+                broadcast_dimensions=tuple(int(d) for d in broadcast_dimensions), sharding=s)
 
 
 def broadcast(x, sizes):
@@ -264,14 +270,15 @@ register(reshape_p,
          impl=lambda x, *, new_sizes, dimensions=None, sharding=None:
              np.reshape(np.asarray(x), new_sizes),
          abstract_eval=_reshape_ae,
-         lowering=lambda ctx, x, **_: ctx.op1("stablehlo.reshape", [x]))
+         lowering=lambda ctx, x, *, new_sizes, dimensions=None, sharding=None: laid_out(
+             ctx, ctx.op1("stablehlo.reshape", [x]), sharding))
 
 
-def _reshape_batch(args, dims, *, new_sizes, dimensions=None, **params):
+def _reshape_batch(args, dims, *, new_sizes, dimensions=None, sharding=None):
     x = moveaxis(args[0], dims[0], 0)
     size = _aval(x).shape[0]
     return bind(reshape_p, x, new_sizes=(size,) + tuple(new_sizes), dimensions=None,
-                **params), 0
+                sharding=batched_layout(sharding, 0)), 0
 
 
 def _reshape_source(gen, eqn):
@@ -288,13 +295,66 @@ register(reshape_p, batch=_reshape_batch, source=_reshape_source)
 
 
 def reshape(x, new_sizes, dimensions=None, out_sharding=None):
-    """`lax.reshape` (after transposing by `dimensions`, if given)."""
+    """`lax.reshape` (after transposing by `dimensions`, if given); `out_sharding`
+    lays the result out (see `out_layout`)."""
     new_sizes = tuple(int(d) for d in new_sizes)
-    if _aval(x).shape == new_sizes and dimensions is None:
+    s = None if out_sharding is None else out_layout(out_sharding, "reshape")
+    if s is None and _aval(x).shape == new_sizes and dimensions is None:
         return x
     if dimensions is not None:
         x = transpose(x, dimensions)
-    return bind(reshape_p, x, new_sizes=new_sizes, dimensions=None, sharding=None)
+    return bind(reshape_p, x, new_sizes=new_sizes, dimensions=None, sharding=s)
+
+# ---- out_sharding: an operation that lays its result out ---------------------------
+# `lax.reshape` / `broadcast_in_dim` / `dot_general(..., out_sharding=)`: on a mesh of
+# Explicit axes the result's layout (its type, `codegen/explicit.py`); in the program,
+# a sharding constraint after the operation (the program is partitioned for it).
+
+
+def out_layout(s, what):
+    """An `out_sharding` argument as a NamedSharding over Explicit axes (JAX's
+    ValueErrors for a bare PartitionSpec outside `set_mesh` and for Auto axes)."""
+    if isinstance(s, shd.PartitionSpec):
+        mesh = shd.get_mesh()
+        if mesh.empty:
+            raise ArgumentValueError(
+                "Using PartitionSpec when you are not under a mesh context is not allowed. "
+                "Please pass a NamedSharding instance or enter into a mesh context via "
+                f"`jax.set_mesh`. Got {s!r}", loc=caller_location())
+        s = shd.NamedSharding(mesh, s)
+    if not isinstance(s, shd.NamedSharding):
+        raise ArgumentTypeError(f"out_sharding must be a NamedSharding or a PartitionSpec, "
+                                f"got {s!r:.80}", loc=caller_location())
+    types = dict(zip(s.mesh.axis_names, s.mesh.axis_types))
+    for entry in s.spec:
+        for a in shd.PartitionSpec._axes(entry):
+            if types[a] != shd.AxisType.Explicit:
+                raise ArgumentValueError(
+                    f"PartitionSpec passed to {what} cannot contain axis names that are "
+                    f"of type Auto or Manual. Got PartitionSpec: {s.spec!r} with axis name: "
+                    f"{a} of type: {types[a]}.", loc=caller_location())
+    return s
+
+
+def batched_layout(s, d):
+    """The `out_sharding` of an operation batched with its new dimension at `d`
+    (unsharded, as JAX's vmap leaves it)."""
+    if s is None:
+        return None
+    spec = list(s.spec)
+    spec[d:d] = [None] * max(0, d - len(spec)) + [None]
+    return shd.NamedSharding(s.mesh, shd.PartitionSpec(*spec))
+
+
+def laid_out(ctx, y, sharding):
+    """Lowering: the rule's result `y` constrained to its operation's `out_sharding`
+    (when there is one)."""
+    if sharding is None:
+        return y
+    from .spmd import sharding_constraint_p
+    aval = ctx.avals_out[0]
+    return sharding_constraint_p.lowering(type(ctx)(ctx.mb, [aval], [aval], ctx.platform),
+                                          y, sharding=sharding)
 
 # ---- transpose --------------------------------------------------------------------
 transpose_p = core.new_primitive("transpose")

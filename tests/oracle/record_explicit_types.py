@@ -116,8 +116,9 @@ def run_case(jax, jnp, fn, names, arrs):
 
 
 def _reshard_cases(jax, jnp):
-    """reshard and `lax.dot_general(out_sharding=)` (contracting a dimension sharded
-    on both sides is fine then), with NamedShardings over the arrays' mesh."""
+    """reshard and the `out_sharding` of `lax.dot_general` (contracting a dimension
+    sharded on both sides is fine then), `lax.reshape` and `lax.broadcast_in_dim`,
+    with NamedShardings over the arrays' mesh."""
     NamedSharding, P = jax.sharding.NamedSharding, jax.sharding.PartitionSpec
     dn = (((1,), (0,)), ((), ()))
 
@@ -129,7 +130,15 @@ def _reshard_cases(jax, jnp):
         "dot_out_sharding_x": (dot(P("x", None)), ("xy", "y_")),
         "dot_out_sharding_y": (dot(P(None, "y")), ("xy", "y_")),
         "dot_out_sharding_then_sum": (lambda x, y: dot(P("x", "y"))(x, y).sum(1),
-                                      ("x_", "xy"))}
+                                      ("x_", "xy")),
+        # the reshape JAX refuses without out_sharding (reshape_unsupported), with it
+        "reshape_out_sharding": (lambda x: jax.lax.reshape(
+            x, (2, 8), out_sharding=NamedSharding(_MESH[0], P("x", None))), ("x_",)),
+        "reshape_out_sharding_y": (lambda x: jax.lax.reshape(
+            x, (8, 2), out_sharding=NamedSharding(_MESH[0], P(None, "y"))), ("xy",)),
+        "broadcast_out_sharding": (lambda x: jax.lax.broadcast_in_dim(
+            x, (2, 4, 4), (1, 2), out_sharding=NamedSharding(_MESH[0], P("y", "x"))),
+            ("xy",))}
 
 
 _MESH = []
