@@ -26,7 +26,8 @@ dimensions, cumulative reductions and `sort` need their axis unsharded,
 `transpose` permutes, `broadcast_in_dim` adds replicated dimensions,
 `reshape` splits or merges one dimension (JAX's algorithm, else its error), `slice`
 / `pad` keep the layout where the mesh axes divide the new size, `rev` keeps it,
-a `sharding_constraint` (`reshard`) sets it; a result naming a mesh axis twice is
+a `sharding_constraint` (`reshard`) sets it, and so does an `out_sharding` given to
+`dot_general`, `reshape` or `broadcast_in_dim`; a result naming a mesh axis twice is
 JAX's "illegally sharded result". Values from any other operation, host values and
 arrays on one device are untyped: no check can fail on them wrongly.
 """
