@@ -1,6 +1,8 @@
 """One process of tests/test_multiprocess.py's two-process job:
-`python tests/multiprocess_worker.py PROCESS_ID NUM_PROCESSES PORT` prints one JSON
-line of what it sees (devices, its shards of sharded-jit and shard_map results)."""
+`python tests/multiprocess_worker.py PROCESS_ID NUM_PROCESSES PORT [--slurm] [--die]`
+prints one JSON line of what it sees (devices, its shards of sharded-jit and
+shard_map results); with `--slurm` it joins the job from Slurm's environment
+variables alone (`jax.distributed.initialize()`)."""
 import json
 import sys
 import time
@@ -12,7 +14,11 @@ import astjax as jax
 
 def main():
     pid, nproc, port = (int(a) for a in sys.argv[1:4])
-    jax.distributed.initialize(f"127.0.0.1:{port}", nproc, pid, heartbeat_timeout_seconds=5)
+    if "--slurm" in sys.argv:   # everything from the (simulated) Slurm environment
+        jax.distributed.initialize(heartbeat_timeout_seconds=5)
+    else:
+        jax.distributed.initialize(f"127.0.0.1:{port}", nproc, pid,
+                                   heartbeat_timeout_seconds=5)
     jnp = jax.numpy
     if "--die" in sys.argv:   # process 1 dies; process 0 must not wait for ever
         if pid == 1:

@@ -23,13 +23,21 @@ def _free_port():
         return s.getsockname()[1]
 
 
+def _slurm_env(i, n, port):
+    """What `srun` sets for task i of n (one node, 127.0.0.1; the port given)."""
+    return dict(SLURM_JOB_ID="4242", SLURM_STEP_NODELIST="127.0.0.1", SLURM_NTASKS=str(n),
+                SLURM_PROCID=str(i), SLURM_LOCALID=str(i), JAX_COORDINATOR_PORT=str(port))
+
+
 def _run_job(n=2, timeout=120, extra=()):
     port = _free_port()
     env = dict(os.environ, ASTJAX_NUM_CPU_DEVICES="2",
                PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     procs = [subprocess.Popen([sys.executable, str(WORKER), str(i), str(n), str(port), *extra],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                              env=env) for i in range(n)]
+                              env=dict(env, **(_slurm_env(i, n, port) if "--slurm" in extra
+                                               else {})))
+             for i in range(n)]
     deadline = time.monotonic() + timeout
     outs = []
     try:
@@ -44,8 +52,9 @@ def _run_job(n=2, timeout=120, extra=()):
     return outs
 
 
-def test_two_processes_share_one_mesh():
-    results = _run_job()
+@pytest.mark.parametrize("how", ["arguments", "slurm"])
+def test_two_processes_share_one_mesh(how):
+    results = _run_job(extra=("--slurm",) if how == "slurm" else ())
     for rc, out, err in results:
         assert rc == 0, err[-2000:]
     seen = [json.loads(out.strip().splitlines()[-1]) for _, out, _ in results]
