@@ -471,7 +471,12 @@ class TypedAval(core.ShapedArray):
         return ("~" if self.weak_type else "") + self._typed.str_short()
 
     def __repr__(self):
-        return f"ShapedArray({self._typed.str_short(True)})"
+        weak = ", weak_type=True" if self.weak_type else ""
+        return f"ShapedArray({self._typed.str_short()}{weak})"
+
+    def str_short(self, short_dtypes=True):
+        """`f32[4@x,4]` (astjax's short form, with the layout)."""
+        return self._typed.str_short(short_dtypes)
 
     def __eq__(self, other):
         return (isinstance(other, TypedAval) and super().same_type(other)

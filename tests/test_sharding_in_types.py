@@ -67,6 +67,7 @@ def test_typeof_of_an_explicit_array_outside_jit(table):
     arrs, _ = table
     t = jax.typeof(arrs["xy"])
     assert str(t) == "float32[4@x,4@y]" and t.sharding.spec == P("x", "y")
+    assert repr(t) == "ShapedArray(float32[4@x,4@y])"          # JAX's repr
     assert t.shape == (4, 4) and t.sharding.mesh == arrs["xy"].sharding.mesh.abstract_mesh
     assert jax.typeof(np.ones(3, np.float32)).sharding is None   # one device: untyped
 
