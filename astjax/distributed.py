@@ -4,7 +4,7 @@ runtime (what `jax.distributed` uses).
 `initialize(coordinator_address, num_processes, process_id, local_device_ids)` --
 called in every process before the first computation -- starts the coordination
 service in process 0 and connects each process's client to it. The runtime's
-client then joins the job (`codegen.runtime.configure_distributed`):
+client then joins the job (`codegen.runtime.configure_distributed`, `codegen.platforms`):
 
 - on the CPU, `make_cpu_client` with the distributed client, the node id, the
   number of nodes and Gloo TCP collectives over the client (JAX 0.10.2's CPU
@@ -29,7 +29,7 @@ import atexit
 import os
 import re
 
-from .codegen import runtime
+from .codegen import platforms, runtime
 from .codegen.runtime import xc
 from .errors import ArgumentTypeError, ArgumentValueError, caller_location
 
@@ -168,7 +168,7 @@ def initialize(coordinator_address=None, num_processes=None, process_id=None,
         cluster_detection_method)
     _check(coordinator_address, num_processes, process_id, local_device_ids, loc)
     runtime.check_not_started()
-    runtime.check_platform_available()   # a missing CUDA plugin: say so before joining
+    platforms.check_platform_available()   # a missing CUDA plugin: say so before joining
     n, pid = num_processes, process_id
     service = None
     if pid == 0:

@@ -77,9 +77,9 @@ LIBRARIES = ["astjax.numpy", "astjax.random", "astjax.scipy", "astjax.nn",
 # the modules whose module-level `__getattr__` is their documented "not implemented" face
 NOT_IMPLEMENTED_FACES = ("astjax.numpy", "astjax.random", "astjax.scipy", "astjax.nn")
 # the modules allowed to use `importlib`: the meta-path finder serving `import jax`, the
-# runtime, which locates the CUDA plugin's files with `find_spec` (no import), and the
-# command line, which loads the user's FILE:FUNC
-IMPORT_HOOK_MODULES = ("astjax.jax_alias", "astjax.codegen.runtime", "astjax.cli")
+# platform choice, which locates the CUDA plugin's files with `find_spec` (no import),
+# and the command line, which loads the user's FILE:FUNC
+IMPORT_HOOK_MODULES = ("astjax.jax_alias", "astjax.codegen.platforms", "astjax.cli")
 # modules that mirror JAX's own module surface, private names included (`jax.version`)
 MIRRORS_OF_JAX = ("astjax.compat",)
 # rule kinds every primitive needs; also jvp unless `nondiff`, transpose if `linear`,

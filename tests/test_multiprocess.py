@@ -171,22 +171,22 @@ def test_initialize_without_a_cluster_names_the_missing_argument(clean_env):
 
 def test_gpu_client_options_of_a_job(monkeypatch):
     # what the CUDA plugin's client is made with in process 1 of 4, GPUs 2 and 3
-    from astjax.codegen import runtime
+    from astjax.codegen import platforms
     job = dict(distributed_client="<client>", node_id=1, num_nodes=4, collectives=None,
                visible_devices=[2, 3])
-    monkeypatch.setattr(runtime, "_distributed", job)
-    options, client = runtime.gpu_client_options()
+    monkeypatch.setattr(platforms, "_distributed", job)
+    options, client = platforms.gpu_client_options()
     assert client == "<client>"
     assert options["node_id"] == 1 and options["num_nodes"] == 4
     assert options["visible_devices"] == [2, 3] and options["platform_name"] == "cuda"
-    monkeypatch.setattr(runtime, "_distributed", {})
-    options, client = runtime.gpu_client_options()
+    monkeypatch.setattr(platforms, "_distributed", {})
+    options, client = platforms.gpu_client_options()
     assert client is None and "node_id" not in options
 
 
 def test_missing_cuda_plugin_is_reported_before_joining():
-    from astjax.codegen import runtime
-    if runtime.find_cuda_plugin() is not None:
+    from astjax.codegen import platforms
+    if platforms.find_cuda_plugin() is not None:
         pytest.skip("a CUDA plugin is installed here")
     code = ("import astjax\n"
             "try:\n"

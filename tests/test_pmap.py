@@ -386,10 +386,10 @@ def test_pmap_inside_jit_is_a_shard_map():
 # the CPU, and that ASTJAX_PLATFORM is obeyed.
 
 PLATFORM_PROBE = (
-    "import astjax, json; from astjax.codegen import runtime as r\n"
+    "import astjax, json; from astjax.codegen import runtime as r, platforms as pl\n"
     "try:\n"
     "    print(json.dumps({'platform': r.platform(), 'n': len(astjax.devices()),\n"
-    "                      'plugin': r.find_cuda_plugin(), 'log': r.platform_log}))\n"
+    "                      'plugin': pl.find_cuda_plugin(), 'log': pl.platform_log}))\n"
     "except RuntimeError as e:\n"
     "    print(json.dumps({'error': str(e)}))\n")
 
