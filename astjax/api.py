@@ -20,7 +20,9 @@ from .errors import (AstjaxError, ArgumentError, ArgumentTypeError, ArgumentValu
                      check_signature, function_name)
 from .dispatch_keys import (KWARGS as _KWARGS, STATIC as _STATIC, NoFastPath as _NoFastPath,
                             numpy_key as _numpy_key, tree_sig as _tree_sig,
-                            unflattener as _unflattener)
+                            unflattener as _unflattener,
+                            with_float0_outputs as _with_float0_outputs,
+                            without_float0_outputs as _without_float0_outputs)
 from .staging import StagedCallable, arg_hints, as_callable, leaf_aval, stage_flat
 from .transforms.dce import dce_closed
 from .traceback_util import user_traceback
@@ -165,13 +167,15 @@ _ArrayImpl, _REAL_JAX_CONFIG, _modules = cpp_jit.ArrayImpl, cpp_jit.REAL_JAX_CON
 
 class _Entry:
     """One compiled signature: executable, consts on device, output tree."""
-    __slots__ = ("closed", "executable", "consts", "out_tree", "text", "const_bufs",
-                 "in_avals", "unflatten", "call_buffers", "exe", "handlers", "out_avals",
-                 "out_aval0", "single", "in_tree")
+    __slots__ = ("closed", "program", "executable", "consts", "out_tree", "text",
+                 "const_bufs", "in_avals", "unflatten", "call_buffers", "exe", "handlers",
+                 "out_avals", "out_aval0", "single", "in_tree")
 
     def __init__(self, closed, out_tree, name, donated=()):
-        self.closed = closed
+        self.closed = closed   # what `stage` / make_jaxpr show; `program` is compiled
         self.out_tree = out_tree
+        self.program, float0_outs = _without_float0_outputs(closed)
+        closed = self.program
         jaxpr = closed.jaxpr
         nconst = len(jaxpr.constvars)
         self.text = stablehlo.lower_module(jaxpr, name=f"jit_{name}",
@@ -182,13 +186,15 @@ class _Entry:
         self.const_bufs = [c._buf for c in self.consts]
         self.in_avals = [v.aval for v in jaxpr.invars]
         self.unflatten = _unflattener(out_tree)
-        self.single = out_tree.node_type is None
+        if float0_outs:   # host zeros put back among the program's results
+            self.unflatten = _with_float0_outputs(self.unflatten, float0_outs)
+        self.single = out_tree.node_type is None and not float0_outs
         self.call_buffers = self.exe = self.handlers = self.out_avals = self.out_aval0 = None
         self.in_tree = None  # set by Jitted._entry
 
     def compile(self):
         if self.executable is None:
-            jaxpr = self.closed.jaxpr
+            jaxpr = self.program.jaxpr
             self.executable = runtime.Executable(
                 self.text, [v.aval for v in jaxpr.constvars + jaxpr.invars],
                 [a.aval for a in jaxpr.outvars])

@@ -1,5 +1,6 @@
 """jit's dispatch keys: a cheap, hashable signature of a call's arguments for the
-per-function executable cache (`api.Jitted`), and the output rebuilders an entry keeps.
+per-function executable cache (`api.Jitted`), and the output rebuilders an entry keeps
+(including the host-side float0 results a compiled program cannot return).
 
 A signature is built without flattening through the pytree registry: builtin
 containers, astjax Arrays, NumPy arrays and Python scalars have a fast form; anything
@@ -11,7 +12,7 @@ import functools
 
 import numpy as np
 
-from . import dtypes, tree_util
+from . import core, dtypes, tree_util
 from .codegen import cpp_jit, runtime
 
 _Array = runtime.Array
@@ -90,3 +91,34 @@ def unflattener(out_tree):
 def _first(outs):
     """The only result of a one-leaf output tree."""
     return outs[0]
+
+
+def without_float0_outputs(closed):
+    """(`closed` without its float0 outputs -- and the float0 consts only those used --,
+    [(position, aval)] of the outputs removed). XLA has no float0 element type; as in
+    JAX, such results (the gradients of integer inputs under `allow_int`) are zeros made
+    on the host (`with_float0_outputs`), never computed by the program."""
+    jaxpr = closed.jaxpr
+    removed = [(i, v.aval) for i, v in enumerate(jaxpr.outvars)
+               if v.aval.dtype == dtypes.float0]
+    if not removed:
+        return closed, []
+    outvars = [v for v in jaxpr.outvars if v.aval.dtype != dtypes.float0]
+    used = {id(x) for e in jaxpr.eqns for x in e.invars} | {id(v) for v in outvars}
+    keep = [i for i, v in enumerate(jaxpr.constvars)
+            if v.aval.dtype != dtypes.float0 or id(v) in used]
+    program = core.Jaxpr([jaxpr.constvars[i] for i in keep], jaxpr.invars, outvars, jaxpr.eqns)
+    return core.ClosedJaxpr(program, [closed.consts[i] for i in keep]), removed
+
+
+def with_float0_outputs(unflatten, removed):
+    """`unflatten` for a program whose float0 outputs `removed` (from
+    `without_float0_outputs`) are put back as host zeros, as JAX returns them."""
+    float0 = dtypes.float0
+
+    def rebuild(outs):
+        outs = list(outs)
+        for i, aval in removed:
+            outs.insert(i, np.zeros(aval.shape, float0))
+        return unflatten(outs)
+    return rebuild

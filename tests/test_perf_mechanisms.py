@@ -707,3 +707,29 @@ def test_cpp_dispatch_follows_x64():
     finally:
         astjax.config.update("jax_enable_x64", False)
     assert jf(x, x).dtype == np.float32
+
+
+def _int_scaled(x, n):
+    return jnp.sum(jnp.sin(x) * n)
+
+
+def test_float0_results_of_a_compiled_call_are_host_zeros(monkeypatch):
+    """grad(allow_int=True) of an integer argument under jit: the program returns
+    only the float gradient; the float0 one is made on the host (as in JAX), on
+    every dispatch path (NumPy, Arrays, .lower().compile())."""
+    vg = astjax.jit(astjax.value_and_grad(_int_scaled, argnums=(0, 1), allow_int=True))
+    x, n = np.ones(3, np.float32), np.int32(2)
+    want = np.cos(x) * 2
+    for args in [(x, n)] * 3 + [(astjax.device_put(x), astjax.device_put(n))] * 3:
+        v, (dx, dn) = vg(*args)
+        assert type(dn) is np.ndarray and dn.dtype == astjax.float0 and dn.shape == ()
+        assert type(dx) is runtime.Array
+        np.testing.assert_allclose(np.asarray(dx), want, rtol=1e-6)
+        np.testing.assert_allclose(float(v), np.sin(1.0) * 6, rtol=1e-6)
+    g = astjax.grad(_int_scaled, argnums=1, allow_int=True)
+    lowered = astjax.jit(g).lower(x, n)
+    assert "float0" not in lowered.as_text() and "-> ()" in lowered.as_text()
+    out = lowered.compile()(x, n)
+    assert out.dtype == astjax.float0 and out.shape == ()
+    # make_jaxpr still shows the float0 output, as JAX's does
+    assert "float0[]" in str(astjax.make_jaxpr(g)(x, n))
