@@ -24,6 +24,7 @@ from .dispatch_keys import (KWARGS as _KWARGS, STATIC as _STATIC, NoFastPath as 
                             with_float0_outputs as _with_float0_outputs,
                             without_float0_outputs as _without_float0_outputs)
 from .staging import StagedCallable, arg_hints, as_callable, leaf_aval, stage_flat
+from .stages import ShapeDtypeStruct, Lowered, Traced
 from .transforms.dce import dce_closed
 from .traceback_util import user_traceback
 
@@ -99,56 +100,6 @@ def _normalize_static(fun, static_argnums, static_argnames):
     nums = set(nums) | {params.index(n) for n in names if n in params}
     names = set(names) | {params[i] for i in nums if 0 <= i < len(params)}
     return frozenset(nums), frozenset(names)
-
-
-class Lowered:
-    """`jit(f).lower(*args)`: the StableHLO module of one signature."""
-
-    def __init__(self, entry):
-        self._entry = entry
-
-    def as_text(self, *, debug_info: bool = False) -> str:
-        """The StableHLO module text; with `debug_info`, every op ends in its source
-        location (`loc(...)`), as JAX prints it."""
-        return stablehlo.with_locations(self._entry.text) if debug_info else self._entry.text
-
-    def compile(self) -> Compiled:
-        return Compiled(self._entry.compile())
-
-    def __str__(self):
-        return self._entry.text
-
-
-class Compiled:
-    """`jit(f).lower(*args).compile()`: the executable of one signature. Calling it
-    with arguments of another structure, shape or dtype is a located TypeError (as
-    in JAX), never a run on reinterpreted buffers."""
-
-    def __init__(self, entry):
-        self._entry = entry
-
-    def as_text(self):
-        """XLA's optimized HLO of the compiled program (as JAX's), not the StableHLO
-        `Lowered.as_text` shows."""
-        return self._entry.executable.as_text()
-
-    def __call__(self, *args, **kwargs):
-        entry = self._entry
-        leaves, in_tree = tree_util.tree_flatten((tuple(args), kwargs))
-        if in_tree != entry.in_tree:
-            raise ArgumentTypeError(
-                f"function compiled for input structure {entry.in_tree} was called with "
-                f"{in_tree}", hint="pass arguments of the structure given to .lower(...) "
-                "(static arguments are not passed again)", loc=caller_location())
-        for i, (x, want) in enumerate(zip(leaves, entry.in_avals)):
-            got = leaf_aval(x)
-            if (got.shape, got.dtype) != (want.shape, want.dtype):
-                raise ArgumentTypeError(
-                    f"argument types differ from the types for which this computation was "
-                    f"compiled: leaf {i} is {got.str_short()}, compiled for {want.str_short()}",
-                    hint="lower and compile again for these shapes, or call the jitted "
-                         "function itself (it compiles per signature)", loc=caller_location())
-        return entry.run(leaves)
 
 
 class _MissError(Exception):
@@ -499,15 +450,32 @@ class Jitted(StagedCallable):
             return _spmd.constrain_inline(fun, self._shardings, dyn_args, dyn_kwargs)
         return _call_user(fun, dyn_args, dyn_kwargs)
 
-    def lower(self, *args: Any, **kwargs: Any) -> Lowered:
+    def _aot(self, cls, args, kwargs):
+        """The ahead-of-time stage `cls` (`stages.Traced` / `Lowered`) of this
+        signature, sharing the per-signature cache with calls."""
+        for x in tree_util.tree_leaves((args, kwargs)):
+            if isinstance(x, ShapeDtypeStruct) and x.sharding is not None:
+                raise NotImplementedInAstjaxError(
+                    "a ShapeDtypeStruct with a sharding as an argument of lower/trace is "
+                    "not supported yet", hint="pass a ShapeDtypeStruct without sharding, "
+                    "or an array laid out with device_put", loc=caller_location())
         try:
             entry, _ = self._entry(args, kwargs)
         except AstjaxError as e:
             raise e.with_traceback(user_traceback(e)) from None
-        return Lowered(entry)
+        dyn_args, _, statics = self._split(args, kwargs)
+        return cls(entry, getattr(self.fun, "__name__", "<unnamed function>"),
+                   self.donate_argnums, self._donated_leaves(dyn_args, statics))
 
-    def trace(self, *args, **kwargs):
-        return self.stage(*args, **kwargs)
+    def lower(self, *args: Any, **kwargs: Any) -> Lowered:
+        """`Lowered`: the StableHLO module for these arguments (arrays or
+        ShapeDtypeStructs); `.compile()` it for the executable."""
+        return self._aot(Lowered, args, kwargs)
+
+    def trace(self, *args: Any, **kwargs: Any) -> Traced:
+        """`Traced`: the staged jaxpr for these arguments; `.lower()` is the next
+        stage."""
+        return self._aot(Traced, args, kwargs)
 
 
 def _options_key(v):
@@ -607,36 +575,6 @@ def make_jaxpr(fun: Callable[..., Any], static_argnums: int | Sequence[int] = ()
     return make
 
 
-class ShapeDtypeStruct:
-    """An abstract array: just a `shape`, a `dtype` and a `weak_type` flag.
-
-    Pass it in place of an array to `eval_shape`, `jit(...).lower` or
-    `make_jaxpr`; nothing is allocated.
-
-    Example:
-        >>> import astjax, astjax.numpy as jnp
-        >>> astjax.ShapeDtypeStruct((2, 3), jnp.float32)
-        ShapeDtypeStruct(shape=(2, 3), dtype=float32)
-    """
-    __slots__ = ("shape", "dtype", "weak_type")
-
-    def __init__(self, shape, dtype, weak_type=False):
-        self.shape, self.dtype, self.weak_type = tuple(shape), np.dtype(dtype), weak_type
-
-    @property
-    def aval(self):
-        return core.ShapedArray(self.shape, self.dtype, self.weak_type)
-
-    def __repr__(self):
-        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name})"
-
-    def __eq__(self, other):
-        return isinstance(other, ShapeDtypeStruct) and (self.shape, self.dtype) == (other.shape, other.dtype)
-
-    def __hash__(self):
-        return hash((self.shape, self.dtype))
-
-
 def typeof(x: Any) -> core.ShapedArray:
     """The abstract value of `x` -- shape, dtype and weak type -- as `jax.typeof`
     (an Array, a staged value, a NumPy array or a Python scalar); for an array laid
@@ -660,8 +598,8 @@ def eval_shape(fun: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         closed, out_tree = j._stage(list(args), kwargs, (), in_tree, avals)
     except AstjaxError as e:
         raise e.with_traceback(user_traceback(e)) from None
-    return tree_util.tree_unflatten(out_tree, [ShapeDtypeStruct(v.aval.shape, v.aval.dtype,
-                                                                v.aval.weak_type)
+    return tree_util.tree_unflatten(out_tree, [ShapeDtypeStruct(
+        v.aval.shape, v.aval.dtype, weak_type=v.aval.weak_type)
                                                for v in closed.jaxpr.outvars])
 
 

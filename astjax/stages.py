@@ -1,36 +1,313 @@
-"""`astjax.stages` (JAX's `jax.stages`): the stages of an ahead-of-time compile —
-`jit(f).trace(*args)` -> `Traced`, `.lower()` -> `Lowered`, `.compile()` -> `Compiled`."""
+"""`astjax.stages` (JAX's `jax.stages`): the stages of an ahead-of-time compile.
+
+    jit(f).trace(*args)  -> Traced    the staged jaxpr and the output structure
+          .lower()       -> Lowered   the StableHLO module (text, MLIR object, HLO)
+          .compile()     -> Compiled  the XLA executable (optimized HLO, costs, memory)
+
+`ShapeDtypeStruct` (an array's shape and dtype, nothing allocated) stands in for an
+argument at any stage. Each stage wraps one signature's entry of a `jit` (what
+`api.Jitted` caches per signature: `closed`, `out_tree`, `in_tree`, `text` and, once
+compiled, `executable`), so tracing, lowering and compiling again reuse the cache.
+"""
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
 from typing import Any
 
-from .api import Compiled, Lowered  # noqa: F401
+import numpy as np
 
-__all__ = ["Traced", "Lowered", "Compiled", "CompilerOptions"]
+from . import core, tree_util
+from . import sharding as _sharding
+from .codegen import compile_cache, runtime
+from .errors import ArgumentTypeError, ArgumentValueError, caller_location
+from .staging import leaf_aval
+
+__all__ = ["ShapeDtypeStruct", "ArgInfo", "Traced", "Lowered", "Compiled",
+           "CompilerOptions"]
 
 CompilerOptions = dict[str, Any]
 
 
-class Traced:
-    """A function staged for one set of arguments: its jaxpr and output structure."""
+class ShapeDtypeStruct:
+    """An abstract array: a `shape`, a `dtype`, a `weak_type` flag and optionally a
+    `sharding`.
 
-    def __init__(self, jitted, args, kwargs, jaxpr, out_tree):
-        self._jitted, self._args, self._kwargs = jitted, args, kwargs
-        self.jaxpr = jaxpr
-        self.out_tree = out_tree
+    Pass it in place of an array to `eval_shape`, `jit(...).trace` / `.lower` or
+    `make_jaxpr`; nothing is allocated. Instances are immutable.
+
+    Example:
+        >>> import astjax, astjax.numpy as jnp
+        >>> s = astjax.ShapeDtypeStruct((2, 3), jnp.float32)
+        >>> s, s.ndim, s.size
+        (ShapeDtypeStruct(shape=(2, 3), dtype=float32), 2, 6)
+    """
+    __slots__ = ("shape", "dtype", "weak_type", "sharding")
+
+    def __init__(self, shape, dtype, *, sharding=None, weak_type=False):
+        if dtype is None:
+            raise ArgumentValueError("ShapeDtypeStruct: dtype must be specified.",
+                                     loc=caller_location())
+        if sharding is not None and not isinstance(
+                sharding, (_sharding.Sharding, _sharding.PartitionSpec)):
+            raise ArgumentValueError(
+                f"sharding should be an instance of `jax.sharding.Sharding` or "
+                f"`jax.sharding.PartitionSpec`. Got {sharding} of type {type(sharding)}.",
+                loc=caller_location())
+        object.__setattr__(self, "shape", tuple(int(d) for d in shape))
+        object.__setattr__(self, "dtype", np.dtype(dtype))
+        object.__setattr__(self, "weak_type", bool(weak_type))
+        object.__setattr__(self, "sharding", sharding)
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"Cannot reassign attributes ({name}) of immutable "
+                             "ShapeDtypeStruct objects")
 
     @property
-    def fun_name(self):
-        return getattr(self._jitted.fun, "__name__", "<unnamed function>")
+    def ndim(self):
+        """The number of dimensions."""
+        return len(self.shape)
+
+    @property
+    def size(self):
+        """The number of elements."""
+        return math.prod(self.shape)
+
+    @property
+    def aval(self):
+        """The abstract value (`core.ShapedArray`) this stands for."""
+        return core.ShapedArray(self.shape, self.dtype, self.weak_type)
+
+    @classmethod
+    def like(cls, x):
+        """The ShapeDtypeStruct of an array (or anything with an abstract value)."""
+        aval = leaf_aval(x)
+        # a single-device array's placement is not part of it (JAX: uncommitted);
+        # an array laid out over several devices keeps its layout
+        sharding = getattr(x, "sharding", None)
+        if not isinstance(sharding, _sharding.Sharding) or len(sharding.device_set) < 2:
+            sharding = None
+        return cls(aval.shape, aval.dtype, weak_type=aval.weak_type, sharding=sharding)
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    def __repr__(self):
+        extra = f", sharding={self.sharding}" if self.sharding is not None else ""
+        extra += ", weak_type=True" if self.weak_type else ""
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{extra})"
+
+    __str__ = __repr__
+
+    def __eq__(self, other):
+        return isinstance(other, ShapeDtypeStruct) and (
+            (self.shape, self.dtype, self.weak_type, self.sharding)
+            == (other.shape, other.dtype, other.weak_type, other.sharding))
+
+    def __hash__(self):
+        return hash((self.shape, self.dtype, self.weak_type))
+
+
+@dataclass(frozen=True)
+class ArgInfo:
+    """What a stage knows of one argument leaf: its abstract value and whether it is
+    donated (`args_info` of every stage is a pytree of these)."""
+    _aval: core.ShapedArray
+    donated: bool
+
+    @property
+    def shape(self):
+        """The leaf's shape."""
+        return self._aval.shape
+
+    @property
+    def dtype(self):
+        """The leaf's dtype."""
+        return self._aval.dtype
+
+
+class _Stage:
+    """What every stage tells of its signature (the entry `_e` of a `jit`)."""
+
+    def __init__(self, entry, fun_name, donate_argnums, donated_leaves):
+        self._e = entry
+        self._fun_name = fun_name
+        self.donate_argnums = tuple(donate_argnums)
+        self._donated = frozenset(donated_leaves)
+
+    @property
+    def in_tree(self):
+        """The pytree structure of `(args, kwargs)` (static arguments left out)."""
+        return self._e.in_tree
+
+    @property
+    def out_tree(self):
+        """The pytree structure of the result."""
+        return self._e.out_tree
 
     @property
     def in_avals(self):
-        return [v.aval for v in self.jaxpr.jaxpr.invars]
+        """The abstract values of the argument leaves, as a pytree `(args, kwargs)`."""
+        return tree_util.tree_unflatten(self.in_tree, self._e.in_avals)
+
+    @property
+    def args_info(self):
+        """A pytree `(args, kwargs)` of `ArgInfo`: each leaf's aval, and whether
+        it is donated."""
+        return tree_util.tree_unflatten(self.in_tree, [
+            ArgInfo(a, i in self._donated) for i, a in enumerate(self._e.in_avals)])
+
+    @property
+    def out_info(self):
+        """The result's structure with a `ShapeDtypeStruct` per leaf."""
+        return tree_util.tree_unflatten(self.out_tree, [
+            ShapeDtypeStruct(v.aval.shape, v.aval.dtype, weak_type=v.aval.weak_type)
+            for v in self._e.closed.jaxpr.outvars])
+
+    def _like(self, cls, entry=None):
+        return cls(entry or self._e, self._fun_name, self.donate_argnums, self._donated)
+
+
+class Traced(_Stage):
+    """`jit(f).trace(*args)`: `f` staged for one signature. `.jaxpr` is the
+    ClosedJaxpr (printed as JAX prints it), `.out_info` the result's shapes,
+    `.lower()` the next stage."""
+
+    @property
+    def jaxpr(self):
+        """The staged program (a ClosedJaxpr)."""
+        return self._e.closed
+
+    @property
+    def fun_name(self):
+        """The staged function's name."""
+        return self._fun_name
 
     @property
     def out_avals(self):
-        return [v.aval for v in self.jaxpr.jaxpr.outvars]
+        """The abstract values of the result leaves, as the result's pytree."""
+        return tree_util.tree_unflatten(self.out_tree,
+                                        [v.aval for v in self._e.closed.jaxpr.outvars])
 
     def lower(self):
-        """The StableHLO of this staging (`Lowered`)."""
-        return self._jitted.lower(*self._args, **self._kwargs)
+        """The StableHLO of this signature (`Lowered`)."""
+        return self._like(Lowered)
+
+
+_DIALECTS = ("stablehlo", "hlo")
+
+
+def _dialect(dialect):
+    dialect = "stablehlo" if dialect is None else dialect
+    if dialect not in _DIALECTS:
+        raise ArgumentValueError(f"Unknown dialect {dialect!r}",
+                                 hint="use 'stablehlo' or 'hlo'", loc=caller_location())
+    return dialect
+
+
+def _xla_computation(text):
+    """The StableHLO module `text` converted to XLA's HLO (an XlaComputation: its
+    `as_hlo_text()`, `as_serialized_hlo_module_proto()`, ...)."""
+    return runtime.xc._xla.mlir.mlir_module_to_xla_computation(
+        text, use_tuple_args=False, return_tuple=False)
+
+
+class Lowered(_Stage):
+    """`jit(f).lower(*args)`: the StableHLO module of one signature."""
+
+    def as_text(self, dialect=None, *, debug_info=False):
+        """The module as text: StableHLO (default) or, with `dialect='hlo'`, XLA's
+        HLO before optimization. (`debug_info` is accepted; astjax's text carries
+        its source locations in comments either way.)"""
+        if _dialect(dialect) == "hlo":
+            return _xla_computation(self._e.text).as_hlo_text()
+        return self._e.text
+
+    def compiler_ir(self, dialect=None):
+        """The module as an object: an MLIR `Module` (jaxlib's MLIR bindings; `str`
+        of it is the StableHLO text) or, with `dialect='hlo'`, an XlaComputation."""
+        if _dialect(dialect) == "hlo":
+            return _xla_computation(self._e.text)
+        return compile_cache._parsed_module(self._e.text)
+
+    def cost_analysis(self):
+        """XLA's cost estimate of the unoptimized module: a dict of `flops`,
+        `transcendentals`, `bytes accessed`, ... (as JAX returns it)."""
+        module = _xla_computation(self._e.text).get_hlo_module()
+        return runtime.xc._xla.hlo_module_cost_analysis(runtime.client(), module)
+
+    def compile(self, compiler_options=None):
+        """Compile with XLA (`Compiled`)."""
+        if compiler_options:
+            raise ArgumentValueError(
+                "compiler_options are not supported by astjax's compile",
+                hint="set XLA options through the XLA_FLAGS environment variable",
+                loc=caller_location())
+        return self._like(Compiled, self._e.compile())
+
+    def __str__(self):
+        return self._e.text
+
+
+class Compiled(_Stage):
+    """`jit(f).lower(*args).compile()`: the executable of one signature. Calling it
+    with arguments of another structure, shape or dtype is a located TypeError (as
+    in JAX), never a run on reinterpreted buffers."""
+
+    def as_text(self):
+        """The optimized HLO XLA compiled (after fusion and, for a partitioned
+        program, with the collectives the partitioner inserted)."""
+        return self._e.executable.as_text()
+
+    def runtime_executable(self):
+        """jaxlib's loaded executable."""
+        return self._e.executable.exe
+
+    def cost_analysis(self):
+        """XLA's cost estimate of the optimized program: a dict of `flops`,
+        `transcendentals`, `bytes accessed`, ... (JAX 0.10.2 returns the dict)."""
+        return self._e.executable.exe.cost_analysis()
+
+    def memory_analysis(self):
+        """XLA's memory statistics (`argument_size_in_bytes`,
+        `output_size_in_bytes`, `temp_size_in_bytes`, ...)."""
+        return self._e.executable.exe.get_compiled_memory_stats()
+
+    def _layouts(self):
+        """(argument shardings, result shardings), flat."""
+        ex = self._e.executable
+        if isinstance(ex, runtime.Executable):
+            one = _sharding.SingleDeviceSharding(ex.device)
+            return [one] * len(self._e.in_avals), [one] * len(ex.out_avals)
+        nconst = len(ex.in_shardings) - len(self._e.in_avals)
+        return list(ex.in_shardings[nconst:]), list(ex.out_shardings)
+
+    @property
+    def input_shardings(self):
+        """The arguments' shardings, as the pytree `(args, kwargs)`."""
+        return tree_util.tree_unflatten(self.in_tree, self._layouts()[0])
+
+    @property
+    def output_shardings(self):
+        """The results' shardings, as the result's pytree."""
+        return tree_util.tree_unflatten(self.out_tree, self._layouts()[1])
+
+    def __call__(self, *args, **kwargs):
+        entry = self._e
+        leaves, in_tree = tree_util.tree_flatten((tuple(args), kwargs))
+        if in_tree != entry.in_tree:
+            raise ArgumentTypeError(
+                f"function compiled for input structure {entry.in_tree} was called with "
+                f"{in_tree}", hint="pass arguments of the structure given to .lower(...) "
+                "(static arguments are not passed again)", loc=caller_location())
+        for i, (x, want) in enumerate(zip(leaves, entry.in_avals)):
+            got = leaf_aval(x)
+            if (got.shape, got.dtype) != (want.shape, want.dtype):
+                raise ArgumentTypeError(
+                    f"argument types differ from the types for which this computation was "
+                    f"compiled: leaf {i} is {got.str_short()}, compiled for {want.str_short()}",
+                    hint="lower and compile again for these shapes, or call the jitted "
+                         "function itself (it compiles per signature)", loc=caller_location())
+        return entry.run(leaves)
