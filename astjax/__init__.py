@@ -57,7 +57,7 @@ jacobian = jacrev  # JAX's `jax.jacobian` is reverse mode
 from .config_api import (disable_jit, ensure_compile_time_eval, clear_caches,  # noqa: E402,F401
                          live_arrays, print_environment_info, enable_x64, debug_nans,
                          debug_infs, numpy_rank_promotion, numpy_dtype_promotion,
-                         default_matmul_precision, log_compiles)
+                         default_matmul_precision, log_compiles, default_device)
 from .ad_extras import linear_transpose, custom_gradient  # noqa: E402,F401
 
 # The public names (`from astjax import *`, and what a type checker takes as exported:

@@ -624,7 +624,25 @@ def _is_layout(s):
     return isinstance(s, (_sharding.Sharding, _sharding.PartitionSpec))
 
 
-devices = runtime.global_devices   # every device of the job (astjax.distributed)
+def _backend_devices(found, backend):
+    """`found` (devices), or those of the platform `backend` names (a platform name
+    or a Device's client); JAX's RuntimeError when there are none."""
+    if backend is None:
+        return found
+    name = getattr(backend, "platform", backend)
+    name = {"gpu": "cuda"}.get(name, name) if isinstance(name, str) else name
+    out = [d for d in found if d.platform == name or (name == "cuda" and d.platform == "gpu")]
+    if not out:
+        raise RuntimeError(f"Unknown backend: '{backend}' requested, but no platforms that "
+                           f"are instances of {backend} are present. Platforms present are: "
+                           + ",".join(sorted({d.platform for d in found})))
+    return out
+
+
+def devices(backend: Any = None) -> list[runtime.Device]:
+    """Every device of the job (all processes, `astjax.distributed`), or those of the
+    platform `backend` (`'cpu'`, `'gpu'`, ...)."""
+    return _backend_devices(runtime.global_devices(), backend)
 
 
 def device_get(x: Any) -> Any:
@@ -638,19 +656,22 @@ def block_until_ready(x: _T) -> _T:
     return runtime.block_until_ready(x)
 
 
-def local_devices() -> list[runtime.Device]:
-    """This process's devices."""
-    return runtime.devices()
+def local_devices(process_index: int | None = None,
+                  backend: Any = None) -> list[runtime.Device]:
+    """This process's devices (of the platform `backend` if given)."""
+    found = runtime.devices() if process_index is None else [
+        d for d in runtime.global_devices() if d.process_index == process_index]
+    return _backend_devices(found, backend)
 
 
-def device_count() -> int:
+def device_count(backend: Any = None) -> int:
     """The number of devices of the job (all processes)."""
-    return len(runtime.global_devices())
+    return len(devices(backend))
 
 
-def local_device_count() -> int:
+def local_device_count(backend: Any = None) -> int:
     """The number of this process's devices."""
-    return len(runtime.devices())
+    return len(local_devices(backend=backend))
 
 
 def process_index() -> int:

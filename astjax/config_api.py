@@ -16,7 +16,13 @@ How each flag is honoured:
 - `jax_numpy_rank_promotion` / `jax_numpy_dtype_promotion`: read by jnp's
   promotion (numpy/operands.py); changing them, or `jax_default_matmul_precision`,
   drops the compiled caches, which were staged under the old setting;
-- `jax_platform_name`: an alias of `jax_platforms` (the runtime's platform choice).
+- `jax_platform_name`: an alias of `jax_platforms` (the runtime's platform choice);
+- `jax_default_device` (`jax.default_device(dev)`): eager operations and `jit` place
+  their results on that device (a Device, or a platform name such as ``'cpu'``: its
+  first device). astjax's arrays carry no "committed" flag, so inside the block an
+  operand on another device is copied to the default device (JAX does so for arrays it
+  has not committed to a device; a committed one keeps the computation on its device).
+  Changing the flag drops the compiled caches, which were built for the old device.
 """
 from __future__ import annotations
 
@@ -29,16 +35,17 @@ import sys
 import jaxlib
 import numpy as np
 
-from . import core
+from . import core, tree_util
 from .api import Jitted, devices
-from .codegen import eager_programs, runtime
+from .codegen import compile_cache, eager_programs, runtime
 from .config import config, jit_call_hook
+from .errors import ArgumentValueError, caller_location
 from .tree_util import tree_leaves
 
 __all__ = ["State", "disable_jit", "ensure_compile_time_eval", "clear_caches",
            "live_arrays", "print_environment_info", "enable_x64", "debug_nans", "debug_infs",
            "numpy_rank_promotion", "numpy_dtype_promotion", "default_matmul_precision",
-           "log_compiles"]
+           "log_compiles", "default_device"]
 
 _logger = logging.getLogger("jax")
 
@@ -83,6 +90,23 @@ numpy_dtype_promotion = State("jax_numpy_dtype_promotion")
 default_matmul_precision = State("jax_default_matmul_precision", _precision_name)
 
 
+def _device(dev):
+    """A `jax_default_device` value: None, a Device, or a platform name (its first
+    device)."""
+    if dev is None or hasattr(dev, "platform"):
+        return dev
+    if isinstance(dev, str):
+        return devices(dev)[0]
+    raise ArgumentValueError(f"jax_default_device must be a Device, a platform name or "
+                             f"None, got {type(dev).__name__} {dev!r:.40}",
+                             hint="pick one from astjax.devices()", loc=caller_location())
+
+
+default_device = State("jax_default_device", _device)
+default_device.__doc__ = """`with astjax.default_device(dev):` eager operations and
+`jit` put their results on `dev` (a Device, or a platform name such as 'cpu')."""
+
+
 def disable_jit(disable=True):
     """A context manager: inside, `jit` runs functions op by op (JAX's
     `jax.disable_jit`); also `config.update('jax_disable_jit', True)`."""
@@ -111,6 +135,7 @@ def clear_caches():
             obj._fast.clear()
     runtime.clear_eager_caches()
     eager_programs.clear()
+    compile_cache._fun_records.clear()   # the states shared by wrappers of a function
 
 
 def live_arrays(platform=None):
@@ -161,12 +186,18 @@ def _check_values(where, outs):
             raise FloatingPointError(f"invalid value (inf) encountered in {where}")
 
 
+def _placed(args):
+    """`args` with every single-device Array on another device than the default one
+    copied there (what `jax_default_device` asks)."""
+    return runtime.on_default_device(args)
 
 
 def _jit_call(jitted, args, kwargs):
     """`jit(f)(*args)` while a flag needs more than the fast path."""
     if config.read("jax_disable_jit"):
         return jitted.fun(*args, **kwargs)
+    if config.read("jax_default_device") is not None:
+        args, kwargs = tree_util.tree_map(lambda a: _placed([a])[0], (args, kwargs))
     before = len(jitted._cache)
     out = jitted._call_slow(args, kwargs)
     name = getattr(jitted.fun, "__name__", "fn")
@@ -191,7 +222,18 @@ def _leaves(args, kwargs):
 
 _RESTAGE = ("jax_numpy_rank_promotion", "jax_numpy_dtype_promotion",
             "jax_default_matmul_precision", "jax_use_shardy_partitioner")
-_HOOKED = ("jax_disable_jit", "jax_debug_nans", "jax_debug_infs", "jax_log_compiles")
+_HOOKED = ("jax_disable_jit", "jax_debug_nans", "jax_debug_infs", "jax_log_compiles",
+           "jax_default_device")
+
+
+def _set_default_device(value):
+    """Make `value` (a Device, a platform name, or None: the first device) the
+    runtime's default device; what was compiled or cached for the old one is dropped."""
+    dev = _device(value)
+    if dev is not value:   # a platform name: store the Device
+        config._values["jax_default_device"] = dev
+    runtime.set_default_device(dev, move=value is not None)
+    clear_caches()
 
 
 def _on_update(name, value):
@@ -200,8 +242,10 @@ def _on_update(name, value):
     elif name == "jax_platform_name":
         if value:
             config.update("jax_platforms", value)
-    elif name in _HOOKED:
-        active = any(config.read(n) for n in _HOOKED)
+    if name == "jax_default_device":
+        _set_default_device(value)
+    if name in _HOOKED:
+        active = any(config.read(n) not in (None, False) for n in _HOOKED)
         jit_call_hook[0] = _jit_call if active else None
         # eager primitives' outputs are checked through the runtime's execute event
         if config.read("jax_debug_nans") or config.read("jax_debug_infs"):
@@ -213,4 +257,4 @@ def _on_update(name, value):
 config.add_listener(_on_update)
 for _name in _HOOKED:  # flags set from the environment before import
     if config.read(_name):
-        _on_update(_name, True)
+        _on_update(_name, config.read(_name))

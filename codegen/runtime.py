@@ -76,13 +76,33 @@ def devices():
 
 
 _default_device = None
+move_operands = False   # jax_default_device is set: eager operands go to _default_device
 
 
 def default_device():
+    """The device results are put on (the first local device unless
+    `jax_default_device` says otherwise)."""
     global _default_device
     if _default_device is None:
         _default_device = devices()[0]
     return _default_device
+
+
+def set_default_device(dev, *, move: bool):
+    """Make `dev` the default device (`astjax.default_device`); with `move`,
+    with `move`, eager operations first copy Arrays on other devices there. Drops the eager
+    executables compiled for the old device."""
+    global _default_device, move_operands
+    _default_device, move_operands = dev, move
+    clear_eager_caches()
+
+
+def on_default_device(args):
+    """`args` with every single-device Array on another device copied to the default
+    one."""
+    dev = default_device()
+    return [device_put(a, dev) if type(a) is Array and a.device != dev else a
+            for a in args]
 
 
 class _Sharding(xc.SingleDeviceSharding):
@@ -466,6 +486,8 @@ def register_spmd(rule, array_types, prims):
 def eager_apply(prim, args, params):
     """Run one primitive on concrete values through a cached XLA executable (then
     tell `execute_listeners`, if any)."""
+    if move_operands:
+        args = on_default_device(args)
     fkey = _fast_key(prim, args, params)
     exe = _eager_fast.get(fkey) if fkey is not None else None
     if exe is not None:

@@ -70,7 +70,8 @@ _interned = runtime.interned_ids
 
 
 def _eager_ok():
-    return not _state.builders and not runtime.execute_listeners
+    return (not _state.builders and not runtime.execute_listeners
+            and not runtime.move_operands)
 
 
 def _unary(name: str, lax_fn: Callable[..., Any], inexact: bool = False,
