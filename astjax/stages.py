@@ -129,10 +129,10 @@ class ArgInfo:
 
 
 class _Stage:
-    """What every stage tells of its signature (the entry `_e` of a `jit`)."""
+    """What every stage tells of its signature (the entry `_entry` of a `jit`)."""
 
     def __init__(self, entry, fun_name, donate_argnums, donated_leaves):
-        self._e = entry
+        self._entry = entry
         self._fun_name = fun_name
         self.donate_argnums = tuple(donate_argnums)
         self._donated = frozenset(donated_leaves)
@@ -140,34 +140,34 @@ class _Stage:
     @property
     def in_tree(self):
         """The pytree structure of `(args, kwargs)` (static arguments left out)."""
-        return self._e.in_tree
+        return self._entry.in_tree
 
     @property
     def out_tree(self):
         """The pytree structure of the result."""
-        return self._e.out_tree
+        return self._entry.out_tree
 
     @property
     def in_avals(self):
         """The abstract values of the argument leaves, as a pytree `(args, kwargs)`."""
-        return tree_util.tree_unflatten(self.in_tree, self._e.in_avals)
+        return tree_util.tree_unflatten(self.in_tree, self._entry.in_avals)
 
     @property
     def args_info(self):
         """A pytree `(args, kwargs)` of `ArgInfo`: each leaf's aval, and whether
         it is donated."""
         return tree_util.tree_unflatten(self.in_tree, [
-            ArgInfo(a, i in self._donated) for i, a in enumerate(self._e.in_avals)])
+            ArgInfo(a, i in self._donated) for i, a in enumerate(self._entry.in_avals)])
 
     @property
     def out_info(self):
         """The result's structure with a `ShapeDtypeStruct` per leaf."""
         return tree_util.tree_unflatten(self.out_tree, [
             ShapeDtypeStruct(v.aval.shape, v.aval.dtype, weak_type=v.aval.weak_type)
-            for v in self._e.closed.jaxpr.outvars])
+            for v in self._entry.closed.jaxpr.outvars])
 
     def _like(self, cls, entry=None):
-        return cls(entry or self._e, self._fun_name, self.donate_argnums, self._donated)
+        return cls(entry or self._entry, self._fun_name, self.donate_argnums, self._donated)
 
 
 class Traced(_Stage):
@@ -178,7 +178,7 @@ class Traced(_Stage):
     @property
     def jaxpr(self):
         """The staged program (a ClosedJaxpr)."""
-        return self._e.closed
+        return self._entry.closed
 
     @property
     def fun_name(self):
@@ -189,7 +189,7 @@ class Traced(_Stage):
     def out_avals(self):
         """The abstract values of the result leaves, as the result's pytree."""
         return tree_util.tree_unflatten(self.out_tree,
-                                        [v.aval for v in self._e.closed.jaxpr.outvars])
+                                        [v.aval for v in self._entry.closed.jaxpr.outvars])
 
     def lower(self):
         """The StableHLO of this signature (`Lowered`)."""
@@ -222,20 +222,20 @@ class Lowered(_Stage):
         HLO before optimization. (`debug_info` is accepted; astjax's text carries
         its source locations in comments either way.)"""
         if _dialect(dialect) == "hlo":
-            return _xla_computation(self._e.text).as_hlo_text()
-        return self._e.text
+            return _xla_computation(self._entry.text).as_hlo_text()
+        return self._entry.text
 
     def compiler_ir(self, dialect=None):
         """The module as an object: an MLIR `Module` (jaxlib's MLIR bindings; `str`
         of it is the StableHLO text) or, with `dialect='hlo'`, an XlaComputation."""
         if _dialect(dialect) == "hlo":
-            return _xla_computation(self._e.text)
-        return compile_cache._parsed_module(self._e.text)
+            return _xla_computation(self._entry.text)
+        return compile_cache._parsed_module(self._entry.text)
 
     def cost_analysis(self):
         """XLA's cost estimate of the unoptimized module: a dict of `flops`,
         `transcendentals`, `bytes accessed`, ... (as JAX returns it)."""
-        module = _xla_computation(self._e.text).get_hlo_module()
+        module = _xla_computation(self._entry.text).get_hlo_module()
         return runtime.xc._xla.hlo_module_cost_analysis(runtime.client(), module)
 
     def compile(self, compiler_options=None):
@@ -245,10 +245,10 @@ class Lowered(_Stage):
                 "compiler_options are not supported by astjax's compile",
                 hint="set XLA options through the XLA_FLAGS environment variable",
                 loc=caller_location())
-        return self._like(Compiled, self._e.compile())
+        return self._like(Compiled, self._entry.compile())
 
     def __str__(self):
-        return self._e.text
+        return self._entry.text
 
 
 class Compiled(_Stage):
@@ -259,29 +259,29 @@ class Compiled(_Stage):
     def as_text(self):
         """The optimized HLO XLA compiled (after fusion and, for a partitioned
         program, with the collectives the partitioner inserted)."""
-        return self._e.executable.as_text()
+        return self._entry.executable.as_text()
 
     def runtime_executable(self):
         """jaxlib's loaded executable."""
-        return self._e.executable.exe
+        return self._entry.executable.exe
 
     def cost_analysis(self):
         """XLA's cost estimate of the optimized program: a dict of `flops`,
         `transcendentals`, `bytes accessed`, ... (JAX 0.10.2 returns the dict)."""
-        return self._e.executable.exe.cost_analysis()
+        return self._entry.executable.exe.cost_analysis()
 
     def memory_analysis(self):
         """XLA's memory statistics (`argument_size_in_bytes`,
         `output_size_in_bytes`, `temp_size_in_bytes`, ...)."""
-        return self._e.executable.exe.get_compiled_memory_stats()
+        return self._entry.executable.exe.get_compiled_memory_stats()
 
     def _layouts(self):
         """(argument shardings, result shardings), flat."""
-        ex = self._e.executable
+        ex = self._entry.executable
         if isinstance(ex, runtime.Executable):
             one = _sharding.SingleDeviceSharding(ex.device)
-            return [one] * len(self._e.in_avals), [one] * len(ex.out_avals)
-        nconst = len(ex.in_shardings) - len(self._e.in_avals)
+            return [one] * len(self._entry.in_avals), [one] * len(ex.out_avals)
+        nconst = len(ex.in_shardings) - len(self._entry.in_avals)
         return list(ex.in_shardings[nconst:]), list(ex.out_shardings)
 
     @property
@@ -295,7 +295,7 @@ class Compiled(_Stage):
         return tree_util.tree_unflatten(self.out_tree, self._layouts()[1])
 
     def __call__(self, *args, **kwargs):
-        entry = self._e
+        entry = self._entry
         leaves, in_tree = tree_util.tree_flatten((tuple(args), kwargs))
         if in_tree != entry.in_tree:
             raise ArgumentTypeError(
