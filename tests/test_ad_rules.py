@@ -184,6 +184,8 @@ CASES = [
     ("scatter_min", lambda x, u: lax.scatter_min(x, _UIDX, u, _S_DN), [anyv(4, 2), anyv(3, 2)]),
     ("cholesky", lambda a: jnp.linalg.cholesky(a), [spd(3)]),
     ("triangular_solve", lambda a, b: core.bind(la.triangular_solve_p, a, b, left_side=True, lower=True, transpose_a=False, conjugate_a=False, unit_diagonal=False), [tril(3), anyv(3, 2)]),
+    ("tridiagonal_solve", lambda dl, d, du, b: lax.linalg.tridiagonal_solve(
+        dl, d + 4., du, b), [anyv(4), anyv(4), anyv(4), anyv(4, 2)]),
     ("cond", lambda x: lax.cond(x[0] > 0, jnp.sin, jnp.cos, x), [anyv(3)]),
     ("scan", lambda x: lax.scan(lambda c, y: (c * y, c), 1.0, x)[1], [anyv(4)]),
     ("while", _while3, [anyv(3)]),

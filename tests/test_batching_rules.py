@@ -260,6 +260,8 @@ def test_cases_cover_the_rules():
                  # vmap vs a loop: tests/test_fft.py, tests/test_linalg_lapack.py
                  "fft", "lu", "qr", "eigh", "svd", "eig", "schur", "geqrf",
                  "householder_product", "hessenberg",
+                 # vmap vs per-matrix references: tests/test_linalg_more.py
+                 "tridiagonal", "tridiagonal_solve", "ormqr",
                  # tests/test_special_inc.py
                  "igamma", "igammac", "betainc", "igamma_grad_a"}
     untested = sorted(p.name for p in core.primitives.values() if p.batch is not None

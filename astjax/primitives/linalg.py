@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import core, dtypes
 from ..core import ShapedArray, bind
-from ..errors import ShapeError
+from ..errors import NotImplementedInAstjaxError, ShapeError, caller_location
 from . import elementwise as ew
 from . import lapack
 from .elementwise import conj_p
@@ -23,9 +23,10 @@ from .base import (INEXACT, add_tangents, check_dtype, deffront, is_zero, regist
 from .base import tangent_aval as _aval
 from .reductions import dot_general
 from .selection import select
-from .structural import broadcast_in_dim, broadcasted_iota, full, full_like, transpose
+from .slicing import slice as slice_
+from .structural import broadcast_in_dim, broadcasted_iota, full, full_like, pad, transpose
 
-__all__ = ["cholesky_p", "triangular_solve_p"]
+__all__ = ["cholesky_p", "triangular_solve_p", "tridiagonal_solve_p", "tridiagonal_solve"]
 
 # ---- cholesky ----------------------------------------------------------------------
 cholesky_p = core.new_primitive("cholesky")
@@ -222,3 +223,126 @@ def _adjoint(x):
 
 cholesky_p.jvp = _cholesky_jvp
 deffront(cholesky_p)
+
+# ---- tridiagonal_solve ---------------------------------------------------------------
+# A X = B for tridiagonal A given by its three diagonals (..., m): dl[i] = A[i, i-1]
+# (dl[0] unused), d[i] = A[i, i], du[i] = A[i, i+1] (du[m-1] unused). LAPACK's gtsv on
+# CPU (NaN where A is singular, as JAX). Linear in b: the transpose solves with A^T,
+# whose diagonals are du and dl shifted by one.
+tridiagonal_solve_p = core.new_primitive("tridiagonal_solve")
+
+
+def _tds_ae(dl, d, du, b, *, perturb_singular=False):
+    check_dtype("tridiagonal_solve", INEXACT, dl, d, du, b)
+    if len({dl.dtype, d.dtype, du.dtype, b.dtype}) != 1:
+        raise ShapeError("tridiagonal_solve needs one dtype, got "
+                         f"{dl.dtype}, {d.dtype}, {du.dtype} and {b.dtype}")
+    if dl.shape != d.shape or dl.shape != du.shape:
+        raise ShapeError("tridiagonal_solve requires that all diagonal arguments have the "
+                         f"same shape, got {dl.shape}, {d.shape} and {du.shape}")
+    if b.ndim < 2 or dl.shape != b.shape[:-1]:
+        raise ShapeError("tridiagonal_solve requires that the leading ndim-1 dimensions of "
+                         f"b equal the dimensions of the diagonal arguments, got b {b.shape} "
+                         f"and diagonals {dl.shape}")
+    return ShapedArray(b.shape, b.dtype)
+
+
+def _tridiagonal_dense(dl, d, du):
+    m = d.shape[-1]
+    a = np.zeros(d.shape + (m,), d.dtype)
+    i = np.arange(m)
+    a[..., i, i] = d
+    a[..., i[1:], i[:-1]] = dl[..., 1:]
+    a[..., i[:-1], i[1:]] = du[..., :-1]
+    return a
+
+
+def _tds_impl(dl, d, du, b, *, perturb_singular=False):
+    dl, d, du, b = map(np.asarray, (dl, d, du, b))
+    a = _tridiagonal_dense(dl, d, du)
+    out = np.empty_like(b)
+    for idx in np.ndindex(b.shape[:-2]):
+        try:
+            out[idx] = np.linalg.solve(a[idx], b[idx])
+        except np.linalg.LinAlgError:
+            out[idx] = np.nan
+    return out
+
+
+def _tds_lowering(ctx, dl, d, du, b, *, perturb_singular=False):
+    b_aval = ctx.avals_in[3]
+    info = lapack.info_aval(b_aval)
+    *_, x, status = lapack.lapack_call(ctx, "gtsv", [dl, d, du, b], ctx.avals_in,
+                                       list(ctx.avals_in) + [info])
+    return lapack.nan_unless(ctx, lapack.info_ok(ctx, status, info), info, x, b_aval)
+
+
+def _tridiagonal_product(dl, d, du, x):
+    """A @ x for the tridiagonal A of (dl, d, du) and x (..., m, n)."""
+    a = _aval(x)
+    nd, (m, n) = a.ndim, a.shape[-2:]
+    batch = a.shape[:-2]
+
+    def col(v):   # (..., m) -> (..., m, n)
+        return broadcast_in_dim(v, a.shape, tuple(range(nd - 1)))
+
+    def rows(v, lo, hi):
+        return slice_(v, (0,) * (nd - 2) + (lo, 0), batch + (hi, n))
+
+    zero = np.zeros((), a.dtype)
+    no_pad = [(0, 0, 0)] * (nd - 2)
+    y = bind(ew.mul_p, col(d), x)
+    if m > 1:
+        below = bind(ew.mul_p, rows(col(dl), 1, m), rows(x, 0, m - 1))
+        above = bind(ew.mul_p, rows(col(du), 0, m - 1), rows(x, 1, m))
+        y = bind(ew.add_p, y, pad(below, zero, no_pad + [(1, 0, 0), (0, 0, 0)]))
+        y = bind(ew.add_p, y, pad(above, zero, no_pad + [(0, 1, 0), (0, 0, 0)]))
+    return y
+
+
+def _tds_jvp(primals, tangents, *, perturb_singular=False):
+    dl, d, du, b = primals
+    x = bind(tridiagonal_solve_p, dl, d, du, b, perturb_singular=perturb_singular)
+    tdl, td, tdu, tb = tangents
+    rhs = tb
+    if not (is_zero(tdl) and is_zero(td) and is_zero(tdu)):
+        dense = [full_like(v, 0) if is_zero(t) else t for v, t in zip((dl, d, du),
+                                                                     (tdl, td, tdu))]
+        prod = bind(ew.neg_p, _tridiagonal_product(*dense, x))
+        rhs = prod if is_zero(tb) else add_tangents(tb, prod)
+    if is_zero(rhs):
+        return x, core.Zero(_aval(x))
+    return x, bind(tridiagonal_solve_p, dl, d, du, rhs, perturb_singular=perturb_singular)
+
+
+def _tds_transpose(ct, dl, d, du, b, *, perturb_singular=False):
+    if any(core.is_undefined(v) for v in (dl, d, du)):
+        raise AssertionError("tridiagonal_solve is linear in b only")
+    if is_zero(ct):
+        return [None] * 4
+    a = _aval(d)
+    m, batch, nd = a.shape[-1], a.shape[:-1], a.ndim
+    zero = np.zeros((), a.dtype)
+    no_pad = [(0, 0, 0)] * (nd - 1)
+    # A^T: its subdiagonal is du shifted down one, its superdiagonal dl shifted up one
+    dl_t = pad(slice_(du, (0,) * nd, batch + (m - 1,)), zero, no_pad + [(1, 0, 0)])
+    du_t = pad(slice_(dl, (0,) * (nd - 1) + (1,), batch + (m,)), zero, no_pad + [(0, 1, 0)])
+    return [None, None, None, bind(tridiagonal_solve_p, dl_t, d, du_t, ct,
+                                   perturb_singular=perturb_singular)]
+
+
+register(tridiagonal_solve_p, impl=_tds_impl, abstract_eval=_tds_ae, lowering=_tds_lowering,
+         jvp=_tds_jvp, transpose=_tds_transpose)
+deffront(tridiagonal_solve_p)
+
+
+def tridiagonal_solve(dl, d, du, b, *, perturb_singular=False):
+    """`lax.linalg.tridiagonal_solve`: X with A X = b for the tridiagonal A of the
+    diagonals dl (sub, dl[..., 0] unused), d and du (super, du[..., -1] unused), each
+    (..., m); b is (..., m, n). A singular A gives NaN."""
+    if perturb_singular:
+        raise NotImplementedInAstjaxError(
+            "tridiagonal_solve(perturb_singular=True) is not supported yet",
+            hint="solve the unperturbed system, or add eps * max|d| to tiny pivots",
+            loc=caller_location())
+    return bind(tridiagonal_solve_p, dl, d, du, b, perturb_singular=False)

@@ -8,6 +8,7 @@
   (LAPACK gees), `sqrtm` (from the complex Schur form), `hessenberg` (gehrd, Q
   from orgqr);
 - the matrix constructors and `polar` (linalg_matrices.py);
+- `rsf2csf`, `funm`, `solve_sylvester` and `qr_multiply` (linalg_schur.py);
 - `expm_frechet` (from expm of the block matrix [[A, E], [0, A]]), `eigh_tridiagonal`
   (from the dense matrix's eigh);
 - `expm`: scaling and squaring with the Pade approximant of degree 3 to 13 chosen
@@ -35,13 +36,15 @@ from ..primitives.linalg import triangular_solve_p
 from .linalg_matrices import (block_diag, circulant, companion, convolution_matrix,  # noqa: F401
                               dft, fiedler, fiedler_companion, hadamard, hankel, helmert,
                               hilbert, invhilbert, invpascal, leslie, pascal, polar, toeplitz)
+from .linalg_schur import funm, qr_multiply, rsf2csf, solve_sylvester  # noqa: F401
 
 __all__ = ["solve_triangular", "cholesky", "cho_factor", "cho_solve", "lu", "lu_factor",
            "lu_solve", "det", "inv", "solve", "qr", "svd", "eigh", "expm", "schur",
            "block_diag", "toeplitz", "hankel", "circulant", "companion", "leslie", "fiedler",
            "hilbert", "pascal", "helmert", "hadamard", "dft", "polar", "fiedler_companion",
            "convolution_matrix", "invhilbert", "invpascal", "hessenberg", "sqrtm",
-           "expm_frechet", "eigh_tridiagonal"]
+           "expm_frechet", "eigh_tridiagonal", "funm", "qr_multiply", "rsf2csf",
+           "solve_sylvester"]
 
 det, inv = _la.det, _la.inv
 
