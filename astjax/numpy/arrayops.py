@@ -21,7 +21,9 @@ from .reductions import sum as _sum
 from .shapes import atleast_1d, concatenate, moveaxis, ravel, reshape, stack
 from .statistics import convolve
 from .ufuncs import asarray_operand, where
-from .util import canonicalize_axis
+from .util import canonicalize_axis, static_int
+from .sorting import argsort
+from .advanced_indexing import take
 
 __all__ = ["take_static", "append", "insert", "delete", "unstack", "rollaxis", "resize",
            "block", "diagflat", "fill_diagonal", "choose", "compress", "extract", "indices",
@@ -269,16 +271,33 @@ def fill_diagonal(a, val, wrap=False, *, inplace=True):
 
 def choose(a, choices, out=None, mode="raise"):
     """Pick entries from `choices` using the integer array `a`.
-    Args: a: int array; choices: sequence of arrays; out: unsupported; mode: 'raise',
-        'wrap', 'clip'.
+    Args: a: int array; choices: sequence of arrays; out: unsupported; mode: 'raise'
+        (out-of-range entries are a ValueError: `a` must then be concrete, as in JAX),
+        'wrap' or 'clip'.
     Returns: Array.
-    Vs NumPy: no `out=`; with mode='raise', bad indices are clipped, not raised."""
+    Vs NumPy: no `out=`."""
+    if out is not None:
+        raise NotImplementedInAstjaxError("The 'out' argument to jnp.choose is not supported.")
     a = asarray_operand(a)
+    if not dtypes.issubdtype(core.get_aval(a).dtype, np.integer):
+        raise ArgumentValueError("`a` array must be integer typed")
     n = len(choices)
-    if mode == "wrap":
+    if mode == "raise":
+        known = a.known if isinstance(a, Tracer) else np.asarray(a)
+        if known is None:
+            raise ConcretizationError(
+                "jnp.choose with mode='raise' needs a concrete `a`: The error occurred because "
+                "jnp.choose was jit-compiled with mode='raise'. Use mode='wrap' or "
+                "mode='clip' instead.")
+        if np.any((np.asarray(known) < 0) | (np.asarray(known) >= n)):
+            raise ArgumentValueError("invalid entry in choice array")
+    elif mode == "wrap":
         a = uf.remainder(a, n)
-    else:
+    elif mode == "clip":
         a = uf.clip(a, 0, n - 1)
+    else:
+        raise ArgumentValueError(f"mode={mode!r} not understood. Must be 'raise', 'wrap', or "
+                                 "'clip'")
     choices = uf.promote_dtypes(*[asarray_operand(c) for c in choices])
     out_ = choices[n - 1]
     for i in range(n - 2, -1, -1):
@@ -288,29 +307,54 @@ def choose(a, choices, out=None, mode="raise"):
 
 def compress(condition, a, axis=None, *, size=None, fill_value=0, out=None):
     """Select slices of `a` where `condition` is true.
-    Args: condition: 1-D bool array; a: array; axis: int or None; size: not implemented.
+    Args: condition: 1-D bool array (entries past `a`'s axis must be false); a: array;
+        axis: int, or None to flatten `a`; size: static length of the result (then
+        `condition` may be staged: the selected slices first, then slices of
+        `fill_value`); fill_value: what pads the result up to `size`.
     Returns: Array of the selected slices.
-    Vs NumPy: `condition` must be concrete (it sets the shape); JAX's `size=` raises here."""
+    Vs NumPy: without `size`, `condition` must be concrete (it sets the shape)."""
+    if out is not None:
+        raise NotImplementedInAstjaxError("The 'out' argument to jnp.compress is not "
+                                          "supported.")
     a = asarray_operand(a)
-    cond = _static_indices(condition, "the condition of jnp.compress (without size=)") \
-        if size is None else None
-    if size is not None:
-        raise ArgumentValueError("jnp.compress(size=...) is not implemented in astjax",
-                                 hint="use jnp.where(cond, a, fill) to keep a static shape")
+    cond = asarray_operand(condition)
+    if core.get_aval(cond).ndim != 1:
+        raise ArgumentValueError("condition must be a 1D array")
     if axis is None:
         a, axis = ravel(a), 0
-    cond = np.asarray(cond).astype(bool).reshape(-1)
-    keep = np.nonzero(cond)[0]
-    return take_static(a, keep, canonicalize_axis(axis, core.get_aval(a).ndim, "compress"))
+    else:
+        axis = canonicalize_axis(axis, core.get_aval(a).ndim, "compress")
+        a = moveaxis(a, axis, 0)
+    m = min(_shape(cond)[0], _shape(a)[0])
+    if size is None:
+        flags = np.asarray(_static_indices(condition, "the condition of jnp.compress "
+                                                      "(without size=)")).astype(bool)
+        if flags[m:].any():
+            raise ArgumentValueError("condition contains entries that are out of bounds")
+        result = take_static(a, np.nonzero(flags[:m])[0], 0)
+    else:
+        size = static_int(size, "The size argument of jnp.compress")
+        if not 0 <= size <= m:
+            raise ArgumentValueError("size must be positive and not greater than the size of "
+                                     f"the array axis; got size={size} for a.shape[axis]={m}")
+        cond = lax.convert_element_type(lax.slice_in_dim(cond, 0, m), dtypes.bool_)
+        a = lax.slice_in_dim(a, 0, m)
+        mask = lax.broadcast_in_dim(cond, _shape(a), (0,))
+        a = where(mask, a, lax.convert_element_type(asarray_operand(fill_value),
+                                                    core.get_aval(a).dtype))
+        # selected slices first, in order; then the filled ones
+        order = lax.slice_in_dim(argsort(cond, stable=True, descending=True), 0, size)
+        result = take(a, order, axis=0)
+    return moveaxis(result, 0, axis)
 
 
 def extract(condition, arr, *, size=None, fill_value=0):
     """Return the elements of `arr` where `condition` is true, flattened.
-    Args: condition: array; arr: array; size, fill_value: not implemented (must be None).
+    Args: condition: array; arr: array; size: static length of the result (then
+        `condition` may be staged); fill_value: pads the result up to `size`.
     Returns: 1-D Array.
-    Vs NumPy: `condition` must be concrete (it sets the output shape)."""
-    return compress(ravel(asarray(condition)) if not isinstance(condition, np.ndarray)
-                    else condition.reshape(-1), ravel(asarray_operand(arr)), size=size,
+    Vs NumPy: without `size`, `condition` must be concrete (it sets the output shape)."""
+    return compress(ravel(asarray_operand(condition)), ravel(asarray_operand(arr)), size=size,
                     fill_value=fill_value)
 
 
@@ -592,9 +636,17 @@ def polysub(a1, a2):
 
 def polymul(a1, a2, *, trim_leading_zeros=False):
     """Multiply two polynomials.
-    Args: a1, a2: 1-D coefficient arrays; trim_leading_zeros: bool.
-    Returns: 1-D Array.
-    Vs NumPy: leading zeros are kept (static shapes); `trim_leading_zeros` is ignored."""
+    Args: a1, a2: 1-D coefficient arrays; trim_leading_zeros: strip the operands'
+        leading zeros first, as NumPy (the operands must then be concrete).
+    Returns: 1-D inexact Array.
+    Vs NumPy: by default leading zeros are kept (static shapes)."""
+    a1, a2 = uf.promote_dtypes_inexact(asarray_operand(a1), asarray_operand(a2))
+    if trim_leading_zeros and (_shape(a1)[0] > 1 or _shape(a2)[0] > 1):
+        a1, a2 = trim_zeros(a1, "f"), trim_zeros(a2, "f")
+    if _shape(a1)[0] == 0:
+        a1 = lax.full((1,), 0, core.get_aval(a1).dtype)
+    if _shape(a2)[0] == 0:
+        a2 = lax.full((1,), 0, core.get_aval(a2).dtype)
     return convolve(a1, a2)
 
 

@@ -77,7 +77,9 @@ def matmul(a, b, *, precision=None, preferred_element_type=None) -> Array:
     """
     a, b, av, bv = _prep(a, b)
     if av.ndim == 0 or bv.ndim == 0:
-        raise ShapeError("matmul: operands must not be scalars", hint="use * for scalars")
+        i = 0 if av.ndim == 0 else 1
+        raise ShapeValueError(f"matmul input operand {i} must have ndim at least 1, but it "
+                              "has ndim 0", hint="use * to multiply by a scalar")
     if bv.ndim <= 2:  # no batch axes in b: exactly jnp.dot (one dot_general)
         k = bv.shape[0]
         if av.shape[-1] != k:

@@ -1,6 +1,5 @@
 # expect: AstjaxError ValueError
 # jax: ValueError (ValueError): matmul input operand 1 must have ndim at least 1, but it has ndim 0
-# xfail: numpy/contractions.py:39: matmul of a scalar raises ShapeError (a TypeError); JAX raises ValueError
 import numpy as np
 import astjax
 import astjax.numpy as jnp
