@@ -26,6 +26,7 @@ from .statistics import *  # noqa: F401,F403
 from .searching import *  # noqa: F401,F403
 from .arrayops import *  # noqa: F401,F403
 from .arrayops import take_static as _take_static  # noqa: F401
+from .polynomial import *  # noqa: F401,F403
 from .misc import *  # noqa: F401,F403
 from . import linalg  # noqa: F401,E402
 from . import fft  # noqa: F401,E402

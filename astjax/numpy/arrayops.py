@@ -1,7 +1,8 @@
 """More array construction and rearrangement: insert/delete/append, block, resize,
 unstack, rollaxis, index helpers (indices, tri*_indices, diag_indices, ix_, mgrid,
-ogrid, r_, c_, s_, unravel_index, ravel_multi_index), windows, polynomials, cross,
-vecdot/matvec/vecmat, apply_along_axis, choose/compress/extract.
+ogrid, r_, c_, s_, unravel_index, ravel_multi_index), windows, cross,
+vecdot/matvec/vecmat, apply_along_axis, choose/compress/extract (polynomials:
+polynomial.py).
 
 Static index lists are turned into slices and concatenations (`take_static`), so
 none of this needs gather."""
@@ -16,10 +17,9 @@ from ..errors import (ArgumentValueError, ConcretizationError, NotImplementedInA
 from . import ufuncs as uf
 from .contractions import matmul
 from .creation import diag
-from .operands import _constant, _dtype, asarray
+from .operands import _dtype, asarray
 from .reductions import sum as _sum
 from .shapes import atleast_1d, concatenate, moveaxis, ravel, reshape, stack
-from .statistics import convolve
 from .ufuncs import asarray_operand, where
 from .util import canonicalize_axis, static_int
 from .sorting import argsort
@@ -30,10 +30,8 @@ __all__ = ["take_static", "append", "insert", "delete", "unstack", "rollaxis", "
            "fromfunction", "tril_indices", "triu_indices", "tril_indices_from",
            "triu_indices_from", "diag_indices", "diag_indices_from", "vander", "ix_",
            "mgrid", "ogrid", "r_", "c_", "s_", "index_exp", "bartlett", "blackman",
-           "hamming", "hanning", "kaiser", "polyval", "polyadd", "polysub", "polymul",
-           "polyder", "polyint", "cross", "vecdot", "matvec", "vecmat",
-           "ravel_multi_index", "unravel_index", "apply_along_axis", "apply_over_axes",
-           "trim_zeros"]
+           "hamming", "hanning", "kaiser", "cross", "vecdot", "matvec", "vecmat",
+           "ravel_multi_index", "unravel_index", "apply_along_axis", "apply_over_axes"]
 
 
 def _dt(x):
@@ -590,99 +588,6 @@ def kaiser(M, beta):
     return _window(np.kaiser, M, float(beta))
 
 
-def polyval(p, x, *, unroll=16):
-    """Evaluate the polynomial with coefficients `p` at `x`.
-    Args: p: 1-D coefficients, highest power first; x: array; unroll: loop unroll.
-    Returns: Array of values.
-    Vs NumPy: Horner loop via lax; `unroll` is an astjax/JAX-only tuning knob.
-    Example:
-    >>> import astjax.numpy as jnp
-    >>> jnp.polyval(jnp.array([1., 0., 2.]), 2.)
-    Array(6., dtype=float32)
-    """
-    p, x = uf.promote_dtypes(asarray_operand(p), asarray_operand(x))
-    if core.get_aval(p).ndim != 1:
-        raise ShapeError("polyval: p must be 1-D")
-    y = lax.full_like(x, 0)
-    for i in range(_shape(p)[0]):
-        y = uf.add(uf.multiply(y, x), lax.index_in_dim(p, i, 0, False))
-    return y
-
-
-def _pad_front(a, n):
-    k = _shape(a)[0]
-    return a if k >= n else lax.pad(a, np.asarray(0, _dt(a))[()], [(n - k, 0, 0)])
-
-
-def polyadd(a1, a2):
-    """Add two polynomials given as coefficient arrays.
-    Args: a1, a2: 1-D coefficient arrays.
-    Returns: 1-D Array.
-    Vs NumPy: returns arrays, never `np.poly1d` objects."""
-    a1, a2 = uf.promote_dtypes(asarray_operand(a1), asarray_operand(a2))
-    n = max(_shape(a1)[0], _shape(a2)[0])
-    return uf.add(_pad_front(a1, n), _pad_front(a2, n))
-
-
-def polysub(a1, a2):
-    """Subtract polynomial `a2` from `a1`.
-    Args: a1, a2: 1-D coefficient arrays.
-    Returns: 1-D Array.
-    Vs NumPy: returns arrays, never `np.poly1d` objects."""
-    a1, a2 = uf.promote_dtypes(asarray_operand(a1), asarray_operand(a2))
-    n = max(_shape(a1)[0], _shape(a2)[0])
-    return uf.subtract(_pad_front(a1, n), _pad_front(a2, n))
-
-
-def polymul(a1, a2, *, trim_leading_zeros=False):
-    """Multiply two polynomials.
-    Args: a1, a2: 1-D coefficient arrays; trim_leading_zeros: strip the operands'
-        leading zeros first, as NumPy (the operands must then be concrete).
-    Returns: 1-D inexact Array.
-    Vs NumPy: by default leading zeros are kept (static shapes)."""
-    a1, a2 = uf.promote_dtypes_inexact(asarray_operand(a1), asarray_operand(a2))
-    if trim_leading_zeros and (_shape(a1)[0] > 1 or _shape(a2)[0] > 1):
-        a1, a2 = trim_zeros(a1, "f"), trim_zeros(a2, "f")
-    if _shape(a1)[0] == 0:
-        a1 = lax.full((1,), 0, core.get_aval(a1).dtype)
-    if _shape(a2)[0] == 0:
-        a2 = lax.full((1,), 0, core.get_aval(a2).dtype)
-    return convolve(a1, a2)
-
-
-def polyder(p, m=1):
-    """Differentiate a polynomial `m` times.
-    Args: p: 1-D coefficients; m: static order.
-    Returns: 1-D Array.
-    Vs NumPy: `m` must be static."""
-    [p] = uf.promote_dtypes(asarray_operand(p))
-    for _ in range(int(m)):
-        n = _shape(p)[0]
-        if n <= 1:
-            return lax.full((0,), 0, _dt(p))
-        coeff = np.arange(n - 1, 0, -1).astype(_dt(p))
-        p = uf.multiply(lax.slice_in_dim(p, 0, n - 1), _constant(coeff))
-    return p
-
-
-def polyint(p, m=1, k=None):
-    """Integrate a polynomial `m` times.
-    Args: p: 1-D coefficients; m: static order; k: integration constants.
-    Returns: 1-D Array.
-    Vs NumPy: `m` must be static."""
-    [p] = uf.promote_args_inexact("polyint", asarray_operand(p))
-    m = int(m)
-    ks = np.zeros(m) if k is None else np.atleast_1d(np.asarray(k, dtype=np.float64))
-    if len(ks) == 1 and m > 1:
-        ks = np.full(m, ks[0])
-    for i in range(m):
-        n = _shape(p)[0]
-        div = np.arange(n, 0, -1).astype(_dt(p))
-        p = lax.concatenate([uf.true_divide(p, _constant(div)),
-                             lax.full((1,), float(ks[i]), _dt(p))], 0)
-    return p
-
-
 def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     """Return the cross product of 2- or 3-vectors.
     Args: a, b: arrays; axisa, axisb, axisc: vector axes; axis: overrides all three.
@@ -827,17 +732,3 @@ def apply_over_axes(func, a, axes):
             b = lax.expand_dims(b, (canonicalize_axis(ax, core.get_aval(a).ndim, "apply_over_axes"),))
         a = b
     return a
-
-
-def trim_zeros(filt, trim="fb"):
-    """Strip leading and/or trailing zeros from a 1-D array.
-    Args: filt: 1-D array; trim: 'f', 'b' or 'fb'.
-    Returns: 1-D Array.
-    Vs NumPy: the input must be concrete: the output shape depends on its values."""
-    v = _static_indices(filt, "jnp.trim_zeros' input")
-    nz = np.nonzero(v)[0]
-    if nz.size == 0:
-        return take_static(asarray_operand(filt), [], 0)
-    start = nz[0] if "f" in trim.lower() else 0
-    stop = nz[-1] + 1 if "b" in trim.lower() else len(v)
-    return lax.slice_in_dim(asarray_operand(filt), int(start), int(stop))
