@@ -52,3 +52,88 @@ def test_devices_by_backend():
     assert jax.device_count("cpu") == len(jax.devices())
     with pytest.raises(RuntimeError, match="Unknown backend"):
         jax.devices("tpu")
+
+
+def test_namespace_version_and_info():
+    x = jnp.arange(6.).reshape(2, 3)
+    assert jnp.__array_api_version__ == "2024.12"
+    assert x.__array_namespace__() is jnp
+    assert x.__array_namespace__(api_version="2024.12") is jnp
+    with pytest.raises(ValueError, match="not available"):
+        x.__array_namespace__(api_version="2023.12")
+    info = jnp.__array_namespace_info__()
+    assert info.capabilities() == {"boolean indexing": False, "data-dependent shapes": False,
+                                   "max dimensions": 64}
+    assert info.default_device() is None and info.devices() == [None, *jax.devices()]
+    assert info.default_dtypes() == {"real floating": np.float32,
+                                     "complex floating": np.complex64,
+                                     "integral": np.int32, "indexing": np.int32}
+    with jax.enable_x64():
+        assert info.default_dtypes()["integral"] == np.int64
+        assert "float64" in info.dtypes()
+    # JAX 0.10.2, x64 off: 9 dtypes, 32-bit at most
+    assert set(info.dtypes()) == {"bool", "int8", "int16", "int32", "uint8", "uint16",
+                                  "uint32", "float32", "complex64"}
+    assert set(info.dtypes(kind=("bool", "complex floating"))) == {"bool", "complex64"}
+    with pytest.raises(ValueError):
+        info.dtypes(kind="strings")
+
+
+def test_device_argument_and_to_device():
+    d = jax.devices()[-1]
+    for make in (lambda: jnp.zeros(3, device=d), lambda: jnp.ones((2,), device=d),
+                 lambda: jnp.empty(2, device=d), lambda: jnp.full((2,), 1., device=d),
+                 lambda: jnp.arange(3, device=d), lambda: jnp.linspace(0, 1, 3, device=d),
+                 lambda: jnp.eye(2, device=d), lambda: jnp.asarray([1, 2], device=d),
+                 lambda: jnp.array([1, 2], device=d),
+                 lambda: jnp.zeros_like(jnp.ones(2), device=d),
+                 lambda: jnp.full_like(jnp.ones(2), 3, device=d),
+                 lambda: jnp.astype(jnp.ones(2), jnp.int32, device=d)):
+        assert make().devices() == {d}
+    import inspect
+    assert "device" in inspect.signature(jnp.zeros).parameters
+    x = jnp.arange(3.)
+    y = x.to_device(d)
+    assert y.device == d
+    np.testing.assert_array_equal(y, [0., 1., 2.])
+
+
+def test_copy_keywords_and_itemsize():
+    x = jnp.arange(3.)
+    assert jnp.asarray(x) is x and jnp.asarray(x, copy=True) is not x
+    assert jnp.astype(x, jnp.float32) is x        # JAX: no cast, no copy
+    assert jnp.astype(x, jnp.float32, copy=True) is not x
+    assert jnp.reshape(x, (3, 1), copy=True).shape == (3, 1)
+    assert x.reshape(1, 3, copy=False).shape == (1, 3)
+    assert (x.itemsize, jnp.ones(2, jnp.int8).itemsize) == (4, 1)
+
+
+def test_dlpack_both_ways():
+    x = jnp.arange(6.).reshape(2, 3)
+    assert int(x.__dlpack_device__()[0]) == 1  # kDLCPU
+    np.testing.assert_array_equal(np.from_dlpack(x), np.arange(6.).reshape(2, 3))
+    y = jnp.from_dlpack(np.arange(3))
+    assert y.dtype == jnp.int32 and isinstance(y, jax.Array)   # JAX: int32 with x64 off
+    np.testing.assert_array_equal(jnp.from_dlpack(x, copy=True), x)
+    assert jnp.from_dlpack(x, device=jax.devices()[-1]).devices() == {jax.devices()[-1]}
+    with pytest.raises(TypeError):
+        jax.jit(lambda v: jnp.from_dlpack(v))(x)
+
+
+def test_unique_results_are_named_tuples():
+    r = jnp.unique_all(jnp.array([3, 1, 3, 2]))
+    assert type(r).__name__ == "_UniqueAllResult"
+    np.testing.assert_array_equal(r.values, [1, 2, 3])
+    np.testing.assert_array_equal(r.indices, [1, 3, 0])
+    np.testing.assert_array_equal(r.inverse_indices, [2, 0, 2, 1])
+    np.testing.assert_array_equal(r.counts, [1, 1, 2])
+    assert jnp.unique_counts(jnp.array([1, 1])).counts.tolist() == [2]
+    inv = jnp.unique_inverse(jnp.array([[1, 2], [2, 3]]))
+    assert inv.inverse_indices.shape == (2, 2)
+
+
+def test_dtype_objects_compare_false_with_junk():
+    assert (jnp.float32 == {"a": 1}) is False
+    assert (jnp.float32 == "text: a, b") is False
+    assert jnp.float32 == "float32"
+    assert not hasattr(jnp, "no_such_name") and getattr(jnp, "no_such_name", 5) == 5

@@ -11,9 +11,13 @@ Tracers also get the NumPy protocols (NEP 13 / NEP 18): plain `np.sin(x)` or
 `np.dot(x, w)` on a staged value runs the `astjax.numpy` function of the same name."""
 from __future__ import annotations
 
+import numpy as np
+
+from ..api import device_put as _device_put
 from ..codegen.runtime import Array
 from ..core import Tracer
-from ..errors import JAXAttributeError, JAXTypeError
+from ..errors import JAXAttributeError, JAXTypeError, TracerArrayConversionError
+from .array_api import check_api_version
 from ..primitives.structural import copy as _copy
 
 _namespace = None  # the astjax.numpy module, set by `install`
@@ -135,8 +139,50 @@ class ArrayMethods:
     def imag(self):
         return _jnp().imag(self)
 
-    def astype(self, dtype, copy=False):
-        return _jnp().astype(self, dtype)
+    def astype(self, dtype, copy=False, device=None):
+        return _jnp().astype(self, dtype, copy=copy, device=device)
+
+    def __array_namespace__(self, *, api_version=None):
+        """The Array API namespace of this array: `astjax.numpy`."""
+        check_api_version(api_version)
+        return _jnp()
+
+    @property
+    def itemsize(self):
+        """Bytes per element."""
+        return self.dtype.itemsize
+
+    def to_device(self, device, *, stream=None):
+        """This array on `device` (a Device or Sharding); a staged value is returned
+        as it is (placement inside a staged function is the program's)."""
+        if stream is not None:
+            raise JAXTypeError("to_device: astjax has no streams (stream must be None)")
+        if isinstance(self, Tracer):
+            return self
+        return _device_put(self, device)
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """The DLPack capsule of this array's data (CPU arrays: a host copy the
+        capsule owns)."""
+        host = self._dlpack_host()
+        kw = {} if max_version is None else {"max_version": max_version}
+        if dl_device is not None:
+            kw["dl_device"] = dl_device
+        return host.__dlpack__(stream=stream, copy=copy, **kw) if copy is not None \
+            else host.__dlpack__(stream=stream, **kw)
+
+    def __dlpack_device__(self):
+        """(device type, device id) of the DLPack export: the CPU."""
+        return self._dlpack_host().__dlpack_device__()
+
+    def _dlpack_host(self):
+        if isinstance(self, Tracer):
+            raise TracerArrayConversionError("DLPack export of a staged value: it has no "
+                                             "data while the function is staged")
+        if self.device.platform != "cpu":
+            raise JAXTypeError(f"DLPack export from {self.device.platform} is not supported "
+                               "yet", hint="copy to the host with np.asarray(x) first")
+        return np.array(self)
 
     def copy(self):
         """A copy of the array (JAX's `Array.copy`): a new array object."""
@@ -150,10 +196,10 @@ class ArrayMethods:
             return jnp.round(self).astype(int)
         return jnp.round(self, ndigits)
 
-    def reshape(self, *shape, order="C"):
+    def reshape(self, *shape, order="C", copy=None):
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
             shape = shape[0]
-        return _jnp().reshape(self, shape, order=order)
+        return _jnp().reshape(self, shape, order=order, copy=copy)
 
     def transpose(self, *axes):
         if len(axes) == 1 and isinstance(axes[0], (tuple, list)):

@@ -1,6 +1,7 @@
 """Array creation: zeros/ones/full(_like), arange, linspace/logspace/geomspace, eye,
 tri/tril/triu, diag, meshgrid (`array`/`asarray` live in `operands`, below every
-other module of the numpy layer)."""
+other module of the numpy layer). The Array API's creation functions take `device=`
+(`util.with_device`)."""
 from __future__ import annotations
 
 import numpy as np
@@ -13,10 +14,11 @@ from .operands import (_constant, _dtype, _static_shape, array, asarray,  # noqa
                        broadcast_to_shape, check_python_ints, operator_index)
 from .shapes import diagonal, moveaxis, ndim, reshape, shape
 from .ufuncs import exp, log, multiply, power, where
-from .util import static_int
+from .util import static_int, with_device
 from ..typing import Array
 
 
+@with_device
 def zeros(shape, dtype=None) -> Array:
     """Return an array of the given shape filled with zeros.
     Args: shape: int or tuple of ints; dtype: optional dtype.
@@ -31,6 +33,7 @@ def zeros(shape, dtype=None) -> Array:
     return lax.full(_static_shape(shape), 0, _dtype(dtype, dtypes.dtype(float)))
 
 
+@with_device
 def ones(shape, dtype=None) -> Array:
     """Return an array of the given shape filled with ones.
     Args: shape: int or tuple of ints; dtype: optional dtype.
@@ -44,6 +47,7 @@ def ones(shape, dtype=None) -> Array:
     return lax.full(_static_shape(shape), 1, _dtype(dtype, dtypes.dtype(float)))
 
 
+@with_device
 def empty(shape, dtype=None):
     """Return a new array of the given shape (zero-filled in astjax).
     Args: shape: int or tuple of ints; dtype: optional dtype.
@@ -62,6 +66,7 @@ def _is_weak(x):
     return not isinstance(x, (list, tuple)) and dtypes.dtype_and_weak(x)[1]
 
 
+@with_device
 def full(shape, fill_value, dtype=None) -> Array:
     """Return an array of `shape` filled with `fill_value`.
     Args: shape: int or tuple; fill_value: scalar or broadcastable array; dtype: optional.
@@ -99,11 +104,12 @@ def _like(name, value):
     return f
 
 
-zeros_like = _like("zeros_like", 0)
-ones_like = _like("ones_like", 1)
+zeros_like = with_device(_like("zeros_like", 0))
+ones_like = with_device(_like("ones_like", 1))
 empty_like = zeros_like
 
 
+@with_device
 def full_like(a, fill_value, dtype=None, shape=None):
     """Return an array like `a` filled with `fill_value`.
     Args: a: array; fill_value: scalar or array; dtype, shape: optional overrides.
@@ -119,6 +125,7 @@ def full_like(a, fill_value, dtype=None, shape=None):
                              _dtype(dtype, av.dtype)), dtype is None and _is_weak(a))
 
 
+@with_device
 def arange(start, stop=None, step=None, dtype=None) -> Array:
     """Return evenly spaced values in the half-open interval [start, stop).
     Args: start: number; stop: optional end; step: optional increment; dtype: optional.
@@ -160,6 +167,7 @@ def _affine_iota(dt, n, start, step):
     return lax.add(lax.mul(r, np.asarray(step, dt)[()]), np.asarray(start, dt)[()])
 
 
+@with_device
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
     """Return `num` evenly spaced samples from `start` to `stop`.
     Args: start, stop: scalars or arrays; num: static int; endpoint, retstep, dtype, axis.
@@ -227,6 +235,7 @@ def _dims(what, *dims):
     return out
 
 
+@with_device
 def eye(N, M=None, k=0, dtype=None) -> Array:
     """Return a 2-D array with ones on a diagonal and zeros elsewhere.
     Args: N: rows; M: optional columns; k: diagonal offset; dtype: optional.

@@ -12,8 +12,10 @@ import numpy as np
 from .. import core, dtypes, lax
 from ..codegen.runtime import Array, device_put
 from ..core import Tracer
+from ..primitives.structural import copy as _structural_copy
 from ..errors import (ArgumentError, ArgumentTypeError, ArgumentValueError, ConcretizationError,
                       DTypeError, ScalarOverflowError, ShapeError, ShapeValueError)
+from .util import with_device
 from .. import typing as _typing  # (`Array` here is the runtime class)
 
 # ---------------------------------------------------------------- dtypes and shapes
@@ -60,6 +62,7 @@ def _dtype(dtype, default=None):
 # ------------------------------------------------------------------- array / asarray
 
 
+@with_device
 def array(obj, dtype=None, copy=True, ndmin=0) -> _typing.Array:
     """Create an array from `obj` (a scalar, nested sequence or array).
     Args: obj: data; dtype: optional dtype; copy: bool; ndmin: minimum rank.
@@ -171,9 +174,10 @@ def _constant(v: np.ndarray):
     return device_put(v)
 
 
-def asarray(a, dtype=None, order=None, copy=None) -> _typing.Array:
+def asarray(a, dtype=None, order=None, copy=None, *, device=None) -> _typing.Array:
     """Convert `a` to an array, reusing it when already one.
-    Args: a: data; dtype: optional dtype; order, copy: accepted for parity.
+    Args: a: data; dtype: optional dtype; order: accepted for parity; copy: True for a
+        new array even when `a` is one; device: where to put it (a Device or Sharding).
     Returns: Array.
     Vs NumPy: returns arrays and Tracers unchanged when no `dtype` is given.
     Example:
@@ -181,8 +185,10 @@ def asarray(a, dtype=None, order=None, copy=None) -> _typing.Array:
     >>> jnp.asarray([1.5, 2.0])
     Array([1.5, 2. ], dtype=float32)
     """
+    if device is not None:
+        return array(asarray(a, dtype, order, copy), copy=False, device=device)
     if dtype is None and (isinstance(a, Tracer) or hasattr(a, "_buf")):
-        return a
+        return _structural_copy(a) if copy and isinstance(a, Array) else a
     if dtype is None and isinstance(getattr(a, "dtype", None), dtypes.ExtendedDType):
         return a  # an array of an extended dtype (typed PRNG keys) is already an array
     return array(a, dtype=dtype)

@@ -44,7 +44,7 @@ class ScalarType:
     def __eq__(self, other):
         try:
             return self.dtype == np.dtype(other)
-        except TypeError:
+        except (TypeError, ValueError):  # not a dtype-like (`"text: a, b"` is a bad one)
             return NotImplemented
 
     def __hash__(self):

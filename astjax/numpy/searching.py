@@ -8,6 +8,8 @@ functions see. Functions whose output size depends on the data accept `size=`
 under `jit`, and compute on concrete values eagerly (as JAX does)."""
 from __future__ import annotations
 
+from typing import Any, NamedTuple
+
 import numpy as np
 
 from .. import core, dtypes, lax
@@ -380,6 +382,26 @@ def _unique_sized(ar, return_index, return_inverse, return_counts, equal_nan, si
     return tuple(out)
 
 
+class _UniqueAllResult(NamedTuple):
+    """`unique_all`'s result (the Array API's)."""
+    values: Any
+    indices: Any
+    inverse_indices: Any
+    counts: Any
+
+
+class _UniqueCountsResult(NamedTuple):
+    """`unique_counts`'s result (the Array API's)."""
+    values: Any
+    counts: Any
+
+
+class _UniqueInverseResult(NamedTuple):
+    """`unique_inverse`'s result (the Array API's)."""
+    values: Any
+    inverse_indices: Any
+
+
 def unique_values(x, *, size=None, fill_value=None):
     """Array-API form of `unique`: just the distinct values.
 
@@ -399,11 +421,11 @@ def unique_counts(x, *, size=None, fill_value=None):
     Args:
       x: input array. size / fill_value: as for `unique`.
     Returns:
-      `(values, counts)`.
+      `_UniqueCountsResult(values, counts)` (a named tuple).
     Differs from NumPy: the output length depends on the data, so under jit pass a
     static `size=` (missing slots take `fill_value`, extra ones are dropped).
     """
-    return unique(x, return_counts=True, size=size, fill_value=fill_value)
+    return _UniqueCountsResult(*unique(x, return_counts=True, size=size, fill_value=fill_value))
 
 
 def unique_inverse(x, *, size=None, fill_value=None):
@@ -412,11 +434,13 @@ def unique_inverse(x, *, size=None, fill_value=None):
     Args:
       x: input array. size / fill_value: as for `unique`.
     Returns:
-      `(values, inverse_indices)`, with `values[inverse_indices]` equal to `x`.
+      `_UniqueInverseResult(values, inverse_indices)` (a named tuple), with
+      `values[inverse_indices]` equal to `x`.
     Differs from NumPy: the output length depends on the data, so under jit pass a
     static `size=` (missing slots take `fill_value`, extra ones are dropped).
     """
-    return unique(x, return_inverse=True, size=size, fill_value=fill_value)
+    return _UniqueInverseResult(*unique(x, return_inverse=True, size=size,
+                                       fill_value=fill_value))
 
 
 def unique_all(x, *, size=None, fill_value=None):
@@ -425,12 +449,12 @@ def unique_all(x, *, size=None, fill_value=None):
     Args:
       x: input array. size / fill_value: as for `unique`.
     Returns:
-      `(values, indices, inverse_indices, counts)`.
+      `_UniqueAllResult(values, indices, inverse_indices, counts)` (a named tuple).
     Differs from NumPy: the output length depends on the data, so under jit pass a
     static `size=` (missing slots take `fill_value`, extra ones are dropped).
     """
-    return unique(x, return_index=True, return_inverse=True, return_counts=True, size=size,
-                  fill_value=fill_value)
+    return _UniqueAllResult(*unique(x, return_index=True, return_inverse=True,
+                                   return_counts=True, size=size, fill_value=fill_value))
 
 
 def union1d(ar1, ar2, *, size=None, fill_value=None):

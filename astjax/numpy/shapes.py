@@ -41,19 +41,23 @@ def size(a, axis=None):
     return int(np.prod(s, dtype=np.int64)) if axis is None else s[axis]
 
 
-def astype(x, dtype, copy=False):
-    """Cast `x` to `dtype`, returning a new array.
-    Args: x: array; dtype: target dtype; copy: accepted for API parity.
+def astype(x, dtype, /, *, copy=False, device=None):
+    """Cast `x` to `dtype`.
+    Args: x: array; dtype: target dtype; copy: a new array even when the dtype is
+        already `dtype`; device: where to put the result (a Device or Sharding).
     Returns: Array of dtype `dtype` (canonicalized: 64-bit types need x64).
-    Vs NumPy: arrays are immutable, so `copy` never matters; complex-to-real casts drop the
-        imaginary part."""
+    Vs NumPy: complex-to-real casts drop the imaginary part."""
     x = asarray_operand(x)
-    return lax.convert_element_type(x, _dtype(dtype))
+    aval = core.get_aval(x)
+    if aval.dtype != _dtype(dtype) or aval.weak_type:
+        x = lax.convert_element_type(x, _dtype(dtype))
+    return asarray(x, copy=copy, device=device)
 
 
-def reshape(a, shape=None, order="C", *, newshape=None) -> Array:
+def reshape(a, shape=None, order="C", *, newshape=None, copy=None) -> Array:
     """Give `a` a new shape holding the same elements.
-    Args: a: array; shape: int or tuple, one entry may be -1; order: 'C' or 'F'.
+    Args: a: array; shape: int or tuple, one entry may be -1; order: 'C' or 'F'; copy:
+        accepted (arrays are immutable: the result never aliases writable memory).
     Returns: Array with shape `shape`.
     Vs NumPy: `shape` must be static; the result is a new immutable array, never a view.
     Example:

@@ -11,16 +11,19 @@
 - `canonicalize_axis`, `canonicalize_axes`: the one reading of an `axis` argument
   (`operator.index`, then the bounds, as NumPy and JAX), used by every jnp function
   that takes one.
+- `with_device`: the Array API's keyword `device=` on a creation function (the
+  result put on that Device or Sharding).
 """
 from __future__ import annotations
 
 import functools
+import inspect
 import operator
 
 import numpy as np
 
 from .. import core, lax
-from ..api import jit
+from ..api import device_put, jit
 from ..errors import (ArgumentError, ArgumentTypeError, AstjaxError, AxisError,
                       TracerIntegerConversionError)
 from ..staging import StagedCallable
@@ -135,3 +138,21 @@ def prefix_sum(x, axis=0, exclusive=False):
         cfg[axis] = (1, -1, 0)
         x = lax.pad(x, zero, cfg)
     return x
+
+
+def with_device(fn):
+    """`fn` with a keyword-only `device=` (the Array API's): its result is put on
+    that Device or Sharding (None: the default device). A staged result is left as it
+    is: inside a staged function placement is the compiled program's."""
+    @functools.wraps(fn)
+    def placed(*args, device=None, **kwargs):
+        out = fn(*args, **kwargs)
+        if device is None or isinstance(out, core.Tracer):
+            return out
+        return device_put(out, device)
+    sig = inspect.signature(fn)
+    params = list(sig.parameters.values())
+    k = next((i for i, p in enumerate(params) if p.kind is p.VAR_KEYWORD), len(params))
+    params.insert(k, inspect.Parameter("device", inspect.Parameter.KEYWORD_ONLY, default=None))
+    placed.__signature__ = sig.replace(parameters=params)
+    return placed
