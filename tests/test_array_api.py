@@ -137,3 +137,10 @@ def test_dtype_objects_compare_false_with_junk():
     assert (jnp.float32 == "text: a, b") is False
     assert jnp.float32 == "float32"
     assert not hasattr(jnp, "no_such_name") and getattr(jnp, "no_such_name", 5) == 5
+
+
+def test_jax_dlpack_module():
+    from astjax.compat import dlpack
+    assert dlpack.is_supported_dtype(jnp.float32) and dlpack.is_supported_dtype(jnp.bfloat16)
+    assert not dlpack.is_supported_dtype(np.dtype("U3"))
+    np.testing.assert_array_equal(dlpack.from_dlpack(np.arange(3.)), [0., 1., 2.])
