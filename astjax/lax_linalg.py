@@ -8,7 +8,8 @@ their wrappers, with JAX's signatures and output orders.
   eigenvalues only, as in JAX) and batchable;
 - `tridiagonal_solve` (LAPACK gtsv, with JAX's JVP and transpose), `tridiagonal`
   (sytrd / hetrd) and `ormqr` (ormqr / unmqr) (primitives/linalg.py, householder.py);
-- `symmetric_product` and `cholesky_update` (Givens rotations), written with `lax`;
+- `symmetric_product`, `cholesky_update` (Givens rotations) and `qdwh` (the polar
+  decomposition by weighted Halley steps), written with `lax`;
 - `EigImplementation`, `EighImplementation`, `SvdAlgorithm`: JAX's algorithm
   selectors; on CPU only LAPACK's is available, as in JAX.
 """
@@ -38,7 +39,7 @@ __all__ = ["cholesky", "cholesky_p", "triangular_solve", "triangular_solve_p", "
            "eig_p", "schur", "schur_p", "hessenberg", "hessenberg_p", "householder_product",
            "householder_product_p", "tridiagonal_solve", "tridiagonal_solve_p",
            "tridiagonal", "tridiagonal_p", "ormqr", "ormqr_p", "symmetric_product",
-           "cholesky_update",
+           "cholesky_update", "qdwh",
            "EigImplementation", "EighImplementation", "SvdAlgorithm"]
 
 
@@ -191,3 +192,111 @@ def cholesky_update(r_matrix, w_vector):
         w = _add(_L.mul(c, w), _L.mul(s, row))
         r = _L.dynamic_update_slice(r, _L.broadcast_in_dim(new_row, (1, n), (1,)), (k, 0))
     return r
+
+
+def _norm_1_inf(x, axis):
+    """max over the other axis of the abs sums along `axis` (0: the 1-norm, 1: the
+    infinity norm of a matrix)."""
+    return _L.reduce_max(_L.reduce_sum(_L.abs(x), (axis,)), (0,))
+
+
+def _frobenius(x):
+    a = _L.abs(x)
+    return _L.sqrt(_L.reduce_sum(_L.mul(a, a), (0, 1)))
+
+
+def _qdwh_schedule(eps, max_iterations):
+    """The static weights (a, b, c) of the dynamically weighted Halley steps that
+    bring the smallest singular value bound `l` from eps up to 1."""
+    steps, ell, tol_l = [], eps, 10.0 * eps / 2.0
+    while ell + tol_l < 1 and len(steps) < max_iterations:
+        l2 = ell * ell
+        dd = (4 * (1 / l2 - 1) / l2) ** (1 / 3)
+        sqd = (1.0 + dd) ** 0.5
+        a = sqd + (2 - dd + 2 * (2 - l2) / (l2 * sqd)) ** 0.5
+        b = (a - 1) ** 2 / 4
+        c = a + b - 1
+        ell = ell * (a + b * l2) / (1 + c * l2)
+        steps.append((a, b, c))
+    return steps
+
+
+def _halley_qr(u, a, b, c):
+    """One weighted Halley step through a QR of [sqrt(c) u; I] (well conditioned for
+    large c)."""
+    m, n = core.get_aval(u).shape
+    dt = core.get_aval(u).dtype
+    sc = c ** 0.5
+    stacked = _L.concatenate([_L.mul(np.asarray(sc, dt), u), np.eye(n, dtype=dt)], 0)
+    q, _ = _qr(stacked, full_matrices=False)
+    q1 = _L.slice(q, (0, 0), (m, n))
+    q2 = _L.slice(q, (m, 0), (m + n, n))
+    q2h = _mT(_conj(q2)) if dtypes.issubdtype(dt, np.complexfloating) else _mT(q2)
+    e = b / c
+    return _add(_L.mul(np.asarray(e, dt), u),
+                _L.mul(np.asarray((a - e) / sc, dt), _batch_matmul(q1, q2h)))
+
+
+def _adjoint(x):
+    t = _mT(x)
+    return _conj(t) if dtypes.issubdtype(core.get_aval(x).dtype, np.complexfloating) else t
+
+
+def _halley_cholesky(u, a, b, c):
+    """One weighted Halley step: e u + (a - e) u (c u^H u + I)^-1, through a Cholesky
+    factor of c u^H u + I."""
+    n = core.get_aval(u).shape[1]
+    dt = core.get_aval(u).dtype
+    gram = _add(_L.mul(np.asarray(c, dt), _batch_matmul(_adjoint(u), u)), np.eye(n, dtype=dt))
+    y = bind(cholesky_p, gram, lower=True)
+    # (c u^H u + I)^-1 u^H = y^-H y^-1 u^H
+    w = triangular_solve(y, _adjoint(u), left_side=True, lower=True)
+    w = triangular_solve(y, w, left_side=True, lower=True, transpose_a=True, conjugate_a=True)
+    e = b / c
+    return _add(_L.mul(np.asarray(e, dt), u), _L.mul(np.asarray(a - e, dt), _adjoint(w)))
+
+
+def qdwh(x, *, is_hermitian=False, max_iterations=None, eps=None, dynamic_shape=None):
+    """The polar decomposition x = u h of a full-rank matrix (m >= n) by the QR-based
+    dynamically weighted Halley iteration: (u, h, number of iterations, whether it
+    converged within `max_iterations` (default 10)). `eps` sets the tolerance
+    (default: the dtype's epsilon); `is_hermitian` is accepted and unused, as JAX."""
+    if dynamic_shape is not None:
+        raise NotImplementedInAstjaxError("qdwh(dynamic_shape=...) (padded inputs) is not "
+                                          "supported")
+    x = _inexact(x)
+    aval = core.get_aval(x)
+    if aval.ndim != 2:
+        raise ArgumentValueError(f"qdwh needs a matrix, got shape {aval.shape}")
+    max_iterations = 10 if max_iterations is None else int(max_iterations)
+    dt = aval.dtype
+    eps = float(np.finfo(dt).eps) if eps is None else float(eps)
+    one, inf = _norm_1_inf(x, 0), _norm_1_inf(x, 1)
+    scale = _L.select(_L.eq(one, np.asarray(0, one.dtype)), _L.full_like(one, 1),
+                      _L.mul(_L.rsqrt(one), _L.rsqrt(inf)))
+    u = _L.mul(x, _convert(scale, dt))
+    tol_norm = np.asarray(np.cbrt(10.0 * eps / 2.0), np.finfo(dt).dtype)
+    steps = _qdwh_schedule(eps, max_iterations)
+    moving = np.asarray(True)
+    for a, b, c in steps:    # the scheduled steps: QR while c is large, then Cholesky
+        if c > 100:
+            u = _halley_qr(u, a, b, c)
+        else:
+            prev, u = u, _halley_cholesky(u, a, b, c)
+            moving = _L.gt(_frobenius(_L.sub(u, prev)), tol_norm)
+
+    def cond(state):
+        k, _, going = state
+        return _L.bitwise_and(going, _L.lt(k, np.int32(max_iterations)))
+
+    def body(state):   # plain Halley steps (a, b, c) = (3, 1, 3) until u settles
+        k, u, _ = state
+        new = _halley_cholesky(u, 3.0, 1.0, 3.0)
+        return _L.add(k, np.int32(1)), new, _L.gt(_frobenius(_L.sub(new, u)), tol_norm)
+
+    iters, u, moving = _L.while_loop(cond, body, (np.int32(len(steps)), u, moving))
+    u = _L.sub(_L.mul(np.asarray(1.5, dt), u),
+               _L.mul(np.asarray(0.5, dt), _batch_matmul(u, _batch_matmul(_adjoint(u), u))))
+    h = _batch_matmul(_adjoint(u), x)
+    h = _div(_add(h, _adjoint(h)), np.asarray(2, dt))
+    return u, h, iters, _L.bitwise_not(moving)

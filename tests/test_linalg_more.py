@@ -184,3 +184,21 @@ def test_ormqr_batches():
     for i in range(3):
         np.testing.assert_allclose(got[i], ormqr_p.impl(np.asarray(h[i]), np.asarray(taus[i]),
                                                         c[i], transpose=True), atol=1e-5)
+
+
+def test_qdwh_polar_decomposition_as_jax():
+    a = np.array([[4., 1., 2.], [1., 3., 0.], [2., 0., 5.], [0.5, 1., 1.]], np.float32)
+    u, h, k, ok = L.qdwh(a)
+    # JAX 0.10.2: 4 iterations, converged; u's first row [0.997207, -0.003027, -0.002344]
+    assert (int(k), bool(ok)) == (4, True)
+    np.testing.assert_allclose(np.asarray(u)[0], [0.997207, -0.003027, -0.002344], atol=2e-6)
+    np.testing.assert_allclose(np.asarray(u).T @ np.asarray(u), np.eye(3), atol=1e-5)
+    np.testing.assert_allclose(u @ h, a, atol=1e-5)
+    np.testing.assert_allclose(h, np.asarray(h).T)
+    # JAX: not converged after 3 iterations on this scaled matrix
+    _, _, k, ok = L.qdwh(a[:3] * 1e-3, max_iterations=3)
+    assert (int(k), bool(ok)) == (3, False)
+    c = (a + 1j * a[::-1]).astype(np.complex64)
+    u, h, k, ok = jax.jit(L.qdwh)(c)
+    np.testing.assert_allclose(u @ h, c, atol=1e-5)
+    assert bool(ok)
