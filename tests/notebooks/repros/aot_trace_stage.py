@@ -1,5 +1,5 @@
 """The AOT tutorial's entry point, jax.jit(f).trace(*args), returns a tuple in astjax
-(astjax/api.py Jitted.trace returns self.stage(...)); JAX returns a jax.stages.Traced
+(astjax/api.py Jitted.trace returned self.stage(...); fixed on branch api: a stages.Traced); JAX returns a jax.stages.Traced
 (.jaxpr, .lower()). astjax/stages.py has a Traced class, unused. The lower() path
 works, but the Compiled object has no cost_analysis().
 
