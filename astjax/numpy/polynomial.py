@@ -42,14 +42,19 @@ def _pad_front(a, n):
     return a if k >= n else lax.pad(a, np.asarray(0, _dt(a))[()], [(n - k, 0, 0)])
 
 
+def _aligned(a1, a2):
+    """The two coefficient arrays in one dtype, the shorter padded with leading zeros."""
+    a1, a2 = uf.promote_dtypes(asarray_operand(a1), asarray_operand(a2))
+    n = max(_shape(a1)[0], _shape(a2)[0])
+    return _pad_front(a1, n), _pad_front(a2, n)
+
+
 def polyadd(a1, a2):
     """Add two polynomials given as coefficient arrays.
     Args: a1, a2: 1-D coefficient arrays.
     Returns: 1-D Array.
     Vs NumPy: returns arrays, never `np.poly1d` objects."""
-    a1, a2 = uf.promote_dtypes(asarray_operand(a1), asarray_operand(a2))
-    n = max(_shape(a1)[0], _shape(a2)[0])
-    return uf.add(_pad_front(a1, n), _pad_front(a2, n))
+    return uf.add(*_aligned(a1, a2))
 
 
 def polysub(a1, a2):
@@ -57,9 +62,7 @@ def polysub(a1, a2):
     Args: a1, a2: 1-D coefficient arrays.
     Returns: 1-D Array.
     Vs NumPy: returns arrays, never `np.poly1d` objects."""
-    a1, a2 = uf.promote_dtypes(asarray_operand(a1), asarray_operand(a2))
-    n = max(_shape(a1)[0], _shape(a2)[0])
-    return uf.subtract(_pad_front(a1, n), _pad_front(a2, n))
+    return uf.subtract(*_aligned(a1, a2))
 
 
 def polymul(a1, a2, *, trim_leading_zeros=False):
