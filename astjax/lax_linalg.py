@@ -102,12 +102,9 @@ def triangular_solve(a, b, *, left_side=False, lower=False, transpose_a=False,
 
 
 def qr(x, *, pivoting=False, full_matrices=True, use_magma=None):
-    """(q, r) of `x` (Householder QR through LAPACK). Column pivoting is not
-    available."""
-    if pivoting:
-        raise NotImplementedInAstjaxError("lax.linalg.qr(pivoting=True) (LAPACK geqp3) is "
-                                          "not implemented")
-    return _qr(_inexact(x), full_matrices=full_matrices)
+    """(q, r) of `x` (Householder QR through LAPACK), or (q, r, p) with column
+    pivoting (geqp3): x[..., p] = q r."""
+    return _qr(_inexact(x), full_matrices=full_matrices, pivoting=pivoting)
 
 
 def eigh(x, *, lower=True, symmetrize_input=True, sort_eigenvalues=True,

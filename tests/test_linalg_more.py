@@ -202,3 +202,42 @@ def test_qdwh_polar_decomposition_as_jax():
     u, h, k, ok = jax.jit(L.qdwh)(c)
     np.testing.assert_allclose(u @ h, c, atol=1e-5)
     assert bool(ok)
+
+
+PQ = np.array([[1., 5., 2.], [2., 1., 7.], [0.5, 3., 1.], [1., 1., 1.]], np.float32)
+
+
+def test_pivoted_qr_matches_jax():
+    # JAX 0.10.2 (values from /work/jaxref): p = [2, 1, 0], r as below; wide: p = [1, 0, 3, 2]
+    r_jax = [[-7.4162, -2.83164, -2.3597], [0., 5.28978, 0.53276], [0., 0., 0.63086]]
+    for full in (True, False):
+        q, r, p = L.qr(PQ, pivoting=True, full_matrices=full)
+        assert np.asarray(p).tolist() == [2, 1, 0] and p.dtype == np.int32
+        np.testing.assert_allclose(np.asarray(r)[:3], r_jax, atol=2e-5)
+        np.testing.assert_allclose(q @ r, PQ[:, np.asarray(p)], atol=1e-5)
+    q, r, p = L.qr(PQ.T, pivoting=True)
+    assert np.asarray(p).tolist() == [1, 0, 3, 2]
+    np.testing.assert_allclose(np.asarray(r)[0], [-7.34847, -2.85774, -1.36083, -1.49691],
+                               atol=2e-5)
+    # the reference agrees with LAPACK's geqp3
+    from astjax.primitives.factorizations import qr_p
+    q2, r2, p2 = qr_p.impl(PQ, full_matrices=False, pivoting=True)
+    assert p2.tolist() == [2, 1, 0]
+    np.testing.assert_allclose(r2, r_jax, atol=2e-5)
+    # batched
+    _, _, pb = jax.vmap(lambda a: L.qr(a, pivoting=True))(np.stack([PQ, PQ[:, ::-1]]))
+    assert np.asarray(pb).tolist() == [[2, 1, 0], [0, 1, 2]]
+
+
+def test_pivoted_qr_gradient_and_scipy_forms():
+    g = jax.grad(lambda a: L.qr(a, pivoting=True, full_matrices=False)[1].sum())(PQ)
+    # JAX 0.10.2
+    np.testing.assert_allclose(g, [[0.43127, 0.52932, -1.41805], [-1.35331, -1.26183, -0.43601],
+                                   [0.23033, 0.3577, -0.81665], [0.96411, 0.00024, -0.71137]],
+                               atol=2e-5)
+    q, r, p = S.qr(PQ, pivoting=True, mode="economic")
+    assert np.asarray(p).tolist() == [2, 1, 0]
+    r_only, p_only = S.qr(PQ, pivoting=True, mode="r")
+    np.testing.assert_allclose(r_only[:3], r, atol=1e-6)
+    out, r3, p3 = S.qr_multiply(PQ, np.ones(4, np.float32), pivoting=True)
+    np.testing.assert_allclose(out, np.ones(4) @ np.asarray(q), atol=1e-5)

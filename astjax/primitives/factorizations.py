@@ -258,31 +258,64 @@ def lu(a):
 qr_p = core.new_primitive("qr", multiple_results=True)
 
 
-def _qr_ae(a, *, full_matrices):
+def _qr_ae(a, *, full_matrices, pivoting=False):
     check_dtype("qr", INEXACT, a)
     if a.ndim < 2:
         raise ShapeError(f"qr needs matrices (..., m, n), got shape {a.shape}")
     m, n = a.shape[-2:]
     k = m if full_matrices else min(m, n)
     b = a.shape[:-2]
-    return [ShapedArray(b + (m, k), a.dtype), ShapedArray(b + (k, n), a.dtype)]
+    out = [ShapedArray(b + (m, k), a.dtype), ShapedArray(b + (k, n), a.dtype)]
+    return out + [ShapedArray(b + (n,), np.dtype(np.int32))] if pivoting else out
 
 
-def _qr_impl(a, *, full_matrices):
-    q, r = np.linalg.qr(np.asarray(a), mode="complete" if full_matrices else "reduced")
-    return [q.astype(a.dtype), r.astype(a.dtype)]
+def _pivots(a):
+    """LAPACK geqp3's column order for one matrix: at each step the remaining column
+    with the largest norm outside the span of those already chosen (first on ties)."""
+    a = np.asarray(a, np.result_type(a, np.float64))
+    m, n = a.shape
+    order, rest = [], list(range(n))
+    q = np.zeros((m, 0), a.dtype)
+    for _ in range(min(m, n)):
+        resid = a[:, rest] - q @ (np.conj(q).T @ a[:, rest])
+        j = rest[int(np.argmax(np.linalg.norm(resid, axis=0)))]
+        order.append(j)
+        rest.remove(j)
+        q, _ = np.linalg.qr(a[:, order])
+    return np.array(order + rest, np.int32)
 
 
-def _qr_lowering(ctx, a, *, full_matrices):
+def _qr_impl(a, *, full_matrices, pivoting=False):
+    a = np.asarray(a)
+    mode = "complete" if full_matrices else "reduced"
+    if not pivoting:
+        q, r = np.linalg.qr(a, mode=mode)
+        return [q.astype(a.dtype), r.astype(a.dtype)]
+    p = np.stack([_pivots(x) for x in a.reshape((-1,) + a.shape[-2:])]).reshape(
+        a.shape[:-2] + a.shape[-1:])
+    q, r = np.linalg.qr(np.take_along_axis(a, p[..., None, :], -1), mode=mode)
+    return [q.astype(a.dtype), r.astype(a.dtype), p]
+
+
+def _qr_lowering(ctx, a, *, full_matrices, pivoting=False):
     aval = ctx.avals_in[0]
-    q_aval, r_aval = ctx.avals_out
+    q_aval, r_aval = ctx.avals_out[:2]
     m, n = aval.shape[-2:]
     k = min(m, n)
     if m == 0 or n == 0:
         eye = np.broadcast_to(np.eye(m, q_aval.shape[-1], dtype=aval.dtype), q_aval.shape)
-        return [ctx.constant(eye, q_aval), lapack.const_like(ctx, 0, r_aval)]
+        out = [ctx.constant(eye, q_aval), lapack.const_like(ctx, 0, r_aval)]
+        return out + [lapack.const_like(ctx, 0, ctx.avals_out[2])] if pivoting else out
     tau_aval = ShapedArray(aval.shape[:-2] + (k,), aval.dtype)
-    r, taus = lapack.lapack_call(ctx, "geqrf", [a], [aval], [aval, tau_aval])
+    extra = []
+    if pivoting:   # geqp3 with every column free (jpvt 0); its pivots are 1-based
+        p_aval = ctx.avals_out[2]
+        r, jpvt, taus = lapack.lapack_call(ctx, "geqp3", [a, lapack.const_like(ctx, 0, p_aval)],
+                                           [aval, p_aval], [aval, p_aval, tau_aval])
+        extra = [ctx.op1("stablehlo.subtract", [jpvt, lapack.const_like(ctx, 1, p_aval)],
+                         p_aval)]
+    else:
+        r, taus = lapack.lapack_call(ctx, "geqrf", [a], [aval], [aval, tau_aval])
     if m < n:
         h, h_aval = lapack.slice_minor(ctx, r, aval, m, m)
     elif full_matrices:
@@ -292,7 +325,7 @@ def _qr_lowering(ctx, a, *, full_matrices):
     routine = "ungqr" if dtypes.issubdtype(aval.dtype, np.complexfloating) else "orgqr"
     q, = lapack.lapack_call(ctx, routine, [h, taus], [h_aval, tau_aval], [h_aval])
     r, r_sl = lapack.slice_minor(ctx, r, aval, r_aval.shape[-2], n)
-    return [q, lapack.triangle(ctx, r, r_sl, lower=False)]
+    return [q, lapack.triangle(ctx, r, r_sl, lower=False)] + extra
 
 
 def _thin_qr_jvp(q, r, dx):
@@ -308,12 +341,16 @@ def _thin_qr_jvp(q, r, dx):
     return dq, dr
 
 
-def _qr_jvp(primals, tangents, *, full_matrices):
+def _qr_jvp(primals, tangents, *, full_matrices, pivoting=False):
     x, = primals
     dx, = tangents
-    q, r = bind(qr_p, x, full_matrices=full_matrices)
+    q, r, *p = bind(qr_p, x, full_matrices=full_matrices, pivoting=pivoting)
     if is_zero(dx):
-        return [q, r], [core.Zero(_aval(q)), core.Zero(_aval(r))]
+        return [q, r, *p], [core.Zero(_aval(v)) for v in (q, r, *p)]
+    if pivoting:   # x[..., p] = q r: the same rule on the permuted columns
+        x, dx = _T(_permute_rows(_T(x), p[0])), _T(_permute_rows(_T(dx), p[0]))
+        dq, dr = _qr_jvp([x], [dx], full_matrices=full_matrices)[1]
+        return [q, r, p[0]], [dq, dr, core.Zero(_aval(p[0]))]
     L = lax_ops()
     m, n = _aval(x).shape[-2:]
     nd = _nd(x)
@@ -344,10 +381,11 @@ register(qr_p, impl=_qr_impl, abstract_eval=_qr_ae, lowering=_qr_lowering, jvp=_
 deffront(qr_p)
 
 
-def qr(x, *, full_matrices=True):
+def qr(x, *, full_matrices=True, pivoting=False):
     """`lax.linalg.qr`: (q, r) with q's columns orthonormal and r upper triangular
-    (LAPACK's Householder QR: geqrf + orgqr)."""
-    return tuple(bind(qr_p, x, full_matrices=bool(full_matrices)))
+    (LAPACK's Householder QR: geqrf + orgqr); with `pivoting`, (q, r, p) where
+    x[..., p] = q r and |diag(r)| decreases (LAPACK geqp3)."""
+    return tuple(bind(qr_p, x, full_matrices=bool(full_matrices), pivoting=bool(pivoting)))
 
 # ---- eigh ----------------------------------------------------------------------------
 eigh_p = core.new_primitive("eigh", multiple_results=True)

@@ -185,7 +185,7 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, debug=False,
 
 def qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False, check_finite=True):
     """(q, r) (mode 'full': all m columns of q; 'economic': min(m, n)) or (r,) (mode
-    'r')."""
+    'r'); with `pivoting`, the column permutation p (a[:, p] = q r) is appended."""
     if mode in ("full", "r"):
         full = True
     elif mode == "economic":
@@ -193,8 +193,8 @@ def qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False, check_fini
     else:
         raise ArgumentValueError(f"Unsupported QR decomposition mode '{mode}'")
     [a] = _inexact(a)
-    q, r = lax.linalg.qr(a, pivoting=pivoting, full_matrices=full)
-    return (r,) if mode == "r" else (q, r)
+    q, r, *p = lax.linalg.qr(a, pivoting=pivoting, full_matrices=full)
+    return (r, *p) if mode == "r" else (q, r, *p)
 
 
 def svd(a, full_matrices=True, compute_uv=True, overwrite_a=False, check_finite=True,

@@ -11,7 +11,7 @@
   decompositions (`method='eigen'`); NaN where eig(A)_i + eig(B)_j is within `tol` of
   zero, as JAX;
 - `qr_multiply`: Q @ c or c @ Q for the QR of `a`, without forming Q (LAPACK geqrf +
-  ormqr).
+  ormqr; with `pivoting`, through geqp3's Q).
 
 All run on `lax.linalg` (LAPACK), so they stage, compile and batch like the rest.
 """
@@ -180,10 +180,8 @@ def qr_multiply(a, c, mode="right", pivoting=False, conjugate=False, overwrite_a
                 overwrite_c=False):
     """(Q @ c, R) (`mode='left'`) or (c @ Q, R) (`mode='right'`, default) for the
     economic QR of `a` (..., M, N), without forming Q; `conjugate` uses conj(Q). A 1-D
-    c is a column (left) or row (right) vector and the result is 1-D."""
-    if pivoting:
-        raise ArgumentValueError("qr_multiply(pivoting=True) (LAPACK geqp3) is not "
-                                 "supported", hint="use pivoting=False")
+    c is a column (left) or row (right) vector and the result is 1-D. With `pivoting`,
+    the QR is column-pivoted and its permutation P is appended: (result, R, P)."""
     if mode not in ("right", "left"):
         raise ArgumentValueError(f"mode must be 'right' or 'left', got {mode!r}")
     a, c = promote_dtypes_inexact(asarray_operand(a), asarray_operand(c))
@@ -204,12 +202,17 @@ def qr_multiply(a, c, mode="right", pivoting=False, conjugate=False, overwrite_a
     batch = jnp.broadcast_shapes(core.get_aval(a).shape[:-2], cs[:-2])
     a = jnp.broadcast_to(a, batch + (m, n))
     c = jnp.broadcast_to(c, batch + cs[-2:])
-    h, taus = lax.linalg.geqrf(a)
-    r = jnp.triu(h[..., :k, :])
+    if pivoting:   # the reflectors of the pivoted QR (geqp3) are its Q's
+        q, r, p = lax.linalg.qr(a, pivoting=True, full_matrices=False)
+    else:
+        h, taus = lax.linalg.geqrf(a)
+        r = jnp.triu(h[..., :k, :])
     cplx = dtypes.issubdtype(core.get_aval(a).dtype, np.complexfloating)
     if conjugate and cplx:
         c = jnp.conj(c)
-    if mode == "left":     # Q (m, k) @ c (k, p): pad c to m rows, keep Q's first k columns
+    if pivoting:
+        out = q @ c if mode == "left" else c @ q
+    elif mode == "left":   # Q (m, k) @ c (k, p): pad c to m rows, keep Q's first k columns
         padded = jnp.concatenate([c, jnp.zeros(batch + (m - k, cs[-1]), c.dtype)], axis=-2)
         out = lax.linalg.ormqr(h, taus, padded, left=True)
     else:                  # c (p, m) @ Q (m, k): the first k columns of c @ Q_full
@@ -218,4 +221,4 @@ def qr_multiply(a, c, mode="right", pivoting=False, conjugate=False, overwrite_a
         out = jnp.conj(out)
     if onedim:
         out = out.reshape(out.shape[:-2] + (-1,))
-    return out, r
+    return (out, r, p) if pivoting else (out, r)
