@@ -109,3 +109,18 @@ def test_shape_dtype_struct():
     with pytest.raises(TypeError):
         len(jax.ShapeDtypeStruct((), jnp.float32))
     assert jax.eval_shape(lambda x: x * 2., 1.) == w
+
+
+@pytest.mark.skipif(len(jax.devices()) < 4, reason="needs 4 devices (conftest.py)")
+def test_stages_of_a_partitioned_program():
+    from astjax.sharding import Mesh, NamedSharding, PartitionSpec as P
+    mesh = Mesh(np.array(jax.devices()[:4]).reshape(2, 2), ("x", "y"))
+    s = NamedSharding(mesh, P("x", "y"))
+    x = jax.device_put(jnp.ones((4, 4)), s)
+    c = jax.jit(lambda a: jnp.sin(a) * 2).lower(x).compile()
+    (arg,), _ = c.input_shardings
+    assert arg.spec == P("x", "y") and c.output_shardings.spec == P("x", "y")
+    # per-device program: f32[2,2] shards
+    assert "f32[2,2]" in c.as_text().splitlines()[0]
+    assert c.memory_analysis().argument_size_in_bytes == 16
+    np.testing.assert_allclose(c(x), np.full((4, 4), 2 * np.sin(1.0)), rtol=1e-6)
