@@ -144,3 +144,24 @@ def test_jax_dlpack_module():
     assert dlpack.is_supported_dtype(jnp.float32) and dlpack.is_supported_dtype(jnp.bfloat16)
     assert not dlpack.is_supported_dtype(np.dtype("U3"))
     np.testing.assert_array_equal(dlpack.from_dlpack(np.arange(3.)), [0., 1., 2.])
+
+
+def test_array_methods_view_searchsorted_compress_choose_tobytes():
+    x = jnp.arange(6, dtype=jnp.float32).reshape(2, 3)
+    # JAX 0.10.2: bit patterns of 0., 1., 2. as int32; shapes grow / shrink on the last axis
+    np.testing.assert_array_equal(x.view(jnp.int32)[0], [0, 1065353216, 1073741824])
+    assert x.view(jnp.int16).shape == (2, 6) and x.view().dtype == jnp.float32
+    np.testing.assert_array_equal(jnp.ones((2, 4), jnp.int16).view(jnp.float32),
+                                  np.ones((2, 4), np.int16).view(np.float32))
+    np.testing.assert_array_equal(jnp.array([0, 1, 2], jnp.int8).view(jnp.bool_),
+                                  [False, True, True])
+    np.testing.assert_array_equal(jax.jit(lambda v: v.view(jnp.int32))(x),
+                                  np.arange(6, dtype=np.float32).reshape(2, 3).view(np.int32))
+    with pytest.raises(ValueError, match="divisor"):
+        jnp.ones((2, 3), jnp.int16).view(jnp.float32)
+    assert int(jnp.arange(5.).searchsorted(2.5)) == 3
+    np.testing.assert_array_equal(x.compress(jnp.array([True, False]), axis=0), [[0., 1., 2.]])
+    np.testing.assert_array_equal(jnp.array([0, 1]).choose([jnp.zeros(2), jnp.ones(2)]),
+                                  [0., 1.])
+    assert jnp.arange(2, dtype=jnp.int8).tobytes() == b"\x00\x01"
+    np.testing.assert_array_equal(jnp.array([3, 1, 2]).argpartition(1)[:2].sort(), [1, 2])

@@ -16,7 +16,9 @@ import numpy as np
 from ..api import device_put as _device_put
 from ..codegen.runtime import Array
 from ..core import Tracer
-from ..errors import JAXAttributeError, JAXTypeError, TracerArrayConversionError
+from .. import lax as _lax
+from ..errors import (ArgumentValueError, JAXAttributeError, JAXTypeError,
+                      NotImplementedInAstjaxError, TracerArrayConversionError)
 from .array_api import check_api_version
 from ..primitives.structural import copy as _copy
 
@@ -49,7 +51,8 @@ def _method(name):
 _METHODS = ("sum", "mean", "prod", "max", "min", "any", "all", "argmax", "argmin",
             "cumsum", "cumprod", "var", "std", "ravel", "flatten", "squeeze", "clip",
             "dot", "round", "conj", "conjugate", "nonzero", "sort", "argsort",
-            "swapaxes", "repeat", "take", "trace", "diagonal", "ptp")
+            "swapaxes", "repeat", "take", "trace", "diagonal", "ptp", "searchsorted",
+            "choose", "argpartition")
 
 
 class ArrayMethods:
@@ -141,6 +144,42 @@ class ArrayMethods:
 
     def astype(self, dtype, copy=False, device=None):
         return _jnp().astype(self, dtype, copy=copy, device=device)
+
+    def compress(self, condition, axis=None, *, out=None, size=None, fill_value=0):
+        """`jnp.compress(condition, self, axis, ...)`."""
+        return _jnp().compress(condition, self, axis, out=out, size=size,
+                               fill_value=fill_value)
+
+    def view(self, dtype=None, type=None):  # noqa: A002
+        """The same bytes read as `dtype`: the last axis grows (a smaller dtype) or
+        shrinks (a larger one, whose size must divide the last axis's bytes)."""
+        if type is not None:
+            raise NotImplementedInAstjaxError("`type` argument of array.view() is not "
+                                              "supported.")
+        if dtype is None:
+            return self
+        x, src, dst = self, np.dtype(self.dtype), np.dtype(dtype)
+        if src == dst:
+            return x
+        if src == np.bool_:
+            x, src = _lax.convert_element_type(x, np.uint8), np.dtype(np.uint8)
+        want = np.uint8 if dst == np.bool_ else dst
+        n, m = src.itemsize, np.dtype(want).itemsize
+        shape = x.shape
+        if n < m:
+            if not shape or (shape[-1] * n) % m:
+                raise ArgumentValueError("When changing to a larger dtype, its size must be "
+                                         "a divisor of the total size in bytes of the last "
+                                         "axis of the array.")
+            x = _lax.reshape(x, shape[:-1] + (shape[-1] * n // m, m // n))
+        out = _lax.bitcast_convert_type(x, want)
+        if n > m:
+            out = _lax.reshape(out, shape[:-1] + (shape[-1] * n // m,) if shape else (n // m,))
+        return _lax.ne(out, np.uint8(0)) if dst == np.bool_ else out
+
+    def tobytes(self, order="C"):
+        """The array's bytes (NumPy's `tobytes`)."""
+        return np.asarray(self).tobytes(order=order)
 
     def __array_namespace__(self, *, api_version=None):
         """The Array API namespace of this array: `astjax.numpy`."""
