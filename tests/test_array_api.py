@@ -165,3 +165,13 @@ def test_array_methods_view_searchsorted_compress_choose_tobytes():
                                   [0., 1.])
     assert jnp.arange(2, dtype=jnp.int8).tobytes() == b"\x00\x01"
     np.testing.assert_array_equal(jnp.array([3, 1, 2]).argpartition(1)[:2].sort(), [1, 2])
+
+
+@pytest.mark.skipif(len(jax.devices()) < 4, reason="needs 4 devices (conftest.py)")
+def test_device_argument_with_a_sharding():
+    from astjax.sharding import Mesh, NamedSharding, PartitionSpec as P
+    s = NamedSharding(Mesh(np.array(jax.devices()[:4]).reshape(2, 2), ("x", "y")), P("x", "y"))
+    assert jnp.zeros((4, 4), device=s).sharding.spec == P("x", "y")
+    # JAX 0.10.2 ignores device= inside jit (its jaxpr is a plain broadcast_in_dim)
+    out = jax.jit(lambda: jnp.ones((4, 4), device=s))()
+    assert out.devices() == {jax.devices()[0]}

@@ -143,7 +143,7 @@ def prefix_sum(x, axis=0, exclusive=False):
 def with_device(fn):
     """`fn` with a keyword-only `device=` (the Array API's): its result is put on
     that Device or Sharding (None: the default device). A staged result is left as it
-    is: inside a staged function placement is the compiled program's."""
+    is, as JAX does: inside a staged function placement is the compiled program's."""
     @functools.wraps(fn)
     def placed(*args, device=None, **kwargs):
         out = fn(*args, **kwargs)
