@@ -175,3 +175,29 @@ def test_device_argument_with_a_sharding():
     # JAX 0.10.2 ignores device= inside jit (its jaxpr is a plain broadcast_in_dim)
     out = jax.jit(lambda: jnp.ones((4, 4), device=s))()
     assert out.devices() == {jax.devices()[0]}
+
+
+_DEFAULT_DEVICE_SCRIPT = """
+import astjax as jax, astjax.numpy as jnp
+d0, d1 = jax.devices()
+x = jnp.ones(3)
+with jax.default_device(d1):
+    y = jnp.ones(3) * 2
+    f = jax.jit(lambda a: a + 1)
+    print(y.devices() == {d1}, f(y).devices() == {d1}, f(x).devices() == {d1},
+          (x + y).devices() == {d1})
+print(jnp.ones(2).devices() == {d0}, jax.jit(lambda a: a * 2)(x).devices() == {d0})
+"""
+
+
+def test_default_device_in_a_fresh_two_device_process(tmp_path):
+    import os
+    import subprocess
+    import sys
+    script = tmp_path / "default_device.py"   # a file: jit stages from source
+    script.write_text(_DEFAULT_DEVICE_SCRIPT)
+    env = dict(os.environ, ASTJAX_NUM_CPU_DEVICES="2")
+    out = subprocess.run([sys.executable, str(script)], env=env,
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == ["True"] * 6
