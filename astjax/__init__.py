@@ -65,7 +65,7 @@ from .ad_extras import linear_transpose, custom_gradient  # noqa: E402,F401
 __all__ = [
     "Array", "AstjaxError", "Device", "P", "ShapeDtypeStruct", "block_until_ready",
     "checkpoint", "clear_caches", "config", "core", "custom_gradient", "custom_jvp",
-    "custom_vjp", "debug", "debug_infs", "debug_nans", "default_backend",
+    "custom_vjp", "debug", "debug_infs", "debug_nans", "default_backend", "default_device",
     "default_matmul_precision", "device_count", "device_get", "device_put", "devices",
     "disable_jit", "distributed", "dtypes", "effects_barrier", "enable_x64",
     "ensure_compile_time_eval", "errors", "eval_shape", "example_libraries", "extend",

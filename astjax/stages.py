@@ -19,7 +19,7 @@ import numpy as np
 
 from . import core, tree_util
 from . import sharding as _sharding
-from .codegen import compile_cache, runtime
+from .codegen import compile_cache, runtime, stablehlo
 from .errors import ArgumentTypeError, ArgumentValueError, caller_location
 from .staging import leaf_aval
 
@@ -219,11 +219,11 @@ class Lowered(_Stage):
 
     def as_text(self, dialect=None, *, debug_info=False):
         """The module as text: StableHLO (default) or, with `dialect='hlo'`, XLA's
-        HLO before optimization. (`debug_info` is accepted; astjax's text carries
-        its source locations in comments either way.)"""
+        HLO before optimization; with `debug_info`, every StableHLO op ends in its
+        source location (`loc(...)`), as JAX prints it."""
         if _dialect(dialect) == "hlo":
             return _xla_computation(self._entry.text).as_hlo_text()
-        return self._entry.text
+        return stablehlo.with_locations(self._entry.text) if debug_info else self._entry.text
 
     def compiler_ir(self, dialect=None):
         """The module as an object: an MLIR `Module` (jaxlib's MLIR bindings; `str`

@@ -89,9 +89,9 @@ def default_device():
 
 
 def set_default_device(dev, *, move: bool):
-    """Make `dev` the default device (`astjax.default_device`); with `move`,
-    with `move`, eager operations first copy Arrays on other devices there. Drops the eager
-    executables compiled for the old device."""
+    """Make `dev` the default device (`astjax.default_device`); with `move`, eager
+    operations first copy Arrays on other devices there. Drops the eager executables
+    compiled for the old device."""
     global _default_device, move_operands
     _default_device, move_operands = dev, move
     clear_eager_caches()
