@@ -251,7 +251,7 @@ def _stage(fun, args, kwargs, differentiated=True):
     differentiation (`differentiating()` is set while it stages; None: unchanged); a
     located ArityError first when the arguments do not fit fun's signature."""
     check_signature(fun, args, kwargs)
-    leaves, in_tree = tree_util.tree_flatten((tuple(args), dict(kwargs)))
+    leaves, in_tree = tree_util.flatten_for_staging((tuple(args), dict(kwargs)))
     avals = [leaf_aval(x) for x in leaves]
     hints = arg_hints(fun, args, kwargs)
     with differentiation(differentiated):
@@ -465,7 +465,7 @@ def jvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
                                 f"{type(tangents).__name__}",
                                 hint="wrap them: jvp(f, (x,), (t,))")
     closed, in_tree, out_tree, leaves = _stage(fun, primals, {})
-    t_leaves, t_tree = tree_util.tree_flatten((tuple(tangents), {}))
+    t_leaves, t_tree = tree_util.flatten_for_staging((tuple(tangents), {}))
     if t_tree != in_tree:
         raise ArgumentTypeError("primal and tangent arguments to jax.jvp must have the same "
                                 f"tree structure; primals have {in_tree} and tangents have "
@@ -506,7 +506,7 @@ def linearize(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> 
     k = main_tree.num_leaves
 
     def f_jvp(*tangents):
-        t_leaves, t_tree = tree_util.tree_flatten((tuple(tangents), {}))
+        t_leaves, t_tree = tree_util.flatten_for_staging((tuple(tangents), {}))
         if t_tree != in_tree:
             raise ArgumentTypeError("linearized function called with tangents of the wrong "
                                     "structure", hint="pass tangents shaped like the primals "
@@ -567,7 +567,7 @@ class _VjpBody:
 
     def __call__(self, *args):
         res, ct = args[:self.nres], args[self.nres]
-        ct_leaves, ct_tree = tree_util.tree_flatten(ct)
+        ct_leaves, ct_tree = tree_util.flatten_for_staging(ct)
         if ct_tree != self.main_tree:
             raise ArgumentTypeError(f"Tree structure of cotangent input {ct_tree}, does not "
                                     f"match structure of primal output {self.main_tree}.",

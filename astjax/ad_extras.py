@@ -40,9 +40,9 @@ def linear_transpose(fun, *primals, reduce_axes=()):
     """The transpose of the linear function `fun` at the primals' shapes and dtypes
     (only those are read): `f_t = linear_transpose(f, x); f_t(ct)` is the tuple of
     cotangents of f's arguments."""
-    leaves, in_tree = tree_util.tree_flatten(tuple(primals))
+    leaves, in_tree = tree_util.flatten_for_staging(tuple(primals))
     in_avals = [_aval_of(x) for x in leaves]
-    _, call_tree = tree_util.tree_flatten((tuple(primals), {}))
+    _, call_tree = tree_util.flatten_for_staging((tuple(primals), {}))
     closed, out_tree = stage_flat(fun, call_tree, in_avals)
     out_avals = [v.aval for v in closed.jaxpr.outvars]
     in_k = {_kind(a.dtype) for a in in_avals}
@@ -55,7 +55,7 @@ def linear_transpose(fun, *primals, reduce_axes=()):
     bwd = ad.cleanup(ad.transpose_jaxpr(closed, [True] * len(in_avals)))
 
     def transposed(out_cotangent):
-        ct_leaves, ct_tree = tree_util.tree_flatten(out_cotangent)
+        ct_leaves, ct_tree = tree_util.flatten_for_staging(out_cotangent)
         if ct_tree != out_tree:
             raise ArgumentTypeError(f"cotangent tree does not match function output, expected "
                                     f"{out_tree} but got {ct_tree}")
@@ -80,7 +80,7 @@ def custom_gradient(fun):
 
     def fwd(*args):
         ans, rule = fn(*args)
-        ans_leaves, ans_tree = tree_util.tree_flatten((ans,))
+        ans_leaves, ans_tree = tree_util.flatten_for_staging((ans,))
         avals = [core.get_aval(a) for a in ans_leaves]
 
         def flat_rule(*cts):

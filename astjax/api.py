@@ -230,7 +230,7 @@ class Jitted(StagedCallable):
 
     def _entry(self, args, kwargs):
         dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
-        leaves, in_tree = tree_util.tree_flatten((tuple(dyn_args), dyn_kwargs))
+        leaves, in_tree = tree_util.flatten_for_staging((tuple(dyn_args), dyn_kwargs))
         avals = tuple(leaf_aval(x) for x in leaves)
         layouts = _spmd.layouts_of(leaves)   # GlobalArray arguments' shardings
         try:
@@ -562,7 +562,7 @@ def make_jaxpr(fun: Callable[..., Any], static_argnums: int | Sequence[int] = ()
         try:
             check_signature(j.fun, args, kwargs, "make_jaxpr")
             dyn_args, dyn_kwargs, statics = j._split(args, kwargs)
-            leaves, in_tree = tree_util.tree_flatten((tuple(dyn_args), dyn_kwargs))
+            leaves, in_tree = tree_util.flatten_for_staging((tuple(dyn_args), dyn_kwargs))
             avals = [leaf_aval(x) for x in leaves]
             closed, out_tree = j._stage(dyn_args, dyn_kwargs, statics, in_tree, avals)
         except AstjaxError as e:
@@ -593,7 +593,7 @@ def eval_shape(fun: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     j = Jitted(fun)
     try:
         check_signature(fun, args, kwargs, "eval_shape")
-        leaves, in_tree = tree_util.tree_flatten((tuple(args), kwargs))
+        leaves, in_tree = tree_util.flatten_for_staging((tuple(args), kwargs))
         avals = [leaf_aval(x) for x in leaves]
         closed, out_tree = j._stage(list(args), kwargs, (), in_tree, avals)
     except AstjaxError as e:

@@ -114,7 +114,7 @@ class BatchedFunction(StagedCallable):
         loc = caller_location()
         check_signature(self.fun, args, kwargs, "vmap")
         dims = self._in_dims(args, kwargs, loc)
-        leaves, in_tree = tree_util.tree_flatten((tuple(args), kwargs))
+        leaves, in_tree = tree_util.flatten_for_staging((tuple(args), kwargs))
         names = leaf_labels(self.fun, args, kwargs)
         in_avals, norm_dims, sizes = mapped_leaves(
             "vmap", leaves, dims, names, loc, "use in_axes=None for arguments that are not mapped")

@@ -30,14 +30,14 @@ def flat_host_call(callback, args, kwargs, result_avals, result_tree):
     """A `HostCall` running `callback(*args, **kwargs)` on the flat NumPy leaves of
     (args, kwargs) and returning the flat leaves of its result (checked against
     `result_tree` when one is given)."""
-    leaves, in_tree = tree_util.tree_flatten((args, kwargs))
+    leaves, in_tree = tree_util.flatten_for_staging((args, kwargs))
 
     def flat(*np_leaves):
         a, k = tree_util.tree_unflatten(in_tree, list(np_leaves))
         out = callback(*a, **k)
         if result_tree is None:
             return []
-        out_leaves, out_tree = tree_util.tree_flatten(out)
+        out_leaves, out_tree = tree_util.flatten_for_staging(out)
         if out_tree != result_tree:
             raise TypeError(f"the callback returned a value of structure {out_tree}, "
                             f"where result_shape_dtypes has structure {result_tree}")

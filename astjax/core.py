@@ -560,7 +560,7 @@ def stage_callable(fun, in_tree, in_avals, hints=None):
     def body(*tracers):
         args = tree_util.tree_unflatten(in_tree, tracers)
         out = target(*args)
-        leaves, out_tree[0] = tree_util.tree_flatten(out)
+        leaves, out_tree[0] = tree_util.flatten_for_staging(out)
         return leaves
 
     jaxpr, consts = stage_open(body, in_avals, hints)

@@ -187,7 +187,7 @@ class custom_jvp(_Transformed):
         nd, dyn, full = _split_args(args, self.nondiff_argnums)
         ndv = [nd[i] for i in sorted(nd)]
         fun, user_jvp = self.fun, self.jvp
-        leaves, in_tree = tree_util.tree_flatten((tuple(dyn), {}))
+        leaves, in_tree = tree_util.flatten_for_staging((tuple(dyn), {}))
         if _rule_wanted(leaves):
             return self._stage_with_rule(leaves, in_tree, ndv, user_jvp)
         with differentiation(False):
@@ -220,7 +220,7 @@ class custom_jvp(_Transformed):
             p_args, _ = tree_util.tree_unflatten(in_tree, list(xs[:n]))
             t_args, _ = tree_util.tree_unflatten(in_tree, list(xs[n:]))
             po, to = as_callable(user_jvp)(*ndv, tuple(p_args), tuple(t_args))
-            p_leaves, out_tree[0] = tree_util.tree_flatten(po)
+            p_leaves, out_tree[0] = tree_util.flatten_for_staging(po)
             t_leaves = [_fit_tangent(t, p) for p, t in zip(p_leaves, tree_util.tree_leaves(to))]
             return p_leaves + t_leaves
 
@@ -264,7 +264,7 @@ class custom_vjp(_Transformed):
         nd, dyn, full = _split_args(args, self.nondiff_argnums)
         ndv = [nd[i] for i in sorted(nd)]
         fun, user_fwd, user_bwd, sz = self.fun, self.fwd, self.bwd, self.symbolic_zeros
-        leaves, in_tree = tree_util.tree_flatten((tuple(dyn), {}))
+        leaves, in_tree = tree_util.flatten_for_staging((tuple(dyn), {}))
         avals = [leaf_aval(x) for x in leaves]
         res_tree, out_tree = [None], [None]
 
@@ -276,8 +276,8 @@ class custom_vjp(_Transformed):
             p_args, _ = tree_util.tree_unflatten(in_tree, primals)
             with differentiation(level):
                 out, res = as_callable(user_fwd)(*full(p_args))
-            res_leaves, res_tree[0] = tree_util.tree_flatten(res)
-            out_leaves, out_tree[0] = tree_util.tree_flatten(out)
+            res_leaves, res_tree[0] = tree_util.flatten_for_staging(res)
+            out_leaves, out_tree[0] = tree_util.flatten_for_staging(out)
             return out_leaves, res_leaves
 
         def bwd(res, cts):

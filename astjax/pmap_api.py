@@ -246,7 +246,7 @@ class Pmapped(StagedCallable):
         mesh = Mesh(np.array(devs, dtype=object), (name,))
         dyn_args, statics = self._split(args)
         dims = self._in_dims(dyn_args, {}, {i for i, _ in statics}, loc)
-        leaves, in_tree = tree_util.tree_flatten((tuple(dyn_args), {}))
+        leaves, in_tree = tree_util.flatten_for_staging((tuple(dyn_args), {}))
         glob = []
         for x, d in zip(leaves, dims):
             if d is None:
@@ -266,7 +266,7 @@ class Pmapped(StagedCallable):
                 clone = Pmapped(self._rebuild(statics), name, in_axes=axes, devices=devs)
                 return clone.stage_inline(*a)
             fn = self._global_fns[key] = jit(global_fn)
-        outs, out_tree = tree_util.tree_flatten(fn(*glob))
+        outs, out_tree = tree_util.flatten_for_staging(fn(*glob))
         local_devs = sharded.local(devs)
         local_mesh = Mesh(np.array(local_devs, dtype=object), (name,))
         res = []
@@ -297,7 +297,7 @@ class Pmapped(StagedCallable):
         def body(*local):
             vals = [x if d is None else lax.squeeze(x, (0,)) for x, d in zip(local, norm)]
             a, kw = tree_util.tree_unflatten(in_tree, vals)
-            outs, out_tree[0] = tree_util.tree_flatten(as_callable(fun)(*a, **kw))
+            outs, out_tree[0] = tree_util.flatten_for_staging(as_callable(fun)(*a, **kw))
             return [lax.expand_dims(o, (0,)) for o in outs]
         specs = tuple(PartitionSpec() if d is None else PartitionSpec(name) for d in norm)
         outs = shard_map(body, mesh=mesh, in_specs=specs, out_specs=PartitionSpec(name),
@@ -393,7 +393,7 @@ class Pmapped(StagedCallable):
         dyn_args, statics = self._split(args)
         static_pos = {i for i, _ in statics}
         dims = self._in_dims(dyn_args, kwargs, static_pos, loc)
-        leaves, in_tree = tree_util.tree_flatten((tuple(dyn_args), kwargs))
+        leaves, in_tree = tree_util.flatten_for_staging((tuple(dyn_args), kwargs))
         names = leaf_labels(self.fun, dyn_args, kwargs)
         avals, norm, sizes = mapped_leaves(
             "pmap", leaves, dims, names, loc,

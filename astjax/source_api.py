@@ -121,7 +121,7 @@ def _stage(fn, args, kwargs):
     j = fn if isinstance(fn, api.Jitted) else api.Jitted(fn)
     dyn_args, dyn_kwargs, statics = j._split(args, kwargs)
     closed, out_tree = j.stage(*args, **kwargs)
-    _, in_tree = tree_util.tree_flatten((tuple(dyn_args), dyn_kwargs))
+    _, in_tree = tree_util.flatten_for_staging((tuple(dyn_args), dyn_kwargs))
     names = _param_names(fn, len(args))
     static_pos = {i for i, _ in statics if isinstance(i, int)}
     dyn_names = [n for i, n in enumerate(names[:len(args)]) if i not in static_pos]

@@ -296,7 +296,7 @@ class Compiled(_Stage):
 
     def __call__(self, *args, **kwargs):
         entry = self._entry
-        leaves, in_tree = tree_util.tree_flatten((tuple(args), kwargs))
+        leaves, in_tree = tree_util.flatten_for_staging((tuple(args), kwargs))
         if in_tree != entry.in_tree:
             raise ArgumentTypeError(
                 f"function compiled for input structure {entry.in_tree} was called with "

@@ -68,7 +68,7 @@ def stage_callable(fun, args, kwargs=None, hints=None):
     """Stage `fun(*args, **kwargs)` where the array leaves of args/kwargs become
     Tracers. Returns (ClosedJaxpr, in_tree, out_tree)."""
     kwargs = kwargs or {}
-    leaves, in_tree = tree_util.tree_flatten((args, kwargs))
+    leaves, in_tree = tree_util.flatten_for_staging((args, kwargs))
     avals = [leaf_aval(x) for x in leaves]
     return stage_flat(fun, in_tree, avals, hints) + (in_tree,)
 
@@ -82,7 +82,7 @@ def stage_flat(fun, in_tree, avals, hints=None):
     def body(*tracers):
         args, kwargs = tree_util.tree_unflatten(in_tree, tracers)
         out = target(*args, **kwargs)
-        outs, out_tree[0] = tree_util.tree_flatten(out)
+        outs, out_tree[0] = tree_util.flatten_for_staging(out)
         for o in outs:
             if not core.is_array_value(o) and not isinstance(o, core.WeakConst):
                 raise ArgumentTypeError(f"function {function_name(fun)} (defined at "

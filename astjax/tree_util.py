@@ -28,6 +28,10 @@ class _Node(NamedTuple):
 
 _registry: dict[type, _Node] = {}
 _implicit: dict[type, _Node | None] = {}
+# Leaves with a physical form (typed PRNG key arrays): users see one leaf, a staging
+# boundary (jit, vmap, grad, control flow: `flatten_for_staging`) sees a node whose
+# child is the array the IR carries, and rebuilds the leaf when it unflattens.
+_boundary: dict[type, _Node] = {}
 
 
 def register_pytree_node(nodetype: Any, flatten_func: Callable[..., Any],
@@ -39,6 +43,22 @@ def register_pytree_node(nodetype: Any, flatten_func: Callable[..., Any],
         raise ValueError(f"Duplicate custom PyTreeDef type registration for {nodetype}.")
     _registry[nodetype] = _Node(flatten_func, unflatten_func, flatten_with_keys_func)
     _implicit.pop(nodetype, None)
+
+
+def register_staging_leaf(leaftype, to_physical, from_physical):
+    """Make instances of `leaftype` pytree leaves whose staged form is another array.
+
+    Args:
+        leaftype: the leaf class (astjax's typed key arrays).
+        to_physical: `x -> (array, aux)`: what a transformation stages for `x`.
+        from_physical: `(aux, array) -> x`: `x` again over a staged or computed array.
+
+    `tree_flatten` and every public pytree function keep such values whole (as JAX
+    treats key arrays); `flatten_for_staging` expands them, so `tree_unflatten` of
+    its treedef over the staged arrays gives the leaves back.
+    """
+    _boundary[leaftype] = _Node(lambda x: ((to_physical(x)[0],), to_physical(x)[1]),
+                                lambda aux, c: from_physical(aux, c[0]))
 
 
 def register_pytree_with_keys(nodetype: Any, flatten_with_keys: Callable[..., Any],
@@ -153,6 +173,10 @@ def _node_for(x):
     return _node_for_type(type(x))
 
 
+def _staging_node_for(x):
+    return _boundary.get(type(x)) or _node_for_type(type(x))
+
+
 class PyTreeDef:
     """The structure of a pytree: `node_type` (None for a leaf), `aux` data and
     child treedefs."""
@@ -228,16 +252,27 @@ def tree_flatten(tree: Any,
     return leaves, treedef
 
 
-def _flatten(x, is_leaf, leaves):
+def flatten_for_staging(tree):
+    """`tree_flatten` at a staging boundary (the arguments and results of a function
+    that `jit`, a transformation or a control-flow primitive stages): a leaf with a
+    physical form (`register_staging_leaf`: typed key arrays) becomes a node over the
+    array the IR carries, so the staged function sees the leaf again when its
+    arguments are unflattened from Tracers, and results are rebuilt likewise."""
+    leaves: list = []
+    treedef = _flatten(tree, None, leaves, _staging_node_for)
+    return leaves, treedef
+
+
+def _flatten(x, is_leaf, leaves, node_for=_node_for):
     if is_leaf is not None and is_leaf(x):
         leaves.append(x)
         return _LEAF
-    node = _node_for(x)
+    node = node_for(x)
     if node is None:
         leaves.append(x)
         return _LEAF
     children, aux = node.flatten(x)
-    return PyTreeDef(type(x), aux, [_flatten(c, is_leaf, leaves) for c in children])
+    return PyTreeDef(type(x), aux, [_flatten(c, is_leaf, leaves, node_for) for c in children])
 
 
 def tree_unflatten(treedef: PyTreeDef, leaves: Iterable[Any]) -> Any:
@@ -269,7 +304,8 @@ def _unflatten(td, it):
     if td.node_type is None:
         return next(it)
     children = [_unflatten(c, it) for c in td.children]
-    return _node_for_type(td.node_type).unflatten(td.aux, children)
+    node = _boundary.get(td.node_type) or _node_for_type(td.node_type)
+    return node.unflatten(td.aux, children)
 
 
 def tree_leaves(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> list[Any]:
@@ -346,7 +382,7 @@ def _flatten_up_to(treedef, tree, strict=False):
             if not (not strict and nt in (list, tuple) and type(x) in (list, tuple)):
                 _mismatch(treedef, tree, f"expected {getattr(nt, '__name__', nt)}, got "
                           f"{type(x).__name__} ({x!r:.60})")
-        node = _node_for(x)
+        node = _boundary.get(nt) or _node_for(x)
         children, aux = node.flatten(x)
         if len(children) != len(td.children):
             _mismatch(treedef, tree, f"{type(x).__name__} arity mismatch: "
@@ -464,8 +500,8 @@ def build_tree(treedef: PyTreeDef, xs: Any) -> Any:
     def go(td, x):
         if td.node_type is None:
             return x
-        return _node_for_type(td.node_type).unflatten(
-            td.aux, [go(c, y) for c, y in zip(td.children, x)])
+        node = _boundary.get(td.node_type) or _node_for_type(td.node_type)
+        return node.unflatten(td.aux, [go(c, y) for c, y in zip(td.children, x)])
     return go(treedef, xs)
 
 # --------------------------------------------------------------------- key paths

@@ -320,7 +320,7 @@ def from_single_device_arrays(shape, sharding, arrays) -> runtime.Array:
 def put_tree(x, shardings, loc=None):
     """`device_put(x, shardings)`: `shardings` is one Sharding (or a bare
     PartitionSpec under a mesh context) for every leaf, or a pytree prefix of `x`."""
-    leaves, tree = tree_util.tree_flatten(x)
+    leaves, tree = tree_util.flatten_for_staging(x)
     out = []
     for v, s in zip(leaves, layouts_per_leaf(shardings, x, "device_put: the shardings", loc)):
         out.append(runtime.device_put(v) if s is None

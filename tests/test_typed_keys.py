@@ -26,8 +26,8 @@ def result():
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_matches_jax(result, name):
     got, want = result[name], EXPECTED[name]
-    if isinstance(want, str):
-        assert got == want
+    if "\"" in json.dumps(want):  # holds strings (reprs, dtypes, key paths): exact
+        assert json.loads(json.dumps(got)) == want
     else:
         np.testing.assert_allclose(_flat(got), _flat(want), rtol=1e-5, atol=1e-6,
                                    err_msg=name)
@@ -97,13 +97,6 @@ def test_squeeze_ravel_broadcast():
 def test_typeof_key():
     assert str(astjax.typeof(random.split(random.key(0), 3))) == "key<fry>[3]"
     assert random.key(0).aval.shape == ()
-
-
-def test_gamma_shape_derivative_is_refused():
-    def f(a):
-        return jnp.sum(random.gamma(random.key(0), a, (2,)))
-    with pytest.raises(TypeError, match="implicit reparameterization"):
-        astjax.grad(f)(1.5)
 
 
 def test_gamma_with_stopped_parameter_differentiates():

@@ -25,7 +25,7 @@ def closure_convert(fun, *example_args):
 
     def converted(*args_and_consts):
         args, cs = args_and_consts[:len(example_args)], args_and_consts[len(example_args):]
-        leaves = tree_util.tree_leaves(args)
+        leaves = tree_util.flatten_for_staging(args)[0]
         if len(leaves) != n_args:
             raise TypeError(f"closure_convert: expected {n_args} argument leaves, got "
                             f"{len(leaves)}")

@@ -349,8 +349,8 @@ def _staged_if(test, true_fn, false_fn, init, names, meta, what, jumps=()):
                     f"`{what}` whose test is staged{use}",
                     hint=f"assign '{name}' before the `if` or in both branches", loc=loc)
         _check_in_place(name, vf, vt, of, ot, meta, loc, what)
-        lf, tf_ = tree_util.tree_flatten(vf)
-        lt, tt = tree_util.tree_flatten(vt)
+        lf, tf_ = tree_util.flatten_for_staging(vf)
+        lt, tt = tree_util.flatten_for_staging(vt)
         if tf_ != tt:
             raise StructureError(f"'{name}' has a different structure in the two branches of "
                                  f"this `{what}`: {tf_} and {tt}", loc=loc)

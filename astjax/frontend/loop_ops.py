@@ -77,7 +77,7 @@ class _LoopState:
         # fresh empty lists: candidates for `lst.append(y)` -> stacked scan outputs
         self.fresh_lists = [k for k, v in enumerate(values) if type(v) is list and not v]
         for v in values:
-            leaves, tree = tree_util.tree_flatten(v)
+            leaves, tree = tree_util.flatten_for_staging(v)
             self.trees.append(tree)
             self.leaves.append(leaves)
 
@@ -120,7 +120,7 @@ def _stage_loop_body(st: _LoopState, carry_pos, carry_avals, call_body, n_extra_
                 if out[k] is not collectors[k]:
                     raise _Unstageable(f"'{name}' is rebound in the loop")
                 continue
-            lo, to = tree_util.tree_flatten(out[k])
+            lo, to = tree_util.flatten_for_staging(out[k])
             if to != st.trees[k]:
                 if any(isinstance(x, Undefined) for x in st.leaves[k]):
                     raise _NeedsInit(k, out[k])
@@ -174,7 +174,7 @@ def _init_undefined(st, k, value):
     def z(x):
         return zeros_like(x) if _array_like(x) and not isinstance(x, Undefined) else x
     new = tree_util.tree_map(z, value)
-    leaves, tree = tree_util.tree_flatten(new)
+    leaves, tree = tree_util.flatten_for_staging(new)
     st.trees[k], st.leaves[k] = tree, leaves
 
 

@@ -288,6 +288,8 @@ def concatenate(arrays, axis=0, dtype=None) -> Array:
     Array([0, 1, 0, 1, 2], dtype=int32)
     """
     arrays = [asarray(a) for a in arrays]
+    if arrays and _typed_keys(arrays):
+        return _keys_joined(concatenate, arrays, axis, 0)
     if not arrays:
         raise ShapeValueError("need at least one array to concatenate",
                               hint="pass a non-empty list or tuple of arrays")
@@ -307,6 +309,25 @@ def concatenate(arrays, axis=0, dtype=None) -> Array:
 concat = concatenate
 
 
+def _typed_keys(arrays):
+    """Whether `arrays` are typed PRNG key arrays (an extended dtype), all of them;
+    a mix of keys and numbers is JAX's TypeError."""
+    keys = [isinstance(getattr(a, "dtype", None), dtypes.ExtendedDType) for a in arrays]
+    if any(keys) and not all(keys):
+        raise ArgumentValueError("cannot join typed key arrays with arrays of other dtypes",
+                                hint="random.key_data(keys) gives their uint32 data")
+    return all(keys)
+
+
+def _keys_joined(join, keys, axis, new_axes):
+    """`join` (stack or concatenate) of typed key arrays: the keys' data joined along
+    the key axis (`axis` counts key axes; the key-data axis stays last)."""
+    if axis is None:
+        keys, axis = [k.ravel() for k in keys], 0
+    axis = canonicalize_axis(axis, keys[0].ndim + new_axes, join.__name__)
+    return type(keys[0])(join([k._base for k in keys], axis), keys[0]._impl)
+
+
 def stack(arrays, axis=0, dtype=None) -> Array:
     """Join same-shaped arrays along a new axis.
     Args: arrays: sequence of arrays of one shape; axis: position of the new axis; dtype:
@@ -324,6 +345,8 @@ def stack(arrays, axis=0, dtype=None) -> Array:
         out = stacked if axis == 0 else moveaxis(stacked, 0, axis)
         return out if dtype is None else astype(out, dtype)
     arrays = [asarray(a) for a in arrays]
+    if arrays and _typed_keys(arrays):
+        return _keys_joined(stack, arrays, axis, 1)
     if not arrays:
         raise ShapeValueError("need at least one array to stack",
                               hint="pass a non-empty list or tuple of arrays")

@@ -436,7 +436,7 @@ def _index_of(pred):
 def switch(index, branches, *operands):
     """Apply `branches[index](*operands)`; the index is clamped, as in JAX."""
     lax = lax_ops()
-    leaves, in_tree = tree_util.tree_flatten(tuple(operands))
+    leaves, in_tree = tree_util.flatten_for_staging(tuple(operands))
     avals = [_aval(x).strip_weak_type() if not dtypes.is_weak_scalar(x) else _aval(x) for x in leaves]
     idx = _index_of(index)
     if len(branches) > 1 and _aval(index).dtype != dtypes.bool_:

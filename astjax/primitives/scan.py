@@ -550,8 +550,8 @@ def _carry_avals(leaves):
 def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpose=False):
     """JAX's `lax.scan`: `f(carry, x) -> (carry, y)` over the leading axis of `xs`."""
     _aval = core.get_aval
-    carry_leaves, carry_tree = tree_util.tree_flatten(init)
-    x_leaves, x_tree = tree_util.tree_flatten(xs)
+    carry_leaves, carry_tree = tree_util.flatten_for_staging(init)
+    x_leaves, x_tree = tree_util.flatten_for_staging(xs)
     lengths = {_aval(x).shape[0] for x in x_leaves if _aval(x).shape}
     if any(not _aval(x).shape for x in x_leaves):
         raise ShapeError("scan got a scalar in xs: every xs leaf needs a leading axis")
@@ -563,7 +563,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     n = lengths.pop()
     carry_avals = _carry_avals(carry_leaves)
     x_avals = [_aval(x).update(shape=_aval(x).shape[1:]) for x in x_leaves]
-    in_tree = tree_util.tree_structure((init, xs))
+    in_tree = tree_util.flatten_for_staging((init, xs))[1]
 
     def stage(c_avals):
         return stage_sub(f, in_tree, c_avals + x_avals)

@@ -171,7 +171,7 @@ def with_sharding_constraint(x, shardings):
     PartitionSpec names axes of the current mesh)."""
     loc = caller_location()
 
-    leaves, tree = tree_util.tree_flatten(x)
+    leaves, tree = tree_util.flatten_for_staging(x)
     per_leaf = layouts_per_leaf(shardings, x, "with_sharding_constraint: the shardings", loc)
     outs = []
     for v, s in zip(leaves, per_leaf):
@@ -578,7 +578,7 @@ def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=froz
             raise ArgumentValueError("shard_map needs a mesh: pass mesh=... or call it under "
                                      "`with jax.set_mesh(mesh):`", loc=loc)
         auto = _auto_axes(m, axis_names, loc)
-        leaves, in_tree = tree_util.tree_flatten(args)
+        leaves, in_tree = tree_util.flatten_for_staging(args)
         avals = [core.get_aval(x) for x in leaves]
         if in_specs is None:
             specs = [getattr(getattr(x, "sharding", None), "spec", None) for x in leaves]

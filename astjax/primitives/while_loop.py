@@ -467,8 +467,8 @@ def _carry_avals(leaves):
 
 def while_loop(cond_fun, body_fun, init_val):
     """JAX's `lax.while_loop`: `body_fun` applied while `cond_fun` holds."""
-    leaves, tree = tree_util.tree_flatten(init_val)
-    args_tree = tree_util.tree_structure((init_val,))
+    leaves, tree = tree_util.flatten_for_staging(init_val)
+    args_tree = tree_util.flatten_for_staging((init_val,))[1]
     avals = _carry_avals(leaves)
     body_j, body_c, body_tree = stage_sub(body_fun, args_tree, avals)
     body_out = [v.aval for v in body_j.outvars]

@@ -6,16 +6,14 @@ A typed key array (`PRNGKeyArray`) has the key's *logical* shape (`()` for one k
 threefry2x32 key data, a `uint32[..., 2]` array (`key_data` reads it, `wrap_key_data`
 makes a key array of it).
 
-How it flows through the transformations: a key array is a pytree node whose one child
-is its key data, so `jit`, `vmap`, `grad` (keys are integer data: never
-differentiated), `lax.scan` / `fori_loop` / `while_loop` carries, `cond` branches and
-`tree_util.tree_map` carry the data and hand the function a key array again (over
-staged data inside a transformation). The differences from JAX: `tree_leaves(key)`
-is `[key_data(key)]` where JAX gives `[key]`, so `tree_map(f, key)` applies `f` to the
-key data and keeps the key node around the result (`lambda x: x.dtype` gives a key
-array node holding `uint32` where JAX gives the leaf `key<fry>`; such placeholders
-compare with `==` as plain values), `tree_structure(key)` is a node where JAX has a
-leaf, and a printed jaxpr shows `u32[2]` where JAX shows `key<fry>[]`.
+How it flows through the transformations: a key array is one pytree leaf, as in JAX
+(`tree_leaves(key)` is `[key]`, `tree_map` hands `f` the key array). At a staging
+boundary (`jit`, `vmap`, `grad` -- keys are integer data, never differentiated --
+`lax.scan` / `fori_loop` / `while_loop` carries, `cond` branches, custom derivatives)
+`tree_util.flatten_for_staging` expands it to its key data, which is what the IR
+carries, and the function receives a key array again over the staged data; results
+are rebuilt likewise. The one difference from JAX left: a printed jaxpr shows the data
+(`u32[2]`) where JAX shows `key<fry>[]`.
 
 Every sampler of `astjax.random` accepts typed or raw keys (the wrappers at the end of
 this module); `split`, `fold_in` and `clone` return keys of the kind they were given.
@@ -27,6 +25,7 @@ import functools
 import numpy as np
 
 from .. import core, dtypes, tree_util
+from ..api import ShapeDtypeStruct
 from ..ir import ShapedArray
 from .. import numpy as jnp
 from ..errors import ArgumentTypeError, DTypeError
@@ -209,7 +208,7 @@ class PRNGKeyArray:
         if not isinstance(other, PRNGKeyArray):
             return NotImplemented
         if not (_is_key_data(self._base) and _is_key_data(other._base)):
-            # what a tree_map put in the keys' place (e.g. their dtypes): plain equality
+            # placeholders a transformation put in the data's place: plain equality
             return self._impl == other._impl and bool(self._base == other._base)
         return jnp.all(jnp.equal(self._base, other._base), axis=-1)
 
@@ -241,14 +240,23 @@ class PRNGKeyArray:
 
 
 def _is_key_data(x):
-    """Raw key data (staged or concrete), as opposed to what a `tree_map` over keys
-    may put in a key array's place (a dtype, a shape struct, ...)."""
+    """Raw key data (staged or concrete), as opposed to a placeholder a transformation
+    unflattened in its place (e.g. an axis number)."""
     aval = getattr(x, "aval", None)
     return isinstance(aval, ShapedArray) or isinstance(x, (np.ndarray, np.generic))
 
 
-tree_util.register_pytree_node(PRNGKeyArray, lambda k: ((k._base,), k._impl),
-                               lambda impl, children: PRNGKeyArray(children[0], impl))
+def _from_physical(impl, data):
+    """A key array again over what a transformation computed for its data: the data,
+    or its shape struct (`eval_shape`: JAX's `ShapeDtypeStruct(shape, key<fry>)`)."""
+    if isinstance(data, ShapeDtypeStruct):
+        struct = object.__new__(ShapeDtypeStruct)  # its constructor takes NumPy dtypes
+        struct.shape, struct.dtype, struct.weak_type = data.shape[:-1], KeyTy(impl), False
+        return struct
+    return PRNGKeyArray(data, impl)
+
+
+tree_util.register_staging_leaf(PRNGKeyArray, lambda k: (k._base, k._impl), _from_physical)
 core.Array.register(PRNGKeyArray)
 
 

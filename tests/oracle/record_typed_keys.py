@@ -111,6 +111,25 @@ def run(jax, jnp, lax):
     out["cond"] = kd(kc).tolist()
     tree = jax.tree_util.tree_map(lambda x: x, {"a": k, "b": [ks]})
     out["tree_map"] = kd(tree["b"][0]).tolist()
+    # a key array is one pytree leaf (not a node over its data)
+    tu = jax.tree_util
+    out["tree_leaves"] = [len(tu.tree_leaves({"a": k, "b": [ks]})),
+                          str(tu.tree_leaves(k)[0].dtype), repr(tu.tree_structure(k)),
+                          tu.tree_structure(k) == tu.tree_structure(1.0),
+                          repr(tu.tree_structure({"k": ks, "x": 1.0}))]
+    out["tree_map_leaf"] = [str(tu.tree_map(lambda x: x.dtype, {"a": k})["a"]),
+                            kd(tu.tree_map(lambda x: jax.random.fold_in(x, 3), [k])[0]).tolist(),
+                            tu.tree_map(lambda x: list(x.shape), ks)]
+    out["tree_path"] = [tu.keystr(p) for p, _ in tu.tree_flatten_with_path({"k": k, "s": ks})[0]]
+    out["jit_tree_map"] = kd(jax.jit(lambda t: tu.tree_map(
+        lambda x: jax.random.fold_in(x, 5) if jnp.issubdtype(x.dtype, jax.dtypes.prng_key)
+        else x, t))({"k": k, "x": 1.0})["k"]).tolist()
+    out["vmap_split"] = kd(jax.vmap(lambda k: jax.random.split(k, 2))(ks)).tolist()
+    out["vmap_tree"] = jax.vmap(lambda t: jax.random.normal(t["k"]) * t["x"])(
+        {"k": ks, "x": jnp.arange(4.0)}).tolist()
+    out["eval_shape"] = repr(jax.eval_shape(lambda k: jax.random.split(k, 3), k))
+    out["stack_keys"] = kd(jnp.stack([ks[0], ks[2]], axis=-1)).tolist()
+    out["concat_keys"] = kd(jnp.concatenate([ks, ks[:1]])).tolist()
     out["eq"] = np.asarray(ks == jax.random.split(k, 4)).tolist()
     out["issubdtype"] = [bool(jax.dtypes.issubdtype(k.dtype, jax.dtypes.prng_key)),
                          bool(jnp.issubdtype(k.dtype, jax.dtypes.prng_key)),

@@ -259,7 +259,7 @@ def checkify(f, errors=user_checks):
             closed, out_tree, _ = stage_callable(f, args, kwargs)
         finally:
             _state.depth -= 1
-        leaves = tree_util.tree_leaves((args, kwargs))
+        leaves = tree_util.flatten_for_staging((args, kwargs))[0]
         interp = ErrorInterpreter(closed.jaxpr, enabled)
         outs, (pred, code, payloads) = interp.run_top(closed.consts, leaves)
         out = tree_util.tree_unflatten(out_tree, outs)
