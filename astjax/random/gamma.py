@@ -5,12 +5,14 @@ poisson (Knuth below rate 10, Hormann's transformed rejection above), binomial
 
 Each follows JAX 0.10.2's algorithm with the same key splits and loop structure, so
 the same key gives the same values. Keys here are raw `uint32[2]` data;
-`random.keys` wraps every public function for typed keys. Differentiating `gamma`
-(and what builds on it) with respect to its shape parameter is refused with an error:
-JAX uses implicit reparameterization gradients, which astjax does not compute.
+`random.keys` wraps every public function for typed keys. The derivative of a gamma
+sample with respect to its shape parameter is JAX's implicit reparameterization
+gradient (`_gamma_samples`' custom JVP), so beta, dirichlet, chisquare, f, t and
+loggamma differentiate in their parameters too.
 """
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -19,9 +21,8 @@ import numpy as np
 
 from .. import core, dtypes, lax
 from .. import numpy as jnp
-from ..errors import ArgumentValueError, DTypeError, DifferentiationTypeError
-from ..extend.core import Primitive
-from ..interpreters import ad, batching
+from ..custom_api import custom_jvp
+from ..errors import ArgumentValueError, DTypeError
 from ..numpy.operands import broadcast_shapes, promote_args_inexact
 from ..numpy.util import library_jit, static_shape
 from . import prng as _p
@@ -44,26 +45,40 @@ def _c(v, dt):
 def _shape_of(x):
     return tuple(core.get_aval(x).shape) if hasattr(x, "aval") else np.shape(x)
 
-# ---------------------------------------------------------------- the shape guard
-
-# Identity on gamma's shape parameter whose derivative is refused (see the module
-# docstring): a tangent flowing into it raises instead of differentiating the loop.
-_alpha_guard_p = Primitive("random_gamma_shape_parameter")
-_alpha_guard_p.def_impl(lambda a: a)
-_alpha_guard_p.def_abstract_eval(lambda a: a)
+# ------------------------------------------- the derivative in the shape parameter
 
 
-def _alpha_guard_jvp(primals, tangents):
-    raise DifferentiationTypeError(
-        "differentiating random.gamma (or loggamma, beta, dirichlet, chisquare, f, t) "
-        "with respect to its shape parameter is not supported",
-        hint="JAX differentiates these samplers by implicit reparameterization, which "
-             "astjax does not implement; apply lax.stop_gradient to the parameter")
+def _sample_grad(a, x):
+    """d x / d a for a sample x ~ Gamma(a) held at a fixed quantile (implicit
+    reparameterization): with P(a, x) the CDF (`igamma`), dx/da = -(dP/da) / (dP/dx),
+    and dP/dx is the density x^(a-1) e^(-x) / Gamma(a). A sample 0 does not move."""
+    log_density = lax.sub(lax.sub(lax.mul(lax.sub(a, _c(1, x.dtype)), lax.log(x)), x),
+                          lax.lgamma(a))
+    grad = lax.neg(lax.div(lax.igamma_grad_a(a, x), lax.exp(log_density)))
+    return lax.select(lax.eq(x, _c(0, x.dtype)), lax.full_like(x, 0), grad)
 
 
-ad.primitive_jvps[_alpha_guard_p] = _alpha_guard_jvp
-batching.primitive_batchers[_alpha_guard_p] = lambda args, dims: (
-    _alpha_guard_p.bind(args[0]), dims[0])
+@functools.partial(custom_jvp, nondiff_argnums=(2,))
+def _gamma_samples(keys, alphas, log_space):
+    """One Gamma(alpha) sample (or its log) per key and alpha, flat."""
+    return lax.scan(lambda c, ka: (c, _gamma_one(ka[0], ka[1], log_space)), None,
+                    (keys, alphas))[1]
+
+
+def _gamma_samples_jvp(log_space, primals, tangents):
+    keys, alphas = primals
+    samples = _gamma_samples(keys, alphas, log_space)
+    if log_space:  # d log(x) = dx / x, with a sample rounded to 0 taken as the tiniest
+        x = lax.exp(samples)
+        x = lax.select(lax.eq(x, _c(0, x.dtype)),
+                       lax.full_like(x, dtypes.finfo(x.dtype).tiny), x)
+        grad = lax.div(_sample_grad(alphas, x), x)
+    else:
+        grad = _sample_grad(alphas, samples)
+    return samples, lax.mul(tangents[1], grad)
+
+
+_gamma_samples.defjvp(_gamma_samples_jvp)
 
 # ------------------------------------------------------------------------- gamma
 
@@ -112,14 +127,10 @@ def _gamma_one(key, alpha, log_space):
 @library_jit(static_argnums=(2, 3, 4))
 def _gamma(key, a, shape, dtype, log_space):
     a = jnp.broadcast_to(lax.convert_element_type(a, dtype), shape)
-    a = _alpha_guard_p.bind(a)
     n = math.prod(shape)
     if n == 0:
         return jnp.zeros(shape, dtype)
-    keys = _tf.split(key, (n,))
-    alphas = lax.reshape(a, (n,))
-    _, samples = lax.scan(lambda c, ka: (c, _gamma_one(ka[0], ka[1], log_space)), None,
-                          (keys, alphas))
+    samples = _gamma_samples(_tf.split(key, (n,)), lax.reshape(a, (n,)), log_space)
     return lax.reshape(samples, shape)
 
 
