@@ -312,12 +312,15 @@ def check_jit_shardings(in_shardings, out_shardings):
     given, else the pair (each a Sharding, a PartitionSpec, None or a pytree of them)."""
     if in_shardings is None and out_shardings is None:
         return None
+    given = False
     for what, tree in (("in_shardings", in_shardings), ("out_shardings", out_shardings)):
         for s in tree_util.tree_leaves(tree, is_leaf=is_layout):
             if not is_layout(s):
                 raise TypeError(f"jit {what} leaves must be a Sharding, a PartitionSpec or "
                                 f"None, got {type(s).__name__} {s!r:.60}")
-    return (in_shardings, out_shardings)
+            given = given or s is not None
+    # pytrees of None only (flax.nnx.jit passes them) leave every layout unspecified
+    return (in_shardings, out_shardings) if given else None
 
 
 def _prefix(spec, tree, what, loc):

@@ -324,6 +324,9 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
     """log(sum(b * exp(a))) computed stably (the max is subtracted first)."""
     if b is not None:
         a, b = promote_args_inexact("logsumexp", a, b)
+        # a term with b == 0 is absent, derivatives included (not 0 * exp(a) whose
+        # second derivative is 0 * inf at an extreme a): JAX's masking
+        a = _uf.where(_uf.not_equal(b, 0), a, -np.inf)
     else:
         [a] = promote_args_inexact("logsumexp", a)
     av = core.get_aval(a)

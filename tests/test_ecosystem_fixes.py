@@ -1,0 +1,36 @@
+"""Regressions found by running the ecosystem's own test suites on astjax (issue 16),
+each checked against what JAX 0.10.2 gives."""
+import numpy as np
+
+import astjax
+import astjax.numpy as jnp
+from astjax.scipy.special import logsumexp
+
+
+def test_logsumexp_terms_with_zero_b_have_no_derivative():
+    # optax sigmoid_focal_loss's Hessian at extreme logits (losses/_classification_test):
+    # a term with b == 0 used to contribute 0 * inf to the second derivative
+    labels = jnp.array([0.9, 1.0, 0.0])
+
+    def f(x):
+        lp, lq = astjax.nn.log_sigmoid(x), astjax.nn.log_sigmoid(-x)
+        return jnp.sum(logsumexp(jnp.stack([lp, lq], -1), axis=-1,
+                                 b=jnp.stack([1 - labels, labels], -1)))
+    x = jnp.array([100.0, 50.0, -50.0])
+    h = np.asarray(astjax.hessian(f)(x))
+    assert np.all(np.isfinite(h))
+    # JAX: [0, -0, 0]; the exact values are -sigmoid(x) sigmoid(-x) (0, -1.9e-22, -1.9e-22)
+    np.testing.assert_allclose(np.diag(h), 0.0, atol=1e-21)
+    np.testing.assert_allclose(astjax.grad(f)(x), [0.0, -1.0, 1.0])
+    # the value is unchanged: zero-weighted terms were never part of the sum
+    np.testing.assert_allclose(logsumexp(jnp.array([1.0, 2.0]), b=jnp.array([0.0, 2.0])),
+                               2.0 + np.log(2.0), rtol=1e-6)
+
+
+def test_jit_with_shardings_all_none_is_plain_jit():
+    # flax.nnx.jit passes out_shardings=(None, None, None): no layout is given, so no
+    # mesh is needed (it raised "a partitioned program needs a mesh")
+    f = astjax.jit(lambda x, y: (x + y, x * y, x), in_shardings=(None, None),
+                   out_shardings=(None, None, None))
+    out = f(jnp.arange(3.0), 2.0)
+    np.testing.assert_allclose(out[1], [0.0, 2.0, 4.0])
