@@ -95,3 +95,49 @@ def test_avals_and_partial_eval():
     jaxpr, out_pvals, consts = pe.trace_to_jaxpr_nounits(
         f, [pe.PartialVal.unknown(ShapedArray((2,), np.float32)), pe.PartialVal.known(2.0)])
     assert len(jaxpr.invars) == 1 and out_pvals[0].get_aval().shape == (2,)
+
+
+# ---- what haiku reads from jax.extend at import (issue 16)
+
+def test_lu_transformation_runs_the_generator_around_the_function():
+    @lu.transformation
+    def doubled_inputs_plus(c, *xs):
+        out = yield [2 * x for x in xs], {}
+        yield out + c
+
+    f = doubled_inputs_plus(lu.wrap_init(lambda a, b, scale: (a - b) * scale,
+                                         {"scale": 10}), 1)
+    assert f.call_wrapped(3, 1) == (6 - 2) * 10 + 1
+    assert isinstance(f, lu.WrappedFun)
+
+
+def test_trace_context_round_trip_and_refusal():
+    from astjax.extend import core as xc
+
+    assert xc.TraceTag() != xc.TraceTag()
+
+    @astjax.jit
+    def f(x):
+        with xc.take_current_trace() as t:
+            with xc.set_current_trace(t):  # re-entering the current context is fine
+                same = t == xc.get_opaque_trace_state()
+        return x + 1 if same else x
+
+    np.testing.assert_allclose(f(1.0), 2.0)
+
+    class MyTrace(xc.Trace):
+        pass
+
+    with pytest.raises(NotImplementedInAstjaxError, match="does not dispatch"):
+        with xc.set_current_trace(MyTrace()):
+            pass
+    with pytest.raises(NotImplementedError, match="process_primitive"):
+        MyTrace().process_primitive(None, [], {})
+
+
+def test_jaxpr_eqn_and_drop_var_names():
+    from astjax.extend import core as xc
+
+    cj = astjax.make_jaxpr(lambda x: jnp.sin(x) * 2)(1.0)
+    assert all(isinstance(e, xc.JaxprEqn) for e in cj.jaxpr.eqns)
+    assert not any(isinstance(v, xc.DropVar) for e in cj.jaxpr.eqns for v in e.outvars)

@@ -2,9 +2,10 @@
 `Tracer` is astjax's staged value, so `isinstance(x, jax.core.Tracer)` tells staged
 from concrete as it does under JAX."""
 from astjax.core import Tracer, UndefinedPrimal, Zero, get_aval  # noqa: F401
-from astjax.extend.core import (ClosedJaxpr, Jaxpr, Literal, Primitive, ShapedArray,  # noqa: F401
-                                Var, get_opaque_trace_state, jaxpr_as_fun, mapped_aval,
-                                unmapped_aval)
+from astjax.extend.core import (ClosedJaxpr, DropVar, Jaxpr, JaxprEqn, Literal,  # noqa: F401
+                                Primitive, ShapedArray, Trace, TraceTag, Var,
+                                get_opaque_trace_state, jaxpr_as_fun, mapped_aval,
+                                set_current_trace, take_current_trace, unmapped_aval)
 from astjax.ir import sub_jaxprs as _sub_jaxprs
 from astjax import core as _core
 

@@ -8,14 +8,26 @@ impl is a function of `jnp`/`lax` operations, staged like any library code), and
 prints in `astjax.source` as a call of the primitive's `bind`."""
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 from .. import core
+from ..errors import NotImplementedInAstjaxError
 from ..interpreters.mlir import lower_fun
-from ..ir import ClosedJaxpr, Jaxpr, Literal, ShapedArray, Var  # noqa: F401
+from ..ir import ClosedJaxpr, Eqn, Jaxpr, Literal, ShapedArray, Var  # noqa: F401
 from ..pyast import call
 
 __all__ = ["Primitive", "Jaxpr", "ClosedJaxpr", "Var", "Literal", "ShapedArray",
-           "mapped_aval", "unmapped_aval", "get_opaque_trace_state", "jaxpr_as_fun",
-           "Effect", "Effects", "no_effects"]
+           "JaxprEqn", "DropVar", "mapped_aval", "unmapped_aval", "get_opaque_trace_state",
+           "jaxpr_as_fun", "Effect", "Effects", "no_effects", "Trace", "TraceTag",
+           "take_current_trace", "set_current_trace"]
+
+JaxprEqn = Eqn  # one equation of a jaxpr: primitive, invars, outvars, params
+
+
+class DropVar(Var):
+    """An equation output nobody reads (JAX prints it `_`). astjax's IR names every
+    output, so no variable of a staged jaxpr is a DropVar; code that skips them
+    (`isinstance(v, DropVar)`) reads every output."""
 
 
 class Effect:
@@ -112,6 +124,45 @@ def get_opaque_trace_state(convention=None):
     """An object that compares equal while the same staging context is current: the
     innermost builder (None outside every transformation)."""
     return _TraceState(core.current_builder())
+
+
+class TraceTag:
+    """An identity token of one transformation (JAX's `TraceTag`): equal only to
+    itself."""
+    __slots__ = ("__weakref__",)
+
+
+class Trace:
+    """JAX's base class of tracing interpreters, which libraries subclass (haiku's
+    `experimental.to_dot`). astjax stages by source transformation: `bind` stages
+    into the current builder or runs eagerly, and never dispatches to a Python
+    `Trace`, so a subclass can be defined but not made current (`set_current_trace`
+    refuses it)."""
+
+    def process_primitive(self, primitive, tracers, params):
+        """Interpret one primitive application (for subclasses)."""
+        raise NotImplementedError(f"{type(self).__name__} must define process_primitive")
+
+
+@contextmanager
+def take_current_trace():
+    """The current staging context, as `get_opaque_trace_state` gives it; restore it
+    with `set_current_trace`."""
+    yield get_opaque_trace_state()
+
+
+@contextmanager
+def set_current_trace(trace, check_leaks=False):
+    """Make `trace` current for the block. `trace` must be what `take_current_trace`
+    gave in this same context (re-entering it changes nothing); a user-defined
+    `Trace` is refused (see `Trace`)."""
+    if not (isinstance(trace, _TraceState) and trace.builder is core.current_builder()):
+        raise NotImplementedInAstjaxError(
+            f"set_current_trace({type(trace).__name__}): astjax stages by source "
+            "transformation and its bind does not dispatch to Python Trace objects",
+            hint="read the staged program with astjax.make_jaxpr instead (haiku's "
+                 "experimental.to_dot / abstract_to_dot need this)")
+    yield
 
 
 class _TraceState:

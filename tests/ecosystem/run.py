@@ -1,6 +1,6 @@
 """Run the ecosystem programs on astjax and compare with the numbers stored from JAX.
 
-    pip install -e '.[ecosystem]'               # optax, chex, equinox, flax (+ real jax)
+    pip install -e '.[ecosystem]'               # optax, chex, equinox, flax, haiku, pix (+ real jax)
     python tests/ecosystem/run.py [--record]    # --record: rerun the programs on real JAX
 
 Each `*.py` program here prints one JSON object; `<name>.expected.json` holds what it
