@@ -16,7 +16,7 @@ import functools
 from collections.abc import Callable, Hashable
 from typing import Any, TypeVar, overload
 
-from . import core, tree_util
+from . import core, dtypes, tree_util
 from .api import Jitted
 from .errors import (ArgumentError, ArgumentTypeError, ArgumentValueError, ShapeError,
                      caller_location, check_signature)
@@ -114,6 +114,9 @@ class BatchedFunction(StagedCallable):
         loc = caller_location()
         check_signature(self.fun, args, kwargs, "vmap")
         dims = self._in_dims(args, kwargs, loc)
+        # a negative axis of a key array counts its key axes, not the key data's
+        dims = [d + x.ndim if d is not None and d < 0 and _is_key(x) else d
+                for d, x in zip(dims, tree_util.tree_leaves((tuple(args), kwargs)))]
         leaves, in_tree = tree_util.flatten_for_staging((tuple(args), kwargs))
         names = leaf_labels(self.fun, args, kwargs)
         in_avals, norm_dims, sizes = mapped_leaves(
@@ -141,8 +144,10 @@ class BatchedFunction(StagedCallable):
         outs, out_dims = batching.batch_jaxpr(closed, norm_dims, size, self.axis_name, leaves)
         out_axes = _broadcast_prefix(self.out_axes, tree_util.tree_unflatten(out_tree, outs),
                                      "out_axes", loc)
+        out_keys = [_is_key(x) for x in tree_util.tree_leaves(
+            tree_util.tree_unflatten(out_tree, outs))]
         results = []
-        for x, d, want in zip(outs, out_dims, out_axes):
+        for x, d, want, key in zip(outs, out_dims, out_axes, out_keys):
             if want is None:
                 if d is not None:
                     raise ArgumentValueError(
@@ -151,12 +156,19 @@ class BatchedFunction(StagedCallable):
                 results.append(x)
                 continue
             nd = core.get_aval(x).ndim + (d is None)
+            if key and want is not None and want < 0:
+                want += nd - 1  # the key-data axis stays last
             if not -nd <= want < nd:
                 raise ArgumentValueError(f"vmap out_axes={want} is out of bounds for an output of "
                                          f"rank {nd}", hint=f"use an axis in [-{nd}, {nd - 1}]",
                                          loc=loc)
             results.append(batching.matchaxis(x, d, want % nd, size))
         return tree_util.tree_unflatten(out_tree, results)
+
+
+def _is_key(x):
+    """A typed PRNG key array (an extended dtype over trailing key data)."""
+    return isinstance(getattr(x, "dtype", None), dtypes.ExtendedDType)
 
 
 _NO_FUN: Any = object()  # vmap(in_axes=...) without a function: a decorator factory

@@ -127,6 +127,11 @@ def run(jax, jnp, lax):
     out["vmap_split"] = kd(jax.vmap(lambda k: jax.random.split(k, 2))(ks)).tolist()
     out["vmap_tree"] = jax.vmap(lambda t: jax.random.normal(t["k"]) * t["x"])(
         {"k": ks, "x": jnp.arange(4.0)}).tolist()
+    # negative in_axes / out_axes count key axes (the key data's axis is not one)
+    k23 = ks[:3].reshape(1, 3)
+    out["vmap_neg_axes"] = [
+        jax.vmap(lambda k: jax.random.uniform(k[0]), in_axes=-1)(k23).tolist(),
+        kd(jax.vmap(lambda k: jax.random.split(k, 2), out_axes=-1)(ks[:3])).tolist()]
     out["eval_shape"] = repr(jax.eval_shape(lambda k: jax.random.split(k, 3), k))
     out["stack_keys"] = kd(jnp.stack([ks[0], ks[2]], axis=-1)).tolist()
     out["concat_keys"] = kd(jnp.concatenate([ks, ks[:1]])).tolist()
