@@ -1,7 +1,10 @@
 """Pytrees, as in `jax.tree_util`: tuples, lists, dicts (sorted keys), OrderedDict and
 defaultdict, None (a node with no children), namedtuples, and registered classes
 (`register_pytree_node`, `register_pytree_node_class`, `register_dataclass`) are
-containers; everything else is a leaf.
+containers; everything else is a leaf. A typed PRNG key array is a leaf too, one with
+a physical form (`register_staging_leaf`): `flatten_for_staging`, which jit, the
+transformations and control flow use at their boundary, flattens it to the key data
+the IR carries.
 
 Mapping several trees requires the others to have the first tree's structure (or
 to have it as a prefix, leaf positions then holding whole subtrees); a mismatch
