@@ -43,7 +43,9 @@ def optax_test_files():
 
 def run_file(path: Path, use_jax: bool, timeout: float):
     """Run one file; -> dict of counts, failures, seconds, status."""
-    pytest_args = ["-m", "pytest", "-q", "-p", "no:cacheprovider", "-rfE",
+    # `-o addopts=`: the optax files may sit under a checkout whose pytest config
+    # (this repository's `-q`) would make it `-qq`, which drops the counts line
+    pytest_args = ["-m", "pytest", "-q", "-o", "addopts=", "-p", "no:cacheprovider", "-rfE",
                    "--no-header", str(path)]
     cmd = [sys.executable] + (pytest_args if use_jax else ["-m", "astjax", "run"] + pytest_args)
     env_path = str(REPO)
