@@ -60,8 +60,10 @@ def register_staging_leaf(leaftype, to_physical, from_physical):
     treats key arrays); `flatten_for_staging` expands them, so `tree_unflatten` of
     its treedef over the staged arrays gives the leaves back.
     """
-    _boundary[leaftype] = _Node(lambda x: ((to_physical(x)[0],), to_physical(x)[1]),
-                                lambda aux, c: from_physical(aux, c[0]))
+    def flatten(x):
+        array, aux = to_physical(x)
+        return (array,), aux
+    _boundary[leaftype] = _Node(flatten, lambda aux, c: from_physical(aux, c[0]))
 
 
 def register_pytree_with_keys(nodetype: Any, flatten_with_keys: Callable[..., Any],
