@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from . import core, tree_util
+from . import core, dtypes, tree_util
 from . import sharding as _sharding
 from .codegen import compile_cache, runtime, stablehlo
 from .errors import ArgumentTypeError, ArgumentValueError, caller_location
@@ -55,7 +55,8 @@ class ShapeDtypeStruct:
                 f"`jax.sharding.PartitionSpec`. Got {sharding} of type {type(sharding)}.",
                 loc=caller_location())
         object.__setattr__(self, "shape", tuple(int(d) for d in shape))
-        object.__setattr__(self, "dtype", np.dtype(dtype))
+        object.__setattr__(self, "dtype", dtype if isinstance(dtype, dtypes.ExtendedDType)
+                           else np.dtype(dtype))  # typed keys: key<fry>
         object.__setattr__(self, "weak_type", bool(weak_type))
         object.__setattr__(self, "sharding", sharding)
 

@@ -644,9 +644,17 @@ def _count_python_numpy_calls(monkeypatch):
     return calls
 
 
+def _skip_if_real_jax_loaded():
+    """The C++ path steps aside while real JAX is imported (its jaxlib settings may be
+    JAX's); a JAX-oracle test earlier in the process imports it where jax is installed."""
+    if "jax._src.config" in sys.modules:
+        pytest.skip("real JAX is imported in this process: astjax's C++ dispatch steps aside")
+
+
 def test_numpy_calls_run_through_jaxlibs_cpp_dispatch(monkeypatch):
     from astjax import api
     from astjax.codegen import cpp_jit
+    _skip_if_real_jax_loaded()
     jf = astjax.jit(_mad)
     x, y = np.arange(3, dtype=np.float32), np.full(3, 2.0, np.float32)
     first = jf(x, y)

@@ -250,9 +250,7 @@ def _from_physical(impl, data):
     """A key array again over what a transformation computed for its data: the data,
     or its shape struct (`eval_shape`: JAX's `ShapeDtypeStruct(shape, key<fry>)`)."""
     if isinstance(data, ShapeDtypeStruct):
-        struct = object.__new__(ShapeDtypeStruct)  # its constructor takes NumPy dtypes
-        struct.shape, struct.dtype, struct.weak_type = data.shape[:-1], KeyTy(impl), False
-        return struct
+        return ShapeDtypeStruct(data.shape[:-1], KeyTy(impl))
     return PRNGKeyArray(data, impl)
 
 
