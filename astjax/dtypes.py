@@ -9,6 +9,7 @@ import ml_dtypes
 import numpy as np
 
 from .config import config
+from .errors import ArgumentTypeError, ArgumentValueError
 
 bool_ = np.dtype(np.bool_)
 int8, int16, int32, int64 = (np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64))
@@ -155,7 +156,8 @@ def finfo(dt):
         >>> print(dtypes.finfo(jnp.float32).eps)
         1.1920929e-07
     """
-    return ml_dtypes.finfo(dt)
+    return _machine_info(ml_dtypes.finfo, dt, "finfo describes floating and complex dtypes; "
+                         "jnp.iinfo gives the limits of an integer dtype")
 
 
 def iinfo(dt):
@@ -167,7 +169,19 @@ def iinfo(dt):
         >>> print(dtypes.iinfo(jnp.int8).max)
         127
     """
-    return ml_dtypes.iinfo(dt)
+    return _machine_info(ml_dtypes.iinfo, dt, "iinfo describes integer dtypes; "
+                         "jnp.finfo gives the limits of a floating dtype")
+
+
+def _machine_info(info, dt, hint):
+    # NumPy's own error for a dtype of the wrong kind (the one JAX lets through),
+    # re-raised at the user's call with a hint.
+    try:
+        return info(dt)
+    except ValueError as e:
+        raise ArgumentValueError(str(e), hint=hint) from None
+    except TypeError as e:
+        raise ArgumentTypeError(str(e), hint="pass a dtype, a scalar type or an array") from None
 
 
 # JAX's promotion lattice. Weak categories: 'i*', 'f*', 'c*'.

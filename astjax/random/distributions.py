@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from .. import core, dtypes, lax
-from ..errors import ArgumentError, ArgumentValueError, DTypeError, ShapeError
+from ..errors import ArgumentError, ArgumentValueError, ShapeError
 from .. import numpy as jnp
 from ..numpy import linalg
 from ..numpy.operands import broadcast_shapes, promote_dtypes_inexact
@@ -235,7 +235,8 @@ def geometric(key: ArrayLike, p: ArrayLike, shape: Sequence[int] | None = None,
     """
     dt = dtypes.canonicalize(dtypes.dtype(int) if dtype is None else dtypes.dtype(dtype))
     if not dtypes.is_int(dt):
-        raise DTypeError(f"dtype argument to `geometric` must be an int dtype, got {dt}")
+        raise ArgumentValueError(f"dtype argument to `geometric` must be an int dtype, got {dt}",
+                                 hint="pass an integer dtype such as jnp.int32")
     shape = _shape_or(shape, p)
     [p] = promote_dtypes_inexact(p)
     u = _r.uniform(key, shape, core.get_aval(p).dtype)

@@ -21,6 +21,7 @@ this module); `split`, `fold_in` and `clone` return keys of the kind they were g
 from __future__ import annotations
 
 import functools
+import inspect
 
 import numpy as np
 
@@ -28,7 +29,7 @@ from .. import core, dtypes, tree_util
 from ..api import ShapeDtypeStruct
 from ..ir import ShapedArray
 from .. import numpy as jnp
-from ..errors import ArgumentTypeError, DTypeError
+from ..errors import ArgumentTypeError, ArityError, DTypeError
 from . import distributions as _d
 from . import gamma as _g
 from . import prng as _p
@@ -335,10 +336,18 @@ def clone(key):
 
 
 def _accepting_typed_keys(fn):
-    """`fn` (a sampler taking a raw key first) accepting typed keys as well."""
+    """`fn` (a sampler taking a raw key first) accepting typed keys as well; a call
+    that does not fit `fn`'s signature is reported at the user's line."""
+    sig = inspect.signature(fn)
+
     @functools.wraps(fn)
     def sampler(key, *args, out_sharding=None, **kwargs):
         # out_sharding: where the result lives; one device holds every result
+        try:
+            sig.bind(key, *args, **kwargs)
+        except TypeError as e:
+            raise ArityError(f"random.{fn.__name__}(): {e}",
+                             hint=f"its signature is random.{fn.__name__}{sig}") from None
         return fn(_raw(key), *args, **kwargs)
     return sampler
 

@@ -118,7 +118,10 @@ def _float_dtype(dtype, name, kinds=(np.floating,)):
     dt = dtypes.canonicalize(dtypes.dtype(float) if dtype is None else dtypes.dtype(dtype),
                              warn=dtype is not None)
     if not any(dtypes.issubdtype(dt, k) for k in kinds):
-        raise DTypeError(f"`random.{name}` needs a floating-point dtype, got {dt}")
+        what = "float or complex" if np.complexfloating in kinds else "float"
+        raise ArgumentValueError(f"dtype argument to `{name}` must be a {what} dtype, got {dt}",
+                                 hint=f"random.{name} samples {what} values; pass e.g. "
+                                      "dtype=jnp.float32 and convert the result")
     return dt
 
 

@@ -1,6 +1,5 @@
 # expect: AstjaxError ValueError
 # jax: ValueError (ValueError): dtype argument to `normal` must be a float or complex dtype, got int32
-# xfail: random/__init__.py:127: an integer dtype for random.normal raises DTypeError (a TypeError); JAX raises ValueError
 import numpy as np
 import astjax
 import astjax.numpy as jnp

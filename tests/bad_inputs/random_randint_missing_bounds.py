@@ -1,6 +1,5 @@
 # expect: AstjaxError TypeError
 # jax: TypeError (TypeError): randint() missing 2 required positional arguments: 'minval' and 'maxval'
-# xfail: Python's own TypeError for a call missing arguments to random.randint (the same as JAX's) is not re-raised as a located AstjaxError
 import numpy as np
 import astjax
 import astjax.numpy as jnp
