@@ -101,3 +101,27 @@ def test_log_compiles_records_each_compilation():
         logging.getLogger("jax").removeHandler(handler)
     jit_logs = [r for r in records if "jit(plus_one)" in r]
     assert len(jit_logs) == 1 and jit_logs[0].startswith("Finished XLA compilation of")
+
+
+def gather_rows(x, i):
+    return x[i]
+
+
+def slice_rows(x, i):
+    return lax.dynamic_slice(x, (i, 0), (1, 3))
+
+
+def count_down(x):
+    # a batched predicate: the loop becomes a masked loop over the lanes
+    return lax.while_loop(lambda c: c[0] > 0, lambda c: (c[0] - 1, c[1] * 2.0), x)
+
+
+@pytest.mark.parametrize("n", [0, 2])
+def test_vmap_over_an_empty_batch(n):
+    # optax's hungarian_algorithm vmap tests with k=0 (JAX: (0,), (0, 1, 3), (0,), (0, 3))
+    x, i = jnp.zeros((n, 3)), jnp.zeros((n,), jnp.int32)
+    assert astjax.vmap(gather_rows)(x, i).shape == (n,)
+    assert astjax.vmap(slice_rows)(jnp.zeros((n, 2, 3)), i).shape == (n, 1, 3)
+    k, y = astjax.vmap(count_down)((jnp.arange(n), jnp.ones((n, 3))))
+    assert k.shape == (n,) and y.shape == (n, 3)
+    np.testing.assert_array_equal(y, np.ones((n, 3)) * 2.0 ** np.arange(n)[:, None])

@@ -144,9 +144,13 @@ def _gather_ae(operand, indices, *, dimension_numbers, slice_sizes, indices_are_
         raise ShapeError(f"gather: bad start_index_map {tuple(dn.start_index_map)}")
     _sorted_unique("gather", "collapsed_slice_dims", dn.collapsed_slice_dims, operand.ndim)
     _sorted_unique("gather", "operand_batching_dims", dn.operand_batching_dims, operand.ndim)
-    for d in tuple(dn.collapsed_slice_dims) + tuple(dn.operand_batching_dims):
+    for d in dn.collapsed_slice_dims:
         if slice_sizes[d] != 1:
-            raise ShapeError(f"gather: collapsed or batching dimension {d} needs slice size 1, "
+            raise ShapeError(f"gather: collapsed dimension {d} needs slice size 1, "
+                             f"got {slice_sizes[d]}")
+    for d in dn.operand_batching_dims:  # 0 when the batch is empty (JAX's bound 0/1)
+        if slice_sizes[d] > 1:
+            raise ShapeError(f"gather: batching dimension {d} needs slice size 0 or 1, "
                              f"got {slice_sizes[d]}")
     if set(dn.collapsed_slice_dims) & set(dn.operand_batching_dims):
         raise ShapeError("gather: a dimension cannot be both collapsed and batching")
@@ -332,7 +336,8 @@ def _gather_batch(args, dims, *, dimension_numbers, slice_sizes, **params):
             start_index_map=inc(dn.start_index_map),
             operand_batching_dims=(0,) + inc(dn.operand_batching_dims),
             start_indices_batching_dims=(0,) + inc(dn.start_indices_batching_dims))
-        sizes = (1,) + tuple(slice_sizes)
+        # one slice per batch element, none when the batch is empty (as JAX)
+        sizes = (min(core.get_aval(operand).shape[0], 1),) + tuple(slice_sizes)
     return bind(gather_p, operand, indices, dimension_numbers=dn2, slice_sizes=sizes,
                 **params), 0
 

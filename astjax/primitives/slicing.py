@@ -212,7 +212,7 @@ def _dynamic_slice_batch(args, dims, *, slice_sizes):
         dn = GatherDimensionNumbers(offset_dims=tuple(range(1, n + 1)), collapsed_slice_dims=(),
                                     start_index_map=tuple(range(1, n + 1)),
                                     operand_batching_dims=(0,), start_indices_batching_dims=(0,))
-        sizes = (1,) + tuple(slice_sizes)
+        sizes = (min(size, 1),) + tuple(slice_sizes)  # an empty batch takes no slice
     return bind(gather_p, x, ind, dimension_numbers=dn, slice_sizes=sizes,
                 indices_are_sorted=False, unique_indices=False, mode=GatherScatterMode.CLIP,
                 fill_value=None), 0
