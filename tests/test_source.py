@@ -148,6 +148,7 @@ def lax_scan_fn(xs):
 
 
 def test_scan_exact():
+    # the carry starts weak (0.0), as JAX's: `c + x` casts it, JAX's jaxpr too
     src = _generate(lax_scan_fn, (X3,), {}, comments=False)
     assert src == _HEADER + """\
 def lax_scan_fn(xs):
@@ -155,7 +156,8 @@ def lax_scan_fn(xs):
     ys = []
     for i in range(3):
         xs_i = xs[i]
-        c = c + xs_i
+        cast = lax.convert_element_type(c, jnp.float32)
+        c = cast + xs_i
         mul = c * 2.0
         ys.append(mul)
     ys = jnp.stack(ys)

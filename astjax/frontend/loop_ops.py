@@ -217,7 +217,7 @@ def _stage_until_stable(st, call_body, extra_avals=(), collect_ok=False, meta=()
                 idx = [i for i, (k, j) in enumerate(carry_pos) if st.names[k] == name]
                 for i in idx:
                     if _aval(vals[i]).shape == va.shape:
-                        promote_to[carry_pos[i]] = va.update(weak_type=False)
+                        promote_to[carry_pos[i]] = va  # weak as unrolled Python keeps it
             else:
                 k, j = e.args
                 x = st.leaves[k][j]

@@ -88,8 +88,7 @@ def _cond_ae(index, *ops, branches):
         if not _types_match(br.out_avals, outs):
             raise ShapeError(f"cond branches return different types: {_fmt(outs)} and "
                              f"{_fmt(br.out_avals)}")
-    return [a.update(weak_type=all(br.out_avals[i].weak_type for br in branches))
-            for i, a in enumerate(outs)]
+    return list(outs)  # branch 0's types, weak flags included (JAX's rule)
 
 
 def _cond_impl(index, *ops, branches):
@@ -383,29 +382,31 @@ def stage_sub(fun, in_tree, in_avals, hints=None):
     return core.stage_callable(fun, in_tree, in_avals, hints)
 
 
-def _promote_weak(jaxpr: core.Jaxpr, target_avals):
-    """Make outputs strong where a target is strong (a weak 1.0 vs a strong f32)."""
+def _match_weak(jaxpr: core.Jaxpr, target_avals):
+    """Give each output the weak flag of its target (the types agree otherwise): a
+    branch returning a strong f32 where branch 0 returns a weak one converts it."""
     outs = list(jaxpr.outvars)
     eqns = list(jaxpr.eqns)
     for i, (v, t) in enumerate(zip(outs, target_avals)):
-        if v.aval.weak_type and not t.weak_type and v.aval.dtype == t.dtype:
-            nv = core.Var(v.aval.update(weak_type=False))
+        if v.aval.weak_type != t.weak_type and v.aval.dtype == t.dtype:
+            nv = core.Var(v.aval.update(weak_type=t.weak_type))
             eqns.append(core.Eqn(convert_element_type_p, [v], [nv],
-                                 dict(new_dtype=t.dtype, weak_type=False)))
+                                 dict(new_dtype=t.dtype, weak_type=t.weak_type)))
             outs[i] = nv
     return core.Jaxpr(jaxpr.constvars, jaxpr.invars, outs, eqns)
 
 
 def promote_weak_carry(leaves, in_avals, out_avals):
     """JAX's weak-type promotion of a loop's initial carry: a weakly typed initial value
-    (a Python scalar) whose type the body changes becomes the promoted type of the two
-    (`0` with a body returning `c + 0.5` starts as float32; a weak float32 with a strong
-    float32 body output becomes strong). -> (new leaves, whether any changed); the
+    (a Python scalar) whose dtype the body changes becomes a strong value of the two
+    dtypes' promotion (`0` with a body returning `c + 0.5` starts as a float32). A
+    change of the weak flag alone changes nothing: the body then runs on the weak carry
+    and the loop returns the body's types. -> (new leaves, whether any changed); the
     caller re-stages the body when one did."""
     lax = lax_ops()
     out, changed = [], False
     for x, a, b in zip(leaves, in_avals, out_avals):
-        if a.weak_type and a.shape == b.shape and (a.dtype != b.dtype or not b.weak_type):
+        if a.weak_type and a.shape == b.shape and a.dtype != b.dtype:
             dt, _ = dtypes.promote((a.dtype, True), (b.dtype, b.weak_type))
             x, changed = lax.convert_element_type(x, dt), True
         out.append(x)
@@ -438,7 +439,7 @@ def switch(index, branches, *operands):
     """Apply `branches[index](*operands)`; the index is clamped, as in JAX."""
     lax = lax_ops()
     leaves, in_tree = tree_util.flatten_for_staging(tuple(operands))
-    avals = [_aval(x).strip_weak_type() if not dtypes.is_weak_scalar(x) else _aval(x) for x in leaves]
+    avals = [_aval(x) for x in leaves]  # weak operands stay weak in the branches
     idx = _index_of(index)
     if len(branches) > 1 and _aval(index).dtype != dtypes.bool_:
         idx = lax.clamp(np.int32(0), idx, np.int32(len(branches) - 1))
@@ -447,9 +448,7 @@ def switch(index, branches, *operands):
     out_avals = [v.aval for v in staged[0][0].outvars]
     for jaxpr, _, tree in staged[1:]:
         _ensure_types("cond", tree, [v.aval for v in jaxpr.outvars], out_tree, out_avals)
-    strong = [a.update(weak_type=all(j.outvars[i].aval.weak_type for j, _, _ in staged))
-              for i, a in enumerate(out_avals)]
-    staged = [(_promote_weak(j, strong), c) for j, c, _ in staged]
+    staged = [(_match_weak(j, out_avals), c) for j, c, _ in staged]  # branch 0's types
     outs = bind_cond(idx, staged, leaves)
     return tree_util.tree_unflatten(out_tree, outs)
 

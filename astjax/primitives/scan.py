@@ -32,7 +32,7 @@ from ..errors import LoopCarryError, ShapeError, StructureError
 from ..pyast import assign, attr, call, dtype_expr, load, pyconst, statement_rule, store
 from ..util import split_list
 from .base import lax_ops, instantiate, matchaxis, moveaxis, register, zeros_like_aval
-from .cond import _fmt, _promote_weak, _types_match, not_mapped, promote_weak_carry, stage_sub
+from .cond import _fmt, _types_match, not_mapped, promote_weak_carry, stage_sub
 from .structural import iota_p
 
 __all__ = ["scan_p", "bind_scan", "scan", "scan_raw", "map"]
@@ -72,7 +72,7 @@ def _scan_ae(*args, jaxpr, length, reverse, num_consts, num_carry, unroll=1):
         raise LoopCarryError(f"scan body returns carry {_fmt(outs[:num_carry])} for an initial "
                              f"carry of {_fmt(carry)}")
     ys = [ShapedArray((length,) + y.shape, y.dtype, y.weak_type) for y in outs[num_carry:]]
-    return list(carry) + ys
+    return list(outs[:num_carry]) + ys  # the body's carry types, weak flags included (JAX)
 
 
 def _scan_impl(*args, jaxpr, length, reverse, num_consts, num_carry, unroll=1):
@@ -587,7 +587,6 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
         if a.shape != b.shape or a.dtype != b.dtype:
             raise LoopCarryError(f"scan carry {i} has type {a.str_short()} before the loop and "
                                  f"{b.str_short()} after one iteration")
-    jaxpr = _promote_weak(jaxpr, carry_avals + [v.aval for v in jaxpr.outvars[k:]])
     outs = bind_scan((jaxpr, consts), carry_leaves, x_leaves, length=n, reverse=reverse,
                      unroll=int(unroll) if not isinstance(unroll, bool) else (n if unroll else 1))
     carry_out = tree_util.tree_unflatten(carry_tree, outs[:k])

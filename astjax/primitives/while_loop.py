@@ -52,7 +52,7 @@ from ..errors import (DTypeError, DifferentiationError, JAXTypeError, LoopCarryE
 from ..pyast import load, statement_rule
 from ..util import split_list
 from .base import lax_ops, instantiate, matchaxis, register, zeros_like_aval
-from .cond import (_any, _ensure_types, _first_lane, _fmt, _lane_select, _promote_weak,
+from .cond import (_any, _ensure_types, _first_lane, _fmt, _lane_select,
                    _safe_operand, _types_match, not_mapped, promote_weak_carry, stage_sub,
                    switch)
 from .scan import _permute, carry_names, loop_fuse, preset_carry_outputs, scan
@@ -92,7 +92,8 @@ def _while_ae(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
     if not _types_match(body_jaxpr.out_avals, carry):
         raise LoopCarryError(f"while body returns {_fmt(body_jaxpr.out_avals)} for a carry of "
                              f"{_fmt(carry)}")
-    return list(carry)
+    # the body's types: a weak initial carry whose body result is strong ends strong
+    return list(body_jaxpr.out_avals)
 
 
 def _while_impl(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
@@ -479,7 +480,6 @@ def while_loop(cond_fun, body_fun, init_val):
             body_j, body_c, body_tree = stage_sub(body_fun, args_tree, avals)
             body_out = [v.aval for v in body_j.outvars]
     _ensure_types("while_loop body", body_tree, body_out, tree, avals)
-    body_j = _promote_weak(body_j, avals)
     cond_j, cond_c, _ = stage_sub(cond_fun, args_tree, avals)
     cond_out = [v.aval for v in cond_j.outvars]
     if len(cond_out) != 1 or cond_out[0].shape != () or cond_out[0].dtype != dtypes.bool_:
@@ -520,7 +520,7 @@ def _bounds_dtype(lower, upper):
 
 def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
     """JAX's `lax.fori_loop`. Bounds known now: a `scan` of int(upper) - int(lower)
-    steps with an int32 index (float bounds are truncated, as JAX does). Staged bounds:
+    steps with a weak int index (float bounds are truncated, as JAX does). Staged bounds:
     a `while` whose index has the bounds' dtype (a float index counts by 1.0)."""
     lax = lax_ops()
     dt = _bounds_dtype(lower, upper)
@@ -530,9 +530,13 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
 
         def step(carry, i):
             return body_fun(i, carry), None
-        idx = lax.iota(dtypes.int32, max(hi - lo, 0))
+        # the index is a Python int counting from lower, as in JAX: weak, of the default
+        # integer dtype
+        it = dtypes.python_scalar_dtype(0)
+        idx = lax.iota(it, max(hi - lo, 0))
         if lo:
-            idx = lax.add(idx, np.int32(lo))
+            idx = lax.add(idx, np.asarray(lo, it)[()])
+        idx = lax.convert_element_type(idx, it, weak_type=True)
         out, _ = scan(step, init_val, idx, unroll=unroll or 1)
         return out
     lower, upper = (lax.convert_element_type(v, dt) for v in (lower, upper))
