@@ -115,8 +115,8 @@ def unop(name, np_fn, hlo, kind=FLOAT, out_dtype=None, hlo_attrs=None, source=No
         check_dtype(name, kind, x)
         if check is not None:
             check(x, **params)
-        return ShapedArray(x.shape, out_dtype(x.dtype) if out_dtype else x.dtype,
-                           x.weak_type if out_dtype is None else False)
+        # JAX's standard rule: the result is weak when the operand is, whatever its dtype
+        return ShapedArray(x.shape, out_dtype(x.dtype) if out_dtype else x.dtype, x.weak_type)
 
     def impl(x, **params):
         dt = out_dtype(np.asarray(x).dtype) if out_dtype else np.asarray(x).dtype
@@ -158,9 +158,10 @@ def binop(name, np_fn, hlo, kind=NUMBER, out_dtype=None, same_dtype=True, check=
             raise DTypeError(f"`{name}` needs operands of one dtype, got "
                              f"{x.str_short()} and {y.str_short()}")
         shape = binary_shape(name, x, y)
-        if out_dtype:
-            return ShapedArray(shape, out_dtype(x.dtype), False)
-        return ShapedArray(shape, x.dtype, x.weak_type and y.weak_type)
+        # weak when every operand is, also for a fixed result dtype (`lt` of two Python
+        # scalars is a weak bool in JAX)
+        return ShapedArray(shape, out_dtype(x.dtype) if out_dtype else x.dtype,
+                           x.weak_type and y.weak_type)
 
     def impl(x, y):
         x, y = np.asarray(x), np.asarray(y)

@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 
-from .. import dtypes
+from .. import core, dtypes
 from ..errors import DTypeError, DifferentiationError
 from .base import (ANY, FLOAT, INEXACT, as_operand, bcast_rank0, binop, defjvp, deflinear,
                    is_zero, lax_ops, mark_unsupported, match_scalars, tangent_aval,
@@ -482,9 +482,14 @@ def complex(x, y):  # noqa: A001
 def _pow_jvp_x(t, z, x, y):
     # d/dx x**y = y * x**(y-1) as it stands: at x = 0, y = 0 that is 0 * inf = NaN, as
     # JAX's for a floating y (integer exponents are integer_pow's, whose derivative of
-    # x**0 is 0)
-    d = mul(y, pow(x, sub(y, _c(y, 1))))
+    # x**0 is 0); an integer array y counts in x's dtype
+    d = mul(_as_base(y, x), pow(x, sub(y, _c(y, 1))))
     return mul(t, bcast_rank0(d, tangent_aval(z).shape))
+
+
+def _as_base(y, x):
+    dt = tangent_aval(x).dtype
+    return y if tangent_aval(y).dtype == dt else lax_ops().convert_element_type(y, dt)
 
 
 def _pow_jvp_y(t, z, x, y):
@@ -496,12 +501,36 @@ def _pow_jvp_y(t, z, x, y):
     return mul(t, mul(safe, z))
 
 
-pow_p = binop("pow", np.power, "stablehlo.power", INEXACT)
+def _pow_check(x, y):
+    # JAX's dtype rule: a floating or complex base; the exponent of the base's dtype or
+    # of an integer dtype (the result has the base's dtype)
+    if not dtypes.is_inexact(x.dtype) or not (y.dtype == x.dtype or dtypes.is_int(y.dtype)):
+        raise DTypeError(f"`pow` needs a floating-point or complex base and an exponent of "
+                         f"its dtype or an integer dtype, got {x.str_short()} and "
+                         f"{y.str_short()}")
+
+
+def _pow_lowering(ctx, x, y):
+    out = ctx.avals_out[0]
+    if ctx.avals_in[1].dtype != out.dtype:  # an integer exponent, in the base's dtype
+        y = ctx.op1("stablehlo.convert", [y], out)
+    return ctx.op1("stablehlo.power", [x, y])
+
+
+pow_p = binop("pow", np.power, _pow_lowering, ANY, same_dtype=False, check=_pow_check)
 defjvp(pow_p, _pow_jvp_x, _pow_jvp_y)
 
 
 def pow(x, y):  # noqa: A001
-    """x ** y, elementwise."""
+    """x ** y, elementwise: a floating or complex base, an exponent of its dtype or of
+    an integer dtype."""
+    x, y = as_operand(x), as_operand(y)
+    xw, yw = dtypes.is_weak_scalar(x), dtypes.is_weak_scalar(y)
+    if yw and not xw and type(y) is int:
+        return pow_p.bind(x, y)  # a Python int exponent stays an integer
+    if xw and not yw and type(x) is not int and dtypes.is_int(core.get_aval(y).dtype):
+        # a Python float base of an integer exponent keeps its own (weak) dtype
+        return pow_p.bind(core.WeakConst(np.asarray(x, dtypes.python_scalar_dtype(x))), y)
     return pow_p.bind(*match_scalars(x, y))
 
 

@@ -764,17 +764,22 @@ def bitcast_convert_type(x, new_dtype):
 
 def full(shape, fill_value, dtype=None):
     """`lax.full`: an array of `shape` filled with `fill_value`."""
-    shape = tuple(int(s) for s in (shape if isinstance(shape, (tuple, list)) else (shape,)))
     dt = dtypes.canonicalize(dtype) if dtype is not None else dtypes.result_type(fill_value)
-    weak = dtype is None and dtypes.is_weak_scalar(fill_value)
+    return _full(shape, fill_value, dt, dtype is None and dtypes.is_weak_scalar(fill_value))
+
+
+def _full(shape, fill_value, dt, weak):
+    shape = tuple(int(s) for s in (shape if isinstance(shape, (tuple, list)) else (shape,)))
     v = convert_element_type(fill_value, dt, weak_type=weak)
     return broadcast(v, shape) if shape else v
 
 
 def full_like(x, fill_value, dtype=None, shape=None):
-    """`lax.full_like`: `full` with x's shape and dtype by default."""
+    """`lax.full_like`: `full` with x's shape and dtype by default; weak when x is and
+    no dtype is given (as JAX)."""
     a = _aval(x)
-    return full(a.shape if shape is None else shape, fill_value, dtype or a.dtype)
+    return _full(a.shape if shape is None else shape, fill_value,
+                 dtypes.canonicalize(dtype or a.dtype), dtype is None and a.weak_type)
 
 
 def zeros_like_array(x):
