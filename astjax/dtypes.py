@@ -191,6 +191,9 @@ _LATTICE = {
     "i64": ["f*"], "f*": ["c*", "bf16", "f16"], "bf16": ["f32"], "f16": ["f32"],
     "f32": ["f64", "c64"], "f64": ["c128"], "c*": ["c64"], "c64": ["c128"], "c128": [],
 }
+# Without x64 no promotion forms a 64-bit type from narrower inputs: JAX replaces the
+# one such edge, u32 -> i64, by u32 -> i32.
+_LATTICE_32 = dict(_LATTICE, u32=["i32", "u64"])
 _KEY = {bool_: "b1", uint8: "u8", uint16: "u16", uint32: "u32", uint64: "u64",
         int8: "i8", int16: "i16", int32: "i32", int64: "i64", bfloat16: "bf16",
         float16: "f16", float32: "f32", float64: "f64", complex64: "c64", complex128: "c128"}
@@ -198,18 +201,22 @@ _FROM_KEY = {v: k for k, v in _KEY.items()}
 
 
 @functools.lru_cache(None)
-def _upper_bounds(node):
+def _upper_bounds(node, x64=True):
     out = {node}
-    for n in _LATTICE[node]:
-        out |= _upper_bounds(n)
+    for n in (_LATTICE if x64 else _LATTICE_32)[node]:
+        out |= _upper_bounds(n, x64)
     return frozenset(out)
 
 
-@functools.lru_cache(None)
 def _join(nodes: frozenset):
-    common = frozenset.intersection(*(_upper_bounds(n) for n in nodes))
+    return _join_in(nodes, bool(config.x64_enabled))
+
+
+@functools.lru_cache(None)
+def _join_in(nodes: frozenset, x64: bool):
+    common = frozenset.intersection(*(_upper_bounds(n, x64) for n in nodes))
     for c in common:  # the least element: every other common bound is above it
-        if all(o in _upper_bounds(c) for o in common):
+        if all(o in _upper_bounds(c, x64) for o in common):
             return c
     raise TypeError(f"no common type for {sorted(nodes)}")
 

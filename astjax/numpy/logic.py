@@ -284,12 +284,13 @@ def ldexp(x1, x2, /):
       A floating array.
 
     Differences from NumPy: integer x1 becomes the default float (float32 without x64);
-    a non-integer exponent raises a DTypeError.
+    a complex mantissa or an inexact exponent raises a ValueError (as JAX).
     """
     x1 = asarray_operand(x1)
     x2 = asarray_operand(x2)
-    if not dtypes.is_int(_dt(x2)) and not (dtypes.is_weak_scalar(x2) and isinstance(x2, int)):
-        raise DTypeError(f"ldexp: the exponent must be an integer, got {_dt(x2)}")
+    if dtypes.issubdtype(_dt(x1), np.complexfloating) or dtypes.is_inexact(_dt(x2)):
+        raise ArgumentValueError(f"ldexp not supported for input types {(_dt(x1), _dt(x2))}",
+                                 hint="ldexp takes real mantissas and integer exponents")
     [x1] = promote_args_inexact("ldexp", x1)
     dt = _dt(x1)
     e = lax.convert_element_type(x2, dt) if not dtypes.is_weak_scalar(x2) else float(x2)
@@ -353,8 +354,9 @@ def modf(x, /, out=None):
 def _int_args(name, x1, x2):
     """Promoted and broadcast to one shape (the Euclid loop carries both)."""
     x1, x2 = promote_args(name, x1, x2)
-    if not dtypes.is_int(_dt(x1)):
-        raise DTypeError(f"{name} needs integer arguments, got {_dt(x1)}")
+    if not dtypes.is_int(_dt(x1)):  # JAX: a ValueError
+        raise ArgumentValueError(f"Arguments to jax.numpy.{name} must be integers, got "
+                                 f"{_dt(x1)}", hint="convert them with .astype(int)")
     shape = broadcast_shapes(_shape(x1), _shape(x2))
     return broadcast_to_shape(x1, shape), broadcast_to_shape(x2, shape)
 
@@ -370,7 +372,7 @@ def gcd(x1, x2, /):
       A non-negative integer array of the promoted dtype; gcd(0, 0) is 0.
 
     Differences from NumPy: computed by an Euclid `while_loop` (traced once); non-integer
-    inputs raise a DTypeError.
+    inputs raise a ValueError (as JAX).
 
     Example:
       >>> import astjax.numpy as jnp
@@ -407,7 +409,7 @@ def lcm(x1, x2, /):
       A non-negative integer array of the promoted dtype; 0 when either input is 0.
 
     Differences from NumPy: overflow wraps around silently; non-integer inputs raise a
-    DTypeError.
+    ValueError (as JAX).
     """
     x1, x2 = _int_args("lcm", x1, x2)
     d = gcd(x1, x2)
@@ -430,11 +432,11 @@ def angle(z, deg=False):
     (float32 without x64).
     """
     z = asarray_operand(z)
-    if dtypes.issubdtype(_dt(z), np.complexfloating):
-        re, im = lax.real(z), lax.imag(z)
-    else:
-        [re] = promote_args_inexact("angle", z)
-        im = lax.full_like(re, 0)
+    re, im = uf.real(z), uf.imag(z)
+    # as JAX: integers, and floating scalars, in the default float dtype (strong)
+    if not dtypes.is_inexact(_dt(re)) or (dtypes.is_float(_dt(z)) and np.ndim(z) == 0):
+        fdt = dtypes.canonicalize(dtypes.float64)
+        re, im = lax.convert_element_type(re, fdt), lax.convert_element_type(im, fdt)
     out = lax.atan2(im, re)
     return uf.rad2deg(out) if deg else out
 
@@ -450,10 +452,7 @@ def iscomplex(x):
 
     Differences from NumPy: always returns an Array, also for scalars.
     """
-    x = asarray_operand(x)
-    if dtypes.issubdtype(_dt(x), np.complexfloating):
-        return lax.ne(lax.imag(x), np.asarray(0, dtypes.finfo(_dt(x)).dtype)[()])
-    return uf.full_bool(x, False)
+    return lax.ne(uf.imag(asarray_operand(x)), 0)  # weak for a weak x, as JAX
 
 
 def isreal(x):
@@ -467,7 +466,7 @@ def isreal(x):
 
     Differences from NumPy: always returns an Array, also for scalars.
     """
-    return uf.logical_not(iscomplex(x))
+    return lax.eq(uf.imag(asarray_operand(x)), 0)
 
 
 def iscomplexobj(x):
@@ -551,15 +550,18 @@ def promote_types(a, b):
       A NumPy dtype.
 
     Differences from NumPy: follows JAX's lattice, which also covers bfloat16 (bfloat16
-    with float16 gives float32); no x64 canonicalization is applied.
+    with float16 gives float32); no x64 canonicalization is applied, but without x64
+    uint32 with a signed integer gives int32 (as JAX: no 64-bit type from narrower ones).
 
     Example:
       >>> import astjax.numpy as jnp
       >>> jnp.promote_types('int32', 'float32')
       dtype('float32')
     """
-    na, nb = dtypes._node(dtypes.dtype(a), False), dtypes._node(dtypes.dtype(b), False)
-    return dtypes._FROM_KEY[dtypes._join(frozenset({na, nb}))]
+    j = dtypes._join(frozenset({dtypes._KEY[dtypes.dtype(a)], dtypes._KEY[dtypes.dtype(b)]}))
+    # a join above every integer (u64 with a signed int) is the Python float's dtype
+    return {"i*": dtypes.int64, "f*": dtypes.float64, "c*": dtypes.complex128}.get(
+        j) or dtypes._FROM_KEY[j]
 
 
 def can_cast(from_, to, casting="safe"):

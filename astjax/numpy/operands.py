@@ -75,10 +75,8 @@ def array(obj, dtype=None, copy=True, ndmin=0) -> _typing.Array:
     """
     if isinstance(obj, Tracer) or hasattr(obj, "_buf"):
         out = obj
-        if dtype is not None:
+        if dtype is not None:  # (no dtype: a weak value stays weak, as JAX)
             out = lax.convert_element_type(out, _dtype(dtype))
-        elif getattr(out, "weak_type", False) and isinstance(out, Tracer):
-            out = lax.convert_element_type(out, out.dtype, weak_type=False)
     elif isinstance(obj, (list, tuple)) and any(_has_staged(o) for o in obj):
         out = _stack_leading([array(o) for o in obj])
         if dtype is not None:

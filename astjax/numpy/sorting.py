@@ -103,7 +103,7 @@ def _cumulative(name, lax_fn):
             dt = dtypes.canonicalize(dtypes.int64)
         else:
             dt = av.dtype
-        if dt != av.dtype:
+        if dt != av.dtype or av.weak_type:  # JAX's cumulative results are strong
             a = lax.convert_element_type(a, dt)
         return lax_fn(a, axis)
     f.__name__ = name

@@ -11,6 +11,7 @@ from .. import core, dtypes, lax
 from ..codegen import eager_programs as _eager, runtime
 from ..codegen.runtime import Array
 from ..core import Tracer
+from ..errors import ArgumentTypeError, ArgumentValueError
 from .operands import (_is_operand, asarray_operand, broadcast_shapes,  # noqa: F401
                        broadcast_to_shape, promote_args, promote_args_inexact, promote_dtypes,
                        promote_dtypes_inexact, promote_shapes, result)
@@ -149,9 +150,15 @@ def _binary(name: str, lax_fn: Callable[..., Any], inexact: bool = False,
 negative = _unary("negative", lax.neg)
 positive = _unary("positive", lambda x: x)
 sign = _unary("sign", lax.sign)
-floor = _unary("floor", lambda x: x if dtypes.is_int(core.get_aval(x).dtype) else lax.floor(x))
-ceil = _unary("ceil", lambda x: x if dtypes.is_int(core.get_aval(x).dtype) else lax.ceil(x))
-trunc = _unary("trunc", lambda x: x if dtypes.is_int(core.get_aval(x).dtype) else
+def _integral(x):
+    """Integer and bool values, which floor/ceil/trunc/round return unchanged (JAX)."""
+    dt = core.get_aval(x).dtype
+    return dtypes.is_int(dt) or dt == np.bool_
+
+
+floor = _unary("floor", lambda x: x if _integral(x) else lax.floor(x))
+ceil = _unary("ceil", lambda x: x if _integral(x) else lax.ceil(x))
+trunc = _unary("trunc", lambda x: x if _integral(x) else
                lax.select(lax.lt(x, 0.0), lax.ceil(x), lax.floor(x)))
 fabs = _unary("fabs", lax.abs, True)
 exp = _unary("exp", lax.exp, True)
@@ -174,8 +181,9 @@ arcsinh = _unary("arcsinh", lax.asinh, True)
 arccosh = _unary("arccosh", lax.acosh, True)
 arctanh = _unary("arctanh", lax.atanh, True)
 asin, acos, atan, asinh, acosh, atanh = arcsin, arccos, arctan, arcsinh, arccosh, arctanh
-isfinite = _unary("isfinite", lambda x: lax.is_finite(x) if dtypes.is_inexact(
-    core.get_aval(x).dtype) else full_bool(x, True))
+isfinite = _unary("isfinite", lambda x: lax.is_finite(x) if dtypes.is_float(
+    core.get_aval(x).dtype) else lax.bitwise_and(lax.is_finite(lax.real(x)), lax.is_finite(
+        lax.imag(x))) if dtypes.is_inexact(core.get_aval(x).dtype) else full_bool(x, True))
 real = _unary("real", lambda x: lax.real(x) if dtypes.issubdtype(
     core.get_aval(x).dtype, np.complexfloating) else x)
 imag = _unary("imag", lambda x: lax.imag(x) if dtypes.issubdtype(
@@ -326,21 +334,30 @@ def divmod(x, y, /):  # noqa: A001
 
 
 def power(x, y, /):
-    if isinstance(y, (int, np.integer)) and not isinstance(y, bool) and not isinstance(x, (int, float)):
-        x = asarray_operand(x)
-        [x] = promote_dtypes(x) if dtypes.is_weak_scalar(x) else [x]
-        return lax.integer_pow(x, int(y))
-    # a concrete exponent (a constant, or a 0-d Array as JAX's concrete values), read
-    # before promotion: a weak -1 must stay -1, not wrap around to an unsigned dtype
+    x, y = asarray_operand(x), asarray_operand(y)
+    # JAX's cases: (1) a concrete integer scalar exponent (a constant, or a 0-d Array as
+    # JAX's concrete values; read before promotion, so a weak -1 stays -1) is
+    # integer_pow's, the base alone promoted (bool to int); (2) an integer or bool base
+    # is raised by squaring; (3) a floating base keeps its dtype and weak type under an
+    # integer exponent (lax.pow takes both); (4) otherwise the promoted operands' lax.pow
     k = (getattr(y, "known", None) if isinstance(y, Tracer) else
          np.asarray(y) if not hasattr(y, "_buf") or np.ndim(y) == 0 else None)
-    x, y = promote_args("power", x, y)
-    dt = core.get_aval(x).dtype
-    if dtypes.is_int(dt):
-        if k is not None and np.ndim(k) == 0:
-            return lax.integer_pow(x, int(k))
-        return _int_power(x, y)
-    return lax.pow(x, y)
+    if k is not None and np.ndim(k) == 0 and (dtypes.is_int(np.asarray(k).dtype)
+                                              or np.asarray(k).dtype == np.bool_):
+        [x] = _numeric(promote_dtypes(x))
+        return lax.integer_pow(x, int(k))
+    xp, yp = _numeric(promote_args("power", x, y))
+    if not dtypes.is_inexact(core.get_aval(xp).dtype):
+        return _int_power(xp, yp)
+    if dtypes.is_inexact(dtypes.dtype(x)) and dtypes.is_int(dtypes.dtype(y)):
+        return lax.pow(*promote_shapes(x, y, name="power"))
+    return lax.pow(xp, yp)
+
+
+def _numeric(args):
+    """Bool operands as the default integer (JAX's `promote_dtypes_numeric`)."""
+    return [lax.convert_element_type(a, dtypes.python_scalar_dtype(0), core.get_aval(a).weak_type)
+            if core.get_aval(a).dtype == np.bool_ else a for a in args]
 
 
 pow = power  # noqa: A001
@@ -349,8 +366,9 @@ pow = power  # noqa: A001
 def _int_power(x, y):
     """Integer x ** staged integer y by repeated squaring over y's low 6 bits (JAX's
     choice: a larger power overflows for any |x| > 1); 0 ** y is 0 for y != 0."""
+    dt = core.get_aval(x).dtype  # strong constants, as JAX's: the result is strong
     zero_base = lax.bitwise_and(lax.eq(x, lax.full_like(x, 0)), lax.ne(y, lax.full_like(y, 0)))
-    acc = lax.select(zero_base, lax.full_like(x, 0), lax.full_like(x, 1))
+    acc = lax.select(zero_base, lax.full_like(x, 0, dt), lax.full_like(x, 1, dt))
     base = x
     for _ in range(6):
         bit = lax.ne(lax.bitwise_and(y, lax.full_like(y, 1)), lax.full_like(y, 0))
@@ -361,13 +379,11 @@ def _int_power(x, y):
 
 
 def float_power(x, y, /):
-    return power(*[lax.convert_element_type(a, dtypes.canonicalize(dtypes.float64))
-                   for a in promote_args("float_power", x, y)])
+    return lax.pow(*promote_args_inexact("float_power", x, y))  # as JAX: no wider dtype
 
 
 def square(x, /) -> _typing.Array:
-    x = asarray_operand(x)
-    [x] = promote_dtypes(x) if dtypes.is_weak_scalar(x) else [x]
+    [x] = _numeric(promote_dtypes(asarray_operand(x)))
     return lax.integer_pow(x, 2)
 
 
@@ -377,7 +393,12 @@ def reciprocal(x, /):
 
 
 def rint(x, /):
-    [x] = promote_args_inexact("rint", x)
+    x = asarray_operand(x)
+    if _integral(x):  # as JAX: the default float dtype, strong
+        return lax.convert_element_type(x, dtypes.canonicalize(dtypes.float64))
+    [x] = promote_dtypes(x)
+    if dtypes.issubdtype(core.get_aval(x).dtype, np.complexfloating):
+        return lax.complex(rint(lax.real(x)), rint(lax.imag(x)))
     return lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN)
 
 
@@ -386,6 +407,8 @@ def around(a, decimals=0):
     dt = core.get_aval(a).dtype
     if dtypes.is_int(dt):
         return result(a)
+    if dtypes.issubdtype(dt, np.complexfloating):  # each part, as JAX
+        return lax.complex(around(lax.real(a), decimals), around(lax.imag(a), decimals))
     if decimals == 0:
         return lax.round(a, lax.RoundingMethod.TO_NEAREST_EVEN)
     f = 10.0 ** decimals
@@ -397,10 +420,8 @@ round_ = around
 
 
 def isnan(x, /):
-    x = asarray_operand(x)
-    if not dtypes.is_inexact(core.get_aval(x).dtype):
-        return full_bool(x, False)
-    return lax.ne(x, x)
+    [x] = promote_dtypes(asarray_operand(x))
+    return lax.ne(x, x)  # also for integers: False, weak for a weak x (as JAX)
 
 
 def isinf(x, /):
@@ -419,13 +440,23 @@ def isneginf(x, /):
 
 
 def signbit(x, /):
-    x = asarray_operand(x)
-    return less(x, 0) if not dtypes.is_float(core.get_aval(x).dtype) else logical_or(
-        less(x, 0), logical_and(equal(x, 0), less(true_divide(1.0, x), 0)))
+    [x] = promote_dtypes(asarray_operand(x))
+    dt = core.get_aval(x).dtype
+    if dtypes.is_int(dt):
+        return lax.lt(x, lax.full_like(x, 0, dt))  # a strong result, as JAX's
+    if dt == np.bool_:
+        return full_bool(x, False)
+    if not dtypes.is_float(dt):
+        raise ArgumentValueError(f"jax.numpy.signbit is not well defined for {dt}",
+                                 hint="apply it to the real and imaginary parts")
+    return logical_or(less(x, 0), logical_and(equal(x, 0), less(true_divide(1.0, x), 0)))
 
 
 def copysign(x, y, /):
     x, y = promote_args_inexact("copysign", x, y)
+    if dtypes.issubdtype(core.get_aval(x).dtype, np.complexfloating):
+        raise ArgumentTypeError("copysign does not support complex-valued inputs",
+                                hint="apply it to the real and imaginary parts")
     return where(signbit(y), negative(abs(x)), abs(x))
 
 
@@ -473,6 +504,9 @@ def clip(a, a_min=None, a_max=None, /, *, min=None, max=None) -> _typing.Array: 
 
 def hypot(x, y, /):
     x, y = promote_args_inexact("hypot", x, y)
+    if dtypes.issubdtype(core.get_aval(x).dtype, np.complexfloating):
+        raise ArgumentValueError("jnp.hypot is not well defined for complex-valued inputs",
+                                 hint="convert to real values first, e.g. with abs(x)")
     return sqrt(add(multiply(x, x), multiply(y, y)))
 
 
@@ -491,12 +525,17 @@ radians, degrees = deg2rad, rad2deg
 
 def log2(x, /):
     [x] = promote_args_inexact("log2", x)
-    return true_divide(lax.log(x), np.log(2.0))
+    return lax.div(lax.log(x), _strong_const(x, np.log(2.0)))
+
+
+def _strong_const(x, v):
+    """`v` as a strong scalar of x's dtype (JAX's `_constant_like`)."""
+    return np.asarray(v, core.get_aval(x).dtype)[()]
 
 
 def log10(x, /):
     [x] = promote_args_inexact("log10", x)
-    return true_divide(lax.log(x), np.log(10.0))
+    return lax.div(lax.log(x), _strong_const(x, np.log(10.0)))
 
 
 def logaddexp(x, y, /):
