@@ -119,3 +119,8 @@ def test_promote_types_without_x64():
     # JAX forms no 64-bit type from narrower ones without x64: uint32 with int32 is int32
     assert astjax.numpy.promote_types(np.uint32, np.int32) == np.int32
     assert astjax.numpy.promote_types(np.uint64, np.int8) == np.float64
+
+
+def test_shape_dtype_struct_shows_weak_type():
+    s = astjax.eval_shape(lax.abs, 0.5)
+    assert repr(s) == "ShapeDtypeStruct(shape=(), dtype=float32, weak_type=True)"
