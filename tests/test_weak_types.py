@@ -36,7 +36,6 @@ KNOWN = {
     **{("lax.conj", a): "lax.conj of a real operand is x itself; JAX makes it complex "
                         "(and rejects bf16/f16)"
        for a in ("0.5", "f32:0.5", "bf16:0.5", "f16:0.5", "f32[2]:0.5")},
-    ("lax.abs", "u8:2"): "lax.abs accepts unsigned integers (the identity); JAX rejects them",
     ("lax.add", "True,False"): "lax.add of bools is or; JAX's lax.add rejects bools",
     ("lax.mul", "True,False"): "lax.mul of bools is and; JAX's lax.mul rejects bools",
     ("lax.atan2", "1.5j,0.5j"): "lax.atan2 takes real operands only; JAX also complex",

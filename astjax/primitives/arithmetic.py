@@ -128,8 +128,12 @@ def round(x, rounding_method=RoundingMethod.AWAY_FROM_ZERO):  # noqa: A001
     return round_p.bind(x, rounding_method=int(rounding_method))
 
 
-abs_p = unop("abs", np.abs, lambda ctx, x: x if _unsigned(ctx) else ctx.op1("stablehlo.abs", [x]),
-             NUMBER, out_dtype=_real_dtype)
+def _abs_check(x):
+    if dtypes.issubdtype(x.dtype, np.unsignedinteger):  # JAX: signed, floating, complex
+        raise DTypeError(f"`abs` does not accept unsigned operands, got {x.str_short()}")
+
+
+abs_p = unop("abs", np.abs, "stablehlo.abs", NUMBER, out_dtype=_real_dtype, check=_abs_check)
 
 
 def _abs_jvp(t, y, x):
