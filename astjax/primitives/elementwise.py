@@ -405,52 +405,68 @@ def polygamma(m, x):
 # ------------------------------------------------------------------- complex parts
 
 
-def _imag_op(ctx, x):
-    return ctx.op1("stablehlo.imag", [x])
+def _complex_only(name):
+    def check(x):  # JAX: the parts of complex values only
+        if not dtypes.issubdtype(x.dtype, np.complexfloating):
+            raise DTypeError(f"`{name}` needs a complex operand, got {x.str_short()}",
+                             hint=f"jnp.{name} also accepts real values")
+    return check
 
 
-def _part_lowering(op):
-    """real/imag/conj of a real operand: x, zeros, x (NumPy's meaning)."""
-    def rule(ctx, x):
-        a = ctx.avals_in[0]
-        if dtypes.issubdtype(a.dtype, np.complexfloating):
-            return op(ctx, x)
-        if op is _imag_op:
-            return ctx.broadcast(ctx.constant(0, a.update(shape=())), a.update(shape=()), a)
-        return x
-    return rule
-
-
-real_p = unop("real", np.real, _part_lowering(lambda ctx, x: ctx.op1("stablehlo.real", [x])),
-              ANY, out_dtype=_real_dtype)
+real_p = unop("real", np.real, "stablehlo.real", ANY, out_dtype=_real_dtype,
+              check=_complex_only("real"))
 deflinear(real_p, lambda ct, x: [Zero(x.aval) if is_zero(ct) else complex(
-    ct, lax_ops().full_like(ct, 0)) if dtypes.issubdtype(x.aval.dtype, np.complexfloating) else ct])
+    ct, lax_ops().full_like(ct, 0))])
 
 
 def real(x):
-    """The real part, elementwise (x itself for real x)."""
+    """The real part of a complex value, elementwise."""
     return real_p.bind(as_operand(x))
 
 
-imag_p = unop("imag", np.imag, _part_lowering(_imag_op), ANY, out_dtype=_real_dtype)
+imag_p = unop("imag", np.imag, "stablehlo.imag", ANY, out_dtype=_real_dtype,
+              check=_complex_only("imag"))
 deflinear(imag_p, lambda ct, x: [Zero(x.aval) if is_zero(ct) else complex(
     lax_ops().full_like(ct, 0), neg(ct))])
 
 
 def imag(x):
-    """The imaginary part, elementwise (zeros for real x)."""
+    """The imaginary part of a complex value, elementwise."""
     return imag_p.bind(as_operand(x))
 
 
-conj_p = unop("conj", np.conj, _part_lowering(lambda ctx, x: ctx.op1("stablehlo.complex", [
-    ctx.op1("stablehlo.real", [x], ctx.avals_in[0].update(dtype=_real_dtype(ctx.avals_in[0].dtype))),
-    ctx.op1("stablehlo.negate", [ctx.op1("stablehlo.imag", [x], ctx.avals_in[0].update(dtype=_real_dtype(ctx.avals_in[0].dtype)))],
-            ctx.avals_in[0].update(dtype=_real_dtype(ctx.avals_in[0].dtype)))])), INEXACT)
-deflinear(conj_p, lambda ct, x: [Zero(x.aval) if is_zero(ct) else conj(ct)])
+def _complex_dtype(dt):
+    return dtypes.complex128 if np.dtype(dt) in (dtypes.float64, dtypes.complex128) \
+        else dtypes.complex64
+
+
+def _conj_check(x):
+    if x.dtype not in (dtypes.float32, dtypes.float64, dtypes.complex64, dtypes.complex128):
+        raise DTypeError(f"`conj` needs a float32, float64 or complex operand, got "
+                         f"{x.str_short()}")
+
+
+def _conj_lowering(ctx, x):
+    # conj(x) = re(x) - i im(x); a real x is x + 0i (JAX: conj of a real value is complex)
+    a = ctx.avals_in[0]
+    r = a.update(dtype=_real_dtype(a.dtype))
+    if dtypes.issubdtype(a.dtype, np.complexfloating):
+        re, im = ctx.op1("stablehlo.real", [x], r), ctx.op1("stablehlo.imag", [x], r)
+        im = ctx.op1("stablehlo.negate", [im], r)
+    else:
+        re, im = x, ctx.broadcast(ctx.constant(0, r.update(shape=())), r.update(shape=()), r)
+    return ctx.op1("stablehlo.complex", [re, im])
+
+
+conj_p = unop("conj", np.conj, _conj_lowering, INEXACT, out_dtype=_complex_dtype,
+              check=_conj_check)
+deflinear(conj_p, lambda ct, x: [Zero(x.aval) if is_zero(ct) else conj(ct)
+                                 if dtypes.issubdtype(x.aval.dtype, np.complexfloating)
+                                 else real(ct)])
 
 
 def conj(x):
-    """The complex conjugate, elementwise."""
+    """The complex conjugate, elementwise (complex also for a real x, as JAX)."""
     return conj_p.bind(as_operand(x))
 
 
