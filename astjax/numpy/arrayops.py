@@ -683,7 +683,7 @@ def unravel_index(indices, shape):
     Example:
     >>> import astjax.numpy as jnp
     >>> jnp.unravel_index(5, (2, 3))
-    (Array(1, dtype=int32), Array(2, dtype=int32))
+    (Array(1, dtype=int32, weak_type=True), Array(2, dtype=int32, weak_type=True))
     """
     shape = tuple(int(d) for d in shape)
     indices = asarray_operand(indices)
