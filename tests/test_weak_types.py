@@ -116,3 +116,14 @@ def test_promote_types_without_x64():
 def test_shape_dtype_struct_shows_weak_type():
     s = astjax.eval_shape(lax.abs, 0.5)
     assert repr(s) == "ShapeDtypeStruct(shape=(), dtype=float32, weak_type=True)"
+
+
+def doubled(x):
+    return x * 2.0
+
+
+def test_simplified_derivative_keeps_output_weak_types():
+    # JAX: the gradient of x * 2.0 at a strong float32 is strong, at a Python float weak
+    # (simplification forwards the literal 2.0 but keeps the output's type)
+    assert not astjax.grad(doubled)(np.float32(1.0)).weak_type
+    assert astjax.grad(doubled)(1.0).weak_type

@@ -10,7 +10,8 @@
   `squeeze`/`copy` forward their operand.
 
 "One" and "zero" are scalar literals or values broadcast from them. Nested jaxprs
-(cond branches, loop bodies) are simplified too; their signatures never change.
+(cond branches, loop bodies) are simplified too; their signatures never change, weak
+types of outputs included.
 """
 from __future__ import annotations
 
@@ -104,8 +105,23 @@ def simplify_jaxpr(jaxpr: core.Jaxpr) -> core.Jaxpr:
         for v in eqn.outvars:
             producer[v] = eqn
         new_eqns.append(eqn)
-    outvars = [r(a) for a in jaxpr.outvars]
+    outvars = [_keep_weak(a, r(a), new_eqns) for a in jaxpr.outvars]
     return core.Jaxpr(jaxpr.constvars, jaxpr.invars, outvars, new_eqns)
+
+
+def _keep_weak(old, new, eqns):
+    """`new` standing for output `old`, with `old`'s weak type: forwarding ignores weak
+    types (they decide no dtype inside), but an output's is what the user sees."""
+    if new is old or not isinstance(new, (Var, Literal)) or \
+            new.aval.weak_type == old.aval.weak_type:
+        return new
+    if isinstance(new, Literal):
+        return Literal(new.val, old.aval)
+    if any(old in e.outvars for e in eqns):  # an output listed twice: converted once
+        return old
+    eqns.append(core.Eqn(st.convert_element_type_p, [new], [old],
+                         dict(new_dtype=old.aval.dtype, weak_type=old.aval.weak_type)))
+    return old
 
 
 def _simplify_params(params):
