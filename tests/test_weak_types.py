@@ -29,8 +29,6 @@ _ORDER = "lax comparisons order complex values lexicographically; JAX's lax reje
          "(jnp's comparisons order them)"
 # (fn, args) -> reason
 KNOWN = {
-    ("lax.add", "True,False"): "lax.add of bools is or; JAX's lax.add rejects bools",
-    ("lax.mul", "True,False"): "lax.mul of bools is and; JAX's lax.mul rejects bools",
     ("lax.atan2", "1.5j,0.5j"): "lax.atan2 takes real operands only; JAX also complex",
     ("lax.atan2", "1.5j,c64:1j"): "lax.atan2 takes real operands only; JAX also complex",
     ("jnp.arctan2", "1.5j,f32:2"): "lax.atan2 takes real operands only; JAX also complex",

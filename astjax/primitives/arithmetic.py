@@ -253,7 +253,7 @@ def _add_like(p, sign_y):
     deftranspose(p, transpose)
 
 
-add_p = binop("add", np.add, "stablehlo.add", ANY, source=infix_source(ast.Add, "arith"))
+add_p = binop("add", np.add, "stablehlo.add", NUMBER, source=infix_source(ast.Add, "arith"))
 _add_like(add_p, 1)
 
 
@@ -303,7 +303,7 @@ def _mul_transpose(ct, x, y):
     return [None, unbcast_rank0(mul(x, ct), y.aval)]
 
 
-mul_p = binop("mul", np.multiply, "stablehlo.multiply", ANY,
+mul_p = binop("mul", np.multiply, "stablehlo.multiply", NUMBER,
               source=infix_source(ast.Mult, "arith"))
 mul_p.jvp = _mul_jvp
 deftranspose(mul_p, _mul_transpose)
