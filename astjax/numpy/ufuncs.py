@@ -181,9 +181,16 @@ arcsinh = _unary("arcsinh", lax.asinh, True)
 arccosh = _unary("arccosh", lax.acosh, True)
 arctanh = _unary("arctanh", lax.atanh, True)
 asin, acos, atan, asinh, acosh, atanh = arcsin, arccos, arctan, arcsinh, arccosh, arctanh
-isfinite = _unary("isfinite", lambda x: lax.is_finite(x) if dtypes.is_float(
-    core.get_aval(x).dtype) else lax.bitwise_and(lax.is_finite(lax.real(x)), lax.is_finite(
-        lax.imag(x))) if dtypes.is_inexact(core.get_aval(x).dtype) else full_bool(x, True))
+def _isfinite(x):
+    dt = core.get_aval(x).dtype
+    if dtypes.is_float(dt):
+        return lax.is_finite(x)
+    if dtypes.is_inexact(dt):  # complex: both parts finite
+        return lax.bitwise_and(lax.is_finite(lax.real(x)), lax.is_finite(lax.imag(x)))
+    return full_bool(x, True)
+
+
+isfinite = _unary("isfinite", _isfinite)
 real = _unary("real", lambda x: lax.real(x) if dtypes.issubdtype(
     core.get_aval(x).dtype, np.complexfloating) else x)
 imag = _unary("imag", lambda x: lax.imag(x) if dtypes.issubdtype(
