@@ -666,7 +666,7 @@ class _Jac(_Transformed):
                     row, off = [], 0
                     for j, s in zip(diff_idx, sizes):
                         piece = lax.slice(ct, (0, off), (a.size, off + s))
-                        row.append(lax.reshape(piece, a.shape + in_avals[j].shape))
+                        row.append(_weak_as(lax.reshape(piece, a.shape + in_avals[j].shape), a))
                         off += s
                     jac.append(row)
                 return prim[:n_out_all] + [x for row in jac for x in row]
@@ -703,7 +703,8 @@ class _Jac(_Transformed):
                                                   in_avals[j].dtype))
                                 continue
                             piece = lax.slice(r_of[j], (off, 0), (off + a.size, in_avals[j].size))
-                            row.append(lax.reshape(piece, a.shape + in_avals[j].shape))
+                            row.append(_weak_as(lax.reshape(piece, a.shape + in_avals[j].shape),
+                                                in_avals[j]))
                     else:
                         row = [_zeros(a.shape + in_avals[j].shape, in_avals[j].dtype)
                                for j in diff_idx]
@@ -725,6 +726,12 @@ class _Jac(_Transformed):
         if self.has_aux:
             return jac, tree_util.tree_unflatten(aux_tree, prim[k:])
         return jac
+
+
+def _weak_as(x, example):
+    """A Jacobian block with the weak type of its example (jacfwd: the output, jacrev:
+    the input), as JAX's."""
+    return lax.convert_element_type(x, core.get_aval(x).dtype, weak_type=example.weak_type)
 
 
 def jacfwd(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False,
