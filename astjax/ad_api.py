@@ -758,7 +758,7 @@ def jacrev(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: b
     Example:
         >>> import astjax, astjax.numpy as jnp
         >>> astjax.jacrev(jnp.sin)(0.0)
-        Array(1., dtype=float32)
+        Array(1., dtype=float32, weak_type=True)
     """
     return _Jac(fun, argnums, has_aux, "rev", holomorphic, allow_int)
 
@@ -772,7 +772,7 @@ def hessian(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: 
     Example:
         >>> import astjax, astjax.numpy as jnp
         >>> astjax.hessian(jnp.sin)(0.5)
-        Array(-0.47942555, dtype=float32)
+        Array(-0.47942555, dtype=float32, weak_type=True)
     """
     return jacfwd(jacrev(fun, argnums, has_aux, holomorphic), argnums, has_aux, holomorphic)
 
