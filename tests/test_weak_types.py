@@ -35,7 +35,6 @@ KNOWN = {
     **{(f"lax.{p}", a): _ORDER for p in ("lt", "le", "gt", "ge")
        for a in ("1.5j,0.5j", "1.5j,c64:1j")},
     ("jnp.heaviside", "1.5j,f32:2"): _ORDER,
-    ("jnp.round", "True"): "jnp.round(True) is True; JAX raises ValueError from finfo(bool)",
     ("jnp.dot", "u8:7,2"): "jnp.dot(uint8, 2) is uint8; JAX raises TypeError "
                            "(preferred_element_type narrower than int32)",
 }

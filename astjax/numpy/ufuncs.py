@@ -414,6 +414,9 @@ def around(a, decimals=0):
     dt = core.get_aval(a).dtype
     if dtypes.is_int(dt):
         return result(a)
+    if dt == np.bool_:  # JAX's error (from finfo(bool))
+        raise ArgumentValueError(f"data type {dt.type} not inexact",
+                                 hint="round integer or floating values; cast bools first")
     if dtypes.issubdtype(dt, np.complexfloating):  # each part, as JAX
         return lax.complex(around(lax.real(a), decimals), around(lax.imag(a), decimals))
     if decimals == 0:
