@@ -22,6 +22,11 @@ import numpy as np
 
 from . import core, dtypes, tree_util
 from . import lax
+from .ad_dtypes import (
+    check_rev_input as _check_rev_input,
+    check_rev_output as _check_rev_output,
+    check_fwd_input as _check_fwd_input,
+    check_inputs as _check_inputs)
 from .api import Jitted
 from .codegen import compile_cache
 from .core import bind, raw
@@ -180,70 +185,6 @@ def _describe_tree(tree):
     if tree.node_type is None:
         return "an array"
     return f"a {getattr(tree.node_type, '__name__', tree.node_type)} of {tree.num_leaves} leaves"
-
-
-def _is_complex(aval):
-    return np.issubdtype(aval.dtype, np.complexfloating)
-
-
-def _check_rev_input(name, holomorphic, allow_int, aval):
-    """JAX's dtype rule for an input of grad/jacrev: complex under holomorphic=True;
-    otherwise inexact, or integer/bool with allow_int."""
-    if holomorphic and not _is_complex(aval):
-        raise DifferentiationTypeError(
-            f"{name} with holomorphic=True requires inputs with complex dtype, but got "
-            f"{aval.dtype.name}.",
-            hint="pass complex arguments (e.g. x.astype(jnp.complex64)), or drop "
-                 "holomorphic=True for a real function")
-    if not differentiable(aval) and not allow_int:
-        raise DifferentiationTypeError(
-            f"{name} requires real- or complex-valued inputs (input dtype that is a "
-            f"sub-dtype of np.inexact), but got {aval.dtype.name}.",
-            hint="pass a float array (e.g. x.astype(jnp.float32)); for Boolean- "
-                 "or integer-valued inputs use vjp, or set allow_int=True")
-
-
-def _check_rev_output(name, holomorphic, aval):
-    """JAX's dtype rule for the differentiated output of grad/jacrev: real floating,
-    or complex exactly when holomorphic=True."""
-    if holomorphic:
-        if not _is_complex(aval):
-            raise DifferentiationTypeError(
-                f"{name} with holomorphic=True requires outputs with complex dtype, but "
-                f"got {aval.dtype.name}.",
-                hint="a holomorphic function maps complex to complex; drop "
-                     "holomorphic=True for a real-valued function of complex inputs")
-        return
-    if not np.issubdtype(aval.dtype, np.floating):
-        complex_out = _is_complex(aval)
-        raise DifferentiationTypeError(
-            f"{name} requires real-valued outputs (output dtype that is a sub-dtype of "
-            f"np.floating), but got {aval.dtype.name}.",
-            hint=("pass holomorphic=True if the function is holomorphic; otherwise use "
-                  "vjp with a complex cotangent" if complex_out else
-                  "an integer or Boolean result has no gradient; use vjp directly, or "
-                  "return a float value"))
-
-
-def _check_fwd_input(holomorphic, aval):
-    """JAX's dtype rule for an input of jacfwd: real floating, or complex exactly when
-    holomorphic=True."""
-    if holomorphic:
-        _check_rev_input("jacfwd", True, True, aval)
-    elif not np.issubdtype(aval.dtype, np.floating):
-        raise DifferentiationTypeError(
-            "jacfwd requires real-valued inputs (input dtype that is a sub-dtype of "
-            f"np.floating), but got {aval.dtype.name}.",
-            hint="pass holomorphic=True for a holomorphic function of complex inputs; "
-                 "otherwise use jvp directly (complex or integer inputs)")
-
-
-def _check_inputs(args, nums, check):
-    """Apply `check(aval)` to every leaf of the differentiated arguments, before
-    staging (as JAX checks them before tracing)."""
-    for i in nums:
-        for leaf in tree_util.tree_leaves(args[i]):
-            check(leaf_aval(leaf))
 
 
 def _stage(fun, args, kwargs, differentiated=True):
