@@ -45,3 +45,60 @@ def test_checkpoint_name_and_policies():
     assert abs(float(jax.grad(f)(0.5)) - 2 * float(jnp.cos(0.5))) < 1e-6
     assert pol.save_only_these_names("a") is not None
     assert pol.everything_saveable() and not pol.nothing_saveable()
+
+
+# ------------------------------------------------- grad through nested checkpoints
+# The JVP of an inner checkpoint, inside the body of an outer checkpoint being
+# transposed, has primal outputs that read no tangent: the backward pass must compute
+# them forward, not treat them as linear ("mul of two linear values"). Stored values
+# from JAX 0.10.2.
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+_P = adc.checkpoint_policies
+_C = np.array([1.0, 2.0, 3.0], np.float32)
+
+
+def _inner(y):
+    return jnp.sin(y * _C) * y
+
+
+def _outer(x):
+    return jnp.sum(jnp.cos(jax.checkpoint(_inner)(x)) * x)
+
+
+def _layer(W, x):
+    y = jnp.tanh(W @ x)
+    return jnp.sum(jax.checkpoint(lambda y: jnp.sin(y) * y)(y) ** 2)
+
+
+def _sin_of_checkpointed_sin(y):
+    return jnp.sin(jax.checkpoint(jnp.sin)(y))
+
+
+@pytest.mark.parametrize("policy", [None, _P.nothing_saveable, _P.everything_saveable,
+                                    _P.dots_saveable, _P.dots_with_no_batch_dims_saveable])
+def test_grad_of_checkpoint_calling_checkpoint(policy):
+    f = jax.checkpoint(_sin_of_checkpointed_sin, policy=policy)
+    np.testing.assert_allclose(jax.grad(f)(3.0), -0.98015106, rtol=1e-6)
+    np.testing.assert_allclose(jax.jit(jax.grad(jax.grad(f)))(3.0), -0.27756813, rtol=1e-5)
+    g = jax.checkpoint(_outer, policy=policy)
+    np.testing.assert_allclose(jax.grad(g)(jnp.arange(3.0)), [1.0, 0.55353886, 6.6605196],
+                               rtol=1e-5)
+    W, x = jnp.ones((3, 3)) * 0.3, jnp.arange(3.0)
+    dW, dx = jax.grad(jax.checkpoint(_layer, policy=policy), argnums=(0, 1))(W, x)
+    np.testing.assert_allclose(dW, np.tile([0.0, 0.54817677, 1.0963535], (3, 1)), rtol=1e-5)
+    np.testing.assert_allclose(dx, [0.4933591] * 3, rtol=1e-5)
+
+
+def test_grad_of_nested_checkpoint_matches_finite_differences():
+    f = jax.checkpoint(jax.checkpoint(_outer, policy=_P.dots_saveable))
+    x = np.array([0.3, -0.7, 1.1])
+    g = np.asarray(jax.grad(f)(x.astype(np.float32)), np.float64)
+
+    def ref(x):
+        y = np.sin(x * _C.astype(np.float64)) * x
+        return np.sum(np.cos(y) * x)
+    eps = 1e-6
+    fd = [(ref(x + eps * e) - ref(x - eps * e)) / (2 * eps) for e in np.eye(3)]
+    np.testing.assert_allclose(g, fd, rtol=1e-4, atol=1e-5)
