@@ -12,7 +12,8 @@ Rewrites (each a small visitor method, AutoGraph-style):
 - control flow (`if`, `while`, `for`, `break`, `continue`, `return`, boolean
   operators, conditional expressions) -> see `control_flow`;
 - unsupported syntax -> `UnsupportedSyntaxError` at its position;
-- a mutating method call on an object the function does not own -> a warning.
+- a mutating method call on an object the function does not own -> a warning when it
+  runs while staging (`operators.mutation`).
 """
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ import types
 
 import gast
 
-from ..errors import SourceInfo, UnsupportedSyntaxError, USER_CODE, warn_at
+from ..errors import SourceInfo, UnsupportedSyntaxError, USER_CODE
 from . import control_flow, parser
 
 _NO_WRAP = {"super", "locals", "globals", "vars", "eval", "exec", "ag__"}
@@ -70,9 +71,8 @@ def _local_names(fn_node) -> set:
 
 
 class Converter(gast.NodeTransformer):
-    def __init__(self, filename, namespace=None):
+    def __init__(self, filename):
         self.filename = filename
-        self.namespace = namespace or {}  # the function's globals and closure values
         self.scopes: list[set] = []
 
     def unsupported(self, node, what, hint=None):
@@ -136,10 +136,17 @@ class Converter(gast.NodeTransformer):
         if isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name) and f.value.id == "ag__":
             return node
         self._check_side_effect(node)
-        new = gast.Call(func=ag_attr("call"), args=[f] + node.args, keywords=node.keywords)
+        new = gast.Call(func=ag_attr("call"), args=[node.func] + node.args,
+                        keywords=node.keywords)
         return ast.copy_location(new, node)
 
     def _check_side_effect(self, node):
+        """`obj.append(...)` (a mutating method) on a name this function does not own
+        (not a local of any enclosing converted scope) -> `ag__.mutation(obj.append,
+        'obj')`: whether it is a side effect on a Python object is decided when it
+        runs. It warns when it runs while staging; a nested function passed to a host
+        callback runs it on every call of the compiled function (no builder then), so
+        it does not warn there. A static check here could not tell the two apart."""
         f = node.func
         if not (isinstance(f, gast.Attribute) and f.attr in _MUTATORS
                 and isinstance(f.value, gast.Name)):
@@ -147,13 +154,8 @@ class Converter(gast.NodeTransformer):
         name = f.value.id
         if any(name in scope for scope in self.scopes):
             return
-        obj = self.namespace.get(name)
-        if not isinstance(obj, (list, dict, set, bytearray)):
-            return  # a module (`jnp.sort`) or an object whose method is not a mutation
-        warn_at(_loc(self.filename, node),
-                f"side effect: `{name}.{f.attr}(...)` changes a Python object that this "
-                f"staged function does not own; it runs once, while staging, not on every "
-                f"call (values stored there are staged values). Return the value instead.")
+        node.func = ast.copy_location(
+            gast.Call(func=ag_attr("mutation"), args=[f, const(name)], keywords=[]), f)
 
     # -- naming --------------------------------------------------------------------
     def visit_Assign(self, node):
@@ -170,39 +172,32 @@ class Converter(gast.NodeTransformer):
                 gast.Call(func=ag_attr("names"), args=[node.value, names], keywords=[]),
                 node.value)
         elif len(node.targets) == 1 and isinstance(node.targets[0], gast.Subscript):
-            self._check_setitem(node.targets[0])
+            return self._check_setitem(node)
         return node
 
-    def _check_setitem(self, target):
-        v = target.value
-        if (isinstance(v, gast.Name) and not any(v.id in s for s in self.scopes)
-                and isinstance(self.namespace.get(v.id), (list, dict, bytearray))):
-            warn_at(_loc(self.filename, target),
-                    f"side effect: assigning into `{v.id}[...]` changes a Python object that "
-                    f"this staged function does not own; it happens once, while staging")
+    def _check_setitem(self, node):
+        """`obj[k] = v` on a name this function does not own: `ag__.store_into(obj,
+        'obj')` runs first and warns when it runs while staging (as `mutation`)."""
+        v = node.targets[0].value
+        if isinstance(v, gast.Name) and not any(v.id in s for s in self.scopes):
+            check = gast.Expr(value=gast.Call(func=ag_attr("store_into"),
+                                              args=[name_load(v.id), const(v.id)],
+                                              keywords=[]))
+            return [ast.copy_location(check, node), node]
+        return node
 
 
 def _hooks():
     return control_flow
 
 
-def convert_ast(node, filename, namespace=None):
+def convert_ast(node, filename):
     """Run the analyses and converters over a FunctionDef/Lambda gast node."""
     cf = _hooks()
     node = cf.canonicalize(node, filename)
     node = cf.ControlFlowConverter(filename).visit(node)
-    node = Converter(filename, namespace).visit(node)
+    node = Converter(filename).visit(node)
     return node
-
-
-def _namespace(fn):
-    ns = dict(fn.__globals__)
-    for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
-        try:
-            ns[name] = cell.cell_contents
-        except ValueError:
-            pass
-    return ns
 
 
 _factories: dict = {}
@@ -264,9 +259,8 @@ def _protect_user_names(node, code):
 
 def _factory_code(fn):
     code = fn.__code__
-    # Code objects compare equal across files (the filename is not compared) and the
-    # conversion reads the function's namespace: key by both.
-    key = (code, code.co_filename, id(fn.__globals__))
+    # code objects compare equal across files (the filename is not compared)
+    key = (code, code.co_filename)
     entry = _factories.get(key)
     if entry is not None:
         return entry
@@ -276,7 +270,7 @@ def _factory_code(fn):
     node.args.defaults = []
     node.args.kw_defaults = [None] * len(node.args.kw_defaults)
     node = _protect_user_names(node, code)
-    node = convert_ast(node, filename, _namespace(fn))
+    node = convert_ast(node, filename)
     freevars = [_user_name(n) for n in code.co_freevars]
     args = gast.arguments(args=[gast.Name(id=n, ctx=gast.Param(), annotation=None, type_comment=None)
                                 for n in ["ag__"] + freevars],

@@ -1,7 +1,8 @@
 """The `ag__` module of converted code (AutoGraph's `operators`): every name the
 converter emits as `ag__.<name>`, defined here or imported explicitly.
 
-- calls and naming: `call`, `name`, `names` (below);
+- calls and naming: `call`, `name`, `names`; side effects on Python objects the
+  function does not own: `mutation`, `store_into` (below);
 - state values: `Undefined`, `UndefinedReturnValue`, `ld` (`branch_ops`);
 - branches and boolean operators: `if_stmt`, `if_exp`, `and_`, `or_`, `not_`,
   `any_flag` (`branch_ops`);
@@ -19,14 +20,14 @@ import types
 
 from .. import core
 from ..errors import (USER_CODE, AmbiguousTruthValueError, AstjaxError, ConcretizationError,
-                      check_signature, located_builtin_error, user_location)
+                      check_signature, located_builtin_error, user_location, warn_at)
 from . import converter
 from .array_ops import maximum, minimum
 from .branch_ops import (Undefined, UndefinedReturnValue, and_, any_flag, if_exp, if_stmt, ld,
                          not_, or_)
 from .loop_ops import for_stmt, iter_, range_, scan_read, unrolled_, while_stmt
 
-__all__ = ["call", "name", "names",
+__all__ = ["call", "name", "names", "mutation", "store_into",
            "Undefined", "UndefinedReturnValue", "ld",
            "if_stmt", "if_exp", "and_", "or_", "not_", "any_flag",
            "while_stmt", "for_stmt", "range_", "iter_", "unrolled_", "scan_read"]
@@ -198,3 +199,29 @@ def names(value, names_tuple):
             name(v, n)
     return value
 
+
+
+_CONTAINERS = (list, dict, set, bytearray)
+
+
+def mutation(method, owner_name):
+    """`owner.append` (any mutating method name) where `owner` is not a local of the
+    converted function: warn, at the user's line, when it runs while staging on a
+    Python container -- it then happens once, not on every call. Code run outside
+    staging (a host callback's function, at run time) is not warned about."""
+    if core.current_builder() is not None and isinstance(getattr(method, "__self__", None),
+                                                         _CONTAINERS):
+        warn_at(user_location(), f"side effect: `{owner_name}.{method.__name__}(...)` changes "
+                                 f"a Python object that this staged function does not own; "
+                                 f"it runs once, while staging, not on every call (values "
+                                 f"stored there are staged values). Return the value instead.")
+    return method
+
+
+def store_into(obj, owner_name):
+    """Before `owner[k] = v` where `owner` is not a local: the same warning as
+    `mutation`, when it runs while staging on a Python container."""
+    if core.current_builder() is not None and isinstance(obj, _CONTAINERS):
+        warn_at(user_location(), f"side effect: assigning into `{owner_name}[...]` changes a "
+                                 f"Python object that this staged function does not own; it "
+                                 f"happens once, while staging")
