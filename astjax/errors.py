@@ -19,6 +19,7 @@ __all__ = [
     "UnsupportedSyntaxError", "ShapeError", "DTypeError", "UndefinedVariableError",
     "LoopCarryError", "SourceNotFoundError", "SourceChangedError", "ArgumentError", "EscapedTracerError",
     "NotImplementedInAstjaxError", "MissingNameError", "AxisNameError", "SideEffectWarning",
+    "NoSourceWarning",
     "ArgumentTypeError", "ArgumentValueError", "ArgumentIndexError", "ArgumentZeroDivisionError",
     "UnknownOptionError", "ArityError", "StructureError",
     "DifferentiationError", "DifferentiationTypeError", "UndefinedRuleError", "JAXTypeError",
@@ -352,6 +353,10 @@ JaxRuntimeError = _jax.JaxRuntimeError  # what a failing XLA execution raises
 
 class SideEffectWarning(UserWarning):
     """A staged function mutates a Python object it does not own."""
+
+
+class NoSourceWarning(UserWarning):
+    """A function has no source astjax can find: it is traced, as JAX traces it."""
 
 
 def warn_at(loc: SourceInfo, message: str, category=SideEffectWarning):

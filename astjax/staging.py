@@ -10,7 +10,7 @@ from . import core, tree_util
 from .core import ShapedArray
 from .errors import (USER_CODE, ArgumentTypeError, ArgumentValueError, caller_location,
                      def_location, function_name)
-from .frontend import converter, operators
+from .frontend import converter, operators, sourceless
 
 
 def leaf_aval(x, where="argument") -> ShapedArray:
@@ -28,33 +28,26 @@ def leaf_aval(x, where="argument") -> ShapedArray:
 
 def as_callable(fun):
     """What runs on Tracers: a staged-callable runs itself, user code is converted,
-    and everything else (library code, code converted already) runs as it is. A
-    user function whose source cannot be found is an error here (not silently
-    traced): staging from source is the point."""
+    and everything else runs as it is: library code, code converted already, and a
+    function without retrievable source (`frontend/sourceless.py`: traced as JAX
+    traces it, with a one-time warning). A user function whose file changed since
+    its import is a located SourceChangedError here: staging other text than Python
+    runs would compute something else."""
     if isinstance(fun, StagedCallable):
         return fun
     target = operators._convertible(fun)
     if target is not None:
         return target
     plain = getattr(fun, "__func__", fun)
+    if sourceless.is_traced(fun):
+        return sourceless.traced(fun)
     if (inspect.isfunction(plain) and plain.__code__ not in USER_CODE
-            and (operators._user_function(plain) or _sourceless(plain))):
-        return converter.convert(fun)  # raises SourceNotFoundError with a location
+            and operators._user_function(plain)):
+        return converter.convert(fun)  # raises SourceChangedError with a location
     return fun
 
 
 core.function_converter = as_callable  # how lax.cond/scan/while_loop stage user functions
-
-
-def _sourceless(f) -> bool:
-    """A function handed to a transform whose source is nowhere (made by `exec` or
-    `eval`, or typed at a plain interactive prompt): an error, not a silent trace."""
-    import linecache
-    filename = f.__code__.co_filename
-    if not filename.startswith("<") or filename.startswith("<ipython"):
-        return False
-    mod = (getattr(f, "__module__", None) or "").split(".")[0]
-    return mod not in operators._SKIP_MODULES and not linecache.getlines(filename)
 
 
 def param_names(fun):

@@ -168,14 +168,15 @@ def test_shape_error_in_helper_points_at_helper():
 
 
 def test_function_without_source():
+    """Traced as JAX traces it, with a warning (tests/test_frontend_sourceless.py)."""
+    from astjax.errors import NoSourceWarning
     ns = {}
     exec("def g(x):\n    return x * 2\n", ns)
-    with pytest.raises(SourceNotFoundError) as info:
-        astjax.jit(ns["g"])(1.0)
-    assert "'g'" in str(info.value) and "hint:" in str(info.value)
+    with pytest.warns(NoSourceWarning, match="`g`"):
+        assert float(astjax.jit(ns["g"])(1.0)) == 2.0
     f = eval("lambda x: x + 1")
-    with pytest.raises(SourceNotFoundError):
-        astjax.make_jaxpr(f)(1.0)
+    with pytest.warns(NoSourceWarning):
+        assert "add" in str(astjax.make_jaxpr(f)(1.0))
 
 # ------------------------------------------------------ staged value used as static
 

@@ -20,8 +20,9 @@ import types
 
 from .. import core
 from ..errors import (USER_CODE, AmbiguousTruthValueError, AstjaxError, ConcretizationError,
-                      check_signature, located_builtin_error, user_location, warn_at)
-from . import converter
+                      SourceChangedError, SourceNotFoundError, check_signature,
+                      located_builtin_error, user_location, warn_at)
+from . import converter, sourceless
 from .array_ops import maximum, minimum
 from .branch_ops import (Undefined, UndefinedReturnValue, and_, any_flag, if_exp, if_stmt, ld,
                          not_, or_)
@@ -32,7 +33,7 @@ __all__ = ["call", "name", "names", "mutation", "store_into",
            "if_stmt", "if_exp", "and_", "or_", "not_", "any_flag",
            "while_stmt", "for_stmt", "range_", "iter_", "unrolled_", "scan_read"]
 
-_SKIP_MODULES = ("astjax", "numpy", "jax", "jaxlib", "scipy", "ml_dtypes", "gast")
+_SKIP_MODULES = sourceless.SKIP_MODULES
 _SKIP_PATHS = tuple({p for p in (sys.prefix, sys.base_prefix, sys.exec_prefix) if p})
 
 
@@ -49,12 +50,22 @@ def _user_function(f) -> bool:
 
 
 def _convertible(f):
+    """The converted twin of user code `f` (a function, bound method or partial), or
+    None: `f` runs as it is (library code, code converted already, and -- with a
+    one-time warning -- a function without source, `sourceless`)."""
     if isinstance(f, types.FunctionType):
-        if f.__code__ in USER_CODE or not _user_function(f):
+        if f.__code__ in USER_CODE or sourceless.is_traced(f):
+            return None
+        if not _user_function(f):
+            if sourceless.is_sourceless(f):
+                sourceless.trace_without_source(f)
             return None
         try:
             return converter.convert(f)
-        except converter.parser.SourceNotFoundError:
+        except SourceChangedError:
+            return None  # a helper runs as imported (R6)
+        except SourceNotFoundError as e:
+            sourceless.trace_without_source(f, e.message)
             return None
     if isinstance(f, types.MethodType):
         inner = _convertible(f.__func__)
@@ -138,6 +149,8 @@ def call(f, /, *args, **kwargs):
     target = _convertible(f)
     if target is None:
         if not getattr(getattr(f, "__func__", f), converter._converted_marker, False):
+            if sourceless.is_traced(f):
+                return sourceless.run_traced(f, args, kwargs)
             if not _is_builtin(f):
                 return f(*args, **kwargs)
             try:
