@@ -320,3 +320,29 @@ def test_jacrev_equals_jacfwd_through_while():
     x = np.array([0.3, 0.5])
     np.testing.assert_allclose(astjax.jacrev(vec_while)(x), astjax.jacfwd(vec_while)(x),
                                rtol=1e-12, atol=1e-14)
+
+
+# fuzz seed 800113: an empty `for` over an array in a staged branch is a scan with no
+# outputs whose JVP reads the tangent as xs; its partial evaluation kept that scan on
+# the known side, reading the unknown tangent (KeyError while linearizing the cond)
+def _empty_loop_in_branch(x, s):
+    if s > 0.3:
+        pass
+    else:
+        for row in x:
+            pass
+        x = x * 0.3
+    return jnp.sum(jnp.sin(x))
+
+
+@pytest.mark.parametrize("s", [0.1, 0.5])
+def test_grad_through_empty_scan_in_a_branch(s):
+    x = np.array([0.2, -0.4, 0.9])
+    scale = 0.3 if s <= 0.3 else 1.0
+    want = scale * np.cos(scale * x)
+    np.testing.assert_allclose(astjax.grad(_empty_loop_in_branch)(x, s), want, rtol=1e-6)
+    np.testing.assert_allclose(astjax.jit(astjax.grad(_empty_loop_in_branch))(x, s), want,
+                               rtol=1e-6)
+    np.testing.assert_allclose(
+        astjax.vmap(astjax.grad(_empty_loop_in_branch), in_axes=(0, None))(np.stack([x, x]), s),
+        [want, want], rtol=1e-6)

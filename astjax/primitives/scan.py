@@ -242,8 +242,6 @@ def _scan_partial_eval(tx, eqn, in_uk):
         if new == k_uk:
             break
         k_uk = new
-    if not any(out_uk):
-        return [eqn], [], out_uk
     y_uk = out_uk[nk:]
     consts, carry, xs = split_list(eqn.invars, nc, nk)
     kc = [a for a, u in zip(consts, c_uk) if not u]
@@ -251,6 +249,17 @@ def _scan_partial_eval(tx, eqn, in_uk):
     kx = [a for a, u in zip(xs, x_uk) if not u]
     kj = known_b.jaxpr
     n_kout = len(kj.outvars) - nres
+    if not any(out_uk):
+        # no output reads an unknown operand (they feed only dead values of the body):
+        # the known scan runs the known body on the known operands (fuzz seed 800113:
+        # the JVP of an empty `for` over an array reads the tangent as xs)
+        kbody, kextra = core.split_consts(core.ClosedJaxpr(
+            core.Jaxpr(kj.constvars, kj.invars, kj.outvars[:n_kout], kj.eqns), known_b.consts))
+        if kextra:
+            return [], [eqn], [True] * len(eqn.outvars)
+        return [Eqn(scan_p, kc + kk + kx, eqn.outvars,
+                    dict(p, jaxpr=kbody, num_consts=len(kc), num_carry=len(kk)),
+                    eqn.source_info)], [], out_uk
     res_vars = kj.outvars[n_kout:]
     kc_invars = kj.invars[:len(kc)]
     # a residual that is a known const of the body is passed as a const
