@@ -236,24 +236,6 @@ def partial_eval_jaxpr(closed: core.ClosedJaxpr, unknowns, instantiate=False):
 # ------------------------------------------------------------------------ transpose
 
 
-def _split_mixed(eqn, in_lin):
-    """(equations to evaluate forward, linear equations) for an equation that reads a
-    linear variable. Most such equations are linear in all their outputs. A
-    higher-order equation that was never partially evaluated -- the JVP of a
-    `checkpoint` inside the body of a checkpoint being transposed, which recomputes
-    its primal -- also has outputs that depend on non-linear inputs only: its own
-    partial-eval rule splits those off, so they are computed forward and are not
-    mistaken for linear values (nested checkpoint: `mul of two linear values`)."""
-    rule = (core.rule(eqn.primitive, "partial_eval", tx=tx, optional=True)
-            if eqn.primitive.multiple_results else None)
-    if rule is None:
-        return [], [eqn]
-    known, unknown, out_uk = rule(eqn, in_lin)
-    if all(out_uk):
-        return [], [eqn]
-    return known, unknown
-
-
 def backward_pass(jaxpr, consts, linear, args, cts_out):
     """Transpose `jaxpr` in the current builder. `linear[i]` marks invar i as linear
     (its value in `args` is ignored). `cts_out` may hold Zero. Returns a cotangent
@@ -268,26 +250,17 @@ def backward_pass(jaxpr, consts, linear, args, cts_out):
         else:
             env[v] = x
     lin_eqns = []
-
-    def forward(eqn):
-        with core.source_info_context(_info(eqn, "backward")):
-            outs = bind(eqn.primitive, *[read_atom(env, a) for a in eqn.invars], **eqn.params)
-        outs = outs if eqn.primitive.multiple_results else [outs]
-        for v, o in zip(eqn.outvars, outs):
-            env[v] = o
-            _set_hint(o, v.hint)
-
     for eqn in jaxpr.eqns:
-        in_lin = [isinstance(a, Var) and a in lin for a in eqn.invars]
-        if not any(in_lin):
-            forward(eqn)
-            continue
-        known, unknown = _split_mixed(eqn, in_lin)
-        for k in known:
-            forward(k)
-        for u in unknown:
-            lin.update(u.outvars)
-            lin_eqns.append(u)
+        if any(isinstance(a, Var) and a in lin for a in eqn.invars):
+            lin.update(eqn.outvars)
+            lin_eqns.append(eqn)
+        else:
+            with core.source_info_context(_info(eqn, "backward")):
+                outs = bind(eqn.primitive, *[read_atom(env, a) for a in eqn.invars], **eqn.params)
+            outs = outs if eqn.primitive.multiple_results else [outs]
+            for v, o in zip(eqn.outvars, outs):
+                env[v] = o
+                _set_hint(o, v.hint)
     ct_env: dict = {}
 
     def add_ct(v, ct):

@@ -357,10 +357,17 @@ def _remat_partial_eval(tx, eqn, in_uk):
 
 def _remat_transpose(tx, cts, *args, jaxpr, **_):
     lin = [core.is_undefined(a) for a in args]
-    zero_cts = [isinstance(c, core.Zero) for c in cts]
-    bt = tx.transpose_jaxpr(jaxpr, lin, zero_cts)
-    outs = tx.inline(bt, [a for a in args if not core.is_undefined(a)]
-                     + [c for c in cts if not isinstance(c, core.Zero)])
+    # The body is the JVP of the checkpointed function, never partially evaluated: split
+    # its primal recomputation (outputs reading no linear input) off first and run it
+    # forward. Transposed whole, the JVP of a checkpoint nested inside would count its
+    # primal outputs as linear ("mul of two linear values").
+    known, unknown, out_uk, nres = tx.partial_eval_jaxpr(jaxpr, lin, instantiate=False)
+    k_outs = tx.inline(known, [a for a in args if not core.is_undefined(a)])
+    res = k_outs[len(k_outs) - nres:]
+    u_cts = [c for c, u in zip(cts, out_uk) if u]
+    zero_cts = [isinstance(c, core.Zero) for c in u_cts]
+    bt = tx.transpose_jaxpr(unknown, [False] * nres + [True] * sum(lin), zero_cts)
+    outs = tx.inline(bt, res + [c for c in u_cts if not isinstance(c, core.Zero)])
     it = iter(outs)
     return [next(it) if l else None for l in lin]
 
