@@ -45,11 +45,6 @@ def uses_yield(x):
     yield y
 
 
-def uses_global(x):
-    global SOME_GLOBAL
-    return x
-
-
 def uses_class(x):
     class Local:
         pass
@@ -64,7 +59,6 @@ def uses_async(x):
 
 @pytest.mark.parametrize("fn,text,word", [
     (uses_yield, "yield y", "`yield`"),
-    (uses_global, "global SOME_GLOBAL", "`global`"),
     (uses_class, "class Local", "class definition"),
     (uses_async, "async def inner", "async"),
 ])

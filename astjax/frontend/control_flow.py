@@ -92,6 +92,34 @@ class _ReadsAfter:
         return self.parent.get(name, default)
 
 
+def declared_globals(fn) -> set:
+    """Names a function declares `global` in its own scope (not in nested ones)."""
+    out, stack = set(), list(fn.body)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, gast.Global):
+            out.update(n.names)
+        elif not isinstance(n, (gast.FunctionDef, gast.Lambda, gast.ClassDef)):
+            stack.extend(gast.iter_child_nodes(n))
+    return out
+
+
+def _stores(stmts, names) -> dict:
+    """name -> first line where a block (not its nested functions) assigns one of
+    `names`."""
+    out, stack = {}, list(stmts)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del)) \
+                and n.id in names:
+            line = getattr(n, "lineno", None)
+            if n.id not in out or (line or 0) < (out[n.id] or 0):
+                out[n.id] = line
+        elif not isinstance(n, (gast.FunctionDef, gast.Lambda, gast.ClassDef)):
+            stack.extend(gast.iter_child_nodes(n))
+    return out
+
+
 def _in_place(body, state):
     """State names whose object a loop body changes in place and never rebinds."""
     return sorted((activity.mutated(body) | activity.stored_into(body))
@@ -106,11 +134,16 @@ def _effect(effect):
         _const(None)
 
 
-def _per_trip_effect(body):
+def _per_trip_effect(body, global_names=()):
     """The first Python-level effect in a loop body that the loop must run once per
-    trip (R17), or a branch only on its own path: a call of a builtin like `next(it)` (advances an iterator), or an
-    attribute assignment `o.a = v` (arrays have no settable attributes). Returns
+    trip (R17), or a branch only on its own path: a call of a builtin like `next(it)`
+    (advances an iterator), an attribute assignment `o.a = v` (arrays have no settable
+    attributes), or an assignment to a name the function declares `global`. Returns
     (text, line) or None."""
+    stored = _stores(body, set(global_names))
+    if stored:
+        name = min(stored, key=lambda n: stored[n] or 0)
+        return (f"assigning the global `{name}`", stored[name])
     bound = activity.modified(body)   # `o = Box(); o.a = v`, `it = iter(xs); next(it)`:
     #                                   a fresh object each time
     for n in gast.walk(gast.Module(body=list(body), type_ignores=[])):
@@ -132,6 +165,9 @@ class ControlFlowConverter(gast.NodeTransformer):
         # (closure cells), and name -> names a nested function writes with `nonlocal`
         self.captured: list[set] = [set()]
         self.writers: list[dict] = [{}]
+        # per function: the names it declares `global` -- never state: the generated
+        # functions declare them `global` too, so every read and write is Python's
+        self.globals: list[set] = [set()]
 
     # ---- entry -------------------------------------------------------------------
     def visit_FunctionDef(self, node):
@@ -139,7 +175,8 @@ class ControlFlowConverter(gast.NodeTransformer):
         reaching_definitions.resolve(node)
         liveness.resolve(node)
         closures = liveness.closure_names(node.body)
-        local = activity.modified(node.body) | {
+        self.globals.append(declared_globals(node))
+        local = (activity.modified(node.body) - self.globals[-1]) | {
             a.id for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs
             + [node.args.vararg, node.args.kwarg] if a is not None}
         self.captured.append(set().union(*closures.values()) & local if closures else set())
@@ -161,6 +198,7 @@ class ControlFlowConverter(gast.NodeTransformer):
         finally:
             self.captured.pop()
             self.writers.pop()
+            self.globals.pop()
         return node
 
     def _modified(self, *blocks):
@@ -176,7 +214,7 @@ class ControlFlowConverter(gast.NodeTransformer):
                 elif (isinstance(n, gast.Call) and isinstance(n.func, gast.Name)
                       and n.func.id in writers):
                     out |= writers[n.func.id]
-        return out
+        return out - self.globals[-1]
 
     def visit_block(self, stmts):
         """Convert a block's statements in order. While statement `i` is converted,
@@ -241,6 +279,9 @@ class ControlFlowConverter(gast.NodeTransformer):
         fn = replace("def fn(params):\n    body\n    return results",
                      fn=name, body=body or [gast.Pass()], results=name_tuple(results))[0]
         self._params(fn, params, body)
+        stored = sorted(_stores(body, self.globals[-1]))
+        if stored:  # the user's `global` reaches into the generated function
+            fn.body = [gast.Global(names=stored)] + fn.body
         return locate([fn], origin)[0]
 
     # ---- if ----------------------------------------------------------------------
@@ -274,7 +315,7 @@ class ControlFlowConverter(gast.NodeTransformer):
             init = self._init(node, params, dead)
         jumps = gast.Tuple(elts=[gast.Tuple(elts=[_const(f), str_tuple(ns)], ctx=gast.Load())
                                  for f, ns in jumps], ctx=gast.Load()) if jumps else None
-        effect = _per_trip_effect(node.body + node.orelse)
+        effect = _per_trip_effect(node.body + node.orelse, self.globals[-1])
         tail = "".join([", jumps=jumps" if jumps else "", ", effect=effect" if effect else "",
                         ")"])
         call = replace("targets = ag__.if_stmt(test, t, f, init, names, meta" + tail,
@@ -319,7 +360,7 @@ class ControlFlowConverter(gast.NodeTransformer):
         self._params(test_def, state, [])
         locate([test_def], node)
         body_def = self._def(bn, state, body, state, node)
-        effect = _per_trip_effect(node.body)
+        effect = _per_trip_effect(node.body, self.globals[-1])
         inplace = _in_place(node.body, state)
         tail = "".join([", effect=effect" if effect else "",
                         ", inplace=inplace" if inplace else "", ")"])
@@ -334,7 +375,7 @@ class ControlFlowConverter(gast.NodeTransformer):
 
     # ---- for ---------------------------------------------------------------------
     def visit_For(self, node):
-        target_names = activity.modified(node.target)
+        target_names = activity.modified(node.target) - self.globals[-1]
         extra = list(getattr(node, "ag_extra_test", []))
         modified = self._modified(node.body) - target_names
         body_live = set(node.body[0].ag_live_in) if node.body else set()
@@ -348,7 +389,7 @@ class ControlFlowConverter(gast.NodeTransformer):
             op = "ag__.range_" if it.func.id == "range" else "ag__.iter_"
             it = locate(gast.Call(func=replace_expr(op), args=[it.func] + it.args,
                                   keywords=[]), it)
-        effect = _per_trip_effect(node.body)
+        effect = _per_trip_effect([node.target] + node.body, self.globals[-1])
         if effect is not None:
             it = locate(replace_expr("ag__.unrolled_(it, effect)", it=it,
                                      effect=_effect(effect)), it)

@@ -11,6 +11,8 @@ Rewrites (each a small visitor method, AutoGraph-style):
   variable's naming hint (for generated source and errors);
 - control flow (`if`, `while`, `for`, `break`, `continue`, `return`, boolean
   operators, conditional expressions) -> see `control_flow`;
+- `global` names: stores go to the module, as in Python, checked by
+  `ag__.global_store` (no staged value may escape there);
 - unsupported syntax -> `UnsupportedSyntaxError` at its position;
 - a mutating method call on an object the function does not own -> a warning when it
   runs while staging (`operators.mutation`).
@@ -25,6 +27,10 @@ import gast
 from ..errors import SourceInfo, UnsupportedSyntaxError, USER_CODE
 from . import control_flow, parser
 
+_AUGMENTED = {gast.Add: "iadd", gast.Sub: "isub", gast.Mult: "imul", gast.Div: "itruediv",
+              gast.FloorDiv: "ifloordiv", gast.Mod: "imod", gast.Pow: "ipow",
+              gast.MatMult: "imatmul", gast.BitAnd: "iand", gast.BitOr: "ior",
+              gast.BitXor: "ixor", gast.LShift: "ilshift", gast.RShift: "irshift"}
 _NO_WRAP = {"super", "locals", "globals", "vars", "eval", "exec", "ag__"}
 _MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault",
              "add", "discard", "popitem", "sort", "reverse", "__setitem__"}
@@ -74,6 +80,7 @@ class Converter(gast.NodeTransformer):
     def __init__(self, filename):
         self.filename = filename
         self.scopes: list[set] = []
+        self.globals: list[set] = [set()]   # per function: the names it declares `global`
 
     def unsupported(self, node, what, hint=None):
         raise UnsupportedSyntaxError(f"{what} is not supported in a staged function", hint,
@@ -81,9 +88,12 @@ class Converter(gast.NodeTransformer):
 
     # -- scopes --------------------------------------------------------------------
     def visit_FunctionDef(self, node):
-        self.scopes.append(_local_names(node))
+        declared = control_flow.declared_globals(node)
+        self.scopes.append(_local_names(node) - declared)
+        self.globals.append(declared)
         node.body = self._visit_body(node.body)
         self.scopes.pop()
+        self.globals.pop()
         node.decorator_list = [self.visit(d) for d in node.decorator_list] if self.scopes else []
         node.returns = None
         for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs:
@@ -93,8 +103,10 @@ class Converter(gast.NodeTransformer):
 
     def visit_Lambda(self, node):
         self.scopes.append(_local_names(node))
+        self.globals.append(set())
         node.body = self.visit(node.body)
         self.scopes.pop()
+        self.globals.pop()
         return node
 
     def _visit_body(self, stmts):
@@ -111,10 +123,6 @@ class Converter(gast.NodeTransformer):
         self.unsupported(node, "`yield` (a generator)", "return a list or an array instead")
 
     visit_YieldFrom = visit_Yield
-
-    def visit_Global(self, node):
-        self.unsupported(node, "`global`", "pass the value in as an argument and return the "
-                                           "new value")
 
     def visit_ClassDef(self, node):
         self.unsupported(node, "a class definition", "define the class outside the function")
@@ -157,9 +165,47 @@ class Converter(gast.NodeTransformer):
         node.func = ast.copy_location(
             gast.Call(func=ag_attr("mutation"), args=[f, const(name)], keywords=[]), f)
 
+    # -- globals -------------------------------------------------------------------
+    # An assignment to a name the function declares `global` stores into the module
+    # as in Python (`control_flow` keeps such names out of branch and loop state, and
+    # the generated functions declare them `global` too); `ag__.global_store` checks,
+    # when it runs while staging, that no staged value escapes into the module.
+    def _global_store(self, node, value, names, elements=None):
+        args = [value, gast.Tuple(elts=[const(n) for n in names], ctx=gast.Load())]
+        if elements is not None:
+            args.append(gast.Tuple(elts=[const(e) for e in elements], ctx=gast.Load()))
+        call = gast.Call(func=ag_attr("global_store"), args=args, keywords=[])
+        return ast.copy_location(call, node)
+
+    def visit_AugAssign(self, node):
+        self.generic_visit(node)
+        t = node.target
+        if not (isinstance(t, gast.Name) and t.id in self.globals[-1]):
+            return node
+        # `g += v` -> `g = ag__.global_store(ag__.augmented('iadd', g, v), ('g',))`
+        op = gast.Call(func=ag_attr("augmented"),
+                       args=[const(_AUGMENTED[type(node.op)]), name_load(t.id), node.value],
+                       keywords=[])
+        new = gast.Assign(targets=[t], value=self._global_store(node, op, [t.id]),
+                          type_comment=None)
+        return ast.copy_location(new, node)
+
     # -- naming --------------------------------------------------------------------
     def visit_Assign(self, node):
         self.generic_visit(node)
+        glob = self.globals[-1]
+        stored = [n.id for t in node.targets for n in gast.walk(t)
+                  if isinstance(n, gast.Name) and n.id in glob] if glob else []
+        if stored:
+            # a staged value must not escape into the module; unpacking into names
+            # checks only the elements that go to a global
+            t = node.targets[0]
+            elements = None
+            if (len(node.targets) == 1 and isinstance(t, (gast.Tuple, gast.List))
+                    and all(isinstance(e, gast.Name) for e in t.elts)):
+                elements = [e.id in glob for e in t.elts]
+            node.value = self._global_store(node, node.value, stored, elements)
+            return node
         if len(node.targets) == 1 and isinstance(node.targets[0], gast.Name):
             target = node.targets[0].id
             node.value = ast.copy_location(

@@ -2,7 +2,8 @@
 converter emits as `ag__.<name>`, defined here or imported explicitly.
 
 - calls and naming: `call`, `name`, `names`; side effects on Python objects the
-  function does not own: `mutation`, `store_into` (below);
+  function does not own: `mutation`, `store_into`; assignments to names declared
+  `global`: `global_store`, `augmented` (below);
 - state values: `Undefined`, `UndefinedReturnValue`, `ld` (`branch_ops`);
 - branches and boolean operators: `if_stmt`, `if_exp`, `and_`, `or_`, `not_`,
   `any_flag` (`branch_ops`);
@@ -14,13 +15,15 @@ stage IR."""
 from __future__ import annotations
 
 import functools
+import operator
 import sys
 import threading
 import types
 
 from .. import core
+from .. import tree_util
 from ..errors import (USER_CODE, AmbiguousTruthValueError, AstjaxError, ConcretizationError,
-                      SourceChangedError, SourceNotFoundError, check_signature,
+                      EscapedTracerError, SourceChangedError, SourceNotFoundError, check_signature,
                       located_builtin_error, user_location, warn_at)
 from . import converter, sourceless
 from .array_ops import maximum, minimum
@@ -28,7 +31,7 @@ from .branch_ops import (Undefined, UndefinedReturnValue, and_, any_flag, if_exp
                          not_, or_)
 from .loop_ops import for_stmt, iter_, range_, scan_read, unrolled_, while_stmt
 
-__all__ = ["call", "name", "names", "mutation", "store_into",
+__all__ = ["call", "name", "names", "mutation", "store_into", "global_store", "augmented",
            "Undefined", "UndefinedReturnValue", "ld",
            "if_stmt", "if_exp", "and_", "or_", "not_", "any_flag",
            "while_stmt", "for_stmt", "range_", "iter_", "unrolled_", "scan_read"]
@@ -238,3 +241,41 @@ def store_into(obj, owner_name):
         warn_at(user_location(), f"side effect: assigning into `{owner_name}[...]` changes a "
                                  f"Python object that this staged function does not own; it "
                                  f"happens once, while staging")
+
+
+def global_store(value, names, elements=None):
+    """The value of an assignment to names the function declares `global` (`names`;
+    `elements`: for `a, b = value`, which targets are such names). Outside staging it
+    is Python's store. While staging, a staged value there would escape the function
+    (JAX leaks the tracer silently; Python would store every call's concrete value):
+    a located EscapedTracerError (JAX's UnexpectedTracerError) before the module
+    changes. A static value is stored, with a warning: it happens once, while
+    staging, not on every call."""
+    if core.current_builder() is None:
+        return value
+    where = ", ".join(f"`{n}`" for n in names)
+    parts = [value]
+    if elements is not None and isinstance(value, (tuple, list)) and \
+            len(value) == len(elements):
+        parts = [v for v, g in zip(value, elements) if g]
+    staged = [x for x in tree_util.tree_leaves(parts) if isinstance(x, core.Tracer)]
+    if staged:
+        raise EscapedTracerError(
+            f"a staged value ({staged[0].aval.str_short()}) is assigned to the global "
+            f"{where}: it is only known when the compiled function runs, so it cannot be "
+            f"stored in the module while staging", loc=user_location(),
+            hint="return the value from the function and assign the global outside it")
+    loc = user_location()
+    if (loc.file, loc.line, loc.col) not in _warned_stores:  # once per site, as `default`
+        _warned_stores.add((loc.file, loc.line, loc.col))
+        warn_at(loc, f"side effect: assigning the global {where} happens once, while "
+                     f"staging, not on every call of the compiled function")
+    return value
+
+
+_warned_stores: set = set()
+
+
+def augmented(op_name, target, value):
+    """`target <op>= value` as Python computes it (`operator.iadd`, ...)."""
+    return getattr(operator, op_name)(target, value)
