@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import astjax
+import astjax.numpy as jnp
 from astjax import tree_util
 from astjax.primitives.cond import cond_p
 from astjax.primitives.scan import scan_p
@@ -201,3 +202,26 @@ def test_enumerate_and_zip_over_arrays_scan():
     j = astjax.make_jaxpr(f)(xs, ys)
     assert _prims(j).count(scan_p) == 2
     assert float(astjax.jit(f)(xs, ys)) == float(f(xs, ys))
+
+
+# fuzz seed 800194: `return` then `break` in an unrolled loop inside a staged branch:
+# the guarded `break` never runs on the path that returned, so its flag is undefined
+# there, and the loop's stop test must not read it once the return flag is set
+def _return_then_break_in_unrolled_loop(x):
+    if jnp.sum(x) > 0:
+        x = x + 1
+    else:
+        for u in [x, x]:
+            if x.ndim == 1:
+                return x * 2
+            break
+    return x
+
+
+def test_return_then_break_in_unrolled_loop_in_staged_branch():
+    for v in (np.ones(2), -np.ones(2)):
+        np.testing.assert_allclose(astjax.jit(_return_then_break_in_unrolled_loop)(v),
+                                   _return_then_break_in_unrolled_loop(v))
+    np.testing.assert_allclose(
+        astjax.grad(lambda v: _return_then_break_in_unrolled_loop(v).sum())(-np.ones(2)),
+        [2.0, 2.0])

@@ -158,7 +158,12 @@ def not_(x):
 
 
 def any_flag(flags):
-    """Whether any of the flags (a loop's break/return flags) is set."""
+    """Whether any of the flags (a loop's break/return flags) is set. A flag that is
+    statically set decides it: another flag may then be undefined, since the path
+    that jumped never assigns it (fuzz seed 800194: a `break` flag after a `return`
+    in an unrolled loop, whose guarded `break` never ran)."""
+    if any(not isinstance(f, Undefined) and not is_staged(f) and bool(f) for f in flags):
+        return True
     out = False
     for f in flags:
         out = or_(lambda: out, lambda f=f: f) if is_staged(out) or is_staged(f) else (out or bool(f))
