@@ -346,3 +346,20 @@ def test_grad_through_empty_scan_in_a_branch(s):
     np.testing.assert_allclose(
         astjax.vmap(astjax.grad(_empty_loop_in_branch), in_axes=(0, None))(np.stack([x, x]), s),
         [want, want], rtol=1e-6)
+
+
+# fuzz seed 810010: the JVP of scatter-max decided ties by `x == out` everywhere; XLA
+# may compute x in two fusions rounded differently (a multiply-add), and an element no
+# update reaches then counted 0 ties: an inf tangent. Values from JAX 0.10.2.
+def _scatter_max_in_loop(x, w0):
+    for i in range(2):
+        w0 = w0.at[:2].max(jnp.tanh(jnp.sum(w0) * 0.3 + 0.07))
+        w0 = jnp.sin(w0) * 0.5 + jnp.sum(x) * 0.3
+    return jnp.sum(w0)
+
+
+def test_scatter_max_tangent_of_untouched_elements_in_a_loop():
+    x, w = np.array([0.2, -0.4, 0.9]), np.array([0.1, 0.5, -0.3])
+    gx, gw = astjax.grad(_scatter_max_in_loop, argnums=(0, 1))(x, w)
+    np.testing.assert_allclose(gx, [1.3020794] * 3, rtol=1e-5)
+    np.testing.assert_allclose(gw, [0.01881604, 0.27357897, 0.31943536], rtol=1e-5)

@@ -376,11 +376,18 @@ def _scatter_ext_jvp(p):
             return out, Zero(_aval(out))
         dt = _aval(x).dtype
         ua = _aval(u)
-        x_wins = lax.convert_element_type(lax.eq(x, out), dt)
-        out_g = _gather_for_scatter(out, idx, params, ua)
-        u_wins = lax.convert_element_type(lax.eq(u, out_g), dt)
         z = instantiate(Zero(_aval(x)))
         sparams = dict(params)
+        # an element no update reaches keeps its tangent: never decided by comparing it
+        # with the output, which XLA may compute in another fusion, rounded otherwise
+        # (`x == out` false there made the tie count 0 and the tangent inf; fuzz seed
+        # 810010)
+        touched = lax.gt(bind(scatter_add_p, z, idx, lax.full_like(u, 1, dt), **sparams),
+                         lax.full_like(x, 0, dt))
+        x_wins = lax.convert_element_type(
+            lax.select(touched, lax.eq(x, out), lax.full_like(touched, True)), dt)
+        out_g = _gather_for_scatter(out, idx, params, ua)
+        u_wins = lax.convert_element_type(lax.eq(u, out_g), dt)
         count = lax.add(x_wins, bind(scatter_add_p, z, idx, u_wins, **sparams))
         num = lax.mul(instantiate(tx, _aval(x)), x_wins)
         num = lax.add(num, bind(scatter_add_p, z, idx,
