@@ -197,3 +197,20 @@ def test_nested_function_global_scope():
     with pytest.warns(SideEffectWarning):
         assert float(astjax.jit(nested_function_with_its_own_global)(2.0)) == 9.0
     assert COUNT == 1
+
+
+def declares_global_inside_a_branch(x):
+    if x.shape[0] > 0:
+        global COUNT
+        COUNT = 1
+    COUNT = COUNT + 1          # still the module's: `global` covers the whole function
+    return x * COUNT
+
+
+def test_global_statement_nested_in_a_block():
+    global COUNT
+    COUNT = 0
+    with pytest.warns(SideEffectWarning):
+        np.testing.assert_allclose(astjax.jit(declares_global_inside_a_branch)(jnp.ones(2)),
+                                   [2.0, 2.0])
+    assert COUNT == 2

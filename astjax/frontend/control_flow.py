@@ -194,7 +194,10 @@ class ControlFlowConverter(gast.NodeTransformer):
             body = self.visit_block(node.body)
             doc = 1 if body and isinstance(body[0], gast.Expr) and isinstance(
                 body[0].value, gast.Constant) and isinstance(body[0].value.value, str) else 0
-            node.body = body[:doc] + locate(cells, node.body[0]) + body[doc:]
+            # a `global` nested in a block moves into a generated function with it:
+            # declared first here too, it still covers the whole function (Python's rule)
+            decl = [gast.Global(names=sorted(self.globals[-1]))] if self.globals[-1] else []
+            node.body = body[:doc] + locate(decl + cells, node.body[0]) + body[doc:]
         finally:
             self.captured.pop()
             self.writers.pop()
