@@ -140,6 +140,7 @@ class Generator:
         self.on = {k: k not in off for k in FEATURES}
         self.max_depth, self.max_stmts = max_depth, max_stmts
         self.count = 0
+        self.returned = False   # a `return` was generated (before the current statement)
         self.ptype = self.rng.choice(["dict", "tuple"]) if self.on["pytree_arg"] else "dict"
 
     def fresh(self, base):
@@ -358,6 +359,7 @@ class Generator:
         jump = []
         if self.chance("return", 0.5):
             jump = [Block([[f"if {self.test(env)}:", [Line(f"return {self.arr_expr(env)}")]]])]
+            self.returned = True
         elif env.loop and self.rng.random() < 0.5:
             jump = [Block([[f"if {self.test(env)}:", [Line(self.rng.choice(["break", "continue"]))]]])]
         st = Block([[f"if {self.test(env)}:", jump + [Line(f"{v} = {self.arr_expr(env)}")]],
@@ -453,6 +455,7 @@ class Generator:
         if depth == 0 and self.rng.random() < 0.7:
             return None   # the final return ends the function
         ret = Line(f"return {self.arr_expr(env)}")
+        self.returned = True
         if depth == 0 or self.rng.random() < 0.5:
             return [Block([[f"if {self.test(env)}:", [ret]]])]
         return [ret]
@@ -485,9 +488,11 @@ class Generator:
 
     def s_global(self, env, depth):
         """A loop over a static range storing the global (unrolled: a store is a
-        Python effect per trip); only where no test is staged: the top level."""
-        if depth != 0 or "GS" not in env.atoms:
-            return None
+        Python effect per trip); only where no test is staged: the top level, before
+        any `return` (a store that runs only when a staged test did not return cannot
+        be staged: a located error in astjax, a concretization error in JAX)."""
+        if depth != 0 or "GS" not in env.atoms or self.returned:
+            return None   # after an early return the rest is guarded by a staged flag
         i = self.fresh("i")
         v, _ = self.target_array(env, new_ok=False)
         return [Block([[f"for {i} in range({self.rng.randint(1, 3)}):",
