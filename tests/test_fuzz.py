@@ -40,6 +40,17 @@ def test_fuzz_program(seed):
         pytest.xfail("; ".join(sorted({_known(c, r[2]) for c, r in bad.items()})))
 
 
+# the generator's default-off `global` feature (module global declared `global`, read
+# everywhere, stored in unrolled loops) on seeds whose findings were fixed: 810010
+# (scatter-max tangent), 810021 / 810048 (a store after an early return)
+@pytest.mark.parametrize("seed", [810010, 810021, 810048, 810000])
+def test_fuzz_program_with_globals(seed):
+    case = run_program(generate(seed, enabled=("global",)))
+    assert case.status is None, (seed, case.status)
+    bad = case.failures()
+    assert not bad, "\n".join(f"seed {seed} {c}: {r[2][:400]}" for c, r in bad.items())
+
+
 # The IR-level fuzzer (tests/fuzz/ir_gen.py): random well-typed jaxprs through jvp,
 # linearize, vjp, vmap, dce, partial_eval and cleanup, each checked by check_jaxpr and
 # the reference interpreter. Long runs: `python tests/fuzz/ir_gen.py A:B`.
