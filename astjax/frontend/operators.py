@@ -218,6 +218,15 @@ def names(value, names_tuple):
 
 
 _CONTAINERS = (list, dict, set, bytearray)
+_warned: set = set()   # (file, line, col) of the side effects warned about
+
+
+def _warn_once(loc, message):
+    """A SideEffectWarning at `loc`, once per site (as the `default` warnings action: a
+    loop unrolled while staging runs the same line once per trip)."""
+    if (loc.file, loc.line, loc.col) not in _warned:
+        _warned.add((loc.file, loc.line, loc.col))
+        warn_at(loc, message)
 
 
 def mutation(method, owner_name):
@@ -227,7 +236,7 @@ def mutation(method, owner_name):
     staging (a host callback's function, at run time) is not warned about."""
     if core.current_builder() is not None and isinstance(getattr(method, "__self__", None),
                                                          _CONTAINERS):
-        warn_at(user_location(), f"side effect: `{owner_name}.{method.__name__}(...)` changes "
+        _warn_once(user_location(), f"side effect: `{owner_name}.{method.__name__}(...)` changes "
                                  f"a Python object that this staged function does not own; "
                                  f"it runs once, while staging, not on every call (values "
                                  f"stored there are staged values). Return the value instead.")
@@ -238,7 +247,7 @@ def store_into(obj, owner_name):
     """Before `owner[k] = v` where `owner` is not a local: the same warning as
     `mutation`, when it runs while staging on a Python container."""
     if core.current_builder() is not None and isinstance(obj, _CONTAINERS):
-        warn_at(user_location(), f"side effect: assigning into `{owner_name}[...]` changes a "
+        _warn_once(user_location(), f"side effect: assigning into `{owner_name}[...]` changes a "
                                  f"Python object that this staged function does not own; it "
                                  f"happens once, while staging")
 
@@ -265,15 +274,9 @@ def global_store(value, names, elements=None):
             f"{where}: it is only known when the compiled function runs, so it cannot be "
             f"stored in the module while staging", loc=user_location(),
             hint="return the value from the function and assign the global outside it")
-    loc = user_location()
-    if (loc.file, loc.line, loc.col) not in _warned_stores:  # once per site, as `default`
-        _warned_stores.add((loc.file, loc.line, loc.col))
-        warn_at(loc, f"side effect: assigning the global {where} happens once, while "
-                     f"staging, not on every call of the compiled function")
+    _warn_once(user_location(), f"side effect: assigning the global {where} happens once, "
+                                f"while staging, not on every call of the compiled function")
     return value
-
-
-_warned_stores: set = set()
 
 
 def augmented(op_name, target, value):
