@@ -50,6 +50,8 @@ NO_CASES: dict[str, str] = {
     **{n: "LAPACK custom calls: tests/test_linalg_lapack.py (vs JAX's stored values)"
        for n in ("lu", "qr", "eigh", "svd", "eig", "schur", "geqrf", "householder_product",
                  "hessenberg")},
+    **{n: "LAPACK custom calls: tests/test_linalg_more.py (vs JAX's stored values and "
+          "finite differences)" for n in ("tridiagonal", "tridiagonal_solve", "ormqr")},
     **{n: "tests/test_special_inc.py (vs JAX's stored values and SciPy)"
        for n in ("igamma", "igammac", "betainc", "igamma_grad_a")},
 }
