@@ -42,6 +42,18 @@ def _run(path):
     return exc, caught
 
 
+def _warning_problem(path, caught, cls, tagged):
+    """None if a `cls` warning among `caught` names a tagged line of `path`, else what
+    went wrong. (Judged on the run's own record: astjax warns once per source line
+    per process, so a second run of the same case does not warn again.)"""
+    hits = [w for w in caught if issubclass(w.category, cls)]
+    if not hits:
+        return "no warning"
+    if not any(w.filename == str(path) and w.lineno in tagged for w in hits):
+        return f"warning at the wrong place: {hits[0].filename}:{hits[0].lineno}"
+    return None
+
+
 def _classify(path):
     """None if the case behaves as its header says, else what went wrong."""
     expect, _, tagged = _spec(path)
@@ -52,15 +64,9 @@ def _classify(path):
     if kind == "ok":
         return None if exc is None else f"rejected a valid program: {type(exc).__name__}: {exc}"
     if kind == "warning":
-        cls = getattr(errors, expect[1])
-        hits = [w for w in caught if issubclass(w.category, cls)]
         if exc is not None:
             return f"raised instead of warning: {type(exc).__name__}: {exc}"
-        if not hits:
-            return "no warning"
-        if not any(w.filename == str(path) and w.lineno in tagged for w in hits):
-            return f"warning at the wrong place: {hits[0].filename}:{hits[0].lineno}"
-        return None
+        return _warning_problem(path, caught, getattr(errors, expect[1]), tagged)
     want, builtin = getattr(errors, kind), getattr(builtins, expect[1])
     if exc is None:
         return "no error (silent)"
@@ -138,7 +144,8 @@ def outcome_class(path):
         return "silent wrong"
     if exc is None:
         if expect[0] == "warning":
-            return "clean" if _classify(path) is None else "wrong location"
+            problem = _warning_problem(path, caught, getattr(errors, expect[1]), tagged)
+            return "clean" if problem is None else "wrong location"
         # expect ok where JAX errors: Python control flow astjax stages by design
         return "ok" if jax_ok or expect[0] == "ok" else "silent wrong"
     if jax_ok:
