@@ -25,19 +25,8 @@ import record_weak_types as R  # noqa: E402
 WANT = json.loads((Path(__file__).parent / "oracle" / "weak_types.json").read_text())
 assert len(WANT) == len(R.CASES)
 
-_ORDER = "lax comparisons order complex values lexicographically; JAX's lax rejects them " \
-         "(jnp's comparisons order them)"
 # (fn, args) -> reason
-KNOWN = {
-    ("lax.atan2", "1.5j,0.5j"): "lax.atan2 takes real operands only; JAX also complex",
-    ("lax.atan2", "1.5j,c64:1j"): "lax.atan2 takes real operands only; JAX also complex",
-    ("jnp.arctan2", "1.5j,f32:2"): "lax.atan2 takes real operands only; JAX also complex",
-    **{(f"lax.{p}", a): _ORDER for p in ("lt", "le", "gt", "ge")
-       for a in ("1.5j,0.5j", "1.5j,c64:1j")},
-    ("jnp.heaviside", "1.5j,f32:2"): _ORDER,
-    ("jnp.dot", "u8:7,2"): "jnp.dot(uint8, 2) is uint8; JAX raises TypeError "
-                           "(preferred_element_type narrower than int32)",
-}
+KNOWN = {}
 
 
 def _key(case):

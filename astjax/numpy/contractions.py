@@ -21,6 +21,26 @@ def _prep(a, b):
     return a, b, core.get_aval(a), core.get_aval(b)
 
 
+def _check_integer_width(name, a, b):
+    """JAX's dot accumulates in the promoted dtype as dot_general's
+    `preferred_element_type`, which may not be a narrower integer than an operand:
+    a weak Python int (int32; int64 with x64) against a narrower integer array
+    (`jnp.dot(uint8, 2)`) is a TypeError; floating results have no such limit."""
+    ops = [asarray_operand(x) for x in (a, b)]
+    avs = [core.get_aval(x) for x in ops]
+    want = core.get_aval(promote_dtypes(*ops)[0]).dtype
+    if not np.issubdtype(want, np.integer):
+        return
+    widest = max((v.dtype for v in avs), key=lambda d: np.dtype(d).itemsize)
+    if np.dtype(widest).itemsize > np.dtype(want).itemsize:
+        raise ArgumentTypeError(
+            f"{name}: the result dtype {np.dtype(want).name} is narrower than the operand "
+            f"dtype {np.dtype(widest).name}: JAX's dot accumulates in the result dtype "
+            "and refuses to narrow an integer operand",
+            hint="pass the scalar as an array of the other operand's dtype, or give "
+                 "preferred_element_type= a dtype as wide as both")
+
+
 def dot(a, b, *, precision=None, preferred_element_type=None) -> Array:
     """Dot product: sums over the last axis of `a` and the second-to-last of `b`.
 
@@ -37,9 +57,13 @@ def dot(a, b, *, precision=None, preferred_element_type=None) -> Array:
       >>> jnp.dot(jnp.array([1.0, 2.0]), jnp.array([3.0, 4.0]))
       Array(11., dtype=float32)
     """
+    if preferred_element_type is None:
+        _check_integer_width("dot", a, b)
     a, b, av, bv = _prep(a, b)
     if av.ndim == 0 or bv.ndim == 0:
-        return multiply(a, b)
+        out = multiply(a, b)
+        return out if preferred_element_type is None else \
+            lax.convert_element_type(out, preferred_element_type)
     if bv.ndim == 1:
         contract = ((av.ndim - 1,), (0,))
     else:
@@ -167,6 +191,8 @@ def inner(a, b, *, precision=None):
       >>> jnp.inner(jnp.array([1.0, 2.0]), jnp.array([3.0, 4.0]))
       Array(11., dtype=float32)
     """
+    if preferred_element_type is None:
+        _check_integer_width("dot", a, b)
     a, b, av, bv = _prep(a, b)
     if av.ndim == 0 or bv.ndim == 0:
         return multiply(a, b)

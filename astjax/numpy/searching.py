@@ -14,6 +14,7 @@ import numpy as np
 
 from .. import core, dtypes, lax
 from ..core import Tracer
+from ..primitives.comparisons import ordered_lt
 from ..errors import (ArgumentError, ArgumentTypeError, ArgumentValueError,
                       ConcretizationError, NotImplementedInAstjaxError, ShapeError,
                       ShapeValueError)
@@ -44,7 +45,7 @@ def _int_dtype():
 
 def _less_nan(x, y):
     """x < y in sort order (NaN sorts last)."""
-    lt = lax.lt(x, y)
+    lt = ordered_lt(x, y)  # complex: lexicographic, as NumPy
     if dtypes.is_inexact(_dt(x)):
         lt = lax.bitwise_or(lt, lax.bitwise_and(lax.ne(y, y), lax.eq(x, x)))
     return lt

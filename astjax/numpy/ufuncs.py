@@ -11,6 +11,7 @@ from .. import core, dtypes, lax
 from ..codegen import eager_programs as _eager, runtime
 from ..codegen.runtime import Array
 from ..core import Tracer
+from ..primitives import comparisons as _cmp
 from ..errors import ArgumentTypeError, ArgumentValueError
 from .operands import (_is_operand, asarray_operand, broadcast_shapes,  # noqa: F401
                        broadcast_to_shape, promote_args, promote_args_inexact, promote_dtypes,
@@ -253,10 +254,10 @@ atan2 = arctan2
 nextafter = _binary("nextafter", lax.nextafter, inexact=True)
 equal = _binary("equal", lax.eq)
 not_equal = _binary("not_equal", lax.ne)
-less = _binary("less", lax.lt)
-less_equal = _binary("less_equal", lax.le)
-greater = _binary("greater", lax.gt)
-greater_equal = _binary("greater_equal", lax.ge)
+less = _binary("less", _cmp.ordered_lt)
+less_equal = _binary("less_equal", _cmp.ordered_le)
+greater = _binary("greater", _cmp.ordered_gt)
+greater_equal = _binary("greater_equal", _cmp.ordered_ge)
 bitwise_and = _binary("bitwise_and", lax.bitwise_and)
 bitwise_or = _binary("bitwise_or", lax.bitwise_or)
 bitwise_xor = _binary("bitwise_xor", lax.bitwise_xor)
@@ -572,7 +573,9 @@ def sinc(x, /):
 
 def heaviside(x1, x2, /):
     x1, x2 = promote_args_inexact("heaviside", x1, x2)
-    return where(less(x1, 0), 0.0, where(greater(x1, 0), 1.0, x2))
+    # lax's order, as JAX's: complex operands are a TypeError
+    zero = lax.full_like(x1, 0)
+    return where(lax.lt(x1, zero), 0.0, where(lax.gt(x1, zero), 1.0, x2))
 
 
 def fmax(x1, x2, /):

@@ -22,7 +22,7 @@ from .base import (ANY, NUMBER, REAL, as_operand, bcast_rank0, binop, complex_or
                    defjvp, deflinear, deftranspose, defzero, infix_source, is_zero, lax_ops,
                    match_scalars, numeric, sum_tangents, tangent_aval, unbcast_rank0, unop,
                    weak_const)
-from .comparisons import eq, ge, gt, lt
+from .comparisons import eq, ge, ordered_gt, ordered_lt
 
 Zero = core.Zero
 is_undefined = core.is_undefined
@@ -389,7 +389,7 @@ def _minmax_coef(pick_gt):
         lax = lax_ops()
         shape = tangent_aval(z).shape
         xb, yb = bcast_rank0(x, shape), bcast_rank0(y, shape)
-        win = gt(xb, yb) if pick_gt else lt(xb, yb)
+        win = ordered_gt(xb, yb) if pick_gt else ordered_lt(xb, yb)
         c = lax.select(win, lax.full_like(z, 1), lax.full_like(z, 0))
         c = lax.select(eq(xb, yb), lax.full_like(z, 0.5), c)
         return mul(t, c)

@@ -18,6 +18,7 @@ import ast
 import numpy as np
 
 from .. import core, dtypes
+from ..errors import DTypeError
 from ..pyast import call, lax_call
 from .base import (ANY, FLOAT, INT, INT_BOOL, as_operand, binop, compare_lowering,
                    infix_source, match_scalars, nondiff, operator_ok, unop)
@@ -25,6 +26,20 @@ from .base import (ANY, FLOAT, INT, INT_BOOL, as_operand, binop, compare_lowerin
 
 def _to_bool(dt):
     return dtypes.bool_
+
+
+def _real_order(name, x, y):
+    """`x, y` as operands of `lax.<name>`, which (as JAX's) orders only real and bool
+    values: complex operands are a `DTypeError` (a TypeError)."""
+    x, y = match_scalars(x, y)
+    for v in (x, y):
+        dt = core.get_aval(v).dtype
+        if dtypes.issubdtype(dt, np.complexfloating):
+            raise DTypeError(f"`lax.{name}` does not accept dtype {np.dtype(dt).name}: it "
+                             "orders integer, floating-point and bool values only",
+                             hint="jnp's comparisons order complex values lexicographically; "
+                                  "or compare `lax.real(x)`")
+    return x, y
 
 # ------------------------------------------------------------------- comparisons
 
@@ -66,7 +81,14 @@ nondiff(lt_p)
 
 
 def lt(x, y):
-    """`x < y`, elementwise (complex: lexicographic, as NumPy)."""
+    """`x < y`, elementwise, for real or bool operands (complex ones are a TypeError,
+    as in JAX)."""
+    return lt_p.bind(*_real_order("lt", x, y))
+
+
+def ordered_lt(x, y):
+    """`x < y` in NumPy's order, which also orders complex values lexicographically
+    (real part, then imaginary): what jnp's comparisons, sorting and max/min use."""
     return lt_p.bind(*match_scalars(x, y))
 
 
@@ -76,7 +98,14 @@ nondiff(le_p)
 
 
 def le(x, y):
-    """`x <= y`, elementwise."""
+    """`x <= y`, elementwise, for real or bool operands (complex ones are a TypeError,
+    as in JAX)."""
+    return le_p.bind(*_real_order("le", x, y))
+
+
+def ordered_le(x, y):
+    """`x <= y` in NumPy's order, which also orders complex values lexicographically
+    (real part, then imaginary): what jnp's comparisons, sorting and max/min use."""
     return le_p.bind(*match_scalars(x, y))
 
 
@@ -86,7 +115,14 @@ nondiff(gt_p)
 
 
 def gt(x, y):
-    """`x > y`, elementwise."""
+    """`x > y`, elementwise, for real or bool operands (complex ones are a TypeError,
+    as in JAX)."""
+    return gt_p.bind(*_real_order("gt", x, y))
+
+
+def ordered_gt(x, y):
+    """`x > y` in NumPy's order, which also orders complex values lexicographically
+    (real part, then imaginary): what jnp's comparisons, sorting and max/min use."""
     return gt_p.bind(*match_scalars(x, y))
 
 
@@ -96,7 +132,14 @@ nondiff(ge_p)
 
 
 def ge(x, y):
-    """`x >= y`, elementwise."""
+    """`x >= y`, elementwise, for real or bool operands (complex ones are a TypeError,
+    as in JAX)."""
+    return ge_p.bind(*_real_order("ge", x, y))
+
+
+def ordered_ge(x, y):
+    """`x >= y` in NumPy's order, which also orders complex values lexicographically
+    (real part, then imaginary): what jnp's comparisons, sorting and max/min use."""
     return ge_p.bind(*match_scalars(x, y))
 
 

@@ -558,12 +558,20 @@ def _atan2_y(t, z, x, y):
     return mul(t, neg(div(x, add(integer_pow(x, 2), integer_pow(y, 2)))))
 
 
-atan2_p = binop("atan2", np.arctan2, "stablehlo.atan2", FLOAT)
+def _np_atan2(x, y):
+    # complex operands: StableHLO's definition, -i log((y + i x) / sqrt(x^2 + y^2))
+    if not np.iscomplexobj(x):
+        return np.arctan2(x, y)
+    return -1j * np.log((y + 1j * x) / np.sqrt(x * x + y * y))
+
+
+atan2_p = binop("atan2", _np_atan2, "stablehlo.atan2", INEXACT)
 defjvp(atan2_p, _atan2_x, _atan2_y)
 
 
 def atan2(x, y):
-    """The angle of the point (y, x) -- atan(x / y) in the right quadrant."""
+    """The angle of the point (y, x) -- atan(x / y) in the right quadrant; complex
+    operands too, as JAX's (StableHLO's complex atan2)."""
     return atan2_p.bind(*match_scalars(x, y))
 
 

@@ -1,0 +1,85 @@
+"""The last dtype and error-class differences from JAX (issues 12 and 13): lax's order
+comparisons reject complex operands while jnp's order them lexicographically;
+`lax.atan2` takes complex operands; `jnp.dot` refuses to narrow an integer operand;
+missing derivatives are NotImplementedError; float0 inputs to `jit`. Expected values
+are JAX 0.10.2's on the same calls."""
+import numpy as np
+import pytest
+
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+
+C = np.array([1 + 2j, 1 - 1j, 0.5 + 0j], np.complex64)
+D = np.array([1 + 1j, 1 - 1j, 2 + 0j], np.complex64)
+
+
+@pytest.mark.parametrize("fn", [lax.lt, lax.le, lax.gt, lax.ge])
+def test_lax_order_rejects_complex(fn):
+    with pytest.raises(TypeError, match="does not accept dtype complex64"):
+        fn(C, D)
+    with pytest.raises(TypeError):
+        astjax.jit(fn)(C, D)
+
+
+def test_jnp_order_is_lexicographic_on_complex():
+    # JAX: [False, False, True], [True, True, False], ...
+    np.testing.assert_array_equal(jnp.less(C, D), [False, False, True])
+    np.testing.assert_array_equal(jnp.greater_equal(C, D), [True, True, False])
+    np.testing.assert_array_equal(astjax.jit(jnp.greater)(C, D), [True, False, False])
+    np.testing.assert_array_equal(jnp.maximum(C, D), [1 + 2j, 1 - 1j, 2 + 0j])
+    assert int(jnp.searchsorted(jnp.sort(D), 1 + 0.5j)) == 1
+
+
+def test_max_derivative_on_complex_operands():
+    # the max/min tangent coefficient orders complex values lexicographically
+    g = astjax.grad(lambda x: jnp.real(lax.max(x, 1 + 1j)))(1 + 2j)
+    assert complex(g) == 1
+
+
+def test_heaviside_rejects_complex():
+    with pytest.raises(TypeError):
+        jnp.heaviside(1.5j, np.float32(2))
+    np.testing.assert_array_equal(jnp.heaviside(np.array([-1.0, 0.0, 2.0]), 0.5),
+                                  [0.0, 0.5, 1.0])
+
+
+def test_atan2_complex():
+    # JAX 0.10.2: lax.atan2 of these complex64 operands, eagerly and under jit
+    x = np.array([1.5 + 0.5j, -2 + 1j, 0.3 - 0.7j], np.complex64)
+    y = np.array([0.5j, 1 + 1j, -2.0 + 0.1j], np.complex64)
+    want = [1.4614619 - 0.3059439j, -1.276795 + 0.64123726j, 2.9553735 + 0.3441976j]
+    np.testing.assert_allclose(lax.atan2(x, y), want, rtol=1e-5)
+    np.testing.assert_allclose(astjax.jit(lax.atan2)(x, y), want, rtol=1e-5)
+    g = astjax.grad(lambda a: jnp.real(lax.atan2(a, 2.0 + 1j)))(1.5 + 0.5j)
+    np.testing.assert_allclose(complex(g), 0.280543 - 0.10859727j, rtol=1e-5)
+    assert jnp.arctan2(1.5j, np.float32(2)).dtype == np.complex64
+
+
+def test_dot_refuses_to_narrow_integers():
+    with pytest.raises(TypeError, match="narrower"):
+        jnp.dot(np.uint8(7), 2)
+    with pytest.raises(TypeError):
+        jnp.dot(np.array([1, 2], np.int8), 2)
+    # JAX: floating results and equal widths are fine
+    assert jnp.dot(np.array([1.0, 2.0], np.float16), 2).dtype == np.float16
+    assert jnp.dot(np.uint32(3), 2).dtype == np.uint32
+    assert jnp.dot(np.uint8(1), np.int8(2)).dtype == np.int16
+    assert jnp.dot(np.uint8(7), 2, preferred_element_type=np.int32).dtype == np.int32
+
+
+def test_dot_narrowing_under_x64():
+    astjax.config.update("jax_enable_x64", True)
+    try:
+        with pytest.raises(TypeError):
+            jnp.dot(np.int32(3), 2)
+        assert jnp.dot(np.float32(3), 2).dtype == np.float32
+    finally:
+        astjax.config.update("jax_enable_x64", False)
+
+
+def test_dot_of_a_scalar_keeps_preferred_element_type():
+    # JAX: Array(14, dtype=int32), Array([7., 7.], dtype=float16)
+    assert jnp.dot(np.uint8(7), 2, preferred_element_type=np.int32).dtype == np.int32
+    out = jnp.dot(np.float32(7), np.ones(2, np.float32), preferred_element_type=np.float16)
+    assert out.dtype == np.float16
