@@ -22,7 +22,8 @@ __all__ = [
     "NoSourceWarning",
     "ArgumentTypeError", "ArgumentValueError", "ArgumentIndexError", "ArgumentZeroDivisionError",
     "UnknownOptionError", "ArityError", "StructureError",
-    "DifferentiationError", "DifferentiationTypeError", "UndefinedRuleError", "JAXTypeError",
+    "DifferentiationError", "DifferentiationTypeError", "DerivativeNotImplementedError",
+    "UndefinedRuleError", "JAXTypeError",
     "JAXIndexError", "JAXValueError", "JAXAttributeError", "located_builtin_error",
     "ConcretizationTypeError", "TracerBoolConversionError", "TracerIntegerConversionError",
     "TracerArrayConversionError", "UnexpectedTracerError", "KeyReuseError", "JaxRuntimeError",
@@ -308,6 +309,13 @@ class DifferentiationTypeError(DifferentiationError, TypeError):
     non-scalar or integer output, an integer input, `has_aux` without a pair."""
     default_hint = ("grad differentiates a function returning one real scalar with respect "
                     "to float arguments; use jacrev/jacfwd or vjp for other outputs")
+
+
+class DerivativeNotImplementedError(DifferentiationError, NotImplementedError):
+    """A primitive without a derivative rule, or a case of one its rule leaves out, where
+    JAX raises NotImplementedError: `nextafter`, scatter_mul with respect to the updates
+    without `unique_indices=True`."""
+    default_hint = "stop_gradient the operand, or differentiate a different formulation"
 
 
 class UndefinedRuleError(AstjaxError, AttributeError):

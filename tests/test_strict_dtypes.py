@@ -83,3 +83,21 @@ def test_dot_of_a_scalar_keeps_preferred_element_type():
     assert jnp.dot(np.uint8(7), 2, preferred_element_type=np.int32).dtype == np.int32
     out = jnp.dot(np.float32(7), np.ones(2, np.float32), preferred_element_type=np.float16)
     assert out.dtype == np.float16
+
+
+def nextafter_up(x):
+    return lax.nextafter(x, 2.0)
+
+
+def scatter_mul_repeated(u):
+    return jnp.ones(3).at[jnp.array([0, 0])].multiply(u).sum()
+
+
+@pytest.mark.parametrize("f, arg", [(nextafter_up, 1.0), (scatter_mul_repeated, np.ones(2, np.float32))])
+def test_missing_derivatives_are_not_implemented_errors(f, arg):
+    # JAX raises NotImplementedError for both; astjax's error is located at the call
+    for t in (astjax.grad, lambda f: astjax.jit(astjax.grad(f))):
+        with pytest.raises(NotImplementedError) as e:
+            t(f)(arg)
+        assert isinstance(e.value, astjax.errors.DifferentiationError)
+        assert "test_strict_dtypes.py" in str(e.value)

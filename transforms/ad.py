@@ -35,7 +35,7 @@ import numpy as np
 from astjax import core, dtypes
 from astjax.core import (Literal, UndefinedPrimal, Var, Zero, bind, differentiable,  # noqa: F401
                          float0, is_undefined)
-from astjax.errors import DifferentiationError
+from astjax.errors import DerivativeNotImplementedError, DifferentiationError
 from astjax.primitives.base import add_tangents, instantiate, zeros_like_aval  # noqa: F401
 
 from .dce import dce_closed, dce_jaxpr, pass_memo
@@ -94,7 +94,7 @@ def jvp_eqn(eqn, primals, tangents):
             outs = bind(prim, *primals, **eqn.params)
             outs = outs if prim.multiple_results else [outs]
             return outs, [Zero(v.aval) for v in eqn.outvars]
-        rule = core.rule(prim, "jvp", eqn.source_info, DifferentiationError, tx=tx)
+        rule = core.rule(prim, "jvp", eqn.source_info, DerivativeNotImplementedError, tx=tx)
         pout, tout = rule(primals, tangents, **eqn.params)
     if not prim.multiple_results:
         pout, tout = [pout], [tout]

@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import core, dtypes
 from ..core import ShapedArray, bind
-from ..errors import DTypeError, DifferentiationError, ShapeError
+from ..errors import DerivativeNotImplementedError, DTypeError, ShapeError
 from ..pyast import lax_call, pyconst
 from .base import (lax_ops, add_tangents, instantiate, is_zero as _is_zero, matchaxis, moveaxis,
                    register, tangent_aval as _aval)
@@ -335,7 +335,7 @@ def _scatter_mul_jvp(primals, tangents, **params):
         ts.append(bind(scatter_mul_p, tx, idx, u, **params))
     if not _is_zero(tu):
         if not params.get("unique_indices"):
-            raise DifferentiationError(
+            raise DerivativeNotImplementedError(
                 "scatter_mul gradients with respect to the updates are only implemented "
                 "if `unique_indices=True` (as in JAX)")
         xg = _gather_for_scatter(x, idx, params, _aval(u))
