@@ -22,6 +22,7 @@ from .dispatch_keys import (KWARGS as _KWARGS, STATIC as _STATIC, NoFastPath as 
                             numpy_key as _numpy_key, tree_sig as _tree_sig,
                             unflattener as _unflattener,
                             with_float0_outputs as _with_float0_outputs,
+                            without_float0_inputs as _without_float0_inputs,
                             without_float0_outputs as _without_float0_outputs)
 from .staging import StagedCallable, arg_hints, as_callable, leaf_aval, stage_flat
 from .stages import ShapeDtypeStruct, Lowered, Traced
@@ -120,12 +121,14 @@ class _Entry:
     """One compiled signature: executable, consts on device, output tree."""
     __slots__ = ("closed", "program", "executable", "consts", "out_tree", "text",
                  "const_bufs", "in_avals", "unflatten", "call_buffers", "exe", "handlers",
-                 "out_avals", "out_aval0", "single", "in_tree")
+                 "out_avals", "out_aval0", "single", "in_tree", "float0_in")
 
     def __init__(self, closed, out_tree, name, donated=()):
         self.closed = closed   # what `stage` / make_jaxpr show; `program` is compiled
         self.out_tree = out_tree
         self.program, float0_outs = _without_float0_outputs(closed)
+        # float0 arguments carry no data: the program never sees them (`run` drops them)
+        self.program, self.float0_in = _without_float0_inputs(self.program)
         closed = self.program
         jaxpr = closed.jaxpr
         nconst = len(jaxpr.constvars)
@@ -159,6 +162,8 @@ class _Entry:
     def run(self, leaves):
         """Run on flat argument leaves (Arrays or host values of this signature)."""
         put = runtime.put_host
+        if self.float0_in:
+            leaves = [x for i, x in enumerate(leaves) if i not in self.float0_in]
         bufs = [x._buf if type(x) is _Array else put(x, aval)
                 for x, aval in zip(leaves, self.in_avals)]
         if self.const_bufs:
@@ -438,6 +443,8 @@ class Jitted(StagedCallable):
             return  # ids of non-interned avals could be reused: never key on them
         if type(entry) is not _Entry:
             return  # a partitioned program (sharded jit) takes the full path
+        if entry.float0_in:
+            return  # the fast paths pass every argument to the executable
         if len(self._fast) > 4096:
             self._fast.clear()
         self._fast[key] = entry

@@ -14,6 +14,7 @@ import numpy as np
 
 from . import core, dtypes, tree_util
 from .codegen import cpp_jit, runtime
+from .errors import DTypeError
 
 _Array = runtime.Array
 _config_values = dtypes.config._values
@@ -109,6 +110,29 @@ def without_float0_outputs(closed):
             if v.aval.dtype != dtypes.float0 or id(v) in used]
     program = core.Jaxpr([jaxpr.constvars[i] for i in keep], jaxpr.invars, outvars, jaxpr.eqns)
     return core.ClosedJaxpr(program, [closed.consts[i] for i in keep]), removed
+
+
+def without_float0_inputs(closed):
+    """(`closed` without its float0 inputs, their positions among the arguments).
+    A float0 value carries no data: as JAX does, `jit` takes it on the host and passes
+    it through (a float0 output that is such an input is a host zero, see
+    `without_float0_outputs`); an operation on one is a `DTypeError`, a TypeError as
+    JAX's."""
+    jaxpr = closed.jaxpr
+    drop = [i for i, v in enumerate(jaxpr.invars) if v.aval.dtype == dtypes.float0]
+    if not drop:
+        return closed, ()
+    used = {id(x): e for e in jaxpr.eqns for x in e.invars}
+    for i in drop:
+        eqn = used.get(id(jaxpr.invars[i]))
+        if eqn is not None:
+            raise DTypeError(f"`{eqn.primitive.name}` of a float0 array: float0 values "
+                             "support no operation (they are the tangents of integer "
+                             "and bool values)", loc=eqn.source_info,
+                             hint="make a zeros array of a numeric dtype instead")
+    invars = [v for i, v in enumerate(jaxpr.invars) if i not in drop]
+    program = core.Jaxpr(jaxpr.constvars, invars, jaxpr.outvars, jaxpr.eqns)
+    return core.ClosedJaxpr(program, closed.consts), tuple(drop)
 
 
 def with_float0_outputs(unflatten, removed):

@@ -101,3 +101,29 @@ def test_missing_derivatives_are_not_implemented_errors(f, arg):
             t(f)(arg)
         assert isinstance(e.value, astjax.errors.DifferentiationError)
         assert "test_strict_dtypes.py" in str(e.value)
+
+
+def scale_and_pass(x, t):
+    return x * 2, t
+
+
+def test_jit_passes_float0_inputs_through():
+    # JAX 0.10.2: jit(f)(1.5, zeros(3, float0)) is (Array(3.), the float0 zeros) -- a
+    # host array, as every call path (cached signature, keyword, AOT) returns it
+    f0 = np.zeros(3, astjax.dtypes.float0)
+    j = astjax.jit(scale_and_pass)
+    for _ in range(3):
+        x, t = j(np.float32(1.5), f0)
+        assert float(x) == 3.0 and t.dtype == astjax.dtypes.float0 and t.shape == (3,)
+    x, t = j(astjax.numpy.float32(2.0), t=f0)
+    assert float(x) == 4.0 and t.dtype == astjax.dtypes.float0
+    lowered = j.lower(np.float32(1.5), f0)
+    assert "float0" not in lowered.as_text()
+    x, t = lowered.compile()(np.float32(1.5), f0)
+    assert float(x) == 3.0 and t.dtype == astjax.dtypes.float0
+    assert astjax.jit(lambda t: t.shape)(f0) == (3,)
+
+
+def test_inner_of_a_narrow_integer_and_a_python_int():
+    # JAX: jnp.inner(uint8, 2) is uint8 (only dot checks the accumulation width)
+    assert jnp.inner(np.uint8(7), 2).dtype == np.uint8

@@ -191,8 +191,6 @@ def inner(a, b, *, precision=None):
       >>> jnp.inner(jnp.array([1.0, 2.0]), jnp.array([3.0, 4.0]))
       Array(11., dtype=float32)
     """
-    if preferred_element_type is None:
-        _check_integer_width("dot", a, b)
     a, b, av, bv = _prep(a, b)
     if av.ndim == 0 or bv.ndim == 0:
         return multiply(a, b)
