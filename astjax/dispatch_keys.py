@@ -115,14 +115,17 @@ def without_float0_outputs(closed):
 def without_float0_inputs(closed):
     """(`closed` without its float0 inputs, their positions among the arguments).
     A float0 value carries no data: as JAX does, `jit` takes it on the host and passes
-    it through (a float0 output that is such an input is a host zero, see
-    `without_float0_outputs`); an operation on one is a `DTypeError`, a TypeError as
-    JAX's."""
+    it through. Equations whose results are all float0 (a reshape or slice of such an
+    input) compute nothing and go too -- their results, like every float0 output, are
+    host zeros (`without_float0_outputs`); an operation that makes data of one is a
+    `DTypeError`, a TypeError as JAX's."""
     jaxpr = closed.jaxpr
     drop = [i for i, v in enumerate(jaxpr.invars) if v.aval.dtype == dtypes.float0]
     if not drop:
         return closed, ()
-    used = {id(x): e for e in jaxpr.eqns for x in e.invars}
+    eqns = [e for e in jaxpr.eqns
+            if core.has_effects(e) or any(v.aval.dtype != dtypes.float0 for v in e.outvars)]
+    used = {id(x): e for e in eqns for x in e.invars}
     for i in drop:
         eqn = used.get(id(jaxpr.invars[i]))
         if eqn is not None:
@@ -131,8 +134,11 @@ def without_float0_inputs(closed):
                              "and bool values)", loc=eqn.source_info,
                              hint="make a zeros array of a numeric dtype instead")
     invars = [v for i, v in enumerate(jaxpr.invars) if i not in drop]
-    program = core.Jaxpr(jaxpr.constvars, invars, jaxpr.outvars, jaxpr.eqns)
-    return core.ClosedJaxpr(program, closed.consts), tuple(drop)
+    live = set(used) | {id(v) for v in jaxpr.outvars}
+    keep = [i for i, v in enumerate(jaxpr.constvars)
+            if v.aval.dtype != dtypes.float0 or id(v) in live]
+    program = core.Jaxpr([jaxpr.constvars[i] for i in keep], invars, jaxpr.outvars, eqns)
+    return core.ClosedJaxpr(program, [closed.consts[i] for i in keep]), tuple(drop)
 
 
 def with_float0_outputs(unflatten, removed):

@@ -127,3 +127,22 @@ def test_jit_passes_float0_inputs_through():
 def test_inner_of_a_narrow_integer_and_a_python_int():
     # JAX: jnp.inner(uint8, 2) is uint8 (only dot checks the accumulation width)
     assert jnp.inner(np.uint8(7), 2).dtype == np.uint8
+
+
+def float0_reshaped(t):
+    return t.reshape(3, 1), t[1:]
+
+
+def float0_converted(t):
+    return lax.convert_element_type(t, np.float32)
+
+
+def test_structural_ops_on_float0_inputs_under_jit():
+    # JAX: float0 results of a reshape / slice of a float0 argument, as host arrays
+    f0 = np.zeros(3, astjax.dtypes.float0)
+    a, b = astjax.jit(float0_reshaped)(f0)
+    assert a.shape == (3, 1) and b.shape == (2,) and a.dtype == b.dtype == f0.dtype
+    # an operation that would make data of one is a located TypeError (JAX: zeros)
+    with pytest.raises(TypeError) as e:
+        astjax.jit(float0_converted)(f0)
+    assert "test_strict_dtypes.py" in str(e.value) and "float0" in str(e.value)
