@@ -117,14 +117,27 @@ def without_float0_inputs(closed):
     A float0 value carries no data: as JAX does, `jit` takes it on the host and passes
     it through. Equations whose results are all float0 (a reshape or slice of such an
     input) compute nothing and go too -- their results, like every float0 output, are
-    host zeros (`without_float0_outputs`); an operation that makes data of one is a
-    `DTypeError`, a TypeError as JAX's."""
+    host zeros (`without_float0_outputs`); converted to a numeric dtype one is zeros; any
+    other operation that makes data of one is a located `DTypeError`, a TypeError as
+    JAX's."""
     jaxpr = closed.jaxpr
     drop = [i for i, v in enumerate(jaxpr.invars) if v.aval.dtype == dtypes.float0]
     if not drop:
         return closed, ()
-    eqns = [e for e in jaxpr.eqns
-            if core.has_effects(e) or any(v.aval.dtype != dtypes.float0 for v in e.outvars)]
+    eqns, constvars, consts = [], list(jaxpr.constvars), list(closed.consts)
+    for e in jaxpr.eqns:
+        if not core.has_effects(e) and all(v.aval.dtype == dtypes.float0 for v in e.outvars):
+            continue
+        x = e.invars[0] if e.invars else None
+        if (e.primitive.name == "convert_element_type" and isinstance(x, core.Var)
+                and x.aval.dtype == dtypes.float0):
+            # a float0 converted to a numeric dtype is zeros of it, as in JAX
+            out = e.outvars[0].aval
+            z = core.Var(out.update(weak_type=False))
+            constvars.append(z)
+            consts.append(np.zeros(out.shape, out.dtype))
+            e = e.replace(invars=[z])
+        eqns.append(e)
     used = {id(x): e for e in eqns for x in e.invars}
     for i in drop:
         eqn = used.get(id(jaxpr.invars[i]))
@@ -135,10 +148,10 @@ def without_float0_inputs(closed):
                              hint="make a zeros array of a numeric dtype instead")
     invars = [v for i, v in enumerate(jaxpr.invars) if i not in drop]
     live = set(used) | {id(v) for v in jaxpr.outvars}
-    keep = [i for i, v in enumerate(jaxpr.constvars)
+    keep = [i for i, v in enumerate(constvars)
             if v.aval.dtype != dtypes.float0 or id(v) in live]
-    program = core.Jaxpr([jaxpr.constvars[i] for i in keep], invars, jaxpr.outvars, eqns)
-    return core.ClosedJaxpr(program, [closed.consts[i] for i in keep]), tuple(drop)
+    program = core.Jaxpr([constvars[i] for i in keep], invars, jaxpr.outvars, eqns)
+    return core.ClosedJaxpr(program, [consts[i] for i in keep]), tuple(drop)
 
 
 def with_float0_outputs(unflatten, removed):

@@ -134,7 +134,11 @@ def float0_reshaped(t):
 
 
 def float0_converted(t):
-    return lax.convert_element_type(t, np.float32)
+    return lax.convert_element_type(t.reshape(1, 3), np.int32)
+
+
+def float0_compared(t):
+    return lax.eq(t, t)
 
 
 def test_structural_ops_on_float0_inputs_under_jit():
@@ -142,7 +146,11 @@ def test_structural_ops_on_float0_inputs_under_jit():
     f0 = np.zeros(3, astjax.dtypes.float0)
     a, b = astjax.jit(float0_reshaped)(f0)
     assert a.shape == (3, 1) and b.shape == (2,) and a.dtype == b.dtype == f0.dtype
-    # an operation that would make data of one is a located TypeError (JAX: zeros)
+    # JAX: converted to a numeric dtype it is zeros, [[0 0 0]] int32
+    out = astjax.jit(float0_converted)(f0)
+    assert out.dtype == np.int32 and not out.weak_type
+    np.testing.assert_array_equal(out, [[0, 0, 0]])
+    # any other operation is a located TypeError, as JAX's
     with pytest.raises(TypeError) as e:
-        astjax.jit(float0_converted)(f0)
+        astjax.jit(float0_compared)(f0)
     assert "test_strict_dtypes.py" in str(e.value) and "float0" in str(e.value)
