@@ -154,3 +154,11 @@ def test_structural_ops_on_float0_inputs_under_jit():
     with pytest.raises(TypeError) as e:
         astjax.jit(float0_compared)(f0)
     assert "test_strict_dtypes.py" in str(e.value) and "float0" in str(e.value)
+
+
+def test_tensordot_refuses_to_narrow_integers():
+    # JAX: TypeError for a uint8 operand against a Python int; int8 with int8 is int8
+    with pytest.raises(TypeError, match="narrower"):
+        jnp.tensordot(np.array([1, 2], np.uint8), 2, axes=0)
+    a = np.array([1, 2], np.int8)
+    assert jnp.tensordot(a, a, axes=1).dtype == np.int8

@@ -25,7 +25,8 @@ def _check_integer_width(name, a, b):
     """JAX's dot accumulates in the promoted dtype as dot_general's
     `preferred_element_type`, which may not be a narrower integer than an operand:
     a weak Python int (int32; int64 with x64) against a narrower integer array
-    (`jnp.dot(uint8, 2)`) is a TypeError; floating results have no such limit."""
+    (`jnp.dot(uint8, 2)`, also `tensordot`) is a TypeError; floating results have no
+    such limit."""
     ops = [asarray_operand(x) for x in (a, b)]
     avs = [core.get_aval(x) for x in ops]
     want = core.get_aval(promote_dtypes(*ops)[0]).dtype
@@ -226,6 +227,7 @@ def tensordot(a, b, axes=2, *, precision=None):
       >>> jnp.tensordot(jnp.ones((2, 3)), jnp.ones((3, 4)), axes=1).shape
       (2, 4)
     """
+    _check_integer_width("tensordot", a, b)
     a, b, av, bv = _prep(a, b)
     if isinstance(axes, (int, np.integer)):
         ax_a = tuple(range(av.ndim - axes, av.ndim))
