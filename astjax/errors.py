@@ -23,7 +23,7 @@ __all__ = [
     "ArgumentTypeError", "ArgumentValueError", "ArgumentIndexError", "ArgumentZeroDivisionError",
     "UnknownOptionError", "ArityError", "StructureError",
     "DifferentiationError", "DifferentiationTypeError", "DerivativeNotImplementedError",
-    "UndefinedRuleError", "JAXTypeError",
+    "DerivativeValueError", "UndefinedRuleError", "JAXTypeError",
     "JAXIndexError", "JAXValueError", "JAXAttributeError", "located_builtin_error",
     "ConcretizationTypeError", "TracerBoolConversionError", "TracerIntegerConversionError",
     "TracerArrayConversionError", "UnexpectedTracerError", "KeyReuseError", "JaxRuntimeError",
@@ -316,6 +316,12 @@ class DerivativeNotImplementedError(DifferentiationError, NotImplementedError):
     JAX raises NotImplementedError: `nextafter`, scatter_mul with respect to the updates
     without `unique_indices=True`."""
     default_hint = "stop_gradient the operand, or differentiate a different formulation"
+
+
+class DerivativeValueError(DifferentiationError, ValueError):
+    """A derivative with respect to an argument JAX refuses with ValueError: polygamma's
+    order `m`."""
+    default_hint = "differentiate with respect to the other arguments only"
 
 
 class UndefinedRuleError(AstjaxError, AttributeError):

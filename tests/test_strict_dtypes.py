@@ -162,3 +162,15 @@ def test_tensordot_refuses_to_narrow_integers():
         jnp.tensordot(np.array([1, 2], np.uint8), 2, axes=0)
     a = np.array([1, 2], np.int8)
     assert jnp.tensordot(a, a, axes=1).dtype == np.int8
+
+
+def polygamma_in_m(m):
+    return lax.polygamma(m, 1.5)
+
+
+def test_polygamma_derivative_in_m_is_a_value_error():
+    # JAX: ValueError ("polygamma gradient with respect to m is not supported")
+    with pytest.raises(ValueError) as e:
+        astjax.grad(polygamma_in_m)(1.0)
+    assert isinstance(e.value, astjax.errors.DifferentiationError)
+    assert "test_strict_dtypes.py" in str(e.value)

@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from .. import core, dtypes
-from ..errors import DTypeError, DifferentiationError
+from ..errors import DTypeError, DerivativeValueError
 from .base import (ANY, FLOAT, INEXACT, as_operand, bcast_rank0, binop, defjvp, deflinear,
                    is_zero, lax_ops, mark_unsupported, match_scalars, tangent_aval,
                    unbcast_rank0, unop)
@@ -389,8 +389,8 @@ def _polygamma(m, x):
 
 
 def _polygamma_m(t, y, m, x):
-    raise DifferentiationError("the derivative of polygamma with respect to m is not "
-                               "supported (as in JAX)",
+    raise DerivativeValueError("the derivative of polygamma with respect to m is not "
+                               "supported (JAX raises ValueError too)",
                                hint="differentiate with respect to x only (m is an order)")
 
 
