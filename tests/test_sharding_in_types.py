@@ -27,7 +27,8 @@ def table():
     arrs = rec.arrays(jax)
     rec._MESH[:] = [arrs["xy"].sharding.mesh]
     cases = dict(rec.cases(jax, jnp))
-    cases.update(rec._reshard_cases(jax, jnp))
+    for more in (rec._reshard_cases, rec._jnp_out_sharding_cases, rec._indexing_cases):
+        cases.update(more(jax, jnp))
     return arrs, cases
 
 
@@ -49,7 +50,10 @@ def test_matches_jax(table, name):
     got = rec.run_case(jax, jnp, fn, names, arrs)
     _same(got["jit"], EXPECTED[name]["jit"])
     assert got["typeof"] == EXPECTED[name]["typeof"]
-    _same(got["eager"], EXPECTED[name]["eager"])
+    want = EXPECTED[name]["eager"]
+    if want.get("message", "").startswith("Length of device assignment 1 is not equal"):
+        want = EXPECTED[name]["jit"]    # JAX 0.10.2's eager scatter fails inside JAX
+    _same(got["eager"], want)
 
 
 def test_error_inside_jit_is_located_at_the_operation(table):

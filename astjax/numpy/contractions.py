@@ -8,6 +8,8 @@ import numpy as np
 
 from .. import core, lax
 from ..errors import ArgumentTypeError, ArgumentValueError, ShapeError, ShapeValueError
+from ..primitives.spmd import reshard as _reshard
+from ..primitives.structural import out_layout as _out_layout
 from .reductions import sum as _sum
 from .shapes import diagonal, ravel, reshape, transpose
 from .util import canonicalize_axes
@@ -42,13 +44,14 @@ def _check_integer_width(name, a, b):
                  "preferred_element_type= a dtype as wide as both")
 
 
-def dot(a, b, *, precision=None, preferred_element_type=None) -> Array:
+def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None) -> Array:
     """Dot product: sums over the last axis of `a` and the second-to-last of `b`.
 
     Args:
       a, b: arrays (0-d operands are multiplied elementwise).
       precision: optional `lax.Precision` for the contraction (JAX extension).
       preferred_element_type: optional accumulation / result dtype (JAX extension).
+      out_sharding: the result's layout, as `lax.dot_general`'s (JAX extension).
     Returns:
       The contracted array.
     Differs from NumPy: no `out=`; adds `precision=` and `preferred_element_type=`.
@@ -61,10 +64,13 @@ def dot(a, b, *, precision=None, preferred_element_type=None) -> Array:
     if preferred_element_type is None:
         _check_integer_width("dot", a, b)
     a, b, av, bv = _prep(a, b)
-    if av.ndim == 0 or bv.ndim == 0:
+    if (av.ndim == 0 or bv.ndim == 0) and out_sharding is None:
         out = multiply(a, b)
         return out if preferred_element_type is None else \
             lax.convert_element_type(out, preferred_element_type)
+    if av.ndim == 0 or bv.ndim == 0:    # JAX's outer dot_general, laid out as asked
+        return lax.dot_general(a, b, (((), ()), ((), ())), precision, preferred_element_type,
+                               out_sharding=out_sharding)
     if bv.ndim == 1:
         contract = ((av.ndim - 1,), (0,))
     else:
@@ -75,10 +81,12 @@ def dot(a, b, *, precision=None, preferred_element_type=None) -> Array:
                          f"{bv.shape[contract[1][0]]} (dim {contract[1][0]})",
                          hint="the last axis of the first operand must match the "
                               "second-to-last axis of the second (or its only axis)")
-    return lax.dot_general(a, b, (contract, ((), ())), precision, preferred_element_type)
+    return lax.dot_general(a, b, (contract, ((), ())), precision, preferred_element_type,
+                           out_sharding=out_sharding)
 
 
-def matmul(a, b, *, precision=None, preferred_element_type=None) -> Array:
+def matmul(a, b, *, precision=None, preferred_element_type=None,
+           out_sharding=None) -> Array:
     """Matrix product `a @ b`, with leading (batch) axes broadcast.
 
     One dot_general, as JAX's `_matmul` does: a batch axis present in only one
@@ -91,6 +99,8 @@ def matmul(a, b, *, precision=None, preferred_element_type=None) -> Array:
       a, b: arrays of rank >= 1 (1-D operands are treated as vectors).
       precision: optional `lax.Precision` for the contraction (JAX extension).
       preferred_element_type: optional accumulation / result dtype (JAX extension).
+      out_sharding: the layout of the dot_general's result (batch, `a`'s free and
+        `b`'s free dimensions; the result's own for 2-D operands), as JAX's.
     Returns:
       The matrix product.
     Differs from NumPy: no `out=`; adds `precision=` and `preferred_element_type=`.
@@ -110,7 +120,8 @@ def matmul(a, b, *, precision=None, preferred_element_type=None) -> Array:
         if av.shape[-1] != k:
             raise ShapeError(f"matmul: shapes {av.shape} and {bv.shape} are not aligned: "
                              f"{av.shape[-1]} != {k}")
-        return dot(a, b, precision=precision, preferred_element_type=preferred_element_type)
+        return dot(a, b, precision=precision, preferred_element_type=preferred_element_type,
+                   out_sharding=out_sharding)
     a2 = a if av.ndim > 1 else lax.reshape(a, (1,) + av.shape)
     b2 = b if bv.ndim > 1 else lax.reshape(b, bv.shape + (1,))
     a2v, b2v = core.get_aval(a2), core.get_aval(b2)
@@ -147,7 +158,7 @@ def matmul(a, b, *, precision=None, preferred_element_type=None) -> Array:
     bd_b = tuple(kept_b.index(i) for i in shared)
     na, nb2 = len(kept_a) + 2, len(kept_b) + 2
     out = lax.dot_general(a2, b2, (((na - 1,), (nb2 - 2,)), (bd_a, bd_b)),
-                          precision, preferred_element_type)
+                          precision, preferred_element_type, out_sharding=out_sharding)
     # out is [shared] + [free_a] + [M] + [free_b] + [N]: put the batch axes in order
     order = shared + free_a + ["M"] + free_b + ["N"]
     want = sorted(shared + free_a + free_b) + ["M", "N"]
@@ -212,12 +223,15 @@ def outer(a, b):
     return lax.dot_general(a, b, (((), ()), ((), ())))
 
 
-def tensordot(a, b, axes=2, *, precision=None):
+def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None,
+              out_sharding=None):
     """Sum products over chosen axes of two arrays.
 
     Args:
       a, b: arrays. axes: an int N (last N axes of `a` with first N of `b`) or
         a pair of axis sequences. precision: optional `lax.Precision` for the contraction (JAX extension).
+      preferred_element_type: optional accumulation / result dtype (JAX extension).
+      out_sharding: the result's layout, as `lax.dot_general`'s (JAX extension).
     Returns:
       The contraction, free axes of `a` followed by free axes of `b`.
     Differs from NumPy: adds `precision=`.
@@ -238,7 +252,8 @@ def tensordot(a, b, axes=2, *, precision=None):
         ax_b = (ax_b,) if isinstance(ax_b, (int, np.integer)) else tuple(ax_b)
         ax_a = canonicalize_axes(ax_a, av.ndim, "tensordot")
         ax_b = canonicalize_axes(ax_b, bv.ndim, "tensordot")
-    return lax.dot_general(a, b, ((ax_a, ax_b), ((), ())), precision)
+    return lax.dot_general(a, b, ((ax_a, ax_b), ((), ())), precision, preferred_element_type,
+                           out_sharding=out_sharding)
 
 
 def kron(a, b):
@@ -296,7 +311,7 @@ def _check_spec(in_specs, out, shapes):
 
 
 def einsum(subscripts, *operands, optimize=None, precision=None,
-           preferred_element_type=None) -> Array:
+           preferred_element_type=None, out_sharding=None) -> Array:
     """Einstein-summation contraction of operands according to `subscripts`.
 
     Pairwise left-to-right contraction of an explicit or implicit einsum spec.
@@ -306,6 +321,9 @@ def einsum(subscripts, *operands, optimize=None, precision=None,
       operands: the arrays. optimize: accepted for compatibility.
       precision: optional `lax.Precision` for the contraction (JAX extension).
       preferred_element_type: optional accumulation / result dtype (JAX extension).
+      out_sharding: the result's layout (a NamedSharding, or a PartitionSpec under
+        `set_mesh`): given to the last contraction (permuted to its dimension order),
+        else the result is resharded to it (JAX extension).
     Returns:
       The contracted array.
     Differs from NumPy: no `out=`; adds `precision=` and `preferred_element_type=`.
@@ -316,6 +334,7 @@ def einsum(subscripts, *operands, optimize=None, precision=None,
       Array([3., 7.], dtype=float32)
     """
     operands = promote_dtypes(*[asarray_operand(o) for o in operands])
+    layout = None if out_sharding is None else _out_layout(out_sharding, "einsum")
     if not isinstance(subscripts, str):
         raise ArgumentTypeError(f"einsum: subscripts must be a string, got "
                                 f"{type(subscripts).__name__}",
@@ -382,13 +401,27 @@ def einsum(subscripts, *operands, optimize=None, precision=None,
         contract = [c for c in cur_spec if c in spec and c not in later]
         dims = (((tuple(cur_spec.index(c) for c in contract), tuple(spec.index(c) for c in contract)),
                  (tuple(cur_spec.index(c) for c in batch), tuple(spec.index(c) for c in batch))))
-        cur = lax.dot_general(cur, op, dims, precision, preferred_element_type)
-        cur_spec = "".join(batch) + "".join(c for c in cur_spec if c not in batch and c not in contract) + \
+        new_spec = "".join(batch) + "".join(c for c in cur_spec if c not in batch and c not in contract) + \
             "".join(c for c in spec if c not in batch and c not in contract)
+        laid = None
+        if layout is not None and idx == len(ops) - 1 and set(new_spec) == set(out):
+            laid = _permuted(layout, out, new_spec)
+            layout = None
+        cur = lax.dot_general(cur, op, dims, precision, preferred_element_type,
+                              out_sharding=laid)
+        cur_spec = new_spec
     drop = [i for i, c in enumerate(cur_spec) if c not in out]
     if drop:
         cur = _sum(cur, axis=tuple(drop))
         cur_spec = "".join(c for i, c in enumerate(cur_spec) if i not in drop)
     if cur_spec != out:
         cur = transpose(cur, tuple(cur_spec.index(c) for c in out))
+    if layout is not None:      # no final contraction to lay out: reshard the result
+        cur = _reshard(cur, layout)
     return cur
+
+
+def _permuted(layout, out, labels):
+    """`layout` (of the dimensions `out`) for a result whose dimensions are `labels`."""
+    spec = layout.spec._normalized(len(out))
+    return type(layout)(layout.mesh, type(layout.spec)(*[spec[out.index(c)] for c in labels]))

@@ -8,6 +8,7 @@ import numpy as np
 from .. import core, dtypes, lax
 from ..errors import (ArgumentTypeError, ArgumentValueError, ArgumentZeroDivisionError, AxisError,
                       ConcretizationError, NotImplementedInAstjaxError, ShapeError, ShapeValueError)
+from ..primitives.structural import out_layout as _out_layout
 from .indexing import _getitem, take
 from .operands import (_dtype, asarray, asarray_operand, broadcast_shapes, broadcast_to_shape,
                        promote_dtypes, result)
@@ -54,10 +55,13 @@ def astype(x, dtype, /, *, copy=False, device=None):
     return asarray(x, copy=copy, device=device)
 
 
-def reshape(a, shape=None, order="C", *, newshape=None, copy=None) -> Array:
+def reshape(a, shape=None, order="C", *, newshape=None, copy=None,
+            out_sharding=None) -> Array:
     """Give `a` a new shape holding the same elements.
     Args: a: array; shape: int or tuple, one entry may be -1; order: 'C' or 'F'; copy:
-        accepted (arrays are immutable: the result never aliases writable memory).
+        accepted (arrays are immutable: the result never aliases writable memory);
+        out_sharding: the result's layout (a NamedSharding, or a PartitionSpec under
+        `set_mesh`), as `lax.reshape`'s — the reshapes an Explicit mesh refuses need it.
     Returns: Array with shape `shape`.
     Vs NumPy: `shape` must be static; the result is a new immutable array, never a view.
     Example:
@@ -84,13 +88,19 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None) -> Array:
         raise ShapeError(f"cannot reshape an array of shape {av.shape} (size {av.size}) into "
                          f"shape {tuple(shape)} (size {int(np.prod(shape, dtype=np.int64))})")
     if order == "F":
-        return transpose(lax.reshape(transpose(a), tuple(reversed(shape))))
-    return lax.reshape(a, tuple(shape))
+        if out_sharding is not None:    # laid out for the reversed shape, as JAX does
+            out_sharding = _out_layout(out_sharding, "jnp.reshape")
+            spec = out_sharding.spec._normalized(len(shape))[::-1]
+            out_sharding = type(out_sharding)(out_sharding.mesh, type(out_sharding.spec)(*spec))
+        return transpose(lax.reshape(transpose(a), tuple(reversed(shape)),
+                                     out_sharding=out_sharding))
+    return lax.reshape(a, tuple(shape), out_sharding=out_sharding)
 
 
-def ravel(a, order="C"):
+def ravel(a, order="C", *, out_sharding=None):
     """Flatten `a` into a one-dimensional array.
-    Args: a: array; order: 'C' (row-major) or 'F'.
+    Args: a: array; order: 'C' (row-major) or 'F'; out_sharding: the result's layout
+        (as `reshape`'s).
     Returns: 1-D Array of `a.size` elements.
     Vs NumPy: always returns a new array (there are no views in astjax).
     Example:
@@ -98,7 +108,7 @@ def ravel(a, order="C"):
     >>> jnp.ravel(jnp.ones((2, 2)))
     Array([1., 1., 1., 1.], dtype=float32)
     """
-    return reshape(a, (-1,), order)
+    return reshape(a, (-1,), order, out_sharding=out_sharding)
 
 
 def flatten(a, order="C"):

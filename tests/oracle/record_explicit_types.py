@@ -141,6 +141,58 @@ def _reshard_cases(jax, jnp):
             ("xy",))}
 
 
+def _jnp_out_sharding_cases(jax, jnp):
+    """`out_sharding` of jnp.matmul / dot / tensordot / einsum / reshape (routed to
+    lax.dot_general's and lax.reshape's)."""
+    NamedSharding, P = jax.sharding.NamedSharding, jax.sharding.PartitionSpec
+
+    def ns(*spec):
+        return NamedSharding(_MESH[0], P(*spec))
+    return {
+        "jnp_matmul_out_sharding": (lambda x, y: jnp.matmul(x, y, out_sharding=ns("x", None)),
+                                    ("xy", "y_")),
+        "jnp_matmul_batched_out_sharding": (lambda x, y: jnp.matmul(
+            x, y, out_sharding=ns(None, "x", "y")), ("bxy", "brep")),
+        "jnp_dot_out_sharding": (lambda x, y: jnp.dot(x, y, out_sharding=ns(None, "y")),
+                                 ("xy", "y_")),
+        "jnp_tensordot_out_sharding": (lambda x, y: jnp.tensordot(
+            x, y, 1, out_sharding=ns("y", None)), ("xy", "y_")),
+        "jnp_einsum_out_sharding": (lambda x, y: jnp.einsum(
+            "ij,jk->ik", x, y, out_sharding=ns("x", None)), ("xy", "y_")),
+        "jnp_einsum_out_sharding_transposed": (lambda x, y: jnp.einsum(
+            "ij,jk->ki", x, y, out_sharding=ns("y", None)), ("xy", "y_")),
+        "jnp_einsum_out_sharding_batched": (lambda x, y: jnp.einsum(
+            "bij,bjk->bik", x, y, out_sharding=ns(None, "x", "y")), ("bxy", "bxy")),
+        "jnp_reshape_out_sharding": (lambda x: jnp.reshape(
+            x, (2, 8), out_sharding=ns("x", None)), ("x_",)),
+        "jnp_reshape_out_sharding_y": (lambda x: jnp.reshape(
+            x, (8, 2), out_sharding=ns(None, "y")), ("xy",))}
+
+
+def _indexing_cases(jax, jnp):
+    """Indexing (gather) and `.at[]` updates (scatter) on Explicit-sharded arrays:
+    JAX propagates the layout when the indexed dimensions are unsharded, else asks
+    for `out_sharding`. (JAX 0.10.2's eager scatter on such arrays fails inside
+    JAX: "Length of device assignment 1 ..."; astjax's eager must give jit's.)"""
+    idx = np.array([0, 2], np.int32)
+    return {
+        "getitem_int": (lambda x: x[1], ("xy",)),
+        "getitem_int_free": (lambda x: x[1], ("_y",)),
+        "getitem_slice_free": (lambda x: x[:, 1:3], ("x_",)),
+        "getitem_array_sharded": (lambda x: x[idx], ("xy",)),
+        "getitem_array_free": (lambda x: x[idx], ("_y",)),
+        "getitem_array_minor": (lambda x: x[:, idx], ("x_",)),
+        "take_free_axis": (lambda x: jnp.take(x, idx, axis=1), ("x_",)),
+        "at_set_int": (lambda x: x.at[1].set(5.0), ("xy",)),
+        "at_set_int_free": (lambda x: x.at[1].set(5.0), ("_y",)),
+        "at_set_array_sharded": (lambda x: x.at[idx].set(5.0), ("xy",)),
+        "at_set_array_free": (lambda x: x.at[idx].set(5.0), ("_y",)),
+        "at_add_rows": (lambda x, y: x.at[idx].add(y[:2]), ("_y", "_y")),
+        "at_add_rows_mismatch": (lambda x, y: x.at[idx].add(y[:2]), ("_y", "rep")),
+        "at_set_slice": (lambda x: x.at[:, 1:3].set(0.0), ("x_",)),
+    }
+
+
 _MESH = []
 
 
@@ -149,6 +201,8 @@ def run(jax, jnp):
     _MESH[:] = [arrs["xy"].sharding.mesh]
     table = dict(cases(jax, jnp))
     table.update(_reshard_cases(jax, jnp))
+    table.update(_jnp_out_sharding_cases(jax, jnp))
+    table.update(_indexing_cases(jax, jnp))
     return {name: run_case(jax, jnp, fn, names, arrs) for name, (fn, names) in table.items()}
 
 
