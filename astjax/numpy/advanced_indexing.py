@@ -304,7 +304,10 @@ def gather_index(x, idx, mode=None, fill_value=None):
     if 0 in plan.full_shape:  # an empty result (also of an empty array): no gather, as JAX
         return lax.full(plan.full_shape, 0, av.dtype)
     indices, dims = plan.indices()
-    if indices is None:  # only windows at offset 0 (cannot happen with array indices)
+    if indices is None:  # only windows at offset 0 (a partial slice on several devices)
+        sizes = plan.slice_sizes()
+        if tuple(sizes) != av.shape:
+            x = lax.slice(x, (0,) * av.ndim, tuple(sizes))
         return lax.reshape(x, plan.full_shape)
     dn = GatherDimensionNumbers(
         offset_dims=tuple(plan.window_pos), collapsed_slice_dims=plan.collapsed(),

@@ -15,11 +15,33 @@ from .operands import asarray
 from .ufuncs import negative, power, reciprocal
 
 
+def _partial_on_devices(x, av, idx):
+    """JAX indexes an array laid out over several devices (outside `jit`) with an
+    integer or a partial slice by one gather, not a slice: the gather's layout rule
+    then decides the result's layout (or asks for `out_sharding`)."""
+    if isinstance(x, Tracer) or getattr(getattr(x, "sharding", None), "num_devices", 1) <= 1:
+        return False
+    axis = 0
+    for i in idx:
+        if i is None:
+            continue
+        if _is_int_scalar(i):
+            return True
+        if isinstance(i, slice):
+            n = av.shape[axis]
+            start, stop, step = i.indices(n)
+            if abs(step) != 1 or abs(stop - start) != n:
+                return True
+        axis += 1
+    return False
+
+
 def _getitem(x, idx, mode=None, fill_value=None):
     """`x[idx]`; with `mode` / `fill_value` (`x.at[idx].get(...)`) always one gather."""
     av = core.get_aval(x)
     idx = _normalize_index(x, idx)  # static boolean masks -> integer index arrays
-    if mode is not None or fill_value is not None or any(_is_array_index(i) for i in idx):
+    if (mode is not None or fill_value is not None or any(_is_array_index(i) for i in idx)
+            or _partial_on_devices(x, av, idx)):
         return gather_index(x, idx, mode, fill_value)
     # basic indexing: static slices, then dynamic scalar indices, then squeeze/newaxis
     starts, limits, strides, rev_axes = [], [], [], []
