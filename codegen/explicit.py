@@ -520,14 +520,18 @@ class staging:
 
     def __init__(self, leaves):
         self.types = [typed(x) for x in leaves]
+        meshes = [x.sharding.mesh for x in leaves if not isinstance(x, core.Tracer)
+                  and isinstance(getattr(x, "sharding", None), shd.NamedSharding)]
+        self.mesh = meshes[0] if meshes else None
 
     def __enter__(self):
-        self._previous = getattr(_staging, "types", None)
+        self._previous = (getattr(_staging, "types", None), getattr(_staging, "mesh", None))
         _staging.types = self.types if any(t is not None for t in self.types) else None
+        _staging.mesh = self.mesh
         return self
 
     def __exit__(self, *exc):
-        _staging.types = self._previous
+        _staging.types, _staging.mesh = self._previous
         return False
 
 
@@ -566,13 +570,46 @@ class TypedAval(core.ShapedArray):
         return hash((self.shape, self.dtype, self._typed.spec))
 
 
+class MeshAval(core.ShapedArray):
+    """`jax.typeof(x)` of a value whose layout is not in its type (one device, an Auto
+    mesh): its `.sharding` is JAX's, a NamedSharding over the value's (or the current)
+    AbstractMesh with no dimension sharded; it equals the plain ShapedArray."""
+    __slots__ = ("_mesh",)
+
+    def __init__(self, aval, mesh):
+        super().__init__(aval.shape, aval.dtype, aval.weak_type)
+        self._mesh = mesh
+
+    @property
+    def sharding(self):
+        return shd.NamedSharding(self._mesh, shd.PartitionSpec(*[None] * self.ndim))
+
+    def __eq__(self, other):
+        if isinstance(other, MeshAval) and other._mesh != self._mesh:
+            return False
+        return (isinstance(other, core.ShapedArray) and not isinstance(other, TypedAval)
+                and self.shape == other.shape and self.dtype == other.dtype
+                and self.weak_type == other.weak_type)
+
+    def __hash__(self):
+        return super().__hash__()
+
+
 def typeof(x, aval):
     """`jax.typeof(x)`: a TypedAval when `x` is an Explicit-laid-out array or a value
-    staged from such arguments inside `jit` whose layout the rules know; else `aval`."""
+    staged from such arguments inside `jit` whose layout the rules know; else a
+    MeshAval over the array's mesh, the mesh of the `jit`'s arguments or the current one."""
     t = typed(x)
     if t is None and isinstance(x, core.Tracer):
         t = _staged_type(x)
-    return TypedAval(t) if t is not None else aval
+    if t is not None:
+        return TypedAval(t)
+    if not isinstance(aval, core.ShapedArray) or type(aval) is not core.ShapedArray:
+        return aval
+    s = getattr(x, "sharding", None) if not isinstance(x, core.Tracer) else None
+    mesh = (s.mesh if isinstance(s, shd.NamedSharding)
+            else getattr(_staging, "mesh", None) if isinstance(x, core.Tracer) else None)
+    return MeshAval(aval, mesh.abstract_mesh if mesh is not None else shd.get_abstract_mesh())
 
 
 def _staged_type(tracer):

@@ -12,6 +12,7 @@ import pytest
 
 import astjax as jax
 import astjax.numpy as jnp
+from astjax.core import ShapedArray
 from astjax.sharding import NamedSharding, PartitionSpec as P, ShardingTypeError
 
 from oracle import record_explicit_types as rec
@@ -73,7 +74,27 @@ def test_typeof_of_an_explicit_array_outside_jit(table):
     assert str(t) == "float32[4@x,4@y]" and t.sharding.spec == P("x", "y")
     assert repr(t) == "ShapedArray(float32[4@x,4@y])"          # JAX's repr
     assert t.shape == (4, 4) and t.sharding.mesh == arrs["xy"].sharding.mesh.abstract_mesh
-    assert jax.typeof(np.ones(3, np.float32)).sharding is None   # one device: untyped
+
+
+@pytest.mark.filterwarnings("ignore::astjax.errors.SideEffectWarning")  # records typeof
+def test_typeof_sharding_off_an_explicit_mesh_as_jax(table):
+    # JAX 0.10.2: a NamedSharding over the value's (or the current) AbstractMesh,
+    # nothing sharded: one device -> the empty mesh; an Auto mesh -> that mesh
+    empty = jax.sharding.AbstractMesh((), ())
+    t = jax.typeof(np.ones(3, np.float32))
+    assert t.sharding.mesh == empty and t.sharding.spec == P(None)
+    assert str(t) == "float32[3]" and t == ShapedArray((3,), np.float32)   # still equal
+    assert ShapedArray((3,), np.float32) == t and t != ShapedArray((3,), np.int32)
+    auto = jax.sharding.Mesh(np.array(jax.devices()[:4]).reshape(2, 2), ("x", "y"))
+    x = jax.device_put(np.ones((4, 4), np.float32), NamedSharding(auto, P("x")))
+    assert jax.typeof(x).sharding == NamedSharding(auto.abstract_mesh, P(None, None))
+    seen = []
+    jax.jit(lambda u, v: seen.append((jax.typeof(u).sharding, jax.typeof(v).sharding))
+            or u)(x, np.ones(2, np.float32))
+    assert seen == [(NamedSharding(auto.abstract_mesh, P(None, None)),
+                     NamedSharding(auto.abstract_mesh, P(None)))]
+    with jax.set_mesh(auto):
+        assert jax.typeof(jnp.ones(3)).sharding.mesh == auto.abstract_mesh
 
 
 def test_typeof_inside_a_branch_sees_captured_layouts(table):
