@@ -241,9 +241,8 @@ class AbstractMesh:
     def __repr__(self):
         axes = ", ".join(f"{n!r}: {s}" for n, s in self.shape.items())
         types = ", ".join(repr(t) for t in self.axis_types)
-        sep = ", " if axes else ""
         comma = "," if len(self.axis_types) == 1 else ""
-        return f"AbstractMesh({axes}{sep}axis_types=({types}{comma}))"
+        return f"AbstractMesh({axes or '()'}, axis_types=({types}{comma}))"   # as JAX's
 
 
 class Sharding:

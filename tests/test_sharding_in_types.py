@@ -83,6 +83,7 @@ def test_typeof_sharding_off_an_explicit_mesh_as_jax(table):
     empty = jax.sharding.AbstractMesh((), ())
     t = jax.typeof(np.ones(3, np.float32))
     assert t.sharding.mesh == empty and t.sharding.spec == P(None)
+    assert repr(empty) == "AbstractMesh((), axis_types=())"
     assert str(t) == "float32[3]" and t == ShapedArray((3,), np.float32)   # still equal
     assert ShapedArray((3,), np.float32) == t and t != ShapedArray((3,), np.int32)
     auto = jax.sharding.Mesh(np.array(jax.devices()[:4]).reshape(2, 2), ("x", "y"))
@@ -207,3 +208,23 @@ def test_reshape_out_sharding_under_vmap_and_on_auto_axes(table):
                                          "axis names that are of type Auto or Manual"):
         jax.lax.reshape(np.ones((4, 4), np.float32), (2, 8),
                         out_sharding=NamedSharding(auto, P("x")))
+
+
+def test_jnp_out_sharding_under_set_mesh_and_through_several_contractions(table):
+    arrs, _ = table
+    mesh = arrs["xy"].sharding.mesh
+    a, b, c = arrs["xy"], arrs["y_"], arrs["rep"]
+    want = np.asarray(a) @ np.asarray(b)
+    with jax.set_mesh(mesh):        # a bare PartitionSpec names the current mesh's axes
+        r = jax.jit(lambda u, v: jnp.matmul(u, v, out_sharding=P("x")))(a, b)
+        e = jnp.einsum("ij,jk,kl->li", arrs["x_"], c, c, out_sharding=P(None, "x"))
+    assert r.sharding.spec == P("x", None)
+    np.testing.assert_allclose(np.asarray(r), want, rtol=1e-6)
+    assert e.sharding.spec == P(None, "x")
+    np.testing.assert_allclose(np.asarray(e), (np.asarray(arrs["x_"]) @ np.asarray(c)
+                                               @ np.asarray(c)).T, rtol=1e-5)
+    f = jnp.reshape(a, (8, 2), order="F", out_sharding=NamedSharding(mesh, P(None, "y")))
+    assert f.sharding.spec == P(None, "y")
+    np.testing.assert_array_equal(np.asarray(f), np.asarray(a).reshape((8, 2), order="F"))
+    with pytest.raises(ValueError, match="Using PartitionSpec when you are not under a mesh"):
+        jnp.dot(a, b, out_sharding=P("x"))
