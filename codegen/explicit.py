@@ -24,7 +24,10 @@ dimension is not a broadcast 1), `select_n` and `concatenate` need equal layouts
 sharded contracting dimensions, reductions, `argmax`/`argmin` and `squeeze` drop
 dimensions, cumulative reductions and `sort` need their axis unsharded,
 `transpose` permutes, `broadcast_in_dim` adds replicated dimensions,
-`reshape` splits or merges one dimension (JAX's algorithm, else its error), `slice`
+`reshape` splits or merges one dimension (JAX's algorithm, else its error), `gather`
+/ `scatter` propagate the layout when the indexed dimensions are unsharded (or
+taken whole) and the indices unsharded (else JAX's "Use `.at[...]...(out_sharding=)`"
+error), `slice`
 / `pad` keep the layout where the mesh axes divide the new size, `rev` keeps it,
 a `sharding_constraint` (`reshard`) sets it, and so does an `out_sharding` given to
 `dot_general`, `reshape` or `broadcast_in_dim`; a result naming a mesh axis twice is
