@@ -11,6 +11,8 @@ from ..errors import ArgumentIndexError, ArgumentTypeError, JAXAttributeError
 from .advanced_indexing import (_is_array_index, _is_int_scalar, _normalize_index, slice_indices,
                                 _static_int, gather_index, scatter_index,
                                 take, take_along_axis)  # noqa: F401  (jnp.take, take_along_axis)
+from ..primitives.spmd import reshard as _reshard
+from ..primitives.structural import out_layout as _out_layout
 from .operands import asarray
 from .ufuncs import negative, power, reciprocal
 
@@ -140,7 +142,8 @@ class _IndexUpdateHelper:
 class _IndexUpdateRef:
     """`x.at[idx]`: `get` and the scatter updates, with JAX's keyword arguments
     (`indices_are_sorted`, `unique_indices`: promises that only add to what the index
-    itself shows; `mode`: 'drop' (the default for updates), 'clip', 'promise_in_bounds')."""
+    itself shows; `mode`: 'drop' (the default for updates), 'clip', 'promise_in_bounds';
+    `out_sharding`: the result's layout, see `_laid_out`)."""
     __slots__ = ("array", "index")
 
     def __init__(self, array, index):
@@ -153,44 +156,70 @@ class _IndexUpdateRef:
                                 hint="x.at[idx] has the methods get, set, add, subtract, "
                                      "multiply, divide, min, max, power, apply")
 
+    def _laid_out(self, out_sharding, fn):
+        """`fn(ref)` where JAX computes it over Auto axes and lays the result out as
+        `out_sharding` (the way out of the gather / scatter layout errors): here the
+        operand is replicated first, then the result resharded."""
+        if out_sharding is None:
+            return fn(self)
+        s = _out_layout(out_sharding, "at")
+        whole = _reshard(self.array, type(s)(s.mesh, type(s.spec)()))
+        return _reshard(fn(_IndexUpdateRef(whole, self.index)), s)
+
     def get(self, *, indices_are_sorted=False, unique_indices=False, mode=None,
-            fill_value=None):
-        return _getitem(self.array, self.index, mode, fill_value)
+            fill_value=None, out_sharding=None):
+        return self._laid_out(out_sharding,
+                              lambda r: _getitem(r.array, r.index, mode, fill_value))
 
-    def _scatter(self, kind, values, indices_are_sorted, unique_indices, mode):
-        return scatter_index(self.array, self.index, values, kind, mode,
-                             indices_are_sorted=indices_are_sorted,
-                             unique_indices=unique_indices)
+    def _scatter(self, kind, values, indices_are_sorted, unique_indices, mode,
+                 out_sharding=None):
+        return self._laid_out(out_sharding, lambda r: scatter_index(
+            r.array, r.index, values, kind, mode, indices_are_sorted=indices_are_sorted,
+            unique_indices=unique_indices))
 
-    def set(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
-        return self._scatter("set", values, indices_are_sorted, unique_indices, mode)
+    def set(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
+            out_sharding=None):
+        return self._scatter("set", values, indices_are_sorted, unique_indices, mode,
+                             out_sharding)
 
-    def add(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
-        return self._scatter("add", values, indices_are_sorted, unique_indices, mode)
+    def add(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
+            out_sharding=None):
+        return self._scatter("add", values, indices_are_sorted, unique_indices, mode,
+                             out_sharding)
 
-    def subtract(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+    def subtract(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
+                 out_sharding=None):
         return self._scatter("add", negative(asarray(values)), indices_are_sorted,
-                             unique_indices, mode)
+                             unique_indices, mode, out_sharding)
 
-    def mul(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
-        return self._scatter("mul", values, indices_are_sorted, unique_indices, mode)
+    def mul(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
+            out_sharding=None):
+        return self._scatter("mul", values, indices_are_sorted, unique_indices, mode,
+                             out_sharding)
 
     multiply = mul
 
-    def divide(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+    def divide(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
+               out_sharding=None):
         return self._scatter("mul", reciprocal(asarray(values)), indices_are_sorted,
-                             unique_indices, mode)
+                             unique_indices, mode, out_sharding)
 
-    def min(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
-        return self._scatter("min", values, indices_are_sorted, unique_indices, mode)
+    def min(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
+            out_sharding=None):
+        return self._scatter("min", values, indices_are_sorted, unique_indices, mode,
+                             out_sharding)
 
-    def max(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
-        return self._scatter("max", values, indices_are_sorted, unique_indices, mode)
+    def max(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
+            out_sharding=None):
+        return self._scatter("max", values, indices_are_sorted, unique_indices, mode,
+                             out_sharding)
 
-    def power(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+    def power(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
+              out_sharding=None):
         kw = dict(indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
                   mode=mode)
-        return self.set(power(self.get(**kw), values), **kw)
+        return self._laid_out(out_sharding,
+                              lambda r: r.set(power(r.get(**kw), values), **kw))
 
     def apply(self, func, *, indices_are_sorted=False, unique_indices=False, mode=None):
         kw = dict(indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,

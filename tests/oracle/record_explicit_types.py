@@ -174,6 +174,7 @@ def _indexing_cases(jax, jnp):
     JAX propagates the layout when the indexed dimensions are unsharded, else asks
     for `out_sharding`. (JAX 0.10.2's eager scatter on such arrays fails inside
     JAX: "Length of device assignment 1 ..."; astjax's eager must give jit's.)"""
+    NamedSharding, P = jax.sharding.NamedSharding, jax.sharding.PartitionSpec
     idx = np.array([0, 2], np.int32)
     return {
         "getitem_int": (lambda x: x[1], ("xy",)),
@@ -190,6 +191,13 @@ def _indexing_cases(jax, jnp):
         "at_add_rows": (lambda x, y: x.at[idx].add(y[:2]), ("_y", "_y")),
         "at_add_rows_mismatch": (lambda x, y: x.at[idx].add(y[:2]), ("_y", "rep")),
         "at_set_slice": (lambda x: x.at[:, 1:3].set(0.0), ("x_",)),
+        # the way out of the errors above: out_sharding
+        "at_get_out_sharding": (lambda x: x.at[idx].get(out_sharding=NamedSharding(
+            _MESH[0], P(None, "y"))), ("xy",)),
+        "at_set_out_sharding": (lambda x: x.at[1].set(5.0, out_sharding=NamedSharding(
+            _MESH[0], P("x", "y"))), ("xy",)),
+        "at_add_out_sharding": (lambda x, y: x.at[idx].add(y[:2], out_sharding=NamedSharding(
+            _MESH[0], P(None, "x"))), ("xy", "_y")),
     }
 
 
