@@ -60,8 +60,7 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None,
     """Give `a` a new shape holding the same elements.
     Args: a: array; shape: int or tuple, one entry may be -1; order: 'C' or 'F'; copy:
         accepted (arrays are immutable: the result never aliases writable memory);
-        out_sharding: the result's layout (a NamedSharding, or a PartitionSpec under
-        `set_mesh`), as `lax.reshape`'s — the reshapes an Explicit mesh refuses need it.
+        out_sharding: the result's layout, as `lax.reshape`'s (Explicit meshes).
     Returns: Array with shape `shape`.
     Vs NumPy: `shape` must be static; the result is a new immutable array, never a view.
     Example:
@@ -99,8 +98,7 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None,
 
 def ravel(a, order="C", *, out_sharding=None):
     """Flatten `a` into a one-dimensional array.
-    Args: a: array; order: 'C' (row-major) or 'F'; out_sharding: the result's layout
-        (as `reshape`'s).
+    Args: a: array; order: 'C' (row-major) or 'F'; out_sharding: as `reshape`'s.
     Returns: 1-D Array of `a.size` elements.
     Vs NumPy: always returns a new array (there are no views in astjax).
     Example:
