@@ -184,7 +184,9 @@ class Mesh:
 
     @property
     def abstract_mesh(self):
-        return AbstractMesh(self.devices.shape, self.axis_names, self.axis_types)
+        d = self.devices.flat[0] if self.devices.size else None
+        kind = None if d is None else (d.device_kind, getattr(d, "num_cores", None), d.platform)
+        return AbstractMesh(self.devices.shape, self.axis_names, self.axis_types, _kind=kind)
 
     def __eq__(self, other):
         return (isinstance(other, Mesh) and self.axis_names == other.axis_names
@@ -214,10 +216,12 @@ class Mesh:
 class AbstractMesh:
     """A mesh's shape, axis names and types without devices (what staged types see)."""
 
-    def __init__(self, axis_sizes, axis_names, axis_types=None):
+    def __init__(self, axis_sizes, axis_names, axis_types=None, *, _kind=None):
         self.axis_sizes = tuple(axis_sizes)
         self.axis_names = tuple(axis_names)
         self.axis_types = tuple(axis_types or (AxisType.Auto,) * len(self.axis_names))
+        # (device_kind, num_cores, platform) of a concrete mesh's devices, as JAX keeps
+        self._kind = _kind
 
     @property
     def shape(self):
@@ -233,16 +237,19 @@ class AbstractMesh:
 
     def __eq__(self, other):
         return (isinstance(other, AbstractMesh) and self.axis_sizes == other.axis_sizes
-                and self.axis_names == other.axis_names and self.axis_types == other.axis_types)
+                and self.axis_names == other.axis_names and self.axis_types == other.axis_types
+                and self._kind == other._kind)
 
     def __hash__(self):
-        return hash((self.axis_sizes, self.axis_names, self.axis_types))
+        return hash((self.axis_sizes, self.axis_names, self.axis_types, self._kind))
 
     def __repr__(self):
         axes = ", ".join(f"{n!r}: {s}" for n, s in self.shape.items())
         types = ", ".join(repr(t) for t in self.axis_types)
         comma = "," if len(self.axis_types) == 1 else ""
-        return f"AbstractMesh({axes or '()'}, axis_types=({types}{comma}))"   # as JAX's
+        kind = ("" if self._kind is None else ", device_kind={}, num_cores={}, platform={}"
+                .format(*self._kind))
+        return f"AbstractMesh({axes or '()'}, axis_types=({types}{comma}){kind})"   # as JAX's
 
 
 class Sharding:
@@ -351,7 +358,9 @@ class NamedSharding(Sharding):
                 seen.add(name)
         self.mesh = mesh
         self.spec = spec
-        self._memory_kind = memory_kind or "device"
+        # (over an AbstractMesh there are no devices, and no memory kind: JAX's None)
+        self._memory_kind = memory_kind or (None if isinstance(mesh, AbstractMesh)
+                                            else "device")
 
     @property
     def device_set(self):
@@ -406,8 +415,8 @@ class NamedSharding(Sharding):
         return hash((self.mesh, self.spec, self._memory_kind))
 
     def __repr__(self):
-        return (f"NamedSharding(mesh={self.mesh!r}, spec={self.spec!r}, "
-                f"memory_kind={self._memory_kind})")
+        kind = "" if self._memory_kind is None else f", memory_kind={self._memory_kind}"
+        return f"NamedSharding(mesh={self.mesh!r}, spec={self.spec!r}{kind})"
 
 
 # ------------------------------------------------------------------ the current mesh

@@ -86,14 +86,7 @@ class Typed:
     def sharding_str(self):
         """How JAX prints this type's sharding in its messages (over the AbstractMesh,
         with the devices' kind and platform)."""
-        m = self.mesh
-        d = m.devices.flat[0]
-        axes = ", ".join(f"{n!r}: {k}" for n, k in m.shape.items())
-        types = ", ".join(t.name for t in m.axis_types)
-        spec = shd.PartitionSpec(*self.spec)      # (one entry per dimension, as JAX's)
-        return (f"NamedSharding(mesh=AbstractMesh({axes}, axis_types=({types}), device_kind="
-                f"{d.device_kind}, num_cores={getattr(d, 'num_cores', None)}, platform="
-                f"{d.platform}), spec={spec!r})")
+        return repr(shd.NamedSharding(self.mesh.abstract_mesh, shd.PartitionSpec(*self.spec)))
 
 
 def _dims(shape, spec):
