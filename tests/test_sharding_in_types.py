@@ -89,6 +89,9 @@ def test_typeof_sharding_off_an_explicit_mesh_as_jax(table):
     auto = jax.sharding.Mesh(np.array(jax.devices()[:4]).reshape(2, 2), ("x", "y"))
     x = jax.device_put(np.ones((4, 4), np.float32), NamedSharding(auto, P("x")))
     assert jax.typeof(x).sharding == NamedSharding(auto.abstract_mesh, P(None, None))
+    assert repr(jax.typeof(x).sharding) == (      # JAX 0.10.2's text
+        "NamedSharding(mesh=AbstractMesh('x': 2, 'y': 2, axis_types=(Auto, Auto), "
+        "device_kind=cpu, num_cores=None, platform=cpu), spec=P(None, None))")
     seen = []
     jax.jit(lambda u, v: seen.append((jax.typeof(u).sharding, jax.typeof(v).sharding))
             or u)(x, np.ones(2, np.float32))
