@@ -323,7 +323,8 @@ def einsum(subscripts, *operands, optimize=None, precision=None,
       preferred_element_type: optional accumulation / result dtype (JAX extension).
       out_sharding: the result's layout (a NamedSharding, or a PartitionSpec under
         `set_mesh`): given to the last contraction (permuted to its dimension order),
-        else the result is resharded to it (JAX extension).
+        else the result is resharded to it; over three or more operands, as JAX's
+        Auto-axes mode, the inner contractions are not layout-checked (JAX extension).
     Returns:
       The contracted array.
     Differs from NumPy: no `out=`; adds `precision=` and `preferred_element_type=`.
@@ -335,6 +336,11 @@ def einsum(subscripts, *operands, optimize=None, precision=None,
     """
     operands = promote_dtypes(*[asarray_operand(o) for o in operands])
     layout = None if out_sharding is None else _out_layout(out_sharding, "einsum")
+    if layout is not None and len(operands) > 2:
+        # JAX contracts several operands over Auto axes, then lays the result out:
+        # no layout check on the inner contractions (here: replicated operands)
+        whole = type(layout)(layout.mesh, type(layout.spec)())
+        operands = [_reshard(o, whole) for o in operands]
     if not isinstance(subscripts, str):
         raise ArgumentTypeError(f"einsum: subscripts must be a string, got "
                                 f"{type(subscripts).__name__}",

@@ -163,6 +163,9 @@ def _jnp_out_sharding_cases(jax, jnp):
             "ij,jk->ki", x, y, out_sharding=ns("y", None)), ("xy", "y_")),
         "jnp_einsum_out_sharding_batched": (lambda x, y: jnp.einsum(
             "bij,bjk->bik", x, y, out_sharding=ns(None, "x", "y")), ("bxy", "bxy")),
+        # several contractions: JAX runs them over Auto axes (no inner layout check)
+        "jnp_einsum_out_sharding_three": (lambda x, y, z: jnp.einsum(
+            "ij,jk,kl->il", x, y, z, out_sharding=ns("x", None)), ("xy", "y_", "rep")),
         "jnp_reshape_out_sharding": (lambda x: jnp.reshape(
             x, (2, 8), out_sharding=ns("x", None)), ("x_",)),
         "jnp_reshape_out_sharding_y": (lambda x: jnp.reshape(
