@@ -231,3 +231,16 @@ def test_jnp_out_sharding_under_set_mesh_and_through_several_contractions(table)
     np.testing.assert_array_equal(np.asarray(f), np.asarray(a).reshape((8, 2), order="F"))
     with pytest.raises(ValueError, match="Using PartitionSpec when you are not under a mesh"):
         jnp.dot(a, b, out_sharding=P("x"))
+
+
+def test_out_sharding_on_host_arrays_outside_jit_stays_on_one_device(table):
+    # JAX 0.10.2: an eager operation on host values ignores out_sharding's layout
+    # (its result is on one device, typed without a layout), as astjax does
+    arrs, _ = table
+    mesh = arrs["xy"].sharding.mesh
+    a = np.arange(16., dtype=np.float32).reshape(4, 4)
+    for r in (jax.lax.dot_general(a, a, DN, out_sharding=NamedSharding(mesh, P("x"))),
+              jax.lax.reshape(a, (2, 8), out_sharding=NamedSharding(mesh, P("x"))),
+              jnp.matmul(a, a, out_sharding=NamedSharding(mesh, P(None, "y")))):
+        assert len(r.sharding.device_set) == 1 and "@" not in str(jax.typeof(r))
+    np.testing.assert_allclose(np.asarray(r), a @ a)

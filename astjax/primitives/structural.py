@@ -349,8 +349,8 @@ def batched_layout(s, d):
 def laid_out(ctx, y, sharding):
     """Lowering: the rule's result `y` constrained to its operation's `out_sharding`
     (when there is one)."""
-    if sharding is None:
-        return y
+    if sharding is None or shd.current_assignment() is None:
+        return y        # (an eager operation on host values: one device, as JAX 0.10.2)
     from .spmd import sharding_constraint_p
     aval = ctx.avals_out[0]
     return sharding_constraint_p.lowering(type(ctx)(ctx.mb, [aval], [aval], ctx.platform),
