@@ -235,10 +235,10 @@ class ArrayMethods:
             return jnp.round(self).astype(int)
         return jnp.round(self, ndigits)
 
-    def reshape(self, *shape, order="C", copy=None):
+    def reshape(self, *shape, order="C", copy=None, out_sharding=None):
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
             shape = shape[0]
-        return _jnp().reshape(self, shape, order=order, copy=copy)
+        return _jnp().reshape(self, shape, order=order, copy=copy, out_sharding=out_sharding)
 
     def transpose(self, *axes):
         if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
