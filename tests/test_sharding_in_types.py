@@ -247,3 +247,16 @@ def test_out_sharding_on_host_arrays_outside_jit_stays_on_one_device(table):
               jnp.matmul(a, a, out_sharding=NamedSharding(mesh, P(None, "y")))):
         assert len(r.sharding.device_set) == 1 and "@" not in str(jax.typeof(r))
     np.testing.assert_allclose(np.asarray(r), a @ a)
+
+
+def test_eager_partial_indexing_on_an_auto_mesh_is_a_gather_with_jax_layouts():
+    # outside jit an integer / partial-slice index of a multi-device array is one
+    # gather, as JAX 0.10.2's; the specs below are JAX's
+    auto = jax.sharding.Mesh(np.array(jax.devices()[:4]).reshape(2, 2), ("x", "y"))
+    a = np.arange(32., dtype=np.float32).reshape(8, 4)
+    x = jax.device_put(a, NamedSharding(auto, P("x", "y")))
+    for idx, spec in [(np.s_[2:6], P(None, "y")), (1, P("y")), (np.s_[:, 1:3], P("x")),
+                      (np.s_[::2], P(None, "y"))]:
+        r = x[idx]
+        assert r.sharding.spec == spec, idx
+        np.testing.assert_array_equal(np.asarray(r), a[idx])
