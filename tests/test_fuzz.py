@@ -62,3 +62,14 @@ def test_ir_fuzz_program(seed):
     from fuzz.ir_gen import run_seed
     bad = {c: m for c, m in run_seed(seed).items() if m}
     assert not bad, "\n".join(f"IR seed {seed} {c}: {m}" for c, m in bad.items())
+
+
+def test_summary_command_names_enabled_features():
+    """The long-run summary's reproducing command carries --enable (a run with
+    `--enable global` used to print a command that reruns without globals)."""
+    import collections
+    from fuzz.run import summary
+    empty = collections.Counter()
+    text = summary(range(5, 7), ("jit64",), {"jit64": empty}, empty, {}, {}, {}, {}, 1.0,
+                   ("nonlocal",), ("global",))
+    assert "`python tests/fuzz/run.py --seeds 5:7 --disable nonlocal --enable global`" in text

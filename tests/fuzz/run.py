@@ -51,10 +51,11 @@ def fuzz(seeds, checks=CHECKS, disabled=(), do_reduce=False, log=None, enabled=(
 
 
 def summary(seeds, checks, counts, status, groups, by_check, detail, reduced, elapsed,
-            disabled):
+            disabled, enabled=()):
     out = [f"# astjax differential fuzz: seeds {seeds.start}:{seeds.stop}",
            "", f"command: `python tests/fuzz/run.py --seeds {seeds.start}:{seeds.stop}"
-           + (f" --disable {','.join(disabled)}" if disabled else "") + "`",
+           + (f" --disable {','.join(disabled)}" if disabled else "")
+           + (f" --enable {','.join(enabled)}" if enabled else "") + "`",
            f"time: {elapsed:.0f} s", "",
            "programs: " + ", ".join(f"{k} {v}" for k, v in sorted(status.items())), "",
            "| check | pass | skip | crash | wrong |", "|---|---|---|---|---|"]
@@ -90,7 +91,7 @@ def main(argv=None):
     enabled = tuple(d for d in a.enable.split(",") if d)
     res = fuzz(range(lo, hi), checks, disabled, a.reduce,
                log=(lambda m: print(m, flush=True)) if a.v else None, enabled=enabled)
-    text = summary(range(lo, hi), checks, *res, time.time() - t0, disabled)
+    text = summary(range(lo, hi), checks, *res, time.time() - t0, disabled, enabled)
     if a.out:
         with open(a.out, "w") as fh:
             fh.write(text)
