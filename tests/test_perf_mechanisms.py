@@ -231,6 +231,46 @@ def test_visit_block_walks_each_statement_a_bounded_number_of_times(monkeypatch)
     assert w[800] <= 3 * 800, w
 
 
+def _nested_defs(depth):
+    """`depth` functions each defined inside the previous one, each with an `if`."""
+    lines = []
+    for d in range(depth):
+        pad = "    " * d
+        lines += [f"{pad}def f{d}(x):", f"{pad}    if x > {d}:", f"{pad}        x = x - 1",
+                  f"{pad}    else:", f"{pad}        x = x + 1"]
+    for d in range(depth - 1, -1, -1):
+        lines.append("    " * d + ("    return x" if d == depth - 1 else f"    return f{d + 1}(x)"))
+    return "\n".join(lines) + "\n"
+
+
+def _analysis_runs(monkeypatch, depth):
+    """(statements annotated by liveness and reaching definitions, the most times one
+    function was resolved) while converting `_nested_defs(depth)`."""
+    from astjax.frontend.analysis import liveness, reaching_definitions
+    stmts, per_fn = [0], collections.Counter()
+    with monkeypatch.context() as m:
+        for mod in (liveness, reaching_definitions):
+            def stmt(s, *a, _orig=mod._stmt):
+                stmts[0] += 1
+                return _orig(s, *a)
+
+            def resolve_fn(fn, _orig=mod._resolve_fn, _mod=mod):
+                per_fn[(_mod.__name__, id(fn))] += 1
+                return _orig(fn)
+            m.setattr(mod, "_stmt", stmt)
+            m.setattr(mod, "_resolve_fn", resolve_fn)
+        fn = gast.parse(_nested_defs(depth)).body[0]
+        control_flow.ControlFlowConverter("<nested>").visit(fn)
+    return stmts[0], max(per_fn.values())
+
+
+def test_nested_functions_are_analysed_once_each(monkeypatch):
+    runs = {d: _analysis_runs(monkeypatch, d) for d in (4, 8, 16)}
+    assert all(most == 1 for _, most in runs.values()), runs   # not once per enclosing level
+    s = {d: n for d, (n, _) in runs.items()}
+    assert s[16] - s[8] == 2 * (s[8] - s[4]), s                # linear in depth (was quadratic)
+
+
 # ------------------------------------------------------------------ 4. jaxlib's garbage queue
 
 import gc  # noqa: E402

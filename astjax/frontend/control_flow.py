@@ -171,19 +171,23 @@ class ControlFlowConverter(gast.NodeTransformer):
 
     # ---- entry -------------------------------------------------------------------
     def visit_FunctionDef(self, node):
-        activity.resolve(node)
+        # each analysis covers this function's own scope; a nested function is
+        # analysed when this visitor reaches it (issue 14: once per function, not
+        # once per enclosing level)
         reaching_definitions.resolve(node)
-        liveness.resolve(node)
-        closures = liveness.closure_names(node.body)
+        closures = liveness.resolve(node).ag_closures
         self.globals.append(declared_globals(node))
         local = (activity.modified(node.body) - self.globals[-1]) | {
             a.id for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs
             + [node.args.vararg, node.args.kwarg] if a is not None}
         self.captured.append(set().union(*closures.values()) & local if closures else set())
-        self.writers.append({
-            n.name: liveness.nonlocal_names(n) for n in gast.walk(
-                gast.Module(body=list(node.body), type_ignores=[]))
-            if isinstance(n, gast.FunctionDef) and liveness.nonlocal_names(n)})
+        writers = {}
+        for n in gast.walk(gast.Module(body=list(node.body), type_ignores=[])):
+            if isinstance(n, gast.FunctionDef):
+                written = liveness.nonlocal_names(n)
+                if written:
+                    writers[n.name] = written
+        self.writers.append(writers)
         params = {a.id for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs
                   + [node.args.vararg, node.args.kwarg] if a is not None}
         try:

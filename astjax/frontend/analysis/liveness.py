@@ -1,7 +1,10 @@
 """Liveness: which names may be read after a statement before being redefined.
 
-`resolve(node, ctx)` annotates each statement with `ag_live_out` (names live after
-it) and `ag_live_in`. Loops are solved to a fixpoint. A nested function reads
+`resolve(node, ctx)` annotates each statement of the function's own scope with
+`ag_live_out` (names live after it) and `ag_live_in`, and the function with
+`ag_closures` (`closure_names` of its body). A nested function's body is not entered:
+it is resolved on its own when the converter reaches it, so each function is analysed
+once however deep it is nested. Loops are solved to a fixpoint. A nested function reads
 its free names wherever it may be called: they are live wherever the function's
 name is live (and names it writes with `nonlocal` too, since it reads the cell).
 
@@ -106,7 +109,6 @@ def _stmt(s, live_out):
             live |= new
         live = live | it
     elif isinstance(s, gast.FunctionDef):
-        _resolve_fn(s)
         read, _ = activity.names(s)
         live = (set(live_out) - {s.name}) | read
     elif isinstance(s, gast.Try):
@@ -144,7 +146,8 @@ def _jump_targets(loop, head, after):
 
 def _resolve_fn(fn):
     body = fn.body if isinstance(fn.body, list) else []
-    _closures.append(closure_names(body))
+    fn.ag_closures = closure_names(body)
+    _closures.append(fn.ag_closures)
     try:
         _block(body, set())
     finally:

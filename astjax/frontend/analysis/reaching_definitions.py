@@ -1,7 +1,8 @@
 """Reaching definitions, as "defined on every path" / "defined on some path" sets.
 
-`resolve(node, ctx)` annotates each statement with `ag_defined_in` =
-(definitely, maybe): the names bound before the statement runs. Function
+`resolve(node, ctx)` annotates each statement of the function's own scope with
+`ag_defined_in` = (definitely, maybe): the names bound before the statement runs (a
+nested function is resolved on its own, when the converter reaches it). Function
 parameters are definitely defined; a loop body may run zero times. The else path of
 a guard `if not flag:` that the canonicalizer made (`ag_guard`) is the path that has
 already jumped (returned, broken out, continued): nothing after the guard reads a
@@ -49,7 +50,6 @@ def _stmt(s, d, m):
     if isinstance(s, gast.With):
         return _block(s.body, d | activity.modified(s.items), m | activity.modified(s.items))
     if isinstance(s, gast.FunctionDef):
-        _resolve_fn(s)
         return d | {s.name}, m | {s.name}
     mod = activity.modified(s)
     return d | mod, m | mod
