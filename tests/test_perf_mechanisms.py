@@ -244,11 +244,16 @@ def _nested_defs(depth):
 
 
 def _analysis_runs(monkeypatch, depth):
-    """(statements annotated by liveness and reaching definitions, the most times one
-    function was resolved) while converting `_nested_defs(depth)`."""
+    """(statements annotated by liveness and reaching definitions plus functions whose
+    free names were collected, the most times one function was resolved) while
+    converting `_nested_defs(depth)`."""
     from astjax.frontend.analysis import liveness, reaching_definitions
     stmts, per_fn = [0], collections.Counter()
     with monkeypatch.context() as m:
+        def free_names(fn, _orig=liveness.free_names):
+            stmts[0] += 1
+            return _orig(fn)
+        m.setattr(liveness, "free_names", free_names)
         for mod in (liveness, reaching_definitions):
             def stmt(s, *a, _orig=mod._stmt):
                 stmts[0] += 1

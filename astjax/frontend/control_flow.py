@@ -182,7 +182,7 @@ class ControlFlowConverter(gast.NodeTransformer):
             + [node.args.vararg, node.args.kwarg] if a is not None}
         self.captured.append(set().union(*closures.values()) & local if closures else set())
         writers = {}
-        for n in gast.walk(gast.Module(body=list(node.body), type_ignores=[])):
+        for n in liveness.scope_statements(node.body):
             if isinstance(n, gast.FunctionDef):
                 written = liveness.nonlocal_names(n)
                 if written:

@@ -26,11 +26,28 @@ _RETURN_LIVE = frozenset({"ag__retval", "ag__do_return"})
 _jump_live: dict = {}          # loop flag -> names live where its jump goes
 
 
+_BLOCKS = ("body", "orelse", "handlers", "finalbody", "cases")
+
+
+def scope_statements(fn_body):
+    """Every statement of a function body's own scope, in order, in `if`/loop/`try`/
+    `with` blocks too, but not inside nested functions or classes (bound there, and
+    covered by their free names): one walk per scope, not one per enclosing level
+    (issue 14)."""
+    stack = list(reversed(fn_body))
+    while stack:
+        n = stack.pop()
+        yield n
+        if not isinstance(n, (gast.FunctionDef, gast.ClassDef)):
+            for field in _BLOCKS:
+                stack.extend(reversed(getattr(n, field, None) or ()))
+
+
 def closure_names(fn_body) -> dict:
     """name -> free names (reads and `nonlocal` writes) of each nested function or
-    lambda bound to that name in a function body."""
+    lambda bound to that name in a function body's own scope."""
     out: dict = {}
-    for n in gast.walk(gast.Module(body=list(fn_body), type_ignores=[])):
+    for n in scope_statements(fn_body):
         if isinstance(n, gast.FunctionDef):
             out.setdefault(n.name, set()).update(free_names(n))
         elif (isinstance(n, gast.Assign) and isinstance(n.value, gast.Lambda)
