@@ -272,15 +272,17 @@ def _protect_user_names(node, code):
     """Rename the user's `ag__*` names (parameters, locals, closure variables) out of
     the converter's way; a global `ag__*` is read as `globals()['ag__*']`."""
     bound = set(code.co_freevars)
+    spelled = False   # some name in the function starts with `ag__` (one walk, issue 14)
     for n in gast.walk(node):
-        if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load):
-            bound.add(n.id)
+        if isinstance(n, gast.Name):
+            spelled = spelled or n.id.startswith("ag__")
+            if not isinstance(n.ctx, gast.Load):
+                bound.add(n.id)
         elif isinstance(n, (gast.FunctionDef, gast.ClassDef)):
             bound.add(n.name)
         elif isinstance(n, gast.alias):
             bound.add((n.asname or n.name).split(".")[0])
-    if not any(b.startswith("ag__") for b in bound) and not any(
-            isinstance(n, gast.Name) and n.id.startswith("ag__") for n in gast.walk(node)):
+    if not spelled and not any(b.startswith("ag__") for b in bound):
         return node
 
     class Rename(gast.NodeTransformer):
