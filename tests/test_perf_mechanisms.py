@@ -276,6 +276,23 @@ def test_nested_functions_are_analysed_once_each(monkeypatch):
     assert s[16] - s[8] == 2 * (s[8] - s[4]), s                # linear in depth (was quadratic)
 
 
+def _first_of_file(x):
+    return x + 1
+
+
+def _second_of_file(x):
+    return (lambda y: y * 2)(x)
+
+
+def test_a_file_is_walked_once_for_all_its_functions():
+    from astjax.frontend import parser
+    parser._definitions.cache_clear()
+    nodes = [parser.find_function_node(f)[0] for f in (_first_of_file, _second_of_file)]
+    assert [n.name for n in nodes] == ["_first_of_file", "_second_of_file"]
+    info = parser._definitions.cache_info()
+    assert (info.misses, info.hits) == (1, 1), info   # was one walk of the file per function
+
+
 # ------------------------------------------------------------------ 4. jaxlib's garbage queue
 
 import gc  # noqa: E402

@@ -19,6 +19,20 @@ def _parse_file(filename: str, text: str):
     return ast.parse(text, filename)
 
 
+@functools.lru_cache(maxsize=256)
+def _definitions(filename: str, text: str):
+    """(name -> its `def` nodes, line -> the lambdas starting there) of a file, in
+    `ast.walk` order: built once per file text, not walked again per function."""
+    defs: dict = {}
+    lambdas: dict = {}
+    for n in ast.walk(_parse_file(filename, text)):
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            defs.setdefault(n.name, []).append(n)
+        elif isinstance(n, ast.Lambda):
+            lambdas.setdefault(n.lineno, []).append(n)
+    return defs, lambdas
+
+
 @functools.lru_cache(maxsize=64)
 def _compiled_codes(filename: str, text: str):
     """Every code object `text` compiles to (as the import system compiles a module), or
@@ -79,12 +93,12 @@ def find_function_node(fn):
             f"cannot find the source of {getattr(fn, '__qualname__', fn)!r} "
             f"(defined in {filename})", loc=SourceInfo())
     try:
-        tree = _parse_file(filename, text)
+        defs, lambdas = _definitions(filename, text)
     except SyntaxError:
         raise SourceNotFoundError(f"cannot parse {filename}", loc=SourceInfo()) from None
     first = code.co_firstlineno
     if code.co_name == "<lambda>":
-        cands = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda) and n.lineno == first]
+        cands = list(lambdas.get(first, ()))
         if len(cands) > 1:
             pos = [(l, c) for l, _, c, e in code.co_positions()
                    if l is not None and c is not None and e is not None and e > c]
@@ -96,9 +110,8 @@ def find_function_node(fn):
                 return (-inside, n.end_lineno - n.lineno, n.end_col_offset - n.col_offset)
             cands.sort(key=score)
     else:
-        cands = [n for n in ast.walk(tree)
-                 if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == code.co_name
-                 and first in (n.lineno, min([d.lineno for d in n.decorator_list], default=n.lineno))]
+        cands = [n for n in defs.get(code.co_name, ())
+                 if first in (n.lineno, min([d.lineno for d in n.decorator_list], default=n.lineno))]
     if not cands:
         raise SourceNotFoundError(f"cannot find the definition of {code.co_name!r} in {filename}",
                                   loc=SourceInfo(filename, first, 0))
