@@ -276,6 +276,25 @@ def test_nested_functions_are_analysed_once_each(monkeypatch):
     assert s[16] - s[8] == 2 * (s[8] - s[4]), s                # linear in depth (was quadratic)
 
 
+def test_scope_declarations_are_found_without_walking_expressions(monkeypatch):
+    import ast
+    from astjax.frontend.analysis import liveness
+    big = " + ".join(f"f(x{i})" for i in range(200))
+    fn = gast.parse("def f(x):\n    global g\n    def h():\n        nonlocal x\n"
+                    f"        x = {big}\n    if x:\n        y = {big}\n    return y\n").body[0]
+    visited = [0]
+
+    def counted(node, _orig=ast.iter_child_nodes):
+        visited[0] += 1
+        return _orig(node)
+    monkeypatch.setattr(ast, "iter_child_nodes", counted)
+    monkeypatch.setattr(gast, "iter_child_nodes", counted)
+    assert control_flow.declared_globals(fn) == {"g"}
+    assert liveness.nonlocal_names(fn) == {"x"}
+    assert liveness.closure_names(fn.body).keys() == {"h"}
+    assert visited[0] <= 10, visited   # statements only (was every node of the body)
+
+
 def _first_of_file(x):
     return x + 1
 

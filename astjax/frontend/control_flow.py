@@ -93,14 +93,12 @@ class _ReadsAfter:
 
 
 def declared_globals(fn) -> set:
-    """Names a function declares `global` in its own scope (not in nested ones)."""
-    out, stack = set(), list(fn.body)
-    while stack:
-        n = stack.pop()
+    """Names a function declares `global` in its own scope (not in nested ones); a
+    walk of its statements only (a declaration is never inside an expression)."""
+    out = set()
+    for n in liveness.scope_statements(fn.body):
         if isinstance(n, gast.Global):
             out.update(n.names)
-        elif not isinstance(n, (gast.FunctionDef, gast.Lambda, gast.ClassDef)):
-            stack.extend(gast.iter_child_nodes(n))
     return out
 
 

@@ -63,10 +63,16 @@ def free_names(fn) -> set:
 
 
 def nonlocal_names(fn) -> set:
+    """Names a function (or any function nested in it) declares `nonlocal`; a walk of
+    its statements only (a declaration is never inside an expression)."""
     out = set()
-    for n in gast.walk(fn):
+    stack = list(fn.body) if isinstance(fn.body, list) else []   # a lambda has none
+    while stack:
+        n = stack.pop()
         if isinstance(n, gast.Nonlocal):
             out.update(n.names)
+        for field in _BLOCKS:
+            stack.extend(getattr(n, field, None) or ())
     return out
 
 
