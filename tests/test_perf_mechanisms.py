@@ -295,6 +295,21 @@ def test_scope_declarations_are_found_without_walking_expressions(monkeypatch):
     assert visited[0] <= 10, visited   # statements only (was every node of the body)
 
 
+def test_modified_names_skip_nested_function_bodies(monkeypatch):
+    from astjax.frontend.analysis import activity
+    big = " + ".join(f"x{i}" for i in range(200))
+    fn = gast.parse(f"def f(x):\n    def h(a=x):\n        z = {big}\n        return z\n"
+                    "    y = h()\n    return y\n").body[0]
+    seen = []
+
+    def counted(self, node, _orig=activity._Collector.visit_Name):
+        seen.append(node.id)
+        return _orig(self, node)
+    monkeypatch.setattr(activity._Collector, "visit_Name", counted)
+    assert activity.modified(fn.body) == {"h", "y"}
+    assert len(seen) <= 5, seen   # the default and `y = h()`, not h's 200 reads
+
+
 def _first_of_file(x):
     return x + 1
 

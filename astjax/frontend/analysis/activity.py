@@ -60,8 +60,31 @@ def names(node) -> tuple[set, set]:
     return c.read, c.modified
 
 
+class _Modified(_Collector):
+    """The modified half of `_Collector` alone: an inner scope's names never count as
+    modified outside it, so its body is not walked (issue 14: `modified` of a function
+    body no longer re-walks every nested function)."""
+
+    def _scope(self, node):
+        if isinstance(node, (gast.FunctionDef, gast.Lambda)):
+            a = node.args
+            for d in a.defaults + [d for d in a.kw_defaults if d is not None]:
+                self.visit(d)
+            if isinstance(node, gast.FunctionDef):
+                self.modified.add(node.name)
+                for d in node.decorator_list:
+                    self.visit(d)
+
+    visit_FunctionDef = visit_Lambda = _scope
+    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _scope
+
+
 def modified(nodes) -> set:
-    return names(nodes)[1]
+    """Names a node or a list of statements binds in its own scope."""
+    c = _Modified()
+    for n in nodes if isinstance(nodes, list) else [nodes]:
+        c.visit(n)
+    return c.modified
 
 
 def read(nodes) -> set:
