@@ -59,12 +59,14 @@ from .config_api import (disable_jit, ensure_compile_time_eval, clear_caches,  #
                          debug_infs, numpy_rank_promotion, numpy_dtype_promotion,
                          default_matmul_precision, log_compiles, default_device)
 from .ad_extras import linear_transpose, custom_gradient  # noqa: E402,F401
+from .compat.ad_checkpoint import checkpoint_policies  # noqa: E402,F401
 
 # The public names (`from astjax import *`, and what a type checker takes as exported:
 # `mypy --strict` reads only these as re-exports). tests/test_typing.py keeps it complete.
 __all__ = [
     "Array", "AstjaxError", "Device", "P", "ShapeDtypeStruct", "block_until_ready",
-    "checkpoint", "clear_caches", "config", "core", "custom_gradient", "custom_jvp",
+    "checkpoint", "checkpoint_policies", "clear_caches", "config", "core", "custom_gradient",
+    "custom_jvp",
     "custom_vjp", "debug", "debug_infs", "debug_nans", "default_backend", "default_device",
     "default_matmul_precision", "device_count", "device_get", "device_put", "devices",
     "disable_jit", "distributed", "dtypes", "effects_barrier", "enable_x64",

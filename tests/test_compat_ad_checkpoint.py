@@ -1,4 +1,6 @@
 """`jax.ad_checkpoint` as served by astjax (astjax/compat/ad_checkpoint.py)."""
+import math
+
 import astjax as jax
 import astjax.numpy as jnp
 from astjax.compat import ad_checkpoint as adc
@@ -102,3 +104,16 @@ def test_grad_of_nested_checkpoint_matches_finite_differences():
     eps = 1e-6
     fd = [(ref(x + eps * e) - ref(x - eps * e)) / (2 * eps) for e in np.eye(3)]
     np.testing.assert_allclose(g, fd, rtol=1e-4, atol=1e-5)
+
+
+def test_checkpoint_policies_at_the_top_level():
+    # jax.checkpoint_policies is jax.ad_checkpoint.checkpoint_policies (JAX's docs use it)
+    from astjax.compat import ad_checkpoint
+    assert jax.checkpoint_policies is ad_checkpoint.checkpoint_policies
+    assert "dots_saveable" in repr(jax.checkpoint_policies)
+    f = jax.checkpoint(_sin_sin, policy=jax.checkpoint_policies.dots_saveable)
+    assert abs(float(jax.grad(f)(1.0)) - math.cos(math.sin(1.0)) * math.cos(1.0)) < 1e-6
+
+
+def _sin_sin(x):
+    return jnp.sin(jnp.sin(x))

@@ -81,7 +81,15 @@ def _save_from_both_policies(policy_1, policy_2):
     return policy
 
 
-checkpoint_policies = types.SimpleNamespace(
+class _Policies(types.SimpleNamespace):
+    """The remat policies by name (`jax.checkpoint_policies`): each decides which
+    values a `checkpoint` may save for the backward pass."""
+
+    def __repr__(self):
+        return f"checkpoint_policies({', '.join(sorted(vars(self)))})"
+
+
+checkpoint_policies = _Policies(
     everything_saveable=_everything_saveable,
     nothing_saveable=_nothing_saveable,
     dots_saveable=_dots_saveable,
