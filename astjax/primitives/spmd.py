@@ -493,24 +493,14 @@ def _check_vma(jaxpr, mesh, in_specs, out_specs, loc, auto=frozenset()):
 
 
 def _specs_for(specs, tree, what, loc):
-    """One PartitionSpec per leaf of `tree` from the prefix `specs`."""
-    def is_leaf(s):
-        return s is None or isinstance(s, shd.PartitionSpec)
-    pdef = tree_util.tree_structure(specs, is_leaf=is_leaf)
-    prefix = tree_util.tree_leaves(specs, is_leaf=is_leaf)
-    try:
-        subtrees = tree_util._flatten_up_to(pdef, tree)
-    except ValueError as e:
-        raise ArgumentValueError(f"shard_map {what} {specs!r:.80} is not a pytree prefix of "
-                                 f"the values it describes: {e}", loc=loc) from None
+    """One PartitionSpec per leaf of `tree` from the prefix `specs` (None: `P()`)."""
     out = []
-    for s, sub in zip(prefix, subtrees):
-        if s is None:
-            s = shd.PartitionSpec()
+    for s in layouts_per_leaf(specs, tree, f"shard_map {what}", loc):
+        s = shd.PartitionSpec() if s is None else s
         if not isinstance(s, shd.PartitionSpec):
             raise ArgumentTypeError(f"shard_map {what} entries must be PartitionSpecs, got "
                                     f"{s!r:.60}", loc=loc)
-        out += [s] * len(tree_util.tree_leaves(sub))
+        out.append(s)
     return out
 
 
