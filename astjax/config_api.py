@@ -186,18 +186,14 @@ def _check_values(where, outs):
             raise FloatingPointError(f"invalid value (inf) encountered in {where}")
 
 
-def _placed(args):
-    """`args` with every single-device Array on another device than the default one
-    copied there (what `jax_default_device` asks)."""
-    return runtime.on_default_device(args)
-
-
 def _jit_call(jitted, args, kwargs):
     """`jit(f)(*args)` while a flag needs more than the fast path."""
     if config.read("jax_disable_jit"):
         return jitted.fun(*args, **kwargs)
     if config.read("jax_default_device") is not None:
-        args, kwargs = tree_util.tree_map(lambda a: _placed([a])[0], (args, kwargs))
+        # leaves on another device are copied to the default one (`jax_default_device`)
+        leaves, tree = tree_util.tree_flatten((args, kwargs))
+        args, kwargs = tree_util.tree_unflatten(tree, runtime.on_default_device(leaves))
     before = len(jitted._cache)
     out = jitted._call_slow(args, kwargs)
     name = getattr(jitted.fun, "__name__", "fn")
