@@ -24,7 +24,8 @@ from .dispatch_keys import (KWARGS as _KWARGS, STATIC as _STATIC, NoFastPath as 
                             with_float0_outputs as _with_float0_outputs,
                             without_float0_inputs as _without_float0_inputs,
                             without_float0_outputs as _without_float0_outputs)
-from .staging import StagedCallable, arg_hints, as_callable, leaf_aval, stage_flat
+from .staging import (StagedCallable, arg_hints, as_callable, donated_leaves, leaf_aval,
+                      stage_flat)
 from .stages import ShapeDtypeStruct, Lowered, Traced
 from .transforms.dce import dce_closed
 from .traceback_util import user_traceback
@@ -256,7 +257,7 @@ class Jitted(StagedCallable):
             check_signature(self.fun, args, kwargs, "jit")
             with _explicit.staging(leaves):   # jax.typeof(x).sharding on Explicit axes
                 closed, out_tree = self._stage(dyn_args, dyn_kwargs, statics, in_tree, avals)
-            donated = self._donated_leaves(dyn_args, statics)
+            donated = donated_leaves(self.donate_argnums, dyn_args, statics)
             name = getattr(self.fun, "__name__", "fn")
             if self._shardings or any(layouts) or _spmd.needs_spmd(closed.jaxpr):
                 entry = _spmd.jit_entry(closed, out_tree, name, self._shardings, dyn_args,
@@ -266,19 +267,6 @@ class Jitted(StagedCallable):
             entry.in_tree = in_tree
             self._cache[key] = entry
         return entry, leaves
-
-    def _donated_leaves(self, dyn_args, statics):
-        if not self.donate_argnums:
-            return ()
-        out, k = [], 0
-        static_pos = {i for i, _ in statics if isinstance(i, int)}
-        dyn_positions = [i for i in range(len(dyn_args) + len(static_pos)) if i not in static_pos]
-        for pos, a in zip(dyn_positions, dyn_args):
-            n = len(tree_util.tree_leaves(a))
-            if pos in self.donate_argnums:
-                out.extend(range(k, k + n))
-            k += n
-        return tuple(out)
 
     def _stage(self, dyn_args, dyn_kwargs, statics, in_tree, avals):
         fun = self._rebuild(statics)
@@ -472,7 +460,7 @@ class Jitted(StagedCallable):
             raise e.with_traceback(user_traceback(e)) from None
         dyn_args, _, statics = self._split(args, kwargs)
         return cls(entry, getattr(self.fun, "__name__", "<unnamed function>"),
-                   self.donate_argnums, self._donated_leaves(dyn_args, statics))
+                   self.donate_argnums, donated_leaves(self.donate_argnums, dyn_args, statics))
 
     def lower(self, *args: Any, **kwargs: Any) -> Lowered:
         """`Lowered`: the StableHLO module for these arguments (arrays or

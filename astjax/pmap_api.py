@@ -37,8 +37,8 @@ from .sharding import Mesh, NamedSharding, PartitionSpec, hlo_sharding
 from .codegen import sharded
 from .codegen.runtime import xc
 from .api import jit
-from .staging import (StagedCallable, as_callable, arg_hints, leaf_labels, mapped_leaves,
-                      stage_flat)
+from .staging import (StagedCallable, as_callable, arg_hints, donated_leaves, leaf_labels,
+                      mapped_leaves, stage_flat)
 from .transforms.dce import dce_closed
 from .batching_api import _broadcast_prefix, _check_axes_spec
 from .traceback_util import user_traceback
@@ -320,21 +320,6 @@ class Pmapped(StagedCallable):
                 dyn.append(a)
         return dyn, tuple(statics)
 
-    def _donated_leaves(self, dyn_args, statics):
-        """Indices of the flattened dynamic leaves of the donated positional arguments
-        (as `jit`: positions that are out of range donate nothing)."""
-        if not self.donate_argnums:
-            return ()
-        static_pos = {i for i, _ in statics}
-        positions = [i for i in range(len(dyn_args) + len(static_pos)) if i not in static_pos]
-        out, k = [], 0
-        for pos, a in zip(positions, dyn_args):
-            n = len(tree_util.tree_leaves(a))
-            if pos in self.donate_argnums:
-                out.extend(range(k, k + n))
-            k += n
-        return tuple(out)
-
     def _rebuild(self, statics):
         fun = self.fun
         if not statics:
@@ -434,7 +419,7 @@ class Pmapped(StagedCallable):
             closed = dce_closed(closed)
             entry = _Entry(closed, out_tree, out_axes, norm, devs, self.axis_name,
                            getattr(self.fun, "__name__", "fn"), loc,
-                           self._donated_leaves(dyn_args, statics))
+                           donated_leaves(self.donate_argnums, dyn_args, statics))
             self._cache[key] = entry
         return entry, leaves, norm
 

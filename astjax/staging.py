@@ -139,6 +139,23 @@ def mapped_leaves(what, leaves, dims, labels, loc, hint):
     return avals, norm, sizes
 
 
+def donated_leaves(donate_argnums, dyn_args, statics):
+    """The flat leaf indices of the dynamic arguments `donate_argnums` names (positions
+    in the call, static arguments counted; an out-of-range position donates nothing,
+    as in JAX); `statics` is the call's (position or name, value) pairs."""
+    if not donate_argnums:
+        return ()
+    static_pos = {i for i, _ in statics if isinstance(i, int)}
+    positions = [i for i in range(len(dyn_args) + len(static_pos)) if i not in static_pos]
+    out, k = [], 0
+    for pos, a in zip(positions, dyn_args):
+        n = len(tree_util.tree_leaves(a))
+        if pos in donate_argnums:
+            out.extend(range(k, k + n))
+        k += n
+    return tuple(out)
+
+
 class StagedCallable:
     """Base of every callable astjax makes (`jit`, `grad`, `vmap`, ...). Called
     while staging it stages inline; called on concrete values it compiles with XLA
