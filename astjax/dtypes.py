@@ -15,6 +15,19 @@ bool_ = np.dtype(np.bool_)
 int8, int16, int32, int64 = (np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64))
 uint8, uint16, uint32, uint64 = (np.dtype(t) for t in (np.uint8, np.uint16, np.uint32, np.uint64))
 bfloat16 = np.dtype(ml_dtypes.bfloat16)
+
+_FLOAT_FAMILY = (np.floating, np.inexact, np.number, np.generic)
+_SIGNED_FAMILY = (np.signedinteger, np.integer, np.number, np.generic)
+_UNSIGNED_FAMILY = (np.unsignedinteger, np.integer, np.number, np.generic)
+# ml_dtypes' narrow types -> the abstract NumPy categories they belong to (as in JAX)
+_ML_DTYPE_FAMILY = {
+    np.dtype(getattr(ml_dtypes, name)): family
+    for names, family in (
+        (("bfloat16", "float8_e3m4", "float8_e4m3", "float8_e4m3fn", "float8_e4m3fnuz",
+          "float8_e4m3b11fnuz", "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu",
+          "float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn"), _FLOAT_FAMILY),
+        (("int2", "int4"), _SIGNED_FAMILY), (("uint2", "uint4"), _UNSIGNED_FAMILY))
+    for name in names if hasattr(ml_dtypes, name)}
 float16, float32, float64 = (np.dtype(t) for t in (np.float16, np.float32, np.float64))
 complex64, complex128 = np.dtype(np.complex64), np.dtype(np.complex128)
 # float0: the tangent type of integer and boolean values (as in JAX).
@@ -126,8 +139,9 @@ def issubdtype(a, b) -> bool:
     if b in (np.floating, np.integer, np.complexfloating, np.inexact, np.number,
              np.signedinteger, np.unsignedinteger, np.bool_, np.generic):
         a = np.dtype(a)
-        if a == bfloat16:
-            return b in (np.floating, np.inexact, np.number, np.generic)
+        family = _ML_DTYPE_FAMILY.get(a)
+        if family is not None:  # NumPy sees ml_dtypes' types as opaque void types
+            return b in family
         return np.issubdtype(a, b)
     return np.dtype(a) == np.dtype(b)
 

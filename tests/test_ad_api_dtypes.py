@@ -537,5 +537,19 @@ def test_jacobians_of_mixed_outputs_and_integer_inputs():
           [(np.int32, 0), (np.float32, 0.9553365111351013)])
 
 
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_narrow_float_outputs_and_inputs_are_differentiable(dtype):
+    # ml_dtypes' floats are opaque void types to NumPy; JAX counts them as np.floating
+    # (optax's test_preserve_dtype / test_gradient_accumulation take grad in bfloat16)
+    dt = np.dtype(getattr(jnp, dtype))
+    x = jnp.ones((3,), dt)
+    g = astjax.grad(lambda v: (v * v).sum())(x)
+    assert g.dtype == dt
+    np.testing.assert_array_equal(np.asarray(g, np.float32), [2.0, 2.0, 2.0])
+    j = astjax.jacfwd(lambda v: v * 3)(x)
+    assert j.dtype == dt and j.shape == (3, 3)
+
+
 if __name__ == "__main__" and "--record" in sys.argv:
     record()
