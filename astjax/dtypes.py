@@ -33,13 +33,22 @@ complex64, complex128 = np.dtype(np.complex64), np.dtype(np.complex128)
 # float0: the tangent type of integer and boolean values (as in JAX).
 float0 = np.dtype([("float0", np.void, 0)])
 
+# The narrow types JAX computes with but never promotes to implicitly: float8/6/4
+# variants and 2/4-bit integers (ml_dtypes), as long as this ml_dtypes has them.
+NARROW_FLOATS = [d for d in _ML_DTYPE_FAMILY if d != bfloat16 and _ML_DTYPE_FAMILY[d] is _FLOAT_FAMILY]
+NARROW_INTS = [d for d in _ML_DTYPE_FAMILY if _ML_DTYPE_FAMILY[d] is not _FLOAT_FAMILY]
+
 SUPPORTED = [bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
-             bfloat16, float16, float32, float64, complex64, complex128]
+             bfloat16, float16, float32, float64, complex64, complex128,
+             *NARROW_FLOATS, *NARROW_INTS]
 
 _SHORT = {bool_: "bool", int8: "i8", int16: "i16", int32: "i32", int64: "i64",
           uint8: "u8", uint16: "u16", uint32: "u32", uint64: "u64", bfloat16: "bf16",
           float16: "f16", float32: "f32", float64: "f64", complex64: "c64",
-          complex128: "c128", float0: "float0"}
+          complex128: "c128", float0: "float0",
+          # JAX's short names: float8_e4m3fn -> f8_e4m3fn, int4 -> i4, uint4 -> u4
+          **{d: d.name.replace("float", "f").replace("uint", "u").replace("int", "i")
+             for d in NARROW_FLOATS + NARROW_INTS}}
 
 
 def short_name(dtype) -> str:
@@ -151,6 +160,15 @@ def is_float(dt) -> bool:
     return issubdtype(dt, np.floating)
 
 
+def supports_inf(dt) -> bool:
+    """Whether floating or complex dtype `dt` has infinities (float8_e4m3fn and the other
+    finite-only narrow floats have none: the identity of a max is then its lowest value)."""
+    dt = np.dtype(dt)
+    if np.issubdtype(dt, np.complexfloating):
+        return True
+    return bool(np.isinf(np.array(np.inf, dtype=np.float32).astype(dt).astype(np.float32)))
+
+
 def is_inexact(dt) -> bool:
     """True if `dt` is a floating or complex dtype."""
     return issubdtype(dt, np.inexact)
@@ -207,10 +225,16 @@ _LATTICE = {
 }
 # Without x64 no promotion forms a 64-bit type from narrower inputs: JAX replaces the
 # one such edge, u32 -> i64, by u32 -> i32.
-_LATTICE_32 = dict(_LATTICE, u32=["i32", "u64"])
 _KEY = {bool_: "b1", uint8: "u8", uint16: "u16", uint32: "u32", uint64: "u64",
         int8: "i8", int16: "i16", int32: "i32", int64: "i64", bfloat16: "bf16",
-        float16: "f16", float32: "f32", float64: "f64", complex64: "c64", complex128: "c128"}
+        float16: "f16", float32: "f32", float64: "f64", complex64: "c64", complex128: "c128",
+        **{d: d.name for d in NARROW_FLOATS + NARROW_INTS}}
+# the narrow types sit just above their weak category and below nothing: a Python
+# scalar adopts them, any other dtype has no implicit promotion path with them
+_LATTICE["f*"] = _LATTICE["f*"] + [d.name for d in NARROW_FLOATS]
+_LATTICE["i*"] = _LATTICE["i*"] + [d.name for d in NARROW_INTS]
+_LATTICE.update({d.name: [] for d in NARROW_FLOATS + NARROW_INTS})
+_LATTICE_32 = dict(_LATTICE, u32=["i32", "u64"])
 _FROM_KEY = {v: k for k, v in _KEY.items()}
 
 
@@ -232,7 +256,17 @@ def _join_in(nodes: frozenset, x64: bool):
     for c in common:  # the least element: every other common bound is above it
         if all(o in _upper_bounds(c, x64) for o in common):
             return c
-    raise TypeError(f"no common type for {sorted(nodes)}")
+    names = tuple(_FROM_KEY[n].name if n in _FROM_KEY else n for n in sorted(nodes))
+    if any(n in _FROM_KEY and _FROM_KEY[n] in NARROW_FLOATS for n in nodes):
+        why, to = "8-bit floats do not support implicit promotion", "float32"
+    elif any(n in _FROM_KEY and _FROM_KEY[n] in NARROW_INTS for n in nodes):
+        why, to = "1-bit, 2-bit and 4-bit integers do not support implicit promotion", "int32"
+    else:
+        raise TypeError(f"no common type for {sorted(nodes)}")
+    raise TypePromotionError(
+        f"Input dtypes {names} have no available implicit dtype promotion path. To avoid "
+        f"unintended promotion, {why}. If you'd like your inputs to be promoted to "
+        f"another type, you can do so explicitly using e.g. x.astype('{to}')")
 
 
 def _node(dt, weak):

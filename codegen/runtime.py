@@ -129,7 +129,7 @@ def sharding_for(device):
 # -------------------------------------------------------------------------- arrays
 
 
-_NO_BUFFER_PROTOCOL = frozenset([np.dtype(dtypes.bfloat16)])  # read through jaxlib's copy
+_NO_BUFFER_PROTOCOL = frozenset([dtypes.bfloat16, *dtypes.NARROW_FLOATS, *dtypes.NARROW_INTS])  # read through jaxlib's copy
 
 
 class Array:

@@ -15,11 +15,20 @@ from astjax import core, dtypes
 from astjax.errors import NotImplementedInAstjaxError
 from astjax.util import Namer
 
+def _narrow_type(name):
+    """MLIR's element type for an ml_dtypes name: float8_e4m3fn -> f8E4M3FN, int4 -> i4."""
+    if name.startswith("float"):
+        bits, rest = name[len("float"):].split("_", 1)
+        return f"f{bits}{rest.upper()}"
+    return name.replace("uint", "ui").replace("int", "i")
+
+
 _ELT = {dtypes.bool_: "i1", dtypes.int8: "i8", dtypes.int16: "i16", dtypes.int32: "i32",
         dtypes.int64: "i64", dtypes.uint8: "ui8", dtypes.uint16: "ui16",
         dtypes.uint32: "ui32", dtypes.uint64: "ui64", dtypes.bfloat16: "bf16",
         dtypes.float16: "f16", dtypes.float32: "f32", dtypes.float64: "f64",
-        dtypes.complex64: "complex<f32>", dtypes.complex128: "complex<f64>"}
+        dtypes.complex64: "complex<f32>", dtypes.complex128: "complex<f64>",
+        **{d: _narrow_type(d.name) for d in dtypes.NARROW_FLOATS + dtypes.NARROW_INTS}}
 
 
 _SSA_DEF = re.compile(r"\s*%(\d+)(?::\d+)? = ")

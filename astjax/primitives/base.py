@@ -276,7 +276,7 @@ def min_value(dt):
     if dt == dtypes.bool_:
         return False
     if dtypes.is_inexact(dt):
-        return -np.inf
+        return -np.inf if dtypes.supports_inf(dt) else dtypes.finfo(dt).min
     return dtypes.iinfo(dt).min
 
 
@@ -285,7 +285,7 @@ def max_value(dt):
     if dt == dtypes.bool_:
         return True
     if dtypes.is_inexact(dt):
-        return np.inf
+        return np.inf if dtypes.supports_inf(dt) else dtypes.finfo(dt).max
     return dtypes.iinfo(dt).max
 
 # ------------------------------------------------------------- AD: tangent helpers
