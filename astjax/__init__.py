@@ -57,7 +57,8 @@ jacobian = jacrev  # JAX's `jax.jacobian` is reverse mode
 from .config_api import (disable_jit, ensure_compile_time_eval, clear_caches,  # noqa: E402,F401
                          live_arrays, print_environment_info, enable_x64, debug_nans,
                          debug_infs, numpy_rank_promotion, numpy_dtype_promotion,
-                         default_matmul_precision, log_compiles, default_device)
+                         default_matmul_precision, log_compiles, default_device,
+                         threefry_partitionable)
 from .ad_extras import linear_transpose, custom_gradient  # noqa: E402,F401
 from .compat.ad_checkpoint import checkpoint_policies  # noqa: E402,F401
 
@@ -79,6 +80,6 @@ __all__ = [
     "named_scope", "nn", "numpy", "numpy_dtype_promotion", "numpy_rank_promotion", "pmap",
     "print_environment_info", "process_count", "process_index", "pure_callback", "random",
     "remat", "reshard", "scipy", "set_mesh", "shard_map", "sharding", "source",
-    "source_function", "stages", "stop_gradient", "test_util", "tree", "tree_util",
-    "typeof", "typing", "unroll", "value_and_grad", "vjp", "vmap",
+    "source_function", "stages", "stop_gradient", "test_util", "threefry_partitionable",
+    "tree", "tree_util", "typeof", "typing", "unroll", "value_and_grad", "vjp", "vmap",
 ]

@@ -41,6 +41,10 @@ class Config:
         # or, when False, GSPMD's mhlo.sharding (codegen/spmd.py)
         "jax_use_shardy_partitioner": os.environ.get(
             "JAX_USE_SHARDY_PARTITIONER", "true").lower() in ("1", "true", "yes", "on"),
+        # threefry's counter layout for split/random_bits (random/threefry.py): JAX
+        # 0.10.2's default True; False gives the bits of JAX's "original" layout
+        "jax_threefry_partitionable": os.environ.get(
+            "JAX_THREEFRY_PARTITIONABLE", "true").lower() in ("1", "true", "yes", "on"),
     }
     _choices = {
         "jax_numpy_rank_promotion": ("allow", "warn", "raise"),

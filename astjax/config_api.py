@@ -16,6 +16,8 @@ How each flag is honoured:
 - `jax_numpy_rank_promotion` / `jax_numpy_dtype_promotion`: read by jnp's
   promotion (numpy/operands.py); changing them, or `jax_default_matmul_precision`,
   drops the compiled caches, which were staged under the old setting;
+- `jax_threefry_partitionable`: read by `random/threefry.py` while staging `split`
+  and `random_bits`; changing it drops the compiled caches as the other staging flags;
 - `jax_platform_name`: an alias of `jax_platforms` (the runtime's platform choice);
 - `jax_default_device` (`jax.default_device(dev)`): eager operations and `jit` place
   their results on that device (a Device, or a platform name such as ``'cpu'``: its
@@ -45,7 +47,7 @@ from .tree_util import tree_leaves
 __all__ = ["State", "disable_jit", "ensure_compile_time_eval", "clear_caches",
            "live_arrays", "print_environment_info", "enable_x64", "debug_nans", "debug_infs",
            "numpy_rank_promotion", "numpy_dtype_promotion", "default_matmul_precision",
-           "log_compiles", "default_device"]
+           "log_compiles", "default_device", "threefry_partitionable"]
 
 _logger = logging.getLogger("jax")
 
@@ -88,6 +90,9 @@ log_compiles = State("jax_log_compiles", bool)
 numpy_rank_promotion = State("jax_numpy_rank_promotion")
 numpy_dtype_promotion = State("jax_numpy_dtype_promotion")
 default_matmul_precision = State("jax_default_matmul_precision", _precision_name)
+threefry_partitionable = State("jax_threefry_partitionable", bool)
+threefry_partitionable.__doc__ = """`with astjax.threefry_partitionable(False):` random
+keys split and bits drawn inside use JAX's original threefry counter layout."""
 
 
 def _device(dev):
@@ -217,7 +222,8 @@ def _leaves(args, kwargs):
 
 
 _RESTAGE = ("jax_numpy_rank_promotion", "jax_numpy_dtype_promotion",
-            "jax_default_matmul_precision", "jax_use_shardy_partitioner")
+            "jax_default_matmul_precision", "jax_use_shardy_partitioner",
+            "jax_threefry_partitionable")
 _HOOKED = ("jax_disable_jit", "jax_debug_nans", "jax_debug_infs", "jax_log_compiles",
            "jax_default_device")
 

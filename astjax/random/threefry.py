@@ -1,7 +1,13 @@
 """The threefry2x32 counter-based hash and the key operations built on it, exactly
-as JAX's default PRNG implementation (`jax_threefry_partitionable=True`, JAX's
-default since 0.5): `seed`, `split`, `fold_in` and `random_bits` give the same bits
-as `jax.random` for the same key, shape and dtype.
+as JAX's default PRNG implementation: `seed`, `split`, `fold_in` and `random_bits`
+give the same bits as `jax.random` for the same key, shape and dtype.
+
+The flag `jax_threefry_partitionable` picks the counter layout, as in JAX: True
+(JAX's default since 0.5) hashes each element's own 64-bit index, so any slice of a
+sample is computable on its own; False gives JAX's original layout, where the flat
+counter `0 .. n-1` is cut into two halves that are hashed as pairs (and 8-/16-bit
+samples unpack each 32-bit word, low bits first). `seed` and `fold_in` are the same
+under both settings.
 
 Keys are raw `uint32[..., 2]` arrays (JAX's "legacy" key representation); the
 typed-key API (`key`, `key_data`, `wrap_key_data`) maps onto the same arrays.
@@ -145,8 +151,37 @@ def seed(s):
     return lax.concatenate([lax.reshape(hi, (1,)), lax.reshape(lo, (1,))], 0)
 
 
+def _hash_counts(k1, k2, counts):
+    """JAX's original `threefry_2x32(key, counts)` on a 1-D uint32 `counts`: its two
+    halves (zero-padded to an even length) are hashed as pairs and the two outputs
+    concatenated again."""
+    n = core.get_aval(counts).shape[0]
+    if n % 2:
+        counts = lax.concatenate([counts, lax.full((1,), 0, _U32)], 0)
+    half = (n + 1) // 2
+    x1 = lax.slice(counts, (0,), (half,))
+    x2 = lax.slice(counts, (half,), (2 * half,))
+    b1, b2 = threefry2x32(k1, k2, x1, x2)
+    out = lax.concatenate([b1, b2], 0)
+    return lax.slice(out, (0,), (n,)) if n % 2 else out
+
+
+def _partitionable():
+    return config.read("jax_threefry_partitionable")
+
+
+def _check_size(n):
+    if n >= 2 ** 32 - 1:
+        raise ArgumentValueError("random arrays of 2**32 elements or more are not supported")
+
+
 def split(key, shape):
     k1, k2 = _halves(key)
+    if not _partitionable():
+        num = int(np.prod(shape, dtype=np.int64))
+        _check_size(2 * num)
+        bits = _hash_counts(k1, k2, lax.iota(_U32, 2 * num))
+        return lax.reshape(bits, (*shape, 2))
     c1, c2 = iota_2x32(shape)
     b1, b2 = threefry2x32(k1, k2, c1, c2)
     nd = len(shape)
@@ -168,12 +203,15 @@ def random_bits(key, bit_width, shape):
     if bit_width not in (8, 16, 32, 64):
         raise DTypeError("random bits need an 8-, 16-, 32- or 64-bit width")
     k1, k2 = _halves(key)
-    c1, c2 = iota_2x32(shape)
-    b1, b2 = threefry2x32(k1, k2, c1, c2)
     if bit_width == 64:
         u64 = dtypes.canonicalize(dtypes.uint64)
         if u64 != dtypes.uint64:
             raise DTypeError("64-bit random bits need jax_enable_x64")
+    if not _partitionable():
+        return _original_bits(k1, k2, bit_width, shape)
+    c1, c2 = iota_2x32(shape)
+    b1, b2 = threefry2x32(k1, k2, c1, c2)
+    if bit_width == 64:
         hi = lax.convert_element_type(b1, u64)
         lo = lax.convert_element_type(b2, u64)
         return lax.bitwise_or(lax.shift_left(hi, np.uint64(32)), lo)
@@ -181,3 +219,29 @@ def random_bits(key, bit_width, shape):
     if bit_width == 32:
         return bits
     return lax.convert_element_type(bits, np.dtype(f"uint{bit_width}"))
+
+
+def _original_bits(k1, k2, bit_width, shape):
+    """`random_bits` in JAX's original (non-partitionable) layout: ceil(bits / 32)
+    words hashed from the flat counter; 64-bit values join the first half (high
+    words) with the second (low words), 8-/16-bit values are the words' pieces, low
+    bits first."""
+    size = int(np.prod(shape, dtype=np.int64))
+    words = -(-bit_width * size // 32)
+    _check_size(words)
+    bits = _hash_counts(k1, k2, lax.iota(_U32, words))
+    dtype = np.dtype(f"uint{bit_width}")
+    if bit_width == 64:
+        u64 = dtypes.canonicalize(dtypes.uint64)
+        hi = lax.convert_element_type(lax.slice(bits, (0,), (size,)), u64)
+        lo = lax.convert_element_type(lax.slice(bits, (size,), (2 * size,)), u64)
+        bits = lax.bitwise_or(lax.shift_left(hi, np.uint64(32)), lo)
+    elif bit_width < 32:
+        per = 32 // bit_width
+        shifts = lax.mul(lax.broadcasted_iota(_U32, (words, per), 1), _u32(bit_width))
+        pieces = lax.bitwise_and(
+            lax.shift_right_logical(lax.broadcast_in_dim(bits, (words, per), (0,)), shifts),
+            _u32((1 << bit_width) - 1))
+        pieces = lax.reshape(pieces, (words * per,))
+        bits = lax.convert_element_type(lax.slice(pieces, (0,), (size,)), dtype)
+    return lax.reshape(bits, tuple(shape))
