@@ -133,8 +133,9 @@ class _Entry:
         closed = self.program
         jaxpr = closed.jaxpr
         nconst = len(jaxpr.constvars)
-        self.text = stablehlo.lower_module(jaxpr, name=f"jit_{name}",
-                                           donated={i + nconst for i in donated})
+        self.text = stablehlo.lower_module(
+            jaxpr, name=f"jit_{name}", donated={i + nconst for i in donated},
+            result_names=stablehlo.result_names(out_tree, [i for i, _ in float0_outs]))
         self.executable = None
         self.consts = [c if isinstance(c, runtime.Array) else runtime.device_put(np.asarray(c))
                        for c in closed.consts]

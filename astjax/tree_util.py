@@ -594,6 +594,47 @@ def tree_flatten_with_path(
     return out, tree_structure(tree, is_leaf)
 
 
+def treedef_paths(treedef: PyTreeDef) -> list[tuple[Any, ...]]:
+    """The key path of each leaf of `treedef`, in flattening order (what
+    `tree_flatten_with_path` gives for a tree of this structure). A staging leaf's
+    physical array has its leaf's path; a custom node's keys come from its
+    `flatten_with_keys` applied to the node rebuilt over placeholders, else they are
+    `FlattenedIndexKey`s."""
+    out: list = []
+
+    def go(td, path):
+        if td.node_type is None:
+            out.append(path)
+        elif td.node_type in _boundary:
+            for c in td.children:
+                go(c, path)
+        else:
+            for k, c in zip(_treedef_child_keys(td), td.children):
+                go(c, path + (k,))
+    go(treedef, ())
+    return out
+
+
+def _treedef_child_keys(td):
+    nt, n = td.node_type, len(td.children)
+    node = _node_for_type(nt)
+    if node is not None and node.flatten_with_keys is not None:
+        try:
+            x = node.unflatten(td.aux, [object() for _ in range(n)])
+            return [k for k, _ in node.flatten_with_keys(x)[0]]
+        except Exception:  # noqa: BLE001 -- a node that rejects placeholders
+            return [FlattenedIndexKey(i) for i in range(n)]
+    if nt in (tuple, list):
+        return [SequenceKey(i) for i in range(n)]
+    if nt in (dict, collections.OrderedDict):
+        return [DictKey(k) for k in td.aux]
+    if nt is collections.defaultdict:
+        return [DictKey(k) for k in td.aux[1]]
+    if issubclass(nt, tuple) and hasattr(nt, "_fields"):
+        return [GetAttrKey(f) for f in nt._fields]
+    return [FlattenedIndexKey(i) for i in range(n)]
+
+
 def tree_leaves_with_path(tree: Any,
                           is_leaf: Callable[[Any], bool] | None = None) -> list[tuple[Any, Any]]:
     """The `(path, leaf)` pairs of `tree` (the first half of `tree_flatten_with_path`)."""

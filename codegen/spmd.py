@@ -286,7 +286,8 @@ class SpmdEntry:
             self.text = stablehlo.lower_module(
                 jaxpr, name=f"jit_{name}", donated={i + nconst for i in donated},
                 num_partitions=len(self.devices), arg_shardings=texts,
-                result_shardings=out_texts, preamble=shd.sdy_mesh_decls)
+                result_shardings=out_texts, preamble=shd.sdy_mesh_decls,
+                result_names=stablehlo.result_names(out_tree))
         self._avals, self._out_avals, self._outs = avals, out_avals, list(out_shardings)
         self.consts = list(closed.consts)
         self.executable, self._const_arrays = None, ()

@@ -11,7 +11,7 @@ import re
 
 import numpy as np
 
-from astjax import core, dtypes
+from astjax import core, dtypes, tree_util
 from astjax.errors import NotImplementedInAstjaxError
 from astjax.util import Namer
 
@@ -283,10 +283,38 @@ def with_locations(text) -> str:
     return "\n".join(head + out)
 
 
+def result_names(out_tree, drop=()):
+    """The `jax.result_info` name of each result leaf of `out_tree` (JAX's: `result`
+    followed by the leaf's key path, a flat index printed as `[i]`), without the
+    positions in `drop`."""
+    names = ["result" + "".join(f"[{k.key}]" if isinstance(k, tree_util.FlattenedIndexKey)
+                                else str(k) for k in path)
+             for path in tree_util.treedef_paths(out_tree)]
+    drop = set(drop)
+    return [n for i, n in enumerate(names) if i not in drop]
+
+
+def mlir_string(text):
+    """`text`'s UTF-8 bytes as the body of an MLIR string literal: printable ASCII
+    as is, a backslash doubled, `"` and every other byte as `\\XX` (MLIR's printer)."""
+    out = []
+    for b in text.encode("utf-8"):
+        c = chr(b)
+        if c == "\\":
+            out.append("\\\\")
+        elif 0x20 <= b < 0x7F and c != '"':
+            out.append(c)
+        else:
+            out.append(f"\\{b:02X}")
+    return "".join(out)
+
+
 def lower_module(jaxpr: core.Jaxpr, name="main_fn", num_replicas=1, donated=(),
                  platform="cpu", num_partitions=1, arg_shardings=None,
-                 result_shardings=None, preamble=None) -> str:
+                 result_shardings=None, preamble=None, result_names=None) -> str:
     """A whole module: constvars then invars become the function's arguments.
+    `result_names` (one per result, e.g. `result['a'][0]`) become the results'
+    `jax.result_info` attributes, as JAX prints them.
     `arg_shardings` / `result_shardings` (SPMD programs, `codegen.spmd`): one
     sharding attribute (`mhlo.sharding = "..."` or `sdy.sharding = ...`) or None per
     argument (constvars first) / result; `preamble()`, called after the body is
@@ -309,15 +337,21 @@ def lower_module(jaxpr: core.Jaxpr, name="main_fn", num_replicas=1, donated=(),
     outs = lower_jaxpr(mb, jaxpr, arg_names[:nc], arg_names[nc:], platform)
     out_types = [mb.types[o] for o in outs]
     mb.emit(f"func.return {', '.join(outs)} : {', '.join(out_types)}" if outs else "func.return")
-    res_types = list(out_types)
+    res_attrs = [[] for _ in out_types]
+    if result_names is not None and len(result_names) == len(out_types):
+        for attrs, n in zip(res_attrs, result_names):
+            attrs.append(f'jax.result_info = "{mlir_string(n)}"')
     if result_shardings is not None:
-        res_types = [t if h is None else f'{t} {{{h}}}'
-                     for t, h in zip(out_types, result_shardings)]
+        for attrs, h in zip(res_attrs, result_shardings):
+            if h is not None:
+                attrs.append(h)
+    res_types = [f"{t} {{{', '.join(a)}}}" if a else t for t, a in zip(out_types, res_attrs)]
     safe = "".join(c if c.isalnum() or c == "_" else "_" for c in name)
     head = (f"module @{safe} attributes {{mhlo.num_partitions = {num_partitions} : i32, "
             f"mhlo.num_replicas = {num_replicas} : i32}} {{\n"
             + "".join(f"  {line}\n" for line in (preamble() if preamble else ())) +
-            f"  func.func public @main({', '.join(sig)}) -> ({', '.join(res_types)}) {{\n")
+            f"  func.func public @main({', '.join(sig)})"
+            + (f" -> ({', '.join(res_types)})" if res_types else "") + " {\n")
     text = ModuleText(head + "\n".join(mb.lines) + "\n  }\n}\n")
     text.host_callbacks = tuple(mb.host_callbacks)
     text.origins = mb.origins
