@@ -8,8 +8,10 @@ their wrappers, with JAX's signatures and output orders.
   eigenvalues only, as in JAX) and batchable;
 - `tridiagonal_solve` (LAPACK gtsv, with JAX's JVP and transpose), `tridiagonal`
   (sytrd / hetrd) and `ormqr` (ormqr / unmqr) (primitives/linalg.py, householder.py);
-- `symmetric_product`, `cholesky_update` (Givens rotations) and `qdwh` (the polar
-  decomposition by weighted Halley steps), written with `lax`;
+- `symmetric_product`, `cholesky_update` (Givens rotations) and
+  `lu_pivots_to_permutation`: primitives lowered as compositions of lax operations,
+  as JAX lowers them; `qdwh` (the polar decomposition by weighted Halley steps),
+  written with `lax`;
 - `EigImplementation`, `EighImplementation`, `SvdAlgorithm`: JAX's algorithm
   selectors; on CPU only LAPACK's is available, as in JAX.
 """
@@ -23,23 +25,25 @@ from . import core, dtypes
 from .core import bind
 from .errors import ArgumentValueError, NotImplementedInAstjaxError
 from .primitives.factorizations import (eig_p, eigh_p, lu_p, lu_pivots_to_permutation,  # noqa: F401
-                                        qr_p, schur, schur_p, svd_p)
+                                        lu_pivots_to_permutation_p, qr_p, schur, schur_p,
+                                        svd_p)
 from .primitives.factorizations import eig as _eig, eigh as _eigh, lu, qr as _qr, svd as _svd
 from .primitives.householder import (geqrf, hessenberg, hessenberg_p,  # noqa: F401
                                      householder_product, householder_product_p, ormqr,
                                      ormqr_p, tridiagonal, tridiagonal_p)
 from .primitives.linalg import (cholesky_p, triangular_solve_p,  # noqa: F401
-                                tridiagonal_solve, tridiagonal_solve_p)
+                                tridiagonal_solve, tridiagonal_solve_p, symmetric_product,
+                                symmetric_product_p, cholesky_update, cholesky_update_p)
 from .primitives import ops as _L
 from .primitives.ops import (add as _add, conj as _conj, convert_element_type as _convert,
                              div as _div, transpose as _tr)
 
 __all__ = ["cholesky", "cholesky_p", "triangular_solve", "triangular_solve_p", "lu", "lu_p",
-           "lu_pivots_to_permutation", "qr", "qr_p", "eigh", "eigh_p", "svd", "svd_p", "eig",
+           "lu_pivots_to_permutation", "lu_pivots_to_permutation_p", "qr", "qr_p", "eigh", "eigh_p", "svd", "svd_p", "eig",
            "eig_p", "schur", "schur_p", "hessenberg", "hessenberg_p", "householder_product",
            "householder_product_p", "tridiagonal_solve", "tridiagonal_solve_p",
            "tridiagonal", "tridiagonal_p", "ormqr", "ormqr_p", "symmetric_product",
-           "cholesky_update", "qdwh",
+           "symmetric_product_p", "cholesky_update", "cholesky_update_p", "qdwh",
            "EigImplementation", "EighImplementation", "SvdAlgorithm"]
 
 
@@ -140,55 +144,6 @@ def _batch_matmul(a, b):
     batch = tuple(range(nd - 2))
     return _L.dot_general(a, b, (((nd - 1,), (nd - 2,)), (batch, batch)),
                           precision=_L.Precision.HIGHEST)
-
-
-def _lower_triangle(x, k=0):
-    aval = core.get_aval(x)
-    m, n = aval.shape[-2:]
-    keep = _L.broadcast_in_dim(np.tri(m, n, k, dtype=bool), aval.shape,
-                               (aval.ndim - 2, aval.ndim - 1))
-    return _L.select(keep, x, _L.full_like(x, 0))
-
-
-def symmetric_product(a_matrix, c_matrix, *, alpha=1., beta=0., symmetrize_output=False):
-    """alpha * A A^T + beta * C for A (..., m, n) and symmetric C (..., m, m);
-    `symmetrize_output` makes the upper triangle the transpose of the lower one."""
-    a, c = _inexact(a_matrix), _inexact(c_matrix)
-    dt = core.get_aval(a).dtype
-    out = _add(_L.mul(np.asarray(alpha, dt), _batch_matmul(a, _mT(a))),
-               _L.mul(np.asarray(beta, dt), c))
-    if symmetrize_output:
-        out = _add(_lower_triangle(out), _mT(_lower_triangle(out, -1)))
-    return out
-
-
-def cholesky_update(r_matrix, w_vector):
-    """The upper Cholesky factor of A + w w^T, given the upper factor R of
-    A = R^T R (a rank-one update by Givens rotations, O(n^2))."""
-    r, w = _inexact(r_matrix), _inexact(w_vector)
-    ra, wa = core.get_aval(r), core.get_aval(w)
-    if ra.ndim != 2 or ra.shape[0] != ra.shape[1] or wa.shape != ra.shape[:1]:
-        raise ArgumentValueError(
-            "Rank-1 update to Cholesky decomposition takes a square matrix and a vector of "
-            f"the same size as input. Got shapes {ra.shape} and {wa.shape} instead")
-    n, dt = ra.shape[0], ra.dtype
-    one, zero = np.asarray(1, dt), np.asarray(0, dt)
-    for k in range(n):
-        x = _L.index_in_dim(_L.index_in_dim(r, k, 0, keepdims=False), k, 0, keepdims=False)
-        y = _L.index_in_dim(w, k, 0, keepdims=False)
-        # the rotation zeroing y against x, scaled to avoid overflow (LAPACK's drotg)
-        ax, ay = _L.abs(x), _L.abs(y)
-        den = _L.select(_L.gt(ax, ay), ax, ay)
-        xs, ys = _div(x, den), _div(y, den)
-        rh = _L.rsqrt(_add(_L.mul(xs, xs), _L.mul(ys, ys)))
-        is0 = _L.eq(y, zero)
-        c = _L.select(is0, one, _L.mul(xs, rh))
-        s = _L.select(is0, zero, _L.neg(_L.mul(ys, rh)))
-        row = _L.index_in_dim(r, k, 0, keepdims=False)
-        new_row = _L.sub(_L.mul(c, row), _L.mul(s, w))
-        w = _add(_L.mul(c, w), _L.mul(s, row))
-        r = _L.dynamic_update_slice(r, _L.broadcast_in_dim(new_row, (1, n), (1,)), (k, 0))
-    return r
 
 
 def _norm_1_inf(x, axis):

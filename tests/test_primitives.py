@@ -459,7 +459,23 @@ def _linalg_cases():
     return {"cholesky": [Case([spd], {"lower": True}, tol=(1e-4, 1e-5)),
                          Case([spd[0]], {"lower": False}, tol=(1e-4, 1e-5))],
             "triangular_solve": ts,
-            "stop_gradient": [Case([rand((2, 3), f32)]), Case([rand((4,), i32)])]}
+            "stop_gradient": [Case([rand((2, 3), f32)]), Case([rand((4,), i32)])],
+            "symmetric_product": [
+                Case([r.normal(size=(4, 3)).astype(f32), spd[0]], dict(alpha=2.0, beta=0.5),
+                     tol=(1e-4, 1e-5)),
+                Case([r.normal(size=(3, 4, 2)).astype(f32), spd], dict(alpha=1.0, beta=0.0),
+                     tol=(1e-4, 1e-5), ident="batched")],
+            "cholesky_update": [
+                Case([np.linalg.cholesky(spd[0]).T.astype(f32), r.normal(size=4).astype(f32)],
+                     {}, tol=(1e-4, 1e-5)),
+                Case([np.swapaxes(np.linalg.cholesky(spd), -1, -2).astype(f32),
+                      np.concatenate([np.zeros((1, 4)), r.normal(size=(2, 4))]).astype(f32)],
+                     {}, tol=(1e-4, 1e-5), ident="batched_zero_w")],
+            "lu_pivots_to_permutation": [
+                Case([np.array([2, 2, 3, 3], np.int32)], dict(permutation_size=5)),
+                Case([np.array([[1, 1, 2], [2, 1, 2]], np.int32)], dict(permutation_size=3),
+                     ident="batched"),
+                Case([np.zeros((2, 0), np.int32)], dict(permutation_size=3), ident="no_swaps")]}
 
 
 def _special_cases():

@@ -68,6 +68,21 @@ def register(p, **rules):
     return p
 
 
+def lowering_from(fn, multiple_results=False):
+    """A lowering rule that lowers what `fn(*operands, **params)` stages (lax
+    operations on the operands): JAX's `mlir.lower_fun`, for a primitive whose
+    computation is a composition of others. `fn` must not bind the primitive itself."""
+    def rule(ctx, *args, **params):
+        def staged(*xs):
+            out = fn(*xs, **params)
+            return list(out) if multiple_results else [out]
+        closed = core.stage(staged, list(ctx.avals_in))
+        consts = [ctx.constant(np.asarray(c), core.get_aval(c)) for c in closed.consts]
+        outs = ctx.lower_jaxpr(closed.jaxpr, consts, list(args))
+        return list(outs) if multiple_results else outs[0]
+    return rule
+
+
 def mark_unsupported(p, kind, reason):
     """Leave `p`'s rule of `kind` out on purpose; `core.rule` raises with `reason`."""
     p.unsupported[kind] = reason

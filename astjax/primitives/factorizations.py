@@ -24,15 +24,17 @@ import numpy as np
 
 from .. import core, dtypes
 from ..core import ShapedArray, bind
-from ..errors import DifferentiationError, NotImplementedInAstjaxError, ShapeError
+from ..errors import (ArgumentTypeError, DifferentiationError, NotImplementedInAstjaxError,
+                      ShapeError, ShapeValueError)
 from . import lapack
-from .base import INEXACT, check_dtype, deffront, is_zero, lax_ops, mark_unsupported, register
+from .base import (INEXACT, check_dtype, deffront, is_zero, lax_ops, lowering_from,
+                   mark_unsupported, nondiff, register)
 from .base import tangent_aval as _aval
 from .linalg import triangular_solve_p
 from .while_loop import fori_loop
 
 __all__ = ["lu_p", "qr_p", "eigh_p", "svd_p", "eig_p", "schur_p", "lu", "qr", "eigh", "svd",
-           "eig", "schur", "lu_pivots_to_permutation"]
+           "eig", "schur", "lu_pivots_to_permutation", "lu_pivots_to_permutation_p"]
 
 # ---- helpers shared by the JVP rules (lax wrappers on possibly batched matrices) -----
 
@@ -142,23 +144,46 @@ def _lu_solve(a, b):
     return _ts(lu_, y, left_side=True, lower=False)
 
 # ---- lu_pivots_to_permutation ----------------------------------------------------------
+# The row permutation (..., m) that the row swaps `pivots` (..., k), applied in order
+# (i <-> pivots[i]), make of iota. Lowered as a fori_loop over the swaps (JAX's
+# generic lowering); integer-valued, so no derivative; leading batch dimensions.
+lu_pivots_to_permutation_p = core.new_primitive("lu_pivots_to_permutation")
 
 
-def lu_pivots_to_permutation(pivots, permutation_size):
-    """`lax.linalg.lu_pivots_to_permutation`: the row permutation (..., m) that the
-    row swaps `pivots` (..., k), applied in order (i <-> pivots[i]), make of iota."""
+def _l2p_ae(pivots, *, permutation_size):
+    if pivots.dtype != np.int32:
+        raise ArgumentTypeError("lu_pivots_to_permutation takes int32 pivots, got "
+                                f"{pivots.str_short()}")
+    if pivots.ndim < 1:
+        raise ShapeError("lu_pivots_to_permutation needs pivots of shape (..., k), got a "
+                         "scalar")
+    if permutation_size < pivots.shape[-1]:
+        raise ShapeValueError(f"Output permutation size {permutation_size} has to exceed the "
+                         f"trailing dimension of the pivots. Got pivots size "
+                         f"{pivots.shape[-1]}")
+    return ShapedArray(pivots.shape[:-1] + (permutation_size,), np.dtype(np.int32))
+
+
+def _l2p_impl(pivots, *, permutation_size):
+    pivots = np.asarray(pivots)
+    perm = np.broadcast_to(np.arange(permutation_size, dtype=np.int32),
+                           pivots.shape[:-1] + (permutation_size,)).copy()
+    for idx in np.ndindex(pivots.shape[:-1]):
+        row = perm[idx]
+        for i, j in enumerate(pivots[idx]):
+            row[[i, j]] = row[[j, i]]
+    return perm
+
+
+def _l2p_fn(pivots, *, permutation_size):
     L = lax_ops()
     pa = _aval(pivots)
-    k, m = pa.shape[-1], int(permutation_size)
-    if k > m:
-        raise ShapeError(f"lu_pivots_to_permutation: {k} pivots for a permutation of size {m}")
+    k, m = pa.shape[-1], permutation_size
     shape = pa.shape[:-1] + (m,)
     nb = len(shape) - 1
     batch = tuple(range(nb))
     iota = L.broadcasted_iota(np.int32, shape, nb)
-    swaps = _cast(pivots, np.dtype(np.int32))
-    if m > k:
-        swaps = L.pad(swaps, np.int32(0), [(0, 0, 0)] * nb + [(0, m - k, 0)])
+    swaps = L.pad(pivots, np.int32(0), [(0, 0, 0)] * nb + [(0, m - k, 0)]) if m > k else pivots
 
     def pick(v, onehot):
         return L.reduce_sum(L.select(onehot, v, L.full_like(v, 0)), (nb,))
@@ -169,7 +194,20 @@ def lu_pivots_to_permutation(pivots, permutation_size):
         pi, pj = pick(perm, at_i), pick(perm, at_j)
         perm = L.select(at_j, L.broadcast_in_dim(pi, shape, batch), perm)
         return L.select(at_i, L.broadcast_in_dim(pj, shape, batch), perm)
-    return fori_loop(0, k, core.RawFunction(body), iota) if k else iota
+    return fori_loop(0, k, core.RawFunction(body), iota) if k and m else iota
+
+
+register(lu_pivots_to_permutation_p, impl=_l2p_impl, abstract_eval=_l2p_ae,
+         lowering=lowering_from(_l2p_fn))
+nondiff(lu_pivots_to_permutation_p)
+deffront(lu_pivots_to_permutation_p)
+
+
+def lu_pivots_to_permutation(pivots, permutation_size):
+    """`lax.linalg.lu_pivots_to_permutation`: the int32 permutation (..., m) of the
+    row swaps `pivots` (int32, (..., k), k <= m = `permutation_size`), as `lu` gives
+    them."""
+    return bind(lu_pivots_to_permutation_p, pivots, permutation_size=int(permutation_size))
 
 # ---- lu ------------------------------------------------------------------------------
 lu_p = core.new_primitive("lu", multiple_results=True)

@@ -80,14 +80,17 @@ def _attr_value(v):
     return f"{int(v)} : i32"
 
 
-def lapack_call(ctx, routine, operands, in_avals, out_avals, **attrs):
+def lapack_call(ctx, routine, operands, in_avals, out_avals, *, target_name=None, **attrs):
     """Emit `routine`'s FFI custom call on `operands`; returns the result SSA names.
-    Attributes: a str is one character (ui8), an int an i32, a bool a bool."""
+    Attributes: a str is one character (ui8), an int an i32, a bool a bool.
+    `target_name` names a jaxlib CPU kernel that is not a per-dtype LAPACK routine
+    (e.g. `tridiagonal_solve_perturbed_ffi`, which dispatches on the dtype itself)."""
     cpu_only(ctx, f"LAPACK {routine}")
     register_targets()
     rank = max(a.ndim for a in in_avals)
     config = ", ".join(f"{k} = {_attr_value(v)}" for k, v in sorted(attrs.items()))
-    call = {"call_target_name": f'"{target(routine, in_avals[0].dtype)}"',
+    name = target_name or target(routine, in_avals[0].dtype)
+    call = {"call_target_name": f'"{name}"',
             "api_version": "4 : i32",
             "backend_config": "{" + config + "}",
             "operand_layouts": "[" + ", ".join(_layout(a.ndim, a.ndim == rank)

@@ -14,19 +14,20 @@ import numpy as np
 
 from .. import core, dtypes
 from ..core import ShapedArray, bind
-from ..errors import NotImplementedInAstjaxError, ShapeError, caller_location
+from ..errors import ShapeError, ShapeValueError
 from . import elementwise as ew
 from . import lapack
 from .elementwise import conj_p
-from .base import (INEXACT, add_tangents, check_dtype, deffront, is_zero, register,
-                   weak_const)
+from .base import (FLOAT, INEXACT, add_tangents, check_dtype, deffront, is_zero, lax_ops,
+                   lowering_from, mark_unsupported, register, weak_const)
 from .base import tangent_aval as _aval
 from .reductions import dot_general
 from .selection import select
 from .slicing import slice as slice_
 from .structural import broadcast_in_dim, broadcasted_iota, full, full_like, pad, transpose
 
-__all__ = ["cholesky_p", "triangular_solve_p", "tridiagonal_solve_p", "tridiagonal_solve"]
+__all__ = ["cholesky_p", "triangular_solve_p", "tridiagonal_solve_p", "tridiagonal_solve",
+           "symmetric_product_p", "symmetric_product", "cholesky_update_p", "cholesky_update"]
 
 # ---- cholesky ----------------------------------------------------------------------
 cholesky_p = core.new_primitive("cholesky")
@@ -257,11 +258,58 @@ def _tridiagonal_dense(dl, d, du):
     return a
 
 
+def _safe_pivot(piv, row, perturb, dt):
+    """A pivot below one moved away from zero (by `perturb`, doubling) until
+    `row / piv` cannot overflow, or, when it is tiny but `row` is too, both scaled
+    up by 1/safemin (LAPACK xLAGTS's rule)."""
+    info = np.finfo(dt)
+    safemin = max(float(info.tiny), (1 / float(info.max)) * (1 + float(info.eps)))
+    bignum = 1 / safemin
+    if abs(piv) >= 1:
+        return piv, row
+    perturb = np.copysign(max(abs(perturb), safemin), np.real(piv))
+    big = float(np.abs(row).max()) if row.size else 0.0
+    while abs(piv) < 1:
+        if abs(piv) < safemin and (piv == 0 or big * safemin > abs(piv)) or \
+                safemin <= abs(piv) and big > abs(piv) * bignum:
+            piv, perturb = piv + perturb, perturb * 2
+        elif abs(piv) < safemin:
+            return piv * bignum, row * bignum
+        else:
+            break
+    return piv, row
+
+
+def _perturbed_solve(a, b):
+    """a^-1 b by Gaussian elimination with partial pivoting, where the back
+    substitution moves a tiny pivot of U away from zero on the scale of
+    eps * max|U| (`_safe_pivot`): a finite answer for a numerically singular `a`,
+    the solution of a nearby system (what jaxlib's perturbing kernel computes, up to
+    the choice of pivots and the size of the perturbation)."""
+    n = a.shape[0]
+    u, x = a.copy(), b.copy()
+    for k in range(n - 1):
+        if abs(u[k + 1, k]) > abs(u[k, k]):
+            u[[k, k + 1]], x[[k, k + 1]] = u[[k + 1, k]], x[[k + 1, k]]
+        if u[k, k] != 0:
+            f = u[k + 1, k] / u[k, k]
+            u[k + 1] -= f * u[k]
+            x[k + 1] -= f * x[k]
+    perturb = np.finfo(a.dtype).eps * float(np.abs(u).max(initial=0))
+    for k in range(n - 1, -1, -1):
+        piv, row = _safe_pivot(u[k, k], x[k] - u[k, k + 1:] @ x[k + 1:], perturb, a.dtype)
+        x[k] = row / piv
+    return x
+
+
 def _tds_impl(dl, d, du, b, *, perturb_singular=False):
     dl, d, du, b = map(np.asarray, (dl, d, du, b))
     a = _tridiagonal_dense(dl, d, du)
     out = np.empty_like(b)
     for idx in np.ndindex(b.shape[:-2]):
+        if perturb_singular:
+            out[idx] = _perturbed_solve(a[idx], b[idx])
+            continue
         try:
             out[idx] = np.linalg.solve(a[idx], b[idx])
         except np.linalg.LinAlgError:
@@ -271,6 +319,11 @@ def _tds_impl(dl, d, du, b, *, perturb_singular=False):
 
 def _tds_lowering(ctx, dl, d, du, b, *, perturb_singular=False):
     b_aval = ctx.avals_in[3]
+    if perturb_singular:   # jaxlib's own kernel (not LAPACK's gtsv): never NaN
+        x, = lapack.lapack_call(ctx, "tridiagonal_solve_perturbed", [dl, d, du, b],
+                                ctx.avals_in, [b_aval],
+                                target_name="tridiagonal_solve_perturbed_ffi")
+        return x
     info = lapack.info_aval(b_aval)
     *_, x, status = lapack.lapack_call(ctx, "gtsv", [dl, d, du, b], ctx.avals_in,
                                        list(ctx.avals_in) + [info])
@@ -339,10 +392,149 @@ deffront(tridiagonal_solve_p)
 def tridiagonal_solve(dl, d, du, b, *, perturb_singular=False):
     """`lax.linalg.tridiagonal_solve`: X with A X = b for the tridiagonal A of the
     diagonals dl (sub, dl[..., 0] unused), d and du (super, du[..., -1] unused), each
-    (..., m); b is (..., m, n). A singular A gives NaN."""
-    if perturb_singular:
-        raise NotImplementedInAstjaxError(
-            "tridiagonal_solve(perturb_singular=True) is not supported yet",
-            hint="solve the unperturbed system, or add eps * max|d| to tiny pivots",
-            loc=caller_location())
-    return bind(tridiagonal_solve_p, dl, d, du, b, perturb_singular=False)
+    (..., m); b is (..., m, n). A singular A gives NaN, unless `perturb_singular`:
+    then pivots of its LU factorization below eps * max|U| are perturbed to that
+    size, so a numerically singular system gets a finite (large) solution, as for
+    inverse iteration (JAX's CPU kernel)."""
+    return bind(tridiagonal_solve_p, dl, d, du, b, perturb_singular=bool(perturb_singular))
+
+
+def _mT(x):
+    nd = _aval(x).ndim
+    return transpose(x, tuple(range(nd - 2)) + (nd - 1, nd - 2))
+
+# ---- symmetric_product ---------------------------------------------------------------
+# alpha * A A^T + beta * C for A (..., m, n) and symmetric C (..., m, m) (BLAS syrk).
+# Lowered as the matmul (JAX's generic lowering); JAX gives it no derivative rule.
+symmetric_product_p = core.new_primitive("symmetric_product")
+
+
+def _symprod_ae(a, c, *, alpha, beta):
+    check_dtype("symmetric_product", FLOAT, a, c)
+    if a.ndim < 2 or c.ndim < 2 or a.shape[-2] != c.shape[-1] or c.shape[-2] != c.shape[-1] \
+            or a.shape[:-2] != c.shape[:-2] or a.dtype != c.dtype:
+        raise ShapeValueError("symmetric_update expects a rectangular matrix of shape (m, n) and a "
+                         f"square matrix of shape (n, n). Got shapes {a.shape} and {c.shape}.")
+    return ShapedArray(c.shape, c.dtype)
+
+
+def _symprod_impl(a, c, *, alpha, beta):
+    a, c = np.asarray(a), np.asarray(c)
+    return (alpha * (a @ np.swapaxes(a, -1, -2)) + beta * c).astype(c.dtype)
+
+
+def _symprod_fn(a, c, *, alpha, beta):
+    L = lax_ops()
+    dt = _aval(a).dtype
+    nd = _aval(a).ndim
+    batch = tuple(range(nd - 2))
+    aat = dot_general(a, _mT(a), (((nd - 1,), (nd - 2,)), (batch, batch)),
+                      precision=L.Precision.HIGHEST)
+    return L.add(L.mul(np.asarray(alpha, dt), aat), L.mul(np.asarray(beta, dt), c))
+
+
+register(symmetric_product_p, impl=_symprod_impl, abstract_eval=_symprod_ae,
+         lowering=lowering_from(_symprod_fn))
+mark_unsupported(symmetric_product_p, "jvp",
+                 "JAX defines no differentiation rule for symmetric_product")
+deffront(symmetric_product_p)
+
+
+def symmetric_product(a_matrix, c_matrix, *, alpha=1., beta=0., symmetrize_output=False):
+    """`lax.linalg.symmetric_product`: alpha * A A^T + beta * C for A (..., m, n)
+    and symmetric C (..., m, m); only the lower triangle is guaranteed, unless
+    `symmetrize_output` fills the upper one with its transpose."""
+    out = bind(symmetric_product_p, a_matrix, c_matrix, alpha=alpha, beta=beta)
+    if symmetrize_output:
+        out = _lower_part(out, 0)
+        out = bind(ew.add_p, out, _mT(_lower_part(out, -1)))
+    return out
+
+
+def _lower_part(x, k):
+    """x's elements on and below diagonal k of its trailing matrices, zeros above."""
+    a = _aval(x)
+    m, n = a.shape[-2:]
+    keep = broadcast_in_dim(np.tri(m, n, k, dtype=bool), a.shape, (a.ndim - 2, a.ndim - 1))
+    return select(keep, x, full_like(x, 0))
+
+# ---- cholesky_update -----------------------------------------------------------------
+# The upper Cholesky factor of A + w w^T given the upper factor R of A = R^T R: a
+# rank-one update by Givens rotations (LAPACK's drotg, scaled against overflow),
+# O(n^2). Lowered as that loop (JAX's generic lowering); JAX gives it neither a
+# derivative nor a batching rule -- here leading batch dimensions are accepted.
+cholesky_update_p = core.new_primitive("cholesky_update")
+
+
+def _cholupd_ae(r, w):
+    check_dtype("cholesky_update", FLOAT, r, w)
+    if r.ndim < 2 or r.shape[-1] != r.shape[-2] or w.shape != r.shape[:-1] \
+            or r.dtype != w.dtype:
+        raise ShapeValueError(
+            "Rank-1 update to Cholesky decomposition takes a square matrix and a vector of "
+            f"the same size as input. Got shapes {r.shape} and {w.shape} instead")
+    return ShapedArray(r.shape, r.dtype)
+
+
+def _givens(x, y):
+    """(c, s) with c x - s y = hypot and c y + s x = 0 (c = 1, s = 0 when y == 0)."""
+    ax, ay = abs(x), abs(y)
+    den = max(ax, ay)
+    if y == 0:
+        return 1.0, 0.0
+    xs, ys = x / den, y / den
+    rh = 1 / np.sqrt(xs * xs + ys * ys)
+    return xs * rh, -ys * rh
+
+
+def _cholupd_impl(r, w):
+    r, w = np.array(r), np.array(w)
+    for idx in np.ndindex(r.shape[:-2]):
+        rr, ww = r[idx], w[idx]
+        for k in range(rr.shape[0]):
+            c, s = _givens(rr[k, k], ww[k])
+            row = rr[k].copy()
+            rr[k] = c * row - s * ww
+            ww[:] = c * ww + s * row
+    return r
+
+
+def _cholupd_fn(r, w):
+    L = lax_ops()
+    ra = _aval(r)
+    nd, n, dt = ra.ndim, ra.shape[-1], ra.dtype
+    one, zero = np.asarray(1, dt), np.asarray(0, dt)
+
+    def last(v, k):   # v[..., k]
+        return L.index_in_dim(v, k, _aval(v).ndim - 1, keepdims=False)
+
+    def per_row(v):   # (...) -> (..., n)
+        return L.broadcast_in_dim(v, ra.shape[:-1], tuple(range(nd - 2)))
+    for k in range(n):
+        row = L.index_in_dim(r, k, nd - 2, keepdims=False)
+        x, y = last(row, k), last(w, k)
+        ax, ay = L.abs(x), L.abs(y)
+        den = L.select(L.gt(ax, ay), ax, ay)
+        xs, ys = L.div(x, den), L.div(y, den)
+        rh = L.rsqrt(L.add(L.mul(xs, xs), L.mul(ys, ys)))
+        is0 = L.eq(y, L.full_like(y, 0))
+        c = per_row(L.select(is0, L.full_like(y, one), L.mul(xs, rh)))
+        s = per_row(L.select(is0, L.full_like(y, zero), L.neg(L.mul(ys, rh))))
+        new_row = L.sub(L.mul(c, row), L.mul(s, w))
+        w = L.add(L.mul(c, w), L.mul(s, row))
+        r = L.dynamic_update_slice(r, L.expand_dims(new_row, (nd - 2,)),
+                                   (0,) * (nd - 2) + (k, 0))
+    return r
+
+
+register(cholesky_update_p, impl=_cholupd_impl, abstract_eval=_cholupd_ae,
+         lowering=lowering_from(_cholupd_fn))
+mark_unsupported(cholesky_update_p, "jvp",
+                 "JAX defines no differentiation rule for cholesky_update")
+deffront(cholesky_update_p)
+
+
+def cholesky_update(r_matrix, w_vector):
+    """`lax.linalg.cholesky_update`: the upper Cholesky factor of A + w w^T, given
+    the upper factor R of A = R^T R (r (..., n, n), w (..., n))."""
+    return bind(cholesky_update_p, r_matrix, w_vector)
