@@ -41,6 +41,9 @@ class Config:
         # or, when False, GSPMD's mhlo.sharding (codegen/spmd.py)
         "jax_use_shardy_partitioner": os.environ.get(
             "JAX_USE_SHARDY_PARTITIONER", "true").lower() in ("1", "true", "yes", "on"),
+        # CPU devices of the client made on first use (codegen/platforms.py); -1: the
+        # ASTJAX_NUM_CPU_DEVICES environment variable, else one
+        "jax_num_cpu_devices": int(os.environ.get("JAX_NUM_CPU_DEVICES", "-1")),
         # threefry's counter layout for split/random_bits (random/threefry.py): JAX
         # 0.10.2's default True; False gives the bits of JAX's "original" layout
         "jax_threefry_partitionable": os.environ.get(
@@ -58,6 +61,7 @@ class Config:
     def __init__(self):
         self._values = dict(self._defaults)
         self._listeners = []
+        self._validators = {}
 
     def update(self, name, value):
         if name not in self._values:
@@ -67,12 +71,19 @@ class Config:
         if allowed is not None and value not in allowed:
             raise ArgumentValueError(f"Invalid value {value!r} for JAX flag {name}; expected "
                                      f"one of {', '.join(map(repr, allowed))}")
+        check = self._validators.get(name)
+        if check is not None:
+            check(name, value)
         self._values[name] = value
         for fn in self._listeners:
             fn(name, value)
 
     def read(self, name):
         return self._values[name]
+
+    def add_validator(self, name, fn):
+        """Call fn(name, value) before `name` changes; it raises to refuse the value."""
+        self._validators[name] = fn
 
     def add_listener(self, fn):
         """Call fn(name, value) after every `update`."""

@@ -18,6 +18,8 @@ How each flag is honoured:
   drops the compiled caches, which were staged under the old setting;
 - `jax_threefry_partitionable`: read by `random/threefry.py` while staging `split`
   and `random_bits`; changing it drops the compiled caches as the other staging flags;
+- `jax_num_cpu_devices`: the number of CPU devices of the client made on first use
+  (codegen/platforms.py); changing it afterwards is a RuntimeError, as in JAX;
 - `jax_platform_name`: an alias of `jax_platforms` (the runtime's platform choice);
 - `jax_default_device` (`jax.default_device(dev)`): eager operations and `jit` place
   their results on that device (a Device, or a platform name such as ``'cpu'``: its
@@ -256,6 +258,16 @@ def _on_update(name, value):
             runtime.unsubscribe(runtime.execute_listeners, _check_values)
 
 
+def _before_backend(name, value):
+    """JAX's rule for flags read when the backend starts (`jax_num_cpu_devices`):
+    changing one after the first operation is a RuntimeError."""
+    if runtime._client is not None and config.read(name) != value:
+        raise RuntimeError(f"{name} config should be updated before backends are initialized "
+                           "i.e. before any JAX operation is executed. You should initialize "
+                           "this config immediately after `import jax`.")
+
+
+config.add_validator("jax_num_cpu_devices", _before_backend)
 config.add_listener(_on_update)
 for _name in _HOOKED:  # flags set from the environment before import
     if config.read(_name):

@@ -136,7 +136,9 @@ def check_platform_available():
 
 
 def _make_cpu_client():
-    n = int(os.environ.get("ASTJAX_NUM_CPU_DEVICES", "1"))
+    n = config.read("jax_num_cpu_devices")
+    if n < 0:
+        n = int(os.environ.get("ASTJAX_NUM_CPU_DEVICES", "1"))
     if _distributed:
         d = _distributed
         return xc.make_cpu_client(num_devices=n, distributed_client=d["distributed_client"],

@@ -1,7 +1,100 @@
 """`jax.sharding`: astjax's layout data model (`astjax.sharding`) plus `reshard`,
-which needs the partitioning primitives above it."""
+which needs the partitioning primitives above it, and `auto_axes` / `explicit_axes`,
+which run a function with some mesh axes of the current mesh switched to another
+`AxisType` (JAX's `jax.sharding.auto_axes` / `explicit_axes`)."""
+import functools
+
+from astjax import sharding as _shd
+from astjax import tree_util as _tree
+from astjax.api import typeof as _typeof
+from astjax.errors import ArgumentTypeError, ArgumentValueError
 from astjax.primitives.spmd import reshard  # noqa: F401
 from astjax.sharding import *  # noqa: F401,F403
 from astjax.sharding import __all__ as _names
 
-__all__ = list(_names) + ["reshard"]
+__all__ = list(_names) + ["reshard", "auto_axes", "explicit_axes"]
+
+
+def _axis_names(axes, mesh):
+    if axes is None:
+        return tuple(mesh.axis_names)
+    return (axes,) if isinstance(axes, str) else tuple(axes)
+
+
+def _retyped(mesh, names, kind):
+    """`mesh` with the axes `names` of AxisType `kind` (the others unchanged)."""
+    types = tuple(kind if n in names else t for n, t in zip(mesh.axis_names, mesh.axis_types))
+    return _shd.Mesh(mesh.devices, mesh.axis_names, axis_types=types)
+
+
+def _without_axes(spec, names):
+    """`spec` with the mesh axes `names` removed from every entry."""
+    def entry(e):
+        if e is None:
+            return None
+        kept = tuple(n for n in (e if isinstance(e, tuple) else (e,)) if n not in names)
+        return None if not kept else kept[0] if len(kept) == 1 else kept
+    return _shd.PartitionSpec(*[entry(e) for e in spec])
+
+
+def _untyped(mesh):
+    """The axes of `mesh` that types do not carry (Auto and Manual ones)."""
+    return {n for n, t in zip(mesh.axis_names, mesh.axis_types) if t != _shd.AxisType.Explicit}
+
+
+def _keyword(kwargs, name, given):
+    if given is not None:
+        return given
+    if name not in kwargs:
+        raise ArgumentTypeError(f"Missing required keyword argument: '{name}'")
+    return kwargs.pop(name)
+
+
+def auto_axes(f=None, /, *, axes=None, out_sharding=None):
+    """Run `f` with the mesh axes `axes` (all when None) of the current mesh made
+    `Auto` (XLA lays values out along them; types do not carry them), and reshard its
+    result to `out_sharding` (given here or as a keyword of each call)."""
+    if f is None:
+        return lambda g: auto_axes(g, axes=axes, out_sharding=out_sharding)
+
+    @functools.wraps(f)
+    def wrapper(*args, **kwargs):
+        out = _keyword(kwargs, "out_sharding", out_sharding)
+        mesh = _shd.get_mesh()
+        if not mesh.axis_names:
+            return f(*args, **kwargs)
+        names = _axis_names(axes, mesh)
+        auto = {n for n, t in zip(mesh.axis_names, mesh.axis_types)
+                if t == _shd.AxisType.Auto}
+        if auto == set(names):
+            return f(*args, **kwargs)
+        inner = _retyped(mesh, names, _shd.AxisType.Auto)
+        with _shd.set_mesh(inner):
+            specs = _tree.tree_map(
+                lambda a: _without_axes(_typeof(a).sharding.spec, _untyped(inner)), args)
+            res = f(*reshard(args, specs), **kwargs)
+        return reshard(res, out)
+    return wrapper
+
+
+def explicit_axes(f=None, /, *, axes=None, in_sharding=None):
+    """Run `f` with the mesh axes `axes` (all when None) of the current mesh made
+    `Explicit`, its arguments resharded to `in_sharding` (given here or as a keyword
+    of each call); the result leaves with those axes dropped from its types."""
+    if f is None:
+        return lambda g: explicit_axes(g, axes=axes, in_sharding=in_sharding)
+
+    @functools.wraps(f)
+    def wrapper(*args, **kwargs):
+        ins = _keyword(kwargs, "in_sharding", in_sharding)
+        mesh = _shd.get_mesh()
+        if not mesh.axis_names:
+            raise ArgumentValueError(
+                "Context mesh cannot be empty. Please use `jax.set_mesh` API to enter into "
+                "a mesh context when using `explicit_axes` API.")
+        names = _axis_names(axes, mesh)
+        with _shd.set_mesh(_retyped(mesh, names, _shd.AxisType.Explicit)):
+            res = f(*reshard(args, ins), **kwargs)
+        return reshard(res, _tree.tree_map(
+            lambda o: _without_axes(_typeof(o).sharding.spec, _untyped(mesh)), res))
+    return wrapper

@@ -1,0 +1,71 @@
+"""Leftovers of JAX's surface (issue 13): `jax_num_cpu_devices` (honoured when set
+before the first operation, a RuntimeError after, as in JAX) and
+`jax.sharding.auto_axes` / `explicit_axes` (the mesh axes' types switched inside;
+values recorded from JAX 0.10.2's explicit-sharding tutorial)."""
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import astjax
+from astjax.compat import sharding as jsharding
+from astjax.sharding import AxisType, PartitionSpec as P
+
+
+def _run(code):
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
+                          text=True, timeout=300)
+
+
+def test_num_cpu_devices_before_and_after_backend():
+    out = _run("""
+        import astjax
+        astjax.config.update('jax_num_cpu_devices', 3)
+        print(len(astjax.devices()))
+        astjax.config.update('jax_num_cpu_devices', 3)   # the same value: accepted
+        try:
+            astjax.config.update('jax_num_cpu_devices', 2)
+        except RuntimeError as e:
+            print('RuntimeError', 'before backends are initialized' in str(e))
+        print(astjax.config.jax_num_cpu_devices)
+    """)
+    assert out.stdout.split() == ["3", "RuntimeError", "True", "3"], out.stderr
+
+
+@pytest.fixture
+def explicit_mesh():
+    if len(astjax.devices()) < 4:
+        pytest.skip("needs 4 CPU devices")
+    mesh = astjax.make_mesh((2, 2), ("X", "Y"), axis_types=(AxisType.Explicit,) * 2)
+    with jsharding.set_mesh(mesh):
+        yield mesh
+
+
+def test_auto_axes_outside_jit(explicit_mesh):
+    x = jsharding.reshard(np.arange(16).reshape(4, 4), P("X", None))
+    y = jsharding.reshard(np.arange(16).reshape(4, 4), P(None, "X"))
+    seen = []
+
+    @jsharding.auto_axes
+    def add(a, b):
+        seen.append(str(jsharding.get_abstract_mesh()))
+        return a + b
+
+    out = add(x, y, out_sharding=P("X", None))
+    # JAX 0.10.2: "axis_types=(Auto, Auto)" inside, "int32[4@X,4]" after
+    assert "axis_types=(Auto, Auto)" in seen[0]
+    assert str(astjax.typeof(out)) == "int32[4@X,4]"
+    np.testing.assert_array_equal(np.asarray(out), 2 * np.arange(16).reshape(4, 4))
+    assert "Explicit, Explicit" in str(jsharding.get_abstract_mesh())
+
+
+def test_auto_axes_needs_out_sharding(explicit_mesh):
+    with pytest.raises(TypeError, match="out_sharding"):
+        jsharding.auto_axes(lambda a: a)(np.ones(4))
+
+
+def test_explicit_axes_needs_a_mesh():
+    with pytest.raises(ValueError, match="Context mesh cannot be empty"):
+        jsharding.explicit_axes(lambda a: a, in_sharding=P())(np.ones(4))
