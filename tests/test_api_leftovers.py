@@ -69,3 +69,17 @@ def test_auto_axes_needs_out_sharding(explicit_mesh):
 def test_explicit_axes_needs_a_mesh():
     with pytest.raises(ValueError, match="Context mesh cannot be empty"):
         jsharding.explicit_axes(lambda a: a, in_sharding=P())(np.ones(4))
+
+
+def test_src_lib_names():
+    out = _run("""
+        import astjax
+        astjax.install_as_jax()
+        import jaxlib
+        from jax._src.lib import xla_client, version, version_str, jaxlib_extension_version
+        from jax._src import lib
+        print(version == tuple(map(int, jaxlib.__version__.split('.')[:3])),
+              version_str == jaxlib.__version__, jaxlib_extension_version > 0,
+              hasattr(xla_client, 'Client'), isinstance(astjax.devices()[0], lib.Device))
+    """)
+    assert out.stdout.split() == ["True"] * 5, out.stderr
