@@ -83,3 +83,14 @@ def test_src_lib_names():
               hasattr(xla_client, 'Client'), isinstance(astjax.devices()[0], lib.Device))
     """)
     assert out.stdout.split() == ["True"] * 5, out.stderr
+
+
+def test_extension_primitive_without_impl_raises_not_implemented():
+    """JAX's docs check `type is NotImplementedError` when an extension primitive
+    without an evaluation rule is called eagerly."""
+    from astjax.extend import core as xcore
+    p = xcore.Primitive("no_impl_yet")
+    with pytest.raises(NotImplementedError) as info:
+        p.bind(1.0, 2.0)
+    assert type(info.value) is NotImplementedError
+    assert "Evaluation rule for 'no_impl_yet' not implemented" in str(info.value)

@@ -79,7 +79,9 @@ class Primitive(core.Primitive):
 
     def bind(self, *args, **params):
         """Stage an equation inside a transformation; outside, run the impl."""
-        if core.current_builder() is None and self.impl is not None:
+        if core.current_builder() is None:
+            if self.impl is None:   # JAX's exact class: its docs test `type is ...`
+                raise NotImplementedError(f"Evaluation rule for '{self.name}' not implemented")
             return self.impl(*args, **params)
         return core.bind(self, *args, **params)
 
