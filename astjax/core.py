@@ -138,6 +138,9 @@ def rule(p: Primitive, kind: str, loc=None, error=None, tx=None, optional=False)
         return functools.partial(r, tx) if p.higher_order and tx is not None else r
     if optional:
         return None
+    missing = getattr(p, "missing_rule_error", None)   # extension primitives: JAX's error
+    if missing is not None and kind in ("jvp", "transpose", "batch", "abstract_eval"):
+        raise missing(kind)
     reason = p.unsupported.get(kind)
     raise (error or NotImplementedInAstjaxError)(f"{_RULE_WHAT[kind]} of `{p.name}` is not supported"
                 + (f": {reason}" if reason else ""), loc=loc or UNKNOWN)

@@ -94,3 +94,19 @@ def test_extension_primitive_without_impl_raises_not_implemented():
         p.bind(1.0, 2.0)
     assert type(info.value) is NotImplementedError
     assert "Evaluation rule for 'no_impl_yet' not implemented" in str(info.value)
+
+
+def test_extension_primitive_missing_rules_raise_not_implemented():
+    from astjax.extend import core as xcore
+    p = xcore.Primitive("mul_add_no_rules")
+    p.def_impl(lambda x, y: x * y + y)
+    p.def_abstract_eval(lambda x, y: x)
+
+    def f(x, y):
+        return p.bind(x, y)
+    for transform, what in ((lambda: astjax.jvp(f, (2.0, 1.0), (1.0, 1.0)), "Differentiation"),
+                            (lambda: astjax.vmap(f)(np.ones(3), np.ones(3)), "Batching")):
+        with pytest.raises(NotImplementedError) as info:
+            transform()
+        assert type(info.value) is NotImplementedError
+        assert str(info.value) == f"{what} rule for 'mul_add_no_rules' not implemented"

@@ -56,6 +56,14 @@ class Primitive(core.Primitive):
         super().__init__(name, register=False)
         self.source = _bind_source
 
+    def missing_rule_error(self, kind):
+        """The error JAX raises when a transformation needs a rule of `kind` this
+        primitive lacks: exactly NotImplementedError, as JAX's docs test."""
+        what = {"jvp": "Differentiation rule", "batch": "Batching rule",
+                "transpose": "Transpose rule (for reverse-mode differentiation)",
+                "abstract_eval": "Abstract evaluation"}[kind]
+        return NotImplementedError(f"{what} for '{self.name}' not implemented")
+
     def def_impl(self, impl):
         """The eager evaluation rule: a function of arrays (usually `jnp` code)."""
         self.impl = impl
