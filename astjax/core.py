@@ -350,7 +350,7 @@ class Builder:
     def add_eqn(self, prim: Primitive, args, params) -> Any:
         in_atoms = [self.atom(a) for a in args]
         in_avals = [a.aval for a in in_atoms]
-        out = prim.abstract_eval(*in_avals, **params)
+        out = (prim.abstract_eval or rule(prim, "abstract_eval"))(*in_avals, **params)
         out_avals = out if prim.multiple_results else [out]
         outvars = [Var(a) for a in out_avals]
         eqn = Eqn(prim, in_atoms, outvars, params, current_source_info())

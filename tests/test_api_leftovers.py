@@ -110,3 +110,13 @@ def test_extension_primitive_missing_rules_raise_not_implemented():
             transform()
         assert type(info.value) is NotImplementedError
         assert str(info.value) == f"{what} rule for 'mul_add_no_rules' not implemented"
+
+
+def test_extension_primitive_without_abstract_eval_under_jit():
+    from astjax.extend import core as xcore
+    p = xcore.Primitive("no_abstract_eval")
+    p.def_impl(lambda x: x)
+    with pytest.raises(NotImplementedError) as info:
+        astjax.jit(lambda x: p.bind(x))(1.0)
+    assert type(info.value) is NotImplementedError
+    assert str(info.value) == "Abstract evaluation for 'no_abstract_eval' not implemented"
