@@ -359,7 +359,7 @@ def explain_views(fn, *args, argnums=0, **kwargs) -> dict:
         views["derivative"] = [Line("# no derivative view: the function does not return "
                                     "a real scalar")]
     lowered = api.jit(fn).lower(*args, **kwargs)
-    views["hlo"] = hlo_lines(lowered.as_text(), file)
+    views["hlo"] = hlo_lines(str(lowered), file)   # the emitted text, with its origins
     views["line_cost"] = line_costs(views["hlo"])
     total = LineCost(sum(c.flops for c in views["line_cost"].values()),
                      sum(c.transcendentals for c in views["line_cost"].values()))

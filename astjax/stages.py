@@ -219,12 +219,17 @@ class Lowered(_Stage):
     """`jit(f).lower(*args)`: the StableHLO module of one signature."""
 
     def as_text(self, dialect=None, *, debug_info=False):
-        """The module as text: StableHLO (default) or, with `dialect='hlo'`, XLA's
-        HLO before optimization; with `debug_info`, every StableHLO op ends in its
-        source location (`loc(...)`), as JAX prints it."""
+        """The module as text: StableHLO (default) in MLIR's pretty form, as JAX
+        prints it (the module is parsed and printed by jaxlib's MLIR, so ops read
+        `%c = stablehlo.constant dense<2> : tensor<i32>`), or, with `dialect='hlo'`,
+        XLA's HLO before optimization; with `debug_info`, astjax's emitted text with
+        every op ending in its source location (`loc(...)`)."""
         if _dialect(dialect) == "hlo":
             return _xla_computation(self._entry.text).as_hlo_text()
-        return stablehlo.with_locations(self._entry.text) if debug_info else self._entry.text
+        if debug_info:
+            return stablehlo.with_locations(self._entry.text)
+        return compile_cache._parsed_module(self._entry.text).operation.get_asm(
+            enable_debug_info=False)
 
     def compiler_ir(self, dialect=None):
         """The module as an object: an MLIR `Module` (jaxlib's MLIR bindings; `str`
@@ -249,6 +254,8 @@ class Lowered(_Stage):
         return self._like(Compiled, self._entry.compile())
 
     def __str__(self):
+        """The StableHLO text astjax emitted (generic op form, with the per-op source
+        origins `explain` links to user lines); `as_text()` is JAX's printout."""
         return self._entry.text
 
 

@@ -832,7 +832,8 @@ def test_float0_results_of_a_compiled_call_are_host_zeros(monkeypatch):
         np.testing.assert_allclose(float(v), np.sin(1.0) * 6, rtol=1e-6)
     g = astjax.grad(_int_scaled, argnums=1, allow_int=True)
     lowered = astjax.jit(g).lower(x, n)
-    assert "float0" not in lowered.as_text() and "-> ()" in lowered.as_text()
+    # no results: JAX prints `@main(...) {` without an arrow
+    assert "float0" not in lowered.as_text() and "->" not in lowered.as_text()
     out = lowered.compile()(x, n)
     assert out.dtype == astjax.float0 and out.shape == ()
     # make_jaxpr still shows the float0 output, as JAX's does

@@ -49,7 +49,7 @@ def test_lowered_text_shows_annotations_and_compiled_text_partitioned_hlo(gspmd)
     text = f.lower(a).as_text()
     assert 'mhlo.sharding = "{devices=[2,2]0,1,2,3}"' in text
     assert 'mhlo.sharding = "{replicated}"' in text
-    assert 'call_target_name = "Sharding"' in text and "mhlo.num_partitions = 4" in text
+    assert 'stablehlo.custom_call @Sharding(' in text and "mhlo.num_partitions = 4" in text
     compiled = f.lower(a).compile().as_text()
     assert "f32[2,2]" in compiled and "all-gather" in compiled or "all-reduce" in compiled
     np.testing.assert_allclose(np.asarray(f(a)), np.sin(a), rtol=1e-6)
