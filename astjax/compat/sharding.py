@@ -42,12 +42,18 @@ def _untyped(mesh):
     return {n for n, t in zip(mesh.axis_names, mesh.axis_types) if t != _shd.AxisType.Explicit}
 
 
-def _keyword(kwargs, name, given):
-    if given is not None:
-        return given
-    if name not in kwargs:
-        raise ArgumentTypeError(f"Missing required keyword argument: '{name}'")
-    return kwargs.pop(name)
+def _with_current_mesh(f, keyword, given, run):
+    """`f` wrapped: each call takes `keyword` (unless `given` here) off its keywords and
+    returns `run(mesh, value, args, kwargs)` for the current mesh."""
+    @functools.wraps(f)
+    def wrapper(*args, **kwargs):
+        value = given
+        if value is None:
+            if keyword not in kwargs:
+                raise ArgumentTypeError(f"Missing required keyword argument: '{keyword}'")
+            value = kwargs.pop(keyword)
+        return run(_shd.get_mesh(), value, args, kwargs)
+    return wrapper
 
 
 def auto_axes(f=None, /, *, axes=None, out_sharding=None):
@@ -57,16 +63,12 @@ def auto_axes(f=None, /, *, axes=None, out_sharding=None):
     if f is None:
         return lambda g: auto_axes(g, axes=axes, out_sharding=out_sharding)
 
-    @functools.wraps(f)
-    def wrapper(*args, **kwargs):
-        out = _keyword(kwargs, "out_sharding", out_sharding)
-        mesh = _shd.get_mesh()
+    def run(mesh, out, args, kwargs):
         if not mesh.axis_names:
             return f(*args, **kwargs)
         names = _axis_names(axes, mesh)
-        auto = {n for n, t in zip(mesh.axis_names, mesh.axis_types)
-                if t == _shd.AxisType.Auto}
-        if auto == set(names):
+        if {n for n, t in zip(mesh.axis_names, mesh.axis_types)
+                if t == _shd.AxisType.Auto} == set(names):   # already Auto: a plain call
             return f(*args, **kwargs)
         inner = _retyped(mesh, names, _shd.AxisType.Auto)
         with _shd.set_mesh(inner):
@@ -74,7 +76,7 @@ def auto_axes(f=None, /, *, axes=None, out_sharding=None):
                 lambda a: _without_axes(_typeof(a).sharding.spec, _untyped(inner)), args)
             res = f(*reshard(args, specs), **kwargs)
         return reshard(res, out)
-    return wrapper
+    return _with_current_mesh(f, "out_sharding", out_sharding, run)
 
 
 def explicit_axes(f=None, /, *, axes=None, in_sharding=None):
@@ -84,17 +86,13 @@ def explicit_axes(f=None, /, *, axes=None, in_sharding=None):
     if f is None:
         return lambda g: explicit_axes(g, axes=axes, in_sharding=in_sharding)
 
-    @functools.wraps(f)
-    def wrapper(*args, **kwargs):
-        ins = _keyword(kwargs, "in_sharding", in_sharding)
-        mesh = _shd.get_mesh()
+    def run(mesh, ins, args, kwargs):
         if not mesh.axis_names:
             raise ArgumentValueError(
                 "Context mesh cannot be empty. Please use `jax.set_mesh` API to enter into "
                 "a mesh context when using `explicit_axes` API.")
-        names = _axis_names(axes, mesh)
-        with _shd.set_mesh(_retyped(mesh, names, _shd.AxisType.Explicit)):
+        with _shd.set_mesh(_retyped(mesh, _axis_names(axes, mesh), _shd.AxisType.Explicit)):
             res = f(*reshard(args, ins), **kwargs)
         return reshard(res, _tree.tree_map(
             lambda o: _without_axes(_typeof(o).sharding.spec, _untyped(mesh)), res))
-    return wrapper
+    return _with_current_mesh(f, "in_sharding", in_sharding, run)
