@@ -16,6 +16,7 @@ from .codegen import (compile_cache, cpp_jit, runtime, sharded as _sharded, spmd
                       stablehlo)
 from .codegen import explicit as _explicit
 from .errors import (AstjaxError, ArgumentError, ArgumentTypeError, ArgumentValueError,
+                     JaxRuntimeError as _JaxRuntimeError,
                      NotImplementedInAstjaxError, caller_location, check_callable,
                      check_signature, function_name)
 from .dispatch_keys import (KWARGS as _KWARGS, STATIC as _STATIC, NoFastPath as _NoFastPath,
@@ -122,7 +123,7 @@ class _Entry:
     """One compiled signature: executable, consts on device, output tree."""
     __slots__ = ("closed", "program", "executable", "consts", "out_tree", "text",
                  "const_bufs", "in_avals", "unflatten", "call_buffers", "exe", "handlers",
-                 "out_avals", "out_aval0", "single", "in_tree", "float0_in")
+                 "out_avals", "out_aval0", "single", "in_tree", "float0_in", "placed")
 
     def __init__(self, closed, out_tree, name, donated=()):
         self.closed = closed   # what `stage` / make_jaxpr show; `program` is compiled
@@ -147,6 +148,7 @@ class _Entry:
         self.single = out_tree.node_type is None and not float0_outs
         self.call_buffers = self.exe = self.handlers = self.out_avals = self.out_aval0 = None
         self.in_tree = None  # set by Jitted._entry
+        self.placed = {}     # device -> Executable there, for committed arguments
 
     def compile(self):
         if self.executable is None:
@@ -171,6 +173,22 @@ class _Entry:
         if self.const_bufs:
             bufs = self.const_bufs + bufs
         return self.unflatten(self.call_buffers(bufs))
+
+    def run_placed(self, leaves, names, what):
+        """`run`, on the device JAX's placement rule picks (`runtime.placement`): the
+        committed arguments' device (results committed), else the default one."""
+        dev, committed = runtime.placement(leaves, names, what)
+        if dev is runtime.default_device() and not committed:
+            return self.run(runtime.on_device(leaves, dev))
+        there = self.placed.get(dev)
+        if there is None:   # (the executable and the consts on `dev`)
+            jaxpr = self.program.jaxpr
+            there = self.placed[dev] = (runtime.Executable(
+                self.text, [v.aval for v in jaxpr.constvars + jaxpr.invars],
+                [a.aval for a in jaxpr.outvars], dev), runtime.on_device(self.consts, dev))
+        if self.float0_in:
+            leaves = [x for i, x in enumerate(leaves) if i not in self.float0_in]
+        return self.unflatten(there[0](*there[1], *leaves, committed=committed))
 
 
 class Jitted(StagedCallable):
@@ -338,8 +356,11 @@ class Jitted(StagedCallable):
                 if entry is not None:
                     if entry.const_bufs:
                         bufs = entry.const_bufs + bufs
-                    outs = entry.exe.execute_sharded(bufs).consume_with_handlers(
-                        entry.handlers)
+                    try:
+                        outs = entry.exe.execute_sharded(bufs).consume_with_handlers(
+                            entry.handlers)
+                    except _JaxRuntimeError:   # e.g. an argument on another device
+                        return self._call_slow(args, kwargs)
                     if entry.single:
                         return _Array(outs[0], entry.out_aval0)
                     return entry.unflatten(list(map(_Array, outs, entry.out_avals)))
@@ -350,7 +371,10 @@ class Jitted(StagedCallable):
         except (_NoFastPath, TypeError):  # TypeError: an unhashable static argument
             entry = None
         if entry is not None:
-            return entry.run(leaves)
+            try:
+                return entry.run(leaves)
+            except _JaxRuntimeError:   # e.g. an argument on another device
+                pass
         return self._call_slow(args, kwargs)
 
     def _call_numpy(self, nkey, args):
@@ -414,9 +438,14 @@ class Jitted(StagedCallable):
             entry, leaves = self._entry(args, kwargs)
             if entry.executable is None:
                 entry.compile()
+            if type(entry) is _Entry:   # (a partitioned program places itself)
+                names = (functools.partial(_positional_names, self.fun, len(args))
+                         if not kwargs and len(leaves) == len(args) else None)
+                out = entry.run_placed(leaves, names, function_name(self.fun))
+            else:
+                out = entry.run(leaves)
         except AstjaxError as e:
             raise e.with_traceback(user_traceback(e)) from None
-        out = entry.run(leaves)
         self._remember(args, kwargs, entry)
         return out
 
@@ -485,6 +514,12 @@ def _hashable(v):
         return True
     except TypeError:
         return False
+
+
+def _positional_names(fun, n):
+    """The names of `fun`'s first `n` positional parameters (None if unknown)."""
+    pos, var_args, _, _ = _positional_params(fun)
+    return pos[:n] if pos is not None and (len(pos) >= n or not var_args) else None
 
 
 def _call_user(fun, args, kwargs):

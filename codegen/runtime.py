@@ -30,8 +30,8 @@ except ImportError as e:  # pragma: no cover
 from astjax import core, dtypes, tree_util  # noqa: E402
 from astjax.config import config  # noqa: E402
 from astjax.core import ShapedArray  # noqa: E402
-from astjax.errors import (ArgumentTypeError, InternalError,  # noqa: E402
-                           JaxRuntimeError)
+from astjax.errors import (ArgumentTypeError, ArgumentValueError,  # noqa: E402
+                           InternalError, JaxRuntimeError, caller_location)
 from astjax.sharding import SingleDeviceSharding  # noqa: E402
 
 from . import compile_cache, platforms, stablehlo  # noqa: E402
@@ -98,11 +98,45 @@ def set_default_device(dev, *, move: bool):
 
 
 def on_default_device(args):
-    """`args` with every single-device Array on another device copied to the default
-    one."""
-    dev = default_device()
-    return [device_put(a, dev) if type(a) is Array and a.device != dev else a
-            for a in args]
+    """`args` with every uncommitted single-device Array on another device copied to
+    the default one (committed Arrays stay where they are, as in JAX)."""
+    return on_device(args, default_device())
+
+
+def on_device(args, dev):
+    """`args` with every uncommitted single-device Array not on `dev` copied there
+    (still uncommitted)."""
+    return [Array(put_host(a._value(), a.aval, dev), a.aval)
+            if type(a) is Array and a.device != dev else a for a in args]
+
+
+def placement(args, names=None, what="jitted computation"):
+    """(device, committed) of a computation on `args` (JAX's rule): the device of its
+    committed Arrays (results committed), else the default one; committed Arrays on
+    two devices: JAX's ValueError naming both (`names` or `names()`, else positions)."""
+    dev = first = None
+    for i, a in enumerate(args):
+        if type(a) is CommittedArray:
+            d = a.device
+            if dev is None:
+                dev, first = d, i
+            elif d != dev:
+                known = names() if callable(names) else names   # (made on demand)
+
+                def arg(j):
+                    n = known[j] if known is not None and j < len(known) else f"{j}"
+                    av = args[j].aval
+                    shape = f"{av.dtype.name}[{','.join(map(str, av.shape))}]"
+                    return (f"argument {n} of {what} with shape {shape} "
+                            f"and with device ids [{args[j].device.id}] on platform "
+                            f"{args[j].device.platform.upper()}")
+                raise ArgumentValueError(
+                    f"Received incompatible devices for jitted computation. Got "
+                    f"{arg(first)} and {arg(i)}", loc=caller_location(),
+                    hint="device_put the arguments on one device, or pass uncommitted ones")
+    if dev is None:
+        return _default_device or default_device(), False
+    return dev, True
 
 
 class _Sharding(xc.SingleDeviceSharding):
@@ -186,6 +220,29 @@ class Array:
         return self._buf._sharding._device   # (jaxlib arrays have no public `sharding`)
 
     @property
+    def committed(self) -> bool:
+        """Whether the array was placed on its device explicitly (`device_put(x,
+        device)`, or computed from such an array): computations on it run on its
+        device. False: astjax may move it (to the default device)."""
+        return False
+
+    def addressable_data(self, index: int) -> "Array":
+        """The data of addressable shard `index`: for a one-device array, the array
+        itself (whatever `index`, as in JAX)."""
+        if self.is_deleted():
+            raise RuntimeError(f"Array has been deleted with shape={self.dtype.name}"
+                               f"[{','.join(map(str, self.shape))}].")
+        return type(self)(self._buf, self.aval)
+
+    def on_device_size_in_bytes(self) -> int:
+        """The bytes the array occupies on its device (jaxlib's figure)."""
+        return self._buf.on_device_size_in_bytes()
+
+    def unsafe_buffer_pointer(self) -> int:
+        """The address of the array's device buffer (valid while the array lives)."""
+        return self._buf.unsafe_buffer_pointer()
+
+    @property
     def sharding(self):
         """The layout: the whole array on its one device."""
         return SingleDeviceSharding(self.device)
@@ -241,15 +298,38 @@ class Array:
         return (device_put, (self._value(),))
 
 
+class CommittedArray(Array):
+    """An `Array` committed to its device: made by `device_put(x, device)` or computed
+    from one. The fast paths take plain `Array`s only (`type(x) is Array`): committed
+    arguments go through `placement`, at no cost to the uncommitted case."""
+    __slots__ = ()
+
+    @property
+    def committed(self) -> bool:
+        """True: computations on this array run on its device."""
+        return True
+
+
+_SINGLE = (Array, CommittedArray)   # the single-device array types
+
+
 def device_put(x, device=None, weak_type=None) -> Array:
-    """Copy a NumPy value (or Python scalar) to `device`, applying astjax's dtype
-    policy (32-bit unless x64)."""
-    if isinstance(x, Array):
-        if type(x) is Array and (device is None or device == x.device):
+    """Copy a NumPy value (or Python scalar) to `device` (the result committed to it),
+    applying astjax's dtype policy (32-bit unless x64); no device: an Array stays
+    where it is, a host value goes to the default device uncommitted."""
+    t = type(x)
+    if t in _SINGLE:
+        if device is None:
             return x
-        x = x._value()  # another device, or a multi-device array (gathered)
+        if device == x.device:
+            return x if t is CommittedArray else CommittedArray(x._buf, x.aval)
+        x = x._value()  # another device
+    elif isinstance(x, Array):
+        x = x._value()  # a multi-device array (gathered)
     aval = intern_aval(_aval_of_host(x, weak_type))
-    return Array(put_host(x, aval, device), aval)
+    if device is None:
+        return Array(put_host(x, aval), aval)
+    return CommittedArray(put_host(x, aval, device), aval)
 
 
 # Avals of Arrays made here (device_put, executable results) are interned: one
@@ -315,7 +395,7 @@ def block_until_ready(x):
         leaves = [x]
     bufs = []
     for leaf in leaves:
-        if type(leaf) is Array:
+        if type(leaf) is Array or type(leaf) is CommittedArray:
             bufs.append(leaf._buf)
             continue
         for a in tree_util.tree_leaves(leaf):
@@ -374,10 +454,18 @@ class Executable:
         outs = self.exe.execute_sharded(bufs).consume_with_handlers(self.handlers)
         return list(map(Array, outs, self.out_avals))
 
-    def __call__(self, *args):
+    def call_committed(self, bufs):
+        """`call_buffers`, the results committed to the device (`CommittedArray`s)."""
+        outs = self.exe.execute_sharded(bufs).consume_with_handlers(self.handlers)
+        return list(map(CommittedArray, outs, self.out_avals))
+
+    def __call__(self, *args, committed=False):
+        """Run on Arrays (uncommitted ones elsewhere are copied to this executable's
+        device) and host values; `committed`: the results are committed."""
         dev = self.device
-        return self.call_buffers([a._buf if type(a) is Array else device_put(a, dev)._buf
-                                  for a in args])
+        bufs = [a._buf if type(a) in _SINGLE and a.device == dev else device_put(a, dev)._buf
+                for a in on_device(args, dev)]
+        return self.call_committed(bufs) if committed else self.call_buffers(bufs)
 
     def as_text(self):
         return self.exe.hlo_modules()[0].to_string() if hasattr(self.exe, "hlo_modules") else self.text
@@ -484,44 +572,53 @@ def register_spmd(rule, array_types, prims):
 
 
 def eager_apply(prim, args, params):
-    """Run one primitive on concrete values through a cached XLA executable (then
-    tell `execute_listeners`, if any)."""
+    """Run one primitive on concrete values through a cached XLA executable, placed as
+    `jit` places (`placement`), then tell `execute_listeners`, if any."""
     if move_operands:
         args = on_default_device(args)
     fkey = _fast_key(prim, args, params)
     exe = _eager_fast.get(fkey) if fkey is not None else None
     if exe is not None:
         bufs = [a._buf if type(a) is Array else scalar_buf(a) for a in args]
-        outs = exe.exe.execute_sharded(bufs).consume_with_handlers(exe.handlers)
-        if prim.multiple_results:
-            outs = list(map(Array, outs, exe.out_avals))
+        try:
+            outs = exe.exe.execute_sharded(bufs).consume_with_handlers(exe.handlers)
+        except JaxRuntimeError:   # e.g. an uncommitted operand on another device
+            outs = None
+        if outs is not None:
+            if prim.multiple_results:
+                outs = list(map(Array, outs, exe.out_avals))
+                if execute_listeners:
+                    notify_execute(prim.name, outs)
+                return outs
+            out = Array(outs[0], exe.out_avals[0])
             if execute_listeners:
-                notify_execute(prim.name, outs)
-            return outs
-        out = Array(outs[0], exe.out_avals[0])
-        if execute_listeners:
-            notify_execute(prim.name, [out])
-        return out
+                notify_execute(prim.name, [out])
+            return out
+        fkey = None
     if prim in _spmd_prims or any(type(a) in _spmd_types for a in args):
         outs = _spmd_rule(prim, args, params)
     else:
-        exe = _eager_general(prim, args, params)
-        if fkey is not None and exe.device is _default_device:
+        dev, committed = placement(args, what=prim.name)
+        exe = _eager_general(prim, args, params, dev)
+        if fkey is not None and exe.device is _default_device and not committed:
             if len(_eager_fast) > 4096:
                 _eager_fast.clear()
             _eager_fast[fkey] = exe
-        outs = exe(*args)
+        outs = exe(*args, committed=committed)
         outs = outs if prim.multiple_results else outs[0]
     if execute_listeners:
         notify_execute(prim.name, outs if prim.multiple_results else [outs])
     return outs
 
 
-def _eager_general(prim, args, params):
-    """The executable of `prim` on these arguments' avals, cached by value."""
-    avals = [_aval_of_host(a) if type(a) is not Array else a.aval for a in args]
+def _eager_general(prim, args, params, device=None):
+    """The executable of `prim` on these arguments' avals on `device` (None: the
+    default one), cached by value."""
+    device = device or default_device()
+    avals = [_aval_of_host(a) if type(a) not in _SINGLE else a.aval for a in args]
     try:
-        key = (prim, tuple(sorted((k, _hashable(v)) for k, v in params.items())), tuple(avals))
+        key = (prim, tuple(sorted((k, _hashable(v)) for k, v in params.items())),
+               tuple(avals), device)
         hash(key)
     except TypeError:
         key = None
@@ -532,7 +629,8 @@ def _eager_general(prim, args, params):
         out_avals = out if prim.multiple_results else [out]
         outvars = [core.Var(a) for a in out_avals]
         jaxpr = core.Jaxpr([], invars, outvars, [core.Eqn(prim, invars, outvars, params)])
-        exe = Executable(stablehlo.lower_module(jaxpr, f"eager_{prim.name}"), avals, out_avals)
+        exe = Executable(stablehlo.lower_module(jaxpr, f"eager_{prim.name}"), avals,
+                         out_avals, device)
         if key is not None:
             _eager_cache[key] = exe
     return exe

@@ -126,6 +126,25 @@ class GlobalArray(runtime.Array):
     def is_fully_addressable(self) -> bool:
         return self._sharding.is_fully_addressable
 
+    @property
+    def committed(self) -> bool:
+        """True: a laid-out array stays on its devices (as JAX's)."""
+        return True
+
+    def addressable_data(self, index: int) -> runtime.Array:
+        """Shard `index`'s data, in the sharding's device order (fully replicated: the
+        first shard's, whatever `index`), committed to its device."""
+        shards = self.addressable_shards
+        return shards[0 if self.is_fully_replicated else index].data
+
+    def on_device_size_in_bytes(self) -> int:
+        """The bytes of every device's part together (jaxlib's figure per part)."""
+        return self._buffers()[0].on_device_size_in_bytes() * len(self._devices)
+
+    def unsafe_buffer_pointer(self) -> int:
+        """jaxlib's error: only a one-device array has one buffer address."""
+        return self._arr.unsafe_buffer_pointer()
+
     def _check_live(self):
         """JAX's RuntimeError for a deleted (e.g. donated) array, instead of handing
         deleted buffers to XLA."""
@@ -148,7 +167,8 @@ class GlobalArray(runtime.Array):
         for d, buf in zip(self._local, self._buffers()):
             idx = index[d]
             key = tuple((s.start, s.stop) for s in idx)
-            out.append(Shard(d, idx, runtime.Array(buf, shard_aval), seen.get(key, 0)))
+            out.append(Shard(d, idx, runtime.CommittedArray(buf, shard_aval),
+                             seen.get(key, 0)))
             seen[key] = seen.get(key, 0) + 1
         return out
 
