@@ -838,3 +838,47 @@ def test_float0_results_of_a_compiled_call_are_host_zeros(monkeypatch):
     assert out.dtype == astjax.float0 and out.shape == ()
     # make_jaxpr still shows the float0 output, as JAX's does
     assert "float0[]" in str(astjax.make_jaxpr(g)(x, n))
+
+
+# ------------------------------------------- committed arrays (issue 13 x issue 14)
+
+def _counting_placement(monkeypatch):
+    calls = [0]
+    orig = runtime.placement
+
+    def counted(*a, **k):
+        calls[0] += 1
+        return orig(*a, **k)
+    monkeypatch.setattr(runtime, "placement", counted)
+    return calls
+
+
+def test_uncommitted_arrays_skip_placement_on_the_fast_paths(monkeypatch, compiles):
+    """The placement rule costs the common (uncommitted) case nothing: after warm-up,
+    jit and eager calls on plain Arrays never ask `runtime.placement`; committed
+    arguments always do, and their executable on the other device is compiled once."""
+    if len(astjax.devices()) < 2:
+        pytest.skip("needs 2 devices")
+    jf = astjax.jit(_mad)
+    x, y = jnp.ones(3), jnp.full(3, 2.0)
+    params = [(x, y), (y, x)]
+    tree = astjax.jit(_tree_product)
+    for _ in range(2):
+        jf(x, y), x * y + 1.0, tree(params)
+    calls = _counting_placement(monkeypatch)
+    for _ in range(10):
+        jf(x, y), x * y + 1.0, tree(params)
+    assert calls[0] == 0
+    c1 = astjax.device_put(x, astjax.devices()[1])
+    n0 = compiles[0]
+    for _ in range(3):
+        out = jf(c1, y)
+    assert out.committed and out.devices() == {astjax.devices()[1]}
+    np.testing.assert_array_equal(np.asarray(out), [3.0, 3.0, 3.0])
+    assert calls[0] == 3 and compiles[0] - n0 <= 1
+    entry, = [e for e in jf._cache.values() if e.placed]
+    assert list(entry.placed) == [astjax.devices()[1]]   # one executable on device 1
+
+
+def _tree_product(p):
+    return p[0][0] * p[1][1]
