@@ -20,6 +20,7 @@ from .errors import (AstjaxError, ArgumentError, ArgumentTypeError, ArgumentValu
                      NotImplementedInAstjaxError, caller_location, check_callable,
                      check_signature, function_name)
 from .dispatch_keys import (KWARGS as _KWARGS, STATIC as _STATIC, NoFastPath as _NoFastPath,
+                            array_tree_key as _array_tree_key,
                             numpy_key as _numpy_key, tree_sig as _tree_sig,
                             unflattener as _unflattener,
                             with_float0_outputs as _with_float0_outputs,
@@ -114,6 +115,7 @@ class _MissError(Exception):
 
 
 _CPP = object()  # the key of a function's jaxlib PjitFunction in its `_fast` table
+_TREE = object()  # in `_fast` once a call was keyed by `array_tree_key`
 _REFUSED = object()
 _cpp_available, _cpp_results = cpp_jit.available, cpp_jit.results
 _ArrayImpl, _REAL_JAX_CONFIG, _modules = cpp_jit.ArrayImpl, cpp_jit.REAL_JAX_CONFIG, sys.modules
@@ -365,6 +367,23 @@ class Jitted(StagedCallable):
                         return _Array(outs[0], entry.out_aval0)
                     return entry.unflatten(list(map(_Array, outs, entry.out_avals)))
                 return self._call_slow(args, kwargs)
+            # a tree of Arrays (parameters) without dicts, once this function has met
+            # one: flattened and keyed in C++ (jaxlib sorts dict keys slowly: no dicts)
+            if _TREE in self._fast:
+                tkey, leaves = _array_tree_key(args)
+                entry = self._fast.get(tkey) if tkey is not None else None
+            else:
+                entry = None
+            if entry is not None:   # (every leaf a plain Array: `run` without its checks)
+                bufs = [a._buf for a in leaves]
+                if entry.const_bufs:
+                    bufs = entry.const_bufs + bufs
+                try:
+                    outs = entry.exe.execute_sharded(bufs).consume_with_handlers(
+                        entry.handlers)
+                except _JaxRuntimeError:   # e.g. an argument on another device
+                    return self._call_slow(args, kwargs)
+                return entry.unflatten(list(map(_Array, outs, entry.out_avals)))
         leaves = []
         try:
             entry = self._fast.get(self._signature(args, kwargs, leaves))
@@ -466,6 +485,11 @@ class Jitted(StagedCallable):
         if len(self._fast) > 4096:
             self._fast.clear()
         self._fast[key] = entry
+        if not kwargs and not self._has_statics and not _has_dict(args):
+            tkey = _array_tree_key(args)[0]
+            if tkey is not None:
+                self._fast[tkey] = entry
+                self._fast[_TREE] = True
 
     def stage_inline(self, *args, **kwargs):
         check_signature(self.fun, args, kwargs, "jit")
@@ -514,6 +538,12 @@ def _hashable(v):
         return True
     except TypeError:
         return False
+
+
+def _has_dict(x):
+    """Whether a tree of tuples and lists holds a dict."""
+    t = type(x)
+    return t is dict or ((t is tuple or t is list) and any(map(_has_dict, x)))
 
 
 def _positional_names(fun, n):

@@ -63,6 +63,24 @@ def tree_sig(x, leaves):
     raise NoFastPath
 
 
+_cpp_flatten = runtime.cpp_pytrees.flatten
+
+
+def array_tree_key(args):
+    """(key, leaves) of positional arguments that are builtin containers (tuples,
+    lists, dicts, None) of plain Arrays only -- a parameter tree --, flattened by
+    jaxlib's C++ registry (the leaf order of `tree_util`); (None, None) otherwise.
+    The key (x64, C++ treedef, aval ids) never equals a `tree_sig` key."""
+    try:
+        leaves, treedef = _cpp_flatten(args)
+    except Exception:  # noqa: BLE001 -- e.g. unsortable dict keys: the general path
+        return None, None
+    ids = [id(a.aval) for a in leaves if type(a) is _Array]
+    if len(ids) != len(leaves):
+        return None, None
+    return (_config_values["jax_enable_x64"], treedef, *ids), leaves
+
+
 def _children_sig(sig, children, leaves):
     """`sig` + one `tree_sig` per child, as a tuple; Array children (a large
     parameter dict's leaves) are handled in the loop, without a call each."""

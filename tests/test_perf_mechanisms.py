@@ -882,3 +882,42 @@ def test_uncommitted_arrays_skip_placement_on_the_fast_paths(monkeypatch, compil
 
 def _tree_product(p):
     return p[0][0] * p[1][1]
+
+
+def _tree_sum(p):
+    return sum(w.sum() * b.sum() for w, b in p)
+
+
+def _dict_sum(p):
+    return sum(v.sum() for v in p.values())
+
+
+def test_parameter_trees_are_keyed_by_jaxlibs_cpp_flatten(monkeypatch):
+    """A list of (W, b) tuples of Arrays is flattened and keyed in C++ (no
+    `_signature` walk); a dict-holding tree keeps `tree_sig` (jaxlib sorts dict keys
+    slower than it) and never pays the C++ flatten; a new structure is a new entry."""
+    jf, jd = astjax.jit(_tree_sum), astjax.jit(_dict_sum)
+    params = [(jnp.ones((2, 2)), jnp.full(2, 2.0)), (jnp.ones(3), jnp.full(1, 3.0))]
+    d = {"a": jnp.ones(2), "b": jnp.full(3, 2.0)}
+    for _ in range(2):
+        jf(params), jd(d)
+    sig, flat = [0], [0]
+    orig_sig, orig_flat = astjax.api.Jitted._signature, astjax.api._array_tree_key
+
+    def counted_sig(self, *a, **k):
+        sig[0] += 1
+        return orig_sig(self, *a, **k)
+
+    def counted_flat(*a):
+        flat[0] += 1
+        return orig_flat(*a)
+    monkeypatch.setattr(astjax.api.Jitted, "_signature", counted_sig)
+    monkeypatch.setattr(astjax.api, "_array_tree_key", counted_flat)
+    for _ in range(10):
+        out = jf(params)
+    assert (sig[0], flat[0]) == (0, 10) and float(out) == 4 * 4.0 + 3 * 3.0
+    for _ in range(10):
+        out = jd(d)
+    assert (sig[0], flat[0]) == (10, 10) and float(out) == 8.0
+    assert float(jf(params[:1])) == 16.0                      # another structure
+    assert float(jf([(jnp.ones(3), jnp.ones(2))] * 2)) == 12.0  # other shapes
