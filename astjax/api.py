@@ -330,7 +330,7 @@ class Jitted(StagedCallable):
                 else:
                     numpy = (ta is np.ndarray and tb is np.ndarray and a.dtype.isnative
                              and b.dtype.isnative)
-            elif n:
+            elif n and type(args[0]) is np.ndarray:
                 numpy = all(type(a) is np.ndarray and a.dtype.isnative for a in args)
             # flat NumPy in native byte order (jaxlib would read a byte-swapped array's
             # bytes as native ones): jaxlib's C++ dispatch while it is astjax's
