@@ -678,7 +678,9 @@ def device_put(x: Any, device: Any = None, *, src: Any = None, donate: bool = Fa
                                  f"{type(device).__name__} {device!r:.40}",
                                  hint="pick one from astjax.devices(), e.g. "
                                       "astjax.devices()[0]", loc=caller_location())
-    return tree_util.tree_map(lambda a: runtime.device_put(a, device), x)
+    # (a typed key array goes as its key data: flatten_for_staging's leaves)
+    leaves, tree = tree_util.flatten_for_staging(x)
+    return tree_util.tree_unflatten(tree, [runtime.device_put(a, device) for a in leaves])
 
 
 def _is_layout(s):

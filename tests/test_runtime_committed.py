@@ -194,3 +194,26 @@ def test_laid_out_array_buffer_attributes_match_jax():
     with pytest.raises(JaxRuntimeError, match="supported only for unsharded arrays"):
         s.unsafe_buffer_pointer()
     assert _placed(jax.jit(_inc)(s)) == ([0, 1], True)
+
+
+def _double(a):
+    return a * 2
+
+
+def test_typed_keys_and_donation_keep_the_committed_device():
+    # jax 0.10.2: the key data, its split and a draw stay committed on device 1; a
+    # donated committed argument is deleted and the result is on device 1
+    d1 = jax.devices()[1]
+    k = jax.device_put(jax.random.key(0), d1)
+    assert str(k.dtype) == "key<fry>"
+    for a in (jax.random.key_data(k), jax.random.key_data(jax.random.split(k)),
+              jax.random.uniform(k, (2,))):
+        assert _placed(a) == ([1], True)
+    np.testing.assert_array_equal(np.asarray(jax.random.uniform(k, (2,))),
+                                  np.asarray(jax.random.uniform(jax.random.key(0), (2,))))
+    c = jax.device_put(np.arange(3.0, dtype=np.float32), d1)
+    out = jax.jit(_double, donate_argnums=0)(c)
+    assert c.is_deleted() and _placed(out) == ([1], True)
+    np.testing.assert_array_equal(np.asarray(out), [0.0, 2.0, 4.0])
+    w = jax.device_put(1.0, d1)   # a Python scalar stays weakly typed
+    assert w.weak_type and w.committed and repr(w) == "Array(1., dtype=float32, weak_type=True)"
