@@ -23,9 +23,9 @@ How each flag is honoured:
 - `jax_platform_name`: an alias of `jax_platforms` (the runtime's platform choice);
 - `jax_default_device` (`jax.default_device(dev)`): eager operations and `jit` place
   their results on that device (a Device, or a platform name such as ``'cpu'``: its
-  first device). astjax's arrays carry no "committed" flag, so inside the block an
-  operand on another device is copied to the default device (JAX does so for arrays it
-  has not committed to a device; a committed one keeps the computation on its device).
+  first device). Inside the block an uncommitted operand on another device is copied
+  to the default device; a committed one (`device_put(x, device)`) keeps the
+  computation on its device, as in JAX (`runtime.placement`).
   Changing the flag drops the compiled caches, which were built for the old device.
 """
 from __future__ import annotations

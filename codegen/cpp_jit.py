@@ -8,11 +8,11 @@ hook). astjax registers its own, once, and keeps its x64 one equal to
 `jax_enable_x64` -- but only while real JAX is not imported: JAX registers its own
 settings when `jax._src.config` is imported, so from then on `available()` is False
 and astjax dispatches in Python (api.Jitted), never through a PjitFunction whose
-settings are JAX's. astjax's `Array` is not jaxlib's array type: a PjitFunction
-takes NumPy arguments only and its results are wrapped (`results`). (Array arguments
-could reach it as a dataclass node of the registry, flattened to their buffers; measured,
-that is no faster for small trees and a third slower for a 900-leaf one than astjax's
-Python dispatch: benchmarks/README.md.) What it runs
+settings are JAX's. astjax's `Array` is not jaxlib's array type (that type is shared
+with JAX, which installs its own methods on it: benchmarks/README.md has why and the
+measured upper bound): a PjitFunction takes NumPy arguments only and its results are
+wrapped (`results`); trees of Arrays are keyed by this registry's C++ flatten instead
+(`dispatch_keys.array_tree_key`). What it runs
 on a hit is the executable `fastpath` describes, which is given only when the
 argument types jaxlib will compute (shape, dtype canonicalized by the x64 setting)
 are the executable's parameter types."""

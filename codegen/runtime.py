@@ -1,7 +1,9 @@
 """The XLA runtime on jaxlib: the client, arrays, executables and eager operations.
 
 - one PJRT client per process (its platform: `codegen.platforms`),
-- `Array`: a device buffer with an aval; results stay on device, dispatch is async,
+- `Array`: a device buffer with an aval; results stay on device, dispatch is async;
+  `CommittedArray`: one committed to its device, which computations on it use
+  (`placement`, JAX's rule),
 - `Executable`: compiled StableHLO with a short call path,
 - the eager backend: one cached executable per (primitive, params, avals), so that
   operators on `Array`s outside `jit` run on XLA as well,
@@ -98,8 +100,7 @@ def set_default_device(dev, *, move: bool):
 
 
 def on_default_device(args):
-    """`args` with every uncommitted single-device Array on another device copied to
-    the default one (committed Arrays stay where they are, as in JAX)."""
+    """`on_device(args, the default device)` (committed Arrays stay, as in JAX)."""
     return on_device(args, default_device())
 
 
@@ -124,12 +125,10 @@ def placement(args, names=None, what="jitted computation"):
                 known = names() if callable(names) else names   # (made on demand)
 
                 def arg(j):
-                    n = known[j] if known is not None and j < len(known) else f"{j}"
-                    av = args[j].aval
-                    shape = f"{av.dtype.name}[{','.join(map(str, av.shape))}]"
-                    return (f"argument {n} of {what} with shape {shape} "
-                            f"and with device ids [{args[j].device.id}] on platform "
-                            f"{args[j].device.platform.upper()}")
+                    n, x = known[j] if known and j < len(known) else j, args[j]
+                    return (f"argument {n} of {what} with shape {x.dtype.name}"
+                            f"[{','.join(map(str, x.shape))}] and with device ids "
+                            f"[{x.device.id}] on platform {x.device.platform.upper()}")
                 raise ArgumentValueError(
                     f"Received incompatible devices for jitted computation. Got "
                     f"{arg(first)} and {arg(i)}", loc=caller_location(),
@@ -221,9 +220,8 @@ class Array:
 
     @property
     def committed(self) -> bool:
-        """Whether the array was placed on its device explicitly (`device_put(x,
-        device)`, or computed from such an array): computations on it run on its
-        device. False: astjax may move it (to the default device)."""
+        """Whether the array is committed to its device (`device_put(x, device)`, or
+        computed from such an array); False: astjax may move it (`placement`)."""
         return False
 
     def addressable_data(self, index: int) -> "Array":
@@ -454,18 +452,16 @@ class Executable:
         outs = self.exe.execute_sharded(bufs).consume_with_handlers(self.handlers)
         return list(map(Array, outs, self.out_avals))
 
-    def call_committed(self, bufs):
-        """`call_buffers`, the results committed to the device (`CommittedArray`s)."""
-        outs = self.exe.execute_sharded(bufs).consume_with_handlers(self.handlers)
-        return list(map(CommittedArray, outs, self.out_avals))
-
     def __call__(self, *args, committed=False):
         """Run on Arrays (uncommitted ones elsewhere are copied to this executable's
         device) and host values; `committed`: the results are committed."""
         dev = self.device
         bufs = [a._buf if type(a) in _SINGLE and a.device == dev else device_put(a, dev)._buf
                 for a in on_device(args, dev)]
-        return self.call_committed(bufs) if committed else self.call_buffers(bufs)
+        if not committed:
+            return self.call_buffers(bufs)
+        outs = self.exe.execute_sharded(bufs).consume_with_handlers(self.handlers)
+        return list(map(CommittedArray, outs, self.out_avals))
 
     def as_text(self):
         return self.exe.hlo_modules()[0].to_string() if hasattr(self.exe, "hlo_modules") else self.text
@@ -587,13 +583,11 @@ def eager_apply(prim, args, params):
         if outs is not None:
             if prim.multiple_results:
                 outs = list(map(Array, outs, exe.out_avals))
-                if execute_listeners:
-                    notify_execute(prim.name, outs)
-                return outs
-            out = Array(outs[0], exe.out_avals[0])
+            else:
+                outs = Array(outs[0], exe.out_avals[0])
             if execute_listeners:
-                notify_execute(prim.name, [out])
-            return out
+                notify_execute(prim.name, outs if prim.multiple_results else [outs])
+            return outs
         fkey = None
     if prim in _spmd_prims or any(type(a) in _spmd_types for a in args):
         outs = _spmd_rule(prim, args, params)
