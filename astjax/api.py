@@ -355,27 +355,18 @@ class Jitted(StagedCallable):
                 return self._call_numpy(_numpy_key(args), args)
             if key is not None:
                 entry = self._fast.get(key)
-                if entry is not None:
-                    if entry.const_bufs:
-                        bufs = entry.const_bufs + bufs
-                    try:
-                        outs = entry.exe.execute_sharded(bufs).consume_with_handlers(
-                            entry.handlers)
-                    except _JaxRuntimeError:   # e.g. an argument on another device
-                        return self._call_slow(args, kwargs)
-                    if entry.single:
-                        return _Array(outs[0], entry.out_aval0)
-                    return entry.unflatten(list(map(_Array, outs, entry.out_avals)))
-                return self._call_slow(args, kwargs)
-            # a tree of Arrays (parameters) without dicts, once this function has met
-            # one: flattened and keyed in C++ (jaxlib sorts dict keys slowly: no dicts)
-            if _TREE in self._fast:
+                if entry is None:
+                    return self._call_slow(args, kwargs)
+            elif _TREE in self._fast:
+                # a tree of Arrays (parameters) without dicts, once this function has
+                # met one: flattened and keyed in C++ (jaxlib sorts dict keys slowly)
                 tkey, leaves = _array_tree_key(args)
                 entry = self._fast.get(tkey) if tkey is not None else None
+                if entry is not None:   # (every leaf a plain Array: no `run` checks)
+                    bufs = [a._buf for a in leaves]
             else:
                 entry = None
-            if entry is not None:   # (every leaf a plain Array: `run` without its checks)
-                bufs = [a._buf for a in leaves]
+            if entry is not None:
                 if entry.const_bufs:
                     bufs = entry.const_bufs + bufs
                 try:
@@ -383,6 +374,8 @@ class Jitted(StagedCallable):
                         entry.handlers)
                 except _JaxRuntimeError:   # e.g. an argument on another device
                     return self._call_slow(args, kwargs)
+                if entry.single:
+                    return _Array(outs[0], entry.out_aval0)
                 return entry.unflatten(list(map(_Array, outs, entry.out_avals)))
         leaves = []
         try:
