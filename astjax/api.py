@@ -2,6 +2,7 @@
 entry points. Autodiff and batching add theirs in `ad_api` and `batching_api`."""
 from __future__ import annotations
 
+import copy
 import functools
 import math
 import sys
@@ -32,7 +33,7 @@ from .stages import ShapeDtypeStruct, Lowered, Traced
 from .transforms.dce import dce_closed
 from .traceback_util import user_traceback
 
-_Array = runtime.Array
+_Array, _Committed = runtime.Array, runtime.CommittedArray
 _T = TypeVar("_T")
 _config_values = dtypes.config._values
 from .config import jit_call_hook as _jit_call_hook  # noqa: E402
@@ -125,7 +126,8 @@ class _Entry:
     """One compiled signature: executable, consts on device, output tree."""
     __slots__ = ("closed", "program", "executable", "consts", "out_tree", "text",
                  "const_bufs", "in_avals", "unflatten", "call_buffers", "exe", "handlers",
-                 "out_avals", "out_aval0", "single", "in_tree", "float0_in", "placed")
+                 "out_avals", "out_aval0", "single", "in_tree", "float0_in", "placed",
+                 "wrap", "device")
 
     def __init__(self, closed, out_tree, name, donated=()):
         self.closed = closed   # what `stage` / make_jaxpr show; `program` is compiled
@@ -150,7 +152,8 @@ class _Entry:
         self.single = out_tree.node_type is None and not float0_outs
         self.call_buffers = self.exe = self.handlers = self.out_avals = self.out_aval0 = None
         self.in_tree = None  # set by Jitted._entry
-        self.placed = {}     # device -> Executable there, for committed arguments
+        self.placed = {}     # device -> this entry there, for committed arguments
+        self.wrap, self.device = _Array, None   # results uncommitted, on the default device
 
     def compile(self):
         if self.executable is None:
@@ -167,10 +170,12 @@ class _Entry:
 
     def run(self, leaves):
         """Run on flat argument leaves (Arrays or host values of this signature)."""
-        put = runtime.put_host
+        put, dev = runtime.put_host, self.device
+        if dev is not None:   # (placed on a committed device: uncommitted Arrays go there)
+            leaves = runtime.on_device(leaves, dev)
         if self.float0_in:
             leaves = [x for i, x in enumerate(leaves) if i not in self.float0_in]
-        bufs = [x._buf if type(x) is _Array else put(x, aval)
+        bufs = [x._buf if type(x) is _Array or type(x) is _Committed else put(x, aval, dev)
                 for x, aval in zip(leaves, self.in_avals)]
         if self.const_bufs:
             bufs = self.const_bufs + bufs
@@ -180,17 +185,26 @@ class _Entry:
         """`run`, on the device JAX's placement rule picks (`runtime.placement`): the
         committed arguments' device (results committed), else the default one."""
         dev, committed = runtime.placement(leaves, names, what)
-        if dev is runtime.default_device() and not committed:
-            return self.run(runtime.on_device(leaves, dev))
-        there = self.placed.get(dev)
-        if there is None:   # (the executable and the consts on `dev`)
-            jaxpr = self.program.jaxpr
-            there = self.placed[dev] = (runtime.Executable(
-                self.text, [v.aval for v in jaxpr.constvars + jaxpr.invars],
-                [a.aval for a in jaxpr.outvars], dev), runtime.on_device(self.consts, dev))
-        if self.float0_in:
-            leaves = [x for i, x in enumerate(leaves) if i not in self.float0_in]
-        return self.unflatten(there[0](*there[1], *leaves, committed=committed))
+        if committed:
+            return self.placed_on(dev).run(leaves)
+        return self.run(runtime.on_device(leaves, dev))
+
+    def placed_on(self, dev):
+        """This entry run on `dev` with committed results (made once per device: the
+        executable there and the consts copied there)."""
+        view = self.placed.get(dev)
+        if view is None:
+            ex = self.executable
+            if ex.device is not dev:
+                jaxpr = self.program.jaxpr
+                ex = runtime.Executable(self.text, ex.in_avals, ex.out_avals, dev)
+            ex = ex.committed()
+            view = self.placed[dev] = copy.copy(self)
+            view.executable, view.call_buffers, view.exe = ex, ex.call_buffers, ex.exe
+            view.handlers, view.wrap, view.device, view.placed = ex.handlers, ex.wrap, dev, {}
+            view.consts = runtime.on_device(self.consts, dev)
+            view.const_bufs = [c._buf for c in view.consts]
+        return view
 
 
 class Jitted(StagedCallable):
@@ -375,8 +389,8 @@ class Jitted(StagedCallable):
                 except _JaxRuntimeError:   # e.g. an argument on another device
                     return self._call_slow(args, kwargs)
                 if entry.single:
-                    return _Array(outs[0], entry.out_aval0)
-                return entry.unflatten(list(map(_Array, outs, entry.out_avals)))
+                    return entry.wrap(outs[0], entry.out_aval0)
+                return entry.unflatten(list(map(entry.wrap, outs, entry.out_avals)))
         leaves = []
         try:
             entry = self._fast.get(self._signature(args, kwargs, leaves))
@@ -469,10 +483,14 @@ class Jitted(StagedCallable):
             hash(key)
         except (_NoFastPath, TypeError):
             return
-        if any(type(a) is _Array and not runtime.is_interned(a.aval) for a in leaves):
+        if any((type(a) is _Array or type(a) is _Committed)
+               and not runtime.is_interned(a.aval) for a in leaves):
             return  # ids of non-interned avals could be reused: never key on them
         if type(entry) is not _Entry:
             return  # a partitioned program (sharded jit) takes the full path
+        dev, committed = runtime.placement(leaves)
+        if committed:   # (the key holds the committed arguments' device)
+            entry = entry.placed_on(dev)
         if entry.float0_in:
             return  # the fast paths pass every argument to the executable
         if len(self._fast) > 4096:

@@ -16,7 +16,7 @@ from . import core, dtypes, tree_util
 from .codegen import cpp_jit, runtime
 from .errors import DTypeError
 
-_Array = runtime.Array
+_Array, _Committed = runtime.Array, runtime.CommittedArray
 _config_values = dtypes.config._values
 
 
@@ -36,7 +36,8 @@ STATIC = object()  # tags a static argument's value in a fast-path key
 def tree_sig(x, leaves):
     """A cheap, hashable signature of one argument for the dispatch cache, appending
     its leaves to `leaves` in `tree_util.tree_flatten` order. Per leaf: the interned
-    aval's id for an Array, (shape, dtype) for a NumPy array, the type for a Python
+    aval's id for an Array (with its device if committed), (shape, dtype) for a NumPy
+    array, the type for a Python
     scalar; containers: (type, *children) for tuples and lists, (dict, keys,
     *children) for dicts. Anything else (namedtuples, registered nodes, NumPy
     scalars, ...) raises NoFastPath and takes the full path (`Jitted._entry`)."""
@@ -44,6 +45,9 @@ def tree_sig(x, leaves):
     if t is _Array:
         leaves.append(x)
         return id(x.aval)
+    if t is _Committed:   # (its device too: the entry runs there)
+        leaves.append(x)
+        return (id(x.aval), x.device)
     if t is tuple or t is list:
         return _children_sig([t], x, leaves)
     if t is dict:

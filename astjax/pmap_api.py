@@ -27,7 +27,7 @@ import functools
 import numpy as np
 
 from . import core, dtypes, tree_util
-from .codegen import runtime, stablehlo
+from .codegen import replicated, runtime, stablehlo
 from .errors import (AstjaxError, ArgumentTypeError, ArgumentValueError, AxisNameError,
                      NotImplementedInAstjaxError, ShapeError, caller_location)
 from .primitives import collectives as coll
@@ -100,7 +100,7 @@ class _Entry:
         in_avals = [v.aval for v in jaxpr.constvars] + self.in_avals
         out_avals = [a.aval for a in jaxpr.outvars]
         try:
-            self.executable = runtime.ReplicatedExecutable(
+            self.executable = replicated.ReplicatedExecutable(
                 self.text, in_avals, out_avals, devs, [None] * len(out_avals),
                 sync=has_collectives)
         except Exception as e:
@@ -108,7 +108,8 @@ class _Entry:
                 raise
             raise NotImplementedInAstjaxError(f"XLA could not compile this pmap: {e}",
                                               loc=loc) from None
-        self.const_arrays = [runtime.put_sharded(np.asarray(c), core.get_aval(c), devs, None)
+        self.const_arrays = [replicated.put_sharded(np.asarray(c), core.get_aval(c), devs,
+                                                    None)
                              if not isinstance(c, core.Tracer) else None
                              for c in closed.consts]
         self.mesh = pmap_mesh(devs, axis_name)

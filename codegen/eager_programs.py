@@ -22,14 +22,20 @@ _float_bufs: dict = {}
 class EagerProgram:
     """A compiled elementwise `jnp` function for one signature: `run(bufs)` -> Array;
     `in_avals` (interned) are its parameters' types."""
-    __slots__ = ("exe", "handlers", "out_aval", "in_avals")
+    __slots__ = ("exe", "handlers", "out_aval", "in_avals", "device")
 
     def __init__(self, exe: "runtime.Executable"):
         self.exe, self.handlers, self.out_aval = exe.exe, exe.handlers, exe.out_avals[0]
         self.in_avals = [runtime.intern_aval(a) for a in exe.in_avals]
+        self.device = exe.device
 
     def run(self, bufs):
-        outs = self.exe.execute_sharded(bufs).consume_with_handlers(self.handlers)
+        try:
+            outs = self.exe.execute_sharded(bufs).consume_with_handlers(self.handlers)
+        except runtime.JaxRuntimeError:   # an (uncommitted) operand on another device
+            moved = runtime.on_device(map(runtime.Array, bufs, self.in_avals), self.device)
+            outs = self.exe.execute_sharded([a._buf for a in moved]).consume_with_handlers(
+                self.handlers)
         return runtime.Array(outs[0], self.out_aval)
 
 

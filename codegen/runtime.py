@@ -12,6 +12,7 @@
 """
 from __future__ import annotations
 
+import copy
 import gc
 import os
 import re
@@ -433,12 +434,21 @@ class Executable:
         self._devices = [self.device]
         self.handlers = [xc.array_result_handler(a, sh, committed=True, _skip_checks=True)
                          for a in self.out_avals]
+        self.wrap, self._twin = Array, None   # results: uncommitted Arrays
+
+    def committed(self):
+        """This executable with committed results (`CommittedArray`s), sharing the
+        compiled program."""
+        if self._twin is None:
+            twin = self._twin = copy.copy(self)
+            twin.wrap, twin._twin = CommittedArray, twin
+        return self._twin
 
     def call_buffers(self, bufs):
         """Run on device buffers (consts first); returns a list of Arrays. This is the
         hot path of every compiled call: keep it short."""
         outs = self.exe.execute_sharded(bufs).consume_with_handlers(self.handlers)
-        return list(map(Array, outs, self.out_avals))
+        return list(map(self.wrap, outs, self.out_avals))
 
     def call_numpy(self, const_bufs, xs, avals):
         """Run on device buffers `const_bufs` followed by NumPy arrays `xs` of the
@@ -458,10 +468,7 @@ class Executable:
         dev = self.device
         bufs = [a._buf if type(a) in _SINGLE and a.device == dev else device_put(a, dev)._buf
                 for a in on_device(args, dev)]
-        if not committed:
-            return self.call_buffers(bufs)
-        outs = self.exe.execute_sharded(bufs).consume_with_handlers(self.handlers)
-        return list(map(CommittedArray, outs, self.out_avals))
+        return (self.committed() if committed else self).call_buffers(bufs)
 
     def as_text(self):
         return self.exe.hlo_modules()[0].to_string() if hasattr(self.exe, "hlo_modules") else self.text
@@ -510,7 +517,7 @@ def _hashable(v):
 # dtype) and the params as given; weak scalars' device buffers reused. Else: by value.
 _eager_fast: dict = {}
 _scalar_bufs: dict = {}
-_WEAK = object()
+_WEAK, _WeakConst = object(), core.WeakConst
 
 
 def _fast_key(prim, args, params):
@@ -522,6 +529,12 @@ def _fast_key(prim, args, params):
             if i not in interned_ids:
                 return None
             key.append(i)
+        elif t is CommittedArray:   # (and its device)
+            i = id(a.aval)
+            if i not in interned_ids:
+                return None
+            key.append(i)
+            key.append(a.device)
         elif t is core.WeakConst and a.val.shape == ():
             key.append(_WEAK)
             key.append(a.val.dtype)
@@ -534,16 +547,16 @@ def _fast_key(prim, args, params):
         return None
 
 
-def scalar_buf(w):
-    """The device buffer of weak scalar `w` (a 0-d `core.WeakConst`), shared by every
-    eager operation that uses its value."""
+def scalar_buf(w, device=None):
+    """The device buffer of weak scalar `w` (a 0-d `core.WeakConst`) on `device` (the
+    default one), shared by every eager operation that uses its value."""
     v = w.val
-    k = (v.dtype, v.tobytes())
+    k = (v.dtype, v.tobytes(), None if device is _default_device else device)
     buf = _scalar_bufs.get(k)
     if buf is None:
         if len(_scalar_bufs) > 1024:
             _scalar_bufs.clear()
-        buf = _scalar_bufs[k] = put_host(v, intern_aval(w.aval))
+        buf = _scalar_bufs[k] = put_host(v, intern_aval(w.aval), device)
     return buf
 
 
@@ -575,16 +588,17 @@ def eager_apply(prim, args, params):
     fkey = _fast_key(prim, args, params)
     exe = _eager_fast.get(fkey) if fkey is not None else None
     if exe is not None:
-        bufs = [a._buf if type(a) is Array else scalar_buf(a) for a in args]
+        bufs = [scalar_buf(a, exe.device) if type(a) is _WeakConst else a._buf
+                for a in args]
         try:
             outs = exe.exe.execute_sharded(bufs).consume_with_handlers(exe.handlers)
         except JaxRuntimeError:   # e.g. an uncommitted operand on another device
             outs = None
         if outs is not None:
             if prim.multiple_results:
-                outs = list(map(Array, outs, exe.out_avals))
+                outs = list(map(exe.wrap, outs, exe.out_avals))
             else:
-                outs = Array(outs[0], exe.out_avals[0])
+                outs = exe.wrap(outs[0], exe.out_avals[0])
             if execute_listeners:
                 notify_execute(prim.name, outs if prim.multiple_results else [outs])
             return outs
@@ -594,10 +608,10 @@ def eager_apply(prim, args, params):
     else:
         dev, committed = placement(args, what=prim.name)
         exe = _eager_general(prim, args, params, dev)
-        if fkey is not None and exe.device is _default_device and not committed:
+        if fkey is not None and (committed or exe.device is _default_device):
             if len(_eager_fast) > 4096:
                 _eager_fast.clear()
-            _eager_fast[fkey] = exe
+            _eager_fast[fkey] = exe.committed() if committed else exe
         outs = exe(*args, committed=committed)
         outs = outs if prim.multiple_results else outs[0]
     if execute_listeners:
@@ -694,31 +708,7 @@ def compile_mlir(text: str, devs, options):
 _MLIR_DIAGNOSTIC = re.compile(r"-:(\d+):\d+: error: ([^\n]*)")
 
 # ================================================================= several devices
-
-
-class _MultiSharding(xc.GSPMDSharding):
-    """What jaxlib's C++ side asks of the sharding of a multi-device array. astjax
-    keeps its own layout (one shard per device, codegen/sharded.py); the HLO
-    sharding is nominal (arrays are assembled with `_skip_checks`)."""
-
-    @property
-    def memory_kind(self):
-        return self._memory_kind
-
-    def _to_xla_hlo_sharding(self, ndim):
-        return self._hlo_sharding
-
-
-_multi_shardings: dict = {}
-
-
-def multi_sharding(devs):
-    devs = tuple(devs)
-    s = _multi_shardings.get(devs)
-    if s is None:
-        s = _multi_shardings[devs] = _MultiSharding(xc.DeviceList(devs),
-                                                    xc.HloSharding.replicate())
-    return s
+# pmap's replicated programs and their arrays: codegen/replicated.py
 
 
 def shards_of(arr):
@@ -737,62 +727,3 @@ def shards_of(arr):
     finally:
         if _sys.modules.get("jax", 0) is None:
             del _sys.modules["jax"]
-
-
-def assemble(global_aval, bufs, devs):
-    """Single-device buffers (one per device, in `devs` order) -> a multi-device
-    jaxlib array, the argument form of a ReplicatedExecutable."""
-    return xc.ArrayImpl(global_aval, multi_sharding(devs), list(bufs), committed=True,
-                        _skip_checks=True)
-
-
-def put_sharded(x, shard_aval: ShapedArray, devs, axis):
-    """A host value (or any Array) -> a multi-device jaxlib array: slice i of `x` along
-    `axis` on device i (`axis=None`: the whole of `x` on every device). Each shard is
-    put separately (a replicated batched put would copy the first one everywhere)."""
-    v = np.asarray(x, shard_aval.dtype)
-    if axis is None:
-        parts = [v] * len(devs)
-    else:
-        parts = [np.take(v, i, axis) for i in range(len(devs))]
-    bufs = [put_host(p, shard_aval, d) for p, d in zip(parts, devs)]
-    return assemble(ShapedArray(v.shape, shard_aval.dtype, shard_aval.weak_type), bufs, devs)
-
-
-class ReplicatedExecutable:
-    """One program run by N replicas, replica i on `devices[i]` (pmap). Arguments are
-    multi-device arrays with one shard per device; `out_axes[k]` says where the device
-    axis goes in result k's global shape (None: replicated, device 0's value).
-
-    `sync`: on the CPU, a program with collectives waits for its results before
-    returning. XLA's CPU runtime (jaxlib 0.10.2) deadlocks in its collective
-    rendezvous when several such programs are in flight on a machine with few cores
-    (measured on 2 cores; `jax.pmap` hangs the same way); one at a time is safe and
-    on the CPU no slower."""
-
-    def __init__(self, text: str, in_avals, out_avals, devs, out_axes, sync=False):
-        self.text = text
-        self.devices = tuple(devs)
-        n = len(self.devices)
-        self.in_avals = list(in_avals)
-        self.out_avals = list(out_avals)            # per device
-        self.out_axes = list(out_axes)
-        opts = xc.CompileOptions()
-        opts.num_replicas = n
-        opts.num_partitions = 1
-        opts.device_assignment = xc.DeviceAssignment.create(
-            np.array([[d.id] for d in self.devices]))
-        self.exe = compile_mlir(text, self.devices, opts)
-        self.global_avals = []
-        for a, ax in zip(self.out_avals, self.out_axes):
-            shape = list(a.shape)
-            if ax is not None:
-                shape.insert(ax, n)
-            self.global_avals.append(ShapedArray(shape, a.dtype, a.weak_type))
-        sh = multi_sharding(self.devices)
-        self.handlers = [xc.array_result_handler(g, sh, committed=True, _skip_checks=True)
-                         for g in self.global_avals]
-        self.sync = sync and self.devices[0].platform == "cpu"
-
-    def as_text(self):
-        return self.text

@@ -855,8 +855,10 @@ def _counting_placement(monkeypatch):
 
 def test_uncommitted_arrays_skip_placement_on_the_fast_paths(monkeypatch, compiles):
     """The placement rule costs the common (uncommitted) case nothing: after warm-up,
-    jit and eager calls on plain Arrays never ask `runtime.placement`; committed
-    arguments always do, and their executable on the other device is compiled once."""
+    jit and eager calls on plain Arrays never ask `runtime.placement`. Committed
+    arguments ask it on their first call only; then jit and eager ops on them take the
+    fast paths too (keyed with their device), and the executable on their device is
+    compiled once."""
     if len(astjax.devices()) < 2:
         pytest.skip("needs 2 devices")
     jf = astjax.jit(_mad)
@@ -869,15 +871,31 @@ def test_uncommitted_arrays_skip_placement_on_the_fast_paths(monkeypatch, compil
     for _ in range(10):
         jf(x, y), x * y + 1.0, tree(params)
     assert calls[0] == 0
-    c1 = astjax.device_put(x, astjax.devices()[1])
+    d1 = astjax.devices()[1]
+    c1 = astjax.device_put(x, d1)
     n0 = compiles[0]
-    for _ in range(3):
-        out = jf(c1, y)
-    assert out.committed and out.devices() == {astjax.devices()[1]}
+    jf(c1, y), astjax.lax.mul(c1, c1)
+    first = calls[0]
+    slow, general = [0], [0]
+    orig_slow, orig_general = astjax.api.Jitted._call_slow, runtime._eager_general
+
+    def counted_slow(self, *a):
+        slow[0] += 1
+        return orig_slow(self, *a)
+
+    def counted_general(*a):
+        general[0] += 1
+        return orig_general(*a)
+    monkeypatch.setattr(astjax.api.Jitted, "_call_slow", counted_slow)
+    monkeypatch.setattr(runtime, "_eager_general", counted_general)
+    for _ in range(5):
+        out, sq = jf(c1, y), astjax.lax.mul(c1, c1)
+    assert (calls[0], slow[0], general[0]) == (first, 0, 0)
+    assert out.committed and out.devices() == {d1} and sq.committed and sq.devices() == {d1}
     np.testing.assert_array_equal(np.asarray(out), [3.0, 3.0, 3.0])
-    assert calls[0] == 3 and compiles[0] - n0 <= 1
+    assert compiles[0] - n0 <= 2   # jit's program and `mul`'s on device 1, at most
     entry, = [e for e in jf._cache.values() if e.placed]
-    assert list(entry.placed) == [astjax.devices()[1]]   # one executable on device 1
+    assert list(entry.placed) == [d1]   # one executable on device 1
 
 
 def _tree_product(p):

@@ -134,6 +134,12 @@ def test_uncommitted_array_made_under_default_device_moves_back_after_it():
     assert [_placed(o) for o in outs] == [([0], False)] * 5
     assert _placed(z) == ([2], False)
     np.testing.assert_array_equal(np.asarray(f(z)), [2, 2, 2])
+    x = jnp.ones(3)
+    for _ in range(3):   # jnp's compiled eager programs for these signatures
+        jnp.sin(x), x * 0.5, x + x
+    for out in (jnp.sin(z), z * 0.5, z + x):
+        assert _placed(out) == ([0], False)
+    np.testing.assert_allclose(np.asarray(jnp.sin(z)), np.sin(np.ones(3)), rtol=1e-6)
 
 
 def test_committed_arguments_on_two_devices_raise_jaxs_error():
