@@ -1,7 +1,7 @@
 """pmap's runtime: programs run by N replicas, one per device
 (`ReplicatedExecutable`), and the multi-device jaxlib arrays they take and return
-(`assemble`, `put_sharded`; `multi_sharding` is their jaxlib sharding). The client,
-single-device arrays and `shards_of` are `runtime`'s."""
+(`assemble`, `put_sharded`; their jaxlib sharding is `sharded.xla_sharding`'s). The
+client, single-device arrays and `shards_of` are `runtime`'s."""
 from __future__ import annotations
 
 import numpy as np
@@ -9,38 +9,13 @@ import numpy as np
 from astjax.core import ShapedArray
 
 from .runtime import compile_mlir, put_host, xc
-
-
-class _MultiSharding(xc.GSPMDSharding):
-    """What jaxlib's C++ side asks of the sharding of a multi-device array. astjax
-    keeps its own layout (one shard per device, codegen/sharded.py); the HLO
-    sharding is nominal (arrays are assembled with `_skip_checks`)."""
-
-    @property
-    def memory_kind(self):
-        return self._memory_kind
-
-    def _to_xla_hlo_sharding(self, ndim):
-        return self._hlo_sharding
-
-
-_multi_shardings: dict = {}
-
-
-def multi_sharding(devs):
-    """The (cached) jaxlib sharding of a multi-device array on `devs`, in this order."""
-    devs = tuple(devs)
-    s = _multi_shardings.get(devs)
-    if s is None:
-        s = _multi_shardings[devs] = _MultiSharding(xc.DeviceList(devs),
-                                                    xc.HloSharding.replicate())
-    return s
+from .sharded import xla_sharding
 
 
 def assemble(global_aval, bufs, devs):
     """Single-device buffers (one per device, in `devs` order) -> a multi-device
     jaxlib array, the argument form of a ReplicatedExecutable."""
-    return xc.ArrayImpl(global_aval, multi_sharding(devs), list(bufs), committed=True,
+    return xc.ArrayImpl(global_aval, xla_sharding(devs), list(bufs), committed=True,
                         _skip_checks=True)
 
 
@@ -87,7 +62,7 @@ class ReplicatedExecutable:
             if ax is not None:
                 shape.insert(ax, n)
             self.global_avals.append(ShapedArray(shape, a.dtype, a.weak_type))
-        sh = multi_sharding(self.devices)
+        sh = xla_sharding(self.devices)
         self.handlers = [xc.array_result_handler(g, sh, committed=True, _skip_checks=True)
                          for g in self.global_avals]
         self.sync = sync and self.devices[0].platform == "cpu"
