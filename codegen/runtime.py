@@ -233,6 +233,13 @@ class Array:
                                f"[{','.join(map(str, self.shape))}].")
         return type(self)(self._buf, self.aval)
 
+    is_fully_replicated = is_fully_addressable = True   # (one device: all of it, here)
+
+    @property
+    def addressable_shards(self) -> list:
+        """This process's parts (`Shard`s): on one device, the whole array."""
+        return [Shard(self.device, (slice(None),) * self.ndim, self)]
+
     def on_device_size_in_bytes(self) -> int:
         """The bytes the array occupies on its device (jaxlib's figure)."""
         return self._buf.on_device_size_in_bytes()
@@ -295,6 +302,19 @@ class Array:
 
     def __reduce__(self):
         return (device_put, (self._value(),))
+
+
+class Shard:
+    """One device's part of an array (`x.addressable_shards`): `device`, `index`
+    (a tuple of slices into the global value) and `data` (an Array on `device`)."""
+    __slots__ = ("device", "index", "data", "replica_id")
+
+    def __init__(self, device, index, data, replica_id=0):
+        self.device, self.index, self.data, self.replica_id = device, index, data, replica_id
+
+    def __repr__(self):
+        return (f"Shard(device={self.device!r}, index={self.index}, "
+                f"replica_id={self.replica_id}, data={self.data!r})")
 
 
 class CommittedArray(Array):

@@ -31,7 +31,7 @@ from astjax.sharding import (NamedSharding, PartitionSpec, Sharding, SingleDevic
                              hlo_sharding)
 
 from . import runtime
-from .runtime import xc
+from .runtime import Shard, xc
 
 __all__ = ["GlobalArray", "put", "put_tree", "from_callback", "from_single_device_arrays",
            "assignment_of", "xla_sharding", "make_array_from_callback",
@@ -77,19 +77,6 @@ def local(devs):
     """The devices of `devs` this process owns (all of them in a one-process job)."""
     me = runtime.client().process_index()
     return tuple(d for d in devs if d.process_index == me)
-
-
-class Shard:
-    """One device's part of an array (`x.addressable_shards`): `device`, `index`
-    (a tuple of slices into the global value) and `data` (an Array on `device`)."""
-    __slots__ = ("device", "index", "data", "replica_id")
-
-    def __init__(self, device, index, data, replica_id=0):
-        self.device, self.index, self.data, self.replica_id = device, index, data, replica_id
-
-    def __repr__(self):
-        return (f"Shard(device={self.device!r}, index={self.index}, "
-                f"replica_id={self.replica_id}, data={self.data!r})")
 
 
 class GlobalArray(runtime.Array):

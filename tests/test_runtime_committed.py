@@ -223,3 +223,18 @@ def test_typed_keys_and_donation_keep_the_committed_device():
     np.testing.assert_array_equal(np.asarray(out), [0.0, 2.0, 4.0])
     w = jax.device_put(1.0, d1)   # a Python scalar stays weakly typed
     assert w.weak_type and w.committed and repr(w) == "Array(1., dtype=float32, weak_type=True)"
+
+
+def test_one_device_arrays_have_one_addressable_shard():
+    # jax 0.10.2: one Shard over the whole array (index of full slices, `()` for 0-d),
+    # replica 0, its data the array (committed as the array is); fully replicated and
+    # fully addressable
+    x = jnp.ones((2, 3))
+    (s,) = x.addressable_shards
+    assert s.device == jax.devices()[0] and s.replica_id == 0
+    assert s.index == (slice(None, None, None),) * 2 and s.data is x and not s.data.committed
+    assert jnp.ones(()).addressable_shards[0].index == ()
+    assert x.is_fully_replicated and x.is_fully_addressable
+    y1 = jax.device_put(x, jax.devices()[1])
+    assert y1.addressable_shards[0].data.committed
+    assert y1.addressable_shards[0].device == jax.devices()[1]
