@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import core, dtypes, lax
 from ..codegen import eager_programs as _eager, runtime
-from ..codegen.runtime import Array
+from ..codegen.runtime import Array, CommittedArray
 from ..core import Tracer
 from ..primitives import comparisons as _cmp
 from ..errors import ArgumentTypeError, ArgumentValueError
@@ -33,7 +33,7 @@ _FLOAT = frozenset(d for d in _INEXACT if d.kind == "f")
 
 def _strong(x):
     """x's aval when x is an Array or Tracer with a strong dtype, else None."""
-    if type(x) is Array or isinstance(x, Tracer):
+    if type(x) is Array or type(x) is CommittedArray or isinstance(x, Tracer):
         a = x.aval
         if not a.weak_type:
             return a
