@@ -196,7 +196,6 @@ class _Entry:
         if view is None:
             ex = self.executable
             if ex.device is not dev:
-                jaxpr = self.program.jaxpr
                 ex = runtime.Executable(self.text, ex.in_avals, ex.out_avals, dev)
             ex = ex.committed()
             view = self.placed[dev] = copy.copy(self)

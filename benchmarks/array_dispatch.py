@@ -22,7 +22,7 @@ import numpy as np
 from workloads import _small_mlp
 
 
-def _cpp_prototype(jax, jitted, *args):
+def _cpp_prototype(jitted, *args):
     """A PjitFunction running `jitted`'s executable for `args` on raw jaxlib arrays."""
     from astjax.codegen import cpp_jit, runtime
     entry, _ = jitted._entry(args, {})
@@ -64,7 +64,7 @@ def main(which, rounds=7):
     if which == "prototype":
         from astjax import tree_util
         raw = [tree_util.tree_map(lambda v: v._buf, args) for _, args in calls.values()]
-        calls = {k: (_cpp_prototype(jax, f, *args), r)
+        calls = {k: (_cpp_prototype(f, *args), r)
                  for (k, (f, args)), r in zip(calls.items(), raw)}
     state = {}
     cases = {}
