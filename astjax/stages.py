@@ -318,4 +318,5 @@ class Compiled(_Stage):
                     f"compiled: leaf {i} is {got.str_short()}, compiled for {want.str_short()}",
                     hint="lower and compile again for these shapes, or call the jitted "
                          "function itself (it compiles per signature)", loc=caller_location())
-        return entry.run(leaves)
+        placed = getattr(entry, "run_placed", None)   # one device: JAX's placement rule
+        return placed(leaves, None, self._fun_name) if placed else entry.run(leaves)

@@ -238,3 +238,12 @@ def test_one_device_arrays_have_one_addressable_shard():
     y1 = jax.device_put(x, jax.devices()[1])
     assert y1.addressable_shards[0].data.committed
     assert y1.addressable_shards[0].device == jax.devices()[1]
+
+
+def test_compiled_program_runs_on_its_committed_argument_device():
+    # jax 0.10.2: `.lower(c).compile()(c)` for `c` committed to device 1 gives a
+    # result committed to device 1
+    c = jax.device_put(np.ones(3, np.float32), jax.devices()[1])
+    out = jax.jit(_inc).lower(c).compile()(c)
+    assert _placed(out) == ([1], True)
+    np.testing.assert_array_equal(np.asarray(out), [2.0, 2.0, 2.0])
