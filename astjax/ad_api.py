@@ -29,6 +29,7 @@ from .ad_dtypes import (
     check_inputs as _check_inputs)
 from .api import Jitted
 from .codegen import compile_cache
+from .codegen import explicit as _explicit
 from .core import bind, raw
 from .errors import (ArgumentError, ArgumentTypeError, ArgumentValueError, AstjaxError,
                      DifferentiationTypeError,
@@ -324,7 +325,8 @@ class _Grad(_Transformed):
         gj = cleanup(core.stage(g, in_avals, [v.hint for v in closed.jaxpr.invars]))
         outs = inline(gj, leaves)
         prim, grads_flat = outs[:n_out], outs[n_out:]
-        git = iter(grads_flat)
+        git = iter(_explicit.like_primals(
+            grads_flat, [x for x, nz in zip(leaves, nz_in) if nz]))
         grads = []
         for nz, m, a in zip(nz_in, diff_mask, in_avals):
             if not m:

@@ -33,19 +33,27 @@ a `sharding_constraint` (`reshard`) sets it, and so does an `out_sharding` given
 `dot_general`, `reshape` or `broadcast_in_dim`; a result naming a mesh axis twice is
 JAX's "illegally sharded result". Values from any other operation, host values and
 arrays on one device are untyped: no check can fail on them wrongly.
+
+Gradients: JAX gives every cotangent its primal's type. The backward equations are
+not typed one by one here (see `propagate`); instead `grad` / `value_and_grad` /
+`vjp` constrain each input cotangent to its primal's layout (`like_primals`), so the
+gradients come out laid out, and typed, as JAX's.
 """
 from __future__ import annotations
 
 import math
 import threading
 
+import numpy as np
+
 from astjax import core, dtypes
 from astjax import sharding as shd
+from astjax.primitives.spmd import sharding_constraint_p
 
 from . import sharded
 
 __all__ = ["Typed", "check", "propagate", "typed", "typed_sharding", "staging", "typeof",
-           "TypedAval", "ELEMENTWISE", "UNARY"]
+           "TypedAval", "ELEMENTWISE", "UNARY", "like_primals"]
 
 #: n-ary elementwise primitives (equal shapes, rank-0 operands broadcast)
 ELEMENTWISE = frozenset({
@@ -444,11 +452,11 @@ def _rule(name, ts, params, out_avals, avals=None):
 def _result(name, ts, params, out_avals, avals=None):
     """The Typed results of one equation (None: untyped), with JAX's check that no
     mesh axis is named twice. Of several results only `sort`'s are typed (alike)."""
+    if name == "sharding_constraint":     # sets the type, whatever the operand's
+        return [typed_sharding(params["sharding"], out_avals[0])]
     if all(t is None for t in ts) or (len(out_avals) != 1 and name != "sort"):
         return [None] * len(out_avals)
     meshes = {t.mesh for t in ts if t is not None}
-    if name == "sharding_constraint":
-        return [typed_sharding(params["sharding"], out_avals[0])]
     if len(meshes) != 1:
         return [None] * len(out_avals)
     spec = _rule(name, ts, params, out_avals, avals)
@@ -486,7 +494,7 @@ def propagate(eqns, env):
     `dot_general` does not record; such results are untyped."""
     for eqn in eqns:
         ts = [env.get(a) if isinstance(a, core.Var) else None for a in eqn.invars]
-        if all(t is None for t in ts):
+        if all(t is None for t in ts) and eqn.primitive.name != "sharding_constraint":
             continue
         src = eqn.source_info
         backward = src is not None and src.phase == "backward"
@@ -609,17 +617,42 @@ def typeof(x, aval):
 
 
 def _staged_type(tracer):
+    return _staged_types([tracer])[0]
+
+
+def _staged_types(tracers):
+    """The Typed (or None) of each tracer staged inside a partitioned `jit`, with one
+    pass of the rules per builder involved."""
     types = getattr(_staging, "types", None)
     builders = core._state.builders
-    if types is None or not builders:
-        return None
+    if types is None or not builders or len(builders[0].invars) != len(types):
+        return [None] * len(tracers)
     top = builders[0]
-    if len(top.invars) != len(types):
-        return None
-    env = propagate(top.eqns, {v: t for v, t in zip(top.invars, types) if t is not None})
-    b = tracer.builder
-    if b is top:
-        return env.get(tracer.var)
-    captured = {v: _staged_type(outer) for v, outer in b.captures.values()}
-    env = propagate(b.eqns, {v: t for v, t in captured.items() if t is not None})
-    return env.get(tracer.var)
+    envs = {id(top): propagate(
+        top.eqns, {v: t for v, t in zip(top.invars, types) if t is not None})}
+
+    def env_of(b):
+        if id(b) not in envs:
+            captured = list(b.captures.values())
+            outer = _staged_types([o for _, o in captured])
+            envs[id(b)] = propagate(
+                b.eqns, {v: t for (v, _), t in zip(captured, outer) if t is not None})
+        return envs[id(b)]
+    return [env_of(x.builder).get(x.var) if isinstance(x, core.Tracer) else None
+            for x in tracers]
+
+
+def like_primals(cts, primals):
+    """JAX's invariant that a cotangent has its primal's type: each cotangent in `cts`
+    whose primal (same position in `primals`) is laid out over an Explicit mesh --
+    an array, or a value staged from such arrays inside `jit` -- is constrained to
+    that layout (JAX's transpose rules produce it, e.g. the transposed `dot_general`
+    gets the primal's layout as `out_sharding`); the others pass unchanged."""
+    types = [typed(p) for p in primals]
+    staged = [i for i, (p, t) in enumerate(zip(primals, types))
+              if t is None and isinstance(p, core.Tracer)]
+    for i, t in zip(staged, _staged_types([primals[i] for i in staged])):
+        types[i] = t
+    return [c if t is None or isinstance(c, (core.Zero, np.ndarray)) or c is None
+            else sharding_constraint_p.bind(c, sharding=t.sharding)
+            for c, t in zip(cts, types)]

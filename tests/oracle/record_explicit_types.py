@@ -204,6 +204,43 @@ def _indexing_cases(jax, jnp):
     }
 
 
+def _grad_cases(jax, jnp):
+    """Gradients: JAX gives a cotangent its primal's type, so `grad`'s result is laid
+    out as the differentiated argument (its transposed `dot_general` takes that layout
+    as `out_sharding`), inside `jit` and in `jax.typeof`. (JAX 0.10.2's eager `grad`
+    on such arrays fails inside JAX without `set_mesh`: "Length of device assignment
+    1 ..."; astjax's eager must give jit's.)"""
+    NamedSharding, P = jax.sharding.NamedSharding, jax.sharding.PartitionSpec
+    dn = (((1,), (0,)), ((), ()))
+
+    def dot_x(x, y):
+        return jax.lax.dot_general(x, y, dn, out_sharding=NamedSharding(_MESH[0], P("x")))
+
+    def matmul_sum(x, y):
+        return (x @ y).sum()
+    grad = jax.grad
+    return {
+        "grad_matmul_lhs": (grad(matmul_sum), ("x_", "_y")),
+        "grad_matmul_rhs": (grad(matmul_sum, 1), ("x_", "_y")),
+        "grad_matmul_rhs_of_xy": (grad(matmul_sum, 1), ("xy", "_y")),
+        "grad_matmul_replicated": (grad(matmul_sum, 1), ("x_", "rep")),
+        "grad_dot_out_sharding_lhs": (grad(lambda x, y: dot_x(x, y).sum()), ("xy", "y_")),
+        "grad_dot_out_sharding_rhs": (grad(lambda x, y: dot_x(x, y).sum(), 1), ("xy", "y_")),
+        "grad_tanh_chain": (grad(lambda x, y: (jnp.tanh(x @ y).sum(0) * 2).sum(), 1),
+                            ("x_", "xy")),
+        "grad_mul_broadcasting": (grad(lambda x, y: (x * y).sum(), 1), ("x_", "_y")),
+        "grad_sum_0": (grad(lambda x: (x.sum(0) ** 2).sum()), ("xy",)),
+        "grad_transpose": (grad(lambda x, y: (x.T * y).sum()), ("xy", "yx")),
+        "grad_reshape": (grad(lambda x: (x.reshape(2, 2, 4) ** 2).sum()), ("xy",)),
+        "grad_mean_sin": (grad(lambda x: jnp.mean(jnp.sin(x) ** 2)), ("_y",)),
+        "grad_getitem": (grad(lambda x: (x[1] ** 2).sum()), ("_y",)),
+        "grad_batched_einsum": (grad(lambda x, y: jnp.einsum("bij,bjk->bik", x, y).sum()),
+                                ("bxy", "brep")),
+        "value_and_grad_rhs": (lambda x, y: jax.value_and_grad(matmul_sum, 1)(x, y)[1],
+                               ("x_", "_y")),
+    }
+
+
 _MESH = []
 
 
@@ -214,6 +251,7 @@ def run(jax, jnp):
     table.update(_reshard_cases(jax, jnp))
     table.update(_jnp_out_sharding_cases(jax, jnp))
     table.update(_indexing_cases(jax, jnp))
+    table.update(_grad_cases(jax, jnp))
     return {name: run_case(jax, jnp, fn, names, arrs) for name, (fn, names) in table.items()}
 
 
