@@ -325,8 +325,8 @@ class _Grad(_Transformed):
         gj = cleanup(core.stage(g, in_avals, [v.hint for v in closed.jaxpr.invars]))
         outs = inline(gj, leaves)
         prim, grads_flat = outs[:n_out], outs[n_out:]
-        git = iter(_explicit.like_primals(
-            grads_flat, [x for x, nz in zip(leaves, nz_in) if nz]))
+        git = iter(_explicit.like_primals(grads_flat, _explicit.layouts_of(
+            [x for x, nz in zip(leaves, nz_in) if nz])))
         grads = []
         for nz, m, a in zip(nz_in, diff_mask, in_avals):
             if not m:
@@ -481,7 +481,8 @@ def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[
     outs = _run(cleanup(fwd), leaves)
     prim, res = outs[:n], outs[n:]
     body = _VjpBody(lin, out_nz, nres, [i < k for i in range(n)], nz, in_avals,
-                    [v.aval for v in closed.jaxpr.outvars], in_tree, main_tree)
+                    [v.aval for v in closed.jaxpr.outvars], in_tree, main_tree,
+                    _explicit.layouts_of(leaves))
     vjp_fn = tree_util.Partial(body, *res)
     primal_out = tree_util.tree_unflatten(main_tree, prim[:k])
     if has_aux:
@@ -494,8 +495,9 @@ class _VjpBody:
     primals`; transposes the linear jaxpr on its first call."""
 
     def __init__(self, lin, out_nz, nres, ct_mask, nz, in_avals, out_avals, in_tree,
-                 main_tree):
+                 main_tree, layouts):
         self.lin, self.out_nz, self.nres, self.ct_mask = lin, out_nz, nres, ct_mask
+        self.layouts = layouts      # the primals' Explicit layouts (None: none)
         self.nz, self.in_avals, self.out_avals = nz, in_avals, out_avals
         self.in_tree, self.main_tree = in_tree, main_tree
         self.bwd = None
@@ -524,7 +526,8 @@ class _VjpBody:
                                          hint="pass a cotangent shaped like f's output")
         cts = [c for i, c in enumerate(ct_leaves) if self.out_nz[i]]
         outs_ = _run(self._backward(), list(res) + cts) if (cts or self.nres) else []
-        it = iter(outs_)
+        it = iter(_explicit.like_primals(outs_, [s for s, z in zip(self.layouts, self.nz)
+                                                 if z]))
         flat = [next(it) if z else np.zeros(a.shape, float0)
                 for z, a in zip(self.nz, self.in_avals)]
         args_ct, _ = tree_util.tree_unflatten(self.in_tree, flat)

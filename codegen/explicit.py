@@ -53,7 +53,8 @@ from astjax.primitives.spmd import sharding_constraint_p
 from . import sharded
 
 __all__ = ["Typed", "check", "propagate", "typed", "typed_sharding", "staging", "typeof",
-           "TypedAval", "ELEMENTWISE", "UNARY", "like_primals"]
+           "TypedAval", "ELEMENTWISE", "UNARY", "like_primals",
+           "layouts_of"]
 
 #: n-ary elementwise primitives (equal shapes, rank-0 operands broadcast)
 ELEMENTWISE = frozenset({
@@ -642,17 +643,21 @@ def _staged_types(tracers):
             for x in tracers]
 
 
-def like_primals(cts, primals):
-    """JAX's invariant that a cotangent has its primal's type: each cotangent in `cts`
-    whose primal (same position in `primals`) is laid out over an Explicit mesh --
-    an array, or a value staged from such arrays inside `jit` -- is constrained to
-    that layout (JAX's transpose rules produce it, e.g. the transposed `dot_general`
-    gets the primal's layout as `out_sharding`); the others pass unchanged."""
+def layouts_of(primals):
+    """The NamedSharding of each value in `primals` laid out over an Explicit mesh --
+    an array, or a value staged from such arrays inside `jit` -- else None."""
     types = [typed(p) for p in primals]
     staged = [i for i, (p, t) in enumerate(zip(primals, types))
               if t is None and isinstance(p, core.Tracer)]
     for i, t in zip(staged, _staged_types([primals[i] for i in staged])):
         types[i] = t
-    return [c if t is None or isinstance(c, (core.Zero, np.ndarray)) or c is None
-            else sharding_constraint_p.bind(c, sharding=t.sharding)
-            for c, t in zip(cts, types)]
+    return [None if t is None else t.sharding for t in types]
+
+
+def like_primals(cts, layouts):
+    """JAX's invariant that a cotangent has its primal's type: each cotangent in `cts`
+    whose primal was laid out over an Explicit mesh (`layouts`, from `layouts_of`) is
+    constrained to that layout (JAX's transpose rules produce it, e.g. the transposed
+    `dot_general` gets the primal's layout as `out_sharding`); the others pass."""
+    return [c if s is None or c is None or isinstance(c, (core.Zero, np.ndarray))
+            else sharding_constraint_p.bind(c, sharding=s) for c, s in zip(cts, layouts)]

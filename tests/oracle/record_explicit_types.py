@@ -238,6 +238,10 @@ def _grad_cases(jax, jnp):
                                 ("bxy", "brep")),
         "value_and_grad_rhs": (lambda x, y: jax.value_and_grad(matmul_sum, 1)(x, y)[1],
                                ("x_", "_y")),
+        "vjp_lhs": (lambda x, y: jax.vjp(lambda u, v: jnp.tanh(u @ v), x, y)[1](
+            jnp.ones((4, 4), jnp.float32))[0], ("xy", "_y")),
+        "vjp_rhs": (lambda x, y: jax.vjp(lambda u, v: jnp.tanh(u @ v), x, y)[1](
+            jnp.ones((4, 4), jnp.float32))[1], ("x_", "xy")),
     }
 
 
