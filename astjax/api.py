@@ -34,6 +34,7 @@ from .transforms.dce import dce_closed
 from .traceback_util import user_traceback
 
 _Array, _Committed = runtime.Array, runtime.CommittedArray
+_GlobalArray = _sharded.GlobalArray
 _T = TypeVar("_T")
 _config_values = dtypes.config._values
 from .config import jit_call_hook as _jit_call_hook  # noqa: E402
@@ -486,11 +487,15 @@ class Jitted(StagedCallable):
                and not runtime.is_interned(a.aval) for a in leaves):
             return  # ids of non-interned avals could be reused: never key on them
         if type(entry) is not _Entry:
-            return  # a partitioned program (sharded jit) takes the full path
-        dev, committed = runtime.placement(leaves)
-        if committed:   # (the key holds the committed arguments' device)
-            entry = entry.placed_on(dev)
-        if entry.float0_in:
+            if not any(type(a) is _GlobalArray for a in leaves):
+                # a partitioned program is found by its arguments' layouts: only keys
+                # with a GlobalArray's (the fast paths take keys of Arrays to an _Entry)
+                return
+        else:
+            dev, committed = runtime.placement(leaves)
+            if committed:   # (the key holds the committed arguments' device)
+                entry = entry.placed_on(dev)
+        if getattr(entry, "float0_in", False):
             return  # the fast paths pass every argument to the executable
         if len(self._fast) > 4096:
             self._fast.clear()

@@ -13,10 +13,11 @@ import functools
 import numpy as np
 
 from . import core, dtypes, tree_util
-from .codegen import cpp_jit, runtime
+from .codegen import cpp_jit, runtime, sharded
 from .errors import DTypeError
 
 _Array, _Committed = runtime.Array, runtime.CommittedArray
+_GlobalArray = sharded.GlobalArray
 _config_values = dtypes.config._values
 
 
@@ -37,7 +38,7 @@ def tree_sig(x, leaves):
     """A cheap, hashable signature of one argument for the dispatch cache, appending
     its leaves to `leaves` in `tree_util.tree_flatten` order. Per leaf: the interned
     aval's id for an Array (with its device if committed), (shape, dtype) for a NumPy
-    array, the type for a Python
+    array, the aval's parts and the sharding for a GlobalArray, the type for a Python
     scalar; containers: (type, *children) for tuples and lists, (dict, keys,
     *children) for dicts. Anything else (namedtuples, registered nodes, NumPy
     scalars, ...) raises NoFastPath and takes the full path (`Jitted._entry`)."""
@@ -59,6 +60,10 @@ def tree_sig(x, leaves):
     if t is np.ndarray:
         leaves.append(x)
         return (x.shape, x.dtype)
+    if t is _GlobalArray:       # a partitioned program's argument: its layout too
+        leaves.append(x)
+        a = x.aval
+        return (_GlobalArray, a.shape, a.dtype, a.weak_type, x._sharding)
     if t is float or t is int or t is bool or t is complex:
         leaves.append(x)
         return t

@@ -189,14 +189,20 @@ class Mesh:
         return AbstractMesh(self.devices.shape, self.axis_names, self.axis_types, _kind=kind)
 
     def __eq__(self, other):
+        if self is other:
+            return True
         return (isinstance(other, Mesh) and self.axis_names == other.axis_names
                 and self.axis_types == other.axis_types
                 and self.devices.shape == other.devices.shape
                 and all(a == b for a, b in zip(self.devices.flat, other.devices.flat)))
 
     def __hash__(self):
-        return hash((self.axis_names, self.axis_types, self.devices.shape,
-                     tuple(d.id for d in self.devices.flat)))
+        h = self.__dict__.get("_hash")
+        if h is None:       # (a mesh is immutable; jit's dispatch key hashes it per call)
+            h = self.__dict__["_hash"] = hash((self.axis_names, self.axis_types,
+                                               self.devices.shape,
+                                               tuple(d.id for d in self.devices.flat)))
+        return h
 
     def __repr__(self):
         if self.empty:
@@ -408,11 +414,16 @@ class NamedSharding(Sharding):
         return out
 
     def __eq__(self, other):
+        if self is other:
+            return True
         return (isinstance(other, NamedSharding) and self.mesh == other.mesh
                 and self.spec == other.spec and self._memory_kind == other._memory_kind)
 
     def __hash__(self):
-        return hash((self.mesh, self.spec, self._memory_kind))
+        h = self.__dict__.get("_hash")
+        if h is None:       # (immutable; hashed per call by jit's dispatch key)
+            h = self.__dict__["_hash"] = hash((self.mesh, self.spec, self._memory_kind))
+        return h
 
     def __repr__(self):
         kind = "" if self._memory_kind is None else f", memory_kind={self._memory_kind}"

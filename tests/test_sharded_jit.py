@@ -200,3 +200,20 @@ def test_partitioned_program_over_a_one_device_mesh():
     np.testing.assert_allclose(np.asarray(r), 2.0)
     assert r.sharding == NamedSharding(m1, P())
     assert [s.device for s in r.addressable_shards] == [jax.devices()[0]]
+
+
+def test_repeated_calls_on_global_arrays_take_the_fast_path_keyed_by_layout(monkeypatch):
+    # the dispatch key of a GlobalArray holds its sharding: a second call skips the
+    # full path (benchmarks/sharded.py's shard_map row), and the same shape laid out
+    # otherwise finds its own program (results laid out from it, as JAX's)
+    mesh = _mesh()
+    f = jax.jit(lambda x: x * 2)
+    a = np.arange(16., dtype=np.float32).reshape(4, 4)
+    xs = jax.device_put(a, NamedSharding(mesh, P("x", "y")))
+    ys = jax.device_put(a, NamedSharding(mesh, P("y")))
+    assert f(xs).sharding.spec == P("x", "y") and f(ys).sharding.spec == P("y")
+    monkeypatch.setattr(type(f), "_call_slow", lambda *a: pytest.fail("full path taken"))
+    for x, spec in ((xs, P("x", "y")), (ys, P("y")), (xs, P("x", "y"))):
+        r = f(x)
+        assert r.sharding.spec == spec
+        np.testing.assert_array_equal(np.asarray(r), a * 2)
