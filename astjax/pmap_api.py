@@ -33,7 +33,8 @@ from .errors import (AstjaxError, ArgumentTypeError, ArgumentValueError, AxisNam
 from .primitives import collectives as coll
 from .primitives.base import lax_ops, moveaxis
 from .primitives.spmd import shard_map
-from .sharding import Mesh, NamedSharding, PartitionSpec, hlo_sharding
+from .sharding import (AbstractMesh, AxisType, Mesh, NamedSharding, PartitionSpec,
+                       hlo_sharding)
 from .codegen import sharded
 from .codegen.runtime import xc
 from .api import jit
@@ -166,6 +167,21 @@ class _Entry:
 INTERNAL_AXIS = "_internal_pmap_axis_name"
 
 
+def _check_not_nested(mesh, loc):
+    """JAX 0.10.2's error for a pmap inside another pmap (or a shard_map): its
+    shard_map's mesh is not the context mesh, whose axes are Manual there."""
+    frames = core.axis_frames("pmap") + core.axis_frames("shard_map")
+    if frames:
+        kind = mesh.abstract_mesh._kind
+        outer = AbstractMesh([f.size for f in frames], [f.name for f in frames],
+                             [AxisType.Manual] * len(frames), _kind=kind)
+        raise ArgumentValueError(f"The context mesh {outer!r} should match the mesh passed "
+                                 f"to shard_map {mesh!r}", loc=loc,
+                                 hint="nested pmap is not supported (as in JAX 0.10.2): "
+                                      "use one pmap over a flattened axis, or shard_map "
+                                      "over a 2-D mesh")
+
+
 def pmap_mesh(devs, axis_name):
     """The 1-D mesh of a pmap's results (JAX 0.10.2: an Auto axis named after the
     pmap's axis_name, `_internal_pmap_axis_name` without one)."""
@@ -245,6 +261,7 @@ class Pmapped(StagedCallable):
         devs = tuple(runtime.global_devices())
         name = self.axis_name if self.axis_name is not None else f"<pmap {id(self):x}>"
         mesh = Mesh(np.array(devs, dtype=object), (name,))
+        _check_not_nested(mesh, loc)
         dyn_args, statics = self._split(args)
         dims = self._in_dims(dyn_args, {}, {i for i, _ in statics}, loc)
         leaves, in_tree = tree_util.flatten_for_staging((tuple(dyn_args), {}))
@@ -291,6 +308,7 @@ class Pmapped(StagedCallable):
         # (a pmap without axis_name gets a name no collective can spell)
         name = self.axis_name if self.axis_name is not None else f"<pmap {id(self):x}>"
         mesh = Mesh(np.array(devs, dtype=object), (name,))
+        _check_not_nested(mesh, loc)
         moved = [x if d in (None, 0) else moveaxis(x, d, 0) for x, d in zip(leaves, norm)]
         fun = self._rebuild(statics)
         out_tree = [None]

@@ -50,7 +50,8 @@ import numpy as np
 from .. import core, dtypes, tree_util
 from .. import sharding as shd
 from ..core import ShapedArray, bind
-from ..errors import AxisNameError, ShapeError, caller_location
+from ..errors import (ArgumentValueError, AxisNameError, NotImplementedInAstjaxError,
+                      ShapeError, caller_location)
 from .base import (deflinear, is_zero, lax_ops, mark_unsupported, matchaxis, moveaxis, nondiff,
                    register)
 from .elementwise import div_p, mul_p
@@ -77,9 +78,39 @@ def _check(axis_name):
     return [core.axis_size(a, loc=caller_location()) for a in _names(axis_name)]
 
 
-def _no_groups(axis_index_groups):
+def _index_groups(axis_index_groups):
+    """`axis_index_groups` as a tuple of tuples (None stays None), after JAX's check
+    that the groups cover the indices 0 .. k-1 exactly once (a located ValueError)."""
+    if axis_index_groups is None:
+        return None
+    groups = tuple(tuple(int(i) for i in g) for g in axis_index_groups)
+    flat = [i for g in groups for i in g]
+    if sorted(flat) != list(range(len(flat))):
+        raise ArgumentValueError("axis_index_groups must cover all indices exactly once",
+                                 loc=caller_location())
+    return groups
+
+
+def _no_vmap_groups(axis_index_groups, what="axis_index_groups not supported in vmap "
+                    "collectives. Please open a feature request!"):
+    """JAX's NotImplementedError for groups over the axis being batched."""
     if axis_index_groups is not None:
-        raise AxisNameError("axis_index_groups is not supported", loc=caller_location())
+        raise NotImplementedInAstjaxError(what)
+
+
+def _index_in_group(names, sizes, groups):
+    """This lane's linear index over `names` (first major), or with `groups` its
+    position within its group."""
+    lax = lax_ops()
+    i = bind(axis_index_p, axis_name=names[0])
+    for n, k in zip(names[1:], sizes[1:]):
+        i = lax.add(lax.mul(i, np.int32(k)), bind(axis_index_p, axis_name=n))
+    if groups is None:
+        return i
+    table = np.zeros(sum(len(g) for g in groups), np.int32)
+    for g in groups:
+        table[list(g)] = np.arange(len(g), dtype=np.int32)
+    return lax.dynamic_index_in_dim(table, i, 0, keepdims=False)
 
 
 def _leaf(x):
@@ -109,8 +140,10 @@ def _manual(names):
 
 
 def _groups_text(groups):
-    k, m = len(groups), len(groups[0])
-    body = ", ".join("[" + ", ".join(str(int(i)) for i in g) + "]" for g in groups)
+    """The replica_groups attribute; uneven groups are padded with -1, as JAX does."""
+    k, m = len(groups), max(len(g) for g in groups)
+    body = ", ".join("[" + ", ".join(str(int(i)) for i in list(g) + [-1] * (m - len(g)))
+                     + "]" for g in groups)
     return f"dense<[{body}]> : tensor<{k}x{m}xi64>"
 
 
@@ -123,14 +156,14 @@ def _collective_attrs(ctx, axes, axis_index_groups=None):
     if mesh is None:
         text, m = _groups(axes, axis_index_groups)
         return {"replica_groups": text}, m, None
-    if axis_index_groups is not None:
-        raise AxisNameError("axis_index_groups is not supported inside shard_map")
     groups = shd.manual_groups(mesh, names, shd.current_assignment())
+    if axis_index_groups is not None:   # (JAX's: each index group within every group)
+        groups = [[g[i] for i in ig] for g in groups for ig in axis_index_groups]
     n = getattr(ctx.mb, "channels", 0) + 1
     ctx.mb.channels = n
     return ({"channel_handle": f"#stablehlo.channel_handle<handle = {n}, type = 1>",
              "replica_groups": _groups_text(groups), "use_global_device_ids": "unit"},
-            groups.shape[1], groups)
+            len(groups[0]), groups)
 
 
 def _groups(axes, axis_index_groups=None):
@@ -147,9 +180,7 @@ def _groups(axes, axis_index_groups=None):
     n = bound[names[0]]
     groups = ([list(g) for g in axis_index_groups] if axis_index_groups
               else [list(range(n))])
-    k, m = len(groups), len(groups[0])
-    body = ", ".join("[" + ", ".join(str(int(i)) for i in g) + "]" for g in groups)
-    return f"dense<[{body}]> : tensor<{k}x{m}xi64>", m
+    return _groups_text(groups), len(groups[0])
 
 # ---------------------------------------------------------------- psum, pmax, pmin
 
@@ -180,6 +211,7 @@ def _reduce_collective(name, kind, reducer_p, unmapped):
         params = dict(axes=axes, axis_index_groups=axis_index_groups)
         if frame.name not in axes:
             return _rebind(p, args, dims, params)
+        _no_vmap_groups(axis_index_groups)
         x, d = args[0], dims[0]
         if d is None:
             out = unmapped(x, frame.size)
@@ -197,11 +229,16 @@ def _reduce_collective(name, kind, reducer_p, unmapped):
 
 def _reduction(p, name):
     def reduce(x, axis_name, *, axis_index_groups=None):
-        _no_groups(axis_index_groups)
+        groups = _index_groups(axis_index_groups)
         axes = _names(axis_name)
         _check(axes)
-        return tree_util.tree_map(
-            lambda v: bind(p, _leaf(v), axes=axes, axis_index_groups=None), x)
+
+        def one(v):
+            if groups is not None and p is psum_p and not isinstance(v, core.Tracer):
+                # a constant (`psum(1, ...)`): JAX's group size times it
+                return _times_size(_leaf(v), len(groups[0]))
+            return bind(p, _leaf(v), axes=axes, axis_index_groups=groups)
+        return tree_util.tree_map(one, x)
     reduce.__name__ = reduce.__qualname__ = name
     reduce.__doc__ = f"`lax.{name}`: {name[1:]} of `x` over the named axis (leaf by leaf)."
     return reduce
@@ -227,10 +264,11 @@ psum = _reduction(psum_p, "psum")
 
 
 def pmean(x, axis_name, *, axis_index_groups=None):
-    """`lax.pmean`: the mean of `x` over the named axis (leaf by leaf)."""
-    _no_groups(axis_index_groups)
+    """`lax.pmean`: the mean of `x` over the named axis (leaf by leaf; with
+    `axis_index_groups`, over each group, of the first group's size as in JAX)."""
+    groups = _index_groups(axis_index_groups)
     axes = _names(axis_name)
-    n = int(np.prod(_check(axes)))
+    n = int(np.prod(_check(axes))) if groups is None else len(groups[0])
 
     def mean(v):
         v = _leaf(v)
@@ -238,7 +276,7 @@ def pmean(x, axis_name, *, axis_index_groups=None):
         if not dtypes.is_inexact(a.dtype):
             v = lax_ops().convert_element_type(v, dtypes.canonicalize(dtypes.float64))
             a = core.get_aval(v)
-        s = bind(psum_p, v, axes=axes, axis_index_groups=None)
+        s = bind(psum_p, v, axes=axes, axis_index_groups=groups)
         return bind(div_p, s, np.asarray(n, a.dtype)[()])
     return tree_util.tree_map(mean, x)
 
@@ -341,14 +379,15 @@ def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, t
     """`lax.psum_scatter`: the sum of `x` over the named axis, of which lane `i`
     keeps chunk `i` along `scatter_dimension` (the whole dimension, one entry per
     lane, unless `tiled`). Composed of `psum` and a slice at `axis_index`: XLA
-    fuses the pair into a reduce-scatter."""
-    _no_groups(axis_index_groups)
+    fuses the pair into a reduce-scatter. With `axis_index_groups`, the sum is over
+    each group and the chunk is the lane's position in its group."""
+    groups = _index_groups(axis_index_groups)
     sizes = _check(axis_name)
     names = _names(axis_name)
     if len(names) != 1:
         raise AxisNameError("psum_scatter over several axes at once is not supported",
                             loc=caller_location())
-    n = sizes[0]
+    n = sizes[0] if groups is None else len(groups[0])
     lax = lax_ops()
 
     def scatter(v):
@@ -359,8 +398,8 @@ def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, t
             raise ShapeError(f"psum_scatter: dimension {scatter_dimension} of shape {a.shape} "
                              f"must {'be divisible by' if tiled else 'equal'} the size {n} of "
                              f"axis {names[0]!r}", loc=caller_location())
-        s = bind(psum_p, v, axes=names, axis_index_groups=None)
-        i = bind(axis_index_p, axis_name=names[0])
+        s = bind(psum_p, v, axes=names, axis_index_groups=groups)
+        i = _index_in_group(names, sizes, groups)
         if tiled:
             chunk = a.shape[d] // n
             return lax.dynamic_slice_in_dim(s, lax.mul(i, np.int32(chunk)), chunk, d)
@@ -419,10 +458,7 @@ def _all_gather_transpose(ct, x, *, all_gather_dimension, axis_name, axis_index_
         return [None]
     names = _names(axis_name)
     s = core.bind(psum_p, ct, axes=names, axis_index_groups=axis_index_groups)
-    i = core.bind(axis_index_p, axis_name=names[0])
-    for n in names[1:]:   # the linear index over several axes, first major
-        i = lax.add(lax.mul(i, np.int32(core.axis_size(n))), core.bind(axis_index_p,
-                                                                        axis_name=n))
+    i = _index_in_group(names, [core.axis_size(n) for n in names], axis_index_groups)
     d = all_gather_dimension
     if tiled:
         chunk = x.aval.shape[d]
@@ -447,6 +483,7 @@ def _all_gather_batch(args, dims, *, all_gather_dimension, axis_name, axis_index
         raise AxisNameError(
             "all_gather over several axes at once is not supported under vmap; "
             "gather one axis at a time")
+    _no_vmap_groups(axis_index_groups, "axis_index_groups not supported in vmap")
     x = matchaxis(x, d, all_gather_dimension, frame.size)
     if tiled:
         a = core.get_aval(x)
@@ -464,22 +501,22 @@ all_gather_p.always_batch = True
 
 def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
     """`lax.all_gather`: every lane's `x`, stacked (or concatenated if `tiled`)
-    along `axis`."""
-    _no_groups(axis_index_groups)
+    along `axis`; with `axis_index_groups`, those of the lane's group)."""
+    groups = _index_groups(axis_index_groups)
     sizes = _check(axis_name)
     names = _names(axis_name)
     if len(sizes) != 1 and not _all_shard_map_axes(names):
         raise AxisNameError("all_gather over several axes at once is supported inside "
                             "shard_map only", loc=caller_location())
     name = names[0] if len(names) == 1 else names
-    size = int(np.prod(sizes))
+    size = int(np.prod(sizes)) if groups is None else len(groups[0])
 
     def gather(v):
         v = _leaf(v)
         nd = core.get_aval(v).ndim
         ax = axis % (nd if tiled else nd + 1) if (nd or not tiled) else axis
         return bind(all_gather_p, v, all_gather_dimension=int(ax), axis_name=name,
-                    axis_index_groups=None, axis_size=size, tiled=bool(tiled))
+                    axis_index_groups=groups, axis_size=size, tiled=bool(tiled))
     return tree_util.tree_map(gather, x)
 
 # ----------------------------------------------------------------------- ppermute
@@ -605,6 +642,7 @@ def _all_to_all_batch(args, dims, *, axis_name, split_axis, concat_axis, axis_si
         x = moveaxis(x, d, 0)
         params.update(split_axis=split_axis + 1, concat_axis=concat_axis + 1)
         return bind(all_to_all_p, x, **params), 0
+    _no_vmap_groups(axis_index_groups, "Please open a feature request!")
     lax = lax_ops()
     n = frame.size
     x = matchaxis(x, d, 0, n)
@@ -640,11 +678,12 @@ deflinear(all_to_all_p, _all_to_all_transpose)
 
 def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None, tiled=False):
     """`lax.all_to_all`: split `x` along `split_axis` into one chunk per lane, send
-    chunk j to lane j, and concatenate what arrives along `concat_axis`."""
-    _no_groups(axis_index_groups)
+    chunk j to lane j, and concatenate what arrives along `concat_axis` (with
+    `axis_index_groups`, within the lane's group)."""
+    groups = _index_groups(axis_index_groups)
     sizes = _check(axis_name)
     name = _names(axis_name)[0]
-    n = int(np.prod(sizes))
+    n = int(np.prod(sizes)) if groups is None else len(groups[0])
     lax = lax_ops()
 
     def a2a(v):
@@ -656,7 +695,7 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
                 raise AxisNameError(f"all_to_all: split axis of size {a.shape[sa]} is not "
                                     f"divisible by the axis size {n}", loc=caller_location())
             return bind(all_to_all_p, v, axis_name=name, split_axis=sa, concat_axis=ca,
-                        axis_size=n, axis_index_groups=None, tiled=True)
+                        axis_size=n, axis_index_groups=groups, tiled=True)
         if a.shape[sa] != n:
             raise AxisNameError(f"all_to_all: the split axis has size {a.shape[sa]}, but the "
                                 f"axis {name!r} has size {n}", loc=caller_location())
@@ -667,7 +706,7 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
             v = lax.expand_dims(v, (ca,))
             sa += 1
         out = bind(all_to_all_p, v, axis_name=name, split_axis=sa, concat_axis=ca,
-                   axis_size=n, axis_index_groups=None, tiled=False)
+                   axis_size=n, axis_index_groups=groups, tiled=False)
         if sa != ca:
             out = lax.squeeze(out, (sa,))
         return out
