@@ -38,6 +38,7 @@ NO_CASES: dict[str, str] = {
         "custom_jvp_call", "custom_vjp_call", "custom_lin", "checkpoint")},
     **{n: "named-axis collective: tests/test_vmap.py" for n in (
         "psum", "pmax", "pmin", "axis_index", "all_gather", "ppermute", "all_to_all")},
+    "pvary": "named-axis type cast (lax.pcast): tests/test_shard_map_vma.py",
     **{n: "calls back into Python: tests/test_callbacks.py" for n in (
         "pure_callback", "io_callback", "debug_callback")},
     "conv_general_dilated": "tests/test_convolution.py (vs its NumPy reference)",

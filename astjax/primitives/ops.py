@@ -61,8 +61,8 @@ from .windowed import reduce_window, reduce_window_shape_tuple  # noqa: F401
 from .fft import FftType, fft  # noqa: F401
 from .special import betainc, igamma, igamma_grad_a, igammac  # noqa: F401
 from .collectives import (all_gather, all_to_all, axis_index,  # noqa: F401
-                                     axis_size, pmax, pmean, pmin, ppermute, pshuffle, psum,
-                                     psum_scatter, pswapaxes)
+                                     axis_size, pcast, pmax, pmean, pmin, ppermute, pshuffle,
+                                     psum, psum_scatter, pswapaxes)
 from .spmd import with_sharding_constraint  # noqa: F401
 
 

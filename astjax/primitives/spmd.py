@@ -30,11 +30,11 @@ from .. import core, tree_util
 from ..config import config
 from .. import sharding as shd
 from ..core import ShapedArray, bind
-from ..errors import (ArgumentError, ArgumentTypeError, ArgumentValueError,
+from ..errors import (ArgumentError, ArgumentTypeError, ArgumentValueError, LoopCarryError,
                       NotImplementedInAstjaxError, caller_location)
 from .base import deflinear, is_zero, lax_ops, mark_unsupported, moveaxis, register
 from .collectives import (all_gather_p, all_to_all_p, axis_index_p, pmax_p, pmin_p,
-                          ppermute_p, psum_p)
+                          ppermute_p, psum_p, pvary_p)
 from .elementwise import div_p
 
 __all__ = ["MeshContextError", "sharding_constraint_p", "with_sharding_constraint",
@@ -452,44 +452,154 @@ mark_unsupported(shard_map_p, "impl", "the body runs once per device with collec
 
 
 def _vma_eqn(eqn, ins):
-    """The mesh axes an equation's results vary over, given its operands'."""
-    p = eqn.primitive
+    """The mesh axes an equation's results vary over, given its operands' (JAX's
+    rules: a reduction over axes makes its result invariant over them; `axis_index`,
+    `all_gather`, `ppermute` and `all_to_all` make it vary over theirs; control flow
+    is followed into its bodies; anything else varies where an operand does)."""
+    p, params = eqn.primitive, eqn.params
     union = set().union(*ins) if ins else set()
     if p in (psum_p, pmax_p, pmin_p):
-        return [union - set(eqn.params["axes"])] * len(eqn.outvars)
+        return [union - set(params["axes"])] * len(eqn.outvars)
     if p is axis_index_p:
-        return [{eqn.params["axis_name"]}]
+        return [{params["axis_name"]}]
+    if p in (all_gather_p, ppermute_p, all_to_all_p):
+        return [union | set(_names(params["axis_name"]))] * len(eqn.outvars)
+    if p is pvary_p:
+        return [union | set(params["axes"])]
+    name = p.name
+    if name == "cond":
+        outs = [set(ins[0]) for _ in eqn.outvars]
+        for br in params["branches"]:
+            for o, v in zip(outs, _vma_jaxpr(br.jaxpr, ins[1:])):
+                o |= v
+        return outs
+    if name == "scan":
+        k, c = params["num_consts"], params["num_carry"]
+        carry = _vma_loop(eqn, params["jaxpr"].jaxpr, ins[:k], ins[k:k + c], ins[k + c:],
+                          "scan")
+        return carry + _vma_jaxpr(params["jaxpr"].jaxpr, ins[:k] + carry + ins[k + c:])[c:]
+    if name == "while":
+        cn, bn = params["cond_nconsts"], params["body_nconsts"]
+        carry = _vma_loop(eqn, params["body_jaxpr"].jaxpr, ins[cn:cn + bn], ins[cn + bn:],
+                          [], "while_loop")
+        pred, = _vma_jaxpr(params["cond_jaxpr"].jaxpr, ins[:cn] + carry)
+        return [v | pred for v in carry]
     return [union] * len(eqn.outvars)
 
 
-def _names(n):
-    return tuple(n) if isinstance(n, (tuple, list)) else (n,)
-
-
-def _check_vma(jaxpr, mesh, in_specs, out_specs, loc, auto=frozenset()):
-    """JAX's check: a result whose out_spec does not mention a mesh axis must be the
-    same on every device along it (it must not vary over that axis)."""
-    env = {}
-    for v, spec in zip(jaxpr.invars, in_specs):
-        env[v] = {a for e in spec for a in shd.PartitionSpec._axes(e)}
+def _vma_jaxpr(jaxpr, in_vmas):
+    """The varying axes of `jaxpr`'s outputs, given its inputs'."""
+    env = {v: set(m) for v, m in zip(jaxpr.invars, in_vmas)}
 
     def read(a):
         return env.get(a, set()) if isinstance(a, core.Var) else set()
     for eqn in jaxpr.eqns:
         for v, vm in zip(eqn.outvars, _vma_eqn(eqn, [read(a) for a in eqn.invars])):
             env[v] = vm
-    for k, (v, spec) in enumerate(zip(jaxpr.outvars, out_specs)):
-        bad = read(v) & set(_unmentioned(mesh, spec, auto))
-        if bad:
-            raise ArgumentValueError(
-                f"shard_map was given out_specs which require replication which can't be "
-                f"statically inferred given the mesh: out_specs {spec!r} of output {k} "
-                f"implies that it is replicated across mesh axes {sorted(bad)}, but it "
-                f"varies over them",
-                hint="mention those axes in the out_spec, reduce over them (lax.psum / "
-                     "pmean / all_gather), or pass check_vma=False", loc=loc)
+    return [read(v) for v in jaxpr.outvars]
+
+
+def _vma_loop(eqn, body, consts, carry, xs, what):
+    """The varying axes of a loop's carry, which the body must keep: the carry's type
+    includes them (JAX's TypeError otherwise, with its message)."""
+    out = _vma_jaxpr(body, consts + carry + xs)[:len(carry)]
+    diffs, fixes = [], []
+    for k, (v, i, o) in enumerate(zip(body.invars[len(consts):], carry, out)):
+        if set(i) == set(o):
+            continue
+        name = (f"the input carry {v.hint}" if getattr(v, "hint", None)
+                else f"the input carry component [{k}]")
+        diffs.append(f"{name} has type {_vma_str(v.aval, i)} but the corresponding output "
+                     f"carry component has type {_vma_str(v.aval, o)}, so the manual axis "
+                     f"types do not match")
+        more = tuple(a for a in sorted(map(str, set(o) - set(i))))
+        if more:
+            fixes.append(f"applying `jax.lax.pcast(..., {more!r}, to='varying')`, to the "
+                         f"initial carry value corresponding to {name}")
+    if not diffs:
+        return [set(o) for o in out]
+    differences = (diffs[0][0].upper() + diffs[0][1:] + ".\n" if len(diffs) == 1 else
+                   "\n".join(f"  * {d};\n" for d in diffs[:-1]) + f"  * {diffs[-1]}.\n")
+    fix = ""
+    if fixes:
+        fix = (f"This might be fixed by {fixes[0]}.\n" if len(fixes) == 1 else
+               "This might be fixed by:\n" + "\n".join(f"  * {d};\n" for d in fixes[:-1])
+               + f"  * {fixes[-1]}.\n")
+        fix += ("See https://docs.jax.dev/en/latest/notebooks/shard_map.html#scan-vma for "
+                "more information.\n\n")
+    raise LoopCarryError(
+        f"{what} body function carry input and carry output must have equal types, but "
+        f"they differ:\n\n{differences}\n{fix}Revise the function so that all output "
+        "types match the corresponding input types.", loc=eqn.source_info)
+
+
+def _vma_str(aval, vma):
+    """JAX's `float32[2,4]{V:x}`."""
+    base = f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"
+    names = sorted(map(str, vma))
+    return base + ("" if not names else "{V:" + (names[0] if len(names) == 1 else
+                                                 "(" + ",".join(names) + ")") + "}")
+
+
+def _names(n):
+    return tuple(n) if isinstance(n, (tuple, list)) else (n,)
+
+
+def _check_vma(jaxpr, mesh, in_specs, out_specs, loc, auto=frozenset(), fun_name="f",
+               spec_keys=None):
+    """JAX's check: a result whose out_spec does not mention a mesh axis must be the
+    same on every device along it (it must not vary over that axis); `spec_keys` are
+    the out_specs' key paths (JAX's message names them)."""
+    ins = [{a for e in spec for a in shd.PartitionSpec._axes(e)} for spec in in_specs]
+    msgs = []
+    for k, (vma, spec) in enumerate(zip(_vma_jaxpr(jaxpr, ins), out_specs)):
+        unmentioned = _unmentioned(mesh, spec, auto)
+        if not vma & set(unmentioned):
+            continue
+        key = spec_keys[k] if spec_keys else ""
+
+        def ordered(xs):
+            return ",".join(str(a) for a in mesh.axis_names if a in xs)
+        if len(unmentioned) > 1:
+            named = {a for e in spec for a in shd.PartitionSpec._axes(e)}
+            msgs.append(f"* out_specs{key} is {spec!r} which implies that the corresponding "
+                        f"output value is only varying across mesh axes {{{ordered(named)}}} "
+                        f"and not {{{ordered(set(unmentioned) & vma)}}}, but it was inferred "
+                        f"to be possibly varying over {{{ordered(vma)}}}")
+        else:
+            msgs.append(f"* out_specs{key} is {spec!r} which implies that the corresponding "
+                        f"output value is replicated across mesh axis '{unmentioned[0]}', "
+                        f"but could not infer replication over any axes")
+    if msgs:
+        if len(msgs) == 1:
+            msgs = [msgs[0][2:]]
+        raise ArgumentValueError(
+            f"shard_map applied to the function '{fun_name}' was given out_specs which "
+            f"require replication which can't be statically inferred given the mesh:\n\n"
+            f"The mesh given has shape {tuple(mesh.shape.values())} with corresponding axis "
+            f"names {mesh.axis_names}.\n\n" + "\n\n".join(msgs) + "\n\nCheck if these "
+            "output values are meant to be replicated over those mesh axes. If not, consider "
+            "revising the corresponding out_specs entries. If so, consider disabling the "
+            "check by passing the check_vma=False argument to `jax.shard_map`.",
+            hint="mention those axes in the out_spec, reduce over them (lax.psum / "
+                 "pmean), or pass check_vma=False", loc=loc)
 
 # ---- the wrapper
+
+
+def _spec_keys(specs, out_tree):
+    """Per output leaf, the key path (`keystr`) of its entry in the out_specs prefix."""
+    paths = tree_util.tree_flatten_with_path(specs, is_leaf=is_layout)[0]
+    tree = tree_util.tree_unflatten(out_tree, [0] * out_tree.num_leaves)
+    try:
+        subtrees = tree_util._flatten_up_to(tree_util.tree_structure(specs, is_leaf=is_layout),
+                                            tree)
+    except ValueError:
+        return None
+    out = []
+    for (path, _), sub in zip(paths, subtrees):
+        out += [tree_util.keystr(path)] * len(tree_util.tree_leaves(sub))
+    return out
 
 
 def _specs_for(specs, tree, what, loc):
@@ -601,7 +711,8 @@ def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=froz
         rep = shd.PartitionSpec()
         all_specs = [rep] * len(consts) + specs
         if check_vma:
-            _check_vma(body.jaxpr, m, all_specs, out_flat_specs, loc, auto)
+            _check_vma(body.jaxpr, m, all_specs, out_flat_specs, loc, auto,
+                       getattr(f, "__name__", str(f)), _spec_keys(out_specs, out_tree))
         outs = bind(shard_map_p, *consts, *leaves, jaxpr=body, mesh=m,
                     in_specs=tuple(all_specs), out_specs=tuple(out_flat_specs),
                     check_vma=bool(check_vma), auto=auto)
