@@ -939,3 +939,61 @@ def test_parameter_trees_are_keyed_by_jaxlibs_cpp_flatten(monkeypatch):
     assert (sig[0], flat[0]) == (10, 10) and float(out) == 8.0
     assert float(jf(params[:1])) == 16.0                      # another structure
     assert float(jf([(jnp.ones(3), jnp.ones(2))] * 2)) == 12.0  # other shapes
+
+# ------------------------------------------------------------------ 14. the ast <-> gast bridge
+
+import ast as _pyast  # noqa: E402
+import pathlib  # noqa: E402
+
+from astjax.frontend import astbridge, converter as _converter  # noqa: E402
+
+
+def _bridge_files():
+    root = pathlib.Path(astjax.__file__).parent
+    return sorted(root.glob("frontend/*.py")) + [root / "core.py", pathlib.Path(__file__)]
+
+
+@pytest.mark.parametrize("path", _bridge_files(), ids=lambda p: p.name)
+def test_bridge_builds_the_trees_gast_builds(path):
+    """`astbridge.to_gast` is gast's `ast_to_gast` and `to_ast` is `gast_to_ast` plus
+    `fix_missing_locations`, field for field and position for position (also for
+    nodes without positions, as the converter makes them)."""
+    tree = _pyast.parse(path.read_text())
+    g = astbridge.to_gast(tree)
+    assert gast.dump(g, include_attributes=True) == \
+        gast.dump(gast.ast_to_gast(tree), include_attributes=True)
+    for i, node in enumerate(gast.walk(g)):   # generated nodes: no or None positions
+        if i % 5 == 0 and isinstance(node, (gast.stmt, gast.expr)):
+            for a in ("lineno", "col_offset", "end_lineno", "end_col_offset"):
+                if i % 2:
+                    node.__dict__.pop(a, None)
+                else:
+                    setattr(node, a, None)
+    want = _pyast.fix_missing_locations(gast.gast_to_ast(g))
+    assert _pyast.dump(astbridge.to_ast(g), include_attributes=True) == \
+        _pyast.dump(want, include_attributes=True)
+
+
+def test_conversion_translates_each_tree_once_without_gast_translators(monkeypatch):
+    """A function is read into gast once and compiled from one `ast` translation:
+    neither gast's generic translators nor a separate `fix_missing_locations` walk
+    (about a quarter of converting a small function) run."""
+    def refuse(*a, **k):
+        raise AssertionError("gast's translator or fix_missing_locations ran")
+    for mod, name in ((gast, "ast_to_gast"), (gast, "gast_to_ast"),
+                      (_pyast, "fix_missing_locations")):
+        monkeypatch.setattr(mod, name, refuse)
+    calls, depth = collections.Counter(), [0]
+    for name in ("to_gast", "to_ast"):
+        def counted(node, _orig=getattr(astbridge, name), _name=name):
+            calls[_name] += depth[0] == 0   # to_gast recurses through its module name
+            depth[0] += 1
+            try:
+                return _orig(node)
+            finally:
+                depth[0] -= 1
+        monkeypatch.setattr(astbridge, name, counted)
+    f = _nested_cond(4)
+    _converter._factories.pop((f.__code__, f.__code__.co_filename), None)
+    _converter.convert(f)
+    assert calls == {"to_gast": 1, "to_ast": 1}, calls

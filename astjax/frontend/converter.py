@@ -25,7 +25,7 @@ import types
 import gast
 
 from ..errors import SourceInfo, UnsupportedSyntaxError, USER_CODE
-from . import control_flow, parser
+from . import astbridge, control_flow, parser
 
 _AUGMENTED = {gast.Add: "iadd", gast.Sub: "isub", gast.Mult: "imul", gast.Div: "itruediv",
               gast.FloorDiv: "ifloordiv", gast.Mod: "imod", gast.Pow: "ipow",
@@ -333,8 +333,7 @@ def _factory_code(fn):
     for n in (factory, *body):
         ast.copy_location(n, node)
     module = gast.Module(body=[factory], type_ignores=[])
-    pyast = gast.gast_to_ast(module)
-    ast.fix_missing_locations(pyast)
+    pyast = astbridge.to_ast(module)   # gast_to_ast + fix_missing_locations, one pass
     compiled = compile(pyast, filename, "exec")
     _collect_code(compiled)
     _factories[key] = (compiled, pyast)

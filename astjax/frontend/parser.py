@@ -9,8 +9,7 @@ import functools
 import linecache
 import sys
 
-import gast
-
+from . import astbridge
 from ..errors import SourceChangedError, SourceInfo, SourceNotFoundError, UnsupportedSyntaxError
 
 
@@ -126,4 +125,4 @@ def find_function_node(fn):
 def parse_function(fn):
     """gast node of `fn` (a FunctionDef or Lambda) with original positions."""
     node, filename = find_function_node(fn)
-    return gast.ast_to_gast(node), filename
+    return astbridge.to_gast(node), filename

@@ -1,0 +1,240 @@
+"""Python `ast` <-> `gast` trees, in one recursive pass each way (issue 14).
+
+The front end reads a function as a Python `ast` tree (one parse per file) and works
+on `gast`; `compile` wants `ast` again. gast's own translators are generic
+`NodeTransformer`s (a method lookup, a keyword constructor and an attribute loop per
+node), and `ast.fix_missing_locations` is one more walk of the converted tree: about a
+quarter of converting a small function. These two functions build the very same trees
+(field for field, positions included) with one precomputed plan per node class:
+
+- `to_gast(node)` is `gast.ast_to_gast(node)`;
+- `to_ast(node)` is `ast.fix_missing_locations(gast.gast_to_ast(node))`.
+
+gast's translation rules on Python >= 3.11: a parameter (`ast.arg`) is a `gast.Name`
+in the `Param` context with its annotation, every `Name` has `annotation` and
+`type_comment` (None), an exception handler's name is a `Name` in the `Store` context,
+definitions without type parameters get `type_params=[]`; every other node maps field
+for field to the class of the same name. `tests/test_perf_mechanisms.py` checks both
+directions against gast on real files.
+"""
+from __future__ import annotations
+
+import ast
+
+import gast
+
+_LOC = ("lineno", "col_offset", "end_lineno", "end_col_offset")
+_DEFS_WITH_TYPE_PARAMS = ("FunctionDef", "AsyncFunctionDef", "ClassDef")
+_TYPE_VARS = ("TypeVar", "ParamSpec", "TypeVarTuple")
+
+
+# ---- ast -> gast -------------------------------------------------------------------
+
+def _gast_plan(cls):
+    """(gast class, fields to copy, fields gast adds: name -> a fresh value's maker,
+    whether positions follow `ast.copy_location`) for an ast class."""
+    target = getattr(gast, cls.__name__, None)
+    if target is None:
+        return None
+    added = {}
+    if cls.__name__ in _DEFS_WITH_TYPE_PARAMS and "type_params" not in cls._fields:
+        added["type_params"] = list   # gast's own rule for definitions before 3.12
+    elif cls.__name__ in _TYPE_VARS and "default_value" not in cls._fields:
+        added["default_value"] = type(None)
+    return target, tuple(cls._fields), tuple(added.items()), bool(added)
+
+
+_GAST_PLANS: dict = {}
+
+
+def _g(v):
+    if isinstance(v, ast.AST):
+        return to_gast(v)
+    if isinstance(v, list):
+        return [_g(x) for x in v]
+    return v
+
+
+def _copy_location(d, src):
+    """`ast.copy_location` on instance dicts: a start position is copied when it is
+    not None, an end position whenever present."""
+    for a in _LOC:
+        if a in src:
+            v = src[a]
+            if v is not None or a.startswith("end_"):
+                d[a] = v
+
+
+def _located_gast(cls, fields, node):
+    """A gast node of `cls` with `fields` and `node`'s position (`ast.copy_location`)."""
+    new = cls.__new__(cls)
+    d = new.__dict__
+    d.update(fields)
+    _copy_location(d, node.__dict__)
+    return new
+
+
+def to_gast(node):
+    """`gast.ast_to_gast(node)`, in one pass."""
+    t = type(node)
+    if t is ast.Name:
+        return _located_gast(gast.Name, {"id": node.id, "ctx": to_gast(node.ctx),
+                                         "annotation": None, "type_comment": None}, node)
+    if t is ast.arg:
+        return _located_gast(gast.Name, {"id": node.arg, "ctx": gast.Param(),
+                                         "annotation": _g(node.annotation),
+                                         "type_comment": _g(node.type_comment)}, node)
+    if t is ast.ExceptHandler and node.name:
+        name = gast.Name(node.name, gast.Store(), None, None)
+        return _located_gast(gast.ExceptHandler, {"type": _g(node.type), "name": name,
+                                                  "body": _g(node.body)}, node)
+    plan = _GAST_PLANS.get(t)
+    if plan is None:
+        if t not in _GAST_PLANS:
+            plan = _GAST_PLANS[t] = _gast_plan(t)
+        if plan is None:
+            return None   # a node gast has no class for (gast drops it too)
+    cls, fields, added, rebuilt = plan
+    new = cls.__new__(cls)
+    d = new.__dict__
+    src = node.__dict__
+    for k in fields:
+        if k in src:
+            v = src[k]
+            if isinstance(v, ast.AST):
+                v = to_gast(v)
+            elif isinstance(v, list):
+                v = [_g(x) for x in v]
+            d[k] = v
+    for k, make in added:
+        d[k] = make()
+    if rebuilt:   # gast builds these itself, then copies the location
+        _copy_location(d, src)
+    else:         # gast's generic translation copies every position present
+        for k in _LOC:
+            if k in src:
+                d[k] = src[k]
+    return new
+
+
+# ---- gast -> ast, with fix_missing_locations ---------------------------------------
+
+def _ast_plan(cls):
+    """(ast class, its fields, whether it has positions)."""
+    target = getattr(ast, cls.__name__, None)
+    if target is None:
+        return None
+    return target, tuple(f for f in cls._fields if f in target._fields), \
+        "lineno" in target._attributes
+
+
+_AST_PLANS: dict = {}
+
+
+def to_ast(node):
+    """`ast.fix_missing_locations(gast.gast_to_ast(node))`, in one pass."""
+    return _to_ast(node, (1, 0, 1, 0))
+
+
+def _place(new, src, loc, copy_all):
+    """Set `new`'s position from the gast node's attributes `src` (`copy_all`: every
+    attribute present, as gast's generic translation does; else `ast.copy_location`'s
+    rule), then fill what is missing from the parent's `loc` as
+    `ast.fix_missing_locations` does. -> the position the children inherit."""
+    d = new.__dict__
+    if copy_all:
+        for a in _LOC:
+            if a in src:
+                d[a] = src[a]
+    else:
+        _copy_location(d, src)
+    line, col, end_line, end_col = loc
+    if "lineno" in d:
+        line = d["lineno"]
+    else:
+        d["lineno"] = line
+    if d.get("end_lineno") is None:
+        d["end_lineno"] = end_line
+    else:
+        end_line = d["end_lineno"]
+    if "col_offset" in d:
+        col = d["col_offset"]
+    else:
+        d["col_offset"] = col
+    if d.get("end_col_offset") is None:
+        d["end_col_offset"] = end_col
+    else:
+        end_col = d["end_col_offset"]
+    return line, col, end_line, end_col
+
+
+def _a(v, loc):
+    if isinstance(v, gast.AST):
+        return _to_ast(v, loc)
+    if isinstance(v, list):
+        return [_a(x, loc) for x in v]
+    return v
+
+
+def _arg(node, loc):
+    """A parameter (`gast.Name` in the `Param` context) as an `ast.arg`."""
+    if node is None:
+        return None
+    new = ast.arg.__new__(ast.arg)
+    inner = _place(new, node.__dict__, loc, False)
+    new.arg = node.id
+    new.annotation = _a(node.annotation, inner)
+    new.type_comment = node.type_comment
+    return new
+
+
+def _to_ast(node, loc):
+    t = type(node)
+    if t is gast.Name:
+        new = ast.Name.__new__(ast.Name)
+        _place(new, node.__dict__, loc, False)
+        new.id = node.id
+        new.ctx = _to_ast(node.ctx, loc)
+        return new
+    if t is gast.arguments:
+        new = ast.arguments.__new__(ast.arguments)
+        new.posonlyargs = [_arg(a, loc) for a in node.posonlyargs]
+        new.args = [_arg(a, loc) for a in node.args]
+        new.vararg = _arg(node.vararg, loc)
+        new.kwonlyargs = [_arg(a, loc) for a in node.kwonlyargs]
+        new.kw_defaults = _a(node.kw_defaults, loc)
+        new.kwarg = _arg(node.kwarg, loc)
+        new.defaults = _a(node.defaults, loc)
+        return new
+    plan = _AST_PLANS.get(t)
+    if plan is None:
+        if t not in _AST_PLANS:
+            plan = _AST_PLANS[t] = _ast_plan(t)
+        if plan is None:
+            return None
+    cls, fields, located = plan
+    new = cls.__new__(cls)
+    src = node.__dict__
+    # gast's generic translation copies every position present; its Assign and
+    # definitions (and ExceptHandler with a name) go through `ast.copy_location`
+    copy_all = t not in _COPY_LOCATION or (t is gast.ExceptHandler and not src.get("name"))
+    inner = _place(new, src, loc, copy_all) if located else loc
+    d = new.__dict__
+    for k in fields:
+        if k in src:
+            v = src[k]
+            if isinstance(v, gast.AST):
+                v = _to_ast(v, inner)
+            elif isinstance(v, list):
+                v = [_a(x, inner) for x in v]
+            d[k] = v
+    if t is gast.ExceptHandler and isinstance(d.get("name"), ast.Name):
+        d["name"] = src["name"].id
+    return new
+
+
+# the classes gast's translator rebuilds itself (then `ast.copy_location`); the
+# definitions only before Python 3.12, whose `ast` has no `type_params`
+_COPY_LOCATION = {gast.Assign, gast.ExceptHandler} | (
+    set() if "type_params" in ast.FunctionDef._fields
+    else {gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef})
