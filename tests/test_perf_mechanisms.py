@@ -997,3 +997,48 @@ def test_conversion_translates_each_tree_once_without_gast_translators(monkeypat
     _converter._factories.pop((f.__code__, f.__code__.co_filename), None)
     _converter.convert(f)
     assert calls == {"to_gast": 1, "to_ast": 1}, calls
+
+
+def test_finding_a_def_visits_statements_only(monkeypatch):
+    """A `def` is found among the file's statements; the walk of every node (for
+    lambdas, which sit inside expressions) runs only when a lambda is asked for."""
+    from astjax.frontend import parser
+    parser._definitions.cache_clear()
+    parser._lambdas.cache_clear()
+    walked = [0]
+
+    def counted(node, _orig=_pyast.walk):
+        walked[0] += 1
+        return _orig(node)
+    monkeypatch.setattr(_pyast, "walk", counted)
+    node, _ = parser.find_function_node(_first_of_file)
+    assert node.name == "_first_of_file" and walked[0] == 0
+    lam = (lambda y: y + 1)
+    node, _ = parser.find_function_node(lam)
+    assert isinstance(node, _pyast.Lambda) and walked[0] == 1
+
+
+def test_user_ag_names_are_looked_for_only_in_files_that_spell_them(monkeypatch, tmp_path):
+    """No `ag__` in an ASCII file: no walk of the function for names to rename."""
+    from astjax.frontend import parser
+    f = _nested_cond(2)
+    assert parser.never_spells(f.__code__.co_filename, "ag__") is False   # this file does
+    path = tmp_path / "plain_module.py"
+    path.write_text("def g(x):\n    return x * 2\n\nlam = lambda ag: ag\n")
+    ns: dict = {}
+    exec(compile(path.read_text(), str(path), "exec"), ns)
+    assert parser.never_spells(str(path), "ag__")
+    walked = [0]
+
+    def counted(node, _orig=gast.walk):
+        walked[0] += 1
+        return _orig(node)
+    monkeypatch.setattr(gast, "walk", counted)
+    node = parser.parse_function(ns["g"])[0]
+    assert _converter._protect_user_names(node, ns["g"].__code__, str(path)) is node
+    assert walked[0] == 0
+    path2 = tmp_path / "spelled_module.py"
+    path2.write_text("def h(ag__x):\n    return ag__x * 2\n")
+    exec(compile(path2.read_text(), str(path2), "exec"), ns)
+    assert not parser.never_spells(str(path2), "ag__")
+    np.testing.assert_allclose(np.asarray(astjax.jit(ns["h"])(np.float32(2))), 4.0)

@@ -268,9 +268,11 @@ def _user_name(n):
     return _USER_PREFIX + n[4:] if n.startswith("ag__") else n
 
 
-def _protect_user_names(node, code):
+def _protect_user_names(node, code, filename):
     """Rename the user's `ag__*` names (parameters, locals, closure variables) out of
     the converter's way; a global `ag__*` is read as `globals()['ag__*']`."""
+    if parser.never_spells(filename, "ag__"):
+        return node   # the usual case, told from the file's text (issue 14)
     bound = set(code.co_freevars)
     spelled = False   # some name in the function starts with `ag__` (one walk, issue 14)
     for n in gast.walk(node):
@@ -317,7 +319,7 @@ def _factory_code(fn):
     # evaluating them again in the factory would look them up in the wrong scope
     node.args.defaults = []
     node.args.kw_defaults = [None] * len(node.args.kw_defaults)
-    node = _protect_user_names(node, code)
+    node = _protect_user_names(node, code, filename)
     node = convert_ast(node, filename)
     freevars = [_user_name(n) for n in code.co_freevars]
     args = gast.arguments(args=[gast.Name(id=n, ctx=gast.Param(), annotation=None, type_comment=None)

@@ -18,18 +18,33 @@ def _parse_file(filename: str, text: str):
     return ast.parse(text, filename)
 
 
+_BLOCKS = ("body", "orelse", "handlers", "finalbody", "cases")
+
+
 @functools.lru_cache(maxsize=256)
 def _definitions(filename: str, text: str):
-    """(name -> its `def` nodes, line -> the lambdas starting there) of a file, in
-    `ast.walk` order: built once per file text, not walked again per function."""
+    """name -> its `def` nodes in a file (outer ones first): built once per file text,
+    not walked again per function. A `def` is a statement, so only statements are
+    visited (issue 14: expressions are most of a file's nodes)."""
     defs: dict = {}
-    lambdas: dict = {}
-    for n in ast.walk(_parse_file(filename, text)):
+    todo = list(_parse_file(filename, text).body)
+    for n in todo:   # grows while it is read: breadth first
         if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
             defs.setdefault(n.name, []).append(n)
-        elif isinstance(n, ast.Lambda):
+        for field in _BLOCKS:
+            todo.extend(getattr(n, field, None) or ())
+    return defs
+
+
+@functools.lru_cache(maxsize=256)
+def _lambdas(filename: str, text: str):
+    """line -> the lambdas starting there, in `ast.walk` order: built once per file
+    text, on the first lambda asked for."""
+    lambdas: dict = {}
+    for n in ast.walk(_parse_file(filename, text)):
+        if isinstance(n, ast.Lambda):
             lambdas.setdefault(n.lineno, []).append(n)
-    return defs, lambdas
+    return lambdas
 
 
 @functools.lru_cache(maxsize=64)
@@ -91,13 +106,14 @@ def find_function_node(fn):
         raise SourceNotFoundError(
             f"cannot find the source of {getattr(fn, '__qualname__', fn)!r} "
             f"(defined in {filename})", loc=SourceInfo())
+    is_lambda = code.co_name == "<lambda>"
     try:
-        defs, lambdas = _definitions(filename, text)
+        index = (_lambdas if is_lambda else _definitions)(filename, text)
     except SyntaxError:
         raise SourceNotFoundError(f"cannot parse {filename}", loc=SourceInfo()) from None
     first = code.co_firstlineno
-    if code.co_name == "<lambda>":
-        cands = list(lambdas.get(first, ()))
+    if is_lambda:
+        cands = list(index.get(first, ()))
         if len(cands) > 1:
             pos = [(l, c) for l, _, c, e in code.co_positions()
                    if l is not None and c is not None and e is not None and e > c]
@@ -109,7 +125,7 @@ def find_function_node(fn):
                 return (-inside, n.end_lineno - n.lineno, n.end_col_offset - n.col_offset)
             cands.sort(key=score)
     else:
-        cands = [n for n in defs.get(code.co_name, ())
+        cands = [n for n in index.get(code.co_name, ())
                  if first in (n.lineno, min([d.lineno for d in n.decorator_list], default=n.lineno))]
     if not cands:
         raise SourceNotFoundError(f"cannot find the definition of {code.co_name!r} in {filename}",
@@ -120,6 +136,14 @@ def find_function_node(fn):
         raise UnsupportedSyntaxError("async functions cannot be staged",
                                      loc=SourceInfo(filename, node.lineno, node.col_offset))
     return node, filename
+
+
+def never_spells(filename, word) -> bool:
+    """True when no identifier in the file can be `word` or start with it: its text is
+    ASCII (identifiers are NFKC-normalised, so other text could spell it in other
+    characters) and does not contain `word`. A cheap answer instead of a walk."""
+    text = _file_text(filename)
+    return text.isascii() and word not in text
 
 
 def parse_function(fn):
