@@ -296,18 +296,19 @@ def test_scope_declarations_are_found_without_walking_expressions(monkeypatch):
 
 
 def test_modified_names_skip_nested_function_bodies(monkeypatch):
+    from astjax.frontend import astbridge
     from astjax.frontend.analysis import activity
     big = " + ".join(f"x{i}" for i in range(200))
     fn = gast.parse(f"def f(x):\n    def h(a=x):\n        z = {big}\n        return z\n"
                     "    y = h()\n    return y\n").body[0]
     seen = []
 
-    def counted(self, node, _orig=activity._Collector.visit_Name):
-        seen.append(node.id)
-        return _orig(self, node)
-    monkeypatch.setattr(activity._Collector, "visit_Name", counted)
+    def counted(node, _orig=astbridge.child_nodes):
+        seen.append(type(node).__name__)
+        return _orig(node)
+    monkeypatch.setattr(astbridge, "child_nodes", counted)
     assert activity.modified(fn.body) == {"h", "y"}
-    assert len(seen) <= 5, seen   # the default and `y = h()`, not h's 200 reads
+    assert len(seen) <= 5, seen   # `y = h()` and `return y`, not h's 200 reads
 
 
 def _first_of_file(x):
@@ -1042,3 +1043,51 @@ def test_user_ag_names_are_looked_for_only_in_files_that_spell_them(monkeypatch,
     exec(compile(path2.read_text(), str(path2), "exec"), ns)
     assert not parser.never_spells(str(path2), "ag__")
     np.testing.assert_allclose(np.asarray(astjax.jit(ns["h"])(np.float32(2))), 4.0)
+
+
+def _activity_node_visits(monkeypatch, depth):
+    """Nodes the activity analysis expands while converting `_nested_defs(depth)`."""
+    from astjax.frontend.analysis import activity
+    seen = [0]
+    with monkeypatch.context() as m:
+        def counted(node, _orig=astbridge.child_nodes):
+            seen[0] += 1
+            return _orig(node)
+        m.setattr(astbridge, "child_nodes", counted)
+        m.setattr(activity.astbridge, "child_nodes", counted)
+        fn = gast.parse(_nested_defs(depth)).body[0]
+        control_flow.ControlFlowConverter("<nested>").visit(fn)
+    return seen[0]
+
+
+def test_free_reads_of_nested_functions_are_collected_bottom_up_once(monkeypatch):
+    """A function's free reads are kept on it (`ag_free_reads`): every enclosing
+    function's liveness reuses them instead of walking the nested bodies again, so
+    a chain of nested functions costs node visits linear in its depth (a top-down
+    collection walks level k once per enclosing level: quadratic)."""
+    from astjax.frontend.analysis import activity
+    v = {d: _activity_node_visits(monkeypatch, d) for d in (8, 16, 32)}
+    assert v[32] - v[16] <= 2 * (v[16] - v[8]) + 8, v
+    fn = gast.parse("def f(a):\n    def g(x):\n        def h():\n            return a + x\n"
+                    "        return h\n    return g\n").body[0]
+    g = fn.body[0]
+    h = g.body[0]
+    assert activity.free_reads(g) == {"a"} and g.ag_free_reads == {"a"}
+    assert h.ag_free_reads == {"a", "x"}   # kept on the way up
+    control_flow.ControlFlowConverter("<nested>").visit(fn)
+    assert activity.FREE_READS not in g.__dict__   # dropped once it is rewritten
+
+
+def test_templates_copy_nodes_without_deepcopy(monkeypatch):
+    """Code put into a template (a branch body, a test) is copied node by node,
+    not through `copy.deepcopy`'s pickle protocol."""
+    import copy
+
+    def refuse(*a, **k):
+        raise AssertionError("copy.deepcopy ran")
+    monkeypatch.setattr(copy, "deepcopy", refuse)
+    fn = gast.parse("def f(x):\n    if x > 0:\n        y = x\n    else:\n        y = -x\n"
+                    "    return y if y > 1 else 1 - y\n").body[0]
+    out = control_flow.ControlFlowConverter("<if>").visit(fn)
+    text = gast.unparse(out) if hasattr(gast, "unparse") else _pyast.unparse(astbridge.to_ast(out))
+    assert "ag__.if_stmt" in text and "ag__.if_exp" in text

@@ -1,4 +1,5 @@
-"""Python `ast` <-> `gast` trees, in one recursive pass each way (issue 14).
+"""Python `ast` <-> `gast` trees, in one recursive pass each way, and the child
+iteration the analyses share (issue 14).
 
 The front end reads a function as a Python `ast` tree (one parse per file) and works
 on `gast`; `compile` wants `ast` again. gast's own translators are generic
@@ -16,6 +17,9 @@ in the `Param` context with its annotation, every `Name` has `annotation` and
 definitions without type parameters get `type_params=[]`; every other node maps field
 for field to the class of the same name. `tests/test_perf_mechanisms.py` checks both
 directions against gast on real files.
+
+`child_nodes(node)` is `list(gast.iter_child_nodes(node))` from the node's fields
+directly, without a generator per node.
 """
 from __future__ import annotations
 
@@ -238,3 +242,25 @@ def _to_ast(node, loc):
 _COPY_LOCATION = {gast.Assign, gast.ExceptHandler} | (
     set() if "type_params" in ast.FunctionDef._fields
     else {gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef})
+
+
+# ---- children ----------------------------------------------------------------------
+
+_FIELDS: dict = {}
+
+
+def child_nodes(node) -> list:
+    """The nodes directly below `node`, in field order (`gast.iter_child_nodes`)."""
+    t = type(node)
+    fields = _FIELDS.get(t)
+    if fields is None:
+        fields = _FIELDS[t] = t._fields
+    d = node.__dict__
+    out = []
+    for f in fields:
+        v = d.get(f)
+        if type(v) is list:
+            out.extend(x for x in v if isinstance(x, ast.AST))
+        elif isinstance(v, ast.AST):
+            out.append(v)
+    return out

@@ -23,6 +23,7 @@ import bisect
 import gast
 
 from ..util import Namer
+from . import astbridge
 from .analysis import activity, liveness, reaching_definitions
 from .canonicalize import canonicalize  # noqa: F401  (re-exported for the converter)
 from .templates import locate, name_tuple, replace, replace_expr, str_tuple
@@ -114,7 +115,7 @@ def _stores(stmts, names) -> dict:
             if n.id not in out or (line or 0) < (out[n.id] or 0):
                 out[n.id] = line
         elif not isinstance(n, (gast.FunctionDef, gast.Lambda, gast.ClassDef)):
-            stack.extend(gast.iter_child_nodes(n))
+            stack.extend(astbridge.child_nodes(n))
     return out
 
 
@@ -171,7 +172,15 @@ class ControlFlowConverter(gast.NodeTransformer):
     def visit_FunctionDef(self, node):
         # each analysis covers this function's own scope; a nested function is
         # analysed when this visitor reaches it (issue 14: once per function, not
-        # once per enclosing level)
+        # once per enclosing level). Its free reads, kept from the enclosing function's
+        # analyses, go stale as it is rewritten: dropped before and after.
+        activity.forget(node)
+        try:
+            return self._function(node)
+        finally:
+            activity.forget(node)
+
+    def _function(self, node):
         reaching_definitions.resolve(node)
         closures = liveness.resolve(node).ag_closures
         self.globals.append(declared_globals(node))
@@ -498,5 +507,7 @@ class ControlFlowConverter(gast.NodeTransformer):
         return locate(result, node)
 
     def visit_Lambda(self, node):
+        activity.forget(node)
         node.body = self.visit(node.body)
+        activity.forget(node)
         return node

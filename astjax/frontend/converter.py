@@ -72,7 +72,7 @@ def _local_names(fn_node) -> set:
             if isinstance(n, gast.FunctionDef):
                 out.add(n.name)
             continue
-        stack.extend(gast.iter_child_nodes(n))
+        stack.extend(astbridge.child_nodes(n))
     return out
 
 

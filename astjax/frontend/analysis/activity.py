@@ -7,84 +7,92 @@ from __future__ import annotations
 
 import gast
 
-class _Collector(gast.NodeVisitor):
-    def __init__(self):
-        self.read, self.modified = set(), set()
+from .. import astbridge
 
-    def visit_Name(self, node):
-        if isinstance(node.ctx, gast.Load):
-            self.read.add(node.id)
-        elif isinstance(node.ctx, (gast.Store, gast.Del)):
-            self.modified.add(node.id)
+_SCOPES = (gast.FunctionDef, gast.Lambda)
+_COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
+FREE_READS = "ag_free_reads"   # annotation of a function or lambda: see `free_reads`
 
-    def visit_AugAssign(self, node):
-        self.visit(node.value)
-        self.visit(node.target)
-        if isinstance(node.target, gast.Name):
-            self.read.add(node.target.id)
 
-    def _scope(self, node):
-        inner = _Collector()
-        bound = set()
-        if isinstance(node, (gast.FunctionDef, gast.Lambda)):
-            a = node.args
-            for p in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg]:
-                if p is not None:
-                    bound.add(p.id)
-            for d in a.defaults + [d for d in a.kw_defaults if d is not None]:
-                self.visit(d)
-            body = node.body if isinstance(node.body, list) else [node.body]
-            for s in body:
-                inner.visit(s)
-            if isinstance(node, gast.FunctionDef):
-                self.modified.add(node.name)
-                for d in node.decorator_list:
-                    self.visit(d)
+def _collect(nodes, read, modified, enter_scopes):
+    """Add the names `nodes` read and modify to the two sets. A nested function or
+    lambda modifies its own name (a def) in this scope and reads its defaults and
+    decorators here; its free reads count as reads only when `enter_scopes`, as do a
+    comprehension's. One explicit stack, no visitor dispatch per node (issue 14)."""
+    stack = list(nodes)
+    while stack:
+        n = stack.pop()
+        t = type(n)
+        if t is gast.Name:
+            ctx = type(n.ctx)
+            if ctx is gast.Load:
+                read.add(n.id)
+            elif ctx is gast.Store or ctx is gast.Del:
+                modified.add(n.id)
+        elif t in _SCOPES:
+            a = n.args
+            stack.extend(a.defaults)
+            stack.extend(d for d in a.kw_defaults if d is not None)
+            if t is gast.FunctionDef:
+                modified.add(n.name)
+                stack.extend(n.decorator_list)
+            if enter_scopes:
+                read |= free_reads(n)
+        elif t in _COMPREHENSIONS:
+            if enter_scopes:
+                read |= free_reads(n)
         else:
-            for g in node.generators:
-                inner.visit(g)
-            for part in ("elt", "key", "value"):
-                if hasattr(node, part):
-                    inner.visit(getattr(node, part))
-        self.read |= inner.read - bound - inner.modified
+            if t is gast.AugAssign and type(n.target) is gast.Name:
+                read.add(n.target.id)   # x += y reads x
+            stack.extend(astbridge.child_nodes(n))
 
-    visit_FunctionDef = visit_Lambda = _scope
-    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _scope
+
+def free_reads(scope) -> frozenset:
+    """Names a function, lambda or comprehension reads from enclosing scopes (its
+    reads that are neither its parameters nor bound in it). Kept on a function or
+    lambda as its `ag_free_reads` annotation, so a scope is walked once however many
+    enclosing scopes ask (bottom-up: a chain of nested functions is linear, issue 14);
+    the converter drops it (`forget`) when it rewrites that function."""
+    d = scope.__dict__
+    cached = d.get(FREE_READS)
+    if cached is not None:
+        return cached
+    read, modified = set(), set()
+    if isinstance(scope, _SCOPES):
+        a = scope.args
+        bound = {p.id for p in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg]
+                 if p is not None}
+        _collect(scope.body if isinstance(scope.body, list) else [scope.body], read,
+                 modified, True)
+    else:
+        bound = set()
+        parts = list(scope.generators) + [getattr(scope, p) for p in ("elt", "key", "value")
+                                          if hasattr(scope, p)]
+        _collect(parts, read, modified, True)
+    out = frozenset(read - bound - modified)
+    if isinstance(scope, _SCOPES):
+        d[FREE_READS] = out
+    return out
+
+
+def forget(scope):
+    """Drop the free reads kept on a function or lambda that is about to change."""
+    scope.__dict__.pop(FREE_READS, None)
 
 
 def names(node) -> tuple[set, set]:
     """(read, modified) names of a node or a list of statements."""
-    c = _Collector()
-    for n in node if isinstance(node, list) else [node]:
-        c.visit(n)
-    return c.read, c.modified
-
-
-class _Modified(_Collector):
-    """The modified half of `_Collector` alone: an inner scope's names never count as
-    modified outside it, so its body is not walked (issue 14: `modified` of a function
-    body no longer re-walks every nested function)."""
-
-    def _scope(self, node):
-        if isinstance(node, (gast.FunctionDef, gast.Lambda)):
-            a = node.args
-            for d in a.defaults + [d for d in a.kw_defaults if d is not None]:
-                self.visit(d)
-            if isinstance(node, gast.FunctionDef):
-                self.modified.add(node.name)
-                for d in node.decorator_list:
-                    self.visit(d)
-
-    visit_FunctionDef = visit_Lambda = _scope
-    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _scope
+    read, modified = set(), set()
+    _collect(node if isinstance(node, list) else [node], read, modified, True)
+    return read, modified
 
 
 def modified(nodes) -> set:
-    """Names a node or a list of statements binds in its own scope."""
-    c = _Modified()
-    for n in nodes if isinstance(nodes, list) else [nodes]:
-        c.visit(n)
-    return c.modified
+    """Names a node or a list of statements binds in its own scope (an inner scope's
+    names never count as modified outside it, so its body is not walked)."""
+    read, out = set(), set()
+    _collect(nodes if isinstance(nodes, list) else [nodes], read, out, False)
+    return out
 
 
 def read(nodes) -> set:
