@@ -1091,3 +1091,40 @@ def test_templates_copy_nodes_without_deepcopy(monkeypatch):
     out = control_flow.ControlFlowConverter("<if>").visit(fn)
     text = gast.unparse(out) if hasattr(gast, "unparse") else _pyast.unparse(astbridge.to_ast(out))
     assert "ag__.if_stmt" in text and "ag__.if_exp" in text
+
+
+def _edits(base):
+    """A transformer over `base` that drops, expands and replaces nodes."""
+    class Edit(base):
+        def visit_Pass(self, node):
+            return None                                   # dropped from its list
+
+        def visit_Expr(self, node):
+            self.generic_visit(node)
+            return [node, gast.Pass()] if isinstance(node.value, gast.Call) else node
+
+        def visit_Name(self, node):
+            return gast.Name(id=node.id.upper(), ctx=node.ctx, annotation=None,
+                             type_comment=None) if node.id.startswith("x") else node
+
+        def visit_Constant(self, node):
+            return gast.Constant(value=node.value, kind=None) if node.value == 1 else node
+    return Edit
+
+
+def test_transformer_rewrites_as_gast_node_transformer_with_one_lookup_per_class(monkeypatch):
+    """`astbridge.Transformer` (the converters' base) edits a tree exactly as
+    `gast.NodeTransformer` does, looking each node class's method up once."""
+    text = pathlib.Path(_converter.__file__).read_text() + \
+        "\ndef g(x1, x2=1):\n    pass\n    print(x1)\n    return x2\n"
+    want = _edits(gast.NodeTransformer)().visit(gast.parse(text))
+    lookups = collections.Counter()
+    orig = astbridge.Transformer._method_for.__func__
+
+    def counted(cls, node_cls):
+        lookups[node_cls] += 1
+        return orig(cls, node_cls)
+    monkeypatch.setattr(astbridge.Transformer, "_method_for", classmethod(counted))
+    got = _edits(astbridge.Transformer)().visit(gast.parse(text))
+    assert gast.dump(got, include_attributes=True) == gast.dump(want, include_attributes=True)
+    assert lookups and max(lookups.values()) == 1, lookups

@@ -264,3 +264,61 @@ def child_nodes(node) -> list:
         elif isinstance(v, ast.AST):
             out.append(v)
     return out
+
+
+# ---- a NodeTransformer without per-node lookups ------------------------------------
+
+_DEPRECATED_CONSTANT_VISITORS = ("visit_Num", "visit_Str", "visit_Bytes", "visit_NameConstant",
+                                 "visit_Ellipsis")
+
+
+class Transformer(gast.NodeTransformer):
+    """`gast.NodeTransformer` with the same rules, cheaper per node: the `visit_<Class>`
+    method is looked up once per node class by each transformer (an instance converts
+    one function), and `generic_visit` reads the fields from the node's dict instead
+    of through `ast.iter_fields`."""
+
+    def visit(self, node):
+        methods = self.__dict__.get("_methods")
+        if methods is None:
+            methods = self._methods = {}
+        method = methods.get(type(node))
+        if method is None:
+            method = methods[type(node)] = self._method_for(type(node))
+        return method(self, node)
+
+    @classmethod
+    def _method_for(cls, node_cls):
+        method = getattr(cls, "visit_" + node_cls.__name__, None)
+        if method is None:
+            return cls.generic_visit
+        if method is ast.NodeVisitor.visit_Constant and not any(
+                hasattr(cls, m) for m in _DEPRECATED_CONSTANT_VISITORS):
+            return cls.generic_visit   # what NodeVisitor.visit_Constant ends in
+        return method
+
+    def generic_visit(self, node):
+        d = node.__dict__
+        for field in type(node)._fields:
+            if field not in d:
+                continue
+            old = d[field]
+            if isinstance(old, list):
+                new_values = []
+                for value in old:
+                    if isinstance(value, ast.AST):
+                        value = self.visit(value)
+                        if value is None:
+                            continue
+                        if not isinstance(value, ast.AST):
+                            new_values.extend(value)
+                            continue
+                    new_values.append(value)
+                old[:] = new_values
+            elif isinstance(old, ast.AST):
+                new = self.visit(old)
+                if new is None:
+                    del d[field]
+                else:
+                    d[field] = new
+        return node

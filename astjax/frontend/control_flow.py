@@ -155,7 +155,7 @@ def _per_trip_effect(body, global_names=()):
     return None
 
 
-class ControlFlowConverter(gast.NodeTransformer):
+class ControlFlowConverter(astbridge.Transformer):
     def __init__(self, filename):
         self.filename = filename
         self.fresh = Namer("counter", prefix=INTERNAL).fresh   # ag__fn_true_1, ...

@@ -76,7 +76,7 @@ def _local_names(fn_node) -> set:
     return out
 
 
-class Converter(gast.NodeTransformer):
+class Converter(astbridge.Transformer):
     def __init__(self, filename):
         self.filename = filename
         self.scopes: list[set] = []
