@@ -10,6 +10,7 @@ from __future__ import annotations
 import inspect
 import linecache
 import sys
+import types
 import warnings
 
 from jaxlib import _jax
@@ -398,10 +399,29 @@ def check_callable(fun, what: str):
                                 hint="pass the function itself (not its result or its name)")
 
 
+def _binds_positionally(fun, nargs) -> bool:
+    """True when `fun(*nargs positional arguments)` certainly binds: a plain function
+    (no `__signature__` / `__wrapped__` for `inspect` to follow) whose code takes that
+    many positional arguments and needs no keyword-only one. Read from the code object:
+    `inspect.signature` costs more than staging a small branch (issue 14)."""
+    if type(fun) is not types.FunctionType or "__wrapped__" in fun.__dict__ \
+            or "__signature__" in fun.__dict__:
+        return False
+    code = fun.__code__
+    n = code.co_argcount
+    if not (n - len(fun.__defaults__ or ()) <= nargs
+            and (nargs <= n or code.co_flags & inspect.CO_VARARGS)):
+        return False
+    kwonly = code.co_varnames[n:n + code.co_kwonlyargcount]
+    return all(k in (fun.__kwdefaults__ or {}) for k in kwonly)
+
+
 def check_signature(fun, args, kwargs=None, what: str = ""):
     """Raise an `ArityError` at the user's call when `fun(*args, **kwargs)` would not
     bind to `fun`'s signature, naming the user's function and where it is defined.
     Functions without an inspectable signature are accepted as they are."""
+    if not kwargs and _binds_positionally(fun, len(args)):
+        return
     try:
         sig = inspect.signature(fun)
     except (TypeError, ValueError):

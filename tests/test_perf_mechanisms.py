@@ -1128,3 +1128,33 @@ def test_transformer_rewrites_as_gast_node_transformer_with_one_lookup_per_class
     got = _edits(astbridge.Transformer)().visit(gast.parse(text))
     assert gast.dump(got, include_attributes=True) == gast.dump(want, include_attributes=True)
     assert lookups and max(lookups.values()) == 1, lookups
+
+
+def test_branch_signatures_are_checked_from_the_code_object(monkeypatch):
+    """`lax.cond` checks each branch takes the operands; for a plain function that
+    binds, the check reads the code object (no `inspect.signature`); anything else,
+    and every failure (for its message), still goes through `inspect`."""
+    import inspect
+    from astjax import errors
+    calls = [0]
+
+    def counted(fun, _orig=inspect.signature, **kw):
+        calls[0] += sys._getframe(1).f_code is errors.check_signature.__code__
+        return _orig(fun, **kw)
+    monkeypatch.setattr(inspect, "signature", counted)
+    x = np.float32(1.0)
+
+    def two(a, b=1, *rest, k=2):
+        return a
+    for f, n in ((lambda y: y, 1), (two, 1), (two, 2), (two, 4)):
+        errors.check_signature(f, (None,) * n)
+    astjax.make_jaxpr(lambda v: lax.cond(v > 0, lambda y: y, lambda y: -y, v))(x)
+    assert calls[0] == 0, calls
+    for f, n in ((lambda y: y, 2), (two, 0), (lambda y, *, k: y, 1)):
+        with pytest.raises(TypeError, match="called with"):
+            errors.check_signature(f, (None,) * n)
+    with pytest.raises(TypeError, match="lax.cond"):
+        astjax.make_jaxpr(lambda v: lax.cond(v > 0, lambda y, z: y, lambda y: -y, v))(x)
+    wrapped = functools.wraps(two)(lambda *a: a)   # inspect follows __wrapped__
+    with pytest.raises(TypeError):
+        errors.check_signature(wrapped, ())
