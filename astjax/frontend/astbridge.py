@@ -146,6 +146,13 @@ def _place(new, src, loc, copy_all):
     rule), then fill what is missing from the parent's `loc` as
     `ast.fix_missing_locations` does. -> the position the children inherit."""
     d = new.__dict__
+    line, col, end_line, end_col = src.get("lineno"), src.get("col_offset"), \
+        src.get("end_lineno"), src.get("end_col_offset")
+    if line is not None and col is not None and end_line is not None and end_col is not None:
+        # the usual case, a node with its whole position: nothing to copy by rule or fill
+        d["lineno"], d["col_offset"], d["end_lineno"], d["end_col_offset"] = \
+            line, col, end_line, end_col
+        return line, col, end_line, end_col
     if copy_all:
         for a in _LOC:
             if a in src:
@@ -192,6 +199,10 @@ def _arg(node, loc):
     return new
 
 
+# contexts carry nothing: one shared instance each, as `ast.parse` shares them
+_CONTEXTS = {gast.Load: ast.Load(), gast.Store: ast.Store(), gast.Del: ast.Del()}
+
+
 def _to_ast(node, loc):
     t = type(node)
     if t is gast.Name:
@@ -200,6 +211,9 @@ def _to_ast(node, loc):
         new.id = node.id
         new.ctx = _to_ast(node.ctx, loc)
         return new
+    ctx = _CONTEXTS.get(t)
+    if ctx is not None:
+        return ctx
     if t is gast.arguments:
         new = ast.arguments.__new__(ast.arguments)
         new.posonlyargs = [_arg(a, loc) for a in node.posonlyargs]

@@ -9,6 +9,8 @@ import textwrap
 
 import gast
 
+from . import astbridge
+
 
 @functools.lru_cache(maxsize=None)
 def _parse(template: str):
@@ -22,7 +24,7 @@ def _parse(template: str):
     return tree
 
 
-class _Replacer(gast.NodeTransformer):
+class _Replacer(astbridge.Transformer):
     def __init__(self, repl):
         self.repl = repl
 
