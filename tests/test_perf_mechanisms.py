@@ -1158,3 +1158,14 @@ def test_branch_signatures_are_checked_from_the_code_object(monkeypatch):
     wrapped = functools.wraps(two)(lambda *a: a)   # inspect follows __wrapped__
     with pytest.raises(TypeError):
         errors.check_signature(wrapped, ())
+
+
+def test_reaching_definitions_share_sets_between_statements():
+    """`ag_defined_in` holds frozensets passed on as they are when a statement binds
+    nothing new (no copy of both sets per statement)."""
+    from astjax.frontend.analysis import reaching_definitions
+    fn = gast.parse("def f(x):\n    print(x)\n    x.sort()\n    y = x\n    return y\n").body[0]
+    reaching_definitions.resolve(fn)
+    first, second, third, ret = (s.ag_defined_in for s in fn.body)
+    assert first[0] is second[0] is third[0] and first[1] is third[1]
+    assert first[0] == {"x"} and ret[0] == {"x", "y"} == ret[1]

@@ -26,8 +26,15 @@ def _block(stmts, d, m):
     return d, m
 
 
+def _grow(names, more):
+    """`names | more`, the same frozenset when nothing is new."""
+    return names if more <= names else names | more
+
+
 def _stmt(s, d, m):
-    s.ag_defined_in = (frozenset(d), frozenset(m))
+    # d and m are frozensets: the annotation shares them, and a statement that binds
+    # nothing new passes them on as they are (issue 14: no copy of both per statement)
+    s.ag_defined_in = (d, m)
     if isinstance(s, gast.If):
         d1, m1 = _block(s.body, d, m)
         d2, m2 = _block(s.orelse, d, m)
@@ -52,13 +59,13 @@ def _stmt(s, d, m):
     if isinstance(s, gast.FunctionDef):
         return d | {s.name}, m | {s.name}
     mod = activity.modified(s)
-    return d | mod, m | mod
+    return _grow(d, mod), _grow(m, mod)
 
 
 def _resolve_fn(fn):
-    p = _params(fn)
+    p = frozenset(_params(fn))
     body = fn.body if isinstance(fn.body, list) else []
-    _block(body, set(p), set(p))
+    _block(body, p, p)
 
 
 def resolve(node, ctx=None):
@@ -67,5 +74,5 @@ def resolve(node, ctx=None):
     elif isinstance(node, gast.Lambda):
         pass
     else:
-        _block(node if isinstance(node, list) else [node], set(), set())
+        _block(node if isinstance(node, list) else [node], frozenset(), frozenset())
     return node
