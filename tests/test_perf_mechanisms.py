@@ -1169,3 +1169,25 @@ def test_reaching_definitions_share_sets_between_statements():
     first, second, third, ret = (s.ag_defined_in for s in fn.body)
     assert first[0] is second[0] is third[0] and first[1] is third[1]
     assert first[0] == {"x"} and ret[0] == {"x", "y"} == ret[1]
+
+
+def test_local_names_are_collected_only_for_side_effect_checks(monkeypatch):
+    """The converter asks for a function's own names only to judge a mutating call
+    (`obj.append(v)`) or an item assignment on a name: a function with neither never
+    walks its scope for them."""
+    calls = []
+
+    def counted(fn, _orig=_converter._local_names):
+        calls.append(getattr(fn, "name", "<lambda>"))
+        return _orig(fn)
+    monkeypatch.setattr(_converter, "_local_names", counted)
+    plain = gast.parse("def f(x):\n    def g(y):\n        return y * 2\n"
+                       "    return g(x) + (lambda z: z)(x)\n").body[0]
+    _converter.Converter("<plain>").visit(plain)
+    assert calls == []
+    mutating = gast.parse("def f(x, out):\n    acc = []\n    acc.append(x)\n"
+                          "    out.append(x)\n    return acc\n").body[0]
+    text = _pyast.unparse(astbridge.to_ast(_converter.Converter("<m>").visit(mutating)))
+    assert calls == ["f"]                       # once, however many questions
+    assert "ag__.mutation(out.append, 'out')" not in text   # `out` is a parameter: owned
+    assert "ag__.call(acc.append, x)" in text

@@ -288,14 +288,16 @@ _DEPRECATED_CONSTANT_VISITORS = ("visit_Num", "visit_Str", "visit_Bytes", "visit
 
 class Transformer(gast.NodeTransformer):
     """`gast.NodeTransformer` with the same rules, cheaper per node: the `visit_<Class>`
-    method is looked up once per node class by each transformer (an instance converts
-    one function), and `generic_visit` reads the fields from the node's dict instead
-    of through `ast.iter_fields`."""
+    method is looked up once per (transformer class, node class), on the first such
+    node (so a method assigned to the class later is not seen), and `generic_visit`
+    reads the fields from the node's dict instead of through `ast.iter_fields`."""
 
     def visit(self, node):
-        methods = self.__dict__.get("_methods")
+        cls = type(self)
+        methods = cls.__dict__.get("_visit_methods")
         if methods is None:
-            methods = self._methods = {}
+            methods = {}
+            setattr(cls, "_visit_methods", methods)
         method = methods.get(type(node))
         if method is None:
             method = methods[type(node)] = self._method_for(type(node))

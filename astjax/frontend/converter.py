@@ -76,10 +76,25 @@ def _local_names(fn_node) -> set:
     return out
 
 
+class _LocalNames:
+    """A function's own names (`_local_names` minus `declared` globals), found on the
+    first question: only a mutating call or an item assignment asks (issue 14: most
+    functions never walk their scope for it)."""
+    __slots__ = ("node", "declared", "names")
+
+    def __init__(self, node, declared=frozenset()):
+        self.node, self.declared, self.names = node, declared, None
+
+    def __contains__(self, name):
+        if self.names is None:
+            self.names = _local_names(self.node) - self.declared
+        return name in self.names
+
+
 class Converter(astbridge.Transformer):
     def __init__(self, filename):
         self.filename = filename
-        self.scopes: list[set] = []
+        self.scopes: list[_LocalNames] = []
         self.globals: list[set] = [set()]   # per function: the names it declares `global`
 
     def unsupported(self, node, what, hint=None):
@@ -89,7 +104,7 @@ class Converter(astbridge.Transformer):
     # -- scopes --------------------------------------------------------------------
     def visit_FunctionDef(self, node):
         declared = control_flow.declared_globals(node)
-        self.scopes.append(_local_names(node) - declared)
+        self.scopes.append(_LocalNames(node, declared))
         self.globals.append(declared)
         node.body = self._visit_body(node.body)
         self.scopes.pop()
@@ -102,7 +117,7 @@ class Converter(astbridge.Transformer):
         return node
 
     def visit_Lambda(self, node):
-        self.scopes.append(_local_names(node))
+        self.scopes.append(_LocalNames(node))
         self.globals.append(set())
         node.body = self.visit(node.body)
         self.scopes.pop()

@@ -107,14 +107,15 @@ def locate(nodes, origin):
     Generated nodes span only the origin's first line: CPython places a method
     call at its attribute's *end*, which for a multi-line `if` would be its last
     line. An empty span makes error carets underline the whole line."""
-    for n in nodes if isinstance(nodes, list) else [nodes]:
-        for sub in ast.walk(n):
-            if isinstance(sub, (gast.stmt, gast.expr)) and not hasattr(sub, "lineno"):
-                sub.lineno = origin.lineno
-                sub.col_offset = origin.col_offset
-                same_line = getattr(origin, "end_lineno", None) == origin.lineno
-                sub.end_lineno = origin.lineno
-                sub.end_col_offset = origin.end_col_offset if same_line else origin.col_offset
+    todo = list(nodes) if isinstance(nodes, list) else [nodes]
+    for sub in todo:   # grows while it is read
+        todo.extend(astbridge.child_nodes(sub))
+        if isinstance(sub, (gast.stmt, gast.expr)) and "lineno" not in sub.__dict__:
+            sub.lineno = origin.lineno
+            sub.col_offset = origin.col_offset
+            same_line = getattr(origin, "end_lineno", None) == origin.lineno
+            sub.end_lineno = origin.lineno
+            sub.end_col_offset = origin.end_col_offset if same_line else origin.col_offset
     return nodes
 
 
