@@ -160,22 +160,12 @@ def _place(new, src, loc, copy_all):
     else:
         _copy_location(d, src)
     line, col, end_line, end_col = loc
-    if "lineno" in d:
-        line = d["lineno"]
-    else:
-        d["lineno"] = line
-    if d.get("end_lineno") is None:
-        d["end_lineno"] = end_line
-    else:
-        end_line = d["end_lineno"]
-    if "col_offset" in d:
-        col = d["col_offset"]
-    else:
-        d["col_offset"] = col
-    if d.get("end_col_offset") is None:
-        d["end_col_offset"] = end_col
-    else:
-        end_col = d["end_col_offset"]
+    # a start present (None too) is kept, an end only when not None; else the parent's
+    line = d.setdefault("lineno", line)
+    col = d.setdefault("col_offset", col)
+    end_line = d["end_lineno"] = end_line if d.get("end_lineno") is None else d["end_lineno"]
+    end_col = d["end_col_offset"] = \
+        end_col if d.get("end_col_offset") is None else d["end_col_offset"]
     return line, col, end_line, end_col
 
 
