@@ -1205,3 +1205,19 @@ def test_aval_size_is_counted_without_numpy(monkeypatch):
     assert core.ShapedArray((), np.float32).size == 1
     assert core.ShapedArray((7, 0), np.int32).size == 0
     assert type(core.ShapedArray((2, 2), np.float32).size) is int
+
+
+def test_no_traced_function_means_no_code_hashing_per_staged_call(monkeypatch):
+    """Every staged call asks whether its function runs traced (no source); while no
+    function does, the answer needs no hash of a code object."""
+    from astjax.frontend import sourceless
+
+    def refuse(code):
+        raise AssertionError("a code object was hashed")
+    monkeypatch.setattr(sourceless, "_traced", {})
+    monkeypatch.setattr(sourceless, "_key", refuse)
+    assert not sourceless.is_traced(_first_of_file)
+    monkeypatch.undo()
+    code = _second_of_file.__code__
+    monkeypatch.setitem(sourceless._traced, sourceless._key(code), "_second_of_file")
+    assert sourceless.is_traced(_second_of_file) and not sourceless.is_traced(_first_of_file)

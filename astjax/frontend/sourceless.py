@@ -131,6 +131,8 @@ def traced(f):
 
 def is_traced(f) -> bool:
     """Whether `f` (a function, bound method or partial) runs traced without source."""
+    if not _traced:
+        return False   # the usual case, asked per staged call: no code object to hash
     plain = getattr(f, "__func__", f)
     plain = getattr(plain, "func", plain)
     code = getattr(plain, "__code__", None)
