@@ -254,6 +254,10 @@ def interp(x, xp, fp, left=None, right=None, period=None):
       ...            jnp.array([0.0, 10.0, 30.0]))
       Array([ 5., 20.], dtype=float32)
     """
+    if any(dtypes.issubdtype(core.get_aval(asarray_operand(v)).dtype, np.complexfloating)
+           for v in (x, xp)):  # JAX: ValueError (fp may be complex)
+        raise ArgumentValueError("interp: complex x / xp values are not supported (complex "
+                                 "values have no ordering)", hint="interpolate on real positions")
     x, xp, fp = uf.promote_dtypes_inexact(x, xp, fp)
     xs, fs = core.get_aval(xp).shape, core.get_aval(fp).shape
     if len(xs) != 1 or len(fs) != 1 or xs != fs:

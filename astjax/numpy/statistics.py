@@ -312,6 +312,9 @@ def _quantile(a, q, axis, method, keepdims, squash_nans, name):
         raise ArgumentValueError(f"{name}: method {method!r} is not supported",
                             hint="use one of " + ", ".join(_METHODS))
     a, q = uf.promote_dtypes_inexact(a, q)
+    if dtypes.issubdtype(_dt(a), np.complexfloating):  # JAX: ValueError
+        raise ArgumentValueError(f"{name} does not support complex input: complex values have "
+                                 "no ordering", hint="take jnp.real / jnp.abs of the input first")
     if core.get_aval(q).ndim > 1:
         raise ShapeError(f"{name}: q must be a scalar or 1-D, got shape {core.get_aval(q).shape}")
     a = asarray_operand(a)

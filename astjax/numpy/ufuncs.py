@@ -502,10 +502,18 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
     return lax.select(condition, x, y)
 
 
+def _is_complex(v):
+    return dtypes.issubdtype(core.get_aval(asarray_operand(v)).dtype, np.complexfloating)
+
+
 def clip(a, a_min=None, a_max=None, /, *, min=None, max=None) -> _typing.Array:  # noqa: A002
     lo = a_min if a_min is not None else min
     hi = a_max if a_max is not None else max
     a = asarray_operand(a)
+    if any(_is_complex(v) for v in (a, lo, hi) if v is not None):
+        raise ArgumentValueError("clip received a complex value (the input or a bound); "
+                                 "complex values have no ordering and cannot be clipped",
+                                 hint="clip jnp.real(x) / jnp.imag(x) instead")
     if lo is not None:
         a = maximum(lo, a)
     if hi is not None:

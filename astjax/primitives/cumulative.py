@@ -53,6 +53,10 @@ def _arg_ae_for(name):
                              "has no answer")
         if not dtypes.is_int(index_dtype):
             raise DTypeError(f"`{name}`: index_dtype must be an integer dtype, got {index_dtype}")
+        if dtypes.issubdtype(operand.dtype, np.complexfloating):  # no ordering (JAX: TypeError)
+            raise DTypeError(f"`{name}` does not accept dtype {np.dtype(operand.dtype).name}: "
+                             "complex values have no ordering",
+                             hint="take jnp.real / jnp.imag / jnp.abs of the operand first")
         return ShapedArray(tuple(d for i, d in enumerate(operand.shape) if i != axis),
                            index_dtype)
     return abstract_eval

@@ -1,0 +1,13 @@
+# expect: AstjaxError TypeError
+# jax: TypeError (TypeError): lt does not accept dtype complex64 at position 0. Accepted dtypes at position 0 are subtypes of integer, floating, bool.
+import numpy as np
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+
+
+@astjax.jit
+def f(z):
+    return jnp.argmin(z, axis=0)  # error
+
+f(jnp.array([1 + 2j, 3 - 1j]))

@@ -1,0 +1,43 @@
+"""Regression tests for issue 12's small known defects and the long fuzz run's findings:
+each test is the minimal program, checked against what JAX 0.10.2 does (its class, and
+where it accepts the program, its answer)."""
+import numpy as np
+import pytest
+
+import astjax
+import astjax.numpy as jnp
+from astjax import errors, lax
+
+Z = np.array([1 + 2j, 3 - 1j], np.complex64)
+
+
+# ------------------------------------------------------------ ordering ops of complex input
+
+@pytest.mark.parametrize("call", [
+    lambda z: jnp.argmax(z), lambda z: jnp.argmin(z), lambda z: jnp.nanargmax(z),
+    lambda z: jnp.nanargmin(z), lambda z: lax.argmax(z, 0, np.int32),
+    lambda z: astjax.jit(jnp.argmax)(z)])
+def test_argmax_argmin_of_complex_is_a_type_error(call):
+    with pytest.raises(errors.DTypeError) as e:
+        call(jnp.asarray(Z))
+    assert isinstance(e.value, TypeError) and "complex" in str(e.value)
+
+
+@pytest.mark.parametrize("call", [
+    lambda z: jnp.clip(z, 0, 1), lambda z: jnp.clip(z), lambda z: jnp.clip(z.real, max=1j),
+    lambda z: jnp.median(z), lambda z: jnp.quantile(z, 0.5), lambda z: jnp.percentile(z, 50),
+    lambda z: jnp.interp(z, z, z)])
+def test_clip_quantile_interp_of_complex_is_a_value_error(call):
+    with pytest.raises(errors.AstjaxError) as e:
+        call(jnp.asarray(Z))
+    assert isinstance(e.value, ValueError) and "complex" in str(e.value)
+
+
+def test_real_ordering_ops_still_work():
+    x = jnp.asarray([3.0, -1.0, 2.0])
+    assert int(jnp.argmax(x)) == 0 and int(jnp.argmin(x)) == 1
+    np.testing.assert_allclose(jnp.clip(x, 0, 2), [2.0, 0.0, 2.0])
+    np.testing.assert_allclose(jnp.interp(jnp.asarray([0.5]), jnp.asarray([0.0, 1.0]),
+                                          jnp.asarray([0j, 2j])), [1j])  # complex fp is fine
+    np.testing.assert_allclose(astjax.jvp(jnp.max, (jnp.asarray(Z),), (jnp.asarray(Z),))[1],
+                               Z[1])  # max of complex (lexicographic) and its jvp stay
