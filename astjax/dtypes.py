@@ -269,6 +269,17 @@ def _join_in(nodes: frozenset, x64: bool):
         f"another type, you can do so explicitly using e.g. x.astype('{to}')")
 
 
+def lattice_node(dt) -> str:
+    """The promotion-lattice node of a (strong) dtype; outside the lattice (float0,
+    strings, records) a ValueError, as JAX's promotion."""
+    try:
+        return _KEY[np.dtype(dt)]
+    except KeyError:
+        raise ArgumentValueError(f"dtype={dt} is not a valid dtype for type promotion",
+                                 hint="float0 (the tangent type of ints and bools) and "
+                                      "non-numeric dtypes take part in no arithmetic") from None
+
+
 def _node(dt, weak):
     dt = np.dtype(dt)
     if weak:
@@ -279,7 +290,7 @@ def _node(dt, weak):
         if is_float(dt):
             return "f*"
         return "i*"
-    return _KEY[canonicalize(dt)]  # JAX canonicalizes inputs first (u64 -> u32 without x64)
+    return lattice_node(canonicalize(dt))  # JAX canonicalizes first (u64 -> u32 without x64)
 
 
 def promote(*pairs) -> tuple[np.dtype, bool]:

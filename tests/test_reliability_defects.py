@@ -41,3 +41,32 @@ def test_real_ordering_ops_still_work():
                                           jnp.asarray([0j, 2j])), [1j])  # complex fp is fine
     np.testing.assert_allclose(astjax.jvp(jnp.max, (jnp.asarray(Z),), (jnp.asarray(Z),))[1],
                                Z[1])  # max of complex (lexicographic) and its jvp stay
+
+
+# ------------------------------------------------------------------------ float0 operands
+
+def _float0():
+    return astjax.grad(lambda x, i: x * 1.0, argnums=(0, 1), allow_int=True)(1.0, 3)[1]
+
+
+@pytest.mark.parametrize("call", [
+    lambda g: jnp.add(g, 1), lambda g: jnp.sin(g), lambda g: jnp.multiply(2.0, g),
+    lambda g: astjax.jit(lambda a: a + 1)(g)])
+def test_float0_operand_is_a_type_error(call):
+    with pytest.raises(errors.ArgumentTypeError, match="float0"):
+        call(_float0())
+
+
+@pytest.mark.parametrize("call", [
+    lambda: jnp.promote_types(astjax.dtypes.float0, jnp.float32),
+    lambda: jnp.result_type(np.zeros(2, astjax.dtypes.float0), 1.0),
+    lambda: jnp.result_type(np.dtype("U3"), np.float32)])
+def test_promotion_outside_the_lattice_is_a_value_error(call):
+    with pytest.raises(errors.ArgumentValueError, match="not a valid dtype for type promotion"):
+        call()
+
+
+def test_float0_asarray_stays_a_float0_host_array():
+    g = jnp.asarray(_float0())
+    assert g.dtype == astjax.dtypes.float0 and g.shape == ()
+    assert astjax.jit(lambda a: a)(_float0()).dtype == astjax.dtypes.float0

@@ -558,7 +558,8 @@ def promote_types(a, b):
       >>> jnp.promote_types('int32', 'float32')
       dtype('float32')
     """
-    j = dtypes._join(frozenset({dtypes._KEY[dtypes.dtype(a)], dtypes._KEY[dtypes.dtype(b)]}))
+    j = dtypes._join(frozenset({dtypes.lattice_node(dtypes.dtype(a)),
+                                dtypes.lattice_node(dtypes.dtype(b))}))
     # a join above every integer (u64 with a signed int) is the Python float's dtype
     return {"i*": dtypes.int64, "f*": dtypes.float64, "c*": dtypes.complex128}.get(
         j) or dtypes._FROM_KEY[j]

@@ -101,6 +101,8 @@ def array(obj, dtype=None, copy=True, ndmin=0) -> _typing.Array:
                 raise ArgumentValueError(f"cannot make an array from {obj!r:.60}: {e}",
                                          hint="every nested list must have the same length "
                                               "at each depth") from None
+            if np_val.dtype == dtypes.float0 and dtype is None:
+                return np.array(np_val, ndmin=ndmin)  # float0 stays a host array, as JAX's
             if np_val.dtype == object:
                 raise ArgumentTypeError(f"cannot make an array from {type(obj).__name__} "
                                     f"{obj!r:.60}")
@@ -316,11 +318,25 @@ def check_rank_promotion(name, *args):
                   "https://docs.jax.dev/en/latest/rank_promotion_warning.html.", stacklevel=4)
 
 
+def check_no_float0(name, args):
+    """A float0 operand (the tangent type of ints and bools) supports no operation: a
+    TypeError, as JAX's, before promotion would call its dtype invalid.
+    Args: name: function name for messages (None: unnamed); args: operands.
+    Returns: None."""
+    for a in args:
+        if getattr(a, "dtype", None) == dtypes.float0:
+            raise ArgumentTypeError(
+                f"{name or 'a jnp function'} was called with a float0 array: float0 values "
+                "(the tangents of integer and boolean inputs) support no operations",
+                hint="use np.zeros(x.shape, dtype) for a regular array of zeros")
+
+
 def promote_dtypes(*args):
     """Convert operands to their common dtype; Python scalars become weak constants.
     Args: *args: operands.
     Returns: list of operands of one dtype.
     Vs NumPy: uses JAX promotion (weak types), not NumPy's value-based rules."""
+    check_no_float0(None, args)
     if dtypes.config.read("jax_numpy_dtype_promotion") == "strict":
         _check_strict_promotion(args)
     for a in args:
@@ -367,6 +383,7 @@ def promote_args(name, *args):
     Returns: list of promoted operands.
     Vs NumPy: JAX dtype and rank promotion rules."""
     args = [asarray_operand(a) for a in args]
+    check_no_float0(name, args)
     check_rank_promotion(name, *args)
     return promote_shapes(*promote_dtypes(*args), name=name)
 
@@ -377,6 +394,7 @@ def promote_args_inexact(name, *args):
     Returns: list of inexact operands of one shape.
     Vs NumPy: ints promote to float32 unless x64 (not float64)."""
     args = [asarray_operand(a) for a in args]
+    check_no_float0(name, args)
     check_rank_promotion(name, *args)
     dt, weak = dtypes.result_type(*args, return_weak_type_flag=True)
     if not dtypes.is_inexact(dt):
@@ -391,6 +409,7 @@ def promote_dtypes_inexact(*args):
     Returns: list of operands of one inexact dtype.
     Vs NumPy: ints promote to float32 unless x64."""
     args = [asarray_operand(a) for a in args]
+    check_no_float0(None, args)
     dt, weak = dtypes.result_type(*args, return_weak_type_flag=True)
     if not dtypes.is_inexact(dt):
         fdt = dtypes.canonicalize(dtypes.float64)
