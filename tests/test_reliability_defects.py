@@ -70,3 +70,28 @@ def test_float0_asarray_stays_a_float0_host_array():
     g = jnp.asarray(_float0())
     assert g.dtype == astjax.dtypes.float0 and g.shape == ()
     assert astjax.jit(lambda a: a)(_float0()).dtype == astjax.dtypes.float0
+
+
+# ------------------------------------------------- a linear primitive without a transpose
+
+def test_missing_transpose_rule_is_a_located_not_implemented_error():
+    from astjax.extend.core import Primitive, ShapedArray
+    from astjax.interpreters import ad, mlir
+
+    twice_p = Primitive("rel_twice")
+    twice_p.def_impl(lambda x: x * 2)
+    twice_p.def_abstract_eval(lambda x: ShapedArray(x.shape, x.dtype))
+    ad.primitive_jvps[twice_p] = lambda p, t: (twice_p.bind(p[0]),
+                                               twice_p.bind(ad.instantiate_zeros(t[0])))
+    mlir.register_lowering(twice_p, mlir.lower_fun(lambda x: x * 2, multiple_results=False))
+
+    def loss(x):
+        return jnp.sum(twice_p.bind(x))
+
+    x = jnp.ones(3)
+    np.testing.assert_allclose(astjax.jvp(loss, (x,), (x,))[1], 6.0)  # forward mode works
+    for fn in (astjax.grad(loss), astjax.jit(astjax.grad(loss))):
+        with pytest.raises(errors.DerivativeNotImplementedError) as e:
+            fn(x)
+        assert isinstance(e.value, NotImplementedError)
+        assert "rel_twice" in str(e.value) and "twice_p.bind(x)" in str(e.value)  # located

@@ -35,7 +35,7 @@ import numpy as np
 from astjax import core, dtypes
 from astjax.core import (Literal, UndefinedPrimal, Var, Zero, bind, differentiable,  # noqa: F401
                          float0, is_undefined)
-from astjax.errors import DerivativeNotImplementedError, DifferentiationError
+from astjax.errors import DerivativeNotImplementedError
 from astjax.primitives.base import add_tangents, instantiate, zeros_like_aval  # noqa: F401
 
 from .dce import dce_closed, dce_jaxpr, pass_memo
@@ -282,11 +282,14 @@ def backward_pass(jaxpr, consts, linear, args, cts_out):
         ins = [UndefinedPrimal(a.aval) if isinstance(a, Var) and a in lin
                else read_atom(env, a) for a in eqn.invars]
         rule = core.rule(eqn.primitive, "transpose", tx=tx, optional=True)
-        if rule is None:
-            raise DifferentiationError(
-                f"reverse-mode differentiation needs `{eqn.primitive.name}` to be linear in "
-                "its differentiated inputs, and it has no transpose rule",
-                loc=eqn.source_info)
+        if rule is None:  # JAX: NotImplementedError
+            reason = eqn.primitive.unsupported.get("transpose")
+            raise DerivativeNotImplementedError(
+                f"reverse-mode differentiation needs the transpose rule of "
+                f"`{eqn.primitive.name}` (it is applied to a tangent here), and it has none"
+                + (f": {reason}" if reason else ""), loc=eqn.source_info,
+                hint="give the primitive a transpose rule (ad.primitive_transposes[p] = ...), "
+                     "or use forward mode (jvp / jacfwd)")
         with core.source_info_context(_info(eqn, "backward")):
             cts_in = rule(cts if eqn.primitive.multiple_results else cts[0], *ins, **eqn.params)
         for a, x, ct in zip(eqn.invars, ins, cts_in):

@@ -25,7 +25,7 @@ HERE = Path(__file__).parent
 def translate(text):
     text = re.sub(r"^import astjax\.(\w+) as", r"import jax.\1 as", text, flags=re.M)
     text = re.sub(r"^import astjax$", "import jax as astjax", text, flags=re.M)
-    text = re.sub(r"^from astjax(\.\w+)? import", lambda m: f"from jax{m.group(1) or ''} import",
+    text = re.sub(r"^from astjax((?:\.\w+)*) import", lambda m: f"from jax{m.group(1)} import",
                   text, flags=re.M)
     return text
 
