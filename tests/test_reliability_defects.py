@@ -95,3 +95,211 @@ def test_missing_transpose_rule_is_a_located_not_implemented_error():
             fn(x)
         assert isinstance(e.value, NotImplementedError)
         assert "rel_twice" in str(e.value) and "twice_p.bind(x)" in str(e.value)  # located
+
+
+# -------------------------------------------- `global` through every binding form (item 5)
+
+import contextlib  # noqa: E402
+import inspect  # noqa: E402
+import warnings  # noqa: E402
+
+G = 0
+
+
+@contextlib.contextmanager
+def _cm(v):
+    yield v
+
+
+def _at(fn, text):
+    """(line, col) of `text` in `fn`'s source."""
+    lines, start = inspect.getsourcelines(fn)
+    i = next(i for i, s in enumerate(lines) if text in s)
+    return start + i, lines[i].index(text)
+
+
+def with_static(x):
+    global G
+    with _cm(5) as G:
+        pass
+    return x + G
+
+
+def walrus_static(x):
+    global G
+    return (G := 7) + x
+
+
+def import_static(x):
+    global G
+    import math as G
+    return x + G.pi
+
+
+def from_import_static(x):
+    global G
+    from math import pi as G
+    return x + G
+
+
+def del_static(x):
+    global G
+    del G
+    return x + 1
+
+
+def import_in_static_loop(x):
+    global G
+    for i in range(3):
+        import math as G
+        x = x + 1
+    return x
+
+
+@pytest.mark.parametrize("fn", [with_static, walrus_static, import_static, from_import_static,
+                                del_static, import_in_static_loop])
+def test_static_global_stores_of_every_form_behave_as_python(fn):
+    global G
+    G = 0
+    want = fn(1.0)
+    want_g = globals().get("G", "<deleted>")
+    G = 0
+    with pytest.warns(errors.SideEffectWarning, match="global `G`"):
+        got = astjax.jit(fn)(jnp.asarray(1.0))
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+    assert globals().get("G", "<deleted>") == want_g
+    G = 0
+
+
+def with_staged(x):
+    global G
+    with _cm(x * 2) as G:
+        pass
+    return x
+
+
+def walrus_staged(x):
+    global G
+    return (G := x * 3) + 1
+
+
+@pytest.mark.parametrize("fn, text", [(with_staged, "with _cm(x * 2) as G"),
+                                      (walrus_staged, "G := x * 3")])
+def test_staged_value_into_a_global_of_every_form_is_a_located_error(fn, text):
+    global G
+    G = 0
+    with pytest.raises(errors.EscapedTracerError) as e:
+        astjax.jit(fn)(1.0)
+    assert isinstance(e.value, TypeError) and "global `G`" in str(e.value)
+    assert e.value.loc.line == _at(fn, text)[0]
+    assert G == 0  # the module never saw the staged value
+
+
+def with_under_staged_if(x):
+    global G
+    if x > 0:
+        with _cm(5) as G:
+            pass
+    return x
+
+
+def walrus_under_staged_if(x):
+    global G
+    if x > 0:
+        x = (G := 7) + x
+    return x
+
+
+def del_under_staged_if(x):
+    global G
+    if x > 0:
+        del G
+    return x
+
+
+def import_under_staged_if(x):
+    global G
+    if x > 0:
+        import math as G
+    return x
+
+
+def import_in_staged_loop(x, n):
+    global G
+    for i in range(n):
+        import math as G
+        x = x + 1
+    return x
+
+
+@pytest.mark.parametrize("fn, text, skip", [
+    (with_under_staged_if, "G:", 0), (walrus_under_staged_if, "G := 7", 0),
+    (del_under_staged_if, "del G", 4), (import_under_staged_if, "import math as G", 0)])
+def test_global_store_of_every_form_under_a_staged_if_is_located_with_its_column(fn, text, skip):
+    global G
+    G = 0
+    with pytest.raises(errors.ConcretizationError) as e:
+        astjax.jit(fn)(1.0)
+    assert isinstance(e.value, TypeError) and "global `G`" in str(e.value)
+    line, col = _at(fn, text)
+    assert (e.value.loc.line, e.value.loc.col) == (line, col + skip)
+    assert G == 0
+
+
+def test_global_import_in_a_staged_loop_is_a_located_error():
+    global G
+    G = 0
+    with pytest.raises(errors.ConcretizationError, match="global `G`"):
+        astjax.jit(import_in_staged_loop)(1.0, 3)
+    assert G == 0
+
+
+# ------------------------------------------------ effects under a staged `if`: the column
+
+class _Box:
+    pass
+
+
+_BOX = _Box()
+
+
+def attribute_store_under_staged_if(x):
+    if x > 0:
+        _BOX.a = 1
+    return x
+
+
+def next_under_staged_if(x, it):
+    if x > 0:
+        y = next(it) + x
+    else:
+        y = x
+    return y
+
+
+def test_effect_under_a_staged_if_has_line_and_column():
+    with pytest.raises(errors.ConcretizationError) as e:
+        astjax.jit(attribute_store_under_staged_if)(1.0)
+    line, col = _at(attribute_store_under_staged_if, "_BOX.a")
+    assert (e.value.loc.line, e.value.loc.col, e.value.loc.end_col) == (line, col, col + 6)
+    assert f":{line}:{col + 1}" in str(e.value) and "^^^^^^" in str(e.value)
+    with pytest.raises(errors.ConcretizationError) as e:
+        astjax.jit(lambda x: next_under_staged_if(x, iter([1.0])))(1.0)
+    line, col = _at(next_under_staged_if, "next(it)")
+    assert (e.value.loc.line, e.value.loc.col) == (line, col)
+
+
+def debug_print_only_in_staged_branch(x, seen):
+    if x > 0:
+        astjax.debug.callback(seen.append, x)
+    return x
+
+
+def test_effect_in_a_staged_if_without_outputs_is_staged():
+    # the `if` has no outputs; its cond was dropped, and the callback never ran
+    seen = []
+    f = astjax.jit(lambda x: debug_print_only_in_staged_branch(x, seen))
+    f(1.0)
+    f(-1.0)
+    f(2.0)
+    np.testing.assert_allclose([float(v) for v in seen], [1.0, 2.0])

@@ -200,12 +200,14 @@ def if_stmt(test, true_fn, false_fn, init, names, meta, jumps=(), effect=None):
     if not is_staged(test):
         return (true_fn if _truth(test) else false_fn)(*init)
     if effect:
-        what, line = effect
+        what, line, col, end_col = effect
+        loc = user_location(2)
         raise ConcretizationError(
             f"this branch has a Python effect ({what}) but the test of its `if` is staged: "
             f"both branches are staged, so the effect would happen on both paths",
             hint="make the test static, or compute both values and pick one with "
-                 "jnp.where", loc=_at_line(user_location(2), line))
+                 "jnp.where", loc=loc.replace(line=line, col=col, end_col=end_col)
+            if line and loc.file else loc)
     return _staged_if(test, true_fn, false_fn, init, names, meta, "if", jumps)
 
 
@@ -390,7 +392,9 @@ def _staged_if(test, true_fn, false_fn, init, names, meta, what, jumps=()):
             outs_true.append(_as(c, dt, weak))
     jf, cf = bf.build(outs_false)
     jt, ct = bt.build(outs_true)
-    res = bind_cond(idx, [(jf, cf), (jt, ct)]) if staged_leaves else []
+    # a branch with an effect (a debug print) is staged even when the `if` has no outputs
+    effects = any(core.has_effects(e) for j in (jf, jt) for e in j.eqns)
+    res = bind_cond(idx, [(jf, cf), (jt, ct)]) if staged_leaves or effects else []
     for k, name in enumerate(names):
         if layout[k] is None:
             continue

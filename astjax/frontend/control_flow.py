@@ -104,18 +104,26 @@ def declared_globals(fn) -> set:
 
 
 def _stores(stmts, names) -> dict:
-    """name -> first line where a block (not its nested functions) assigns one of
-    `names`."""
+    """name -> (line, col, end_col) of the first place where a block (not its nested
+    functions) binds one of `names`: an assignment target of any form (`=`, `:=`,
+    `with ... as`, `for`), a `del`, or an `import ... as`."""
     out, stack = {}, list(stmts)
     while stack:
         n = stack.pop()
-        if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del)) \
-                and n.id in names:
-            line = getattr(n, "lineno", None)
-            if n.id not in out or (line or 0) < (out[n.id] or 0):
-                out[n.id] = line
-        elif not isinstance(n, (gast.FunctionDef, gast.Lambda, gast.ClassDef)):
-            stack.extend(astbridge.child_nodes(n))
+        if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del)):
+            bound = [n.id]
+        elif isinstance(n, (gast.Import, gast.ImportFrom)):
+            bound = [a.asname or a.name.split(".")[0] for a in n.names]
+        else:
+            bound = []
+            if not isinstance(n, (gast.FunctionDef, gast.Lambda, gast.ClassDef)):
+                stack.extend(astbridge.child_nodes(n))
+        for name in bound:
+            if name not in names:
+                continue
+            at = _position(n)
+            if name not in out or (at[0] or 0) < (out[name][0] or 0):
+                out[name] = at
     return out
 
 
@@ -133,25 +141,32 @@ def _effect(effect):
         _const(None)
 
 
+def _position(n):
+    """(line, col, end_col) of a node; end_col None when it ends on another line."""
+    line = getattr(n, "lineno", None)
+    end = getattr(n, "end_col_offset", None) if getattr(n, "end_lineno", None) == line else None
+    return (line, getattr(n, "col_offset", None), end)
+
+
 def _per_trip_effect(body, global_names=()):
     """The first Python-level effect in a loop body that the loop must run once per
     trip (R17), or a branch only on its own path: a call of a builtin like `next(it)`
     (advances an iterator), an attribute assignment `o.a = v` (arrays have no settable
     attributes), or an assignment to a name the function declares `global`. Returns
-    (text, line) or None."""
+    (text, line, col, end_col) or None."""
     stored = _stores(body, set(global_names))
     if stored:
-        name = min(stored, key=lambda n: stored[n] or 0)
-        return (f"assigning the global `{name}`", stored[name])
+        name = min(stored, key=lambda n: stored[n][0] or 0)
+        return (f"assigning the global `{name}`",) + stored[name]
     bound = activity.modified(body)   # `o = Box(); o.a = v`, `it = iter(xs); next(it)`:
     #                                   a fresh object each time
     for n in gast.walk(gast.Module(body=list(body), type_ignores=[])):
         if (isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and n.func.id in _PER_TRIP
                 and not (n.args and isinstance(n.args[0], gast.Name) and n.args[0].id in bound)):
-            return (f"`{n.func.id}()`", n.lineno)
+            return (f"`{n.func.id}()`",) + _position(n)
         if (isinstance(n, gast.Attribute) and isinstance(n.ctx, gast.Store)
                 and isinstance(n.value, gast.Name) and n.value.id not in bound):
-            return (f"`{n.value.id}.{n.attr} = ...`", n.lineno)
+            return (f"`{n.value.id}.{n.attr} = ...`",) + _position(n)
     return None
 
 

@@ -205,6 +205,65 @@ class Converter(astbridge.Transformer):
                           type_comment=None)
         return ast.copy_location(new, node)
 
+    def _bound_globals(self, target):
+        """The names declared `global` that `target` binds, and for a tuple of plain
+        names which of its elements they are (as `visit_Assign`)."""
+        glob = self.globals[-1]
+        names = [n.id for n in gast.walk(target) if isinstance(n, gast.Name) and n.id in glob]
+        elements = None
+        if isinstance(target, (gast.Tuple, gast.List)) and \
+                all(isinstance(e, gast.Name) for e in target.elts):
+            elements = [e.id in glob for e in target.elts]
+        return names, elements
+
+    def visit_NamedExpr(self, node):
+        # `(g := v)` -> `(g := ag__.global_store(v, ('g',)))`
+        self.generic_visit(node)
+        names, _ = self._bound_globals(node.target)
+        if names:
+            node.value = self._global_store(node, node.value, names)
+        return node
+
+    def visit_With(self, node):
+        # `with cm as g:` -> `with ag__.global_with(cm, ('g',)) as g:`
+        self.generic_visit(node)
+        for item in node.items:
+            names, elements = self._bound_globals(item.optional_vars) \
+                if item.optional_vars is not None else ([], None)
+            if names:
+                args = [item.context_expr, gast.Tuple(elts=[const(n) for n in names],
+                                                      ctx=gast.Load())]
+                if elements is not None:
+                    args.append(gast.Tuple(elts=[const(e) for e in elements], ctx=gast.Load()))
+                item.context_expr = ast.copy_location(
+                    gast.Call(func=ag_attr("global_with"), args=args, keywords=[]),
+                    item.context_expr)
+        return node
+
+    def visit_Delete(self, node):
+        # `del g` -> `ag__.global_store(None, ('g',), None, 'deleting'); del g`
+        names = [t.id for t in node.targets if isinstance(t, gast.Name)
+                 and t.id in self.globals[-1]]
+        self.generic_visit(node)
+        if not names:
+            return node
+        check = self._global_store(node, const(None), names)
+        check.args += [const(None), const("deleting")]
+        return [ast.copy_location(gast.Expr(value=check), node), node]
+
+    def visit_Import(self, node):
+        # `import m as g` -> `import m as g; ag__.global_store(g, ('g',))` (a module is
+        # static: Python's store, and the once-while-staging warning)
+        names = [n for n in (a.asname or a.name.split(".")[0] for a in node.names)
+                 if n in self.globals[-1]]
+        if not names:
+            return node
+        value = gast.Tuple(elts=[name_load(n) for n in names], ctx=gast.Load())
+        return [node, ast.copy_location(gast.Expr(value=self._global_store(node, value, names)),
+                                        node)]
+
+    visit_ImportFrom = visit_Import
+
     # -- naming --------------------------------------------------------------------
     def visit_Assign(self, node):
         self.generic_visit(node)

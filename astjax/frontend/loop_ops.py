@@ -269,7 +269,7 @@ def _while(test_fn, body_fn, init, names, meta, effect):
     while True:
         t = test_fn(*state)
         if is_staged(t) and effect:
-            effect = f"{effect[0]}, line {effect[1]}"
+            effect = f"{effect[0]}, line {effect[1]}"  # (what, line, col, end_col)
             raise ConcretizationError(
                 f"this loop's body has a Python effect that must happen once per trip "
                 f"({effect}), but its test is staged: the number of trips is only known "
@@ -410,7 +410,7 @@ def unrolled_(iterable, effect):
     """The iterable of a `for` whose body has a Python-level effect on every trip
     (`effect`, e.g. `next(it)`; R17): staged as one `scan`/`while` body it would happen
     once, so the loop is unrolled while staging -- which needs a static trip count."""
-    what, line = effect
+    what, line = effect[:2]  # (what, line, col, end_col)
     effect = f"{what}, line {line}"
     if isinstance(iterable, unroll):
         iterable = iterable.iterable

@@ -3,7 +3,7 @@ converter emits as `ag__.<name>`, defined here or imported explicitly.
 
 - calls and naming: `call`, `name`, `names`; side effects on Python objects the
   function does not own: `mutation`, `store_into`; assignments to names declared
-  `global`: `global_store`, `augmented` (below);
+  `global`: `global_store`, `global_with`, `augmented` (below);
 - state values: `Undefined`, `UndefinedReturnValue`, `ld` (`branch_ops`);
 - branches and boolean operators: `if_stmt`, `if_exp`, `and_`, `or_`, `not_`,
   `any_flag` (`branch_ops`);
@@ -31,7 +31,8 @@ from .branch_ops import (Undefined, UndefinedReturnValue, and_, any_flag, if_exp
                          not_, or_)
 from .loop_ops import for_stmt, iter_, range_, scan_read, unrolled_, while_stmt
 
-__all__ = ["call", "name", "names", "mutation", "store_into", "global_store", "augmented",
+__all__ = ["call", "name", "names", "mutation", "store_into", "global_store", "global_with",
+           "augmented",
            "Undefined", "UndefinedReturnValue", "ld",
            "if_stmt", "if_exp", "and_", "or_", "not_", "any_flag",
            "while_stmt", "for_stmt", "range_", "iter_", "unrolled_", "scan_read"]
@@ -252,14 +253,15 @@ def store_into(obj, owner_name):
                                  f"happens once, while staging")
 
 
-def global_store(value, names, elements=None):
+def global_store(value, names, elements=None, what="assigning"):
     """The value of an assignment to names the function declares `global` (`names`;
     `elements`: for `a, b = value`, which targets are such names). Outside staging it
     is Python's store. While staging, a staged value there would escape the function
     (JAX leaks the tracer silently; Python would store every call's concrete value):
     a located EscapedTracerError (JAX's UnexpectedTracerError) before the module
     changes. A static value is stored, with a warning: it happens once, while
-    staging, not on every call."""
+    staging, not on every call. Every binding form goes through here (`=`, `+=`,
+    `:=`, `with ... as`, `import ... as`; `del` with `what="deleting"`)."""
     if core.current_builder() is None:
         return value
     where = ", ".join(f"`{n}`" for n in names)
@@ -274,9 +276,23 @@ def global_store(value, names, elements=None):
             f"{where}: it is only known when the compiled function runs, so it cannot be "
             f"stored in the module while staging", loc=user_location(),
             hint="return the value from the function and assign the global outside it")
-    _warn_once(user_location(), f"side effect: assigning the global {where} happens once, "
+    _warn_once(user_location(), f"side effect: {what} the global {where} happens once, "
                                 f"while staging, not on every call of the compiled function")
     return value
+
+
+class global_with:
+    """`with cm as target` where `target` binds names the function declares `global`:
+    the value `cm.__enter__()` gives goes through `global_store` before Python binds it."""
+
+    def __init__(self, cm, names, elements=None):
+        self.cm, self.names, self.elements = cm, names, elements
+
+    def __enter__(self):
+        return global_store(type(self.cm).__enter__(self.cm), self.names, self.elements)
+
+    def __exit__(self, *exc):
+        return type(self.cm).__exit__(self.cm, *exc)
 
 
 def augmented(op_name, target, value):

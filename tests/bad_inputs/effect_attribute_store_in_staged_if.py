@@ -1,0 +1,21 @@
+# expect: ConcretizationError TypeError
+# jax: TypeError (TracerBoolConversionError): Attempted boolean conversion of traced array with shape bool[].
+import numpy as np
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+
+class Box:
+    pass
+
+
+box = Box()
+
+
+def f(x):
+    if x > 0:
+        box.a = 1  # error
+    return x
+
+
+astjax.jit(f)(1.0)

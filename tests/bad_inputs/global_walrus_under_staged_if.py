@@ -1,0 +1,18 @@
+# expect: ConcretizationError TypeError
+# jax: TypeError (TracerBoolConversionError): Attempted boolean conversion of traced array with shape bool[].
+import numpy as np
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+
+G = 0
+
+
+def f(x):
+    global G
+    if x > 0:
+        x = (G := 7) + x  # error
+    return x
+
+
+astjax.jit(f)(1.0)
