@@ -232,9 +232,44 @@ def import_in_staged_loop(x, n):
     return x
 
 
+def def_under_staged_if(x):
+    global G
+    if x > 0:
+        def G():
+            return 3
+    return x
+
+
+def except_under_staged_if(x):
+    global G
+    if x > 0:
+        try:
+            raise ValueError("v")
+        except ValueError as G:
+            pass
+    return x
+
+
+def def_under_static_if(x):
+    global G
+    if x.ndim == 0:
+        def G():
+            return 3
+    return x + G()
+
+
+def test_def_of_a_global_under_a_static_if_binds_the_global():
+    global G
+    G = 0
+    assert float(astjax.jit(def_under_static_if)(1.0)) == 4.0
+    assert callable(G) and G() == 3
+    G = 0
+
+
 @pytest.mark.parametrize("fn, text, skip", [
     (with_under_staged_if, "G:", 0), (walrus_under_staged_if, "G := 7", 0),
-    (del_under_staged_if, "del G", 4), (import_under_staged_if, "import math as G", 0)])
+    (del_under_staged_if, "del G", 4), (import_under_staged_if, "import math as G", 0),
+    (def_under_staged_if, "def G", 0), (except_under_staged_if, "except ValueError", 0)])
 def test_global_store_of_every_form_under_a_staged_if_is_located_with_its_column(fn, text, skip):
     global G
     G = 0

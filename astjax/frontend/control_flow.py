@@ -106,18 +106,23 @@ def declared_globals(fn) -> set:
 def _stores(stmts, names) -> dict:
     """name -> (line, col, end_col) of the first place where a block (not its nested
     functions) binds one of `names`: an assignment target of any form (`=`, `:=`,
-    `with ... as`, `for`), a `del`, or an `import ... as`."""
+    `with ... as`, `for`), a `del`, an `import ... as`, `except ... as` or a `def`."""
     out, stack = {}, list(stmts)
     while stack:
         n = stack.pop()
+        bound = []
         if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del)):
             bound = [n.id]
         elif isinstance(n, (gast.Import, gast.ImportFrom)):
             bound = [a.asname or a.name.split(".")[0] for a in n.names]
-        else:
-            bound = []
-            if not isinstance(n, (gast.FunctionDef, gast.Lambda, gast.ClassDef)):
-                stack.extend(astbridge.child_nodes(n))
+        elif isinstance(n, (gast.FunctionDef, gast.ClassDef)):
+            bound = [n.name]   # (its body is another scope)
+        elif isinstance(n, gast.ExceptHandler):
+            # gast's `as` name carries no position: the handler's is used
+            bound = [n.name.id] if isinstance(n.name, gast.Name) else []
+            stack.extend(x for x in [n.type] + n.body if x is not None)
+        elif not isinstance(n, gast.Lambda):
+            stack.extend(astbridge.child_nodes(n))
         for name in bound:
             if name not in names:
                 continue
