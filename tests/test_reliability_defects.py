@@ -26,7 +26,7 @@ def test_argmax_argmin_of_complex_is_a_type_error(call):
 @pytest.mark.parametrize("call", [
     lambda z: jnp.clip(z, 0, 1), lambda z: jnp.clip(z), lambda z: jnp.clip(z.real, max=1j),
     lambda z: jnp.median(z), lambda z: jnp.quantile(z, 0.5), lambda z: jnp.percentile(z, 50),
-    lambda z: jnp.interp(z, z, z)])
+    lambda z: jnp.interp(z, z, z), lambda z: lax.top_k(z, 1), lambda z: jnp.nanquantile(z, .5)])
 def test_clip_quantile_interp_of_complex_is_a_value_error(call):
     with pytest.raises(errors.AstjaxError) as e:
         call(jnp.asarray(Z))

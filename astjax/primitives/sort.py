@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import core, dtypes
 from ..core import ShapedArray, bind
-from ..errors import ShapeError, ShapeValueError
+from ..errors import ArgumentValueError, ShapeError, ShapeValueError
 from ..pyast import call, pyconst
 from . import elementwise as ew
 from .cumulative import check_axis, compare
@@ -220,6 +220,9 @@ def top_k(operand, k):
     k = int(k)
     if aval.ndim == 0 or not 0 <= k <= aval.shape[-1]:
         raise ShapeValueError(f"top_k: k={k} does not fit an operand of shape {aval.shape}")
+    if dtypes.issubdtype(aval.dtype, np.complexfloating):  # no ordering (JAX: ValueError)
+        raise ArgumentValueError("top_k does not accept complex operands: complex values have "
+                                 "no ordering", hint="take jnp.real / jnp.abs of the operand")
     last = aval.ndim - 1
     rv = rev(operand, (last,))
     idx = broadcasted_iota(dtypes.int32, aval.shape, last)
