@@ -51,6 +51,16 @@ def test_fuzz_program_with_globals(seed):
     assert not bad, "\n".join(f"seed {seed} {c}: {r[2][:400]}" for c, r in bad.items())
 
 
+# with `global_forms` too: the unrolled loop's store through `:=` and `with ... as`
+# (720061), `del` then `=` (720175), `from math import pi as GS` then `=` (720025)
+@pytest.mark.parametrize("seed", [720061, 720175, 720025])
+def test_fuzz_program_with_global_store_forms(seed):
+    case = run_program(generate(seed, enabled=("global", "global_forms")))
+    assert case.status is None, (seed, case.status)
+    bad = case.failures()
+    assert not bad, "\n".join(f"seed {seed} {c}: {r[2][:400]}" for c, r in bad.items())
+
+
 # The IR-level fuzzer (tests/fuzz/ir_gen.py): random well-typed jaxprs through jvp,
 # linearize, vjp, vmap, dce, partial_eval and cleanup, each checked by check_jaxpr and
 # the reference interpreter. Long runs: `python tests/fuzz/ir_gen.py A:B`.

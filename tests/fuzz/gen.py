@@ -24,14 +24,17 @@ FEATURES = (
     "enumerate", "zip", "for_const", "while", "break", "continue", "return",
     "loop_else", "append_stack", "lambda", "closure_def", "helper", "nonlocal",
     "tuple_assign", "where", "pytree_arg", "assign_in_branches", "python_index", "global",
+    "global_forms",
 )
 # off unless asked for (`run.py --enable NAME`): shapes of a known open bug (none now:
 # R17's `python_index`, a loop index used as a Python dict key, is fixed), and
 # constructs added after the documented seed ranges were run, so that those ranges
 # keep generating the same programs: `global` (a module global `GS` declared `global`
 # in `f`, read everywhere as an atom, stored -- the same value, so every run of the
-# program reads what Python reads -- at the top and in unrolled loops)
-DEFAULT_OFF = ("global",)
+# program reads what Python reads -- at the top and in unrolled loops), and
+# `global_forms` (with `global`: the loop's store through `:=`, `with ... as`, `del`
+# then `=`, or `from ... import ... as` then `=`)
+DEFAULT_OFF = ("global", "global_forms")
 
 
 class Line:
@@ -495,9 +498,21 @@ class Generator:
             return None   # after an early return the rest is guarded by a staged flag
         i = self.fresh("i")
         v, _ = self.target_array(env, new_ok=False)
-        return [Block([[f"for {i} in range({self.rng.randint(1, 3)}):",
-                        [Line(f"GS = {GLOBAL_VALUE}"),
-                         Line(f"{v} = jnp.tanh({v} * GS + {i} * 0.1)")]]])]
+        header = f"for {i} in range({self.rng.randint(1, 3)}):"
+        store, use = [Line(f"GS = {GLOBAL_VALUE}")], f"{v} * GS"
+        if self.on["global_forms"]:
+            form = self.rng.choice(["assign", "walrus", "with", "del", "import"])
+            if form == "walrus":
+                store, use = [], f"{v} * (GS := {GLOBAL_VALUE})"
+            elif form == "with":
+                store = [Line("import contextlib"),
+                         Block([[f"with contextlib.nullcontext({GLOBAL_VALUE}) as GS:",
+                                 [Line("pass")]]])]
+            elif form == "del":
+                store = [Line("del GS")] + store
+            elif form == "import":
+                store = [Line("from math import pi as GS")] + store
+        return [Block([[header, store + [Line(f"{v} = jnp.tanh({use} + {i} * 0.1)")]]])]
 
     def s_nonlocal(self, env, depth):
         if not env.scalars:
