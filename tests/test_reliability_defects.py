@@ -338,3 +338,48 @@ def test_effect_in_a_staged_if_without_outputs_is_staged():
     f(-1.0)
     f(2.0)
     np.testing.assert_allclose([float(v) for v in seen], [1.0, 2.0])
+
+
+# ------------------- fuzz seed 950034: a static `return` inside a staged loop (R3 in loops)
+
+def static_return_in_early_exit_loop(x, s, flag):
+    for i in range(2):             # an early exit: a while over the index
+        if flag:
+            return x * 2
+        s = x[-1]
+    return x + s
+
+
+def static_return_in_staged_range(x, s, n, flag):
+    for i in range(n):
+        if flag:
+            return x * 2
+        s = x[-1]
+    return x + s
+
+
+def static_return_in_staged_while(x, s, flag):
+    while jnp.sum(x) < 10.0:
+        if flag:
+            return x * 2
+        s = x[-1]
+        x = x + 1
+    return x + s
+
+
+@pytest.mark.parametrize("flag", [True, False])
+def test_static_return_leaves_a_loop_name_undefined_only_where_it_is_never_read(flag):
+    # the trip that returns leaves `s` undefined; nothing reads it once the loop has
+    # stopped, so the staged loop keeps its carried value (was: UndefinedVariableError)
+    x = np.arange(3.0)
+    np.testing.assert_allclose(
+        astjax.jit(static_return_in_early_exit_loop, static_argnums=2)(x, 1.0, flag),
+        static_return_in_early_exit_loop(x, 1.0, flag))
+    np.testing.assert_allclose(
+        astjax.jit(static_return_in_staged_range, static_argnums=3)(x, 1.0, 2, flag),
+        static_return_in_staged_range(x, 1.0, 2, flag))
+    np.testing.assert_allclose(
+        astjax.jit(static_return_in_staged_while, static_argnums=2)(x, 1.0, flag),
+        static_return_in_staged_while(x, 1.0, flag))
+    g = astjax.grad(lambda x: static_return_in_staged_while(x, 1.0, flag).sum())(x)
+    np.testing.assert_allclose(g, [2.0] * 3 if flag else [1.0, 1.0, 4.0])  # s = x[2] + 2

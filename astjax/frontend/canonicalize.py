@@ -8,7 +8,8 @@ so the staged IR is plain structured control flow that AD can differentiate.
 - `break` -> `ag__break_N = True`, rest guarded, loop test extended;
 - `continue` -> `ag__cont_N = True` reset at the top of each iteration, rest guarded;
 - `while/for ... else: E` -> `if not ag__break_N: E` after the loop.
-For loops record their extra tests in `node.ag_extra_test` (flag names), and every
+For loops record their extra tests in `node.ag_extra_test` (flag names; a `while`
+folds them into its test and records them in `node.ag_exit_flags`), and every
 loop its own break/continue flags in `node.ag_flags`. Each guard `if not flag:` the
 canonicalizer creates records its flag in `node.ag_guard`: its (empty) else branch is
 the path that already jumped, which the definedness check of a staged guard relies on
@@ -85,6 +86,7 @@ class Canonicalizer:
             s.body = self.jumps(s.body, gast.Break, flag)
             if isinstance(s, gast.While):
                 s.test = locate(replace_expr("not flag and test", flag=flag, test=s.test), s.test)
+                s.ag_exit_flags = getattr(s, "ag_exit_flags", []) + [flag]
             else:
                 s.ag_extra_test = getattr(s, "ag_extra_test", []) + [flag]
             if s.orelse:
@@ -144,6 +146,7 @@ class Canonicalizer:
                     s.body = self.returns(s.body)
                     if isinstance(s, gast.While):
                         s.test = locate(replace_expr("not ag__do_return and test", test=s.test), s.test)
+                        s.ag_exit_flags = getattr(s, "ag_exit_flags", []) + ["ag__do_return"]
                     else:
                         s.ag_extra_test = getattr(s, "ag_extra_test", []) + ["ag__do_return"]
             elif isinstance(s, (gast.With, gast.Try)):

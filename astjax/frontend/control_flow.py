@@ -318,6 +318,13 @@ class ControlFlowConverter(astbridge.Transformer):
             fn.body = [gast.Global(names=stored)] + fn.body
         return locate([fn], origin)[0]
 
+    @staticmethod
+    def _fill(node, flags, state):
+        """The state names nothing reads once the jump `flags` stopped the loop: after
+        a `return` no user name, after a `break` those dead after the loop."""
+        after = set() if flags == ["ag__do_return"] else set(node.ag_live_out)
+        return [n for n in state if n not in after] if flags else []
+
     # ---- if ----------------------------------------------------------------------
     def visit_If(self, node):
         # objects a branch changes in place are state too (`_modified`): each branch gets
@@ -396,12 +403,13 @@ class ControlFlowConverter(astbridge.Transformer):
         body_def = self._def(bn, state, body, state, node)
         effect = _per_trip_effect(node.body, self.globals[-1])
         inplace = _in_place(node.body, state)
-        tail = "".join([", effect=effect" if effect else "",
+        fill = self._fill(node, getattr(node, "ag_exit_flags", []), state)
+        tail = "".join([", effect=effect" if effect else "", ", fill=fill" if fill else "",
                         ", inplace=inplace" if inplace else "", ")"])
         call = replace("targets = ag__.while_stmt(t, b, init, names, meta" + tail,
                        targets=name_tuple(state, gast.Store()), t=tn, b=bn, init=init,
                        names=str_tuple(state), meta=meta, effect=_effect(effect),
-                       inplace=str_tuple(inplace))
+                       fill=str_tuple(fill), inplace=str_tuple(inplace))
         if not state:
             call = replace("ag__.while_stmt(t, b, (), (), ()" + tail, t=tn, b=bn,
                            effect=_effect(effect), inplace=str_tuple(inplace))
@@ -444,10 +452,7 @@ class ControlFlowConverter(astbridge.Transformer):
             defs.append(locate([test_def], node)[0])
             extra_fn = gast.Name(id=en, ctx=gast.Load(), annotation=None, type_comment=None)
         read_vals = name_tuple([r[0] for r in reads])
-        # once a `return` stopped the loop nothing reads user names; after a `break`,
-        # what is live after the loop
-        after = set() if extra == ["ag__do_return"] else set(node.ag_live_out)
-        fill = [n for n in state if n not in after] if extra else []
+        fill = self._fill(node, extra, state)
         inplace = _in_place(node.body, state)
         call = replace("targets = ag__.for_stmt(it, b, init, names, extra, meta, reads" +
                        (", fill=fill" if fill else "") + (", inplace=inplace" if inplace

@@ -99,9 +99,11 @@ def _fmt_aval(a):
 
 
 def _stage_loop_body(st: _LoopState, carry_pos, carry_avals, call_body, n_extra_args=0,
-                     extra_avals=(), collect=(), meta=(), what="loop"):
+                     extra_avals=(), collect=(), meta=(), what="loop", fill=()):
     """Stage one iteration: carries become Tracers, statics stay. Returns
-    (jaxpr, consts, carry_out_values, collected_ys)."""
+    (jaxpr, consts, carry_out_values, collected_ys). A name of `fill` (nothing reads it
+    once the loop has stopped early) that a trip leaves undefined -- the trip jumped
+    out -- keeps its carried value (R3)."""
     loc = user_location(3)
     with core.new_builder() as b:
         extra = [b.new_arg(a) for a in extra_avals]
@@ -128,6 +130,8 @@ def _stage_loop_body(st: _LoopState, carry_pos, carry_avals, call_body, n_extra_
                                      f"before, {to} after one iteration", loc=loc)
             for j, (before, after) in enumerate(zip(st.leaves[k], lo)):
                 if (k, j) in carry_pos:
+                    if isinstance(after, Undefined) and name in fill:
+                        after = tracers[carry_pos.index((k, j))]
                     carry_out.append((name, after))
                 elif isinstance(before, Undefined):
                     if not isinstance(after, Undefined):
@@ -188,7 +192,8 @@ def _carry_values(st, carry_pos):
     return vals
 
 
-def _stage_until_stable(st, call_body, extra_avals=(), collect_ok=False, meta=(), what="loop"):
+def _stage_until_stable(st, call_body, extra_avals=(), collect_ok=False, meta=(), what="loop",
+                        fill=()):
     """Stage the body, widening the carry (weak -> strong types, newly staged Python
     numbers, undefined-before-the-loop names) until one iteration type-checks."""
     promote_to = {}
@@ -205,7 +210,7 @@ def _stage_until_stable(st, call_body, extra_avals=(), collect_ok=False, meta=()
         try:
             jaxpr, consts, ys = _stage_loop_body(st, carry_pos, avals, call_body,
                                                  extra_avals=extra_avals, collect=collect,
-                                                 meta=meta, what=what)
+                                                 meta=meta, what=what, fill=fill)
             init = [_as(v, a.dtype, a.weak_type) if _aval(v) != a else v
                     for v, a in zip(vals, avals)]
             return carry_pos, init, jaxpr, consts, ys, collect
@@ -256,15 +261,16 @@ def _in_place(names, inplace, init, final):
     return tuple(final)
 
 
-def while_stmt(test_fn, body_fn, init, names, meta, effect=None, inplace=()):
+def while_stmt(test_fn, body_fn, init, names, meta, effect=None, inplace=(), fill=()):
     """`while test: body` over the state `names` (initial values `init`); returns
     the final state. `effect`: a Python-level effect of every trip (`next()`, R17),
     which a staged loop would run once: then a staged test is an error. `inplace`:
-    see `_in_place`."""
-    return _in_place(names, inplace, init, _while(test_fn, body_fn, init, names, meta, effect))
+    see `_in_place`; `fill`: see `for_stmt`."""
+    return _in_place(names, inplace, init, _while(test_fn, body_fn, init, names, meta, effect,
+                                                  fill))
 
 
-def _while(test_fn, body_fn, init, names, meta, effect):
+def _while(test_fn, body_fn, init, names, meta, effect, fill=()):
     state = tuple(init)
     while True:
         t = test_fn(*state)
@@ -276,16 +282,16 @@ def _while(test_fn, body_fn, init, names, meta, effect):
                 f"when the function runs", hint="make the test static, or move the effect "
                                                 "out of the loop")
         if is_staged(t):
-            return _staged_while(test_fn, body_fn, state, names, meta)
+            return _staged_while(test_fn, body_fn, state, names, meta, fill=fill)
         if not _truth(t):
             return state
         state = tuple(body_fn(*state))
 
 
-def _staged_while(test_fn, body_fn, state, names, meta, what="while loop"):
+def _staged_while(test_fn, body_fn, state, names, meta, what="while loop", fill=()):
     st = _LoopState(state, names)
     carry_pos, init, body_j, body_c, _, _ = _stage_until_stable(
-        st, lambda extra, s: body_fn(*s), meta=meta, what=what)
+        st, lambda extra, s: body_fn(*s), meta=meta, what=what, fill=fill)
     cond_j, cond_c = _stage_test(st, carry_pos, [_aval(v) for v in init],
                                  lambda s: test_fn(*s))
     outs = bind_while((cond_j, cond_c), (body_j, body_c), init)
@@ -448,7 +454,7 @@ def _for(iterable, body_fn, init, names, extra_test, meta, reads, fill):
     if isinstance(iterable, unroll):
         iterable, factor = iterable.iterable, iterable.factor
     if isinstance(iterable, StagedRange):
-        return _index_loop(iterable, body_fn, state, names, extra_test, meta)
+        return _index_loop(iterable, body_fn, state, names, extra_test, meta, fill)
     if isinstance(iterable, range) or (isinstance(iterable, Tracer) or hasattr(iterable, "_buf")):
         if isinstance(iterable, range) and nr and extra_test is None:
             return _scan_or_unroll(iterable, body_fn, state, names, extra_test, meta, factor,
@@ -489,7 +495,7 @@ def _scan_or_unroll(iterable, body_fn, state, names, extra_test, meta, factor, r
             return _scan_loop(iterable, body_fn, state, names, meta, factor, reads)
         if isinstance(iterable, (_Enumerate, _Zip)):
             raise _Unstageable("an early exit from a loop over enumerate/zip")
-        return _index_loop(iterable, body_fn, state, names, extra_test, meta)
+        return _index_loop(iterable, body_fn, state, names, extra_test, meta, fill)
     except (ConcretizationError, LoopCarryError, _Unstageable, TypeError) as e:
         log.debug("astjax: unrolling the loop at %s: %s", user_location(3).where(), e)
     return _python_loop(_python_iterable(iterable), body_fn, state, names, extra_test, meta,
@@ -578,8 +584,9 @@ def _scan_loop(iterable, body_fn, state, names, meta, factor=None, reads=None):
     return _rebuild(st, carry_pos, outs[:k], collect, outs[k:])
 
 
-def _index_loop(iterable, body_fn, state, names, extra_test, meta):
-    """A loop with a staged trip count or an early exit: a `while` over an index."""
+def _index_loop(iterable, body_fn, state, names, extra_test, meta, fill=()):
+    """A loop with a staged trip count or an early exit: a `while` over an index;
+    `fill`: see `for_stmt`."""
     i32 = dtypes.int32
     if isinstance(iterable, StagedRange):
         start, stop, step = iterable.start, iterable.stop, iterable.step
@@ -611,7 +618,7 @@ def _index_loop(iterable, body_fn, state, names, extra_test, meta):
         out = body_fn(item(extra[0]), *s)
         return out
     carry_pos, init, body_j, body_c, _, _ = _stage_until_stable(
-        st, body, extra_avals=(idx_aval,), meta=meta, what="for loop")
+        st, body, extra_avals=(idx_aval,), meta=meta, what="for loop", fill=fill)
 
     def test(extra, s):
         ok = in_range(extra[0])
