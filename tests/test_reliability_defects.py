@@ -383,3 +383,69 @@ def test_static_return_leaves_a_loop_name_undefined_only_where_it_is_never_read(
         static_return_in_staged_while(x, 1.0, flag))
     g = astjax.grad(lambda x: static_return_in_staged_while(x, 1.0, flag).sum())(x)
     np.testing.assert_allclose(g, [2.0] * 3 if flag else [1.0, 1.0, 4.0])  # s = x[2] + 2
+
+
+# ------------- a container the function does not own, changed inside control flow
+
+SEEN = []
+TABLE = {}
+
+
+def append_in_static_loop(x):
+    for i in range(3):
+        SEEN.append(i)
+    return x
+
+
+def store_under_static_if(x):
+    if x.ndim == 0:
+        TABLE["k"] = 1
+    return x
+
+
+def append_under_staged_if(x):
+    if x > 0:
+        SEEN.append(1)
+    return x
+
+
+def append_in_staged_while(x):
+    while x < 5:
+        SEEN.append(1)
+        x = x + 1
+    return x
+
+
+def append_to_enclosing_list_under_staged_if(x):
+    lst = []
+
+    def g(v):
+        if v > 0:
+            lst.append(v)
+        return v
+    return g(x)
+
+
+@pytest.mark.parametrize("fn, want", [(append_in_static_loop, ([0, 1, 2], {})),
+                                      (store_under_static_if, ([], {"k": 1}))])
+def test_changing_a_module_container_in_static_control_flow_is_python(fn, want):
+    # was a false UndefinedVariableError / a raw TypeError on `Undefined`: the name was
+    # made branch/loop state although the function cannot rebind it
+    SEEN.clear()
+    TABLE.clear()
+    with pytest.warns(errors.SideEffectWarning):
+        astjax.jit(fn)(1.0)
+    assert (SEEN, TABLE) == want
+
+
+@pytest.mark.parametrize("fn, text", [
+    (append_under_staged_if, "SEEN.append(1)"), (append_in_staged_while, "while x < 5"),
+    (append_to_enclosing_list_under_staged_if, "lst.append(v)")])
+def test_changing_a_container_not_owned_under_a_staged_test_is_located(fn, text):
+    SEEN.clear()
+    with pytest.raises(errors.ConcretizationError) as e:
+        astjax.jit(fn)(1.0)
+    assert isinstance(e.value, TypeError) and "does not own" in str(e.value)
+    line, col = _at(fn, text)
+    assert (e.value.loc.line, e.value.loc.col) == (line, col)
+    assert SEEN == []

@@ -153,12 +153,14 @@ def _position(n):
     return (line, getattr(n, "col_offset", None), end)
 
 
-def _per_trip_effect(body, global_names=()):
+def _per_trip_effect(body, global_names=(), local_names=None):
     """The first Python-level effect in a loop body that the loop must run once per
     trip (R17), or a branch only on its own path: a call of a builtin like `next(it)`
     (advances an iterator), an attribute assignment `o.a = v` (arrays have no settable
-    attributes), or an assignment to a name the function declares `global`. Returns
-    (text, line, col, end_col) or None."""
+    attributes), an assignment to a name the function declares `global`, or a change
+    of an object the function does not own (`lst.append(v)`, `d[k] = v` where `lst`,
+    `d` are not locals of the function: `local_names`). Returns (text, line, col,
+    end_col) or None."""
     stored = _stores(body, set(global_names))
     if stored:
         name = min(stored, key=lambda n: stored[n][0] or 0)
@@ -172,6 +174,11 @@ def _per_trip_effect(body, global_names=()):
         if (isinstance(n, gast.Attribute) and isinstance(n.ctx, gast.Store)
                 and isinstance(n.value, gast.Name) and n.value.id not in bound):
             return (f"`{n.value.id}.{n.attr} = ...`",) + _position(n)
+        if local_names is not None:
+            changed = activity.changed_object(n)
+            if changed is not None and changed[0] not in local_names:
+                return (f"changing `{changed[0]}`, an object this function does not own, "
+                        f"with {changed[1]}",) + _position(n)
     return None
 
 
@@ -183,6 +190,8 @@ class ControlFlowConverter(astbridge.Transformer):
         # per function being converted: its names that nested functions read or write
         # (closure cells), and name -> names a nested function writes with `nonlocal`
         self.captured: list[set] = [set()]
+        # per function: its own local names (None outside a function: not known)
+        self.locals: list = [None]
         self.writers: list[dict] = [{}]
         # per function: the names it declares `global` -- never state: the generated
         # functions declare them `global` too, so every read and write is Python's
@@ -207,6 +216,7 @@ class ControlFlowConverter(astbridge.Transformer):
         local = (activity.modified(node.body) - self.globals[-1]) | {
             a.id for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs
             + [node.args.vararg, node.args.kwarg] if a is not None}
+        self.locals.append(local)
         self.captured.append(set().union(*closures.values()) & local if closures else set())
         writers = {}
         for n in liveness.scope_statements(node.body):
@@ -230,6 +240,7 @@ class ControlFlowConverter(astbridge.Transformer):
             decl = [gast.Global(names=sorted(self.globals[-1]))] if self.globals[-1] else []
             node.body = body[:doc] + locate(decl + cells, node.body[0]) + body[doc:]
         finally:
+            self.locals.pop()
             self.captured.pop()
             self.writers.pop()
             self.globals.pop()
@@ -248,7 +259,10 @@ class ControlFlowConverter(astbridge.Transformer):
                 elif (isinstance(n, gast.Call) and isinstance(n.func, gast.Name)
                       and n.func.id in writers):
                     out |= writers[n.func.id]
-        return out - self.globals[-1]
+        # an object the function does not own (a module's list) is changed in place as
+        # Python does, never state (a generated function could not rebind it)
+        own = self.locals[-1]
+        return (out - self.globals[-1]) if own is None else (out - self.globals[-1]) & own
 
     def visit_block(self, stmts):
         """Convert a block's statements in order. While statement `i` is converted,
@@ -356,7 +370,7 @@ class ControlFlowConverter(astbridge.Transformer):
             init = self._init(node, params, dead)
         jumps = gast.Tuple(elts=[gast.Tuple(elts=[_const(f), str_tuple(ns)], ctx=gast.Load())
                                  for f, ns in jumps], ctx=gast.Load()) if jumps else None
-        effect = _per_trip_effect(node.body + node.orelse, self.globals[-1])
+        effect = _per_trip_effect(node.body + node.orelse, self.globals[-1], self.locals[-1])
         tail = "".join([", jumps=jumps" if jumps else "", ", effect=effect" if effect else "",
                         ")"])
         call = replace("targets = ag__.if_stmt(test, t, f, init, names, meta" + tail,
@@ -401,7 +415,7 @@ class ControlFlowConverter(astbridge.Transformer):
         self._params(test_def, state, [])
         locate([test_def], node)
         body_def = self._def(bn, state, body, state, node)
-        effect = _per_trip_effect(node.body, self.globals[-1])
+        effect = _per_trip_effect(node.body, self.globals[-1], self.locals[-1])
         inplace = _in_place(node.body, state)
         fill = self._fill(node, getattr(node, "ag_exit_flags", []), state)
         tail = "".join([", effect=effect" if effect else "", ", fill=fill" if fill else "",
@@ -431,7 +445,8 @@ class ControlFlowConverter(astbridge.Transformer):
             op = "ag__.range_" if it.func.id == "range" else "ag__.iter_"
             it = locate(gast.Call(func=replace_expr(op), args=[it.func] + it.args,
                                   keywords=[]), it)
-        effect = _per_trip_effect([node.target] + node.body, self.globals[-1])
+        effect = _per_trip_effect([node.target] + node.body, self.globals[-1],
+                                  self.locals[-1])
         if effect is not None:
             it = locate(replace_expr("ag__.unrolled_(it, effect)", it=it,
                                      effect=_effect(effect)), it)

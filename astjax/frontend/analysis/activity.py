@@ -115,6 +115,19 @@ def mutated(nodes) -> set:
     return out
 
 
+def changed_object(node):
+    """(name, what) when `node` changes the object a plain name refers to in place --
+    a mutating method call `name.append(...)` or an item store `name[k] = v` /
+    `del name[k]` -- else None."""
+    if (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)
+            and node.func.attr in _MUTATORS and isinstance(node.func.value, gast.Name)):
+        return node.func.value.id, f"`.{node.func.attr}(...)`"
+    if (isinstance(node, gast.Subscript) and isinstance(node.ctx, (gast.Store, gast.Del))
+            and isinstance(node.value, gast.Name)):
+        return node.value.id, "an item assignment"
+    return None
+
+
 def stored_into(nodes) -> set:
     """Names whose object an item or attribute assignment changes (`d[k] = v`,
     `o.a = v`, `del d[k]`)."""
