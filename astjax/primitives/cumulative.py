@@ -53,17 +53,23 @@ def _arg_ae_for(name):
                              "has no answer")
         if not dtypes.is_int(index_dtype):
             raise DTypeError(f"`{name}`: index_dtype must be an integer dtype, got {index_dtype}")
-        if dtypes.issubdtype(operand.dtype, np.complexfloating):  # no ordering (JAX: TypeError)
-            raise DTypeError(f"`{name}` does not accept dtype {np.dtype(operand.dtype).name}: "
-                             "complex values have no ordering",
-                             hint="take jnp.real / jnp.imag / jnp.abs of the operand first")
         return ShapedArray(tuple(d for i, d in enumerate(operand.shape) if i != axis),
                            index_dtype)
     return abstract_eval
 
 
+def _reject_complex(name, dtype):
+    """Complex values have no ordering. As in JAX, the check is made when the program is
+    lowered or run, not while staging it (`eval_shape` / `make_jaxpr` accept it)."""
+    if dtypes.issubdtype(dtype, np.complexfloating):
+        raise DTypeError(f"`{name}` does not accept dtype {np.dtype(dtype).name}: complex "
+                         "values have no ordering",
+                         hint="take jnp.real / jnp.imag / jnp.abs of the operand first")
+
+
 def _arg_impl_for(np_fn):
     def impl(operand, *, axes, index_dtype):
+        _reject_complex(np_fn.__name__, np.asarray(operand).dtype)
         x = np.asarray(operand)
         if x.dtype == dtypes.bfloat16:
             x = x.astype(np.float32)
@@ -89,6 +95,7 @@ def compare(ctx, x, y, direction, aval, ctype=None):
 def _arg_lowering_for(direction, init_fn):
     def lowering(ctx, operand, *, axes, index_dtype):
         aval = ctx.avals_in[0]
+        _reject_complex("argmax" if direction == "GT" else "argmin", aval.dtype)
         out = ctx.avals_out[0]
         vs, is_ = ShapedArray((), aval.dtype), ShapedArray((), index_dtype)
         iota = ctx.op1("stablehlo.iota", [], aval.update(dtype=index_dtype),
