@@ -125,3 +125,17 @@ def test_vmap_over_an_empty_batch(n):
     k, y = astjax.vmap(count_down)((jnp.arange(n), jnp.ones((n, 3))))
     assert k.shape == (n,) and y.shape == (n, 3)
     np.testing.assert_array_equal(y, np.ones((n, 3)) * 2.0 ** np.arange(n)[:, None])
+
+
+def sum_squares(x):
+    return jnp.sum(x ** 2)
+
+
+def test_grad_of_a_bfloat16_output():
+    # JAX: grad accepts bfloat16 outputs (a floating dtype, though not an np.floating
+    # subclass): Array([2, 4], dtype=bfloat16); optax's alias tests differentiate them
+    g = astjax.grad(sum_squares)(jnp.array([1.0, 2.0], jnp.bfloat16))
+    assert g.dtype == jnp.bfloat16
+    np.testing.assert_array_equal(np.asarray(g, np.float32), [2.0, 4.0])
+    h = astjax.jacfwd(sum_squares)(jnp.array([1.0, 2.0], jnp.bfloat16))
+    np.testing.assert_array_equal(np.asarray(h, np.float32), [2.0, 4.0])
