@@ -139,3 +139,25 @@ def test_grad_of_a_bfloat16_output():
     np.testing.assert_array_equal(np.asarray(g, np.float32), [2.0, 4.0])
     h = astjax.jacfwd(sum_squares)(jnp.array([1.0, 2.0], jnp.bfloat16))
     np.testing.assert_array_equal(np.asarray(h, np.float32), [2.0, 4.0])
+
+
+def choose_key(emit, new, old):
+    return jnp.astype(jnp.where(emit, new, old), old.dtype)
+
+
+def test_where_and_astype_on_typed_keys():
+    # optax.MultiSteps selects between typed keys (noisy_sgd's state); JAX 0.10.2:
+    # where(True, key(0), key(1)) is key(0)'s data [0 0]; where over split keys
+    # [[1797259609 2579123966] [1948878966 4237131848]]
+    k0, k1 = astjax.random.key(0), astjax.random.key(1)
+    for f in (choose_key, astjax.jit(choose_key)):
+        out = f(False, k0, k1)
+        assert out.dtype == k0.dtype and out.shape == ()
+        np.testing.assert_array_equal(astjax.random.key_data(out), [0, 1])
+    ks = jnp.where(jnp.array([True, False]), astjax.random.split(k0), astjax.random.split(k1))
+    np.testing.assert_array_equal(astjax.random.key_data(ks),
+                                  [[1797259609, 2579123966], [1948878966, 4237131848]])
+    with pytest.raises(ValueError, match="key<fry> is not a valid dtype for JAX type promotion"):
+        jnp.where(True, k0, 1)
+    with pytest.raises(ValueError, match="Cannot convert_element_type from key<fry> to float32"):
+        jnp.astype(k0, jnp.float32)

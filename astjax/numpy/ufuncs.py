@@ -495,6 +495,8 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
     condition = asarray_operand(condition)
     if core.get_aval(condition).dtype != dtypes.bool_:
         condition = not_equal(condition, 0)
+    if _is_key_array(x) or _is_key_array(y):
+        return _keys_where(condition, x, y)
     x, y = promote_dtypes(asarray_operand(x), asarray_operand(y))
     # JAX broadcasts the three operands as `broadcast_arrays` does (a ValueError)
     shape = broadcast_shapes(*(core.get_aval(a).shape for a in (condition, x, y)))
@@ -504,6 +506,28 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
 
 def _is_complex(v):
     return dtypes.issubdtype(core.get_aval(asarray_operand(v)).dtype, np.complexfloating)
+
+def _is_key_array(x):
+    """Whether `x` is an array of an extended dtype (typed PRNG keys)."""
+    return isinstance(getattr(x, "dtype", None), dtypes.ExtendedDType)
+
+
+def _keys_where(condition, x, y):
+    """`where` over typed key arrays of one dtype (JAX selects keys as it selects
+    numbers): the keys' data selected, the condition broadcast over the key-data axis."""
+    for a in (x, y):
+        if not _is_key_array(a) or a.dtype != x.dtype:
+            key_dtype = x.dtype if _is_key_array(x) else y.dtype
+            raise ArgumentValueError(f"dtype={key_dtype} is not a valid dtype for JAX type "
+                                     "promotion.",
+                                     hint="both choices must be key arrays of one impl")
+    shape = broadcast_shapes(core.get_aval(condition).shape, x.shape, y.shape)
+    data_shape = shape + core.get_aval(x._base).shape[-1:]
+    c = broadcast_to_shape(lax.expand_dims(broadcast_to_shape(condition, shape), (len(shape),)),
+                           data_shape)
+    data = lax.select(c, broadcast_to_shape(x._base, data_shape),
+                      broadcast_to_shape(y._base, data_shape))
+    return type(x)(data, x._impl)
 
 
 def clip(a, a_min=None, a_max=None, /, *, min=None, max=None) -> _typing.Array:  # noqa: A002
