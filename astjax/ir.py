@@ -49,7 +49,8 @@ class ShapedArray:
         return f"{dtypes.short_name(self.dtype)}[{','.join(map(str, self.shape))}]"
 
     def __eq__(self, other):
-        return (type(other) is ShapedArray and self.shape == other.shape
+        # a KeyDataAval is this type, annotated for printing: equal to the plain one
+        return (type(other) in _PHYSICAL and self.shape == other.shape
                 and self.dtype == other.dtype and self.weak_type == other.weak_type)
 
     def __hash__(self):
@@ -67,6 +68,41 @@ class ShapedArray:
     def same_type(self, other):
         return self.shape == other.shape and self.dtype == other.dtype
 
+
+class KeyDataAval(ShapedArray):
+    """The aval of a variable holding typed PRNG keys' data (`uint32[..., 2]` for
+    threefry2x32). Every pass reads it as that physical type -- it is equal to the plain
+    `ShapedArray` and hashes alike -- but the jaxpr printer shows it as JAX types the
+    keys: `key<fry>[...]`, the leading (key) axes only. Set where a staged value becomes
+    a typed key (`astjax/random/keys.py`, `random_wrap`); `update` keeps the annotation
+    while the trailing key-data axes and dtype stay, as for the key-preserving
+    structural ops and batching."""
+    __slots__ = ("impl", "key_ndim")
+
+    def __init__(self, shape, dtype, impl: str, key_ndim: int = 1):
+        super().__init__(shape, dtype)
+        self.impl, self.key_ndim = impl, key_ndim  # "fry"; trailing key-data axes
+
+    @classmethod
+    def of(cls, aval: ShapedArray, impl: str, key_ndim: int = 1) -> "KeyDataAval":
+        return cls(aval.shape, aval.dtype, impl, key_ndim)
+
+    def update(self, shape=None, dtype=None, weak_type=None):
+        plain = ShapedArray.update(self, shape, dtype, weak_type)
+        k = self.key_ndim
+        if (plain.dtype == self.dtype and not plain.weak_type
+                and plain.shape[len(plain.shape) - k:] == self.shape[len(self.shape) - k:]):
+            return KeyDataAval.of(plain, self.impl, k)
+        return plain
+
+    def str_short(self):
+        keys = self.shape[:len(self.shape) - self.key_ndim]
+        return f"key<{self.impl}>[{','.join(map(str, keys))}]"
+
+    __hash__ = ShapedArray.__hash__
+
+
+_PHYSICAL = (ShapedArray, KeyDataAval)
 
 # ------------------------------------------------------------------------------ IR
 

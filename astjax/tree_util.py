@@ -268,6 +268,17 @@ def flatten_for_staging(tree):
     return leaves, treedef
 
 
+def staging_leaves(tree) -> list:
+    """The leaves of `flatten_for_staging(tree)`: the arrays a transformation stages
+    for `tree` (a typed key array's data, not the key array)."""
+    return flatten_for_staging(tree)[0]
+
+
+def is_staging_leaf_type(t) -> bool:
+    """Whether `t` was registered with `register_staging_leaf`."""
+    return t in _boundary
+
+
 def _flatten(x, is_leaf, leaves, node_for=_node_for):
     if is_leaf is not None and is_leaf(x):
         leaves.append(x)

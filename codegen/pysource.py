@@ -518,7 +518,9 @@ def _destructure(gen, name, td, leaf_names, stmts):
             return
         # any other registered node: its leaves, in order
         names = [next(it) for _ in range(td.num_leaves)]
-        tu = gen.import_object(tree_util.tree_leaves)
+        # a typed key array is staged as its data: bind the data, not the key array
+        tu = gen.import_object(tree_util.staging_leaves if tree_util.is_staging_leaf_type(nt)
+                               else tree_util.tree_leaves)
         stmts.append(assign(names, call(attr(tu), [load(src)])))
     if td.node_type is None:
         return

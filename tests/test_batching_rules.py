@@ -24,6 +24,8 @@ def make(spec):
         return RNG.integers(lo, hi, shape).astype(np.int32)
     if kind == "bool":
         return RNG.integers(0, 2, shape).astype(bool)
+    if kind == "u32":
+        return RNG.integers(0, 2**32, shape, dtype=np.uint64).astype(np.uint32)
     if kind == "c64":
         return (RNG.uniform(-1, 1, shape) + 1j * RNG.uniform(-1, 1, shape)).astype(np.complex64)
     if kind == "spd":  # symmetric positive definite
@@ -186,6 +188,12 @@ def sorts(x, y):
     return lax.sort(x, 1), lax.sort((x, y), 0, num_keys=1)
 
 
+def key_boundary(data):
+    from astjax.primitives import prng_keys as pk
+    keys = core.bind(pk.random_wrap_p, data, impl="fry")
+    return keys, core.bind(pk.random_unwrap_p, keys)
+
+
 CASES = [
     ("unary_float", unary_float, [F]),
     ("unary_int", unary_int, [I]),
@@ -211,6 +219,8 @@ CASES = [
     ("gather", gathers, [("sf32", (4, 5)), ("i32", (2,), (0, 4))]),
     ("scatter", scatters, [("sf32", (4, 5)), ("i32", (), (0, 4)), ("sf32", (5,))]),
     ("sort", sorts, [S, S]),
+    # typed keys' data (uint32[..., 2]): batched on any axis, even after the data's
+    ("key_boundary", key_boundary, [("u32", (3, 2))]),
 ]
 
 

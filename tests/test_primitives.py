@@ -419,6 +419,11 @@ def _structural_cases():
                  Case([], {"dtype": np.dtype(u8), "shape": (3, 2), "dimension": 0,
                            "sharding": None})]
     S["copy"] = [Case([r((2, 3), f32)]), Case([r((), i32)])]
+    # the typed-key boundary: the identity on key data (tests/test_typed_keys.py prints it)
+    S["random_wrap"] = [Case([r((2,), u32, full_range=True)], {"impl": "fry"}),
+                        Case([r((3, 2), u32, full_range=True)], {"impl": "fry"})]
+    S["random_unwrap"] = [Case([r((2,), u32, full_range=True)]),
+                          Case([r((4, 2), u32, full_range=True)])]
     S["bitcast_convert_type"] = [
         Case([r((2, 3), f32)], {"new_dtype": np.dtype(i32)}),
         Case([r((4,), i32, full_range=True)], {"new_dtype": np.dtype(u32)}),

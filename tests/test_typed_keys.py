@@ -104,3 +104,67 @@ def test_gamma_with_stopped_parameter_differentiates():
         return jnp.sum(x * random.gamma(random.key(0), lax.stop_gradient(x), (2,)))
     g = astjax.grad(f)(2.0)
     np.testing.assert_allclose(g, jnp.sum(random.gamma(random.key(0), 2.0, (2,))), rtol=1e-6)
+
+# ------------------------------------------------- key types in printed jaxprs
+# Each expected text is JAX 0.10.2's `make_jaxpr` output for the same function.
+
+
+def key_words(k):
+    return random.key_data(k)
+
+
+def bump_key(c, x):
+    c2 = random.wrap_key_data(random.key_data(c) + 1)
+    return c2, random.key_data(c)
+
+
+def three_bumps(k):
+    return lax.scan(bump_key, k, None, length=3)
+
+
+def two_normals(k):
+    return random.normal(k, (2,))
+
+
+def test_jaxpr_prints_key_types_as_jax():
+    k = random.key(0)
+    assert str(astjax.make_jaxpr(key_words)(k)) == (
+        "{ lambda ; a:key<fry>[]. let b:u32[2] = random_unwrap a in (b,) }")
+    assert str(astjax.make_jaxpr(random.wrap_key_data)(random.key_data(k))) == (
+        "{ lambda ; a:u32[2]. let b:key<fry>[] = random_wrap[impl=fry] a in (b,) }")
+    assert str(astjax.make_jaxpr(astjax.vmap(key_words))(random.split(k, 4))) == (
+        "{ lambda ; a:key<fry>[4]. let b:u32[4,2] = random_unwrap a in (b,) }")
+    assert str(astjax.make_jaxpr(three_bumps)(k)) == """\
+{ lambda ; a:key<fry>[]. let
+    b:key<fry>[] c:u32[3,2] = scan[
+      jaxpr={ lambda ; d:key<fry>[]. let
+          e:u32[2] = random_unwrap d
+          f:u32[2] = add e 1:u32[]
+          g:key<fry>[] = random_wrap[impl=fry] f
+          h:u32[2] = random_unwrap d
+        in (g, h) }
+      length=3
+      num_carry=1
+      num_consts=0
+      reverse=False
+      unroll=1
+    ] a
+  in (b, c) }"""
+    # the key type is a printing annotation: every pass reads the data's type
+    (v,) = astjax.make_jaxpr(key_words)(k).jaxpr.invars
+    assert v.aval == astjax.core.ShapedArray((2,), jnp.uint32)
+    assert hash(v.aval) == hash(astjax.core.ShapedArray((2,), jnp.uint32))
+
+
+def test_key_programs_still_run_and_round_trip_through_source():
+    k = random.key(0)
+    final, words = astjax.jit(three_bumps)(k)
+    np.testing.assert_array_equal(random.key_data(final), [3, 3])
+    np.testing.assert_array_equal(words, [[0, 0], [1, 1], [2, 2]])
+    regenerated = astjax.source_function(three_bumps, k)
+    for f in (regenerated, astjax.jit(regenerated)):
+        final, words = f(k)
+        np.testing.assert_array_equal(random.key_data(final), [3, 3])
+        np.testing.assert_array_equal(words, [[0, 0], [1, 1], [2, 2]])
+    # a sampler reads the key's data (random_unwrap), here sliced word by word
+    np.testing.assert_array_equal(astjax.source_function(two_normals, k)(k), two_normals(k))

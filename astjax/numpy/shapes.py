@@ -13,7 +13,7 @@ from .indexing import _getitem, take
 from .operands import (_dtype, asarray, asarray_operand, broadcast_shapes, broadcast_to_shape,
                        promote_dtypes, result)
 from .reductions import sum as _sum
-from .ufuncs import _is_key_array
+from .ufuncs import _is_key_array, _key_astype, _typed_keys
 from .util import canonicalize_axes, canonicalize_axis, static_int
 from ..typing import Array
 
@@ -50,22 +50,12 @@ def astype(x, dtype, /, *, copy=False, device=None):
     Returns: Array of dtype `dtype` (canonicalized: 64-bit types need x64).
     Vs NumPy: complex-to-real casts drop the imaginary part."""
     if _is_key_array(x) or isinstance(dtype, dtypes.ExtendedDType):
-        if getattr(x, "dtype", None) != dtype:  # keys are not numbers: no conversion
-            raise ArgumentValueError(f"Cannot convert_element_type from "
-                                     f"{_dtype_name(getattr(x, 'dtype', None))} to "
-                                     f"{_dtype_name(dtype)}",
-                                     hint="random.key_data / random.wrap_key_data convert "
-                                          "between keys and their uint32 data")
-        return x.copy() if copy else x
+        return _key_astype(x, dtype, copy)
     x = asarray_operand(x)
     aval = core.get_aval(x)
     if aval.dtype != _dtype(dtype) or aval.weak_type:
         x = lax.convert_element_type(x, _dtype(dtype))
     return asarray(x, copy=copy, device=device)
-
-
-def _dtype_name(dt):
-    return str(dt) if dt is None or isinstance(dt, dtypes.ExtendedDType) else _dtype(dt).name
 
 
 def reshape(a, shape=None, order="C", *, newshape=None, copy=None,
@@ -328,16 +318,6 @@ def concatenate(arrays, axis=0, dtype=None) -> Array:
 
 
 concat = concatenate
-
-
-def _typed_keys(arrays):
-    """Whether `arrays` are typed PRNG key arrays (an extended dtype), all of them;
-    a mix of keys and numbers is JAX's TypeError."""
-    keys = [isinstance(getattr(a, "dtype", None), dtypes.ExtendedDType) for a in arrays]
-    if any(keys) and not all(keys):
-        raise ArgumentValueError("cannot join typed key arrays with arrays of other dtypes",
-                                hint="random.key_data(keys) gives their uint32 data")
-    return all(keys)
 
 
 def _keys_joined(join, keys, axis, new_axes):

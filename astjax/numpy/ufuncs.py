@@ -512,6 +512,33 @@ def _is_key_array(x):
     return isinstance(getattr(x, "dtype", None), dtypes.ExtendedDType)
 
 
+def _typed_keys(arrays):
+    """Whether `arrays` are typed PRNG key arrays (an extended dtype), all of them;
+    a mix of keys and numbers is JAX's TypeError."""
+    keys = [_is_key_array(a) for a in arrays]
+    if any(keys) and not all(keys):
+        raise ArgumentValueError("cannot join typed key arrays with arrays of other dtypes",
+                                hint="random.key_data(keys) gives their uint32 data")
+    return all(keys)
+
+
+def _key_astype(x, dtype, copy):
+    """`astype` where `x` or `dtype` is of typed keys: only to the keys' own dtype
+    (keys are not numbers; JAX's ValueError otherwise)."""
+    if getattr(x, "dtype", None) != dtype:
+        raise ArgumentValueError(f"Cannot convert_element_type from "
+                                 f"{_dtype_name(getattr(x, 'dtype', None))} to "
+                                 f"{_dtype_name(dtype)}",
+                                 hint="random.key_data / random.wrap_key_data convert "
+                                      "between keys and their uint32 data")
+    return x.copy() if copy else x
+
+
+def _dtype_name(dt):
+    return str(dt) if dt is None or isinstance(dt, dtypes.ExtendedDType) \
+        else np.dtype(dtypes.canonicalize(dt)).name
+
+
 def _keys_where(condition, x, y):
     """`where` over typed key arrays of one dtype (JAX selects keys as it selects
     numbers): the keys' data selected, the condition broadcast over the key-data axis."""

@@ -12,8 +12,10 @@ boundary (`jit`, `vmap`, `grad` -- keys are integer data, never differentiated -
 `lax.scan` / `fori_loop` / `while_loop` carries, `cond` branches, custom derivatives)
 `tree_util.flatten_for_staging` expands it to its key data, which is what the IR
 carries, and the function receives a key array again over the staged data; results
-are rebuilt likewise. The one difference from JAX left: a printed jaxpr shows the data
-(`u32[2]`) where JAX shows `key<fry>[]`.
+are rebuilt likewise. The variables holding keys are typed as keys
+(`primitives/prng_keys.py`: a `KeyDataAval`), so a printed jaxpr shows `key<fry>[]`
+where JAX does; `random_unwrap` marks where a sampler or `key_data` reads the data,
+`random_wrap` where `wrap_key_data` makes keys of it.
 
 Every sampler of `astjax.random` accepts typed or raw keys (the wrappers at the end of
 this module); `split`, `fold_in` and `clone` return keys of the kind they were given.
@@ -29,6 +31,7 @@ from .. import core, dtypes, tree_util
 from ..api import ShapeDtypeStruct
 from ..ir import ShapedArray
 from .. import numpy as jnp
+from ..primitives.prng_keys import random_unwrap, random_wrap, type_as_keys
 from ..errors import ArgumentTypeError, ArityError, DTypeError
 from . import distributions as _d
 from . import gamma as _g
@@ -78,6 +81,11 @@ class KeyTy(dtypes.ExtendedDType):
 KEY_DTYPE = KeyTy()
 
 
+def _short_name(impl):
+    """JAX's short name of a PRNG implementation, as in `key<fry>`."""
+    return "fry" if impl == _IMPL else impl
+
+
 class KeyAval(ShapedArray):
     """The abstract value of a key array (`jax.typeof(key)`: `key<fry>[3]`): its
     logical shape and key dtype. Transformations never see it -- they carry the key
@@ -118,7 +126,7 @@ class PRNGKeyArray:
     __array_priority__ = 100
 
     def __init__(self, base, impl=_IMPL):
-        self._base = base
+        self._base = type_as_keys(base, _short_name(impl))
         self._impl = impl
 
     # ---------------------------------------------------------------- array facts
@@ -265,7 +273,7 @@ def is_typed_key(x) -> bool:
 
 
 def _raw(k):
-    return k._base if isinstance(k, PRNGKeyArray) else k
+    return random_unwrap(k._base) if isinstance(k, PRNGKeyArray) else k
 
 
 def _same_kind(k, data):
@@ -297,7 +305,7 @@ def wrap_key_data(key_bits_array, *, impl=None):
     a = core.get_aval(data)
     if a.dtype != dtypes.uint32 or a.shape[-1:] != _KEY_SHAPE:
         raise DTypeError(f"key data must be uint32[..., 2], got {a.str_short()}")
-    return PRNGKeyArray(data)
+    return PRNGKeyArray(random_wrap(data, _short_name(_IMPL)))
 
 
 def key_impl(keys):
