@@ -28,7 +28,7 @@ from .ad_api import _Transformed, _staging, differentiating, differentiation
 from .core import bind, raw
 from .errors import StructureError, UndefinedRuleError, check_signature
 from .primitives.custom_derivatives import (CustomVJPPrimal, SymbolicZero, custom_jvp_call_p,
-                                            custom_vjp_call_p)
+                                            custom_vjp_call_p, stop_gradient_p)
 from .staging import as_callable, leaf_aval, stage_flat
 from .transforms import ad
 from .transforms.ad import differentiable, inline
@@ -140,9 +140,37 @@ class _StagedFwd:
 def _rule_wanted(leaves):
     """Is this call differentiated (JAX: are its operands JVP tracers)? Here: a
     function is being differentiated and some operand is a staged value not known
-    at staging time."""
+    at staging time that may depend on a staged function's inputs."""
     return differentiating() and any(
-        isinstance(x, core.Tracer) and x.known is None for x in leaves)
+        isinstance(x, core.Tracer) and x.known is None and _may_depend_on_inputs(x)
+        for x in leaves)
+
+
+def _may_depend_on_inputs(x):
+    """Whether some path back from staged `x` (through captures into enclosing
+    builders) reaches a builder's inputs without crossing a `stop_gradient`: JAX's
+    operands of a stopped or constant computation are no JVP tracers, so the rule
+    does not run for them (optax's perturbations test a rule that must not)."""
+    stack, seen, consts = [(x.builder, x.var)], set(), {}
+    while stack:
+        b, v = stack.pop()
+        if not isinstance(v, core.Var) or (id(b), v) in seen:
+            continue
+        seen.add((id(b), v))
+        eqn = b.producer.get(v)
+        if eqn is not None:
+            if eqn.primitive is not stop_gradient_p:
+                stack.extend((b, a) for a in eqn.invars)
+            continue
+        if id(b) not in consts:
+            consts[id(b)] = ({cv for cv, _ in b.consts.values()},
+                             {cv: t for cv, t in b.captures.values()})
+        const_vars, captured = consts[id(b)]
+        if v in captured:
+            stack.append((captured[v].builder, captured[v].var))
+        elif v not in const_vars:
+            return True  # an input of a staged function
+    return False
 
 
 class custom_jvp(_Transformed):

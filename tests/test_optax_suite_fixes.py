@@ -161,3 +161,26 @@ def test_where_and_astype_on_typed_keys():
         jnp.where(True, k0, 1)
     with pytest.raises(ValueError, match="Cannot convert_element_type from key<fry> to float32"):
         jnp.astype(k0, jnp.float32)
+
+
+@astjax.custom_jvp
+def doubled(x):
+    return x * 2
+
+
+@doubled.defjvp
+def _doubled_must_not_run(primals, tangents):
+    raise AssertionError("the rule ran for an operand without a tangent")
+
+
+def doubled_of_stopped(x):
+    return doubled(lax.stop_gradient(x * 5)) + x
+
+
+def test_custom_jvp_rule_does_not_run_for_a_stopped_operand():
+    # optax perturbations' test_fun_derivative_not_used: JAX runs a custom_jvp rule
+    # only for operands that carry a tangent; grad here is 1.0 in JAX
+    assert float(astjax.grad(doubled_of_stopped)(1.0)) == 1.0
+    assert float(astjax.jit(astjax.grad(doubled_of_stopped))(1.0)) == 1.0
+    np.testing.assert_array_equal(astjax.vmap(astjax.grad(doubled_of_stopped))(jnp.ones(2)),
+                                  [1.0, 1.0])
