@@ -168,3 +168,17 @@ def test_key_programs_still_run_and_round_trip_through_source():
         np.testing.assert_array_equal(words, [[0, 0], [1, 1], [2, 2]])
     # a sampler reads the key's data (random_unwrap), here sliced word by word
     np.testing.assert_array_equal(astjax.source_function(two_normals, k)(k), two_normals(k))
+
+
+def test_jnp_shape_functions_act_on_whole_keys():
+    # JAX 0.10.2 gives these shapes; broadcast_to of a key was a raw TypeError
+    ks = random.split(random.key(0), 3)
+    data = np.asarray(random.key_data(ks))
+    assert jnp.reshape(ks, (3, 1)).shape == (3, 1)
+    np.testing.assert_array_equal(random.key_data(jnp.reshape(ks, (3, 1))), data[:, None])
+    assert jnp.transpose(ks.reshape(3, 1)).shape == (1, 3)
+    assert jnp.squeeze(ks.reshape(3, 1)).shape == (3,)
+    assert jnp.expand_dims(ks, 0).shape == (1, 3)
+    assert jnp.ravel(ks.reshape(3, 1)).shape == (3,)
+    b = jnp.broadcast_to(ks[0], (2,))
+    np.testing.assert_array_equal(random.key_data(b), np.stack([data[0], data[0]]))

@@ -73,6 +73,8 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None,
            [3, 4, 5]], dtype=int32)
     """
     shape = newshape if shape is None else shape
+    if _is_key_array(a) and order == "C":   # (the shape functions act on whole keys)
+        return a.reshape(shape)
     a = asarray_operand(a)
     av = core.get_aval(a)
     if isinstance(shape, (int, np.integer)) or hasattr(shape, "__index__") and not isinstance(shape, (tuple, list)):
@@ -132,6 +134,8 @@ def transpose(a, axes=None) -> Array:
            [1, 4],
            [2, 5]], dtype=int32)
     """
+    if _is_key_array(a):
+        return a.transpose() if axes is None else a.transpose(*axes)
     a = asarray_operand(a)
     nd = core.get_aval(a).ndim
     axes = tuple(reversed(range(nd))) if axes is None else canonicalize_axes(
@@ -203,6 +207,8 @@ def squeeze(a, axis=None) -> Array:
     >>> jnp.squeeze(jnp.zeros((1, 3, 1))).shape
     (3,)
     """
+    if _is_key_array(a):
+        return a.squeeze(axis)
     a = asarray_operand(a)
     av = core.get_aval(a)
     if axis is None:
@@ -227,14 +233,13 @@ def expand_dims(a, axis) -> Array:
     >>> jnp.expand_dims(jnp.arange(3), 0)
     Array([[0, 1, 2]], dtype=int32)
     """
-    a = asarray_operand(a)
-    av = core.get_aval(a)
-    nd = av.ndim + (len(axis) if isinstance(axis, (tuple, list)) else 1)
-    axes = sorted(canonicalize_axes(axis, nd, "expand_dims"))
-    shape = list(av.shape)
-    for ax in axes:
+    key = _is_key_array(a)
+    a = a if key else asarray_operand(a)
+    shape = list(a.shape if key else core.get_aval(a).shape)
+    n = len(shape) + (len(axis) if isinstance(axis, (tuple, list)) else 1)
+    for ax in sorted(canonicalize_axes(axis, n, "expand_dims")):
         shape.insert(ax, 1)
-    return lax.reshape(a, tuple(shape))
+    return a.reshape(tuple(shape)) if key else lax.reshape(a, tuple(shape))
 
 
 def atleast_1d(*arys):
@@ -500,8 +505,10 @@ def broadcast_to(array, shape):
     Array([[0, 1, 2],
            [0, 1, 2]], dtype=int32)
     """
-    return broadcast_to_shape(asarray(array), tuple(int(d) for d in (
-        shape if isinstance(shape, (tuple, list)) else (shape,))))
+    shape = tuple(int(d) for d in (shape if isinstance(shape, (tuple, list)) else (shape,)))
+    if _is_key_array(array):
+        return array.broadcast_to(shape)
+    return broadcast_to_shape(asarray(array), shape)
 
 
 def broadcast_arrays(*args):
