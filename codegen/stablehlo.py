@@ -12,7 +12,7 @@ import re
 import numpy as np
 
 from astjax import core, dtypes, tree_util
-from astjax.errors import NotImplementedInAstjaxError
+from astjax.errors import AstjaxError, NotImplementedInAstjaxError
 from astjax.util import Namer
 
 def _narrow_type(name):
@@ -215,7 +215,13 @@ def lower_jaxpr(mb: ModuleBuilder, jaxpr: core.Jaxpr, consts, args, platform="cp
                 f"primitive {eqn.primitive.name} has no StableHLO lowering", loc=eqn.source_info)
         ctx = RuleContext(mb, [a.aval for a in eqn.invars], [v.aval for v in eqn.outvars], platform)
         first = mb.names.counter
-        outs = rule(ctx, *[read(a) for a in eqn.invars], **eqn.params)
+        try:
+            outs = rule(ctx, *[read(a) for a in eqn.invars], **eqn.params)
+        except AstjaxError as e:  # a rule's check is about its equation: the user's line
+            if getattr(eqn.source_info, "file", None):
+                e.loc = eqn.source_info
+                e.args = (str(e),)
+            raise
         mb.origins.append((first, mb.names.counter, eqn))
         outs = outs if eqn.primitive.multiple_results else ([outs] if isinstance(outs, str) else outs)
         for v, o in zip(eqn.outvars, outs):
