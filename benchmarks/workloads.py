@@ -347,6 +347,40 @@ def rss_jit_calls(jax, jnp, lax, param):
 
 
 
+# ------------------------------------------------------------------ linalg and conv
+
+def _spd(n):
+    a = np.random.RandomState(n).randn(n, n).astype(np.float32)
+    return a @ a.T / n + np.eye(n, dtype=np.float32)
+
+
+def linalg_eigh(jax, jnp, lax, param):
+    f, a = jax.jit(jnp.linalg.eigh), jnp.asarray(_spd(param))
+    return _per_call(lambda: f(a), 10, 5, jax.block_until_ready)
+
+
+def linalg_svd(jax, jnp, lax, param):
+    f, a = jax.jit(jnp.linalg.svd), jnp.asarray(_spd(param))
+    return _per_call(lambda: f(a), 10, 5, jax.block_until_ready)
+
+
+def linalg_solve(jax, jnp, lax, param):
+    a = jnp.asarray(_spd(param))
+    b = jnp.asarray(np.ones((param, 8), np.float32))
+    f = jax.jit(jnp.linalg.solve)
+    return _per_call(lambda: f(a, b), 20, 5, jax.block_until_ready)
+
+
+def conv_nhwc(jax, jnp, lax, param):
+    """3x3 SAME convolution, NHWC, batch 32, `param` x `param` pixels, 32 -> 32 channels."""
+    rng = np.random.RandomState(0)
+    x = jnp.asarray(rng.randn(32, param, param, 32).astype(np.float32))
+    w = jnp.asarray(rng.randn(3, 3, 32, 32).astype(np.float32) * 0.1)
+    f = jax.jit(lambda x, w: lax.conv_general_dilated(
+        x, w, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC")))
+    return _per_call(lambda: f(x, w), 10, 5, jax.block_until_ready)
+
+
 # ------------------------------------------------------------------ the table
 
 TABLE = [
@@ -363,6 +397,14 @@ TABLE = [
     Workload("per_example_grads", per_example_grads, "s/call", "per-example grads (`jit(vmap(grad))`)", goal=1.0),
     Workload("loop_1000_first_call", python_loop_first_call, "s", "1000-step Python loop, first call", 1000, goal=1.0),
     Workload("mnist_vae_compile", mnist_vae_compile, "s", "JAX's mnist_vae sample grid, XLA compile", 1, goal=1.1),
+    Workload("eigh_64", linalg_eigh, "s/call", "`jit(linalg.eigh)`, f32[64, 64]", 64, False, 1.1),
+    Workload("eigh_256", linalg_eigh, "s/call", "`jit(linalg.eigh)`, f32[256, 256]", 256, False, 1.1),
+    Workload("svd_64", linalg_svd, "s/call", "`jit(linalg.svd)`, f32[64, 64]", 64, False, 1.1),
+    Workload("svd_256", linalg_svd, "s/call", "`jit(linalg.svd)`, f32[256, 256]", 256, False, 1.1),
+    Workload("solve_64", linalg_solve, "s/call", "`jit(linalg.solve)`, f32[64, 64] x 8 rhs", 64, False, 1.1),
+    Workload("solve_256", linalg_solve, "s/call", "`jit(linalg.solve)`, f32[256, 256] x 8 rhs", 256, False, 1.1),
+    Workload("conv_16", conv_nhwc, "s/call", "3x3 conv NHWC, batch 32, 16x16x32 -> 32", 16, False, 1.1),
+    Workload("conv_32", conv_nhwc, "s/call", "3x3 conv NHWC, batch 32, 32x32x32 -> 32", 32, False, 1.1),
     Workload("rss_jit_calls", rss_jit_calls, "MB", "RSS growth over 10^6 `jit` calls (MB, not a ratio)", 1_000_000),
 ]
 

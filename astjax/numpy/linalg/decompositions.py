@@ -73,13 +73,9 @@ def _diag(a):
 
 def _lu_solve(lu, perm, b):
     """x with a x = b, from a's LU (lu, permutation); b of shape batch + (n, k)."""
-    n = _shape(lu)[-1]
-    batch = _shape(lu)[:-2]
-    onehot = uf.equal(lax.broadcast_in_dim(perm, batch + (n, n), tuple(range(len(batch))) +
-                                           (len(batch),)),
-                      lax.broadcasted_iota(np.int32, batch + (n, n), len(batch) + 1))
-    pb = _matmul(lax.convert_element_type(onehot, _dt(lu)), b,
-                 precision=lax.Precision.HIGHEST)
+    # b's rows permuted by a gather (a one-hot matmul costs n^2 k and rounds in low precision)
+    rows = lax.broadcast_in_dim(perm, _shape(b), tuple(range(len(_shape(b)) - 1)))
+    pb = take_along_axis(b, rows, axis=-2, mode="promise_in_bounds")
     y = lax.linalg.triangular_solve(lu, pb, left_side=True, lower=True, unit_diagonal=True)
     return lax.linalg.triangular_solve(lu, y, left_side=True, lower=False)
 
