@@ -48,7 +48,7 @@ def check_rev_output(name, holomorphic, aval):
                 hint="a holomorphic function maps complex to complex; drop "
                      "holomorphic=True for a real-valued function of complex inputs")
         return
-    if not dtypes.issubdtype(aval.dtype, np.floating):
+    if not dtypes.is_float(aval.dtype):
         complex_out = is_complex(aval)
         raise DifferentiationTypeError(
             f"{name} requires real-valued outputs (output dtype that is a sub-dtype of "
@@ -64,7 +64,7 @@ def check_fwd_input(holomorphic, aval):
     holomorphic=True."""
     if holomorphic:
         check_rev_input("jacfwd", True, True, aval)
-    elif not dtypes.issubdtype(aval.dtype, np.floating):
+    elif not dtypes.is_float(aval.dtype):
         raise DifferentiationTypeError(
             "jacfwd requires real-valued inputs (input dtype that is a sub-dtype of "
             f"np.floating), but got {aval.dtype.name}.",

@@ -166,9 +166,7 @@ class BatchedFunction(StagedCallable):
         return tree_util.tree_unflatten(out_tree, results)
 
 
-def _is_key(x):
-    """A typed PRNG key array (an extended dtype over trailing key data)."""
-    return isinstance(getattr(x, "dtype", None), dtypes.ExtendedDType)
+_is_key = dtypes.has_extended_dtype  # a typed PRNG key array (key data trailing)
 
 
 _NO_FUN: Any = object()  # vmap(in_axes=...) without a function: a decorator factory

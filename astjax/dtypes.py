@@ -155,6 +155,12 @@ def issubdtype(a, b) -> bool:
     return np.dtype(a) == np.dtype(b)
 
 
+def has_extended_dtype(x) -> bool:
+    """Whether array-like `x` has an extended dtype (typed PRNG key arrays: their
+    shape and indexing act on whole keys, and they take part in no arithmetic)."""
+    return isinstance(getattr(x, "dtype", None), ExtendedDType)
+
+
 def is_float(dt) -> bool:
     """True if `dt` is a real floating dtype (including bfloat16)."""
     return issubdtype(dt, np.floating)

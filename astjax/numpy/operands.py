@@ -189,7 +189,7 @@ def asarray(a, dtype=None, order=None, copy=None, *, device=None) -> _typing.Arr
         return array(asarray(a, dtype, order, copy), copy=False, device=device)
     if dtype is None and (isinstance(a, Tracer) or hasattr(a, "_buf")):
         return _structural_copy(a) if copy and isinstance(a, Array) else a
-    if dtype is None and isinstance(getattr(a, "dtype", None), dtypes.ExtendedDType):
+    if dtype is None and dtypes.has_extended_dtype(a):
         return a  # an array of an extended dtype (typed PRNG keys) is already an array
     return array(a, dtype=dtype)
 

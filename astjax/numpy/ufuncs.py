@@ -507,9 +507,8 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
 def _is_complex(v):
     return dtypes.issubdtype(core.get_aval(asarray_operand(v)).dtype, np.complexfloating)
 
-def _is_key_array(x):
-    """Whether `x` is an array of an extended dtype (typed PRNG keys)."""
-    return isinstance(getattr(x, "dtype", None), dtypes.ExtendedDType)
+
+_is_key_array = dtypes.has_extended_dtype
 
 
 def _typed_keys(arrays):
