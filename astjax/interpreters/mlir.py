@@ -8,10 +8,9 @@ builders (`hlo.AddOp(...)`) cannot run on astjax: registering one is accepted, a
 using it raises a located error that says so."""
 from __future__ import annotations
 
-import numpy as np
-
 from .. import core
 from ..errors import NotImplementedInAstjaxError
+from ..primitives.base import lowering_from
 
 __all__ = ["register_lowering", "lower_fun"]
 
@@ -23,14 +22,11 @@ class _LowerFun:
     def __init__(self, fun, multiple_results):
         self.fun = fun
         self.multiple_results = multiple_results
+        self._rule = lowering_from(fun, multiple_results)
 
     def __call__(self, ctx, *args, **params):
-        def body(*xs):
-            out = self.fun(*xs, **params)
-            return list(out) if self.multiple_results else [out]
-        closed = core.stage(body, list(ctx.avals_in))
-        consts = [ctx.constant(np.asarray(c), core.get_aval(c)) for c in closed.consts]
-        return ctx.lower_jaxpr(closed.jaxpr, consts, list(args))
+        out = self._rule(ctx, *args, **params)
+        return out if self.multiple_results else [out]
 
 
 def lower_fun(fun, multiple_results: bool = True):

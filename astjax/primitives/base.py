@@ -68,6 +68,14 @@ def register(p, **rules):
     return p
 
 
+def lower_inline(ctx, fn, avals, args):
+    """Lower, inside the rule being lowered, what `fn(*xs)` (returning a list) stages
+    on values of `avals`, applied to the SSA values `args`; -> the outputs' SSA values."""
+    closed = core.stage(fn, list(avals))
+    consts = [ctx.constant(np.asarray(c), core.get_aval(c)) for c in closed.consts]
+    return list(ctx.lower_jaxpr(closed.jaxpr, consts, list(args)))
+
+
 def lowering_from(fn, multiple_results=False):
     """A lowering rule that lowers what `fn(*operands, **params)` stages (lax
     operations on the operands): JAX's `mlir.lower_fun`, for a primitive whose
@@ -76,10 +84,8 @@ def lowering_from(fn, multiple_results=False):
         def staged(*xs):
             out = fn(*xs, **params)
             return list(out) if multiple_results else [out]
-        closed = core.stage(staged, list(ctx.avals_in))
-        consts = [ctx.constant(np.asarray(c), core.get_aval(c)) for c in closed.consts]
-        outs = ctx.lower_jaxpr(closed.jaxpr, consts, list(args))
-        return list(outs) if multiple_results else outs[0]
+        outs = lower_inline(ctx, staged, ctx.avals_in, args)
+        return outs if multiple_results else outs[0]
     return rule
 
 

@@ -27,7 +27,7 @@ from ..core import ShapedArray, bind
 from ..errors import (ArgumentTypeError, DifferentiationError, NotImplementedInAstjaxError,
                       ShapeError, ShapeValueError)
 from . import lapack
-from .base import (INEXACT, check_dtype, deffront, is_zero, lax_ops, lowering_from,
+from .base import (INEXACT, check_dtype, deffront, is_zero, lax_ops, lower_inline, lowering_from,
                    mark_unsupported, nondiff, register)
 from .base import tangent_aval as _aval
 from .linalg import triangular_solve_p
@@ -252,9 +252,7 @@ def _lu_lowering(ctx, a):
     ok = lapack.info_ok(ctx, status, info, "GE")
     out = lapack.nan_unless(ctx, ok, info, out, lu_aval)
     m = aval.shape[-2]
-    closed = core.stage(lambda p: [lu_pivots_to_permutation(p, m)], [piv_aval])
-    consts = [ctx.constant(np.asarray(c), core.get_aval(c)) for c in closed.consts]
-    perm, = ctx.lower_jaxpr(closed.jaxpr, consts, [piv])
+    perm, = lower_inline(ctx, lambda p: [lu_pivots_to_permutation(p, m)], [piv_aval], [piv])
     return [out, piv, perm]
 
 

@@ -26,7 +26,7 @@ from .. import core, dtypes
 from ..core import ShapedArray, bind
 from ..errors import ArgumentValueError
 from .base import (FLOAT, binary_shape, check_dtype, defbroadcasting, is_zero, lax_ops,
-                   mark_unsupported, register)
+                   lower_inline, mark_unsupported, register)
 from .base import tangent_aval as _aval
 from .elementwise import digamma_p
 from .while_loop import fori_loop
@@ -210,9 +210,7 @@ def _lowering(fn):
     def rule(ctx, *args):
         out = ctx.avals_out[0]
         full = [ctx.broadcast(x, a, out.update(dtype=a.dtype)) for x, a in zip(args, ctx.avals_in)]
-        closed = core.stage(lambda *xs: [fn(_lax(), *xs)], [out] * len(args))
-        consts = [ctx.constant(np.asarray(c), core.get_aval(c)) for c in closed.consts]
-        res, = ctx.lower_jaxpr(closed.jaxpr, consts, full)
+        res, = lower_inline(ctx, lambda *xs: [fn(_lax(), *xs)], [out] * len(args), full)
         return res
     return rule
 
