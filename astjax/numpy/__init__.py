@@ -57,6 +57,13 @@ from . import array_methods as _array_methods  # noqa: E402
 import sys as _sys  # noqa: E402
 _array_methods.install(_sys.modules[__name__])
 
+# JAX's check that operands are arrays, not lists or tuples, on the public namespaces
+# (astjax's own modules call the unchecked functions; see arraylike.py).
+from .arraylike import guard as _guard  # noqa: E402
+_guard(_sys.modules[__name__])
+_guard(linalg, "linalg.")
+_guard(fft, "fft.")
+
 
 def __getattr__(name):
     if name.startswith("__"):

@@ -185,7 +185,7 @@ def select(condlist, choicelist, default=0):
     if len(condlist) != len(choicelist):
         raise ArgumentValueError("select: condlist and choicelist must have the same length, got "
                                  f"{len(condlist)} and {len(choicelist)}")
-    if not condlist:
+    if len(condlist) == 0:
         raise ArgumentValueError("select: condlist must not be empty")
     out = default
     for c, v in reversed(list(zip(condlist, choicelist))):

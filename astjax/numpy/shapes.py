@@ -23,7 +23,7 @@ def shape(a):
     Args: a: array or nested sequence.
     Returns: tuple of ints (always static, even under jit).
     Vs NumPy: shapes are static metadata in astjax, never traced values."""
-    return core.get_aval(a).shape
+    return np.shape(a) if isinstance(a, (list, tuple)) else core.get_aval(a).shape
 
 
 def ndim(a):
@@ -31,7 +31,7 @@ def ndim(a):
     Args: a: array or nested sequence.
     Returns: int, the rank of `a`.
     Vs NumPy: the rank is static, so this is a Python int under jit."""
-    return core.get_aval(a).ndim
+    return len(shape(a))
 
 
 def size(a, axis=None):
@@ -39,7 +39,7 @@ def size(a, axis=None):
     Args: a: array; axis: optional int (or tuple of ints).
     Returns: int number of elements.
     Vs NumPy: the result is a static Python int, available under jit."""
-    s = core.get_aval(a).shape
+    s = shape(a)
     return int(np.prod(s, dtype=np.int64)) if axis is None else s[axis]
 
 
