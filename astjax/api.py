@@ -16,6 +16,7 @@ from . import sharding as _sharding
 from .codegen import (compile_cache, cpp_jit, runtime, sharded as _sharded, spmd as _spmd,
                       stablehlo)
 from .codegen import explicit as _explicit
+from . import jit_options as _jit_options
 from .errors import (AstjaxError, ArgumentError, ArgumentTypeError, ArgumentValueError,
                      JaxRuntimeError as _JaxRuntimeError,
                      NotImplementedInAstjaxError, caller_location, check_callable,
@@ -128,9 +129,9 @@ class _Entry:
     __slots__ = ("closed", "program", "executable", "consts", "out_tree", "text",
                  "const_bufs", "in_avals", "unflatten", "call_buffers", "exe", "handlers",
                  "out_avals", "out_aval0", "single", "in_tree", "float0_in", "placed",
-                 "wrap", "device")
+                 "wrap", "device", "compiler_options")
 
-    def __init__(self, closed, out_tree, name, donated=()):
+    def __init__(self, closed, out_tree, name, donated=(), compiler_options=()):
         self.closed = closed   # what `stage` / make_jaxpr show; `program` is compiled
         self.out_tree = out_tree
         self.program, float0_outs = _without_float0_outputs(closed)
@@ -155,13 +156,14 @@ class _Entry:
         self.in_tree = None  # set by Jitted._entry
         self.placed = {}     # device -> this entry there, for committed arguments
         self.wrap, self.device = _Array, None   # results uncommitted, on the default device
+        self.compiler_options = compiler_options   # jit(compiler_options=)'s pairs
 
     def compile(self):
         if self.executable is None:
             jaxpr = self.program.jaxpr
             self.executable = runtime.Executable(
                 self.text, [v.aval for v in jaxpr.constvars + jaxpr.invars],
-                [a.aval for a in jaxpr.outvars])
+                [a.aval for a in jaxpr.outvars], compiler_options=self.compiler_options)
             ex = self.executable
             self.call_buffers = ex.call_buffers
             # what Jitted.__call__'s fast path needs, without a call into Executable
@@ -197,7 +199,8 @@ class _Entry:
         if view is None:
             ex = self.executable
             if ex.device is not dev:
-                ex = runtime.Executable(self.text, ex.in_avals, ex.out_avals, dev)
+                ex = runtime.Executable(self.text, ex.in_avals, ex.out_avals, dev,
+                                        compiler_options=self.compiler_options)
             ex = ex.committed()
             view = self.placed[dev] = copy.copy(self)
             view.executable, view.call_buffers, view.exe = ex, ex.call_buffers, ex.exe
@@ -211,8 +214,9 @@ class Jitted(StagedCallable):
     """`astjax.jit(f)`: stage f from its source, compile per input signature."""
 
     def __init__(self, fun, static_argnums=(), static_argnames=(), donate_argnums=(),
-                 in_shardings=None, out_shardings=None):
+                 in_shardings=None, out_shardings=None, options=None):
         check_callable(fun, "jit")
+        self._options = options   # jit_options.JitOptions: device, backend, compiler options
         # sharded jit (codegen/spmd.py): None when neither is given
         self._shardings = _spmd.check_jit_shardings(in_shardings, out_shardings)
         self.fun = fun
@@ -220,7 +224,8 @@ class Jitted(StagedCallable):
         (self.static_argnums, self.static_argnames, self.donate_argnums, self._cache,
          self._fast) = compile_cache.shared_state(
             fun, ("jit", _options_key(static_argnums), _options_key(static_argnames),
-                  _options_key(donate_argnums), self._shardings),
+                  _options_key(donate_argnums), self._shardings)
+            + ((options.key(),) if options is not None else ()),
             lambda: self._new_state(fun, static_argnums, static_argnames, donate_argnums))
         self._has_statics = bool(self.static_argnums or self.static_argnames)
         functools.update_wrapper(self, fun, updated=())
@@ -298,7 +303,8 @@ class Jitted(StagedCallable):
                 entry = _spmd.jit_entry(closed, out_tree, name, self._shardings, dyn_args,
                                         leaves, donated, caller_location())
             else:
-                entry = _Entry(closed, out_tree, name, donated)
+                entry = _Entry(closed, out_tree, name, donated, self._options.compiler_options
+                               if self._options is not None else ())
             entry.in_tree = in_tree
             self._cache[key] = entry
         return entry, leaves
@@ -324,6 +330,8 @@ class Jitted(StagedCallable):
             return self.stage_inline(*args, **kwargs)
         if _jit_call_hook[0] is not None:  # astjax.config_api: disable_jit, debug_nans, ...
             return _jit_call_hook[0](self, args, kwargs)
+        if self._options is not None:   # (placed on its device, compiled with its options)
+            return self._call_slow(args, kwargs)
         if not kwargs and not self._has_statics:
             n = len(args)
             key = None
@@ -467,7 +475,10 @@ class Jitted(StagedCallable):
             if type(entry) is _Entry:   # (a partitioned program places itself)
                 names = (functools.partial(_positional_names, self.fun, len(args))
                          if not kwargs and len(leaves) == len(args) else None)
-                out = entry.run_placed(leaves, names, function_name(self.fun))
+                dev = _jit_options.run_device(self._options)
+                out = (entry.placed_on(dev).run(_jit_options.to_device(leaves, dev))
+                       if dev is not None else entry.run_placed(leaves, names,
+                                                                function_name(self.fun)))
             else:
                 out = entry.run(leaves)
         except AstjaxError as e:
@@ -507,6 +518,7 @@ class Jitted(StagedCallable):
                 self._fast[_TREE] = True
 
     def stage_inline(self, *args, **kwargs):
+        _jit_options.check_nested(self._options, self.fun)
         check_signature(self.fun, args, kwargs, "jit")
         dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
         fun = self._rebuild(statics)
@@ -528,6 +540,8 @@ class Jitted(StagedCallable):
         except AstjaxError as e:
             raise e.with_traceback(user_traceback(e)) from None
         dyn_args, _, statics = self._split(args, kwargs)
+        if _jit_options.run_device(self._options) is not None:   # device=, backend=
+            entry = entry.compile().placed_on(_jit_options.run_device(self._options))
         return cls(entry, getattr(self.fun, "__name__", "<unnamed function>"),
                    self.donate_argnums, donated_leaves(self.donate_argnums, dyn_args, statics))
 
@@ -571,9 +585,6 @@ def _call_user(fun, args, kwargs):
     return as_callable(fun)(*args, **kwargs)
 
 
-_JIT_KEYWORDS = ("keep_unused", "device", "backend", "abstracted_axes", "compiler_options")
-
-
 @overload
 def jit(fun: Callable[..., Any], in_shardings: Any = None, out_shardings: Any = None, *,
         static_argnums: int | Sequence[int] = (), static_argnames: str | Iterable[str] = (),
@@ -603,24 +614,16 @@ def jit(fun: Callable[..., Any] | None = None, in_shardings: Any = None,
         >>> astjax.jit(jnp.sin)(0.0)
         Array(0., dtype=float32, weak_type=True)
     """
-    bad = sorted(set(options) - set(_JIT_KEYWORDS))
-    if bad:
-        raise TypeError(f"jit() got an unexpected keyword argument {bad[0]!r}")
-    # keep_unused: astjax's programs keep every argument already
-    unsupported = sorted(k for k, v in options.items() if k != "keep_unused" and v is not None)
-    if unsupported:
-        raise NotImplementedInAstjaxError(
-            f"jit's {unsupported[0]}= is not supported by astjax yet",
-            hint="place arguments with device_put / in_shardings instead", loc=caller_location())
     if fun is None:
         return functools.partial(jit, in_shardings=in_shardings, out_shardings=out_shardings,
-                                 static_argnums=static_argnums,
-                                 static_argnames=static_argnames, donate_argnums=donate_argnums)
+                                 static_argnums=static_argnums, static_argnames=static_argnames,
+                                 donate_argnums=donate_argnums, **options)
+    opts = _jit_options.parse(options, in_shardings, out_shardings)   # device=, backend=, ...
     if (getattr(fun, "_jit_is_identity", False) and not (static_argnums or static_argnames)
-            and in_shardings is None and out_shardings is None):
+            and in_shardings is None and out_shardings is None and opts is None):
         return fun  # a pmap is compiled already: jit(pmap(f)) is pmap(f)
     return Jitted(fun, static_argnums, static_argnames, donate_argnums, in_shardings,
-                  out_shardings)
+                  out_shardings, opts)
 
 
 function = jit

@@ -149,6 +149,7 @@ def cache_key(client, text: str, devs, options) -> str:
                  ",".join(str(d.id) for d in devs),
                  str(getattr(options, "num_replicas", 1)),
                  str(getattr(options, "num_partitions", 1)),
+                 repr(list(getattr(options, "env_option_overrides", ()))),
                  os.environ.get("XLA_FLAGS", "")):
         h.update(part.encode())
         h.update(b"\0")

@@ -442,13 +442,16 @@ class Executable:
     (interned) directly and does what `call_buffers` does: keep those three
     meaning the same, or give `_Entry.compile` what it needs."""
 
-    def __init__(self, text: str, in_avals, out_avals, device=None, donated=()):
+    def __init__(self, text: str, in_avals, out_avals, device=None, donated=(),
+                 compiler_options=()):
         self.text = text
         self.in_avals = list(in_avals)
         self.out_avals = [intern_aval(a) for a in out_avals]
         self.device = device or default_device()
+        self.compiler_options = tuple(compiler_options)
         opts = xc.CompileOptions()
         opts.device_assignment = xc.DeviceAssignment.create(np.array([[self.device.id]]))
+        set_compiler_options(opts, self.compiler_options)
         self.exe = compile_mlir(text, (self.device,), opts)
         sh = self._sharding = sharding_for(self.device)
         self._devices = [self.device]
@@ -696,6 +699,26 @@ def global_devices():
 def platform() -> str:
     """'cpu' or 'cuda' (the default client's platform)."""
     return client().platform
+
+
+# `jit(compiler_options=)` names that XLA reads from the build options, not from the
+# environment overrides (as JAX passes them)
+_BUILD_OPTIONS = ("exec_time_optimization_effort", "memory_fitting_effort",
+                  "optimization_level", "memory_fitting_level")
+
+
+def set_compiler_options(opts, items):
+    """Put `jit(compiler_options=)`'s (name, value) pairs on CompileOptions `opts`: the
+    build-option ones on its build options, the rest as XLA's environment overrides
+    (an unknown name or a bad value is XLA's INVALID_ARGUMENT when compiling)."""
+    env = []
+    for name, value in items:
+        if name in _BUILD_OPTIONS:
+            setattr(opts.executable_build_options, name, value)
+        else:
+            env.append((name, value))
+    if env:
+        opts.env_option_overrides = env
 
 
 def compile_mlir(text: str, devs, options):
