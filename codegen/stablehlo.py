@@ -211,8 +211,9 @@ def lower_jaxpr(mb: ModuleBuilder, jaxpr: core.Jaxpr, consts, args, platform="cp
     for eqn in jaxpr.eqns:
         rule = eqn.primitive.lowering
         if rule is None:
-            raise NotImplementedInAstjaxError(
-                f"primitive {eqn.primitive.name} has no StableHLO lowering", loc=eqn.source_info)
+            raise NotImplementedInAstjaxError(   # (JAX's text; only extension primitives)
+                f"MLIR translation rule for primitive '{eqn.primitive.name}' not found for "
+                f"platform {platform}", loc=eqn.source_info)
         ctx = RuleContext(mb, [a.aval for a in eqn.invars], [v.aval for v in eqn.outvars], platform)
         first = mb.names.counter
         try:

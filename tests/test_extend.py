@@ -27,11 +27,18 @@ batching.primitive_batchers[scale_p] = lambda args, dims, *, k: (scale_p.bind(ar
                                                                  dims[0])
 mlir.register_lowering(scale_p, mlir.lower_fun(_scale_impl, multiple_results=False))
 
-# equinox's `unvmap_any`: several results, an impl-only lowering, an axis batching rule
+# equinox's `unvmap_any`: several results, a lowering made from the impl by
+# `mlir.lower_fun` (as equinox registers it), an axis batching rule
 any_p = Primitive("test_unvmap_any")
 any_p.multiple_results = True
 any_p.def_impl(lambda x: [jnp.any(x)])
 any_p.def_abstract_eval(lambda x: [ShapedArray((), np.bool_)])
+mlir.register_lowering(any_p, mlir.lower_fun(lambda x: [jnp.any(x)], multiple_results=True))
+
+# an impl and no lowering: eager calls run, `jit` raises JAX's NotImplementedError
+twice_p = Primitive("test_twice_no_lowering")
+twice_p.def_impl(lambda x: 2 * x)
+twice_p.def_abstract_eval(lambda x: ShapedArray(x.shape, x.dtype))
 batching.axis_primitive_batchers[any_p] = lambda axis, args, dims: (
     any_p.bind(args[0]), [batching.not_mapped])
 
@@ -68,6 +75,18 @@ def test_multiple_results_impl_lowering_and_axis_batcher():
     out = astjax.vmap(lambda v: any_p.bind(v)[0])(jnp.array([[0.0, 0.0], [0.0, 1.0]]))
     # unmapped: `any` over the whole batch (what equinox relies on), broadcast by vmap
     np.testing.assert_array_equal(out, [True, True])
+
+
+def test_no_lowering_under_jit_is_jax_error():
+    np.testing.assert_allclose(twice_p.bind(jnp.ones(2)), [2.0, 2.0])
+
+    def f(x):
+        return twice_p.bind(x) + 1.0
+    with pytest.raises(NotImplementedError) as info:
+        astjax.jit(f)(jnp.ones(2))
+    assert ("MLIR translation rule for primitive 'test_twice_no_lowering' not found for "
+            "platform cpu") in str(info.value)
+    assert "return twice_p.bind(x) + 1.0" in str(info.value)   # located at the equation
 
 
 def test_rule_tables_are_views():

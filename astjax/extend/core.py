@@ -12,7 +12,6 @@ from contextlib import contextmanager
 
 from .. import core
 from ..errors import NotImplementedInAstjaxError
-from ..interpreters.mlir import lower_fun
 from ..ir import ClosedJaxpr, Eqn, Jaxpr, Literal, ShapedArray, Var  # noqa: F401
 from ..pyast import call
 
@@ -66,9 +65,7 @@ class Primitive(core.Primitive):
 
     def def_impl(self, impl):
         """The eager evaluation rule: a function of arrays (usually `jnp` code)."""
-        self.impl = impl
-        if self.lowering is None:
-            self.lowering = _LoweringFromImpl(self)
+        self.impl = impl   # (not a lowering: without one, `jit` raises as JAX does)
         return impl
 
     def def_abstract_eval(self, abstract_eval):
@@ -92,17 +89,6 @@ class Primitive(core.Primitive):
                 raise NotImplementedError(f"Evaluation rule for '{self.name}' not implemented")
             return self.impl(*args, **params)
         return core.bind(self, *args, **params)
-
-
-class _LoweringFromImpl:
-    """The default lowering of an extension primitive: its impl, staged."""
-
-    def __init__(self, prim):
-        self.prim = prim
-
-    def __call__(self, ctx, *args, **params):
-        outs = lower_fun(self.prim.impl, self.prim.multiple_results)(ctx, *args, **params)
-        return outs if self.prim.multiple_results else outs[0]
 
 
 def _bind_source(gen, eqn):
