@@ -88,6 +88,9 @@ class ModuleBuilder:
         self.indent = 4
         self.consts: dict = {}
         self.host_callbacks: list = []
+        # private functions beside `main` (lowering rules written with MLIR builders,
+        # codegen/mlir_builders.py), as printed text
+        self.functions: list[str] = []
         # (first, end, eqn): the SSA numbers first..end-1 were made by eqn's rule
         self.origins: list = []
 
@@ -359,7 +362,8 @@ def lower_module(jaxpr: core.Jaxpr, name="main_fn", num_replicas=1, donated=(),
             + "".join(f"  {line}\n" for line in (preamble() if preamble else ())) +
             f"  func.func public @main({', '.join(sig)})"
             + (f" -> ({', '.join(res_types)})" if res_types else "") + " {\n")
-    text = ModuleText(head + "\n".join(mb.lines) + "\n  }\n}\n")
+    funcs = "".join("\n".join("  " + ln for ln in f.splitlines()) + "\n" for f in mb.functions)
+    text = ModuleText(head + "\n".join(mb.lines) + "\n  }\n" + funcs + "}\n")
     text.host_callbacks = tuple(mb.host_callbacks)
     text.origins = mb.origins
     return text

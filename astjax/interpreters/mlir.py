@@ -1,18 +1,21 @@
 """`astjax.interpreters.mlir` (JAX's `jax.interpreters.mlir`): lowering registration.
 
-astjax writes StableHLO itself (codegen/stablehlo.py), so a lowering a library
-registers must be built by `lower_fun(fun)`: `fun` (a function of `jnp` / `lax`
-operations on the operands, with the equation's params as keywords) is staged on the
-operands' avals and its program inlined. Rules written against JAX's MLIR Python
-builders (`hlo.AddOp(...)`) cannot run on astjax: registering one is accepted, and
-using it raises a located error that says so."""
+astjax writes StableHLO itself (codegen/stablehlo.py). A lowering a library registers
+is either built by `lower_fun(fun)` -- `fun` (a function of `jnp` / `lax` operations
+on the operands, with the equation's params as keywords) is staged on the operands'
+avals and its program inlined -- or written against jaxlib's MLIR Python builders
+(`hlo.AddOp(...)`, `ir` types, `aval_to_ir_type`, `ir_constant`), run one equation
+at a time into a private function of the module (codegen/mlir_builders.py)."""
 from __future__ import annotations
 
 from .. import core
 from ..errors import NotImplementedInAstjaxError
+from ..codegen.mlir_builders import (aval_to_ir_type, dtype_to_ir_type, ir,  # noqa: F401
+                                     ir_constant, lower_with_builders)
 from ..primitives.base import lowering_from
 
-__all__ = ["register_lowering", "lower_fun"]
+__all__ = ["register_lowering", "lower_fun", "ir", "aval_to_ir_type", "dtype_to_ir_type",
+           "ir_constant"]
 
 
 class _LowerFun:
@@ -46,16 +49,15 @@ class _PlatformRules:
     def __call__(self, ctx, *args, **params):
         rule, native = self.rules.get(ctx.platform, self.rules.get(None, (None, False)))
         if rule is None:
-            raise NotImplementedInAstjaxError(
-                f"primitive {self.prim.name} has no lowering for platform {ctx.platform}")
+            raise NotImplementedInAstjaxError(   # (JAX's text)
+                f"MLIR translation rule for primitive '{self.prim.name}' not found for "
+                f"platform {ctx.platform}")
         if native:
             return rule(ctx, *args, **params)
-        if not isinstance(rule, _LowerFun):
-            raise NotImplementedInAstjaxError(
-                f"the lowering registered for primitive {self.prim.name} is written against "
-                "JAX's MLIR builders, which astjax does not use; register "
-                "`mlir.lower_fun(impl, multiple_results=...)` instead")
-        outs = rule(ctx, *args, **params)
+        if isinstance(rule, _LowerFun):
+            outs = rule(ctx, *args, **params)
+        else:   # a rule written with jaxlib's MLIR builders (`hlo.AddOp(...)`)
+            outs = lower_with_builders(ctx, rule, self.prim, args, params)
         return outs if self.prim.multiple_results else outs[0]
 
 

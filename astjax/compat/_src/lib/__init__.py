@@ -1,13 +1,15 @@
 """`jax._src.lib`: the names programs read from it -- jaxlib's `xla_client`, the
 jaxlib version (`version`, `version_str`, `jaxlib_extension_version`) and the
-`Device` class. jaxlib's MLIR Python bindings (`jax._src.lib.mlir`, used to write
-lowering rules as MLIR ops) are not served: astjax's lowerings emit StableHLO text
-(`astjax.interpreters.mlir`)."""
+`Device` class -- and, as `jax._src.lib.mlir`, jaxlib's MLIR Python bindings, with
+which lowering rules are written as MLIR ops (`astjax.interpreters.mlir` runs them:
+codegen/mlir_builders.py)."""
 from __future__ import annotations
 
 import jaxlib
 from jaxlib import _jax
 from jaxlib import xla_client
+
+from . import mlir  # noqa: F401
 
 __all__ = ["xla_client", "version", "version_str", "jaxlib_extension_version", "Device",
            "jaxlib"]
