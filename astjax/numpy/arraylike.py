@@ -53,17 +53,17 @@ arctan arctanh argmax argmin argpartition argsort argwhere around array_split as
 atan atanh bincount bitwise_count bitwise_invert
 bitwise_not broadcast_to cbrt ceil clip conj conjugate copy corrcoef cos cosh
 count_nonzero cov cumprod cumsum cumulative_prod cumulative_sum deg2rad degrees diag
-diag_indices_from diagflat diagonal diff ediff1d empty_like exp exp2 expand_dims expm1
+diag_indices_from diagflat diagonal diff ediff1d exp exp2 expand_dims expm1
 fabs flatnonzero flip fliplr flipud floor frexp histogram histogram_bin_edges histogramdd
 hsplit i0 imag insert invert iscomplex isfinite isinf isnan isneginf isposinf isreal log
 log10 log1p log2 logical_not matrix_transpose max mean median min modf moveaxis
 nan_to_num nanargmax nanargmin nancumprod nancumsum nanmax nanmean nanmedian nanmin
-nanprod nanstd nansum nanvar negative nonzero ones_like packbits pad partition poly
+nanprod nanstd nansum nanvar negative nonzero packbits pad partition poly
 polyder polyint positive prod ptp rad2deg radians ravel real reciprocal reshape resize
 rint roll rollaxis roots rot90 round sign signbit sin sinc sinh sort sort_complex spacing
 split sqrt square squeeze std sum swapaxes tan tanh tile trace transpose trapezoid tril
 tril_indices_from trim_zeros triu triu_indices_from trunc unique unique_all unique_counts
-unique_inverse unique_values unravel_index unstack unwrap vander var vsplit zeros_like
+unique_inverse unique_values unravel_index unstack unwrap vander var vsplit
 linalg.cholesky linalg.cond linalg.det linalg.diagonal linalg.eig linalg.eigh
 linalg.eigvals linalg.eigvalsh linalg.inv linalg.matrix_norm linalg.matrix_power
 linalg.matrix_rank linalg.matrix_transpose linalg.norm linalg.pinv linalg.qr
@@ -72,7 +72,7 @@ fft.fftn fft.fftshift fft.hfft fft.ifft fft.ifft2 fft.ifftn fft.ifftshift fft.ir
 fft.irfft2 fft.irfftn fft.rfft fft.rfft2 fft.rfftn""".split()
 _FIRST_TWO = """add allclose arctan2 atan2 bitwise_and bitwise_left_shift bitwise_or
 bitwise_right_shift bitwise_xor compress convolve copysign correlate cross delete digitize
-divide divmod dot equal extract float_power floor_divide fmax fmin fmod full_like gcd
+divide divmod dot equal extract float_power floor_divide fmax fmin fmod gcd
 greater greater_equal heaviside histogram2d hypot inner intersect1d isclose isin kron lcm
 ldexp left_shift less less_equal linspace logaddexp logaddexp2 logical_and logical_or
 logical_xor matmul matvec maximum minimum mod multiply nanpercentile nanquantile nextafter
@@ -85,7 +85,7 @@ _MESSAGE_NAME = {
     "abs": "absolute", "amax": "max", "amin": "min", "argpartition": "partition",
     "around": "round", "bitwise_right_shift": "right_shift", "conj": "conjugate",
     "degrees": "rad2deg", "radians": "deg2rad", "divide": "true_divide",
-    "empty_like": "ones_like", "extract": "extreact", "flatnonzero": "ravel",
+"extract": "extreact", "flatnonzero": "ravel",
     "fmax": "greater", "fmin": "less", "iscomplex": "imag", "isreal": "imag",
     "mod": "remainder", "pow": "power", "vecdot": "jnp.vecdot", "vecmat": "matvec",
     "linalg.cond": "cond", "linalg.tensorsolve": "tensorsolve",
@@ -108,7 +108,9 @@ def _message_name(qualname: str) -> str:
 # parameters together; a tuple of names checks those parameters together; "each"
 # checks the first two one at a time (each message says position 0); "sequence"
 # checks the elements of the first argument when it is a list or tuple; "varargs" the
-# positional arguments; "where" / "select" are those functions' own readings.
+# positional arguments; "where" / "select" are those functions' own readings; "like"
+# (the `*_like` functions) skips a prototype with `shape` and `dtype` (duck typing:
+# a ShapeDtypeStruct) and checks the fill value of `full_like`.
 ARRAYLIKE: dict[str, tuple[str, object]] = {
     **{q: (_message_name(q), 1) for q in _FIRST},
     **{q: (_message_name(q), 2) for q in _FIRST_TWO},
@@ -125,6 +127,10 @@ ARRAYLIKE: dict[str, tuple[str, object]] = {
     "atleast_3d": ("atleast_3d", "varargs"),
     "ix_": ("ix", "varargs"),
     "where": ("where", "where"),
+    "zeros_like": ("zeros_like", "like"),
+    "ones_like": ("ones_like", "like"),
+    "empty_like": ("ones_like", "like"),
+    "full_like": ("full_like", "like"),
     "select": ("select", "select"),
 }
 
@@ -140,6 +146,13 @@ def _operands(how, names, args, kwargs):
         given = list(args[:3]) + [kwargs[k] for k in ("x", "y") if k in kwargs]
         both = len(given) == 3 and given[1] is not None and given[2] is not None
         return [tuple(given) if both else tuple(given[:1])]
+    if how == "like":
+        given = [args[i] if i < len(args) else kwargs[n] for i, n in enumerate(names[:2])
+                 if i < len(args) or n in kwargs]
+        fill = tuple(given[1:2]) if names[1:2] == ["fill_value"] else ()
+        proto = given[0] if given else None
+        duck = hasattr(proto, "dtype") and hasattr(proto, "shape")
+        return [((0,) if duck else tuple(given[:1])) + fill]
     if how == "select":
         cond = args[0] if args else kwargs.get("condlist", ())
         choice = args[1] if len(args) > 1 else kwargs.get("choicelist", ())
