@@ -12,7 +12,7 @@ import re
 import numpy as np
 
 from astjax import core, dtypes, tree_util
-from astjax.errors import AstjaxError, NotImplementedInAstjaxError
+from astjax.errors import AstjaxError, NotImplementedInAstjaxError, format_location
 from astjax.util import Namer
 
 def _narrow_type(name):
@@ -213,10 +213,14 @@ def lower_jaxpr(mb: ModuleBuilder, jaxpr: core.Jaxpr, consts, args, platform="cp
         env[v] = x
     for eqn in jaxpr.eqns:
         rule = eqn.primitive.lowering
-        if rule is None:
-            raise NotImplementedInAstjaxError(   # (JAX's text; only extension primitives)
-                f"MLIR translation rule for primitive '{eqn.primitive.name}' not found for "
-                f"platform {platform}", loc=eqn.source_info)
+        if rule is None:   # extension primitives: JAX's exact class, located by a note
+            missing = getattr(eqn.primitive, "missing_rule_error", None)
+            if missing is None:
+                raise NotImplementedInAstjaxError(f"primitive {eqn.primitive.name} has no "
+                                                  "StableHLO lowering", loc=eqn.source_info)
+            err = missing("lowering", platform)
+            err.add_note(format_location(eqn.source_info).rstrip())
+            raise err
         ctx = RuleContext(mb, [a.aval for a in eqn.invars], [v.aval for v in eqn.outvars], platform)
         first = mb.names.counter
         try:

@@ -84,9 +84,11 @@ def test_no_lowering_under_jit_is_jax_error():
         return twice_p.bind(x) + 1.0
     with pytest.raises(NotImplementedError) as info:
         astjax.jit(f)(jnp.ones(2))
-    assert ("MLIR translation rule for primitive 'test_twice_no_lowering' not found for "
-            "platform cpu") in str(info.value)
-    assert "return twice_p.bind(x) + 1.0" in str(info.value)   # located at the equation
+    assert type(info.value) is NotImplementedError   # JAX's exact class (its docs test it)
+    assert str(info.value) == ("MLIR translation rule for primitive 'test_twice_no_lowering' "
+                               "not found for platform cpu")
+    # located at the equation, by a note
+    assert "return twice_p.bind(x) + 1.0" in "\n".join(info.value.__notes__)
 
 
 def test_rule_tables_are_views():
@@ -98,12 +100,13 @@ def test_rule_tables_are_views():
     assert any(p.name == "sin" for p in ad.primitive_jvps)
 
 
-def test_jax_mlir_style_rule_is_a_located_error():
+def test_jax_mlir_style_rule_runs():
+    """A rule written against JAX's MLIR values (here: returning its operand) runs
+    (codegen/mlir_builders.py; tests/test_mlir_builders.py has more)."""
     p = Primitive("test_mlir_style")
     p.def_abstract_eval(lambda x: x)
     mlir.register_lowering(p, lambda ctx, x: [x])
-    with pytest.raises(NotImplementedInAstjaxError, match="lower_fun"):
-        astjax.jit(lambda x: p.bind(x))(jnp.ones(2))
+    np.testing.assert_allclose(astjax.jit(lambda x: p.bind(x))(jnp.ones(2)), [1.0, 1.0])
 
 
 def test_avals_and_partial_eval():

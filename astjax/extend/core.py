@@ -55,9 +55,12 @@ class Primitive(core.Primitive):
         super().__init__(name, register=False)
         self.source = _bind_source
 
-    def missing_rule_error(self, kind):
+    def missing_rule_error(self, kind, platform="cpu"):
         """The error JAX raises when a transformation needs a rule of `kind` this
         primitive lacks: exactly NotImplementedError, as JAX's docs test."""
+        if kind == "lowering":
+            return NotImplementedError(f"MLIR translation rule for primitive '{self.name}' "
+                                       f"not found for platform {platform}")
         what = {"jvp": "Differentiation rule", "batch": "Batching rule",
                 "transpose": "Transpose rule (for reverse-mode differentiation)",
                 "abstract_eval": "Abstract evaluation"}[kind]

@@ -49,7 +49,10 @@ class _PlatformRules:
     def __call__(self, ctx, *args, **params):
         rule, native = self.rules.get(ctx.platform, self.rules.get(None, (None, False)))
         if rule is None:
-            raise NotImplementedInAstjaxError(   # (JAX's text)
+            missing = getattr(self.prim, "missing_rule_error", None)   # JAX's exact class
+            if missing is not None:
+                raise missing("lowering", ctx.platform)
+            raise NotImplementedInAstjaxError(
                 f"MLIR translation rule for primitive '{self.prim.name}' not found for "
                 f"platform {ctx.platform}")
         if native:
