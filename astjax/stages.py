@@ -11,6 +11,7 @@ compiled, `executable`), so tracing, lowering and compiling again reuse the cach
 """
 from __future__ import annotations
 
+import copy
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -245,13 +246,21 @@ class Lowered(_Stage):
         return runtime.xc._xla.hlo_module_cost_analysis(runtime.client(), module)
 
     def compile(self, compiler_options=None):
-        """Compile with XLA (`Compiled`)."""
-        if compiler_options:
+        """Compile with XLA (`Compiled`); `compiler_options` (a dict) are added to
+        `jit`'s own and handed to XLA as `jit(compiler_options=)` hands them."""
+        if not compiler_options:
+            return self._like(Compiled, self._entry.compile())
+        base = self._entry
+        if not hasattr(base, "compiler_options"):
             raise ArgumentValueError(
-                "compiler_options are not supported by astjax's compile",
+                "compiler_options are not supported by astjax for a partitioned program",
                 hint="set XLA options through the XLA_FLAGS environment variable",
                 loc=caller_location())
-        return self._like(Compiled, self._entry.compile())
+        entry = copy.copy(base)   # (jit's cached entry keeps its own options)
+        entry.compiler_options = tuple(base.compiler_options) + tuple(compiler_options.items())
+        entry.executable, entry.placed, entry.device = None, {}, None
+        entry.compile()
+        return self._like(Compiled, entry.placed_on(base.device) if base.device else entry)
 
     def __str__(self):
         """The StableHLO text astjax emitted (generic op form, with the per-op source

@@ -1,5 +1,5 @@
-"""`jit(device=, backend=, compiler_options=)` as JAX 0.10.2 runs them, on 4 CPU
-devices, and a recorder of JAX's outcomes (see README.md).
+"""`jit(device=, backend=, compiler_options=)` and `Lowered.compile(compiler_options=)`
+as JAX 0.10.2 runs them, on 4 CPU devices, and a recorder of JAX's outcomes (see README.md).
 
 `SCENARIOS` maps a name to a function of (jit, device_put, devices, x) that returns an
 array or raises. Recorded per scenario: the result's devices, `committed` and value,
@@ -47,6 +47,12 @@ SCENARIOS = {
     "abstracted_axes": lambda jit, put, devs, x: jit(_f, abstracted_axes=("n",)),
     "device1_lower_compile": lambda jit, put, devs, x: jit(_f, device=devs[1]).lower(
         x).compile()(x),
+    "lower_compile_options": lambda jit, put, devs, x: jit(_f).lower(x).compile(
+        compiler_options={"xla_cpu_enable_fast_math": True})(x),
+    "lower_compile_options_unknown": lambda jit, put, devs, x: jit(_f).lower(x).compile(
+        compiler_options={"xla_not_an_option": True})(x),
+    "device1_lower_compile_options": lambda jit, put, devs, x: jit(_f, device=devs[1]).lower(
+        x).compile(compiler_options={"xla_cpu_enable_fast_math": True})(x),
 }
 
 
