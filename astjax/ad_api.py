@@ -30,6 +30,7 @@ from .ad_dtypes import (
 from .api import Jitted
 from .codegen import compile_cache
 from .codegen import explicit as _explicit
+from .extend.core import eager_transform as _eager_transform
 from .core import bind, raw
 from .errors import (ArgumentError, ArgumentTypeError, ArgumentValueError, AstjaxError,
                      DifferentiationTypeError,
@@ -142,23 +143,24 @@ class _Transformed(StagedCallable):
         static = tuple(i for i, a in enumerate(args) if not _array_leaves(a))
         static_kw = tuple(k for k, v in kwargs.items() if not _array_leaves(v))
         try:
-            cache = self._state()
-            if not static and not static_kw:
-                jitted = cache.get(None)
+            with _eager_transform():   # (an extension primitive's impl may lower here)
+                cache = self._state()
+                if not static and not static_kw:
+                    jitted = cache.get(None)
+                    if jitted is None:
+                        jitted = cache[None] = Jitted(self)
+                    return jitted(*args, **kwargs)
+                # arguments that are not arrays (functions, modules, ...) are static
+                try:
+                    hash((tuple(args[i] for i in static), tuple(kwargs[k] for k in static_kw)))
+                except TypeError:  # unhashable: close over them, uncached
+                    fun, dyn, dyn_kw, _ = _close_over(self, args, kwargs, ())
+                    return Jitted(fun)(*dyn, **dyn_kw)
+                jitted = cache.get((static, static_kw))
                 if jitted is None:
-                    jitted = cache[None] = Jitted(self)
+                    jitted = cache[static, static_kw] = Jitted(self, static_argnums=static,
+                                                               static_argnames=static_kw)
                 return jitted(*args, **kwargs)
-            # arguments that are not arrays (functions, modules, ...) are static
-            try:
-                hash((tuple(args[i] for i in static), tuple(kwargs[k] for k in static_kw)))
-            except TypeError:  # unhashable: close over them, uncached
-                fun, dyn, dyn_kw, _ = _close_over(self, args, kwargs, ())
-                return Jitted(fun)(*dyn, **dyn_kw)
-            jitted = cache.get((static, static_kw))
-            if jitted is None:
-                jitted = cache[static, static_kw] = Jitted(self, static_argnums=static,
-                                                           static_argnames=static_kw)
-            return jitted(*args, **kwargs)
         except AstjaxError as e:
             raise e.with_traceback(user_traceback(e)) from None
 

@@ -18,6 +18,7 @@ from typing import Any, TypeVar, overload
 
 from . import core, dtypes, tree_util
 from .api import Jitted
+from .extend.core import eager_transform as _eager_transform
 from .errors import (ArgumentError, ArgumentTypeError, ArgumentValueError, ShapeError,
                      caller_location, check_signature)
 from .staging import StagedCallable, leaf_labels, mapped_leaves, stage_flat
@@ -87,7 +88,8 @@ class BatchedFunction(StagedCallable):
             return self.stage_inline(*args, **kwargs)
         if self._jitted is None:
             self._jitted = Jitted(self)
-        return self._jitted(*args, **kwargs)
+        with _eager_transform():   # (an extension primitive's impl may lower here)
+            return self._jitted(*args, **kwargs)
 
     # -- staging --------------------------------------------------------------------
 

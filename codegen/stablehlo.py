@@ -199,6 +199,10 @@ class RuleContext:
         return lower_jaxpr(self.mb, jaxpr, consts, args, self.platform)
 
 
+def _always():
+    return True
+
+
 def lower_jaxpr(mb: ModuleBuilder, jaxpr: core.Jaxpr, consts, args, platform="cpu"):
     env = {}
 
@@ -213,7 +217,9 @@ def lower_jaxpr(mb: ModuleBuilder, jaxpr: core.Jaxpr, consts, args, platform="cp
         env[v] = x
     for eqn in jaxpr.eqns:
         rule = eqn.primitive.lowering
-        if rule is None:   # extension primitives: JAX's exact class, located by a note
+        if rule is None or not getattr(rule, "available", _always)():
+            # extension primitives (an impl lowers only in eager transformations,
+            # astjax.extend.core): JAX's exact class, located by a note
             missing = getattr(eqn.primitive, "missing_rule_error", None)
             if missing is None:
                 raise NotImplementedInAstjaxError(f"primitive {eqn.primitive.name} has no "

@@ -127,8 +127,8 @@ def test_bad_shardings_raise_like_jax():
             np.zeros((3, 4), np.float32))
     with pytest.raises(TypeError, match="unexpected keyword"):
         jax.jit(lambda x: x, in_sharding=None)
-    with pytest.raises(NotImplementedError, match="backend"):
-        jax.jit(lambda x: x, backend="cpu")    # accepted only as None, never ignored
+    with pytest.warns(DeprecationWarning), pytest.raises(ValueError, match="in_shardings"):
+        jax.jit(lambda x: x, backend="cpu", in_shardings=NamedSharding(mesh, P()))  # as JAX
     assert float(jax.jit(lambda x: x + 1, keep_unused=True)(1.0)) == 2.0
     g = jax.device_put(a, NamedSharding(mesh, P("y")))
     with pytest.raises(ValueError, match="does not match the sharding on the respective arg"):

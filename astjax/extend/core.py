@@ -9,10 +9,12 @@ prints in `astjax.source` as a call of the primitive's `bind`."""
 from __future__ import annotations
 
 from contextlib import contextmanager
+from contextvars import ContextVar
 
 from .. import core
 from ..errors import NotImplementedInAstjaxError
 from ..ir import ClosedJaxpr, Eqn, Jaxpr, Literal, ShapedArray, Var  # noqa: F401
+from ..interpreters.mlir import lower_fun
 from ..pyast import call
 
 __all__ = ["Primitive", "Jaxpr", "ClosedJaxpr", "Var", "Literal", "ShapedArray",
@@ -68,7 +70,9 @@ class Primitive(core.Primitive):
 
     def def_impl(self, impl):
         """The eager evaluation rule: a function of arrays (usually `jnp` code)."""
-        self.impl = impl   # (not a lowering: without one, `jit` raises as JAX does)
+        self.impl = impl
+        if self.lowering is None:   # (eager transformations only: see _LoweringFromImpl)
+            self.lowering = _LoweringFromImpl(self)
         return impl
 
     def def_abstract_eval(self, abstract_eval):
@@ -92,6 +96,38 @@ class Primitive(core.Primitive):
                 raise NotImplementedError(f"Evaluation rule for '{self.name}' not implemented")
             return self.impl(*args, **params)
         return core.bind(self, *args, **params)
+
+
+_eager = ContextVar("astjax_eager_transform", default=False)
+
+
+@contextmanager
+def eager_transform():
+    """While an eager transformation (`grad(f)(x)`, `vmap(f)(x)` outside `jit`) stages
+    and compiles its program. JAX evaluates those op by op, so an extension primitive
+    with only an impl works there; astjax compiles them, and lowers the impl."""
+    token = _eager.set(True)
+    try:
+        yield
+    finally:
+        _eager.reset(token)
+
+
+class _LoweringFromImpl:
+    """An extension primitive's impl as its lowering, `available` only inside
+    `eager_transform()`: under `jit`, a primitive without a registered lowering is
+    JAX's NotImplementedError (codegen/stablehlo.py raises it)."""
+
+    def __init__(self, prim):
+        self.prim = prim
+
+    @staticmethod
+    def available():
+        return _eager.get()
+
+    def __call__(self, ctx, *args, **params):
+        outs = lower_fun(self.prim.impl, self.prim.multiple_results)(ctx, *args, **params)
+        return outs if self.prim.multiple_results else outs[0]
 
 
 def _bind_source(gen, eqn):

@@ -72,7 +72,8 @@ def register_lowering(prim, rule, platform: str | None = None):
     table = prim.lowering if isinstance(prim.lowering, _PlatformRules) else None
     if table is None:
         table = _PlatformRules(prim)
-        if prim.lowering is not None:  # the rule it had stays the default
+        if prim.lowering is not None and not hasattr(prim.lowering, "available"):
+            # the rule it had stays the default (not an impl standing in for one)
             table.rules[None] = (prim.lowering, True)
         prim.lowering = table
     table.rules["cuda" if platform == "gpu" else platform] = (rule, False)

@@ -21,10 +21,11 @@ import inspect
 import numpy as np
 
 from ..codegen.runtime import Array
-from ..core import Tracer, WeakConst
+from ..core import Array as _ArrayABC, Tracer, WeakConst
 from ..errors import ArgumentTypeError
 
-_ARRAY_TYPES = (np.ndarray, Array, Tracer, WeakConst)
+# (the `Array` ABC covers typed key arrays, which register with it)
+_ARRAY_TYPES = (np.ndarray, Array, Tracer, WeakConst, _ArrayABC)
 
 
 def is_arraylike(x) -> bool:
