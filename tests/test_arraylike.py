@@ -116,12 +116,16 @@ def test_under_jit_located_at_the_call():
 
 def test_constructors_and_shapes_accept_sequences():
     assert jnp.array([1, 2]).shape == (2,)
-    assert jnp.stack([[1, 2], [3, 4]]).shape == (2, 2)
+    assert jnp.stack([jnp.ones(2), jnp.zeros(2)]).shape == (2, 2)
+    assert jnp.vstack([jnp.ones(2), 3.0 * jnp.ones(2)]).shape == (2, 2)
     assert jnp.concatenate([jnp.ones(2), jnp.zeros(1)]).shape == (3,)
     assert jnp.zeros([2, 3]).shape == (2, 3)
     assert jnp.reshape(jnp.arange(6), [2, 3]).shape == (2, 3)
     with pytest.raises(TypeError, match="concatenate requires ndarray"):
         jnp.concatenate([[1, 2], [3]])
+    with pytest.raises(TypeError, match="vstack requires ndarray or scalar arguments, got "
+                                        "<class 'tuple'> at position 0"):
+        jnp.vstack([(jnp.ones(2),), (jnp.ones(2),)])
 
 
 def test_methods_and_keywords():

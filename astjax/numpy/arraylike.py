@@ -121,6 +121,7 @@ ARRAYLIKE: dict[str, tuple[str, object]] = {
     "concatenate": ("concatenate", "sequence"),
     "concat": ("concat", "sequence"),
     "lexsort": ("lexsort", "sequence"),
+    **{f: (f, "sequence") for f in ("stack", "vstack", "hstack", "dstack", "column_stack")},
     "broadcast_arrays": ("broadcast_arrays", "varargs"),
     "meshgrid": ("meshgrid", "varargs"),
     "atleast_1d": ("atleast_1d", "varargs"),

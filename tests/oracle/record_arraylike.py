@@ -32,7 +32,9 @@ ARGSETS = [("A",), ("A", "A"), ("A", "A", "A"), ("M",), ("M", "M"), ("M", "A"),
            ("A", "Z", "Z"), ("M", "Z", "Z"), ("A", "Z", "A"), ("M", "A", "Z")]
 # Functions whose first working call above is a degenerate reading (float conditions,
 # float shapes, scalar keys) start from these instead.
-FIRST_ARGS = {"select": ("B", "A"), "lexsort": ("M",), "unravel_index": ("I", "I")}
+FIRST_ARGS = {"select": ("B", "A"), "lexsort": ("M",), "unravel_index": ("I", "I"),
+              **{f: ("M",) for f in ("stack", "vstack", "hstack", "dstack", "column_stack",
+                                     "block")}}
 MODULES = ("", "linalg", "fft")
 # Calls that never finish quickly, print, or touch files.
 SKIP = {"load", "save", "savez", "fromfile", "fromiter", "frompyfunc", "fromstring",

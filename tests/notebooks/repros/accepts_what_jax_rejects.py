@@ -1,10 +1,11 @@
-"""Calls JAX rejects (on purpose) that astjax accepts. (Python `if`/`while`/`and` on
-traced values under jit and `x.reshape(jnp.array(x.shape).prod())` are accepted by
-design -- converted control flow, static shapes -- and are not listed here.)
+"""Calls JAX rejects (on purpose), which astjax used to accept. (Python `if`/`while`/
+`and` on traced values under jit and `x.reshape(jnp.array(x.shape).prod())` are
+accepted by design -- converted control flow, static shapes -- and are not listed here.)
 
 JAX:    jnp.sum(list): TypeError / vstack of tuples: TypeError /
         vmap of an ordered io_callback: ValueError
-astjax: 6 / [[1. 2.] [3. 4.]] / runs
+astjax: the same classes now (ArgumentTypeError is a TypeError, ArgumentValueError a
+        ValueError; tests/test_arraylike.py)
 """
 import jax
 import jax.numpy as jnp
