@@ -138,3 +138,20 @@ def test_methods_and_keywords():
         jnp.full((2,), [1.0, 2.0])
     with pytest.raises(TypeError, match="where requires"):
         jnp.where(x > 1, [1.0, 2.0, 3.0], x)
+
+
+def test_callable_objects_keep_their_attributes():
+    """A checked callable that is not a function (a ufunc object) keeps its methods."""
+    from astjax.numpy.arraylike import _checked
+
+    class Ufunc:
+        def __call__(self, x, y):
+            return x + y
+
+        def reduce(self, x):
+            return "reduced"
+    f = _checked(Ufunc(), "add", 2)
+    assert f(1.0, 2.0) == 3.0 and f.reduce(None) == "reduced"
+    with pytest.raises(TypeError, match="add requires ndarray or scalar arguments, got "
+                                        "<class 'list'> at position 1"):
+        f(1.0, [2.0])

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import types
 
 import numpy as np
 
@@ -173,17 +174,42 @@ def _operands(how, names, args, kwargs):
     return [(v,) for v in values] if how == "each" else [tuple(values)]
 
 
+class _CheckedCallable:
+    """A callable object (a ufunc with `.at`, `.reduce`, ...) behind the array-like
+    check: calls are checked, every other attribute is the object's own."""
+
+    def __init__(self, fn, check):
+        self.__wrapped__, self._check = fn, check
+        functools.update_wrapper(self, fn, updated=())
+
+    def __call__(self, *args, **kwargs):
+        self._check(args, kwargs)
+        return self.__wrapped__(*args, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self.__wrapped__, name)
+
+
 def _checked(fn, fun_name, how):
-    """`fn` behind the array-like check (attributes such as `.at` are forwarded)."""
-    names = [p.name for p in inspect.signature(fn).parameters.values()
-             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    """`fn` behind the array-like check: a function for a function (its attributes
+    copied), a forwarding object for any other callable."""
+    try:
+        names = [p.name for p in inspect.signature(fn).parameters.values()
+                 if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    except (TypeError, ValueError):   # no signature: the operands by position
+        names = ["x1", "x2", "x3"]
+
+    def check(args, kwargs):
+        for group in _operands(how, names, args, kwargs):
+            check_arraylike(fun_name, *group)
+
+    if not isinstance(fn, types.FunctionType):
+        return _CheckedCallable(fn, check)
 
     @functools.wraps(fn)
     def call(*args, **kwargs):
-        for group in _operands(how, names, args, kwargs):
-            check_arraylike(fun_name, *group)
+        check(args, kwargs)
         return fn(*args, **kwargs)
-    call.__wrapped__ = fn
     return call
 
 
