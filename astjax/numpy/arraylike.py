@@ -29,11 +29,18 @@ from ..errors import ArgumentTypeError
 _ARRAY_TYPES = (np.ndarray, Array, Tracer, WeakConst, _ArrayABC)
 
 
+# types seen array-like (the check's fast path: one dict lookup per operand)
+_ARRAYLIKE_TYPES: dict[type, bool] = {}
+
+
 def is_arraylike(x) -> bool:
     """True for what JAX calls array-like: arrays, staged values, NumPy and Python
     scalars, and objects with `__jax_array__` (not lists or tuples)."""
-    return (isinstance(x, _ARRAY_TYPES) or hasattr(x, "__jax_array__") or np.isscalar(x)
-            or hasattr(x, "_buf"))
+    if (isinstance(x, _ARRAY_TYPES) or hasattr(x, "__jax_array__") or np.isscalar(x)
+            or hasattr(x, "_buf")):   # (`_buf`: arrays laid out over several devices)
+        _ARRAYLIKE_TYPES[type(x)] = True
+        return True
+    return False
 
 
 def check_arraylike(fun_name: str, *args) -> None:
@@ -205,9 +212,16 @@ def _checked(fn, fun_name, how):
 
     if not isinstance(fn, types.FunctionType):
         return _CheckedCallable(fn, check)
+    n, known = (how if isinstance(how, int) else 0), _ARRAYLIKE_TYPES
 
     @functools.wraps(fn)
     def call(*args, **kwargs):
+        if n and not kwargs:   # the common call: operands of types seen array-like
+            for a in args[:n]:
+                if type(a) not in known:
+                    break
+            else:
+                return fn(*args)
         check(args, kwargs)
         return fn(*args, **kwargs)
     return call
