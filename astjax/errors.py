@@ -15,6 +15,8 @@ import warnings
 
 from jaxlib import _jax
 
+from .util import WeakIdMap
+
 __all__ = [
     "AstjaxError", "ConcretizationError", "NonConcreteBooleanIndexError", "StagedSliceError",
     "UnsupportedSyntaxError", "ShapeError", "DTypeError", "UndefinedVariableError",
@@ -59,16 +61,20 @@ class SourceInfo:
 
 UNKNOWN = SourceInfo()
 
-# Code objects of converted user functions -> True. Filled by the front end.
-USER_CODE: set = set()
-_positions_cache: dict = {}
+# Code objects of converted user functions (-> True), by identity and weakly
+# (`util.WeakIdMap`): `code in USER_CODE` never hashes a code object -- CPython walks a
+# code object's names and constants per hash, and `user_location` asks once per frame
+# per staged operation (issue 14: quadratic in statements). Filled by the front end.
+USER_CODE = WeakIdMap()
+_positions_cache = WeakIdMap()   # code -> its `co_positions()`
 
 
 def _frame_location(frame) -> SourceInfo:
     code = frame.f_code
     pos = _positions_cache.get(code)
     if pos is None:
-        pos = _positions_cache[code] = list(code.co_positions())
+        pos = list(code.co_positions())
+        _positions_cache[code] = pos
     i = frame.f_lasti // 2
     line, _, col, end_col = pos[i] if 0 <= i < len(pos) else (frame.f_lineno, None, None, None)
     return SourceInfo(code.co_filename, line or frame.f_lineno, col, end_col)
@@ -77,8 +83,10 @@ def _frame_location(frame) -> SourceInfo:
 def user_location(depth: int = 1) -> SourceInfo:
     """The innermost frame running converted user code, as a SourceInfo."""
     f = sys._getframe(depth)
+    entries = USER_CODE.entries   # `in USER_CODE` inline: once per frame per operation
     while f is not None:
-        if f.f_code in USER_CODE:
+        e = entries.get(id(f.f_code))
+        if e is not None and e[0]() is f.f_code:
             return _frame_location(f)
         f = f.f_back
     return UNKNOWN

@@ -11,10 +11,13 @@ things:
   names in printed source (``x``, ``x_1``), never one of ``reserved``.
 
 `namer(obj)` memoizes: the same object always gets the same name.
+
+`WeakIdMap` is the cache keyed by an object's identity for as long as it lives.
 """
 from __future__ import annotations
 
 import re
+import weakref
 
 
 def split_list(xs, *sizes):
@@ -76,3 +79,46 @@ class Namer:
         if name is None:
             name = self.names[obj] = self.fresh(base)
         return name
+
+
+class WeakIdMap:
+    """A mapping keyed by the *identity* of weak-referenceable objects (code objects,
+    functions), holding each key weakly: an entry goes when its key dies. What a cache
+    of code objects needs: a lookup never hashes the key (CPython walks a code
+    object's names and constants per hash, issue 14), equal code objects of other
+    files stay apart, and a function its user dropped takes its entries with it (as
+    JAX's `weakref_lru_cache`). A value must not refer back to its key, or the entry
+    lives as long as the map."""
+    __slots__ = ("entries", "__weakref__")
+
+    def __init__(self):
+        self.entries: dict = {}   # id(key) -> (weak reference to key, value): read only
+
+    def get(self, key, default=None):
+        e = self.entries.get(id(key))
+        return e[1] if e is not None and e[0]() is key else default
+
+    def __contains__(self, key):
+        e = self.entries.get(id(key))
+        return e is not None and e[0]() is key
+
+    def __setitem__(self, key, value):
+        k, this = id(key), weakref.ref(self)
+
+        def drop(ref):
+            m = this()
+            if m is not None and m.entries.get(k, (None,))[0] is ref:
+                del m.entries[k]
+        self.entries[k] = (weakref.ref(key, drop), value)
+
+    def pop(self, key, default=None):
+        """Remove `key`'s entry; its value, else `default`."""
+        if key not in self:
+            return default
+        return self.entries.pop(id(key))[1]
+
+    def clear(self):
+        self.entries.clear()
+
+    def __len__(self):
+        return len(self.entries)

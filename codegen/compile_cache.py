@@ -44,6 +44,7 @@ from jaxlib import xla_client as xc
 import jaxlib
 
 from astjax.config import config
+from astjax.util import WeakIdMap
 
 stats = {"hits": 0, "misses": 0, "writes": 0, "errors": 0, "uncacheable": 0,
          "memory_hits": 0,
@@ -281,11 +282,13 @@ def clear(directory=None):
 
 
 class _FunRecord:
-    __slots__ = ("options", "globals", "cells", "defaults", "kwdefaults", "snapshot", "state")
+    __slots__ = ("options", "anchor", "cells", "defaults", "kwdefaults", "snapshot", "state")
 
 
 _MISSING = object()
-_fun_records: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # code -> [record]
+# code -> [record], by identity and weakly: a lookup never hashes the code object (a
+# walk of it), and a function its user dropped takes its records with it (issue 14)
+_fun_records = WeakIdMap()
 RECORDS_PER_CODE = 8
 fun_stats = {"hits": 0, "misses": 0}
 
@@ -304,14 +307,28 @@ def _snapshot(code, g):
     out, seen, stack = {}, set(), [code]
     while stack:
         c = stack.pop()
-        if c in seen:
+        if id(c) in seen:   # (by identity: hashing a code object walks it)
             continue
-        seen.add(c)
+        seen.add(id(c))
         for n in _global_names(c, set()):
             v = out[n] = g.get(n, _MISSING)
             if type(v) is types.FunctionType and v.__globals__ is g:
                 stack.append(v.__code__)
     return tuple(sorted(out.items(), key=lambda kv: kv[0]))
+
+
+def _anchor(fun):
+    """A weak reference that finds `fun`'s globals again without holding them: to
+    the module they belong to, else to `fun` itself. (A record holding the globals
+    would hold the function, whose code keys the record: it would never go.)"""
+    g = fun.__globals__
+    mod = sys.modules.get(g.get("__name__")) if type(g.get("__name__")) is str else None
+    return weakref.ref(mod if getattr(mod, "__dict__", None) is g else fun)
+
+
+def _anchored_globals(anchor):
+    a = anchor()
+    return a.__dict__ if isinstance(a, types.ModuleType) else getattr(a, "__globals__", None)
 
 
 def _cells(fun):
@@ -352,7 +369,8 @@ def shared_state(fun, options, make):
     if records is None:
         records = _fun_records[code] = []
     for i, r in enumerate(records):
-        if (r.options == options and r.globals is g and _same(r.cells, cells)
+        if (r.options == options and _anchored_globals(r.anchor) is g
+                and _same(r.cells, cells)
                 and _same(r.defaults, defaults)
                 and [k for k, _ in r.kwdefaults] == [k for k, _ in kwdefaults]
                 and _same([v for _, v in r.kwdefaults], [v for _, v in kwdefaults])
@@ -363,8 +381,8 @@ def shared_state(fun, options, make):
             return r.state
     fun_stats["misses"] += 1
     r = _FunRecord()
-    r.options, r.globals, r.cells, r.defaults, r.kwdefaults = options, g, cells, defaults, \
-        kwdefaults
+    r.options, r.anchor, r.cells, r.defaults, r.kwdefaults = options, _anchor(fun), cells, \
+        defaults, kwdefaults
     r.snapshot = _snapshot(code, g)
     r.state = make()
     records.insert(0, r)

@@ -995,7 +995,7 @@ def test_conversion_translates_each_tree_once_without_gast_translators(monkeypat
                 depth[0] -= 1
         monkeypatch.setattr(astbridge, name, counted)
     f = _nested_cond(4)
-    _converter._factories.pop((f.__code__, f.__code__.co_filename), None)
+    _converter._factories.pop(f.__code__)
     _converter.convert(f)
     assert calls == {"to_gast": 1, "to_ast": 1}, calls
 

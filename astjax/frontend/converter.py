@@ -25,6 +25,7 @@ import types
 import gast
 
 from ..errors import SourceInfo, UnsupportedSyntaxError, USER_CODE
+from ..util import WeakIdMap
 from . import astbridge, control_flow, parser
 
 _AUGMENTED = {gast.Add: "iadd", gast.Sub: "isub", gast.Mult: "imul", gast.Div: "itruediv",
@@ -320,15 +321,24 @@ def convert_ast(node, filename):
     return node
 
 
-_factories: dict = {}
+def _code_tree(code):
+    """`code` and every code object nested in it."""
+    out, todo = [], [code]
+    while todo:
+        c = todo.pop()
+        out.append(c)
+        todo.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
+    return out
+
+
+# user code object -> (compiled factory module, its ast), for as long as the code
+# object lives (JAX keeps its traces weakly on the function): a function dropped by its
+# user takes its converted code -- and the staged programs kept for it -- with it
+# (issue 14: kept forever, every function ever staged was walked by each full garbage
+# collection). By identity: hashing a code object walks its names and constants, and
+# equal code objects of other files must not share a conversion.
+_factories = WeakIdMap()
 _converted_marker = "__astjax_converted__"
-
-
-def _collect_code(code):
-    USER_CODE.add(code)
-    for c in code.co_consts:
-        if isinstance(c, types.CodeType):
-            _collect_code(c)
 
 
 # User names that start with `ag__` would collide with the converted code's own names
@@ -383,9 +393,7 @@ def _protect_user_names(node, code, filename):
 
 def _factory_code(fn):
     code = fn.__code__
-    # code objects compare equal across files (the filename is not compared)
-    key = (code, code.co_filename)
-    entry = _factories.get(key)
+    entry = _factories.get(code)
     if entry is not None:
         return entry
     node, filename = parser.parse_function(fn)
@@ -411,9 +419,10 @@ def _factory_code(fn):
     module = gast.Module(body=[factory], type_ignores=[])
     pyast = astbridge.to_ast(module)   # gast_to_ast + fix_missing_locations, one pass
     compiled = compile(pyast, filename, "exec")
-    _collect_code(compiled)
-    _factories[key] = (compiled, pyast)
-    return _factories[key]
+    for c in _code_tree(compiled):
+        USER_CODE[c] = True
+    _factories[code] = entry = (compiled, pyast)
+    return entry
 
 
 class _EmptyCell:
