@@ -1163,13 +1163,13 @@ def test_branch_signatures_are_checked_from_the_code_object(monkeypatch):
 def _annotation_size(stmts, attr):
     """Elements held by the distinct containers (sets, dicts, views) that the
     statements' `attr` annotations reach: the analysis' work and memory."""
-    seen, total, todo = set(), 0, [getattr(s, attr) for s in stmts]
+    seen, total, todo = set(), 0, [getattr(s, attr, None) for s in stmts]
     while todo:
         v = todo.pop()
         if isinstance(v, tuple):
             todo.extend(v)
             continue
-        if id(v) in seen or isinstance(v, str):
+        if id(v) in seen or v is None or isinstance(v, str):
             continue
         seen.add(id(v))
         if hasattr(v, "__slots__") and not isinstance(v, (set, frozenset, dict)):
@@ -1205,6 +1205,38 @@ def test_reaching_definitions_grow_linearly_with_statements():
     definitely, maybe = fn.body[-1].ag_defined_in
     assert set(definitely) == {"x", "n", "c", "v"}
     assert set(maybe) == {"x", "n", "i", "y", "z", "w", "c", "v"}
+
+
+def _all_live_function(n):
+    """`n` names each assigned once and all returned at the end: all live at once."""
+    return ("def f(x):\n" + "".join(f"    a{i} = x * {i}\n" for i in range(n))
+            + "    if x:\n        a0 = a1\n"
+            + "    return [" + ", ".join(f"a{i}" for i in range(n)) + "]\n")
+
+
+def test_liveness_grows_linearly_when_many_names_stay_live():
+    """Liveness annotates only what the converter asks (compound statements, first
+    statements of blocks): a run of plain statements updates one set in place, so a
+    function whose `n` names all stay live to its end costs O(n), not a live set per
+    statement (quadratic)."""
+    from astjax.frontend.analysis import liveness
+
+    def held(n):
+        fn = gast.parse(_all_live_function(n)).body[0]
+        liveness.resolve(fn)
+        stmts = list(liveness.scope_statements(fn.body))
+        return fn, sum(_annotation_size(stmts, a) for a in ("ag_live_in", "ag_live_out"))
+    (_, a), (fn, b) = held(400), held(800)
+    assert b <= 2 * a + 50, (a, b)
+    if_ = fn.body[-2]
+    assert if_.ag_live_out == {f"a{i}" for i in range(800)}
+    assert if_.ag_live_in == {f"a{i}" for i in range(800)} | {"x"}
+    assert fn.body[0].ag_live_in == {"x"}
+    # a nested function that stays live keeps its free names live across assignments
+    fn = gast.parse("def f(x):\n    g = lambda: y\n    y = x\n    z = 1\n    y = 2\n"
+                    "    if x:\n        x = g()\n    return x\n").body[0]
+    liveness.resolve(fn)
+    assert fn.body[0].ag_live_out == {"x", "g", "y"} and fn.body[0].ag_live_in == {"x", "y"}
 
 
 def test_local_names_are_collected_only_for_side_effect_checks(monkeypatch):

@@ -22,6 +22,7 @@ from . import activity
 
 
 _closures: list[dict] = [{}]   # per function being resolved: name -> names its closure reads
+_captured: list[set] = [set()]  # per function being resolved: every name a closure reads
 _RETURN_LIVE = frozenset({"ag__retval", "ag__do_return"})
 _jump_live: dict = {}          # loop flag -> names live where its jump goes
 
@@ -89,10 +90,31 @@ def _with_closures(live):
     return live
 
 
+_COMPOUND = (gast.If, gast.While, gast.For, gast.FunctionDef, gast.Try, gast.With)
+
+
 def _block(stmts, live_out):
-    live = set(live_out)
-    for s in reversed(stmts):
-        live = _stmt(s, live)
+    """What is live before `stmts`, given what is live after them. Only a block's
+    first statement and compound statements are annotated -- the converter asks
+    nothing else -- so a run of plain statements updates one set in place instead of
+    copying it twice per statement (issue 14: quadratic when many names stay live
+    across a long function)."""
+    live = _with_closures(live_out)
+    closures = _closures[-1]
+    captured = _captured[-1]
+    for i in range(len(stmts) - 1, -1, -1):
+        s = stmts[i]
+        if i == 0 or isinstance(s, _COMPOUND):
+            live = _stmt(s, live)
+            continue
+        read, mod = activity.names(s)
+        if isinstance(s, gast.AugAssign):
+            mod = set()  # x += y reads x
+        live -= mod
+        live |= read
+        # a nested function that stays live reads its free names wherever it runs
+        if closures and (not captured.isdisjoint(mod) or not read.isdisjoint(closures)):
+            live = _with_closures(live)
     return live
 
 
@@ -171,10 +193,12 @@ def _resolve_fn(fn):
     body = fn.body if isinstance(fn.body, list) else []
     fn.ag_closures = closure_names(body)
     _closures.append(fn.ag_closures)
+    _captured.append(set().union(*fn.ag_closures.values()))
     try:
         _block(body, set())
     finally:
         _closures.pop()
+        _captured.pop()
 
 
 def resolve(node, ctx=None):
