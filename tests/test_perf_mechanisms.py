@@ -1289,3 +1289,59 @@ def test_no_traced_function_means_no_code_hashing_per_staged_call(monkeypatch):
     code = _second_of_file.__code__
     monkeypatch.setitem(sourceless._traced, sourceless._key(code), "_second_of_file")
     assert sourceless.is_traced(_second_of_file) and not sourceless.is_traced(_first_of_file)
+
+
+# ------------------------------------------------------------------ 8. first call vs statements
+
+class _Unhashable:
+    """A weak-referenceable key whose hash is an error (as a code object's is a walk)."""
+    def __hash__(self):
+        raise AssertionError("hashed")
+
+
+def test_code_caches_are_by_identity_and_weak():
+    """The front end's caches of code objects (converted user code, frame positions,
+    conversions, shared jit state) look keys up by identity -- hashing a code object
+    walks its names and constants, once per staged operation for `user_location`:
+    quadratic in a function's statements -- and drop an entry when its key dies."""
+    import weakref
+    from astjax import errors, util
+    from astjax.codegen import compile_cache
+    for cache in (errors.USER_CODE, errors._positions_cache, _converter._factories,
+                  compile_cache._fun_records):
+        assert isinstance(cache, util.WeakIdMap)
+    m, k, other = util.WeakIdMap(), _Unhashable(), _Unhashable()
+    m[k] = 1
+    assert m.get(k) == 1 and k in m and other not in m and m.get(other) is None
+    ref = weakref.ref(k)
+    del k
+    assert ref() is None and len(m) == 0
+    # equal code objects of two files are told apart
+    a = compile("def f(x):\n    return x\n", "/one.py", "exec")
+    b = compile("def f(x):\n    return x\n", "/two.py", "exec")
+    assert a == b
+    m[a] = 1
+    assert a in m and b not in m
+
+
+def test_a_dropped_function_takes_its_staged_program_with_it(tmp_path):
+    """Converted code and jit state are kept weakly on the user's code object: once
+    the user drops a function, its staged program goes (every function ever staged
+    was kept, and walked by each full garbage collection: a sequence of first calls
+    grew superlinearly)."""
+    import gc
+    import weakref
+    path = tmp_path / "dropped_module.py"
+    path.write_text("def f(x):\n    y = x * 2\n    if x.sum() > 0:\n        y = y + 1\n"
+                    "    return y\n")
+    ns = {}
+    exec(compile(path.read_text(), str(path), "exec"), ns)
+    jf = astjax.jit(ns["f"])
+    x = jnp.ones(3)   # (Arrays: NumPy arguments set up jaxlib's C++ dispatch, not covered)
+    np.testing.assert_allclose(np.asarray(jf(x)), 3.0)
+    closed, _ = jf.stage(x)
+    program = weakref.ref(closed.jaxpr)
+    code = weakref.ref(ns["f"].__code__)
+    del jf, closed, ns
+    gc.collect()
+    assert code() is None and program() is None
