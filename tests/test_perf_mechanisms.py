@@ -1345,3 +1345,33 @@ def test_a_dropped_function_takes_its_staged_program_with_it(tmp_path):
     del jf, closed, ns
     gc.collect()
     assert code() is None and program() is None
+
+
+def test_conversion_runs_no_garbage_collection(tmp_path):
+    """Converting a function builds acyclic trees; a collection during it walks every
+    object in the process (several full walks for a long function): none runs, and
+    the collector is on again afterwards. The converted tree is not kept."""
+    import gc
+    path = tmp_path / "long_module.py"
+    path.write_text(_long_function(1500))
+    ns = {}
+    exec(compile(path.read_text(), str(path), "exec"), ns)
+    runs = []
+
+    def count(phase, info):
+        if phase == "start":
+            runs.append(info["generation"])
+    gc.callbacks.append(count)
+    try:
+        _converter._factory_code(ns["f"])
+    finally:
+        gc.callbacks.remove(count)
+    assert runs == [] and gc.isenabled()
+    assert _converter._factories.get(ns["f"].__code__).co_filename == str(path)
+    gc.disable()   # a collector the user turned off stays off
+    try:
+        _converter._factories.pop(ns["f"].__code__)
+        _converter.convert(ns["f"])
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

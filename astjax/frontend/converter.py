@@ -20,6 +20,8 @@ Rewrites (each a small visitor method, AutoGraph-style):
 from __future__ import annotations
 
 import ast
+import contextlib
+import gc
 import types
 
 import gast
@@ -331,7 +333,7 @@ def _code_tree(code):
     return out
 
 
-# user code object -> (compiled factory module, its ast), for as long as the code
+# user code object -> its compiled factory module, for as long as the code
 # object lives (JAX keeps its traces weakly on the function): a function dropped by its
 # user takes its converted code -- and the staged programs kept for it -- with it
 # (issue 14: kept forever, every function ever staged was walked by each full garbage
@@ -391,11 +393,27 @@ def _protect_user_names(node, code, filename):
     return Rename().visit(node)
 
 
-def _factory_code(fn):
+@contextlib.contextmanager
+def _collector_paused():
+    """No automatic garbage collection while a function is converted. Conversion
+    builds trees (the parsed function in gast, the converted one in `ast`) that hold
+    no reference cycles; each full collection during it walks every tracked object in
+    the process, and the trees' own nodes survive the young ones, so a long function
+    paid several full walks (issue 14: most of a 4000-statement conversion). Objects
+    allocated meanwhile are collected as usual once it is over."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+def _converted_module(fn):
+    """The converted factory module of `fn` as a Python `ast` tree."""
     code = fn.__code__
-    entry = _factories.get(code)
-    if entry is not None:
-        return entry
     node, filename = parser.parse_function(fn)
     # default values are the original function's (`convert` copies __defaults__):
     # evaluating them again in the factory would look them up in the wrong scope
@@ -417,12 +435,24 @@ def _factory_code(fn):
     for n in (factory, *body):
         ast.copy_location(n, node)
     module = gast.Module(body=[factory], type_ignores=[])
-    pyast = astbridge.to_ast(module)   # gast_to_ast + fix_missing_locations, one pass
-    compiled = compile(pyast, filename, "exec")
+    return astbridge.to_ast(module), filename   # gast_to_ast + fix_missing_locations
+
+
+def _factory_code(fn):
+    """The compiled factory module of `fn`, converted once per code object. Only the
+    code is kept: the converted tree is made again when asked for (`converted_ast`),
+    not held for as long as the function lives."""
+    code = fn.__code__
+    compiled = _factories.get(code)
+    if compiled is not None:
+        return compiled
+    with _collector_paused():
+        pyast, filename = _converted_module(fn)
+        compiled = compile(pyast, filename, "exec")
     for c in _code_tree(compiled):
         USER_CODE[c] = True
-    _factories[code] = entry = (compiled, pyast)
-    return entry
+    _factories[code] = compiled
+    return compiled
 
 
 class _EmptyCell:
@@ -434,7 +464,7 @@ def convert(fn):
     """The converted twin of a Python function (same signature, closure, defaults)."""
     if getattr(fn, _converted_marker, False):
         return fn
-    compiled, _ = _factory_code(fn)
+    compiled = _factory_code(fn)
     ns: dict = {}
     exec(compiled, fn.__globals__, ns)
     cells = []
@@ -465,11 +495,11 @@ def convert(fn):
 
 def converted_ast(fn) -> ast.Module:
     """The converted module of `fn` (a Python `ast` tree whose statements keep the
-    user's line numbers); shared with the compiled factory: do not mutate."""
-    return _factory_code(fn)[1]
+    user's line numbers): what `convert` compiles, converted again (conversion is
+    deterministic), so a fresh tree the caller may keep."""
+    return _converted_module(fn)[0]
 
 
 def converted_source(fn) -> str:
     """The converted code of `fn` as Python text (for tests and debugging the converter)."""
-    _, pyast = _factory_code(fn)
-    return ast.unparse(pyast)
+    return ast.unparse(converted_ast(fn))
