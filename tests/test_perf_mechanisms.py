@@ -1347,7 +1347,7 @@ def test_a_dropped_function_takes_its_staged_program_with_it(tmp_path):
     assert code() is None and program() is None
 
 
-def test_conversion_runs_no_garbage_collection(tmp_path):
+def test_conversion_runs_no_garbage_collection(tmp_path, monkeypatch):
     """Converting a function builds acyclic trees; a collection during it walks every
     object in the process (several full walks for a long function): none runs, and
     the collector is on again afterwards. The converted tree is not kept."""
@@ -1356,22 +1356,30 @@ def test_conversion_runs_no_garbage_collection(tmp_path):
     path.write_text(_long_function(1500))
     ns = {}
     exec(compile(path.read_text(), str(path), "exec"), ns)
-    runs = []
+    runs, seen = [], []
 
     def count(phase, info):
-        if phase == "start":
+        if phase == "start" and seen and seen[-1] == "in":
             runs.append(info["generation"])
+
+    def watched(fn, _orig=_converter._converted_module):
+        seen.append("in")
+        try:
+            return _orig(fn)
+        finally:
+            seen.append(gc.isenabled())
+    monkeypatch.setattr(_converter, "_converted_module", watched)
     gc.callbacks.append(count)
     try:
         _converter._factory_code(ns["f"])
     finally:
         gc.callbacks.remove(count)
-    assert runs == [] and gc.isenabled()
-    assert _converter._factories.get(ns["f"].__code__).co_filename == str(path)
+    assert seen == ["in", False] and runs == [] and gc.isenabled()
+    assert type(_converter._factories.get(ns["f"].__code__)) is type(watched.__code__)
     gc.disable()   # a collector the user turned off stays off
     try:
         _converter._factories.pop(ns["f"].__code__)
-        _converter.convert(ns["f"])
+        _converter._factory_code(ns["f"])
         assert not gc.isenabled()
     finally:
         gc.enable()
