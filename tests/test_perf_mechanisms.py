@@ -1383,3 +1383,31 @@ def test_conversion_runs_no_garbage_collection(tmp_path, monkeypatch):
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_whole_conversion_visits_nodes_linearly_in_statements(monkeypatch):
+    """The issue's front-end scaling, in visited nodes: converting `n` statements
+    (with a staged `if` every 50) visits each node a bounded number of times over all
+    passes -- the converters' visits, the analyses' child walks and their statements."""
+    from astjax.frontend.analysis import liveness, reaching_definitions
+    counts = collections.Counter()
+
+    def counting(name, orig):
+        def run(*a, **k):
+            counts[name] += 1
+            return orig(*a, **k)
+        return run
+    monkeypatch.setattr(astbridge.Transformer, "visit",
+                        counting("visit", astbridge.Transformer.visit))
+    monkeypatch.setattr(astbridge, "child_nodes", counting("children", astbridge.child_nodes))
+    monkeypatch.setattr(liveness, "_stmt", counting("live", liveness._stmt))
+    monkeypatch.setattr(reaching_definitions, "_stmt", counting("defined",
+                                                                reaching_definitions._stmt))
+
+    def visits(n):
+        counts.clear()
+        _converter.convert_ast(gast.parse(_long_function(n)).body[0], "<long>")
+        return dict(counts)
+    a, b = visits(500), visits(1000)
+    assert set(a) == {"visit", "children", "live", "defined"}, a
+    assert all(b[k] <= 2 * a[k] + 20 for k in a), (a, b)
