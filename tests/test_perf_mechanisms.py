@@ -1411,3 +1411,31 @@ def test_whole_conversion_visits_nodes_linearly_in_statements(monkeypatch):
     a, b = visits(500), visits(1000)
     assert set(a) == {"visit", "children", "live", "defined"}, a
     assert all(b[k] <= 2 * a[k] + 20 for k in a), (a, b)
+
+
+def test_simplify_restores_weak_outputs_with_one_lookup_each(monkeypatch):
+    """An output forwarded to a value of another weak type gets one convert back; an
+    output listed twice is converted once, known from the kept equations' producers
+    (was a scan of every equation per output: quadratic in outputs)."""
+    from astjax import core
+    from astjax.primitives import structural as st
+    from astjax.transforms import simplify
+    reads = [0]
+    slot = core.Eqn.__dict__["outvars"]
+    monkeypatch.setattr(core.Eqn, "outvars", property(
+        lambda e: (reads.__setitem__(0, reads[0] + 1), slot.__get__(e))[1],
+        lambda e, v: slot.__set__(e, v)))
+
+    def run(n):
+        a = core.Var(core.ShapedArray((), np.float32))
+        outs = [core.Var(core.ShapedArray((), np.float32, weak_type=True)) for _ in range(n)]
+        eqns = [core.Eqn(st.convert_element_type_p, [a], [b],
+                         dict(new_dtype=np.dtype(np.float32), weak_type=True)) for b in outs]
+        reads[0] = 0
+        out = simplify.simplify_jaxpr(core.Jaxpr([], [a], outs + outs[:1], eqns))
+        return out, reads[0]
+    (_, r200), (out, r400) = run(200), run(400)
+    assert r400 <= 2 * r200 + 20, (r200, r400)
+    assert len(out.eqns) == 400 and out.outvars[-1] is out.outvars[0]
+    assert all(e.invars[0] is out.eqns[0].invars[0] and e.outvars[0].aval.weak_type
+               for e in out.eqns)

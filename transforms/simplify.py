@@ -105,22 +105,26 @@ def simplify_jaxpr(jaxpr: core.Jaxpr) -> core.Jaxpr:
         for v in eqn.outvars:
             producer[v] = eqn
         new_eqns.append(eqn)
-    outvars = [_keep_weak(a, r(a), new_eqns) for a in jaxpr.outvars]
+    outvars = [_keep_weak(a, r(a), new_eqns, producer) for a in jaxpr.outvars]
     return core.Jaxpr(jaxpr.constvars, jaxpr.invars, outvars, new_eqns)
 
 
-def _keep_weak(old, new, eqns):
+def _keep_weak(old, new, eqns, producer):
     """`new` standing for output `old`, with `old`'s weak type: forwarding ignores weak
-    types (they decide no dtype inside), but an output's is what the user sees."""
+    types (they decide no dtype inside), but an output's is what the user sees.
+    `producer`: var -> the kept equation defining it (one lookup per output, not a
+    scan of the equations: issue 14)."""
     if new is old or not isinstance(new, (Var, Literal)) or \
             new.aval.weak_type == old.aval.weak_type:
         return new
     if isinstance(new, Literal):
         return Literal(new.val, old.aval)
-    if any(old in e.outvars for e in eqns):  # an output listed twice: converted once
+    if old in producer:  # an output listed twice: converted once
         return old
-    eqns.append(core.Eqn(st.convert_element_type_p, [new], [old],
-                         dict(new_dtype=old.aval.dtype, weak_type=old.aval.weak_type)))
+    eqn = core.Eqn(st.convert_element_type_p, [new], [old],
+                   dict(new_dtype=old.aval.dtype, weak_type=old.aval.weak_type))
+    eqns.append(eqn)
+    producer[old] = eqn
     return old
 
 
