@@ -111,8 +111,11 @@ def fresh_jit(jax, jnp, lax, param):
 
 # ------------------------------------------------------------------ staging and first call
 
-def _long_source(n):
-    lines = ["def f(x):", "    a0 = x"]
+def _long_source(n, k=0):
+    # `k` makes each sample a different program (a different constant): astjax's
+    # in-memory executable cache is keyed by the module text, so repeating one text
+    # would time a cache hit, not a first call.
+    lines = ["def f(x):", f"    a0 = x * {1.0 + k * 1e-4!r}"]
     for i in range(1, n + 1):
         j = max(0, i - 1 - (i % 3))
         lines.append(f"    a{i} = jnp.sin(a{i - 1}) * 0.5 + a{j} * 0.25")
@@ -124,8 +127,8 @@ def statements_first_call(jax, jnp, lax, param):
     """stage + compile + run of a fresh `param`-statement function."""
     x = jnp.ones(8)
     out = []
-    for _ in range(3):
-        f = _fresh_source(_long_source(param), {"jnp": jnp})["f"]
+    for k in range(3):
+        f = _fresh_source(_long_source(param, k), {"jnp": jnp})["f"]
         t0 = time.perf_counter()
         jax.block_until_ready(jax.jit(f)(x))
         out.append(time.perf_counter() - t0)
@@ -165,7 +168,7 @@ def grad_nested_cond_staging(jax, jnp, lax, param):
 _LOOP_SRC = '''
 def f(x):
     for i in range(N):
-        x = jnp.sin(x) * 0.5 + x * 0.5
+        x = jnp.sin(x) * 0.5 + x * SCALE
     return x
 '''
 
@@ -173,8 +176,9 @@ def f(x):
 def python_loop_first_call(jax, jnp, lax, param):
     x = jnp.ones(8)
     out = []
-    for _ in range(2):
-        f = _fresh_source(_LOOP_SRC.replace("N", str(param)), {"jnp": jnp})["f"]
+    for k in range(2):  # a different constant per sample: a first call, not a cache hit
+        src = _LOOP_SRC.replace("N", str(param)).replace("SCALE", repr(0.5 + k * 1e-4))
+        f = _fresh_source(src, {"jnp": jnp})["f"]
         t0 = time.perf_counter()
         jax.block_until_ready(jax.jit(f)(x))
         out.append(time.perf_counter() - t0)
