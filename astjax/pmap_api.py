@@ -296,6 +296,36 @@ class Pmapped(StagedCallable):
                                         local_devs))
         return tree_util.tree_unflatten(out_tree, res)
 
+    def _as_jit(self, args, kwargs):
+        """The pmap as a `jit` of a function that stages it inline (a shard_map over
+        its devices), as JAX lowers `pmap(f)` and `jit(pmap(f))`: module `jit__fun`,
+        positional arguments laid out along their mapped axis over the pmap's devices
+        (and results, for `out_axes=0`)."""
+        def _fun(*a, **kw):
+            return self.stage_inline(*a, **kw)
+        _fun.__wrapped__ = self.fun
+        statics = tuple(sorted(self.static_argnums))
+        if kwargs or statics:
+            return jit(_fun, static_argnums=statics)
+        loc = caller_location()
+        dyn_args, _, leaves, _, _, norm, _, devs = self._mapped(args, kwargs, loc)
+        name = self.axis_name if self.axis_name is not None else f"<pmap {id(self):x}>"
+        mesh = Mesh(np.array(devs, dtype=object), (name,))
+        layouts = [NamedSharding(mesh, PartitionSpec() if d is None else
+                                 PartitionSpec(*[None] * d, name)) for d in norm]
+        ins = tree_util.tree_unflatten(tree_util.tree_structure(tuple(dyn_args)), layouts)
+        outs = NamedSharding(mesh, PartitionSpec(name)) if self.out_axes == 0 else None
+        return jit(_fun, in_shardings=ins, out_shardings=outs)
+
+    def lower(self, *args, **kwargs):
+        """`Lowered` (as JAX's `pmap(f).lower(...)` / `jit(pmap(f)).lower(...)`): the
+        partitioned StableHLO module of the pmap over its devices."""
+        return self._as_jit(args, kwargs).lower(*args, **kwargs)
+
+    def trace(self, *args, **kwargs):
+        """`Traced`: the jaxpr of the pmap for these arguments (a shard_map)."""
+        return self._as_jit(args, kwargs).trace(*args, **kwargs)
+
     def stage_inline(self, *args, **kwargs):
         """Inside another program (jit of a larger function, grad, make_jaxpr) a pmap
         is a `shard_map` over a 1-D mesh of its devices, as JAX now implements pmap:

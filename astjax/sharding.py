@@ -71,14 +71,34 @@ class _Unconstrained:
         return "UNCONSTRAINED"
 
 
+def _axis_set(axes, name):
+    """`unreduced=` / `reduced=` as a frozenset (JAX takes a set or frozenset only)."""
+    if isinstance(axes, frozenset):
+        return axes
+    if not isinstance(axes, set):
+        raise TypeError(f"{name} argument of PartitionSpec should of type `frozenset` or "
+                        f"`set`. Got type {axes!r}")
+    return frozenset(axes)
+
+
+def _fs(axes):
+    """A set of axis names as JAX's messages print it: `frozenset({'x'})`."""
+    return repr(frozenset(axes))
+
+
 class PartitionSpec:
     """Which mesh axes each array dimension is split over: one entry per leading
     dimension, each `None` (replicated), an axis name, a tuple of axis names, or
-    `PartitionSpec.UNCONSTRAINED`. Trailing dimensions not named are replicated."""
-    UNCONSTRAINED = _Unconstrained()
-    __slots__ = ("_partitions",)
+    `PartitionSpec.UNCONSTRAINED`. Trailing dimensions not named are replicated.
 
-    def __init__(self, *partitions):
+    `unreduced` / `reduced` (sets of Explicit mesh axes, JAX's): along an unreduced
+    axis each device holds a partial sum of the value (a `reshard` to a spec
+    without it sums them); a reduced axis marks a replicated value whose cotangent
+    will be unreduced there."""
+    UNCONSTRAINED = _Unconstrained()
+    __slots__ = ("_partitions", "unreduced", "reduced")
+
+    def __init__(self, *partitions, unreduced=frozenset(), reduced=frozenset()):
         parts = []
         for p in partitions:
             if isinstance(p, list):
@@ -90,25 +110,101 @@ class PartitionSpec:
                                 f"tuple of names, got {p!r}")
             parts.append(p)
         self._partitions = tuple(parts)
+        self.unreduced = _axis_set(unreduced, "unreduced")
+        self.reduced = _axis_set(reduced, "reduced")
+        self._check_unreduced()
+
+    def _check_unreduced(self):
+        """JAX's checks of `unreduced` / `reduced` (ValueError)."""
+        u, r = self.unreduced, self.reduced
+        for name, axes in (("unreduced", u), ("reduced", r)):
+            if None in axes:
+                raise ValueError(f"{name} cannot contain None. All elements in {name} should "
+                                 "refer to the mesh axes.")
+        if u & r:
+            raise ValueError("`unreduced` and `reduced` argument to PartitionSpec cannot "
+                             f"overlap. Got unreduced: {_fs(u)} and reduced: {_fs(r)}")
+        for entry in self._partitions:
+            for a in PartitionSpec._axes(entry):
+                for name, axes in (("unreduced", u), ("reduced", r)):
+                    if a in axes:
+                        raise ValueError(
+                            f"partitions cannot overlap with {name} axes passed to "
+                            f"PartitionSpec. Got partitions: {self._partitions!r} and "
+                            f"{name} axes: {_fs(axes)}")
+
+    @property
+    def partitions(self):
+        """The per-dimension entries (what `*spec` gives when nothing is unreduced)."""
+        return self._partitions
+
+    def _no_unreduced(self, what):
+        if self.unreduced or self.reduced:
+            raise ValueError(f"Using {what} is dangerous when PartitionSpec has non-empty "
+                             "unreduced/reduced set. Please use "
+                             + ("spec.partitions[...]" if what == "pspec[...]"
+                                else "*spec.partitions"))
 
     def __iter__(self):
+        self._no_unreduced("*pspec")
         return iter(self._partitions)
 
     def __len__(self):
         return len(self._partitions)
 
     def __getitem__(self, i):
+        self._no_unreduced("pspec[...]")
         return self._partitions[i]
 
     def __eq__(self, other):
-        return isinstance(other, PartitionSpec) and self._partitions == other._partitions
+        return (isinstance(other, PartitionSpec) and self._partitions == other._partitions
+                and self.unreduced == other.unreduced and self.reduced == other.reduced)
 
     def __hash__(self):
-        return hash(self._partitions)
+        return hash((self._partitions, self.unreduced, self.reduced))
+
+    def __add__(self, other):
+        if isinstance(other, PartitionSpec):
+            return PartitionSpec(*self._partitions, *other._partitions,
+                                 unreduced=self.unreduced | other.unreduced,
+                                 reduced=self.reduced | other.reduced)
+        if isinstance(other, tuple):
+            self._no_tuple(other, "__add__")
+            return PartitionSpec(*self._partitions, *other)
+        return NotImplemented
+
+    def __radd__(self, other):
+        if isinstance(other, tuple):
+            self._no_tuple(other, "__radd__")
+            return PartitionSpec(*other, *self._partitions)
+        return NotImplemented
+
+    def _no_tuple(self, other, method):
+        for name in ("unreduced", "reduced"):
+            if getattr(self, name):
+                raise TypeError(f"other {other!r} cannot be of instance `tuple` when self "
+                                f"{self!r} has {name} in `{method}` of PartitionSpec.")
+
+    def index(self, value):
+        return self._partitions.index(PartitionSpec(value)._partitions[0])
+
+    def count(self, value):
+        return self._partitions.count(PartitionSpec(value)._partitions[0])
+
+    def update(self, partitions=None, unreduced=None, reduced=None):
+        """A copy with the given fields replaced."""
+        return PartitionSpec(*(self._partitions if partitions is None else partitions),
+                             unreduced=self.unreduced if unreduced is None else unreduced,
+                             reduced=self.reduced if reduced is None else reduced)
 
     def __repr__(self):
-        inner = ", ".join(repr(p) for p in self._partitions)
-        return f"P({inner},)" if len(self._partitions) == 1 else f"P({inner})"
+        inner = repr(self._partitions)[1:-1]
+        if not self.unreduced and not self.reduced:
+            return f"P({inner})"
+        extra = ", ".join(f"{n}={set(getattr(self, n))!r}" for n in ("unreduced", "reduced")
+                          if getattr(self, n))
+        inner = "" if not inner else f"{inner} " if inner.endswith(",") else f"{inner}, "
+        return f"P({inner}{extra})"
 
     def _normalized(self, ndim):
         """The spec padded with `None` to `ndim` entries."""
@@ -302,6 +398,11 @@ class Sharding:
         if not isinstance(other, Sharding) or self.memory_kind != other.memory_kind:
             return False
         shape = tuple(2 * 3 * 5 * 7 * max(1, self.num_devices) for _ in range(ndim))
+        mine, theirs = _unreduced_of(self), _unreduced_of(other)
+        if mine or theirs:      # a partial sum per device is a different layout
+            if mine != theirs:
+                return False
+            return _without_unreduced(self).is_equivalent_to(_without_unreduced(other), ndim)
         try:
             return self.devices_indices_map(shape) == other.devices_indices_map(shape)
         except ValueError:
@@ -351,7 +452,7 @@ class NamedSharding(Sharding):
         if not isinstance(spec, PartitionSpec):
             raise TypeError(f"NamedSharding needs a PartitionSpec, got {spec!r}")
         seen = set()
-        for entry in spec:
+        for entry in spec.partitions:
             for name in PartitionSpec._axes(entry):
                 if name not in mesh.axis_names:
                     raise ValueError(f"Resource axis: {name} of {spec!r} is not found in mesh: "
@@ -362,6 +463,7 @@ class NamedSharding(Sharding):
                         f"at most one positional dimension, but {spec!r} has duplicate "
                         f"entries for `{name}`")
                 seen.add(name)
+        _check_mesh_unreduced(mesh, spec)
         self.mesh = mesh
         self.spec = spec
         # (over an AbstractMesh there are no devices, and no memory kind: JAX's None)
@@ -375,7 +477,10 @@ class NamedSharding(Sharding):
     @property
     def is_fully_replicated(self):
         sizes = self.mesh.shape
-        return all(sizes[n] == 1 for e in self.spec for n in PartitionSpec._axes(e))
+        if self.mesh.size == 1:
+            return True
+        return not self.spec.unreduced and all(
+            sizes[n] == 1 for e in self.spec.partitions for n in PartitionSpec._axes(e))
 
     def _factors(self, global_shape):
         spec = self.spec._normalized(len(global_shape))
@@ -394,6 +499,10 @@ class NamedSharding(Sharding):
         return tuple(n // f for n, f in zip(global_shape, factors))
 
     def devices_indices_map(self, global_shape):
+        if self.spec.unreduced:    # (JAX's error: a shard holds a partial sum)
+            raise NotImplementedError(
+                "device_indices_map doesn't work with unreduced. Please file a bug at "
+                "https://github.com/jax-ml/jax/issues")
         spec, factors = self._factors(global_shape)
         names = self.mesh.axis_names
         out = {}
@@ -428,6 +537,34 @@ class NamedSharding(Sharding):
     def __repr__(self):
         kind = "" if self._memory_kind is None else f", memory_kind={self._memory_kind}"
         return f"NamedSharding(mesh={self.mesh!r}, spec={self.spec!r}{kind})"
+
+
+def _unreduced_of(s):
+    """The unreduced mesh axes of size > 1 of a sharding (XLA's view of it)."""
+    if not isinstance(s, NamedSharding):
+        return frozenset()
+    return frozenset(a for a in s.spec.unreduced if s.mesh.shape[a] != 1)
+
+
+def _without_unreduced(s):
+    if not isinstance(s, NamedSharding):
+        return s
+    return NamedSharding(s.mesh, s.spec.update(unreduced=frozenset(), reduced=frozenset()),
+                         memory_kind=s.memory_kind)
+
+
+def _check_mesh_unreduced(mesh, spec):
+    """JAX's checks: unreduced / reduced axes are Explicit axes of `mesh`."""
+    types = dict(zip(mesh.axis_names, mesh.axis_types or ()))
+    for word, axes in (("Unreduced", spec.unreduced), ("Reduced", spec.reduced)):
+        for a in axes:
+            if a not in mesh.axis_names:
+                raise ValueError(f"{word} axes {a} is not found in mesh.axis_names="
+                                 f"{mesh.axis_names!r}. Got pspec={spec!r}")
+            if types.get(a) != AxisType.Explicit:
+                raise ValueError(
+                    f"{word} axes can only refer to mesh axes that is of type `Explicit`. "
+                    f"Got {word.lower()} axes: {_fs(axes)} and mesh: {mesh!r}")
 
 
 # ------------------------------------------------------------------ the current mesh
