@@ -268,8 +268,19 @@ def _var(a, names, binder=False):
     return names(a)
 
 
+# Types printed with more than the aval (JAX's layouts `f32[4@x]`, varying manual axes
+# `f32[2]{V:x}`): Var -> text, while one jaxpr is printed (`pp_jaxpr(types=)`, and a
+# primitive's `pp_types(eqn)` for the jaxprs in its params, e.g. a shard_map body).
+_type_text: list = [{}]
+
+
+def _type_str(v):
+    t = _type_text[-1].get(v) if isinstance(v, Var) else None
+    return v.aval.str_short() if t is None else t
+
+
 def pp_vars(vs, names, sep="", shapes=False, binder=False):
-    items = [Text(_var(v, names, binder) + (":" + v.aval.str_short() if shapes else ""))
+    items = [Text(_var(v, names, binder) + (":" + _type_str(v) if shapes else ""))
              for v in vs]
     return Nest(2, Group(join(Concat([Text(sep), Group(Brk())]), items)))
 
@@ -306,8 +317,16 @@ def pp_params(params, names):
 
 def pp_eqn(eqn, names):
     lhs = pp_vars(eqn.outvars, names, shapes=True, binder=True) if eqn.outvars else None
-    rhs = [Text(eqn.primitive.name), pp_params(eqn.params, names),
-           Text(" ") + pp_vars(eqn.invars, names)]
+    hook = getattr(eqn.primitive, "pp_types", None)
+    inner = hook(eqn) if hook is not None else None
+    if inner:
+        _type_text.append({**_type_text[-1], **inner})
+    try:
+        params = pp_params(eqn.params, names)
+    finally:
+        if inner:
+            _type_text.pop()
+    rhs = [Text(eqn.primitive.name), params, Text(" ") + pp_vars(eqn.invars, names)]
     if lhs is not None:
         return Concat([lhs, Text(" = ")] + rhs)
     return Concat(rhs)
@@ -326,8 +345,13 @@ def _pp_jaxpr(jaxpr, names):
         Nest(2, Brk() + eqns), Brk(), Text("in "), outs])) + Text(" }"))
 
 
-def pp_jaxpr(jaxpr, width=80) -> str:
-    return format_doc(_pp_jaxpr(jaxpr, Namer("letters")), width)
+def pp_jaxpr(jaxpr, width=80, types=None) -> str:
+    """The jaxpr in JAX's syntax; `types` (Var -> text) overrides printed types."""
+    _type_text.append(dict(types or {}))
+    try:
+        return format_doc(_pp_jaxpr(jaxpr, Namer("letters")), width)
+    finally:
+        _type_text.pop()
 
 
 def pp_eqn_str(eqn) -> str:

@@ -48,12 +48,14 @@ import numpy as np
 
 from astjax import core, dtypes
 from astjax import sharding as shd
+from astjax.errors import NotImplementedInAstjaxError
+from astjax.primitives import vma
 from astjax.primitives.spmd import sharding_constraint_p
 
 from . import sharded
 
 __all__ = ["Typed", "check", "propagate", "typed", "typed_sharding", "staging", "typeof",
-           "TypedAval", "ELEMENTWISE", "UNARY", "like_primals",
+           "TypedAval", "ELEMENTWISE", "UNARY", "like_primals", "layout_of",
            "layouts_of"]
 
 #: n-ary elementwise primitives (equal shapes, rank-0 operands broadcast)
@@ -567,6 +569,9 @@ class TypedAval(core.ShapedArray):
         """`f32[4@x,4]` (astjax's short form, with the layout)."""
         return self._typed.str_short(short_dtypes)
 
+    mat = manual_axis_type = property(lambda self: _NO_MANUAL_AXES,
+                                      doc="JAX's manual axis type: none outside shard_map")
+
     def __eq__(self, other):
         return (isinstance(other, TypedAval) and super().same_type(other)
                 and self._typed.spec == other._typed.spec)
@@ -589,6 +594,9 @@ class MeshAval(core.ShapedArray):
     def sharding(self):
         return shd.NamedSharding(self._mesh, shd.PartitionSpec(*[None] * self.ndim))
 
+    mat = manual_axis_type = property(lambda self: _NO_MANUAL_AXES,
+                                      doc="JAX's manual axis type: none outside shard_map")
+
     def __eq__(self, other):
         if isinstance(other, MeshAval) and other._mesh != self._mesh:
             return False
@@ -600,12 +608,67 @@ class MeshAval(core.ShapedArray):
         return super().__hash__()
 
 
+_NO_MANUAL_AXES = shd.ManualAxisType()
+
+
+class ManualAval(core.ShapedArray):
+    """`jax.typeof(x)` of a value inside a `shard_map` body: its per-device aval,
+    `.sharding` over the mesh with its manual axes typed Manual, and `.mat.varying`,
+    the manual axes it varies over (JAX's check_vma types), printed as JAX prints
+    it (`float32[2,2]{V:(x,y)}`); it equals the plain ShapedArray."""
+    __slots__ = ("_mesh", "_vma")
+
+    def __init__(self, aval, mesh, vma):
+        super().__init__(aval.shape, aval.dtype, aval.weak_type)
+        self._mesh, self._vma = mesh, vma
+
+    @property
+    def sharding(self):
+        return shd.NamedSharding(self._mesh, shd.PartitionSpec(*[None] * self.ndim))
+
+    @property
+    def mat(self):
+        if self._vma is None:
+            raise NotImplementedInAstjaxError(
+                "the varying manual axes of a value computed from a loop carry or branch "
+                "operand inside shard_map are not known while the loop body is staged",
+                hint="call jax.typeof on the loop's result, after the loop")
+        return shd.ManualAxisType(varying=self._vma)
+
+    manual_axis_type = mat
+
+    def _long(self):
+        return self.str_short(short_dtypes=False)
+
+    def str_short(self, short_dtypes=True):
+        """`f32[2,2]{V:x}` (`float32[...]` without `short_dtypes`)."""
+        text = vma.vma_str(core.ShapedArray(self.shape, self.dtype), self._vma or (),
+                            self._mesh)
+        if short_dtypes:
+            return text
+        return text.replace(dtypes.short_name(self.dtype) + "[", self.dtype.name + "[", 1)
+
+    __eq__ = core.ShapedArray.__eq__
+    __hash__ = core.ShapedArray.__hash__
+
+
+def _manual_typeof(x, aval):
+    where = vma.current_manual_mesh(x)
+    if where is None or not isinstance(aval, core.ShapedArray):
+        return None
+    mesh, auto = where
+    return ManualAval(aval, shd.manual_abstract_mesh(mesh, auto), vma.staged_vma(x))
+
+
 def typeof(x, aval):
     """`jax.typeof(x)`: a TypedAval when `x` is an Explicit-laid-out array or a value
     staged from such arguments inside `jit` whose layout the rules know; else a
     MeshAval over the array's mesh, the mesh of the `jit`'s arguments or the current one."""
     t = typed(x)
     if t is None and isinstance(x, core.Tracer):
+        manual = _manual_typeof(x, aval)
+        if manual is not None:
+            return manual
         t = _staged_type(x)
     if t is not None:
         return TypedAval(t)
@@ -615,6 +678,24 @@ def typeof(x, aval):
     mesh = (s.mesh if isinstance(s, shd.NamedSharding)
             else getattr(_staging, "mesh", None) if isinstance(x, core.Tracer) else None)
     return MeshAval(aval, mesh.abstract_mesh if mesh is not None else shd.get_abstract_mesh())
+
+
+def layout_of(x, mesh):
+    """The type of a `shard_map` argument with its layout over Explicit axes: a
+    TypedAval for a laid-out array, a value staged from such arrays whose layout the
+    rules know, or a host / one-device value (nothing sharded over `mesh`); None for a staged
+    value whose layout is not known here (no check can fail on it wrongly)."""
+    t = typed(x)
+    if t is None and isinstance(x, core.Tracer):
+        t = _staged_type(x)
+        if t is None:
+            return None
+    if t is None:
+        aval = core.get_aval(x)
+        if mesh.empty or not isinstance(aval, core.ShapedArray):
+            return None
+        t = Typed(aval, [None] * aval.ndim, mesh)
+    return TypedAval(t)
 
 
 def _staged_type(tracer):

@@ -49,13 +49,13 @@ MAX_LINES = 800
 # matches the module itself and everything below it; "astjax" matches only the root).
 LAYERS = [
     ("base", ["astjax.errors", "astjax.config", "astjax.dtypes", "astjax.tree_util",
-              "astjax.tree", "astjax.util", "astjax.pyast", "astjax.pretty", "astjax.sharding",
+              "astjax.tree", "astjax.util", "astjax.pyast", "astjax.pretty", "astjax.partition_spec", "astjax.sharding",
               "astjax.traceback_util"]),
     ("core", ["astjax.core", "astjax.ir"]),
     ("primitives", ["astjax.primitives"]),     # families ordered as primitives/__init__.py
     ("wings", ["astjax.transforms", "astjax.codegen", "astjax.frontend", "astjax.staging"]),
     ("api", ["astjax.api", "astjax.ad_api", "astjax.custom_api", "astjax.batching_api",
-             "astjax.pmap_api", "astjax.source_api", "astjax.lax", "astjax.lax_linalg",
+             "astjax.pmap_api", "astjax.shard_map_api", "astjax.source_api", "astjax.lax", "astjax.lax_linalg",
              "astjax.lax_control", "astjax.lax_indexing",
              "astjax.lax_parallel", "astjax.typing", "astjax.interpreters", "astjax.extend",
              "astjax.stages", "astjax.callbacks_api", "astjax.debug",

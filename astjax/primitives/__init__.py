@@ -20,6 +20,7 @@ from . import custom_derivatives  # noqa: F401,E402  (stop_gradient, custom_jvp/
 from . import callbacks  # noqa: F401,E402  (pure_callback, io_callback, debug_callback)
 from . import convolution  # noqa: F401,E402  (conv_general_dilated)
 from . import windowed  # noqa: F401,E402  (reduce_window and its derivatives)
+from . import vma  # noqa: F401,E402  (varying manual axes: check_vma, typeof inside shard_map)
 from . import spmd  # noqa: F401,E402  (sharding_constraint, shard_map: partitioned programs)
 from . import fft  # noqa: F401,E402  (lax.fft on stablehlo.fft)
 from . import factorizations  # noqa: F401,E402  (LAPACK custom calls: lu, qr, eigh, svd, eig, schur)

@@ -30,12 +30,12 @@ from .. import core, tree_util
 from ..config import config
 from .. import sharding as shd
 from ..core import ShapedArray, bind
-from ..errors import (ArgumentError, ArgumentTypeError, ArgumentValueError, LoopCarryError,
+from ..errors import (ArgumentError, ArgumentTypeError, ArgumentValueError,
                       NotImplementedInAstjaxError, caller_location)
 from .base import deflinear, is_zero, lax_ops, mark_unsupported, moveaxis, register
-from .collectives import (all_gather_p, all_to_all_p, axis_index_p, pmax_p, pmin_p,
-                          ppermute_p, psum_p, pvary_p)
+from .collectives import all_gather_p, all_to_all_p, axis_index_p, ppermute_p, psum_p
 from .elementwise import div_p
+from .vma import check_vma_types, in_vmas, staging_body, unmentioned, vma_env, vma_str
 
 __all__ = ["MeshContextError", "sharding_constraint_p", "with_sharding_constraint",
            "resolve_sharding", "check_sharding_fits", "SPMD_PRIMITIVES", "is_partial",
@@ -222,11 +222,6 @@ def _global_aval(aval, spec, mesh):
     return ShapedArray(tuple(shape), aval.dtype, aval.weak_type)
 
 
-def _unmentioned(mesh, spec, auto=frozenset()):
-    """The manual mesh axes `spec` does not mention (the ones a value laid out by it
-    is replicated over inside the manual computation)."""
-    used = {a for e in spec for a in shd.PartitionSpec._axes(e)}
-    return tuple(a for a in mesh.axis_names if a not in used and a not in auto)
 
 
 def _manual_names(mesh, auto):
@@ -356,14 +351,14 @@ def _sm_transpose(tx, cts, *args, jaxpr, mesh, in_specs, out_specs, check_vma,
 
     def body(*xs):
         nl, cs = list(xs[:n_nl]), list(xs[n_nl:])
-        cs = [c if not _unmentioned(mesh, s, auto) else
+        cs = [c if not unmentioned(mesh, s, auto) else
               bind(div_p, c, np.asarray(math.prod(mesh.shape[a] for a in
-                                                  _unmentioned(mesh, s, auto)),
+                                                  unmentioned(mesh, s, auto)),
                                         core.get_aval(c).dtype)[()])
               for c, s in zip(cs, ct_specs)]
         outs = core.inline_jaxpr(t.jaxpr, t.consts, nl + cs)
-        return [o if not _unmentioned(mesh, s, auto) else
-                bind(psum_p, o, axes=_unmentioned(mesh, s, auto), axis_index_groups=None)
+        return [o if not unmentioned(mesh, s, auto) else
+                bind(psum_p, o, axes=unmentioned(mesh, s, auto), axis_index_groups=None)
                 for o, s in zip(outs, lin_specs)]
     avals = [v.aval for v in t.jaxpr.invars]
     new = core.stage(body, avals)
@@ -448,141 +443,18 @@ register(shard_map_p, abstract_eval=_sm_abstract_eval, lowering=_sm_lowering, jv
 mark_unsupported(shard_map_p, "impl", "the body runs once per device with collectives "
                  "between them; there is no single NumPy reference")
 
-# ---- varying manual axes: what check_vma checks
+def _sm_pp_types(eqn):
+    """The shard_map body's variables printed with their varying manual axes."""
+    p = eqn.params
+    if not p["check_vma"]:
+        return None
+    body = p["jaxpr"].jaxpr
+    auto = p.get("auto", frozenset())
+    env = vma_env(body.invars, body.eqns, in_vmas(p["mesh"], p["in_specs"], auto, True))
+    return {v: vma_str(v.aval, m, p["mesh"]) for v, m in env.items() if m}
 
 
-def _vma_eqn(eqn, ins):
-    """The mesh axes an equation's results vary over, given its operands' (JAX's
-    rules: a reduction over axes makes its result invariant over them; `axis_index`,
-    `all_gather`, `ppermute` and `all_to_all` make it vary over theirs; control flow
-    is followed into its bodies; anything else varies where an operand does)."""
-    p, params = eqn.primitive, eqn.params
-    union = set().union(*ins) if ins else set()
-    if p in (psum_p, pmax_p, pmin_p):
-        return [union - set(params["axes"])] * len(eqn.outvars)
-    if p is axis_index_p:
-        return [{params["axis_name"]}]
-    if p in (all_gather_p, ppermute_p, all_to_all_p):
-        return [union | set(_names(params["axis_name"]))] * len(eqn.outvars)
-    if p is pvary_p:
-        return [union | set(params["axes"])]
-    name = p.name
-    if name == "cond":
-        outs = [set(ins[0]) for _ in eqn.outvars]
-        for br in params["branches"]:
-            for o, v in zip(outs, _vma_jaxpr(br.jaxpr, ins[1:])):
-                o |= v
-        return outs
-    if name == "scan":
-        k, c = params["num_consts"], params["num_carry"]
-        carry = _vma_loop(eqn, params["jaxpr"].jaxpr, ins[:k], ins[k:k + c], ins[k + c:],
-                          "scan")
-        return carry + _vma_jaxpr(params["jaxpr"].jaxpr, ins[:k] + carry + ins[k + c:])[c:]
-    if name == "while":
-        cn, bn = params["cond_nconsts"], params["body_nconsts"]
-        carry = _vma_loop(eqn, params["body_jaxpr"].jaxpr, ins[cn:cn + bn], ins[cn + bn:],
-                          [], "while_loop")
-        pred, = _vma_jaxpr(params["cond_jaxpr"].jaxpr, ins[:cn] + carry)
-        return [v | pred for v in carry]
-    return [union] * len(eqn.outvars)
-
-
-def _vma_jaxpr(jaxpr, in_vmas):
-    """The varying axes of `jaxpr`'s outputs, given its inputs'."""
-    env = {v: set(m) for v, m in zip(jaxpr.invars, in_vmas)}
-
-    def read(a):
-        return env.get(a, set()) if isinstance(a, core.Var) else set()
-    for eqn in jaxpr.eqns:
-        for v, vm in zip(eqn.outvars, _vma_eqn(eqn, [read(a) for a in eqn.invars])):
-            env[v] = vm
-    return [read(v) for v in jaxpr.outvars]
-
-
-def _vma_loop(eqn, body, consts, carry, xs, what):
-    """The varying axes of a loop's carry, which the body must keep: the carry's type
-    includes them (JAX's TypeError otherwise, with its message)."""
-    out = _vma_jaxpr(body, consts + carry + xs)[:len(carry)]
-    diffs, fixes = [], []
-    for k, (v, i, o) in enumerate(zip(body.invars[len(consts):], carry, out)):
-        if set(i) == set(o):
-            continue
-        name = (f"the input carry {v.hint}" if getattr(v, "hint", None)
-                else f"the input carry component [{k}]")
-        diffs.append(f"{name} has type {_vma_str(v.aval, i)} but the corresponding output "
-                     f"carry component has type {_vma_str(v.aval, o)}, so the manual axis "
-                     f"types do not match")
-        more = tuple(a for a in sorted(map(str, set(o) - set(i))))
-        if more:
-            fixes.append(f"applying `jax.lax.pcast(..., {more!r}, to='varying')`, to the "
-                         f"initial carry value corresponding to {name}")
-    if not diffs:
-        return [set(o) for o in out]
-    differences = (diffs[0][0].upper() + diffs[0][1:] + ".\n" if len(diffs) == 1 else
-                   "\n".join(f"  * {d};\n" for d in diffs[:-1]) + f"  * {diffs[-1]}.\n")
-    fix = ""
-    if fixes:
-        fix = (f"This might be fixed by {fixes[0]}.\n" if len(fixes) == 1 else
-               "This might be fixed by:\n" + "\n".join(f"  * {d};\n" for d in fixes[:-1])
-               + f"  * {fixes[-1]}.\n")
-        fix += ("See https://docs.jax.dev/en/latest/notebooks/shard_map.html#scan-vma for "
-                "more information.\n\n")
-    raise LoopCarryError(
-        f"{what} body function carry input and carry output must have equal types, but "
-        f"they differ:\n\n{differences}\n{fix}Revise the function so that all output "
-        "types match the corresponding input types.", loc=eqn.source_info)
-
-
-def _vma_str(aval, vma):
-    """JAX's `float32[2,4]{V:x}`."""
-    base = f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"
-    names = sorted(map(str, vma))
-    return base + ("" if not names else "{V:" + (names[0] if len(names) == 1 else
-                                                 "(" + ",".join(names) + ")") + "}")
-
-
-def _names(n):
-    return tuple(n) if isinstance(n, (tuple, list)) else (n,)
-
-
-def _check_vma(jaxpr, mesh, in_specs, out_specs, loc, auto=frozenset(), fun_name="f",
-               spec_keys=None):
-    """JAX's check: a result whose out_spec does not mention a mesh axis must be the
-    same on every device along it (it must not vary over that axis); `spec_keys` are
-    the out_specs' key paths (JAX's message names them)."""
-    ins = [{a for e in spec for a in shd.PartitionSpec._axes(e)} for spec in in_specs]
-    msgs = []
-    for k, (vma, spec) in enumerate(zip(_vma_jaxpr(jaxpr, ins), out_specs)):
-        unmentioned = _unmentioned(mesh, spec, auto)
-        if not vma & set(unmentioned):
-            continue
-        key = spec_keys[k] if spec_keys else ""
-
-        def ordered(xs):
-            return ",".join(str(a) for a in mesh.axis_names if a in xs)
-        if len(unmentioned) > 1:
-            named = {a for e in spec for a in shd.PartitionSpec._axes(e)}
-            msgs.append(f"* out_specs{key} is {spec!r} which implies that the corresponding "
-                        f"output value is only varying across mesh axes {{{ordered(named)}}} "
-                        f"and not {{{ordered(set(unmentioned) & vma)}}}, but it was inferred "
-                        f"to be possibly varying over {{{ordered(vma)}}}")
-        else:
-            msgs.append(f"* out_specs{key} is {spec!r} which implies that the corresponding "
-                        f"output value is replicated across mesh axis '{unmentioned[0]}', "
-                        f"but could not infer replication over any axes")
-    if msgs:
-        if len(msgs) == 1:
-            msgs = [msgs[0][2:]]
-        raise ArgumentValueError(
-            f"shard_map applied to the function '{fun_name}' was given out_specs which "
-            f"require replication which can't be statically inferred given the mesh:\n\n"
-            f"The mesh given has shape {tuple(mesh.shape.values())} with corresponding axis "
-            f"names {mesh.axis_names}.\n\n" + "\n\n".join(msgs) + "\n\nCheck if these "
-            "output values are meant to be replicated over those mesh axes. If not, consider "
-            "revising the corresponding out_specs entries. If so, consider disabling the "
-            "check by passing the check_vma=False argument to `jax.shard_map`.",
-            hint="mention those axes in the out_spec, reduce over them (lax.psum / "
-                 "pmean), or pass check_vma=False", loc=loc)
+shard_map_p.pp_types = _sm_pp_types
 
 # ---- the wrapper
 
@@ -658,15 +530,48 @@ def _check_spec(mesh, spec, aval, what, loc, auto=frozenset()):
             f"{aval.ndim} of the value of shape {tuple(aval.shape)}", loc=loc)
 
 
+def _check_explicit_in_specs(mesh, specs, leaves, layout_of, loc):
+    """JAX's check on a mesh whose axes are all Explicit and all manual here: an
+    argument's layout (part of its type) must be what its in_spec says."""
+    for x, spec in zip(leaves, specs):
+        t = layout_of(x, mesh)
+        if t is None:       # a staged value whose layout astjax does not know
+            continue
+        want = shd.PartitionSpec(*[_drop_size_one(mesh, e) for e in
+                                   spec._normalized(t.ndim)])
+        if want != t.sharding.spec:
+            raise ArgumentValueError(
+                f"in_specs passed to shard_map: {want!r} does not match the specs of the "
+                f"input: {t.sharding.spec!r} for arg: {t}. `in_specs` is an optional "
+                "argument so you can omit specifying it and shard_map will infer the "
+                "in_specs from the arguments. If you want to reshard your inputs, you can "
+                "use `jax.reshard` on the arguments and then pass those args to shard_map.",
+                hint="omit in_specs, pass the arguments' own specs, or `jax.reshard` them",
+                loc=loc)
+
+
+def _drop_size_one(mesh, entry):
+    if entry is None or entry is shd.PartitionSpec.UNCONSTRAINED:
+        return None
+    axes = tuple(a for a in shd.PartitionSpec._axes(entry) if mesh.shape[a] != 1)
+    return None if not axes else axes[0] if len(axes) == 1 else axes
+
+
 def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=frozenset(),
-              check_vma=True):
+              check_vma=True, layout_of=None):
     """`jax.shard_map`: run `f` once per device of `mesh` on that device's shard of
     each argument (laid out by `in_specs`), with the mesh axes as named axes for
     `lax.psum`, `all_gather`, `ppermute`, `axis_index`, ...; the per-device results
-    form global values laid out by `out_specs`."""
+    form global values laid out by `out_specs`.
+
+    `layout_of(x, mesh)` (given by the public `astjax.shard_map`) is an argument's type
+    with its layout over Explicit axes (`jax.typeof`'s, with `.sharding`), or
+    None where it is not known: on an all-Explicit mesh in_specs must match it, and
+    without in_specs they are read from it."""
     if f is None:
         return lambda g: shard_map(g, out_specs=out_specs, in_specs=in_specs, mesh=mesh,
-                                   axis_names=axis_names, check_vma=check_vma)
+                                   axis_names=axis_names, check_vma=check_vma,
+                                   layout_of=layout_of)
     if not callable(f):
         raise ArgumentTypeError(f"shard_map needs a function, got {type(f).__name__}",
                                 loc=caller_location())
@@ -680,8 +585,13 @@ def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=froz
         auto = _auto_axes(m, axis_names, loc)
         leaves, in_tree = tree_util.flatten_for_staging(args)
         avals = [core.get_aval(x) for x in leaves]
+        explicit = (layout_of is not None and not auto and all(
+            t == shd.AxisType.Explicit for t in m.axis_types))
         if in_specs is None:
             specs = [getattr(getattr(x, "sharding", None), "spec", None) for x in leaves]
+            if explicit:
+                specs = [s if s is not None or (t := layout_of(x, m)) is None
+                         else t.sharding.spec for x, s in zip(leaves, specs)]
             if any(s is None for s in specs):
                 raise ArgumentValueError("shard_map without in_specs infers them from the "
                                          "arguments' shardings, but an argument has none",
@@ -691,8 +601,10 @@ def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=froz
                                if len(args) == 1 else in_specs, tuple(args), "in_specs", loc)
         for s, a in zip(specs, avals):
             _check_spec(m, s, a, "in_specs", loc, auto)
+        if explicit and in_specs is not None:
+            _check_explicit_in_specs(m, specs, leaves, layout_of, loc)
         local = [_local_aval(a, s, m) for a, s in zip(avals, specs)]
-        with _axes_in_scope(m, auto):
+        with _axes_in_scope(m, auto), staging_body(m, auto, specs, check_vma):
             jaxpr, consts, out_tree = core.stage_callable(f, in_tree, local)
         out_flat_specs = _specs_for(out_specs, tree_util.tree_unflatten(
             out_tree, list(range(len(jaxpr.outvars)))), "out_specs", loc)
@@ -711,7 +623,7 @@ def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=froz
         rep = shd.PartitionSpec()
         all_specs = [rep] * len(consts) + specs
         if check_vma:
-            _check_vma(body.jaxpr, m, all_specs, out_flat_specs, loc, auto,
+            check_vma_types(body.jaxpr, m, all_specs, out_flat_specs, loc, auto,
                        getattr(f, "__name__", str(f)), _spec_keys(out_specs, out_tree))
         outs = bind(shard_map_p, *consts, *leaves, jaxpr=body, mesh=m,
                     in_specs=tuple(all_specs), out_specs=tuple(out_flat_specs),
