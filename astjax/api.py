@@ -643,7 +643,9 @@ def make_jaxpr(fun: Callable[..., Any], static_argnums: int | Sequence[int] = ()
             dyn_args, dyn_kwargs, statics = j._split(args, kwargs)
             leaves, in_tree = tree_util.flatten_for_staging((tuple(dyn_args), dyn_kwargs))
             avals = [leaf_aval(x) for x in leaves]
-            closed, out_tree = j._stage(dyn_args, dyn_kwargs, statics, in_tree, avals)
+            with _explicit.staging(leaves):   # layouts on Explicit axes, as in jit
+                closed, out_tree = j._stage(dyn_args, dyn_kwargs, statics, in_tree, avals)
+            closed = _explicit.with_types(closed, leaves)
         except AstjaxError as e:
             raise e.with_traceback(user_traceback(e)) from None
         if return_shape:

@@ -30,7 +30,8 @@ taken whole) and the indices unsharded (else JAX's "Use `.at[...]...(out_shardin
 error), `slice`
 / `pad` keep the layout where the mesh axes divide the new size, `rev` keeps it,
 a `sharding_constraint` (`reshard`) sets it, and so does an `out_sharding` given to
-`dot_general`, `reshape` or `broadcast_in_dim`; a result naming a mesh axis twice is
+`dot_general`, `reshape` or `broadcast_in_dim`, and a `shard_map`'s out_specs lay out its
+results; a result naming a mesh axis twice is
 JAX's "illegally sharded result". Values from any other operation, host values and
 arrays on one device are untyped: no check can fail on them wrongly.
 
@@ -46,7 +47,7 @@ import threading
 
 import numpy as np
 
-from astjax import core, dtypes
+from astjax import core, dtypes, ir
 from astjax import sharding as shd
 from astjax.errors import NotImplementedInAstjaxError
 from astjax.primitives import vma
@@ -55,7 +56,8 @@ from astjax.primitives.spmd import sharding_constraint_p
 from . import sharded
 
 __all__ = ["Typed", "check", "propagate", "typed", "typed_sharding", "staging", "typeof",
-           "TypedAval", "ELEMENTWISE", "UNARY", "like_primals", "layout_of",
+           "TypedAval", "ELEMENTWISE", "UNARY", "like_primals", "layout_of", "with_types",
+           "TypedClosedJaxpr", "ManualAval",
            "layouts_of"]
 
 #: n-ary elementwise primitives (equal shapes, rank-0 operands broadcast)
@@ -457,6 +459,12 @@ def _result(name, ts, params, out_avals, avals=None):
     mesh axis is named twice. Of several results only `sort`'s are typed (alike)."""
     if name == "sharding_constraint":     # sets the type, whatever the operand's
         return [typed_sharding(params["sharding"], out_avals[0])]
+    if name == "shard_map":               # its results are laid out by out_specs
+        mesh = params["mesh"]
+        if params.get("auto") or not _explicit(mesh):
+            return [None] * len(out_avals)
+        return [Typed(a, s._normalized(a.ndim), mesh)
+                for a, s in zip(out_avals, params["out_specs"])]
     if all(t is None for t in ts) or (len(out_avals) != 1 and name != "sort"):
         return [None] * len(out_avals)
     meshes = {t.mesh for t in ts if t is not None}
@@ -497,7 +505,8 @@ def propagate(eqns, env):
     `dot_general` does not record; such results are untyped."""
     for eqn in eqns:
         ts = [env.get(a) if isinstance(a, core.Var) else None for a in eqn.invars]
-        if all(t is None for t in ts) and eqn.primitive.name != "sharding_constraint":
+        if all(t is None for t in ts) and eqn.primitive.name not in ("sharding_constraint",
+                                                                    "shard_map"):
             continue
         src = eqn.source_info
         backward = src is not None and src.phase == "backward"
@@ -678,6 +687,34 @@ def typeof(x, aval):
     mesh = (s.mesh if isinstance(s, shd.NamedSharding)
             else getattr(_staging, "mesh", None) if isinstance(x, core.Tracer) else None)
     return MeshAval(aval, mesh.abstract_mesh if mesh is not None else shd.get_abstract_mesh())
+
+
+class TypedClosedJaxpr(core.ClosedJaxpr):
+    """`make_jaxpr`'s result on arrays laid out over Explicit axes: the ClosedJaxpr,
+    printed as JAX prints it, each variable whose layout the rules know typed with it
+    (`a:f32[4@x,4@y]`)."""
+    __slots__ = ("types",)
+
+    def __init__(self, closed, types):
+        super().__init__(closed.jaxpr, closed.consts)
+        self.types = types
+
+    def __str__(self):
+        return ir.pp_jaxpr(self.jaxpr, types=self.types)
+
+    __repr__ = __str__
+
+
+def with_types(closed, leaves):
+    """`closed` (staged from `leaves`) with the layouts the rules give its variables,
+    for printing (a TypedClosedJaxpr); `closed` itself when no argument is typed.
+    Raises JAX's ShardingTypeError, located, where the layouts do not fit."""
+    types = [typed(x) for x in leaves]
+    if all(t is None for t in types):
+        return closed
+    env = propagate(closed.jaxpr.eqns, {v: t for v, t in zip(closed.jaxpr.invars, types)
+                                        if t is not None})
+    return TypedClosedJaxpr(closed, {v: t.str_short(True) for v, t in env.items()})
 
 
 def layout_of(x, mesh):
