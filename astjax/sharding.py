@@ -647,7 +647,9 @@ def sdy_sharding(sharding, ndim, assignment, open_dims=()) -> str:
         if entry is PartitionSpec.UNCONSTRAINED or d in open_dims:
             names.append("?")
         dims.append("{" + ", ".join(names) + "}")
-    return f"<@{name}, [{', '.join(dims)}]>"
+    unreduced = [f'"{a}"' for a in mesh.axis_names if a in sharding.spec.unreduced]
+    extra = f", unreduced={{{', '.join(unreduced)}}}" if unreduced else ""
+    return f"<@{name}, [{', '.join(dims)}]{extra}>"
 
 
 def sdy_mesh_decls() -> list:

@@ -54,6 +54,7 @@ from astjax.primitives import vma
 from astjax.primitives.spmd import sharding_constraint_p
 
 from . import sharded
+from .unreduced import unreduced_of
 
 __all__ = ["Typed", "check", "propagate", "typed", "typed_sharding", "staging", "typeof",
            "TypedAval", "ELEMENTWISE", "UNARY", "like_primals", "layout_of", "with_types",
@@ -81,25 +82,34 @@ _REDUCERS = frozenset({"reduce_sum", "reduce_max", "reduce_min", "reduce_prod",
 
 
 class Typed:
-    """A value's type with its layout: aval, one spec entry per dimension, mesh."""
-    __slots__ = ("aval", "spec", "mesh")
+    """A value's type with its layout: aval, one spec entry per dimension, mesh, and
+    the mesh axes it is unreduced over (each device holds a partial sum)."""
+    __slots__ = ("aval", "spec", "mesh", "unreduced")
 
-    def __init__(self, aval, spec, mesh):
+    def __init__(self, aval, spec, mesh, unreduced=frozenset()):
         self.aval, self.spec, self.mesh = aval, tuple(spec), mesh
+        self.unreduced = frozenset(unreduced)
+
+    @property
+    def pspec(self):
+        return shd.PartitionSpec(*self.spec, unreduced=self.unreduced)
 
     @property
     def sharding(self):
-        return shd.NamedSharding(self.mesh, shd.PartitionSpec(*self.spec))
+        return shd.NamedSharding(self.mesh, self.pspec)
 
     def str_short(self, short_dtypes=False):
-        """JAX's `f32[4@x,4]` (`float32[...]` without `short_dtypes`)."""
+        """JAX's `f32[4@x,4]`, `f32[4]{U:y}` when unreduced (`float32[...]` without
+        `short_dtypes`)."""
         name = dtypes.short_name(self.aval.dtype) if short_dtypes else self.aval.dtype.name
-        return f"{name}[{_dims(self.aval.shape, self.spec)}]"
+        u = [a for a in self.mesh.axis_names if a in self.unreduced] if self.unreduced else []
+        extra = "" if not u else "{U:" + (u[0] if len(u) == 1 else f"({','.join(u)})") + "}"
+        return f"{name}[{_dims(self.aval.shape, self.spec)}]{extra}"
 
     def sharding_str(self):
         """How JAX prints this type's sharding in its messages (over the AbstractMesh,
         with the devices' kind and platform)."""
-        return repr(shd.NamedSharding(self.mesh.abstract_mesh, shd.PartitionSpec(*self.spec)))
+        return repr(shd.NamedSharding(self.mesh.abstract_mesh, self.pspec))
 
 
 def _dims(shape, spec):
@@ -120,7 +130,8 @@ def typed_sharding(sharding, aval):
     NamedSharding over an all-Explicit mesh; else None."""
     if not isinstance(sharding, shd.NamedSharding) or not _explicit(sharding.mesh):
         return None
-    return Typed(aval, sharding.spec._normalized(aval.ndim), sharding.mesh)
+    return Typed(aval, sharding.spec._normalized(aval.ndim), sharding.mesh,
+                 sharding.spec.unreduced)
 
 
 def typed(x):
@@ -470,17 +481,19 @@ def _result(name, ts, params, out_avals, avals=None):
     meshes = {t.mesh for t in ts if t is not None}
     if len(meshes) != 1:
         return [None] * len(out_avals)
+    unreduced = unreduced_of(name, ts, params, avals if avals is not None else
+                             [None if t is None else t.aval for t in ts])
     spec = _rule(name, ts, params, out_avals, avals)
     if spec is None:
         return [None] * len(out_avals)
     mesh = meshes.pop()
-    out = Typed(out_avals[0], spec, mesh)
+    out = Typed(out_avals[0], spec, mesh, unreduced)
     axes = [a for e in spec for a in _axes_of(e)]
     if len(axes) != len(set(axes)):
         ins = ", ".join(t.str_short(True) if t is not None else "?" for t in ts)
         _err(f"{name} operation with inputs: {ins} produces an illegally sharded result: "
              f"{out.str_short(True)}")
-    return [Typed(a, spec, mesh) for a in out_avals]
+    return [Typed(a, spec, mesh, unreduced) for a in out_avals]
 
 
 def check(prim, args, params):
@@ -518,8 +531,7 @@ def propagate(eqns, env):
         except shd.ShardingTypeError as e:
             if backward:
                 continue
-            raise shd.ShardingTypeError(
-                e.message, loc=src if src is not None and src.file else None) from None
+            raise type(e)(e.message, loc=src if src is not None and src.file else None) from None
         for v, t in zip(eqn.outvars, outs):
             if t is not None:
                 env[v] = t

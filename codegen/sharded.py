@@ -97,13 +97,47 @@ class GlobalArray(runtime.Array):
     def _buf(self):
         """A single-device copy on the default device (for code that is not SPMD-aware)."""
         if self._single is None:
-            self._single = runtime.put_host(self._value(), self.aval)
+            value = self._reduced_value() if self._unreduced() else self._value()
+            self._single = runtime.put_host(value, self.aval)
         return self._single
+
+    def _reduced_value(self) -> np.ndarray:
+        """The value an unreduced array stands for: its shards summed over the
+        unreduced mesh axes (each device along them holds a partial sum)."""
+        s = self._sharding
+        mesh, unreduced = s.mesh, s.spec.unreduced
+        named = {a for e in s.spec.partitions for a in PartitionSpec._axes(e)}
+        index = NamedSharding(mesh, s.spec.update(unreduced=frozenset())).devices_indices_map(
+            self.shape)
+        where = {mesh.devices[p]: dict(zip(mesh.axis_names, p))
+                 for p in np.ndindex(*mesh.devices.shape)}
+        out = np.zeros(self.shape, self.dtype)
+        shard_aval = ShapedArray(s.shard_shape(self.shape), self.dtype)
+        for d, buf in zip(self._local, self._buffers()):
+            if any(k for a, k in where[d].items() if a not in named and a not in unreduced):
+                continue        # a copy along a replicated axis
+            out[index[d]] += runtime.Array(buf, shard_aval)._value()
+        return out
 
     @property
     def sharding(self):
         """The layout (a NamedSharding)."""
         return self._sharding
+
+    def _unreduced(self):
+        return isinstance(self._sharding, NamedSharding) and bool(self._sharding.spec.unreduced)
+
+    def __repr__(self):     # an unreduced array has no value to show without a reduction
+        if self._unreduced():
+            return (f"Array(shape={self.aval.shape}, dtype={self.aval.dtype.name}, "
+                    f"sharding={self._sharding})")
+        return super().__repr__()
+
+    def __str__(self):
+        return repr(self) if self._unreduced() else super().__str__()
+
+    def __format__(self, spec):
+        return repr(self) if self._unreduced() else super().__format__(spec)
 
     @property
     def is_fully_replicated(self) -> bool:
@@ -259,11 +293,30 @@ def put(x, sharding) -> runtime.Array:
     aval = aval.update(weak_type=aval.weak_type)
     _check_rank(sharding, aval.shape)
     devs = assignment_of(sharding)
-    index = sharding.devices_indices_map(aval.shape)   # IndivisibleError when it must
+    spec = sharding.spec if isinstance(sharding, NamedSharding) else None
+    if spec is not None and spec.unreduced:
+        value = _partial_sums(value, sharding)
+        sharding_ = NamedSharding(sharding.mesh, spec.update(unreduced=frozenset()))
+    else:
+        value, sharding_ = {d: value for d in devs}, sharding
+    index = sharding_.devices_indices_map(aval.shape)   # IndivisibleError when it must
     shard_aval = ShapedArray(sharding.shard_shape(aval.shape), aval.dtype, aval.weak_type)
-    bufs = [runtime.put_host(np.ascontiguousarray(value[index[d]]), shard_aval, d)
+    bufs = [runtime.put_host(np.ascontiguousarray(value[d][index[d]]), shard_aval, d)
             for d in local(devs)]
     return assemble(ShapedArray(aval.shape, aval.dtype, aval.weak_type), sharding, bufs, devs)
+
+
+def _partial_sums(value, sharding):
+    """Per device, its part of a value laid out unreduced over some mesh axes: the
+    devices at the first position along those axes hold the value, the others
+    zeros, so the sum over them (what a `reshard` computes) is the value."""
+    mesh, unreduced = sharding.mesh, sharding.spec.unreduced
+    zeros = np.zeros_like(value)
+    out = {}
+    for pos in np.ndindex(*mesh.devices.shape):
+        first = all(k == 0 for a, k in zip(mesh.axis_names, pos) if a in unreduced)
+        out[mesh.devices[pos]] = value if first else zeros
+    return out
 
 
 def from_callback(shape, sharding, data_callback, dtype=None) -> runtime.Array:

@@ -36,7 +36,7 @@ from astjax.core import ShapedArray
 from astjax.errors import ArgumentValueError, NotImplementedInAstjaxError
 from astjax.primitives.spmd import (SPMD_PRIMITIVES, check_sharding_fits, is_partial,
                                     is_layout, layouts_per_leaf, resolve_sharding,
-                                    with_sharding_constraint)
+                                    sharding_constraint_p, with_sharding_constraint)
 
 from . import explicit, runtime, sharded, stablehlo
 from .runtime import xc
@@ -367,8 +367,32 @@ def jit_entry(closed, out_tree, name, shardings, dyn_args, leaves, donated, loc)
     for s, v in zip(outs, closed.jaxpr.outvars):
         if s is not None:
             check_sharding_fits(s, v.aval, "jit out_shardings", loc)
-    outs = _typed_results(closed.jaxpr, ins, leaves, outs, loc)
+    outs, env = _typed_results(closed.jaxpr, ins, leaves, outs, loc)
+    closed = constrain_unreduced(closed, env)
     return SpmdEntry(closed, out_tree, name, ins, outs, leaves, donated, loc)
+
+
+def constrain_unreduced(closed, env):
+    """`closed` with each result typed unreduced (`env`: Var -> Typed) constrained to
+    its type where it is made, as JAX lowers every typed result: left to its
+    propagation, the partitioner may reduce over the wrong mesh axes."""
+    if not any(t.unreduced for t in env.values()):
+        return closed
+    eqns = []
+    for eqn in closed.jaxpr.eqns:
+        typed = [env.get(v) for v in eqn.outvars]
+        if eqn.primitive is sharding_constraint_p or not any(
+                t is not None and t.unreduced for t in typed):
+            eqns.append(eqn)
+            continue
+        made = [core.Var(v.aval) if t is not None and t.unreduced else v
+                for v, t in zip(eqn.outvars, typed)]
+        eqns.append(core.Eqn(eqn.primitive, eqn.invars, made, eqn.params, eqn.source_info))
+        eqns += [core.Eqn(sharding_constraint_p, [m], [v], {"sharding": t.sharding},
+                          eqn.source_info)
+                 for m, v, t in zip(made, eqn.outvars, typed) if m is not v]
+    j = closed.jaxpr
+    return core.ClosedJaxpr(core.Jaxpr(j.constvars, j.invars, j.outvars, eqns), closed.consts)
 
 
 def _typed_results(jaxpr, ins, leaves, outs, loc):
@@ -381,15 +405,15 @@ def _typed_results(jaxpr, ins, leaves, outs, loc):
         if t is not None:
             env[v] = t
     if not env:
-        return outs
+        return outs, env
     try:
         explicit.propagate(jaxpr.eqns, env)
     except shd.ShardingTypeError as e:
         if e.loc is None:
-            raise shd.ShardingTypeError(e.message, loc=loc) from None
+            raise type(e)(e.message, loc=loc) from None
         raise
     return [s if s is not None or not isinstance(v, core.Var) or v not in env
-            else env[v].sharding for s, v in zip(outs, jaxpr.outvars)]
+            else env[v].sharding for s, v in zip(outs, jaxpr.outvars)], env
 
 
 def constrain_inline(call, shardings, dyn_args, dyn_kwargs):
@@ -430,7 +454,11 @@ def eager_apply(prim, args, params):
         outvars = [core.Var(a) for a in out_avals]
         jaxpr = core.Jaxpr([], invars, outvars, [core.Eqn(prim, invars, outvars, params)])
         closed = core.ClosedJaxpr(jaxpr, [])
-        ins = [None] * len(avals)
+        if t is not None and len(outvars) == 1:
+            closed = constrain_unreduced(closed, {outvars[0]: t})
+        # (an unreduced operand keeps its layout: its shards are partial sums)
+        ins = [s if isinstance(s, shd.NamedSharding) and s.spec.unreduced else None
+               for s in layouts]
         outs_s = [None] * len(out_avals)
         if (prim in SPMD_PRIMITIVES and "sharding" in params
                 and not is_partial(params["sharding"], avals[0].ndim)):

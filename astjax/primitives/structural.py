@@ -326,7 +326,7 @@ def out_layout(s, what):
         raise ArgumentTypeError(f"out_sharding must be a NamedSharding or a PartitionSpec, "
                                 f"got {s!r:.80}", loc=caller_location())
     types = dict(zip(s.mesh.axis_names, s.mesh.axis_types))
-    for entry in s.spec:
+    for entry in s.spec.partitions:
         for a in shd.PartitionSpec._axes(entry):
             if types[a] != shd.AxisType.Explicit:
                 raise ArgumentValueError(
@@ -341,9 +341,9 @@ def batched_layout(s, d):
     (unsharded, as JAX's vmap leaves it)."""
     if s is None:
         return None
-    spec = list(s.spec)
+    spec = list(s.spec.partitions)
     spec[d:d] = [None] * max(0, d - len(spec)) + [None]
-    return shd.NamedSharding(s.mesh, shd.PartitionSpec(*spec))
+    return shd.NamedSharding(s.mesh, s.spec.update(partitions=spec))
 
 
 def laid_out(ctx, y, sharding):

@@ -1,0 +1,106 @@
+"""Unreduced mesh axes in types (JAX 0.10.2's `*_ur_rule`s in `jax/_src/lax/lax.py`):
+a value laid out `P(..., unreduced={'y'})` over an Explicit mesh holds, on each
+device along `y`, a partial sum of its value -- what `jnp.dot(..., out_sharding=
+P('x', None, unreduced={'y'}))` makes when its contracting dimension is sharded over
+`y`, without the all-reduce; `jax.reshard` to a spec without `y` sums the parts.
+
+`unreduced_of` is the rule per operation, run by `codegen/explicit.py` beside the
+layouts (`Typed.unreduced`): `add` keeps operands unreduced alike, `mul` (bilinear)
+refuses one, linear maps of each shard (`reduce_sum`, `reshape`, `transpose`,
+`convert_element_type`, slicing, ...) keep it, and any other operation raises JAX's
+NotImplementedError -- never a silently wrong partial sum.
+"""
+from __future__ import annotations
+
+from astjax import sharding as shd
+
+__all__ = ["unreduced_of", "UnreducedRuleError"]
+
+
+def _err(msg):
+    raise shd.ShardingTypeError(msg)
+
+
+def _axes_of(entry):
+    return shd.PartitionSpec._axes(entry)
+
+
+#: operations that keep their operand's unreduced axes (a linear map of each shard)
+_KEEPS_UNREDUCED = frozenset({"convert_element_type", "reshape", "transpose", "squeeze",
+                              "reduce_precision", "slice", "pad", "dynamic_slice",
+                              "reduce_sum", "copy", "copy_p"})
+
+
+def unreduced_of(name, ts, params, avals):
+    """The unreduced axes of the result of `name` on typed operands `ts`, or JAX's
+    error: `add` needs its operands unreduced alike, `mul` (bilinear) refuses them,
+    `dot_general` makes them from its contracting axes when its `out_sharding` says
+    so, and an operation without a rule for them raises NotImplementedError."""
+    us = [t.unreduced if t is not None else frozenset() for t in ts]
+    if name == "dot_general":
+        return _dot_general_unreduced(ts, us, params, avals)
+    if not any(us):
+        return frozenset()
+    if name in ("add", "add_any"):
+        if us[0] and us[1]:
+            if us[0] != us[1]:
+                _err("lhs and rhs to `add` must be unreduced along the same mesh axes. "
+                     f"Got lhs={us[0]}, rhs={us[1]}")
+            return us[0]
+        one, other = ("lhs", "rhs") if us[0] else ("rhs", "lhs")
+        _err(f"{one} is unreduced while {other} is not. `add` operation does not allow "
+             "this because there will be implicit communication. Please reduce "
+             f"{one} via `reshard` before calling `add`.")
+    if name == "mul":
+        if us[0] and us[1]:
+            _err("lhs and rhs to `mul` cannot be unreduced since mul is bilinear. Got "
+                 f"lhs={us[0]}, rhs={us[1]}")
+        lhs, rhs = (_type_str(t, a) for t, a in zip(ts, avals))
+        if us[0]:
+            _err("RHS should be reduced along the same axes LHS is unreduced on. Got "
+                 f"lhs={lhs} and rhs={rhs}")
+        _err("LHS should be reduced along the same axes RHS is unreduced on. Got "
+             f"lhs={lhs} and rhs={rhs}")
+    if name in ("concatenate", "select_n"):
+        if len({u for u in us[1 if name == "select_n" else 0:] if u}) > 1:
+            _err("All operands should be unreduced along the same mesh axes. Got "
+                 f"unreduced specs: {set(u for u in us if u)}")
+        return next(u for u in us if u)
+    if name in _KEEPS_UNREDUCED:
+        return us[0]
+    raise UnreducedRuleError(f"unreduced rule for {name} is not implemented. Please file "
+                             "an issue at https://github.com/jax-ml/jax/issues")
+
+
+def _dot_general_unreduced(ts, us, params, avals):
+    if any(us):
+        lhs, rhs = (_type_str(t, a) for t, a in zip(ts, avals))
+        _err(f"lhs or rhs passed to dot_general cannot be unreduced. Got lhs={lhs} and "
+             f"rhs={rhs}")
+    s = params.get("out_sharding")
+    if s is None or not s.spec.unreduced or ts[0] is None or ts[1] is None:
+        return frozenset()
+    (lc, rc), _ = params["dimension_numbers"]
+    left = tuple(ts[0].spec[d] for d in lc)
+    right = tuple(ts[1].spec[d] for d in rc)
+    if left != right:
+        _err("lhs and rhs contracting dims should be sharded identically when out_sharding "
+             "provided to dot_general mentions unreduced_axes. Got "
+             f"lhs_contracting_spec={left!r}, rhs_contracting_spec={right!r}")
+    flat = frozenset(a for e in left for a in _axes_of(e))
+    if s.spec.unreduced != flat:
+        _err("out_sharding's unreduced axes should be equal to the contracting specs. Got "
+             f"unreduced axes={s.spec.unreduced} and contracting spec={left!r}")
+    return s.spec.unreduced
+
+
+def _type_str(t, aval):
+    """An operand's type as JAX's messages print it (`float32[4@x,4]{U:y}`)."""
+    if t is not None:
+        return t.str_short()
+    return f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"
+
+
+class UnreducedRuleError(shd.ShardingTypeError, NotImplementedError):
+    """JAX's NotImplementedError for an operation on an unreduced value that has no
+    rule for unreduced axes (e.g. `sin`): reduce it first with `jax.reshard`."""
