@@ -381,8 +381,9 @@ def constrain_unreduced(closed, env):
     eqns = []
     for eqn in closed.jaxpr.eqns:
         typed = [env.get(v) for v in eqn.outvars]
-        if eqn.primitive is sharding_constraint_p or not any(
-                t is not None and t.unreduced for t in typed):
+        lays_out = (eqn.primitive is sharding_constraint_p   # (it lays itself out)
+                    or eqn.params.get("out_sharding", eqn.params.get("sharding")) is not None)
+        if lays_out or not any(t is not None and t.unreduced for t in typed):
             eqns.append(eqn)
             continue
         made = [core.Var(v.aval) if t is not None and t.unreduced else v

@@ -75,8 +75,8 @@ def unreduced_of(name, ts, params, avals):
 def _dot_general_unreduced(ts, us, params, avals):
     if any(us):
         lhs, rhs = (_type_str(t, a) for t, a in zip(ts, avals))
-        _err(f"lhs or rhs passed to dot_general cannot be unreduced. Got lhs={lhs} and "
-             f"rhs={rhs}")
+        _err(f"lhs or rhs passed to dot_general cannot be unreduced. Got "
+             f"lhs=ShapedArray({lhs}) and rhs=ShapedArray({rhs})")   # (JAX's reprs)
     s = params.get("out_sharding")
     if s is None or not s.spec.unreduced or ts[0] is None or ts[1] is None:
         return frozenset()
