@@ -198,7 +198,7 @@ def _stage(fun, args, kwargs, differentiated=True):
     leaves, in_tree = tree_util.flatten_for_staging((tuple(args), dict(kwargs)))
     avals = [leaf_aval(x) for x in leaves]
     hints = arg_hints(fun, args, kwargs)
-    with differentiation(differentiated):
+    with differentiation(differentiated), _explicit.staging_nested(leaves):
         closed, out_tree = stage_flat(fun, in_tree, avals, hints)
     return closed, in_tree, out_tree, leaves
 

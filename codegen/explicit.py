@@ -58,7 +58,7 @@ from .unreduced import unreduced_of
 
 __all__ = ["Typed", "check", "propagate", "typed", "typed_sharding", "staging", "typeof",
            "TypedAval", "ELEMENTWISE", "UNARY", "like_primals", "layout_of", "with_types",
-           "TypedClosedJaxpr", "ManualAval",
+           "TypedClosedJaxpr", "ManualAval", "staging_nested",
            "layouts_of"]
 
 #: n-ary elementwise primitives (equal shapes, rank-0 operands broadcast)
@@ -512,21 +512,32 @@ def propagate(eqns, env):
     """Run the rules over `eqns`, extending `env` (Var -> Typed). An error is raised
     located at the equation's source line.
 
-    Equations a transpose made (source phase 'backward') are not checked: JAX gives
-    the transposed `dot_general` its primal operand's layout as `out_sharding`
-    (contracting a dimension sharded on both sides is then fine), which astjax's
-    `dot_general` does not record; such results are untyped."""
-    for eqn in eqns:
+    Equations a transpose made (source phase 'backward') are typed but not checked:
+    JAX gives the transposed `dot_general` its primal operand's layout as
+    `out_sharding` (contracting a dimension sharded on both sides is then fine);
+    astjax's transposed `dot_general` does not record it, so its type is read from
+    the forward `dot_general` of the same source position (`_transposed_dot`)."""
+    eqns = list(eqns)
+    dots = {}   # source position -> the forward dot_general's operand types
+    for k, eqn in enumerate(eqns):
         ts = [env.get(a) if isinstance(a, core.Var) else None for a in eqn.invars]
-        if all(t is None for t in ts) and eqn.primitive.name not in ("sharding_constraint",
-                                                                    "shard_map"):
-            continue
+        name = eqn.primitive.name
         src = eqn.source_info
         backward = src is not None and src.phase == "backward"
-        if backward and eqn.primitive.name == "dot_general":
+        if name == "dot_general" and src is not None and src.file:
+            if backward:
+                t = _transposed_dot(eqn, eqns[k + 1:], dots.get((src.file, src.line,
+                                                                  src.col)))
+                if t is not None:
+                    env[eqn.outvars[0]] = t
+                continue
+            dots[(src.file, src.line, src.col)] = ts[:2]
+        elif backward and name == "dot_general":
+            continue
+        if all(t is None for t in ts) and name not in ("sharding_constraint", "shard_map"):
             continue
         try:
-            outs = _result(eqn.primitive.name, ts, eqn.params,
+            outs = _result(name, ts, eqn.params,
                            [v.aval for v in eqn.outvars], [core.get_aval(a) for a in eqn.invars])
         except shd.ShardingTypeError as e:
             if backward:
@@ -536,6 +547,27 @@ def propagate(eqns, env):
             if t is not None:
                 env[v] = t
     return env
+
+
+def _transposed_dot(eqn, later, operands):
+    """The type of a transposed `dot_general` (a cotangent of one operand of the
+    forward `dot_general` whose operand types are `operands`): that operand's layout,
+    through the `transpose` that follows it (as JAX's transpose rule lays it out);
+    None when no operand, or more than one with different layouts, fits."""
+    if not operands:
+        return None
+    out = eqn.outvars[0]
+    perm = next((e.params["permutation"] for e in later if e.primitive.name == "transpose"
+                 and e.invars and e.invars[0] is out), tuple(range(out.aval.ndim)))
+    shape = tuple(out.aval.shape[p] for p in perm)
+    fits = {t.spec: t for t in operands if t is not None and tuple(t.aval.shape) == shape}
+    if len(fits) != 1:
+        return None
+    t = next(iter(fits.values()))
+    spec = [None] * len(perm)
+    for i, p in enumerate(perm):
+        spec[p] = t.spec[i]
+    return Typed(out.aval, spec, t.mesh)
 
 # ------------------------------------------------- jax.typeof inside a partitioned jit
 
@@ -752,25 +784,60 @@ def _staged_type(tracer):
 
 
 def _staged_types(tracers):
-    """The Typed (or None) of each tracer staged inside a partitioned `jit`, with one
-    pass of the rules per builder involved."""
-    types = getattr(_staging, "types", None)
+    """The Typed (or None) of each tracer staged from typed arguments -- of a
+    partitioned `jit` (`staging`) or of a transform's own staging (`staging_nested`)
+    -- with one pass of the rules per builder involved."""
     builders = core._state.builders
-    if types is None or not builders or len(builders[0].invars) != len(types):
+    frames = {}     # id(builder) -> the types of its invars
+    types = getattr(_staging, "types", None)
+    if types is not None and builders and len(builders[0].invars) == len(types):
+        frames[id(builders[0])] = types
+    for depth, types in getattr(_staging, "nested", ()):
+        if depth < len(builders) and len(builders[depth].invars) == len(types):
+            frames[id(builders[depth])] = types
+    if not frames:
         return [None] * len(tracers)
-    top = builders[0]
-    envs = {id(top): propagate(
-        top.eqns, {v: t for v, t in zip(top.invars, types) if t is not None})}
+    envs = {}
+
+    def type_of(x):
+        if not isinstance(x, core.Tracer) or not any(x.builder is b for b in builders):
+            return None
+        return env_of(x.builder).get(x.var)
 
     def env_of(b):
         if id(b) not in envs:
-            captured = list(b.captures.values())
-            outer = _staged_types([o for _, o in captured])
-            envs[id(b)] = propagate(
-                b.eqns, {v: t for (v, _), t in zip(captured, outer) if t is not None})
+            env = {v: t for v, o in b.captures.values() if (t := type_of(o)) is not None}
+            env.update((v, t) for v, t in zip(b.invars, frames.get(id(b), ()))
+                       if t is not None)
+            envs[id(b)] = propagate(b.eqns, env) if env else {}
         return envs[id(b)]
-    return [env_of(x.builder).get(x.var) if isinstance(x, core.Tracer) else None
-            for x in tracers]
+    return [type_of(x) for x in tracers]
+
+
+class staging_nested:
+    """While a transform (`grad`, `vjp`, ...) stages a function on `leaves` in a
+    builder of its own: their types (arrays laid out over Explicit axes, or values
+    staged from such arrays), for `typeof` on the values staged from them."""
+
+    def __init__(self, leaves):
+        types = [typed(x) for x in leaves]
+        staged = [i for i, (x, t) in enumerate(zip(leaves, types))
+                  if t is None and isinstance(x, core.Tracer)]
+        for i, t in zip(staged, _staged_types([leaves[i] for i in staged])):
+            types[i] = t
+        self.types = types if any(t is not None for t in types) else None
+
+    def __enter__(self):
+        if self.types is not None:
+            if not hasattr(_staging, "nested"):
+                _staging.nested = []
+            _staging.nested.append((len(core._state.builders), self.types))
+        return self
+
+    def __exit__(self, *exc):
+        if self.types is not None:
+            _staging.nested.pop()
+        return False
 
 
 def layouts_of(primals):

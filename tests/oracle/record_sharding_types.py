@@ -4,7 +4,8 @@ making an unreduced value, `reshard` reducing it, the printed types and JAX's er
 for misuse), the varying manual axes of values inside `shard_map`
 (`jax.typeof(x)` printed `float32[2,2]{V:(x,y)}`, `.mat.varying`, the body's printed
 types), shard_map's in_specs check on Explicit meshes, `pmap(f).lower` /
-`jit(pmap(f)).lower`, and `make_jaxpr`'s sharded types.
+`jit(pmap(f)).lower`, and `make_jaxpr`'s sharded types (of `grad` too: the backward
+pass's layouts, `typeof` inside the differentiated function).
 
 Per case a text (a repr, printed types, annotations of lowered text) or the error
 (builtin class and message). Run on real JAX 0.10.2 to record `sharding_types.json`
@@ -103,6 +104,26 @@ def cases(jax):
         return next(ln.strip() for ln in lowered.as_text().splitlines() if "func.func" in ln)
 
     ones = np.ones((4, 3), np.float32)
+
+    def mlp(w, v):
+        h = jnp.tanh(v @ w)
+        seen.append(str(jax.typeof(h)))
+        return (h ** 2).sum()
+
+    def mlp_args():
+        return (jax.device_put(np.ones((4, 6), np.float32), NS(mesh, P(None, "y"))),
+                jax.device_put(np.ones((8, 4), np.float32), NS(mesh, P("x", None))))
+
+    def grad_types():
+        seen.clear()
+        text = str(jax.make_jaxpr(jax.grad(mlp))(*mlp_args()))
+        return (" ".join(sorted({t for t in _BINDER.findall(text) if "@" in t}))
+                + " | " + " ".join(seen))
+
+    def grad_jit():
+        seen.clear()
+        g = jax.jit(jax.grad(mlp))(*mlp_args())
+        return f"{jax.typeof(g)} {g.sharding.spec!r} | " + " ".join(seen)
     return {
         # PartitionSpec
         "p_repr_u": lambda: repr(P("x", unreduced={"y"})),
@@ -205,6 +226,9 @@ def cases(jax):
         "pmap_lower_in_axes": lambda: main_line(jax.pmap(
             lambda v, w: (v * w, w), axis_name="i", in_axes=(0, None)).lower(
                 ones, np.float32(2))),
+        # grad on an Explicit mesh: layouts inside and of the backward pass
+        "grad_types": grad_types,
+        "grad_jit": grad_jit,
         # make_jaxpr's sharded types
         "make_jaxpr_types": on_ab(lambda a, b: binder_types(jax.make_jaxpr(
             lambda a, b: jnp.sin(jnp.dot(a, b, out_sharding=P("x", None))))(a, b))),
