@@ -83,11 +83,12 @@ _REDUCERS = frozenset({"reduce_sum", "reduce_max", "reduce_min", "reduce_prod",
 class Typed:
     """A value's type with its layout: aval, one spec entry per dimension, mesh, and
     the mesh axes it is unreduced over (each device holds a partial sum)."""
-    __slots__ = ("aval", "spec", "mesh", "unreduced")
+    __slots__ = ("aval", "spec", "mesh", "unreduced", "given")
 
-    def __init__(self, aval, spec, mesh, unreduced=frozenset()):
+    def __init__(self, aval, spec, mesh, unreduced=frozenset(), given=None):
         self.aval, self.spec, self.mesh = aval, tuple(spec), mesh
         self.unreduced = frozenset(unreduced)
+        self.given = given      # the spec as written, where JAX keeps it (out_specs)
 
     @property
     def pspec(self):
@@ -95,7 +96,7 @@ class Typed:
 
     @property
     def sharding(self):
-        return shd.NamedSharding(self.mesh, self.pspec)
+        return shd.NamedSharding(self.mesh, self.given or self.pspec)
 
     def str_short(self, short_dtypes=False):
         """JAX's `f32[4@x,4]`, `f32[4]{U:y}` when unreduced (`float32[...]` without
@@ -473,7 +474,7 @@ def _result(name, ts, params, out_avals, avals=None):
         mesh = params["mesh"]
         if params.get("auto") or not _explicit(mesh):
             return [None] * len(out_avals)
-        return [Typed(a, s._normalized(a.ndim), mesh)
+        return [Typed(a, s._normalized(a.ndim), mesh, s.unreduced, given=s)
                 for a, s in zip(out_avals, params["out_specs"])]
     if all(t is None for t in ts) or (len(out_avals) != 1 and name != "sort"):
         return [None] * len(out_avals)

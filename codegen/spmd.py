@@ -36,7 +36,7 @@ from astjax.core import ShapedArray
 from astjax.errors import ArgumentValueError, NotImplementedInAstjaxError
 from astjax.primitives.spmd import (SPMD_PRIMITIVES, check_sharding_fits, is_partial,
                                     is_layout, layouts_per_leaf, resolve_sharding,
-                                    sharding_constraint_p, with_sharding_constraint)
+                                    reshard, sharding_constraint_p)
 
 from . import explicit, runtime, sharded, stablehlo
 from .runtime import xc
@@ -413,20 +413,21 @@ def _typed_results(jaxpr, ins, leaves, outs, loc):
         if e.loc is None:
             raise type(e)(e.message, loc=loc) from None
         raise
-    return [s if s is not None or not isinstance(v, core.Var) or v not in env
-            else env[v].sharding for s, v in zip(outs, jaxpr.outvars)], env
+    return [s if s is not None or not isinstance(v, core.Var) or v not in env   # (inside
+            else shd.NamedSharding(env[v].mesh, env[v].pspec)   # jit, one entry per dim)
+            for s, v in zip(outs, jaxpr.outvars)], env
 
 
 def constrain_inline(call, shardings, dyn_args, dyn_kwargs):
     """A sharded `jit` staged inside another program: its layouts become
-    `with_sharding_constraint`s on its arguments and results."""
+    sharding constraints (`reshard`) on its arguments and results."""
     in_spec, out_spec = shardings
     if in_spec is not None:
         spec = tuple(in_spec) if isinstance(in_spec, (tuple, list)) else \
             (in_spec,) * len(dyn_args)
-        dyn_args = with_sharding_constraint(tuple(dyn_args), spec)
+        dyn_args = reshard(tuple(dyn_args), spec)
     out = call(*dyn_args, **dyn_kwargs)
-    return out if out_spec is None else with_sharding_constraint(out, out_spec)
+    return out if out_spec is None else reshard(out, out_spec)
 
 # ------------------------------------------------------------------ eager operations
 

@@ -29,7 +29,7 @@ class TypedAval(core.ShapedArray):
     @property
     def sharding(self):
         t = self._typed
-        return shd.NamedSharding(t.mesh.abstract_mesh, shd.PartitionSpec(*t.spec))
+        return shd.NamedSharding(t.mesh.abstract_mesh, t.pspec)
 
     def __str__(self):
         return ("~" if self.weak_type else "") + self._typed.str_short()
@@ -86,14 +86,15 @@ _NO_MANUAL_AXES = shd.ManualAxisType()
 
 class ManualAval(core.ShapedArray):
     """`jax.typeof(x)` of a value inside a `shard_map` body: its per-device aval,
-    `.sharding` over the mesh with its manual axes typed Manual, and `.mat.varying`,
-    the manual axes it varies over (JAX's check_vma types), printed as JAX prints
-    it (`float32[2,2]{V:(x,y)}`); it equals the plain ShapedArray."""
-    __slots__ = ("_mesh", "_vma")
+    `.sharding` over the mesh with its manual axes typed Manual, and `.mat`: the
+    manual axes it varies over and those it is unreduced over (JAX's check_vma
+    types), printed as JAX prints it (`float32[2,2]{V:(x,y)}`, `float32[2,4]{V:x, U:y}`);
+    it equals the plain ShapedArray."""
+    __slots__ = ("_mesh", "_vma", "_unreduced")
 
-    def __init__(self, aval, mesh, vma):
+    def __init__(self, aval, mesh, vma, unreduced=frozenset()):
         super().__init__(aval.shape, aval.dtype, aval.weak_type)
-        self._mesh, self._vma = mesh, vma
+        self._mesh, self._vma, self._unreduced = mesh, vma, unreduced
 
     @property
     def sharding(self):
@@ -106,7 +107,7 @@ class ManualAval(core.ShapedArray):
                 "the varying manual axes of a value computed from a loop carry or branch "
                 "operand inside shard_map are not known while the loop body is staged",
                 hint="call jax.typeof on the loop's result, after the loop")
-        return shd.ManualAxisType(varying=self._vma)
+        return shd.ManualAxisType(varying=self._vma, unreduced=self._unreduced)
 
     manual_axis_type = mat
 
@@ -116,7 +117,7 @@ class ManualAval(core.ShapedArray):
     def str_short(self, short_dtypes=True):
         """`f32[2,2]{V:x}` (`float32[...]` without `short_dtypes`)."""
         text = vma.vma_str(core.ShapedArray(self.shape, self.dtype), self._vma or (),
-                            self._mesh)
+                           self._mesh, self._unreduced)
         if short_dtypes:
             return text
         return text.replace(dtypes.short_name(self.dtype) + "[", self.dtype.name + "[", 1)
@@ -131,4 +132,5 @@ def manual_typeof(x, aval):
     if where is None or not isinstance(aval, core.ShapedArray):
         return None
     mesh, auto = where
-    return ManualAval(aval, shd.manual_abstract_mesh(mesh, auto), vma.staged_vma(x))
+    return ManualAval(aval, shd.manual_abstract_mesh(mesh, auto), vma.staged_vma(x),
+                      vma.staged_unreduced(x))

@@ -5,14 +5,17 @@ P('x', None, unreduced={'y'}))` makes when its contracting dimension is sharded 
 `y`, without the all-reduce; `jax.reshard` to a spec without `y` sums the parts.
 
 `unreduced_of` is the rule per operation, run by `codegen/explicit.py` beside the
-layouts (`Typed.unreduced`): `add` keeps operands unreduced alike, `mul` (bilinear)
-refuses one, linear maps of each shard (`reduce_sum`, `reshape`, `transpose`,
-`convert_element_type`, slicing, ...) keep it, and any other operation raises JAX's
-NotImplementedError -- never a silently wrong partial sum.
+layouts (`Typed.unreduced`): `dot_general`'s here, the others shared with the
+manual axes of `shard_map` bodies (`primitives/vma.py`'s `unreduced_rule`): `add`
+keeps operands unreduced alike, `mul` (bilinear) refuses one, linear maps of each
+shard (`reduce_sum`, `reshape`, `transpose`, `convert_element_type`, slicing, ...)
+keep it, and any other operation raises JAX's NotImplementedError -- never a
+silently wrong partial sum.
 """
 from __future__ import annotations
 
 from astjax import sharding as shd
+from astjax.primitives.vma import UnreducedRuleError, unreduced_rule
 
 __all__ = ["unreduced_of", "UnreducedRuleError"]
 
@@ -25,51 +28,14 @@ def _axes_of(entry):
     return shd.PartitionSpec._axes(entry)
 
 
-#: operations that keep their operand's unreduced axes (a linear map of each shard)
-_KEEPS_UNREDUCED = frozenset({"convert_element_type", "reshape", "transpose", "squeeze",
-                              "reduce_precision", "slice", "pad", "dynamic_slice",
-                              "reduce_sum", "copy", "copy_p"})
-
-
 def unreduced_of(name, ts, params, avals):
     """The unreduced axes of the result of `name` on typed operands `ts`, or JAX's
-    error: `add` needs its operands unreduced alike, `mul` (bilinear) refuses them,
-    `dot_general` makes them from its contracting axes when its `out_sharding` says
-    so, and an operation without a rule for them raises NotImplementedError."""
+    error: `dot_general` makes them from its contracting axes when its
+    `out_sharding` says so; the other operations follow `vma.unreduced_rule`."""
     us = [t.unreduced if t is not None else frozenset() for t in ts]
     if name == "dot_general":
         return _dot_general_unreduced(ts, us, params, avals)
-    if not any(us):
-        return frozenset()
-    if name in ("add", "add_any"):
-        if us[0] and us[1]:
-            if us[0] != us[1]:
-                _err("lhs and rhs to `add` must be unreduced along the same mesh axes. "
-                     f"Got lhs={us[0]}, rhs={us[1]}")
-            return us[0]
-        one, other = ("lhs", "rhs") if us[0] else ("rhs", "lhs")
-        _err(f"{one} is unreduced while {other} is not. `add` operation does not allow "
-             "this because there will be implicit communication. Please reduce "
-             f"{one} via `reshard` before calling `add`.")
-    if name == "mul":
-        if us[0] and us[1]:
-            _err("lhs and rhs to `mul` cannot be unreduced since mul is bilinear. Got "
-                 f"lhs={us[0]}, rhs={us[1]}")
-        lhs, rhs = (_type_str(t, a) for t, a in zip(ts, avals))
-        if us[0]:
-            _err("RHS should be reduced along the same axes LHS is unreduced on. Got "
-                 f"lhs={lhs} and rhs={rhs}")
-        _err("LHS should be reduced along the same axes RHS is unreduced on. Got "
-             f"lhs={lhs} and rhs={rhs}")
-    if name in ("concatenate", "select_n"):
-        if len({u for u in us[1 if name == "select_n" else 0:] if u}) > 1:
-            _err("All operands should be unreduced along the same mesh axes. Got "
-                 f"unreduced specs: {set(u for u in us if u)}")
-        return next(u for u in us if u)
-    if name in _KEEPS_UNREDUCED:
-        return us[0]
-    raise UnreducedRuleError(f"unreduced rule for {name} is not implemented. Please file "
-                             "an issue at https://github.com/jax-ml/jax/issues")
+    return unreduced_rule(name, us, lambda: [_type_str(t, a) for t, a in zip(ts, avals)])
 
 
 def _dot_general_unreduced(ts, us, params, avals):
@@ -99,8 +65,3 @@ def _type_str(t, aval):
     if t is not None:
         return t.str_short()
     return f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"
-
-
-class UnreducedRuleError(shd.ShardingTypeError, NotImplementedError):
-    """JAX's NotImplementedError for an operation on an unreduced value that has no
-    rule for unreduced axes (e.g. `sin`): reduce it first with `jax.reshard`."""

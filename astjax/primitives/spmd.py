@@ -35,7 +35,8 @@ from ..errors import (ArgumentError, ArgumentTypeError, ArgumentValueError,
 from .base import deflinear, is_zero, lax_ops, mark_unsupported, moveaxis, register
 from .collectives import all_gather_p, all_to_all_p, axis_index_p, ppermute_p, psum_p
 from .elementwise import div_p
-from .vma import check_vma_types, in_vmas, staging_body, unmentioned, vma_env, vma_str
+from .vma import (check_vma_types, in_urs, in_vmas, staging_body, unmentioned, ur_env,
+                  vma_env, vma_str)
 
 __all__ = ["MeshContextError", "sharding_constraint_p", "with_sharding_constraint",
            "resolve_sharding", "check_sharding_fits", "SPMD_PRIMITIVES", "is_partial",
@@ -168,18 +169,26 @@ def layouts_per_leaf(spec, tree, what, loc=None):
 def with_sharding_constraint(x, shardings):
     """`lax.with_sharding_constraint`: lay each leaf of `x` out as its sharding says
     (`shardings` is one sharding for every leaf or a pytree prefix of `x`; a bare
-    PartitionSpec names axes of the current mesh)."""
-    loc = caller_location()
+    PartitionSpec names axes of the current mesh). A spec with unreduced / reduced
+    axes raises JAX 0.10.2's ValueError (use `jax.reshard`)."""
+    return _constrain(x, shardings, caller_location(), "with_sharding_constraint")
 
+
+def _constrain(x, shardings, loc, what):
     leaves, tree = tree_util.flatten_for_staging(x)
-    per_leaf = layouts_per_leaf(shardings, x, "with_sharding_constraint: the shardings", loc)
+    per_leaf = layouts_per_leaf(shardings, x, f"{what}: the shardings", loc)
     outs = []
     for v, s in zip(leaves, per_leaf):
         if s is None:
             outs.append(v)
             continue
-        s = resolve_sharding(s, "with_sharding_constraint", loc)
-        check_sharding_fits(s, core.get_aval(v), "with_sharding_constraint", loc)
+        s = resolve_sharding(s, what, loc)
+        if what == "with_sharding_constraint" and isinstance(s, shd.NamedSharding) and (
+                s.spec.unreduced or s.spec.reduced):
+            raise ArgumentValueError(   # (JAX iterates the spec there)
+                "Using *pspec is dangerous when PartitionSpec has non-empty unreduced/reduced "
+                "set. Please use *spec.partitions", hint="use jax.reshard(x, spec)", loc=loc)
+        check_sharding_fits(s, core.get_aval(v), what, loc)
         outs.append(sharding_constraint_p.bind(v, sharding=s))
     return tree_util.tree_unflatten(tree, outs)
 
@@ -430,9 +439,10 @@ def _sm_batch(tx, args, dims, *, jaxpr, mesh, in_specs, out_specs, check_vma,
     in_dims = [None if d is None else 0 for d in dims]
     body, consts, mapped = tx.batch_subjaxpr(jaxpr, in_dims, frame.size, frame.name)
     rep = shd.PartitionSpec()
-    specs = [rep] * len(consts) + [s if d is None else shd.PartitionSpec(None, *s)
+    specs = [rep] * len(consts) + [s if d is None else s.update(partitions=(None,) + s.partitions)
                                    for s, d in zip(in_specs, in_dims)]
-    outs = [s if not m else shd.PartitionSpec(None, *s) for s, m in zip(out_specs, mapped)]
+    outs = [s if not m else s.update(partitions=(None,) + s.partitions)
+            for s, m in zip(out_specs, mapped)]
     res = bind(shard_map_p, *consts, *ops, jaxpr=body, mesh=mesh, in_specs=tuple(specs),
                out_specs=tuple(outs), check_vma=False, auto=auto)
     return res, [0 if m else None for m in mapped]
@@ -451,7 +461,9 @@ def _sm_pp_types(eqn):
     body = p["jaxpr"].jaxpr
     auto = p.get("auto", frozenset())
     env = vma_env(body.invars, body.eqns, in_vmas(p["mesh"], p["in_specs"], auto, True))
-    return {v: vma_str(v.aval, m, p["mesh"]) for v, m in env.items() if m}
+    urs = ur_env(body.invars, body.eqns, in_urs(p["in_specs"], True), p["mesh"], env)
+    return {v: vma_str(v.aval, env.get(v) or (), p["mesh"], urs.get(v, ()))
+            for v in set(env) | set(urs) if env.get(v) or urs.get(v)}
 
 
 shard_map_p.pp_types = _sm_pp_types
@@ -517,7 +529,7 @@ def _auto_axes(mesh, axis_names, loc):
 
 def _check_spec(mesh, spec, aval, what, loc, auto=frozenset()):
     shd.NamedSharding(mesh, spec)   # unknown / repeated axis names: JAX's errors
-    named = [a for e in spec for a in shd.PartitionSpec._axes(e) if a in auto]
+    named = [a for e in spec.partitions for a in shd.PartitionSpec._axes(e) if a in auto]
     if named:
         manual = frozenset(a for a in mesh.axis_names if a not in auto)
         raise ArgumentValueError(
@@ -537,8 +549,10 @@ def _check_explicit_in_specs(mesh, specs, leaves, layout_of, loc):
         t = layout_of(x, mesh)
         if t is None:       # a staged value whose layout astjax does not know
             continue
-        want = shd.PartitionSpec(*[_drop_size_one(mesh, e) for e in
-                                   spec._normalized(t.ndim)])
+        want = spec.update(
+            partitions=[_drop_size_one(mesh, e) for e in spec._normalized(t.ndim)],
+            unreduced=frozenset(a for a in spec.unreduced if mesh.shape[a] != 1),
+            reduced=frozenset(a for a in spec.reduced if mesh.shape[a] != 1))
         if want != t.sharding.spec:
             raise ArgumentValueError(
                 f"in_specs passed to shard_map: {want!r} does not match the specs of the "
@@ -637,7 +651,7 @@ def reshard(xs, out_shardings):
     """`jax.reshard`: lay each leaf of `xs` out as `out_shardings` says (a sharding
     or bare PartitionSpec for every leaf, or a pytree prefix): a layout change
     outside `jit`, a sharding constraint inside."""
-    return with_sharding_constraint(xs, out_shardings)
+    return _constrain(xs, out_shardings, caller_location(), "reshard")
 
 
 # The primitives that make a program a partitioned one (codegen/spmd.py compiles a

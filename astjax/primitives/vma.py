@@ -26,12 +26,13 @@ from .collectives import (all_gather_p, all_to_all_p, axis_index_p, pmax_p, pmin
                           ppermute_p, psum_p, pvary_p)
 
 __all__ = ["unmentioned", "vma_jaxpr", "vma_env", "in_vmas", "vma_str", "staged_vma",
-           "current_manual_mesh", "staging_body", "check_vma_types"]
+           "current_manual_mesh", "staging_body", "check_vma_types", "unreduced_rule",
+           "UnreducedRuleError", "ur_env", "in_urs", "staged_unreduced"]
 
 def unmentioned(mesh, spec, auto=frozenset()):
     """The manual mesh axes `spec` does not mention (the ones a value laid out by it
     is replicated over inside the manual computation)."""
-    used = {a for e in spec for a in shd.PartitionSpec._axes(e)}
+    used = {a for e in spec.partitions for a in shd.PartitionSpec._axes(e)} | spec.unreduced
     return tuple(a for a in mesh.axis_names if a not in used and a not in auto)
 
 
@@ -98,31 +99,120 @@ def in_vmas(mesh, specs, auto, check_vma):
     name (none without check_vma: JAX then tracks nothing)."""
     if not check_vma:
         return [set() for _ in specs]
-    return [{a for e in spec for a in shd.PartitionSpec._axes(e) if a not in auto}
+    return [{a for e in spec.partitions for a in shd.PartitionSpec._axes(e) if a not in auto}
             for spec in specs]
 
 
-def vma_str(aval, vma, mesh):
+def in_urs(specs, check_vma):
+    """The unreduced axes of a shard_map body's inputs (their specs' `unreduced`)."""
+    return [spec.unreduced if check_vma else frozenset() for spec in specs]
+
+
+def vma_str(aval, vma, mesh, unreduced=frozenset()):
     """JAX's printed type of a value inside a manual computation: `f32[2,2]{V:(x,y)}`,
-    the axes in mesh order."""
-    names = [a for a in mesh.axis_names if a in vma]
-    if not names:
-        return aval.str_short()
-    return (aval.str_short() + "{V:" + (names[0] if len(names) == 1
-                                         else "(" + ",".join(names) + ")") + "}")
+    `f32[2,4]{V:x, U:y}`, the axes in mesh order."""
+    parts = []
+    for tag, axes in (("V", vma), ("U", unreduced)):
+        names = [a for a in mesh.axis_names if a in axes]
+        if names:
+            parts.append(f"{tag}:" + (names[0] if len(names) == 1
+                                      else "(" + ",".join(names) + ")"))
+    return aval.str_short() + ("{" + ", ".join(parts) + "}" if parts else "")
+
+# ---- unreduced axes: which mesh axes a value holds partial sums over
+
+
+#: operations that keep their operand's unreduced axes (a linear map of each shard)
+_KEEPS_UNREDUCED = frozenset({"convert_element_type", "reshape", "transpose", "squeeze",
+                              "reduce_precision", "slice", "pad", "dynamic_slice",
+                              "reduce_sum", "copy", "copy_p"})
+
+
+class UnreducedRuleError(shd.ShardingTypeError, NotImplementedError):
+    """JAX's NotImplementedError for an operation on an unreduced value that has no
+    rule for unreduced axes (e.g. `sin`): reduce it first (`jax.reshard`, `psum`)."""
+
+
+def _ur_err(msg, loc=None):
+    raise shd.ShardingTypeError(msg, loc=loc)
+
+
+def unreduced_rule(name, us, type_strs, loc=None):
+    """JAX's unreduced rule of primitive `name` whose operands are unreduced over
+    `us` (`type_strs()`: the operands' types for a message): the result's unreduced
+    axes, or JAX's error. `add` keeps operands unreduced alike, `mul` (bilinear)
+    refuses one, linear maps of each shard keep it, anything else is JAX's
+    NotImplementedError."""
+    if not any(us):
+        return frozenset()
+    if name in ("add", "add_any"):
+        if us[0] and us[1]:
+            if us[0] != us[1]:
+                _ur_err("lhs and rhs to `add` must be unreduced along the same mesh axes. "
+                        f"Got lhs={us[0]}, rhs={us[1]}", loc)
+            return us[0]
+        one, other = ("lhs", "rhs") if us[0] else ("rhs", "lhs")
+        _ur_err(f"{one} is unreduced while {other} is not. `add` operation does not allow "
+                "this because there will be implicit communication. Please reduce "
+                f"{one} via `reshard` before calling `add`.", loc)
+    if name == "mul":
+        if us[0] and us[1]:
+            _ur_err("lhs and rhs to `mul` cannot be unreduced since mul is bilinear. Got "
+                    f"lhs={us[0]}, rhs={us[1]}", loc)
+        lhs, rhs = type_strs()[:2]
+        side = ("RHS", "LHS") if us[0] else ("LHS", "RHS")
+        _ur_err(f"{side[0]} should be reduced along the same axes {side[1]} is unreduced "
+                f"on. Got lhs={lhs} and rhs={rhs}", loc)
+    if name in ("concatenate", "select_n"):
+        if len({u for u in us[1 if name == "select_n" else 0:] if u}) > 1:
+            _ur_err("All operands should be unreduced along the same mesh axes. Got "
+                    f"unreduced specs: {set(u for u in us if u)}", loc)
+        return next(u for u in us if u)
+    if name in _KEEPS_UNREDUCED:
+        return us[0]
+    raise UnreducedRuleError(f"unreduced rule for {name} is not implemented. Please file "
+                             "an issue at https://github.com/jax-ml/jax/issues", loc=loc)
+
+
+def ur_env(invars, eqns, in_urs_, mesh, vmas=None, env=None):
+    """Var -> the mesh axes a value inside a shard_map body is unreduced over, with
+    JAX's errors located at the equation: `psum` over them reduces them, the other
+    collectives refuse them, other operations follow `unreduced_rule`."""
+    env = dict(env or {})
+    env.update((v, frozenset(u)) for v, u in zip(invars, in_urs_))
+    for eqn in eqns:
+        ins = [env.get(a, frozenset()) if isinstance(a, core.Var) else frozenset()
+               for a in eqn.invars]
+        out = frozenset()
+        if any(ins):
+            p, loc = eqn.primitive, eqn.source_info
+            if p is psum_p:
+                out = ins[0] - set(eqn.params["axes"])
+            elif p in (pmax_p, pmin_p, all_gather_p, ppermute_p, all_to_all_p, pvary_p):
+                axes = set(_names(eqn.params.get("axes", eqn.params.get("axis_name"))))
+                v = eqn.invars[0]
+                vma = (vmas or {}).get(v, set()) if isinstance(v, core.Var) else set()
+                raise ArgumentValueError(  # (JAX's ValueError, from the pvary it inserts)
+                    f"pvary cannot accept args which are unreduced. Got "
+                    f"{vma_str(v.aval, vma, mesh, ins[0])} and axes={axes}", loc=loc)
+            else:
+                out = unreduced_rule(p.name, ins, lambda: [str(a.aval) for a in eqn.invars],
+                                     loc)
+        env.update((v, out) for v in eqn.outvars)
+    return env
 
 
 
 # ---- jax.typeof(x) inside a shard_map body: the varying manual axes so far
 
-_bodies: list = []   # (builder depth, mesh, auto, in_vmas) of the bodies being staged
+_bodies: list = []   # (builder depth, mesh, auto, in_vmas, in_urs) of bodies being staged
 
 
 def current_manual_mesh(tracer):
     """(mesh, auto) of the innermost shard_map body `tracer` is staged in, or None."""
     if not _bodies or not isinstance(tracer, core.Tracer):
         return None
-    _, mesh, auto, _ = _bodies[-1]
+    _, mesh, auto, _, _ = _bodies[-1]
     return mesh, auto
 
 
@@ -130,26 +220,39 @@ def staged_vma(tracer):
     """The mesh axes a value staged inside the innermost shard_map body varies over
     (JAX's `typeof(x).mat.varying`), from the body's equations so far; None when it
     depends on a nested body's inputs (a loop carry), whose axes are not known here."""
-    depth, mesh, auto, in_vmas = _bodies[-1]
+    return _staged(tracer, lambda b, ins, outer: vma_env(b.invars, b.eqns, ins, outer),
+                   lambda b, outer: vma_env(b.invars, b.eqns, [None] * len(b.invars), outer),
+                   3)
+
+
+def staged_unreduced(tracer):
+    """The mesh axes a value staged inside the innermost shard_map body is unreduced
+    over (JAX's `typeof(x).mat.unreduced`); empty for a nested body's values."""
+    mesh, vmas = _bodies[-1][1], _bodies[-1][3]
+    return _staged(tracer, lambda b, ins, outer: ur_env(
+        b.invars, b.eqns, ins, mesh, vma_env(b.invars, b.eqns, vmas)),
+        lambda b, outer: {}, 4) or frozenset()
+
+
+def _staged(tracer, top_env, nested_env, field):
+    depth, ins = _bodies[-1][0], _bodies[-1][field]
     builders = core._state.builders
-    if in_vmas is None or len(builders) <= depth:
+    if ins is None or len(builders) <= depth:
         return frozenset()
     top = builders[depth]
-    envs = {id(top): vma_env(top.invars, top.eqns, in_vmas)}
-
+    envs = {id(top): top_env(top, ins, None)}
     inside = builders[depth:]
 
-    def vma_of(x):      # (values from outside the body are invariant)
+    def of(x):      # (values from outside the body are invariant)
         if not isinstance(x, core.Tracer) or not any(x.builder is b for b in inside):
             return set()
         return env_of(x.builder).get(x.var, set())
 
     def env_of(b):
         if id(b) not in envs:
-            outer = {v: vma_of(o) for v, o in b.captures.values()}
-            envs[id(b)] = vma_env(b.invars, b.eqns, [None] * len(b.invars), outer)
+            envs[id(b)] = nested_env(b, {v: of(o) for v, o in b.captures.values()})
         return envs[id(b)]
-    m = vma_of(tracer)
+    m = of(tracer)
     return None if m is None else frozenset(m)
 
 
@@ -157,7 +260,8 @@ def staged_vma(tracer):
 def staging_body(mesh, auto, specs, check_vma):
     # (without check_vma JAX tracks no varying axes: in_vmas None says so)
     _bodies.append((len(core._state.builders), mesh, auto,
-                    in_vmas(mesh, specs, auto, True) if check_vma else None))
+                    in_vmas(mesh, specs, auto, True) if check_vma else None,
+                    in_urs(specs, True) if check_vma else None))
     try:
         yield
     finally:
@@ -215,18 +319,23 @@ def check_vma_types(jaxpr, mesh, in_specs, out_specs, loc, auto=frozenset(), fun
     """JAX's check: a result whose out_spec does not mention a mesh axis must be the
     same on every device along it (it must not vary over that axis); `spec_keys` are
     the out_specs' key paths (JAX's message names them)."""
-    ins = [{a for e in spec for a in shd.PartitionSpec._axes(e)} for spec in in_specs]
+    ins = in_vmas(mesh, in_specs, frozenset(), True)
+    env = vma_env(jaxpr.invars, jaxpr.eqns, ins)
+    urs = ur_env(jaxpr.invars, jaxpr.eqns, in_urs(in_specs, True), mesh, env)
     msgs = []
-    for k, (vma, spec) in enumerate(zip(vma_jaxpr(jaxpr, ins), out_specs)):
+    for k, (out, spec) in enumerate(zip(jaxpr.outvars, out_specs)):
+        var = isinstance(out, core.Var)
+        vma = env.get(out, set()) if var else set()
+        vur = set(vma) | (urs.get(out, frozenset()) if var else set())
         left_out = unmentioned(mesh, spec, auto)
-        if not vma & set(left_out):
+        if not vur & set(left_out):
             continue
         key = spec_keys[k] if spec_keys else ""
 
         def ordered(xs):
             return ",".join(str(a) for a in mesh.axis_names if a in xs)
         if len(left_out) > 1:
-            named = {a for e in spec for a in shd.PartitionSpec._axes(e)}
+            named = {a for e in spec.partitions for a in shd.PartitionSpec._axes(e)}
             msgs.append(f"* out_specs{key} is {spec!r} which implies that the corresponding "
                         f"output value is only varying across mesh axes {{{ordered(named)}}} "
                         f"and not {{{ordered(set(left_out) & vma)}}}, but it was inferred "

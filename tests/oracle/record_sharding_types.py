@@ -94,6 +94,21 @@ def cases(jax):
                               mesh=amesh, in_specs=P("x"), out_specs=P("x")))(x)
         return seen[0]
 
+    def sm_u(f, out_spec, infer=False, **kw):
+        seen.clear()
+
+        def g(v):
+            seen.append(str(jax.typeof(v)))
+            out = f(v)
+            seen.append(str(jax.typeof(out)))
+            return out
+        specs = {} if infer else {"in_specs": P("x", unreduced={"y"})}
+        out = jax.jit(jax.shard_map(g, mesh=mesh, out_specs=out_spec, **specs, **kw))(
+            put(u_spec))
+        shown = (repr(np.asarray(out).tolist()) if not out.sharding.spec.unreduced
+                 else repr(out.sharding))
+        return " ".join(seen) + " | " + shown
+
     def sm(in_spec, arg, m=mesh, **kw):
         return jax.shard_map(lambda v: v, mesh=m, in_specs=in_spec, out_specs=in_spec, **kw)
 
@@ -197,6 +212,34 @@ def cases(jax):
             a, b, out_sharding=P(None, None, unreduced={"x"})))(a, b))),
         "dot_u_overlap": on_ab(lambda a, b: str(jax.jit(lambda a, b: jnp.dot(
             a, b, out_sharding=P("x", None, unreduced={"x"})))(a, b))),
+        "sub_u": under_mesh(lambda: repr(jax.jit(lambda u: u - u)(put(u_spec)).sharding)),
+        "neg_u": under_mesh(lambda: repr(jax.jit(lambda u: -u)(put(u_spec)).sharding)),
+        "transpose_u": under_mesh(lambda: repr(jax.jit(lambda u: u.T)(put(u_spec)).sharding)),
+        "slice_u": under_mesh(lambda: repr(jax.jit(lambda u: u[0:2])(put(u_spec)).sharding)),
+        "wsc_u": under_mesh(lambda: repr(jax.jit(lambda a: lax.with_sharding_constraint(
+            a, P("x", unreduced={"y"})))(put(P("x", "y"))).sharding)),
+        "reshard_to_u": under_mesh(lambda: repr(float(np.asarray(jax.reshard(jax.jit(
+            lambda a: jax.reshard(a, P("x", unreduced={"y"})))(put(P("x", "y"))),
+            P("x"))).sum()))),
+        "jit_out_shardings_u": lambda: repr(float(np.asarray(jax.reshard(jax.jit(
+            lambda a: a * 1, out_shardings=NS(mesh, u_spec))(put(P("x", "y"))),
+            NS(mesh, P("x")))).sum())),
+        "jit_in_shardings_u": lambda: repr(float(np.asarray(jax.jit(
+            lambda u: jax.reshard(u, NS(mesh, P("x"))), in_shardings=NS(mesh, u_spec))(
+                put(u_spec))).sum())),
+        # unreduced values in shard_map
+        "sm_u_psum": lambda: sm_u(lambda v: lax.psum(v, "y"), P("x")),
+        "sm_u_infer": lambda: sm_u(lambda v: lax.psum(v, "y"), P("x"), infer=True),
+        "sm_u_identity": lambda: sm_u(lambda v: v, P("x")),
+        "sm_u_identity_unchecked": lambda: sm_u(lambda v: v, P("x"), check_vma=False),
+        "sm_u_out_u": lambda: sm_u(lambda v: v, P("x", unreduced={"y"})),
+        "sm_u_sin": lambda: sm_u(jnp.sin, P("x")),
+        "sm_u_add": lambda: sm_u(lambda v: lax.psum(v + v, "y"), P("x")),
+        "sm_u_psum_x": lambda: sm_u(lambda v: lax.psum(v, "x"), P()),
+        "sm_u_pmax": lambda: sm_u(lambda v: lax.pmax(v, "y"), P("x")),
+        "sm_make_u": lambda: repr(jax.shard_map(lambda v: v, mesh=mesh, in_specs=P("x", "y"),
+                                                out_specs=P("x", unreduced={"y"}))(
+            put(P("x", "y")))),
         # varying manual axes
         "vma_typeof": vma(True),
         "vma_typeof_unchecked": vma(False),
