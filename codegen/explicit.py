@@ -49,11 +49,11 @@ import numpy as np
 
 from astjax import core, dtypes, ir
 from astjax import sharding as shd
+from astjax.primitives.vma import unreduced_rule
 from astjax.primitives.spmd import sharding_constraint_p
 
 from . import sharded
 from .typed_avals import ManualAval, MeshAval, TypedAval, manual_typeof
-from .unreduced import unreduced_of
 
 __all__ = ["Typed", "check", "propagate", "typed", "typed_sharding", "staging", "typeof",
            "TypedAval", "ELEMENTWISE", "UNARY", "like_primals", "layout_of", "with_types",
@@ -463,6 +463,48 @@ def _rule(name, ts, params, out_avals, avals=None):
     if name == "pad":
         return _varying_shape(first, out_avals[0].shape, "padding")
     return None
+
+
+# ---- unreduced axes (JAX's `*_ur_rule`s; the shared ones in `primitives/vma.py`)
+
+
+def unreduced_of(name, ts, params, avals):
+    """The unreduced axes of the result of `name` on typed operands `ts`, or JAX's
+    error: `dot_general` makes them from its contracting axes when its
+    `out_sharding` says so; the other operations follow `vma.unreduced_rule`."""
+    us = [t.unreduced if t is not None else frozenset() for t in ts]
+    if name == "dot_general":
+        return _dot_general_unreduced(ts, us, params, avals)
+    return unreduced_rule(name, us, lambda: [_type_str(t, a) for t, a in zip(ts, avals)])
+
+
+def _dot_general_unreduced(ts, us, params, avals):
+    if any(us):
+        lhs, rhs = (_type_str(t, a) for t, a in zip(ts, avals))
+        _err(f"lhs or rhs passed to dot_general cannot be unreduced. Got "
+             f"lhs=ShapedArray({lhs}) and rhs=ShapedArray({rhs})")   # (JAX's reprs)
+    s = params.get("out_sharding")
+    if s is None or not s.spec.unreduced or ts[0] is None or ts[1] is None:
+        return frozenset()
+    (lc, rc), _ = params["dimension_numbers"]
+    left = tuple(ts[0].spec[d] for d in lc)
+    right = tuple(ts[1].spec[d] for d in rc)
+    if left != right:
+        _err("lhs and rhs contracting dims should be sharded identically when out_sharding "
+             "provided to dot_general mentions unreduced_axes. Got "
+             f"lhs_contracting_spec={left!r}, rhs_contracting_spec={right!r}")
+    flat = frozenset(a for e in left for a in _axes_of(e))
+    if s.spec.unreduced != flat:
+        _err("out_sharding's unreduced axes should be equal to the contracting specs. Got "
+             f"unreduced axes={s.spec.unreduced} and contracting spec={left!r}")
+    return s.spec.unreduced
+
+
+def _type_str(t, aval):
+    """An operand's type as JAX's messages print it (`float32[4@x,4]{U:y}`)."""
+    if t is not None:
+        return t.str_short()
+    return f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"
 
 
 def _result(name, ts, params, out_avals, avals=None):
