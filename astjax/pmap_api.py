@@ -19,6 +19,12 @@ implements pmap, so those compositions are ordinary ones.
 
 On the CPU, `ASTJAX_NUM_CPU_DEVICES=N` (set before astjax is imported) gives N
 devices, so all of this runs without an accelerator.
+
+The public `astjax.shard_map` is here too (`shard_map_public`): the primitive's
+wrapper (`primitives/spmd.py`) given what needs layouts known above the primitive
+layer -- on a mesh whose axes are all Explicit an argument's layout is part of its
+type (`codegen/explicit.py`), so its `in_specs` must match it (JAX's ValueError
+otherwise) and, without `in_specs`, they are read from it.
 """
 from __future__ import annotations
 
@@ -27,7 +33,7 @@ import functools
 import numpy as np
 
 from . import core, dtypes, tree_util
-from .codegen import replicated, runtime, stablehlo
+from .codegen import explicit, replicated, runtime, stablehlo
 from .errors import (AstjaxError, ArgumentTypeError, ArgumentValueError, AxisNameError,
                      NotImplementedInAstjaxError, ShapeError, caller_location)
 from .primitives import collectives as coll
@@ -44,7 +50,7 @@ from .transforms.dce import dce_closed
 from .batching_api import _broadcast_prefix, _check_axes_spec
 from .traceback_util import user_traceback
 
-__all__ = ["pmap", "Pmapped"]
+__all__ = ["pmap", "Pmapped", "shard_map_public"]
 
 
 def _walk_eqns(jaxpr):
@@ -557,3 +563,14 @@ def pmap(fun=None, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_
                 loc=caller_location())
     return Pmapped(fun, axis_name, in_axes, out_axes, static_broadcasted_argnums, devices,
                    donate_argnums)
+
+
+def shard_map_public(f=None, /, *, out_specs, in_specs=None, mesh=None,
+                     axis_names=frozenset(), check_vma=True):
+    """`jax.shard_map(f, mesh=, in_specs=, out_specs=, axis_names=, check_vma=)`: run
+    `f` once per device of `mesh` on that device's shard of each argument, the mesh
+    axes bound as named axes for the collectives; on an all-Explicit mesh the
+    arguments' layouts must be their in_specs, and give them when omitted."""
+    return shard_map(f, out_specs=out_specs, in_specs=in_specs, mesh=mesh,
+                     axis_names=axis_names, check_vma=check_vma,
+                     layout_of=explicit.layout_of)

@@ -1,6 +1,6 @@
 """`jax.experimental.shard_map`: the older spelling of `jax.shard_map`, with the
 mesh and specs positional and `check_rep` for `check_vma`."""
-from astjax.shard_map_api import shard_map as _shard_map
+from astjax.pmap_api import shard_map_public as _shard_map
 
 __all__ = ["shard_map"]
 
