@@ -779,6 +779,17 @@ def like_primals(cts, layouts):
     """JAX's invariant that a cotangent has its primal's type: each cotangent in `cts`
     whose primal was laid out over an Explicit mesh (`layouts`, from `layouts_of`) is
     constrained to that layout (JAX's transpose rules produce it, e.g. the transposed
-    `dot_general` gets the primal's layout as `out_sharding`); the others pass."""
-    return [c if s is None or c is None or isinstance(c, (core.Zero, np.ndarray))
-            else sharding_constraint_p.bind(c, sharding=s) for c, s in zip(cts, layouts)]
+    `dot_general` gets the primal's layout as `out_sharding`); the others pass, and
+    so does a cotangent whose type already is that layout (as JAX's jaxpr has no
+    constraint there)."""
+    todo = [i for i, (c, s) in enumerate(zip(cts, layouts)) if not (
+        s is None or c is None or isinstance(c, (core.Zero, np.ndarray)))]
+    staged = [i for i in todo if isinstance(cts[i], core.Tracer)]
+    types = dict(zip(staged, _staged_types([cts[i] for i in staged])))
+    out = list(cts)
+    for i in todo:
+        t = types.get(i) if i in types else typed(cts[i])
+        if t is None or not t.sharding.is_equivalent_to(layouts[i], t.aval.ndim) or (
+                t.unreduced != layouts[i].spec.unreduced):
+            out[i] = sharding_constraint_p.bind(cts[i], sharding=layouts[i])
+    return out
