@@ -30,7 +30,7 @@ from .. import core, tree_util
 from ..config import config
 from .. import sharding as shd
 from ..core import ShapedArray, bind
-from ..errors import (ArgumentError, ArgumentTypeError, ArgumentValueError,
+from ..errors import (ArgumentError, ArgumentTypeError, ArgumentValueError, AstjaxError,
                       NotImplementedInAstjaxError, caller_location)
 from .base import deflinear, is_zero, lax_ops, mark_unsupported, moveaxis, register
 from .collectives import all_gather_p, all_to_all_p, axis_index_p, ppermute_p, psum_p
@@ -333,7 +333,7 @@ def _sm_jvp(tx, primals, tangents, *, jaxpr, mesh, in_specs, out_specs, check_vm
     specs = ([rep] * len(consts) + list(in_specs)
              + [s for s, z in zip(in_specs, nz) if z])
     outs = bind(shard_map_p, *consts, *primals, *nz_ts, jaxpr=body, mesh=mesh,
-                in_specs=tuple(specs), check_vma=False, auto=auto,
+                in_specs=tuple(specs), check_vma=check_vma, auto=auto,
                 out_specs=tuple(out_specs) + tuple(s for s, z in zip(out_specs, out_nz) if z))
     n = len(out_specs)
     it = iter(outs[n:])
@@ -374,7 +374,7 @@ def _sm_transpose(tx, cts, *args, jaxpr, mesh, in_specs, out_specs, check_vma,
     new, consts = core.split_consts(new)
     nl_args = [a for a, l in zip(args, lin) if not l]
     outs = bind(shard_map_p, *consts, *nl_args, *[c for c in cts if not isinstance(c, core.Zero)],
-                jaxpr=new, mesh=mesh, check_vma=False, auto=auto,
+                jaxpr=new, mesh=mesh, check_vma=check_vma, auto=auto,
                 in_specs=tuple([shd.PartitionSpec()] * len(consts) + nl_specs + ct_specs),
                 out_specs=tuple(lin_specs))
     it = iter(outs)
@@ -415,14 +415,14 @@ def _sm_partial_eval(tx, eqn, in_uk):
     known_out = [v for v, u in zip(eqn.outvars, out_uk) if not u]
     k_eqn = core.Eqn(shard_map_p, [a for a, u in zip(eqn.invars, in_uk) if not u],
                      known_out + res_vars, dict(
-                         jaxpr=kj, mesh=mesh, check_vma=False, auto=auto,
+                         jaxpr=kj, mesh=mesh, check_vma=p["check_vma"], auto=auto,
                          in_specs=tuple(s for s, u in zip(in_specs, in_uk) if not u),
                          out_specs=tuple(s for s, u in zip(out_specs, out_uk) if not u)
                          + (res_spec,) * nres), eqn.source_info)
     uk_out = [v for v, u in zip(eqn.outvars, out_uk) if u]
     u_eqn = core.Eqn(shard_map_p, res_vars + [a for a, u in zip(eqn.invars, in_uk) if u],
                      uk_out, dict(
-                         jaxpr=uj, mesh=mesh, check_vma=False, auto=auto,
+                         jaxpr=uj, mesh=mesh, check_vma=p["check_vma"], auto=auto,
                          in_specs=(res_spec,) * nres
                          + tuple(s for s, u in zip(in_specs, in_uk) if u),
                          out_specs=tuple(s for s, u in zip(out_specs, out_uk) if u)),
@@ -444,7 +444,7 @@ def _sm_batch(tx, args, dims, *, jaxpr, mesh, in_specs, out_specs, check_vma,
     outs = [s if not m else s.update(partitions=(None,) + s.partitions)
             for s, m in zip(out_specs, mapped)]
     res = bind(shard_map_p, *consts, *ops, jaxpr=body, mesh=mesh, in_specs=tuple(specs),
-               out_specs=tuple(outs), check_vma=False, auto=auto)
+               out_specs=tuple(outs), check_vma=check_vma, auto=auto)
     return res, [0 if m else None for m in mapped]
 
 
@@ -461,7 +461,10 @@ def _sm_pp_types(eqn):
     body = p["jaxpr"].jaxpr
     auto = p.get("auto", frozenset())
     env = vma_env(body.invars, body.eqns, in_vmas(p["mesh"], p["in_specs"], auto, True))
-    urs = ur_env(body.invars, body.eqns, in_urs(p["in_specs"], True), p["mesh"], env)
+    try:
+        urs = ur_env(body.invars, body.eqns, in_urs(p["in_specs"], True), p["mesh"], env)
+    except AstjaxError:     # (printing never raises: the check ran where it was staged)
+        urs = {}
     return {v: vma_str(v.aval, env.get(v) or (), p["mesh"], urs.get(v, ()))
             for v in set(env) | set(urs) if env.get(v) or urs.get(v)}
 

@@ -246,6 +246,10 @@ def cases(jax):
         "vma_body_types": body_types(True),
         "vma_body_types_unchecked": body_types(False),
         "vma_sharding": manual_sharding,
+        "vma_grad_check_vma": lambda: " ".join(re.findall(r"check_vma=(\w+)", str(
+            jax.make_jaxpr(jax.grad(lambda v: jax.shard_map(
+                lambda a: lax.psum(jnp.sin(a), "x"), mesh=amesh, in_specs=P("x", "y"),
+                out_specs=P(None, "y"))(v).sum()))(x)))),
         "mat_outside": lambda: repr(jax.typeof(x).mat.varying),
         # shard_map's in_specs on an Explicit mesh
         "explicit_in_specs_mismatch": lambda: repr(sm(P("x", None), None)(put(P("x", "y")))),
