@@ -49,11 +49,11 @@ import numpy as np
 
 from astjax import core, dtypes, ir
 from astjax import sharding as shd
-from astjax.primitives.vma import unreduced_rule
 from astjax.primitives.spmd import sharding_constraint_p
 
 from . import sharded
 from .typed_avals import ManualAval, MeshAval, TypedAval, manual_typeof
+from .unreduced import reduced_of, unreduced_of
 
 __all__ = ["Typed", "check", "propagate", "typed", "typed_sharding", "staging", "typeof",
            "TypedAval", "ELEMENTWISE", "UNARY", "like_primals", "layout_of", "with_types",
@@ -83,16 +83,17 @@ _REDUCERS = frozenset({"reduce_sum", "reduce_max", "reduce_min", "reduce_prod",
 class Typed:
     """A value's type with its layout: aval, one spec entry per dimension, mesh, and
     the mesh axes it is unreduced over (each device holds a partial sum)."""
-    __slots__ = ("aval", "spec", "mesh", "unreduced", "given")
+    __slots__ = ("aval", "spec", "mesh", "unreduced", "reduced", "given")
 
-    def __init__(self, aval, spec, mesh, unreduced=frozenset(), given=None):
+    def __init__(self, aval, spec, mesh, unreduced=frozenset(), given=None,
+                 reduced=frozenset()):
         self.aval, self.spec, self.mesh = aval, tuple(spec), mesh
-        self.unreduced = frozenset(unreduced)
+        self.unreduced, self.reduced = frozenset(unreduced), frozenset(reduced)
         self.given = given      # the spec as written, where JAX keeps it (out_specs)
 
     @property
     def pspec(self):
-        return shd.PartitionSpec(*self.spec, unreduced=self.unreduced)
+        return shd.PartitionSpec(*self.spec, unreduced=self.unreduced, reduced=self.reduced)
 
     @property
     def sharding(self):
@@ -102,8 +103,13 @@ class Typed:
         """JAX's `f32[4@x,4]`, `f32[4]{U:y}` when unreduced (`float32[...]` without
         `short_dtypes`)."""
         name = dtypes.short_name(self.aval.dtype) if short_dtypes else self.aval.dtype.name
-        u = [a for a in self.mesh.axis_names if a in self.unreduced] if self.unreduced else []
-        extra = "" if not u else "{U:" + (u[0] if len(u) == 1 else f"({','.join(u)})") + "}"
+        parts = []
+        for tag, axes in (("U", self.unreduced), ("R", self.reduced)):
+            names = [a for a in self.mesh.axis_names if a in axes] if axes else []
+            if names:
+                parts.append(f"{tag}:" + (names[0] if len(names) == 1
+                                          else f"({','.join(names)})"))
+        extra = "{" + ", ".join(parts) + "}" if parts else ""
         return f"{name}[{_dims(self.aval.shape, self.spec)}]{extra}"
 
     def sharding_str(self):
@@ -131,7 +137,7 @@ def typed_sharding(sharding, aval):
     if not isinstance(sharding, shd.NamedSharding) or not _explicit(sharding.mesh):
         return None
     return Typed(aval, sharding.spec._normalized(aval.ndim), sharding.mesh,
-                 sharding.spec.unreduced)
+                 sharding.spec.unreduced, reduced=sharding.spec.reduced)
 
 
 def typed(x):
@@ -465,48 +471,6 @@ def _rule(name, ts, params, out_avals, avals=None):
     return None
 
 
-# ---- unreduced axes (JAX's `*_ur_rule`s; the shared ones in `primitives/vma.py`)
-
-
-def unreduced_of(name, ts, params, avals):
-    """The unreduced axes of the result of `name` on typed operands `ts`, or JAX's
-    error: `dot_general` makes them from its contracting axes when its
-    `out_sharding` says so; the other operations follow `vma.unreduced_rule`."""
-    us = [t.unreduced if t is not None else frozenset() for t in ts]
-    if name == "dot_general":
-        return _dot_general_unreduced(ts, us, params, avals)
-    return unreduced_rule(name, us, lambda: [_type_str(t, a) for t, a in zip(ts, avals)])
-
-
-def _dot_general_unreduced(ts, us, params, avals):
-    if any(us):
-        lhs, rhs = (_type_str(t, a) for t, a in zip(ts, avals))
-        _err(f"lhs or rhs passed to dot_general cannot be unreduced. Got "
-             f"lhs=ShapedArray({lhs}) and rhs=ShapedArray({rhs})")   # (JAX's reprs)
-    s = params.get("out_sharding")
-    if s is None or not s.spec.unreduced or ts[0] is None or ts[1] is None:
-        return frozenset()
-    (lc, rc), _ = params["dimension_numbers"]
-    left = tuple(ts[0].spec[d] for d in lc)
-    right = tuple(ts[1].spec[d] for d in rc)
-    if left != right:
-        _err("lhs and rhs contracting dims should be sharded identically when out_sharding "
-             "provided to dot_general mentions unreduced_axes. Got "
-             f"lhs_contracting_spec={left!r}, rhs_contracting_spec={right!r}")
-    flat = frozenset(a for e in left for a in _axes_of(e))
-    if s.spec.unreduced != flat:
-        _err("out_sharding's unreduced axes should be equal to the contracting specs. Got "
-             f"unreduced axes={s.spec.unreduced} and contracting spec={left!r}")
-    return s.spec.unreduced
-
-
-def _type_str(t, aval):
-    """An operand's type as JAX's messages print it (`float32[4@x,4]{U:y}`)."""
-    if t is not None:
-        return t.str_short()
-    return f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"
-
-
 def _result(name, ts, params, out_avals, avals=None):
     """The Typed results of one equation (None: untyped), with JAX's check that no
     mesh axis is named twice. Of several results only `sort`'s are typed (alike)."""
@@ -523,19 +487,23 @@ def _result(name, ts, params, out_avals, avals=None):
     meshes = {t.mesh for t in ts if t is not None}
     if len(meshes) != 1:
         return [None] * len(out_avals)
+    mesh = next(iter(meshes))
+    reduced = reduced_of(name, ts, mesh, name in ELEMENTWISE
+                         or name in ("select_n", "concatenate"))
     unreduced = unreduced_of(name, ts, params, avals if avals is not None else
                              [None if t is None else t.aval for t in ts])
+    if unreduced:
+        reduced = frozenset()       # (mul: unreduced times reduced is unreduced)
     spec = _rule(name, ts, params, out_avals, avals)
     if spec is None:
         return [None] * len(out_avals)
-    mesh = meshes.pop()
-    out = Typed(out_avals[0], spec, mesh, unreduced)
+    out = Typed(out_avals[0], spec, mesh, unreduced, reduced=reduced)
     axes = [a for e in spec for a in _axes_of(e)]
     if len(axes) != len(set(axes)):
         ins = ", ".join(t.str_short(True) if t is not None else "?" for t in ts)
         _err(f"{name} operation with inputs: {ins} produces an illegally sharded result: "
              f"{out.str_short(True)}")
-    return [Typed(a, spec, mesh, unreduced) for a in out_avals]
+    return [Typed(a, spec, mesh, unreduced, reduced=reduced) for a in out_avals]
 
 
 def check(prim, args, params):

@@ -137,11 +137,12 @@ def _ur_err(msg, loc=None):
     raise shd.ShardingTypeError(msg, loc=loc)
 
 
-def unreduced_rule(name, us, type_strs, loc=None):
+def unreduced_rule(name, us, type_strs, loc=None, rs=None):
     """JAX's unreduced rule of primitive `name` whose operands are unreduced over
     `us` (`type_strs()`: the operands' types for a message): the result's unreduced
     axes, or JAX's error. `add` keeps operands unreduced alike, `mul` (bilinear)
-    refuses one, linear maps of each shard keep it, anything else is JAX's
+    refuses one unless the other is reduced over those axes (`rs`: the operands'
+    reduced axes), linear maps of each shard keep it, anything else is JAX's
     NotImplementedError."""
     if not any(us):
         return frozenset()
@@ -159,6 +160,9 @@ def unreduced_rule(name, us, type_strs, loc=None):
         if us[0] and us[1]:
             _ur_err("lhs and rhs to `mul` cannot be unreduced since mul is bilinear. Got "
                     f"lhs={us[0]}, rhs={us[1]}", loc)
+        rs = rs or [frozenset(), frozenset()]
+        if us[0] and us[0] == rs[1] or us[1] and us[1] == rs[0]:
+            return us[0] or us[1]
         lhs, rhs = type_strs()[:2]
         side = ("RHS", "LHS") if us[0] else ("LHS", "RHS")
         _ur_err(f"{side[0]} should be reduced along the same axes {side[1]} is unreduced "

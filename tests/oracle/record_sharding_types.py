@@ -227,6 +227,23 @@ def cases(jax):
         "jit_in_shardings_u": lambda: repr(float(np.asarray(jax.jit(
             lambda u: jax.reshard(u, NS(mesh, P("x"))), in_shardings=NS(mesh, u_spec))(
                 put(u_spec))).sum())),
+        # reduced axes
+        "reduced_typeof": lambda: str(jax.typeof(put(P("x", reduced={"y"})))),
+        "reduced_value": lambda: repr(float(np.asarray(put(P("x", reduced={"y"}))).sum())),
+        "reduced_sin": under_mesh(lambda: str(jax.typeof(jnp.sin(put(P("x", reduced={"y"})))))),
+        "reduced_add": under_mesh(lambda: str(jax.typeof(
+            put(P("x", reduced={"y"})) + put(P("x", reduced={"y"}))))),
+        "reduced_add_scalar": under_mesh(lambda: str(jax.typeof(put(P("x", reduced={"y"})) + 1))),
+        "reduced_add_replicated": under_mesh(lambda: str(jax.typeof(
+            put(P("x", reduced={"y"})) + put(P("x", None))))),
+        "reduced_add_sharded": under_mesh(lambda: str(jax.typeof(
+            put(P("x", reduced={"y"})) + put(P("x", "y"))))),
+        "reduced_sum": under_mesh(lambda: str(jax.typeof(put(P("x", reduced={"y"})).sum(axis=1)))),
+        "unreduced_times_reduced": on_ab(lambda a, b: binder_types(jax.make_jaxpr(
+            lambda u, r: u * r)(jax.jit(dot_u)(a, b), put(P("x", reduced={"y"}))))),
+        "unreduced_times_reduced_value": on_ab(lambda a, b: repr(np.asarray(jax.jit(
+            lambda u, r: jax.reshard(u * r, P("x", None)))(
+                jax.jit(dot_u)(a, b), put(P("x", reduced={"y"})))).tolist())),
         # unreduced values in shard_map
         "sm_u_psum": lambda: sm_u(lambda v: lax.psum(v, "y"), P("x")),
         "sm_u_infer": lambda: sm_u(lambda v: lax.psum(v, "y"), P("x"), infer=True),
