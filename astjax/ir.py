@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import threading
 
 import numpy as np
 
@@ -271,11 +272,18 @@ def _var(a, names, binder=False):
 # Types printed with more than the aval (JAX's layouts `f32[4@x]`, varying manual axes
 # `f32[2]{V:x}`): Var -> text, while one jaxpr is printed (`pp_jaxpr(types=)`, and a
 # primitive's `pp_types(eqn)` for the jaxprs in its params, e.g. a shard_map body).
-_type_text: list = [{}]
+_printing = threading.local()
+
+
+def _type_texts() -> list:
+    stack = getattr(_printing, "types", None)
+    if stack is None:
+        stack = _printing.types = [{}]
+    return stack
 
 
 def _type_str(v):
-    t = _type_text[-1].get(v) if isinstance(v, Var) else None
+    t = _type_texts()[-1].get(v) if isinstance(v, Var) else None
     return v.aval.str_short() if t is None else t
 
 
@@ -320,12 +328,12 @@ def pp_eqn(eqn, names):
     hook = getattr(eqn.primitive, "pp_types", None)
     inner = hook(eqn) if hook is not None else None
     if inner:
-        _type_text.append({**_type_text[-1], **inner})
+        _type_texts().append({**_type_texts()[-1], **inner})
     try:
         params = pp_params(eqn.params, names)
     finally:
         if inner:
-            _type_text.pop()
+            _type_texts().pop()
     rhs = [Text(eqn.primitive.name), params, Text(" ") + pp_vars(eqn.invars, names)]
     if lhs is not None:
         return Concat([lhs, Text(" = ")] + rhs)
@@ -347,11 +355,11 @@ def _pp_jaxpr(jaxpr, names):
 
 def pp_jaxpr(jaxpr, width=80, types=None) -> str:
     """The jaxpr in JAX's syntax; `types` (Var -> text) overrides printed types."""
-    _type_text.append(dict(types or {}))
+    _type_texts().append(dict(types or {}))
     try:
         return format_doc(_pp_jaxpr(jaxpr, Namer("letters")), width)
     finally:
-        _type_text.pop()
+        _type_texts().pop()
 
 
 def pp_eqn_str(eqn) -> str:

@@ -18,6 +18,7 @@ vma):
 from __future__ import annotations
 
 import contextlib
+import threading
 
 from .. import core
 from .. import sharding as shd
@@ -209,14 +210,22 @@ def ur_env(invars, eqns, in_urs_, mesh, vmas=None, env=None):
 
 # ---- jax.typeof(x) inside a shard_map body: the varying manual axes so far
 
-_bodies: list = []   # (builder depth, mesh, auto, in_vmas, in_urs) of bodies being staged
+_local = threading.local()
+
+
+def _bodies() -> list:
+    """(builder depth, mesh, auto, in_vmas, in_urs) of the bodies this thread stages."""
+    stack = getattr(_local, "bodies", None)
+    if stack is None:
+        stack = _local.bodies = []
+    return stack
 
 
 def current_manual_mesh(tracer):
     """(mesh, auto) of the innermost shard_map body `tracer` is staged in, or None."""
-    if not _bodies or not isinstance(tracer, core.Tracer):
+    if not _bodies() or not isinstance(tracer, core.Tracer):
         return None
-    _, mesh, auto, _, _ = _bodies[-1]
+    _, mesh, auto, _, _ = _bodies()[-1]
     return mesh, auto
 
 
@@ -232,14 +241,14 @@ def staged_vma(tracer):
 def staged_unreduced(tracer):
     """The mesh axes a value staged inside the innermost shard_map body is unreduced
     over (JAX's `typeof(x).mat.unreduced`); empty for a nested body's values."""
-    mesh, vmas = _bodies[-1][1], _bodies[-1][3]
+    mesh, vmas = _bodies()[-1][1], _bodies()[-1][3]
     return _staged(tracer, lambda b, ins, outer: ur_env(
         b.invars, b.eqns, ins, mesh, vma_env(b.invars, b.eqns, vmas)),
         lambda b, outer: {}, 4) or frozenset()
 
 
 def _staged(tracer, top_env, nested_env, field):
-    depth, ins = _bodies[-1][0], _bodies[-1][field]
+    depth, ins = _bodies()[-1][0], _bodies()[-1][field]
     builders = core._state.builders
     if ins is None or len(builders) <= depth:
         return frozenset()
@@ -263,13 +272,13 @@ def _staged(tracer, top_env, nested_env, field):
 @contextlib.contextmanager
 def staging_body(mesh, auto, specs, check_vma):
     # (without check_vma JAX tracks no varying axes: in_vmas None says so)
-    _bodies.append((len(core._state.builders), mesh, auto,
+    _bodies().append((len(core._state.builders), mesh, auto,
                     in_vmas(mesh, specs, auto, True) if check_vma else None,
                     in_urs(specs, True) if check_vma else None))
     try:
         yield
     finally:
-        _bodies.pop()
+        _bodies().pop()
 
 
 def _vma_loop(eqn, body, consts, carry, xs, what):
