@@ -129,7 +129,7 @@ class _Entry:
     __slots__ = ("closed", "program", "executable", "consts", "out_tree", "text",
                  "const_bufs", "in_avals", "unflatten", "call_buffers", "exe", "handlers",
                  "out_avals", "out_aval0", "single", "in_tree", "float0_in", "placed",
-                 "wrap", "device", "compiler_options")
+                 "wrap", "device", "compiler_options", "many")
 
     def __init__(self, closed, out_tree, name, donated=(), compiler_options=()):
         self.closed = closed   # what `stage` / make_jaxpr show; `program` is compiled
@@ -153,6 +153,7 @@ class _Entry:
             self.unflatten = _with_float0_outputs(self.unflatten, float0_outs)
         self.single = out_tree.node_type is None and not float0_outs
         self.call_buffers = self.exe = self.handlers = self.out_avals = self.out_aval0 = None
+        self.many = False
         self.in_tree = None  # set by Jitted._entry
         self.placed = {}     # device -> this entry there, for committed arguments
         self.wrap, self.device = _Array, None   # results uncommitted, on the default device
@@ -169,6 +170,7 @@ class _Entry:
             # what Jitted.__call__'s fast path needs, without a call into Executable
             self.exe, self.handlers, self.out_avals = ex.exe, ex.handlers, ex.out_avals
             self.out_aval0 = ex.out_avals[0] if ex.out_avals else None
+            self.many = ex.many
         return self
 
     def run(self, leaves):
@@ -392,6 +394,8 @@ class Jitted(StagedCallable):
                 if entry.const_bufs:
                     bufs = entry.const_bufs + bufs
                 try:
+                    if entry.many:   # (hundreds of results: see Executable._call_many)
+                        return entry.unflatten(entry.call_buffers(bufs))
                     outs = entry.exe.execute_sharded(bufs).consume_with_handlers(
                         entry.handlers)
                 except _JaxRuntimeError:   # e.g. an argument on another device

@@ -372,6 +372,10 @@ def is_interned(aval) -> bool:
 
 
 _IMMUTABLE = xc.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL
+# from this many results on, a call makes them with the cyclic collector paused
+# (`Executable._call_many`); below it the pause would cost more than it saves
+MANY_RESULTS = 256
+_gc_isenabled, _gc_disable, _gc_enable = gc.isenabled, gc.disable, gc.enable
 
 
 def put_host(x, aval: ShapedArray, device=None):
@@ -458,6 +462,7 @@ class Executable:
         self.handlers = [xc.array_result_handler(a, sh, committed=True, _skip_checks=True)
                          for a in self.out_avals]
         self.wrap, self._twin = Array, None   # results: uncommitted Arrays
+        self.many = len(self.out_avals) >= MANY_RESULTS   # built with the collector paused
 
     def committed(self):
         """This executable with committed results (`CommittedArray`s), sharing the
@@ -470,8 +475,27 @@ class Executable:
     def call_buffers(self, bufs):
         """Run on device buffers (consts first); returns a list of Arrays. This is the
         hot path of every compiled call: keep it short."""
+        if self.many and _gc_isenabled():
+            return self._call_many(bufs)
         outs = self.exe.execute_sharded(bufs).consume_with_handlers(self.handlers)
         return list(map(self.wrap, outs, self.out_avals))
+
+    def _call_many(self, bufs):
+        """`call_buffers` for hundreds of results, with Python's cyclic collector paused
+        while they are made. Every result is two new tracked objects (jaxlib's array
+        and its Array), each allocation counts towards a collection, and none of them
+        can be garbage while they are being made: 10,000 results would run ~28
+        young-generation collections (and, through them, older-generation ones over
+        the whole heap) that find nothing -- twice JAX's count, whose results are
+        one object each. Paused, the young objects are examined once, at the next
+        allocation after the pause. (A `gc.disable()` by another thread inside this
+        window is undone by the `enable` here.)"""
+        _gc_disable()
+        try:
+            outs = self.exe.execute_sharded(bufs).consume_with_handlers(self.handlers)
+            return list(map(self.wrap, outs, self.out_avals))
+        finally:
+            _gc_enable()
 
     def call_numpy(self, const_bufs, xs, avals):
         """Run on device buffers `const_bufs` followed by NumPy arrays `xs` of the
