@@ -1484,3 +1484,42 @@ def test_many_results_are_made_without_collector_runs(container):
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def _qkv_loss(x, w):
+    q, k, v = jnp.split(x @ w, 3, axis=-1)
+    return jnp.sum(q * jnp.sin(k) + v ** 2)
+
+
+def test_split_parts_cotangent_is_one_concatenate():
+    """The cotangent of a value read through slices that cut one axis into disjoint
+    parts (`jnp.split` of q, k, v) is one `concatenate` of the parts (zeros in any
+    gap), as JAX's `split` transposes -- not a zero-padded full-size array per part
+    summed (the GPT step wrote two [8, 128, 768] buffers more per layer); other
+    slice patterns keep `pad`. Values match finite differences of NumPy."""
+    x = np.random.RandomState(0).randn(4, 5).astype(np.float32)
+    w = np.random.RandomState(1).randn(5, 9).astype(np.float32)
+    names = _names(astjax.make_jaxpr(astjax.grad(_qkv_loss, argnums=1))(x, w))
+    assert names.count("concatenate") == 1 and "pad" not in names and "add_any" not in names
+    y = x @ w
+    want_y = np.concatenate([np.sin(y[:, 3:6]), y[:, :3] * np.cos(y[:, 3:6]), 2 * y[:, 6:]], 1)
+    np.testing.assert_allclose(astjax.grad(_qkv_loss, argnums=1)(x, w), x.T @ want_y,
+                               rtol=1e-5, atol=1e-5)
+
+    def gaps(z):
+        return jnp.sum(z[:, 1:3] * 2.0) + jnp.sum(z[:, 5:] ** 2)
+    names = _names(astjax.make_jaxpr(astjax.grad(gaps))(y))
+    assert names.count("concatenate") == 1 and "pad" not in names
+    want = np.zeros_like(y)
+    want[:, 1:3] = 2.0
+    want[:, 5:] = 2 * y[:, 5:]
+    np.testing.assert_allclose(astjax.grad(gaps)(y), want, rtol=1e-6)
+
+    def crossed(z):   # two axes cut, overlapping: each slice's pad, summed
+        return jnp.sum(z[1:3, 1:3]) + jnp.sum(z[2:4, 0:2])
+    names = _names(astjax.make_jaxpr(astjax.grad(crossed))(y))
+    assert names.count("pad") == 2 and "concatenate" not in names
+    want = np.zeros_like(y)
+    want[1:3, 1:3] += 1
+    want[2:4, 0:2] += 1
+    np.testing.assert_array_equal(astjax.grad(crossed)(y), want)

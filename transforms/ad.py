@@ -37,6 +37,8 @@ from astjax.core import (Literal, UndefinedPrimal, Var, Zero, bind, differentiab
                          float0, is_undefined)
 from astjax.errors import DerivativeNotImplementedError
 from astjax.primitives.base import add_tangents, instantiate, zeros_like_aval  # noqa: F401
+from astjax.primitives.slicing import slice_p
+from astjax.primitives.structural import concatenate
 
 from .dce import dce_closed, dce_jaxpr, pass_memo
 from .cse import cse_closed
@@ -271,12 +273,26 @@ def backward_pass(jaxpr, consts, linear, args, cts_out):
         ct_env[v] = new
         _set_hint(new, cotangent_hint(v.hint))
 
+    pieces: dict = {}   # var -> slices' cotangents, joined when its cotangent is read
+
+    def take_ct(v):
+        ct = ct_env.pop(v, None)
+        if v in pieces:
+            joined = _join_slice_cts(v.aval, pieces.pop(v))
+            ct = joined if ct is None else add_tangents(ct, joined)
+            _set_hint(ct, cotangent_hint(v.hint))
+        return ct
+
     for a, ct in zip(jaxpr.outvars, cts_out):
         if isinstance(a, Var) and a in lin:
             add_ct(a, ct)
     for eqn in reversed(lin_eqns):
-        cts = [ct_env.pop(v, None) for v in eqn.outvars]
+        cts = [take_ct(v) for v in eqn.outvars]
         if all(c is None for c in cts):
+            continue
+        if eqn.primitive is slice_p and eqn.invars[0] in lin:   # (joined later)
+            if not isinstance(cts[0], Zero):
+                pieces.setdefault(eqn.invars[0], []).append((cts[0], eqn))
             continue
         cts = [Zero(v.aval) if c is None else c for c, v in zip(cts, eqn.outvars)]
         ins = [UndefinedPrimal(a.aval) if isinstance(a, Var) and a in lin
@@ -295,8 +311,48 @@ def backward_pass(jaxpr, consts, linear, args, cts_out):
         for a, x, ct in zip(eqn.invars, ins, cts_in):
             if isinstance(x, UndefinedPrimal) and ct is not None:
                 add_ct(a, ct)
-    return [ct_env.get(v, Zero(v.aval)) if lv else None
-            for v, lv in zip(jaxpr.invars, linear)]
+    outs = [take_ct(v) if lv else None for v, lv in zip(jaxpr.invars, linear)]
+    return [Zero(v.aval) if lv and ct is None else ct
+            for v, ct, lv in zip(jaxpr.invars, outs, linear)]
+
+
+def _join_slice_cts(aval, pieces):
+    """The cotangent of a value read through the slices `pieces` ((cotangent, slice
+    equation) pairs): when they cut one axis into disjoint unit-stride intervals (the
+    parts of a `jnp.split`), one `concatenate` of them with zeros in the gaps -- the
+    transpose JAX's `split` has --, instead of one zero-padded full-size array per
+    slice summed by `add_any` (three full-size buffers written for q, k, v's split)."""
+    parts = [_interval(aval, eqn.params) + (ct,) for ct, eqn in pieces]
+    parts.sort(key=lambda p: p[1])
+    axis = parts[0][0]
+    if (len(parts) > 1 and axis is not None and all(p[0] == axis for p in parts)
+            and all(a[2] <= b[1] for a, b in zip(parts, parts[1:]))):
+        operands, at = [], 0
+        for _, s, e, ct in parts + [(axis, aval.shape[axis], None, None)]:
+            if s > at:   # a gap no slice read: zeros
+                shape = list(aval.shape)
+                shape[axis] = s - at
+                operands.append(zeros_like_aval(aval.update(shape=tuple(shape))))
+            if ct is not None:
+                operands.append(ct)
+                at = e
+        return concatenate(operands, axis)
+    total = Zero(aval)   # anything else: each slice's own transpose (a pad), summed
+    for ct, eqn in pieces:
+        with core.source_info_context(_info(eqn, "backward")):
+            ct_in, = slice_p.transpose(ct, UndefinedPrimal(aval), **eqn.params)
+        total = add_tangents(total, ct_in)
+    return total
+
+
+def _interval(aval, params):
+    """(axis, start, limit) of a unit-stride slice that cuts `aval` along one axis
+    only; (None, 0, 0) for any other slice."""
+    start, limit, strides = params["start_indices"], params["limit_indices"], params.get("strides")
+    cut = [d for d, (s, e, n) in enumerate(zip(start, limit, aval.shape)) if (s, e) != (0, n)]
+    if len(cut) != 1 or (strides and any(st != 1 for st in strides)):
+        return None, 0, 0
+    return cut[0], start[cut[0]], limit[cut[0]]
 
 
 def transpose_jaxpr(closed: core.ClosedJaxpr, linear, zero_cts=None):
