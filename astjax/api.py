@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import functools
 import math
+import operator
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar, overload
@@ -121,6 +122,7 @@ _CPP = object()  # the key of a function's jaxlib PjitFunction in its `_fast` ta
 _TREE = object()  # in `_fast` once a call was keyed by `array_tree_key`
 _REFUSED = object()
 _cpp_available, _cpp_results = cpp_jit.available, cpp_jit.results
+_buf_of = operator.attrgetter("_buf")
 _ArrayImpl, _REAL_JAX_CONFIG, _modules = cpp_jit.ArrayImpl, cpp_jit.REAL_JAX_CONFIG, sys.modules
 
 
@@ -176,6 +178,12 @@ class _Entry:
     def run(self, leaves):
         """Run on flat argument leaves (Arrays or host values of this signature)."""
         put, dev = runtime.put_host, self.device
+        if (dev is None and not self.float0_in
+                and list(map(type, leaves)).count(_Array) == len(leaves)):
+            # every leaf a plain Array (a parameter tree): C-level maps, no per-leaf test
+            bufs = list(map(_buf_of, leaves))
+            return self.unflatten(self.call_buffers(
+                self.const_bufs + bufs if self.const_bufs else bufs))
         if dev is not None:   # (placed on a committed device: uncommitted Arrays go there)
             leaves = runtime.on_device(leaves, dev)
         if self.float0_in:
@@ -387,7 +395,7 @@ class Jitted(StagedCallable):
                 tkey, leaves = _array_tree_key(args)
                 entry = self._fast.get(tkey) if tkey is not None else None
                 if entry is not None:   # (every leaf a plain Array: no `run` checks)
-                    bufs = [a._buf for a in leaves]
+                    bufs = list(map(_buf_of, leaves))
             else:
                 entry = None
             if entry is not None:

@@ -193,8 +193,11 @@ class Array:
 
     def __array__(self, dtype=None, copy=None):
         v = self._npy
-        if v is None:
-            v = self._value()
+        if v is None:   # (`_value`, its common case written out: no call)
+            if self.aval.dtype in _NO_BUFFER_PROTOCOL:
+                v = self._value()
+            else:
+                v = self._npy = np.asarray(self._buf)
         if dtype is not None and np.dtype(dtype) != v.dtype:
             return v.astype(dtype)
         return v.copy() if copy else v

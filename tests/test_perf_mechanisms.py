@@ -1523,3 +1523,47 @@ def test_split_parts_cotangent_is_one_concatenate():
     want[1:3, 1:3] += 1
     want[2:4, 0:2] += 1
     np.testing.assert_array_equal(astjax.grad(crossed)(y), want)
+
+
+def _opcodes(fn, *args):
+    """Python bytecodes executed by `fn(*args)` (a count, not a time)."""
+    n = [0]
+
+    def tracer(frame, event, arg):
+        if event == "call":
+            frame.f_trace_opcodes = True
+        elif event == "opcode":
+            n[0] += 1
+        return tracer
+    sys.settrace(tracer)
+    try:
+        fn(*args)
+    finally:
+        sys.settrace(None)
+    return n[0]
+
+
+def _leaf_sum(t):
+    return sum(astjax.tree_util.tree_leaves(t))
+
+
+@pytest.mark.parametrize("container", [dict, list])
+def test_parameter_tree_dispatch_runs_no_bytecode_per_leaf(container):
+    """A jit call on a dict (or list) of plain Arrays is keyed and its buffers are
+    gathered by C-level maps: the Python bytecodes a call runs do not grow with the
+    number of leaves (they grew by ~15 per leaf through `tree_sig`'s loop and
+    `_Entry.run`'s per-leaf test). A mixed tree still takes the per-leaf path."""
+    def call_cost(n):
+        xs = [jnp.asarray(np.full(2, i, np.float32)) for i in range(n)]
+        tree = {f"k{i:04d}": x for i, x in enumerate(xs)} if container is dict else xs
+        jf = astjax.jit(_leaf_sum)
+        jf(tree)
+        jf(tree)
+        np.testing.assert_array_equal(np.asarray(jf(tree)), [n * (n - 1) / 2] * 2)
+        return _opcodes(jf, tree)
+    small, large = call_cost(4), call_cost(64)
+    assert large - small < 30, (small, large)
+    mixed = {"a": jnp.ones(2), "b": np.ones(2, np.float32)}
+    jf = astjax.jit(_leaf_sum)
+    for _ in range(2):
+        np.testing.assert_array_equal(np.asarray(jf(mixed)), [2.0, 2.0])
