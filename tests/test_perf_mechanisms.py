@@ -1552,7 +1552,8 @@ def test_parameter_tree_dispatch_runs_no_bytecode_per_leaf(container):
     """A jit call on a dict (or list) of plain Arrays is keyed and its buffers are
     gathered by C-level maps: the Python bytecodes a call runs do not grow with the
     number of leaves (they grew by ~15 per leaf through `tree_sig`'s loop and
-    `_Entry.run`'s per-leaf test). A mixed tree still takes the per-leaf path."""
+    `_Entry.run`'s per-leaf test), nor do `block_until_ready`'s on such a tree. A
+    mixed tree still takes the per-leaf path."""
     def call_cost(n):
         xs = [jnp.asarray(np.full(2, i, np.float32)) for i in range(n)]
         tree = {f"k{i:04d}": x for i, x in enumerate(xs)} if container is dict else xs
@@ -1560,9 +1561,10 @@ def test_parameter_tree_dispatch_runs_no_bytecode_per_leaf(container):
         jf(tree)
         jf(tree)
         np.testing.assert_array_equal(np.asarray(jf(tree)), [n * (n - 1) / 2] * 2)
-        return _opcodes(jf, tree)
-    small, large = call_cost(4), call_cost(64)
+        return _opcodes(jf, tree), _opcodes(astjax.block_until_ready, tree)
+    (small, wait_small), (large, wait_large) = call_cost(4), call_cost(64)
     assert large - small < 30, (small, large)
+    assert wait_large == wait_small, (wait_small, wait_large)   # (one batched wait)
     mixed = {"a": jnp.ones(2), "b": np.ones(2, np.float32)}
     jf = astjax.jit(_leaf_sum)
     for _ in range(2):
