@@ -5,7 +5,6 @@ from __future__ import annotations
 import copy
 import functools
 import math
-import operator
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar, overload
@@ -110,19 +109,11 @@ def _normalize_static(fun, static_argnums, static_argnames):
     return frozenset(nums), frozenset(names)
 
 
-class _MissError(Exception):
-    """Carries an error of astjax's own call path through jaxlib's C++ dispatch."""
-
-    def __init__(self, error):
-        super().__init__(error)
-        self.error = error
-
-
 _CPP = object()  # the key of a function's jaxlib PjitFunction in its `_fast` table
 _TREE = object()  # in `_fast` once a call was keyed by `array_tree_key`
 _REFUSED = object()
-_cpp_available, _cpp_results = cpp_jit.available, cpp_jit.results
-_buf_of = operator.attrgetter("_buf")
+_cpp_available, _cpp_results, _MissError = cpp_jit.available, cpp_jit.results, cpp_jit.MissError
+_buf_of = runtime.buf_of
 _ArrayImpl, _REAL_JAX_CONFIG, _modules = cpp_jit.ArrayImpl, cpp_jit.REAL_JAX_CONFIG, sys.modules
 
 
@@ -155,8 +146,7 @@ class _Entry:
             self.unflatten = _with_float0_outputs(self.unflatten, float0_outs)
         self.single = out_tree.node_type is None and not float0_outs
         self.call_buffers = self.exe = self.handlers = self.out_avals = self.out_aval0 = None
-        self.many = False
-        self.in_tree = None  # set by Jitted._entry
+        self.in_tree, self.many = None, False  # in_tree: set by Jitted._entry
         self.placed = {}     # device -> this entry there, for committed arguments
         self.wrap, self.device = _Array, None   # results uncommitted, on the default device
         self.compiler_options = compiler_options   # jit(compiler_options=)'s pairs
@@ -178,18 +168,16 @@ class _Entry:
     def run(self, leaves):
         """Run on flat argument leaves (Arrays or host values of this signature)."""
         put, dev = runtime.put_host, self.device
-        if (dev is None and not self.float0_in
-                and list(map(type, leaves)).count(_Array) == len(leaves)):
-            # every leaf a plain Array (a parameter tree): C-level maps, no per-leaf test
-            bufs = list(map(_buf_of, leaves))
-            return self.unflatten(self.call_buffers(
-                self.const_bufs + bufs if self.const_bufs else bufs))
-        if dev is not None:   # (placed on a committed device: uncommitted Arrays go there)
-            leaves = runtime.on_device(leaves, dev)
-        if self.float0_in:
-            leaves = [x for i, x in enumerate(leaves) if i not in self.float0_in]
-        bufs = [x._buf if type(x) is _Array or type(x) is _Committed else put(x, aval, dev)
-                for x, aval in zip(leaves, self.in_avals)]
+        if dev is None and not self.float0_in and (
+                list(map(type, leaves)).count(_Array) == len(leaves)):   # a parameter tree
+            bufs = list(map(_buf_of, leaves))   # (C-level maps: no per-leaf test)
+        else:
+            if dev is not None:   # (placed on a committed device: uncommitted Arrays go there)
+                leaves = runtime.on_device(leaves, dev)
+            if self.float0_in:
+                leaves = [x for i, x in enumerate(leaves) if i not in self.float0_in]
+            bufs = [x._buf if type(x) is _Array or type(x) is _Committed else put(x, aval, dev)
+                    for x, aval in zip(leaves, self.in_avals)]
         if self.const_bufs:
             bufs = self.const_bufs + bufs
         return self.unflatten(self.call_buffers(bufs))

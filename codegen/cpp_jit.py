@@ -93,6 +93,15 @@ def make(name: str, cache_miss):
                      _no_fallback, _cache)
 
 
+class MissError(Exception):
+    """Carries an error of astjax's own call path (a cache miss's `cache_miss`)
+    through jaxlib's C++ dispatch, to be re-raised as it is by the caller."""
+
+    def __init__(self, error):
+        super().__init__(error)
+        self.error = error
+
+
 def _no_fallback(x, sharding, layout):
     raise TypeError(f"astjax's C++ dispatch takes NumPy arguments only, got {type(x)}")
 

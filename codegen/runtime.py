@@ -380,7 +380,7 @@ _IMMUTABLE = xc.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL
 # (`Executable._call_many`); below it the pause would cost more than it saves
 MANY_RESULTS = 256
 _gc_isenabled, _gc_disable, _gc_enable = gc.isenabled, gc.disable, gc.enable
-_buf_of = operator.attrgetter("_buf")
+buf_of = operator.attrgetter("_buf")   # Array -> its jaxlib buffer, C-level
 
 
 def put_host(x, aval: ShapedArray, device=None):
@@ -423,7 +423,7 @@ def block_until_ready(x):
         leaves = [x]
     if leaves and list(map(type, leaves)).count(Array) == len(leaves):
         # plain Arrays only (a jit call's results): C-level maps, no bytecode per leaf
-        xc._xla.batched_block_until_ready(list(map(_buf_of, leaves)))
+        xc._xla.batched_block_until_ready(list(map(buf_of, leaves)))
         return x
     bufs = []
     for leaf in leaves:
