@@ -447,7 +447,8 @@ class Jitted(StagedCallable):
         in the order `_entry` flattens them (positional, then keywords by name)."""
         key = [_config_values["jax_enable_x64"]]
         if not self._has_statics:
-            key += [_tree_sig(a, leaves) for a in args]
+            for a in args:   # (a loop, not a comprehension: no frame of its own)
+                key.append(_tree_sig(a, leaves))
             if kwargs:
                 key.append(_KWARGS)
                 for k in sorted(kwargs):
