@@ -113,7 +113,6 @@ _CPP = object()  # the key of a function's jaxlib PjitFunction in its `_fast` ta
 _TREE = object()  # in `_fast` once a call was keyed by `array_tree_key`
 _REFUSED = object()
 _cpp_available, _cpp_results, _MissError = cpp_jit.available, cpp_jit.results, cpp_jit.MissError
-_buf_of = runtime.buf_of
 _ArrayImpl, _REAL_JAX_CONFIG, _modules = cpp_jit.ArrayImpl, cpp_jit.REAL_JAX_CONFIG, sys.modules
 
 
@@ -168,16 +167,12 @@ class _Entry:
     def run(self, leaves):
         """Run on flat argument leaves (Arrays or host values of this signature)."""
         put, dev = runtime.put_host, self.device
-        if dev is None and not self.float0_in and (
-                list(map(type, leaves)).count(_Array) == len(leaves)):   # a parameter tree
-            bufs = list(map(_buf_of, leaves))   # (C-level maps: no per-leaf test)
-        else:
-            if dev is not None:   # (placed on a committed device: uncommitted Arrays go there)
-                leaves = runtime.on_device(leaves, dev)
-            if self.float0_in:
-                leaves = [x for i, x in enumerate(leaves) if i not in self.float0_in]
-            bufs = [x._buf if type(x) is _Array or type(x) is _Committed else put(x, aval, dev)
-                    for x, aval in zip(leaves, self.in_avals)]
+        if dev is not None:   # (placed on a committed device: uncommitted Arrays go there)
+            leaves = runtime.on_device(leaves, dev)
+        if self.float0_in:
+            leaves = [x for i, x in enumerate(leaves) if i not in self.float0_in]
+        bufs = [x._buf if type(x) is _Array or type(x) is _Committed else put(x, aval, dev)
+                for x, aval in zip(leaves, self.in_avals)]
         if self.const_bufs:
             bufs = self.const_bufs + bufs
         return self.unflatten(self.call_buffers(bufs))
@@ -383,7 +378,7 @@ class Jitted(StagedCallable):
                 tkey, leaves = _array_tree_key(args)
                 entry = self._fast.get(tkey) if tkey is not None else None
                 if entry is not None:   # (every leaf a plain Array: no `run` checks)
-                    bufs = list(map(_buf_of, leaves))
+                    bufs = [a._buf for a in leaves]
             else:
                 entry = None
             if entry is not None:

@@ -9,7 +9,6 @@ else raises `NoFastPath` and the call takes the full path (`tree_util.tree_flatt
 from __future__ import annotations
 
 import functools
-import operator
 
 import numpy as np
 
@@ -74,7 +73,6 @@ def tree_sig(x, leaves):
 
 
 _cpp_flatten = runtime.cpp_pytrees.flatten
-_aval_of = operator.attrgetter("aval")
 
 
 def array_tree_key(args):
@@ -86,19 +84,15 @@ def array_tree_key(args):
         leaves, treedef = _cpp_flatten(args)
     except Exception:  # noqa: BLE001 -- e.g. unsortable dict keys: the general path
         return None, None
-    if list(map(type, leaves)).count(_Array) != len(leaves):
+    ids = [id(a.aval) for a in leaves if type(a) is _Array]
+    if len(ids) != len(leaves):
         return None, None
-    return (_config_values["jax_enable_x64"], treedef, *map(id, map(_aval_of, leaves))), leaves
+    return (_config_values["jax_enable_x64"], treedef, *ids), leaves
 
 
 def _children_sig(sig, children, leaves):
-    """`sig` + one `tree_sig` per child, as a tuple. Children that are all plain
-    Arrays (a parameter dict or list) are read by C-level maps, with no bytecode
-    per child; otherwise Array children are handled in the loop, without a call."""
-    children = list(children)
-    if list(map(type, children)).count(_Array) == len(children):
-        leaves.extend(children)
-        return (*sig, *map(id, map(_aval_of, children)))
+    """`sig` + one `tree_sig` per child, as a tuple; Array children (a large
+    parameter dict's leaves) are handled in the loop, without a call each."""
     append, add_leaf = sig.append, leaves.append
     for c in children:
         if type(c) is _Array:

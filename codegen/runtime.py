@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import copy
 import gc
-import operator
 import os
 import re
 import sys as _sys
@@ -194,11 +193,8 @@ class Array:
 
     def __array__(self, dtype=None, copy=None):
         v = self._npy
-        if v is None:   # (`_value`, its common case written out: no call)
-            if self.aval.dtype in _NO_BUFFER_PROTOCOL:
-                v = self._value()
-            else:
-                v = self._npy = np.asarray(self._buf)
+        if v is None:
+            v = self._value()
         if dtype is not None and np.dtype(dtype) != v.dtype:
             return v.astype(dtype)
         return v.copy() if copy else v
@@ -380,7 +376,6 @@ _IMMUTABLE = xc.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL
 # (`Executable._call_many`); below it the pause would cost more than it saves
 MANY_RESULTS = 256
 _gc_isenabled, _gc_disable, _gc_enable = gc.isenabled, gc.disable, gc.enable
-buf_of = operator.attrgetter("_buf")   # Array -> its jaxlib buffer, C-level
 
 
 def put_host(x, aval: ShapedArray, device=None):
@@ -421,10 +416,6 @@ def block_until_ready(x):
         leaves = cpp_pytrees.flatten(x)[0]
     except Exception:   # noqa: BLE001 -- e.g. unsortable dict keys: tree_util's walk
         leaves = [x]
-    if leaves and list(map(type, leaves)).count(Array) == len(leaves):
-        # plain Arrays only (a jit call's results): C-level maps, no bytecode per leaf
-        xc._xla.batched_block_until_ready(list(map(buf_of, leaves)))
-        return x
     bufs = []
     for leaf in leaves:
         if type(leaf) is Array or type(leaf) is CommittedArray:
