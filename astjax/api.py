@@ -6,6 +6,7 @@ import copy
 import functools
 import math
 import sys
+import weakref
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar, overload
 
@@ -111,6 +112,7 @@ def _normalize_static(fun, static_argnums, static_argnames):
 
 _CPP = object()  # the key of a function's jaxlib PjitFunction in its `_fast` table
 _TREE = object()  # in `_fast` once a call was keyed by `array_tree_key`
+_MISS = object()  # the PjitFunction's cache-miss callable (cpp_jit.WeakMiss)
 _REFUSED = object()
 _cpp_available, _cpp_results, _MissError = cpp_jit.available, cpp_jit.results, cpp_jit.MissError
 _ArrayImpl, _REAL_JAX_CONFIG, _modules = cpp_jit.ArrayImpl, cpp_jit.REAL_JAX_CONFIG, sys.modules
@@ -410,6 +412,9 @@ class Jitted(StagedCallable):
         """A call on positional NumPy arrays (`nkey`: the key `_signature` makes for
         them, one (shape, dtype) per argument) without the C++ dispatch; it sets up
         that dispatch (codegen/cpp_jit.py) once a signature is known."""
+        miss = self._fast.get(_MISS)
+        if miss is not None and miss.target() is None:
+            miss.target = weakref.ref(self)   # the wrapper that set it up is gone
         entry = self._fast.get(nkey)
         if entry is not None:
             return entry.unflatten(entry.executable.call_numpy(
@@ -417,8 +422,8 @@ class Jitted(StagedCallable):
         out = self._call_slow(args, {})
         if (_CPP not in self._fast and nkey in self._fast and not self.donate_argnums
                 and _cpp_available()):
-            self._fast[_CPP] = cpp_jit.make(getattr(self.fun, "__name__", "fn"),
-                                            self._cpp_miss)
+            miss = self._fast[_MISS] = cpp_jit.WeakMiss(self)
+            self._fast[_CPP] = cpp_jit.make(getattr(self.fun, "__name__", "fn"), miss)
         return out
 
     def _cpp_miss(self, *args, **kwargs):

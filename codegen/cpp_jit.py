@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import collections
 import sys
+import weakref
 
 import numpy as np
 from jaxlib import xla_client as xc
@@ -91,6 +92,27 @@ def make(name: str, cache_miss):
         _register_settings()
     return _jax.pjit(name, None, cache_miss, [], [], object(), runtime.cpp_pytrees,
                      _no_fallback, _cache)
+
+
+class WeakMiss:
+    """A PjitFunction's cache-miss callable: `target()._cpp_miss`, holding the jitted
+    wrapper weakly. The PjitFunction lives in the fast-path table that every wrapper
+    of one function shares (compile_cache.shared_state); a bound method there would
+    make a cycle through jaxlib that the collector never frees, keeping every function
+    jitted on NumPy arrays (and its staged programs) for the life of the process.
+    When the target is gone the miss raises; the calling wrapper then takes its
+    Python path, which makes it the target."""
+
+    __slots__ = ("target", "__weakref__")
+
+    def __init__(self, owner):
+        self.target = weakref.ref(owner)
+
+    def __call__(self, *args, **kwargs):
+        owner = self.target()
+        if owner is None:
+            raise ReferenceError("the jitted wrapper that set up this dispatch is gone")
+        return owner._cpp_miss(*args, **kwargs)
 
 
 class MissError(Exception):

@@ -1347,6 +1347,40 @@ def test_a_dropped_function_takes_its_staged_program_with_it(tmp_path):
     assert code() is None and program() is None
 
 
+def test_a_function_jitted_on_numpy_arrays_is_freed(tmp_path):
+    """Calls on NumPy arrays set up jaxlib's C++ dispatch, whose cache-miss callable
+    holds the jitted function weakly: a bound method made a cycle through jaxlib's
+    PjitFunction that the collector never freed (the function, its staged programs
+    and executables were kept for the life of the process)."""
+    import gc
+    import weakref
+    from astjax import api
+    _skip_if_real_jax_loaded()
+    path = tmp_path / "numpy_dropped_module.py"
+    path.write_text("def f(x):\n    return x * 3\n")
+    ns = {}
+    exec(compile(path.read_text(), str(path), "exec"), ns)
+    jf = astjax.jit(ns["f"])
+    for _ in range(3):
+        np.testing.assert_allclose(np.asarray(jf(np.ones(3, np.float32))), 3.0)
+    assert jf._fast.get(api._CPP) is not None   # the C++ dispatch is in place
+    # a second wrapper shares the dispatch; it keeps working once the first is gone,
+    # also on a signature jaxlib has not seen (a miss whose target died)
+    jf2 = astjax.jit(ns["f"])
+    assert jf2._fast is jf._fast
+    jitted = weakref.ref(jf)
+    del jf
+    gc.collect()
+    assert jitted() is None
+    for n in (4, 4, 5, 5):
+        np.testing.assert_allclose(np.asarray(jf2(np.ones(n, np.float32))), 3.0)
+    assert jf2._fast.get(api._CPP) is not None
+    jitted, code = weakref.ref(jf2), weakref.ref(ns["f"].__code__)
+    del jf2, ns
+    gc.collect()
+    assert jitted() is None and code() is None
+
+
 def test_conversion_runs_no_garbage_collection(tmp_path, monkeypatch):
     """Converting a function builds acyclic trees; a collection during it walks every
     object in the process (several full walks for a long function): none runs, and
