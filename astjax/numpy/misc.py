@@ -81,7 +81,16 @@ def partition(a, kth, axis=-1):
       >>> jnp.partition(jnp.array([3, 1, 2]), 1)
       Array([1, 2, 3], dtype=int32)
     """
+    _reject_complex("partition", a)
     return sort(a, axis=axis)
+
+
+def _reject_complex(name, a):
+    """JAX's partitions are two `top_k`s, which have no complex order: it refuses."""
+    if dtypes.issubdtype(core.get_aval(asarray_operand(a)).dtype, np.complexfloating):
+        raise NotImplementedInAstjaxError(f"jnp.{name} for complex dtype is not implemented.",
+                                          hint="sort the array (`jnp.sort` orders complex "
+                                               "values by real, then imaginary part)")
 
 
 def argpartition(a, kth, axis=-1):
@@ -93,6 +102,7 @@ def argpartition(a, kth, axis=-1):
       Integer indices; here those of a full stable sort along `axis`.
     Differs from NumPy: the indices fully sort `a` (a valid partition).
     """
+    _reject_complex("argpartition", a)
     return argsort(a, axis=axis)
 
 

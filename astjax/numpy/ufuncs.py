@@ -610,6 +610,11 @@ def log10(x, /):
 def logaddexp(x, y, /):
     x, y = promote_args_inexact("logaddexp", x, y)
     amax, amin = maximum(x, y), minimum(x, y)
+    if dtypes.issubdtype(core.get_aval(x).dtype, np.complexfloating):
+        # the principal branch, as JAX: the phase is brought back into [-pi, pi)
+        out = add(amax, log1p(exp(subtract(add(x, y), multiply(amax, 2)))))
+        phase = subtract(remainder(add(lax.imag(out), np.pi), 2 * np.pi), np.pi)
+        return lax.complex(lax.real(out), phase)
     delta = subtract(x, y)
     # amin - amax (not -|x - y|): at a tie the derivatives of max and min cancel there,
     # leaving 1/2 per operand (the derivative of softplus at 0 is 1/2, as JAX's)

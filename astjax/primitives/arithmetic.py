@@ -18,9 +18,9 @@ import numpy as np
 from .. import core, dtypes
 from ..errors import DTypeError
 from ..pyast import lax_call, pyconst
-from .base import (ANY, NUMBER, REAL, as_operand, bcast_rank0, binop, complex_order_lowering,
+from .base import (ANY, NUMBER, REAL, as_operand, bcast_rank0, binop,
                    defjvp, deflinear, deftranspose, defzero, infix_source, is_zero, lax_ops,
-                   match_scalars, numeric, sum_tangents, tangent_aval, unbcast_rank0, unop,
+                   match_scalars, minmax_values, numeric, sum_tangents, tangent_aval, unbcast_rank0, unop,
                    weak_const)
 from .comparisons import eq, ge, ordered_gt, ordered_lt
 
@@ -370,16 +370,9 @@ def rem(x, y):
     return rem_p.bind(*match_scalars(x, y))
 
 
-def _minmax_lowering(hlo, direction):
+def _minmax_lowering(hlo):
     def rule(ctx, x, y):
-        if not dtypes.issubdtype(ctx.avals_in[0].dtype, np.complexfloating):
-            return ctx.op1(hlo, [x, y])
-        b = ctx.avals_out[0].update(dtype=dtypes.bool_)
-        pick = complex_order_lowering(ctx, x, y, direction)
-        xnan = ctx.op1("stablehlo.compare", [x, x], b, attrs={
-            "comparison_direction": "#stablehlo<comparison_direction NE>",
-            "compare_type": "#stablehlo<comparison_type FLOAT>"})
-        return ctx.op1("stablehlo.select", [ctx.op1("stablehlo.or", [pick, xnan], b), x, y])
+        return minmax_values(ctx, hlo, x, y, ctx.avals_out[0])
     return rule
 
 
@@ -399,7 +392,7 @@ def _minmax_coef(pick_gt):
     return coef_x, coef_y
 
 
-max_p = binop("max", np.maximum, _minmax_lowering("stablehlo.maximum", "GT"), ANY)
+max_p = binop("max", np.maximum, _minmax_lowering("stablehlo.maximum"), ANY)
 defjvp(max_p, *_minmax_coef(True))
 
 
@@ -408,7 +401,7 @@ def max(x, y):  # noqa: A001
     return max_p.bind(*match_scalars(x, y))
 
 
-min_p = binop("min", np.minimum, _minmax_lowering("stablehlo.minimum", "LT"), ANY)
+min_p = binop("min", np.minimum, _minmax_lowering("stablehlo.minimum"), ANY)
 defjvp(min_p, *_minmax_coef(False))
 
 

@@ -209,9 +209,10 @@ def _complex_parts(ctx, x, aval):
     return ctx.op1("stablehlo.real", [x], r), ctx.op1("stablehlo.imag", [x], r), r
 
 
-def complex_order_lowering(ctx, x, y, direction):
-    """Lexicographic (real, then imaginary) ordering of complex values, as NumPy."""
-    aval = ctx.avals_out[0].update(dtype=ctx.avals_in[0].dtype)
+def complex_order_lowering(ctx, x, y, direction, aval=None):
+    """Lexicographic (real, then imaginary) ordering of complex values, as NumPy;
+    `aval`: the operands' type (default: the equation's output shape)."""
+    aval = aval or ctx.avals_out[0].update(dtype=ctx.avals_in[0].dtype)
     xr, xi, r = _complex_parts(ctx, x, aval)
     yr, yi, _ = _complex_parts(ctx, y, aval)
     b = aval.update(dtype=dtypes.bool_)
@@ -223,6 +224,23 @@ def complex_order_lowering(ctx, x, y, direction):
     strict = {"LE": "LT", "GE": "GT"}.get(direction, direction)
     tie = ctx.op1("stablehlo.and", [cmp(xr, yr, "EQ"), cmp(xi, yi, direction)], b)
     return ctx.op1("stablehlo.or", [cmp(xr, yr, strict), tie], b)
+
+
+_MINMAX_DIRECTION = {"stablehlo.maximum": "GT", "stablehlo.minimum": "LT"}
+
+
+def minmax_values(ctx, hlo, x, y, aval):
+    """`hlo` (stablehlo.maximum/minimum) of x and y of type `aval`; complex values
+    compare lexicographically and a NaN operand wins, as JAX's min/max and its
+    reductions (StableHLO's own complex maximum does not order that way)."""
+    if not dtypes.issubdtype(aval.dtype, np.complexfloating):
+        return ctx.op1(hlo, [x, y], aval)
+    b = aval.update(dtype=dtypes.bool_)
+    pick = complex_order_lowering(ctx, x, y, _MINMAX_DIRECTION[hlo], aval)
+    xnan = ctx.op1("stablehlo.compare", [x, x], b, attrs={
+        "comparison_direction": "#stablehlo<comparison_direction NE>",
+        "compare_type": "#stablehlo<comparison_type FLOAT>"})
+    return ctx.op1("stablehlo.select", [ctx.op1("stablehlo.or", [pick, xnan], b), x, y], aval)
 
 
 def compare_lowering(direction):
@@ -283,8 +301,12 @@ def reducer(name, np_fn, hlo_body, init, kind=ANY, out_dtype=None):
         axes = tuple(a % aval.ndim for a in axes) if aval.ndim else tuple(axes)
         scalar = ShapedArray((), aval.dtype)
         init_v = ctx.constant(init(aval.dtype), scalar)
-        body = ctx.region([scalar, scalar],
-                          lambda a, b: [ctx.mb.op(hlo_body, [a, b], [scalar])[0]])
+        if hlo_body in _MINMAX_DIRECTION:
+            body = ctx.region([scalar, scalar],
+                              lambda a, b: [minmax_values(ctx, hlo_body, a, b, scalar)])
+        else:
+            body = ctx.region([scalar, scalar],
+                              lambda a, b: [ctx.mb.op(hlo_body, [a, b], [scalar])[0]])
         return ctx.op1("stablehlo.reduce", [x, init_v], regions=[body],
                        attrs={"dimensions": ctx.i64(axes)})
 

@@ -138,7 +138,7 @@ def _batched_call(call_, dims, size, method):
 
 def _batch(p, default_method):
     def rule(args, dims, *, callback, vmap_method=default_method, **params):
-        if params.get("ordered"):  # JAX: the order of the calls would be unspecified
+        if p is io_callback_p and params.get("ordered"):  # JAX: the calls' order is unspecified
             raise ArgumentValueError("Cannot `vmap` ordered IO callback.")
         size = next(core.get_aval(a).shape[d] for a, d in zip(args, dims) if d is not None)
         method = vmap_method

@@ -41,7 +41,8 @@ import numpy as np
 
 from .. import core, dtypes, tree_util
 from ..core import Eqn, Var, bind
-from ..errors import DTypeError, LoopCarryError, ShapeError, StructureError
+from ..errors import (DTypeError, LoopCarryError, NotImplementedInAstjaxError, ShapeError,
+                      StructureError)
 from ..pyast import pyconst, statement_rule
 from .base import lax_ops, mapped_aval, moveaxis, register, zeros_like_aval
 from .selection import select_n_p
@@ -247,6 +248,20 @@ def _zeros(aval):
     return lax_ops().full(aval.shape, np.zeros((), aval.dtype)[()], aval.dtype)
 
 
+def _check_batchable_effects(branches):
+    """A batched predicate runs every branch on every lane: JAX refuses that for a
+    branch with an IO callback (its calls would happen for lanes that do not take it)."""
+    from .callbacks import io_callback_p   # a later family
+
+    def has_io(jaxpr):
+        return any(e.primitive is io_callback_p
+                   or any(has_io(j.jaxpr if isinstance(j, core.ClosedJaxpr) else j)
+                          for j in core.sub_jaxprs(e.params))
+                   for e in jaxpr.eqns)
+    if any(has_io(br.jaxpr) for br in branches):
+        raise NotImplementedInAstjaxError("IO effect not supported in vmap-of-cond.")
+
+
 def _cond_batch(tx, args, dims, *, branches):
     lax = lax_ops()
     index, ops = args[0], list(args[1:])
@@ -265,6 +280,7 @@ def _cond_batch(tx, args, dims, *, branches):
         outs = bind(cond_p, index, *consts, *ops, branches=tuple(closed))
         return outs, [0 if m else not_mapped for m in mapped]
     # mapped predicate: select of all branches, on safe operands
+    _check_batchable_effects(branches)
     index = moveaxis(index, idx_dim, 0)
     nb = len(branches)
     index = lax.clamp(_i32(0), index, _i32(nb - 1))
@@ -274,7 +290,8 @@ def _cond_batch(tx, args, dims, *, branches):
     out_avals = branches[0].out_avals
     for k, br in enumerate(branches):
         takes = lax.eq(index, _i32(k))
-        if size:
+        effects = any(core.has_effects(e) for e in br.jaxpr.eqns)
+        if size and not effects:
             r = _first_lane(takes, size)
             safe = [x if d is not_mapped else _safe_operand(x, takes, r)
                     for x, d in zip(ops_front, front_dims)]
@@ -282,6 +299,12 @@ def _cond_batch(tx, args, dims, *, branches):
             safe = list(ops_front)
         body, consts, _ = tx.batch_subjaxpr(br, front_dims, size, name,
                                             force_out=[True] * len(out_avals))
+        if effects:
+            # JAX runs every branch on every lane's own operands: a debug print in a
+            # branch shows each lane's value, whichever branch the lane takes
+            outs_per_branch.append(core.inline_jaxpr(body.jaxpr, body.consts,
+                                                     list(consts) + safe))
+            continue
         zero_avals = [mapped_aval(a, 0, size) for a in out_avals]
         n_in = len(consts) + len(safe)
 

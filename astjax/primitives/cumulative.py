@@ -22,7 +22,8 @@ from ..pyast import dtype_expr, lax_call, pyconst
 from . import elementwise as ew
 from . import selection as sel
 from .base import (ANY, FLOAT, NUMBER, as_operand, check_dtype, defcumulative, deflinear,
-                   defreducer, is_zero, max_value, min_value, nondiff, register)
+                   defreducer, is_zero, max_value, min_value, minmax_values, nondiff,
+                   register)
 from .base import tangent_aval as _aval
 from .slicing import slice_in_dim
 from .structural import (concatenate, convert_element_type, full, full_like, reshape, rev,
@@ -218,6 +219,8 @@ def _cum_lowering_for(body_fn, init_fn):
 
 def _binary_body(op, bool_op):
     def body(ctx, a, b, s):
+        if s.dtype != dtypes.bool_ and op in ("stablehlo.maximum", "stablehlo.minimum"):
+            return minmax_values(ctx, op, a, b, s)   # complex: lexicographic, as JAX
         return ctx.mb.op(bool_op if s.dtype == dtypes.bool_ else op, [a, b], [s])[0]
     return body
 
