@@ -30,6 +30,7 @@ from .polynomial import *  # noqa: F401,F403
 from .array_api import (__array_api_version__, __array_namespace_info__,  # noqa: F401
                         from_dlpack)
 from .misc import *  # noqa: F401,F403
+from .ufunc_api import *  # noqa: F401,F403  (jnp.add & co. become ufunc objects)
 from . import linalg  # noqa: F401,E402
 from . import fft  # noqa: F401,E402
 
