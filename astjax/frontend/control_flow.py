@@ -105,31 +105,8 @@ def declared_globals(fn) -> set:
 
 def _stores(stmts, names) -> dict:
     """name -> (line, col, end_col) of the first place where a block (not its nested
-    functions) binds one of `names`: an assignment target of any form (`=`, `:=`,
-    `with ... as`, `for`), a `del`, an `import ... as`, `except ... as` or a `def`."""
-    out, stack = {}, list(stmts)
-    while stack:
-        n = stack.pop()
-        bound = []
-        if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del)):
-            bound = [n.id]
-        elif isinstance(n, (gast.Import, gast.ImportFrom)):
-            bound = [a.asname or a.name.split(".")[0] for a in n.names]
-        elif isinstance(n, (gast.FunctionDef, gast.ClassDef)):
-            bound = [n.name]   # (its body is another scope)
-        elif isinstance(n, gast.ExceptHandler):
-            # gast's `as` name carries no position: the handler's is used
-            bound = [n.name.id] if isinstance(n.name, gast.Name) else []
-            stack.extend(x for x in [n.type] + n.body if x is not None)
-        elif not isinstance(n, gast.Lambda):
-            stack.extend(astbridge.child_nodes(n))
-        for name in bound:
-            if name not in names:
-                continue
-            at = _position(n)
-            if name not in out or (at[0] or 0) < (out[name][0] or 0):
-                out[name] = at
-    return out
+    functions) binds one of `names`, in any binding form (`activity.binding_sites`)."""
+    return {n: _position(node) for n, node in activity.binding_sites(stmts, names).items()}
 
 
 def _in_place(body, state):
@@ -324,8 +301,15 @@ class ControlFlowConverter(astbridge.Transformer):
         return fn
 
     def _def(self, name, params, body, results, origin):
+        # a result the body may unbind (`del x`, `except E as x`) is read with `ag__.ld`:
+        # unbound, it leaves as `Undefined`, which raises a located error where it is read
+        gone = activity.unbound(body) & set(results)
+        out = name_tuple(results)
+        if gone:
+            out.elts = [replace_expr("ag__.ld(locals(), name)", name=_const(e.id))
+                        if e.id in gone else e for e in out.elts]
         fn = replace("def fn(params):\n    body\n    return results",
-                     fn=name, body=body or [gast.Pass()], results=name_tuple(results))[0]
+                     fn=name, body=body or [gast.Pass()], results=out)[0]
         self._params(fn, params, body)
         stored = sorted(_stores(body, self.globals[-1]))
         if stored:  # the user's `global` reaches into the generated function
