@@ -349,11 +349,18 @@ def _while_batch(tx, args, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_n
         pred = core.inline_jaxpr(cond_b.jaxpr, [], list(c_args) + list(ks))[0]
         return [_any(pred)]
 
+    # a body with an effect (a debug print) runs on every lane's own carry, as JAX's:
+    # the NaN-safe substitution would show another lane's values
+    effects = any(core.has_effects(e) for e in body_b.jaxpr.eqns)
+
     def new_body(*xs):
         c_args, b_args, ks = xs[:ncc], xs[ncc:ncc + nbc], list(xs[ncc + nbc:])
         pred = core.inline_jaxpr(cond_b.jaxpr, [], list(c_args) + ks)[0]
-        r = _first_lane(pred, size)
-        safe = [_safe_operand(k, pred, r) for k in ks]
+        if effects:
+            safe = ks
+        else:
+            r = _first_lane(pred, size)
+            safe = [_safe_operand(k, pred, r) for k in ks]
         new = core.inline_jaxpr(body_b.jaxpr, [], list(b_args) + safe)
         return [_lane_select(pred, n, k) for n, k in zip(new, ks)]
 

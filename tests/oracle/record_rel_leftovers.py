@@ -95,6 +95,16 @@ def vmap_cond_unbatched_pred_print(jax, jnp, lax):
     return jax.vmap(f, in_axes=(0, None))(jnp.arange(3.0), True)
 
 
+@case
+def vmap_while_debug_print(jax, jnp, lax):
+    def f(x):
+        def body(c):
+            jax.debug.print("w {c}", c=c)
+            return c + 1.0
+        return lax.while_loop(lambda c: c < 3.0, body, x)
+    return jax.vmap(f)(jnp.array([0.0, 2.0, 5.0]))
+
+
 # ---- 2. ordering functions on complex input ---------------------------------------
 
 def _z(jnp):
@@ -258,6 +268,20 @@ def ufunc_transforms(jax, jnp, lax):
             jax.vmap(lambda r: jnp.add.at(r, jnp.array([0, 0]), 1.0, inplace=False))(_x(jnp)),
             jax.jit(lambda a, b: jnp.multiply.outer(a, b))(x, x[:2]),
             jax.jit(lambda x: f.reduceat(x, jnp.array([0, 2])))(x))
+
+
+@case
+def ufunc_dtypes(jax, jnp, lax):
+    i8 = jnp.arange(1, 5, dtype=jnp.int8)
+    b = jnp.array([True, False, True])
+    two = jnp.frompyfunc(lambda a: (a + 1.0, a * 2.0), 1, 2)
+    return (jnp.subtract.reduce(i8), jnp.maximum.accumulate(i8), jnp.add.accumulate(b),
+            jnp.multiply.reduce(b), jnp.logaddexp.reduce(jnp.arange(3)),
+            jnp.add.reduce(jnp.float32(2.0), axis=None), jnp.add.reduce(2.0, axis=None),
+            jnp.logical_and.reduce(jnp.zeros((0,))), jnp.minimum.reduce(i8, dtype=jnp.float32),
+            jnp.subtract.accumulate(i8, dtype=jnp.float32), two(jnp.arange(3.0)),
+            jnp.multiply.outer(jnp.arange(2, dtype=jnp.int8), jnp.arange(2.0)),
+            jnp.bitwise_or.reduce(jnp.array([1, 2, 4], dtype=jnp.int16), dtype=jnp.int32))
 
 
 @case
