@@ -29,15 +29,29 @@ def _jnp():
     return _namespace
 
 
+_operators: dict = {}  # name -> the function an operator calls, bound by `install`
+
+
 def _binop(name, reflected=False):
     def op(self, other):
         jnp = _jnp()
         if not jnp._is_operand(other):
             return NotImplemented
-        f = getattr(jnp, name)
+        f = _operators[name]
         return f(other, self) if reflected else f(self, other)
     op.__name__ = name
     return op
+
+
+def _bind_operators(jnp):
+    """Operators call the elementwise functions directly, as JAX's bind `ufuncs.add`:
+    for a `jnp.ufunc` (`jnp.add`) its plain function, without the ufunc object's call
+    layer on the eager path."""
+    names = {op.__name__ for op in vars(ArrayMethods).values() if callable(op)
+             and getattr(op, "__qualname__", "").startswith("_binop.")}
+    for name in names:
+        f = getattr(jnp, name)
+        _operators[name] = getattr(f, "_elementwise", None) or f
 
 
 def _method(name):
@@ -278,6 +292,7 @@ def install(jnp):
     give `Tracer` the NumPy protocols. Called once, by `astjax/numpy/__init__.py`."""
     global _namespace
     _namespace = jnp
+    _bind_operators(jnp)
     for cls in (Tracer, Array):
         for name, value in vars(ArrayMethods).items():
             if name not in _NOT_METHODS and name not in vars(cls):

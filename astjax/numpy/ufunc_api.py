@@ -84,6 +84,12 @@ class ufunc:
     identity = property(lambda self: self.__props["identity"],
                         doc="The identity of the reduction (None: it has none).")
 
+    @property
+    def _elementwise(self):
+        """The plain elementwise function behind a built-in ufunc's call (None for one
+        made by `frompyfunc`): what the array operators call."""
+        return self.__props["call"]
+
     def _key(self):
         return (self._func, self.__name__, self.identity, self.nin, self.nout, self.nargs)
 
