@@ -39,7 +39,8 @@ def test_case_matches_jax(name):
     if "error" in want:
         assert "error" in got, f"JAX raised {want['error']}, astjax returned {got.get('value')}"
         # the class JAX raises; its message (astjax may name the function first)
-        assert got["error"][0] == want["error"][0], got["error"]
+        # (JAX's bare `Exception` is the class of every error)
+        assert want["error"][0] in ("Exception", got["error"][0]), got["error"]
         assert want["error"][1] in got["error"][1], got["error"]
     else:
         assert "error" not in got, got["error"]

@@ -248,21 +248,24 @@ def _zeros(aval):
     return lax_ops().full(aval.shape, np.zeros((), aval.dtype)[()], aval.dtype)
 
 
-def _check_batchable_effects(branches):
-    """A batched predicate runs every branch on every lane: JAX refuses that for a
-    branch with an IO callback (its calls would happen for lanes that do not take it)."""
+def io_effects(jaxprs) -> set:
+    """Which IO effects (`io_callback`s) `jaxprs` or their sub-jaxprs hold: a subset of
+    {"io", "ordered"}. JAX's batching of `cond` and `while` refuses some of them."""
     from .callbacks import io_callback_p   # a later family
-
-    def has_io(jaxpr):
-        return any(e.primitive is io_callback_p
-                   or any(has_io(j.jaxpr if isinstance(j, core.ClosedJaxpr) else j)
-                          for j in core.sub_jaxprs(e.params))
-                   for e in jaxpr.eqns)
-    if any(has_io(br.jaxpr) for br in branches):
-        raise NotImplementedInAstjaxError("IO effect not supported in vmap-of-cond.")
+    out, stack = set(), [j.jaxpr if isinstance(j, core.ClosedJaxpr) else j for j in jaxprs]
+    while stack:
+        for e in stack.pop().eqns:
+            if e.primitive is io_callback_p:
+                out.add("ordered" if e.params.get("ordered") else "io")
+            stack.extend(j.jaxpr if isinstance(j, core.ClosedJaxpr) else j
+                         for j in core.sub_jaxprs(e.params))
+    return out
 
 
 def _cond_batch(tx, args, dims, *, branches):
+    if io_effects(branches):   # JAX: whether or not the predicate is batched
+        raise NotImplementedInAstjaxError("IO effect not supported in vmap-of-cond.",
+                                          hint="call the io_callback outside the cond")
     lax = lax_ops()
     index, ops = args[0], list(args[1:])
     idx_dim, op_dims = dims[0], list(dims[1:])
@@ -280,7 +283,6 @@ def _cond_batch(tx, args, dims, *, branches):
         outs = bind(cond_p, index, *consts, *ops, branches=tuple(closed))
         return outs, [0 if m else not_mapped for m in mapped]
     # mapped predicate: select of all branches, on safe operands
-    _check_batchable_effects(branches)
     index = moveaxis(index, idx_dim, 0)
     nb = len(branches)
     index = lax.clamp(_i32(0), index, _i32(nb - 1))

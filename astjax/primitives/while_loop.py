@@ -48,13 +48,13 @@ import numpy as np
 from .. import core, dtypes, tree_util
 from ..core import Eqn, Var, bind
 from ..errors import (DTypeError, DifferentiationError, JAXTypeError, LoopCarryError,
-                      ShapeError)
+                      NotImplementedInAstjaxError, ShapeError)
 from ..pyast import load, statement_rule
 from ..util import split_list
 from .base import lax_ops, instantiate, matchaxis, register, zeros_like_aval
 from .cond import (_any, _ensure_types, _first_lane, _fmt, _lane_select,
-                   _safe_operand, _types_match, not_mapped, promote_weak_carry, stage_sub,
-                   switch)
+                   _safe_operand, _types_match, io_effects, not_mapped, promote_weak_carry,
+                   stage_sub, switch)
 from .scan import _permute, carry_names, loop_fuse, preset_carry_outputs, scan
 
 __all__ = ["while_p", "bind_while", "while_loop", "fori_loop"]
@@ -313,6 +313,10 @@ def _while_transpose(tx, cts, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_
 
 
 def _while_batch(tx, args, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+    io = io_effects([cond_jaxpr, body_jaxpr])
+    if "ordered" in io:
+        raise NotImplementedInAstjaxError("Ordered IO effects not supported in vmap.",
+                                          hint="call the io_callback outside the loop")
     frame = core.axis_frame()
     size, name = frame.size, frame.name
     nc, nb = cond_nconsts, body_nconsts
@@ -329,6 +333,10 @@ def _while_batch(tx, args, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_n
     pred_mapped = tx.mapped_outputs(cond_jaxpr, cc_d + [0 if m else not_mapped for m in mapped],
                                     size, name)[0]
     if pred_mapped:
+        if io:   # JAX: the callback would run again for lanes that have finished
+            raise NotImplementedInAstjaxError("Unordered IO effects not supported in "
+                                              "while_loop with batched predicate",
+                                              hint="call the io_callback outside the loop")
         mapped = [True] * len(carry)
     carry = [x if not m else matchaxis(x, d, 0, size) for x, d, m in zip(carry, carry_d, mapped)]
     k_d = [0 if m else not_mapped for m in mapped]

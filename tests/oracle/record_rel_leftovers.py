@@ -72,10 +72,7 @@ def vmap_switch_debug_print(jax, jnp, lax):
 
 @case
 def vmap_cond_io_callback(jax, jnp, lax):
-    if jax.__name__ == "jax":
-        from jax.experimental import io_callback
-    else:   # astjax serves `jax.experimental` from its compat package
-        from astjax.compat.experimental import io_callback
+    io_callback = _io_callback(jax)
 
     def f(x):
         def yes(x):
@@ -83,6 +80,51 @@ def vmap_cond_io_callback(jax, jnp, lax):
             return x + 1
         return lax.cond(x > 1, yes, lambda x: x, x)
     return jax.vmap(f)(jnp.arange(4.0))
+
+
+def _io_callback(jax):
+    if jax.__name__ == "jax":
+        from jax.experimental import io_callback
+    else:   # astjax serves `jax.experimental` from its compat package
+        from astjax.compat.experimental import io_callback
+    return io_callback
+
+
+@case
+def vmap_cond_io_callback_unbatched_pred(jax, jnp, lax):
+    io_callback = _io_callback(jax)
+
+    def f(x, p):
+        def yes(x):
+            io_callback(lambda v: np.float32(0), jax.ShapeDtypeStruct((), jnp.float32), x)
+            return x + 1
+        return lax.cond(p, yes, lambda x: x, x)
+    return jax.vmap(f, in_axes=(0, None))(jnp.arange(3.0), True)
+
+
+@case
+def vmap_while_io_callback(jax, jnp, lax):
+    io_callback = _io_callback(jax)
+
+    def f(x):
+        def body(c):
+            io_callback(lambda v: np.float32(0), jax.ShapeDtypeStruct((), jnp.float32), c)
+            return c + 1.0
+        return lax.while_loop(lambda c: c < 3.0, body, x)
+    return jax.vmap(f)(jnp.array([0.0, 2.0]))
+
+
+@case
+def vmap_while_ordered_io_callback(jax, jnp, lax):
+    io_callback = _io_callback(jax)
+
+    def f(x, n):
+        def body(c):
+            io_callback(lambda v: np.float32(0), jax.ShapeDtypeStruct((), jnp.float32), c[1],
+                        ordered=True)
+            return c[0] + 1, c[1] * 2.0
+        return lax.while_loop(lambda c: c[0] < n, body, (0, x))
+    return jax.vmap(f, in_axes=(0, None))(jnp.array([1.0, 2.0]), 3)
 
 
 @case
