@@ -70,18 +70,6 @@ def vmap_switch_debug_print(jax, jnp, lax):
     return jax.vmap(f)(jnp.array([2, 0, 1]), jnp.arange(3.0))
 
 
-@case
-def vmap_cond_io_callback(jax, jnp, lax):
-    io_callback = _io_callback(jax)
-
-    def f(x):
-        def yes(x):
-            io_callback(lambda v: np.float32(0), jax.ShapeDtypeStruct((), jnp.float32), x)
-            return x + 1
-        return lax.cond(x > 1, yes, lambda x: x, x)
-    return jax.vmap(f)(jnp.arange(4.0))
-
-
 def _io_callback(jax):
     if jax.__name__ == "jax":
         from jax.experimental import io_callback
@@ -90,28 +78,33 @@ def _io_callback(jax):
     return io_callback
 
 
-@case
-def vmap_cond_io_callback_unbatched_pred(jax, jnp, lax):
+def _io_plus_one(jax, jnp):
+    """x + 1, after an io_callback of x."""
     io_callback = _io_callback(jax)
 
+    def f(x):
+        io_callback(lambda v: np.float32(0), jax.ShapeDtypeStruct((), jnp.float32), x)
+        return x + 1
+    return f
+
+
+@case
+def vmap_cond_io_callback(jax, jnp, lax):
+    return jax.vmap(lambda x: lax.cond(x > 1, _io_plus_one(jax, jnp), lambda x: x, x))(
+        jnp.arange(4.0))
+
+
+@case
+def vmap_cond_io_callback_unbatched_pred(jax, jnp, lax):
     def f(x, p):
-        def yes(x):
-            io_callback(lambda v: np.float32(0), jax.ShapeDtypeStruct((), jnp.float32), x)
-            return x + 1
-        return lax.cond(p, yes, lambda x: x, x)
+        return lax.cond(p, _io_plus_one(jax, jnp), lambda x: x, x)
     return jax.vmap(f, in_axes=(0, None))(jnp.arange(3.0), True)
 
 
 @case
 def vmap_while_io_callback(jax, jnp, lax):
-    io_callback = _io_callback(jax)
-
-    def f(x):
-        def body(c):
-            io_callback(lambda v: np.float32(0), jax.ShapeDtypeStruct((), jnp.float32), c)
-            return c + 1.0
-        return lax.while_loop(lambda c: c < 3.0, body, x)
-    return jax.vmap(f)(jnp.array([0.0, 2.0]))
+    return jax.vmap(lambda x: lax.while_loop(lambda c: c < 3.0, _io_plus_one(jax, jnp), x))(
+        jnp.array([0.0, 2.0]))
 
 
 @case
