@@ -351,7 +351,11 @@ for _src in ["jnp.negative.reduce(x)",
              "jnp.frompyfunc(lambda a, b: a + b, 2, 1).reduce(jnp.zeros((0,)))",
              "jnp.frompyfunc(lambda a, b: (a, b), 2, 2).reduce(x)",
              "jnp.add.outer([1.0], x)", "jnp.maximum.reduce(x, axis=3)",
-             "jnp.negative(x, out=x)"]:
+             "jnp.negative(x, out=x)", "jnp.add.reduce(jnp.float32(1))",
+             "jnp.maximum.accumulate(jnp.float32(1))", "jnp.add.at(x, jnp.array([9]), 1.0, inplace=False)",
+             "jnp.subtract.at(x, jnp.array([9, 1]), 1.0, inplace=False)",
+             "jnp.frompyfunc(lambda a: a, 1, 1).reduce(x)", "jnp.add.reduce(x, initial=[1.0])",
+             "jnp.maximum.reduce(x.reshape(2, 2), axis=(0, 1))"]:
     _error_case(_src)
 
 
