@@ -19,11 +19,12 @@ import numpy as np
 from .. import core, dtypes, lax
 from ..api import eval_shape
 from ..batching_api import vmap
-from ..errors import ArgumentTypeError, ArgumentValueError, NotImplementedInAstjaxError
+from ..errors import ArgumentValueError, NotImplementedInAstjaxError
 from ..frontend import operators
 from ..stages import ShapeDtypeStruct
 from . import ufuncs as uf
 from .advanced_indexing import take
+from .arraylike import _ARRAYLIKE_TYPES, check_arraylike
 from .operands import _is_operand, asarray
 from .reductions import max as _max, min as _min, prod, sum as _sum
 from .shapes import concatenate, moveaxis, reshape, transpose
@@ -38,15 +39,6 @@ __all__ = ["ufunc", "frompyfunc", "add", "subtract", "multiply", "maximum", "min
 _AT_INPLACE = ("Because JAX arrays are immutable, jnp.ufunc.at() cannot operate inplace like\n"
                "np.ufunc.at(). Instead, you can pass inplace=False and capture the result; e.g.\n"
                ">>> arr = jnp.add.at(arr, ind, val, inplace=False)")
-
-
-def _check_arraylike(what, *args):
-    """JAX's rule for ufunc methods: arrays and scalars only (a list is a TypeError)."""
-    for i, x in enumerate(args):
-        if not _is_operand(x) or isinstance(x, (list, tuple)):
-            raise ArgumentTypeError(f"{what} requires ndarray or scalar arguments, got "
-                                    f"{type(x)} at position {i}.",
-                                    hint="convert it first with jnp.asarray")
 
 
 def _unsupported_out(what):
@@ -66,6 +58,8 @@ class ufunc:
       call, reduce, accumulate, at, reduceat: dedicated implementations (defaults:
         `vectorize(func)` and folds of `func` with `lax` loops).
     """
+
+    _arraylike_checked = True   # its calls and methods check their operands themselves
 
     def __init__(self, func, /, nin, nout, *, name=None, nargs=None, identity=None,
                  call=None, reduce=None, accumulate=None, at=None, reduceat=None):
@@ -104,7 +98,7 @@ class ufunc:
 
     def __call__(self, *args, out=None, where=None):
         """Apply the function elementwise (broadcasting its arguments)."""
-        _check_arraylike(self.__name__, *args)
+        check_arraylike(self.__name__, *args)
         if out is not None:
             _unsupported_out(repr(self))
         if where is not None:
@@ -132,14 +126,14 @@ class ufunc:
                where=None):
         """Reduce `a` along `axis` (an int, a tuple or None: all axes) by repeated
         application; `initial` starts the fold, `where` (bool) masks elements."""
-        _check_arraylike(f"{self.__name__}.reduce", a)
+        check_arraylike(f"{self.__name__}.reduce", a)
         self._binary_only("reduce")
         if out is not None:
             _unsupported_out(f"{self.__name__}.reduce()")
         if initial is not None:
-            _check_arraylike(f"{self.__name__}.reduce", initial)
+            check_arraylike(f"{self.__name__}.reduce", initial)
         if where is not None:
-            _check_arraylike(f"{self.__name__}.reduce", where)
+            check_arraylike(f"{self.__name__}.reduce", where)
             if self.identity is None and initial is None:
                 raise ArgumentValueError(
                     f"reduction operation {self.__name__!r} does not have an identity, so to "
@@ -202,7 +196,7 @@ class ufunc:
         return impl(a, axis=axis, dtype=dtype)
 
     def _fold_accumulate(self, a, axis=0, dtype=None):
-        _check_arraylike(f"{self.__name__}.accumulate", a)
+        check_arraylike(f"{self.__name__}.accumulate", a)
         a = asarray(a)
         dtype = self._result_dtype(a, a) if dtype is None else dtypes.dtype(dtype)
         if axis is None or isinstance(axis, tuple):
@@ -230,7 +224,7 @@ class ufunc:
         return impl(a, indices) if b is None else impl(a, indices, b)
 
     def _fold_at(self, a, indices, *args):
-        _check_arraylike(f"{self.__name__}.at", a, *args)
+        check_arraylike(f"{self.__name__}.at", a, *args)
         dtype = self._result_dtype(a, *args)
         a = lax.convert_element_type(asarray(a), dtype)
         args = [lax.convert_element_type(asarray(x), dtype) for x in args]
@@ -264,7 +258,7 @@ class ufunc:
         return impl(a, indices, axis=axis, dtype=dtype)
 
     def _fold_reduceat(self, a, indices, axis=0, dtype=None):
-        _check_arraylike(f"{self.__name__}.reduceat", a, indices)
+        check_arraylike(f"{self.__name__}.reduceat", a, indices)
         a, indices = asarray(a), asarray(indices)
         shape, ishape = core.get_aval(a).shape, core.get_aval(indices).shape
         if not shape:
@@ -295,7 +289,7 @@ class ufunc:
     def outer(self, A, B, /):
         """The function of every pair (A[i...], B[j...]): shape A.shape + B.shape."""
         self._binary_only("outer")
-        _check_arraylike(f"{self.__name__}.outer", A, B)
+        check_arraylike(f"{self.__name__}.outer", A, B)
         A, B = asarray(A), asarray(B)
         sa, sb = core.get_aval(A).shape, core.get_aval(B).shape
         pairs = vmap(vmap(self, (None, 0)), (0, None))(reshape(A, (-1,)), reshape(B, (-1,)))
@@ -407,8 +401,13 @@ def _fast_call(fn):
     """`fn` as a ufunc's `__call__` that keeps `fn`'s eager fast path: only `out` and
     `where` are checked on top of it."""
     name = fn.__name__
+    known = _ARRAYLIKE_TYPES
 
     def call(*args, out=None, where=None):
+        for a in args:   # JAX's array-like check; one dict lookup per seen type
+            if type(a) not in known:
+                check_arraylike(name, *args)
+                break
         if out is None and where is None:
             return fn(*args)
         if out is not None:
