@@ -30,8 +30,9 @@ from . import lapack
 from .base import (INEXACT, check_dtype, deffront, is_zero, lax_ops, lower_inline, lowering_from,
                    mark_unsupported, nondiff, register)
 from .base import tangent_aval as _aval
+from .gather import GatherDimensionNumbers, GatherScatterMode
 from .linalg import triangular_solve_p
-from .while_loop import fori_loop
+from .while_loop import fori_loop, while_loop
 
 __all__ = ["lu_p", "qr_p", "eigh_p", "svd_p", "eig_p", "schur_p", "lu", "qr", "eigh", "svd",
            "eig", "schur", "lu_pivots_to_permutation", "lu_pivots_to_permutation_p"]
@@ -120,14 +121,20 @@ def _slice(x, rows=None, cols=None, row0=0, col0=0):
                            a.shape[:-2] + (row0 + rows, col0 + cols))
 
 
-def _permute_rows(x, perm):
-    """x[..., perm, :] with perm (..., m) int32: a one-hot matrix product."""
+def permute_rows(x, perm):
+    """x[..., perm, :] for x (..., m, n) and perm (..., m) int32 in [0, m) with the same
+    batch dimensions: one gather of whole rows (no one-hot product: that costs m^2 n
+    and rounds)."""
     L = lax_ops()
-    m = _aval(x).shape[-2]
-    shape = _aval(perm).shape + (m,)
-    iota = L.broadcasted_iota(np.int32, shape, len(shape) - 1)
-    onehot = L.eq(L.broadcast_in_dim(perm, shape, tuple(range(len(shape) - 1))), iota)
-    return _mm(_cast(onehot, _aval(x).dtype), x)
+    nb = _nd(x) - 2
+    batch = tuple(range(nb))
+    dn = GatherDimensionNumbers(offset_dims=(nb + 1,), collapsed_slice_dims=(nb,),
+                                start_index_map=(nb,), operand_batching_dims=batch,
+                                start_indices_batching_dims=batch)
+    rows = L.reshape(perm, _aval(perm).shape + (1,))
+    return L.gather(x, rows, dn, (1,) * (nb + 1) + (_aval(x).shape[-1],),
+                    indices_are_sorted=False, unique_indices=False,
+                    mode=GatherScatterMode.PROMISE_IN_BOUNDS)
 
 
 def _ts(a, b, **kw):
@@ -140,13 +147,16 @@ def _ts(a, b, **kw):
 def _lu_solve(a, b):
     """a^-1 b for square a (through lu_p)."""
     lu_, _, perm = bind(lu_p, a)
-    y = _ts(lu_, _permute_rows(b, perm), left_side=True, lower=True, unit_diagonal=True)
+    y = _ts(lu_, permute_rows(b, perm), left_side=True, lower=True, unit_diagonal=True)
     return _ts(lu_, y, left_side=True, lower=False)
 
 # ---- lu_pivots_to_permutation ----------------------------------------------------------
 # The row permutation (..., m) that the row swaps `pivots` (..., k), applied in order
-# (i <-> pivots[i]), make of iota. Lowered as a fori_loop over the swaps (JAX's
-# generic lowering); integer-valued, so no derivative; leading batch dimensions.
+# (i <-> pivots[i]), make of iota. Lowered as a loop over the swaps that reads and writes
+# single elements (dynamic_slice / dynamic_update_slice; a gather and a select per batch
+# row when there are batch dimensions), as JAX lowers it. A pivot is read as JAX's
+# `perm[j]` / `perm.at[j].set(x)` reads it: negative wraps once, reads clamp, writes out
+# of range are dropped. Integer-valued, so no derivative; leading batch dimensions.
 lu_pivots_to_permutation_p = core.new_primitive("lu_pivots_to_permutation")
 
 
@@ -166,12 +176,16 @@ def _l2p_ae(pivots, *, permutation_size):
 
 def _l2p_impl(pivots, *, permutation_size):
     pivots = np.asarray(pivots)
-    perm = np.broadcast_to(np.arange(permutation_size, dtype=np.int32),
-                           pivots.shape[:-1] + (permutation_size,)).copy()
+    m = permutation_size
+    perm = np.broadcast_to(np.arange(m, dtype=np.int32), pivots.shape[:-1] + (m,)).copy()
     for idx in np.ndindex(pivots.shape[:-1]):
         row = perm[idx]
         for i, j in enumerate(pivots[idx]):
-            row[[i, j]] = row[[j, i]]
+            j = int(j) + m if j < 0 else int(j)
+            x, y = row[i], row[min(max(j, 0), m - 1)]
+            row[i] = y
+            if 0 <= j < m:
+                row[j] = x
     return perm
 
 
@@ -179,22 +193,41 @@ def _l2p_fn(pivots, *, permutation_size):
     L = lax_ops()
     pa = _aval(pivots)
     k, m = pa.shape[-1], permutation_size
-    shape = pa.shape[:-1] + (m,)
-    nb = len(shape) - 1
-    batch = tuple(range(nb))
-    iota = L.broadcasted_iota(np.int32, shape, nb)
-    swaps = L.pad(pivots, np.int32(0), [(0, 0, 0)] * nb + [(0, m - k, 0)]) if m > k else pivots
+    batch = pa.shape[:-1]
+    nb = len(batch)
+    perm0 = L.broadcasted_iota(np.int32, batch + (m,), nb)
+    if not (k and m):
+        return perm0
+    zeros = (0,) * nb
+    column = batch + (1,)
+    if nb:   # perm[b, j[b]] for each batch row b
+        dn = GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(nb,),
+                                    start_index_map=(nb,), operand_batching_dims=tuple(range(nb)),
+                                    start_indices_batching_dims=tuple(range(nb)))
+        iota = L.broadcasted_iota(np.int32, batch + (m,), nb)
 
-    def pick(v, onehot):
-        return L.reduce_sum(L.select(onehot, v, L.full_like(v, 0)), (nb,))
-
-    def body(i, perm):
-        at_i = L.eq(iota, L.broadcast_in_dim(L.convert_element_type(i, np.int32), shape, ()))
-        at_j = L.eq(iota, L.broadcast_in_dim(pick(swaps, at_i), shape, batch))
-        pi, pj = pick(perm, at_i), pick(perm, at_j)
-        perm = L.select(at_j, L.broadcast_in_dim(pi, shape, batch), perm)
-        return L.select(at_i, L.broadcast_in_dim(pj, shape, batch), perm)
-    return fori_loop(0, k, core.RawFunction(body), iota) if k and m else iota
+    def body(carry):
+        i, perm = carry
+        j = L.dynamic_slice(pivots, zeros + (i,), column)
+        j = L.select(L.lt(j, L.full_like(j, 0)), L.add(j, L.full_like(j, m)), j)
+        x = L.dynamic_slice(perm, zeros + (i,), column)
+        if not nb:
+            y = L.dynamic_slice(perm, (L.reshape(j, ()),), (1,))
+            perm = L.dynamic_update_slice(perm, y, (i,))
+            inside = L.bitwise_and(L.ge(j, L.full_like(j, 0)), L.lt(j, L.full_like(j, m)))
+            old = L.dynamic_slice(perm, (L.reshape(j, ()),), (1,))
+            perm = L.dynamic_update_slice(perm, L.select(inside, x, old), (L.reshape(j, ()),))
+            return L.add(i, np.int32(1)), perm
+        y = L.gather(perm, j, dn, (1,) * (nb + 1), mode=GatherScatterMode.CLIP)
+        perm = L.dynamic_update_slice(perm, L.reshape(y, column), zeros + (i,))
+        at_j = L.eq(iota, L.broadcast_in_dim(L.reshape(j, batch), batch + (m,), tuple(range(nb))))
+        perm = L.select(at_j, L.broadcast_in_dim(L.reshape(x, batch), batch + (m,),
+                                                 tuple(range(nb))), perm)
+        return L.add(i, np.int32(1)), perm
+    # a while on (i, perm), not fori_loop's scan over an iota of indices: one carry less
+    _, perm = while_loop(core.RawFunction(lambda c: L.lt(c[0], np.int32(k))),
+                         core.RawFunction(body), (np.int32(0), perm0))
+    return perm
 
 
 register(lu_pivots_to_permutation_p, impl=_l2p_impl, abstract_eval=_l2p_ae,
@@ -247,7 +280,8 @@ def _lu_lowering(ctx, a):
     aval = ctx.avals_in[0]
     lu_aval, piv_aval, perm_aval = ctx.avals_out
     info = lapack.info_aval(aval)
-    out, piv, status = lapack.lapack_call(ctx, "getrf", [a], [aval], [lu_aval, piv_aval, info])
+    out, piv, status = lapack.lapack_call(ctx, "getrf", [a], [aval], [lu_aval, piv_aval, info],
+                                          aliases={0: 0})
     piv = ctx.op1("stablehlo.subtract", [piv, lapack.const_like(ctx, 1, piv_aval)], piv_aval)
     ok = lapack.info_ok(ctx, status, info, "GE")
     out = lapack.nan_unless(ctx, ok, info, out, lu_aval)
@@ -275,7 +309,7 @@ def _lu_jvp(primals, tangents):
                                                                           (0, 0, 0)])
     if n > k:
         u = L.add(u, _const(u, np.pad(np.eye(n - k), ((k, 0), (k, 0)))))
-    la = _ts(l, _permute_rows(da, perm), left_side=True, lower=True, unit_diagonal=True)
+    la = _ts(l, permute_rows(da, perm), left_side=True, lower=True, unit_diagonal=True)
     lau = _ts(u, la, left_side=False, lower=False)
     dlu = L.add(_mm(l, _tri(lau, True, -1)), _mm(_tri(lau, False), u))
     return [lu_, piv, perm], [dlu] + zi
@@ -347,11 +381,13 @@ def _qr_lowering(ctx, a, *, full_matrices, pivoting=False):
     if pivoting:   # geqp3 with every column free (jpvt 0); its pivots are 1-based
         p_aval = ctx.avals_out[2]
         r, jpvt, taus = lapack.lapack_call(ctx, "geqp3", [a, lapack.const_like(ctx, 0, p_aval)],
-                                           [aval, p_aval], [aval, p_aval, tau_aval])
+                                           [aval, p_aval], [aval, p_aval, tau_aval],
+                                           aliases={0: 0, 1: 1})
         extra = [ctx.op1("stablehlo.subtract", [jpvt, lapack.const_like(ctx, 1, p_aval)],
                          p_aval)]
     else:
-        r, taus = lapack.lapack_call(ctx, "geqrf", [a], [aval], [aval, tau_aval])
+        r, taus = lapack.lapack_call(ctx, "geqrf", [a], [aval], [aval, tau_aval],
+                                     aliases={0: 0})
     if m < n:
         h, h_aval = lapack.slice_minor(ctx, r, aval, m, m)
     elif full_matrices:
@@ -359,7 +395,8 @@ def _qr_lowering(ctx, a, *, full_matrices, pivoting=False):
     else:
         h, h_aval = r, aval
     routine = "ungqr" if dtypes.issubdtype(aval.dtype, np.complexfloating) else "orgqr"
-    q, = lapack.lapack_call(ctx, routine, [h, taus], [h_aval, tau_aval], [h_aval])
+    q, = lapack.lapack_call(ctx, routine, [h, taus], [h_aval, tau_aval], [h_aval],
+                               aliases={0: 0})
     r, r_sl = lapack.slice_minor(ctx, r, aval, r_aval.shape[-2], n)
     return [q, lapack.triangle(ctx, r, r_sl, lower=False)] + extra
 
@@ -384,7 +421,7 @@ def _qr_jvp(primals, tangents, *, full_matrices, pivoting=False):
     if is_zero(dx):
         return [q, r, *p], [core.Zero(_aval(v)) for v in (q, r, *p)]
     if pivoting:   # x[..., p] = q r: the same rule on the permuted columns
-        x, dx = _T(_permute_rows(_T(x), p[0])), _T(_permute_rows(_T(dx), p[0]))
+        x, dx = _T(permute_rows(_T(x), p[0])), _T(permute_rows(_T(dx), p[0]))
         dq, dr = _qr_jvp([x], [dx], full_matrices=full_matrices)[1]
         return [q, r, p[0]], [dq, dr, core.Zero(_aval(p[0]))]
     L = lax_ops()
@@ -449,7 +486,7 @@ def _eigh_lowering(ctx, a, *, lower, sort_eigenvalues):
     info = lapack.info_aval(aval)
     routine = "heevd" if dtypes.issubdtype(aval.dtype, np.complexfloating) else "syevd"
     v, w, status = lapack.lapack_call(ctx, routine, [a], [aval], [v_aval, w_aval, info],
-                                      mode="V", uplo="L" if lower else "U")
+                                      aliases={0: 0}, mode="V", uplo="L" if lower else "U")
     ok = lapack.info_ok(ctx, status, info)
     return [lapack.nan_unless(ctx, ok, info, v, v_aval),
             lapack.nan_unless(ctx, ok, info, w, w_aval)]
@@ -540,7 +577,8 @@ def _svd_lowering(ctx, a, *, full_matrices, compute_uv):
     u_aval, vt_aval = aval.update(shape=u_shape), aval.update(shape=vt_shape)
     mode = ("A" if full_matrices else "S") if compute_uv else "N"
     _, s, u, vt, status = lapack.lapack_call(ctx, "gesdd", [a], [aval],
-                                             [aval, s_aval, u_aval, vt_aval, info], mode=mode)
+                                             [aval, s_aval, u_aval, vt_aval, info],
+                                             aliases={0: 0}, mode=mode)
     ok = lapack.info_ok(ctx, status, info)
     outs = [lapack.nan_unless(ctx, ok, info, s, s_aval)]
     if compute_uv:
@@ -722,7 +760,7 @@ def _schur_lowering(ctx, a, *, compute_schur_vectors):
     real = not dtypes.issubdtype(aval.dtype, np.complexfloating)
     eigs = [w_aval, w_aval] if real else [w_aval]
     res = lapack.lapack_call(ctx, "gees", [a], [aval], [aval, aval] + eigs + [info, info],
-                             mode="V" if compute_schur_vectors else "N", sort="N")
+                             aliases={0: 0}, mode="V" if compute_schur_vectors else "N", sort="N")
     t, z, status = res[0], res[1], res[-1]
     ok = lapack.info_ok(ctx, status, info)
     out = [lapack.nan_unless(ctx, ok, info, t, aval)]

@@ -65,7 +65,7 @@ def _geqrf_impl(a):
 
 
 def _geqrf_lowering(ctx, a):
-    return lapack.lapack_call(ctx, "geqrf", [a], ctx.avals_in, ctx.avals_out)
+    return lapack.lapack_call(ctx, "geqrf", [a], ctx.avals_in, ctx.avals_out, aliases={0: 0})
 
 
 register(geqrf_p, impl=_geqrf_impl, abstract_eval=_geqrf_ae, lowering=_geqrf_lowering)
@@ -113,7 +113,8 @@ def _hp_impl(a, taus):
 def _hp_lowering(ctx, a, taus):
     routine = "ungqr" if dtypes.issubdtype(ctx.avals_in[0].dtype, np.complexfloating) \
         else "orgqr"
-    out, = lapack.lapack_call(ctx, routine, [a, taus], ctx.avals_in, ctx.avals_out)
+    out, = lapack.lapack_call(ctx, routine, [a, taus], ctx.avals_in, ctx.avals_out,
+                              aliases={0: 0})
     return out
 
 
@@ -165,7 +166,7 @@ def _hess_lowering(ctx, a):
     n = aval.shape[-1]
     info = lapack.info_aval(aval)
     h, taus, status = lapack.lapack_call(ctx, "gehrd", [a], [aval], ctx.avals_out + [info],
-                                         low=1, high=n)
+                                         aliases={0: 0}, low=1, high=n)
     ok = lapack.info_ok(ctx, status, info)
     return [lapack.nan_unless(ctx, ok, info, h, ctx.avals_out[0]),
             lapack.nan_unless(ctx, ok, info, taus, ctx.avals_out[1])]
@@ -241,7 +242,7 @@ def _trid_lowering(ctx, a, *, lower=True):
     routine = "hetrd" if dtypes.issubdtype(aval.dtype, np.complexfloating) else "sytrd"
     info = lapack.info_aval(aval)
     *outs, status = lapack.lapack_call(ctx, routine, [a], [aval], ctx.avals_out + [info],
-                                       uplo="L" if lower else "U")
+                                       aliases={0: 0}, uplo="L" if lower else "U")
     ok = lapack.info_ok(ctx, status, info)
     return [lapack.nan_unless(ctx, ok, info, x, av) for x, av in zip(outs, ctx.avals_out)]
 
@@ -300,7 +301,7 @@ def _ormqr_lowering(ctx, a, taus, c, *, left=True, transpose=False):
     routine = "unmqr" if dtypes.issubdtype(ctx.avals_in[0].dtype, np.complexfloating) \
         else "ormqr"
     out, = lapack.lapack_call(ctx, routine, [a, taus, c], ctx.avals_in, ctx.avals_out,
-                              left=bool(left), transpose=bool(transpose))
+                              aliases={2: 0}, left=bool(left), transpose=bool(transpose))
     return out
 
 

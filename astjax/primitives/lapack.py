@@ -80,11 +80,15 @@ def _attr_value(v):
     return f"{int(v)} : i32"
 
 
-def lapack_call(ctx, routine, operands, in_avals, out_avals, *, target_name=None, **attrs):
+def lapack_call(ctx, routine, operands, in_avals, out_avals, *, target_name=None, aliases=None,
+                **attrs):
     """Emit `routine`'s FFI custom call on `operands`; returns the result SSA names.
     Attributes: a str is one character (ui8), an int an i32, a bool a bool.
     `target_name` names a jaxlib CPU kernel that is not a per-dtype LAPACK routine
-    (e.g. `tridiagonal_solve_perturbed_ffi`, which dispatches on the dtype itself)."""
+    (e.g. `tridiagonal_solve_perturbed_ffi`, which dispatches on the dtype itself).
+    `aliases` maps an operand's index to the result the kernel overwrites it with
+    (getrf's factors in place of the matrix, as JAX declares them): XLA then hands the
+    kernel one buffer instead of a copy of the operand per call."""
     cpu_only(ctx, f"LAPACK {routine}")
     register_targets()
     rank = max(a.ndim for a in in_avals)
@@ -97,6 +101,12 @@ def lapack_call(ctx, routine, operands, in_avals, out_avals, *, target_name=None
                                                for a in in_avals) + "]",
             "result_layouts": "[" + ", ".join(_layout(a.ndim, a.ndim == rank)
                                               for a in out_avals) + "]"}
+    if aliases:
+        single = len(out_avals) == 1
+        call["output_operand_aliases"] = "[" + ", ".join(
+            f"#stablehlo.output_operand_alias<output_tuple_indices = [{'' if single else o}], "
+            f"operand_index = {i}, operand_tuple_indices = []>"
+            for i, o in sorted(aliases.items())) + "]"
     return ctx.mb.op("stablehlo.custom_call", list(operands), list(out_avals), call)
 
 

@@ -57,7 +57,7 @@ def _cholesky_lowering(ctx, a, *, lower=True):
     if ctx.platform == "cpu" and np.dtype(aval.dtype) in lapack.LAPACK_DTYPES:
         info = lapack.info_aval(aval)
         out, status = lapack.lapack_call(ctx, "potrf", [a], [aval], [aval, info],
-                                         uplo="L" if lower else "U")
+                                         aliases={0: 0}, uplo="L" if lower else "U")
         out = lapack.nan_unless(ctx, lapack.info_ok(ctx, status, info), info, out, aval)
     else:
         out = ctx.op1("stablehlo.cholesky", [a], attrs={"lower": "true" if lower else "false"})
@@ -130,7 +130,7 @@ def _ts_lowering(ctx, a, b, *, left_side=False, lower=False, transpose_a=False,
     if ctx.platform == "cpu" and np.dtype(a_aval.dtype) in lapack.LAPACK_DTYPES:
         trans = "N" if kind == "NO_TRANSPOSE" else ("T" if kind == "TRANSPOSE" else "C")
         out, = lapack.lapack_call(ctx, "trsm", [a, b], [a_aval, b_aval], [b_aval],
-                                  side="L" if left_side else "R", uplo="L" if lower else "U",
+                                  aliases={1: 0}, side="L" if left_side else "R", uplo="L" if lower else "U",
                                   trans_x=trans, diag="U" if unit_diagonal else "N")
         return out
     tf = lambda v: "true" if v else "false"  # noqa: E731
@@ -326,7 +326,8 @@ def _tds_lowering(ctx, dl, d, du, b, *, perturb_singular=False):
         return x
     info = lapack.info_aval(b_aval)
     *_, x, status = lapack.lapack_call(ctx, "gtsv", [dl, d, du, b], ctx.avals_in,
-                                       list(ctx.avals_in) + [info])
+                                       list(ctx.avals_in) + [info],
+                                       aliases={0: 0, 1: 1, 2: 2, 3: 3})
     return lapack.nan_unless(ctx, lapack.info_ok(ctx, status, info), info, x, b_aval)
 
 

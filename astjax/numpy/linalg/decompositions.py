@@ -15,6 +15,7 @@ import collections
 import numpy as np
 
 from ... import core, dtypes, lax
+from ...primitives.factorizations import permute_rows
 from ...errors import (ArgumentValueError, NotImplementedInAstjaxError, ShapeError,
                        ShapeValueError)
 from .. import ufuncs as uf
@@ -73,10 +74,7 @@ def _diag(a):
 
 def _lu_solve(lu, perm, b):
     """x with a x = b, from a's LU (lu, permutation); b of shape batch + (n, k)."""
-    # b's rows permuted by a gather (a one-hot matmul costs n^2 k and rounds in low precision)
-    rows = lax.broadcast_in_dim(perm, _shape(b), tuple(range(len(_shape(b)) - 1)))
-    pb = take_along_axis(b, rows, axis=-2, mode="promise_in_bounds")
-    y = lax.linalg.triangular_solve(lu, pb, left_side=True, lower=True, unit_diagonal=True)
+    y = lax.linalg.triangular_solve(lu, permute_rows(b, perm), left_side=True, lower=True, unit_diagonal=True)
     return lax.linalg.triangular_solve(lu, y, left_side=True, lower=False)
 
 
