@@ -1590,3 +1590,40 @@ def test_dict_argument_dispatch_enters_no_comprehension():
     assert "<listcomp>" not in calls[:calls.index("run")], calls
     assert calls[:2] == ["_signature", "tree_sig"], calls
     np.testing.assert_array_equal(np.asarray(jf(tree)), [45.0, 45.0])
+
+# ------------------------------------------------------------------ solve_64 / solve_256 (issue 13)
+
+def _hlo_ops(text):
+    """Opcode counts of an optimized HLO module (every computation, fused ones included)."""
+    import re
+    ops = collections.Counter()
+    for line in text.splitlines():
+        m = re.match(r"\s*(?:ROOT )?%\S+ = .*? ([a-z][a-z\-]*)\(", line)
+        if m:
+            ops[m.group(1)] += 1
+    return ops
+
+
+def test_solve_is_getrf_two_trsm_and_a_swap_loop():
+    """`jit(linalg.solve)` compiles to JAX's program: getrf, the pivots turned into a
+    permutation by a loop of element swaps (dynamic-slice / dynamic-update-slice, no
+    one-hot reduction: no reduce-window, no reduce), b's rows permuted by one gather,
+    two trsm, and the custom calls writing in place of their operands."""
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((64, 64)).astype(np.float32)
+    b = rng.standard_normal((64, 8)).astype(np.float32)
+    text = astjax.jit(jnp.linalg.solve).lower(a, b).compile().as_text()
+    ops = _hlo_ops(text)
+    assert ops["reduce-window"] == 0 and ops["reduce"] == 0 and ops["dot"] == 0, ops
+    assert ops["while"] == 1 and ops["gather"] == 1 and ops["scatter"] == 0, ops
+    assert ops["dynamic-update-slice"] == 2, ops
+    assert text.count('custom_call_target="lapack_sgetrf_ffi"') == 1
+    assert text.count('custom_call_target="lapack_strsm_ffi"') == 2
+    assert text.count("output_to_operand_aliasing") == 3
+    # the gather takes whole rows of b (one index per row, not one per element)
+    gather = next(ln for ln in text.splitlines() if " gather(" in ln)
+    assert "slice_sizes={1,8}" in gather, gather
+    # batched: still no reduction, one gather for the rows and one per swap
+    text = astjax.jit(jnp.linalg.solve).lower(np.stack([a, a]), np.stack([b, b])).compile()
+    ops = _hlo_ops(text.as_text())
+    assert ops["reduce-window"] == 0 and ops["reduce"] == 0 and ops["dot"] == 0, ops

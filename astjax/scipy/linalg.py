@@ -32,6 +32,7 @@ from ..numpy.ufuncs import (asarray_operand, broadcast_shapes as _broadcast_shap
 from ..numpy import ufuncs as _uf
 from ..numpy.util import _Direct
 from ..numpy.vectorize import vectorize as _vectorize
+from ..primitives.factorizations import permute_rows
 from ..primitives.linalg import triangular_solve_p
 from .linalg_matrices import (block_diag, circulant, companion, convolution_matrix,  # noqa: F401
                               dft, fiedler, fiedler_companion, hadamard, hankel, helmert,
@@ -57,6 +58,10 @@ def _inexact(*xs):
     return promote_dtypes_inexact(*[asarray_operand(x) for x in xs])
 
 
+def _mH(x):
+    return _uf.conjugate(_la.matrix_transpose(x))
+
+
 def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_b=False,
                      debug=None, check_finite=True):
     """Solve a x = b (trans=0), a^T x = b (1 / 'T') or a^H x = b (2 / 'C')."""
@@ -76,8 +81,12 @@ def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_
 
 def cholesky(a, lower=False, overwrite_a=False, check_finite=True):
     """The Cholesky factor of positive-definite matrices: upper (a = U^H U) unless
-    `lower`."""
-    return _la.cholesky(a, upper=not lower)
+    `lower`. Only the requested triangle of `a` is read (no symmetrization, as SciPy
+    and JAX)."""
+    [a] = _inexact(a)
+    if lower:
+        return lax.linalg.cholesky(a, symmetrize_input=False)
+    return _mH(lax.linalg.cholesky(_mH(a), symmetrize_input=False))
 
 
 def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
@@ -135,14 +144,18 @@ def _lu_solve_matrix(factors, perm, b, trans):
                                     conjugate_a=conj)
     x = lax.linalg.triangular_solve(factors, x, left_side=True, lower=True,
                                     unit_diagonal=True, transpose_a=True, conjugate_a=conj)
-    # rows back through the inverse permutation: x_out[perm[i]] = x[i]
-    n = _shape(factors)[-1]
+    # rows back through the inverse permutation (x_out[perm[i]] = x[i]): inv[perm[i]] = i
+    # by one scatter of n indices, then one gather of rows
     batch = _shape(perm)[:-1]
     nb = len(batch)
-    onehot = _uf.equal(lax.broadcast_in_dim(perm, batch + (n, n), tuple(range(nb)) + (nb + 1,)),
-                       lax.broadcasted_iota(np.int32, batch + (n, n), nb))
-    return _matmul(lax.convert_element_type(onehot, core.get_aval(x).dtype), x,
-                   precision=lax.Precision.HIGHEST)
+    dn = lax.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(nb,),
+                                     scatter_dims_to_operand_dims=(nb,),
+                                     operand_batching_dims=tuple(range(nb)),
+                                     scatter_indices_batching_dims=tuple(range(nb)))
+    inv = lax.scatter(lax.full_like(perm, 0), lax.expand_dims(perm, (nb + 1,)),
+                      lax.broadcasted_iota(np.int32, _shape(perm), nb), dn,
+                      unique_indices=True, mode=lax.GatherScatterMode.PROMISE_IN_BOUNDS)
+    return permute_rows(x, inv)
 
 
 def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):

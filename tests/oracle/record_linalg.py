@@ -32,6 +32,9 @@ def inputs():
         "small": (0.3 * r.randn(3, 3)).astype(np.float32),
         "big": (3.0 * r.randn(3, 3)).astype(np.float32),
         "ut": np.triu(r.randn(4, 4) + 4 * np.eye(4)).astype(np.float32),
+        # positive definite in either triangle, not symmetric: scipy's cholesky reads one
+        "spd_skew": (a @ a.T + np.eye(4) + np.triu(a, 1) - np.tril(a.T, -1)).astype(np.float32),
+        "piv_wild": np.array([[4, -1, 7, -9], [-5, 0, 2, 3]], np.int32),
     }
 
 
@@ -120,6 +123,24 @@ CASES = [
         m.jax.random.PRNGKey(2), (4, 3)), ["a"]),
     ("lax_perm", lambda m, x: m.lax.linalg.lu_pivots_to_permutation(
         m.jnp.array([2, 2, 3, 3], m.jnp.int32), 5), ["a"]),
+    # pivots out of range: negative ones wrap once, reads clamp, writes are dropped
+    ("lax_perm_wild", lambda m, p: m.lax.linalg.lu_pivots_to_permutation(p[0], 5), ["piv_wild"]),
+    ("lax_perm_wild_batch", lambda m, p: m.lax.linalg.lu_pivots_to_permutation(p, 6),
+     ["piv_wild"]),
+    ("lax_lu_batch", lambda m, x: tuple(m.lax.linalg.lu(x)), ["batch"]),
+    ("solve_batch", lambda m, x, y: m.jnp.linalg.solve(x, y[:3, :2] + x[:, :, :2]),
+     ["batch", "bm"]),
+    ("sp_lu_solve_t_batch", lambda m, x, y: m.jsp.linalg.lu_solve(
+        m.jsp.linalg.lu_factor(x), x[:, :, :2] - y[:3, :2], trans=1), ["batch", "bm"]),
+    ("sp_lu_solve_c", lambda m, x, y: m.jsp.linalg.lu_solve(m.jsp.linalg.lu_factor(x), y,
+                                                           trans=2), ["c", "c"]),
+    ("sp_cholesky_skew", lambda m, x: m.jsp.linalg.cholesky(x), ["spd_skew"]),
+    ("sp_cholesky_skew_lower", lambda m, x: m.jsp.linalg.cholesky(x, lower=True), ["spd_skew"]),
+    ("sp_cho_factor_skew", lambda m, x: m.jsp.linalg.cho_factor(x)[0], ["spd_skew"]),
+    ("sp_solve_pos_skew", lambda m, x, y: m.jsp.linalg.solve(x, y, assume_a="pos"),
+     ["spd_skew", "bm"]),
+    ("sp_solve_pos_skew_lower", lambda m, x, y: m.jsp.linalg.solve(x, y, assume_a="pos",
+                                                                  lower=True), ["spd_skew", "bm"]),
 ]
 
 
