@@ -7,7 +7,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .. import core, dtypes, lax
-from ..errors import AxisNameError, ReductionError
+from ..errors import ArgumentValueError, AxisNameError, ReductionError
 from ..primitives.base import max_value as _max_value, min_value as _min_value
 from . import ufuncs
 from .operands import asarray
@@ -42,13 +42,17 @@ Args:
   keepdims: keep the reduced axes as size-1 dimensions.
   initial: a scalar folded into the reduction (required for an empty max/min).
   where: a bool mask broadcast to `a`; masked-out elements do not take part.
+  promote_integers: (sum, prod) accumulate small integers in the default integer type
+    (True, JAX's default) or in their own type (False); 2- and 4-bit integers raise
+    ValueError unless False or a `dtype` is given, as in JAX 0.10.2.
 """
 
 
 def _reduction(name, lax_fn, *, upcast_bool=False, bool_op=None, init=None, identity=True,
                doc=None) -> Callable[..., Array]:
-    """A `jnp` reduction over axes; `doc` becomes its docstring."""
-    def f(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    """A `jnp` reduction over axes; `doc` becomes its docstring. `upcast_bool` (sum and
+    prod) adds JAX's `promote_integers` argument."""
+    def reduce(a, axis, dtype, keepdims, initial, where, promote_integers):
         a = asarray(asarray_operand(a))  # a Python scalar: a 0-d array, never a WeakConst
         av = core.get_aval(a)
         axes = _axes(axis, av.ndim, name)
@@ -61,7 +65,17 @@ def _reduction(name, lax_fn, *, upcast_bool=False, bool_op=None, init=None, iden
                                      "has no identity")
         if dtype is not None:
             a = lax.convert_element_type(a, dtypes.canonicalize(dtypes.dtype(dtype), warn=True))
-        elif upcast_bool and (av.dtype == dtypes.bool_ or (dtypes.is_int(av.dtype) and av.dtype.itemsize < 4)):
+        elif upcast_bool and (av.dtype == dtypes.bool_ or (
+                promote_integers and dtypes.is_int(av.dtype) and av.dtype.itemsize < 4)):
+            if dtypes.itemsize_bits(av.dtype) < 8:
+                # JAX 0.10.2 asks np.iinfo for the accumulator's width, which fails on
+                # ml_dtypes' 2-/4-bit integers: the same ValueError here
+                raise ArgumentValueError(
+                    f"Invalid integer data type 'V'. (jnp.{name} of a {av.dtype} array: JAX "
+                    f"0.10.2 cannot pick a wider accumulator for a "
+                    f"{dtypes.itemsize_bits(av.dtype)}-bit integer)",
+                    hint=f"pass dtype= (e.g. dtype=jnp.int32) to accumulate in a wider type, "
+                         f"or promote_integers=False to accumulate in {av.dtype}")
             a = lax.convert_element_type(a, dtypes.canonicalize(
                 dtypes.uint32 if dtypes.issubdtype(av.dtype, np.unsignedinteger) else dtypes.int64))
         elif bool_op is not None and av.dtype == dtypes.bool_:
@@ -74,6 +88,14 @@ def _reduction(name, lax_fn, *, upcast_bool=False, bool_op=None, init=None, iden
             r = getattr(ufuncs, {"sum": "add", "prod": "multiply", "max": "maximum",
                                  "min": "minimum"}[name])(r, initial)
         return _finish(r, axes, av.shape, keepdims)
+
+    if upcast_bool:
+        def f(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,
+              promote_integers=True):
+            return reduce(a, axis, dtype, keepdims, initial, where, promote_integers)
+    else:
+        def f(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+            return reduce(a, axis, dtype, keepdims, initial, where, True)
     f.__name__ = name
     f.__doc__ = doc
     return f
