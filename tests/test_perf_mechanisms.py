@@ -1627,3 +1627,17 @@ def test_solve_is_getrf_two_trsm_and_a_swap_loop():
     text = astjax.jit(jnp.linalg.solve).lower(np.stack([a, a]), np.stack([b, b])).compile()
     ops = _hlo_ops(text.as_text())
     assert ops["reduce-window"] == 0 and ops["reduce"] == 0 and ops["dot"] == 0, ops
+
+
+def test_grad_of_solve_reuses_the_lu():
+    """grad(solve) differentiates as JAX's custom_linear_solve: one getrf, two trsm
+    forward and two transposed trsm backward, one outer product for a's cotangent --
+    not getrf's own derivative (more trsm and n^3 products)."""
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((64, 64)).astype(np.float32)
+    b = rng.standard_normal((64, 8)).astype(np.float32)
+    g = astjax.grad(lambda a, b: jnp.sin(jnp.linalg.solve(a, b)).sum(), argnums=(0, 1))
+    text = astjax.jit(g).lower(a, b).compile().as_text()
+    assert text.count('custom_call_target="lapack_sgetrf_ffi"') == 1
+    assert text.count('custom_call_target="lapack_strsm_ffi"') == 4
+    assert _hlo_ops(text)["dot"] == 1

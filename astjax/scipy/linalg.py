@@ -190,8 +190,25 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, debug=False,
           check_finite=True, assume_a="gen"):
     """Solve a x = b (`assume_a='pos'`: by Cholesky; otherwise LU)."""
     if assume_a == "pos":
-        return cho_solve(cho_factor(a, lower=lower), b)
+        a, b = _inexact(a, b)
+        sa, sb = _shape(a), _shape(b)
+        if not (len(sa) >= 2 and len(sb) in (len(sa), len(sa) - 1)
+                and sa[-1] == sa[-2] == sb[len(sa) - 2]):
+            raise ShapeValueError("The arguments to solve must have shapes a=[..., m, m] and "
+                                  f"b=[..., m, k] or b=[..., m]; got a={sa} and b={sb}")
+        vec = len(sb) == len(sa) - 1
+        b2 = lax.reshape(b, sb + (1,)) if vec else b
+        batch = _broadcast_shapes(sa[:-2], _shape(b2)[:-2])
+        x = _POS_SOLVE[bool(lower)](_broadcast_to_shape(a, batch + sa[-2:]),
+                                    _broadcast_to_shape(b2, batch + _shape(b2)[-2:]))
+        return lax.reshape(x, _shape(x)[:-1]) if vec else x
     return _la.solve(a, b)
+
+
+# a x = b by Cholesky, differentiated as JAX's (the matrix a itself, not its triangle)
+_POS_SOLVE = {lower: _la.decompositions._factored_solve(
+    lambda a, lower=lower: cho_factor(a, lower=lower),
+    lambda factors, b: cho_solve(factors, b)) for lower in (False, True)}
 
 # ------------------------------------------------------------------ QR, SVD, eigh
 

@@ -169,6 +169,17 @@ GRADS = [
     ("g_pinv", lambda m, x: m.jax.grad(lambda v: m.jnp.sum(m.jnp.linalg.pinv(v)))(x), ["tall"]),
     ("g_cholesky", lambda m, x: m.jax.grad(lambda v: m.jnp.sum(m.jnp.linalg.cholesky(v)))(x),
      ["spd"]),
+    # solve's derivative reuses a's LU (JAX's custom_linear_solve rule)
+    ("g_solve", lambda m, x, y: m.jax.grad(lambda u, v: m.jnp.sum(m.jnp.sin(
+        m.jnp.linalg.solve(u, v))), argnums=(0, 1))(x, y), ["a", "bm"]),
+    ("jvp_solve", lambda m, x, y: m.jax.jvp(m.jnp.linalg.solve, (x, y), (x.T, 2 * y))[1],
+     ["a", "b"]),
+    ("hess_solve", lambda m, x, y: m.jax.hessian(lambda u: m.jnp.sum(
+        m.jnp.linalg.solve(u, y) ** 2))(x), ["a", "b"]),
+    ("g_solve_vmap", lambda m, x, y: m.jax.vmap(m.jax.grad(lambda u: m.jnp.sum(
+        m.jnp.linalg.solve(u, y[:3]) ** 3)))(x), ["batch", "b"]),
+    ("g_sp_solve_pos", lambda m, x, y: m.jax.grad(lambda u: m.jnp.sum(m.jsp.linalg.solve(
+        u, y, assume_a="pos")))(x), ["spd", "bm"]),
 ]
 
 
