@@ -32,7 +32,7 @@ from .base import (INEXACT, check_dtype, deffront, is_zero, lax_ops, lower_inlin
 from .base import tangent_aval as _aval
 from .gather import GatherDimensionNumbers, GatherScatterMode
 from .linalg import triangular_solve_p
-from .while_loop import fori_loop, while_loop
+from .while_loop import while_loop
 
 __all__ = ["lu_p", "qr_p", "eigh_p", "svd_p", "eig_p", "schur_p", "lu", "qr", "eigh", "svd",
            "eig", "schur", "lu_pivots_to_permutation", "lu_pivots_to_permutation_p"]
