@@ -58,9 +58,10 @@ def test_sum_of_4bit_ints_raises_as_jax(fn):
 def test_sum_of_4bit_ints_with_promote_integers_false_or_a_dtype():
     # values from JAX 0.10.2: the accumulator is int4 (wrapping) or the given dtype
     x = jnp.array([3, 4], jnp.int4)
-    for got, want in [(jnp.sum(x, promote_integers=False), 7), (jnp.prod(x, promote_integers=False), -4),
+    for got, want in [(jnp.sum(x, promote_integers=False), 7),
+                      (jnp.prod(x, promote_integers=False), -4),
                       (jnp.sum(x, dtype=jnp.int32), 7)]:
-        assert (str(got.dtype), int(got)) == (str(np.dtype(got.dtype)), want)
+        assert int(got) == want
     assert jnp.sum(x, promote_integers=False).dtype == jnp.int4
     assert jnp.sum(x, dtype=jnp.int32).dtype == jnp.int32
     # wider small ints keep JAX's promotion rules: int8 wraps in int8 when not promoted

@@ -178,6 +178,16 @@ GRADS = [
         m.jnp.linalg.solve(u, y) ** 2))(x), ["a", "b"]),
     ("g_solve_vmap", lambda m, x, y: m.jax.vmap(m.jax.grad(lambda u: m.jnp.sum(
         m.jnp.linalg.solve(u, y[:3]) ** 3)))(x), ["batch", "b"]),
+    # det through the adjugate (finite at a rank n - 1 matrix), slogdet by trace(a^-1 da)
+    ("g_det_singular", lambda m, x: m.jax.grad(m.jnp.linalg.det)(
+        m.jnp.concatenate([x[:1], 2 * x[:1], x[2:]])), ["a"]),
+    ("g_det_batch", lambda m, x: m.jax.grad(lambda v: m.jnp.sum(m.jnp.linalg.det(
+        m.jnp.concatenate([v, v], axis=-1).reshape(2, 6, 3)[:, :4, :].repeat(2, axis=-1)[
+            ..., :4])))(x), ["batch"]),
+    ("jvp_slogdet_c", lambda m, x: m.jax.jvp(m.jnp.linalg.slogdet, (x,), (x * 0.5 + 1,))[1],
+     ["c"]),
+    ("g_slogdet_qr", lambda m, x: m.jax.grad(lambda v: m.jnp.linalg.slogdet(
+        v, method="qr")[1])(x), ["a"]),
     ("g_sp_solve_pos", lambda m, x, y: m.jax.grad(lambda u: m.jnp.sum(m.jsp.linalg.solve(
         u, y, assume_a="pos")))(x), ["spd", "bm"]),
 ]

@@ -75,7 +75,8 @@ def _diag(a):
 
 def _lu_solve(lu, perm, b):
     """x with a x = b, from a's LU (lu, permutation); b of shape batch + (n, k)."""
-    y = lax.linalg.triangular_solve(lu, permute_rows(b, perm), left_side=True, lower=True, unit_diagonal=True)
+    y = lax.linalg.triangular_solve(lu, permute_rows(b, perm), left_side=True, lower=True,
+                                    unit_diagonal=True)
     return lax.linalg.triangular_solve(lu, y, left_side=True, lower=False)
 
 
@@ -217,7 +218,7 @@ def slogdet(a, *, method=None):
         raise ArgumentValueError(f"Unknown slogdet method '{method}'. Supported methods are "
                                  "'lu' (`None`), and 'qr'.")
     if method == "qr":
-        return SlogdetResult(*_slogdet_qr(a))
+        return SlogdetResult(*_slogdet_qr_d(a))
     if _shape(a)[-1] in (1, 2) and method != "qr":
         d = _det_small(a)
         ad = uf.abs(d)
@@ -228,16 +229,94 @@ def slogdet(a, *, method=None):
         else:
             sign = uf.sign(d)
         return SlogdetResult(sign, uf.log(ad))
-    return SlogdetResult(*_slogdet_lu(a))
+    return SlogdetResult(*_slogdet_lu_d(a))
+
+
+def _trace(x):
+    return _sum(_diag(x), axis=-1)
+
+
+def _slogdet_jvp(slogdet_fn):
+    """JAX's slogdet derivative: d log|det a| = trace(a^-1 da) (one LU, through
+    `solve`); the sign's is zero for real a and i Im(...) sign for complex a."""
+    def jvp(primals, tangents):
+        a, = primals
+        da, = tangents
+        sign, logdet = slogdet_fn(a)
+        # a^-1 da by lax ops (not `solve`'s own custom rule: this is the tangent side)
+        lu, _, perm = lax.linalg.lu(a)
+        t = _trace(_lu_solve(lu, perm, da))
+        if dtypes.issubdtype(_dt(a), np.complexfloating):
+            re = uf.real(t)
+            return (sign, logdet), (uf.multiply(uf.subtract(t, lax.convert_element_type(
+                re, _dt(t))), sign), re)
+        return (sign, logdet), (lax.full_like(sign, 0), t)
+    return jvp
+
+
+_slogdet_lu_d = custom_jvp(_slogdet_lu)
+_slogdet_lu_d.defjvp(_slogdet_jvp(_slogdet_lu))
+_slogdet_qr_d = custom_jvp(_slogdet_qr)
+_slogdet_qr_d.defjvp(_slogdet_jvp(_slogdet_qr))
+
+
+def _cofactor_solve(a, b):
+    """(det a, adj(a) @ b) for square a and b (..., n, n): det(a) a^-1 b where a is
+    invertible, and still the adjugate's product (the derivative of det) where a has
+    rank n - 1 with the zero pivot last (JAX's cases: zero where that fails).
+    With P a = L U (s = det P) and U = [[U1, c], [0, u]]: adj(a) = s adj(U) L^-1 P and
+    adj(U) [y1; y] = [U1^-1 (det(U) y1 - det(U1) c y); det(U1) y]."""
+    n = _shape(a)[-1]
+    dt = _dt(a)
+    lu, piv, perm = lax.linalg.lu(a)
+    d = _diag(lu)
+    flip = lax.convert_element_type(uf.subtract(1, uf.multiply(2, uf.remainder(
+        _parity(piv), 2))), dt)
+    d1 = uf.multiply(flip, _prod(d[..., :n - 1], axis=-1))        # s det(U1)
+    det_a = uf.multiply(d1, d[..., n - 1])
+    y = lax.linalg.triangular_solve(lu, permute_rows(b, perm), left_side=True, lower=True,
+                                    unit_diagonal=True)
+    y_last = uf.multiply(d1[..., None, None], y[..., n - 1:, :])
+    if n == 1:
+        return det_a, y_last
+    # U1 singular to working precision (rank < n - 1: the adjugate is 0): JAX's test, a
+    # solve with U1 of ones that overflows. Zeroed before and after the solve, so that
+    # reverse mode never sends 0 through a singular trsm (0/0)
+    u1 = lu[..., :n - 1, :n - 1]
+    u1_ones = lax.linalg.triangular_solve(u1, lax.full_like(y[..., :n - 1, :1], 1),
+                                          left_side=True, lower=False)
+    bad = uf.logical_or(uf.logical_not(uf.isfinite(uf.reciprocal(d1))),
+                        _any(uf.logical_not(uf.isfinite(u1_ones)), axis=(-2, -1)))[..., None, None]
+    rhs = uf.subtract(uf.multiply(det_a[..., None, None], y[..., :n - 1, :]),
+                      _matmul(lu[..., :n - 1, n - 1:], y_last, precision=lax.Precision.HIGHEST))
+    rhs = where(bad, lax.full_like(rhs, 0), rhs)
+    top = lax.linalg.triangular_solve(u1, rhs, left_side=True, lower=False)
+    x = lax.concatenate([top, y_last], len(_shape(y)) - 2)
+    return det_a, where(bad, lax.full_like(x, 0), x)
+
+
+@custom_jvp
+def _det_lu(a):
+    sign, logdet = slogdet(a)
+    return uf.multiply(sign, lax.convert_element_type(uf.exp(logdet), _dt(sign)))
+
+
+def _det_jvp(primals, tangents):
+    # JAX's rule: d det a = trace(adj(a) da), finite at singular a of rank n - 1
+    det_a, z = _cofactor_solve(primals[0], tangents[0])
+    return det_a, _trace(z)
+
+
+_det_lu.defjvp(_det_jvp)
 
 
 def det(a):
-    """The determinant of square matrices (closed form up to 3x3, else from LU)."""
+    """The determinant of square matrices (closed form for 2x2 and 3x3, else from LU,
+    differentiated through the adjugate as JAX's)."""
     a = _square("_det", a)
-    if _shape(a)[-1] <= 3 and _shape(a)[-1] >= 2:
+    if _shape(a)[-1] in (2, 3):
         return _det_small(a)
-    sign, logdet = slogdet(a)
-    return uf.multiply(sign, lax.convert_element_type(uf.exp(logdet), _dt(sign)))
+    return _det_lu(a)
 
 # ------------------------------------------------------------------ QR, eigen, SVD
 
