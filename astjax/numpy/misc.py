@@ -1,22 +1,28 @@
 """The remaining NumPy-compatible names: dtype aliases, printing helpers, host-side
 I/O (`load`, `save`, `frombuffer`, ... act on concrete values), `partition` /
 `argpartition` (a full sort is a valid partition), `vectorize` (through `vmap`),
-`poly`, `polyfit`, `polydiv`, `unwrap`, `sort_complex`, `mask_indices`,
-`einsum_path`."""
+`poly`, `polyfit`, `polydiv`, `roots`, `unwrap`, `sort_complex`, `mask_indices`,
+`einsum_path`, and the bit packing pair `packbits` / `unpackbits`."""
 from __future__ import annotations
+
+import operator
 
 import numpy as np
 
 from .. import core, dtypes, lax
-from ..errors import ArgumentError, ArgumentValueError, NotImplementedInAstjaxError
+from ..core import Tracer
+from ..errors import (ArgumentError, ArgumentTypeError, ArgumentValueError,
+                      ConcretizationError, NotImplementedInAstjaxError)
 from . import linalg
 from . import ufuncs as uf
 from .arrayops import vander
 from .contractions import matmul
 from .operands import asarray
 from .reductions import sum as _sum
-from .shapes import concatenate
-from .sorting import argsort, cumsum, sort
+from .creation import eye
+from .reductions import all as _all
+from .shapes import concatenate, ravel, reshape, swapaxes
+from .sorting import argmin, argsort, cumsum, sort
 from .statistics import convolve, diff
 from .ufuncs import asarray_operand
 from .util import canonicalize_axis
@@ -25,7 +31,7 @@ from .vectorize import vectorize  # noqa: F401  (re-exported)
 __all__ = ["bool", "single", "double", "csingle", "cdouble", "character", "flexible",
            "object_", "ComplexWarning", "array_repr", "array_str", "get_printoptions",
            "set_printoptions", "printoptions", "partition", "argpartition", "vectorize",
-           "poly", "polyfit", "polydiv", "unwrap", "sort_complex", "mask_indices",
+           "poly", "polyfit", "polydiv", "roots", "packbits", "unpackbits", "unwrap", "sort_complex", "mask_indices",
            "einsum_path", "frombuffer", "fromstring", "fromiter", "fromfile", "load", "save",
            "savez"]
 
@@ -153,6 +159,147 @@ def poly(seq_of_zeros):
         root = lax.slice(z, (i,), (i + 1,))
         out = convolve(out, lax.concatenate([lax.full((1,), 1, dt), uf.negative(root)], 0))
     return out
+
+
+def _companion_eigvals(p):
+    """Eigenvalues of the companion matrix of the 1-D coefficients `p` (size >= 2)."""
+    n = core.get_aval(p).shape[0]
+    top = uf.negative(uf.true_divide(lax.slice(p, (1,), (n,)), lax.slice(p, (0,), (1,))))
+    rows = [reshape(top, (1, n - 1))]
+    if n > 2:
+        rows.append(eye(n - 2, n - 1, dtype=core.get_aval(p).dtype))
+    return linalg.eigvals(concatenate(rows, axis=0))
+
+
+def roots(p, *, strip_zeros=True):
+    """The roots of the polynomial with coefficients `p` (highest power first).
+
+    Args:
+      p: 1-D coefficients (a scalar counts as one coefficient).
+      strip_zeros: drop leading zero coefficients first, as NumPy; this needs
+        concrete values. With False (usable under jit) the coefficients keep their
+        length and each leading zero gives a NaN root, placed last.
+    Returns:
+      1-D complex Array of the companion matrix's eigenvalues.
+    Vs NumPy: `strip_zeros=False` is a JAX extension for static shapes.
+    """
+    [p] = uf.promote_dtypes_inexact(asarray_operand(p))
+    if core.get_aval(p).ndim == 0:
+        p = reshape(p, (1,))
+    if core.get_aval(p).ndim != 1:
+        raise ArgumentValueError("Input must be a rank-1 array.")
+    n = core.get_aval(p).shape[0]
+    cdt = dtypes.canonicalize(np.promote_types(core.get_aval(p).dtype, np.complex64))
+    if n < 2:
+        return lax.full((0,), 0, cdt)
+    is_zero = uf.equal(p, 0)
+    lead = uf.where(_all(is_zero), n, argmin(is_zero))
+    if strip_zeros:
+        if isinstance(lead, Tracer) and getattr(lead, "known", None) is None:
+            raise ConcretizationError(
+                "The error occurred in the jnp.roots() function: stripping leading zeros "
+                "needs concrete coefficients",
+                hint="pass strip_zeros=False under jit (leading zeros then give NaN roots)")
+        k = int(np.asarray(lead.known if isinstance(lead, Tracer) else lead))
+        rest = lax.slice(p, (k,), (n,))
+        if n - k < 2:
+            return lax.full((0,), 0, cdt)
+        return _companion_eigvals(rest)
+    # Keep the shape: rotate the leading zeros to the end (they become zero roots),
+    # move the zero roots last and report the last `lead` of them as NaN.
+    p = uf.where(uf.equal(lead, n), np.asarray(1, core.get_aval(p).dtype)[()], p)
+    idx = uf.remainder(uf.add(lax.iota(np.int32, n), lax.convert_element_type(lead, np.int32)), n)
+    p = _take_1d_dynamic(p, idx)
+    r = _companion_eigvals(p)
+    order = argsort(lax.convert_element_type(uf.equal(r, 0), np.int32), stable=True)
+    r = _take_1d_dynamic(r, order)
+    keep = uf.less(lax.iota(np.int32, n - 1), uf.subtract(n - 1, lead))
+    return uf.where(keep, r, np.asarray(complex(np.nan, np.nan), cdt)[()])
+
+
+def _take_1d_dynamic(arr, idx):
+    """arr[idx] for 1-D `arr` and in-range 1-D integer `idx` (one-hot contraction)."""
+    n = core.get_aval(arr).shape[0]
+    m = core.get_aval(idx).shape[0]
+    hit = uf.equal(reshape(idx, (m, 1)), reshape(lax.iota(np.int32, n), (1, n)))
+    zero = np.asarray(0, core.get_aval(arr).dtype)[()]
+    return _sum(uf.where(hit, reshape(arr, (1, n)), zero), axis=1)
+
+
+def _bit_operand(a, axis):
+    """`a` with its packing axis last (flattened when `axis` is None), and that axis."""
+    if axis is None:
+        return ravel(a), 0
+    axis = canonicalize_axis(axis, core.get_aval(a).ndim)
+    return swapaxes(a, axis, -1), axis
+
+
+def _bit_order(bitorder):
+    if bitorder not in ("little", "big"):
+        raise ArgumentValueError("'order' must be either 'little' or 'big'")
+    shifts = np.arange(8, dtype=np.uint8)
+    return shifts[::-1].copy() if bitorder == "big" else shifts
+
+
+def packbits(a, axis=None, bitorder="big"):
+    """Pack the truth values of an integer or boolean array into uint8 bytes.
+
+    Args:
+      a: integer or boolean array; each nonzero element is a set bit.
+      axis: axis to pack along (default: the flattened array).
+      bitorder: 'big' (first element is the high bit) or 'little'.
+    Returns:
+      uint8 Array; the packed axis has length ceil(n / 8) (the tail is zero-padded).
+    Vs NumPy: same results.
+    """
+    a = asarray_operand(a)
+    dt = core.get_aval(a).dtype
+    if not (dtypes.issubdtype(dt, np.integer) or dtypes.issubdtype(dt, np.bool_)):
+        raise ArgumentTypeError("Expected an input array of integer or boolean data type")
+    shifts = _bit_order(bitorder)
+    bits = lax.convert_element_type(uf.not_equal(a, np.asarray(0, dt)[()]), np.uint8)
+    bits, axis = _bit_operand(bits, axis)
+    shape = core.get_aval(bits).shape
+    tail = shape[-1] % 8
+    if tail:
+        bits = lax.pad(bits, np.uint8(0), [(0, 0, 0)] * (len(shape) - 1) + [(0, 8 - tail, 0)])
+    shape = core.get_aval(bits).shape
+    bits = reshape(bits, shape[:-1] + (shape[-1] // 8, 8))
+    packed = _sum(uf.left_shift(bits, shifts), axis=-1, dtype=np.uint8)
+    return swapaxes(packed, axis, -1)
+
+
+def unpackbits(a, axis=None, count=None, bitorder="big"):
+    """Unpack the bits of a uint8 array into 0/1 uint8 elements.
+
+    Args:
+      a: uint8 array.
+      axis: axis to unpack along (default: the flattened array).
+      count: number of bits to keep along that axis (negative: drop that many from
+        the end; larger than 8*n: zero-padded).
+      bitorder: 'big' (high bit first) or 'little'.
+    Returns:
+      uint8 Array of bits.
+    Vs NumPy: same results.
+    """
+    a = asarray_operand(a)
+    if core.get_aval(a).dtype != np.uint8:
+        raise ArgumentTypeError("Expected an input array of unsigned byte data type")
+    masks = np.left_shift(np.uint8(1), _bit_order(bitorder))
+    a, axis = _bit_operand(a, axis)
+    shape = core.get_aval(a).shape
+    bits = uf.bitwise_and(reshape(a, shape + (1,)), masks)
+    bits = lax.convert_element_type(uf.greater(bits, np.uint8(0)), np.uint8)
+    bits = reshape(bits, shape[:-1] + (shape[-1] * 8,))
+    if count is not None:
+        count = operator.index(count)
+        width = shape[-1] * 8
+        if count > width:
+            bits = lax.pad(bits, np.uint8(0),
+                           [(0, 0, 0)] * (len(shape) - 1) + [(0, count - width, 0)])
+        else:
+            bits = lax.slice_in_dim(bits, 0, len(range(width)[:count]), axis=-1)
+    return swapaxes(bits, axis, -1)
 
 
 def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
