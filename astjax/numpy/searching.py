@@ -1,5 +1,5 @@
 """Searching, counting and set operations with static output sizes: searchsorted,
-digitize, bincount, histogram, interp, unique (`size=`), union1d, intersect1d,
+digitize, bincount, histogram (also 2-D and N-D), interp, unique (`size=`), union1d, intersect1d,
 setdiff1d, setxor1d.
 
 Counting and rank lookups are one-hot contractions (O(n*m) work, no scatter), which
@@ -8,6 +8,7 @@ functions see. Functions whose output size depends on the data accept `size=`
 under `jit`, and compute on concrete values eagerly (as JAX does)."""
 from __future__ import annotations
 
+from builtins import range as builtins_range
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -31,6 +32,7 @@ from .ufuncs import asarray_operand, where
 from .util import library_jit, prefix_sum
 
 __all__ = ["searchsorted", "digitize", "bincount", "histogram", "histogram_bin_edges",
+           "histogram2d", "histogramdd",
            "interp", "unique", "unique_values", "unique_counts", "unique_inverse",
            "unique_all", "union1d", "intersect1d", "setdiff1d", "setxor1d"]
 
@@ -222,6 +224,104 @@ def histogram(a, bins=10, range=None, weights=None, density=None):  # noqa: A002
         w = diff(edges)
         counts = uf.true_divide(uf.true_divide(counts, w), _sum(counts))
     return counts, edges
+
+
+def _dim_edges(column, bins, range_i):  # noqa: A002
+    """One dimension's bin edges: an array of edges as given, else `bins` equal bins."""
+    if np.ndim(bins) == 1:
+        return lax.convert_element_type(asarray_operand(bins), _dt(column))
+    if isinstance(bins, Tracer) or not np.issubdtype(np.asarray(bins).dtype, np.integer):
+        raise ArgumentTypeError(f"histogramdd: bins must be an int or 1-D edges, got {bins!r}")
+    return histogram_bin_edges(column, int(bins), range_i)
+
+
+def histogramdd(sample, bins=10, range=None, weights=None, density=None):  # noqa: A002
+    """N-dimensional histogram of `N` points in `D` dimensions.
+
+    Args:
+      sample: (N, D) array of points.
+      bins: an int (the same number of equal bins in each dimension) or a length-D
+        sequence of ints and/or 1-D arrays of edges.
+      range: optional length-D sequence of (lo, hi) pairs or Nones.
+      weights: optional (N,) weights.
+      density: if True, divide by the total and by each bin's volume.
+    Returns:
+      `(hist, edges)`: the D-dimensional counts and a list of D edge arrays.
+    Vs NumPy: string bin rules are not supported; the numbers of bins are static.
+    """
+    sample = asarray_operand(sample)
+    if weights is None:
+        [sample] = uf.promote_dtypes_inexact(sample)
+    else:
+        weights = asarray_operand(weights)
+        if core.get_aval(weights).shape != core.get_aval(sample).shape[:1]:
+            raise ArgumentValueError("should have one weight for each sample.")
+        sample, weights = uf.promote_dtypes_inexact(sample, weights)
+    shape = core.get_aval(sample).shape
+    if len(shape) != 2:
+        raise ArgumentValueError(f"{'too many' if len(shape) > 2 else 'not enough'} values "
+                                 f"to unpack (expected 2, got {len(shape)})")
+    n, d = shape
+    if range is not None and (len(range) != d or any(r is not None and np.shape(r)[0] != 2
+                                                     for r in range)):
+        raise ArgumentValueError(f"For sample.shape={(n, d)}, range must be a sequence "
+                                 f"of {d} pairs or Nones; got {range=}")
+    try:
+        per_dim = list(bins)
+    except TypeError:
+        per_dim = d * [bins]
+    else:
+        if len(per_dim) != d:
+            raise ArgumentValueError("should be a bin for each dimension.")
+    # Each point's bin index per dimension counts an underflow bin 0 and an overflow
+    # bin nb+1; the flat index over those padded grids is counted, then trimmed.
+    edges, flat, grid = [], None, []
+    for i in builtins_range(d):
+        col = lax.index_in_dim(sample, i, 1, False)
+        e = _dim_edges(col, per_dim[i], None if range is None else range[i])
+        ne = core.get_aval(e).shape[0]
+        idx = searchsorted(e, col, side="right")
+        idx = where(uf.equal(col, lax.index_in_dim(e, ne - 1, 0, False)), uf.subtract(idx, 1), idx)
+        flat = idx if flat is None else uf.add(uf.multiply(flat, ne + 1), idx)
+        edges.append(e)
+        grid.append(ne + 1)
+    hist = _one_hot_count(flat, int(np.prod(grid)), weights)
+    hist = lax.reshape(hist, tuple(grid))
+    hist = lax.slice(hist, (1,) * d, tuple(g - 1 for g in grid))
+    if density:
+        hist = lax.convert_element_type(hist, _dt(sample))
+        hist = uf.true_divide(hist, _sum(hist))
+        for i, e in enumerate(edges):
+            width = diff(e)
+            hist = uf.true_divide(hist, lax.broadcast_in_dim(
+                width, core.get_aval(hist).shape, (i,)))
+    return hist, edges
+
+
+def histogram2d(x, y, bins=10, range=None, weights=None, density=None):  # noqa: A002
+    """Two-dimensional histogram of the points (x[i], y[i]).
+
+    Args:
+      x, y: 1-D coordinates of equal length.
+      bins: an int, a pair of ints and/or edge arrays, or one edge array for both.
+      range: optional ((xlo, xhi), (ylo, yhi)). weights: optional per-point weights.
+      density: if True, normalize to a density over the bin areas.
+    Returns:
+      `(hist, x_edges, y_edges)`.
+    Vs NumPy: string bin rules are not supported; the numbers of bins are static.
+    """
+    x, y = asarray_operand(x), asarray_operand(y)
+    try:
+        nb = len(bins)
+    except TypeError:
+        nb = 1
+    if nb not in (1, 2):
+        bins = [bins, bins]
+    x, y = uf.promote_dtypes(x, y)
+    sample = lax.transpose(lax.concatenate([lax.reshape(v, (1,) + core.get_aval(v).shape)
+                                            for v in (x, y)], 0), (1, 0))
+    hist, edges = histogramdd(sample, bins, range, weights, density)
+    return hist, edges[0], edges[1]
 
 
 def _take_1d(arr, idx):
