@@ -72,6 +72,7 @@ polyder polyint positive prod ptp rad2deg radians ravel real reciprocal reshape 
 rint roll rollaxis roots rot90 round sign signbit sin sinc sinh sort sort_complex spacing
 split sqrt square squeeze std sum swapaxes tan tanh tile trace transpose trapezoid tril
 tril_indices_from trim_zeros triu triu_indices_from trunc unique unique_all unique_counts
+unpackbits
 unique_inverse unique_values unravel_index unstack unwrap vander var vsplit
 linalg.cholesky linalg.cond linalg.det linalg.diagonal linalg.eig linalg.eigh
 linalg.eigvals linalg.eigvalsh linalg.inv linalg.matrix_norm linalg.matrix_power
