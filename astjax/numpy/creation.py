@@ -189,9 +189,15 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     div = (num - 1) if endpoint else num
     step = lax.div(lax.sub(stop, start), np.asarray(max(div, 1), comp_dt)[()])
     sshape = core.get_aval(start).shape
-    iota = lax.broadcasted_iota(comp_dt, (num,) + sshape, 0)
+    # start*(1-t) + stop*t with t = i/div (as JAX) recovers both ends exactly and
+    # rounds interior points the way JAX does (start + i*step does not).
+    real_dt = np.finfo(comp_dt).dtype
+    t = lax.div(lax.broadcasted_iota(real_dt, (num,) + sshape, 0),
+                np.asarray(max(div, 1), real_dt)[()])
+    t = lax.convert_element_type(t, comp_dt)
     s = broadcast_to_shape(start, (num,) + sshape)
-    out = lax.add(s, lax.mul(iota, broadcast_to_shape(step, (num,) + sshape)))
+    e = broadcast_to_shape(stop, (num,) + sshape)
+    out = lax.add(lax.mul(s, lax.sub(np.asarray(1, comp_dt)[()], t)), lax.mul(e, t))
     if endpoint and num > 1:
         out = lax.concatenate([lax.slice_in_dim(out, 0, num - 1), lax.expand_dims(stop, (0,))], 0)
     if axis != 0:
