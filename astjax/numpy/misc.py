@@ -22,6 +22,7 @@ from .reductions import sum as _sum
 from .creation import eye
 from .reductions import all as _all
 from .shapes import concatenate, ravel, reshape, swapaxes
+from .searching import _take_1d
 from .sorting import argmin, argsort, cumsum, sort
 from .statistics import convolve, diff
 from .ufuncs import asarray_operand
@@ -209,21 +210,12 @@ def roots(p, *, strip_zeros=True):
     # move the zero roots last and report the last `lead` of them as NaN.
     p = uf.where(uf.equal(lead, n), np.asarray(1, core.get_aval(p).dtype)[()], p)
     idx = uf.remainder(uf.add(lax.iota(np.int32, n), lax.convert_element_type(lead, np.int32)), n)
-    p = _take_1d_dynamic(p, idx)
+    p = _take_1d(p, idx)
     r = _companion_eigvals(p)
     order = argsort(lax.convert_element_type(uf.equal(r, 0), np.int32), stable=True)
-    r = _take_1d_dynamic(r, order)
+    r = _take_1d(r, order)
     keep = uf.less(lax.iota(np.int32, n - 1), uf.subtract(n - 1, lead))
     return uf.where(keep, r, np.asarray(complex(np.nan, np.nan), cdt)[()])
-
-
-def _take_1d_dynamic(arr, idx):
-    """arr[idx] for 1-D `arr` and in-range 1-D integer `idx` (one-hot contraction)."""
-    n = core.get_aval(arr).shape[0]
-    m = core.get_aval(idx).shape[0]
-    hit = uf.equal(reshape(idx, (m, 1)), reshape(lax.iota(np.int32, n), (1, n)))
-    zero = np.asarray(0, core.get_aval(arr).dtype)[()]
-    return _sum(uf.where(hit, reshape(arr, (1, n)), zero), axis=1)
 
 
 def _bit_operand(a, axis):
