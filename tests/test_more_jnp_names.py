@@ -71,3 +71,26 @@ def test_roots_zero_padding_gives_nan_last():
     r = np.asarray(astjax.jit(lambda p: jnp.roots(p, strip_zeros=False))(
         jnp.array([0.0, 1.0, -3.0, 2.0])))
     assert np.isnan(r[-1]) and np.allclose(np.sort_complex(r[:2]), [1, 2])
+
+
+# JAX 0.10.2 (recorded): histogram's counts take the inexact type of the data and the
+# weights together; a weights array of another shape is a ValueError.
+_HISTOGRAM_DTYPES = [  # (a dtype, weights dtype or None, x64) -> counts dtype
+    ("float32", None, False, "float32"), ("int32", None, False, "float32"),
+    ("float32", "int32", False, "float32"), ("float64", None, True, "float64"),
+    ("float32", None, True, "float32"),
+]
+
+
+@pytest.mark.parametrize("a_dtype,w_dtype,x64,want", _HISTOGRAM_DTYPES)
+def test_histogram_counts_dtype_matches_jax(a_dtype, w_dtype, x64, want):
+    with astjax.enable_x64(x64):
+        a = jnp.arange(10, dtype=a_dtype)
+        w = None if w_dtype is None else jnp.ones(10, dtype=w_dtype)
+        counts, edges = jnp.histogram(a, bins=10, weights=w)
+        assert str(counts.dtype) == want
+        np.testing.assert_array_equal(np.asarray(counts), np.ones(10))
+    jc, _ = astjax.jit(lambda a: jnp.histogram(a, bins=3))(jnp.arange(6.0))
+    assert str(jc.dtype) == "float32" and np.asarray(jc).tolist() == [2.0, 2.0, 2.0]
+    with pytest.raises(ValueError, match="weights should have the same shape as a"):
+        jnp.histogram(jnp.arange(4.0), weights=jnp.ones(3))

@@ -205,19 +205,26 @@ def histogram(a, bins=10, range=None, weights=None, density=None):  # noqa: A002
     Example:
       >>> import astjax.numpy as jnp
       >>> jnp.histogram(jnp.array([1.0, 2.0, 2.0, 3.0]), bins=2)
-      (Array([1, 3], dtype=int32), Array([1., 2., 3.], dtype=float32))
+      (Array([1., 3.], dtype=float32), Array([1., 2., 3.], dtype=float32))
     """
-    a = ravel(asarray_operand(a))
+    a = asarray_operand(a)
+    if weights is not None:
+        weights = asarray_operand(weights)
+        if np.shape(a) != np.shape(weights):
+            raise ArgumentValueError("weights should have the same shape as a.")
+        # counts take the inexact type of the data and weights together, as JAX's
+        a, weights = uf.promote_dtypes_inexact(ravel(a), ravel(weights))
+    else:
+        [a] = uf.promote_dtypes_inexact(ravel(a))
     edges = histogram_bin_edges(a, bins, range)
-    [a] = uf.promote_dtypes(a)
     nb = core.get_aval(edges).shape[0] - 1
     idx = uf.subtract(searchsorted(edges, a, side="right"), 1)
     last = lax.index_in_dim(edges, nb, 0, False)
     idx = where(uf.equal(a, last), nb - 1, idx)
     valid = lax.bitwise_and(uf.greater_equal(idx, 0), uf.less(idx, nb))
     idx = where(valid, idx, nb)
-    if weights is not None:
-        [weights] = uf.promote_dtypes(ravel(asarray_operand(weights)))
+    if weights is None:
+        weights = lax.full_like(a, 1)
     counts = lax.slice_in_dim(_one_hot_count(idx, nb + 1, weights), 0, nb)
     if density:
         counts = lax.convert_element_type(counts, _dt(edges))
