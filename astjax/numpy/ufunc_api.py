@@ -25,7 +25,7 @@ from ..stages import ShapeDtypeStruct
 from . import ufuncs as uf
 from .advanced_indexing import take
 from .arraylike import _ARRAYLIKE_TYPES, check_arraylike
-from .operands import _is_operand, asarray
+from .operands import asarray
 from .reductions import max as _max, min as _min, prod, sum as _sum
 from .shapes import concatenate, moveaxis, reshape, transpose
 from .sorting import cumprod, cumsum
