@@ -38,6 +38,8 @@ from .primitives.sort import sort_p  # noqa: E402,F401
 from .primitives.cond import cond_p  # noqa: E402,F401
 from .primitives.scan import scan_p  # noqa: E402,F401
 from .primitives.while_loop import while_p  # noqa: E402,F401
+from .primitives.solves import linear_solve_p  # noqa: E402,F401
+from .lax_solves import custom_linear_solve, custom_root  # noqa: E402,F401
 from .primitives.collectives import (all_gather_p, all_to_all_p, axis_index_p, pmax_p,  # noqa: E402,F401
                                      pmin_p, ppermute_p, psum_p)
 from .primitives.convolution import conv_general_dilated_p  # noqa: E402,F401

@@ -12,6 +12,7 @@ from .scatter import *  # noqa: F401,F403
 from .cumulative import *  # noqa: F401,F403
 from .sort import *  # noqa: F401,F403
 from . import cond, scan, while_loop  # noqa: F401,E402  (structured control flow)
+from . import solves  # noqa: F401,E402  (custom_linear_solve)
 from . import lapack  # noqa: F401,E402  (emitting LAPACK custom calls)
 from . import linalg  # noqa: F401,E402  (cholesky, triangular_solve)
 from .linalg import *  # noqa: F401,F403
