@@ -165,7 +165,7 @@ def custom_root(f, initial_guess, solve, tangent_solve, has_aux=False):
     _check_tree("solve", "initial_guess", s_tree, tree, has_aux)
 
     nf = len(f_consts)
-    f_jvp, _ = ad.jvp_jaxpr(f_body, [False] * (nf + n) + [True] * n, instantiate=True)
+    f_jvp, _ = ad.jvp_jaxpr(f_body, [False] * nf + [True] * n, instantiate=True)
 
     def linearize_and_solve(x, y):
         x_leaves, _ = tree_util.flatten_for_staging(x)

@@ -32,7 +32,6 @@ from ..numpy.ufuncs import (asarray_operand, broadcast_shapes as _broadcast_shap
 from ..numpy import ufuncs as _uf
 from ..numpy.util import _Direct
 from ..numpy.vectorize import vectorize as _vectorize
-from ..primitives.factorizations import permute_rows
 from ..primitives.linalg import triangular_solve_p
 from .linalg_matrices import (block_diag, circulant, companion, convolution_matrix,  # noqa: F401
                               dft, fiedler, fiedler_companion, hadamard, hankel, helmert,
@@ -134,30 +133,6 @@ def lu_factor(a, overwrite_a=False, check_finite=True):
     return factors, pivots
 
 
-def _lu_solve_matrix(factors, perm, b, trans):
-    """Solve with b of shape batch + (n, k) (batch equal to factors')."""
-    if trans == 0:
-        x = _la.decompositions._lu_solve(factors, perm, b)
-        return x
-    conj = trans == 2
-    x = lax.linalg.triangular_solve(factors, b, left_side=True, lower=False, transpose_a=True,
-                                    conjugate_a=conj)
-    x = lax.linalg.triangular_solve(factors, x, left_side=True, lower=True,
-                                    unit_diagonal=True, transpose_a=True, conjugate_a=conj)
-    # rows back through the inverse permutation (x_out[perm[i]] = x[i]): inv[perm[i]] = i
-    # by one scatter of n indices, then one gather of rows
-    batch = _shape(perm)[:-1]
-    nb = len(batch)
-    dn = lax.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(nb,),
-                                     scatter_dims_to_operand_dims=(nb,),
-                                     operand_batching_dims=tuple(range(nb)),
-                                     scatter_indices_batching_dims=tuple(range(nb)))
-    inv = lax.scatter(lax.full_like(perm, 0), lax.expand_dims(perm, (nb + 1,)),
-                      lax.broadcasted_iota(np.int32, _shape(perm), nb), dn,
-                      unique_indices=True, mode=lax.GatherScatterMode.PROMISE_IN_BOUNDS)
-    return permute_rows(x, inv)
-
-
 def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
     """Solve a x = b (trans 0), a^T x = b (1) or a^H x = b (2) from `lu_factor(a)`."""
     factors, pivots = lu_and_piv
@@ -182,7 +157,7 @@ def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
     factors = _broadcast_to_shape(factors, batch + sl[-2:])
     perm = _broadcast_to_shape(perm, batch + (n,))
     b = _broadcast_to_shape(b, batch + _shape(b)[-2:])
-    x = _lu_solve_matrix(factors, perm, b, trans)
+    x = _la.decompositions._lu_solve(factors, perm, b, trans)
     return lax.squeeze(x, (len(_shape(x)) - 1,)) if vec else x
 
 
@@ -199,16 +174,14 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, debug=False,
         vec = len(sb) == len(sa) - 1
         b2 = lax.reshape(b, sb + (1,)) if vec else b
         batch = _broadcast_shapes(sa[:-2], _shape(b2)[:-2])
-        x = _POS_SOLVE[bool(lower)](_broadcast_to_shape(a, batch + sa[-2:]),
-                                    _broadcast_to_shape(b2, batch + _shape(b2)[-2:]))
+        a = _broadcast_to_shape(a, batch + sa[-2:])
+        # JAX's: a custom_linear_solve by Cholesky (the derivative reads all of a)
+        x = _la.decompositions.factored_solve(
+            a, _broadcast_to_shape(b2, batch + _shape(b2)[-2:]),
+            cho_factor(lax.stop_gradient(a), lower=lower), cho_solve)
         return lax.reshape(x, _shape(x)[:-1]) if vec else x
     return _la.solve(a, b)
 
-
-# a x = b by Cholesky, differentiated as JAX's (the matrix a itself, not its triangle)
-_POS_SOLVE = {lower: _la.decompositions._factored_solve(
-    lambda a, lower=lower: cho_factor(a, lower=lower),
-    lambda factors, b: cho_solve(factors, b)) for lower in (False, True)}
 
 # ------------------------------------------------------------------ QR, SVD, eigh
 

@@ -73,11 +73,30 @@ def _diag(a):
 # ------------------------------------------------------------------ LU-based
 
 
-def _lu_solve(lu, perm, b):
-    """x with a x = b, from a's LU (lu, permutation); b of shape batch + (n, k)."""
-    y = lax.linalg.triangular_solve(lu, permute_rows(b, perm), left_side=True, lower=True,
-                                    unit_diagonal=True)
-    return lax.linalg.triangular_solve(lu, y, left_side=True, lower=False)
+def _lu_solve(lu, perm, b, trans=0):
+    """x with a x = b (trans 0), a^T x = b (1) or a^H x = b (2), from a's LU (lu,
+    permutation); b of shape batch + (n, k), batch equal to lu's."""
+    if trans == 0:
+        y = lax.linalg.triangular_solve(lu, permute_rows(b, perm), left_side=True, lower=True,
+                                        unit_diagonal=True)
+        return lax.linalg.triangular_solve(lu, y, left_side=True, lower=False)
+    conj = trans == 2
+    x = lax.linalg.triangular_solve(lu, b, left_side=True, lower=False, transpose_a=True,
+                                    conjugate_a=conj)
+    x = lax.linalg.triangular_solve(lu, x, left_side=True, lower=True,
+                                    unit_diagonal=True, transpose_a=True, conjugate_a=conj)
+    # rows back through the inverse permutation (x_out[perm[i]] = x[i]): inv[perm[i]] = i
+    # by one scatter of n indices, then one gather of rows
+    batch = _shape(perm)[:-1]
+    nb = len(batch)
+    dn = lax.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(nb,),
+                                     scatter_dims_to_operand_dims=(nb,),
+                                     operand_batching_dims=tuple(range(nb)),
+                                     scatter_indices_batching_dims=tuple(range(nb)))
+    inv = lax.scatter(lax.full_like(perm, 0), lax.expand_dims(perm, (nb + 1,)),
+                      lax.broadcasted_iota(np.int32, _shape(perm), nb), dn,
+                      unique_indices=True, mode=lax.GatherScatterMode.PROMISE_IN_BOUNDS)
+    return permute_rows(x, inv)
 
 
 @library_jit
@@ -114,33 +133,26 @@ def solve(a, b):
     return lax.reshape(x, batch + (m,)) if vec else x
 
 
-def _factored_solve(factor, solve_with):
-    """(a, b) -> a^-1 b computed as solve_with(factor(a), b) (factor once: LU, Cholesky),
-    differentiated as JAX differentiates custom_linear_solve: dx = a^-1 (db - da x)
-    with the same factors, so reverse mode is the factors' transposed triangular
-    solves, never the factorization's own derivative."""
-    @custom_jvp
-    def solve_(a, b):
-        return solve_with(factor(a), b)
-
-    @solve_.defjvp
-    def solve_jvp(primals, tangents):
-        a, b = primals
-        da, db = tangents
-        factors = factor(a)
-        x = solve_with(factors, b)
-        dax = _matmul(da, x, precision=lax.Precision.HIGHEST)
-        return x, solve_with(factors, uf.subtract(db, dax))
-    return solve_
+def factored_solve(a, b, factors, solve_with, transpose_solve_with=None):
+    """a^-1 b (a batch + (m, m), b batch + (m, k)) as JAX computes it: a
+    `custom_linear_solve` of x -> a x whose solvers reuse `factors` (of
+    stop_gradient(a): LU, Cholesky), so that derivatives are the factors' triangular
+    solves (transposed in reverse mode), never the factorization's own derivative.
+    Without `transpose_solve_with`, a is symmetric."""
+    def matvec(x):
+        return _matmul(a, x, precision=lax.Precision.HIGHEST)
+    if transpose_solve_with is None:
+        return lax.custom_linear_solve(matvec, b, lambda _, y: solve_with(factors, y),
+                                       symmetric=True)
+    return lax.custom_linear_solve(matvec, b, lambda _, y: solve_with(factors, y),
+                                   lambda _, y: transpose_solve_with(factors, y))
 
 
-def _lu_factors(a):
-    lu, _, perm = lax.linalg.lu(a)
-    return lu, perm
-
-
-# a batch + (m, m), b batch + (m, k): getrf and two trsm
-_solve = _factored_solve(_lu_factors, lambda f, b: _lu_solve(f[0], f[1], b))
+def _solve(a, b):
+    """getrf once, two trsm per solve (forward, and transposed in reverse mode)."""
+    lu, _, perm = lax.linalg.lu(lax.stop_gradient(a))
+    return factored_solve(a, b, (lu, perm), lambda f, y: _lu_solve(f[0], f[1], y),
+                          lambda f, y: _lu_solve(f[0], f[1], y, trans=1))
 
 
 def inv(a):
