@@ -99,10 +99,13 @@ def custom_linear_solve(matvec, b, solve, transpose_solve=None, symmetric=False,
                 mv_body, [False] * len(mv_consts) + [True] * n)))
             vm_consts = list(extra) + list(mv_consts)
             vecmat = _applier(vm_body, vm_consts, tree)
-        ts_body, ts_consts, ts_tree = _stage(lambda x: as_callable(transpose_solve)(vecmat, x),
-                                             1, b, avals)
-        _check_tree("transpose_solve", "b", ts_tree, tree, has_aux)
-        _check_shapes("transpose_solve", "b", ts_body, n, avals)
+        if symmetric and transpose_solve is solve:   # the same function of the same map
+            ts_body, ts_consts = s_body, s_consts
+        else:
+            ts_body, ts_consts, ts_tree = _stage(
+                lambda x: as_callable(transpose_solve)(vecmat, x), 1, b, avals)
+            _check_tree("transpose_solve", "b", ts_tree, tree, has_aux)
+            _check_shapes("transpose_solve", "b", ts_body, n, avals)
     outs = bind_linear_solve(LinearSolveTuple(mv_consts, vm_consts, s_consts, ts_consts),
                              LinearSolveTuple(mv_body, vm_body, s_body, ts_body), b_leaves)
     return tree_util.tree_unflatten(s_tree, outs)
