@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from . import core, tree_util
 from .core import bind, raw
-from .errors import ShapeValueError, StructureError, check_callable
+from .errors import DTypeError, ShapeValueError, StructureError, check_callable
 from .primitives.custom_derivatives import custom_jvp_call_p
 from .primitives.ops import neg
 from .primitives.solves import LinearSolveTuple, bind_linear_solve
@@ -58,6 +58,8 @@ def _check_tree(name, expected_name, out_tree, tree, has_aux):
 
 
 def _check_shapes(name, expected_name, body, n, avals):
+    """JAX's check that a function maps b's space to itself (a ValueError), and that
+    it keeps b's dtypes (the equation's outputs have b's types)."""
     got = [tuple(v.aval.shape) for v in body.jaxpr.outvars[:n]]
     want = [tuple(a.shape) for a in avals]
     if got != want:
@@ -65,6 +67,11 @@ def _check_shapes(name, expected_name, body, n, avals):
                               f"and {want}",
                               hint=f"{name} must map {expected_name}'s space to itself (a "
                                    "square linear system)")
+    got = [v.aval.dtype for v in body.jaxpr.outvars[:n]]
+    if got != [a.dtype for a in avals]:
+        raise DTypeError(f"{name}() output dtypes must match {expected_name}, got "
+                         f"{[str(d) for d in got]} and {[str(a.dtype) for a in avals]}",
+                         hint=f"cast {name}'s result to {expected_name}'s dtype")
 
 
 def custom_linear_solve(matvec, b, solve, transpose_solve=None, symmetric=False,

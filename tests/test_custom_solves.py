@@ -228,3 +228,11 @@ def test_reverse_mode_without_transpose_solve_raises_as_jax():
     # forward mode needs no transpose solve
     _, t = jax.jvp(f, (b,), (b,))
     np.testing.assert_allclose(float(t), float(np.sum(np.linalg.solve(a, b))), rtol=1e-4)
+
+
+def test_solver_changing_the_dtype_is_a_located_type_error():
+    b = INPUTS["b"]
+    with pytest.raises(TypeError, match=r"solve\(\) output dtypes must match b") as e:
+        lax.custom_linear_solve(lambda x: x, b, lambda mv, y: y.astype(jnp.int32))
+    assert isinstance(e.value, AstjaxError)
+    assert "test_custom_solves.py" in str(e.value)
