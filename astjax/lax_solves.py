@@ -76,10 +76,17 @@ def _check_shapes(name, expected_name, body, n, avals):
 
 def custom_linear_solve(matvec, b, solve, transpose_solve=None, symmetric=False,
                         has_aux=False):
-    """Solve `matvec(x) = b` with `solve(matvec, b)`, differentiated implicitly:
-    dx = solve(db - dmatvec(x)); reverse mode uses `transpose_solve(vecmat, ct)`
-    (`symmetric=True`: `solve` again). Returns `solve`'s result (with its aux when
-    `has_aux`)."""
+    """The solution x of the linear system `matvec(x) == b`, computed by
+    `solve(matvec, b)` and differentiated as that solution, not through `solve`
+    (which may be any algorithm, e.g. a `while_loop` iteration).
+
+    `b` is any pytree of arrays; `matvec` must be linear and map it to a pytree of the
+    same structure, shapes and dtypes. Forward mode: dx = solve(db - dmatvec(x)),
+    where dmatvec is matvec's derivative in the values it closes over. Reverse mode
+    needs `transpose_solve(vecmat, y)`, solving the transposed system (vecmat is
+    matvec transposed, built by the AD pass), or `symmetric=True`, which uses `solve`
+    for both. With `has_aux`, `solve` (and `transpose_solve`) return `(x, aux)`; the
+    result is then that pair and aux has no derivative."""
     for f, what in ((matvec, "matvec"), (solve, "solve")):
         check_callable(f, f"custom_linear_solve {what}")
     if transpose_solve is None and symmetric:
@@ -161,9 +168,15 @@ class _RootJvp:
 
 
 def custom_root(f, initial_guess, solve, tangent_solve, has_aux=False):
-    """`solve(f, initial_guess)`, a root of `f`, differentiated by the implicit
-    function theorem in the values `f` closes over; `tangent_solve(g, y)` solves the
-    linear system g(x) = y for `f` linearized at the root."""
+    """A root of `f` found by `solve(f, initial_guess)`, differentiated by the implicit
+    function theorem: derivatives flow to the values `f` closes over, never through
+    `solve`.
+
+    `f` maps a pytree shaped as `initial_guess` to one of the same structure.
+    `tangent_solve(g, y)` returns x with g(x) == y for g, the function `f` linearized
+    at the root (for a scalar: `lambda g, y: y / g(1.0)`; for a small vector, a dense
+    solve with `jax.jacobian(g)`). With `has_aux`, `solve` returns `(root, aux)` and
+    so does `custom_root`."""
     for fn, what in ((f, "f"), (solve, "solve"), (tangent_solve, "tangent_solve")):
         check_callable(fn, f"custom_root {what}")
     g_leaves, tree = tree_util.flatten_for_staging(initial_guess)
