@@ -32,7 +32,7 @@ from .base import (INEXACT, check_dtype, deffront, is_zero, lax_ops, lower_inlin
 from .base import tangent_aval as _aval
 from .gather import GatherDimensionNumbers, GatherScatterMode
 from .linalg import triangular_solve_p
-from .while_loop import while_loop
+from .while_loop import fori_loop
 
 __all__ = ["lu_p", "qr_p", "eigh_p", "svd_p", "eig_p", "schur_p", "lu", "qr", "eigh", "svd",
            "eig", "schur", "lu_pivots_to_permutation", "lu_pivots_to_permutation_p"]
@@ -206,8 +206,7 @@ def _l2p_fn(pivots, *, permutation_size):
                                     start_indices_batching_dims=tuple(range(nb)))
         iota = L.broadcasted_iota(np.int32, batch + (m,), nb)
 
-    def body(carry):
-        i, perm = carry
+    def body(i, perm):
         j = L.dynamic_slice(pivots, zeros + (i,), column)
         j = L.select(L.lt(j, L.full_like(j, 0)), L.add(j, L.full_like(j, m)), j)
         x = L.dynamic_slice(perm, zeros + (i,), column)
@@ -216,18 +215,13 @@ def _l2p_fn(pivots, *, permutation_size):
             perm = L.dynamic_update_slice(perm, y, (i,))
             inside = L.bitwise_and(L.ge(j, L.full_like(j, 0)), L.lt(j, L.full_like(j, m)))
             old = L.dynamic_slice(perm, (L.reshape(j, ()),), (1,))
-            perm = L.dynamic_update_slice(perm, L.select(inside, x, old), (L.reshape(j, ()),))
-            return L.add(i, np.int32(1)), perm
+            return L.dynamic_update_slice(perm, L.select(inside, x, old), (L.reshape(j, ()),))
         y = L.gather(perm, j, dn, (1,) * (nb + 1), mode=GatherScatterMode.CLIP)
         perm = L.dynamic_update_slice(perm, L.reshape(y, column), zeros + (i,))
         at_j = L.eq(iota, L.broadcast_in_dim(L.reshape(j, batch), batch + (m,), tuple(range(nb))))
-        perm = L.select(at_j, L.broadcast_in_dim(L.reshape(x, batch), batch + (m,),
+        return L.select(at_j, L.broadcast_in_dim(L.reshape(x, batch), batch + (m,),
                                                  tuple(range(nb))), perm)
-        return L.add(i, np.int32(1)), perm
-    # a while on (i, perm), not fori_loop's scan over an iota of indices: one carry less
-    _, perm = while_loop(core.RawFunction(lambda c: L.lt(c[0], np.int32(k))),
-                         core.RawFunction(body), (np.int32(0), perm0))
-    return perm
+    return fori_loop(0, k, core.RawFunction(body), perm0)
 
 
 register(lu_pivots_to_permutation_p, impl=_l2p_impl, abstract_eval=_l2p_ae,

@@ -47,7 +47,7 @@ import numpy as np
 
 from .. import core, dtypes, tree_util
 from ..core import Eqn, Var, bind
-from ..errors import (DTypeError, DifferentiationError, JAXTypeError, LoopCarryError,
+from ..errors import (ArgumentValueError, DTypeError, DifferentiationError, JAXTypeError, LoopCarryError,
                       NotImplementedInAstjaxError, ShapeError)
 from ..pyast import load, statement_rule
 from ..util import split_list
@@ -535,26 +535,28 @@ def _bounds_dtype(lower, upper):
 
 def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
     """JAX's `lax.fori_loop`. Bounds known now: a `scan` of int(upper) - int(lower)
-    steps with a weak int index (float bounds are truncated, as JAX does). Staged bounds:
-    a `while` whose index has the bounds' dtype (a float index counts by 1.0)."""
+    steps with no `xs`, the index a weak int counter carried next to `init_val` (so
+    reverse mode works; float bounds are truncated, as JAX does). Staged bounds: a
+    `while` whose index has the bounds' dtype (a float index counts by 1.0)."""
     lax = lax_ops()
     dt = _bounds_dtype(lower, upper)
     lo, hi = _concrete(lower), _concrete(upper)
     if lo is not None and hi is not None:
         lo, hi = int(lo), int(hi)
 
-        def step(carry, i):
-            return body_fun(i, carry), None
-        # the index is a Python int counting from lower, as in JAX: weak, of the default
-        # integer dtype
-        it = dtypes.python_scalar_dtype(0)
-        idx = lax.iota(it, max(hi - lo, 0))
-        if lo:
-            idx = lax.add(idx, np.asarray(lo, it)[()])
-        idx = lax.convert_element_type(idx, it, weak_type=True)
-        out, _ = scan(step, init_val, idx, unroll=unroll or 1)
+        def step(carry, _):
+            i, x = carry
+            return (i + 1, body_fun(i, x)), None
+        # the counter starts as the Python int `lo`: weak, of the default integer dtype
+        (_, out), _ = scan(step, (lo, init_val), None, length=max(hi - lo, 0),
+                           unroll=unroll or 1)
         return out
-    lower, upper = (lax.convert_element_type(v, dt) for v in (lower, upper))
+    if unroll is not None and unroll is not False and unroll != 1:
+        raise ArgumentValueError("fori_loop's `unroll` needs loop bounds known at trace "
+                                 "time",
+                                 hint="pass Python ints as bounds, or drop `unroll`")
+    lower, upper = (v if core.get_aval(v).dtype == dt else lax.convert_element_type(v, dt)
+                    for v in (lower, upper))
 
     def c(state):
         i, hi_, _ = state

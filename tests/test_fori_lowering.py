@@ -1,0 +1,243 @@
+"""`lax.fori_loop` as JAX 0.10.2 stages it: static bounds give a `scan` with no `xs`
+whose carry holds the index as a scalar counter (so reverse mode works and the StableHLO
+carries no iota array of indices), staged bounds give a `while`. Printed jaxprs and
+values are JAX's, recorded from /work/jaxref (jax 0.10.2)."""
+import re
+
+import numpy as np
+import pytest
+
+import astjax as jax
+import astjax.numpy as jnp
+from astjax import lax
+
+
+def f1(x):
+    return lax.fori_loop(0, 3, lambda i, c: c * 2.0 + i, x)
+
+
+def f2(x):
+    return lax.fori_loop(2, 5, lambda i, c: (c[0] + i, c[1] * c[0]), (x, x))
+
+
+def f3(x, n):
+    return lax.fori_loop(0, n, lambda i, c: c + i, x)
+
+
+def f4(x):
+    return lax.fori_loop(1, 6, lambda i, c: jnp.sin(c) * i + c[i % 3], x)
+
+
+# `jax.make_jaxpr(f)(...)` printed by jax 0.10.2.
+JAX_F1 = """\
+{ lambda ; a:f32[]. let
+    _:i32[] b:f32[] = scan[
+      jaxpr={ lambda ; c:i32[] d:f32[]. let
+          e:i32[] = add c 1:i32[]
+          f:f32[] = mul d 2.0:f32[]
+          g:f32[] = convert_element_type[new_dtype=float32 weak_type=True] c
+          h:f32[] = add f g
+        in (e, h) }
+      length=3
+      num_carry=2
+      num_consts=0
+      reverse=False
+      unroll=1
+    ] 0:i32[] a
+  in (b,) }"""
+
+JAX_F2 = """\
+{ lambda ; a:f32[]. let
+    _:i32[] b:f32[] c:f32[] = scan[
+      jaxpr={ lambda ; d:i32[] e:f32[] f:f32[]. let
+          g:i32[] = add d 1:i32[]
+          h:f32[] = convert_element_type[new_dtype=float32 weak_type=True] d
+          i:f32[] = add e h
+          j:f32[] = mul f e
+        in (g, i, j) }
+      length=3
+      num_carry=3
+      num_consts=0
+      reverse=False
+      unroll=1
+    ] 2:i32[] a a
+  in (b, c) }"""
+
+JAX_F3 = """\
+{ lambda ; a:f32[] b:i32[]. let
+    _:i32[] _:i32[] c:f32[] = while[
+      body_jaxpr={ lambda ; d:i32[] e:i32[] f:f32[]. let
+          g:i32[] = add d 1:i32[]
+          h:f32[] = convert_element_type[new_dtype=float32 weak_type=True] d
+          i:f32[] = add f h
+        in (g, e, i) }
+      body_nconsts=0
+      cond_jaxpr={ lambda ; j:i32[] k:i32[] l:f32[]. let
+          m:bool[] = lt j k
+        in (m,) }
+      cond_nconsts=0
+    ] 0:i32[] b a
+  in (c,) }"""
+
+# astjax's printing of the same programs. It is JAX's up to one documented difference:
+# astjax names an equation's unused outputs where JAX prints `_` (its DropVar).
+ASTJAX_F1 = """\
+{ lambda ; a:f32[]. let
+    b:i32[] c:f32[] = scan[
+      jaxpr={ lambda ; d:i32[] e:f32[]. let
+          f:i32[] = add d 1:i32[]
+          g:f32[] = mul e 2.0:f32[]
+          h:f32[] = convert_element_type[new_dtype=float32 weak_type=True] d
+          i:f32[] = add g h
+        in (f, i) }
+      length=3
+      num_carry=2
+      num_consts=0
+      reverse=False
+      unroll=1
+    ] 0:i32[] a
+  in (c,) }"""
+
+
+def _letters():
+    """Variable names in the order astjax and JAX hand them out: a..z, ba, bb, ..."""
+    digits = "abcdefghijklmnopqrstuvwxyz"
+    n = 0
+    while True:
+        k, name = n, ""
+        while True:
+            name = digits[k % 26] + name
+            k //= 26
+            if not k:
+                break
+        if len(name) == 1 or name[0] != "a":
+            yield name
+        n += 1
+
+
+def _drop_unused(text):
+    """`text` as JAX prints it: every binder of a top-level equation that nothing reads
+    printed `_` (JAX's DropVar, which takes no name), the other variables renamed in
+    order of appearance."""
+    lines = text.splitlines()
+    for k in range(1, len(lines)):
+        m = re.match(r"^    ((?:\w+:\w+\[[\d,]*\] )+)= ", lines[k])
+        if not m:
+            continue
+        rest = "\n".join(lines[k + 1:])
+        new = [b if re.search(rf"(?<![\w:]){b.split(':')[0]}(?![\w:])", rest) else
+               "_:" + b.split(":", 1)[1] for b in m.group(1).split()]
+        lines[k] = "    " + " ".join(new) + " " + lines[k][len(m.group(0)) - 2:]
+    text = "\n".join(lines)
+    fresh = _letters()
+    names = {}
+    for v in re.findall(r"(?<![\w.])([a-z]+):(?:[a-z]+\d*)\[", text):
+        if v not in names:
+            names[v] = next(fresh)
+    return re.sub(r"(?<![\w.=])([a-z]+)(?![\w\[=(])",
+                  lambda m: names.get(m.group(1), m.group(1)), text)
+
+
+def test_static_bounds_print_as_jax_scan_without_xs():
+    assert str(jax.make_jaxpr(f1)(1.0)) == ASTJAX_F1
+    assert _drop_unused(str(jax.make_jaxpr(f1)(1.0))) == JAX_F1
+
+
+@pytest.mark.parametrize("fn,args,expected", [
+    (f1, (1.0,), JAX_F1),
+    (f2, (1.0,), JAX_F2),
+    (f3, (1.0, 3), JAX_F3),
+], ids=["scan", "scan_tuple_carry_from_2", "while_traced_bound"])
+def test_printed_jaxpr_matches_jax(fn, args, expected):
+    text = str(jax.make_jaxpr(fn)(*args))
+    assert "iota" not in text
+    assert _drop_unused(text) == expected
+
+
+def test_drop_unused_helper_can_fail():
+    # the normalisation only renames binders nothing reads: a used one stays named
+    text = str(jax.make_jaxpr(lambda x: lax.fori_loop(0, 3, lambda i, c: c + i, x) * 2.0)(1.0))
+    assert _drop_unused(text) != text
+    assert "_:i32[] b:f32[] = scan" in _drop_unused(text)
+    assert "h:f32[] = mul b 2.0:f32[]" in _drop_unused(text)  # as jax 0.10.2 prints it
+    assert _drop_unused(JAX_F1) == JAX_F1 and _drop_unused(JAX_F3) == JAX_F3
+
+
+def _while_carry_types(hlo):
+    m = re.search(r"stablehlo\.while\(.*?\) : ([^\n]*)", hlo)
+    assert m, hlo
+    return [t.strip() for t in m.group(1).split(", ")]
+
+
+def test_stablehlo_has_no_iota_operand():
+    """The loop's operands are the scan's step counter, the fori index and the carry:
+    all scalars, no tensor<3xi32> of indices built by an iota."""
+    hlo = jax.jit(f1).lower(1.0).as_text()
+    assert "stablehlo.iota" not in hlo
+    assert "dynamic_slice" not in hlo
+    assert _while_carry_types(hlo) == ["tensor<i32>", "tensor<i32>", "tensor<f32>"]
+    x = np.array([0.3, -1.2, 2.0], np.float32)
+    hlo = jax.jit(f4).lower(x).as_text()
+    assert "stablehlo.iota" not in hlo
+    assert _while_carry_types(hlo) == ["tensor<i32>", "tensor<i32>", "tensor<3xf32>"]
+    # a long loop carries no array of its length
+    hlo = jax.jit(lambda x: lax.fori_loop(0, 1000, lambda i, c: c + i, x)).lower(1.0).as_text()
+    assert "1000xi32" not in hlo and "stablehlo.iota" not in hlo
+
+
+def test_grad_jaxpr_has_no_iota():
+    text = str(jax.make_jaxpr(jax.grad(lambda x: f4(x).sum()))(np.ones(3, np.float32)))
+    assert "iota" not in text and "scan[" in text
+
+
+def test_values_and_reverse_mode_match_jax():
+    # jax 0.10.2: f1(1.5), grad(f1)(1.5), f2(1.5), grad(f2(.)[1])(1.5)
+    assert float(f1(1.5)) == 16.0
+    assert float(jax.grad(f1)(1.5)) == 8.0
+    assert float(jax.jit(jax.grad(f1))(1.5)) == 8.0
+    a, b = f2(1.5)
+    assert (float(a), float(b)) == (10.5, 51.1875)
+    assert float(jax.grad(lambda x: f2(x)[1])(1.5)) == 90.75
+    x = np.array([0.3, -1.2, 2.0], np.float32)
+    np.testing.assert_allclose(np.asarray(f4(x)),
+                               [-4.110263347625732, -4.190031051635742, -5.966662883758545],
+                               rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(jax.jit(jax.grad(lambda x: f4(x).sum()))(x)),
+                               [1.4250484704971313, -47.87374496459961, 28.622976303100586],
+                               rtol=1e-5)
+    np.testing.assert_allclose(np.asarray(jax.vmap(f1)(x)), [6.4, -5.6, 20.0], rtol=1e-6)
+
+
+def test_reverse_mode_by_finite_differences_x64(x64):
+    def g(x):
+        return lax.fori_loop(0, 4, lambda i, c: jnp.cos(c) * (i + 1.0), x).sum()
+    x = np.array([0.1, 0.7], np.float64)
+    gr = np.asarray(jax.grad(g)(x))
+    eps = 1e-6
+    fd = [(float(g(x + eps * e)) - float(g(x - eps * e))) / (2 * eps) for e in np.eye(2)]
+    np.testing.assert_allclose(gr, fd, rtol=1e-6)
+    # and the counter carries the default integer dtype with x64 on
+    assert "_:i64[]" in _drop_unused(str(jax.make_jaxpr(g)(x)))
+
+
+def test_empty_range_float_bounds_and_unroll():
+    # jax 0.10.2: upper <= lower runs no step; float bounds truncate; unroll=True runs all
+    assert float(lax.fori_loop(3, 1, lambda i, c: c + i, 1.0)) == 1.0
+    assert float(lax.fori_loop(0.0, 3.7, lambda i, c: c + i, 1.0)) == 4.0
+    assert float(jax.jit(lambda x: lax.fori_loop(0, 4, lambda i, c: c + i, x,
+                                                 unroll=True))(1.0)) == 7.0
+    text = str(jax.make_jaxpr(lambda x: lax.fori_loop(0, 4, lambda i, c: c + i, x,
+                                                       unroll=2))(1.0))
+    assert "unroll=2" in text and "length=4" in text
+
+
+def test_unroll_with_traced_bounds_is_jax_value_error():
+    # jax 0.10.2: ValueError("Can only use `unroll` in `fori_loop` if the loop bounds
+    # are statically known.")
+    from astjax.errors import AstjaxError
+    with pytest.raises(ValueError, match="unroll") as e:
+        jax.jit(lambda x, n: lax.fori_loop(0, n, lambda i, c: c + i, x, unroll=2))(1.0, 3)
+    assert isinstance(e.value, AstjaxError)
+    # unroll=1 / False is accepted there, as in JAX
+    assert float(jax.jit(lambda x, n: lax.fori_loop(0, n, lambda i, c: c + i, x,
+                                                     unroll=1))(1.0, 3)) == 4.0
