@@ -4,18 +4,39 @@ astjax writes StableHLO itself (codegen/stablehlo.py). A lowering a library regi
 is either built by `lower_fun(fun)` -- `fun` (a function of `jnp` / `lax` operations
 on the operands, with the equation's params as keywords) is staged on the operands'
 avals and its program inlined -- or written against jaxlib's MLIR Python builders
-(`hlo.AddOp(...)`, `ir` types, `aval_to_ir_type`, `ir_constant`), run one equation
-at a time into a private function of the module (codegen/mlir_builders.py)."""
+(`hlo.AddOp(...)`, `ir` types, `aval_to_ir_type`, `ir_constant`, `custom_call`), run
+one equation at a time into a private function of the module, with JAX's
+`LoweringRuleContext` (codegen/mlir_builders.py). Such a rule may itself call a
+`lower_fun` rule on its MLIR values."""
 from __future__ import annotations
 
 from .. import core
-from ..errors import NotImplementedInAstjaxError
-from ..codegen.mlir_builders import (aval_to_ir_type, dtype_to_ir_type, ir,  # noqa: F401
-                                     ir_constant, lower_with_builders)
+from ..errors import AstjaxError, NotImplementedInAstjaxError
+from ..codegen.mlir_builders import (  # noqa: F401
+    LoweringRuleContext, ModuleContext, TokenSet, aval_to_ir_type, aval_to_ir_types,
+    custom_call, dense_int_array, dense_int_elements, dtype_to_ir_type, i32_attr, i64_attr,
+    ir, ir_attribute, ir_constant, lower_fun_with_builders, lower_with_builders)
 from ..primitives.base import lowering_from
 
-__all__ = ["register_lowering", "lower_fun", "ir", "aval_to_ir_type", "dtype_to_ir_type",
-           "ir_constant"]
+__all__ = ["register_lowering", "lower_fun", "ir", "aval_to_ir_type", "aval_to_ir_types",
+           "dtype_to_ir_type", "ir_constant", "ir_attribute", "i32_attr", "i64_attr",
+           "dense_int_array", "dense_int_elements", "custom_call", "TokenSet",
+           "ModuleContext", "LoweringRuleContext", "token_type"]
+
+# the platforms a rule may be registered for (JAX's known platforms; "gpu" stands
+# for both CUDA and ROCm)
+_PLATFORMS = ("cpu", "cuda", "gpu", "oneapi", "rocm", "tpu")
+
+
+class UnknownPlatformError(AstjaxError, NotImplementedError):
+    """A lowering rule registered for a platform JAX does not know (JAX raises
+    NotImplementedError)."""
+    default_hint = f"register for one of {', '.join(_PLATFORMS)}, or None for all"
+
+
+def token_type() -> ir.Type:
+    """The MLIR type of an effect token (`!stablehlo.token`)."""
+    return ir.Type.parse("!stablehlo.token")
 
 
 class _LowerFun:
@@ -28,6 +49,8 @@ class _LowerFun:
         self._rule = lowering_from(fun, multiple_results)
 
     def __call__(self, ctx, *args, **params):
+        if isinstance(ctx, LoweringRuleContext):   # called from a builder rule
+            return lower_fun_with_builders(ctx, self.fun, self.multiple_results, args, params)
         out = self._rule(ctx, *args, **params)
         return out if self.multiple_results else [out]
 
@@ -64,11 +87,18 @@ class _PlatformRules:
         return outs if self.prim.multiple_results else outs[0]
 
 
-def register_lowering(prim, rule, platform: str | None = None):
-    """Set `prim`'s lowering (for one platform: 'cpu', 'cuda', 'rocm', 'tpu', or all);
-    returns `rule`."""
+def register_lowering(prim, rule, platform: str | None = None, inline: bool = True,
+                      cacheable: bool = True):
+    """Set `prim`'s lowering for `platform` ('cpu', 'cuda', 'rocm', 'tpu', 'oneapi',
+    'gpu' for CUDA and ROCm; None: every platform without a rule of its own). `inline` and
+    `cacheable` are accepted for JAX's signature (astjax lets XLA inline every rule's
+    function and caches none of them). Returns `rule`."""
     if not isinstance(prim, core.Primitive):
         raise TypeError(f"register_lowering needs a Primitive, got {prim!r}")
+    if platform is not None and platform not in _PLATFORMS:
+        raise UnknownPlatformError(
+            f"Registering an MLIR lowering rule for primitive {prim.name} for an unknown "
+            f"platform {platform}. Known platforms are: {', '.join(_PLATFORMS)}.")
     table = prim.lowering if isinstance(prim.lowering, _PlatformRules) else None
     if table is None:
         table = _PlatformRules(prim)
@@ -76,6 +106,7 @@ def register_lowering(prim, rule, platform: str | None = None):
             # the rule it had stays the default (not an impl standing in for one)
             table.rules[None] = (prim.lowering, True)
         prim.lowering = table
-    table.rules["cuda" if platform == "gpu" else platform] = (rule, False)
+    for p in (("cuda", "rocm") if platform == "gpu" else (platform,)):
+        table.rules[p] = (rule, False)
     prim.unsupported.pop("lowering", None)
     return rule

@@ -1,0 +1,2 @@
+"""`jax._src.interpreters`: the private interpreter modules extension code imports
+(today `mlir`, for `mlir.custom_call` and the lowering-rule context)."""
