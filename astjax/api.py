@@ -294,12 +294,12 @@ class Jitted(StagedCallable):
                 closed, out_tree = self._stage(dyn_args, dyn_kwargs, statics, in_tree, avals)
             donated = donated_leaves(self.donate_argnums, dyn_args, statics)
             name = getattr(self.fun, "__name__", "fn")
+            options = self._options.compiler_options if self._options is not None else ()
             if self._shardings or any(layouts) or _spmd.needs_spmd(closed.jaxpr):
                 entry = _spmd.jit_entry(closed, out_tree, name, self._shardings, dyn_args,
-                                        leaves, donated, caller_location())
+                                        leaves, donated, caller_location(), options)
             else:
-                entry = _Entry(closed, out_tree, name, donated, self._options.compiler_options
-                               if self._options is not None else ())
+                entry = _Entry(closed, out_tree, name, donated, options)
             entry.in_tree = in_tree
             self._cache[key] = entry
         return entry, leaves

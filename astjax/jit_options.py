@@ -7,9 +7,12 @@ and `keep_unused=`, read as JAX 0.10.2 reads them.
   `in_shardings` / `out_shardings`, is JAX's ValueError when `jit` is called; an
   unknown backend is JAX's RuntimeError at the first call.
 - `compiler_options=`: (name, value) pairs handed to XLA's compile as JAX hands them
-  (`codegen.runtime.set_compiler_options`); an unknown name or a bad value is XLA's
-  own INVALID_ARGUMENT error. Only a top-level `jit` may carry them: a nested one is
-  JAX's ValueError.
+  (`codegen.runtime.set_compiler_options`), for a one-device program and for a
+  partitioned one (`in_shardings` / `out_shardings`, or arguments laid out over
+  several devices: `codegen.spmd`) alike; they are part of the key of `jit`'s cache
+  and of the compile cache. An unknown name or a bad value is XLA's own
+  INVALID_ARGUMENT error. Only a top-level `jit` may carry them: a nested one is JAX's
+  ValueError.
 - `keep_unused=`: accepted; astjax's programs keep every argument already.
 
 `abstracted_axes` is not a parameter of JAX 0.10.2's `jit` (a TypeError there as here).
@@ -20,8 +23,7 @@ import warnings
 from typing import Any, NamedTuple
 
 from .codegen import runtime
-from .errors import ArgumentValueError, JAXValueError, NotImplementedInAstjaxError, \
-    caller_location
+from .errors import ArgumentValueError, JAXValueError, caller_location
 
 JIT_KEYWORDS = ("keep_unused", "device", "backend", "compiler_options")
 _KNOWN_PLATFORMS = ("cpu", "gpu", "cuda", "rocm", "tpu")
@@ -62,11 +64,6 @@ def parse(options: dict, in_shardings, out_shardings) -> JitOptions | None:
                                          loc=caller_location())
     if compiler_options is not None and not isinstance(compiler_options, dict):
         raise TypeError(f"compiler_options must be a dict, got {type(compiler_options)}")
-    if compiler_options and (in_shardings is not None or out_shardings is not None):
-        raise NotImplementedInAstjaxError(
-            "jit's compiler_options= together with in_shardings/out_shardings is not "
-            "supported by astjax yet", hint="pass compiler_options to an unsharded jit",
-            loc=caller_location())
     if device is None and backend is None and not compiler_options:
         return None
     return JitOptions(device, backend, tuple((compiler_options or {}).items()))

@@ -251,16 +251,14 @@ class Lowered(_Stage):
         if not compiler_options:
             return self._like(Compiled, self._entry.compile())
         base = self._entry
-        if not hasattr(base, "compiler_options"):
-            raise ArgumentValueError(
-                "compiler_options are not supported by astjax for a partitioned program",
-                hint="set XLA options through the XLA_FLAGS environment variable",
-                loc=caller_location())
         entry = copy.copy(base)   # (jit's cached entry keeps its own options)
         entry.compiler_options = tuple(base.compiler_options) + tuple(compiler_options.items())
-        entry.executable, entry.placed, entry.device = None, {}, None
+        entry.executable = None
+        device = getattr(base, "device", None)   # (a partitioned program has none)
+        if hasattr(base, "placed"):
+            entry.placed, entry.device = {}, None
         entry.compile()
-        return self._like(Compiled, entry.placed_on(base.device) if base.device else entry)
+        return self._like(Compiled, entry.placed_on(device) if device else entry)
 
     def __str__(self):
         """The StableHLO text astjax emitted (generic op form, with the per-op source

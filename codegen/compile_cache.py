@@ -7,8 +7,9 @@ environment variable `ASTJAX_COMPILE_CACHE_DIR` (read when astjax is imported). 
 
 An entry is keyed by the SHA-256 of everything that decides the compiled code: the
 StableHLO module text, the jaxlib version, the platform and its version, the device
-kind, the devices the program runs on (count and ids), the replica count and
-`XLA_FLAGS`. It holds `client.serialize_executable(exe)`; a hit is
+kind, the devices the program runs on (count and ids), the replica and partition
+counts, the compile options `jit(compiler_options=)` sets (XLA option overrides and
+build options) and `XLA_FLAGS`. It holds `client.serialize_executable(exe)`; a hit is
 `client.deserialize_executable` (about 1 ms, against tens of ms or more to compile).
 Entries are written atomically (temporary file + rename), so concurrent processes
 can share a directory.
@@ -142,7 +143,17 @@ def executable_signature(exe):
     return _dims_hlo(m.group(1)), _dims_hlo(m.group(2))
 
 
+# `jit(compiler_options=)` names that XLA reads from the build options, not from the
+# environment overrides (codegen.runtime.set_compiler_options): part of the key
+BUILD_OPTIONS = ("exec_time_optimization_effort", "memory_fitting_effort",
+                 "optimization_level", "memory_fitting_level")
+
+
 def cache_key(client, text: str, devs, options) -> str:
+    """The digest naming a compiled program: jaxlib's and the devices' identity, the
+    compile options that change the executable (replicas, partitions, XLA option
+    overrides, build options, XLA_FLAGS) and the module text."""
+    build = getattr(options, "executable_build_options", None)
     h = hashlib.sha256()
     dev0 = devs[0]
     for part in ("astjax-compile-cache-v2", jaxlib.__version__, client.platform,
@@ -151,6 +162,7 @@ def cache_key(client, text: str, devs, options) -> str:
                  str(getattr(options, "num_replicas", 1)),
                  str(getattr(options, "num_partitions", 1)),
                  repr(list(getattr(options, "env_option_overrides", ()))),
+                 repr([getattr(build, n, None) for n in BUILD_OPTIONS]),
                  os.environ.get("XLA_FLAGS", "")):
         h.update(part.encode())
         h.update(b"\0")

@@ -727,8 +727,7 @@ def platform() -> str:
 
 # `jit(compiler_options=)` names that XLA reads from the build options, not from the
 # environment overrides (as JAX passes them)
-_BUILD_OPTIONS = ("exec_time_optimization_effort", "memory_fitting_effort",
-                  "optimization_level", "memory_fitting_level")
+_BUILD_OPTIONS = compile_cache.BUILD_OPTIONS
 
 
 def set_compiler_options(opts, items):

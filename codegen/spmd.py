@@ -128,10 +128,11 @@ _COLLECTIVE_OPS = ("all-reduce", "all-gather", "collective-permute", "all-to-all
 class SpmdExecutable:
     """A program partitioned over `devs` (see the module docstring). `in_shardings`
     / `out_shardings`: per argument / result, the sharding to annotate, or None to
-    let XLA choose. `mesh` names the layouts read back."""
+    let XLA choose. `mesh` names the layouts read back. `compiler_options`: `jit`'s
+    (name, value) pairs, set on the compile options as for one device."""
 
     def __init__(self, text, in_avals, out_avals, devs, mesh, in_shardings, out_shardings,
-                 sdy=False):
+                 sdy=False, compiler_options=()):
         self.module_text, self.devices, self.mesh = text, tuple(devs), mesh
         self.in_avals, self.out_avals = list(in_avals), list(out_avals)
         n = len(self.devices)
@@ -145,6 +146,7 @@ class SpmdExecutable:
         build.use_shardy_partitioner = sdy
         build.allow_spmd_sharding_propagation_to_parameters = [s is None for s in in_shardings]
         build.allow_spmd_sharding_propagation_to_output = [s is None for s in out_shardings]
+        runtime.set_compiler_options(opts, compiler_options)
         self.exe = runtime.compile_mlir(text, self.devices, opts)
         # (a program over one device reports no shardings: every layout is whole)
         params = self.exe.get_parameter_shardings() or [_WHOLE] * len(in_shardings)
@@ -261,8 +263,9 @@ class SpmdEntry:
     `executable`."""
 
     def __init__(self, closed, out_tree, name, in_shardings, out_shardings, leaves,
-                 donated=(), loc=None):
+                 donated=(), loc=None, compiler_options=()):
         self.closed, self.out_tree, self.in_tree = closed, out_tree, None
+        self.compiler_options = tuple(compiler_options)   # (name, value) pairs for XLA
         jaxpr = closed.jaxpr
         self.in_avals = [v.aval for v in jaxpr.invars]
         out_avals = [v.aval for v in jaxpr.outvars]
@@ -296,7 +299,7 @@ class SpmdEntry:
         if self.executable is None:
             self.executable = SpmdExecutable(self.text, self._avals, self._out_avals,
                                              self.devices, self.mesh, self.param_shardings,
-                                             self._outs, self.shardy)
+                                             self._outs, self.shardy, self.compiler_options)
             self._const_arrays = self.executable.prepare(self.consts)
         return self
 
@@ -345,9 +348,11 @@ def _flat_in(in_spec, dyn_args, n_leaves, loc):
     return flat + [None] * (n_leaves - len(flat))   # keyword arguments: XLA chooses
 
 
-def jit_entry(closed, out_tree, name, shardings, dyn_args, leaves, donated, loc):
+def jit_entry(closed, out_tree, name, shardings, dyn_args, leaves, donated, loc,
+              compiler_options=()):
     """The SpmdEntry of a `jit` call: layouts flattened to one per argument leaf
-    and per result, checked against the avals."""
+    and per result, checked against the avals; `compiler_options` are `jit`'s
+    (name, value) pairs for XLA."""
     in_spec, out_spec = shardings or (None, None)
     avals = [v.aval for v in closed.jaxpr.invars]
     ins = _flat_in(in_spec, dyn_args, len(avals), loc)
@@ -369,7 +374,7 @@ def jit_entry(closed, out_tree, name, shardings, dyn_args, leaves, donated, loc)
             check_sharding_fits(s, v.aval, "jit out_shardings", loc)
     outs, env = _typed_results(closed.jaxpr, ins, leaves, outs, loc)
     closed = constrain_unreduced(closed, env)
-    return SpmdEntry(closed, out_tree, name, ins, outs, leaves, donated, loc)
+    return SpmdEntry(closed, out_tree, name, ins, outs, leaves, donated, loc, compiler_options)
 
 
 def constrain_unreduced(closed, env):

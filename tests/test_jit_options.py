@@ -14,7 +14,7 @@ import astjax as jax
 from astjax.errors import AstjaxError, JaxRuntimeError
 
 sys.path.insert(0, str(Path(__file__).parent / "oracle"))
-from record_jit_options import SCENARIOS, outcome  # noqa: E402
+from record_jit_options import SCENARIOS, _named, outcome  # noqa: E402
 
 RECORDED = json.loads((Path(__file__).parent / "oracle" / "jit_options.json").read_text())
 pytestmark = pytest.mark.skipif(len(jax.devices()) < 4, reason="needs 4 devices "
@@ -28,6 +28,7 @@ def _put(x, d):
 
 
 _put.single = jax.sharding.SingleDeviceSharding
+_put.named = _named(jax.sharding.NamedSharding, jax.sharding.Mesh, jax.sharding.PartitionSpec)
 
 
 def _run(fn):
@@ -100,3 +101,49 @@ def test_device_results_stay_on_the_device_across_calls():
     for _ in range(3):
         y = h(np.ones(2, np.float32))
         assert y.devices() == {d} and y.committed
+
+
+def _mesh_sharding():
+    from astjax.sharding import Mesh, NamedSharding, PartitionSpec
+    return NamedSharding(Mesh(np.array(jax.devices()[:4]), ("x",)), PartitionSpec("x"))
+
+
+def test_sharded_compiler_options_reach_xla_and_key_the_cache():
+    """in_shardings + compiler_options (JAX runs both): the options go to the compile
+    of the partitioned executable; the same program with other options is another
+    jit cache entry and another compilation."""
+    s = _mesh_sharding()
+    x = np.arange(8, dtype=np.float32)
+
+    def g(v):
+        return v * 3.0 + 1.0
+    plain = jax.jit(g, in_shardings=s, out_shardings=s)
+    y = plain(x)
+    np.testing.assert_allclose(np.asarray(y), x * 3.0 + 1.0)
+    assert y.sharding == s
+    fast = jax.jit(g, in_shardings=s, out_shardings=s,
+                   compiler_options={"xla_cpu_enable_fast_math": True})
+    np.testing.assert_allclose(np.asarray(fast(x)), x * 3.0 + 1.0)
+    # the options are in the entry that compiled it, the plain jit's entry has none
+    assert fast.lower(x)._entry.compiler_options == (("xla_cpu_enable_fast_math", True),)
+    assert plain.lower(x)._entry.compiler_options == ()
+    # a bad option after good runs still reaches XLA (not served from a cache)
+    with pytest.raises(JaxRuntimeError, match="No such compile option: 'xla_not_an_option'"):
+        jax.jit(g, in_shardings=s, out_shardings=s,
+                compiler_options={"xla_not_an_option": True})(x)
+
+
+def test_build_options_are_part_of_the_compile_cache_key():
+    """Two compilations of one module text that differ only in a build option
+    (`exec_time_optimization_effort`) are two executables, not one cache hit."""
+    from astjax.codegen import compile_cache
+
+    def h(v):
+        return v * 5.0 - 2.0
+    x = np.arange(8, dtype=np.float32)
+    for kw in ({}, {"in_shardings": _mesh_sharding()}):
+        jax.jit(h, **kw)(x)
+        hits = compile_cache.stats["memory_hits"]
+        out = jax.jit(h, compiler_options={"exec_time_optimization_effort": -0.5}, **kw)(x)
+        np.testing.assert_allclose(np.asarray(out), x * 5.0 - 2.0)
+        assert compile_cache.stats["memory_hits"] == hits
