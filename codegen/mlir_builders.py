@@ -187,7 +187,13 @@ def ir_attribute(val: Any) -> ir.Attribute:
     raise JAXTypeError(f"No MLIR attribute for a value of type {type(val).__name__}: {val!r}")
 
 
-def _layouts_attr(layouts):
+def _layouts_attr(target, layouts, values, what):
+    """The layouts attribute of custom call `target`: one minor-to-major dimension
+    order per operand / result (`what`) in `values`."""
+    layouts = list(layouts)
+    if len(layouts) != len(values):
+        raise JAXValueError(f"custom_call {target}: {len(layouts)} {what} layouts for "
+                            f"{len(values)} {what}s")
     return ir.ArrayAttr.get([
         ir.DenseIntElementsAttr.get(np.atleast_1d(np.asarray(list(l), np.int64)),
                                     type=ir.IndexType.get()) for l in layouts])
@@ -239,17 +245,11 @@ def custom_call(call_target_name: str, *, result_types, operands, backend_config
             operand_layouts = list(operand_layouts) + [(0,)] * len(result_shapes)
         operands += list(result_shapes)
     if operand_layouts is not None:
-        operand_layouts = list(operand_layouts)
-        if len(operand_layouts) != len(operands):
-            raise JAXValueError(f"custom_call {call_target_name}: {len(operand_layouts)} "
-                                f"operand layouts for {len(operands)} operands")
-        attrs["operand_layouts"] = _layouts_attr(operand_layouts)
+        attrs["operand_layouts"] = _layouts_attr(call_target_name, operand_layouts, operands,
+                                                 "operand")
     if result_layouts is not None:
-        result_layouts = list(result_layouts)
-        if len(result_layouts) != len(result_types):
-            raise JAXValueError(f"custom_call {call_target_name}: {len(result_layouts)} "
-                                f"result layouts for {len(result_types)} results")
-        attrs["result_layouts"] = _layouts_attr(result_layouts)
+        attrs["result_layouts"] = _layouts_attr(call_target_name, result_layouts,
+                                                result_types, "result")
     op = stablehlo.CustomCallOp.build_generic(results=result_types, operands=operands,
                                               attributes=attrs)
     if dict_config:
