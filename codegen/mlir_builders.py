@@ -24,8 +24,10 @@ effect is refused.
 
 Also here: the helpers JAX's `mlir` module gives such rules (`aval_to_ir_type(s)`,
 `dtype_to_ir_type`, `ir_constant`, `ir_attribute`, `i32_attr`, `i64_attr`,
-`dense_int_array`, `dense_int_elements`, `custom_call`), re-exported by
-`astjax.interpreters.mlir`.
+`dense_int_array`, `dense_int_elements`; and, from JAX's private module,
+`custom_call`, `broadcast_in_dim`, `full_like_aval`, `compare_hlo`, `convert_hlo`),
+re-exported by `astjax.interpreters.mlir` and `jax._src.interpreters.mlir`
+(astjax/compat/_src/interpreters/mlir.py).
 """
 from __future__ import annotations
 
@@ -44,7 +46,8 @@ from .stablehlo import ModuleBuilder, lower_jaxpr, tensor_type
 
 __all__ = ["ir", "stablehlo", "func_dialect", "new_context", "dtype_to_ir_type",
            "aval_to_ir_type", "aval_to_ir_types", "ir_constant", "ir_attribute", "i32_attr",
-           "i64_attr", "dense_int_array", "dense_int_elements", "custom_call", "TokenSet",
+           "i64_attr", "dense_int_array", "dense_int_elements", "custom_call",
+           "broadcast_in_dim", "full_like_aval", "compare_hlo", "convert_hlo", "TokenSet",
            "ModuleContext", "LoweringRuleContext", "lower_fun_with_builders",
            "lower_with_builders"]
 
@@ -256,6 +259,43 @@ def custom_call(call_target_name: str, *, result_types, operands, backend_config
         op.operation.attributes["mhlo.backend_config"] = ir.DictAttr.get(
             {k: ir_attribute(v) for k, v in backend_config.items()})
     return op
+
+
+def broadcast_in_dim(ctx, op, aval_out, *, broadcast_dimensions) -> ir.Value:
+    """`op` broadcast to `aval_out`'s (static) shape, operand axis i going to result
+    axis `broadcast_dimensions[i]`."""
+    return stablehlo.broadcast_in_dim(aval_to_ir_type(aval_out), op,
+                                      dense_int_array(broadcast_dimensions))
+
+
+def full_like_aval(ctx, value, aval) -> ir.Value:
+    """An array of `aval`'s shape and dtype filled with `value`."""
+    return broadcast_in_dim(ctx, ir_constant(np.array(value, aval.dtype)), aval,
+                            broadcast_dimensions=())
+
+
+def compare_hlo(x, y, direction: str, comparison_type: str | None = None) -> ir.Value:
+    """`stablehlo.compare` of `x` and `y` (`direction`: "EQ", "NE", "LT", ...); the
+    comparison type defaults from the element type: FLOAT for floating and complex
+    values, UNSIGNED for unsigned integers, SIGNED for the other integers (bool too)."""
+    if comparison_type is None:
+        elem = ir.RankedTensorType(x.type).element_type
+        if isinstance(elem, ir.IntegerType):
+            comparison_type = "UNSIGNED" if elem.is_unsigned else "SIGNED"
+        else:
+            comparison_type = "FLOAT"
+    return stablehlo.compare(x, y, stablehlo.ComparisonDirectionAttr.get(direction),
+                             compare_type=stablehlo.ComparisonTypeAttr.get(comparison_type))
+
+
+def convert_hlo(ctx, x, aval_in, aval_out) -> ir.Value:
+    """`x` (of `aval_in`) converted to `aval_out`'s dtype; to bool it is `x != 0`
+    (not a truncation of the bits), as `lax.convert_element_type` converts."""
+    if np.dtype(aval_out.dtype) == np.bool_:
+        kind = np.dtype(aval_in.dtype).kind
+        how = "FLOAT" if kind in "fc" else "UNSIGNED" if kind in "ub" else "SIGNED"
+        x = compare_hlo(x, full_like_aval(ctx, 0, aval_in), "NE", how)
+    return stablehlo.convert(aval_to_ir_type(aval_out), x)
 
 
 class TokenSet:

@@ -316,3 +316,33 @@ def test_attribute_helpers():
             "dense<[1, 2]> : tensor<2xi32>"
         assert str(mlir.ir_attribute(2.5)) == "2.500000e+00 : f64"
         assert str(mlir.ir_attribute(np.uint8(76))) == "76 : ui8"
+
+
+clampcount_p = Primitive("test_builders_clampcount")
+clampcount_p.multiple_results = True
+clampcount_p.def_abstract_eval(lambda x: [ShapedArray(x.shape, x.dtype),
+                                          ShapedArray(x.shape, np.bool_),
+                                          ShapedArray(x.shape, np.int32)])
+
+
+def _clampcount_lowering(ctx, x):
+    aval, = ctx.avals_in
+    zero = mlir_src.full_like_aval(ctx, 0, aval)
+    relu = hlo.select(mlir_src.compare_hlo(x, zero, "GT"), x, zero)
+    nonzero = mlir_src.convert_hlo(ctx, x, aval, ctx.avals_out[1])
+    as_int = mlir_src.convert_hlo(ctx, x, aval, ctx.avals_out[2])
+    row = mlir_src.broadcast_in_dim(ctx, mlir.ir_constant(np.float32(0.0)), aval,
+                                    broadcast_dimensions=[])
+    return [hlo.add(relu, row), nonzero, as_int]
+
+
+mlir.register_lowering(clampcount_p, _clampcount_lowering)
+
+
+def test_jax_op_helpers():
+    z = np.array([1.5, -2.0, 0.0, 3.7, -0.2, 0.0], np.float32)
+    relu, nonzero, as_int = astjax.jit(lambda v: clampcount_p.bind(v))(z)
+    # jax 0.10.2: to bool is `x != 0` (-0.2 -> True), to int truncates
+    np.testing.assert_allclose(np.asarray(relu), [1.5, 0.0, 0.0, 3.7, 0.0, 0.0])
+    assert np.asarray(nonzero).tolist() == [True, True, False, True, True, False]
+    assert np.asarray(as_int).tolist() == [1, -2, 0, 3, 0, 0]
