@@ -261,11 +261,11 @@ def literal_str(lit) -> str:
     return f"{s}:{lit.aval.str_short()}"
 
 
-def _var(a, names, binder=False):
+def _var(a, names, binder=False, used=None):
     if isinstance(a, Literal):
         return literal_str(a)
-    if binder and getattr(a, "dropped", False):
-        return "_"
+    if binder and used is not None and a not in used:
+        return "_"   # an equation's output nothing reads (JAX's DropVar)
     return names(a)
 
 
@@ -287,8 +287,8 @@ def _type_str(v):
     return v.aval.str_short() if t is None else t
 
 
-def pp_vars(vs, names, sep="", shapes=False, binder=False):
-    items = [Text(_var(v, names, binder) + (":" + _type_str(v) if shapes else ""))
+def pp_vars(vs, names, sep="", shapes=False, binder=False, used=None):
+    items = [Text(_var(v, names, binder, used) + (":" + _type_str(v) if shapes else ""))
              for v in vs]
     return Nest(2, Group(join(Concat([Text(sep), Group(Brk())]), items)))
 
@@ -323,8 +323,9 @@ def pp_params(params, names):
                          Brk(""), Text("]")]))
 
 
-def pp_eqn(eqn, names):
-    lhs = pp_vars(eqn.outvars, names, shapes=True, binder=True) if eqn.outvars else None
+def pp_eqn(eqn, names, used=None):
+    lhs = (pp_vars(eqn.outvars, names, shapes=True, binder=True, used=used)
+           if eqn.outvars else None)
     hook = getattr(eqn.primitive, "pp_types", None)
     inner = hook(eqn) if hook is not None else None
     if inner:
@@ -340,12 +341,16 @@ def pp_eqn(eqn, names):
     return Concat(rhs)
 
 
-def _pp_jaxpr(jaxpr, names):
+def _pp_jaxpr(jaxpr, names, top=False):
     if isinstance(jaxpr, ClosedJaxpr):
         jaxpr = jaxpr.jaxpr
     consts = pp_vars(jaxpr.constvars, names, shapes=True, binder=True)
     ins = pp_vars(jaxpr.invars, names, shapes=True, binder=True)
-    eqns = join(Brk("; "), [pp_eqn(e, names) for e in jaxpr.eqns])
+    used = None
+    if top:   # JAX prints `_` for the unread outputs of the outer jaxpr's equations
+        used = {v for e in jaxpr.eqns for v in e.invars if isinstance(v, Var)}
+        used.update(v for v in jaxpr.outvars if isinstance(v, Var))
+    eqns = join(Brk("; "), [pp_eqn(e, names, used) for e in jaxpr.eqns])
     outs = Concat([Text("("), pp_vars(jaxpr.outvars, names, sep=","),
                    Text(")" if len(jaxpr.outvars) != 1 else ",)")])
     return Group(Nest(2, Concat([
@@ -357,7 +362,7 @@ def pp_jaxpr(jaxpr, width=80, types=None) -> str:
     """The jaxpr in JAX's syntax; `types` (Var -> text) overrides printed types."""
     _type_texts().append(dict(types or {}))
     try:
-        return format_doc(_pp_jaxpr(jaxpr, Namer("letters")), width)
+        return format_doc(_pp_jaxpr(jaxpr, Namer("letters"), top=True), width)
     finally:
         _type_texts().pop()
 
