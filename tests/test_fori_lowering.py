@@ -216,8 +216,7 @@ def test_unroll_with_traced_bounds_is_jax_value_error():
 
 def test_long_loop_value_is_jax_bit_for_bit():
     """JAX's program, so JAX's float32 rounding: jax 0.10.2 gives 199.0025177001953;
-    the scan over an iota of indices gave 199.00311279296875 (XLA computed
-    `i * 1e-6` differently on the hoisted index array)."""
+    the scan over an iota of indices, another XLA program, gave 199.00311279296875."""
     def f(x):
         return lax.fori_loop(0, 200000, lambda i, c: c * 0.999 + i * 1e-6, x)
     assert float(jax.jit(f)(np.float32(1.0))) == 199.0025177001953
