@@ -346,3 +346,20 @@ def test_jax_op_helpers():
     np.testing.assert_allclose(np.asarray(relu), [1.5, 0.0, 0.0, 3.7, 0.0, 0.0])
     assert np.asarray(nonzero).tolist() == [True, True, False, True, True, False]
     assert np.asarray(as_int).tolist() == [1, -2, 0, 3, 0, 0]
+
+
+def test_lower_fun_inside_a_builder_rule_reaches_host_callbacks(capfd):
+    """The function lower_fun lowers shares the module's host callbacks: a
+    `debug.print` and a `pure_callback` staged there run."""
+    cb_p = Primitive("test_builders_callbacks")
+    cb_p.def_abstract_eval(lambda x: ShapedArray(x.shape, x.dtype))
+
+    def fun(v):
+        astjax.debug.print("inside {}", v)
+        return astjax.pure_callback(lambda a: np.asarray(a) * 3,
+                                    ShapedArray(v.shape, v.dtype), v) + 1
+    mlir.register_lowering(cb_p, lambda ctx, x: mlir.lower_fun(fun, multiple_results=False)(
+        ctx, hlo.add(x, x)))
+    assert float(astjax.jit(lambda v: cb_p.bind(v))(np.float32(2.0))) == 13.0
+    astjax.effects_barrier()
+    assert "inside 4.0" in capfd.readouterr().out
