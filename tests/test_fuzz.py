@@ -8,8 +8,9 @@ from fuzz.checks import run_program
 from fuzz.gen import generate
 
 # 0..23, plus the long runs' findings (fixed): 950034 and 900638, a static `return` in a
-# loop staged as a `while` gave a false UndefinedVariableError
-CI_SEEDS = [*range(0, 24), 950034, 900638]
+# loop staged as a `while` gave a false UndefinedVariableError; 1100374, the same in an
+# unrolled `for` whose exit test is staged
+CI_SEEDS = [*range(0, 24), 950034, 900638, 1100374]
 
 # Failures whose root cause is known, reduced to a strict xfail repro in
 # tests/test_reliability.py, and lives in a module this change does not own:

@@ -449,3 +449,55 @@ def test_changing_a_container_not_owned_under_a_staged_test_is_located(fn, text)
     line, col = _at(fn, text)
     assert (e.value.loc.line, e.value.loc.col) == (line, col)
     assert SEEN == []
+
+
+# ------------------- fuzz seed 1100374: a static `return` in an unrolled `for` whose
+# exit test is staged (the `return` flag is carried in by an enclosing staged `while`)
+
+def static_return_in_unrolled_for(x, b0):
+    k = 0
+    while k < 1 and jnp.sum(x) > 0.3:
+        k += 1
+        for c in (0.5, 0.9):
+            if x.ndim == 1:
+                return x * c
+            b0 = jnp.tanh(x)
+    return x + b0
+
+
+def static_break_in_unrolled_for(x, b0):
+    k = 0
+    while k < 2 and jnp.sum(x) > 0.3:
+        k += 1
+        for c in (0.5, 0.9):
+            if x.ndim == 1:
+                break
+            b0 = jnp.tanh(x) * c
+        b0 = b0 + k
+    return x + b0
+
+
+def _numpy_twin(fn):
+    import types
+    return types.FunctionType(fn.__code__, {**fn.__globals__, "jnp": np}, fn.__name__)
+
+
+@pytest.mark.parametrize("fn", [static_return_in_unrolled_for, static_break_in_unrolled_for])
+@pytest.mark.parametrize("v", [-0.5, 1.0])
+def test_jump_in_a_trip_of_an_unrolled_loop_with_a_staged_exit_test(fn, v):
+    # the trip that returns (breaks) leaves `b0` undefined on its path -- nothing reads
+    # it there -- and the trip's staged `if` now fills it as the kept-state path does
+    # (was: "'b0' is assigned in the loop body but is undefined when the loop stops early")
+    x = np.array([v, 0.25, 0.15], np.float32)
+    b0 = np.full(3, 2.0, np.float32)
+    ref = _numpy_twin(fn)
+    np.testing.assert_allclose(astjax.jit(fn)(x, b0), ref(x, b0), rtol=1e-6)
+    np.testing.assert_allclose(astjax.jit(fn)(x, 2.0), ref(x, 2.0), rtol=1e-6)
+    xs = np.stack([x, -x, 2 * x])
+    np.testing.assert_allclose(astjax.vmap(fn, in_axes=(0, None))(xs, b0),
+                               np.stack([ref(r, b0) for r in xs]), rtol=1e-6)
+    g = astjax.grad(lambda x: fn(x, b0).sum())(x)
+    eps = 1e-4
+    fd = [(ref(x + eps * e, b0).sum() - ref(x - eps * e, b0).sum()) / (2 * eps)
+          for e in np.eye(3)]
+    np.testing.assert_allclose(g, fd, rtol=1e-3, atol=1e-3)

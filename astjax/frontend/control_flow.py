@@ -453,12 +453,13 @@ class ControlFlowConverter(astbridge.Transformer):
         read_vals = name_tuple([r[0] for r in reads])
         fill = self._fill(node, extra, state)
         inplace = _in_place(node.body, state)
-        call = replace("targets = ag__.for_stmt(it, b, init, names, extra, meta, reads" +
-                       (", fill=fill" if fill else "") + (", inplace=inplace" if inplace
-                                                          else "") + ")",
+        tail = "".join([", fill=fill, exits=exits" if fill else "",
+                        ", inplace=inplace" if inplace else "", ")"])
+        call = replace("targets = ag__.for_stmt(it, b, init, names, extra, meta, reads" + tail,
                        targets=name_tuple(state, gast.Store()), it=it, b=bn, init=init,
                        names=str_tuple(state), extra=extra_fn, meta=meta, reads=read_vals,
-                       fill=str_tuple(fill), inplace=str_tuple(inplace))
+                       fill=str_tuple(fill), exits=str_tuple(extra),
+                       inplace=str_tuple(inplace))
         if not state:
             call = replace("ag__.for_stmt(it, b, (), (), extra, (), reads)", it=it, b=bn,
                            extra=extra_fn, reads=read_vals)

@@ -431,17 +431,18 @@ def unrolled_(iterable, effect):
     return list(iterable)
 
 
-def for_stmt(iterable, body_fn, init, names, extra_test, meta, reads=(), fill=(), inplace=()):
+def for_stmt(iterable, body_fn, init, names, extra_test, meta, reads=(), fill=(), inplace=(),
+             exits=()):
     """`for itr in iterable: body` over the state `names`; `extra_test` (or None)
-    stops the loop early (break/return flags); `reads` are the arrays read as
-    `xs[i]` (scan inputs when the loop is a scan); `fill` are the names nothing reads
-    once the loop has stopped early (they may stay undefined on that path, R3);
-    `inplace`: see `_in_place`. Returns the final state."""
+    stops the loop early (break/return flags: `exits`, state names); `reads` are the
+    arrays read as `xs[i]` (scan inputs when the loop is a scan); `fill` are the names
+    nothing reads once the loop has stopped early (they may stay undefined on that
+    path, R3); `inplace`: see `_in_place`. Returns the final state."""
     return _in_place(names, inplace, init, _for(iterable, body_fn, init, names, extra_test,
-                                                meta, reads, fill))
+                                                meta, reads, fill, exits))
 
 
-def _for(iterable, body_fn, init, names, extra_test, meta, reads, fill):
+def _for(iterable, body_fn, init, names, extra_test, meta, reads, fill, exits=()):
     state = tuple(init)
     factor = None
     nr = len(reads)
@@ -450,7 +451,7 @@ def _for(iterable, body_fn, init, names, extra_test, meta, reads, fill):
         body_fn = lambda itr, *s: plain_body(itr, *([NO_SLICE] * nr), *s)  # noqa: E731
     if isinstance(iterable, (_Enumerate, _Zip)):
         return _scan_or_unroll(iterable, body_fn, state, names, extra_test, meta, None,
-                               fill=fill)
+                               fill=fill, exits=exits)
     if isinstance(iterable, unroll):
         iterable, factor = iterable.iterable, iterable.factor
     if isinstance(iterable, StagedRange):
@@ -460,8 +461,8 @@ def _for(iterable, body_fn, init, names, extra_test, meta, reads, fill):
             return _scan_or_unroll(iterable, body_fn, state, names, extra_test, meta, factor,
                                    (plain_body, reads))
         return _scan_or_unroll(iterable, body_fn, state, names, extra_test, meta, factor,
-                               fill=fill)
-    return _python_loop(iterable, body_fn, state, names, extra_test, meta, fill)
+                               fill=fill, exits=exits)
+    return _python_loop(iterable, body_fn, state, names, extra_test, meta, fill, exits)
 
 
 def _length(iterable):
@@ -486,7 +487,7 @@ def _python_iterable(iterable):
 
 
 def _scan_or_unroll(iterable, body_fn, state, names, extra_test, meta, factor, reads=None,
-                    fill=()):
+                    fill=(), exits=()):
     n = _length(iterable)
     if n == 0:
         return state
@@ -499,19 +500,23 @@ def _scan_or_unroll(iterable, body_fn, state, names, extra_test, meta, factor, r
     except (ConcretizationError, LoopCarryError, _Unstageable, TypeError) as e:
         log.debug("astjax: unrolling the loop at %s: %s", user_location(3).where(), e)
     return _python_loop(_python_iterable(iterable), body_fn, state, names, extra_test, meta,
-                        fill)
+                        fill, exits)
 
 
-def _python_loop(iterable, body_fn, state, names, extra_test, meta, fill=()):
+def _python_loop(iterable, body_fn, state, names, extra_test, meta, fill=(), exits=()):
     """The loop unrolled while staging. A staged early-exit test makes each trip a
-    staged `if`: run the body, or keep the state of the loop that already stopped."""
+    staged `if`: run the body, or keep the state of the loop that already stopped.
+    A `fill` name may be undefined on both paths of that `if` where the loop has
+    stopped: the kept state (the loop stopped on an earlier trip) and a trip that
+    sets one of its exit flags `exits` to a static True (it stops the loop now; fuzz
+    seed 1100374: a static `return`)."""
+    jumps = [("", fill)] + [(flag, fill) for flag in exits]
     for itr in iterable:
         if extra_test is not None:
             t = extra_test(*state)
             if is_staged(t):
                 state = tuple(_staged_if(t, lambda *s, itr=itr: body_fn(itr, *s),
-                                         lambda *s: s, state, names, meta, "for",
-                                         [("", fill)]))
+                                         lambda *s: s, state, names, meta, "for", jumps))
                 continue
             if not _truth(t):
                 break
