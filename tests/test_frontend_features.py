@@ -135,3 +135,95 @@ def test_unpacked_names_name_container_arguments():
     src = astjax.source(astjax.grad(_loss), P, batch)
     assert "(W, b), (W_1, b_1) = params" in src and "inputs, targets = batch" in src
     assert "return [(ct_W, ct_b), (ct_W_1, ct_b_1)]" in src
+
+
+# ------------------- a class defined inside a converted function (as in JAX: its body is
+# plain Python run while staging; its methods are converted as nested functions are)
+
+def _local_class(x, s):
+    class Base:
+        scale = 2.0
+
+        def __init__(self, v):
+            self.v = v
+
+        def apply(self, y):
+            if jnp.sum(y) > 0:          # staged: a `cond` in the converted method
+                return y * self.v * self.scale
+            return -y
+
+    class Child(Base):
+        def apply(self, y):
+            if jnp.sum(y) > 1:          # zero-argument super() inside a staged branch
+                return super().apply(y) + s
+            return super().apply(y)
+
+        def __add__(self, other):      # a dunder Python calls itself
+            return Child(self.v + other)
+    return (Child(3.0) + 1.0).apply(x)
+
+
+@pytest.mark.parametrize("v", [2.0, 0.2, -1.0])
+def test_class_defined_inside_a_converted_function(v):
+    x = np.array([v, 0.1], np.float32)
+    want = _local_class(x.astype(np.float64), 0.5)
+    np.testing.assert_allclose(astjax.jit(_local_class)(x, 0.5), want, rtol=1e-6)
+    xs = np.stack([x, -x])
+    np.testing.assert_allclose(astjax.vmap(_local_class, in_axes=(0, None))(xs, 0.5),
+                               [want, _local_class(xs[1].astype(np.float64), 0.5)], rtol=1e-6)
+    g = astjax.grad(lambda x: _local_class(x, 0.5).sum())(x)
+    np.testing.assert_allclose(g, [8.0, 8.0] if x.sum() > 0 else [-1.0, -1.0])
+
+
+def test_local_class_methods_read_the_enclosing_names_late():
+    def f(x):
+        s = 1.0
+
+        class Get:
+            def get(self):
+                return x * s
+        out = []
+        for _ in range(3):
+            s = s + 1.0                # the method reads the current `s` (a closure cell)
+            out.append(Get().get())
+        c = 0
+
+        class Count:
+            def bump(self):
+                nonlocal c
+                c += 1
+        Count().bump()
+        Count().bump()
+        return jnp.stack(out) * c
+
+    np.testing.assert_allclose(astjax.jit(f)(np.float32(2.0)), [8.0, 12.0, 16.0])
+
+
+def test_local_dataclass_and_class_body_statements_stay_python():
+    import dataclasses
+
+    def f(x):
+        @dataclasses.dataclass
+        class P:
+            a: float
+            b: float = 1.0
+            names = [n for n in ("a", "b")]
+            for k in range(2):         # a class-level loop: plain Python, not converted
+                if k == 1:
+                    break
+            def total(self):
+                return self.a * self.k + self.b
+        return P(x).total() + len(P.names) * (P.names == ["a", "b"])
+    assert f(2.0) == 5.0
+    assert float(astjax.jit(f)(np.float32(2.0))) == 5.0
+
+
+def test_local_class_method_converting_a_staged_value_is_a_located_error():
+    def f(x):
+        class Flag:
+            def __bool__(self):
+                return bool(x > 0)
+        return x if Flag() else -x
+    with pytest.raises(ConcretizationError) as info:
+        astjax.jit(f)(1.0)
+    assert "return bool(x > 0)" in str(info.value)

@@ -60,6 +60,13 @@ class Canonicalizer:
         return out
 
     def loop_stmt(self, s):
+        if isinstance(s, gast.ClassDef):
+            # the class body runs as plain Python; only its methods are converted
+            # (as nested functions are), so only they get flags
+            for m in s.body:
+                if isinstance(m, gast.FunctionDef):
+                    m.body = self.function_body(m.body)
+            return [s]
         for field in ("body", "orelse", "finalbody"):
             if isinstance(getattr(s, field, None), list) and not isinstance(s, gast.FunctionDef):
                 setattr(s, field, self.loops(getattr(s, field)))

@@ -186,6 +186,14 @@ class ControlFlowConverter(astbridge.Transformer):
         finally:
             activity.forget(node)
 
+    def visit_ClassDef(self, node):
+        # the class body is plain Python, run once where the class is defined (as JAX
+        # runs it while tracing); its methods are converted as nested functions are,
+        # so a staged test in a method becomes `cond`/`while` as anywhere else
+        node.body = [self.visit(s) if isinstance(s, gast.FunctionDef) else s
+                     for s in node.body]
+        return node
+
     def _function(self, node):
         reaching_definitions.resolve(node)
         closures = liveness.resolve(node).ag_closures

@@ -13,6 +13,8 @@ Rewrites (each a small visitor method, AutoGraph-style):
   operators, conditional expressions) -> see `control_flow`;
 - `global` names: stores go to the module, as in Python, checked by
   `ag__.global_store` (no staged value may escape there);
+- a class definition: its body is plain Python, its methods are converted as
+  nested functions;
 - unsupported syntax -> `UnsupportedSyntaxError` at its position;
 - a mutating method call on an object the function does not own -> a warning when it
   runs while staging (`operators.mutation`).
@@ -71,8 +73,8 @@ def _local_names(fn_node) -> set:
         n = stack.pop()
         if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del)):
             out.add(n.id)
-        if isinstance(n, (gast.FunctionDef, gast.Lambda)):
-            if isinstance(n, gast.FunctionDef):
+        if isinstance(n, (gast.FunctionDef, gast.Lambda, gast.ClassDef)):
+            if not isinstance(n, gast.Lambda):
                 out.add(n.name)
             continue
         stack.extend(astbridge.child_nodes(n))
@@ -99,6 +101,8 @@ class Converter(astbridge.Transformer):
         self.filename = filename
         self.scopes: list[_LocalNames] = []
         self.globals: list[set] = [set()]   # per function: the names it declares `global`
+        # per function: its first parameter, None for a function `control_flow` made
+        self.first: list = []
 
     def unsupported(self, node, what, hint=None):
         raise UnsupportedSyntaxError(f"{what} is not supported in a staged function", hint,
@@ -109,9 +113,13 @@ class Converter(astbridge.Transformer):
         declared = control_flow.declared_globals(node)
         self.scopes.append(_LocalNames(node, declared))
         self.globals.append(declared)
+        params = node.args.posonlyargs + node.args.args
+        self.first.append(None if node.name.startswith(control_flow.INTERNAL)
+                          else params[0].id if params else "")
         node.body = self._visit_body(node.body)
         self.scopes.pop()
         self.globals.pop()
+        self.first.pop()
         node.decorator_list = [self.visit(d) for d in node.decorator_list] if self.scopes else []
         node.returns = None
         for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs:
@@ -143,7 +151,10 @@ class Converter(astbridge.Transformer):
     visit_YieldFrom = visit_Yield
 
     def visit_ClassDef(self, node):
-        self.unsupported(node, "a class definition", "define the class outside the function")
+        # plain Python but for its methods (`ControlFlowConverter.visit_ClassDef`)
+        node.body = [self.visit(s) if isinstance(s, gast.FunctionDef) else s
+                     for s in node.body]
+        return node
 
     def visit_AsyncFunctionDef(self, node):
         self.unsupported(node, "an async function")
@@ -158,6 +169,8 @@ class Converter(astbridge.Transformer):
         self.generic_visit(node)
         f = node.func
         if isinstance(f, gast.Name) and f.id in _NO_WRAP:
+            if f.id == "super" and not node.args and not node.keywords:
+                self._explicit_super(node)
             return node
         if isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name) and f.value.id == "ag__":
             return node
@@ -165,6 +178,18 @@ class Converter(astbridge.Transformer):
         new = gast.Call(func=ag_attr("call"), args=[node.func] + node.args,
                         keywords=node.keywords)
         return ast.copy_location(new, node)
+
+    def _explicit_super(self, node):
+        """A zero-argument `super()` that a branch or loop body function (made by
+        `control_flow`) now holds: Python finds the class and instance of a
+        zero-argument `super()` from the function it is written in (its `__class__`
+        cell and first parameter), so it is spelled out as `super(__class__, self)`
+        with the method's own first parameter."""
+        if not self.first or self.first[-1] is not None:
+            return
+        owner = next((p for p in reversed(self.first) if p is not None), "")
+        if owner:
+            node.args = [name_load("__class__"), name_load(owner)]
 
     def _check_side_effect(self, node):
         """`obj.append(...)` (a mutating method) on a name this function does not own

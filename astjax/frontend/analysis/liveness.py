@@ -45,11 +45,12 @@ def scope_statements(fn_body):
 
 
 def closure_names(fn_body) -> dict:
-    """name -> free names (reads and `nonlocal` writes) of each nested function or
-    lambda bound to that name in a function body's own scope."""
+    """name -> free names (reads and `nonlocal` writes) of each nested function, class
+    or lambda bound to that name in a function body's own scope."""
     out: dict = {}
     for n in scope_statements(fn_body):
-        if isinstance(n, gast.FunctionDef):
+        if isinstance(n, (gast.FunctionDef, gast.ClassDef)):
+            # a class's methods read the enclosing names wherever they are called
             out.setdefault(n.name, set()).update(free_names(n))
         elif (isinstance(n, gast.Assign) and isinstance(n.value, gast.Lambda)
               and len(n.targets) == 1 and isinstance(n.targets[0], gast.Name)):
