@@ -501,3 +501,72 @@ def test_jump_in_a_trip_of_an_unrolled_loop_with_a_staged_exit_test(fn, v):
     fd = [(ref(x + eps * e, b0).sum() - ref(x - eps * e, b0).sum()) / (2 * eps)
           for e in np.eye(3)]
     np.testing.assert_allclose(g, fd, rtol=1e-3, atol=1e-3)
+
+
+# ------------------- issue 12 leftovers: repeated axes, complex histogram edges, names
+
+X23 = np.arange(6.0, dtype=np.float32).reshape(2, 3)
+
+
+@pytest.mark.parametrize("call", [
+    lambda x: jnp.sum(x, axis=(0, 0)), lambda x: jnp.max(x, axis=[1, -1]),
+    lambda x: jnp.var(x, axis=(0, 0)), lambda x: jnp.add.reduce(x, axis=(0, 0)),
+    lambda x: astjax.jit(lambda v: jnp.sum(v, axis=(0, -2)))(x)])
+def test_reduction_over_a_repeated_axis_is_jax_value_error(call):
+    # JAX: ValueError "duplicate value in 'axis': (0, 0)" (was: "repeated axis in")
+    with pytest.raises(ValueError, match=r"duplicate value in 'axis': \((0|1), (0|1|-1|-2)\)"):
+        call(X23)
+
+
+@pytest.mark.parametrize("call", [
+    lambda x: jnp.moveaxis(x, (0, 0), (0, 1)), lambda x: jnp.flip(x, axis=(1, -1)),
+    lambda x: jnp.tensordot(x, x, axes=((0, 0), (0, 1)))])
+def test_shape_ops_with_a_repeated_axis_raise_jax_type_error(call):
+    # JAX raises TypeError from lax.transpose / rev / dot_general (was: AxisError, a
+    # ValueError)
+    with pytest.raises(TypeError):
+        call(X23)
+
+
+def test_gradient_over_a_repeated_axis_as_jax():
+    x = (np.arange(12.0).reshape(3, 4) ** 2).astype(np.float32)
+    g = jnp.gradient(x, axis=(1, -1))        # JAX: the axis-1 gradient twice
+    want = np.gradient(x, axis=1)
+    np.testing.assert_allclose(g[0], want)
+    np.testing.assert_allclose(g[1], want)
+
+
+def test_histogram_of_complex_input_with_given_edges_as_jax():
+    # JAX casts given edges to the data's inexact type: complex edges for complex data,
+    # real edges (the imaginary part dropped) for real data
+    z = np.array([1 + 2j, 3 + 0j, 2 - 1j, 0.5 + 0.5j], np.complex64)
+    counts, edges = jnp.histogram(z, bins=np.array([0.0, 1.0, 2.0, 3.0], np.float32))
+    assert edges.dtype == np.complex64 and counts.dtype == np.complex64
+    np.testing.assert_allclose(counts, [1, 2, 1])
+    counts, edges = jnp.histogram(z, bins=3)      # JAX's linspace of complex end points
+    np.testing.assert_allclose(counts, [2, 1, 1])
+    np.testing.assert_allclose(edges[1], (4 / 3) + (1 / 3) * 1j, rtol=1e-6)
+    counts, edges = jnp.histogram(z.real, bins=np.array([0, 1 + 1j, 3]))
+    assert edges.dtype == np.float32
+    np.testing.assert_allclose(counts, [1, 3])
+
+
+def test_jnp_names_jax_lacks_are_attribute_errors_not_not_implemented():
+    for name, hint in (("fix", "jnp.trunc"), ("real_if_close", "docs/api.md")):
+        with pytest.raises(AttributeError, match=f"no attribute '{name}'") as e:
+            getattr(jnp, name)
+        assert not isinstance(e.value, NotImplementedError) and hint in str(e.value)
+        assert not hasattr(jnp, name)
+    with pytest.raises(errors.MissingNameError):     # a JAX name astjax lacks
+        jnp.put_along_axis  # noqa: B018
+
+
+def test_jnp_names_not_yet_implemented_match_jax_names():
+    # the names astjax reports as "not implemented" are exactly JAX 0.10.2's jax.numpy
+    # names it lacks (docs/jax_names.json)
+    import json
+    import os
+    with open(os.path.join(os.path.dirname(__file__), "..", "docs", "jax_names.json")) as f:
+        names = json.load(f)["modules"]["jax.numpy"]
+    lacking = {n for n in names if not hasattr(jnp, n)}
+    assert lacking == jnp._NOT_YET

@@ -1,12 +1,14 @@
 """`astjax.numpy`: the NumPy API on astjax arrays, staged or eager, as `jax.numpy`.
 
-Names not implemented raise `NotImplementedInAstjaxError` (see docs/api.md)."""
+A JAX name not implemented yet raises `MissingNameError` (a NotImplementedError and an
+AttributeError; see docs/api.md); a name JAX lacks too, an AttributeError as JAX's."""
 from __future__ import annotations
 
 import numpy as _np
 
 from .. import dtypes as _dtypes
 from ..errors import ArgumentError, MissingNameError as _MissingNameError  # noqa: F401
+from ..errors import JAXAttributeError as _JAXAttributeError
 from ..dtypes import finfo, iinfo, issubdtype, result_type  # noqa: F401
 from .scalar_types import (bfloat16, bool_, complex64, complex128, float16, float32,  # noqa: F401
                            float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64)
@@ -66,8 +68,23 @@ _guard(linalg, "linalg.")
 _guard(fft, "fft.")
 
 
+# JAX 0.10.2's jax.numpy names that astjax does not have yet (docs/jax_names.json; a
+# test keeps the two in step): asking for one is a MissingNameError, a NotImplementedError
+# that is also an AttributeError. Any other unknown name JAX lacks too: an AttributeError,
+# as JAX's, with the replacement of a name JAX removed.
+_NOT_YET = frozenset({"place", "put", "put_along_axis", "int1", "uint1", "float6_e2m3fn",
+                      "float6_e3m2fn"})
+_REMOVED = {"fix": "trunc"}
+
+
 def __getattr__(name):
     if name.startswith("__"):
         raise AttributeError(name)
-    raise _MissingNameError(f"astjax.numpy.{name} is not implemented",
-                           hint="docs/api.md lists the implemented jnp functions")
+    if name in _NOT_YET:
+        raise _MissingNameError(f"astjax.numpy.{name} is not implemented",
+                               hint="docs/api.md lists the implemented jnp functions")
+    gone = _REMOVED.get(name)
+    raise _JAXAttributeError(
+        f"module 'astjax.numpy' has no attribute '{name}'"
+        + (" (JAX removed it)" if gone else " (nor has jax.numpy)"),
+        hint=f"use jnp.{gone}" if gone else "docs/api.md lists the jnp functions")

@@ -250,8 +250,9 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None,
         ax_a, ax_b = axes
         ax_a = (ax_a,) if isinstance(ax_a, (int, np.integer)) else tuple(ax_a)
         ax_b = (ax_b,) if isinstance(ax_b, (int, np.integer)) else tuple(ax_b)
-        ax_a = canonicalize_axes(ax_a, av.ndim, "tensordot")
-        ax_b = canonicalize_axes(ax_b, bv.ndim, "tensordot")
+        # repeated axes: lax.dot_general's TypeError, as JAX
+        ax_a = canonicalize_axes(ax_a, av.ndim, "tensordot", unique=False)
+        ax_b = canonicalize_axes(ax_b, bv.ndim, "tensordot", unique=False)
     return lax.dot_general(a, b, ((ax_a, ax_b), ((), ())), precision, preferred_element_type,
                            out_sharding=out_sharding)
 

@@ -178,7 +178,8 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002
     """
     [a] = uf.promote_args_inexact("histogram_bin_edges", asarray_operand(a))
     if not isinstance(bins, (int, np.integer)):
-        return asarray_operand(bins)
+        # edges as given, in the data's inexact type (complex data: complex edges), as JAX
+        return _dim_edges(a, bins, range) if np.ndim(bins) == 1 else asarray_operand(bins)
     dt = _dt(a)
     if range is None:
         lo, hi = _min(a), _max(a)

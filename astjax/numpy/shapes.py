@@ -171,8 +171,9 @@ def moveaxis(a, source, destination):
     """
     a = asarray_operand(a)
     nd = core.get_aval(a).ndim
-    src = canonicalize_axes(source, nd, "moveaxis")
-    dst = canonicalize_axes(destination, nd, "moveaxis")
+    # a repeated axis makes `perm` no permutation: lax.transpose's TypeError, as JAX
+    src = canonicalize_axes(source, nd, "moveaxis", unique=False)
+    dst = canonicalize_axes(destination, nd, "moveaxis", unique=False)
     perm = [i for i in range(nd) if i not in src]
     for d, s in sorted(zip(dst, src)):
         perm.insert(d, s)
@@ -620,7 +621,7 @@ def flip(m, axis=None):
     Array([2, 1, 0], dtype=int32)
     """
     m = asarray(m)
-    axes = canonicalize_axes(axis, ndim(m), "flip")
+    axes = canonicalize_axes(axis, ndim(m), "flip", unique=False)  # lax.rev: TypeError
     return lax.rev(m, axes)
 
 

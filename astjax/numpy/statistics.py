@@ -634,7 +634,9 @@ def gradient(f, *varargs, axis=None, edge_order=None):
     """
     [f] = promote_args_inexact("gradient", asarray_operand(f))
     fv = core.get_aval(f)
-    axes = canonicalize_axes(axis, fv.ndim, "gradient") if axis is not None else tuple(range(fv.ndim))
+    # a repeated axis gives its gradient twice, as JAX (NumPy rejects it)
+    axes = canonicalize_axes(axis, fv.ndim, "gradient", unique=False) if axis is not None \
+        else tuple(range(fv.ndim))
     if len(varargs) == 0:
         spacing = [1.0] * len(axes)
     elif len(varargs) == 1:

@@ -118,7 +118,8 @@ def canonicalize_axes(axis, ndim, what=None, *, unique=True):
     axes = tuple(axis) if isinstance(axis, (tuple, list)) else (axis,)
     out = tuple(canonicalize_axis(a, ndim, what) for a in axes)
     if unique and len(set(out)) != len(out):
-        raise AxisError(f"{f'`{what}`: ' if what else ''}repeated axis in {tuple(axes)!r:.60}")
+        raise AxisError(f"{f'`{what}`: ' if what else ''}duplicate value in 'axis': "
+                        f"{tuple(axes)!r:.60}", hint="name each axis once")
     return out
 
 
