@@ -570,3 +570,62 @@ def test_jnp_names_not_yet_implemented_match_jax_names():
         names = json.load(f)["modules"]["jax.numpy"]
     lacking = {n for n in names if not hasattr(jnp, n)}
     assert lacking == jnp._NOT_YET
+
+
+# ------------------- `del` of a name: what happened, where (was "assigned only in the
+# `else` branch"); a name deleted in a staged branch and never read after is Python's
+
+def _del_in_branch_read_after(x):
+    G = x * 2
+    if jnp.sum(x) > 0:
+        del G
+    return G
+
+
+def _del_in_branch_not_read(x):
+    G = x * 2
+    if jnp.sum(x) > 0:
+        del G
+    return x + 1
+
+
+def _del_in_staged_while(x):
+    G = x
+    while jnp.sum(x) < 10:
+        x = x * 2
+        del G
+    return x
+
+
+def test_del_in_a_staged_branch_says_deleted():
+    with pytest.raises(errors.UndefinedVariableError) as e:
+        astjax.jit(_del_in_branch_read_after)(np.ones(2, np.float32))
+    msg = str(e.value)
+    assert isinstance(e.value, NameError)
+    assert "'G' is deleted in the `if` branch (line" in msg and "used after the if" in msg
+    assert "assigned only" not in msg and e.value.loc.line is not None
+
+
+def test_del_in_a_staged_branch_not_read_after_is_pythons_answer():
+    # was: a raw UnboundLocalError (the branch function deleted a name it was not given)
+    x = np.ones(2, np.float32)
+    np.testing.assert_allclose(astjax.jit(_del_in_branch_not_read)(x), x + 1)
+
+
+def test_del_in_a_staged_loop_says_deleted():
+    with pytest.raises(errors.UndefinedVariableError, match="a trip deletes it") as e:
+        astjax.jit(_del_in_staged_while)(np.ones(2, np.float32))
+    assert "before the `if`" not in str(e.value)
+
+
+def test_del_of_a_global_in_a_staged_branch_says_deleting():
+    def f(x):
+        global _DELETED
+        if jnp.sum(x) > 0:
+            del _DELETED
+        return x
+    with pytest.raises(errors.ConcretizationError, match="deleting the global `_DELETED`"):
+        astjax.jit(f)(np.ones(2, np.float32))
+
+
+_DELETED = 1.0

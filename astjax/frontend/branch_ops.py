@@ -348,9 +348,19 @@ def _staged_if(test, true_fn, false_fn, init, names, meta, what, jumps=()):
                         f"{f', and it is used after the loop (line {used})' if used else ''}",
                         hint=f"assign '{name}' before the loop", loc=loc)
                 line_t, line_f, used = _line(meta, name, 1), _line(meta, name, 2), _line(meta, name, 3)
+                use = f", and it is used after the if (line {used})" if used else ""
+                if not isinstance(init[k], Undefined):
+                    # bound on entry: the branch that left it undefined unbound it
+                    branch, line = ("`if`", line_t) if ut else ("`else`", line_f)
+                    raise UndefinedVariableError(
+                        f"'{name}' is deleted in the {branch} branch"
+                        f"{f' (line {line})' if line else ''} of this `{what}` whose test is "
+                        f"staged (`del {name}`, or the end of `except ... as {name}`){use}: "
+                        f"Python would raise NameError reading it after that branch",
+                        hint=f"delete '{name}' in both branches or in neither, or stop "
+                             f"reading it after the `if`", loc=loc)
                 branch = "`if`" if not ut else "`else`"
                 where = f" (line {line_t if not ut else line_f})" if (line_t or line_f) else ""
-                use = f", and it is used after the if (line {used})" if used else ""
                 raise UndefinedVariableError(
                     f"'{name}' is assigned only in the {branch} branch{where} of this "
                     f"`{what}` whose test is staged{use}",

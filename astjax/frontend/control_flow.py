@@ -36,13 +36,14 @@ def _const(v):
 
 
 def _first_lines(stmts, ctx=gast.Store):
-    """name -> first line where a block assigns (ctx=Store: also `x.a = v`, `x[k] = v`,
-    `x.append(v)`) or reads (ctx=Load) it."""
+    """name -> first line where a block assigns (ctx=Store: also `del x`, `x.a = v`,
+    `x[k] = v`, `x.append(v)`) or reads (ctx=Load) it."""
     out = {}
+    ctxs = (gast.Store, gast.Del) if ctx is gast.Store else ctx
     for s in stmts:
         for n in gast.walk(s):
             name = None
-            if isinstance(n, gast.Name) and isinstance(n.ctx, ctx):
+            if isinstance(n, gast.Name) and isinstance(n.ctx, ctxs):
                 name = n.id
             elif ctx is gast.Store and isinstance(n, (gast.Attribute, gast.Subscript)) and \
                     isinstance(n.ctx, gast.Store) and isinstance(n.value, gast.Name):
@@ -138,10 +139,12 @@ def _per_trip_effect(body, global_names=(), local_names=None):
     of an object the function does not own (`lst.append(v)`, `d[k] = v` where `lst`,
     `d` are not locals of the function: `local_names`). Returns (text, line, col,
     end_col) or None."""
-    stored = _stores(body, set(global_names))
+    stored = activity.binding_sites(body, set(global_names))
     if stored:
-        name = min(stored, key=lambda n: stored[n][0] or 0)
-        return (f"assigning the global `{name}`",) + stored[name]
+        name = min(stored, key=lambda n: getattr(stored[n], "lineno", 0) or 0)
+        node = stored[name]
+        verb = "deleting" if isinstance(getattr(node, "ctx", None), gast.Del) else "assigning"
+        return (f"{verb} the global `{name}`",) + _position(node)
     bound = activity.modified(body)   # `o = Box(); o.a = v`, `it = iter(xs); next(it)`:
     #                                   a fresh object each time
     for n in gast.walk(gast.Module(body=list(body), type_ignores=[])):

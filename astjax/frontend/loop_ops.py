@@ -21,12 +21,12 @@ from .. import core, dtypes, tree_util
 from ..config import config
 from ..core import Tracer
 from ..errors import (AmbiguousTruthValueError, ConcretizationError, LoopCarryError,
-                      NotImplementedInAstjaxError, user_location)
+                      NotImplementedInAstjaxError, UndefinedVariableError, user_location)
 from ..primitives import elementwise as ew
 from ..primitives.scan import bind_scan
 from ..primitives.while_loop import bind_while
 from .array_ops import binary, convert, iota, logical, nonzero, row, select, slice_rows, zeros_like
-from .branch_ops import (Undefined, _array_like, _as, _aval, _staged_if, _static_equal,
+from .branch_ops import (Undefined, _array_like, _as, _aval, _line, _staged_if, _static_equal,
                          _truth, is_staged)
 
 log = logging.getLogger("astjax")
@@ -132,6 +132,15 @@ def _stage_loop_body(st: _LoopState, carry_pos, carry_avals, call_body, n_extra_
                 if (k, j) in carry_pos:
                     if isinstance(after, Undefined) and name in fill:
                         after = tracers[carry_pos.index((k, j))]
+                    elif isinstance(after, Undefined):
+                        line = _line(meta, name, 1)
+                        raise UndefinedVariableError(
+                            f"'{name}' is carried by this {what}, but a trip deletes it"
+                            f"{f' (line {line})' if line else ''} (`del {name}`, or the end "
+                            f"of `except ... as {name}`): Python would raise NameError where "
+                            f"the next trip or the code after the loop uses it",
+                            hint=f"delete '{name}' after the loop, or bind it again before "
+                                 f"the trip ends", loc=loc)
                     carry_out.append((name, after))
                 elif isinstance(before, Undefined):
                     if not isinstance(after, Undefined):

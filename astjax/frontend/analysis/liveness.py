@@ -113,6 +113,8 @@ def _block(stmts, live_out):
             mod = set()  # x += y reads x
         live -= mod
         live |= read
+        if type(s) is gast.Delete:
+            live |= _deleted(s)
         # a nested function that stays live reads its free names wherever it runs
         if closures and (not captured.isdisjoint(mod) or not read.isdisjoint(closures)):
             live = _with_closures(live)
@@ -169,9 +171,17 @@ def _stmt(s, live_out):
         if isinstance(s, gast.AugAssign):
             mod = set()  # x += y reads x
         live = (set(live_out) - mod) | read
+        if isinstance(s, gast.Delete):
+            live |= _deleted(s)
     live = _with_closures(live)
     s.ag_live_in = frozenset(live)
     return live
+
+
+def _deleted(s):
+    """The names `del` unbinds: it needs them bound, as a read does (a branch function
+    that deletes a name gets it as a parameter)."""
+    return {t.id for t in s.targets if isinstance(t, gast.Name)}
 
 
 def _is_flag(name):
