@@ -227,3 +227,43 @@ def test_local_class_method_converting_a_staged_value_is_a_located_error():
     with pytest.raises(ConcretizationError) as info:
         astjax.jit(f)(1.0)
     assert "return bool(x > 0)" in str(info.value)
+
+
+class _Base:
+    def __init__(self, a):
+        self.a = a
+
+    def total(self):
+        return self.a + 1.0
+
+
+class _Doubled(_Base):
+    def total(self):
+        if self.a > 0:                 # staged: super() now sits in a branch function
+            return super().total() * 2
+        return self.a * 0.0
+
+
+@pytest.mark.parametrize("v", [2.0, -1.0])
+def test_zero_argument_super_inside_a_staged_branch_of_a_method(v):
+    # was: TypeError "super(type, obj): obj must be an instance or subtype of type"
+    f = lambda x: _Doubled(x).total()  # noqa: E731
+    assert float(astjax.jit(f)(np.float32(v))) == f(v)
+
+
+def test_local_class_in_a_staged_loop_or_branch_is_no_python_effect():
+    # `self.v = v` in a method of a class the body defines changes an object made on
+    # that path (was: "a Python effect ... but its test is staged")
+    def f(x):
+        while jnp.sum(x) < 10:
+            class Box:
+                def __init__(self, v):
+                    self.v = v
+            x = Box(x).v * 2
+        if jnp.sum(x) > 12:
+            class Half:
+                def __init__(self, v):
+                    self.v = v / 2
+            x = Half(x).v
+        return x
+    np.testing.assert_allclose(astjax.jit(f)(np.ones(2, np.float32)), [4.0, 4.0])

@@ -145,9 +145,10 @@ def _per_trip_effect(body, global_names=(), local_names=None):
         node = stored[name]
         verb = "deleting" if isinstance(getattr(node, "ctx", None), gast.Del) else "assigning"
         return (f"{verb} the global `{name}`",) + _position(node)
-    bound = activity.modified(body)   # `o = Box(); o.a = v`, `it = iter(xs); next(it)`:
-    #                                   a fresh object each time
-    for n in gast.walk(gast.Module(body=list(body), type_ignores=[])):
+    own = activity.modified(body)   # `o = Box(); o.a = v`, `it = iter(xs); next(it)`:
+    #                                 a fresh object each time
+    for n, fresh in _walk_scopes(body):
+        bound = own | fresh
         if (isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and n.func.id in _PER_TRIP
                 and not (n.args and isinstance(n.args[0], gast.Name) and n.args[0].id in bound)):
             return (f"`{n.func.id}()`",) + _position(n)
@@ -156,10 +157,32 @@ def _per_trip_effect(body, global_names=(), local_names=None):
             return (f"`{n.value.id}.{n.attr} = ...`",) + _position(n)
         if local_names is not None:
             changed = activity.changed_object(n)
-            if changed is not None and changed[0] not in local_names:
+            if changed is not None and changed[0] not in local_names and changed[0] not in fresh:
                 return (f"changing `{changed[0]}`, an object this function does not own, "
                         f"with {changed[1]}",) + _position(n)
     return None
+
+
+def _walk_scopes(body):
+    """Every node of a block with the names that hold objects made inside it besides
+    the block's own: in a method of a class the block defines, its `self` (an instance
+    made after the class, so on this path) and the names the method binds."""
+    stack = [(n, frozenset()) for n in reversed(body)]
+    while stack:
+        n, fresh = stack.pop()
+        yield n, fresh
+        if isinstance(n, gast.ClassDef):
+            kids = []
+            for c in astbridge.child_nodes(n):
+                if isinstance(c, gast.FunctionDef):
+                    params = c.args.posonlyargs + c.args.args
+                    mine = activity.modified(c.body) | ({params[0].id} if params else set())
+                    kids.append((c, fresh | mine))
+                else:
+                    kids.append((c, fresh))
+            stack.extend(reversed(kids))
+        else:
+            stack.extend((c, fresh) for c in reversed(astbridge.child_nodes(n)))
 
 
 class ControlFlowConverter(astbridge.Transformer):
