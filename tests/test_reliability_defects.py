@@ -465,15 +465,14 @@ def static_return_in_unrolled_for(x, b0):
     return x + b0
 
 
-def static_break_in_unrolled_for(x, b0):
-    k = 0
-    while k < 2 and jnp.sum(x) > 0.3:
-        k += 1
+def static_return_in_nested_unrolled_fors(x, b0):
+    b0 = b0 * 2.0
+    for d in range(2):              # the return makes this an early-exit `while`
         for c in (0.5, 0.9):
-            if x.ndim == 1:
-                break
-            b0 = jnp.tanh(x) * c
-        b0 = b0 + k
+            for e in (1.0, 2.0):
+                if x.ndim == 1:
+                    return x * (c * e)
+                b0 = jnp.tanh(x) * c + d
     return x + b0
 
 
@@ -482,10 +481,11 @@ def _numpy_twin(fn):
     return types.FunctionType(fn.__code__, {**fn.__globals__, "jnp": np}, fn.__name__)
 
 
-@pytest.mark.parametrize("fn", [static_return_in_unrolled_for, static_break_in_unrolled_for])
+@pytest.mark.parametrize("fn", [static_return_in_unrolled_for,
+                                static_return_in_nested_unrolled_fors])
 @pytest.mark.parametrize("v", [-0.5, 1.0])
 def test_jump_in_a_trip_of_an_unrolled_loop_with_a_staged_exit_test(fn, v):
-    # the trip that returns (breaks) leaves `b0` undefined on its path -- nothing reads
+    # the trip that returns leaves `b0` undefined on its path -- nothing reads
     # it there -- and the trip's staged `if` now fills it as the kept-state path does
     # (was: "'b0' is assigned in the loop body but is undefined when the loop stops early")
     x = np.array([v, 0.25, 0.15], np.float32)
