@@ -171,9 +171,8 @@ def moveaxis(a, source, destination):
     """
     a = asarray_operand(a)
     nd = core.get_aval(a).ndim
-    # a repeated axis makes `perm` no permutation: lax.transpose's TypeError, as JAX
-    src = canonicalize_axes(source, nd, "moveaxis", unique=False)
-    dst = canonicalize_axes(destination, nd, "moveaxis", unique=False)
+    src = canonicalize_axes(source, nd, "moveaxis", unique=False)   # repeated: no perm,
+    dst = canonicalize_axes(destination, nd, "moveaxis", unique=False)  # transpose raises
     perm = [i for i in range(nd) if i not in src]
     for d, s in sorted(zip(dst, src)):
         perm.insert(d, s)
