@@ -267,3 +267,14 @@ def test_local_class_in_a_staged_loop_or_branch_is_no_python_effect():
             x = Half(x).v
         return x
     np.testing.assert_allclose(astjax.jit(f)(np.ones(2, np.float32)), [4.0, 4.0])
+
+
+def test_local_class_generator_method_stays_python():
+    # a generator method is not converted (the rest of the class body neither): Python
+    def f(x):
+        class Pair:
+            def __iter__(self):
+                yield x
+                yield x * 2
+        return sum(Pair())
+    assert float(astjax.jit(f)(np.float32(1.5))) == 4.5

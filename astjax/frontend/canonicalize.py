@@ -23,9 +23,9 @@ from ..util import Namer
 from .templates import locate, replace, replace_expr
 
 
-def _contains(stmts, kinds, into_loops):
+def _contains(stmts, kinds, into_loops, expressions=False):
     """Whether a jump of `kinds` occurs in `stmts` (not inside nested functions;
-    inside nested loops only if `into_loops`)."""
+    inside nested loops only if `into_loops`; inside expressions only if `expressions`)."""
     stack = list(stmts)
     while stack:
         n = stack.pop()
@@ -37,8 +37,18 @@ def _contains(stmts, kinds, into_loops):
             # only the loop's else clause belongs to the outer loop
             stack.extend(n.orelse)
             continue
-        stack.extend(c for c in gast.iter_child_nodes(n) if isinstance(c, gast.stmt))
+        stack.extend(c for c in gast.iter_child_nodes(n)
+                     if expressions or isinstance(c, gast.stmt))
     return False
+
+
+def converted_method(node):
+    """Whether a statement of a class body defined in a converted function is a method
+    the converters rewrite: a plain `def`, not a generator (which stays plain Python, as
+    the rest of the class body)."""
+    if not isinstance(node, gast.FunctionDef):
+        return False
+    return not _contains(node.body, (gast.Yield, gast.YieldFrom), True, expressions=True)
 
 
 def _guard(flag, rest, origin):
@@ -64,7 +74,7 @@ class Canonicalizer:
             # the class body runs as plain Python; only its methods are converted
             # (as nested functions are), so only they get flags
             for m in s.body:
-                if isinstance(m, gast.FunctionDef):
+                if converted_method(m):
                     m.body = self.function_body(m.body)
             return [s]
         for field in ("body", "orelse", "finalbody"):

@@ -25,7 +25,8 @@ import gast
 from ..util import Namer
 from . import astbridge
 from .analysis import activity, liveness, reaching_definitions
-from .canonicalize import canonicalize  # noqa: F401  (re-exported for the converter)
+from .canonicalize import canonicalize, converted_method  # noqa: F401  (re-exported for
+#                                                                        the converter)
 from .templates import locate, name_tuple, replace, replace_expr, str_tuple
 
 INTERNAL = "ag__fn_"
@@ -216,8 +217,7 @@ class ControlFlowConverter(astbridge.Transformer):
         # the class body is plain Python, run once where the class is defined (as JAX
         # runs it while tracing); its methods are converted as nested functions are,
         # so a staged test in a method becomes `cond`/`while` as anywhere else
-        node.body = [self.visit(s) if isinstance(s, gast.FunctionDef) else s
-                     for s in node.body]
+        node.body = [self.visit(s) if converted_method(s) else s for s in node.body]
         return node
 
     def _function(self, node):

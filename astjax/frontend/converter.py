@@ -152,7 +152,7 @@ class Converter(astbridge.Transformer):
 
     def visit_ClassDef(self, node):
         # plain Python but for its methods (`ControlFlowConverter.visit_ClassDef`)
-        node.body = [self.visit(s) if isinstance(s, gast.FunctionDef) else s
+        node.body = [self.visit(s) if control_flow.converted_method(s) else s
                      for s in node.body]
         return node
 
