@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import abc
 import functools
+import gc
 import weakref
 import threading
 from contextlib import contextmanager
@@ -408,11 +409,34 @@ def current_builder() -> Builder | None:
 
 
 @contextmanager
+def collector_paused():
+    """No automatic cyclic garbage collection inside (issue 14). Conversion, staging
+    and lowering build trees, equations, tracers and module text that hold no
+    reference cycles (`tests/test_perf_mechanisms.py` checks that a whole first call
+    leaves next to no cyclic garbage) and that survive the young generations, so every
+    collection during them examines objects that cannot be garbage -- and the full
+    ones walk the whole process: a 2000-statement first call ran two, each longer than
+    staging itself. Objects made meanwhile are collected as usual once the outermost
+    pause ends. A collector that is off already (the user's `gc.disable()`, or an
+    enclosing pause) is left alone."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+@contextmanager
 def new_builder():
+    """A fresh staging `Builder` on the stack, with the collector paused."""
     b = Builder()
     _state.builders.append(b)
     try:
-        yield b
+        with collector_paused():
+            yield b
     finally:
         _state.builders.pop()
         b.alive = False

@@ -354,7 +354,8 @@ def lower_module(jaxpr: core.Jaxpr, name="main_fn", num_replicas=1, donated=(),
         attr = " {" + ", ".join(attrs) + "}" if attrs else ""
         sig.append(f"{n}: {t}{attr}")
     nc = len(jaxpr.constvars)
-    outs = lower_jaxpr(mb, jaxpr, arg_names[:nc], arg_names[nc:], platform)
+    with core.collector_paused():   # lines and SSA names: no cycles (issue 14)
+        outs = lower_jaxpr(mb, jaxpr, arg_names[:nc], arg_names[nc:], platform)
     out_types = [mb.types[o] for o in outs]
     mb.emit(f"func.return {', '.join(outs)} : {', '.join(out_types)}" if outs else "func.return")
     res_attrs = [[] for _ in out_types]

@@ -22,12 +22,11 @@ Rewrites (each a small visitor method, AutoGraph-style):
 from __future__ import annotations
 
 import ast
-import contextlib
-import gc
 import types
 
 import gast
 
+from .. import core
 from ..errors import SourceInfo, UnsupportedSyntaxError, USER_CODE
 from ..util import WeakIdMap
 from . import astbridge, control_flow, parser
@@ -418,24 +417,6 @@ def _protect_user_names(node, code, filename):
     return Rename().visit(node)
 
 
-@contextlib.contextmanager
-def _collector_paused():
-    """No automatic garbage collection while a function is converted. Conversion
-    builds trees (the parsed function in gast, the converted one in `ast`) that hold
-    no reference cycles; each full collection during it walks every tracked object in
-    the process, and the trees' own nodes survive the young ones, so a long function
-    paid several full walks (issue 14: most of a 4000-statement conversion). Objects
-    allocated meanwhile are collected as usual once it is over."""
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
-
-
 def _converted_module(fn):
     """The converted factory module of `fn` as a Python `ast` tree."""
     code = fn.__code__
@@ -471,7 +452,7 @@ def _factory_code(fn):
     compiled = _factories.get(code)
     if compiled is not None:
         return compiled
-    with _collector_paused():
+    with core.collector_paused():   # acyclic trees: no collection while they are built
         pyast, filename = _converted_module(fn)
         compiled = compile(pyast, filename, "exec")
     for c in _code_tree(compiled):
