@@ -1701,3 +1701,71 @@ def test_first_call_runs_no_collections_and_leaves_no_cycles(tmp_path):
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def _straight_function(n):
+    lines = ["def f(x):", "    a0 = x"]
+    for i in range(1, n + 1):
+        lines.append(f"    a{i} = a{i - 1} * 0.5 + (a{max(0, i - 3)} if a0 is not None else x)")
+    lines.append(f"    return a{n}")
+    return "\n".join(lines) + "\n"
+
+
+def test_straight_line_functions_run_no_state_analyses(monkeypatch):
+    """A function of plain statements only (no block, no nested `def`, no lambda bound
+    to a name) has no state for the control-flow converter to find: reaching
+    definitions, liveness and the locals' walk do not run over it (they ran over every
+    statement), at any size; one `if` anywhere brings them back. Expression rewrites
+    (`x if c else y` here) still happen."""
+    from astjax.frontend.analysis import activity, liveness, reaching_definitions
+    counts = collections.Counter()
+
+    def counting(name, orig):
+        def run(*a, **k):
+            counts[name] += 1
+            return orig(*a, **k)
+        return run
+    monkeypatch.setattr(liveness, "_stmt", counting("live", liveness._stmt))
+    monkeypatch.setattr(reaching_definitions, "_stmt",
+                        counting("defined", reaching_definitions._stmt))
+    monkeypatch.setattr(activity, "modified", counting("modified", activity.modified))
+
+    def run(src):
+        counts.clear()
+        out = _converter.convert_ast(gast.parse(src).body[0], "<straight>")
+        return dict(counts), _pyast.unparse(astbridge.to_ast(out))
+    for n in (100, 400):
+        seen, text = run(_straight_function(n))
+        assert seen == {}, seen
+        assert text.count("ag__.if_exp(") == n
+    seen, _ = run(_straight_function(100).replace("    return", "    if x:\n        x = -x\n    return"))
+    assert seen["live"] > 0 and seen["defined"] > 100 and seen["modified"] > 0, seen
+    # a lambda bound to a name is a closure: its captured names need the analyses
+    seen, _ = run("def f(x):\n    g = lambda: y\n    y = x\n    return g()\n")
+    assert seen["live"] > 0, seen
+
+
+@pytest.mark.parametrize("module", ["tests/functions.py", "astjax/frontend/control_flow.py"])
+def test_straight_line_shortcut_converts_as_the_full_analysis_does(module, monkeypatch):
+    """The shortcut changes no conversion: every function of a file of the repository
+    converts to the same code with it and with the analyses forced (6502 functions of
+    the repository compared when it was written)."""
+    import copy
+    root = pathlib.Path(__file__).resolve().parent.parent
+    tree = _pyast.parse((root / module).read_text())
+    shortcut = control_flow._straight_line
+    seen = 0
+    for node in _pyast.walk(tree):
+        if not isinstance(node, _pyast.FunctionDef):
+            continue
+        outs = []
+        for straight in (shortcut, lambda body: False):
+            monkeypatch.setattr(control_flow, "_straight_line", straight)
+            try:
+                out = _converter.convert_ast(astbridge.to_gast(copy.deepcopy(node)), module)
+                outs.append(_pyast.unparse(astbridge.to_ast(out)))
+            except Exception as e:   # an unsupported construct: the same error both ways
+                outs.append(f"{type(e).__name__}: {e}")
+        seen += shortcut(astbridge.to_gast(copy.deepcopy(node)).body)
+        assert outs[0] == outs[1], (module, node.name, node.lineno)
+    assert seen > 5

@@ -185,6 +185,27 @@ def _walk_scopes(body):
         else:
             stack.extend((c, fresh) for c in reversed(astbridge.child_nodes(n)))
 
+# Statements without a block of their own. In a function made only of them the
+# converter rewrites expressions at most (`and`/`or`/`not`, `x if c else y`, chained
+# comparisons), which need no analysis.
+_PLAIN = frozenset({gast.Assign, gast.AugAssign, gast.AnnAssign, gast.Expr, gast.Return,
+                    gast.Pass, gast.Import, gast.ImportFrom, gast.Delete, gast.Assert,
+                    gast.Raise, gast.Global, gast.Nonlocal})
+
+
+def _straight_line(body) -> bool:
+    """True when a function body is plain statements only, none binding a lambda to a
+    name (a closure whose captured names would need cells, `liveness.closure_names`):
+    then no `if`/loop/`try`/`with`/nested `def` anywhere in it, so no statement the
+    converter turns into functions of their state, and the reaching-definitions and
+    liveness annotations would never be read. A check of the top-level statements,
+    not a walk (issue 14)."""
+    for s in body:
+        t = type(s)
+        if t not in _PLAIN or (t is gast.Assign and isinstance(s.value, gast.Lambda)):
+            return False
+    return True
+
 
 class ControlFlowConverter(astbridge.Transformer):
     def __init__(self, filename):
@@ -221,16 +242,21 @@ class ControlFlowConverter(astbridge.Transformer):
         return node
 
     def _function(self, node):
-        reaching_definitions.resolve(node)
-        closures = liveness.resolve(node).ag_closures
+        straight = _straight_line(node.body)
+        if straight:   # nothing will ask for state, liveness or definedness (issue 14)
+            closures = {}
+        else:
+            reaching_definitions.resolve(node)
+            closures = liveness.resolve(node).ag_closures
         self.globals.append(declared_globals(node))
-        local = (activity.modified(node.body) - self.globals[-1]) | {
+        # (the locals are asked about only by statements a straight-line body has not)
+        local = None if straight else (activity.modified(node.body) - self.globals[-1]) | {
             a.id for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs
             + [node.args.vararg, node.args.kwarg] if a is not None}
         self.locals.append(local)
         self.captured.append(set().union(*closures.values()) & local if closures else set())
         writers = {}
-        for n in liveness.scope_statements(node.body):
+        for n in () if straight else liveness.scope_statements(node.body):
             if isinstance(n, gast.FunctionDef):
                 written = liveness.nonlocal_names(n)
                 if written:
