@@ -69,6 +69,22 @@ def _copy_location(d, src):
                 d[a] = v
 
 
+def make(cls, **fields):
+    """A node of `cls` with `fields` (all of them: nothing is filled in), without the
+    keyword constructor's per-field checks: what the converters build per statement
+    (issue 14: a third of the cost of `ag__.call(...)` wrappers)."""
+    new = cls.__new__(cls)
+    new.__dict__.update(fields)
+    return new
+
+
+def copy_location(new, old):
+    """`ast.copy_location(new, old)` for expression and statement nodes, on their
+    dicts."""
+    _copy_location(new.__dict__, old.__dict__)
+    return new
+
+
 def _located_gast(cls, fields, node):
     """A gast node of `cls` with `fields` and `node`'s position (`ast.copy_location`)."""
     new = cls.__new__(cls)
@@ -124,12 +140,14 @@ def to_gast(node):
 # ---- gast -> ast, with fix_missing_locations ---------------------------------------
 
 def _ast_plan(cls):
-    """(ast class, its fields, whether it has positions)."""
+    """(ast class, its fields, whether it has positions, whether they are copied as
+    gast's generic translation copies them -- every one present -- rather than by
+    `ast.copy_location`'s rule)."""
     target = getattr(ast, cls.__name__, None)
     if target is None:
         return None
     return target, tuple(f for f in cls._fields if f in target._fields), \
-        "lineno" in target._attributes
+        "lineno" in target._attributes, cls not in _COPY_LOCATION
 
 
 _AST_PLANS: dict = {}
@@ -189,8 +207,13 @@ def _arg(node, loc):
     return new
 
 
-# contexts carry nothing: one shared instance each, as `ast.parse` shares them
-_CONTEXTS = {gast.Load: ast.Load(), gast.Store: ast.Store(), gast.Del: ast.Del()}
+# contexts and operators carry nothing (no fields, no positions): one shared instance
+# each, as `ast.parse` shares them
+_CONTEXTS = {getattr(gast, c.__name__): c() for c in (
+    ast.Load, ast.Store, ast.Del, ast.And, ast.Or, ast.Add, ast.Sub, ast.Mult, ast.MatMult,
+    ast.Div, ast.Mod, ast.Pow, ast.LShift, ast.RShift, ast.BitOr, ast.BitXor, ast.BitAnd,
+    ast.FloorDiv, ast.Invert, ast.Not, ast.UAdd, ast.USub, ast.Eq, ast.NotEq, ast.Lt,
+    ast.LtE, ast.Gt, ast.GtE, ast.Is, ast.IsNot, ast.In, ast.NotIn)}
 
 
 def _to_ast(node, loc):
@@ -199,7 +222,7 @@ def _to_ast(node, loc):
         new = ast.Name.__new__(ast.Name)
         _place(new, node.__dict__, loc, False)
         new.id = node.id
-        new.ctx = _to_ast(node.ctx, loc)
+        new.ctx = _CONTEXTS[type(node.ctx)]
         return new
     ctx = _CONTEXTS.get(t)
     if ctx is not None:
@@ -220,21 +243,25 @@ def _to_ast(node, loc):
             plan = _AST_PLANS[t] = _ast_plan(t)
         if plan is None:
             return None
-    cls, fields, located = plan
+    cls, fields, located, copy_all = plan
     new = cls.__new__(cls)
     src = node.__dict__
-    # gast's generic translation copies every position present; its Assign and
-    # definitions (and ExceptHandler with a name) go through `ast.copy_location`
-    copy_all = t not in _COPY_LOCATION or (t is gast.ExceptHandler and not src.get("name"))
-    inner = _place(new, src, loc, copy_all) if located else loc
+    if located:
+        # gast's generic translation copies every position present; its Assign and
+        # definitions (and ExceptHandler with a name) go through `ast.copy_location`
+        if t is gast.ExceptHandler and not src.get("name"):
+            copy_all = True
+        inner = _place(new, src, loc, copy_all)
+    else:
+        inner = loc
     d = new.__dict__
     for k in fields:
         if k in src:
             v = src[k]
             if isinstance(v, gast.AST):
                 v = _to_ast(v, inner)
-            elif isinstance(v, list):
-                v = [_a(x, inner) for x in v]
+            elif type(v) is list:
+                v = [_to_ast(x, inner) if isinstance(x, gast.AST) else _a(x, inner) for x in v]
             d[k] = v
     if t is gast.ExceptHandler and isinstance(d.get("name"), ast.Name):
         d["name"] = src["name"].id

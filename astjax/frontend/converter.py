@@ -45,18 +45,26 @@ def _loc(filename, node):
                       getattr(node, "end_col_offset", None))
 
 
+_LOAD = gast.Load()   # contexts carry nothing: one shared, as `ast.parse` shares them
+_make = astbridge.make
+
+
 def ag_attr(name, ctx=None):
-    return gast.Attribute(value=gast.Name(id="ag__", ctx=gast.Load(), annotation=None,
-                                          type_comment=None),
-                          attr=name, ctx=ctx or gast.Load())
+    return _make(gast.Attribute, value=_make(gast.Name, id="ag__", ctx=_LOAD, annotation=None,
+                                             type_comment=None),
+                 attr=name, ctx=ctx or _LOAD)
 
 
 def name_load(n):
-    return gast.Name(id=n, ctx=gast.Load(), annotation=None, type_comment=None)
+    return _make(gast.Name, id=n, ctx=_LOAD, annotation=None, type_comment=None)
 
 
 def const(v):
-    return gast.Constant(value=v, kind=None)
+    return _make(gast.Constant, value=v, kind=None)
+
+
+def _call(func, args, keywords=None):
+    return _make(gast.Call, func=func, args=args, keywords=[] if keywords is None else keywords)
 
 
 def _local_names(fn_node) -> set:
@@ -174,9 +182,8 @@ class Converter(astbridge.Transformer):
         if isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name) and f.value.id == "ag__":
             return node
         self._check_side_effect(node)
-        new = gast.Call(func=ag_attr("call"), args=[node.func] + node.args,
-                        keywords=node.keywords)
-        return ast.copy_location(new, node)
+        return astbridge.copy_location(_call(ag_attr("call"), [node.func] + node.args,
+                                             node.keywords), node)
 
     def _explicit_super(self, node):
         """A zero-argument `super()` that a branch or loop body function (made by
@@ -309,15 +316,13 @@ class Converter(astbridge.Transformer):
             return node
         if len(node.targets) == 1 and isinstance(node.targets[0], gast.Name):
             target = node.targets[0].id
-            node.value = ast.copy_location(
-                gast.Call(func=ag_attr("name"), args=[node.value, const(target)], keywords=[]),
-                node.value)
+            node.value = astbridge.copy_location(
+                _call(ag_attr("name"), [node.value, const(target)]), node.value)
         elif (len(node.targets) == 1 and isinstance(node.targets[0], (gast.Tuple, gast.List))
               and all(isinstance(e, gast.Name) for e in node.targets[0].elts)):
             names = gast.Tuple(elts=[const(e.id) for e in node.targets[0].elts], ctx=gast.Load())
-            node.value = ast.copy_location(
-                gast.Call(func=ag_attr("names"), args=[node.value, names], keywords=[]),
-                node.value)
+            node.value = astbridge.copy_location(
+                _call(ag_attr("names"), [node.value, names]), node.value)
         elif len(node.targets) == 1 and isinstance(node.targets[0], gast.Subscript):
             return self._check_setitem(node)
         return node
