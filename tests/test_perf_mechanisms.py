@@ -1769,3 +1769,42 @@ def test_straight_line_shortcut_converts_as_the_full_analysis_does(module, monke
         seen += shortcut(astbridge.to_gast(copy.deepcopy(node)).body)
         assert outs[0] == outs[1], (module, node.name, node.lineno)
     assert seen > 5
+
+
+def test_first_call_walks_each_node_a_bounded_number_of_times(monkeypatch, tmp_path):
+    """The whole front end of a first call -- ast -> gast, both converters, gast ->
+    ast -- and staging, counted at two sizes: node visits per source node are bounded
+    (a fixed number of tree walks, none per statement), and staging locates each
+    equation once."""
+    from astjax import errors
+    counts = collections.Counter()
+
+    def counting(name, orig):
+        def run(*a, **k):
+            counts[name] += 1
+            return orig(*a, **k)
+        return run
+    monkeypatch.setattr(astbridge, "to_gast", counting("to_gast", astbridge.to_gast))
+    monkeypatch.setattr(astbridge, "_to_ast", counting("to_ast", astbridge._to_ast))
+    monkeypatch.setattr(astbridge.Transformer, "visit",
+                        counting("visit", astbridge.Transformer.visit))
+    monkeypatch.setattr(core.Builder, "add_eqn", counting("eqns", core.Builder.add_eqn))
+    monkeypatch.setattr(errors, "_frame_location", counting("located", errors._frame_location))
+
+    def first_call(n):
+        path = tmp_path / f"walks_{n}.py"
+        path.write_text(_long_function(n))
+        ns = {}
+        exec(compile(path.read_text(), str(path), "exec"), ns)
+        nodes = sum(1 for _ in _pyast.walk(_pyast.parse(path.read_text())))
+        counts.clear()
+        astjax.jit(ns["f"]).lower(jnp.ones(()))
+        return dict(counts), nodes
+    (a, na), (b, nb) = first_call(300), first_call(1200)
+    for k in ("to_gast", "to_ast", "visit"):
+        assert a[k] <= 6 * na and b[k] <= 6 * nb, (k, a, na, b, nb)
+        assert b[k] <= 4 * a[k] + 50, (k, a, b)
+    # (and once more per staged `if`: its branches' origin for error messages)
+    assert a["located"] <= a["eqns"] + 300 // 50 and b["located"] <= b["eqns"] + 1200 // 50, \
+        (a, b)
+    assert b["eqns"] <= 4 * a["eqns"] + 10, (a, b)
