@@ -26,6 +26,9 @@ from .util import Namer
 # --------------------------------------------------------------------------- avals
 
 
+_new_aval = object.__new__
+
+
 class ShapedArray:
     __slots__ = ("shape", "dtype", "weak_type")
 
@@ -39,9 +42,12 @@ class ShapedArray:
     size = property(lambda self: math.prod(self.shape))  # (np.prod: 10x the time)
 
     def update(self, shape=None, dtype=None, weak_type=None):
-        return ShapedArray(self.shape if shape is None else shape,
-                           self.dtype if dtype is None else dtype,
-                           self.weak_type if weak_type is None else weak_type)
+        # (a plain ShapedArray; what is kept from `self` is normalized already)
+        new = _new_aval(ShapedArray)
+        new.shape = self.shape if shape is None else tuple(map(int, shape))
+        new.dtype = self.dtype if dtype is None else np.dtype(dtype)
+        new.weak_type = self.weak_type if weak_type is None else bool(weak_type)
+        return new
 
     def strip_weak_type(self):
         return self.update(weak_type=False) if self.weak_type else self
