@@ -364,6 +364,9 @@ class Builder:
 
     def _fold(self, prim, args, params, out_avals):
         none = [None] * len(out_avals)
+        for a in args:   # the usual case first: an operand known only at run time
+            if type(a) is Tracer and a.known is None:
+                return none
         if prim.impl is None or any(a.size > _KNOWN_LIMIT for a in out_avals):
             return none
         vals = [self.known_value(a) for a in args]

@@ -38,9 +38,18 @@ def elt_type(dtype) -> str:
     return _ELT[np.dtype(dtype)]
 
 
+_TENSOR_TYPES: dict = {}   # (shape, dtype) -> its type text: one per op result
+
+
 def tensor_type(aval) -> str:
-    dims = "".join(f"{d}x" for d in aval.shape)
-    return f"tensor<{dims}{elt_type(aval.dtype)}>"
+    key = (aval.shape, aval.dtype)
+    t = _TENSOR_TYPES.get(key)
+    if t is None:
+        if len(_TENSOR_TYPES) >= 4096:   # (a bounded cache: programs of many shapes)
+            _TENSOR_TYPES.clear()
+        dims = "".join(f"{d}x" for d in aval.shape)
+        t = _TENSOR_TYPES[key] = f"tensor<{dims}{elt_type(aval.dtype)}>"
+    return t
 
 
 def dense_attr(value, aval) -> str:
