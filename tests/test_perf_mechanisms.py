@@ -1703,6 +1703,18 @@ def test_first_call_runs_no_collections_and_leaves_no_cycles(tmp_path):
         gc.enable()
 
 
+def _count_calls(monkeypatch, targets):
+    """Replace each (owner, attribute, label) of `targets` by a wrapper counting its
+    calls; returns the Counter."""
+    counts = collections.Counter()
+
+    def counted(label, orig):   # (a function: a counted method still binds)
+        return lambda *a, **k: (counts.update((label,)), orig(*a, **k))[1]
+    for owner, attr, label in targets:
+        monkeypatch.setattr(owner, attr, counted(label, getattr(owner, attr)))
+    return counts
+
+
 def _straight_function(n):
     lines = ["def f(x):", "    a0 = x"]
     for i in range(1, n + 1):
@@ -1718,17 +1730,9 @@ def test_straight_line_functions_run_no_state_analyses(monkeypatch):
     statement), at any size; one `if` anywhere brings them back. Expression rewrites
     (`x if c else y` here) still happen."""
     from astjax.frontend.analysis import activity, liveness, reaching_definitions
-    counts = collections.Counter()
-
-    def counting(name, orig):
-        def run(*a, **k):
-            counts[name] += 1
-            return orig(*a, **k)
-        return run
-    monkeypatch.setattr(liveness, "_stmt", counting("live", liveness._stmt))
-    monkeypatch.setattr(reaching_definitions, "_stmt",
-                        counting("defined", reaching_definitions._stmt))
-    monkeypatch.setattr(activity, "modified", counting("modified", activity.modified))
+    counts = _count_calls(monkeypatch, [(liveness, "_stmt", "live"),
+                                        (reaching_definitions, "_stmt", "defined"),
+                                        (activity, "modified", "modified")])
 
     def run(src):
         counts.clear()
@@ -1777,19 +1781,10 @@ def test_first_call_walks_each_node_a_bounded_number_of_times(monkeypatch, tmp_p
     (a fixed number of tree walks, none per statement), and staging locates each
     equation once."""
     from astjax import errors
-    counts = collections.Counter()
-
-    def counting(name, orig):
-        def run(*a, **k):
-            counts[name] += 1
-            return orig(*a, **k)
-        return run
-    monkeypatch.setattr(astbridge, "to_gast", counting("to_gast", astbridge.to_gast))
-    monkeypatch.setattr(astbridge, "_to_ast", counting("to_ast", astbridge._to_ast))
-    monkeypatch.setattr(astbridge.Transformer, "visit",
-                        counting("visit", astbridge.Transformer.visit))
-    monkeypatch.setattr(core.Builder, "add_eqn", counting("eqns", core.Builder.add_eqn))
-    monkeypatch.setattr(errors, "_frame_location", counting("located", errors._frame_location))
+    counts = _count_calls(monkeypatch, [
+        (astbridge, "to_gast", "to_gast"), (astbridge, "_to_ast", "to_ast"),
+        (astbridge.Transformer, "visit", "visit"), (core.Builder, "add_eqn", "eqns"),
+        (errors, "_frame_location", "located")])
 
     def first_call(n):
         path = tmp_path / f"walks_{n}.py"
