@@ -94,12 +94,28 @@ def _located_gast(cls, fields, node):
     return new
 
 
+# contexts and operators carry nothing (no fields, no positions): one shared gast
+# instance each, as `ast.parse` shares its own
+_GAST_SHARED = {c: getattr(gast, c.__name__)() for c in (
+    ast.Load, ast.Store, ast.Del, ast.And, ast.Or, ast.Add, ast.Sub, ast.Mult, ast.MatMult,
+    ast.Div, ast.Mod, ast.Pow, ast.LShift, ast.RShift, ast.BitOr, ast.BitXor, ast.BitAnd,
+    ast.FloorDiv, ast.Invert, ast.Not, ast.UAdd, ast.USub, ast.Eq, ast.NotEq, ast.Lt,
+    ast.LtE, ast.Gt, ast.GtE, ast.Is, ast.IsNot, ast.In, ast.NotIn)}
+
+
 def to_gast(node):
     """`gast.ast_to_gast(node)`, in one pass."""
     t = type(node)
     if t is ast.Name:
-        return _located_gast(gast.Name, {"id": node.id, "ctx": to_gast(node.ctx),
-                                         "annotation": None, "type_comment": None}, node)
+        new = gast.Name.__new__(gast.Name)
+        d = new.__dict__
+        d.update(node.__dict__)   # id, ctx and the position (all present in a parsed tree)
+        d["ctx"] = _GAST_SHARED[type(node.ctx)]
+        d["annotation"] = d["type_comment"] = None
+        return new
+    shared = _GAST_SHARED.get(t)
+    if shared is not None:
+        return shared
     if t is ast.arg:
         return _located_gast(gast.Name, {"id": node.arg, "ctx": gast.Param(),
                                          "annotation": _g(node.annotation),
@@ -118,22 +134,21 @@ def to_gast(node):
     new = cls.__new__(cls)
     d = new.__dict__
     src = node.__dict__
+    if rebuilt:   # gast builds these itself, then copies the location
+        for k, make in added:
+            d[k] = make()
+        _copy_location(d, src)
+    else:         # gast's generic translation copies every field and position present
+        d.update(src)
     for k in fields:
         if k in src:
             v = src[k]
             if isinstance(v, ast.AST):
-                v = to_gast(v)
-            elif isinstance(v, list):
-                v = [_g(x) for x in v]
-            d[k] = v
-    for k, make in added:
-        d[k] = make()
-    if rebuilt:   # gast builds these itself, then copies the location
-        _copy_location(d, src)
-    else:         # gast's generic translation copies every position present
-        for k in _LOC:
-            if k in src:
-                d[k] = src[k]
+                d[k] = to_gast(v)
+            elif type(v) is list:
+                d[k] = [to_gast(x) if isinstance(x, ast.AST) else _g(x) for x in v]
+            elif rebuilt:
+                d[k] = v
     return new
 
 
