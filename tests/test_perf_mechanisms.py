@@ -1803,3 +1803,22 @@ def test_first_call_walks_each_node_a_bounded_number_of_times(monkeypatch, tmp_p
     assert a["located"] <= a["eqns"] + 300 // 50 and b["located"] <= b["eqns"] + 1200 // 50, \
         (a, b)
     assert b["eqns"] <= 4 * a["eqns"] + 10, (a, b)
+
+
+def test_bridge_shares_operator_nodes_and_keeps_gasts_rules_for_unparsed_nodes():
+    """`to_gast` / `to_ast` share one context or operator node per class (as
+    `ast.parse` does) and still build gast's trees for nodes a parser did not make:
+    no positions, or None ones."""
+    tree = _pyast.parse("a = b + c * d\nif not (a < b):\n    e = -a\n")
+    g = astbridge.to_gast(tree)
+    loads = [n for n in gast.walk(g) if isinstance(n, gast.Load)]
+    assert len(loads) > 3 and all(n is loads[0] for n in loads)
+    made = [_pyast.Name(id="x", ctx=_pyast.Load()),
+            _pyast.Name(id="x", ctx=_pyast.Store(), lineno=None, col_offset=None, end_lineno=3,
+                        end_col_offset=None),
+            _pyast.BinOp(left=_pyast.Name(id="x", ctx=_pyast.Load(), lineno=2, col_offset=0,
+                                          end_lineno=2, end_col_offset=1),
+                         op=_pyast.Add(), right=_pyast.Constant(value=1))]
+    for node in made:
+        assert gast.dump(astbridge.to_gast(node), include_attributes=True) == \
+            gast.dump(gast.ast_to_gast(node), include_attributes=True)

@@ -107,10 +107,15 @@ def to_gast(node):
     """`gast.ast_to_gast(node)`, in one pass."""
     t = type(node)
     if t is ast.Name:
+        src = node.__dict__
+        ctx = _GAST_SHARED[type(node.ctx)]
+        if src.get("lineno") is None or src.get("col_offset") is None:   # not parsed
+            return _located_gast(gast.Name, {"id": node.id, "ctx": ctx, "annotation": None,
+                                             "type_comment": None}, node)
         new = gast.Name.__new__(gast.Name)
         d = new.__dict__
-        d.update(node.__dict__)   # id, ctx and the position (all present in a parsed tree)
-        d["ctx"] = _GAST_SHARED[type(node.ctx)]
+        d.update(src)   # id and the position (what `ast.copy_location` copies here)
+        d["ctx"] = ctx
         d["annotation"] = d["type_comment"] = None
         return new
     shared = _GAST_SHARED.get(t)
@@ -149,6 +154,8 @@ def to_gast(node):
                 d[k] = [to_gast(x) if isinstance(x, ast.AST) else _g(x) for x in v]
             elif rebuilt:
                 d[k] = v
+        else:   # a node made without this optional field: gast reads ast's default
+            d[k] = _g(getattr(node, k, None))
     return new
 
 
