@@ -103,6 +103,9 @@ _GAST_SHARED = {c: getattr(gast, c.__name__)() for c in (
     ast.LtE, ast.Gt, ast.GtE, ast.Is, ast.IsNot, ast.In, ast.NotIn)}
 
 
+_PARAM = gast.Param()   # (a parameter's context: gast's own, shared likewise)
+
+
 def to_gast(node):
     """`gast.ast_to_gast(node)`, in one pass."""
     t = type(node)
@@ -122,7 +125,7 @@ def to_gast(node):
     if shared is not None:
         return shared
     if t is ast.arg:
-        return _located_gast(gast.Name, {"id": node.arg, "ctx": gast.Param(),
+        return _located_gast(gast.Name, {"id": node.arg, "ctx": _PARAM,
                                          "annotation": _g(node.annotation),
                                          "type_comment": _g(node.type_comment)}, node)
     if t is ast.ExceptHandler and node.name:

@@ -79,9 +79,11 @@ def _fresh(v):
     if isinstance(v, list):
         return [_fresh(x) for x in v]
     if isinstance(v, gast.AST):
-        new = type(v)()
+        t = type(v)
+        new = t.__new__(t)   # (gast's constructor without arguments sets nothing)
+        d = new.__dict__
         for k, x in v.__dict__.items():
-            setattr(new, k, _fresh(x))
+            d[k] = _fresh(x)
         return new
     return v
 
