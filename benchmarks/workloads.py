@@ -11,6 +11,7 @@ first-call sample uses a freshly generated function so no cache can answer it.
 """
 from __future__ import annotations
 
+import ctypes
 import gc
 import itertools
 import os
@@ -327,28 +328,43 @@ def mnist_vae_compile(jax, jnp, lax, param):
 
 # ------------------------------------------------------------------ memory
 
+def _malloc_trim():
+    """glibc's `malloc_trim(0)`: give the free pages of every malloc arena back to the
+    system; None where the C library has no such call (then RSS is read as it is)."""
+    try:
+        libc = ctypes.CDLL(None)
+        return libc.malloc_trim(0) if hasattr(libc, "malloc_trim") else None
+    except OSError:
+        return None
+
+
 def _rss_mb():
+    """Resident set size (MB) of memory in use: read after `gc.collect()` and
+    `_malloc_trim()`, so free heap pages the allocator still holds do not count."""
+    gc.collect()
+    _malloc_trim()
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
 def rss_jit_calls(jax, jnp, lax, param):
-    """RSS growth (MB) over `param` calls of one jitted function on the same inputs."""
+    """Persistent RSS growth (MB) over `param` calls of one jitted function on the same
+    inputs: RSS of memory in use before and after (`_rss_mb`). Raw RSS also counts
+    free heap pages the calls' transient allocations touch, which depends on what ran
+    before in the process (benchmarks/README.md, "The RSS row")."""
     jf = jax.jit(lambda x, y: jnp.sin(x) * y + 1.0)
     x, y = jnp.ones(16), jnp.ones(16)
     for _ in range(2000):
         jf(x, y)
     jax.block_until_ready(jf(x, y))
-    gc.collect()
     before = _rss_mb()
     for i in range(param):
         r = jf(x, y)
         if i % 1000 == 0:
             jax.block_until_ready(r)
     jax.block_until_ready(r)
-    gc.collect()
+    del r
     return [_rss_mb() - before]
-
 
 
 # ------------------------------------------------------------------ linalg and conv
