@@ -218,3 +218,43 @@ def test_orthogonal_initializers_match_jax():
     with pytest.raises(ValueError, match="2D"):
         init.orthogonal()(key, (3,))
     assert isinstance(init.Initializer, type)
+
+
+# softmax / log_softmax of non-finite and masked inputs: JAX 0.10.2's values (recorded
+# with /work/jaxref, `jax.nn.softmax(x)` / `(x, where=m)`; NaN where JAX gives NaN). An
+# isfinite guard on the max gave [0, nan, 0] for [1, inf, 2] and NaN for a fully
+# masked row.
+_NF_X = np.array([[1., np.inf, 2.], [-np.inf, -np.inf, -np.inf], [1., 2., 3.],
+                  [-np.inf, 0., 1.], [np.inf, np.inf, 0.]], np.float32)
+_NF_M = np.array([[1, 1, 0], [1, 0, 1], [0, 0, 0], [1, 1, 1], [0, 1, 1]], bool)
+_nan, _inf = np.nan, np.inf
+_NF_JAX = {
+    "softmax": [[_nan] * 3, [_nan] * 3, [0.09003057, 0.24472848, 0.66524094],
+                [0.0, 0.26894143, 0.7310586], [_nan] * 3],
+    "softmax_where": [[_nan, _nan, 0.0], [_nan, 0.0, _nan], [0.0, 0.0, 0.0],
+                      [0.0, 0.26894143, 0.7310586], [0.0, _nan, _nan]],
+    "log_softmax": [[_nan] * 3, [_nan] * 3, [-2.4076059, -1.4076059, -0.40760595],
+                    [-_inf, -1.3132616, -0.31326163], [_nan] * 3],
+    "log_softmax_where": [[_nan, _nan, -_inf], [_nan, -_inf, _nan], [-_inf] * 3,
+                          [-_inf, -1.3132616, -0.31326163], [-_inf, _nan, _nan]],
+}
+
+
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+@pytest.mark.parametrize("masked", [False, True])
+@pytest.mark.parametrize("jitted", [False, True])
+def test_softmax_of_non_finite_and_masked_inputs_as_jax(name, masked, jitted):
+    f = getattr(nn, name)
+    call = (lambda x: f(x, where=_NF_M)) if masked else f
+    out = (astjax.jit(call) if jitted else call)(_NF_X)
+    want = _NF_JAX[name + ("_where" if masked else "")]
+    np.testing.assert_allclose(np.asarray(out), np.array(want, np.float32), rtol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+def test_softmax_optimized_hlo_has_no_finite_guard(name):
+    """JAX's formula, so JAX's kernels: no is-finite select between the max and
+    exp(x - max) (it kept XLA from fusing them; GPT step's attention softmax)."""
+    text = astjax.jit(getattr(nn, name)).lower(jnp.ones((4, 8, 16))).compile().as_text()
+    assert "is-finite" not in text
+    assert "exponential" in text

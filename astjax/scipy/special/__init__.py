@@ -387,13 +387,15 @@ def _softmax(x, axis=-1, where=None, initial=None):
     """
     x = _inexact_arg("softmax", x)
     axes = _axes(x, axis)
-    xmax = jnp.max(x, axis=axes, keepdims=True, where=where,
-                   initial=-np.inf if initial is None else initial)
-    xmax = lax.stop_gradient(_uf.where(jnp.isfinite(xmax), xmax, 0.0))
-    unnormalized = _uf.exp(_uf.subtract(x, xmax))
-    if where is not None:
-        unnormalized = _uf.where(where, unnormalized, 0.0)
-    return _uf.true_divide(unnormalized, jnp.sum(unnormalized, axis=axes, keepdims=True))
+    initial = -np.inf if initial is None else initial
+    # JAX's formula: no guard on a non-finite max, so an input with +inf gives NaN
+    # everywhere (as JAX documents) and XLA fuses the max with exp(x - max)
+    xmax = jnp.max(x, axis=axes, keepdims=True, where=where, initial=initial)
+    x_safe = x if where is None else _uf.where(where, x, initial)
+    unnormalized = _uf.exp(_uf.subtract(x_safe, lax.stop_gradient(xmax)))
+    out = _uf.true_divide(unnormalized,
+                          jnp.sum(unnormalized, axis=axes, keepdims=True, where=where))
+    return out if where is None else _uf.where(where, out, 0.0)
 
 
 def _log_softmax(x, axis=-1, where=None, initial=None):
@@ -412,12 +414,10 @@ def _log_softmax(x, axis=-1, where=None, initial=None):
     axes = _axes(x, axis)
     xmax = jnp.max(x, axis=axes, keepdims=True, where=where,
                    initial=-np.inf if initial is None else initial)
-    xmax = lax.stop_gradient(_uf.where(jnp.isfinite(xmax), xmax, 0.0))
-    shifted = _uf.subtract(x, xmax)
-    e = _uf.exp(shifted)
-    if where is not None:
-        e = _uf.where(where, e, 0.0)
-    out = _uf.subtract(shifted, _uf.log(jnp.sum(e, axis=axes, keepdims=True)))
+    x_safe = x if where is None else _uf.where(where, x, -np.inf)
+    shifted = _uf.subtract(x_safe, lax.stop_gradient(xmax))   # (no finite guard: JAX's)
+    out = _uf.subtract(shifted, _uf.log(
+        jnp.sum(_uf.exp(shifted), axis=axes, keepdims=True, where=where)))
     if where is not None:
         out = _uf.where(where, out, -np.inf)
     return out
