@@ -40,6 +40,7 @@ from . import flatten_util, test_util, typing  # noqa: E402,F401
 from . import sharding  # noqa: E402,F401
 from . import extend, interpreters, stages  # noqa: E402,F401
 from . import debug  # noqa: E402,F401
+from . import ffi  # noqa: E402,F401
 from . import example_libraries  # noqa: E402,F401
 from .naming import named_call, named_scope  # noqa: E402,F401
 from .callbacks_api import pure_callback  # noqa: E402,F401
@@ -72,7 +73,7 @@ __all__ = [
     "custom_vjp", "debug", "debug_infs", "debug_nans", "default_backend", "default_device",
     "default_matmul_precision", "device_count", "device_get", "device_put", "devices",
     "disable_jit", "distributed", "dtypes", "effects_barrier", "enable_x64",
-    "ensure_compile_time_eval", "errors", "eval_shape", "example_libraries", "extend",
+    "ensure_compile_time_eval", "errors", "eval_shape", "example_libraries", "extend", "ffi",
     "flatten_util", "float0", "function", "grad", "hessian", "install_as_jax",
     "interpreters", "jacfwd", "jacobian", "jacrev", "jit", "jvp", "lax", "linear_transpose",
     "linearize", "live_arrays", "local_device_count", "local_devices", "log_compiles",

@@ -97,7 +97,7 @@ class Primitive:
 
     Flags: `linear` (has a transpose), `nondiff` (integer-valued: zero tangent),
     `effectful` (a side effect, e.g. a host callback: never removed as dead code,
-    never merged with an equal equation),
+    never merged with an equal equation; or a function of the params saying so),
     `always_batch` (its batch rule runs even when no operand is mapped),
     `higher_order` (jvp/transpose/partial_eval/batch/dce rules receive the running
     pass `tx` first: `tx.jvp_jaxpr`, `tx.batch_jaxpr`, ...), and `unsupported`
@@ -153,7 +153,8 @@ primitives: dict[str, Primitive] = {}
 def has_effects(eqn) -> bool:
     """Does `eqn` have a side effect: an effectful primitive, or one inside a nested
     jaxpr of its params (a debug print inside a loop body)?"""
-    if eqn.primitive.effectful:
+    effectful = eqn.primitive.effectful   # or a function of the params (ffi_call's
+    if effectful is True or (callable(effectful) and effectful(eqn.params)):  # has_side_effect)
         return True
     return any(_jaxpr_has_effects(j.jaxpr if isinstance(j, ClosedJaxpr) else j)
                for j in sub_jaxprs(eqn.params))

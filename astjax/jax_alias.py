@@ -38,7 +38,7 @@ JAX_API_VERSION = "0.10.2"
 PUBLIC_MODULES = ("numpy", "numpy.linalg", "lax", "random", "nn", "nn.initializers",
                   "scipy", "scipy.special", "scipy.linalg", "tree_util", "tree", "typing",
                   "test_util", "flatten_util", "errors", "dtypes", "scipy.stats",
-                  "sharding", "stages", "debug", "example_libraries",
+                  "sharding", "stages", "debug", "ffi", "example_libraries",
                   "example_libraries.stax", "example_libraries.optimizers", "extend", "extend.core", "extend.linear_util", "extend.source_info_util", "interpreters",
                   "interpreters.ad", "interpreters.batching", "interpreters.mlir",
                   "interpreters.partial_eval") + tuple(

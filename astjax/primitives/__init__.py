@@ -19,6 +19,7 @@ from .linalg import *  # noqa: F401,F403
 from . import collectives  # noqa: F401,E402  (psum, all_gather, axis_index, ...: named axes)
 from . import custom_derivatives  # noqa: F401,E402  (stop_gradient, custom_jvp/vjp_call, checkpoint)
 from . import callbacks  # noqa: F401,E402  (pure_callback, io_callback, debug_callback)
+from . import ffi_call  # noqa: F401,E402  (ffi_call: a call of an XLA FFI target)
 from . import convolution  # noqa: F401,E402  (conv_general_dilated)
 from . import windowed  # noqa: F401,E402  (reduce_window and its derivatives)
 from . import vma  # noqa: F401,E402  (varying manual axes: check_vma, typeof inside shard_map)

@@ -25,7 +25,7 @@ from ..core import ShapedArray
 from ..errors import NotImplementedInAstjaxError
 
 __all__ = ["LAPACK_DTYPES", "register_targets", "target", "lapack_call", "info_aval", "nan_unless",
-           "triangle", "slice_minor", "pad_minor", "const_like", "cpu_only"]
+           "triangle", "slice_minor", "pad_minor", "const_like", "cpu_only", "layout_attr", "alias_attr"]
 
 _REGISTERED = []
 LAPACK_DTYPES = (np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.complex64),
@@ -64,12 +64,27 @@ def cpu_only(ctx, what):
             f"(platform {ctx.platform})")
 
 
-def _layout(rank, matrix):
-    if rank == 0:
+def layout_attr(dims) -> str:
+    """A custom call's layout attribute: the minor-to-major dimension order `dims`."""
+    dims = list(dims)
+    if not dims:
         return "dense<> : tensor<0xindex>"
+    return f"dense<[{', '.join(str(int(d)) for d in dims)}]> : tensor<{len(dims)}xindex>"
+
+
+def alias_attr(aliases, single) -> str:
+    """`output_operand_aliases` of a custom call: operand index -> the result written
+    into it (`single`: the call has one result, named implicitly)."""
+    return "[" + ", ".join(
+        f"#stablehlo.output_operand_alias<output_tuple_indices = [{'' if single else o}], "
+        f"operand_index = {i}, operand_tuple_indices = []>"
+        for i, o in sorted(aliases.items())) + "]"
+
+
+def _layout(rank, matrix):
     dims = [rank - 2, rank - 1] + list(range(rank - 3, -1, -1)) if matrix and rank >= 2 \
         else list(range(rank - 1, -1, -1))
-    return f"dense<[{', '.join(map(str, dims))}]> : tensor<{rank}xindex>"
+    return layout_attr(dims)
 
 
 def _attr_value(v):
@@ -102,11 +117,7 @@ def lapack_call(ctx, routine, operands, in_avals, out_avals, *, target_name=None
             "result_layouts": "[" + ", ".join(_layout(a.ndim, a.ndim == rank)
                                               for a in out_avals) + "]"}
     if aliases:
-        single = len(out_avals) == 1
-        call["output_operand_aliases"] = "[" + ", ".join(
-            f"#stablehlo.output_operand_alias<output_tuple_indices = [{'' if single else o}], "
-            f"operand_index = {i}, operand_tuple_indices = []>"
-            for i, o in sorted(aliases.items())) + "]"
+        call["output_operand_aliases"] = alias_attr(aliases, len(out_avals) == 1)
     return ctx.mb.op("stablehlo.custom_call", list(operands), list(out_avals), call)
 
 
