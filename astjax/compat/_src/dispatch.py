@@ -1,6 +1,21 @@
-"""`jax._src.dispatch`: `wait_for_tokens` waits for the ordered side effects of
-programs already launched. astjax runs no ordered effects (no effect tokens are ever
-issued), so there is never anything to wait for."""
+"""`jax._src.dispatch`: running one primitive eagerly, and waiting for effects.
+
+- `apply_primitive(prim, *args, **params)` evaluates one primitive on concrete
+  arrays by compiling the program of that one equation (astjax's eager path,
+  `codegen.runtime.eager_apply`, cached by avals and params), as JAX's does; a
+  primitive with several results returns a list.
+- `wait_for_tokens()` waits for the ordered side effects of programs already
+  launched. astjax runs no ordered effects (no effect tokens are ever issued), so
+  there is never anything to wait for.
+"""
+from ...codegen.runtime import eager_apply
+
+__all__ = ["apply_primitive", "wait_for_tokens"]
+
+
+def apply_primitive(prim, *args, **params):
+    """Run `prim` once on `args` (arrays) with `params`, compiled by XLA."""
+    return eager_apply(prim, args, params)
 
 
 def wait_for_tokens() -> None:
