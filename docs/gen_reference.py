@@ -40,6 +40,7 @@ MODULES = {
     "jax.errors": "astjax.errors", "jax.stages": "astjax.stages",
     "jax.test_util": "astjax.test_util", "jax.distributed": "astjax.distributed",
     "jax.extend": "astjax.extend", "jax.interpreters": "astjax.interpreters",
+    "jax.ffi": "astjax.ffi",
 }
 KINDS = {"f": "function", "t": "class", "c": "constant", "m": "module"}
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")

@@ -21,7 +21,7 @@ MODULES = [
     "jax.scipy.stats", "jax.tree_util", "jax.tree", "jax.sharding", "jax.typing",
     "jax.dtypes", "jax.flatten_util", "jax.debug", "jax.errors", "jax.stages",
     "jax.test_util", "jax.distributed", "jax.extend", "jax.interpreters",
-    "jax.example_libraries",
+    "jax.example_libraries", "jax.ffi",
 ]
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "jax_names.json")
 

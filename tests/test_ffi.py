@@ -219,3 +219,27 @@ def test_apply_primitive_as_a_user_primitives_impl():
     for out in (p.bind(R.SPD, uplo=R.L), astjax.jit(lambda a: p.bind(a, uplo=R.L))(R.SPD)):
         np.testing.assert_allclose(np.ravel(out[0]), want[0][2], rtol=1e-6)
         assert int(out[1]) == 0
+
+
+def test_printed_source_runs_again():
+    def f(a):
+        c, info = R.potrf(astjax)(a * 2.0, uplo=R.L)
+        return c[2, 2] + info
+    assert "ffi_call_p.bind(" in astjax.source(f, R.SPD)
+    g = astjax.source_function(f, R.SPD)
+    np.testing.assert_allclose(g(R.SPD), f(R.SPD), rtol=1e-6)
+    np.testing.assert_allclose(astjax.jit(g)(R.SPD), f(R.SPD), rtol=1e-6)
+
+
+def test_calls_inside_staged_loops_and_branches():
+    @astjax.jit
+    def f(a):
+        total = 0.0
+        for i in range(3):   # a scan: one ffi_call in its body
+            c, info = R.potrf(astjax)(a + i, uplo=R.L)
+            total = total + c[2, 2] + info
+        if a[0, 0] > 0:      # a cond
+            total = total + R.potrf(astjax)(a, uplo=R.L)[0][0, 0]
+        return total
+    want = sum(float(R.potrf(astjax)(R.SPD + i, uplo=R.L)[0][2, 2]) for i in range(3)) + 2.0
+    np.testing.assert_allclose(f(R.SPD), want, rtol=1e-6)

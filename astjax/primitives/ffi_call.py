@@ -17,14 +17,15 @@ whether the call has a side effect. The params, as JAX names them:
 - `vmap_method`: how `vmap` batches the call (below).
 
 Rules: the abstract evaluation returns the declared avals; there is no NumPy
-reference (the kernel is native code: an eager call compiles a one-call program) and
+reference (the kernel is native code: an eager call compiles a one-call program),
 no derivative (JAX's ValueError). Batching follows `vmap_method`: `sequential` /
 `sequential_unrolled` loop over the batch with `scan` (rolled / unrolled),
 `expand_dims` gives unmapped operands a batch axis of size 1 and `broadcast_all` one of
 the batch size, `legacy_vectorized` passes unmapped operands unchanged; the kernel sees
 the batch axis outermost (layouts updated). Without a method, `vmap` is JAX's
 NotImplementedError. The lowering is one `stablehlo.custom_call`; on CPU jaxlib's own
-kernels are registered first (JAX registers them when its CPU backend starts).
+kernels are registered first (JAX registers them when its CPU backend starts). Printed
+source binds the primitive (`ffi_call_p.bind(...)`), and runs again.
 """
 from __future__ import annotations
 
@@ -33,6 +34,7 @@ import numpy as np
 from .. import core
 from ..errors import AstjaxError, JAXValueError
 from ..mlir_attributes import dictionary_text
+from ..pyast import call, load
 from .base import bdim_at_front, mark_unsupported, register
 from .lapack import alias_attr, layout_attr, register_targets
 from .scan import scan
@@ -168,8 +170,17 @@ def _ffi_lowering(ctx, *args, target_name, has_side_effect, input_layouts, outpu
     return ctx.op("stablehlo.custom_call", args, ctx.avals_out, call)
 
 
+def _ffi_source(gen, eqn):
+    # `ffi_call_p.bind(...)`; the attributes and result avals are passed as the very
+    # objects (a printed `np.uint8(76)` would come back as a Python int, an i64)
+    params = {k: load(gen.inject(v, k)) if k in ("attributes", "result_avals")
+              else gen.value(v) for k, v in eqn.params.items()}
+    return call(f"{gen.inject(ffi_call_p, 'ffi_call_p')}.bind",
+                [gen.arg(a) for a in eqn.invars], **params)
+
+
 register(ffi_call_p, abstract_eval=_ffi_abstract_eval, jvp=_ffi_jvp, batch=_ffi_batch,
-         lowering=_ffi_lowering)
+         lowering=_ffi_lowering, source=_ffi_source)
 mark_unsupported(ffi_call_p, "impl", "an FFI target is native code only XLA calls: an eager "
                  "ffi_call compiles a program of the one call")
 ffi_call_p.effectful = lambda params: bool(params["has_side_effect"])
