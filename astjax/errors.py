@@ -30,6 +30,7 @@ __all__ = [
     "JAXIndexError", "JAXValueError", "JAXAttributeError", "located_builtin_error",
     "ConcretizationTypeError", "TracerBoolConversionError", "TracerIntegerConversionError",
     "TracerArrayConversionError", "UnexpectedTracerError", "KeyReuseError", "JaxRuntimeError",
+    "FfiTargetError",
     "user_location", "warn_at", "check_signature", "check_callable", "function_name",
     "ShapeValueError", "InternalError",
 ]
@@ -372,6 +373,13 @@ class ScalarOverflowError(ArgumentError, OverflowError):
 
 
 JaxRuntimeError = _jax.JaxRuntimeError  # what a failing XLA execution raises
+
+
+class FfiTargetError(AstjaxError, JaxRuntimeError):
+    """An `ffi_call` of a target no kernel is registered for: JAX's JaxRuntimeError
+    (XLA's NOT_FOUND when it compiles the call), located at the call."""
+    default_hint = ("register the kernel first: astjax.ffi.register_ffi_target(name, "
+                    "astjax.ffi.pycapsule(lib.Handler), platform='cpu')")
 
 
 class SideEffectWarning(UserWarning):

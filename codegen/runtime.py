@@ -34,7 +34,8 @@ from astjax import core, dtypes, tree_util  # noqa: E402
 from astjax.config import config  # noqa: E402
 from astjax.core import ShapedArray  # noqa: E402
 from astjax.errors import (ArgumentTypeError, ArgumentValueError,  # noqa: E402
-                           InternalError, JaxRuntimeError, caller_location)
+                           InternalError, JaxRuntimeError, caller_location,
+                           FfiTargetError)
 from astjax.sharding import SingleDeviceSharding  # noqa: E402
 
 from . import compile_cache, platforms, stablehlo  # noqa: E402
@@ -760,6 +761,13 @@ def compile_mlir(text: str, devs, options):
             fn(text, seconds)
         return exe
     except JaxRuntimeError as e:
+        missing = _NO_FFI_HANDLER.search(str(e))
+        if missing is not None:   # an ffi_call of an unregistered target: the call's line
+            calls = [eqn for _, _, eqn in getattr(text, "origins", ())
+                     if eqn.params.get("target_name") == missing.group(1)]
+            src = getattr(calls[0], "source_info", None) if calls else None
+            raise FfiTargetError(str(e), loc=src if src is not None and src.file else None) \
+                from None
         m = _MLIR_DIAGNOSTIC.search(str(e))
         if m is None:
             raise
@@ -772,6 +780,7 @@ def compile_mlir(text: str, devs, options):
 
 
 _MLIR_DIAGNOSTIC = re.compile(r"-:(\d+):\d+: error: ([^\n]*)")
+_NO_FFI_HANDLER = re.compile(r"No FFI handler registered for (\S+)")
 
 # ================================================================= several devices
 # pmap's replicated programs and their arrays: codegen/replicated.py

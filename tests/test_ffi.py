@@ -243,3 +243,18 @@ def test_calls_inside_staged_loops_and_branches():
         return total
     want = sum(float(R.potrf(astjax)(R.SPD + i, uplo=R.L)[0][2, 2]) for i in range(3)) + 2.0
     np.testing.assert_allclose(f(R.SPD), want, rtol=1e-6)
+
+
+def test_missing_target_is_located_at_the_call():
+    from astjax.errors import JaxRuntimeError
+
+    def f(x):
+        y = x + 1
+        return ffi.ffi_call("astjax_no_such_target", astjax.ShapeDtypeStruct((3,), np.float32))(y)
+    for fn in (f, astjax.jit(f)):
+        with pytest.raises(JaxRuntimeError) as e:
+            fn(np.ones(3, np.float32))
+        assert isinstance(e.value, AstjaxError)
+        assert "No FFI handler registered for astjax_no_such_target" in str(e.value)
+        assert 'ffi.ffi_call("astjax_no_such_target"' in str(e.value)   # the source line
+        assert "test_ffi.py" in str(e.value)
