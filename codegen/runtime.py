@@ -34,8 +34,7 @@ from astjax import core, dtypes, tree_util  # noqa: E402
 from astjax.config import config  # noqa: E402
 from astjax.core import ShapedArray  # noqa: E402
 from astjax.errors import (ArgumentTypeError, ArgumentValueError,  # noqa: E402
-                           InternalError, JaxRuntimeError, caller_location,
-                           FfiTargetError)
+                           InternalError, JaxRuntimeError, caller_location)
 from astjax.sharding import SingleDeviceSharding  # noqa: E402
 
 from . import compile_cache, platforms, stablehlo  # noqa: E402
@@ -761,13 +760,9 @@ def compile_mlir(text: str, devs, options):
             fn(text, seconds)
         return exe
     except JaxRuntimeError as e:
-        missing = _NO_FFI_HANDLER.search(str(e))
-        if missing is not None:   # an ffi_call of an unregistered target: the call's line
-            calls = [eqn for _, _, eqn in getattr(text, "origins", ())
-                     if eqn.params.get("target_name") == missing.group(1)]
-            src = getattr(calls[0], "source_info", None) if calls else None
-            raise FfiTargetError(str(e), loc=src if src is not None and src.file else None) \
-                from None
+        located = stablehlo.missing_ffi_target(text, str(e))
+        if located is not None:
+            raise located from None
         m = _MLIR_DIAGNOSTIC.search(str(e))
         if m is None:
             raise
@@ -780,7 +775,6 @@ def compile_mlir(text: str, devs, options):
 
 
 _MLIR_DIAGNOSTIC = re.compile(r"-:(\d+):\d+: error: ([^\n]*)")
-_NO_FFI_HANDLER = re.compile(r"No FFI handler registered for (\S+)")
 
 # ================================================================= several devices
 # pmap's replicated programs and their arrays: codegen/replicated.py
