@@ -258,3 +258,17 @@ def test_missing_target_is_located_at_the_call():
         assert "No FFI handler registered for astjax_no_such_target" in str(e.value)
         assert 'ffi.ffi_call("astjax_no_such_target"' in str(e.value)   # the source line
         assert "test_ffi.py" in str(e.value)
+
+
+@pytest.mark.parametrize("method", ["sequential", "sequential_unrolled", "expand_dims",
+                                    "broadcast_all", "legacy_vectorized"])
+def test_vmap_over_a_later_axis_and_nested(method):
+    st0 = np.stack([R.SPD, R.NOT_SPD, R.SPD2])
+
+    def f(a):
+        return R.potrf(astjax, vmap_method=method)(a, uplo=R.L)
+    for got, want in zip(astjax.vmap(f, in_axes=2)(np.moveaxis(st0, 0, 2)),
+                         astjax.vmap(f)(st0)):
+        np.testing.assert_array_equal(got, want)
+    info = astjax.vmap(astjax.vmap(lambda a: f(a)[1]))(np.stack([st0, st0[::-1]]))
+    np.testing.assert_array_equal(info, [[0, 2, 0], [0, 2, 0]])
