@@ -113,9 +113,9 @@ def _normalize_static(fun, static_argnums, static_argnames):
 _CPP = object()  # the key of a function's jaxlib PjitFunction in its `_fast` table
 _TREE = object()  # in `_fast` once a call was keyed by `array_tree_key`
 _MISS = object()  # the PjitFunction's cache-miss callable (cpp_jit.WeakMiss)
-_REFUSED = object()
 _cpp_available, _cpp_results, _MissError = cpp_jit.available, cpp_jit.results, cpp_jit.MissError
 _ArrayImpl, _REAL_JAX_CONFIG, _modules = cpp_jit.ArrayImpl, cpp_jit.REAL_JAX_CONFIG, sys.modules
+_ndarray = np.ndarray
 
 
 class _Entry:
@@ -123,7 +123,7 @@ class _Entry:
     __slots__ = ("closed", "program", "executable", "consts", "out_tree", "text",
                  "const_bufs", "in_avals", "unflatten", "call_buffers", "exe", "handlers",
                  "out_avals", "out_aval0", "single", "in_tree", "float0_in", "placed",
-                 "wrap", "device", "compiler_options", "many")
+                 "wrap", "device", "compiler_options", "many", "arrays", "arrays_view")
 
     def __init__(self, closed, out_tree, name, donated=(), compiler_options=()):
         self.closed = closed   # what `stage` / make_jaxpr show; `program` is compiled
@@ -151,6 +151,9 @@ class _Entry:
         self.placed = {}     # device -> this entry there, for committed arguments
         self.wrap, self.device = _Array, None   # results uncommitted, on the default device
         self.compiler_options = compiler_options   # jit(compiler_options=)'s pairs
+        # arrays: this object is reached only by signatures whose leaves are all plain
+        # Arrays (`for_arrays`), so `Jitted.__call__` runs it without `run`'s checks
+        self.arrays, self.arrays_view = False, None
 
     def compile(self):
         if self.executable is None:
@@ -202,6 +205,18 @@ class _Entry:
             view.handlers, view.wrap, view.device, view.placed = ex.handlers, ex.wrap, dev, {}
             view.consts = runtime.on_device(self.consts, dev)
             view.const_bufs = [c._buf for c in view.consts]
+            view.arrays, view.arrays_view = False, None
+        return view
+
+    def for_arrays(self):
+        """This entry (on the default device) as the fast-path table keeps it for a
+        signature whose leaves are all plain Arrays: a copy sharing the executable,
+        marked `arrays`, made once."""
+        view = self.arrays_view
+        if view is None:   # (the view holds no reference back: no cycle to collect)
+            view = self.arrays_view = copy.copy(self)
+            view.arrays = True
+            view.arrays_view = None
         return view
 
 
@@ -223,6 +238,7 @@ class Jitted(StagedCallable):
             + ((options.key(),) if options is not None else ()),
             lambda: self._new_state(fun, static_argnums, static_argnames, donate_argnums))
         self._has_statics = bool(self.static_argnums or self.static_argnames)
+        self._plain = options is None and not self._has_statics   # __call__'s fast paths
         functools.update_wrapper(self, fun, updated=())
 
     @staticmethod
@@ -316,97 +332,105 @@ class Jitted(StagedCallable):
         return entry.closed, entry.out_tree
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        # Fast path: arguments whose signature was seen before. The key holds the x64
-        # flag and, per argument, the id of its interned aval (Arrays) or
-        # (shape, dtype) / type (host values), the pytree structure, keyword names
-        # and static values; see `_signature`. One and two Arrays are written out
-        # because every Python-level step here costs ~0.1 us.
+        # Fast paths, for arguments whose signature was seen before: one or two plain
+        # Arrays (keyed on their interned avals' ids), positional NumPy arrays (jaxlib's
+        # C++ dispatch), trees of Arrays without dicts (keyed by jaxlib's C++ flatten)
+        # and any other signature `_signature` can key. A key whose leaves are all plain
+        # Arrays runs in this frame; every Python-level step costs ~0.05-0.1 us against
+        # a ~5 us dispatch, so the common cases are written out.
         if _state.builders:
             return self.stage_inline(*args, **kwargs)
         if _jit_call_hook[0] is not None:  # astjax.config_api: disable_jit, debug_nans, ...
             return _jit_call_hook[0](self, args, kwargs)
-        if self._options is not None:   # (placed on its device, compiled with its options)
-            return self._call_slow(args, kwargs)
-        if not kwargs and not self._has_statics:
+        entry = None
+        if self._plain and not kwargs:   # (no jit options, no static arguments)
             n = len(args)
-            key = None
-            numpy = False
-            if n == 1:
+            host = False   # positional NumPy arrays in native byte order (jaxlib reads
+            # a byte-swapped array's bytes as native ones): jaxlib's C++ dispatch
+            if n == 2:
+                a, b = args
+                ta = type(a)
+                if ta is _Array:
+                    if type(b) is _Array:
+                        entry = self._fast.get(
+                            (_config_values["jax_enable_x64"], id(a.aval), id(b.aval)))
+                        if entry is None:
+                            return self._call_slow(args, kwargs)
+                        bufs = [a._buf, b._buf]
+                else:
+                    host = (ta is _ndarray and type(b) is _ndarray and a.dtype.isnative
+                            and b.dtype.isnative)
+            elif n == 1:
                 a, = args
-                if type(a) is _Array:
-                    key = (_config_values["jax_enable_x64"], id(a.aval))
+                ta = type(a)
+                if ta is _Array:
+                    entry = self._fast.get((_config_values["jax_enable_x64"], id(a.aval)))
+                    if entry is None:
+                        return self._call_slow(args, kwargs)
                     bufs = [a._buf]
                 else:
-                    numpy = type(a) is np.ndarray and a.dtype.isnative
-            elif n == 2:
-                a, b = args
-                ta, tb = type(a), type(b)
-                if ta is _Array and tb is _Array:
-                    key = (_config_values["jax_enable_x64"], id(a.aval), id(b.aval))
-                    bufs = [a._buf, b._buf]
-                else:
-                    numpy = (ta is np.ndarray and tb is np.ndarray and a.dtype.isnative
-                             and b.dtype.isnative)
-            elif n and type(args[0]) is np.ndarray:
-                numpy = all(type(a) is np.ndarray and a.dtype.isnative for a in args)
-            # flat NumPy in native byte order (jaxlib would read a byte-swapped array's
-            # bytes as native ones): jaxlib's C++ dispatch while it is astjax's
-            if numpy:
+                    host = ta is _ndarray and a.dtype.isnative
+            elif n and type(args[0]) is _ndarray:
+                host = all(type(a) is _ndarray and a.dtype.isnative for a in args)
+            if host:
                 cpp = self._fast.get(_CPP)
                 if cpp is not None and _REAL_JAX_CONFIG not in _modules:
                     try:
                         out = cpp(*args)
-                    except _MissError as e:   # astjax's own error, on a C++ cache miss
+                    except Exception as e:  # noqa: BLE001 -- see `_cpp_fallback`
                         out = e
-                    except Exception:  # noqa: BLE001 -- arguments jaxlib refuses: below
-                        out = _REFUSED
                     if type(out) is _ArrayImpl:
                         return _Array(out, out.aval)
-                    if type(out) is _MissError:   # (raised here: its context stays its own)
-                        err = out.error
-                        if isinstance(err, AstjaxError):
-                            raise err.with_traceback(user_traceback(err))
-                        raise err
-                    if out is not _REFUSED:
-                        return _cpp_results(out)
+                    return self._cpp_fallback(out, args)
                 return self._call_numpy(_numpy_key(args), args)
-            if key is not None:
-                entry = self._fast.get(key)
-                if entry is None:
-                    return self._call_slow(args, kwargs)
-            elif _TREE in self._fast:
+            if entry is None and _TREE in self._fast:
                 # a tree of Arrays (parameters) without dicts, once this function has
                 # met one: flattened and keyed in C++ (jaxlib sorts dict keys slowly)
                 tkey, leaves = _array_tree_key(args)
                 entry = self._fast.get(tkey) if tkey is not None else None
                 if entry is not None:   # (every leaf a plain Array: no `run` checks)
                     bufs = [a._buf for a in leaves]
-            else:
+        elif self._options is not None:   # (placed on its device, compiled with its options)
+            return self._call_slow(args, kwargs)
+        if entry is None:
+            leaves = []
+            try:
+                entry = self._fast.get(self._signature(args, kwargs, leaves))
+            except (_NoFastPath, TypeError):  # TypeError: an unhashable static argument
                 entry = None
-            if entry is not None:
-                if entry.const_bufs:
-                    bufs = entry.const_bufs + bufs
+            if entry is None:
+                return self._call_slow(args, kwargs)
+            if type(entry) is not _Entry or not entry.arrays:
                 try:
-                    if entry.many:   # (hundreds of results: see Executable._call_many)
-                        return entry.unflatten(entry.call_buffers(bufs))
-                    outs = entry.exe.execute_sharded(bufs).consume_with_handlers(
-                        entry.handlers)
+                    return entry.run(leaves)
                 except _JaxRuntimeError:   # e.g. an argument on another device
                     return self._call_slow(args, kwargs)
-                if entry.single:
-                    return entry.wrap(outs[0], entry.out_aval0)
-                return entry.unflatten(list(map(entry.wrap, outs, entry.out_avals)))
-        leaves = []
+            bufs = [a._buf for a in leaves]   # (plain Arrays only: `_Entry.for_arrays`)
+        if entry.const_bufs:
+            bufs = entry.const_bufs + bufs
         try:
-            entry = self._fast.get(self._signature(args, kwargs, leaves))
-        except (_NoFastPath, TypeError):  # TypeError: an unhashable static argument
-            entry = None
-        if entry is not None:
-            try:
-                return entry.run(leaves)
-            except _JaxRuntimeError:   # e.g. an argument on another device
-                pass
-        return self._call_slow(args, kwargs)
+            if entry.many:   # (hundreds of results: see Executable._call_many)
+                return entry.unflatten(entry.call_buffers(bufs))
+            outs = entry.exe.execute_sharded(bufs).consume_with_handlers(entry.handlers)
+        except _JaxRuntimeError:   # e.g. an argument on another device
+            return self._call_slow(args, kwargs)
+        if entry.single:
+            return entry.wrap(outs[0], entry.out_aval0)
+        return entry.unflatten(list(map(entry.wrap, outs, entry.out_avals)))
+
+    def _cpp_fallback(self, out, args):
+        """What jaxlib's C++ dispatch gave that is not one jaxlib array: several
+        results (wrapped as Arrays); astjax's own error from a cache miss (`MissError`,
+        re-raised as it is); another exception (arguments jaxlib refuses): the Python
+        path."""
+        if type(out) is _MissError:
+            err = out.error
+            if isinstance(err, AstjaxError):
+                raise err.with_traceback(user_traceback(err))
+            raise err
+        if isinstance(out, Exception):
+            return self._call_numpy(_numpy_key(args), args)
+        return _cpp_results(out)
 
     def _call_numpy(self, nkey, args):
         """A call on positional NumPy arrays (`nkey`: the key `_signature` makes for
@@ -511,6 +535,9 @@ class Jitted(StagedCallable):
             return  # the fast paths pass every argument to the executable
         if len(self._fast) > 4096:
             self._fast.clear()
+        if type(entry) is _Entry and entry.device is None and all(
+                type(a) is _Array for a in leaves):
+            entry = entry.for_arrays()
         self._fast[key] = entry
         if not kwargs and not self._has_statics and not _has_dict(args):
             tkey = _array_tree_key(args)[0]

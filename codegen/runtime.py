@@ -164,6 +164,15 @@ def sharding_for(device):
 
 
 _NO_BUFFER_PROTOCOL = frozenset([dtypes.bfloat16, *dtypes.NARROW_FLOATS, *dtypes.NARROW_INTS])  # read through jaxlib's copy
+_asarray = np.asarray
+
+
+def host_array(v, dtype=None, copy=None):
+    """`__array__`'s answer for an array whose host value is `v`: `v` itself, or
+    converted to `dtype`, or copied when `copy` asks for it."""
+    if dtype is not None and np.dtype(dtype) != v.dtype:
+        return v.astype(dtype)
+    return v.copy() if copy else v
 
 
 class Array:
@@ -181,23 +190,19 @@ class Array:
     weak_type = property(lambda self: self.aval.weak_type)
     nbytes = property(lambda self: self.aval.size * self.aval.dtype.itemsize)
 
-    def _value(self) -> np.ndarray:
-        v = self._npy
-        if v is None:
-            if self.aval.dtype in _NO_BUFFER_PROTOCOL:
-                v = self._buf._single_device_array_to_np_array_did_copy()[0]
-            else:
-                v = np.asarray(self._buf)
-            self._npy = v
-        return v
-
     def __array__(self, dtype=None, copy=None):
+        # (`np.asarray` of a fresh jit result: one Python frame, the buffer read once
+        # through jaxlib's buffer protocol -- a zero-copy, read-only view on CPU)
         v = self._npy
         if v is None:
-            v = self._value()
-        if dtype is not None and np.dtype(dtype) != v.dtype:
-            return v.astype(dtype)
-        return v.copy() if copy else v
+            buf = self._buf
+            v = self._npy = (_asarray(buf) if self.aval.dtype not in _NO_BUFFER_PROTOCOL
+                             else buf._single_device_array_to_np_array_did_copy()[0])
+        if dtype is None and not copy:
+            return v
+        return host_array(v, dtype, copy)
+
+    _value = __array__   # () -> the value on the host, a read-only NumPy array
 
     def block_until_ready(self):
         self._buf.block_until_ready()

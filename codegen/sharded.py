@@ -193,6 +193,9 @@ class GlobalArray(runtime.Array):
             seen[key] = seen.get(key, 0) + 1
         return out
 
+    def __array__(self, dtype=None, copy=None):
+        return runtime.host_array(self._value(), dtype, copy)
+
     def _value(self) -> np.ndarray:
         if self._npy is None:
             if len(self._local) < len(self._devices) and not self.is_fully_replicated:
