@@ -1823,3 +1823,78 @@ def test_bridge_shares_operator_nodes_and_keeps_gasts_rules_for_unparsed_nodes()
     for node in made:
         assert gast.dump(astbridge.to_gast(node), include_attributes=True) == \
             gast.dump(gast.ast_to_gast(node), include_attributes=True)
+
+# ------------------------------------------------------------------ jit dispatch (issue 14, disp2)
+
+
+def test_numpy_in_numpy_out_enters_three_python_functions():
+    """`np.asarray(jf(x, y))` on NumPy arrays, after warm-up: jit's `__call__` (the
+    C++ dispatch inside it), the result's `Array.__init__` and one `__array__`, which
+    reads the buffer itself (no `_value` frame; JAX: the buffer protocol, no Python)."""
+    from astjax import api
+    _skip_if_real_jax_loaded()
+    jf = astjax.jit(_mad)
+    x, y = np.arange(3, dtype=np.float32), np.full(3, 2.0, np.float32)
+    for _ in range(2):
+        jf(x, y)
+    assert jf._fast[api._CPP] is not None
+    out = []
+    calls = _python_calls(lambda: out.append(np.asarray(jf(x, y))))
+    assert calls == ["__call__", "__init__", "__array__"], calls
+    np.testing.assert_array_equal(out[0], x * y + 1)
+    assert not out[0].flags.writeable   # a read-only view, as JAX's
+    # a second read is the same host array; dtype and copy requests still honoured
+    r = jf(x, y)
+    assert np.asarray(r) is np.asarray(r) is r._value()
+    assert np.asarray(r, np.int32).dtype == np.int32 and np.array(r) is not r._value()
+
+
+def _dict_double(t):
+    return {k: v * 2.0 for k, v in t.items()}
+
+
+def test_a_signature_of_plain_arrays_runs_in_call_and_others_keep_run(monkeypatch):
+    """A signature path key whose leaves are all plain Arrays maps to the entry's
+    `for_arrays` view and runs in `Jitted.__call__` (no `_Entry.run`); keys with a
+    host leaf (NumPy array, Python scalar) or a committed Array map to the entry itself
+    (or its per-device view) and keep `run`, which puts or places them. Same values."""
+    from astjax import api
+    jd = astjax.jit(_dict_double)
+    a, b = jnp.ones(2), jnp.full(3, 2.0)
+    arrays = {"a": a, "b": b}
+    host = {"a": np.ones(2, np.float32), "b": b}
+    scalar = {"a": a, "b": b, "c": 1.5}
+    runs = [0]
+    orig_run = api._Entry.run
+
+    def counted_run(self, leaves):
+        runs[0] += 1
+        return orig_run(self, leaves)
+    for t in (arrays, host, scalar):
+        jd(t)
+    monkeypatch.setattr(api._Entry, "run", counted_run)
+    for _ in range(3):
+        out = jd(arrays)
+    assert runs[0] == 0
+    assert jd._fast[jd._signature((arrays,), {}, [])].arrays
+    for t in (host, scalar):
+        key = jd._signature((t,), {}, [])
+        assert not jd._fast[key].arrays
+        out_t = jd(t)
+        assert sorted(out_t) == sorted(t)
+        np.testing.assert_array_equal(np.asarray(out_t["a"]), [2.0, 2.0])
+    assert runs[0] == 2
+    np.testing.assert_array_equal(np.asarray(out["b"]), [4.0, 4.0, 4.0])
+    # the view shares the compiled program and holds no reference back (a cycle would
+    # keep a dropped function's program until a later collection)
+    base = next(iter(jd._cache.values()))
+    view = base.for_arrays()
+    assert view is base.arrays_view and view.arrays_view is None and not base.arrays
+    assert view.executable is base.executable and view.exe is base.exe
+    if len(astjax.devices()) >= 2:
+        c = astjax.device_put(a, astjax.devices()[1])
+        committed = {"a": c, "b": astjax.device_put(b, astjax.devices()[1])}
+        for _ in range(2):
+            out_c = jd(committed)
+        assert out_c["a"].committed and out_c["a"].devices() == {astjax.devices()[1]}
+        assert not jd._fast[jd._signature((committed,), {}, [])].arrays
