@@ -46,30 +46,41 @@ def tree_sig(x, leaves):
     if t is _Array:
         leaves.append(x)
         return id(x.aval)
-    if t is _Committed:   # (its device too: the entry runs there)
-        leaves.append(x)
-        return (id(x.aval), x.device)
-    if t is tuple or t is list:
-        return _children_sig([t], x, leaves)
     if t is dict:
         try:
             keys = tuple(sorted(x))
         except TypeError:
             raise NoFastPath from None
-        return _children_sig([dict, keys], map(x.__getitem__, keys), leaves)
-    if t is np.ndarray:
+        sig, children = [dict, keys], map(x.__getitem__, keys)
+    elif t is tuple or t is list:
+        sig, children = [t], x
+    elif t is _Committed:   # (its device too: the entry runs there)
+        leaves.append(x)
+        return (id(x.aval), x.device)
+    elif t is np.ndarray:
         leaves.append(x)
         return (x.shape, x.dtype)
-    if t is _GlobalArray:       # a partitioned program's argument: its layout too
+    elif t is _GlobalArray:       # a partitioned program's argument: its layout too
         leaves.append(x)
         a = x.aval
         return (_GlobalArray, a.shape, a.dtype, a.weak_type, x._sharding)
-    if t is float or t is int or t is bool or t is complex:
+    elif t is float or t is int or t is bool or t is complex:
         leaves.append(x)
         return t
-    if x is None:
+    elif x is None:
         return None
-    raise NoFastPath
+    else:
+        raise NoFastPath
+    # a container's children, in this frame; Array children (a large parameter dict's
+    # leaves) without a call each
+    append, add_leaf = sig.append, leaves.append
+    for c in children:
+        if type(c) is _Array:
+            add_leaf(c)
+            append(id(c.aval))
+        else:
+            append(tree_sig(c, leaves))
+    return tuple(sig)
 
 
 _cpp_flatten = runtime.cpp_pytrees.flatten
@@ -88,19 +99,6 @@ def array_tree_key(args):
     if len(ids) != len(leaves):
         return None, None
     return (_config_values["jax_enable_x64"], treedef, *ids), leaves
-
-
-def _children_sig(sig, children, leaves):
-    """`sig` + one `tree_sig` per child, as a tuple; Array children (a large
-    parameter dict's leaves) are handled in the loop, without a call each."""
-    append, add_leaf = sig.append, leaves.append
-    for c in children:
-        if type(c) is _Array:
-            add_leaf(c)
-            append(id(c.aval))
-        else:
-            append(tree_sig(c, leaves))
-    return tuple(sig)
 
 
 def unflattener(out_tree):
