@@ -2,7 +2,6 @@
 entry points. Autodiff and batching add theirs in `ad_api` and `batching_api`."""
 from __future__ import annotations
 
-import copy
 import functools
 import math
 import sys
@@ -14,21 +13,16 @@ import numpy as np
 
 from . import core, dtypes, tree_util
 from . import sharding as _sharding
-from .codegen import (compile_cache, cpp_jit, runtime, sharded as _sharded, spmd as _spmd,
-                      stablehlo)
+from .codegen import compile_cache, cpp_jit, runtime, sharded as _sharded, spmd as _spmd
 from .codegen import explicit as _explicit
 from . import jit_options as _jit_options
 from .errors import (AstjaxError, ArgumentError, ArgumentTypeError, ArgumentValueError,
                      JaxRuntimeError as _JaxRuntimeError,
                      NotImplementedInAstjaxError, caller_location, check_callable,
                      check_signature, function_name)
-from .dispatch_keys import (KWARGS as _KWARGS, STATIC as _STATIC, NoFastPath as _NoFastPath,
-                            array_tree_key as _array_tree_key,
-                            numpy_key as _numpy_key, tree_sig as _tree_sig,
-                            unflattener as _unflattener,
-                            with_float0_outputs as _with_float0_outputs,
-                            without_float0_inputs as _without_float0_inputs,
-                            without_float0_outputs as _without_float0_outputs)
+from .dispatch_keys import (KWARGS as _KWARGS, STATIC as _STATIC, Entry as _Entry,
+                            NoFastPath as _NoFastPath, array_tree_key as _array_tree_key,
+                            numpy_key as _numpy_key, tree_sig as _tree_sig)
 from .staging import (StagedCallable, arg_hints, as_callable, donated_leaves, leaf_aval,
                       stage_flat)
 from .stages import ShapeDtypeStruct, Lowered, Traced
@@ -116,108 +110,6 @@ _MISS = object()  # the PjitFunction's cache-miss callable (cpp_jit.WeakMiss)
 _cpp_available, _cpp_results, _MissError = cpp_jit.available, cpp_jit.results, cpp_jit.MissError
 _ArrayImpl, _REAL_JAX_CONFIG, _modules = cpp_jit.ArrayImpl, cpp_jit.REAL_JAX_CONFIG, sys.modules
 _ndarray = np.ndarray
-
-
-class _Entry:
-    """One compiled signature: executable, consts on device, output tree."""
-    __slots__ = ("closed", "program", "executable", "consts", "out_tree", "text",
-                 "const_bufs", "in_avals", "unflatten", "call_buffers", "exe", "handlers",
-                 "out_avals", "out_aval0", "single", "in_tree", "float0_in", "placed",
-                 "wrap", "device", "compiler_options", "many", "arrays", "arrays_view")
-
-    def __init__(self, closed, out_tree, name, donated=(), compiler_options=()):
-        self.closed = closed   # what `stage` / make_jaxpr show; `program` is compiled
-        self.out_tree = out_tree
-        self.program, float0_outs = _without_float0_outputs(closed)
-        # float0 arguments carry no data: the program never sees them (`run` drops them)
-        self.program, self.float0_in = _without_float0_inputs(self.program)
-        closed = self.program
-        jaxpr = closed.jaxpr
-        nconst = len(jaxpr.constvars)
-        self.text = stablehlo.lower_module(
-            jaxpr, name=f"jit_{name}", donated={i + nconst for i in donated},
-            result_names=stablehlo.result_names(out_tree, [i for i, _ in float0_outs]))
-        self.executable = None
-        self.consts = [c if isinstance(c, runtime.Array) else runtime.device_put(np.asarray(c))
-                       for c in closed.consts]
-        self.const_bufs = [c._buf for c in self.consts]
-        self.in_avals = [v.aval for v in jaxpr.invars]
-        self.unflatten = _unflattener(out_tree)
-        if float0_outs:   # host zeros put back among the program's results
-            self.unflatten = _with_float0_outputs(self.unflatten, float0_outs)
-        self.single = out_tree.node_type is None and not float0_outs
-        self.call_buffers = self.exe = self.handlers = self.out_avals = self.out_aval0 = None
-        self.in_tree, self.many = None, False  # in_tree: set by Jitted._entry
-        self.placed = {}     # device -> this entry there, for committed arguments
-        self.wrap, self.device = _Array, None   # results uncommitted, on the default device
-        self.compiler_options = compiler_options   # jit(compiler_options=)'s pairs
-        # arrays: this object is reached only by signatures whose leaves are all plain
-        # Arrays (`for_arrays`), so `Jitted.__call__` runs it without `run`'s checks
-        self.arrays, self.arrays_view = False, None
-
-    def compile(self):
-        if self.executable is None:
-            jaxpr = self.program.jaxpr
-            self.executable = runtime.Executable(
-                self.text, [v.aval for v in jaxpr.constvars + jaxpr.invars],
-                [a.aval for a in jaxpr.outvars], compiler_options=self.compiler_options)
-            ex = self.executable
-            self.call_buffers = ex.call_buffers
-            # what Jitted.__call__'s fast path needs, without a call into Executable
-            self.exe, self.handlers, self.out_avals = ex.exe, ex.handlers, ex.out_avals
-            self.out_aval0 = ex.out_avals[0] if ex.out_avals else None
-            self.many = ex.many
-        return self
-
-    def run(self, leaves):
-        """Run on flat argument leaves (Arrays or host values of this signature)."""
-        put, dev = runtime.put_host, self.device
-        if dev is not None:   # (placed on a committed device: uncommitted Arrays go there)
-            leaves = runtime.on_device(leaves, dev)
-        if self.float0_in:
-            leaves = [x for i, x in enumerate(leaves) if i not in self.float0_in]
-        bufs = [x._buf if type(x) is _Array or type(x) is _Committed else put(x, aval, dev)
-                for x, aval in zip(leaves, self.in_avals)]
-        if self.const_bufs:
-            bufs = self.const_bufs + bufs
-        return self.unflatten(self.call_buffers(bufs))
-
-    def run_placed(self, leaves, names, what):
-        """`run`, on the device JAX's placement rule picks (`runtime.placement`): the
-        committed arguments' device (results committed), else the default one."""
-        dev, committed = runtime.placement(leaves, names, what)
-        if committed:
-            return self.placed_on(dev).run(leaves)
-        return self.run(runtime.on_device(leaves, dev))
-
-    def placed_on(self, dev):
-        """This entry run on `dev` with committed results (made once per device: the
-        executable there and the consts copied there)."""
-        view = self.placed.get(dev)
-        if view is None:
-            ex = self.executable
-            if ex.device is not dev:
-                ex = runtime.Executable(self.text, ex.in_avals, ex.out_avals, dev,
-                                        compiler_options=self.compiler_options)
-            ex = ex.committed()
-            view = self.placed[dev] = copy.copy(self)
-            view.executable, view.call_buffers, view.exe = ex, ex.call_buffers, ex.exe
-            view.handlers, view.wrap, view.device, view.placed = ex.handlers, ex.wrap, dev, {}
-            view.consts = runtime.on_device(self.consts, dev)
-            view.const_bufs = [c._buf for c in view.consts]
-            view.arrays, view.arrays_view = False, None
-        return view
-
-    def for_arrays(self):
-        """This entry (on the default device) as the fast-path table keeps it for a
-        signature whose leaves are all plain Arrays: a copy sharing the executable,
-        marked `arrays`, made once."""
-        view = self.arrays_view
-        if view is None:   # (the view holds no reference back: no cycle to collect)
-            view = self.arrays_view = copy.copy(self)
-            view.arrays = True
-            view.arrays_view = None
-        return view
 
 
 class Jitted(StagedCallable):

@@ -164,7 +164,6 @@ def sharding_for(device):
 
 
 _NO_BUFFER_PROTOCOL = frozenset([dtypes.bfloat16, *dtypes.NARROW_FLOATS, *dtypes.NARROW_INTS])  # read through jaxlib's copy
-_asarray = np.asarray
 
 
 def host_array(v, dtype=None, copy=None):
@@ -191,12 +190,11 @@ class Array:
     nbytes = property(lambda self: self.aval.size * self.aval.dtype.itemsize)
 
     def __array__(self, dtype=None, copy=None):
-        # (`np.asarray` of a fresh jit result: one Python frame, the buffer read once
-        # through jaxlib's buffer protocol -- a zero-copy, read-only view on CPU)
+        # one frame; read once by jaxlib's buffer protocol (zero-copy, read-only on CPU)
         v = self._npy
         if v is None:
             buf = self._buf
-            v = self._npy = (_asarray(buf) if self.aval.dtype not in _NO_BUFFER_PROTOCOL
+            v = self._npy = (np.asarray(buf) if self.aval.dtype not in _NO_BUFFER_PROTOCOL
                              else buf._single_device_array_to_np_array_did_copy()[0])
         if dtype is None and not copy:
             return v

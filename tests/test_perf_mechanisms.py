@@ -669,7 +669,7 @@ def _ordered_out(x):
 
 
 def test_pytree_outputs_unflatten_in_cpp_with_tree_utils_structure():
-    from astjax import api, tree_util
+    from astjax import dispatch_keys, tree_util
     jf = astjax.jit(_tree_out)
     t = {"a": jnp.ones(2), "b": jnp.zeros(1)}
     first, second = jf(t), jf(t)   # slow path, then the fast path
@@ -683,7 +683,7 @@ def test_pytree_outputs_unflatten_in_cpp_with_tree_utils_structure():
     jo = astjax.jit(_ordered_out)
     out = jo(jnp.ones(1))
     assert type(out) is collections.OrderedDict and list(out) == ["z", "a"]
-    assert isinstance(api._unflattener(next(iter(jo._cache.values())).out_tree),
+    assert isinstance(dispatch_keys.unflattener(next(iter(jo._cache.values())).out_tree),
                       functools.partial)
 
 
