@@ -754,13 +754,10 @@ def compile_mlir(text: str, devs, options):
     equation whose lowering wrote the offending line. `compile_listeners` hear of each
     call with its duration."""
     try:
-        if not compile_listeners:
-            return compile_cache.compile_or_load(client(), text, devs, options)
         t0 = time.perf_counter()
         exe = compile_cache.compile_or_load(client(), text, devs, options)
-        seconds = time.perf_counter() - t0
         for fn in tuple(compile_listeners):
-            fn(text, seconds)
+            fn(text, time.perf_counter() - t0)
         return exe
     except JaxRuntimeError as e:
         located = stablehlo.missing_ffi_target(text, str(e))
