@@ -1,0 +1,131 @@
+"""Cases for the `jax.scipy` submodules beyond linalg / special / stats
+(`sparse.linalg`, `optimize`, `integrate`, `interpolate`, `ndimage`, `fft`, `signal`,
+`cluster.vq`, `spatial.transform`), and a recorder of JAX's values and derivatives
+(see README.md).
+
+`CASES` is a list of (name, function of (module namespace m, *arrays), input names);
+each function returns one array or a tuple of them. `m` has `jax`, `jnp`, `lax` and
+`jsp` (the scipy package), so the same code runs on JAX and on astjax. Run with JAX
+0.10.2: `/work/jaxref/bin/python tests/oracle/record_scipy_modules.py` writes
+scipy_modules.json."""
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+
+def inputs():
+    r = np.random.RandomState(13)
+    s = r.randn(5, 5)
+    return {
+        "spd": (s @ s.T + 5 * np.eye(5)).astype(np.float32),
+        "gen": (r.randn(5, 5) + 5 * np.eye(5)).astype(np.float32),
+        "b": r.randn(5).astype(np.float32),
+        "bs": r.randn(3, 5).astype(np.float32),
+        "x0": r.randn(5).astype(np.float32),
+        "x2": r.randn(2).astype(np.float32),
+        "x2s": r.randn(3, 2).astype(np.float32),
+        "c": np.array([1.5, -0.5, 2.0], np.float32),
+    }
+
+# ---------------------------------------------------------------- sparse.linalg
+
+
+def _solver(m, name):
+    return getattr(m.jsp.sparse.linalg, name)
+
+
+def sparse_solve(m, name, a, b, **kw):
+    """x of `name`(A, b) with A given as a matrix."""
+    return _solver(m, name)(a, b, **kw)[0]
+
+
+def sparse_solve_fn(m, name, a, b, **kw):
+    """x of `name`(A, b) with A given as a function (closing over a)."""
+    return _solver(m, name)(lambda v: a @ v, b, **kw)[0]
+
+
+def _loss(m, f):
+    return lambda *xs: m.jnp.sum(m.jnp.sin(f(*xs)))
+
+
+SPARSE = []
+for _name, _mat, _kw in [("cg", "spd", {}), ("bicgstab", "gen", {}), ("gmres", "gen", {}),
+                         ("gmres_incr", "gen", {"solve_method": "incremental"})]:
+    _solver_name = _name.split("_")[0]
+    SPARSE += [
+        (f"{_name}", (lambda n, kw: lambda m, a, b: sparse_solve(m, n, a, b, **kw))(
+            _solver_name, _kw), [_mat, "b"]),
+        (f"{_name}_fn_x0", (lambda n, kw: lambda m, a, b, x0: sparse_solve_fn(
+            m, n, a, b, x0=x0, **kw))(_solver_name, _kw), [_mat, "b", "x0"]),
+        (f"{_name}_grad", (lambda n, kw: lambda m, a, b: m.jax.grad(
+            _loss(m, lambda a, b: sparse_solve_fn(m, n, a, b, **kw)), (0, 1))(a, b))(
+            _solver_name, _kw), [_mat, "b"]),
+        (f"{_name}_vmap", (lambda n, kw: lambda m, a, bs: m.jax.vmap(
+            lambda b: sparse_solve(m, n, a, b, **kw))(bs))(_solver_name, _kw), [_mat, "bs"]),
+    ]
+SPARSE += [
+    ("cg_tree", lambda m, a, b: m.jax.tree_util.tree_leaves(m.jsp.sparse.linalg.cg(
+        lambda t: {"u": a @ t["u"], "v": 3.0 * t["v"]}, {"u": b, "v": b[:2]})[0]),
+     ["spd", "b"]),
+    ("cg_precond", lambda m, a, b: m.jsp.sparse.linalg.cg(
+        a, b, M=m.jnp.diag(1.0 / m.jnp.diag(a)), tol=1e-6)[0], ["spd", "b"]),
+    ("cg_maxiter", lambda m, a, b: m.jsp.sparse.linalg.cg(a, b, maxiter=2)[0], ["spd", "b"]),
+    ("bicgstab_maxiter", lambda m, a, b: m.jsp.sparse.linalg.bicgstab(a, b, maxiter=2)[0],
+     ["gen", "b"]),
+    ("gmres_restart", lambda m, a, b: m.jsp.sparse.linalg.gmres(a, b, restart=2,
+                                                                 maxiter=3)[0], ["gen", "b"]),
+    ("gmres_info", lambda m, a, b: m.jsp.sparse.linalg.gmres(a, b)[1], ["gen", "b"]),
+    ("cg_complex", lambda m, a, b: m.jsp.sparse.linalg.cg(
+        a.astype(np.complex64), (b + 1j * b[::-1]).astype(np.complex64))[0], ["spd", "b"]),
+]
+
+CASES = list(SPARSE)
+
+
+def encode(y):
+    y = np.asarray(y)
+    vals = y.astype(np.complex128) if np.iscomplexobj(y) else y.astype(np.float64)
+    out = {"dtype": str(y.dtype), "shape": list(y.shape)}
+    if np.iscomplexobj(y):
+        out["values"] = vals.real.ravel().tolist()
+        out["imag"] = vals.imag.ravel().tolist()
+    else:
+        out["values"] = vals.ravel().tolist()
+    return out
+
+
+def decode(d):
+    v = np.asarray(d["values"])
+    if "imag" in d:
+        v = v + 1j * np.asarray(d["imag"])
+    return v.reshape(d["shape"])
+
+
+def namespace(jax):
+    import types
+    import importlib
+    for sub in ("sparse.linalg", "optimize", "integrate", "interpolate", "ndimage", "fft",
+                "signal", "cluster.vq", "spatial.transform"):
+        try:
+            importlib.import_module(f"{jax.__name__}.scipy.{sub}")
+        except ImportError:
+            pass
+    return types.SimpleNamespace(jax=jax, jnp=jax.numpy, lax=jax.lax, jsp=jax.scipy)
+
+
+def record(path):
+    import jax
+    m = namespace(jax)
+    ins = inputs()
+    out = {}
+    for name, fn, args in CASES:
+        res = fn(m, *[ins[a] for a in args])
+        res = tuple(res) if isinstance(res, (tuple, list)) else (res,)
+        out[name] = [encode(r) for r in res]
+    Path(path).write_text(json.dumps(out))
+
+
+if __name__ == "__main__":
+    record(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).with_name("scipy_modules.json"))
