@@ -19,9 +19,9 @@ from oracle import record_scipy_modules as rec
 STORED = json.loads(Path(rec.__file__).with_name("scipy_modules.json").read_text())
 M = rec.namespace(jax)
 INPUTS = rec.inputs()
-# iterative solvers stop at a tolerance: their results agree to about that
-LOOSE = {"bicgstab", "gmres", "gmres_incr", "cg", "cg_maxiter", "bicgstab_maxiter",
-         "gmres_restart"}
+# iterative solvers stop at a tolerance: their results agree to about that; the
+# minimum of the Rosenbrock valley is ill-conditioned in float32
+TOL = {"cg": 2e-3, "bicgstab": 2e-3, "gmres": 2e-3, "bfgs_rosen2": 1e-2}
 
 
 def _run(fn, args, wrap=None):
@@ -39,7 +39,7 @@ def _compare(name, res, want, check_dtype=True):
         assert list(got.shape) == w["shape"], (name, got.shape)
         ref = rec.decode(w)
         scale = max(1.0, float(np.abs(ref).max())) if ref.size else 1.0
-        rtol = 2e-3 if name.split("_")[0] in {n.split("_")[0] for n in LOOSE} else 2e-4
+        rtol = TOL.get(name, TOL.get(name.split("_")[0], 2e-4))
         np.testing.assert_allclose(got, ref, rtol=rtol, atol=rtol * scale, err_msg=name)
 
 
@@ -109,6 +109,52 @@ def test_sparse_solvers_agree_with_numpy_solve():
      ValueError, "invalid solve_method qr, must be either 'incremental' or 'batched'"),
 ])
 def test_sparse_bad_inputs_raise_jax_classes(call, cls, msg):
+    with pytest.raises(cls, match=msg) as e:
+        call()
+    assert isinstance(e.value, AstjaxError)
+    assert "test_scipy_modules.py" in str(e.value)
+
+# ------------------------------------------------------------ optimize
+
+
+def test_minimize_bfgs_float64_reaches_rosenbrock_minimum(x64):
+    # JAX 0.10.2 gets there from this start in 17 iterations (from (-1.2, 1) its
+    # 10-step line search fails, here as there)
+    r = jax.scipy.optimize.minimize(lambda x: rec.rosen(M, x), np.array([0.5, 0.8]),
+                                    method="BFGS")
+    assert bool(r.success) and int(r.status) == 0 and int(r.nit) == 17
+    assert r.x.dtype == np.float64
+    np.testing.assert_allclose(np.asarray(r.x), np.ones(2), atol=1e-6)
+
+
+def test_minimize_lbfgs_float64_agrees_with_bfgs(x64):
+    c = np.array([1.5, -0.5, 2.0])
+    f = lambda x: rec.smooth(M, x, c)   # noqa: E731
+    x0 = np.linspace(-1.0, 1.0, 5)
+    opts = {"gtol": 1e-5}   # below, the ftol rule stops L-BFGS first (JAX too)
+    lb = jax.scipy.optimize.minimize(f, x0, method=rec.LBFGS, options=opts)
+    bf = jax.scipy.optimize.minimize(f, x0, method="BFGS", options=opts)
+    assert bool(lb.success) and bool(bf.success) and lb.hess_inv is None
+    np.testing.assert_allclose(np.asarray(lb.x), np.asarray(bf.x), atol=1e-5)
+    assert float(jnp.max(jnp.abs(jax.grad(f)(lb.x)))) < 1e-5
+
+
+def test_minimize_bfgs_hess_inv_approximates_inverse_hessian(x64):
+    a = _spd(4)
+    r = jax.scipy.optimize.minimize(lambda x: 0.5 * x @ a @ x - x.sum(), np.zeros(4),
+                                    method="BFGS", options={"gtol": 1e-10})
+    np.testing.assert_allclose(np.asarray(r.x), np.linalg.solve(a, np.ones(4)), atol=1e-8)
+    np.testing.assert_allclose(np.asarray(r.hess_inv), np.linalg.inv(a), atol=1e-3)
+
+
+@pytest.mark.parametrize("call,cls,msg", [
+    (lambda: jax.scipy.optimize.minimize(jnp.sum, np.ones(2, np.float32), method="CG"),
+     ValueError, "Method CG not recognized"),
+    (lambda: jax.scipy.optimize.minimize(lambda x, c: jnp.sum(x * c), np.ones(2, np.float32),
+                                         args=[1.0], method="BFGS"),
+     TypeError, r"args argument to jax.scipy.optimize.minimize must be a tuple, got \[1.0\]"),
+])
+def test_minimize_bad_inputs_raise_jax_classes(call, cls, msg):
     with pytest.raises(cls, match=msg) as e:
         call()
     assert isinstance(e.value, AstjaxError)

@@ -81,7 +81,66 @@ SPARSE += [
         a.astype(np.complex64), (b + 1j * b[::-1]).astype(np.complex64))[0], ["spd", "b"]),
 ]
 
-CASES = list(SPARSE)
+# ---------------------------------------------------------------- optimize
+
+LBFGS = "l-bfgs-experimental-do-not-rely-on-this"
+
+
+def smooth(m, x, c):
+    """A well-conditioned convex objective (quadratic plus a quartic)."""
+    return m.jnp.sum((x - 1.0) ** 2 * m.jnp.arange(1.0, x.shape[0] + 1)) + \
+        0.1 * m.jnp.sum(x ** 4) + c[0] * x[0] * x[1]
+
+
+def rosen(m, x):
+    return m.jnp.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1 - x[:-1]) ** 2)
+
+
+def result(r):
+    """Every field of an OptimizeResults (hess_inv when present)."""
+    fields = [r.x, r.success, r.status, r.fun, r.jac, r.nfev, r.njev, r.nit]
+    return tuple(fields + ([] if r.hess_inv is None else [r.hess_inv]))
+
+
+def minimize(m, f, x0, method, **kw):
+    """Every field of minimize's result; by default with gtol=1e-3, which float32
+    reaches cleanly (at 1e-5 whether the last step lands below gtol is rounding)."""
+    kw.setdefault("options", {"gtol": 1e-3})
+    return result(m.jsp.optimize.minimize(f, x0, method=method, **kw))
+
+
+OPTIMIZE = [
+    ("bfgs_smooth", lambda m, x, c: minimize(m, lambda x, c: smooth(m, x, c), x, "BFGS",
+                                             args=(c,)), ["x0", "c"]),
+    ("lbfgs_smooth", lambda m, x, c: minimize(m, lambda x, c: smooth(m, x, c), x, LBFGS,
+                                              args=(c,)), ["x0", "c"]),
+    # JAX's defaults; both line searches fail early here, deterministically
+    ("bfgs_rosen", lambda m, x: minimize(m, lambda x: rosen(m, x), x[:3], "BFGS",
+                                         options=None), ["x0"]),
+    ("lbfgs_rosen", lambda m, x: minimize(m, lambda x: rosen(m, x), x[:3],
+                                          "L-BFGS-experimental-do-not-rely-on-this",
+                                          options=None), ["x0"]),
+    ("bfgs_rosen2", lambda m, x: minimize(m, lambda x: rosen(m, x), x, "bfgs"), ["x2"]),
+    ("bfgs_maxiter", lambda m, x, c: minimize(m, lambda x: smooth(m, x, c), x, "BFGS",
+                                              options={"maxiter": 2}), ["x0", "c"]),
+    ("bfgs_options", lambda m, x, c: minimize(m, lambda x: smooth(m, x, c), x, "BFGS",
+                                              options={"gtol": 1e-2, "norm": 2,
+                                                       "line_search_maxiter": 5}),
+     ["x0", "c"]),
+    ("lbfgs_options", lambda m, x, c: minimize(m, lambda x: smooth(m, x, c), x, LBFGS,
+                                               options={"maxcor": 2, "gtol": 1e-3,
+                                                        "maxfun": 8}), ["x0", "c"]),
+    ("lbfgs_complex", lambda m, x, c: minimize(
+        m, lambda z: m.jnp.sum(m.jnp.abs(z - (1.0 + 2.0j)) ** 2) + 0.1 * m.jnp.sum(
+            m.jnp.abs(z) ** 4), (x + 1j * x[::-1]).astype(np.complex64), LBFGS),
+     ["x0", "c"]),
+    ("bfgs_vmap", lambda m, xs, c: m.jax.vmap(lambda x: minimize(
+        m, lambda x: smooth(m, x, c), x, "BFGS")[:5])(xs), ["x2s", "c"]),
+    ("lbfgs_vmap", lambda m, xs, c: m.jax.vmap(lambda x: minimize(
+        m, lambda x: smooth(m, x, c), x, LBFGS)[:5])(xs), ["x2s", "c"]),
+]
+
+CASES = SPARSE + OPTIMIZE
 
 
 def encode(y):
