@@ -159,3 +159,37 @@ def test_minimize_bad_inputs_raise_jax_classes(call, cls, msg):
         call()
     assert isinstance(e.value, AstjaxError)
     assert "test_scipy_modules.py" in str(e.value)
+
+# ------------------------------------------------------------ integrate, ndimage, cluster
+
+
+def test_small_modules_finite_differences(x64):
+    img = _r(4, 5)
+    coords = np.array([[0.3, 1.7, 2.2], [1.4, 0.6, 3.8]])     # away from the knots
+    check_grads(lambda i, c: jax.scipy.ndimage.map_coordinates(i, list(c), 1, mode="mirror"),
+                (img, coords), order=1, modes=("fwd", "rev"))
+    check_grads(lambda y, x: jax.scipy.integrate.trapezoid(y, x), (_r(3, 5), np.arange(5.0)),
+                order=1, modes=("fwd", "rev"))
+    check_grads(lambda o: jax.scipy.cluster.vq.vq(o, _r(4, 3, seed=2))[1], (_r(5, 3, seed=1),),
+                order=1, modes=("fwd", "rev"))
+
+
+@pytest.mark.parametrize("call,cls,msg", [
+    (lambda: jax.scipy.ndimage.map_coordinates(jnp.ones((3, 3)), [jnp.zeros(2)], 1),
+     ValueError, r"coordinates must be a sequence of length input.ndim, but 1 != 2"),
+    (lambda: jax.scipy.ndimage.map_coordinates(jnp.ones(3), [jnp.zeros(2)], 3),
+     NotImplementedError, "currently requires order<=1"),
+    (lambda: jax.scipy.ndimage.map_coordinates(jnp.ones(3), [jnp.zeros(2)], 1, mode="grid"),
+     NotImplementedError, "does not yet support mode grid"),
+    (lambda: jax.scipy.cluster.vq.vq(jnp.ones((3, 2)), jnp.ones(2)), ValueError,
+     "Observation and code_book should have the same rank"),
+    (lambda: jax.scipy.cluster.vq.vq(jnp.ones((3, 2, 1)), jnp.ones((2, 2, 1))), ValueError,
+     "ndim different than 1 or 2 are not supported"),
+    (lambda: jax.scipy.cluster.vq.vq([[1.0]], jnp.ones((2, 1))), TypeError,
+     "scipy.cluster.vq.vq requires ndarray or scalar arguments"),
+])
+def test_small_modules_bad_inputs_raise_jax_classes(call, cls, msg):
+    with pytest.raises(cls, match=msg) as e:
+        call()
+    assert isinstance(e.value, AstjaxError)
+    assert "test_scipy_modules.py" in str(e.value)

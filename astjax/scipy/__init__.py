@@ -1,3 +1,4 @@
 """`astjax.scipy`: `special` (special functions), `linalg` (cholesky-based and
 triangular solvers, LU) and `stats` (probability distributions)."""
-from . import special, linalg, stats, sparse, optimize  # noqa: F401
+from . import (special, linalg, stats, sparse, optimize, integrate, ndimage,  # noqa: F401
+               cluster)

@@ -27,6 +27,14 @@ def inputs():
         "x2": r.randn(2).astype(np.float32),
         "x2s": r.randn(3, 2).astype(np.float32),
         "c": np.array([1.5, -0.5, 2.0], np.float32),
+        "img": r.randn(4, 5).astype(np.float32),
+        "xs4": np.cumsum(r.rand(5) + 0.1).astype(np.float32),
+        # coordinates inside, on and outside the (4, 5) grid, and half-integers
+        "coords": np.stack([np.array([-1.3, -0.5, 0.0, 0.5, 1.25, 2.5, 3.0, 3.7, 4.6, 6.2]),
+                            np.array([0.2, 4.0, -2.1, 1.5, 3.5, 2.0, 4.9, 0.0, 1.1, 7.3])]
+                           ).astype(np.float32),
+        "obs": r.randn(6, 3).astype(np.float32),
+        "book": r.randn(4, 3).astype(np.float32),
     }
 
 # ---------------------------------------------------------------- sparse.linalg
@@ -140,7 +148,44 @@ OPTIMIZE = [
         m, lambda x: smooth(m, x, c), x, LBFGS)[:5])(xs), ["x2s", "c"]),
 ]
 
-CASES = SPARSE + OPTIMIZE
+# ---------------------------------------------------------------- integrate, ndimage, vq
+
+
+def mapc(m, img, coords, order, mode, cval=0.0):
+    return m.jsp.ndimage.map_coordinates(img, list(coords), order, mode=mode, cval=cval)
+
+
+SMALL = [
+    ("trapezoid", lambda m, y: m.jsp.integrate.trapezoid(y), ["img"]),
+    ("trapezoid_x_axis", lambda m, y, x: m.jsp.integrate.trapezoid(y, x[:4], axis=0),
+     ["img", "xs4"]),
+    ("trapezoid_dx", lambda m, y: m.jsp.integrate.trapezoid(y, dx=0.25, axis=0), ["img"]),
+    ("trapezoid_int", lambda m: m.jsp.integrate.trapezoid(m.jnp.array([1, 2, 3, 2, 3, 2, 1])),
+     []),
+    ("trapezoid_grad", lambda m, y, x: m.jax.grad(
+        lambda y, x: m.jsp.integrate.trapezoid(m.jnp.sin(y), x[:5]).sum(), (0, 1))(y, x),
+     ["img", "xs4"]),
+    ("vq", lambda m, o, c: m.jsp.cluster.vq.vq(o, c), ["obs", "book"]),
+    ("vq_1d", lambda m, o, c: m.jsp.cluster.vq.vq(o[:, 0], c[:, 0]), ["obs", "book"]),
+    ("vq_grad", lambda m, o, c: m.jax.grad(
+        lambda o, c: m.jsp.cluster.vq.vq(o, c)[1].sum(), (0, 1))(o, c), ["obs", "book"]),
+    ("vq_vmap", lambda m, o, c: m.jax.vmap(lambda o: m.jsp.cluster.vq.vq(o, c))(
+        m.jnp.stack([o, o[::-1]])), ["obs", "book"]),
+]
+for _order in (0, 1):
+    for _mode in ("constant", "nearest", "wrap", "mirror", "reflect"):
+        SMALL.append((f"mapc_{_order}_{_mode}", (lambda o, md: lambda m, img, c: mapc(
+            m, img, c, o, md, cval=-1.5))(_order, _mode), ["img", "coords"]))
+SMALL += [
+    ("mapc_int", lambda m, img, c: mapc(m, (img * 10).astype(np.int32), c, 1, "nearest"),
+     ["img", "coords"]),
+    ("mapc_grad", lambda m, img, c: m.jax.grad(
+        lambda i, c: mapc(m, i, c, 1, "constant").sum(), (0, 1))(img, c), ["img", "coords"]),
+    ("mapc_vmap", lambda m, img, c: m.jax.vmap(lambda c: mapc(m, img, c, 1, "reflect"),
+                                               in_axes=1)(c), ["img", "coords"]),
+]
+
+CASES = SPARSE + OPTIMIZE + SMALL
 
 
 def encode(y):
