@@ -193,3 +193,39 @@ def test_small_modules_bad_inputs_raise_jax_classes(call, cls, msg):
         call()
     assert isinstance(e.value, AstjaxError)
     assert "test_scipy_modules.py" in str(e.value)
+
+# ------------------------------------------------------------ interpolate
+
+
+def test_regular_grid_interpolator_finite_differences(x64):
+    pts = (np.array([0.0, 0.5, 1.5, 2.0]), np.array([-1.0, 0.0, 0.5, 2.0, 3.0]))
+    q = np.array([[0.3, -0.4], [1.1, 1.2], [1.8, 2.6]])          # inside cells, off knots
+    check_grads(lambda v, q: jax.scipy.interpolate.RegularGridInterpolator(pts, v)(q),
+                (_r(4, 5), q), order=1, modes=("fwd", "rev"))
+
+
+@pytest.mark.parametrize("call,cls,msg", [
+    (lambda: jax.scipy.interpolate.RegularGridInterpolator((jnp.arange(3.0),), jnp.ones(3),
+                                                           method="cubic"),
+     ValueError, "method 'cubic' is not defined"),
+    (lambda: jax.scipy.interpolate.RegularGridInterpolator((jnp.arange(3.0),), jnp.ones(3),
+                                                           bounds_error=True),
+     NotImplementedError, "`bounds_error` takes no effect under JIT"),
+    (lambda: jax.scipy.interpolate.RegularGridInterpolator(
+        (jnp.arange(3.0), jnp.arange(2.0)), jnp.ones(3)),
+     ValueError, "there are 2 point arrays, but values has 1 dimensions"),
+    (lambda: jax.scipy.interpolate.RegularGridInterpolator((jnp.arange(3.0),), jnp.ones(3),
+                                                           fill_value=1j),
+     ValueError, "fill_value must be either 'None' or of a type compatible with values"),
+    (lambda: jax.scipy.interpolate.RegularGridInterpolator(
+        (jnp.arange(3.0),), jnp.ones(3))(jnp.ones((4, 2))),
+     ValueError, "the requested sample points xi have dimension 2, but this "
+                 "RegularGridInterpolator has dimension 1"),
+    (lambda: jax.scipy.interpolate.RegularGridInterpolator(([0.0, 1.0],), jnp.ones(2)),
+     TypeError, "RegularGridInterpolator requires ndarray or scalar arguments"),
+])
+def test_interpolate_bad_inputs_raise_jax_classes(call, cls, msg):
+    with pytest.raises(cls, match=msg) as e:
+        call()
+    assert isinstance(e.value, AstjaxError)
+    assert "test_scipy_modules.py" in str(e.value)

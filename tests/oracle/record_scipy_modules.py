@@ -185,7 +185,49 @@ SMALL += [
                                                in_axes=1)(c), ["img", "coords"]),
 ]
 
-CASES = SPARSE + OPTIMIZE + SMALL
+# ---------------------------------------------------------------- interpolate
+
+
+def grid(m, img):
+    """A (4, 5) grid with uneven spacing on both axes."""
+    return (m.jnp.array([0.0, 0.5, 1.5, 2.0]), m.jnp.array([-1.0, 0.0, 0.5, 2.0, 3.0])), img
+
+
+def rgi(m, img, **kw):
+    pts, vals = grid(m, img)
+    return m.jsp.interpolate.RegularGridInterpolator(pts, vals, **kw)
+
+
+def queries(c):
+    """(10, 2) query points, some outside the grid."""
+    return c.T * np.float32(0.6)
+
+
+INTERPOLATE = [
+    ("rgi_linear", lambda m, img, c: rgi(m, img)(queries(c)), ["img", "coords"]),
+    ("rgi_nearest", lambda m, img, c: rgi(m, img, method="nearest")(queries(c)),
+     ["img", "coords"]),
+    ("rgi_fill_none", lambda m, img, c: rgi(m, img, fill_value=None)(queries(c)),
+     ["img", "coords"]),
+    ("rgi_fill", lambda m, img, c: rgi(m, img, fill_value=-7.0)(queries(c), method="nearest"),
+     ["img", "coords"]),
+    ("rgi_tuple", lambda m, img, c: rgi(m, img)((queries(c)[:, 0], queries(c)[:1, 1])),
+     ["img", "coords"]),
+    ("rgi_trailing", lambda m, img, c: m.jsp.interpolate.RegularGridInterpolator(
+        (m.jnp.array([0.0, 0.5, 1.5, 2.0]),), img)(queries(c)[:, :1]), ["img", "coords"]),
+    ("rgi_int_values", lambda m, img, c: rgi(m, (img * 10).astype(np.int32))(queries(c)),
+     ["img", "coords"]),
+    ("rgi_grad", lambda m, img, c: m.jax.grad(
+        lambda v, q: m.jnp.sum(rgi(m, v, fill_value=None)(q) ** 2), (0, 1))(img, queries(c)),
+     ["img", "coords"]),
+    ("rgi_vmap", lambda m, img, c: m.jax.vmap(lambda q: rgi(m, img)(q))(
+        queries(c).reshape(5, 2, 2)), ["img", "coords"]),
+    ("rgi_jit_pytree", lambda m, img, c: m.jax.jit(lambda r, q: r(q))(rgi(m, img),
+                                                                      queries(c)),
+     ["img", "coords"]),
+]
+
+CASES = SPARSE + OPTIMIZE + SMALL + INTERPOLATE
 
 
 def encode(y):
