@@ -229,3 +229,33 @@ def test_interpolate_bad_inputs_raise_jax_classes(call, cls, msg):
         call()
     assert isinstance(e.value, AstjaxError)
     assert "test_scipy_modules.py" in str(e.value)
+
+# ------------------------------------------------------------ fft
+
+
+def test_dct_finite_differences_and_round_trip(x64):
+    x = _r(3, 6)
+    for f in (jax.scipy.fft.dct, jax.scipy.fft.idct, jax.scipy.fft.dctn, jax.scipy.fft.idctn):
+        check_grads(lambda x: f(x, norm="ortho"), (x,), order=1, modes=("fwd", "rev"))
+    for norm in (None, "ortho"):
+        back = jax.scipy.fft.idctn(jax.scipy.fft.dctn(x, norm=norm), norm=norm)
+        np.testing.assert_allclose(np.asarray(back), x, atol=1e-12)
+
+
+@pytest.mark.parametrize("call,cls,msg", [
+    (lambda: jax.scipy.fft.dct(jnp.ones(4), type=3), NotImplementedError,
+     "Only DCT type 2 is implemented."),
+    (lambda: jax.scipy.fft.idctn(jnp.ones((2, 2)), type=1), NotImplementedError,
+     "Only DCT type 2 is implemented."),
+    (lambda: jax.scipy.fft.idct(jnp.ones(4), norm="forward"), ValueError,
+     "jax.scipy.fft.idct: norm='forward' is not implemented"),
+    (lambda: jax.scipy.fft.dctn(jnp.ones(4), s=(2, 2)), ValueError,
+     r"s must have at most x.ndim \(1\) elements, got 2"),
+    (lambda: jax.scipy.fft.dct([1.0, 2.0]), TypeError,
+     "dct requires ndarray or scalar arguments"),
+])
+def test_fft_bad_inputs_raise_jax_classes(call, cls, msg):
+    with pytest.raises(cls, match=msg) as e:
+        call()
+    assert isinstance(e.value, AstjaxError)
+    assert "test_scipy_modules.py" in str(e.value)

@@ -34,6 +34,7 @@ def inputs():
                             np.array([0.2, 4.0, -2.1, 1.5, 3.5, 2.0, 4.9, 0.0, 1.1, 7.3])]
                            ).astype(np.float32),
         "obs": r.randn(6, 3).astype(np.float32),
+        "img3": r.randn(2, 4, 5).astype(np.float32),
         "book": r.randn(4, 3).astype(np.float32),
     }
 
@@ -227,7 +228,38 @@ INTERPOLATE = [
      ["img", "coords"]),
 ]
 
-CASES = SPARSE + OPTIMIZE + SMALL + INTERPOLATE
+# ---------------------------------------------------------------- fft
+
+
+FFT = []
+for _f in ("dct", "idct"):
+    FFT += [
+        (f"{_f}", (lambda f: lambda m, x: getattr(m.jsp.fft, f)(x))(_f), ["img"]),
+        (f"{_f}_ortho_axis0", (lambda f: lambda m, x: getattr(m.jsp.fft, f)(
+            x, axis=0, norm="ortho"))(_f), ["img"]),
+        (f"{_f}_n_pad", (lambda f: lambda m, x: getattr(m.jsp.fft, f)(x, n=7))(_f), ["img"]),
+        (f"{_f}_n_cut", (lambda f: lambda m, x: getattr(m.jsp.fft, f)(x, n=3, norm="backward"))(
+            _f), ["img"]),
+        (f"{_f}_complex", (lambda f: lambda m, x: getattr(m.jsp.fft, f)(
+            x + 1j * x[::-1]))(_f), ["img"]),
+        (f"{_f}_int", (lambda f: lambda m: getattr(m.jsp.fft, f)(m.jnp.arange(6)))(_f), []),
+        (f"{_f}_grad", (lambda f: lambda m, x: m.jax.grad(
+            lambda x: m.jnp.sum(m.jnp.sin(getattr(m.jsp.fft, f)(x, norm="ortho"))))(x))(_f),
+         ["img"]),
+        (f"{_f}n", (lambda f: lambda m, x: getattr(m.jsp.fft, f + "n")(x))(_f), ["img3"]),
+        (f"{_f}n_ortho_axes", (lambda f: lambda m, x: getattr(m.jsp.fft, f + "n")(
+            x, axes=(0, 2), norm="ortho"))(_f), ["img3"]),
+        (f"{_f}n_s", (lambda f: lambda m, x: getattr(m.jsp.fft, f + "n")(x, s=(3, 6)))(_f),
+         ["img3"]),
+        (f"{_f}n_s_int", (lambda f: lambda m, x: getattr(m.jsp.fft, f + "n")(x, s=4))(_f),
+         ["img3"]),
+        (f"{_f}n_grad", (lambda f: lambda m, x: m.jax.grad(
+            lambda x: m.jnp.sum(getattr(m.jsp.fft, f + "n")(x) ** 2))(x))(_f), ["img3"]),
+        (f"{_f}_vmap", (lambda f: lambda m, x: m.jax.vmap(getattr(m.jsp.fft, f), 1)(x))(_f),
+         ["img"]),
+    ]
+
+CASES = SPARSE + OPTIMIZE + SMALL + INTERPOLATE + FFT
 
 
 def encode(y):
