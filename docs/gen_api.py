@@ -1,5 +1,6 @@
 """Generate docs/api.md: which names of jax.numpy (and jax.numpy.linalg, jax.numpy.fft,
-jax.scipy.linalg, jax.lax.linalg, jax.nn, jax.random, jax.scipy.special) astjax implements.
+jax.scipy.linalg, jax.lax.linalg, jax.nn, jax.random, jax.scipy.special and the other
+jax.scipy submodules astjax has) astjax implements.
 
 JAX's names come from docs/jax_names.json (recorded once from jax 0.10.2 by
 docs/record_jax_names.py; kinds: 'f' function, 't' type or dtype, 'c' constant, 'm'
@@ -18,7 +19,13 @@ _ASTJAX = {"jax.numpy": "astjax.numpy", "jax.numpy.linalg": "astjax.numpy.linalg
            "jax.numpy.fft": "astjax.numpy.fft", "jax.scipy.linalg": "astjax.scipy.linalg",
            "jax.lax.linalg": "astjax.lax_linalg",
            "jax.nn": "astjax.nn", "jax.random": "astjax.random",
-           "jax.scipy.special": "astjax.scipy.special"}
+           "jax.scipy.special": "astjax.scipy.special",
+           "jax.scipy.sparse.linalg": "astjax.scipy.sparse.linalg",
+           "jax.scipy.optimize": "astjax.scipy.optimize",
+           "jax.scipy.integrate": "astjax.scipy.integrate",
+           "jax.scipy.interpolate": "astjax.scipy.interpolate",
+           "jax.scipy.ndimage": "astjax.scipy.ndimage", "jax.scipy.fft": "astjax.scipy.fft",
+           "jax.scipy.cluster.vq": "astjax.scipy.cluster.vq"}
 _KIND = {"f": "function", "t": "type/dtype", "c": "constant", "m": "module"}
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "api.md")

@@ -21,7 +21,9 @@ MODULES = [
     "jax.scipy.stats", "jax.tree_util", "jax.tree", "jax.sharding", "jax.typing",
     "jax.dtypes", "jax.flatten_util", "jax.debug", "jax.errors", "jax.stages",
     "jax.test_util", "jax.distributed", "jax.extend", "jax.interpreters",
-    "jax.example_libraries", "jax.ffi",
+    "jax.example_libraries", "jax.ffi", "jax.scipy.sparse.linalg", "jax.scipy.optimize",
+    "jax.scipy.integrate", "jax.scipy.interpolate", "jax.scipy.ndimage", "jax.scipy.fft",
+    "jax.scipy.signal", "jax.scipy.cluster.vq", "jax.scipy.spatial.transform",
 ]
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "jax_names.json")
 
