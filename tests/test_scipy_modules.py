@@ -52,6 +52,13 @@ def test_values_and_derivatives_as_jax(name, fn, args):
 def test_jitted_as_jax(name, fn, args):
     _compare(name, _run(fn, args, jax.jit), STORED[name])
 
+def _raises_located(call, cls, msg):
+    """`call()` raises JAX's class `cls` (and an AstjaxError) located in this file."""
+    with pytest.raises(cls, match=msg) as e:
+        call()
+    assert isinstance(e.value, AstjaxError)
+    assert "test_scipy_modules.py" in str(e.value)
+
 # ------------------------------------------------------------ sparse.linalg
 
 
@@ -109,10 +116,7 @@ def test_sparse_solvers_agree_with_numpy_solve():
      ValueError, "invalid solve_method qr, must be either 'incremental' or 'batched'"),
 ])
 def test_sparse_bad_inputs_raise_jax_classes(call, cls, msg):
-    with pytest.raises(cls, match=msg) as e:
-        call()
-    assert isinstance(e.value, AstjaxError)
-    assert "test_scipy_modules.py" in str(e.value)
+    _raises_located(call, cls, msg)
 
 # ------------------------------------------------------------ optimize
 
@@ -155,10 +159,7 @@ def test_minimize_bfgs_hess_inv_approximates_inverse_hessian(x64):
      TypeError, r"args argument to jax.scipy.optimize.minimize must be a tuple, got \[1.0\]"),
 ])
 def test_minimize_bad_inputs_raise_jax_classes(call, cls, msg):
-    with pytest.raises(cls, match=msg) as e:
-        call()
-    assert isinstance(e.value, AstjaxError)
-    assert "test_scipy_modules.py" in str(e.value)
+    _raises_located(call, cls, msg)
 
 # ------------------------------------------------------------ integrate, ndimage, cluster
 
@@ -189,10 +190,7 @@ def test_small_modules_finite_differences(x64):
      "scipy.cluster.vq.vq requires ndarray or scalar arguments"),
 ])
 def test_small_modules_bad_inputs_raise_jax_classes(call, cls, msg):
-    with pytest.raises(cls, match=msg) as e:
-        call()
-    assert isinstance(e.value, AstjaxError)
-    assert "test_scipy_modules.py" in str(e.value)
+    _raises_located(call, cls, msg)
 
 # ------------------------------------------------------------ interpolate
 
@@ -225,10 +223,7 @@ def test_regular_grid_interpolator_finite_differences(x64):
      TypeError, "RegularGridInterpolator requires ndarray or scalar arguments"),
 ])
 def test_interpolate_bad_inputs_raise_jax_classes(call, cls, msg):
-    with pytest.raises(cls, match=msg) as e:
-        call()
-    assert isinstance(e.value, AstjaxError)
-    assert "test_scipy_modules.py" in str(e.value)
+    _raises_located(call, cls, msg)
 
 # ------------------------------------------------------------ fft
 
@@ -255,7 +250,4 @@ def test_dct_finite_differences_and_round_trip(x64):
      "dct requires ndarray or scalar arguments"),
 ])
 def test_fft_bad_inputs_raise_jax_classes(call, cls, msg):
-    with pytest.raises(cls, match=msg) as e:
-        call()
-    assert isinstance(e.value, AstjaxError)
-    assert "test_scipy_modules.py" in str(e.value)
+    _raises_located(call, cls, msg)

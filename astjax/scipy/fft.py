@@ -67,18 +67,28 @@ def _ortho(x, axis):
     return x / jnp.sqrt(_along(axis, x.ndim, factor) * n)
 
 
-def _split_parts(fn, x, **kw):
-    return lax.complex(fn(jnp.real(x), **kw), fn(jnp.imag(x), **kw))
+def _split_parts(fn, x):
+    """fn applied to the real and imaginary parts of x, recombined."""
+    return lax.complex(fn(jnp.real(x)), fn(jnp.imag(x)))
+
+
+def _one_axis(name, real_fn, x, type, n, axis, norm):  # noqa: A002
+    """Check the arguments, split complex x into parts, resize to n along the axis and
+    apply `real_fn(x, axis, norm)`."""
+    x = _check(name, x, type, norm)
+    if jnp.iscomplexobj(x):
+        return _split_parts(lambda v: _one_axis(name, real_fn, v, type, n, axis, norm), x)
+    axis = canonicalize_axis(axis, x.ndim)
+    return real_fn(_resize(x, n, axis), axis, norm)
 
 
 def dct(x, type=2, n=None, axis=-1, norm=None):  # noqa: A002
     """The type-2 DCT of `x` along `axis`, as JAX's `jax.scipy.fft.dct`: `n` pads or
     truncates first; `norm` None/'backward' or 'ortho'."""
-    x = _check("dct", x, type, norm)
-    if jnp.iscomplexobj(x):
-        return _split_parts(dct, x, n=n, axis=axis, norm=norm)
-    axis = canonicalize_axis(axis, x.ndim)
-    x = _resize(x, n, axis)
+    return _one_axis("dct", _dct_real, x, type, n, axis, norm)
+
+
+def _dct_real(x, axis, norm):
     size = x.shape[axis]
     evens = lax.slice_in_dim(x, None, None, 2, axis)
     odds_reversed = lax.rev(lax.slice_in_dim(x, 1, None, 2, axis), (axis,))
@@ -91,11 +101,10 @@ def dct(x, type=2, n=None, axis=-1, norm=None):  # noqa: A002
 def idct(x, type=2, n=None, axis=-1, norm=None):  # noqa: A002
     """The inverse of the type-2 DCT (a scaled type-3 DCT) of `x` along `axis`, as JAX's
     `jax.scipy.fft.idct`; `n` and `norm` as in `dct`."""
-    x = _check("idct", x, type, norm)
-    if jnp.iscomplexobj(x):
-        return _split_parts(idct, x, n=n, axis=axis, norm=norm)
-    axis = canonicalize_axis(axis, x.ndim)
-    x = _resize(x, n, axis)
+    return _one_axis("idct", _idct_real, x, type, n, axis, norm)
+
+
+def _idct_real(x, axis, norm):
     size = x.shape[axis]
     x, = promote_dtypes_inexact(x)
     x = jnp.asarray(x)
