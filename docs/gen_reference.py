@@ -38,6 +38,7 @@ MODULES = {
     "jax.scipy.optimize": "astjax.scipy.optimize", "jax.scipy.integrate": "astjax.scipy.integrate",
     "jax.scipy.interpolate": "astjax.scipy.interpolate",
     "jax.scipy.ndimage": "astjax.scipy.ndimage", "jax.scipy.fft": "astjax.scipy.fft",
+    "jax.scipy.signal": "astjax.scipy.signal",
     "jax.scipy.cluster.vq": "astjax.scipy.cluster.vq", "jax.tree_util": "astjax.tree_util",
     "jax.tree": "astjax.tree", "jax.sharding": "astjax.sharding",
     "jax.typing": "astjax.typing", "jax.dtypes": "astjax.dtypes",

@@ -251,3 +251,40 @@ def test_dct_finite_differences_and_round_trip(x64):
 ])
 def test_fft_bad_inputs_raise_jax_classes(call, cls, msg):
     _raises_located(call, cls, msg)
+
+# ------------------------------------------------------------ signal
+
+
+def test_signal_finite_differences(x64):
+    a, k = _r(4, 5), _r(2, 3, seed=1)
+    for f in (jax.scipy.signal.convolve, jax.scipy.signal.correlate2d,
+              jax.scipy.signal.fftconvolve):
+        check_grads(lambda a, k: f(a, k, mode="same"), (a, k), order=1, modes=("fwd", "rev"))
+    check_grads(lambda x: jax.scipy.signal.detrend(x, bp=2), (a,), order=1,
+                modes=("fwd", "rev"))
+
+
+@pytest.mark.parametrize("call,cls,msg", [
+    (lambda: jax.scipy.signal.convolve(jnp.ones(3), jnp.ones(2), mode="wide"), ValueError,
+     r"mode must be one of \['full', 'same', 'valid'\]"),
+    (lambda: jax.scipy.signal.convolve(jnp.ones(3), jnp.ones(2), method="winograd"),
+     ValueError, "Got method='winograd'; expected 'auto', 'fft', or 'direct'."),
+    (lambda: jax.scipy.signal.convolve(jnp.ones((3, 1)), jnp.ones((1, 3))), ValueError,
+     "One input must be smaller than the other in every dimension."),
+    (lambda: jax.scipy.signal.convolve(jnp.ones(3), jnp.ones((1, 3))), ValueError,
+     "in1 and in2 must have the same number of dimensions"),
+    (lambda: jax.scipy.signal.fftconvolve(jnp.ones(3), jnp.ones((1, 3))), ValueError,
+     "in1 and in2 should have the same dimensionality"),
+    (lambda: jax.scipy.signal.fftconvolve(jnp.ones((3, 1)), jnp.ones((1, 3)), mode="valid"),
+     ValueError, "For 'valid' mode, One input must be at least as large"),
+    (lambda: jax.scipy.signal.convolve2d(jnp.ones((3, 3)), jnp.ones((2, 2)), boundary="wrap"),
+     NotImplementedError, "convolve2d\\(\\) only supports boundary='fill', fillvalue=0"),
+    (lambda: jax.scipy.signal.correlate2d(jnp.ones(3), jnp.ones(2)), ValueError,
+     r"correlate2d\(\) only supports 2-dimensional inputs."),
+    (lambda: jax.scipy.signal.detrend(jnp.ones(4), type="quadratic"), ValueError,
+     "Trend type must be 'linear' or 'constant'."),
+    (lambda: jax.scipy.signal.detrend(jnp.ones(4), bp=7), ValueError,
+     "Breakpoints must be non-negative"),
+])
+def test_signal_bad_inputs_raise_jax_classes(call, cls, msg):
+    _raises_located(call, cls, msg)

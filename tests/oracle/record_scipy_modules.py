@@ -35,6 +35,7 @@ def inputs():
                            ).astype(np.float32),
         "obs": r.randn(6, 3).astype(np.float32),
         "img3": r.randn(2, 4, 5).astype(np.float32),
+        "ker": r.randn(2, 3).astype(np.float32),
         "book": r.randn(4, 3).astype(np.float32),
     }
 
@@ -259,7 +260,53 @@ for _f in ("dct", "idct"):
          ["img"]),
     ]
 
-CASES = SPARSE + OPTIMIZE + SMALL + INTERPOLATE + FFT
+# ---------------------------------------------------------------- signal (convolutions)
+
+
+SIGNAL = [
+    ("detrend", lambda m, x: m.jsp.signal.detrend(x), ["img"]),
+    ("detrend_const_axis0", lambda m, x: m.jsp.signal.detrend(x, axis=0, type="constant"),
+     ["img"]),
+    ("detrend_bp", lambda m, x: m.jsp.signal.detrend(x, bp=[2, 3]), ["img"]),
+    ("detrend_grad", lambda m, x: m.jax.grad(
+        lambda x: m.jnp.sum(m.jsp.signal.detrend(x) ** 3))(x), ["img"]),
+]
+for _mode in ("full", "same", "valid"):
+    SIGNAL += [
+        (f"convolve_{_mode}", (lambda md: lambda m, a, k: m.jsp.signal.convolve(
+            a, k, mode=md))(_mode), ["img", "ker"]),
+        (f"convolve_swap_{_mode}", (lambda md: lambda m, a, k: m.jsp.signal.convolve(
+            k, a, mode=md))(_mode), ["img", "ker"]),
+        (f"convolve_fft_{_mode}", (lambda md: lambda m, a, k: m.jsp.signal.convolve(
+            a, k, mode=md, method="fft"))(_mode), ["img", "ker"]),
+        (f"correlate_{_mode}", (lambda md: lambda m, a, k: m.jsp.signal.correlate(
+            a[0], k[1], mode=md))(_mode), ["img", "ker"]),
+        (f"convolve2d_{_mode}", (lambda md: lambda m, a, k: m.jsp.signal.convolve2d(
+            a, k, mode=md))(_mode), ["img", "ker"]),
+        (f"correlate2d_{_mode}", (lambda md: lambda m, a, k: m.jsp.signal.correlate2d(
+            a, k, mode=md))(_mode), ["img", "ker"]),
+        (f"correlate2d_swap_{_mode}", (lambda md: lambda m, a, k: m.jsp.signal.correlate2d(
+            k, a, mode=md))(_mode), ["img", "ker"]),
+        (f"correlate2d_complex_{_mode}", (lambda md: lambda m, a, k: m.jsp.signal.correlate2d(
+            a + 1j * a[::-1], k - 0.5j * k, mode=md))(_mode), ["img", "ker"]),
+        (f"fftconvolve_axes_{_mode}", (lambda md: lambda m, a, k: m.jsp.signal.fftconvolve(
+            a, k[:1].repeat(4, 0) * m.jnp.arange(1.0, 5.0)[:, None], mode=md, axes=1))(_mode),
+         ["img", "ker"]),
+    ]
+SIGNAL += [
+    ("convolve_grad", lambda m, a, k: m.jax.grad(
+        lambda a, k: m.jnp.sum(m.jnp.sin(m.jsp.signal.convolve(a, k))), (0, 1))(a, k),
+     ["img", "ker"]),
+    ("fftconvolve_grad", lambda m, a, k: m.jax.grad(
+        lambda a, k: m.jnp.sum(m.jnp.sin(m.jsp.signal.fftconvolve(a, k, "same"))), (0, 1))(
+        a, k), ["img", "ker"]),
+    ("convolve_vmap", lambda m, a, k: m.jax.vmap(
+        lambda r: m.jsp.signal.convolve(r, k[0], "same"))(a), ["img", "ker"]),
+    ("convolve_int", lambda m: m.jsp.signal.convolve(m.jnp.arange(5), m.jnp.array([1, 2])),
+     []),
+]
+
+CASES = SPARSE + OPTIMIZE + SMALL + INTERPOLATE + FFT + SIGNAL
 
 
 def encode(y):
