@@ -41,7 +41,9 @@ PUBLIC_MODULES = ("numpy", "numpy.linalg", "lax", "random", "nn", "nn.initialize
                   "sharding", "stages", "debug", "ffi", "example_libraries",
                   "example_libraries.stax", "example_libraries.optimizers", "extend", "extend.core", "extend.linear_util", "extend.source_info_util", "interpreters",
                   "interpreters.ad", "interpreters.batching", "interpreters.mlir",
-                  "interpreters.partial_eval") + tuple(
+                  "interpreters.partial_eval", "scipy.sparse", "scipy.sparse.linalg",
+                  "scipy.optimize", "scipy.integrate", "scipy.interpolate", "scipy.ndimage",
+                  "scipy.fft", "scipy.signal", "scipy.cluster", "scipy.cluster.vq") + tuple(
     f"scipy.stats.{d}" for d in (
         "bernoulli", "beta", "betabinom", "binom", "cauchy", "chi2", "dirichlet", "expon",
         "gamma", "gennorm", "geom", "gumbel_l", "gumbel_r", "laplace", "logistic",

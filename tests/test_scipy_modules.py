@@ -288,3 +288,21 @@ def test_signal_finite_differences(x64):
 ])
 def test_signal_bad_inputs_raise_jax_classes(call, cls, msg):
     _raises_located(call, cls, msg)
+
+# ------------------------------------------------------------ served as jax.scipy.*
+
+
+def test_new_submodules_import_under_jax_names():
+    import subprocess
+    import sys
+    code = ("import astjax; astjax.install_as_jax()\n"
+            "import jax.scipy.sparse.linalg, jax.scipy.optimize, jax.scipy.integrate\n"
+            "import jax.scipy.interpolate, jax.scipy.ndimage, jax.scipy.fft\n"
+            "import jax.scipy.signal, jax.scipy.cluster.vq\n"
+            "import jax.numpy as jnp\n"
+            "x, _ = jax.scipy.sparse.linalg.cg(2.0 * jnp.eye(3), jnp.ones(3))\n"
+            "print(float(x.sum()))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert abs(float(out.stdout.strip()) - 1.5) < 1e-5
