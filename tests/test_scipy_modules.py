@@ -306,3 +306,69 @@ def test_new_submodules_import_under_jax_names():
                          timeout=300)
     assert out.returncode == 0, out.stderr
     assert abs(float(out.stdout.strip()) - 1.5) < 1e-5
+
+# ------------------------------------------------------------ signal (spectral)
+
+
+def test_spectral_finite_differences_and_round_trip(x64):
+    x, y = _r(2, 23), _r(2, 23, seed=1)
+    sig = jax.scipy.signal
+    check_grads(lambda x: sig.welch(x, nperseg=8)[1], (x,), order=1, modes=("fwd", "rev"))
+    check_grads(lambda x, y: sig.csd(x, y, nperseg=6, noverlap=2, detrend="linear")[1],
+                (x, y), order=1, modes=("fwd", "rev"))
+    check_grads(lambda x: sig.stft(x, nperseg=8, boundary="odd")[2], (x,), order=1,
+                modes=("fwd", "rev"))
+    z = sig.stft(x, nperseg=8)[2]
+    check_grads(lambda z: sig.istft(z)[1], (z,), order=1, modes=("fwd", "rev"))
+    t, back = sig.istft(z)
+    np.testing.assert_allclose(np.asarray(back)[:, :23], x, atol=1e-12)
+    assert np.asarray(t).dtype == np.float64
+
+
+@pytest.mark.parametrize("call,cls,msg", [
+    (lambda: jax.scipy.signal.stft(jnp.ones(16), boundary="wrap"), ValueError,
+     r"Unknown boundary option 'wrap', must be one of: \['even', 'odd', 'constant', "
+     r"'zeros', None\]"),
+    (lambda: jax.scipy.signal.stft(jnp.ones(16), nperseg=0), ValueError,
+     "nperseg must be a positive integer"),
+    (lambda: jax.scipy.signal.stft(jnp.ones(16), nperseg=8, nfft=4), ValueError,
+     "nfft must be greater than or equal to nperseg."),
+    (lambda: jax.scipy.signal.welch(jnp.ones(16), nperseg=8, noverlap=8), ValueError,
+     "noverlap must be less than nperseg."),
+    (lambda: jax.scipy.signal.welch(jnp.ones(16), scaling="power"), ValueError,
+     "Unknown scaling: power"),
+    (lambda: jax.scipy.signal.welch(jnp.ones(16), nperseg=4, average="mode"), ValueError,
+     'average must be "median" or "mean", got mode'),
+    (lambda: jax.scipy.signal.welch(jnp.ones(16), detrend=True), ValueError,
+     "Unsupported detrend type: True"),
+    (lambda: jax.scipy.signal.welch(jnp.ones(16), window=jnp.ones((2, 2))), ValueError,
+     "window must be 1-D"),
+    (lambda: jax.scipy.signal.welch(jnp.ones(4), window=jnp.ones(5)), ValueError,
+     "window is longer than input signal"),
+    (lambda: jax.scipy.signal.welch(jnp.ones(9), window=jnp.ones(5), nperseg=4), ValueError,
+     "value specified for nperseg is different from length of window"),
+    (lambda: jax.scipy.signal.csd(jnp.ones((2, 9)), jnp.ones((3, 9))), ValueError,
+     "x and y cannot be broadcast together."),
+    (lambda: jax.scipy.signal.stft([1.0, 2.0]), TypeError,
+     "spectral_helper requires ndarray or scalar arguments"),
+    (lambda: jax.scipy.signal.istft(jnp.ones(4)), ValueError,
+     "Input stft must be at least 2d!"),
+    (lambda: jax.scipy.signal.istft(jnp.ones((3, 4)), time_axis=0, freq_axis=-2), ValueError,
+     "Must specify differing time and frequency axes!"),
+    (lambda: jax.scipy.signal.istft(jnp.ones((5, 4)), nfft=6), ValueError,
+     r"FFT length \(6\) must be longer than nperseg \(8\)."),
+    (lambda: jax.scipy.signal.istft(jnp.ones((5, 4)), noverlap=8), ValueError,
+     "noverlap must be less than nperseg."),
+    (lambda: jax.scipy.signal.istft(jnp.ones((5, 4)), window=jnp.ones(7)), ValueError,
+     "window must have length of 8"),
+])
+def test_spectral_bad_inputs_raise_jax_classes(call, cls, msg):
+    _raises_located(call, cls, msg)
+
+
+def test_spectral_warns_as_jax():
+    with pytest.warns(UserWarning, match="Input data is complex, switching to "
+                                         "return_onesided=False"):
+        jax.scipy.signal.welch(jnp.ones(16) * 1j, nperseg=8)
+    with pytest.warns(UserWarning, match="nperseg=256 is greater than input_length=16"):
+        jax.scipy.signal.stft(jnp.ones(16))

@@ -9,8 +9,8 @@
 - `detrend`: subtract the mean ('constant') or a least-squares line per segment
   between breakpoints `bp` ('linear').
 
-The spectral estimators of jax.scipy.signal (`stft`, `istft`, `welch`, `csd`) are not
-here yet."""
+The spectral estimators (`stft`, `istft`, `welch`, `csd`) live in `signal_spectral`
+and are served from here."""
 from __future__ import annotations
 
 import numpy as np
@@ -23,7 +23,8 @@ from ..numpy.arraylike import check_arraylike
 from ..numpy.operands import promote_dtypes_inexact
 from ..numpy.util import canonicalize_axis
 
-__all__ = ["convolve", "correlate", "convolve2d", "correlate2d", "fftconvolve", "detrend"]
+__all__ = ["convolve", "correlate", "convolve2d", "correlate2d", "fftconvolve", "detrend",
+           "stft", "istft", "welch", "csd"]
 
 _MODES = ("full", "same", "valid")
 
@@ -209,3 +210,7 @@ def detrend(data, axis=-1, type="linear", bp=0, overwrite_data=None):  # noqa: A
         coef = jnp.linalg.lstsq(design, x[lo:hi])[0]
         x = x.at[lo:hi].add(-jnp.matmul(design, coef, precision=lax.Precision.HIGHEST))
     return jnp.moveaxis(x.reshape(shape), 0, axis)
+
+
+# the spectral estimators build on `detrend` above
+from .signal_spectral import csd, istft, stft, welch  # noqa: E402

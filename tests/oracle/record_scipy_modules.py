@@ -18,7 +18,7 @@ import numpy as np
 def inputs():
     r = np.random.RandomState(13)
     s = r.randn(5, 5)
-    return {
+    out = {
         "spd": (s @ s.T + 5 * np.eye(5)).astype(np.float32),
         "gen": (r.randn(5, 5) + 5 * np.eye(5)).astype(np.float32),
         "b": r.randn(5).astype(np.float32),
@@ -37,7 +37,12 @@ def inputs():
         "img3": r.randn(2, 4, 5).astype(np.float32),
         "ker": r.randn(2, 3).astype(np.float32),
         "book": r.randn(4, 3).astype(np.float32),
+        "sig": r.randn(2, 37).astype(np.float32),
+        "sig2": r.randn(2, 37).astype(np.float32),
+        "win7": (0.5 + r.rand(7)).astype(np.float32),
     }
+    out["sigT"] = np.ascontiguousarray(out["sig"].T)
+    return out
 
 # ---------------------------------------------------------------- sparse.linalg
 
@@ -306,7 +311,68 @@ SIGNAL += [
      []),
 ]
 
-CASES = SPARSE + OPTIMIZE + SMALL + INTERPOLATE + FFT + SIGNAL
+# ---------------------------------------------------------------- signal (spectral)
+
+
+def _sig(m):
+    return m.jsp.signal
+
+
+SPECTRAL = [
+    ("stft", lambda m, x: _sig(m).stft(x, nperseg=8), ["sig"]),
+    ("stft_opts", lambda m, x: _sig(m).stft(x, fs=2.0, nperseg=9, noverlap=3, nfft=12,
+                                            detrend="linear", boundary="odd", padded=False,
+                                            axis=0), ["sigT"]),
+    ("stft_even_twosided", lambda m, x: _sig(m).stft(x, nperseg=6, boundary="even",
+                                                     return_onesided=False), ["sig"]),
+    ("stft_constant_none", lambda m, x: _sig(m).stft(x, nperseg=6, boundary="constant",
+                                                     detrend="constant"), ["sig"]),
+    ("stft_noboundary", lambda m, x: _sig(m).stft(x, nperseg=7, boundary=None, padded=False),
+     ["sig"]),
+    ("stft_complex", lambda m, x, y: _sig(m).stft(x + 1j * y, nperseg=8), ["sig", "sig2"]),
+    ("stft_window_array", lambda m, x, w: _sig(m).stft(x, window=w, nperseg=7), ["sig", "win7"]),
+    ("stft_hamming", lambda m, x: _sig(m).stft(x, window="hamming", nperseg=8), ["sig"]),
+    ("stft_int", lambda m: _sig(m).stft(m.jnp.arange(20) % 7, nperseg=4), []),
+    ("istft", lambda m, x: _sig(m).istft(_sig(m).stft(x, nperseg=8)[2]), ["sig"]),
+    ("istft_opts", lambda m, x: _sig(m).istft(
+        _sig(m).stft(x, nperseg=9, noverlap=6, nfft=12, axis=0)[2], nperseg=9, noverlap=6,
+        nfft=12, time_axis=-1, freq_axis=0, fs=4.0), ["sigT"]),
+    ("istft_twosided", lambda m, x: _sig(m).istft(
+        _sig(m).stft(x, nperseg=6, return_onesided=False)[2], input_onesided=False,
+        boundary=False), ["sig"]),
+    ("istft_window", lambda m, x, w: _sig(m).istft(_sig(m).stft(x, window=w, nperseg=7)[2],
+                                                   window=w, nperseg=7, nfft=7), ["sig", "win7"]),
+    ("welch", lambda m, x: _sig(m).welch(x, nperseg=8), ["sig"]),
+    ("welch_default", lambda m, x: _sig(m).welch(x), ["sig"]),
+    ("welch_opts", lambda m, x: _sig(m).welch(x, fs=3.0, nperseg=5, noverlap=1, nfft=9,
+                                              detrend="linear", scaling="spectrum",
+                                              axis=0, average="median"), ["sigT"]),
+    ("welch_twosided", lambda m, x: _sig(m).welch(x, nperseg=8, detrend=False,
+                                                  return_onesided=False), ["sig"]),
+    ("welch_callable", lambda m, x: _sig(m).welch(x, nperseg=8,
+                                                  detrend=lambda d: d - d[..., :1]), ["sig"]),
+    ("welch_one_segment", lambda m, x: _sig(m).welch(x, nperseg=37), ["sig"]),
+    ("csd", lambda m, x, y: _sig(m).csd(x, y, nperseg=8), ["sig", "sig2"]),
+    ("csd_median", lambda m, x, y: _sig(m).csd(x, y[:, :30], nperseg=8, average="median"),
+     ["sig", "sig2"]),
+    ("csd_broadcast", lambda m, x, y: _sig(m).csd(x, y[:1], nperseg=10, noverlap=7),
+     ["sig", "sig2"]),
+    ("csd_none", lambda m, x: _sig(m).csd(x, None, nperseg=8), ["sig"]),
+    ("welch_grad", lambda m, x: m.jax.grad(
+        lambda x: m.jnp.sum(m.jnp.sqrt(_sig(m).welch(x, nperseg=8)[1])))(x), ["sig"]),
+    ("stft_grad", lambda m, x: m.jax.grad(
+        lambda x: m.jnp.sum(m.jnp.abs(_sig(m).stft(x, nperseg=8)[2]) ** 2))(x), ["sig"]),
+    ("istft_grad", lambda m, x: m.jax.grad(lambda x: m.jnp.sum(m.jnp.sin(_sig(m).istft(
+        _sig(m).stft(x, nperseg=8)[2])[1])))(x), ["sig"]),
+    ("csd_grad", lambda m, x, y: m.jax.grad(lambda x, y: m.jnp.sum(m.jnp.abs(
+        _sig(m).csd(x, y, nperseg=8)[1])), (0, 1))(x, y), ["sig", "sig2"]),
+    ("welch_vmap", lambda m, x: m.jax.vmap(lambda r: _sig(m).welch(r, nperseg=8)[1])(x),
+     ["sig"]),
+    ("stft_vmap", lambda m, x: m.jax.vmap(lambda r: _sig(m).stft(r, nperseg=8)[2], 1, 0)(x),
+     ["sigT"]),
+]
+
+CASES = SPARSE + OPTIMIZE + SMALL + INTERPOLATE + FFT + SIGNAL + SPECTRAL
 
 
 def encode(y):
