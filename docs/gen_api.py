@@ -26,7 +26,8 @@ _ASTJAX = {"jax.numpy": "astjax.numpy", "jax.numpy.linalg": "astjax.numpy.linalg
            "jax.scipy.interpolate": "astjax.scipy.interpolate",
            "jax.scipy.ndimage": "astjax.scipy.ndimage", "jax.scipy.fft": "astjax.scipy.fft",
            "jax.scipy.signal": "astjax.scipy.signal",
-           "jax.scipy.cluster.vq": "astjax.scipy.cluster.vq"}
+           "jax.scipy.cluster.vq": "astjax.scipy.cluster.vq",
+           "jax.scipy.spatial.transform": "astjax.scipy.spatial.transform"}
 _KIND = {"f": "function", "t": "type/dtype", "c": "constant", "m": "module"}
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "api.md")

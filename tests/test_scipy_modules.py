@@ -298,7 +298,9 @@ def test_new_submodules_import_under_jax_names():
     code = ("import astjax; astjax.install_as_jax()\n"
             "import jax.scipy.sparse.linalg, jax.scipy.optimize, jax.scipy.integrate\n"
             "import jax.scipy.interpolate, jax.scipy.ndimage, jax.scipy.fft\n"
-            "import jax.scipy.signal, jax.scipy.cluster.vq\n"
+            "import jax.scipy.signal, jax.scipy.cluster.vq, jax.scipy.spatial.transform\n"
+            "from jax.scipy.spatial.transform import Rotation\n"
+            "assert Rotation.identity().single\n"
             "import jax.numpy as jnp\n"
             "x, _ = jax.scipy.sparse.linalg.cg(2.0 * jnp.eye(3), jnp.ones(3))\n"
             "print(float(x.sum()))\n")
@@ -372,3 +374,86 @@ def test_spectral_warns_as_jax():
         jax.scipy.signal.welch(jnp.ones(16) * 1j, nperseg=8)
     with pytest.warns(UserWarning, match="nperseg=256 is greater than input_length=16"):
         jax.scipy.signal.stft(jnp.ones(16))
+
+# ------------------------------------------------------------ spatial.transform
+
+
+def test_rotation_finite_differences(x64):
+    from astjax.scipy.spatial.transform import Rotation, Slerp
+    q, v, a = _r(4, 4), _r(4, 3, seed=1), _r(4, 3, seed=2)
+    check_grads(lambda q: Rotation.from_quat(q).apply(v), (q,), order=1, modes=("fwd", "rev"))
+    check_grads(lambda v: Rotation.from_rotvec(v).as_quat(), (v,), order=1,
+                modes=("fwd", "rev"))
+    check_grads(lambda q: Rotation.from_quat(q).as_rotvec(), (q,), order=1,
+                modes=("fwd", "rev"))
+    check_grads(lambda a: Rotation.from_euler("zxy", a).as_euler("zxy"), (a,), order=1,
+                modes=("fwd", "rev"))
+    check_grads(lambda q: (Rotation.from_matrix(Rotation.from_quat(q).as_matrix())
+                           * Rotation.from_mrp(v)).as_mrp(), (q,), order=1,
+                modes=("fwd", "rev"))
+    check_grads(lambda q: Slerp.init(np.arange(4.0), Rotation.from_quat(q))(
+        np.array([0.2, 1.5, 2.9])).as_quat(), (q,), order=1, modes=("fwd", "rev"))
+
+
+def test_rotation_is_a_pytree_and_round_trips():
+    from astjax.scipy.spatial.transform import Rotation, Slerp
+    r = Rotation.from_rotvec(_r(5, 3).astype(np.float32))
+    leaves, tree = jax.tree_util.tree_flatten(r)
+    assert len(leaves) == 1 and isinstance(jax.tree_util.tree_unflatten(tree, leaves),
+                                           Rotation)
+    out = jax.jit(lambda r: r.inv() * r)(r)
+    assert isinstance(out, Rotation) and len(out) == 5
+    np.testing.assert_allclose(np.asarray(out.magnitude()), 0, atol=1e-3)
+    s = Slerp.init([0.0, 1.0, 2.0, 3.0, 4.0], r)
+    assert isinstance(jax.jit(lambda s: s)(s), Slerp)
+    np.testing.assert_allclose(np.asarray(s(jnp.arange(5.0)).as_matrix()),
+                               np.asarray(r.as_matrix()), atol=1e-5)
+    back = Rotation.from_matrix(r.as_matrix()).as_quat(canonical=True)
+    np.testing.assert_allclose(np.asarray(back), np.asarray(r.as_quat(canonical=True)),
+                               atol=1e-5)
+    assert Rotation.identity(3).quat.shape == (3, 4)
+    many = Rotation.random(jax.random.PRNGKey(0), 2000)
+    assert many.quat.shape == (2000, 4)
+    np.testing.assert_allclose(np.linalg.norm(np.asarray(many.quat), axis=-1), 1, atol=1e-5)
+    # uniform rotations: the mean of the rotated z axis is near zero
+    assert np.abs(np.asarray(many.apply(jnp.array([0.0, 0.0, 1.0]))).mean(0)).max() < 0.08
+    assert Rotation.random(jax.random.PRNGKey(1)).single
+
+
+@pytest.mark.parametrize("call,cls,msg", [
+    (lambda R: R.from_euler("xyzx", jnp.ones(4)), ValueError,
+     "Expected axis specification to be a non-empty string of upto 3 characters, got xyzx"),
+    (lambda R: R.from_euler("xYz", jnp.ones(3)), ValueError,
+     r"Expected axes from `seq` to be from \['x', 'y', 'z'\] or \['X', 'Y', 'Z'\], got xYz"),
+    (lambda R: R.from_euler("xxy", jnp.ones(3)), ValueError,
+     "Expected consecutive axes to be different, got xxy"),
+    (lambda R: R.identity().as_euler("xy"), ValueError, "Expected 3 axes, got xy."),
+    (lambda R: R.identity()[0], TypeError, "Single rotation is not subscriptable."),
+    (lambda R: len(R.identity()), TypeError, "Single rotation has no len()."),
+    (lambda R: R.identity(3).mean(jnp.ones((3, 1))), ValueError,
+     r"Expected `weights` to be 1 dimensional, got shape \(3, 1\)."),
+    (lambda R: R.identity(3).mean(jnp.ones(2)), ValueError,
+     "Expected `weights` to have number of values equal to number of rotations, got 2 "
+     "values and 3 rotations."),
+])
+def test_rotation_bad_inputs_raise_jax_classes(call, cls, msg):
+    from astjax.scipy.spatial.transform import Rotation
+    _raises_located(lambda: call(Rotation), cls, msg)
+
+
+@pytest.mark.parametrize("call,cls,msg", [
+    (lambda R, S: S.init([0.0, 1.0], R.identity().quat), TypeError,
+     "`rotations` must be a `Rotation` instance."),
+    (lambda R, S: S.init([0.0], R.identity(1)), ValueError,
+     "`rotations` must be a sequence of at least 2 rotations."),
+    (lambda R, S: S.init([[0.0, 1.0]], R.identity(2)), ValueError,
+     "Expected times to be specified in a 1 dimensional array, got 2 dimensions."),
+    (lambda R, S: S.init([0.0, 1.0, 2.0], R.identity(2)), ValueError,
+     "Expected number of rotations to be equal to number of timestamps given, got 2 "
+     "rotations and 3 timestamps."),
+    (lambda R, S: S.init([0.0, 1.0], R.identity(2))(jnp.ones((2, 2))), ValueError,
+     "`times` must be at most 1-dimensional."),
+])
+def test_slerp_bad_inputs_raise_jax_classes(call, cls, msg):
+    from astjax.scipy.spatial.transform import Rotation, Slerp
+    _raises_located(lambda: call(Rotation, Slerp), cls, msg)

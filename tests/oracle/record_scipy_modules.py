@@ -42,6 +42,12 @@ def inputs():
         "win7": (0.5 + r.rand(7)).astype(np.float32),
     }
     out["sigT"] = np.ascontiguousarray(out["sig"].T)
+    out["quat"] = r.randn(6, 4).astype(np.float32)
+    out["rotvec"] = r.randn(6, 3).astype(np.float32)
+    out["vec3"] = r.randn(6, 3).astype(np.float32)
+    out["ang"] = r.uniform(-3, 3, (6, 3)).astype(np.float32)
+    out["wts"] = (0.5 + r.rand(6)).astype(np.float32)
+    out["tkey"] = np.array([0.0, 0.5, 1.7, 2.0, 3.1, 4.0], np.float32)
     return out
 
 # ---------------------------------------------------------------- sparse.linalg
@@ -372,7 +378,85 @@ SPECTRAL = [
      ["sigT"]),
 ]
 
-CASES = SPARSE + OPTIMIZE + SMALL + INTERPOLATE + FFT + SIGNAL + SPECTRAL
+# ---------------------------------------------------------------- spatial.transform
+
+
+def _rot(m):
+    return m.jsp.spatial.transform.Rotation
+
+
+def _slerp(m):
+    return m.jsp.spatial.transform.Slerp
+
+
+SPATIAL = [
+    ("rot_quat_matrix", lambda m, q: _rot(m).from_quat(q).as_matrix(), ["quat"]),
+    ("rot_quat_single", lambda m, q: _rot(m).from_quat(q[0]).as_quat(), ["quat"]),
+    ("rot_as_quat_canonical", lambda m, q: _rot(m).from_quat(q).as_quat(
+        canonical=True, scalar_first=True), ["quat"]),
+    ("rot_from_matrix", lambda m, q: _rot(m).from_matrix(
+        _rot(m).from_quat(q).as_matrix()).as_quat(canonical=True), ["quat"]),
+    ("rot_from_matrix_diag", lambda m: m.jnp.stack([_rot(m).from_matrix(
+        m.jnp.diag(m.jnp.array(d, m.jnp.float32))).as_quat(canonical=True)
+        for d in ([1, -1, -1], [-1, 1, -1], [-1, -1, 1], [1, 1, 1])]), []),
+    ("rot_rotvec", lambda m, v: _rot(m).from_rotvec(v).as_quat(), ["rotvec"]),
+    ("rot_rotvec_deg", lambda m, v: _rot(m).from_rotvec(30 * v, degrees=True).as_rotvec(
+        degrees=True), ["rotvec"]),
+    ("rot_as_rotvec", lambda m, q: _rot(m).from_quat(q).as_rotvec(), ["quat"]),
+    ("rot_rotvec_small", lambda m, v: _rot(m).from_rotvec(1e-4 * v).as_rotvec(), ["rotvec"]),
+    ("rot_mrp", lambda m, q, v: (_rot(m).from_quat(q).as_mrp(),
+                                 _rot(m).from_mrp(0.3 * v).as_quat()), ["quat", "rotvec"]),
+    ("rot_magnitude_inv", lambda m, q: (_rot(m).from_quat(q).magnitude(),
+                                        _rot(m).from_quat(q).inv().as_quat()), ["quat"]),
+    ("rot_compose", lambda m, q, v: (_rot(m).from_quat(q) * _rot(m).from_rotvec(v)).as_quat(),
+     ["quat", "rotvec"]),
+    ("rot_apply", lambda m, q, x: (_rot(m).from_quat(q).apply(x),
+                                   _rot(m).from_quat(q).apply(x, inverse=True),
+                                   _rot(m).from_quat(q[0]).apply(x)), ["quat", "vec3"]),
+    ("rot_mean", lambda m, q, w: (_rot(m).from_quat(q).mean().as_matrix(),
+                                  _rot(m).from_quat(q).mean(w).as_matrix()), ["quat", "wts"]),
+    ("rot_identity", lambda m: _rot(m).identity().as_matrix(), []),
+    ("rot_concat_index", lambda m, q: (_rot(m).concatenate(
+        [_rot(m).from_quat(q[:2]), _rot(m).from_quat(q[3:])]).as_quat(),
+        _rot(m).from_quat(q)[1:4].as_quat(), _rot(m).from_quat(q)[2].as_quat()), ["quat"]),
+    ("rot_from_euler_one", lambda m: _rot(m).from_euler("z", 90.0, degrees=True).as_quat(),
+     []),
+    ("rot_euler_two", lambda m, a: (_rot(m).from_euler("xy", a[:, :2]).as_quat(),
+                                    _rot(m).from_euler("YZ", a[:, 1:]).as_quat()), ["ang"]),
+    ("rot_from_euler_gimbal", lambda m: m.jnp.stack([
+        _rot(m).from_euler(s, m.jnp.array([0.3, b, 0.2])).as_euler(s)
+        for s in ("xyz", "XYZ", "zxz", "ZXZ") for b in (0.0, 1.5707964, 3.1415927)]), []),
+    ("rot_quat_grad", lambda m, q, x: m.jax.grad(lambda q: m.jnp.sum(m.jnp.sin(
+        _rot(m).from_quat(q).apply(x))))(q), ["quat", "vec3"]),
+    ("rot_rotvec_grad", lambda m, v: m.jax.grad(lambda v: m.jnp.sum(
+        _rot(m).from_rotvec(v).as_matrix() ** 3))(v), ["rotvec"]),
+    ("rot_euler_grad", lambda m, a: m.jax.grad(lambda a: m.jnp.sum(m.jnp.cos(
+        _rot(m).from_euler("ZYX", a).as_euler("zyx"))))(a), ["ang"]),
+    ("rot_vmap", lambda m, q: m.jax.vmap(lambda q: _rot(m).from_quat(q).as_rotvec())(q),
+     ["quat"]),
+    ("rot_jit_pytree", lambda m, q, x: m.jax.jit(lambda r, x: r.apply(x))(
+        _rot(m).from_quat(q), x), ["quat", "vec3"]),
+    ("slerp", lambda m, q, t: _slerp(m).init(t, _rot(m).from_quat(q))(
+        m.jnp.array([0.0, 0.25, 1.0, 1.7, 2.5, 3.9, 4.0])).as_quat(), ["quat", "tkey"]),
+    ("slerp_scalar", lambda m, q, t: _slerp(m).init(t, _rot(m).from_quat(q))(2.2).as_matrix(),
+     ["quat", "tkey"]),
+    ("slerp_grad", lambda m, q, t: m.jax.grad(lambda q: m.jnp.sum(_slerp(m).init(
+        t, _rot(m).from_quat(q))(m.jnp.array([0.3, 1.1, 3.3])).as_matrix() ** 2))(q),
+     ["quat", "tkey"]),
+    ("slerp_jit", lambda m, q, t: m.jax.jit(lambda s, u: s(u).as_rotvec())(
+        _slerp(m).init(t, _rot(m).from_quat(q)), m.jnp.array([0.6, 2.9])), ["quat", "tkey"]),
+]
+for _seq in ("xyz", "ZYX", "zxz", "XZX", "yzy", "XYZ"):
+    SPATIAL += [
+        (f"rot_euler_{_seq}", (lambda sq: lambda m, a: (
+            _rot(m).from_euler(sq, a).as_quat(),
+            _rot(m).from_euler(sq, a, degrees=True).as_euler(sq, degrees=True)))(_seq),
+         ["ang"]),
+        (f"rot_as_euler_{_seq}", (lambda sq: lambda m, q: _rot(m).from_quat(q).as_euler(sq))(
+            _seq), ["quat"]),
+    ]
+
+CASES = SPARSE + OPTIMIZE + SMALL + INTERPOLATE + FFT + SIGNAL + SPECTRAL + SPATIAL
 
 
 def encode(y):
