@@ -11,7 +11,6 @@ uppercase intrinsic; rotation vectors are axis * angle (series expansions near z
 keep them smooth); modified Rodrigues parameters are axis * tan(angle / 4) with w >= 0;
 `mean` is the eigenvector of the largest eigenvalue of sum(w q q^T) (Markley et al.);
 `Slerp` interpolates along the rotation vector between neighbouring key rotations."""
-from __future__ import annotations
 
 import re
 import typing
