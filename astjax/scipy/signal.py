@@ -6,11 +6,8 @@
   are mapped);
 - modes 'full', 'same' (centered on in1) and 'valid'; the direct forms swap the inputs
   when in1 is the smaller, as SciPy does;
-- `detrend`: subtract the mean ('constant') or a least-squares line per segment
-  between breakpoints `bp` ('linear').
-
-The spectral estimators (`stft`, `istft`, `welch`, `csd`) live in `signal_spectral`
-and are served from here."""
+- `detrend` and the spectral estimators (`stft`, `istft`, `welch`, `csd`) live in
+  `signal_spectral` and are served from here."""
 from __future__ import annotations
 
 import numpy as np
@@ -18,19 +15,17 @@ import numpy as np
 from .. import lax
 from .. import numpy as jnp
 from ..batching_api import vmap
-from ..errors import ArgumentValueError, AstjaxError
+from ..errors import ArgumentValueError
 from ..numpy.arraylike import check_arraylike
 from ..numpy.operands import promote_dtypes_inexact
 from ..numpy.util import canonicalize_axis
+from .signal_spectral import (UnsupportedSignalOptionError, csd, detrend, istft,  # noqa: F401
+                              stft, welch)
 
 __all__ = ["convolve", "correlate", "convolve2d", "correlate2d", "fftconvolve", "detrend",
            "stft", "istft", "welch", "csd"]
 
 _MODES = ("full", "same", "valid")
-
-
-class UnsupportedSignalOptionError(AstjaxError, NotImplementedError):
-    """An option JAX's signal functions refuse with NotImplementedError."""
 
 
 def _inexact(*xs):
@@ -180,37 +175,3 @@ def correlate2d(in1, in2, mode="full", boundary="fill", fillvalue=0, precision=N
         return jnp.flip(_direct(jnp.flip(in1), jnp.conj(in2), mode, precision))
     out = _direct(jnp.flip(in2), jnp.conj(in1), mode, precision)
     return out if mode == "valid" else jnp.conj(out)
-
-
-def detrend(data, axis=-1, type="linear", bp=0, overwrite_data=None):  # noqa: A002
-    """Remove the trend of `data` along `axis`, as JAX's `jax.scipy.signal.detrend`:
-    `type` 'constant' (the mean) or 'linear' (a least-squares line on each segment
-    between the breakpoints `bp`, static indices)."""
-    if overwrite_data is not None:
-        raise UnsupportedSignalOptionError("overwrite_data argument not implemented.",
-                                           hint="leave overwrite_data=None")
-    if type not in ("constant", "linear"):
-        raise ArgumentValueError("Trend type must be 'linear' or 'constant'.",
-                                 hint="type='linear' or type='constant'")
-    x, = _inexact(jnp.asarray(data))
-    if type == "constant":
-        return x - x.mean(axis, keepdims=True)
-    n = x.shape[axis]
-    breaks = np.sort(np.unique(np.r_[0, bp, n]))
-    if breaks[0] < 0 or breaks[-1] > n:
-        raise ArgumentValueError("Breakpoints must be non-negative and less than length of "
-                                 "data along given axis.", hint="give bp in [0, n]")
-    x = jnp.moveaxis(x, axis, 0)
-    shape = x.shape
-    x = x.reshape(n, -1)
-    for lo, hi in zip(breaks[:-1], breaks[1:]):
-        count = hi - lo
-        design = jnp.vstack([jnp.ones(count, dtype=x.dtype),
-                             jnp.arange(1, count + 1, dtype=x.dtype) / count.astype(x.dtype)]).T
-        coef = jnp.linalg.lstsq(design, x[lo:hi])[0]
-        x = x.at[lo:hi].add(-jnp.matmul(design, coef, precision=lax.Precision.HIGHEST))
-    return jnp.moveaxis(x.reshape(shape), 0, axis)
-
-
-# the spectral estimators build on `detrend` above
-from .signal_spectral import csd, istft, stft, welch  # noqa: E402

@@ -1,6 +1,8 @@
-"""`astjax.scipy.signal`'s spectral estimators (JAX's `jax.scipy.signal.stft`, `istft`,
-`welch`, `csd`), on `astjax.numpy.fft`:
+"""`astjax.scipy.signal`'s trend removal and spectral estimators (JAX's
+`jax.scipy.signal.detrend`, `stft`, `istft`, `welch`, `csd`), on `astjax.numpy.fft`:
 
+- `detrend`: subtract the mean ('constant') or a least-squares line per segment
+  between breakpoints `bp` ('linear');
 - the signal is cut into segments of `nperseg` samples, `nperseg - noverlap` apart (a
   gather with static indices, so `grad` and `vmap` go through it), each segment is
   detrended, multiplied by the window and Fourier-transformed (`rfft` one-sided,
@@ -21,18 +23,52 @@ import warnings
 
 import numpy as np
 
+from .. import lax
 from .. import numpy as jnp
 from ..errors import ArgumentValueError, AstjaxError
 from ..numpy.arraylike import check_arraylike
 from ..numpy.operands import promote_dtypes_inexact
 from ..numpy.util import canonicalize_axis
-from .signal import detrend
 
-__all__ = ["stft", "istft", "csd", "welch"]
+__all__ = ["detrend", "stft", "istft", "csd", "welch"]
+
+
+class UnsupportedSignalOptionError(AstjaxError, NotImplementedError):
+    """An option JAX's signal functions refuse with NotImplementedError."""
 
 
 class WindowImportError(AstjaxError, ImportError):
     """A window other than 'hann' was named and SciPy (which builds it) is missing."""
+
+
+def detrend(data, axis=-1, type="linear", bp=0, overwrite_data=None):  # noqa: A002
+    """Remove the trend of `data` along `axis`, as JAX's `jax.scipy.signal.detrend`:
+    `type` 'constant' (the mean) or 'linear' (a least-squares line on each segment
+    between the breakpoints `bp`, static indices)."""
+    if overwrite_data is not None:
+        raise UnsupportedSignalOptionError("overwrite_data argument not implemented.",
+                                           hint="leave overwrite_data=None")
+    if type not in ("constant", "linear"):
+        raise ArgumentValueError("Trend type must be 'linear' or 'constant'.",
+                                 hint="type='linear' or type='constant'")
+    x = jnp.asarray(promote_dtypes_inexact(jnp.asarray(data))[0])
+    if type == "constant":
+        return x - x.mean(axis, keepdims=True)
+    n = x.shape[axis]
+    breaks = np.sort(np.unique(np.r_[0, bp, n]))
+    if breaks[0] < 0 or breaks[-1] > n:
+        raise ArgumentValueError("Breakpoints must be non-negative and less than length of "
+                                 "data along given axis.", hint="give bp in [0, n]")
+    x = jnp.moveaxis(x, axis, 0)
+    shape = x.shape
+    x = x.reshape(n, -1)
+    for lo, hi in zip(breaks[:-1], breaks[1:]):
+        count = hi - lo
+        design = jnp.vstack([jnp.ones(count, dtype=x.dtype),
+                             jnp.arange(1, count + 1, dtype=x.dtype) / count.astype(x.dtype)]).T
+        coef = jnp.linalg.lstsq(design, x[lo:hi])[0]
+        x = x.at[lo:hi].add(-jnp.matmul(design, coef, precision=lax.Precision.HIGHEST))
+    return jnp.moveaxis(x.reshape(shape), 0, axis)
 
 
 def _complex_dtype(dtype):

@@ -18,6 +18,7 @@ import typing
 import numpy as np
 
 from ... import numpy as jnp
+from ... import random as jrandom
 from ...errors import ArgumentTypeError, ArgumentValueError
 
 __all__ = ["Rotation", "Slerp"]
@@ -235,7 +236,6 @@ class Rotation(typing.NamedTuple):
     def random(cls, random_key, num=None):
         """Rotations drawn uniformly (Haar measure) with the PRNG key `random_key`: a
         normalized 4-D standard normal sample is a uniform unit quaternion."""
-        from ... import random as jrandom
         shape = (4,) if num is None else (num, 4)
         return cls(_normalize(jrandom.normal(random_key, shape)))
 
