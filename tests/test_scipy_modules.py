@@ -428,6 +428,8 @@ def test_rotation_is_a_pytree_and_round_trips():
     (lambda R: R.from_euler("xxy", jnp.ones(3)), ValueError,
      "Expected consecutive axes to be different, got xxy"),
     (lambda R: R.identity().as_euler("xy"), ValueError, "Expected 3 axes, got xy."),
+    (lambda R: R.from_euler("z", jnp.array([90.0, 45.0])), ValueError,
+     r"Expected 1 angles per rotation for seq='z', got shape \(2,\)"),
     (lambda R: R.identity()[0], TypeError, "Single rotation is not subscriptable."),
     (lambda R: len(R.identity()), TypeError, "Single rotation has no len()."),
     (lambda R: R.identity(3).mean(jnp.ones((3, 1))), ValueError,
