@@ -513,7 +513,7 @@ class ControlFlowConverter(astbridge.Transformer):
         read_vals = name_tuple([r[0] for r in reads])
         fill = self._fill(node, extra, state)
         inplace = _in_place(node.body, state)
-        tail = "".join([", fill=fill, exits=exits" if fill else "",
+        tail = "".join([", fill=fill" if fill else "", ", exits=exits" if extra else "",
                         ", inplace=inplace" if inplace else "", ")"])
         call = replace("targets = ag__.for_stmt(it, b, init, names, extra, meta, reads" + tail,
                        targets=name_tuple(state, gast.Store()), it=it, b=bn, init=init,

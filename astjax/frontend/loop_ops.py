@@ -99,11 +99,17 @@ def _fmt_aval(a):
 
 
 def _stage_loop_body(st: _LoopState, carry_pos, carry_avals, call_body, n_extra_args=0,
-                     extra_avals=(), collect=(), meta=(), what="loop", fill=()):
+                     extra_avals=(), collect=(), meta=(), what="loop", fill=(), exits=(),
+                     unrollable=False):
     """Stage one iteration: carries become Tracers, statics stay. Returns
     (jaxpr, consts, carry_out_values, collected_ys). A name of `fill` (nothing reads it
     once the loop has stopped early) that a trip leaves undefined -- the trip jumped
-    out -- keeps its carried value (R3)."""
+    out -- keeps its carried value (R3). The loop's exit flags `exits` are False
+    where a trip starts (its test read them), so the trip starts from a static False
+    (`_exits_cleared`). A trip that sets one to a static True stops the loop on every
+    trip; when the caller can unroll the loop (`unrollable`), `_Unstageable` makes it
+    run that one trip as Python does, so the flags and the code after the loop stay
+    static (fuzz seed 1200287)."""
     loc = user_location(3)
     with core.new_builder() as b:
         extra = [b.new_arg(a) for a in extra_avals]
@@ -115,7 +121,11 @@ def _stage_loop_body(st: _LoopState, carry_pos, carry_avals, call_body, n_extra_
         collectors = {}
         for k in collect:
             state[k] = collectors[k] = _Collector()
-        out = list(call_body(extra, state))
+        out = list(call_body(extra, _exits_cleared(state, st.names, exits)))
+        for k, name in enumerate(st.names):
+            if unrollable and name in exits and _static_true(out[k]):
+                raise _Unstageable(f"every trip stops the loop ('{name}' is set to a "
+                                   f"static True)")
         carry_out = []
         for k, name in enumerate(st.names):
             if k in collectors:
@@ -169,6 +179,21 @@ def _stage_loop_body(st: _LoopState, carry_pos, carry_avals, call_body, n_extra_
     return jaxpr, consts, ys
 
 
+def _static_true(v) -> bool:
+    return (not is_staged(v) and not isinstance(v, Undefined) and _array_like(v)
+            and np.ndim(v) == 0 and bool(v))
+
+
+def _exits_cleared(state, names, exits):
+    """`state` with the exit flags `exits` a static False (a staged one, or already
+    False): a trip runs only when its loop's test found every flag False."""
+    if not exits:
+        return state
+    return [False if n in exits and (is_staged(v) or (not isinstance(v, Undefined)
+                                                      and not _static_true(v))) else v
+            for v, n in zip(state, names)]
+
+
 class _NeedsInit(Exception):
     def __init__(self, k, value):
         self.k, self.value = k, value
@@ -202,7 +227,7 @@ def _carry_values(st, carry_pos):
 
 
 def _stage_until_stable(st, call_body, extra_avals=(), collect_ok=False, meta=(), what="loop",
-                        fill=()):
+                        fill=(), exits=(), unrollable=False):
     """Stage the body, widening the carry (weak -> strong types, newly staged Python
     numbers, undefined-before-the-loop names) until one iteration type-checks."""
     promote_to = {}
@@ -219,7 +244,8 @@ def _stage_until_stable(st, call_body, extra_avals=(), collect_ok=False, meta=()
         try:
             jaxpr, consts, ys = _stage_loop_body(st, carry_pos, avals, call_body,
                                                  extra_avals=extra_avals, collect=collect,
-                                                 meta=meta, what=what, fill=fill)
+                                                 meta=meta, what=what, fill=fill,
+                                                 exits=exits, unrollable=unrollable)
             init = [_as(v, a.dtype, a.weak_type) if _aval(v) != a else v
                     for v, a in zip(vals, avals)]
             return carry_pos, init, jaxpr, consts, ys, collect
@@ -464,7 +490,7 @@ def _for(iterable, body_fn, init, names, extra_test, meta, reads, fill, exits=()
     if isinstance(iterable, unroll):
         iterable, factor = iterable.iterable, iterable.factor
     if isinstance(iterable, StagedRange):
-        return _index_loop(iterable, body_fn, state, names, extra_test, meta, fill)
+        return _index_loop(iterable, body_fn, state, names, extra_test, meta, fill, exits)
     if isinstance(iterable, range) or (isinstance(iterable, Tracer) or hasattr(iterable, "_buf")):
         if isinstance(iterable, range) and nr and extra_test is None:
             return _scan_or_unroll(iterable, body_fn, state, names, extra_test, meta, factor,
@@ -505,7 +531,8 @@ def _scan_or_unroll(iterable, body_fn, state, names, extra_test, meta, factor, r
             return _scan_loop(iterable, body_fn, state, names, meta, factor, reads)
         if isinstance(iterable, (_Enumerate, _Zip)):
             raise _Unstageable("an early exit from a loop over enumerate/zip")
-        return _index_loop(iterable, body_fn, state, names, extra_test, meta, fill)
+        return _index_loop(iterable, body_fn, state, names, extra_test, meta, fill, exits,
+                           unrollable=True)
     except (ConcretizationError, LoopCarryError, _Unstageable, TypeError) as e:
         log.debug("astjax: unrolling the loop at %s: %s", user_location(3).where(), e)
     return _python_loop(_python_iterable(iterable), body_fn, state, names, extra_test, meta,
@@ -518,13 +545,14 @@ def _python_loop(iterable, body_fn, state, names, extra_test, meta, fill=(), exi
     A `fill` name may be undefined on both paths of that `if` where the loop has
     stopped: the kept state (the loop stopped on an earlier trip) and a trip that
     sets one of its exit flags `exits` to a static True (it stops the loop now; fuzz
-    seed 1100374: a static `return`)."""
+    seed 1100374: a static `return`). That trip starts with its exit flags False."""
     jumps = [("", fill)] + [(flag, fill) for flag in exits]
     for itr in iterable:
         if extra_test is not None:
             t = extra_test(*state)
             if is_staged(t):
-                state = tuple(_staged_if(t, lambda *s, itr=itr: body_fn(itr, *s),
+                state = tuple(_staged_if(t, lambda *s, itr=itr: body_fn(
+                                             itr, *_exits_cleared(s, names, exits)),
                                          lambda *s: s, state, names, meta, "for", jumps))
                 continue
             if not _truth(t):
@@ -598,9 +626,10 @@ def _scan_loop(iterable, body_fn, state, names, meta, factor=None, reads=None):
     return _rebuild(st, carry_pos, outs[:k], collect, outs[k:])
 
 
-def _index_loop(iterable, body_fn, state, names, extra_test, meta, fill=()):
+def _index_loop(iterable, body_fn, state, names, extra_test, meta, fill=(), exits=(),
+                unrollable=False):
     """A loop with a staged trip count or an early exit: a `while` over an index;
-    `fill`: see `for_stmt`."""
+    `fill`, `exits`: see `for_stmt`; `unrollable`: see `_stage_loop_body`."""
     i32 = dtypes.int32
     if isinstance(iterable, StagedRange):
         start, stop, step = iterable.start, iterable.stop, iterable.step
@@ -632,7 +661,8 @@ def _index_loop(iterable, body_fn, state, names, extra_test, meta, fill=()):
         out = body_fn(item(extra[0]), *s)
         return out
     carry_pos, init, body_j, body_c, _, _ = _stage_until_stable(
-        st, body, extra_avals=(idx_aval,), meta=meta, what="for loop", fill=fill)
+        st, body, extra_avals=(idx_aval,), meta=meta, what="for loop", fill=fill,
+        exits=exits, unrollable=unrollable)
 
     def test(extra, s):
         ok = in_range(extra[0])
