@@ -31,7 +31,7 @@ __all__ = [
     "ConcretizationTypeError", "TracerBoolConversionError", "TracerIntegerConversionError",
     "TracerArrayConversionError", "UnexpectedTracerError", "KeyReuseError", "JaxRuntimeError",
     "FfiTargetError",
-    "user_location", "warn_at", "check_signature", "check_callable", "function_name",
+    "user_location", "raised_location", "warn_at", "check_signature", "check_callable", "function_name",
     "ShapeValueError", "InternalError",
 ]
 
@@ -70,13 +70,13 @@ USER_CODE = WeakIdMap()
 _positions_cache = WeakIdMap()   # code -> its `co_positions()`
 
 
-def _frame_location(frame) -> SourceInfo:
+def _frame_location(frame, lasti=None) -> SourceInfo:
     code = frame.f_code
     pos = _positions_cache.get(code)
     if pos is None:
         pos = list(code.co_positions())
         _positions_cache[code] = pos
-    i = frame.f_lasti // 2
+    i = (frame.f_lasti if lasti is None else lasti) // 2
     line, _, col, end_col = pos[i] if 0 <= i < len(pos) else (frame.f_lineno, None, None, None)
     return SourceInfo(code.co_filename, line or frame.f_lineno, col, end_col)
 
@@ -91,6 +91,17 @@ def user_location(depth: int = 1) -> SourceInfo:
             return _frame_location(f)
         f = f.f_back
     return UNKNOWN
+
+
+def raised_location(e: BaseException) -> SourceInfo:
+    """Where `e` was raised in converted user code: the innermost frame of its
+    traceback running converted user code (UNKNOWN if none)."""
+    loc, tb = UNKNOWN, e.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code in USER_CODE:
+            loc = _frame_location(tb.tb_frame, tb.tb_lasti)
+        tb = tb.tb_next
+    return loc
 
 
 def format_location(loc: SourceInfo) -> str:

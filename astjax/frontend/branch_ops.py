@@ -19,7 +19,8 @@ import numpy as np
 from .. import core, dtypes, tree_util
 from ..core import Tracer
 from ..errors import (AmbiguousTruthValueError, ConcretizationError, JAXTypeError, ShapeError,
-                      StructureError, UndefinedVariableError, user_location)
+                      AstjaxError, StructureError, UndefinedVariableError, raised_location,
+                      user_location)
 from ..primitives import elementwise as ew
 from ..primitives.cond import bind_cond
 from .array_ops import convert, logical_not, nonzero, promote, select, zeros_like
@@ -113,7 +114,7 @@ def and_(a_fn, b_fn):
     a = a_fn()
     if not is_staged(a):
         return b_fn() if _truth(a) else a
-    return _staged_bool_op(a, b_fn(), "and")
+    return _staged_bool_op(a, staged_path(b_fn, "the right operand of an `and`")(), "and")
 
 
 def or_(a_fn, b_fn):
@@ -122,7 +123,7 @@ def or_(a_fn, b_fn):
     a = a_fn()
     if not is_staged(a):
         return a if _truth(a) else b_fn()
-    return _staged_bool_op(a, b_fn(), "or")
+    return _staged_bool_op(a, staged_path(b_fn, "the right operand of an `or`")(), "or")
 
 
 def _staged_bool_op(a, b, op):
@@ -220,10 +221,35 @@ def if_exp(test, true_fn, false_fn):
     return out
 
 
-def _stage_branch(fn, init):
+def _stage_branch(fn, init, what):
     with core.new_builder() as b:
-        out = fn(*init)
+        out = staged_path(fn, f"a branch of an `{what}`")(*init)
     return b, list(out)
+
+
+def staged_path(fn, what):
+    """`fn` -- a branch, a loop body, the right operand of `and`/`or` -- which astjax
+    stages although Python runs it only where a staged test allows (`what` names the
+    construct). A NameError it raises (a name nothing defines, read on that path)
+    becomes a located UndefinedVariableError: Python would raise it only on inputs
+    where the path runs (fuzz seed 1200287)."""
+    def run(*args):
+        try:
+            return fn(*args)
+        except NameError as e:
+            if isinstance(e, AstjaxError):
+                raise
+            name = getattr(e, "name", None)
+            loc = raised_location(e)
+            raise UndefinedVariableError(
+                f"{f'{name!r} is not defined here' if name else e}. This "
+                f"line runs only where a test that is staged allows ({what}, or code "
+                f"after a `return`/`break` in staged control flow), so it is staged for "
+                f"every input; Python raises NameError only on inputs where it runs",
+                hint=f"define {f'{name!r}' if name else 'the name'} on every path (assign "
+                     f"it before, or as a global), or make the test that guards this line "
+                     f"static", loc=loc if loc.file else None) from None
+    return run
 
 
 # ---- lists and dicts a staged branch changes in place: copy, then merge -----------
@@ -316,8 +342,8 @@ def _staged_if(test, true_fn, false_fn, init, names, meta, what, jumps=()):
     loc = user_location(2)
     idx = _pred_index(test, what)
     of, ot = {}, {}
-    staged = [_stage_branch(false_fn, _copy(tuple(init), of)),
-              _stage_branch(true_fn, _copy(tuple(init), ot))]
+    staged = [_stage_branch(false_fn, _copy(tuple(init), of), what),
+              _stage_branch(true_fn, _copy(tuple(init), ot), what)]
     (bf, outs_f), (bt, outs_t) = staged
     values = [None] * len(names)
     staged_leaves = []   # (name index, leaf index, leaf_false, leaf_true)

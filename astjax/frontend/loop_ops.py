@@ -27,7 +27,7 @@ from ..primitives.scan import bind_scan
 from ..primitives.while_loop import bind_while
 from .array_ops import binary, convert, iota, logical, nonzero, row, select, slice_rows, zeros_like
 from .branch_ops import (Undefined, _array_like, _as, _aval, _line, _staged_if, _static_equal,
-                         _truth, is_staged)
+                         _truth, is_staged, staged_path)
 
 log = logging.getLogger("astjax")
 
@@ -325,8 +325,9 @@ def _while(test_fn, body_fn, init, names, meta, effect, fill=()):
 
 def _staged_while(test_fn, body_fn, state, names, meta, what="while loop", fill=()):
     st = _LoopState(state, names)
+    body = staged_path(body_fn, "the body of a `while` loop")
     carry_pos, init, body_j, body_c, _, _ = _stage_until_stable(
-        st, lambda extra, s: body_fn(*s), meta=meta, what=what, fill=fill)
+        st, lambda extra, s: body(*s), meta=meta, what=what, fill=fill)
     cond_j, cond_c = _stage_test(st, carry_pos, [_aval(v) for v in init],
                                  lambda s: test_fn(*s))
     outs = bind_while((cond_j, cond_c), (body_j, body_c), init)
@@ -657,9 +658,11 @@ def _index_loop(iterable, body_fn, state, names, extra_test, meta, fill=(), exit
     st = _LoopState(state, names)
     idx_aval = core.ShapedArray((), i32)
 
+    if isinstance(iterable, StagedRange):   # it may run no trip
+        body_fn = staged_path(body_fn, "the body of a `for` loop over a staged range")
+
     def body(extra, s):
-        out = body_fn(item(extra[0]), *s)
-        return out
+        return body_fn(item(extra[0]), *s)
     carry_pos, init, body_j, body_c, _, _ = _stage_until_stable(
         st, body, extra_avals=(idx_aval,), meta=meta, what="for loop", fill=fill,
         exits=exits, unrollable=unrollable)
