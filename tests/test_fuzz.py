@@ -9,8 +9,9 @@ from fuzz.gen import generate
 
 # 0..23, plus the long runs' findings (fixed): 950034 and 900638, a static `return` in a
 # loop staged as a `while` gave a false UndefinedVariableError; 1100374, the same in an
-# unrolled `for` whose exit test is staged
-CI_SEEDS = [*range(0, 24), 950034, 900638, 1100374]
+# unrolled `for` whose exit test is staged; 1200287, a static `return` on every trip of a
+# `for` over a static range staged the code after the loop (a raw NameError there)
+CI_SEEDS = [*range(0, 24), 950034, 900638, 1100374, 1200287]
 
 # Failures whose root cause is known, reduced to a strict xfail repro in
 # tests/test_reliability.py, and lives in a module this change does not own:

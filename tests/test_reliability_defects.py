@@ -629,3 +629,97 @@ def test_del_of_a_global_in_a_staged_branch_says_deleting():
 
 
 _DELETED = 1.0
+
+
+# ------------------- fuzz seed 1200287: a static `return` on every trip of a `for` over a
+# static range (which stages as an early-exit `while`), and names nothing defines on
+# paths that only a staged test reaches
+
+def _helper_1200287(z, scale=0.5, shift=0.0):
+    return jnp.sin(z) * scale + shift
+
+
+def every_trip_returns(x, s, n, p):
+    w0 = _helper_1200287(x)
+    for i1 in range(1, 4):
+        for u2, w3 in zip([w0, x], [p['b'], 0.25]):
+            if x.ndim == 1:
+                return _helper_1200287(x)
+            w0, s = jnp.cos(u2) * jnp.tanh(UNDEFINED_1200287), s * 0.5 + 0.25  # noqa: F821
+    return jnp.tanh(jnp.tanh(x * 0.3 + jnp.mean(x)) + 0.1 * (x + w0 + s + UNDEFINED_1200287))  # noqa: F821,E501
+
+
+def every_trip_breaks(x):
+    y = x
+    for i in range(100):
+        y = jnp.cos(y)
+        if x.ndim == 1:
+            break
+        y = y + UNDEFINED_1200287  # noqa: F821
+    return y * 2.0
+
+
+@pytest.mark.parametrize("fn, args", [
+    (every_trip_returns, (1.0, 2, {'b': 0.5})), (every_trip_breaks, ())])
+def test_static_jump_on_every_trip_of_a_range_loop_runs_one_trip(fn, args):
+    # the trip's exit flag starts False and is set to a static True: the loop runs one
+    # trip, as Python, so the flags and the code after the loop stay static (was: the
+    # loop staged as a `while` carrying the flag, the code after it a staged `cond`
+    # whose branch raised a raw NameError reading the undefined global)
+    x = np.linspace(0.1, 1, 3).astype(np.float32)
+    ref = _numpy_twin(fn)
+    np.testing.assert_allclose(astjax.jit(fn)(x, *args), ref(x, *args), rtol=1e-6)
+    text = str(astjax.make_jaxpr(fn)(x, *args))
+    assert "while" not in text and "cond" not in text, text
+    xs = np.stack([x, -x, 2 * x])
+    np.testing.assert_allclose(
+        astjax.vmap(fn, in_axes=(0,) + (None,) * len(args))(xs, *args),
+        np.stack([ref(r, *args) for r in xs]), rtol=1e-6)
+    g = astjax.grad(lambda x: fn(x, *args).sum())(x)
+    np.testing.assert_allclose(g, astjax.grad(lambda x: ref(x, *args).sum())(x), rtol=1e-6)
+
+
+def undefined_after_a_staged_return(x):
+    for i in range(3):
+        if jnp.sum(x) > 1.0:
+            return x * 2
+    return x + UNDEFINED_1200287  # noqa: F821
+
+
+def undefined_in_a_staged_while(x):
+    while jnp.sum(x) > 10.0:
+        x = x + UNDEFINED_1200287  # noqa: F821
+    return x
+
+
+def undefined_in_a_staged_branch(x):
+    if jnp.sum(x) > 10.0:
+        x = x - UNDEFINED_1200287  # noqa: F821
+    return x
+
+
+def undefined_in_a_staged_range_loop(x, n):
+    for i in range(n):
+        x = x * UNDEFINED_1200287  # noqa: F821
+    return x
+
+
+def undefined_after_a_staged_or(x):
+    return jnp.sum(x) > 1.0 or UNDEFINED_1200287 > 0  # noqa: F821
+
+
+@pytest.mark.parametrize("fn, text", [
+    (undefined_after_a_staged_return, "UNDEFINED"), (undefined_in_a_staged_while, "UNDEFINED"),
+    (undefined_in_a_staged_branch, "UNDEFINED"), (undefined_in_a_staged_range_loop, "UNDEFINED"),
+    (undefined_after_a_staged_or, "UNDEFINED")])
+def test_undefined_name_on_a_path_a_staged_test_guards_is_located(fn, text):
+    # Python raises NameError only on inputs where the line runs; staged, it runs for
+    # every input: a located UndefinedVariableError (a NameError), not a raw NameError
+    # from inside a generated branch function
+    x = np.linspace(0.1, 1, 3).astype(np.float32)
+    args = (x, 2) if fn is undefined_in_a_staged_range_loop else (x,)
+    with pytest.raises(errors.UndefinedVariableError) as e:
+        astjax.jit(fn)(*args)
+    assert isinstance(e.value, NameError)
+    assert "'UNDEFINED_1200287' is not defined here" in str(e.value)
+    assert (e.value.loc.line, e.value.loc.col) == _at(fn, text)
