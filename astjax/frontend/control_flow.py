@@ -461,13 +461,16 @@ class ControlFlowConverter(astbridge.Transformer):
         body_def = self._def(bn, state, body, state, node)
         effect = _per_trip_effect(node.body, self.globals[-1], self.locals[-1])
         inplace = _in_place(node.body, state)
+        exits = [f for f in getattr(node, "ag_exit_flags", []) if f in state]
         fill = self._fill(node, getattr(node, "ag_exit_flags", []), state)
         tail = "".join([", effect=effect" if effect else "", ", fill=fill" if fill else "",
-                        ", inplace=inplace" if inplace else "", ")"])
+                        ", exits=exits" if exits else "", ", inplace=inplace" if inplace
+                        else "", ")"])
         call = replace("targets = ag__.while_stmt(t, b, init, names, meta" + tail,
                        targets=name_tuple(state, gast.Store()), t=tn, b=bn, init=init,
                        names=str_tuple(state), meta=meta, effect=_effect(effect),
-                       fill=str_tuple(fill), inplace=str_tuple(inplace))
+                       fill=str_tuple(fill), exits=str_tuple(exits),
+                       inplace=str_tuple(inplace))
         if not state:
             call = replace("ag__.while_stmt(t, b, (), (), ()" + tail, t=tn, b=bn,
                            effect=_effect(effect), inplace=str_tuple(inplace))

@@ -296,16 +296,18 @@ def _in_place(names, inplace, init, final):
     return tuple(final)
 
 
-def while_stmt(test_fn, body_fn, init, names, meta, effect=None, inplace=(), fill=()):
+def while_stmt(test_fn, body_fn, init, names, meta, effect=None, inplace=(), fill=(),
+               exits=()):
     """`while test: body` over the state `names` (initial values `init`); returns
     the final state. `effect`: a Python-level effect of every trip (`next()`, R17),
     which a staged loop would run once: then a staged test is an error. `inplace`:
-    see `_in_place`; `fill`: see `for_stmt`."""
+    see `_in_place`; `fill`, `exits` (the break/return flags the test checks): see
+    `for_stmt`."""
     return _in_place(names, inplace, init, _while(test_fn, body_fn, init, names, meta, effect,
-                                                  fill))
+                                                  fill, exits))
 
 
-def _while(test_fn, body_fn, init, names, meta, effect, fill=()):
+def _while(test_fn, body_fn, init, names, meta, effect, fill=(), exits=()):
     state = tuple(init)
     while True:
         t = test_fn(*state)
@@ -317,17 +319,17 @@ def _while(test_fn, body_fn, init, names, meta, effect, fill=()):
                 f"when the function runs", hint="make the test static, or move the effect "
                                                 "out of the loop")
         if is_staged(t):
-            return _staged_while(test_fn, body_fn, state, names, meta, fill=fill)
+            return _staged_while(test_fn, body_fn, state, names, meta, fill=fill, exits=exits)
         if not _truth(t):
             return state
         state = tuple(body_fn(*state))
 
 
-def _staged_while(test_fn, body_fn, state, names, meta, what="while loop", fill=()):
+def _staged_while(test_fn, body_fn, state, names, meta, what="while loop", fill=(), exits=()):
     st = _LoopState(state, names)
     body = staged_path(body_fn, "the body of a `while` loop")
     carry_pos, init, body_j, body_c, _, _ = _stage_until_stable(
-        st, lambda extra, s: body(*s), meta=meta, what=what, fill=fill)
+        st, lambda extra, s: body(*s), meta=meta, what=what, fill=fill, exits=exits)
     cond_j, cond_c = _stage_test(st, carry_pos, [_aval(v) for v in init],
                                  lambda s: test_fn(*s))
     outs = bind_while((cond_j, cond_c), (body_j, body_c), init)
