@@ -26,6 +26,7 @@ from ..primitives import elementwise as ew
 from ..primitives.scan import bind_scan
 from ..primitives.while_loop import bind_while
 from .array_ops import binary, convert, iota, logical, nonzero, row, select, slice_rows, zeros_like
+from . import object_effects
 from .branch_ops import (Undefined, _array_like, _as, _aval, _line, _staged_if, _static_equal,
                          _truth, is_staged, staged_path)
 
@@ -71,8 +72,9 @@ class _Collector(list):
 class _LoopState:
     """Flattened loop state: which leaves are carried, static, or collected."""
 
-    def __init__(self, values, names):
+    def __init__(self, values, names, body_fn=None):
         self.names = list(names)
+        self.body_fn = body_fn     # whose reachable objects `object_effects` watches
         self.trees, self.leaves = [], []
         # fresh empty lists: candidates for `lst.append(y)` -> stacked scan outputs
         self.fresh_lists = [k for k, v in enumerate(values) if type(v) is list and not v]
@@ -121,7 +123,15 @@ def _stage_loop_body(st: _LoopState, carry_pos, carry_avals, call_body, n_extra_
         collectors = {}
         for k in collect:
             state[k] = collectors[k] = _Collector()
-        out = list(call_body(extra, _exits_cleared(state, st.names, exits)))
+        records = object_effects.snapshot(st.body_fn, [
+            x for ls in st.leaves for x in ls if not _array_like(x)]) if st.body_fn else []
+        try:
+            out = list(call_body(extra, _exits_cleared(state, st.names, exits)))
+        finally:
+            change = object_effects.changed(records)
+            if change:   # staged once, it would change once: undo, run as Python does
+                object_effects.restore(records)
+                raise _PythonEffect(change)
         for k, name in enumerate(st.names):
             if unrollable and name in exits and _static_true(out[k]):
                 raise _Unstageable(f"every trip stops the loop ('{name}' is set to a "
@@ -205,6 +215,19 @@ class _Promote(Exception):
 
 class _Unstageable(Exception):
     pass
+
+
+class _PythonEffect(_Unstageable):
+    """A staged trial of a loop body changed a Python object (`object_effects`)."""
+
+
+def _effect_error(e, what):
+    return ConcretizationError(
+        f"this {what}'s body changes a Python object ({e.args[0]}), which must happen "
+        f"once per trip, but its trip count is staged: the number of trips is only known "
+        f"when the function runs", loc=user_location(3),
+        hint="make the loop's trip count static, or carry the value as a loop variable "
+             "instead of storing it on an object")
 
 
 def _init_undefined(st, k, value):
@@ -326,10 +349,13 @@ def _while(test_fn, body_fn, init, names, meta, effect, fill=(), exits=()):
 
 
 def _staged_while(test_fn, body_fn, state, names, meta, what="while loop", fill=(), exits=()):
-    st = _LoopState(state, names)
+    st = _LoopState(state, names, body_fn)
     body = staged_path(body_fn, "the body of a `while` loop")
-    carry_pos, init, body_j, body_c, _, _ = _stage_until_stable(
-        st, lambda extra, s: body(*s), meta=meta, what=what, fill=fill, exits=exits)
+    try:
+        carry_pos, init, body_j, body_c, _, _ = _stage_until_stable(
+            st, lambda extra, s: body(*s), meta=meta, what=what, fill=fill, exits=exits)
+    except _PythonEffect as e:
+        raise _effect_error(e, what) from None
     cond_j, cond_c = _stage_test(st, carry_pos, [_aval(v) for v in init],
                                  lambda s: test_fn(*s))
     outs = bind_while((cond_j, cond_c), (body_j, body_c), init)
@@ -617,7 +643,7 @@ def _scan_loop(iterable, body_fn, state, names, meta, factor=None, reads=None):
         return body(item(extra[:nx]), *sl, *s)
     x_avals = [_aval(x).update(shape=_aval(x).shape[1:], weak_type=False) for x in xs]
     n = _length(iterable)
-    st = _LoopState(state, names)
+    st = _LoopState(state, names, body_fn)
     carry_pos, init, jaxpr, consts, ys, collect = _stage_until_stable(
         st, call, extra_avals=tuple(x_avals), collect_ok=True, meta=meta, what="for loop")
     # the scanned inputs come first among the body's arguments; scan wants them last
@@ -657,7 +683,7 @@ def _index_loop(iterable, body_fn, state, names, extra_test, meta, fill=(), exit
 
         def in_range(i):
             return binary(ew.lt_p, i, np.int32(n))
-    st = _LoopState(state, names)
+    st = _LoopState(state, names, body_fn)
     idx_aval = core.ShapedArray((), i32)
 
     if isinstance(iterable, StagedRange):   # it may run no trip
@@ -665,9 +691,14 @@ def _index_loop(iterable, body_fn, state, names, extra_test, meta, fill=(), exit
 
     def body(extra, s):
         return body_fn(item(extra[0]), *s)
-    carry_pos, init, body_j, body_c, _, _ = _stage_until_stable(
-        st, body, extra_avals=(idx_aval,), meta=meta, what="for loop", fill=fill,
-        exits=exits, unrollable=unrollable)
+    try:
+        carry_pos, init, body_j, body_c, _, _ = _stage_until_stable(
+            st, body, extra_avals=(idx_aval,), meta=meta, what="for loop", fill=fill,
+            exits=exits, unrollable=unrollable)
+    except _PythonEffect as e:
+        if unrollable:
+            raise
+        raise _effect_error(e, "for loop") from None
 
     def test(extra, s):
         ok = in_range(extra[0])

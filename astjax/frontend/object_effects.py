@@ -1,0 +1,119 @@
+"""Changes a staged loop body makes to Python objects it reaches (`acc.add(v)` where
+`add` sets `self.total`): the run-time counterpart of the converter's per-trip effect
+check (R17), which sees `o.a = v` in the loop's own text but not inside a method.
+
+A loop body is staged once for every trip, so a Python object it changes would
+change once, and would keep a staged value of the body (an escaped tracer). Before
+a body is staged, `snapshot` records the objects its function reaches -- closure
+cells (through nested and wrapping functions), the loop's static state -- and their
+attributes, list items and dict entries, a few levels deep; after it, `changed`
+names the first one the body changed and `restore` puts every one back. The loop
+then runs as Python does: unrolled while staging when its trip count is static
+(JAX's traced loop), otherwise a located error (`loop_ops`).
+"""
+from __future__ import annotations
+
+import types
+
+import numpy as np
+
+from ..core import Tracer
+
+_DEPTH = 3        # closure value -> attribute -> attribute
+_BUDGET = 256     # objects recorded per body, at most
+
+_OPAQUE = (str, bytes, int, float, complex, bool, type(None), np.ndarray, np.generic, Tracer,
+           types.ModuleType, type, types.BuiltinFunctionType, types.MethodType, range, slice)
+
+
+def _watched(o) -> bool:
+    """A user object whose attributes a body could change (not a value, function,
+    class, module, array, or one of astjax's own objects, whose caches change as
+    staging runs)."""
+    if isinstance(o, _OPAQUE) or hasattr(o, "_buf") or not hasattr(o, "__dict__"):
+        return False
+    mod = getattr(type(o), "__module__", "") or ""
+    return not (mod == "astjax" or mod.startswith(("astjax.", "builtins", "numpy")))
+
+
+def _functions_roots(fn, depth=3):
+    """The objects a function reads through its closure cells (and through the cells
+    of the functions found there: the loop operators wrap the user's body)."""
+    out, stack, seen = [], [(fn, 0)], set()
+    while stack:
+        f, d = stack.pop()
+        if id(f) in seen:
+            continue
+        seen.add(id(f))
+        for cell in getattr(f, "__closure__", None) or ():
+            try:
+                v = cell.cell_contents
+            except ValueError:          # an empty cell
+                continue
+            if isinstance(v, types.FunctionType):
+                if d < depth:
+                    stack.append((v, d + 1))
+            else:
+                out.append(v)
+    return out
+
+
+def snapshot(body_fn, state=()):
+    """Records (kind, object, copy) of what `body_fn` reaches (see the module)."""
+    records, seen = [], set()
+    level = list(_functions_roots(body_fn)) + list(state)
+    for _ in range(_DEPTH):
+        nxt = []
+        for o in level:
+            if id(o) in seen or len(records) >= _BUDGET:
+                continue
+            seen.add(id(o))
+            if type(o) is list:
+                records.append(("list", o, list(o)))
+                nxt.extend(o)
+            elif type(o) is dict:
+                records.append(("dict", o, dict(o)))
+                nxt.extend(o.values())
+            elif type(o) is tuple:
+                nxt.extend(o)
+            elif _watched(o):
+                d = vars(o)
+                records.append(("object", o, dict(d)))
+                nxt.extend(d.values())
+        level = nxt
+    return records
+
+
+def _differs(kind, o, copy):
+    now = o if kind == "list" else (o if kind == "dict" else vars(o))
+    if len(now) != len(copy):
+        return True
+    if kind == "list":
+        return any(a is not b for a, b in zip(now, copy))
+    return any(k not in copy or now[k] is not copy[k] for k in now)
+
+
+def changed(records):
+    """A description of the first recorded object the body changed, or None."""
+    for kind, o, copy in records:
+        if _differs(kind, o, copy):
+            if kind == "object":
+                now = vars(o)
+                keys = [k for k in now if k not in copy or now[k] is not copy[k]]
+                keys += [k for k in copy if k not in now]
+                return f"attribute `{keys[0]}` of an object of class `{type(o).__name__}`"
+            return f"the items of a {kind}"
+    return None
+
+
+def restore(records):
+    """Put every recorded object back as it was (undo a staged trial's changes)."""
+    for kind, o, copy in records:
+        if not _differs(kind, o, copy):
+            continue
+        if kind == "list":
+            o[:] = copy
+        else:
+            d = o if kind == "dict" else vars(o)
+            d.clear()
+            d.update(copy)
