@@ -723,3 +723,121 @@ def test_undefined_name_on_a_path_a_staged_test_guards_is_located(fn, text):
     assert isinstance(e.value, NameError)
     assert "'UNDEFINED_1200287' is not defined here" in str(e.value)
     assert (e.value.loc.line, e.value.loc.col) == _at(fn, text)
+
+
+# ------------------- an object changed through a method inside a loop over a static range
+
+class _Acc:
+    def __init__(self):
+        self.total = 0.0
+        self.items = []
+
+    def add(self, v):
+        self.total = self.total + v
+
+    def push(self, v):
+        self.items.append(v)
+
+
+def method_sets_an_attribute(x):
+    acc = _Acc()
+    for i in range(3):
+        acc.add(x * i)
+    return acc.total
+
+
+def local_class_method_sets_an_attribute(x):
+    class Local:
+        def __init__(self):
+            self.total = 0.0
+
+        def add(self, v):
+            self.total = self.total + v
+    acc = Local()
+    for i in range(3):
+        acc.add(x * i)
+    return acc.total
+
+
+def method_appends_to_an_attribute(x):
+    acc = _Acc()
+    for i in range(3):
+        acc.push(x * i)
+    return jnp.stack(acc.items).sum(0)
+
+
+class _Outer:
+    def __init__(self):
+        self.acc = _Acc()
+
+    def run(self, x):
+        for i in range(3):
+            self.acc.add(x * i)
+        return self.acc.total
+
+
+def helper_closure_sets_an_attribute(x):
+    acc = _Acc()
+
+    def step(v):
+        acc.add(v)
+    for i in range(4):
+        step(x)
+    return acc.total
+
+
+@pytest.mark.parametrize("fn", [method_sets_an_attribute, local_class_method_sets_an_attribute,
+                                method_appends_to_an_attribute,
+                                lambda x: _Outer().run(x), helper_closure_sets_an_attribute])
+def test_object_changed_through_a_call_in_a_static_range_loop_is_unrolled(fn):
+    # JAX traces the loop, so the object changes on every trip; a scan would stage
+    # the body once and leak its staged value (was: EscapedTracerError at the call)
+    x = np.array([1.0, 2.0], np.float32)
+    want = {method_sets_an_attribute: 3 * x, local_class_method_sets_an_attribute: 3 * x,
+            method_appends_to_an_attribute: 3 * x, helper_closure_sets_an_attribute: 4 * x
+            }.get(fn, 3 * x)
+    np.testing.assert_allclose(astjax.jit(fn)(x), want, rtol=1e-6)
+    np.testing.assert_allclose(astjax.grad(lambda v: fn(v).sum())(x),
+                               np.full(2, want[0] / x[0], np.float32), rtol=1e-6)
+    np.testing.assert_allclose(astjax.vmap(fn)(np.stack([x, 2 * x])),
+                               np.stack([want, 2 * want]), rtol=1e-6)
+
+
+def read_only_object_in_a_range_loop(x):
+    c = _Acc()
+    c.total = 2.0
+    for i in range(5):
+        x = x * c.total
+    return x
+
+
+def test_object_only_read_in_a_range_loop_still_scans():
+    x = np.array([1.0, 2.0], np.float32)
+    assert "scan" in str(astjax.make_jaxpr(read_only_object_in_a_range_loop)(x))
+    np.testing.assert_allclose(astjax.jit(read_only_object_in_a_range_loop)(x), 32 * x)
+
+
+def method_in_a_staged_while(x):
+    acc = _Acc()
+    while jnp.sum(x) < 10:
+        acc.add(x)
+        x = x * 2
+    return x
+
+
+def method_in_a_staged_range(x, n):
+    acc = _Acc()
+    for i in range(n):
+        acc.add(x)
+    return x
+
+
+@pytest.mark.parametrize("fn, args, text", [
+    (method_in_a_staged_while, (np.ones(2, np.float32),), "while jnp"),
+    (method_in_a_staged_range, (np.ones(2, np.float32), 3), "for i in")])
+def test_object_changed_in_a_loop_with_a_staged_trip_count_is_located(fn, args, text):
+    # JAX: TracerBoolConversionError (a TypeError) for the staged `while` test
+    with pytest.raises(errors.ConcretizationError) as e:
+        astjax.jit(fn)(*args)
+    assert isinstance(e.value, TypeError) and "attribute `total`" in str(e.value)
+    assert e.value.loc.line == _at(fn, text)[0]
