@@ -841,3 +841,30 @@ def test_object_changed_in_a_loop_with_a_staged_trip_count_is_located(fn, args, 
         astjax.jit(fn)(*args)
     assert isinstance(e.value, TypeError) and "attribute `total`" in str(e.value)
     assert e.value.loc.line == _at(fn, text)[0]
+
+
+def method_in_a_staged_branch(x):
+    acc = _Acc()
+    if jnp.sum(x) > 0:
+        acc.add(x)
+    return x
+
+
+def method_in_a_trip_with_a_staged_break(x):
+    acc = _Acc()
+    for i in range(3):
+        acc.add(x)
+        if jnp.sum(x) > 100:
+            break
+    return acc.total
+
+
+@pytest.mark.parametrize("fn, text", [(method_in_a_staged_branch, "if jnp"),
+                                      (method_in_a_trip_with_a_staged_break, "for i in")])
+def test_object_changed_in_a_staged_branch_is_located(fn, text):
+    # both paths of a staged `if` are staged, as for `o.a = v` in a branch (JAX: a
+    # TracerBoolConversionError); the object is left as it was before the branch
+    with pytest.raises(errors.ConcretizationError) as e:
+        astjax.jit(fn)(np.ones(2, np.float32))
+    assert isinstance(e.value, TypeError) and "attribute `total`" in str(e.value)
+    assert e.value.loc.line == _at(fn, text)[0]

@@ -23,6 +23,7 @@ from ..errors import (AmbiguousTruthValueError, ConcretizationError, JAXTypeErro
                       user_location)
 from ..primitives import elementwise as ew
 from ..primitives.cond import bind_cond
+from . import object_effects
 from .array_ops import convert, logical_not, nonzero, promote, select, zeros_like
 
 
@@ -342,8 +343,16 @@ def _staged_if(test, true_fn, false_fn, init, names, meta, what, jumps=()):
     loc = user_location(2)
     idx = _pred_index(test, what)
     of, ot = {}, {}
-    staged = [_stage_branch(false_fn, _copy(tuple(init), of), what),
-              _stage_branch(true_fn, _copy(tuple(init), ot), what)]
+    records = object_effects.snapshot((true_fn, false_fn), [
+        x for v in init for x in tree_util.flatten_for_staging(v)[0] if not _array_like(x)])
+    try:
+        staged = [_stage_branch(false_fn, _copy(tuple(init), of), what),
+                  _stage_branch(true_fn, _copy(tuple(init), ot), what)]
+    finally:
+        change = object_effects.changed(records)
+        if change:
+            object_effects.restore(records)
+            raise _effect_error(change, what, loc)
     (bf, outs_f), (bt, outs_t) = staged
     values = [None] * len(names)
     staged_leaves = []   # (name index, leaf index, leaf_false, leaf_true)
@@ -439,6 +448,17 @@ def _staged_if(test, true_fn, false_fn, init, names, meta, what, jumps=()):
         values[k] = _merge_back(tree_util.tree_unflatten(tree, leaves), outs_f[k], outs_t[k],
                                 of, ot)
     return tuple(values)
+
+
+def _effect_error(change, what, loc):
+    """A staged `if` whose branch changes a Python object (see `object_effects`)."""
+    where = ("a trip of this loop, whose exit test is staged," if what == "for" else
+             f"a branch of this `{what}`, whose test is staged,")
+    return ConcretizationError(
+        f"{where} changes a Python object ({change}): both paths are staged, so the change "
+        f"would happen on both", loc=loc,
+        hint="make the test static, or carry the value as a variable (assigned in both "
+             "branches) instead of storing it on an object")
 
 
 def _as(x, dt, weak):

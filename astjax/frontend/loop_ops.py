@@ -123,7 +123,7 @@ def _stage_loop_body(st: _LoopState, carry_pos, carry_avals, call_body, n_extra_
         collectors = {}
         for k in collect:
             state[k] = collectors[k] = _Collector()
-        records = object_effects.snapshot(st.body_fn, [
+        records = object_effects.snapshot((st.body_fn,), [
             x for ls in st.leaves for x in ls if not _array_like(x)]) if st.body_fn else []
         try:
             out = list(call_body(extra, _exits_cleared(state, st.names, exits)))

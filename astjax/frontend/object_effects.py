@@ -9,7 +9,9 @@ cells (through nested and wrapping functions), the loop's static state -- and th
 attributes, list items and dict entries, a few levels deep; after it, `changed`
 names the first one the body changed and `restore` puts every one back. The loop
 then runs as Python does: unrolled while staging when its trip count is static
-(JAX's traced loop), otherwise a located error (`loop_ops`).
+(JAX's traced loop), otherwise a located error (`loop_ops`). The branches of a staged
+`if` are watched the same way: both are staged, so a change is a located error
+(`branch_ops`), as `o.a = v` in a branch is.
 """
 from __future__ import annotations
 
@@ -58,10 +60,11 @@ def _functions_roots(fn, depth=3):
     return out
 
 
-def snapshot(body_fn, state=()):
-    """Records (kind, object, copy) of what `body_fn` reaches (see the module)."""
+def snapshot(fns, state=()):
+    """Records (kind, object, copy) of what the functions `fns` reach (see the
+    module), and the objects `state`."""
     records, seen = [], set()
-    level = list(_functions_roots(body_fn)) + list(state)
+    level = [o for fn in fns for o in _functions_roots(fn)] + list(state)
     for _ in range(_DEPTH):
         nxt = []
         for o in level:
