@@ -59,7 +59,8 @@ from .convolution import (ConvDimensionNumbers, conv, conv_dimension_numbers,  #
                           padtype_to_pads)
 from .windowed import reduce_window, reduce_window_shape_tuple  # noqa: F401
 from .fft import FftType, fft  # noqa: F401
-from .special import betainc, igamma, igamma_grad_a, igammac  # noqa: F401
+from .special import (betainc, bessel_i0e, bessel_i1e, igamma, igamma_grad_a,  # noqa: F401
+                      igammac, zeta)
 from .collectives import (all_gather, all_to_all, axis_index,  # noqa: F401
                                      axis_size, pcast, pmax, pmean, pmin, ppermute, pshuffle,
                                      psum, psum_scatter, pswapaxes)

@@ -1,5 +1,6 @@
 """Incomplete gamma and beta functions: `igamma` (regularized lower P(a, x)),
-`igammac` (upper Q(a, x) = 1 - P) and `betainc` (regularized I_x(a, b)).
+`igammac` (upper Q(a, x) = 1 - P) and `betainc` (regularized I_x(a, b)); and the
+Hurwitz `zeta` and the exponentially scaled Bessel functions `bessel_i0e`, `bessel_i1e`.
 
 StableHLO has no op for them, so each lowers to a staged computation of lax ops (as
 JAX's lowering does): a power series for P where x < a + 1 and a continued fraction
@@ -14,6 +15,10 @@ Derivatives with respect to x are the densities, x^(a-1) e^-x / Gamma(a) and
 x^(a-1) (1-x)^(b-1) / B(a, b); with respect to a, P and Q use `igamma_grad_a` (the
 series and continued fraction differentiated along their iterations); `betainc`
 raises for a and b, as JAX's does.
+
+`zeta` lowers to CHLO's op (JAX's lowering); `bessel_i1e` too, and `bessel_i0e`, which
+CHLO lacks, to its power series below a threshold and the Hankel asymptotic expansion
+above (both positive-term sums in float32's and float64's ranges).
 """
 from __future__ import annotations
 
@@ -25,20 +30,22 @@ import numpy as np
 from .. import core, dtypes
 from ..core import ShapedArray, bind
 from ..errors import ArgumentValueError
-from .base import (FLOAT, binary_shape, check_dtype, defbroadcasting, is_zero, lax_ops,
-                   lower_inline, mark_unsupported, register)
+from .base import (FLOAT, binary_shape, binop, check_dtype, defbroadcasting, defjvp, is_zero,
+                   lax_ops, lower_inline, mark_unsupported, register, unop)
 from .base import tangent_aval as _aval
-from .elementwise import digamma_p
+from .elementwise import _EM, digamma_p
 from .while_loop import fori_loop
 
 __all__ = ["igamma_p", "igammac_p", "betainc_p", "igamma_grad_a_p", "igamma", "igammac",
-           "betainc", "igamma_grad_a"]
+           "betainc", "igamma_grad_a", "zeta_p", "bessel_i0e_p", "bessel_i1e_p", "zeta",
+           "bessel_i0e", "bessel_i1e"]
 
 _ITERS = 200
 _TINY = 1e-30
 
 _NP = types.SimpleNamespace(
-    exp=np.exp, log=np.log, log1p=np.log1p, abs=np.abs, where=np.where,
+    exp=np.exp, log=np.log, log1p=np.log1p, abs=np.abs, where=np.where, sqrt=np.sqrt,
+    sign=np.sign, is64=lambda x: True,
     full=lambda like, v: np.full_like(like, v),
     lgamma=np.vectorize(math.lgamma, otypes=[np.float64]), digamma=digamma_p.impl,
     loop=lambda n, body, carry: _py_loop(n, body, carry))
@@ -54,6 +61,7 @@ def _lax():
     L = lax_ops()
     return types.SimpleNamespace(
         exp=L.exp, log=L.log, log1p=L.log1p, abs=L.abs, lgamma=L.lgamma, digamma=L.digamma,
+        sqrt=L.sqrt, sign=L.sign, is64=lambda x: _aval(x).dtype == np.float64,
         where=L.select, full=lambda like, v: L.full_like(like, v),
         loop=lambda n, body, carry: fori_loop(
             0, n, core.RawFunction(lambda i, c: body(
@@ -340,3 +348,112 @@ def igamma_grad_a(a, x):
 def betainc(a, b, x):
     """`lax.betainc`: the regularized incomplete beta function I_x(a, b)."""
     return bind(betainc_p, *_float_args(a, b, x))
+
+# ------------------------------------------------------------------- Hurwitz zeta
+
+
+def _zeta_ref(x, q):
+    """zeta(x, q) = sum_k (q + k)^-x in float64: the terms while q + k < 10, then the
+    Euler-Maclaurin tail; inf at x == 1 and at the poles q = 0, -1, ...; NaN for x < 1
+    and for q <= 0 with a non-integer x (CHLO's conventions)."""
+    s, z = np.broadcast_arrays(np.asarray(x, np.float64), np.asarray(q, np.float64))
+    s, z = s.copy(), z.copy()
+    acc = np.zeros_like(z)
+    while True:
+        small = z < 10
+        if not small.any():
+            break
+        acc = acc + np.where(small, z ** -s, 0.0)
+        z = np.where(small, z + 1, z)
+    tail = z ** (1 - s) / (s - 1) + 0.5 * z ** -s
+    rising = s.copy()  # s (s + 1) ... (s + 2j - 2)
+    for j, c in enumerate(_EM):
+        tail = tail + c * rising * z ** (-s - 2 * j - 1)
+        rising = rising * (s + 2 * j + 1) * (s + 2 * j + 2)
+    out = acc + tail
+    q = np.asarray(q, np.float64) + np.zeros_like(out)
+    out = np.where(s == 1, np.inf, out)
+    out = np.where((q <= 0) & (q == np.floor(q)), np.inf, out)
+    out = np.where((q <= 0) & (s != np.floor(s)), np.nan, out)
+    return np.where(s < 1, np.nan, out)
+
+
+def _zeta_dx(t, y, x, q):
+    raise ArgumentValueError("lax.zeta has no derivative with respect to x (JAX defines "
+                             "none either)",
+                             hint="jax.scipy.special.zeta is differentiable in both arguments")
+
+
+zeta_p = binop("zeta", _zeta_ref, "chlo.zeta", FLOAT)
+defjvp(zeta_p, _zeta_dx, lambda t, y, x, q: lax_ops().mul(
+    t, lax_ops().mul(lax_ops().neg(x), zeta(lax_ops().add(x, lax_ops().full_like(x, 1)), q))))
+
+
+def zeta(x, q):
+    """`lax.zeta`: the Hurwitz zeta function sum_k (q + k)^-x, elementwise."""
+    return bind(zeta_p, *_float_args(x, q))
+
+# ------------------------------------------------- exponentially scaled Bessel I_0, I_1
+
+
+def _bessel_ie(F, x, v):
+    """exp(-|x|) I_v(x) for v in (0, 1): the power series (x/2)^(2k+v) / (k! (k+v)!)
+    below |x| = T, the Hankel expansion sum_k (-1)^k a_k(v) / x^k / sqrt(2 pi x) above;
+    T, and the term counts, are chosen per precision so both sums have converged."""
+    T, n_series, n_asym = (30.0, 100, 32) if F.is64(x) else (15.0, 48, 20)
+    ax = F.abs(x)
+    y = x * x * 0.25
+    one = F.full(x, 1.0)
+    t0 = one if v == 0 else x * 0.5
+
+    def series_term(k, c):
+        t, s = c
+        t = t * y / ((k + 1.0) * (k + 1.0 + v))
+        return t, s + t
+    _, series = F.loop(n_series, series_term, (t0, t0))
+    series = series * F.exp(-ax)
+    big = F.where(ax < T, F.full(x, T), ax)
+
+    def hankel_term(k, c):
+        t, s = c
+        odd = 2.0 * k + 1.0
+        t = t * (odd * odd - 4.0 * v * v) / ((k + 1.0) * 8.0 * big)
+        return t, s + t
+    _, asym = F.loop(n_asym, hankel_term, (one, one))
+    asym = asym / F.sqrt(big * (2 * math.pi))
+    if v == 1:
+        asym = asym * F.sign(x)
+    return F.where(ax < T, series, asym)
+
+
+def _i0e_jvp(t, y, x):
+    L = lax_ops()
+    return L.mul(t, L.sub(bessel_i1e(x), L.mul(L.sign(x), y)))
+
+
+def _i1e_jvp(t, y, x):
+    # d/dx = i0e(x) - y (sign(x) + 1/x); 1/2 at (and within float eps of) 0
+    L = lax_ops()
+    eps = np.asarray(dtypes.finfo(_aval(x).dtype).eps, _aval(x).dtype)
+    not_tiny = L.gt(L.abs(x), L.full_like(x, eps))
+    safe = L.select(not_tiny, x, L.full_like(x, eps))
+    d = L.sub(bessel_i0e(safe), L.mul(y, L.add(L.sign(safe), L.div(L.full_like(x, 1), safe))))
+    return L.mul(t, L.select(not_tiny, d, L.full_like(x, 0.5)))
+
+
+bessel_i0e_p = unop("bessel_i0e", _np_ref(lambda F, x: _bessel_ie(F, x, 0)),
+                    _lowering(lambda F, x: _bessel_ie(F, x, 0)), FLOAT)
+defjvp(bessel_i0e_p, _i0e_jvp)
+bessel_i1e_p = unop("bessel_i1e", _np_ref(lambda F, x: _bessel_ie(F, x, 1)),
+                    "chlo.bessel_i1e", FLOAT)
+defjvp(bessel_i1e_p, _i1e_jvp)
+
+
+def bessel_i0e(x):
+    """`lax.bessel_i0e`: exp(-|x|) I_0(x), elementwise."""
+    return bind(bessel_i0e_p, *_float_args(x))
+
+
+def bessel_i1e(x):
+    """`lax.bessel_i1e`: exp(-|x|) I_1(x), elementwise."""
+    return bind(bessel_i1e_p, *_float_args(x))
