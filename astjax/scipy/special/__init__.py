@@ -9,15 +9,17 @@ from ...errors import MissingNameError, NotImplementedInAstjaxError
 from ... import core, lax
 from ... import numpy as jnp
 from ...numpy import ufuncs as _uf
-from ...numpy.logic import i0 as _i0
 from ...numpy.ufuncs import asarray_operand, promote_args_inexact, where
 from ...numpy.util import canonicalize_axes
+from .gamma_zeta import (bernoulli, beta, comb, gammasgn, i0, i0e, i1, i1e, loggamma,
+                         polygamma, zeta)
 
 __all__ = ["logsumexp", "erf", "erfc", "erfinv", "gammaln", "digamma", "expit", "logit",
            "xlogy", "xlog1py", "log_softmax", "softmax", "ndtr", "ndtri", "log_ndtr",
            "entr", "gamma", "gammasgn", "betaln", "factorial", "poch", "kl_div", "rel_entr",
            "i0", "i0e", "multigammaln", "boxcox", "boxcox1p", "gammainc", "gammaincc",
-           "betainc"]
+           "betainc", "beta", "loggamma", "comb", "polygamma", "zeta", "bernoulli", "i1",
+           "i1e"]
 
 
 def _unary(name, fn, doc):
@@ -155,21 +157,6 @@ def log_ndtr(x):
     return _uf.log(ndtr(x))
 
 
-def gammasgn(x):
-    """Elementwise sign of `gamma(x)` (NaN at the poles 0, -1, -2, ...).
-
-    Args:
-        x: array or scalar input.
-
-    Returns:
-        An array of `x`'s shape, of a floating dtype.
-    """
-    [x] = promote_args_inexact("gammasgn", x)
-    neg_int = _uf.logical_and(_uf.less_equal(x, 0), _uf.equal(x, _uf.floor(x)))
-    even = _uf.equal(_uf.remainder(_uf.floor(x), 2), 0)
-    return where(neg_int, np.nan, where(_uf.logical_or(_uf.greater(x, 0), even), 1.0, -1.0))
-
-
 def betaln(a, b):
     """Elementwise log of the beta function, `gammaln(a) + gammaln(b) - gammaln(a + b)`.
 
@@ -245,31 +232,6 @@ def kl_div(p, q):
     zero = _uf.logical_and(_uf.equal(p, 0), _uf.greater_equal(q, 0))
     val = _uf.add(_uf.subtract(rel_entr(p, q), p), q)
     return where(both, val, where(zero, q, np.inf))
-
-
-def i0(x):
-    """Modified Bessel function of the first kind, order 0.
-
-    Args:
-        x: array or scalar input.
-
-    Returns:
-        An array of `x`'s shape, of a floating dtype.
-    """
-    return _i0(x)
-
-
-def i0e(x):
-    """Exponentially scaled `i0`: `exp(-|x|) * i0(x)`.
-
-    Args:
-        x: array or scalar input.
-
-    Returns:
-        An array of `x`'s shape, of a floating dtype.
-    """
-    [x] = promote_args_inexact("i0e", x)
-    return _uf.multiply(_uf.exp(_uf.negative(_uf.abs(x))), i0(x))
 
 
 def multigammaln(a, d):

@@ -1,0 +1,289 @@
+"""`jax.scipy.special`'s gamma-function relatives, the Hurwitz zeta function and the
+modified Bessel functions of order 1: `beta`, `loggamma`, `comb`, `polygamma`,
+`zeta`, `bernoulli`, `i1`, `i1e` (and `i0`, `i0e` on `lax.bessel_i0e`).
+
+They are compositions of the lax special-function primitives (`lgamma`, `polygamma`,
+`zeta`, `bessel_i0e`, `bessel_i1e`), so their derivatives are the primitives' rules;
+`zeta` alone carries a `custom_jvp`, differentiating an Euler-Maclaurin expansion of
+the sum in both arguments (the `lax.zeta` primitive is differentiable in q only).
+"""
+from __future__ import annotations
+
+import math
+import operator
+from fractions import Fraction
+
+import numpy as np
+
+from ... import core, dtypes, lax
+from ... import numpy as jnp
+from ...ad_api import jvp as _jvp
+from ...custom_api import custom_jvp
+from ...errors import ArgumentValueError, ConcretizationError, NotImplementedInAstjaxError
+from ...numpy.ufuncs import promote_args_inexact, where
+
+__all__ = ["beta", "loggamma", "comb", "polygamma", "zeta", "bernoulli", "i0", "i0e", "i1",
+           "i1e", "gammasgn"]
+
+
+def _inexact(name, *args):
+    """`promote_args_inexact`, with Python scalars as weak-typed arrays (so operators
+    apply and the result stays weak, as JAX's)."""
+    return [lax.full((), x.val.item()) if isinstance(x, core.WeakConst) else x
+            for x in promote_args_inexact(name, *args)]
+
+
+def _is_complex(x):
+    return dtypes.issubdtype(core.get_aval(x).dtype, np.complexfloating)
+
+
+def gammasgn(x):
+    """Elementwise sign of `gamma(x)`: NaN at the poles -1, -2, ..., at -inf and NaN;
+    +1 at +0 and -1 at -0 (the side of the pole approached).
+
+    Args:
+        x: real array or scalar.
+
+    Returns:
+        An array of `x`'s shape, of a floating dtype.
+    """
+    [x] = _inexact("gammasgn", x)
+    if _is_complex(x):
+        raise ArgumentValueError("gammasgn does not support complex-valued inputs.")
+    fl = jnp.floor(x)
+    neg = x < 0
+    nan = (neg & (x == fl)) | jnp.isnan(x)
+    minus = (neg & (jnp.remainder(fl, 2) != 0)) | ((x == 0) & jnp.signbit(x))
+    dt = core.get_aval(x).dtype
+    return where(nan, np.asarray(np.nan, dt),
+                 where(minus, np.asarray(-1.0, dt), np.asarray(1.0, dt)))
+
+
+def beta(a, b):
+    """The beta function `gamma(a) gamma(b) / gamma(a + b)`, elementwise.
+
+    Args:
+        a, b: real arrays or scalars, broadcast together.
+
+    Returns:
+        An array of the broadcast shape, of a floating dtype.
+
+    Example:
+        >>> import astjax.scipy.special as sp
+        >>> sp.beta(2.0, 3.0)
+        Array(0.08333334, dtype=float32, weak_type=True)
+    """
+    a, b = _inexact("beta", a, b)
+    if _is_complex(a):
+        raise ArgumentValueError("beta does not support complex-valued inputs.")
+    sign = gammasgn(a) * gammasgn(b) * gammasgn(a + b)
+    return sign * jnp.exp(lax.lgamma(a) + lax.lgamma(b) - lax.lgamma(a + b))
+
+
+def loggamma(x):
+    """The principal branch of `log(gamma(x))`: `gammaln(x)` for x > 0, NaN for x <= 0
+    (real input); the analytic continuation with its cut on the negative real axis
+    (complex input).
+
+    Args:
+        x: real or complex array or scalar.
+
+    Returns:
+        An array of `x`'s shape and (inexact) dtype.
+    """
+    [x] = _inexact("loggamma", x)
+    if _is_complex(x):
+        raise NotImplementedInAstjaxError(
+            "loggamma of complex input is not implemented in astjax",
+            hint="real input: loggamma(x); complex: JAX's Lanczos continuation is missing")
+    return where(x > 0, lax.lgamma(x), np.nan)
+
+
+def comb(N, k, *, repetition=False):
+    """The number of combinations of `N` things taken `k` at a time, through `gammaln`
+    (a float); 0 where `N < 0`, `k < 0` or `k > N` (without repetition).
+
+    Args:
+        N, k: arrays or scalars, broadcast together.
+        repetition: count the combinations with repetition, `comb(N + k - 1, k)`.
+
+    Returns:
+        An array of the broadcast shape, of a floating dtype.
+    """
+    N, k = _inexact("comb", N, k)
+    if repetition:
+        return where((k == 0) & (N >= 0), 1.0, comb(N + k - 1, k))
+    ok = (k <= N) & (N >= 0) & (k >= 0)
+    n0, k0 = where(ok, N, 0.0), where(ok, k, 0.0)
+    val = jnp.exp(lax.lgamma(n0 + 1) - lax.lgamma(k0 + 1) - lax.lgamma(n0 + 1 - k0))
+    return where(ok, val, 0.0)
+
+
+def polygamma(n, x):
+    """The `n`-th derivative of `digamma` at `x`, elementwise.
+
+    Args:
+        n: integer array or scalar, the order (JAX requires an integer dtype).
+        x: real array or scalar.
+
+    Returns:
+        An array of the broadcast shape, of a floating dtype.
+    """
+    n_dt = core.get_aval(n).dtype if isinstance(n, core.Tracer) or hasattr(n, "aval") \
+        else np.asarray(n).dtype
+    if not dtypes.issubdtype(n_dt, np.integer):
+        raise ArgumentValueError(
+            f"Argument `n` to polygamma must be of integer type. Got dtype {n_dt}.")
+    n, x = _inexact("polygamma", n, x)
+    if _is_complex(x):
+        raise ArgumentValueError("polygamma does not support complex-valued inputs.")
+    return lax.polygamma(n, x)
+
+# ------------------------------------------------------------------ Hurwitz zeta
+
+
+def _bernoulli_exact(n):
+    """B_0 .. B_n as Fractions (B_1 = -1/2), by the recurrence sum_k C(m+1, k) B_k = 0."""
+    b = [Fraction(1)]
+    for m in range(1, n + 1):
+        b.append(-sum(math.comb(m + 1, k) * b[k] for k in range(m)) / (m + 1))
+    return b
+
+
+_EXACT = _bernoulli_exact(40)
+# B_2j / (2j)! for j = 1 .. 16: the Euler-Maclaurin weights of the zeta expansion
+_EM_WEIGHTS = [float(bk / math.factorial(2 * j))
+               for j, bk in enumerate(_EXACT[2:34:2], start=1)]
+
+
+def _zeta_expansion(s, a):
+    """zeta(s, a) by Euler-Maclaurin: the first N terms, the integral of the rest, and M
+    correction terms (N = M = 8 in float32, 16 in float64), differentiable in s and a."""
+    n = 16 if core.get_aval(a).dtype == np.float64 else 8
+    head = sum((a + k) ** (-s) for k in range(n))
+    an = a + n
+    integral = an ** (1 - s) / (s - 1)
+    corr = 0.5
+    rising = s / an  # s (s + 1) ... (s + 2j - 2) / (a + N)^(2j - 1)
+    for j in range(n):
+        corr = corr + _EM_WEIGHTS[j] * rising
+        rising = rising * (s + 2 * j + 1) * (s + 2 * j + 2) / (an * an)
+    return head + integral + an ** (-s) * corr
+
+
+@custom_jvp
+def _zeta(x, q):
+    return lax.zeta(x, q)
+
+
+@_zeta.defjvp
+def _zeta_jvp(primals, tangents):
+    return _jvp(_zeta_expansion, primals, tangents)
+
+
+def zeta(x, q=None):
+    """The Hurwitz zeta function `sum_k (q + k)^-x`, elementwise (the Riemann function,
+    `q=None`, is not provided, as in JAX: a NotImplementedError).
+
+    Args:
+        x, q: real arrays or scalars, broadcast together.
+
+    Returns:
+        An array of the broadcast shape, of a floating dtype; differentiable in both.
+    """
+    if q is None:
+        raise NotImplementedError(
+            "the Riemann zeta function (q=None) is not provided, as in JAX: pass q "
+            "(q=1.0 gives the Riemann function) to compute the Hurwitz zeta function")
+    x, q = _inexact("zeta", x, q)
+    return _zeta(x, q)
+
+
+def bernoulli(n):
+    """The Bernoulli numbers B_0 .. B_n (B_1 = -1/2), as an array of `n + 1` floats.
+
+    Args:
+        n: a static non-negative integer.
+
+    Returns:
+        A 1-D array of the default float dtype.
+    """
+    if isinstance(n, core.Tracer):
+        raise ConcretizationError("Argument n of bernoulli must be a static integer",
+                                  hint="pass n as a Python int (or mark it static)")
+    n = operator.index(n)
+    if n < 0:
+        raise ArgumentValueError("n must be a non-negative integer.")
+    dt = dtypes.canonicalize(np.dtype(np.float64))
+    vals = np.zeros(n + 1)
+    vals[:min(n, 40) + 1] = [float(b) for b in _EXACT[:n + 1]]
+    # B_m = (-1)^(m/2+1) 2 m! zeta(m) / (2 pi)^m for even m >= 4 (float64; inf when
+    # it overflows), the odd ones past B_1 vanish; zeta(m) summed to K, plus the
+    # Euler-Maclaurin tail of the rest
+    K = 40
+    ks = np.arange(1, K, dtype=np.float64)
+    scale = 2.0 * 2.0 / (2 * np.pi) ** 2  # 2 * 2! / (2 pi)^2, the m = 2 factor
+    with np.errstate(over="ignore"):
+        for m in range(4, n + 1, 2):
+            scale = scale * (m - 1) * m / (2 * np.pi) ** 2
+            if m <= 40:
+                continue
+            zeta_m = (np.sum(ks ** -m) + K ** (1.0 - m) / (m - 1) + 0.5 * K ** -float(m)
+                      + m * K ** (-m - 1.0) / 12)
+            vals[m] = (-1.0) ** (m // 2 + 1) * scale * zeta_m
+    with np.errstate(over="ignore"):
+        return jnp.asarray(vals.astype(dt))
+
+# ------------------------------------------------------------ modified Bessel I_0, I_1
+
+
+def i0e(x):
+    """Exponentially scaled modified Bessel function of order 0, `exp(-|x|) I_0(x)`.
+
+    Args:
+        x: real array or scalar.
+
+    Returns:
+        An array of `x`'s shape, of a floating dtype.
+    """
+    [x] = _inexact("i0e", x)
+    return lax.bessel_i0e(x)
+
+
+def i0(x):
+    """Modified Bessel function of the first kind, order 0, `exp(|x|) i0e(x)`.
+
+    Args:
+        x: real array or scalar.
+
+    Returns:
+        An array of `x`'s shape, of a floating dtype.
+    """
+    [x] = _inexact("i0", x)
+    return jnp.exp(jnp.abs(x)) * lax.bessel_i0e(x)
+
+
+def i1e(x):
+    """Exponentially scaled modified Bessel function of order 1, `exp(-|x|) I_1(x)`.
+
+    Args:
+        x: real array or scalar.
+
+    Returns:
+        An array of `x`'s shape, of a floating dtype.
+    """
+    [x] = _inexact("i1e", x)
+    return lax.bessel_i1e(x)
+
+
+def i1(x):
+    """Modified Bessel function of the first kind, order 1, `exp(|x|) i1e(x)`.
+
+    Args:
+        x: real array or scalar.
+
+    Returns:
+        An array of `x`'s shape, of a floating dtype.
+    """
+    [x] = _inexact("i1", x)
+    return jnp.exp(jnp.abs(x)) * lax.bessel_i1e(x)

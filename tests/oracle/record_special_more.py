@@ -1,0 +1,92 @@
+"""Cases for `jax.scipy.special`'s gamma relatives, zeta, Bessel, exponential-integral,
+error-function relatives and the other names issue 13 added (`beta`, `loggamma`,
+`comb`, `polygamma`, `zeta`, `bernoulli`, `i0`..`i1e`, ...), values on grids with
+edge cases (poles, negative arguments, 0, +-inf, NaN) and derivatives, with a
+recorder of JAX's values (see README.md):
+`/work/jaxref/bin/python tests/oracle/record_special_more.py` writes special_more.json."""
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+INF, NAN = np.inf, np.nan
+BA = [2.0, 0.5, -0.5, -1.5, 3.0, 0.0, -2.0, 30.0, 1e-3, INF, NAN, 7.5]
+BB = [3.0, 0.5, 1.5, 2.0, -2.5, 1.0, 0.5, 40.0, 2.0, 1.0, 1.0, -7.2]
+LG = [0.5, 1.0, 3.5, 40.0, 0.0, -1.0, -2.5, 1e-4, INF, -INF, NAN, 171.5]
+CN = [5.0, 10.0, 3.0, 4.5, -1.0, 5.0, 0.0, 50.0, 7.0, 2.0]
+CK = [2.0, 3.0, 4.0, 1.5, 1.0, -1.0, 0.0, 25.0, 7.0, 0.5]
+PN = [0, 1, 2, 3, 1, 2, 4, 1, 0, 1]
+PX = [0.5, 2.0, 3.0, 10.0, -1.5, 1e-3, 0.7, 0.0, -2.0, 100.0]
+ZS = [2.0, 3.0, 1.0, 0.5, 2.0, 2.0, 4.0, 3.0, 1.5, 10.0, INF, 2.0, 2.0]
+ZQ = [1.0, 0.5, 1.0, 1.0, 0.0, -1.5, -2.0, 20.0, 3.0, 1.0, 2.0, INF, NAN]
+BX = [0.0, 1e-3, 0.5, 3.0, -7.0, 14.9, 15.1, 40.0, 200.0, -INF, INF, NAN, -0.0, 1e-30]
+GZS, GZQ = [2.0, 3.0, 4.5, 1.5], [1.0, 0.5, 2.0, 3.0]
+GX = [0.3, 1.0, -2.0, 7.5, 20.0]
+
+
+def _cases():
+    cases = [
+        ("beta", lambda m: m.sp.beta(m.f(BA), m.f(BB))),
+        ("beta_scalar", lambda m: m.sp.beta(2.0, 3.0)),
+        ("loggamma", lambda m: m.sp.loggamma(m.f(LG))),
+        ("gammasgn", lambda m: m.sp.gammasgn(m.f(LG + [-0.0, -3.5]))),
+        ("comb", lambda m: m.sp.comb(m.f(CN), m.f(CK))),
+        ("comb_rep", lambda m: m.sp.comb(m.f(CN), m.f(CK), repetition=True)),
+        ("polygamma", lambda m: m.sp.polygamma(m.i(PN), m.f(PX))),
+        ("polygamma_pyint", lambda m: m.sp.polygamma(2, m.f(PX))),
+        ("zeta", lambda m: m.sp.zeta(m.f(ZS), m.f(ZQ))),
+        ("i0", lambda m: m.sp.i0(m.f(BX))),
+        ("i0e", lambda m: m.sp.i0e(m.f(BX))),
+        ("i1", lambda m: m.sp.i1(m.f(BX))),
+        ("i1e", lambda m: m.sp.i1e(m.f(BX))),
+        ("lax_zeta", lambda m: m.lax.zeta(m.f(ZS), m.f(ZQ))),
+        ("lax_i0e", lambda m: m.lax.bessel_i0e(m.f(BX))),
+        ("lax_i1e", lambda m: m.lax.bessel_i1e(m.f(BX))),
+        ("d_zeta_x", lambda m: m.jax.vmap(m.jax.grad(m.sp.zeta))(m.f(GZS), m.f(GZQ))),
+        ("d_zeta_q", lambda m: m.jax.vmap(m.jax.grad(m.sp.zeta, argnums=1))(m.f(GZS),
+                                                                          m.f(GZQ))),
+        ("d_beta_a", lambda m: m.jax.vmap(m.jax.grad(m.sp.beta))(m.f(GX), m.f(GX[::-1]))),
+        ("d_beta_b", lambda m: m.jax.vmap(m.jax.grad(m.sp.beta, argnums=1))(m.f(GX),
+                                                                          m.f(GX[::-1]))),
+        ("d_loggamma", lambda m: m.jax.vmap(m.jax.grad(m.sp.loggamma))(m.f(GX[:2] + GX[3:]))),
+        ("d_polygamma", lambda m: m.jax.vmap(m.jax.grad(lambda x: m.sp.polygamma(1, x)))(
+            m.f(GX))),
+        ("d_comb", lambda m: m.jax.vmap(m.jax.grad(m.sp.comb))(m.f([5.0, 7.5, 10.0]),
+                                                              m.f([2.0, 3.0, 4.5]))),
+    ]
+    for fn in ("i0", "i0e", "i1", "i1e"):
+        cases.append((f"d_{fn}", lambda m, fn=fn: m.jax.vmap(m.jax.grad(getattr(m.sp, fn)))(
+            m.f(GX + [0.0, 1e-30]))))
+    for n in (0, 1, 2, 3, 12, 31, 62, 70):
+        cases.append((f"bernoulli_{n}", lambda m, n=n: m.sp.bernoulli(n)))
+    return cases
+
+
+CASES = _cases()
+
+
+def record(path):
+    import types
+    import jax
+    import jax.numpy as jnp
+    import jax.scipy.special as sp
+    from jax import lax
+    m = types.SimpleNamespace(jax=jax, sp=sp, lax=lax, jnp=jnp,
+                              f=lambda v: jnp.asarray(np.asarray(v, np.float32)),
+                              i=lambda v: jnp.asarray(np.asarray(v, np.int32)))
+    out = {}
+    for name, fn in CASES:
+        y = fn(m)
+        ys = y if isinstance(y, tuple) else (y,)
+        out[name] = [{"dtype": str(np.asarray(v).dtype),
+                      "weak": bool(getattr(v, "weak_type", False)),
+                      "shape": list(np.shape(v)),
+                      "values": [None if np.isnan(t) else float(t)
+                                 for t in np.asarray(v, np.float64).ravel()]}
+                     for v in ys]
+    Path(path).write_text(json.dumps(out))
+
+
+if __name__ == "__main__":
+    record(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).with_name("special_more.json"))

@@ -1,0 +1,140 @@
+"""`jax.scipy.special`'s names added for issue 13 (`beta`, `loggamma`, `comb`,
+`polygamma`, `zeta`, `bernoulli`, `i0`..`i1e`, ...) and the lax primitives under them
+(`zeta`, `bessel_i0e`, `bessel_i1e`): values, dtypes and weak types against JAX's
+stored values (eager, under `jit`, under `vmap`), SciPy's values in float64 where SciPy
+is installed, float64 finite differences of the derivatives, and JAX's errors."""
+import json
+import math
+import types
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import astjax as jax
+import astjax.numpy as jnp
+import astjax.scipy.special as sp
+from astjax import lax
+from astjax.test_util import check_grads
+
+from oracle import record_special_more as rec
+
+STORED = json.loads(Path(rec.__file__).with_name("special_more.json").read_text())
+M = types.SimpleNamespace(jax=jax, sp=sp, lax=lax, jnp=jnp,
+                          f=lambda v: jnp.asarray(np.asarray(v, np.float32)),
+                          i=lambda v: jnp.asarray(np.asarray(v, np.int32)))
+RTOL = {"d_zeta_x": 1e-4, "polygamma": 1e-4, "polygamma_pyint": 1e-4}
+
+
+def _check(name, got):
+    gots = got if isinstance(got, tuple) else (got,)
+    assert len(gots) == len(STORED[name])
+    for g, want in zip(gots, STORED[name]):
+        assert str(np.asarray(g).dtype) == want["dtype"]
+        assert bool(getattr(g, "weak_type", False)) == want["weak"]
+        assert list(np.shape(g)) == want["shape"]
+        w = np.asarray([np.nan if v is None else v for v in want["values"]])
+        g = np.asarray(g, np.float64).ravel()
+        np.testing.assert_allclose(g, w, rtol=RTOL.get(name, 2e-5), atol=1e-6)
+        # signed infinities and zeros of the special values are part of the answer
+        assert (np.signbit(g[np.isinf(w)]) == np.signbit(w[np.isinf(w)])).all()
+
+
+@pytest.mark.parametrize("name,fn", rec.CASES, ids=[c[0] for c in rec.CASES])
+def test_values_as_jax(name, fn):
+    _check(name, fn(M))
+
+
+JITTABLE = [c for c in rec.CASES if not c[0].startswith("bernoulli")]
+
+
+@pytest.mark.parametrize("name,fn", JITTABLE, ids=[c[0] for c in JITTABLE])
+def test_values_as_jax_under_jit(name, fn):
+    _check(name, jax.jit(lambda: fn(M))())
+
+
+@pytest.mark.parametrize("fn,args", [
+    (sp.beta, (rec.BA, rec.BB)), (sp.loggamma, (rec.LG,)), (sp.zeta, (rec.ZS, rec.ZQ)),
+    (sp.i0e, (rec.BX,)), (sp.i1, (rec.BX,)), (sp.comb, (rec.CN, rec.CK)),
+    (sp.gammasgn, (rec.LG,))], ids=lambda v: getattr(v, "__name__", ""))
+def test_vmap_equals_elementwise(fn, args):
+    xs = [np.asarray(a, np.float32) for a in args]
+    batched = np.asarray(jax.vmap(fn)(*xs))
+    single = np.asarray([np.asarray(fn(*[x[i] for x in xs])) for i in range(len(xs[0]))])
+    np.testing.assert_allclose(batched, single, rtol=1e-6, equal_nan=True)
+
+
+def test_against_scipy_float64(x64):
+    ss = pytest.importorskip("scipy.special")
+    r = np.random.RandomState(0)
+    a, b = r.uniform(0.05, 20, 300), r.uniform(-9.5, 20, 300)
+    np.testing.assert_allclose(np.asarray(sp.beta(a, b)), ss.beta(a, b), rtol=1e-9)
+    np.testing.assert_allclose(np.asarray(sp.loggamma(a)), ss.loggamma(a), rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(sp.zeta(a + 1.01, a)), ss.zeta(a + 1.01, a),
+                               rtol=1e-9)
+    x = np.concatenate([r.uniform(-40, 40, 300), r.uniform(-700, 700, 50)])
+    for ours, theirs in [(sp.i0e, ss.i0e), (sp.i1e, ss.i1e)]:
+        np.testing.assert_allclose(np.asarray(ours(x)), theirs(x), rtol=1e-12, atol=1e-300)
+    np.testing.assert_allclose(np.asarray(sp.i0(x[:300])), ss.i0(x[:300]), rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(sp.i1(x[:300])), ss.i1(x[:300]), rtol=1e-12)
+    n = np.arange(0, 6)
+    np.testing.assert_allclose(np.asarray(sp.polygamma(n, a[:6] + 0.3)),
+                               ss.polygamma(n, a[:6] + 0.3), rtol=1e-10)
+    np.testing.assert_allclose(np.asarray(sp.comb(a * 3, a)), ss.comb(a * 3, a), rtol=1e-9)
+    from fractions import Fraction
+    exact = [Fraction(1)]  # sum_k C(m + 1, k) B_k = 0
+    for m in range(1, 61):
+        exact.append(-sum(math.comb(m + 1, k) * exact[k] for k in range(m)) / (m + 1))
+    np.testing.assert_allclose(np.asarray(sp.bernoulli(60)), [float(b) for b in exact],
+                               rtol=1e-13)
+    assert np.asarray(sp.bernoulli(60)).dtype == np.float64
+
+
+@pytest.mark.parametrize("f,args", [
+    (lambda x, q: sp.zeta(x, q), (np.array([2.5, 4.0]), np.array([0.7, 3.0]))),
+    (lambda a, b: sp.beta(a, b), (np.array([0.5, 2.5]), np.array([1.5, 3.0]))),
+    (lambda x: sp.loggamma(x), (np.array([0.4, 6.0]),)),
+    (lambda x: sp.polygamma(2, x), (np.array([0.4, 6.0]),)),
+    (lambda x: sp.i0e(x), (np.array([-3.0, 0.3, 45.0]),)),
+    (lambda x: sp.i1e(x), (np.array([-3.0, 0.3, 45.0]),)),
+    (lambda x: sp.i1(x), (np.array([-3.0, 0.3, 7.0]),)),
+    (lambda n, k: sp.comb(n, k), (np.array([6.5, 9.0]), np.array([2.0, 3.5]))),
+])
+def test_derivatives_float64(x64, f, args):
+    check_grads(f, args, order=2, modes=("fwd", "rev"))
+
+
+def test_zeta_jvp_is_custom_and_lax_zeta_only_in_q():
+    q = np.float32(1.5)
+    # the primitive differentiates in q as -x zeta(x + 1, q) ...
+    np.testing.assert_allclose(jax.grad(lax.zeta, argnums=1)(np.float32(3.0), q),
+                               -3 * np.asarray(lax.zeta(np.float32(4.0), q)), rtol=1e-6)
+    # ... and not in x; the scipy function does
+    with pytest.raises(ValueError):
+        jax.grad(lax.zeta)(np.float32(3.0), q)
+    assert np.isfinite(jax.grad(sp.zeta)(np.float32(3.0), q))
+
+
+def test_errors_as_jax():
+    with pytest.raises(NotImplementedError):
+        sp.zeta(2.0)
+    with pytest.raises(ValueError, match="integer type"):
+        sp.polygamma(1.0, 2.0)
+    with pytest.raises(ValueError):
+        sp.beta(jnp.array(1 + 1j), 2.0)
+    with pytest.raises(ValueError):
+        sp.bernoulli(-1)
+    with pytest.raises(TypeError):
+        jax.jit(sp.bernoulli)(3)
+
+
+def test_reference_impl_equals_lowering():
+    from astjax.primitives.special import bessel_i0e_p, bessel_i1e_p, zeta_p
+    x = np.array([-60.0, -3.0, 0.2, 14.0, 16.0, 90.0])
+    for p, f in [(bessel_i0e_p, lax.bessel_i0e), (bessel_i1e_p, lax.bessel_i1e)]:
+        np.testing.assert_allclose(np.asarray(jax.jit(f)(x.astype(np.float32))),
+                                   p.impl(x), rtol=3e-6)
+    s, q = np.array([2.0, 3.5, 7.0]), np.array([0.5, 4.0, 12.0])
+    np.testing.assert_allclose(np.asarray(jax.jit(lax.zeta)(s.astype(np.float32),
+                                                            q.astype(np.float32))),
+                               zeta_p.impl(s, q), rtol=3e-6)
