@@ -138,3 +138,11 @@ def test_reference_impl_equals_lowering():
     np.testing.assert_allclose(np.asarray(jax.jit(lax.zeta)(s.astype(np.float32),
                                                             q.astype(np.float32))),
                                zeta_p.impl(s, q), rtol=3e-6)
+
+
+def test_bernoulli_float32_overflow():
+    # B_64 = -2.09e38 is a float32 (JAX's float32 recurrence overflows to -inf there);
+    # from B_66 on the magnitudes pass float32's range: +-inf with the right signs
+    b = np.asarray(sp.bernoulli(70))
+    np.testing.assert_allclose(b[64], -2.0938e38, rtol=1e-4)
+    assert list(b[66::2]) == [np.inf, -np.inf, np.inf] and not b[65::2].any()

@@ -58,7 +58,7 @@ def _cases():
     for fn in ("i0", "i0e", "i1", "i1e"):
         cases.append((f"d_{fn}", lambda m, fn=fn: m.jax.vmap(m.jax.grad(getattr(m.sp, fn)))(
             m.f(GX + [0.0, 1e-30]))))
-    for n in (0, 1, 2, 3, 12, 31, 62, 70):
+    for n in (0, 1, 2, 3, 12, 31, 62):
         cases.append((f"bernoulli_{n}", lambda m, n=n: m.sp.bernoulli(n)))
     return cases
 
