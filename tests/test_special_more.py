@@ -146,3 +146,45 @@ def test_bernoulli_float32_overflow():
     b = np.asarray(sp.bernoulli(70))
     np.testing.assert_allclose(b[64], -2.0938e38, rtol=1e-4)
     assert list(b[66::2]) == [np.inf, -np.inf, np.inf] and not b[65::2].any()
+
+# --------------------------------------------- jnp.put / put_along_axis / place (jnp)
+
+from oracle import record_put_place as rec_put  # noqa: E402
+
+PUT = json.loads(Path(rec_put.__file__).with_name("put_place.json").read_text())
+
+
+@pytest.mark.parametrize("name,fn", rec_put.CASES, ids=[c[0] for c in rec_put.CASES])
+@pytest.mark.parametrize("jit", [False, True])
+def test_put_place_as_jax(name, fn, jit):
+    got = jax.jit(lambda: fn(jnp))() if jit else fn(jnp)
+    want = PUT["values"][name]
+    assert (str(got.dtype), list(got.shape)) == (want["dtype"], want["shape"])
+    np.testing.assert_array_equal(np.asarray(got, np.float64).ravel(), want["values"])
+
+
+@pytest.mark.parametrize("name,fn", rec_put.ERRORS, ids=[c[0] for c in rec_put.ERRORS])
+def test_put_place_errors_as_jax(name, fn):
+    import builtins
+    with pytest.raises(getattr(builtins, PUT["errors"][name])):
+        fn(jnp)
+
+
+def test_put_under_vmap_and_grad():
+    a = jnp.zeros((3, 4))
+    v = jnp.arange(3.0)
+    out = jax.vmap(lambda r, x: jnp.put(r, jnp.array([0, 2]), x, inplace=False))(a, v)
+    np.testing.assert_array_equal(np.asarray(out)[:, [0, 2]], np.stack([v, v], 1))
+    g = jax.grad(lambda x: jnp.sum(jnp.place(jnp.ones(4), jnp.array([1, 0, 1, 0]) > 0,
+                                             x, inplace=False) ** 2))(jnp.array([2.0, 3.0]))
+    np.testing.assert_allclose(np.asarray(g), [4.0, 6.0])
+
+
+def test_random_key_dtype():
+    from astjax import dtypes
+    assert str(jax.random.key_dtype()) == "key<fry>"  # JAX 0.10.2 prints the same
+    assert jax.random.key(0).dtype == jax.random.key_dtype() == jax.random.key_dtype(
+        "threefry2x32")
+    assert dtypes.issubdtype(jax.random.key_dtype(), dtypes.prng_key)
+    with pytest.raises(ValueError):  # JAX: ValueError for an unknown implementation
+        jax.random.key_dtype("nope")

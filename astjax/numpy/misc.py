@@ -2,7 +2,9 @@
 I/O (`load`, `save`, `frombuffer`, ... act on concrete values), `partition` /
 `argpartition` (a full sort is a valid partition), `vectorize` (through `vmap`),
 `poly`, `polyfit`, `polydiv`, `roots`, `unwrap`, `sort_complex`, `mask_indices`,
-`einsum_path`, and the bit packing pair `packbits` / `unpackbits`."""
+`einsum_path`, the bit packing pair `packbits` / `unpackbits`, and the in-place
+updates `put`, `put_along_axis`, `place` (which, as in JAX, return an updated copy and
+insist on `inplace=False`)."""
 from __future__ import annotations
 
 import operator
@@ -15,13 +17,14 @@ from ..errors import (ArgumentError, ArgumentTypeError, ArgumentValueError,
                       ConcretizationError, NotImplementedInAstjaxError)
 from . import linalg
 from . import ufuncs as uf
-from .arrayops import vander
+from .arrayops import indices as _indices
+from .arrayops import unravel_index, vander
 from .contractions import matmul
 from .operands import asarray
 from .reductions import sum as _sum
 from .creation import eye
 from .reductions import all as _all
-from .shapes import concatenate, ravel, reshape, swapaxes
+from .shapes import broadcast_to, concatenate, ravel, reshape, swapaxes, tile
 from .searching import _take_1d
 from .sorting import argmin, argsort, cumsum, sort
 from .statistics import convolve, diff
@@ -34,7 +37,7 @@ __all__ = ["bool", "single", "double", "csingle", "cdouble", "character", "flexi
            "set_printoptions", "printoptions", "partition", "argpartition", "vectorize",
            "poly", "polyfit", "polydiv", "roots", "packbits", "unpackbits", "unwrap", "sort_complex", "mask_indices",
            "einsum_path", "frombuffer", "fromstring", "fromiter", "fromfile", "load", "save",
-           "savez"]
+           "savez", "put", "put_along_axis", "place"]
 
 bool = dtypes.bool_  # noqa: A001
 single, double = dtypes.float32, dtypes.float64
@@ -454,3 +457,129 @@ def savez(file, *args, **kwds):
     """
     return np.savez(file, *[np.asarray(a) for a in args],
                     **{k: np.asarray(v) for k, v in kwds.items()})
+
+
+# ------------------------------------------------------------ put / put_along_axis / place
+
+
+def _not_inplace(name, inplace):
+    if inplace:
+        raise ArgumentValueError(
+            f"jax.numpy.{name} cannot modify arrays in-place, because JAX arrays are "
+            "immutable. Pass inplace=False to instead return an updated array.",
+            hint=f"y = jnp.{name}(..., inplace=False) returns the updated copy")
+
+
+def _repeat_to(v, n):
+    """The 1-D `v` repeated cyclically (NumPy's rule for too few values) to length n."""
+    size = core.get_aval(v).shape[0]
+    if size < n:
+        v = tile(v, -(-n // size))
+    return v[:n] if core.get_aval(v).shape[0] > n else v
+
+
+def put(a, ind, v, mode=None, *, inplace=True):
+    """`a` with the flat positions `ind` set to `v` (repeated cyclically), as NumPy's
+    `put` would leave it; JAX arrays are immutable, so `inplace=False` is required.
+
+    Args:
+        a: array to update.
+        ind: flat indices (out-of-range ones are dropped with mode=None).
+        v: values, raveled and repeated to `ind`'s size.
+        mode: None (drop out-of-range), 'clip' or 'wrap'; 'raise' is not supported
+            (a NotImplementedError, as in JAX).
+        inplace: must be False.
+
+    Returns:
+        An updated copy of `a`.
+    """
+    _not_inplace("put", inplace)
+    arr, ind_arr, v_arr = asarray_operand(a), asarray_operand(ind), asarray_operand(v)
+    arr, ind_arr, v_arr = asarray(arr), ravel(asarray(ind_arr)), ravel(asarray(v_arr))
+    size = int(np.prod(core.get_aval(arr).shape, dtype=np.int64))
+    n = core.get_aval(ind_arr).shape[0]
+    if not size or not n or not core.get_aval(v_arr).shape[0]:
+        return arr
+    v_arr = _repeat_to(v_arr, n)
+    if mode is None:
+        scatter_mode = "drop"
+    elif mode == "clip":
+        ind_arr, scatter_mode = uf.clip(ind_arr, 0, size - 1), "promise_in_bounds"
+    elif mode == "wrap":
+        ind_arr, scatter_mode = uf.remainder(ind_arr, size), "promise_in_bounds"
+    elif mode == "raise":
+        raise NotImplementedInAstjaxError("The 'raise' mode to jnp.put is not supported.",
+                                          hint="use mode='clip' or 'wrap'")
+    else:
+        raise ArgumentValueError(f"mode should be one of 'wrap' or 'clip'; got mode={mode!r}")
+    idx = unravel_index(ind_arr, core.get_aval(arr).shape)
+    return arr.at[idx].set(v_arr, mode=scatter_mode)
+
+
+def put_along_axis(arr, indices, values, axis, inplace=True, *, mode=None):
+    """`arr` with the 1-D slices along `axis` updated at `indices` (NumPy's
+    `put_along_axis`, on a copy: `inplace=False` is required).
+
+    Args:
+        arr: array to update.
+        indices: integer array of `arr`'s rank.
+        values: values broadcast to `indices`' shape.
+        axis: the axis (None: the flattened array).
+        inplace: must be False.
+        mode: the `.at[].set` out-of-bounds mode.
+
+    Returns:
+        An updated copy of `arr`.
+    """
+    if inplace:
+        _not_inplace("put_along_axis", inplace)
+    arr, indices, values = (asarray(asarray_operand(x)) for x in (arr, indices, values))
+    shape = core.get_aval(arr).shape
+    if axis is None:
+        arr, axis = ravel(arr), 0
+    aa, ia = core.get_aval(arr), core.get_aval(indices)
+    if aa.ndim != ia.ndim:
+        raise ArgumentValueError(
+            "put_along_axis arguments 'arr' and 'indices' must have same ndim. Got "
+            f"arr.ndim={aa.ndim} and indices.ndim={ia.ndim}.")
+    try:
+        values = broadcast_to(values, ia.shape)
+    except ValueError:
+        raise ArgumentValueError(
+            "put_along_axis argument 'values' must be broadcastable to 'indices'. Got "
+            f"values.shape={core.get_aval(values).shape} and indices.shape={ia.shape}."
+        ) from None
+    axis = canonicalize_axis(axis, aa.ndim, "put_along_axis")
+    idx = list(_indices(aa.shape, sparse=True))
+    idx[axis] = indices
+    out = arr.at[tuple(idx)].set(values, mode=mode)
+    return reshape(out, shape) if core.get_aval(out).shape != shape else out
+
+
+def place(arr, mask, vals, *, inplace=True):
+    """`arr` with the positions where `mask` is true filled by `vals` in order (repeated
+    cyclically), as NumPy's `place`, on a copy: `inplace=False` is required.
+
+    Args:
+        arr: array to update.
+        mask: boolean array of `arr`'s size.
+        vals: values, raveled (must not be empty).
+        inplace: must be False.
+
+    Returns:
+        An updated copy of `arr`.
+    """
+    data, mask_arr, vals_arr = (asarray(asarray_operand(x)) for x in (arr, mask, vals))
+    vals_arr = ravel(vals_arr)
+    _not_inplace("place", inplace)
+    shape = core.get_aval(data).shape
+    size = int(np.prod(shape, dtype=np.int64))
+    if size != int(np.prod(core.get_aval(mask_arr).shape, dtype=np.int64)):
+        raise ArgumentValueError("place: arr and mask must be the same size")
+    if not core.get_aval(vals_arr).shape[0]:
+        raise ArgumentValueError("Cannot place values from an empty array")
+    if not size:
+        return data
+    where_true = uf.where(ravel(mask_arr), size=size, fill_value=size)[0]
+    vals_arr = _repeat_to(vals_arr, size)
+    return reshape(ravel(data).at[where_true].set(vals_arr, mode="drop"), shape)

@@ -37,7 +37,7 @@ from . import distributions as _d
 from . import gamma as _g
 from . import prng as _p
 
-__all__ = ["PRNGKeyArray", "KeyTy", "key", "key_data", "wrap_key_data", "key_impl",
+__all__ = ["PRNGKeyArray", "KeyTy", "key", "key_data", "wrap_key_data", "key_impl", "key_dtype",
            "split", "fold_in", "clone", "bits", "uniform", "normal", "bernoulli", "randint",
            "choice", "permutation", "truncated_normal", "categorical", "gumbel",
            "exponential", "laplace", "logistic", "rademacher", "cauchy", "lognormal",
@@ -288,6 +288,13 @@ def key(seed, *, impl=None):
     key data as `PRNGKey(seed)`."""
     _p._check_impl(impl)
     return PRNGKeyArray(_p._seed(seed))
+
+
+def key_dtype(impl_spec=None):
+    """The dtype of typed keys of PRNG implementation `impl_spec` (None: the default,
+    threefry2x32): `random.key(0).dtype == random.key_dtype()`."""
+    _p._check_impl(impl_spec)
+    return KeyTy(_IMPL)
 
 
 def key_data(keys):
