@@ -56,7 +56,8 @@ def test_values_as_jax_under_jit(name, fn):
 @pytest.mark.parametrize("fn,args", [
     (sp.beta, (rec.BA, rec.BB)), (sp.loggamma, (rec.LG,)), (sp.zeta, (rec.ZS, rec.ZQ)),
     (sp.i0e, (rec.BX,)), (sp.i1, (rec.BX,)), (sp.comb, (rec.CN, rec.CK)),
-    (sp.gammasgn, (rec.LG,))], ids=lambda v: getattr(v, "__name__", ""))
+    (sp.gammasgn, (rec.LG,)), (sp.expi, (rec.EX,)), (sp.exp1, (rec.EX,)),
+    (lambda x: sp.expn(3, x), (rec.EX[:-1],))], ids=lambda v: getattr(v, "__name__", ""))
 def test_vmap_equals_elementwise(fn, args):
     xs = [np.asarray(a, np.float32) for a in args]
     batched = np.asarray(jax.vmap(fn)(*xs))
@@ -77,6 +78,14 @@ def test_against_scipy_float64(x64):
         np.testing.assert_allclose(np.asarray(ours(x)), theirs(x), rtol=1e-12, atol=1e-300)
     np.testing.assert_allclose(np.asarray(sp.i0(x[:300])), ss.i0(x[:300]), rtol=1e-12)
     np.testing.assert_allclose(np.asarray(sp.i1(x[:300])), ss.i1(x[:300]), rtol=1e-12)
+    x = np.concatenate([r.uniform(1e-6, 1, 100), r.uniform(1, 100, 200),
+                        r.uniform(100, 700, 20)])
+    for n in (0, 1, 2, 3, 7, 30):
+        np.testing.assert_allclose(np.asarray(sp.expn(n, x)), ss.expn(n, x), rtol=1e-13)
+        assert float(sp.expn(n, 0.0)) == ss.expn(n, 0.0)  # 1/(n - 1) for n >= 2
+    np.testing.assert_allclose(np.asarray(sp.exp1(x)), ss.exp1(x), rtol=1e-13)
+    np.testing.assert_allclose(np.asarray(sp.expi(x)), ss.expi(x), rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(sp.expi(-x)), ss.expi(-x), rtol=1e-13)
     n = np.arange(0, 6)
     np.testing.assert_allclose(np.asarray(sp.polygamma(n, a[:6] + 0.3)),
                                ss.polygamma(n, a[:6] + 0.3), rtol=1e-10)
@@ -99,6 +108,10 @@ def test_against_scipy_float64(x64):
     (lambda x: sp.i1e(x), (np.array([-3.0, 0.3, 45.0]),)),
     (lambda x: sp.i1(x), (np.array([-3.0, 0.3, 7.0]),)),
     (lambda n, k: sp.comb(n, k), (np.array([6.5, 9.0]), np.array([2.0, 3.5]))),
+    (lambda x: sp.expi(x), (np.array([-2.0, 0.5, 3.0, 45.0]),)),
+    # second derivatives there are -E_(n-2)'s: NaN for n - 2 < 0 at x <= 1, as JAX's
+    (lambda x: sp.exp1(x), (np.array([1.5, 3.0, 45.0]),)),
+    (lambda x: sp.expn(4, x), (np.array([0.5, 3.0, 45.0]),)),
 ])
 def test_derivatives_float64(x64, f, args):
     check_grads(f, args, order=2, modes=("fwd", "rev"))
