@@ -97,10 +97,12 @@ def _expn_d(n, x):
     return _expn(n, x)
 
 
-@_expn_d.defjvp
 def _expn_jvp(primals, tangents):
     n, x = primals
     return _expn_d(n, x), -tangents[1] * _expn_d(n - 1, x)
+
+
+_expn_d.defjvp(_expn_jvp)
 
 
 def expn(n, x):
@@ -167,10 +169,12 @@ def _expi(x):
     return jnp.where((x == zero) | jnp.isinf(x) | jnp.isnan(x), _c(x, np.nan), out)
 
 
-@_expi.defjvp
 def _expi_jvp(primals, tangents):
     (x,), (t,) = primals, tangents
     return _expi(x), t * jnp.exp(x) / x
+
+
+_expi.defjvp(_expi_jvp)
 
 
 def expi(x):

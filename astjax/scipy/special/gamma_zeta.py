@@ -71,7 +71,7 @@ def beta(a, b):
     Example:
         >>> import astjax.scipy.special as sp
         >>> sp.beta(2.0, 3.0)
-        Array(0.08333334, dtype=float32, weak_type=True)
+        Array(0.08333327, dtype=float32)
     """
     a, b = _inexact("beta", a, b)
     if _is_complex(a):
@@ -176,9 +176,11 @@ def _zeta(x, q):
     return lax.zeta(x, q)
 
 
-@_zeta.defjvp
 def _zeta_jvp(primals, tangents):
     return _jvp(_zeta_expansion, primals, tangents)
+
+
+_zeta.defjvp(_zeta_jvp)
 
 
 def zeta(x, q=None):
