@@ -360,16 +360,10 @@ def digamma(x):
 _EM = (1 / 12, -1 / 720, 1 / 30240, -1 / 1209600, 1 / 47900160, -691 / 1307674368000)
 
 
-def _polygamma(m, x):
-    """psi^(m)(x) = (-1)^(m+1) m! zeta(m+1, x) for integer m >= 1 (digamma for m = 0),
-    NaN for other m: the series over x + k up to 10, then Euler-Maclaurin."""
-    m, x = np.broadcast_arrays(np.asarray(m, np.float64), np.asarray(x, np.float64))
-    out = np.full(x.shape, np.nan)
-    whole = (m == np.floor(m)) & (m >= 0)
-    out[whole & (m == 0)] = _digamma(x[whole & (m == 0)])
-    pos = whole & (m >= 1)
-    n, z = m[pos], x[pos]
-    s = n + 1
+def _hurwitz_zeta(s, z):
+    """sum_k (z + k)^-s in float64 (NumPy reference): the terms while z + k < 10, then
+    the Euler-Maclaurin tail."""
+    s, z = np.broadcast_arrays(np.asarray(s, np.float64), np.asarray(z, np.float64))
     with np.errstate(all="ignore"):
         acc = np.zeros_like(z)
         while True:
@@ -383,8 +377,21 @@ def _polygamma(m, x):
         for j, c in enumerate(_EM):
             tail = tail + c * rising * z ** (-s - 2 * j - 1)
             rising = rising * (s + 2 * j + 1) * (s + 2 * j + 2)
+    return acc + tail
+
+
+def _polygamma(m, x):
+    """psi^(m)(x) = (-1)^(m+1) m! zeta(m+1, x) for integer m >= 1 (digamma for m = 0),
+    NaN for other m."""
+    m, x = np.broadcast_arrays(np.asarray(m, np.float64), np.asarray(x, np.float64))
+    out = np.full(x.shape, np.nan)
+    whole = (m == np.floor(m)) & (m >= 0)
+    out[whole & (m == 0)] = _digamma(x[whole & (m == 0)])
+    pos = whole & (m >= 1)
+    n, z = m[pos], x[pos]
+    with np.errstate(all="ignore"):
         fact = _vec(math.gamma, otypes=[np.float64])(n + 1)
-        out[pos] = np.where(n % 2 == 1, 1.0, -1.0) * fact * (acc + tail)
+        out[pos] = np.where(n % 2 == 1, 1.0, -1.0) * fact * _hurwitz_zeta(n + 1, z)
     return out
 
 

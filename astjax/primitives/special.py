@@ -33,7 +33,7 @@ from ..errors import ArgumentValueError
 from .base import (FLOAT, binary_shape, binop, check_dtype, defbroadcasting, defjvp, is_zero,
                    lax_ops, lower_inline, mark_unsupported, register, unop)
 from .base import tangent_aval as _aval
-from .elementwise import _EM, digamma_p
+from .elementwise import _hurwitz_zeta, digamma_p
 from .while_loop import fori_loop
 
 __all__ = ["igamma_p", "igammac_p", "betainc_p", "igamma_grad_a_p", "igamma", "igammac",
@@ -356,21 +356,9 @@ def _zeta_ref(x, q):
     """zeta(x, q) = sum_k (q + k)^-x in float64: the terms while q + k < 10, then the
     Euler-Maclaurin tail; inf at x == 1 and at the poles q = 0, -1, ...; NaN for x < 1
     and for q <= 0 with a non-integer x (CHLO's conventions)."""
-    s, z = np.broadcast_arrays(np.asarray(x, np.float64), np.asarray(q, np.float64))
-    s, z = s.copy(), z.copy()
-    acc = np.zeros_like(z)
-    while True:
-        small = z < 10
-        if not small.any():
-            break
-        acc = acc + np.where(small, z ** -s, 0.0)
-        z = np.where(small, z + 1, z)
-    tail = z ** (1 - s) / (s - 1) + 0.5 * z ** -s
-    rising = s.copy()  # s (s + 1) ... (s + 2j - 2)
-    for j, c in enumerate(_EM):
-        tail = tail + c * rising * z ** (-s - 2 * j - 1)
-        rising = rising * (s + 2 * j + 1) * (s + 2 * j + 2)
-    out = acc + tail
+    s = np.asarray(x, np.float64)
+    out = _hurwitz_zeta(s, q)
+    s = s + np.zeros_like(out)
     q = np.asarray(q, np.float64) + np.zeros_like(out)
     out = np.where(s == 1, np.inf, out)
     out = np.where((q <= 0) & (q == np.floor(q)), np.inf, out)

@@ -239,8 +239,13 @@ def bernoulli(n):
 # ------------------------------------------------------------ modified Bessel I_0, I_1
 
 
-def i0e(x):
-    """Exponentially scaled modified Bessel function of order 0, `exp(-|x|) I_0(x)`.
+def _bessel(name, scaled_fn, scaled, what):
+    def f(x):
+        [x] = _inexact(name, x)
+        out = scaled_fn(x)
+        return out if scaled else jnp.exp(jnp.abs(x)) * out
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = f"""{what}, elementwise.
 
     Args:
         x: real array or scalar.
@@ -248,44 +253,14 @@ def i0e(x):
     Returns:
         An array of `x`'s shape, of a floating dtype.
     """
-    [x] = _inexact("i0e", x)
-    return lax.bessel_i0e(x)
+    return f
 
 
-def i0(x):
-    """Modified Bessel function of the first kind, order 0, `exp(|x|) i0e(x)`.
-
-    Args:
-        x: real array or scalar.
-
-    Returns:
-        An array of `x`'s shape, of a floating dtype.
-    """
-    [x] = _inexact("i0", x)
-    return jnp.exp(jnp.abs(x)) * lax.bessel_i0e(x)
-
-
-def i1e(x):
-    """Exponentially scaled modified Bessel function of order 1, `exp(-|x|) I_1(x)`.
-
-    Args:
-        x: real array or scalar.
-
-    Returns:
-        An array of `x`'s shape, of a floating dtype.
-    """
-    [x] = _inexact("i1e", x)
-    return lax.bessel_i1e(x)
-
-
-def i1(x):
-    """Modified Bessel function of the first kind, order 1, `exp(|x|) i1e(x)`.
-
-    Args:
-        x: real array or scalar.
-
-    Returns:
-        An array of `x`'s shape, of a floating dtype.
-    """
-    [x] = _inexact("i1", x)
-    return jnp.exp(jnp.abs(x)) * lax.bessel_i1e(x)
+i0e = _bessel("i0e", lax.bessel_i0e, True,
+              "Exponentially scaled modified Bessel function of order 0, `exp(-|x|) I_0(x)`")
+i0 = _bessel("i0", lax.bessel_i0e, False,
+             "Modified Bessel function of the first kind, order 0 (`exp(|x|) i0e(x)`)")
+i1e = _bessel("i1e", lax.bessel_i1e, True,
+              "Exponentially scaled modified Bessel function of order 1, `exp(-|x|) I_1(x)`")
+i1 = _bessel("i1", lax.bessel_i1e, False,
+             "Modified Bessel function of the first kind, order 1 (`exp(|x|) i1e(x)`)")
