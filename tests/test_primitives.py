@@ -57,6 +57,8 @@ NO_CASES: dict[str, str] = {
           "finite differences)" for n in ("tridiagonal", "tridiagonal_solve", "ormqr")},
     **{n: "tests/test_special_inc.py (vs JAX's stored values and SciPy)"
        for n in ("igamma", "igammac", "betainc", "igamma_grad_a")},
+    **{n: "tests/test_special_more.py (vs JAX's stored values, SciPy, and impl vs lowering)"
+       for n in ("zeta", "bessel_i0e", "bessel_i1e")},
 }
 
 
