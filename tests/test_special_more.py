@@ -57,7 +57,7 @@ def test_values_as_jax_under_jit(name, fn):
     (sp.beta, (rec.BA, rec.BB)), (sp.loggamma, (rec.LG,)), (sp.zeta, (rec.ZS, rec.ZQ)),
     (sp.i0e, (rec.BX,)), (sp.i1, (rec.BX,)), (sp.comb, (rec.CN, rec.CK)),
     (sp.gammasgn, (rec.LG,)), (sp.expi, (rec.EX,)), (sp.exp1, (rec.EX,)),
-    (lambda x: sp.expn(3, x), (rec.EX[:-1],))], ids=lambda v: getattr(v, "__name__", ""))
+    (lambda x: sp.expn(3, x), (rec.EX[:-1],)), (sp.erfcx, (rec.EX,))], ids=lambda v: getattr(v, "__name__", ""))
 def test_vmap_equals_elementwise(fn, args):
     xs = [np.asarray(a, np.float32) for a in args]
     batched = np.asarray(jax.vmap(fn)(*xs))
@@ -84,6 +84,8 @@ def test_against_scipy_float64(x64):
         np.testing.assert_allclose(np.asarray(sp.expn(n, x)), ss.expn(n, x), rtol=1e-13)
         assert float(sp.expn(n, 0.0)) == ss.expn(n, 0.0)  # 1/(n - 1) for n >= 2
     np.testing.assert_allclose(np.asarray(sp.exp1(x)), ss.exp1(x), rtol=1e-13)
+    e = np.concatenate([r.uniform(-26, 3, 300), r.uniform(2, 1e3, 300)])
+    np.testing.assert_allclose(np.asarray(sp.erfcx(e)), ss.erfcx(e), rtol=1e-14)
     np.testing.assert_allclose(np.asarray(sp.expi(x)), ss.expi(x), rtol=1e-12)
     np.testing.assert_allclose(np.asarray(sp.expi(-x)), ss.expi(-x), rtol=1e-13)
     n = np.arange(0, 6)
@@ -109,6 +111,7 @@ def test_against_scipy_float64(x64):
     (lambda x: sp.i1(x), (np.array([-3.0, 0.3, 7.0]),)),
     (lambda n, k: sp.comb(n, k), (np.array([6.5, 9.0]), np.array([2.0, 3.5]))),
     (lambda x: sp.expi(x), (np.array([-2.0, 0.5, 3.0, 45.0]),)),
+    (lambda x: sp.erfcx(x), (np.array([-2.0, 0.5, 2.4, 2.6, 40.0]),)),
     # second derivatives there are -E_(n-2)'s: NaN for n - 2 < 0 at x <= 1, as JAX's
     (lambda x: sp.exp1(x), (np.array([1.5, 3.0, 45.0]),)),
     (lambda x: sp.expn(4, x), (np.array([0.5, 3.0, 45.0]),)),

@@ -73,6 +73,13 @@ def _cases():
         ("d_expn", lambda m: m.jax.vmap(m.jax.grad(lambda x: m.sp.expn(3, x)))(m.f(GE))),
         ("expi_scalar", lambda m: m.sp.expi(2.0)),
     ]
+    cases += [
+        ("erfcx", lambda m: m.sp.erfcx(m.f([-10.0, -9.3, -3.0, -0.5, 0.0, 0.5, 1.0, 2.4, 2.5,
+                                            2.6, 5.0, 30.0, 1e4, 1e20, INF, -INF, NAN]))),
+        ("d_erfcx", lambda m: m.jax.vmap(m.jax.grad(m.sp.erfcx))(
+            m.f([-3.0, -0.5, 0.0, 0.5, 2.4, 2.6, 5.0, 30.0]))),
+        ("erfcx_scalar", lambda m: m.sp.erfcx(2.0)),
+    ]
     for fn in ("i0", "i0e", "i1", "i1e"):
         cases.append((f"d_{fn}", lambda m, fn=fn: m.jax.vmap(m.jax.grad(getattr(m.sp, fn)))(
             m.f(GX + [0.0, 1e-30]))))
