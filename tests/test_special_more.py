@@ -57,7 +57,8 @@ def test_values_as_jax_under_jit(name, fn):
     (sp.beta, (rec.BA, rec.BB)), (sp.loggamma, (rec.LG,)), (sp.zeta, (rec.ZS, rec.ZQ)),
     (sp.i0e, (rec.BX,)), (sp.i1, (rec.BX,)), (sp.comb, (rec.CN, rec.CK)),
     (sp.gammasgn, (rec.LG,)), (sp.expi, (rec.EX,)), (sp.exp1, (rec.EX,)),
-    (lambda x: sp.expn(3, x), (rec.EX[:-1],)), (sp.erfcx, (rec.EX,))], ids=lambda v: getattr(v, "__name__", ""))
+    (lambda x: sp.expn(3, x), (rec.EX[:-1],)), (sp.erfcx, (rec.EX,)),
+    (sp.spence, (rec.EX,))], ids=lambda v: getattr(v, "__name__", ""))
 def test_vmap_equals_elementwise(fn, args):
     xs = [np.asarray(a, np.float32) for a in args]
     batched = np.asarray(jax.vmap(fn)(*xs))
@@ -86,6 +87,9 @@ def test_against_scipy_float64(x64):
     np.testing.assert_allclose(np.asarray(sp.exp1(x)), ss.exp1(x), rtol=1e-13)
     e = np.concatenate([r.uniform(-26, 3, 300), r.uniform(2, 1e3, 300)])
     np.testing.assert_allclose(np.asarray(sp.erfcx(e)), ss.erfcx(e), rtol=1e-14)
+    t = np.concatenate([r.uniform(0, 3, 300), r.uniform(2, 1e4, 300)])
+    np.testing.assert_allclose(np.asarray(sp.spence(t)), ss.spence(t), rtol=1e-13,
+                               atol=1e-15)
     np.testing.assert_allclose(np.asarray(sp.expi(x)), ss.expi(x), rtol=1e-12)
     np.testing.assert_allclose(np.asarray(sp.expi(-x)), ss.expi(-x), rtol=1e-13)
     n = np.arange(0, 6)
@@ -112,12 +116,18 @@ def test_against_scipy_float64(x64):
     (lambda n, k: sp.comb(n, k), (np.array([6.5, 9.0]), np.array([2.0, 3.5]))),
     (lambda x: sp.expi(x), (np.array([-2.0, 0.5, 3.0, 45.0]),)),
     (lambda x: sp.erfcx(x), (np.array([-2.0, 0.5, 2.4, 2.6, 40.0]),)),
+    (lambda x: sp.spence(x), (np.array([0.3, 0.7, 1.5, 4.0]),)),
     # second derivatives there are -E_(n-2)'s: NaN for n - 2 < 0 at x <= 1, as JAX's
     (lambda x: sp.exp1(x), (np.array([1.5, 3.0, 45.0]),)),
     (lambda x: sp.expn(4, x), (np.array([0.5, 3.0, 45.0]),)),
 ])
 def test_derivatives_float64(x64, f, args):
     check_grads(f, args, order=2, modes=("fwd", "rev"))
+
+
+def test_spence_derivative_at_one():
+    # the removable singularity of log(x) / (1 - x)
+    assert float(jax.grad(sp.spence)(1.0)) == -1.0
 
 
 def test_zeta_jvp_is_custom_and_lax_zeta_only_in_q():

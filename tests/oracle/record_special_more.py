@@ -79,6 +79,12 @@ def _cases():
         ("d_erfcx", lambda m: m.jax.vmap(m.jax.grad(m.sp.erfcx))(
             m.f([-3.0, -0.5, 0.0, 0.5, 2.4, 2.6, 5.0, 30.0]))),
         ("erfcx_scalar", lambda m: m.sp.erfcx(2.0)),
+        ("spence", lambda m: m.sp.spence(m.f([-1.0, 0.0, 1e-6, 0.3, 0.5, 0.9, 1.0, 1.5, 2.0,
+                                              10.0, 1e6, INF, NAN, -0.0]))),
+        # where JAX 0.10.2's derivative of its rational approximation is the true one
+        # (it is NaN on (1, 2] and 0 at 1; astjax's is log(x) / (1 - x) everywhere)
+        ("d_spence", lambda m: m.jax.vmap(m.jax.grad(m.sp.spence))(
+            m.f([0.3, 0.5, 0.9, 10.0, 1e6]))),
     ]
     for fn in ("i0", "i0e", "i1", "i1e"):
         cases.append((f"d_{fn}", lambda m, fn=fn: m.jax.vmap(m.jax.grad(getattr(m.sp, fn)))(
