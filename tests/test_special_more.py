@@ -58,7 +58,7 @@ def test_values_as_jax_under_jit(name, fn):
     (sp.i0e, (rec.BX,)), (sp.i1, (rec.BX,)), (sp.comb, (rec.CN, rec.CK)),
     (sp.gammasgn, (rec.LG,)), (sp.expi, (rec.EX,)), (sp.exp1, (rec.EX,)),
     (lambda x: sp.expn(3, x), (rec.EX[:-1],)), (sp.erfcx, (rec.EX,)),
-    (sp.spence, (rec.EX,))], ids=lambda v: getattr(v, "__name__", ""))
+    (sp.spence, (rec.EX,)), (sp.dawsn, (rec.DX,))], ids=lambda v: getattr(v, "__name__", ""))
 def test_vmap_equals_elementwise(fn, args):
     xs = [np.asarray(a, np.float32) for a in args]
     batched = np.asarray(jax.vmap(fn)(*xs))
@@ -90,6 +90,11 @@ def test_against_scipy_float64(x64):
     t = np.concatenate([r.uniform(0, 3, 300), r.uniform(2, 1e4, 300)])
     np.testing.assert_allclose(np.asarray(sp.spence(t)), ss.spence(t), rtol=1e-13,
                                atol=1e-15)
+    # dawsn: SciPy is off by ~2e-15 below 0.2 (the Taylor series is exact there; the
+    # rational-arithmetic check is in test_dawsn_small_x_exact)
+    d = np.concatenate([r.uniform(-12, 12, 600), 10 ** r.uniform(-1, 300, 100)])
+    d = d[np.abs(d) > 0.2]
+    np.testing.assert_allclose(np.asarray(sp.dawsn(d)), ss.dawsn(d), rtol=3e-15)
     np.testing.assert_allclose(np.asarray(sp.expi(x)), ss.expi(x), rtol=1e-12)
     np.testing.assert_allclose(np.asarray(sp.expi(-x)), ss.expi(-x), rtol=1e-13)
     n = np.arange(0, 6)
@@ -117,12 +122,41 @@ def test_against_scipy_float64(x64):
     (lambda x: sp.expi(x), (np.array([-2.0, 0.5, 3.0, 45.0]),)),
     (lambda x: sp.erfcx(x), (np.array([-2.0, 0.5, 2.4, 2.6, 40.0]),)),
     (lambda x: sp.spence(x), (np.array([0.3, 0.7, 1.5, 4.0]),)),
+    (lambda x: sp.dawsn(x), (np.array([-0.1, 0.2, 0.7, 3.0, 9.9, 10.5, 40.0]),)),
     # second derivatives there are -E_(n-2)'s: NaN for n - 2 < 0 at x <= 1, as JAX's
     (lambda x: sp.exp1(x), (np.array([1.5, 3.0, 45.0]),)),
     (lambda x: sp.expn(4, x), (np.array([0.5, 3.0, 45.0]),)),
 ])
 def test_derivatives_float64(x64, f, args):
     check_grads(f, args, order=2, modes=("fwd", "rev"))
+
+
+def test_dawsn_small_x_exact(x64):
+    from fractions import Fraction
+
+    def series(x):  # sum_k (-2 x^2)^k x / (2k + 1)!!, in rationals
+        x = Fraction(x)
+        total, term, k = Fraction(0), x, 0
+        while k == 0 or abs(term) > abs(total) / 10 ** 40:
+            total, term, k = total + term, term * (-2 * x * x) / (2 * k + 3), k + 1
+        return float(total)
+    x = np.array([1e-300, 1e-8, -0.0144, 0.0192, 0.15, -0.2, 0.7, -1.0])
+    np.testing.assert_allclose(np.asarray(sp.dawsn(x)), [series(v) for v in x], rtol=4e-16)
+
+
+def test_dawsn_low_precision_and_complex():
+    assert sp.dawsn(jnp.float16(1.0)).dtype == jnp.float16
+    with pytest.raises(ValueError, match="complex"):
+        sp.dawsn(jnp.array(1 + 1j))
+
+
+def test_lax_exports_special_primitives():
+    # jax.lax names them; custom interpreters dispatch on `eqn.primitive is lax.zeta_p`
+    from astjax.primitives import special
+    assert (lax.zeta_p, lax.bessel_i0e_p, lax.bessel_i1e_p) == (
+        special.zeta_p, special.bessel_i0e_p, special.bessel_i1e_p)
+    eqns = jax.make_jaxpr(lambda x: lax.bessel_i1e(lax.bessel_i0e(lax.zeta(x, x))))(2.0).eqns
+    assert [e.primitive for e in eqns] == [lax.zeta_p, lax.bessel_i0e_p, lax.bessel_i1e_p]
 
 
 def test_spence_derivative_at_one():

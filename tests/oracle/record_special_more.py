@@ -1,5 +1,5 @@
 """Cases for `jax.scipy.special`'s gamma relatives, zeta, Bessel, exponential-integral,
-error-function relatives and the other names issue 13 added (`beta`, `loggamma`,
+error-function relatives (`erfcx`, `dawsn`) and the other names issue 13 added (`beta`, `loggamma`,
 `comb`, `polygamma`, `zeta`, `bernoulli`, `i0`..`i1e`, ...), values on grids with
 edge cases (poles, negative arguments, 0, +-inf, NaN) and derivatives, with a
 recorder of JAX's values (see README.md):
@@ -27,6 +27,8 @@ EX = [-3.0, -0.5, 1e-5, 0.3, 0.5, 1.0, 1.5, 2.5, 5.0, 12.0, 30.0, 45.0, 60.0, 85
       INF, -INF, NAN, 0.0]
 EN = [0, 1, 2, 3, 5, 12, -1]
 GE = [0.2, 0.9, 1.7, 6.0, 35.0, 50.0]
+DX = [0.0, 1e-30, 0.1, 0.2, 0.21, 1.0, 3.2, 3.3, 6.2, 6.3, 9.9, 10.0, -2.0, 1e3, 1e20, -0.0,
+      INF, -INF, NAN]
 
 
 def _cases():
@@ -85,6 +87,12 @@ def _cases():
         # (it is NaN on (1, 2] and 0 at 1; astjax's is log(x) / (1 - x) everywhere)
         ("d_spence", lambda m: m.jax.vmap(m.jax.grad(m.sp.spence))(
             m.f([0.3, 0.5, 0.9, 10.0, 1e6]))),
+    ]
+    cases += [
+        ("dawsn", lambda m: m.sp.dawsn(m.f(DX))),
+        ("d_dawsn", lambda m: m.jax.vmap(m.jax.grad(m.sp.dawsn))(m.f(DX[:13]))),
+        ("dawsn_scalar", lambda m: m.sp.dawsn(2.0)),
+        ("dawsn_int", lambda m: m.sp.dawsn(m.i([0, 1, -3, 40]))),
     ]
     for fn in ("i0", "i0e", "i1", "i1e"):
         cases.append((f"d_{fn}", lambda m, fn=fn: m.jax.vmap(m.jax.grad(getattr(m.sp, fn)))(
