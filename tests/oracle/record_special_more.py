@@ -1,5 +1,5 @@
 """Cases for `jax.scipy.special`'s gamma relatives, zeta, Bessel, exponential-integral,
-error-function relatives (`erfcx`, `dawsn`) and the other names issue 13 added (`beta`, `loggamma`,
+error-function relatives (`erfcx`, `dawsn`, `wofz`) and the other names issue 13 added (`beta`, `loggamma`,
 `comb`, `polygamma`, `zeta`, `bernoulli`, `i0`..`i1e`, ...), values on grids with
 edge cases (poles, negative arguments, 0, +-inf, NaN) and derivatives, with a
 recorder of JAX's values (see README.md):
@@ -27,6 +27,8 @@ EX = [-3.0, -0.5, 1e-5, 0.3, 0.5, 1.0, 1.5, 2.5, 5.0, 12.0, 30.0, 45.0, 60.0, 85
       INF, -INF, NAN, 0.0]
 EN = [0, 1, 2, 3, 5, 12, -1]
 GE = [0.2, 0.9, 1.7, 6.0, 35.0, 50.0]
+WZ = [0j, 1 + 1j, -1 + 0.5j, 2 - 1j, -0.3 - 0.2j, 5j, -5j + 1, 6.0 + 0.01j, 30 + 3j,
+      -2.0 + 0j, 0.5 - 3j, 1e3 + 1e-3j]
 DX = [0.0, 1e-30, 0.1, 0.2, 0.21, 1.0, 3.2, 3.3, 6.2, 6.3, 9.9, 10.0, -2.0, 1e3, 1e20, -0.0,
       INF, -INF, NAN]
 
@@ -94,6 +96,15 @@ def _cases():
         ("dawsn_scalar", lambda m: m.sp.dawsn(2.0)),
         ("dawsn_int", lambda m: m.sp.dawsn(m.i([0, 1, -3, 40]))),
     ]
+    cases += [
+        ("wofz", lambda m: m.sp.wofz(m.c(WZ))),
+        ("wofz_real", lambda m: m.sp.wofz(m.f([0.0, 1.0, -2.5, 6.0, 30.0]))),
+        ("wofz_scalar", lambda m: m.sp.wofz(1.0)),
+        ("wofz_int", lambda m: m.sp.wofz(m.i([0, 1, -3]))),
+        ("d_wofz", lambda m: m.jax.jvp(m.sp.wofz, (m.c(WZ[:8]),),
+                                       (m.c([1.0, 1j, 1 - 1j, 2.0, 0.5j, 1.0, 1.0, 1j]),))),
+        ("erfcx_complex", lambda m: m.sp.erfcx(m.c(WZ))),
+    ]
     for fn in ("i0", "i0e", "i1", "i1e"):
         cases.append((f"d_{fn}", lambda m, fn=fn: m.jax.vmap(m.jax.grad(getattr(m.sp, fn)))(
             m.f(GX + [0.0, 1e-30]))))
@@ -105,6 +116,10 @@ def _cases():
 CASES = _cases()
 
 
+def _floats(v):
+    return [None if np.isnan(t) else float(t) for t in np.asarray(v, np.float64).ravel()]
+
+
 def record(path):
     import types
     import jax
@@ -113,6 +128,7 @@ def record(path):
     from jax import lax
     m = types.SimpleNamespace(jax=jax, sp=sp, lax=lax, jnp=jnp,
                               f=lambda v: jnp.asarray(np.asarray(v, np.float32)),
+                              c=lambda v: jnp.asarray(np.asarray(v, np.complex64)),
                               i=lambda v: jnp.asarray(np.asarray(v, np.int32)))
     out = {}
     for name, fn in CASES:
@@ -121,8 +137,8 @@ def record(path):
         out[name] = [{"dtype": str(np.asarray(v).dtype),
                       "weak": bool(getattr(v, "weak_type", False)),
                       "shape": list(np.shape(v)),
-                      "values": [None if np.isnan(t) else float(t)
-                                 for t in np.asarray(v, np.float64).ravel()]}
+                      "values": _floats(np.real(v)),
+                      **({"imag": _floats(np.imag(v))} if np.iscomplexobj(v) else {})}
                      for v in ys]
     Path(path).write_text(json.dumps(out))
 

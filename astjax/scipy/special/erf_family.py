@@ -29,6 +29,7 @@ from ... import core, lax
 from ... import numpy as jnp
 from ...custom_api import custom_jvp
 from ...errors import ArgumentValueError
+from .faddeeva import _wofz
 from .gamma_zeta import _inexact, _is_complex
 
 __all__ = ["erfcx", "dawsn", "spence"]
@@ -70,15 +71,15 @@ def erfcx(x):
     """The scaled complementary error function `exp(x**2) * erfc(x)`, elementwise.
 
     Args:
-        x: real array or scalar.
+        x: real or complex array or scalar (complex: `wofz(1j * x)`).
 
     Returns:
-        An array of `x`'s shape, of a floating dtype (inf where exp(x**2) overflows for
+        An array of `x`'s shape, of an inexact dtype (inf where exp(x**2) overflows for
         negative x, 0 at +inf).
     """
     [x] = _inexact("erfcx", x)
     if _is_complex(x):
-        raise ArgumentValueError("erfcx does not support complex-valued inputs.")
+        return _wofz(1j * x)
     return _erfcx(x)
 
 
