@@ -64,7 +64,9 @@ def test_values_as_jax_under_jit(name, fn):
     (sp.i0e, (rec.BX,)), (sp.i1, (rec.BX,)), (sp.comb, (rec.CN, rec.CK)),
     (sp.gammasgn, (rec.LG,)), (sp.expi, (rec.EX,)), (sp.exp1, (rec.EX,)),
     (lambda x: sp.expn(3, x), (rec.EX[:-1],)), (sp.erfcx, (rec.EX,)),
-    (sp.spence, (rec.EX,)), (sp.dawsn, (rec.DX,))], ids=lambda v: getattr(v, "__name__", ""))
+    (sp.spence, (rec.EX,)), (sp.dawsn, (rec.DX,)), (lambda x: sp.sici(x)[0], (rec.SX,)),
+    # not at Ci's zero 0.6165, where float32 results differ by an absolute 3e-9
+    (lambda x: sp.sici(x)[1], (rec.SX[:2] + rec.SX[3:],))], ids=lambda v: getattr(v, "__name__", ""))
 def test_vmap_equals_elementwise(fn, args):
     xs = [np.asarray(a, np.float32) for a in args]
     batched = np.asarray(jax.vmap(fn)(*xs))
@@ -129,6 +131,7 @@ def test_against_scipy_float64(x64):
     (lambda x: sp.erfcx(x), (np.array([-2.0, 0.5, 2.4, 2.6, 40.0]),)),
     (lambda x: sp.spence(x), (np.array([0.3, 0.7, 1.5, 4.0]),)),
     (lambda x: sp.dawsn(x), (np.array([-0.1, 0.2, 0.7, 3.0, 9.9, 10.5, 40.0]),)),
+    (lambda x: sp.sici(x), (np.array([-0.5, 0.3, 3.9, 4.1, 12.0, 300.0]),)),
     # second derivatives there are -E_(n-2)'s: NaN for n - 2 < 0 at x <= 1, as JAX's
     (lambda x: sp.exp1(x), (np.array([1.5, 3.0, 45.0]),)),
     (lambda x: sp.expn(4, x), (np.array([0.5, 3.0, 45.0]),)),
@@ -175,6 +178,18 @@ def test_wofz_float64_vmap_and_derivative(x64):
     for step in (1e-6, 1e-6j):
         fd = (ss.wofz(z0 + step) - ss.wofz(z0 - step)) / (2 * step)
         np.testing.assert_allclose(np.asarray(dw), fd, rtol=1e-8)
+
+
+def test_sici_float64(x64):
+    ss = pytest.importorskip("scipy.special")
+    x = np.concatenate([np.linspace(1e-8, 60, 3001), 10 ** np.linspace(-300, 300, 200)])
+    (si, ci), (si_w, ci_w) = sp.sici(x), ss.sici(x)
+    np.testing.assert_allclose(np.asarray(si), si_w, rtol=1e-15)
+    # Ci has zeros: absolute error there (1e-12 relative elsewhere)
+    np.testing.assert_allclose(np.asarray(ci), ci_w, rtol=2e-12, atol=2e-15)
+    with pytest.raises(ValueError, match="real-valued"):
+        sp.sici(jnp.array(1j))
+    assert float(jax.grad(lambda x: sp.sici(x)[0])(0.0)) == 1.0  # sinc at 0
 
 
 def test_lax_exports_special_primitives():

@@ -1,5 +1,5 @@
 """Cases for `jax.scipy.special`'s gamma relatives, zeta, Bessel, exponential-integral,
-error-function relatives (`erfcx`, `dawsn`, `wofz`) and the other names issue 13 added (`beta`, `loggamma`,
+error-function relatives (`erfcx`, `dawsn`, `wofz`), `sici` and the other names issue 13 added (`beta`, `loggamma`,
 `comb`, `polygamma`, `zeta`, `bernoulli`, `i0`..`i1e`, ...), values on grids with
 edge cases (poles, negative arguments, 0, +-inf, NaN) and derivatives, with a
 recorder of JAX's values (see README.md):
@@ -29,6 +29,8 @@ EN = [0, 1, 2, 3, 5, 12, -1]
 GE = [0.2, 0.9, 1.7, 6.0, 35.0, 50.0]
 WZ = [0j, 1 + 1j, -1 + 0.5j, 2 - 1j, -0.3 - 0.2j, 5j, -5j + 1, 6.0 + 0.01j, 30 + 3j,
       -2.0 + 0j, 0.5 - 3j, 1e3 + 1e-3j]
+SX = [0.0, 0.3, 0.6165, 1.0, 3.9, 4.0, 4.1, 7.9, 8.1, 25.0, -2.0, 300.0, 1e5, 2e9, -0.0,
+      INF, -INF, NAN]
 DX = [0.0, 1e-30, 0.1, 0.2, 0.21, 1.0, 3.2, 3.3, 6.2, 6.3, 9.9, 10.0, -2.0, 1e3, 1e20, -0.0,
       INF, -INF, NAN]
 
@@ -104,6 +106,13 @@ def _cases():
         ("d_wofz", lambda m: m.jax.jvp(m.sp.wofz, (m.c(WZ[:8]),),
                                        (m.c([1.0, 1j, 1 - 1j, 2.0, 0.5j, 1.0, 1.0, 1j]),))),
         ("erfcx_complex", lambda m: m.sp.erfcx(m.c(WZ))),
+    ]
+    cases += [
+        ("sici", lambda m: m.sp.sici(m.f(SX))),
+        ("d_si", lambda m: m.jax.vmap(m.jax.grad(lambda x: m.sp.sici(x)[0]))(m.f(SX[:11]))),
+        ("d_ci", lambda m: m.jax.vmap(m.jax.grad(lambda x: m.sp.sici(x)[1]))(m.f(SX[1:11]))),
+        ("sici_scalar", lambda m: m.sp.sici(2.0)),
+        ("sici_int", lambda m: m.sp.sici(m.i([1, -3, 40]))),
     ]
     for fn in ("i0", "i0e", "i1", "i1e"):
         cases.append((f"d_{fn}", lambda m, fn=fn: m.jax.vmap(m.jax.grad(getattr(m.sp, fn)))(

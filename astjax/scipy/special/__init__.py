@@ -14,6 +14,7 @@ from ...numpy.util import canonicalize_axes
 from .erf_family import dawsn, erfcx, spence
 from .expint import exp1, expi, expn
 from .faddeeva import wofz
+from .trig_integrals import sici
 from .gamma_zeta import (bernoulli, beta, comb, gammasgn, i0, i0e, i1, i1e, loggamma,
                          polygamma, zeta)
 
@@ -22,7 +23,7 @@ __all__ = ["logsumexp", "erf", "erfc", "erfinv", "gammaln", "digamma", "expit", 
            "entr", "gamma", "gammasgn", "betaln", "factorial", "poch", "kl_div", "rel_entr",
            "i0", "i0e", "multigammaln", "boxcox", "boxcox1p", "gammainc", "gammaincc",
            "betainc", "beta", "loggamma", "comb", "polygamma", "zeta", "bernoulli", "i1",
-           "i1e", "expn", "exp1", "expi", "erfcx", "spence", "dawsn", "wofz"]
+           "i1e", "expn", "exp1", "expi", "erfcx", "spence", "dawsn", "wofz", "sici"]
 
 
 def _unary(name, fn, doc):
