@@ -66,7 +66,8 @@ def test_values_as_jax_under_jit(name, fn):
     (lambda x: sp.expn(3, x), (rec.EX[:-1],)), (sp.erfcx, (rec.EX,)),
     (sp.spence, (rec.EX,)), (sp.dawsn, (rec.DX,)), (lambda x: sp.sici(x)[0], (rec.SX,)),
     # not at Ci's zero 0.6165, where float32 results differ by an absolute 3e-9
-    (lambda x: sp.sici(x)[1], (rec.SX[:2] + rec.SX[3:],))], ids=lambda v: getattr(v, "__name__", ""))
+    (lambda x: sp.sici(x)[1], (rec.SX[:2] + rec.SX[3:],)),
+    (lambda x: sp.fresnel(x)[0], (rec.FX,)), (lambda x: sp.fresnel(x)[1], (rec.FX,))], ids=lambda v: getattr(v, "__name__", ""))
 def test_vmap_equals_elementwise(fn, args):
     xs = [np.asarray(a, np.float32) for a in args]
     batched = np.asarray(jax.vmap(fn)(*xs))
@@ -132,6 +133,7 @@ def test_against_scipy_float64(x64):
     (lambda x: sp.spence(x), (np.array([0.3, 0.7, 1.5, 4.0]),)),
     (lambda x: sp.dawsn(x), (np.array([-0.1, 0.2, 0.7, 3.0, 9.9, 10.5, 40.0]),)),
     (lambda x: sp.sici(x), (np.array([-0.5, 0.3, 3.9, 4.1, 12.0, 300.0]),)),
+    (lambda x: sp.fresnel(x), (np.array([-0.5, 0.3, 1.5, 1.7, 4.0]),)),
     # second derivatives there are -E_(n-2)'s: NaN for n - 2 < 0 at x <= 1, as JAX's
     (lambda x: sp.exp1(x), (np.array([1.5, 3.0, 45.0]),)),
     (lambda x: sp.expn(4, x), (np.array([0.5, 3.0, 45.0]),)),
@@ -190,6 +192,24 @@ def test_sici_float64(x64):
     with pytest.raises(ValueError, match="real-valued"):
         sp.sici(jnp.array(1j))
     assert float(jax.grad(lambda x: sp.sici(x)[0])(0.0)) == 1.0  # sinc at 0
+
+
+def test_fresnel_float64(x64):
+    ss = pytest.importorskip("scipy.special")
+    x = np.concatenate([np.linspace(0, 40, 4001), 10 ** np.linspace(-100, 3, 100), [-3.3]])
+    for got, want in zip(sp.fresnel(x), ss.fresnel(x)):
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-13)
+    # far out SciPy's phase loses digits (7e-10 at 1e8, where astjax's is within 1e-16
+    # of mpmath): the limits 1/2 -+ (cos, sin)(pi x^2 / 2) / (pi x) there instead
+    x = 10 ** np.linspace(5, 8, 20)
+    s, c = (np.asarray(v) for v in sp.fresnel(x))
+    from fractions import Fraction
+    r = np.pi * np.array([float((Fraction(v) ** 2 / 2) % 2) for v in x])  # exact phase
+    np.testing.assert_allclose(s, 0.5 - np.cos(r) / (np.pi * x), rtol=0, atol=1e-15)
+    np.testing.assert_allclose(c, 0.5 + np.sin(r) / (np.pi * x), rtol=0, atol=1e-15)
+    with pytest.raises(NotImplementedError):
+        sp.fresnel(jnp.array(1j))
+    assert sp.fresnel(jnp.float16(1.0))[0].dtype == jnp.float16
 
 
 def test_lax_exports_special_primitives():

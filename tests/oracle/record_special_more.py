@@ -1,5 +1,5 @@
 """Cases for `jax.scipy.special`'s gamma relatives, zeta, Bessel, exponential-integral,
-error-function relatives (`erfcx`, `dawsn`, `wofz`), `sici` and the other names issue 13 added (`beta`, `loggamma`,
+error-function relatives (`erfcx`, `dawsn`, `wofz`), `sici`, `fresnel` and the other names issue 13 added (`beta`, `loggamma`,
 `comb`, `polygamma`, `zeta`, `bernoulli`, `i0`..`i1e`, ...), values on grids with
 edge cases (poles, negative arguments, 0, +-inf, NaN) and derivatives, with a
 recorder of JAX's values (see README.md):
@@ -31,6 +31,7 @@ WZ = [0j, 1 + 1j, -1 + 0.5j, 2 - 1j, -0.3 - 0.2j, 5j, -5j + 1, 6.0 + 0.01j, 30 +
       -2.0 + 0j, 0.5 - 3j, 1e3 + 1e-3j]
 SX = [0.0, 0.3, 0.6165, 1.0, 3.9, 4.0, 4.1, 7.9, 8.1, 25.0, -2.0, 300.0, 1e5, 2e9, -0.0,
       INF, -INF, NAN]
+FX = [0.0, 0.3, 1.0, 1.5, 1.7, 2.5, -3.2, 6.1, 9.7, 30.0, -0.0, INF, -INF, NAN]
 DX = [0.0, 1e-30, 0.1, 0.2, 0.21, 1.0, 3.2, 3.3, 6.2, 6.3, 9.9, 10.0, -2.0, 1e3, 1e20, -0.0,
       INF, -INF, NAN]
 
@@ -113,6 +114,15 @@ def _cases():
         ("d_ci", lambda m: m.jax.vmap(m.jax.grad(lambda x: m.sp.sici(x)[1]))(m.f(SX[1:11]))),
         ("sici_scalar", lambda m: m.sp.sici(2.0)),
         ("sici_int", lambda m: m.sp.sici(m.i([1, -3, 40]))),
+    ]
+    cases += [
+        ("fresnel", lambda m: m.sp.fresnel(m.f(FX))),
+        ("d_fresnel_s", lambda m: m.jax.vmap(m.jax.grad(lambda x: m.sp.fresnel(x)[0]))(
+            m.f(FX[:9]))),
+        ("d_fresnel_c", lambda m: m.jax.vmap(m.jax.grad(lambda x: m.sp.fresnel(x)[1]))(
+            m.f(FX[:9]))),
+        ("fresnel_scalar", lambda m: m.sp.fresnel(2.0)),
+        ("fresnel_int", lambda m: m.sp.fresnel(m.i([1, -3, 7]))),
     ]
     for fn in ("i0", "i0e", "i1", "i1e"):
         cases.append((f"d_{fn}", lambda m, fn=fn: m.jax.vmap(m.jax.grad(getattr(m.sp, fn)))(
