@@ -28,9 +28,8 @@ import numpy as np
 from ... import core, lax
 from ... import numpy as jnp
 from ...custom_api import custom_jvp
-from ...errors import ArgumentValueError
 from .faddeeva import _wofz
-from .gamma_zeta import _inexact, _is_complex
+from .gamma_zeta import _inexact, _is_complex, _real_arg
 
 __all__ = ["erfcx", "dawsn", "spence"]
 
@@ -164,11 +163,9 @@ def dawsn(x):
     Example:
         >>> import astjax.scipy.special as sp
         >>> sp.dawsn(1.0)
-        Array(0.53807944, dtype=float32)
+        Array(0.5380795, dtype=float32)
     """
-    [x] = _inexact("dawsn", x)
-    if _is_complex(x):
-        raise ArgumentValueError("dawsn does not support complex-valued inputs.")
+    x = _real_arg("dawsn", x)
     dt = core.get_aval(x).dtype
     if dt in (np.float32, np.float64):
         return _dawsn(x)
@@ -228,7 +225,5 @@ def spence(x):
     Returns:
         An array of `x`'s shape, of a floating dtype.
     """
-    [x] = _inexact("spence", x)
-    if _is_complex(x):
-        raise ArgumentValueError("spence does not support complex-valued inputs.")
+    x = _real_arg("spence", x)
     return _spence(x)

@@ -37,6 +37,14 @@ def _is_complex(x):
     return dtypes.issubdtype(core.get_aval(x).dtype, np.complexfloating)
 
 
+def _real_arg(name, x):
+    """`x` promoted to an inexact array; JAX's ValueError for complex input."""
+    [x] = _inexact(name, x)
+    if _is_complex(x):
+        raise ArgumentValueError(f"{name} does not support complex-valued inputs.")
+    return x
+
+
 def gammasgn(x):
     """Elementwise sign of `gamma(x)`: NaN at the poles -1, -2, ..., at -inf and NaN;
     +1 at +0 and -1 at -0 (the side of the pole approached).
@@ -47,9 +55,7 @@ def gammasgn(x):
     Returns:
         An array of `x`'s shape, of a floating dtype.
     """
-    [x] = _inexact("gammasgn", x)
-    if _is_complex(x):
-        raise ArgumentValueError("gammasgn does not support complex-valued inputs.")
+    x = _real_arg("gammasgn", x)
     fl = jnp.floor(x)
     neg = x < 0
     nan = (neg & (x == fl)) | jnp.isnan(x)

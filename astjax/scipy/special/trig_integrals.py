@@ -111,7 +111,7 @@ def sici(x):
     Example:
         >>> import astjax.scipy.special as sp
         >>> sp.sici(1.0)
-        (Array(0.9460831, dtype=float32), Array(0.33740395, dtype=float32))
+        (Array(0.94608307, dtype=float32), Array(0.33740392, dtype=float32))
     """
     [x] = _inexact("sici", x)
     if _is_complex(x):
