@@ -72,8 +72,7 @@ _guard(fft, "fft.")
 # test keeps the two in step): asking for one is a MissingNameError, a NotImplementedError
 # that is also an AttributeError. Any other unknown name JAX lacks too: an AttributeError,
 # as JAX's, with the replacement of a name JAX removed.
-_NOT_YET = frozenset({"place", "put", "put_along_axis", "int1", "uint1", "float6_e2m3fn",
-                      "float6_e3m2fn"})
+_NOT_YET = frozenset({"int1", "uint1", "float6_e2m3fn", "float6_e3m2fn"})
 _REMOVED = {"fix": "trunc"}
 
 
