@@ -15,7 +15,7 @@ from .erf_family import dawsn, erfcx, spence
 from .expint import exp1, expi, expn
 from .faddeeva import wofz
 from .trig_integrals import fresnel, sici
-from .gamma_zeta import (bernoulli, beta, comb, gammasgn, i0, i0e, i1, i1e, loggamma,
+from .gamma_zeta import (bernoulli, beta, comb, gamma, gammasgn, i0, i0e, i1, i1e, loggamma,
                          polygamma, zeta)
 
 __all__ = ["logsumexp", "erf", "erfc", "erfinv", "gammaln", "digamma", "expit", "logit",
@@ -46,21 +46,6 @@ erfinv = _unary("erfinv", lax.erf_inv, "Elementwise inverse of `erf` on (-1, 1).
 gammaln = _unary("gammaln", lax.lgamma, "Elementwise `log(|gamma(x)|)`.")
 digamma = _unary("digamma", lax.digamma, "Elementwise digamma function, the derivative of `gammaln`.")
 expit = _unary("expit", lax.logistic, "Elementwise logistic sigmoid `1 / (1 + exp(-x))`.")
-
-
-def gamma(x):
-    """Elementwise gamma function, `sign * exp(gammaln(x))`.
-
-    Args:
-        x: array or scalar input.
-
-    Returns:
-        An array of `x`'s shape, of a floating dtype.
-    """
-    [x] = promote_args_inexact("gamma", x)
-    sign = where(_uf.logical_or(_uf.greater(x, 0), _uf.equal(_uf.remainder(_uf.floor(x), 2), 0)),
-                 1.0, -1.0)
-    return _uf.multiply(sign, _uf.exp(lax.lgamma(x)))
 
 
 def logit(x):
