@@ -14,6 +14,7 @@ from ...numpy.util import canonicalize_axes
 from .erf_family import dawsn, erfcx, spence
 from .expint import exp1, expi, expn
 from .faddeeva import wofz
+from .hypergeometric import hyp1f1, hyp2f1
 from .trig_integrals import fresnel, sici
 from .gamma_zeta import (bernoulli, beta, comb, gamma, gammasgn, i0, i0e, i1, i1e, loggamma,
                          polygamma, zeta)
@@ -23,7 +24,8 @@ __all__ = ["logsumexp", "erf", "erfc", "erfinv", "gammaln", "digamma", "expit", 
            "entr", "gamma", "gammasgn", "betaln", "factorial", "poch", "kl_div", "rel_entr",
            "i0", "i0e", "multigammaln", "boxcox", "boxcox1p", "gammainc", "gammaincc",
            "betainc", "beta", "loggamma", "comb", "polygamma", "zeta", "bernoulli", "i1",
-           "i1e", "expn", "exp1", "expi", "erfcx", "spence", "dawsn", "wofz", "sici", "fresnel"]
+           "i1e", "expn", "exp1", "expi", "erfcx", "spence", "dawsn", "wofz", "sici", "fresnel",
+           "hyp1f1", "hyp2f1"]
 
 
 def _unary(name, fn, doc):
