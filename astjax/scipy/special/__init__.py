@@ -11,7 +11,7 @@ from ... import numpy as jnp
 from ...numpy import ufuncs as _uf
 from ...numpy.ufuncs import asarray_operand, promote_args_inexact, where
 from ...numpy.util import canonicalize_axes
-from .erf_family import dawsn, erfcx, spence
+from .erf_family import dawsn, erfcx, owens_t, spence
 from .expint import exp1, expi, expn
 from .faddeeva import wofz
 from .hypergeometric import hyp1f1, hyp2f1
@@ -25,7 +25,7 @@ __all__ = ["logsumexp", "erf", "erfc", "erfinv", "gammaln", "digamma", "expit", 
            "i0", "i0e", "multigammaln", "boxcox", "boxcox1p", "gammainc", "gammaincc",
            "betainc", "beta", "loggamma", "comb", "polygamma", "zeta", "bernoulli", "i1",
            "i1e", "expn", "exp1", "expi", "erfcx", "spence", "dawsn", "wofz", "sici", "fresnel",
-           "hyp1f1", "hyp2f1"]
+           "hyp1f1", "hyp2f1", "owens_t"]
 
 
 def _unary(name, fn, doc):

@@ -18,6 +18,13 @@ Euler's reflection Li2(z) + Li2(1 - z) = pi^2/6 - log z log(1 - z) and the inver
 spence(x) = -log(x)^2 / 2 - spence(1 / x) for x > 1. Its derivative is the closed form
 log(x) / (1 - x) (-1 at x = 1), where JAX 0.10.2 differentiates its rational
 approximation (NaN on (1, 2], 0 at 1).
+
+Owen's T function `owens_t(h, a)` = (1 / 2 pi) integral_0^a exp(-h^2 (1 + t^2) / 2) /
+(1 + t^2) dt is Patefield & Tandy's method T5, as JAX 0.10.2 computes it everywhere:
+with t = a u the integrand is even in u, so the 26-point Gauss-Legendre rule on [-1, 1]
+folds into 13 nodes u_i^2 on (0, 1]; |a| > 1 goes through T(h, a) = (Phi(h) + Phi(a h))
+/ 2 - Phi(h) Phi(a h) - T(a h, 1 / a) (written with erf / erfc), h = 0 and |a| = 1 are
+exact. The derivatives are the closed forms of JAX's `custom_jvp`.
 """
 from __future__ import annotations
 
@@ -28,10 +35,11 @@ import numpy as np
 from ... import core, lax
 from ... import numpy as jnp
 from ...custom_api import custom_jvp
+from ...errors import ArgumentValueError
 from .faddeeva import _wofz
 from .gamma_zeta import _inexact, _is_complex, _real_arg
 
-__all__ = ["erfcx", "dawsn", "spence"]
+__all__ = ["erfcx", "dawsn", "spence", "owens_t"]
 
 _SPLIT = 2.5
 _DEPTH = 80
@@ -227,3 +235,77 @@ def spence(x):
     """
     x = _real_arg("spence", x)
     return _spence(x)
+
+
+# ------------------------------------------------------------------------- Owen's T
+
+_GL_NODES, _GL_WEIGHTS = np.polynomial.legendre.leggauss(26)
+# float64 NumPy arrays on purpose: JAX's tables are, so with x64 on a float32 input
+# gives a float64 result there too
+_OWENS_NODES = _GL_NODES[13:] ** 2
+_OWENS_WEIGHTS = _GL_WEIGHTS[13:] / (2 * math.pi)
+
+
+def _owens_t5(h, a):
+    """(a / 2 pi) integral_0^1 exp(-h^2 (1 + a^2 u^2) / 2) / (1 + a^2 u^2) du by the
+    folded 26-point rule, for 0 <= a <= 1."""
+    r = (a * a)[..., None] * _OWENS_NODES
+    f = jnp.exp(-0.5 * (h * h)[..., None] * (1.0 + r)) / (1.0 + r)
+    return a * (f @ _OWENS_WEIGHTS)
+
+
+@custom_jvp
+def _owens_t(h, a):
+    h, abs_a = jnp.abs(h), jnp.abs(a)
+    rt2 = np.asarray(math.sqrt(2), core.get_aval(h).dtype)
+    small_a = abs_a <= 1.0
+    a1 = jnp.where(small_a, abs_a, 1 / abs_a)
+    h1 = jnp.where(small_a, h, abs_a * h)
+    t = _owens_t5(h1, a1)
+    t = jnp.where(h1 == 0.0, jnp.arctan(a1) / (2 * math.pi), t)
+    t = jnp.where(a1 == 1.0, 0.125 * lax.erfc(-h1 / rt2) * lax.erfc(h1 / rt2), t)
+    eh, eah = lax.erfc(h / rt2), lax.erfc(abs_a * h / rt2)
+    reflected = jnp.where(abs_a * h <= 0.67,
+                          0.25 - 0.25 * lax.erf(h / rt2) * lax.erf(abs_a * h / rt2) - t,
+                          0.25 * (eh + eah - eh * eah) - t)
+    t = lax.sign(a) * jnp.where(abs_a > 1.0, reflected, t)
+    return jnp.where(jnp.isnan(a) | jnp.isnan(h), jnp.full_like(t, np.nan), t)
+
+
+def _owens_t_jvp(primals, tangents):
+    (h, a), (th, ta) = primals, tangents
+    out = _owens_t(h, a)
+    dt = core.get_aval(h).dtype
+    d_h = (-jnp.exp(-0.5 * (h * h)) * lax.erf(a * h / np.asarray(math.sqrt(2), dt))
+           / (2.0 * np.asarray(math.sqrt(2 * math.pi), dt)))
+    d_a = jnp.exp(-0.5 * (a * a + 1.0) * (h * h)) / (2.0 * math.pi * (a * a + 1.0))
+    return out, (d_h * th + d_a * ta).astype(core.get_aval(out).dtype)
+
+
+_owens_t.defjvp(_owens_t_jvp)
+
+
+def owens_t(h, a):
+    """Owen's T function, `(1 / 2 pi) integral_0^a exp(-h^2 (1 + t^2) / 2) / (1 + t^2) dt`,
+    elementwise (odd in a, even in h).
+
+    Computed everywhere by the 13-node Gaussian rule (Patefield & Tandy's T5), as JAX
+    0.10.2 does: about 1e-8 relative in float64 for moderate h, less for large |h a|.
+
+    Args:
+        h, a: real arrays or scalars, broadcast together.
+
+    Returns:
+        An array of the broadcast shape, of a floating dtype (float64 when x64 is on,
+        whatever the inputs, as JAX's); differentiable in both. Complex input raises
+        ValueError (JAX computes something from the moduli there).
+
+    Example:
+        >>> import astjax.scipy.special as sp
+        >>> sp.owens_t(0.5, 0.3)
+        Array(0.04078671, dtype=float32)
+    """
+    h, a = _inexact("owens_t", h, a)
+    if _is_complex(h):
+        raise ArgumentValueError("owens_t does not support complex-valued inputs.")
+    return _owens_t(*jnp.broadcast_arrays(h, a))
