@@ -15,6 +15,7 @@ from .erf_family import dawsn, erfcx, owens_t, spence
 from .expint import exp1, expi, expn
 from .faddeeva import wofz
 from .hypergeometric import hyp1f1, hyp2f1
+from .recurrences import bessel_jn, sph_harm_y
 from .trig_integrals import fresnel, sici
 from .gamma_zeta import (bernoulli, beta, comb, gamma, gammasgn, i0, i0e, i1, i1e, loggamma,
                          polygamma, zeta)
@@ -25,7 +26,7 @@ __all__ = ["logsumexp", "erf", "erfc", "erfinv", "gammaln", "digamma", "expit", 
            "i0", "i0e", "multigammaln", "boxcox", "boxcox1p", "gammainc", "gammaincc",
            "betainc", "beta", "loggamma", "comb", "polygamma", "zeta", "bernoulli", "i1",
            "i1e", "expn", "exp1", "expi", "erfcx", "spence", "dawsn", "wofz", "sici", "fresnel",
-           "hyp1f1", "hyp2f1", "owens_t"]
+           "hyp1f1", "hyp2f1", "owens_t", "bessel_jn", "sph_harm_y"]
 
 
 def _unary(name, fn, doc):
