@@ -32,6 +32,8 @@ __all__ = ["bessel_jn", "sph_harm_y"]
 
 def _static_int(value, convert, what):
     if isinstance(value, core.Tracer):
+        if value.known is not None:  # a constant staged under jit: its value is known
+            return convert(np.asarray(value.known).item())
         raise ConcretizationError(
             f"{what} must be a concrete (static) integer, got a staged value",
             hint="pass a Python int (mark it static under jit)")
@@ -143,11 +145,11 @@ def sph_harm_y(n, m, theta, phi, diff_n=None, n_max=None):
     if jnp.isscalar(theta):
         theta = jnp.array([theta])
     if n_max is None:
-        if isinstance(n, core.Tracer):
+        if isinstance(n, core.Tracer) and n.known is None:
             raise TracerArrayConversionError(
                 "sph_harm_y needs n_max when n is a staged value (max(n) is not static)",
                 hint="pass n_max=<the largest degree> as a Python int")
-        n_max = np.max(np.asarray(n))
+        n_max = np.max(np.asarray(n.known if isinstance(n, core.Tracer) else n))
     n_max = _static_int(
         n_max, int, "The `n_max` argument of `jnp.scipy.special.sph_harm` (to use it "
         "within transformations)")
