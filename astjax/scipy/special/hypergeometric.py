@@ -48,10 +48,11 @@ def _real_gamma(x):
     return gammasgn(x) * jnp.exp(lax.lgamma(x))
 
 
-def _series(mask, small, step, first, total):
-    """`total` + sum_(k >= 1) t_k where `mask`, with t_1 = `first` and t_(k+1) =
-    t_k * step(k) (k as a float): a term is added while k < 250 and `small(t_k, sum
-    so far)` is False -- JAX's stopping rule, so the same terms are summed."""
+def _series(mask, small, step, first, total, weight=None):
+    """`total` + sum_(k >= 1) t_k (times weight(k) if given) where `mask`, with t_1 =
+    `first` and t_(k+1) = t_k * step(k) (k as a float): a term is added while k < 250
+    and `small(t_k, sum so far)` is False -- JAX's stopping rule, so the same terms are
+    summed."""
     dt = core.get_aval(first).dtype
 
     def active(i, s):  # i = k - 1
@@ -59,7 +60,8 @@ def _series(mask, small, step, first, total):
 
     def add(i, s):
         acc, term = s
-        return acc + term, term * step(lax.convert_element_type(i + 1, dt))
+        k = lax.convert_element_type(i + 1, dt)
+        return acc + (term if weight is None else term * weight(k)), term * step(k)
     return masked_while(active, add, (jnp.broadcast_to(total, jnp.shape(first)), first))[0]
 
 
@@ -102,19 +104,14 @@ def _hyp1f1(a, b, x):
     return jnp.where(a == 0, _c(x, 1), out)
 
 
+def _param_derivative(first, ratio, weight):
+    """sum_(k >= 1) t_k weight(k) for the Taylor terms t_1 = `first`, t_(k+1) = t_k *
+    ratio(k): the series' derivative in a parameter (JAX's stopping rule)."""
+    return _series(True, _relative(_eps(first)), ratio, first, jnp.zeros_like(first), weight)
+
+
 def _hyp1f1_param_derivative(a, b, x, weight):
-    """sum_(k >= 1) t_k weight(k), t_k the Taylor terms of 1F1."""
-    eps = _eps(x)
-
-    def active(k, s):
-        total, term = s
-        return (k < _MAX_TERMS - 1) & (jnp.abs(term) / jnp.abs(total) > eps)
-
-    def add(k, s):
-        total, term = s
-        kf = lax.convert_element_type(k + 1, core.get_aval(x).dtype)
-        return total + term * weight(kf), term * ((a + kf) / (b + kf) * x / (kf + 1))
-    return masked_while(active, add, (jnp.zeros_like(x), a / b * x))[0]
+    return _param_derivative(a / b * x, lambda k: (a + k) / (b + k) * x / (k + 1), weight)
 
 
 _hyp1f1.defjvps(
@@ -272,19 +269,8 @@ def _hyp2f1(a, b, c, x):
 
 
 def _hyp2f1_param_derivative(a, b, c, x, weight):
-    """sum_(k >= 1) t_k weight(k), t_k the Taylor terms of 2F1."""
-    eps = _eps(x)
-
-    def active(k, s):
-        total, term = s
-        return (k < _MAX_TERMS - 1) & (jnp.abs(term) / jnp.abs(total) > eps)
-
-    def add(k, s):
-        total, term = s
-        kf = lax.convert_element_type(k + 1, core.get_aval(x).dtype)
-        return (total + term * weight(kf),
-                term * ((a + kf) * (b + kf) / (c + kf) / (kf + 1) * x))
-    return masked_while(active, add, (jnp.zeros_like(x), a * b / c * x))[0]
+    return _param_derivative(a * b / c * x,
+                             lambda k: (a + k) * (b + k) / (c + k) / (k + 1) * x, weight)
 
 
 _hyp2f1.defjvps(
