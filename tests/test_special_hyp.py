@@ -128,6 +128,17 @@ def test_derivatives_central_differences(x64):
         fd = [_central(lambda t: float(sp.owens_t(t, a)), h) if h != 0 else float(g[0]),
               _central(lambda t: float(sp.owens_t(h, t)), a)]
         np.testing.assert_allclose(np.asarray(g), fd, rtol=1e-6, atol=1e-9)
+    for z in (0.5, 3.0, 10.0, -12.0):  # plain AD through the recurrence
+        g = jax.grad(lambda t: sp.bessel_jn(t, v=3)[2])(z)
+        np.testing.assert_allclose(float(g), _central(
+            lambda t: float(sp.bessel_jn(t, v=3)[2]), z), rtol=1e-7)
+    n, m, ph = jnp.array([0, 3, 5, 7]), jnp.array([0, -2, 5, 3]), jnp.array([0.3, 1.0, 2.0, 5.0])
+    for th in (0.4, 1.3, 2.9):
+        def y(t, part):
+            return part(sp.sph_harm_y(n, m, jnp.full((4,), t), ph)).sum()
+        for part in (jnp.real, jnp.imag):
+            np.testing.assert_allclose(float(jax.grad(y)(th, part)), _central(
+                lambda t: float(y(t, part)), th), rtol=1e-7, atol=1e-10)
     for z in rec.LZD:  # d loggamma / dz along the real and the imaginary direction
         _, t = jax.jvp(sp.loggamma, (np.complex128(z),), (np.complex128(1.0),))
         fd_re = _central(lambda s: complex(sp.loggamma(np.complex128(z + s))), 0.0)

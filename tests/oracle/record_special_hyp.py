@@ -38,6 +38,7 @@ SN = [0, 1, 2, 3, 5, 4, 2, 7, 6, 3]
 SM = [0, 1, -1, 2, -3, 0, 3, 7, -6, -2]
 ST = [0.3, 0.5, 1.0, 2.0, 3.0, 0.0, 1.2, 2.5, 3.14159, 1.7]
 SP = [0.2, 0.1, 1.0, 2.0, 4.0, 0.5, 0.3, 6.0, 1.5, 5.5]
+SW = [1.0, 0.5 - 1j, 2j, -1.0, 0.3 + 0.3j, 1.0, 1j, 0.7, -0.2 + 1j, 1.5]  # cotangent weights
 LZ = [1 + 1j, -2.5 + 0.1j, -30.5 + 2j, 0j, -1 + 0j, 0.5 + 0j, 3 - 4j, -2.5 + 0j, -2.5 - 0j,
       12 + 30j, 1e-3 + 1e-3j, -0.5 - 7j, 150 + 1j, complex(NAN, 1.0), -40.3 - 0.5j]
 LZD = [1.5 + 0.5j, -2.3 + 1j, 4 - 2j, 0.7 + 0.1j]
@@ -93,6 +94,13 @@ def _cases():
         ("d_hyp2f1_x", lambda m: m.jax.vmap(m.jax.grad(m.sp.hyp2f1, 3))(m.f(ea), m.f(eb), m.f(ec), m.f(ex))),
         ("d_owens_t_h", lambda m: m.jax.vmap(m.jax.grad(m.sp.owens_t, 0))(m.f(OH[:8]), m.f(OA[:8]))),
         ("d_owens_t_a", lambda m: m.jax.vmap(m.jax.grad(m.sp.owens_t, 1))(m.f(OH[:8]), m.f(OA[:8]))),
+        # bessel_jn and sph_harm_y have no custom rule: plain AD through the recurrences
+        ("d_bessel_jn", lambda m: m.jax.vmap(m.jax.grad(lambda z: m.sp.bessel_jn(z, v=3)[3]))(
+            m.f([10.0, -12.0, 15.5, 25.0]))),
+        ("d_sph_harm_y_theta", lambda m: m.jax.grad(lambda t: m.jnp.sum(m.jnp.real(
+            m.sp.sph_harm_y(m.i(SN), m.i(SM), t, m.f(SP)) * m.c(SW))))(m.f(ST[:5] + [1.2, 2.5, 0.8, 1.4, 1.7]))),
+        ("d_sph_harm_y_phi", lambda m: m.jax.grad(lambda p: m.jnp.sum(m.jnp.imag(
+            m.sp.sph_harm_y(m.i(SN), m.i(SM), m.f(ST), p))))(m.f(SP))),
         ("d_loggamma_complex", lambda m: m.jax.jvp(m.sp.loggamma, (m.c(LZD),),
                                                    (m.c([1.0, 1j, 0.5 - 0.5j, 2.0]),))),
         # (JAX's reverse mode refuses the loop of complex loggamma; astjax's is tested

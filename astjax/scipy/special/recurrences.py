@@ -100,12 +100,15 @@ def _legendre_normalized(deg, order, x, n_max):
     def upward(i, carry):
         p2, p1 = carry  # P_(l-2)^m, P_(l-1)^m
         l = lax.convert_element_type(i, dt)
-        c0, c1, c3 = l * l, m * m, (l - 1.0) * (l - 1.0)
+        on = (l > m) & (l <= deg_f)
+        # the order where this step is skipped is 0, so that its coefficients stay
+        # finite (0 * inf in the cotangent of the step not taken would be NaN)
+        m_on = jnp.where(on, m, jnp.zeros_like(m))
+        c0, c1, c3 = l * l, m_on * m_on, (l - 1.0) * (l - 1.0)
         d0 = jnp.sqrt((4.0 * c0 - 1.0) / (c0 - c1))
         d1 = jnp.sqrt(((2.0 * l + 1.0) * (c3 - c1)) / ((2.0 * l - 3.0) * (c0 - c1)))
         first = l == m + 1.0  # P_(m+1)^m = sqrt(2m + 3) x P_m^m
         new = jnp.where(first, jnp.sqrt(2.0 * m + 3.0) * x * p1, d0 * (p1 * x) - d1 * p2)
-        on = (l > m) & (l <= deg_f)
         return jnp.where(on, p1, p2), jnp.where(on, new, p1)
     _, p = lax.fori_loop(1, n_max + 1, upward, (jnp.zeros_like(x), p_mm))
     return jnp.where(deg_f < m, jnp.zeros_like(x), p)
