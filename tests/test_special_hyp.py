@@ -51,6 +51,9 @@ def _check(mode, name, got):
     wants = STORED[mode][name]
     assert len(gots) == len(wants)
     tol = CASE_RTOL.get((mode, name), RTOL[mode])
+    # JAX's test tolerances for the narrow floats: XLA may keep a jitted chain of bf16 /
+    # f16 operations in float32 where an eager run rounds after each
+    tol = {"_bf16": 1e-2, "_f16": 1e-3}.get(name[name.rfind("_"):], tol)
     atol = 1e-6 if mode == "x32" else 1e-14
     for g, want in zip(gots, wants):
         assert str(np.asarray(g).dtype) == want["dtype"], name
@@ -194,7 +197,7 @@ def test_errors_as_jax():
     with pytest.raises(ValueError, match="complex-valued") as e:
         sp.hyp1f1(1.0, 2.0, np.complex64(1j))
     assert isinstance(e.value, AstjaxError)
-    with pytest.raises(ValueError, match="complex-valued"):
+    with pytest.raises(TypeError, match="complex-valued"):  # JAX: TypeError from `rem`
         sp.hyp2f1(1.0, 2.0, 3.0, np.complex64(0.5j))
     with pytest.raises(ValueError, match="complex input not supported"):
         sp.bessel_jn(np.complex64(1.0), v=2)

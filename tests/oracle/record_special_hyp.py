@@ -58,6 +58,11 @@ def _cases():
         ("hyp1f1_scalar", lambda m: m.sp.hyp1f1(1.0, 2.0, 0.5)),
         ("hyp1f1_broadcast", lambda m: m.sp.hyp1f1(m.f([0.5, 1.0, 2.5]), 1.5, m.f([[1.0], [-2.0]]))),
         ("hyp1f1_int", lambda m: m.sp.hyp1f1(m.i([1, 2]), m.i([3, 3]), m.i([1, -1]))),
+        ("hyp1f1_f16", lambda m: m.sp.hyp1f1(m.h([1.5, 2.0]), m.h([2.5, 3.0]), m.h([1.5, -2.0]))),
+        ("hyp1f1_bf16", lambda m: m.sp.hyp1f1(m.bf([1.5, 2.0]), 2.5, m.bf([1.5, 2.0]))),
+        ("hyp2f1_bf16", lambda m: m.sp.hyp2f1(m.bf([1.5, 2.0]), 1.5, m.bf([3.5, 4.0]), 0.375)),
+        ("owens_t_bf16", lambda m: m.sp.owens_t(m.bf([1.5, 2.0]), m.bf([1.5, -0.5]))),
+        ("bessel_jn_bf16", lambda m: m.sp.bessel_jn(m.bf([12.0, 16.0]), v=1)),
         ("hyp2f1", lambda m: m.sp.hyp2f1(m.f(a2), m.f(b2), m.f(c2), m.f(x2))),
         ("hyp2f1_scalar", lambda m: m.sp.hyp2f1(1.0, 2.0, 3.0, 0.5)),
         ("owens_t", lambda m: m.sp.owens_t(m.f(OH), m.f(OA))),
@@ -125,6 +130,8 @@ def namespace(mod, jnp, float_dtype):
     cdt = np.complex64 if float_dtype == np.float32 else np.complex128
     idt = np.int32 if float_dtype == np.float32 else np.int64
     return types.SimpleNamespace(jax=mod, sp=mod.scipy.special, jnp=jnp,
+                                 h=lambda v: jnp.asarray(v, jnp.float16),
+                                 bf=lambda v: jnp.asarray(v, jnp.bfloat16),
                                  f=lambda v: jnp.asarray(np.asarray(v, float_dtype)),
                                  c=lambda v: jnp.asarray(np.asarray(v, cdt)),
                                  i=lambda v: jnp.asarray(np.asarray(v, idt)))

@@ -25,10 +25,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ... import core, lax
+from ... import core, dtypes, lax
 from ... import numpy as jnp
 from ...custom_api import custom_jvp
-from ...errors import ArgumentValueError
+from ...errors import ArgumentTypeError, ArgumentValueError
 from .gamma_zeta import _inexact, _is_complex, gammasgn, masked_while
 
 __all__ = ["hyp1f1", "hyp2f1"]
@@ -37,7 +37,7 @@ _MAX_TERMS = 250
 
 
 def _eps(x):
-    return float(np.finfo(core.get_aval(x).dtype).eps)
+    return float(dtypes.finfo(core.get_aval(x).dtype).eps)
 
 
 def _c(x, v):
@@ -305,6 +305,6 @@ def hyp2f1(a, b, c, x):
         Array(1.5451772, dtype=float32)
     """
     a, b, c, x = _inexact("hyp2f1", a, b, c, x)
-    if _is_complex(x):
-        raise ArgumentValueError("hyp2f1 does not support complex-valued inputs.")
+    if _is_complex(x):  # a TypeError, as JAX's (its `c % 1` refuses complex)
+        raise ArgumentTypeError("hyp2f1 does not support complex-valued inputs.")
     return _hyp2f1(*jnp.broadcast_arrays(a, b, c, x))
