@@ -136,6 +136,7 @@ def hyp1f1(a, b, x):
 
     Returns:
         An array of the broadcast shape, of a floating dtype; differentiable in all three.
+        Complex input raises ValueError (as JAX's).
 
     Example:
         >>> import astjax.scipy.special as sp
@@ -298,6 +299,7 @@ def hyp2f1(a, b, c, x):
 
     Returns:
         An array of the broadcast shape, of a floating dtype; differentiable in all four.
+        Complex input raises TypeError (as JAX's).
 
     Example:
         >>> import astjax.scipy.special as sp
