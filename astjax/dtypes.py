@@ -26,7 +26,7 @@ _ML_DTYPE_FAMILY = {
         (("bfloat16", "float8_e3m4", "float8_e4m3", "float8_e4m3fn", "float8_e4m3fnuz",
           "float8_e4m3b11fnuz", "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu",
           "float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn"), _FLOAT_FAMILY),
-        (("int2", "int4"), _SIGNED_FAMILY), (("uint2", "uint4"), _UNSIGNED_FAMILY))
+        (("int1", "int2", "int4"), _SIGNED_FAMILY), (("uint1", "uint2", "uint4"), _UNSIGNED_FAMILY))
     for name in names if hasattr(ml_dtypes, name)}
 float16, float32, float64 = (np.dtype(t) for t in (np.float16, np.float32, np.float64))
 complex64, complex128 = np.dtype(np.complex64), np.dtype(np.complex128)
@@ -263,8 +263,10 @@ def _join_in(nodes: frozenset, x64: bool):
         if all(o in _upper_bounds(c, x64) for o in common):
             return c
     names = tuple(_FROM_KEY[n].name if n in _FROM_KEY else n for n in sorted(nodes))
-    if any(n in _FROM_KEY and _FROM_KEY[n] in NARROW_FLOATS for n in nodes):
-        why, to = "8-bit floats do not support implicit promotion", "float32"
+    narrow_floats = [_FROM_KEY[n] for n in nodes if n in _FROM_KEY and _FROM_KEY[n] in NARROW_FLOATS]
+    if narrow_floats:  # JAX names the widest of them: 8-, then 6-, then 4-bit floats
+        bits = max(_float_bits(d) for d in narrow_floats)
+        why, to = f"{bits}-bit floats do not support implicit promotion", "float32"
     elif any(n in _FROM_KEY and _FROM_KEY[n] in NARROW_INTS for n in nodes):
         why, to = "1-bit, 2-bit and 4-bit integers do not support implicit promotion", "int32"
     else:
@@ -273,6 +275,11 @@ def _join_in(nodes: frozenset, x64: bool):
         f"Input dtypes {names} have no available implicit dtype promotion path. To avoid "
         f"unintended promotion, {why}. If you'd like your inputs to be promoted to "
         f"another type, you can do so explicitly using e.g. x.astype('{to}')")
+
+
+def _float_bits(dt) -> int:
+    """8 for the float8 variants, 6 and 4 for float6_*/float4_* (their storage is a byte)."""
+    return int(dt.name[len("float")]) if dt.name[len("float")].isdigit() else 8
 
 
 def lattice_node(dt) -> str:

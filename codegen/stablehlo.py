@@ -12,7 +12,7 @@ import re
 import numpy as np
 
 from astjax import core, dtypes, tree_util
-from astjax.errors import (AstjaxError, FfiTargetError, NotImplementedInAstjaxError,
+from astjax.errors import (AstjaxError, FfiTargetError, JAXValueError, NotImplementedInAstjaxError,
                            format_location)
 from astjax.util import Namer
 
@@ -213,6 +213,22 @@ def _always():
     return True
 
 
+# StableHLO operations take no unsigned 1-bit integers (`ui1`; `i1` is bool): JAX's
+# lowering of any operation on uint1 fails MLIR verification with a ValueError.
+_NO_OPERATION_TYPES = frozenset(d for d in dtypes.NARROW_INTS if d.name == "uint1")
+
+
+def _check_op_types(eqn, ctx):
+    for a in [*ctx.avals_in, *ctx.avals_out]:
+        if getattr(a, "dtype", None) in _NO_OPERATION_TYPES:
+            raise JAXValueError(
+                f"Cannot lower `{eqn.primitive.name}` on {a.str_short()}: StableHLO operations "
+                f"have no {_ELT[a.dtype]} element type (verifier error)",
+                loc=eqn.source_info if getattr(eqn.source_info, "file", None) else None,
+                hint="convert through a wider integer outside the program, e.g. "
+                     "np.asarray(x).astype(np.uint8), or use bool")
+
+
 def lower_jaxpr(mb: ModuleBuilder, jaxpr: core.Jaxpr, consts, args, platform="cpu"):
     env = {}
 
@@ -238,6 +254,7 @@ def lower_jaxpr(mb: ModuleBuilder, jaxpr: core.Jaxpr, consts, args, platform="cp
             err.add_note(format_location(eqn.source_info).rstrip())
             raise err
         ctx = RuleContext(mb, [a.aval for a in eqn.invars], [v.aval for v in eqn.outvars], platform)
+        _check_op_types(eqn, ctx)
         first = mb.names.counter
         try:
             outs = rule(ctx, *[read(a) for a in eqn.invars], **eqn.params)

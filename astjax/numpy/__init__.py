@@ -14,7 +14,8 @@ from .scalar_types import (bfloat16, bool_, complex64, complex128, float16, floa
                            float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64)
 from .scalar_types import (float4_e2m1fn, float8_e3m4, float8_e4m3,  # noqa: F401
                            float8_e4m3b11fnuz, float8_e4m3fn, float8_e4m3fnuz, float8_e5m2,
-                           float8_e5m2fnuz, float8_e8m0fnu, int2, int4, uint2, uint4)
+                           float8_e5m2fnuz, float8_e8m0fnu, float6_e2m3fn, float6_e3m2fn,
+                           int1, int2, int4, uint1, uint2, uint4)
 from .contractions import *  # noqa: F401,F403
 from .creation import *  # noqa: F401,F403
 from .indexing import _getitem, _IndexUpdateHelper, take, take_along_axis  # noqa: F401
@@ -72,7 +73,7 @@ _guard(fft, "fft.")
 # test keeps the two in step): asking for one is a MissingNameError, a NotImplementedError
 # that is also an AttributeError. Any other unknown name JAX lacks too: an AttributeError,
 # as JAX's, with the replacement of a name JAX removed.
-_NOT_YET = frozenset({"int1", "uint1", "float6_e2m3fn", "float6_e3m2fn"})
+_NOT_YET: frozenset = frozenset()
 _REMOVED = {"fix": "trunc"}
 
 

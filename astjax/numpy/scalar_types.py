@@ -63,12 +63,14 @@ bfloat16, float16, float32, float64 = (ScalarType(d) for d in (
     dtypes.bfloat16, dtypes.float16, dtypes.float32, dtypes.float64))
 complex64, complex128 = ScalarType(dtypes.complex64), ScalarType(dtypes.complex128)
 
-# ml_dtypes' narrow types: usable as dtypes and scalar constructors; astjax has no
-# arithmetic on them yet, so arrays of them raise a located DTypeError.
+# ml_dtypes' narrow types: usable as dtypes and scalar constructors; arrays of them
+# compute where XLA's CPU backend does. Where jaxlib cannot (float6_* buffers, int1/uint1
+# programs), its JaxRuntimeError is raised, as under JAX.
 (float8_e3m4, float8_e4m3, float8_e4m3b11fnuz, float8_e4m3fn, float8_e4m3fnuz, float8_e5m2,
- float8_e5m2fnuz, float8_e8m0fnu, float4_e2m1fn, int2, int4, uint2, uint4) = (
+ float8_e5m2fnuz, float8_e8m0fnu, float6_e2m3fn, float6_e3m2fn, float4_e2m1fn, int1, int2,
+ int4, uint1, uint2, uint4) = (
     ScalarType(getattr(ml_dtypes, n)) for n in (
         "float8_e3m4", "float8_e4m3", "float8_e4m3b11fnuz", "float8_e4m3fn", "float8_e4m3fnuz",
-        "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu", "float4_e2m1fn", "int2", "int4",
-        "uint2", "uint4"))
+        "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu", "float6_e2m3fn", "float6_e3m2fn",
+        "float4_e2m1fn", "int1", "int2", "int4", "uint1", "uint2", "uint4"))
 
