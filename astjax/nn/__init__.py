@@ -16,6 +16,7 @@ from ..numpy.util import canonicalize_axis, static_int
 from ..scipy.special import _axes, logsumexp  # noqa: F401
 from ..scipy.special import _log_softmax as log_softmax, _softmax as softmax  # noqa: F401
 from . import initializers  # noqa: F401
+from .scaled import get_scaled_dot_general_config, scaled_dot_general, scaled_matmul  # noqa: F401
 from ..typing import Array, ArrayLike, DTypeLike
 
 __all__ = ["relu", "relu6", "gelu", "sigmoid", "softplus", "silu", "swish", "elu", "celu",
@@ -23,7 +24,8 @@ __all__ = ["relu", "relu6", "gelu", "sigmoid", "softplus", "silu", "swish", "elu
            "log_sigmoid", "soft_sign", "sparse_plus", "glu", "mish", "softmax",
            "log_softmax", "logsumexp", "one_hot", "standardize", "initializers", "identity",
            "tanh", "squareplus", "sparse_sigmoid", "log1mexp", "logmeanexp",
-           "dot_product_attention"]
+           "dot_product_attention", "scaled_matmul", "scaled_dot_general",
+           "get_scaled_dot_general_config"]
 
 
 def _inexact(name, x):
