@@ -252,7 +252,11 @@ def _dot_lowering(ctx, x, y, *, dimension_numbers, precision=None,
                   preferred_element_type=None, out_sharding=None):
     (lc, rc), (lb, rb) = dimension_numbers
     a, b = ctx.avals_in
-    if a.dtype != ctx.avals_out[0].dtype:
+    # floating operands of one dtype feed a wider accumulation directly, as JAX lowers
+    # it (converting first would let XLA drop the operands' rounding, e.g. bf16 products)
+    direct = a.dtype == b.dtype and dtypes.is_float(a.dtype) and dtypes.is_float(
+        ctx.avals_out[0].dtype)
+    if a.dtype != ctx.avals_out[0].dtype and not direct:
         x = ctx.op1("stablehlo.convert", [x], a.update(dtype=ctx.avals_out[0].dtype))
         y = ctx.op1("stablehlo.convert", [y], b.update(dtype=ctx.avals_out[0].dtype))
     dn = (f"#stablehlo.dot<lhs_batching_dimensions = [{', '.join(map(str, lb))}], "
