@@ -16,8 +16,9 @@ from .distributions import __all__ as _more
 
 from .keys import *  # noqa: F401,F403  (typed keys; samplers accepting them)
 from .keys import PRNGKeyArray, KeyTy  # noqa: F401
+from ..primitives.random_gamma import random_gamma_p  # noqa: F401  (what the gamma family binds)
 
-__all__ = list(_base) + list(_more) + ["PRNGKeyArray"]
+__all__ = list(_base) + list(_more) + ["PRNGKeyArray", "random_gamma_p"]
 
 
 def __getattr__(name):

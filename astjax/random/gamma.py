@@ -5,15 +5,13 @@ poisson (Knuth below rate 10, Hormann's transformed rejection above), binomial
 
 Each follows JAX 0.10.2's algorithm with the same key splits and loop structure, so
 the same key gives the same values. Keys here are raw `uint32[2]` data;
-`random.keys` wraps every public function for typed keys. The derivative of a gamma
-sample with respect to its shape parameter is JAX's implicit reparameterization
-gradient (`_gamma_samples`' custom JVP), so beta, dirichlet, chisquare, f, t and
-loggamma differentiate in their parameters too.
+`random.keys` wraps every public function for typed keys. Gamma draws bind
+`random_gamma_p` (astjax/primitives/random_gamma.py: the sampler, and JAX's implicit
+reparameterization derivative in the shape parameter), so beta, dirichlet, chisquare,
+f, t and loggamma differentiate in their parameters too.
 """
 from __future__ import annotations
 
-import functools
-import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -21,10 +19,10 @@ import numpy as np
 
 from .. import core, dtypes, lax
 from .. import numpy as jnp
-from ..custom_api import custom_jvp
 from ..errors import ArgumentValueError, DTypeError
 from ..numpy.operands import broadcast_shapes, promote_args_inexact
 from ..numpy.util import library_jit, static_shape
+from ..primitives.random_gamma import random_gamma
 from . import prng as _p
 from . import threefry as _tf
 from ..typing import Array, ArrayLike, DTypeLike
@@ -45,93 +43,13 @@ def _c(v, dt):
 def _shape_of(x):
     return tuple(core.get_aval(x).shape) if hasattr(x, "aval") else np.shape(x)
 
-# ------------------------------------------- the derivative in the shape parameter
-
-
-def _sample_grad(a, x):
-    """d x / d a for a sample x ~ Gamma(a) held at a fixed quantile (implicit
-    reparameterization): with P(a, x) the CDF (`igamma`), dx/da = -(dP/da) / (dP/dx),
-    and dP/dx is the density x^(a-1) e^(-x) / Gamma(a). A sample 0 does not move."""
-    log_density = lax.sub(lax.sub(lax.mul(lax.sub(a, _c(1, x.dtype)), lax.log(x)), x),
-                          lax.lgamma(a))
-    grad = lax.neg(lax.div(lax.igamma_grad_a(a, x), lax.exp(log_density)))
-    return lax.select(lax.eq(x, _c(0, x.dtype)), lax.full_like(x, 0), grad)
-
-
-@functools.partial(custom_jvp, nondiff_argnums=(2,))
-def _gamma_samples(keys, alphas, log_space):
-    """One Gamma(alpha) sample (or its log) per key and alpha, flat."""
-    return lax.scan(lambda c, ka: (c, _gamma_one(ka[0], ka[1], log_space)), None,
-                    (keys, alphas))[1]
-
-
-def _gamma_samples_jvp(log_space, primals, tangents):
-    keys, alphas = primals
-    samples = _gamma_samples(keys, alphas, log_space)
-    if log_space:  # d log(x) = dx / x, with a sample rounded to 0 taken as the tiniest
-        x = lax.exp(samples)
-        x = lax.select(lax.eq(x, _c(0, x.dtype)),
-                       lax.full_like(x, dtypes.finfo(x.dtype).tiny), x)
-        grad = lax.div(_sample_grad(alphas, x), x)
-    else:
-        grad = _sample_grad(alphas, samples)
-    return samples, lax.mul(tangents[1], grad)
-
-
-_gamma_samples.defjvp(_gamma_samples_jvp)
-
 # ------------------------------------------------------------------------- gamma
-
-
-def _gamma_one(key, alpha, log_space):
-    """One Gamma(alpha) sample (or its log) by Marsaglia and Tsang's method."""
-    dt = core.get_aval(alpha).dtype
-    one, zero = _c(1, dt), _c(0, dt)
-    boost_mask = lax.ge(alpha, one)
-    alpha_b = lax.select(boost_mask, alpha, lax.add(alpha, one))
-    d = lax.sub(alpha_b, _c(1. / 3., dt))
-    c = lax.div(_c(1. / 3., dt), lax.sqrt(d))
-
-    def rejected(state):
-        _, xx, v3, u = state
-        squeeze = lax.ge(u, lax.sub(one, lax.mul(_c(0.0331, dt), lax.mul(xx, xx))))
-        log_test = lax.ge(lax.log(u), lax.add(lax.mul(xx, _c(0.5, dt)),
-                                              lax.mul(d, lax.add(lax.sub(one, v3),
-                                                                 lax.log(v3)))))
-        return lax.bitwise_and(squeeze, log_test)
-
-    def propose(state):
-        k, x_key, u_key = _keys(state[0], 3)
-
-        def next_v(s):
-            k2, sub = _keys(s[0], 2)
-            x = _p._normal_real(sub, (), dt)
-            return k2, x, lax.add(one, lax.mul(x, c))
-        _, x, v = lax.while_loop(lambda s: lax.le(s[2], zero), next_v,
-                                 (x_key, zero, _c(-1, dt)))
-        u = _p._uniform_impl(u_key, 0.0, 1.0, (), dt)
-        return k, lax.mul(x, x), lax.mul(lax.mul(v, v), v), u
-
-    key, subkey = _keys(key, 2)
-    _, _, v3, _ = lax.while_loop(rejected, propose, (key, zero, one, _c(2, dt)))
-    if log_space:
-        log_u = lax.neg(_p._exponential(subkey, (), dt))
-        log_boost = lax.select(lax.bitwise_or(boost_mask, lax.eq(log_u, zero)), zero,
-                               lax.mul(log_u, lax.div(one, alpha)))
-        return lax.add(lax.add(lax.log(d), lax.log(v3)), log_boost)
-    u = lax.sub(one, _p._uniform_impl(subkey, 0.0, 1.0, (), dt))
-    boost = lax.select(boost_mask, one, lax.pow(u, lax.div(one, alpha)))
-    return lax.mul(lax.mul(d, v3), boost)
 
 
 @library_jit(static_argnums=(2, 3, 4))
 def _gamma(key, a, shape, dtype, log_space):
     a = jnp.broadcast_to(lax.convert_element_type(a, dtype), shape)
-    n = math.prod(shape)
-    if n == 0:
-        return jnp.zeros(shape, dtype)
-    samples = _gamma_samples(_tf.split(key, (n,)), lax.reshape(a, (n,)), log_space)
-    return lax.reshape(samples, shape)
+    return random_gamma(key, a, log_space=log_space)
 
 
 def _gamma_shape(name, shape, *params):

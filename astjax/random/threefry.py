@@ -23,35 +23,20 @@ from ..codegen import runtime
 from ..config import config
 from ..errors import ArgumentError, ArgumentTypeError, ArgumentValueError, DTypeError
 from ..numpy.operands import _constant
+from ..primitives import threefry_hash as _hash
 
 _U32 = dtypes.uint32
-_ROT = ((13, 15, 26, 6), (17, 29, 16, 24))
 
 
 def _u32(v):
     return np.uint32(v)
 
 
-def _rotl(x, d):
-    return lax.bitwise_or(lax.shift_left(x, _u32(d)), lax.shift_right_logical(x, _u32(32 - d)))
-
-
 def threefry2x32(k1, k2, x1, x2):
-    """The threefry2x32 block function on uint32 arrays (keys broadcast)."""
-    ks = [k1, k2, lax.bitwise_xor(lax.bitwise_xor(k1, k2), _u32(0x1BD11BDA))]
-    shape = core.get_aval(x1).shape
-    if shape:
-        ks = [k if core.get_aval(k).shape == shape else lax.broadcast(k, shape) for k in ks]
-    x = [lax.add(x1, ks[0]), lax.add(x2, ks[1])]
-    if core.current_builder() is not None and _rolled_loops():
-        return _rolled_rounds(x, ks, shape)
-    for i in range(5):
-        for r in _ROT[i % 2]:
-            x[0] = lax.add(x[0], x[1])
-            x[1] = lax.bitwise_xor(x[0], _rotl(x[1], r))
-        x[0] = lax.add(x[0], ks[(i + 1) % 3])
-        x[1] = lax.add(lax.add(x[1], ks[(i + 2) % 3]), _u32(i + 1))
-    return x[0], x[1]
+    """The threefry2x32 block function on uint32 arrays (keys broadcast); rolled into a
+    loop when staged on CPU (`_rolled_loops`)."""
+    return _hash.threefry2x32(k1, k2, x1, x2,
+                              rolled=core.current_builder() is not None and _rolled_loops())
 
 
 def _rolled_loops():
@@ -59,33 +44,6 @@ def _rolled_loops():
     keeps the ~100-op hash out of the fusions of its consumers (a sample sliced 100
     ways compiled 100 copies of it, issue 14). Other platforms get the unrolled form."""
     return runtime.platform() == "cpu"
-
-
-def _rolled_rounds(x, ks, shape):
-    """The rounds of `threefry2x32` as `fori_loop(0, 5)`: the carry holds the two words,
-    the key schedule rotated once per round and the two rotation sets swapped per
-    round (JAX's `rolled_loop_step`). Same bits as the unrolled rounds."""
-    rots = [_constant(np.array(r, np.uint32)) for r in _ROT]
-
-    def rotl(v, r):
-        r = lax.broadcast(r, shape) if shape else r
-        return lax.bitwise_or(lax.shift_left(v, r),
-                              lax.shift_right_logical(v, lax.sub(_u32(32) if not shape else
-                                                                 lax.full(shape, 32, _U32), r)))
-
-    def step(i, carry):
-        x0, x1, ka, kb, kc, ra, rb = carry
-        for j in range(4):
-            r = lax.squeeze(lax.slice(ra, (j,), (j + 1,)), (0,))
-            x0 = lax.add(x0, x1)
-            x1 = lax.bitwise_xor(x0, rotl(x1, r))
-        x0 = lax.add(x0, ka)
-        n = lax.add(lax.convert_element_type(i, _U32), _u32(1))
-        x1 = lax.add(lax.add(x1, kb), lax.broadcast(n, shape) if shape else n)
-        return (x0, x1, kb, kc, ka, rb, ra)
-
-    out = lax.fori_loop(0, 5, core.raw(step), (x[0], x[1], ks[1], ks[2], ks[0], *rots))
-    return out[0], out[1]
 
 
 def iota_2x32(shape):
