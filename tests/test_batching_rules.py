@@ -194,6 +194,11 @@ def key_boundary(data):
     return keys, core.bind(pk.random_unwrap_p, keys)
 
 
+def gammas(keys, a):
+    from astjax.primitives.random_gamma import random_gamma
+    return random_gamma(keys, a + 0.3), random_gamma(keys, a, log_space=True)
+
+
 CASES = [
     ("unary_float", unary_float, [F]),
     ("unary_int", unary_int, [I]),
@@ -221,6 +226,8 @@ CASES = [
     ("sort", sorts, [S, S]),
     # typed keys' data (uint32[..., 2]): batched on any axis, even after the data's
     ("key_boundary", key_boundary, [("u32", (3, 2))]),
+    # one key per row of alpha: the key's axes lead alpha's
+    ("random_gamma", gammas, [("u32", (3, 2)), ("f32", (3, 2))]),
 ]
 
 
