@@ -29,6 +29,6 @@ from . import factorizations  # noqa: F401,E402  (LAPACK custom calls: lu, qr, e
 from . import householder  # noqa: F401,E402  (geqrf, householder_product, hessenberg)
 from . import special  # noqa: F401,E402  (igamma, igammac, betainc)
 from . import prng_keys  # noqa: F401,E402  (random_wrap/random_unwrap: the typed-key boundary)
-from . import threefry_hash  # noqa: F401,E402  (the threefry2x32 hash; no primitive)
+from . import threefry_draws  # noqa: F401,E402  (the threefry2x32 hash and draws; no primitive)
 from . import random_gamma  # noqa: F401,E402  (random_gamma: JAX's gamma sampler)
 from . import ops  # noqa: F401,E402  (every wrapper in one namespace; after every family)

@@ -25,11 +25,10 @@ import math
 import numpy as np
 
 from .. import core, dtypes
-from ..config import config
 from ..core import ShapedArray
 from ..errors import DTypeError, ShapeError
 from .base import bdim_at_front, is_zero, lax_ops, lowering_from, register
-from .threefry_hash import threefry2x32
+from .threefry_draws import keys_of, normal, split_keys, uniform
 
 __all__ = ["random_gamma_p", "random_gamma"]
 
@@ -37,71 +36,9 @@ _U32 = np.dtype(np.uint32)
 
 random_gamma_p = core.new_primitive("random_gamma")
 
-# ------------------------------------------------------------- draws from one key
-
 
 def _c(v, dt):
     return np.asarray(v, dt)[()]
-
-
-def _split(keys, n):
-    """keys u32[m, 2] -> u32[m, n, 2]: each key split into n, in JAX's layout."""
-    L = lax_ops()
-    m = core.get_aval(keys).shape[0]
-    k1 = L.broadcast_in_dim(L.slice(keys, (0, 0), (m, 1)), (m, n), (0, 1))
-    k2 = L.broadcast_in_dim(L.slice(keys, (0, 1), (m, 2)), (m, n), (0, 1))
-    if config.read("jax_threefry_partitionable"):  # the counter of element i is (0, i)
-        b1, b2 = threefry2x32(k1, k2, L.full((m, n), 0, _U32), L.broadcasted_iota(_U32, (m, n), 1))
-        return L.concatenate([L.expand_dims(b1, (2,)), L.expand_dims(b2, (2,))], 2)
-    # the original layout: the counter 0 .. 2n-1 hashed as its two halves, re-joined
-    b1, b2 = threefry2x32(k1, k2, L.broadcasted_iota(_U32, (m, n), 1),
-                          L.add(L.broadcasted_iota(_U32, (m, n), 1), np.uint32(n)))
-    return L.reshape(L.concatenate([b1, b2], 1), (m, n, 2))
-
-
-def _keys(key, n):
-    L = lax_ops()
-    ks = L.reshape(_split(L.reshape(key, (1, 2)), n), (n, 2))
-    return [L.index_in_dim(ks, i, 0, False) for i in range(n)]
-
-
-def _bits(key, width):
-    """`random.bits` of one scalar of `width` bits (8, 16, 32, 64) from one key."""
-    L = lax_ops()
-    k1, k2 = L.index_in_dim(key, 0, 0, False), L.index_in_dim(key, 1, 0, False)
-    zero = L.full((), 0, _U32)
-    partitionable = config.read("jax_threefry_partitionable")
-    second = zero if partitionable or width < 64 else L.full((), 1, _U32)
-    b1, b2 = threefry2x32(k1, k2, zero, second)
-    if width == 64:
-        u64 = np.dtype(np.uint64)
-        return L.bitwise_or(L.shift_left(L.convert_element_type(b1, u64), np.uint64(32)),
-                            L.convert_element_type(b2, u64))
-    word = L.bitwise_xor(b1, b2) if partitionable else b1
-    return word if width == 32 else L.convert_element_type(word, np.dtype(f"uint{width}"))
-
-
-def _uniform(key, dt, lo=0.0, hi=1.0):
-    """`random.uniform(key, (), dt, lo, hi)`: mantissa bits under the exponent of 1.0."""
-    L = lax_ops()
-    fi = dtypes.finfo(dt)
-    nbits, nmant = fi.bits, fi.nmant
-    rng_bits = 8 if nmant < 8 else nbits
-    uint = np.dtype(f"uint{nbits}")
-    b = _bits(key, rng_bits)
-    if rng_bits != nbits:
-        b = L.convert_element_type(b, uint)
-    fb = L.bitwise_or(L.shift_right_logical(b, _c(rng_bits - nmant, uint)),
-                      np.array(1.0, dt).view(uint)[()])
-    floats = L.sub(L.bitcast_convert_type(fb, dt), _c(1.0, dt))
-    lo, hi = L.full((), lo, dt), L.full((), hi, dt)
-    return L.max(lo, L.add(L.mul(floats, L.sub(hi, lo)), lo))
-
-
-def _normal(key, dt):
-    L = lax_ops()
-    lo = np.nextafter(np.array(-1.0, dt), np.array(0.0, dt), dtype=dt)
-    return L.mul(_c(np.sqrt(2), dt), L.erf_inv(_uniform(key, dt, lo, 1.0)))
 
 # ------------------------------------------------------------------ the sampler
 
@@ -126,25 +63,25 @@ def _gamma_one(key, alpha, log_space):
         return L.bitwise_and(squeeze, log_test)
 
     def propose(state):
-        k, x_key, u_key = _keys(state[0], 3)
+        k, x_key, u_key = keys_of(state[0], 3)
 
         def next_v(s):
-            k2, sub = _keys(s[0], 2)
-            x = _normal(sub, dt)
+            k2, sub = keys_of(s[0], 2)
+            x = normal(sub, dt)
             return k2, x, L.add(one, L.mul(x, c))
         _, x, v = L.while_loop(core.raw(lambda s: L.le(s[2], zero)), core.raw(next_v),
                                (x_key, zero, _c(-1, dt)))
-        return k, L.mul(x, x), L.mul(L.mul(v, v), v), _uniform(u_key, dt)
+        return k, L.mul(x, x), L.mul(L.mul(v, v), v), uniform(u_key, dt)
 
-    key, subkey = _keys(key, 2)
+    key, subkey = keys_of(key, 2)
     _, _, v3, _ = L.while_loop(core.raw(rejected), core.raw(propose),
                                (key, zero, one, _c(2, dt)))
     if log_space:  # log(U) as -Exponential(): -log1p(-U)
-        log_u = L.log1p(L.neg(_uniform(subkey, dt)))
+        log_u = L.log1p(L.neg(uniform(subkey, dt)))
         log_boost = L.select(L.bitwise_or(boost_mask, L.eq(log_u, zero)), zero,
                              L.mul(log_u, L.div(one, alpha)))
         return L.add(L.add(L.log(d), L.log(v3)), log_boost)
-    u = L.sub(one, _uniform(subkey, dt))
+    u = L.sub(one, uniform(subkey, dt))
     boost = L.select(boost_mask, one, L.pow(u, L.div(one, alpha)))
     return L.mul(L.mul(d, v3), boost)
 
@@ -157,7 +94,7 @@ def _sample(key, a, *, log_space):
     n = math.prod(aa.shape[ka.ndim - 1:])
     if nk * n == 0:
         return L.full(aa.shape, 0, aa.dtype)
-    keys = L.reshape(_split(L.reshape(key, (nk, 2)), n), (nk * n, 2))
+    keys = L.reshape(split_keys(L.reshape(key, (nk, 2)), n), (nk * n, 2))
     alphas = L.reshape(a, (nk * n,))
     samples = L.scan(core.raw(lambda c, x: (c, _gamma_one(x[0], x[1], log_space))), None,
                      (keys, alphas))[1]

@@ -23,7 +23,7 @@ from ..codegen import runtime
 from ..config import config
 from ..errors import ArgumentError, ArgumentTypeError, ArgumentValueError, DTypeError
 from ..numpy.operands import _constant
-from ..primitives import threefry_hash as _hash
+from ..primitives import threefry_draws as _hash
 
 _U32 = dtypes.uint32
 

@@ -1,0 +1,140 @@
+"""The threefry2x32 block function (Salmon et al., 2011) on uint32 lax values -- the hash
+under JAX's default PRNG -- and the draws a primitive's lowering makes with it: key
+splits in JAX's two counter layouts (`jax_threefry_partitionable`) and one uniform or
+normal scalar per key, bit for bit as `astjax.random` draws them. It declares no
+primitive; it sits with the primitive families because `random_gamma`'s lowering draws
+through it, and `astjax.random` builds seeds, splits and random bits on the same hash
+(`random/threefry.py`).
+
+`rolled=True` writes the five rounds as a `fori_loop` (JAX's CPU lowering does the same,
+so XLA keeps the ~100-op hash out of its consumers' fusions); the bits are the same.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import core, dtypes
+from ..config import config
+from .base import lax_ops
+
+_U32 = np.dtype(np.uint32)
+ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
+
+
+def threefry2x32(k1, k2, x1, x2, rolled=False):
+    """The two output words of threefry2x32 with key (k1, k2) on counters (x1, x2):
+    uint32 values, keys scalar or of the counters' shape."""
+    L = lax_ops()
+    ks = [k1, k2, L.bitwise_xor(L.bitwise_xor(k1, k2), np.uint32(0x1BD11BDA))]
+    shape = core.get_aval(x1).shape
+    if shape:
+        ks = [k if core.get_aval(k).shape == shape else L.broadcast(k, shape) for k in ks]
+    x = [L.add(x1, ks[0]), L.add(x2, ks[1])]
+    if rolled:
+        return _rolled_rounds(L, x, ks, shape)
+    for i in range(5):
+        for r in ROTATIONS[i % 2]:
+            x[0] = L.add(x[0], x[1])
+            x[1] = L.bitwise_xor(x[0], _rotl(L, x[1], r))
+        x[0] = L.add(x[0], ks[(i + 1) % 3])
+        x[1] = L.add(L.add(x[1], ks[(i + 2) % 3]), np.uint32(i + 1))
+    return x[0], x[1]
+
+
+def _rotl(L, x, d):
+    return L.bitwise_or(L.shift_left(x, np.uint32(d)), L.shift_right_logical(x, np.uint32(32 - d)))
+
+
+def _rolled_rounds(L, x, ks, shape):
+    """The rounds as `fori_loop(0, 5)`: the carry holds the two words, the key schedule
+    rotated once per round and the two rotation sets swapped per round (JAX's
+    `rolled_loop_step`)."""
+    b = core.current_builder()
+    rots = [b.const_tracer(np.array(r, _U32)) for r in ROTATIONS]
+
+    def rotl(v, r):
+        r = L.broadcast(r, shape) if shape else r
+        width = L.full(shape, 32, _U32) if shape else np.uint32(32)
+        return L.bitwise_or(L.shift_left(v, r), L.shift_right_logical(v, L.sub(width, r)))
+
+    def step(i, carry):
+        x0, x1, ka, kb, kc, ra, rb = carry
+        for j in range(4):
+            r = L.squeeze(L.slice(ra, (j,), (j + 1,)), (0,))
+            x0 = L.add(x0, x1)
+            x1 = L.bitwise_xor(x0, rotl(x1, r))
+        x0 = L.add(x0, ka)
+        n = L.add(L.convert_element_type(i, _U32), np.uint32(1))
+        x1 = L.add(L.add(x1, kb), L.broadcast(n, shape) if shape else n)
+        return (x0, x1, kb, kc, ka, rb, ra)
+
+    out = L.fori_loop(0, 5, core.raw(step), (x[0], x[1], ks[1], ks[2], ks[0], *rots))
+    return out[0], out[1]
+
+# ------------------------------------------------------------- draws from keys
+
+
+def _c(v, dt):
+    return np.asarray(v, dt)[()]
+
+
+def split_keys(keys, n):
+    """keys u32[m, 2] -> u32[m, n, 2]: each key split into n, in JAX's layout."""
+    L = lax_ops()
+    m = core.get_aval(keys).shape[0]
+    k1 = L.broadcast_in_dim(L.slice(keys, (0, 0), (m, 1)), (m, n), (0, 1))
+    k2 = L.broadcast_in_dim(L.slice(keys, (0, 1), (m, 2)), (m, n), (0, 1))
+    if config.read("jax_threefry_partitionable"):  # the counter of element i is (0, i)
+        b1, b2 = threefry2x32(k1, k2, L.full((m, n), 0, _U32), L.broadcasted_iota(_U32, (m, n), 1))
+        return L.concatenate([L.expand_dims(b1, (2,)), L.expand_dims(b2, (2,))], 2)
+    # the original layout: the counter 0 .. 2n-1 hashed as its two halves, re-joined
+    b1, b2 = threefry2x32(k1, k2, L.broadcasted_iota(_U32, (m, n), 1),
+                          L.add(L.broadcasted_iota(_U32, (m, n), 1), np.uint32(n)))
+    return L.reshape(L.concatenate([b1, b2], 1), (m, n, 2))
+
+
+def keys_of(key, n):
+    """One key u32[2] split into a list of n keys (`random.split(key, n)` unpacked)."""
+    L = lax_ops()
+    ks = L.reshape(split_keys(L.reshape(key, (1, 2)), n), (n, 2))
+    return [L.index_in_dim(ks, i, 0, False) for i in range(n)]
+
+
+def _bits(key, width):
+    """`random.bits` of one scalar of `width` bits (8, 16, 32, 64) from one key."""
+    L = lax_ops()
+    k1, k2 = L.index_in_dim(key, 0, 0, False), L.index_in_dim(key, 1, 0, False)
+    zero = L.full((), 0, _U32)
+    partitionable = config.read("jax_threefry_partitionable")
+    second = zero if partitionable or width < 64 else L.full((), 1, _U32)
+    b1, b2 = threefry2x32(k1, k2, zero, second)
+    if width == 64:
+        u64 = np.dtype(np.uint64)
+        return L.bitwise_or(L.shift_left(L.convert_element_type(b1, u64), np.uint64(32)),
+                            L.convert_element_type(b2, u64))
+    word = L.bitwise_xor(b1, b2) if partitionable else b1
+    return word if width == 32 else L.convert_element_type(word, np.dtype(f"uint{width}"))
+
+
+def uniform(key, dt, lo=0.0, hi=1.0):
+    """`random.uniform(key, (), dt, lo, hi)`: mantissa bits under the exponent of 1.0."""
+    L = lax_ops()
+    fi = dtypes.finfo(dt)
+    nbits, nmant = fi.bits, fi.nmant
+    rng_bits = 8 if nmant < 8 else nbits
+    uint = np.dtype(f"uint{nbits}")
+    b = _bits(key, rng_bits)
+    if rng_bits != nbits:
+        b = L.convert_element_type(b, uint)
+    fb = L.bitwise_or(L.shift_right_logical(b, _c(rng_bits - nmant, uint)),
+                      np.array(1.0, dt).view(uint)[()])
+    floats = L.sub(L.bitcast_convert_type(fb, dt), _c(1.0, dt))
+    lo, hi = L.full((), lo, dt), L.full((), hi, dt)
+    return L.max(lo, L.add(L.mul(floats, L.sub(hi, lo)), lo))
+
+
+def normal(key, dt):
+    """`random.normal(key, (), dt)`: sqrt(2) erf_inv(u), u uniform in (-1, 1)."""
+    L = lax_ops()
+    lo = np.nextafter(np.array(-1.0, dt), np.array(0.0, dt), dtype=dt)
+    return L.mul(_c(np.sqrt(2), dt), L.erf_inv(uniform(key, dt, lo, 1.0)))
