@@ -126,3 +126,13 @@ def test_scaled_matmul_vmap_matches_loop(scaled_env):
     x, y, xs, ys = (scaled_env[k] for k in ("x", "y", "xs", "ys"))
     batched = astjax.vmap(nn.scaled_matmul)(x[None], y[None], xs[None], ys[None])
     np.testing.assert_array_equal(np.asarray(batched)[0], np.asarray(nn.scaled_matmul(x, y, xs, ys)))
+
+
+def test_jit_keeps_bfloat16_product_rounding(scaled_env):
+    """dot_general of bfloat16 operands into float32 is one mixed-type dot, as JAX lowers
+    it: converting the operands first let XLA drop the rounding of the bfloat16 products
+    feeding it, so jit(scaled_matmul) differed from eager and from JAX."""
+    x, y, xs, ys = (scaled_env[k] for k in ("x", "y", "xs", "ys"))
+    want = STORED["scaled/matmul_f32_blocks"]["arrays"][0]["values"]
+    got = np.asarray(astjax.jit(nn.scaled_matmul)(x, y, xs, ys), np.float64).ravel()
+    np.testing.assert_array_equal(got, want)
