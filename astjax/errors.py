@@ -386,6 +386,12 @@ class ScalarOverflowError(ArgumentError, OverflowError):
 JaxRuntimeError = _jax.JaxRuntimeError  # what a failing XLA execution raises
 
 
+class RuntimeDTypeError(AstjaxError, JaxRuntimeError):
+    """A dtype jaxlib's runtime cannot hold or compile here (float6_e2m3fn and
+    float6_e3m2fn on CPU): JAX's JaxRuntimeError (INVALID_ARGUMENT), located."""
+    default_hint = "convert to a dtype the backend runs, e.g. float8_e4m3fn or float32"
+
+
 class FfiTargetError(AstjaxError, JaxRuntimeError):
     """An `ffi_call` of a target no kernel is registered for: JAX's JaxRuntimeError
     (XLA's NOT_FOUND when it compiles the call), located at the call."""

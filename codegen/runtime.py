@@ -383,6 +383,7 @@ _gc_isenabled, _gc_disable, _gc_enable = gc.isenabled, gc.disable, gc.enable
 
 def put_host(x, aval: ShapedArray, device=None):
     """Host value -> device buffer with the given (already canonical) aval."""
+    stablehlo.check_runtime_dtype(aval.dtype)
     device = device or _default_device or default_device()
     return xc.batched_device_put(aval, sharding_for(device), [np.asarray(x, aval.dtype)],
                                  [device], True, False, _IMMUTABLE, enable_x64=True)
@@ -764,8 +765,8 @@ def compile_mlir(text: str, devs, options):
         if located is not None:
             raise located from None
         m = _MLIR_DIAGNOSTIC.search(str(e))
-        if m is None:
-            raise
+        if m is None:  # a float6 program fails without an MLIR diagnostic
+            raise (stablehlo.unrunnable_type(text, str(e), platform()) or e) from None
         eqn = stablehlo.origin_of(text, int(m.group(1)))
         what = f"`{eqn.primitive.name}`" if eqn is not None else "the program"
         src = getattr(eqn, "source_info", None)

@@ -13,7 +13,7 @@ import numpy as np
 
 from astjax import core, dtypes, tree_util
 from astjax.errors import (AstjaxError, FfiTargetError, JAXValueError, NotImplementedInAstjaxError,
-                           format_location)
+                           RuntimeDTypeError, format_location)
 from astjax.util import Namer
 
 def _narrow_type(name):
@@ -304,6 +304,35 @@ def missing_ffi_target(text, message: str):
              if eqn.params.get("target_name") == m.group(1)]
     src = getattr(calls[0], "source_info", None) if calls else None
     return FfiTargetError(message, loc=src if src is not None and src.file else None)
+
+
+# dtypes jaxlib's CPU runtime has no buffers or kernels for (JAX fails on them alike)
+NO_RUNTIME_TYPES = frozenset(d for d in dtypes.NARROW_FLOATS if d.name.startswith("float6"))
+
+
+def check_runtime_dtype(dtype):
+    """Raise JAX's JaxRuntimeError (located) for a host value of a dtype jaxlib has no
+    buffers for, before it reaches jaxlib."""
+    if dtype in NO_RUNTIME_TYPES:
+        raise RuntimeDTypeError(f"INVALID_ARGUMENT: Unknown NumPy dtype {dtype}: jaxlib has no "
+                                f"{dtype} buffers (as under JAX)")
+
+
+def unrunnable_type(text, message: str, platform: str):
+    """XLA's error `message` compiling `text` as a located `RuntimeDTypeError` when the
+    program holds an element type the backend lacks (float6 on CPU: rejected at a
+    parameter or result, or an LLVM failure inside a fusion), at the first equation
+    that makes one -- JAX's JaxRuntimeError; otherwise None."""
+    names = sorted(_ELT[d] for d in NO_RUNTIME_TYPES)
+    if not any(n in str(text) for n in names):
+        return None
+    made = [i for i, ln in enumerate(str(text).split("\n"))
+            if " = " in ln and any(n in ln.split(" = ", 1)[1] for n in names)]
+    eqn = origin_of(text, made[0] + 1) if made else None
+    src = getattr(eqn, "source_info", None)
+    return RuntimeDTypeError(f"{message.strip().splitlines()[0]}: XLA's {platform} backend has "
+                             f"no {' or '.join(names)} element type (as under JAX)",
+                             loc=src if src is not None and src.file else None)
 
 
 def _mlir_string(s: str) -> str:

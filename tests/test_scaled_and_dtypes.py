@@ -136,3 +136,18 @@ def test_jit_keeps_bfloat16_product_rounding(scaled_env):
     want = STORED["scaled/matmul_f32_blocks"]["arrays"][0]["values"]
     got = np.asarray(astjax.jit(nn.scaled_matmul)(x, y, xs, ys), np.float64).ravel()
     np.testing.assert_array_equal(got, want)
+
+
+def test_float6_runtime_errors_are_jax_runtime_errors_located():
+    """jaxlib's CPU runtime has no float6 buffers or kernels: JAX raises JaxRuntimeError
+    (the recorded cases above); astjax raises a subclass located at the user's line."""
+    def f(x):
+        y = x.astype(jnp.float6_e2m3fn)
+        return y.astype(jnp.float32)
+    with pytest.raises(errors.JaxRuntimeError) as info:
+        astjax.jit(f)(jnp.ones(3))
+    assert isinstance(info.value, errors.AstjaxError)
+    assert "y = x.astype(jnp.float6_e2m3fn)" in str(info.value)
+    with pytest.raises(errors.JaxRuntimeError) as info:
+        astjax.device_put(np.zeros(2, jnp.float6_e3m2fn))
+    assert "test_scaled_and_dtypes.py" in str(info.value)
