@@ -1905,17 +1905,7 @@ def test_a_signature_of_plain_arrays_runs_in_call_and_others_keep_run(monkeypatc
 # donation path, not a time.
 
 
-def _mlp_predict(params, inputs):
-    for W, b in params:
-        outputs = jnp.dot(inputs, W) + b
-        inputs = jnp.tanh(outputs)
-    return outputs
-
-
-def _mlp_loss(params, batch):
-    inputs, targets = batch
-    preds = _mlp_predict(params, inputs)
-    return jnp.sum((preds - targets) ** 2)
+from test_seeds import loss as _mlp_loss  # noqa: E402 -- the seeds' (and benchmark's) MLP
 
 
 def _mlp_update(params, x, y):
