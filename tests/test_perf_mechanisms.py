@@ -1905,11 +1905,11 @@ def test_a_signature_of_plain_arrays_runs_in_call_and_others_keep_run(monkeypatc
 # donation path, not a time.
 
 
-from test_seeds import loss as _mlp_loss  # noqa: E402 -- the seeds' (and benchmark's) MLP
+from test_seeds import loss as _seeds_loss  # noqa: E402 -- the seeds' (and benchmark's) MLP
 
 
-def _mlp_update(params, x, y):
-    grads = astjax.grad(_mlp_loss)(params, (x, y))
+def _seeds_update(params, x, y):
+    grads = astjax.grad(_seeds_loss)(params, (x, y))
     return [(w - 0.001 * dw, b - 0.001 * db) for (w, b), (dw, db) in zip(params, grads)]
 
 
@@ -1925,7 +1925,7 @@ def _entry_ops(text):
     return dict(ops)
 
 
-def _mlp_params(sizes, scale=1.0):
+def _seeds_params(sizes, scale=1.0):
     rng = np.random.RandomState(0)
     return [(jnp.asarray(rng.randn(m, n).astype(np.float32) * scale),
              jnp.asarray(rng.randn(n).astype(np.float32)))
@@ -1941,21 +1941,21 @@ def test_mlp_step_and_per_example_grads_compile_to_jaxs_entry_ops():
     JAX's `get_compile_options` gives the same optimized HLO as with astjax's options,
     and the process CPU per run of both executables is equal within noise (measured;
     benchmarks/README.md), so an extra kernel here would be a real regression."""
-    params = _mlp_params([784, 512, 512, 10], 0.01)
+    params = _seeds_params([784, 512, 512, 10], 0.01)
     x = jnp.ones((128, 784))
     y = jnp.ones((128, 10))
-    text = astjax.jit(_mlp_update).lower(params, x, y).compile().as_text()
+    text = astjax.jit(_seeds_update).lower(params, x, y).compile().as_text()
     assert _entry_ops(text) == {"parameter": 8, "constant": 1, "dot": 3, "fusion": 19,
                                 "tuple": 1}
-    small = _mlp_params([8, 16, 16, 4])
+    small = _seeds_params([8, 16, 16, 4])
     xs, ys = jnp.ones((32, 8)), jnp.ones((32, 4))
     pex = astjax.jit(astjax.vmap(
-        lambda p, a, b: astjax.grad(_mlp_loss)(p, (a[None], b[None])), in_axes=(None, 0, 0)))
+        lambda p, a, b: astjax.grad(_seeds_loss)(p, (a[None], b[None])), in_axes=(None, 0, 0)))
     text = pex.lower(small, xs, ys).compile().as_text()
     assert _entry_ops(text) == {"parameter": 8, "bitcast": 2, "fusion": 16, "tuple": 1}
     # and the per-example gradients are right (vs the batch gradient, summed)
     g = pex(small, xs, ys)
-    full = astjax.grad(_mlp_loss)(small, (xs, ys))
+    full = astjax.grad(_seeds_loss)(small, (xs, ys))
     for (gw, gb), (fw, fb) in zip(g, full):
         np.testing.assert_allclose(np.asarray(gw).sum(0), np.asarray(fw), rtol=1e-4, atol=1e-4)
         np.testing.assert_allclose(np.asarray(gb).sum(0), np.asarray(fb), rtol=1e-4, atol=1e-4)
@@ -1969,13 +1969,13 @@ def test_a_donated_parameter_tree_is_updated_in_place_on_the_fast_path(monkeypat
     updating in place. (A buffer that NumPy still views, e.g. after `np.asarray`,
     cannot be donated: XLA then writes a new one, as in JAX.)"""
     from astjax import api
-    params = _mlp_params([8, 16, 4])
+    params = _seeds_params([8, 16, 4])
     x, y = jnp.ones((4, 8)), jnp.ones((4, 4))
-    step = astjax.jit(_mlp_update, donate_argnums=0)
+    step = astjax.jit(_seeds_update, donate_argnums=0)
     text = step.lower(params, x, y).compile().as_text()
     header = text.split("\n", 1)[0]
     assert all(f"{{{i}}}: ({i}, {{}}, may-alias)" in header for i in range(4)), header
-    want, plain = params, astjax.jit(_mlp_update)
+    want, plain = params, astjax.jit(_seeds_update)
     for _ in range(4):
         want = plain(want, x, y)
     ptrs = [a._buf.unsafe_buffer_pointer() for a in astjax.tree_util.tree_leaves(params)]
