@@ -16,6 +16,7 @@ compiled by `codegen.spmd`.
 """
 from __future__ import annotations
 
+import dataclasses
 import enum
 import math
 import threading
@@ -31,7 +32,8 @@ __all__ = ["Sharding", "SingleDeviceSharding", "NamedSharding", "PartitionSpec",
            "get_abstract_mesh", "IndivisibleError", "DuplicateSpecError", "hlo_sharding",
            "named_from_tiles", "lowering_assignment", "current_assignment", "manual_axes",
            "current_manual_mesh", "current_auto_axes", "manual_groups", "axis_index_table", "ShardingTypeError",
-           "sdy_sharding", "sdy_mesh_decls", "ManualAxisType", "manual_abstract_mesh"]
+           "sdy_sharding", "sdy_mesh_decls", "ManualAxisType", "manual_abstract_mesh",
+           "AbstractDevice", "make_single_device_sharding", "use_abstract_mesh"]
 
 
 class IndivisibleError(ValueError):
@@ -120,8 +122,10 @@ class Mesh:
     @property
     def abstract_mesh(self):
         d = self.devices.flat[0] if self.devices.size else None
-        kind = None if d is None else (d.device_kind, getattr(d, "num_cores", None), d.platform)
-        return AbstractMesh(self.devices.shape, self.axis_names, self.axis_types, _kind=kind)
+        kind = None if d is None else AbstractDevice(d.device_kind, getattr(d, "num_cores", None),
+                                                     d.platform)
+        return AbstractMesh(self.devices.shape, self.axis_names, self.axis_types,
+                            abstract_device=kind)
 
     def __eq__(self, other):
         if self is other:
@@ -154,15 +158,42 @@ class Mesh:
         return self._contexts.pop().__exit__(*exc)
 
 
-class AbstractMesh:
-    """A mesh's shape, axis names and types without devices (what staged types see)."""
+@dataclasses.dataclass(frozen=True)
+class AbstractDevice:
+    """What an `AbstractMesh` knows of its devices: their kind, core count and
+    platform (a program staged for it is lowered for that platform)."""
+    device_kind: str
+    num_cores: int | None
+    platform: str
 
-    def __init__(self, axis_sizes, axis_names, axis_types=None, *, _kind=None):
+    def __repr__(self):
+        return f"AbstractDevice({self._fields()})"
+
+    def _fields(self):
+        return (f"device_kind={self.device_kind}, num_cores={self.num_cores}, "
+                f"platform={self.platform}")
+
+
+class AbstractMesh:
+    """A mesh's shape, axis names and types without devices (what staged types see);
+    `abstract_device` (an `AbstractDevice`, or None) says what kind of devices."""
+
+    def __init__(self, axis_sizes, axis_names, axis_types=None, *, abstract_device=None,
+                 _kind=None):
         self.axis_sizes = tuple(axis_sizes)
         self.axis_names = tuple(axis_names)
         self.axis_types = tuple(axis_types or (AxisType.Auto,) * len(self.axis_names))
-        # (device_kind, num_cores, platform) of a concrete mesh's devices, as JAX keeps
-        self._kind = _kind
+        if abstract_device is None and _kind is not None:   # (device_kind, num_cores, platform)
+            abstract_device = AbstractDevice(*_kind)
+        if abstract_device is not None and not isinstance(abstract_device, AbstractDevice):
+            raise TypeError("abstract_device must be a jax.sharding.AbstractDevice, got "
+                            f"{type(abstract_device).__name__}")
+        self.abstract_device = abstract_device
+
+    @property
+    def _kind(self):
+        d = self.abstract_device
+        return None if d is None else (d.device_kind, d.num_cores, d.platform)
 
     @property
     def shape(self):
@@ -179,17 +210,16 @@ class AbstractMesh:
     def __eq__(self, other):
         return (isinstance(other, AbstractMesh) and self.axis_sizes == other.axis_sizes
                 and self.axis_names == other.axis_names and self.axis_types == other.axis_types
-                and self._kind == other._kind)
+                and self.abstract_device == other.abstract_device)
 
     def __hash__(self):
-        return hash((self.axis_sizes, self.axis_names, self.axis_types, self._kind))
+        return hash((self.axis_sizes, self.axis_names, self.axis_types, self.abstract_device))
 
     def __repr__(self):
         axes = ", ".join(f"{n!r}: {s}" for n, s in self.shape.items())
         types = ", ".join(repr(t) for t in self.axis_types)
         comma = "," if len(self.axis_types) == 1 else ""
-        kind = ("" if self._kind is None else ", device_kind={}, num_cores={}, platform={}"
-                .format(*self._kind))
+        kind = "" if self.abstract_device is None else ", " + self.abstract_device._fields()
         return f"AbstractMesh({axes or '()'}, axis_types=({types}{comma}){kind})"   # as JAX's
 
 
@@ -278,6 +308,11 @@ class SingleDeviceSharding(Sharding):
 
     def __repr__(self):
         return f"SingleDeviceSharding(device={self._device!r}, memory_kind={self._memory_kind})"
+
+
+def make_single_device_sharding(device, *, memory_kind=None):
+    """A `SingleDeviceSharding` of `device` (`memory_kind` keyword-only, as JAX's)."""
+    return SingleDeviceSharding(device, memory_kind=memory_kind)
 
 
 class NamedSharding(Sharding):
@@ -455,8 +490,10 @@ def get_mesh():
 
 
 def get_abstract_mesh():
-    """The current mesh's `AbstractMesh` (an empty one when none is set)."""
-    return get_mesh().abstract_mesh
+    """The abstract mesh set by `use_abstract_mesh`, else the current mesh's
+    `AbstractMesh` (an empty one when none is set)."""
+    abstract = getattr(_current, "abstract", None)
+    return abstract if abstract is not None else get_mesh().abstract_mesh
 
 
 class set_mesh:
@@ -468,17 +505,46 @@ class set_mesh:
             raise TypeError(f"set_mesh needs a Mesh, got {type(mesh).__name__}")
         self.mesh = mesh
         self._previous = getattr(_current, "mesh", None)
+        self._previous_abstract = getattr(_current, "abstract", None)
         _current.mesh = mesh
+        _current.abstract = None    # the new mesh's own abstract mesh
 
     def __enter__(self):
         return self.mesh
 
     def __exit__(self, *exc):
         _current.mesh = self._previous
+        _current.abstract = self._previous_abstract
         return False
 
 
 use_mesh = set_mesh
+
+
+class use_abstract_mesh:
+    """Within the `with` block, `get_abstract_mesh()` (what staged types and explicit
+    shardings are checked against) is `mesh`, an `AbstractMesh` of the same size as
+    the current one; the concrete mesh (`get_mesh()`) is unchanged."""
+
+    def __init__(self, mesh):
+        if not isinstance(mesh, AbstractMesh):
+            raise ValueError("Expected mesh of type `jax.sharding.AbstractMesh`. Got type: "
+                             f"{type(mesh)}")
+        self.mesh = mesh
+
+    def __enter__(self):
+        prev = get_abstract_mesh()
+        if not prev.empty and not self.mesh.empty and prev.size != self.mesh.size:
+            raise ValueError(
+                f"use_abstract_mesh cannot change the size of the mesh. Got new mesh: "
+                f"{self.mesh} with size={self.mesh.size} and prev mesh: {prev} with "
+                f"size={prev.size}")
+        self._previous = getattr(_current, "abstract", None)
+        _current.abstract = self.mesh
+
+    def __exit__(self, *exc):
+        _current.abstract = self._previous
+        return False
 
 
 # ------------------------------------------------------- XLA's view (GSPMD shardings)

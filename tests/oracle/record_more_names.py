@@ -1,0 +1,96 @@
+"""Cases for the rarer names of `jax.sharding` (`AbstractDevice`, `use_abstract_mesh`,
+`make_single_device_sharding`), with a recorder of what JAX prints or raises (see
+README.md): `/work/jaxref/bin/python tests/oracle/record_more_names.py` writes
+more_names.json. Each case takes the `jax` module and returns a string."""
+import json
+import sys
+from pathlib import Path
+
+
+def _err(thunk):
+    try:
+        thunk()
+    except Exception as e:  # noqa: BLE001 - the recorded outcome is the class and message
+        return f"{type(e).__name__}: {e}"
+    return "no error"
+
+
+def _device(j):
+    return j.sharding.AbstractDevice(device_kind="cpu", num_cores=None, platform="cpu")
+
+
+def _abstract(j, sizes, names, explicit=True, device=True):
+    s = j.sharding
+    types = (s.AxisType.Explicit if explicit else s.AxisType.Auto,) * len(names)
+    return s.AbstractMesh(sizes, names, types, abstract_device=_device(j) if device else None)
+
+
+def _inside(j, mesh, abstract):
+    """get_abstract_mesh() / get_mesh() inside use_abstract_mesh under `mesh`."""
+    s = j.sharding
+    with j.set_mesh(mesh):
+        with s.use_abstract_mesh(abstract):
+            seen = s.get_abstract_mesh()
+            names = s.get_mesh().axis_names
+        after = s.get_abstract_mesh()
+    return f"{seen!r} | {names} | {after.axis_names}"
+
+
+def _nested(j):
+    s = j.sharding
+    outer, inner = _abstract(j, (2, 2), ("a", "b")), _abstract(j, (4,), ("c",), explicit=False)
+    with s.use_abstract_mesh(outer):
+        with s.use_abstract_mesh(inner):
+            seen = s.get_abstract_mesh()
+        back = s.get_abstract_mesh()
+    return f"{seen!r} | {back!r} | {s.get_abstract_mesh()!r}"
+
+
+def _mesh(j, shape, names):
+    return j.make_mesh(shape, names, devices=j.devices()[:4])
+
+
+CASES = [
+    ("device_repr", lambda j: repr(_device(j))),
+    ("device_eq", lambda j: str((_device(j) == j.sharding.AbstractDevice("cpu", None, "cpu"),
+                                 hash(_device(j)) == hash(j.sharding.AbstractDevice("cpu", None, "cpu")),
+                                 _device(j) == j.sharding.AbstractDevice("tpu", 1, "tpu")))),
+    ("device_frozen", lambda j: _err(lambda: setattr(_device(j), "platform", "gpu"))),
+    ("abstract_repr", lambda j: repr(_abstract(j, (2, 2), ("x", "y")))),
+    ("abstract_no_device", lambda j: repr(_abstract(j, (4,), ("x",), device=False))),
+    ("abstract_device_attr", lambda j: repr(_abstract(j, (2,), ("x",)).abstract_device)),
+    ("mesh_abstract_device", lambda j: repr(_mesh(j, (2, 2), ("x", "y")).abstract_mesh.abstract_device)),
+    ("mesh_abstract_eq", lambda j: str(_mesh(j, (4,), ("x",)).abstract_mesh
+                                       == _abstract(j, (4,), ("x",)))),
+    ("outside", lambda j: repr(j.sharding.get_abstract_mesh())),
+    ("use_outside", lambda j: _nested(j)),
+    ("use_inside_mesh", lambda j: _inside(j, _mesh(j, (2, 2), ("x", "y")),
+                                          _abstract(j, (4,), ("z",), explicit=False))),
+    ("use_empty_inside_mesh", lambda j: _inside(j, _mesh(j, (4,), ("x",)),
+                                                j.sharding.AbstractMesh((), ()))),
+    ("use_size_change", lambda j: _err(lambda: _inside(j, _mesh(j, (2, 2), ("x", "y")),
+                                                       _abstract(j, (2,), ("x",))))),
+    ("use_concrete", lambda j: _err(lambda: j.sharding.use_abstract_mesh(_mesh(j, (4,), ("x",))))),
+    ("use_restored_after_error", lambda j: (_err(lambda: _inside(
+        j, _mesh(j, (4,), ("x",)), _abstract(j, (2,), ("x",)))) and
+        repr(j.sharding.get_abstract_mesh()))),
+    ("single_device", lambda j: repr(j.sharding.make_single_device_sharding(j.devices()[1]))),
+    ("single_device_kind", lambda j: repr(j.sharding.make_single_device_sharding(
+        j.devices()[0], memory_kind="device"))),
+    ("single_device_positional", lambda j: _err(
+        lambda: j.sharding.make_single_device_sharding(j.devices()[0], "device"))),
+    ("single_device_put", lambda j: str(j.device_put(
+        j.numpy.arange(3), j.sharding.make_single_device_sharding(j.devices()[2])).devices())),
+]
+
+
+def main():
+    import jax
+    out = {name: case(jax) for name, case in CASES}
+    path = Path(__file__).with_suffix("").parent / "more_names.json"
+    path.write_text(json.dumps(out, indent=1, sort_keys=True) + "\n")
+    print(f"wrote {len(out)} cases to {path}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
