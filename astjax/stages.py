@@ -14,7 +14,7 @@ from __future__ import annotations
 import copy
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -25,7 +25,7 @@ from .errors import ArgumentTypeError, ArgumentValueError, caller_location
 from .staging import leaf_aval
 
 __all__ = ["ShapeDtypeStruct", "ArgInfo", "Traced", "Lowered", "Compiled",
-           "CompilerOptions"]
+           "CompilerOptions", "Wrapped"]
 
 CompilerOptions = dict[str, Any]
 
@@ -327,3 +327,19 @@ class Compiled(_Stage):
                          "function itself (it compiles per signature)", loc=caller_location())
         placed = getattr(entry, "run_placed", None)   # one device: JAX's placement rule
         return placed(leaves, None, self._fun_name) if placed else entry.run(leaves)
+
+
+@runtime_checkable
+class Wrapped(Protocol):
+    """What `jit(f)` returns, as a type: callable (compiling on first use per
+    signature), with `trace(*args)` -> `Traced` and `lower(*args)` -> `Lowered`.
+    `isinstance(obj, Wrapped)` checks that `obj` has those three methods."""
+
+    def __call__(self, *args, **kwargs):
+        """Run the function, staging and compiling it for these arguments if needed."""
+
+    def trace(self, *args, **kwargs) -> Traced:
+        """Stage the function for these arguments (a `Traced`, not yet lowered)."""
+
+    def lower(self, *args, **kwargs) -> Lowered:
+        """`self.trace(*args, **kwargs).lower()`: the StableHLO of the function."""

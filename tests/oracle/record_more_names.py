@@ -1,5 +1,5 @@
 """Cases for the rarer names of `jax.sharding` (`AbstractDevice`, `use_abstract_mesh`,
-`make_single_device_sharding`), with a recorder of what JAX prints or raises (see
+`make_single_device_sharding`) and `jax.stages.Wrapped`, with a recorder of what JAX prints or raises (see
 README.md): `/work/jaxref/bin/python tests/oracle/record_more_names.py` writes
 more_names.json. Each case takes the `jax` module and returns a string."""
 import json
@@ -46,6 +46,30 @@ def _nested(j):
     return f"{seen!r} | {back!r} | {s.get_abstract_mesh()!r}"
 
 
+def _double(x):
+    return x * 2
+
+
+class _Stager:
+    """Something with the three methods of `jax.stages.Wrapped` (a structural match)."""
+
+    def __call__(self, x):
+        return x
+
+    def trace(self, x):
+        return x
+
+    def lower(self, x):
+        return x
+
+
+def _wrapped(j):
+    w = j.stages.Wrapped
+    return str([isinstance(obj, w) for obj in (
+        j.jit(_double), _double, j.grad(_double), j.jit(_double).trace(1.0), _Stager(),
+        j.jit(_double, static_argnums=0))])
+
+
 def _mesh(j, shape, names):
     return j.make_mesh(shape, names, devices=j.devices()[:4])
 
@@ -79,6 +103,9 @@ CASES = [
         j.devices()[0], memory_kind="device"))),
     ("single_device_positional", lambda j: _err(
         lambda: j.sharding.make_single_device_sharding(j.devices()[0], "device"))),
+    ("wrapped_isinstance", _wrapped),
+    ("wrapped_instantiate", lambda j: _err(j.stages.Wrapped)),
+    ("wrapped_subclass", lambda j: str(issubclass(_Stager, j.stages.Wrapped))),
     ("single_device_put", lambda j: str(j.device_put(
         j.numpy.arange(3), j.sharding.make_single_device_sharding(j.devices()[2])).devices())),
 ]
