@@ -1,17 +1,23 @@
 """Cases for the rarer names of `jax.sharding` (`AbstractDevice`, `use_abstract_mesh`,
-`make_single_device_sharding`) and `jax.stages.Wrapped`, with a recorder of what JAX prints or raises (see
+`make_single_device_sharding`), `jax.stages.Wrapped`, `jax.extend.backend` /
+`lowering` and `jax.interpreters.xla.apply_primitive`, with a recorder of what JAX prints or raises (see
 README.md): `/work/jaxref/bin/python tests/oracle/record_more_names.py` writes
 more_names.json. Each case takes the `jax` module and returns a string."""
+import functools
 import json
 import sys
 from pathlib import Path
 
 
 def _err(thunk):
+    """'Class: message' of what `thunk` raises: the builtin class it derives from
+    (astjax's errors are also JAX's builtin class) and the message without astjax's
+    location and hint lines."""
     try:
         thunk()
     except Exception as e:  # noqa: BLE001 - the recorded outcome is the class and message
-        return f"{type(e).__name__}: {e}"
+        builtin = next(c for c in type(e).__mro__ if c.__module__ in ("builtins", "dataclasses"))
+        return f"{builtin.__name__}: {getattr(e, 'message', None) or e}"
     return "no error"
 
 
@@ -70,6 +76,33 @@ def _wrapped(j):
         j.jit(_double, static_argnums=0))])
 
 
+def _affine_primitive(j):
+    """A library-style primitive: impl `xla.apply_primitive`, a `lower_fun` lowering."""
+    p = j.extend.core.Primitive("affine_more_names")
+    p.def_impl(functools.partial(j.interpreters.xla.apply_primitive, p))
+    p.def_abstract_eval(lambda a: a)
+    j.interpreters.mlir.register_lowering(
+        p, j.interpreters.mlir.lower_fun(lambda x: x * 2.0 + 1.0, multiple_results=False))
+    return p
+
+
+def _apply_primitive(j):
+    import numpy as np
+    p, x = _affine_primitive(j), np.arange(3, dtype=np.float32)
+    eager = p.bind(x)
+    staged = j.jit(lambda v: p.bind(v) - 1.0)(x)
+    direct = j.interpreters.xla.apply_primitive(j.lax.mul_p, x, np.float32(3))
+    return str([np.asarray(eager).tolist(), np.asarray(staged).tolist(),
+                np.asarray(direct).tolist(), str(np.asarray(direct).dtype)])
+
+
+def _backend(j):
+    b = j.extend.backend
+    return str([b.get_backend().platform, list(b.backends()), b.get_backend("cpu") is b.get_backend(),
+                b.get_backend(b.get_backend()) is b.get_backend(),
+                b.get_default_device() == j.devices()[0], b.backend_xla_version()])
+
+
 def _mesh(j, shape, names):
     return j.make_mesh(shape, names, devices=j.devices()[:4])
 
@@ -106,6 +139,11 @@ CASES = [
     ("wrapped_isinstance", _wrapped),
     ("wrapped_instantiate", lambda j: _err(j.stages.Wrapped)),
     ("wrapped_subclass", lambda j: str(issubclass(_Stager, j.stages.Wrapped))),
+    ("apply_primitive", _apply_primitive),
+    ("backend", _backend),
+    ("backend_gpu", lambda j: _err(lambda: j.extend.backend.get_backend("gpu"))),
+    ("backend_bogus", lambda j: _err(lambda: j.extend.backend.get_backend("bogus"))),
+    ("lowering_context", lambda j: str(j.extend.lowering.LoweringRuleContext.__name__)),
     ("single_device_put", lambda j: str(j.device_put(
         j.numpy.arange(3), j.sharding.make_single_device_sharding(j.devices()[2])).devices())),
 ]
@@ -113,6 +151,9 @@ CASES = [
 
 def main():
     import jax
+    import jax.extend.backend  # noqa: F401  (jax.extend does not import them itself)
+    import jax.extend.lowering  # noqa: F401
+    import jax.interpreters.xla  # noqa: F401
     out = {name: case(jax) for name, case in CASES}
     path = Path(__file__).with_suffix("").parent / "more_names.json"
     path.write_text(json.dumps(out, indent=1, sort_keys=True) + "\n")
