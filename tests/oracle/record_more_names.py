@@ -1,6 +1,6 @@
 """Cases for the rarer names of `jax.sharding` (`AbstractDevice`, `use_abstract_mesh`,
 `make_single_device_sharding`), `jax.stages.Wrapped`, `jax.extend.backend` /
-`lowering` and `jax.interpreters.xla.apply_primitive`, with a recorder of what JAX prints or raises (see
+`lowering` / `mlir` and `jax.interpreters.xla.apply_primitive`, with a recorder of what JAX prints or raises (see
 README.md): `/work/jaxref/bin/python tests/oracle/record_more_names.py` writes
 more_names.json. Each case takes the `jax` module and returns a string."""
 import functools
@@ -96,6 +96,32 @@ def _apply_primitive(j):
                 np.asarray(direct).tolist(), str(np.asarray(direct).dtype)])
 
 
+def _builder_rule(j):
+    """A lowering rule written with `jax.extend.mlir`'s op builders (x * x + x)."""
+    import numpy as np
+    hlo = j.extend.mlir.dialects.stablehlo
+    p = j.extend.core.Primitive("square_plus_more_names")
+    p.def_impl(functools.partial(j.interpreters.xla.apply_primitive, p))
+    p.def_abstract_eval(lambda a: a)
+    j.interpreters.mlir.register_lowering(
+        p, lambda ctx, x: [hlo.AddOp(hlo.MulOp(x, x).result, x).result])
+    x = np.array([1.0, -2.0, 3.0], np.float32)
+    return str([np.asarray(p.bind(x)).tolist(), np.asarray(j.jit(p.bind)(x)).tolist(),
+                isinstance(j.extend.mlir.ir.F32Type.get(context=j.extend.mlir.ir.Context()),
+                           j.extend.mlir.ir.Type)])
+
+
+def _portable_artifact(j):
+    """serialize_portable_artifact / deserialize_portable_artifact round trip."""
+    import numpy as np
+    text = j.jit(lambda v: v + 1.0).lower(np.float32(1)).as_text()
+    m = j.extend.mlir
+    blob = m.serialize_portable_artifact(text, "1.0.0")
+    with m.ir.Context():
+        back = m.deserialize_portable_artifact(blob)
+    return str([type(blob).__name__, type(back).__name__, "stablehlo.add" in str(back)])
+
+
 def _backend(j):
     b = j.extend.backend
     return str([b.get_backend().platform, list(b.backends()), b.get_backend("cpu") is b.get_backend(),
@@ -141,6 +167,8 @@ CASES = [
     ("wrapped_subclass", lambda j: str(issubclass(_Stager, j.stages.Wrapped))),
     ("apply_primitive", _apply_primitive),
     ("backend", _backend),
+    ("mlir_builder_rule", _builder_rule),
+    ("portable_artifact", _portable_artifact),
     ("backend_gpu", lambda j: _err(lambda: j.extend.backend.get_backend("gpu"))),
     ("backend_bogus", lambda j: _err(lambda: j.extend.backend.get_backend("bogus"))),
     ("lowering_context", lambda j: str(j.extend.lowering.LoweringRuleContext.__name__)),
@@ -153,6 +181,8 @@ def main():
     import jax
     import jax.extend.backend  # noqa: F401  (jax.extend does not import them itself)
     import jax.extend.lowering  # noqa: F401
+    import jax.extend.mlir.dialects.stablehlo  # noqa: F401
+    import jax.extend.mlir.ir  # noqa: F401
     import jax.interpreters.xla  # noqa: F401
     out = {name: case(jax) for name, case in CASES}
     path = Path(__file__).with_suffix("").parent / "more_names.json"
