@@ -40,3 +40,19 @@ def test_use_abstract_mesh_inside_set_mesh_is_undone_by_leaving_set_mesh():
             assert s.get_abstract_mesh().axis_names == ("x",)
         assert s.get_abstract_mesh() is outer
     assert s.get_abstract_mesh().empty
+
+
+def test_new_modules_import_through_the_jax_alias():
+    import subprocess
+    import sys
+    code = ("import astjax; astjax.install_as_jax()\n"
+            "import jax.extend.backend, jax.extend.lowering, jax.interpreters.xla\n"
+            "import jax.extend.mlir.ir, jax.extend.mlir.passmanager\n"
+            "from jax.extend.mlir.dialects import stablehlo\n"
+            "from jax.interpreters import traceback_util\n"
+            "from jax.stages import Wrapped\n"
+            "from jax.sharding import AbstractDevice, use_abstract_mesh, reshard\n"
+            "print(jax.extend.backend.get_backend().platform, stablehlo.AddOp.__name__)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == [jax.extend.backend.get_backend().platform, "AddOp"]
