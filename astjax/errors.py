@@ -32,7 +32,7 @@ __all__ = [
     "TracerArrayConversionError", "UnexpectedTracerError", "KeyReuseError", "JaxRuntimeError",
     "FfiTargetError",
     "user_location", "raised_location", "warn_at", "check_signature", "check_callable", "function_name",
-    "ShapeValueError", "InternalError",
+    "ShapeValueError", "InternalError", "JaxprTypeError", "InconclusiveDimensionOperation",
 ]
 
 
@@ -231,6 +231,18 @@ class InternalError(AstjaxError, RuntimeError):
     """XLA rejected the StableHLO astjax produced for an equation: a bug in astjax (its
     shape rules should have rejected the program first), located at that equation."""
     default_hint = "this is a bug in astjax; please report it with this program"
+
+
+class JaxprTypeError(AstjaxError, TypeError):
+    """A jaxpr that is not well-formed (`ir.check_jaxpr`, run when `jax_enable_checks`
+    is on): JAX's `jax.errors.JaxprTypeError`, a TypeError."""
+    default_hint = "this is a bug in an astjax pass; please report it with the jaxpr"
+
+
+class InconclusiveDimensionOperation(Exception):
+    """JAX's error for an operation on symbolic dimensions whose result cannot be
+    decided. astjax's shapes are always concrete integers, so it never raises it; the
+    class exists so that `except jax.errors.InconclusiveDimensionOperation:` runs."""
 
 
 class AmbiguousTruthValueError(AstjaxError, ValueError):

@@ -19,7 +19,7 @@ import threading
 import numpy as np
 
 from . import dtypes
-from .errors import AstjaxError, UNKNOWN
+from .errors import AstjaxError, JaxprTypeError, UNKNOWN  # noqa: F401  (JaxprTypeError: was defined here)
 from .pretty import Brk, Concat, Group, Nest, Text, format_doc, join
 from .util import Namer
 
@@ -191,10 +191,6 @@ class ClosedJaxpr:
     __repr__ = __str__
 
 # ------------------------------------------------------------------- type checking
-
-
-class JaxprTypeError(AstjaxError):
-    default_hint = "this is a bug in an astjax pass; please report it with the jaxpr"
 
 
 def check_jaxpr(jaxpr: Jaxpr | ClosedJaxpr) -> None:

@@ -451,6 +451,34 @@ def tree_reduce(function: Callable[..., Any], tree: Any, initializer: Any = _NO_
     return functools.reduce(function, leaves, initializer)
 
 
+def tree_reduce_associative(operation: Callable[[Any, Any], Any], tree: Any, *,
+                            identity: Any = _NO_INIT,
+                            is_leaf: Callable[[Any], bool] | None = None) -> Any:
+    """Reduce the leaves of `tree` with an associative `operation`, pairing them as a
+    balanced tree (left half, then right half): `[1, 2, 3, 4, 5]` gives
+    `op(op(1, 2), op(3, op(4, 5)))`. An empty tree returns `identity` (a TypeError
+    without one)."""
+    def halve(xs):
+        mid = len(xs) // 2
+        return xs[0] if len(xs) == 1 else operation(halve(xs[:mid]), halve(xs[mid:]))
+    leaves = tree_leaves(tree, is_leaf)
+    if not leaves and identity is _NO_INIT:
+        raise TypeError("Must specify identity for parallel reduction of empty sequence.")
+    return halve(leaves) if leaves else identity
+
+
+def tree_broadcast(prefix_tree: Any, full_tree: Any,
+                   is_leaf: Callable[[Any], bool] | None = None) -> Any:
+    """`full_tree`'s structure with each leaf of `prefix_tree` repeated over the
+    leaves of the subtree of `full_tree` at its position: `((1, 2), (0, {'a': 0,
+    'b': 0}))` gives `(1, {'a': 2, 'b': 2})`. A `prefix_tree` that is not a prefix is a
+    ValueError."""
+    out: list = []
+    tree_map(lambda x, sub: out.extend([x] * tree_structure(sub).num_leaves),
+             prefix_tree, full_tree, is_leaf=is_leaf)
+    return tree_unflatten(tree_structure(full_tree), out)
+
+
 def tree_transpose(outer_treedef: PyTreeDef, inner_treedef: PyTreeDef,
                    pytree_to_transpose: Any) -> Any:
     """Swap the outer and inner levels of a pytree of pytrees.
@@ -709,6 +737,46 @@ register_pytree_node(
     Partial,
     lambda p: ((p.args, p.keywords), p.func),
     lambda func, xs: Partial(func, *xs[0], **xs[1]))
+
+
+def is_tree_node(typ: type) -> bool:
+    """Whether `typ` is a pytree node type: built in, registered, or a namedtuple."""
+    return _node_for_type(typ) is not None
+
+
+def flatten_one_level(tree: Any) -> tuple[Iterable[Any], Any]:
+    """(children, node data) of the node `tree`; a ValueError if it is a leaf."""
+    node = _node_for(tree)
+    if node is None:
+        raise ValueError(f"can't tree-flatten type: {type(tree)}")
+    children, aux = node.flatten(tree)
+    if isinstance(tree, tuple) and hasattr(type(tree), "_fields"):
+        aux = type(tree)  # a namedtuple's node data is its class
+    return children, aux
+
+
+def flatten_one_level_with_keys(tree: Any) -> tuple[Iterable[tuple[Any, Any]], Any]:
+    """([(key, child), ...], node data) of the node `tree`; a ValueError if it is a
+    leaf."""
+    children, aux = flatten_one_level(tree)
+    return list(zip(_child_keys(tree, _node_for(tree), children, aux), children)), aux
+
+
+class PyTreeRegistry:
+    """The registry of pytree node types (`default_registry`), with JAX's methods."""
+    flatten = staticmethod(lambda tree, leaf_predicate=None: tree_flatten(tree, leaf_predicate))
+    flatten_with_path = staticmethod(
+        lambda tree, leaf_predicate=None: tree_flatten_with_path(tree, leaf_predicate))
+    flatten_one_level = staticmethod(flatten_one_level)
+    flatten_one_level_with_keys = staticmethod(flatten_one_level_with_keys)
+    is_node = staticmethod(is_tree_node)
+    register_node = staticmethod(register_pytree_node)
+    register_dataclass_node = staticmethod(
+        lambda type, data_fields, meta_fields: register_dataclass(
+            type, list(data_fields), list(meta_fields)))
+
+
+default_registry = PyTreeRegistry()
 
 
 KeyEntry = Any  # one step of a key path: SequenceKey, DictKey, GetAttrKey, ...
