@@ -1,18 +1,27 @@
 """`astjax.debug` (JAX's `jax.debug`): look at values while a staged program runs —
-`print` and `callback`, called with the run-time values (also under `vmap`, once per
-example, and under `grad`, with the primal values) -- and `visualize_array_sharding` /
-`visualize_sharding`, which draw which device holds which block of an array (with
-`rich`, as JAX does)."""
+`print`, `log` and `callback`, called with the run-time values (also under `vmap`,
+once per example, and under `grad`, with the primal values), `breakpoint` (a `pdb`
+session over the caller's variables holding their run-time values) -- and
+`inspect_array_sharding`, `visualize_array_sharding` / `visualize_sharding`, which
+report or draw which device holds which block of an array (with `rich`, as JAX
+does)."""
 from __future__ import annotations
+
+import copy
+import logging
+import os
+import sys
 
 import numpy as np
 
-from . import core
+from . import core, tree_util
 from .callbacks_api import flat_host_call
-from .errors import ArgumentTypeError
+from .errors import USER_CODE, ArgumentTypeError, ArgumentValueError, caller_location
 from .primitives.callbacks import debug_callback_p
 
-__all__ = ["print", "callback", "visualize_array_sharding", "visualize_sharding"]
+__all__ = ["print", "log", "callback", "breakpoint", "inspect_array_sharding",
+           "visualize_array_sharding", "visualize_sharding", "DebugEffect",
+           "OrderedDebugEffect"]
 
 _print = print
 
@@ -55,6 +64,108 @@ def print(fmt: str, *args, ordered=False, **kwargs):  # noqa: A001
         raise ArgumentTypeError(f"jax.debug.print needs a format string, got {fmt!r}")
     _check_format(fmt, args, kwargs)
     callback(lambda *a, **k: _print(fmt.format(*a, **k)), *args, ordered=ordered, **kwargs)
+
+
+_logger = logging.getLogger("jax._src.debugging")  # JAX's logger name, for users' filters
+
+
+def log(fmt: str, *args, ordered=False, **kwargs):
+    """As `print`, but the message is logged at INFO on the `jax._src.debugging`
+    logger, with the file and line of the call as the record's origin."""
+    if not isinstance(fmt, str):
+        raise ArgumentTypeError(f"jax.debug.log needs a format string, got {fmt!r}")
+    _check_format(fmt, args, kwargs)
+    loc = caller_location()
+    record = _logger.makeRecord(_logger.name, logging.INFO, loc.file or "(unknown file)",
+                                loc.line or 0, "", (), None)
+
+    def emit(*a, **k):
+        rec = copy.copy(record)
+        rec.msg = fmt.format(*a, **k)
+        _logger.handle(rec)
+    callback(emit, *args, ordered=ordered, **kwargs)
+
+
+class DebugEffect:
+    """The effect of a debug callback (`print`, `callback`, `breakpoint`): it must run,
+    so dead-code elimination keeps it, but in no particular order."""
+
+    def __str__(self):
+        return "Debug"
+
+
+class OrderedDebugEffect:
+    """The effect of an `ordered=True` debug callback: it runs in program order with the
+    other ordered ones."""
+
+    def __str__(self):
+        return "OrderedDebug"
+
+
+def _user_frame():
+    """The innermost frame outside astjax (converted user code counts as user code)."""
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    pkgs = tuple(os.path.join(here, d) + os.sep for d in ("astjax", "transforms", "codegen"))
+    f = sys._getframe(2)
+    while f is not None and f.f_code not in USER_CODE and f.f_code.co_filename.startswith(pkgs):
+        f = f.f_back
+    return f
+
+
+def breakpoint(*, backend=None, filter_frames=True, num_frames=None, ordered=False,  # noqa: A001
+               token=None, **kwargs):
+    """Stop in a `pdb` session when the program reaches this point; the caller's
+    variables hold their run-time values there (`p x`, `c` to continue). Staged
+    values are passed out of the program as a debug callback's arguments, so it works
+    under `jit`, `vmap` (once per example) and in loops. `stdin=`/`stdout=` choose the
+    session's streams; with `token=` (a pytree) the breakpoint runs once `token` is
+    computed and `token` is returned."""
+    del filter_frames, num_frames
+    if backend not in (None, "cli"):
+        raise ArgumentValueError(f"Debugger backend {backend!r} is not available: astjax "
+                                 "has the 'cli' debugger (pdb)")
+    if token is not None and ordered:
+        raise ValueError("`ordered` and `token` are mutually exclusive arguments.")
+    frame = _user_frame()
+    env = {} if frame is None else {k: v for k, v in frame.f_locals.items()
+                                    if not k.startswith("ag__")}
+    names = [k for k, v in env.items() if isinstance(v, (core.Tracer, core.Array))]
+    static = {k: v for k, v in env.items() if k not in names}
+    glob = {} if frame is None else dict(frame.f_globals)
+
+    def session(*values):
+        import pdb
+        where = dict(static, **dict(zip(names, values)))
+        pdb.Pdb(stdin=kwargs.get("stdin"), stdout=kwargs.get("stdout")).run(
+            "pass", glob, where)
+    callback(session, *[env[k] for k in names], ordered=ordered)
+    return token
+
+
+def inspect_array_sharding(value, *, callback):  # noqa: F811 -- the argument's JAX name
+    """Call `callback(sharding)` with the sharding of each array leaf of `value`: now
+    for a device array; while staging, the sharding the staged value's type carries
+    (a single-device program: the default device's)."""
+    from . import sharding as _sh
+    from .codegen import runtime
+    for leaf in tree_util.tree_leaves(value):
+        if not isinstance(leaf, core.Tracer):
+            callback(leaf.sharding)
+            continue
+        typed = getattr(core.get_aval(leaf), "sharding", None)
+        mesh = getattr(typed, "mesh", None)
+        if mesh is None or not mesh.axis_names:
+            if _sh.get_mesh().axis_names:
+                raise ArgumentValueError(
+                    "inspect_array_sharding on a staged value under a mesh: the sharding "
+                    "XLA chooses is not known while staging", loc=caller_location(),
+                    hint="inspect the result of the jitted function, or give the value an "
+                         "explicit sharding (jax.sharding.reshard)")
+            callback(_sh.SingleDeviceSharding(runtime.default_device()))
+        else:
+            concrete = _sh.get_mesh()
+            callback(_sh.NamedSharding(concrete if concrete.axis_names else mesh,
+                                       typed.spec))
 
 
 def _blocks(starts_stops):
