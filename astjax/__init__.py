@@ -61,13 +61,49 @@ from .config_api import (disable_jit, ensure_compile_time_eval, clear_caches,  #
                          debug_infs, numpy_rank_promotion, numpy_dtype_promotion,
                          default_matmul_precision, log_compiles, default_device,
                          threefry_partitionable)
+from .config_api import (host_count, host_id, host_ids, process_indices,  # noqa: E402,F401
+                         copy_to_host_async)
+from .config_guards import (transfer_guard, transfer_guard_host_to_device,  # noqa: E402,F401
+                            transfer_guard_device_to_device, transfer_guard_device_to_host,
+                            no_tracing, no_execution, enable_checks, check_tracer_leaks,
+                            checking_leaks, explain_cache_misses, make_user_context,
+                            jax2tf_associative_scan_reductions)
 from .ad_extras import linear_transpose, custom_gradient  # noqa: E402,F401
 from .compat.ad_checkpoint import checkpoint_policies  # noqa: E402,F401
+from .compat.custom_derivatives import closure_convert  # noqa: E402,F401
+from .sharding import NamedSharding  # noqa: E402,F401
+from .codegen.runtime import Shard  # noqa: E402,F401
+
+# Submodules JAX exposes as attributes of `jax`, imported on first use (import time).
+_LAZY = {"ad_checkpoint": "astjax.compat.ad_checkpoint",
+         "custom_derivatives": "astjax.compat.custom_derivatives",
+         "dlpack": "astjax.compat.dlpack", "experimental": "astjax.compat.experimental",
+         "image": "astjax.image", "version": "astjax.compat.version"}
+
+
+def __getattr__(name):
+    target = _LAZY.get(name)
+    if target is None:
+        raise AttributeError(f"module 'astjax' has no attribute {name!r}")
+    import importlib
+    module = importlib.import_module(target)
+    globals()[name] = module
+    return module
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
 
 # The public names (`from astjax import *`, and what a type checker takes as exported:
 # `mypy --strict` reads only these as re-exports). tests/test_typing.py keeps it complete.
 __all__ = [
-    "Array", "AstjaxError", "Device", "P", "ShapeDtypeStruct", "block_until_ready",
+    "Array", "AstjaxError", "Device", "NamedSharding", "P", "Shard", "ShapeDtypeStruct",
+    "ad_checkpoint", "block_until_ready", "check_tracer_leaks", "checking_leaks",
+    "closure_convert", "copy_to_host_async", "custom_derivatives", "dlpack", "enable_checks",
+    "experimental", "explain_cache_misses", "host_count", "host_id", "host_ids", "image",
+    "jax2tf_associative_scan_reductions", "make_user_context", "no_execution", "no_tracing",
+    "process_indices", "transfer_guard", "transfer_guard_device_to_device",
+    "transfer_guard_device_to_host", "transfer_guard_host_to_device", "version",
     "checkpoint", "checkpoint_policies", "clear_caches", "config", "core", "custom_gradient",
     "custom_jvp",
     "custom_vjp", "debug", "debug_infs", "debug_nans", "default_backend", "default_device",

@@ -48,6 +48,17 @@ class Config:
         # 0.10.2's default True; False gives the bits of JAX's "original" layout
         "jax_threefry_partitionable": os.environ.get(
             "JAX_THREEFRY_PARTITIONABLE", "true").lower() in ("1", "true", "yes", "on"),
+        # guards and checks (astjax/config_guards.py)
+        "jax_transfer_guard": os.environ.get("JAX_TRANSFER_GUARD") or None,
+        "jax_transfer_guard_host_to_device": None,
+        "jax_transfer_guard_device_to_device": None,
+        "jax_transfer_guard_device_to_host": None,
+        "jax_no_tracing": False,
+        "jax_no_execution": False,
+        "jax_enable_checks": _env_bool("JAX_ENABLE_CHECKS"),
+        "jax_check_tracer_leaks": _env_bool("JAX_CHECK_TRACER_LEAKS"),
+        "jax_explain_cache_misses": _env_bool("JAX_EXPLAIN_CACHE_MISSES"),
+        "jax2tf_associative_scan_reductions": False,
     }
     _choices = {
         "jax_numpy_rank_promotion": ("allow", "warn", "raise"),

@@ -40,7 +40,7 @@ import jaxlib
 import numpy as np
 
 from . import core, tree_util
-from .api import Jitted, devices
+from .api import Jitted, devices, process_index as _process_index
 from .codegen import compile_cache, eager_programs, runtime
 from .config import config, jit_call_hook
 from .errors import ArgumentValueError, caller_location
@@ -49,7 +49,8 @@ from .tree_util import tree_leaves
 __all__ = ["State", "disable_jit", "ensure_compile_time_eval", "clear_caches",
            "live_arrays", "print_environment_info", "enable_x64", "debug_nans", "debug_infs",
            "numpy_rank_promotion", "numpy_dtype_promotion", "default_matmul_precision",
-           "log_compiles", "default_device", "threefry_partitionable"]
+           "log_compiles", "default_device", "threefry_partitionable", "host_count",
+           "host_id", "host_ids", "process_indices", "copy_to_host_async"]
 
 _logger = logging.getLogger("jax")
 
@@ -175,6 +176,44 @@ def print_environment_info(return_string=False):
         return text
     print(text)
     return None
+
+
+def process_indices(backend=None):
+    """The indices of the processes that hold devices of `backend` (sorted)."""
+    return sorted({d.process_index for d in devices(backend)})
+
+
+def _renamed(old, new):
+    import warnings
+    warnings.warn(f"jax.{old} has been renamed to jax.{new}. This alias will eventually be "
+                  "removed; please update your code.", stacklevel=3)
+
+
+def host_count(backend=None):
+    """The old name of `process_count` (with JAX's rename warning)."""
+    _renamed("process_count", "process_count")
+    return len(process_indices(backend))
+
+
+def host_id(backend=None):
+    """The old name of `process_index` (with JAX's rename warning)."""
+    _renamed("process_index", "process_index")
+    return _process_index()
+
+
+def host_ids(backend=None):
+    """The old name of `process_indices` (with JAX's rename warning)."""
+    _renamed("process_indexs", "process_indices")
+    return process_indices(backend)
+
+
+def copy_to_host_async(x):
+    """Start copying every device-array leaf of pytree `x` to the host; returns `x`."""
+    for leaf in tree_leaves(x):
+        start = getattr(leaf, "copy_to_host_async", None)
+        if start is not None:
+            start()
+    return x
 
 # ------------------------------------------------------------------ honouring flags
 

@@ -57,6 +57,11 @@ def param_names(fun):
         return []
 
 
+# f(fun, None | ClosedJaxpr, state) before and after staging, while a flag of
+# `config_guards` (no_tracing, enable_checks, check_tracer_leaks) is on
+staging_hook = [None]
+
+
 def stage_callable(fun, args, kwargs=None, hints=None):
     """Stage `fun(*args, **kwargs)` where the array leaves of args/kwargs become
     Tracers. Returns (ClosedJaxpr, in_tree, out_tree)."""
@@ -86,7 +91,14 @@ def stage_flat(fun, in_tree, avals, hints=None):
                                              "them", loc=caller_location())
         return outs
 
-    cj = core.stage(body, avals, hints)
+    hook = staging_hook[0]
+    if hook is None:
+        cj = core.stage(body, avals, hints)
+    else:   # a checking flag is on (config_guards)
+        state: dict = {}
+        hook(fun, None, state)
+        cj = core.stage(body, avals, hints)
+        hook(fun, cj, state)
     return cj, out_tree[0]
 
 

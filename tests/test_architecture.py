@@ -59,9 +59,9 @@ LAYERS = [
              "astjax.lax_control", "astjax.lax_indexing",
              "astjax.lax_parallel", "astjax.typing", "astjax.interpreters", "astjax.extend",
              "astjax.stages", "astjax.callbacks_api", "astjax.debug",
-             "astjax.naming", "astjax.distributed", "astjax.config_api", "astjax.ad_extras",
+             "astjax.naming", "astjax.distributed", "astjax.config_api", "astjax.config_guards", "astjax.ad_extras",
              "astjax.dispatch_keys", "astjax.ad_dtypes", "astjax.jit_options", "astjax.ffi"]),
-    ("libraries", ["astjax.numpy", "astjax.random", "astjax.scipy", "astjax.nn",
+    ("libraries", ["astjax.numpy", "astjax.image", "astjax.random", "astjax.scipy", "astjax.nn",
                    "astjax.flatten_util", "astjax.test_util", "astjax.example_libraries"]),
     # the package root, and what serves it as `jax` (the alias finder, its compat modules,
     # `python -m astjax`)
