@@ -7,6 +7,7 @@ import numpy as np
 
 from ...errors import MissingNameError, NotImplementedInAstjaxError
 from ... import core, lax
+from ...custom_api import custom_jvp as _custom_jvp
 from ... import numpy as jnp
 from ...numpy import ufuncs as _uf
 from ...numpy.ufuncs import asarray_operand, promote_args_inexact, where
@@ -146,7 +147,29 @@ def log_ndtr(x):
     Returns:
         An array of `x`'s shape, of a floating dtype.
     """
-    return _uf.log(ndtr(x))
+    return _log_ndtr(promote_args_inexact("log_ndtr", x)[0])
+
+
+@_custom_jvp
+def _log_ndtr(x):
+    # log(ndtr(x)) loses everything once ndtr(x) underflows: below `low` the
+    # asymptotic series of the normal tail (three terms, as JAX's series_order=3),
+    # above `high` log(1 - ndtr(-x)) ~ -ndtr(-x)
+    low, high = (-20., 8.) if x.dtype == np.float64 else (-10., 5.)
+    above = x > high
+    p = ndtr(where(above, -x, _uf.maximum(x, low)))
+    t = _uf.minimum(x, low)    # (the minimum keeps the unchosen branch finite)
+    t2 = t * t
+    series = 1 - 1 / t2 + 3 / (t2 * t2) - 15 / (t2 * t2 * t2)
+    tail = -0.5 * t2 - _uf.log(-t) - 0.5 * np.log(2 * np.pi) + _uf.log(series)
+    return where(above, -p, where(x > low, _uf.log(p), tail))
+
+
+@_log_ndtr.defjvp
+def _log_ndtr_jvp(primals, tangents):
+    (x,), (dx,) = primals, tangents
+    y = _log_ndtr(x)
+    return y, dx * _uf.exp(-0.5 * x * x - 0.5 * np.log(2 * np.pi) - y)
 
 
 def betaln(a, b):
