@@ -67,8 +67,9 @@ from .config_guards import (transfer_guard, transfer_guard_host_to_device,  # no
                             transfer_guard_device_to_device, transfer_guard_device_to_host,
                             no_tracing, no_execution, enable_checks, check_tracer_leaks,
                             checking_leaks, explain_cache_misses, make_user_context,
-                            jax2tf_associative_scan_reductions)
-from .ad_extras import linear_transpose, custom_gradient  # noqa: E402,F401
+                            jax2tf_associative_scan_reductions, thread_guard,
+                            legacy_prng_key, enable_custom_prng)
+from .ad_extras import linear_transpose, custom_gradient, fwd_and_bwd  # noqa: E402,F401
 from .compat.ad_checkpoint import checkpoint_policies  # noqa: E402,F401
 from .compat.custom_derivatives import closure_convert  # noqa: E402,F401
 from .sharding import NamedSharding  # noqa: E402,F401
@@ -78,7 +79,8 @@ from .codegen.runtime import Shard  # noqa: E402,F401
 _LAZY = {"ad_checkpoint": "astjax.compat.ad_checkpoint",
          "custom_derivatives": "astjax.compat.custom_derivatives",
          "dlpack": "astjax.compat.dlpack", "experimental": "astjax.compat.experimental",
-         "image": "astjax.image", "version": "astjax.compat.version"}
+         "image": "astjax.image", "version": "astjax.compat.version",
+         "lib": "astjax.compat.lib", "monitoring": "astjax.monitoring", "ops": "astjax.ops"}
 
 
 def __getattr__(name):
@@ -99,10 +101,11 @@ def __dir__():
 __all__ = [
     "Array", "AstjaxError", "Device", "NamedSharding", "P", "Shard", "ShapeDtypeStruct",
     "ad_checkpoint", "block_until_ready", "check_tracer_leaks", "checking_leaks",
-    "closure_convert", "copy_to_host_async", "custom_derivatives", "dlpack", "enable_checks",
+    "closure_convert", "copy_to_host_async", "fwd_and_bwd", "lib", "monitoring", "ops", "custom_derivatives", "dlpack", "enable_checks",
     "experimental", "explain_cache_misses", "host_count", "host_id", "host_ids", "image",
     "jax2tf_associative_scan_reductions", "make_user_context", "no_execution", "no_tracing",
-    "process_indices", "transfer_guard", "transfer_guard_device_to_device",
+    "process_indices", "thread_guard", "legacy_prng_key", "enable_custom_prng",
+    "transfer_guard", "transfer_guard_device_to_device",
     "transfer_guard_device_to_host", "transfer_guard_host_to_device", "version",
     "checkpoint", "checkpoint_policies", "clear_caches", "config", "core", "custom_gradient",
     "custom_jvp",

@@ -22,7 +22,7 @@ from .errors import ArgumentTypeError
 from .staging import as_callable, leaf_aval, stage_flat
 from .transforms import ad
 
-__all__ = ["linear_transpose", "custom_gradient"]
+__all__ = ["linear_transpose", "custom_gradient", "fwd_and_bwd"]
 
 
 def _aval_of(x):
@@ -105,3 +105,28 @@ def custom_gradient(fun):
 def _key(ct_avals, consts):
     strip = lambda a: (a.shape, a.dtype)  # noqa: E731
     return (tuple(strip(a) for a in ct_avals), tuple(strip(core.get_aval(c)) for c in consts))
+
+
+def fwd_and_bwd(fun, argnums, has_aux=False, jitted=True):
+    """(`fwd`, `bwd`): `fwd(*args)` is `vjp` of `fun` in the arguments `argnums` --
+    `(out, residuals)` or, with `has_aux`, `(out, residuals, aux)` -- and
+    `bwd(residuals, cotangent)` the cotangents of those arguments (one array for an
+    int `argnums`, a tuple for a sequence). The residuals are a pytree, so with
+    `jitted` (the default) both are jitted and `bwd` compiles once for all calls."""
+    from .ad_api import vjp
+    from .api import jit
+    single = isinstance(argnums, int)
+    nums = (argnums,) if single else tuple(argnums)
+
+    def fwd(*args):
+        def partial(*dyn):
+            full = list(args)
+            for i, v in zip(nums, dyn):
+                full[i] = v
+            return fun(*full)
+        return vjp(partial, *[args[i] for i in nums], has_aux=has_aux)
+
+    def bwd(f_vjp, cotangent):
+        cts = f_vjp(cotangent)
+        return cts[0] if single else cts
+    return (jit(fwd), jit(bwd)) if jitted else (fwd, bwd)

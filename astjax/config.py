@@ -59,8 +59,13 @@ class Config:
         "jax_check_tracer_leaks": _env_bool("JAX_CHECK_TRACER_LEAKS"),
         "jax_explain_cache_misses": _env_bool("JAX_EXPLAIN_CACHE_MISSES"),
         "jax2tf_associative_scan_reductions": False,
+        "jax_thread_guard": False,
+        # raw uint32 keys given to jax.random (random/keys.py)
+        "jax_legacy_prng_key": os.environ.get("JAX_LEGACY_PRNG_KEY", "allow"),
+        "jax_enable_custom_prng": _env_bool("JAX_ENABLE_CUSTOM_PRNG"),
     }
     _choices = {
+        "jax_legacy_prng_key": ("allow", "warn", "error"),
         "jax_numpy_rank_promotion": ("allow", "warn", "raise"),
         "jax_numpy_dtype_promotion": ("standard", "strict"),
         "jax_default_matmul_precision": (None, "default", "high", "highest", "bfloat16",

@@ -20,6 +20,14 @@ How each flag is honoured:
   value still alive outside it raises `UnexpectedTracerError` naming what holds it;
 - `jax_explain_cache_misses`: each `jit` cache miss is logged (WARNING, on the `jax`
   logger) with what differed from the signatures seen before;
+- `jax_thread_guard` (`with thread_guard(True):`): in a job of several processes, a
+  jitted function run from a thread other than the one that set the guard raises
+  RuntimeError (the processes would otherwise launch programs in different orders);
+  alone, no operation spans processes and nothing is refused, as in JAX;
+- `jax_legacy_prng_key` ('allow', 'warn', 'error') and `jax_enable_custom_prng`: read
+  by `random/keys.py` when a raw uint32 key reaches a sampler, `split` or `fold_in`
+  (JAX's ValueError, UserWarning or FutureWarning); with `enable_custom_prng`, `split`
+  and `fold_in` of a raw key return typed keys;
 - `make_user_context(default)`: a context whose value is part of the staging key:
   changing it drops what was staged or compiled under the old value.
 """
@@ -29,9 +37,10 @@ import contextlib
 import gc
 import logging
 import sys
+import threading
 
 from . import core, staging
-from .api import device_put as _api_device_put
+from .api import device_put as _api_device_put, process_count as _process_count
 from .codegen import runtime
 from .config import config, jit_call_hook
 from .config_api import _HOOKED, State, _jit_call, clear_caches
@@ -43,7 +52,8 @@ __all__ = ["transfer_guard", "transfer_guard_host_to_device",
            "transfer_guard_device_to_device", "transfer_guard_device_to_host",
            "no_tracing", "no_execution", "enable_checks", "check_tracer_leaks",
            "checking_leaks", "explain_cache_misses", "jax2tf_associative_scan_reductions",
-           "make_user_context", "TransferGuardError"]
+           "make_user_context", "TransferGuardError", "thread_guard", "legacy_prng_key",
+           "enable_custom_prng"]
 
 _logger = logging.getLogger("jax")
 _LEVELS = ("allow", "log", "disallow", "log_explicit", "disallow_explicit")
@@ -138,6 +148,18 @@ cumulative reductions; astjax has no `jax2tf`, so (as in JAX without it) the fla
 changes nothing it computes."""
 
 
+legacy_prng_key = State("jax_legacy_prng_key")
+legacy_prng_key.__doc__ = """`with astjax.legacy_prng_key('error'):` a raw uint32 key
+given to `astjax.random` raises ValueError ('warn': a warning; 'allow': accepted)."""
+enable_custom_prng = State("jax_enable_custom_prng", bool)
+enable_custom_prng.__doc__ = """`with astjax.enable_custom_prng():` raw keys given to
+`astjax.random` warn (FutureWarning) and `split`/`fold_in` return typed keys."""
+thread_guard = State("jax_thread_guard", bool)
+thread_guard.__doc__ = """`with astjax.thread_guard(True):` in a multi-process job, a
+jitted function run from another thread than this one raises RuntimeError."""
+_guard_owner = [None]   # the thread that set jax_thread_guard
+
+
 def checking_leaks():
     """`check_tracer_leaks(True)`: a context manager checking for leaked staged values."""
     return check_tracer_leaks(True)
@@ -205,6 +227,10 @@ def _guarded_jit_call(jitted, args, kwargs):
     `config_api`, through its own call path)."""
     name = getattr(jitted.fun, "__name__", "fn")
     _run_check(f"jit({name})")
+    if config.read("jax_thread_guard") and threading.get_ident() != _guard_owner[0] \
+            and _process_count() > 1:
+        raise RuntimeError(f"jit({name}) runs across processes and was called from a "
+                           "thread other than the one that set jax_thread_guard")
     before = len(jitted._cache)
     out = _jit_call(jitted, args, kwargs)
     if config.read("jax_explain_cache_misses") and len(jitted._cache) > before:
@@ -250,10 +276,12 @@ class _UserContext:
 
 
 _FLAGS = ("jax_no_tracing", "jax_no_execution", "jax_enable_checks",
-          "jax_check_tracer_leaks", "jax_explain_cache_misses")
+          "jax_check_tracer_leaks", "jax_explain_cache_misses", "jax_thread_guard")
 
 
 def _on_update(name, value):
+    if name == "jax_thread_guard":
+        _guard_owner[0] = threading.get_ident() if value else None
     if name == "jax_transfer_guard" or name.startswith("jax_transfer_guard_"):
         _update_h2d_hook()
     if name in _FLAGS:
@@ -265,7 +293,8 @@ def _on_update(name, value):
         else:
             runtime.unsubscribe(runtime.execute_listeners, _eager_check)
     # (config_api's listener ran first and chose between its call path and none)
-    if config.read("jax_no_execution") or config.read("jax_explain_cache_misses"):
+    if any(config.read(n) for n in ("jax_no_execution", "jax_explain_cache_misses",
+                                    "jax_thread_guard")):
         jit_call_hook[0] = _guarded_jit_call
     elif jit_call_hook[0] is _guarded_jit_call:
         active = any(config.read(n) not in (None, False) for n in _HOOKED)

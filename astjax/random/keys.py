@@ -24,10 +24,12 @@ from __future__ import annotations
 
 import functools
 import inspect
+import warnings
 
 import numpy as np
 
 from .. import core, dtypes, tree_util
+from ..config import config
 from ..api import ShapeDtypeStruct
 from ..ir import ShapedArray
 from .. import numpy as jnp
@@ -277,7 +279,32 @@ def _raw(k):
 
 
 def _same_kind(k, data):
-    return PRNGKeyArray(data, k._impl) if isinstance(k, PRNGKeyArray) else data
+    if isinstance(k, PRNGKeyArray):
+        return PRNGKeyArray(data, k._impl)
+    # jax_enable_custom_prng: raw keys in, typed keys out (as JAX)
+    return PRNGKeyArray(data) if config.read("jax_enable_custom_prng") else data
+
+
+_LEGACY = ("Legacy uint32 key array passed as key to jax.random function. Please create "
+           "keys using jax.random.key(). If use of a raw key array was intended, set "
+           "jax_legacy_prng_key=\"allow\".")
+
+
+def _key_in(k):
+    """The raw data of a key given to a sampler, `split` or `fold_in`; a raw key is
+    refused or warned about as `jax_legacy_prng_key` (and `jax_enable_custom_prng`)
+    say."""
+    if isinstance(k, PRNGKeyArray):
+        return random_unwrap(k._base)
+    policy = config.read("jax_legacy_prng_key")
+    if policy == "error":
+        raise ValueError(_LEGACY)
+    if policy == "warn":
+        warnings.warn(_LEGACY, stacklevel=3)
+    elif config.read("jax_enable_custom_prng"):
+        warnings.warn("Raw arrays as random keys to jax.random functions are deprecated. "
+                      "Assuming valid threefry2x32 key for now.", FutureWarning, stacklevel=3)
+    return k
 
 
 # ------------------------------------------------------------------ constructors
@@ -334,12 +361,12 @@ def split(key, num=2):
         Array([[1797259609, 2579123966],
                [ 928981903, 3453687069]], dtype=uint32)
     """
-    return _same_kind(key, _p.split(_raw(key), num))
+    return _same_kind(key, _p.split(_key_in(key), num))
 
 
 def fold_in(key, data):
     """A new key from `key` and the integer `data`, of the kind of `key`."""
-    return _same_kind(key, _p.fold_in(_raw(key), data))
+    return _same_kind(key, _p.fold_in(_key_in(key), data))
 
 
 def clone(key):
@@ -363,7 +390,7 @@ def _accepting_typed_keys(fn):
         except TypeError as e:
             raise ArityError(f"random.{fn.__name__}(): {e}",
                              hint=f"its signature is random.{fn.__name__}{sig}") from None
-        return fn(_raw(key), *args, **kwargs)
+        return fn(_key_in(key), *args, **kwargs)
     return sampler
 
 
