@@ -49,7 +49,7 @@ from .sharding import PartitionSpec as P, set_mesh  # noqa: E402,F401
 from .api import make_mesh, process_index, process_count  # noqa: E402,F401
 from . import distributed  # noqa: E402,F401
 from .primitives.spmd import reshard  # noqa: E402,F401
-from .pmap_api import shard_map_public as shard_map  # noqa: E402,F401
+from .pmap_api import shard_map_public as shard_map, smap  # noqa: E402,F401
 from .codegen.sharded import (make_array_from_callback,  # noqa: E402,F401
                               make_array_from_single_device_arrays,
                               make_array_from_process_local_data)
@@ -104,7 +104,7 @@ __all__ = [
     "closure_convert", "copy_to_host_async", "fwd_and_bwd", "lib", "monitoring", "ops", "custom_derivatives", "dlpack", "enable_checks",
     "experimental", "explain_cache_misses", "host_count", "host_id", "host_ids", "image",
     "jax2tf_associative_scan_reductions", "make_user_context", "no_execution", "no_tracing",
-    "process_indices", "thread_guard", "legacy_prng_key", "enable_custom_prng",
+    "process_indices", "smap", "thread_guard", "legacy_prng_key", "enable_custom_prng",
     "transfer_guard", "transfer_guard_device_to_device",
     "transfer_guard_device_to_host", "transfer_guard_host_to_device", "version",
     "checkpoint", "checkpoint_policies", "clear_caches", "config", "core", "custom_gradient",

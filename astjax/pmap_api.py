@@ -574,3 +574,41 @@ def shard_map_public(f=None, /, *, out_specs, in_specs=None, mesh=None,
     return shard_map(f, out_specs=out_specs, in_specs=in_specs, mesh=mesh,
                      axis_names=axis_names, check_vma=check_vma,
                      layout_of=explicit.layout_of)
+
+
+class _Infer:
+    """smap's default `in_axes`: inferred from the arguments' layouts."""
+
+    def __repr__(self):
+        return "Infer"
+
+
+_INFER = _Infer()
+
+
+def smap(f=None, /, *, in_axes=_INFER, out_axes, axis_name):
+    """`jax.smap`: `shard_map` over the one mesh axis `axis_name` of the context mesh
+    (`set_mesh`), with vmap-style axes: argument axis `in_axes` (an int, None for
+    replicated, a tuple per argument; left out: inferred from the arguments' layouts
+    on an Explicit mesh) is split over the devices along `axis_name`, and each
+    result's `out_axes` axis is where the shards are put back together."""
+    if f is None:
+        return lambda g: smap(g, in_axes=in_axes, out_axes=out_axes, axis_name=axis_name)
+    if isinstance(axis_name, (list, tuple)):
+        raise TypeError(f"smap axis_name should be a `str` or a `Hashable`, but got "
+                        f"{axis_name}")
+    if in_axes is not None and in_axes is not _INFER and not isinstance(in_axes, (int, tuple)):
+        raise TypeError("smap in_axes must be an int, None, or a tuple of entries "
+                        "corresponding to the positional arguments passed to the function, "
+                        f"but got {in_axes}.")
+    for what, axes in (("in_axes", None if in_axes is _INFER else in_axes),
+                       ("out_axes", out_axes)):
+        if not all(isinstance(a, int) for a in tree_util.tree_leaves(axes)):
+            raise TypeError(f"smap {what} must be an int, None, or (nested) container "
+                            f"with those types as leaves, but got {axes}.")
+
+    def spec(axis):
+        return PartitionSpec() if axis is None else PartitionSpec(*[None] * axis, axis_name)
+    specs = lambda axes: tree_util.tree_map(spec, axes, is_leaf=lambda a: a is None)  # noqa: E731
+    return shard_map_public(f, in_specs=None if in_axes is _INFER else specs(in_axes),
+                            out_specs=specs(out_axes), axis_names={axis_name})
