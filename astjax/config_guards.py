@@ -28,6 +28,8 @@ How each flag is honoured:
   by `random/keys.py` when a raw uint32 key reaches a sampler, `split` or `fold_in`
   (JAX's ValueError, UserWarning or FutureWarning); with `enable_custom_prng`, `split`
   and `fold_in` of a raw key return typed keys;
+- `jax_allow_f16_reductions`: False makes `reduce_sum`'s shape rule refuse a sum of
+  several float16/bfloat16 values (ValueError, as JAX);
 - `make_user_context(default)`: a context whose value is part of the staging key:
   changing it drops what was staged or compiled under the old value.
 """
@@ -53,7 +55,7 @@ __all__ = ["transfer_guard", "transfer_guard_host_to_device",
            "no_tracing", "no_execution", "enable_checks", "check_tracer_leaks",
            "checking_leaks", "explain_cache_misses", "jax2tf_associative_scan_reductions",
            "make_user_context", "TransferGuardError", "thread_guard", "legacy_prng_key",
-           "enable_custom_prng"]
+           "enable_custom_prng", "allow_f16_reductions"]
 
 _logger = logging.getLogger("jax")
 _LEVELS = ("allow", "log", "disallow", "log_explicit", "disallow_explicit")
@@ -154,6 +156,9 @@ given to `astjax.random` raises ValueError ('warn': a warning; 'allow': accepted
 enable_custom_prng = State("jax_enable_custom_prng", bool)
 enable_custom_prng.__doc__ = """`with astjax.enable_custom_prng():` raw keys given to
 `astjax.random` warn (FutureWarning) and `split`/`fold_in` return typed keys."""
+allow_f16_reductions = State("jax_allow_f16_reductions", bool)
+allow_f16_reductions.__doc__ = """`with astjax.allow_f16_reductions(False):` a
+`reduce_sum` of several float16 or bfloat16 values raises ValueError."""
 thread_guard = State("jax_thread_guard", bool)
 thread_guard.__doc__ = """`with astjax.thread_guard(True):` in a multi-process job, a
 jitted function run from another thread than this one raises RuntimeError."""
@@ -280,6 +285,8 @@ _FLAGS = ("jax_no_tracing", "jax_no_execution", "jax_enable_checks",
 
 
 def _on_update(name, value):
+    if name == "jax_allow_f16_reductions":
+        clear_caches()   # (eager executables were checked under the old value)
     if name == "jax_thread_guard":
         _guard_owner[0] = threading.get_ident() if value else None
     if name == "jax_transfer_guard" or name.startswith("jax_transfer_guard_"):

@@ -83,7 +83,13 @@ def _reduction(name, lax_fn, *, upcast_bool=False, bool_op=None, init=None, iden
         if where is not None:
             ident = init(core.get_aval(a).dtype)
             a = _where(broadcast_to_shape(where, av.shape), a, lax.full_like(a, ident))
-        r = lax_fn(a, axes) if axes else a
+        half = core.get_aval(a).dtype
+        if upcast_bool and half in (np.float16, dtypes.bfloat16):
+            # sums and products of float16/bfloat16 accumulate in float32, as JAX's
+            r = lax_fn(lax.convert_element_type(a, np.float32), axes) if axes else a
+            r = lax.convert_element_type(r, half)
+        else:
+            r = lax_fn(a, axes) if axes else a
         if initial is not None:
             r = getattr(ufuncs, {"sum": "add", "prod": "multiply", "max": "maximum",
                                  "min": "minimum"}[name])(r, initial)

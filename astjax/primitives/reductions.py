@@ -11,6 +11,7 @@ import enum
 import numpy as np
 
 from .. import core, dtypes
+from ..config import config
 from ..core import ShapedArray, bind
 from ..errors import DTypeError, ShapeError
 from ..pyast import dtype_expr, lax_call
@@ -75,6 +76,18 @@ def _reduce_sum_transpose(ct, x, *, axes, out_sharding=None):
 
 
 deflinear(reduce_sum_p, _reduce_sum_transpose)
+_reduce_sum_shape = reduce_sum_p.abstract_eval
+
+
+@reduce_sum_p.def_abstract_eval
+def _reduce_sum_abstract_eval(x, *, axes, out_sharding=None):
+    # jax_allow_f16_reductions=False refuses summing several float16/bfloat16 values
+    if x.dtype in (np.float16, dtypes.bfloat16) and \
+            not config.read("jax_allow_f16_reductions") and \
+            any(x.shape[a] != 1 for a in axes):
+        raise ValueError(f"reduce_sum on operand {x.str_short()} is not allowed when "
+                         "jax_allow_f16_reductions=False.")
+    return _reduce_sum_shape(x, axes=axes, out_sharding=out_sharding)
 
 
 def _fold_axes(x, keep, axes, k):
