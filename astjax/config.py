@@ -60,7 +60,8 @@ class Config:
         "jax_explain_cache_misses": _env_bool("JAX_EXPLAIN_CACHE_MISSES"),
         "jax2tf_associative_scan_reductions": False,
         "jax_thread_guard": False,
-        "jax_allow_f16_reductions": True,   # False: reduce_sum of f16/bf16 refused
+        "jax_allow_f16_reductions": True,
+        "jax_default_prng_impl": "threefry2x32",   # False: reduce_sum of f16/bf16 refused
         # raw uint32 keys given to jax.random (random/keys.py)
         "jax_legacy_prng_key": os.environ.get("JAX_LEGACY_PRNG_KEY", "allow"),
         "jax_enable_custom_prng": _env_bool("JAX_ENABLE_CUSTOM_PRNG"),

@@ -46,7 +46,7 @@ from .api import device_put as _api_device_put, process_count as _process_count
 from .codegen import runtime
 from .config import config, jit_call_hook
 from .config_api import _HOOKED, State, _jit_call, clear_caches
-from .errors import AstjaxError, JaxRuntimeError, UnexpectedTracerError, caller_location
+from .errors import AstjaxError, ArgumentValueError, JaxRuntimeError, UnexpectedTracerError, caller_location
 from .ir import check_jaxpr
 from .tree_util import tree_leaves
 
@@ -55,7 +55,7 @@ __all__ = ["transfer_guard", "transfer_guard_host_to_device",
            "no_tracing", "no_execution", "enable_checks", "check_tracer_leaks",
            "checking_leaks", "explain_cache_misses", "jax2tf_associative_scan_reductions",
            "make_user_context", "TransferGuardError", "thread_guard", "legacy_prng_key",
-           "enable_custom_prng", "allow_f16_reductions"]
+           "enable_custom_prng", "allow_f16_reductions", "default_prng_impl"]
 
 _logger = logging.getLogger("jax")
 _LEVELS = ("allow", "log", "disallow", "log_explicit", "disallow_explicit")
@@ -156,6 +156,20 @@ given to `astjax.random` raises ValueError ('warn': a warning; 'allow': accepted
 enable_custom_prng = State("jax_enable_custom_prng", bool)
 enable_custom_prng.__doc__ = """`with astjax.enable_custom_prng():` raw keys given to
 `astjax.random` warn (FutureWarning) and `split`/`fold_in` return typed keys."""
+def _prng_impl(name):
+    if name not in ("threefry2x32", "threefry4x32", "rbg", "unsafe_rbg", "philox2x32",
+                    "philox4x32"):
+        raise ValueError(f"Invalid value {name!r} for JAX flag jax_default_prng_impl")
+    if name != "threefry2x32":
+        raise ArgumentValueError(f"PRNG implementation {name!r} is not available in astjax",
+                                 hint="astjax implements JAX's default, 'threefry2x32'")
+    return name
+
+
+default_prng_impl = State("jax_default_prng_impl", _prng_impl)
+default_prng_impl.__doc__ = """JAX's choice of the PRNG implementation of new keys:
+'threefry2x32' (JAX's default) is the one astjax implements; another is refused
+where it is set."""
 allow_f16_reductions = State("jax_allow_f16_reductions", bool)
 allow_f16_reductions.__doc__ = """`with astjax.allow_f16_reductions(False):` a
 `reduce_sum` of several float16 or bfloat16 values raises ValueError."""
@@ -309,6 +323,7 @@ def _on_update(name, value):
 
 
 config.add_listener(_on_update)
+config.add_validator("jax_default_prng_impl", lambda name, value: _prng_impl(value))
 for _name in _FLAGS + ("jax_transfer_guard",):
     if config.read(_name):
         _on_update(_name, config.read(_name))
