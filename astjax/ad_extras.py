@@ -15,7 +15,8 @@ import functools
 import numpy as np
 
 from . import core, dtypes, tree_util
-from .ad_api import _run
+from .ad_api import _run, vjp
+from .api import jit
 from .custom_api import custom_vjp
 from .core import ShapedArray
 from .errors import ArgumentTypeError
@@ -113,8 +114,6 @@ def fwd_and_bwd(fun, argnums, has_aux=False, jitted=True):
     `bwd(residuals, cotangent)` the cotangents of those arguments (one array for an
     int `argnums`, a tuple for a sequence). The residuals are a pytree, so with
     `jitted` (the default) both are jitted and `bwd` compiles once for all calls."""
-    from .ad_api import vjp
-    from .api import jit
     single = isinstance(argnums, int)
     nums = (argnums,) if single else tuple(argnums)
 

@@ -15,6 +15,8 @@ import sys
 import numpy as np
 
 from . import core, tree_util
+from . import sharding as _sh
+from .codegen import runtime
 from .callbacks_api import flat_host_call
 from .errors import USER_CODE, ArgumentTypeError, ArgumentValueError, caller_location
 from .primitives.callbacks import debug_callback_p
@@ -146,8 +148,6 @@ def inspect_array_sharding(value, *, callback):  # noqa: F811 -- the argument's 
     """Call `callback(sharding)` with the sharding of each array leaf of `value`: now
     for a device array; while staging, the sharding the staged value's type carries
     (a single-device program: the default device's)."""
-    from . import sharding as _sh
-    from .codegen import runtime
     for leaf in tree_util.tree_leaves(value):
         if not isinstance(leaf, core.Tracer):
             callback(leaf.sharding)

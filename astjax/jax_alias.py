@@ -103,7 +103,6 @@ def _jax_module():
     mod.log_compiles = _compile_log.log_compiles  # (astjax has no `log_compiles` of its own)
     mod.__version__ = JAX_API_VERSION
     mod.__version_info__ = tuple(int(p) for p in JAX_API_VERSION.split("."))
-    mod.__getattr__ = astjax.__getattr__   # the submodules astjax imports lazily
     mod.__path__ = []  # a package: `import jax.numpy` goes through the finder
     return mod
 

@@ -379,19 +379,13 @@ _IMMUTABLE = xc.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL
 # (`Executable._call_many`); below it the pause would cost more than it saves
 MANY_RESULTS = 256
 _gc_isenabled, _gc_disable, _gc_enable = gc.isenabled, gc.disable, gc.enable
-
-
-# f(aval, device) before each host-to-device copy while a transfer guard is on
-# (astjax/config_guards.py): it logs the copy or refuses it
-h2d_hook = [None]
+h2d_hook = [None]   # f(aval, device) before each host-to-device copy: config_guards
 
 
 def put_host(x, aval: ShapedArray, device=None):
     """Host value -> device buffer with the given (already canonical) aval."""
     stablehlo.check_runtime_dtype(aval.dtype)
-
-    if h2d_hook[0] is not None:
-        h2d_hook[0](aval, device)
+    h2d_hook[0] is None or h2d_hook[0](aval, device)   # (a transfer guard is on)
     device = device or _default_device or default_device()
     return xc.batched_device_put(aval, sharding_for(device), [np.asarray(x, aval.dtype)],
                                  [device], True, False, _IMMUTABLE, enable_x64=True)

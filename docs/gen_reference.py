@@ -135,7 +135,7 @@ def _entry(name, value, in_jax) -> list[str]:
 def coverage(jax_module, names) -> tuple[list, list, list]:
     """(implemented JAX names, missing JAX names, astjax-only names) of one module."""
     mod = importlib.import_module(MODULES[jax_module])
-    present = set(vars(mod)) | set(dir(mod))   # dir: also submodules imported lazily
+    present = vars(mod)
     have = [n for n in names if n in present]
     missing = [n for n in names if n not in present]
     extra = [n for n in astjax_names(mod) if n not in names]

@@ -1,4 +1,5 @@
-"""Primitives that exist for autodiff, each with every rule: `stop_gradient`
+"""Primitives that exist for autodiff (and `custom_vmap_call`, a call with a user
+batching rule), each with every rule: `stop_gradient`
 (identity, zero derivative) and its `lax.stop_gradient` wrapper, `custom_jvp_call` /
 `custom_vjp_call` (a function with a user-defined derivative), `custom_lin` (the
 linear part of a custom_vjp, transposed by the user's bwd) and `checkpoint`
@@ -25,13 +26,13 @@ import ast
 
 from .. import core, tree_util
 from ..core import Eqn, Var, bind
-from ..errors import DifferentiationTypeError
+from ..errors import ArgumentTypeError, DifferentiationTypeError
 from ..pyast import comment, lax_call, statement_rule
 from .base import (defvectorized, instantiate, mark_unsupported, matchaxis, register,
                    unmapped_aval)
 
 __all__ = ["stop_gradient_p", "custom_jvp_call_p", "custom_vjp_call_p", "custom_lin_p",
-           "checkpoint_p", "stop_gradient", "SymbolicZero", "CustomVJPPrimal"]
+           "checkpoint_p", "custom_vmap_call_p", "stop_gradient", "SymbolicZero", "CustomVJPPrimal"]
 
 
 # ------------------------------- symbolic zeros, as a custom_vjp rule receives them
@@ -272,6 +273,41 @@ def _custom_vjp_batch(tx, args, dims, *, call_jaxpr, fwd, bwd, num_consts, **par
 register(custom_vjp_call_p, impl=_call_impl, abstract_eval=_call_ae, lowering=_call_lowering,
          jvp=_custom_vjp_jvp, batch=_custom_vjp_batch,
          source=_call_source("call_jaxpr", "custom_vjp function"))
+
+# ----------------------------------------------------------------- custom_vmap_call
+# A call whose batching is a user rule (`custom_batching.custom_vmap`): batch calls
+# `rule(axis_size, in_batched, operands)` on the operands (batched ones at dim 0) for
+# (outs, out_batched); jvp differentiates the nested function itself, inlined.
+custom_vmap_call_p = core.new_primitive("custom_vmap_call", multiple_results=True,
+                                        higher_order=True)
+
+
+def _custom_vmap_batch(tx, args, dims, *, call_jaxpr, rule, num_consts, **params):
+    frame = core.axis_frame()
+    if any(d is not None for d in dims[:num_consts]):
+        raise ArgumentTypeError("a custom_vmap function closes over a value that is "
+                                "batched; pass it as an argument instead")
+    args = [matchaxis(x, d, 0, frame.size) if d is not None else x
+            for x, d in zip(args, dims)]
+    outs, out_batched = rule(frame.size, [d is not None for d in dims[num_consts:]],
+                             list(args[num_consts:]))
+    return list(outs), [0 if b else None for b in out_batched]
+
+
+def _custom_vmap_jvp(tx, primals, tangents, *, call_jaxpr, num_consts, **_):
+    nz = [not isinstance(t, core.Zero) for t in tangents]
+    jv, out_nz = tx.jvp_jaxpr(call_jaxpr, nz, instantiate=False)
+    outs = core.inline_jaxpr(jv.jaxpr, list(jv.consts),
+                             list(primals) + [t for t in tangents if not isinstance(t, core.Zero)])
+    n = len(call_jaxpr.out_avals)
+    it = iter(outs[n:])
+    return outs[:n], [next(it) if z else core.Zero(a)
+                      for z, a in zip(out_nz, call_jaxpr.out_avals)]
+
+
+register(custom_vmap_call_p, impl=_call_impl, abstract_eval=_call_ae,
+         lowering=_call_lowering, batch=_custom_vmap_batch, jvp=_custom_vmap_jvp,
+         source=_call_source("call_jaxpr", "custom_vmap function"))
 
 # ------------------------------------ custom_lin: residuals + tangents -> tangent outputs,
 # defined by its transpose (the user's bwd)

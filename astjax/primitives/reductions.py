@@ -79,7 +79,6 @@ deflinear(reduce_sum_p, _reduce_sum_transpose)
 _reduce_sum_shape = reduce_sum_p.abstract_eval
 
 
-@reduce_sum_p.def_abstract_eval
 def _reduce_sum_abstract_eval(x, *, axes, out_sharding=None):
     # jax_allow_f16_reductions=False refuses summing several float16/bfloat16 values
     if x.dtype in (np.float16, dtypes.bfloat16) and \
@@ -88,6 +87,9 @@ def _reduce_sum_abstract_eval(x, *, axes, out_sharding=None):
         raise ValueError(f"reduce_sum on operand {x.str_short()} is not allowed when "
                          "jax_allow_f16_reductions=False.")
     return _reduce_sum_shape(x, axes=axes, out_sharding=out_sharding)
+
+
+reduce_sum_p.def_abstract_eval(_reduce_sum_abstract_eval)
 
 
 def _fold_axes(x, keep, axes, k):

@@ -165,11 +165,13 @@ def _log_ndtr(x):
     return where(above, -p, where(x > low, _uf.log(p), tail))
 
 
-@_log_ndtr.defjvp
 def _log_ndtr_jvp(primals, tangents):
     (x,), (dx,) = primals, tangents
     y = _log_ndtr(x)
     return y, dx * _uf.exp(-0.5 * x * x - 0.5 * np.log(2 * np.pi) - y)
+
+
+_log_ndtr.defjvp(_log_ndtr_jvp)
 
 
 def betaln(a, b):
