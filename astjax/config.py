@@ -61,7 +61,9 @@ class Config:
         "jax2tf_associative_scan_reductions": False,
         "jax_thread_guard": False,
         "jax_allow_f16_reductions": True,
-        "jax_default_prng_impl": "threefry2x32",   # False: reduce_sum of f16/bf16 refused
+        "jax_default_prng_impl": "threefry2x32",
+        # nn.softmax differentiated by its custom_jvp rule (scipy/special) or by autodiff
+        "jax_softmax_custom_jvp": _env_bool("JAX_SOFTMAX_CUSTOM_JVP"),   # False: reduce_sum of f16/bf16 refused
         # raw uint32 keys given to jax.random (random/keys.py)
         "jax_legacy_prng_key": os.environ.get("JAX_LEGACY_PRNG_KEY", "allow"),
         "jax_enable_custom_prng": _env_bool("JAX_ENABLE_CUSTOM_PRNG"),

@@ -388,3 +388,20 @@ def test_thread_guard(monkeypatch):
         t.start()
         t.join()
     assert out[0] == "ran" and "thread other than" in out[1]
+
+
+def test_softmax_custom_jvp():
+    # values: JAX 0.10.2 (both settings)
+    x = jnp.array([1., 2., 3.])
+    mask = jnp.array([True, False, True])
+
+    def f(x, where=None):
+        return (jax.nn.softmax(x, where=where) * jnp.arange(3.)).sum()
+    with jax.softmax_custom_jvp():
+        assert "custom_jvp_call" in str(jax.make_jaxpr(jax.nn.softmax)(x))
+        np.testing.assert_allclose(jax.grad(f)(x), [-0.1418171, -0.14077035, 0.28258753],
+                                   rtol=1e-6)
+        np.testing.assert_allclose(jax.grad(f)(x, mask), [-0.20998713, 0., 0.20998728],
+                                   rtol=1e-6)
+    assert "custom_jvp_call" not in str(jax.make_jaxpr(jax.nn.softmax)(x))
+    np.testing.assert_allclose(jax.grad(f)(x), [-0.1418171, -0.14077038, 0.2825874], rtol=1e-6)

@@ -7,6 +7,7 @@ import numpy as np
 
 from ...errors import MissingNameError, NotImplementedInAstjaxError
 from ... import core, lax
+from ...config import config
 from ...custom_api import custom_jvp as _custom_jvp
 from ... import numpy as jnp
 from ...numpy import ufuncs as _uf
@@ -367,6 +368,12 @@ def _softmax(x, axis=-1, where=None, initial=None):
     x = _inexact_arg("softmax", x)
     axes = _axes(x, axis)
     initial = -np.inf if initial is None else initial
+    if config.read("jax_softmax_custom_jvp"):   # JAX's newer rule: y * (dx - <y, dx>)
+        return _softmax_rule(x, axes, where, initial)
+    return _softmax_plain(x, axes, where, initial)
+
+
+def _softmax_plain(x, axes, where, initial):
     # JAX's formula: no guard on a non-finite max, so an input with +inf gives NaN
     # everywhere (as JAX documents) and XLA fuses the max with exp(x - max)
     xmax = jnp.max(x, axis=axes, keepdims=True, where=where, initial=initial)
@@ -375,6 +382,16 @@ def _softmax(x, axis=-1, where=None, initial=None):
     out = _uf.true_divide(unnormalized,
                           jnp.sum(unnormalized, axis=axes, keepdims=True, where=where))
     return out if where is None else _uf.where(where, out, 0.0)
+
+
+def _softmax_rule_jvp(axes, primals, tangents):
+    (x, where, initial), (dx, _, _) = primals, tangents
+    y = _softmax_rule(x, axes, where, initial)
+    return y, y * (dx - jnp.sum(y * dx, axis=axes, keepdims=True, where=where))
+
+
+_softmax_rule = _custom_jvp(_softmax_plain, nondiff_argnums=(1,))
+_softmax_rule.defjvp(_softmax_rule_jvp)
 
 
 def _log_softmax(x, axis=-1, where=None, initial=None):
