@@ -59,7 +59,7 @@ LAYERS = [
              "astjax.lax_control", "astjax.lax_indexing",
              "astjax.lax_parallel", "astjax.typing", "astjax.interpreters", "astjax.extend",
              "astjax.stages", "astjax.callbacks_api", "astjax.debug",
-             "astjax.naming", "astjax.distributed", "astjax.config_api", "astjax.config_guards", "astjax.custom_batching", "astjax.ad_extras",
+             "astjax.naming", "astjax.distributed", "astjax.config_api", "astjax.config_guards", "astjax.custom_batching", "astjax.api_util", "astjax.ad_extras",
              "astjax.dispatch_keys", "astjax.ad_dtypes", "astjax.jit_options", "astjax.ffi"]),
     ("libraries", ["astjax.numpy", "astjax.image", "astjax.ops", "astjax.monitoring", "astjax.random", "astjax.scipy", "astjax.nn",
                    "astjax.flatten_util", "astjax.test_util", "astjax.example_libraries"]),

@@ -405,3 +405,34 @@ def test_softmax_custom_jvp():
                                    rtol=1e-6)
     assert "custom_jvp_call" not in str(jax.make_jaxpr(jax.nn.softmax)(x))
     np.testing.assert_allclose(jax.grad(f)(x), [-0.1418171, -0.14077038, 0.2825874], rtol=1e-6)
+
+
+def test_api_util():
+    # values: JAX 0.10.2's jax.api_util on the same calls
+    from astjax import api_util as au
+    from astjax.extend import linear_util as lu
+
+    def f(x, y, *, z=1):
+        return {"a": x + y[0], "b": (y[1], z)}
+    args, kw = (1., (2., 3.)), {"z": 4.}
+    leaves, tree = tree_util.tree_flatten((args, kw))
+    g, out_tree = au.flatten_fun(lu.wrap_init(f), tree)
+    assert g.call_wrapped(*leaves) == [3., 3., 4.]
+    assert repr(out_tree()) == "PyTreeDef({'a': *, 'b': (*, *)})"
+    leaves2, tree2 = tree_util.tree_flatten(args)
+    g2, ot2 = au.flatten_fun_nokwargs(lu.wrap_init(lambda x, y: x * y[0]), tree2)
+    assert g2.call_wrapped(*leaves2) == [2.] and repr(ot2()) == "PyTreeDef(*)"
+    h, dyn = au.argnums_partial(lu.wrap_init(lambda a, b, c: a * 100 + b * 10 + c), (0, 2),
+                                (1, 2, 3))
+    assert dyn == (1, 3) and h.call_wrapped(*dyn) == 123
+    with pytest.raises(ValueError, match="Non-hashable static"):
+        au.argnums_partial(lu.wrap_init(f), 0, (1, [2]))
+    assert au.donation_vector((0,), ("z",), tree) == (True, False, False, True)
+    assert au.rebase_donate_argnums((3, 4), (0, 1)) == (1, 2)
+    assert au.flatten_axes("in_axes", tree2, (0, None)) == [0, None, None]
+    with pytest.raises(ValueError, match="in_axes specification must be a tree prefix"):
+        au.flatten_axes("in_axes", tree2, (0, None, 1))
+    d = au.debug_info("jit", f, args, kw)
+    assert (d.traced_for, d.func_name, d.arg_names) == ("jit", "f", ("x", "y[0]", "y[1]", "z"))
+    assert au.shaped_abstractify(np.ones((2, 3), np.float32)).str_short() == "f32[2,3]"
+    assert au.safe_map(lambda a, b: a + b, [1, 2], [3, 4]) == [4, 6]
