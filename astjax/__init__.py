@@ -69,7 +69,7 @@ from .config_guards import (transfer_guard, transfer_guard_host_to_device,  # no
                             checking_leaks, explain_cache_misses, make_user_context,
                             jax2tf_associative_scan_reductions, thread_guard,
                             legacy_prng_key, enable_custom_prng, allow_f16_reductions,
-                            default_prng_impl, softmax_custom_jvp)
+                            default_prng_impl, softmax_custom_jvp, auto_pcast)
 from .ad_extras import linear_transpose, custom_gradient, fwd_and_bwd  # noqa: E402,F401
 from .compat.ad_checkpoint import checkpoint_policies  # noqa: E402,F401
 from .compat.custom_derivatives import closure_convert  # noqa: E402,F401
@@ -84,7 +84,7 @@ from . import api_util, custom_batching, image, monitoring, ops  # noqa: E402,F4
 # The public names (`from astjax import *`, and what a type checker takes as exported:
 # `mypy --strict` reads only these as re-exports). tests/test_typing.py keeps it complete.
 __all__ = [
-    "Array", "AstjaxError", "Device", "allow_f16_reductions", "default_prng_impl", "softmax_custom_jvp", "NamedSharding", "P", "Shard", "ShapeDtypeStruct",
+    "Array", "AstjaxError", "Device", "allow_f16_reductions", "auto_pcast", "default_prng_impl", "softmax_custom_jvp", "NamedSharding", "P", "Shard", "ShapeDtypeStruct",
     "ad_checkpoint", "api_util", "block_until_ready", "check_tracer_leaks", "checking_leaks",
     "closure_convert", "copy_to_host_async", "custom_batching", "fwd_and_bwd", "lib", "monitoring", "ops", "custom_derivatives", "dlpack", "enable_checks",
     "experimental", "explain_cache_misses", "host_count", "host_id", "host_ids", "image",

@@ -62,6 +62,8 @@ class Config:
         "jax_thread_guard": False,
         "jax_allow_f16_reductions": True,
         "jax_default_prng_impl": "threefry2x32",
+        # False: shard_map bodies get no implicit pvary (primitives/vma.py)
+        "jax_auto_pcast": True,
         # nn.softmax differentiated by its custom_jvp rule (scipy/special) or by autodiff
         "jax_softmax_custom_jvp": _env_bool("JAX_SOFTMAX_CUSTOM_JVP"),   # False: reduce_sum of f16/bf16 refused
         # raw uint32 keys given to jax.random (random/keys.py)

@@ -30,6 +30,8 @@ How each flag is honoured:
   and `fold_in` of a raw key return typed keys;
 - `jax_softmax_custom_jvp`: read by `nn.softmax` while staging (its custom_jvp rule or
   plain autodiff of its formula); changing it drops the compiled caches;
+- `jax_auto_pcast`: False makes `primitives/vma.py` refuse, in a checked `shard_map`
+  body, an operation whose operands vary over different mesh axes (JAX's ValueError);
 - `jax_allow_f16_reductions`: False makes `reduce_sum`'s shape rule refuse a sum of
   several float16/bfloat16 values (ValueError, as JAX);
 - `make_user_context(default)`: a context whose value is part of the staging key:
@@ -58,7 +60,7 @@ __all__ = ["transfer_guard", "transfer_guard_host_to_device",
            "checking_leaks", "explain_cache_misses", "jax2tf_associative_scan_reductions",
            "make_user_context", "TransferGuardError", "thread_guard", "legacy_prng_key",
            "enable_custom_prng", "allow_f16_reductions", "default_prng_impl",
-           "softmax_custom_jvp"]
+           "softmax_custom_jvp", "auto_pcast"]
 
 _logger = logging.getLogger("jax")
 _LEVELS = ("allow", "log", "disallow", "log_explicit", "disallow_explicit")
@@ -173,6 +175,10 @@ softmax_custom_jvp = State("jax_softmax_custom_jvp", bool)
 softmax_custom_jvp.__doc__ = """`with astjax.softmax_custom_jvp():` `nn.softmax` is
 differentiated by its custom_jvp rule `y * (dx - sum(y * dx))` (JAX's newer rule)
 instead of by differentiating its formula."""
+auto_pcast = State("jax_auto_pcast", bool)
+auto_pcast.__doc__ = """`with astjax.auto_pcast(False):` inside `shard_map` (check_vma),
+an operation whose operands vary over different mesh axes raises ValueError instead
+of treating the less varying ones as varying (`lax.pcast` them explicitly)."""
 default_prng_impl = State("jax_default_prng_impl", _prng_impl)
 default_prng_impl.__doc__ = """JAX's choice of the PRNG implementation of new keys:
 'threefry2x32' (JAX's default) is the one astjax implements; another is refused
@@ -306,7 +312,7 @@ _FLAGS = ("jax_no_tracing", "jax_no_execution", "jax_enable_checks",
 
 
 def _on_update(name, value):
-    if name in ("jax_allow_f16_reductions", "jax_softmax_custom_jvp"):
+    if name in ("jax_allow_f16_reductions", "jax_softmax_custom_jvp", "jax_auto_pcast"):
         clear_caches()   # (eager executables were checked under the old value)
     if name == "jax_thread_guard":
         _guard_owner[0] = threading.get_ident() if value else None

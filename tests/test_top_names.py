@@ -436,3 +436,24 @@ def test_api_util():
     assert (d.traced_for, d.func_name, d.arg_names) == ("jit", "f", ("x", "y[0]", "y[1]", "z"))
     assert au.shaped_abstractify(np.ones((2, 3), np.float32)).str_short() == "f32[2,3]"
     assert au.safe_map(lambda a, b: a + b, [1, 2], [3, 4]) == [4, 6]
+
+
+def test_auto_pcast_off():
+    # JAX 0.10.2: the same ValueError, and the same results where it runs
+    from astjax.sharding import PartitionSpec as P
+    mesh = jax.make_mesh((4,), ("x",), axis_types=(jax.sharding.AxisType.Auto,))
+    g = jax.shard_map(lambda a, b: a + b, mesh=mesh, in_specs=(P("x"), P()), out_specs=P("x"))
+    x = jnp.arange(8.)
+    np.testing.assert_array_equal(g(x, jnp.ones(2)), x + 1)
+    with jax.auto_pcast(False):
+        with pytest.raises(ValueError, match=r"Primitive add requires varying manual axes "
+                                             r"to match, but got \[frozenset\(\{'x'\}\), "
+                                             r"frozenset\(\)\]"):
+            jax.jit(g)(x, jnp.ones(2))
+        h = jax.shard_map(lambda a, b: a + jax.lax.pcast(b, "x", to="varying"), mesh=mesh,
+                          in_specs=(P("x"), P()), out_specs=P("x"))
+        np.testing.assert_array_equal(h(x, jnp.ones(2)), x + 1)
+        k = jax.shard_map(lambda a, b: a + b, mesh=mesh, in_specs=(P("x"), P()),
+                          out_specs=P("x"), check_vma=False)
+        np.testing.assert_array_equal(k(x, jnp.ones(2)), x + 1)
+    np.testing.assert_array_equal(jax.jit(g)(x, jnp.ones(2)), x + 1)

@@ -3,7 +3,8 @@ a value *varies* over the manual mesh axes along which devices may hold differen
 values: an argument over the axes its in_spec names, `axis_index`, `all_gather`,
 `ppermute`, `all_to_all` and `lax.pcast(to='varying')` over theirs; `psum` / `pmax`
 / `pmin` make a value invariant over the axes they reduce; anything else varies
-where an operand does, followed into `cond` / `scan` / `while` bodies.
+where an operand does (with `jax_auto_pcast` off, its operands must vary alike: JAX's
+ValueError), followed into `cond` / `scan` / `while` bodies.
 
 Used three ways, all computed beside the IR from the jaxpr (astjax's avals carry no
 vma):
@@ -22,6 +23,7 @@ import threading
 
 from .. import core
 from .. import sharding as shd
+from ..config import config
 from ..errors import ArgumentValueError, LoopCarryError
 from .collectives import (all_gather_p, all_to_all_p, axis_index_p, pmax_p, pmin_p,
                           ppermute_p, psum_p, pvary_p)
@@ -73,6 +75,14 @@ def _vma_eqn(eqn, ins):
                           [], "while_loop")
         pred, = vma_jaxpr(params["cond_jaxpr"].jaxpr, ins[:cn] + carry)
         return [v | pred for v in carry]
+    if len({frozenset(m) for m in ins}) > 1 and not config.read("jax_auto_pcast"):
+        # jax_auto_pcast=False: no implicit pvary of the less varying operands
+        raise ArgumentValueError(
+            f"Primitive {name} requires varying manual axes to match, but got "
+            f"{[frozenset(m) for m in ins]}. Please open an issue at "
+            "https://github.com/jax-ml/jax/issues and as a temporary workaround pass the "
+            "check_vma=False argument to `jax.shard_map`", loc=eqn.source_info,
+            hint="make the operands vary alike with lax.pcast(x, axes, to='varying')")
     return [union] * len(eqn.outvars)
 
 
