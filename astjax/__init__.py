@@ -81,12 +81,13 @@ from .codegen.runtime import Shard  # noqa: E402,F401
 from .compat import (ad_checkpoint, custom_derivatives, dlpack, experimental,  # noqa: E402,F401
                      lib, version)
 from . import api_util, custom_batching, image, monitoring, ops  # noqa: E402,F401
+from .numpy.indexing import ds  # noqa: E402,F401
 # The public names (`from astjax import *`, and what a type checker takes as exported:
 # `mypy --strict` reads only these as re-exports). tests/test_typing.py keeps it complete.
 __all__ = [
     "Array", "AstjaxError", "Device", "allow_f16_reductions", "auto_pcast", "default_prng_impl", "softmax_custom_jvp", "NamedSharding", "P", "Shard", "ShapeDtypeStruct",
     "ad_checkpoint", "api_util", "block_until_ready", "check_tracer_leaks", "checking_leaks",
-    "closure_convert", "copy_to_host_async", "custom_batching", "fwd_and_bwd", "lib", "monitoring", "ops", "custom_derivatives", "dlpack", "enable_checks",
+    "closure_convert", "copy_to_host_async", "custom_batching", "fwd_and_bwd", "lib", "monitoring", "ops", "custom_derivatives", "dlpack", "ds", "enable_checks",
     "experimental", "explain_cache_misses", "host_count", "host_id", "host_ids", "image",
     "jax2tf_associative_scan_reductions", "make_user_context", "no_execution", "no_tracing",
     "process_indices", "smap", "thread_guard", "legacy_prng_key", "enable_custom_prng",

@@ -457,3 +457,26 @@ def test_auto_pcast_off():
                           out_specs=P("x"), check_vma=False)
         np.testing.assert_array_equal(k(x, jnp.ones(2)), x + 1)
     np.testing.assert_array_equal(jax.jit(g)(x, jnp.ones(2)), x + 1)
+
+
+def test_ds():
+    # values: JAX 0.10.2 (jax.ds) on the same calls
+    x = jnp.arange(10)
+    ds = jax.ds
+    for got, want in [(x[ds(-3, 2)], [7, 8]), (x[ds(8, 4)], [6, 7, 8, 9]),
+                      (x[ds(1, 3, 2)], [1, 3, 5]), (x[ds(4)], [0, 1, 2, 3]),
+                      (x[ds(None)], list(range(10))),
+                      (jax.jit(lambda x, i: x[ds(i, 3)])(x, 8), [7, 8, 9]),
+                      (jax.jit(lambda x, i: x[ds(i, 3)])(x, -2), [7, 8, 9]),
+                      (x.at[ds(2, 3)].set(0), [0, 1, 0, 0, 0, 5, 6, 7, 8, 9]),
+                      (x.at[ds(8, 4)].add(100), list(range(10))),
+                      (x.at[ds(-3, 2)].set(-5), list(range(10))),
+                      (jax.jit(lambda x, i: x.at[ds(i, 2, 2)].set(-1))(x, 5),
+                       [0, 1, 2, 3, 4, -1, 6, -1, 8, 9])]:
+        np.testing.assert_array_equal(got, want)
+    y = jnp.arange(24).reshape(2, 3, 4)
+    assert y[..., ds(1, 2)].shape == (2, 3, 2) and y[None, ds(1, 1), 1].shape == (1, 1, 4)
+    np.testing.assert_array_equal(y[0, ds(1, 2)], [[4, 5, 6, 7], [8, 9, 10, 11]])
+    np.testing.assert_array_equal(jax.grad(lambda x, i: x[ds(i, 2)].sum())(jnp.arange(5.), 1),
+                                  [0, 1, 1, 0, 0])
+    assert repr(ds(2, 3)) == "Slice(start=2, size=3, stride=1)"

@@ -38,8 +38,97 @@ def _partial_on_devices(x, av, idx):
     return False
 
 
+class Slice:
+    """`jax.ds(start, size, stride)`: `size` elements from `start` (static or staged)
+    every `stride`; as an index, a dynamic slice (a negative start counts from the end,
+    then the window is clamped into the axis, as `lax.dynamic_slice`)."""
+    __slots__ = ("start", "size", "stride")
+
+    def __init__(self, start, size, stride=1):
+        if stride < 0:
+            raise ValueError("`stride` must be >= 0.")
+        self.start, self.size, self.stride = start, size, stride
+
+    def __repr__(self):
+        return f"Slice(start={self.start}, size={self.size}, stride={self.stride})"
+
+
+def ds(start, size=None, stride=None):
+    """JAX's `jax.ds` / `dslice`: `ds(None)` is `:`, `ds(j)` is `:j`, `ds(i, n)` is
+    `i:i+n` and `ds(i, n, s)` is `i:i+n:s`, `i` may be staged (`x[ds(i, 2)]` under
+    `jit`); `n` and `s` are static."""
+    if start is None:
+        return slice(None)
+    if stride is None:
+        stride = 1
+    if not isinstance(stride, int):
+        raise ValueError("Non-static stride in `dslice`")
+    return Slice(0, start, stride) if size is None else Slice(start, size, stride)
+
+
+def _dynamic_slices(x, idx):
+    """`x` with each `Slice` entry of `idx` applied (a dynamic slice on its axis) and
+    the entry made `:`."""
+    idx = idx if isinstance(idx, tuple) else (idx,)
+    used = sum(i is not None and i is not Ellipsis for i in idx)
+    axis, out = 0, []
+    for i in idx:
+        if i is Ellipsis:
+            axis += core.get_aval(x).ndim - used
+        elif isinstance(i, Slice):
+            n = core.get_aval(x).shape[axis]
+            span = (int(i.size) - 1) * i.stride + 1 if int(i.size) > 0 else 0
+            start = asarray(i.start)
+            start = lax.select(lax.lt(start, lax.full_like(start, 0)),
+                               lax.add(start, lax.full_like(start, n)), start)
+            x = lax.dynamic_slice_in_dim(x, start, span, axis)
+            if i.stride > 1:
+                x = lax.slice_in_dim(x, 0, span, i.stride, axis)
+            i = slice(None)
+        if i is not None and i is not Ellipsis:
+            axis += 1
+        out.append(i)
+    return x, tuple(out)
+
+
+def _slice_indices(x, idx):
+    """`idx` for `x.at[idx]` with its `Slice` entry as the integer array of the
+    positions it covers (out of range, so dropped, when the window does not fit the
+    axis); only where that entry is the index's one non-slice entry, so that the
+    array's axis stays in place."""
+    entries = idx if isinstance(idx, tuple) else (idx,)
+    others = [i for i in entries if not isinstance(i, (slice, Slice)) and i is not None
+              and i is not Ellipsis]
+    if others or sum(isinstance(i, Slice) for i in entries) > 1:
+        raise ArgumentTypeError("x.at[...] with a jax.ds entry takes only slices, None and "
+                                "Ellipsis beside it", hint="index with x.at[ds(...)] alone, "
+                                "or use lax.dynamic_update_slice")
+    used = sum(i is not None and i is not Ellipsis for i in entries)
+    axis, out = 0, []
+    for i in entries:
+        if i is Ellipsis:
+            axis += core.get_aval(x).ndim - used
+        elif isinstance(i, Slice):
+            n = core.get_aval(x).shape[axis]
+            span = (int(i.size) - 1) * i.stride + 1 if int(i.size) > 0 else 0
+            start = lax.convert_element_type(asarray(i.start), np.int32)
+            # a window not inside the axis is dropped whole (JAX's scatter of it; a
+            # negative start does not count from the end here)
+            inside = lax.bitwise_and(lax.ge(start, np.int32(0)),
+                                     lax.le(lax.add(start, np.int32(span)), np.int32(n)))
+            i = lax.add(start, lax.iota(np.int32, int(i.size)) * i.stride)
+            i = lax.select(lax.broadcast_in_dim(inside, i.shape, ()), i,
+                           lax.full_like(i, n))
+        if i is not None and i is not Ellipsis:
+            axis += 1
+        out.append(i)
+    return tuple(out)
+
+
 def _getitem(x, idx, mode=None, fill_value=None):
     """`x[idx]`; with `mode` / `fill_value` (`x.at[idx].get(...)`) always one gather."""
+    if any(isinstance(i, Slice) for i in (idx if isinstance(idx, tuple) else (idx,))):
+        x, idx = _dynamic_slices(x, idx)
     av = core.get_aval(x)
     idx = _normalize_index(x, idx)  # static boolean masks -> integer index arrays
     if (mode is not None or fill_value is not None or any(_is_array_index(i) for i in idx)
@@ -147,6 +236,8 @@ class _IndexUpdateRef:
     __slots__ = ("array", "index")
 
     def __init__(self, array, index):
+        if any(isinstance(i, Slice) for i in (index if isinstance(index, tuple) else (index,))):
+            index = _slice_indices(array, index)
         self.array, self.index = array, index
 
     def __getattr__(self, name):
