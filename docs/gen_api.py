@@ -27,7 +27,16 @@ _ASTJAX = {"jax.numpy": "astjax.numpy", "jax.numpy.linalg": "astjax.numpy.linalg
            "jax.scipy.ndimage": "astjax.scipy.ndimage", "jax.scipy.fft": "astjax.scipy.fft",
            "jax.scipy.signal": "astjax.scipy.signal",
            "jax.scipy.cluster.vq": "astjax.scipy.cluster.vq",
-           "jax.scipy.spatial.transform": "astjax.scipy.spatial.transform"}
+           "jax.scipy.spatial.transform": "astjax.scipy.spatial.transform",
+           # the submodules `jax` exposes as attributes (issue 13, item 13)
+           "jax.image": "astjax.image",
+           "jax.dlpack": "astjax.compat.dlpack",
+           "jax.ops": "astjax.ops",
+           "jax.monitoring": "astjax.monitoring",
+           "jax.api_util": "astjax.api_util",
+           "jax.custom_batching": "astjax.custom_batching",
+           "jax.custom_derivatives": "astjax.compat.custom_derivatives",
+           "jax.ad_checkpoint": "astjax.compat.ad_checkpoint"}
 _KIND = {"f": "function", "t": "type/dtype", "c": "constant", "m": "module"}
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "api.md")

@@ -49,6 +49,14 @@ MODULES = {
     "jax.test_util": "astjax.test_util", "jax.distributed": "astjax.distributed",
     "jax.extend": "astjax.extend", "jax.interpreters": "astjax.interpreters",
     "jax.ffi": "astjax.ffi",
+    "jax.image": "astjax.image",
+    "jax.dlpack": "astjax.compat.dlpack",
+    "jax.ops": "astjax.ops",
+    "jax.monitoring": "astjax.monitoring",
+    "jax.api_util": "astjax.api_util",
+    "jax.custom_batching": "astjax.custom_batching",
+    "jax.custom_derivatives": "astjax.compat.custom_derivatives",
+    "jax.ad_checkpoint": "astjax.compat.ad_checkpoint"
 }
 KINDS = {"f": "function", "t": "class", "c": "constant", "m": "module"}
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")

@@ -24,6 +24,8 @@ MODULES = [
     "jax.example_libraries", "jax.ffi", "jax.scipy.sparse.linalg", "jax.scipy.optimize",
     "jax.scipy.integrate", "jax.scipy.interpolate", "jax.scipy.ndimage", "jax.scipy.fft",
     "jax.scipy.signal", "jax.scipy.cluster.vq", "jax.scipy.spatial.transform",
+    "jax.image", "jax.dlpack", "jax.ops", "jax.monitoring", "jax.api_util",
+    "jax.custom_batching", "jax.custom_derivatives", "jax.ad_checkpoint",
 ]
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "jax_names.json")
 

@@ -1,7 +1,8 @@
 """`jax.custom_derivatives`: custom differentiation rules (`custom_jvp`,
-`custom_vjp`, `closure_convert`), their primitives, and the symbolic-zero types a
-rule written with `symbolic_zeros=True` receives."""
+`custom_vjp`, `custom_gradient`, `closure_convert`), their primitives, and the
+symbolic-zero types a rule written with `symbolic_zeros=True` receives."""
 from astjax.custom_api import custom_jvp, custom_vjp  # noqa: F401
+from astjax.ad_extras import custom_gradient  # noqa: F401
 from astjax import numpy as jnp
 from astjax import tree_util
 from astjax.core import inline_jaxpr
