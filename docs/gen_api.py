@@ -15,6 +15,9 @@ import json
 import os
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gen_reference  # noqa: E402  (its module table)
+
 _ASTJAX = {"jax.numpy": "astjax.numpy", "jax.numpy.linalg": "astjax.numpy.linalg",
            "jax.numpy.fft": "astjax.numpy.fft", "jax.scipy.linalg": "astjax.scipy.linalg",
            "jax.lax.linalg": "astjax.lax_linalg",
@@ -27,16 +30,11 @@ _ASTJAX = {"jax.numpy": "astjax.numpy", "jax.numpy.linalg": "astjax.numpy.linalg
            "jax.scipy.ndimage": "astjax.scipy.ndimage", "jax.scipy.fft": "astjax.scipy.fft",
            "jax.scipy.signal": "astjax.scipy.signal",
            "jax.scipy.cluster.vq": "astjax.scipy.cluster.vq",
-           "jax.scipy.spatial.transform": "astjax.scipy.spatial.transform",
-           # the submodules `jax` exposes as attributes (issue 13, item 13)
-           "jax.image": "astjax.image",
-           "jax.dlpack": "astjax.compat.dlpack",
-           "jax.ops": "astjax.ops",
-           "jax.monitoring": "astjax.monitoring",
-           "jax.api_util": "astjax.api_util",
-           "jax.custom_batching": "astjax.custom_batching",
-           "jax.custom_derivatives": "astjax.compat.custom_derivatives",
-           "jax.ad_checkpoint": "astjax.compat.ad_checkpoint"}
+           "jax.scipy.spatial.transform": "astjax.scipy.spatial.transform"}
+# the submodules `jax` exposes as attributes (issue 13, item 13), as gen_reference maps them
+_ASTJAX.update({m: gen_reference.MODULES[m] for m in (
+    "jax.image", "jax.dlpack", "jax.ops", "jax.monitoring", "jax.api_util",
+    "jax.custom_batching", "jax.custom_derivatives", "jax.ad_checkpoint")})
 _KIND = {"f": "function", "t": "type/dtype", "c": "constant", "m": "module"}
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "api.md")

@@ -66,69 +66,67 @@ def ds(start, size=None, stride=None):
     return Slice(0, start, stride) if size is None else Slice(start, size, stride)
 
 
-def _dynamic_slices(x, idx):
-    """`x` with each `Slice` entry of `idx` applied (a dynamic slice on its axis) and
-    the entry made `:`."""
-    idx = idx if isinstance(idx, tuple) else (idx,)
-    used = sum(i is not None and i is not Ellipsis for i in idx)
-    axis, out = 0, []
-    for i in idx:
-        if i is Ellipsis:
-            axis += core.get_aval(x).ndim - used
-        elif isinstance(i, Slice):
-            n = core.get_aval(x).shape[axis]
-            span = (int(i.size) - 1) * i.stride + 1 if int(i.size) > 0 else 0
-            start = asarray(i.start)
-            start = lax.select(lax.lt(start, lax.full_like(start, 0)),
-                               lax.add(start, lax.full_like(start, n)), start)
-            x = lax.dynamic_slice_in_dim(x, start, span, axis)
-            if i.stride > 1:
-                x = lax.slice_in_dim(x, 0, span, i.stride, axis)
-            i = slice(None)
-        if i is not None and i is not Ellipsis:
-            axis += 1
-        out.append(i)
-    return x, tuple(out)
+def _entries(idx):
+    return idx if isinstance(idx, tuple) else (idx,)
 
 
-def _slice_indices(x, idx):
-    """`idx` for `x.at[idx]` with its `Slice` entry as the integer array of the
-    positions it covers (out of range, so dropped, when the window does not fit the
-    axis); only where that entry is the index's one non-slice entry, so that the
-    array's axis stays in place."""
-    entries = idx if isinstance(idx, tuple) else (idx,)
-    others = [i for i in entries if not isinstance(i, (slice, Slice)) and i is not None
-              and i is not Ellipsis]
-    if others or sum(isinstance(i, Slice) for i in entries) > 1:
-        raise ArgumentTypeError("x.at[...] with a jax.ds entry takes only slices, None and "
-                                "Ellipsis beside it", hint="index with x.at[ds(...)] alone, "
-                                "or use lax.dynamic_update_slice")
+def _map_slices(x, idx, fn):
+    """(`x`, `idx`) with each `Slice` entry replaced through `fn(x, entry, axis, n,
+    span) -> (x, new entry)`; `n` is the axis size, `span` the window's length."""
+    entries = _entries(idx)
     used = sum(i is not None and i is not Ellipsis for i in entries)
     axis, out = 0, []
     for i in entries:
         if i is Ellipsis:
             axis += core.get_aval(x).ndim - used
         elif isinstance(i, Slice):
-            n = core.get_aval(x).shape[axis]
             span = (int(i.size) - 1) * i.stride + 1 if int(i.size) > 0 else 0
-            start = lax.convert_element_type(asarray(i.start), np.int32)
-            # a window not inside the axis is dropped whole (JAX's scatter of it; a
-            # negative start does not count from the end here)
-            inside = lax.bitwise_and(lax.ge(start, np.int32(0)),
-                                     lax.le(lax.add(start, np.int32(span)), np.int32(n)))
-            i = lax.add(start, lax.iota(np.int32, int(i.size)) * i.stride)
-            i = lax.select(lax.broadcast_in_dim(inside, i.shape, ()), i,
-                           lax.full_like(i, n))
+            x, i = fn(x, i, axis, core.get_aval(x).shape[axis], span)
         if i is not None and i is not Ellipsis:
             axis += 1
         out.append(i)
-    return tuple(out)
+    return x, tuple(out)
+
+
+def _dynamic_slice(x, s, axis, n, span):
+    """`x[..., s, ...]` for `Slice` `s` on `axis`: a dynamic slice (a negative start
+    counts from the end; the window is clamped into the axis), then the stride."""
+    start = asarray(s.start)
+    start = lax.select(lax.lt(start, lax.full_like(start, 0)),
+                       lax.add(start, lax.full_like(start, n)), start)
+    x = lax.dynamic_slice_in_dim(x, start, span, axis)
+    return (lax.slice_in_dim(x, 0, span, s.stride, axis) if s.stride > 1 else x), slice(None)
+
+
+def _window_indices(x, s, axis, n, span):
+    """The positions `Slice` `s` covers, as an integer array for `x.at[...]`; all out
+    of range (so dropped, as JAX's scatter drops the window) when the window does not
+    fit the axis (a negative start does not count from the end here)."""
+    start = lax.convert_element_type(asarray(s.start), np.int32)
+    inside = lax.bitwise_and(lax.ge(start, np.int32(0)),
+                             lax.le(lax.add(start, np.int32(span)), np.int32(n)))
+    i = lax.add(start, lax.iota(np.int32, int(s.size)) * s.stride)
+    return x, lax.select(lax.broadcast_in_dim(inside, i.shape, ()), i, lax.full_like(i, n))
+
+
+def _slice_indices(x, idx):
+    """`idx` for `x.at[idx]` with its `Slice` entry as `_window_indices`; only where
+    that entry is the index's one non-slice entry, so that the array's axis stays in
+    place."""
+    entries = _entries(idx)
+    if sum(isinstance(i, Slice) for i in entries) > 1 or any(
+            not isinstance(i, (slice, Slice)) and i is not None and i is not Ellipsis
+            for i in entries):
+        raise ArgumentTypeError("x.at[...] with a jax.ds entry takes only slices, None and "
+                                "Ellipsis beside it", hint="index with x.at[ds(...)] alone, "
+                                "or use lax.dynamic_update_slice")
+    return _map_slices(x, idx, _window_indices)[1]
 
 
 def _getitem(x, idx, mode=None, fill_value=None):
     """`x[idx]`; with `mode` / `fill_value` (`x.at[idx].get(...)`) always one gather."""
-    if any(isinstance(i, Slice) for i in (idx if isinstance(idx, tuple) else (idx,))):
-        x, idx = _dynamic_slices(x, idx)
+    if any(isinstance(i, Slice) for i in _entries(idx)):
+        x, idx = _map_slices(x, idx, _dynamic_slice)
     av = core.get_aval(x)
     idx = _normalize_index(x, idx)  # static boolean masks -> integer index arrays
     if (mode is not None or fill_value is not None or any(_is_array_index(i) for i in idx)
@@ -236,7 +234,7 @@ class _IndexUpdateRef:
     __slots__ = ("array", "index")
 
     def __init__(self, array, index):
-        if any(isinstance(i, Slice) for i in (index if isinstance(index, tuple) else (index,))):
+        if any(isinstance(i, Slice) for i in _entries(index)):
             index = _slice_indices(array, index)
         self.array, self.index = array, index
 
