@@ -46,7 +46,8 @@ PUBLIC_MODULES = ("numpy", "numpy.linalg", "lax", "random", "nn", "nn.initialize
                   "interpreters.partial_eval", "scipy.sparse", "scipy.sparse.linalg",
                   "scipy.optimize", "scipy.integrate", "scipy.interpolate", "scipy.ndimage",
                   "scipy.fft", "scipy.signal", "scipy.cluster", "scipy.cluster.vq",
-                  "scipy.spatial", "scipy.spatial.transform") + tuple(
+                  "scipy.spatial", "scipy.spatial.transform", "image", "ops", "monitoring",
+                  "api_util", "custom_batching") + tuple(
     f"scipy.stats.{d}" for d in (
         "bernoulli", "beta", "betabinom", "binom", "cauchy", "chi2", "dirichlet", "expon",
         "gamma", "gennorm", "geom", "gumbel_l", "gumbel_r", "laplace", "logistic",

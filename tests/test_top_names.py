@@ -480,3 +480,15 @@ def test_ds():
     np.testing.assert_array_equal(jax.grad(lambda x, i: x[ds(i, 2)].sum())(jnp.arange(5.), 1),
                                   [0, 1, 1, 0, 0])
     assert repr(ds(2, 3)) == "Slice(start=2, size=3, stride=1)"
+
+
+def test_new_submodules_import_as_jax():
+    import subprocess
+    import sys
+    code = ("import astjax; astjax.install_as_jax()\n"
+            "import jax.image, jax.ops, jax.monitoring, jax.api_util, jax.custom_batching, "
+            "jax.dlpack, jax.lib, jax.custom_derivatives, jax.ad_checkpoint\n"
+            "from jax.custom_batching import custom_vmap, sequential_vmap\n"
+            "assert jax.image.resize(jax.numpy.ones((2, 2)), (3, 3), 'linear').shape == (3, 3)\n"
+            "assert jax.ds(1, 2).size == 2 and jax.lib.__version__")
+    subprocess.run([sys.executable, "-c", code], check=True)
