@@ -201,10 +201,10 @@ def _tracers():
     return {id(t): t for t in gc.get_objects() if isinstance(t, core.Tracer)}
 
 
-def _holders(t):
-    """What refers to `t`, for the leak message."""
+def _holders(t, mine):
+    """What refers to `t` (besides `mine`, the check's own list), for the message."""
     return [type(r).__name__ for r in gc.get_referrers(t)
-            if not isinstance(r, core.Tracer) and r is not t]
+            if not isinstance(r, core.Tracer) and r is not mine]
 
 
 def _staging_hook(fun, phase, state):
@@ -227,8 +227,8 @@ def _staging_hook(fun, phase, state):
         leaked = [t for i, t in _tracers().items()
                   if i not in state["before"] and id(t.builder) not in live]
         if leaked:
-            lines = [f"{t.aval.str_short()} is referred to by {', '.join(_holders(t))}"
-                     for t in leaked]
+            lines = [f"{t.aval.str_short()} is referred to by "
+                     f"{', '.join(_holders(t, leaked))}" for t in leaked]
             raise UnexpectedTracerError(
                 f"Leaked trace of {name}. Leaked tracer(s):\n" + "\n".join(lines),
                 loc=caller_location())
