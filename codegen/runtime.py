@@ -38,6 +38,8 @@ from astjax.errors import (ArgumentTypeError, ArgumentValueError,  # noqa: E402
 from astjax.sharding import SingleDeviceSharding  # noqa: E402
 
 from . import compile_cache, platforms, stablehlo  # noqa: E402
+from .runtime_events import (compile_listeners, execute_listeners, h2d_hook,  # noqa: E402,F401
+                             notify_execute, subscribe, unsubscribe)
 
 Device = xc.Device  # `jax.Device`: jaxlib's own device class
 
@@ -379,7 +381,6 @@ _IMMUTABLE = xc.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL
 # (`Executable._call_many`); below it the pause would cost more than it saves
 MANY_RESULTS = 256
 _gc_isenabled, _gc_disable, _gc_enable = gc.isenabled, gc.disable, gc.enable
-h2d_hook = [None]   # f(aval, device) before each host-to-device copy: config_guards
 
 
 def put_host(x, aval: ShapedArray, device=None):
@@ -527,32 +528,6 @@ class Executable:
         return self.exe.hlo_modules()[0].to_string() if hasattr(self.exe, "hlo_modules") else self.text
 
 # ------------------------------------------------------------------------- events
-# What higher layers observe of the runtime without replacing its functions (config_api:
-# debug_nans/infs; compat/_compile_log: `jax.log_compiles`). Listeners run synchronously
-# in subscription order; an exception one raises reaches the caller (debug_nans raises
-# FloatingPointError so). Hot paths only test the lists for emptiness.
-
-compile_listeners: list = []   # f(text, seconds): each compile_mlir (XLA compile or cache load)
-execute_listeners: list = []   # f(where, outputs): each eager primitive; where = its name
-
-
-def subscribe(listeners: list, fn) -> None:
-    """Add `fn` to `compile_listeners` or `execute_listeners` (once)."""
-    if fn not in listeners:
-        listeners.append(fn)
-
-
-def unsubscribe(listeners: list, fn) -> None:
-    """Remove `fn` from an event's listeners (no error if absent)."""
-    if fn in listeners:
-        listeners.remove(fn)
-
-
-def notify_execute(where: str, outs) -> None:
-    """Tell the execute listeners that `where` produced `outs` (a list of Arrays)."""
-    for fn in tuple(execute_listeners):
-        fn(where, outs)
-
 # ---------------------------------------------------------------------- eager ops
 
 _eager_cache: dict = {}
