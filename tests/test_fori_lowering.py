@@ -2,7 +2,12 @@
 whose carry holds the index as a scalar counter (so reverse mode works and the StableHLO
 carries no iota array of indices), staged bounds give a `while`. Printed jaxprs are
 JAX's exactly (an outer equation's unread output prints `_`), and values are JAX's,
-recorded from /work/jaxref (jax 0.10.2)."""
+recorded from /work/jaxref (jax 0.10.2).
+
+Bounds are "static" by JAX's rule (`core.is_concrete`): Python/NumPy scalars and Arrays
+are; a value computed inside the traced function is not, even where astjax knows it
+(`jnp.int32(4)` under jit), so that loop is a `while`, as in JAX. JAX then refuses
+reverse mode under jit; astjax differentiates it, by scans when the trip count is known."""
 import re
 
 import numpy as np
@@ -220,3 +225,116 @@ def test_long_loop_value_is_jax_bit_for_bit():
     def f(x):
         return lax.fori_loop(0, 200000, lambda i, c: c * 0.999 + i * 1e-6, x)
     assert float(jax.jit(f)(np.float32(1.0))) == 199.0025177001953
+
+
+# ---- staged bounds: JAX's `while`, even when astjax knows their value ---------------
+
+def _body(i, c):
+    return c * 2.0 + i
+
+
+_CLOSED_N = jnp.int32(4)
+
+# name: (fori_loop of x, loop primitive jax 0.10.2 stages, f(1.5), grad(f)(1.5))
+BOUNDS = {
+    "jnp_int32": (lambda x: lax.fori_loop(0, jnp.int32(4), _body, x), "while", 35.0, 16.0),
+    "jnp_array": (lambda x: lax.fori_loop(0, jnp.array(4), _body, x), "while", 35.0, 16.0),
+    "summed": (lambda x: lax.fori_loop(jnp.int32(1), jnp.sum(jnp.ones(4, jnp.int32)), _body, x),
+               "while", 23.0, 8.0),
+    "empty": (lambda x: lax.fori_loop(jnp.int32(3), jnp.int32(1), _body, x), "while", 1.5, 1.0),
+    "numpy_ints": (lambda x: lax.fori_loop(np.int32(0), np.int32(4), _body, x), "scan", 35.0, 16.0),
+    "closed_array": (lambda x: lax.fori_loop(0, _CLOSED_N, _body, x), "scan", 35.0, 16.0),
+    "shape_int": (lambda x: lax.fori_loop(0, jnp.ones(4).shape[0], _body, x), "scan", 35.0, 16.0),
+}
+
+
+def _loops(closed):
+    return [e.primitive.name for e in closed.jaxpr.eqns if e.primitive.name in ("scan", "while")]
+
+
+@pytest.mark.parametrize("name", list(BOUNDS))
+def test_loop_kind_follows_jax_trace_time_rule(name):
+    """JAX makes a scan only for bounds it knows at trace time (Python/NumPy scalars,
+    Arrays); a bound computed inside the traced function is a tracer there, so the loop
+    is a `while` -- also under vmap. Values and eager grad are JAX's (recorded)."""
+    f, kind, value, grad = BOUNDS[name]
+    assert _loops(jax.make_jaxpr(f)(1.0)) == [kind]
+    assert _loops(jax.make_jaxpr(jax.vmap(f))(jnp.ones(2))) == [kind]
+    assert float(f(1.5)) == value and float(jax.jit(f)(1.5)) == value
+    assert float(jax.grad(f)(1.5)) == grad
+
+
+def test_staged_bound_prints_jax_while():
+    # jax 0.10.2's `make_jaxpr(lambda x: lax.fori_loop(0, jnp.int32(4), body, x))(1.0)`
+    assert str(jax.make_jaxpr(BOUNDS["jnp_int32"][0])(1.0)) == """\
+{ lambda ; a:f32[]. let
+    _:i32[] _:i32[] b:f32[] = while[
+      body_jaxpr={ lambda ; c:i32[] d:i32[] e:f32[]. let
+          f:i32[] = add c 1:i32[]
+          g:f32[] = mul e 2.0:f32[]
+          h:f32[] = convert_element_type[new_dtype=float32 weak_type=True] c
+          i:f32[] = add g h
+        in (f, d, i) }
+      body_nconsts=0
+      cond_jaxpr={ lambda ; j:i32[] k:i32[] l:f32[]. let
+          m:bool[] = lt j k
+        in (m,) }
+      cond_nconsts=0
+    ] 0:i32[] 4:i32[] a
+  in (b,) }"""
+
+
+def test_reverse_mode_through_staged_bounds_under_jit():
+    """JAX raises ValueError ("Reverse-mode differentiation does not work for
+    lax.while_loop or lax.fori_loop with dynamic start/stop values") for
+    jit(grad(f)) here; astjax differentiates the `while` and gives the value JAX's
+    eager grad (a scan there) gives, recorded from jax 0.10.2."""
+    for name, (f, kind, _, grad) in BOUNDS.items():
+        assert float(jax.jit(jax.grad(f))(1.5)) == grad, name
+
+    def closure(y):  # a differentiated value read by the body (a linear body const)
+        return lax.fori_loop(0, jnp.int32(3), lambda i, c: c * y + i, 1.0)
+    assert float(closure(1.3)) == 5.496999740600586
+    assert float(jax.jit(jax.grad(closure))(1.3)) == 6.069999694824219
+
+    def h(x):
+        return lax.fori_loop(0, jnp.int32(4), lambda i, c: jnp.cos(c) * (i + 1.0), x).sum()
+    x = np.array([0.1, 0.7], np.float32)
+    assert float(jax.jit(h)(x)) == 4.4298787117004395
+    np.testing.assert_allclose(np.asarray(jax.jit(jax.grad(h))(x)),
+                               [1.7519100904464722, 3.9621918201446533], rtol=1e-6)
+
+
+def test_known_trip_count_transposes_as_scans():
+    """A `while` whose trip count is known while staging (fori_loop's shape over known
+    staged bounds) is reverse-differentiated by a scan keeping every state and a reverse
+    scan, not by the checkpointing `while` a run-time trip count needs: the cost of
+    the scan it was before JAX's rule was followed."""
+    def f(x):
+        return lax.fori_loop(0, jnp.int32(20), lambda i, v: v * 0.999 + jnp.sin(v) * 1e-3, x)
+    text = str(jax.make_jaxpr(jax.grad(f))(1.0))
+    assert "while[" not in text and text.count("scan[") == 2 and "reverse=True" in text
+    assert "f32[20]" in text and "f32[1024]" not in text  # every state, no checkpoint buffer
+    g = jax.jit(jax.grad(lambda x: lax.fori_loop(0, 20, lambda i, v: v * 0.999
+                                                 + jnp.sin(v) * 1e-3, x)))
+    assert float(jax.jit(jax.grad(f))(1.0)) == float(g(1.0))
+
+    def w(x):  # the same loop written as a while_loop
+        return lax.while_loop(lambda s: s[0] < s[1],
+                              lambda s: (s[0] + 1, s[1], s[2] * 0.999 + jnp.sin(s[2]) * 1e-3),
+                              (jnp.int32(0), jnp.int32(20), x))[2]
+    text = str(jax.make_jaxpr(jax.grad(w))(1.0))
+    assert "while[" not in text and text.count("scan[") == 2
+    assert float(jax.jit(jax.grad(w))(1.0)) == float(g(1.0))
+    # a run-time trip count keeps the checkpointing while
+    text = str(jax.make_jaxpr(jax.grad(lambda x, n: lax.fori_loop(0, n, lambda i, v: jnp.sin(v),
+                                                                  x)))(1.0, 3))
+    assert "while[" in text and "f32[1024]" in text
+
+
+def test_long_loop_with_staged_bound_is_jax_bit_for_bit():
+    # jax 0.10.2: jit of this gives 199.0025177001953 (a while there), grad 0.0
+    def f(x):
+        return lax.fori_loop(0, jnp.int32(200000), lambda i, c: c * 0.999 + i * 1e-6, x)
+    assert float(jax.jit(f)(np.float32(1.0))) == 199.0025177001953
+    assert float(jax.jit(jax.grad(f))(np.float32(1.0))) == 0.0

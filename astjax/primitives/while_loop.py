@@ -22,7 +22,11 @@ Autodiff — reverse mode with a run-time trip count, under jit, no annotation:
        cotangent carry.
   Cost: time O(n + n * stride / 2) = O(n + n^2 / C) body evaluations (O(n) while
   n <= C), memory O(C * |s|) with C fixed at compile time: a power of two in [8,
-  1024], the most whose buffer fits in `WHILE_CHECKPOINT_BYTES` (32 MiB).
+  1024], the most whose buffer fits in `WHILE_CHECKPOINT_BYTES` (32 MiB). A loop
+  whose trip count is known while staging (a `fori_loop` over staged bounds of
+  known value, which JAX cannot reverse-differentiate) is transposed as a scan's
+  would be instead: a `scan` keeping every state (up to `WHILE_KNOWN_TRIPS_BYTES`)
+  and a reverse `scan` over them, O(n) time and memory.
   Everything is plain `while`/`cond`/`dynamic_slice` IR, so it compiles with the
   loop and differentiates again (grad of grad).
 
@@ -62,6 +66,7 @@ __all__ = ["while_p", "bind_while", "while_loop", "fori_loop"]
 WHILE_CHECKPOINT_BYTES = 32 << 20
 WHILE_MAX_CHECKPOINTS = 1024
 WHILE_MIN_CHECKPOINTS = 8
+WHILE_KNOWN_TRIPS_BYTES = 1 << 30
 
 while_p = core.new_primitive("while", multiple_results=True, higher_order=True)
 
@@ -209,6 +214,35 @@ def _num_checkpoints(avals):
     return 1 << (int(c).bit_length() - 1)
 
 
+def _known_trip_count(cond_jaxpr, body_jaxpr, ncc, nbc, carry):
+    """The trip count of a loop shaped as `fori_loop` stages it -- the cond is
+    `lt i hi` on two integer carries, the body adds a literal 1 to `i` and passes `hi`
+    through -- when both start at values known while staging; else None."""
+    cj, bj = cond_jaxpr.jaxpr, body_jaxpr.jaxpr
+    if len(cj.eqns) != 1 or cj.eqns[0].primitive.name != "lt" or cj.outvars != cj.eqns[0].outvars:
+        return None
+    slots = {v: k for k, v in enumerate(cj.invars[ncc:])}
+    a, b = cj.eqns[0].invars
+    if a not in slots or b not in slots:
+        return None
+    p, q = slots[a], slots[b]
+    b_in = bj.invars[nbc:]
+    if bj.outvars[q] is not b_in[q] or not dtypes.issubdtype(b_in[p].aval.dtype, np.integer):
+        return None
+    step = next((e for e in bj.eqns if bj.outvars[p] in e.outvars), None)
+    if step is None or step.primitive.name != "add":
+        return None
+    ops = step.invars
+    one = [o for o in ops if o is not b_in[p]]
+    if len(one) != 1 or len(ops) != 2 or not isinstance(one[0], core.Literal) or one[0].val != 1:
+        return None
+    builder = core.current_builder()
+    lo, hi = (builder.known_value(carry[k]) if builder is not None else None for k in (p, q))
+    if lo is None or hi is None:
+        return None
+    return max(int(hi) - int(lo), 0)
+
+
 def _while_transpose(tx, cts, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
     lax = lax_ops()
     raw = core.raw
@@ -251,6 +285,22 @@ def _while_transpose(tx, cts, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_
         full = [_zeros(v.aval) if l else next(it) for v, l in zip(cond_inv, k_lin)]
         return inline(cond_jaxpr, list(cc) + full)[0]
 
+    lin_bc_avals = [b.aval for b in bc if core.is_undefined(b)]
+    ct_k0 = [instantiate(c, a) for c, a, l in zip(cts, k_avals, k_lin) if l]
+
+    def apply_t(s, acc, ck):  # one step of the backward pass, at state s
+        outs = inline(body_t, residuals(s) + list(ck))
+        return [lax.add_any(a, d) for a, d in zip(acc, outs[:n_bl])], outs[n_bl:]
+
+    trips = _known_trip_count(cond_jaxpr, body_jaxpr, ncc, nbc, carry)
+    state_bytes = sum(a.size * np.dtype(a.dtype).itemsize for a in s_avals)
+    if trips is not None and trips * state_bytes <= WHILE_KNOWN_TRIPS_BYTES:
+        # a scan keeping every state, and a reverse scan over them
+        _, states = scan(raw(lambda s, _: (step(s), list(s))), s0, None, length=trips)
+        (acc, ck), _ = scan(raw(lambda c, s: (apply_t(s, *c), None)),
+                            ([_zeros(a) for a in lin_bc_avals], ct_k0), states,
+                            length=trips, reverse=True)
+        return _transpose_outputs(ncc, bc_lin, carry, k_lin, acc, ck)
     C = _num_checkpoints(s_avals)
     i32 = np.int32
     # 1. forward: count trips, keeping C checkpoints at a doubling stride
@@ -279,8 +329,6 @@ def _while_transpose(tx, cts, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_
     n, stride, bufs, _ = while_loop(raw(lambda st: cond_fn(st[3])), raw(fwd_body),
                                     (i32(0), i32(1), bufs0, s0))
     # 2. backward: k = n-1 .. 0, restoring the state at step k from a checkpoint
-    lin_bc_avals = [b.aval for b in bc if core.is_undefined(b)]
-    ct_k0 = [instantiate(c, a) for c, a, l in zip(cts, k_avals, k_lin) if l]
 
     def restore(k):
         j = lax.div(k, stride)
@@ -294,14 +342,16 @@ def _while_transpose(tx, cts, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_
     def bwd_body(state):
         k, acc, ck = state
         k = lax.sub(k, i32(1))
-        s = restore(k)
-        outs = inline(body_t, residuals(s) + list(ck))
-        d_bc, d_k = outs[:n_bl], outs[n_bl:]
-        acc = [lax.add_any(a, d) for a, d in zip(acc, d_bc)]
-        return k, acc, d_k
+        return (k,) + tuple(apply_t(restore(k), acc, ck))
 
     _, acc, ck = while_loop(raw(lambda st: lax.gt(st[0], i32(0))), raw(bwd_body),
                             (n, [_zeros(a) for a in lin_bc_avals], ct_k0))
+    return _transpose_outputs(ncc, bc_lin, carry, k_lin, acc, ck)
+
+
+def _transpose_outputs(ncc, bc_lin, carry, k_lin, acc, ck):
+    """The while's cotangents in operand order: accumulated ones for the linear body
+    consts, the final cotangent carry for the linear carries, None elsewhere."""
     acc_it, k_it = iter(acc), iter(ck)
     out = [None] * ncc + [next(acc_it) if l else None for l in bc_lin]
     for c, l in zip(carry, k_lin):
@@ -505,13 +555,17 @@ def while_loop(cond_fun, body_fun, init_val):
     return tree_util.tree_unflatten(tree, outs)
 
 
-def _concrete(v):
-    """The value of a loop bound known now (a Python or NumPy scalar, an Array, a staged
-    value with a known value), else None."""
+def _trace_time_int(v):
+    """A loop bound as an int when JAX knows it at trace time, else None.
+
+    JAX's rule (`core.is_concrete`): a Python or NumPy scalar or an `Array` is known, a
+    staged value is not -- not even one whose value astjax knows by folding constants,
+    because JAX stages `jnp.int32(4)` or `jnp.sum(...)` under `jit` like any other
+    operation, and its `fori_loop` is a `while` there."""
     if isinstance(v, core.Tracer):
-        return v.known
+        return None
     try:
-        return np.asarray(v)[()] if np.ndim(v) == 0 else None
+        return int(np.asarray(v)[()]) if np.ndim(v) == 0 else None
     except (TypeError, ValueError):
         return None
 
@@ -534,15 +588,17 @@ def _bounds_dtype(lower, upper):
 
 
 def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
-    """JAX's `lax.fori_loop`. Bounds known now: a `scan` of int(upper) - int(lower)
-    steps with no `xs`, the index a weak int counter carried next to `init_val` (so
-    reverse mode works; float bounds are truncated, as JAX does). Staged bounds: a
-    `while` whose index has the bounds' dtype (a float index counts by 1.0)."""
+    """JAX's `lax.fori_loop`. Bounds JAX knows at trace time (Python or NumPy scalars,
+    Arrays): a `scan` of int(upper) - int(lower) steps with no `xs`, the index a weak
+    int counter carried next to `init_val` (float bounds are truncated, as JAX does).
+    A staged bound -- even one whose value astjax knows, such as `jnp.int32(4)` under
+    `jit` -- gives a `while` whose index has the bounds' dtype (a float index counts by
+    1.0), as in JAX. JAX cannot differentiate that `while` in reverse mode; astjax can
+    (`_while_transpose`, which keeps every state when the trip count is known)."""
     lax = lax_ops()
     dt = _bounds_dtype(lower, upper)
-    lo, hi = _concrete(lower), _concrete(upper)
+    lo, hi = _trace_time_int(lower), _trace_time_int(upper)
     if lo is not None and hi is not None:
-        lo, hi = int(lo), int(hi)
 
         def step(carry, _):
             i, x = carry
