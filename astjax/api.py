@@ -15,6 +15,7 @@ from . import core, dtypes, tree_util
 from . import sharding as _sharding
 from .codegen import compile_cache, cpp_jit, runtime, sharded as _sharded, spmd as _spmd
 from .codegen import explicit as _explicit
+from .codegen.xla_errors import raise_if_ran as _raise_if_ran
 from . import jit_options as _jit_options
 from .errors import (AstjaxError, ArgumentError, ArgumentTypeError, ArgumentValueError,
                      JaxRuntimeError as _JaxRuntimeError,
@@ -295,7 +296,8 @@ class Jitted(StagedCallable):
             if type(entry) is not _Entry or not entry.arrays:
                 try:
                     return entry.run(leaves)
-                except _JaxRuntimeError:   # e.g. an argument on another device
+                except _JaxRuntimeError as e:   # e.g. an argument on another device
+                    _raise_if_ran(e, getattr(entry, "text", ""))   # (never run twice)
                     return self._call_slow(args, kwargs)
             bufs = [a._buf for a in leaves]   # (plain Arrays only: `_Entry.for_arrays`)
         if entry.const_bufs:
@@ -304,7 +306,8 @@ class Jitted(StagedCallable):
             if entry.many:   # (hundreds of results: see Executable._call_many)
                 return entry.unflatten(entry.call_buffers(bufs))
             outs = entry.exe.execute_sharded(bufs).consume_with_handlers(entry.handlers)
-        except _JaxRuntimeError:   # e.g. an argument on another device
+        except _JaxRuntimeError as e:   # e.g. an argument on another device
+            _raise_if_ran(e, entry.text)
             return self._call_slow(args, kwargs)
         if entry.single:
             return entry.wrap(outs[0], entry.out_aval0)
@@ -321,7 +324,10 @@ class Jitted(StagedCallable):
                 raise err.with_traceback(user_traceback(err))
             raise err
         if isinstance(out, Exception):
-            return self._call_numpy(_numpy_key(args), args)
+            nkey = _numpy_key(args)
+            if isinstance(out, (_JaxRuntimeError, ValueError)) and nkey in self._fast:
+                _raise_if_ran(out, self._fast[nkey].text)   # (the program ran: no retry)
+            return self._call_numpy(nkey, args)
         return _cpp_results(out)
 
     def _call_numpy(self, nkey, args):

@@ -30,7 +30,7 @@ __all__ = [
     "JAXIndexError", "JAXValueError", "JAXAttributeError", "located_builtin_error",
     "ConcretizationTypeError", "TracerBoolConversionError", "TracerIntegerConversionError",
     "TracerArrayConversionError", "UnexpectedTracerError", "KeyReuseError", "JaxRuntimeError",
-    "FfiTargetError",
+    "FfiTargetError", "FfiKernelError", "FfiKernelArgumentError",
     "user_location", "raised_location", "warn_at", "check_signature", "check_callable", "function_name",
     "ShapeValueError", "InternalError", "JaxprTypeError", "InconclusiveDimensionOperation",
 ]
@@ -409,6 +409,18 @@ class FfiTargetError(AstjaxError, JaxRuntimeError):
     (XLA's NOT_FOUND when it compiles the call), located at the call."""
     default_hint = ("register the kernel first: astjax.ffi.register_ffi_target(name, "
                     "astjax.ffi.pycapsule(lib.Handler), platform='cpu')")
+
+
+class FfiKernelError(AstjaxError, JaxRuntimeError):
+    """An FFI kernel returned an error status while the program ran: JAX's
+    JaxRuntimeError with XLA's text (the status code and the kernel's message),
+    located at the `ffi_call` (or the primitive lowered to the call) that ran it."""
+    default_hint = ""
+
+
+class FfiKernelArgumentError(FfiKernelError, ValueError):
+    """`FfiKernelError` of a kernel's INVALID_ARGUMENT status, also a ValueError: JAX
+    raises JaxRuntimeError on a first call and ValueError from its cached dispatch."""
 
 
 class SideEffectWarning(UserWarning):

@@ -15,7 +15,6 @@ from __future__ import annotations
 import copy
 import gc
 import os
-import re
 import sys as _sys
 import threading
 import time
@@ -34,10 +33,10 @@ from astjax import core, dtypes, tree_util  # noqa: E402
 from astjax.config import config  # noqa: E402
 from astjax.core import ShapedArray  # noqa: E402
 from astjax.errors import (ArgumentTypeError, ArgumentValueError,  # noqa: E402
-                           InternalError, JaxRuntimeError, caller_location)
+                           JaxRuntimeError, caller_location)
 from astjax.sharding import SingleDeviceSharding  # noqa: E402
 
-from . import compile_cache, platforms, stablehlo  # noqa: E402
+from . import compile_cache, platforms, stablehlo, xla_errors  # noqa: E402
 from .runtime_events import (compile_listeners, execute_listeners, h2d_hook,  # noqa: E402,F401
                              notify_execute, subscribe, unsubscribe)
 
@@ -484,7 +483,11 @@ class Executable:
         hot path of every compiled call: keep it short."""
         if self.many and _gc_isenabled():
             return self._call_many(bufs)
-        outs = self.exe.execute_sharded(bufs).consume_with_handlers(self.handlers)
+        try:
+            outs = self.exe.execute_sharded(bufs).consume_with_handlers(self.handlers)
+        except JaxRuntimeError as e:   # (a failing FFI kernel: located, xla_errors)
+            xla_errors.raise_if_ran(e, self.text)
+            raise
         return list(map(self.wrap, outs, self.out_avals))
 
     def _call_many(self, bufs):
@@ -501,6 +504,9 @@ class Executable:
         try:
             outs = self.exe.execute_sharded(bufs).consume_with_handlers(self.handlers)
             return list(map(self.wrap, outs, self.out_avals))
+        except JaxRuntimeError as e:
+            xla_errors.raise_if_ran(e, self.text)
+            raise
         finally:
             _gc_enable()
 
@@ -513,7 +519,11 @@ class Executable:
                     enable_x64=True) for x, a in zip(xs, avals)]
         if const_bufs:
             bufs = const_bufs + bufs
-        outs = self.exe.execute_sharded(bufs).consume_with_handlers(self.handlers)
+        try:
+            outs = self.exe.execute_sharded(bufs).consume_with_handlers(self.handlers)
+        except JaxRuntimeError as e:
+            xla_errors.raise_if_ran(e, self.text)
+            raise
         return list(map(Array, outs, self.out_avals))
 
     def __call__(self, *args, committed=False):
@@ -620,7 +630,8 @@ def eager_apply(prim, args, params):
                 for a in args]
         try:
             outs = exe.exe.execute_sharded(bufs).consume_with_handlers(exe.handlers)
-        except JaxRuntimeError:   # e.g. an uncommitted operand on another device
+        except JaxRuntimeError as e:   # e.g. an uncommitted operand on another device
+            xla_errors.raise_if_ran(e, exe.text)   # (not a program that ran)
             outs = None
         if outs is not None:
             if prim.multiple_results:
@@ -738,21 +749,10 @@ def compile_mlir(text: str, devs, options):
             fn(text, time.perf_counter() - t0)
         return exe
     except JaxRuntimeError as e:
-        located = stablehlo.missing_ffi_target(text, str(e))
-        if located is not None:
-            raise located from None
-        m = _MLIR_DIAGNOSTIC.search(str(e))
-        if m is None:  # a float6 program fails without an MLIR diagnostic
-            raise (stablehlo.unrunnable_type(text, str(e), platform()) or e) from None
-        eqn = stablehlo.origin_of(text, int(m.group(1)))
-        what = f"`{eqn.primitive.name}`" if eqn is not None else "the program"
-        src = getattr(eqn, "source_info", None)
-        raise InternalError(f"XLA rejected the StableHLO astjax made for {what}: "
-                            f"{m.group(2).strip()}",
-                            loc=src if src is not None and src.file else None) from None
-
-
-_MLIR_DIAGNOSTIC = re.compile(r"-:(\d+):\d+: error: ([^\n]*)")
+        located = xla_errors.compile_failure(text, e, platform())
+        if located is None:
+            raise
+        raise located from None
 
 # ================================================================= several devices
 # pmap's replicated programs and their arrays: codegen/replicated.py

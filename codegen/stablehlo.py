@@ -12,7 +12,7 @@ import re
 import numpy as np
 
 from astjax import core, dtypes, tree_util
-from astjax.errors import (AstjaxError, FfiTargetError, JAXValueError, NotImplementedInAstjaxError,
+from astjax.errors import (AstjaxError, JAXValueError, NotImplementedInAstjaxError,
                            RuntimeDTypeError, format_location)
 from astjax.util import Namer
 
@@ -288,22 +288,6 @@ def origin_of(text, line: int):
         if m:
             return _maker(origins, int(m.group(1)))
     return None
-
-
-_NO_FFI_HANDLER = re.compile(r"No FFI handler registered for (\S+)")
-
-
-def missing_ffi_target(text, message: str):
-    """XLA's error `message` compiling `text` as a located `FfiTargetError` when it
-    names an FFI target no kernel is registered for (at the line of the first
-    `ffi_call` of that target; else where the user called the API); otherwise None."""
-    m = _NO_FFI_HANDLER.search(message)
-    if m is None:
-        return None
-    calls = [eqn for _, _, eqn in getattr(text, "origins", ())
-             if eqn.params.get("target_name") == m.group(1)]
-    src = getattr(calls[0], "source_info", None) if calls else None
-    return FfiTargetError(message, loc=src if src is not None and src.file else None)
 
 
 # dtypes jaxlib's CPU runtime has no buffers or kernels for (JAX fails on them alike)
