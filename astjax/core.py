@@ -29,7 +29,7 @@ from .errors import (AxisNameError, ConcretizationError, EscapedTracerError, JAX
                      TracerIntegerConversionError,
                      NotImplementedInAstjaxError, SourceInfo, UNKNOWN, user_location)
 from .ir import (Atom, ClosedJaxpr, Eqn, Jaxpr, JaxprTypeError, Literal,  # noqa: F401
-                 ShapedArray, Var, check_jaxpr, sub_jaxprs)
+                 ShapedArray, TokenAval, Var, abstract_token, check_jaxpr, sub_jaxprs)
 
 # --------------------------------------------------------------------------- avals
 

@@ -23,6 +23,7 @@ lowering rules minor-to-major (XLA's order); None means row-major.
 from __future__ import annotations
 
 import ctypes
+import functools
 import os
 from collections.abc import Sequence
 from typing import Any
@@ -32,9 +33,11 @@ import numpy as np
 from jaxlib import xla_client
 
 from . import core
+from .api import jit
 from .codegen.mlir_builders import aval_to_ir_type, custom_call, ir_attribute
 from .errors import ArgumentValueError, JAXTypeError, JAXValueError
-from .primitives.ffi_call import VMAP_METHODS, FrozenDict, HashableArray, ffi_call_p
+from .primitives.ffi_call import (VMAP_METHODS, FrozenDict, HashableArray, Token,
+                                  create_token_p, ffi_call_p, staged_token)
 from .primitives.lapack import register_targets
 
 __all__ = ["ffi_call", "ffi_lowering", "build_ffi_lowering_function", "register_ffi_target",
@@ -113,6 +116,9 @@ def _layouts(avals, layouts, major_to_minor, what, count_what):
 def _result_avals(results):
     avals = []
     for i, r in enumerate(results):
+        if isinstance(r, core.TokenAval):   # `core.abstract_token`: a token result
+            avals.append(core.abstract_token)
+            continue
         if not hasattr(r, "shape") or not hasattr(r, "dtype"):
             raise ArgumentValueError("All elements of result_shape_dtypes must have 'shape' "
                                      f"and 'dtype' attributes. Got {r} at position {i}.")
@@ -193,8 +199,8 @@ def ffi_call(target_name: str, result_shape_dtypes, *, has_side_effect: bool = F
         in_avals = [core.get_aval(x) for x in args]
         in_l = _layouts(in_avals, input_layouts, True, "input", "input arguments")
         out_l = _layouts(result_avals, out_layout_list, True, "output", "outputs")
-        outs = ffi_call_p.bind(
-            *args, result_avals=result_avals, vmap_method=vmap_method,
+        params = dict(
+            result_avals=result_avals, vmap_method=vmap_method,
             target_name=target_name, has_side_effect=bool(has_side_effect),
             input_layouts=in_l, output_layouts=out_l,
             input_output_aliases=_aliases(input_output_aliases, in_avals, result_avals, in_l,
@@ -202,10 +208,40 @@ def ffi_call(target_name: str, result_shape_dtypes, *, has_side_effect: bool = F
             custom_call_api_version=int(custom_call_api_version),
             legacy_backend_config=legacy_backend_config,
             attributes=_hashable_attributes(attributes))
+        if core.current_builder() is not None:
+            outs = ffi_call_p.bind(*map(staged_token, args), **params)
+        elif any(isinstance(a, core.TokenAval) for a in (*in_avals, *result_avals)):
+            outs = _eager_with_tokens(args, params)
+        else:
+            outs = ffi_call_p.bind(*args, **params)
         if not multiple:
             return outs[0]
         return tuple(outs) if isinstance(result_shape_dtypes, tuple) else list(outs)
     return call
+
+
+def _eager_with_tokens(args, params):
+    """An eager `ffi_call` with token operands or results: one compiled program whose
+    tokens stay inside it (each operand token a fresh `create_token`: eager calls run
+    in order anyway); host `Token`s stand for the token results."""
+    is_token = tuple(isinstance(core.get_aval(a), core.TokenAval) for a in args)
+    run = _token_program(is_token, tuple(sorted(params.items())))
+    outs = iter(run(*(a for a, t in zip(args, is_token) if not t)))
+    return [Token() if isinstance(r, core.TokenAval) else next(outs)
+            for r in params["result_avals"]]
+
+
+@functools.lru_cache(maxsize=256)
+def _token_program(is_token, items):
+    params = dict(items)
+
+    def program(*arrays):
+        it = iter(arrays)
+        outs = ffi_call_p.bind(*(create_token_p.bind() if t else next(it) for t in is_token),
+                               **params)
+        return [o for o, r in zip(outs, params["result_avals"])
+                if not isinstance(r, core.TokenAval)]
+    return jit(core.raw(program))
 
 
 # ---------------------------------------------------------------- builder rules

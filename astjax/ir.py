@@ -111,6 +111,37 @@ class KeyDataAval(ShapedArray):
 
 _PHYSICAL = (ShapedArray, KeyDataAval)
 
+
+class TokenAval(ShapedArray):
+    """The aval of an XLA token (JAX's `AbstractToken`; the one instance is
+    `abstract_token`): a value with no data that orders side effects (`ffi_call`s that
+    take and return one). The passes see a `bool[]` it never equals; the printer shows
+    `Tok`, the lowering `!stablehlo.token`."""
+    __slots__ = ()
+
+    def __init__(self):
+        super().__init__((), np.bool_)
+
+    def update(self, shape=None, dtype=None, weak_type=None):
+        return self   # (a token has no shape or dtype to change)
+
+    def str_short(self):
+        return "Tok"
+
+    __str__ = str_short
+
+    def __repr__(self):
+        return "AbstractToken()"
+
+    def __eq__(self, other):
+        return isinstance(other, TokenAval)
+
+    def __hash__(self):
+        return hash(TokenAval)
+
+
+abstract_token = TokenAval()
+
 # ------------------------------------------------------------------------------ IR
 
 

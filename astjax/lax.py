@@ -40,6 +40,7 @@ from .primitives.scan import scan_p  # noqa: E402,F401
 from .primitives.while_loop import while_p  # noqa: E402,F401
 from .primitives.solves import linear_solve_p  # noqa: E402,F401
 from .primitives.special import bessel_i0e_p, bessel_i1e_p, zeta_p  # noqa: E402,F401
+from .primitives.ffi_call import after_all_p, create_token_p  # noqa: E402,F401
 from .lax_solves import custom_linear_solve, custom_root  # noqa: E402,F401
 from .primitives.collectives import (all_gather_p, all_to_all_p, axis_index_p, pmax_p,  # noqa: E402,F401
                                      pmin_p, ppermute_p, psum_p)

@@ -45,7 +45,9 @@ _TENSOR_TYPES: dict = {}   # (shape, dtype) -> its type text: one per op result
 def tensor_type(aval) -> str:
     key = (aval.shape, aval.dtype)
     t = _TENSOR_TYPES.get(key)
-    if t is None:
+    if t is None or type(aval) is core.TokenAval:
+        if type(aval) is core.TokenAval:   # (its key is bool[]'s)
+            return "!stablehlo.token"
         if len(_TENSOR_TYPES) >= 4096:   # (a bounded cache: programs of many shapes)
             _TENSOR_TYPES.clear()
         dims = "".join(f"{d}x" for d in aval.shape)
@@ -395,6 +397,12 @@ def lower_module(jaxpr: core.Jaxpr, name="main_fn", num_replicas=1, donated=(),
     sharding attribute (`mhlo.sharding = "..."` or `sdy.sharding = ...`) or None per
     argument (constvars first) / result; `preamble()`, called after the body is
     lowered, gives module-level lines (Shardy's `sdy.mesh` declarations)."""
+    if any(type(v.aval) is core.TokenAval for v in (*jaxpr.invars, *jaxpr.outvars)):
+        raise NotImplementedInAstjaxError(
+            "a token (from lax.create_token, lax.after_all or an ffi_call's token result) "
+            "cannot be an argument or a result of a compiled function in astjax; JAX "
+            "passes a Token object there",
+            hint="create and thread tokens inside the jitted function, and return arrays")
     mb = ModuleBuilder()
     params = jaxpr.constvars + jaxpr.invars
     arg_names = []

@@ -32,14 +32,16 @@ from __future__ import annotations
 import numpy as np
 
 from .. import core
+from ..core import abstract_token
 from ..errors import AstjaxError, JAXValueError
 from ..mlir_attributes import dictionary_text
 from ..pyast import call, load
-from .base import bdim_at_front, mark_unsupported, register
+from .base import bdim_at_front, mark_unsupported, nondiff, register
 from .lapack import alias_attr, layout_attr, register_targets
 from .scan import scan
 
-__all__ = ["ffi_call_p", "HashableArray", "FrozenDict", "VMAP_METHODS", "FfiVmapError"]
+__all__ = ["ffi_call_p", "HashableArray", "FrozenDict", "VMAP_METHODS", "FfiVmapError",
+           "Token", "create_token", "create_token_p", "after_all", "after_all_p", "staged_token"]
 
 VMAP_METHODS = ("sequential", "sequential_unrolled", "expand_dims", "broadcast_all",
                 "legacy_vectorized")
@@ -111,6 +113,11 @@ def _batched_layouts(layouts):
 
 
 def _ffi_batch(args, dims, *, vmap_method, result_avals, **params):
+    if any(isinstance(a, core.TokenAval) for a in (*map(core.get_aval, args), *result_avals)):
+        raise FfiVmapError(f"vmap of an ffi_call of `{params['target_name']}` with token "
+                           "operands or results (JAX fails there as well)",
+                           hint="call the kernel on the whole batch outside vmap, or "
+                                "without tokens (has_side_effect=True keeps the call)")
     size = next(core.get_aval(a).shape[d] for a, d in zip(args, dims) if d is not None)
     batched_avals = tuple(a.update(shape=(size,) + a.shape) for a in result_avals)
     if vmap_method in ("sequential", "sequential_unrolled"):
@@ -184,3 +191,72 @@ register(ffi_call_p, abstract_eval=_ffi_abstract_eval, jvp=_ffi_jvp, batch=_ffi_
 mark_unsupported(ffi_call_p, "impl", "an FFI target is native code only XLA calls: an eager "
                  "ffi_call compiles a program of the one call")
 ffi_call_p.effectful = lambda params: bool(params["has_side_effect"])
+
+
+# ---------------------------------------------------------------- tokens
+# An FFI kernel orders its side effects with others by taking and returning XLA tokens
+# (`ffi::Token` arguments and results; `core.abstract_token` in `result_shape_dtypes`):
+# a call that reads the token another returned runs after it. JAX's `FfiEffect` is
+# not an ordered effect, so tokens the user threads are the only order XLA keeps
+# between two side-effecting calls with no data between them.
+
+
+class Token:
+    """A token outside a compiled program (JAX's `core.Token`): what `create_token`
+    and `after_all` return eagerly, and what an eager `ffi_call` returns for a token
+    result. It holds no data: eager calls run one after another anyway."""
+    aval = abstract_token
+
+    def block_until_ready(self):
+        """Nothing to wait for: returns the token."""
+        return self
+
+
+def staged_token(x):
+    """`x` as a staged operand: a host `Token` becomes a fresh `create_token`."""
+    return create_token_p.bind() if isinstance(x, Token) else x
+
+
+create_token_p = core.new_primitive("create_token")
+
+
+def create_token(_=None):
+    """JAX's `lax.create_token`: a token with no preconditions (the argument is
+    ignored, as in JAX)."""
+    if core.current_builder() is None:
+        return Token()
+    return create_token_p.bind()
+
+
+register(create_token_p, abstract_eval=lambda: abstract_token,
+         batch=lambda args, dims: (create_token_p.bind(), None),
+         lowering=lambda ctx: ctx.op1("stablehlo.create_token", []))
+mark_unsupported(create_token_p, "impl", "a token has no value: an eager create_token "
+                 "returns a host Token without running anything")
+nondiff(create_token_p)
+
+after_all_p = core.new_primitive("after_all")
+
+
+def _after_all_ae(*avals):
+    if any(not isinstance(a, core.TokenAval) for a in avals):
+        raise JAXValueError(f"after_all takes tokens only, got "
+                            f"{', '.join(a.str_short() for a in avals)}",
+                            hint="pass tokens from lax.create_token() or an ffi_call")
+    return abstract_token
+
+
+def after_all(*operands):
+    """JAX's `lax.after_all`: a token that comes after every token of `operands`."""
+    if core.current_builder() is None:
+        _after_all_ae(*(core.get_aval(t) for t in operands))
+        return Token()
+    return after_all_p.bind(*map(staged_token, operands))
+
+
+register(after_all_p, abstract_eval=_after_all_ae,
+         batch=lambda args, dims: (after_all_p.bind(*args), None),
+         lowering=lambda ctx, *ts: ctx.op1("stablehlo.after_all", list(ts)))
+mark_unsupported(after_all_p, "impl", "a token has no value: an eager after_all returns "
+                 "a host Token without running anything")
+nondiff(after_all_p)
