@@ -2,8 +2,6 @@
 `Tracer` is astjax's staged value, so `isinstance(x, jax.core.Tracer)` tells staged
 from concrete as it does under JAX."""
 from astjax.core import Tracer, UndefinedPrimal, Zero, abstract_token, get_aval  # noqa: F401
-from astjax.core import TokenAval as AbstractToken  # noqa: F401
-from astjax.primitives.ffi_call import Token  # noqa: F401
 from astjax.extend.core import (ClosedJaxpr, DropVar, Jaxpr, JaxprEqn, Literal,  # noqa: F401
                                 Primitive, ShapedArray, Trace, TraceTag, Var,
                                 get_opaque_trace_state, jaxpr_as_fun, mapped_aval,

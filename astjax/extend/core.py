@@ -14,13 +14,15 @@ from contextvars import ContextVar
 from .. import core
 from ..errors import NotImplementedInAstjaxError
 from ..ir import ClosedJaxpr, Eqn, Jaxpr, Literal, ShapedArray, Var  # noqa: F401
+from ..ir import TokenAval as AbstractToken  # noqa: F401
+from ..primitives.ffi_call import Token  # noqa: F401
 from ..interpreters.mlir import lower_fun
 from ..pyast import call
 
 __all__ = ["Primitive", "Jaxpr", "ClosedJaxpr", "Var", "Literal", "ShapedArray",
            "JaxprEqn", "DropVar", "mapped_aval", "unmapped_aval", "get_opaque_trace_state",
            "jaxpr_as_fun", "Effect", "Effects", "no_effects", "Trace", "TraceTag",
-           "take_current_trace", "set_current_trace"]
+           "take_current_trace", "set_current_trace", "AbstractToken", "Token"]
 
 JaxprEqn = Eqn  # one equation of a jaxpr: primitive, invars, outvars, params
 
