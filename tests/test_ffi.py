@@ -272,3 +272,32 @@ def test_vmap_over_a_later_axis_and_nested(method):
         np.testing.assert_array_equal(got, want)
     info = astjax.vmap(astjax.vmap(lambda a: f(a)[1]))(np.stack([st0, st0[::-1]]))
     np.testing.assert_array_equal(info, [[0, 2, 0], [0, 2, 0]])
+
+
+def test_jax_src_ffi_serves_library_lowerings():
+    """`from jax._src import ffi` as real libraries write it (e.g. sparse kernels forwarded
+    from jaxlib): a user primitive whose lowering is `ffi.ffi_lowering(target)` and
+    whose eager implementation is `dispatch.simple_impl`; JAX's values."""
+    astjax.install_as_jax()
+    from jax._src import core, dispatch
+    from jax._src import ffi as jax_src_ffi
+    from jax._src.interpreters import mlir
+    from astjax.compat._src import ffi as served
+    assert jax_src_ffi is served
+    assert JAX_FFI_NAMES <= set(jax_src_ffi.__all__)
+    assert jax_src_ffi.ffi_call_p is astjax.primitives.ffi_call.ffi_call_p
+    p = core.Primitive("astjax_test_src_potrf")
+    p.multiple_results = True
+    p.def_abstract_eval(lambda a, **_: (core.ShapedArray(a.shape, a.dtype),
+                                        core.ShapedArray((), np.int32)))
+
+    def lowering(ctx, a, **params):
+        rule = jax_src_ffi.ffi_lowering("lapack_spotrf_ffi", operand_layouts=[(0, 1)],
+                                        result_layouts=[(0, 1), ()])
+        return rule(ctx, a, **params)
+    mlir.register_lowering(p, lowering, platform="cpu")
+    dispatch.simple_impl(p)
+    want = ORACLE["potrf_eager"]["values"]
+    for out in (p.bind(R.SPD, uplo=R.L), astjax.jit(lambda a: p.bind(a, uplo=R.L))(R.SPD)):
+        np.testing.assert_allclose(np.ravel(out[0]), want[0][2], rtol=1e-6)
+        assert int(out[1]) == 0
