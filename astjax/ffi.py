@@ -19,6 +19,13 @@ foreign-function interface.
 
 Layouts: `ffi_call` takes them major-to-minor (as `Layout.major_to_minor`), the
 lowering rules minor-to-major (XLA's order); None means row-major.
+
+Tokens: `core.abstract_token` among `result_shape_dtypes` declares a token result, and
+a token (from `lax.create_token`, `lax.after_all` or another call) may be an operand;
+a kernel reading a token runs after the call that returned it. An eager call with
+tokens runs as one compiled program holding them (`_eager_with_tokens`), returning
+host `Token`s. A kernel's error status when it runs is a located `FfiKernelError`
+(codegen/xla_errors.py).
 """
 from __future__ import annotations
 
@@ -180,6 +187,8 @@ def ffi_call(target_name: str, result_shape_dtypes, *, has_side_effect: bool = F
     array). `has_side_effect`: keep the call even when its results are unused.
     `vmap_method` ('sequential', 'sequential_unrolled', 'expand_dims', 'broadcast_all',
     'legacy_vectorized'; None: `vmap` is an error) says how `vmap` batches the call.
+    A result given as `core.abstract_token` is a token, and tokens may be operands
+    (they order side-effecting kernels, see the module docstring).
     `input_layouts` / `output_layouts`: per operand / result, None (row-major), a
     `Layout`, or a major-to-minor axis order. `input_output_aliases`: {operand index:
     result index} written in place. `custom_call_api_version` below 4 runs a legacy

@@ -26,6 +26,11 @@ the batch axis outermost (layouts updated). Without a method, `vmap` is JAX's
 NotImplementedError. The lowering is one `stablehlo.custom_call`; on CPU jaxlib's own
 kernels are registered first (JAX registers them when its CPU backend starts). Printed
 source binds the primitive (`ffi_call_p.bind(...)`), and runs again.
+
+Tokens (the end of this module): `create_token` and `after_all`, JAX's primitives of
+those names, make the XLA tokens a kernel takes and returns to order its side effects;
+`Token` stands for one outside a compiled program. An `ffi_call` with token operands
+or results has no batching rule (a located error, as JAX fails there).
 """
 from __future__ import annotations
 
