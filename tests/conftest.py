@@ -18,3 +18,25 @@ def x64():
     yield
     astjax.config.update("jax_enable_x64", old)
 
+
+
+@pytest.fixture(scope="session")
+def compile_ffi_kernels(tmp_path_factory):
+    """`compile(source, name)`: C++ `source` built against jaxlib's `ffi.h` into a
+    shared library, loaded with ctypes (the test is skipped without a C++ compiler)."""
+    import ctypes
+    import shutil
+    import subprocess
+    from astjax import ffi
+
+    def compile(source, name):
+        cxx = shutil.which("g++") or shutil.which("c++") or shutil.which("clang++")
+        if cxx is None:
+            pytest.skip("no C++ compiler (g++, c++, clang++) on this machine")
+        d = tmp_path_factory.mktemp(name)
+        (d / f"{name}.cc").write_text(source)
+        subprocess.run([cxx, "-std=c++17", "-O1", "-shared", "-fPIC", "-w",
+                        f"-I{ffi.include_dir()}", str(d / f"{name}.cc"), "-o",
+                        str(d / f"lib{name}.so")], check=True, capture_output=True, timeout=300)
+        return ctypes.cdll.LoadLibrary(str(d / f"lib{name}.so"))
+    return compile

@@ -7,11 +7,8 @@ primitive lowered by `ffi_lowering` -- and compare with jax 0.10.2's stored outc
 (values, or the error's builtin class and message). Then: the lowered custom call,
 side effects under DCE, located errors, and a kernel compiled here from C++ against
 jaxlib's `ffi.h` (skipped when no C++ compiler is installed)."""
-import ctypes
 import functools
 import json
-import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -154,16 +151,8 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(AstjaxTestScale, ScaleImpl,
 
 
 @pytest.fixture(scope="module")
-def scale_target(tmp_path_factory):
-    cxx = shutil.which("g++") or shutil.which("c++") or shutil.which("clang++")
-    if cxx is None:
-        pytest.skip("no C++ compiler (g++, c++, clang++) on this machine")
-    d = tmp_path_factory.mktemp("ffi_kernel")
-    (d / "scale.cc").write_text(_KERNEL)
-    subprocess.run([cxx, "-std=c++17", "-O1", "-shared", "-fPIC", "-w",
-                    f"-I{ffi.include_dir()}", str(d / "scale.cc"), "-o", str(d / "libscale.so")],
-                   check=True, capture_output=True, timeout=300)
-    lib = ctypes.cdll.LoadLibrary(str(d / "libscale.so"))
+def scale_target(compile_ffi_kernels):
+    lib = compile_ffi_kernels(_KERNEL, "scale")
     ffi.register_ffi_target("astjax_test_scale", ffi.pycapsule(lib.AstjaxTestScale),
                             platform="cpu")
     return "astjax_test_scale"

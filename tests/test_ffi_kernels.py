@@ -11,8 +11,6 @@ C++ compiler is installed): a kernel's error status, side effects and XLA tokens
 Expected texts and values were recorded from jax 0.10.2 (/work/jaxref) calling the same
 kernels."""
 import ctypes
-import shutil
-import subprocess
 
 import numpy as np
 import pytest
@@ -87,16 +85,8 @@ F32x3 = astjax.ShapeDtypeStruct((3,), np.float32)
 
 
 @pytest.fixture(scope="module")
-def lib(tmp_path_factory):
-    cxx = shutil.which("g++") or shutil.which("c++") or shutil.which("clang++")
-    if cxx is None:
-        pytest.skip("no C++ compiler (g++, c++, clang++) on this machine")
-    d = tmp_path_factory.mktemp("ffi_kernels")
-    (d / "kernels.cc").write_text(_KERNELS)
-    subprocess.run([cxx, "-std=c++17", "-O1", "-shared", "-fPIC", "-w",
-                    f"-I{ffi.include_dir()}", str(d / "kernels.cc"), "-o", str(d / "libk.so")],
-                   check=True, capture_output=True, timeout=300)
-    lib = ctypes.cdll.LoadLibrary(str(d / "libk.so"))
+def lib(compile_ffi_kernels):
+    lib = compile_ffi_kernels(_KERNELS, "kernels")
     for name, sym in [("astjax_t_checked_log", lib.AstjaxTestCheckedLog),
                       ("astjax_t_needs_positive", lib.AstjaxTestNeedsPositive),
                       ("astjax_t_record", lib.AstjaxTestRecord),
