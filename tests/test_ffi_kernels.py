@@ -141,10 +141,15 @@ def test_kernel_error_is_located_eager_and_jit(lib):
     # it is set up) and Arrays
     for _ in range(3):
         _raises_located(lib, lambda: jitted(_BAD))
-        float(jitted(_GOOD))
+        for _ in range(3):
+            float(jitted(_GOOD))
         lib.astjax_test_runs()
-    bad = astjax.numpy.asarray(_BAD)
-    for _ in range(2):
+    assert astjax.api._CPP in jitted._fast   # (the C++ dispatch ran the last failing call)
+    _raises_located(lib, lambda: jitted(_BAD))
+    bad, good = astjax.numpy.asarray(_BAD), astjax.numpy.asarray(_GOOD)
+    for _ in range(2):   # (a good call first: the Arrays' cached fast path)
+        float(jitted(good))
+        lib.astjax_test_runs()
         _raises_located(lib, lambda: jitted(bad))
     # eagerly on Arrays: the cached one-primitive program
     y = bad * 2.0 - 3.0
