@@ -292,7 +292,9 @@ def test_cases_cover_the_rules():
                  "ffi_call",
                  # tokens are never batched (vmap of a call with tokens: a located error,
                  # tests/test_ffi_kernels.py)
-                 "create_token", "after_all"}
+                 "create_token", "after_all",
+                 # the user's vmap rule vs JAX's stored values: tests/test_top_names.py
+                 "custom_vmap_call"}
     untested = sorted(p.name for p in core.primitives.values() if p.batch is not None
                       if p.name not in seen and p.name not in elsewhere)
     assert len(untested) <= 6, untested

@@ -40,6 +40,8 @@ NO_CASES: dict[str, str] = {
           "order of compiled kernels' side effects)" for n in ("create_token", "after_all")},
     **{n: "takes a jaxpr: tests/test_ad_rules.py" for n in (
         "custom_jvp_call", "custom_vjp_call", "custom_lin", "checkpoint")},
+    "custom_vmap_call": "takes a jaxpr and the user's vmap rule: tests/test_top_names.py "
+                        "(custom_vmap / sequential_vmap vs JAX's stored values)",
     **{n: "named-axis collective: tests/test_vmap.py" for n in (
         "psum", "pmax", "pmin", "axis_index", "all_gather", "ppermute", "all_to_all")},
     "pvary": "named-axis type cast (lax.pcast): tests/test_shard_map_vma.py",
