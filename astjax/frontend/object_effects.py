@@ -5,9 +5,19 @@ check (R17), which sees `o.a = v` in the loop's own text but not inside a method
 A loop body is staged once for every trip, so a Python object it changes would
 change once, and would keep a staged value of the body (an escaped tracer). Before
 a body is staged, `snapshot` records the objects its function reaches -- closure
-cells (through nested and wrapping functions), the loop's static state -- and their
-attributes, list items and dict entries, a few levels deep; after it, `changed`
-names the first one the body changed and `restore` puts every one back. The loop
+cells and the module globals it names (through nested, wrapping and called user
+functions), the loop's static state -- and their attributes, list items and dict
+entries, a few levels deep; after it, `changed` names the first one the body
+changed and `restore` puts every one back.
+
+State Python keeps where no snapshot can see it (a `random.Random`, NumPy's global
+generator, an iterator) changes through calls of code that is not converted: every
+such call a converted body makes goes through `CallTape.call` while a loop body is
+staged (`operators.call`). A call of a method of a stateful object, or of a function
+given an iterator, is recorded there; a body that made one reads different values on
+every trip, so the loop runs as Python does too, and the unrolled loop's first trip
+replays what the staged trial drew (the state has moved past it), so Python's
+sequence of values is kept. The loop
 then runs as Python does: unrolled while staging when its trip count is static
 (JAX's traced loop), otherwise a located error (`loop_ops`). The branches of a staged
 `if` are watched the same way: both are staged, so a change is a located error
@@ -38,24 +48,56 @@ def _watched(o) -> bool:
     return not (mod == "astjax" or mod.startswith(("astjax.", "builtins", "numpy")))
 
 
+_SKIP_MODULES = ("astjax", "numpy", "jax", "jaxlib", "scipy", "ml_dtypes", "gast", "builtins")
+_names_of: dict = {}   # code object -> the names its code (and nested code) loads
+
+
+def _code_names(code):
+    """Every name `code` and the code nested in it (lambdas, comprehensions) load:
+    candidates for globals (attribute names are in `co_names` too; a lookup in the
+    function's globals filters them)."""
+    names = _names_of.get(code)
+    if names is None:
+        acc, stack = set(), [code]
+        while stack:
+            c = stack.pop()
+            acc.update(c.co_names)
+            stack.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
+        if len(_names_of) > 4096:
+            _names_of.clear()
+        names = _names_of[code] = tuple(acc)
+    return names
+
+
+def _user_function(f) -> bool:
+    mod = getattr(f, "__module__", None) or ""
+    return mod.split(".")[0] not in _SKIP_MODULES
+
+
 def _functions_roots(fn, depth=3):
-    """The objects a function reads through its closure cells (and through the cells
-    of the functions found there: the loop operators wrap the user's body)."""
+    """The objects a function reads through its closure cells and the module globals it
+    names (and through those of the user functions found there: the loop operators
+    wrap the user's body, which calls helpers)."""
     out, stack, seen = [], [(fn, 0)], set()
     while stack:
         f, d = stack.pop()
         if id(f) in seen:
             continue
         seen.add(id(f))
+        values = []
         for cell in getattr(f, "__closure__", None) or ():
             try:
-                v = cell.cell_contents
+                values.append(cell.cell_contents)
             except ValueError:          # an empty cell
                 continue
+        code, g = getattr(f, "__code__", None), getattr(f, "__globals__", None)
+        if code is not None and g is not None:
+            values += [g[n] for n in _code_names(code) if n in g]
+        for v in values:
             if isinstance(v, types.FunctionType):
-                if d < depth:
+                if d < depth and _user_function(v):
                     stack.append((v, d + 1))
-            else:
+            elif not isinstance(v, _OPAQUE):
                 out.append(v)
     return out
 
@@ -73,12 +115,12 @@ def snapshot(fns, state=()):
             seen.add(id(o))
             if type(o) is list:
                 records.append(("list", o, list(o)))
-                nxt.extend(o)
+                nxt.extend(o[:_BUDGET])
             elif type(o) is dict:
                 records.append(("dict", o, dict(o)))
-                nxt.extend(o.values())
+                nxt.extend(list(o.values())[:_BUDGET])
             elif type(o) is tuple:
-                nxt.extend(o)
+                nxt.extend(o[:_BUDGET])
             elif _watched(o):
                 d = vars(o)
                 records.append(("object", o, dict(d)))
