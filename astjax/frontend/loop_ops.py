@@ -102,7 +102,7 @@ def _fmt_aval(a):
 
 def _stage_loop_body(st: _LoopState, carry_pos, carry_avals, call_body, n_extra_args=0,
                      extra_avals=(), collect=(), meta=(), what="loop", fill=(), exits=(),
-                     unrollable=False):
+                     unrollable=False, tape=None):
     """Stage one iteration: carries become Tracers, statics stay. Returns
     (jaxpr, consts, carry_out_values, collected_ys). A name of `fill` (nothing reads it
     once the loop has stopped early) that a trip leaves undefined -- the trip jumped
@@ -111,7 +111,9 @@ def _stage_loop_body(st: _LoopState, carry_pos, carry_avals, call_body, n_extra_
     (`_exits_cleared`). A trip that sets one to a static True stops the loop on every
     trip; when the caller can unroll the loop (`unrollable`), `_Unstageable` makes it
     run that one trip as Python does, so the flags and the code after the loop stay
-    static (fuzz seed 1200287)."""
+    static (fuzz seed 1200287). A body that changes a Python object, or calls code whose
+    state lives outside the program (`tape`, see `object_effects.CallTape`), raises
+    `_PythonEffect`: a trip staged once would not repeat it."""
     loc = user_location(3)
     with core.new_builder() as b:
         extra = [b.new_arg(a) for a in extra_avals]
@@ -131,7 +133,11 @@ def _stage_loop_body(st: _LoopState, carry_pos, carry_avals, call_body, n_extra_
             change = object_effects.changed(records)
             if change:   # staged once, it would change once: undo, run as Python does
                 object_effects.restore(records)
-                raise _PythonEffect(change)
+                raise _PythonEffect(f"changes a Python object ({change})")
+            hidden = tape.hidden_state() if tape is not None else None
+            if hidden:   # staged once, every trip would reuse the first trip's values
+                raise _PythonEffect(f"calls {hidden}, whose state Python keeps outside "
+                                    f"the staged program")
         for k, name in enumerate(st.names):
             if unrollable and name in exits and _static_true(out[k]):
                 raise _Unstageable(f"every trip stops the loop ('{name}' is set to a "
@@ -223,11 +229,11 @@ class _PythonEffect(_Unstageable):
 
 def _effect_error(e, what):
     return ConcretizationError(
-        f"this {what}'s body changes a Python object ({e.args[0]}), which must happen "
-        f"once per trip, but its trip count is staged: the number of trips is only known "
-        f"when the function runs", loc=user_location(3),
+        f"this {what}'s body {e.args[0]}; that must happen once per trip, but the trip "
+        f"count is staged (the number of trips is only known when the function runs)",
+        loc=user_location(3),
         hint="make the loop's trip count static, or carry the value as a loop variable "
-             "instead of storing it on an object")
+             "instead of storing it on an object or drawing it from Python's state")
 
 
 def _init_undefined(st, k, value):
@@ -250,11 +256,21 @@ def _carry_values(st, carry_pos):
 
 
 def _stage_until_stable(st, call_body, extra_avals=(), collect_ok=False, meta=(), what="loop",
-                        fill=(), exits=(), unrollable=False):
+                        fill=(), exits=(), unrollable=False, tape=None):
     """Stage the body, widening the carry (weak -> strong types, newly staged Python
-    numbers, undefined-before-the-loop names) until one iteration type-checks."""
+    numbers, undefined-before-the-loop names) until one iteration type-checks. Every
+    attempt is the loop's first trip: it replays the calls of stateful code recorded on
+    `tape` (a new one by default)."""
+    with object_effects.recording(tape) as tape:
+        return _stage_attempts(st, call_body, extra_avals, collect_ok, meta, what, fill,
+                               exits, unrollable, tape)
+
+
+def _stage_attempts(st, call_body, extra_avals, collect_ok, meta, what, fill, exits,
+                    unrollable, tape):
     promote_to = {}
     for _ in range(8):
+        tape.rewind()
         carry_pos = st.carried()
         vals = _carry_values(st, carry_pos)
         avals = []
@@ -268,7 +284,7 @@ def _stage_until_stable(st, call_body, extra_avals=(), collect_ok=False, meta=()
             jaxpr, consts, ys = _stage_loop_body(st, carry_pos, avals, call_body,
                                                  extra_avals=extra_avals, collect=collect,
                                                  meta=meta, what=what, fill=fill,
-                                                 exits=exits, unrollable=unrollable)
+                                                 exits=exits, unrollable=unrollable, tape=tape)
             init = [_as(v, a.dtype, a.weak_type) if _aval(v) != a else v
                     for v, a in zip(vals, avals)]
             return carry_pos, init, jaxpr, consts, ys, collect
@@ -555,17 +571,19 @@ def _scan_or_unroll(iterable, body_fn, state, names, extra_test, meta, factor, r
     n = _length(iterable)
     if n == 0:
         return state
+    tape = object_effects.CallTape(object_effects.active_tape())
     try:
         if extra_test is None:
-            return _scan_loop(iterable, body_fn, state, names, meta, factor, reads)
+            return _scan_loop(iterable, body_fn, state, names, meta, factor, reads, tape)
         if isinstance(iterable, (_Enumerate, _Zip)):
             raise _Unstageable("an early exit from a loop over enumerate/zip")
         return _index_loop(iterable, body_fn, state, names, extra_test, meta, fill, exits,
-                           unrollable=True)
+                           unrollable=True, tape=tape)
     except (ConcretizationError, LoopCarryError, _Unstageable, TypeError) as e:
         log.debug("astjax: unrolling the loop at %s: %s", user_location(3).where(), e)
-    return _python_loop(_python_iterable(iterable), body_fn, state, names, extra_test, meta,
-                        fill, exits)
+    with object_effects.recording(tape):   # the first trip replays what the trial drew
+        return _python_loop(_python_iterable(iterable), body_fn, state, names, extra_test,
+                            meta, fill, exits)
 
 
 def _python_loop(iterable, body_fn, state, names, extra_test, meta, fill=(), exits=()):
@@ -617,10 +635,10 @@ def _read_slices(iterable, reads):
     return out
 
 
-def _scan_loop(iterable, body_fn, state, names, meta, factor=None, reads=None):
+def _scan_loop(iterable, body_fn, state, names, meta, factor=None, reads=None, tape=None):
     """A loop over a static range, a staged array, enumerate(array) or zip(arrays)
     as one `scan`; `xs[i]` reads (see `ControlFlowConverter._scan_reads`) as scan
-    inputs."""
+    inputs; `tape`: see `_stage_until_stable`."""
     if isinstance(iterable, _Enumerate):
         xs = [iota(_length(iterable)), iterable.xs]
         item = tuple                       # (i, row)
@@ -645,7 +663,8 @@ def _scan_loop(iterable, body_fn, state, names, meta, factor=None, reads=None):
     n = _length(iterable)
     st = _LoopState(state, names, body_fn)
     carry_pos, init, jaxpr, consts, ys, collect = _stage_until_stable(
-        st, call, extra_avals=tuple(x_avals), collect_ok=True, meta=meta, what="for loop")
+        st, call, extra_avals=tuple(x_avals), collect_ok=True, meta=meta, what="for loop",
+        tape=tape)
     # the scanned inputs come first among the body's arguments; scan wants them last
     m = len(xs)
     jaxpr = core.Jaxpr(jaxpr.constvars, jaxpr.invars[m:] + jaxpr.invars[:m], jaxpr.outvars,
@@ -656,9 +675,10 @@ def _scan_loop(iterable, body_fn, state, names, meta, factor=None, reads=None):
 
 
 def _index_loop(iterable, body_fn, state, names, extra_test, meta, fill=(), exits=(),
-                unrollable=False):
+                unrollable=False, tape=None):
     """A loop with a staged trip count or an early exit: a `while` over an index;
-    `fill`, `exits`: see `for_stmt`; `unrollable`: see `_stage_loop_body`."""
+    `fill`, `exits`: see `for_stmt`; `unrollable`: see `_stage_loop_body`; `tape`: see
+    `_stage_until_stable`."""
     i32 = dtypes.int32
     if isinstance(iterable, StagedRange):
         start, stop, step = iterable.start, iterable.stop, iterable.step
@@ -694,7 +714,7 @@ def _index_loop(iterable, body_fn, state, names, extra_test, meta, fill=(), exit
     try:
         carry_pos, init, body_j, body_c, _, _ = _stage_until_stable(
             st, body, extra_avals=(idx_aval,), meta=meta, what="for loop", fill=fill,
-            exits=exits, unrollable=unrollable)
+            exits=exits, unrollable=unrollable, tape=tape)
     except _PythonEffect as e:
         if unrollable:
             raise

@@ -25,6 +25,9 @@ then runs as Python does: unrolled while staging when its trip count is static
 """
 from __future__ import annotations
 
+import contextlib
+import inspect
+import threading
 import types
 
 import numpy as np
@@ -162,3 +165,145 @@ def restore(records):
             d = o if kind == "dict" else vars(o)
             d.clear()
             d.update(copy)
+
+
+# ------------------------------------------------- state kept where no snapshot sees it
+
+# objects whose methods read or return values, not hidden state (lists, dicts and
+# sets: `snapshot` watches them; arrays, dtypes, ufuncs: pure)
+_VALUE_SELVES = (str, bytes, int, float, complex, bool, tuple, frozenset, list, dict, set,
+                 range, slice, type, types.ModuleType, np.ndarray, np.generic, np.dtype,
+                 np.ufunc, Tracer)
+
+
+def _holds_tracer(r) -> bool:
+    if isinstance(r, Tracer):
+        return True
+    if isinstance(r, (tuple, list)):
+        return any(isinstance(x, Tracer) for x in r)
+    if isinstance(r, dict):
+        return any(isinstance(x, Tracer) for x in r.values())
+    return False
+
+
+def _fresh_generator(a) -> bool:
+    """A generator expression not started yet: the body's own `sum(v for v in xs)`."""
+    return (isinstance(a, types.GeneratorType) and a.gi_code.co_name == "<genexpr>"
+            and inspect.getgeneratorstate(a) == inspect.GEN_CREATED)
+
+
+def _stateful(f, args, kwargs):
+    """A description of the hidden state a call of code that is not converted reads
+    or moves (a method of a stateful object, or an iterator it is given), or None."""
+    while hasattr(f, "func") and hasattr(f, "keywords"):       # functools.partial
+        args, f = tuple(f.args) + tuple(args), f.func
+    s = getattr(f, "__self__", None)
+    name = getattr(f, "__name__", None) or type(f).__name__
+    if s is not None and not isinstance(s, _VALUE_SELVES) and not hasattr(s, "_buf"):
+        mod = getattr(type(s), "__module__", "") or ""
+        if not (mod == "astjax" or mod.startswith("astjax.")):
+            return f"`{name}` of a `{type(s).__name__}` object"
+    for a in (*args, *kwargs.values()):
+        if hasattr(type(a), "__next__") and not isinstance(a, Tracer) and not _fresh_generator(a):
+            return f"`{name}` on a `{type(a).__name__}` iterator"
+    return None
+
+
+def _same(a, b) -> bool:
+    if a is b:
+        return True
+    if type(a) is not type(b) or not isinstance(a, (int, float, complex, str, bytes, tuple,
+                                                    type(None))):
+        return False
+    try:
+        return bool(a == b)
+    except Exception:   # noqa: BLE001  (a tuple holding arrays)
+        return False
+
+
+class _Entry:
+    __slots__ = ("key", "args", "kwargs", "result", "what")
+
+    def __init__(self, key, args, kwargs, result, what):
+        self.key, self.args, self.kwargs, self.result, self.what = key, args, kwargs, result, what
+
+    def matches(self, key, args, kwargs):
+        return (self.key == key and len(args) == len(self.args)
+                and all(_same(a, b) for a, b in zip(args, self.args))
+                and self.kwargs.keys() == kwargs.keys()
+                and all(_same(kwargs[k], self.kwargs[k]) for k in kwargs))
+
+
+def _key(f):
+    s = getattr(f, "__self__", None)
+    return (id(f), None) if s is None else (id(s), getattr(f, "__name__", None))
+
+
+class CallTape:
+    """The calls of stateful code (see `_stateful`) the first trip of a loop makes, in
+    order, with their results. Every staging attempt of the trip, and the first trip
+    of the loop unrolled afterwards, start at its beginning (`rewind`): a call that
+    matches the next entry gets the recorded result, so the state moves once, as in
+    Python; past the end, calls run (through the enclosing loop's tape) and are
+    appended."""
+
+    def __init__(self, parent=None):
+        self.parent, self.entries, self.pos = parent, [], 0
+
+    def rewind(self):
+        self.pos = 0
+
+    def hidden_state(self):
+        """What the first recorded call reads (a body that made one stages differently
+        on every trip), or None."""
+        return self.entries[0].what if self.entries else None
+
+    def call(self, f, args, kwargs, run):
+        """`run(f, args, kwargs)`, or its recorded result (see the class)."""
+        what = _stateful(f, args, kwargs)
+        if what is None:
+            return run(f, args, kwargs)
+        return self._call(what, _key(f), f, args, kwargs, run)
+
+    def _call(self, what, key, f, args, kwargs, run):
+        if self.pos < len(self.entries):
+            e = self.entries[self.pos]
+            if e.matches(key, args, kwargs):
+                self.pos += 1
+                return e.result
+            del self.entries[self.pos:]       # the trip took another path: stop replaying
+        r = (self.parent._call(what, key, f, args, kwargs, run) if self.parent is not None
+             else run(f, args, kwargs))
+        if not _holds_tracer(r):              # a staged result is the trip's own
+            self.entries.append(_Entry(key, args, kwargs, r, what))
+            self.pos += 1
+        return r
+
+
+class _Tapes(threading.local):
+    def __init__(self):
+        self.stack = []
+
+
+_tapes = _Tapes()
+
+
+def active_tape():
+    """The innermost loop body's tape while one is staged (or unrolled after its
+    trial), else None: `operators.call` sends calls of unconverted code through it."""
+    stack = _tapes.stack
+    return stack[-1] if stack else None
+
+
+@contextlib.contextmanager
+def recording(tape=None):
+    """Run with `tape` (a new one, child of the enclosing loop's tape, by default) as
+    the innermost, from its beginning."""
+    if tape is None:
+        tape = CallTape(active_tape())
+    tape.rewind()
+    _tapes.stack.append(tape)
+    try:
+        yield tape
+    finally:
+        _tapes.stack.pop()

@@ -25,7 +25,7 @@ from .. import tree_util
 from ..errors import (USER_CODE, AmbiguousTruthValueError, AstjaxError, ConcretizationError,
                       EscapedTracerError, SourceChangedError, SourceNotFoundError, check_signature,
                       located_builtin_error, user_location, warn_at)
-from . import converter, sourceless
+from . import converter, object_effects, sourceless
 from .array_ops import maximum, minimum
 from .branch_ops import (Undefined, UndefinedReturnValue, and_, any_flag, if_exp, if_stmt, ld,
                          not_, or_)
@@ -144,6 +144,17 @@ def _check_arity(f, args, kwargs, e):
         check_signature(f, args, kwargs)
 
 
+def _run_unconverted(f, args, kwargs):
+    if not _is_builtin(f):
+        return f(*args, **kwargs)
+    try:
+        return f(*args, **kwargs)
+    except (TypeError, ValueError) as e:
+        if isinstance(e, AstjaxError) or e.__traceback__.tb_next is not None:
+            raise  # raised deeper down: that frame reports it
+        raise located_builtin_error(e, hint=_builtin_hint(f, args)) from None
+
+
 def call(f, /, *args, **kwargs):
     """Call `f`, converting it first when it is user code."""
     if f is max or f is min:
@@ -155,14 +166,10 @@ def call(f, /, *args, **kwargs):
         if not getattr(getattr(f, "__func__", f), converter._converted_marker, False):
             if sourceless.is_traced(f):
                 return sourceless.run_traced(f, args, kwargs)
-            if not _is_builtin(f):
-                return f(*args, **kwargs)
-            try:
-                return f(*args, **kwargs)
-            except (TypeError, ValueError) as e:
-                if isinstance(e, AstjaxError) or e.__traceback__.tb_next is not None:
-                    raise  # raised deeper down: that frame reports it
-                raise located_builtin_error(e, hint=_builtin_hint(f, args)) from None
+            tape = object_effects.active_tape()   # a loop body is being staged
+            if tape is not None:
+                return tape.call(f, args, kwargs, _run_unconverted)
+            return _run_unconverted(f, args, kwargs)
         target = f  # already converted (e.g. a recursive call inside converted code)
     key = getattr(getattr(target, "__func__", target), "__code__", None)
     if core.current_builder() is None or key is None:
