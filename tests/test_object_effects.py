@@ -160,3 +160,126 @@ def test_global_object_changed_in_a_loop_with_a_staged_trip_count_is_located():
     assert isinstance(e.value, TypeError) and "attribute `total`" in str(e.value)
     assert e.value.loc.line == _at(global_object_in_a_staged_range, "for i in")[0]
     assert ACC.total == 0.0
+
+
+# ------------------------------------------------ state Python keeps outside any snapshot
+
+def random_in_a_range_loop(x):
+    rng = random.Random(0)
+    for i in range(3):
+        x = x + rng.random()
+    return x
+
+
+def numpy_global_generator_in_a_range_loop(x):
+    np.random.seed(1)
+    for i in range(3):
+        x = x * 0.5 + np.random.rand()
+    return x
+
+
+def numpy_generator_in_a_range_loop(x):
+    g = np.random.default_rng(2)
+    for i in range(3):
+        x = x + g.normal(size=x.shape) * i
+    return x
+
+
+def draws_discarded_in_the_loop_then_one_after(x):
+    rng = random.Random(3)
+    for i in range(3):
+        rng.random()
+    return x + rng.random()
+
+
+def draws_in_nested_loops(x):
+    rng = random.Random(4)
+    for i in range(3):
+        for j in range(2):
+            x = x * 0.5 + rng.random() * j
+        x = x + rng.random()
+    return x
+
+
+def draws_into_a_python_float_carry(x):
+    rng = random.Random(5)
+    t = 0.0                           # weak Python float: the carry is widened and retried
+    for i in range(4):
+        t = t + rng.random() * x
+    return t
+
+
+def draws_in_a_loop_with_an_early_exit(x):
+    rng = random.Random(6)
+    for i in range(5):
+        x = x + rng.random()
+        if i == 3:
+            break
+    return x
+
+
+def islice_of_an_outside_iterator(x):
+    it = itertools.cycle([0.5, 1.0, 2.0])
+    for i in range(4):
+        x = x + sum(itertools.islice(it, 2))
+    return x
+
+
+HIDDEN_STATE_PROGRAMS = [random_in_a_range_loop, numpy_global_generator_in_a_range_loop,
+                         numpy_generator_in_a_range_loop,
+                         draws_discarded_in_the_loop_then_one_after, draws_in_nested_loops,
+                         draws_into_a_python_float_carry, draws_in_a_loop_with_an_early_exit,
+                         islice_of_an_outside_iterator]
+
+
+@pytest.mark.parametrize("fn", HIDDEN_STATE_PROGRAMS)
+def test_body_drawing_from_python_state_draws_on_every_trip(fn):
+    # was: the body staged once into a scan, one draw baked in as a constant and reused
+    # on every trip (a silent difference); JAX traces the loop and draws on every trip
+    want = _python(fn)(X.astype(np.float64))
+    np.testing.assert_allclose(astjax.jit(fn)(X), want, rtol=1e-5)
+    np.testing.assert_allclose(astjax.grad(lambda v: fn(v).sum())(X),
+                               _grad_fd(fn, X, lambda: None), rtol=1e-3, atol=1e-4)
+    xs = np.stack([X, 2 * X])
+    np.testing.assert_allclose(astjax.vmap(fn)(xs), np.stack([_python(fn)(r) for r in xs]),
+                               rtol=1e-5)
+    assert "scan" not in str(astjax.make_jaxpr(fn)(X))
+
+
+def pure_library_calls_in_a_range_loop(x):
+    import math
+    for i in range(5):
+        x = x * math.sqrt(2.0) + float(len([1, 2])) + sum(v * 0.5 for v in (1.0, 2.0))
+    return x
+
+
+def test_body_calling_only_pure_library_code_still_scans():
+    assert "scan" in str(astjax.make_jaxpr(pure_library_calls_in_a_range_loop)(X))
+    np.testing.assert_allclose(astjax.jit(pure_library_calls_in_a_range_loop)(X),
+                               _python(pure_library_calls_in_a_range_loop)(X), rtol=1e-5)
+
+
+def random_in_a_staged_range(x, n):
+    rng = random.Random(0)
+    for i in range(n):
+        x = x + rng.random()
+    return x
+
+
+def random_in_a_staged_while(x):
+    rng = random.Random(0)
+    while jnp.sum(x) < 10:
+        x = x + rng.random()
+    return x
+
+
+@pytest.mark.parametrize("fn, args, text", [
+    (random_in_a_staged_range, (X, 3), "for i in"),
+    (random_in_a_staged_while, (X,), "while jnp")])
+def test_body_drawing_from_python_state_with_a_staged_trip_count_is_located(fn, args, text):
+    # JAX: a TypeError (range of a tracer / bool of a tracer)
+    with pytest.raises(errors.ConcretizationError) as e:
+        astjax.jit(fn)(*args)
+    assert isinstance(e.value, TypeError)
+    assert "`random` of a `Random` object" in str(e.value)
+    assert e.value.loc.line == _at(fn, text)[0]
