@@ -133,6 +133,8 @@ def _stage_loop_body(st: _LoopState, carry_pos, carry_avals, call_body, n_extra_
             change = object_effects.changed(records)
             if change:   # staged once, it would change once: undo, run as Python does
                 object_effects.restore(records)
+                if tape is not None:
+                    tape.forget_values()
                 raise _PythonEffect(f"changes a Python object ({change})")
             hidden = tape.hidden_state() if tape is not None else None
             if hidden:   # staged once, every trip would reuse the first trip's values
@@ -262,8 +264,17 @@ def _stage_until_stable(st, call_body, extra_avals=(), collect_ok=False, meta=()
     attempt is the loop's first trip: it replays the calls of stateful code recorded on
     `tape` (a new one by default)."""
     with object_effects.recording(tape) as tape:
-        return _stage_attempts(st, call_body, extra_avals, collect_ok, meta, what, fill,
-                               exits, unrollable, tape)
+        out = _stage_attempts(st, call_body, extra_avals, collect_ok, meta, what, fill,
+                              exits, unrollable, tape)
+    if tape.needs_second_trip():     # e.g. `time.time()`: do its values repeat?
+        second = object_effects.CallTape(tape.parent)
+        with object_effects.recording(second):
+            _stage_attempts(st, call_body, extra_avals, collect_ok, meta, what, fill,
+                            exits, unrollable, second)
+        change = tape.differs_from(second)
+        if change:
+            raise _PythonEffect(f"calls {change}")
+    return out
 
 
 def _stage_attempts(st, call_body, extra_avals, collect_ok, meta, what, fill, exits,

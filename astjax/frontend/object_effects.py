@@ -77,39 +77,57 @@ def _user_function(f) -> bool:
     return mod.split(".")[0] not in _SKIP_MODULES
 
 
+_EMPTY = object()
+
+
 def _functions_roots(fn, depth=3):
     """The objects a function reads through its closure cells and the module globals it
     names (and through those of the user functions found there: the loop operators
-    wrap the user's body, which calls helpers)."""
-    out, stack, seen = [], [(fn, 0)], set()
+    wrap the user's body, which calls helpers), and the records of those bindings:
+    a helper's `nonlocal` or `global` store rebinds one. The cells of the loop body
+    `fn` itself are not recorded: a trip writes its carried values there (R2)."""
+    out, bindings, stack, seen = [], [], [(fn, 0)], set()
+    own = {id(c) for c in getattr(fn, "__closure__", None) or ()}
     while stack:
         f, d = stack.pop()
         if id(f) in seen:
             continue
         seen.add(id(f))
         values = []
-        for cell in getattr(f, "__closure__", None) or ():
-            try:
-                values.append(cell.cell_contents)
-            except ValueError:          # an empty cell
-                continue
         code, g = getattr(f, "__code__", None), getattr(f, "__globals__", None)
+        for name, cell in zip(getattr(code, "co_freevars", ()),
+                              getattr(f, "__closure__", None) or ()):
+            try:
+                v = cell.cell_contents
+            except ValueError:          # an empty cell
+                v = _EMPTY
+            if id(cell) not in own:
+                own.add(id(cell))
+                bindings.append(("cell", cell, (name, v)))
+            if v is not _EMPTY:
+                values.append(v)
         if code is not None and g is not None:
-            values += [g[n] for n in _code_names(code) if n in g]
+            names = [n for n in _code_names(code) if n in g]
+            if names and f is not fn:
+                bindings.append(("global", g, {n: g[n] for n in names}))
+            values += [g[n] for n in names]
         for v in values:
             if isinstance(v, types.FunctionType):
                 if d < depth and _user_function(v):
                     stack.append((v, d + 1))
             elif not isinstance(v, _OPAQUE):
                 out.append(v)
-    return out
+    return out, bindings
 
 
 def snapshot(fns, state=()):
     """Records (kind, object, copy) of what the functions `fns` reach (see the
     module), and the objects `state`."""
-    records, seen = [], set()
-    level = [o for fn in fns for o in _functions_roots(fn)] + list(state)
+    records, seen, level = [], set(), list(state)
+    for fn in fns:
+        objects, bindings = _functions_roots(fn)
+        level[:0] = objects
+        records += bindings
     for _ in range(_DEPTH):
         nxt = []
         for o in level:
@@ -132,7 +150,18 @@ def snapshot(fns, state=()):
     return records
 
 
+def _cell_value(cell):
+    try:
+        return cell.cell_contents
+    except ValueError:
+        return _EMPTY
+
+
 def _differs(kind, o, copy):
+    if kind == "cell":
+        return _cell_value(o) is not copy[1]
+    if kind == "global":
+        return any(o.get(k, _EMPTY) is not v for k, v in copy.items())
     now = o if kind == "list" else (o if kind == "dict" else vars(o))
     if len(now) != len(copy):
         return True
@@ -145,6 +174,11 @@ def changed(records):
     """A description of the first recorded object the body changed, or None."""
     for kind, o, copy in records:
         if _differs(kind, o, copy):
+            if kind == "cell":
+                return f"the variable `{copy[0]}` of a closure (`nonlocal {copy[0]}`)"
+            if kind == "global":
+                k = next(k for k, v in copy.items() if o.get(k, _EMPTY) is not v)
+                return f"the global `{k}`"
             if kind == "object":
                 now = vars(o)
                 keys = [k for k in now if k not in copy or now[k] is not copy[k]]
@@ -159,7 +193,18 @@ def restore(records):
     for kind, o, copy in records:
         if not _differs(kind, o, copy):
             continue
-        if kind == "list":
+        if kind == "cell":
+            if copy[1] is _EMPTY:
+                del o.cell_contents
+            else:
+                o.cell_contents = copy[1]
+        elif kind == "global":
+            for k, v in copy.items():
+                if v is _EMPTY:
+                    o.pop(k, None)
+                else:
+                    o[k] = v
+        elif kind == "list":
             o[:] = copy
         else:
             d = o if kind == "dict" else vars(o)
@@ -209,6 +254,40 @@ def _stateful(f, args, kwargs):
     return None
 
 
+_VALUES = (int, float, complex, bool, str, bytes, np.ndarray, np.generic)
+
+
+def _value(r) -> bool:
+    """A plain value (a number, string or array, or a tuple of them) a body reads."""
+    return isinstance(r, _VALUES) or (type(r) is tuple and all(isinstance(x, _VALUES)
+                                                               for x in r))
+
+
+def _maybe_hidden(f) -> bool:
+    """A function that is neither a method (those: `_stateful`), a class, one of Python's
+    builtins nor astjax's own: what it returns may come from state it keeps
+    (`time.time`, `uuid.uuid4`, a library's counter) -- only calling it again tells."""
+    if isinstance(f, (type, np.ufunc)):
+        return False
+    s = getattr(f, "__self__", None)
+    if s is not None and not isinstance(s, types.ModuleType):
+        return False
+    mod = getattr(f, "__module__", None) or ""
+    return not (mod == "builtins" or mod == "astjax" or mod.startswith("astjax."))
+
+
+def _equal(a, b) -> bool:
+    """`a` and `b` (two results of one call, see `_value`) are the same value."""
+    if type(a) is not type(b):
+        return False
+    if type(a) is tuple:
+        return len(a) == len(b) and all(_equal(x, y) for x, y in zip(a, b))
+    if isinstance(a, (np.ndarray, np.generic)):
+        return a.shape == b.shape and a.dtype == b.dtype and bool(np.array_equal(a, b,
+                                                                                  equal_nan=True))
+    return a == b or (a != a and b != b)      # NaN == NaN here
+
+
 def _same(a, b) -> bool:
     if a is b:
         return True
@@ -222,10 +301,13 @@ def _same(a, b) -> bool:
 
 
 class _Entry:
-    __slots__ = ("key", "args", "kwargs", "result", "what")
+    """One recorded call: `what` describes it; `stateful`: a method of a stateful object
+    or an iterator (else a function `_maybe_hidden` that returned a value)."""
+    __slots__ = ("key", "args", "kwargs", "result", "what", "stateful")
 
-    def __init__(self, key, args, kwargs, result, what):
-        self.key, self.args, self.kwargs, self.result, self.what = key, args, kwargs, result, what
+    def __init__(self, key, args, kwargs, result, what, stateful):
+        self.key, self.args, self.kwargs, self.result = key, args, kwargs, result
+        self.what, self.stateful = what, stateful
 
     def matches(self, key, args, kwargs):
         return (self.key == key and len(args) == len(self.args)
@@ -241,7 +323,8 @@ def _key(f):
 
 class CallTape:
     """The calls of stateful code (see `_stateful`) the first trip of a loop makes, in
-    order, with their results. Every staging attempt of the trip, and the first trip
+    order, with their results, and the values functions that may keep hidden state
+    returned (`_maybe_hidden`). Every staging attempt of the trip, and the first trip
     of the loop unrolled afterwards, start at its beginning (`rewind`): a call that
     matches the next entry gets the recorded result, so the state moves once, as in
     Python; past the end, calls run (through the enclosing loop's tape) and are
@@ -254,28 +337,60 @@ class CallTape:
         self.pos = 0
 
     def hidden_state(self):
-        """What the first recorded call reads (a body that made one stages differently
-        on every trip), or None."""
-        return self.entries[0].what if self.entries else None
+        """What the first recorded stateful call reads (a body that made one stages
+        differently on every trip), or None."""
+        return next((e.what for e in self.entries if e.stateful), None)
+
+    def forget_values(self):
+        """Drop the recorded values of functions (not of stateful methods): `restore` has
+        put back the Python state they may have read, so they must run again."""
+        self.entries = [e for e in self.entries if e.stateful]
+        self.pos = min(self.pos, len(self.entries))
+
+    def needs_second_trip(self) -> bool:
+        """The trip read values of functions that may keep hidden state: staging a second
+        trip (`differs_from`) tells whether the values stay the same."""
+        return any(not e.stateful for e in self.entries)
+
+    def differs_from(self, second):
+        """What the first call is that returned another value on the second trip (tape
+        `second`), or None; when one did, `second`'s calls are appended to this tape,
+        so the loop unrolled afterwards replays both trips."""
+        a = [e for e in self.entries if not e.stateful]
+        b = [e for e in second.entries if not e.stateful]
+        for x, y in zip(a, b):
+            if x.key != y.key or not _equal(x.result, y.result):
+                break
+        else:
+            if len(a) == len(b):
+                return None
+            x = (a + b)[min(len(a), len(b))]
+        self.entries.extend(second.entries)
+        return x.what
 
     def call(self, f, args, kwargs, run):
         """`run(f, args, kwargs)`, or its recorded result (see the class)."""
         what = _stateful(f, args, kwargs)
-        if what is None:
-            return run(f, args, kwargs)
-        return self._call(what, _key(f), f, args, kwargs, run)
+        if what is not None:
+            return self._call(what, True, _key(f), f, args, kwargs, run)
+        if _maybe_hidden(f):
+            name = getattr(f, "__name__", None) or type(f).__name__
+            return self._call(f"`{name}`, which returned another value on the second trip",
+                              False, _key(f), f, args, kwargs, run)
+        return run(f, args, kwargs)
 
-    def _call(self, what, key, f, args, kwargs, run):
+    def _call(self, what, stateful, key, f, args, kwargs, run):
         if self.pos < len(self.entries):
             e = self.entries[self.pos]
             if e.matches(key, args, kwargs):
                 self.pos += 1
                 return e.result
             del self.entries[self.pos:]       # the trip took another path: stop replaying
-        r = (self.parent._call(what, key, f, args, kwargs, run) if self.parent is not None
-             else run(f, args, kwargs))
-        if not _holds_tracer(r):              # a staged result is the trip's own
-            self.entries.append(_Entry(key, args, kwargs, r, what))
+        r = (self.parent._call(what, stateful, key, f, args, kwargs, run)
+             if self.parent is not None else run(f, args, kwargs))
+        # a staged result is the trip's own; a function's value result only is compared
+        if not _holds_tracer(r) and (stateful or _value(r)):
+            self.entries.append(_Entry(key, args, kwargs, r, what, stateful))
             self.pos += 1
         return r
 
