@@ -283,3 +283,135 @@ def test_body_drawing_from_python_state_with_a_staged_trip_count_is_located(fn, 
     assert isinstance(e.value, TypeError)
     assert "`random` of a `Random` object" in str(e.value)
     assert e.value.loc.line == _at(fn, text)[0]
+
+
+# ------------------------------------- bindings a helper rebinds: `nonlocal`, `global`
+
+def _make_counter():
+    n = 0
+
+    def step():
+        nonlocal n
+        n += 1
+        return n
+    return step
+
+
+def counter_closure_in_a_range_loop(x):
+    step = _make_counter()
+    for i in range(3):
+        x = x + step()
+    return x
+
+
+COUNTER = [None]
+
+
+def counter_closure_reached_through_a_global(x):
+    COUNTER[0] = _make_counter()
+    for i in range(3):
+        x = x * 0.5 + COUNTER[0]()
+    return x
+
+
+K = 0
+
+
+def _bump():
+    global K
+    K += 1
+    return K
+
+
+def _reset_k():
+    global K
+    K = 0
+
+
+def global_rebound_by_a_helper(x):
+    _reset_k()
+    for i in range(3):
+        x = x + _bump()
+    return x
+
+
+BINDING_PROGRAMS = [counter_closure_in_a_range_loop, counter_closure_reached_through_a_global,
+                    global_rebound_by_a_helper]
+
+
+@pytest.mark.filterwarnings("ignore::astjax.errors.SideEffectWarning")
+@pytest.mark.parametrize("fn", BINDING_PROGRAMS)
+def test_binding_a_helper_rebinds_changes_on_every_trip(fn):
+    # `global_rebound_by_a_helper` and the global counter were scans that bumped once
+    # (1 + 1 + 1 where Python and JAX give 1 + 2 + 3)
+    want = _python(fn)(X.astype(np.float64))
+    np.testing.assert_allclose(astjax.jit(fn)(X), want, rtol=1e-6)
+    np.testing.assert_allclose(astjax.grad(lambda v: fn(v).sum())(X),
+                               _grad_fd(fn, X, lambda: None), rtol=1e-3)
+    xs = np.stack([X, 2 * X])
+    np.testing.assert_allclose(astjax.vmap(fn)(xs), np.stack([_python(fn)(r) for r in xs]),
+                               rtol=1e-6)
+
+
+# ------------------------- functions that are not converted and keep state of their own
+
+class _Ticker:
+    """A callable object whose state is an iterator no snapshot looks into."""
+
+    def __init__(self):
+        self._it = itertools.count(1)
+
+    def __call__(self):
+        return next(self._it) * 0.5
+
+
+def callable_with_hidden_state(x):
+    tick = _Ticker()
+    for i in range(3):
+        x = x * 2.0 + tick()
+    return x
+
+
+_ns = {"_C": None}
+exec("def _sourceless_tick():\n    return next(_C) * 0.25\n", _ns)   # no source: traced
+
+
+def sourceless_function_with_hidden_state(x):
+    _ns["_C"] = itertools.count(1)
+    for i in range(3):
+        x = x + _ns["_sourceless_tick"]()
+    return x
+
+
+def _constant_callable():
+    return 0.75
+
+
+def callable_returning_the_same_value(x):
+    tick = types.SimpleNamespace(f=np.float32)   # a class call: not compared
+    for i in range(4):
+        x = x * tick.f(0.5) + abs(-1.0)
+    return x
+
+
+@pytest.mark.filterwarnings("ignore::astjax.errors.NoSourceWarning")
+@pytest.mark.filterwarnings("ignore::astjax.errors.SideEffectWarning")
+@pytest.mark.parametrize("fn", [callable_with_hidden_state,
+                                sourceless_function_with_hidden_state])
+def test_function_returning_another_value_on_the_second_trip_unrolls(fn):
+    # the second staged trip returns another value: the loop runs as Python does, the
+    # first two trips replayed (was: one value reused on every trip)
+    want = _python(fn)(X.astype(np.float64))
+    np.testing.assert_allclose(astjax.jit(fn)(X), want, rtol=1e-6)
+    np.testing.assert_allclose(astjax.grad(lambda v: fn(v).sum())(X),
+                               _grad_fd(fn, X, lambda: None), rtol=1e-3)
+    xs = np.stack([X, 2 * X])
+    np.testing.assert_allclose(astjax.vmap(fn)(xs), np.stack([_python(fn)(r) for r in xs]),
+                               rtol=1e-6)
+    assert "scan" not in str(astjax.make_jaxpr(fn)(X))
+
+
+def test_function_returning_the_same_value_on_every_trip_still_scans():
+    assert "scan" in str(astjax.make_jaxpr(callable_returning_the_same_value)(X))
+    np.testing.assert_allclose(astjax.jit(callable_returning_the_same_value)(X),
+                               _python(callable_returning_the_same_value)(X), rtol=1e-6)

@@ -164,12 +164,9 @@ def call(f, /, *args, **kwargs):
     target = _convertible(f)
     if target is None:
         if not getattr(getattr(f, "__func__", f), converter._converted_marker, False):
-            if sourceless.is_traced(f):
-                return sourceless.run_traced(f, args, kwargs)
+            run = sourceless.run_traced if sourceless.is_traced(f) else _run_unconverted
             tape = object_effects.active_tape()   # a loop body is being staged
-            if tape is not None:
-                return tape.call(f, args, kwargs, _run_unconverted)
-            return _run_unconverted(f, args, kwargs)
+            return run(f, args, kwargs) if tape is None else tape.call(f, args, kwargs, run)
         target = f  # already converted (e.g. a recursive call inside converted code)
     key = getattr(getattr(target, "__func__", target), "__code__", None)
     if core.current_builder() is None or key is None:
