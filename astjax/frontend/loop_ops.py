@@ -262,18 +262,14 @@ def _stage_until_stable(st, call_body, extra_avals=(), collect_ok=False, meta=()
     """Stage the body, widening the carry (weak -> strong types, newly staged Python
     numbers, undefined-before-the-loop names) until one iteration type-checks. Every
     attempt is the loop's first trip: it replays the calls of stateful code recorded on
-    `tape` (a new one by default)."""
+    `tape` (a new one by default); a function whose value the trip read and that returns
+    another one when called again (`CallTape.second_trip`) makes the trips differ too."""
     with object_effects.recording(tape) as tape:
         out = _stage_attempts(st, call_body, extra_avals, collect_ok, meta, what, fill,
                               exits, unrollable, tape)
-    if tape.needs_second_trip():     # e.g. `time.time()`: do its values repeat?
-        second = object_effects.CallTape(tape.parent)
-        with object_effects.recording(second):
-            _stage_attempts(st, call_body, extra_avals, collect_ok, meta, what, fill,
-                            exits, unrollable, second)
-        change = tape.differs_from(second)
-        if change:
-            raise _PythonEffect(f"calls {change}")
+    change = tape.second_trip()      # e.g. `time.time()`: do its values repeat?
+    if change:
+        raise _PythonEffect(f"calls {change}")
     return out
 
 

@@ -17,7 +17,9 @@ staged (`operators.call`). A call of a method of a stateful object, or of a func
 given an iterator, is recorded there; a body that made one reads different values on
 every trip, so the loop runs as Python does too, and the unrolled loop's first trip
 replays what the staged trial drew (the state has moved past it), so Python's
-sequence of values is kept. The loop
+sequence of values is kept. Any other function that is not converted (not Python's
+builtins, a class, or astjax's own) and returned a value is called again after the
+trial: a different value (`time.time`, a library's counter) is hidden state as well. The loop
 then runs as Python does: unrolled while staging when its trip count is static
 (JAX's traced loop), otherwise a located error (`loop_ops`). The branches of a staged
 `if` are watched the same way: both are staged, so a change is a located error
@@ -26,6 +28,7 @@ then runs as Python does: unrolled while staging when its trip count is static
 from __future__ import annotations
 
 import contextlib
+import functools
 import inspect
 import threading
 import types
@@ -237,21 +240,31 @@ def _fresh_generator(a) -> bool:
             and inspect.getgeneratorstate(a) == inspect.GEN_CREATED)
 
 
+_iterator_types: dict = {Tracer: False}   # type -> its instances are iterators
+
+
 def _stateful(f, args, kwargs):
     """A description of the hidden state a call of code that is not converted reads
     or moves (a method of a stateful object, or an iterator it is given), or None."""
-    while hasattr(f, "func") and hasattr(f, "keywords"):       # functools.partial
-        args, f = tuple(f.args) + tuple(args), f.func
-    s = getattr(f, "__self__", None)
-    name = getattr(f, "__name__", None) or type(f).__name__
-    if s is not None and not isinstance(s, _VALUE_SELVES) and not hasattr(s, "_buf"):
-        mod = getattr(type(s), "__module__", "") or ""
-        if not (mod == "astjax" or mod.startswith("astjax.")):
-            return f"`{name}` of a `{type(s).__name__}` object"
-    for a in (*args, *kwargs.values()):
-        if hasattr(type(a), "__next__") and not isinstance(a, Tracer) and not _fresh_generator(a):
-            return f"`{name}` on a `{type(a).__name__}` iterator"
+    while type(f) is functools.partial:
+        args, kwargs, f = (*f.args, *args), {**f.keywords, **kwargs}, f.func
+    if type(f) is not types.FunctionType:       # astjax's functions are plain ones
+        s = getattr(f, "__self__", None)
+        if s is not None and not isinstance(s, _VALUE_SELVES) and not hasattr(s, "_buf"):
+            mod = getattr(type(s), "__module__", "") or ""
+            if not (mod == "astjax" or mod.startswith("astjax.")):
+                return f"`{_name(f)}` of a `{type(s).__name__}` object"
+    for a in (*args, *kwargs.values()) if kwargs else args:
+        it = _iterator_types.get(type(a))
+        if it is None:
+            it = _iterator_types[type(a)] = hasattr(type(a), "__next__")
+        if it and not _fresh_generator(a):
+            return f"`{_name(f)}` on a `{type(a).__name__}` iterator"
     return None
+
+
+def _name(f) -> str:
+    return getattr(f, "__name__", None) or type(f).__name__
 
 
 _VALUES = (int, float, complex, bool, str, bytes, np.ndarray, np.generic)
@@ -267,11 +280,12 @@ def _maybe_hidden(f) -> bool:
     """A function that is neither a method (those: `_stateful`), a class, one of Python's
     builtins nor astjax's own: what it returns may come from state it keeps
     (`time.time`, `uuid.uuid4`, a library's counter) -- only calling it again tells."""
-    if isinstance(f, (type, np.ufunc)):
-        return False
-    s = getattr(f, "__self__", None)
-    if s is not None and not isinstance(s, types.ModuleType):
-        return False
+    if type(f) is not types.FunctionType:
+        if isinstance(f, (type, np.ufunc)):
+            return False
+        s = getattr(f, "__self__", None)
+        if s is not None and not isinstance(s, types.ModuleType):
+            return False
     mod = getattr(f, "__module__", None) or ""
     return not (mod == "builtins" or mod == "astjax" or mod.startswith("astjax."))
 
@@ -303,11 +317,17 @@ def _same(a, b) -> bool:
 class _Entry:
     """One recorded call: `what` describes it; `stateful`: a method of a stateful object
     or an iterator (else a function `_maybe_hidden` that returned a value)."""
-    __slots__ = ("key", "args", "kwargs", "result", "what", "stateful")
+    __slots__ = ("key", "f", "args", "kwargs", "run", "result", "what", "stateful")
 
-    def __init__(self, key, args, kwargs, result, what, stateful):
-        self.key, self.args, self.kwargs, self.result = key, args, kwargs, result
-        self.what, self.stateful = what, stateful
+    def __init__(self, key, f, args, kwargs, run, result, what, stateful):
+        self.key, self.f, self.args, self.kwargs, self.run = key, f, args, kwargs, run
+        self.result, self.what, self.stateful = result, what, stateful
+
+    def again(self) -> bool:
+        """A function's value that calling it again checks (its arguments are values,
+        not staged ones of the finished trial)."""
+        return not self.stateful and not any(
+            isinstance(a, Tracer) for a in (*self.args, *self.kwargs.values()))
 
     def matches(self, key, args, kwargs):
         return (self.key == key and len(args) == len(self.args)
@@ -347,35 +367,37 @@ class CallTape:
         self.entries = [e for e in self.entries if e.stateful]
         self.pos = min(self.pos, len(self.entries))
 
-    def needs_second_trip(self) -> bool:
-        """The trip read values of functions that may keep hidden state: staging a second
-        trip (`differs_from`) tells whether the values stay the same."""
-        return any(not e.stateful for e in self.entries)
-
-    def differs_from(self, second):
-        """What the first call is that returned another value on the second trip (tape
-        `second`), or None; when one did, `second`'s calls are appended to this tape,
-        so the loop unrolled afterwards replays both trips."""
-        a = [e for e in self.entries if not e.stateful]
-        b = [e for e in second.entries if not e.stateful]
-        for x, y in zip(a, b):
+    def second_trip(self):
+        """Call the functions whose values the trip read (`_maybe_hidden`) again, as a
+        second trip would: the first one that returns another value (`time.time`, a
+        library's counter), or None. When one does, the second calls are appended to
+        this tape, so the loop unrolled afterwards replays both trips."""
+        first = [e for e in self.entries if e.again()]
+        if not first:
+            return None
+        second = CallTape(self.parent)
+        for e in first:
+            second._call(e.what, False, e.key, e.f, e.args, e.kwargs, e.run)
+        for x, y in zip(first, second.entries):
             if x.key != y.key or not _equal(x.result, y.result):
                 break
         else:
-            if len(a) == len(b):
+            if len(first) == len(second.entries):
                 return None
-            x = (a + b)[min(len(a), len(b))]
+            x = first[-1]
         self.entries.extend(second.entries)
         return x.what
 
     def call(self, f, args, kwargs, run):
         """`run(f, args, kwargs)`, or its recorded result (see the class)."""
+        mod = getattr(f, "__module__", None) or ""
+        if mod.startswith("astjax.") or mod == "astjax":     # jnp, lax, Tracer methods
+            return run(f, args, kwargs)
         what = _stateful(f, args, kwargs)
         if what is not None:
             return self._call(what, True, _key(f), f, args, kwargs, run)
         if _maybe_hidden(f):
-            name = getattr(f, "__name__", None) or type(f).__name__
-            return self._call(f"`{name}`, which returned another value on the second trip",
+            return self._call(f"`{_name(f)}`, which returned another value when called again",
                               False, _key(f), f, args, kwargs, run)
         return run(f, args, kwargs)
 
@@ -390,7 +412,7 @@ class CallTape:
              if self.parent is not None else run(f, args, kwargs))
         # a staged result is the trip's own; a function's value result only is compared
         if not _holds_tracer(r) and (stateful or _value(r)):
-            self.entries.append(_Entry(key, args, kwargs, r, what, stateful))
+            self.entries.append(_Entry(key, f, args, kwargs, run, r, what, stateful))
             self.pos += 1
         return r
 
