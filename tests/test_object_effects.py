@@ -415,3 +415,19 @@ def test_function_returning_the_same_value_on_every_trip_still_scans():
     assert "scan" in str(astjax.make_jaxpr(callable_returning_the_same_value)(X))
     np.testing.assert_allclose(astjax.jit(callable_returning_the_same_value)(X),
                                _python(callable_returning_the_same_value)(X), rtol=1e-6)
+
+
+# ----------------------------------------- the fuzz generator's default-off `pystate`
+
+@pytest.mark.parametrize("seed", [5, 35, 80, 8])
+def test_fuzz_program_with_python_state(seed):
+    # `python tests/fuzz/run.py --seeds A:B --enable pystate`: 5 (an iterator), 35 and
+    # 80 (random.Random) were wrong on every check before; 8 (ACC.add, a global object)
+    from fuzz.checks import run_program
+    from fuzz.gen import generate
+    prog = generate(seed, enabled=("pystate",))
+    assert prog.uses_pystate
+    case = run_program(prog)
+    assert case.status is None, (seed, case.status)
+    bad = case.failures()
+    assert not bad, "\n".join(f"seed {seed} {c}: {r[2][:400]}" for c, r in bad.items())

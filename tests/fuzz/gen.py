@@ -24,7 +24,7 @@ FEATURES = (
     "enumerate", "zip", "for_const", "while", "break", "continue", "return",
     "loop_else", "append_stack", "lambda", "closure_def", "helper", "nonlocal",
     "tuple_assign", "where", "pytree_arg", "assign_in_branches", "python_index", "global",
-    "global_forms",
+    "global_forms", "pystate",
 )
 # off unless asked for (`run.py --enable NAME`): shapes of a known open bug (none now:
 # R17's `python_index`, a loop index used as a Python dict key, is fixed), and
@@ -33,8 +33,10 @@ FEATURES = (
 # in `f`, read everywhere as an atom, stored -- the same value, so every run of the
 # program reads what Python reads -- at the top and in unrolled loops), and
 # `global_forms` (with `global`: the loop's store through `:=`, `with ... as`, `del`
-# then `=`, or `from ... import ... as` then `=`)
-DEFAULT_OFF = ("global", "global_forms")
+# then `=`, or `from ... import ... as` then `=`), and `pystate` (a loop over a static
+# range whose body draws from Python state no staged program holds: a `random.Random`,
+# an iterator, or an object reached through a module global changed by its method)
+DEFAULT_OFF = ("global", "global_forms", "pystate")
 
 
 class Line:
@@ -89,19 +91,27 @@ COMMON = ("W = (0.3, -0.7, 1.1)\n\n"
 
 GLOBAL_VALUE = 0.7
 
+PYSTATE = ("import random\nimport itertools\n\n"
+           "class Acc:\n"
+           "    def reset(self):\n        self.total = 0.0\n\n"
+           "    def add(self, v):\n        self.total = self.total * 0.5 + v\n\n"
+           "ACC = Acc()\n\n")
+
 TAIL = ("\n\ndef loss(x, s, n, p):\n"
         "    return jnp.sum(f(x, s, n, p) * jnp.array(W))\n")
 
 
 class Program:
     uses_global = False   # the `global` feature: module-level `GS`
+    uses_pystate = False  # the `pystate` feature: `random`, `itertools`, module-level `ACC`
 
     def __init__(self, seed, body, ptype):
         self.seed, self.body, self.ptype = seed, body, ptype
 
     def render(self, mode):
         lines = ["def f(x, s, n, p):"] + render_body(self.body, mode, 1)
-        common = COMMON + (f"GS = {GLOBAL_VALUE}\n\n" if self.uses_global else "")
+        common = COMMON + (f"GS = {GLOBAL_VALUE}\n\n" if self.uses_global else "") + (
+            PYSTATE if self.uses_pystate else "")
         return PRELUDE[mode] + common + "\n".join(lines) + TAIL
 
     def nodes(self):
@@ -255,7 +265,7 @@ class Generator:
             kinds += ["if_staged", "if_staged", "if_static", "for_range", "for_range",
                       "for_array", "enumerate", "zip", "for_const", "while",
                       "append_stack", "lambda", "closure_def", "nonlocal",
-                      "assign_in_branches", "python_index", "global"]
+                      "assign_in_branches", "python_index", "global", "pystate"]
         if env.loop:
             kinds += ["break", "continue"]
         kinds += ["return"]
@@ -514,6 +524,34 @@ class Generator:
                 store = [Line("from math import pi as GS")] + store
         return [Block([[header, store + [Line(f"{v} = jnp.tanh({use} + {i} * 0.1)")]]])]
 
+    def s_pystate(self, env, depth):
+        """A loop over a static range whose body reads Python state that moves on every
+        trip (`object_effects`): draws of a `random.Random`, items of an iterator, or an
+        object reached through the global `ACC` changed by a method. Only where no test
+        is staged (as `s_global`): a staged trip or branch cannot repeat it."""
+        if depth != 0 or self.returned:
+            return None
+        self.uses_pystate = True
+        i = self.fresh("i")
+        v, _ = self.target_array(env, new_ok=False)
+        k = self.rng.randint(1, 4)
+        form = self.rng.choice(["random", "iterator", "global_object"])
+        if form == "random":
+            r = self.fresh("rng")
+            return [Line(f"{r} = random.Random({self.rng.randint(0, 99)})"),
+                    Block([[f"for {i} in range({k}):",
+                            [Line(f"{v} = jnp.tanh({v} + {r}.random() * {self.const()})")]]])]
+        if form == "iterator":
+            it = self.fresh("it")
+            return [Line(f"{it} = itertools.cycle(({self.const()}, {self.const()}, "
+                         f"{self.const()}))"),
+                    Block([[f"for {i} in range({k}):",
+                            [Line(f"{v} = jnp.tanh({v} * sum(itertools.islice({it}, 2)))")]]])]
+        return [Line("ACC.reset()"),
+                Block([[f"for {i} in range({k}):",
+                        [Line(f"ACC.add({self.arr_expr(env)} * 0.5)")]]]),
+                Line(f"{v} = jnp.tanh({v} + ACC.total)")]
+
     def s_nonlocal(self, env, depth):
         if not env.scalars:
             return None
@@ -545,4 +583,5 @@ def generate(seed, disabled=(), enabled=()):
         body.append(Line(f"return jnp.tanh({g.arr_expr(env)}{mix})"))
     prog = Program(seed, body, g.ptype)
     prog.uses_global = g.on["global"]
+    prog.uses_pystate = getattr(g, "uses_pystate", False)
     return prog
