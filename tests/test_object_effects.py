@@ -431,3 +431,46 @@ def test_fuzz_program_with_python_state(seed):
     assert case.status is None, (seed, case.status)
     bad = case.failures()
     assert not bad, "\n".join(f"seed {seed} {c}: {r[2][:400]}" for c, r in bad.items())
+
+
+# ------------------------------------------------------------ draws in a staged branch
+
+def random_in_a_staged_branch(x):
+    rng = random.Random(0)
+    if jnp.sum(x) > 0:
+        x = x + rng.random()
+    return x + rng.random()
+
+
+def random_in_a_trip_with_a_staged_break(x):
+    rng = random.Random(0)
+    for i in range(3):
+        x = x + rng.random()
+        if jnp.sum(x) > 100:
+            break
+    return x
+
+
+@pytest.mark.parametrize("fn, text", [(random_in_a_staged_branch, "if jnp"),
+                                      (random_in_a_trip_with_a_staged_break, "for i in")])
+def test_draw_in_a_staged_branch_is_located(fn, text):
+    # both paths of a staged `if` are staged, so the draw happened once whichever path
+    # ran, and the draw after it was another one than Python's (silently, for a false
+    # test); JAX: TracerBoolConversionError (a TypeError)
+    with pytest.raises(errors.ConcretizationError) as e:
+        astjax.jit(fn)(X)
+    assert isinstance(e.value, TypeError) and "`random` of a `Random` object" in str(e.value)
+    assert e.value.loc.line == _at(fn, text)[0]
+
+
+def flush_in_a_staged_branch(x):
+    import sys
+    if jnp.sum(x) > 0:
+        sys.stdout.flush()             # a method returning None: not a value drawn
+        x = x * 2.0
+    return x
+
+
+def test_method_returning_nothing_in_a_staged_branch_still_stages_a_cond():
+    assert "cond" in str(astjax.make_jaxpr(flush_in_a_staged_branch)(X))
+    np.testing.assert_allclose(astjax.jit(flush_in_a_staged_branch)(-X), -X)

@@ -345,14 +345,19 @@ def _staged_if(test, true_fn, false_fn, init, names, meta, what, jumps=()):
     of, ot = {}, {}
     records = object_effects.snapshot((true_fn, false_fn), [
         x for v in init for x in tree_util.flatten_for_staging(v)[0] if not _array_like(x)])
-    try:
-        staged = [_stage_branch(false_fn, _copy(tuple(init), of), what),
-                  _stage_branch(true_fn, _copy(tuple(init), ot), what)]
-    finally:
-        change = object_effects.changed(records)
-        if change:
-            object_effects.restore(records)
-            raise _effect_error(change, what, loc)
+    with object_effects.recording() as tape:
+        try:
+            staged = [_stage_branch(false_fn, _copy(tuple(init), of), what),
+                      _stage_branch(true_fn, _copy(tuple(init), ot), what)]
+        finally:
+            change = object_effects.changed(records)
+            if change:
+                object_effects.restore(records)
+                raise _effect_error(f"changes a Python object ({change})", what, loc)
+    drawn = tape.hidden_value()
+    if drawn:   # e.g. `rng.random()`: drawn once while staging, whichever path runs
+        raise _effect_error(f"calls {drawn}, whose state Python keeps outside the staged "
+                            f"program", what, loc)
     (bf, outs_f), (bt, outs_t) = staged
     values = [None] * len(names)
     staged_leaves = []   # (name index, leaf index, leaf_false, leaf_true)
@@ -450,15 +455,15 @@ def _staged_if(test, true_fn, false_fn, init, names, meta, what, jumps=()):
     return tuple(values)
 
 
-def _effect_error(change, what, loc):
-    """A staged `if` whose branch changes a Python object (see `object_effects`)."""
+def _effect_error(effect, what, loc):
+    """A staged `if` whose branch changes a Python object or draws from Python's state
+    (see `object_effects`)."""
     where = ("a trip of this loop, whose exit test is staged," if what == "for" else
              f"a branch of this `{what}`, whose test is staged,")
     return ConcretizationError(
-        f"{where} changes a Python object ({change}): both paths are staged, so the change "
-        f"would happen on both", loc=loc,
+        f"{where} {effect}: both paths are staged, so that would happen on both", loc=loc,
         hint="make the test static, or carry the value as a variable (assigned in both "
-             "branches) instead of storing it on an object")
+             "branches) instead of storing it on an object or drawing it in a branch")
 
 
 def _as(x, dt, weak):

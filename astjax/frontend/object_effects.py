@@ -367,6 +367,12 @@ class CallTape:
         self.entries = [e for e in self.entries if e.stateful]
         self.pos = min(self.pos, len(self.entries))
 
+    def hidden_value(self):
+        """What the first recorded stateful call that returned a value (not None) reads:
+        a staged `if` stages both of its paths, so such a draw would happen on both."""
+        return next((e.what for e in self.entries if e.stateful and e.result is not None),
+                    None)
+
     def second_trip(self):
         """Call the functions whose values the trip read (`_maybe_hidden`) again, as a
         second trip would: the first one that returns another value (`time.time`, a
