@@ -1,0 +1,20 @@
+# expect: ok
+# jax: ok
+import numpy as np
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+import random
+import itertools
+
+
+def f(x):
+    rng = random.Random(0)
+    for i in range(3):
+        x = x + rng.random()
+    return x
+
+
+r = random.Random(0)
+want = 1.0 + r.random() + r.random() + r.random()
+np.testing.assert_allclose(astjax.jit(f)(np.float32(1.0)), want, rtol=1e-6)
