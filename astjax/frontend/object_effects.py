@@ -1,29 +1,28 @@
-"""Changes a staged loop body makes to Python objects it reaches (`acc.add(v)` where
-`add` sets `self.total`): the run-time counterpart of the converter's per-trip effect
-check (R17), which sees `o.a = v` in the loop's own text but not inside a method.
+"""Python state a staged loop body reads or changes, which a body staged once (a
+`scan`, a `while`) would read or change once, not on every trip.
 
-A loop body is staged once for every trip, so a Python object it changes would
-change once, and would keep a staged value of the body (an escaped tracer). Before
-a body is staged, `snapshot` records the objects its function reaches -- closure
-cells and the module globals it names (through nested, wrapping and called user
-functions), the loop's static state -- and their attributes, list items and dict
-entries, a few levels deep; after it, `changed` names the first one the body
-changed and `restore` puts every one back.
+- Objects it reaches (`acc.add(v)` where `add` sets `self.total`): the run-time
+  counterpart of the converter's per-trip effect check (R17), which sees `o.a = v` in
+  the loop's own text but not inside a method. Before a body is staged, `snapshot`
+  records what its function reaches -- closure cells and the module globals it names
+  (through nested, wrapping and called user functions), the loop's static state --
+  with their attributes, list items and dict entries, a few levels deep, and the
+  bindings a helper may rebind (`nonlocal`, `global`); after it, `changed` names the
+  first one the body changed and `restore` puts every one back.
+- State no snapshot can see (a `random.Random`, NumPy's global generator, an iterator,
+  a library's counter) moves through calls of code that is not converted: while a loop
+  body is staged, every such call of converted code goes through its `CallTape`
+  (`operators.call`). A call of a method of a stateful object, or of a function given
+  an iterator, is recorded: the trips differ. Any other function that is not converted
+  (not one of Python's builtins, a class, or astjax's own) and returned a value is
+  called again after the trial; a different value (`time.time`, `os.urandom`) means
+  the trips differ too. The loop's unrolled trips replay what the trial calls
+  returned (the state has moved past them), so Python's sequence of values is kept.
 
-State Python keeps where no snapshot can see it (a `random.Random`, NumPy's global
-generator, an iterator) changes through calls of code that is not converted: every
-such call a converted body makes goes through `CallTape.call` while a loop body is
-staged (`operators.call`). A call of a method of a stateful object, or of a function
-given an iterator, is recorded there; a body that made one reads different values on
-every trip, so the loop runs as Python does too, and the unrolled loop's first trip
-replays what the staged trial drew (the state has moved past it), so Python's
-sequence of values is kept. Any other function that is not converted (not Python's
-builtins, a class, or astjax's own) and returned a value is called again after the
-trial: a different value (`time.time`, a library's counter) is hidden state as well. The loop
-then runs as Python does: unrolled while staging when its trip count is static
-(JAX's traced loop), otherwise a located error (`loop_ops`). The branches of a staged
-`if` are watched the same way: both are staged, so a change is a located error
-(`branch_ops`), as `o.a = v` in a branch is.
+Such a loop then runs as Python does: unrolled while staging when its trip count is
+static (JAX's traced loop), otherwise a located error (`loop_ops`). The branches of a
+staged `if` are watched the same way: both are staged, so a change or a value drawn
+there is a located error (`branch_ops`), as `o.a = v` in a branch is.
 """
 from __future__ import annotations
 
@@ -36,6 +35,7 @@ import types
 import numpy as np
 
 from ..core import Tracer
+from .sourceless import SKIP_MODULES
 
 _DEPTH = 3        # closure value -> attribute -> attribute
 _BUDGET = 256     # objects recorded per body, at most
@@ -54,7 +54,7 @@ def _watched(o) -> bool:
     return not (mod == "astjax" or mod.startswith(("astjax.", "builtins", "numpy")))
 
 
-_SKIP_MODULES = ("astjax", "numpy", "jax", "jaxlib", "scipy", "ml_dtypes", "gast", "builtins")
+_SKIP_MODULES = SKIP_MODULES + ("builtins",)   # whose functions' globals are not watched
 _names_of: dict = {}   # code object -> the names its code (and nested code) loads
 
 
@@ -279,7 +279,7 @@ def _value(r) -> bool:
 def _maybe_hidden(f) -> bool:
     """A function that is neither a method (those: `_stateful`), a class, one of Python's
     builtins nor astjax's own: what it returns may come from state it keeps
-    (`time.time`, `uuid.uuid4`, a library's counter) -- only calling it again tells."""
+    (`time.time`, `os.urandom`, a library's counter) -- only calling it again tells."""
     if type(f) is not types.FunctionType:
         if isinstance(f, (type, np.ufunc)):
             return False
