@@ -496,7 +496,15 @@ def iter_(callee, *args):
     if callee is builtins.zip and args and all(staged) and len(
             {_aval(a).shape[:1] for a in args}) == 1 and _aval(args[0]).shape:
         return _Zip(list(args))
-    return callee(*args)
+    if callee in (builtins.zip, builtins.enumerate) and not any(
+            object_effects.is_iterator(a) for a in args):
+        return list(callee(*args))     # over containers: the trip's own items
+    tape = object_effects.active_tape()   # over an iterator: its items move on every trip
+    return callee(*args) if tape is None else tape.call(callee, args, {}, _run)
+
+
+def _run(f, args, kwargs):
+    return f(*args, **kwargs)
 
 
 def unrolled_(iterable, effect):
@@ -549,7 +557,8 @@ def _for(iterable, body_fn, init, names, extra_test, meta, reads, fill, exits=()
                                    (plain_body, reads))
         return _scan_or_unroll(iterable, body_fn, state, names, extra_test, meta, factor,
                                fill=fill, exits=exits)
-    return _python_loop(iterable, body_fn, state, names, extra_test, meta, fill, exits)
+    return _python_loop(object_effects.pulled(iterable), body_fn, state, names, extra_test,
+                        meta, fill, exits)
 
 
 def _length(iterable):
@@ -601,16 +610,20 @@ def _python_loop(iterable, body_fn, state, names, extra_test, meta, fill=(), exi
     sets one of its exit flags `exits` to a static True (it stops the loop now; fuzz
     seed 1100374: a static `return`). That trip starts with its exit flags False."""
     jumps = [("", fill)] + [(flag, fill) for flag in exits]
-    for itr in iterable:
-        if extra_test is not None:
-            t = extra_test(*state)
-            if is_staged(t):
-                state = tuple(_staged_if(t, lambda *s, itr=itr: body_fn(
-                                             itr, *_exits_cleared(s, names, exits)),
-                                         lambda *s: s, state, names, meta, "for", jumps))
-                continue
-            if not _truth(t):
-                break
+    items = iter(iterable)
+    while True:
+        t = None if extra_test is None else extra_test(*state)
+        if t is not None and not is_staged(t) and not _truth(t):
+            break     # before the next item is read: an iterator keeps it, as in Python
+        try:
+            itr = next(items)
+        except StopIteration:
+            break
+        if t is not None and is_staged(t):
+            state = tuple(_staged_if(t, lambda *s, itr=itr: body_fn(
+                                         itr, *_exits_cleared(s, names, exits)),
+                                     lambda *s: s, state, names, meta, "for", jumps))
+            continue
         state = tuple(body_fn(itr, *state))
     return state
 

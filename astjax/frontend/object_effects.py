@@ -255,12 +255,37 @@ def _stateful(f, args, kwargs):
             if not (mod == "astjax" or mod.startswith("astjax.")):
                 return f"`{_name(f)}` of a `{type(s).__name__}` object"
     for a in (*args, *kwargs.values()) if kwargs else args:
-        it = _iterator_types.get(type(a))
-        if it is None:
-            it = _iterator_types[type(a)] = hasattr(type(a), "__next__")
-        if it and not _fresh_generator(a):
+        if is_iterator(a):
             return f"`{_name(f)}` on a `{type(a).__name__}` iterator"
     return None
+
+
+def is_iterator(a) -> bool:
+    """`a` is an iterator whose items move as they are read (not a generator expression
+    the body made and has not started)."""
+    it = _iterator_types.get(type(a))
+    if it is None:
+        it = _iterator_types[type(a)] = hasattr(type(a), "__next__")
+    return it and not _fresh_generator(a)
+
+
+def pulled(iterable):
+    """The items of `iterable` for a loop run by Python while a loop body is staged:
+    an iterator's items are read through the tape (they move on every trip, and the
+    unrolled trips replay what the staged trial read); anything else as it is."""
+    tape = active_tape()
+    if tape is None or not is_iterator(iterable):
+        return iterable
+    return _pull(tape, iterable.__next__)
+
+
+def _pull(tape, nxt):
+    while True:
+        try:
+            v = tape.call(nxt, (), {}, lambda f, a, k: f())
+        except StopIteration:
+            return
+        yield v
 
 
 def _name(f) -> str:
@@ -306,6 +331,7 @@ def _same(a, b) -> bool:
     if a is b:
         return True
     if type(a) is not type(b) or not isinstance(a, (int, float, complex, str, bytes, tuple,
+                                                    range, slice, frozenset, np.generic,
                                                     type(None))):
         return False
     try:
@@ -412,13 +438,16 @@ class CallTape:
             e = self.entries[self.pos]
             if e.matches(key, args, kwargs):
                 self.pos += 1
-                return e.result
+                return e.result.copy() if type(e.result) is np.ndarray else e.result
             del self.entries[self.pos:]       # the trip took another path: stop replaying
         r = (self.parent._call(what, stateful, key, f, args, kwargs, run)
              if self.parent is not None else run(f, args, kwargs))
         # a staged result is the trip's own; a function's value result only is compared
         if not _holds_tracer(r) and (stateful or _value(r)):
-            self.entries.append(_Entry(key, f, args, kwargs, run, r, what, stateful))
+            # an array result is copied: the trip may change it in place (`a *= 2`)
+            self.entries.append(_Entry(key, f, args, kwargs, run,
+                                       r.copy() if type(r) is np.ndarray else r, what,
+                                       stateful))
             self.pos += 1
         return r
 
