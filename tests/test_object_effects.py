@@ -474,3 +474,70 @@ def flush_in_a_staged_branch(x):
 def test_method_returning_nothing_in_a_staged_branch_still_stages_a_cond():
     assert "cond" in str(astjax.make_jaxpr(flush_in_a_staged_branch)(X))
     np.testing.assert_allclose(astjax.jit(flush_in_a_staged_branch)(-X), -X)
+
+
+# ---------------------------------------------- iterators read by a loop in a loop body
+
+def outside_iterator_in_an_inner_for(x):
+    it = iter([1.0, 2.0, 3.0])
+    for i in range(3):
+        for v in it:
+            x = x * 0.5 + v
+            break
+    return x
+
+
+def outside_iterator_zipped_in_an_inner_for(x):
+    it = iter([1.0, 2.0, 3.0, 4.0])
+    for i in range(2):
+        for a, v in zip(range(2), it):
+            x = x * 0.5 + v * (a + 1)
+    return x
+
+
+def array_drawn_and_changed_in_place(x):
+    g = np.random.default_rng(0)
+    for i in range(3):
+        a = g.normal(size=2)
+        a *= 2.0
+        x = x + a
+    return x
+
+
+def break_keeps_the_next_item_of_an_iterator(x):
+    it = iter([1.0, 2.0, 3.0])
+    for v in it:
+        x = x + v
+        if v > 0:
+            break
+    return x * list(it)[0]
+
+
+@pytest.mark.parametrize("fn", [outside_iterator_in_an_inner_for,
+                                outside_iterator_zipped_in_an_inner_for,
+                                array_drawn_and_changed_in_place,
+                                break_keeps_the_next_item_of_an_iterator])
+def test_iterator_items_move_on_every_trip(fn):
+    # the inner loop read the outside iterator once while the body was staged, and the
+    # scan reused those items (6 vs 3); a replayed array was the one the staged trial
+    # had doubled in place; a `break` read one item too many
+    want = _python(fn)(X.astype(np.float64))
+    np.testing.assert_allclose(astjax.jit(fn)(X), want, rtol=1e-6)
+    np.testing.assert_allclose(astjax.grad(lambda v: fn(v).sum())(X),
+                               _grad_fd(fn, X, lambda: None), rtol=1e-3)
+    xs = np.stack([X, 2 * X])
+    np.testing.assert_allclose(astjax.vmap(fn)(xs), np.stack([_python(fn)(r) for r in xs]),
+                               rtol=1e-6)
+
+
+def zip_of_lists_in_a_loop_body(x):
+    for i in range(4):
+        for a, b in zip([1.0, 2.0], [0.5, 0.25]):
+            x = x * 0.5 + a * b
+    return x
+
+
+def test_zip_of_containers_in_a_loop_body_still_scans():
+    assert "scan" in str(astjax.make_jaxpr(zip_of_lists_in_a_loop_body)(X))
+    np.testing.assert_allclose(astjax.jit(zip_of_lists_in_a_loop_body)(X),
+                               _python(zip_of_lists_in_a_loop_body)(X), rtol=1e-6)
