@@ -88,8 +88,9 @@ def _functions_roots(fn, depth=3):
     names (and through those of the user functions found there: the loop operators
     wrap the user's body, which calls helpers), and the records of those bindings:
     a helper's `nonlocal` or `global` store rebinds one. The cells of the loop body
-    `fn` itself are not recorded: a trip writes its carried values there (R2)."""
-    out, bindings, stack, seen = [], [], [(fn, 0)], set()
+    `fn` and of the other generated functions are not recorded: a trip writes its
+    carried values there (R2)."""
+    out, cells, bindings, stack, seen = [], [], [], [(fn, 0)], set()
     own = {id(c) for c in getattr(fn, "__closure__", None) or ()}
     while stack:
         f, d = stack.pop()
@@ -98,15 +99,18 @@ def _functions_roots(fn, depth=3):
         seen.add(id(f))
         values = []
         code, g = getattr(f, "__code__", None), getattr(f, "__globals__", None)
+        generated = (getattr(f, "__name__", "").startswith("ag__")
+                     or not _user_function(f))   # a converted body, or a loop operator's
         for name, cell in zip(getattr(code, "co_freevars", ()),
                               getattr(f, "__closure__", None) or ()):
             try:
                 v = cell.cell_contents
             except ValueError:          # an empty cell
                 v = _EMPTY
-            if id(cell) not in own:
+            if generated:
                 own.add(id(cell))
-                bindings.append(("cell", cell, (name, v)))
+            else:
+                cells.append((name, cell, v))
             if v is not _EMPTY:
                 values.append(v)
         if code is not None and g is not None:
@@ -120,6 +124,11 @@ def _functions_roots(fn, depth=3):
                     stack.append((v, d + 1))
             elif not isinstance(v, _OPAQUE):
                 out.append(v)
+    done = set(own)
+    for name, cell, v in cells:
+        if id(cell) not in done:
+            done.add(id(cell))
+            bindings.append(("cell", cell, (name, v)))
     return out, bindings
 
 
@@ -243,19 +252,22 @@ def _fresh_generator(a) -> bool:
 _iterator_types: dict = {Tracer: False}   # type -> its instances are iterators
 
 
-def _stateful(f, args, kwargs):
+def _stateful(f, args, kwargs, local=frozenset()):
     """A description of the hidden state a call of code that is not converted reads
-    or moves (a method of a stateful object, or an iterator it is given), or None."""
+    or moves (a method of a stateful object, or an iterator it is given), or None.
+    Objects whose ids are in `local` were made by the trip itself: their state starts
+    afresh on every trip."""
     while type(f) is functools.partial:
         args, kwargs, f = (*f.args, *args), {**f.keywords, **kwargs}, f.func
     if type(f) is not types.FunctionType:       # astjax's functions are plain ones
         s = getattr(f, "__self__", None)
-        if s is not None and not isinstance(s, _VALUE_SELVES) and not hasattr(s, "_buf"):
+        if (s is not None and not isinstance(s, _VALUE_SELVES) and not hasattr(s, "_buf")
+                and id(s) not in local):
             mod = getattr(type(s), "__module__", "") or ""
             if not (mod == "astjax" or mod.startswith("astjax.")):
                 return f"`{_name(f)}` of a `{type(s).__name__}` object"
     for a in (*args, *kwargs.values()) if kwargs else args:
-        if is_iterator(a):
+        if is_iterator(a) and id(a) not in local:
             return f"`{_name(f)}` on a `{type(a).__name__}` iterator"
     return None
 
@@ -274,7 +286,7 @@ def pulled(iterable):
     an iterator's items are read through the tape (they move on every trip, and the
     unrolled trips replay what the staged trial read); anything else as it is."""
     tape = active_tape()
-    if tape is None or not is_iterator(iterable):
+    if tape is None or not is_iterator(iterable) or id(iterable) in tape.local:
         return iterable
     return _pull(tape, iterable.__next__)
 
@@ -378,6 +390,7 @@ class CallTape:
 
     def __init__(self, parent=None):
         self.parent, self.entries, self.pos = parent, [], 0
+        self.local, self._made = set(), []   # ids of objects calls made in the trip
 
     def rewind(self):
         self.pos = 0
@@ -425,13 +438,23 @@ class CallTape:
         mod = getattr(f, "__module__", None) or ""
         if mod.startswith("astjax.") or mod == "astjax":     # jnp, lax, Tracer methods
             return run(f, args, kwargs)
-        what = _stateful(f, args, kwargs)
+        what = _stateful(f, args, kwargs, self.local)
         if what is not None:
-            return self._call(what, True, _key(f), f, args, kwargs, run)
-        if _maybe_hidden(f):
-            return self._call(f"`{_name(f)}`, which returned another value when called again",
-                              False, _key(f), f, args, kwargs, run)
-        return run(f, args, kwargs)
+            r = self._call(what, True, _key(f), f, args, kwargs, run)
+        elif _maybe_hidden(f):
+            r = self._call(f"`{_name(f)}`, which returned another value when called again",
+                           False, _key(f), f, args, kwargs, run)
+        else:
+            r = run(f, args, kwargs)
+        # an object a call that reads no outside state returns is the trip's own (a
+        # stateful call's result, `islice(it, 2)`, is a view of that state: not)
+        if what is None and not (r is None or _value(r) or isinstance(r, Tracer)):
+            tape = self
+            while tape is not None:          # made in this trip, and in the enclosing ones
+                tape.local.add(id(r))
+                tape._made.append(r)         # kept alive: its id is not reused
+                tape = tape.parent
+        return r
 
     def _call(self, what, stateful, key, f, args, kwargs, run):
         if self.pos < len(self.entries):
