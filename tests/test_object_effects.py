@@ -49,6 +49,25 @@ def _grad_fd(fn, x, reset, eps=1e-3):
     return g
 
 
+def _check_like_python(fn, reset=lambda: None, rtol=1e-6):
+    """`fn` under jit, grad and vmap against plain Python (`reset` puts the module's
+    state back before every run); returns nothing, asserts."""
+    reset()
+    want = _python(fn)(X.astype(np.float64))
+    reset()
+    np.testing.assert_allclose(astjax.jit(fn)(X), want, rtol=rtol)
+    reset()
+    np.testing.assert_allclose(astjax.grad(lambda v: fn(v).sum())(X),
+                               _grad_fd(fn, X, reset), rtol=1e-3, atol=1e-4)
+    xs = np.stack([X, 2 * X])
+    want_v = []
+    for r in xs:
+        reset()
+        want_v.append(_python(fn)(r))
+    reset()
+    np.testing.assert_allclose(astjax.vmap(fn)(xs), np.stack(want_v), rtol=rtol)
+
+
 # ------------------------------------------------------ objects reached through a global
 
 class _Acc:
@@ -117,18 +136,7 @@ GLOBAL_PROGRAMS = [global_object_method, global_object_pushes, global_object_thr
 def test_object_reached_through_a_global_changes_on_every_trip(fn):
     # was: the loop scanned, the global kept one staged value of the body, and the
     # return read it (EscapedTracerError); JAX traces the loop and answers
-    _reset_globals()
-    want = _python(fn)(X)
-    _reset_globals()
-    np.testing.assert_allclose(astjax.jit(fn)(X), want, rtol=1e-6)
-    _reset_globals()
-    np.testing.assert_allclose(astjax.grad(lambda v: fn(v).sum())(X),
-                               _grad_fd(fn, X, _reset_globals), rtol=1e-3)
-    xs = np.stack([X, 2 * X])
-    _reset_globals()
-    want_v = np.stack([_python(fn)(r) for r in xs])
-    _reset_globals()
-    np.testing.assert_allclose(astjax.vmap(fn)(xs), want_v, rtol=1e-6)
+    _check_like_python(fn, _reset_globals)
 
 
 SCALE = _Acc()
@@ -236,13 +244,7 @@ HIDDEN_STATE_PROGRAMS = [random_in_a_range_loop, numpy_global_generator_in_a_ran
 def test_body_drawing_from_python_state_draws_on_every_trip(fn):
     # was: the body staged once into a scan, one draw baked in as a constant and reused
     # on every trip (a silent difference); JAX traces the loop and draws on every trip
-    want = _python(fn)(X.astype(np.float64))
-    np.testing.assert_allclose(astjax.jit(fn)(X), want, rtol=1e-5)
-    np.testing.assert_allclose(astjax.grad(lambda v: fn(v).sum())(X),
-                               _grad_fd(fn, X, lambda: None), rtol=1e-3, atol=1e-4)
-    xs = np.stack([X, 2 * X])
-    np.testing.assert_allclose(astjax.vmap(fn)(xs), np.stack([_python(fn)(r) for r in xs]),
-                               rtol=1e-5)
+    _check_like_python(fn, rtol=1e-5)
     assert "scan" not in str(astjax.make_jaxpr(fn)(X))
 
 
@@ -344,13 +346,7 @@ BINDING_PROGRAMS = [counter_closure_in_a_range_loop, counter_closure_reached_thr
 def test_binding_a_helper_rebinds_changes_on_every_trip(fn):
     # `global_rebound_by_a_helper` and the global counter were scans that bumped once
     # (1 + 1 + 1 where Python and JAX give 1 + 2 + 3)
-    want = _python(fn)(X.astype(np.float64))
-    np.testing.assert_allclose(astjax.jit(fn)(X), want, rtol=1e-6)
-    np.testing.assert_allclose(astjax.grad(lambda v: fn(v).sum())(X),
-                               _grad_fd(fn, X, lambda: None), rtol=1e-3)
-    xs = np.stack([X, 2 * X])
-    np.testing.assert_allclose(astjax.vmap(fn)(xs), np.stack([_python(fn)(r) for r in xs]),
-                               rtol=1e-6)
+    _check_like_python(fn)
 
 
 # ------------------------- functions that are not converted and keep state of their own
@@ -401,13 +397,7 @@ def callable_returning_the_same_value(x):
 def test_function_returning_another_value_on_the_second_trip_unrolls(fn):
     # the second staged trip returns another value: the loop runs as Python does, the
     # first two trips replayed (was: one value reused on every trip)
-    want = _python(fn)(X.astype(np.float64))
-    np.testing.assert_allclose(astjax.jit(fn)(X), want, rtol=1e-6)
-    np.testing.assert_allclose(astjax.grad(lambda v: fn(v).sum())(X),
-                               _grad_fd(fn, X, lambda: None), rtol=1e-3)
-    xs = np.stack([X, 2 * X])
-    np.testing.assert_allclose(astjax.vmap(fn)(xs), np.stack([_python(fn)(r) for r in xs]),
-                               rtol=1e-6)
+    _check_like_python(fn)
     assert "scan" not in str(astjax.make_jaxpr(fn)(X))
 
 
@@ -521,13 +511,7 @@ def test_iterator_items_move_on_every_trip(fn):
     # the inner loop read the outside iterator once while the body was staged, and the
     # scan reused those items (6 vs 3); a replayed array was the one the staged trial
     # had doubled in place; a `break` read one item too many
-    want = _python(fn)(X.astype(np.float64))
-    np.testing.assert_allclose(astjax.jit(fn)(X), want, rtol=1e-6)
-    np.testing.assert_allclose(astjax.grad(lambda v: fn(v).sum())(X),
-                               _grad_fd(fn, X, lambda: None), rtol=1e-3)
-    xs = np.stack([X, 2 * X])
-    np.testing.assert_allclose(astjax.vmap(fn)(xs), np.stack([_python(fn)(r) for r in xs]),
-                               rtol=1e-6)
+    _check_like_python(fn)
 
 
 def zip_of_lists_in_a_loop_body(x):
