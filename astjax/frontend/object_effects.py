@@ -277,6 +277,9 @@ def is_iterator(a) -> bool:
     the body made and has not started)."""
     it = _iterator_types.get(type(a))
     if it is None:
+        if len(_iterator_types) > 4096:     # classes made at run time: keep it bounded
+            _iterator_types.clear()
+            _iterator_types[Tracer] = False
         it = _iterator_types[type(a)] = hasattr(type(a), "__next__")
     return it and not _fresh_generator(a)
 
