@@ -489,7 +489,9 @@ class _Zip:
 
 
 def iter_(callee, *args):
-    """`enumerate(xs)` / `zip(xs, ys)` over staged arrays scan instead of unrolling."""
+    """`enumerate(xs)` / `zip(xs, ys)` over staged arrays scan instead of unrolling; over
+    containers they are the list of their items; over an iterator the call goes through
+    the staged loop body's call tape (`object_effects`), since its items move."""
     staged = [isinstance(a, Tracer) or hasattr(a, "_buf") for a in args]
     if callee is builtins.enumerate and len(args) == 1 and staged[0] and _aval(args[0]).shape:
         return _Enumerate(args[0])
