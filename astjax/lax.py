@@ -48,4 +48,10 @@ from .primitives.convolution import conv_general_dilated_p  # noqa: E402,F401
 from .primitives.windowed import (reduce_window_max_p, reduce_window_min_p,  # noqa: E402,F401
                                   reduce_window_sum_p, select_and_gather_add_p,
                                   select_and_scatter_add_p)
+from .primitives.bits import mulhi_p, reduce_precision_p, reduce_xor_p  # noqa: E402,F401
+from .primitives.barriers import optimization_barrier_p  # noqa: E402,F401
+from .primitives.fft import fft_p  # noqa: E402,F401
+from .primitives.special import igamma_grad_a_p, igamma_p, igammac_p  # noqa: E402,F401
+from .primitives.special import betainc_p as regularized_incomplete_beta_p  # noqa: E402,F401
+from .primitives.spmd import sharding_constraint_p  # noqa: E402,F401
 from . import lax_linalg as linalg  # noqa: F401,E402  (`lax.linalg`)

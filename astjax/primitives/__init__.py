@@ -31,4 +31,7 @@ from . import special  # noqa: F401,E402  (igamma, igammac, betainc)
 from . import prng_keys  # noqa: F401,E402  (random_wrap/random_unwrap: the typed-key boundary)
 from . import threefry_draws  # noqa: F401,E402  (the threefry2x32 hash and draws; no primitive)
 from . import random_gamma  # noqa: F401,E402  (random_gamma: JAX's gamma sampler)
+
+from . import bits  # noqa: F401,E402  (mulhi, reduce_xor, reduce_precision)
+from . import barriers  # noqa: F401,E402  (optimization_barrier)
 from . import ops  # noqa: F401,E402  (every wrapper in one namespace; after every family)

@@ -67,6 +67,9 @@ from .collectives import (all_gather, all_to_all, axis_index,  # noqa: F401
 from .spmd import with_sharding_constraint  # noqa: F401
 from .ffi_call import after_all, create_token  # noqa: F401
 
+from .bits import mulhi, reduce_precision, reduce_xor  # noqa: F401
+from .barriers import optimization_barrier  # noqa: F401
+
 
 
 # ---- argument checks of the shape-taking wrappers (JAX's classes: a bad shape or
