@@ -1,0 +1,302 @@
+"""`jax.lax`'s array conveniences that are compositions of other primitives: `split`,
+`stack`/`unstack`, `tile`, `collapse`, `broadcast_to_rank`, `broadcast_like`,
+`index_take`, `batch_matmul`, `scatter_sub`, `approx_max_k`/`approx_min_k`, `empty`,
+`stage`, `shape_as_value`, `dtype`, and the type names `lax` exports for annotations
+(`PrecisionLike`, `DotDimensionNumbers`, `ConvGeneralDilatedDimensionNumbers`).
+
+Each function has JAX's signature, result and error class; being compositions, their
+derivatives, batching rules and lowerings are those of the primitives they use.
+"""
+from __future__ import annotations
+
+import math
+import operator
+from typing import Any, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from . import core, dtypes
+from .errors import ArgumentTypeError, ArgumentValueError, DTypeError, ShapeError
+from .primitives import ops as lax
+from .primitives.convolution import ConvDimensionNumbers
+from .primitives.gather import GatherDimensionNumbers
+from .primitives.reductions import Precision
+
+__all__ = ["split", "stack", "unstack", "tile", "collapse", "broadcast_to_rank",
+           "broadcast_like", "index_take", "batch_matmul", "scatter_sub", "approx_max_k",
+           "approx_min_k", "empty", "stage", "shape_as_value", "dtype", "PrecisionLike",
+           "DotDimensionNumbers", "ConvGeneralDilatedDimensionNumbers"]
+
+#: what `precision=` accepts: None, a `Precision` (or its name), or one per operand
+PrecisionLike = Union[None, str, Precision, Tuple[str, str], Tuple[Precision, Precision]]
+#: `dot_general`'s ((lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch))
+DotDimensionNumbers = Tuple[Tuple[Sequence[int], Sequence[int]],
+                            Tuple[Sequence[int], Sequence[int]]]
+#: `conv_general_dilated`'s layouts: None, three layout strings, or index tuples
+ConvGeneralDilatedDimensionNumbers = Optional[Union[Tuple[str, str, str],
+                                                    ConvDimensionNumbers]]
+
+
+def _array(x):
+    """`x` as an operand with an abstract value (lists/tuples as arrays)."""
+    if isinstance(x, (list, tuple)):
+        return np.asarray(x, dtypes.canonicalize(np.asarray(x).dtype))
+    return x
+
+
+def _aval(x):
+    return core.get_aval(x)
+
+
+def _is_array(x):
+    """A staged value or a device array (not a Python or NumPy constant)."""
+    return isinstance(x, core.Tracer) or (hasattr(x, "aval") and not isinstance(x, core.WeakConst))
+
+
+def _axis(axis, ndim, what):
+    try:
+        axis = operator.index(axis)
+    except TypeError:
+        raise ArgumentTypeError(f"{what}: axis must be an integer, got {axis!r:.40}") from None
+    if not -ndim <= axis < ndim:
+        raise ArgumentValueError(f"{what}: axis {axis} is out of bounds for array of "
+                                 f"dimension {ndim}", hint=f"use an axis in [-{ndim}, {ndim - 1}]")
+    return axis % ndim
+
+
+def split(operand, sizes, axis=0):
+    """`lax.split`: consecutive pieces of `operand` along `axis`, of `sizes` (which
+    must be nonnegative and sum to that axis's size); a list of arrays."""
+    operand = _array(operand)
+    shape = _aval(operand).shape
+    axis = _axis(axis, len(shape), "split")
+    sizes = [operator.index(s) for s in sizes]
+    if any(s < 0 for s in sizes):
+        raise ArgumentValueError(f"Sizes passed to split must be nonnegative, got {sizes}")
+    if sum(sizes) != shape[axis]:
+        raise ArgumentValueError(f"Sum of sizes {sum(sizes)} must be equal to dimension {axis} "
+                                 f"of the operand shape {list(shape)}")
+    out, start = [], 0
+    for s in sizes:
+        out.append(lax.slice_in_dim(operand, start, start + s, axis=axis))
+        start += s
+    return out
+
+
+def stack(operands, axis=0):
+    """`lax.stack`: arrays of one shape joined along a new axis `axis`."""
+    arrays = [_array(x) for x in operands]
+    if not arrays:
+        raise ArgumentValueError("stack expects at least one operand, got 0.")
+    shapes = [_aval(a).shape for a in arrays]
+    if len({len(s) for s in shapes}) != 1:
+        raise ArgumentValueError("Cannot stack arrays with different numbers of dimensions: "
+                                 f"got {', '.join(map(str, shapes))}.")
+    if len(set(shapes)) != 1:
+        raise ArgumentValueError("All input arrays must have the same shape. Got "
+                                 f"{', '.join(map(str, shapes))}.")
+    axis = _axis(axis, len(shapes[0]) + 1, "stack")
+    return lax.concatenate([lax.expand_dims(a, (axis,)) for a in arrays], axis)
+
+
+def unstack(x, axis=0):
+    """`lax.unstack`: the slices of `x` along `axis`, as a tuple (rank > 0)."""
+    x = _array(x)
+    shape = _aval(x).shape
+    if not shape:
+        raise ArgumentValueError("unstack requires arrays with rank > 0, however a scalar "
+                                 f"array of shape {shape} was passed.")
+    axis = _axis(axis, len(shape), "unstack")
+    return tuple(lax.index_in_dim(x, i, axis, keepdims=False) for i in range(shape[axis]))
+
+
+def tile(operand, reps):
+    """`lax.tile`: `operand` repeated `reps[i]` times along each axis `i` (one
+    nonnegative count per axis)."""
+    operand = _array(operand)
+    shape = _aval(operand).shape
+    reps = tuple(operator.index(r) for r in reps)
+    if len(reps) != len(shape):
+        raise ArgumentValueError(f"tile: reps must have one entry per operand dimension, got "
+                                 f"reps={reps} for an operand of shape {shape}")
+    if any(r < 0 for r in reps):
+        raise ArgumentValueError(f"tile: reps must be nonnegative, got {reps}")
+    # broadcast to (r0, n0, r1, n1, ...) then merge each pair of axes
+    wide = tuple(d for r, n in zip(reps, shape) for d in (r, n))
+    out = lax.broadcast_in_dim(operand, wide, tuple(range(1, 2 * len(shape), 2)))
+    return lax.reshape(out, tuple(r * n for r, n in zip(reps, shape)))
+
+
+def collapse(operand, start_dimension, stop_dimension=None):
+    """`lax.collapse`: axes `[start_dimension, stop_dimension)` merged into one
+    (row-major); `stop_dimension=None` means through the last axis."""
+    shape = _aval(operand).shape
+    lo, hi, _ = slice(start_dimension, stop_dimension).indices(len(shape))
+    if hi < lo:
+        raise ArgumentValueError(f"Invalid dimension range passed to collapse: {shape}"
+                                 f"[{start_dimension}:{stop_dimension}]")
+    return lax.reshape(operand, shape[:lo] + (math.prod(shape[lo:hi]),) + shape[hi:])
+
+
+def broadcast_to_rank(x, rank):
+    """`lax.broadcast_to_rank`: leading axes of size 1 added to give `x` rank `rank`."""
+    x = _array(x)
+    nd = _aval(x).ndim
+    if nd == rank:
+        return stage(x)
+    return lax.broadcast(x, (1,) * (rank - nd))
+
+
+def broadcast_like(arr, like_arr):
+    """`lax.broadcast_like`: `arr` broadcast (NumPy rules: trailing axes aligned) to
+    the shape of `like_arr`."""
+    arr = _array(arr)
+    shape, target = _aval(arr).shape, _aval(like_arr).shape
+    lead = len(target) - len(shape)
+    if lead < 0 or any(n not in (1, t) for n, t in zip(shape, target[lead:])):
+        raise ArgumentValueError(f"Incompatible shapes for broadcasting: {shape} and "
+                                 f"requested shape {target}")
+    keep = [i for i, (n, t) in enumerate(zip(shape, target[lead:])) if n == t]
+    squeezed = lax.reshape(arr, tuple(shape[i] for i in keep))
+    return lax.broadcast_in_dim(squeezed, target, tuple(lead + i for i in keep))
+
+
+def index_take(src, idxs, axes):
+    """`lax.index_take`: `src` indexed by one integer array per axis in `axes` (all of
+    one shape `(n,)`), indices taken modulo the axis size; the indexed axes become
+    one leading axis of size n."""
+    axes = tuple(operator.index(a) for a in axes)
+    shape = _aval(src).shape
+    idxs = [_array(i) for i in idxs]
+    indices = lax.concatenate([lax.expand_dims(i, (1,)) for i in idxs], 1)
+    iaval = _aval(indices)
+    bound = np.broadcast_to(np.array([shape[a] for a in axes], iaval.dtype), iaval.shape)
+    indices = lax.rem(lax.add(lax.rem(indices, bound), bound), bound)  # Python's modulo
+    sizes = tuple(1 if d in axes else n for d, n in enumerate(shape))
+    dnums = GatherDimensionNumbers(offset_dims=tuple(range(1, len(shape) - len(axes) + 1)),
+                                   collapsed_slice_dims=axes, start_index_map=axes)
+    return lax.gather(src, indices, dimension_numbers=dnums, slice_sizes=sizes)
+
+
+def batch_matmul(lhs, rhs, precision=None):
+    """`lax.batch_matmul`: matrix products over the last two axes, every leading axis
+    a batch axis (both operands of one rank >= 2)."""
+    ln, rn = _aval(lhs).ndim, _aval(rhs).ndim
+    if min(ln, rn) < 2:
+        raise ArgumentValueError(f"Arguments to batch_matmul must be at least 2D, got {ln}, {rn}")
+    if ln != rn:
+        raise ArgumentValueError(f"Arguments to batch_matmul must have same ndim, got {ln}, {rn}")
+    batch = tuple(range(ln - 2))
+    return lax.dot_general(lhs, rhs, (((ln - 1,), (rn - 2,)), (batch, batch)),
+                           precision=precision)
+
+
+def scatter_sub(operand, scatter_indices, updates, dimension_numbers, *,
+                indices_are_sorted=False, unique_indices=False, mode=None):
+    """`lax.scatter_sub`: like `scatter_add`, subtracting each update from the operand
+    entry it lands on (integers wrap as in two's-complement subtraction)."""
+    updates = _array(updates)
+    uaval = _aval(updates)
+    if uaval.dtype == dtypes.bool_:
+        raise DTypeError("scatter_sub does not accept boolean operands: subtraction of "
+                         "booleans is undefined", hint="use scatter with lax.bitwise_xor, or "
+                                                       "cast to an integer dtype")
+    negated = lax.sub(lax.full_like(updates, 0), updates)
+    return lax.scatter_add(operand, scatter_indices, negated, dimension_numbers,
+                           indices_are_sorted=indices_are_sorted,
+                           unique_indices=unique_indices, mode=mode)
+
+
+def _approx_top_k(operand, k, reduction_dimension, recall_target, is_max_k,
+                  reduction_input_size_override, aggregate_to_topk):
+    name = "approx_max_k" if is_max_k else "approx_min_k"
+    operand = _array(operand)
+    aval = _aval(operand)
+    k = operator.index(k)
+    if k <= 0:
+        raise ArgumentValueError(f"k must be positive, got {k}")
+    if not aval.shape:
+        raise ShapeError(f"approx_top_k operand must have >= 1 dimension, got {aval.shape}")
+    dim = _axis(reduction_dimension, aval.ndim, name)
+    if aval.shape[dim] < k:
+        raise ArgumentValueError(f"k must be smaller than the size of reduction_dim "
+                                 f"{aval.shape[dim]}, got {k}")
+    if not dtypes.issubdtype(aval.dtype, np.floating):
+        raise ArgumentValueError("operand must be a floating type")
+    if not aggregate_to_topk:
+        raise ArgumentValueError(
+            f"{name}: aggregate_to_topk=False returns a backend-chosen number of partial "
+            "results; astjax returns the exact top k only", hint="drop aggregate_to_topk "
+                                                                "(the default, True)")
+    # the exact top k (what XLA's CPU fallback of ApproxTopK computes): a stable sort
+    # of the values, largest (max) or smallest (min) first
+    last = aval.ndim - 1
+    x = lax.transpose(operand, [d for d in range(aval.ndim) if d != dim] + [dim]) \
+        if dim != last else operand
+    if is_max_k:
+        vals, idx = lax.top_k(x, k)
+    else:
+        iota = lax.broadcasted_iota(dtypes.int32, _aval(x).shape, last)
+        vals, idx = lax.sort((x, iota), dimension=last, num_keys=1)
+        vals, idx = (lax.slice_in_dim(v, 0, k, axis=last) for v in (vals, idx))
+    if dim != last:
+        back = list(range(last))
+        back.insert(dim, last)
+        vals, idx = lax.transpose(vals, back), lax.transpose(idx, back)
+    return [vals, idx]
+
+
+def approx_max_k(operand, k, reduction_dimension=-1, recall_target=0.95,
+                 reduction_input_size_override=-1, aggregate_to_topk=True):
+    """`lax.approx_max_k`: the `k` largest values along `reduction_dimension` and
+    their int32 indices, as a list `[values, indices]`, largest first. On CPU the
+    result is exact (ties: lower index first); `recall_target` and
+    `reduction_input_size_override` only tune accelerator kernels."""
+    return _approx_top_k(operand, k, reduction_dimension, recall_target, True,
+                         reduction_input_size_override, aggregate_to_topk)
+
+
+def approx_min_k(operand, k, reduction_dimension=-1, recall_target=0.95,
+                 reduction_input_size_override=-1, aggregate_to_topk=True):
+    """`lax.approx_min_k`: the `k` smallest values along `reduction_dimension` and
+    their int32 indices, as a list `[values, indices]`, smallest first (exact on CPU,
+    ties: lower index first)."""
+    return _approx_top_k(operand, k, reduction_dimension, recall_target, False,
+                         reduction_input_size_override, aggregate_to_topk)
+
+
+def empty(shape, dtype, *, out_sharding=None):
+    """`lax.empty`: an array of `shape` and `dtype` whose values are unspecified (on
+    CPU, as in JAX: zeros)."""
+    dims = shape if isinstance(shape, (tuple, list)) else (shape,)
+    return lax.full(tuple(operator.index(d) for d in dims), 0, dtypes.canonicalize(
+        np.dtype(dtype)))
+
+
+def stage(x, /):
+    """`lax.stage`: the identity, which makes a Python scalar or NumPy array an array
+    of the current computation (a staged value under a transformation)."""
+    x = _array(x)
+    if _is_array(x):
+        return x
+    aval = _aval(x)
+    return lax.convert_element_type(x, aval.dtype, weak_type=aval.weak_type)
+
+
+def shape_as_value(shape):
+    """`lax.shape_as_value`: a (static) shape as a 1-D integer array."""
+    dims = tuple(operator.index(d) for d in shape)
+    dt = dtypes.canonicalize(np.int64)
+    if not dims:
+        return lax.full((0,), 0, dt)
+    return np.asarray(dims, dt)
+
+
+def dtype(x: Any) -> np.dtype:
+    """`lax.dtype`: the canonical dtype of a value or dtype-like (Python scalars and
+    NumPy values take the dtype JAX would give them: 32-bit unless x64 is on)."""
+    if x is None:
+        raise ArgumentValueError(f"Invalid argument to dtype: {x}.")
+    if _is_array(x):
+        return np.dtype(x.dtype)
+    return dtypes.canonicalize(dtypes.dtype(x))
