@@ -55,4 +55,5 @@ from .primitives.special import igamma_grad_a_p, igamma_p, igammac_p  # noqa: E4
 from .primitives.special import betainc_p as regularized_incomplete_beta_p  # noqa: E402,F401
 from .primitives.spmd import sharding_constraint_p  # noqa: E402,F401
 from .lax_extras import *  # noqa: E402,F401,F403
+from .lax_combiners import associative_scan, reduce  # noqa: E402,F401
 from . import lax_linalg as linalg  # noqa: F401,E402  (`lax.linalg`)

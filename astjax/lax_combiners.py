@@ -1,0 +1,239 @@
+"""Reductions and scans with a user-supplied combining function: `lax.reduce` and
+`lax.associative_scan`.
+
+`reduce` recognises JAX's monoids -- `lax.add` with 0, `lax.mul` with 1, `lax.max` /
+`lax.min` with the dtype's lowest / highest value, `lax.bitwise_and` / `bitwise_or` /
+`bitwise_xor` with their identities on integers and booleans, one operand, a concrete
+scalar initial value -- and binds the matching `reduce_*` primitive. Any other
+computation (several operands, pytrees, a non-identity initial value, a staged one)
+is reduced as a balanced tree: the operand's reduced entries are paired (first half
+with second half, an odd half padded with the initial value) and combined with the
+computation applied entry by entry (through `vmap`, so it sees scalars as in JAX)
+until one entry is left. That tree is exactly the computation JAX differentiates for
+its general `reduce`, so derivatives agree; its value agrees with XLA's for any
+associative computation whose initial value is an identity (what JAX requires).
+
+`associative_scan` is the parallel prefix scan (Blelloch): combine neighbouring
+pairs, scan the half-length result recursively, then fill in the even positions.
+"""
+from __future__ import annotations
+
+import math
+import operator
+
+import numpy as np
+
+from . import core, dtypes, tree_util
+from .batching_api import vmap
+from .errors import ArgumentTypeError, ArgumentValueError, DTypeError
+from .primitives import ops as lax
+from .primitives.base import max_value, min_value
+
+__all__ = ["reduce", "associative_scan"]
+
+
+def _concrete_scalar(x):
+    """`x` as a NumPy scalar when it is a concrete rank-0 value, else None."""
+    if isinstance(x, core.Tracer):
+        return None
+    try:
+        aval = core.get_aval(x)
+    except TypeError:
+        return None
+    return np.asarray(x) if aval.shape == () else None
+
+
+def _monoid_reducer(computation, inits):
+    """The `lax.reduce_*` function `computation` with initial value `inits[0]` is, or
+    None (JAX's table: the function object itself and an exact identity)."""
+    if len(inits) != 1:
+        return None
+    val = _concrete_scalar(inits[0])
+    if val is None:
+        return None
+    dt = core.get_aval(inits[0]).dtype
+    intlike = dt == dtypes.bool_ or dtypes.issubdtype(dt, np.integer)
+    table = [(lax.add, lax.reduce_sum, 0, True), (lax.mul, lax.reduce_prod, 1, True),
+             (lax.max, lax.reduce_max, max_identity(dt), True),
+             (lax.min, lax.reduce_min, min_identity(dt), True),
+             (lax.bitwise_or, lax.reduce_or, 0, intlike),
+             (lax.bitwise_and, lax.reduce_and, np.array(-1).astype(dt), intlike),
+             (lax.bitwise_xor, lax.reduce_xor, 0, intlike)]
+    for fn, reducer, identity, ok in table:
+        if computation is fn:
+            return reducer if ok and np.equal(val, identity) else None
+    return None
+
+
+def max_identity(dt):
+    """The identity of `max` for dtype `dt` (-inf, the lowest integer, False)."""
+    return np.asarray(min_value(dt), dt)
+
+
+def min_identity(dt):
+    """The identity of `min` for dtype `dt` (+inf, the highest integer, True)."""
+    return np.asarray(max_value(dt), dt)
+
+
+def _is_weak(x):
+    try:
+        return core.get_aval(x).weak_type
+    except TypeError:
+        return False
+
+
+def reduce(operands, init_values, computation, dimensions, out_sharding=None):
+    """`lax.reduce`: reduce `operands` (an array or a pytree of arrays of one shape)
+    over `dimensions` with `computation`, a function of two pytrees shaped like
+    `init_values` (scalars) returning one; `init_values` must be its identity and
+    `computation` associative. Returns a pytree like `init_values`."""
+    flat_ops, op_tree = tree_util.tree_flatten(operands)
+    flat_init, init_tree = tree_util.tree_flatten(init_values)
+    if op_tree != init_tree:
+        raise ArgumentValueError("Operands must have the same tree structure as init_values: "
+                                 f"{op_tree} vs. {init_tree}")
+    if len(flat_ops) != len(flat_init):
+        raise ArgumentValueError("Must have same total number of operands as init_values: "
+                                 f" {len(flat_ops)} vs. {len(flat_init)}")
+    if not callable(computation):
+        raise ArgumentTypeError(f"lax.reduce: computation must be callable, got "
+                                f"{computation!r:.40}")
+    dims = tuple(operator.index(d) for d in dimensions)
+    reducer = _monoid_reducer(computation, flat_init)
+    if reducer is not None:
+        weak = all(_is_weak(x) for x in flat_ops + flat_init)
+        out = reducer(flat_ops[0], dims)
+        out = lax.convert_element_type(out, core.get_aval(out).dtype, weak_type=weak)
+        return tree_util.tree_unflatten(op_tree, [out])
+    outs = _tree_reduce(computation, init_tree, flat_ops, flat_init, dims)
+    return tree_util.tree_unflatten(init_tree, outs)
+
+
+def _check_operands(flat_ops, flat_init, dims):
+    avals = [core.get_aval(x) for x in flat_ops]
+    shape = avals[0].shape
+    if any(a.shape != shape for a in avals):
+        raise ArgumentValueError("reduce operands must all have the same shape, got "
+                                 f"{[a.shape for a in avals]}")
+    for a, i in zip(avals, flat_init):
+        ia = core.get_aval(i)
+        if ia.shape != ():
+            raise ArgumentTypeError(f"reduce: init_values must be scalars, got shape {ia.shape}")
+        if ia.dtype != a.dtype and not ia.weak_type:
+            raise DTypeError(f"reduce: operand dtype {a.dtype} and init_value dtype {ia.dtype} "
+                             "must match", hint="cast the initial value to the operand's dtype")
+    if len(set(dims)) != len(dims) or any(not 0 <= d < len(shape) for d in dims):
+        raise ArgumentValueError(f"reduce: dimensions {dims} must be distinct axes of the "
+                                 f"operand shape {shape}")
+    return avals
+
+
+def _tree_reduce(computation, init_tree, flat_ops, flat_init, dims):
+    """The general reduction: a balanced tree of `computation` calls (module doc)."""
+    avals = _check_operands(flat_ops, flat_init, dims)
+    shape = avals[0].shape
+    rest = [d for d in range(len(shape)) if d not in dims]
+    rest_shape = tuple(shape[d] for d in rest)
+    n, m = math.prod(shape[d] for d in dims), math.prod(rest_shape)
+    inits = [lax.convert_element_type(i, a.dtype) for i, a in zip(flat_init, avals)]
+    xs = [lax.reshape(lax.transpose(x, list(dims) + rest), (n, m)) for x in flat_ops]
+
+    def scalar_comp(*args):
+        k = len(args) // 2
+        left = tree_util.tree_unflatten(init_tree, list(args[:k]))
+        right = tree_util.tree_unflatten(init_tree, list(args[k:]))
+        out, out_tree = tree_util.tree_flatten(computation(left, right))
+        if out_tree != init_tree:
+            raise ArgumentTypeError(f"lax.reduce: computation returned {out_tree}, which is not "
+                                    f"the structure of init_values ({init_tree})")
+        return tuple(out)
+
+    combine = vmap(scalar_comp)
+    while n > 1:
+        half = (n + 1) // 2
+        first = [lax.slice_in_dim(x, 0, half) for x in xs]
+        second = [lax.slice_in_dim(x, half, n) for x in xs]
+        if n % 2:
+            second = [lax.concatenate([s, lax.broadcast(i, (1, m))], 0)
+                      for s, i in zip(second, inits)]
+        outs = combine(*[lax.reshape(x, (half * m,)) for x in first + second])
+        for o, a in zip(outs, avals):
+            if core.get_aval(o).dtype != a.dtype:
+                raise DTypeError(f"lax.reduce: computation returned dtype "
+                                 f"{core.get_aval(o).dtype} for an operand of dtype {a.dtype}")
+        xs = [lax.reshape(o, (half, m)) for o in outs]
+        n = half
+    if n == 0:
+        return [lax.broadcast(i, rest_shape) for i in inits]
+    return [lax.reshape(x, rest_shape) for x in xs]
+
+
+# ------------------------------------------------------------------- associative_scan
+
+def _interleave(evens, odds, axis, n):
+    """Entries of `evens` at positions 0, 2, ... and of `odds` at 1, 3, ... along
+    `axis` (len(evens) is len(odds) or one more), `n` entries in all."""
+    ne = core.get_aval(evens).shape[axis]
+    if core.get_aval(odds).shape[axis] < ne:  # pad to equal length; trimmed below
+        odds = lax.concatenate([odds, lax.slice_in_dim(evens, 0, 1, axis=axis)], axis)
+    pair = lax.concatenate([lax.expand_dims(evens, (axis + 1,)),
+                            lax.expand_dims(odds, (axis + 1,))], axis + 1)
+    shape = core.get_aval(evens).shape
+    merged = lax.reshape(pair, shape[:axis] + (2 * ne,) + shape[axis + 1:])
+    return lax.slice_in_dim(merged, 0, n, axis=axis)
+
+
+def associative_scan(fn, elems, reverse=False, axis=0):
+    """`lax.associative_scan`: inclusive prefix combination of `elems` (a pytree of
+    arrays of one length along `axis`) with the associative `fn`, which combines two
+    pytrees like `elems` entry by entry along `axis`. Entry k of the result is
+    `fn(...fn(fn(e0, e1), e2)..., ek)`; with `reverse`, the scan runs from the end
+    (`[..., fn(fn(z, y), x), fn(z, y), z]`)."""
+    leaves, tree = tree_util.tree_flatten(elems)
+    if not leaves:
+        raise ArgumentValueError("associative_scan needs at least one array in elems")
+    ndim = core.get_aval(leaves[0]).ndim
+    try:
+        axis = operator.index(axis)
+    except TypeError:
+        raise ArgumentTypeError(f"associative_scan: axis must be an integer, "
+                                f"got {axis!r:.40}") from None
+    if not -ndim <= axis < ndim:
+        raise ArgumentValueError(f"associative_scan: axis {axis} is out of bounds for array "
+                                 f"of dimension {ndim}")
+    axis %= ndim
+    shapes = [core.get_aval(x).shape for x in leaves]
+    if any(len(s) <= axis for s in shapes) or len({s[axis] for s in shapes}) != 1:
+        raise ArgumentValueError("Array inputs to associative_scan must have the same first "
+                                 f"dimension. (saw: {shapes})")
+    if reverse:
+        leaves = [lax.rev(x, (axis,)) for x in leaves]
+
+    def combine(a, b):
+        out, out_tree = tree_util.tree_flatten(fn(tree_util.tree_unflatten(tree, a),
+                                                  tree_util.tree_unflatten(tree, b)))
+        if out_tree != tree:
+            raise ArgumentTypeError(f"associative_scan: fn returned {out_tree}, which is not "
+                                    f"the structure of elems ({tree})")
+        return out
+
+    def cut(xs, start, stop, step=1):
+        return [lax.slice_in_dim(x, start, stop, step, axis) for x in xs]
+
+    def scan(xs):
+        n = core.get_aval(xs[0]).shape[axis]
+        if n < 2:
+            return xs
+        odds = scan(combine(cut(xs, 0, n - 1, 2), cut(xs, 1, n, 2)))
+        if n % 2 == 0:
+            n_odd = core.get_aval(odds[0]).shape[axis]
+            evens = combine(cut(odds, 0, n_odd - 1), cut(xs, 2, n, 2))
+        else:
+            evens = combine(odds, cut(xs, 2, n, 2))
+        evens = [lax.concatenate([first, e], axis) for first, e in zip(cut(xs, 0, 1), evens)]
+        return [_interleave(e, o, axis, n) for e, o in zip(evens, odds)]
+
+    out = scan(leaves)
+    if reverse:
+        out = [lax.rev(x, (axis,)) for x in out]
+    return tree_util.tree_unflatten(tree, out)
