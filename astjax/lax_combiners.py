@@ -6,12 +6,12 @@
 `bitwise_xor` with their identities on integers and booleans, one operand, a concrete
 scalar initial value -- and binds the matching `reduce_*` primitive. Any other
 computation (several operands, pytrees, a non-identity initial value, a staged one)
-is reduced as a balanced tree: the operand's reduced entries are paired (first half
-with second half, an odd half padded with the initial value) and combined with the
-computation applied entry by entry (through `vmap`, so it sees scalars as in JAX)
-until one entry is left. That tree is exactly the computation JAX differentiates for
-its general `reduce`, so derivatives agree; its value agrees with XLA's for any
-associative computation whose initial value is an identity (what JAX requires).
+is reduced as a balanced tree: neighbouring entries are combined in order (an odd
+last entry waits a round) with the computation applied entry by entry (through
+`vmap`, so it sees scalars as in JAX) until one entry is left, and the initial value
+is combined in front of it once, as XLA's CPU reduction does. For an associative
+computation this is the value XLA computes; JAX differentiates its general `reduce`
+through a tree of the same computation, so derivatives agree too.
 
 `associative_scan` is the parallel prefix scan (Blelloch): combine neighbouring
 pairs, scan the half-length result recursively, then fill in the even positions.
@@ -149,23 +149,27 @@ def _tree_reduce(computation, init_tree, flat_ops, flat_init, dims):
         return tuple(out)
 
     combine = vmap(scalar_comp)
-    while n > 1:
-        half = (n + 1) // 2
-        first = [lax.slice_in_dim(x, 0, half) for x in xs]
-        second = [lax.slice_in_dim(x, half, n) for x in xs]
-        if n % 2:
-            second = [lax.concatenate([s, lax.broadcast(i, (1, m))], 0)
-                      for s, i in zip(second, inits)]
-        outs = combine(*[lax.reshape(x, (half * m,)) for x in first + second])
+
+    def apply(left, right, size):
+        outs = combine(*[lax.reshape(x, (size * m,)) for x in left + right])
         for o, a in zip(outs, avals):
             if core.get_aval(o).dtype != a.dtype:
                 raise DTypeError(f"lax.reduce: computation returned dtype "
                                  f"{core.get_aval(o).dtype} for an operand of dtype {a.dtype}")
-        xs = [lax.reshape(o, (half, m)) for o in outs]
-        n = half
-    if n == 0:
-        return [lax.broadcast(i, rest_shape) for i in inits]
-    return [lax.reshape(x, rest_shape) for x in xs]
+        return [lax.reshape(o, (size, m)) for o in outs]
+
+    while n > 1:  # neighbours combined in order; an odd last entry waits a round
+        half = n // 2
+        pairs = apply([lax.slice_in_dim(x, 0, 2 * half, 2) for x in xs],
+                      [lax.slice_in_dim(x, 1, 2 * half, 2) for x in xs], half)
+        if n % 2:
+            pairs = [lax.concatenate([p, lax.slice_in_dim(x, n - 1, n)], 0)
+                     for p, x in zip(pairs, xs)]
+        xs, n = pairs, half + n % 2
+    starts = [lax.broadcast(i, (1, m)) for i in inits]
+    if n == 1:  # the initial value enters once, first (XLA's order)
+        starts = apply(starts, xs, 1)
+    return [lax.reshape(x, rest_shape) for x in starts]
 
 
 # ------------------------------------------------------------------- associative_scan

@@ -76,8 +76,8 @@ _FORMATS = {2: (5, 10), 4: (8, 23), 8: (11, 52)}  # itemsize -> (exponent, manti
 
 def _reduce_precision_reference(x, *, exponent_bits, mantissa_bits):
     """XLA's ReducePrecision on the bit pattern: round the mantissa to nearest even at
-    `mantissa_bits`, then flush exponents the narrow format cannot hold to inf / zero;
-    NaN stays NaN."""
+    `mantissa_bits`, then flush exponents the narrow format cannot hold to inf / zero
+    (keeping the sign); NaN stays NaN."""
     x = np.asarray(x)
     wide = x.dtype
     if wide == dtypes.bfloat16:
@@ -101,11 +101,7 @@ def _reduce_precision_reference(x, *, exponent_bits, mantissa_bits):
         over = exponent > u.type((wide_bias + narrow_bias) << mbits)
         under = exponent <= u.type((wide_bias - narrow_bias) << mbits)
         bits = np.where(over, sign | exp_mask, np.where(under, sign, bits)).astype(u)
-    out = bits.view(wide)
-    nan = np.isnan(x)
-    if mantissa_bits > 0:
-        return np.where(nan, x, out)
-    return np.where(nan, np.asarray(np.inf, wide), out)  # no mantissa: NaN can't be told
+    return np.where(np.isnan(x), x, bits.view(wide))  # NaN stays NaN
 
 
 def _check_bits(x, *, exponent_bits, mantissa_bits):
