@@ -57,6 +57,9 @@ NO_CASES: dict[str, str] = {
     "random_gamma": "its impl runs its lowering (no NumPy copy of XLA's bits): "
                     "tests/test_scaled_and_dtypes.py (samples, vmap, jvp vs JAX's stored "
                     "values), tests/test_gamma_grad.py (derivatives vs JAX and the CDF)",
+
+    **{n: "XLA's generators, no NumPy reference: tests/test_lax_more.py (bits vs JAX's "
+          "stored values)" for n in ("rng_bit_generator", "rng_uniform")},
     **{n: "LAPACK custom calls: tests/test_linalg_lapack.py (vs JAX's stored values)"
        for n in ("lu", "qr", "eigh", "svd", "eig", "schur", "geqrf", "householder_product",
                  "hessenberg")},
@@ -495,6 +498,20 @@ def _linalg_cases():
                 Case([np.zeros((2, 0), np.int32)], dict(permutation_size=3), ident="no_swaps")]}
 
 
+def _bits_cases():
+    """mulhi (extreme products), reduce_precision (rounding, overflow, underflow, NaN)
+    and optimization_barrier (the identity on several operands)."""
+    ext = {i32: [-2**31, -7, 0, 5, 2**31 - 1], u8: [0, 3, 200, 255, 17],
+           np.uint32: [0, 1, 2**32 - 1, 7, 2**31]}
+    mulhi = [Case([np.array(v, dt), np.array(v[::-1], dt)], ident=np.dtype(dt).name)
+             for dt, v in ext.items()]
+    x = np.array([1.0001, 3.14159, 1e30, -1e-30, np.nan, 65520.0, 6e-8, -np.inf], f32)
+    rp = [Case([x], dict(exponent_bits=e, mantissa_bits=m), tol=(0, 0), ident=f"e{e}m{m}")
+          for e, m in ((5, 10), (8, 7), (4, 3), (8, 23), (3, 0), (11, 52))]
+    barrier = [Case([rand((2, 3), f32), rand((4,), i32)]), Case([rand((3,), bf16)])]
+    return {"mulhi": mulhi, "reduce_precision": rp, "optimization_barrier": barrier}
+
+
 def _special_cases():
     S = _structural_cases()
     S.update(_linalg_cases())
@@ -505,6 +522,8 @@ def _special_cases():
     for n in ("cumsum", "cumprod", "cummax", "cummin", "cumlogsumexp"):
         S[n] = _cum_cases(n)
     S["sort"] = _sort_cases()
+    S["reduce_xor"] = _reducer_cases("reduce_xor")
+    S.update(_bits_cases())
     S["gather"] = _gather_cases()
     for n in ("scatter", "scatter-add", "scatter-mul", "scatter-min", "scatter-max"):
         S[n] = _scatter_cases(n)
@@ -668,6 +687,12 @@ def _x64_cases():
                                          np.array([0, 1, 63, 64, 70, 5], u64)])),
         ("reduce_max", Case([r((2, 0), f64)], dict(axes=(1,)))),
         ("reduce_and", Case([r((3, 4), i64, full_range=True)], dict(axes=(0,)))),
+        ("mulhi", Case([ints([-2**63, -3, 2**62 + 5, 2**63 - 1, 9], i64),
+                        ints([9, 2**63 - 1, -2**63, -3, 2**62 + 5], i64)])),
+        ("mulhi", Case([ints([2**64 - 1, 3, 2**63, 1], u64), ints([2**64 - 1, 2**63, 5, 0], u64)])),
+        ("reduce_precision", Case([np.array([1.0001, 1e300, -1e-300, np.nan, 65520.0], f64)],
+                                  dict(exponent_bits=8, mantissa_bits=7))),
+        ("reduce_xor", Case([r((3, 4), u64, full_range=True)], dict(axes=(1,)))),
     ]
 
 
