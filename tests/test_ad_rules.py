@@ -178,6 +178,10 @@ CASES = [
     ("cummax", lambda x: lax.cummax(x, 0), [anyv(5)]),
     ("cummin", lambda x: lax.cummin(x, 0, reverse=True), [anyv(5)]),
     ("cumlogsumexp", lambda x: lax.cumlogsumexp(x, 0), [anyv(4)]),
+    ("optimization_barrier", lambda x, y: lax.optimization_barrier((x * y, y))[0] * y,
+     [anyv(3), anyv(3)]),
+    # float64's own format: the rounding is the identity, so finite differences apply
+    ("reduce_precision", lambda x: lax.reduce_precision(x * x, 11, 52), [anyv(4)]),
     ("sort", lambda x: lax.sort(x), [anyv(5)]),
     ("gather", lambda x: lax.gather(x, _IDX, _G_DN, (1, 2), mode="clip"), [anyv(4, 2)]),
     ("scatter_add", lambda x, u: lax.scatter_add(x, _IDX, u, _S_DN), [anyv(4, 2), anyv(3, 2)]),

@@ -125,7 +125,13 @@ def reductions(x):
 
 
 def bool_reductions(p):
-    return lax.reduce_and(p, (1,)), lax.reduce_or(p, (0, 1))
+    return lax.reduce_and(p, (1,)), lax.reduce_or(p, (0, 1)), lax.reduce_xor(p, (0,))
+
+
+def bits(x, i, j):
+    """The bit-level primitives and the barrier (primitives/bits.py, barriers.py)."""
+    a, b = lax.optimization_barrier((x, i))
+    return (lax.mulhi(i, j), lax.reduce_xor(i, (1,)), lax.reduce_precision(a, 5, 10), b)
 
 
 def structural(x):
@@ -212,6 +218,7 @@ CASES = [
     ("binary_bool", binary_bool, [P, P]),
     ("reductions", reductions, [F]),
     ("bool_reductions", bool_reductions, [P]),
+    ("bits", bits, [F, I, I]),
     ("structural", structural, [F]),
     ("concat_pad", concat_pad, [F, ("f32", (2, 3)), F0]),
     ("select_clamp", select_clamp, [P, F, F, F0]),
@@ -294,7 +301,9 @@ def test_cases_cover_the_rules():
                  # tests/test_ffi_kernels.py)
                  "create_token", "after_all",
                  # the user's vmap rule vs JAX's stored values: tests/test_top_names.py
-                 "custom_vmap_call"}
+                 "custom_vmap_call",
+                 # batched keys vs JAX's rule: tests/test_lax_more.py
+                 "rng_bit_generator"}
     untested = sorted(p.name for p in core.primitives.values() if p.batch is not None
                       if p.name not in seen and p.name not in elsewhere)
     assert len(untested) <= 6, untested

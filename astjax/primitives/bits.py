@@ -38,7 +38,24 @@ def _mulhi_reference(x, y):
     return out
 
 
-mulhi_p = binop("mulhi", _mulhi_reference, "chlo.mulhi", INT)
+def _mulhi_lowering(ctx, x, y):
+    """Up to 32 bits: the product in twice the width, shifted down (XLA's fused
+    `mulhi` fails on CPU when its operands come through a transpose, in JAX too);
+    64 bits: `chlo.mulhi`."""
+    out = ctx.avals_out[0]
+    bits = 8 * out.dtype.itemsize
+    if bits == 64:
+        return ctx.op1("chlo.mulhi", [x, y])
+    wide = out.update(dtype=np.dtype(f"{out.dtype.kind}{2 * out.dtype.itemsize}"))
+    xw, yw = (ctx.op1("stablehlo.convert", [v], wide) for v in (x, y))
+    prod = ctx.op1("stablehlo.multiply", [xw, yw], wide)
+    shift = ctx.broadcast(ctx.constant(bits, wide.update(shape=())), wide.update(shape=()), wide)
+    op = "stablehlo.shift_right_arithmetic" if out.dtype.kind == "i" else \
+        "stablehlo.shift_right_logical"
+    return ctx.op1("stablehlo.convert", [ctx.op1(op, [prod, shift], wide)], out)
+
+
+mulhi_p = binop("mulhi", _mulhi_reference, _mulhi_lowering, INT)
 nondiff(mulhi_p)  # integer-valued: JAX's tangent is a symbolic zero
 
 
