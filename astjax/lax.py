@@ -49,7 +49,7 @@ from .primitives.windowed import (reduce_window_max_p, reduce_window_min_p,  # n
                                   reduce_window_sum_p, select_and_gather_add_p,
                                   select_and_scatter_add_p)
 from .primitives.bits import mulhi_p, reduce_precision_p, reduce_xor_p  # noqa: E402,F401
-from .primitives.barriers import optimization_barrier_p  # noqa: E402,F401
+from .primitives.barriers import dce_sink_p, optimization_barrier_p  # noqa: E402,F401
 from .primitives.rng_bits import rng_bit_generator_p, rng_uniform_p  # noqa: E402,F401
 from .primitives.fft import fft_p  # noqa: E402,F401
 from .primitives.special import igamma_grad_a_p, igamma_p, igammac_p  # noqa: E402,F401

@@ -1,7 +1,7 @@
 """`jax.lax`'s array conveniences that are compositions of other primitives: `split`,
 `stack`/`unstack`, `tile`, `collapse`, `broadcast_to_rank`, `broadcast_like`,
 `index_take`, `batch_matmul`, `scatter_sub`, `approx_max_k`/`approx_min_k`, `empty`,
-`stage`, `shape_as_value`, `dtype`, and the type names `lax` exports for annotations
+`stage`, `shape_as_value`, `dtype`, `platform_dependent`, and the type names `lax` exports for annotations
 (`PrecisionLike`, `DotDimensionNumbers`, `ConvGeneralDilatedDimensionNumbers`).
 
 Each function has JAX's signature, result and error class; being compositions, their
@@ -16,7 +16,9 @@ from typing import Any, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from . import core, dtypes
-from .errors import ArgumentTypeError, ArgumentValueError, DTypeError, ShapeError
+from .codegen import runtime
+from .errors import (ArgumentTypeError, ArgumentValueError, DTypeError,
+                     NotImplementedInAstjaxError, ShapeError)
 from .primitives import ops as lax
 from .primitives.convolution import ConvDimensionNumbers
 from .primitives.gather import GatherDimensionNumbers
@@ -24,7 +26,8 @@ from .primitives.reductions import Precision
 
 __all__ = ["split", "stack", "unstack", "tile", "collapse", "broadcast_to_rank",
            "broadcast_like", "index_take", "batch_matmul", "scatter_sub", "approx_max_k",
-           "approx_min_k", "empty", "stage", "shape_as_value", "dtype", "PrecisionLike",
+           "approx_min_k", "empty", "stage", "shape_as_value", "dtype", "platform_dependent",
+           "PrecisionLike",
            "DotDimensionNumbers", "ConvGeneralDilatedDimensionNumbers"]
 
 #: what `precision=` accepts: None, a `Precision` (or its name), or one per operand
@@ -300,3 +303,31 @@ def dtype(x: Any) -> np.dtype:
     if _is_array(x):
         return np.dtype(x.dtype)
     return dtypes.canonicalize(dtypes.dtype(x))
+
+
+def platform_dependent(*args, default=None, **per_platform):
+    """`lax.platform_dependent`: `per_platform[p](*args)` for the platform `p` the
+    computation runs on ('cpu', 'cuda', 'rocm', 'tpu'), else `default(*args)`. astjax
+    compiles for one platform, the default device's, so only that branch is staged."""
+    for name, branch in per_platform.items():
+        if not callable(branch):
+            raise ArgumentTypeError(f"lax.platform_dependent: the '{name}' branch must be a "
+                                    "callable.")
+        if name == "gpu":
+            raise ArgumentValueError("Use 'cuda' or 'rocm' for lax.platform_dependent.")
+    if default is not None and not callable(default):
+        raise ArgumentTypeError("lax.platform_dependent: the 'default' branch must be a "
+                                "callable.")
+    device = runtime.default_device()
+    names = [device.platform]
+    if device.platform == "gpu":  # jaxlib's name for both; the plugin tells which
+        version = str(getattr(device.client, "platform_version", "")).lower()
+        names = ["rocm"] if "rocm" in version else ["cuda"]
+    for name in names:
+        if name in per_platform:
+            return per_platform[name](*args)
+    if default is not None:
+        return default(*args)
+    raise NotImplementedInAstjaxError(
+        f"lax.platform_dependent has no branch for platform {names[0]} (branches: "
+        f"{sorted(per_platform)}) and no default", hint="add a default= branch")

@@ -131,6 +131,7 @@ def bool_reductions(p):
 def bits(x, i, j):
     """The bit-level primitives and the barrier (primitives/bits.py, barriers.py)."""
     a, b = lax.optimization_barrier((x, i))
+    lax.dce_sink((a, j))
     return (lax.mulhi(i, j), lax.reduce_xor(i, (1,)), lax.reduce_precision(a, 5, 10), b)
 
 

@@ -203,3 +203,31 @@ def test_shape_helpers_match_jax():
     assert lax.shape_as_value(()).shape == (0,)
     np.testing.assert_array_equal(lax.empty((2, 3), np.float32), np.zeros((2, 3)))
     assert isinstance(lax.stage(3.0), jax.Array)
+
+
+def test_dce_sink_keeps_its_operand_and_returns_nothing():
+    def f(x):
+        y = x * 2
+        assert lax.dce_sink(y) is None
+        return x + 1
+    text = str(jax.make_jaxpr(f)(1.0))
+    assert "mul" in text and "dce_sink[prevent_mlir_dce=False]" in text  # as JAX prints it
+    assert jax.jit(f)(1.0) == 2.0 and jax.grad(f)(1.0) == 1.0
+    np.testing.assert_array_equal(jax.vmap(f)(np.ones(2, np.float32)), [2.0, 2.0])
+    g = lambda x: (lax.dce_sink((x * 2, x), prevent_mlir_dce=True), x)[1]  # noqa: E731
+    assert "custom_call" in jax.jit(g).lower(1.0).as_text() and jax.jit(g)(1.0) == 1.0
+    assert "lax.dce_sink(y, prevent_mlir_dce=False)" in jax.source(f, 1.0)
+
+
+def test_platform_dependent_runs_the_cpu_branch():
+    def f(x):
+        return lax.platform_dependent(x, cpu=lambda x: x * 3, default=lambda x: x)
+    assert f(2.0) == 6.0 and jax.jit(f)(2.0) == 6.0
+    assert jax.jit(lambda x: lax.platform_dependent(x, tpu=lambda x: x * 3,
+                                                    default=lambda x: x + 1))(2.0) == 3.0
+    with pytest.raises(NotImplementedError):
+        lax.platform_dependent(2.0, tpu=lambda x: x)
+    with pytest.raises(ValueError):
+        lax.platform_dependent(2.0, gpu=lambda x: x)
+    with pytest.raises(TypeError):
+        lax.platform_dependent(2.0, cpu=3)

@@ -509,7 +509,10 @@ def _bits_cases():
     rp = [Case([x], dict(exponent_bits=e, mantissa_bits=m), tol=(0, 0), ident=f"e{e}m{m}")
           for e, m in ((5, 10), (8, 7), (4, 3), (8, 23), (3, 0), (11, 52))]
     barrier = [Case([rand((2, 3), f32), rand((4,), i32)]), Case([rand((3,), bf16)])]
-    return {"mulhi": mulhi, "reduce_precision": rp, "optimization_barrier": barrier}
+    sink = [Case([rand((2, 3), f32)], dict(prevent_mlir_dce=False)),
+            Case([rand((4,), i32)], dict(prevent_mlir_dce=True), ident="custom_call")]
+    return {"mulhi": mulhi, "reduce_precision": rp, "optimization_barrier": barrier,
+            "dce_sink": sink}
 
 
 def _special_cases():
