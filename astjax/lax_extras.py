@@ -227,10 +227,8 @@ def _approx_top_k(operand, k, reduction_dimension, recall_target, is_max_k,
     if not dtypes.issubdtype(aval.dtype, np.floating):
         raise ArgumentValueError("operand must be a floating type")
     if not aggregate_to_topk:
-        raise ArgumentValueError(
-            f"{name}: aggregate_to_topk=False returns a backend-chosen number of partial "
-            "results; astjax returns the exact top k only", hint="drop aggregate_to_topk "
-                                                                "(the default, True)")
+        k = _partial_output_size(aval.shape[dim], aval.ndim, k, recall_target,
+                                 reduction_input_size_override)
     # the exact top k (what XLA's CPU fallback of ApproxTopK computes): a stable sort
     # of the values, largest (max) or smallest (min) first
     last = aval.ndim - 1
@@ -249,12 +247,48 @@ def _approx_top_k(operand, k, reduction_dimension, recall_target, is_max_k,
     return [vals, idx]
 
 
+def _log2_floor(n):
+    return n.bit_length() - 1 if n > 0 else 0
+
+
+def _log2_ceil(n):
+    return (n - 1).bit_length() if n > 0 else 0
+
+
+def _partial_output_size(size, rank, k, recall_target, size_override):
+    """How many entries `approx_max_k(..., aggregate_to_topk=False)` returns: XLA's
+    ApproxTopK output size (the accelerator kernel's reduced size: a multiple of the
+    TPU tiling, 1024 for rank 1 and 128 otherwise, large enough for the recall
+    target); on CPU they are the exact best entries of that count, sorted."""
+    tiling = 1024 if rank == 1 else 128
+    if size <= tiling:
+        return size
+    if 0 <= size_override < size:
+        raise ArgumentValueError(f"reduction_input_size_override: {size_override} should be "
+                                 f"greater equals to operands[reduction_dim]: {size}")
+    logical = size_override if size_override >= 0 else size
+    if k == 1:
+        return tiling
+    target = float(np.float32(recall_target))
+    if target >= 1.0:
+        return size
+    # windows needed so that the top k collide with the recall target's probability
+    windows = min(max(int((1.0 - k) / math.log(target)), tiling), size)
+    steps = _log2_floor(logical // windows)
+    if steps == 0:
+        return size
+    steps = min(steps, _log2_ceil(size // tiling))
+    return -(-(-(-size // tiling)) // (1 << steps)) * tiling
+
+
 def approx_max_k(operand, k, reduction_dimension=-1, recall_target=0.95,
                  reduction_input_size_override=-1, aggregate_to_topk=True):
     """`lax.approx_max_k`: the `k` largest values along `reduction_dimension` and
     their int32 indices, as a list `[values, indices]`, largest first. On CPU the
-    result is exact (ties: lower index first); `recall_target` and
-    `reduction_input_size_override` only tune accelerator kernels."""
+    result is exact (ties: lower index first). With `aggregate_to_topk=False` it
+    holds as many entries as XLA's accelerator kernel would return before its final
+    aggregation (`recall_target` and `reduction_input_size_override` set that count),
+    again the exact largest ones, sorted."""
     return _approx_top_k(operand, k, reduction_dimension, recall_target, True,
                          reduction_input_size_override, aggregate_to_topk)
 
@@ -263,7 +297,7 @@ def approx_min_k(operand, k, reduction_dimension=-1, recall_target=0.95,
                  reduction_input_size_override=-1, aggregate_to_topk=True):
     """`lax.approx_min_k`: the `k` smallest values along `reduction_dimension` and
     their int32 indices, as a list `[values, indices]`, smallest first (exact on CPU,
-    ties: lower index first)."""
+    ties: lower index first; `aggregate_to_topk=False` as for `approx_max_k`)."""
     return _approx_top_k(operand, k, reduction_dimension, recall_target, False,
                          reduction_input_size_override, aggregate_to_topk)
 

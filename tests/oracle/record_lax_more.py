@@ -148,6 +148,14 @@ def approx_top_k(lax, jnp, x):
             tuple(lax.approx_max_k(x, 2, reduction_dimension=0)))
 
 
+@case(F(2, 3000), F(5000))
+def approx_top_k_unaggregated(lax, jnp, x, y):
+    return (tuple(lax.approx_max_k(x, 10, aggregate_to_topk=False)),
+            tuple(lax.approx_min_k(y, 1, aggregate_to_topk=False)),
+            tuple(lax.approx_max_k(y, 3, recall_target=0.5, aggregate_to_topk=False,
+                                   reduction_input_size_override=40000)))
+
+
 # ---- bit-level primitives
 @case(np.array([3, -5, 7, 2**31 - 1, -2**31], np.int32),
       np.array([9, 11, -13, 2**31 - 1, 3], np.int32))
