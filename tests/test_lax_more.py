@@ -231,3 +231,28 @@ def test_platform_dependent_runs_the_cpu_branch():
         lax.platform_dependent(2.0, gpu=lambda x: x)
     with pytest.raises(TypeError):
         lax.platform_dependent(2.0, cpu=3)
+
+
+def test_composite_lowers_to_a_named_op_with_its_decomposition():
+    sm = lax.composite(lambda x, *, axis, scale: jax.nn.softmax(x * scale, axis),
+                       name="my.softmax", version=2)
+    y = np.arange(6, dtype=np.float32).reshape(2, 3)
+    f = lambda y: sm(y, axis=1, scale=np.float32(0.5))  # noqa: E731
+    want = np.exp(0.5 * y) / np.exp(0.5 * y).sum(1, keepdims=True)
+    np.testing.assert_allclose(np.asarray(f(y)), want, rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(jax.jit(f)(y)), want, rtol=1e-6)
+    text = jax.jit(f).lower(y).as_text()
+    # JAX 0.10.2 prints the same op and attributes (its function is named @my.softmax)
+    assert ('stablehlo.composite "my.softmax" %arg0 {composite_attributes = {axis = 1 : i64, '
+            'scale = 5.000000e-01 : f32}, decomposition = @my_softmax_0, version = 2 : i32}'
+            in text)
+    assert "func.func private @my_softmax_0" in text
+    assert "composite[" in str(jax.make_jaxpr(f)(y))
+
+
+def test_composite_has_jaxs_derivative_error():
+    tan = lax.composite(lambda x: lax.sin(x) / lax.cos(x), name="my.tangent")
+    with pytest.raises(ValueError, match="JVP rule for composite not implemented"):
+        jax.grad(lambda x: tan(x).sum())(np.ones(3, np.float32))
+    with pytest.raises(TypeError):
+        jax.jit(lambda x: lax.composite(lambda x, *, s: x * s, name="n")(x, s=x))(1.0)

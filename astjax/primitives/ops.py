@@ -70,6 +70,7 @@ from .ffi_call import after_all, create_token  # noqa: F401
 from .bits import mulhi, reduce_precision, reduce_xor  # noqa: F401
 from .barriers import dce_sink, optimization_barrier  # noqa: F401
 from .rng_bits import RandomAlgorithm, rng_bit_generator, rng_uniform  # noqa: F401
+from .composite import composite  # noqa: F401
 
 
 
