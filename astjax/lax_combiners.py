@@ -6,12 +6,11 @@
 `bitwise_xor` with their identities on integers and booleans, one operand, a concrete
 scalar initial value -- and binds the matching `reduce_*` primitive. Any other
 computation (several operands, pytrees, a non-identity initial value, a staged one)
-is reduced as a balanced tree: neighbouring entries are combined in order (an odd
-last entry waits a round) with the computation applied entry by entry (through
-`vmap`, so it sees scalars as in JAX) until one entry is left, and the initial value
-is combined in front of it once, as XLA's CPU reduction does. For an associative
-computation this is the value XLA computes; JAX differentiates its general `reduce`
-through a tree of the same computation, so derivatives agree too.
+is staged on scalars and bound as `reduce_p` (XLA's reduce with that body). Its
+derivative is JAX's rule, through a custom JVP: the tangent of a balanced tree of the
+computation -- neighbouring entries combined in order (an odd last entry waits a
+round), applied entry by entry through `vmap`, the initial value combined in front
+once -- which for an associative computation is the same function.
 
 `associative_scan` is the parallel prefix scan (Blelloch): combine neighbouring
 pairs, scan the half-length result recursively, then fill in the even positions.
@@ -24,10 +23,14 @@ import operator
 import numpy as np
 
 from . import core, dtypes, tree_util
+from .ad_api import jvp
 from .batching_api import vmap
-from .errors import ArgumentTypeError, ArgumentValueError, DTypeError
+from .custom_api import custom_jvp
+from .errors import (ArgumentTypeError, ArgumentValueError, DTypeError,
+                     NotImplementedInAstjaxError)
 from .primitives import ops as lax
 from .primitives.base import max_value, min_value
+from .primitives.general_reduce import reduce_p
 
 __all__ = ["reduce", "associative_scan"]
 
@@ -105,8 +108,58 @@ def reduce(operands, init_values, computation, dimensions, out_sharding=None):
         out = reducer(flat_ops[0], dims)
         out = lax.convert_element_type(out, core.get_aval(out).dtype, weak_type=weak)
         return tree_util.tree_unflatten(op_tree, [out])
-    outs = _tree_reduce(computation, init_tree, flat_ops, flat_init, dims)
+    outs = _xla_reduce(computation, init_tree, flat_ops, flat_init, dims)
     return tree_util.tree_unflatten(init_tree, outs)
+
+
+def _constant(x, dtype):
+    """A concrete initial value as a constant of `dtype` (weak if `x` is)."""
+    value = np.asarray(x, dtype)[()]
+    return core.WeakConst(value) if _is_weak(x) else value
+
+
+def _xla_reduce(computation, init_tree, flat_ops, flat_init, dims):
+    """The general reduction: `reduce_p` with the computation staged on scalars (XLA
+    computes the value), differentiated by JAX's rule (the tree below)."""
+    avals = _check_operands(flat_ops, flat_init, dims)
+    inits = [lax.convert_element_type(i, a.dtype, weak_type=_is_weak(i))
+             if isinstance(i, core.Tracer) else _constant(i, a.dtype)
+             for i, a in zip(flat_init, avals)]
+    n = len(avals)
+    scalars = [core.ShapedArray((), a.dtype) for a in avals]
+    example = tree_util.tree_unflatten(init_tree, [0] * n)
+    pair_tree = tree_util.tree_structure((example, example))
+    jaxpr, consts, out_tree = core.stage_callable(computation, pair_tree, scalars + scalars)
+    if any(isinstance(c, core.Tracer) for c in consts):
+        raise NotImplementedInAstjaxError(
+            "lax.reduce: the computation closes over a staged value (as in JAX, reduction "
+            "computations can't close over Tracers)", hint="pass it as an operand instead")
+    if out_tree != init_tree:
+        raise ArgumentTypeError(f"lax.reduce: computation returned {out_tree}, which is not "
+                                f"the structure of init_values ({init_tree})")
+    closed = core.ClosedJaxpr(jaxpr, list(consts))
+
+    # concrete initial values stay constants (not arguments: vmap does not batch them)
+    staged = [isinstance(i, core.Tracer) for i in inits]
+    fixed = [None if s else i for s, i in zip(staged, inits)]
+
+    def full(args):
+        xs, more = list(args[:n]), iter(args[n:])
+        return xs, [next(more) if f is None else f for f in fixed]
+
+    def primal(*args):
+        xs, ins = full(args)
+        return tuple(core.bind(reduce_p, *xs, *ins, jaxpr=closed, dimensions=dims))
+    run = custom_jvp(primal)
+
+    def tree(*args):
+        xs, ins = full(args)
+        return tuple(_tree_reduce(computation, init_tree, xs, ins, dims))
+
+    def run_jvp(primals, tangents):
+        return run(*primals), jvp(tree, tuple(primals), tuple(tangents))[1]
+    run.defjvp(run_jvp)
+    return list(run(*flat_ops, *[i for s, i in zip(staged, inits) if s]))
 
 
 def _check_operands(flat_ops, flat_init, dims):
@@ -129,7 +182,8 @@ def _check_operands(flat_ops, flat_init, dims):
 
 
 def _tree_reduce(computation, init_tree, flat_ops, flat_init, dims):
-    """The general reduction: a balanced tree of `computation` calls (module doc)."""
+    """The general reduction as a balanced tree of `computation` calls (module doc):
+    what `_xla_reduce` differentiates."""
     avals = _check_operands(flat_ops, flat_init, dims)
     shape = avals[0].shape
     rest = [d for d in range(len(shape)) if d not in dims]

@@ -132,7 +132,8 @@ def bits(x, i, j):
     """The bit-level primitives and the barrier (primitives/bits.py, barriers.py)."""
     a, b = lax.optimization_barrier((x, i))
     lax.dce_sink((a, j))
-    return (lax.mulhi(i, j), lax.reduce_xor(i, (1,)), lax.reduce_precision(a, 5, 10), b)
+    return (lax.mulhi(i, j), lax.reduce_xor(i, (1,)), lax.reduce_precision(a, 5, 10), b,
+            lax.reduce(x, 1.0, lambda u, v: u * v, (1,)))
 
 
 def structural(x):

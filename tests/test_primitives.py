@@ -20,7 +20,7 @@ import astjax  # noqa: F401  (registers primitives, the runtime)
 from astjax import core, dtypes
 from astjax.codegen import runtime
 from astjax.errors import AstjaxError, DTypeError, ShapeError
-from astjax.primitives import elementwise as ew
+from astjax.primitives import elementwise as ew, ops
 from astjax.primitives.gather import GatherDimensionNumbers as GDN, GatherScatterMode as M
 from astjax.primitives.scatter import ScatterDimensionNumbers as SDN
 from astjax.primitives.reductions import dot_dims
@@ -511,8 +511,19 @@ def _bits_cases():
     barrier = [Case([rand((2, 3), f32), rand((4,), i32)]), Case([rand((3,), bf16)])]
     sink = [Case([rand((2, 3), f32)], dict(prevent_mlir_dce=False)),
             Case([rand((4,), i32)], dict(prevent_mlir_dce=True), ident="custom_call")]
+    f32s, i32s = core.ShapedArray((), f32), core.ShapedArray((), i32)
+    prod = core.stage(lambda a, b: [a * b], [f32s, f32s])
+    argmax = core.stage(lambda av, ai, bv, bi: [ops.max(av, bv), ops.select(
+        av >= bv, ai, bi)], [f32s, i32s, f32s, i32s])
+    general = [Case([rand((3, 4), f32, lo=0.5, hi=1.5), np.float32(1)],
+                    dict(jaxpr=prod, dimensions=(0,)), tol=(1e-5, 1e-6)),
+               Case([rand((2, 3, 2), f32), np.float32(1)], dict(jaxpr=prod, dimensions=(0, 2)),
+                    tol=(1e-5, 1e-6), ident="two_axes"),
+               Case([rand((3, 5), f32, seed=1), ints(np.arange(15).reshape(3, 5)),
+                     np.float32(-np.inf), np.int32(0)], dict(jaxpr=argmax, dimensions=(1,)),
+                    ident="variadic_argmax")]
     return {"mulhi": mulhi, "reduce_precision": rp, "optimization_barrier": barrier,
-            "dce_sink": sink}
+            "dce_sink": sink, "reduce": general}
 
 
 def _special_cases():
