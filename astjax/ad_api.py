@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from . import core, dtypes, tree_util
-from . import lax
+from .primitives import ops as lax  # (not .lax: lax.reduce uses this module)
 from .ad_dtypes import (
     check_rev_input as _check_rev_input,
     check_rev_output as _check_rev_output,

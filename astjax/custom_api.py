@@ -23,7 +23,8 @@ params takes the equation's consts first: `jvp(consts, primals, tangents)`,
 """
 from __future__ import annotations
 
-from . import core, lax, tree_util
+from . import core, tree_util
+from .primitives import ops as lax  # (not .lax: lax.reduce uses this module)
 from .ad_api import _Transformed, _staging, differentiating, differentiation
 from .core import bind, raw
 from .errors import StructureError, UndefinedRuleError, check_signature
