@@ -52,7 +52,6 @@ from .primitives.bits import mulhi_p, reduce_precision_p, reduce_xor_p  # noqa: 
 from .primitives.barriers import dce_sink_p, optimization_barrier_p  # noqa: E402,F401
 from .primitives.rng_bits import rng_bit_generator_p, rng_uniform_p  # noqa: E402,F401
 from .primitives.general_reduce import reduce_p  # noqa: E402,F401
-from .primitives.composite import composite_p  # noqa: E402,F401
 from .primitives.fft import fft_p  # noqa: E402,F401
 from .primitives.special import igamma_grad_a_p, igamma_p, igammac_p  # noqa: E402,F401
 from .primitives.special import betainc_p as regularized_incomplete_beta_p  # noqa: E402,F401
