@@ -35,12 +35,23 @@ def test_missing_names_raise_not_implemented(module):
 
 
 # Names implemented per module, counted as docs/gen_reference.py counts them (issue 13,
-# item 13): the figures reached (jax 120 of 133, the others all their names but
-# custom_derivatives, 9 of 12); a module may gain names, never lose them.
-COVERAGE_FLOOR = {"jax": 120, "jax.tree_util": 36, "jax.tree": 14, "jax.debug": 9,
-                  "jax.errors": 12, "jax.scipy.stats": 30, "jax.image": 3, "jax.dlpack": 2,
-                  "jax.ops": 4, "jax.monitoring": 13, "jax.api_util": 9,
-                  "jax.custom_batching": 2, "jax.custom_derivatives": 9}
+# item 13): the figures reached; a module may gain names, never lose them.
+COVERAGE_FLOOR = {"jax": 120, "jax.lax": 346, "jax.tree_util": 36, "jax.tree": 14,
+                  "jax.debug": 9, "jax.errors": 12, "jax.scipy.stats": 30, "jax.image": 3,
+                  "jax.dlpack": 2, "jax.ops": 4, "jax.monitoring": 13, "jax.api_util": 9,
+                  "jax.custom_batching": 2, "jax.custom_derivatives": 9,
+                  "jax.sharding": 14, "jax.extend": 6, "jax.interpreters": 6}
+
+# The modules issue 13 asks to be >= 90% covered (item 13), except those still below:
+# jax.ad_checkpoint (3 of 6: the policy types wait for `checkpoint` to honour policies)
+AT_LEAST_90 = ["jax", "jax.numpy", "jax.numpy.linalg", "jax.numpy.fft", "jax.lax",
+               "jax.lax.linalg", "jax.random", "jax.nn", "jax.nn.initializers",
+               "jax.scipy.special", "jax.scipy.linalg", "jax.scipy.stats", "jax.scipy.signal",
+               "jax.scipy.fft", "jax.scipy.sparse.linalg", "jax.scipy.optimize",
+               "jax.scipy.integrate", "jax.scipy.interpolate", "jax.scipy.ndimage",
+               "jax.scipy.cluster.vq", "jax.scipy.spatial.transform", "jax.tree_util",
+               "jax.tree", "jax.dtypes", "jax.errors", "jax.debug", "jax.test_util",
+               "jax.flatten_util", "jax.typing", "jax.image", "jax.dlpack"]
 
 
 @pytest.mark.parametrize("module", sorted(COVERAGE_FLOOR))
@@ -50,16 +61,10 @@ def test_module_coverage_does_not_drop(module):
     have, _missing, _extra = gen_reference.coverage(module, names)
     assert len(have) >= COVERAGE_FLOOR[module], (module, len(have), len(names))
 
-# jax.lax coverage as docs/gen_reference.py counts it (names present in astjax.lax),
-# at the figure issue 13 reached; it may only grow
-LAX_NAMES_COVERED = 342
 
-
-def test_lax_coverage_does_not_regress():
-    import json
+@pytest.mark.parametrize("module", AT_LEAST_90)
+def test_module_coverage_at_least_90_percent(module):
     import gen_reference
-    with open(os.path.join(ROOT, "docs", "jax_names.json")) as f:
-        names = json.load(f)["modules"]["jax.lax"]
-    have, missing, _ = gen_reference.coverage("jax.lax", names)
-    assert len(have) >= LAX_NAMES_COVERED, sorted(missing)
-    assert len(have) >= 0.9 * len(names), f"{len(have)}/{len(names)}: {sorted(missing)}"
+    names = gen_reference.jax_names()[module]
+    have, missing, _extra = gen_reference.coverage(module, names)
+    assert len(have) >= 0.9 * len(names), (module, f"{len(have)}/{len(names)}", sorted(missing))
