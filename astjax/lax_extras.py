@@ -340,7 +340,7 @@ def dtype(x: Any) -> np.dtype:
 
 
 def platform_dependent(*args, default=None, **per_platform):
-    """`lax.platform_dependent`: `per_platform[p](*args)` for the platform `p` the
+    """`lax.platform_dependent`: `per_platform[p]` called on `args` for the platform `p` the
     computation runs on ('cpu', 'cuda', 'rocm', 'tpu'), else `default(*args)`. astjax
     compiles for one platform, the default device's, so only that branch is staged."""
     for name, branch in per_platform.items():
