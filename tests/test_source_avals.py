@@ -18,17 +18,27 @@ from astjax.source_api import _generate, compile_source
 import functions as F
 
 
+# What each recorder saw, kept outside the recorder: recording from both branches of a
+# staged `if` is this instrument's purpose, and a Python object a staged branch changes
+# is (rightly) a located error for user code (frontend/object_effects.py)
+_SEEN: dict = {}
+
+
 class _Recorder:
     """Called as `__aval_check(line, value)` after each printed assignment; not a
     Python function, so staging calls it as is (it is not converted)."""
 
     def __init__(self):
-        self.seen = {}
+        _SEEN[id(self)] = {}
+
+    @property
+    def seen(self):
+        return _SEEN[id(self)]
 
     def __call__(self, line, value):
         if not isinstance(value, (list, tuple, dict)):
             a = core.get_aval(value)
-            self.seen.setdefault(line, set()).add((tuple(a.shape), str(a.dtype)))
+            _SEEN[id(self)].setdefault(line, set()).add((tuple(a.shape), str(a.dtype)))
         return None
 
 
