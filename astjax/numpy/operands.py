@@ -332,10 +332,21 @@ def check_no_float0(name, args):
 
 
 def promote_dtypes(*args):
-    """Convert operands to their common dtype; Python scalars become weak constants.
+    """Convert operands to their common dtype, each an array as JAX's (Python scalars
+    weak-typed 0-d arrays, NumPy values constants): `.shape`, methods and a staged
+    index into a promoted operand work under `jit` and `vmap`.
     Args: *args: operands.
-    Returns: list of operands of one dtype.
+    Returns: list of Arrays (Tracers under staging) of one dtype.
     Vs NumPy: uses JAX promotion (weak types), not NumPy's value-based rules."""
+    return [result(a) for a in promote_operands(args)]
+
+
+def promote_operands(args):
+    """`promote_dtypes` for operands that go straight into lax operations (the
+    elementwise path): a Python scalar stays a 0-d `WeakConst` (a weak literal under
+    staging; eagerly a cached device scalar, never a transfer per call).
+    Args: args: operands.
+    Returns: list of Arrays, Tracers or 0-d `WeakConst`s of one dtype."""
     check_no_float0(None, args)
     if dtypes.config.read("jax_numpy_dtype_promotion") == "strict":
         _check_strict_promotion(args)
@@ -351,6 +362,8 @@ def promote_dtypes(*args):
         elif dtypes.is_weak_scalar(a):
             check_python_ints(a, dt)
             a = core.WeakConst(np.asarray(a, dt))
+        elif isinstance(a, (np.ndarray, np.generic)):
+            a = _constant(a)  # a jax Array, as JAX's: a staged index into it works
         out.append(a)
     return out
 
@@ -385,7 +398,7 @@ def promote_args(name, *args):
     args = [asarray_operand(a) for a in args]
     check_no_float0(name, args)
     check_rank_promotion(name, *args)
-    return promote_shapes(*promote_dtypes(*args), name=name)
+    return promote_shapes(*promote_operands(args), name=name)
 
 
 def promote_args_inexact(name, *args):
@@ -400,13 +413,13 @@ def promote_args_inexact(name, *args):
     if not dtypes.is_inexact(dt):
         fdt = dtypes.canonicalize(dtypes.float64)
         args = [lax.convert_element_type(a, fdt, weak_type=weak) for a in args]
-    return promote_shapes(*promote_dtypes(*args), name=name)
+    return promote_shapes(*promote_operands(args), name=name)
 
 
 def promote_dtypes_inexact(*args):
     """Common inexact dtype for the operands, without broadcasting their shapes.
     Args: *args: operands.
-    Returns: list of operands of one inexact dtype.
+    Returns: list of Arrays (Tracers under staging) of one inexact dtype.
     Vs NumPy: ints promote to float32 unless x64."""
     args = [asarray_operand(a) for a in args]
     check_no_float0(None, args)

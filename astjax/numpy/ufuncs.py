@@ -15,7 +15,7 @@ from ..primitives import comparisons as _cmp
 from ..errors import ArgumentTypeError, ArgumentValueError
 from .operands import (_is_operand, asarray_operand, broadcast_shapes,  # noqa: F401
                        broadcast_to_shape, promote_args, promote_args_inexact, promote_dtypes,
-                       promote_dtypes_inexact, promote_shapes, result)
+                       promote_dtypes_inexact, promote_operands, promote_shapes, result)
 from .sorting import nonzero as _nonzero
 from .ufunc_docs import doc as _doc
 from .. import typing as _typing  # (`Array` here is the runtime class)
@@ -94,7 +94,7 @@ def _unary(name: str, lax_fn: Callable[..., Any], inexact: bool = False,
         if inexact:
             [x] = promote_args_inexact(name, x)
         elif dtypes.is_weak_scalar(x):
-            [x] = promote_dtypes(x)
+            [x] = promote_operands([x])
         return result(lax_fn(x))
     f.__name__ = name
     f.__doc__ = _doc(name) if doc is None else doc
@@ -216,7 +216,7 @@ def full_bool(x, value):
 
 def abs(x, /) -> _typing.Array:  # noqa: A001
     x = asarray_operand(x)
-    [x] = promote_dtypes(x) if dtypes.is_weak_scalar(x) else [x]
+    [x] = promote_operands([x]) if dtypes.is_weak_scalar(x) else [x]
     dt = core.get_aval(x).dtype
     if dt == dtypes.bool_ or dtypes.issubdtype(dt, np.unsignedinteger):
         return result(x)
@@ -352,7 +352,7 @@ def power(x, y, /):
          np.asarray(y) if not hasattr(y, "_buf") or np.ndim(y) == 0 else None)
     if k is not None and np.ndim(k) == 0 and (dtypes.is_int(np.asarray(k).dtype)
                                               or np.asarray(k).dtype == np.bool_):
-        [x] = _numeric(promote_dtypes(x))
+        [x] = _numeric(promote_operands([x]))
         return lax.integer_pow(x, int(k))
     xp, yp = _numeric(promote_args("power", x, y))
     if not dtypes.is_inexact(core.get_aval(xp).dtype):
@@ -391,7 +391,7 @@ def float_power(x, y, /):
 
 
 def square(x, /) -> _typing.Array:
-    [x] = _numeric(promote_dtypes(asarray_operand(x)))
+    [x] = _numeric(promote_operands([asarray_operand(x)]))
     return lax.integer_pow(x, 2)
 
 
@@ -404,7 +404,7 @@ def rint(x, /):
     x = asarray_operand(x)
     if _integral(x):  # as JAX: the default float dtype, strong
         return lax.convert_element_type(x, dtypes.canonicalize(dtypes.float64))
-    [x] = promote_dtypes(x)
+    [x] = promote_operands([x])
     if dtypes.issubdtype(core.get_aval(x).dtype, np.complexfloating):
         return lax.complex(rint(lax.real(x)), rint(lax.imag(x)))
     return lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN)
@@ -431,7 +431,7 @@ round_ = around
 
 
 def isnan(x, /):
-    [x] = promote_dtypes(asarray_operand(x))
+    [x] = promote_operands([asarray_operand(x)])
     return lax.ne(x, x)  # also for integers: False, weak for a weak x (as JAX)
 
 
@@ -451,7 +451,7 @@ def isneginf(x, /):
 
 
 def signbit(x, /):
-    [x] = promote_dtypes(asarray_operand(x))
+    [x] = promote_operands([asarray_operand(x)])
     dt = core.get_aval(x).dtype
     if dtypes.is_int(dt):
         return lax.lt(x, lax.full_like(x, 0, dt))  # a strong result, as JAX's
@@ -497,7 +497,7 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
         condition = not_equal(condition, 0)
     if _is_key_array(x) or _is_key_array(y):
         return _keys_where(condition, x, y)
-    x, y = promote_dtypes(asarray_operand(x), asarray_operand(y))
+    x, y = promote_operands([asarray_operand(x), asarray_operand(y)])
     # JAX broadcasts the three operands as `broadcast_arrays` does (a ValueError)
     shape = broadcast_shapes(*(core.get_aval(a).shape for a in (condition, x, y)))
     condition, x, y = (broadcast_to_shape(a, shape) for a in (condition, x, y))

@@ -75,7 +75,7 @@ class RegularGridInterpolator:
             raise ArgumentValueError(f"there are {len(points)} point arrays, but values has "
                                      f"{values.ndim} dimensions",
                                      hint="give one grid array per leading axis of values")
-        values = jnp.asarray(promote_dtypes_inexact(values)[0])
+        values, = promote_dtypes_inexact(values)
         if fill_value is not None:
             check_arraylike("RegularGridInterpolator", fill_value)
             fill_value = jnp.asarray(fill_value)

@@ -28,10 +28,6 @@ __all__ = ["convolve", "correlate", "convolve2d", "correlate2d", "fftconvolve", 
 _MODES = ("full", "same", "valid")
 
 
-def _inexact(*xs):
-    return [jnp.asarray(x) for x in promote_dtypes_inexact(*xs)]
-
-
 def _crop_center(full, shape):
     """The centered `shape` block of `full`."""
     starts = tuple((f - s) // 2 for f, s in zip(full.shape, shape))
@@ -71,7 +67,7 @@ def fftconvolve(in1, in2, mode="full", axes=None):
     `jax.scipy.signal.fftconvolve`: `mode` 'full', 'same' or 'valid'; with `axes`, only
     those axes are convolved and the others (equal in both) are mapped."""
     check_arraylike("fftconvolve", in1, in2)
-    in1, in2 = _inexact(in1, in2)
+    in1, in2 = promote_dtypes_inexact(in1, in2)
     if in1.ndim != in2.ndim:
         raise ArgumentValueError("in1 and in2 should have the same dimensionality",
                                  hint="give both inputs the same number of axes")
@@ -107,7 +103,7 @@ def _direct(in1, in2, mode, precision):
     if in1.size == 0 or in2.size == 0:
         raise ArgumentValueError("zero-size arrays not supported in convolutions, got shapes "
                                  f"{in1.shape} and {in2.shape}.", hint="pass non-empty arrays")
-    in1, in2 = _inexact(in1, in2)
+    in1, in2 = promote_dtypes_inexact(in1, in2)
     big1 = all(a >= b for a, b in zip(in1.shape, in2.shape))
     small1 = all(a <= b for a, b in zip(in1.shape, in2.shape))
     if not (big1 or small1):

@@ -51,7 +51,7 @@ def detrend(data, axis=-1, type="linear", bp=0, overwrite_data=None):  # noqa: A
     if type not in ("constant", "linear"):
         raise ArgumentValueError("Trend type must be 'linear' or 'constant'.",
                                  hint="type='linear' or type='constant'")
-    x = jnp.asarray(promote_dtypes_inexact(jnp.asarray(data))[0])
+    x, = promote_dtypes_inexact(jnp.asarray(data))
     if type == "constant":
         return x - x.mean(axis, keepdims=True)
     n = x.shape[axis]
@@ -182,12 +182,11 @@ def _spectral(x, y, fs, window, nperseg, noverlap, nfft, detrend_type, return_on
     if y is None:
         check_arraylike("spectral_helper", x)
         x, = promote_dtypes_inexact(x)
-        x = jnp.asarray(x)
         axis = canonicalize_axis(_static_int(axis, "axis"), x.ndim)
         outer = x.shape[:axis] + x.shape[axis + 1:]
     else:
         check_arraylike("spectral_helper", x, y)
-        x, y = (jnp.asarray(v) for v in promote_dtypes_inexact(x, y))
+        x, y = promote_dtypes_inexact(x, y)
         axis = canonicalize_axis(_static_int(axis, "axis"), x.ndim)
         if x.ndim != y.ndim:
             raise ArgumentValueError("two-arguments must have the same rank ({x.ndim} vs "
