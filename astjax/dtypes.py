@@ -3,11 +3,11 @@ weak types included: Python scalars are weak, so `x * 2` keeps x's dtype."""
 from __future__ import annotations
 
 import functools
-import warnings
 
 import ml_dtypes
 import numpy as np
 
+from . import user_warnings
 from .config import config
 from .errors import ArgumentTypeError, ArgumentValueError
 
@@ -91,10 +91,10 @@ def canonicalize(dt, warn: bool = False) -> np.dtype:
     dt = np.dtype(dt)
     if not config.x64_enabled and dt in _NARROW:
         if warn:
-            warnings.warn(f"Explicitly requested dtype {dt} requested in astjax is not "
-                          "available, and will be truncated to dtype "
-                          f"{_NARROW[dt]}. To enable more dtypes, set the jax_enable_x64 "
-                          "configuration option.", UserWarning, stacklevel=3)
+            user_warnings.warn(f"Explicitly requested dtype {dt} requested in astjax is not "
+                               "available, and will be truncated to dtype "
+                               f"{_NARROW[dt]}. To enable more dtypes, set the jax_enable_x64 "
+                               "configuration option.", UserWarning)
         return _NARROW[dt]
     return dt
 

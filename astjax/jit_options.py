@@ -19,9 +19,9 @@ and `keep_unused=`, read as JAX 0.10.2 reads them.
 """
 from __future__ import annotations
 
-import warnings
 from typing import Any, NamedTuple
 
+from . import user_warnings
 from .codegen import runtime
 from .errors import ArgumentValueError, JAXValueError, caller_location
 
@@ -53,7 +53,7 @@ def parse(options: dict, in_shardings, out_shardings) -> JitOptions | None:
     device, backend = options.get("device"), options.get("backend")
     compiler_options = options.get("compiler_options")
     if device is not None or backend is not None:
-        warnings.warn(_DEPRECATED, DeprecationWarning, stacklevel=3)
+        user_warnings.warn(_DEPRECATED, DeprecationWarning)
         if device is not None and backend is not None:
             raise ArgumentValueError("can't specify both a device and a backend for jit, "
                                      f"got {device=} and {backend=}", loc=caller_location())

@@ -5,11 +5,10 @@ broadcasting. The lowest module of the numpy layer after `util`: it uses only la
 from __future__ import annotations
 
 import operator
-import warnings
 
 import numpy as np
 
-from .. import core, dtypes, lax
+from .. import core, dtypes, lax, user_warnings
 from ..codegen.runtime import Array, device_put
 from ..core import Tracer
 from ..primitives.structural import copy as _structural_copy
@@ -312,10 +311,10 @@ def check_rank_promotion(name, *args):
             f"Operands could not be broadcast together for {name} on shapes {text} and with "
             "the config option jax_numpy_rank_promotion='raise'. For more information, see "
             "https://docs.jax.dev/en/latest/rank_promotion_warning.html.")
-    warnings.warn(f"Following NumPy automatic rank promotion for {name} on shapes {text}. "
-                  "Set the jax_numpy_rank_promotion config option to 'allow' to disable this "
-                  "warning; for more information, see "
-                  "https://docs.jax.dev/en/latest/rank_promotion_warning.html.", stacklevel=4)
+    user_warnings.warn(f"Following NumPy automatic rank promotion for {name} on shapes {text}. "
+                       "Set the jax_numpy_rank_promotion config option to 'allow' to disable "
+                       "this warning; for more information, see "
+                       "https://docs.jax.dev/en/latest/rank_promotion_warning.html.")
 
 
 def check_no_float0(name, args):

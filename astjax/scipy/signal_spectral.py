@@ -19,11 +19,10 @@ JAX does (ImportError without SciPy); an array is used as given."""
 from __future__ import annotations
 
 import operator
-import warnings
 
 import numpy as np
 
-from .. import lax
+from .. import lax, user_warnings
 from .. import numpy as jnp
 from ..errors import ArgumentValueError, AstjaxError
 from ..numpy.arraylike import check_arraylike
@@ -95,8 +94,8 @@ def _window_and_length(window, nperseg, input_length, dtype):
     if isinstance(window, (str, tuple)):
         n = input_length if nperseg is None else int(nperseg)
         if n > input_length:
-            warnings.warn(f"nperseg={n} is greater than input_length={input_length}, "
-                          f"using nperseg={input_length}", stacklevel=4)
+            user_warnings.warn(f"nperseg={n} is greater than input_length={input_length}, "
+                               f"using nperseg={input_length}")
             n = input_length
         return _named_window(window, n, dtype), n
     win = jnp.asarray(window, dtype=dtype)
@@ -244,8 +243,7 @@ def _spectral(x, y, fs, window, nperseg, noverlap, nfft, detrend_type, return_on
     twosided = not return_onesided
     if return_onesided and any(jnp.iscomplexobj(v) for v in signals):
         twosided = True
-        warnings.warn("Input data is complex, switching to return_onesided=False",
-                      stacklevel=3)
+        user_warnings.warn("Input data is complex, switching to return_onesided=False")
     freqs = (jnp.fft.fftfreq if twosided else jnp.fft.rfftfreq)(nfft, 1 / fs,
                                                                 dtype=freq_dtype)
     spectra = [_segments_transform(v, win, detrend_func, nperseg, noverlap, nfft, twosided)
