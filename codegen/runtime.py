@@ -29,7 +29,7 @@ try:
 except ImportError as e:  # pragma: no cover
     raise ImportError("astjax needs jaxlib==0.10.2: pip install 'jaxlib==0.10.2'") from e
 
-from astjax import core, dtypes, tree_util  # noqa: E402
+from astjax import core, dtypes, tree_util, user_warnings  # noqa: E402
 from astjax.config import config  # noqa: E402
 from astjax.core import ShapedArray  # noqa: E402
 from astjax.errors import (ArgumentTypeError, ArgumentValueError,  # noqa: E402
@@ -169,8 +169,13 @@ _NO_BUFFER_PROTOCOL = frozenset([dtypes.bfloat16, *dtypes.NARROW_FLOATS, *dtypes
 
 def host_array(v, dtype=None, copy=None):
     """`__array__`'s answer for an array whose host value is `v`: `v` itself, or
-    converted to `dtype`, or copied when `copy` asks for it."""
+    converted to `dtype`, or copied when `copy` asks for it. Complex to real is NumPy's
+    ComplexWarning, at the user's line."""
     if dtype is not None and np.dtype(dtype) != v.dtype:
+        if v.dtype.kind == "c" and np.dtype(dtype).kind not in "cb":
+            user_warnings.warn("Casting complex values to real discards the imaginary part",
+                               np.exceptions.ComplexWarning)
+            v = v.real
         return v.astype(dtype)
     return v.copy() if copy else v
 

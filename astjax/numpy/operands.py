@@ -112,6 +112,8 @@ def array(obj, dtype=None, copy=True, ndmin=0) -> _typing.Array:
             else:
                 dt = dtypes.canonicalize(np_val.dtype)
             check_python_ints(obj, dt)
+            if np_val.dtype.kind == "c" and np.dtype(dt).kind not in "cb":
+                np_val = _complex_host_to_real(obj, np_val, dt)
         out = _constant(np_val.astype(dt))
     for _ in range(ndmin - core.get_aval(out).ndim):
         out = lax.expand_dims(out, (0,))
@@ -138,6 +140,26 @@ def _infer_list_dtype(obj, np_val):
     walk(obj)
     return dtypes.result_type(*[l if dtypes.is_python_scalar(l) else np.asarray(l)
                                 for l in leaves])
+
+
+def _complex_host_to_real(obj, np_val, dt):
+    """The real part of complex host data `np_val` (from `obj`) made a real `dt` array,
+    with JAX's ComplexWarning at the user's line; a Python complex in `obj` is NumPy's
+    TypeError, as JAX's (NumPy converts `obj` there)."""
+    stack = [obj]
+    while stack:
+        o = stack.pop()
+        if isinstance(o, (list, tuple)):
+            stack.extend(o)
+        elif type(o) is complex:
+            try:
+                np.asarray(o, dtype=dt)
+            except TypeError as e:
+                raise ArgumentTypeError(str(e), hint="take jnp.real(x) or jnp.imag(x) "
+                                                     "first") from None
+    user_warnings.warn("Casting complex values to real discards the imaginary part",
+                       np.exceptions.ComplexWarning)
+    return np_val.real
 
 
 def check_python_ints(obj, dt):

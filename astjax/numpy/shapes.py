@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import core, dtypes, lax
+from .. import core, dtypes, lax, user_warnings
 from ..errors import (ArgumentTypeError, ArgumentValueError, ArgumentZeroDivisionError, AxisError,
                       ConcretizationError, NotImplementedInAstjaxError, ShapeError, ShapeValueError)
+from ..primitives.structural import convert_element_type as _convert
 from ..primitives.structural import out_layout as _out_layout
 from .indexing import _getitem, take
 from .operands import (_dtype, asarray, asarray_operand, broadcast_shapes, broadcast_to_shape,
@@ -48,14 +49,29 @@ def astype(x, dtype, /, *, copy=False, device=None):
     Args: x: array; dtype: target dtype; copy: a new array even when the dtype is
         already `dtype`; device: where to put the result (a Device or Sharding).
     Returns: Array of dtype `dtype` (canonicalized: 64-bit types need x64).
-    Vs NumPy: complex-to-real casts drop the imaginary part."""
+    Vs NumPy: complex to real or integer keeps the real part with JAX's
+    DeprecationWarning (NumPy: a ComplexWarning); complex to bool is `x != 0`."""
     if _is_key_array(x) or isinstance(dtype, dtypes.ExtendedDType):
         return _key_astype(x, dtype, copy)
     x = asarray_operand(x)
+    if type(x) is complex:   # an array first, as JAX's (not NumPy's scalar TypeError)
+        x = result(x)
     aval = core.get_aval(x)
-    if aval.dtype != _dtype(dtype) or aval.weak_type:
-        x = lax.convert_element_type(x, _dtype(dtype))
+    dt = dtypes.canonicalize(dtypes.float64) if dtype is None else _dtype(dtype)
+    if getattr(aval.dtype, "kind", None) == "c" and dt.kind != "c":
+        if dt == np.bool_:   # a truth value, as JAX's (not the real part's)
+            x = lax.ne(x, lax.full_like(x, 0))
+            aval = core.get_aval(x)
+        else:
+            user_warnings.warn(_ASTYPE_COMPLEX_TO_REAL, DeprecationWarning)
+    if aval.dtype != dt or aval.weak_type:
+        x = _convert(x, dt, warn_on_complex_to_real_cast=False)  # (warned above)
     return asarray(x, copy=copy, device=device)
+
+
+_ASTYPE_COMPLEX_TO_REAL = ("Casting from complex to real dtypes will soon raise a ValueError. "
+                           "Please first use jnp.real or jnp.imag to take the real/imaginary "
+                           "component of your input.")
 
 
 def reshape(a, shape=None, order="C", *, newshape=None, copy=None,
