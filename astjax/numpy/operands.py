@@ -359,7 +359,12 @@ def promote_dtypes(*args):
     Args: *args: operands.
     Returns: list of Arrays (Tracers under staging) of one dtype.
     Vs NumPy: uses JAX promotion (weak types), not NumPy's value-based rules."""
-    return [result(a) for a in promote_operands(args)]
+    out = promote_operands(args)
+    # a weak scalar among strong operands is strong too (promote_operands leaves it weak:
+    # a lax operation makes the same result of either)
+    weak = all(core.get_aval(a).weak_type for a in out)
+    return [result(a) if weak or not isinstance(a, core.WeakConst) else _constant(a.val)
+            for a in out]
 
 
 def promote_operands(args):
