@@ -42,6 +42,16 @@ def _run(path):
     return exc, caught
 
 
+def _warning_class(name):
+    """A warning class named in `# expect: warning <name>`: astjax's, a builtin, or
+    NumPy's (ComplexWarning)."""
+    import numpy as np
+    for where in (errors, builtins, np.exceptions):
+        if isinstance(getattr(where, name, None), type):
+            return getattr(where, name)
+    raise LookupError(name)
+
+
 def _warning_problem(path, caught, cls, tagged):
     """None if a `cls` warning among `caught` names a tagged line of `path`, else what
     went wrong. (Judged on the run's own record: astjax warns once per source line
@@ -66,7 +76,7 @@ def _classify(path):
     if kind == "warning":
         if exc is not None:
             return f"raised instead of warning: {type(exc).__name__}: {exc}"
-        return _warning_problem(path, caught, getattr(errors, expect[1]), tagged)
+        return _warning_problem(path, caught, _warning_class(expect[1]), tagged)
     want, builtin = getattr(errors, kind), getattr(builtins, expect[1])
     if exc is None:
         return "no error (silent)"
@@ -144,7 +154,7 @@ def outcome_class(path):
         return "silent wrong"
     if exc is None:
         if expect[0] == "warning":
-            problem = _warning_problem(path, caught, getattr(errors, expect[1]), tagged)
+            problem = _warning_problem(path, caught, _warning_class(expect[1]), tagged)
             return "clean" if problem is None else "wrong location"
         # expect ok where JAX errors: Python control flow astjax stages by design
         return "ok" if jax_ok or expect[0] == "ok" else "silent wrong"
