@@ -268,3 +268,24 @@ def test_user_stacklevel_skips_astjax_frames_only():
     w = _only(caught, RuntimeWarning)
     assert str(w.message) == "hello"
     _at(w, "direct-line")
+
+
+def test_scatter_of_an_unsafe_value_type_is_jaxs_future_warning():
+    x = jnp.arange(3)
+    out, caught = _record(lambda: x.at[0].set(1.5))  # scatter-line
+    w = _only(caught, FutureWarning)
+    assert str(w.message) == (
+        "scatter inputs have incompatible types: cannot safely cast value from dtype=float32 "
+        "to dtype=int32 with jax_numpy_dtype_promotion=standard. In future JAX releases this "
+        "will result in an error.")
+    _at(w, "scatter-line")
+    assert np.asarray(out).tolist() == [1, 1, 2]
+    # complex into a real array: JAX's FutureWarning and ComplexWarning
+    out, caught = _record(lambda: jnp.zeros(2).at[0].set(1 + 2j))
+    assert {c.category for c in caught} == {FutureWarning, np.exceptions.ComplexWarning}
+    assert np.asarray(out).tolist() == [1.0, 0.0]
+    # safe casts (a weak int into floats, a small float into a wider one) are silent
+    for fn in (lambda: jnp.zeros(3).at[0].set(1), lambda: jnp.zeros(3).at[0].set(jnp.float16(1)),
+               lambda: jnp.zeros(3, jnp.int8).at[0].add(3), lambda: jnp.zeros(3).at[0].set(2.5)):
+        _, caught = _record(fn)
+        assert not caught, [str(c.message) for c in caught]

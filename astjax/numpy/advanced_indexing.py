@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import core, dtypes, lax
+from .. import core, dtypes, lax, user_warnings
 from ..core import Tracer
 from ..errors import (ArgumentError, ArgumentIndexError, ArgumentTypeError,
                       ArgumentValueError, JAXIndexError, NonConcreteBooleanIndexError,
@@ -321,6 +321,13 @@ def _broadcast_values(values, full_shape, dtype):
     v = asarray(values)
     va = core.get_aval(v)
     if va.dtype != dtype:
+        if dtypes.result_type(values, dtype) != dtype:   # JAX's `safe_to_cast`
+            mode = dtypes.config.read("jax_numpy_dtype_promotion")
+            user_warnings.warn(
+                "scatter inputs have incompatible types: cannot safely cast value from "
+                f"dtype={va.dtype} to dtype={np.dtype(dtype)} with "
+                f"jax_numpy_dtype_promotion={mode}. In future JAX releases this will "
+                "result in an error.", FutureWarning)
         v = lax.convert_element_type(v, dtype)
     shp = va.shape
     while len(shp) > len(full_shape) and shp[0] == 1:
