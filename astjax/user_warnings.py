@@ -17,9 +17,11 @@ from __future__ import annotations
 import sys
 import warnings
 
+import numpy as np
+
 from .traceback_util import include_frame
 
-__all__ = ["user_stacklevel", "warn"]
+__all__ = ["user_stacklevel", "warn", "warn_complex_to_real"]
 
 
 def user_stacklevel(depth: int = 1) -> int:
@@ -52,3 +54,11 @@ def warn(message: str, category: type[Warning] = UserWarning) -> None:
         None.
     """
     warnings.warn(message, category, stacklevel=user_stacklevel())
+
+
+def warn_complex_to_real() -> None:
+    """NumPy's (and JAX's) ComplexWarning for a cast of complex values to a real dtype,
+    at the user's line: `lax.convert_element_type`, `jnp.asarray(..., dtype=)` of host
+    data, and `np.asarray` of an astjax array all give it."""
+    warnings.warn("Casting complex values to real discards the imaginary part",
+                  np.exceptions.ComplexWarning, stacklevel=user_stacklevel())

@@ -173,8 +173,7 @@ def host_array(v, dtype=None, copy=None):
     ComplexWarning, at the user's line."""
     if dtype is not None and np.dtype(dtype) != v.dtype:
         if v.dtype.kind == "c" and np.dtype(dtype).kind not in "cb":
-            user_warnings.warn("Casting complex values to real discards the imaginary part",
-                               np.exceptions.ComplexWarning)
+            user_warnings.warn_complex_to_real()
             v = v.real
         return v.astype(dtype)
     return v.copy() if copy else v

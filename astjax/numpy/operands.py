@@ -157,8 +157,7 @@ def _complex_host_to_real(obj, np_val, dt):
             except TypeError as e:
                 raise ArgumentTypeError(str(e), hint="take jnp.real(x) or jnp.imag(x) "
                                                      "first") from None
-    user_warnings.warn("Casting complex values to real discards the imaginary part",
-                       np.exceptions.ComplexWarning)
+    user_warnings.warn_complex_to_real()
     return np_val.real
 
 

@@ -169,8 +169,7 @@ def _complex_to_real(x, new_dtype, warn):
     """JAX's ComplexWarning (when `warn`) for a complex -> real/bool cast of `x`; a
     Python complex that NumPy cannot make a `new_dtype` value is NumPy's TypeError."""
     if warn:
-        user_warnings.warn("Casting complex values to real discards the imaginary part",
-                           np.exceptions.ComplexWarning)
+        user_warnings.warn_complex_to_real()
     if type(x) is complex:
         try:
             np.asarray(x, dtype=new_dtype)
