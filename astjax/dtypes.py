@@ -334,6 +334,30 @@ def dtype_and_weak(x) -> tuple[np.dtype, bool]:
     return canonicalize(np.asarray(x).dtype), False
 
 
+def complex_to_real(x, dt, warn: bool = True) -> None:
+    """The checks of a cast of complex `x` to the real or bool dtype `dt`, as JAX's:
+    NumPy's ComplexWarning at the user's line (when `warn`: `astype` warns otherwise),
+    and NumPy's TypeError (a located ArgumentTypeError) for a Python complex that
+    NumPy cannot make a `dt` value.
+
+    Args:
+        x: the value cast (an array, a tracer or a scalar).
+        dt: the target dtype.
+        warn: whether to give the ComplexWarning.
+
+    Returns:
+        None.
+    """
+    if warn:
+        user_warnings.warn_complex_to_real()
+    if type(x) is complex:
+        try:
+            np.asarray(x, dtype=dt)
+        except TypeError as e:
+            raise ArgumentTypeError(str(e), hint="take jnp.real(x) or jnp.imag(x) first") \
+                from None
+
+
 def result_type(*args, return_weak_type_flag=False):
     """The dtype JAX's type promotion gives for combining `args`.
 

@@ -56,9 +56,17 @@ def warn(message: str, category: type[Warning] = UserWarning) -> None:
     warnings.warn(message, category, stacklevel=user_stacklevel())
 
 
-def warn_complex_to_real() -> None:
+def warn_complex_to_real(host=None):
     """NumPy's (and JAX's) ComplexWarning for a cast of complex values to a real dtype,
     at the user's line: `lax.convert_element_type`, `jnp.asarray(..., dtype=)` of host
-    data, and `np.asarray` of an astjax array all give it."""
+    data, and `np.asarray` of an astjax array all give it.
+
+    Args:
+        host: complex host data being cast (a NumPy array), or None.
+
+    Returns:
+        `host.real` (None without host data).
+    """
     warnings.warn("Casting complex values to real discards the imaginary part",
                   np.exceptions.ComplexWarning, stacklevel=user_stacklevel())
+    return None if host is None else host.real

@@ -169,12 +169,10 @@ _NO_BUFFER_PROTOCOL = frozenset([dtypes.bfloat16, *dtypes.NARROW_FLOATS, *dtypes
 
 def host_array(v, dtype=None, copy=None):
     """`__array__`'s answer for an array whose host value is `v`: `v` itself, or
-    converted to `dtype`, or copied when `copy` asks for it. Complex to real is NumPy's
-    ComplexWarning, at the user's line."""
+    converted to `dtype`, or copied when `copy` asks for it."""
     if dtype is not None and np.dtype(dtype) != v.dtype:
-        if v.dtype.kind == "c" and np.dtype(dtype).kind not in "cb":
-            user_warnings.warn_complex_to_real()
-            v = v.real
+        if v.dtype.kind == "c" and np.dtype(dtype).kind not in "cb":  # NumPy's warning,
+            v = user_warnings.warn_complex_to_real(v)                 # at the user's line
         return v.astype(dtype)
     return v.copy() if copy else v
 

@@ -152,13 +152,8 @@ def _complex_host_to_real(obj, np_val, dt):
         if isinstance(o, (list, tuple)):
             stack.extend(o)
         elif type(o) is complex:
-            try:
-                np.asarray(o, dtype=dt)
-            except TypeError as e:
-                raise ArgumentTypeError(str(e), hint="take jnp.real(x) or jnp.imag(x) "
-                                                     "first") from None
-    user_warnings.warn_complex_to_real()
-    return np_val.real
+            dtypes.complex_to_real(o, dt, warn=False)
+    return user_warnings.warn_complex_to_real(np_val)
 
 
 def check_python_ints(obj, dt):

@@ -1,20 +1,19 @@
 """Shape manipulation: reshape, ravel, transpose, moveaxis, swapaxes, squeeze,
 expand_dims, stack/concatenate family, split, tile, repeat, flip, roll, pad,
-broadcast_to/broadcast_arrays, astype, diagonal, trace."""
+broadcast_to/broadcast_arrays, diagonal, trace (`astype` is in `ufuncs`)."""
 from __future__ import annotations
 
 import numpy as np
 
-from .. import core, dtypes, lax, user_warnings
+from .. import core, dtypes, lax
 from ..errors import (ArgumentTypeError, ArgumentValueError, ArgumentZeroDivisionError, AxisError,
                       ConcretizationError, NotImplementedInAstjaxError, ShapeError, ShapeValueError)
-from ..primitives.structural import convert_element_type as _convert
 from ..primitives.structural import out_layout as _out_layout
 from .indexing import _getitem, take
-from .operands import (_dtype, asarray, asarray_operand, broadcast_shapes, broadcast_to_shape,
+from .operands import (asarray, asarray_operand, broadcast_shapes, broadcast_to_shape,
                        promote_dtypes, result)
 from .reductions import sum as _sum
-from .ufuncs import _is_key_array, _key_astype, _typed_keys
+from .ufuncs import _is_key_array, _typed_keys, astype
 from .util import canonicalize_axes, canonicalize_axis, static_int
 from ..typing import Array
 
@@ -42,36 +41,6 @@ def size(a, axis=None):
     Vs NumPy: the result is a static Python int, available under jit."""
     s = shape(a)
     return int(np.prod(s, dtype=np.int64)) if axis is None else s[axis]
-
-
-def astype(x, dtype, /, *, copy=False, device=None):
-    """Cast `x` to `dtype`.
-    Args: x: array; dtype: target dtype; copy: a new array even when the dtype is
-        already `dtype`; device: where to put the result (a Device or Sharding).
-    Returns: Array of dtype `dtype` (canonicalized: 64-bit types need x64).
-    Vs NumPy: complex to real or integer keeps the real part with JAX's
-    DeprecationWarning (NumPy: a ComplexWarning); complex to bool is `x != 0`."""
-    if _is_key_array(x) or isinstance(dtype, dtypes.ExtendedDType):
-        return _key_astype(x, dtype, copy)
-    x = asarray_operand(x)
-    if type(x) is complex:   # an array first, as JAX's (not NumPy's scalar TypeError)
-        x = result(x)
-    aval = core.get_aval(x)
-    dt = dtypes.canonicalize(dtypes.float64) if dtype is None else _dtype(dtype)
-    if getattr(aval.dtype, "kind", None) == "c" and dt.kind != "c":
-        if dt == np.bool_:   # a truth value, as JAX's (not the real part's)
-            x = lax.ne(x, lax.full_like(x, 0))
-            aval = core.get_aval(x)
-        else:
-            user_warnings.warn(_ASTYPE_COMPLEX_TO_REAL, DeprecationWarning)
-    if aval.dtype != dt or aval.weak_type:
-        x = _convert(x, dt, warn_on_complex_to_real_cast=False)  # (warned above)
-    return asarray(x, copy=copy, device=device)
-
-
-_ASTYPE_COMPLEX_TO_REAL = ("Casting from complex to real dtypes will soon raise a ValueError. "
-                           "Please first use jnp.real or jnp.imag to take the real/imaginary "
-                           "component of your input.")
 
 
 def reshape(a, shape=None, order="C", *, newshape=None, copy=None,

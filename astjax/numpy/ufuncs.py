@@ -7,13 +7,14 @@ from typing import Any
 
 import numpy as np
 
-from .. import core, dtypes, lax
+from .. import core, dtypes, lax, user_warnings
 from ..codegen import eager_programs as _eager, runtime
 from ..codegen.runtime import Array, CommittedArray
 from ..core import Tracer
 from ..primitives import comparisons as _cmp
+from ..primitives.structural import convert_element_type as _convert
 from ..errors import ArgumentTypeError, ArgumentValueError
-from .operands import (_is_operand, asarray_operand, broadcast_shapes,  # noqa: F401
+from .operands import (_dtype, _is_operand, asarray, asarray_operand, broadcast_shapes,  # noqa: F401
                        broadcast_to_shape, promote_args, promote_args_inexact, promote_dtypes,
                        promote_dtypes_inexact, promote_operands, promote_shapes, result)
 from .sorting import nonzero as _nonzero
@@ -536,6 +537,36 @@ def _key_astype(x, dtype, copy):
 def _dtype_name(dt):
     return str(dt) if dt is None or isinstance(dt, dtypes.ExtendedDType) \
         else np.dtype(dtypes.canonicalize(dt)).name
+
+
+def astype(x, dtype, /, *, copy=False, device=None):
+    """Cast `x` to `dtype`.
+    Args: x: array; dtype: target dtype; copy: a new array even when the dtype is
+        already `dtype`; device: where to put the result (a Device or Sharding).
+    Returns: Array of dtype `dtype` (canonicalized: 64-bit types need x64).
+    Vs NumPy: complex to real or integer keeps the real part with JAX's
+    DeprecationWarning (NumPy: a ComplexWarning); complex to bool is `x != 0`."""
+    if _is_key_array(x) or isinstance(dtype, dtypes.ExtendedDType):
+        return _key_astype(x, dtype, copy)
+    x = asarray_operand(x)
+    if type(x) is complex:   # an array first, as JAX's (not NumPy's scalar TypeError)
+        x = result(x)
+    aval = core.get_aval(x)
+    dt = dtypes.canonicalize(dtypes.float64) if dtype is None else _dtype(dtype)
+    if getattr(aval.dtype, "kind", None) == "c" and dt.kind != "c":
+        if dt == np.bool_:   # a truth value, as JAX's (not the real part's)
+            x = lax.ne(x, lax.full_like(x, 0))
+            aval = core.get_aval(x)
+        else:
+            user_warnings.warn(_ASTYPE_COMPLEX_TO_REAL, DeprecationWarning)
+    if aval.dtype != dt or aval.weak_type:
+        x = _convert(x, dt, warn_on_complex_to_real_cast=False)  # (warned above)
+    return asarray(x, copy=copy, device=device)
+
+
+_ASTYPE_COMPLEX_TO_REAL = ("Casting from complex to real dtypes will soon raise a ValueError. "
+                           "Please first use jnp.real or jnp.imag to take the real/imaginary "
+                           "component of your input.")
 
 
 def _keys_where(condition, x, y):

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from .. import core, dtypes, user_warnings
+from .. import core, dtypes
 from .. import sharding as shd
 from ..core import ShapedArray, bind
 from ..errors import (ArgumentTypeError, ArgumentValueError, DTypeError, ShapeError,
@@ -94,13 +94,12 @@ def _convert_source(gen, eqn):
     (x,) = eqn.invars
     new = eqn.params["new_dtype"]
     if getattr(x.aval.dtype, "kind", None) == "c" and np.dtype(new).kind != "c":
-        # complex -> real keeps the real part (a derivative's cotangent, typically):
-        # printed through `lax.real`, which runs without the user-facing cast warnings
-        real = call("lax.real", [gen.arg(x)])
-        if np.dtype(new) == np.finfo(x.aval.dtype).dtype and not eqn.params.get("weak_type"):
+        # the real part (a cotangent, typically) by `lax.real`: no user-facing cast warning
+        real, weak = call("lax.real", [gen.arg(x)]), eqn.params.get("weak_type")
+        if np.dtype(new) == np.finfo(x.aval.dtype).dtype and not weak:
             return real
         return call("lax.convert_element_type", [real, dtype_expr(new)],
-                    **({"weak_type": pyconst(True)} if eqn.params.get("weak_type") else {}))
+                    **({"weak_type": pyconst(True)} if weak else {}))
     if eqn.params.get("weak_type"):
         return lax_call("convert_element_type", gen, eqn, dtype_expr(new), weak_type=pyconst(True))
     if isinstance(x, core.Var) and gen.name_of(x) not in gen.counters and not x.aval.weak_type:
@@ -141,41 +140,25 @@ defvectorized(convert_element_type_p)
 
 
 def convert_element_type(x, new_dtype, weak_type=False, warn_on_complex_to_real_cast=True):
-    """`lax.convert_element_type`: x as `new_dtype` (a constant scalar converts now).
-    A complex `x` to a real or bool dtype keeps the real part with JAX's ComplexWarning
-    at the user's line (`warn_on_complex_to_real_cast=False`: silently, as `astype`,
-    which warns itself); a Python complex to a real dtype is NumPy's TypeError, as JAX's."""
+    """`lax.convert_element_type`: x as `new_dtype` (a constant scalar converts now);
+    complex to real keeps the real part, as JAX's (`dtypes.complex_to_real`)."""
     new_dtype = dtypes.canonicalize(new_dtype)
     a = _aval(x)
     if a.dtype == new_dtype and a.weak_type == weak_type and isinstance(x, core.Tracer):
         return x
     to_real = getattr(a.dtype, "kind", None) == "c" and new_dtype.kind != "c"
     if to_real:
-        _complex_to_real(x, new_dtype, warn_on_complex_to_real_cast)
+        dtypes.complex_to_real(x, new_dtype, warn_on_complex_to_real_cast)
     b = core.current_builder()
     if not isinstance(x, core.Tracer) and not hasattr(x, "_buf") and a.ndim == 0 \
             and b is not None:
         # a constant: convert now, as JAX does for Python scalars
-        v = np.asarray(x)
-        v = np.asarray((v.real if to_real else v).astype(new_dtype))
+        v = np.asarray(np.real(x) if to_real else x).astype(new_dtype)
         t = b.const_tracer(v)
         if weak_type:
             t.var = core.Literal(v[()], t.aval.update(weak_type=True))
         return t
     return bind(convert_element_type_p, x, new_dtype=new_dtype, weak_type=bool(weak_type))
-
-
-def _complex_to_real(x, new_dtype, warn):
-    """JAX's ComplexWarning (when `warn`) for a complex -> real/bool cast of `x`; a
-    Python complex that NumPy cannot make a `new_dtype` value is NumPy's TypeError."""
-    if warn:
-        user_warnings.warn_complex_to_real()
-    if type(x) is complex:
-        try:
-            np.asarray(x, dtype=new_dtype)
-        except TypeError as e:
-            raise ArgumentTypeError(str(e), hint="take jnp.real(x) or jnp.imag(x) first") \
-                from None
 
 
 # ---- broadcast_in_dim -------------------------------------------------------------
