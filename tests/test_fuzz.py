@@ -10,8 +10,10 @@ from fuzz.gen import generate
 # 0..23, plus the long runs' findings (fixed): 950034 and 900638, a static `return` in a
 # loop staged as a `while` gave a false UndefinedVariableError; 1100374, the same in an
 # unrolled `for` whose exit test is staged; 1200287, a static `return` on every trip of a
-# `for` over a static range staged the code after the loop (a raw NameError there)
-CI_SEEDS = [*range(0, 24), 950034, 900638, 1100374, 1200287]
+# `for` over a static range staged the code after the loop (a raw NameError there);
+# 1500299, a static `return` in a loop with a `break` staged as a `while` left the break
+# flag undefined (a false UndefinedVariableError)
+CI_SEEDS = [*range(0, 24), 950034, 900638, 1100374, 1200287, 1500299]
 
 # Failures whose root cause is known, reduced to a strict xfail repro in
 # tests/test_reliability.py, and lives in a module this change does not own:

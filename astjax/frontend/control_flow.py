@@ -378,10 +378,22 @@ class ControlFlowConverter(astbridge.Transformer):
 
     @staticmethod
     def _fill(node, flags, state):
-        """The state names nothing reads once the jump `flags` stopped the loop: after
-        a `return` no user name, after a `break` those dead after the loop."""
-        after = set() if flags == ["ag__do_return"] else set(node.ag_live_out)
-        return [n for n in state if n not in after] if flags else []
+        """Rows (flag, names) per exit flag of a loop: the state names nothing reads
+        once that flag stopped the loop -- after a `return` no state name, after a
+        `break` those dead after the loop. Per flag, not for the flags together: a trip
+        that returns may leave the loop's `break` flag undefined (its guarded
+        `ag__break = True` never ran), which only the `return` row allows (fuzz seed
+        1500299)."""
+        rows = []
+        for flag in flags:
+            after = set() if flag == "ag__do_return" else set(node.ag_live_out)
+            rows.append((flag, [n for n in state if n not in after]))
+        return rows if any(ns for _, ns in rows) else []
+
+    @staticmethod
+    def _rows(rows):
+        return gast.Tuple(elts=[gast.Tuple(elts=[_const(f), str_tuple(ns)], ctx=gast.Load())
+                                for f, ns in rows], ctx=gast.Load())
 
     # ---- if ----------------------------------------------------------------------
     def visit_If(self, node):
@@ -469,7 +481,7 @@ class ControlFlowConverter(astbridge.Transformer):
         call = replace("targets = ag__.while_stmt(t, b, init, names, meta" + tail,
                        targets=name_tuple(state, gast.Store()), t=tn, b=bn, init=init,
                        names=str_tuple(state), meta=meta, effect=_effect(effect),
-                       fill=str_tuple(fill), exits=str_tuple(exits),
+                       fill=self._rows(fill), exits=str_tuple(exits),
                        inplace=str_tuple(inplace))
         if not state:
             call = replace("ag__.while_stmt(t, b, (), (), ()" + tail, t=tn, b=bn,
@@ -521,7 +533,7 @@ class ControlFlowConverter(astbridge.Transformer):
         call = replace("targets = ag__.for_stmt(it, b, init, names, extra, meta, reads" + tail,
                        targets=name_tuple(state, gast.Store()), it=it, b=bn, init=init,
                        names=str_tuple(state), extra=extra_fn, meta=meta, reads=read_vals,
-                       fill=str_tuple(fill), exits=str_tuple(extra),
+                       fill=self._rows(fill), exits=str_tuple(extra),
                        inplace=str_tuple(inplace))
         if not state:
             call = replace("ag__.for_stmt(it, b, (), (), extra, (), reads)", it=it, b=bn,

@@ -104,9 +104,10 @@ def _stage_loop_body(st: _LoopState, carry_pos, carry_avals, call_body, n_extra_
                      extra_avals=(), collect=(), meta=(), what="loop", fill=(), exits=(),
                      unrollable=False, tape=None):
     """Stage one iteration: carries become Tracers, statics stay. Returns
-    (jaxpr, consts, carry_out_values, collected_ys). A name of `fill` (nothing reads it
-    once the loop has stopped early) that a trip leaves undefined -- the trip jumped
-    out -- keeps its carried value (R3). The loop's exit flags `exits` are False
+    (jaxpr, consts, carry_out_values, collected_ys). A name that a trip leaves
+    undefined -- the trip jumped out -- keeps its carried value when nothing reads it
+    once the loop has stopped early (R3): `fill` rows (exit flag, names) say which
+    names each flag allows, see `_fillable`. The loop's exit flags `exits` are False
     where a trip starts (its test read them), so the trip starts from a static False
     (`_exits_cleared`). A trip that sets one to a static True stops the loop on every
     trip; when the caller can unroll the loop (`unrollable`), `_Unstageable` makes it
@@ -158,7 +159,7 @@ def _stage_loop_body(st: _LoopState, carry_pos, carry_avals, call_body, n_extra_
                                      f"before, {to} after one iteration", loc=loc)
             for j, (before, after) in enumerate(zip(st.leaves[k], lo)):
                 if (k, j) in carry_pos:
-                    if isinstance(after, Undefined) and name in fill:
+                    if isinstance(after, Undefined) and _fillable(name, fill, out, st.names):
                         after = tracers[carry_pos.index((k, j))]
                     elif isinstance(after, Undefined):
                         line = _line(meta, name, 1)
@@ -195,6 +196,24 @@ def _stage_loop_body(st: _LoopState, carry_pos, carry_avals, call_body, n_extra_
             outs.append(_as(v, a.dtype, a.weak_type and va.weak_type))
         jaxpr, consts = b.build(outs + ys)
     return jaxpr, consts, ys
+
+
+def _fill_all(fill):
+    """The names of the `fill` rows (flag, names) that every exit flag allows: those
+    nothing reads whichever flag stopped the loop."""
+    sets = [set(ns) for _, ns in fill]
+    return set.intersection(*sets) if sets else set()
+
+
+def _fillable(name, fill, out, names) -> bool:
+    """Whether `name`, undefined after a trip whose state is `out`, is never read:
+    nothing reads it whichever exit flag stopped the loop, or the trip set a flag to a
+    static True whose row allows it (a trip that returns leaves the `break` flag
+    unassigned; fuzz seed 1500299)."""
+    if name in _fill_all(fill):
+        return True
+    return any(name in ns and flag in names and _static_true(out[names.index(flag)])
+               for flag, ns in fill)
 
 
 def _static_true(v) -> bool:
@@ -532,9 +551,9 @@ def for_stmt(iterable, body_fn, init, names, extra_test, meta, reads=(), fill=()
              exits=()):
     """`for itr in iterable: body` over the state `names`; `extra_test` (or None)
     stops the loop early (break/return flags: `exits`, state names); `reads` are the
-    arrays read as `xs[i]` (scan inputs when the loop is a scan); `fill` are the names
-    nothing reads once the loop has stopped early (they may stay undefined on that
-    path, R3); `inplace`: see `_in_place`. Returns the final state."""
+    arrays read as `xs[i]` (scan inputs when the loop is a scan); `fill` rows
+    (exit flag, names): the names nothing reads once that flag stopped the loop (they
+    may stay undefined on that path, R3); `inplace`: see `_in_place`. Returns the final state."""
     return _in_place(names, inplace, init, _for(iterable, body_fn, init, names, extra_test,
                                                 meta, reads, fill, exits))
 
@@ -607,11 +626,12 @@ def _scan_or_unroll(iterable, body_fn, state, names, extra_test, meta, factor, r
 def _python_loop(iterable, body_fn, state, names, extra_test, meta, fill=(), exits=()):
     """The loop unrolled while staging. A staged early-exit test makes each trip a
     staged `if`: run the body, or keep the state of the loop that already stopped.
-    A `fill` name may be undefined on both paths of that `if` where the loop has
-    stopped: the kept state (the loop stopped on an earlier trip) and a trip that
-    sets one of its exit flags `exits` to a static True (it stops the loop now; fuzz
-    seed 1100374: a static `return`). That trip starts with its exit flags False."""
-    jumps = [("", fill)] + [(flag, fill) for flag in exits]
+    A name may be undefined on both paths of that `if` where the loop has stopped:
+    the kept state (the loop stopped on an earlier trip, by any flag: the names all
+    `fill` rows allow) and a trip that sets one of its exit flags `exits` to a static
+    True (it stops the loop now, the names of that flag's row; fuzz seed 1100374: a
+    static `return`). That trip starts with its exit flags False."""
+    jumps = [("", tuple(_fill_all(fill)))] + [tuple(r) for r in fill]
     items = iter(iterable)
     while True:
         t = None if extra_test is None else extra_test(*state)
