@@ -18,23 +18,17 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gen_reference  # noqa: E402  (its module table)
 
-_ASTJAX = {"jax.numpy": "astjax.numpy", "jax.numpy.linalg": "astjax.numpy.linalg",
-           "jax.numpy.fft": "astjax.numpy.fft", "jax.scipy.linalg": "astjax.scipy.linalg",
-           "jax.lax.linalg": "astjax.lax_linalg",
-           "jax.nn": "astjax.nn", "jax.random": "astjax.random",
-           "jax.scipy.special": "astjax.scipy.special",
-           "jax.scipy.sparse.linalg": "astjax.scipy.sparse.linalg",
-           "jax.scipy.optimize": "astjax.scipy.optimize",
-           "jax.scipy.integrate": "astjax.scipy.integrate",
-           "jax.scipy.interpolate": "astjax.scipy.interpolate",
-           "jax.scipy.ndimage": "astjax.scipy.ndimage", "jax.scipy.fft": "astjax.scipy.fft",
-           "jax.scipy.signal": "astjax.scipy.signal",
-           "jax.scipy.cluster.vq": "astjax.scipy.cluster.vq",
-           "jax.scipy.spatial.transform": "astjax.scipy.spatial.transform"}
-# the submodules `jax` exposes as attributes (issue 13, item 13), as gen_reference maps them
-_ASTJAX.update({m: gen_reference.MODULES[m] for m in (
+# the modules this page covers, in its order; astjax's module for each is
+# gen_reference's (one table)
+_ASTJAX = {m: gen_reference.MODULES[m] for m in (
+    "jax.numpy", "jax.numpy.linalg", "jax.numpy.fft", "jax.scipy.linalg", "jax.lax.linalg",
+    "jax.nn", "jax.random", "jax.scipy.special", "jax.scipy.sparse.linalg",
+    "jax.scipy.optimize", "jax.scipy.integrate", "jax.scipy.interpolate",
+    "jax.scipy.ndimage", "jax.scipy.fft", "jax.scipy.signal", "jax.scipy.cluster.vq",
+    "jax.scipy.spatial.transform",
+    # the submodules `jax` exposes as attributes (issue 13, item 13)
     "jax.image", "jax.dlpack", "jax.ops", "jax.monitoring", "jax.api_util",
-    "jax.custom_batching", "jax.custom_derivatives", "jax.ad_checkpoint")})
+    "jax.custom_batching", "jax.custom_derivatives", "jax.ad_checkpoint")}
 _KIND = {"f": "function", "t": "type/dtype", "c": "constant", "m": "module"}
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "api.md")
