@@ -304,23 +304,6 @@ def check_runtime_dtype(dtype):
                                 f"{dtype} buffers (as under JAX)")
 
 
-def unrunnable_type(text, message: str, platform: str):
-    """XLA's error `message` compiling `text` as a located `RuntimeDTypeError` when the
-    program holds an element type the backend lacks (float6 on CPU: rejected at a
-    parameter or result, or an LLVM failure inside a fusion), at the first equation
-    that makes one -- JAX's JaxRuntimeError; otherwise None."""
-    names = sorted(_ELT[d] for d in NO_RUNTIME_TYPES)
-    if not any(n in str(text) for n in names):
-        return None
-    made = [i for i, ln in enumerate(str(text).split("\n"))
-            if " = " in ln and any(n in ln.split(" = ", 1)[1] for n in names)]
-    eqn = origin_of(text, made[0] + 1) if made else None
-    src = getattr(eqn, "source_info", None)
-    return RuntimeDTypeError(f"{message.strip().splitlines()[0]}: XLA's {platform} backend has "
-                             f"no {' or '.join(names)} element type (as under JAX)",
-                             loc=src if src is not None and src.file else None)
-
-
 def _mlir_string(s: str) -> str:
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 

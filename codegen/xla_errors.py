@@ -23,11 +23,12 @@ from __future__ import annotations
 import re
 
 from astjax.errors import (FfiKernelArgumentError, FfiKernelError, FfiTargetError,
-                           InternalError, caller_location)
+                           InternalError, RuntimeDTypeError, caller_location)
 
 from . import stablehlo
 
-__all__ = ["compile_failure", "missing_ffi_target", "run_failure", "raise_if_ran"]
+__all__ = ["compile_failure", "missing_ffi_target", "unrunnable_type", "run_failure",
+           "raise_if_ran"]
 
 _NO_FFI_HANDLER = re.compile(r"No FFI handler registered for (\S+)")
 _MLIR_DIAGNOSTIC = re.compile(r"-:(\d+):\d+: error: ([^\n]*)")
@@ -57,6 +58,23 @@ def missing_ffi_target(text, message: str):
     return FfiTargetError(message, loc=src if src is not None and src.file else None)
 
 
+def unrunnable_type(text, message: str, platform: str):
+    """XLA's error `message` compiling `text` as a located `RuntimeDTypeError` when the
+    program holds an element type the backend lacks (float6 on CPU: rejected at a
+    parameter or result, or an LLVM failure inside a fusion), at the first equation
+    that makes one -- JAX's JaxRuntimeError; otherwise None."""
+    names = sorted(stablehlo.elt_type(d) for d in stablehlo.NO_RUNTIME_TYPES)
+    if not any(n in str(text) for n in names):
+        return None
+    made = [i for i, ln in enumerate(str(text).split("\n"))
+            if " = " in ln and any(n in ln.split(" = ", 1)[1] for n in names)]
+    eqn = stablehlo.origin_of(text, made[0] + 1) if made else None
+    src = getattr(eqn, "source_info", None)
+    return RuntimeDTypeError(f"{message.strip().splitlines()[0]}: XLA's {platform} backend has "
+                             f"no {' or '.join(names)} element type (as under JAX)",
+                             loc=src if src is not None and src.file else None)
+
+
 def compile_failure(text, error, platform: str):
     """XLA's `error` compiling `text` for `platform` as the located error to raise
     instead, or None (raise `error` itself)."""
@@ -65,7 +83,7 @@ def compile_failure(text, error, platform: str):
         return located
     m = _MLIR_DIAGNOSTIC.search(str(error))
     if m is None:  # e.g. a float6 program fails without an MLIR diagnostic
-        return stablehlo.unrunnable_type(text, str(error), platform)
+        return unrunnable_type(text, str(error), platform)
     eqn = stablehlo.origin_of(text, int(m.group(1)))
     what = f"`{eqn.primitive.name}`" if eqn is not None else "the program"
     src = getattr(eqn, "source_info", None)
