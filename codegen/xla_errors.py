@@ -13,7 +13,9 @@ wrote each op (`text.origins`), and every equation keeps its `source_info`, so:
   XLA's text, located at the call that ran the kernel (`run_failure`). XLA refusing
   the operands before running (a buffer on another device, a donated one) is not a
   run of the program: the dispatch paths may retry those elsewhere, but never a
-  program that ran -- that would run its kernels' side effects twice.
+  program that ran -- that would run its kernels' side effects twice. A host callback
+  that raised (`io_callback`, `pure_callback`) ran too: its error is raised as XLA
+  gave it, never retried (`raise_if_ran`).
 
 Which of several FFI calls of one program failed is not in XLA's text: the error is
 located at the first, and names every call site.
@@ -43,6 +45,8 @@ _STATUS = re.compile(r"[A-Z][A-Z_]+: ")
 # what XLA says when it refuses a call's operands, before anything runs
 _REFUSED = re.compile(r"passed to Execute\(\)|deleted or donated|has been deleted|"
                       r"Execution supplied|CpuCallback error")
+# a host callback raised while the program ran
+_CALLBACK_RAISED = re.compile(r"[A-Za-z]*Callback error")
 
 
 def missing_ffi_target(text, message: str):
@@ -133,7 +137,10 @@ def run_failure(error, text):
 
 def raise_if_ran(error, text) -> None:
     """Raise `run_failure(error, text)` if there is one (a dispatch path's except
-    clause calls this before retrying the call elsewhere)."""
+    clause calls this before retrying the call elsewhere); raise `error` itself when a
+    host callback raised it (the program ran: a retry would call the callback again)."""
     located = run_failure(error, text)
     if located is not None:
         raise located.with_traceback(None) from None
+    if _STATUS.match(str(error)) and _CALLBACK_RAISED.search(str(error)):
+        raise error
