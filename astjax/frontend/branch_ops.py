@@ -345,15 +345,23 @@ def _staged_if(test, true_fn, false_fn, init, names, meta, what, jumps=()):
     of, ot = {}, {}
     records = object_effects.snapshot((true_fn, false_fn), [
         x for v in init for x in tree_util.flatten_for_staging(v)[0] if not _array_like(x)])
-    with object_effects.recording() as tape:
+    with object_effects.recording(trial=True) as tape:
+        stop = None     # a call that stages once for all trips (`object_effects`)
         try:
             staged = [_stage_branch(false_fn, _copy(tuple(init), of), what),
                       _stage_branch(true_fn, _copy(tuple(init), ot), what)]
+        except object_effects.Unrepeatable as e:
+            stop = e
+            if e.tape is not tape:
+                raise       # an enclosing loop unrolls
+            raise _effect_error(f"calls {e.what}, whose state Python keeps outside the "
+                                f"staged program", what, loc) from None
         finally:
             change = object_effects.changed(records)
             if change:
                 object_effects.restore(records)
-                raise _effect_error(f"changes a Python object ({change})", what, loc)
+                if stop is None:
+                    raise _effect_error(f"changes a Python object ({change})", what, loc)
     drawn = tape.hidden_value()
     if drawn:   # e.g. `rng.random()`: drawn once while staging, whichever path runs
         raise _effect_error(f"calls {drawn}, whose state Python keeps outside the staged "

@@ -84,7 +84,8 @@ class Canonicalizer:
             for h in s.handlers:
                 h.body = self.loops(h.body)
         if isinstance(s, gast.FunctionDef):
-            s.body = self.function_body(s.body)
+            if converted_method(s):   # (a generator stays plain Python)
+                s.body = self.function_body(s.body)
             return [s]
         if not isinstance(s, (gast.While, gast.For)):
             return [s]

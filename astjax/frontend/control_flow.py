@@ -228,6 +228,8 @@ class ControlFlowConverter(astbridge.Transformer):
         # analysed when this visitor reaches it (issue 14: once per function, not
         # once per enclosing level). Its free reads, kept from the enclosing function's
         # analyses, go stale as it is rewritten: dropped before and after.
+        if len(self.locals) > 1 and not converted_method(node):
+            return node   # a nested generator: plain Python, iterated where it is used
         activity.forget(node)
         try:
             return self._function(node)

@@ -117,6 +117,8 @@ class Converter(astbridge.Transformer):
 
     # -- scopes --------------------------------------------------------------------
     def visit_FunctionDef(self, node):
+        if self.scopes and not control_flow.converted_method(node):
+            return node   # a nested generator: plain Python (`operators._convertible`)
         declared = control_flow.declared_globals(node)
         self.scopes.append(_LocalNames(node, declared))
         self.globals.append(declared)

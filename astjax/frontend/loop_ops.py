@@ -128,16 +128,23 @@ def _stage_loop_body(st: _LoopState, carry_pos, carry_avals, call_body, n_extra_
             state[k] = collectors[k] = _Collector()
         records = object_effects.snapshot((st.body_fn,), [
             x for ls in st.leaves for x in ls if not _array_like(x)]) if st.body_fn else []
+        stop = None   # an output call in a loop whose trips Python runs (`object_effects`)
         try:
             out = list(call_body(extra, _exits_cleared(state, st.names, exits)))
+        except object_effects.Unrepeatable as e:
+            stop = e
+            if e.tape is not tape:
+                raise       # an enclosing loop is the one to unroll
+            raise _PythonEffect(f"calls {e.what}") from None
         finally:
             change = object_effects.changed(records)
             if change:   # staged once, it would change once: undo, run as Python does
                 object_effects.restore(records)
                 if tape is not None:
                     tape.forget_values()
-                raise _PythonEffect(f"changes a Python object ({change})")
-            hidden = tape.hidden_state() if tape is not None else None
+                if stop is None:
+                    raise _PythonEffect(f"changes a Python object ({change})")
+            hidden = tape.hidden_state() if tape is not None and stop is None else None
             if hidden:   # staged once, every trip would reuse the first trip's values
                 raise _PythonEffect(f"calls {hidden}, whose state Python keeps outside "
                                     f"the staged program")
@@ -283,7 +290,7 @@ def _stage_until_stable(st, call_body, extra_avals=(), collect_ok=False, meta=()
     attempt is the loop's first trip: it replays the calls of stateful code recorded on
     `tape` (a new one by default); a function whose value the trip read and that returns
     another one when called again (`CallTape.second_trip`) makes the trips differ too."""
-    with object_effects.recording(tape) as tape:
+    with object_effects.recording(tape, trial=True) as tape:
         out = _stage_attempts(st, call_body, extra_avals, collect_ok, meta, what, fill,
                               exits, unrollable, tape)
     change = tape.second_trip()      # e.g. `time.time()`: do its values repeat?
@@ -608,7 +615,7 @@ def _scan_or_unroll(iterable, body_fn, state, names, extra_test, meta, factor, r
     n = _length(iterable)
     if n == 0:
         return state
-    tape = object_effects.CallTape(object_effects.active_tape())
+    tape = object_effects.CallTape(object_effects.active_tape(), repeats=True)
     try:
         if extra_test is None:
             return _scan_loop(iterable, body_fn, state, names, meta, factor, reads, tape)

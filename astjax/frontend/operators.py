@@ -15,6 +15,7 @@ stage IR."""
 from __future__ import annotations
 
 import functools
+import inspect
 import operator
 import sys
 import threading
@@ -58,7 +59,8 @@ def _convertible(f):
     None: `f` runs as it is (library code, code converted already, and -- with a
     one-time warning -- a function without source, `sourceless`)."""
     if isinstance(f, types.FunctionType):
-        if f.__code__ in USER_CODE or sourceless.is_traced(f):
+        if (f.__code__ in USER_CODE or sourceless.is_traced(f)
+                or f.__code__.co_flags & _GENERATOR):   # a generator: iterated by Python
             return None
         if not _user_function(f):
             if sourceless.is_sourceless(f):
@@ -80,6 +82,7 @@ def _convertible(f):
     return None
 
 
+_GENERATOR = inspect.CO_GENERATOR | inspect.CO_ASYNC_GENERATOR
 _MAX_STAGED_DEPTH = 48
 
 
