@@ -23,7 +23,7 @@ from ..errors import (AmbiguousTruthValueError, ConcretizationError, JAXTypeErro
                       user_location)
 from ..primitives import elementwise as ew
 from ..primitives.cond import bind_cond
-from . import object_effects
+from . import call_tape, object_effects
 from .array_ops import convert, logical_not, nonzero, promote, select, zeros_like
 
 
@@ -345,12 +345,12 @@ def _staged_if(test, true_fn, false_fn, init, names, meta, what, jumps=()):
     of, ot = {}, {}
     records = object_effects.snapshot((true_fn, false_fn), [
         x for v in init for x in tree_util.flatten_for_staging(v)[0] if not _array_like(x)])
-    with object_effects.recording(trial=True) as tape:
-        stop = None     # a call that stages once for all trips (`object_effects`)
+    with call_tape.recording(trial=True) as tape:
+        stop = None     # a call staged once for all trips (`call_tape.Unrepeatable`)
         try:
             staged = [_stage_branch(false_fn, _copy(tuple(init), of), what),
                       _stage_branch(true_fn, _copy(tuple(init), ot), what)]
-        except object_effects.Unrepeatable as e:
+        except call_tape.Unrepeatable as e:
             stop = e
             if e.tape is not tape:
                 raise       # an enclosing loop unrolls

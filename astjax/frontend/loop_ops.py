@@ -26,7 +26,7 @@ from ..primitives import elementwise as ew
 from ..primitives.scan import bind_scan
 from ..primitives.while_loop import bind_while
 from .array_ops import binary, convert, iota, logical, nonzero, row, select, slice_rows, zeros_like
-from . import object_effects
+from . import call_tape, object_effects
 from .branch_ops import (Undefined, _array_like, _as, _aval, _line, _staged_if, _static_equal,
                          _truth, is_staged, staged_path)
 
@@ -113,7 +113,7 @@ def _stage_loop_body(st: _LoopState, carry_pos, carry_avals, call_body, n_extra_
     trip; when the caller can unroll the loop (`unrollable`), `_Unstageable` makes it
     run that one trip as Python does, so the flags and the code after the loop stay
     static (fuzz seed 1200287). A body that changes a Python object, or calls code whose
-    state lives outside the program (`tape`, see `object_effects.CallTape`), raises
+    state lives outside the program (`tape`, see `call_tape.CallTape`), raises
     `_PythonEffect`: a trip staged once would not repeat it."""
     loc = user_location(3)
     with core.new_builder() as b:
@@ -128,14 +128,12 @@ def _stage_loop_body(st: _LoopState, carry_pos, carry_avals, call_body, n_extra_
             state[k] = collectors[k] = _Collector()
         records = object_effects.snapshot((st.body_fn,), [
             x for ls in st.leaves for x in ls if not _array_like(x)]) if st.body_fn else []
-        stop = None   # an output call in a loop whose trips Python runs (`object_effects`)
+        stop = None   # a call staged once for all trips (`call_tape.Unrepeatable`)
         try:
             out = list(call_body(extra, _exits_cleared(state, st.names, exits)))
-        except object_effects.Unrepeatable as e:
+        except call_tape.Unrepeatable as e:   # (an enclosing loop's: that one unrolls)
             stop = e
-            if e.tape is not tape:
-                raise       # an enclosing loop is the one to unroll
-            raise _PythonEffect(f"calls {e.what}") from None
+            raise (e if e.tape is not tape else _PythonEffect(f"calls {e.what}")) from None
         finally:
             change = object_effects.changed(records)
             if change:   # staged once, it would change once: undo, run as Python does
@@ -290,7 +288,7 @@ def _stage_until_stable(st, call_body, extra_avals=(), collect_ok=False, meta=()
     attempt is the loop's first trip: it replays the calls of stateful code recorded on
     `tape` (a new one by default); a function whose value the trip read and that returns
     another one when called again (`CallTape.second_trip`) makes the trips differ too."""
-    with object_effects.recording(tape, trial=True) as tape:
+    with call_tape.recording(tape, trial=True) as tape:
         out = _stage_attempts(st, call_body, extra_avals, collect_ok, meta, what, fill,
                               exits, unrollable, tape)
     change = tape.second_trip()      # e.g. `time.time()`: do its values repeat?
@@ -517,7 +515,7 @@ class _Zip:
 def iter_(callee, *args):
     """`enumerate(xs)` / `zip(xs, ys)` over staged arrays scan instead of unrolling; over
     containers they are the list of their items; over an iterator the call goes through
-    the staged loop body's call tape (`object_effects`), since its items move."""
+    the staged loop body's call tape (`call_tape`), since its items move."""
     staged = [isinstance(a, Tracer) or hasattr(a, "_buf") for a in args]
     if callee is builtins.enumerate and len(args) == 1 and staged[0] and _aval(args[0]).shape:
         return _Enumerate(args[0])
@@ -525,9 +523,9 @@ def iter_(callee, *args):
             {_aval(a).shape[:1] for a in args}) == 1 and _aval(args[0]).shape:
         return _Zip(list(args))
     if callee in (builtins.zip, builtins.enumerate) and not any(
-            object_effects.is_iterator(a) for a in args):
+            call_tape.is_iterator(a) for a in args):
         return list(callee(*args))     # over containers: the trip's own items
-    tape = object_effects.active_tape()   # over an iterator: its items move on every trip
+    tape = call_tape.active_tape()   # over an iterator: its items move on every trip
     return callee(*args) if tape is None else tape.call(callee, args, {}, _run)
 
 
@@ -585,7 +583,7 @@ def _for(iterable, body_fn, init, names, extra_test, meta, reads, fill, exits=()
                                    (plain_body, reads))
         return _scan_or_unroll(iterable, body_fn, state, names, extra_test, meta, factor,
                                fill=fill, exits=exits)
-    return _python_loop(object_effects.pulled(iterable), body_fn, state, names, extra_test,
+    return _python_loop(call_tape.pulled(iterable), body_fn, state, names, extra_test,
                         meta, fill, exits)
 
 
@@ -615,7 +613,7 @@ def _scan_or_unroll(iterable, body_fn, state, names, extra_test, meta, factor, r
     n = _length(iterable)
     if n == 0:
         return state
-    tape = object_effects.CallTape(object_effects.active_tape(), repeats=True)
+    tape = call_tape.CallTape(call_tape.active_tape(), repeats=True)
     try:
         if extra_test is None:
             return _scan_loop(iterable, body_fn, state, names, meta, factor, reads, tape)
@@ -625,7 +623,7 @@ def _scan_or_unroll(iterable, body_fn, state, names, extra_test, meta, factor, r
                            unrollable=True, tape=tape)
     except (ConcretizationError, LoopCarryError, _Unstageable, TypeError) as e:
         log.debug("astjax: unrolling the loop at %s: %s", user_location(3).where(), e)
-    with object_effects.recording(tape):   # the first trip replays what the trial drew
+    with call_tape.recording(tape):   # the first trip replays what the trial drew
         return _python_loop(_python_iterable(iterable), body_fn, state, names, extra_test,
                             meta, fill, exits)
 

@@ -26,7 +26,7 @@ from .. import tree_util
 from ..errors import (USER_CODE, AmbiguousTruthValueError, AstjaxError, ConcretizationError,
                       EscapedTracerError, SourceChangedError, SourceNotFoundError, check_signature,
                       located_builtin_error, user_location, warn_at)
-from . import converter, object_effects, sourceless
+from . import call_tape, converter, sourceless
 from .array_ops import maximum, minimum
 from .branch_ops import (Undefined, UndefinedReturnValue, and_, any_flag, if_exp, if_stmt, ld,
                          not_, or_)
@@ -168,7 +168,7 @@ def call(f, /, *args, **kwargs):
     if target is None:
         if not getattr(getattr(f, "__func__", f), converter._converted_marker, False):
             run = sourceless.run_traced if sourceless.is_traced(f) else _run_unconverted
-            tape = object_effects.active_tape()   # a loop body is being staged
+            tape = call_tape.active_tape()   # a loop body is being staged
             return run(f, args, kwargs) if tape is None else tape.call(f, args, kwargs, run)
         target = f  # already converted (e.g. a recursive call inside converted code)
     key = getattr(getattr(target, "__func__", target), "__code__", None)
