@@ -348,8 +348,10 @@ def _staged_if(test, true_fn, false_fn, init, names, meta, what, jumps=()):
     with call_tape.recording(trial=True) as tape:
         stop = None     # a call staged once for all trips (`call_tape.Unrepeatable`)
         try:
-            staged = [_stage_branch(false_fn, _copy(tuple(init), of), what),
-                      _stage_branch(true_fn, _copy(tuple(init), ot), what)]
+            # the `if` branch first, as Python reads it and JAX's `cond` traces it (the
+            # order of output while staging: `call_tape.is_output`)
+            true = _stage_branch(true_fn, _copy(tuple(init), ot), what)
+            staged = [_stage_branch(false_fn, _copy(tuple(init), of), what), true]
         except call_tape.Unrepeatable as e:
             stop = e
             if e.tape is not tape:
