@@ -24,7 +24,7 @@ FEATURES = (
     "enumerate", "zip", "for_const", "while", "break", "continue", "return",
     "loop_else", "append_stack", "lambda", "closure_def", "helper", "nonlocal",
     "tuple_assign", "where", "pytree_arg", "assign_in_branches", "python_index", "global",
-    "global_forms", "pystate",
+    "global_forms", "pystate", "pystate_staged",
 )
 # off unless asked for (`run.py --enable NAME`): shapes of a known open bug (none now:
 # R17's `python_index`, a loop index used as a Python dict key, is fixed), and
@@ -35,8 +35,11 @@ FEATURES = (
 # `global_forms` (with `global`: the loop's store through `:=`, `with ... as`, `del`
 # then `=`, or `from ... import ... as` then `=`), and `pystate` (a loop over a static
 # range whose body draws from Python state no staged program holds: a `random.Random`,
-# an iterator, or an object reached through a module global changed by its method)
-DEFAULT_OFF = ("global", "global_forms", "pystate")
+# an iterator, or an object reached through a module global changed by its method), and
+# `pystate_staged` (with `pystate`: the loop's Python state meets staged values -- a
+# `random.Random` picking, shuffling or drawing around the trip's arrays, a generator
+# function's items, output -- `call_tape`)
+DEFAULT_OFF = ("global", "global_forms", "pystate", "pystate_staged")
 
 
 class Line:
@@ -96,6 +99,9 @@ PYSTATE = ("import random\nimport itertools\n\n"
            "    def reset(self):\n        self.total = 0.0\n\n"
            "    def add(self, v):\n        self.total = self.total * 0.5 + v\n\n"
            "ACC = Acc()\n\n")
+PYSTATE_STAGED = ("import io\n\nSINK = io.StringIO()\n\n\n"
+                  "def halves(v, k):\n    for j in range(k):\n"
+                  "        yield v * (0.5 + 0.1 * j)\n\n\n")
 
 TAIL = ("\n\ndef loss(x, s, n, p):\n"
         "    return jnp.sum(f(x, s, n, p) * jnp.array(W))\n")
@@ -104,6 +110,7 @@ TAIL = ("\n\ndef loss(x, s, n, p):\n"
 class Program:
     uses_global = False   # the `global` feature: module-level `GS`
     uses_pystate = False  # the `pystate` feature: `random`, `itertools`, module-level `ACC`
+    uses_pystate_staged = False   # `pystate_staged`: module-level `SINK`, `halves`
 
     def __init__(self, seed, body, ptype):
         self.seed, self.body, self.ptype = seed, body, ptype
@@ -111,7 +118,8 @@ class Program:
     def render(self, mode):
         lines = ["def f(x, s, n, p):"] + render_body(self.body, mode, 1)
         common = COMMON + (f"GS = {GLOBAL_VALUE}\n\n" if self.uses_global else "") + (
-            PYSTATE if self.uses_pystate else "")
+            PYSTATE if self.uses_pystate else "") + (
+            PYSTATE_STAGED if self.uses_pystate_staged else "")
         return PRELUDE[mode] + common + "\n".join(lines) + TAIL
 
     def nodes(self):
@@ -535,7 +543,12 @@ class Generator:
         i = self.fresh("i")
         v, _ = self.target_array(env, new_ok=False)
         k = self.rng.randint(1, 4)
-        form = self.rng.choice(["random", "iterator", "global_object"])
+        forms = ["random", "iterator", "global_object"]
+        if self.on["pystate_staged"]:
+            forms += ["choice", "gauss", "shuffle", "generator", "print"]
+        form = self.rng.choice(forms)
+        if form in ("choice", "gauss", "shuffle", "generator", "print"):
+            return self._pystate_staged(form, v, i, k)
         if form == "random":
             r = self.fresh("rng")
             return [Line(f"{r} = random.Random({self.rng.randint(0, 99)})"),
@@ -551,6 +564,31 @@ class Generator:
                 Block([[f"for {i} in range({k}):",
                         [Line(f"ACC.add({self.arr_expr(env)} * 0.5)")]]]),
                 Line(f"{v} = jnp.tanh({v} + ACC.total)")]
+
+    def _pystate_staged(self, form, v, i, k):
+        """`s_pystate`'s forms where Python state meets the trip's staged values."""
+        self.uses_pystate_staged = True
+        if form == "generator":
+            w = self.fresh("w")
+            return [Block([[f"for {w} in halves({v}, {k}):",
+                            [Line(f"{v} = jnp.tanh({v} * 0.5 + {w})")]]])]
+        if form == "print":
+            return [Block([[f"for {i} in range({k}):",
+                            [Line(f"print('trip', {i}, file=SINK)"),
+                             Line(f"{v} = jnp.tanh({v} * {self.const()})")]]])]
+        r = self.fresh("rng")
+        seed = Line(f"{r} = random.Random({self.rng.randint(0, 99)})")
+        if form == "choice":
+            body = [Line(f"{v} = jnp.tanh({r}.choice([{v} * {self.const()}, "
+                         f"{v} + {self.const()}]))")]
+        elif form == "gauss":
+            body = [Line(f"{v} = jnp.tanh({r}.gauss({v}, {self.const()}))")]
+        else:
+            lst = self.fresh("lst")
+            body = [Line(f"{lst} = [{v} * {self.const()}, {v} + {self.const()}, jnp.sin({v})]"),
+                    Line(f"{r}.shuffle({lst})"),
+                    Line(f"{v} = jnp.tanh({lst}[0])")]
+        return [seed, Block([[f"for {i} in range({k}):", body]])]
 
     def s_nonlocal(self, env, depth):
         if not env.scalars:
@@ -584,4 +622,5 @@ def generate(seed, disabled=(), enabled=()):
     prog = Program(seed, body, g.ptype)
     prog.uses_global = g.on["global"]
     prog.uses_pystate = getattr(g, "uses_pystate", False)
+    prog.uses_pystate_staged = getattr(g, "uses_pystate_staged", False)
     return prog
