@@ -41,7 +41,7 @@ import types
 
 import numpy as np
 
-from .. import core
+from .. import core, tree_util
 from ..core import Tracer
 from ..errors import ConcretizationError
 
@@ -228,9 +228,10 @@ _OWN = object()   # a template leaf: a staged value the call computed in the tri
 def _template(v, at, outer):
     """How to rebuild `v` from the leaves of a call's arguments (`at`: id -> position):
     ("arg", k) for one of them (`rng.choice([a, b])` picks one), containers rebuilt,
-    ("value", v) for anything else -- or `_OWN` inside, for a staged value the call made
-    from the trip's staged values (it cannot be repeated from other arguments). `outer`:
-    the builders staged values that stay valid after the trial belong to."""
+    pytree nodes through their leaves, ("value", v) for anything else -- or `_OWN`
+    inside, for a staged value the call made from the trip's staged values (it cannot
+    be repeated from other arguments). `outer`: the builders staged values that stay
+    valid after the trial belong to."""
     k = at.get(id(v))
     if k is not None:
         return ("arg", k)
@@ -240,6 +241,10 @@ def _template(v, at, outer):
         return (type(v), [_template(x, at, outer) for x in v])
     if type(v) is dict:
         return (dict, {k: _template(x, at, outer) for k, x in v.items()})
+    if not isinstance(v, _PLAIN):     # a pytree node (a dataclass of arrays)
+        leaves, tree = tree_util.tree_flatten(v)
+        if not tree_util.treedef_is_leaf(tree):
+            return (tree, [_template(x, at, outer) for x in leaves])
     return ("value", v.copy() if type(v) is np.ndarray else v)
 
 
@@ -254,6 +259,9 @@ def _has(t, what) -> bool:
     if kind == "value":
         return False
     return any(_has(x, what) for x in (v.values() if kind is dict else v))
+
+
+_PLAIN = (int, float, complex, bool, str, bytes, type(None), np.ndarray, np.generic)
 
 
 def _fill(t, leaves, what):
@@ -272,7 +280,9 @@ def _fill(t, leaves, what):
         return v.copy() if type(v) is np.ndarray else v
     if kind is dict:
         return {k: _fill(x, leaves, what) for k, x in v.items()}
-    return kind(_fill(x, leaves, what) for x in v)
+    if kind in (list, tuple):
+        return kind(_fill(x, leaves, what) for x in v)
+    return tree_util.tree_unflatten(kind, [_fill(x, leaves, what) for x in v])
 
 
 _MUTABLE = (list, dict, np.ndarray, bytearray)
