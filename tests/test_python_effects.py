@@ -9,6 +9,7 @@ located error."""
 import logging
 import random
 import statistics
+import types
 import uuid
 
 import numpy as np
@@ -148,6 +149,26 @@ def test_draw_with_staged_values_where_trips_or_paths_are_staged_is_located(fn, 
             astjax.jit(fn)(*args)
         assert isinstance(e.value, TypeError) and "whose state Python keeps" in str(e.value)
         assert e.value.loc.line == _at(fn, text)[0]
+
+
+BAG = types.SimpleNamespace(total=0.0)
+
+
+def _add_to_bag(v):
+    BAG.total = BAG.total * 0.5 + v
+
+
+def library_attribute_bag_changed_through_a_helper(x):
+    BAG.total = 0.0
+    for i in range(3):
+        _add_to_bag(x * i)
+    return BAG.total
+
+
+def test_library_attribute_bag_is_still_watched():
+    # objects of library classes with methods (a Random, a logger) are the call tape's;
+    # a `SimpleNamespace` (no methods) is the user's state: the loop unrolls
+    _check_like_python(library_attribute_bag_changed_through_a_helper)
 
 
 # --------------------------------------------------- values compared on a second trip

@@ -39,24 +39,25 @@ _OPAQUE = (str, bytes, int, float, complex, bool, type(None), np.ndarray, np.gen
 
 def _watched(o) -> bool:
     """A user object whose attributes a body could change (not a value, function,
-    class, module, array, or an object of a library class: astjax's own, whose caches
-    change as staging runs, or the standard library's, NumPy's, an installed
-    package's -- their state changes through their methods, which the call tape
-    records and replays, so a snapshot must not put part of it back)."""
+    class, module, array, nor an object of a library class that keeps its state behind
+    its methods: astjax's own, whose caches change as staging runs, a `random.Random`,
+    a logger -- those methods are recorded and replayed by the call tape, so a snapshot
+    must not put part of their state back; a library's attribute bag, such as a
+    `types.SimpleNamespace`, is watched)."""
     if isinstance(o, _OPAQUE) or hasattr(o, "_buf") or not hasattr(o, "__dict__"):
         return False
-    return not _library_class(type(o))
+    return not _behind_methods(type(o))
 
 
-_library: dict = {}   # class -> defined by library code
+_behind: dict = {}   # class -> a library class whose state is behind its methods
 _LIBRARY_DIRS = tuple({sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib",
                                                           "purelib", "platlib")})
 
 
-def _library_class(t) -> bool:
+def _behind_methods(t) -> bool:
     """`t` is defined in a module of the standard library, of an installed package or
-    of astjax (not in the user's code)."""
-    lib = _library.get(t)
+    of astjax (not in the user's code), and has public methods."""
+    lib = _behind.get(t)
     if lib is None:
         mod = getattr(t, "__module__", None) or "builtins"
         if mod.split(".")[0] in _SKIP_MODULES:
@@ -64,9 +65,11 @@ def _library_class(t) -> bool:
         else:
             f = getattr(sys.modules.get(mod), "__file__", None)
             lib = f is None or f.startswith(_LIBRARY_DIRS) or "site-packages" in f
-        if len(_library) > 4096:
-            _library.clear()
-        _library[t] = lib
+        lib = lib and any(not n.startswith("_") and callable(getattr(t, n, None))
+                          for n in dir(t))
+        if len(_behind) > 4096:
+            _behind.clear()
+        _behind[t] = lib
     return lib
 
 
