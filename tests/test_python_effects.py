@@ -6,6 +6,8 @@ staged values, functions returning objects (`uuid.uuid4()`), in-place draws
 is compared with plain Python (`jnp` bound to NumPy) -- which is JAX's answer too
 where JAX accepts the program, since JAX runs these calls while tracing -- or is a
 located error."""
+import dataclasses
+import io
 import logging
 import random
 import statistics
@@ -197,6 +199,39 @@ def test_function_returning_an_equal_object_on_every_trip_still_scans():
     assert "scan" in str(astjax.make_jaxpr(uuid_from_a_name)(X))
     np.testing.assert_allclose(astjax.jit(uuid_from_a_name)(X), _python(uuid_from_a_name)(X),
                                rtol=1e-6)
+
+
+@astjax.tree_util.register_dataclass
+@dataclasses.dataclass(frozen=True)
+class State:
+    w: object
+    scale: float = dataclasses.field(default=2.0, metadata=dict(static=True))
+
+
+def library_function_returning_a_pytree_in_a_loop(x):
+    st = State(x)
+    for i in range(4):
+        st = dataclasses.replace(st, w=jnp.tanh(st.w) * st.scale)   # (unconverted)
+    return st.w
+
+
+SINK = io.StringIO()
+
+
+def library_function_returning_a_pytree_in_an_unrolled_loop(x):
+    st = State(x)
+    for i in range(4):
+        st = dataclasses.replace(st, w=jnp.tanh(st.w) * st.scale)
+        print(i, file=SINK)                                         # (unrolls the loop)
+    return st.w
+
+
+def test_library_function_returning_a_pytree_of_staged_values_is_not_a_value():
+    # a frozen dataclass has value equality, but holds the trip's staged values: not a
+    # value to compare on a second trip, nor to replay in the unrolled loop
+    assert "scan" in str(astjax.make_jaxpr(library_function_returning_a_pytree_in_a_loop)(X))
+    _check_like_python(library_function_returning_a_pytree_in_a_loop)
+    _check_like_python(library_function_returning_a_pytree_in_an_unrolled_loop)
 
 
 # --------------------------------------------------------------------------- output

@@ -63,6 +63,7 @@ def is_output(f) -> bool:
     return (type(f) is types.FunctionType and f.__module__ == "logging"
             and f.__name__ in _LOG_CALLS)
 
+
 # objects whose methods read or return values, not hidden state (lists, dicts and
 # sets: `snapshot` watches them; arrays, dtypes, ufuncs: pure)
 _VALUE_SELVES = (str, bytes, int, float, complex, bool, tuple, frozenset, list, dict, set,
@@ -141,14 +142,15 @@ _CONTAINERS = (list, tuple, dict, set, frozenset)
 def _value(r) -> bool:
     """A plain value a body reads: a number, string or array, an object of a class with
     value equality and a hash (`uuid.UUID`, `datetime`, `Decimal`, an enum member; not a
-    container), or a tuple of them."""
+    container or a pytree node, which may hold staged values), or a tuple of them."""
     if isinstance(r, _VALUES):
         return True
     if type(r) is tuple:
         return all(_value(x) for x in r)
     t = type(r)
     return (t.__eq__ is not object.__eq__ and t.__hash__ is not None
-            and not isinstance(r, (*_CONTAINERS, Tracer)) and not hasattr(r, "_buf"))
+            and not isinstance(r, (*_CONTAINERS, Tracer)) and not hasattr(r, "_buf")
+            and tree_util.treedef_is_leaf(tree_util.tree_flatten(r)[1]))  # (no pytree)
 
 
 def _maybe_hidden(f) -> bool:
@@ -334,8 +336,7 @@ class _Entry:
     def again(self) -> bool:
         """A function's value that calling it again checks (its arguments are values,
         not staged ones of the finished trial)."""
-        return not self.stateful and not any(
-            isinstance(a, Tracer) for a in (*self.args, *self.kwargs.values()))
+        return not self.stateful and not _staged(self.args, self.kwargs)
 
     def draws(self) -> bool:
         """The call gave the program something from the state it moved: a value (not
