@@ -375,3 +375,20 @@ def test_staged_test_in_a_generator_is_jax_error():
     with pytest.raises(errors.TracerBoolConversionError) as e:
         astjax.jit(generator_with_a_staged_test)(X)
     assert isinstance(e.value, TypeError)
+
+
+# -------------------------------------- the fuzz generator's default-off `pystate_staged`
+
+@pytest.mark.parametrize("seed", [38, 175, 26, 102, 80])
+def test_fuzz_program_with_python_state_meeting_staged_values(seed):
+    # `python tests/fuzz/run.py --seeds A:B --enable pystate,pystate_staged`: one seed per
+    # form -- shuffle (38), print (175), a generator function (26), gauss of a staged
+    # mean (102), choice among staged values (80)
+    from fuzz.checks import run_program
+    from fuzz.gen import generate
+    prog = generate(seed, enabled=("pystate", "pystate_staged"))
+    assert prog.uses_pystate_staged
+    case = run_program(prog)
+    assert case.status is None, (seed, case.status)
+    bad = case.failures()
+    assert not bad, "\n".join(f"seed {seed} {c}: {r[2][:400]}" for c, r in bad.items())
