@@ -379,11 +379,11 @@ def test_staged_test_in_a_generator_is_jax_error():
 
 # -------------------------------------- the fuzz generator's default-off `pystate_staged`
 
-@pytest.mark.parametrize("seed", [38, 175, 26, 102, 80])
+@pytest.mark.parametrize("seed", [38, 175, 26, 102, 1405])
 def test_fuzz_program_with_python_state_meeting_staged_values(seed):
     # `python tests/fuzz/run.py --seeds A:B --enable pystate,pystate_staged`: one seed per
     # form -- shuffle (38), print (175), a generator function (26), gauss of a staged
-    # mean (102), choice among staged values (80)
+    # mean (102), choice among staged values (1405)
     from fuzz.checks import run_program
     from fuzz.gen import generate
     prog = generate(seed, enabled=("pystate", "pystate_staged"))
