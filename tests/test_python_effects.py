@@ -310,6 +310,21 @@ def log_in_a_range_loop(x):
     return x
 
 
+def debug_log_in_a_range_loop(x):
+    for i in range(3):
+        LOGGER.debug("trip %d", i)            # below the level: writes nothing
+        x = x * 0.5
+    return x
+
+
+def test_logging_below_the_level_keeps_the_scan(caplog):
+    with caplog.at_level(logging.WARNING):
+        assert "scan" in str(astjax.make_jaxpr(debug_log_in_a_range_loop)(X))
+    with caplog.at_level(logging.DEBUG, logger=LOGGER.name):
+        assert "scan" not in str(astjax.make_jaxpr(debug_log_in_a_range_loop)(X))
+    assert [r.getMessage() for r in caplog.records] == ["trip 0", "trip 1", "trip 2"]
+
+
 @pytest.mark.parametrize("fn, messages", [
     # JAX traces both branches: each logs once, at trace time
     (log_in_a_staged_branch, ["positive", "not positive"]),

@@ -47,8 +47,9 @@ from ..errors import ConcretizationError
 
 # objects whose methods write output (files, streams, loggers): see `is_output`
 _OUTPUT_SELVES = (io.IOBase, logging.Logger, logging.LoggerAdapter, logging.Handler)
-_LOG_CALLS = frozenset(("debug", "info", "warning", "warn", "error", "exception",
-                        "critical", "fatal", "log"))
+_LOG_CALLS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING,
+              "warn": logging.WARNING, "error": logging.ERROR, "exception": logging.ERROR,
+              "critical": logging.CRITICAL, "fatal": logging.CRITICAL, "log": None}
 
 
 def is_output(f) -> bool:
@@ -62,6 +63,22 @@ def is_output(f) -> bool:
         return True
     return (type(f) is types.FunctionType and f.__module__ == "logging"
             and f.__name__ in _LOG_CALLS)
+
+
+def _silent(f, args) -> bool:
+    """A logging call (see `is_output`) below its logger's level: it writes nothing, so
+    it needs no trip of its own."""
+    level = _LOG_CALLS.get(getattr(f, "__name__", ""), 0)
+    if level == 0:
+        return False
+    s = getattr(f, "__self__", None)
+    logger = s if isinstance(s, (logging.Logger, logging.LoggerAdapter)) else (
+        logging.getLogger() if s is None else None)
+    if logger is None:
+        return False
+    if level is None:        # `log(level, msg)`
+        level = args[0] if args and isinstance(args[0], int) else logging.CRITICAL
+    return not logger.isEnabledFor(level)
 
 
 # objects whose methods read or return values, not hidden state (lists, dicts and
@@ -524,7 +541,7 @@ class CallTape:
         if mod.startswith("astjax.") or mod == "astjax":     # jnp, lax, Tracer methods
             return run(f, args, kwargs)
         if is_output(f):
-            stop = self._unrolled_by()
+            stop = None if _silent(f, args) else self._unrolled_by()
             if stop is not None:
                 raise Unrepeatable(stop, f"`{_name(f)}`, which writes output on every trip")
             return run(f, args, kwargs)      # once while staging, as JAX's trace
