@@ -8,6 +8,7 @@ where JAX accepts the program, since JAX runs these calls while tracing -- or is
 located error."""
 import dataclasses
 import io
+import itertools
 import logging
 import random
 import statistics
@@ -78,15 +79,38 @@ def next_of_an_iterator_of_staged_values(x):
     return acc
 
 
+def _weighted(v):
+    return sum(w * v for w in (1.0, 2.0))
+
+
+def generator_expression_made_before_the_loop(x):
+    g = (v for v in [1.0, 2.0, 3.0, 4.0])
+    for i in range(3):                        # reads one item of `g` per trip
+        x = x * 0.5 + sum(itertools.islice(g, 1)) + _weighted(x)
+    return x
+
+
 @pytest.mark.parametrize("fn", [choice_of_staged_values, choice_and_gauss,
                                 gauss_of_a_staged_mean, shuffle_of_staged_values,
                                 shuffle_of_a_python_list,
-                                next_of_an_iterator_of_staged_values])
+                                next_of_an_iterator_of_staged_values,
+                                generator_expression_made_before_the_loop])
 def test_stateful_call_with_staged_values_runs_on_every_trip(fn):
     # was: the scan reused the first trip's pick / draw / order on every trip (silent:
     # choice 40 where Python gives 32), or a replayed `gauss` lost its cached value
     _check_like_python(fn, _reseed, rtol=1e-5)
     assert "scan" not in str(astjax.make_jaxpr(fn)(X))
+
+
+def generator_expressions_made_in_the_trip(x):
+    for i in range(3):
+        x = x * 0.5 + _weighted(x) + sum(v * x for v in (0.5, 0.25))
+    return x
+
+
+def test_generator_expressions_the_trip_makes_still_scan():
+    assert "scan" in str(astjax.make_jaxpr(generator_expressions_made_in_the_trip)(X))
+    _check_like_python(generator_expressions_made_in_the_trip)
 
 
 def zscore_of_a_staged_value(x):

@@ -36,6 +36,7 @@ import functools
 import inspect
 import io
 import logging
+import sys
 import threading
 import types
 
@@ -89,9 +90,42 @@ _VALUE_SELVES = (str, bytes, int, float, complex, bool, tuple, frozenset, list, 
 
 
 def _fresh_generator(a) -> bool:
-    """A generator expression not started yet: the body's own `sum(v for v in xs)`."""
-    return (isinstance(a, types.GeneratorType) and a.gi_code.co_name == "<genexpr>"
-            and inspect.getgeneratorstate(a) == inspect.GEN_CREATED)
+    """A generator expression not started yet that the running trip made: the body's
+    own `sum(v for v in xs)` (one made before the loop and read in it moves)."""
+    if not (isinstance(a, types.GeneratorType) and a.gi_code.co_name == "<genexpr>"
+            and inspect.getgeneratorstate(a) == inspect.GEN_CREATED):
+        return False
+    tape = active_tape()
+    trial = tape._in_trial() if tape is not None else None
+    if trial is None or trial.frame is None:
+        return True
+    # made by code running in the trip: its code is nested in a function whose frame
+    # is above the one that started the trial
+    frame = sys._getframe(1)
+    while frame is not None and frame is not trial.frame:
+        if a.gi_code in _nested_codes(frame.f_code):
+            return True
+        frame = frame.f_back
+    return False
+
+
+_nested: dict = {}   # code object -> the code objects nested in it
+
+
+def _nested_codes(code):
+    out = _nested.get(code)
+    if out is None:
+        out, stack = set(), [code]
+        while stack:
+            c = stack.pop()
+            for k in c.co_consts:
+                if isinstance(k, types.CodeType):
+                    out.add(k)
+                    stack.append(k)
+        if len(_nested) > 4096:
+            _nested.clear()
+        _nested[code] = out = frozenset(out)
+    return out
 
 
 _iterator_types: dict = {Tracer: False}   # type -> its instances are iterators
@@ -478,6 +512,7 @@ class CallTape:
         self.parent, self.entries, self.pos = parent, [], 0
         self.local, self._made = set(), []   # ids of objects calls made in the trip
         self.repeats, self.trial, self.outer = repeats, False, frozenset()
+        self.frame = None    # while a trial runs: the frame that started it
 
     def rewind(self):
         self.pos = 0
@@ -625,13 +660,14 @@ def recording(tape=None, trial=False):
     if tape is None:
         tape = CallTape(active_tape())
     tape.rewind()
-    was = tape.trial, tape.outer
+    was = tape.trial, tape.outer, tape.frame
     tape.trial = trial
     if trial:
         tape.outer = frozenset(id(b) for b in core._state.builders)
+        tape.frame = sys._getframe(2)   # (past contextlib's frame: the caller's)
     _tapes.stack.append(tape)
     try:
         yield tape
     finally:
         _tapes.stack.pop()
-        tape.trial, tape.outer = was
+        tape.trial, tape.outer, tape.frame = was
