@@ -25,7 +25,7 @@ import numpy as np
 from .. import core, dtypes
 from ..core import ShapedArray
 from ..errors import DTypeError, ShapeError, ShapeValueError
-from ..pyast import lax_call
+from ..pyast import comment, lax_call, statement_rule
 
 FLOAT = "float"
 INEXACT = "inexact"
@@ -630,4 +630,27 @@ def infix_source(op, kind, fname=None):
             x, y = eqn.invars
             return ast.BinOp(left=gen.arg(x, bare=True), op=op(), right=gen.arg(y, bare=True))
         return lax_call(fname or eqn.primitive.name, gen, eqn)
+    return rule
+
+
+def call_source(param, what):
+    """The source rule of a call primitive whose nested jaxpr is `eqn.params[param]`:
+    printed inline under a comment naming `what` (custom_jvp/vjp/vmap calls,
+    checkpoint, linear_call)."""
+    @statement_rule
+    def rule(gen, eqn, stmts):
+        """A call of a nested jaxpr, printed inline (the numbers are the same; a custom
+        derivative rule or a rematerialization policy is not kept in the source)."""
+        body = eqn.params[param]
+        jaxpr = body.jaxpr if isinstance(body, core.ClosedJaxpr) else body
+        consts = body.consts if isinstance(body, core.ClosedJaxpr) else []
+        if consts or jaxpr.constvars:
+            stmts.extend(gen.generic_statement(eqn))
+            return
+        if gen.comments:
+            stmts.append(comment(f"{what} (inlined)"))
+        outs = [gen.out_name(v, gen.hint_from(v, o) or eqn.primitive.name)
+                for v, o in zip(eqn.outvars, jaxpr.outvars)]
+        stmts.extend(s for s in gen.branch_block(jaxpr, eqn.invars, outs, eqn.outvars)
+                     if not isinstance(s, ast.Pass))
     return rule

@@ -22,14 +22,12 @@ called on batched values, they stage the per-example rule and batch that jaxpr.
 """
 from __future__ import annotations
 
-import ast
-
 from .. import core, tree_util
 from ..core import Eqn, Var, bind
 from ..errors import ArgumentTypeError, DifferentiationTypeError
-from ..pyast import comment, lax_call, statement_rule
-from .base import (defvectorized, instantiate, mark_unsupported, matchaxis, register,
-                   unmapped_aval)
+from ..pyast import lax_call
+from .base import (call_source, defvectorized, instantiate, mark_unsupported, matchaxis,
+                   register, unmapped_aval)
 
 __all__ = ["stop_gradient_p", "custom_jvp_call_p", "custom_vjp_call_p", "custom_lin_p",
            "checkpoint_p", "custom_vmap_call_p", "stop_gradient", "SymbolicZero", "CustomVJPPrimal"]
@@ -127,25 +125,6 @@ def _call_batch(p, key):
     return rule
 
 
-def _call_source(param, what):
-    @statement_rule
-    def rule(gen, eqn, stmts):
-        """A call of a nested jaxpr, printed inline (the numbers are the same; a custom
-        derivative rule or a rematerialization policy is not kept in the source)."""
-        body = eqn.params[param]
-        jaxpr = body.jaxpr if isinstance(body, core.ClosedJaxpr) else body
-        consts = body.consts if isinstance(body, core.ClosedJaxpr) else []
-        if consts or jaxpr.constvars:
-            stmts.extend(gen.generic_statement(eqn))
-            return
-        if gen.comments:
-            stmts.append(comment(f"{what} (inlined)"))
-        outs = [gen.out_name(v, gen.hint_from(v, o) or eqn.primitive.name)
-                for v, o in zip(eqn.outvars, jaxpr.outvars)]
-        stmts.extend(s for s in gen.branch_block(jaxpr, eqn.invars, outs, eqn.outvars)
-                     if not isinstance(s, ast.Pass))
-    return rule
-
 class _Vmapped:
     """A Python rule `fn(*lists) -> lists` (per-example) applied to values batched
     at dim 0; returns lists batched at 0."""
@@ -238,7 +217,7 @@ def _custom_jvp_batch(tx, args, dims, *, call_jaxpr, jvp, num_consts, **params):
 
 register(custom_jvp_call_p, impl=_call_impl, abstract_eval=_call_ae, lowering=_call_lowering,
          jvp=_custom_jvp_jvp, batch=_custom_jvp_batch,
-         source=_call_source("call_jaxpr", "custom_jvp function"))
+         source=call_source("call_jaxpr", "custom_jvp function"))
 
 # ---------------------------------------------------------------- custom_vjp_call
 custom_vjp_call_p = core.new_primitive("custom_vjp_call", multiple_results=True,
@@ -272,7 +251,7 @@ def _custom_vjp_batch(tx, args, dims, *, call_jaxpr, fwd, bwd, num_consts, **par
 
 register(custom_vjp_call_p, impl=_call_impl, abstract_eval=_call_ae, lowering=_call_lowering,
          jvp=_custom_vjp_jvp, batch=_custom_vjp_batch,
-         source=_call_source("call_jaxpr", "custom_vjp function"))
+         source=call_source("call_jaxpr", "custom_vjp function"))
 
 # ----------------------------------------------------------------- custom_vmap_call
 # A call whose batching is a user rule (`custom_batching.custom_vmap`): batch calls
@@ -307,7 +286,7 @@ def _custom_vmap_jvp(tx, primals, tangents, *, call_jaxpr, num_consts, **_):
 
 register(custom_vmap_call_p, impl=_call_impl, abstract_eval=_call_ae,
          lowering=_call_lowering, batch=_custom_vmap_batch, jvp=_custom_vmap_jvp,
-         source=_call_source("call_jaxpr", "custom_vmap function"))
+         source=call_source("call_jaxpr", "custom_vmap function"))
 
 # ------------------------------------ custom_lin: residuals + tangents -> tangent outputs,
 # defined by its transpose (the user's bwd)
@@ -420,4 +399,4 @@ def _remat_dce(tx, eqn, used_outputs):
 register(checkpoint_p, impl=_remat_impl, abstract_eval=_remat_ae, lowering=_remat_lowering,
          jvp=_remat_jvp, partial_eval=_remat_partial_eval, transpose=_remat_transpose,
          dce=_remat_dce, batch=_call_batch(checkpoint_p, "jaxpr"),
-         source=_call_source("jaxpr", "checkpoint"))
+         source=call_source("jaxpr", "checkpoint"))
