@@ -62,3 +62,4 @@ from .lax_ragged import RaggedDotDimensionNumbers, ragged_dot, ragged_dot_genera
 from .lax_conv import (conv_general_dilated_local, conv_general_dilated_patches,  # noqa: E402,F401
                        conv_general_permutations, conv_shape_tuple)
 from . import lax_linalg as linalg  # noqa: F401,E402  (`lax.linalg`)
+from .primitives.random_gamma import random_gamma_grad  # noqa: F401,E402  (branch ext)

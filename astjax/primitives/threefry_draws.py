@@ -94,19 +94,31 @@ def split_keys(keys, n):
 
 
 def keys_of(key, n):
-    """One key u32[2] split into a list of n keys (`random.split(key, n)` unpacked)."""
+    """Keys u32[*b, 2] split into a list of n key arrays u32[*b, 2] (`random.split(key,
+    n)` unpacked, for each of the `b` keys)."""
     L = lax_ops()
-    ks = L.reshape(split_keys(L.reshape(key, (1, 2)), n), (n, 2))
-    return [L.index_in_dim(ks, i, 0, False) for i in range(n)]
+    batch = core.get_aval(key).shape[:-1]
+    m = int(np.prod(batch, dtype=np.int64))
+    ks = L.reshape(split_keys(L.reshape(key, (m, 2)), n), (m, n, 2))
+    return [L.reshape(L.index_in_dim(ks, i, 1, False), batch + (2,)) for i in range(n)]
+
+
+def _word(key, i):
+    """Word i of keys u32[*b, 2]: u32[*b]."""
+    L = lax_ops()
+    nd = core.get_aval(key).ndim
+    return L.squeeze(L.slice_in_dim(key, i, i + 1, axis=nd - 1), (nd - 1,))
 
 
 def _bits(key, width):
-    """`random.bits` of one scalar of `width` bits (8, 16, 32, 64) from one key."""
+    """`random.bits` of one scalar of `width` bits (8, 16, 32, 64) from each key of
+    u32[*b, 2]: shape `b`."""
     L = lax_ops()
-    k1, k2 = L.index_in_dim(key, 0, 0, False), L.index_in_dim(key, 1, 0, False)
-    zero = L.full((), 0, _U32)
+    k1, k2 = _word(key, 0), _word(key, 1)
+    shape = core.get_aval(k1).shape
+    zero = L.full(shape, 0, _U32)
     partitionable = config.read("jax_threefry_partitionable")
-    second = zero if partitionable or width < 64 else L.full((), 1, _U32)
+    second = zero if partitionable or width < 64 else L.full(shape, 1, _U32)
     b1, b2 = threefry2x32(k1, k2, zero, second)
     if width == 64:
         u64 = np.dtype(np.uint64)
@@ -117,7 +129,8 @@ def _bits(key, width):
 
 
 def uniform(key, dt, lo=0.0, hi=1.0):
-    """`random.uniform(key, (), dt, lo, hi)`: mantissa bits under the exponent of 1.0."""
+    """`random.uniform(key, (), dt, lo, hi)` for each key of u32[*b, 2]: mantissa bits
+    under the exponent of 1.0."""
     L = lax_ops()
     fi = dtypes.finfo(dt)
     nbits, nmant = fi.bits, fi.nmant
@@ -129,12 +142,14 @@ def uniform(key, dt, lo=0.0, hi=1.0):
     fb = L.bitwise_or(L.shift_right_logical(b, _c(rng_bits - nmant, uint)),
                       np.array(1.0, dt).view(uint)[()])
     floats = L.sub(L.bitcast_convert_type(fb, dt), _c(1.0, dt))
-    lo, hi = L.full((), lo, dt), L.full((), hi, dt)
+    shape = core.get_aval(floats).shape
+    lo, hi = L.full(shape, lo, dt), L.full(shape, hi, dt)
     return L.max(lo, L.add(L.mul(floats, L.sub(hi, lo)), lo))
 
 
 def normal(key, dt):
-    """`random.normal(key, (), dt)`: sqrt(2) erf_inv(u), u uniform in (-1, 1)."""
+    """`random.normal(key, (), dt)` for each key of u32[*b, 2]: sqrt(2) erf_inv(u), u
+    uniform in (-1, 1)."""
     L = lax_ops()
     lo = np.nextafter(np.array(-1.0, dt), np.array(0.0, dt), dtype=dt)
     return L.mul(_c(np.sqrt(2), dt), L.erf_inv(uniform(key, dt, lo, 1.0)))
