@@ -39,6 +39,7 @@ from .pmap_api import pmap  # noqa: E402
 from . import flatten_util, test_util, typing  # noqa: E402,F401
 from . import sharding  # noqa: E402,F401
 from . import extend, interpreters, stages  # noqa: E402,F401
+from .extend import random as _extend_random  # noqa: E402,F401  (a library above random: loaded here so `astjax.extend.random` is set)
 from . import debug  # noqa: E402,F401
 from . import ffi  # noqa: E402,F401
 from . import example_libraries  # noqa: E402,F401

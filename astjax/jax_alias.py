@@ -41,6 +41,7 @@ PUBLIC_MODULES = ("numpy", "numpy.linalg", "lax", "random", "nn", "nn.initialize
                   "sharding", "stages", "debug", "ffi", "example_libraries",
                   "example_libraries.stax", "example_libraries.optimizers", "extend", "extend.core", "extend.linear_util", "extend.source_info_util",
                   "extend.backend", "extend.lowering", "extend.mlir", "extend.mlir.ir",
+                  "extend.random", "extend.xla",
                   "extend.mlir.passmanager", "extend.mlir.dialects", "interpreters", "interpreters.xla",
                   "interpreters.ad", "interpreters.batching", "interpreters.mlir",
                   "interpreters.partial_eval", "scipy.sparse", "scipy.sparse.linalg",

@@ -62,7 +62,8 @@ LAYERS = [
              "astjax.stages", "astjax.callbacks_api", "astjax.debug",
              "astjax.naming", "astjax.distributed", "astjax.config_api", "astjax.config_guards", "astjax.custom_batching", "astjax.api_util", "astjax.ad_extras",
              "astjax.dispatch_keys", "astjax.ad_dtypes", "astjax.jit_options", "astjax.ffi"]),
-    ("libraries", ["astjax.numpy", "astjax.image", "astjax.ops", "astjax.monitoring", "astjax.random", "astjax.scipy", "astjax.nn",
+    ("libraries", ["astjax.numpy", "astjax.image", "astjax.ops", "astjax.monitoring", "astjax.random",
+                   "astjax.extend.random", "astjax.scipy", "astjax.nn",
                    "astjax.flatten_util", "astjax.test_util", "astjax.example_libraries"]),
     # the package root, and what serves it as `jax` (the alias finder, its compat modules,
     # `python -m astjax`)
@@ -73,7 +74,9 @@ LAYERS = [
 WINGS = {"transforms": ["astjax.transforms"], "codegen": ["astjax.codegen"],
          "frontend": ["astjax.frontend", "astjax.staging"]}
 # libraries, lowest first (scipy.special owns the softmax family; nn re-exports it)
-LIBRARIES = ["astjax.numpy", "astjax.image", "astjax.ops", "astjax.monitoring", "astjax.random", "astjax.scipy", "astjax.nn",
+# (`extend.random` builds on `random`: it is a library, unlike the rest of `extend`)
+LIBRARIES = ["astjax.numpy", "astjax.image", "astjax.ops", "astjax.monitoring", "astjax.random",
+             "astjax.extend.random", "astjax.scipy", "astjax.nn",
              ["astjax.flatten_util", "astjax.test_util", "astjax.example_libraries"]]
 # the modules whose module-level `__getattr__` is their documented "not implemented" face
 NOT_IMPLEMENTED_FACES = ("astjax.numpy", "astjax.random", "astjax.scipy", "astjax.nn")

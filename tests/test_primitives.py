@@ -58,6 +58,9 @@ NO_CASES: dict[str, str] = {
                     "tests/test_scaled_and_dtypes.py (samples, vmap, jvp vs JAX's stored "
                     "values), tests/test_gamma_grad.py (derivatives vs JAX and the CDF)",
     "composite": "takes a jaxpr: tests/test_lax_more.py (values, lowering vs JAX's)",
+    "linear_call": "takes jaxprs and the user's transpose: tests/test_linear_call.py (values, "
+                   "transposes, grad, vmap vs JAX's stored values)",
+    "threefry2x32": "tests/test_extend_random.py (Random123's known answer, JAX's bits, vmap)",
     **{n: "XLA's generators, no NumPy reference: tests/test_lax_more.py (bits vs JAX's "
           "stored values)" for n in ("rng_bit_generator", "rng_uniform")},
     **{n: "LAPACK custom calls: tests/test_linalg_lapack.py (vs JAX's stored values)"
