@@ -40,6 +40,7 @@ from . import flatten_util, test_util, typing  # noqa: E402,F401
 from . import sharding  # noqa: E402,F401
 from . import extend, interpreters, stages  # noqa: E402,F401
 from .extend import random as _extend_random  # noqa: E402,F401  (a library above random: loaded here so `astjax.extend.random` is set)
+from .random.key_reuse import debug_key_reuse  # noqa: E402,F401  (branch ext: the key-reuse checker's flag)
 from . import debug  # noqa: E402,F401
 from . import ffi  # noqa: E402,F401
 from . import example_libraries  # noqa: E402,F401
@@ -96,7 +97,7 @@ __all__ = [
     "transfer_guard_device_to_host", "transfer_guard_host_to_device", "version",
     "checkpoint", "checkpoint_policies", "clear_caches", "config", "core", "custom_gradient",
     "custom_jvp",
-    "custom_vjp", "debug", "debug_infs", "debug_nans", "default_backend", "default_device",
+    "custom_vjp", "debug", "debug_infs", "debug_key_reuse", "debug_nans", "default_backend", "default_device",
     "default_matmul_precision", "device_count", "device_get", "device_put", "devices",
     "disable_jit", "distributed", "dtypes", "effects_barrier", "enable_x64",
     "ensure_compile_time_eval", "errors", "eval_shape", "example_libraries", "extend", "ffi",

@@ -69,6 +69,8 @@ class Config:
         # raw uint32 keys given to jax.random (random/keys.py)
         "jax_legacy_prng_key": os.environ.get("JAX_LEGACY_PRNG_KEY", "allow"),
         "jax_enable_custom_prng": _env_bool("JAX_ENABLE_CUSTOM_PRNG"),
+        # typed keys consumed twice raise KeyReuseError (random/key_reuse.py)
+        "jax_debug_key_reuse": _env_bool("JAX_DEBUG_KEY_REUSE"),
     }
     _choices = {
         "jax_legacy_prng_key": ("allow", "warn", "error"),
