@@ -304,16 +304,13 @@ def _remaining(original, *removed_lists):
 
 
 def _dot_transpose_lhs(ct, x_aval, y, *, dimension_numbers, preferred_element_type=None,
-                       swap_ans=False, **params):
+                       **params):
     (x_contract, y_contract), (x_batch, y_batch) = dimension_numbers
     x_ndim = x_aval.ndim
     y_aval = _aval(y)
     x_kept = _remaining(range(x_ndim), x_contract, x_batch)
     y_kept = _remaining(range(y_aval.ndim), y_contract, y_batch)
-    if swap_ans:
-        ans_batch, ans_y, _ = _ranges_like(x_batch, y_kept, x_kept)
-    else:
-        ans_batch, _, ans_y = _ranges_like(x_batch, x_kept, y_kept)
+    ans_batch, _, ans_y = _ranges_like(x_batch, x_kept, y_kept)
     dims = ((ans_y, y_kept), (ans_batch, y_batch))
     x_contract_sorted_by_y = list(np.take(x_contract, np.argsort(y_contract)))
     unsorted_axes = list(x_batch) + x_kept + x_contract_sorted_by_y
@@ -327,10 +324,27 @@ def _dot_transpose_lhs(ct, x_aval, y, *, dimension_numbers, preferred_element_ty
 
 def _dot_transpose_rhs(ct, x, y_aval, *, dimension_numbers, preferred_element_type=None,
                        **params):
+    # y's cotangent is computed as dot_general(x, ct), not as the lhs rule's
+    # dot_general(ct, x) followed by a transpose: its free axes then come out in y's
+    # axis order for the usual layouts (a weight [contracting..., kept...]), so no
+    # transpose follows. XLA folds that transpose into a real matrix product, but not
+    # into the outer product a per-example weight gradient is (vmap of a one-row
+    # `x @ W`): there it became a transposing fusion plus a copy per weight.
     (x_contract, y_contract), (x_batch, y_batch) = dimension_numbers
-    swapped = (((tuple(y_contract), tuple(x_contract)), (tuple(y_batch), tuple(x_batch))))
-    return _dot_transpose_lhs(ct, y_aval, x, dimension_numbers=swapped,
-                              preferred_element_type=preferred_element_type, swap_ans=True)
+    x_aval = _aval(x)
+    x_kept = _remaining(range(x_aval.ndim), x_contract, x_batch)
+    y_kept = _remaining(range(y_aval.ndim), y_contract, y_batch)
+    ans_batch, ans_x, _ = _ranges_like(x_batch, x_kept, y_kept)
+    # the product's axes: batch (paired as x_batch), x's contracting axes in x's order
+    # (each is one of y's contracting axes), then ct's axes of y_kept, in y's order
+    y_of_x = dict(zip(x_contract, y_contract))
+    axes = list(y_batch) + [y_of_x[a] for a in sorted(x_contract)] + y_kept
+    ct = convert_element_type(ct, x_aval.dtype) if _aval(ct).dtype != x_aval.dtype else ct
+    d = dot_general(x, ct, ((tuple(x_kept), tuple(ans_x)), (tuple(x_batch), tuple(ans_batch))),
+                    preferred_element_type=y_aval.dtype)
+    if axes == list(range(y_aval.ndim)):
+        return d
+    return transpose(d, tuple(int(a) for a in np.argsort(axes)))
 
 
 def _dot_jvp(primals, tangents, **params):
