@@ -22,8 +22,9 @@ from .errors import (AstjaxError, ArgumentError, ArgumentTypeError, ArgumentValu
                      NotImplementedInAstjaxError, caller_location, check_callable,
                      check_signature, function_name)
 from .dispatch_keys import (KWARGS as _KWARGS, STATIC as _STATIC, Entry as _Entry,
-                            NoFastPath as _NoFastPath, array_tree_key as _array_tree_key,
-                            numpy_key as _numpy_key, tree_sig as _tree_sig)
+                            NoFastPath as _NoFastPath, add_tree_plan as _add_tree_plan,
+                            cpp_flatten as _cpp_flatten, numpy_key as _numpy_key,
+                            tree_sig as _tree_sig)
 from .staging import (StagedCallable, arg_hints, as_callable, donated_leaves, leaf_aval,
                       stage_flat)
 from .stages import ShapeDtypeStruct, Lowered, Traced
@@ -106,7 +107,7 @@ def _normalize_static(fun, static_argnums, static_argnames):
 
 
 _CPP = object()  # the key of a function's jaxlib PjitFunction in its `_fast` table
-_TREE = object()  # in `_fast` once a call was keyed by `array_tree_key`
+_TREE = object()  # `_fast[_TREE]`: treedef -> signatures of Array trees (add_tree_plan)
 _MISS = object()  # the PjitFunction's cache-miss callable (cpp_jit.WeakMiss)
 _cpp_available, _cpp_results, _MissError = cpp_jit.available, cpp_jit.results, cpp_jit.MissError
 _ArrayImpl, _REAL_JAX_CONFIG, _modules = cpp_jit.ArrayImpl, cpp_jit.REAL_JAX_CONFIG, sys.modules
@@ -276,13 +277,24 @@ class Jitted(StagedCallable):
                         return _Array(out, out.aval)
                     return self._cpp_fallback(out, args)
                 return self._call_numpy(_numpy_key(args), args)
-            if entry is None and _TREE in self._fast:
+            trees = self._fast.get(_TREE) if entry is None else None
+            if trees is not None:
                 # a tree of Arrays (parameters) without dicts, once this function has
-                # met one: flattened and keyed in C++ (jaxlib sorts dict keys slowly)
-                tkey, leaves = _array_tree_key(args)
-                entry = self._fast.get(tkey) if tkey is not None else None
-                if entry is not None:   # (every leaf a plain Array: no `run` checks)
-                    bufs = [a._buf for a in leaves]
+                # met one: flattened in C++ (jaxlib sorts dict keys slowly), found by
+                # its treedef, then its leaves' avals compared as one list
+                try:
+                    leaves, tdef = _cpp_flatten(args)
+                except Exception:  # noqa: BLE001 -- e.g. unsortable dict keys
+                    tdef = None
+                plans = trees.get(tdef)
+                if plans is not None:
+                    avals = [a.aval for a in leaves if type(a) is _Array]
+                    x64 = _config_values["jax_enable_x64"]
+                    for plan in plans:
+                        if plan[1] == avals and plan[0] == x64:
+                            entry = plan[2]   # (every leaf a plain Array: no `run` checks)
+                            bufs = [a._buf for a in leaves]
+                            break
         elif self._options is not None:   # (placed on its device, compiled with its options)
             return self._call_slow(args, kwargs)
         if entry is None:
@@ -438,10 +450,11 @@ class Jitted(StagedCallable):
             entry = entry.for_arrays()
         self._fast[key] = entry
         if not kwargs and not self._has_statics and not _has_dict(args):
-            tkey = _array_tree_key(args)[0]
-            if tkey is not None:
-                self._fast[tkey] = entry
-                self._fast[_TREE] = True
+            trees = self._fast.get(_TREE)
+            if trees is None:
+                trees = {}
+            if _add_tree_plan(trees, args, entry):
+                self._fast[_TREE] = trees
 
     def stage_inline(self, *args, **kwargs):
         _jit_options.check_nested(self._options, self.fun)

@@ -921,7 +921,7 @@ def test_parameter_trees_are_keyed_by_jaxlibs_cpp_flatten(monkeypatch):
     for _ in range(2):
         jf(params), jd(d)
     sig, flat = [0], [0]
-    orig_sig, orig_flat = astjax.api.Jitted._signature, astjax.api._array_tree_key
+    orig_sig, orig_flat = astjax.api.Jitted._signature, astjax.api._cpp_flatten
 
     def counted_sig(self, *a, **k):
         sig[0] += 1
@@ -931,7 +931,7 @@ def test_parameter_trees_are_keyed_by_jaxlibs_cpp_flatten(monkeypatch):
         flat[0] += 1
         return orig_flat(*a)
     monkeypatch.setattr(astjax.api.Jitted, "_signature", counted_sig)
-    monkeypatch.setattr(astjax.api, "_array_tree_key", counted_flat)
+    monkeypatch.setattr(astjax.api, "_cpp_flatten", counted_flat)
     for _ in range(10):
         out = jf(params)
     assert (sig[0], flat[0]) == (0, 10) and float(out) == 4 * 4.0 + 3 * 3.0
