@@ -87,6 +87,7 @@ def tree_sig(x, leaves):
 
 cpp_flatten = runtime.cpp_pytrees.flatten
 TREE_PLANS_PER_STRUCTURE = 8   # signatures kept per argument structure (oldest dropped)
+TREE_STRUCTURES = 1024         # structures kept per function (all dropped past it)
 
 
 def add_tree_plan(trees, args, entry):
@@ -104,6 +105,8 @@ def add_tree_plan(trees, args, entry):
     if len(avals) != len(leaves):
         return False
     x64 = _config_values["jax_enable_x64"]
+    if len(trees) >= TREE_STRUCTURES and treedef not in trees:
+        trees.clear()   # (as `Jitted._remember` clears its table: the slow path refills)
     plans = trees.setdefault(treedef, [])
     plans[:] = [p for p in plans if p[0] != x64 or p[1] != avals][
         -(TREE_PLANS_PER_STRUCTURE - 1):]
