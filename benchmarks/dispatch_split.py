@@ -28,6 +28,7 @@ ROWS = ("per_example_grads", "mlp_step")
 
 
 def _problem(jax, jnp, row):
+    """(jitted step, its arguments) of a row, written once against JAX's API."""
     from common import MLP_SRC, run_source
     ns = run_source(MLP_SRC, f"split_{row}", {"jax": jax, "jnp": jnp})
     rng = np.random.RandomState(0)
@@ -74,6 +75,7 @@ def _block(outs):
 
 
 def _time(fn, block, calls):
+    """[thread, process, wall] microseconds per call of `fn` over `calls` calls."""
     block(fn())
     c, p, w = time.thread_time_ns(), time.process_time_ns(), time.perf_counter_ns()
     for _ in range(calls - 1):
@@ -101,6 +103,7 @@ def worker(impl):
 
 
 def main():
+    """Alternate astjax and JAX worker processes; print the per-part minima."""
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=4)
     ap.add_argument("--astjax-python", default=sys.executable)
