@@ -74,10 +74,13 @@ class Config:
         "jax_legacy_prng_key": ("allow", "warn", "error"),
         "jax_numpy_rank_promotion": ("allow", "warn", "raise"),
         "jax_numpy_dtype_promotion": ("standard", "strict"),
-        "jax_default_matmul_precision": (None, "default", "high", "highest", "bfloat16",
-                                         "tensorfloat32", "float32", "ANY_F8_ANY_F8_F32",
-                                         "BF16_BF16_F32", "TF32_TF32_F32", "F32_F32_F32",
-                                         "F64_F64_F64"),
+        # JAX's strings and every lax.DotAlgorithmPreset name but DEFAULT
+        "jax_default_matmul_precision": (
+            None, "default", "high", "highest", "bfloat16", "tensorfloat32", "float32",
+            "ANY_F8_ANY_F8_F32", "ANY_F8_ANY_F8_F32_FAST_ACCUM", "ANY_F8_ANY_F8_ANY",
+            "ANY_F8_ANY_F8_ANY_FAST_ACCUM", "F16_F16_F16", "F16_F16_F32", "BF16_BF16_BF16",
+            "BF16_BF16_F32", "BF16_BF16_F32_X3", "BF16_BF16_F32_X6", "BF16_BF16_F32_X9",
+            "TF32_TF32_F32", "TF32_TF32_F32_X3", "F32_F32_F32", "F64_F64_F64"),
     }
 
     def __init__(self):

@@ -58,6 +58,8 @@ from .primitives.special import betainc_p as regularized_incomplete_beta_p  # no
 from .primitives.spmd import sharding_constraint_p  # noqa: E402,F401
 from .lax_extras import *  # noqa: E402,F401,F403
 from .lax_combiners import associative_scan, reduce  # noqa: E402,F401
+from .precision_config import (AccuracyMode, DotAlgorithm, DotAlgorithmPreset,  # noqa: E402,F401
+                               Tolerance)
 from .lax_ragged import RaggedDotDimensionNumbers, ragged_dot, ragged_dot_general  # noqa: E402,F401
 from .lax_conv import (conv_general_dilated_local, conv_general_dilated_patches,  # noqa: E402,F401
                        conv_general_permutations, conv_shape_tuple)
