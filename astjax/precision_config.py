@@ -23,11 +23,12 @@ import ml_dtypes
 import numpy as np
 
 from .config import config
-from .errors import ArgumentTypeError, ArgumentValueError, JAXValueError
+from .errors import ArgumentError, ArgumentValueError, JAXValueError
 
 __all__ = ["Precision", "DotAlgorithm", "DotAlgorithmPreset", "AccuracyMode", "Tolerance",
            "canonicalize_precision", "is_algorithm", "compute_types", "attribute_types",
-           "precision_config_attribute", "source_value", "check_platform", "CPU_PRESETS", "check_accuracy", "accuracy_attribute"]
+           "precision_config_attribute", "source_value", "check_platform", "CPU_PRESETS",
+           "AccuracyError", "check_accuracy", "accuracy_attribute"]
 
 
 class Precision(enum.Enum):
@@ -294,11 +295,17 @@ class AccuracyMode(enum.Enum):
     DEFAULT = 2
 
 
+class AccuracyError(ArgumentError, NotImplementedError):
+    """An `accuracy=` that is neither an AccuracyMode nor a Tolerance (JAX raises
+    NotImplementedError when it lowers one)."""
+
+
 def check_accuracy(accuracy, name):
     """`accuracy=` of lax.`name`: None, an AccuracyMode or a Tolerance."""
     if accuracy is not None and not isinstance(accuracy, (AccuracyMode, Tolerance)):
-        raise ArgumentTypeError(f"lax.{name}: accuracy must be None, a lax.AccuracyMode or "
-                                f"a lax.Tolerance, got {accuracy!r}")
+        raise AccuracyError(f"Accuracy {accuracy} not supported",
+                            hint=f"lax.{name}'s accuracy= takes None, a lax.AccuracyMode or "
+                                 "a lax.Tolerance")
     return accuracy
 
 

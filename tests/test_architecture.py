@@ -50,7 +50,8 @@ MAX_LINES = 800
 LAYERS = [
     ("base", ["astjax.errors", "astjax.config", "astjax.dtypes", "astjax.tree_util",
               "astjax.tree", "astjax.util", "astjax.pyast", "astjax.pretty", "astjax.partition_spec", "astjax.sharding",
-              "astjax.traceback_util", "astjax.user_warnings", "astjax.mlir_attributes"]),
+              "astjax.traceback_util", "astjax.user_warnings", "astjax.mlir_attributes",
+              "astjax.precision_config"]),
     ("core", ["astjax.core", "astjax.ir"]),
     ("primitives", ["astjax.primitives"]),     # families ordered as primitives/__init__.py
     ("wings", ["astjax.transforms", "astjax.codegen", "astjax.frontend", "astjax.staging"]),
