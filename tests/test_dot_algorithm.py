@@ -6,6 +6,7 @@ ValueError for the presets CPU would ignore), the precision forms, gradients and
 with a preset, jnp / conv / the `jax_default_matmul_precision` flag, and `accuracy=` of
 the 13 unary functions (values, gradients, the `result_accuracy` attribute, errors)."""
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -147,3 +148,36 @@ def test_dot_signature_is_jax_0_10_2s():
     np.testing.assert_allclose(got, STORED["grad_and_vmap"]["vmap_F32_F32_F32"]["value"], rtol=0)
     with pytest.raises(ValueError, match="dimension_numbers must be specified"):
         lax.dot(rec.XB, rec.YB)
+
+
+# ---------------------------------------------------------------------- scaled_dot
+SCALED = sorted(f"scaled_dot_{n}" for n in rec.SD_CASES)
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")  # eval'd lambdas: traced, as JAX does
+@pytest.mark.parametrize("name", SCALED)
+def test_scaled_dot_matches_jax(name):
+    # values (eager, jit, vmap), the printed jaxpr, the composite op, JAX's TypeErrors
+    # and differentiation error
+    got, want = rec.CASES[name](jax, lax, jnp), STORED[name]
+    if name == "scaled_dot_composite":
+        # the decomposition's private function is named by astjax's composite lowering
+        got, want = ([re.sub(r"decomposition = @[\w.]+", "decomposition = @F", g) for g in x]
+                     for x in (got, want))
+    _same(got, want, name)
+
+
+def test_scaled_dot_reference_matches_xla():
+    # the NumPy reference the interpreter runs
+    from astjax.primitives.scaled_dot import scaled_dot_p
+    dn = (((2,), (1,)), ((0,), (0,)))
+    got = scaled_dot_p.impl(rec.SD_LHS, rec.SD_RHS, rec.SD_LS, rec.SD_RS, dimension_numbers=dn,
+                            preferred_element_type=np.dtype(np.float32))
+    np.testing.assert_allclose(got, STORED["scaled_dot_f32_out"]["value"], rtol=1e-6)
+
+
+def test_scaled_dot_errors_are_located():
+    with pytest.raises(TypeError) as info:
+        jax.jit(lambda a, b: lax.scaled_dot(a, b, lhs_scale=rec.SD_LS[:, :3]))(rec.SD_LHS,
+                                                                              rec.SD_RHS)
+    assert isinstance(info.value, AstjaxError) and "test_dot_algorithm.py" in str(info.value)

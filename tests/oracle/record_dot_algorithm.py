@@ -245,6 +245,53 @@ def accuracy_jaxpr(jax, lax, jnp):
     return str(jax.make_jaxpr(lambda v: lax.tanh(v, accuracy=lax.AccuracyMode.HIGHEST))(U))
 
 
+# ---------------------------------------------------------------------- scaled_dot
+_F8 = ml_dtypes.float8_e4m3fn
+_E8 = ml_dtypes.float8_e8m0fnu
+SD_LHS = _R.randn(2, 4, 64).astype(_F8)
+SD_RHS = _R.randn(2, 64, 3).astype(_F8)
+SD_LS = (2.0 ** _R.randint(-3, 3, (2, 4, 2))).astype(_E8)
+SD_RS = (2.0 ** _R.randint(-3, 3, (2, 2, 3))).astype(_E8)
+SD_CASES = {
+    "batched": "lax.scaled_dot(l, r, lhs_scale=ls, rhs_scale=rs)",
+    "f32_out": "lax.scaled_dot(l, r, lhs_scale=ls, rhs_scale=rs, preferred_element_type=jnp.float32)",
+    "no_scales": "lax.scaled_dot(l, r)",
+    "rank2": "lax.scaled_dot(l[0], r[0], lhs_scale=ls[0], rhs_scale=rs[0])",
+    "explicit_dims": "lax.scaled_dot(l[0], jnp.swapaxes(r[0], 0, 1), lhs_scale=ls[0], "
+                     "rhs_scale=jnp.swapaxes(rs[0], 0, 1), dimension_numbers=(((1,), (1,)), ((), ())))",
+    "f32_operands": "lax.scaled_dot(l.astype(jnp.float32) * 0.3, r.astype(jnp.float32), "
+                    "lhs_scale=ls.astype(jnp.float32), rhs_scale=rs, preferred_element_type=jnp.float32)",
+    "jit_vmap": "jax.jit(jax.vmap(lambda a, b, c, d: lax.scaled_dot(a, b, lhs_scale=c, rhs_scale=d)))(l, r, ls, rs)",
+    "vmap_rhs_only": "jax.vmap(lambda b: lax.scaled_dot(l[0], b, lhs_scale=ls[0], rhs_scale=rs[0]))(r)",
+    "jaxpr": "str(jax.make_jaxpr(lambda a, b, c, d: lax.scaled_dot(a, b, lhs_scale=c, rhs_scale=d))(l, r, ls, rs))",
+    "composite": "[ln.strip().split(' : ')[0] for ln in jax.jit(lambda a, b, c, d: lax.scaled_dot("
+                 "a, b, lhs_scale=c, rhs_scale=d)).lower(l, r, ls, rs).as_text().splitlines() "
+                 "if 'stablehlo.composite' in ln]",
+    "grad": "jax.grad(lambda a: lax.scaled_dot(a, r.astype(jnp.float32)).astype(jnp.float32).sum())(l.astype(jnp.float32))",
+    "bad_rank1": "lax.scaled_dot(l[0, 0], r[0, :, 0])",
+    "bad_ratio": "lax.scaled_dot(l, r, lhs_scale=jnp.ones((2, 4, 64), jnp.float8_e8m0fnu), rhs_scale=rs)",
+    "bad_divisible": "lax.scaled_dot(l, r, lhs_scale=jnp.ones((2, 4, 5), jnp.float8_e8m0fnu), rhs_scale=rs)",
+    "bad_noncontracting": "lax.scaled_dot(l, r, lhs_scale=ls[:, :3], rhs_scale=rs)",
+    "bad_rank_mismatch": "lax.scaled_dot(l, r, lhs_scale=ls[0], rhs_scale=rs)",
+    "bad_contract_size": "lax.scaled_dot(l[:, :, :32], r, lhs_scale=ls[:, :, :1], rhs_scale=rs)",
+}
+
+
+def _scaled_case(name, code):
+    def run(jax, lax, jnp):
+        env = dict(jax=jax, lax=lax, jnp=jnp, l=SD_LHS, r=SD_RHS, ls=SD_LS, rs=SD_RS)
+        def go():
+            out = eval(code, env)
+            return out if isinstance(out, (str, list)) else array(out)
+        return attempt(go)
+    run.__name__ = f"scaled_dot_{name}"
+    return run
+
+
+for _n, _c in SD_CASES.items():
+    case(_scaled_case(_n, _c))
+
+
 if __name__ == "__main__":
     import jax
     import jax.numpy as jnp
