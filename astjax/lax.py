@@ -11,9 +11,11 @@ from .primitives.ops import _index_scalar  # noqa: F401
 # The primitive objects JAX's `jax.lax` exports as `<name>_p` (custom interpreters
 # dispatch on them: `if eqn.primitive is lax.exp_p`), for every one astjax has.
 from .primitives.arithmetic import (abs_p, add_p, ceil_p, div_p, floor_p, integer_pow_p,  # noqa: E402,F401
-                                    max_p, min_p, mul_p, neg_p, rem_p, round_p, sign_p, sub_p)
-from .primitives.comparisons import (and_p, clz_p, eq_p, ge_p, gt_p, is_finite_p, le_p,  # noqa: E402,F401
-                                     lt_p, ne_p, not_p, or_p, population_count_p,
+                                    max_p, min_p, mul_p, neg_p, rem_p, round_p, sign_p, square_p,
+                                    sub_p)
+from .primitives.comparisons import (and_p, clz_p, eq_p, eq_to_p, ge_p, gt_p,  # noqa: E402,F401
+                                     is_finite_p, le_p, le_to_p, lt_p, lt_to_p, ne_p, not_p,
+                                     or_p, population_count_p,
                                      shift_left_p, shift_right_arithmetic_p,
                                      shift_right_logical_p, xor_p)
 from .primitives.elementwise import (acos_p, acosh_p, asin_p, asinh_p, atan2_p, atan_p,  # noqa: E402,F401
@@ -57,6 +59,8 @@ from .primitives.special import igamma_grad_a_p, igamma_p, igammac_p  # noqa: E4
 from .primitives.special import betainc_p as regularized_incomplete_beta_p  # noqa: E402,F401
 from .primitives.spmd import sharding_constraint_p  # noqa: E402,F401
 from .primitives.scaled_dot import scaled_dot  # noqa: E402,F401
+from .primitives.restructure import (split, split_p, stack, stack_p, tile, tile_p,  # noqa: E402,F401
+                                     unstack, unstack_p)
 from .lax_extras import *  # noqa: E402,F401,F403
 from .lax_combiners import associative_scan, reduce  # noqa: E402,F401
 from .precision_config import (AccuracyMode, DotAlgorithm, DotAlgorithmPreset,  # noqa: E402,F401

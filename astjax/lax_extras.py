@@ -1,5 +1,5 @@
-"""`jax.lax`'s array conveniences that are compositions of other primitives: `split`,
-`stack`/`unstack`, `tile`, `collapse`, `broadcast_to_rank`, `broadcast_like`,
+"""`jax.lax`'s array conveniences that are compositions of other primitives (`split`,
+`stack`/`unstack` and `tile` are primitives: primitives/restructure.py): `collapse`, `broadcast_to_rank`, `broadcast_like`,
 `index_take`, `batch_matmul`, `scatter_sub`, `approx_max_k`/`approx_min_k`, `empty`,
 `stage`, `shape_as_value`, `dtype`, `platform_dependent`, and the type names `lax` exports for annotations
 (`PrecisionLike`, `DotDimensionNumbers`, `ConvGeneralDilatedDimensionNumbers`).
@@ -23,8 +23,9 @@ from .primitives import ops as lax
 from .primitives.convolution import ConvDimensionNumbers
 from .primitives.gather import GatherDimensionNumbers
 from .primitives.reductions import Precision
+from .primitives.restructure import checked_axis
 
-__all__ = ["split", "stack", "unstack", "tile", "collapse", "broadcast_to_rank",
+__all__ = ["collapse", "broadcast_to_rank",
            "broadcast_like", "index_take", "batch_matmul", "scatter_sub", "approx_max_k",
            "approx_min_k", "empty", "stage", "shape_as_value", "dtype", "platform_dependent",
            "PrecisionLike",
@@ -54,80 +55,6 @@ def _aval(x):
 def _is_array(x):
     """A staged value or a device array (not a Python or NumPy constant)."""
     return isinstance(x, core.Tracer) or (hasattr(x, "aval") and not isinstance(x, core.WeakConst))
-
-
-def _axis(axis, ndim, what):
-    try:
-        axis = operator.index(axis)
-    except TypeError:
-        raise ArgumentTypeError(f"{what}: axis must be an integer, got {axis!r:.40}") from None
-    if not -ndim <= axis < ndim:
-        raise ArgumentValueError(f"{what}: axis {axis} is out of bounds for array of "
-                                 f"dimension {ndim}", hint=f"use an axis in [-{ndim}, {ndim - 1}]")
-    return axis % ndim
-
-
-def split(operand, sizes, axis=0):
-    """`lax.split`: consecutive pieces of `operand` along `axis`, of `sizes` (which
-    must be nonnegative and sum to that axis's size); a list of arrays."""
-    operand = _array(operand)
-    shape = _aval(operand).shape
-    axis = _axis(axis, len(shape), "split")
-    sizes = [operator.index(s) for s in sizes]
-    if any(s < 0 for s in sizes):
-        raise ArgumentValueError(f"Sizes passed to split must be nonnegative, got {sizes}")
-    if sum(sizes) != shape[axis]:
-        raise ArgumentValueError(f"Sum of sizes {sum(sizes)} must be equal to dimension {axis} "
-                                 f"of the operand shape {list(shape)}")
-    out, start = [], 0
-    for s in sizes:
-        out.append(lax.slice_in_dim(operand, start, start + s, axis=axis))
-        start += s
-    return out
-
-
-def stack(operands, axis=0):
-    """`lax.stack`: arrays of one shape joined along a new axis `axis`."""
-    arrays = [_array(x) for x in operands]
-    if not arrays:
-        raise ArgumentValueError("stack expects at least one operand, got 0.")
-    shapes = [_aval(a).shape for a in arrays]
-    if len({len(s) for s in shapes}) != 1:
-        raise ArgumentValueError("Cannot stack arrays with different numbers of dimensions: "
-                                 f"got {', '.join(map(str, shapes))}.")
-    if len(set(shapes)) != 1:
-        raise ArgumentValueError("All input arrays must have the same shape. Got "
-                                 f"{', '.join(map(str, shapes))}.")
-    axis = _axis(axis, len(shapes[0]) + 1, "stack")
-    return lax.concatenate([lax.expand_dims(a, (axis,)) for a in arrays], axis)
-
-
-def unstack(x, axis=0):
-    """`lax.unstack`: the slices of `x` along `axis`, as a tuple (rank > 0)."""
-    x = _array(x)
-    shape = _aval(x).shape
-    if not shape:
-        raise ArgumentValueError("unstack requires arrays with rank > 0, however a scalar "
-                                 f"array of shape {shape} was passed.")
-    axis = _axis(axis, len(shape), "unstack")
-    return tuple(lax.index_in_dim(x, i, axis, keepdims=False) for i in range(shape[axis]))
-
-
-def tile(operand, reps):
-    """`lax.tile`: `operand` repeated `reps[i]` times along each axis `i` (one
-    nonnegative count per axis)."""
-    operand = _array(operand)
-    shape = _aval(operand).shape
-    reps = tuple(operator.index(r) for r in reps)
-    if len(reps) != len(shape):
-        raise ArgumentValueError(f"tile: reps must have one entry per operand dimension, got "
-                                 f"reps={reps} for an operand of shape {shape}")
-    if any(r < 0 for r in reps):
-        raise ArgumentValueError(f"tile: reps must be nonnegative, got {reps}")
-    # broadcast to (r0, n0, r1, n1, ...) then merge each pair of axes
-    wide = tuple(d for r, n in zip(reps, shape) for d in (r, n))
-    out = lax.broadcast_in_dim(operand, wide, tuple(range(1, 2 * len(shape), 2)))
-    return lax.reshape(out, tuple(r * n for r, n in zip(reps, shape)))
 
 
 def collapse(operand, start_dimension, stop_dimension=None):
@@ -220,7 +147,7 @@ def _approx_top_k(operand, k, reduction_dimension, recall_target, is_max_k,
         raise ArgumentValueError(f"k must be positive, got {k}")
     if not aval.shape:
         raise ShapeError(f"approx_top_k operand must have >= 1 dimension, got {aval.shape}")
-    dim = _axis(reduction_dimension, aval.ndim, name)
+    dim = checked_axis(reduction_dimension, aval.ndim, name)
     if aval.shape[dim] < k:
         raise ArgumentValueError(f"k must be smaller than the size of reduction_dim "
                                  f"{aval.shape[dim]}, got {k}")

@@ -90,7 +90,23 @@ def unary_float(x):
 
 
 def unary_int(x):
-    return lax.bitwise_not(x), lax.population_count(x), lax.clz(x), lax.neg(x), lax.abs(x)
+    return (lax.bitwise_not(x), lax.population_count(x), lax.clz(x), lax.neg(x), lax.abs(x),
+            lax.square(x))
+
+
+def accuracy_and_order(x, y):
+    """`accuracy=` carried through vmap; the total-order comparisons (lax.*_to_p)."""
+    hi, tol = lax.AccuracyMode.HIGHEST, lax.Tolerance(atol=1e-5)
+    return (lax.sin(x, accuracy=hi), lax.exp(x, accuracy=tol), lax.tanh(x, accuracy=hi),
+            lax.square(x), lax.eq_to_p.bind(x, y), lax.le_to_p.bind(x, y),
+            lax.lt_to_p.bind(x, y))
+
+
+def restructure(x, y):
+    """split / stack / unstack / tile (primitives/restructure.py), with an unbatched
+    operand beside a batched one in `stack`."""
+    return (*lax.split(x, (1, 3), axis=1), lax.stack([x, y], axis=1), *lax.unstack(x, axis=1),
+            lax.tile(x, (2, 3)), lax.stack([x, np.ones((2, 4), np.float32)], axis=0))
 
 
 def unary_complex(z):
@@ -218,6 +234,8 @@ CASES = [
     ("binary_int", binary_int, [I, I]),
     ("binary_int_scalar", binary_int, [I, I0]),
     ("binary_bool", binary_bool, [P, P]),
+    ("accuracy_and_order", accuracy_and_order, [F, F]),
+    ("restructure", restructure, [F, F]),
     ("reductions", reductions, [F]),
     ("bool_reductions", bool_reductions, [P]),
     ("bits", bits, [F, I, I]),

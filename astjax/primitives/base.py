@@ -267,12 +267,15 @@ def minmax_values(ctx, hlo, x, y, aval):
     return ctx.op1("stablehlo.select", [ctx.op1("stablehlo.or", [pick, xnan], b), x, y], aval)
 
 
-def compare_lowering(direction):
+def compare_lowering(direction, total_order=False):
+    """`stablehlo.compare` in `direction`; `total_order`: floats compare in IEEE's
+    total order (-0 < +0, NaNs ordered by sign and payload), as JAX's `*_to` do."""
     def rule(ctx, x, y):
         dt = ctx.avals_in[0].dtype
         if dtypes.issubdtype(dt, np.complexfloating) and direction not in ("EQ", "NE"):
             return complex_order_lowering(ctx, x, y, direction)
-        ctype = ("FLOAT" if dtypes.is_inexact(dt) else
+        float_type = "TOTALORDER" if total_order else "FLOAT"
+        ctype = (float_type if dtypes.is_inexact(dt) else
                  "UNSIGNED" if dtypes.issubdtype(dt, np.unsignedinteger) or dt == dtypes.bool_
                  else "SIGNED")
         return ctx.op1("stablehlo.compare", [x, y], attrs={

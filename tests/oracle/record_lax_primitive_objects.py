@@ -1,0 +1,127 @@
+"""Cases for the `jax.lax` primitive objects added for issue 13 (`square_p`, `split_p`,
+`stack_p`, `unstack_p`, `tile_p`, `eq_to_p`, `le_to_p`, `lt_to_p`): each bound with
+JAX's parameter names, its printed jaxpr, its derivative and its batched form, and a
+recorder of JAX's results (see README.md).
+
+Every case is a function of the library's (`jax`, `lax`) modules returning a JSON-able
+value (arrays as {"dtype", "value"}, lists of them, or text). Run with JAX 0.10.2:
+`/work/jaxref/bin/python tests/oracle/record_lax_primitive_objects.py` writes
+lax_primitive_objects.json."""
+import json
+from pathlib import Path
+
+import numpy as np
+
+_R = np.random.RandomState(7)
+X = _R.randn(3, 4).astype(np.float32)
+Y = _R.randn(3, 4).astype(np.float32)
+I = np.arange(-3, 5, dtype=np.int32).reshape(2, 4)
+Z = (X[0] + 1j * Y[0]).astype(np.complex64)
+# IEEE's total order: -0 < +0, -NaN < -inf, +inf < +NaN, a NaN equals itself
+SPECIAL_A = np.array([-0.0, 0.0, np.nan, -np.nan, 1.0, -np.inf, np.inf, 2.0], np.float32)
+SPECIAL_B = np.array([0.0, -0.0, np.nan, np.nan, 1.0, np.inf, np.nan, -0.0], np.float32)
+CASES = {}
+
+
+def case(fn):
+    CASES[fn.__name__] = fn
+    return fn
+
+
+def array(x):
+    x = np.asarray(x)
+    if np.iscomplexobj(x):
+        return {"dtype": x.dtype.name, "value": [x.real.tolist(), x.imag.tolist()]}
+    return {"dtype": x.dtype.name, "value": x.astype(np.float64).tolist()}
+
+
+def arrays(xs):
+    return [array(x) for x in xs]
+
+
+@case
+def square_bind(jax, lax):
+    return arrays([lax.square_p.bind(X), lax.square_p.bind(I), lax.square_p.bind(Z),
+                   jax.jit(lax.square)(X), jax.jit(lax.square)(I)])
+
+
+@case
+def square_grad_vmap(jax, lax):
+    return arrays([jax.grad(lambda x: lax.square(x).sum())(X),
+                   jax.vmap(lax.square, in_axes=1)(X),
+                   jax.jvp(lax.square, (X,), (Y,))[1]])
+
+
+@case
+def split_bind(jax, lax):
+    return arrays(lax.split_p.bind(X, sizes=(1, 0, 3), axis=1)
+                  + jax.jit(lambda x: lax.split(x, (2, 1), axis=0))(X))
+
+
+@case
+def stack_unstack_bind(jax, lax):
+    return arrays([lax.stack_p.bind(X, Y, axis=1), lax.stack_p.bind(X, Y, X, axis=2),
+                   *lax.unstack_p.bind(X, axis=1), *jax.jit(lambda x: lax.unstack(x, 0))(X)])
+
+
+@case
+def tile_bind(jax, lax):
+    return arrays([lax.tile_p.bind(X, reps=(2, 1)), lax.tile_p.bind(I, reps=(1, 3)),
+                   jax.jit(lambda x: lax.tile(x, (2, 2)))(X), lax.tile(X[0], (0,))])
+
+
+@case
+def restructure_grads(jax, lax):
+    def f(x, y):
+        a, b = lax.split(x, (1, 3), axis=1)
+        rows = lax.unstack(y, axis=0)
+        s = lax.stack([x * 2.0, y], axis=0)
+        t = lax.tile(x, (2, 3))
+        return (jax.numpy.sum(jax.numpy.sin(a)) + jax.numpy.sum(b * b) + jax.numpy.sum(
+            rows[1] ** 3) + jax.numpy.sum(jax.numpy.cos(s)) + jax.numpy.sum(t * t * t))
+    return arrays(jax.grad(f, argnums=(0, 1))(X, Y))
+
+
+@case
+def restructure_vmap(jax, lax):
+    return arrays([jax.vmap(lambda r: lax.split(r, (1, 3))[1])(X),
+                   jax.vmap(lambda r: lax.tile(r, (3,)), in_axes=1)(X),
+                   jax.vmap(lambda r: lax.unstack(r)[2])(X),
+                   jax.vmap(lambda r, s: lax.stack([r, s], 0), in_axes=(1, None))(X, Y[0, :3])])
+
+
+@case
+def total_order_bind(jax, lax):
+    out = []
+    for p in (lax.eq_to_p, lax.le_to_p, lax.lt_to_p):
+        out += [p.bind(SPECIAL_A, SPECIAL_B), jax.jit(lambda a, b: p.bind(a, b))(SPECIAL_A, SPECIAL_B),
+                p.bind(I[0], I[1]), jax.vmap(lambda a, b: p.bind(a, b))(X, Y)]
+    return arrays(out)
+
+
+@case
+def printed_jaxprs(jax, lax):
+    mk = jax.make_jaxpr
+    return [str(mk(lambda x: lax.square(x))(X)),
+            str(mk(lambda x: lax.split(x, (1, 3), axis=1))(X)),
+            str(mk(lambda x, y: lax.stack([x, y], axis=1))(X, Y)),
+            str(mk(lambda x: lax.unstack(x, axis=0))(X)),
+            str(mk(lambda x: lax.tile(x, (2, 1)))(X)),
+            str(mk(lambda a, b: (lax.eq_to_p.bind(a, b), lax.le_to_p.bind(a, b),
+                                 lax.lt_to_p.bind(a, b)))(X, Y))]
+
+
+@case
+def names(jax, lax):
+    return [p.name for p in (lax.square_p, lax.split_p, lax.stack_p, lax.unstack_p, lax.tile_p,
+                             lax.eq_to_p, lax.le_to_p, lax.lt_to_p)] + [
+        lax.split_p.multiple_results, lax.unstack_p.multiple_results, lax.stack_p.multiple_results]
+
+
+if __name__ == "__main__":
+    import jax
+    from jax import lax
+    results = {name: fn(jax, lax) for name, fn in CASES.items()}
+    out = Path(__file__).with_name("lax_primitive_objects.json")
+    out.write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")
+    print(f"wrote {len(results)} cases to {out}")
