@@ -33,10 +33,11 @@ from .primitives.reductions import (dot_general_p, reduce_and_p, reduce_max_p,  
                                     reduce_min_p, reduce_or_p, reduce_prod_p, reduce_sum_p)
 from .primitives.gather import gather_p  # noqa: E402,F401
 from .primitives.scatter import (scatter_add_p, scatter_max_p, scatter_min_p,  # noqa: E402,F401
-                                 scatter_mul_p, scatter_p)
+                                 scatter_mul_p, scatter_p, scatter_sub_p)
 from .primitives.cumulative import (argmax_p, argmin_p, cumlogsumexp_p, cummax_p,  # noqa: E402,F401
                                     cummin_p, cumprod_p, cumsum_p)
 from .primitives.sort import sort_p  # noqa: E402,F401
+from .primitives.top_k import top_k_p  # noqa: E402,F401
 from .primitives.cond import cond_p  # noqa: E402,F401
 from .primitives.scan import scan_p  # noqa: E402,F401
 from .primitives.while_loop import while_p  # noqa: E402,F401

@@ -1,6 +1,6 @@
 """`jax.lax`'s array conveniences that are compositions of other primitives (`split`,
 `stack`/`unstack` and `tile` are primitives: primitives/restructure.py): `collapse`, `broadcast_to_rank`, `broadcast_like`,
-`index_take`, `batch_matmul`, `scatter_sub`, `approx_max_k`/`approx_min_k`, `empty`,
+`index_take`, `batch_matmul`, `approx_max_k`/`approx_min_k`, `empty`,
 `stage`, `shape_as_value`, `dtype`, `platform_dependent`, and the type names `lax` exports for annotations
 (`PrecisionLike`, `DotDimensionNumbers`, `ConvGeneralDilatedDimensionNumbers`).
 
@@ -26,7 +26,7 @@ from .primitives.reductions import Precision
 from .primitives.restructure import checked_axis
 
 __all__ = ["collapse", "broadcast_to_rank",
-           "broadcast_like", "index_take", "batch_matmul", "scatter_sub", "approx_max_k",
+           "broadcast_like", "index_take", "batch_matmul", "approx_max_k",
            "approx_min_k", "empty", "stage", "shape_as_value", "dtype", "platform_dependent",
            "PrecisionLike",
            "DotDimensionNumbers", "ConvGeneralDilatedDimensionNumbers"]
@@ -119,22 +119,6 @@ def batch_matmul(lhs, rhs, precision=None):
     batch = tuple(range(ln - 2))
     return lax.dot_general(lhs, rhs, (((ln - 1,), (rn - 2,)), (batch, batch)),
                            precision=precision)
-
-
-def scatter_sub(operand, scatter_indices, updates, dimension_numbers, *,
-                indices_are_sorted=False, unique_indices=False, mode=None):
-    """`lax.scatter_sub`: like `scatter_add`, subtracting each update from the operand
-    entry it lands on (integers wrap as in two's-complement subtraction)."""
-    updates = _array(updates)
-    uaval = _aval(updates)
-    if uaval.dtype == dtypes.bool_:
-        raise DTypeError("scatter_sub does not accept boolean operands: subtraction of "
-                         "booleans is undefined", hint="use scatter with lax.bitwise_xor, or "
-                                                       "cast to an integer dtype")
-    negated = lax.sub(lax.full_like(updates, 0), updates)
-    return lax.scatter_add(operand, scatter_indices, negated, dimension_numbers,
-                           indices_are_sorted=indices_are_sorted,
-                           unique_indices=unique_indices, mode=mode)
 
 
 def _approx_top_k(operand, k, reduction_dimension, recall_target, is_max_k,

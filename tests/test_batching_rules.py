@@ -104,9 +104,10 @@ def accuracy_and_order(x, y):
 
 def restructure(x, y):
     """split / stack / unstack / tile (primitives/restructure.py), with an unbatched
-    operand beside a batched one in `stack`."""
+    operand beside a batched one in `stack`; top_k along either axis."""
     return (*lax.split(x, (1, 3), axis=1), lax.stack([x, y], axis=1), *lax.unstack(x, axis=1),
-            lax.tile(x, (2, 3)), lax.stack([x, np.ones((2, 4), np.float32)], axis=0))
+            lax.tile(x, (2, 3)), lax.stack([x, np.ones((2, 4), np.float32)], axis=0),
+            *lax.top_k(x, 2), *lax.top_k(y, 1, axis=0))
 
 
 def unary_complex(z):
@@ -204,8 +205,10 @@ def gathers(x, idx):
 
 
 def scatters(x, idx, u):
+    dn = lax.ScatterDimensionNumbers(update_window_dims=(0,), inserted_window_dims=(0,),
+                                     scatter_dims_to_operand_dims=(0,))
     return (x.at[idx].set(u), x.at[idx].add(u), x.at[idx].mul(u), x.at[idx].min(u),
-            x.at[idx].max(u))
+            x.at[idx].max(u), lax.scatter_sub(x, lax.reshape(idx, (1,)), u, dn))
 
 
 def sorts(x, y):

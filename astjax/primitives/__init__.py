@@ -1,7 +1,7 @@
 """Every primitive, declared once with its rules (see `helpers` for signatures)."""
 from . import comparisons, arithmetic  # noqa: F401  (the elementwise family, before elementwise)
 from . import elementwise, structural, slicing, selection, reductions  # noqa: F401
-from . import gather, scatter, cumulative, sort  # noqa: F401
+from . import gather, scatter, cumulative, sort, top_k  # noqa: F401
 from .elementwise import *  # noqa: F401,F403
 from .structural import *  # noqa: F401,F403
 from .slicing import *  # noqa: F401,F403

@@ -1,5 +1,6 @@
 """Cases for the `jax.lax` primitive objects added for issue 13 (`square_p`, `split_p`,
-`stack_p`, `unstack_p`, `tile_p`, `eq_to_p`, `le_to_p`, `lt_to_p`): each bound with
+`stack_p`, `unstack_p`, `tile_p`, `eq_to_p`, `le_to_p`, `lt_to_p`, `top_k_p`,
+`scatter_sub_p`): each bound with
 JAX's parameter names, its printed jaxpr, its derivative and its batched form, and a
 recorder of JAX's results (see README.md).
 
@@ -111,10 +112,66 @@ def printed_jaxprs(jax, lax):
                                  lax.lt_to_p.bind(a, b)))(X, Y))]
 
 
+T = _R.randn(3, 5).astype(np.float32)
+T[0, 1] = T[0, 3]            # a tie: the lower index first
+TN = T.copy()
+TN[1, 2] = np.nan            # NaN: above every number
+
+
+@case
+def top_k_bind(jax, lax):
+    return arrays([*lax.top_k_p.bind(T, k=2, axis=1), *lax.top_k_p.bind(T, k=3, axis=0),
+                   *jax.jit(lambda a: lax.top_k(a, 3))(TN), *lax.top_k(TN, 2, axis=0),
+                   *lax.top_k(np.arange(6, dtype=np.int32).reshape(2, 3) % 4, 2),
+                   *lax.top_k(T, 0)])
+
+
+@case
+def top_k_grad_vmap(jax, lax):
+    return arrays([jax.grad(lambda a: (lax.top_k(a, 2, axis=0)[0] ** 2).sum())(T),
+                   jax.grad(lambda a: jax.numpy.sin(lax.top_k(a, 3)[0]).sum())(T),
+                   *jax.vmap(lambda a: lax.top_k(a, 2), in_axes=1)(T),
+                   *jax.vmap(lambda a: lax.top_k(a, 1, axis=0))(T.reshape(3, 5, 1))])
+
+
+@case
+def top_k_jaxpr_and_errors(jax, lax):
+    def err(f):
+        try:
+            f()
+        except (TypeError, ValueError) as e:
+            return [type(e).__mro__[[c.__module__ for c in type(e).__mro__].index("builtins")]
+                    .__name__, str(e).split("\n")[0] if not str(e).startswith("/") else None]
+        return None
+    return [str(jax.make_jaxpr(lambda a: lax.top_k(a, 2, axis=0))(T)),
+            type(lax.top_k(T, 1)).__name__,
+            err(lambda: lax.top_k(T, 6))[0], err(lambda: lax.top_k(np.float32(1), 1))[0],
+            err(lambda: lax.top_k(T + 1j, 1))[0], err(lambda: lax.top_k(T, -1))[0]]
+
+
+SIDX = np.array([[1], [3], [1]], np.int32)
+SU = np.array([0.5, 2.0, 0.25], np.float32)
+
+
+@case
+def scatter_sub_bind(jax, lax):
+    dn = lax.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
+                                     scatter_dims_to_operand_dims=(0,))
+    # (JAX's update_jaxpr param is a jaxpr its wrapper builds: a raw bind with None
+    # lowers as an overwrite there, so the case goes through lax.scatter_sub)
+    f = lambda x, u: lax.scatter_sub(x, SIDX, u, dn)  # noqa: E731
+    return arrays([f(X[0], SU), jax.jit(f)(X[0], SU),
+                   lax.scatter_sub(np.arange(4, dtype=np.int8), SIDX[:2],
+                                   np.array([100, -100], np.int8), dn),
+                   *jax.grad(lambda x, u: jax.numpy.sin(f(x, u)).sum(), argnums=(0, 1))(X[0], SU),
+                   jax.vmap(f, in_axes=(0, None))(X, SU)])
+
+
 @case
 def names(jax, lax):
     return [p.name for p in (lax.square_p, lax.split_p, lax.stack_p, lax.unstack_p, lax.tile_p,
-                             lax.eq_to_p, lax.le_to_p, lax.lt_to_p)] + [
+                             lax.eq_to_p, lax.le_to_p, lax.lt_to_p, lax.top_k_p,
+                             lax.scatter_sub_p)] + [
         lax.split_p.multiple_results, lax.unstack_p.multiple_results, lax.stack_p.multiple_results]
 
 
