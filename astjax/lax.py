@@ -37,7 +37,7 @@ from .primitives.scatter import (scatter_add_p, scatter_max_p, scatter_min_p,  #
 from .primitives.cumulative import (argmax_p, argmin_p, cumlogsumexp_p, cummax_p,  # noqa: E402,F401
                                     cummin_p, cumprod_p, cumsum_p)
 from .primitives.sort import sort_p  # noqa: E402,F401
-from .primitives.top_k import top_k_p  # noqa: E402,F401
+from .primitives.top_k import approx_top_k_p, top_k_p  # noqa: E402,F401
 from .primitives.cond import cond_p  # noqa: E402,F401
 from .primitives.scan import scan_p  # noqa: E402,F401
 from .primitives.while_loop import while_p  # noqa: E402,F401

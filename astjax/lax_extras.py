@@ -1,8 +1,7 @@
-"""`jax.lax`'s array conveniences that are compositions of other primitives (`split`,
-`stack`/`unstack` and `tile` are primitives: primitives/restructure.py): `collapse`, `broadcast_to_rank`, `broadcast_like`,
-`index_take`, `batch_matmul`, `approx_max_k`/`approx_min_k`, `empty`,
-`stage`, `shape_as_value`, `dtype`, `platform_dependent`, and the type names `lax` exports for annotations
-(`PrecisionLike`, `DotDimensionNumbers`, `ConvGeneralDilatedDimensionNumbers`).
+"""`jax.lax`'s array conveniences that are compositions of other primitives: `collapse`,
+`broadcast_to_rank`, `broadcast_like`, `index_take`, `batch_matmul`, `empty`, `stage`,
+`shape_as_value`, `dtype`, `platform_dependent`, and the type names `lax` exports for
+annotations (`PrecisionLike`, `DotDimensionNumbers`, `ConvGeneralDilatedDimensionNumbers`).
 
 Each function has JAX's signature, result and error class; being compositions, their
 derivatives, batching rules and lowerings are those of the primitives they use.
@@ -23,16 +22,18 @@ from .primitives import ops as lax
 from .primitives.convolution import ConvDimensionNumbers
 from .primitives.gather import GatherDimensionNumbers
 from .primitives.reductions import Precision
-from .primitives.restructure import checked_axis
+from .precision_config import DotAlgorithm, DotAlgorithmPreset
 
 __all__ = ["collapse", "broadcast_to_rank",
-           "broadcast_like", "index_take", "batch_matmul", "approx_max_k",
-           "approx_min_k", "empty", "stage", "shape_as_value", "dtype", "platform_dependent",
+           "broadcast_like", "index_take", "batch_matmul",
+           "empty", "stage", "shape_as_value", "dtype", "platform_dependent",
            "PrecisionLike",
            "DotDimensionNumbers", "ConvGeneralDilatedDimensionNumbers"]
 
-#: what `precision=` accepts: None, a `Precision` (or its name), or one per operand
-PrecisionLike = Union[None, str, Precision, Tuple[str, str], Tuple[Precision, Precision]]
+#: what `precision=` accepts: None, a `Precision` (or its name), one per operand, or a
+#: dot algorithm (a `DotAlgorithm`, a `DotAlgorithmPreset` or its name)
+PrecisionLike = Union[None, str, Precision, Tuple[str, str], Tuple[Precision, Precision],
+                      DotAlgorithm, DotAlgorithmPreset]
 #: `dot_general`'s ((lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch))
 DotDimensionNumbers = Tuple[Tuple[Sequence[int], Sequence[int]],
                             Tuple[Sequence[int], Sequence[int]]]
@@ -119,98 +120,6 @@ def batch_matmul(lhs, rhs, precision=None):
     batch = tuple(range(ln - 2))
     return lax.dot_general(lhs, rhs, (((ln - 1,), (rn - 2,)), (batch, batch)),
                            precision=precision)
-
-
-def _approx_top_k(operand, k, reduction_dimension, recall_target, is_max_k,
-                  reduction_input_size_override, aggregate_to_topk):
-    name = "approx_max_k" if is_max_k else "approx_min_k"
-    operand = _array(operand)
-    aval = _aval(operand)
-    k = operator.index(k)
-    if k <= 0:
-        raise ArgumentValueError(f"k must be positive, got {k}")
-    if not aval.shape:
-        raise ShapeError(f"approx_top_k operand must have >= 1 dimension, got {aval.shape}")
-    dim = checked_axis(reduction_dimension, aval.ndim, name)
-    if aval.shape[dim] < k:
-        raise ArgumentValueError(f"k must be smaller than the size of reduction_dim "
-                                 f"{aval.shape[dim]}, got {k}")
-    if not dtypes.issubdtype(aval.dtype, np.floating):
-        raise ArgumentValueError("operand must be a floating type")
-    if not aggregate_to_topk:
-        k = _partial_output_size(aval.shape[dim], aval.ndim, k, recall_target,
-                                 reduction_input_size_override)
-    # the exact top k (what XLA's CPU fallback of ApproxTopK computes): a stable sort
-    # of the values, largest (max) or smallest (min) first
-    last = aval.ndim - 1
-    x = lax.transpose(operand, [d for d in range(aval.ndim) if d != dim] + [dim]) \
-        if dim != last else operand
-    if is_max_k:
-        vals, idx = lax.top_k(x, k)
-    else:
-        iota = lax.broadcasted_iota(dtypes.int32, _aval(x).shape, last)
-        vals, idx = lax.sort((x, iota), dimension=last, num_keys=1)
-        vals, idx = (lax.slice_in_dim(v, 0, k, axis=last) for v in (vals, idx))
-    if dim != last:
-        back = list(range(last))
-        back.insert(dim, last)
-        vals, idx = lax.transpose(vals, back), lax.transpose(idx, back)
-    return [vals, idx]
-
-
-def _log2_floor(n):
-    return n.bit_length() - 1 if n > 0 else 0
-
-
-def _log2_ceil(n):
-    return (n - 1).bit_length() if n > 0 else 0
-
-
-def _partial_output_size(size, rank, k, recall_target, size_override):
-    """How many entries `approx_max_k(..., aggregate_to_topk=False)` returns: XLA's
-    ApproxTopK output size (the accelerator kernel's reduced size: a multiple of the
-    TPU tiling, 1024 for rank 1 and 128 otherwise, large enough for the recall
-    target); on CPU they are the exact best entries of that count, sorted."""
-    tiling = 1024 if rank == 1 else 128
-    if size <= tiling:
-        return size
-    if 0 <= size_override < size:
-        raise ArgumentValueError(f"reduction_input_size_override: {size_override} should be "
-                                 f"greater equals to operands[reduction_dim]: {size}")
-    logical = size_override if size_override >= 0 else size
-    if k == 1:
-        return tiling
-    target = float(np.float32(recall_target))
-    if target >= 1.0:
-        return size
-    # windows needed so that the top k collide with the recall target's probability
-    windows = min(max(int((1.0 - k) / math.log(target)), tiling), size)
-    steps = _log2_floor(logical // windows)
-    if steps == 0:
-        return size
-    steps = min(steps, _log2_ceil(size // tiling))
-    return -(-(-(-size // tiling)) // (1 << steps)) * tiling
-
-
-def approx_max_k(operand, k, reduction_dimension=-1, recall_target=0.95,
-                 reduction_input_size_override=-1, aggregate_to_topk=True):
-    """`lax.approx_max_k`: the `k` largest values along `reduction_dimension` and
-    their int32 indices, as a list `[values, indices]`, largest first. On CPU the
-    result is exact (ties: lower index first). With `aggregate_to_topk=False` it
-    holds as many entries as XLA's accelerator kernel would return before its final
-    aggregation (`recall_target` and `reduction_input_size_override` set that count),
-    again the exact largest ones, sorted."""
-    return _approx_top_k(operand, k, reduction_dimension, recall_target, True,
-                         reduction_input_size_override, aggregate_to_topk)
-
-
-def approx_min_k(operand, k, reduction_dimension=-1, recall_target=0.95,
-                 reduction_input_size_override=-1, aggregate_to_topk=True):
-    """`lax.approx_min_k`: the `k` smallest values along `reduction_dimension` and
-    their int32 indices, as a list `[values, indices]`, smallest first (exact on CPU,
-    ties: lower index first; `aggregate_to_topk=False` as for `approx_max_k`)."""
-    return _approx_top_k(operand, k, reduction_dimension, recall_target, False,
-                         reduction_input_size_override, aggregate_to_topk)
 
 
 def empty(shape, dtype, *, out_sharding=None):

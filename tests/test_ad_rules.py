@@ -185,6 +185,7 @@ CASES = [
     ("unstack", lambda x: lax.unstack(x, axis=1)[2], [anyv(2, 3)]),
     ("tile", lambda x: lax.tile(x, (2, 3)), [anyv(2, 2)]),
     ("top_k", lambda x: lax.top_k(x, 2, axis=0)[0], [anyv(3, 4)]),
+    ("approx_top_k", lambda x: lax.approx_min_k(x, 2)[0], [anyv(3, 4)]),
     ("dot_batch", lambda x, y: lax.dot_general(x, y, (((2,), (1,)), ((0,), (0,)))), [anyv(2, 3, 4), anyv(2, 4, 2)]),
     ("cumsum", lambda x: lax.cumsum(x, 0), [anyv(4)]),
     ("cumsum_rev", lambda x: lax.cumsum(x, 1, reverse=True), [anyv(2, 4)]),

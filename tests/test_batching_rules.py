@@ -104,10 +104,11 @@ def accuracy_and_order(x, y):
 
 def restructure(x, y):
     """split / stack / unstack / tile (primitives/restructure.py), with an unbatched
-    operand beside a batched one in `stack`; top_k along either axis."""
+    operand beside a batched one in `stack`; top_k and approx_top_k along either axis."""
     return (*lax.split(x, (1, 3), axis=1), lax.stack([x, y], axis=1), *lax.unstack(x, axis=1),
             lax.tile(x, (2, 3)), lax.stack([x, np.ones((2, 4), np.float32)], axis=0),
-            *lax.top_k(x, 2), *lax.top_k(y, 1, axis=0))
+            *lax.top_k(x, 2), *lax.top_k(y, 1, axis=0), *lax.approx_max_k(x, 2),
+            *lax.approx_min_k(y, 1, reduction_dimension=0))
 
 
 def unary_complex(z):

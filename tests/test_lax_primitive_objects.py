@@ -1,5 +1,6 @@
 """The `jax.lax` primitive objects added for issue 13 -- `square_p`, `split_p`, `stack_p`,
-`unstack_p`, `tile_p`, `eq_to_p`, `le_to_p`, `lt_to_p`, `top_k_p`, `scatter_sub_p` -- against JAX 0.10.2's stored
+`unstack_p`, `tile_p`, `eq_to_p`, `le_to_p`, `lt_to_p`, `top_k_p`, `scatter_sub_p`,
+`approx_top_k_p` -- against JAX 0.10.2's stored
 results (tests/oracle/record_lax_primitive_objects.py -> lax_primitive_objects.json):
 `.bind` with JAX's parameter names gives JAX's values, the printed jaxprs name them as
 JAX does, and their derivatives and batched forms agree; plus each one's NumPy
@@ -17,7 +18,8 @@ from oracle import record_lax_primitive_objects as rec
 
 STORED = json.loads(Path(rec.__file__).with_name("lax_primitive_objects.json").read_text())
 # derivatives and batched cosines: astjax's sin/cos/transposes may differ in the last bits
-RTOL = {"restructure_grads": 1e-6, "top_k_grad_vmap": 1e-6, "scatter_sub_bind": 1e-6, "square_grad_vmap": 0, "restructure_vmap": 0}
+RTOL = {"restructure_grads": 1e-6, "top_k_grad_vmap": 1e-6, "scatter_sub_bind": 1e-6,
+        "approx_top_k_bind": 1e-6, "square_grad_vmap": 0, "restructure_vmap": 0}
 
 
 def _same(got, want, where, rtol=0.0):
@@ -50,6 +52,9 @@ def test_matches_jax(name):
     (lax.lt_to_p, {}, (rec.SPECIAL_A, rec.SPECIAL_B)),
     (lax.top_k_p, {"k": 3, "axis": 1}, (rec.TN,)),
     (lax.top_k_p, {"k": 2, "axis": 0}, (rec.T,)),
+    (lax.approx_top_k_p, dict(k=2, reduction_dimension=-1, recall_target=0.95, is_max_k=False,
+                              reduction_input_size_override=-1, aggregate_to_topk=True),
+     (rec.T,)),
 ])
 def test_numpy_reference_matches_xla(p, params, args):
     # the reference the interpreter runs equals the compiled lowering

@@ -59,7 +59,7 @@ NO_CASES: dict[str, str] = {
                     "values), tests/test_gamma_grad.py (derivatives vs JAX and the CDF)",
     "composite": "takes a jaxpr: tests/test_lax_more.py (values, lowering vs JAX's)",
     **{n: "tests/test_lax_primitive_objects.py (bind with JAX's params vs JAX's stored "
-          "values)" for n in ("split", "stack", "unstack", "tile", "top_k")},
+          "values)" for n in ("split", "stack", "unstack", "tile", "top_k", "approx_top_k")},
     "scaled_dot": "float8 operands and scales: tests/test_dot_algorithm.py (XLA and the "
                   "NumPy reference vs JAX's stored values)",
     **{n: "XLA's generators, no NumPy reference: tests/test_lax_more.py (bits vs JAX's "

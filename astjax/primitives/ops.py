@@ -38,7 +38,7 @@ from .slicing import (_index_scalar,  # noqa: F401
                                  dynamic_update_slice, dynamic_update_slice_in_dim, index_in_dim,
                                  slice, slice_in_dim)
 from .sort import sort, sort_key_val  # noqa: F401
-from .top_k import top_k  # noqa: F401
+from .top_k import approx_max_k, approx_min_k, top_k  # noqa: F401
 from .structural import (bitcast_convert_type, broadcasted_iota,  # noqa: F401
                                     concatenate, copy as copy_p,
                                     full_like, reshape, rev, squeeze, zeros_like_array)

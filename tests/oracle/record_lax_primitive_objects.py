@@ -1,6 +1,6 @@
 """Cases for the `jax.lax` primitive objects added for issue 13 (`square_p`, `split_p`,
 `stack_p`, `unstack_p`, `tile_p`, `eq_to_p`, `le_to_p`, `lt_to_p`, `top_k_p`,
-`scatter_sub_p`): each bound with
+`scatter_sub_p`, `approx_top_k_p`): each bound with
 JAX's parameter names, its printed jaxpr, its derivative and its batched form, and a
 recorder of JAX's results (see README.md).
 
@@ -168,10 +168,25 @@ def scatter_sub_bind(jax, lax):
 
 
 @case
+def approx_top_k_bind(jax, lax):
+    y = _R.randn(2, 3000).astype(np.float32)
+    params = dict(k=3, reduction_dimension=-1, recall_target=0.95, is_max_k=True,
+                  reduction_input_size_override=-1, aggregate_to_topk=True)
+    vmapped = jax.vmap(lambda r: lax.approx_min_k(r, 1, aggregate_to_topk=False))(y)
+    return arrays([*lax.approx_top_k_p.bind(T, **params),
+                   *lax.approx_top_k_p.bind(T, **dict(params, is_max_k=False,
+                                                       reduction_dimension=0)),
+                   jax.grad(lambda a: (lax.approx_max_k(a, 2)[0] ** 2).sum())(T),
+                   *jax.vmap(lambda a: lax.approx_max_k(a, 2), in_axes=1)(T),
+                   np.array(vmapped[0].shape)]) + [
+        str(jax.make_jaxpr(lambda a: lax.approx_max_k(a, 2))(T))]
+
+
+@case
 def names(jax, lax):
     return [p.name for p in (lax.square_p, lax.split_p, lax.stack_p, lax.unstack_p, lax.tile_p,
                              lax.eq_to_p, lax.le_to_p, lax.lt_to_p, lax.top_k_p,
-                             lax.scatter_sub_p)] + [
+                             lax.scatter_sub_p, lax.approx_top_k_p)] + [
         lax.split_p.multiple_results, lax.unstack_p.multiple_results, lax.stack_p.multiple_results]
 
 
