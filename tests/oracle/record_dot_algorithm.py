@@ -45,7 +45,10 @@ def case(fn):
 
 
 def array(x):
+    """An array as JSON: its dtype and values (complex ones as [real, imag])."""
     x = np.asarray(x)
+    if np.iscomplexobj(x):
+        return {"dtype": x.dtype.name, "value": [x.real.tolist(), x.imag.tolist()]}
     return {"dtype": x.dtype.name, "value": x.astype(np.float64).tolist()}
 
 

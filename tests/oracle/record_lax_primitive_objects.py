@@ -9,9 +9,13 @@ value (arrays as {"dtype", "value"}, lists of them, or text). Run with JAX 0.10.
 `/work/jaxref/bin/python tests/oracle/record_lax_primitive_objects.py` writes
 lax_primitive_objects.json."""
 import json
+import sys
 from pathlib import Path
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).parent))
+from record_dot_algorithm import array  # noqa: E402
 
 _R = np.random.RandomState(7)
 X = _R.randn(3, 4).astype(np.float32)
@@ -27,13 +31,6 @@ CASES = {}
 def case(fn):
     CASES[fn.__name__] = fn
     return fn
-
-
-def array(x):
-    x = np.asarray(x)
-    if np.iscomplexobj(x):
-        return {"dtype": x.dtype.name, "value": [x.real.tolist(), x.imag.tolist()]}
-    return {"dtype": x.dtype.name, "value": x.astype(np.float64).tolist()}
 
 
 def arrays(xs):
