@@ -18,7 +18,7 @@ import ast
 import numpy as np
 
 from .. import core, dtypes
-from ..errors import DTypeError
+from ..errors import DTypeError, RuntimeDTypeError
 from ..pyast import call, lax_call
 from .base import (ANY, FLOAT, INT, INT_BOOL, as_operand, binop, compare_lowering,
                    infix_source, match_scalars, nondiff, operator_ok, unop)
@@ -130,8 +130,18 @@ def _no_complex_order(name):
     return check
 
 
+def _no_complex_total_order(x, y):
+    # JAX accepts complex operands and XLA's verifier then refuses the TOTALORDER
+    # comparison when the program compiles: the same class, located, before running
+    if any(dtypes.issubdtype(a.dtype, np.complexfloating) for a in (x, y)):
+        raise RuntimeDTypeError(f"FAILED_PRECONDITION: Expected comparison type FLOAT. "
+                                f"actual: TOTALORDER (eq_to of {x.str_short()})",
+                                hint="compare the real and imaginary parts separately")
+
+
 eq_to_p = binop("eq_to", lambda x, y: np.equal(_total_order_key(x), _total_order_key(y)),
-                compare_lowering("EQ", True), ANY, out_dtype=_to_bool)
+                compare_lowering("EQ", True), ANY, out_dtype=_to_bool,
+                check=_no_complex_total_order)
 le_to_p = binop("le_to", lambda x, y: np.less_equal(_total_order_key(x), _total_order_key(y)),
                 compare_lowering("LE", True), ANY, out_dtype=_to_bool,
                 check=_no_complex_order("le_to"))

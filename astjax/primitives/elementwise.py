@@ -26,15 +26,15 @@ from .arithmetic import (Zero, _c, _real_dtype, add, div, eq, integer_pow, is_un
                          neg, sub)
 # the rest of the elementwise family, re-exported (`elementwise.add_p`, `lax.add`, ...)
 from .comparisons import (and_p, bitwise_and, bitwise_not, bitwise_or,  # noqa: F401
-                          bitwise_xor, clz, clz_p, eq_p, ge, ge_p, gt, gt_p, is_finite,
-                          is_finite_p, le, le_p, lt, lt_p, ne, ne_p, not_p, or_p,
+                          bitwise_xor, clz, clz_p, eq_p, eq_to_p, ge, ge_p, gt, gt_p, is_finite,
+                          is_finite_p, le, le_p, le_to_p, lt, lt_p, lt_to_p, ne, ne_p, not_p, or_p,
                           population_count, population_count_p, shift_left, shift_left_p,
                           shift_right_arithmetic, shift_right_arithmetic_p,
                           shift_right_logical, shift_right_logical_p, xor_p)
 from .arithmetic import (RoundingMethod, abs, abs_p, add_any, add_any_p, add_p,  # noqa: F401
                          ceil, ceil_p, div_p, floor, floor_p, integer_pow_p, max, max_p, min,
                          min_p, mul_p, neg_p, reciprocal, rem, rem_p, round, round_p, sign,
-                         sign_p, square, sub_p)
+                         sign_p, square, square_p, sub_p)
 
 # --------------------------------------------------------------- NumPy references
 _vec = np.vectorize
@@ -629,8 +629,9 @@ UNARY = {p.name: p for p in [neg_p, sign_p, floor_p, ceil_p, round_p, abs_p, exp
                              tan_p, asin_p, acos_p, atan_p, sinh_p, cosh_p, tanh_p, asinh_p,
                              acosh_p, atanh_p, logistic_p, erf_p, erfc_p, erf_inv_p, lgamma_p,
                              digamma_p, is_finite_p, not_p, population_count_p, clz_p,
-                             real_p, imag_p, conj_p, integer_pow_p]}
+                             real_p, imag_p, conj_p, integer_pow_p, square_p]}
 BINARY = {p.name: p for p in [add_p, sub_p, mul_p, div_p, rem_p, pow_p, max_p, min_p, atan2_p,
                               nextafter_p, polygamma_p, and_p, or_p, xor_p, shift_left_p,
                               shift_right_arithmetic_p, shift_right_logical_p, eq_p, ne_p,
-                              lt_p, le_p, gt_p, ge_p, add_any_p, complex_p]}
+                              lt_p, le_p, gt_p, ge_p, add_any_p, complex_p, eq_to_p, le_to_p,
+                              lt_to_p]}
