@@ -41,6 +41,7 @@ from .primitives.custom_derivatives import (checkpoint_p,
 from .staging import StagedCallable, arg_hints, as_callable, leaf_aval, stage_flat
 from .transforms import ad
 from .transforms.ad import Zero, cleanup, differentiable, float0, inline
+from .transforms.discharge import discharge_closed
 from .traceback_util import user_traceback
 
 __all__ = ["grad", "value_and_grad", "jvp", "vjp", "linearize", "jacfwd", "jacrev",
@@ -200,6 +201,7 @@ def _stage(fun, args, kwargs, differentiated=True):
     hints = arg_hints(fun, args, kwargs)
     with differentiation(differentiated), _explicit.staging_nested(leaves):
         closed, out_tree = stage_flat(fun, in_tree, avals, hints)
+    closed = discharge_closed(closed, "differentiation")   # mutable references -> values
     return closed, in_tree, out_tree, leaves
 
 

@@ -28,6 +28,7 @@ from .staging import (StagedCallable, arg_hints, as_callable, donated_leaves, le
                       stage_flat)
 from .stages import ShapeDtypeStruct, Lowered, Traced
 from .transforms.dce import dce_closed
+from .transforms.discharge import discharge_closed
 from .traceback_util import user_traceback
 
 _Array, _Committed = runtime.Array, runtime.CommittedArray
@@ -213,10 +214,12 @@ class Jitted(StagedCallable):
             self._cache[key] = entry
         return entry, leaves
 
-    def _stage(self, dyn_args, dyn_kwargs, statics, in_tree, avals):
+    def _stage(self, dyn_args, dyn_kwargs, statics, in_tree, avals, discharge=True):
         fun = self._rebuild(statics)
         hints = arg_hints(self.fun, dyn_args, dyn_kwargs) if not statics else None
         closed, out_tree = stage_flat(fun, in_tree, list(avals), hints)
+        if discharge:   # mutable references -> values (make_jaxpr shows them as staged)
+            closed = discharge_closed(closed)
         return dce_closed(closed), out_tree
 
     def stage(self, *args, **kwargs):
@@ -570,7 +573,8 @@ def make_jaxpr(fun: Callable[..., Any], static_argnums: int | Sequence[int] = ()
             leaves, in_tree = tree_util.flatten_for_staging((tuple(dyn_args), dyn_kwargs))
             avals = [leaf_aval(x) for x in leaves]
             with _explicit.staging(leaves):   # layouts on Explicit axes, as in jit
-                closed, out_tree = j._stage(dyn_args, dyn_kwargs, statics, in_tree, avals)
+                closed, out_tree = j._stage(dyn_args, dyn_kwargs, statics, in_tree, avals,
+                                            discharge=False)
             closed = _explicit.with_types(closed, leaves)
         except AstjaxError as e:
             raise e.with_traceback(user_traceback(e)) from None

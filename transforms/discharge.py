@@ -1,0 +1,266 @@
+"""State discharge: a jaxpr that uses mutable array references (`new_ref`, `get`,
+`swap`, `addupdate`, `freeze`, ...; `astjax/primitives/state.py`) becomes one that
+threads the values the references hold, so that every other pass -- differentiation,
+batching, DCE, lowering -- sees plain values (JAX's `discharge_state`; it discharges
+before AD the same way for references closed over by a loop body).
+
+The pass re-stages the jaxpr with an interpreter whose environment maps each reference
+variable to a `Cell`, the value it holds now: a state equation reads or replaces that
+value through its primitive's `discharge` rule (`get` is `x[index]`, `swap` is a
+read and a `dynamic_update_slice`, ...). A structured control-flow equation that
+closes over references (`scan`, `while`, `cond`, also as staged from Python loops and
+`if`s by the front end) is re-staged with each reference's value as an extra loop
+carry (`scan`, `while`) or an extra operand and result (`cond`), its body discharged
+the same way.
+
+A reference may not leave the function that created it (JAX's ValueError), and a
+reference from outside the transformed function -- an argument of `jit`/`grad`/`vmap`
+-- is not supported yet (a located error).
+"""
+from __future__ import annotations
+
+import weakref
+
+from astjax import core
+from astjax.core import AbstractRef, ClosedJaxpr, Literal
+from astjax.errors import JAXValueError, NotImplementedInAstjaxError
+from astjax.primitives.cond import bind_cond, cond_p
+from astjax.primitives.scan import bind_scan, scan_p
+from astjax.primitives.state import STATE_PRIMITIVES
+from astjax.primitives.while_loop import bind_while, while_p
+
+_STATE = frozenset(STATE_PRIMITIVES)
+
+
+class Cell:
+    """A reference during discharge: the value (a Tracer of the program being built)
+    it holds at this point of the program."""
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+
+_uses_refs: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def uses_refs(jaxpr) -> bool:
+    """Whether `jaxpr` (or a jaxpr nested in it) has a state equation or a
+    reference-typed variable (memoized per jaxpr)."""
+    jaxpr = jaxpr.jaxpr if isinstance(jaxpr, ClosedJaxpr) else jaxpr
+    r = _uses_refs.get(jaxpr)
+    if r is None:
+        r = _uses_refs[jaxpr] = (
+            any(type(v.aval) is AbstractRef for v in jaxpr.constvars + jaxpr.invars)
+            or any(e.primitive in _STATE or any(uses_refs(j) for j in core.sub_jaxprs(e.params))
+                   for e in jaxpr.eqns))
+    return r
+
+
+def discharge_closed(closed: ClosedJaxpr, what: str = "jit") -> ClosedJaxpr:
+    """`closed` without references (itself when it has none). `what` names the
+    transformation in errors (`jit`, `grad`, `vmap`)."""
+    if not uses_refs(closed.jaxpr):
+        return closed
+    jaxpr = closed.jaxpr
+    for v in jaxpr.constvars + jaxpr.invars:
+        if type(v.aval) is AbstractRef:
+            raise NotImplementedInAstjaxError(
+                f"a mutable array reference ({v.aval}) from outside the function is used "
+                f"inside {what}; astjax supports references created inside it",
+                hint="create the Ref inside the function, or pass r[...] and store the "
+                     "result back")
+    hints = [v.hint for v in jaxpr.invars]
+
+    def run(*args):
+        outs = _eval(jaxpr, closed.consts, list(args))
+        _no_escape(jaxpr, outs, what)
+        return outs
+    j, consts = core.stage_open(run, jaxpr.in_avals, hints)
+    return ClosedJaxpr(j, consts)
+
+
+def _no_escape(jaxpr, outs, what):
+    for v, o in zip(jaxpr.outvars, outs):
+        if isinstance(o, Cell):
+            raise JAXValueError(f"a function traced for {what} returned a mutable array "
+                                f"reference of type {v.aval}, but mutable array references "
+                                f"cannot be returned", loc=_origin(jaxpr, v),
+                                hint="return its value instead: jax.freeze(r) or r[...]")
+
+
+def _origin(jaxpr, var):
+    for e in jaxpr.eqns:
+        if var in e.outvars:
+            return e.source_info
+    return None
+
+
+def _eval(jaxpr, consts, args):
+    """Stage `jaxpr` on `consts` and `args` (values, or `Cell`s for references) into
+    the current builder, discharging its references; -> its outputs."""
+    env = {}
+
+    def read(a):
+        return a.val if isinstance(a, Literal) else env[a]
+
+    for v, x in zip(jaxpr.constvars, consts):
+        env[v] = x
+    for v, x in zip(jaxpr.invars, args):
+        env[v] = x
+    for eqn in jaxpr.eqns:
+        ins = [read(a) for a in eqn.invars]
+        with core.source_info_context(eqn.source_info):
+            outs = _eqn(eqn, ins)
+        for v, x in zip(eqn.outvars, outs):
+            env[v] = x
+    return [read(a) for a in jaxpr.outvars]
+
+
+def _eqn(eqn, ins):
+    p, params = eqn.primitive, eqn.params
+    if p in _STATE:
+        if getattr(p, "ref_operand", False):
+            cell = ins[0]
+            res = p.discharge(cell.value, *ins[1:], **params)
+            if p.name == "swap":
+                old, cell.value = res
+                return [old]
+            if p.name == "addupdate":
+                cell.value = res
+                return []
+            return res if p.multiple_results else [res]
+        return [Cell(p.discharge(*ins, **params))]     # new_ref, empty_ref
+    rule = _CONTROL.get(p)
+    if rule is not None and (any(isinstance(x, Cell) for x in ins)
+                             or any(uses_refs(j) for j in core.sub_jaxprs(params))):
+        return rule(eqn, ins)
+    if any(isinstance(x, Cell) for x in ins) or any(
+            uses_refs(j) for j in core.sub_jaxprs(params)):
+        raise NotImplementedInAstjaxError(
+            f"mutable array references used inside `{p.name}` are not supported (they are "
+            f"inside `scan`, `while_loop`/`fori_loop` and `cond`)", loc=eqn.source_info)
+    outs = core.bind(p, *ins, **params)
+    return outs if p.multiple_results else [outs]
+
+
+def _refs_of(values):
+    """The distinct `Cell`s among `values`, in order."""
+    cells = []
+    for x in values:
+        if isinstance(x, Cell) and not any(x is c for c in cells):
+            cells.append(x)
+    return cells
+
+
+def _with_cells(values, cells, inner):
+    """`values` with each of `cells` replaced by its stand-in in `inner`."""
+    return [inner[_position(cells, x)] if isinstance(x, Cell) else x for x in values]
+
+
+def _position(cells, x):
+    return next(i for i, c in enumerate(cells) if c is x)
+
+
+def _value_avals(cells):
+    return [core.get_aval(c.value) for c in cells]
+
+
+# ------------------------------------------------------------- structured control flow
+
+
+def _scan(eqn, ins):
+    """The references a `scan` body closes over become leading carries."""
+    p = eqn.params
+    body = p["jaxpr"]
+    nc, ncarry = p["num_consts"], p["num_carry"]
+    consts, carry, xs = ins[:nc], ins[nc:nc + ncarry], ins[nc + ncarry:]
+    if any(isinstance(x, Cell) for x in carry + xs):
+        raise JAXValueError("a mutable array reference cannot be a loop carry or a scanned "
+                            "input; close over it instead", loc=eqn.source_info)
+    cells = _refs_of(consts)
+    n = len(cells)
+    x_avals = [v.aval for v in body.jaxpr.invars[nc + ncarry:]]
+    carry_avals = [v.aval for v in body.jaxpr.invars[nc:nc + ncarry]]
+
+    def step(*args):
+        inner = [Cell(v) for v in args[:n]]
+        outs = _eval(body.jaxpr, body.consts, _with_cells(consts, cells, inner) + list(args[n:]))
+        _no_escape(body.jaxpr, outs, "scan")
+        return [c.value for c in inner] + outs
+
+    jaxpr, body_consts = core.stage_open(step, _value_avals(cells) + carry_avals + x_avals)
+    outs = bind_scan((jaxpr, body_consts), [c.value for c in cells] + carry, xs,
+                     length=p["length"], reverse=p["reverse"], unroll=p.get("unroll", 1))
+    for c, v in zip(cells, outs[:n]):
+        c.value = v
+    return outs[n:]
+
+
+def _while(eqn, ins):
+    """The references the condition or the body close over become leading carries;
+    the condition may read them, not write them."""
+    p = eqn.params
+    ncc, nbc = p["cond_nconsts"], p["body_nconsts"]
+    cc, bc, carry = ins[:ncc], ins[ncc:ncc + nbc], ins[ncc + nbc:]
+    if any(isinstance(x, Cell) for x in carry):
+        raise JAXValueError("a mutable array reference cannot be a loop carry; close over "
+                            "it instead", loc=eqn.source_info)
+    cells = _refs_of(cc + bc)
+    n = len(cells)
+    cond_j, body_j = p["cond_jaxpr"], p["body_jaxpr"]
+    carry_avals = [v.aval for v in body_j.jaxpr.invars[nbc:]]
+
+    def test(*args):
+        inner = [Cell(v) for v in args[:n]]
+        before = [c.value for c in inner]
+        out = _eval(cond_j.jaxpr, cond_j.consts, _with_cells(cc, cells, inner) + list(args[n:]))
+        if any(c.value is not b for c, b in zip(inner, before)):
+            raise NotImplementedInAstjaxError(
+                "a while_loop condition that writes a mutable array reference is not "
+                "supported", loc=eqn.source_info)
+        return out
+
+    def step(*args):
+        inner = [Cell(v) for v in args[:n]]
+        outs = _eval(body_j.jaxpr, body_j.consts, _with_cells(bc, cells, inner) + list(args[n:]))
+        _no_escape(body_j.jaxpr, outs, "while_loop")
+        return [c.value for c in inner] + outs
+
+    avals = _value_avals(cells) + carry_avals
+    outs = bind_while(core.stage_open(test, avals), core.stage_open(step, avals),
+                      [c.value for c in cells] + carry)
+    for c, v in zip(cells, outs[:n]):
+        c.value = v
+    return outs[n:]
+
+
+def _cond(eqn, ins):
+    """The references the branches close over become extra operands and results."""
+    index, ops = ins[0], ins[1:]
+    cells = _refs_of(ops)
+    n = len(cells)
+    plain = [x for x in ops if not isinstance(x, Cell)]
+    branches = eqn.params["branches"]
+    op_avals = [v.aval for v, x in zip(branches[0].jaxpr.invars, ops) if not isinstance(x, Cell)]
+
+    def branch(br):
+        def run(*args):
+            inner = [Cell(v) for v in args[:n]]
+            it = iter(args[n:])
+            operands = [inner[_position(cells, x)] if isinstance(x, Cell) else next(it)
+                        for x in ops]
+            outs = _eval(br.jaxpr, br.consts, operands)
+            _no_escape(br.jaxpr, outs, "cond")
+            return outs + [c.value for c in inner]
+        return core.stage_open(run, _value_avals(cells) + op_avals)
+
+    outs = bind_cond(index, [branch(br) for br in branches],
+                     [c.value for c in cells] + plain)
+    k = len(outs) - n
+    for c, v in zip(cells, outs[k:]):
+        c.value = v
+    return outs[:k]
+
+
+_CONTROL = {scan_p: _scan, while_p: _while, cond_p: _cond}
