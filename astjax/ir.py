@@ -162,8 +162,8 @@ class AbstractRef(ShapedArray):
     def str_short(self):
         return f"Ref{{{self.inner_aval.str_short()}}}"
 
-    def __str__(self):   # JAX's `str(jax.typeof(ref))`: `Ref{float32[3]}`
-        return f"Ref{{{self.inner_aval}}}"
+    def __str__(self):   # JAX's `str(jax.typeof(ref))`: `Ref{float32[3]}` (no `~`)
+        return f"Ref{{{self.inner_aval._long()}}}"
 
     def __repr__(self):
         return str(self)

@@ -58,6 +58,9 @@ NO_CASES: dict[str, str] = {
                     "tests/test_scaled_and_dtypes.py (samples, vmap, jvp vs JAX's stored "
                     "values), tests/test_gamma_grad.py (derivatives vs JAX and the CDF)",
     "composite": "takes a jaxpr: tests/test_lax_more.py (values, lowering vs JAX's)",
+    **{n: "mutable references, discharged before lowering: tests/test_refs.py (values "
+          "and printed jaxprs vs JAX's, the NumPy reference interpreter)"
+       for n in ("new_ref", "empty_ref", "free_ref", "freeze", "get", "swap", "addupdate")},
     **{n: "XLA's generators, no NumPy reference: tests/test_lax_more.py (bits vs JAX's "
           "stored values)" for n in ("rng_bit_generator", "rng_uniform")},
     **{n: "LAPACK custom calls: tests/test_linalg_lapack.py (vs JAX's stored values)"

@@ -66,17 +66,18 @@ class Indexer:
     """A reference's index, one entry per axis: `("s", start, size, stride)` for a
     static slice, `("i",)` for an integer whose value is the next index operand. Hashable
     (an equation parameter); printed as JAX prints its NDIndexer."""
-    __slots__ = ("entries", "shape")
+    __slots__ = ("entries", "shape", "whole")
 
-    def __init__(self, entries, shape):
+    def __init__(self, entries, shape, whole=False):
         self.entries, self.shape = tuple(entries), tuple(shape)
+        self.whole = whole   # written `r[...]` (or no index): printed `[...]`
 
     def __eq__(self, other):
         return (isinstance(other, Indexer) and self.entries == other.entries
-                and self.shape == other.shape)
+                and self.shape == other.shape and self.whole == other.whole)
 
     def __hash__(self):
-        return hash((self.entries, self.shape))
+        return hash((self.entries, self.shape, self.whole))
 
     def __repr__(self):
         return f"Indexer({self.entries})"
@@ -91,8 +92,8 @@ class Indexer:
 
     def pretty(self, idx_docs):
         """`[...]`, or `[0]`, `[:,1:3]`, `[c]`: the text after the reference's name."""
-        if self.trivial():
-            return "[...]" if self.entries else "[...]"
+        if self.whole:
+            return "[...]"
         parts, k = [], 0
         for e, d in zip(self.entries, self.shape):
             if e[0] == "i":
@@ -112,7 +113,9 @@ def _is_int_scalar(x):
 
 def make_indexer(shape, idx, what):
     """`idx` (what the user wrote between brackets) -> (Indexer, index operands)."""
-    idx = idx if isinstance(idx, tuple) else (idx,)
+    whole = idx is None or idx is Ellipsis or idx == () or (
+        isinstance(idx, tuple) and len(idx) == 1 and idx[0] is Ellipsis)
+    idx = () if idx is None else idx if isinstance(idx, tuple) else (idx,)
     if builtins.sum(i is Ellipsis for i in idx) > 1:
         raise JAXIndexError(f"{what}: an index can only have a single ellipsis ('...')")
     if Ellipsis in [i for i in idx if i is Ellipsis]:
@@ -155,7 +158,7 @@ def make_indexer(shape, idx, what):
         else:
             raise JAXIndexError(f"{what}: indices of a reference must be integers, slices "
                                 f"or '...', got {type(i).__name__} {i!r:.40}")
-    return Indexer(entries, shape), operands
+    return Indexer(entries, shape, whole), operands
 
 
 def _np_index(indexer, idx_vals):

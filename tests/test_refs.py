@@ -1,0 +1,301 @@
+"""Mutable array references (`jax.new_ref`, `jax.ref`, issue 13): the state primitives
+(`astjax/primitives/state.py`) printed as JAX prints them, their discharge
+(`transforms/discharge.py`) under jit / grad / jvp / vjp / vmap, references closed
+over by `scan` / `fori_loop` / `while_loop` / `cond` and by converted Python loops and
+`if`s, eager `Ref`s, and JAX's errors. Expected values were computed with jax 0.10.2
+(the same programs, `import jax`); Python loops on a staged trip count, which JAX
+cannot trace, are checked against plain Python."""
+import numpy as np
+import pytest
+
+import astjax as jax
+import astjax.numpy as jnp
+from astjax import core, lax
+from astjax.errors import AstjaxError
+from astjax.transforms.discharge import discharge_closed, uses_refs
+
+X = jnp.arange(3.)
+
+
+def f_example(x):
+    r = jax.new_ref(x)
+    r[...] += 1.
+    r[0] = 5.
+    return jax.freeze(r)
+
+
+def g_example(x):
+    r = jax.new_ref(jnp.zeros(()))
+
+    def body(c, xi):
+        r[...] += xi * c
+        return c, None
+    lax.scan(body, 2., x)
+    return r[...]
+
+
+def fori_acc(x):
+    r = jax.new_ref(jnp.zeros(()))
+
+    def body(i, c):
+        r[...] += x[i] * c
+        return c * 2.
+    lax.fori_loop(0, 3, body, 1.)
+    return r[...]
+
+
+def while_acc(x, n):
+    r = jax.new_ref(jnp.zeros(3))
+
+    def body(c):
+        r[...] += x * c
+        return c + 1
+    lax.while_loop(lambda c: c < n, body, 0)
+    return r[...]
+
+
+def cond_write(x, p):
+    r = jax.new_ref(x)
+
+    def yes():
+        r[0] = 10.
+
+    def no():
+        r[1] = 20.
+    lax.cond(p > 0, yes, no)
+    return jax.freeze(r)
+
+
+def py_for(x):
+    r = jax.new_ref(jnp.zeros(()))
+    for i in range(3):
+        r[...] += x[i] * 2.
+    return r[...]
+
+
+def py_while(x, n):
+    r = jax.new_ref(jnp.zeros(()))
+    i = 0
+    while i < n:
+        r[...] += x[i]
+        i += 1
+    return r[...]
+
+
+def py_if(x):
+    r = jax.new_ref(x)
+    if x.sum() > 0:
+        r[0] = 7.
+    else:
+        r[2] = 9.
+    return jax.freeze(r)
+
+
+def local_ref(x):
+    r = jax.new_ref(x)
+    r[0] = 1.
+    return jax.freeze(r) * 2
+
+
+# ------------------------------------------------------------------ values vs JAX
+
+CASES = [  # name, call, JAX 0.10.2's value
+    ("example jit", lambda: jax.jit(f_example)(jnp.ones(3)), [5., 2., 2.]),
+    ("example eager", lambda: f_example(jnp.ones(3)), [5., 2., 2.]),
+    ("scan jit", lambda: jax.jit(g_example)(X), 6.),
+    ("scan grad", lambda: jax.grad(g_example)(X), [2., 2., 2.]),
+    ("fori jit", lambda: jax.jit(fori_acc)(X), 10.),
+    ("fori grad", lambda: jax.grad(fori_acc)(X), [1., 2., 4.]),
+    ("while jit", lambda: jax.jit(while_acc)(X, 3), [0., 3., 6.]),
+    ("while grad", lambda: jax.grad(lambda x: while_acc(x, 3).sum())(X), [3., 3., 3.]),
+    ("cond true", lambda: jax.jit(cond_write)(X, 1), [10., 1., 2.]),
+    ("cond false", lambda: jax.jit(cond_write)(X, -1), [0., 20., 2.]),
+    ("python for", lambda: jax.jit(py_for)(X), 6.),
+    ("python for grad", lambda: jax.grad(py_for)(X), [2., 2., 2.]),
+    ("python while", lambda: jax.jit(py_while)(X, 2), 1.),          # Python's value
+    ("python if", lambda: jax.jit(py_if)(X), [7., 1., 2.]),         # Python's value
+    ("python if else", lambda: jax.jit(py_if)(-X), [-0., -1., 9.]),  # Python's value
+    ("vmap local ref", lambda: jax.vmap(local_ref)(jnp.ones((2, 3))), [[2.] * 3] * 2),
+    ("jvp", lambda: jax.jvp(local_ref, (X,), (jnp.ones(3),)), ([2., 2., 4.], [0., 2., 2.])),
+    ("vjp", lambda: jax.vjp(local_ref, X)[1](jnp.ones(3)), ([0., 2., 2.],)),
+    ("staged index", lambda: jax.jit(lambda x, i: _set_then_freeze(x, i, 0.))(X, 1),
+     [0., 0., 2.]),
+    ("strided read", lambda: jax.jit(lambda x: jax.new_ref(x)[::2])(X), [0., 2.]),
+    ("strided set", lambda: jax.jit(lambda x: _set_then_freeze(x, slice(None, None, 2),
+                                                               jnp.array([7., 8.])))(X),
+     [7., 1., 8.]),
+    ("negative index", lambda: jax.jit(lambda x: jax.new_ref(x)[-1])(X), 2.),
+    ("out of bounds clamps", lambda: jax.jit(lambda x: jax.new_ref(x)[5])(X), 2.),
+    ("empty_ref", lambda: jax.jit(lambda x: _through_empty(x))(X), [0., 1., 2.]),
+]
+
+
+def _set_then_freeze(x, idx, v):
+    r = jax.new_ref(x)
+    r[idx] = v
+    return jax.freeze(r)
+
+
+def _through_empty(x):
+    r = jax.empty_ref(jax.typeof(x))
+    r[...] = x
+    y = r[...]
+    jax.free_ref(r)
+    return y
+
+
+@pytest.mark.parametrize("name,call,want", CASES, ids=[c[0] for c in CASES])
+def test_values_match_jax(name, call, want):
+    got = call()
+    if isinstance(want, tuple):
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(np.asarray(g), np.asarray(w, np.float32), rtol=1e-6)
+    else:
+        np.testing.assert_allclose(np.asarray(got), np.asarray(want, np.float32), rtol=1e-6)
+
+
+def test_grad_matches_finite_differences():
+    x = np.array([0.3, -1.2, 2.0])
+    g = np.asarray(jax.grad(fori_acc)(jnp.asarray(x, jnp.float32)))
+    eps, run = 1e-3, jax.jit(fori_acc)
+    fd = [(float(run(jnp.asarray(x + eps * e, jnp.float32)))
+           - float(run(jnp.asarray(x - eps * e, jnp.float32)))) / (2 * eps)
+          for e in np.eye(3)]
+    np.testing.assert_allclose(g, fd, rtol=1e-2)
+
+# ------------------------------------------------------------------- printed jaxprs
+
+
+def test_printed_jaxpr_is_jaxs():
+    assert str(jax.make_jaxpr(f_example)(jnp.ones(3))) == """\
+{ lambda ; a:f32[3]. let
+    b:Ref{f32[3]} = new_ref[kind=None memory_space=None] a
+    c:f32[3] <- b[...]
+    d:f32[3] = add c 1.0:f32[]
+    b[...] <- d
+    b[0] <- 5.0:f32[]
+    e:f32[3] = freeze b
+  in (e,) }"""
+    assert str(jax.make_jaxpr(lambda x: jax.ref.swap(jax.new_ref(x), 0, 3.))(jnp.ones(3))) == """\
+{ lambda ; a:f32[3]. let
+    b:Ref{f32[3]} = new_ref[kind=None memory_space=None] a
+    c:f32[], b[0] <- b[0], 3.0:f32[]
+  in (c,) }"""
+    assert str(jax.make_jaxpr(lambda x: jax.ref.addupdate(jax.new_ref(x), (slice(None),), x))(
+        jnp.ones(3))) == """\
+{ lambda ; a:f32[3]. let
+    b:Ref{f32[3]} = new_ref[kind=None memory_space=None] a
+    b[:] += a
+  in () }"""
+
+
+def test_printed_scan_closing_over_a_ref():
+    # JAX prints the same body; its scan also moves the loop-invariant carry `2.0`
+    # into the consts (num_consts=2, num_carry=0), which astjax's scan does not
+    assert str(jax.make_jaxpr(g_example)(X)) == """\
+{ lambda ; a:f32[3]. let
+    b:Ref{f32[]} = new_ref[kind=None memory_space=None] 0.0:f32[]
+    _:f32[] = scan[
+      jaxpr={ lambda ; c:Ref{f32[]} d:f32[] e:f32[]. let
+          f:f32[] <- c[...]
+          g:f32[] = convert_element_type[new_dtype=float32 weak_type=False] d
+          h:f32[] = mul e g
+          i:f32[] = add f h
+          j:f32[], c[...] <- c[...], i
+        in (d,) }
+      length=3
+      num_carry=1
+      num_consts=1
+      reverse=False
+      unroll=1
+    ] b 2.0:f32[] a
+    k:f32[] <- b[...]
+  in (k,) }"""
+
+
+def test_discharged_program_has_no_references():
+    for fn, args in [(g_example, (X,)), (while_acc, (X, 3)), (cond_write, (X, 1)),
+                     (py_if, (X,))]:
+        staged = jax.make_jaxpr(fn)(*args)
+        assert uses_refs(staged.jaxpr)
+        plain = discharge_closed(staged)
+        assert not uses_refs(plain.jaxpr)
+        core.check_jaxpr(plain)
+        np.testing.assert_allclose(np.asarray(core.eval_closed(plain, *args)[0]),
+                                   np.asarray(jax.jit(fn)(*args)))
+
+
+def test_reference_interpreter_runs_the_staged_program():
+    # the NumPy `impl` rules act on a mutable Box: the undischarged jaxpr evaluates too
+    staged = jax.make_jaxpr(f_example)(jnp.ones(3))
+    np.testing.assert_array_equal(core.eval_closed(staged, np.ones(3, np.float32))[0],
+                                  [5., 2., 2.])
+
+# --------------------------------------------------------------------------- eager
+
+
+def test_eager_ref_as_jax():
+    r = jax.new_ref(jnp.arange(3.))
+    assert repr(r) == "Ref([0., 1., 2.], dtype=float32)"
+    assert (r.shape, r.dtype, len(r)) == ((3,), np.float32, 3)
+    assert str(jax.typeof(r)) == "Ref{float32[3]}"
+    r[...] += 1
+    assert repr(r) == "Ref([1., 2., 3.], dtype=float32)"
+    assert float(jax.ref.swap(r, 0, 10.)) == 1.
+    jax.ref.addupdate(r, slice(1, 3), jnp.ones(2))
+    np.testing.assert_array_equal(np.asarray(r[1:]), [3., 4.])
+    np.testing.assert_array_equal(np.asarray(jax.freeze(r)), [10., 3., 4.])
+    assert repr(jax.new_ref(1.)) == "Ref(1., dtype=float32, weak_type=True)"
+    assert str(jax.typeof(jax.new_ref(1.))) == "Ref{float32[]}"
+    assert isinstance(r, jax.Ref) and not isinstance(r, jax.Array)
+    with pytest.raises(TypeError):
+        r + 1
+
+
+def test_staged_ref_is_a_ref():
+    def f(x):
+        r = jax.new_ref(x)
+        assert isinstance(r, jax.Ref) and isinstance(r, jax.ref.Ref)
+        return r[...]
+    np.testing.assert_array_equal(np.asarray(jax.jit(f)(X)), [0., 1., 2.])
+
+# -------------------------------------------------------------------------- errors
+
+
+def _raises(cls, fn, *args, match=None):
+    with pytest.raises(cls, match=match) as e:
+        fn(*args)
+    assert isinstance(e.value, AstjaxError)
+    return e.value
+
+
+def test_errors_as_jax():
+    e = _raises(ValueError, jax.jit(lambda x: jax.new_ref(x)), X,
+                match="mutable array references cannot be returned")
+    assert "test_refs.py" in str(e)          # located at the new_ref
+    _raises(TypeError, jax.jit(lambda x: jax.new_ref(x) + 1), X,
+            match="requires ndarray or scalar arguments")
+    _raises(TypeError, jax.jit(lambda x: jnp.sin(jax.new_ref(x))), X,
+            match="sin requires ndarray")
+
+    def freed(x):
+        r = jax.new_ref(x)
+        jax.free_ref(r)
+        return r[...]
+    _raises(ValueError, jax.jit(freed), X, match="`get` must be called on `Ref` types")
+    _raises(ValueError, jax.jit(lambda x: _set_then_freeze(x, ..., jnp.ones(4))), X,
+            match=r"Invalid shape for `swap`. Ref shape: \(3,\). Expected shape: \(3,\). "
+                  r"Value shape: \(4,\)")
+    _raises(ValueError, jax.jit(lambda x: _set_then_freeze(x, ..., jnp.ones(3, jnp.int32))), X,
+            match="Invalid dtype for `swap`. Ref dtype: float32. Value dtype: int32")
+    _raises(ValueError, jax.jit(lambda x: _set_then_freeze(x, 0, jnp.ones(3))), X,
+            match="Invalid shape for `swap`")
+    _raises(ValueError, jax.jit(lambda x: jax.ref.get(x, ...)), X,
+            match="`get` must be called on `Ref` types")
+
+
+def test_ref_from_outside_is_a_located_error():
+    r = jax.new_ref(X)
+    _raises(NotImplementedError, jax.jit(lambda y: r.__setitem__(0, y)), 3.,
+            match="created outside the staged function")
