@@ -604,7 +604,19 @@ def bind(prim: Primitive, *args, **params):
         if isinstance(a, Tracer):
             raise EscapedTracerError(
                 "a staged value was used after the function that produced it finished staging")
+        if type(getattr(a, "aval", None)) is AbstractRef:   # an eager `Ref`
+            if not prim.takes_refs:
+                raise JAXTypeError(f"{prim.name} requires ndarray or scalar arguments, got a "
+                                   f"mutable array reference of type {a.aval}",
+                                   hint="read the reference's value first: r[...]")
+            return eager_ref_apply(prim, args, params)
     return eager_backend(prim, args, params)
+
+
+# Hook set in one spot, by transforms/discharge.py: runs a primitive whose operands
+# include eager `Ref`s (a `lax.scan` body closing over one, called outside `jit`):
+# discharged, run eagerly, the references' final values stored back.
+eager_ref_apply: Callable | None = None
 
 
 def stage(fn: Callable, in_avals, hints=None) -> ClosedJaxpr:

@@ -23,10 +23,10 @@ import weakref
 
 from astjax import core
 from astjax.core import AbstractRef, ClosedJaxpr, Literal
-from astjax.errors import JAXValueError, NotImplementedInAstjaxError
+from astjax.errors import JAXValueError, NotImplementedInAstjaxError, user_location
 from astjax.primitives.cond import bind_cond, cond_p
 from astjax.primitives.scan import bind_scan, scan_p
-from astjax.primitives.state import STATE_PRIMITIVES
+from astjax.primitives.state import STATE_PRIMITIVES, Ref, freeze, ref_set
 from astjax.primitives.while_loop import bind_while, while_p
 
 _STATE = frozenset(STATE_PRIMITIVES)
@@ -144,11 +144,11 @@ def _eqn(eqn, ins):
     return outs if p.multiple_results else [outs]
 
 
-def _refs_of(values):
-    """The distinct `Cell`s among `values`, in order."""
+def _refs_of(values, kind=Cell):
+    """The distinct `kind`s (by identity) among `values`, in order."""
     cells = []
     for x in values:
-        if isinstance(x, Cell) and not any(x is c for c in cells):
+        if isinstance(x, kind) and not any(x is c for c in cells):
             cells.append(x)
     return cells
 
@@ -264,3 +264,35 @@ def _cond(eqn, ins):
 
 
 _CONTROL = {scan_p: _scan, while_p: _while, cond_p: _cond}
+
+# ------------------------------------------------------------------ eager references
+
+
+def _eager_apply(prim, args, params):
+    """`prim` applied outside staging to operands some of which are eager `Ref`s: the
+    equation discharged (each reference's value an input, its final value an output),
+    run eagerly, and the final values stored back into the references."""
+    refs = _refs_of(args, Ref)
+    vals = [freeze(r) if isinstance(r, Ref) else r for r in args]
+    plain = [v for a, v in zip(args, vals) if not isinstance(a, Ref)]
+    eqn = core.Eqn(prim, [], [], params, user_location(3))
+
+    def run(*xs):
+        cells = [Cell(x) for x in xs[:len(refs)]]
+        it = iter(xs[len(refs):])
+        ins = [cells[_position(refs, a)] if isinstance(a, Ref) else next(it) for a in args]
+        outs = _eqn(eqn, ins)
+        return list(outs) + [c.value for c in cells]
+
+    closed = core.stage(run, [core.get_aval(freeze(r)) for r in refs]
+                        + [core.get_aval(v) for v in plain])
+    outs = core.eval_jaxpr(closed.jaxpr, closed.consts,
+                           *[freeze(r) for r in refs], *plain,
+                           interpret_eqn=lambda e, ins: core.bind(e.primitive, *ins, **e.params))
+    k = len(outs) - len(refs)
+    for r, v in zip(refs, outs[k:]):
+        ref_set(r, ..., v)
+    return outs[:k] if prim.multiple_results else outs[0]
+
+
+core.eager_ref_apply = _eager_apply

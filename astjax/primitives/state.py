@@ -502,14 +502,15 @@ AbstractRef.ops = _Ops
 # ------------------------------------------------------------------ the wrappers
 
 
+def _eager(ref):
+    """Whether an operation on `ref` runs now: an eager `Ref` outside staging (inside,
+    it is an operand of the staged equation, as a closed-over array is)."""
+    return type(ref) is Ref and core.current_builder() is None
+
+
 def _check_live(ref, what):
     """A located error unless `ref` is a reference this program may use."""
     if type(ref) is Ref:
-        if core.current_builder() is not None:
-            raise NotImplementedInAstjaxError(
-                f"{what}: a Ref created outside the staged function is used inside it "
-                f"(as an argument or a closure); astjax does not support this yet",
-                hint="pass r[...] to the function and store its result back into r")
         if ref._freed:
             raise JAXValueError(f"`{what}` must be called on `Ref` types: the Ref was "
                                 f"freed with free_ref")
@@ -562,7 +563,7 @@ def empty_ref(ty, *, memory_space=None):
 def free_ref(ref):
     """Release `ref` (`jax.free_ref`): reading or writing it afterwards is an error."""
     _check_live(ref, "free_ref")
-    if type(ref) is Ref:
+    if _eager(ref):
         ref._freed = True
         return None
     bind(free_ref_p, ref)
@@ -573,7 +574,7 @@ def free_ref(ref):
 def freeze(ref):
     """The value `ref` holds, as an array (`jax.freeze`)."""
     _check_live(ref, "freeze")
-    if type(ref) is Ref:
+    if _eager(ref):
         return ref._value
     return bind(freeze_p, ref)
 
@@ -586,7 +587,7 @@ def ref_get(ref, idx=None):
     """`ref[idx]` (`jax.ref.get`): the indexed elements' value, an array."""
     _check_live(ref, "get")
     indexer, ops = _index(ref, idx, "get")
-    if type(ref) is Ref:
+    if _eager(ref):
         return read_value(ref._value, indexer, ops)
     return bind(get_p, ref, *ops, indexer=indexer)
 
@@ -596,7 +597,7 @@ def ref_swap(ref, idx, value, _function_name="swap"):
     _check_live(ref, _function_name)
     value = _implicit_cast(ref.dtype, value)
     indexer, ops = _index(ref, idx, _function_name)
-    if type(ref) is Ref:
+    if _eager(ref):
         _value_check("swap", ref.aval, core.get_aval(value), indexer)
         old = read_value(ref._value, indexer, ops)
         ref._value = write_value(ref._value, indexer, ops, value)
@@ -614,7 +615,7 @@ def ref_addupdate(ref, idx, x):
     _check_live(ref, "addupdate")
     x = _implicit_cast(ref.dtype, x)
     indexer, ops = _index(ref, idx, "addupdate")
-    if type(ref) is Ref:
+    if _eager(ref):
         _value_check("addupdate", ref.aval, core.get_aval(x), indexer)
         ref._value = write_value(ref._value, indexer, ops, x, accumulate=True)
         return
