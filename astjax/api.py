@@ -28,7 +28,8 @@ from .staging import (StagedCallable, arg_hints, as_callable, donated_leaves, le
                       stage_flat)
 from .stages import ShapeDtypeStruct, Lowered, Traced
 from .transforms.dce import dce_closed
-from .transforms.discharge import discharge_closed
+from .transforms.discharge import discharge_closed, outside_refs as _outside_refs
+from . import jit_refs as _jit_refs
 from .traceback_util import user_traceback
 
 _Array, _Committed = runtime.Array, runtime.CommittedArray
@@ -208,6 +209,8 @@ class Jitted(StagedCallable):
             if self._shardings or any(layouts) or _spmd.needs_spmd(closed.jaxpr):
                 entry = _spmd.jit_entry(closed, out_tree, name, self._shardings, dyn_args,
                                         leaves, donated, caller_location(), options)
+            elif _outside_refs(closed):   # a Ref argument, or one the function closes over
+                entry = _jit_refs.RefEntry(closed, out_tree, name, options)
             else:
                 entry = _Entry(closed, out_tree, name, donated, options)
             entry.in_tree = in_tree
@@ -218,8 +221,9 @@ class Jitted(StagedCallable):
         fun = self._rebuild(statics)
         hints = arg_hints(self.fun, dyn_args, dyn_kwargs) if not statics else None
         closed, out_tree = stage_flat(fun, in_tree, list(avals), hints)
-        if discharge:   # mutable references -> values (make_jaxpr shows them as staged)
-            closed = discharge_closed(closed)
+        if discharge:   # mutable references -> values (make_jaxpr shows them as staged;
+            # references from outside the function: `ref.RefEntry` at the call)
+            closed = discharge_closed(closed, keep_outside=True)
         return dce_closed(closed), out_tree
 
     def stage(self, *args, **kwargs):

@@ -314,12 +314,51 @@ def test_eager_ref_in_a_primitive_is_a_type_error():
     _raises(TypeError, lax.sin, r, match="mutable array reference")
 
 
-def test_ref_from_outside_is_a_located_error():
-    # JAX mutates a Ref passed to (or closed over by) a jitted function in place;
-    # astjax does not yet: a located NotImplementedError, never a silent copy
+def test_jit_mutates_a_ref_argument_in_place():
+    # values from jax 0.10.2 running the same calls
     r = jax.new_ref(X)
-    _raises(NotImplementedError, jax.jit(lambda y: r.__setitem__(0, y)), 3.,
-            match="from outside the function is used inside jit")
-    _raises(NotImplementedError, jax.jit(lambda q: q.__setitem__(0, 9.)), r,
-            match="from outside the function is used inside jit")
+
+    @jax.jit
+    def acc(ref, x):
+        ref[...] += x
+        return ref[...] * 2
+    np.testing.assert_array_equal(np.asarray(acc(r, X)), [0., 4., 8.])
+    np.testing.assert_array_equal(np.asarray(acc(r, X)), [0., 6., 12.])
+    assert repr(r) == "Ref([0., 3., 6.], dtype=float32)"
+
+    def loop(ref, xs):          # a converted Python loop writing into the argument
+        for i in range(3):
+            ref[i] += xs[i]
+    assert jax.jit(loop)(r, X) is None
+    assert repr(r) == "Ref([0., 4., 8.], dtype=float32)"
+    assert str(jax.make_jaxpr(acc)(r, X)) == """\
+{ lambda ; a:Ref{f32[3]} b:f32[3]. let
+    c:f32[3] <- a[...]
+    d:f32[3] = add c b
+    a[...] <- d
+    e:f32[3] <- a[...]
+    f:f32[3] = mul e 2.0:f32[]
+  in (f,) }"""
+
+
+def test_jit_mutates_a_closed_over_ref():
+    r = jax.new_ref(X)
+    store = jax.jit(lambda y: r.__setitem__(1, y))
+    store(3.)
+    assert repr(r) == "Ref([0., 3., 2.], dtype=float32)"
+    store(4.)                   # the cached program reads and writes `r` again
+    assert repr(r) == "Ref([0., 4., 2.], dtype=float32)"
+
+
+def test_same_ref_twice_is_an_error():
+    r = jax.new_ref(X)
+    _raises(ValueError, jax.jit(lambda a, b: a.__setitem__(0, b[0])), r, r,
+            match="more than once")
+
+
+def test_ref_from_outside_under_grad_is_a_located_error():
+    # JAX raises too ("... on a non-differentiated array reference")
+    r = jax.new_ref(X)
+    _raises(NotImplementedError, jax.grad(lambda y: (r.__setitem__(1, y), r[1])[1]), 3.,
+            match="from outside the function is used inside differentiation")
     np.testing.assert_array_equal(np.asarray(r[...]), [0., 1., 2.])

@@ -57,19 +57,31 @@ def uses_refs(jaxpr) -> bool:
     return r
 
 
-def discharge_closed(closed: ClosedJaxpr, what: str = "jit") -> ClosedJaxpr:
+def outside_refs(closed: ClosedJaxpr) -> bool:
+    """Whether `closed` takes references from outside: a `Ref` argument, or an eager
+    `Ref` the function closes over (a reference-typed const)."""
+    j = closed.jaxpr
+    return any(type(v.aval) is AbstractRef for v in j.constvars + j.invars)
+
+
+def discharge_closed(closed: ClosedJaxpr, what: str = "jit", keep_outside=False) -> ClosedJaxpr:
     """`closed` without references (itself when it has none). `what` names the
-    transformation in errors (`jit`, `grad`, `vmap`)."""
+    transformation in errors (`jit`, `grad`, `vmap`). References from outside the
+    function (`outside_refs`) are a located error, or with `keep_outside` leave
+    `closed` as it is (`jit` runs it through `lift_outside_refs`)."""
     if not uses_refs(closed.jaxpr):
         return closed
     jaxpr = closed.jaxpr
-    for v in jaxpr.constvars + jaxpr.invars:
-        if type(v.aval) is AbstractRef:
-            raise NotImplementedInAstjaxError(
-                f"a mutable array reference ({v.aval}) from outside the function is used "
-                f"inside {what}; astjax supports references created inside it",
-                hint="create the Ref inside the function, or pass r[...] and store the "
-                     "result back")
+    if outside_refs(closed):
+        if keep_outside:
+            return closed
+        aval = next(v.aval for v in jaxpr.constvars + jaxpr.invars
+                    if type(v.aval) is AbstractRef)
+        raise NotImplementedInAstjaxError(
+            f"a mutable array reference ({aval}) from outside the function is used "
+            f"inside {what}; astjax supports references created inside it there",
+            hint="create the Ref inside the function, or pass r[...] and store the "
+                 "result back")
     hints = [v.hint for v in jaxpr.invars]
 
     def run(*args):
@@ -78,6 +90,36 @@ def discharge_closed(closed: ClosedJaxpr, what: str = "jit") -> ClosedJaxpr:
         return outs
     j, consts = core.stage_open(run, jaxpr.in_avals, hints)
     return ClosedJaxpr(j, consts)
+
+
+def lift_outside_refs(closed: ClosedJaxpr):
+    """`closed`, which takes references from outside (`outside_refs`), as a function of
+    values: -> (ClosedJaxpr, the eager `Ref`s it closed over, the positions of its
+    reference arguments). The jaxpr's inputs are the closed-over references' values,
+    then the arguments (a reference argument: its value); its outputs are the
+    function's, then the final values of those references, then of the reference
+    arguments -- what `jit` stores back into them after the call."""
+    jaxpr = closed.jaxpr
+    ref_consts = [c for v, c in zip(jaxpr.constvars, closed.consts)
+                  if type(v.aval) is AbstractRef]
+    ref_args = [i for i, v in enumerate(jaxpr.invars) if type(v.aval) is AbstractRef]
+    n = len(ref_consts)
+
+    def run(*xs):
+        cells = [Cell(x) for x in xs[:n]]
+        it = iter(cells)
+        consts = [next(it) if type(v.aval) is AbstractRef else c
+                  for v, c in zip(jaxpr.constvars, closed.consts)]
+        args = [Cell(x) if i in ref_args else x for i, x in enumerate(xs[n:])]
+        outs = _eval(jaxpr, consts, args)
+        _no_escape(jaxpr, outs, "jit")
+        return outs + [c.value for c in cells] + [args[i].value for i in ref_args]
+
+    avals = ([v.aval.inner_aval for v in jaxpr.constvars if type(v.aval) is AbstractRef]
+             + [v.aval.inner_aval if type(v.aval) is AbstractRef else v.aval
+                for v in jaxpr.invars])
+    j, consts = core.stage_open(run, avals, [None] * n + [v.hint for v in jaxpr.invars])
+    return ClosedJaxpr(j, consts), ref_consts, ref_args
 
 
 def _no_escape(jaxpr, outs, what):
