@@ -85,10 +85,11 @@ from .numpy.indexing import ds  # noqa: E402,F401
 # mutable array references (`jax.ref`, `jax.new_ref`, ...)
 from . import ref  # noqa: E402,F401
 from .ref import Ref, empty_ref, free_ref, freeze, new_ref  # noqa: E402,F401
+from . import ad_refs as ad  # noqa: E402,F401  (`jax.ad`: GradRef, GradValue, DontWant, DidntWant)
 # The public names (`from astjax import *`, and what a type checker takes as exported:
 # `mypy --strict` reads only these as re-exports). tests/test_typing.py keeps it complete.
 __all__ = [
-    "Ref", "empty_ref", "free_ref", "freeze", "new_ref", "ref",
+    "Ref", "ad", "empty_ref", "free_ref", "freeze", "new_ref", "ref",
     "Array", "AstjaxError", "Device", "allow_f16_reductions", "auto_pcast", "default_prng_impl", "softmax_custom_jvp", "NamedSharding", "P", "Shard", "ShapeDtypeStruct",
     "ad_checkpoint", "api_util", "block_until_ready", "check_tracer_leaks", "checking_leaks",
     "closure_convert", "copy_to_host_async", "custom_batching", "fwd_and_bwd", "lib", "monitoring", "ops", "custom_derivatives", "dlpack", "ds", "enable_checks",

@@ -42,6 +42,7 @@ from .staging import StagedCallable, arg_hints, as_callable, leaf_aval, stage_fl
 from .transforms import ad
 from .transforms.ad import Zero, cleanup, differentiable, float0, inline
 from .transforms.discharge import discharge_closed
+from . import ad_refs
 from .traceback_util import user_traceback
 
 __all__ = ["grad", "value_and_grad", "jvp", "vjp", "linearize", "jacfwd", "jacrev",
@@ -487,11 +488,26 @@ def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[
     body = _VjpBody(lin, out_nz, nres, [i < k for i in range(n)], nz, in_avals,
                     [v.aval for v in closed.jaxpr.outvars], in_tree, main_tree,
                     _explicit.layouts_of(leaves))
-    vjp_fn = tree_util.Partial(body, *res)
+    vjp_fn = VjpFunction(body, *res)
     primal_out = tree_util.tree_unflatten(main_tree, prim[:k])
     if has_aux:
         return primal_out, vjp_fn, tree_util.tree_unflatten(out_tree.children[1], prim[k:])
     return primal_out, vjp_fn
+
+
+class VjpFunction(tree_util.Partial):
+    """The pullback `vjp` returns (JAX's `VJP`): call it on a cotangent;
+    `with_refs(*specs)` adds cotangents into `Ref`s instead (`astjax/ad_refs.py`)."""
+
+    def with_refs(self, *maybe_ct_refs):
+        """The pullback with each primal's cotangent routed by its spec: a `Ref` (added
+        into it), `ad.GradValue()` (returned) or `ad.DontWant()`."""
+        return ad_refs.pullback_into(self, maybe_ct_refs)
+
+
+tree_util.register_pytree_node(
+    VjpFunction, lambda p: ((p.args, p.keywords), p.func),
+    lambda func, xs: VjpFunction(func, *xs[0], **xs[1]))
 
 
 class _VjpBody:

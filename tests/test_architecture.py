@@ -62,7 +62,7 @@ LAYERS = [
              "astjax.stages", "astjax.callbacks_api", "astjax.debug",
              "astjax.naming", "astjax.distributed", "astjax.config_api", "astjax.config_guards", "astjax.custom_batching", "astjax.api_util", "astjax.ad_extras",
              "astjax.dispatch_keys", "astjax.ad_dtypes", "astjax.jit_options", "astjax.ffi",
-             "astjax.ref", "astjax.jit_refs"]),
+             "astjax.ref", "astjax.jit_refs", "astjax.ad_refs"]),
     ("libraries", ["astjax.numpy", "astjax.image", "astjax.ops", "astjax.monitoring", "astjax.random", "astjax.scipy", "astjax.nn",
                    "astjax.flatten_util", "astjax.test_util", "astjax.example_libraries"]),
     # the package root, and what serves it as `jax` (the alias finder, its compat modules,

@@ -362,3 +362,30 @@ def test_ref_from_outside_under_grad_is_a_located_error():
     _raises(NotImplementedError, jax.grad(lambda y: (r.__setitem__(1, y), r[1])[1]), 3.,
             match="from outside the function is used inside differentiation")
     np.testing.assert_array_equal(np.asarray(r[...]), [0., 1., 2.])
+
+
+# ------------------------------------------------------------------------- jax.ad
+
+
+def test_vjp_with_refs_as_jax():
+    # values from jax 0.10.2 (the same calls)
+    def f(x, y):
+        return (jnp.sin(x) * y).sum()
+    _, pullback = jax.vjp(f, jnp.arange(3.), 2.)
+    r = jax.new_ref(jnp.ones(3))
+    assert pullback.with_refs(r, jax.ad.DontWant())(1.) == (jax.ad.GradRef(), jax.ad.DidntWant())
+    np.testing.assert_allclose(np.asarray(r[...]), [3., 2.0806046, 0.16770631], rtol=1e-6)
+    gx, gy = pullback.with_refs(jax.ad.GradValue(), jax.ad.GradValue())(1.)
+    np.testing.assert_allclose(np.asarray(gx), [2., 1.0806046, -0.8322937], rtol=1e-6)
+    np.testing.assert_allclose(float(gy), 1.7507684, rtol=1e-6)
+    _, pb = jax.vjp(lambda p: p["a"] * p["b"], {"a": 2., "b": 3.})
+    ra = jax.new_ref(0.)
+    (out,) = pb.with_refs({"a": ra, "b": jax.ad.GradValue()})(1.)
+    assert out["a"] == jax.ad.GradRef() and float(out["b"]) == 2.
+    assert repr(ra) == "Ref(3., dtype=float32, weak_type=True)"
+    assert jax.tree_util.tree_leaves([jax.ad.GradRef(), jax.ad.DidntWant(), jax.ad.DontWant(),
+                                      jax.ad.GradValue()]) == [jax.ad.DontWant(),
+                                                               jax.ad.GradValue()]
+    _raises(Exception, pullback.with_refs(r), 1., match="one spec per primal leaf")
+    _raises(ValueError, pullback.with_refs(jax.new_ref(jnp.ones(2)), jax.ad.GradValue()), 1.,
+            match="Invalid shape for `addupdate`")

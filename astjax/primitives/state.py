@@ -451,6 +451,12 @@ class Ref(metaclass=_RefMeta):
     def __repr__(self):
         return "Ref" + repr(self._value)[5:]
 
+    def _store(self, value):
+        """Hold `value` (of the reference's type; its weak flag is the reference's)."""
+        if core.get_aval(value).weak_type != self._aval.weak_type:
+            value = convert_element_type(value, self._aval.dtype, self._aval.weak_type)
+        self._value = value
+
     def __getitem__(self, idx):
         return ref_get(self, idx)
 
@@ -600,7 +606,7 @@ def ref_swap(ref, idx, value, _function_name="swap"):
     if _eager(ref):
         _value_check("swap", ref.aval, core.get_aval(value), indexer)
         old = read_value(ref._value, indexer, ops)
-        ref._value = write_value(ref._value, indexer, ops, value)
+        ref._store(write_value(ref._value, indexer, ops, value))
         return old
     return bind(swap_p, ref, value, *ops, indexer=indexer)
 
@@ -617,6 +623,6 @@ def ref_addupdate(ref, idx, x):
     indexer, ops = _index(ref, idx, "addupdate")
     if _eager(ref):
         _value_check("addupdate", ref.aval, core.get_aval(x), indexer)
-        ref._value = write_value(ref._value, indexer, ops, x, accumulate=True)
+        ref._store(write_value(ref._value, indexer, ops, x, accumulate=True))
         return
     bind(addupdate_p, ref, x, *ops, indexer=indexer)
