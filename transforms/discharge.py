@@ -22,7 +22,7 @@ from __future__ import annotations
 import weakref
 
 from astjax import core
-from astjax.core import AbstractRef, ClosedJaxpr, Literal
+from astjax.core import AbstractRef, ClosedJaxpr
 from astjax.errors import JAXValueError, NotImplementedInAstjaxError, user_location
 from astjax.primitives.cond import bind_cond, cond_p
 from astjax.primitives.scan import bind_scan, scan_p
@@ -141,22 +141,13 @@ def _origin(jaxpr, var):
 def _eval(jaxpr, consts, args):
     """Stage `jaxpr` on `consts` and `args` (values, or `Cell`s for references) into
     the current builder, discharging its references; -> its outputs."""
-    env = {}
+    return core.eval_jaxpr(jaxpr, consts, *args, interpret_eqn=_interpret)
 
-    def read(a):
-        return a.val if isinstance(a, Literal) else env[a]
 
-    for v, x in zip(jaxpr.constvars, consts):
-        env[v] = x
-    for v, x in zip(jaxpr.invars, args):
-        env[v] = x
-    for eqn in jaxpr.eqns:
-        ins = [read(a) for a in eqn.invars]
-        with core.source_info_context(eqn.source_info):
-            outs = _eqn(eqn, ins)
-        for v, x in zip(eqn.outvars, outs):
-            env[v] = x
-    return [read(a) for a in jaxpr.outvars]
+def _interpret(eqn, ins):
+    with core.source_info_context(eqn.source_info):
+        outs = _eqn(eqn, ins)
+    return outs if eqn.primitive.multiple_results else outs[0]
 
 
 def _eqn(eqn, ins):
