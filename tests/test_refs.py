@@ -389,3 +389,9 @@ def test_vjp_with_refs_as_jax():
     _raises(Exception, pullback.with_refs(r), 1., match="one spec per primal leaf")
     _raises(ValueError, pullback.with_refs(jax.new_ref(jnp.ones(2)), jax.ad.GradValue()), 1.,
             match="Invalid shape for `addupdate`")
+
+
+def test_source_and_lowering_show_the_discharged_program():
+    src = jax.source(f_example, X)
+    assert "new_ref" not in src and "dynamic_update_slice" in src
+    assert "stablehlo.dynamic_update_slice" in jax.jit(f_example).lower(X).as_text()
