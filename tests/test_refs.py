@@ -395,3 +395,73 @@ def test_source_and_lowering_show_the_discharged_program():
     src = jax.source(f_example, X)
     assert "new_ref" not in src and "dynamic_update_slice" in src
     assert "stablehlo.dynamic_update_slice" in jax.jit(f_example).lower(X).as_text()
+
+# ------------------------------------------------- integer-array indices (NumPy's)
+
+M = jnp.arange(12.).reshape(3, 4)
+A02 = jnp.array([0, 2])
+
+
+def _store(idx, v, add=False):
+    def f(x):
+        r = jax.new_ref(x)
+        if add:
+            jax.ref.addupdate(r, idx, v)
+        else:
+            r[idx] = v
+        return jax.freeze(r)
+    return f
+
+
+ARRAY_CASES = [  # name, function of M, jax 0.10.2's value
+    ("get rows", lambda x: jax.new_ref(x)[A02], [[0., 1., 2., 3.], [8., 9., 10., 11.]]),
+    ("get columns", lambda x: jax.new_ref(x)[:, jnp.array([3, 1])],
+     [[3., 1.], [7., 5.], [11., 9.]]),
+    ("get pairs", lambda x: jax.new_ref(x)[A02, jnp.array([3, 1])], [3., 9.]),
+    ("get broadcast", lambda x: jax.new_ref(x)[jnp.array([[0], [2]]), jnp.array([3, 1])],
+     [[3., 1.], [11., 9.]]),
+    ("get out of bounds clamps", lambda x: jax.new_ref(x)[jnp.array([5, -1])],
+     [[8., 9., 10., 11.], [8., 9., 10., 11.]]),
+    ("get int and array", lambda x: jax.new_ref(x)[1, jnp.array([0, 3])], [4., 7.]),
+    ("get strided and array", lambda x: jax.new_ref(x)[::2, jnp.array([0, 3])],
+     [[0., 3.], [8., 11.]]),
+    ("set rows", _store(A02, jnp.ones((2, 4))),
+     [[1., 1., 1., 1.], [4., 5., 6., 7.], [1., 1., 1., 1.]]),
+    ("set repeated: last wins", _store(jnp.array([0, 0]), jnp.stack([jnp.ones(4), 2 * jnp.ones(4)])),
+     [[2., 2., 2., 2.], [4., 5., 6., 7.], [8., 9., 10., 11.]]),
+    ("set columns", _store((slice(None), jnp.array([3, 1])), jnp.ones((3, 2))),
+     [[0., 1., 2., 1.], [4., 1., 6., 1.], [8., 1., 10., 1.]]),
+    ("set out of bounds drops", _store(jnp.array([5, 1]), jnp.ones((2, 4))),
+     [[0., 1., 2., 3.], [1., 1., 1., 1.], [8., 9., 10., 11.]]),
+    ("add repeated", _store(jnp.array([0, 0]), jnp.ones((2, 4)), add=True),
+     [[2., 3., 4., 5.], [4., 5., 6., 7.], [8., 9., 10., 11.]]),
+    ("add int and array", _store((1, jnp.array([0, 0, 3])), jnp.ones(3), add=True),
+     [[0., 1., 2., 3.], [6., 5., 6., 8.], [8., 9., 10., 11.]]),
+]
+
+
+@pytest.mark.parametrize("name,fn,want", ARRAY_CASES, ids=[c[0] for c in ARRAY_CASES])
+def test_integer_array_indices_as_jax(name, fn, want):
+    np.testing.assert_array_equal(np.asarray(jax.jit(fn)(M)), np.asarray(want, np.float32))
+    # the NumPy reference interpreter on the undischarged program agrees
+    staged = jax.make_jaxpr(fn)(M)
+    np.testing.assert_array_equal(core.eval_closed(staged, np.asarray(M))[0],
+                                  np.asarray(want, np.float32))
+
+
+def test_integer_array_index_printed_as_jax():
+    assert str(jax.make_jaxpr(lambda x, i: jax.new_ref(x)[i, 1:3])(M, A02)) == """\
+{ lambda ; a:f32[3,4] b:i32[2]. let
+    c:Ref{f32[3,4]} = new_ref[kind=None memory_space=None] a
+    d:f32[2,2] <- c[b,1:3]
+  in (d,) }"""
+
+
+def test_integer_array_index_grad():
+    # d/dx sum(r[[0, 0, 2]] * w) after r[[1]] = 0: rows 0 (twice) and 2 of w
+    def f(x):
+        r = jax.new_ref(x)
+        r[jnp.array([1])] = jnp.zeros((1, 4))
+        return (r[jnp.array([0, 0, 2])] * jnp.arange(3.)[:, None]).sum()
+    np.testing.assert_array_equal(np.asarray(jax.grad(f)(M)),
+                                  [[1.] * 4, [0.] * 4, [2.] * 4])

@@ -4,8 +4,8 @@
 A reference is a value of aval `core.AbstractRef` (printed `Ref{f32[3]}`); staged, it
 is a `core.RefTracer`, whose indexing binds the primitives here (`r[...]` is `get`,
 `r[0] = v` is `swap` with its result unused, `jax.ref.addupdate(r, i, v)` is
-`addupdate`). An index is normalized to one entry per axis (`Indexer`): a static slice,
-or an integer whose value is an operand of the equation (a literal or a staged scalar).
+`addupdate`). An index is normalized to one entry per axis (`ref_indexing.Indexer`): a static
+slice, or an integer (scalar or array) whose value is an operand of the equation.
 
 Nothing but `transforms/discharge.py` consumes these equations: it replaces each
 reference by the value it holds, threaded through the program, before
@@ -20,21 +20,16 @@ indexing reads and replaces, as JAX's eager `Ref` does.
 """
 from __future__ import annotations
 
-import builtins
-
 import numpy as np
 
 from .. import core, dtypes
 from ..core import AbstractRef, ShapedArray, bind
-from ..errors import (ArgumentTypeError, JAXIndexError, JAXTypeError, JAXValueError,
-                      NotImplementedInAstjaxError, user_location)
+from ..errors import (ArgumentTypeError, JAXValueError, NotImplementedInAstjaxError,
+                      user_location)
 from ..pretty import Concat, Text
-from .arithmetic import add
 from .base import mark_unsupported, register
-from .selection import select
-from .slicing import dynamic_slice, dynamic_update_slice, slice as _lax_slice
-from .structural import (broadcast_in_dim, convert_element_type, copy_p, full, pad,
-                         reshape)
+from .ref_indexing import make_indexer, np_index, read_value, write_numpy, write_value
+from .structural import convert_element_type, copy_p, full
 
 __all__ = ["AbstractRef", "Ref", "Box", "new_ref", "empty_ref", "free_ref", "freeze",
            "ref_get", "ref_set", "ref_swap", "ref_addupdate", "is_ref",
@@ -58,177 +53,6 @@ class Box:
 
     def __init__(self, value):
         self.value, self.freed = np.array(value, copy=True), False
-
-# ------------------------------------------------------------------------- indexing
-
-
-class Indexer:
-    """A reference's index, one entry per axis: `("s", start, size, stride)` for a
-    static slice, `("i",)` for an integer whose value is the next index operand. Hashable
-    (an equation parameter); printed as JAX prints its NDIndexer."""
-    __slots__ = ("entries", "shape", "whole")
-
-    def __init__(self, entries, shape, whole=False):
-        self.entries, self.shape = tuple(entries), tuple(shape)
-        self.whole = whole   # written `r[...]` (or no index): printed `[...]`
-
-    def __eq__(self, other):
-        return (isinstance(other, Indexer) and self.entries == other.entries
-                and self.shape == other.shape and self.whole == other.whole)
-
-    def __hash__(self):
-        return hash((self.entries, self.shape, self.whole))
-
-    def __repr__(self):
-        return f"Indexer({self.entries})"
-
-    @property
-    def out_shape(self):
-        return tuple(e[2] for e in self.entries if e[0] == "s")
-
-    def trivial(self):
-        return all(e[0] == "s" and e[1] == 0 and e[2] == d and e[3] == 1
-                   for e, d in zip(self.entries, self.shape))
-
-    def pretty(self, idx_docs):
-        """`[...]`, or `[0]`, `[:,1:3]`, `[c]`: the text after the reference's name."""
-        if self.whole:
-            return "[...]"
-        parts, k = [], 0
-        for e, d in zip(self.entries, self.shape):
-            if e[0] == "i":
-                parts.append(idx_docs[k])
-                k += 1
-                continue
-            _, start, size, stride = e
-            end = start + (size - 1) * stride + 1 if size else start
-            s = f"{start or ''}:{'' if end == d else end}"
-            parts.append(s + (f":{stride}" if stride != 1 else ""))
-        return "[" + ",".join(parts) + "]"
-
-
-def _is_int_scalar(x):
-    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
-
-
-def make_indexer(shape, idx, what):
-    """`idx` (what the user wrote between brackets) -> (Indexer, index operands)."""
-    whole = idx is None or idx is Ellipsis or idx == () or (
-        isinstance(idx, tuple) and len(idx) == 1 and idx[0] is Ellipsis)
-    idx = () if idx is None else idx if isinstance(idx, tuple) else (idx,)
-    if builtins.sum(i is Ellipsis for i in idx) > 1:
-        raise JAXIndexError(f"{what}: an index can only have a single ellipsis ('...')")
-    if Ellipsis in [i for i in idx if i is Ellipsis]:
-        k = next(j for j, i in enumerate(idx) if i is Ellipsis)
-        idx = idx[:k] + (builtins.slice(None),) * (len(shape) - len(idx) + 1) + idx[k + 1:]
-    if len(idx) > len(shape):
-        raise JAXIndexError(f"{what}: too many indices for a reference of shape {shape}: "
-                            f"{len(idx)} were given")
-    idx = idx + (builtins.slice(None),) * (len(shape) - len(idx))
-    entries, operands = [], []
-    for i, d in zip(idx, shape):
-        if isinstance(i, builtins.slice):
-            if any(isinstance(b, core.Tracer) for b in (i.start, i.stop, i.step)):
-                raise NotImplementedInAstjaxError(
-                    f"{what}: a slice of a reference with staged bounds is not supported",
-                    hint="use static slice bounds, or an integer index per element")
-            start, stop, stride = i.indices(d)
-            if stride < 0:
-                raise NotImplementedInAstjaxError(
-                    f"{what}: a negative slice step on a reference is not supported")
-            entries.append(("s", start, len(range(start, stop, stride)), stride))
-        elif _is_int_scalar(i):
-            i = int(i)
-            if i < 0:
-                i += d
-            entries.append(("i",))
-            operands.append(np.int32(i))
-        elif isinstance(i, core.Tracer) or hasattr(i, "dtype"):
-            a = core.get_aval(i)
-            if not dtypes.is_int(a.dtype):
-                raise JAXIndexError(f"{what}: indices of a reference must be integers or "
-                                    f"slices, got {a.str_short()}")
-            if a.shape != ():
-                raise NotImplementedInAstjaxError(
-                    f"{what}: indexing a reference with an integer array ({a.str_short()}) "
-                    f"is not supported", hint="index with integer scalars and slices")
-            entries.append(("i",))
-            operands.append(convert_element_type(i, np.int32)
-                            if a.dtype != np.int32 or a.weak_type else i)
-        else:
-            raise JAXIndexError(f"{what}: indices of a reference must be integers, slices "
-                                f"or '...', got {type(i).__name__} {i!r:.40}")
-    return Indexer(entries, shape, whole), operands
-
-
-def _np_index(indexer, idx_vals):
-    """The NumPy index of `indexer` with the integer operands' values (clamped, as the
-    compiled `dynamic_slice` clamps)."""
-    out, k = [], 0
-    for e, d in zip(indexer.entries, indexer.shape):
-        if e[0] == "i":
-            out.append(int(np.clip(int(idx_vals[k]) + (d if int(idx_vals[k]) < 0 else 0),
-                                   0, d - 1)))
-            k += 1
-        else:
-            _, start, size, stride = e
-            out.append(builtins.slice(start, start + size * stride, stride))
-    return tuple(out)
-
-
-def _window(indexer, idx_vals):
-    """Start operands, window sizes and strides of `indexer` on a value."""
-    starts, sizes, strides, k = [], [], [], 0
-    for e, d in zip(indexer.entries, indexer.shape):
-        if e[0] == "i":
-            i = idx_vals[k]
-            k += 1
-            if isinstance(i, (np.integer, int)):   # a static index: normalized already
-                starts.append(np.int32(i))
-            else:   # a staged index: negative counts from the end, as NumPy's
-                starts.append(select(i < 0, add(i, np.int32(d)), i))
-            sizes.append(1)
-            strides.append(1)
-        else:
-            _, start, size, stride = e
-            starts.append(np.int32(start))
-            sizes.append((size - 1) * stride + 1 if size else 0)
-            strides.append(stride)
-    return starts, sizes, strides
-
-
-def read_value(x, indexer, idx_vals):
-    """`x[index]` on the value a reference holds (the discharge of `get`)."""
-    if indexer.trivial():
-        return x
-    starts, sizes, strides = _window(indexer, idx_vals)
-    y = dynamic_slice(x, starts, sizes)
-    if any(s != 1 for s in strides):
-        y = _lax_slice(y, [0] * len(sizes), sizes, strides)
-    return reshape(y, indexer.out_shape)
-
-
-def write_value(x, indexer, idx_vals, v, accumulate=False):
-    """`x` with `index` set to `v` (`accumulate`: `v` added there) -- the discharge of
-    `swap` / `addupdate`."""
-    if indexer.trivial():
-        return add(x, v) if accumulate else v
-    starts, sizes, strides = _window(indexer, idx_vals)
-    kept = [1 if e[0] == "i" else e[2] for e in indexer.entries]
-    v = reshape(v, kept)
-    strided = any(s != 1 for s in strides)
-    if strided:   # spread `v` over the window, zeros between its elements
-        zero = full((), 0, x.dtype)
-        v = pad(v, zero, [(0, 0, s - 1) for s in strides])
-    if accumulate or strided:
-        cur = dynamic_slice(x, starts, sizes)
-        if accumulate:
-            v = add(cur, v)
-        else:
-            mask = np.zeros(sizes, bool)
-            mask[tuple(builtins.slice(None, None, s) for s in strides)] = True
-            v = select(broadcast_in_dim(mask, tuple(sizes), tuple(range(len(sizes)))), v, cur)
-    return dynamic_update_slice(x, v, starts)
 
 # ---------------------------------------------------------------------- printing
 
@@ -345,7 +169,7 @@ def _get_pp(eqn, atom, out_binder, dropped):
                    _pp_ref(eqn, atom, ref, eqn.params["indexer"], idx)])
 
 
-register(get_p, impl=lambda box, *idx, indexer: np.array(box.value[_np_index(indexer, idx)]),
+register(get_p, impl=lambda box, *idx, indexer: np.array(box.value[np_index(indexer, idx)]),
          abstract_eval=_get_ae)
 get_p.pp_rule = _get_pp
 get_p.discharge = lambda x, *idx, indexer: read_value(x, indexer, idx)
@@ -365,9 +189,8 @@ def _swap_ae(ref, val, *idx, indexer):
 
 
 def _swap_impl(box, val, *idx, indexer):
-    where = _np_index(indexer, idx)
-    old = np.array(box.value[where])
-    box.value[where] = val
+    old = np.array(box.value[np_index(indexer, idx)])
+    write_numpy(box.value, indexer, idx, val)
     return old
 
 
@@ -403,7 +226,7 @@ def _addupdate_ae(ref, val, *idx, indexer):
 
 
 def _addupdate_impl(box, val, *idx, indexer):
-    box.value[_np_index(indexer, idx)] += val
+    write_numpy(box.value, indexer, idx, val, accumulate=True)
     return []
 
 
