@@ -465,3 +465,23 @@ def test_integer_array_index_grad():
         return (r[jnp.array([0, 0, 2])] * jnp.arange(3.)[:, None]).sum()
     np.testing.assert_array_equal(np.asarray(jax.grad(f)(M)),
                                   [[1.] * 4, [0.] * 4, [2.] * 4])
+
+
+def test_weak_types_survive_the_discharge():
+    # jax 0.10.2: the fori_loop carry started from `1.` stays weak (eager and under jit)
+    r = jax.new_ref(jnp.zeros(()))
+
+    def body(i, c):
+        r[...] += X[i] * c
+        return c * 2.
+    assert lax.fori_loop(0, 3, body, 1.).weak_type
+    assert float(r[...]) == 10.
+
+    def local(x):
+        q = jax.new_ref(jnp.zeros(()))
+
+        def step(c, xi):
+            q[...] += xi
+            return c * 2., None
+        return lax.scan(step, 1., x)[0]
+    assert jax.jit(local)(X).weak_type

@@ -22,7 +22,7 @@ from __future__ import annotations
 import weakref
 
 from astjax import core
-from astjax.core import AbstractRef, ClosedJaxpr
+from astjax.core import AbstractRef, ClosedJaxpr, Literal
 from astjax.errors import JAXValueError, NotImplementedInAstjaxError, user_location
 from astjax.primitives.cond import bind_cond, cond_p
 from astjax.primitives.scan import bind_scan, scan_p
@@ -141,10 +141,18 @@ def _origin(jaxpr, var):
 def _eval(jaxpr, consts, args):
     """Stage `jaxpr` on `consts` and `args` (values, or `Cell`s for references) into
     the current builder, discharging its references; -> its outputs."""
-    return core.eval_jaxpr(jaxpr, consts, *args, interpret_eqn=_interpret)
+    outs = core.eval_jaxpr(jaxpr, consts, *args, interpret_eqn=_interpret)
+    return _weak_literals(jaxpr.outvars, outs)
+
+
+def _weak_literals(atoms, values):
+    """`values` read from `atoms`, a weak-typed literal's kept weak (`2.0` in `c * 2.`)."""
+    return [core.WeakConst(x) if isinstance(a, Literal) and a.aval.weak_type else x
+            for a, x in zip(atoms, values)]
 
 
 def _interpret(eqn, ins):
+    ins = _weak_literals(eqn.invars, ins)
     with core.source_info_context(eqn.source_info):
         outs = _eqn(eqn, ins)
     return outs if eqn.primitive.multiple_results else outs[0]
