@@ -47,6 +47,7 @@ from .api import jit
 from .staging import (StagedCallable, as_callable, arg_hints, donated_leaves, leaf_labels,
                       mapped_leaves, stage_flat)
 from .transforms.dce import dce_closed
+from .transforms.discharge import discharge_closed
 from .batching_api import _broadcast_prefix, _check_axes_spec
 from .traceback_util import user_traceback
 
@@ -468,6 +469,7 @@ class Pmapped(StagedCallable):
             with core.extend_axis_env(self.axis_name, n, kind="pmap"):
                 closed, out_tree = stage_flat(self._rebuild(statics), in_tree, shard_avals,
                                               hints)
+            closed = discharge_closed(closed, "pmap")   # mutable references -> values
             out_axes = self._out_axes(closed, out_tree, loc)
             with core.extend_axis_env(self.axis_name, n, kind="pmap"):
                 closed = _with_unit_axes(closed, norm, out_axes)

@@ -485,3 +485,24 @@ def test_weak_types_survive_the_discharge():
             return c * 2., None
         return lax.scan(step, 1., x)[0]
     assert jax.jit(local)(X).weak_type
+
+
+def test_local_refs_inside_checkpoint_custom_jvp_and_pmap():
+    def sq(x):
+        r = jax.new_ref(jnp.zeros(()))
+        for i in range(3):
+            r[...] += x[i] * x[i]
+        return r[...]
+    assert float(jax.jit(jax.checkpoint(sq))(X)) == 5.
+    np.testing.assert_array_equal(np.asarray(jax.jit(jax.grad(jax.checkpoint(sq)))(X)),
+                                  [0., 2., 4.])
+    np.testing.assert_array_equal(np.asarray(jax.pmap(sq)(jnp.ones((1, 3)))), [3.])
+
+    @jax.custom_jvp
+    def h(x):
+        r = jax.new_ref(x)
+        r[0] = 1.
+        return jax.freeze(r).sum()
+    h.defjvp(lambda p, t: (h(p[0]), t[0].sum()))
+    assert float(jax.jit(h)(X)) == 4.
+    np.testing.assert_array_equal(np.asarray(jax.grad(h)(X)), [1., 1., 1.])

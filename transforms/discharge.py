@@ -176,13 +176,34 @@ def _eqn(eqn, ins):
     if rule is not None and (any(isinstance(x, Cell) for x in ins)
                              or any(uses_refs(j) for j in core.sub_jaxprs(params))):
         return rule(eqn, ins)
-    if any(isinstance(x, Cell) for x in ins) or any(
-            uses_refs(j) for j in core.sub_jaxprs(params)):
+    if any(isinstance(x, Cell) for x in ins):
         raise NotImplementedInAstjaxError(
-            f"mutable array references used inside `{p.name}` are not supported (they are "
-            f"inside `scan`, `while_loop`/`fori_loop` and `cond`)", loc=eqn.source_info)
+            f"a mutable array reference from outside `{p.name}` (e.g. `checkpoint`, "
+            f"`custom_jvp`) is used inside it; astjax supports that inside `scan`, "
+            f"`while_loop`/`fori_loop` and `cond`, and references created inside",
+            loc=eqn.source_info)
+    if any(uses_refs(j) for j in core.sub_jaxprs(params)):
+        params = {k: _local(v, eqn) for k, v in params.items()}
     outs = core.bind(p, *ins, **params)
     return outs if p.multiple_results else [outs]
+
+
+def _local(param, eqn):
+    """A parameter of `eqn` with the references created and used inside its jaxprs
+    discharged (a `custom_jvp` or `checkpoint` body: its signature stays)."""
+    if isinstance(param, tuple):
+        return tuple(_local(q, eqn) for q in param)
+    if isinstance(param, ClosedJaxpr) and uses_refs(param.jaxpr):
+        return discharge_closed(param, eqn.primitive.name)
+    if isinstance(param, core.Jaxpr) and uses_refs(param):
+        out = None if param.constvars else discharge_closed(ClosedJaxpr(param, []),
+                                                            eqn.primitive.name)
+        if out is None or out.consts:   # (an open jaxpr cannot take new consts)
+            raise NotImplementedInAstjaxError(
+                f"mutable array references inside `{eqn.primitive.name}` are not "
+                f"supported here", loc=eqn.source_info)
+        return out.jaxpr
+    return param
 
 
 def _refs_of(values, kind=Cell):
