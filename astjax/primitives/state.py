@@ -49,15 +49,15 @@ def _unsupported_after_discharge(p, kinds=("lowering", "batch", "jvp")):
 class Box:
     """What a reference is in the NumPy reference interpreter (`impl` rules): a
     mutable holder of one NumPy array."""
-    __slots__ = ("value", "freed")
+    __slots__ = ("value",)
 
     def __init__(self, value):
-        self.value, self.freed = np.array(value, copy=True), False
+        self.value = np.array(value, copy=True)
 
 # ---------------------------------------------------------------------- printing
 
 
-def _pp_ref(eqn, atom, ref, indexer, idx_atoms):
+def _pp_ref(atom, ref, indexer, idx_atoms):
     docs = [str(a.val) if isinstance(a, core.Literal) else atom(a) for a in idx_atoms]
     return Text(atom(ref) + indexer.pretty(docs))
 
@@ -126,12 +126,8 @@ def _free_ref_ae(ref):
     return []
 
 
-def _free_ref_impl(box):
-    box.freed = True
-    return []
-
-
-register(free_ref_p, impl=_free_ref_impl, abstract_eval=_free_ref_ae)
+register(free_ref_p, impl=lambda box: [], abstract_eval=_free_ref_ae)  # (staging refuses
+# a use after free: `RefTracer.freed`)
 free_ref_p.discharge = lambda ref: []
 _unsupported_after_discharge(free_ref_p)
 
@@ -166,7 +162,7 @@ def _get_ae(ref, *idx, indexer):
 def _get_pp(eqn, atom, out_binder, dropped):
     ref, *idx = eqn.invars
     return Concat([out_binder(eqn.outvars[0]), Text(" <- "),
-                   _pp_ref(eqn, atom, ref, eqn.params["indexer"], idx)])
+                   _pp_ref(atom, ref, eqn.params["indexer"], idx)])
 
 
 register(get_p, impl=lambda box, *idx, indexer: np.array(box.value[np_index(indexer, idx)]),
@@ -196,7 +192,7 @@ def _swap_impl(box, val, *idx, indexer):
 
 def _swap_pp(eqn, atom, out_binder, dropped):
     ref, val, *idx = eqn.invars
-    target = _pp_ref(eqn, atom, ref, eqn.params["indexer"], idx)
+    target = _pp_ref(atom, ref, eqn.params["indexer"], idx)
     if dropped:   # a store whose old value nothing reads: `b[0] <- v`
         return Concat([target, Text(" <- "), Text(atom(val))])
     return Concat([out_binder(eqn.outvars[0]), Text(", "), target, Text(" <- "), target,
@@ -232,7 +228,7 @@ def _addupdate_impl(box, val, *idx, indexer):
 
 def _addupdate_pp(eqn, atom, out_binder, dropped):
     ref, val, *idx = eqn.invars
-    return Concat([_pp_ref(eqn, atom, ref, eqn.params["indexer"], idx), Text(" += "),
+    return Concat([_pp_ref(atom, ref, eqn.params["indexer"], idx), Text(" += "),
                    Text(atom(val))])
 
 
