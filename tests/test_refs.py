@@ -506,3 +506,16 @@ def test_local_refs_inside_checkpoint_custom_jvp_and_pmap():
     h.defjvp(lambda p, t: (h(p[0]), t[0].sum()))
     assert float(jax.jit(h)(X)) == 4.
     np.testing.assert_array_equal(np.asarray(jax.grad(h)(X)), [1., 1., 1.])
+
+
+def test_served_as_jax_ref():
+    import subprocess
+    import sys
+    code = ("import astjax; astjax.install_as_jax()\n"
+            "import jax, jax.numpy as jnp\n"
+            "from jax.ref import AbstractRef, get\n"
+            "r = jax.new_ref(jnp.ones(2))\n"
+            "print(float(get(r, 0)), isinstance(jax.typeof(r), AbstractRef), jax.ad.GradRef())")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=300)
+    assert out.stdout.strip() == "1.0 True GradRef()", out.stderr[-2000:]
