@@ -738,7 +738,7 @@ class _Checkpoint(_Transformed):
         closed, in_tree, out_tree, leaves = _stage(self.fun, args, kwargs, None)
         body, consts = core.split_consts(closed)
         outs = bind(checkpoint_p, *consts, *leaves, jaxpr=body, prevent_cse=self.prevent_cse,
-                    differentiated=False, policy=None)
+                    differentiated=False, policy=self.policy)
         return tree_util.tree_unflatten(out_tree, outs)
 
 
