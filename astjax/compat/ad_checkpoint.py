@@ -239,20 +239,21 @@ def _where(info) -> str:
     return f" from {info.file}:{info.line}{col}{fn}"
 
 
-def _producer(jaxpr, var):
-    """The equation computing `var`, looking through higher-order equations (checkpoint,
-    pjit-like calls) to the inner equation that computes the value."""
-    for eqn in jaxpr.eqns:
+def _producer(jaxpr, var, path=()):
+    """(equation computing `var`, its position: indices of the equations leading to
+    it), looking through higher-order equations (checkpoint, pjit-like calls) to the
+    inner equation that computes the value."""
+    for k, eqn in enumerate(jaxpr.eqns):
         for i, v in enumerate(eqn.outvars):
             if v is var:
                 inner = eqn.params.get("jaxpr") or eqn.params.get("call_jaxpr")
                 inner = getattr(inner, "jaxpr", inner)
                 if inner is not None and hasattr(inner, "eqns") and i < len(inner.outvars):
-                    found = _producer(inner, inner.outvars[i])
-                    if found is not None:
+                    found = _producer(inner, inner.outvars[i], path + (k,))
+                    if found[0] is not None:
                         return found
-                return eqn
-    return None
+                return eqn, path + (k,)
+    return None, path
 
 
 def saved_residuals(f, *args, **kwargs) -> list[tuple]:
@@ -265,9 +266,12 @@ def saved_residuals(f, *args, **kwargs) -> list[tuple]:
     names = _arg_names(f, args, kwargs)
     invars = {id(v): i for i, v in enumerate(jaxpr.invars)}
     constvars = {id(v) for v in jaxpr.constvars}
-    order = {id(v): k for k, eqn in enumerate(jaxpr.eqns) for v in eqn.outvars}
-    found = []
+    produced = {id(v) for eqn in jaxpr.eqns for v in eqn.outvars}
+    found, seen = [], set()
     for v in jaxpr.outvars[len(jaxpr.outvars) - nres:]:
+        if id(v) in seen:
+            continue
+        seen.add(id(v))
         aval = getattr(v, "aval", None)
         if id(v) in invars:
             i = invars[id(v)]
@@ -275,17 +279,16 @@ def saved_residuals(f, *args, **kwargs) -> list[tuple]:
             key = (0, i)
         elif id(v) in constvars:
             what, key = "from a constant", (1, 0)
-        elif id(v) in order:
-            eqn = _producer(jaxpr, v)
+        elif id(v) in produced:
+            eqn, where = _producer(jaxpr, v)
             if eqn.primitive is name_p:
                 what = f"named '{eqn.params['name']}'{_where(eqn.source_info)}"
             else:
                 what = f"output of {eqn.primitive.name}{_where(eqn.source_info)}"
-            key = (2, order[id(v)])
+            key = (2,) + where
         else:
             what, key = "a literal", (3, 0)
-        if (key, what) not in [(k, w) for k, _, w in found]:
-            found.append((key, aval, what))
+        found.append((key, aval, what))
     return [(aval, what) for _, aval, what in sorted(found, key=lambda t: t[0])]
 
 
