@@ -7,6 +7,8 @@ A policy is called per equation of a checkpointed function as JAX calls it,
 `policy(prim, *avals, **params)`, and answers whether the equation's outputs may be
 saved (transforms/remat.py applies it). `checkpoint_name(x, name)` is the identity on
 values, staged as a `name` equation the name-based policies look for.
+`checkpoint` and `remat` are `jax.checkpoint` / `jax.remat` (jax 0.10.2 removed them
+from this module).
 """
 from __future__ import annotations
 
@@ -18,13 +20,12 @@ import linecache
 import types
 
 from astjax import ad_api, tree_util
-from astjax.ad_api import checkpoint, remat
 from astjax.errors import ArgumentValueError
 from astjax.primitives.custom_derivatives import name_p
 from astjax.transforms import ad
 from astjax.transforms.remat import Offloadable, Recompute, Saveable
 
-__all__ = ["checkpoint", "remat", "checkpoint_name", "checkpoint_policies",
+__all__ = ["checkpoint_name", "checkpoint_policies",
            "print_saved_residuals", "saved_residuals", "Saveable", "Recompute",
            "Offloadable"]
 
