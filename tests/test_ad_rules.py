@@ -183,6 +183,7 @@ CASES = [
     # float64's own format: the rounding is the identity, so finite differences apply
     ("reduce_precision", lambda x: lax.reduce_precision(x * x, 11, 52), [anyv(4)]),
     ("dce_sink", lambda x: (lax.dce_sink(x * x), x * 3.0)[1], [anyv(3)]),
+    ("name", lambda x: astjax.ad_checkpoint.checkpoint_name(x * x, "sq") * x, [anyv(3)]),
     ("sort", lambda x: lax.sort(x), [anyv(5)]),
     ("gather", lambda x: lax.gather(x, _IDX, _G_DN, (1, 2), mode="clip"), [anyv(4, 2)]),
     ("scatter_add", lambda x, u: lax.scatter_add(x, _IDX, u, _S_DN), [anyv(4, 2), anyv(3, 2)]),
