@@ -499,8 +499,8 @@ def _linalg_cases():
 
 
 def _bits_cases():
-    """mulhi (extreme products), reduce_precision (rounding, overflow, underflow, NaN)
-    and optimization_barrier (the identity on several operands)."""
+    """mulhi (extreme products), reduce_precision (rounding, overflow, underflow, NaN),
+    optimization_barrier (the identity on several operands) and name (the identity)."""
     ext = {i32: [-2**31, -7, 0, 5, 2**31 - 1], u8: [0, 3, 200, 255, 17],
            np.uint32: [0, 1, 2**32 - 1, 7, 2**31]}
     mulhi = [Case([np.array(v, dt), np.array(v[::-1], dt)], ident=np.dtype(dt).name)
@@ -522,8 +522,9 @@ def _bits_cases():
                Case([rand((3, 5), f32, seed=1), ints(np.arange(15).reshape(3, 5)),
                      np.float32(-np.inf), np.int32(0)], dict(jaxpr=argmax, dimensions=(1,)),
                     ident="variadic_argmax")]
+    name = [Case([rand((2, 3), f32)], dict(name="a")), Case([rand((4,), i32)], dict(name="i"))]
     return {"mulhi": mulhi, "reduce_precision": rp, "optimization_barrier": barrier,
-            "dce_sink": sink, "reduce": general}
+            "dce_sink": sink, "reduce": general, "name": name}
 
 
 def _special_cases():
