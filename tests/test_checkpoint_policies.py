@@ -11,6 +11,7 @@ The functions between the two `# ---- functions` lines are the ones JAX's values
 recorded on (the recorder ran this block verbatim with `import jax`); locations in the
 stored texts are `@L:C (function)`, L counted from the first of those lines.
 """
+import json
 import re
 
 import numpy as np
@@ -22,6 +23,7 @@ from astjax import lax
 from astjax.compat import ad_checkpoint as adc
 from astjax.compat.ad_checkpoint import checkpoint_name
 from astjax.errors import AstjaxError
+from oracle import record_checkpoint_policies as rec
 
 
 # ---- functions (recorded with jax 0.10.2) ----
@@ -104,9 +106,7 @@ POLICIES = {
 # ---- functions end ----
 
 
-with open(__file__.replace("test_checkpoint_policies.py",
-                           "oracle/checkpoint_policies.json")) as _f:
-    JAX = __import__("json").load(_f)
+JAX = json.loads((rec.HERE / "checkpoint_policies.json").read_text())
 _START = next(i for i, line in enumerate(open(__file__), 1)
               if line.startswith("# ---- functions (recorded"))
 
@@ -117,21 +117,6 @@ def _residuals(fn, *a):
                    lambda m: f"@{int(m.group(1)) - _START}:{m.group(2)}", what).join(
                        [aval.str_short() + " ", ""])
             for aval, what in adc.saved_residuals(fn, *a)]
-
-
-def _dots(jaxpr, inside=False):
-    """(dot_generals inside differentiated checkpoints, dot_generals in all)."""
-    back = total = 0
-    for eqn in jaxpr.eqns:
-        if eqn.primitive.name == "dot_general":
-            total += 1
-            back += inside
-        for v in eqn.params.values():
-            sub = getattr(v, "jaxpr", v)
-            if hasattr(sub, "eqns"):
-                b, t = _dots(sub, inside or bool(eqn.params.get("differentiated")))
-                back, total = back + b, total + t
-    return back, total
 
 
 def _close(got, want, rtol=1e-5):
@@ -183,7 +168,7 @@ def test_backward_pass_recomputes_what_jax_recomputes(name):
     # products the policy did not save, recomputed
     jaxpr = jax.make_jaxpr(jax.grad(jax.checkpoint(mlp, policy=POLICIES[name]),
                                     argnums=ARGNUMS))(*args())
-    back, total = _dots(jaxpr.jaxpr)
+    back, total = rec.dots(jaxpr.jaxpr)
     jax_back, jax_total = JAX["policies"][name]["dots"]
     assert back == jax_back
     # forward: the saved products (JAX's make_jaxpr also keeps the primal's, unused)
@@ -193,7 +178,7 @@ def test_backward_pass_recomputes_what_jax_recomputes(name):
 
 def test_without_checkpoint_nothing_is_recomputed():
     jaxpr = jax.make_jaxpr(jax.grad(mlp, argnums=ARGNUMS))(*args())
-    assert list(_dots(jaxpr.jaxpr)) == JAX["plain"]["dots"]
+    assert list(rec.dots(jaxpr.jaxpr)) == JAX["plain"]["dots"]
     _close(jax.grad(mlp, argnums=ARGNUMS)(*args()), JAX["plain"]["grads"])
 
 
@@ -203,7 +188,7 @@ def test_nested_and_scanned_checkpoints(name):
     _close(jax.grad(fn, argnums=(0, 1))(*fargs), JAX["extra"][name]["grads"])
     _close(jax.jit(jax.grad(fn, argnums=(0, 1)))(*fargs), JAX["extra"][name]["grads"])
     jaxpr = jax.make_jaxpr(jax.grad(fn, argnums=(0, 1)))(*fargs)
-    back, _ = _dots(jaxpr.jaxpr)
+    back, _ = rec.dots(jaxpr.jaxpr)
     assert back == JAX["extra"][name]["dots"][0]
 
 
