@@ -94,20 +94,28 @@ def _close_over(fun, args, kwargs, nums):
     """`fun` with the non-differentiated arguments that are not arrays (functions,
     modules, ... as JAX allows) fixed: (fun', args', kwargs', nums') where fun' takes
     only the remaining arguments."""
-    fixed = {i: a for i, a in enumerate(args) if i not in nums and not _array_leaves(a)}
-    fixed_kw = {k: v for k, v in kwargs.items() if not _array_leaves(v)}
+    fixed = [i for i, a in enumerate(args) if i not in nums and not _array_leaves(a)]
+    fixed_kw = [k for k, v in kwargs.items() if not _array_leaves(v)]
     if not fixed and not fixed_kw:
         return fun, args, kwargs, nums
     keep = [i for i in range(len(args)) if i not in fixed]
+    fun, args, kwargs = _fix_arguments(fun, args, kwargs, fixed, fixed_kw)
+    return fun, args, kwargs, tuple(keep.index(i) for i in nums)
+
+
+def _fix_arguments(fun, args, kwargs, positions, names):
+    """(fun', args', kwargs'): `fun` with the arguments at `positions` and the keyword
+    arguments `names` fixed to their values here; fun' takes the others."""
+    fixed = {i: args[i] for i in positions}
+    fixed_kw = {k: kwargs[k] for k in names if k in kwargs}
     target = as_callable(fun)
 
     def closed_over(*dyn, **dyn_kw):
         it = iter(dyn)
         full = [fixed[i] if i in fixed else next(it) for i in range(len(args))]
         return target(*full, **dyn_kw, **fixed_kw)
-    return (raw(closed_over), tuple(args[i] for i in keep),
-            {k: v for k, v in kwargs.items() if k not in fixed_kw},
-            tuple(keep.index(i) for i in nums))
+    return (raw(closed_over), tuple(a for i, a in enumerate(args) if i not in fixed),
+            {k: v for k, v in kwargs.items() if k not in fixed_kw})
 
 
 class _Transformed(StagedCallable):
@@ -728,14 +736,58 @@ def hessian(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: 
 
 
 class _Checkpoint(_Transformed):
-    def __init__(self, fun, prevent_cse=True, policy=None, static_argnums=()):
+    def __init__(self, fun, prevent_cse=True, policy=None, static_argnums=(),
+                 static_argnames=()):
         super().__init__(fun)
+        if isinstance(prevent_cse, (list, tuple)):
+            prevent_cse = tuple(prevent_cse)
+        if not isinstance(prevent_cse, (bool, np.bool_, tuple)):
+            raise ArgumentTypeError(
+                f"prevent_cse must be a bool or tuple of bools, got {type(prevent_cse)}",
+                hint="pass True (the default), False, or one bool per argument")
         self.prevent_cse, self.policy = prevent_cse, policy
-        self.static_argnums = tuple(static_argnums) if not isinstance(static_argnums, int) \
-            else (static_argnums,)
+        if isinstance(static_argnums, int):
+            static_argnums = (static_argnums,)
+        if not (isinstance(static_argnums, tuple)
+                and all(isinstance(d, int) for d in static_argnums)):
+            raise ArgumentTypeError(
+                "the `static_argnums` argument to `jax.checkpoint` / `jax.remat` must be "
+                f"an int or a tuple of ints, but got value {static_argnums}",
+                hint="give the positions of the static arguments, e.g. static_argnums=(1,)")
+        self.static_argnums = static_argnums
+        self.static_argnames = ((static_argnames,) if isinstance(static_argnames, str)
+                                else tuple(static_argnames))
+
+    def _static(self, args):
+        """The static positions, checked against the number of arguments."""
+        n = len(args)
+        if not all(-n <= d < n for d in self.static_argnums):
+            raise ArgumentValueError(
+                "the `static_argnums` argument to `jax.checkpoint` / `jax.remat` takes "
+                f"integers in [-len(args), len(args)); got {self.static_argnums} for "
+                f"{n} arguments",
+                hint="count the positions from 0 (negative: from the end)")
+        return tuple(sorted({d % n for d in self.static_argnums}))
+
+    def __call__(self, *args, **kwargs):
+        if _staging() or not (self.static_argnums or self.static_argnames):
+            return super().__call__(*args, **kwargs)
+        # eagerly: compiled with the static arguments as jit's static arguments
+        nums = self._static(args)
+        names = tuple(k for k in self.static_argnames if k in kwargs)
+        cache = self._state()
+        jitted = cache.get(("static", nums, names))
+        if jitted is None:
+            jitted = cache["static", nums, names] = Jitted(
+                self, static_argnums=nums, static_argnames=names)
+        return jitted(*args, **kwargs)
 
     def stage_inline(self, *args, **kwargs):
-        closed, in_tree, out_tree, leaves = _stage(self.fun, args, kwargs, None)
+        fun = self.fun
+        if self.static_argnums or self.static_argnames:
+            fun, args, kwargs = _fix_arguments(fun, args, kwargs, self._static(args),
+                                               self.static_argnames)
+        closed, in_tree, out_tree, leaves = _stage(fun, args, kwargs, None)
         body, consts = core.split_consts(closed)
         outs = bind(checkpoint_p, *consts, *leaves, jaxpr=body, prevent_cse=self.prevent_cse,
                     differentiated=False, policy=self.policy)
@@ -744,12 +796,28 @@ class _Checkpoint(_Transformed):
 
 def checkpoint(fun: Callable[..., Any] | None = None, *, prevent_cse: bool = True,
                policy: Callable[..., bool] | None = None,
-               static_argnums: int | Sequence[int] = ()) -> Any:
-    """Recompute `fun`'s intermediates in the backward pass instead of storing them."""
+               static_argnums: int | Sequence[int] = (),
+               static_argnames: str | Sequence[str] = ()) -> Any:
+    """Recompute `fun`'s intermediates in the backward pass instead of storing them.
+
+    `policy(prim, *avals, **params)` (one of `checkpoint_policies`, or your own) is
+    asked about each equation of `fun` when it is differentiated in reverse: the
+    outputs of those it answers True / `Saveable` (or `Offloadable(...)`) for are saved,
+    the rest recomputed from `fun`'s inputs and the saved values. Without a policy
+    nothing is saved. `static_argnums` / `static_argnames` name arguments that are
+    Python values `fun` specializes on.
+
+    Example:
+        >>> import astjax, astjax.numpy as jnp
+        >>> f = astjax.checkpoint(lambda x: jnp.sin(jnp.sin(x)))
+        >>> astjax.grad(f)(2.0)
+        Array(-0.2556391, dtype=float32, weak_type=True)
+    """
     if fun is None:
         return functools.partial(checkpoint, prevent_cse=prevent_cse, policy=policy,
-                                 static_argnums=static_argnums)
-    return _Checkpoint(fun, prevent_cse, policy, static_argnums)
+                                 static_argnums=static_argnums,
+                                 static_argnames=static_argnames)
+    return _Checkpoint(fun, prevent_cse, policy, static_argnums, static_argnames)
 
 
 remat = checkpoint

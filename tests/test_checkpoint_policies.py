@@ -278,3 +278,33 @@ def test_policy_is_called_as_jax_calls_it():
     assert dot and dot[0][1] == ((3, 3), (3,)) and "dimension_numbers" in dot[0][2]
     assert ("sin", ((3,),), []) in calls
     assert sorted(set(c[0] for c in calls)) == ["cos", "dot_general", "sin"]
+
+
+def test_static_argnums_and_static_argnames():
+    def f(x, n):
+        return jnp.sum(jnp.sin(x) * jnp.ones(n))
+    foo = jax.checkpoint(f, static_argnums=(1,))
+    np.testing.assert_allclose(foo(1.0, 3), 3 * np.sin(np.float32(1)), rtol=1e-6)
+    np.testing.assert_allclose(foo(1.0, 4), 4 * np.sin(np.float32(1)), rtol=1e-6)
+    np.testing.assert_allclose(jax.grad(lambda x: foo(x, 3))(1.0), 3 * np.cos(1.0), rtol=1e-6)
+    h = jax.checkpoint(lambda x, *, n: jnp.sum(x * jnp.ones(n)), static_argnames="n")
+    assert float(jax.grad(lambda x: h(x, n=5))(1.0)) == 5.0 and float(h(1.0, n=2)) == 2.0
+    neg = jax.checkpoint(f, static_argnums=-1)
+    assert float(jax.jit(lambda x: neg(x, 2))(0.0)) == 0.0
+    with pytest.raises(TypeError, match="static_argnums"):
+        jax.checkpoint(f, static_argnums="1")
+    with pytest.raises(ValueError, match="static_argnums"):
+        jax.grad(lambda x: jax.checkpoint(f, static_argnums=5)(x, 1))(1.0)
+
+
+def test_prevent_cse_bool_or_tuple():
+    g = jax.checkpoint(lambda x, y: jnp.sin(x) * y, prevent_cse=(True, False))
+    np.testing.assert_allclose(jax.grad(g)(2.0, 3.0), 3 * np.cos(2.0), rtol=1e-6)
+    np.testing.assert_allclose(jax.jit(jax.grad(jax.checkpoint(
+        lambda x: jnp.sin(x), prevent_cse=False)))(2.0), np.cos(2.0), rtol=1e-6)
+    for flag, barrier in [(False, False), ((False,), False), (True, True)]:
+        text = jax.jit(jax.grad(jax.checkpoint(jnp.sin, prevent_cse=flag))).lower(
+            2.0).as_text()
+        assert ("optimization_barrier" in text) == barrier
+    with pytest.raises(TypeError, match="prevent_cse"):
+        jax.checkpoint(lambda x: x, prevent_cse="yes")

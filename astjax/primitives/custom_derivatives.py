@@ -359,6 +359,8 @@ def _remat_ae(*avals, jaxpr, **_):
 
 
 def _remat_lowering(ctx, *args, jaxpr, prevent_cse=True, differentiated=False, **_):
+    if isinstance(prevent_cse, tuple):  # one flag per argument: any of them
+        prevent_cse = any(prevent_cse)
     if differentiated and prevent_cse and args:
         # the recomputation must not be merged with the forward pass's values (XLA's
         # CSE would undo the checkpoint): its inputs go through a barrier, as in JAX
