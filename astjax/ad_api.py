@@ -772,15 +772,24 @@ class _Checkpoint(_Transformed):
     def __call__(self, *args, **kwargs):
         if _staging() or not (self.static_argnums or self.static_argnames):
             return super().__call__(*args, **kwargs)
-        # eagerly: compiled with the static arguments as jit's static arguments
-        nums = self._static(args)
-        names = tuple(k for k in self.static_argnames if k in kwargs)
-        cache = self._state()
-        jitted = cache.get(("static", nums, names))
-        if jitted is None:
-            jitted = cache["static", nums, names] = Jitted(
-                self, static_argnums=nums, static_argnames=names)
-        return jitted(*args, **kwargs)
+        # eagerly: compiled with the static arguments (and those that are not arrays)
+        # as jit's static arguments; unhashable ones are closed over, uncached
+        nums = tuple(sorted(set(self._static(args)) | {
+            i for i, a in enumerate(args) if not _array_leaves(a)}))
+        names = tuple(sorted(k for k, v in kwargs.items()
+                             if k in self.static_argnames or not _array_leaves(v)))
+        with _eager_transform():
+            try:
+                hash((tuple(args[i] for i in nums), tuple(kwargs[k] for k in names)))
+            except TypeError:
+                fun, dyn, dyn_kw = _fix_arguments(self, args, kwargs, nums, names)
+                return Jitted(fun)(*dyn, **dyn_kw)
+            cache = self._state()
+            jitted = cache.get(("static", nums, names))
+            if jitted is None:
+                jitted = cache["static", nums, names] = Jitted(
+                    self, static_argnums=nums, static_argnames=names)
+            return jitted(*args, **kwargs)
 
     def stage_inline(self, *args, **kwargs):
         fun = self.fun

@@ -308,3 +308,17 @@ def test_prevent_cse_bool_or_tuple():
         assert ("optimization_barrier" in text) == barrier
     with pytest.raises(TypeError, match="prevent_cse"):
         jax.checkpoint(lambda x: x, prevent_cse="yes")
+
+
+def test_static_argument_unhashable_or_not_an_array():
+    # equinox's filter_checkpoint passes the non-array part of its arguments as a
+    # static pytree (lists: unhashable), and may pass functions
+    def f(static, x):
+        fn, scale = static
+        return fn(x) * scale[0]
+    g = jax.checkpoint(f, static_argnums=(0,), policy=CP.dots_saveable)
+    np.testing.assert_allclose(g([jnp.sin, [2.0]], 1.0), 2 * np.sin(1.0), rtol=1e-6)
+    np.testing.assert_allclose(jax.grad(lambda x: g([jnp.sin, [2.0]], x))(1.0),
+                               2 * np.cos(1.0), rtol=1e-6)
+    h = jax.checkpoint(lambda fn, x: fn(x), static_argnums=0)
+    np.testing.assert_allclose(h(jnp.cos, 1.0), np.cos(1.0), rtol=1e-6)
