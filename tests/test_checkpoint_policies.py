@@ -322,3 +322,37 @@ def test_static_argument_unhashable_or_not_an_array():
                                2 * np.cos(1.0), rtol=1e-6)
     h = jax.checkpoint(lambda fn, x: fn(x), static_argnums=0)
     np.testing.assert_allclose(h(jnp.cos, 1.0), np.cos(1.0), rtol=1e-6)
+
+
+@jax.custom_vjp
+def _sin_vjp(x):
+    return jnp.sin(x)
+
+
+_sin_vjp.defvjp(lambda x: (jnp.sin(x), jnp.cos(x)), lambda c, g: (g * c,))
+
+
+def _control(W, x):
+    h = jax.nn.gelu(W @ x)
+    h = _sin_vjp(h) + jax.nn.relu(h)
+    h = lax.cond(jnp.sum(h) > 0, lambda v: jnp.tanh(W @ v), lambda v: v * 2, h)
+    h, _ = lax.scan(lambda c, _: (jnp.sin(W @ c), None), h, None, length=3)
+    i = 0
+    while i < 2:
+        h = jnp.cos(h)
+        i += 1
+    return jnp.sum(lax.fori_loop(0, 3, lambda j, v: v * jnp.sin(v), h))
+
+
+@pytest.mark.parametrize("name", ["nothing_saveable", "dots_saveable", "everything_saveable",
+                                  "dots_with_no_batch_dims_saveable"])
+def test_control_flow_and_custom_rules_inside_a_checkpoint(name):
+    W, x = jnp.arange(9.0).reshape(3, 3) / 10, jnp.arange(3.0)
+    g = jax.checkpoint(_control, policy=POLICIES[name])
+    want = jax.grad(_control, argnums=(0, 1))(W, x)
+    for got in (jax.grad(g, argnums=(0, 1))(W, x), jax.jit(jax.grad(g, argnums=(0, 1)))(W, x)):
+        for a, b in zip(got, want):
+            np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    second = jax.jacrev(jax.jacrev(g, argnums=1), argnums=1)(W, x)
+    np.testing.assert_allclose(second, jax.hessian(_control, argnums=1)(W, x),
+                               rtol=1e-4, atol=1e-5)
