@@ -34,6 +34,7 @@ import numpy as np
 from astjax import core
 from astjax.core import Eqn, Var
 from astjax.errors import ArgumentTypeError
+from astjax.primitives.custom_derivatives import checkpoint_p
 
 __all__ = ["Saveable", "Recompute", "Offloadable", "partial_eval_jaxpr_custom",
            "policy_case"]
@@ -130,7 +131,7 @@ def partial_eval_jaxpr_custom(closed: core.ClosedJaxpr, unknowns, policy, tx, in
 
     for eqn in jaxpr.eqns:
         unk = [read(a)[0] for a in eqn.invars]
-        if _is_checkpoint(eqn):
+        if eqn.primitive is checkpoint_p and not eqn.params["jaxpr"].consts:
             k_eqn, s_eqn, out_uk, out_inst, res = _split_nested(eqn, unk, read, policy, tx)
             known_eqns.append(k_eqn)
             for r in res:
@@ -164,10 +165,6 @@ def partial_eval_jaxpr_custom(closed: core.ClosedJaxpr, unknowns, policy, tx, in
                         res + [v for v, u, i in zip(jaxpr.invars, unknowns, inst) if u or i],
                         [a for a, i in zip(jaxpr.outvars, out_inst) if i], staged_eqns)
     return known, _fresh(staged), out_uk, out_inst, len(res)
-
-
-def _is_checkpoint(eqn) -> bool:
-    return eqn.primitive.name == "checkpoint" and eqn.primitive.higher_order
 
 
 def _split_nested(eqn, unk, read, policy, tx):
