@@ -33,7 +33,8 @@ from .batching_api import vmap  # noqa: E402
 numpy.ndarray = Array
 __version__ = "0.1.0"
 from .ad_api import (grad, value_and_grad, jvp, vjp, linearize, jacfwd, jacrev, hessian,  # noqa: E402
-                     stop_gradient, checkpoint, remat, float0)
+                     stop_gradient, float0)
+from .checkpoint_api import checkpoint, remat  # noqa: E402
 from .custom_api import custom_jvp, custom_vjp  # noqa: E402
 from .pmap_api import pmap  # noqa: E402
 from . import flatten_util, test_util, typing  # noqa: E402,F401

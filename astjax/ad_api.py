@@ -1,6 +1,6 @@
 """The public autodiff API: `grad`, `value_and_grad`, `jvp`, `vjp`, `linearize`,
-`jacfwd`, `jacrev`, `hessian`, `stop_gradient`, `checkpoint` / `remat`
-(`custom_jvp` / `custom_vjp` are in `astjax.custom_api`).
+`jacfwd`, `jacrev`, `hessian`, `stop_gradient` (`custom_jvp` / `custom_vjp` are in
+`astjax.custom_api`, `checkpoint` / `remat` in `astjax.checkpoint_api`).
 
 Every transformed function is a `StagedCallable`. Called while staging (inside `jit`
 or another transform) it stages the user function on the current values' avals,
@@ -31,20 +31,19 @@ from .api import Jitted
 from .codegen import compile_cache
 from .codegen import explicit as _explicit
 from .extend.core import eager_transform as _eager_transform
-from .core import bind, raw
+from .core import raw
 from .errors import (ArgumentError, ArgumentTypeError, ArgumentValueError, AstjaxError,
                      DifferentiationTypeError,
                      check_callable, check_signature)
 from .primitives.scan import scan_raw
-from .primitives.custom_derivatives import (checkpoint_p,
-                                            stop_gradient)
+from .primitives.custom_derivatives import stop_gradient
 from .staging import StagedCallable, arg_hints, as_callable, leaf_aval, stage_flat
 from .transforms import ad
 from .transforms.ad import Zero, cleanup, differentiable, float0, inline
 from .traceback_util import user_traceback
 
 __all__ = ["grad", "value_and_grad", "jvp", "vjp", "linearize", "jacfwd", "jacrev",
-           "hessian", "stop_gradient", "checkpoint", "remat", "float0",
+           "hessian", "stop_gradient", "float0",
            "differentiating", "differentiation"]
 
 
@@ -731,102 +730,3 @@ def hessian(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: 
         Array(-0.47942555, dtype=float32, weak_type=True)
     """
     return jacfwd(jacrev(fun, argnums, has_aux, holomorphic), argnums, has_aux, holomorphic)
-
-# ------------------------------------------------------------------- checkpoint
-
-
-class _Checkpoint(_Transformed):
-    def __init__(self, fun, prevent_cse=True, policy=None, static_argnums=(),
-                 static_argnames=()):
-        super().__init__(fun)
-        if isinstance(prevent_cse, (list, tuple)):
-            prevent_cse = tuple(prevent_cse)
-        if not isinstance(prevent_cse, (bool, np.bool_, tuple)):
-            raise ArgumentTypeError(
-                f"prevent_cse must be a bool or tuple of bools, got {type(prevent_cse)}",
-                hint="pass True (the default), False, or one bool per argument")
-        self.prevent_cse, self.policy = prevent_cse, policy
-        if isinstance(static_argnums, int):
-            static_argnums = (static_argnums,)
-        if not (isinstance(static_argnums, tuple)
-                and all(isinstance(d, int) for d in static_argnums)):
-            raise ArgumentTypeError(
-                "the `static_argnums` argument to `jax.checkpoint` / `jax.remat` must be "
-                f"an int or a tuple of ints, but got value {static_argnums}",
-                hint="give the positions of the static arguments, e.g. static_argnums=(1,)")
-        self.static_argnums = static_argnums
-        self.static_argnames = ((static_argnames,) if isinstance(static_argnames, str)
-                                else tuple(static_argnames))
-
-    def _static(self, args):
-        """The static positions, checked against the number of arguments."""
-        n = len(args)
-        if not all(-n <= d < n for d in self.static_argnums):
-            raise ArgumentValueError(
-                "the `static_argnums` argument to `jax.checkpoint` / `jax.remat` takes "
-                f"integers in [-len(args), len(args)); got {self.static_argnums} for "
-                f"{n} arguments",
-                hint="count the positions from 0 (negative: from the end)")
-        return tuple(sorted({d % n for d in self.static_argnums}))
-
-    def __call__(self, *args, **kwargs):
-        if _staging() or not (self.static_argnums or self.static_argnames):
-            return super().__call__(*args, **kwargs)
-        # eagerly: compiled with the static arguments (and those that are not arrays)
-        # as jit's static arguments; unhashable ones are closed over, uncached
-        nums = tuple(sorted(set(self._static(args)) | {
-            i for i, a in enumerate(args) if not _array_leaves(a)}))
-        names = tuple(sorted(k for k, v in kwargs.items()
-                             if k in self.static_argnames or not _array_leaves(v)))
-        with _eager_transform():
-            try:
-                hash((tuple(args[i] for i in nums), tuple(kwargs[k] for k in names)))
-            except TypeError:
-                fun, dyn, dyn_kw = _fix_arguments(self, args, kwargs, nums, names)
-                return Jitted(fun)(*dyn, **dyn_kw)
-            cache = self._state()
-            jitted = cache.get(("static", nums, names))
-            if jitted is None:
-                jitted = cache["static", nums, names] = Jitted(
-                    self, static_argnums=nums, static_argnames=names)
-            return jitted(*args, **kwargs)
-
-    def stage_inline(self, *args, **kwargs):
-        fun = self.fun
-        if self.static_argnums or self.static_argnames:
-            fun, args, kwargs = _fix_arguments(fun, args, kwargs, self._static(args),
-                                               self.static_argnames)
-        closed, in_tree, out_tree, leaves = _stage(fun, args, kwargs, None)
-        body, consts = core.split_consts(closed)
-        outs = bind(checkpoint_p, *consts, *leaves, jaxpr=body, prevent_cse=self.prevent_cse,
-                    differentiated=False, policy=self.policy)
-        return tree_util.tree_unflatten(out_tree, outs)
-
-
-def checkpoint(fun: Callable[..., Any] | None = None, *, prevent_cse: bool = True,
-               policy: Callable[..., bool] | None = None,
-               static_argnums: int | Sequence[int] = (),
-               static_argnames: str | Sequence[str] = ()) -> Any:
-    """Recompute `fun`'s intermediates in the backward pass instead of storing them.
-
-    `policy(prim, *avals, **params)` (one of `checkpoint_policies`, or your own) is
-    asked about each equation of `fun` when it is differentiated in reverse: the
-    outputs of those it answers True / `Saveable` (or `Offloadable(...)`) for are saved,
-    the rest recomputed from `fun`'s inputs and the saved values. Without a policy
-    nothing is saved. `static_argnums` / `static_argnames` name arguments that are
-    Python values `fun` specializes on.
-
-    Example:
-        >>> import astjax, astjax.numpy as jnp
-        >>> f = astjax.checkpoint(lambda x: jnp.sin(jnp.sin(x)))
-        >>> astjax.grad(f)(2.0)
-        Array(-0.2556391, dtype=float32, weak_type=True)
-    """
-    if fun is None:
-        return functools.partial(checkpoint, prevent_cse=prevent_cse, policy=policy,
-                                 static_argnums=static_argnums,
-                                 static_argnames=static_argnames)
-    return _Checkpoint(fun, prevent_cse, policy, static_argnums, static_argnames)
-
-
-remat = checkpoint
