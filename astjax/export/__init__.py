@@ -1,0 +1,26 @@
+"""`jax.export`: serialize a jitted function's StableHLO for later use, in this
+process or another.
+
+    exp = export.export(jit(f))(jnp.ones(3))        # or ShapeDtypeStructs
+    blob = exp.serialize()                           # bytes
+    export.deserialize(blob).call(x)                 # runs f's program
+
+`Exported` (astjax/export/exported.py) carries JAX's fields and methods;
+`Exported.call` runs it eagerly, inside `jit` and under `grad`
+(astjax/export/calling.py); the byte format is astjax's own, with a magic and a
+version (astjax/export/serialization.py): JAX's flatbuffer artifacts are not read.
+Shape polymorphism (`symbolic_shape`, `symbolic_args_specs`, `is_symbolic_dim`,
+`SymbolicScope`) is not available: exports are for concrete shapes.
+"""
+from .exported import (DisabledSafetyCheck, Exported, default_export_platform, export,
+                       maximum_supported_calling_convention_version,
+                       minimum_supported_calling_convention_version)
+from .calling import call_exported as call
+from .serialization import (deserialize, register_namedtuple_serialization,
+                            register_pytree_node_serialization)
+
+__all__ = ["DisabledSafetyCheck", "Exported", "export", "deserialize",
+           "register_pytree_node_serialization", "register_namedtuple_serialization",
+           "maximum_supported_calling_convention_version",
+           "minimum_supported_calling_convention_version", "default_export_platform",
+           "call"]
