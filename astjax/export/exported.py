@@ -252,34 +252,22 @@ def lower_for_export(closed, kept, platforms, module_name, result_names) -> str:
 
 
 def _dispatch_main(platforms, in_avals, closed, res_attrs):
-    """`@main` of a multi-platform module: a `case` on the platform index, each
-    branch calling its platform's function."""
-    out_types = [stablehlo.tensor_type(v.aval) for v in closed.jaxpr.outvars]
-    in_types = [stablehlo.tensor_type(a) for a in in_avals]
+    """`@main` of a multi-platform module: a `case` on the platform index (its first
+    argument, JAX's `_platform_index`), each branch calling its platform's function."""
+    out_avals = [v.aval for v in closed.jaxpr.outvars]
+    mb = stablehlo.ModuleBuilder()
     args = [f"%arg{k + 1}" for k in range(len(in_avals))]
-    sig = ["%arg0: tensor<i32> {jax.global_constant = \"_platform_index\"}"] + [
-        f"{n}: {t}" for n, t in zip(args, in_types)]
-    call_sig = f"({', '.join(in_types)}) -> ({', '.join(out_types)})"
-    results = f"({', '.join(out_types)})"
-    branches = []
-    for p in platforms:
-        ret = (f"    %r:{len(out_types)} = \"func.call\"({', '.join(args)}) "
-               f"{{callee = @_platform_{p}}} : {call_sig}\n"
-               if out_types else
-               f"    \"func.call\"({', '.join(args)}) {{callee = @_platform_{p}}} : {call_sig}\n")
-        rets = ", ".join(f"%r#{i}" for i in range(len(out_types)))
-        branches.append("{\n" + ret + f"    \"stablehlo.return\"({rets}) : {results}\n  }}")
-    head = f"%c = \"stablehlo.case\"(%arg0) ({', '.join(branches)}) : (tensor<i32>) -> {results}"
-    if len(out_types) > 1:
-        head = head.replace("%c =", f"%c:{len(out_types)} =", 1)
-    outs = ["%c"] if len(out_types) == 1 else [f"%c#{i}" for i in range(len(out_types))]
-    res = [f"{t} {{{a}}}" if a else t for t, a in zip(out_types, res_attrs)]
-    ret = (f"  func.return {', '.join(outs)} : {', '.join(out_types)}" if out_types
-           else "  func.return")
-    if not out_types:
-        head = head.replace("%c = ", "", 1)
-    return (f"func.func public @main({', '.join(sig)}) -> ({', '.join(res)}) {{\n  {head}\n"
-            f"{ret}\n}}")
+    for n, a in zip(["%arg0"] + args, [ShapedArray((), np.int32)] + list(in_avals)):
+        mb.types[n] = stablehlo.tensor_type(a)
+
+    def branch(p):
+        return mb.region([], lambda: mb.op("func.call", args, out_avals,
+                                           {"callee": f"@_platform_{p}"}))
+    outs = mb.op("stablehlo.case", ["%arg0"], out_avals,
+                 regions=[branch(p) for p in platforms])
+    sig = ['%arg0: tensor<i32> {jax.global_constant = "_platform_index"}'] + [
+        f"{n}: {mb.types[n]}" for n in args]
+    return _func_text(mb, "main", "public", sig, outs, res_attrs)
 
 
 def to_portable(text: str) -> bytes:
