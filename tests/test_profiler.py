@@ -23,7 +23,7 @@ def test_trace_directory_holds_annotations(tmp_path):
                     _step(jnp.ones((8, 8)))
     [xplane] = tmp_path.glob("plugins/profile/*/*.xplane.pb")
     data = profiler.ProfileData.from_file(str(xplane))
-    assert isinstance(data.planes[0], profiler.ProfilePlane)
+    assert all(isinstance(p, profiler.ProfilePlane) for p in data.planes)
     events = [e for p in data.planes for line in p.lines for e in line.events]
     names = {e.name for e in events}
     assert {"astjax_outer", "train", "_step"} <= names
