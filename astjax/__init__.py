@@ -76,6 +76,10 @@ from .compat.ad_checkpoint import checkpoint_policies  # noqa: E402,F401
 from .compat.custom_derivatives import closure_convert  # noqa: E402,F401
 from .sharding import NamedSharding  # noqa: E402,F401
 from .codegen.runtime import Shard  # noqa: E402,F401
+# jax.export, jax.profiler, jax.memory and the last config states (issue 13)
+from . import export, profiler, memory  # noqa: E402,F401
+from .config_guards import (array_garbage_collection_guard,  # noqa: E402,F401
+                            remove_size_one_mesh_axis_from_type)
 
 # Submodules JAX exposes as attributes of `jax` (imported here: together ~10 ms of
 # `import astjax`, measured with -X importtime; the layering rules ban lazy hooks)
@@ -110,4 +114,6 @@ __all__ = [
     "remat", "reshard", "scipy", "set_mesh", "shard_map", "sharding", "source",
     "source_function", "stages", "stop_gradient", "test_util", "threefry_partitionable",
     "tree", "tree_util", "typeof", "typing", "unroll", "value_and_grad", "vjp", "vmap",
+    "export", "profiler", "memory", "array_garbage_collection_guard",
+    "remove_size_one_mesh_axis_from_type",
 ]
