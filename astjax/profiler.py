@@ -107,8 +107,6 @@ def start_trace(log_dir: os.PathLike | str, create_perfetto_link: bool = False,
                                      "may be run at a time.")
         _profiler.clear_metadata()
         client = runtime.client()   # the device tracers exist once the backend does
-        from . import __version__
-        _profiler.set_metadata("astjax_version", __version__)
         _profiler.set_metadata("jaxlib_version", _jaxlib_version.__version__)
         _profiler.set_metadata(f"{client.platform}_version", client.platform_version)
         _state.session = _profiler.ProfilerSession(profiler_options or ProfileOptions())

@@ -50,7 +50,8 @@ MAX_LINES = 800
 LAYERS = [
     ("base", ["astjax.errors", "astjax.config", "astjax.dtypes", "astjax.tree_util",
               "astjax.tree", "astjax.util", "astjax.pyast", "astjax.pretty", "astjax.partition_spec", "astjax.sharding",
-              "astjax.traceback_util", "astjax.user_warnings", "astjax.mlir_attributes"]),
+              "astjax.traceback_util", "astjax.user_warnings", "astjax.mlir_attributes",
+              "astjax.memory"]),
     ("core", ["astjax.core", "astjax.ir"]),
     ("primitives", ["astjax.primitives"]),     # families ordered as primitives/__init__.py
     ("wings", ["astjax.transforms", "astjax.codegen", "astjax.frontend", "astjax.staging"]),
@@ -61,7 +62,8 @@ LAYERS = [
              "astjax.lax_parallel", "astjax.typing", "astjax.interpreters", "astjax.extend",
              "astjax.stages", "astjax.callbacks_api", "astjax.debug",
              "astjax.naming", "astjax.distributed", "astjax.config_api", "astjax.config_guards", "astjax.custom_batching", "astjax.api_util", "astjax.ad_extras",
-             "astjax.dispatch_keys", "astjax.ad_dtypes", "astjax.jit_options", "astjax.ffi"]),
+             "astjax.dispatch_keys", "astjax.ad_dtypes", "astjax.jit_options", "astjax.ffi",
+             "astjax.export", "astjax.profiler"]),
     ("libraries", ["astjax.numpy", "astjax.image", "astjax.ops", "astjax.monitoring", "astjax.random", "astjax.scipy", "astjax.nn",
                    "astjax.flatten_util", "astjax.test_util", "astjax.example_libraries"]),
     # the package root, and what serves it as `jax` (the alias finder, its compat modules,

@@ -5,19 +5,20 @@ process or another.
     blob = exp.serialize()                           # bytes
     export.deserialize(blob).call(x)                 # runs f's program
 
-`Exported` (astjax/export/exported.py) carries JAX's fields and methods;
-`Exported.call` runs it eagerly, inside `jit` and under `grad`
-(astjax/export/calling.py); the byte format is astjax's own, with a magic and a
-version (astjax/export/serialization.py): JAX's flatbuffer artifacts are not read.
-Shape polymorphism (`symbolic_shape`, `symbolic_args_specs`, `is_symbolic_dim`,
-`SymbolicScope`) is not available: exports are for concrete shapes.
+`Exported` and `export` (astjax/export/exported.py) carry JAX's fields and methods;
+the module and its checks are made by astjax/export/lowering.py; `Exported.call`
+runs it eagerly, inside `jit` and under `grad` (astjax/export/calling.py); the byte
+format is astjax's own, with a magic and a version (astjax/export/serialization.py):
+JAX's flatbuffer artifacts are not read, nor astjax's by JAX. Shape polymorphism
+(`symbolic_shape`, `symbolic_args_specs`, `is_symbolic_dim`, `SymbolicScope`) is not
+available: exports are for concrete shapes.
 """
-from .exported import (DisabledSafetyCheck, Exported, default_export_platform, export,
+from .lowering import (DisabledSafetyCheck, default_export_platform,
                        maximum_supported_calling_convention_version,
                        minimum_supported_calling_convention_version)
+from .exported import Exported, deserialize, export
 from .calling import call_exported as call
-from .serialization import (deserialize, register_namedtuple_serialization,
-                            register_pytree_node_serialization)
+from .serialization import register_namedtuple_serialization, register_pytree_node_serialization
 
 __all__ = ["DisabledSafetyCheck", "Exported", "export", "deserialize",
            "register_pytree_node_serialization", "register_namedtuple_serialization",

@@ -26,9 +26,9 @@ import numpy as np
 from .. import dtypes as _dtypes, tree_util
 from ..errors import caller_location
 from ..ir import ShapedArray
-from .exported import DisabledSafetyCheck, Exported, ExportError
+from .lowering import DisabledSafetyCheck, ExportError
 
-__all__ = ["serialize", "deserialize", "register_pytree_node_serialization",
+__all__ = ["serialize", "read", "register_pytree_node_serialization",
            "register_namedtuple_serialization", "MAGIC", "VERSION"]
 
 MAGIC = b"ASTJAXEXPORT"
@@ -174,7 +174,7 @@ def _aval_from_json(v):
                        weak)
 
 
-def _header(exp: Exported, vjp_order: int) -> dict:
+def _header(exp, vjp_order: int) -> dict:
     if exp.ordered_effects or exp.unordered_effects:
         raise ExportError("serialization of an Exported with effects is not supported")
     h = {"fun_name": exp.fun_name, "in_tree": _tree_to_json(exp.in_tree),
@@ -194,7 +194,7 @@ def _header(exp: Exported, vjp_order: int) -> dict:
     return h
 
 
-def serialize(exp: Exported, vjp_order: int = 0) -> bytes:
+def serialize(exp, vjp_order: int = 0) -> bytes:
     """`exp` as bytes (the format in this module's docstring), with `vjp_order`
     orders of its VJP."""
     header = json.dumps(_header(exp, vjp_order), separators=(",", ":")).encode()
@@ -202,8 +202,9 @@ def serialize(exp: Exported, vjp_order: int = 0) -> bytes:
             + bytes(exp.mlir_module_serialized))
 
 
-def deserialize(blob) -> Exported:
-    """The `Exported` that `serialize` (or `Exported.serialize`) wrote."""
+def read(blob) -> tuple[dict, bytes | None]:
+    """The fields of the `Exported` that `serialize` wrote to `blob` (all but
+    `_get_vjp`), and the serialized VJP it carries, or None."""
     blob = bytes(blob)
     if not blob.startswith(MAGIC):
         raise ExportError("not a serialized astjax Exported (the bytes do not start with "
@@ -217,22 +218,18 @@ def deserialize(blob) -> Exported:
                           hint="upgrade astjax", loc=caller_location())
     start = len(MAGIC) + 8
     h = json.loads(blob[start:start + size].decode())
-    module = blob[start + size:]
     in_avals = tuple(_aval_from_json(v) for v in h["in_avals"])
     out_avals = tuple(_aval_from_json(v) for v in h["out_avals"])
     vjp_blob = h.get("vjp")
-    get_vjp = None
-    if vjp_blob is not None:
-        vjp_exp = deserialize(base64.b64decode(vjp_blob))
-        get_vjp = lambda _exp: vjp_exp  # noqa: E731
-    return Exported(
+    fields = dict(
         fun_name=h["fun_name"], in_tree=_treedef(h["in_tree"]), in_avals=in_avals,
         out_tree=_treedef(h["out_tree"]), out_avals=out_avals,
         in_shardings_hlo=(None,) * len(in_avals), out_shardings_hlo=(None,) * len(out_avals),
         nr_devices=h["nr_devices"], platforms=tuple(h["platforms"]), ordered_effects=(),
         unordered_effects=(),
         disabled_safety_checks=tuple(DisabledSafetyCheck(c) for c in h["disabled_checks"]),
-        mlir_module_serialized=module,
+        mlir_module_serialized=blob[start + size:],
         calling_convention_version=h["calling_convention_version"],
         module_kept_var_idx=tuple(h["module_kept_var_idx"]),
-        uses_global_constants=h["uses_global_constants"], _get_vjp=get_vjp)
+        uses_global_constants=h["uses_global_constants"])
+    return fields, None if vjp_blob is None else base64.b64decode(vjp_blob)
