@@ -17,11 +17,9 @@ from .lowering import (DisabledSafetyCheck, default_export_platform,
                        maximum_supported_calling_convention_version,
                        minimum_supported_calling_convention_version)
 from .exported import Exported, deserialize, export
-from .calling import call_exported as call
 from .serialization import register_namedtuple_serialization, register_pytree_node_serialization
 
 __all__ = ["DisabledSafetyCheck", "Exported", "export", "deserialize",
            "register_pytree_node_serialization", "register_namedtuple_serialization",
            "maximum_supported_calling_convention_version",
-           "minimum_supported_calling_convention_version", "default_export_platform",
-           "call"]
+           "minimum_supported_calling_convention_version", "default_export_platform"]
