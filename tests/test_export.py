@@ -92,7 +92,7 @@ def test_errors():
         export.export(lambda x: x)(X)
     with pytest.raises(NotImplementedError, match="call_exported"):
         jax.vmap(lambda a: EXP.call(a, Y)["c"])(np.ones((2, 3), np.float32))
-    with pytest.raises(ValueError, match="not a serialized astjax Exported"):
+    with pytest.raises(ValueError, match="not a serialized Exported"):
         export.deserialize(b"garbage")
 
 

@@ -8,8 +8,8 @@ process or another.
 `Exported` and `export` (astjax/export/exported.py) carry JAX's fields and methods;
 the module and its checks are made by astjax/export/lowering.py; `Exported.call`
 runs it eagerly, inside `jit` and under `grad` (astjax/export/calling.py); the byte
-format is astjax's own, with a magic and a version (astjax/export/serialization.py):
-JAX's flatbuffer artifacts are not read, nor astjax's by JAX. Shape polymorphism
+format is JAX's FlatBuffers schema (astjax/export/serialization.py, read and written
+by astjax/export/flatbuffer.py), so artifacts go both ways between JAX and astjax. Shape polymorphism
 (`symbolic_shape`, `symbolic_args_specs`, `is_symbolic_dim`, `SymbolicScope`) is not
 available: exports are for concrete shapes.
 """

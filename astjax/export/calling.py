@@ -41,6 +41,10 @@ def call_exported(exported):
     if not hasattr(exported, "mlir_module_serialized"):
         raise ExportError(f"The exported argument must be an export.Exported. Found "
                           f"{exported!r:.80}.", loc=caller_location())
+    if exported.nr_devices != 1:
+        raise ExportError(f"Function '{exported.fun_name}' was exported for "
+                          f"{exported.nr_devices} devices; astjax calls single-device "
+                          "exports only", loc=caller_location())
 
     @custom_vjp
     def f_flat(*args_flat):

@@ -3,7 +3,7 @@
 `export(jitted)(*specs)` stages the function for the arguments' shapes and dtypes
 (arrays or `ShapeDtypeStruct`s), lowers it with `astjax/export/lowering.py` and keeps
 the module as a portable artifact with JAX's calling convention, so that it can be
-stored, reloaded (`Exported.serialize`, `deserialize`: astjax's byte format,
+stored, reloaded (`Exported.serialize`, `deserialize`: JAX's byte format,
 `astjax/export/serialization.py`) and called later (`Exported.call`,
 `astjax/export/calling.py`), also under `grad` through the exported VJP, which an
 export made in this process builds on demand and a serialization carries up to
@@ -12,6 +12,7 @@ export made in this process builds on demand and a serialization carries up to
 from __future__ import annotations
 
 import dataclasses
+import struct
 import functools
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -25,6 +26,7 @@ from ..codegen import stablehlo
 from ..errors import caller_location
 from ..ir import ShapedArray
 from . import calling, serialization
+from .flatbuffer import TableView
 from .lowering import (DisabledSafetyCheck, ExportError, check_custom_calls,
                        check_platforms, inlinable, lower_for_export,
                        maximum_supported_calling_convention_version, module_text,
@@ -184,10 +186,18 @@ def _ct_dtype(dtype):
 
 
 def deserialize(blob) -> Exported:
-    """The `Exported` that `Exported.serialize` wrote (astjax's format)."""
-    fields, vjp_blob = serialization.read(blob)
+    """The `Exported` that `Exported.serialize` -- astjax's or JAX's -- wrote."""
+    try:
+        root = TableView.root(bytes(blob))
+        return _from_table(root)
+    except (struct.error, IndexError, UnicodeDecodeError) as e:
+        raise ExportError(f"the bytes are not a serialized Exported ({e})",
+                          loc=caller_location()) from None
+
+
+def _from_table(t) -> Exported:
+    fields, vjp_table = serialization.read(t)
     get_vjp = None
-    if vjp_blob is not None:
-        vjp_exp = deserialize(vjp_blob)
-        get_vjp = lambda _exp: vjp_exp  # noqa: E731
+    if vjp_table is not None:
+        get_vjp = lambda _exp: _from_table(vjp_table)  # noqa: E731
     return Exported(**fields, _get_vjp=get_vjp)

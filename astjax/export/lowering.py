@@ -23,6 +23,7 @@ import numpy as np
 from .. import core
 from ..codegen import runtime, stablehlo
 from ..codegen.mlir_builders import ir, new_context, stablehlo as _hlo
+from jaxlib.mlir.dialects import sdy as _sdy   # (JAX's modules carry Shardy attributes)
 from ..errors import AstjaxError, caller_location
 from ..ir import ShapedArray
 from ..primitives.exported_call import INLINE_PREFIX
@@ -215,9 +216,17 @@ def check_platforms(platforms):
 
 
 
+def _context():
+    """An MLIR context for reading exported modules: astjax's dialects and Shardy's
+    (JAX's modules carry `sdy` attributes, e.g. custom calls' sharding rules)."""
+    ctx = new_context()
+    _sdy.register_dialect(ctx)
+    return ctx
+
+
 def module_text(serialized: bytes) -> str:
     """The portable artifact `serialized` as StableHLO text."""
-    with new_context() as ctx:
+    with _context() as ctx:
         module = _hlo.deserialize_portable_artifact(ctx, serialized)
         return module.operation.get_asm(enable_debug_info=False)
 
@@ -226,7 +235,7 @@ def inlinable(serialized: bytes) -> tuple[str, ...]:
     """The functions of the artifact `serialized` as text, private, every symbol
     renamed `INLINE_PREFIX + name` (the `call_exported` lowering gives the prefix
     its module-unique value)."""
-    with new_context() as ctx:
+    with _context() as ctx:
         module = _hlo.deserialize_portable_artifact(ctx, serialized)
         ops = list(module.body.operations)
         for op in ops:

@@ -1,38 +1,37 @@
-"""The byte format of a serialized `Exported`, and the pytree-node registrations it
-needs (`register_pytree_node_serialization`, `register_namedtuple_serialization`).
+"""The byte format of a serialized `Exported` -- JAX's: the FlatBuffers schema of
+`jax/_src/export/serialization.fbs` (JAX 0.10.2, serialization version 11, written
+with the compatibility version 3 in its header as JAX writes it) -- and the
+pytree-node registrations it needs (`register_pytree_node_serialization`,
+`register_namedtuple_serialization`).
 
-astjax's format (not JAX's flatbuffer; see docs/coming_from_jax.md):
-
-    b"ASTJAXEXPORT" | version: u32 little-endian | header length: u32 | header (JSON,
-    UTF-8) | module (the portable VHLO artifact, `mlir_module_serialized`)
-
-The header holds every field of `Exported` except the module: avals as
-`[shape, dtype name, weak_type]`, pytree definitions as nested
-`{"kind": leaf|none|tuple|list|dict|custom, ...}` (dict keys must be strings, a custom
-node is named by its registration and carries its serialized aux data in base64),
-and, up to `vjp_order`, the nested serialized VJP in `"vjp"` (base64). A reader of
-version N reads every version up to N and refuses a newer one with a clear error.
+So an artifact serialized by JAX loads and runs in astjax and one serialized by
+astjax loads and runs in JAX. What the format carries: the function name, the
+`(args, kwargs)` and result pytree definitions (tuples, lists, None, dicts with
+string keys, and registered custom nodes by name with their serialized aux data),
+the flat avals (shape as strings, dtype as JAX's enum, memory space; weak types are
+not stored, as in JAX), shardings (astjax writes "unspecified" and reads JAX's named
+shardings only to know they are there), platforms, effects (none in astjax's),
+disabled checks, the portable module, the calling convention, the kept arguments,
+and up to `vjp_order` nested VJPs. Symbolic (shape-polymorphic) dimensions and
+effects in a JAX artifact are refused with a located error.
 """
 from __future__ import annotations
 
-import base64
 import collections
 import json
-import struct
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 
 from .. import dtypes as _dtypes, tree_util
 from ..errors import caller_location
 from ..ir import ShapedArray
+from .flatbuffer import Scalar, Table, TableView, Vector, build
 from .lowering import DisabledSafetyCheck, ExportError
 
 __all__ = ["serialize", "read", "register_pytree_node_serialization",
-           "register_namedtuple_serialization", "MAGIC", "VERSION"]
-
-MAGIC = b"ASTJAXEXPORT"
-VERSION = 1
+           "register_namedtuple_serialization"]
 
 # node type -> (serialized name, serialize_auxdata); name -> (type, deserialize, build)
 _serializers: dict[type, tuple[str, Any]] = {}
@@ -94,60 +93,61 @@ register_pytree_node_serialization(
     collections.OrderedDict, serialized_name="collections.OrderedDict",
     serialize_auxdata=_ordered_keys, deserialize_auxdata=lambda b: json.loads(b.decode()))
 
-# ------------------------------------------------------------------ pytree definitions
-_PLAIN = {tuple: "tuple", list: "list", type(None): "none"}
+# ------------------------------------------------------------------ the schema
+# JAX's slot numbers (serialization_generated.py); enums as JAX numbers them
+_KIND = {"leaf": 0, "none": 1, "tuple": 2, "list": 3, "dict": 4, "custom": 5}
+_DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+           "uint64", "float16", "float32", "float64", "complex64", "complex128",
+           "bfloat16", "int4", "uint4", "float8_e4m3b11fnuz", "float8_e4m3fn",
+           "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float0", "float8_e4m3",
+           "float8_e3m4", "float8_e8m0fnu", "float4_e2m1fn"]
+_MEMORY_DEVICE = 1
+_CHECK_PLATFORM, _CHECK_CUSTOM_CALL = 0, 1
 
 
-def _tree_to_json(td) -> dict:
+def _dtype_code(dtype) -> int:
+    name = "float0" if dtype == _dtypes.float0 else np.dtype(dtype).name
+    if name not in _DTYPES:
+        raise ExportError(f"cannot serialize an Exported with dtype {name}")
+    return _DTYPES.index(name)
+
+
+def _dtype(code: int):
+    if not 0 <= code < len(_DTYPES):
+        raise ExportError(f"cannot deserialize dtype number {code} (typed PRNG keys and "
+                          "newer dtypes are not supported by astjax)")
+    name = _DTYPES[code]
+    if name == "float0":
+        return _dtypes.float0
+    return np.dtype(getattr(ml_dtypes, name) if hasattr(ml_dtypes, name) else name)
+
+
+def _tree_table(td) -> Table:
     nt = td.node_type
-    children = [_tree_to_json(c) for c in td.children]
+    children = Vector([_tree_table(c) for c in td.children]) if td.children else None
     if nt is None:
-        return {"kind": "leaf"}
-    if nt in _PLAIN:
-        return {"kind": _PLAIN[nt], "children": children}
+        return Table({0: Scalar("b", _KIND["leaf"])})
+    if nt in (tuple, list, type(None)):
+        kind = {tuple: "tuple", list: "list", type(None): "none"}[nt]
+        return Table({0: Scalar("b", _KIND[kind]), 1: children})
     if nt is dict:
         for k in td.aux:
             if not isinstance(k, str):
                 raise ExportError("Serialization is supported only for dictionaries with "
                                   f"string keys. Found key {k!r} of type {type(k)}.")
-        return {"kind": "dict", "keys": list(td.aux), "children": children}
+        return Table({0: Scalar("b", _KIND["dict"]), 1: children,
+                      2: Vector(list(td.aux))})
     if nt in _serializers:
         name, ser = _serializers[nt]
         aux = ser(td.aux)
         if not isinstance(aux, (bytes, bytearray)):
             raise ExportError("The custom serialization function for `node_type` must "
                               f"return a `bytes` object. It returned a {type(aux)}.")
-        return {"kind": "custom", "name": name, "aux": base64.b64encode(aux).decode(),
-                "children": children}
-    raise ExportError(f"Cannot serialize PyTreeDef containing an unregistered type `{nt}`.",
-                      hint="use export.register_pytree_node_serialization or "
-                           "export.register_namedtuple_serialization")
-
-
-def _tree_from_json(d) -> Any:
-    """A pytree of Nones of the serialized structure (None for each leaf position is
-    replaced by a placeholder leaf object)."""
-    kind = d["kind"]
-    kids = [_tree_from_json(c) for c in d.get("children", ())]
-    if kind == "leaf":
-        return _LEAF
-    if kind == "none":
-        return None
-    if kind == "tuple":
-        return tuple(kids)
-    if kind == "list":
-        return kids
-    if kind == "dict":
-        return dict(zip(d["keys"], kids))
-    if kind == "custom":
-        if d["name"] not in _deserializers:
-            raise ExportError(f"Cannot deserialize a PyTreeDef with a custom node named "
-                              f"`{d['name']}` that has no registration",
-                              hint="call export.register_pytree_node_serialization (or "
-                                   "register_namedtuple_serialization) for it first")
-        _, de, build = _deserializers[d["name"]]
-        return build(de(base64.b64decode(d["aux"])), kids)
-    raise ExportError(f"unknown pytree node kind {kind!r} in a serialized Exported")
+        return Table({0: Scalar("b", _KIND["custom"]), 1: children, 3: name,
+                      4: bytes(aux)})
+    raise ExportError(f"Cannot serialize PyTreeDef containing an unregistered type `{nt}`. "
+                      "Use `export.register_pytree_node_serialization` or "
+                      "`export.register_namedtuple_serialization`.")
 
 
 class _Leaf:
@@ -157,79 +157,136 @@ class _Leaf:
 _LEAF = _Leaf()
 
 
-def _treedef(d):
-    return tree_util.tree_structure(_tree_from_json(d), is_leaf=lambda x: x is _LEAF)
+def _tree_value(t: TableView) -> Any:
+    """A pytree of the serialized structure with `_LEAF` leaves."""
+    kind = t.scalar(0, "b")
+    kids = [_tree_value(c) for c in t.tables(1)]
+    if kind == _KIND["leaf"]:
+        return _LEAF
+    if kind == _KIND["none"]:
+        return None
+    if kind == _KIND["tuple"]:
+        return tuple(kids)
+    if kind == _KIND["list"]:
+        return kids
+    if kind == _KIND["dict"]:
+        return dict(zip(t.strings(2), kids))
+    if kind == _KIND["custom"]:
+        name = t.string(3)
+        if name not in _deserializers:
+            raise ExportError(f"Cannot deserialize a PyTreeDef containing an unregistered "
+                              f"type `{name}`. Use `export.register_pytree_node_serialization` "
+                              "or `export.register_namedtuple_serialization`.")
+        _, de, build_node = _deserializers[name]
+        return build_node(de(t.bytes(4) or b""), kids)
+    raise ExportError(f"Cannot deserialize PyTreeDef with unknown kind: {kind}")
 
-# ------------------------------------------------------------------ avals, effects
+
+def _treedef(t: TableView):
+    return tree_util.tree_structure(_tree_value(t), is_leaf=lambda x: x is _LEAF)
 
 
-def _aval_to_json(a):
-    return [list(a.shape), "float0" if a.dtype == _dtypes.float0 else np.dtype(a.dtype).name,
-            bool(a.weak_type)]
+def _aval_table(a) -> Table:
+    return Table({0: Scalar("b", 0), 1: Vector([str(d) for d in a.shape]),
+                  2: Scalar("b", _dtype_code(a.dtype)), 3: Scalar("b", _MEMORY_DEVICE)})
 
 
-def _aval_from_json(v):
-    shape, dtype, weak = v
-    return ShapedArray(shape, _dtypes.float0 if dtype == "float0" else _dtypes.dtype(dtype),
-                       weak)
+def _aval(t: TableView) -> ShapedArray:
+    if t.scalar(0, "b") != 0:
+        raise ExportError("cannot deserialize an abstract token argument or result")
+    dims = t.strings(1)
+    if not all(d.lstrip("-").isdigit() for d in dims):
+        raise ExportError(f"the Exported has symbolic dimensions ({', '.join(dims)}): "
+                          "shape polymorphism is not supported by astjax",
+                          hint="export for concrete shapes", loc=caller_location())
+    if t.scalar(3, "b") not in (0, _MEMORY_DEVICE):
+        raise ExportError("the Exported has arguments or results in host memory, which "
+                          "astjax arrays cannot live in", loc=caller_location())
+    return ShapedArray(tuple(int(d) for d in dims), _dtype(t.scalar(2, "b")))
 
 
-def _header(exp, vjp_order: int) -> dict:
+def _check_table(c: DisabledSafetyCheck) -> Table:
+    target = c.is_custom_call()
+    if target is not None:
+        return Table({0: Scalar("b", _CHECK_CUSTOM_CALL), 1: target})
+    if c == DisabledSafetyCheck.platform():
+        return Table({0: Scalar("b", _CHECK_PLATFORM)})
+    raise ExportError(f"serializing DisabledSafetyCheck: {c}")
+
+
+def _check(t: TableView) -> DisabledSafetyCheck:
+    kind = t.scalar(0, "b")
+    if kind == _CHECK_CUSTOM_CALL:
+        return DisabledSafetyCheck.custom_call(t.string(1))
+    if kind == _CHECK_PLATFORM:
+        return DisabledSafetyCheck.platform()
+    raise ExportError(f"Cannot deserialize DisabledSafetyCheck with unknown kind: {kind}")
+
+
+def _exported_table(exp, vjp_order: int) -> Table:
     if exp.ordered_effects or exp.unordered_effects:
         raise ExportError("serialization of an Exported with effects is not supported")
-    h = {"fun_name": exp.fun_name, "in_tree": _tree_to_json(exp.in_tree),
-         "in_avals": [_aval_to_json(a) for a in exp.in_avals],
-         "out_tree": _tree_to_json(exp.out_tree),
-         "out_avals": [_aval_to_json(a) for a in exp.out_avals],
-         "nr_devices": exp.nr_devices, "platforms": list(exp.platforms),
-         "disabled_checks": [str(c) for c in exp.disabled_safety_checks],
-         "calling_convention_version": exp.calling_convention_version,
-         "module_kept_var_idx": list(exp.module_kept_var_idx),
-         "uses_global_constants": bool(exp.uses_global_constants)}
+    uniques: dict = {}
+    for a in (*exp.in_avals, *exp.out_avals):
+        uniques.setdefault((a.shape, np.dtype(a.dtype)), a)
+    index = {k: i for i, k in enumerate(uniques)}
+    vjp = None
     if vjp_order > 0:
         if not exp.has_vjp():
             raise ExportError("serialization of an Exported that does not have vjps of "
                               "high-enough order", loc=caller_location())
-        h["vjp"] = base64.b64encode(serialize(exp.vjp(), vjp_order - 1)).decode()
-    return h
+        vjp = _exported_table(exp.vjp(), vjp_order - 1)
+    n_in, n_out = len(exp.in_avals), len(exp.out_avals)
+    return Table({
+        0: Scalar("H", 3),    # (JAX writes 3: older readers accept only 2 or 3)
+        1: exp.fun_name, 2: _tree_table(exp.in_tree),
+        3: Vector([_aval_table(a) for a in exp.in_avals]),
+        4: _tree_table(exp.out_tree),
+        5: Vector([_aval_table(a) for a in exp.out_avals]),
+        7: Vector([Table({}) for _ in range(n_in)]),      # unspecified shardings
+        8: Vector([Table({}) for _ in range(n_out)]),
+        9: Vector(list(exp.platforms)), 10: Vector([]), 11: Vector([]),
+        12: Vector([_check_table(c) for c in exp.disabled_safety_checks]),
+        13: bytes(exp.mlir_module_serialized),
+        14: Scalar("H", exp.calling_convention_version),
+        15: Vector(list(exp.module_kept_var_idx), "H"),
+        16: Scalar("?", bool(exp.uses_global_constants)), 17: vjp,
+        18: Scalar("I", exp.nr_devices),
+        19: Vector([_aval_table(a) for a in uniques.values()]), 20: Vector([]), 21: Vector([]),
+        22: Vector([index[(a.shape, np.dtype(a.dtype))] for a in exp.in_avals], "I"),
+        23: Vector([index[(a.shape, np.dtype(a.dtype))] for a in exp.out_avals], "I"),
+        24: Vector([0] * n_in, "I"), 25: Vector([0] * n_out, "I")})
 
 
 def serialize(exp, vjp_order: int = 0) -> bytes:
-    """`exp` as bytes (the format in this module's docstring), with `vjp_order`
-    orders of its VJP."""
-    header = json.dumps(_header(exp, vjp_order), separators=(",", ":")).encode()
-    return (MAGIC + struct.pack("<II", VERSION, len(header)) + header
-            + bytes(exp.mlir_module_serialized))
+    """`exp` as JAX serializes it, with `vjp_order` orders of its VJP."""
+    return build(_exported_table(exp, vjp_order))
 
 
-def read(blob) -> tuple[dict, bytes | None]:
-    """The fields of the `Exported` that `serialize` wrote to `blob` (all but
-    `_get_vjp`), and the serialized VJP it carries, or None."""
-    blob = bytes(blob)
-    if not blob.startswith(MAGIC):
-        raise ExportError("not a serialized astjax Exported (the bytes do not start with "
-                          f"{MAGIC!r}); JAX's flatbuffer format is not read by astjax",
-                          hint="serialize with astjax (Exported.serialize)",
+def _avals(t: TableView, idx_slot: int, old_slot: int, uniques):
+    if t.has(idx_slot):
+        return tuple(uniques[i] for i in t.scalars(idx_slot, "I"))
+    return tuple(_aval(a) for a in t.tables(old_slot))
+
+
+def read(t: TableView) -> tuple[dict, TableView | None]:
+    """The fields of the `Exported` whose table is `t` (all but `_get_vjp`), and the
+    table of its VJP, or None."""
+    if t.tables(10) or t.tables(11):
+        raise ExportError("the Exported has effects, which astjax cannot call",
                           loc=caller_location())
-    version, size = struct.unpack_from("<II", blob, len(MAGIC))
-    if version > VERSION:
-        raise ExportError(f"the Exported was serialized with format version {version}; "
-                          f"this astjax reads versions up to {VERSION}",
-                          hint="upgrade astjax", loc=caller_location())
-    start = len(MAGIC) + 8
-    h = json.loads(blob[start:start + size].decode())
-    in_avals = tuple(_aval_from_json(v) for v in h["in_avals"])
-    out_avals = tuple(_aval_from_json(v) for v in h["out_avals"])
-    vjp_blob = h.get("vjp")
+    uniques = [_aval(a) for a in t.tables(19)]
+    in_avals = _avals(t, 22, 3, uniques)
+    out_avals = _avals(t, 23, 5, uniques)
     fields = dict(
-        fun_name=h["fun_name"], in_tree=_treedef(h["in_tree"]), in_avals=in_avals,
-        out_tree=_treedef(h["out_tree"]), out_avals=out_avals,
+        fun_name=t.string(1) or "", in_tree=_treedef(t.table(2)), in_avals=in_avals,
+        out_tree=_treedef(t.table(4)), out_avals=out_avals,
         in_shardings_hlo=(None,) * len(in_avals), out_shardings_hlo=(None,) * len(out_avals),
-        nr_devices=h["nr_devices"], platforms=tuple(h["platforms"]), ordered_effects=(),
-        unordered_effects=(),
-        disabled_safety_checks=tuple(DisabledSafetyCheck(c) for c in h["disabled_checks"]),
-        mlir_module_serialized=blob[start + size:],
-        calling_convention_version=h["calling_convention_version"],
-        module_kept_var_idx=tuple(h["module_kept_var_idx"]),
-        uses_global_constants=h["uses_global_constants"])
-    return fields, None if vjp_blob is None else base64.b64decode(vjp_blob)
+        nr_devices=t.scalar(18, "I") or t.scalar(6, "h"), platforms=tuple(t.strings(9)),
+        ordered_effects=(), unordered_effects=(),
+        disabled_safety_checks=tuple(_check(c) for c in t.tables(12)),
+        mlir_module_serialized=t.bytes(13) or b"",
+        calling_convention_version=t.scalar(14, "H"),
+        module_kept_var_idx=tuple(t.scalars(15, "H")),
+        uses_global_constants=bool(t.scalar(16, "?")))
+    return fields, t.table(17)

@@ -22,6 +22,7 @@ from ..errors import JAXValueError
 from ..ir import ShapedArray
 from ..pyast import call, load
 from .base import mark_unsupported, register
+from .lapack import register_targets
 
 __all__ = ["call_exported_p", "INLINE_PREFIX"]
 
@@ -56,6 +57,8 @@ def _call_abstract_eval(*avals, exported):
 
 
 def _call_lowering(ctx, *args, exported):
+    if ctx.platform == "cpu":
+        register_targets()   # (a JAX module may call jaxlib's LAPACK kernels)
     mb = ctx.mb
     prefix = f"astjax_exported_{len(mb.functions)}_"
     funcs = exported.inlinable()
