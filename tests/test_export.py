@@ -141,3 +141,19 @@ def test_round_trip_in_another_process(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
     np.testing.assert_allclose(eval(out), np.asarray(f(X, Y)["s"]), rtol=1e-6)
+
+
+def _scaled(x, n):
+    return x * n, n * 2
+
+
+def test_integer_arguments_and_results_under_grad():
+    # the VJP takes a float0 cotangent for the int result and returns a float0 one
+    # for the int argument (typed i1 in the module, as JAX types float0)
+    e = export.export(jax.jit(_scaled))(X, np.int32(3))
+    vjp = e.vjp()
+    assert [str(a.dtype) for a in vjp.out_avals][1] == str(np.dtype(jax.float0))
+    assert "tensor<i1>" in vjp.mlir_module()
+    for exp in (e, export.deserialize(e.serialize(vjp_order=1))):
+        g = jax.jit(jax.grad(lambda a: exp.call(a, np.int32(3))[0].sum()))(X)
+        np.testing.assert_allclose(g, [3.0, 3.0, 3.0])

@@ -17,7 +17,7 @@ from .. import core, tree_util
 from ..codegen import runtime
 from ..custom_api import custom_vjp
 from ..errors import caller_location
-from ..primitives.exported_call import call_exported_p
+from ..primitives.exported_call import call_exported_p, check_arguments
 from .lowering import ExportError
 
 __all__ = ["call_exported"]
@@ -46,19 +46,32 @@ def call_exported(exported):
                           f"{exported.nr_devices} devices; astjax calls single-device "
                           "exports only", loc=caller_location())
 
+    # float0 arguments (integer inputs' cotangents) carry no data: they are checked,
+    # never passed through the custom_vjp nor bound; the module does not read them
+    avals = exported.in_avals
+    live = [i for i, a in enumerate(avals) if a.dtype != core.float0]
+    where = {i: k for k, i in enumerate(live)}
+    if any(i not in where for i in exported.module_kept_var_idx):
+        raise ExportError(f"Function '{exported.fun_name}' reads a float0 argument, which "
+                          "carries no data", loc=caller_location())
+    kept = [where[i] for i in exported.module_kept_var_idx]
+
     @custom_vjp
-    def f_flat(*args_flat):
-        return list(call_exported_p.bind(*args_flat, exported=exported))
+    def f_flat(*live_args):
+        return list(call_exported_p.bind(*[live_args[k] for k in kept], exported=exported))
 
-    def f_fwd(*args_flat):
-        return f_flat(*args_flat), args_flat
+    def f_fwd(*live_args):
+        return f_flat(*live_args), live_args
 
-    def f_bwd(args_flat, cts):
+    def f_bwd(live_args, cts):
         exp_vjp = exported.vjp()
+        args = [live_args[where[i]] if i in where else np.zeros(a.shape, core.float0)
+                for i, a in enumerate(avals)]
         # an integer result's cotangent is float0 in the VJP's signature
         cts = [np.zeros(np.shape(c), core.float0) if want.dtype == core.float0 else c
-               for c, want in zip(cts, exp_vjp.in_avals[len(args_flat):])]
-        return tuple(call_exported(exp_vjp)(*args_flat, *cts))
+               for c, want in zip(cts, exp_vjp.in_avals[len(avals):])]
+        in_cts = call_exported(exp_vjp)(*args, *cts)
+        return tuple(in_cts[i] for i in live)
 
     f_flat.defvjp(f_fwd, f_bwd)
 
@@ -70,5 +83,6 @@ def call_exported(exported):
                 f"when the function '{exported.fun_name}' was exported: called with "
                 f"{in_tree}, exported with {exported.in_tree}", loc=caller_location())
         _check_platform(exported)
-        return tree_util.tree_unflatten(exported.out_tree, f_flat(*leaves))
+        check_arguments(exported, [core.get_aval(x) for x in leaves], range(len(leaves)))
+        return tree_util.tree_unflatten(exported.out_tree, f_flat(*[leaves[i] for i in live]))
     return f_imported

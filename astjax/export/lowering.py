@@ -22,6 +22,7 @@ import numpy as np
 
 from .. import core
 from ..codegen import runtime, stablehlo
+from ..dispatch_keys import without_float0_inputs, without_float0_outputs
 from ..codegen.mlir_builders import ir, new_context, stablehlo as _hlo
 from jaxlib.mlir.dialects import sdy as _sdy   # (JAX's modules carry Shardy attributes)
 from ..errors import AstjaxError, caller_location
@@ -119,17 +120,29 @@ def used_invars(jaxpr) -> list[int]:
     return [i for i, v in enumerate(jaxpr.invars) if id(v) in used]
 
 
+def ir_aval(aval):
+    """The aval a module gives `aval`: float0 (no data) is `i1`, as in JAX."""
+    return ShapedArray(aval.shape, np.bool_) if aval.dtype == core.float0 else aval
+
+
 def _lower_body(mb, closed, kept, platform):
     """Lower `closed` into `mb` with the kept invars as `%arg0, %arg1, ...`;
-    returns the result SSA names."""
+    returns the result SSA names. A float0 argument carries no data and a float0
+    result is `i1` zeros (`dispatch_keys`' float0 rules, JAX's module types)."""
+    program, removed = without_float0_outputs(closed)
+    program, _ = without_float0_inputs(program)
     jaxpr = closed.jaxpr
-    consts = [mb.constant(np.asarray(c), core.get_aval(c)) for c in closed.consts]
+    consts = [mb.constant(np.asarray(c), core.get_aval(c)) for c in program.consts]
     names = {i: f"%arg{k}" for k, i in enumerate(kept)}
     for i, n in names.items():
-        mb.types[n] = stablehlo.tensor_type(jaxpr.invars[i].aval)
-    args = [names.get(i, "%unused") for i in range(len(jaxpr.invars))]
+        mb.types[n] = stablehlo.tensor_type(ir_aval(jaxpr.invars[i].aval))
+    args = [names.get(i, "%unused") for i, v in enumerate(jaxpr.invars)
+            if v.aval.dtype != core.float0]
     with core.collector_paused():
-        return stablehlo.lower_jaxpr(mb, jaxpr, consts, args, platform)
+        outs = stablehlo.lower_jaxpr(mb, program.jaxpr, consts, args, platform)
+    for i, aval in removed:
+        outs.insert(i, mb.constant(np.zeros(aval.shape, np.bool_), ir_aval(aval)))
+    return outs
 
 
 def _func_text(mb, name, visibility, arg_sig, outs, res_attrs):
@@ -145,7 +158,7 @@ def lower_for_export(closed, kept, platforms, module_name, result_names) -> str:
     """The exported module's text: `@main(kept args) -> results`, or, for several
     platforms, `@main(%platform_index: tensor<i32>, kept args)` selecting by
     `stablehlo.case` among private per-platform functions."""
-    in_avals = [closed.jaxpr.invars[i].aval for i in kept]
+    in_avals = [ir_aval(closed.jaxpr.invars[i].aval) for i in kept]
     funcs, callbacks = [], []
     arg_sig = [f"%arg{k}: {stablehlo.tensor_type(a)}" for k, a in enumerate(in_avals)]
     res_attrs = [f'jax.result_info = "{stablehlo.mlir_string(n)}"' for n in result_names]
@@ -175,7 +188,7 @@ def lower_for_export(closed, kept, platforms, module_name, result_names) -> str:
 def _dispatch_main(platforms, in_avals, closed, res_attrs):
     """`@main` of a multi-platform module: a `case` on the platform index (its first
     argument, JAX's `_platform_index`), each branch calling its platform's function."""
-    out_avals = [v.aval for v in closed.jaxpr.outvars]
+    out_avals = [ir_aval(v.aval) for v in closed.jaxpr.outvars]
     mb = stablehlo.ModuleBuilder()
     args = [f"%arg{k + 1}" for k in range(len(in_avals))]
     for n, a in zip(["%arg0"] + args, [ShapedArray((), np.int32)] + list(in_avals)):

@@ -1,12 +1,13 @@
 """`call_exported`: a call of a function exported with `astjax.export` (JAX's
-`call_exported` primitive), one equation whose parameter is the `Exported`.
+`call_exported` primitive), one equation whose parameter is the `Exported` and whose
+operands are the arguments the module keeps (`module_kept_var_idx`).
 
 Its block: the abstract value is the exported `out_avals`, after the operands'
 ranks, dtypes and shapes are checked against `in_avals` (JAX's ValueErrors, naming
 the argument by its path in `(args, kwargs)`); the lowering takes the exported
 module's functions (`exported.inlinable()`: printed once by `astjax.export`, every
 symbol prefixed by `INLINE_PREFIX`), gives them a prefix unique in the module being
-built, adds them as private functions and calls the renamed `@main` on the kept
+built, adds them as private functions and calls the renamed `@main` on the
 operands -- with the platform index first when the export covers several platforms
 -- by `func.call`, which XLA inlines. There is no NumPy reference: an eager call
 compiles a program of the one call. Reverse mode goes through `astjax.export`'s
@@ -24,7 +25,7 @@ from ..pyast import call, load
 from .base import mark_unsupported, register
 from .lapack import register_targets
 
-__all__ = ["call_exported_p", "INLINE_PREFIX"]
+__all__ = ["call_exported_p", "INLINE_PREFIX", "check_arguments"]
 
 # the placeholder prefix of every symbol of `exported.inlinable()`'s functions
 INLINE_PREFIX = "astjax_exported_PREFIX_"
@@ -41,8 +42,11 @@ def _arg_name(exported, i):
     return ("args" if getattr(head, "idx", 0) == 0 else "kwargs") + "".join(map(str, rest))
 
 
-def _call_abstract_eval(*avals, exported):
-    for i, (want, got) in enumerate(zip(exported.in_avals, avals)):
+def check_arguments(exported, avals, positions):
+    """JAX's ValueErrors for arguments (`avals`, at flat `positions` among the
+    exported arguments) whose rank, dtype or shape is not the exported one."""
+    for i, got in zip(positions, avals):
+        want = exported.in_avals[i]
         if len(want.shape) != len(got.shape):
             raise JAXValueError(f"Rank mismatch for {_arg_name(exported, i)}: expected "
                                 f"{want.shape} and called with {got.shape}")
@@ -53,6 +57,12 @@ def _call_abstract_eval(*avals, exported):
             raise JAXValueError(f"Shape mismatch for {_arg_name(exported, i)} (expected "
                                 f"same constant): expected {want.shape} and called with "
                                 f"{got.shape}")
+
+
+def _call_abstract_eval(*avals, exported):
+    # the operands are the kept arguments (`module_kept_var_idx`): the others, which
+    # the module does not read, are checked by the caller and never bound
+    check_arguments(exported, avals, exported.module_kept_var_idx)
     return [ShapedArray(a.shape, a.dtype, a.weak_type) for a in exported.out_avals]
 
 
@@ -63,12 +73,15 @@ def _call_lowering(ctx, *args, exported):
     prefix = f"astjax_exported_{len(mb.functions)}_"
     funcs = exported.inlinable()
     mb.functions.extend(f.replace(INLINE_PREFIX, prefix) for f in funcs)
-    operands = [args[i] for i in exported.module_kept_var_idx]
+    operands = list(args)
     if len(exported.platforms) > 1:
         platform = "cuda" if ctx.platform == "gpu" else ctx.platform
         index = exported.platforms.index(platform) if platform in exported.platforms else 0
         operands.insert(0, ctx.constant(np.int32(index), ShapedArray((), np.int32)))
-    return ctx.op("func.call", operands, ctx.avals_out, {"callee": f"@{prefix}main"})
+    # a float0 result (no data) is the module's i1 zeros, as JAX types it
+    out_avals = [ShapedArray(a.shape, np.bool_) if a.dtype == core.float0 else a
+                 for a in ctx.avals_out]
+    return ctx.op("func.call", operands, out_avals, {"callee": f"@{prefix}main"})
 
 
 def _call_source(gen, eqn):
