@@ -157,3 +157,15 @@ def test_integer_arguments_and_results_under_grad():
     for exp in (e, export.deserialize(e.serialize(vjp_order=1))):
         g = jax.jit(jax.grad(lambda a: exp.call(a, np.int32(3))[0].sum()))(X)
         np.testing.assert_allclose(g, [3.0, 3.0, 3.0])
+
+
+def test_served_as_jax_modules(tmp_path):
+    prog = tmp_path / "prog.py"
+    prog.write_text("import numpy as np, jax, jax.numpy as jnp\nimport jax.export\n"
+                    "from jax import profiler\n"
+                    "e = jax.export.export(jax.jit(jnp.cos))(np.zeros(2, np.float32))\n"
+                    "print(jax.export.deserialize(e.serialize()).call(np.zeros(2, np.float32)),"
+                    " jax.memory.Space.Device, profiler.trace.__module__)\n")
+    out = subprocess.run([sys.executable, "-m", "astjax", "run", str(prog)], check=True,
+                         capture_output=True, text=True).stdout
+    assert out.split() == ["[1.", "1.]", "MemorySpace.Device", "astjax.profiler"]
