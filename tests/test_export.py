@@ -169,3 +169,16 @@ def test_served_as_jax_modules(tmp_path):
     out = subprocess.run([sys.executable, "-m", "astjax", "run", str(prog)], check=True,
                          capture_output=True, text=True).stdout
     assert out.split() == ["[1.", "1.]", "MemorySpace.Device", "astjax.profiler"]
+
+
+def test_sharded_functions():
+    one = jax.sharding.NamedSharding(jax.make_mesh((1,), ("x",)), jax.sharding.PartitionSpec("x"))
+    f = jax.jit(lambda x: jnp.sin(x) * 2, in_shardings=one, out_shardings=one)
+    e = export.deserialize(export.export(f)(X).serialize(vjp_order=1))
+    _close(e.call(X), np.sin(X) * 2)                  # a one-device mesh: as one device
+    _close(jax.grad(lambda a: e.call(a).sum())(X), 2 * np.cos(X))
+    if jax.device_count() >= 2:
+        mesh = jax.make_mesh((2,), ("x",), devices=jax.devices()[:2])
+        two = jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec("x"))
+        with pytest.raises(ValueError, match="partitioned over 2 devices"):
+            export.export(jax.jit(jnp.sin, in_shardings=two))(np.ones(4, np.float32))

@@ -28,6 +28,7 @@ from ..ir import ShapedArray
 from . import calling, serialization
 from .flatbuffer import TableView
 from .lowering import (DisabledSafetyCheck, ExportError, check_custom_calls,
+                       check_single_device,
                        check_platforms, inlinable, lower_for_export,
                        maximum_supported_calling_convention_version, module_text,
                        to_portable, used_invars)
@@ -134,6 +135,7 @@ def export(fun_jit, *, platforms: Sequence[str] | None = None,
     disabled = tuple(disabled_checks)
 
     def do_export(*args, **kwargs) -> Exported:
+        check_single_device(fun_jit._shardings)
         traced = fun_jit.trace(*args, **kwargs)
         closed = traced.jaxpr
         kept = used_invars(closed.jaxpr)

@@ -21,7 +21,9 @@ import re
 import numpy as np
 
 from .. import core
+from .. import sharding as shd, tree_util
 from ..codegen import runtime, stablehlo
+from ..codegen.spmd import spmd_shardings_in
 from ..dispatch_keys import without_float0_inputs, without_float0_outputs
 from ..codegen.mlir_builders import ir, new_context, stablehlo as _hlo
 from jaxlib.mlir.dialects import sdy as _sdy   # (JAX's modules carry Shardy attributes)
@@ -32,7 +34,8 @@ from ..primitives.exported_call import INLINE_PREFIX
 __all__ = ["DisabledSafetyCheck", "ExportError", "default_export_platform",
            "minimum_supported_calling_convention_version",
            "maximum_supported_calling_convention_version", "lower_for_export",
-           "check_custom_calls", "check_platforms", "used_invars", "to_portable",
+           "check_custom_calls", "check_platforms", "check_single_device", "used_invars",
+           "to_portable",
            "module_text", "inlinable"]
 
 # The calling conventions JAX 0.10.2 reads and writes; astjax writes the newest.
@@ -154,6 +157,26 @@ def _func_text(mb, name, visibility, arg_sig, outs, res_attrs):
             + "\n".join(mb.lines) + "\n}")
 
 
+def check_single_device(shardings) -> tuple:
+    """The device the shardings in pytree `shardings` name (a one-device mesh), or
+    (); an ExportError when they name several: astjax exports single-device
+    programs."""
+    leaves = tree_util.tree_leaves(shardings, is_leaf=lambda s: isinstance(s, shd.Sharding))
+    devices = {d for sh in leaves if isinstance(sh, shd.Sharding) for d in sh.device_set}
+    if len(devices) > 1:
+        raise ExportError(f"the function is partitioned over {len(devices)} devices; "
+                          "astjax exports single-device programs",
+                          hint="export the function without shardings",
+                          loc=caller_location())
+    return tuple(devices)
+
+
+def _one_device(jaxpr) -> tuple:
+    """The device assignment an exported program is lowered with: the one device its
+    sharding annotations name, or the default device."""
+    return check_single_device(spmd_shardings_in(jaxpr)) or (runtime.default_device(),)
+
+
 def lower_for_export(closed, kept, platforms, module_name, result_names) -> str:
     """The exported module's text: `@main(kept args) -> results`, or, for several
     platforms, `@main(%platform_index: tensor<i32>, kept args)` selecting by
@@ -162,15 +185,17 @@ def lower_for_export(closed, kept, platforms, module_name, result_names) -> str:
     funcs, callbacks = [], []
     arg_sig = [f"%arg{k}: {stablehlo.tensor_type(a)}" for k, a in enumerate(in_avals)]
     res_attrs = [f'jax.result_info = "{stablehlo.mlir_string(n)}"' for n in result_names]
-    for p in platforms:
-        mb = stablehlo.ModuleBuilder()
-        outs = _lower_body(mb, closed, kept, p)
-        name = "main" if len(platforms) == 1 else f"_platform_{p}"
-        vis = "public" if len(platforms) == 1 else "private"
-        funcs.append(_func_text(mb, name, vis, arg_sig,
-                                outs, res_attrs if len(platforms) == 1 else [""] * len(outs)))
-        funcs.extend(mb.functions)
-        callbacks.extend(mb.host_callbacks)
+    with shd.lowering_assignment(_one_device(closed.jaxpr)):
+        for p in platforms:
+            mb = stablehlo.ModuleBuilder()
+            outs = _lower_body(mb, closed, kept, p)
+            name = "main" if len(platforms) == 1 else f"_platform_{p}"
+            vis = "public" if len(platforms) == 1 else "private"
+            funcs.append(_func_text(mb, name, vis, arg_sig, outs,
+                                    res_attrs if len(platforms) == 1 else [""] * len(outs)))
+            funcs.extend(mb.functions)
+            callbacks.extend(mb.host_callbacks)
+        preamble = shd.sdy_mesh_decls()   # (the meshes sharding constraints named)
     if len(platforms) > 1:
         funcs.insert(0, _dispatch_main(platforms, in_avals, closed, res_attrs))
     if callbacks:
@@ -179,7 +204,8 @@ def lower_for_export(closed, kept, platforms, module_name, result_names) -> str:
             "pure_callback, io_callback): their targets are Python functions of this "
             "process, which a serialized module cannot carry (JAX refuses them too)",
             hint="move the callback outside the exported function", loc=caller_location())
-    body = "".join("\n".join("  " + ln for ln in f.splitlines()) + "\n" for f in funcs)
+    body = "".join("\n".join("  " + ln for ln in f.splitlines()) + "\n"
+                   for f in [*preamble, *funcs])
     safe = "".join(c if c.isalnum() or c == "_" else "_" for c in module_name)
     return (f"module @{safe} attributes {{jax.uses_shape_polymorphism = false, "
             f"mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32}} {{\n{body}}}\n")
@@ -209,7 +235,11 @@ def to_portable(text: str) -> bytes:
     targets (one four weeks old, so that consumers a month behind can load it)."""
     version = _hlo.get_version_from_compatibility_requirement(
         _hlo.StablehloCompatibilityRequirement.WEEK_4)
-    return bytes(_hlo.serialize_portable_artifact_str(text, version))
+    with _context():
+        module = ir.Module.parse(text)
+        # Shardy's ops and attributes (sharding constraints) stay in their own dialect
+        return bytes(_hlo.serialize_portable_artifact(module, version,
+                                                      allow_other_dialects=True))
 
 
 def check_platforms(platforms):
@@ -252,12 +282,14 @@ def inlinable(serialized: bytes) -> tuple[str, ...]:
         module = _hlo.deserialize_portable_artifact(ctx, serialized)
         ops = list(module.body.operations)
         for op in ops:
-            if op.operation.name != "func.func":
-                raise ExportError(f"the exported module holds a `{op.operation.name}` "
-                                  "beside its functions, which astjax cannot inline")
+            kind = op.operation.name
+            if kind not in ("func.func", "sdy.mesh"):
+                raise ExportError(f"the exported module holds a `{kind}` beside its "
+                                  "functions, which astjax cannot inline")
             old = ir.StringAttr(op.attributes["sym_name"]).value
             ir.SymbolTable.replace_all_symbol_uses(old, INLINE_PREFIX + old,
                                                    module.operation)
             op.attributes["sym_name"] = ir.StringAttr.get(INLINE_PREFIX + old)
-            op.attributes["sym_visibility"] = ir.StringAttr.get("private")
+            if kind == "func.func":   # (a Shardy mesh is a module-level declaration)
+                op.attributes["sym_visibility"] = ir.StringAttr.get("private")
         return tuple(op.get_asm(enable_debug_info=False) for op in ops)

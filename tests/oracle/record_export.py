@@ -25,11 +25,16 @@ ARGS = {
     "int_scan": ([[1, 2, 3]], "int32", {}),
     "nested_jit": ([[1.0, -2.0]], "float32", {}),
     "unused_arg": ([[1.0, 2.0], [5.0], [3.0, 4.0]], "float32", {}),
+    "one_device_mesh": ([[0.0, 1.0, 2.0, 3.0]], "float32", {}),
 }
 
 
 def functions(jax, jnp):
+    """name -> function (exported as `jax.jit(fn)`, or as it is if jitted already)."""
     inner = jax.jit(lambda x: jnp.tanh(x) + 1)
+    # on a one-device mesh JAX's module declares a Shardy mesh and argument shardings
+    one = jax.sharding.NamedSharding(jax.make_mesh((1,), ("x",)),
+                                     jax.sharding.PartitionSpec("x"))
     return {
         "dict_out": lambda x, y: {"s": jnp.sin(x) * 2 + y.sum(), "c": jnp.cos(x)},
         "solve": lambda a, b: jnp.linalg.solve(a, b),
@@ -38,6 +43,8 @@ def functions(jax, jnp):
         "int_scan": lambda i: jax.lax.fori_loop(0, 4, lambda k, c: c * 2 + k, i),
         "nested_jit": lambda x: inner(inner(x)) * 2,
         "unused_arg": lambda x, unused, z: x * z,
+        "one_device_mesh": jax.jit(lambda x: jnp.sin(x) * 2, in_shardings=one,
+                                   out_shardings=one),
     }
 
 
@@ -53,7 +60,8 @@ def main():
     for name, fn in functions(jax, jnp).items():
         args, dtype, kwargs = ARGS[name]
         xs = [np.asarray(a, dtype) for a in args]
-        exp = export.export(jax.jit(fn), platforms=PLATFORMS.get(name))(*xs, **kwargs)
+        jitted = fn if hasattr(fn, "lower") else jax.jit(fn)
+        exp = export.export(jitted, platforms=PLATFORMS.get(name))(*xs, **kwargs)
         res = [np.asarray(r).tolist() for r in jax.tree_util.tree_leaves(exp.call(*xs, **kwargs))]
         case = {"artifact": base64.b64encode(exp.serialize(vjp_order=1)).decode(),
                 "result": res}
