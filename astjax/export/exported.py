@@ -12,8 +12,8 @@ export made in this process builds on demand and a serialization carries up to
 from __future__ import annotations
 
 import dataclasses
-import struct
 import functools
+import struct
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -28,8 +28,7 @@ from ..ir import ShapedArray
 from . import calling, serialization
 from .flatbuffer import TableView
 from .lowering import (DisabledSafetyCheck, ExportError, check_custom_calls,
-                       check_single_device,
-                       check_platforms, inlinable, lower_for_export,
+                       check_platforms, check_single_device, inlinable, lower_for_export,
                        maximum_supported_calling_convention_version, module_text,
                        to_portable, used_invars)
 
@@ -93,7 +92,11 @@ class Exported:
             raise ExportError("No VJP is available", hint="export the function in this "
                               "process, or serialize it with vjp_order >= 1",
                               loc=caller_location())
-        return self._get_vjp(self)
+        return self._vjp_exported
+
+    @functools.cached_property
+    def _vjp_exported(self):
+        return self._get_vjp(self)   # (exported once: every backward pass reuses it)
 
     def serialize(self, vjp_order: int = 0) -> bytes:
         """The bytes `astjax.export.deserialize` reads back; `vjp_order` VJPs are
@@ -103,7 +106,11 @@ class Exported:
     def call(self, *args, **kwargs):
         """Run the exported function on arguments of its pytree structure, shapes
         and dtypes; usable inside `jit` and under `grad` (through `vjp()`)."""
-        return calling.call_exported(self)(*args, **kwargs)
+        return self._caller(*args, **kwargs)
+
+    @functools.cached_property
+    def _caller(self):
+        return calling.call_exported(self)
 
     @functools.cached_property
     def _inlined(self):
