@@ -71,7 +71,8 @@ class Config:
         "jax_enable_custom_prng": _env_bool("JAX_ENABLE_CUSTOM_PRNG"),
         # what jaxlib does when the cyclic garbage collector frees an array's buffer
         # (config_guards.py); None: jaxlib's default, 'allow'
-        "jax_array_garbage_collection_guard": None,
+        "jax_array_garbage_collection_guard": (
+            os.environ.get("JAX_ARRAY_GARBAGE_COLLECTION_GUARD") or None),
         # mesh axes of size 1 left out of sharding-in-types specs (codegen/explicit.py)
         "jax_remove_size_one_mesh_axis_from_type": _env_bool(
             "JAX_REMOVE_SIZE_ONE_MESH_AXIS_FROM_TYPE"),

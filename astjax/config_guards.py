@@ -368,6 +368,6 @@ def _on_update(name, value):
 
 config.add_listener(_on_update)
 config.add_validator("jax_default_prng_impl", lambda name, value: _prng_impl(value))
-for _name in _FLAGS + ("jax_transfer_guard",):
+for _name in _FLAGS + ("jax_transfer_guard", "jax_array_garbage_collection_guard"):
     if config.read(_name):
         _on_update(_name, config.read(_name))

@@ -1,5 +1,6 @@
 """`astjax.memory` and the config states `array_garbage_collection_guard` and
 `remove_size_one_mesh_axis_from_type` (issue 13), against JAX 0.10.2's behaviour."""
+import os
 import subprocess
 import sys
 
@@ -33,7 +34,8 @@ def test_device_put_to_device_space():
 
 _CYCLE = """
 import gc, astjax as jax, astjax.numpy as jnp
-jax.config.update("jax_array_garbage_collection_guard", {level!r})
+if {level!r} != "env":
+    jax.config.update("jax_array_garbage_collection_guard", {level!r})
 class C: pass
 c = C(); c.self = c; c.a = jnp.ones(3) + 1
 del c; gc.collect()
@@ -41,11 +43,15 @@ print("survived")
 """
 
 
-@pytest.mark.parametrize("level", ["log", "allow", "fatal"])
+@pytest.mark.parametrize("level", ["log", "allow", "fatal", "env"])
 def test_garbage_collection_guard(level):
+    # "env": JAX_ARRAY_GARBAGE_COLLECTION_GUARD=log in the environment, as JAX reads it
+    env = dict(os.environ, JAX_ARRAY_GARBAGE_COLLECTION_GUARD="log")
     r = subprocess.run([sys.executable, "-c", _CYCLE.format(level=level)],
-                       capture_output=True, text=True)
+                       capture_output=True, text=True, env=env if level == "env" else None)
     msg = "deleted by the Python garbage collector instead of reference counting"
+    if level == "env":
+        level = "log"
     if level == "fatal":
         assert r.returncode != 0 and "survived" not in r.stdout and msg in r.stderr
     else:

@@ -2,6 +2,7 @@
 astjax's annotations; the state errors; the memory profile."""
 import gzip
 import json
+import socket
 
 import pytest
 
@@ -62,4 +63,13 @@ def test_options_and_memory_profile(tmp_path):
 
 def test_server_state():
     with pytest.raises(ValueError, match="No active profiler server"):
+        profiler.stop_server()
+    with socket.socket() as s:
+        s.bind(("localhost", 0))
+        port = s.getsockname()[1]
+    profiler.start_server(port)
+    try:
+        with pytest.raises(ValueError, match="Only one profiler server"):
+            profiler.start_server(port)
+    finally:
         profiler.stop_server()
