@@ -44,6 +44,8 @@ def test_module_is_stablehlo():
     text = EXP.mlir_module()
     assert "func.func public @main(%arg0: tensor<3xf32>, %arg1: tensor<2xf32>)" in text
     assert "stablehlo.sine" in text and "jax.result_info = \"result['s']\"" in text
+    module = EXP.mlir_module(serialized=False)   # jaxlib's MLIR Module
+    assert [op.operation.name for op in module.body.operations] == ["func.func"]
 
 
 def test_round_trip_and_calls():

@@ -29,7 +29,8 @@ from . import calling, serialization
 from .flatbuffer import TableView
 from .lowering import (DisabledSafetyCheck, ExportError, check_custom_calls,
                        check_platforms, check_single_device, inlinable, lower_for_export,
-                       maximum_supported_calling_convention_version, module_text,
+                       maximum_supported_calling_convention_version, module_object,
+                       module_text,
                        to_portable, used_invars)
 
 __all__ = ["Exported", "export", "deserialize"]
@@ -63,9 +64,12 @@ class Exported:
     uses_global_constants: bool
     _get_vjp: Callable | None = dataclasses.field(default=None, compare=False)
 
-    def mlir_module(self) -> str:
-        """The module as StableHLO text (the artifact deserialized and printed)."""
-        return module_text(self.mlir_module_serialized)
+    def mlir_module(self, serialized: bool = True) -> Any:
+        """The module as StableHLO text (the artifact deserialized and printed), or,
+        with `serialized=False`, as an MLIR `Module` object (jaxlib's bindings)."""
+        if serialized:
+            return module_text(self.mlir_module_serialized)
+        return module_object(self.mlir_module_serialized)
 
     def __str__(self):
         return f"Exported(fun_name={self.fun_name}, ...)"

@@ -36,7 +36,7 @@ __all__ = ["DisabledSafetyCheck", "ExportError", "default_export_platform",
            "maximum_supported_calling_convention_version", "lower_for_export",
            "check_custom_calls", "check_platforms", "check_single_device", "used_invars",
            "to_portable",
-           "module_text", "inlinable"]
+           "module_text", "module_object", "inlinable"]
 
 # The calling conventions JAX 0.10.2 reads and writes; astjax writes the newest.
 minimum_supported_calling_convention_version = 9
@@ -265,6 +265,12 @@ def _context():
     ctx = new_context()
     _sdy.register_dialect(ctx)
     return ctx
+
+
+def module_object(serialized: bytes):
+    """The portable artifact `serialized` as an MLIR `Module` (which keeps its
+    context alive)."""
+    return _hlo.deserialize_portable_artifact(_context(), serialized)
 
 
 def module_text(serialized: bytes) -> str:
