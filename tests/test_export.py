@@ -184,3 +184,17 @@ def test_sharded_functions():
         two = jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec("x"))
         with pytest.raises(ValueError, match="partitioned over 2 devices"):
             export.export(jax.jit(jnp.sin, in_shardings=two))(np.ones(4, np.float32))
+
+
+def _twice_sin(x):
+    return SIN.call(x) * 2
+
+
+SIN = export.export(jnp.sin)(X)
+
+
+def test_generated_source_round_trips():
+    src = jax.source(jax.jit(_twice_sin), X)
+    assert "call_exported_p.bind(x, exported=exported)" in src
+    fn = jax.source_function(jax.jit(_twice_sin), X)
+    _close(jax.jit(fn)(X), np.sin(X) * 2)

@@ -58,6 +58,8 @@ NO_CASES: dict[str, str] = {
                     "tests/test_scaled_and_dtypes.py (samples, vmap, jvp vs JAX's stored "
                     "values), tests/test_gamma_grad.py (derivatives vs JAX and the CDF)",
     "composite": "takes a jaxpr: tests/test_lax_more.py (values, lowering vs JAX's)",
+    "call_exported": "runs an exported module: tests/test_export.py, "
+                     "tests/test_export_jax_artifacts.py (JAX's artifacts vs its stored values)",
     **{n: "XLA's generators, no NumPy reference: tests/test_lax_more.py (bits vs JAX's "
           "stored values)" for n in ("rng_bit_generator", "rng_uniform")},
     **{n: "LAPACK custom calls: tests/test_linalg_lapack.py (vs JAX's stored values)"
