@@ -198,3 +198,17 @@ def test_generated_source_round_trips():
     assert "call_exported_p.bind(x, exported=exported)" in src
     fn = jax.source_function(jax.jit(_twice_sin), X)
     _close(jax.jit(fn)(X), np.sin(X) * 2)
+
+
+def _scale(x, n):
+    return x * n
+
+
+def test_static_arguments_are_not_part_of_the_call():
+    # as in JAX: the export is of the dynamic arguments; calling with the static one
+    # is a different pytree structure
+    e = export.export(jax.jit(_scale, static_argnums=1))(X, 3)
+    assert len(e.in_avals) == 1
+    _close(e.call(X), X * 3)
+    with pytest.raises(ValueError, match="same pytree structure"):
+        e.call(X, 3)
