@@ -33,6 +33,7 @@ from .codegen import explicit as _explicit
 from .extend.core import eager_transform as _eager_transform
 from .core import raw
 from .errors import (ArgumentError, ArgumentTypeError, ArgumentValueError, AstjaxError,
+                     ConcretizationError,
                      DifferentiationTypeError,
                      check_callable, check_signature)
 from .primitives.scan import scan_raw
@@ -89,12 +90,20 @@ def _array_leaves(x) -> bool:
     return True
 
 
-def _close_over(fun, args, kwargs, nums):
+def _concrete(x) -> bool:
+    """Is pytree `x` known while staging (no staged value among its leaves)?"""
+    return not any(isinstance(leaf, core.Tracer) for leaf in tree_util.tree_leaves(x))
+
+
+def _close_over(fun, args, kwargs, nums, known=False):
     """`fun` with the non-differentiated arguments that are not arrays (functions,
-    modules, ... as JAX allows) fixed: (fun', args', kwargs', nums') where fun' takes
-    only the remaining arguments."""
-    fixed = [i for i, a in enumerate(args) if i not in nums and not _array_leaves(a)]
-    fixed_kw = [k for k, v in kwargs.items() if not _array_leaves(v)]
+    modules, ... as JAX allows) fixed, and with `known`, also those whose values are
+    known while staging (JAX closes over them, so a Python int there may serve as a
+    shape): (fun', args', kwargs', nums') where fun' takes only the remaining arguments."""
+    def fix(a):
+        return not _array_leaves(a) or (known and _concrete(a))
+    fixed = [i for i, a in enumerate(args) if i not in nums and fix(a)]
+    fixed_kw = [k for k, v in kwargs.items() if fix(v)]
     if not fixed and not fixed_kw:
         return fun, args, kwargs, nums
     keep = [i for i in range(len(args)) if i not in fixed]
@@ -115,6 +124,9 @@ def _fix_arguments(fun, args, kwargs, positions, names):
         return target(*full, **dyn_kw, **fixed_kw)
     return (raw(closed_over), tuple(a for i, a in enumerate(args) if i not in fixed),
             {k: v for k, v in kwargs.items() if k not in fixed_kw})
+
+
+_CONCRETE = "concrete arguments"  # key in a transform's shared state (see __call__)
 
 
 class _Transformed(StagedCallable):
@@ -144,6 +156,10 @@ class _Transformed(StagedCallable):
         except (TypeError, ValueError):
             pass
 
+    def _nondiff(self, args) -> tuple:
+        """Positions of the positional arguments this transform does not differentiate."""
+        return ()
+
     def __call__(self, *args, **kwargs):
         if _staging():
             return self.stage_inline(*args, **kwargs)
@@ -152,24 +168,49 @@ class _Transformed(StagedCallable):
         try:
             with _eager_transform():   # (an extension primitive's impl may lower here)
                 cache = self._state()
-                if not static and not static_kw:
-                    jitted = cache.get(None)
-                    if jitted is None:
-                        jitted = cache[None] = Jitted(self)
-                    return jitted(*args, **kwargs)
-                # arguments that are not arrays (functions, modules, ...) are static
+                learned = cache.get(_CONCRETE, ())
+                if learned:
+                    static = tuple(sorted(set(static) | {i for i in learned if i < len(args)}))
+                    static_kw = tuple(sorted(set(static_kw) | set(kwargs)))
                 try:
-                    hash((tuple(args[i] for i in static), tuple(kwargs[k] for k in static_kw)))
-                except TypeError:  # unhashable: close over them, uncached
-                    fun, dyn, dyn_kw, _ = _close_over(self, args, kwargs, ())
-                    return Jitted(fun)(*dyn, **dyn_kw)
-                jitted = cache.get((static, static_kw))
-                if jitted is None:
-                    jitted = cache[static, static_kw] = Jitted(self, static_argnums=static,
-                                                               static_argnames=static_kw)
-                return jitted(*args, **kwargs)
+                    return self._call_compiled(cache, static, static_kw, args, kwargs)
+                except ConcretizationError as first:
+                    # Eager JAX differentiates with concrete values: an argument it does not
+                    # differentiate may serve as a shape or a Python `int`. Retry with those
+                    # arguments static, and remember it for this function and options.
+                    fixed = tuple(i for i in self._nondiff(args) if i not in static)
+                    fixed_kw = tuple(k for k in kwargs if k not in static_kw)
+                    if not fixed and not fixed_kw:
+                        raise
+                    try:
+                        out = self._call_compiled(cache, tuple(sorted(static + fixed)),
+                                                  tuple(sorted(static_kw + fixed_kw)),
+                                                  args, kwargs)
+                    except ConcretizationError:
+                        raise first from None
+                    cache[_CONCRETE] = fixed
+                    return out
         except AstjaxError as e:
             raise e.with_traceback(user_traceback(e)) from None
+
+    def _call_compiled(self, cache, static, static_kw, args, kwargs):
+        """Run `self` compiled with the arguments at `static` / `static_kw` static."""
+        if not static and not static_kw:
+            jitted = cache.get(None)
+            if jitted is None:
+                jitted = cache[None] = Jitted(self)
+            return jitted(*args, **kwargs)
+        # arguments that are not arrays (functions, modules, ...) are static
+        try:
+            hash((tuple(args[i] for i in static), tuple(kwargs[k] for k in static_kw)))
+        except TypeError:  # unhashable: close over them, uncached
+            fun, dyn, dyn_kw = _fix_arguments(self, args, kwargs, static, static_kw)
+            return Jitted(fun)(*dyn, **dyn_kw)
+        jitted = cache.get((static, static_kw))
+        if jitted is None:
+            jitted = cache[static, static_kw] = Jitted(self, static_argnums=static,
+                                                       static_argnames=static_kw)
+        return jitted(*args, **kwargs)
 
     def __get__(self, obj, objtype=None):
         return self if obj is None else functools.partial(self, obj)
@@ -188,6 +229,16 @@ def _argnums_tuple(argnums):
         raise ArgumentTypeError(f"argnums must be an int or a tuple of ints, got {argnums!r}",
                                 hint="e.g. argnums=0 or argnums=(0, 2)")
     return nums
+
+
+def _outside_argnums(argnums, args) -> tuple:
+    """Positions of `args` not named by `argnums` (() when argnums is malformed: the
+    transform reports that itself)."""
+    try:
+        nums = {i % len(args) for i in _argnums_tuple(argnums)} if args else set()
+    except AstjaxError:
+        return ()
+    return tuple(i for i in range(len(args)) if i not in nums)
 
 
 def _describe_tree(tree):
@@ -267,6 +318,9 @@ class _Grad(_Transformed):
         self.allow_int = allow_int
         self.holomorphic = holomorphic
 
+    def _nondiff(self, args):
+        return _outside_argnums(self.argnums, args)
+
     def stage_inline(self, *args, **kwargs):
         nums = _argnums_tuple(self.argnums)
         if any(i >= len(args) for i in nums):
@@ -281,7 +335,7 @@ class _Grad(_Transformed):
                                      hint=f"use an index in [-{len(args)}, {len(args) - 1}]")
         nums = tuple(i % len(args) for i in nums)
         check_signature(self.fun, args, kwargs)
-        fun, args, kwargs, nums = _close_over(self.fun, args, kwargs, nums)
+        fun, args, kwargs, nums = _close_over(self.fun, args, kwargs, nums, known=True)
         _check_inputs(args, nums, functools.partial(_check_rev_input, "grad",
                                                     self.holomorphic, self.allow_int))
         closed, in_tree, out_tree, leaves = _stage(fun, args, kwargs)
@@ -554,6 +608,9 @@ class _Jac(_Transformed):
         self.argnums, self.has_aux, self.mode = argnums, has_aux, mode
         self.holomorphic, self.allow_int = holomorphic, allow_int
 
+    def _nondiff(self, args):
+        return _outside_argnums(self.argnums, args)
+
     def stage_inline(self, *args, **kwargs):
         nums = _argnums_tuple(self.argnums)
         if self.mode == "fwd":
@@ -561,7 +618,10 @@ class _Jac(_Transformed):
         else:
             _check_inputs(args, nums, functools.partial(_check_rev_input, "jacrev",
                                                         self.holomorphic, self.allow_int))
-        closed, in_tree, out_tree, leaves = _stage(self.fun, args, kwargs)
+        fun, args, kwargs, nums = _close_over(
+            self.fun, args, kwargs, tuple(i % len(args) for i in nums) if args else nums,
+            known=True)
+        closed, in_tree, out_tree, leaves = _stage(fun, args, kwargs)
         ranges = _leaf_ranges(args)
         in_avals = [v.aval for v in closed.jaxpr.invars]
         n_out_all = len(closed.jaxpr.outvars)
