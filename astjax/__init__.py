@@ -49,7 +49,7 @@ from .callbacks_api import effects_barrier  # noqa: E402,F401
 from .sharding import PartitionSpec as P, set_mesh  # noqa: E402,F401
 from .api import make_mesh, process_index, process_count  # noqa: E402,F401
 from . import distributed  # noqa: E402,F401
-from .primitives.spmd import reshard  # noqa: E402,F401
+from .sharding import reshard  # noqa: E402,F401
 from .pmap_api import shard_map_public as shard_map, smap  # noqa: E402,F401
 from .codegen.sharded import (make_array_from_callback,  # noqa: E402,F401
                               make_array_from_single_device_arrays,

@@ -12,7 +12,7 @@ from typing import Any, TypeVar, overload
 import numpy as np
 
 from . import core, dtypes, tree_util
-from . import sharding as _sharding
+from . import sharding_impls as _sharding
 from . import memory as _memory
 from .codegen import compile_cache, cpp_jit, runtime, sharded as _sharded, spmd as _spmd
 from .codegen import explicit as _explicit

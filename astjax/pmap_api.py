@@ -39,7 +39,7 @@ from .errors import (AstjaxError, ArgumentTypeError, ArgumentValueError, AxisNam
 from .primitives import collectives as coll
 from .primitives.base import lax_ops, moveaxis
 from .primitives.spmd import shard_map
-from .sharding import (AbstractMesh, AxisType, Mesh, NamedSharding, PartitionSpec,
+from .sharding_impls import (AbstractMesh, AxisType, Mesh, NamedSharding, PartitionSpec,
                        hlo_sharding)
 from .codegen import sharded
 from .codegen.runtime import xc

@@ -49,7 +49,7 @@ import numpy as np
 
 from astjax import core, dtypes, ir
 from astjax.config import config
-from astjax import sharding as shd
+from astjax import sharding_impls as shd
 from astjax.primitives.spmd import sharding_constraint_p
 
 from . import sharded

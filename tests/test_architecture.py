@@ -49,7 +49,7 @@ MAX_LINES = 800
 # matches the module itself and everything below it; "astjax" matches only the root).
 LAYERS = [
     ("base", ["astjax.errors", "astjax.config", "astjax.dtypes", "astjax.tree_util",
-              "astjax.tree", "astjax.util", "astjax.pyast", "astjax.pretty", "astjax.partition_spec", "astjax.sharding",
+              "astjax.tree", "astjax.util", "astjax.pyast", "astjax.pretty", "astjax.partition_spec", "astjax.sharding_impls",
               "astjax.traceback_util", "astjax.user_warnings", "astjax.mlir_attributes",
               "astjax.memory"]),
     ("core", ["astjax.core", "astjax.ir"]),
@@ -60,7 +60,7 @@ LAYERS = [
              "astjax.lax_combiners", "astjax.lax_conv", "astjax.lax_ragged",
              "astjax.lax_control", "astjax.lax_indexing",
              "astjax.lax_parallel", "astjax.typing", "astjax.interpreters", "astjax.extend",
-             "astjax.stages", "astjax.callbacks_api", "astjax.debug",
+             "astjax.stages", "astjax.callbacks_api", "astjax.debug", "astjax.sharding",
              "astjax.naming", "astjax.distributed", "astjax.config_api", "astjax.config_guards", "astjax.custom_batching", "astjax.api_util", "astjax.ad_extras",
              "astjax.dispatch_keys", "astjax.ad_dtypes", "astjax.jit_options", "astjax.ffi",
              "astjax.export", "astjax.profiler"]),

@@ -22,7 +22,7 @@ import contextlib
 import threading
 
 from .. import core
-from .. import sharding as shd
+from .. import sharding_impls as shd
 from ..config import config
 from ..errors import ArgumentValueError, LoopCarryError
 from .collectives import (all_gather_p, all_to_all_p, axis_index_p, pmax_p, pmin_p,
