@@ -156,10 +156,26 @@ class Mesh:
 
     def __enter__(self):
         self._contexts.append(set_mesh(self))
+        _entered().append(self)
         return self
 
     def __exit__(self, *exc):
+        _entered().pop()
         return self._contexts.pop().__exit__(*exc)
+
+
+def _entered() -> list:
+    """This thread's meshes entered by `with mesh:` (innermost last)."""
+    if not hasattr(_current, "entered"):
+        _current.entered = []
+    return _current.entered
+
+
+def entered_mesh():
+    """The innermost mesh this thread entered by `with mesh:` (not by `set_mesh`),
+    or None: what JAX's legacy `thread_resources.env.physical_mesh` reads."""
+    stack = _entered()
+    return stack[-1] if stack else None
 
 
 @dataclasses.dataclass(frozen=True)
