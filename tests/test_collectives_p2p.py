@@ -1,0 +1,232 @@
+"""`lax.pbroadcast`, `psend`/`precv`, `ragged_all_to_all` (primitives/collectives_p2p.py)
+on 4 CPU devices, and the names of issue 13 that sit beside them: `astjax.sharding`'s
+`reshard` / `auto_axes` / `explicit_axes`, `jax.extend.sharding`, `jax.interpreters.pxla`.
+
+JAX 0.10.2 on CPU (the oracle, run by hand): pbroadcast raises NotImplementedError (no CPU
+lowering; astjax runs it through all_gather, so its values are checked against the
+documented meaning, the source member's value everywhere); psend/precv raise
+NotImplementedError "... only implemented on GPU"; ragged_all_to_all raises
+JaxRuntimeError "UNIMPLEMENTED: HLO opcode `ragged-all-to-all` is not supported by
+XLA:CPU ThunkEmitter". The lowered lines below are JAX's, printed by
+`jax.jit(...).trace(...).lower(lowering_platforms=('cuda',))`."""
+import warnings
+
+import numpy as np
+import pytest
+
+import astjax
+import astjax.numpy as jnp
+from astjax import core, lax
+from astjax.errors import AstjaxError, JaxRuntimeError
+from astjax.sharding import AxisType, PartitionSpec as P
+
+X = np.arange(8.0, dtype=np.float32).reshape(4, 2)
+
+
+def _mesh(n=4):
+    return astjax.make_mesh((n,), ("x",), axis_types=(AxisType.Auto,),
+                            devices=astjax.devices()[:n])
+
+
+def _smap(f, n=4, nargs=1):
+    return astjax.shard_map(f, mesh=_mesh(n), in_specs=(P("x"),) * nargs, out_specs=P("x"))
+
+# ------------------------------------------------------------------- pbroadcast
+
+
+def _bcast(v):
+    return lax.pbroadcast(v, "x", 2)
+
+
+def test_pbroadcast_values_shard_map_pmap_vmap():
+    want = np.broadcast_to(X[2], X.shape)
+    np.testing.assert_array_equal(np.asarray(astjax.jit(_smap(_bcast))(X)), want)
+    np.testing.assert_array_equal(np.asarray(astjax.pmap(_bcast, axis_name="x")(X)), want)
+    np.testing.assert_array_equal(np.asarray(astjax.vmap(_bcast, axis_name="x")(X)), want)
+    # a pytree, leaf by leaf; integers exactly
+    got = astjax.vmap(lambda t: lax.pbroadcast(t, "x", 0), axis_name="x")(
+        {"a": X, "b": np.arange(4, dtype=np.int32)})
+    np.testing.assert_array_equal(np.asarray(got["b"]), np.zeros(4, np.int32))
+
+
+def test_pbroadcast_jaxpr_as_jax():
+    text = str(astjax.make_jaxpr(_smap(_bcast))(X))
+    assert "pbroadcast[axis_name=x source=2] c" in text    # JAX's line
+
+
+def test_pbroadcast_grad_sends_every_cotangent_to_the_source():
+    w = np.arange(8.0, dtype=np.float32).reshape(4, 2)
+    want = np.zeros_like(X)
+    want[2] = w.sum(0)
+    for f in (astjax.vmap(_bcast, axis_name="x"), astjax.jit(_smap(_bcast))):
+        g = astjax.grad(lambda x: (f(x) * w).sum())(X)
+        np.testing.assert_array_equal(np.asarray(g), want)
+    # the JVP is the broadcast of the tangent
+    _, t = astjax.jvp(astjax.vmap(_bcast, axis_name="x"), (X,), (w,))
+    np.testing.assert_array_equal(np.asarray(t), np.broadcast_to(w[2], w.shape))
+
+
+def test_pbroadcast_batched_over_another_axis():
+    x = np.arange(12.0, dtype=np.float32).reshape(3, 4)
+    f = astjax.vmap(astjax.vmap(lambda v: lax.pbroadcast(v, "y", 1), axis_name="x"),
+                    axis_name="y")
+    np.testing.assert_array_equal(np.asarray(f(x)), np.broadcast_to(x[1], x.shape))
+
+
+def test_pbroadcast_errors():
+    with pytest.raises(NameError):
+        lax.pbroadcast(X, "nope", 0)
+    with pytest.raises(ValueError, match="source 4"):
+        astjax.vmap(lambda v: lax.pbroadcast(v, "x", 4), axis_name="x")(X)
+
+
+def _pretty(text):
+    """A lowered module printed by MLIR, as `.lower().as_text()` prints it."""
+    from astjax.codegen import compile_cache
+    return compile_cache._parsed_module(text).operation.get_asm(enable_debug_info=False)
+
+
+def test_pbroadcast_gpu_lowering_is_jaxs_collective_broadcast():
+    from astjax.codegen import stablehlo
+    with core.extend_axis_env("x", 4, kind="pmap"):
+        closed = astjax.make_jaxpr(_bcast)(X[0])
+        text = _pretty(stablehlo.lower_module(closed.jaxpr, platform="cuda", num_replicas=4))
+    # JAX's replica form (no channel outside a partitioned program): source first
+    assert ('"stablehlo.collective_broadcast"(%arg0) <{replica_groups = dense<[[2, 0, 1, 3]]>'
+            ' : tensor<1x4xi64>}> : (tensor<2xf32>) -> tensor<2xf32>') in text
+
+# ------------------------------------------------------------------ psend / precv
+
+
+def _send_recv(v):
+    t = lax.psend(v, "x", [(0, 1)])
+    return lax.precv(t, astjax.ShapeDtypeStruct(v.shape, v.dtype), "x", [(0, 1)])
+
+
+def test_psend_precv_stage_and_raise_jaxs_error_on_cpu():
+    text = str(astjax.make_jaxpr(_smap(_send_recv))(X))
+    assert "Tok{V:x} = psend[axis_name=('x',) perm=((0, 1),)] c" in text
+    assert "precv[" in text
+    with pytest.raises(NotImplementedError, match="psend is currently only implemented "
+                                                  "on GPU") as e:
+        astjax.jit(_smap(_send_recv))(X)
+    assert isinstance(e.value, AstjaxError) and "test_collectives_p2p.py" in str(e.value)
+
+
+def test_psend_errors():
+    with pytest.raises(ValueError, match="psend sources and destinations must be unique"):
+        astjax.vmap(lambda v: lax.psend(v, "x", [(0, 1), (0, 2)]), axis_name="x")(X)
+    with pytest.raises(NotImplementedError, match="over its own axis"):
+        astjax.vmap(_send_recv, axis_name="x")(X)
+
+# ------------------------------------------------------------- ragged_all_to_all
+# JAX's docstring example on an axis of size 2
+OPERAND = np.array([[1, 2, 2], [3, 4, 0]], np.float32)
+OUTPUT = np.zeros((2, 4), np.float32)
+IO = np.array([[0, 1], [0, 1]], np.int32)
+SS = np.array([[1, 2], [1, 1]], np.int32)
+OO = np.array([[0, 0], [1, 2]], np.int32)
+RS = np.array([[1, 1], [2, 1]], np.int32)
+ARGS = (OPERAND, OUTPUT, IO, SS, OO, RS)
+
+
+def _ragged(*a):
+    return lax.ragged_all_to_all(*(v[0] for v in a), axis_name="x")[None]
+
+
+def test_ragged_all_to_all_jaxpr_and_jaxs_cpu_error():
+    text = str(astjax.make_jaxpr(_smap(_ragged, 2, 6))(*ARGS))
+    assert "t:f32[4]{V:x} = ragged_all_to_all[" in text and "axis_name=('x',)" in text
+    for run in (lambda: astjax.jit(_smap(_ragged, 2, 6))(*ARGS),
+                lambda: astjax.pmap(lambda *a: lax.ragged_all_to_all(*a, axis_name="x"),
+                                    axis_name="x", devices=astjax.devices()[:2])(*ARGS)):
+        with pytest.raises(JaxRuntimeError, match="UNIMPLEMENTED: HLO opcode "
+                                                  "`ragged-all-to-all` is not supported") as e:
+            run()
+        assert isinstance(e.value, AstjaxError) and "test_collectives_p2p.py" in str(e.value)
+
+
+def test_ragged_all_to_all_lowering_is_jaxs_custom_call():
+    from astjax.codegen import stablehlo
+    with core.extend_axis_env("x", 2, kind="pmap"):
+        closed = astjax.make_jaxpr(
+            lambda *a: lax.ragged_all_to_all(*a, axis_name="x"))(*(v[0] for v in ARGS))
+        text = _pretty(stablehlo.lower_module(closed.jaxpr, platform="cuda", num_replicas=2))
+    assert ("stablehlo.custom_call @ragged_all_to_all(%arg0, %arg1, %arg2, %arg3, %arg4, "
+            "%arg5) {api_version = 4 : i32, backend_config = {replica_groups = dense<[[0, 1]]>"
+            " : tensor<1x2xi64>}}") in text
+
+
+def test_ragged_all_to_all_shape_errors_as_jax():
+    f = lambda *a: lax.ragged_all_to_all(*a, axis_name="x")  # noqa: E731
+    with pytest.raises(ValueError, match="input_offsets must be integer type"):
+        astjax.vmap(f, axis_name="x", in_axes=(0, 0, None, 0, 0, 0))(
+            OPERAND, OUTPUT, np.zeros(2, np.float32), SS, OO, RS)
+    with pytest.raises(ValueError, match="recv_sizes must be rank 1 with positive dimension "
+                                         r"size, but got shape \(0,\)"):
+        astjax.make_jaxpr(_smap(lambda *a: lax.ragged_all_to_all(
+            *(v[0] for v in a[:5]), a[5][0, :0], axis_name="x")[None], 2, 6))(*ARGS)
+    with pytest.raises(NotImplementedError, match="feature request"):
+        astjax.vmap(f, axis_name="x")(*ARGS)
+
+
+def test_ragged_all_to_all_derivatives_are_ragged_all_to_alls():
+    """JVP: the same exchange of the tangents; transpose: the cotangents go back along
+    the offsets exchanged by all_to_all (JAX's rules), the output's where nothing came."""
+    def loss(operand, output):
+        return jnp.sum(_ragged(operand, output, *ARGS[2:]) ** 2)
+    text = str(astjax.make_jaxpr(_smap(lambda *a: astjax.grad(
+        lambda o, p: loss(o, p), argnums=(0, 1))(a[0], a[1])[0], 2, 6))(*ARGS))
+    assert text.count("ragged_all_to_all[") == 2 and text.count("all_to_all[") >= 4
+    text = str(astjax.make_jaxpr(lambda o: astjax.jvp(
+        lambda p: _smap(_ragged, 2, 6)(p, *ARGS[1:]), (o,), (o,)))(OPERAND))
+    assert text.count("ragged_all_to_all[") == 2
+
+
+def test_ragged_all_to_all_batched_over_another_axis_folds_the_batch():
+    b = 3
+    args = [np.stack([a] * b) for a in ARGS]
+    text = str(astjax.make_jaxpr(astjax.vmap(_smap(_ragged, 2, 6)))(*args))
+    assert "f32[12]{V:x} = ragged_all_to_all[" in text
+
+# ------------------------------------------------------- sharding, extend, pxla
+
+
+def test_sharding_exports_reshard_auto_axes_explicit_axes():
+    from astjax import sharding
+    from astjax.primitives import spmd
+    assert sharding.reshard is spmd.reshard is astjax.reshard
+    assert {"reshard", "auto_axes", "explicit_axes"} <= set(sharding.__all__)
+    astjax.install_as_jax()
+    try:
+        import jax.sharding
+        assert jax.sharding.auto_axes is sharding.auto_axes
+        assert jax.sharding.explicit_axes is sharding.explicit_axes
+    finally:
+        astjax.jax_alias.uninstall()
+
+
+def test_extend_sharding_round_trips_protos():
+    from astjax.extend import sharding as es
+    h = es.xla_client.HloSharding.from_string("{devices=[2,1]0,1}")
+    b = es.get_serialized_proto_from_hlo_sharding(h)
+    assert b == b'\x08\x03\x1a\x02\x02\x01"\x02\x00\x01'         # JAX's bytes
+    assert str(es.get_hlo_sharding_from_serialized_proto(b)) == "{devices=[2,1]0,1}"
+    assert type(es.get_op_sharding_from_serialized_proto(b)).__name__ == "OpSharding"
+    g = es.GSPMDSharding(astjax.devices()[:1], es.xla_client.HloSharding.replicate())
+    assert isinstance(g, es.xla_client.Sharding)     # jaxlib's class, as JAX's is
+
+
+def test_pxla_thread_resources_is_the_with_mesh_mesh():
+    from astjax.interpreters import pxla
+    m = _mesh(1)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        assert pxla.thread_resources.env.physical_mesh.empty
+        with m:
+            assert pxla.thread_resources.env.physical_mesh is m
+            assert dict(pxla.thread_resources.env.shape) == {"x": 1}
+        with astjax.sharding.set_mesh(m):     # as JAX: set_mesh is not `with mesh:`
+            assert pxla.thread_resources.env.physical_mesh.empty
+    assert w and all(issubclass(x.category, DeprecationWarning) for x in w)
+    assert w[0].filename == __file__
