@@ -45,6 +45,8 @@ NO_CASES: dict[str, str] = {
     **{n: "named-axis collective: tests/test_vmap.py" for n in (
         "psum", "pmax", "pmin", "axis_index", "all_gather", "ppermute", "all_to_all")},
     "pvary": "named-axis type cast (lax.pcast): tests/test_shard_map_vma.py",
+    **{n: "named-axis collective: tests/test_collectives_p2p.py" for n in (
+        "pbroadcast", "psend", "precv", "ragged_all_to_all")},
     **{n: "calls back into Python: tests/test_callbacks.py" for n in (
         "pure_callback", "io_callback", "debug_callback")},
     "conv_general_dilated": "tests/test_convolution.py (vs its NumPy reference)",
