@@ -370,8 +370,8 @@ def test_table_covers_every_differentiable_primitive():
     # finite differences measure: tests/test_gamma_grad.py checks that a sample moved by
     # it stays at its CDF quantile (float64) and its values against JAX's
     elsewhere |= {"random_gamma"}
-    # JAX's rules staged in tests/test_collectives_p2p.py (XLA:CPU cannot run it); psend /
-    # precv have no derivative, as in JAX
+    # JVP vs the exchange of the tangents and <ct, Jv> == <J^T ct, v> under vmap in
+    # tests/test_collectives_p2p.py; psend / precv have no derivative, as in JAX
     elsewhere |= {"ragged_all_to_all", "psend", "precv"}
 
     # no derivative (JAX's ValueError): tests/test_lax_more.py

@@ -7,7 +7,9 @@ lowering; astjax runs it through all_gather, so its values are checked against t
 documented meaning, the source member's value everywhere); psend/precv raise
 NotImplementedError "... only implemented on GPU"; ragged_all_to_all raises
 JaxRuntimeError "UNIMPLEMENTED: HLO opcode `ragged-all-to-all` is not supported by
-XLA:CPU ThunkEmitter". The lowered lines below are JAX's, printed by
+XLA:CPU ThunkEmitter" (astjax computes it under `vmap` over its axis, where JAX raises
+NotImplementedError: its values are checked there against JAX's docstring example and a
+NumPy reference of the docstring's semantics). The lowered lines below are JAX's, printed by
 `jax.jit(...).trace(...).lower(lowering_platforms=('cuda',))`."""
 import warnings
 
@@ -157,6 +159,75 @@ def test_ragged_all_to_all_lowering_is_jaxs_custom_call():
             " : tensor<1x2xi64>}}") in text
 
 
+def _ragged_reference(operand, output, ins, sends, outs, recvs):
+    """NumPy: JAX's docstring semantics, lane by lane (sender j's slice i*spd + s lands
+    on receiver i at output_offsets, recv_sizes rows of it)."""
+    n, k = ins.shape
+    spd = k // n
+    result = np.array(output)
+    for i in range(n):
+        for j in range(n):
+            for s in range(spd):
+                src, dst = j * spd + s, i * spd + s
+                size = recvs[i, src]
+                result[i, outs[j, dst]:outs[j, dst] + size] = \
+                    operand[j, ins[j, dst]:ins[j, dst] + size]
+    return result
+
+
+def _random_ragged(rng, n=8, spd=2, N=40, M=50):
+    """Disjoint slices: each sender cuts its operand into n*spd pieces; each receiver
+    lays what it gets out in order, with gaps."""
+    sends = rng.randint(0, 3, size=(n, n * spd)).astype(np.int32)
+    ins = np.zeros_like(sends)
+    ins[:, 1:] = np.cumsum(sends, 1)[:, :-1]
+    recvs = sends.reshape(n, n, spd).transpose(1, 0, 2).reshape(n, n * spd)
+    at = np.zeros_like(recvs)
+    at[:, 1:] = np.cumsum(recvs + 1, 1)[:, :-1]       # one row of gap after each
+    outs = at.reshape(n, n, spd).transpose(1, 0, 2).reshape(n, n * spd)
+    operand = rng.randn(n, N, 3).astype(np.float32)
+    output = rng.randn(n, M, 3).astype(np.float32)
+    return operand, output, ins, sends, outs, recvs
+
+
+def _ragged_vmap(*a):
+    return astjax.vmap(lambda *b: lax.ragged_all_to_all(*b, axis_name="x"),
+                       axis_name="x")(*a)
+
+
+def test_ragged_all_to_all_values_under_vmap():
+    """JAX raises NotImplementedError under vmap over the axis; astjax computes the
+    exchange: JAX's docstring example, and 8 lanes against the NumPy reference."""
+    np.testing.assert_array_equal(np.asarray(_ragged_vmap(*ARGS)),
+                                  [[1, 3, 0, 0], [2, 2, 4, 0]])
+    args = _random_ragged(np.random.RandomState(0))
+    np.testing.assert_array_equal(np.asarray(_ragged_vmap(*args)), _ragged_reference(*args))
+    # batched over another axis inside (the batch folded into the slices), then over
+    # its own axis
+    b = [np.stack(pair, 1) for pair in zip(args, _random_ragged(np.random.RandomState(5)))]
+    got = astjax.vmap(lambda *a: astjax.vmap(
+        lambda *c: lax.ragged_all_to_all(*c, axis_name="x"))(*a), axis_name="x")(*b)
+    for t in range(2):
+        np.testing.assert_array_equal(np.asarray(got[:, t]),
+                                      _ragged_reference(*(a[:, t] for a in b)))
+
+
+def test_ragged_all_to_all_jvp_and_transpose_agree():
+    """<ct, J v> == <J^T ct, v> over (operand, output), and the JVP is the exchange of
+    the tangents (the map is linear in them)."""
+    rng = np.random.RandomState(1)
+    operand, output, *index = _random_ragged(rng)
+    f = lambda o, p: _ragged_vmap(o, p, *index)  # noqa: E731
+    v = (rng.randn(*operand.shape).astype(np.float32),
+         rng.randn(*output.shape).astype(np.float32))
+    out, t = astjax.jvp(f, (operand, output), v)
+    np.testing.assert_array_equal(np.asarray(t), _ragged_reference(*v, *index))
+    ct = rng.randn(*np.shape(out)).astype(np.float32)
+    cts = astjax.vjp(f, operand, output)[1](ct)
+    lhs = sum(float(np.sum(np.asarray(c, np.float64) * w)) for c, w in zip(cts, v))
+    np.testing.assert_allclose(lhs, float(np.sum(ct * np.asarray(t, np.float64))), rtol=1e-5)
+
+
 def test_ragged_all_to_all_shape_errors_as_jax():
     f = lambda *a: lax.ragged_all_to_all(*a, axis_name="x")  # noqa: E731
     with pytest.raises(ValueError, match="input_offsets must be integer type"):
@@ -167,7 +238,8 @@ def test_ragged_all_to_all_shape_errors_as_jax():
         astjax.make_jaxpr(_smap(lambda *a: lax.ragged_all_to_all(
             *(v[0] for v in a[:5]), a[5][0, :0], axis_name="x")[None], 2, 6))(*ARGS)
     with pytest.raises(NotImplementedError, match="feature request"):
-        astjax.vmap(f, axis_name="x")(*ARGS)
+        astjax.vmap(lambda *a: lax.ragged_all_to_all(*a, axis_name="x", axis_index_groups=[
+            [0, 1]]), axis_name="x")(*ARGS)
 
 
 def test_ragged_all_to_all_derivatives_are_ragged_all_to_alls():

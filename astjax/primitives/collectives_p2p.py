@@ -17,8 +17,10 @@ What each backend runs, as under JAX:
   refuses it (a JaxRuntimeError, UNIMPLEMENTED), located at the call.
 
 Under `vmap(..., axis_name=)` over its own axis, `pbroadcast` is the source lane's
-value on every lane; `ragged_all_to_all` and `psend`/`precv` raise JAX's
-NotImplementedError there. Over another axis every one is re-bound with the batch
+value on every lane and `ragged_all_to_all` is the exchange among the lanes, computed
+with gathers (JAX raises NotImplementedError for it there; this is also how astjax
+checks its values and derivatives on CPU); `psend`/`precv` raise JAX's
+NotImplementedError. Over another axis every one is re-bound with the batch
 axis carried (`ragged_all_to_all` folds the batch into its slices, as JAX does).
 """
 from __future__ import annotations
@@ -33,6 +35,7 @@ from ..errors import (ArgumentValueError, AxisNameError, BackendUnimplementedErr
                       caller_location)
 from .base import (deflinear, instantiate, is_zero, lax_ops, lowering_from, mark_unsupported,
                    matchaxis, register, tangent_aval, zeros_like_aval)
+from .gather import GatherDimensionNumbers, GatherScatterMode, gather_p
 from .collectives import (_check, _groups_text, _index_groups, _index_in_group, _leaf,
                           _manual, _names, _rebind, all_gather_p, all_to_all, psum_p)
 from .ffi_call import staged_token
@@ -311,12 +314,66 @@ def _ragged_transpose(ct, operand, output, input_offsets, send_sizes, output_off
     return [operand_t, output_t, None, None, None, None]
 
 
+def _ragged_lanes(args, n):
+    """The exchange among the `n` lanes of a vmap over the collective's own axis, all
+    batched at axis 0: lane i's row m comes from the slice (of sender j, number s)
+    whose window [output_offsets, + recv_sizes) on i covers m, else from `output`."""
+    lax = lax_ops()
+    operand, output, ins, sends, outs, recvs = (matchaxis(x, d, 0, n) for x, d in args)
+    oa, ua = core.get_aval(operand), core.get_aval(output)
+    k = core.get_aval(ins).shape[1]
+    if k % n:
+        raise ArgumentValueError(f"ragged_all_to_all: {k} slices do not divide among the "
+                                 f"{n} members of the axis")
+    spd, N, M, rest = k // n, oa.shape[1], ua.shape[1], ua.shape[2:]
+    idx = core.get_aval(ins).dtype
+
+    def to_receiver(a):
+        # a[j, i*spd + s] (sender-side) -> [i, j*spd + s] (receiver-side)
+        a = lax.reshape(lax.convert_element_type(a, idx), (n, n, spd))
+        return lax.reshape(lax.transpose(a, (1, 0, 2)), (n, k))
+    lo, start = to_receiver(outs), to_receiver(ins)
+    hi = lax.add(lo, lax.convert_element_type(recvs, idx))
+    pos = lax.broadcast_in_dim(lax.iota(idx, M), (n, M, k), (1,))
+    window = lax.bitwise_and(lax.ge(pos, lax.broadcast_in_dim(lo, (n, M, k), (0, 2))),
+                             lax.lt(pos, lax.broadcast_in_dim(hi, (n, M, k), (0, 2))))
+    hit = lax.reduce_or(window, (2,))
+    which = lax.argmax(lax.convert_element_type(window, np.int32), 2, idx)   # (n, M)
+
+    def pick(a):    # a[i, which[i, m]]
+        return lax.reshape(bind(gather_p, a, lax.reshape(which, (n, M, 1)),
+                                dimension_numbers=GatherDimensionNumbers(
+                                    offset_dims=(), collapsed_slice_dims=(1,),
+                                    start_index_map=(1,), operand_batching_dims=(0,),
+                                    start_indices_batching_dims=(0,)),
+                                slice_sizes=(1, 1), indices_are_sorted=False,
+                                unique_indices=False, mode=GatherScatterMode.CLIP,
+                                fill_value=None), (n, M))
+    sender = lax.div(which, np.asarray(spd, idx)[()])
+    row = lax.add(lax.mul(sender, np.asarray(N, idx)[()]),
+                  lax.add(pick(start), lax.sub(lax.broadcast_in_dim(lax.iota(idx, M), (n, M),
+                                                                    (1,)), pick(lo))))
+    flat = lax.reshape(operand, (n * N,) + oa.shape[2:])
+    got = bind(gather_p, flat, lax.reshape(row, (n * M, 1)),
+               dimension_numbers=GatherDimensionNumbers(
+                   offset_dims=tuple(range(1, 1 + len(rest))), collapsed_slice_dims=(0,),
+                   start_index_map=(0,)),
+               slice_sizes=(1,) + oa.shape[2:], indices_are_sorted=False,
+               unique_indices=False, mode=GatherScatterMode.CLIP, fill_value=None)
+    got = lax.convert_element_type(lax.reshape(got, (n, M) + rest), ua.dtype)
+    mask = lax.broadcast_in_dim(hit, (n, M) + rest, (0, 1))
+    return lax.select(mask, got, output), 0
+
+
 def _ragged_batch(args, dims, *, axis_name, axis_index_groups):
     frame = core.axis_frame()
     params = dict(axis_name=axis_name, axis_index_groups=axis_index_groups)
     if frame.name in _names(axis_name):
-        raise NotImplementedInAstjaxError(
-            "ragged_all_to_all under vmap over its own axis: Please open a feature request!")
+        if len(_names(axis_name)) > 1 or axis_index_groups is not None:
+            raise NotImplementedInAstjaxError(
+                "ragged_all_to_all under vmap over several axes or with axis_index_groups: "
+                "Please open a feature request!")
+        return _ragged_lanes(list(zip(args, dims)), frame.size)
     if all(d is None for d in dims):
         return bind(ragged_all_to_all_p, *args, **params), None
     if axis_index_groups:
