@@ -97,6 +97,12 @@ def test_pbroadcast_gpu_lowering_is_jaxs_collective_broadcast():
     assert ('"stablehlo.collective_broadcast"(%arg0) <{replica_groups = dense<[[2, 0, 1, 3]]>'
             ' : tensor<1x4xi64>}> : (tensor<2xf32>) -> tensor<2xf32>') in text
 
+def test_pbroadcast_gpu_lowering_in_shard_map_is_jaxs():
+    text = _lower_manual(_bcast, 4, X[:1])
+    assert ('"stablehlo.collective_broadcast"(%arg0) <{channel_handle = #stablehlo.channel_'
+            'handle<handle = 1, type = 1>, replica_groups = dense<[[2, 0, 1, 3]]> : '
+            'tensor<1x4xi64>}> : (tensor<1x2xf32>) -> tensor<1x2xf32>') in text
+
 # ------------------------------------------------------------------ psend / precv
 
 
@@ -113,6 +119,30 @@ def test_psend_precv_stage_and_raise_jaxs_error_on_cpu():
                                                   "on GPU") as e:
         astjax.jit(_smap(_send_recv))(X)
     assert isinstance(e.value, AstjaxError) and "test_collectives_p2p.py" in str(e.value)
+
+
+def _lower_manual(f, n, *args):
+    """`f`'s body lowered for GPU as a shard_map body over an axis "x" of size `n`
+    (printed by MLIR)."""
+    from astjax import sharding_impls as shd
+    from astjax.codegen import stablehlo
+    mesh = _mesh(n)
+    with core.extend_axis_env("x", n, kind="shard_map"):
+        closed = astjax.make_jaxpr(f)(*args)
+    with shd.lowering_assignment(tuple(mesh.devices.flat)), shd.manual_axes(mesh):
+        return _pretty(stablehlo.lower_module(closed.jaxpr, platform="cuda",
+                                              num_partitions=n))
+
+
+def test_psend_precv_gpu_lowering_is_jaxs_send_recv():
+    text = _lower_manual(_send_recv, 2, X[:1])
+    pairs = ("<{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, "
+             "source_target_pairs = dense<[[0, 1]]> : tensor<1x2xi64>}>")
+    assert '%0 = stablehlo.create_token : !stablehlo.token' in text
+    assert ('%1 = "stablehlo.send"(%arg0, %0) ' + pairs + ' : (tensor<1x2xf32>, '
+            '!stablehlo.token) -> !stablehlo.token') in text
+    assert ('= "stablehlo.recv"(%1) ' + pairs + ' : (!stablehlo.token) -> '
+            '(tensor<1x2xf32>, !stablehlo.token)') in text
 
 
 def test_psend_errors():
@@ -146,6 +176,16 @@ def test_ragged_all_to_all_jaxpr_and_jaxs_cpu_error():
                                                   "`ragged-all-to-all` is not supported") as e:
             run()
         assert isinstance(e.value, AstjaxError) and "test_collectives_p2p.py" in str(e.value)
+
+
+def test_ragged_all_to_all_gpu_lowering_in_shard_map_is_jaxs():
+    text = _lower_manual(lambda *a: lax.ragged_all_to_all(*a, axis_name="x"), 2,
+                         *(v[0] for v in ARGS))
+    assert ("stablehlo.custom_call @ragged_all_to_all(%arg0, %arg1, %arg2, %arg3, %arg4, "
+            "%arg5) {api_version = 4 : i32, backend_config = {channel_id = 1 : i64, "
+            "replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>}} : (tensor<3xf32>, "
+            "tensor<4xf32>, tensor<2xi32>, tensor<2xi32>, tensor<2xi32>, tensor<2xi32>) -> "
+            "tensor<4xf32>") in text
 
 
 def test_ragged_all_to_all_lowering_is_jaxs_custom_call():

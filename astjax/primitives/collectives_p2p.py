@@ -164,9 +164,10 @@ def _send_recv_pairs(ctx, names, perm, what):
     _check_perm(perm, k, what)
     pairs = [(sorted(g)[s % k], sorted(g)[t % k]) for g in groups for s, t in perm]
     text = ", ".join(f"[{s}, {t}]" for s, t in pairs)
+    # one channel for every send and receive, as JAX numbers them: XLA pairs a Send
+    # with the Recv of the same channel
     return {"source_target_pairs": f"dense<[{text}]> : tensor<{len(pairs)}x2xi64>",
-            "channel_handle": f"#stablehlo.channel_handle<handle = {_channel(ctx)}, type = 1>",
-            "is_host_transfer": "false"}
+            "channel_handle": "#stablehlo.channel_handle<handle = 1, type = 1>"}
 
 
 def _psend_lowering(ctx, x, *, axis_name, perm):
