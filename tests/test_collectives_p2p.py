@@ -51,6 +51,30 @@ def test_pbroadcast_values_shard_map_pmap_vmap():
     np.testing.assert_array_equal(np.asarray(got["b"]), np.zeros(4, np.int32))
 
 
+@pytest.mark.parametrize("names,source", [(("a", "b"), 2), ("b", 1), ("a", 0)])
+def test_pbroadcast_on_a_2d_mesh(names, source):
+    """Over one axis, each group of the other gets its own source; over both, the
+    source counts row-major (as axis_index over both); grads by the same rule."""
+    mesh = astjax.make_mesh((2, 2), ("a", "b"), axis_types=(AxisType.Auto,) * 2)
+    x = np.arange(8.0, dtype=np.float32).reshape(2, 2, 2)
+    f = astjax.jit(astjax.shard_map(lambda v: lax.pbroadcast(v, names, source), mesh=mesh,
+                                    in_specs=P("a", "b"), out_specs=P("a", "b")))
+    want, grad = np.empty_like(x), np.zeros_like(x)
+    for a in range(2):
+        for b in range(2):
+            if names == ("a", "b"):
+                src, members = divmod(source, 2), [(i, j) for i in range(2) for j in range(2)]
+            elif names == "b":
+                src, members = (a, source), [(a, j) for j in range(2)]
+            else:
+                src, members = (source, b), [(i, b) for i in range(2)]
+            want[a, b] = x[src]
+            if (a, b) == src:
+                grad[a, b] = sum(x[m] for m in members)
+    np.testing.assert_array_equal(np.asarray(f(x)), want)
+    np.testing.assert_array_equal(np.asarray(astjax.grad(lambda v: (f(v) * x).sum())(x)), grad)
+
+
 def test_pbroadcast_jaxpr_as_jax():
     text = str(astjax.make_jaxpr(_smap(_bcast))(X))
     assert "pbroadcast[axis_name=x source=2] c" in text    # JAX's line
