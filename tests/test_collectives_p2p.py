@@ -51,7 +51,8 @@ def test_pbroadcast_values_shard_map_pmap_vmap():
     np.testing.assert_array_equal(np.asarray(got["b"]), np.zeros(4, np.int32))
 
 
-@pytest.mark.parametrize("names,source", [(("a", "b"), 2), ("b", 1), ("a", 0)])
+@pytest.mark.parametrize("names,source", [(("a", "b"), 2), (["a", "b"], 1), ("b", 1),
+                                          ("a", 0)])
 def test_pbroadcast_on_a_2d_mesh(names, source):
     """Over one axis, each group of the other gets its own source; over both, the
     source counts row-major (as axis_index over both); grads by the same rule."""
@@ -62,7 +63,7 @@ def test_pbroadcast_on_a_2d_mesh(names, source):
     want, grad = np.empty_like(x), np.zeros_like(x)
     for a in range(2):
         for b in range(2):
-            if names == ("a", "b"):
+            if tuple(names) == ("a", "b"):
                 src, members = divmod(source, 2), [(i, j) for i in range(2) for j in range(2)]
             elif names == "b":
                 src, members = (a, source), [(a, j) for j in range(2)]

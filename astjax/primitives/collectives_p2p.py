@@ -144,6 +144,8 @@ def pbroadcast(x, axis_name, source):
     if not 0 <= int(source) < n:
         raise ArgumentValueError(f"pbroadcast: source {source} is not an index of the axis "
                                  f"{axis_name!r} of size {n}", loc=caller_location())
+    if isinstance(axis_name, list):     # (a param must be hashable)
+        axis_name = tuple(axis_name)
     return tree_util.tree_map(
         lambda v: bind(pbroadcast_p, _leaf(v), axis_name=axis_name, source=int(source)), x)
 
