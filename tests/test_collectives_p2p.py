@@ -368,3 +368,17 @@ def test_pxla_thread_resources_is_the_with_mesh_mesh():
             assert pxla.thread_resources.env.physical_mesh.empty
     assert w and all(issubclass(x.category, DeprecationWarning) for x in w)
     assert w[0].filename == __file__
+
+
+def test_ragged_all_to_all_transpose_over_two_axes_is_a_located_error():
+    mesh = astjax.make_mesh((2, 2), ("a", "b"), axis_types=(AxisType.Auto,) * 2)
+    k = np.zeros((4, 4), np.int32)
+
+    def body(o, p, i):
+        return lax.ragged_all_to_all(o, p, i[0], i[0], i[0], i[0], axis_name=("a", "b"))
+    f = astjax.shard_map(body, mesh=mesh, in_specs=(P(("a", "b")),) * 3,
+                         out_specs=P(("a", "b")))
+    x = np.zeros((8,), np.float32)
+    with pytest.raises(NotImplementedError, match="several axes") as e:
+        astjax.make_jaxpr(astjax.grad(lambda o: f(o, x, k).sum()))(x)
+    assert isinstance(e.value, AstjaxError)

@@ -292,6 +292,10 @@ def _ragged_transpose(ct, operand, output, input_offsets, send_sizes, output_off
     lax = lax_ops()
     a = core.get_aval(ct)
     names = _names(axis_name)
+    if len(names) > 1:      # (the exchange of offsets below is one axis's all_to_all)
+        raise NotImplementedInAstjaxError(
+            "the transpose of ragged_all_to_all over several axes is not implemented in "
+            f"astjax (axes {names})", hint="differentiate a ragged_all_to_all over one axis")
     # where each member's slices sit on their receivers / came from on their senders
     here = all_to_all(output_offsets, names, 0, 0, axis_index_groups=axis_index_groups,
                       tiled=True)
