@@ -382,3 +382,40 @@ def test_ragged_all_to_all_transpose_over_two_axes_is_a_located_error():
     with pytest.raises(NotImplementedError, match="several axes") as e:
         astjax.make_jaxpr(astjax.grad(lambda o: f(o, x, k).sum()))(x)
     assert isinstance(e.value, AstjaxError)
+
+
+# (HloSharding text, device count) -> JAX 0.10.2's op_sharding_to_indices for shape (4, 6)
+_S, _A = slice(None), slice
+PXLA_INDICES = {
+    ("{devices=[2,1]0,1}", 2): ((_A(0, 2), _S), (_A(2, 4), _S)),
+    ("{devices=[2,2]0,2,1,3}", 4): ((_A(0, 2), _A(0, 3)), (_A(2, 4), _A(0, 3)),
+                                    (_A(0, 2), _A(3, 6)), (_A(2, 4), _A(3, 6))),
+    ("{devices=[2,1,2]0,1,2,3 last_tile_dim_replicate}", 4): (
+        (_A(0, 2), _S), (_A(0, 2), _S), (_A(2, 4), _S), (_A(2, 4), _S)),
+    ("{replicated}", 2): ((_S, _S), (_S, _S)),
+    ("{devices=[1,2,2]0,1,2,3 last_tile_dims={replicated}}", 4): (
+        (_S, _A(0, 3)), (_S, _A(0, 3)), (_S, _A(3, 6)), (_S, _A(3, 6))),
+    ("{devices=[4,1]3,2,1,0}", 4): ((_A(3, 4), _S), (_A(2, 3), _S), (_A(1, 2), _S),
+                                    (_A(0, 1), _S)),
+}
+
+
+def test_pxla_hlo_sharding_helpers_as_jax():
+    import collections
+    from astjax.extend.sharding import xla_client as xc
+    from astjax.interpreters import pxla
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        for (text, n), want in PXLA_INDICES.items():
+            h = xc.HloSharding.from_string(text)
+            assert pxla.op_sharding_to_indices(h, (4, 6), n) == want, text
+            assert pxla.is_hlo_sharding_replicated(h) == (text == "{replicated}")
+        assert pxla.are_hlo_shardings_equal(xc.HloSharding.replicate(), xc.HloSharding.
+                                            from_string("{devices=[1,1,2]0,1 "
+                                                        "last_tile_dim_replicate}"))
+        mapping = collections.OrderedDict([("x", 1), ("y", 1), ("z", 0)])
+        assert pxla.array_mapping_to_axis_resources(mapping) == P("z", ("x", "y"))
+        assert pxla.array_mapping_to_axis_resources({"x": 2}) == P(None, None, "x")
+        assert pxla.array_mapping_to_axis_resources({}) == P()
+    with pytest.warns(DeprecationWarning, match="op_sharding_to_indices is deprecated"):
+        pxla.op_sharding_to_indices(xc.HloSharding.replicate(), (2,), 1)
