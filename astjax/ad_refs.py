@@ -15,7 +15,7 @@ from . import tree_util
 from .errors import StructureError
 from .primitives.state import Ref, ref_addupdate
 
-__all__ = ["GradRef", "GradValue", "DontWant", "DidntWant", "pullback_into"]
+__all__ = ["GradRef", "GradValue", "DontWant", "DidntWant", "pullback_into", "VjpFunction"]
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -70,3 +70,18 @@ def _run(pullback, specs, out_ct):
             raise StructureError(f"with_refs: a spec is a Ref, GradValue() or DontWant(), "
                                  f"got {type(spec).__name__}")
     return tree_util.tree_unflatten(ct_tree, out)
+
+
+class VjpFunction(tree_util.Partial):
+    """The pullback `vjp` returns (JAX's `VJP`): call it on a cotangent;
+    `with_refs(*specs)` adds cotangents into `Ref`s instead (below)."""
+
+    def with_refs(self, *maybe_ct_refs):
+        """The pullback with each primal's cotangent routed by its spec: a `Ref` (added
+        into it), `ad.GradValue()` (returned) or `ad.DontWant()`."""
+        return pullback_into(self, maybe_ct_refs)
+
+
+tree_util.register_pytree_node(
+    VjpFunction, lambda p: ((p.args, p.keywords), p.func),
+    lambda func, xs: VjpFunction(func, *xs[0], **xs[1]))

@@ -12,7 +12,8 @@ from typing import Any, TypeVar, overload
 import numpy as np
 
 from . import core, dtypes, tree_util
-from . import sharding as _sharding
+from . import sharding_impls as _sharding
+from . import memory as _memory
 from .codegen import compile_cache, cpp_jit, runtime, sharded as _sharded, spmd as _spmd
 from .codegen import explicit as _explicit
 from .codegen.xla_errors import raise_if_ran as _raise_if_ran
@@ -623,7 +624,10 @@ def device_put(x: Any, device: Any = None, *, src: Any = None, donate: bool = Fa
     """Put every leaf of `x` on `device`: a Device from `astjax.devices()`, None for
     the default one, or a Sharding (`NamedSharding`: the leaf laid out over the
     mesh's devices, one buffer per device) -- one for every leaf, or a pytree of
-    them matching `x`."""
+    them matching `x`; or `memory.Space.Device` (the default device's memory)."""
+    if isinstance(device, _memory.Space):
+        _memory.check_placeable(device)
+        device = runtime.default_device()
     if device is not None and not hasattr(device, "platform"):
         layouts = tree_util.tree_leaves(device, is_leaf=_is_layout)
         if layouts and all(_is_layout(s) for s in layouts):

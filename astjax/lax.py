@@ -56,6 +56,7 @@ from .primitives.fft import fft_p  # noqa: E402,F401
 from .primitives.special import igamma_grad_a_p, igamma_p, igammac_p  # noqa: E402,F401
 from .primitives.special import betainc_p as regularized_incomplete_beta_p  # noqa: E402,F401
 from .primitives.spmd import sharding_constraint_p  # noqa: E402,F401
+from .primitives.collectives_p2p import ragged_all_to_all_p  # noqa: E402,F401
 from .lax_extras import *  # noqa: E402,F401,F403
 from .lax_combiners import associative_scan, reduce  # noqa: E402,F401
 from .lax_ragged import RaggedDotDimensionNumbers, ragged_dot, ragged_dot_general  # noqa: E402,F401

@@ -37,9 +37,10 @@ from .codegen import explicit, replicated, runtime, stablehlo
 from .errors import (AstjaxError, ArgumentTypeError, ArgumentValueError, AxisNameError,
                      NotImplementedInAstjaxError, ShapeError, caller_location)
 from .primitives import collectives as coll
+from .primitives import collectives_p2p
 from .primitives.base import lax_ops, moveaxis
 from .primitives.spmd import shard_map
-from .sharding import (AbstractMesh, AxisType, Mesh, NamedSharding, PartitionSpec,
+from .sharding_impls import (AbstractMesh, AxisType, Mesh, NamedSharding, PartitionSpec,
                        hlo_sharding)
 from .codegen import sharded
 from .codegen.runtime import xc
@@ -73,7 +74,7 @@ def _check_collectives(jaxpr, axis_name):
     """Every collective left after staging must be over the pmap axis."""
     found = False
     for eqn in _walk_eqns(jaxpr):
-        if eqn.primitive in coll.COLLECTIVES:
+        if eqn.primitive in coll.COLLECTIVES + collectives_p2p.P2P_COLLECTIVES:
             found = True
             bad = [n for n in _axis_names_of(eqn) if n != axis_name]
             if bad:
