@@ -69,9 +69,17 @@ class Config:
         # raw uint32 keys given to jax.random (random/keys.py)
         "jax_legacy_prng_key": os.environ.get("JAX_LEGACY_PRNG_KEY", "allow"),
         "jax_enable_custom_prng": _env_bool("JAX_ENABLE_CUSTOM_PRNG"),
+        # what jaxlib does when the cyclic garbage collector frees an array's buffer
+        # (config_guards.py); None: jaxlib's default, 'allow'
+        "jax_array_garbage_collection_guard": (
+            os.environ.get("JAX_ARRAY_GARBAGE_COLLECTION_GUARD") or None),
+        # mesh axes of size 1 left out of sharding-in-types specs (codegen/explicit.py)
+        "jax_remove_size_one_mesh_axis_from_type": _env_bool(
+            "JAX_REMOVE_SIZE_ONE_MESH_AXIS_FROM_TYPE"),
     }
     _choices = {
         "jax_legacy_prng_key": ("allow", "warn", "error"),
+        "jax_array_garbage_collection_guard": (None, "allow", "log", "fatal"),
         "jax_numpy_rank_promotion": ("allow", "warn", "raise"),
         "jax_numpy_dtype_promotion": ("standard", "strict"),
         # JAX's strings and every lax.DotAlgorithmPreset name but DEFAULT

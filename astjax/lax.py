@@ -62,6 +62,7 @@ from .primitives.spmd import sharding_constraint_p  # noqa: E402,F401
 from .primitives.scaled_dot import scaled_dot  # noqa: E402,F401
 from .primitives.restructure import (split, split_p, stack, stack_p, tile, tile_p,  # noqa: E402,F401
                                      unstack, unstack_p)
+from .primitives.collectives_p2p import ragged_all_to_all_p  # noqa: E402,F401
 from .lax_extras import *  # noqa: E402,F401,F403
 from .lax_combiners import associative_scan, reduce  # noqa: E402,F401
 from .precision_config import (AccuracyMode, DotAlgorithm, DotAlgorithmPreset,  # noqa: E402,F401

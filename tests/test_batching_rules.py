@@ -301,6 +301,8 @@ def test_cases_cover_the_rules():
     elsewhere = {"cond", "while", "scan", "psum", "pmax", "pmin", "axis_index", "all_gather",
                  "ppermute", "all_to_all", "cholesky", "triangular_solve",
                  "pvary",   # (lax.pcast) tests/test_shard_map_vma.py
+                 # tests/test_collectives_p2p.py
+                 "pbroadcast", "psend", "precv", "ragged_all_to_all",
                  # host callbacks (per vmap_method): tests/test_callbacks.py
                  "pure_callback", "io_callback", "debug_callback",
                  # vmap vs a loop: tests/test_convolution.py, tests/test_windowed.py

@@ -67,6 +67,7 @@ from .collectives import (all_gather, all_to_all, axis_index,  # noqa: F401
                                      axis_size, pcast, pmax, pmean, pmin, ppermute, pshuffle,
                                      psum, psum_scatter, pswapaxes)
 from .spmd import with_sharding_constraint  # noqa: F401
+from .collectives_p2p import pbroadcast, precv, psend, ragged_all_to_all  # noqa: F401
 from .ffi_call import after_all, create_token  # noqa: F401
 
 from .bits import mulhi, reduce_precision, reduce_xor  # noqa: F401
