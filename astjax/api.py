@@ -12,7 +12,8 @@ from typing import Any, TypeVar, overload
 import numpy as np
 
 from . import core, dtypes, tree_util
-from . import sharding as _sharding
+from . import sharding_impls as _sharding
+from . import memory as _memory
 from .codegen import compile_cache, cpp_jit, runtime, sharded as _sharded, spmd as _spmd
 from .codegen import explicit as _explicit
 from .codegen.xla_errors import raise_if_ran as _raise_if_ran
@@ -29,6 +30,8 @@ from .staging import (StagedCallable, arg_hints, as_callable, donated_leaves, le
                       stage_flat)
 from .stages import ShapeDtypeStruct, Lowered, Traced
 from .transforms.dce import dce_closed
+from .transforms.discharge import discharge_closed, outside_refs as _outside_refs
+from . import jit_refs as _jit_refs
 from .traceback_util import user_traceback
 
 _Array, _Committed = runtime.Array, runtime.CommittedArray
@@ -208,16 +211,21 @@ class Jitted(StagedCallable):
             if self._shardings or any(layouts) or _spmd.needs_spmd(closed.jaxpr):
                 entry = _spmd.jit_entry(closed, out_tree, name, self._shardings, dyn_args,
                                         leaves, donated, caller_location(), options)
+            elif _outside_refs(closed):   # a Ref argument, or one the function closes over
+                entry = _jit_refs.RefEntry(closed, out_tree, name, options)
             else:
                 entry = _Entry(closed, out_tree, name, donated, options)
             entry.in_tree = in_tree
             self._cache[key] = entry
         return entry, leaves
 
-    def _stage(self, dyn_args, dyn_kwargs, statics, in_tree, avals):
+    def _stage(self, dyn_args, dyn_kwargs, statics, in_tree, avals, discharge=True):
         fun = self._rebuild(statics)
         hints = arg_hints(self.fun, dyn_args, dyn_kwargs) if not statics else None
         closed, out_tree = stage_flat(fun, in_tree, list(avals), hints)
+        if discharge:   # mutable references -> values (make_jaxpr shows them as staged;
+            # references from outside the function: `ref.RefEntry` at the call)
+            closed = discharge_closed(closed, keep_outside=True)
         return dce_closed(closed), out_tree
 
     def stage(self, *args, **kwargs):
@@ -583,7 +591,8 @@ def make_jaxpr(fun: Callable[..., Any], static_argnums: int | Sequence[int] = ()
             leaves, in_tree = tree_util.flatten_for_staging((tuple(dyn_args), dyn_kwargs))
             avals = [leaf_aval(x) for x in leaves]
             with _explicit.staging(leaves):   # layouts on Explicit axes, as in jit
-                closed, out_tree = j._stage(dyn_args, dyn_kwargs, statics, in_tree, avals)
+                closed, out_tree = j._stage(dyn_args, dyn_kwargs, statics, in_tree, avals,
+                                            discharge=False)
             closed = _explicit.with_types(closed, leaves)
         except AstjaxError as e:
             raise e.with_traceback(user_traceback(e)) from None
@@ -628,7 +637,10 @@ def device_put(x: Any, device: Any = None, *, src: Any = None, donate: bool = Fa
     """Put every leaf of `x` on `device`: a Device from `astjax.devices()`, None for
     the default one, or a Sharding (`NamedSharding`: the leaf laid out over the
     mesh's devices, one buffer per device) -- one for every leaf, or a pytree of
-    them matching `x`."""
+    them matching `x`; or `memory.Space.Device` (the default device's memory)."""
+    if isinstance(device, _memory.Space):
+        _memory.check_placeable(device)
+        device = runtime.default_device()
     if device is not None and not hasattr(device, "platform"):
         layouts = tree_util.tree_leaves(device, is_leaf=_is_layout)
         if layouts and all(_is_layout(s) for s in layouts):
