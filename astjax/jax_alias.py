@@ -48,7 +48,8 @@ PUBLIC_MODULES = ("numpy", "numpy.linalg", "lax", "random", "nn", "nn.initialize
                   "scipy.optimize", "scipy.integrate", "scipy.interpolate", "scipy.ndimage",
                   "scipy.fft", "scipy.signal", "scipy.cluster", "scipy.cluster.vq",
                   "scipy.spatial", "scipy.spatial.transform", "image", "ops", "monitoring",
-                  "api_util", "custom_batching") + tuple(
+                  "api_util", "custom_batching", "export", "profiler", "ref",
+                  "extend.sharding", "interpreters.pxla") + tuple(
     f"scipy.stats.{d}" for d in (
         "bernoulli", "beta", "betabinom", "binom", "cauchy", "chi2", "dirichlet", "expon",
         "gamma", "gennorm", "geom", "gumbel_l", "gumbel_r", "laplace", "logistic",

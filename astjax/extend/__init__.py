@@ -5,3 +5,4 @@ PJRT client and default device), `xla` (custom XLA compiler passes). A primitive
 made here gets its rules through the views in `astjax.interpreters` and then works
 under `jit`, `grad`, `vmap` and `astjax.source` like astjax's own."""
 from . import backend, core, linear_util, lowering, mlir, source_info_util, xla  # noqa: F401
+from . import sharding  # noqa: F401  (XLA's sharding protos: jax.extend.sharding)
