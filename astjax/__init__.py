@@ -33,12 +33,15 @@ from .batching_api import vmap  # noqa: E402
 numpy.ndarray = Array
 __version__ = "0.1.0"
 from .ad_api import (grad, value_and_grad, jvp, vjp, linearize, jacfwd, jacrev, hessian,  # noqa: E402
-                     stop_gradient, checkpoint, remat, float0)
+                     stop_gradient, float0)
+from .checkpoint_api import checkpoint, remat  # noqa: E402
 from .custom_api import custom_jvp, custom_vjp  # noqa: E402
 from .pmap_api import pmap  # noqa: E402
 from . import flatten_util, test_util, typing  # noqa: E402,F401
 from . import sharding  # noqa: E402,F401
 from . import extend, interpreters, stages  # noqa: E402,F401
+from .extend import random as _extend_random  # noqa: E402,F401  (a library above random: loaded here so `astjax.extend.random` is set)
+from .random.key_reuse import debug_key_reuse  # noqa: E402,F401  (branch ext: the key-reuse checker's flag)
 from . import debug  # noqa: E402,F401
 from . import ffi  # noqa: E402,F401
 from . import example_libraries  # noqa: E402,F401
@@ -48,7 +51,7 @@ from .callbacks_api import effects_barrier  # noqa: E402,F401
 from .sharding import PartitionSpec as P, set_mesh  # noqa: E402,F401
 from .api import make_mesh, process_index, process_count  # noqa: E402,F401
 from . import distributed  # noqa: E402,F401
-from .primitives.spmd import reshard  # noqa: E402,F401
+from .sharding import reshard  # noqa: E402,F401
 from .pmap_api import shard_map_public as shard_map, smap  # noqa: E402,F401
 from .codegen.sharded import (make_array_from_callback,  # noqa: E402,F401
                               make_array_from_single_device_arrays,
@@ -75,6 +78,10 @@ from .compat.ad_checkpoint import checkpoint_policies  # noqa: E402,F401
 from .compat.custom_derivatives import closure_convert  # noqa: E402,F401
 from .sharding import NamedSharding  # noqa: E402,F401
 from .codegen.runtime import Shard  # noqa: E402,F401
+# jax.export, jax.profiler, jax.memory and the last config states (issue 13)
+from . import export, profiler, memory  # noqa: E402,F401
+from .config_guards import (array_garbage_collection_guard,  # noqa: E402,F401
+                            remove_size_one_mesh_axis_from_type)
 
 # Submodules JAX exposes as attributes of `jax` (imported here: together ~10 ms of
 # `import astjax`, measured with -X importtime; the layering rules ban lazy hooks)
@@ -82,9 +89,14 @@ from .compat import (ad_checkpoint, custom_derivatives, dlpack, experimental,  #
                      lib, version)
 from . import api_util, custom_batching, image, monitoring, ops  # noqa: E402,F401
 from .numpy.indexing import ds  # noqa: E402,F401
+# mutable array references (`jax.ref`, `jax.new_ref`, ...)
+from . import ref  # noqa: E402,F401
+from .ref import Ref, empty_ref, free_ref, freeze, new_ref  # noqa: E402,F401
+from . import ad_refs as ad  # noqa: E402,F401  (`jax.ad`: GradRef, GradValue, DontWant, DidntWant)
 # The public names (`from astjax import *`, and what a type checker takes as exported:
 # `mypy --strict` reads only these as re-exports). tests/test_typing.py keeps it complete.
 __all__ = [
+    "Ref", "ad", "empty_ref", "free_ref", "freeze", "new_ref", "ref",
     "Array", "AstjaxError", "Device", "allow_f16_reductions", "auto_pcast", "default_prng_impl", "softmax_custom_jvp", "NamedSharding", "P", "Shard", "ShapeDtypeStruct",
     "ad_checkpoint", "api_util", "block_until_ready", "check_tracer_leaks", "checking_leaks",
     "closure_convert", "copy_to_host_async", "custom_batching", "fwd_and_bwd", "lib", "monitoring", "ops", "custom_derivatives", "dlpack", "ds", "enable_checks",
@@ -95,7 +107,7 @@ __all__ = [
     "transfer_guard_device_to_host", "transfer_guard_host_to_device", "version",
     "checkpoint", "checkpoint_policies", "clear_caches", "config", "core", "custom_gradient",
     "custom_jvp",
-    "custom_vjp", "debug", "debug_infs", "debug_nans", "default_backend", "default_device",
+    "custom_vjp", "debug", "debug_infs", "debug_key_reuse", "debug_nans", "default_backend", "default_device",
     "default_matmul_precision", "device_count", "device_get", "device_put", "devices",
     "disable_jit", "distributed", "dtypes", "effects_barrier", "enable_x64",
     "ensure_compile_time_eval", "errors", "eval_shape", "example_libraries", "extend", "ffi",
@@ -109,4 +121,6 @@ __all__ = [
     "remat", "reshard", "scipy", "set_mesh", "shard_map", "sharding", "source",
     "source_function", "stages", "stop_gradient", "test_util", "threefry_partitionable",
     "tree", "tree_util", "typeof", "typing", "unroll", "value_and_grad", "vjp", "vmap",
+    "export", "profiler", "memory", "array_garbage_collection_guard",
+    "remove_size_one_mesh_axis_from_type",
 ]

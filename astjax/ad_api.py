@@ -1,6 +1,6 @@
 """The public autodiff API: `grad`, `value_and_grad`, `jvp`, `vjp`, `linearize`,
-`jacfwd`, `jacrev`, `hessian`, `stop_gradient`, `checkpoint` / `remat`
-(`custom_jvp` / `custom_vjp` are in `astjax.custom_api`).
+`jacfwd`, `jacrev`, `hessian`, `stop_gradient` (`custom_jvp` / `custom_vjp` are in
+`astjax.custom_api`, `checkpoint` / `remat` in `astjax.checkpoint_api`).
 
 Every transformed function is a `StagedCallable`. Called while staging (inside `jit`
 or another transform) it stages the user function on the current values' avals,
@@ -31,20 +31,22 @@ from .api import Jitted
 from .codegen import compile_cache
 from .codegen import explicit as _explicit
 from .extend.core import eager_transform as _eager_transform
-from .core import bind, raw
+from .core import raw
 from .errors import (ArgumentError, ArgumentTypeError, ArgumentValueError, AstjaxError,
+                     ConcretizationError,
                      DifferentiationTypeError,
                      check_callable, check_signature)
 from .primitives.scan import scan_raw
-from .primitives.custom_derivatives import (checkpoint_p,
-                                            stop_gradient)
+from .primitives.custom_derivatives import stop_gradient
 from .staging import StagedCallable, arg_hints, as_callable, leaf_aval, stage_flat
 from .transforms import ad
 from .transforms.ad import Zero, cleanup, differentiable, float0, inline
+from .transforms.discharge import discharge_closed
+from .ad_refs import VjpFunction
 from .traceback_util import user_traceback
 
 __all__ = ["grad", "value_and_grad", "jvp", "vjp", "linearize", "jacfwd", "jacrev",
-           "hessian", "stop_gradient", "checkpoint", "remat", "float0",
+           "hessian", "stop_gradient", "float0",
            "differentiating", "differentiation"]
 
 
@@ -90,24 +92,43 @@ def _array_leaves(x) -> bool:
     return True
 
 
-def _close_over(fun, args, kwargs, nums):
+def _concrete(x) -> bool:
+    """Is pytree `x` known while staging (no staged value among its leaves)?"""
+    return not any(isinstance(leaf, core.Tracer) for leaf in tree_util.tree_leaves(x))
+
+
+def _close_over(fun, args, kwargs, nums, known=False):
     """`fun` with the non-differentiated arguments that are not arrays (functions,
-    modules, ... as JAX allows) fixed: (fun', args', kwargs', nums') where fun' takes
-    only the remaining arguments."""
-    fixed = {i: a for i, a in enumerate(args) if i not in nums and not _array_leaves(a)}
-    fixed_kw = {k: v for k, v in kwargs.items() if not _array_leaves(v)}
+    modules, ... as JAX allows) fixed, and with `known`, also those whose values are
+    known while staging (JAX closes over them, so a Python int there may serve as a
+    shape): (fun', args', kwargs', nums') where fun' takes only the remaining arguments."""
+    def fix(a):
+        return not _array_leaves(a) or (known and _concrete(a))
+    fixed = [i for i, a in enumerate(args) if i not in nums and fix(a)]
+    fixed_kw = [k for k, v in kwargs.items() if fix(v)]
     if not fixed and not fixed_kw:
         return fun, args, kwargs, nums
     keep = [i for i in range(len(args)) if i not in fixed]
+    fun, args, kwargs = _fix_arguments(fun, args, kwargs, fixed, fixed_kw)
+    return fun, args, kwargs, tuple(keep.index(i) for i in nums)
+
+
+def _fix_arguments(fun, args, kwargs, positions, names):
+    """(fun', args', kwargs'): `fun` with the arguments at `positions` and the keyword
+    arguments `names` fixed to their values here; fun' takes the others."""
+    fixed = {i: args[i] for i in positions}
+    fixed_kw = {k: kwargs[k] for k in names if k in kwargs}
     target = as_callable(fun)
 
     def closed_over(*dyn, **dyn_kw):
         it = iter(dyn)
         full = [fixed[i] if i in fixed else next(it) for i in range(len(args))]
         return target(*full, **dyn_kw, **fixed_kw)
-    return (raw(closed_over), tuple(args[i] for i in keep),
-            {k: v for k, v in kwargs.items() if k not in fixed_kw},
-            tuple(keep.index(i) for i in nums))
+    return (raw(closed_over), tuple(a for i, a in enumerate(args) if i not in fixed),
+            {k: v for k, v in kwargs.items() if k not in fixed_kw})
+
+
+_CONCRETE = "concrete arguments"  # key in a transform's shared state (see __call__)
 
 
 class _Transformed(StagedCallable):
@@ -137,6 +158,10 @@ class _Transformed(StagedCallable):
         except (TypeError, ValueError):
             pass
 
+    def _nondiff(self, args) -> tuple:
+        """Positions of the positional arguments this transform does not differentiate."""
+        return ()
+
     def __call__(self, *args, **kwargs):
         if _staging():
             return self.stage_inline(*args, **kwargs)
@@ -145,24 +170,49 @@ class _Transformed(StagedCallable):
         try:
             with _eager_transform():   # (an extension primitive's impl may lower here)
                 cache = self._state()
-                if not static and not static_kw:
-                    jitted = cache.get(None)
-                    if jitted is None:
-                        jitted = cache[None] = Jitted(self)
-                    return jitted(*args, **kwargs)
-                # arguments that are not arrays (functions, modules, ...) are static
+                learned = cache.get(_CONCRETE, ())
+                if learned:
+                    static = tuple(sorted(set(static) | {i for i in learned if i < len(args)}))
+                    static_kw = tuple(sorted(set(static_kw) | set(kwargs)))
                 try:
-                    hash((tuple(args[i] for i in static), tuple(kwargs[k] for k in static_kw)))
-                except TypeError:  # unhashable: close over them, uncached
-                    fun, dyn, dyn_kw, _ = _close_over(self, args, kwargs, ())
-                    return Jitted(fun)(*dyn, **dyn_kw)
-                jitted = cache.get((static, static_kw))
-                if jitted is None:
-                    jitted = cache[static, static_kw] = Jitted(self, static_argnums=static,
-                                                               static_argnames=static_kw)
-                return jitted(*args, **kwargs)
+                    return self._call_compiled(cache, static, static_kw, args, kwargs)
+                except ConcretizationError as first:
+                    # Eager JAX differentiates with concrete values: an argument it does not
+                    # differentiate may serve as a shape or a Python `int`. Retry with those
+                    # arguments static, and remember it for this function and options.
+                    fixed = tuple(i for i in self._nondiff(args) if i not in static)
+                    fixed_kw = tuple(k for k in kwargs if k not in static_kw)
+                    if not fixed and not fixed_kw:
+                        raise
+                    try:
+                        out = self._call_compiled(cache, tuple(sorted(static + fixed)),
+                                                  tuple(sorted(static_kw + fixed_kw)),
+                                                  args, kwargs)
+                    except ConcretizationError:
+                        raise first from None
+                    cache[_CONCRETE] = fixed
+                    return out
         except AstjaxError as e:
             raise e.with_traceback(user_traceback(e)) from None
+
+    def _call_compiled(self, cache, static, static_kw, args, kwargs):
+        """Run `self` compiled with the arguments at `static` / `static_kw` static."""
+        if not static and not static_kw:
+            jitted = cache.get(None)
+            if jitted is None:
+                jitted = cache[None] = Jitted(self)
+            return jitted(*args, **kwargs)
+        # arguments that are not arrays (functions, modules, ...) are static
+        try:
+            hash((tuple(args[i] for i in static), tuple(kwargs[k] for k in static_kw)))
+        except TypeError:  # unhashable: close over them, uncached
+            fun, dyn, dyn_kw = _fix_arguments(self, args, kwargs, static, static_kw)
+            return Jitted(fun)(*dyn, **dyn_kw)
+        jitted = cache.get((static, static_kw))
+        if jitted is None:
+            jitted = cache[static, static_kw] = Jitted(self, static_argnums=static,
+                                                       static_argnames=static_kw)
+        return jitted(*args, **kwargs)
 
     def __get__(self, obj, objtype=None):
         return self if obj is None else functools.partial(self, obj)
@@ -183,6 +233,16 @@ def _argnums_tuple(argnums):
     return nums
 
 
+def _outside_argnums(argnums, args) -> tuple:
+    """Positions of `args` not named by `argnums` (() when argnums is malformed: the
+    transform reports that itself)."""
+    try:
+        nums = {i % len(args) for i in _argnums_tuple(argnums)} if args else set()
+    except AstjaxError:
+        return ()
+    return tuple(i for i in range(len(args)) if i not in nums)
+
+
 def _describe_tree(tree):
     """A short description of an output pytree for grad's errors."""
     if tree.node_type is None:
@@ -200,6 +260,7 @@ def _stage(fun, args, kwargs, differentiated=True):
     hints = arg_hints(fun, args, kwargs)
     with differentiation(differentiated), _explicit.staging_nested(leaves):
         closed, out_tree = stage_flat(fun, in_tree, avals, hints)
+    closed = discharge_closed(closed, "differentiation")   # mutable references -> values
     return closed, in_tree, out_tree, leaves
 
 
@@ -260,6 +321,9 @@ class _Grad(_Transformed):
         self.allow_int = allow_int
         self.holomorphic = holomorphic
 
+    def _nondiff(self, args):
+        return _outside_argnums(self.argnums, args)
+
     def stage_inline(self, *args, **kwargs):
         nums = _argnums_tuple(self.argnums)
         if any(i >= len(args) for i in nums):
@@ -274,7 +338,7 @@ class _Grad(_Transformed):
                                      hint=f"use an index in [-{len(args)}, {len(args) - 1}]")
         nums = tuple(i % len(args) for i in nums)
         check_signature(self.fun, args, kwargs)
-        fun, args, kwargs, nums = _close_over(self.fun, args, kwargs, nums)
+        fun, args, kwargs, nums = _close_over(self.fun, args, kwargs, nums, known=True)
         _check_inputs(args, nums, functools.partial(_check_rev_input, "grad",
                                                     self.holomorphic, self.allow_int))
         closed, in_tree, out_tree, leaves = _stage(fun, args, kwargs)
@@ -485,7 +549,7 @@ def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[
     body = _VjpBody(lin, out_nz, nres, [i < k for i in range(n)], nz, in_avals,
                     [v.aval for v in closed.jaxpr.outvars], in_tree, main_tree,
                     _explicit.layouts_of(leaves))
-    vjp_fn = tree_util.Partial(body, *res)
+    vjp_fn = VjpFunction(body, *res)
     primal_out = tree_util.tree_unflatten(main_tree, prim[:k])
     if has_aux:
         return primal_out, vjp_fn, tree_util.tree_unflatten(out_tree.children[1], prim[k:])
@@ -547,6 +611,9 @@ class _Jac(_Transformed):
         self.argnums, self.has_aux, self.mode = argnums, has_aux, mode
         self.holomorphic, self.allow_int = holomorphic, allow_int
 
+    def _nondiff(self, args):
+        return _outside_argnums(self.argnums, args)
+
     def stage_inline(self, *args, **kwargs):
         nums = _argnums_tuple(self.argnums)
         if self.mode == "fwd":
@@ -554,7 +621,10 @@ class _Jac(_Transformed):
         else:
             _check_inputs(args, nums, functools.partial(_check_rev_input, "jacrev",
                                                         self.holomorphic, self.allow_int))
-        closed, in_tree, out_tree, leaves = _stage(self.fun, args, kwargs)
+        fun, args, kwargs, nums = _close_over(
+            self.fun, args, kwargs, tuple(i % len(args) for i in nums) if args else nums,
+            known=True)
+        closed, in_tree, out_tree, leaves = _stage(fun, args, kwargs)
         ranges = _leaf_ranges(args)
         in_avals = [v.aval for v in closed.jaxpr.invars]
         n_out_all = len(closed.jaxpr.outvars)
@@ -723,33 +793,3 @@ def hessian(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: 
         Array(-0.47942555, dtype=float32, weak_type=True)
     """
     return jacfwd(jacrev(fun, argnums, has_aux, holomorphic), argnums, has_aux, holomorphic)
-
-# ------------------------------------------------------------------- checkpoint
-
-
-class _Checkpoint(_Transformed):
-    def __init__(self, fun, prevent_cse=True, policy=None, static_argnums=()):
-        super().__init__(fun)
-        self.prevent_cse, self.policy = prevent_cse, policy
-        self.static_argnums = tuple(static_argnums) if not isinstance(static_argnums, int) \
-            else (static_argnums,)
-
-    def stage_inline(self, *args, **kwargs):
-        closed, in_tree, out_tree, leaves = _stage(self.fun, args, kwargs, None)
-        body, consts = core.split_consts(closed)
-        outs = bind(checkpoint_p, *consts, *leaves, jaxpr=body, prevent_cse=self.prevent_cse,
-                    differentiated=False, policy=None)
-        return tree_util.tree_unflatten(out_tree, outs)
-
-
-def checkpoint(fun: Callable[..., Any] | None = None, *, prevent_cse: bool = True,
-               policy: Callable[..., bool] | None = None,
-               static_argnums: int | Sequence[int] = ()) -> Any:
-    """Recompute `fun`'s intermediates in the backward pass instead of storing them."""
-    if fun is None:
-        return functools.partial(checkpoint, prevent_cse=prevent_cse, policy=policy,
-                                 static_argnums=static_argnums)
-    return _Checkpoint(fun, prevent_cse, policy, static_argnums)
-
-
-remat = checkpoint

@@ -12,7 +12,8 @@ from typing import Any, TypeVar, overload
 import numpy as np
 
 from . import core, dtypes, tree_util
-from . import sharding as _sharding
+from . import sharding_impls as _sharding
+from . import memory as _memory
 from .codegen import compile_cache, cpp_jit, runtime, sharded as _sharded, spmd as _spmd
 from .codegen import explicit as _explicit
 from .codegen.xla_errors import raise_if_ran as _raise_if_ran
@@ -22,12 +23,15 @@ from .errors import (AstjaxError, ArgumentError, ArgumentTypeError, ArgumentValu
                      NotImplementedInAstjaxError, caller_location, check_callable,
                      check_signature, function_name)
 from .dispatch_keys import (KWARGS as _KWARGS, STATIC as _STATIC, Entry as _Entry,
-                            NoFastPath as _NoFastPath, array_tree_key as _array_tree_key,
-                            numpy_key as _numpy_key, tree_sig as _tree_sig)
+                            NoFastPath as _NoFastPath, add_tree_plan as _add_tree_plan,
+                            cpp_flatten as _cpp_flatten, numpy_key as _numpy_key,
+                            tree_sig as _tree_sig)
 from .staging import (StagedCallable, arg_hints, as_callable, donated_leaves, leaf_aval,
                       stage_flat)
 from .stages import ShapeDtypeStruct, Lowered, Traced
 from .transforms.dce import dce_closed
+from .transforms.discharge import discharge_closed, outside_refs as _outside_refs
+from . import jit_refs as _jit_refs
 from .traceback_util import user_traceback
 
 _Array, _Committed = runtime.Array, runtime.CommittedArray
@@ -106,7 +110,7 @@ def _normalize_static(fun, static_argnums, static_argnames):
 
 
 _CPP = object()  # the key of a function's jaxlib PjitFunction in its `_fast` table
-_TREE = object()  # in `_fast` once a call was keyed by `array_tree_key`
+_TREE = object()  # `_fast[_TREE]`: treedef -> signatures of Array trees (add_tree_plan)
 _MISS = object()  # the PjitFunction's cache-miss callable (cpp_jit.WeakMiss)
 _cpp_available, _cpp_results, _MissError = cpp_jit.available, cpp_jit.results, cpp_jit.MissError
 _ArrayImpl, _REAL_JAX_CONFIG, _modules = cpp_jit.ArrayImpl, cpp_jit.REAL_JAX_CONFIG, sys.modules
@@ -207,16 +211,21 @@ class Jitted(StagedCallable):
             if self._shardings or any(layouts) or _spmd.needs_spmd(closed.jaxpr):
                 entry = _spmd.jit_entry(closed, out_tree, name, self._shardings, dyn_args,
                                         leaves, donated, caller_location(), options)
+            elif _outside_refs(closed):   # a Ref argument, or one the function closes over
+                entry = _jit_refs.RefEntry(closed, out_tree, name, options)
             else:
                 entry = _Entry(closed, out_tree, name, donated, options)
             entry.in_tree = in_tree
             self._cache[key] = entry
         return entry, leaves
 
-    def _stage(self, dyn_args, dyn_kwargs, statics, in_tree, avals):
+    def _stage(self, dyn_args, dyn_kwargs, statics, in_tree, avals, discharge=True):
         fun = self._rebuild(statics)
         hints = arg_hints(self.fun, dyn_args, dyn_kwargs) if not statics else None
         closed, out_tree = stage_flat(fun, in_tree, list(avals), hints)
+        if discharge:   # mutable references -> values (make_jaxpr shows them as staged;
+            # references from outside the function: `ref.RefEntry` at the call)
+            closed = discharge_closed(closed, keep_outside=True)
         return dce_closed(closed), out_tree
 
     def stage(self, *args, **kwargs):
@@ -276,13 +285,24 @@ class Jitted(StagedCallable):
                         return _Array(out, out.aval)
                     return self._cpp_fallback(out, args)
                 return self._call_numpy(_numpy_key(args), args)
-            if entry is None and _TREE in self._fast:
+            trees = self._fast.get(_TREE) if entry is None else None
+            if trees is not None:
                 # a tree of Arrays (parameters) without dicts, once this function has
-                # met one: flattened and keyed in C++ (jaxlib sorts dict keys slowly)
-                tkey, leaves = _array_tree_key(args)
-                entry = self._fast.get(tkey) if tkey is not None else None
-                if entry is not None:   # (every leaf a plain Array: no `run` checks)
-                    bufs = [a._buf for a in leaves]
+                # met one: flattened in C++ (jaxlib sorts dict keys slowly), found by
+                # its treedef, then its leaves' avals compared as one list
+                try:
+                    leaves, tdef = _cpp_flatten(args)
+                except Exception:  # noqa: BLE001 -- e.g. unsortable dict keys
+                    tdef = None
+                plans = trees.get(tdef)
+                if plans is not None:
+                    avals = [a.aval for a in leaves if type(a) is _Array]
+                    x64 = _config_values["jax_enable_x64"]
+                    for plan in plans:
+                        if plan[1] == avals and plan[0] == x64:
+                            entry = plan[2]   # (every leaf a plain Array: no `run` checks)
+                            bufs = [a._buf for a in leaves]
+                            break
         elif self._options is not None:   # (placed on its device, compiled with its options)
             return self._call_slow(args, kwargs)
         if entry is None:
@@ -438,10 +458,11 @@ class Jitted(StagedCallable):
             entry = entry.for_arrays()
         self._fast[key] = entry
         if not kwargs and not self._has_statics and not _has_dict(args):
-            tkey = _array_tree_key(args)[0]
-            if tkey is not None:
-                self._fast[tkey] = entry
-                self._fast[_TREE] = True
+            trees = self._fast.get(_TREE)
+            if trees is None:
+                trees = {}
+            if _add_tree_plan(trees, args, entry):
+                self._fast[_TREE] = trees
 
     def stage_inline(self, *args, **kwargs):
         _jit_options.check_nested(self._options, self.fun)
@@ -570,7 +591,8 @@ def make_jaxpr(fun: Callable[..., Any], static_argnums: int | Sequence[int] = ()
             leaves, in_tree = tree_util.flatten_for_staging((tuple(dyn_args), dyn_kwargs))
             avals = [leaf_aval(x) for x in leaves]
             with _explicit.staging(leaves):   # layouts on Explicit axes, as in jit
-                closed, out_tree = j._stage(dyn_args, dyn_kwargs, statics, in_tree, avals)
+                closed, out_tree = j._stage(dyn_args, dyn_kwargs, statics, in_tree, avals,
+                                            discharge=False)
             closed = _explicit.with_types(closed, leaves)
         except AstjaxError as e:
             raise e.with_traceback(user_traceback(e)) from None
@@ -615,7 +637,10 @@ def device_put(x: Any, device: Any = None, *, src: Any = None, donate: bool = Fa
     """Put every leaf of `x` on `device`: a Device from `astjax.devices()`, None for
     the default one, or a Sharding (`NamedSharding`: the leaf laid out over the
     mesh's devices, one buffer per device) -- one for every leaf, or a pytree of
-    them matching `x`."""
+    them matching `x`; or `memory.Space.Device` (the default device's memory)."""
+    if isinstance(device, _memory.Space):
+        _memory.check_placeable(device)
+        device = runtime.default_device()
     if device is not None and not hasattr(device, "platform"):
         layouts = tree_util.tree_leaves(device, is_leaf=_is_layout)
         if layouts and all(_is_layout(s) for s in layouts):

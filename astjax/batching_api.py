@@ -23,6 +23,7 @@ from .errors import (ArgumentError, ArgumentTypeError, ArgumentValueError, Shape
                      caller_location, check_signature)
 from .staging import StagedCallable, leaf_labels, mapped_leaves, stage_flat
 from .transforms import batching  # noqa: F401  (registers the batch rules)
+from .transforms.discharge import discharge_closed
 
 __all__ = ["vmap", "BatchedFunction"]
 
@@ -143,6 +144,7 @@ class BatchedFunction(StagedCallable):
         size = size_set.pop()
         with core.extend_axis_env(self.axis_name, size):
             closed, out_tree = stage_flat(self.fun, in_tree, avals)
+        closed = discharge_closed(closed, "vmap")   # mutable references -> values
         outs, out_dims = batching.batch_jaxpr(closed, norm_dims, size, self.axis_name, leaves)
         out_axes = _broadcast_prefix(self.out_axes, tree_util.tree_unflatten(out_tree, outs),
                                      "out_axes", loc)

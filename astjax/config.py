@@ -69,15 +69,28 @@ class Config:
         # raw uint32 keys given to jax.random (random/keys.py)
         "jax_legacy_prng_key": os.environ.get("JAX_LEGACY_PRNG_KEY", "allow"),
         "jax_enable_custom_prng": _env_bool("JAX_ENABLE_CUSTOM_PRNG"),
+        # typed keys consumed twice raise KeyReuseError (random/key_reuse.py)
+        "jax_debug_key_reuse": _env_bool("JAX_DEBUG_KEY_REUSE"),
+        # what jaxlib does when the cyclic garbage collector frees an array's buffer
+        # (config_guards.py); None: jaxlib's default, 'allow'
+        "jax_array_garbage_collection_guard": (
+            os.environ.get("JAX_ARRAY_GARBAGE_COLLECTION_GUARD") or None),
+        # mesh axes of size 1 left out of sharding-in-types specs (codegen/explicit.py)
+        "jax_remove_size_one_mesh_axis_from_type": _env_bool(
+            "JAX_REMOVE_SIZE_ONE_MESH_AXIS_FROM_TYPE"),
     }
     _choices = {
         "jax_legacy_prng_key": ("allow", "warn", "error"),
+        "jax_array_garbage_collection_guard": (None, "allow", "log", "fatal"),
         "jax_numpy_rank_promotion": ("allow", "warn", "raise"),
         "jax_numpy_dtype_promotion": ("standard", "strict"),
-        "jax_default_matmul_precision": (None, "default", "high", "highest", "bfloat16",
-                                         "tensorfloat32", "float32", "ANY_F8_ANY_F8_F32",
-                                         "BF16_BF16_F32", "TF32_TF32_F32", "F32_F32_F32",
-                                         "F64_F64_F64"),
+        # JAX's strings and every lax.DotAlgorithmPreset name but DEFAULT
+        "jax_default_matmul_precision": (
+            None, "default", "high", "highest", "bfloat16", "tensorfloat32", "float32",
+            "ANY_F8_ANY_F8_F32", "ANY_F8_ANY_F8_F32_FAST_ACCUM", "ANY_F8_ANY_F8_ANY",
+            "ANY_F8_ANY_F8_ANY_FAST_ACCUM", "F16_F16_F16", "F16_F16_F32", "BF16_BF16_BF16",
+            "BF16_BF16_F32", "BF16_BF16_F32_X3", "BF16_BF16_F32_X6", "BF16_BF16_F32_X9",
+            "TF32_TF32_F32", "TF32_TF32_F32_X3", "F32_F32_F32", "F64_F64_F64"),
     }
 
     def __init__(self):

@@ -44,6 +44,7 @@ from .api import Jitted, devices, process_index as _process_index
 from .codegen import compile_cache, eager_programs, runtime
 from .config import config, jit_call_hook
 from .errors import ArgumentValueError, caller_location
+from .precision_config import DotAlgorithmPreset
 from .tree_util import tree_leaves
 
 __all__ = ["State", "disable_jit", "ensure_compile_time_eval", "clear_caches",
@@ -83,7 +84,12 @@ class State:
 
 
 def _precision_name(p):
-    return getattr(p, "name", p).lower() if isinstance(getattr(p, "name", p), str) else p
+    # a Precision (or its name in any case) -> JAX's lower-case string; a dot algorithm
+    # preset keeps its upper-case name
+    name = getattr(p, "name", p)
+    if not isinstance(name, str) or name in DotAlgorithmPreset.__members__:
+        return name
+    return name.lower()
 
 
 enable_x64 = State("jax_enable_x64", bool)

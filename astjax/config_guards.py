@@ -34,6 +34,17 @@ How each flag is honoured:
   body, an operation whose operands vary over different mesh axes (JAX's ValueError);
 - `jax_allow_f16_reductions`: False makes `reduce_sum`'s shape rule refuse a sum of
   several float16/bfloat16 values (ValueError, as JAX);
+- `jax_array_garbage_collection_guard` ('allow', 'log', 'fatal'; None: jaxlib's
+  default, 'allow'): an array's device buffer freed by Python's cyclic garbage
+  collector instead of by reference counting (the array was held in a reference
+  cycle, so its memory outlived its last use) is logged as an error by jaxlib, or
+  aborts the process ('fatal') -- jaxlib's own guard, which watches the buffers
+  astjax's arrays hold;
+- `jax_remove_size_one_mesh_axis_from_type`: mesh axes of size 1 are left out of the
+  layouts that sharding in types computes (`jax.typeof` prints `float32[4@x,4]`
+  for `P('x', 'y')` on a `(2, 1)` mesh, and a jitted result is laid out `P('x',
+  None)`), as JAX; changing it drops the compiled caches. (A `shard_map` body's
+  varying axes are not affected);
 - `make_user_context(default)`: a context whose value is part of the staging key:
   changing it drops what was staged or compiled under the old value.
 """
@@ -60,7 +71,8 @@ __all__ = ["transfer_guard", "transfer_guard_host_to_device",
            "checking_leaks", "explain_cache_misses", "jax2tf_associative_scan_reductions",
            "make_user_context", "TransferGuardError", "thread_guard", "legacy_prng_key",
            "enable_custom_prng", "allow_f16_reductions", "default_prng_impl",
-           "softmax_custom_jvp", "auto_pcast"]
+           "softmax_custom_jvp", "auto_pcast", "array_garbage_collection_guard",
+           "remove_size_one_mesh_axis_from_type"]
 
 _logger = logging.getLogger("jax")
 _LEVELS = ("allow", "log", "disallow", "log_explicit", "disallow_explicit")
@@ -187,6 +199,22 @@ allow_f16_reductions = State("jax_allow_f16_reductions", bool)
 allow_f16_reductions.__doc__ = """`with astjax.allow_f16_reductions(False):` a
 `reduce_sum` of several float16 or bfloat16 values raises ValueError."""
 thread_guard = State("jax_thread_guard", bool)
+array_garbage_collection_guard = State("jax_array_garbage_collection_guard")
+array_garbage_collection_guard.__doc__ = """`with array_garbage_collection_guard('log'):`
+arrays freed by the cyclic garbage collector are reported ('fatal': the process
+aborts)."""
+remove_size_one_mesh_axis_from_type = State("jax_remove_size_one_mesh_axis_from_type", bool)
+remove_size_one_mesh_axis_from_type.__doc__ = """`with
+remove_size_one_mesh_axis_from_type(True):` mesh axes of size 1 are left out of
+sharding-in-types layouts."""
+
+
+def _set_gc_guard(value):
+    """Hand `jax_array_garbage_collection_guard` to jaxlib's guard state."""
+    levels = runtime.xc._xla.guard_lib.GarbageCollectionGuardLevel
+    level = {None: levels.ALLOW, "allow": levels.ALLOW, "log": levels.LOG,
+             "fatal": levels.FATAL}[value]
+    runtime.xc._xla.guard_lib.global_state().garbage_collect_array = level
 thread_guard.__doc__ = """`with astjax.thread_guard(True):` in a multi-process job, a
 jitted function run from another thread than this one raises RuntimeError."""
 _guard_owner = [None]   # the thread that set jax_thread_guard
@@ -312,7 +340,10 @@ _FLAGS = ("jax_no_tracing", "jax_no_execution", "jax_enable_checks",
 
 
 def _on_update(name, value):
-    if name in ("jax_allow_f16_reductions", "jax_softmax_custom_jvp", "jax_auto_pcast"):
+    if name == "jax_array_garbage_collection_guard":
+        _set_gc_guard(value)
+    if name in ("jax_allow_f16_reductions", "jax_softmax_custom_jvp", "jax_auto_pcast",
+                "jax_remove_size_one_mesh_axis_from_type"):
         clear_caches()   # (eager executables were checked under the old value)
     if name == "jax_thread_guard":
         _guard_owner[0] = threading.get_ident() if value else None
@@ -337,6 +368,6 @@ def _on_update(name, value):
 
 config.add_listener(_on_update)
 config.add_validator("jax_default_prng_impl", lambda name, value: _prng_impl(value))
-for _name in _FLAGS + ("jax_transfer_guard",):
+for _name in _FLAGS + ("jax_transfer_guard", "jax_array_garbage_collection_guard"):
     if config.read(_name):
         _on_update(_name, config.read(_name))

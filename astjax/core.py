@@ -28,8 +28,8 @@ from .errors import (AxisNameError, ConcretizationError, EscapedTracerError, JAX
                      TracerArrayConversionError, TracerBoolConversionError,
                      TracerIntegerConversionError,
                      NotImplementedInAstjaxError, SourceInfo, UNKNOWN, user_location)
-from .ir import (Atom, ClosedJaxpr, Eqn, Jaxpr, JaxprTypeError, Literal,  # noqa: F401
-                 ShapedArray, TokenAval, Var, abstract_token, check_jaxpr, sub_jaxprs)
+from .ir import (AbstractRef, Atom, ClosedJaxpr, Eqn, Jaxpr, JaxprTypeError,  # noqa: F401
+                 Literal, ShapedArray, TokenAval, Var, abstract_token, check_jaxpr, sub_jaxprs)
 
 # --------------------------------------------------------------------------- avals
 
@@ -111,6 +111,9 @@ class Primitive:
         for kind in RULE_KINDS:
             setattr(self, kind, None)
         self.linear = self.nondiff = self.always_batch = self.effectful = False
+        # may take a Ref operand (`AbstractRef`): the state primitives, and control
+        # flow, whose bodies close over refs until `transforms/discharge.py` runs
+        self.takes_refs = higher_order
         self.unsupported: dict[str, str] = {}
         if register:  # astjax's own primitives; users' (astjax.extend) stay out
             primitives[name] = self
@@ -286,6 +289,62 @@ class Array(abc.ABC):
 
 Array.register(Tracer)
 
+
+class RefTracer(Tracer):
+    """A staged mutable array reference (a variable of aval `AbstractRef`): indexing
+    reads and writes through the state primitives (`r[...]`, `r[0] = v`, `r[i] += v`),
+    as JAX's tracers of a Ref do; it is not an array (`r + 1` is a TypeError). The
+    methods dispatch to the aval's, which `astjax/primitives/state.py` defines."""
+    __slots__ = ("freed",)
+
+    def __init__(self, builder, var, known=None):
+        super().__init__(builder, var, None)
+        self.freed = False
+
+    def __repr__(self):
+        return f"JitTracer<{self.aval}>"
+
+    def __getitem__(self, idx):
+        return self.aval.ops.get(self, idx)
+
+    def __setitem__(self, idx, value):
+        self.aval.ops.set(self, idx, value)
+
+    def __len__(self):
+        if not self.shape:
+            raise JAXTypeError("len() of unsized object")
+        return self.shape[0]
+
+    def get(self, idx=()):
+        """The value at `idx` (`r[idx]`)."""
+        return self.aval.ops.get(self, idx)
+
+    def set(self, value, idx=()):
+        """Store `value` at `idx` (`r[idx] = value`)."""
+        self.aval.ops.set(self, idx, value)
+
+    def swap(self, value, idx=()):
+        """Store `value` at `idx`, returning what was there."""
+        return self.aval.ops.swap(self, idx, value)
+
+    def addupdate(self, value, idx=()):
+        """Add `value` into the reference at `idx` (`r[idx] += value`)."""
+        self.aval.ops.addupdate(self, idx, value)
+
+    # not an array: the numpy layer's operators and methods (installed on Tracer)
+    # must not apply to a reference
+    __iter__ = None
+    __array__ = None
+    __array_ufunc__ = None
+    __array_function__ = None
+
+
+def tracer_for(builder, var, known=None) -> Tracer:
+    """The Tracer for `var`: a RefTracer for a reference."""
+    if type(var.aval) is AbstractRef:
+        return RefTracer(builder, var)
+    return Tracer(builder, var, known)
+
 _KNOWN_LIMIT = 4096  # elements: larger values are not computed at staging time
 
 
@@ -305,7 +364,7 @@ class Builder:
     def new_arg(self, aval: ShapedArray, hint=None) -> Tracer:
         v = Var(aval, hint)
         self.invars.append(v)
-        return Tracer(self, v)
+        return tracer_for(self, v)
 
     def atom(self, x) -> Atom:
         if isinstance(x, Tracer):
@@ -352,6 +411,12 @@ class Builder:
     def add_eqn(self, prim: Primitive, args, params) -> Any:
         in_atoms = [self.atom(a) for a in args]
         in_avals = [a.aval for a in in_atoms]
+        if not prim.takes_refs:
+            for i, a in enumerate(in_avals):
+                if type(a) is AbstractRef:
+                    raise JAXTypeError(f"{prim.name} requires ndarray or scalar arguments, got "
+                                       f"a mutable array reference of type {a} at position {i}",
+                                       hint="read the reference's value first: r[...]")
         out = (prim.abstract_eval or rule(prim, "abstract_eval"))(*in_avals, **params)
         out_avals = out if prim.multiple_results else [out]
         outvars = [Var(a) for a in out_avals]
@@ -360,7 +425,7 @@ class Builder:
         for v in outvars:
             self.producer[v] = eqn
         known = self._fold(prim, args, params, out_avals)
-        outs = [Tracer(self, v, k) for v, k in zip(outvars, known)]
+        outs = [tracer_for(self, v, k) for v, k in zip(outvars, known)]
         return outs if prim.multiple_results else outs[0]
 
     def _fold(self, prim, args, params, out_avals):
@@ -368,7 +433,8 @@ class Builder:
         for a in args:   # the usual case first: an operand known only at run time
             if type(a) is Tracer and a.known is None:
                 return none
-        if prim.impl is None or any(a.size > _KNOWN_LIMIT for a in out_avals):
+        if prim.impl is None or any(a.size > _KNOWN_LIMIT or type(a) is AbstractRef
+                                    for a in out_avals):
             return none
         vals = [self.known_value(a) for a in args]
         if any(v is None for v in vals):
@@ -538,7 +604,19 @@ def bind(prim: Primitive, *args, **params):
         if isinstance(a, Tracer):
             raise EscapedTracerError(
                 "a staged value was used after the function that produced it finished staging")
+        if type(getattr(a, "aval", None)) is AbstractRef:   # an eager `Ref`
+            if not prim.takes_refs:
+                raise JAXTypeError(f"{prim.name} requires ndarray or scalar arguments, got a "
+                                   f"mutable array reference of type {a.aval}",
+                                   hint="read the reference's value first: r[...]")
+            return eager_ref_apply(prim, args, params)
     return eager_backend(prim, args, params)
+
+
+# Hook set in one spot, by transforms/discharge.py: runs a primitive whose operands
+# include eager `Ref`s (a `lax.scan` body closing over one, called outside `jit`):
+# discharged, run eagerly, the references' final values stored back.
+eager_ref_apply: Callable | None = None
 
 
 def stage(fn: Callable, in_avals, hints=None) -> ClosedJaxpr:

@@ -1,4 +1,5 @@
-"""`custom_jvp` and `custom_vjp`: functions with user-defined derivative rules.
+"""`custom_jvp` and `custom_vjp`: functions with user-defined derivative rules; and
+`linear_call`, a linear function with a user-defined transpose.
 
 When the user's Python functions run follows JAX:
 
@@ -23,18 +24,22 @@ params takes the equation's consts first: `jvp(consts, primals, tangents)`,
 """
 from __future__ import annotations
 
+import functools
+
 from . import core, tree_util
 from .primitives import ops as lax  # (not .lax: lax.reduce uses this module)
 from .ad_api import _Transformed, _staging, differentiating, differentiation
 from .core import bind, raw
-from .errors import StructureError, UndefinedRuleError, check_signature
+from .errors import (ArgumentTypeError, ShapeError, StructureError, UndefinedRuleError,
+                     check_signature)
 from .primitives.custom_derivatives import (CustomVJPPrimal, SymbolicZero, custom_jvp_call_p,
                                             custom_vjp_call_p, stop_gradient_p)
+from .primitives.linear_call import linear_call_p
 from .staging import as_callable, leaf_aval, stage_flat
 from .transforms import ad
 from .transforms.ad import differentiable, inline
 
-__all__ = ["custom_jvp", "custom_vjp"]
+__all__ = ["custom_jvp", "custom_vjp", "linear_call"]
 
 
 class _Rule:
@@ -350,3 +355,64 @@ class custom_vjp(_Transformed):
                     fwd=fwd_param, bwd=_Rule(bwd, 0, "bwd", symbolic_zeros=sz),
                     num_consts=len(consts))
         return tree_util.tree_unflatten(out_tree[0], outs)
+
+
+# ------------------------------------------------------------------- linear_call
+
+
+def linear_call(fun, fun_transpose, residual_args, linear_args):
+    """`fun(residual_args, linear_args)`, where `fun` is linear in `linear_args` and
+    `fun_transpose(residual_args, cotangents)` is its transpose in them (JAX's
+    `custom_derivatives.linear_call`).
+
+    Transposition (`linear_transpose`, `vjp`, `grad`) calls `fun_transpose` instead of
+    transposing `fun`; the transpose of that is `fun` again. The result is linear in
+    `linear_args`, so its JVP is the same call on their tangents; differentiating
+    with respect to `residual_args` is an error (as in JAX). Under `vmap` both
+    functions are batched.
+
+    Example:
+      >>> from astjax.custom_api import linear_call
+      >>> def div_add(x, denom):
+      ...     return x + linear_call(lambda r, x: x / r, lambda r, t: t / r, denom, x)
+      >>> float(div_add(9., 3.))
+      12.0
+    """
+    res_leaves, _ = tree_util.flatten_for_staging(residual_args)
+    lin_leaves, lin_tree = tree_util.flatten_for_staging(linear_args)
+    res_avals = [leaf_aval(x) for x in res_leaves]
+    lin_avals = [leaf_aval(x) for x in lin_leaves]
+    _, f_tree = tree_util.flatten_for_staging(((residual_args, linear_args), {}))
+    with differentiation(False):
+        closed, out_tree = stage_flat(fun, f_tree, res_avals + lin_avals)
+    callee, f_consts = core.split_consts(closed)
+    out_avals = list(callee.out_avals)
+
+    @functools.cache
+    def transpose_thunk():
+        cts = tree_util.tree_unflatten(out_tree, out_avals)
+        _, t_tree = tree_util.flatten_for_staging(((residual_args, cts), {}))
+        with differentiation(False):
+            t_closed, t_out_tree = stage_flat(fun_transpose, t_tree, res_avals + out_avals)
+        if t_out_tree != lin_tree:
+            raise StructureError(
+                "transpose output pytree structure must match that of linear inputs, got "
+                f"output structure {t_out_tree} and input structure {lin_tree}.",
+                hint="fun_transpose(residual_args, cotangents) returns one value per "
+                     "leaf of linear_args, in the same structure")
+        for got, want in zip(t_closed.out_avals, lin_avals):
+            if (got.shape, got.dtype) != (want.shape, want.dtype):
+                raise ShapeError(
+                    f"fun_transpose returned {got.str_short()} for a linear input of "
+                    f"{want.str_short()}", hint="the transpose's outputs have the shapes "
+                    "and dtypes of the linear arguments")
+        t_callee, t_consts = core.split_consts(t_closed)
+        return t_callee, t_consts
+
+    if not callable(fun_transpose):
+        raise ArgumentTypeError(f"linear_call: fun_transpose must be callable, got "
+                                f"{type(fun_transpose).__name__}")
+    outs = bind(linear_call_p, *f_consts, *res_leaves, *lin_leaves, callee=callee,
+                transpose_thunk=transpose_thunk, num_callee_consts=len(f_consts),
+                num_res=len(res_leaves))
+    return tree_util.tree_unflatten(out_tree, outs)

@@ -15,7 +15,7 @@ import sys
 import numpy as np
 
 from . import core, tree_util
-from . import sharding as _sh
+from . import sharding_impls as _sh
 from .codegen import runtime
 from .callbacks_api import flat_host_call
 from .errors import USER_CODE, ArgumentTypeError, ArgumentValueError, caller_location

@@ -85,22 +85,33 @@ def tree_sig(x, leaves):
     return tuple(sig)
 
 
-_cpp_flatten = runtime.cpp_pytrees.flatten
+cpp_flatten = runtime.cpp_pytrees.flatten
+TREE_PLANS_PER_STRUCTURE = 8   # signatures kept per argument structure (oldest dropped)
+TREE_STRUCTURES = 1024         # structures kept per function (all dropped past it)
 
 
-def array_tree_key(args):
-    """(key, leaves) of positional arguments that are builtin containers (tuples,
-    lists, dicts, None) of plain Arrays only -- a parameter tree --, flattened by
-    jaxlib's C++ registry (the leaf order of `tree_util`); (None, None) otherwise.
-    The key (x64, C++ treedef, aval ids) never equals a `tree_sig` key."""
+def add_tree_plan(trees, args, entry):
+    """Record `entry` in `trees` (treedef -> [(x64, avals, entry), ...]) for positional
+    arguments that are builtin containers (tuples, lists, dicts, None) of plain Arrays
+    only -- a parameter tree --, flattened by jaxlib's C++ registry (the leaf order of
+    `tree_util`). `api.Jitted.__call__` finds it again by the treedef and compares the
+    leaves' avals as one list (identity first, as the interned avals are): no
+    per-call key tuple, no hashing of its parts. Returns whether it was recorded."""
     try:
-        leaves, treedef = _cpp_flatten(args)
+        leaves, treedef = cpp_flatten(args)
     except Exception:  # noqa: BLE001 -- e.g. unsortable dict keys: the general path
-        return None, None
-    ids = [id(a.aval) for a in leaves if type(a) is _Array]
-    if len(ids) != len(leaves):
-        return None, None
-    return (_config_values["jax_enable_x64"], treedef, *ids), leaves
+        return False
+    avals = [a.aval for a in leaves if type(a) is _Array]
+    if len(avals) != len(leaves):
+        return False
+    x64 = _config_values["jax_enable_x64"]
+    if len(trees) >= TREE_STRUCTURES and treedef not in trees:
+        trees.clear()   # (as `Jitted._remember` clears its table: the slow path refills)
+    plans = trees.setdefault(treedef, [])
+    plans[:] = [p for p in plans if p[0] != x64 or p[1] != avals][
+        -(TREE_PLANS_PER_STRUCTURE - 1):]
+    plans.append((x64, avals, entry))
+    return True
 
 
 def unflattener(out_tree):

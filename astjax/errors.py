@@ -30,7 +30,7 @@ __all__ = [
     "JAXIndexError", "JAXValueError", "JAXAttributeError", "located_builtin_error",
     "ConcretizationTypeError", "TracerBoolConversionError", "TracerIntegerConversionError",
     "TracerArrayConversionError", "UnexpectedTracerError", "KeyReuseError", "JaxRuntimeError",
-    "FfiTargetError", "FfiKernelError", "FfiKernelArgumentError",
+    "FfiTargetError", "FfiKernelError", "FfiKernelArgumentError", "BackendUnimplementedError",
     "user_location", "raised_location", "warn_at", "check_signature", "check_callable", "function_name",
     "ShapeValueError", "InternalError", "JaxprTypeError", "InconclusiveDimensionOperation",
 ]
@@ -416,6 +416,12 @@ class FfiKernelError(AstjaxError, JaxRuntimeError):
     JaxRuntimeError with XLA's text (the status code and the kernel's message),
     located at the `ffi_call` (or the primitive lowered to the call) that ran it."""
     default_hint = ""
+
+
+class BackendUnimplementedError(AstjaxError, JaxRuntimeError):
+    """An operation the backend's XLA compiler has no kernel for (XLA's UNIMPLEMENTED,
+    e.g. `ragged_all_to_all` on CPU): JAX's JaxRuntimeError, located at the call."""
+    default_hint = "run it on a backend that implements it (GPU or TPU)"
 
 
 class FfiKernelArgumentError(FfiKernelError, ValueError):

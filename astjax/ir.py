@@ -142,6 +142,41 @@ class TokenAval(ShapedArray):
 
 abstract_token = TokenAval()
 
+
+class AbstractRef(ShapedArray):
+    """The aval of a mutable array reference (JAX's `AbstractRef`): a `Ref` holding a
+    value of aval `inner_aval`, printed `Ref{f32[3]}`. It answers `shape`/`dtype` as its
+    inner aval does, but only the state primitives (`astjax/primitives/state.py`) and
+    the structured control flow that closes over refs accept it as an operand
+    (`core.Builder.add_eqn` refuses it elsewhere); `transforms/discharge.py` turns
+    it back into values before any other pass runs."""
+    __slots__ = ("inner_aval",)
+
+    def __init__(self, inner_aval: ShapedArray):
+        super().__init__(inner_aval.shape, inner_aval.dtype, inner_aval.weak_type)
+        self.inner_aval = inner_aval
+
+    def update(self, shape=None, dtype=None, weak_type=None):
+        return AbstractRef(self.inner_aval.update(shape, dtype, weak_type))
+
+    def str_short(self):
+        return f"Ref{{{self.inner_aval.str_short()}}}"
+
+    def __str__(self):   # JAX's `str(jax.typeof(ref))`: `Ref{float32[3]}` (no `~`)
+        return f"Ref{{{self.inner_aval._long()}}}"
+
+    def __repr__(self):
+        return str(self)
+
+    def __eq__(self, other):
+        return type(other) is AbstractRef and self.inner_aval == other.inner_aval
+
+    def __hash__(self):
+        return hash((AbstractRef, self.inner_aval))
+
+    def same_type(self, other):
+        return type(other) is AbstractRef and self.inner_aval.same_type(other.inner_aval)
+
 # ------------------------------------------------------------------------------ IR
 
 
@@ -357,6 +392,11 @@ def pp_params(params, names):
 
 
 def pp_eqn(eqn, names, used=None):
+    custom = getattr(eqn.primitive, "pp_rule", None)   # JAX's `pp_eqn_rules` (refs'
+    if custom is not None:                             # `c[0] <- ...`)
+        return custom(eqn, lambda a: _var(a, names),
+                      lambda v: pp_vars([v], names, shapes=True, binder=True, used=used),
+                      used is not None and eqn.outvars and eqn.outvars[0] not in used)
     lhs = (pp_vars(eqn.outvars, names, shapes=True, binder=True, used=used)
            if eqn.outvars else None)
     hook = getattr(eqn.primitive, "pp_types", None)

@@ -41,13 +41,15 @@ PUBLIC_MODULES = ("numpy", "numpy.linalg", "lax", "random", "nn", "nn.initialize
                   "sharding", "stages", "debug", "ffi", "example_libraries",
                   "example_libraries.stax", "example_libraries.optimizers", "extend", "extend.core", "extend.linear_util", "extend.source_info_util",
                   "extend.backend", "extend.lowering", "extend.mlir", "extend.mlir.ir",
+                  "extend.random", "extend.xla",
                   "extend.mlir.passmanager", "extend.mlir.dialects", "interpreters", "interpreters.xla",
                   "interpreters.ad", "interpreters.batching", "interpreters.mlir",
                   "interpreters.partial_eval", "scipy.sparse", "scipy.sparse.linalg",
                   "scipy.optimize", "scipy.integrate", "scipy.interpolate", "scipy.ndimage",
                   "scipy.fft", "scipy.signal", "scipy.cluster", "scipy.cluster.vq",
                   "scipy.spatial", "scipy.spatial.transform", "image", "ops", "monitoring",
-                  "api_util", "custom_batching") + tuple(
+                  "api_util", "custom_batching", "export", "profiler", "ref",
+                  "extend.sharding", "interpreters.pxla") + tuple(
     f"scipy.stats.{d}" for d in (
         "bernoulli", "beta", "betabinom", "binom", "cauchy", "chi2", "dirichlet", "expon",
         "gamma", "gennorm", "geom", "gumbel_l", "gumbel_r", "laplace", "logistic",

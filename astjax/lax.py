@@ -11,9 +11,11 @@ from .primitives.ops import _index_scalar  # noqa: F401
 # The primitive objects JAX's `jax.lax` exports as `<name>_p` (custom interpreters
 # dispatch on them: `if eqn.primitive is lax.exp_p`), for every one astjax has.
 from .primitives.arithmetic import (abs_p, add_p, ceil_p, div_p, floor_p, integer_pow_p,  # noqa: E402,F401
-                                    max_p, min_p, mul_p, neg_p, rem_p, round_p, sign_p, sub_p)
-from .primitives.comparisons import (and_p, clz_p, eq_p, ge_p, gt_p, is_finite_p, le_p,  # noqa: E402,F401
-                                     lt_p, ne_p, not_p, or_p, population_count_p,
+                                    max_p, min_p, mul_p, neg_p, rem_p, round_p, sign_p, square_p,
+                                    sub_p)
+from .primitives.comparisons import (and_p, clz_p, eq_p, eq_to_p, ge_p, gt_p,  # noqa: E402,F401
+                                     is_finite_p, le_p, le_to_p, lt_p, lt_to_p, ne_p, not_p,
+                                     or_p, population_count_p,
                                      shift_left_p, shift_right_arithmetic_p,
                                      shift_right_logical_p, xor_p)
 from .primitives.elementwise import (acos_p, acosh_p, asin_p, asinh_p, atan2_p, atan_p,  # noqa: E402,F401
@@ -31,10 +33,11 @@ from .primitives.reductions import (dot_general_p, reduce_and_p, reduce_max_p,  
                                     reduce_min_p, reduce_or_p, reduce_prod_p, reduce_sum_p)
 from .primitives.gather import gather_p  # noqa: E402,F401
 from .primitives.scatter import (scatter_add_p, scatter_max_p, scatter_min_p,  # noqa: E402,F401
-                                 scatter_mul_p, scatter_p)
+                                 scatter_mul_p, scatter_p, scatter_sub_p)
 from .primitives.cumulative import (argmax_p, argmin_p, cumlogsumexp_p, cummax_p,  # noqa: E402,F401
                                     cummin_p, cumprod_p, cumsum_p)
 from .primitives.sort import sort_p  # noqa: E402,F401
+from .primitives.top_k import approx_top_k_p, top_k_p  # noqa: E402,F401
 from .primitives.cond import cond_p  # noqa: E402,F401
 from .primitives.scan import scan_p  # noqa: E402,F401
 from .primitives.while_loop import while_p  # noqa: E402,F401
@@ -56,9 +59,16 @@ from .primitives.fft import fft_p  # noqa: E402,F401
 from .primitives.special import igamma_grad_a_p, igamma_p, igammac_p  # noqa: E402,F401
 from .primitives.special import betainc_p as regularized_incomplete_beta_p  # noqa: E402,F401
 from .primitives.spmd import sharding_constraint_p  # noqa: E402,F401
+from .primitives.scaled_dot import scaled_dot  # noqa: E402,F401
+from .primitives.restructure import (split, split_p, stack, stack_p, tile, tile_p,  # noqa: E402,F401
+                                     unstack, unstack_p)
+from .primitives.collectives_p2p import ragged_all_to_all_p  # noqa: E402,F401
 from .lax_extras import *  # noqa: E402,F401,F403
 from .lax_combiners import associative_scan, reduce  # noqa: E402,F401
+from .precision_config import (AccuracyMode, DotAlgorithm, DotAlgorithmPreset,  # noqa: E402,F401
+                               Tolerance)
 from .lax_ragged import RaggedDotDimensionNumbers, ragged_dot, ragged_dot_general  # noqa: E402,F401
 from .lax_conv import (conv_general_dilated_local, conv_general_dilated_patches,  # noqa: E402,F401
                        conv_general_permutations, conv_shape_tuple)
 from . import lax_linalg as linalg  # noqa: F401,E402  (`lax.linalg`)
+from .primitives.random_gamma import random_gamma_grad  # noqa: F401,E402  (branch ext)

@@ -1,8 +1,7 @@
-"""`jax.lax`'s array conveniences that are compositions of other primitives: `split`,
-`stack`/`unstack`, `tile`, `collapse`, `broadcast_to_rank`, `broadcast_like`,
-`index_take`, `batch_matmul`, `scatter_sub`, `approx_max_k`/`approx_min_k`, `empty`,
-`stage`, `shape_as_value`, `dtype`, `platform_dependent`, and the type names `lax` exports for annotations
-(`PrecisionLike`, `DotDimensionNumbers`, `ConvGeneralDilatedDimensionNumbers`).
+"""`jax.lax`'s array conveniences that are compositions of other primitives: `collapse`,
+`broadcast_to_rank`, `broadcast_like`, `index_take`, `batch_matmul`, `empty`, `stage`,
+`shape_as_value`, `dtype`, `platform_dependent`, and the type names `lax` exports for
+annotations (`PrecisionLike`, `DotDimensionNumbers`, `ConvGeneralDilatedDimensionNumbers`).
 
 Each function has JAX's signature, result and error class; being compositions, their
 derivatives, batching rules and lowerings are those of the primitives they use.
@@ -23,15 +22,18 @@ from .primitives import ops as lax
 from .primitives.convolution import ConvDimensionNumbers
 from .primitives.gather import GatherDimensionNumbers
 from .primitives.reductions import Precision
+from .precision_config import DotAlgorithm, DotAlgorithmPreset
 
-__all__ = ["split", "stack", "unstack", "tile", "collapse", "broadcast_to_rank",
-           "broadcast_like", "index_take", "batch_matmul", "scatter_sub", "approx_max_k",
-           "approx_min_k", "empty", "stage", "shape_as_value", "dtype", "platform_dependent",
+__all__ = ["collapse", "broadcast_to_rank",
+           "broadcast_like", "index_take", "batch_matmul",
+           "empty", "stage", "shape_as_value", "dtype", "platform_dependent",
            "PrecisionLike",
            "DotDimensionNumbers", "ConvGeneralDilatedDimensionNumbers"]
 
-#: what `precision=` accepts: None, a `Precision` (or its name), or one per operand
-PrecisionLike = Union[None, str, Precision, Tuple[str, str], Tuple[Precision, Precision]]
+#: what `precision=` accepts: None, a `Precision` (or its name), one per operand, or a
+#: dot algorithm (a `DotAlgorithm`, a `DotAlgorithmPreset` or its name)
+PrecisionLike = Union[None, str, Precision, Tuple[str, str], Tuple[Precision, Precision],
+                      DotAlgorithm, DotAlgorithmPreset]
 #: `dot_general`'s ((lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch))
 DotDimensionNumbers = Tuple[Tuple[Sequence[int], Sequence[int]],
                             Tuple[Sequence[int], Sequence[int]]]
@@ -54,80 +56,6 @@ def _aval(x):
 def _is_array(x):
     """A staged value or a device array (not a Python or NumPy constant)."""
     return isinstance(x, core.Tracer) or (hasattr(x, "aval") and not isinstance(x, core.WeakConst))
-
-
-def _axis(axis, ndim, what):
-    try:
-        axis = operator.index(axis)
-    except TypeError:
-        raise ArgumentTypeError(f"{what}: axis must be an integer, got {axis!r:.40}") from None
-    if not -ndim <= axis < ndim:
-        raise ArgumentValueError(f"{what}: axis {axis} is out of bounds for array of "
-                                 f"dimension {ndim}", hint=f"use an axis in [-{ndim}, {ndim - 1}]")
-    return axis % ndim
-
-
-def split(operand, sizes, axis=0):
-    """`lax.split`: consecutive pieces of `operand` along `axis`, of `sizes` (which
-    must be nonnegative and sum to that axis's size); a list of arrays."""
-    operand = _array(operand)
-    shape = _aval(operand).shape
-    axis = _axis(axis, len(shape), "split")
-    sizes = [operator.index(s) for s in sizes]
-    if any(s < 0 for s in sizes):
-        raise ArgumentValueError(f"Sizes passed to split must be nonnegative, got {sizes}")
-    if sum(sizes) != shape[axis]:
-        raise ArgumentValueError(f"Sum of sizes {sum(sizes)} must be equal to dimension {axis} "
-                                 f"of the operand shape {list(shape)}")
-    out, start = [], 0
-    for s in sizes:
-        out.append(lax.slice_in_dim(operand, start, start + s, axis=axis))
-        start += s
-    return out
-
-
-def stack(operands, axis=0):
-    """`lax.stack`: arrays of one shape joined along a new axis `axis`."""
-    arrays = [_array(x) for x in operands]
-    if not arrays:
-        raise ArgumentValueError("stack expects at least one operand, got 0.")
-    shapes = [_aval(a).shape for a in arrays]
-    if len({len(s) for s in shapes}) != 1:
-        raise ArgumentValueError("Cannot stack arrays with different numbers of dimensions: "
-                                 f"got {', '.join(map(str, shapes))}.")
-    if len(set(shapes)) != 1:
-        raise ArgumentValueError("All input arrays must have the same shape. Got "
-                                 f"{', '.join(map(str, shapes))}.")
-    axis = _axis(axis, len(shapes[0]) + 1, "stack")
-    return lax.concatenate([lax.expand_dims(a, (axis,)) for a in arrays], axis)
-
-
-def unstack(x, axis=0):
-    """`lax.unstack`: the slices of `x` along `axis`, as a tuple (rank > 0)."""
-    x = _array(x)
-    shape = _aval(x).shape
-    if not shape:
-        raise ArgumentValueError("unstack requires arrays with rank > 0, however a scalar "
-                                 f"array of shape {shape} was passed.")
-    axis = _axis(axis, len(shape), "unstack")
-    return tuple(lax.index_in_dim(x, i, axis, keepdims=False) for i in range(shape[axis]))
-
-
-def tile(operand, reps):
-    """`lax.tile`: `operand` repeated `reps[i]` times along each axis `i` (one
-    nonnegative count per axis)."""
-    operand = _array(operand)
-    shape = _aval(operand).shape
-    reps = tuple(operator.index(r) for r in reps)
-    if len(reps) != len(shape):
-        raise ArgumentValueError(f"tile: reps must have one entry per operand dimension, got "
-                                 f"reps={reps} for an operand of shape {shape}")
-    if any(r < 0 for r in reps):
-        raise ArgumentValueError(f"tile: reps must be nonnegative, got {reps}")
-    # broadcast to (r0, n0, r1, n1, ...) then merge each pair of axes
-    wide = tuple(d for r, n in zip(reps, shape) for d in (r, n))
-    out = lax.broadcast_in_dim(operand, wide, tuple(range(1, 2 * len(shape), 2)))
-    return lax.reshape(out, tuple(r * n for r, n in zip(reps, shape)))
 
 
 def collapse(operand, start_dimension, stop_dimension=None):
@@ -192,114 +120,6 @@ def batch_matmul(lhs, rhs, precision=None):
     batch = tuple(range(ln - 2))
     return lax.dot_general(lhs, rhs, (((ln - 1,), (rn - 2,)), (batch, batch)),
                            precision=precision)
-
-
-def scatter_sub(operand, scatter_indices, updates, dimension_numbers, *,
-                indices_are_sorted=False, unique_indices=False, mode=None):
-    """`lax.scatter_sub`: like `scatter_add`, subtracting each update from the operand
-    entry it lands on (integers wrap as in two's-complement subtraction)."""
-    updates = _array(updates)
-    uaval = _aval(updates)
-    if uaval.dtype == dtypes.bool_:
-        raise DTypeError("scatter_sub does not accept boolean operands: subtraction of "
-                         "booleans is undefined", hint="use scatter with lax.bitwise_xor, or "
-                                                       "cast to an integer dtype")
-    negated = lax.sub(lax.full_like(updates, 0), updates)
-    return lax.scatter_add(operand, scatter_indices, negated, dimension_numbers,
-                           indices_are_sorted=indices_are_sorted,
-                           unique_indices=unique_indices, mode=mode)
-
-
-def _approx_top_k(operand, k, reduction_dimension, recall_target, is_max_k,
-                  reduction_input_size_override, aggregate_to_topk):
-    name = "approx_max_k" if is_max_k else "approx_min_k"
-    operand = _array(operand)
-    aval = _aval(operand)
-    k = operator.index(k)
-    if k <= 0:
-        raise ArgumentValueError(f"k must be positive, got {k}")
-    if not aval.shape:
-        raise ShapeError(f"approx_top_k operand must have >= 1 dimension, got {aval.shape}")
-    dim = _axis(reduction_dimension, aval.ndim, name)
-    if aval.shape[dim] < k:
-        raise ArgumentValueError(f"k must be smaller than the size of reduction_dim "
-                                 f"{aval.shape[dim]}, got {k}")
-    if not dtypes.issubdtype(aval.dtype, np.floating):
-        raise ArgumentValueError("operand must be a floating type")
-    if not aggregate_to_topk:
-        k = _partial_output_size(aval.shape[dim], aval.ndim, k, recall_target,
-                                 reduction_input_size_override)
-    # the exact top k (what XLA's CPU fallback of ApproxTopK computes): a stable sort
-    # of the values, largest (max) or smallest (min) first
-    last = aval.ndim - 1
-    x = lax.transpose(operand, [d for d in range(aval.ndim) if d != dim] + [dim]) \
-        if dim != last else operand
-    if is_max_k:
-        vals, idx = lax.top_k(x, k)
-    else:
-        iota = lax.broadcasted_iota(dtypes.int32, _aval(x).shape, last)
-        vals, idx = lax.sort((x, iota), dimension=last, num_keys=1)
-        vals, idx = (lax.slice_in_dim(v, 0, k, axis=last) for v in (vals, idx))
-    if dim != last:
-        back = list(range(last))
-        back.insert(dim, last)
-        vals, idx = lax.transpose(vals, back), lax.transpose(idx, back)
-    return [vals, idx]
-
-
-def _log2_floor(n):
-    return n.bit_length() - 1 if n > 0 else 0
-
-
-def _log2_ceil(n):
-    return (n - 1).bit_length() if n > 0 else 0
-
-
-def _partial_output_size(size, rank, k, recall_target, size_override):
-    """How many entries `approx_max_k(..., aggregate_to_topk=False)` returns: XLA's
-    ApproxTopK output size (the accelerator kernel's reduced size: a multiple of the
-    TPU tiling, 1024 for rank 1 and 128 otherwise, large enough for the recall
-    target); on CPU they are the exact best entries of that count, sorted."""
-    tiling = 1024 if rank == 1 else 128
-    if size <= tiling:
-        return size
-    if 0 <= size_override < size:
-        raise ArgumentValueError(f"reduction_input_size_override: {size_override} should be "
-                                 f"greater equals to operands[reduction_dim]: {size}")
-    logical = size_override if size_override >= 0 else size
-    if k == 1:
-        return tiling
-    target = float(np.float32(recall_target))
-    if target >= 1.0:
-        return size
-    # windows needed so that the top k collide with the recall target's probability
-    windows = min(max(int((1.0 - k) / math.log(target)), tiling), size)
-    steps = _log2_floor(logical // windows)
-    if steps == 0:
-        return size
-    steps = min(steps, _log2_ceil(size // tiling))
-    return -(-(-(-size // tiling)) // (1 << steps)) * tiling
-
-
-def approx_max_k(operand, k, reduction_dimension=-1, recall_target=0.95,
-                 reduction_input_size_override=-1, aggregate_to_topk=True):
-    """`lax.approx_max_k`: the `k` largest values along `reduction_dimension` and
-    their int32 indices, as a list `[values, indices]`, largest first. On CPU the
-    result is exact (ties: lower index first). With `aggregate_to_topk=False` it
-    holds as many entries as XLA's accelerator kernel would return before its final
-    aggregation (`recall_target` and `reduction_input_size_override` set that count),
-    again the exact largest ones, sorted."""
-    return _approx_top_k(operand, k, reduction_dimension, recall_target, True,
-                         reduction_input_size_override, aggregate_to_topk)
-
-
-def approx_min_k(operand, k, reduction_dimension=-1, recall_target=0.95,
-                 reduction_input_size_override=-1, aggregate_to_topk=True):
-    """`lax.approx_min_k`: the `k` smallest values along `reduction_dimension` and
-    their int32 indices, as a list `[values, indices]`, smallest first (exact on CPU,
-    ties: lower index first; `aggregate_to_topk=False` as for `approx_max_k`)."""
-    return _approx_top_k(operand, k, reduction_dimension, recall_target, False,
-                         reduction_input_size_override, aggregate_to_topk)
 
 
 def empty(shape, dtype, *, out_sharding=None):

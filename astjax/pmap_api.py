@@ -37,9 +37,10 @@ from .codegen import explicit, replicated, runtime, stablehlo
 from .errors import (AstjaxError, ArgumentTypeError, ArgumentValueError, AxisNameError,
                      NotImplementedInAstjaxError, ShapeError, caller_location)
 from .primitives import collectives as coll
+from .primitives import collectives_p2p
 from .primitives.base import lax_ops, moveaxis
 from .primitives.spmd import shard_map
-from .sharding import (AbstractMesh, AxisType, Mesh, NamedSharding, PartitionSpec,
+from .sharding_impls import (AbstractMesh, AxisType, Mesh, NamedSharding, PartitionSpec,
                        hlo_sharding)
 from .codegen import sharded
 from .codegen.runtime import xc
@@ -47,6 +48,7 @@ from .api import jit
 from .staging import (StagedCallable, as_callable, arg_hints, donated_leaves, leaf_labels,
                       mapped_leaves, stage_flat)
 from .transforms.dce import dce_closed
+from .transforms.discharge import discharge_closed
 from .batching_api import _broadcast_prefix, _check_axes_spec
 from .traceback_util import user_traceback
 
@@ -72,7 +74,7 @@ def _check_collectives(jaxpr, axis_name):
     """Every collective left after staging must be over the pmap axis."""
     found = False
     for eqn in _walk_eqns(jaxpr):
-        if eqn.primitive in coll.COLLECTIVES:
+        if eqn.primitive in coll.COLLECTIVES + collectives_p2p.P2P_COLLECTIVES:
             found = True
             bad = [n for n in _axis_names_of(eqn) if n != axis_name]
             if bad:
@@ -468,6 +470,7 @@ class Pmapped(StagedCallable):
             with core.extend_axis_env(self.axis_name, n, kind="pmap"):
                 closed, out_tree = stage_flat(self._rebuild(statics), in_tree, shard_avals,
                                               hints)
+            closed = discharge_closed(closed, "pmap")   # mutable references -> values
             out_axes = self._out_axes(closed, out_tree, loc)
             with core.extend_axis_env(self.axis_name, n, kind="pmap"):
                 closed = _with_unit_axes(closed, norm, out_axes)

@@ -19,7 +19,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from . import core, dtypes, tree_util
-from . import sharding as _sharding
+from . import sharding_impls as _sharding
 from .codegen import compile_cache, runtime, stablehlo
 from .errors import ArgumentTypeError, ArgumentValueError, caller_location
 from .staging import leaf_aval

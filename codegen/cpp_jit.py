@@ -12,7 +12,7 @@ settings are JAX's. astjax's `Array` is not jaxlib's array type (that type is sh
 with JAX, which installs its own methods on it: benchmarks/README.md has why and the
 measured upper bound): a PjitFunction takes NumPy arguments only and its results are
 wrapped (`results`); trees of Arrays are keyed by this registry's C++ flatten instead
-(`dispatch_keys.array_tree_key`). What it runs
+(`dispatch_keys.add_tree_plan`). What it runs
 on a hit is the executable `fastpath` describes, which is given only when the
 argument types jaxlib will compute (shape, dtype canonicalized by the x64 setting)
 are the executable's parameter types."""

@@ -48,7 +48,8 @@ import threading
 import numpy as np
 
 from astjax import core, dtypes, ir
-from astjax import sharding as shd
+from astjax.config import config
+from astjax import sharding_impls as shd
 from astjax.primitives.spmd import sharding_constraint_p
 
 from . import sharded
@@ -136,8 +137,21 @@ def typed_sharding(sharding, aval):
     NamedSharding over an all-Explicit mesh; else None."""
     if not isinstance(sharding, shd.NamedSharding) or not _explicit(sharding.mesh):
         return None
-    return Typed(aval, sharding.spec._normalized(aval.ndim), sharding.mesh,
-                 sharding.spec.unreduced, reduced=sharding.spec.reduced)
+    spec = sharding.spec._normalized(aval.ndim)
+    if config.read("jax_remove_size_one_mesh_axis_from_type"):
+        spec = tuple(_without_size_one(e, sharding.mesh.shape) for e in spec)
+    return Typed(aval, spec, sharding.mesh, sharding.spec.unreduced,
+                 reduced=sharding.spec.reduced)
+
+
+def _without_size_one(entry, sizes):
+    """A spec entry without the mesh axes of size 1 (config
+    `jax_remove_size_one_mesh_axis_from_type`)."""
+    if entry is None:
+        return None
+    axes = [a for a in ((entry,) if isinstance(entry, str) else entry) if sizes[a] != 1]
+    return None if not axes else axes[0] if isinstance(entry, str) or len(axes) == 1 \
+        else tuple(axes)
 
 
 def typed(x):

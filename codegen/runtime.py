@@ -34,7 +34,7 @@ from astjax.config import config  # noqa: E402
 from astjax.core import ShapedArray  # noqa: E402
 from astjax.errors import (ArgumentTypeError, ArgumentValueError,  # noqa: E402
                            JaxRuntimeError, caller_location)
-from astjax.sharding import SingleDeviceSharding  # noqa: E402
+from astjax.sharding_impls import SingleDeviceSharding  # noqa: E402
 
 from . import compile_cache, platforms, stablehlo, xla_errors  # noqa: E402
 from .runtime_events import (compile_listeners, execute_listeners, h2d_hook,  # noqa: E402,F401

@@ -27,7 +27,7 @@ from astjax import core, dtypes, tree_util
 from astjax.core import ShapedArray
 from astjax.errors import ArgumentTypeError, ArgumentValueError
 from astjax.primitives.spmd import layouts_per_leaf, resolve_sharding
-from astjax.sharding import (NamedSharding, PartitionSpec, Sharding, SingleDeviceSharding,
+from astjax.sharding_impls import (NamedSharding, PartitionSpec, Sharding, SingleDeviceSharding,
                              hlo_sharding)
 
 from . import runtime

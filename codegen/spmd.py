@@ -31,7 +31,7 @@ import numpy as np
 
 from astjax import core, tree_util
 from astjax.config import config
-from astjax import sharding as shd
+from astjax import sharding_impls as shd
 from astjax.core import ShapedArray
 from astjax.errors import ArgumentValueError, NotImplementedInAstjaxError
 from astjax.primitives.spmd import (SPMD_PRIMITIVES, check_sharding_fits, is_partial,

@@ -188,6 +188,7 @@ class RuleContext:
         return self.mb.constant(value, aval)
 
     i64 = staticmethod(i64_array)
+    elt = staticmethod(elt_type)
     bools = staticmethod(bool_array)
     type = staticmethod(tensor_type)
     dense = staticmethod(dense_attr)

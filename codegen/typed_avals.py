@@ -9,7 +9,7 @@ ShapedArray of the same shape and dtype where JAX's do, and has `.mat`.
 from __future__ import annotations
 
 from astjax import core, dtypes
-from astjax import sharding as shd
+from astjax import sharding_impls as shd
 from astjax.errors import NotImplementedInAstjaxError
 from astjax.primitives import vma
 

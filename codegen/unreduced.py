@@ -18,7 +18,7 @@ raises JAX's NotImplementedError -- never a silently wrong partial sum.
 """
 from __future__ import annotations
 
-from astjax import sharding as shd
+from astjax import sharding_impls as shd
 from astjax.primitives.vma import unreduced_rule
 
 __all__ = ["unreduced_of", "reduced_of"]

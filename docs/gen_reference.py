@@ -56,7 +56,8 @@ MODULES = {
     "jax.api_util": "astjax.api_util",
     "jax.custom_batching": "astjax.custom_batching",
     "jax.custom_derivatives": "astjax.compat.custom_derivatives",
-    "jax.ad_checkpoint": "astjax.compat.ad_checkpoint"
+    "jax.ad_checkpoint": "astjax.compat.ad_checkpoint",
+    "jax.export": "astjax.export", "jax.profiler": "astjax.profiler",
 }
 KINDS = {"f": "function", "t": "class", "c": "constant", "m": "module"}
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")

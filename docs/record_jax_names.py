@@ -26,6 +26,7 @@ MODULES = [
     "jax.scipy.signal", "jax.scipy.cluster.vq", "jax.scipy.spatial.transform",
     "jax.image", "jax.dlpack", "jax.ops", "jax.monitoring", "jax.api_util",
     "jax.custom_batching", "jax.custom_derivatives", "jax.ad_checkpoint",
+    "jax.export", "jax.profiler",
 ]
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "jax_names.json")
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import astjax
-from astjax.compat import sharding as jsharding
+from astjax import sharding as jsharding
 from astjax.sharding import AxisType, PartitionSpec as P
 
 

@@ -49,20 +49,23 @@ MAX_LINES = 800
 # matches the module itself and everything below it; "astjax" matches only the root).
 LAYERS = [
     ("base", ["astjax.errors", "astjax.config", "astjax.dtypes", "astjax.tree_util",
-              "astjax.tree", "astjax.util", "astjax.pyast", "astjax.pretty", "astjax.partition_spec", "astjax.sharding",
-              "astjax.traceback_util", "astjax.user_warnings", "astjax.mlir_attributes"]),
+              "astjax.tree", "astjax.util", "astjax.pyast", "astjax.pretty", "astjax.partition_spec", "astjax.sharding_impls",
+              "astjax.traceback_util", "astjax.user_warnings", "astjax.mlir_attributes",
+              "astjax.memory", "astjax.precision_config"]),
     ("core", ["astjax.core", "astjax.ir"]),
     ("primitives", ["astjax.primitives"]),     # families ordered as primitives/__init__.py
     ("wings", ["astjax.transforms", "astjax.codegen", "astjax.frontend", "astjax.staging"]),
-    ("api", ["astjax.api", "astjax.ad_api", "astjax.custom_api", "astjax.batching_api",
+    ("api", ["astjax.api", "astjax.ad_api", "astjax.checkpoint_api", "astjax.custom_api", "astjax.batching_api",
              "astjax.pmap_api", "astjax.source_api", "astjax.lax", "astjax.lax_linalg", "astjax.lax_solves", "astjax.lax_extras",
              "astjax.lax_combiners", "astjax.lax_conv", "astjax.lax_ragged",
              "astjax.lax_control", "astjax.lax_indexing",
              "astjax.lax_parallel", "astjax.typing", "astjax.interpreters", "astjax.extend",
-             "astjax.stages", "astjax.callbacks_api", "astjax.debug",
+             "astjax.stages", "astjax.callbacks_api", "astjax.debug", "astjax.sharding",
              "astjax.naming", "astjax.distributed", "astjax.config_api", "astjax.config_guards", "astjax.custom_batching", "astjax.api_util", "astjax.ad_extras",
-             "astjax.dispatch_keys", "astjax.ad_dtypes", "astjax.jit_options", "astjax.ffi"]),
-    ("libraries", ["astjax.numpy", "astjax.image", "astjax.ops", "astjax.monitoring", "astjax.random", "astjax.scipy", "astjax.nn",
+             "astjax.dispatch_keys", "astjax.ad_dtypes", "astjax.jit_options", "astjax.ffi",
+             "astjax.export", "astjax.profiler", "astjax.ref", "astjax.jit_refs", "astjax.ad_refs"]),
+    ("libraries", ["astjax.numpy", "astjax.image", "astjax.ops", "astjax.monitoring", "astjax.random",
+                   "astjax.extend.random", "astjax.scipy", "astjax.nn",
                    "astjax.flatten_util", "astjax.test_util", "astjax.example_libraries"]),
     # the package root, and what serves it as `jax` (the alias finder, its compat modules,
     # `python -m astjax`)
@@ -73,7 +76,9 @@ LAYERS = [
 WINGS = {"transforms": ["astjax.transforms"], "codegen": ["astjax.codegen"],
          "frontend": ["astjax.frontend", "astjax.staging"]}
 # libraries, lowest first (scipy.special owns the softmax family; nn re-exports it)
-LIBRARIES = ["astjax.numpy", "astjax.image", "astjax.ops", "astjax.monitoring", "astjax.random", "astjax.scipy", "astjax.nn",
+# (`extend.random` builds on `random`: it is a library, unlike the rest of `extend`)
+LIBRARIES = ["astjax.numpy", "astjax.image", "astjax.ops", "astjax.monitoring", "astjax.random",
+             "astjax.extend.random", "astjax.scipy", "astjax.nn",
              ["astjax.flatten_util", "astjax.test_util", "astjax.example_libraries"]]
 # the modules whose module-level `__getattr__` is their documented "not implemented" face
 NOT_IMPLEMENTED_FACES = ("astjax.numpy", "astjax.random", "astjax.scipy", "astjax.nn")

@@ -90,7 +90,25 @@ def unary_float(x):
 
 
 def unary_int(x):
-    return lax.bitwise_not(x), lax.population_count(x), lax.clz(x), lax.neg(x), lax.abs(x)
+    return (lax.bitwise_not(x), lax.population_count(x), lax.clz(x), lax.neg(x), lax.abs(x),
+            lax.square(x))
+
+
+def accuracy_and_order(x, y):
+    """`accuracy=` carried through vmap; the total-order comparisons (lax.*_to_p)."""
+    hi, tol = lax.AccuracyMode.HIGHEST, lax.Tolerance(atol=1e-5)
+    return (lax.sin(x, accuracy=hi), lax.exp(x, accuracy=tol), lax.tanh(x, accuracy=hi),
+            lax.square(x), lax.eq_to_p.bind(x, y), lax.le_to_p.bind(x, y),
+            lax.lt_to_p.bind(x, y))
+
+
+def restructure(x, y):
+    """split / stack / unstack / tile (primitives/restructure.py), with an unbatched
+    operand beside a batched one in `stack`; top_k and approx_top_k along either axis."""
+    return (*lax.split(x, (1, 3), axis=1), lax.stack([x, y], axis=1), *lax.unstack(x, axis=1),
+            lax.tile(x, (2, 3)), lax.stack([x, np.ones((2, 4), np.float32)], axis=0),
+            *lax.top_k(x, 2), *lax.top_k(y, 1, axis=0), *lax.approx_max_k(x, 2),
+            *lax.approx_min_k(y, 1, reduction_dimension=0))
 
 
 def unary_complex(z):
@@ -188,8 +206,10 @@ def gathers(x, idx):
 
 
 def scatters(x, idx, u):
+    dn = lax.ScatterDimensionNumbers(update_window_dims=(0,), inserted_window_dims=(0,),
+                                     scatter_dims_to_operand_dims=(0,))
     return (x.at[idx].set(u), x.at[idx].add(u), x.at[idx].mul(u), x.at[idx].min(u),
-            x.at[idx].max(u))
+            x.at[idx].max(u), lax.scatter_sub(x, lax.reshape(idx, (1,)), u, dn))
 
 
 def sorts(x, y):
@@ -218,6 +238,8 @@ CASES = [
     ("binary_int", binary_int, [I, I]),
     ("binary_int_scalar", binary_int, [I, I0]),
     ("binary_bool", binary_bool, [P, P]),
+    ("accuracy_and_order", accuracy_and_order, [F, F]),
+    ("restructure", restructure, [F, F]),
     ("reductions", reductions, [F]),
     ("bool_reductions", bool_reductions, [P]),
     ("bits", bits, [F, I, I]),
@@ -279,6 +301,8 @@ def test_cases_cover_the_rules():
     elsewhere = {"cond", "while", "scan", "psum", "pmax", "pmin", "axis_index", "all_gather",
                  "ppermute", "all_to_all", "cholesky", "triangular_solve",
                  "pvary",   # (lax.pcast) tests/test_shard_map_vma.py
+                 # tests/test_collectives_p2p.py
+                 "pbroadcast", "psend", "precv", "ragged_all_to_all",
                  # host callbacks (per vmap_method): tests/test_callbacks.py
                  "pure_callback", "io_callback", "debug_callback",
                  # vmap vs a loop: tests/test_convolution.py, tests/test_windowed.py
@@ -293,6 +317,8 @@ def test_cases_cover_the_rules():
                  "cholesky_update", "lu_pivots_to_permutation", "symmetric_product",
                  # tests/test_special_inc.py
                  "igamma", "igammac", "betainc", "igamma_grad_a",
+                 # vmap vs per-example results: tests/test_linear_call.py, test_extend_random.py
+                 "linear_call", "threefry2x32",
                  # vmap vs elementwise calls: tests/test_special_more.py
                  "zeta", "bessel_i0e", "bessel_i1e",
                  # vmap over b and the matrix vs JAX's stored values: tests/test_custom_solves.py
@@ -305,7 +331,10 @@ def test_cases_cover_the_rules():
                  # the user's vmap rule vs JAX's stored values: tests/test_top_names.py
                  "custom_vmap_call",
                  # batched keys vs JAX's rule: tests/test_lax_more.py
-                 "rng_bit_generator"}
+                 "rng_bit_generator",
+                 # vmap (both operands, one operand) vs JAX's stored values:
+                 # tests/test_dot_algorithm.py
+                 "scaled_dot"}
     untested = sorted(p.name for p in core.primitives.values() if p.batch is not None
                       if p.name not in seen and p.name not in elsewhere)
     assert len(untested) <= 6, untested

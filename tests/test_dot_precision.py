@@ -31,5 +31,5 @@ def test_precision_reaches_ir_stablehlo_and_source():
     assert "precision=('HIGHEST', 'HIGHEST')" in src
     g = astjax.grad(lambda a: jnp.sum(jnp.dot(a, b, precision="highest")))(a)
     assert g.shape == (2, 3) and float(g[0, 0]) == 2.0
-    with pytest.raises(ValueError, match="precision argument"):
+    with pytest.raises(ValueError, match="Precision argument"):
         lax.dot(a, b, precision=3)

@@ -168,7 +168,7 @@ def test_array_properties():
 
 
 def test_reshard_outside_and_inside_jit():
-    import astjax.compat.sharding as jax_sharding   # what `jax.sharding` serves
+    import astjax.sharding as jax_sharding   # what `jax.sharding` serves
     mesh = _mesh()
     x = jax.device_put(np.arange(16, dtype=np.float32).reshape(4, 4), NamedSharding(mesh, P("x")))
     y = jax_sharding.reshard(x, NamedSharding(mesh, P(None, "y")))

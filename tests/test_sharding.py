@@ -108,5 +108,5 @@ def test_make_mesh_and_current_mesh():
     with _mesh():
         assert astjax.sharding.get_mesh().axis_names == ("a", "b")
     assert astjax.sharding.get_mesh() is m
-    astjax.sharding._current.mesh = None
+    astjax.sharding_impls._current.mesh = None
     assert astjax.make_mesh((1,), ("x",), axis_types=(AxisType.Auto,)).axis_types == (AxisType.Auto,)

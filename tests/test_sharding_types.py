@@ -25,12 +25,25 @@ pytestmark = pytest.mark.skipif(len(jax.devices()) < 4, reason="needs 4 devices 
                                 "(ASTJAX_NUM_CPU_DEVICES=4, set by conftest.py)")
 
 
+# Where astjax's jaxpr has fewer steps than JAX's, on purpose: JAX's value -> astjax's.
+# grad_types: the weight's cotangent is dot_general(v, ct) in the weight's own axis
+# order (reductions._dot_transpose_rhs), so JAX's transposed intermediate f32[6@y,4]
+# (dot_general(ct, v), then a transpose) is not in astjax's jaxpr; the cotangent's
+# type, f32[4,6@y], is JAX's.
+FEWER_STEPS = {"grad_types": ("f32[6@y,4] ", "")}
+
+
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_matches_jax(name):
     with warnings.catch_warnings():      # (the cases record typeof from inside bodies)
         warnings.simplefilter("ignore")
         got = run_case(CASES[name])
-    assert got == EXPECTED[name]
+    want = dict(EXPECTED[name])
+    if name in FEWER_STEPS:
+        jax_part, ours = FEWER_STEPS[name]
+        assert jax_part in want["value"]
+        want["value"] = want["value"].replace(jax_part, ours)
+    assert got == want
 
 
 def test_errors_are_located():

@@ -40,6 +40,7 @@ from astjax.primitives.base import add_tangents, instantiate, zeros_like_aval  #
 from astjax.primitives.slicing import slice_p
 from astjax.primitives.structural import concatenate
 
+from . import remat
 from .dce import dce_closed, dce_jaxpr, pass_memo
 from .cse import cse_closed
 from .simplify import simplify_closed
@@ -452,5 +453,7 @@ def _count_eqns(jaxpr):
 
 # What the rules of higher-order primitives receive as `tx` (see core.Primitive).
 tx = types.SimpleNamespace(jvp_jaxpr=jvp_jaxpr, partial_eval_jaxpr=partial_eval_jaxpr,
-                           transpose_jaxpr=transpose_jaxpr, dce_jaxpr=dce_jaxpr, inline=inline)
+                           transpose_jaxpr=transpose_jaxpr, dce_jaxpr=dce_jaxpr, inline=inline,
+                           partial_eval_jaxpr_custom=lambda closed, unknowns, policy: (
+                               remat.partial_eval_jaxpr_custom(closed, unknowns, policy, tx)))
 

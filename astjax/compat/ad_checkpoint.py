@@ -1,83 +1,162 @@
-"""`jax.ad_checkpoint`: `checkpoint` / `remat`, `checkpoint_name`, the
-`checkpoint_policies` and `print_saved_residuals` (what reverse mode keeps from the
-forward pass for the backward pass: one line per residual, its type and where it
-comes from).
+"""`jax.ad_checkpoint`: `checkpoint_name`, the `checkpoint_policies`, the policy
+answers `Saveable` / `Recompute` / `Offloadable`, and `print_saved_residuals` (what
+reverse mode keeps from the forward pass for the backward pass: one line per residual,
+its type and where it comes from).
 
-astjax's `checkpoint` accepts a `policy` and recomputes everything inside the
-checkpointed function (the policy decides only what may be saved, never the values),
-and `checkpoint_name` is the identity on values.
+A policy is called per equation of a checkpointed function as JAX calls it,
+`policy(prim, *avals, **params)`, and answers whether the equation's outputs may be
+saved (transforms/remat.py applies it). `checkpoint_name(x, name)` is the identity on
+values, staged as a `name` equation the name-based policies look for.
+`checkpoint` and `remat` are `jax.checkpoint` / `jax.remat` (jax 0.10.2 removed them
+from this module).
 """
 from __future__ import annotations
 
 import ast
+import dataclasses
 import functools
 import inspect
 import linecache
 import types
 
 from astjax import ad_api, tree_util
-from astjax.ad_api import checkpoint, remat
+from astjax.errors import ArgumentValueError
+from astjax.primitives.custom_derivatives import name_p
 from astjax.transforms import ad
+from astjax.transforms.remat import Offloadable, Recompute, Saveable
 
-__all__ = ["checkpoint", "remat", "checkpoint_name", "checkpoint_policies",
-           "print_saved_residuals", "saved_residuals"]
+__all__ = ["checkpoint_name", "checkpoint_policies",
+           "print_saved_residuals", "saved_residuals", "Saveable", "Recompute",
+           "Offloadable"]
 
 
 def checkpoint_name(x, name):
-    """`x`, named `name` for the `save_*_names` policies (the identity on values)."""
-    del name
-    return tree_util.tree_map(lambda v: v, x)
+    """`x` (an array or a pytree of arrays) unchanged, each leaf named `name` for the
+    name-based `checkpoint_policies` (`save_only_these_names`, ...)."""
+    return tree_util.tree_map(lambda v: name_p.bind(v, name=name), x)
 
 
 def _is_dot(prim) -> bool:
-    return getattr(prim, "name", str(prim)) in ("dot_general", "dot")
+    return getattr(prim, "name", None) == "dot_general"
 
 
-def _everything_saveable(*_, **__):
-    return True
-
-
-def _nothing_saveable(*_, **__):
-    return False
-
-
-def _dots_saveable(prim, *_, **__):
-    return _is_dot(prim)
-
-
-def _dots_with_no_batch_dims_saveable(prim, *_, **params):
-    if not _is_dot(prim):
-        return False
-    (_, _), (lhs_batch, rhs_batch) = params.get("dimension_numbers", (((), ()), ((), ())))
+def _no_batch_dims(params) -> bool:
+    (_, _), (lhs_batch, rhs_batch) = params["dimension_numbers"]
     return not lhs_batch and not rhs_batch
 
 
-def _named(prim, params) -> str | None:
-    return params.get("name") if getattr(prim, "name", "") == "name" else None
+def _name_of(prim, params) -> str | None:
+    return params.get("name") if prim is name_p else None
 
 
-def _save_anything_except_these_names(*names):
+def everything_saveable(*_, **__) -> bool:
+    """Save every value (reverse mode without `checkpoint`)."""
+    return True
+
+
+def nothing_saveable(*_, **__) -> bool:
+    """Save nothing: recompute every intermediate (`checkpoint`'s default)."""
+    return False
+
+
+@dataclasses.dataclass(frozen=True)
+class DotsSaveable:
+    """Save the outputs of matrix products (`dot_general`, convolutions); with
+    `only_if_no_batch_dims`, only those of `dot_general`s without batch dimensions."""
+    only_if_no_batch_dims: bool
+
+    def __call__(self, prim, *avals, **params):
+        name = getattr(prim, "name", None)
+        if self.only_if_no_batch_dims:
+            if name == "scaled_matmul_wrapper":
+                return avals[0].shape[0] == 1
+            return _is_dot(prim) and _no_batch_dims(params)
+        return name in ("dot_general", "conv_general_dilated", "scaled_matmul_wrapper")
+
+
+dots_saveable = DotsSaveable(False)
+dots_with_no_batch_dims_saveable = DotsSaveable(True)
+
+
+def offload_dot_with_no_batch_dims(offload_src, offload_dst):
+    """As `dots_with_no_batch_dims_saveable`, answering `Offloadable(src, dst)` for the
+    values to keep (astjax keeps them where they are)."""
     def policy(prim, *_, **params):
-        return _named(prim, params) not in names
+        if _is_dot(prim) and _no_batch_dims(params):
+            return Offloadable(src=offload_src, dst=offload_dst)
+        return Recompute
     return policy
 
 
-def _save_any_names_but_these(*names):
+def save_anything_except_these_names(*names_not_to_save):
+    """Save every value. (jax 0.10.2's policy of this name ignores `names_not_to_save`:
+    astjax answers as it does.)"""
+    del names_not_to_save
+    return everything_saveable
+
+
+@dataclasses.dataclass(frozen=True)
+class SaveOnlyTheseNames:
+    """Save only the values named (by `checkpoint_name`) with one of `saveable_names`."""
+    saveable_names: frozenset
+
+    def __call__(self, prim, *_, **params):
+        return _name_of(prim, params) in self.saveable_names
+
+
+@dataclasses.dataclass(frozen=True)
+class SaveAnyNamesButThese:
+    """Save only named values, except those named with one of `names`."""
+    names: frozenset
+
+    def __call__(self, prim, *_, **params):
+        name = _name_of(prim, params)
+        return name is not None and name not in self.names
+
+
+def save_only_these_names(*names_which_can_be_saved):
+    """Save only the values named (by `checkpoint_name`) with one of the given names."""
+    return SaveOnlyTheseNames(frozenset(names_which_can_be_saved))
+
+
+def save_any_names_but_these(*names_not_to_save):
+    """Save only the named values, except those with one of the given names."""
+    return SaveAnyNamesButThese(frozenset(names_not_to_save))
+
+
+def save_and_offload_only_these_names(*, names_which_can_be_saved,
+                                      names_which_can_be_offloaded, offload_src,
+                                      offload_dst):
+    """As `save_only_these_names`, answering `Offloadable(offload_src, offload_dst)` for
+    the names in `names_which_can_be_offloaded` (the two lists must not overlap)."""
+    saved, offloaded = set(names_which_can_be_saved), set(names_which_can_be_offloaded)
+    if saved & offloaded:
+        raise ArgumentValueError(
+            "`names_which_can_be_saved` and `names_which_can_be_offloaded` must not "
+            f"share a name; both hold {sorted(saved & offloaded)}",
+            hint="list each name in one of the two only")
+
     def policy(prim, *_, **params):
-        n = _named(prim, params)
-        return n is not None and n not in names
+        name = _name_of(prim, params)
+        if name in saved:
+            return Saveable
+        if name in offloaded:
+            return Offloadable(src=offload_src, dst=offload_dst)
+        return Recompute
     return policy
 
 
-def _save_only_these_names(*names):
-    def policy(prim, *_, **params):
-        return _named(prim, params) in names
-    return policy
-
-
-def _save_from_both_policies(policy_1, policy_2):
+def save_from_both_policies(policy_1, policy_2):
+    """Save a value when either policy saves it (both must answer bools)."""
     def policy(prim, *args, **params):
-        return policy_1(prim, *args, **params) or policy_2(prim, *args, **params)
+        a, b = policy_1(prim, *args, **params), policy_2(prim, *args, **params)
+        if not (isinstance(a, bool) and isinstance(b, bool)):
+            raise ArgumentValueError(
+                f"save_from_both_policies needs policies answering bools; they answered "
+                f"{a!r} and {b!r}",
+                hint="write the combined policy as one function returning "
+                     "Saveable / Recompute / Offloadable")
+        return a or b
     return policy
 
 
@@ -90,16 +169,18 @@ class _Policies(types.SimpleNamespace):
 
 
 checkpoint_policies = _Policies(
-    everything_saveable=_everything_saveable,
-    nothing_saveable=_nothing_saveable,
-    dots_saveable=_dots_saveable,
-    checkpoint_dots=_dots_saveable,
-    dots_with_no_batch_dims_saveable=_dots_with_no_batch_dims_saveable,
-    checkpoint_dots_with_no_batch_dims=_dots_with_no_batch_dims_saveable,
-    save_anything_except_these_names=_save_anything_except_these_names,
-    save_any_names_but_these=_save_any_names_but_these,
-    save_only_these_names=_save_only_these_names,
-    save_from_both_policies=_save_from_both_policies,
+    everything_saveable=everything_saveable,
+    nothing_saveable=nothing_saveable,
+    dots_saveable=dots_saveable,
+    checkpoint_dots=dots_saveable,
+    dots_with_no_batch_dims_saveable=dots_with_no_batch_dims_saveable,
+    checkpoint_dots_with_no_batch_dims=dots_with_no_batch_dims_saveable,
+    offload_dot_with_no_batch_dims=offload_dot_with_no_batch_dims,
+    save_anything_except_these_names=save_anything_except_these_names,
+    save_any_names_but_these=save_any_names_but_these,
+    save_only_these_names=save_only_these_names,
+    save_from_both_policies=save_from_both_policies,
+    save_and_offload_only_these_names=save_and_offload_only_these_names,
 )
 
 
@@ -159,20 +240,21 @@ def _where(info) -> str:
     return f" from {info.file}:{info.line}{col}{fn}"
 
 
-def _producer(jaxpr, var):
-    """The equation computing `var`, looking through higher-order equations (checkpoint,
-    pjit-like calls) to the inner equation that computes the value."""
-    for eqn in jaxpr.eqns:
+def _producer(jaxpr, var, path=()):
+    """(equation computing `var`, its position: indices of the equations leading to
+    it), looking through higher-order equations (checkpoint, pjit-like calls) to the
+    inner equation that computes the value."""
+    for k, eqn in enumerate(jaxpr.eqns):
         for i, v in enumerate(eqn.outvars):
             if v is var:
                 inner = eqn.params.get("jaxpr") or eqn.params.get("call_jaxpr")
                 inner = getattr(inner, "jaxpr", inner)
                 if inner is not None and hasattr(inner, "eqns") and i < len(inner.outvars):
-                    found = _producer(inner, inner.outvars[i])
-                    if found is not None:
+                    found = _producer(inner, inner.outvars[i], path + (k,))
+                    if found[0] is not None:
                         return found
-                return eqn
-    return None
+                return eqn, path + (k,)
+    return None, path
 
 
 def saved_residuals(f, *args, **kwargs) -> list[tuple]:
@@ -185,9 +267,12 @@ def saved_residuals(f, *args, **kwargs) -> list[tuple]:
     names = _arg_names(f, args, kwargs)
     invars = {id(v): i for i, v in enumerate(jaxpr.invars)}
     constvars = {id(v) for v in jaxpr.constvars}
-    order = {id(v): k for k, eqn in enumerate(jaxpr.eqns) for v in eqn.outvars}
-    found = []
+    produced = {id(v) for eqn in jaxpr.eqns for v in eqn.outvars}
+    found, seen = [], set()
     for v in jaxpr.outvars[len(jaxpr.outvars) - nres:]:
+        if id(v) in seen:
+            continue
+        seen.add(id(v))
         aval = getattr(v, "aval", None)
         if id(v) in invars:
             i = invars[id(v)]
@@ -195,14 +280,16 @@ def saved_residuals(f, *args, **kwargs) -> list[tuple]:
             key = (0, i)
         elif id(v) in constvars:
             what, key = "from a constant", (1, 0)
-        elif id(v) in order:
-            eqn = _producer(jaxpr, v)
-            what = f"output of {eqn.primitive.name}{_where(eqn.source_info)}"
-            key = (2, order[id(v)])
+        elif id(v) in produced:
+            eqn, where = _producer(jaxpr, v)
+            if eqn.primitive is name_p:
+                what = f"named '{eqn.params['name']}'{_where(eqn.source_info)}"
+            else:
+                what = f"output of {eqn.primitive.name}{_where(eqn.source_info)}"
+            key = (2,) + where
         else:
             what, key = "a literal", (3, 0)
-        if (key, what) not in [(k, w) for k, _, w in found]:
-            found.append((key, aval, what))
+        found.append((key, aval, what))
     return [(aval, what) for _, aval, what in sorted(found, key=lambda t: t[0])]
 
 

@@ -1,10 +1,16 @@
 """`jax.custom_derivatives`: custom differentiation rules (`custom_jvp`,
-`custom_vjp`, `custom_gradient`, `closure_convert`), their primitives, and the
-symbolic-zero types a rule written with `symbolic_zeros=True` receives."""
-from astjax.custom_api import custom_jvp, custom_vjp  # noqa: F401
+`custom_vjp`, `custom_gradient`, `closure_convert`, `linear_call`), their primitives, and the
+symbolic-zero types a rule written with `symbolic_zeros=True` receives.
+
+JAX's `remat_opt_p` is not here: it is the primitive of `custom_vjp.defvjp(...,
+optimize_remat=True)` (a fwd rule replaced by the primal function where its residuals
+are not used), an option astjax's `defvjp` does not take (docs/coming_from_jax.md)."""
+from astjax.custom_api import custom_jvp, custom_vjp, linear_call  # noqa: F401
+from astjax.primitives.linear_call import linear_call_p  # noqa: F401
 from astjax.ad_extras import custom_gradient  # noqa: F401
 from astjax import numpy as jnp
 from astjax import tree_util
+from astjax.errors import ArgumentTypeError
 from astjax.core import inline_jaxpr
 from astjax.staging import stage_callable
 from astjax.primitives.custom_derivatives import (CustomVJPPrimal, SymbolicZero,  # noqa: F401
@@ -33,3 +39,16 @@ def closure_convert(fun, *example_args):
         outs = inline_jaxpr(closed.jaxpr, list(cs), leaves)
         return tree_util.tree_unflatten(out_tree, outs)
     return converted, consts
+
+
+def custom_vjp_primal_tree_values(tree):
+    """The primal values of a `custom_vjp` fwd rule's arguments defined with
+    `symbolic_zeros=True`: each `CustomVJPPrimal` leaf of `tree` replaced by its
+    `value` (any other leaf is JAX's TypeError)."""
+    def value(leaf):
+        if type(leaf) is not CustomVJPPrimal:
+            raise ArgumentTypeError(f"unexpected leaf type {type(leaf)}",
+                                    hint="pass the argument tree a symbolic_zeros fwd rule "
+                                         "received (CustomVJPPrimal leaves)")
+        return leaf.value
+    return tree_util.tree_map(value, tree)

@@ -77,8 +77,11 @@ def _truth(x) -> bool:
 
 
 def _array_like(x) -> bool:
+    # (a mutable array reference is not: a loop or branch closes over it, never
+    # carries it; transforms/discharge.py threads its value)
     return (isinstance(x, (Tracer, np.ndarray, np.generic, bool, int, float, complex,
-                           core.WeakConst)) or hasattr(x, "_buf"))
+                           core.WeakConst)) or hasattr(x, "_buf")) and \
+        not isinstance(x, core.RefTracer)
 
 
 def _static_equal(a, b) -> bool:

@@ -329,11 +329,13 @@ def _broadcast_values(values, full_shape, dtype):
                 f"jax_numpy_dtype_promotion={mode}. In future JAX releases this will "
                 "result in an error.", FutureWarning)
         v = lax.convert_element_type(v, dtype)
-    shp = va.shape
-    while len(shp) > len(full_shape) and shp[0] == 1:
-        shp = shp[1:]
-    if shp != va.shape:
-        v = lax.reshape(v, shp)
+    # JAX broadcasts the values to the slice's shape without dropping leading 1s
+    # (NumPy's `a[0] = ones((1,))` is JAX's ValueError), so neither do we
+    if len(va.shape) > len(full_shape):
+        raise ShapeValueError(f"cannot update a slice of shape {tuple(full_shape)} with "
+                              f"values of shape {va.shape}: the values have more dimensions "
+                              "than the slice", hint="reshape or index the values to the "
+                              "slice's shape (e.g. v[0] or v.reshape(...))")
     try:
         return broadcast_to_shape(v, full_shape)
     except ShapeValueError:  # JAX's ValueError

@@ -285,6 +285,30 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, where=None) -> Arra
     return m if comp == dtype else lax.convert_element_type(m, dtype)
 
 
+def _var_dtypes(a_dtype, dtype):
+    """(computation dtype, result dtype) of `var`/`std`, as JAX chooses them: `dtype=`
+    when given (a real one for complex data is JAX's ValueError), else a's real dtype
+    for inexact data and float32 (float64 for 64-bit integers) for the rest;
+    float16/bfloat16 compute in float32."""
+    if dtype is not None:
+        dtype = dtypes.canonicalize(dtypes.dtype(dtype), warn=True)
+        if (dtypes.issubdtype(a_dtype, np.complexfloating)
+                and not dtypes.issubdtype(dtype, np.complexfloating)):
+            raise ArgumentValueError(
+                f"jnp.var of a {a_dtype} array with the real dtype={dtype}: the variance "
+                "of complex values in a real dtype is not defined (JAX raises here too)",
+                hint="pass a complex dtype, or none (the result is then real)")
+        comp = dtype
+    elif dtypes.is_inexact(a_dtype):
+        comp, dtype = a_dtype, np.dtype(np.zeros((), a_dtype).real.dtype)
+    else:
+        wide = np.dtype(a_dtype) in (np.dtype(np.int64), np.dtype(np.uint64))
+        comp = dtype = dtypes.canonicalize(dtypes.float64 if wide else dtypes.float32)
+    if comp in (dtypes.float16, dtypes.bfloat16):
+        comp = dtypes.float32
+    return comp, dtype
+
+
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
         correction=None) -> Array:
     """Variance of the elements of `a` over the given axes.
@@ -292,18 +316,21 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
     Args:
       a: an array or scalar.
       axis: an int or tuple of ints (static); None uses all elements.
-      dtype: accepted for NumPy compatibility; the computation uses a's inexact dtype.
+      dtype: the dtype to compute in and return (default: a's real dtype if inexact,
+        else float32); a real dtype for complex `a` is a ValueError, as in JAX.
       out: accepted for NumPy compatibility only; astjax never writes in place.
       ddof: delta degrees of freedom; the divisor is N - ddof.
       keepdims: keep the reduced axes as size-1 dimensions.
       where: a bool mask; only selected elements take part.
-      correction: the Array-API name for `ddof` (overrides it when given).
+      correction: the Array-API name for `ddof` (giving both is a ValueError).
 
     Returns:
-      A real floating array (complex inputs give a real variance).
+      An array of `dtype` (complex inputs without `dtype` give a real variance; an
+      integer `dtype` computes in it and returns the default float, as JAX does); NaN
+      where N - ddof <= 0, as in JAX.
 
-    Differences from NumPy: integer inputs are computed in float32 unless x64 is
-    enabled; N - ddof <= 0 gives inf/NaN with no warning.
+    Differences from NumPy: integer inputs are computed in float32 unless they are
+    64-bit; no warnings.
 
     Example:
       >>> import astjax.numpy as jnp
@@ -311,26 +338,35 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
       Array(1.25, dtype=float32)
     """
     if correction is not None:
+        if not isinstance(ddof, int) or ddof != 0:
+            raise ArgumentValueError("ddof and correction can't be provided simultaneously.",
+                                     hint="pass one of them")
         ddof = correction
     a = asarray_operand(a)
     av = core.get_aval(a)
-    comp = av.dtype if dtypes.is_inexact(av.dtype) else dtypes.canonicalize(dtypes.dtype(float))
+    comp, dtype = _var_dtypes(av.dtype, dtype)
     a = lax.convert_element_type(a, comp)
     axes = _axes(axis, av.ndim, "var")
-    m = mean(a, axis=axes, keepdims=True, where=where)
+    m = mean(a, axis=axes, dtype=comp, keepdims=True, where=where)
     centered = lax.sub(a, broadcast_to_shape(m, av.shape))
     if dtypes.issubdtype(comp, np.complexfloating):
         sq = lax.real(lax.mul(centered, lax.conj(centered)))
     else:
         sq = lax.integer_pow(centered, 2)
+    sdt = core.get_aval(sq).dtype
     if where is None:
-        n = _count(av.shape, axes)
-        s = sum(sq, axis=axes, keepdims=keepdims)
-        return lax.div(s, np.asarray(n - ddof, core.get_aval(s).dtype)[()])
-    w = broadcast_to_shape(where, av.shape)
-    s = sum(sq, axis=axes, keepdims=keepdims, where=w)
-    n = sum(lax.convert_element_type(w, core.get_aval(s).dtype), axis=axes, keepdims=keepdims)
-    return lax.div(s, lax.sub(n, np.asarray(ddof, core.get_aval(s).dtype)[()]))
+        s = sum(sq, axis=axes, dtype=sdt, keepdims=keepdims)
+        n = np.asarray(_count(av.shape, axes) - ddof, sdt)[()]
+    else:
+        w = broadcast_to_shape(where, av.shape)
+        s = sum(sq, axis=axes, dtype=sdt, keepdims=keepdims, where=w)
+        n = lax.sub(sum(lax.convert_element_type(w, sdt), axis=axes, keepdims=keepdims),
+                    np.asarray(ddof, sdt)[()])
+    r = lax.convert_element_type(lax.div(s, n), dtype)
+    # NaN where N - ddof <= 0; a weak NaN, so an integer `dtype` turns into the default
+    # float as JAX's result does
+    ok = lax.gt(n, np.zeros((), sdt)[()]) if where is not None else np.asarray(n > 0)
+    return _where(ok, r, float("nan"))
 
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
@@ -338,7 +374,8 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
     """Standard deviation (square root of `var`) over the given axes.
 
     Args:
-      a, axis, dtype, out, ddof, keepdims, where, correction: as for `var`.
+      a, axis, out, ddof, keepdims, where, correction: as for `var`.
+      dtype: as for `var`, but it must be inexact (else a ValueError, as in JAX).
 
     Returns:
       A real floating array.
@@ -346,6 +383,10 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
     Differences from NumPy: as `var` (float32 for integer inputs without x64, no
     warnings); the gradient at zero variance is not finite.
     """
+    if dtype is not None and not dtypes.is_inexact(dtypes.dtype(dtype)):
+        raise ArgumentValueError(f"dtype argument to jnp.std must be inexact; got "
+                                 f"{dtypes.dtype(dtype)}",
+                                 hint="pass a floating or complex dtype")
     return lax.sqrt(var(a, axis, dtype, out, ddof, keepdims, where, correction))
 
 

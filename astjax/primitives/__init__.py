@@ -1,7 +1,7 @@
 """Every primitive, declared once with its rules (see `helpers` for signatures)."""
 from . import comparisons, arithmetic  # noqa: F401  (the elementwise family, before elementwise)
 from . import elementwise, structural, slicing, selection, reductions  # noqa: F401
-from . import gather, scatter, cumulative, sort  # noqa: F401
+from . import gather, scatter, cumulative, sort, top_k  # noqa: F401
 from .elementwise import *  # noqa: F401,F403
 from .structural import *  # noqa: F401,F403
 from .slicing import *  # noqa: F401,F403
@@ -18,12 +18,14 @@ from . import linalg  # noqa: F401,E402  (cholesky, triangular_solve)
 from .linalg import *  # noqa: F401,F403
 from . import collectives  # noqa: F401,E402  (psum, all_gather, axis_index, ...: named axes)
 from . import custom_derivatives  # noqa: F401,E402  (stop_gradient, custom_jvp/vjp_call, checkpoint)
+from . import linear_call  # noqa: F401,E402  (linear_call: a linear function with a user transpose)
 from . import callbacks  # noqa: F401,E402  (pure_callback, io_callback, debug_callback)
 from . import ffi_call  # noqa: F401,E402  (ffi_call: a call of an XLA FFI target)
 from . import convolution  # noqa: F401,E402  (conv_general_dilated)
 from . import windowed  # noqa: F401,E402  (reduce_window and its derivatives)
 from . import vma  # noqa: F401,E402  (varying manual axes: check_vma, typeof inside shard_map)
 from . import spmd  # noqa: F401,E402  (sharding_constraint, shard_map: partitioned programs)
+from . import collectives_p2p  # noqa: F401,E402  (pbroadcast, psend, precv, ragged_all_to_all)
 from . import fft  # noqa: F401,E402  (lax.fft on stablehlo.fft)
 from . import factorizations  # noqa: F401,E402  (LAPACK custom calls: lu, qr, eigh, svd, eig, schur)
 from . import householder  # noqa: F401,E402  (geqrf, householder_product, hessenberg)
@@ -37,4 +39,8 @@ from . import barriers  # noqa: F401,E402  (optimization_barrier)
 from . import rng_bits  # noqa: F401,E402  (rng_bit_generator, rng_uniform: XLA's generators)
 from . import general_reduce  # noqa: F401,E402  (reduce: XLA's reduction with a user computation)
 from . import composite  # noqa: F401,E402  (composite: a named op and its decomposition)
+from . import restructure  # noqa: F401,E402  (split, stack, unstack, tile: linear shape primitives)
+from . import scaled_dot  # noqa: F401,E402  (scaled_dot: the block-scaled product, a composite)
+from . import ref_indexing, state  # noqa: F401,E402  (mutable array references: new_ref, get, swap, ...)
+from . import exported_call  # noqa: F401,E402  (call_exported: a call of an astjax.export module)
 from . import ops  # noqa: F401,E402  (every wrapper in one namespace; after every family)

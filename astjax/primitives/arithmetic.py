@@ -218,9 +218,20 @@ def integer_pow(x, y: int):
     return integer_pow_p.bind(x, y=int(y))
 
 
+def _square_lowering(ctx, x):
+    # JAX's: a product for integers, CHLO's square (exact for complex) otherwise
+    if dtypes.is_int(ctx.avals_in[0].dtype):
+        return ctx.op1("stablehlo.multiply", [x, x])
+    return ctx.op1("chlo.square", [x])
+
+
+square_p = unop("square", np.square, _square_lowering, NUMBER)
+defjvp(square_p, lambda t, y, x: mul(t, mul(_c(x, 2), x)))
+
+
 def square(x):
-    """x * x (`integer_pow(x, 2)`)."""
-    return integer_pow(x, 2)
+    """`lax.square`: x * x, elementwise (integer, floating or complex)."""
+    return square_p.bind(as_operand(x))
 
 
 def reciprocal(x):

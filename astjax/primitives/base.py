@@ -25,7 +25,8 @@ import numpy as np
 from .. import core, dtypes
 from ..core import ShapedArray
 from ..errors import DTypeError, ShapeError, ShapeValueError
-from ..pyast import lax_call
+from ..precision_config import Tolerance, accuracy_attribute
+from ..pyast import call, comment, lax_call, pyconst, statement_rule
 
 FLOAT = "float"
 INEXACT = "inexact"
@@ -123,13 +124,31 @@ def lax_source(name):
     return rule
 
 
+def _accuracy_source(name):
+    """`lax.<name>(x)`, with `accuracy=` when the equation has one."""
+    def rule(gen, eqn):
+        acc = eqn.params.get("accuracy")
+        if acc is None:
+            return lax_call(name, gen, eqn)
+        if isinstance(acc, Tolerance):
+            value = call("lax.Tolerance", atol=pyconst(acc.atol), rtol=pyconst(acc.rtol),
+                         ulps=pyconst(acc.ulps))
+        else:
+            value = gen.value(acc)
+        return lax_call(name, gen, eqn, accuracy=value)
+    return rule
+
+
 def unop(name, np_fn, hlo, kind=FLOAT, out_dtype=None, hlo_attrs=None, source=None,
-         check=None):
+         check=None, accuracy=None):
     """A unary elementwise primitive: `out_dtype` maps the input dtype (default same).
     Params of the primitive (e.g. `round`'s rounding_method) are passed on to
     `np_fn` and to a callable `hlo`; `check(x_aval, **params)` may reject operands
     first. Batching is `defvectorized`; printed source is `source`, by default
-    `lax.<name>(x)`."""
+    `lax.<name>(x)`. `accuracy`, a predicate of the operand's aval, makes the
+    primitive take lax's optional `accuracy` param (an AccuracyMode or Tolerance, left
+    out when None): the reference ignores it, a string `hlo` carries it as the op's
+    `result_accuracy` where the predicate holds, a callable `hlo` receives it."""
     p = core.new_primitive(name)
 
     def abstract_eval(x, **params):
@@ -141,16 +160,21 @@ def unop(name, np_fn, hlo, kind=FLOAT, out_dtype=None, hlo_attrs=None, source=No
 
     def impl(x, **params):
         dt = out_dtype(np.asarray(x).dtype) if out_dtype else np.asarray(x).dtype
+        if accuracy is not None:
+            params.pop("accuracy", None)
         with np.errstate(all="ignore"):
             return _cast(np_fn(np.asarray(x), **params), dt)
 
     def lowering(ctx, x, **params):
         if callable(hlo):
             return hlo(ctx, x, **params)
-        return ctx.op1(hlo, [x], attrs=hlo_attrs)
+        attrs = hlo_attrs
+        if params.get("accuracy") is not None and accuracy(ctx.avals_in[0]):
+            attrs = {**(hlo_attrs or {}), **accuracy_attribute(params["accuracy"])}
+        return ctx.op1(hlo, [x], attrs=attrs)
 
     register(p, impl=impl, abstract_eval=abstract_eval, lowering=lowering,
-             source=source or lax_source(name))
+             source=source or (_accuracy_source(name) if accuracy else lax_source(name)))
     defvectorized(p)
     return p
 
@@ -243,12 +267,15 @@ def minmax_values(ctx, hlo, x, y, aval):
     return ctx.op1("stablehlo.select", [ctx.op1("stablehlo.or", [pick, xnan], b), x, y], aval)
 
 
-def compare_lowering(direction):
+def compare_lowering(direction, total_order=False):
+    """`stablehlo.compare` in `direction`; `total_order`: floats compare in IEEE's
+    total order (-0 < +0, NaNs ordered by sign and payload), as JAX's `*_to` do."""
     def rule(ctx, x, y):
         dt = ctx.avals_in[0].dtype
         if dtypes.issubdtype(dt, np.complexfloating) and direction not in ("EQ", "NE"):
             return complex_order_lowering(ctx, x, y, direction)
-        ctype = ("FLOAT" if dtypes.is_inexact(dt) else
+        float_type = "TOTALORDER" if total_order else "FLOAT"
+        ctype = (float_type if dtypes.is_inexact(dt) else
                  "UNSIGNED" if dtypes.issubdtype(dt, np.unsignedinteger) or dt == dtypes.bool_
                  else "SIGNED")
         return ctx.op1("stablehlo.compare", [x, y], attrs={
@@ -630,4 +657,27 @@ def infix_source(op, kind, fname=None):
             x, y = eqn.invars
             return ast.BinOp(left=gen.arg(x, bare=True), op=op(), right=gen.arg(y, bare=True))
         return lax_call(fname or eqn.primitive.name, gen, eqn)
+    return rule
+
+
+def call_source(param, what):
+    """The source rule of a call primitive whose nested jaxpr is `eqn.params[param]`:
+    printed inline under a comment naming `what` (custom_jvp/vjp/vmap calls,
+    checkpoint, linear_call)."""
+    @statement_rule
+    def rule(gen, eqn, stmts):
+        """A call of a nested jaxpr, printed inline (the numbers are the same; a custom
+        derivative rule or a rematerialization policy is not kept in the source)."""
+        body = eqn.params[param]
+        jaxpr = body.jaxpr if isinstance(body, core.ClosedJaxpr) else body
+        consts = body.consts if isinstance(body, core.ClosedJaxpr) else []
+        if consts or jaxpr.constvars:
+            stmts.extend(gen.generic_statement(eqn))
+            return
+        if gen.comments:
+            stmts.append(comment(f"{what} (inlined)"))
+        outs = [gen.out_name(v, gen.hint_from(v, o) or eqn.primitive.name)
+                for v, o in zip(eqn.outvars, jaxpr.outvars)]
+        stmts.extend(s for s in gen.branch_block(jaxpr, eqn.invars, outs, eqn.outvars)
+                     if not isinstance(s, ast.Pass))
     return rule

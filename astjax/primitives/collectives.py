@@ -48,7 +48,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import core, dtypes, tree_util
-from .. import sharding as shd
+from .. import sharding_impls as shd
 from ..core import ShapedArray, bind
 from ..errors import (ArgumentTypeError, ArgumentValueError, AxisNameError,
                       NotImplementedInAstjaxError, ShapeError, caller_location)

@@ -18,7 +18,7 @@ import ast
 import numpy as np
 
 from .. import core, dtypes
-from ..errors import DTypeError
+from ..errors import DTypeError, RuntimeDTypeError
 from ..pyast import call, lax_call
 from .base import (ANY, FLOAT, INT, INT_BOOL, as_operand, binop, compare_lowering,
                    infix_source, match_scalars, nondiff, operator_ok, unop)
@@ -107,6 +107,48 @@ def ordered_le(x, y):
     """`x <= y` in NumPy's order, which also orders complex values lexicographically
     (real part, then imaginary): what jnp's comparisons, sorting and max/min use."""
     return le_p.bind(*match_scalars(x, y))
+
+
+# The total-order comparisons JAX's shape polymorphism binds (`lax.eq_to_p`, `le_to_p`,
+# `lt_to_p`; no lax wrapper): floats compare in IEEE's total order, so -0 < +0 and a NaN
+# equals itself; other dtypes as eq/le/lt.
+def _total_order_key(x):
+    """Integers whose order is IEEE's total order of the floats `x` (others as they are)."""
+    x = np.asarray(x)
+    if not dtypes.is_float(x.dtype):
+        return x
+    i = x.view(np.dtype(f"i{x.dtype.itemsize}"))
+    flip = np.array(np.iinfo(i.dtype).max, i.dtype)
+    return np.where(i < 0, i ^ flip, i)
+
+
+def _no_complex_order(name):
+    def check(x, y):
+        if any(dtypes.issubdtype(a.dtype, np.complexfloating) for a in (x, y)):
+            raise DTypeError(f"`{name}` orders integer, floating-point and bool values only, "
+                             f"got {x.str_short()} and {y.str_short()}")
+    return check
+
+
+def _no_complex_total_order(x, y):
+    # JAX accepts complex operands and XLA's verifier then refuses the TOTALORDER
+    # comparison when the program compiles: the same class, located, before running
+    if any(dtypes.issubdtype(a.dtype, np.complexfloating) for a in (x, y)):
+        raise RuntimeDTypeError(f"FAILED_PRECONDITION: Expected comparison type FLOAT. "
+                                f"actual: TOTALORDER (eq_to of {x.str_short()})",
+                                hint="compare the real and imaginary parts separately")
+
+
+eq_to_p = binop("eq_to", lambda x, y: np.equal(_total_order_key(x), _total_order_key(y)),
+                compare_lowering("EQ", True), ANY, out_dtype=_to_bool,
+                check=_no_complex_total_order)
+le_to_p = binop("le_to", lambda x, y: np.less_equal(_total_order_key(x), _total_order_key(y)),
+                compare_lowering("LE", True), ANY, out_dtype=_to_bool,
+                check=_no_complex_order("le_to"))
+lt_to_p = binop("lt_to", lambda x, y: np.less(_total_order_key(x), _total_order_key(y)),
+                compare_lowering("LT", True), ANY, out_dtype=_to_bool,
+                check=_no_complex_order("lt_to"))
+nondiff(eq_to_p, le_to_p, lt_to_p)
 
 
 gt_p = binop("gt", np.greater, compare_lowering("GT"), ANY, out_dtype=_to_bool,

@@ -23,7 +23,7 @@ from ..errors import ArgumentTypeError, ArgumentValueError, DTypeError, ShapeErr
 from ..pyast import lax_call
 from .base import add_tangents, is_zero, register
 from .base import tangent_aval as _aval
-from .reductions import canonicalize_precision
+from ..precision_config import canonicalize_precision, precision_config_attribute, source_value
 from .structural import reshape, rev, transpose
 
 __all__ = ["conv_general_dilated_p", "ConvDimensionNumbers", "conv_general_dilated", "conv",
@@ -207,8 +207,7 @@ def _conv_lowering(ctx, lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_
              "rhs_dilation": ctx.i64(rhs_dilation),
              "window_strides": ctx.i64(window_strides)}
     if precision is not None:
-        attrs["precision_config"] = "[" + ", ".join(
-            f"#stablehlo<precision {p.name}>" for p in precision) + "]"
+        attrs["precision_config"] = precision_config_attribute(precision)
     a = ctx.avals_in[0]
     if a.dtype != ctx.avals_out[0].dtype:
         lhs = ctx.op1("stablehlo.convert", [lhs], a.update(dtype=ctx.avals_out[0].dtype))
@@ -415,7 +414,7 @@ def _conv_source(gen, eqn):
         if p[k] != 1:
             kw[k] = gen.value(p[k])
     if p.get("precision") is not None:
-        kw["precision"] = gen.value(tuple(x.name for x in p["precision"]))
+        kw["precision"] = gen.value(source_value(p["precision"]))
     return lax_call("conv_general_dilated", gen, eqn, **kw)
 
 

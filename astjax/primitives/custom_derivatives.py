@@ -22,14 +22,12 @@ called on batched values, they stage the per-example rule and batch that jaxpr.
 """
 from __future__ import annotations
 
-import ast
-
 from .. import core, tree_util
 from ..core import Eqn, Var, bind
 from ..errors import ArgumentTypeError, DifferentiationTypeError
-from ..pyast import comment, lax_call, statement_rule
-from .base import (defvectorized, instantiate, mark_unsupported, matchaxis, register,
-                   unmapped_aval)
+from ..pyast import lax_call
+from .base import (call_source, defvectorized, instantiate, mark_unsupported, matchaxis,
+                   register, unmapped_aval)
 
 __all__ = ["stop_gradient_p", "custom_jvp_call_p", "custom_vjp_call_p", "custom_lin_p",
            "checkpoint_p", "custom_vmap_call_p", "stop_gradient", "SymbolicZero", "CustomVJPPrimal"]
@@ -127,25 +125,6 @@ def _call_batch(p, key):
     return rule
 
 
-def _call_source(param, what):
-    @statement_rule
-    def rule(gen, eqn, stmts):
-        """A call of a nested jaxpr, printed inline (the numbers are the same; a custom
-        derivative rule or a rematerialization policy is not kept in the source)."""
-        body = eqn.params[param]
-        jaxpr = body.jaxpr if isinstance(body, core.ClosedJaxpr) else body
-        consts = body.consts if isinstance(body, core.ClosedJaxpr) else []
-        if consts or jaxpr.constvars:
-            stmts.extend(gen.generic_statement(eqn))
-            return
-        if gen.comments:
-            stmts.append(comment(f"{what} (inlined)"))
-        outs = [gen.out_name(v, gen.hint_from(v, o) or eqn.primitive.name)
-                for v, o in zip(eqn.outvars, jaxpr.outvars)]
-        stmts.extend(s for s in gen.branch_block(jaxpr, eqn.invars, outs, eqn.outvars)
-                     if not isinstance(s, ast.Pass))
-    return rule
-
 class _Vmapped:
     """A Python rule `fn(*lists) -> lists` (per-example) applied to values batched
     at dim 0; returns lists batched at 0."""
@@ -238,7 +217,7 @@ def _custom_jvp_batch(tx, args, dims, *, call_jaxpr, jvp, num_consts, **params):
 
 register(custom_jvp_call_p, impl=_call_impl, abstract_eval=_call_ae, lowering=_call_lowering,
          jvp=_custom_jvp_jvp, batch=_custom_jvp_batch,
-         source=_call_source("call_jaxpr", "custom_jvp function"))
+         source=call_source("call_jaxpr", "custom_jvp function"))
 
 # ---------------------------------------------------------------- custom_vjp_call
 custom_vjp_call_p = core.new_primitive("custom_vjp_call", multiple_results=True,
@@ -272,7 +251,7 @@ def _custom_vjp_batch(tx, args, dims, *, call_jaxpr, fwd, bwd, num_consts, **par
 
 register(custom_vjp_call_p, impl=_call_impl, abstract_eval=_call_ae, lowering=_call_lowering,
          jvp=_custom_vjp_jvp, batch=_custom_vjp_batch,
-         source=_call_source("call_jaxpr", "custom_vjp function"))
+         source=call_source("call_jaxpr", "custom_vjp function"))
 
 # ----------------------------------------------------------------- custom_vmap_call
 # A call whose batching is a user rule (`custom_batching.custom_vmap`): batch calls
@@ -307,7 +286,7 @@ def _custom_vmap_jvp(tx, primals, tangents, *, call_jaxpr, num_consts, **_):
 
 register(custom_vmap_call_p, impl=_call_impl, abstract_eval=_call_ae,
          lowering=_call_lowering, batch=_custom_vmap_batch, jvp=_custom_vmap_jvp,
-         source=_call_source("call_jaxpr", "custom_vmap function"))
+         source=call_source("call_jaxpr", "custom_vmap function"))
 
 # ------------------------------------ custom_lin: residuals + tangents -> tangent outputs,
 # defined by its transpose (the user's bwd)
@@ -358,7 +337,13 @@ def _remat_ae(*avals, jaxpr, **_):
     return list(jaxpr.out_avals)
 
 
-def _remat_lowering(ctx, *args, jaxpr, **_):
+def _remat_lowering(ctx, *args, jaxpr, prevent_cse=True, differentiated=False, **_):
+    if isinstance(prevent_cse, tuple):  # one flag per argument: any of them
+        prevent_cse = any(prevent_cse)
+    if differentiated and prevent_cse and args:
+        # the recomputation must not be merged with the forward pass's values (XLA's
+        # CSE would undo the checkpoint): its inputs go through a barrier, as in JAX
+        args = ctx.op("stablehlo.optimization_barrier", list(args), list(ctx.avals_in))
     return ctx.lower_jaxpr(jaxpr.jaxpr, [], list(args))
 
 
@@ -369,41 +354,61 @@ def _remat_jvp(tx, primals, tangents, *, jaxpr, prevent_cse=True, differentiated
     body, extra = core.split_consts(jv)
     outs = bind(checkpoint_p, *extra, *primals,
                 *[t for t in tangents if not isinstance(t, core.Zero)],
-                jaxpr=body, prevent_cse=prevent_cse, differentiated=True, policy=policy)
+                jaxpr=body, prevent_cse=prevent_cse, differentiated=differentiated,
+                policy=policy)
     n = len(jaxpr.out_avals)
     it = iter(outs[n:])
     return outs[:n], [next(it) if z else core.Zero(a) for z, a in zip(out_nz, jaxpr.out_avals)]
 
 
 def _remat_partial_eval(tx, eqn, in_uk):
+    # The policy splits the body (tx.partial_eval_jaxpr_custom, transforms/remat.py):
+    # the known side computes the known outputs and the values the policy saves; the
+    # unknown side, a differentiated `checkpoint`, recomputes the rest from them.
     jaxpr = eqn.params["jaxpr"]
-    known, _, out_uk, nres = tx.partial_eval_jaxpr(jaxpr, in_uk, instantiate=False)
-    kj = known.jaxpr
-    kj = core.Jaxpr(kj.constvars, kj.invars, kj.outvars[:len(kj.outvars) - nres], kj.eqns)
-    kj, _ = tx.dce_jaxpr(kj)
-    if known.consts:
+    if jaxpr.consts:
         return [], [eqn], [True] * len(eqn.outvars)
+    known, staged, out_uk, out_inst, nres = tx.partial_eval_jaxpr_custom(
+        jaxpr, in_uk, eqn.params.get("policy"))
+    res = [Var(v.aval, v.hint) for v in staged.invars[:nres]]
     k_eqn = Eqn(checkpoint_p, [a for a, u in zip(eqn.invars, in_uk) if not u],
-                [v for v, u in zip(eqn.outvars, out_uk) if not u],
-                dict(eqn.params, jaxpr=core.ClosedJaxpr(kj, [])), eqn.source_info)
-    # the unknown side recomputes everything (that is the point of checkpoint)
-    u_eqn = eqn.replace(outvars=[v if u else Var(v.aval) for v, u in zip(eqn.outvars, out_uk)])
+                [v for v, u in zip(eqn.outvars, out_uk) if not u] + res,
+                dict(eqn.params, jaxpr=core.ClosedJaxpr(known, [])), eqn.source_info)
+    if not any(out_uk):
+        return [k_eqn], [], out_uk
+    # keep the unknown outputs only (the staged side may recompute known ones too)
+    used = [u for u, i in zip(out_uk, out_inst) if i]
+    body, used_in = tx.dce_jaxpr(staged, used, prune_invars=True)
+    u_eqn = Eqn(checkpoint_p, [a for a, k in zip(res + list(eqn.invars), used_in) if k],
+                [v for v, u in zip(eqn.outvars, out_uk) if u],
+                dict(eqn.params, jaxpr=core.ClosedJaxpr(body, []), differentiated=True),
+                eqn.source_info)
     return [k_eqn], [u_eqn], out_uk
 
 
-def _remat_transpose(tx, cts, *args, jaxpr, **_):
+def _remat_transpose(tx, cts, *args, jaxpr, prevent_cse=True, policy=None, **_):
     lin = [core.is_undefined(a) for a in args]
-    # The body is the JVP of the checkpointed function, never partially evaluated: split
-    # its primal recomputation (outputs reading no linear input) off first and run it
-    # forward. Transposed whole, the JVP of a checkpoint nested inside would count its
-    # primal outputs as linear ("mul of two linear values").
+    # The body reads primal values (residuals) and tangents: split its primal
+    # recomputation (outputs reading no linear input) off first and run it forward.
+    # Transposed whole, the JVP of a checkpoint nested inside would count its primal
+    # outputs as linear ("mul of two linear values"). The recomputation and the
+    # transpose form one differentiated `checkpoint`, as JAX's, so that neither
+    # astjax's CSE nor XLA's merges the recomputation with the forward pass.
     known, unknown, out_uk, nres = tx.partial_eval_jaxpr(jaxpr, lin, instantiate=False)
-    k_outs = tx.inline(known, [a for a in args if not core.is_undefined(a)])
-    res = k_outs[len(k_outs) - nres:]
     u_cts = [c for c, u in zip(cts, out_uk) if u]
     zero_cts = [isinstance(c, core.Zero) for c in u_cts]
     bt = tx.transpose_jaxpr(unknown, [False] * nres + [True] * sum(lin), zero_cts)
-    outs = tx.inline(bt, res + [c for c in u_cts if not isinstance(c, core.Zero)])
+    primal = [a for a in args if not core.is_undefined(a)]
+    nz_cts = [c for c in u_cts if not isinstance(c, core.Zero)]
+
+    def backward(*xs):
+        k_outs = tx.inline(known, xs[:len(primal)])
+        return tx.inline(bt, k_outs[len(k_outs) - nres:] + list(xs[len(primal):]))
+
+    staged = core.stage(backward, [core.get_aval(x) for x in primal + nz_cts])
+    body, extra = core.split_consts(staged)
+    outs = bind(checkpoint_p, *extra, *primal, *nz_cts, jaxpr=body, prevent_cse=prevent_cse,
+                differentiated=True, policy=policy)
     it = iter(outs)
     return [next(it) if l else None for l in lin]
 
@@ -420,4 +425,21 @@ def _remat_dce(tx, eqn, used_outputs):
 register(checkpoint_p, impl=_remat_impl, abstract_eval=_remat_ae, lowering=_remat_lowering,
          jvp=_remat_jvp, partial_eval=_remat_partial_eval, transpose=_remat_transpose,
          dce=_remat_dce, batch=_call_batch(checkpoint_p, "jaxpr"),
-         source=_call_source("jaxpr", "checkpoint"))
+         source=call_source("jaxpr", "checkpoint"))
+
+# -------------------------------------------------------------------------- name
+# `checkpoint_name(x, name)`: the identity, naming `x` for the name-based remat
+# policies (they see `name` as the primitive and `name=` in the params). The tangent
+# is not named. Printed as source, the value is passed on unnamed.
+name_p = core.new_primitive("name")
+
+
+def _name_batch(args, dims, *, name):
+    return name_p.bind(args[0], name=name), dims[0]
+
+
+register(name_p, impl=lambda x, *, name: x, abstract_eval=lambda x, *, name: x,
+         lowering=lambda ctx, x, *, name: [x],
+         jvp=lambda primals, tangents, *, name: (name_p.bind(primals[0], name=name),
+                                                 tangents[0]),
+         batch=_name_batch, source=lambda gen, eqn: gen.arg(eqn.invars[0]))

@@ -18,6 +18,7 @@ import numpy as np
 
 from .. import core, dtypes
 from ..errors import DTypeError, DerivativeValueError
+from ..precision_config import AccuracyMode, accuracy_attribute, check_accuracy
 from .base import (ANY, FLOAT, INEXACT, as_operand, bcast_rank0, binop, defjvp, deflinear,
                    is_zero, lax_ops, mark_unsupported, match_scalars, tangent_aval,
                    unbcast_rank0, unop)
@@ -25,15 +26,15 @@ from .arithmetic import (Zero, _c, _real_dtype, add, div, eq, integer_pow, is_un
                          neg, sub)
 # the rest of the elementwise family, re-exported (`elementwise.add_p`, `lax.add`, ...)
 from .comparisons import (and_p, bitwise_and, bitwise_not, bitwise_or,  # noqa: F401
-                          bitwise_xor, clz, clz_p, eq_p, ge, ge_p, gt, gt_p, is_finite,
-                          is_finite_p, le, le_p, lt, lt_p, ne, ne_p, not_p, or_p,
+                          bitwise_xor, clz, clz_p, eq_p, eq_to_p, ge, ge_p, gt, gt_p, is_finite,
+                          is_finite_p, le, le_p, le_to_p, lt, lt_p, lt_to_p, ne, ne_p, not_p, or_p,
                           population_count, population_count_p, shift_left, shift_left_p,
                           shift_right_arithmetic, shift_right_arithmetic_p,
                           shift_right_logical, shift_right_logical_p, xor_p)
 from .arithmetic import (RoundingMethod, abs, abs_p, add_any, add_any_p, add_p,  # noqa: F401
                          ceil, ceil_p, div_p, floor, floor_p, integer_pow_p, max, max_p, min,
                          min_p, mul_p, neg_p, reciprocal, rem, rem_p, round, round_p, sign,
-                         sign_p, square, sub_p)
+                         sign_p, square, square_p, sub_p)
 
 # --------------------------------------------------------------- NumPy references
 _vec = np.vectorize
@@ -110,110 +111,133 @@ def _chlo(name):
     return f"chlo.{name}"
 
 
+# `accuracy=` (lax.AccuracyMode / lax.Tolerance): which operands the op's
+# result_accuracy attribute is emitted for, as JAX lowers it (complex sin/cos are
+# expanded into real operations, logistic into exp: neither carries it)
+_ANY_OPERAND = lambda aval: True  # noqa: E731
+_REAL_OPERAND = lambda aval: np.dtype(aval.dtype).kind != "c"  # noqa: E731
+_NO_OPERAND = lambda aval: False  # noqa: E731
+
+
+def _accuracy(name, accuracy):
+    """The `accuracy` param of lax.`name`'s equation: none for None."""
+    return {} if check_accuracy(accuracy, name) is None else {"accuracy": accuracy}
+
+
+def _exp2_lowering(ctx, x, accuracy=None):
+    a = ctx.avals_in[0]
+    log2 = ctx.broadcast(ctx.constant(math.log(2), a.update(shape=())), a.update(shape=()), a)
+    return ctx.op1("stablehlo.exponential", [ctx.op1("stablehlo.multiply", [x, log2])],
+                   attrs=accuracy_attribute(accuracy))
+
+
 # --------------------------------------------------------------- exponentials, roots
 
 
-exp_p = unop("exp", np.exp, "stablehlo.exponential", INEXACT)
-defjvp(exp_p, lambda t, y, x: mul(t, y))
+exp_p = unop("exp", np.exp, "stablehlo.exponential", INEXACT, accuracy=_ANY_OPERAND)
+defjvp(exp_p, lambda t, y, x, accuracy=None: mul(t, y))
 
 
-def exp(x):
-    """e ** x, elementwise."""
-    return exp_p.bind(as_operand(x))
+def exp(x, *, accuracy=None):
+    """e ** x, elementwise. `accuracy`: None, a lax.AccuracyMode or lax.Tolerance."""
+    return exp_p.bind(as_operand(x), **_accuracy("exp", accuracy))
 
 
-exp2_p = unop("exp2", np.exp2, lambda ctx, x: ctx.op1("stablehlo.exponential", [
-    ctx.op1("stablehlo.multiply", [x, ctx.broadcast(ctx.constant(math.log(2), ctx.avals_in[0].update(shape=())), ctx.avals_in[0].update(shape=()), ctx.avals_in[0])])]), INEXACT)
-defjvp(exp2_p, lambda t, y, x: mul(t, mul(y, _c(x, math.log(2)))))
+exp2_p = unop("exp2", np.exp2, _exp2_lowering, INEXACT, accuracy=_ANY_OPERAND)
+defjvp(exp2_p, lambda t, y, x, accuracy=None: mul(t, mul(y, _c(x, math.log(2)))))
 
 
-def exp2(x):
-    """2 ** x, elementwise."""
-    return exp2_p.bind(as_operand(x))
+def exp2(x, *, accuracy=None):
+    """2 ** x, elementwise. `accuracy`: None, a lax.AccuracyMode or lax.Tolerance."""
+    return exp2_p.bind(as_operand(x), **_accuracy("exp2", accuracy))
 
 
-log_p = unop("log", np.log, "stablehlo.log", INEXACT)
-defjvp(log_p, lambda t, y, x: div(t, x))
+log_p = unop("log", np.log, "stablehlo.log", INEXACT, accuracy=_ANY_OPERAND)
+defjvp(log_p, lambda t, y, x, accuracy=None: div(t, x))
 
 
-def log(x):
-    """The natural logarithm, elementwise."""
-    return log_p.bind(as_operand(x))
+def log(x, *, accuracy=None):
+    """The natural logarithm, elementwise. `accuracy`: as `exp`'s."""
+    return log_p.bind(as_operand(x), **_accuracy("log", accuracy))
 
 
-log1p_p = unop("log1p", np.log1p, "stablehlo.log_plus_one", INEXACT)
-defjvp(log1p_p, lambda t, y, x: div(t, add(x, _c(x, 1))))
+log1p_p = unop("log1p", np.log1p, "stablehlo.log_plus_one", INEXACT, accuracy=_ANY_OPERAND)
+defjvp(log1p_p, lambda t, y, x, accuracy=None: div(t, add(x, _c(x, 1))))
 
 
-def log1p(x):
-    """log(1 + x), accurate near 0."""
-    return log1p_p.bind(as_operand(x))
+def log1p(x, *, accuracy=None):
+    """log(1 + x), accurate near 0. `accuracy`: as `exp`'s."""
+    return log1p_p.bind(as_operand(x), **_accuracy("log1p", accuracy))
 
 
-expm1_p = unop("expm1", np.expm1, "stablehlo.exponential_minus_one", INEXACT)
-defjvp(expm1_p, lambda t, y, x: mul(t, add(y, _c(x, 1))))
+expm1_p = unop("expm1", np.expm1, "stablehlo.exponential_minus_one", INEXACT,
+               accuracy=_ANY_OPERAND)
+# under AccuracyMode.HIGHEST the derivative is the accurate exp, not expm1 + 1 (JAX)
+defjvp(expm1_p, lambda t, y, x, accuracy=None: mul(t, exp(x, accuracy=accuracy))
+       if accuracy is AccuracyMode.HIGHEST else mul(t, add(y, _c(x, 1))))
 
 
-def expm1(x):
-    """e ** x - 1, accurate near 0."""
-    return expm1_p.bind(as_operand(x))
+def expm1(x, *, accuracy=None):
+    """e ** x - 1, accurate near 0. `accuracy`: as `exp`'s."""
+    return expm1_p.bind(as_operand(x), **_accuracy("expm1", accuracy))
 
 
-sqrt_p = unop("sqrt", np.sqrt, "stablehlo.sqrt", INEXACT)
-defjvp(sqrt_p, lambda t, y, x: div(t, mul(y, _c(x, 2))))
+sqrt_p = unop("sqrt", np.sqrt, "stablehlo.sqrt", INEXACT, accuracy=_ANY_OPERAND)
+defjvp(sqrt_p, lambda t, y, x, accuracy=None: div(t, mul(y, _c(x, 2))))
 
 
-def sqrt(x):
-    """The square root, elementwise."""
-    return sqrt_p.bind(as_operand(x))
+def sqrt(x, *, accuracy=None):
+    """The square root, elementwise. `accuracy`: as `exp`'s."""
+    return sqrt_p.bind(as_operand(x), **_accuracy("sqrt", accuracy))
 
 
-rsqrt_p = unop("rsqrt", lambda x: 1.0 / np.sqrt(x), "stablehlo.rsqrt", INEXACT)
-defjvp(rsqrt_p, lambda t, y, x: mul(t, mul(div(y, x), _c(x, -0.5))))
+rsqrt_p = unop("rsqrt", lambda x: 1.0 / np.sqrt(x), "stablehlo.rsqrt", INEXACT,
+               accuracy=_ANY_OPERAND)
+defjvp(rsqrt_p, lambda t, y, x, accuracy=None: mul(t, mul(div(y, x), _c(x, -0.5))))
 
 
-def rsqrt(x):
-    """1 / sqrt(x), elementwise."""
-    return rsqrt_p.bind(as_operand(x))
+def rsqrt(x, *, accuracy=None):
+    """1 / sqrt(x), elementwise. `accuracy`: as `exp`'s."""
+    return rsqrt_p.bind(as_operand(x), **_accuracy("rsqrt", accuracy))
 
 
-cbrt_p = unop("cbrt", _cbrt, "stablehlo.cbrt")
-defjvp(cbrt_p, lambda t, y, x: mul(t, mul(integer_pow(y, -2), _c(x, 1 / 3))))
+cbrt_p = unop("cbrt", _cbrt, "stablehlo.cbrt", accuracy=_ANY_OPERAND)
+defjvp(cbrt_p, lambda t, y, x, accuracy=None: mul(t, mul(integer_pow(y, -2), _c(x, 1 / 3))))
 
 
-def cbrt(x):
-    """The real cube root, elementwise."""
-    return cbrt_p.bind(as_operand(x))
+def cbrt(x, *, accuracy=None):
+    """The real cube root, elementwise. `accuracy`: as `exp`'s."""
+    return cbrt_p.bind(as_operand(x), **_accuracy("cbrt", accuracy))
 
 
 # ------------------------------------------------------------ trigonometric, hyperbolic
 
 
-sin_p = unop("sin", np.sin, "stablehlo.sine", INEXACT)
-defjvp(sin_p, lambda t, y, x: mul(t, cos(x)))
+sin_p = unop("sin", np.sin, "stablehlo.sine", INEXACT, accuracy=_REAL_OPERAND)
+defjvp(sin_p, lambda t, y, x, accuracy=None: mul(t, cos(x, accuracy=accuracy)))
 
 
-def sin(x):
-    """The sine, elementwise."""
-    return sin_p.bind(as_operand(x))
+def sin(x, *, accuracy=None):
+    """The sine, elementwise. `accuracy`: as `exp`'s."""
+    return sin_p.bind(as_operand(x), **_accuracy("sin", accuracy))
 
 
-cos_p = unop("cos", np.cos, "stablehlo.cosine", INEXACT)
-defjvp(cos_p, lambda t, y, x: neg(mul(t, sin(x))))
+cos_p = unop("cos", np.cos, "stablehlo.cosine", INEXACT, accuracy=_REAL_OPERAND)
+defjvp(cos_p, lambda t, y, x, accuracy=None: neg(mul(t, sin(x, accuracy=accuracy))))
 
 
-def cos(x):
-    """The cosine, elementwise."""
-    return cos_p.bind(as_operand(x))
+def cos(x, *, accuracy=None):
+    """The cosine, elementwise. `accuracy`: as `exp`'s."""
+    return cos_p.bind(as_operand(x), **_accuracy("cos", accuracy))
 
 
-tan_p = unop("tan", np.tan, "stablehlo.tan", INEXACT)
-defjvp(tan_p, lambda t, y, x: mul(t, add(_c(x, 1), integer_pow(y, 2))))
+tan_p = unop("tan", np.tan, "stablehlo.tan", INEXACT, accuracy=_ANY_OPERAND)
+defjvp(tan_p, lambda t, y, x, accuracy=None: mul(t, add(_c(x, 1), integer_pow(y, 2))))
 
 
-def tan(x):
-    """The tangent, elementwise."""
-    return tan_p.bind(as_operand(x))
+def tan(x, *, accuracy=None):
+    """The tangent, elementwise. `accuracy`: as `exp`'s."""
+    return tan_p.bind(as_operand(x), **_accuracy("tan", accuracy))
 
 
 asin_p = unop("asin", np.arcsin, _chlo("asin"), INEXACT)
@@ -261,13 +285,17 @@ def cosh(x):
     return cosh_p.bind(as_operand(x))
 
 
-tanh_p = unop("tanh", np.tanh, "stablehlo.tanh", INEXACT)
-defjvp(tanh_p, lambda t, y, x: mul(t, sub(_c(x, 1), integer_pow(y, 2))))
+tanh_p = unop("tanh", np.tanh, "stablehlo.tanh", INEXACT, accuracy=_ANY_OPERAND)
+# under AccuracyMode.HIGHEST: 4 logistic(2x) logistic(-2x), no cancellation in 1 - y**2
+defjvp(tanh_p, lambda t, y, x, accuracy=None: mul(t, mul(_c(x, 4), mul(
+    logistic(mul(_c(x, 2), x), accuracy=accuracy), logistic(mul(_c(x, -2), x),
+                                                             accuracy=accuracy))))
+       if accuracy is AccuracyMode.HIGHEST else mul(t, sub(_c(x, 1), integer_pow(y, 2))))
 
 
-def tanh(x):
-    """The hyperbolic tangent, elementwise."""
-    return tanh_p.bind(as_operand(x))
+def tanh(x, *, accuracy=None):
+    """The hyperbolic tangent, elementwise. `accuracy`: as `exp`'s."""
+    return tanh_p.bind(as_operand(x), **_accuracy("tanh", accuracy))
 
 
 asinh_p = unop("asinh", np.arcsinh, _chlo("asinh"), INEXACT)
@@ -297,13 +325,16 @@ def atanh(x):
     return atanh_p.bind(as_operand(x))
 
 
-logistic_p = unop("logistic", _logistic, "stablehlo.logistic", INEXACT)
-defjvp(logistic_p, lambda t, y, x: mul(t, mul(y, sub(_c(x, 1), y))))
+logistic_p = unop("logistic", _logistic, "stablehlo.logistic", INEXACT, accuracy=_NO_OPERAND)
+# under AccuracyMode.HIGHEST: y logistic(-x), no cancellation in 1 - y
+defjvp(logistic_p, lambda t, y, x, accuracy=None: mul(t, mul(y, logistic(neg(x))))
+       if accuracy is AccuracyMode.HIGHEST else mul(t, mul(y, sub(_c(x, 1), y))))
 
 
-def logistic(x):
-    """1 / (1 + e ** -x), elementwise."""
-    return logistic_p.bind(as_operand(x))
+def logistic(x, *, accuracy=None):
+    """1 / (1 + e ** -x), elementwise. `accuracy`: accepted and checked as `exp`'s;
+    like JAX's lowering, the computation does not carry it."""
+    return logistic_p.bind(as_operand(x), **_accuracy("logistic", accuracy))
 
 # ------------------------------------------------------------------ special functions
 
@@ -598,8 +629,9 @@ UNARY = {p.name: p for p in [neg_p, sign_p, floor_p, ceil_p, round_p, abs_p, exp
                              tan_p, asin_p, acos_p, atan_p, sinh_p, cosh_p, tanh_p, asinh_p,
                              acosh_p, atanh_p, logistic_p, erf_p, erfc_p, erf_inv_p, lgamma_p,
                              digamma_p, is_finite_p, not_p, population_count_p, clz_p,
-                             real_p, imag_p, conj_p, integer_pow_p]}
+                             real_p, imag_p, conj_p, integer_pow_p, square_p]}
 BINARY = {p.name: p for p in [add_p, sub_p, mul_p, div_p, rem_p, pow_p, max_p, min_p, atan2_p,
                               nextafter_p, polygamma_p, and_p, or_p, xor_p, shift_left_p,
                               shift_right_arithmetic_p, shift_right_logical_p, eq_p, ne_p,
-                              lt_p, le_p, gt_p, ge_p, add_any_p, complex_p]}
+                              lt_p, le_p, gt_p, ge_p, add_any_p, complex_p, eq_to_p, le_to_p,
+                              lt_to_p]}

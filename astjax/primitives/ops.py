@@ -37,7 +37,8 @@ from .slicing import (_index_scalar,  # noqa: F401
                                  dynamic_slice, dynamic_slice_in_dim, dynamic_update_index_in_dim,
                                  dynamic_update_slice, dynamic_update_slice_in_dim, index_in_dim,
                                  slice, slice_in_dim)
-from .sort import sort, sort_key_val, top_k  # noqa: F401
+from .sort import sort, sort_key_val  # noqa: F401
+from .top_k import approx_max_k, approx_min_k, top_k  # noqa: F401
 from .structural import (bitcast_convert_type, broadcasted_iota,  # noqa: F401
                                     concatenate, copy as copy_p,
                                     full_like, reshape, rev, squeeze, zeros_like_array)
@@ -50,7 +51,8 @@ from .cond import stage_sub  # noqa: F401
 from .gather import (GatherDimensionNumbers, GatherScatterMode,  # noqa: F401
                                 gather)
 from .scatter import (ScatterDimensionNumbers, scatter, scatter_add,  # noqa: F401
-                                 scatter_apply, scatter_max, scatter_min, scatter_mul)
+                                 scatter_apply, scatter_max, scatter_min, scatter_mul,
+                                 scatter_sub)
 from .custom_derivatives import stop_gradient_p  # noqa: F401
 from . import custom_derivatives as _custom_derivatives
 from .convolution import (ConvDimensionNumbers, conv, conv_dimension_numbers,  # noqa: F401
@@ -65,6 +67,7 @@ from .collectives import (all_gather, all_to_all, axis_index,  # noqa: F401
                                      axis_size, pcast, pmax, pmean, pmin, ppermute, pshuffle,
                                      psum, psum_scatter, pswapaxes)
 from .spmd import with_sharding_constraint  # noqa: F401
+from .collectives_p2p import pbroadcast, precv, psend, ragged_all_to_all  # noqa: F401
 from .ffi_call import after_all, create_token  # noqa: F401
 
 from .bits import mulhi, reduce_precision, reduce_xor  # noqa: F401

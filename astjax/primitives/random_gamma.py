@@ -8,13 +8,15 @@ Operands: the key data, `uint32[*kb, 2]`, and `a`, floating of shape `(*kb, *res
 of the `kb` keys is split into `prod(rest)` keys, one per element, in JAX's layout (the
 `jax_threefry_partitionable` flag), and each element drawn by Marsaglia and Tsang's
 rejection method with the same draws, in the same order, as JAX's sampler, so the same
-key gives the same bits. Its rules, in one block:
+key gives the same bits; all elements run in one vectorized loop, as JAX's lowering
+(its sampler under `vmap`) runs them. Its rules, in one block:
 
 - abstract eval: `a`'s shape and dtype; the key's leading axes must be `a`'s;
 - lowering: the sampler, staged (JAX's `mlir.lower_fun`); the NumPy `impl` is that same
   program run eagerly (a NumPy copy could not match XLA's `log`/`erf_inv` bits);
 - JVP: JAX's implicit reparameterization, `dx/da = -(dP/da) / (dP/dx)` with P the gamma
-  CDF, times `a`'s tangent (divided by the sample in log space); the key has none;
+  CDF (`random_gamma_grad`, also `lax.random_gamma_grad`), times `a`'s tangent (divided
+  by the sample in log space); the key has none;
 - batching: both batch axes to the front (an unbatched key is broadcast, so every
   example splits the same key), as JAX's rule.
 """
@@ -30,7 +32,7 @@ from ..errors import DTypeError, ShapeError
 from .base import bdim_at_front, is_zero, lax_ops, lowering_from, register
 from .threefry_draws import keys_of, normal, split_keys, uniform
 
-__all__ = ["random_gamma_p", "random_gamma"]
+__all__ = ["random_gamma_p", "random_gamma", "random_gamma_grad"]
 
 _U32 = np.dtype(np.uint32)
 
@@ -43,13 +45,32 @@ def _c(v, dt):
 # ------------------------------------------------------------------ the sampler
 
 
-def _gamma_one(key, alpha, log_space):
-    """One Gamma(alpha) sample (or its log) by Marsaglia and Tsang's method; alpha < 1
-    is boosted to alpha + 1 and scaled back by U ** (1 / alpha) (in log space: plus
-    log(U) / alpha, so tiny alphas do not underflow)."""
+def _masked_while(pred, body, state):
+    """A while loop over vectors of independent states (what JAX's `vmap` makes of a
+    per-element loop): it runs while any element's `pred` holds, and an element whose
+    `pred` is false keeps its state, so each element sees exactly its own loop."""
+    L = lax_ops()
+
+    def step(s):
+        p = pred(s)
+        new = body(s)
+        return tuple(L.select(L.broadcast_in_dim(p, core.get_aval(x).shape, (0,))
+                              if core.get_aval(x).ndim > 1 else p, y, x)
+                     for y, x in zip(new, s))
+    return L.while_loop(core.raw(lambda s: L.reduce_or(pred(s), (0,))), core.raw(step),
+                        tuple(state))
+
+
+def _gamma_many(key, alpha, log_space):
+    """Gamma(alpha) samples (or their logs) for keys u32[n, 2] and alphas [n], by
+    Marsaglia and Tsang's method, all elements in one vectorized loop (JAX's CPU and
+    GPU lowering: the per-element sampler under `vmap`); alpha < 1 is boosted to
+    alpha + 1 and scaled back by U ** (1 / alpha) (in log space: plus log(U) / alpha,
+    so tiny alphas do not underflow)."""
     L = lax_ops()
     dt = core.get_aval(alpha).dtype
     one, zero = _c(1, dt), _c(0, dt)
+    full = lambda v: L.full_like(alpha, v)  # noqa: E731
     boost_mask = L.ge(alpha, one)
     alpha_b = L.select(boost_mask, alpha, L.add(alpha, one))
     d = L.sub(alpha_b, _c(1. / 3., dt))
@@ -69,25 +90,24 @@ def _gamma_one(key, alpha, log_space):
             k2, sub = keys_of(s[0], 2)
             x = normal(sub, dt)
             return k2, x, L.add(one, L.mul(x, c))
-        _, x, v = L.while_loop(core.raw(lambda s: L.le(s[2], zero)), core.raw(next_v),
-                               (x_key, zero, _c(-1, dt)))
+        _, x, v = _masked_while(lambda s: L.le(s[2], zero), next_v,
+                                (x_key, full(0), full(-1)))
         return k, L.mul(x, x), L.mul(L.mul(v, v), v), uniform(u_key, dt)
 
     key, subkey = keys_of(key, 2)
-    _, _, v3, _ = L.while_loop(core.raw(rejected), core.raw(propose),
-                               (key, zero, one, _c(2, dt)))
+    _, _, v3, _ = _masked_while(rejected, propose, (key, full(0), full(1), full(2)))
     if log_space:  # log(U) as -Exponential(): -log1p(-U)
         log_u = L.log1p(L.neg(uniform(subkey, dt)))
-        log_boost = L.select(L.bitwise_or(boost_mask, L.eq(log_u, zero)), zero,
+        log_boost = L.select(L.bitwise_or(boost_mask, L.eq(log_u, zero)), full(0),
                              L.mul(log_u, L.div(one, alpha)))
         return L.add(L.add(L.log(d), L.log(v3)), log_boost)
     u = L.sub(one, uniform(subkey, dt))
-    boost = L.select(boost_mask, one, L.pow(u, L.div(one, alpha)))
+    boost = L.select(boost_mask, full(1), L.pow(u, L.div(one, alpha)))
     return L.mul(L.mul(d, v3), boost)
 
 
 def _sample(key, a, *, log_space):
-    """The lowering: split each key per element of `a`, then one sampler per element."""
+    """The lowering: split each key per element of `a`, then sample every element."""
     L = lax_ops()
     ka, aa = core.get_aval(key), core.get_aval(a)
     nk = math.prod(ka.shape[:-1])
@@ -95,9 +115,7 @@ def _sample(key, a, *, log_space):
     if nk * n == 0:
         return L.full(aa.shape, 0, aa.dtype)
     keys = L.reshape(split_keys(L.reshape(key, (nk, 2)), n), (nk * n, 2))
-    alphas = L.reshape(a, (nk * n,))
-    samples = L.scan(core.raw(lambda c, x: (c, _gamma_one(x[0], x[1], log_space))), None,
-                     (keys, alphas))[1]
+    samples = _gamma_many(keys, L.reshape(a, (nk * n,)), log_space)
     return L.reshape(samples, aa.shape)
 
 # ------------------------------------------------------------------- the block
@@ -121,11 +139,52 @@ def _random_gamma_impl(key, a, *, log_space):
 
 def _sample_grad(a, x):
     """d x / d a for a sample x ~ Gamma(a) held at its quantile: -(dP/da) / (dP/dx),
-    dP/dx the density x^(a-1) e^(-x) / Gamma(a); a sample 0 does not move."""
+    dP/dx the density x^(a-1) e^(-x) / Gamma(a); a sample 0 does not move; NaN where
+    JAX's is (a <= 0, x < 0, x infinite, a NaN operand)."""
     L = lax_ops()
-    log_density = L.sub(L.sub(L.mul(L.sub(a, _c(1, x.dtype)), L.log(x)), x), L.lgamma(a))
+    dt = core.get_aval(x).dtype
+    log_density = L.sub(L.sub(L.mul(L.sub(a, _c(1, dt)), L.log(x)), x), L.lgamma(a))
     grad = L.neg(L.div(L.igamma_grad_a(a, x), L.exp(log_density)))
-    return L.select(L.eq(x, _c(0, x.dtype)), L.full_like(x, 0), grad)
+    grad = L.select(L.eq(x, _c(0, dt)), L.full_like(x, 0), grad)
+    bad = L.bitwise_or(L.bitwise_or(L.le(a, _c(0, dt)), L.lt(x, _c(0, dt))),
+                       L.bitwise_or(L.ne(a, a), L.bitwise_not(L.lt(x, _c(np.inf, dt)))))
+    return L.select(bad, L.full_like(x, np.nan), grad)
+
+
+def random_gamma_grad(a, x):
+    """`lax.random_gamma_grad`: d x / d a of samples `x` ~ Gamma(`a`, 1), elementwise --
+    the implicit reparameterization `random.gamma`'s gradient uses. Operands are
+    floating arrays, broadcast as JAX does (a scalar against any shape, else equal
+    ranks); float16/bfloat16 are computed in float32 and rounded back."""
+    L = lax_ops()
+    ops = [x if isinstance(x, core.Tracer) or hasattr(x, "aval") else np.asarray(x)
+           for x in (a, x)]
+    avals = [core.get_aval(o) for o in ops]
+    for v in avals:
+        if not dtypes.is_float(v.dtype):
+            raise DTypeError(f"random_gamma_grad needs floating operands, got {v.str_short()}")
+    if avals[0].dtype != avals[1].dtype:
+        raise DTypeError(f"random_gamma_grad needs operands of one dtype, got "
+                         f"{avals[0].str_short()} and {avals[1].str_short()}",
+                         hint="convert one with x.astype(dtype)")
+    ndim = max(v.ndim for v in avals)
+    for v in avals:
+        if 0 < v.ndim < ndim:
+            raise ShapeError(f"random_gamma_grad: operand of shape {v.shape} does not "
+                             f"broadcast to rank {ndim} (JAX broadcasts a scalar or an "
+                             "operand of the same rank)", hint="reshape it to the same rank")
+    shape = tuple(max((v.shape[i] for v in avals if v.ndim), default=1) for i in range(ndim))
+    for v in avals:
+        if v.ndim and any(d not in (1, n) for d, n in zip(v.shape, shape)):
+            raise ShapeError(f"random_gamma_grad: shapes {avals[0].shape} and "
+                             f"{avals[1].shape} do not broadcast")
+    ops = [L.broadcast_in_dim(o, shape, tuple(range(v.ndim)) if v.ndim else ())
+           if v.shape != shape else o for o, v in zip(ops, avals)]
+    dt = avals[0].dtype
+    if dt in (dtypes.float16, dtypes.bfloat16):
+        ops = [L.convert_element_type(o, np.float32) for o in ops]
+        return L.convert_element_type(_sample_grad(*ops), dt)
+    return _sample_grad(*ops)
 
 
 def _random_gamma_jvp(primals, tangents, *, log_space):

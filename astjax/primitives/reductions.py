@@ -6,14 +6,16 @@ and the `lax.*` wrappers (`reduce_*`, `dot_general`, `dot`); argmax/argmin are i
 from __future__ import annotations
 
 import ast
-import enum
 
 import numpy as np
 
 from .. import core, dtypes
 from ..config import config
 from ..core import ShapedArray, bind
-from ..errors import DTypeError, ShapeError
+from ..errors import ArgumentValueError, DTypeError, ShapeError
+from ..precision_config import (Precision, attribute_types, canonicalize_precision,  # noqa: F401
+                                check_platform, compute_types, is_algorithm,
+                                precision_config_attribute, source_value)
 from ..pyast import dtype_expr, lax_call
 from . import elementwise as ew
 from .base import (ANY, INT_BOOL, NUMBER, add_tangents, deflinear, defreducer, is_zero,
@@ -222,67 +224,69 @@ def _dot_impl(x, y, *, dimension_numbers, precision=None, preferred_element_type
     k = int(np.prod(xt.shape[nb + len(lfree):], dtype=np.int64))
     n = int(np.prod(yt.shape[nb + len(rc):], dtype=np.int64))
     acc = np.float64 if dtypes.is_float(x.dtype) else None
+    out_dtype = np.dtype(preferred_element_type or x.dtype)
+    if is_algorithm(precision):
+        # round the operands to the algorithm's types, and the sum to its accumulator
+        lt, rt, acc_t = compute_types(precision, x.dtype, y.dtype, out_dtype)
+        xt, yt = xt.astype(lt).astype(np.float64), yt.astype(rt).astype(np.float64)
+        out_dtype = acc_t or out_dtype
     r = np.matmul(xt.reshape(bshape + (m, k)).astype(acc or x.dtype),
                   yt.reshape(bshape + (k, n)).astype(acc or y.dtype))
     out = r.reshape(bshape + xt.shape[nb:nb + len(lfree)] + yt.shape[nb + len(rc):])
-    return out.astype(preferred_element_type or x.dtype)
+    return out.astype(out_dtype).astype(preferred_element_type or x.dtype)
 
 
-class Precision(enum.Enum):
-    """`lax.Precision`: how hard a backend may cut corners in a matrix product
-    (DEFAULT may use bfloat16 / TF32 passes on accelerators; CPU computes exactly).
-    Also constructed from JAX's strings: 'default'/'fastest'/'bfloat16',
-    'high'/'tensorfloat32', 'highest'/'float32'."""
-    DEFAULT = 0
-    HIGH = 1
-    HIGHEST = 2
-
-    @classmethod
-    def _missing_(cls, value):
-        names = {"default": cls.DEFAULT, "fastest": cls.DEFAULT, "bfloat16": cls.DEFAULT,
-                 "high": cls.HIGH, "tensorfloat32": cls.HIGH,
-                 "highest": cls.HIGHEST, "float32": cls.HIGHEST}
-        return names.get(value.lower()) if isinstance(value, str) else None
-
-    def __repr__(self):
-        return f"Precision.{self.name}"
-
-    __str__ = lambda self: self.name  # noqa: E731
-
-
-def canonicalize_precision(precision):
-    """None, a Precision (or its string) or a pair of them -> None or a pair."""
-    if precision is None:
-        return None
-    if isinstance(precision, (Precision, str)):
-        p = Precision(precision)
-        return (p, p)
-    if isinstance(precision, (tuple, list)) and len(precision) == 2:
-        return tuple(Precision(p) if p is not None else Precision.DEFAULT for p in precision)
-    raise ValueError(f"precision argument must be None, a lax.Precision, a string or a pair "
-                     f"of them, got {precision!r}")
+def _algorithm_attribute(ctx, algorithm, lhs_dtype, rhs_dtype):
+    fields = attribute_types(algorithm, lhs_dtype, rhs_dtype)
+    if fields is None:
+        return {}
+    *types, lcc, rcc, passes, imprecise = fields
+    lt, rt, at = (t if isinstance(t, str) else ctx.elt(t) for t in types)
+    return {"algorithm": f"#stablehlo.dot_algorithm<lhs_precision_type = {lt}, "
+                         f"rhs_precision_type = {rt}, accumulation_type = {at}, "
+                         f"lhs_component_count = {lcc}, rhs_component_count = {rcc}, "
+                         f"num_primitive_operations = {passes}, allow_imprecise_accumulation"
+                         f" = {str(bool(imprecise)).lower()}>"}
 
 
 def _dot_lowering(ctx, x, y, *, dimension_numbers, precision=None,
                   preferred_element_type=None, out_sharding=None):
     (lc, rc), (lb, rb) = dimension_numbers
     a, b = ctx.avals_in
-    # floating operands of one dtype feed a wider accumulation directly, as JAX lowers
-    # it (converting first would let XLA drop the operands' rounding, e.g. bf16 products)
-    direct = a.dtype == b.dtype and dtypes.is_float(a.dtype) and dtypes.is_float(
-        ctx.avals_out[0].dtype)
-    if a.dtype != ctx.avals_out[0].dtype and not direct:
-        x = ctx.op1("stablehlo.convert", [x], a.update(dtype=ctx.avals_out[0].dtype))
-        y = ctx.op1("stablehlo.convert", [y], b.update(dtype=ctx.avals_out[0].dtype))
+    out = ctx.avals_out[0]
+    acc = out
+    algorithm = {}
+    if is_algorithm(precision):
+        # JAX's lowering: the operands are converted to the algorithm's types and the
+        # result from its accumulator; the platform must honour the algorithm
+        check_platform(precision, ctx.platform)
+        lt, rt, at = compute_types(precision, a.dtype, b.dtype, out.dtype)
+        if lt != a.dtype:
+            x = ctx.op1("stablehlo.convert", [x], a.update(dtype=lt))
+        if rt != b.dtype:
+            y = ctx.op1("stablehlo.convert", [y], b.update(dtype=rt))
+        acc = out.update(dtype=at or out.dtype)
+        algorithm = _algorithm_attribute(ctx, precision, lt, rt)
+    else:
+        # floating operands of one dtype feed a wider accumulation directly, as JAX
+        # lowers it (converting first would let XLA drop the operands' rounding, e.g.
+        # bf16 products)
+        direct = a.dtype == b.dtype and dtypes.is_float(a.dtype) and dtypes.is_float(out.dtype)
+        if a.dtype != out.dtype and not direct:
+            x = ctx.op1("stablehlo.convert", [x], a.update(dtype=out.dtype))
+            y = ctx.op1("stablehlo.convert", [y], b.update(dtype=out.dtype))
     dn = (f"#stablehlo.dot<lhs_batching_dimensions = [{', '.join(map(str, lb))}], "
           f"rhs_batching_dimensions = [{', '.join(map(str, rb))}], "
           f"lhs_contracting_dimensions = [{', '.join(map(str, lc))}], "
           f"rhs_contracting_dimensions = [{', '.join(map(str, rc))}]>")
     attrs = {"dot_dimension_numbers": dn}
     if precision is not None:
-        attrs["precision_config"] = "[" + ", ".join(
-            f"#stablehlo<precision {p.name}>" for p in precision) + "]"
-    return laid_out(ctx, ctx.op1("stablehlo.dot_general", [x, y], attrs=attrs), out_sharding)
+        attrs["precision_config"] = precision_config_attribute(precision)
+    attrs.update(algorithm)
+    r = ctx.op1("stablehlo.dot_general", [x, y], acc, attrs=attrs)
+    if acc.dtype != out.dtype:
+        r = ctx.op1("stablehlo.convert", [r], out)
+    return laid_out(ctx, r, out_sharding)
 
 
 register(dot_general_p, impl=_dot_impl, abstract_eval=_dot_ae, lowering=_dot_lowering)
@@ -304,16 +308,13 @@ def _remaining(original, *removed_lists):
 
 
 def _dot_transpose_lhs(ct, x_aval, y, *, dimension_numbers, preferred_element_type=None,
-                       swap_ans=False, **params):
+                       **params):
     (x_contract, y_contract), (x_batch, y_batch) = dimension_numbers
     x_ndim = x_aval.ndim
     y_aval = _aval(y)
     x_kept = _remaining(range(x_ndim), x_contract, x_batch)
     y_kept = _remaining(range(y_aval.ndim), y_contract, y_batch)
-    if swap_ans:
-        ans_batch, ans_y, _ = _ranges_like(x_batch, y_kept, x_kept)
-    else:
-        ans_batch, _, ans_y = _ranges_like(x_batch, x_kept, y_kept)
+    ans_batch, _, ans_y = _ranges_like(x_batch, x_kept, y_kept)
     dims = ((ans_y, y_kept), (ans_batch, y_batch))
     x_contract_sorted_by_y = list(np.take(x_contract, np.argsort(y_contract)))
     unsorted_axes = list(x_batch) + x_kept + x_contract_sorted_by_y
@@ -321,16 +322,33 @@ def _dot_transpose_lhs(ct, x_aval, y, *, dimension_numbers, preferred_element_ty
     ct = convert_element_type(ct, y_aval.dtype) if _aval(ct).dtype != y_aval.dtype else ct
     d = dot_general(ct, y, ((tuple(dims[0][0]), tuple(dims[0][1])),
                             (tuple(dims[1][0]), tuple(dims[1][1]))),
-                    preferred_element_type=x_aval.dtype)
+                    params.get("precision"), preferred_element_type=x_aval.dtype)
     return transpose(d, tuple(int(a) for a in out_axes))
 
 
 def _dot_transpose_rhs(ct, x, y_aval, *, dimension_numbers, preferred_element_type=None,
                        **params):
+    # y's cotangent is computed as dot_general(x, ct), not as the lhs rule's
+    # dot_general(ct, x) followed by a transpose: its free axes then come out in y's
+    # axis order for the usual layouts (a weight [contracting..., kept...]), so no
+    # transpose follows. XLA folds that transpose into a real matrix product, but not
+    # into the outer product a per-example weight gradient is (vmap of a one-row
+    # `x @ W`): there it became a transposing fusion plus a copy per weight.
     (x_contract, y_contract), (x_batch, y_batch) = dimension_numbers
-    swapped = (((tuple(y_contract), tuple(x_contract)), (tuple(y_batch), tuple(x_batch))))
-    return _dot_transpose_lhs(ct, y_aval, x, dimension_numbers=swapped,
-                              preferred_element_type=preferred_element_type, swap_ans=True)
+    x_aval = _aval(x)
+    x_kept = _remaining(range(x_aval.ndim), x_contract, x_batch)
+    y_kept = _remaining(range(y_aval.ndim), y_contract, y_batch)
+    ans_batch, ans_x, _ = _ranges_like(x_batch, x_kept, y_kept)
+    # the product's axes: batch (paired as x_batch), x's contracting axes in x's order
+    # (each is one of y's contracting axes), then ct's axes of y_kept, in y's order
+    y_of_x = dict(zip(x_contract, y_contract))
+    axes = list(y_batch) + [y_of_x[a] for a in sorted(x_contract)] + y_kept
+    ct = convert_element_type(ct, x_aval.dtype) if _aval(ct).dtype != x_aval.dtype else ct
+    d = dot_general(x, ct, ((tuple(x_kept), tuple(ans_x)), (tuple(x_batch), tuple(ans_batch))),
+                    params.get("precision"), preferred_element_type=y_aval.dtype)
+    if axes == list(range(y_aval.ndim)):
+        return d
+    return transpose(d, tuple(int(a) for a in np.argsort(axes)))
 
 
 def _dot_jvp(primals, tangents, **params):
@@ -398,7 +416,7 @@ def _dot_source(gen, eqn):
     if pet is not None and np.dtype(pet) != x.aval.dtype:
         kw["preferred_element_type"] = dtype_expr(pet)
     if eqn.params.get("precision") is not None:
-        kw["precision"] = gen.value(tuple(p.name for p in eqn.params["precision"]))
+        kw["precision"] = gen.value(source_value(eqn.params["precision"]))
     return lax_call("dot_general", gen, eqn, gen.value(dn), **kw)
 
 
@@ -424,10 +442,19 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
     return bind(dot_general_p, lhs, rhs, **params)
 
 
-def dot(lhs, rhs, precision=None, preferred_element_type=None):
-    """`lax.dot`: vector/matrix products of rank-1 or rank-2 operands."""
-    la, ra = _aval(lhs), _aval(rhs)
-    if la.ndim not in (1, 2) or ra.ndim not in (1, 2):
-        raise DTypeError(f"lax.dot needs rank-1 or rank-2 operands, got {la.shape}, {ra.shape}")
-    return dot_general(lhs, rhs, (((la.ndim - 1,), (0,)), ((), ())), precision,
-                       preferred_element_type)
+def dot(lhs, rhs, *, dimension_numbers=None, precision=None, preferred_element_type=None,
+        out_sharding=None):
+    """`lax.dot` (JAX 0.10.2's signature: everything after the operands by keyword):
+    `dot_general` with `dimension_numbers`, which may be left out for a vector/matrix
+    product of rank-1 or rank-2 operands. `precision` is a `Precision` (or pair), a
+    `DotAlgorithmPreset` (or its name) or a `DotAlgorithm`."""
+    if dimension_numbers is None:
+        ls, rs = _aval(lhs).shape, _aval(rhs).shape
+        if not (1 <= len(ls) <= 2 and 1 <= len(rs) <= 2 and ls[-1] == rs[0]):
+            raise ArgumentValueError(
+                "jax.lax.dot: dimension_numbers must be specified when not performing simple"
+                " un-batched matrix-matrix, matrix-vector, or vector-vector products;"
+                f" got lhs_shape={ls} rhs_shape={rs}")
+        dimension_numbers = (((len(ls) - 1,), (0,)), ((), ()))
+    return dot_general(lhs, rhs, dimension_numbers, precision, preferred_element_type,
+                       out_sharding=out_sharding)

@@ -24,8 +24,8 @@ from .gather import (GatherDimensionNumbers, GatherScatterMode, _bool_attr, _che
                      _dims_attr, _operand, _sorted_unique, _starts, _tuple, _upper_bounds,
                      _window_index, gather, gather_p)
 
-__all__ = ["ScatterDimensionNumbers", "scatter_p", "scatter_add_p", "scatter_mul_p",
-           "scatter_min_p", "scatter_max_p"]
+__all__ = ["ScatterDimensionNumbers", "scatter_p", "scatter_add_p", "scatter_sub_p",
+           "scatter_mul_p", "scatter_min_p", "scatter_max_p"]
 
 Zero, is_undefined = core.Zero, core.is_undefined
 
@@ -322,6 +322,38 @@ register(scatter_add_p, impl=_scatter_impl_for(_np_bool_safe(np.add, np.logical_
          jvp=_scatter_linear_jvp(scatter_add_p), transpose=_scatter_add_transpose,
          batch=_scatter_batch(scatter_add_p), source=_scatter_source("scatter-add"))
 scatter_add = _scatter(scatter_add_p)
+
+# ---- scatter-sub ------------------------------------------------------------------
+
+
+def _scatter_sub_ae(operand, indices, updates, **params):
+    if operand.dtype == dtypes.bool_:
+        raise DTypeError("scatter_sub does not accept boolean operands: subtraction of "
+                         "booleans is undefined", hint="use scatter with lax.bitwise_xor, or "
+                                                       "cast to an integer dtype")
+    return _scatter_ae_for("scatter-sub")(operand, indices, updates, **params)
+
+
+def _scatter_sub_transpose(ct, x, idx, u, **params):
+    if _is_zero(ct):
+        return [None, None, None]
+    cx = ct if is_undefined(x) else None
+    cu = (lax_ops().neg(_gather_for_scatter(ct, idx, params, _aval(u))) if is_undefined(u)
+          else None)
+    return [cx, None, cu]
+
+
+scatter_sub_p = core.new_primitive("scatter-sub")
+register(scatter_sub_p, impl=_scatter_impl_for(lambda out, idx, vals: np.subtract.at(
+             out, idx, vals)),
+         abstract_eval=_scatter_sub_ae,
+         lowering=_scatter_lowering_for(_hlo_combiner("stablehlo.subtract", None)),
+         jvp=_scatter_linear_jvp(scatter_sub_p), transpose=_scatter_sub_transpose,
+         batch=_scatter_batch(scatter_sub_p), source=_scatter_source("scatter-sub"))
+scatter_sub = _scatter(scatter_sub_p)
+scatter_sub.__doc__ = ("`lax.scatter_sub`: like `scatter_add`, subtracting each update from "
+                       "the operand entry it lands on (integers wrap as in two's-complement "
+                       "subtraction).")
 
 # ---- scatter-mul ------------------------------------------------------------------
 

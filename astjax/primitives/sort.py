@@ -7,7 +7,8 @@ compare by real part, then imaginary part. Lowered with `stablehlo.sort` and a
 comparator region that canonicalizes zeros and NaNs and compares with TOTALORDER.
 
 The block also holds the jvp (tangents follow the sort permutation), batch rule,
-printed source and the `lax.*` wrappers `sort`, `sort_key_val` and `top_k`.
+printed source and the `lax.*` wrappers `sort` and `sort_key_val` (`top_k` is its own
+primitive: primitives/top_k.py).
 """
 from __future__ import annotations
 
@@ -17,14 +18,12 @@ import numpy as np
 
 from .. import core, dtypes
 from ..core import ShapedArray, bind
-from ..errors import ArgumentValueError, ShapeError, ShapeValueError
+from ..errors import ShapeError, ShapeValueError
 from ..pyast import call, pyconst
-from . import elementwise as ew
 from .cumulative import check_axis, compare
 from .base import as_operand, is_zero, matchaxis, register
 from .base import tangent_aval as _aval
-from .slicing import slice
-from .structural import broadcasted_iota, concatenate, full_like, reshape, rev
+from .structural import broadcasted_iota, concatenate, reshape
 from . import gather as ix
 
 sort_p = core.new_primitive("sort", multiple_results=True)
@@ -211,27 +210,5 @@ def sort_key_val(keys, values, dimension=-1, is_stable=True):
     k, v = sort((keys, values), dimension, is_stable, 1)
     return k, v
 
-
-def top_k(operand, k):
-    """The `k` largest entries along the last axis and their (int32) indices, largest
-    first; ties keep the lower index first."""
-    operand = as_operand(operand)
-    aval = core.get_aval(operand)
-    k = int(k)
-    if aval.ndim == 0 or not 0 <= k <= aval.shape[-1]:
-        raise ShapeValueError(f"top_k: k={k} does not fit an operand of shape {aval.shape}")
-    if dtypes.issubdtype(aval.dtype, np.complexfloating):  # no ordering (JAX: ValueError)
-        raise ArgumentValueError("top_k does not accept complex operands: complex values have "
-                                 "no ordering", hint="take jnp.real / jnp.abs of the operand")
-    last = aval.ndim - 1
-    rv = rev(operand, (last,))
-    idx = broadcasted_iota(dtypes.int32, aval.shape, last)
-    vals, perm = sort((rv, idx), last, True, 1)
-    vals, perm = rev(vals, (last,)), rev(perm, (last,))
-    n = np.asarray(aval.shape[-1] - 1, dtypes.int32)[()]
-    perm = bind(ew.sub_p, full_like(perm, n), perm)
-    start, limit = [0] * aval.ndim, list(aval.shape)
-    limit[-1] = k
-    return slice(vals, start, limit), slice(perm, start, limit)
 
 __all__ = ["sort_p"]

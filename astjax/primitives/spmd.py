@@ -28,7 +28,7 @@ import numpy as np
 
 from .. import core, tree_util
 from ..config import config
-from .. import sharding as shd
+from .. import sharding_impls as shd
 from ..core import ShapedArray, bind
 from ..errors import (ArgumentError, ArgumentTypeError, ArgumentValueError, AstjaxError,
                       NotImplementedInAstjaxError, caller_location)

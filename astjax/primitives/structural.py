@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from .. import core, dtypes
-from .. import sharding as shd
+from .. import sharding_impls as shd
 from ..core import ShapedArray, bind
 from ..errors import (ArgumentTypeError, ArgumentValueError, DTypeError, ShapeError,
                       ShapeValueError, caller_location)

@@ -1,10 +1,15 @@
 """The threefry2x32 block function (Salmon et al., 2011) on uint32 lax values -- the hash
 under JAX's default PRNG -- and the draws a primitive's lowering makes with it: key
 splits in JAX's two counter layouts (`jax_threefry_partitionable`) and one uniform or
-normal scalar per key, bit for bit as `astjax.random` draws them. It declares no
-primitive; it sits with the primitive families because `random_gamma`'s lowering draws
-through it, and `astjax.random` builds seeds, splits and random bits on the same hash
+normal scalar per key, bit for bit as `astjax.random` draws them. It sits with the
+primitive families because `random_gamma`'s lowering draws through it, and
+`astjax.random` builds seeds, splits and random bits on the same hash
 (`random/threefry.py`).
+
+It also declares `threefry2x32_p`, the hash as one primitive (JAX's
+`jax.extend.random.threefry2x32_p`): operands k1, k2, x1, x2 (uint32, one shape or
+scalars), results the two output words; impl a NumPy copy of the hash, lowering the
+hash above, batched elementwise, not differentiable (integers).
 
 `rolled=True` writes the five rounds as a `fori_loop` (JAX's CPU lowering does the same,
 so XLA keeps the ~100-op hash out of its consumers' fusions); the bits are the same.
@@ -15,7 +20,9 @@ import numpy as np
 
 from .. import core, dtypes
 from ..config import config
-from .base import lax_ops
+from ..core import ShapedArray
+from ..errors import DTypeError, ShapeError
+from .base import lax_ops, lowering_from, matchaxis, nondiff, register
 
 _U32 = np.dtype(np.uint32)
 ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
@@ -94,19 +101,31 @@ def split_keys(keys, n):
 
 
 def keys_of(key, n):
-    """One key u32[2] split into a list of n keys (`random.split(key, n)` unpacked)."""
+    """Keys u32[*b, 2] split into a list of n key arrays u32[*b, 2] (`random.split(key,
+    n)` unpacked, for each of the `b` keys)."""
     L = lax_ops()
-    ks = L.reshape(split_keys(L.reshape(key, (1, 2)), n), (n, 2))
-    return [L.index_in_dim(ks, i, 0, False) for i in range(n)]
+    batch = core.get_aval(key).shape[:-1]
+    m = int(np.prod(batch, dtype=np.int64))
+    ks = L.reshape(split_keys(L.reshape(key, (m, 2)), n), (m, n, 2))
+    return [L.reshape(L.index_in_dim(ks, i, 1, False), batch + (2,)) for i in range(n)]
+
+
+def _word(key, i):
+    """Word i of keys u32[*b, 2]: u32[*b]."""
+    L = lax_ops()
+    nd = core.get_aval(key).ndim
+    return L.squeeze(L.slice_in_dim(key, i, i + 1, axis=nd - 1), (nd - 1,))
 
 
 def _bits(key, width):
-    """`random.bits` of one scalar of `width` bits (8, 16, 32, 64) from one key."""
+    """`random.bits` of one scalar of `width` bits (8, 16, 32, 64) from each key of
+    u32[*b, 2]: shape `b`."""
     L = lax_ops()
-    k1, k2 = L.index_in_dim(key, 0, 0, False), L.index_in_dim(key, 1, 0, False)
-    zero = L.full((), 0, _U32)
+    k1, k2 = _word(key, 0), _word(key, 1)
+    shape = core.get_aval(k1).shape
+    zero = L.full(shape, 0, _U32)
     partitionable = config.read("jax_threefry_partitionable")
-    second = zero if partitionable or width < 64 else L.full((), 1, _U32)
+    second = zero if partitionable or width < 64 else L.full(shape, 1, _U32)
     b1, b2 = threefry2x32(k1, k2, zero, second)
     if width == 64:
         u64 = np.dtype(np.uint64)
@@ -117,7 +136,8 @@ def _bits(key, width):
 
 
 def uniform(key, dt, lo=0.0, hi=1.0):
-    """`random.uniform(key, (), dt, lo, hi)`: mantissa bits under the exponent of 1.0."""
+    """`random.uniform(key, (), dt, lo, hi)` for each key of u32[*b, 2]: mantissa bits
+    under the exponent of 1.0."""
     L = lax_ops()
     fi = dtypes.finfo(dt)
     nbits, nmant = fi.bits, fi.nmant
@@ -129,12 +149,79 @@ def uniform(key, dt, lo=0.0, hi=1.0):
     fb = L.bitwise_or(L.shift_right_logical(b, _c(rng_bits - nmant, uint)),
                       np.array(1.0, dt).view(uint)[()])
     floats = L.sub(L.bitcast_convert_type(fb, dt), _c(1.0, dt))
-    lo, hi = L.full((), lo, dt), L.full((), hi, dt)
+    shape = core.get_aval(floats).shape
+    lo, hi = L.full(shape, lo, dt), L.full(shape, hi, dt)
     return L.max(lo, L.add(L.mul(floats, L.sub(hi, lo)), lo))
 
 
 def normal(key, dt):
-    """`random.normal(key, (), dt)`: sqrt(2) erf_inv(u), u uniform in (-1, 1)."""
+    """`random.normal(key, (), dt)` for each key of u32[*b, 2]: sqrt(2) erf_inv(u), u
+    uniform in (-1, 1)."""
     L = lax_ops()
     lo = np.nextafter(np.array(-1.0, dt), np.array(0.0, dt), dtype=dt)
     return L.mul(_c(np.sqrt(2), dt), L.erf_inv(uniform(key, dt, lo, 1.0)))
+
+
+# ------------------------------------------------------------------ threefry2x32_p
+threefry2x32_p = core.new_primitive("threefry2x32", multiple_results=True)
+
+
+def _tf_shape(*avals):
+    shapes = {a.shape for a in avals if a.ndim}
+    if len(shapes) > 1:
+        raise ShapeError(f"threefry2x32: operands of shapes {[a.shape for a in avals]} "
+                         "(they must share one shape, or be scalars)")
+    return shapes.pop() if shapes else ()
+
+
+def _tf_abstract_eval(k1, k2, x1, x2):
+    for a in (k1, k2, x1, x2):
+        if a.dtype != _U32:
+            raise DTypeError(f"threefry2x32 requires uint32 arguments, got "
+                             f"{[str(b.dtype) for b in (k1, k2, x1, x2)]}")
+    shape = _tf_shape(k1, k2, x1, x2)
+    return [ShapedArray(shape, _U32), ShapedArray(shape, _U32)]
+
+
+def _tf_impl(k1, k2, x1, x2):
+    shape = np.broadcast_shapes(*(np.shape(v) for v in (k1, k2, x1, x2)))
+    k1, k2, x1, x2 = (np.broadcast_to(np.asarray(v, _U32), shape) for v in (k1, k2, x1, x2))
+    ks = [k1, k2, k1 ^ k2 ^ np.uint32(0x1BD11BDA)]
+    x = [x1 + ks[0], x2 + ks[1]]
+    rotl = lambda v, d: (v << np.uint32(d)) | (v >> np.uint32(32 - d))  # noqa: E731
+    for i in range(5):
+        for r in ROTATIONS[i % 2]:
+            x[0] = x[0] + x[1]
+            x[1] = x[0] ^ rotl(x[1], r)
+        x[0] = x[0] + ks[(i + 1) % 3]
+        x[1] = x[1] + ks[(i + 2) % 3] + np.uint32(i + 1)
+    return [x[0], x[1]]
+
+
+def _tf_lower(k1, k2, x1, x2):
+    L = lax_ops()
+    shape = _tf_shape(*(core.get_aval(v) for v in (k1, k2, x1, x2)))
+    x1, x2 = (v if core.get_aval(v).shape == shape else L.broadcast(v, shape) for v in (x1, x2))
+    return list(threefry2x32(k1, k2, x1, x2))
+
+
+def _tf_batch(args, dims):
+    """Every operand brought to (batch, *per-example shape), batch first."""
+    L = lax_ops()
+    size = next(core.get_aval(x).shape[d] for x, d in zip(args, dims) if d is not None)
+    per = [core.get_aval(x) if d is None else
+           ShapedArray(tuple(s for i, s in enumerate(core.get_aval(x).shape) if i != d), _U32)
+           for x, d in zip(args, dims)]
+    shape = _tf_shape(*per)
+    ops = []
+    for x, d, a in zip(args, dims, per):
+        x = matchaxis(x, d, 0, size)
+        if a.shape != shape:       # a per-example scalar
+            x = L.broadcast_in_dim(x, (size,) + shape, (0,))
+        ops.append(x)
+    return core.bind(threefry2x32_p, *ops), [0, 0]
+
+
+register(threefry2x32_p, impl=_tf_impl, abstract_eval=_tf_abstract_eval,
+         lowering=lowering_from(_tf_lower, multiple_results=True), batch=_tf_batch)
+nondiff(threefry2x32_p)

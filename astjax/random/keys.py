@@ -38,6 +38,7 @@ from ..errors import ArgumentTypeError, ArityError, DTypeError
 from . import distributions as _d
 from . import gamma as _g
 from . import prng as _p
+from . import key_reuse as _kr
 
 __all__ = ["PRNGKeyArray", "KeyTy", "key", "key_data", "wrap_key_data", "key_impl", "key_dtype",
            "split", "fold_in", "clone", "bits", "uniform", "normal", "bernoulli", "randint",
@@ -124,10 +125,11 @@ def _shape_of(x):
 class PRNGKeyArray:
     """An array of typed PRNG keys (see the module docstring): shape, indexing,
     reshaping and transposition act on the keys; `key_data` gives the raw words."""
-    __slots__ = ("_base", "_impl")
+    __slots__ = ("_base", "_impl", "_consumed")
     __array_priority__ = 100
 
     def __init__(self, base, impl=_IMPL):
+        self._consumed = False   # the key-reuse checker's eager mark (random/key_reuse.py)
         self._base = type_as_keys(base, _short_name(impl))
         self._impl = impl
 
@@ -361,6 +363,8 @@ def split(key, num=2):
         Array([[1797259609, 2579123966],
                [ 928981903, 3453687069]], dtype=uint32)
     """
+    if isinstance(key, PRNGKeyArray):
+        _kr.consume(key, "random_split")
     return _same_kind(key, _p.split(_key_in(key), num))
 
 
@@ -370,8 +374,14 @@ def fold_in(key, data):
 
 
 def clone(key):
-    """The same key (JAX's `clone` exists for key reuse checking)."""
-    return key
+    """A new key with the same data, not yet consumed (for the key-reuse checker: the
+    clone may be used where `key` is used too)."""
+    if not isinstance(key, PRNGKeyArray):
+        return key
+    base = key._base
+    if isinstance(base, core.Tracer):    # a new variable, so its uses are its own
+        base = random_wrap(random_unwrap(base), _short_name(key._impl))
+    return PRNGKeyArray(base, key._impl)
 
 
 # ------------------------------------------------------------ samplers, any key
@@ -390,6 +400,8 @@ def _accepting_typed_keys(fn):
         except TypeError as e:
             raise ArityError(f"random.{fn.__name__}(): {e}",
                              hint=f"its signature is random.{fn.__name__}{sig}") from None
+        if isinstance(key, PRNGKeyArray):
+            _kr.consume(key, fn.__name__)
         return fn(_key_in(key), *args, **kwargs)
     return sampler
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -36,7 +36,32 @@ def key(seed: ArrayLike, *, impl: Any = None, dtype: DTypeLike | None = None) ->
     return _seed(seed)
 
 
+class PRNGImpl(NamedTuple):
+    """A PRNG implementation (JAX's `PRNGImpl`): the shape of one key's uint32 data and
+    the functions `seed(int[]) -> K`, `split(K, shape) -> K[*shape]`,
+    `random_bits(K, bit_width, shape)`, `fold_in(K, int[]) -> K`."""
+    key_shape: tuple
+    seed: Any
+    split: Any
+    random_bits: Any
+    fold_in: Any
+    name: str = "<unnamed>"
+    tag: str = "?"
+
+    def __hash__(self):
+        return hash(self.tag)
+
+    def __str__(self):
+        return self.tag
+
+
+threefry_prng_impl = PRNGImpl((2,), _tf.seed, _tf.split, _tf.random_bits, _tf.fold_in,
+                              name="threefry2x32", tag="fry")
+
+
 def _check_impl(impl):
+    if impl is threefry_prng_impl:
+        return
     if impl not in (None, "threefry2x32"):
         raise ArgumentValueError(f"PRNG implementation {impl!r} is not supported",
                             hint="astjax implements the default 'threefry2x32'")

@@ -148,7 +148,10 @@ def approx_top_k(lax, jnp, x):
             tuple(lax.approx_max_k(x, 2, reduction_dimension=0)))
 
 
-@case(F(2, 3000), F(5000))
+# not vmapped here: the unaggregated size depends on the operand's rank, which vmap
+# raises (JAX's vmap of a rank-1 call returns 128 entries per row, not 1024:
+# tests/test_lax_primitive_objects.py checks that)
+@case(F(2, 3000), F(5000), vmap=False)
 def approx_top_k_unaggregated(lax, jnp, x, y):
     return (tuple(lax.approx_max_k(x, 10, aggregate_to_topk=False)),
             tuple(lax.approx_min_k(y, 1, aggregate_to_topk=False)),

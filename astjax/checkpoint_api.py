@@ -1,0 +1,124 @@
+"""`checkpoint` / `remat`: a function whose intermediates reverse mode recomputes
+instead of storing, except those its `policy` lets it save.
+
+Calling a checkpointed function stages it into one `checkpoint` equation
+(`primitives/custom_derivatives.py`: the primitive and its rules); differentiated in
+reverse, the policy splits it (`transforms/remat.py`) into what the forward pass
+computes and saves and what the backward pass recomputes. `static_argnums` /
+`static_argnames` arguments are fixed Python values the function specializes on.
+"""
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from . import core, tree_util
+from .ad_api import _array_leaves, _fix_arguments, _stage, _staging, _Transformed
+from .api import Jitted
+from .core import bind
+from .errors import ArgumentTypeError, ArgumentValueError
+from .extend.core import eager_transform as _eager_transform
+from .primitives.custom_derivatives import checkpoint_p
+
+__all__ = ["checkpoint", "remat"]
+
+
+
+class _Checkpoint(_Transformed):
+    def __init__(self, fun, prevent_cse=True, policy=None, static_argnums=(),
+                 static_argnames=()):
+        super().__init__(fun)
+        if isinstance(prevent_cse, (list, tuple)):
+            prevent_cse = tuple(prevent_cse)
+        if not isinstance(prevent_cse, (bool, np.bool_, tuple)):
+            raise ArgumentTypeError(
+                f"prevent_cse must be a bool or tuple of bools, got {type(prevent_cse)}",
+                hint="pass True (the default), False, or one bool per argument")
+        self.prevent_cse, self.policy = prevent_cse, policy
+        if isinstance(static_argnums, int):
+            static_argnums = (static_argnums,)
+        if not (isinstance(static_argnums, tuple)
+                and all(isinstance(d, int) for d in static_argnums)):
+            raise ArgumentTypeError(
+                "the `static_argnums` argument to `jax.checkpoint` / `jax.remat` must be "
+                f"an int or a tuple of ints, but got value {static_argnums}",
+                hint="give the positions of the static arguments, e.g. static_argnums=(1,)")
+        self.static_argnums = static_argnums
+        self.static_argnames = ((static_argnames,) if isinstance(static_argnames, str)
+                                else tuple(static_argnames))
+
+    def _static(self, args):
+        """The static positions, checked against the number of arguments."""
+        n = len(args)
+        if not all(-n <= d < n for d in self.static_argnums):
+            raise ArgumentValueError(
+                "the `static_argnums` argument to `jax.checkpoint` / `jax.remat` takes "
+                f"integers in [-len(args), len(args)); got {self.static_argnums} for "
+                f"{n} arguments",
+                hint="count the positions from 0 (negative: from the end)")
+        return tuple(sorted({d % n for d in self.static_argnums}))
+
+    def __call__(self, *args, **kwargs):
+        if _staging() or not (self.static_argnums or self.static_argnames):
+            return super().__call__(*args, **kwargs)
+        # eagerly: compiled with the static arguments (and those that are not arrays)
+        # as jit's static arguments; unhashable ones are closed over, uncached
+        nums = tuple(sorted(set(self._static(args)) | {
+            i for i, a in enumerate(args) if not _array_leaves(a)}))
+        names = tuple(sorted(k for k, v in kwargs.items()
+                             if k in self.static_argnames or not _array_leaves(v)))
+        with _eager_transform():
+            try:
+                hash((tuple(args[i] for i in nums), tuple(kwargs[k] for k in names)))
+            except TypeError:
+                fun, dyn, dyn_kw = _fix_arguments(self, args, kwargs, nums, names)
+                return Jitted(fun)(*dyn, **dyn_kw)
+            cache = self._state()
+            jitted = cache.get(("static", nums, names))
+            if jitted is None:
+                jitted = cache["static", nums, names] = Jitted(
+                    self, static_argnums=nums, static_argnames=names)
+            return jitted(*args, **kwargs)
+
+    def stage_inline(self, *args, **kwargs):
+        fun = self.fun
+        if self.static_argnums or self.static_argnames:
+            fun, args, kwargs = _fix_arguments(fun, args, kwargs, self._static(args),
+                                               self.static_argnames)
+        closed, in_tree, out_tree, leaves = _stage(fun, args, kwargs, None)
+        body, consts = core.split_consts(closed)
+        outs = bind(checkpoint_p, *consts, *leaves, jaxpr=body, prevent_cse=self.prevent_cse,
+                    differentiated=False, policy=self.policy)
+        return tree_util.tree_unflatten(out_tree, outs)
+
+
+def checkpoint(fun: Callable[..., Any] | None = None, *, prevent_cse: bool = True,
+               policy: Callable[..., bool] | None = None,
+               static_argnums: int | Sequence[int] = (),
+               static_argnames: str | Sequence[str] = ()) -> Any:
+    """Recompute `fun`'s intermediates in the backward pass instead of storing them.
+
+    `policy(prim, *avals, **params)` (one of `checkpoint_policies`, or your own) is
+    asked about each equation of `fun` when it is differentiated in reverse: the
+    outputs of those it answers True / `Saveable` (or `Offloadable(...)`) for are saved,
+    the rest recomputed from `fun`'s inputs and the saved values. Without a policy
+    nothing is saved. `static_argnums` / `static_argnames` name arguments that are
+    Python values `fun` specializes on.
+
+    Example:
+        >>> import astjax, astjax.numpy as jnp
+        >>> f = astjax.checkpoint(lambda x: jnp.sin(jnp.sin(x)))
+        >>> astjax.grad(f)(0.0)
+        Array(1., dtype=float32, weak_type=True)
+    """
+    if fun is None:
+        return functools.partial(checkpoint, prevent_cse=prevent_cse, policy=policy,
+                                 static_argnums=static_argnums,
+                                 static_argnames=static_argnames)
+    return _Checkpoint(fun, prevent_cse, policy, static_argnums, static_argnames)
+
+
+remat = checkpoint

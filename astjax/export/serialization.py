@@ -1,0 +1,292 @@
+"""The byte format of a serialized `Exported` -- JAX's: the FlatBuffers schema of
+`jax/_src/export/serialization.fbs` (JAX 0.10.2, serialization version 11, written
+with the compatibility version 3 in its header as JAX writes it) -- and the
+pytree-node registrations it needs (`register_pytree_node_serialization`,
+`register_namedtuple_serialization`).
+
+So an artifact serialized by JAX loads and runs in astjax and one serialized by
+astjax loads and runs in JAX. What the format carries: the function name, the
+`(args, kwargs)` and result pytree definitions (tuples, lists, None, dicts with
+string keys, and registered custom nodes by name with their serialized aux data),
+the flat avals (shape as strings, dtype as JAX's enum, memory space; weak types are
+not stored, as in JAX), shardings (astjax writes "unspecified" and reads JAX's named
+shardings only to know they are there), platforms, effects (none in astjax's),
+disabled checks, the portable module, the calling convention, the kept arguments,
+and up to `vjp_order` nested VJPs. Symbolic (shape-polymorphic) dimensions and
+effects in a JAX artifact are refused with a located error.
+"""
+from __future__ import annotations
+
+import collections
+import json
+from typing import Any
+
+import ml_dtypes
+import numpy as np
+
+from .. import dtypes as _dtypes, tree_util
+from ..errors import caller_location
+from ..ir import ShapedArray
+from .flatbuffer import Scalar, Table, TableView, Vector, build
+from .lowering import DisabledSafetyCheck, ExportError
+
+__all__ = ["serialize", "read", "register_pytree_node_serialization",
+           "register_namedtuple_serialization"]
+
+# node type -> (serialized name, serialize_auxdata); name -> (type, deserialize, build)
+_serializers: dict[type, tuple[str, Any]] = {}
+_deserializers: dict[str, tuple[type, Any, Any]] = {}
+
+
+def register_pytree_node_serialization(nodetype, *, serialized_name: str,
+                                       serialize_auxdata, deserialize_auxdata,
+                                       from_children=None):
+    """Let pytree nodes of `nodetype` appear in a serialized `Exported`'s
+    `in_tree`/`out_tree`: `serialize_auxdata(aux) -> bytes` and
+    `deserialize_auxdata(bytes) -> aux` carry the node's aux data under
+    `serialized_name`; `from_children(aux, children)` (default: the type's
+    registered unflatten) rebuilds a node. Returns `nodetype` (a class decorator)."""
+    if nodetype in _serializers:
+        raise ExportError(f"Duplicate serialization registration for type `{nodetype}`. "
+                          f"Previous registration was with serialized_name "
+                          f"`{_serializers[nodetype][0]}`.", loc=caller_location())
+    if serialized_name in _deserializers:
+        raise ExportError("Duplicate serialization registration for serialized_name "
+                          f"`{serialized_name}`. Previous registration was for type "
+                          f"`{_deserializers[serialized_name][0]}`.", loc=caller_location())
+    if from_children is None:
+        node = tree_util._registry.get(nodetype)
+        if node is None:
+            raise ExportError("If `from_children` is not present, you must call first "
+                              f"`jax.tree_util.register_pytree_node` for `{nodetype}`",
+                              loc=caller_location())
+        from_children = node.unflatten
+    _serializers[nodetype] = (serialized_name, serialize_auxdata)
+    _deserializers[serialized_name] = (nodetype, deserialize_auxdata, from_children)
+    return nodetype
+
+
+def register_namedtuple_serialization(nodetype, *, serialized_name: str):
+    """Let the namedtuple class `nodetype` appear in a serialized `Exported`'s
+    pytrees, under `serialized_name` (its field names are checked on loading)."""
+    if not (isinstance(nodetype, type) and issubclass(nodetype, tuple)
+            and hasattr(nodetype, "_fields")):
+        raise ExportError("Use `jax.export.register_pytree_node_serialization` for types "
+                          "other than `collections.namedtuple`.", loc=caller_location())
+
+    def from_children(fields, children):
+        return nodetype(**dict(zip(fields, children)))
+    return register_pytree_node_serialization(
+        nodetype, serialized_name=serialized_name,
+        serialize_auxdata=lambda _: json.dumps(list(nodetype._fields)).encode(),
+        deserialize_auxdata=lambda b: json.loads(b.decode()), from_children=from_children)
+
+
+def _ordered_keys(keys):
+    if not all(isinstance(k, str) for k in keys):
+        raise ExportError("Serialization of collections.OrderedDict is supported only "
+                          f"when the keys are strings. Found keys: {list(keys)}.")
+    return json.dumps(list(keys)).encode()
+
+
+register_pytree_node_serialization(
+    collections.OrderedDict, serialized_name="collections.OrderedDict",
+    serialize_auxdata=_ordered_keys, deserialize_auxdata=lambda b: json.loads(b.decode()))
+
+# ------------------------------------------------------------------ the schema
+# JAX's slot numbers (serialization_generated.py); enums as JAX numbers them
+_KIND = {"leaf": 0, "none": 1, "tuple": 2, "list": 3, "dict": 4, "custom": 5}
+_DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+           "uint64", "float16", "float32", "float64", "complex64", "complex128",
+           "bfloat16", "int4", "uint4", "float8_e4m3b11fnuz", "float8_e4m3fn",
+           "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float0", "float8_e4m3",
+           "float8_e3m4", "float8_e8m0fnu", "float4_e2m1fn"]
+_MEMORY_DEVICE = 1
+_CHECK_PLATFORM, _CHECK_CUSTOM_CALL = 0, 1
+
+
+def _dtype_code(dtype) -> int:
+    name = "float0" if dtype == _dtypes.float0 else np.dtype(dtype).name
+    if name not in _DTYPES:
+        raise ExportError(f"cannot serialize an Exported with dtype {name}")
+    return _DTYPES.index(name)
+
+
+def _dtype(code: int):
+    if not 0 <= code < len(_DTYPES):
+        raise ExportError(f"cannot deserialize dtype number {code} (typed PRNG keys and "
+                          "newer dtypes are not supported by astjax)")
+    name = _DTYPES[code]
+    if name == "float0":
+        return _dtypes.float0
+    return np.dtype(getattr(ml_dtypes, name) if hasattr(ml_dtypes, name) else name)
+
+
+def _tree_table(td) -> Table:
+    nt = td.node_type
+    children = Vector([_tree_table(c) for c in td.children]) if td.children else None
+    if nt is None:
+        return Table({0: Scalar("b", _KIND["leaf"])})
+    if nt in (tuple, list, type(None)):
+        kind = {tuple: "tuple", list: "list", type(None): "none"}[nt]
+        return Table({0: Scalar("b", _KIND[kind]), 1: children})
+    if nt is dict:
+        for k in td.aux:
+            if not isinstance(k, str):
+                raise ExportError("Serialization is supported only for dictionaries with "
+                                  f"string keys. Found key {k!r} of type {type(k)}.")
+        return Table({0: Scalar("b", _KIND["dict"]), 1: children,
+                      2: Vector(list(td.aux))})
+    if nt in _serializers:
+        name, ser = _serializers[nt]
+        aux = ser(td.aux)
+        if not isinstance(aux, (bytes, bytearray)):
+            raise ExportError("The custom serialization function for `node_type` must "
+                              f"return a `bytes` object. It returned a {type(aux)}.")
+        return Table({0: Scalar("b", _KIND["custom"]), 1: children, 3: name,
+                      4: bytes(aux)})
+    raise ExportError(f"Cannot serialize PyTreeDef containing an unregistered type `{nt}`. "
+                      "Use `export.register_pytree_node_serialization` or "
+                      "`export.register_namedtuple_serialization`.")
+
+
+class _Leaf:
+    """The placeholder leaf of a deserialized pytree definition."""
+
+
+_LEAF = _Leaf()
+
+
+def _tree_value(t: TableView) -> Any:
+    """A pytree of the serialized structure with `_LEAF` leaves."""
+    kind = t.scalar(0, "b")
+    kids = [_tree_value(c) for c in t.tables(1)]
+    if kind == _KIND["leaf"]:
+        return _LEAF
+    if kind == _KIND["none"]:
+        return None
+    if kind == _KIND["tuple"]:
+        return tuple(kids)
+    if kind == _KIND["list"]:
+        return kids
+    if kind == _KIND["dict"]:
+        return dict(zip(t.strings(2), kids))
+    if kind == _KIND["custom"]:
+        name = t.string(3)
+        if name not in _deserializers:
+            raise ExportError(f"Cannot deserialize a PyTreeDef containing an unregistered "
+                              f"type `{name}`. Use `export.register_pytree_node_serialization` "
+                              "or `export.register_namedtuple_serialization`.")
+        _, de, build_node = _deserializers[name]
+        return build_node(de(t.bytes(4) or b""), kids)
+    raise ExportError(f"Cannot deserialize PyTreeDef with unknown kind: {kind}")
+
+
+def _treedef(t: TableView):
+    return tree_util.tree_structure(_tree_value(t), is_leaf=lambda x: x is _LEAF)
+
+
+def _aval_table(a) -> Table:
+    return Table({0: Scalar("b", 0), 1: Vector([str(d) for d in a.shape]),
+                  2: Scalar("b", _dtype_code(a.dtype)), 3: Scalar("b", _MEMORY_DEVICE)})
+
+
+def _aval(t: TableView) -> ShapedArray:
+    if t.scalar(0, "b") != 0:
+        raise ExportError("cannot deserialize an abstract token argument or result")
+    dims = t.strings(1)
+    if not all(d.lstrip("-").isdigit() for d in dims):
+        raise ExportError(f"the Exported has symbolic dimensions ({', '.join(dims)}): "
+                          "shape polymorphism is not supported by astjax",
+                          hint="export for concrete shapes", loc=caller_location())
+    if t.scalar(3, "b") not in (0, _MEMORY_DEVICE):
+        raise ExportError("the Exported has arguments or results in host memory, which "
+                          "astjax arrays cannot live in", loc=caller_location())
+    return ShapedArray(tuple(int(d) for d in dims), _dtype(t.scalar(2, "b")))
+
+
+def _check_table(c: DisabledSafetyCheck) -> Table:
+    target = c.is_custom_call()
+    if target is not None:
+        return Table({0: Scalar("b", _CHECK_CUSTOM_CALL), 1: target})
+    if c == DisabledSafetyCheck.platform():
+        return Table({0: Scalar("b", _CHECK_PLATFORM)})
+    raise ExportError(f"serializing DisabledSafetyCheck: {c}")
+
+
+def _check(t: TableView) -> DisabledSafetyCheck:
+    kind = t.scalar(0, "b")
+    if kind == _CHECK_CUSTOM_CALL:
+        return DisabledSafetyCheck.custom_call(t.string(1))
+    if kind == _CHECK_PLATFORM:
+        return DisabledSafetyCheck.platform()
+    raise ExportError(f"Cannot deserialize DisabledSafetyCheck with unknown kind: {kind}")
+
+
+def _exported_table(exp, vjp_order: int) -> Table:
+    if exp.ordered_effects or exp.unordered_effects:
+        raise ExportError("serialization of an Exported with effects is not supported")
+    uniques: dict = {}
+    for a in (*exp.in_avals, *exp.out_avals):
+        uniques.setdefault((a.shape, np.dtype(a.dtype)), a)
+    index = {k: i for i, k in enumerate(uniques)}
+    vjp = None
+    if vjp_order > 0:
+        if not exp.has_vjp():
+            raise ExportError("serialization of an Exported that does not have vjps of "
+                              "high-enough order", loc=caller_location())
+        vjp = _exported_table(exp.vjp(), vjp_order - 1)
+    n_in, n_out = len(exp.in_avals), len(exp.out_avals)
+    return Table({
+        0: Scalar("H", 3),    # (JAX writes 3: older readers accept only 2 or 3)
+        1: exp.fun_name, 2: _tree_table(exp.in_tree),
+        3: Vector([_aval_table(a) for a in exp.in_avals]),
+        4: _tree_table(exp.out_tree),
+        5: Vector([_aval_table(a) for a in exp.out_avals]),
+        7: Vector([Table({}) for _ in range(n_in)]),      # unspecified shardings
+        8: Vector([Table({}) for _ in range(n_out)]),
+        9: Vector(list(exp.platforms)), 10: Vector([]), 11: Vector([]),
+        12: Vector([_check_table(c) for c in exp.disabled_safety_checks]),
+        13: bytes(exp.mlir_module_serialized),
+        14: Scalar("H", exp.calling_convention_version),
+        15: Vector(list(exp.module_kept_var_idx), "H"),
+        16: Scalar("?", bool(exp.uses_global_constants)), 17: vjp,
+        18: Scalar("I", exp.nr_devices),
+        19: Vector([_aval_table(a) for a in uniques.values()]), 20: Vector([]), 21: Vector([]),
+        22: Vector([index[(a.shape, np.dtype(a.dtype))] for a in exp.in_avals], "I"),
+        23: Vector([index[(a.shape, np.dtype(a.dtype))] for a in exp.out_avals], "I"),
+        24: Vector([0] * n_in, "I"), 25: Vector([0] * n_out, "I")})
+
+
+def serialize(exp, vjp_order: int = 0) -> bytes:
+    """`exp` as JAX serializes it, with `vjp_order` orders of its VJP."""
+    return build(_exported_table(exp, vjp_order))
+
+
+def _avals(t: TableView, idx_slot: int, old_slot: int, uniques):
+    if t.has(idx_slot):
+        return tuple(uniques[i] for i in t.scalars(idx_slot, "I"))
+    return tuple(_aval(a) for a in t.tables(old_slot))
+
+
+def read(t: TableView) -> tuple[dict, TableView | None]:
+    """The fields of the `Exported` whose table is `t` (all but `_get_vjp`), and the
+    table of its VJP, or None."""
+    if t.tables(10) or t.tables(11):
+        raise ExportError("the Exported has effects, which astjax cannot call",
+                          loc=caller_location())
+    uniques = [_aval(a) for a in t.tables(19)]
+    in_avals = _avals(t, 22, 3, uniques)
+    out_avals = _avals(t, 23, 5, uniques)
+    fields = dict(
+        fun_name=t.string(1) or "", in_tree=_treedef(t.table(2)), in_avals=in_avals,
+        out_tree=_treedef(t.table(4)), out_avals=out_avals,
+        in_shardings_hlo=(None,) * len(in_avals), out_shardings_hlo=(None,) * len(out_avals),
+        nr_devices=t.scalar(18, "I") or t.scalar(6, "h"), platforms=tuple(t.strings(9)),
+        ordered_effects=(), unordered_effects=(),
+        disabled_safety_checks=tuple(_check(c) for c in t.tables(12)),
+        mlir_module_serialized=t.bytes(13) or b"",
+        calling_convention_version=t.scalar(14, "H"),
+        module_kept_var_idx=tuple(t.scalars(15, "H")),
+        uses_global_constants=bool(t.scalar(16, "?")))
+    return fields, t.table(17)

@@ -1,0 +1,103 @@
+"""`call_exported`: a call of a function exported with `astjax.export` (JAX's
+`call_exported` primitive), one equation whose parameter is the `Exported` and whose
+operands are the arguments the module keeps (`module_kept_var_idx`).
+
+Its block: the abstract value is the exported `out_avals`, after the operands'
+ranks, dtypes and shapes are checked against `in_avals` (JAX's ValueErrors, naming
+the argument by its path in `(args, kwargs)`); the lowering takes the exported
+module's functions (`exported.inlinable()`: printed once by `astjax.export`, every
+symbol prefixed by `INLINE_PREFIX`), gives them a prefix unique in the module being
+built, adds them as private functions and calls the renamed `@main` on the
+operands -- with the platform index first when the export covers several platforms
+-- by `func.call`, which XLA inlines. There is no NumPy reference: an eager call
+compiles a program of the one call. Reverse mode goes through `astjax.export`'s
+`custom_vjp` (the exported VJP), as JAX's; forward mode and `vmap` are refused, as
+in JAX.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import core, tree_util
+from ..errors import JAXValueError
+from ..ir import ShapedArray
+from ..pyast import call, load
+from .base import mark_unsupported, register
+from .lapack import register_targets
+
+__all__ = ["call_exported_p", "INLINE_PREFIX", "check_arguments"]
+
+# the placeholder prefix of every symbol of `exported.inlinable()`'s functions
+INLINE_PREFIX = "astjax_exported_PREFIX_"
+
+call_exported_p = core.new_primitive("call_exported", multiple_results=True)
+
+
+def _arg_name(exported, i):
+    """JAX's description of flat argument `i`: `args[0]`, `kwargs['x']`, ..."""
+    paths = tree_util.treedef_paths(exported.in_tree)
+    if i >= len(paths) or not paths[i]:
+        return f"argument {i}"
+    head, *rest = paths[i]
+    return ("args" if getattr(head, "idx", 0) == 0 else "kwargs") + "".join(map(str, rest))
+
+
+def check_arguments(exported, avals, positions):
+    """JAX's ValueErrors for arguments (`avals`, at flat `positions` among the
+    exported arguments) whose rank, dtype or shape is not the exported one."""
+    for i, got in zip(positions, avals):
+        want = exported.in_avals[i]
+        if len(want.shape) != len(got.shape):
+            raise JAXValueError(f"Rank mismatch for {_arg_name(exported, i)}: expected "
+                                f"{want.shape} and called with {got.shape}")
+        if want.dtype != got.dtype:
+            raise JAXValueError(f"Dtype mismatch for {_arg_name(exported, i)}: expected "
+                                f"{want.dtype} and called with {got.dtype}")
+        if tuple(want.shape) != tuple(got.shape):
+            raise JAXValueError(f"Shape mismatch for {_arg_name(exported, i)} (expected "
+                                f"same constant): expected {want.shape} and called with "
+                                f"{got.shape}")
+
+
+def _call_abstract_eval(*avals, exported):
+    # the operands are the kept arguments (`module_kept_var_idx`): the others, which
+    # the module does not read, are checked by the caller and never bound
+    check_arguments(exported, avals, exported.module_kept_var_idx)
+    return [ShapedArray(a.shape, a.dtype, a.weak_type) for a in exported.out_avals]
+
+
+def _call_lowering(ctx, *args, exported):
+    if ctx.platform == "cpu":
+        register_targets()   # (a JAX module may call jaxlib's LAPACK kernels)
+    mb = ctx.mb
+    prefix = f"astjax_exported_{len(mb.functions)}_"
+    funcs = exported.inlinable()
+    mb.functions.extend(f.replace(INLINE_PREFIX, prefix) for f in funcs)
+    operands = list(args)
+    if len(exported.platforms) > 1:
+        platform = "cuda" if ctx.platform == "gpu" else ctx.platform
+        index = exported.platforms.index(platform) if platform in exported.platforms else 0
+        operands.insert(0, ctx.constant(np.int32(index), ShapedArray((), np.int32)))
+    # a float0 result (no data) is the module's i1 zeros, as JAX types it
+    out_avals = [ShapedArray(a.shape, np.bool_) if a.dtype == core.float0 else a
+                 for a in ctx.avals_out]
+    return ctx.op("func.call", operands, out_avals, {"callee": f"@{prefix}main"})
+
+
+def _call_source(gen, eqn):
+    # the Exported is passed as the very object (it holds the serialized module)
+    return call(f"{gen.inject(call_exported_p, 'call_exported_p')}.bind",
+                [gen.arg(a) for a in eqn.invars],
+                exported=load(gen.inject(eqn.params["exported"], "exported")))
+
+
+register(call_exported_p, abstract_eval=_call_abstract_eval, lowering=_call_lowering,
+         source=_call_source)
+mark_unsupported(call_exported_p, "impl", "an exported module is StableHLO only XLA runs: "
+                 "an eager call compiles a program of the one call")
+mark_unsupported(call_exported_p, "jvp", "Exported.call is differentiated in reverse mode "
+                 "through the exported VJP (a custom_vjp), as in JAX; forward mode is not "
+                 "available for an exported function")
+mark_unsupported(call_exported_p, "batch", "an exported function has a fixed signature "
+                 "(JAX has no batching rule for call_exported either); export the vmapped "
+                 "function instead")

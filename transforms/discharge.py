@@ -1,0 +1,360 @@
+"""State discharge: a jaxpr that uses mutable array references (`new_ref`, `get`,
+`swap`, `addupdate`, `freeze`, ...; `astjax/primitives/state.py`) becomes one that
+threads the values the references hold, so that every other pass -- differentiation,
+batching, DCE, lowering -- sees plain values (JAX's `discharge_state`; it discharges
+before AD the same way for references closed over by a loop body).
+
+The pass re-stages the jaxpr with an interpreter whose environment maps each reference
+variable to a `Cell`, the value it holds now: a state equation reads or replaces that
+value through its primitive's `discharge` rule (`get` is `x[index]`, `swap` is a
+read and a `dynamic_update_slice`, ...). A structured control-flow equation that
+closes over references (`scan`, `while`, `cond`, also as staged from Python loops and
+`if`s by the front end) is re-staged with each reference's value as an extra loop
+carry (`scan`, `while`) or an extra operand and result (`cond`), its body discharged
+the same way.
+
+A reference may not leave the function that created it (JAX's ValueError), and a
+reference from outside the transformed function -- an argument of `jit`/`grad`/`vmap`
+-- is not supported yet (a located error).
+"""
+from __future__ import annotations
+
+import weakref
+
+from astjax import core
+from astjax.core import AbstractRef, ClosedJaxpr, Literal
+from astjax.errors import JAXValueError, NotImplementedInAstjaxError, user_location
+from astjax.primitives.cond import bind_cond, cond_p
+from astjax.primitives.scan import bind_scan, scan_p
+from astjax.primitives.state import STATE_PRIMITIVES, Ref, freeze, ref_set
+from astjax.primitives.while_loop import bind_while, while_p
+
+_STATE = frozenset(STATE_PRIMITIVES)
+
+
+class Cell:
+    """A reference during discharge: the value (a Tracer of the program being built)
+    it holds at this point of the program."""
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+
+_uses_refs: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def uses_refs(jaxpr) -> bool:
+    """Whether `jaxpr` (or a jaxpr nested in it) has a state equation or a
+    reference-typed variable (memoized per jaxpr)."""
+    jaxpr = jaxpr.jaxpr if isinstance(jaxpr, ClosedJaxpr) else jaxpr
+    r = _uses_refs.get(jaxpr)
+    if r is None:
+        r = _uses_refs[jaxpr] = (
+            any(type(v.aval) is AbstractRef for v in jaxpr.constvars + jaxpr.invars)
+            or any(e.primitive in _STATE or any(uses_refs(j) for j in core.sub_jaxprs(e.params))
+                   for e in jaxpr.eqns))
+    return r
+
+
+def outside_refs(closed: ClosedJaxpr) -> bool:
+    """Whether `closed` takes references from outside: a `Ref` argument, or an eager
+    `Ref` the function closes over (a reference-typed const)."""
+    j = closed.jaxpr
+    return any(type(v.aval) is AbstractRef for v in j.constvars + j.invars)
+
+
+def discharge_closed(closed: ClosedJaxpr, what: str = "jit", keep_outside=False) -> ClosedJaxpr:
+    """`closed` without references (itself when it has none). `what` names the
+    transformation in errors (`jit`, `grad`, `vmap`). References from outside the
+    function (`outside_refs`) are a located error, or with `keep_outside` leave
+    `closed` as it is (`jit` runs it through `lift_outside_refs`)."""
+    if not uses_refs(closed.jaxpr):
+        return closed
+    jaxpr = closed.jaxpr
+    if outside_refs(closed):
+        if keep_outside:
+            return closed
+        aval = next(v.aval for v in jaxpr.constvars + jaxpr.invars
+                    if type(v.aval) is AbstractRef)
+        raise NotImplementedInAstjaxError(
+            f"a mutable array reference ({aval}) from outside the function is used "
+            f"inside {what}; astjax supports references created inside it there",
+            hint="create the Ref inside the function, or pass r[...] and store the "
+                 "result back")
+    hints = [v.hint for v in jaxpr.invars]
+
+    def run(*args):
+        outs = _eval(jaxpr, closed.consts, list(args))
+        _no_escape(jaxpr, outs, what)
+        return outs
+    j, consts = core.stage_open(run, jaxpr.in_avals, hints)
+    return ClosedJaxpr(j, consts)
+
+
+def lift_outside_refs(closed: ClosedJaxpr):
+    """`closed`, which takes references from outside (`outside_refs`), as a function of
+    values: -> (ClosedJaxpr, the eager `Ref`s it closed over, the positions of its
+    reference arguments). The jaxpr's inputs are the closed-over references' values,
+    then the arguments (a reference argument: its value); its outputs are the
+    function's, then the final values of those references, then of the reference
+    arguments -- what `jit` stores back into them after the call."""
+    jaxpr = closed.jaxpr
+    ref_consts = [c for v, c in zip(jaxpr.constvars, closed.consts)
+                  if type(v.aval) is AbstractRef]
+    ref_args = [i for i, v in enumerate(jaxpr.invars) if type(v.aval) is AbstractRef]
+    n = len(ref_consts)
+
+    def run(*xs):
+        cells = [Cell(x) for x in xs[:n]]
+        it = iter(cells)
+        consts = [next(it) if type(v.aval) is AbstractRef else c
+                  for v, c in zip(jaxpr.constvars, closed.consts)]
+        args = [Cell(x) if i in ref_args else x for i, x in enumerate(xs[n:])]
+        outs = _eval(jaxpr, consts, args)
+        _no_escape(jaxpr, outs, "jit")
+        return outs + [c.value for c in cells] + [args[i].value for i in ref_args]
+
+    avals = ([v.aval.inner_aval for v in jaxpr.constvars if type(v.aval) is AbstractRef]
+             + [v.aval.inner_aval if type(v.aval) is AbstractRef else v.aval
+                for v in jaxpr.invars])
+    j, consts = core.stage_open(run, avals, [None] * n + [v.hint for v in jaxpr.invars])
+    return ClosedJaxpr(j, consts), ref_consts, ref_args
+
+
+def _no_escape(jaxpr, outs, what):
+    for v, o in zip(jaxpr.outvars, outs):
+        if isinstance(o, Cell):
+            raise JAXValueError(f"a function traced for {what} returned a mutable array "
+                                f"reference of type {v.aval}, but mutable array references "
+                                f"cannot be returned", loc=_origin(jaxpr, v),
+                                hint="return its value instead: jax.freeze(r) or r[...]")
+
+
+def _origin(jaxpr, var):
+    for e in jaxpr.eqns:
+        if var in e.outvars:
+            return e.source_info
+    return None
+
+
+def _eval(jaxpr, consts, args):
+    """Stage `jaxpr` on `consts` and `args` (values, or `Cell`s for references) into
+    the current builder, discharging its references; -> its outputs."""
+    outs = core.eval_jaxpr(jaxpr, consts, *args, interpret_eqn=_interpret)
+    return _weak_literals(jaxpr.outvars, outs)
+
+
+def _weak_literals(atoms, values):
+    """`values` read from `atoms`, a weak-typed literal's kept weak (`2.0` in `c * 2.`)."""
+    return [core.WeakConst(x) if isinstance(a, Literal) and a.aval.weak_type else x
+            for a, x in zip(atoms, values)]
+
+
+def _interpret(eqn, ins):
+    ins = _weak_literals(eqn.invars, ins)
+    with core.source_info_context(eqn.source_info):
+        outs = _eqn(eqn, ins)
+    return outs if eqn.primitive.multiple_results else outs[0]
+
+
+def _eqn(eqn, ins):
+    p, params = eqn.primitive, eqn.params
+    if p in _STATE:
+        if getattr(p, "ref_operand", False):
+            cell = ins[0]
+            res = p.discharge(cell.value, *ins[1:], **params)
+            if p.name == "swap":
+                old, cell.value = res
+                return [old]
+            if p.name == "addupdate":
+                cell.value = res
+                return []
+            return res if p.multiple_results else [res]
+        return [Cell(p.discharge(*ins, **params))]     # new_ref, empty_ref
+    rule = _CONTROL.get(p)
+    if rule is not None and (any(isinstance(x, Cell) for x in ins)
+                             or any(uses_refs(j) for j in core.sub_jaxprs(params))):
+        return rule(eqn, ins)
+    if any(isinstance(x, Cell) for x in ins):
+        raise NotImplementedInAstjaxError(
+            f"a mutable array reference from outside `{p.name}` (e.g. `checkpoint`, "
+            f"`custom_jvp`) is used inside it; astjax supports that inside `scan`, "
+            f"`while_loop`/`fori_loop` and `cond`, and references created inside",
+            loc=eqn.source_info)
+    if any(uses_refs(j) for j in core.sub_jaxprs(params)):
+        params = {k: _local(v, eqn) for k, v in params.items()}
+    outs = core.bind(p, *ins, **params)
+    return outs if p.multiple_results else [outs]
+
+
+def _local(param, eqn):
+    """A parameter of `eqn` with the references created and used inside its jaxprs
+    discharged (a `custom_jvp` or `checkpoint` body: its signature stays)."""
+    if isinstance(param, tuple):
+        return tuple(_local(q, eqn) for q in param)
+    if isinstance(param, ClosedJaxpr) and uses_refs(param.jaxpr):
+        return discharge_closed(param, eqn.primitive.name)
+    if isinstance(param, core.Jaxpr) and uses_refs(param):
+        out = None if param.constvars else discharge_closed(ClosedJaxpr(param, []),
+                                                            eqn.primitive.name)
+        if out is None or out.consts:   # (an open jaxpr cannot take new consts)
+            raise NotImplementedInAstjaxError(
+                f"mutable array references inside `{eqn.primitive.name}` are not "
+                f"supported here", loc=eqn.source_info)
+        return out.jaxpr
+    return param
+
+
+def _refs_of(values, kind=Cell):
+    """The distinct `kind`s (by identity) among `values`, in order."""
+    cells = []
+    for x in values:
+        if isinstance(x, kind) and not any(x is c for c in cells):
+            cells.append(x)
+    return cells
+
+
+def _with_cells(values, cells, inner):
+    """`values` with each of `cells` replaced by its stand-in in `inner`."""
+    return [inner[_position(cells, x)] if isinstance(x, Cell) else x for x in values]
+
+
+def _position(cells, x):
+    return next(i for i, c in enumerate(cells) if c is x)
+
+
+def _value_avals(cells):
+    return [core.get_aval(c.value) for c in cells]
+
+
+# ------------------------------------------------------------- structured control flow
+
+
+def _scan(eqn, ins):
+    """The references a `scan` body closes over become leading carries."""
+    p = eqn.params
+    body = p["jaxpr"]
+    nc, ncarry = p["num_consts"], p["num_carry"]
+    consts, carry, xs = ins[:nc], ins[nc:nc + ncarry], ins[nc + ncarry:]
+    if any(isinstance(x, Cell) for x in carry + xs):
+        raise JAXValueError("a mutable array reference cannot be a loop carry or a scanned "
+                            "input; close over it instead", loc=eqn.source_info)
+    cells = _refs_of(consts)
+    n = len(cells)
+    x_avals = [v.aval for v in body.jaxpr.invars[nc + ncarry:]]
+    carry_avals = [v.aval for v in body.jaxpr.invars[nc:nc + ncarry]]
+
+    def step(*args):
+        inner = [Cell(v) for v in args[:n]]
+        outs = _eval(body.jaxpr, body.consts, _with_cells(consts, cells, inner) + list(args[n:]))
+        _no_escape(body.jaxpr, outs, "scan")
+        return [c.value for c in inner] + outs
+
+    jaxpr, body_consts = core.stage_open(step, _value_avals(cells) + carry_avals + x_avals)
+    outs = bind_scan((jaxpr, body_consts), [c.value for c in cells] + carry, xs,
+                     length=p["length"], reverse=p["reverse"], unroll=p.get("unroll", 1))
+    for c, v in zip(cells, outs[:n]):
+        c.value = v
+    return outs[n:]
+
+
+def _while(eqn, ins):
+    """The references the condition or the body close over become leading carries;
+    the condition may read them, not write them."""
+    p = eqn.params
+    ncc, nbc = p["cond_nconsts"], p["body_nconsts"]
+    cc, bc, carry = ins[:ncc], ins[ncc:ncc + nbc], ins[ncc + nbc:]
+    if any(isinstance(x, Cell) for x in carry):
+        raise JAXValueError("a mutable array reference cannot be a loop carry; close over "
+                            "it instead", loc=eqn.source_info)
+    cells = _refs_of(cc + bc)
+    n = len(cells)
+    cond_j, body_j = p["cond_jaxpr"], p["body_jaxpr"]
+    carry_avals = [v.aval for v in body_j.jaxpr.invars[nbc:]]
+
+    def test(*args):
+        inner = [Cell(v) for v in args[:n]]
+        before = [c.value for c in inner]
+        out = _eval(cond_j.jaxpr, cond_j.consts, _with_cells(cc, cells, inner) + list(args[n:]))
+        if any(c.value is not b for c, b in zip(inner, before)):
+            raise NotImplementedInAstjaxError(
+                "a while_loop condition that writes a mutable array reference is not "
+                "supported", loc=eqn.source_info)
+        return out
+
+    def step(*args):
+        inner = [Cell(v) for v in args[:n]]
+        outs = _eval(body_j.jaxpr, body_j.consts, _with_cells(bc, cells, inner) + list(args[n:]))
+        _no_escape(body_j.jaxpr, outs, "while_loop")
+        return [c.value for c in inner] + outs
+
+    avals = _value_avals(cells) + carry_avals
+    outs = bind_while(core.stage_open(test, avals), core.stage_open(step, avals),
+                      [c.value for c in cells] + carry)
+    for c, v in zip(cells, outs[:n]):
+        c.value = v
+    return outs[n:]
+
+
+def _cond(eqn, ins):
+    """The references the branches close over become extra operands and results."""
+    index, ops = ins[0], ins[1:]
+    cells = _refs_of(ops)
+    n = len(cells)
+    plain = [x for x in ops if not isinstance(x, Cell)]
+    branches = eqn.params["branches"]
+    op_avals = [v.aval for v, x in zip(branches[0].jaxpr.invars, ops) if not isinstance(x, Cell)]
+
+    def branch(br):
+        def run(*args):
+            inner = [Cell(v) for v in args[:n]]
+            it = iter(args[n:])
+            operands = [inner[_position(cells, x)] if isinstance(x, Cell) else next(it)
+                        for x in ops]
+            outs = _eval(br.jaxpr, br.consts, operands)
+            _no_escape(br.jaxpr, outs, "cond")
+            return outs + [c.value for c in inner]
+        return core.stage_open(run, _value_avals(cells) + op_avals)
+
+    outs = bind_cond(index, [branch(br) for br in branches],
+                     [c.value for c in cells] + plain)
+    k = len(outs) - n
+    for c, v in zip(cells, outs[k:]):
+        c.value = v
+    return outs[:k]
+
+
+_CONTROL = {scan_p: _scan, while_p: _while, cond_p: _cond}
+
+# ------------------------------------------------------------------ eager references
+
+
+def _eager_apply(prim, args, params):
+    """`prim` applied outside staging to operands some of which are eager `Ref`s: the
+    equation discharged (each reference's value an input, its final value an output),
+    run eagerly, and the final values stored back into the references."""
+    refs = _refs_of(args, Ref)
+    vals = [freeze(r) if isinstance(r, Ref) else r for r in args]
+    plain = [v for a, v in zip(args, vals) if not isinstance(a, Ref)]
+    eqn = core.Eqn(prim, [], [], params, user_location(3))
+
+    def run(*xs):
+        cells = [Cell(x) for x in xs[:len(refs)]]
+        it = iter(xs[len(refs):])
+        ins = [cells[_position(refs, a)] if isinstance(a, Ref) else next(it) for a in args]
+        outs = _eqn(eqn, ins)
+        return list(outs) + [c.value for c in cells]
+
+    closed = core.stage(run, [core.get_aval(freeze(r)) for r in refs]
+                        + [core.get_aval(v) for v in plain])
+    outs = core.eval_jaxpr(closed.jaxpr, closed.consts,
+                           *[freeze(r) for r in refs], *plain,
+                           interpret_eqn=lambda e, ins: core.bind(e.primitive, *ins, **e.params))
+    k = len(outs) - len(refs)
+    for r, v in zip(refs, outs[k:]):
+        ref_set(r, ..., v)
+    return outs[:k] if prim.multiple_results else outs[0]
+
+
+core.eager_ref_apply = _eager_apply
