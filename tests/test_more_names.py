@@ -12,7 +12,7 @@ from oracle import record_more_names as rec
 
 EXPECTED = json.loads((Path(__file__).parent / "oracle" / "more_names.json").read_text())
 # the only spelling difference: where each library defines its Mesh class
-_CLASS_NAMES = {"astjax.sharding.Mesh": "jax._src.mesh.Mesh"}
+_CLASS_NAMES = {"astjax.sharding_impls.Mesh": "jax._src.mesh.Mesh"}
 
 needs4 = pytest.mark.skipif(len(jax.devices()) < 4, reason="needs 4 devices "
                             "(ASTJAX_NUM_CPU_DEVICES=4, set by conftest.py)")
