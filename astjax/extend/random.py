@@ -19,8 +19,8 @@ from .. import numpy as jnp
 from ..batching_api import vmap
 from ..errors import ArgumentValueError, DTypeError
 from ..primitives.threefry_draws import threefry2x32_p
-from ..random.keys import PRNGKeyArray
-from ..random.prng import PRNGImpl, threefry_prng_impl
+from ..random.key_array import PRNGKeyArray
+from ..random.impls import PRNGImpl, threefry_prng_impl
 
 __all__ = ["PRNGImpl", "threefry2x32_p", "threefry_2x32", "threefry_prng_impl",
            "random_seed", "seed_with_impl"]

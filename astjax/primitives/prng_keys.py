@@ -1,9 +1,10 @@
 """The typed-key boundary: `random_wrap` and `random_unwrap`, as JAX names them.
 
 A typed PRNG key array (`astjax.random.key`) is carried through every transformation
-as its raw data, `uint32[..., 2]` for threefry2x32 (see `astjax/random/keys.py`); the
-variables that hold keys have a `KeyDataAval`, which every pass reads as that physical
-type and the jaxpr printer shows as JAX shows keys, `key<fry>[...]`. These two
+as its raw data, `uint32[..., *impl.key_shape]` (`uint32[..., 2]` for threefry2x32, see
+`astjax/random/key_array.py`); the variables that hold keys have a `KeyDataAval`, which
+every pass reads as that physical type and the jaxpr printer shows as JAX shows keys,
+`key<fry>[...]` (`key<tag>` of the implementation). These two
 primitives mark where a staged value crosses between key data and keys, so a printed
 jaxpr types each variable as JAX does:
 
@@ -25,8 +26,6 @@ from ..ir import KeyDataAval, Var
 from .base import moveaxis, nondiff, register
 
 __all__ = ["random_wrap_p", "random_unwrap_p", "random_wrap", "random_unwrap", "type_as_keys"]
-
-KEY_DATA_SHAPE = (2,)  # threefry2x32: two uint32 words per key
 
 
 def _identity_impl(x, **params):
@@ -52,10 +51,17 @@ def _front_batch(p):
 # ----------------------------------------------------------------- random_wrap
 
 
+def _is_data_of(aval, impl):
+    kn = len(impl.key_shape)
+    return (aval.dtype == dtypes.uint32 and aval.ndim >= kn
+            and tuple(aval.shape[aval.ndim - kn:]) == tuple(impl.key_shape))
+
+
 def _wrap_abstract_eval(x, *, impl):
-    if x.dtype != dtypes.uint32 or x.shape[-1:] != KEY_DATA_SHAPE:
-        raise DTypeError(f"random_wrap: key data must be uint32[..., 2], got {x.str_short()}")
-    return KeyDataAval.of(x, impl)
+    if not _is_data_of(x, impl):
+        raise DTypeError(f"random_wrap: key data of {impl.name} must be uint32[..., "
+                         f"{', '.join(map(str, impl.key_shape))}], got {x.str_short()}")
+    return KeyDataAval.of(x, impl.tag, len(impl.key_shape))
 
 
 random_wrap_p = core.new_primitive("random_wrap")
@@ -65,9 +71,10 @@ random_wrap_p.batch = _front_batch(random_wrap_p)
 nondiff(random_wrap_p)
 
 
-def random_wrap(data, impl: str):
-    """Staged key `data` as typed keys of `impl` (JAX's short name, "fry"); a
-    concrete value is returned as it is (the key array holds it directly)."""
+def random_wrap(data, impl):
+    """Staged key `data` as typed keys of `impl` (a PRNG implementation record: its
+    `key_shape`, printed by its `tag`, "fry"); a concrete value is returned as it is
+    (the key array holds it directly)."""
     if isinstance(data, core.Tracer):
         return core.bind(random_wrap_p, data, impl=impl)
     return data
@@ -94,13 +101,13 @@ def random_unwrap(keys_data):
     return keys_data
 
 
-def type_as_keys(data, impl: str):
+def type_as_keys(data, impl):
     """Type the variable under staged key `data` as keys of `impl`, in place: for the
     values that become keys where no `random_wrap` is bound (a staging boundary's
     arguments and results, the output of a key-making computation such as `split`)."""
     if (isinstance(data, core.Tracer) and isinstance(data.var, Var)
             and not isinstance(data.var.aval, KeyDataAval)):
         aval = data.var.aval
-        if aval.dtype == dtypes.uint32 and aval.shape[-1:] == KEY_DATA_SHAPE:
-            data.var.aval = KeyDataAval.of(aval, impl)
+        if _is_data_of(aval, impl):
+            data.var.aval = KeyDataAval.of(aval, impl.tag, len(impl.key_shape))
     return data

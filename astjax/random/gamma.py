@@ -24,7 +24,7 @@ from ..numpy.operands import broadcast_shapes, promote_args_inexact
 from ..numpy.util import library_jit, static_shape
 from ..primitives.random_gamma import random_gamma
 from . import prng as _p
-from . import threefry as _tf
+from . import key_array as _ka
 from ..typing import Array, ArrayLike, DTypeLike
 
 __all__ = ["gamma", "loggamma", "beta", "dirichlet", "chisquare", "f", "t",
@@ -32,8 +32,8 @@ __all__ = ["gamma", "loggamma", "beta", "dirichlet", "chisquare", "f", "t",
 
 
 def _keys(key, n):
-    ks = _tf.split(key, (n,))
-    return [lax.index_in_dim(ks, i, 0, False) for i in range(n)]
+    ks = _ka.split(key, (n,))
+    return [ks[i] for i in range(n)]
 
 
 def _c(v, dt):
@@ -49,7 +49,7 @@ def _shape_of(x):
 @library_jit(static_argnums=(2, 3, 4))
 def _gamma(key, a, shape, dtype, log_space):
     a = jnp.broadcast_to(lax.convert_element_type(a, dtype), shape)
-    return random_gamma(key, a, log_space=log_space)
+    return random_gamma(_ka.data_of(key), a, log_space=log_space)
 
 
 def _gamma_shape(name, shape, *params):
@@ -64,7 +64,7 @@ def _gamma_shape(name, shape, *params):
 def gamma(key: ArrayLike, a: ArrayLike, shape: Sequence[int] | None = None,
           dtype: DTypeLike | None = None, *, out_sharding: Any = None) -> Array:
     """Gamma(a) samples (unit scale)."""
-    _tf.check_key(key, "gamma")
+    key = _ka.check_key(key, "gamma")
     dt = _p._float_dtype(dtype, "gamma")
     return _gamma(key, a, _gamma_shape("gamma", shape, a), dt, False)
 
@@ -72,7 +72,7 @@ def gamma(key: ArrayLike, a: ArrayLike, shape: Sequence[int] | None = None,
 def loggamma(key: ArrayLike, a: ArrayLike, shape: Sequence[int] | None = None,
              dtype: DTypeLike | None = None, *, out_sharding: Any = None) -> Array:
     """The logs of Gamma(a) samples, accurate for small `a`."""
-    _tf.check_key(key, "loggamma")
+    key = _ka.check_key(key, "loggamma")
     dt = _p._float_dtype(dtype, "loggamma")
     return _gamma(key, a, _gamma_shape("loggamma", shape, a), dt, True)
 
@@ -80,7 +80,7 @@ def loggamma(key: ArrayLike, a: ArrayLike, shape: Sequence[int] | None = None,
 def beta(key: ArrayLike, a: ArrayLike, b: ArrayLike, shape: Sequence[int] | None = None,
          dtype: DTypeLike | None = None, *, out_sharding: Any = None) -> Array:
     """Beta(a, b) samples."""
-    _tf.check_key(key, "beta")
+    key = _ka.check_key(key, "beta")
     dt = _p._float_dtype(dtype, "beta")
     shape = _gamma_shape("beta", shape, a, b)
     key_a, key_b = _p._split_pair(key)
@@ -94,7 +94,7 @@ def beta(key: ArrayLike, a: ArrayLike, b: ArrayLike, shape: Sequence[int] | None
 def dirichlet(key: ArrayLike, alpha: ArrayLike, shape: Sequence[int] | None = None,
               dtype: DTypeLike | None = None, *, out_sharding: Any = None) -> Array:
     """Dirichlet(alpha) samples over alpha's last axis."""
-    _tf.check_key(key, "dirichlet")
+    key = _ka.check_key(key, "dirichlet")
     dt = _p._float_dtype(dtype, "dirichlet")
     ashape = _shape_of(alpha)
     if len(ashape) < 1:
@@ -113,7 +113,7 @@ def dirichlet(key: ArrayLike, alpha: ArrayLike, shape: Sequence[int] | None = No
 def chisquare(key: ArrayLike, df: ArrayLike, shape: Sequence[int] | None = None,
               dtype: DTypeLike | None = None, *, out_sharding: Any = None) -> Array:
     """Chi-square samples with `df` degrees of freedom."""
-    _tf.check_key(key, "chisquare")
+    key = _ka.check_key(key, "chisquare")
     dt = _p._float_dtype(dtype, "chisquare")
     shape = _gamma_shape("chisquare", shape, df)
     half = jnp.true_divide(lax.convert_element_type(df, dt), _c(2, dt))
@@ -123,7 +123,7 @@ def chisquare(key: ArrayLike, df: ArrayLike, shape: Sequence[int] | None = None,
 def f(key: ArrayLike, dfnum: ArrayLike, dfden: ArrayLike, shape: Sequence[int] | None = None,
       dtype: DTypeLike | None = None, *, out_sharding: Any = None) -> Array:
     """F-distribution samples with (dfnum, dfden) degrees of freedom."""
-    _tf.check_key(key, "f")
+    key = _ka.check_key(key, "f")
     dt = _p._float_dtype(dtype, "f")
     shape = _gamma_shape("f", shape, dfnum, dfden)
     dfnum, dfden = lax.convert_element_type(dfnum, dt), lax.convert_element_type(dfden, dt)
@@ -136,7 +136,7 @@ def f(key: ArrayLike, dfnum: ArrayLike, dfden: ArrayLike, shape: Sequence[int] |
 def t(key: ArrayLike, df: ArrayLike, shape: Sequence[int] | None = None,
       dtype: DTypeLike | None = None, *, out_sharding: Any = None) -> Array:
     """Student's t samples with `df` degrees of freedom."""
-    _tf.check_key(key, "t")
+    key = _ka.check_key(key, "t")
     dt = _p._float_dtype(dtype, "t")
     shape = _gamma_shape("t", shape, df)
     df = lax.convert_element_type(df, dt)
@@ -150,7 +150,7 @@ def t(key: ArrayLike, df: ArrayLike, shape: Sequence[int] | None = None,
 def generalized_normal(key: ArrayLike, p: ArrayLike, shape: Sequence[int] = (),
                        dtype: DTypeLike | None = None, *, out_sharding: Any = None) -> Array:
     """Samples with density proportional to exp(-|x|^p)."""
-    _tf.check_key(key, "generalized_normal")
+    key = _ka.check_key(key, "generalized_normal")
     dt = _p._float_dtype(dtype, "generalized_normal")
     shape = static_shape(shape)
     k_g, k_r = _p._split_pair(key)
@@ -162,7 +162,7 @@ def generalized_normal(key: ArrayLike, p: ArrayLike, shape: Sequence[int] = (),
 def ball(key: ArrayLike, d: int, p: float = 2, shape: Sequence[int] = (),
          dtype: DTypeLike | None = None, *, out_sharding: Any = None) -> Array:
     """Uniform samples from the unit Lp ball in `d` dimensions."""
-    _tf.check_key(key, "ball")
+    key = _ka.check_key(key, "ball")
     dt = _p._float_dtype(dtype, "ball")
     shape = static_shape(shape)
     k1, k2 = _p._split_pair(key)
@@ -239,7 +239,7 @@ def _poisson(key, lam, shape, dtype):
 def poisson(key: ArrayLike, lam: ArrayLike, shape: Sequence[int] | None = None,
             dtype: DTypeLike | None = None, *, out_sharding: Any = None) -> Array:
     """Poisson(lam) counts (integer dtype, default int)."""
-    _tf.check_key(key, "poisson")
+    key = _ka.check_key(key, "poisson")
     dt = dtypes.canonicalize(dtypes.dtype(int) if dtype is None else dtypes.dtype(dtype))
     if not dtypes.is_int(dt):
         raise DTypeError(f"dtype argument to `poisson` must be an int dtype, got {dt}")
@@ -349,7 +349,7 @@ def _binomial(key, count, prob, shape, dtype):
 def binomial(key: ArrayLike, n: ArrayLike, p: ArrayLike, shape: Sequence[int] | None = None,
              dtype: DTypeLike | None = None) -> Array:
     """Binomial(n, p) counts (as floats, default float dtype)."""
-    _tf.check_key(key, "binomial")
+    key = _ka.check_key(key, "binomial")
     dt = _p._float_dtype(dtype, "binomial")
     shape = _gamma_shape("binomial", shape, n, p)
     [p] = promote_args_inexact("binomial", p)
@@ -359,7 +359,7 @@ def binomial(key: ArrayLike, n: ArrayLike, p: ArrayLike, shape: Sequence[int] | 
 def multinomial(key: ArrayLike, n: ArrayLike, p: ArrayLike, *, shape: Sequence[int] | None = None,
                 dtype: DTypeLike | None = None, unroll: int = 1) -> Array:
     """Counts of each outcome in `n` trials with probabilities `p` (last axis)."""
-    _tf.check_key(key, "multinomial")
+    key = _ka.check_key(key, "multinomial")
     dt = _p._float_dtype(dtype, "multinomial")
     n, p = promote_args_inexact("multinomial", n, p)
     shape = _shape_of(p) if shape is None else static_shape(shape)
@@ -367,7 +367,7 @@ def multinomial(key: ArrayLike, n: ArrayLike, p: ArrayLike, *, shape: Sequence[i
     p = jnp.moveaxis(jnp.broadcast_to(p, shape), -1, 0)
     remaining = jnp.flip(jnp.cumsum(jnp.flip(p, 0), axis=0), 0)
     ratios = jnp.true_divide(p, jnp.where(jnp.equal(remaining, 0), 1, remaining))
-    keys = _tf.split(key, (core.get_aval(ratios).shape[0],))
+    keys = _ka.split(key, (core.get_aval(ratios).shape[0],))
 
     def step(rem, ratio_key):
         ratio, k = ratio_key

@@ -1,24 +1,15 @@
-"""Typed PRNG keys: `random.key(seed)` arrays of the extended dtype `key<fry>`.
+"""The public face of `astjax.random`'s keys: `key` / `PRNGKey` (seeding with an
+implementation: `impl=` or the `jax_default_prng_impl` flag), `key_data`,
+`wrap_key_data`, `key_impl`, `key_dtype`, `split`, `fold_in`, `clone`, and every sampler
+accepting typed or raw keys.
 
-A typed key array (`PRNGKeyArray`) has the key's *logical* shape (`()` for one key,
-`(3,)` for three) and the dtype `KeyTy` (printed `key<fry>`, a sub-dtype of
-`astjax.dtypes.prng_key`), and is an instance of `astjax.Array`. It overlays the raw
-threefry2x32 key data, a `uint32[..., 2]` array (`key_data` reads it, `wrap_key_data`
-makes a key array of it).
-
-How it flows through the transformations: a key array is one pytree leaf, as in JAX
-(`tree_leaves(key)` is `[key]`, `tree_map` hands `f` the key array). At a staging
-boundary (`jit`, `vmap`, `grad` -- keys are integer data, never differentiated --
-`lax.scan` / `fori_loop` / `while_loop` carries, `cond` branches, custom derivatives)
-`tree_util.flatten_for_staging` expands it to its key data, which is what the IR
-carries, and the function receives a key array again over the staged data; results
-are rebuilt likewise. The variables holding keys are typed as keys
-(`primitives/prng_keys.py`: a `KeyDataAval`), so a printed jaxpr shows `key<fry>[]`
-where JAX does; `random_unwrap` marks where a sampler or `key_data` reads the data,
-`random_wrap` where `wrap_key_data` makes keys of it.
-
-Every sampler of `astjax.random` accepts typed or raw keys (the wrappers at the end of
-this module); `split`, `fold_in` and `clone` return keys of the kind they were given.
+Typed key arrays themselves (`PRNGKeyArray`, dtype `key<fry>` / `key<rbg>` /
+`key<urbg>`), how they flow through the transformations and how their operations
+dispatch to the key's implementation are in `astjax/random/key_array.py`; the
+implementations in `astjax/random/impls.py`. A raw key (uint32 data) is read as the
+default implementation's, as JAX reads it; `split`, `fold_in` and `clone` return keys
+of the kind they were given. The samplers (`prng`, `distributions`, `gamma`) only ever
+see typed keys.
 """
 from __future__ import annotations
 
@@ -28,19 +19,20 @@ import warnings
 
 import numpy as np
 
-from .. import core, dtypes, tree_util
+from .. import core
 from ..config import config
-from ..api import ShapeDtypeStruct
-from ..ir import ShapedArray
 from .. import numpy as jnp
-from ..primitives.prng_keys import random_unwrap, random_wrap, type_as_keys
-from ..errors import ArgumentTypeError, ArityError, DTypeError
+from ..primitives.prng_keys import random_unwrap, random_wrap
+from ..errors import ArgumentTypeError, ArgumentValueError, ArityError, DTypeError
+from . import key_array as _ka
+from .key_array import KeyTy, PRNGKeyArray
+from .impls import impl_spec, resolve_impl
 from . import distributions as _d
 from . import gamma as _g
 from . import prng as _p
 from . import key_reuse as _kr
 
-__all__ = ["PRNGKeyArray", "KeyTy", "key", "key_data", "wrap_key_data", "key_impl", "key_dtype",
+__all__ = ["PRNGKeyArray", "KeyTy", "PRNGKey", "key", "key_data", "wrap_key_data", "key_impl", "key_dtype",
            "split", "fold_in", "clone", "bits", "uniform", "normal", "bernoulli", "randint",
            "choice", "permutation", "truncated_normal", "categorical", "gumbel",
            "exponential", "laplace", "logistic", "rademacher", "cauchy", "lognormal",
@@ -48,227 +40,6 @@ __all__ = ["PRNGKeyArray", "KeyTy", "key", "key_data", "wrap_key_data", "key_imp
            "triangular", "geometric", "orthogonal", "multivariate_normal", "gamma",
            "loggamma", "beta", "dirichlet", "chisquare", "f", "t", "generalized_normal",
            "ball", "poisson", "binomial", "multinomial"]
-
-_IMPL = "threefry2x32"
-_KEY_SHAPE = (2,)  # threefry2x32's key data: two uint32 words
-
-
-class KeyTy(dtypes.ExtendedDType):
-    """The dtype of typed key arrays of one PRNG implementation (`key<fry>` for
-    threefry2x32): `issubdtype(k.dtype, astjax.dtypes.prng_key)` is True."""
-    type = dtypes.prng_key
-
-    def __init__(self, impl=_IMPL):
-        self.impl = impl
-        self.name = "key<fry>" if impl == _IMPL else f"key<{impl}>"
-
-    itemsize = property(lambda self: 4 * _KEY_SHAPE[0])
-    kind = "V"
-
-    def __eq__(self, other):
-        return isinstance(other, KeyTy) and other.impl == self.impl
-
-    def __ne__(self, other):
-        return not self == other
-
-    def __hash__(self):
-        return hash((KeyTy, self.impl))
-
-    def __str__(self):
-        return self.name
-
-    def __repr__(self):
-        return self.name
-
-
-KEY_DTYPE = KeyTy()
-
-
-def _short_name(impl):
-    """JAX's short name of a PRNG implementation, as in `key<fry>`."""
-    return "fry" if impl == _IMPL else impl
-
-
-class KeyAval(ShapedArray):
-    """The abstract value of a key array (`jax.typeof(key)`: `key<fry>[3]`): its
-    logical shape and key dtype. Transformations never see it -- they carry the key
-    data -- so it is only read, never staged."""
-    __slots__ = ()
-
-    def __init__(self, shape, dtype=KEY_DTYPE, weak_type=False):
-        self.shape = tuple(int(d) for d in shape)
-        self.dtype = dtype
-        self.weak_type = False
-
-    def update(self, shape=None, dtype=None, weak_type=None):
-        return KeyAval(self.shape if shape is None else shape, self.dtype)
-
-    def str_short(self):
-        return f"{self.dtype}[{','.join(map(str, self.shape))}]"
-
-    def __eq__(self, other):
-        return type(other) is KeyAval and (other.shape, other.dtype) == (self.shape, self.dtype)
-
-    def __hash__(self):
-        return hash((KeyAval, self.shape, self.dtype))
-
-    def __repr__(self):
-        return f"ShapedArray({self.str_short()})"
-
-    __str__ = str_short
-
-
-def _shape_of(x):
-    return tuple(core.get_aval(x).shape)
-
-
-class PRNGKeyArray:
-    """An array of typed PRNG keys (see the module docstring): shape, indexing,
-    reshaping and transposition act on the keys; `key_data` gives the raw words."""
-    __slots__ = ("_base", "_impl", "_consumed")
-    __array_priority__ = 100
-
-    def __init__(self, base, impl=_IMPL):
-        self._consumed = False   # the key-reuse checker's eager mark (random/key_reuse.py)
-        self._base = type_as_keys(base, _short_name(impl))
-        self._impl = impl
-
-    # ---------------------------------------------------------------- array facts
-    shape = property(lambda self: (_shape_of(self._base) if _is_key_data(self._base) else
-                                   tuple(getattr(self._base, "shape", (0,))))[:-1])
-    ndim = property(lambda self: len(self.shape))
-    size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
-    dtype = property(lambda self: KeyTy(self._impl) if self._impl != _IMPL else KEY_DTYPE)
-    itemsize = property(lambda self: self.dtype.itemsize)
-    nbytes = property(lambda self: self.size * self.itemsize)
-    weak_type = False
-    aval = property(lambda self: KeyAval(self.shape, self.dtype))
-
-    def __len__(self):
-        if not self.shape:
-            raise TypeError("len() of unsized object")
-        return self.shape[0]
-
-    def __iter__(self):
-        if not self.shape:
-            raise TypeError("iteration over a 0-d key array")
-        return (self[i] for i in range(self.shape[0]))
-
-    # ----------------------------------------------------- indexing and reshaping
-    def __getitem__(self, idx):
-        idx = idx if isinstance(idx, tuple) else (idx,)
-        if any(isinstance(i, PRNGKeyArray) for i in idx):
-            raise ArgumentTypeError("a key array cannot index an array")
-        # the key-data axis is the trailing one: every index leaves it whole
-        return PRNGKeyArray(self._base[idx + (slice(None),)], self._impl)
-
-    def reshape(self, *shape, order="C"):
-        """The keys in a new shape (`order="C"` only, as JAX's key arrays)."""
-        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-            shape = tuple(shape[0])
-        if order != "C":
-            raise ArgumentTypeError("key arrays reshape in C order only")
-        shape = tuple(int(d) for d in shape)
-        if -1 in shape:
-            known = int(np.prod([d for d in shape if d != -1], dtype=np.int64))
-            shape = tuple(self.size // max(known, 1) if d == -1 else d for d in shape)
-        return PRNGKeyArray(jnp.reshape(self._base, shape + _KEY_SHAPE), self._impl)
-
-    def ravel(self):
-        return self.reshape(self.size)
-
-    flatten = ravel
-
-    def squeeze(self, axis=None):
-        """Drop length-1 key axes (all of them, or `axis`)."""
-        nd = self.ndim
-        if axis is None:
-            axes = tuple(i for i, d in enumerate(self.shape) if d == 1)
-        else:
-            axes = tuple(a % nd for a in (axis if isinstance(axis, tuple) else (axis,)))
-        return PRNGKeyArray(jnp.squeeze(self._base, axes), self._impl)
-
-    def transpose(self, *axes):
-        """Permute the key axes (the key data axis stays last)."""
-        if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
-            axes = tuple(axes[0])
-        nd = self.ndim
-        perm = tuple(a % nd for a in axes) if axes else tuple(reversed(range(nd)))
-        return PRNGKeyArray(jnp.transpose(self._base, perm + (nd,)), self._impl)
-
-    T = property(lambda self: self.transpose())
-
-    def swapaxes(self, a, b):
-        perm = list(range(self.ndim))
-        perm[a], perm[b] = perm[b], perm[a]
-        return self.transpose(perm)
-
-    def broadcast_to(self, shape):
-        """The keys broadcast to `shape`."""
-        shape = tuple(shape)
-        return PRNGKeyArray(jnp.broadcast_to(self._base, shape + _KEY_SHAPE), self._impl)
-
-    def copy(self):
-        return PRNGKeyArray(jnp.array(self._base, copy=True), self._impl)
-
-    def block_until_ready(self):
-        if hasattr(self._base, "block_until_ready"):
-            self._base.block_until_ready()
-        return self
-
-    # ----------------------------------------------------------------- comparison
-    def __eq__(self, other):
-        if not isinstance(other, PRNGKeyArray):
-            return NotImplemented
-        if not (_is_key_data(self._base) and _is_key_data(other._base)):
-            # placeholders a transformation put in the data's place: plain equality
-            return self._impl == other._impl and bool(self._base == other._base)
-        return jnp.all(jnp.equal(self._base, other._base), axis=-1)
-
-    def __ne__(self, other):
-        if not isinstance(other, PRNGKeyArray):
-            return NotImplemented
-        return jnp.logical_not(self == other)
-
-    __hash__ = None  # arrays are unhashable
-
-    # --------------------------------------------------------------- conversions
-    def __array__(self, dtype=None, copy=None):
-        raise TypeError("JAX array with PRNGKey dtype cannot be converted to a NumPy "
-                        "array. Use jax.random.key_data(arr) if you wish to extract the "
-                        "underlying integer array.")
-
-    def __bool__(self):
-        raise TypeError("a key array has no truth value")
-
-    def __repr__(self):
-        if not _is_key_data(self._base):
-            return f"PRNGKeyArray[{self._impl}]({self._base!r})"
-        if isinstance(self._base, core.Tracer):
-            return f"Traced<{self.dtype}[{','.join(map(str, self.shape))}]>"
-        return (f"Array({self.shape}, dtype={self.dtype}) overlaying:\n"
-                f"{np.asarray(self._base)}")
-
-    __str__ = __repr__
-
-
-def _is_key_data(x):
-    """Raw key data (staged or concrete), as opposed to a placeholder a transformation
-    unflattened in its place (e.g. an axis number)."""
-    aval = getattr(x, "aval", None)
-    return isinstance(aval, ShapedArray) or isinstance(x, (np.ndarray, np.generic))
-
-
-def _from_physical(impl, data):
-    """A key array again over what a transformation computed for its data: the data,
-    or its shape struct (`eval_shape`: JAX's `ShapeDtypeStruct(shape, key<fry>)`)."""
-    if isinstance(data, ShapeDtypeStruct):
-        return ShapeDtypeStruct(data.shape[:-1], KeyTy(impl))
-    return PRNGKeyArray(data, impl)
-
-
-tree_util.register_staging_leaf(PRNGKeyArray, lambda k: (k._base, k._impl), _from_physical)
-core.Array.register(PRNGKeyArray)
 
 
 def is_typed_key(x) -> bool:
@@ -280,11 +51,12 @@ def _raw(k):
     return random_unwrap(k._base) if isinstance(k, PRNGKeyArray) else k
 
 
-def _same_kind(k, data):
-    if isinstance(k, PRNGKeyArray):
-        return PRNGKeyArray(data, k._impl)
-    # jax_enable_custom_prng: raw keys in, typed keys out (as JAX)
-    return PRNGKeyArray(data) if config.read("jax_enable_custom_prng") else data
+def _same_kind(k, keys):
+    """Typed keys `keys` returned as the kind `k` was: typed, or raw data for raw `k`
+    (with `jax_enable_custom_prng`, typed keys for raw ones too, as JAX)."""
+    if isinstance(k, PRNGKeyArray) or config.read("jax_enable_custom_prng"):
+        return keys
+    return _ka.data_of(keys)
 
 
 _LEGACY = ("Legacy uint32 key array passed as key to jax.random function. Please create "
@@ -293,11 +65,12 @@ _LEGACY = ("Legacy uint32 key array passed as key to jax.random function. Please
 
 
 def _key_in(k):
-    """The raw data of a key given to a sampler, `split` or `fold_in`; a raw key is
-    refused or warned about as `jax_legacy_prng_key` (and `jax_enable_custom_prng`)
-    say."""
+    """A key given to a sampler, `split` or `fold_in` as a typed key array; a raw key
+    (read as the default implementation's data) is refused or warned about as
+    `jax_legacy_prng_key` (and `jax_enable_custom_prng`) say."""
     if isinstance(k, PRNGKeyArray):
-        return random_unwrap(k._base)
+        return k
+    typed = _ka.as_typed_key(k)
     policy = config.read("jax_legacy_prng_key")
     if policy == "error":
         raise ValueError(_LEGACY)
@@ -306,47 +79,81 @@ def _key_in(k):
     elif config.read("jax_enable_custom_prng"):
         warnings.warn("Raw arrays as random keys to jax.random functions are deprecated. "
                       "Assuming valid threefry2x32 key for now.", FutureWarning, stacklevel=3)
-    return k
+    return typed
 
 
 # ------------------------------------------------------------------ constructors
 
 
-def key(seed, *, impl=None):
-    """A typed key (shape `()`, dtype `key<fry>`) from an integer seed: the same
-    key data as `PRNGKey(seed)`."""
-    _p._check_impl(impl)
-    return PRNGKeyArray(_p._seed(seed))
+def _both(fn, impl, dtype):
+    if dtype is not None:
+        if impl is not None:
+            raise ArgumentValueError(f"Cannot specify both `impl` and `dtype` arguments to "
+                                     f"jax.random.{fn}")
+        return dtype
+    return impl
+
+
+def _seed_keys(ctor, seed, impl):
+    """Typed keys of `impl` from one integer seed (JAX's `random_seed`)."""
+    if isinstance(seed, PRNGKeyArray):
+        raise ArgumentTypeError(f"{ctor} accepts a scalar seed, but was given a PRNG key.")
+    nd = core.get_aval(seed).ndim if hasattr(seed, "aval") else np.ndim(seed)
+    if nd:
+        raise ArgumentTypeError(f"{ctor} accepts a scalar seed, but was given an array of "
+                                f"shape {_shape(seed)} != (). Use jax.vmap for batching",
+                                hint="use astjax.vmap to make several keys")
+    return _p.seed_keys(seed, impl)
+
+
+def _shape(x):
+    return tuple(core.get_aval(x).shape) if hasattr(x, "aval") else np.shape(x)
+
+
+def key(seed, *, impl=None, dtype=None):
+    """A typed key (shape `()`, dtype `key<fry>` -- `key<rbg>`, `key<urbg>` for those
+    implementations) from an integer seed: the key data of `PRNGKey(seed, impl=impl)`.
+    `impl` (or `dtype`) names the implementation; None: `jax_default_prng_impl`."""
+    return _seed_keys("key", seed, resolve_impl(_both("key", impl, dtype)))
+
+
+def PRNGKey(seed, *, impl=None):  # noqa: N802  (JAX's name)
+    """A raw key from an integer seed: the uint32 data of `key(seed, impl=impl)`
+    (`uint32[2]` for threefry2x32, `uint32[4]` for rbg and unsafe_rbg)."""
+    return _same_kind(seed, _seed_keys("PRNGKey", seed, resolve_impl(impl)))
 
 
 def key_dtype(impl_spec=None):
-    """The dtype of typed keys of PRNG implementation `impl_spec` (None: the default,
-    threefry2x32): `random.key(0).dtype == random.key_dtype()`."""
-    _p._check_impl(impl_spec)
-    return KeyTy(_IMPL)
+    """The dtype of typed keys of PRNG implementation `impl_spec` (None: the default):
+    `random.key(0).dtype == random.key_dtype()`."""
+    return KeyTy(resolve_impl(impl_spec))
 
 
 def key_data(keys):
-    """The raw `uint32[..., 2]` data under a typed key array (raw keys as they are)."""
-    return _raw(keys)
+    """The raw uint32 data under a typed key array (raw keys, checked against the
+    default implementation, as they are)."""
+    if isinstance(keys, PRNGKeyArray):
+        return _raw(keys)
+    _ka.as_typed_key(keys)
+    return keys
 
 
-def wrap_key_data(key_bits_array, *, impl=None):
-    """A typed key array over raw key data `uint32[..., 2]` (shape `[...]`)."""
-    _p._check_impl(impl)
+def wrap_key_data(key_bits_array, *, impl=None, dtype=None):
+    """A typed key array over raw key data of shape `(*shape, *impl.key_shape)` (shape
+    `shape`); `impl` (or `dtype`) as in `key`."""
+    impl = resolve_impl(_both("wrap_key_data", impl, dtype))
     if isinstance(key_bits_array, PRNGKeyArray):
         raise DTypeError("wrap_key_data takes raw uint32 key data, got a typed key array",
                          hint="random.key_data(keys) gives the data")
     data = key_bits_array if hasattr(key_bits_array, "aval") else jnp.asarray(key_bits_array)
-    a = core.get_aval(data)
-    if a.dtype != dtypes.uint32 or a.shape[-1:] != _KEY_SHAPE:
-        raise DTypeError(f"key data must be uint32[..., 2], got {a.str_short()}")
-    return PRNGKeyArray(random_wrap(data, _short_name(_IMPL)))
+    _ka.check_key_data(data, impl)
+    return PRNGKeyArray(random_wrap(data, impl), impl)
 
 
 def key_impl(keys):
-    """The name of the PRNG implementation of `keys` ('threefry2x32')."""
-    return keys._impl if isinstance(keys, PRNGKeyArray) else _IMPL
+    """The PRNG implementation of `keys`: its name ('threefry2x32', 'rbg', ...), or a
+    `PRNGSpec` for one `define_prng_impl` made."""
+    return impl_spec(_ka.as_typed_key(keys)._impl)
 
 
 # ------------------------------------------------------- key-returning functions
@@ -380,7 +187,7 @@ def clone(key):
         return key
     base = key._base
     if isinstance(base, core.Tracer):    # a new variable, so its uses are its own
-        base = random_wrap(random_unwrap(base), _short_name(key._impl))
+        base = random_wrap(random_unwrap(base), key._impl)
     return PRNGKeyArray(base, key._impl)
 
 

@@ -1,6 +1,9 @@
-"""Keys and the basic samplers of `astjax.random` (bits, uniform, normal, bernoulli,
-randint, choice, permutation, categorical, gumbel, ...), each JAX's threefry2x32
-algorithm step for step. `distributions` builds the rest on these."""
+"""Seeding, splitting and folding typed keys, and the basic samplers of `astjax.random`
+(bits, uniform, normal, bernoulli, randint, choice, permutation, categorical, gumbel,
+...), each JAX's algorithm step for step. Every sampler takes one typed key and draws
+its bits through the key's implementation (`key_array.random_bits`), so the same code
+serves threefry2x32, rbg, unsafe_rbg and user-defined implementations.
+`distributions` builds the rest on these."""
 from __future__ import annotations
 
 import math
@@ -15,106 +18,56 @@ from ..errors import (ArgumentError, ArgumentTypeError, ArgumentValueError, DTyp
 from ..numpy.util import canonicalize_axis, library_jit, static_int, static_shape
 from .. import numpy as jnp
 from ..numpy.operands import broadcast_shapes, promote_args_inexact
-from . import threefry as _tf
+from . import key_array as _ka
+from .impls import rbg_prng_impl, threefry_prng_impl
+from .key_array import PRNGKeyArray
 from ..typing import Array, ArrayLike, DTypeLike
 
-__all__ = ["PRNGKey", "key", "key_data", "wrap_key_data", "split", "fold_in", "bits",
-           "uniform", "normal", "bernoulli", "randint", "choice", "permutation",
-           "truncated_normal", "categorical", "gumbel", "exponential", "laplace",
-           "logistic", "rademacher", "clone", "key_impl"]
+__all__ = ["split", "fold_in", "bits", "uniform", "normal", "bernoulli", "randint", "choice",
+           "permutation", "truncated_normal", "categorical", "gumbel", "exponential",
+           "laplace", "logistic", "rademacher"]
 
 
-def PRNGKey(seed: ArrayLike, *, impl: Any = None) -> Array:  # noqa: N802  (JAX's name)
-    """A key (uint32[2]) from an integer seed."""
-    _check_impl(impl)
-    return _seed(seed)
+def seed_keys(seed, impl):
+    """One typed key of `impl` from the integer scalar `seed` (a Python int of any
+    size: JAX's 64-bit seeds, as the built-in implementations read them)."""
+    if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and \
+            impl.seed in _INT_SEEDING:
+        return PRNGKeyArray(impl.seed(int(seed)), impl)
+    if not hasattr(seed, "aval"):
+        seed = jnp.asarray(seed)
+    return _seed(seed, impl)
 
 
-def key(seed: ArrayLike, *, impl: Any = None, dtype: DTypeLike | None = None) -> Array:
-    """JAX's typed-key constructor; astjax keys are the raw uint32[2] data."""
-    _check_impl(impl or dtype)
-    return _seed(seed)
+@library_jit(static_argnums=(1,))
+def _seed(seed, impl):
+    return PRNGKeyArray(impl.seed(seed), impl)
 
 
-class PRNGImpl(NamedTuple):
-    """A PRNG implementation (JAX's `PRNGImpl`): the shape of one key's uint32 data and
-    the functions `seed(int[]) -> K`, `split(K, shape) -> K[*shape]`,
-    `random_bits(K, bit_width, shape)`, `fold_in(K, int[]) -> K`."""
-    key_shape: tuple
-    seed: Any
-    split: Any
-    random_bits: Any
-    fold_in: Any
-    name: str = "<unnamed>"
-    tag: str = "?"
-
-    def __hash__(self):
-        return hash(self.tag)
-
-    def __str__(self):
-        return self.tag
-
-
-threefry_prng_impl = PRNGImpl((2,), _tf.seed, _tf.split, _tf.random_bits, _tf.fold_in,
-                              name="threefry2x32", tag="fry")
-
-
-def _check_impl(impl):
-    if impl is threefry_prng_impl:
-        return
-    if impl not in (None, "threefry2x32"):
-        raise ArgumentValueError(f"PRNG implementation {impl!r} is not supported",
-                            hint="astjax implements the default 'threefry2x32'")
-
-
-_seed_jit = library_jit(_tf.seed)
-
-
-def _seed(seed):
-    if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
-        return _tf.seed(seed)
-    return _seed_jit(seed)
-
-
-def key_data(keys: ArrayLike) -> Array:
-    return keys
-
-
-def wrap_key_data(key_bits_array: ArrayLike, *, impl: Any = None) -> Array:
-    _check_impl(impl)
-    a = core.get_aval(key_bits_array)
-    if a.dtype != dtypes.uint32 or a.shape[-1:] != (2,):
-        raise DTypeError(f"key data must be uint32[..., 2], got {a.str_short()}")
-    return key_bits_array
-
-
-def key_impl(keys: ArrayLike) -> Any:
-    return "threefry2x32"
-
-
-def clone(key: ArrayLike) -> Array:
-    return key
+# the seed functions that read a Python int seed exactly (eagerly, as a constant)
+_INT_SEEDING = {threefry_prng_impl.seed, rbg_prng_impl.seed}
 
 
 @library_jit(static_argnums=(1,))
 def _split(key, shape):
-    return _tf.split(key, shape)
+    return _ka.split(key, shape)
 
 
 def split(key: ArrayLike, num: int | tuple[int, ...] = 2) -> Array:
-    """`num` (an int or a shape) new keys, stacked along new leading axes."""
-    _tf.check_key(key, "split")
-    shape = static_shape(num, "the number of keys")
-    return _split(key, shape)
+    """`num` (an int or a shape) new typed keys from one typed key, stacked along new
+    leading axes."""
+    key = _ka.check_key(key, "split")
+    return _split(key, static_shape(num, "the number of keys"))
 
 
 @library_jit
 def _fold_in(key, data):
-    return _tf.fold_in(key, data)
+    return _ka.fold_in(key, data)
 
 
 def fold_in(key: ArrayLike, data: ArrayLike) -> Array:
-    _tf.check_key(key, "fold_in")
+    """A new typed key from one typed key and the integer scalar `data`."""
+    key = _ka.check_key(key, "fold_in")
     if np.ndim(data) if not hasattr(data, "aval") else core.get_aval(data).ndim:
         raise ShapeError("fold_in takes a scalar", hint="use astjax.vmap to batch")
     if isinstance(data, (int, np.integer)):
@@ -126,12 +79,12 @@ def fold_in(key: ArrayLike, data: ArrayLike) -> Array:
 
 @library_jit(static_argnums=(1, 2))
 def _bits(key, bit_width, shape):
-    return _tf.random_bits(key, bit_width, shape)
+    return _ka.random_bits(key, bit_width, shape)
 
 
 def bits(key: ArrayLike, shape: Sequence[int] = (), dtype: DTypeLike | None = None) -> Array:
     """Uniform random bits of an unsigned dtype (default uint32, uint64 under x64)."""
-    _tf.check_key(key, "bits")
+    key = _ka.check_key(key, "bits")
     dt = dtypes.canonicalize(dtypes.uint64 if dtype is None else dtypes.dtype(dtype),
                              warn=dtype is not None)
     if not dtypes.issubdtype(dt, np.unsignedinteger):
@@ -175,7 +128,7 @@ def _uniform_impl(key, minval, maxval, shape, dtype):
     fi = dtypes.finfo(dtype)
     nbits, nmant = fi.bits, fi.nmant
     rng_bits = 8 if nmant < 8 else nbits
-    b = _tf.random_bits(key, rng_bits, shape)
+    b = _ka.random_bits(key, rng_bits, shape)
     uint = np.dtype(f"uint{nbits}")
     if rng_bits != nbits:
         b = lax.convert_element_type(b, uint)
@@ -207,7 +160,7 @@ def uniform(key: ArrayLike, shape: Sequence[int] = (), dtype: DTypeLike | None =
         >>> astjax.random.uniform(astjax.random.key(0), (3,))
         Array([0.947667  , 0.9785799 , 0.33229148], dtype=float32)
     """
-    _tf.check_key(key, "uniform")
+    key = _ka.check_key(key, "uniform")
     return _uniform(key, minval, maxval, static_shape(shape), _float_dtype(dtype, "uniform"))
 
 
@@ -244,14 +197,14 @@ def normal(key: ArrayLike, shape: Sequence[int] = (), dtype: DTypeLike | None = 
         >>> astjax.random.normal(astjax.random.key(0), (3,))
         Array([ 1.6226422 ,  2.0252647 , -0.43359444], dtype=float32)
     """
-    _tf.check_key(key, "normal")
+    key = _ka.check_key(key, "normal")
     return _normal(key, static_shape(shape),
                    _float_dtype(dtype, "normal", (np.floating, np.complexfloating)))
 
 
 def _split_pair(key):
-    ks = _tf.split(key, (2,))
-    return lax.index_in_dim(ks, 0, 0, False), lax.index_in_dim(ks, 1, 0, False)
+    ks = _ka.split(key, (2,))
+    return ks[0], ks[1]
 
 
 @library_jit(static_argnums=(3, 4))
@@ -270,7 +223,7 @@ def _truncated_normal(key, lower, upper, shape, dtype):
 def truncated_normal(key: ArrayLike, lower: ArrayLike, upper: ArrayLike,
                      shape: Sequence[int] | None = None, dtype: DTypeLike | None = None) -> Array:
     """Normal values truncated to (lower, upper)."""
-    _tf.check_key(key, "truncated_normal")
+    key = _ka.check_key(key, "truncated_normal")
     dt = _float_dtype(dtype, "truncated_normal")
     ps = [np.shape(v) if not hasattr(v, "aval") else core.get_aval(v).shape for v in (lower, upper)]
     if shape is None:
@@ -284,7 +237,7 @@ def truncated_normal(key: ArrayLike, lower: ArrayLike, upper: ArrayLike,
 def bernoulli(key: ArrayLike, p: ArrayLike = np.float32(0.5), shape: Sequence[int] | None = None,
               mode: str = 'low') -> Array:
     """Booleans that are True with probability p."""
-    _tf.check_key(key, "bernoulli")
+    key = _ka.check_key(key, "bernoulli")
     dt = dtypes.dtype(p) if not dtypes.is_weak_scalar(p) else dtypes.canonicalize(
         dtypes.python_scalar_dtype(p))
     dt = dtypes.canonicalize(dt)
@@ -331,8 +284,8 @@ def _randint(key, minval, maxval, shape, dtype):
     out_of_range = _broadcast_to_rank(out_of_range, len(shape))
     nbits = dtypes.iinfo(dtype).bits
     k1, k2 = _split_pair(key)
-    higher = _tf.random_bits(k1, nbits, shape)
-    lower = _tf.random_bits(k2, nbits, shape)
+    higher = _ka.random_bits(k1, nbits, shape)
+    lower = _ka.random_bits(k2, nbits, shape)
     udt = np.dtype(f"uint{nbits}")
     span = lax.convert_element_type(jnp.subtract(maxval, minval), udt)
     span = jnp.where(jnp.less_equal(maxval, minval), np.asarray(1, udt)[()], span)
@@ -349,7 +302,7 @@ def _randint(key, minval, maxval, shape, dtype):
 def randint(key: ArrayLike, shape: Sequence[int], minval: ArrayLike, maxval: ArrayLike,
             dtype: DTypeLike | None = None) -> Array:
     """Uniform integers in [minval, maxval)."""
-    _tf.check_key(key, "randint")
+    key = _ka.check_key(key, "randint")
     dt = dtypes.canonicalize(dtypes.dtype(int) if dtype is None else dtypes.dtype(dtype),
                              warn=dtype is not None)
     if not dtypes.is_int(dt):
@@ -370,7 +323,7 @@ def _shuffle(key, x, axis):
     rounds = int(np.ceil(3 * np.log(max(1, size)) / np.log(np.iinfo(np.uint32).max)))
     for _ in range(rounds):
         key, sub = _split_pair(key)
-        sort_keys = _tf.random_bits(sub, 32, core.get_aval(x).shape)
+        sort_keys = _ka.random_bits(sub, 32, core.get_aval(x).shape)
         order = jnp.argsort(sort_keys, axis=axis, stable=True)
         x = jnp.take_along_axis(x, order, axis=axis)
     return x
@@ -392,7 +345,7 @@ def _permutation(key, x, axis, independent):
 
 def permutation(key: ArrayLike, x: ArrayLike, axis: int = 0, independent: bool = False) -> Array:
     """A random permutation of `arange(x)` (int x) or of x's entries along `axis`."""
-    _tf.check_key(key, "permutation")
+    key = _ka.check_key(key, "permutation")
     if not hasattr(x, "aval") and np.ndim(x) == 0:
         n = static_int(x, "the argument x of random.permutation")
         return _permute_range(key, n)
@@ -407,7 +360,7 @@ def permutation(key: ArrayLike, x: ArrayLike, axis: int = 0, independent: bool =
 def choice(key: ArrayLike, a: ArrayLike, shape: Sequence[int] = (), replace: bool = True,
            p: ArrayLike | None = None, axis: int = 0, mode: str | None = None) -> Array:
     """Random samples from `a` (or `arange(a)`), with or without replacement."""
-    _tf.check_key(key, "choice")
+    key = _ka.check_key(key, "choice")
     if not isinstance(shape, (tuple, list)):
         raise ArgumentTypeError(f"shape argument of random.choice must be a sequence, got {shape}")
     shape = static_shape(shape)
@@ -469,7 +422,7 @@ def _gumbel(key, shape, dtype, mode):
 def gumbel(key: ArrayLike, shape: Sequence[int] = (), dtype: DTypeLike | None = None,
            mode: str | None = None) -> Array:
     """Standard Gumbel values."""
-    _tf.check_key(key, "gumbel")
+    key = _ka.check_key(key, "gumbel")
     return _gumbel(key, static_shape(shape), _float_dtype(dtype, "gumbel"), mode or "low")
 
 
@@ -477,7 +430,7 @@ def categorical(key: ArrayLike, logits: ArrayLike, axis: int = -1,
                 shape: Sequence[int] | None = None, replace: bool = True,
                 mode: str | None = None) -> Array:
     """Samples of category indices with (unnormalized) log-probabilities `logits`."""
-    _tf.check_key(key, "categorical")
+    key = _ka.check_key(key, "categorical")
     logits = jnp.asarray(logits)
     la = core.get_aval(logits)
     axis = canonicalize_axis(axis, max(la.ndim, 1), "random.categorical")
@@ -511,7 +464,7 @@ def _exponential(key, shape, dtype):
 def exponential(key: ArrayLike, shape: Sequence[int] = (),
                 dtype: DTypeLike | None = None) -> Array:
     """Standard exponential values."""
-    _tf.check_key(key, "exponential")
+    key = _ka.check_key(key, "exponential")
     return _exponential(key, static_shape(shape), _float_dtype(dtype, "exponential"))
 
 
@@ -533,7 +486,7 @@ def laplace(key: ArrayLike, shape: Sequence[int] = (), dtype: DTypeLike | None =
     Returns:
         An array of `shape` and `dtype`.
     """
-    _tf.check_key(key, "laplace")
+    key = _ka.check_key(key, "laplace")
     return _laplace(key, static_shape(shape), _float_dtype(dtype, "laplace"))
 
 
@@ -554,7 +507,7 @@ def logistic(key: ArrayLike, shape: Sequence[int] = (), dtype: DTypeLike | None 
     Returns:
         An array of `shape` and `dtype`.
     """
-    _tf.check_key(key, "logistic")
+    key = _ka.check_key(key, "logistic")
     return _logistic(key, static_shape(shape), _float_dtype(dtype, "logistic"))
 
 
@@ -574,7 +527,7 @@ def rademacher(key: ArrayLike, shape: Sequence[int] = (), dtype: DTypeLike | Non
         >>> astjax.random.rademacher(astjax.random.key(0), (3,))
         Array([-1, -1,  1], dtype=int32)
     """
-    _tf.check_key(key, "rademacher")
+    key = _ka.check_key(key, "rademacher")
     dt = dtypes.canonicalize(dtypes.dtype(int) if dtype is None else dtypes.dtype(dtype))
     b = bernoulli(key, 0.5, shape=static_shape(shape))
     return lax.convert_element_type(lax.sub(lax.mul(lax.convert_element_type(b, dt),
