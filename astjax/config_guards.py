@@ -177,9 +177,9 @@ def _prng_impl(name):
     if name not in ("threefry2x32", "threefry4x32", "rbg", "unsafe_rbg", "philox2x32",
                     "philox4x32"):
         raise ValueError(f"Invalid value {name!r} for JAX flag jax_default_prng_impl")
-    if name != "threefry2x32":
+    if name not in ("threefry2x32", "rbg", "unsafe_rbg"):
         raise ArgumentValueError(f"PRNG implementation {name!r} is not available in astjax",
-                                 hint="astjax implements JAX's default, 'threefry2x32'")
+                                 hint="astjax has 'threefry2x32', 'rbg' and 'unsafe_rbg'")
     return name
 
 
@@ -192,9 +192,10 @@ auto_pcast.__doc__ = """`with astjax.auto_pcast(False):` inside `shard_map` (che
 an operation whose operands vary over different mesh axes raises ValueError instead
 of treating the less varying ones as varying (`lax.pcast` them explicitly)."""
 default_prng_impl = State("jax_default_prng_impl", _prng_impl)
-default_prng_impl.__doc__ = """JAX's choice of the PRNG implementation of new keys:
-'threefry2x32' (JAX's default) is the one astjax implements; another is refused
-where it is set."""
+default_prng_impl.__doc__ = """JAX's choice of the PRNG implementation of new keys (and
+of what raw uint32 keys are read as): 'threefry2x32' (JAX's default), 'rbg' or
+'unsafe_rbg' (`with astjax.default_prng_impl('rbg'):`); JAX's others
+('threefry4x32', 'philox2x32', 'philox4x32') are refused where they are set."""
 allow_f16_reductions = State("jax_allow_f16_reductions", bool)
 allow_f16_reductions.__doc__ = """`with astjax.allow_f16_reductions(False):` a
 `reduce_sum` of several float16 or bfloat16 values raises ValueError."""

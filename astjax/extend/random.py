@@ -1,15 +1,14 @@
-"""`astjax.extend.random` (JAX's `jax.extend.random`): the threefry2x32 PRNG's pieces
-for libraries that build on them -- the hash as a primitive (`threefry2x32_p`) and as
-a function on a key pair and counts (`threefry_2x32`), the implementation object
-`threefry_prng_impl` (its key shape and seed / split / random_bits / fold_in), and
+"""`astjax.extend.random` (JAX's `jax.extend.random`): PRNG implementations for
+libraries that build on them -- the records `threefry_prng_impl`, `rbg_prng_impl`,
+`unsafe_rbg_prng_impl` (key shape and seed / split / random_bits / fold_in),
+`define_prng_impl` (a new implementation from such functions, usable wherever one is
+named: `random.key(0, impl=spec)`), the threefry2x32 hash as a primitive
+(`threefry2x32_p`) and as a function on a key pair and counts (`threefry_2x32`), and
 typed keys made from seeds with an implementation (`random_seed`, `seed_with_impl`).
 
 This module sits in the libraries layer, above `astjax.random` which it builds on (the
 rest of `astjax.extend` is below it); the package imports it, so `astjax.extend.random`
-is there after `import astjax`.
-
-Not here yet: `define_prng_impl`, `rbg_prng_impl`, `unsafe_rbg_prng_impl` (astjax's
-typed keys carry threefry2x32 data only; docs/coming_from_jax.md)."""
+is there after `import astjax`."""
 from __future__ import annotations
 
 import numpy as np
@@ -17,13 +16,27 @@ import numpy as np
 from .. import core, dtypes, lax
 from .. import numpy as jnp
 from ..batching_api import vmap
-from ..errors import ArgumentValueError, DTypeError
+from ..errors import DTypeError
 from ..primitives.threefry_draws import threefry2x32_p
 from ..random.key_array import PRNGKeyArray
-from ..random.impls import PRNGImpl, threefry_prng_impl
+from ..random.impls import (PRNGImpl, PRNGSpec, rbg_prng_impl, resolve_impl,
+                            threefry_prng_impl, unsafe_rbg_prng_impl)
 
 __all__ = ["PRNGImpl", "threefry2x32_p", "threefry_2x32", "threefry_prng_impl",
-           "random_seed", "seed_with_impl"]
+           "rbg_prng_impl", "unsafe_rbg_prng_impl", "define_prng_impl", "random_seed",
+           "seed_with_impl"]
+
+
+def define_prng_impl(*, key_shape, seed, split, random_bits, fold_in, name="<unnamed>",
+                     tag="?"):
+    """A new PRNG implementation (a `PRNGSpec`, accepted as `impl=` by `random.key`,
+    `PRNGKey`, `wrap_key_data`, `key_dtype`): keys are uint32 data of shape `key_shape`;
+    `seed(int[]) -> K`, `split(K, shape) -> K[*shape]`, `random_bits(K, bit_width,
+    shape) -> uint<bit_width>[*shape]` and `fold_in(K, uint32[]) -> K` are written with
+    `astjax.numpy` / `astjax.lax` on one key's data (vmap batches them); the dtype of
+    its keys prints `key<tag>`."""
+    shape = tuple(int(d) for d in key_shape)
+    return PRNGSpec(PRNGImpl(shape, seed, split, random_bits, fold_in, name=name, tag=tag))
 
 
 def threefry_2x32(keypair, count):
@@ -49,17 +62,15 @@ def threefry_2x32(keypair, count):
 
 
 def random_seed(seeds, impl):
-    """Typed keys of `impl`, one per element of the integer array `seeds` (shape
-    `seeds.shape`), each `impl.seed(s)`."""
-    if impl is not threefry_prng_impl:
-        raise ArgumentValueError(f"random_seed: PRNG implementation {impl} is not supported",
-                                 hint="astjax's typed keys implement threefry_prng_impl")
+    """Typed keys of `impl` (any way of naming one), one per element of the integer
+    array `seeds` (shape `seeds.shape`), each `impl.seed(s)`."""
+    impl = resolve_impl(impl)
     seeds = np.int64(seeds) if isinstance(seeds, int) else seeds
     seeds = seeds if isinstance(seeds, core.Tracer) else jnp.asarray(seeds)
     seed = impl.seed
     for _ in range(core.get_aval(seeds).ndim):
         seed = vmap(seed)
-    return PRNGKeyArray(seed(seeds))
+    return PRNGKeyArray(seed(seeds), impl)
 
 
 def seed_with_impl(impl, seed):
