@@ -313,6 +313,9 @@ concat = concatenate
 def _keys_joined(join, keys, axis, new_axes):
     """`join` (stack or concatenate) of typed key arrays: the keys' data joined along
     the key axis (`axis` counts key axes; the key-data axis stays last)."""
+    if any(getattr(k, "dtype", None) != keys[0].dtype for k in keys):  # another impl
+        raise ArgumentValueError(f"dtype={keys[0].dtype} is not a valid dtype for JAX type "
+                                 "promotion.", hint="join keys of one PRNG implementation")
     if axis is None:
         keys, axis = [k.ravel() for k in keys], 0
     axis = canonicalize_axis(axis, keys[0].ndim + new_axes, join.__name__)

@@ -4,8 +4,9 @@ poisson (Knuth below rate 10, Hormann's transformed rejection above), binomial
 (inversion or BTRS) and multinomial (a scan of binomials).
 
 Each follows JAX 0.10.2's algorithm with the same key splits and loop structure, so
-the same key gives the same values. Keys here are raw `uint32[2]` data;
-`random.keys` wraps every public function for typed keys. Gamma draws bind
+the same key gives the same values. Keys here are typed (`random.keys` wraps every
+public function); poisson, binomial and multinomial draw through the key's
+implementation, the gamma family from threefry2x32 keys only. Gamma draws bind
 `random_gamma_p` (astjax/primitives/random_gamma.py: the sampler, and JAX's implicit
 reparameterization derivative in the shape parameter), so beta, dirichlet, chisquare,
 f, t and loggamma differentiate in their parameters too.
@@ -19,12 +20,13 @@ import numpy as np
 
 from .. import core, dtypes, lax
 from .. import numpy as jnp
-from ..errors import ArgumentValueError, DTypeError
+from ..errors import ArgumentValueError, DTypeError, NotImplementedInAstjaxError
 from ..numpy.operands import broadcast_shapes, promote_args_inexact
 from ..numpy.util import library_jit, static_shape
 from ..primitives.random_gamma import random_gamma
 from . import prng as _p
 from . import key_array as _ka
+from .impls import threefry_prng_impl
 from ..typing import Array, ArrayLike, DTypeLike
 
 __all__ = ["gamma", "loggamma", "beta", "dirichlet", "chisquare", "f", "t",
@@ -46,8 +48,19 @@ def _shape_of(x):
 # ------------------------------------------------------------------------- gamma
 
 
-@library_jit(static_argnums=(2, 3, 4))
 def _gamma(key, a, shape, dtype, log_space):
+    if key._impl is not threefry_prng_impl:
+        # JAX draws these one element at a time (lax.map) by the key's implementation,
+        # and batches them by its own rule; astjax's sampler is threefry's vectorized one
+        raise NotImplementedInAstjaxError(
+            f"the gamma family (gamma, loggamma, beta, dirichlet, chisquare, f, t, "
+            f"generalized_normal, ball) with {key.dtype} keys is not implemented in astjax",
+            hint="draw them from threefry2x32 keys: random.key(seed)")
+    return _gamma_threefry(key, a, shape, dtype, log_space)
+
+
+@library_jit(static_argnums=(2, 3, 4))
+def _gamma_threefry(key, a, shape, dtype, log_space):
     a = jnp.broadcast_to(lax.convert_element_type(a, dtype), shape)
     return random_gamma(_ka.data_of(key), a, log_space=log_space)
 
@@ -240,6 +253,10 @@ def poisson(key: ArrayLike, lam: ArrayLike, shape: Sequence[int] | None = None,
             dtype: DTypeLike | None = None, *, out_sharding: Any = None) -> Array:
     """Poisson(lam) counts (integer dtype, default int)."""
     key = _ka.check_key(key, "poisson")
+    if key._impl is not threefry_prng_impl:
+        raise NotImplementedInAstjaxError(f"`poisson` is only implemented for the threefry2x32 "
+                                          f"RNG, not {key._impl.name}",
+                                          hint="draw it from a threefry2x32 key, as in JAX")
     dt = dtypes.canonicalize(dtypes.dtype(int) if dtype is None else dtypes.dtype(dtype))
     if not dtypes.is_int(dt):
         raise DTypeError(f"dtype argument to `poisson` must be an int dtype, got {dt}")

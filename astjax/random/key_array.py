@@ -31,7 +31,7 @@ from ..ir import ShapedArray
 from ..primitives.prng_keys import random_unwrap, random_wrap, type_as_keys
 from .impls import PRNGImpl, default_impl, threefry_prng_impl
 
-__all__ = ["KeyTy", "KeyAval", "PRNGKeyArray", "as_typed_key", "check_key", "data_of",
+__all__ = ["KeyTy", "KeyAval", "PRNGKeyArray", "as_typed_key", "check_key", "check_key_data", "data_of",
            "random_bits", "split", "fold_in"]
 
 
@@ -41,8 +41,8 @@ class KeyTy(dtypes.ExtendedDType):
     type = dtypes.prng_key
     kind = "V"
 
-    def __init__(self, impl: PRNGImpl = threefry_prng_impl):
-        self._impl = impl
+    def __init__(self, impl: PRNGImpl | None = None):
+        self._impl = threefry_prng_impl if impl is None else impl
 
     name = property(lambda self: f"key<{self._impl.tag}>")
     itemsize = property(lambda self: 4 * math.prod(self._impl.key_shape))
@@ -106,7 +106,8 @@ class PRNGKeyArray:
     __slots__ = ("_base", "_impl", "_consumed")
     __array_priority__ = 100
 
-    def __init__(self, base, impl: PRNGImpl = threefry_prng_impl):
+    def __init__(self, base, impl: PRNGImpl | None = None):
+        impl = threefry_prng_impl if impl is None else impl
         self._consumed = False   # the key-reuse checker's eager mark (random/key_reuse.py)
         self._base = type_as_keys(base, impl)
         self._impl = impl
@@ -208,7 +209,9 @@ class PRNGKeyArray:
         if not (_is_key_data(self._base) and _is_key_data(other._base)):
             # placeholders a transformation put in the data's place: plain equality
             return self._impl == other._impl and bool(self._base == other._base)
-        check_same_impl("==", self, other)
+        if self.dtype != other.dtype:
+            raise ArgumentTypeError(f"equal does not accept dtypes {self.dtype}, {other.dtype}.",
+                                    hint="compare keys of one PRNG implementation")
         axes = tuple(range(-len(self._impl.key_shape), 0))
         return jnp.all(jnp.equal(self._base, other._base), axis=axes)
 
@@ -256,15 +259,6 @@ def _from_physical(impl, data):
 
 tree_util.register_staging_leaf(PRNGKeyArray, lambda k: (k._base, k._impl), _from_physical)
 core.Array.register(PRNGKeyArray)
-
-
-def check_same_impl(what, *keys):
-    """JAX's error for keys of different implementations in one operation."""
-    dts = {str(k.dtype) for k in keys}
-    if len(dts) > 1:
-        raise ArgumentTypeError(f"{what}: key arrays of different PRNG implementations "
-                                f"({', '.join(sorted(dts))}) cannot be combined",
-                                hint="make every key with one impl")
 
 
 def check_key_data(data, impl: PRNGImpl):
