@@ -147,3 +147,6 @@ def test_gamma_family_refuses_other_impls_at_the_call():
     _located(e.value)
     with pytest.raises(NotImplementedError):
         random.beta(random.key(0, impl="unsafe_rbg"), 2.0, 3.0)
+    # JAX's own refusal
+    with pytest.raises(NotImplementedError, match="only implemented for the threefry2x32 RNG"):
+        random.poisson(random.key(0, impl="rbg"), 3.0)
