@@ -34,6 +34,10 @@ def seed_keys(seed, impl):
     if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and \
             impl.seed in _INT_SEEDING:
         return PRNGKeyArray(impl.seed(int(seed)), impl)
+    if isinstance(seed, int) and not isinstance(seed, bool):
+        # as JAX: a Python int seed is read as int64, then canonicalized (wrapping to
+        # int32 without x64) before a user-defined seed function sees it
+        seed = np.int64(seed)
     if not hasattr(seed, "aval"):
         seed = jnp.asarray(seed)
     return _seed(seed, impl)
