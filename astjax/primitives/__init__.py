@@ -23,6 +23,7 @@ from . import callbacks  # noqa: F401,E402  (pure_callback, io_callback, debug_c
 from . import ffi_call  # noqa: F401,E402  (ffi_call: a call of an XLA FFI target)
 from . import convolution  # noqa: F401,E402  (conv_general_dilated)
 from . import windowed  # noqa: F401,E402  (reduce_window and its derivatives)
+from . import window_computations  # noqa: F401,E402  (reduce_window_p, select_and_scatter_p: user computations)
 from . import vma  # noqa: F401,E402  (varying manual axes: check_vma, typeof inside shard_map)
 from . import spmd  # noqa: F401,E402  (sharding_constraint, shard_map: partitioned programs)
 from . import collectives_p2p  # noqa: F401,E402  (pbroadcast, psend, precv, ragged_all_to_all)
