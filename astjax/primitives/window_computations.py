@@ -97,12 +97,16 @@ def _rw_impl(*args, jaxpr, consts, **w):
     n = len(args) // 2
     inits = [np.asarray(i) for i in args[n:]]
     wins = [_windows(np.asarray(x), i, **w) for x, i in zip(args[:n], inits)]
+    # XLA skips padding and base-dilation holes (they are not init_value)
+    valid = _windows(np.ones(np.shape(args[0]), bool), False, **w)
     nd = np.ndim(args[0])
     out_shape = wins[0].shape[:nd]
     outs = [np.empty(out_shape, i.dtype) for i in inits]
     for pos in np.ndindex(*out_shape):
         acc = list(inits)
         for off in np.ndindex(*wins[0].shape[nd:]):
+            if not valid[pos + off]:
+                continue
             elems = [win[pos + off] for win in wins]
             acc = [np.asarray(a, i.dtype) for a, i in
                    zip(_run(jaxpr, consts, acc + elems), inits)]
