@@ -14,6 +14,7 @@ import numpy as np
 from . import core, dtypes, tree_util
 from . import sharding_impls as _sharding
 from . import memory as _memory
+from .primitives import device_put as _dp
 from .codegen import compile_cache, cpp_jit, runtime, sharded as _sharded, spmd as _spmd
 from .codegen import explicit as _explicit
 from .codegen.xla_errors import raise_if_ran as _raise_if_ran
@@ -651,6 +652,12 @@ def device_put(x: Any, device: Any = None, *, src: Any = None, donate: bool = Fa
                                       "astjax.devices()[0]", loc=caller_location())
     # (a typed key array goes as its key data: flatten_for_staging's leaves)
     leaves, tree = tree_util.flatten_for_staging(x)
+    if core.current_builder() is not None and leaves:   # staged: JAX's device_put_p
+        n = len(leaves)
+        sems = tuple(_dp.copy_semantics(donate, may_alias) for _ in leaves)
+        srcs = (src if src is None or hasattr(src, "platform") else None,) * n
+        return tree_util.tree_unflatten(tree, _dp.device_put_p.bind(
+            *leaves, devices=(device,) * n, srcs=srcs, copy_semantics=sems))
     return tree_util.tree_unflatten(tree, [runtime.device_put(a, device) for a in leaves])
 
 

@@ -220,3 +220,51 @@ def test_select_and_scatter_vmap_and_no_derivative():
     assert isinstance(e.value, AstjaxError)
     with pytest.raises(TypeError, match="source"):
         _ss_ge(X, S2)
+
+
+# ------------------------------------------------------------------------ device_put
+
+
+def test_staged_device_put_prints_as_jax():
+    x = np.arange(6, dtype=np.float32)
+    assert str(astjax.make_jaxpr(lambda x: astjax.device_put(x))(x)) == """\
+{ lambda ; a:f32[6]. let
+    b:f32[6] = device_put[
+      copy_semantics=(ArrayCopySemantics.REUSE_INPUT,)
+      devices=(None,)
+      srcs=(None,)
+    ] a
+  in (b,) }"""
+    assert str(astjax.make_jaxpr(lambda x, y: astjax.device_put(
+        (x, y), astjax.devices()[0], donate=True))(x, x)) == """\
+{ lambda ; a:f32[6] b:f32[6]. let
+    c:f32[6] d:f32[6] = device_put[
+      copy_semantics=(ArrayCopySemantics.DONATE_INPUT, ArrayCopySemantics.DONATE_INPUT)
+      devices=(CpuDevice(id=0), CpuDevice(id=0))
+      srcs=(None, None)
+    ] a b
+  in (c, d) }"""
+    text = astjax.jit(lambda x: astjax.device_put(x)).lower(x).as_text()
+    assert "return %arg0 : tensor<6xf32>" in text
+    with pytest.raises(ValueError, match="may_alias and donate"):
+        astjax.make_jaxpr(lambda x: astjax.device_put(x, donate=True, may_alias=True))(x)
+
+
+def test_staged_device_put_derivatives_and_vmap(x64):
+    dev = astjax.devices()[0]
+    f = lambda x: astjax.device_put(x * x, dev) * 3.0
+    x = np.array([0.5, -1.0, 2.0])
+    check_grads(f, (x,), order=2)
+    np.testing.assert_allclose(astjax.jit(astjax.grad(lambda x: f(x).sum()))(x), 6 * x)
+    # the transpose puts the cotangent back: devices and srcs swapped, always copied
+    jx = str(astjax.make_jaxpr(astjax.grad(lambda x: f(x).sum()))(x))
+    assert "copy_semantics=(ArrayCopySemantics.ALWAYS_COPY,)\n      devices=(None,)\n" \
+           "      srcs=(CpuDevice(id=0),)" in jx
+    _, (tx, ty) = astjax.jvp(lambda a, b: astjax.device_put((a, b)), (x, x),
+                             (x, np.zeros(3)))
+    np.testing.assert_array_equal(tx, x)
+    np.testing.assert_array_equal(ty, 0)
+    xs = np.arange(6.).reshape(2, 3)
+    np.testing.assert_array_equal(astjax.vmap(f)(xs), np.stack([f(r) for r in xs]))
+    with pytest.raises(ValueError, match="donate=True is not allowed"):
+        astjax.grad(lambda x: astjax.device_put(x, donate=True).sum())(x)

@@ -55,6 +55,7 @@ NO_CASES: dict[str, str] = {
         "select_and_scatter_add")},
     **{n: "takes jaxprs: tests/test_lax_rest.py (XLA and the NumPy reference vs JAX's "
           "stored values)" for n in ("reduce_window", "select_and_scatter")},
+    "device_put": "takes devices: tests/test_lax_rest.py (staged device_put vs JAX's jaxprs)",
     **{n: "partitioned programs: tests/test_sharded_jit.py, tests/test_shard_map.py (vs JAX)"
        for n in ("sharding_constraint", "shard_map")},
     "fft": "tests/test_fft.py (vs numpy.fft)",

@@ -37,6 +37,7 @@ from . import random_gamma  # noqa: F401,E402  (random_gamma: JAX's gamma sample
 
 from . import bits  # noqa: F401,E402  (mulhi, reduce_xor, reduce_precision)
 from . import barriers  # noqa: F401,E402  (optimization_barrier)
+from . import device_put  # noqa: F401,E402  (device_put inside a staged function)
 from . import rng_bits  # noqa: F401,E402  (rng_bit_generator, rng_uniform: XLA's generators)
 from . import general_reduce  # noqa: F401,E402  (reduce: XLA's reduction with a user computation)
 from . import composite  # noqa: F401,E402  (composite: a named op and its decomposition)
