@@ -17,6 +17,7 @@ from . import memory as _memory
 from .primitives import device_put as _dp
 from .codegen import compile_cache, cpp_jit, runtime, sharded as _sharded, spmd as _spmd
 from .codegen import explicit as _explicit
+from .codegen import stablehlo
 from .codegen.xla_errors import raise_if_ran as _raise_if_ran
 from . import jit_options as _jit_options
 from .errors import (AstjaxError, ArgumentError, ArgumentTypeError, ArgumentValueError,
@@ -215,7 +216,9 @@ class Jitted(StagedCallable):
             elif _outside_refs(closed):   # a Ref argument, or one the function closes over
                 entry = _jit_refs.RefEntry(closed, out_tree, name, options)
             else:
-                entry = _Entry(closed, out_tree, name, donated, options)
+                run_on = _jit_options.run_device(self._options) or runtime.default_device()
+                entry = _Entry(closed, out_tree, name, donated, options,
+                               platform=stablehlo.platform_name(run_on))
             entry.in_tree = in_tree
             self._cache[key] = entry
         return entry, leaves
