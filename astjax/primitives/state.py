@@ -171,11 +171,22 @@ def _get_pp(eqn, atom, out_binder, dropped):
                    _pp_ref(atom, ref, eqn.params["indexer"], idx)])
 
 
+def _get_jvp(primals, tangents, **params):
+    # a read of a reference from outside (`discharge.at_boundary`) is bound as it is;
+    # this rule runs only when the reference itself is differentiated (JAX: ValueError)
+    aval = core.get_aval(primals[0])
+    raise JAXValueError(f"Expected cotangent type {aval} but got "
+                        f"{ShapedArray(aval.shape, aval.dtype)}: a mutable array "
+                        f"reference cannot be differentiated",
+                        hint="differentiate with respect to its value: pass r[...], "
+                             "or jax.freeze(r)")
+
+
 register(get_p, impl=lambda box, *idx, indexer: np.array(box.value[np_index(indexer, idx)]),
-         abstract_eval=_get_ae)
+         abstract_eval=_get_ae, jvp=_get_jvp)
 get_p.pp_rule = _get_pp
 get_p.discharge = lambda x, *idx, indexer: read_value(x, indexer, idx)
-_unsupported_after_discharge(get_p)
+_unsupported_after_discharge(get_p, ("lowering", "batch"))
 
 # -------------------------------------------------------------------------- swap
 
