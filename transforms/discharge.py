@@ -147,12 +147,13 @@ def at_boundary(closed: ClosedJaxpr, what: str, lift=()) -> ClosedJaxpr:
                 for i, (v, x) in enumerate(zip(jaxpr.invars, xs))]
         outs = _eval(jaxpr, consts, args)
         _no_escape(jaxpr, outs, what)
+        lifted = [args[i] for i in sorted(lift)]
         for ref, cell in zip(list(closed.consts) + list(xs), consts + args):
-            if isinstance(cell, Cell) and cell.src is not None and type(ref) is not Cell:
-                if not any(cell is a for i, a in enumerate(args) if i in lift):
-                    with core.source_info_context(cell.src):
-                        ref_set(ref, ..., cell.value)
-        return outs + [args[i].value for i in sorted(lift)]
+            if (isinstance(cell, Cell) and cell.src is not None
+                    and not any(cell is c for c in lifted)):
+                with core.source_info_context(cell.src):
+                    ref_set(ref, ..., cell.value)
+        return outs + [c.value for c in lifted]
 
     avals = [v.aval.inner_aval if i in lift else v.aval for i, v in enumerate(jaxpr.invars)]
     j, consts = core.stage_open(run, avals, [v.hint for v in jaxpr.invars])
