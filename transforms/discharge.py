@@ -32,8 +32,8 @@ from astjax.errors import JAXValueError, NotImplementedInAstjaxError, user_locat
 from astjax.primitives.cond import bind_cond, cond_p
 from astjax.primitives.custom_derivatives import checkpoint_p
 from astjax.primitives.scan import bind_scan, scan_p
-from astjax.primitives.state import (STATE_PRIMITIVES, Ref, RefEffectError, freeze, ref_get,
-                                     ref_set)
+from astjax.primitives.state import (STATE_PRIMITIVES, Ref, RefEffectError, addupdate_p,
+                                     freeze, ref_get, ref_set, swap_p)
 from astjax.primitives.while_loop import bind_while, while_p
 
 _STATE = frozenset(STATE_PRIMITIVES)
@@ -231,14 +231,14 @@ def _eqn(eqn, ins):
     if p in _STATE:
         if getattr(p, "ref_operand", False):
             cell = ins[0]
-            if p.name in ("swap", "addupdate"):
+            if p is swap_p or p is addupdate_p:
                 cell.stored(core.current_source_info(),
-                            "a set/swap" if p.name == "swap" else "an addupdate")
+                            "a set/swap" if p is swap_p else "an addupdate")
             res = p.discharge(cell.value, *ins[1:], **params)
-            if p.name == "swap":
+            if p is swap_p:
                 old, cell.value = res
                 return [old]
-            if p.name == "addupdate":
+            if p is addupdate_p:
                 cell.value = res
                 return []
             return res if p.multiple_results else [res]
@@ -457,8 +457,8 @@ def _eager_apply(prim, args, params):
     equation discharged (each reference's value an input, its final value an output),
     run eagerly, and the final values stored back into the references."""
     refs = _refs_of(args, Ref)
-    vals = [freeze(r) if isinstance(r, Ref) else r for r in args]
-    plain = [v for a, v in zip(args, vals) if not isinstance(a, Ref)]
+    held = [freeze(r) for r in refs]
+    plain = [a for a in args if not isinstance(a, Ref)]
     eqn = core.Eqn(prim, [], [], params, user_location(3))
 
     def run(*xs):
@@ -468,11 +468,8 @@ def _eager_apply(prim, args, params):
         outs = _eqn(eqn, ins)
         return list(outs) + [c.value for c in cells]
 
-    closed = core.stage(run, [core.get_aval(freeze(r)) for r in refs]
-                        + [core.get_aval(v) for v in plain])
-    outs = core.eval_jaxpr(closed.jaxpr, closed.consts,
-                           *[freeze(r) for r in refs], *plain,
-                           interpret_eqn=lambda e, ins: core.bind(e.primitive, *ins, **e.params))
+    closed = core.stage(run, [core.get_aval(v) for v in held + plain])
+    outs = core.inline_jaxpr(closed.jaxpr, closed.consts, held + plain)
     k = len(outs) - len(refs)
     for r, v in zip(refs, outs[k:]):
         ref_set(r, ..., v)
