@@ -250,17 +250,19 @@ def _describe_tree(tree):
     return f"a {getattr(tree.node_type, '__name__', tree.node_type)} of {tree.num_leaves} leaves"
 
 
-def _stage(fun, args, kwargs, differentiated=True):
+def _stage(fun, args, kwargs, differentiated=True, what="differentiation"):
     """Stage fun(*args, **kwargs) -> (closed, in_tree, out_tree, leaves) for
     differentiation (`differentiating()` is set while it stages; None: unchanged); a
-    located ArityError first when the arguments do not fit fun's signature."""
+    located ArityError first when the arguments do not fit fun's signature. `what`:
+    the transformation as a reference from outside sees it (`vmap` for `jacfwd`,
+    which JAX computes as a `vmap` of `jvp`)."""
     check_signature(fun, args, kwargs)
     leaves, in_tree = tree_util.flatten_for_staging((tuple(args), dict(kwargs)))
     avals = [leaf_aval(x) for x in leaves]
     hints = arg_hints(fun, args, kwargs)
     with differentiation(differentiated), _explicit.staging_nested(leaves):
         closed, out_tree = stage_flat(fun, in_tree, avals, hints)
-    closed = discharge_closed(closed, "differentiation")   # mutable references -> values
+    closed = discharge_closed(closed, what)   # mutable references -> values
     return closed, in_tree, out_tree, leaves
 
 
@@ -624,7 +626,9 @@ class _Jac(_Transformed):
         fun, args, kwargs, nums = _close_over(
             self.fun, args, kwargs, tuple(i % len(args) for i in nums) if args else nums,
             known=True)
-        closed, in_tree, out_tree, leaves = _stage(fun, args, kwargs)
+        closed, in_tree, out_tree, leaves = _stage(fun, args, kwargs,
+                                                   what="vmap" if self.mode == "fwd" else
+                                                   "differentiation")
         ranges = _leaf_ranges(args)
         in_avals = [v.aval for v in closed.jaxpr.invars]
         n_out_all = len(closed.jaxpr.outvars)

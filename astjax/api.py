@@ -14,8 +14,10 @@ import numpy as np
 from . import core, dtypes, tree_util
 from . import sharding_impls as _sharding
 from . import memory as _memory
+from .primitives import device_put as _dp
 from .codegen import compile_cache, cpp_jit, runtime, sharded as _sharded, spmd as _spmd
 from .codegen import explicit as _explicit
+from .codegen import stablehlo
 from .codegen.xla_errors import raise_if_ran as _raise_if_ran
 from . import jit_options as _jit_options
 from .errors import (AstjaxError, ArgumentError, ArgumentTypeError, ArgumentValueError,
@@ -214,7 +216,9 @@ class Jitted(StagedCallable):
             elif _outside_refs(closed):   # a Ref argument, or one the function closes over
                 entry = _jit_refs.RefEntry(closed, out_tree, name, options)
             else:
-                entry = _Entry(closed, out_tree, name, donated, options)
+                run_on = _jit_options.run_device(self._options) or runtime.default_device()
+                entry = _Entry(closed, out_tree, name, donated, options,
+                               platform=stablehlo.platform_name(run_on))
             entry.in_tree = in_tree
             self._cache[key] = entry
         return entry, leaves
@@ -651,6 +655,12 @@ def device_put(x: Any, device: Any = None, *, src: Any = None, donate: bool = Fa
                                       "astjax.devices()[0]", loc=caller_location())
     # (a typed key array goes as its key data: flatten_for_staging's leaves)
     leaves, tree = tree_util.flatten_for_staging(x)
+    if core.current_builder() is not None and leaves:   # staged: JAX's device_put_p
+        n = len(leaves)
+        sems = tuple(_dp.copy_semantics(donate, may_alias) for _ in leaves)
+        srcs = (src if src is None or hasattr(src, "platform") else None,) * n
+        return tree_util.tree_unflatten(tree, _dp.device_put_p.bind(
+            *leaves, devices=(device,) * n, srcs=srcs, copy_semantics=sems))
     return tree_util.tree_unflatten(tree, [runtime.device_put(a, device) for a in leaves])
 
 

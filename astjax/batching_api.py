@@ -23,6 +23,7 @@ from .errors import (ArgumentError, ArgumentTypeError, ArgumentValueError, Shape
                      caller_location, check_signature)
 from .staging import StagedCallable, leaf_labels, mapped_leaves, stage_flat
 from .transforms import batching  # noqa: F401  (registers the batch rules)
+from .primitives.state import Ref, ref_get, ref_set
 from .transforms.discharge import discharge_closed
 
 __all__ = ["vmap", "BatchedFunction"]
@@ -122,9 +123,14 @@ class BatchedFunction(StagedCallable):
                 for d, x in zip(dims, tree_util.tree_leaves((tuple(args), kwargs)))]
         leaves, in_tree = tree_util.flatten_for_staging((tuple(args), kwargs))
         names = leaf_labels(self.fun, args, kwargs)
+        # a mapped Ref argument: its value is mapped, the function gets a Ref of a slice
+        refs = {i: x for i, (x, d) in enumerate(zip(leaves, dims))
+                if d is not None and isinstance(x, Ref)}
+        leaves = [ref_get(refs[i]) if i in refs else x for i, x in enumerate(leaves)]
         in_avals, norm_dims, sizes = mapped_leaves(
             "vmap", leaves, dims, names, loc, "use in_axes=None for arguments that are not mapped")
         avals = [batching.unmapped_aval(a, d) for a, d in zip(in_avals, norm_dims)]
+        avals = [core.AbstractRef(a) if i in refs else a for i, a in enumerate(avals)]
         size_set = {s for *_, s in sizes}
         if self.axis_size is not None:
             size_set.add(int(self.axis_size))
@@ -144,8 +150,12 @@ class BatchedFunction(StagedCallable):
         size = size_set.pop()
         with core.extend_axis_env(self.axis_name, size):
             closed, out_tree = stage_flat(self.fun, in_tree, avals)
-        closed = discharge_closed(closed, "vmap")   # mutable references -> values
+        closed = discharge_closed(closed, "vmap", lift=refs)   # mutable references -> values
         outs, out_dims = batching.batch_jaxpr(closed, norm_dims, size, self.axis_name, leaves)
+        k = len(outs) - len(refs)
+        for i, x, d in zip(sorted(refs), outs[k:], out_dims[k:]):   # final values stored back
+            ref_set(refs[i], ..., batching.matchaxis(x, d, norm_dims[i], size))
+        outs, out_dims = outs[:k], out_dims[:k]
         out_axes = _broadcast_prefix(self.out_axes, tree_util.tree_unflatten(out_tree, outs),
                                      "out_axes", loc)
         out_keys = [_is_key(x) for x in tree_util.tree_leaves(

@@ -247,7 +247,10 @@ def _jit_call(jitted, args, kwargs):
         leaves, tree = tree_util.tree_flatten((args, kwargs))
         args, kwargs = tree_util.tree_unflatten(tree, runtime.on_default_device(leaves))
     before = len(jitted._cache)
-    out = jitted._call_slow(args, kwargs)
+    if config.read("jax_debug_key_reuse") and key_reuse_call[0] is not None:
+        out = key_reuse_call[0](jitted, args, kwargs, lambda: jitted._call_slow(args, kwargs))
+    else:
+        out = jitted._call_slow(args, kwargs)
     name = getattr(jitted.fun, "__name__", "fn")
     if config.read("jax_log_compiles") and len(jitted._cache) > before:
         _logger.warning("Finished tracing + transforming %s for pjit", name)
@@ -272,7 +275,10 @@ _RESTAGE = ("jax_numpy_rank_promotion", "jax_numpy_dtype_promotion",
             "jax_default_matmul_precision", "jax_use_shardy_partitioner",
             "jax_threefry_partitionable")
 _HOOKED = ("jax_disable_jit", "jax_debug_nans", "jax_debug_infs", "jax_log_compiles",
-           "jax_default_device")
+           "jax_default_device", "jax_debug_key_reuse")
+# f(jitted, args, kwargs, call) running `call()` while jax_debug_key_reuse is on: the
+# key-reuse checker's marks on eager keys (`random/key_reuse.check_call`)
+key_reuse_call = [None]
 
 
 def _set_default_device(value):

@@ -211,9 +211,11 @@ class Entry:
     __slots__ = ("closed", "program", "executable", "consts", "out_tree", "text",
                  "const_bufs", "in_avals", "unflatten", "call_buffers", "exe", "handlers",
                  "out_avals", "out_aval0", "single", "in_tree", "float0_in", "placed",
-                 "wrap", "device", "compiler_options", "many", "arrays", "arrays_view")
+                 "wrap", "device", "compiler_options", "many", "arrays", "arrays_view",
+                 "platform", "lower_args")
 
-    def __init__(self, closed, out_tree, name, donated=(), compiler_options=()):
+    def __init__(self, closed, out_tree, name, donated=(), compiler_options=(),
+                 platform="cpu"):
         self.closed = closed   # what `stage` / make_jaxpr show; `program` is compiled
         self.out_tree = out_tree
         self.program, float0_outs = without_float0_outputs(closed)
@@ -222,9 +224,11 @@ class Entry:
         closed = self.program
         jaxpr = closed.jaxpr
         nconst = len(jaxpr.constvars)
-        self.text = stablehlo.lower_module(
-            jaxpr, name=f"jit_{name}", donated={i + nconst for i in donated},
+        self.platform = platform   # what the module is lowered for (`for_platform`)
+        self.lower_args = dict(
+            name=f"jit_{name}", donated={i + nconst for i in donated},
             result_names=stablehlo.result_names(out_tree, [i for i, _ in float0_outs]))
+        self.text = stablehlo.lower_module(jaxpr, platform=platform, **self.lower_args)
         self.executable = None
         self.consts = [c if isinstance(c, runtime.Array) else runtime.device_put(np.asarray(c))
                        for c in closed.consts]
@@ -242,6 +246,17 @@ class Entry:
         # arrays: this object is reached only by signatures whose leaves are all plain
         # Arrays (`for_arrays`), so `Jitted.__call__` runs it without `run`'s checks
         self.arrays, self.arrays_view = False, None
+
+    def for_platform(self, platform):
+        """This entry lowered for `platform` instead (`Traced.lower(lowering_platforms=)`):
+        a copy with its own module text and no executable yet."""
+        if platform == self.platform:
+            return self
+        other = copy.copy(self)
+        other.platform, other.executable, other.placed = platform, None, {}
+        other.text = stablehlo.lower_module(self.program.jaxpr, platform=platform,
+                                            **self.lower_args)
+        return other
 
     def compile(self):
         if self.executable is None:

@@ -51,6 +51,8 @@ from .primitives.convolution import conv_general_dilated_p  # noqa: E402,F401
 from .primitives.windowed import (reduce_window_max_p, reduce_window_min_p,  # noqa: E402,F401
                                   reduce_window_sum_p, select_and_gather_add_p,
                                   select_and_scatter_add_p)
+from .primitives.window_computations import reduce_window_p, select_and_scatter_p  # noqa: E402,F401
+from .primitives.device_put import device_put_p  # noqa: E402,F401
 from .primitives.bits import mulhi_p, reduce_precision_p, reduce_xor_p  # noqa: E402,F401
 from .primitives.barriers import dce_sink_p, optimization_barrier_p  # noqa: E402,F401
 from .primitives.rng_bits import rng_bit_generator_p, rng_uniform_p  # noqa: E402,F401

@@ -21,7 +21,8 @@ import numpy as np
 from . import core, dtypes, tree_util
 from . import sharding_impls as _sharding
 from .codegen import compile_cache, runtime, stablehlo
-from .errors import ArgumentTypeError, ArgumentValueError, caller_location
+from .errors import (ArgumentTypeError, ArgumentValueError, NotImplementedInAstjaxError,
+                     caller_location)
 from .staging import leaf_aval
 
 __all__ = ["ShapeDtypeStruct", "ArgInfo", "Traced", "Lowered", "Compiled",
@@ -193,9 +194,21 @@ class Traced(_Stage):
         return tree_util.tree_unflatten(self.out_tree,
                                         [v.aval for v in self._entry.closed.jaxpr.outvars])
 
-    def lower(self):
-        """The StableHLO of this signature (`Lowered`)."""
-        return self._like(Lowered)
+    def lower(self, *, lowering_platforms=None):
+        """The StableHLO of this signature (`Lowered`), for the platform the function
+        runs on or, with `lowering_platforms=('cuda',)`, for that one (what JAX allows
+        on a machine without it: the text, not an executable)."""
+        if lowering_platforms is None:
+            return self._like(Lowered)
+        names = tuple(stablehlo.check_platform(p) for p in lowering_platforms)
+        for_platform = getattr(self._entry, "for_platform", None)
+        if len(names) != 1 or for_platform is None:
+            raise NotImplementedInAstjaxError(
+                f"lowering for {names}: astjax lowers a one-device jit for one platform "
+                "(JAX's several platforms take a platform-index argument)",
+                hint="pass one platform, e.g. lowering_platforms=('cuda',)",
+                loc=caller_location())
+        return self._like(Lowered, for_platform(names[0]))
 
 
 _DIALECTS = ("stablehlo", "hlo")

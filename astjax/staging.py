@@ -60,6 +60,8 @@ def param_names(fun):
 # f(fun, None | ClosedJaxpr, state) before and after staging, while a flag of
 # `config_guards` (no_tracing, enable_checks, check_tracer_leaks) is on
 staging_hook = [None]
+# f(fun, ClosedJaxpr, None) after staging: the key-reuse checker (`random/key_reuse.py`)
+key_reuse_hook = [None]
 
 
 def stage_callable(fun, args, kwargs=None, hints=None):
@@ -99,6 +101,8 @@ def stage_flat(fun, in_tree, avals, hints=None):
         hook(fun, None, state)
         cj = core.stage(body, avals, hints)
         hook(fun, cj, state)
+    if key_reuse_hook[0] is not None:
+        key_reuse_hook[0](fun, cj, None)
     return cj, out_tree[0]
 
 

@@ -371,6 +371,30 @@ def mlir_string(text):
     return "".join(out)
 
 
+LOWERING_PLATFORMS = ("cpu", "cuda", "rocm", "tpu")
+
+
+def platform_name(device) -> str:
+    """The lowering platform of `device` (a jaxlib Device): its `platform`, with
+    jaxlib's "gpu" told apart as "cuda" or "rocm" by the client's platform version."""
+    name = device.platform
+    if name == "gpu":
+        version = str(getattr(device.client, "platform_version", "")).lower()
+        name = "rocm" if "rocm" in version else "cuda"
+    return name
+
+
+def check_platform(platform) -> str:
+    """`platform` (a `lowering_platforms` entry) as a lowering platform name: "gpu" is
+    JAX's ValueError, an unknown name too."""
+    name = str(platform).lower()
+    if name not in LOWERING_PLATFORMS:
+        raise JAXValueError(f"Unknown lowering platform {platform!r}: use one of "
+                            f"{', '.join(LOWERING_PLATFORMS)}",
+                            hint="'gpu' is spelled 'cuda' or 'rocm' here, as in JAX")
+    return name
+
+
 def lower_module(jaxpr: core.Jaxpr, name="main_fn", num_replicas=1, donated=(),
                  platform="cpu", num_partitions=1, arg_shardings=None,
                  result_shardings=None, preamble=None, result_names=None) -> str:

@@ -349,6 +349,40 @@ def test_stop_gradient_jvp_and_vjp_are_zero():
     np.testing.assert_array_equal(np.asarray(cx), x)
 
 
+_EXT_DN = lax.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
+                                     scatter_dims_to_operand_dims=(0,))
+_EXT_IDX = np.array([[1], [3], [1], [1], [0]])
+
+
+@pytest.mark.parametrize("name, nan, want", [
+    # element 1: the operand and two updates tie; 3: an update ties the operand;
+    # 0: one update (max: the operand wins; min: the update); 2: untouched
+    ("max", False, [1.0, 3.367, 100.0, 500.005]),
+    ("min", False, [1e-05, 1e-04, 100.0, 500.005]),
+    # a NaN update at element 1 (no winner: 0) and a NaN operand nobody reaches (2)
+    ("max", True, [1.0, 0.0, 100.0, 500.005]),
+    ("min", True, [1e-05, 0.0, 100.0, 500.005])])
+def test_scatter_extremal_jvp_ties_duplicates_nan(name, nan, want):
+    """scatter-max/min's JVP shares an element's tangent among all its winners, as
+    JAX's rule does (values from JAX 0.10.2; JAX's 0 at the NaN is 8.9e-16)."""
+    f = {"max": lax.scatter_max, "min": lax.scatter_min}[name]
+    x = np.array([1.0, 2.0, np.nan if nan else 5.0, 4.0])
+    u = np.array([np.nan if nan else 2.0, 4.0, 2.0, 0.5, -1.0])
+    tx, tu = np.array([1.0, 10.0, 100.0, 1000.0]), np.array([0.1, 0.01, 0.001, 1e-4, 1e-5])
+    _, t = astjax.jvp(lambda x, u: f(x, _EXT_IDX, u, _EXT_DN), (x, u), (tx, tu))
+    np.testing.assert_allclose(np.asarray(t), want, rtol=1e-12, atol=1e-14)
+    _, tj = astjax.jit(lambda x, u, tx, tu: astjax.jvp(
+        lambda x, u: f(x, _EXT_IDX, u, _EXT_DN), (x, u), (tx, tu)))(x, u, tx, tu)
+    np.testing.assert_allclose(np.asarray(tj), want, rtol=1e-12, atol=1e-14)
+    if not nan:
+        w = {"max": ([1.0, 2 / 3, 3.0, 2.0], [2 / 3, 2.0, 2 / 3, 0.0, 0.0]),
+             "min": ([0.0, 0.0, 3.0, 2.0], [0.0, 2.0, 0.0, 2.0, 1.0])}[name]
+        g = astjax.grad(lambda x, u: jnp.sum(f(x, _EXT_IDX, u, _EXT_DN) * jnp.arange(1., 5.)),
+                        argnums=(0, 1))(x, u)
+        for got, ref in zip(g, w):
+            np.testing.assert_allclose(np.asarray(got), ref, rtol=1e-12, atol=1e-14)
+
+
 def test_table_covers_every_differentiable_primitive():
     """Each primitive with a derivative rule appears in a table case (or a test above)."""
     import astjax.transforms.ad  # noqa: F401
@@ -373,6 +407,10 @@ def test_table_covers_every_differentiable_primitive():
     # tests/test_windowed.py
     elsewhere |= {"conv_general_dilated", "reduce_window_sum", "reduce_window_max",
                   "reduce_window_min", "select_and_gather_add", "select_and_scatter_add"}
+    # JVP vs stored JAX values and float64 finite differences (forward mode: reverse is
+    # JAX's ValueError); select_and_scatter has no derivative (JAX's NotImplementedError):
+    # tests/test_lax_rest.py
+    elsewhere |= {"reduce_window", "select_and_scatter", "device_put"}
     # float64 finite differences in tests/test_fft.py and tests/test_linalg_lapack.py
     elsewhere |= {"fft", "lu", "qr", "eigh", "svd", "eig", "igamma", "igammac", "betainc"}
     # stored JAX derivatives and float64 finite differences in tests/test_custom_solves.py

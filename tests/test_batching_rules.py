@@ -308,6 +308,8 @@ def test_cases_cover_the_rules():
                  # vmap vs a loop: tests/test_convolution.py, tests/test_windowed.py
                  "conv_general_dilated", "reduce_window_sum", "reduce_window_max",
                  "reduce_window_min", "select_and_gather_add", "select_and_scatter_add",
+                 # vmap vs a loop: tests/test_lax_rest.py
+                 "reduce_window", "select_and_scatter", "device_put",
                  # vmap vs a loop: tests/test_fft.py, tests/test_linalg_lapack.py
                  "fft", "lu", "qr", "eigh", "svd", "eig", "schur", "geqrf",
                  "householder_product", "hessenberg",

@@ -53,6 +53,9 @@ NO_CASES: dict[str, str] = {
     **{n: "tests/test_windowed.py (vs the NumPy references)" for n in (
         "reduce_window_sum", "reduce_window_max", "reduce_window_min", "select_and_gather_add",
         "select_and_scatter_add")},
+    **{n: "takes jaxprs: tests/test_lax_rest.py (XLA and the NumPy reference vs JAX's "
+          "stored values)" for n in ("reduce_window", "select_and_scatter")},
+    "device_put": "takes devices: tests/test_lax_rest.py (staged device_put vs JAX's jaxprs)",
     **{n: "partitioned programs: tests/test_sharded_jit.py, tests/test_shard_map.py (vs JAX)"
        for n in ("sharding_constraint", "shard_map")},
     "fft": "tests/test_fft.py (vs numpy.fft)",

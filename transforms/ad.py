@@ -454,6 +454,6 @@ def _count_eqns(jaxpr):
 # What the rules of higher-order primitives receive as `tx` (see core.Primitive).
 tx = types.SimpleNamespace(jvp_jaxpr=jvp_jaxpr, partial_eval_jaxpr=partial_eval_jaxpr,
                            transpose_jaxpr=transpose_jaxpr, dce_jaxpr=dce_jaxpr, inline=inline,
-                           partial_eval_jaxpr_custom=lambda closed, unknowns, policy: (
-                               remat.partial_eval_jaxpr_custom(closed, unknowns, policy, tx)))
+                           split_checkpoint=lambda eqn, unknowns, policy: (
+                               remat.split_checkpoint(eqn, unknowns, policy, tx)))
 

@@ -13,9 +13,14 @@ closes over references (`scan`, `while`, `cond`, also as staged from Python loop
 carry (`scan`, `while`) or an extra operand and result (`cond`), its body discharged
 the same way.
 
-A reference may not leave the function that created it (JAX's ValueError), and a
-reference from outside the transformed function -- an argument of `jit`/`grad`/`vmap`
--- is not supported yet (a located error).
+A reference may not leave the function that created it (JAX's ValueError). A
+reference from outside the transformed function (a `Ref` it closes over, or a `Ref`
+argument) stays a reference at the boundary (`at_boundary`): the program reads it once
+at the start, works on its value, and stores the final value back once at the end, so
+`grad` and `vmap` see plain values in between. As in JAX, differentiating a value
+stored into such a reference, and storing into an unbatched one under `vmap`, are
+errors at the store (`RefEffectError`); `vmap` maps a `Ref` argument given an axis
+(`lift`: its value in, its final value out).
 """
 from __future__ import annotations
 
@@ -25,20 +30,43 @@ from astjax import core
 from astjax.core import AbstractRef, ClosedJaxpr, Literal
 from astjax.errors import JAXValueError, NotImplementedInAstjaxError, user_location
 from astjax.primitives.cond import bind_cond, cond_p
+from astjax.primitives.custom_derivatives import checkpoint_p
 from astjax.primitives.scan import bind_scan, scan_p
-from astjax.primitives.state import STATE_PRIMITIVES, Ref, freeze, ref_set
+from astjax.primitives.state import (STATE_PRIMITIVES, Ref, RefEffectError, addupdate_p,
+                                     freeze, ref_get, ref_set, swap_p)
 from astjax.primitives.while_loop import bind_while, while_p
 
 _STATE = frozenset(STATE_PRIMITIVES)
 
 
+_VMAP_STORE = ("performing {} operation with vmapped value on an unbatched array "
+               "reference of type {}. Move the array reference to be an argument to the "
+               "vmapped function?")
+
+
 class Cell:
     """A reference during discharge: the value (a Tracer of the program being built)
-    it holds at this point of the program."""
-    __slots__ = ("value",)
+    it holds at this point of the program; for a reference from outside, where it was
+    last stored into (`src`) and, under `vmap`, the error a store into it is."""
+    __slots__ = ("value", "src", "frozen")
 
-    def __init__(self, value):
+    def __init__(self, value, frozen=None):
+        self.value, self.src, self.frozen = value, None, frozen
+
+    def stored(self, loc, what):
+        """Record a store at `loc` (`what`: 'a set/swap', 'an addupdate')."""
+        if self.frozen is not None:
+            raise RefEffectError(_VMAP_STORE.format(what, self.frozen), loc=loc)
+        self.src = loc
+
+    def inner(self, value):
+        """The stand-in for this reference inside a nested program."""
+        return Cell(value, self.frozen)
+
+    def absorb(self, inner, value):
+        """After a nested program: `value` held, stored into where `inner` was."""
         self.value = value
+        self.src = inner.src or self.src
 
 
 _uses_refs: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
@@ -64,17 +92,21 @@ def outside_refs(closed: ClosedJaxpr) -> bool:
     return any(type(v.aval) is AbstractRef for v in j.constvars + j.invars)
 
 
-def discharge_closed(closed: ClosedJaxpr, what: str = "jit", keep_outside=False) -> ClosedJaxpr:
+def discharge_closed(closed: ClosedJaxpr, what: str = "jit", keep_outside=False,
+                     lift=()) -> ClosedJaxpr:
     """`closed` without references (itself when it has none). `what` names the
-    transformation in errors (`jit`, `grad`, `vmap`). References from outside the
-    function (`outside_refs`) are a located error, or with `keep_outside` leave
-    `closed` as it is (`jit` runs it through `lift_outside_refs`)."""
+    transformation in errors (`jit`, `differentiation`, `vmap`). References from
+    outside the function (`outside_refs`) stay at the boundary (`at_boundary`; `lift`:
+    the reference arguments `vmap` maps), or with `keep_outside` leave `closed` as it
+    is (`jit` runs it through `lift_outside_refs`); `pmap` refuses them."""
     if not uses_refs(closed.jaxpr):
         return closed
     jaxpr = closed.jaxpr
     if outside_refs(closed):
         if keep_outside:
             return closed
+        if what != "pmap":
+            return at_boundary(closed, what, lift)
         aval = next(v.aval for v in jaxpr.constvars + jaxpr.invars
                     if type(v.aval) is AbstractRef)
         raise NotImplementedInAstjaxError(
@@ -89,6 +121,42 @@ def discharge_closed(closed: ClosedJaxpr, what: str = "jit", keep_outside=False)
         _no_escape(jaxpr, outs, what)
         return outs
     j, consts = core.stage_open(run, jaxpr.in_avals, hints)
+    return ClosedJaxpr(j, consts)
+
+
+def at_boundary(closed: ClosedJaxpr, what: str, lift=()) -> ClosedJaxpr:
+    """`closed`, which takes references from outside, with only reads and stores of
+    them at its boundary: each is read once at the start (`get`), its value threaded
+    through the program, and, if the program stores into it, the final value stored
+    back once at the end (`swap`, located at the last store). The reference arguments
+    at positions `lift` become value arguments instead, their final values extra
+    outputs after the function's. Under `vmap` (`what`), a store into any other
+    reference is JAX's error."""
+    jaxpr = closed.jaxpr
+    lift = frozenset(lift)
+    frozen = what == "vmap"
+
+    def outside(ref, value):
+        return Cell(value, core.get_aval(ref) if frozen else None)
+
+    def run(*xs):
+        consts = [outside(c, ref_get(c)) if type(v.aval) is AbstractRef else c
+                  for v, c in zip(jaxpr.constvars, closed.consts)]
+        args = [Cell(x) if i in lift else outside(x, ref_get(x))
+                if type(v.aval) is AbstractRef else x
+                for i, (v, x) in enumerate(zip(jaxpr.invars, xs))]
+        outs = _eval(jaxpr, consts, args)
+        _no_escape(jaxpr, outs, what)
+        lifted = [args[i] for i in sorted(lift)]
+        for ref, cell in zip(list(closed.consts) + list(xs), consts + args):
+            if (isinstance(cell, Cell) and cell.src is not None
+                    and not any(cell is c for c in lifted)):
+                with core.source_info_context(cell.src):
+                    ref_set(ref, ..., cell.value)
+        return outs + [c.value for c in lifted]
+
+    avals = [v.aval.inner_aval if i in lift else v.aval for i, v in enumerate(jaxpr.invars)]
+    j, consts = core.stage_open(run, avals, [v.hint for v in jaxpr.invars])
     return ClosedJaxpr(j, consts)
 
 
@@ -163,11 +231,14 @@ def _eqn(eqn, ins):
     if p in _STATE:
         if getattr(p, "ref_operand", False):
             cell = ins[0]
+            if p is swap_p or p is addupdate_p:
+                cell.stored(core.current_source_info(),
+                            "a set/swap" if p is swap_p else "an addupdate")
             res = p.discharge(cell.value, *ins[1:], **params)
-            if p.name == "swap":
+            if p is swap_p:
                 old, cell.value = res
                 return [old]
-            if p.name == "addupdate":
+            if p is addupdate_p:
                 cell.value = res
                 return []
             return res if p.multiple_results else [res]
@@ -228,6 +299,22 @@ def _value_avals(cells):
     return [core.get_aval(c.value) for c in cells]
 
 
+def _stand_ins(cells, values, seen):
+    """Cells for `cells` inside a nested program, holding `values`; noted in `seen`."""
+    inner = [c.inner(v) for c, v in zip(cells, values)]
+    seen.append(inner)
+    return inner
+
+
+def _absorb(cells, values, seen):
+    """After a nested program: `cells` hold `values`, stored into where their stand-ins
+    in `seen` were."""
+    for k, (c, v) in enumerate(zip(cells, values)):
+        c.value = v
+        for inner in seen:
+            c.src = inner[k].src or c.src
+
+
 # ------------------------------------------------------------- structured control flow
 
 
@@ -245,8 +332,10 @@ def _scan(eqn, ins):
     x_avals = [v.aval for v in body.jaxpr.invars[nc + ncarry:]]
     carry_avals = [v.aval for v in body.jaxpr.invars[nc:nc + ncarry]]
 
+    seen = []
+
     def step(*args):
-        inner = [Cell(v) for v in args[:n]]
+        inner = _stand_ins(cells, args[:n], seen)
         outs = _eval(body.jaxpr, body.consts, _with_cells(consts, cells, inner) + list(args[n:]))
         _no_escape(body.jaxpr, outs, "scan")
         return [c.value for c in inner] + outs
@@ -254,8 +343,7 @@ def _scan(eqn, ins):
     jaxpr, body_consts = core.stage_open(step, _value_avals(cells) + carry_avals + x_avals)
     outs = bind_scan((jaxpr, body_consts), [c.value for c in cells] + carry, xs,
                      length=p["length"], reverse=p["reverse"], unroll=p.get("unroll", 1))
-    for c, v in zip(cells, outs[:n]):
-        c.value = v
+    _absorb(cells, outs[:n], seen)
     return outs[n:]
 
 
@@ -273,8 +361,10 @@ def _while(eqn, ins):
     cond_j, body_j = p["cond_jaxpr"], p["body_jaxpr"]
     carry_avals = [v.aval for v in body_j.jaxpr.invars[nbc:]]
 
+    seen = []
+
     def test(*args):
-        inner = [Cell(v) for v in args[:n]]
+        inner = [c.inner(v) for c, v in zip(cells, args[:n])]
         before = [c.value for c in inner]
         out = _eval(cond_j.jaxpr, cond_j.consts, _with_cells(cc, cells, inner) + list(args[n:]))
         if any(c.value is not b for c, b in zip(inner, before)):
@@ -284,7 +374,7 @@ def _while(eqn, ins):
         return out
 
     def step(*args):
-        inner = [Cell(v) for v in args[:n]]
+        inner = _stand_ins(cells, args[:n], seen)
         outs = _eval(body_j.jaxpr, body_j.consts, _with_cells(bc, cells, inner) + list(args[n:]))
         _no_escape(body_j.jaxpr, outs, "while_loop")
         return [c.value for c in inner] + outs
@@ -292,8 +382,7 @@ def _while(eqn, ins):
     avals = _value_avals(cells) + carry_avals
     outs = bind_while(core.stage_open(test, avals), core.stage_open(step, avals),
                       [c.value for c in cells] + carry)
-    for c, v in zip(cells, outs[:n]):
-        c.value = v
+    _absorb(cells, outs[:n], seen)
     return outs[n:]
 
 
@@ -305,10 +394,11 @@ def _cond(eqn, ins):
     plain = [x for x in ops if not isinstance(x, Cell)]
     branches = eqn.params["branches"]
     op_avals = [v.aval for v, x in zip(branches[0].jaxpr.invars, ops) if not isinstance(x, Cell)]
+    seen = []
 
     def branch(br):
         def run(*args):
-            inner = [Cell(v) for v in args[:n]]
+            inner = _stand_ins(cells, args[:n], seen)
             it = iter(args[n:])
             operands = [inner[_position(cells, x)] if isinstance(x, Cell) else next(it)
                         for x in ops]
@@ -320,12 +410,44 @@ def _cond(eqn, ins):
     outs = bind_cond(index, [branch(br) for br in branches],
                      [c.value for c in cells] + plain)
     k = len(outs) - n
-    for c, v in zip(cells, outs[k:]):
-        c.value = v
+    _absorb(cells, outs[k:], seen)
     return outs[:k]
 
 
-_CONTROL = {scan_p: _scan, while_p: _while, cond_p: _cond}
+def _checkpoint(eqn, ins):
+    """The references a `checkpoint` body closes over become extra operands and results
+    (its policy, `prevent_cse` and the rest kept)."""
+    cells = _refs_of(ins)
+    n = len(cells)
+    params = dict(eqn.params)
+    body = params["jaxpr"]
+    plain = [x for x in ins if not isinstance(x, Cell)]
+    seen = []
+
+    def run(*args):
+        inner = _stand_ins(cells, args[:n], seen)
+        it = iter(args[n:])
+        operands = [inner[_position(cells, x)] if isinstance(x, Cell) else next(it) for x in ins]
+        outs = _eval(body.jaxpr, body.consts, operands)
+        _no_escape(body.jaxpr, outs, "checkpoint")
+        return outs + [c.value for c in inner]
+
+    avals = [v.aval for v, x in zip(body.jaxpr.invars, ins) if not isinstance(x, Cell)]
+    j, consts = core.stage_open(run, _value_avals(cells) + avals)
+    body, extra = core.split_consts(ClosedJaxpr(j, consts))
+    flags = params.get("prevent_cse")
+    if isinstance(flags, tuple):   # one flag per operand: the new ones (consts, values) too
+        flags = (True,) * len(extra) + (False,) * n + tuple(
+            f for f, x in zip(flags, ins) if not isinstance(x, Cell))
+        params["prevent_cse"] = flags
+    params["jaxpr"] = body
+    outs = core.bind(checkpoint_p, *extra, *[c.value for c in cells], *plain, **params)
+    k = len(outs) - n
+    _absorb(cells, outs[k:], seen)
+    return outs[:k]
+
+
+_CONTROL = {scan_p: _scan, while_p: _while, cond_p: _cond, checkpoint_p: _checkpoint}
 
 # ------------------------------------------------------------------ eager references
 
@@ -335,8 +457,8 @@ def _eager_apply(prim, args, params):
     equation discharged (each reference's value an input, its final value an output),
     run eagerly, and the final values stored back into the references."""
     refs = _refs_of(args, Ref)
-    vals = [freeze(r) if isinstance(r, Ref) else r for r in args]
-    plain = [v for a, v in zip(args, vals) if not isinstance(a, Ref)]
+    held = [freeze(r) for r in refs]
+    plain = [a for a in args if not isinstance(a, Ref)]
     eqn = core.Eqn(prim, [], [], params, user_location(3))
 
     def run(*xs):
@@ -346,11 +468,8 @@ def _eager_apply(prim, args, params):
         outs = _eqn(eqn, ins)
         return list(outs) + [c.value for c in cells]
 
-    closed = core.stage(run, [core.get_aval(freeze(r)) for r in refs]
-                        + [core.get_aval(v) for v in plain])
-    outs = core.eval_jaxpr(closed.jaxpr, closed.consts,
-                           *[freeze(r) for r in refs], *plain,
-                           interpret_eqn=lambda e, ins: core.bind(e.primitive, *ins, **e.params))
+    closed = core.stage(run, [core.get_aval(v) for v in held + plain])
+    outs = core.inline_jaxpr(closed.jaxpr, closed.consts, held + plain)
     k = len(outs) - len(refs)
     for r, v in zip(refs, outs[k:]):
         ref_set(r, ..., v)

@@ -17,9 +17,12 @@ staged side as well, so only its inputs are residuals. Effectful equations are n
 recomputed. An offloaded value is saved: astjax has no memory spaces, and on CPU the
 host memory JAX offloads to is the device's own.
 
-A `checkpoint` nested in the body is split by the same (outer) policy into a known
-and a staged `checkpoint` equation, as JAX's rule for its `remat` primitive does; its
-own policy decides again when the staged part is transposed. Other higher-order
+`split_checkpoint(eqn, unknowns, policy, tx)` splits one `checkpoint` equation that
+way into a known and a staged `checkpoint` equation: the `checkpoint` primitive's
+partial-evaluation rule calls it with the equation's own policy (through the AD pass's
+`tx`). A `checkpoint` nested in the body is split by the same (outer) policy, as JAX's
+rule for its `remat` primitive does; its own policy decides again when the staged part
+is transposed. Other higher-order
 equations (`scan`, `cond`, `while`, custom derivatives) reading an unknown value are
 split by their own `partial_eval` rule, the known part then asked about as a whole; a
 `scan` whose inputs are all known is saved or recomputed whole (JAX looks into its
@@ -37,7 +40,7 @@ from astjax.errors import ArgumentTypeError
 from astjax.primitives.custom_derivatives import checkpoint_p
 
 __all__ = ["Saveable", "Recompute", "Offloadable", "partial_eval_jaxpr_custom",
-           "policy_case"]
+           "split_checkpoint", "policy_case"]
 
 
 class SaveableType:
@@ -132,7 +135,8 @@ def partial_eval_jaxpr_custom(closed: core.ClosedJaxpr, unknowns, policy, tx, in
     for eqn in jaxpr.eqns:
         unk = [read(a)[0] for a in eqn.invars]
         if eqn.primitive is checkpoint_p and not eqn.params["jaxpr"].consts:
-            k_eqn, s_eqn, out_uk, out_inst, res = _split_nested(eqn, unk, read, policy, tx)
+            k_eqn, s_eqn, out_uk, out_inst, res = split_checkpoint(
+                eqn, unk, policy, tx, [read(a)[1] for a in eqn.invars])
             known_eqns.append(k_eqn)
             for r in res:
                 env[r] = (False, False)
@@ -167,11 +171,14 @@ def partial_eval_jaxpr_custom(closed: core.ClosedJaxpr, unknowns, policy, tx, in
     return known, _fresh(staged), out_uk, out_inst, len(res)
 
 
-def _split_nested(eqn, unk, read, policy, tx):
-    """A `checkpoint` equation inside the body, split by the outer policy:
-    (known eqn, staged eqn or None, out_unknowns, out_inst, residual vars)."""
+def split_checkpoint(eqn, unk, policy, tx, inst=None):
+    """A `checkpoint` equation split by `policy` (its own, or an outer checkpoint's
+    for one nested in the body) at its unknown inputs `unk`; `inst` as in
+    `partial_eval_jaxpr_custom`. -> (known eqn, staged eqn -- a differentiated
+    `checkpoint` computing the outputs marked in out_inst -- or None, out_unknowns,
+    out_inst, residual vars)."""
     body = eqn.params["jaxpr"]
-    inst = [read(a)[1] for a in eqn.invars]
+    inst = [True] * len(eqn.invars) if inst is None else list(inst)
     known, staged, out_uk, out_inst, nres = partial_eval_jaxpr_custom(
         body, unk, policy, tx, inst)
     res = [Var(v.aval, v.hint) for v in staged.invars[:nres]]

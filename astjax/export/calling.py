@@ -14,11 +14,10 @@ from __future__ import annotations
 import numpy as np
 
 from .. import core, tree_util
-from ..codegen import runtime
 from ..custom_api import custom_vjp
 from ..errors import caller_location
 from ..primitives.exported_call import call_exported_p, check_arguments
-from .lowering import ExportError
+from .lowering import ExportError, default_export_platform
 
 __all__ = ["call_exported"]
 
@@ -26,8 +25,7 @@ __all__ = ["call_exported"]
 def _check_platform(exported):
     if any(str(d) == "platform" for d in exported.disabled_safety_checks):
         return
-    here = runtime.platform()
-    here = "cuda" if here == "gpu" else here
+    here = default_export_platform()
     if here not in exported.platforms:
         raise ExportError(f"Function '{exported.fun_name}' was exported for platforms "
                           f"'{exported.platforms}' but it is used on '{(here,)}'.",

@@ -45,6 +45,7 @@ import numpy as np
 from .. import core, tree_util
 from ..core import Tracer
 from ..errors import ConcretizationError
+from . import object_effects
 
 # objects whose methods write output (files, streams, loggers): see `is_output`
 _OUTPUT_SELVES = (io.IOBase, logging.Logger, logging.LoggerAdapter, logging.Handler)
@@ -454,15 +455,47 @@ def _staged(args, kwargs) -> bool:
 
 
 def _exposed_state(s):
-    """A copy of the state object `s` shows through the pickle protocol (`__getstate__`:
-    a `random.Random`'s generator state, a plain object's attributes), or `_NO_STATE`."""
+    """A copy of the state of the object `s`, from which it can be put back
+    (`_put_back`): its attributes (`object_effects.attributes`; the lists and dicts
+    among them copied) and, for a class with a pickle protocol of its own
+    (`__getstate__` and `__setstate__`: a `random.Random`'s generator), what that gives.
+    `_NO_STATE` for an object whose state Python cannot see whole: no attributes and no
+    protocol of its own (NumPy's `Generator`: `__getstate__` is None), or a C layout
+    under its attributes that no protocol of its own shows."""
     if s is None or isinstance(s, _VALUE_SELVES):
         return _NO_STATE
-    try:
-        st = s.__getstate__()
-    except Exception:   # noqa: BLE001  (objects that cannot be pickled)
+    t = type(s)
+    pickled = None
+    if (getattr(t, "__getstate__", None) is not object.__getstate__
+            and hasattr(t, "__setstate__")):
+        try:
+            pickled = s.__getstate__()
+        except Exception:   # noqa: BLE001  (objects that cannot be pickled)
+            pickled = None
+        if type(pickled) is dict:
+            pickled = dict(pickled)
+    attrs = object_effects.attributes(s)
+    if pickled is None and (attrs is None or not object_effects.state_in_python(t)):
         return _NO_STATE
-    return _NO_STATE if st is None else dict(st) if type(st) is dict else st
+    if attrs is not None:
+        attrs = {k: list(v) if type(v) is list else dict(v) if type(v) is dict else v
+                 for k, v in attrs.items()}
+    return (attrs, pickled)
+
+
+def _put_back(s, state):
+    """Give `s` its state `state` (`_exposed_state`) again: undo a draw."""
+    attrs, pickled = state
+    if pickled is not None:
+        s.__setstate__(pickled)
+    if attrs is not None:
+        now, back = object_effects.attributes(s) or {}, dict(attrs)
+        for k, v in attrs.items():      # a list or dict attribute keeps its identity
+            if type(v) in (list, dict) and type(now.get(k)) is type(v):
+                now[k].clear()
+                (now[k].extend if type(v) is list else now[k].update)(v)
+                back[k] = now[k]
+        object_effects.set_attributes(s, back)
 
 
 def _same_state(a, b) -> bool:
@@ -584,15 +617,20 @@ class CallTape:
         if what is not None:
             trial, n = self._in_trial(), len(self.entries)
             s = getattr(f, "__self__", None)
-            before = (_exposed_state(s) if trial is not None and _staged(args, kwargs)
-                      else _NO_STATE)
+            before = _NO_STATE
+            if trial is not None and s is not None and _staged(args, kwargs):
+                before = _exposed_state(s)
+                if before is _NO_STATE:
+                    # whether it draws (a staged result computed with a counter it keeps)
+                    # cannot be seen, nor undone: the trips make their own calls
+                    raise Unrepeatable(trial, f"{what}, whose state astjax cannot see, "
+                                              f"on staged values")
             r = self._call(what, True, _key(f), f, args, kwargs, run)
             if (before is not _NO_STATE and len(self.entries) == n
                     and not _same_state(before, _exposed_state(s))):
                 # a staged result computed with a draw (`rng.gauss(x, 1.0)`): staged once,
                 # every trip would reuse it; undo the draw, the trips make their own
-                with contextlib.suppress(Exception):
-                    s.__setstate__(before)
+                _put_back(s, before)
                 raise Unrepeatable(trial, what)
         elif _maybe_hidden(f):
             r = self._call(f"`{_name(f)}`, which returned another value when called again",

@@ -45,10 +45,17 @@ def _contains(stmts, kinds, into_loops, expressions=False):
 def converted_method(node):
     """Whether a statement of a class body defined in a converted function is a method
     the converters rewrite: a plain `def`, not a generator (which stays plain Python, as
-    the rest of the class body)."""
+    the rest of the class body). Asked of each nested `def` by the canonicalizer and
+    both converters: answered by one walk of its body, kept on the node as
+    `ag_converted` (the passes neither add nor remove a `yield`; issue 14)."""
     if not isinstance(node, gast.FunctionDef):
         return False
-    return not _contains(node.body, (gast.Yield, gast.YieldFrom), True, expressions=True)
+    d = node.__dict__
+    answer = d.get("ag_converted")
+    if answer is None:
+        answer = d["ag_converted"] = not _contains(
+            node.body, (gast.Yield, gast.YieldFrom), True, expressions=True)
+    return answer
 
 
 def _guard(flag, rest, origin):

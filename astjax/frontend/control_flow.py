@@ -120,9 +120,31 @@ def _in_place(body, state):
 _PER_TRIP = ("next",)   # builtins whose every call changes Python state
 
 
-def _effect(effect):
-    return gast.Tuple(elts=[_const(v) for v in effect], ctx=gast.Load()) if effect else \
-        _const(None)
+def _effect(effects):
+    """The `effect=` argument of a loop or branch operator for the candidates of
+    `_per_trip_effect`: a constant (what, line, col, end_col) when the first one is
+    certain, else `ag__.per_trip_effect(...)`, which decides when the statement runs
+    whether a method call changes its owner (`tx.update(g, s)` on an optax
+    transformation is a function stored in a tuple: no change; `d.update(...)` on a
+    dict is one) and gives the first effect that holds, or None."""
+    if not effects:
+        return _const(None)
+    consts = [gast.Tuple(elts=[_const(v) for v in e], ctx=gast.Load()) for e, _ in effects]
+    if effects[0][1] is None:
+        return consts[0]
+    rows = []
+    for c, (_, owner) in zip(consts, effects):
+        test = _const(None) if owner is None else replace_expr(
+            "lambda: owner", owner=gast.Name(id=owner[0], ctx=gast.Load(), annotation=None,
+                                             type_comment=None))
+        rows.append(gast.Tuple(elts=[c, test, _const(None if owner is None else owner[1])],
+                               ctx=gast.Load()))
+    return gast.Call(func=replace_expr("ag__.per_trip_effect"), args=rows, keywords=[])
+
+
+def _certain(effects) -> bool:
+    """The first of `effects` (`_per_trip_effect`) holds whatever the objects are."""
+    return bool(effects) and effects[0][1] is None
 
 
 def _position(n):
@@ -133,35 +155,41 @@ def _position(n):
 
 
 def _per_trip_effect(body, global_names=(), local_names=None):
-    """The first Python-level effect in a loop body that the loop must run once per
-    trip (R17), or a branch only on its own path: a call of a builtin like `next(it)`
+    """The Python-level effects in a loop body that the loop must run once per trip
+    (R17), or a branch only on its own path: a call of a builtin like `next(it)`
     (advances an iterator), an attribute assignment `o.a = v` (arrays have no settable
     attributes), an assignment to a name the function declares `global`, or a change
     of an object the function does not own (`lst.append(v)`, `d[k] = v` where `lst`,
-    `d` are not locals of the function: `local_names`). Returns (text, line, col,
-    end_col) or None."""
+    `d` are not locals of the function: `local_names`). Returns a list of candidates
+    ((text, line, col, end_col), owner), in order, up to the first certain one (owner
+    None); a change of an object is a candidate with owner (name, method name or None
+    for an item store): whether the call changes that object is only known when it
+    runs (`_effect`). An empty list: none."""
     stored = activity.binding_sites(body, set(global_names))
     if stored:
         name = min(stored, key=lambda n: getattr(stored[n], "lineno", 0) or 0)
         node = stored[name]
         verb = "deleting" if isinstance(getattr(node, "ctx", None), gast.Del) else "assigning"
-        return (f"{verb} the global `{name}`",) + _position(node)
+        return [((f"{verb} the global `{name}`",) + _position(node), None)]
     own = activity.modified(body)   # `o = Box(); o.a = v`, `it = iter(xs); next(it)`:
     #                                 a fresh object each time
+    out = []
     for n, fresh in _walk_scopes(body):
         bound = own | fresh
         if (isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and n.func.id in _PER_TRIP
                 and not (n.args and isinstance(n.args[0], gast.Name) and n.args[0].id in bound)):
-            return (f"`{n.func.id}()`",) + _position(n)
+            return out + [((f"`{n.func.id}()`",) + _position(n), None)]
         if (isinstance(n, gast.Attribute) and isinstance(n.ctx, gast.Store)
                 and isinstance(n.value, gast.Name) and n.value.id not in bound):
-            return (f"`{n.value.id}.{n.attr} = ...`",) + _position(n)
+            return out + [((f"`{n.value.id}.{n.attr} = ...`",) + _position(n), None)]
         if local_names is not None:
             changed = activity.changed_object(n)
             if changed is not None and changed[0] not in local_names and changed[0] not in fresh:
-                return (f"changing `{changed[0]}`, an object this function does not own, "
-                        f"with {changed[1]}",) + _position(n)
-    return None
+                method = n.func.attr if isinstance(n, gast.Call) else None
+                out.append(((f"changing `{changed[0]}`, an object this function does not "
+                             f"own, with {changed[1]}",) + _position(n),
+                            (changed[0], method)))
+    return out
 
 
 def _walk_scopes(body):
@@ -508,10 +536,10 @@ class ControlFlowConverter(astbridge.Transformer):
                                   keywords=[]), it)
         effect = _per_trip_effect([node.target] + node.body, self.globals[-1],
                                   self.locals[-1])
-        if effect is not None:
+        if effect:
             it = locate(replace_expr("ag__.unrolled_(it, effect)", it=it,
                                      effect=_effect(effect)), it)
-        reads = [] if effect else self._scan_reads(node, modified | target_names)
+        reads = [] if _certain(effect) else self._scan_reads(node, modified | target_names)
         body = self.visit_block(node.body)
         bn = self.fresh("body")
         itr = "ag__itr"

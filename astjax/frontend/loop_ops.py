@@ -535,10 +535,11 @@ def _run(f, args, kwargs):
 
 def unrolled_(iterable, effect):
     """The iterable of a `for` whose body has a Python-level effect on every trip
-    (`effect`, e.g. `next(it)`; R17): staged as one `scan`/`while` body it would happen
-    once, so the loop is unrolled while staging -- which needs a static trip count."""
-    what, line = effect[:2]  # (what, line, col, end_col)
-    effect = f"{what}, line {line}"
+    (`effect`, e.g. `next(it)`; R17; None: none holds): staged as one `scan`/`while` body
+    it would happen once, so the loop is unrolled while staging (a static trip count)."""
+    if effect is None:
+        return iterable
+    effect = "{}, line {}".format(*effect[:2])  # (what, line, col, end_col)
     if isinstance(iterable, unroll):
         iterable = iterable.iterable
     if isinstance(iterable, StagedRange):

@@ -43,10 +43,99 @@ def _watched(o) -> bool:
     its methods: astjax's own, whose caches change as staging runs, a `random.Random`,
     a logger -- those methods are recorded and replayed by the call tape, so a snapshot
     must not put part of their state back; a library's attribute bag, such as a
-    `types.SimpleNamespace`, is watched)."""
-    if isinstance(o, _OPAQUE) or hasattr(o, "_buf") or not hasattr(o, "__dict__"):
+    `types.SimpleNamespace`, is watched). Attributes held in `__slots__` count."""
+    if isinstance(o, _OPAQUE) or hasattr(o, "_buf") or not (
+            hasattr(o, "__dict__") or _slot_names(type(o))):
         return False
     return not _behind_methods(type(o))
+
+
+_slots_of: dict = {}   # class -> the names of the slots its instances hold values in
+
+
+def _slot_names(t) -> tuple:
+    """The `__slots__` of class `t` and of its bases (private names mangled), without
+    `__dict__` and `__weakref__`."""
+    names = _slots_of.get(t)
+    if names is None:
+        acc = []
+        for c in t.__mro__:
+            declared = c.__dict__.get("__slots__", ())
+            for n in (declared,) if isinstance(declared, str) else declared:
+                if n in ("__dict__", "__weakref__"):
+                    continue
+                if n.startswith("__") and not n.endswith("__"):
+                    n = f"_{c.__name__.lstrip('_')}{n}"
+                if n not in acc:
+                    acc.append(n)
+        if len(_slots_of) > 4096:
+            _slots_of.clear()
+        names = _slots_of[t] = tuple(acc)
+    return names
+
+
+def attributes(o):
+    """The attributes `o` holds, in its `__dict__` and its slots (a dict, a copy), or
+    None for an object that has neither."""
+    try:
+        d = object.__getattribute__(o, "__dict__")
+    except AttributeError:
+        d = None
+    slots = _slot_names(type(o))
+    if d is None and not slots:
+        return None
+    out = dict(d) if isinstance(d, dict) else {}
+    for n in slots:
+        try:
+            out[n] = object.__getattribute__(o, n)
+        except AttributeError:   # a slot not set
+            pass
+    return out
+
+
+def set_attributes(o, copy):
+    """Give `o` the attributes `copy` (from `attributes`) again, past any `__setattr__`
+    of its class (a frozen dataclass's)."""
+    slots = _slot_names(type(o))
+    try:
+        d = object.__getattribute__(o, "__dict__")
+    except AttributeError:
+        d = None
+    if isinstance(d, dict):
+        d.clear()
+        d.update((k, v) for k, v in copy.items() if k not in slots)
+    for n in slots:
+        if n in copy:
+            object.__setattr__(o, n, copy[n])
+        else:
+            try:
+                object.__delattr__(o, n)
+            except AttributeError:
+                pass
+
+
+_python_only: dict = {}   # class -> its instances keep no state below Python's
+
+
+def state_in_python(t) -> bool:
+    """Every class of `t`'s hierarchy keeps its instances' state in Python attributes
+    (`__dict__`, slots): none of them is a C type adding a layout of its own (a
+    `_random.Random`'s generator, NumPy's `Generator`), judged by the instance size each
+    class adds over its base (slot pointers, `__dict__` and `__weakref__` at most)."""
+    ok = _python_only.get(t)
+    if ok is None:
+        ok = True
+        for c in t.__mro__[:-1]:
+            base = c.__base__ or object
+            declared = c.__dict__.get("__slots__", ())
+            n = 1 if isinstance(declared, str) else len(declared)
+            if c.__basicsize__ - base.__basicsize__ > 8 * (n + 2):
+                ok = False
+                break
+        if len(_python_only) > 4096:
+            _python_only.clear()
+        _python_only[t] = ok
+    return ok
 
 
 _behind: dict = {}   # class -> a library class whose state is behind its methods
@@ -174,8 +263,8 @@ def snapshot(fns, state=()):
             elif type(o) is tuple:
                 nxt.extend(o[:_BUDGET])
             elif _watched(o):
-                d = vars(o)
-                records.append(("object", o, dict(d)))
+                d = attributes(o)
+                records.append(("object", o, d))
                 nxt.extend(d.values())
         level = nxt
     return records
@@ -193,7 +282,7 @@ def _differs(kind, o, copy):
         return _cell_value(o) is not copy[1]
     if kind == "global":
         return any(o.get(k, _EMPTY) is not v for k, v in copy.items())
-    now = o if kind == "list" else (o if kind == "dict" else vars(o))
+    now = o if kind in ("list", "dict") else attributes(o)
     if len(now) != len(copy):
         return True
     if kind == "list":
@@ -211,7 +300,7 @@ def changed(records):
                 k = next(k for k, v in copy.items() if o.get(k, _EMPTY) is not v)
                 return f"the global `{k}`"
             if kind == "object":
-                now = vars(o)
+                now = attributes(o)
                 keys = [k for k in now if k not in copy or now[k] is not copy[k]]
                 keys += [k for k in copy if k not in now]
                 return f"attribute `{keys[0]}` of an object of class `{type(o).__name__}`"
@@ -237,7 +326,26 @@ def restore(records):
                     o[k] = v
         elif kind == "list":
             o[:] = copy
+        elif kind == "dict":
+            o.clear()
+            o.update(copy)
         else:
-            d = o if kind == "dict" else vars(o)
-            d.clear()
-            d.update(copy)
+            set_attributes(o, copy)
+
+
+def changes_owner(owner, method) -> bool:
+    """Whether calling `owner.<method>(...)` (`method` a name), or storing into
+    `owner[...]` (`method` None), may change the object `owner`: a bound method of it
+    (a list's `append`, a dict's `update`, a user object's method) or an item store
+    into an object that takes one -- not a function kept as an attribute (an optax
+    `GradientTransformation`'s `update`, a module's `np.append`)."""
+    if isinstance(owner, types.ModuleType):
+        return False
+    if method is None:
+        return hasattr(type(owner), "__setitem__") or hasattr(type(owner), "__delitem__")
+    try:
+        bound = getattr(owner, method)
+    except Exception:   # noqa: BLE001  (the call itself will raise as Python does)
+        return True
+    return getattr(bound, "__self__", None) is owner
+

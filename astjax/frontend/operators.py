@@ -2,7 +2,8 @@
 converter emits as `ag__.<name>`, defined here or imported explicitly.
 
 - calls and naming: `call`, `name`, `names`; side effects on Python objects the
-  function does not own: `mutation`, `store_into`; assignments to names declared
+  function does not own: `mutation`, `store_into`, and whether a loop body or branch
+  changes one on every trip: `per_trip_effect`; assignments to names declared
   `global`: `global_store`, `global_with`, `augmented` (below);
 - state values: `Undefined`, `UndefinedReturnValue`, `ld` (`branch_ops`);
 - branches and boolean operators: `if_stmt`, `if_exp`, `and_`, `or_`, `not_`,
@@ -26,14 +27,14 @@ from .. import tree_util
 from ..errors import (USER_CODE, AmbiguousTruthValueError, AstjaxError, ConcretizationError,
                       EscapedTracerError, SourceChangedError, SourceNotFoundError, check_signature,
                       located_builtin_error, user_location, warn_at)
-from . import call_tape, converter, sourceless
+from . import call_tape, converter, object_effects, sourceless
 from .array_ops import maximum, minimum
 from .branch_ops import (Undefined, UndefinedReturnValue, and_, any_flag, if_exp, if_stmt, ld,
                          not_, or_)
 from .loop_ops import for_stmt, iter_, range_, scan_read, unrolled_, while_stmt
 
 __all__ = ["call", "name", "names", "mutation", "store_into", "global_store", "global_with",
-           "augmented",
+           "augmented", "per_trip_effect",
            "Undefined", "UndefinedReturnValue", "ld",
            "if_stmt", "if_exp", "and_", "or_", "not_", "any_flag",
            "while_stmt", "for_stmt", "range_", "iter_", "unrolled_", "scan_read"]
@@ -249,6 +250,24 @@ def mutation(method, owner_name):
                                  f"it runs once, while staging, not on every call (values "
                                  f"stored there are staged values). Return the value instead.")
     return method
+
+
+def per_trip_effect(*candidates):
+    """The first Python-level effect of a loop body or branch that holds, of the
+    converter's candidates (effect, owner thunk or None, method name or None): one
+    without an owner always holds, one changing an object holds when the call changes
+    it (`object_effects.changes_owner`; a name not bound yet counts as a change, Python
+    raises when the call runs). -> (what, line, col, end_col), or None."""
+    for effect, owner, method in candidates:
+        if owner is None:
+            return effect
+        try:
+            o = owner()
+        except NameError:
+            return effect
+        if object_effects.changes_owner(o, method):
+            return effect
+    return None
 
 
 def store_into(obj, owner_name):

@@ -352,7 +352,7 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
     if dtypes.issubdtype(comp, np.complexfloating):
         sq = lax.real(lax.mul(centered, lax.conj(centered)))
     else:
-        sq = lax.integer_pow(centered, 2)
+        sq = lax.square(centered)
     sdt = core.get_aval(sq).dtype
     if where is None:
         s = sum(sq, axis=axes, dtype=sdt, keepdims=keepdims)

@@ -393,7 +393,7 @@ def float_power(x, y, /):
 
 def square(x, /) -> _typing.Array:
     [x] = _numeric(promote_operands([asarray_operand(x)]))
-    return lax.integer_pow(x, 2)
+    return lax.square(x)
 
 
 def reciprocal(x, /):

@@ -23,6 +23,7 @@ from . import callbacks  # noqa: F401,E402  (pure_callback, io_callback, debug_c
 from . import ffi_call  # noqa: F401,E402  (ffi_call: a call of an XLA FFI target)
 from . import convolution  # noqa: F401,E402  (conv_general_dilated)
 from . import windowed  # noqa: F401,E402  (reduce_window and its derivatives)
+from . import window_computations  # noqa: F401,E402  (reduce_window_p, select_and_scatter_p: user computations)
 from . import vma  # noqa: F401,E402  (varying manual axes: check_vma, typeof inside shard_map)
 from . import spmd  # noqa: F401,E402  (sharding_constraint, shard_map: partitioned programs)
 from . import collectives_p2p  # noqa: F401,E402  (pbroadcast, psend, precv, ragged_all_to_all)
@@ -36,6 +37,7 @@ from . import random_gamma  # noqa: F401,E402  (random_gamma: JAX's gamma sample
 
 from . import bits  # noqa: F401,E402  (mulhi, reduce_xor, reduce_precision)
 from . import barriers  # noqa: F401,E402  (optimization_barrier)
+from . import device_put  # noqa: F401,E402  (device_put inside a staged function)
 from . import rng_bits  # noqa: F401,E402  (rng_bit_generator, rng_uniform: XLA's generators)
 from . import general_reduce  # noqa: F401,E402  (reduce: XLA's reduction with a user computation)
 from . import composite  # noqa: F401,E402  (composite: a named op and its decomposition)

@@ -461,14 +461,23 @@ def _index_of(pred):
 
 
 def switch(index, branches, *operands):
-    """Apply `branches[index](*operands)`; the index is clamped, as in JAX."""
+    """Apply `branches[index](*operands)`; the index is clamped, as in JAX. The branches
+    are staged in index order (JAX traces them so: what they print comes in that order)."""
+    return _switch(index, branches, operands, range(len(branches)))
+
+
+def _switch(index, branches, operands, order):
+    """`switch`, staging the branches in `order` (a permutation of their indices): the
+    order in which Python code in them runs while staging."""
     lax = lax_ops()
     leaves, in_tree = tree_util.flatten_for_staging(tuple(operands))
     avals = [_aval(x) for x in leaves]  # weak operands stay weak in the branches
     idx = _index_of(index)
     if len(branches) > 1 and _aval(index).dtype != dtypes.bool_:
         idx = lax.clamp(np.int32(0), idx, np.int32(len(branches) - 1))
-    staged = [stage_sub(b, in_tree, avals) for b in branches]
+    staged = [None] * len(branches)
+    for i in order:
+        staged[i] = stage_sub(branches[i], in_tree, avals)
     out_tree = staged[0][2]
     out_avals = [v.aval for v in staged[0][0].outvars]
     for jaxpr, _, tree in staged[1:]:
@@ -482,11 +491,12 @@ _NO_OPERAND = object()
 
 
 def cond(pred, true_fun, false_fun, *operands, operand=_NO_OPERAND):
-    """JAX's `lax.cond`: branches=(false_fun, true_fun) indexed by the predicate. The
-    legacy keyword `operand=x` means one positional operand `x`."""
+    """JAX's `lax.cond`: branches=(false_fun, true_fun) indexed by the predicate, staged
+    `true_fun` first as JAX traces them (a `print` in both branches shows the true one's
+    first). The legacy keyword `operand=x` means one positional operand `x`."""
     if operand is not _NO_OPERAND:
         if operands:
             raise TypeError("if `operand` is passed as a keyword, no other operands may be "
                             f"passed positionally; got {len(operands)} positional operands")
         operands = (operand,)
-    return switch(pred, (false_fun, true_fun), *operands)
+    return _switch(pred, (false_fun, true_fun), operands, (1, 0))

@@ -23,7 +23,7 @@ called on batched values, they stage the per-example rule and batch that jaxpr.
 from __future__ import annotations
 
 from .. import core, tree_util
-from ..core import Eqn, Var, bind
+from ..core import bind
 from ..errors import ArgumentTypeError, DifferentiationTypeError
 from ..pyast import lax_call
 from .base import (call_source, defvectorized, instantiate, mark_unsupported, matchaxis,
@@ -362,27 +362,17 @@ def _remat_jvp(tx, primals, tangents, *, jaxpr, prevent_cse=True, differentiated
 
 
 def _remat_partial_eval(tx, eqn, in_uk):
-    # The policy splits the body (tx.partial_eval_jaxpr_custom, transforms/remat.py):
-    # the known side computes the known outputs and the values the policy saves; the
-    # unknown side, a differentiated `checkpoint`, recomputes the rest from them.
-    jaxpr = eqn.params["jaxpr"]
-    if jaxpr.consts:
+    # The policy splits the body (tx.split_checkpoint, transforms/remat.py): the known
+    # side computes the known outputs and the values the policy saves; the unknown
+    # side, a differentiated `checkpoint`, recomputes the rest from them.
+    if eqn.params["jaxpr"].consts:
         return [], [eqn], [True] * len(eqn.outvars)
-    known, staged, out_uk, out_inst, nres = tx.partial_eval_jaxpr_custom(
-        jaxpr, in_uk, eqn.params.get("policy"))
-    res = [Var(v.aval, v.hint) for v in staged.invars[:nres]]
-    k_eqn = Eqn(checkpoint_p, [a for a, u in zip(eqn.invars, in_uk) if not u],
-                [v for v, u in zip(eqn.outvars, out_uk) if not u] + res,
-                dict(eqn.params, jaxpr=core.ClosedJaxpr(known, [])), eqn.source_info)
+    k_eqn, s_eqn, out_uk, out_inst, _ = tx.split_checkpoint(eqn, in_uk,
+                                                             eqn.params.get("policy"))
     if not any(out_uk):
         return [k_eqn], [], out_uk
     # keep the unknown outputs only (the staged side may recompute known ones too)
-    used = [u for u, i in zip(out_uk, out_inst) if i]
-    body, used_in = tx.dce_jaxpr(staged, used, prune_invars=True)
-    u_eqn = Eqn(checkpoint_p, [a for a, k in zip(res + list(eqn.invars), used_in) if k],
-                [v for v, u in zip(eqn.outvars, out_uk) if u],
-                dict(eqn.params, jaxpr=core.ClosedJaxpr(body, []), differentiated=True),
-                eqn.source_info)
+    u_eqn, _ = _remat_dce(tx, s_eqn, [u for u, i in zip(out_uk, out_inst) if i])
     return [k_eqn], [u_eqn], out_uk
 
 

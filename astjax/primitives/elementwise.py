@@ -232,7 +232,7 @@ def cos(x, *, accuracy=None):
 
 
 tan_p = unop("tan", np.tan, "stablehlo.tan", INEXACT, accuracy=_ANY_OPERAND)
-defjvp(tan_p, lambda t, y, x, accuracy=None: mul(t, add(_c(x, 1), integer_pow(y, 2))))
+defjvp(tan_p, lambda t, y, x, accuracy=None: mul(t, add(_c(x, 1), square(y))))
 
 
 def tan(x, *, accuracy=None):
@@ -241,7 +241,7 @@ def tan(x, *, accuracy=None):
 
 
 asin_p = unop("asin", np.arcsin, _chlo("asin"), INEXACT)
-defjvp(asin_p, lambda t, y, x: mul(t, rsqrt(sub(_c(x, 1), integer_pow(x, 2)))))
+defjvp(asin_p, lambda t, y, x: mul(t, rsqrt(sub(_c(x, 1), square(x)))))
 
 
 def asin(x):
@@ -250,7 +250,7 @@ def asin(x):
 
 
 acos_p = unop("acos", np.arccos, _chlo("acos"), INEXACT)
-defjvp(acos_p, lambda t, y, x: neg(mul(t, rsqrt(sub(_c(x, 1), integer_pow(x, 2))))))
+defjvp(acos_p, lambda t, y, x: neg(mul(t, rsqrt(sub(_c(x, 1), square(x))))))
 
 
 def acos(x):
@@ -259,7 +259,7 @@ def acos(x):
 
 
 atan_p = unop("atan", np.arctan, _chlo("atan"), INEXACT)
-defjvp(atan_p, lambda t, y, x: div(t, add(_c(x, 1), integer_pow(x, 2))))
+defjvp(atan_p, lambda t, y, x: div(t, add(_c(x, 1), square(x))))
 
 
 def atan(x):
@@ -299,7 +299,7 @@ def tanh(x, *, accuracy=None):
 
 
 asinh_p = unop("asinh", np.arcsinh, _chlo("asinh"), INEXACT)
-defjvp(asinh_p, lambda t, y, x: mul(t, rsqrt(add(integer_pow(x, 2), _c(x, 1)))))
+defjvp(asinh_p, lambda t, y, x: mul(t, rsqrt(add(square(x), _c(x, 1)))))
 
 
 def asinh(x):
@@ -589,11 +589,11 @@ def pow(x, y):  # noqa: A001
 
 
 def _atan2_x(t, z, x, y):
-    return mul(t, div(y, add(integer_pow(x, 2), integer_pow(y, 2))))
+    return mul(t, div(y, add(square(x), square(y))))
 
 
 def _atan2_y(t, z, x, y):
-    return mul(t, neg(div(x, add(integer_pow(x, 2), integer_pow(y, 2)))))
+    return mul(t, neg(div(x, add(square(x), square(y)))))
 
 
 def _np_atan2(x, y):

@@ -59,7 +59,8 @@ from .convolution import (ConvDimensionNumbers, conv, conv_dimension_numbers,  #
                           conv_general_dilated, conv_general_shape_tuple, conv_transpose,
                           conv_transpose_shape_tuple, conv_with_general_padding,
                           padtype_to_pads)
-from .windowed import reduce_window, reduce_window_shape_tuple  # noqa: F401
+from .windowed import reduce_window_shape_tuple  # noqa: F401
+from .window_computations import reduce_window  # noqa: F401
 from .fft import FftType, fft  # noqa: F401
 from .special import (betainc, bessel_i0e, bessel_i1e, igamma, igamma_grad_a,  # noqa: F401
                       igammac, zeta)

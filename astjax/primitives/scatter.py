@@ -18,6 +18,7 @@ from .. import core, dtypes
 from ..core import ShapedArray, bind
 from ..errors import DerivativeNotImplementedError, DTypeError, ShapeError
 from ..pyast import lax_call, pyconst
+from .comparisons import ge, le
 from .base import (lax_ops, add_tangents, instantiate, is_zero as _is_zero, matchaxis, moveaxis,
                    register, tangent_aval as _aval)
 from .gather import (GatherDimensionNumbers, GatherScatterMode, _bool_attr, _check_indices,
@@ -397,8 +398,17 @@ scatter_mul = _scatter(scatter_mul_p)
 # ---- scatter-min / scatter-max ----------------------------------------------------
 
 
-def _scatter_ext_jvp(p):
-    # balanced, like reduce_max: ties share the tangent equally
+def _scatter_ext_jvp(p, wins, worst):
+    # Balanced, like reduce_max: every value equal to the output at an element (the
+    # operand's, the updates') gets an equal share of that element's tangent, as JAX's
+    # rule gives. XLA may compute an operand or an update twice, in the scatter's fusion
+    # and in a comparison's, rounded differently (a `sin` inlined twice; fuzz seeds
+    # 810010, 880022), so no winner is found by comparing a value with the scatter's
+    # output (`x == out` fails when x clearly won). Each value is compared instead with
+    # what it competes against -- the operand with `m`, the best of the updates at its
+    # element; an update with the operand there and, where several updates meet, with
+    # `m` -- which a rounding difference flips only at a near-tie. `wins(a, b)`: a beats
+    # or ties b (`ge` for max, `le` for min); `worst` loses to every value.
     def rule(primals, tangents, **params):
         lax = lax_ops()
         x, idx, u = primals
@@ -406,27 +416,23 @@ def _scatter_ext_jvp(p):
         out = bind(p, x, idx, u, **params)
         if _is_zero(tx) and _is_zero(tu):
             return out, Zero(_aval(out))
-        dt = _aval(x).dtype
-        ua = _aval(u)
+        dt, ua = _aval(x).dtype, _aval(u)
         z = instantiate(Zero(_aval(x)))
-        sparams = dict(params)
-        # an element no update reaches keeps its tangent: never decided by comparing it
-        # with the output, which XLA may compute in another fusion, rounded otherwise
-        # (`x == out` false there made the tie count 0 and the tangent inf; fuzz seed
-        # 810010)
-        touched = lax.gt(bind(scatter_add_p, z, idx, lax.full_like(u, 1, dt), **sparams),
-                         lax.full_like(x, 0, dt))
+        m = bind(p, lax.full_like(x, worst, dt), idx, u, **params)
+        refs = bind(scatter_add_p, z, idx, lax.full_like(u, 1, dt), **params)
+        # an element no update reaches keeps its tangent (also where the operand is NaN)
         x_wins = lax.convert_element_type(
-            lax.select(touched, lax.eq(x, out), lax.full_like(touched, True)), dt)
-        out_g = _gather_for_scatter(out, idx, params, ua)
-        u_wins = lax.convert_element_type(lax.eq(u, out_g), dt)
-        count = lax.add(x_wins, bind(scatter_add_p, z, idx, u_wins, **sparams))
-        num = lax.mul(instantiate(tx, _aval(x)), x_wins)
-        num = lax.add(num, bind(scatter_add_p, z, idx,
-                                lax.mul(instantiate(tu, ua), u_wins), **sparams))
-        # a touched element whose output equals neither its operand nor an update as
-        # compared here (the update recomputed in another fusion, rounded otherwise: fuzz
-        # seed 880022) has no winner: its tangent is 0, as JAX's selects give, not 0/0
+            lax.select(lax.gt(refs, z), wins(x, m), lax.full_like(x, True, np.bool_)), dt)
+        alone = lax.eq(_gather_for_scatter(refs, idx, params, ua), lax.full_like(u, 1, dt))
+        u_wins = lax.convert_element_type(lax.bitwise_and(
+            wins(u, _gather_for_scatter(x, idx, params, ua)),
+            lax.bitwise_or(alone, wins(u, _gather_for_scatter(m, idx, params, ua)))), dt)
+        count = lax.add(x_wins, bind(scatter_add_p, z, idx, u_wins, **params))
+        num = lax.add(lax.mul(instantiate(tx, _aval(x)), x_wins),
+                      bind(scatter_add_p, z, idx, lax.mul(instantiate(tu, ua), u_wins),
+                           **params))
+        # no winner where the output is NaN (a NaN update, or a NaN operand reached by
+        # updates) or at a near-tie rounded both ways: a zero tangent, as JAX's gives
         return out, lax.div(num, lax.max(count, lax.full_like(count, 1, dt)))
     return rule
 
@@ -435,7 +441,7 @@ scatter_min_p = core.new_primitive("scatter-min")
 register(scatter_min_p, impl=_scatter_impl_for(_np_bool_safe(np.minimum, np.logical_and)),
          abstract_eval=_scatter_ae_for("scatter-min"),
          lowering=_scatter_lowering_for(_hlo_combiner("stablehlo.minimum", "stablehlo.and")),
-         jvp=_scatter_ext_jvp(scatter_min_p), batch=_scatter_batch(scatter_min_p),
+         jvp=_scatter_ext_jvp(scatter_min_p, le, np.inf), batch=_scatter_batch(scatter_min_p),
          source=_scatter_source("scatter-min"))
 scatter_min = _scatter(scatter_min_p)
 
@@ -443,7 +449,7 @@ scatter_max_p = core.new_primitive("scatter-max")
 register(scatter_max_p, impl=_scatter_impl_for(_np_bool_safe(np.maximum, np.logical_or)),
          abstract_eval=_scatter_ae_for("scatter-max"),
          lowering=_scatter_lowering_for(_hlo_combiner("stablehlo.maximum", "stablehlo.or")),
-         jvp=_scatter_ext_jvp(scatter_max_p), batch=_scatter_batch(scatter_max_p),
+         jvp=_scatter_ext_jvp(scatter_max_p, ge, -np.inf), batch=_scatter_batch(scatter_max_p),
          source=_scatter_source("scatter-max"))
 scatter_max = _scatter(scatter_max_p)
 

@@ -24,8 +24,8 @@ import numpy as np
 
 from .. import core, dtypes
 from ..core import AbstractRef, ShapedArray, bind
-from ..errors import (ArgumentTypeError, JAXValueError, NotImplementedInAstjaxError,
-                      user_location)
+from ..errors import (ArgumentTypeError, AstjaxError, JAXValueError,
+                      NotImplementedInAstjaxError, user_location)
 from ..pretty import Concat, Text
 from .base import mark_unsupported, register
 from .ref_indexing import make_indexer, np_index, read_value, write_numpy, write_value
@@ -34,7 +34,7 @@ from .structural import convert_element_type, copy_p, full
 __all__ = ["AbstractRef", "Ref", "Box", "new_ref", "empty_ref", "free_ref", "freeze",
            "ref_get", "ref_set", "ref_swap", "ref_addupdate", "is_ref",
            "new_ref_p", "empty_ref_p", "free_ref_p", "freeze_p", "get_p", "swap_p",
-           "addupdate_p", "STATE_PRIMITIVES"]
+           "addupdate_p", "STATE_PRIMITIVES", "RefEffectError"]
 
 _DISCHARGED = ("references are discharged into values (transforms/discharge.py) before "
                "this pass runs; a reference created outside the transformed function "
@@ -44,6 +44,12 @@ _DISCHARGED = ("references are discharged into values (transforms/discharge.py) 
 def _unsupported_after_discharge(p, kinds=("lowering", "batch", "jvp")):
     for kind in kinds:
         mark_unsupported(p, kind, _DISCHARGED)
+
+
+class RefEffectError(AstjaxError):
+    """A store into a reference from outside a transformation that the transformation
+    cannot express: a differentiated value under `grad`/`jvp`/`vjp`, any store into an
+    unbatched reference under `vmap` (JAX raises a plain `Exception` there)."""
 
 
 class Box:
@@ -165,11 +171,22 @@ def _get_pp(eqn, atom, out_binder, dropped):
                    _pp_ref(atom, ref, eqn.params["indexer"], idx)])
 
 
+def _get_jvp(primals, tangents, **params):
+    # a read of a reference from outside (`discharge.at_boundary`) is bound as it is;
+    # this rule runs only when the reference itself is differentiated (JAX: ValueError)
+    aval = core.get_aval(primals[0])
+    raise JAXValueError(f"Expected cotangent type {aval} but got "
+                        f"{ShapedArray(aval.shape, aval.dtype)}: a mutable array "
+                        f"reference cannot be differentiated",
+                        hint="differentiate with respect to its value: pass r[...], "
+                             "or jax.freeze(r)")
+
+
 register(get_p, impl=lambda box, *idx, indexer: np.array(box.value[np_index(indexer, idx)]),
-         abstract_eval=_get_ae)
+         abstract_eval=_get_ae, jvp=_get_jvp)
 get_p.pp_rule = _get_pp
 get_p.discharge = lambda x, *idx, indexer: read_value(x, indexer, idx)
-_unsupported_after_discharge(get_p)
+_unsupported_after_discharge(get_p, ("lowering", "batch"))
 
 # -------------------------------------------------------------------------- swap
 
@@ -203,10 +220,24 @@ def _swap_discharge(x, val, *idx, indexer):
     return read_value(x, indexer, idx), write_value(x, indexer, idx, val)
 
 
-register(swap_p, impl=_swap_impl, abstract_eval=_swap_ae)
+def _store_jvp(what):
+    """The JVP of a store: only a reference from outside the differentiated function
+    reaches differentiation (`discharge.at_boundary`), and it is not differentiated, so
+    a differentiated value may not be stored into it (JAX's error; a store of a value
+    with a zero tangent is bound as it is, without this rule)."""
+    def rule(primals, tangents, **params):
+        raise RefEffectError(
+            f"performing {what} operation with a differentiated value on a "
+            f"non-differentiated array reference of type {core.get_aval(primals[0])}. Move "
+            f"the array reference to be an argument of the differentiated function?",
+            loc=core.current_source_info())
+    return rule
+
+
+register(swap_p, impl=_swap_impl, abstract_eval=_swap_ae, jvp=_store_jvp("a set/swap"))
 swap_p.pp_rule = _swap_pp
 swap_p.discharge = _swap_discharge
-_unsupported_after_discharge(swap_p)
+_unsupported_after_discharge(swap_p, ("lowering", "batch"))
 
 # --------------------------------------------------------------------- addupdate
 
@@ -232,11 +263,12 @@ def _addupdate_pp(eqn, atom, out_binder, dropped):
                    Text(atom(val))])
 
 
-register(addupdate_p, impl=_addupdate_impl, abstract_eval=_addupdate_ae)
+register(addupdate_p, impl=_addupdate_impl, abstract_eval=_addupdate_ae,
+         jvp=_store_jvp("an addupdate"))
 addupdate_p.pp_rule = _addupdate_pp
 addupdate_p.discharge = lambda x, val, *idx, indexer: write_value(
     x, indexer, idx, val, accumulate=True)
-_unsupported_after_discharge(addupdate_p)
+_unsupported_after_discharge(addupdate_p, ("lowering", "batch"))
 
 STATE_PRIMITIVES = (new_ref_p, empty_ref_p, free_ref_p, freeze_p, get_p, swap_p, addupdate_p)
 for _p in (free_ref_p, freeze_p, get_p, swap_p, addupdate_p):

@@ -532,26 +532,32 @@ def _carry_avals(leaves):
 
 
 def while_loop(cond_fun, body_fun, init_val):
-    """JAX's `lax.while_loop`: `body_fun` applied while `cond_fun` holds."""
+    """JAX's `lax.while_loop`: `body_fun` applied while `cond_fun` holds. Staged as JAX
+    traces it: `cond_fun`, then `body_fun`, and both again when a weak-typed initial
+    value takes the body's type (what they print comes in that order)."""
     leaves, tree = tree_util.flatten_for_staging(init_val)
     args_tree = tree_util.flatten_for_staging((init_val,))[1]
     avals = _carry_avals(leaves)
-    body_j, body_c, body_tree = stage_sub(body_fun, args_tree, avals)
-    body_out = [v.aval for v in body_j.outvars]
+
+    def stage_both(avals):
+        cond = stage_sub(cond_fun, args_tree, avals)
+        cond_out = [v.aval for v in cond[0].outvars]
+        body_j, body_c, body_tree = stage_sub(body_fun, args_tree, avals)
+        if len(cond_out) != 1 or cond_out[0].shape != () or cond_out[0].dtype != dtypes.bool_:
+            raise JAXTypeError(f"while_loop cond_fun must return a boolean scalar, got "
+                               f"{', '.join(a.str_short() for a in cond_out)}",
+                               hint="return one bool, e.g. `c < 3` on a scalar or "
+                                    "`jnp.all(c < 3)`")
+        return cond[:2], (body_j, body_c), body_tree, [v.aval for v in body_j.outvars]
+
+    cond, body, body_tree, body_out = stage_both(avals)
     if body_tree == tree:  # a weak-typed initial value takes the body's type, as in JAX
         leaves, changed = promote_weak_carry(leaves, avals, body_out)
         if changed:
             avals = _carry_avals(leaves)
-            body_j, body_c, body_tree = stage_sub(body_fun, args_tree, avals)
-            body_out = [v.aval for v in body_j.outvars]
+            cond, body, body_tree, body_out = stage_both(avals)
     _ensure_types("while_loop body", body_tree, body_out, tree, avals)
-    cond_j, cond_c, _ = stage_sub(cond_fun, args_tree, avals)
-    cond_out = [v.aval for v in cond_j.outvars]
-    if len(cond_out) != 1 or cond_out[0].shape != () or cond_out[0].dtype != dtypes.bool_:
-        raise JAXTypeError(f"while_loop cond_fun must return a boolean scalar, got "
-                           f"{', '.join(a.str_short() for a in cond_out)}",
-                           hint="return one bool, e.g. `c < 3` on a scalar or `jnp.all(c < 3)`")
-    outs = bind_while((cond_j, cond_c), (body_j, body_c), leaves)
+    outs = bind_while(cond, body, leaves)
     return tree_util.tree_unflatten(tree, outs)
 
 

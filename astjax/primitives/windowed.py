@@ -23,16 +23,13 @@ from .. import core, dtypes
 from ..core import ShapedArray, bind
 from ..errors import DTypeError, NotImplementedInAstjaxError, ShapeError
 from ..pyast import attr, call
-from . import elementwise as _ew
 from .base import (NUMBER, bdim_at_front, check_dtype, is_zero, max_value, min_value,
                    register)
 from .base import tangent_aval as _aval
-from .convolution import padtype_to_pads
-from .structural import full, pad
+from .structural import pad
 
 __all__ = ["reduce_window_sum_p", "reduce_window_max_p", "reduce_window_min_p",
-           "select_and_gather_add_p", "select_and_scatter_add_p", "reduce_window",
-           "reduce_window_shape_tuple"]
+           "select_and_gather_add_p", "select_and_scatter_add_p", "reduce_window_shape_tuple"]
 
 _WINDOW = ("window_dimensions", "window_strides", "padding", "base_dilation",
            "window_dilation")
@@ -383,54 +380,7 @@ register(select_and_scatter_add_p, impl=_scatter_impl, abstract_eval=_scatter_ae
          batch=_pair_batch(select_and_scatter_add_p), source=_source)
 
 
-# ---- lax.reduce_window ----------------------------------------------------------------
-
-
-def _is(f, name):
-    return f is getattr(_ew, name)
-
-
-def reduce_window(operand, init_value, computation, window_dimensions, window_strides,
-                  padding, base_dilation=None, window_dilation=None):
-    """`lax.reduce_window`: reduce each window of `operand` with `computation` from
-    `init_value`. `lax.add` from 0, `lax.max` from -inf (or the dtype's minimum) and
-    `lax.min` from +inf are supported (sum / max / min pooling)."""
-    a = _aval(operand)
-    nd = a.ndim
-    window_dimensions = tuple(int(w) for w in window_dimensions)
-    window_strides = tuple(int(s) for s in window_strides)
-    base_dilation = (1,) * nd if base_dilation is None else tuple(int(d) for d in base_dilation)
-    window_dilation = (1,) * nd if window_dilation is None else \
-        tuple(int(d) for d in window_dilation)
-    if isinstance(padding, str):
-        shape = [_dilate(n, d) for n, d in zip(a.shape, base_dilation)]
-        eff = [_dilate(w, d) for w, d in zip(window_dimensions, window_dilation)]
-        padding = padtype_to_pads(shape, eff, window_strides, padding)
-    padding = tuple((int(lo), int(hi)) for lo, hi in padding)
-    w = dict(window_dimensions=window_dimensions, window_strides=window_strides,
-             padding=padding, base_dilation=base_dilation, window_dilation=window_dilation)
-    init = np.asarray(init_value) if not isinstance(init_value, core.Tracer) else None
-    if init is None or init.shape != ():
-        raise NotImplementedInAstjaxError(
-            "lax.reduce_window needs a concrete scalar init_value (astjax supports the sum, "
-            "max and min monoids)")
-    if _is(computation, "add") and init == 0:
-        return bind(reduce_window_sum_p, operand, **w)
-    if _is(computation, "max") and init == min_value(a.dtype):
-        return bind(reduce_window_max_p, operand, **w)
-    if _is(computation, "min") and init == max_value(a.dtype):
-        return bind(reduce_window_min_p, operand, **w)
-    identity = {"add": 0, "max": min_value(a.dtype), "min": max_value(a.dtype)}
-    name = next((n for n in identity if _is(computation, n)), None)
-    if name is not None:  # another init: reduce from the identity, then combine it in
-        out = reduce_window(operand, identity[name], computation, window_dimensions,
-                            window_strides, padding, base_dilation, window_dilation)
-        return computation(out, full(_aval(out).shape, init, a.dtype))
-    raise NotImplementedInAstjaxError(
-        "lax.reduce_window supports lax.add, lax.max and lax.min as the computation; a "
-        f"general reducer ({getattr(computation, '__name__', computation)!r}) is not "
-        "supported yet")
-
+# ---- shapes ---------------------------------------------------------------------------
 
 
 def reduce_window_shape_tuple(operand_shape, window_dimensions, window_strides, padding,

@@ -29,6 +29,7 @@ from ..api import ShapeDtypeStruct
 from ..errors import ArgumentTypeError, ArgumentValueError, DTypeError
 from ..ir import ShapedArray
 from ..primitives.prng_keys import random_unwrap, random_wrap, type_as_keys
+from . import key_reuse as _kr
 from .impls import PRNGImpl, default_impl, threefry_prng_impl
 
 __all__ = ["KeyTy", "KeyAval", "PRNGKeyArray", "as_typed_key", "check_key", "check_key_data", "data_of",
@@ -145,6 +146,7 @@ class PRNGKeyArray:
         idx = idx if isinstance(idx, tuple) else (idx,)
         if any(isinstance(i, PRNGKeyArray) for i in idx):
             raise ArgumentTypeError("a key array cannot index an array")
+        _kr.index(self, idx)
         # the key-data axes are the trailing ones: every index leaves them whole
         return self._with(self._base[idx + self._data_axes()])
 

@@ -4,77 +4,350 @@ second use's line. JAX's rules: a sampler (`normal`, `uniform`, `bits`, ...) and
 `split` consume their key; `fold_in`, `key_data` and `wrap_key_data` do not; `clone`
 gives a new, unconsumed key; raw `uint32` keys are not checked.
 
-Eagerly, a key array remembers that it was consumed. In a staged function the check
-is an analysis of the IR being built: each consuming use records the key's variable;
-a later use of a variable asks whether the equations staged so far consumed it --
-directly, or inside a nested program (`cond` branch, `while`/`scan` body, custom
-derivative or checkpoint call) that consumed the matching inner variable, as JAX's
-analysis propagates consumption through those primitives. What is not seen (JAX sees
-it): a nested program that consumes a key already consumed outside before it, and an
-eager key consumed by a jitted function called with it."""
+Eagerly, a key array remembers that it was consumed (`_consumed`). A staged program
+is checked as JAX checks a jaxpr (`jax.experimental.key_reuse`): each equation has a
+*signature* -- which key operands it consumes (sinks, with a mask over the keys of an
+array for `slice`), which key results are fresh (sources) and which results are the
+operand itself (forwards) -- and one pass over the equations in order finds a key
+consumed twice. Nested programs have the signature of their body: a `cond` consumes
+what any branch consumes; a `scan` / `while` body may not consume a key it closes over
+(every trip would consume it again), and may consume a key carry only if it puts a
+fresh key back into that carry; a `while` condition and body may not consume the same
+carry. In astjax a sampler's consumption is the `random_unwrap` that reads its key
+(`consume` marks it); the other `random_unwrap`s (`key_data`) consume nothing.
+
+The check runs on every program staged from user code while the flag is on (the hook
+in `staging.stage_flat`), and a `jit` call on eager keys checks and marks them by its
+program's signature (`check_call`, through `api.Jitted`'s call hook), so `jit(f)(k)`
+then `normal(k)` is a reuse, as in JAX."""
 from __future__ import annotations
 
 import weakref
 
-from .. import core
-from ..config import config
-from ..config_api import State
-from ..errors import KeyReuseError
+import numpy as np
 
-__all__ = ["debug_key_reuse", "consume"]
+from .. import config_api, core, staging, tree_util
+from ..api import make_jaxpr
+from ..config import config
+State = config_api.State
+from ..errors import KeyReuseError
+from ..ir import KeyDataAval, Literal, Var
+from ..primitives.prng_keys import random_unwrap, type_as_keys
+
+__all__ = ["debug_key_reuse", "consume", "index", "signature", "check_call"]
 
 debug_key_reuse = State("jax_debug_key_reuse")
 debug_key_reuse.__doc__ = """`with astjax.debug_key_reuse(True):` a typed PRNG key
 consumed twice (two samplers, or a sampler after `split`) raises `KeyReuseError`."""
 
-# the variables of staged keys that a sampler or `split` consumed
-_CONSUMED: weakref.WeakSet = weakref.WeakSet()
-
-
-def _inner_operands(eqn):
-    """(nested jaxpr, the outer operands its invars stand for), per nested program."""
-    p = eqn.params
-    name = eqn.primitive.name
-    if name == "while":
-        nc = p["cond_nconsts"]
-        nb = p["body_nconsts"]
-        carry = eqn.invars[nc + nb:]
-        yield p["cond_jaxpr"], list(eqn.invars[:nc]) + list(carry)
-        yield p["body_jaxpr"], list(eqn.invars[nc:])
-        return
-    for sub in core.sub_jaxprs(p):
-        j = sub.jaxpr if isinstance(sub, core.ClosedJaxpr) else sub
-        # cond's branches take every operand but the index; the other calls take all
-        yield j, list(eqn.invars[len(eqn.invars) - len(j.invars):])
-
-
-def _consumed_in(eqns, var) -> bool:
-    """Whether `eqns` consume `var`: a consuming use was recorded on it, or a nested
-    program reading it consumes the matching inner variable."""
-    for eqn in eqns:
-        if not any(v is var for v in eqn.invars):
-            continue
-        for j, outer in _inner_operands(eqn):
-            inner = [iv for iv, ov in zip(j.invars, outer) if ov is var]
-            if any(iv in _CONSUMED or _consumed_in(j.eqns, iv) for iv in inner):
-                return True
-    return False
+# outputs of the `random_unwrap`s through which a sampler or `split` read its key
+_CONSUMING: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def consume(key, what: str):
-    """Record that `what` (a sampler's name, or 'random_split') consumes typed key
-    array `key`; raise `KeyReuseError` if it was consumed already (flag on only)."""
-    if not config.read("jax_debug_key_reuse"):
-        return
+    """The raw data of typed key array `key`, read by `what` (a sampler's name, or
+    'random_split'), which consumes it: an eager key is checked and marked now; a
+    staged one is marked in the program (checked with it)."""
     base = key._base
-    if isinstance(base, core.Tracer):
-        var = base.var
-        if var in _CONSUMED or _consumed_in(base.builder.eqns, var):
-            raise KeyReuseError(f"In {what}, the key argument is already consumed: a "
-                                "PRNG key was used twice")
-        _CONSUMED.add(var)
-        return
-    if getattr(key, "_consumed", False):
+    data = random_unwrap(base)
+    if not config.read("jax_debug_key_reuse"):
+        return data
+    if isinstance(data, core.Tracer):
+        _CONSUMING[data.var] = what
+        return data
+    if np.any(key._consumed):
         raise KeyReuseError(f"Previously-consumed key passed to {what}: a PRNG key was "
                             "used twice")
     key._consumed = True
+    builder = core.current_builder()
+    if builder is None:
+        return data
+    # an eager key a staged program closes over: a constant of the program, typed as
+    # keys, so that a loop body consuming it is seen consuming it on every trip
+    var = builder.atom(base)
+    if not isinstance(var, Var):
+        return data
+    staged = type_as_keys(core.Tracer(builder, var, None), "fry")
+    data = random_unwrap(staged)
+    _CONSUMING[data.var] = what
+    return data
+
+
+def index(key, idx):
+    """Eager `key[idx]` with a basic index (ints, slices): JAX's `slice` consumes the
+    keys it selects, and gives fresh ones (flag on only); `idx` is a tuple."""
+    if (not config.read("jax_debug_key_reuse") or isinstance(key._base, core.Tracer)
+            or not all(isinstance(i, (int, slice)) or i is Ellipsis for i in idx)):
+        return
+    mask = np.zeros(key.shape, bool)
+    mask[idx] = True
+    if np.any(np.logical_and(key._consumed, mask)):
+        raise KeyReuseError("Previously-consumed key passed to slice at index 0: a PRNG "
+                            "key was used twice")
+    key._consumed = np.logical_or(key._consumed, mask)
+
+
+# ---------------------------------------------------------------- signatures
+
+
+class Sig:
+    """An equation's or a program's key-reuse signature: `sinks` {operand index: (mask,
+    where consumed)}, `sources` {result index: mask of keys consumed}, `forwards`
+    {result index: operand index}."""
+    __slots__ = ("sinks", "sources", "forwards")
+
+    def __init__(self, sinks=None, sources=None, forwards=None):
+        self.sinks = sinks or {}
+        self.sources = sources or {}
+        self.forwards = forwards or {}
+
+
+def _is_key(v) -> bool:
+    return not isinstance(v, Literal) and type(v.aval) is KeyDataAval
+
+
+def _loc(eqn):
+    return eqn.source_info
+
+
+# primitives that pass a key operand through (JAX's Forward(0, 0))
+_FORWARD = frozenset({"broadcast_in_dim", "copy", "convert_element_type", "reshape",
+                      "squeeze", "dynamic_slice", "gather", "expand_dims",
+                      "sharding_constraint", "device_put", "optimization_barrier"})
+_NOTHING = frozenset({"random_unwrap", "eq", "ne", "debug_callback"})
+
+
+def _slice_sig(eqn):
+    aval = eqn.invars[0].aval
+    k = aval.key_ndim
+    nd = len(aval.shape) - k
+    p = eqn.params
+    strides = p.get("strides") or (1,) * len(p["start_indices"])
+    mask = np.zeros(aval.shape[:nd], bool)
+    mask[tuple(slice(a, b, s) for a, b, s in zip(p["start_indices"][:nd],
+                                                p["limit_indices"][:nd], strides[:nd]))] = True
+    return Sig({0: (mask, _loc(eqn), "slice")}, {0: False})
+
+
+def _inner(j):
+    return j.jaxpr if isinstance(j, core.ClosedJaxpr) else j
+
+
+def _sub_sig(j, eqn):
+    """The signature of the nested program `j` (a Jaxpr or ClosedJaxpr)."""
+    return signature(_inner(j))
+
+
+def _cond_sig(eqn):
+    sigs = [_sub_sig(b, eqn) for b in eqn.params["branches"]]
+    sinks, sources = {}, {}
+    for s in sigs:
+        for i, (m, loc, what) in s.sinks.items():
+            prev = sinks.get(i + 1)
+            sinks[i + 1] = (m if prev is None else np.logical_or(prev[0], m),
+                            prev[1] if prev else loc, what)
+        for i, m in s.sources.items():
+            sources.setdefault(i, []).append(m)
+    sources = {i: np.logical_or.reduce([np.asarray(m) for m in ms])
+               for i, ms in sources.items() if len(ms) == len(sigs)}
+    fwd = {o: i + 1 for o, i in sigs[0].forwards.items()
+           if all(s.forwards.get(o) == i for s in sigs)}
+    return Sig(sinks, sources, fwd)
+
+
+def _scan_sig(eqn):
+    p = eqn.params
+    nc, ncarry = p["num_consts"], p["num_carry"]
+    sig = _sub_sig(p["jaxpr"], eqn)
+    n_in = len(_inner(p["jaxpr"]).invars)
+    for i, (m, loc, what) in sig.sinks.items():
+        if (i < nc or i >= n_in) and np.any(m):     # a const, or a closed-over constvar
+            raise KeyReuseError("scan body function leads to key reuse when repeatedly "
+                                "executed, because key constants are repeatedly consumed "
+                                "(a loop body consumes a key it closes over)", loc=loc)
+        if nc <= i < nc + ncarry and np.any(m) and (i - nc) not in _fresh(sig):
+            raise KeyReuseError("scan body function leads to key reuse when repeatedly "
+                                "executed, because consumed inputs don't match sourced "
+                                "outputs (a loop body consumes a key carry and carries "
+                                "it on)", loc=loc)
+    return sig
+
+
+def _fresh(sig):
+    return {i for i, m in sig.sources.items() if not np.all(m)}
+
+
+def _while_sig(eqn):
+    p = eqn.params
+    ncc, nbc = p["cond_nconsts"], p["body_nconsts"]
+    cond, body = _sub_sig(p["cond_jaxpr"], eqn), _sub_sig(p["body_jaxpr"], eqn)
+    fresh = _fresh(body)
+    nci, nbi = len(_inner(p["cond_jaxpr"]).invars), len(_inner(p["body_jaxpr"]).invars)
+    msg = "while_loop {} function leads to key reuse when repeatedly executed"
+    for i, (m, loc, _) in cond.sinks.items():
+        if np.any(m) and (i < ncc or i >= nci or (i - ncc) not in fresh):
+            raise KeyReuseError(msg.format("cond"), loc=loc)
+        if np.any(m) and (i - ncc + nbc) in body.sinks:
+            raise KeyReuseError("while_loop cond and body functions both use the same key",
+                                loc=loc)
+    for i, (m, loc, _) in body.sinks.items():
+        if np.any(m) and (i < nbc or i >= nbi or (i - nbc) not in fresh):
+            raise KeyReuseError(msg.format("body"), loc=loc)
+    return Sig({ncc + i: s for i, s in body.sinks.items() if i < nbi}, dict(body.sources),
+               {o: ncc + i for o, i in body.forwards.items()})
+
+
+def _call_sig(eqn):
+    """A call of one nested program taking the operands as they are (`checkpoint`,
+    custom derivatives); `checkpoint`'s recomputation consumes nothing new."""
+    if eqn.params.get("differentiated"):
+        return Sig()
+    for j in core.sub_jaxprs(eqn.params):
+        inner = j.jaxpr if isinstance(j, core.ClosedJaxpr) else j
+        if len(inner.invars) == len(eqn.invars) and len(inner.outvars) == len(eqn.outvars):
+            return signature(inner)
+    return None
+
+
+def _eqn_sig(eqn):
+    name = eqn.primitive.name
+    keys_in = [i for i, v in enumerate(eqn.invars) if _is_key(v)]
+    if name == "random_unwrap":
+        what = _CONSUMING.get(eqn.outvars[0])
+        return Sig({0: (True, _loc(eqn), what)}) if what else Sig()
+    if name == "cond":
+        return _cond_sig(eqn)
+    if name == "scan":
+        return _scan_sig(eqn)
+    if name == "while":
+        return _while_sig(eqn)
+    if core.sub_jaxprs(eqn.params):
+        sig = _call_sig(eqn)
+        if sig is not None:
+            return sig
+    if not keys_in:    # keys made from raw data (split, fold_in, wrap_key_data): fresh
+        return Sig(sources={i: False for i, v in enumerate(eqn.outvars) if _is_key(v)})
+    if name in _NOTHING:
+        return Sig()
+    if name in _FORWARD:
+        return Sig(forwards={0: 0})
+    if name == "slice":
+        return _slice_sig(eqn)
+    if name == "concatenate" and len(eqn.invars) == 1:
+        return Sig(forwards={0: 0})
+    if name in ("dynamic_update_slice", "scatter"):
+        k = 1 if name == "dynamic_update_slice" else 2
+        return Sig({k: (True, _loc(eqn), name)} if _is_key(eqn.invars[k]) else {},
+                   forwards={0: 0})
+    # any other use consumes its keys; concatenate's result is fresh (JAX's rules)
+    return Sig({i: (True, _loc(eqn), name) for i in keys_in},
+               {0: False} if name == "concatenate" else {})
+
+
+_SIGS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def signature(jaxpr) -> Sig:
+    """`jaxpr`'s signature over its inputs (constvars after invars) and outputs; a
+    `KeyReuseError` located at the second use if it consumes a key twice."""
+    sig = _SIGS.get(jaxpr)
+    if sig is None:
+        sig = _SIGS[jaxpr] = _signature(jaxpr)
+    return sig
+
+
+def _signature(jaxpr) -> Sig:
+    consumed: dict = {}     # var -> mask of its keys consumed so far
+    first: dict = {}        # var -> where it was first consumed
+    fwd: dict = {}          # forwarded result -> operand
+
+    def root(v):
+        while not isinstance(v, Literal) and v in fwd:
+            v = fwd[v]
+        return v
+
+    for eqn in jaxpr.eqns:
+        sig = _eqn_sig(eqn)
+        for o, i in sig.forwards.items():
+            fwd[eqn.outvars[o]] = eqn.invars[i]
+        for i, (mask, loc, what) in sig.sinks.items():
+            v = eqn.invars[i]
+            if not _is_key(v):
+                continue
+            v = root(v)
+            if isinstance(v, Literal):
+                continue
+            prev = consumed.get(v, False)
+            if np.any(np.logical_and(prev, mask)):
+                raise KeyReuseError(f"In {what or eqn.primitive.name}, the key argument is "
+                                    f"already consumed: a PRNG key was used twice",
+                                    loc=loc or _loc(eqn))
+            consumed[v] = np.logical_or(prev, mask)
+            first.setdefault(v, loc)
+        for o, v in enumerate(eqn.outvars):
+            if v not in fwd:
+                consumed[v] = sig.sources.get(o, True)
+    ins = list(jaxpr.invars) + list(jaxpr.constvars)
+    pos = {v: i for i, v in enumerate(ins)}
+    out = Sig()
+    for v in ins:
+        if _is_key(v) and np.any(consumed.get(v, False)):
+            out.sinks[pos[v]] = (consumed[v], first.get(v), None)
+    for o, v in enumerate(jaxpr.outvars):
+        if not _is_key(v):
+            continue
+        r = root(v)
+        if r in pos:
+            out.forwards[o] = pos[r]
+        elif not isinstance(r, Literal):
+            out.sources[o] = consumed.get(r, False)
+    return out
+
+
+# ---------------------------------------------------------------------- hooks
+
+
+def _check_staged(fun, closed, state):
+    """`staging.stage_flat`'s key-reuse hook: check each program staged from user code."""
+    if closed is not None and config.read("jax_debug_key_reuse"):
+        signature(closed.jaxpr)
+
+
+def check_call(jitted, args, kwargs, call):
+    """`jit(f)(*args)` with eager key arrays among the arguments: a key the program
+    consumes must not be consumed already (JAX: "Previously-consumed key passed to
+    jit-compiled function"); after the call it is consumed, and a key result is fresh
+    or, when the program returns an argument, consumed as that argument is."""
+    keys = [x for x in tree_util.tree_leaves((args, kwargs)) if _is_key_array(x)]
+    if not keys:
+        return call()
+    jaxpr = make_jaxpr(jitted)(*args, **kwargs).jaxpr
+    sig = signature(jaxpr)
+    key_in = [i for i, v in enumerate(jaxpr.invars) if _is_key(v)]
+    by_pos = dict(zip(key_in, keys))
+    for i, (mask, _, _) in sig.sinks.items():
+        k = by_pos.get(i)
+        if k is not None and np.any(np.logical_and(k._consumed, mask)):
+            raise KeyReuseError(f"Previously-consumed key passed to jit-compiled function "
+                                f"at index {key_in.index(i)}")
+    out = call()
+    for i, (mask, _, _) in sig.sinks.items():
+        k = by_pos.get(i)
+        if k is not None:
+            k._consumed = np.logical_or(k._consumed, mask)
+    outs = [x for x in tree_util.tree_leaves(out) if _is_key_array(x)]
+    key_out = [o for o, v in enumerate(jaxpr.outvars) if _is_key(v)]
+    for o, k in zip(key_out, outs):
+        if o in sig.forwards and sig.forwards[o] in by_pos:
+            k._consumed = by_pos[sig.forwards[o]]._consumed
+        else:
+            k._consumed = sig.sources.get(o, False) if o in sig.sources else True
+    return out
+
+
+def _is_key_array(x) -> bool:
+    return hasattr(x, "_consumed") and hasattr(x, "_base")
+
+
+staging.key_reuse_hook[0] = _check_staged
+config_api.key_reuse_call[0] = check_call

@@ -170,9 +170,8 @@ def split(key, num=2):
         Array([[1797259609, 2579123966],
                [ 928981903, 3453687069]], dtype=uint32)
     """
-    if isinstance(key, PRNGKeyArray):
-        _kr.consume(key, "random_split")
-    return _same_kind(key, _p.split(_key_in(key), num))
+    data = _kr.consume(key, "random_split") if isinstance(key, PRNGKeyArray) else _key_in(key)
+    return _same_kind(key, _p.split(data, num))
 
 
 def fold_in(key, data):
@@ -207,9 +206,8 @@ def _accepting_typed_keys(fn):
         except TypeError as e:
             raise ArityError(f"random.{fn.__name__}(): {e}",
                              hint=f"its signature is random.{fn.__name__}{sig}") from None
-        if isinstance(key, PRNGKeyArray):
-            _kr.consume(key, fn.__name__)
-        return fn(_key_in(key), *args, **kwargs)
+        data = _kr.consume(key, fn.__name__) if isinstance(key, PRNGKeyArray) else _key_in(key)
+        return fn(data, *args, **kwargs)
     return sampler
 
 

@@ -24,7 +24,7 @@ FEATURES = (
     "enumerate", "zip", "for_const", "while", "break", "continue", "return",
     "loop_else", "append_stack", "lambda", "closure_def", "helper", "nonlocal",
     "tuple_assign", "where", "pytree_arg", "assign_in_branches", "python_index", "global",
-    "global_forms", "pystate", "pystate_staged",
+    "global_forms", "pystate", "pystate_staged", "pystate_hidden",
 )
 # off unless asked for (`run.py --enable NAME`): shapes of a known open bug (none now:
 # R17's `python_index`, a loop index used as a Python dict key, is fixed), and
@@ -38,8 +38,12 @@ FEATURES = (
 # an iterator, or an object reached through a module global changed by its method), and
 # `pystate_staged` (with `pystate`: the loop's Python state meets staged values -- a
 # `random.Random` picking, shuffling or drawing around the trip's arrays, a generator
-# function's items, output -- `call_tape`)
-DEFAULT_OFF = ("global", "global_forms", "pystate", "pystate_staged")
+# function's items, output -- `call_tape`), and `pystate_hidden` (with `pystate`: an
+# object keeping a counter where the watch must look for it -- `__slots__`, a C type's
+# layout (a `deque` subclass) -- scaling the trip's staged value; and an optax-like
+# optimizer whose `update` is a function kept in a NamedTuple: not a change, the loop
+# stays a scan)
+DEFAULT_OFF = ("global", "global_forms", "pystate", "pystate_staged", "pystate_hidden")
 
 
 class Line:
@@ -103,6 +107,17 @@ PYSTATE_STAGED = ("import io\n\nSINK = io.StringIO()\n\n\n"
                   "def halves(v, k):\n    for j in range(k):\n"
                   "        yield v * (0.5 + 0.1 * j)\n\n\n")
 
+PYSTATE_HIDDEN = ("import collections\nfrom typing import NamedTuple, Callable\n\n\n"
+                  "class Slotted:\n    __slots__ = ('count',)\n\n"
+                  "    def __init__(self):\n        self.count = 0\n\n"
+                  "    def scale(self, v):\n        self.count += 1\n"
+                  "        return v * (0.5 + 0.1 * self.count)\n\n\n"
+                  "class Counted(collections.deque):\n"
+                  "    def scale(self, v):\n        self.append(1)\n"
+                  "        return v * (0.5 + 0.1 * len(self))\n\n\n"
+                  "class Opt(NamedTuple):\n    update: Callable\n\n\n"
+                  "OPT = Opt(lambda g, v: (v - 0.1 * g, v))\n\n\n")
+
 TAIL = ("\n\ndef loss(x, s, n, p):\n"
         "    return jnp.sum(f(x, s, n, p) * jnp.array(W))\n")
 
@@ -111,6 +126,7 @@ class Program:
     uses_global = False   # the `global` feature: module-level `GS`
     uses_pystate = False  # the `pystate` feature: `random`, `itertools`, module-level `ACC`
     uses_pystate_staged = False   # `pystate_staged`: module-level `SINK`, `halves`
+    uses_pystate_hidden = False   # `pystate_hidden`: `Slotted`, `Counted`, `OPT`
 
     def __init__(self, seed, body, ptype):
         self.seed, self.body, self.ptype = seed, body, ptype
@@ -119,7 +135,8 @@ class Program:
         lines = ["def f(x, s, n, p):"] + render_body(self.body, mode, 1)
         common = COMMON + (f"GS = {GLOBAL_VALUE}\n\n" if self.uses_global else "") + (
             PYSTATE if self.uses_pystate else "") + (
-            PYSTATE_STAGED if self.uses_pystate_staged else "")
+            PYSTATE_STAGED if self.uses_pystate_staged else "") + (
+            PYSTATE_HIDDEN if self.uses_pystate_hidden else "")
         return PRELUDE[mode] + common + "\n".join(lines) + TAIL
 
     def nodes(self):
@@ -546,7 +563,11 @@ class Generator:
         forms = ["random", "iterator", "global_object"]
         if self.on["pystate_staged"]:
             forms += ["choice", "gauss", "shuffle", "generator", "print"]
+        if self.on["pystate_hidden"]:
+            forms += ["slotted", "counted", "optimizer"]
         form = self.rng.choice(forms)
+        if form in ("slotted", "counted", "optimizer"):
+            return self._pystate_hidden(form, v, i, k)
         if form in ("choice", "gauss", "shuffle", "generator", "print"):
             return self._pystate_staged(form, v, i, k)
         if form == "random":
@@ -590,6 +611,22 @@ class Generator:
                     Line(f"{v} = jnp.tanh({lst}[0])")]
         return [seed, Block([[f"for {i} in range({k}):", body]])]
 
+    def _pystate_hidden(self, form, v, i, k):
+        """`s_pystate`'s forms with state where the object watch must look for it (a
+        counter in `__slots__` or in a C type's layout), or a call that only looks like
+        a change (`OPT.update`, a function kept in a NamedTuple)."""
+        self.uses_pystate_hidden = True
+        if form == "optimizer":
+            st = self.fresh("st")
+            return [Block([[f"for {i} in range({k}):",
+                            [Line(f"{v}, {st} = OPT.update(jnp.sin({v}) * {self.const()}, "
+                                  f"{v})")]]])]
+        c = self.fresh("ctr")
+        cls = "Slotted" if form == "slotted" else "Counted"
+        return [Line(f"{c} = {cls}()"),
+                Block([[f"for {i} in range({k}):",
+                        [Line(f"{v} = jnp.tanh({c}.scale({v}) + {self.const()})")]]])]
+
     def s_nonlocal(self, env, depth):
         if not env.scalars:
             return None
@@ -623,4 +660,5 @@ def generate(seed, disabled=(), enabled=()):
     prog.uses_global = g.on["global"]
     prog.uses_pystate = getattr(g, "uses_pystate", False)
     prog.uses_pystate_staged = getattr(g, "uses_pystate_staged", False)
+    prog.uses_pystate_hidden = getattr(g, "uses_pystate_hidden", False)
     return prog
