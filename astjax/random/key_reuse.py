@@ -32,7 +32,7 @@ from ..config import config
 State = config_api.State
 from ..errors import KeyReuseError
 from ..ir import KeyDataAval, Literal, Var
-from ..primitives.prng_keys import random_unwrap, type_as_keys
+from ..primitives.prng_keys import random_unwrap, random_wrap, type_as_keys
 
 __all__ = ["debug_key_reuse", "consume", "index", "signature", "check_call"]
 
@@ -45,32 +45,35 @@ _CONSUMING: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def consume(key, what: str):
-    """The raw data of typed key array `key`, read by `what` (a sampler's name, or
-    'random_split'), which consumes it: an eager key is checked and marked now; a
-    staged one is marked in the program (checked with it)."""
-    base = key._base
-    data = random_unwrap(base)
+    """The typed key array to draw from when `what` (a sampler's name, or
+    'random_split') consumes `key`: `key` itself while the checker is off; with it on,
+    an eager key is checked and marked now, and a staged one (or an eager one a staged
+    program closes over) is read through a marked `random_unwrap`, so the program
+    records the consumption, and re-wrapped as a fresh key for the draw."""
     if not config.read("jax_debug_key_reuse"):
-        return data
-    if isinstance(data, core.Tracer):
-        _CONSUMING[data.var] = what
-        return data
+        return key
+    base = key._base
+    if isinstance(base, core.Tracer):
+        return _marked(key, base, what)
     if np.any(key._consumed):
         raise KeyReuseError(f"Previously-consumed key passed to {what}: a PRNG key was "
                             "used twice")
     key._consumed = True
     builder = core.current_builder()
     if builder is None:
-        return data
+        return key
     # an eager key a staged program closes over: a constant of the program, typed as
     # keys, so that a loop body consuming it is seen consuming it on every trip
     var = builder.atom(base)
     if not isinstance(var, Var):
-        return data
-    staged = type_as_keys(core.Tracer(builder, var, None), "fry")
+        return key
+    return _marked(key, type_as_keys(core.Tracer(builder, var, None), key._impl), what)
+
+
+def _marked(key, staged, what):
     data = random_unwrap(staged)
     _CONSUMING[data.var] = what
-    return data
+    return key._with(random_wrap(data, key._impl))
 
 
 def index(key, idx):

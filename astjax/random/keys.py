@@ -170,8 +170,8 @@ def split(key, num=2):
         Array([[1797259609, 2579123966],
                [ 928981903, 3453687069]], dtype=uint32)
     """
-    data = _kr.consume(key, "random_split") if isinstance(key, PRNGKeyArray) else _key_in(key)
-    return _same_kind(key, _p.split(data, num))
+    drawn = _kr.consume(key, "random_split") if isinstance(key, PRNGKeyArray) else key
+    return _same_kind(key, _p.split(_key_in(drawn), num))
 
 
 def fold_in(key, data):
@@ -206,8 +206,8 @@ def _accepting_typed_keys(fn):
         except TypeError as e:
             raise ArityError(f"random.{fn.__name__}(): {e}",
                              hint=f"its signature is random.{fn.__name__}{sig}") from None
-        data = _kr.consume(key, fn.__name__) if isinstance(key, PRNGKeyArray) else _key_in(key)
-        return fn(data, *args, **kwargs)
+        drawn = _kr.consume(key, fn.__name__) if isinstance(key, PRNGKeyArray) else key
+        return fn(_key_in(drawn), *args, **kwargs)
     return sampler
 
 
