@@ -363,3 +363,27 @@ def test_scatter_max_tangent_of_untouched_elements_in_a_loop():
     gx, gw = astjax.grad(_scatter_max_in_loop, argnums=(0, 1))(x, w)
     np.testing.assert_allclose(gx, [1.3020794] * 3, rtol=1e-5)
     np.testing.assert_allclose(gw, [0.01881604, 0.27357897, 0.31943536], rtol=1e-5)
+
+
+def test_max_tangent_survives_a_fully_unrolled_loop():
+    """`for i in range(6)` becomes `scan(unroll=6)`; XLA may evaluate the carry in two
+    fusions with different rounding, so the max's location is its argmax (one pass), not
+    a mask compared with a recomputed max (fuzz seed 2103435)."""
+    x0 = np.array([0.10919085, 0.89399142, 0.64382357])
+    w = np.array([0.3, -0.7, 1.1])
+
+    def f(x):
+        for i in range(6):
+            x = jnp.sin(x) * 0.3 + jnp.max(x) * 0.1
+        return jnp.sum(x * w)
+
+    def fnp(x):
+        for i in range(6):
+            x = np.sin(x) * 0.3 + np.max(x) * 0.1
+        return np.sum(x * w)
+
+    with astjax.enable_x64(True):
+        g = np.asarray(astjax.grad(f)(x0))
+    h = 1e-6
+    fd = np.array([(fnp(x0 + h * e) - fnp(x0 - h * e)) / (2 * h) for e in np.eye(3)])
+    np.testing.assert_allclose(g, fd, rtol=1e-5, atol=1e-9)

@@ -98,3 +98,13 @@ def test_ir_fuzz_skips_a_jump_at_the_inputs():
     compare against them (the one-sided differences disagree there)."""
     from fuzz.ir_gen import run_seed
     assert not any(run_seed(42228).values())
+
+
+# found by the long run on 9b3e7f7: a small static Python loop (a fully unrolled scan)
+# whose body reads `jnp.max` of the carry; XLA computed the JVP's `x == max(x)` mask and
+# its count in different fusions (all-false mask, count 1): a lost tangent in reverse mode
+def test_fuzz_program_reduce_max_in_unrolled_loop():
+    case = run_program(generate(2103435))
+    assert case.status is None, case.status
+    bad = case.failures()
+    assert not bad, "\n".join(f"{c}: {r[2][:400]}" for c, r in bad.items())

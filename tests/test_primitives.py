@@ -18,6 +18,7 @@ import pytest
 
 import astjax  # noqa: F401  (registers primitives, the runtime)
 from astjax import core, dtypes
+from astjax.random.impls import threefry_prng_impl
 from astjax.codegen import runtime
 from astjax.errors import AstjaxError, DTypeError, RuntimeDTypeError, ShapeError
 from astjax.primitives import elementwise as ew, ops
@@ -451,8 +452,8 @@ def _structural_cases():
                            "sharding": None})]
     S["copy"] = [Case([r((2, 3), f32)]), Case([r((), i32)])]
     # the typed-key boundary: the identity on key data (tests/test_typed_keys.py prints it)
-    S["random_wrap"] = [Case([r((2,), u32, full_range=True)], {"impl": "fry"}),
-                        Case([r((3, 2), u32, full_range=True)], {"impl": "fry"})]
+    S["random_wrap"] = [Case([r((2,), u32, full_range=True)], {"impl": threefry_prng_impl}),
+                        Case([r((3, 2), u32, full_range=True)], {"impl": threefry_prng_impl})]
     S["random_unwrap"] = [Case([r((2,), u32, full_range=True)]),
                           Case([r((4, 2), u32, full_range=True)])]
     S["bitcast_convert_type"] = [

@@ -106,11 +106,14 @@ def _fold_axes(x, keep, axes, k):
 
 def _reduce_chooser_jvp(p, arg):
     """The tangent of the max (min): the mean of t over the elements equal to it (ties
-    share, as JAX). When XLA evaluates x twice with different rounding (e.g. an FMA
-    contracted in one fusion only), no element may compare equal to the reduced value;
-    then the element `arg` (argmax/argmin: one pass over x) picks is the location
-    (unless the value is NaN, whose tangent is NaN as JAX's), so the count is never 0
-    for a non-NaN result."""
+    share, as JAX). XLA may evaluate x more than once with different rounding (an FMA
+    contracted in one fusion only, e.g. in a fully unrolled scan body), so a mask
+    `x == max(x)` and its count, computed in different fusions, can disagree (fuzz seed
+    2103435: an all-false mask with a count of 1, a lost tangent; JAX's own
+    `scan(unroll=n)` loses it too). So for floats the location is the element `arg`
+    (argmax/argmin: one pass over x) picks -- a one-hot that every consumer reads the
+    same -- unless more than one element compares equal (a tie, shared as JAX); a NaN
+    result keeps JAX's NaN tangent (no location, 0/0)."""
     def rule(primals, tangents, *, axes, out_sharding=None):
         lax = lax_ops()
         x, = primals
@@ -127,12 +130,12 @@ def _reduce_chooser_jvp(p, arg):
         loc = bind(ew.eq_p, xf, broadcast_in_dim(out, full_shape, tuple(range(ax))))
         if k and dtypes.is_float(_aval(x).dtype):
             i32 = dtypes.int32
-            found = reduce_or(loc, (ax,))
+            keep_dims = tuple(range(ax))
             at = lax.eq(lax.broadcasted_iota(i32, full_shape, ax),
-                        broadcast_in_dim(arg(xf, ax, i32), full_shape, tuple(range(ax))))
-            lost = lax.bitwise_and(lax.bitwise_not(found), lax.eq(out, out))  # not NaN
-            loc = lax.bitwise_or(loc, lax.bitwise_and(
-                at, broadcast_in_dim(lost, full_shape, tuple(range(ax)))))
+                        broadcast_in_dim(arg(xf, ax, i32), full_shape, keep_dims))
+            tie = lax.gt(reduce_sum(convert_element_type(loc, i32), (ax,)), np.int32(1))
+            at = lax.bitwise_and(at, broadcast_in_dim(lax.eq(out, out), full_shape, keep_dims))
+            loc = lax.select(broadcast_in_dim(tie, full_shape, keep_dims), loc, at)
         locf = convert_element_type(loc, _aval(x).dtype)
         counts = reduce_sum(locf, (ax,))
         return out, bind(ew.div_p, reduce_sum(bind(ew.mul_p, tf, locf), (ax,)), counts)
