@@ -201,18 +201,18 @@ class _Transformed(StagedCallable):
             jitted = cache.get(None)
             if jitted is None:
                 jitted = cache[None] = Jitted(self)
-            return jitted(*args, **kwargs)
+            return jitted.run_compiled(args, kwargs)
         # arguments that are not arrays (functions, modules, ...) are static
         try:
             hash((tuple(args[i] for i in static), tuple(kwargs[k] for k in static_kw)))
         except TypeError:  # unhashable: close over them, uncached
             fun, dyn, dyn_kw = _fix_arguments(self, args, kwargs, static, static_kw)
-            return Jitted(fun)(*dyn, **dyn_kw)
+            return Jitted(fun).run_compiled(dyn, dyn_kw)
         jitted = cache.get((static, static_kw))
         if jitted is None:
             jitted = cache[static, static_kw] = Jitted(self, static_argnums=static,
                                                        static_argnames=static_kw)
-        return jitted(*args, **kwargs)
+        return jitted.run_compiled(args, kwargs)
 
     def __get__(self, obj, objtype=None):
         return self if obj is None else functools.partial(self, obj)

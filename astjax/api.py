@@ -40,6 +40,7 @@ _Array, _Committed = runtime.Array, runtime.CommittedArray
 _GlobalArray = _sharded.GlobalArray
 _T = TypeVar("_T")
 _config_values = dtypes.config._values
+from .config import config as _config  # noqa: E402
 from .config import jit_call_hook as _jit_call_hook  # noqa: E402
 
 
@@ -411,6 +412,13 @@ class Jitted(StagedCallable):
                 key.append(k)
                 key.append((_STATIC, v) if k in names else _tree_sig(v, leaves))
         return tuple(key)
+
+    def run_compiled(self, args, kwargs):
+        """Call, compiled even under `disable_jit`: an eager transform's own program
+        (`grad(f)(x)`), whose function is the transform, which would call this again."""
+        if _config.read("jax_disable_jit"):
+            return self._call_slow(args, kwargs)
+        return self(*args, **kwargs)
 
     def _call_slow(self, args, kwargs):
         if core.current_builder() is not None:

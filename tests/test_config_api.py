@@ -193,3 +193,21 @@ def test_runtime_events_report_eager_ops_and_compilations():
     assert (True, True) in compiled
     jnp.cos(jnp.ones(2))
     assert not any(w == "cos" for w, _ in seen)   # unsubscribed
+
+
+def test_eager_transforms_under_disable_jit():
+    """`grad(f)(x)` runs its own compiled program; under `disable_jit` that program's
+    function is the transform itself, so it must not be unwrapped again (was a
+    RecursionError)."""
+    def f(x):
+        return jnp.sum(jnp.sin(x) * x)
+
+    x = jnp.arange(3.0)
+    want = (jax.grad(f)(x), jax.value_and_grad(f)(x)[1], jax.jacrev(f)(x), jax.hessian(f)(x))
+    with jax.disable_jit():
+        got = (jax.grad(f)(x), jax.value_and_grad(f)(x)[1], jax.jacrev(f)(x),
+               jax.hessian(f)(x))
+        got_static = jax.grad(lambda x, n: f(x) * n)(x, 2)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(got_static), 2 * np.asarray(want[0]), rtol=1e-6)
