@@ -349,8 +349,10 @@ def test_prng_flags():
     with pytest.raises(ValueError):
         jax.config.update("jax_legacy_prng_key", "sometimes")
     with pytest.raises(ValueError):
-        with jax.default_prng_impl("rbg"):
+        with jax.default_prng_impl("no_such_impl"):
             pass
+    with jax.default_prng_impl("rbg"):
+        assert jax.random.PRNGKey(0).shape == (4,)
     with jax.default_prng_impl("threefry2x32"):
         jax.random.normal(jax.random.key(1))
 

@@ -14,6 +14,7 @@ see typed keys.
 from __future__ import annotations
 
 import functools
+from typing import Any
 import inspect
 import warnings
 
@@ -23,6 +24,7 @@ from .. import core
 from ..config import config
 from .. import numpy as jnp
 from ..primitives.prng_keys import random_unwrap, random_wrap
+from ..typing import Array, ArrayLike, DTypeLike
 from ..errors import ArgumentTypeError, ArgumentValueError, ArityError, DTypeError
 from . import key_array as _ka
 from .key_array import KeyTy, PRNGKeyArray
@@ -110,14 +112,14 @@ def _shape(x):
     return tuple(core.get_aval(x).shape) if hasattr(x, "aval") else np.shape(x)
 
 
-def key(seed, *, impl=None, dtype=None):
+def key(seed: ArrayLike, *, impl: Any = None, dtype: DTypeLike | None = None) -> Array:
     """A typed key (shape `()`, dtype `key<fry>` -- `key<rbg>`, `key<urbg>` for those
     implementations) from an integer seed: the key data of `PRNGKey(seed, impl=impl)`.
     `impl` (or `dtype`) names the implementation; None: `jax_default_prng_impl`."""
     return _seed_keys("key", seed, resolve_impl(_both("key", impl, dtype)))
 
 
-def PRNGKey(seed, *, impl=None):  # noqa: N802  (JAX's name)
+def PRNGKey(seed: ArrayLike, *, impl: Any = None) -> Array:  # noqa: N802  (JAX's name)
     """A raw key from an integer seed: the uint32 data of `key(seed, impl=impl)`
     (`uint32[2]` for threefry2x32, `uint32[4]` for rbg and unsafe_rbg)."""
     return _same_kind(seed, _seed_keys("PRNGKey", seed, resolve_impl(impl)))
@@ -129,7 +131,7 @@ def key_dtype(impl_spec=None):
     return KeyTy(resolve_impl(impl_spec))
 
 
-def key_data(keys):
+def key_data(keys: ArrayLike) -> Array:
     """The raw uint32 data under a typed key array (raw keys, checked against the
     default implementation, as they are)."""
     if isinstance(keys, PRNGKeyArray):
@@ -138,7 +140,8 @@ def key_data(keys):
     return keys
 
 
-def wrap_key_data(key_bits_array, *, impl=None, dtype=None):
+def wrap_key_data(key_bits_array: ArrayLike, *, impl: Any = None,
+                  dtype: DTypeLike | None = None) -> Array:
     """A typed key array over raw key data of shape `(*shape, *impl.key_shape)` (shape
     `shape`); `impl` (or `dtype`) as in `key`."""
     impl = resolve_impl(_both("wrap_key_data", impl, dtype))

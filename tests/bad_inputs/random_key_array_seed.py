@@ -1,4 +1,4 @@
-# expect: DTypeError TypeError
+# expect: ArgumentTypeError TypeError
 # jax: TypeError (TypeError): PRNGKey accepts a scalar seed, but was given an array of shape (2,) != (). Use jax.vmap for batching
 import numpy as np
 import astjax

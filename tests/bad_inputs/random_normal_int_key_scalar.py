@@ -1,4 +1,4 @@
-# expect: DTypeError TypeError
+# expect: ArgumentTypeError TypeError
 # jax: TypeError (TypeError): JAX encountered invalid PRNG key data: expected key_data to have ndim, shape, and dtype attributes. Got 0
 import numpy as np
 import astjax
