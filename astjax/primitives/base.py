@@ -681,3 +681,12 @@ def call_source(param, what):
         stmts.extend(s for s in gen.branch_block(jaxpr, eqn.invars, outs, eqn.outvars)
                      if not isinstance(s, ast.Pass))
     return rule
+
+
+def region_body(ctx, jaxpr, consts):
+    """The body of a region lowering a user's scalar computation (`jaxpr` open, closed
+    over the concrete `consts`): `lax.reduce` here, the window computations too."""
+    def body(*xs):
+        cs = [ctx.constant(np.asarray(c), core.get_aval(c)) for c in consts]
+        return ctx.lower_jaxpr(jaxpr, cs, list(xs))
+    return body

@@ -19,7 +19,7 @@ import numpy as np
 from .. import core
 from ..core import ShapedArray, bind
 from ..errors import ArgumentTypeError, ArgumentValueError, DTypeError
-from .base import mark_unsupported, moveaxis, register
+from .base import mark_unsupported, moveaxis, region_body, register
 from .structural import broadcast_in_dim
 
 __all__ = ["reduce_p"]
@@ -79,11 +79,7 @@ def _reduce_impl(*args, jaxpr, dimensions):
 def _reduce_lowering(ctx, *args, jaxpr, dimensions):
     n = len(args) // 2
     scalars = [ShapedArray((), a.dtype) for a in ctx.avals_in[:n]]
-
-    def body(*xs):
-        consts = [ctx.constant(np.asarray(c), core.get_aval(c)) for c in jaxpr.consts]
-        return ctx.lower_jaxpr(jaxpr.jaxpr, consts, list(xs))
-    region = ctx.region(scalars + scalars, body)
+    region = ctx.region(scalars + scalars, region_body(ctx, jaxpr.jaxpr, jaxpr.consts))
     return ctx.op("stablehlo.reduce", list(args), ctx.avals_out, regions=[region],
                   attrs={"dimensions": ctx.i64(dimensions)})
 

@@ -30,7 +30,7 @@ from ..errors import (ArgumentTypeError, ArgumentValueError, DerivativeValueErro
 from ..errors import NotImplementedInAstjaxError
 from .. import tree_util
 from .base import bdim_at_front, instantiate, is_zero, mark_unsupported, max_value, min_value
-from .base import register, tangent_aval
+from .base import region_body, register, tangent_aval
 from .convolution import padtype_to_pads
 from . import elementwise as _ew
 from .windowed import (_batch_window, _check, _dilate, _out_shape, _window_attrs, _windows,
@@ -54,13 +54,6 @@ def _scalar_jaxpr(fn, tree, avals, what):
 def _run(jaxpr, consts, args):
     """The scalar computation on NumPy scalars (the NumPy references below)."""
     return core.eval_jaxpr(jaxpr, list(consts), *args)
-
-
-def _lower_body(ctx, jaxpr, consts):
-    def body(*xs):
-        cs = [ctx.constant(np.asarray(c), core.get_aval(c)) for c in consts]
-        return ctx.lower_jaxpr(jaxpr, cs, list(xs))
-    return body
 
 
 # ---- reduce_window: n operands, n initial values, a reducer jaxpr ----------------------
@@ -118,7 +111,7 @@ def _rw_impl(*args, jaxpr, consts, **w):
 def _rw_lowering(ctx, *args, jaxpr, consts, **w):
     n = len(args) // 2
     scalars = [ShapedArray((), a.dtype) for a in ctx.avals_in[n:]]
-    region = ctx.region(scalars + scalars, _lower_body(ctx, jaxpr, consts))
+    region = ctx.region(scalars + scalars, region_body(ctx, jaxpr, consts))
     return ctx.op("stablehlo.reduce_window", list(args), ctx.avals_out,
                   _window_attrs(ctx, **w), regions=[region])
 
@@ -242,8 +235,8 @@ def _ss_impl(operand, source, init, *, select_jaxpr, select_consts, scatter_jaxp
 def _ss_lowering(ctx, operand, source, init, *, select_jaxpr, select_consts, scatter_jaxpr,
                  scatter_consts, window_dimensions, window_strides, padding):
     scalar = ShapedArray((), ctx.avals_in[0].dtype)
-    sel = ctx.region([scalar, scalar], _lower_body(ctx, select_jaxpr, select_consts))
-    scat = ctx.region([scalar, scalar], _lower_body(ctx, scatter_jaxpr, scatter_consts))
+    sel = ctx.region([scalar, scalar], region_body(ctx, select_jaxpr, select_consts))
+    scat = ctx.region([scalar, scalar], region_body(ctx, scatter_jaxpr, scatter_consts))
     attrs = _window_attrs(ctx, **_ss_window(window_dimensions, window_strides, padding))
     attrs = {k: attrs[k] for k in ("window_dimensions", "window_strides", "padding")}
     return ctx.op1("stablehlo.select_and_scatter", [operand, source, init],
