@@ -30,11 +30,13 @@ from . import core, tree_util
 from .primitives import ops as lax  # (not .lax: lax.reduce uses this module)
 from .ad_api import _Transformed, _staging, differentiating, differentiation
 from .core import bind, raw
-from .errors import (ArgumentTypeError, ShapeError, StructureError, UndefinedRuleError,
+from .errors import (ArgumentTypeError, DerivativeNotImplementedError, ShapeError,
+                     StructureError, UndefinedRuleError, caller_location,
                      check_signature)
 from .primitives.custom_derivatives import (CustomVJPPrimal, SymbolicZero, custom_jvp_call_p,
                                             custom_vjp_call_p, stop_gradient_p)
 from .primitives.linear_call import linear_call_p
+from .primitives.remat_opt import PrimalThunk, remat_opt
 from .staging import as_callable, leaf_aval, stage_flat
 from .transforms import ad
 from .transforms.ad import differentiable, inline
@@ -141,6 +143,41 @@ class _StagedFwd:
 
     def __repr__(self):
         return "fwd"
+
+
+class _RematFwd:
+    """The fwd param of a `custom_vjp_call` defined with `optimize_remat=True` whose fwd
+    was staged at the call: `(consts, primals) -> (outs, residuals)` through one
+    `remat_opt` equation."""
+    __slots__ = ("body", "n_out", "thunk")
+
+    def __init__(self, body, n_out, thunk):
+        self.body, self.n_out, self.thunk = body, n_out, thunk
+
+    def __call__(self, consts, primals, perturbed=None):
+        return remat_opt(self.body, list(consts), list(primals), self.n_out,
+                         PrimalThunk(self.thunk))
+
+    def __repr__(self):
+        return "fwd"
+
+
+def _staged_remat_fwd(fwd, thunk):
+    """`fwd(consts, primals, ...)` (the Python rule of `custom_vjp`) staged into a
+    jaxpr and bound as one `remat_opt` equation (`optimize_remat=True`)."""
+    def rule(consts, primals, level=False, perturbed=None):
+        n_out = [0]
+
+        def staged(*xs):
+            outs, res = fwd(consts, list(xs), level, perturbed)
+            n_out[0] = len(outs)
+            return list(outs) + list(res)
+
+        with differentiation(level):
+            closed = core.stage(staged, [core.get_aval(p) for p in primals])
+        body, fwd_consts = core.split_consts(closed)
+        return remat_opt(body, fwd_consts, list(primals), n_out[0], PrimalThunk(thunk))
+    return rule
 
 
 def _rule_wanted(leaves):
@@ -275,15 +312,24 @@ class custom_vjp(_Transformed):
         super().__init__(fun)
         self.nondiff_argnums = tuple(nondiff_argnums)
         self.fwd = self.bwd = None
-        self.symbolic_zeros = False
+        self.symbolic_zeros = self.optimize_remat = False
 
-    def defvjp(self, fwd, bwd, symbolic_zeros=False):
+    def defvjp(self, fwd, bwd, symbolic_zeros=False, optimize_remat=False):
         """Set the forward rule `fwd(*args) -> (out, residuals)` and the backward rule
         `bwd(*nondiff, residuals, ct_out) -> tuple of cotangents, one per argument`.
         With `symbolic_zeros=True`, fwd receives each primal leaf as a
         `CustomVJPPrimal(value, perturbed)` and bwd a `SymbolicZero` for each output
-        without a cotangent (and may return None or a SymbolicZero)."""
+        without a cotangent (and may return None or a SymbolicZero). With
+        `optimize_remat=True`, the forward rule is staged as one `remat_opt` equation
+        that becomes the primal function where its residuals are not used (the forward
+        pass of a `checkpoint`): worth it when fwd is an opaque kernel."""
+        if symbolic_zeros and optimize_remat:
+            raise DerivativeNotImplementedError(
+                "remat optimization for custom_vjp does not support symbolic zeros",
+                loc=caller_location(),
+                hint="pass either symbolic_zeros=True or optimize_remat=True")
         self.fwd, self.bwd, self.symbolic_zeros = fwd, bwd, bool(symbolic_zeros)
+        self.optimize_remat = bool(optimize_remat)
 
     def __call__(self, *args, **kwargs):
         if not _staging():  # JAX: outside transformations, just call the function
@@ -301,6 +347,11 @@ class custom_vjp(_Transformed):
         leaves, in_tree = tree_util.flatten_for_staging((tuple(dyn), {}))
         avals = [leaf_aval(x) for x in leaves]
         res_tree, out_tree = [None], [None]
+
+        def primal_thunk():   # optimize_remat: the primal function, staged when DCE asks
+            with differentiation(False):
+                return stage_flat(raw(lambda *d: as_callable(fun)(*full(d), **kwargs)),
+                                  in_tree, avals)[0]
 
         def fwd(_consts, primals, level=False, perturbed=None):  # level None: staged already
             primals = [_staged(x) for x in primals]
@@ -344,13 +395,17 @@ class custom_vjp(_Transformed):
 
             body, consts = _stage_rule(staged_fwd, avals)
             primal = _primal_part(body, len(consts), len(avals), n_out[0], [])
-            fwd_param = _StagedFwd(body, n_out[0])
+            fwd_param = (_RematFwd(body, n_out[0], primal_thunk) if self.optimize_remat
+                         else _StagedFwd(body, n_out[0]))
         else:
             with differentiation(False):
                 closed, out_tree[0] = stage_flat(
                     raw(lambda *d: as_callable(fun)(*full(d), **kwargs)), in_tree, avals)
             primal, consts = core.split_consts(closed)
-            fwd_param = _Rule(fwd, len(consts), "fwd")
+            if self.optimize_remat:
+                fwd_param = _Rule(_staged_remat_fwd(fwd, primal_thunk), len(consts), "fwd")
+            else:
+                fwd_param = _Rule(fwd, len(consts), "fwd")
         outs = bind(custom_vjp_call_p, *consts, *leaves, call_jaxpr=primal,
                     fwd=fwd_param, bwd=_Rule(bwd, 0, "bwd", symbolic_zeros=sz),
                     num_consts=len(consts))
