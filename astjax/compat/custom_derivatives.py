@@ -2,11 +2,12 @@
 `custom_vjp`, `custom_gradient`, `closure_convert`, `linear_call`), their primitives, and the
 symbolic-zero types a rule written with `symbolic_zeros=True` receives.
 
-JAX's `remat_opt_p` is not here: it is the primitive of `custom_vjp.defvjp(...,
-optimize_remat=True)` (a fwd rule replaced by the primal function where its residuals
-are not used), an option astjax's `defvjp` does not take (docs/coming_from_jax.md)."""
+`remat_opt_p` is the primitive of `custom_vjp.defvjp(..., optimize_remat=True)`: the
+forward rule staged as one equation, replaced by the primal function where its
+residuals are not used (astjax/primitives/remat_opt.py)."""
 from astjax.custom_api import custom_jvp, custom_vjp, linear_call  # noqa: F401
 from astjax.primitives.linear_call import linear_call_p  # noqa: F401
+from astjax.primitives.remat_opt import remat_opt_p  # noqa: F401
 from astjax.ad_extras import custom_gradient  # noqa: F401
 from astjax import numpy as jnp
 from astjax import tree_util
