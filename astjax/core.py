@@ -610,6 +610,8 @@ def bind(prim: Primitive, *args, **params):
                                    f"mutable array reference of type {a.aval}",
                                    hint="read the reference's value first: r[...]")
             return eager_ref_apply(prim, args, params)
+    if prim.higher_order and eager_key_check is not None:
+        eager_key_check(prim, params)
     return eager_backend(prim, args, params)
 
 
@@ -617,6 +619,11 @@ def bind(prim: Primitive, *args, **params):
 # include eager `Ref`s (a `lax.scan` body closing over one, called outside `jit`):
 # discharged, run eagerly, the references' final values stored back.
 eager_ref_apply: Callable | None = None
+
+# Hook set in one spot, by random/key_reuse.py: a higher-order primitive bound outside
+# staging (an eager `lax.scan` whose body closes over a key) checked as JAX checks each
+# eager primitive while `jax_debug_key_reuse` is on.
+eager_key_check: Callable | None = None
 
 
 def stage(fn: Callable, in_avals, hints=None) -> ClosedJaxpr:

@@ -19,7 +19,12 @@ carry. In astjax a sampler's consumption is the `random_unwrap` that reads its k
 The check runs on every program staged from user code while the flag is on (the hook
 in `staging.stage_flat`), and a `jit` call on eager keys checks and marks them by its
 program's signature (`check_call`, through `api.Jitted`'s call hook), so `jit(f)(k)`
-then `normal(k)` is a reuse, as in JAX."""
+then `normal(k)` is a reuse, as in JAX. A jitted function that closes over an eager key
+and consumes it is checked on every call, not only when it is staged: its second call
+consumes the key again (`_check_closed_over`). A loop bound outside any staging (an
+eager `lax.scan`, `fori_loop`, `while_loop`) is checked by its signature when it runs
+(`check_eager`, through `core.eager_key_check`), as JAX checks each eager primitive: a
+body consuming a key it closes over is an error even for one trip."""
 from __future__ import annotations
 
 import weakref
@@ -34,7 +39,7 @@ from ..errors import KeyReuseError
 from ..ir import KeyDataAval, Literal, Var
 from ..primitives.prng_keys import random_unwrap, random_wrap, type_as_keys
 
-__all__ = ["debug_key_reuse", "consume", "index", "signature", "check_call"]
+__all__ = ["debug_key_reuse", "consume", "index", "signature", "check_call", "check_eager"]
 
 debug_key_reuse = State("jax_debug_key_reuse")
 debug_key_reuse.__doc__ = """`with astjax.debug_key_reuse(True):` a typed PRNG key
@@ -42,6 +47,10 @@ consumed twice (two samplers, or a sampler after `split`) raises `KeyReuseError`
 
 # outputs of the `random_unwrap`s through which a sampler or `split` read its key
 _CONSUMING: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+# one list per `jit` call staging now: the eager keys its program closes over and consumes
+_STAGING: list = []
+# jitted function -> {id(compiled entry): the eager keys its program consumes}
+_PROGRAM_KEYS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def consume(key, what: str):
@@ -62,6 +71,8 @@ def consume(key, what: str):
     builder = core.current_builder()
     if builder is None:
         return key
+    for log in _STAGING:
+        log.append(key)
     # an eager key a staged program closes over: a constant of the program, typed as
     # keys, so that a loop body consuming it is seen consuming it on every trip
     var = builder.atom(base)
@@ -111,6 +122,12 @@ def _is_key(v) -> bool:
 
 def _loc(eqn):
     return eqn.source_info
+
+
+def _located(loc):
+    """`loc`, or None (the error then points at the user's call) when it names no file
+    (a body staged by a library wrapper, e.g. `fori_loop`'s)."""
+    return loc if loc is not None and getattr(loc, "file", None) else None
 
 
 # primitives that pass a key operand through (JAX's Forward(0, 0))
@@ -167,12 +184,13 @@ def _scan_sig(eqn):
         if (i < nc or i >= n_in) and np.any(m):     # a const, or a closed-over constvar
             raise KeyReuseError("scan body function leads to key reuse when repeatedly "
                                 "executed, because key constants are repeatedly consumed "
-                                "(a loop body consumes a key it closes over)", loc=loc)
+                                "(a loop body consumes a key it closes over)",
+                                loc=_located(loc))
         if nc <= i < nc + ncarry and np.any(m) and (i - nc) not in _fresh(sig):
             raise KeyReuseError("scan body function leads to key reuse when repeatedly "
                                 "executed, because consumed inputs don't match sourced "
                                 "outputs (a loop body consumes a key carry and carries "
-                                "it on)", loc=loc)
+                                "it on)", loc=_located(loc))
     return sig
 
 
@@ -189,13 +207,13 @@ def _while_sig(eqn):
     msg = "while_loop {} function leads to key reuse when repeatedly executed"
     for i, (m, loc, _) in cond.sinks.items():
         if np.any(m) and (i < ncc or i >= nci or (i - ncc) not in fresh):
-            raise KeyReuseError(msg.format("cond"), loc=loc)
+            raise KeyReuseError(msg.format("cond"), loc=_located(loc))
         if np.any(m) and (i - ncc + nbc) in body.sinks:
             raise KeyReuseError("while_loop cond and body functions both use the same key",
-                                loc=loc)
+                                loc=_located(loc))
     for i, (m, loc, _) in body.sinks.items():
         if np.any(m) and (i < nbc or i >= nbi or (i - nbc) not in fresh):
-            raise KeyReuseError(msg.format("body"), loc=loc)
+            raise KeyReuseError(msg.format("body"), loc=_located(loc))
     return Sig({ncc + i: s for i, s in body.sinks.items() if i < nbi}, dict(body.sources),
                {o: ncc + i for o, i in body.forwards.items()})
 
@@ -323,6 +341,7 @@ def check_call(jitted, args, kwargs, call):
     or, when the program returns an argument, consumed as that argument is."""
     keys = [x for x in tree_util.tree_leaves((args, kwargs)) if _is_key_array(x)]
     if not keys:
+        _check_closed_over(jitted, args, kwargs)
         return call()
     jaxpr = make_jaxpr(jitted)(*args, **kwargs).jaxpr
     sig = signature(jaxpr)
@@ -348,9 +367,49 @@ def check_call(jitted, args, kwargs, call):
     return out
 
 
+def _check_closed_over(jitted, args, kwargs):
+    """A call of `jitted` without key arguments: the eager keys its program closes over
+    and consumes are consumed by every call (JAX: "Previously-consumed key passed to
+    jit-compiled function", the program's consts counted after its arguments). The
+    call that stages the program checks and marks them (`consume`), and the keys are
+    remembered with the compiled entry; a later call of that entry consumes them again."""
+    log: list = []
+    _STAGING.append(log)
+    try:
+        entry, leaves = jitted._entry(args, kwargs)
+    finally:
+        _STAGING.pop()
+    per = _PROGRAM_KEYS.setdefault(jitted, {})
+    if log:
+        per[id(entry)] = log
+        return
+    for key in per.get(id(entry), ()):
+        if np.any(key._consumed):
+            consts = getattr(getattr(entry, "closed", None), "consts", ())
+            at = next((len(leaves) + i for i, c in enumerate(consts) if c is key._base), None)
+            raise KeyReuseError("Previously-consumed key passed to jit-compiled function"
+                                + (f" at index {at}" if at is not None else "") +
+                                ": the function closes over a key it consumes, and each "
+                                "call consumes it again",
+                                hint="pass the key as an argument, and a fresh key "
+                                     "(random.split) to each call")
+
+
+def check_eager(prim, params):
+    """A loop bound outside any staging (`core.eager_key_check`): its signature, so a
+    body or condition consuming a key it closes over raises, located at the consuming
+    line."""
+    if not config.read("jax_debug_key_reuse"):
+        return
+    check = {"scan": _scan_sig, "while": _while_sig}.get(prim.name)
+    if check is not None:
+        check(core.Eqn(prim, [], [], params))
+
+
 def _is_key_array(x) -> bool:
     return hasattr(x, "_consumed") and hasattr(x, "_base")
 
 
 staging.key_reuse_hook[0] = _check_staged
 config_api.key_reuse_call[0] = check_call
+core.eager_key_check = check_eager
