@@ -333,6 +333,9 @@ def test_cases_cover_the_rules():
                  "create_token", "after_all",
                  # the user's vmap rule vs JAX's stored values: tests/test_top_names.py
                  "custom_vmap_call",
+                 # vmap of grad / of a checkpoint vs JAX's stored values:
+                 # tests/test_optimize_remat.py
+                 "remat_opt", "closed_call",
                  # batched keys vs JAX's rule: tests/test_lax_more.py
                  "rng_bit_generator",
                  # vmap (both operands, one operand) vs JAX's stored values:

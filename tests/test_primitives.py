@@ -64,6 +64,9 @@ NO_CASES: dict[str, str] = {
                     "tests/test_scaled_and_dtypes.py (samples, vmap, jvp vs JAX's stored "
                     "values), tests/test_gamma_grad.py (derivatives vs JAX and the CDF)",
     "composite": "takes a jaxpr: tests/test_lax_more.py (values, lowering vs JAX's)",
+    **{n: "takes jaxprs (custom_vjp's optimize_remat=True): tests/test_optimize_remat.py "
+          "(values, derivatives, vmap, kernel runs vs JAX's stored results)"
+       for n in ("remat_opt", "closed_call")},
     "linear_call": "takes jaxprs and the user's transpose: tests/test_linear_call.py (values, "
                    "transposes, grad, vmap vs JAX's stored values)",
     "threefry2x32": "tests/test_extend_random.py (Random123's known answer, JAX's bits, vmap)",
