@@ -30,7 +30,8 @@ from astjax import core
 from astjax.core import AbstractRef, ClosedJaxpr, Literal
 from astjax.errors import JAXValueError, NotImplementedInAstjaxError, user_location
 from astjax.primitives.cond import bind_cond, cond_p
-from astjax.primitives.custom_derivatives import checkpoint_p
+from astjax.primitives.custom_derivatives import (checkpoint_p, custom_jvp_call_p,
+                                                  custom_vjp_call_p, stop_gradient_p)
 from astjax.primitives.scan import bind_scan, scan_p
 from astjax.primitives.state import (STATE_PRIMITIVES, Ref, RefEffectError, addupdate_p,
                                      freeze, ref_get, ref_set, swap_p)
@@ -447,7 +448,99 @@ def _checkpoint(eqn, ins):
     return outs[:k]
 
 
-_CONTROL = {scan_p: _scan, while_p: _while, cond_p: _cond, checkpoint_p: _checkpoint}
+def _custom_call(eqn, ins):
+    """A `custom_jvp_call` / `custom_vjp_call` that closes over references from outside
+    (as JAX runs it: the primal function when the call is evaluated, the user's rule --
+    whose primal part the equation then holds -- when it is differentiated). The call
+    and its staged rule read the references' values as extra consts (stores inside
+    them seen by their later reads); the references' final values come from the call's
+    body evaluated beside it, outside differentiation: a custom rule stores primal
+    values, as JAX's does."""
+    p = eqn.params
+    nc = p["num_consts"]
+    if not any(isinstance(x, Cell) for x in ins):   # references created inside only
+        params = {k: _local(v, eqn) for k, v in p.items()}
+        return core.bind(eqn.primitive, *ins, **params)
+    if any(isinstance(x, Cell) for x in ins[nc:]):
+        raise NotImplementedInAstjaxError(
+            f"a mutable array reference passed as an argument to a "
+            f"{eqn.primitive.name.replace('_call', '')} function is not supported; "
+            f"references it closes over are",
+            loc=eqn.source_info, hint="close over the Ref instead of passing it")
+    cells = _refs_of(ins[:nc])
+    n = len(cells)
+    seen: list = []
+    consts = [x for x in ins[:nc] if not isinstance(x, Cell)]
+    args = list(ins[nc:])
+
+    def discharged(closed):
+        """`closed` (consts + rest -> outs) with the references' values leading
+        (cell values + plain consts + rest -> outs + final values)."""
+        j = closed.jaxpr
+        rest = [v.aval for v in j.invars[nc:]]
+
+        def run(*xs):
+            inner = _stand_ins(cells, xs[:n], seen)
+            it = iter(xs[n:])
+            operands = [inner[_position(cells, x)] if isinstance(x, Cell) else next(it)
+                        for x in ins[:nc]] + list(it)
+            outs = _eval(j, closed.consts, operands)
+            _no_escape(j, outs, eqn.primitive.name)
+            return outs + [c.value for c in inner]
+        return core.stage(run, _value_avals(cells) + [core.get_aval(x) for x in consts] + rest)
+
+    call = discharged(p["call_jaxpr"])
+    n_out = len(p["call_jaxpr"].out_avals)
+    body, extra = core.split_consts(core.ClosedJaxpr(
+        core.Jaxpr(call.jaxpr.constvars, call.jaxpr.invars, call.jaxpr.outvars[:n_out],
+                   call.jaxpr.eqns), call.consts))
+    params = dict(p, call_jaxpr=body, num_consts=len(extra) + n + len(consts))
+    skip = len(extra)
+    # a rule staged at the call (the call is differentiated) is discharged as the body;
+    # a Python rule (the call is not) reads the references itself if it ever runs
+    for k in ("jvp", "fwd"):
+        rule = p.get(k)
+        if isinstance(getattr(rule, "body", None), ClosedJaxpr):
+            staged = discharged(rule.body)
+            params[k] = _DischargedRule(staged, skip, len(staged.out_avals) - n, rule.n_out, k)
+    values = [c.value for c in cells]
+    outs = core.bind(eqn.primitive, *extra, *values, *consts, *args, **params)
+    # the final values: the body beside the call, not differentiated
+    finals = core.inline_jaxpr(call.jaxpr, call.consts, values + consts + args)[n_out:]
+    finals = [v if out is inp else bind_stop_gradient(f)   # (a reference not stored into)
+              for v, f, out, inp in zip(values, finals, call.jaxpr.outvars[n_out:],
+                                        call.jaxpr.invars[:n])]
+    _absorb(cells, finals, seen)
+    return outs
+
+
+def bind_stop_gradient(x):
+    """`x` with a zero derivative (a differentiable value)."""
+    return core.bind(stop_gradient_p, x) if core.differentiable(core.get_aval(x)) else x
+
+
+class _DischargedRule:
+    """A staged custom rule (`jvp` or `fwd`) whose references were discharged: it
+    skips the call's `skip` leading consts, inlines `body` (reference values + consts +
+    rest -> its `n_keep` outputs + final values) and returns its outputs split after
+    `n_out`, as the rule it replaces."""
+    __slots__ = ("body", "skip", "n_keep", "n_out", "name")
+
+    def __init__(self, body, skip, n_keep, n_out, name):
+        self.body, self.skip, self.n_keep, self.n_out = body, skip, n_keep, n_out
+        self.name = name
+
+    def __call__(self, consts, *lists, perturbed=None):
+        xs = list(consts)[self.skip:] + [x for lst in lists for x in lst]
+        outs = core.inline_jaxpr(self.body.jaxpr, self.body.consts, xs)[:self.n_keep]
+        return outs[:self.n_out], outs[self.n_out:]
+
+    def __repr__(self):
+        return self.name
+
+
+_CONTROL = {scan_p: _scan, while_p: _while, cond_p: _cond, checkpoint_p: _checkpoint,
+            custom_jvp_call_p: _custom_call, custom_vjp_call_p: _custom_call}
 
 # ------------------------------------------------------------------ eager references
 
