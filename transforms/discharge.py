@@ -28,7 +28,8 @@ import weakref
 
 from astjax import core
 from astjax.core import AbstractRef, ClosedJaxpr, Literal
-from astjax.errors import JAXValueError, NotImplementedInAstjaxError, user_location
+from astjax.errors import (JAXAttributeError, JAXValueError, NotImplementedInAstjaxError,
+                           user_location)
 from astjax.primitives.cond import bind_cond, cond_p
 from astjax.primitives.custom_derivatives import (checkpoint_p, custom_jvp_call_p,
                                                   custom_vjp_call_p, stop_gradient_p)
@@ -108,11 +109,20 @@ def discharge_closed(closed: ClosedJaxpr, what: str = "jit", keep_outside=False,
             return closed
         if what != "pmap":
             return at_boundary(closed, what, lift)
-        aval = next(v.aval for v in jaxpr.constvars + jaxpr.invars
-                    if type(v.aval) is AbstractRef)
-        raise NotImplementedInAstjaxError(
-            f"a mutable array reference ({aval}) from outside the function is used "
-            f"inside {what}; astjax supports references created inside it there",
+        # JAX 0.10.2: a Ref argument is a ValueError, a closed-over Ref an
+        # AttributeError (its pmap reads the avals' `nospec`, which references lack)
+        arg = next((v.aval for v in jaxpr.invars if type(v.aval) is AbstractRef), None)
+        if arg is not None:
+            raise JAXValueError(
+                f"Attempting to pass a Ref {arg} to {what}: a mapped argument must be an "
+                f"array -- did you forget to unpack ([...]) the ref?",
+                hint="pass r[...] and store the result back, or create the Ref inside "
+                     "the function")
+        aval = next(v.aval for v in jaxpr.constvars if type(v.aval) is AbstractRef)
+        raise JAXAttributeError(
+            f"a mutable array reference ({aval}) the function closes over is used inside "
+            f"{what}; JAX 0.10.2 fails there too (AttributeError); references created "
+            f"inside the function work",
             hint="create the Ref inside the function, or pass r[...] and store the "
                  "result back")
     hints = [v.hint for v in jaxpr.invars]
