@@ -683,6 +683,39 @@ def call_source(param, what):
     return rule
 
 
+def call_rules(param):
+    """impl, abstract_eval and lowering of a call primitive: it computes its nested
+    ClosedJaxpr `eqn.params[param]` on its operands (custom_jvp/vjp/vmap calls,
+    remat_opt, closed_call); `register(p, **call_rules(param), ...)`."""
+    def impl(*args, **params):
+        return core.eval_closed(params[param], *args)
+
+    def abstract_eval(*avals, **params):
+        return list(params[param].out_avals)
+
+    def lowering(ctx, *args, **params):
+        body = params[param]
+        consts = [ctx.constant(np.asarray(c), core.get_aval(c)) for c in body.consts]
+        return ctx.lower_jaxpr(body.jaxpr, consts, list(args))
+    return dict(impl=impl, abstract_eval=abstract_eval, lowering=lowering)
+
+
+def inline_call_jvp(param):
+    """The jvp rule of a call primitive differentiated as the function it calls: the
+    JVP of `eqn.params[param]`, inlined (custom_vmap_call, closed_call)."""
+    def jvp(tx, primals, tangents, **params):
+        body = params[param]
+        nz = [not isinstance(t, core.Zero) for t in tangents]
+        jv, out_nz = tx.jvp_jaxpr(body, nz, instantiate=False)
+        outs = core.inline_jaxpr(jv.jaxpr, list(jv.consts), list(primals) + [
+            t for t in tangents if not isinstance(t, core.Zero)])
+        n = len(body.out_avals)
+        it = iter(outs[n:])
+        return outs[:n], [next(it) if z else core.Zero(a)
+                          for z, a in zip(out_nz, body.out_avals)]
+    return jvp
+
+
 def region_body(ctx, jaxpr, consts):
     """The body of a region lowering a user's scalar computation (`jaxpr` open, closed
     over the concrete `consts`): `lax.reduce` here, the window computations too."""

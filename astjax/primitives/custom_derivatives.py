@@ -26,8 +26,8 @@ from .. import core, tree_util
 from ..core import bind
 from ..errors import ArgumentTypeError, DifferentiationTypeError
 from ..pyast import lax_call
-from .base import (call_source, defvectorized, instantiate, mark_unsupported, matchaxis,
-                   register, unmapped_aval)
+from .base import (call_rules, call_source, defvectorized, inline_call_jvp, instantiate,
+                   mark_unsupported, matchaxis, register, unmapped_aval)
 
 __all__ = ["stop_gradient_p", "custom_jvp_call_p", "custom_vjp_call_p", "custom_lin_p",
            "checkpoint_p", "custom_vmap_call_p", "stop_gradient", "SymbolicZero", "CustomVJPPrimal"]
@@ -97,18 +97,6 @@ def stop_gradient(x):
     return tree_util.tree_map(sg, x)
 
 # ------------------------------------- calls of a nested jaxpr: shared rules
-
-
-def _call_impl(*args, call_jaxpr, **_):
-    return core.eval_closed(call_jaxpr, *args)
-
-
-def _call_ae(*avals, call_jaxpr, **_):
-    return list(call_jaxpr.out_avals)
-
-
-def _call_lowering(ctx, *args, call_jaxpr, **_):
-    return ctx.lower_jaxpr(call_jaxpr.jaxpr, [], list(args))
 
 
 def _call_batch(p, key):
@@ -215,8 +203,7 @@ def _custom_jvp_batch(tx, args, dims, *, call_jaxpr, jvp, num_consts, **params):
     return outs, [0] * len(outs)
 
 
-register(custom_jvp_call_p, impl=_call_impl, abstract_eval=_call_ae, lowering=_call_lowering,
-         jvp=_custom_jvp_jvp, batch=_custom_jvp_batch,
+register(custom_jvp_call_p, **call_rules("call_jaxpr"), jvp=_custom_jvp_jvp, batch=_custom_jvp_batch,
          source=call_source("call_jaxpr", "custom_jvp function"))
 
 # ---------------------------------------------------------------- custom_vjp_call
@@ -249,8 +236,7 @@ def _custom_vjp_batch(tx, args, dims, *, call_jaxpr, fwd, bwd, num_consts, **par
     return outs, [0] * len(outs)
 
 
-register(custom_vjp_call_p, impl=_call_impl, abstract_eval=_call_ae, lowering=_call_lowering,
-         jvp=_custom_vjp_jvp, batch=_custom_vjp_batch,
+register(custom_vjp_call_p, **call_rules("call_jaxpr"), jvp=_custom_vjp_jvp, batch=_custom_vjp_batch,
          source=call_source("call_jaxpr", "custom_vjp function"))
 
 # ----------------------------------------------------------------- custom_vmap_call
@@ -273,19 +259,8 @@ def _custom_vmap_batch(tx, args, dims, *, call_jaxpr, rule, num_consts, **params
     return list(outs), [0 if b else None for b in out_batched]
 
 
-def _custom_vmap_jvp(tx, primals, tangents, *, call_jaxpr, num_consts, **_):
-    nz = [not isinstance(t, core.Zero) for t in tangents]
-    jv, out_nz = tx.jvp_jaxpr(call_jaxpr, nz, instantiate=False)
-    outs = core.inline_jaxpr(jv.jaxpr, list(jv.consts),
-                             list(primals) + [t for t in tangents if not isinstance(t, core.Zero)])
-    n = len(call_jaxpr.out_avals)
-    it = iter(outs[n:])
-    return outs[:n], [next(it) if z else core.Zero(a)
-                      for z, a in zip(out_nz, call_jaxpr.out_avals)]
-
-
-register(custom_vmap_call_p, impl=_call_impl, abstract_eval=_call_ae,
-         lowering=_call_lowering, batch=_custom_vmap_batch, jvp=_custom_vmap_jvp,
+register(custom_vmap_call_p, **call_rules("call_jaxpr"), batch=_custom_vmap_batch,
+         jvp=inline_call_jvp("call_jaxpr"),
          source=call_source("call_jaxpr", "custom_vmap function"))
 
 # ------------------------------------ custom_lin: residuals + tangents -> tangent outputs,

@@ -23,12 +23,11 @@ primal function on demand. Its rules follow JAX 0.10.2's:
 """
 from __future__ import annotations
 
-import numpy as np
-
 from .. import core
 from ..core import bind
 from ..errors import DerivativeValueError
-from .base import call_source, instantiate, mark_unsupported, matchaxis, register
+from .base import (call_rules, call_source, inline_call_jvp, instantiate, mark_unsupported,
+                   matchaxis, register)
 
 __all__ = ["remat_opt_p", "closed_call_p", "PrimalThunk", "remat_opt"]
 
@@ -64,18 +63,6 @@ def _closed(jaxpr, consts):
 
 # -------------------------------------------------------------------------- remat_opt
 remat_opt_p = core.new_primitive("remat_opt", multiple_results=True, higher_order=True)
-
-
-def _remat_opt_impl(*args, fwd_jaxpr, **_):
-    return core.eval_closed(fwd_jaxpr, *args)
-
-
-def _remat_opt_ae(*avals, fwd_jaxpr, **_):
-    return list(fwd_jaxpr.out_avals)
-
-
-def _remat_opt_lowering(ctx, *args, fwd_jaxpr, **_):
-    return ctx.lower_jaxpr(fwd_jaxpr.jaxpr, [], list(args))
 
 
 def _remat_opt_jvp(tx, primals, tangents, *, num_consts, num_res, fwd_jaxpr,
@@ -193,8 +180,7 @@ def _remat_opt_dce(tx, eqn, used_outputs):
     return new, [False] * nc + list(used_prim)
 
 
-register(remat_opt_p, impl=_remat_opt_impl, abstract_eval=_remat_opt_ae,
-         lowering=_remat_opt_lowering, jvp=_remat_opt_jvp,
+register(remat_opt_p, **call_rules("fwd_jaxpr"), jvp=_remat_opt_jvp,
          partial_eval=_remat_opt_partial_eval, batch=_remat_opt_batch, dce=_remat_opt_dce,
          source=call_source("fwd_jaxpr", "custom_vjp forward rule (optimize_remat)"))
 mark_unsupported(remat_opt_p, "transpose", "remat optimization for custom_vjp does not "
@@ -202,31 +188,6 @@ mark_unsupported(remat_opt_p, "transpose", "remat optimization for custom_vjp do
 
 # ------------------------------------------------------------------------- closed_call
 closed_call_p = core.new_primitive("closed_call", multiple_results=True, higher_order=True)
-
-
-def _closed_call_impl(*args, call_jaxpr):
-    return core.eval_closed(call_jaxpr, *args)
-
-
-def _closed_call_ae(*avals, call_jaxpr):
-    return list(call_jaxpr.out_avals)
-
-
-def _closed_call_lowering(ctx, *args, call_jaxpr):
-    consts = [ctx.mb.constant(np.asarray(c), core.get_aval(c)) for c in call_jaxpr.consts]
-    return ctx.lower_jaxpr(call_jaxpr.jaxpr, consts, list(args))
-
-
-def _closed_call_jvp(tx, primals, tangents, *, call_jaxpr):
-    # differentiated as the function it calls (inlined)
-    nz = [not isinstance(t, core.Zero) for t in tangents]
-    jv, out_nz = tx.jvp_jaxpr(call_jaxpr, nz, instantiate=False)
-    outs = core.inline_jaxpr(jv.jaxpr, list(jv.consts),
-                             list(primals) + [t for t in tangents if not isinstance(t, core.Zero)])
-    n = len(call_jaxpr.out_avals)
-    it = iter(outs[n:])
-    return outs[:n], [next(it) if z else core.Zero(a)
-                      for z, a in zip(out_nz, call_jaxpr.out_avals)]
 
 
 def _closed_call_batch(tx, args, dims, *, call_jaxpr):
@@ -248,8 +209,8 @@ def _closed_call_dce(tx, eqn, used_outputs):
     return new, used_in
 
 
-register(closed_call_p, impl=_closed_call_impl, abstract_eval=_closed_call_ae,
-         lowering=_closed_call_lowering, jvp=_closed_call_jvp, batch=_closed_call_batch,
+register(closed_call_p, **call_rules("call_jaxpr"), jvp=inline_call_jvp("call_jaxpr"),
+         batch=_closed_call_batch,
          dce=_closed_call_dce, source=call_source("call_jaxpr", "closed_call"))
 
 
