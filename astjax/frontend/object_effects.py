@@ -30,8 +30,8 @@ import numpy as np
 from ..core import Tracer
 from .sourceless import SKIP_MODULES
 
-_DEPTH = 3        # closure value -> attribute -> attribute
-_BUDGET = 256     # objects recorded per body, at most
+_DEPTH = 8        # closure value -> attribute -> ... (`self.opt.state["count"]`)
+_BUDGET = 1024    # objects recorded per body, at most
 
 _OPAQUE = (str, bytes, int, float, complex, bool, type(None), np.ndarray, np.generic, Tracer,
            types.ModuleType, type, types.BuiltinFunctionType, types.MethodType, range, slice)
@@ -227,6 +227,9 @@ def _functions_roots(fn, depth=3):
                 bindings.append(("global", g, {n: g[n] for n in names}))
             values += [g[n] for n in names]
         for v in values:
+            if isinstance(v, types.MethodType):   # `step = model.step`: its object too
+                out.append(v.__self__)
+                v = v.__func__
             if isinstance(v, types.FunctionType):
                 if d < depth and _user_function(v):
                     stack.append((v, d + 1))
@@ -254,7 +257,20 @@ def snapshot(fns, state=()):
             if id(o) in seen or len(records) >= _BUDGET:
                 continue
             seen.add(id(o))
-            if type(o) is list:
+            if isinstance(o, (types.FunctionType, types.MethodType)):
+                # a user function kept in an attribute or a container (a callback, a
+                # bound method): what its closure and globals reach
+                f = getattr(o, "__func__", o)
+                if isinstance(o, types.MethodType) and not isinstance(o.__self__, _OPAQUE):
+                    nxt.append(o.__self__)
+                if isinstance(f, types.FunctionType) and _user_function(f) and \
+                        not f.__name__.startswith("ag__"):
+                    objects, bindings = _functions_roots(f, depth=1)
+                    nxt.extend(objects)
+                    records += bindings
+                if _watched(o):   # `f.calls += 1`
+                    records.append(("object", o, attributes(o)))
+            elif type(o) is list:
                 records.append(("list", o, list(o)))
                 nxt.extend(o[:_BUDGET])
             elif type(o) is dict:

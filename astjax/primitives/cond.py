@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import weakref
 
 import numpy as np
 
@@ -402,9 +403,32 @@ register(cond_p, impl=_cond_impl, abstract_eval=_cond_ae, lowering=_cond_lowerin
 # ---- lax.cond, lax.switch ----------------------------------------------------------
 
 
+_staged_subs: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # builder -> {key: ...}
+
+
 def stage_sub(fun, in_tree, in_avals, hints=None):
-    """Stage `fun` on Tracers -> (Jaxpr, consts, out_tree) (`core.stage_callable`)."""
-    return core.stage_callable(fun, in_tree, in_avals, hints)
+    """Stage `fun` on Tracers -> (Jaxpr, consts, out_tree) (`core.stage_callable`).
+
+    As JAX caches the jaxpr of a control-flow function by (function, input tree,
+    avals), one function object staged again on the same types while one builder is
+    open (`lax.cond(p, f, f, x)`, `lax.switch(i, [f, f, g], x)`, two `cond`s or loops
+    with the same `f` in one body) reuses the first staging, so its Python side
+    effects happen once. The cache lives as long as the builder: its consts are that
+    builder's (or enclosing builders') values."""
+    b = core.current_builder()
+    try:
+        key = (id(fun), in_tree, tuple(in_avals), None if hints is None else tuple(hints))
+        hash(key)
+    except TypeError:
+        key = None
+    if b is None or key is None:
+        return core.stage_callable(fun, in_tree, in_avals, hints)
+    cache = _staged_subs.setdefault(b, {})
+    hit = cache.get(key)
+    if hit is None or hit[0] is not fun:
+        hit = cache[key] = (fun, core.stage_callable(fun, in_tree, in_avals, hints))
+    jaxpr, consts, out_tree = hit[1]
+    return jaxpr, list(consts), out_tree
 
 
 def _match_weak(jaxpr: core.Jaxpr, target_avals):

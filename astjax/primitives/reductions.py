@@ -113,7 +113,8 @@ def _reduce_chooser_jvp(p, arg):
     `scan(unroll=n)` loses it too). So for floats the location is the element `arg`
     (argmax/argmin: one pass over x) picks -- a one-hot that every consumer reads the
     same -- unless more than one element compares equal (a tie, shared as JAX); a NaN
-    result keeps JAX's NaN tangent (no location, 0/0)."""
+    result gives NaN tangents and NaN gradients everywhere, as JAX's rule evaluated
+    op by op (its `jit` gives a 0 gradient there: XLA's select rewrite)."""
     def rule(primals, tangents, *, axes, out_sharding=None):
         lax = lax_ops()
         x, = primals
@@ -134,9 +135,15 @@ def _reduce_chooser_jvp(p, arg):
             at = lax.eq(lax.broadcasted_iota(i32, full_shape, ax),
                         broadcast_in_dim(arg(xf, ax, i32), full_shape, keep_dims))
             tie = lax.gt(reduce_sum(convert_element_type(loc, i32), (ax,)), np.int32(1))
-            at = lax.bitwise_and(at, broadcast_in_dim(lax.eq(out, out), full_shape, keep_dims))
             loc = lax.select(broadcast_in_dim(tie, full_shape, keep_dims), loc, at)
-        locf = convert_element_type(loc, _aval(x).dtype)
+            # A NaN result has no location: JAX's mask is all false, 0/0 and inf*0 give
+            # NaN tangents and cotangents. XLA rewrites `mul(g, convert(mask))` into a
+            # select, which would make that cotangent 0, so the NaN is in the weights.
+            is_num = broadcast_in_dim(lax.eq(out, out), full_shape, keep_dims)
+            locf = lax.select(is_num, convert_element_type(loc, _aval(x).dtype),
+                              lax.full_like(xf, np.nan))
+        else:
+            locf = convert_element_type(loc, _aval(x).dtype)
         counts = reduce_sum(locf, (ax,))
         return out, bind(ew.div_p, reduce_sum(bind(ew.mul_p, tf, locf), (ax,)), counts)
     p.jvp = rule
