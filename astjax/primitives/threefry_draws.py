@@ -135,15 +135,16 @@ def _bits(key, width):
     return word if width == 32 else L.convert_element_type(word, np.dtype(f"uint{width}"))
 
 
-def uniform(key, dt, lo=0.0, hi=1.0):
+def uniform(key, dt, lo=0.0, hi=1.0, bits=_bits):
     """`random.uniform(key, (), dt, lo, hi)` for each key of u32[*b, 2]: mantissa bits
-    under the exponent of 1.0."""
+    under the exponent of 1.0 (`bits(key, width)`: one draw per key, threefry2x32's by
+    default; another implementation's for its keys)."""
     L = lax_ops()
     fi = dtypes.finfo(dt)
     nbits, nmant = fi.bits, fi.nmant
     rng_bits = 8 if nmant < 8 else nbits
     uint = np.dtype(f"uint{nbits}")
-    b = _bits(key, rng_bits)
+    b = bits(key, rng_bits)
     if rng_bits != nbits:
         b = L.convert_element_type(b, uint)
     fb = L.bitwise_or(L.shift_right_logical(b, _c(rng_bits - nmant, uint)),
@@ -154,12 +155,12 @@ def uniform(key, dt, lo=0.0, hi=1.0):
     return L.max(lo, L.add(L.mul(floats, L.sub(hi, lo)), lo))
 
 
-def normal(key, dt):
+def normal(key, dt, bits=_bits):
     """`random.normal(key, (), dt)` for each key of u32[*b, 2]: sqrt(2) erf_inv(u), u
-    uniform in (-1, 1)."""
+    uniform in (-1, 1) (`bits` as for `uniform`)."""
     L = lax_ops()
     lo = np.nextafter(np.array(-1.0, dt), np.array(0.0, dt), dtype=dt)
-    return L.mul(_c(np.sqrt(2), dt), L.erf_inv(uniform(key, dt, lo, 1.0)))
+    return L.mul(_c(np.sqrt(2), dt), L.erf_inv(uniform(key, dt, lo, 1.0, bits)))
 
 
 # ------------------------------------------------------------------ threefry2x32_p
