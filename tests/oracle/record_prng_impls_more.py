@@ -48,8 +48,8 @@ def _per_impl_gamma(jax, jnp, lax, impl, out, tag):
     k = r.key(7, impl=impl)
     for name, v in base._tolist(_gammas(jax, jnp, k)).items():
         out[f"{tag}/gamma_eager/{name}"] = v
-    for name, v in base._tolist(jax.jit(lambda k: _gammas(jax, jnp, k))(k)).items():
-        out[f"{tag}/gamma_jit/{name}"] = v
+    out[f"{tag}/gamma_jit/beta"] = np.asarray(
+        jax.jit(lambda k, al: jax.random.beta(k, al, 1.5))(k, jnp.array([0.7, 3.0]))).tolist()
     ks = r.split(k, 3)
     a = jnp.array([0.5, 2.0, 4.0])
     out[f"{tag}/gamma_vmap_keys"] = np.asarray(
@@ -77,24 +77,41 @@ def _per_impl_gamma(jax, jnp, lax, impl, out, tag):
         out[f"{tag}/poisson"] = str(e)
 
 
-def run(jax, jnp, lax):
+# the sections of the program, most needed first: the recorder saves after each one, and
+# the test runs the ones it finds stored
+SECTIONS = tuple(f"impl:{i}" for i in NEW) + tuple(
+    f"gamma:{i}" for i in NEW + ("rbg", "unsafe_rbg", "custom", "threefry2x32"))
+
+
+def _impl_section(jax, jnp, lax, impl, out):
+    base._per_impl(jax, jnp, lax, impl, out, impl)
+    for name, v in _bits64(jax, jnp, jax.random.key(42, impl=impl)).items():
+        out[f"{impl}/{name}"] = v
+    out[f"{impl}/seed_neg"] = jax.random.key_data(jax.random.key(-3, impl=impl)).tolist()
+    out[f"{impl}/seed_u8"] = jax.random.key_data(
+        jax.random.key(np.uint8(200), impl=impl)).tolist()
+    with jax.default_prng_impl(impl):
+        raw = jax.random.PRNGKey(5)
+        out[f"default_{impl}/PRNGKey"] = np.asarray(raw).tolist()
+        out[f"default_{impl}/uniform_raw"] = jax.random.uniform(raw, (3,)).tolist()
+        out[f"default_{impl}/split_raw"] = np.asarray(jax.random.split(raw)).tolist()
+        out[f"default_{impl}/key_dtype"] = str(jax.random.key(0).dtype)
+
+
+def run_section(jax, jnp, lax, section, out):
+    """Record one section of SECTIONS into `out`."""
+    kind, impl = section.split(":")
+    if kind == "impl":
+        _impl_section(jax, jnp, lax, impl, out)
+    else:
+        spec = base.custom_impl(jax, jnp) if impl == "custom" else impl
+        _per_impl_gamma(jax, jnp, lax, spec, out, impl)
+
+
+def run(jax, jnp, lax, sections=SECTIONS):
     out = {}
-    for impl in NEW:
-        base._per_impl(jax, jnp, lax, impl, out, impl)
-        for name, v in _bits64(jax, jnp, jax.random.key(42, impl=impl)).items():
-            out[f"{impl}/{name}"] = v
-        out[f"{impl}/seed_neg"] = jax.random.key_data(jax.random.key(-3, impl=impl)).tolist()
-        out[f"{impl}/seed_u8"] = jax.random.key_data(
-            jax.random.key(np.uint8(200), impl=impl)).tolist()
-        with jax.default_prng_impl(impl):
-            raw = jax.random.PRNGKey(5)
-            out[f"default_{impl}/PRNGKey"] = np.asarray(raw).tolist()
-            out[f"default_{impl}/uniform_raw"] = jax.random.uniform(raw, (3,)).tolist()
-            out[f"default_{impl}/split_raw"] = np.asarray(jax.random.split(raw)).tolist()
-            out[f"default_{impl}/key_dtype"] = str(jax.random.key(0).dtype)
-    for impl in EVERY:
-        _per_impl_gamma(jax, jnp, lax, impl, out, impl)
-    _per_impl_gamma(jax, jnp, lax, base.custom_impl(jax, jnp), out, "custom")
+    for section in sections:
+        run_section(jax, jnp, lax, section, out)
     return out
 
 
@@ -103,6 +120,10 @@ if __name__ == "__main__":
     import jax.numpy as jnp
     from jax import lax
     import jax.extend.random  # noqa: F401
-    result = run(jax, jnp, lax)
-    Path(__file__).with_name("prng_impls_more.json").write_text(json.dumps(result, indent=0))
-    print(len(result), "values", file=sys.stderr)
+    path = Path(__file__).with_name("prng_impls_more.json")
+    stored = json.loads(path.read_text()) if path.exists() else {}
+    for section in sys.argv[1:] or SECTIONS:
+        run_section(jax, jnp, lax, section, stored)
+        stored["_sections"] = sorted(set(stored.get("_sections", [])) | {section})
+        path.write_text(json.dumps(stored, indent=0))
+        print(section, len(stored), "values", file=sys.stderr, flush=True)
