@@ -20,8 +20,9 @@ import numpy as np
 
 from .. import core
 from ..core import ShapedArray
-from ..errors import DTypeError, ShapeError
+from ..errors import ShapeError
 from .base import defbroadcasting, lax_ops, lowering_from, nondiff, register
+from .threefry_draws import hash_shape
 
 __all__ = ["threefry4x32_p", "philox2x32_p", "philox4x32_p"]
 
@@ -56,18 +57,6 @@ class _LaxOps:
                             L.shift_right_logical(x, np.uint32(32 - d)))
 
 
-def _hash_shape(name, avals):
-    """The one non-scalar shape of the operands (scalars broadcast), checked uint32."""
-    if any(a.dtype != _U32 for a in avals):
-        raise DTypeError(f"Arguments to {name} must have uint32 type, got "
-                         f"{[a.str_short() for a in avals]}", hint="convert with x.astype(uint32)")
-    shapes = {a.shape for a in avals if a.ndim}
-    if len(shapes) > 1:
-        raise ShapeError(f"{name}: operands of shapes {[a.shape for a in avals]} (they must "
-                         "share one shape, or be scalars)")
-    return shapes.pop() if shapes else ()
-
-
 def _declare(name, n_in, n_out, rounds):
     """A hash primitive: `rounds(ops, *words)` is the computation, on NumPy arrays (impl)
     or lax values (lowering), with scalars broadcast to the operands' shape first."""
@@ -76,7 +65,7 @@ def _declare(name, n_in, n_out, rounds):
     def abstract_eval(*avals):
         if len(avals) != n_in:
             raise ShapeError(f"{name} expects {n_in} arguments, got {len(avals)}")
-        return [ShapedArray(_hash_shape(name, avals), _U32)] * n_out
+        return [ShapedArray(hash_shape(name, avals), _U32)] * n_out
 
     def impl(*args):
         shape = np.broadcast_shapes(*(np.shape(v) for v in args))
@@ -86,7 +75,7 @@ def _declare(name, n_in, n_out, rounds):
 
     def lower(*args):
         L = lax_ops()
-        shape = _hash_shape(name, [core.get_aval(v) for v in args])
+        shape = hash_shape(name, [core.get_aval(v) for v in args])
         words = [v if core.get_aval(v).shape == shape else L.broadcast(v, shape) for v in args]
         return list(rounds(_LaxOps, *words))
 

@@ -167,20 +167,21 @@ def normal(key, dt, bits=_bits):
 threefry2x32_p = core.new_primitive("threefry2x32", multiple_results=True)
 
 
-def _tf_shape(*avals):
+def hash_shape(name, avals):
+    """The shape of a counter-based hash's words (this one's and `random123`'s): the
+    operands' one non-scalar shape (scalars broadcast); every operand uint32."""
+    if any(a.dtype != _U32 for a in avals):
+        raise DTypeError(f"{name} requires uint32 arguments, got "
+                         f"{[str(b.dtype) for b in avals]}", hint="convert with x.astype(uint32)")
     shapes = {a.shape for a in avals if a.ndim}
     if len(shapes) > 1:
-        raise ShapeError(f"threefry2x32: operands of shapes {[a.shape for a in avals]} "
+        raise ShapeError(f"{name}: operands of shapes {[a.shape for a in avals]} "
                          "(they must share one shape, or be scalars)")
     return shapes.pop() if shapes else ()
 
 
 def _tf_abstract_eval(k1, k2, x1, x2):
-    for a in (k1, k2, x1, x2):
-        if a.dtype != _U32:
-            raise DTypeError(f"threefry2x32 requires uint32 arguments, got "
-                             f"{[str(b.dtype) for b in (k1, k2, x1, x2)]}")
-    shape = _tf_shape(k1, k2, x1, x2)
+    shape = hash_shape("threefry2x32", (k1, k2, x1, x2))
     return [ShapedArray(shape, _U32), ShapedArray(shape, _U32)]
 
 
@@ -201,7 +202,7 @@ def _tf_impl(k1, k2, x1, x2):
 
 def _tf_lower(k1, k2, x1, x2):
     L = lax_ops()
-    shape = _tf_shape(*(core.get_aval(v) for v in (k1, k2, x1, x2)))
+    shape = hash_shape("threefry2x32", [core.get_aval(v) for v in (k1, k2, x1, x2)])
     x1, x2 = (v if core.get_aval(v).shape == shape else L.broadcast(v, shape) for v in (x1, x2))
     return list(threefry2x32(k1, k2, x1, x2))
 
@@ -213,7 +214,7 @@ def _tf_batch(args, dims):
     per = [core.get_aval(x) if d is None else
            ShapedArray(tuple(s for i, s in enumerate(core.get_aval(x).shape) if i != d), _U32)
            for x, d in zip(args, dims)]
-    shape = _tf_shape(*per)
+    shape = hash_shape("threefry2x32", per)
     ops = []
     for x, d, a in zip(args, dims, per):
         x = matchaxis(x, d, 0, size)
