@@ -61,7 +61,7 @@ from .api import device_put as _api_device_put, process_count as _process_count
 from .codegen import runtime
 from .config import config, jit_call_hook
 from .config_api import _HOOKED, State, _jit_call, clear_caches
-from .errors import AstjaxError, ArgumentValueError, JaxRuntimeError, UnexpectedTracerError, caller_location
+from .errors import AstjaxError, JaxRuntimeError, UnexpectedTracerError, caller_location
 from .ir import check_jaxpr
 from .tree_util import tree_leaves
 
@@ -177,9 +177,6 @@ def _prng_impl(name):
     if name not in ("threefry2x32", "threefry4x32", "rbg", "unsafe_rbg", "philox2x32",
                     "philox4x32"):
         raise ValueError(f"Invalid value {name!r} for JAX flag jax_default_prng_impl")
-    if name not in ("threefry2x32", "rbg", "unsafe_rbg"):
-        raise ArgumentValueError(f"PRNG implementation {name!r} is not available in astjax",
-                                 hint="astjax has 'threefry2x32', 'rbg' and 'unsafe_rbg'")
     return name
 
 
@@ -193,9 +190,9 @@ an operation whose operands vary over different mesh axes raises ValueError inst
 of treating the less varying ones as varying (`lax.pcast` them explicitly)."""
 default_prng_impl = State("jax_default_prng_impl", _prng_impl)
 default_prng_impl.__doc__ = """JAX's choice of the PRNG implementation of new keys (and
-of what raw uint32 keys are read as): 'threefry2x32' (JAX's default), 'rbg' or
-'unsafe_rbg' (`with astjax.default_prng_impl('rbg'):`); JAX's others
-('threefry4x32', 'philox2x32', 'philox4x32') are refused where they are set."""
+of what raw uint32 keys are read as): 'threefry2x32' (JAX's default), 'threefry4x32',
+'rbg', 'unsafe_rbg', 'philox2x32' or 'philox4x32'
+(`with astjax.default_prng_impl('rbg'):`)."""
 allow_f16_reductions = State("jax_allow_f16_reductions", bool)
 allow_f16_reductions.__doc__ = """`with astjax.allow_f16_reductions(False):` a
 `reduce_sum` of several float16 or bfloat16 values raises ValueError."""

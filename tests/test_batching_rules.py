@@ -228,6 +228,23 @@ def gammas(keys, a):
     return random_gamma(keys, a + 0.3), random_gamma(keys, a, log_space=True)
 
 
+def random123(k, x, y):
+    """The Random123 hashes (primitives/random123.py): scalar key words, batched or not,
+    broadcast against the counters."""
+    from astjax.primitives import random123 as r123
+    k0 = k[0, 0]
+    return (*r123.threefry4x32_p.bind(k0, k0, k0, k0, x, y, x, y),
+            *r123.philox2x32_p.bind(k0, x, y), *r123.philox4x32_p.bind(k0, k0, x, y, y, x))
+
+
+def gammas_philox(keys, a):
+    """random_gamma of philox2x32 keys (one uint32 word): each key split and drawn by the
+    implementation's functions."""
+    from astjax.primitives.random_gamma import random_gamma
+    from astjax.random.impls import philox2x32_prng_impl
+    return random_gamma(keys, a + 0.3, impl=philox2x32_prng_impl)
+
+
 CASES = [
     ("unary_float", unary_float, [F]),
     ("unary_int", unary_int, [I]),
@@ -260,6 +277,8 @@ CASES = [
     ("key_boundary", key_boundary, [("u32", (3, 2))]),
     # one key per row of alpha: the key's axes lead alpha's
     ("random_gamma", gammas, [("u32", (3, 2)), ("f32", (3, 2))]),
+    ("random_gamma_philox", gammas_philox, [("u32", (3, 1)), ("f32", (3, 2))]),
+    ("random123", random123, [("u32", (3, 2)), ("u32", (3, 4)), ("u32", (3, 4))]),
 ]
 
 

@@ -459,6 +459,13 @@ def _structural_cases():
                         Case([r((3, 2), u32, full_range=True)], {"impl": threefry_prng_impl})]
     S["random_unwrap"] = [Case([r((2,), u32, full_range=True)]),
                           Case([r((4, 2), u32, full_range=True)])]
+    # the Random123 hashes (tests/test_prng_impls_more.py: known answers, JAX's bits):
+    # operands of one shape, or scalar key words broadcast against the counters
+    for name, n_in in (("threefry4x32", 8), ("philox2x32", 3), ("philox4x32", 6)):
+        S[name] = [Case([r((3, 2), u32, full_range=True, seed=i) for i in range(n_in)]),
+                   Case([r((), u32, full_range=True, seed=i) for i in range(n_in // 2)]
+                        + [r((5,), u32, full_range=True, seed=9 + i)
+                           for i in range(n_in - n_in // 2)], ident="scalar_keys")]
     S["bitcast_convert_type"] = [
         Case([r((2, 3), f32)], {"new_dtype": np.dtype(i32)}),
         Case([r((4,), i32, full_range=True)], {"new_dtype": np.dtype(u32)}),

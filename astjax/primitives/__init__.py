@@ -37,6 +37,7 @@ from . import threefry_draws  # noqa: F401,E402  (the threefry2x32 hash and draw
 from . import random_gamma  # noqa: F401,E402  (random_gamma: JAX's gamma sampler)
 
 from . import bits  # noqa: F401,E402  (mulhi, reduce_xor, reduce_precision)
+from . import random123  # noqa: F401,E402  (threefry4x32, philox2x32, philox4x32: the hashes)
 from . import barriers  # noqa: F401,E402  (optimization_barrier)
 from . import device_put  # noqa: F401,E402  (device_put inside a staged function)
 from . import rng_bits  # noqa: F401,E402  (rng_bit_generator, rng_uniform: XLA's generators)

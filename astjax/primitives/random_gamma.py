@@ -4,12 +4,17 @@
 
     c:f32[3] = random_gamma[log_space=False] a b      # a: the key data, b: alpha
 
-Operands: the key data, `uint32[*kb, 2]`, and `a`, floating of shape `(*kb, *rest)`: each
-of the `kb` keys is split into `prod(rest)` keys, one per element, in JAX's layout (the
-`jax_threefry_partitionable` flag), and each element drawn by Marsaglia and Tsang's
-rejection method with the same draws, in the same order, as JAX's sampler, so the same
-key gives the same bits; all elements run in one vectorized loop, as JAX's lowering
-(its sampler under `vmap`) runs them. Its rules, in one block:
+Operands: the key data, `uint32[*kb, 2]` (threefry2x32's), and `a`, floating of shape
+`(*kb, *rest)`: each of the `kb` keys is split into `prod(rest)` keys, one per element,
+in JAX's layout (the `jax_threefry_partitionable` flag), and each element drawn by
+Marsaglia and Tsang's rejection method with the same draws, in the same order, as JAX's
+sampler, so the same key gives the same bits; all elements run in one vectorized loop,
+as JAX's lowering (its sampler under `vmap`) runs them. Keys of another PRNG
+implementation (`uint32[*kb, *impl.key_shape]`) name it in the param `impl` (JAX reads
+it from the key's dtype; threefry2x32 keys carry none, so their equation prints as
+JAX's): their keys are split and drawn through the implementation's own functions, one
+element after another (a `scan`), as JAX's lowering runs them (`lax.map`). Its rules,
+in one block:
 
 - abstract eval: `a`'s shape and dtype; the key's leading axes must be `a`'s;
 - lowering: the sampler, staged (JAX's `mlir.lower_fun`); the NumPy `impl` is that same
@@ -23,6 +28,7 @@ key gives the same bits; all elements run in one vectorized loop, as JAX's lower
 from __future__ import annotations
 
 import math
+from typing import Callable, NamedTuple
 
 import numpy as np
 
@@ -61,12 +67,40 @@ def _masked_while(pred, body, state):
                         tuple(state))
 
 
-def _gamma_many(key, alpha, log_space):
+class _Draws(NamedTuple):
+    """What the sampler draws from keys k[n, *key_shape]: `keys_of(k, m)` (each key split
+    into m: a list of m key arrays like k), `uniform(k, dt)` and `normal(k, dt)` (one
+    scalar per key: [n])."""
+    keys_of: Callable
+    uniform: Callable
+    normal: Callable
+
+
+_THREEFRY = _Draws(keys_of, uniform, normal)
+
+
+def _impl_draws(impl):
+    """The draws from one key of `impl` (k[1, *impl.key_shape]) by its own functions, as
+    JAX's `split`, `uniform` and `normal` of one key draw them."""
+    L = lax_ops()
+    ks = tuple(impl.key_shape)
+
+    def split(k, m):
+        sub = impl.split(L.reshape(k, ks), (m,))
+        return [L.reshape(L.index_in_dim(sub, i, 0, False), (1,) + ks) for i in range(m)]
+
+    def bits(k, width):
+        return L.reshape(impl.random_bits(L.reshape(k, ks), width, ()), (1,))
+    return _Draws(split, lambda k, dt: uniform(k, dt, bits=bits),
+                  lambda k, dt: normal(k, dt, bits=bits))
+
+
+def _gamma_many(key, alpha, log_space, draws=_THREEFRY):
     """Gamma(alpha) samples (or their logs) for keys u32[n, 2] and alphas [n], by
     Marsaglia and Tsang's method, all elements in one vectorized loop (JAX's CPU and
     GPU lowering: the per-element sampler under `vmap`); alpha < 1 is boosted to
     alpha + 1 and scaled back by U ** (1 / alpha) (in log space: plus log(U) / alpha,
-    so tiny alphas do not underflow)."""
+    so tiny alphas do not underflow). `draws`: how keys are split and drawn from."""
     L = lax_ops()
     dt = core.get_aval(alpha).dtype
     one, zero = _c(1, dt), _c(0, dt)
@@ -84,30 +118,32 @@ def _gamma_many(key, alpha, log_space):
         return L.bitwise_and(squeeze, log_test)
 
     def propose(state):
-        k, x_key, u_key = keys_of(state[0], 3)
+        k, x_key, u_key = draws.keys_of(state[0], 3)
 
         def next_v(s):
-            k2, sub = keys_of(s[0], 2)
-            x = normal(sub, dt)
+            k2, sub = draws.keys_of(s[0], 2)
+            x = draws.normal(sub, dt)
             return k2, x, L.add(one, L.mul(x, c))
         _, x, v = _masked_while(lambda s: L.le(s[2], zero), next_v,
                                 (x_key, full(0), full(-1)))
-        return k, L.mul(x, x), L.mul(L.mul(v, v), v), uniform(u_key, dt)
+        return k, L.mul(x, x), L.mul(L.mul(v, v), v), draws.uniform(u_key, dt)
 
-    key, subkey = keys_of(key, 2)
+    key, subkey = draws.keys_of(key, 2)
     _, _, v3, _ = _masked_while(rejected, propose, (key, full(0), full(1), full(2)))
     if log_space:  # log(U) as -Exponential(): -log1p(-U)
-        log_u = L.log1p(L.neg(uniform(subkey, dt)))
+        log_u = L.log1p(L.neg(draws.uniform(subkey, dt)))
         log_boost = L.select(L.bitwise_or(boost_mask, L.eq(log_u, zero)), full(0),
                              L.mul(log_u, L.div(one, alpha)))
         return L.add(L.add(L.log(d), L.log(v3)), log_boost)
-    u = L.sub(one, uniform(subkey, dt))
+    u = L.sub(one, draws.uniform(subkey, dt))
     boost = L.select(boost_mask, full(1), L.pow(u, L.div(one, alpha)))
     return L.mul(L.mul(d, v3), boost)
 
 
-def _sample(key, a, *, log_space):
+def _sample(key, a, *, log_space, impl=None):
     """The lowering: split each key per element of `a`, then sample every element."""
+    if impl is not None:
+        return _sample_by_impl(key, a, log_space, impl)
     L = lax_ops()
     ka, aa = core.get_aval(key), core.get_aval(a)
     nk = math.prod(ka.shape[:-1])
@@ -118,23 +154,52 @@ def _sample(key, a, *, log_space):
     samples = _gamma_many(keys, L.reshape(a, (nk * n,)), log_space)
     return L.reshape(samples, aa.shape)
 
+def _sample_by_impl(key, a, log_space, impl):
+    """The lowering for keys of `impl`: each key split by `impl.split` into one key per
+    element of `a` (a scan over the keys when there are several), then every element
+    sampled on its own key (a scan over the elements: JAX's `lax.map`)."""
+    L = lax_ops()
+    ks = tuple(impl.key_shape)
+    ka, aa = core.get_aval(key), core.get_aval(a)
+    nb = ka.ndim - len(ks)
+    nk, n = math.prod(ka.shape[:nb]), math.prod(aa.shape[nb:])
+    if nk * n == 0:
+        return L.full(aa.shape, 0, aa.dtype)
+    keys = L.reshape(key, (nk,) + ks)
+    if nk == 1:
+        per = impl.split(L.reshape(keys, ks), (n,))
+    else:
+        per = L.scan(core.raw(lambda c, k: (c, impl.split(k, (n,)))), (), keys)[1]
+    draws = _impl_draws(impl)
+
+    def one(c, kx):
+        k, x = kx
+        y = _gamma_many(L.reshape(k, (1,) + ks), L.reshape(x, (1,)), log_space, draws)
+        return c, L.reshape(y, ())
+    samples = L.scan(core.raw(one), (), (L.reshape(per, (nk * n,) + ks),
+                                         L.reshape(a, (nk * n,))))[1]
+    return L.reshape(samples, aa.shape)
+
 # ------------------------------------------------------------------- the block
 
 
-def _random_gamma_ae(key, a, *, log_space):
-    if key.dtype != _U32 or key.shape[-1:] != (2,):
-        raise DTypeError(f"random_gamma needs threefry key data (uint32[..., 2]), got "
-                         f"{key.str_short()}")
+def _random_gamma_ae(key, a, *, log_space, impl=None):
+    ks = (2,) if impl is None else tuple(impl.key_shape)
+    nb = key.ndim - len(ks)
+    if key.dtype != _U32 or nb < 0 or tuple(key.shape[nb:]) != ks:
+        raise DTypeError(f"random_gamma needs key data of "
+                         f"{'threefry2x32' if impl is None else impl.name} "
+                         f"(uint32[..., {', '.join(map(str, ks))}]), got {key.str_short()}")
     if not dtypes.is_float(a.dtype):
         raise DTypeError(f"random_gamma needs a floating alpha, got {a.str_short()}")
-    if tuple(a.shape[:key.ndim - 1]) != tuple(key.shape[:-1]):
-        raise ShapeError(f"random_gamma: the keys' shape {key.shape[:-1]} must lead alpha's "
+    if tuple(a.shape[:nb]) != tuple(key.shape[:nb]):
+        raise ShapeError(f"random_gamma: the keys' shape {key.shape[:nb]} must lead alpha's "
                          f"shape {a.shape}")
     return ShapedArray(a.shape, a.dtype)
 
 
-def _random_gamma_impl(key, a, *, log_space):
-    return np.asarray(core.eager_backend(random_gamma_p, [key, a], {"log_space": log_space}))
+def _random_gamma_impl(key, a, **params):
+    return np.asarray(core.eager_backend(random_gamma_p, [key, a], params))
 
 
 def _sample_grad(a, x):
@@ -187,9 +252,9 @@ def random_gamma_grad(a, x):
     return _sample_grad(*ops)
 
 
-def _random_gamma_jvp(primals, tangents, *, log_space):
+def _random_gamma_jvp(primals, tangents, *, log_space, **params):
     key, a = primals
-    out = core.bind(random_gamma_p, key, a, log_space=log_space)
+    out = core.bind(random_gamma_p, key, a, log_space=log_space, **params)
     if is_zero(tangents[1]):
         return out, core.Zero(core.get_aval(out))
     L = lax_ops()
@@ -202,18 +267,21 @@ def _random_gamma_jvp(primals, tangents, *, log_space):
     return out, L.mul(tangents[1], grad)
 
 
-def _random_gamma_batch(args, dims, *, log_space):
+def _random_gamma_batch(args, dims, **params):
     key, a = args
     size = next(core.get_aval(x).shape[d] for x, d in zip(args, dims) if d is not None)
     key, a = bdim_at_front(key, dims[0], size), bdim_at_front(a, dims[1], size)
-    return core.bind(random_gamma_p, key, a, log_space=log_space), 0
+    return core.bind(random_gamma_p, key, a, **params), 0
 
 
 register(random_gamma_p, impl=_random_gamma_impl, abstract_eval=_random_gamma_ae,
          lowering=lowering_from(_sample), jvp=_random_gamma_jvp, batch=_random_gamma_batch)
 
 
-def random_gamma(key, a, *, log_space=False):
+def random_gamma(key, a, *, log_space=False, impl=None):
     """Bind `random_gamma_p`: Gamma(a) samples (their logs if `log_space`), one per
-    element of `a`, from threefry key data whose leading axes are `a`'s."""
-    return core.bind(random_gamma_p, key, a, log_space=bool(log_space))
+    element of `a`, from key data whose leading axes are `a`'s: threefry2x32's, or
+    that of the PRNG implementation `impl`."""
+    if impl is None:
+        return core.bind(random_gamma_p, key, a, log_space=bool(log_space))
+    return core.bind(random_gamma_p, key, a, log_space=bool(log_space), impl=impl)

@@ -135,15 +135,16 @@ def _bits(key, width):
     return word if width == 32 else L.convert_element_type(word, np.dtype(f"uint{width}"))
 
 
-def uniform(key, dt, lo=0.0, hi=1.0):
+def uniform(key, dt, lo=0.0, hi=1.0, bits=_bits):
     """`random.uniform(key, (), dt, lo, hi)` for each key of u32[*b, 2]: mantissa bits
-    under the exponent of 1.0."""
+    under the exponent of 1.0 (`bits(key, width)`: one draw per key, threefry2x32's by
+    default; another implementation's for its keys)."""
     L = lax_ops()
     fi = dtypes.finfo(dt)
     nbits, nmant = fi.bits, fi.nmant
     rng_bits = 8 if nmant < 8 else nbits
     uint = np.dtype(f"uint{nbits}")
-    b = _bits(key, rng_bits)
+    b = bits(key, rng_bits)
     if rng_bits != nbits:
         b = L.convert_element_type(b, uint)
     fb = L.bitwise_or(L.shift_right_logical(b, _c(rng_bits - nmant, uint)),
@@ -154,32 +155,33 @@ def uniform(key, dt, lo=0.0, hi=1.0):
     return L.max(lo, L.add(L.mul(floats, L.sub(hi, lo)), lo))
 
 
-def normal(key, dt):
+def normal(key, dt, bits=_bits):
     """`random.normal(key, (), dt)` for each key of u32[*b, 2]: sqrt(2) erf_inv(u), u
-    uniform in (-1, 1)."""
+    uniform in (-1, 1) (`bits` as for `uniform`)."""
     L = lax_ops()
     lo = np.nextafter(np.array(-1.0, dt), np.array(0.0, dt), dtype=dt)
-    return L.mul(_c(np.sqrt(2), dt), L.erf_inv(uniform(key, dt, lo, 1.0)))
+    return L.mul(_c(np.sqrt(2), dt), L.erf_inv(uniform(key, dt, lo, 1.0, bits)))
 
 
 # ------------------------------------------------------------------ threefry2x32_p
 threefry2x32_p = core.new_primitive("threefry2x32", multiple_results=True)
 
 
-def _tf_shape(*avals):
+def hash_shape(name, avals):
+    """The shape of a counter-based hash's words (this one's and `random123`'s): the
+    operands' one non-scalar shape (scalars broadcast); every operand uint32."""
+    if any(a.dtype != _U32 for a in avals):
+        raise DTypeError(f"{name} requires uint32 arguments, got "
+                         f"{[str(b.dtype) for b in avals]}", hint="convert with x.astype(uint32)")
     shapes = {a.shape for a in avals if a.ndim}
     if len(shapes) > 1:
-        raise ShapeError(f"threefry2x32: operands of shapes {[a.shape for a in avals]} "
+        raise ShapeError(f"{name}: operands of shapes {[a.shape for a in avals]} "
                          "(they must share one shape, or be scalars)")
     return shapes.pop() if shapes else ()
 
 
 def _tf_abstract_eval(k1, k2, x1, x2):
-    for a in (k1, k2, x1, x2):
-        if a.dtype != _U32:
-            raise DTypeError(f"threefry2x32 requires uint32 arguments, got "
-                             f"{[str(b.dtype) for b in (k1, k2, x1, x2)]}")
-    shape = _tf_shape(k1, k2, x1, x2)
+    shape = hash_shape("threefry2x32", (k1, k2, x1, x2))
     return [ShapedArray(shape, _U32), ShapedArray(shape, _U32)]
 
 
@@ -200,7 +202,7 @@ def _tf_impl(k1, k2, x1, x2):
 
 def _tf_lower(k1, k2, x1, x2):
     L = lax_ops()
-    shape = _tf_shape(*(core.get_aval(v) for v in (k1, k2, x1, x2)))
+    shape = hash_shape("threefry2x32", [core.get_aval(v) for v in (k1, k2, x1, x2)])
     x1, x2 = (v if core.get_aval(v).shape == shape else L.broadcast(v, shape) for v in (x1, x2))
     return list(threefry2x32(k1, k2, x1, x2))
 
@@ -212,7 +214,7 @@ def _tf_batch(args, dims):
     per = [core.get_aval(x) if d is None else
            ShapedArray(tuple(s for i, s in enumerate(core.get_aval(x).shape) if i != d), _U32)
            for x, d in zip(args, dims)]
-    shape = _tf_shape(*per)
+    shape = hash_shape("threefry2x32", per)
     ops = []
     for x, d, a in zip(args, dims, per):
         x = matchaxis(x, d, 0, size)

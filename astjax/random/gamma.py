@@ -5,11 +5,13 @@ poisson (Knuth below rate 10, Hormann's transformed rejection above), binomial
 
 Each follows JAX 0.10.2's algorithm with the same key splits and loop structure, so
 the same key gives the same values. Keys here are typed (`random.keys` wraps every
-public function); poisson, binomial and multinomial draw through the key's
-implementation, the gamma family from threefry2x32 keys only. Gamma draws bind
-`random_gamma_p` (astjax/primitives/random_gamma.py: the sampler, and JAX's implicit
-reparameterization derivative in the shape parameter), so beta, dirichlet, chisquare,
-f, t and loggamma differentiate in their parameters too.
+public function); binomial, multinomial and the gamma family draw through the key's
+implementation, poisson from threefry2x32 keys only (JAX's own NotImplementedError for
+the others). Gamma draws bind `random_gamma_p` (astjax/primitives/random_gamma.py: the
+sampler -- for keys of another implementation, split and drawn by that
+implementation's functions -- and JAX's implicit reparameterization derivative in the
+shape parameter), so beta, dirichlet, chisquare, f, t and loggamma differentiate in
+their parameters too.
 """
 from __future__ import annotations
 
@@ -48,21 +50,11 @@ def _shape_of(x):
 # ------------------------------------------------------------------------- gamma
 
 
-def _gamma(key, a, shape, dtype, log_space):
-    if key._impl is not threefry_prng_impl:
-        # JAX draws these one element at a time (lax.map) by the key's implementation,
-        # and batches them by its own rule; astjax's sampler is threefry's vectorized one
-        raise NotImplementedInAstjaxError(
-            f"the gamma family (gamma, loggamma, beta, dirichlet, chisquare, f, t, "
-            f"generalized_normal, ball) with {key.dtype} keys is not implemented in astjax",
-            hint="draw them from threefry2x32 keys: random.key(seed)")
-    return _gamma_threefry(key, a, shape, dtype, log_space)
-
-
 @library_jit(static_argnums=(2, 3, 4))
-def _gamma_threefry(key, a, shape, dtype, log_space):
+def _gamma(key, a, shape, dtype, log_space):
     a = jnp.broadcast_to(lax.convert_element_type(a, dtype), shape)
-    return random_gamma(_ka.data_of(key), a, log_space=log_space)
+    impl = None if key._impl is threefry_prng_impl else key._impl
+    return random_gamma(_ka.data_of(key), a, log_space=log_space, impl=impl)
 
 
 def _gamma_shape(name, shape, *params):
@@ -254,8 +246,9 @@ def poisson(key: ArrayLike, lam: ArrayLike, shape: Sequence[int] | None = None,
     """Poisson(lam) counts (integer dtype, default int)."""
     key = _ka.check_key(key, "poisson")
     if key._impl is not threefry_prng_impl:
+        # JAX 0.10.2's own refusal, in its words (the key's tag)
         raise NotImplementedInAstjaxError(f"`poisson` is only implemented for the threefry2x32 "
-                                          f"RNG, not {key._impl.name}",
+                                          f"RNG, not {key._impl}",
                                           hint="draw it from a threefry2x32 key, as in JAX")
     dt = dtypes.canonicalize(dtypes.dtype(int) if dtype is None else dtypes.dtype(dtype))
     if not dtypes.is_int(dt):

@@ -13,7 +13,10 @@ K[*shape]`, `random_bits(K, bit_width, shape) -> uint<bit_width>[*shape]` and
   with threefry on each half, bits drawn by XLA's `rng_bit_generator` (the platform's
   default algorithm) from the whole key;
 - `unsafe_rbg` (`key<urbg>`): as `rbg`, but split and folded by `rng_bit_generator`
-  itself (faster, statistically weaker).
+  itself (faster, statistically weaker);
+- `threefry4x32` (`key<fry4>`, four words), `philox2x32` (`key<phx2>`, one word) and
+  `philox4x32` (`key<phx4>`, two words): Random123's other counter-based hashes
+  (`astjax/random/random123.py`).
 
 `jax.extend.random.define_prng_impl` makes others (a `PRNGSpec` over a `PRNGImpl`);
 `resolve_impl` reads every way an implementation is named (None: the
@@ -30,10 +33,12 @@ from .. import core, dtypes, lax
 from ..config import config
 from ..errors import ArgumentTypeError, ArgumentValueError, DTypeError
 from ..primitives.rng_bits import rng_bit_generator
+from . import random123 as _r123
 from . import threefry as _tf
 
 __all__ = ["PRNGImpl", "PRNGSpec", "threefry_prng_impl", "rbg_prng_impl",
-           "unsafe_rbg_prng_impl", "PRNGS", "resolve_impl", "default_impl", "impl_spec"]
+           "unsafe_rbg_prng_impl", "threefry4x32_prng_impl", "philox2x32_prng_impl",
+           "philox4x32_prng_impl", "PRNGS", "resolve_impl", "default_impl", "impl_spec"]
 
 
 class PRNGImpl(NamedTuple):
@@ -142,12 +147,23 @@ def _unsafe_rbg_fold_in(key, data):
 unsafe_rbg_prng_impl = PRNGImpl((4,), _rbg_seed, _unsafe_rbg_split, _rbg_random_bits,
                                 _unsafe_rbg_fold_in, name="unsafe_rbg", tag="urbg")
 
+# ------------------------------------------------------------------------ random123
+
+threefry4x32_prng_impl = PRNGImpl((4,), _r123.threefry4x32_seed, _r123.threefry4x32_split,
+                                  _r123.threefry4x32_random_bits, _r123.threefry4x32_fold_in,
+                                  name="threefry4x32", tag="fry4")
+philox2x32_prng_impl = PRNGImpl((1,), _r123.philox2x32_seed, _r123.philox2x32_split,
+                                _r123.philox2x32_random_bits, _r123.philox2x32_fold_in,
+                                name="philox2x32", tag="phx2")
+philox4x32_prng_impl = PRNGImpl((2,), _r123.philox4x32_seed, _r123.philox4x32_split,
+                                _r123.philox4x32_random_bits, _r123.philox4x32_fold_in,
+                                name="philox4x32", tag="phx4")
+
 # ------------------------------------------------------------------- naming an impl
 
-PRNGS: dict[str, PRNGImpl] = {i.name: i for i in (threefry_prng_impl, rbg_prng_impl,
-                                                  unsafe_rbg_prng_impl)}
-# JAX 0.10.2's other registered implementations, which astjax does not have
-_ABSENT = ("threefry4x32", "philox2x32", "philox4x32")
+PRNGS: dict[str, PRNGImpl] = {i.name: i for i in (
+    threefry_prng_impl, rbg_prng_impl, unsafe_rbg_prng_impl, threefry4x32_prng_impl,
+    philox2x32_prng_impl, philox4x32_prng_impl)}
 
 
 def default_impl() -> PRNGImpl:
@@ -170,9 +186,6 @@ def resolve_impl(spec: Any) -> PRNGImpl:
     if type(spec) is str:
         if spec in PRNGS:
             return PRNGS[spec]
-        if spec in _ABSENT:
-            raise ArgumentValueError(f"PRNG implementation {spec!r} is not available in astjax",
-                                     hint="astjax has " + ", ".join(map(repr, PRNGS)))
         names = ", ".join(f'"{n}"' for n in PRNGS)
         raise ArgumentValueError(f'unrecognized PRNG implementation "{spec}". '
                                  f"Did you mean one of: {names}?")
