@@ -18,14 +18,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import core, tree_util
+from .. import core, dtypes, tree_util
 from ..errors import JAXValueError
 from ..ir import ShapedArray
 from ..pyast import call, load
-from .base import mark_unsupported, register
+from .base import mark_unsupported, nondiff, register
 from .lapack import register_targets
 
-__all__ = ["call_exported_p", "INLINE_PREFIX", "check_arguments"]
+__all__ = ["call_exported_p", "INLINE_PREFIX", "check_arguments", "dim_as_value_p",
+           "dim_as_value"]
 
 # the placeholder prefix of every symbol of `exported.inlinable()`'s functions
 INLINE_PREFIX = "astjax_exported_PREFIX_"
@@ -101,3 +102,36 @@ mark_unsupported(call_exported_p, "jvp", "Exported.call is differentiated in rev
 mark_unsupported(call_exported_p, "batch", "an exported function has a fixed signature "
                  "(JAX has no batching rule for call_exported either); export the vmapped "
                  "function instead")
+
+
+# ------------------------------------------------------------------ dim_as_value
+# A symbolic dimension (astjax/shape_poly.py) used as a value: `jnp.sum(x) / x.shape[0]`
+# inside a function exported with symbolic shapes. Its lowering computes the
+# dimension from the module's dimension variables (codegen/dynamic_shapes.py).
+dim_as_value_p = core.new_primitive("dim_as_value")
+
+
+def _dim_as_value_abstract_eval(*, dimension):
+    del dimension
+    return ShapedArray((), dtypes.canonicalize(np.int64), weak_type=True)
+
+
+def _dim_as_value_lowering(ctx, *, dimension):
+    v = ctx.mb.dim_value(dimension)
+    if ctx.avals_out[0].dtype != np.int32:
+        v = ctx.op1("stablehlo.convert", [v])
+    return v
+
+
+def dim_as_value(dimension):
+    """The symbolic dimension `dimension` as a weak-typed integer scalar value."""
+    return dim_as_value_p.bind(dimension=dimension)
+
+
+register(dim_as_value_p, abstract_eval=_dim_as_value_abstract_eval,
+         lowering=_dim_as_value_lowering)
+nondiff(dim_as_value_p)
+mark_unsupported(dim_as_value_p, "impl", "Evaluation rule for 'dim_as_value' is not "
+                 "implemented. It seems that you are using shape polymorphism outside "
+                 "jax.export.")
+mark_unsupported(dim_as_value_p, "batch", "it has no operands, so it is never batched")
