@@ -25,7 +25,8 @@ from typing import Any
 from .errors import AstjaxError, InconclusiveDimensionOperation, JAXValueError
 
 __all__ = ["DimExpr", "SymbolicScope", "symbolic_shape", "is_symbolic_dim", "evaluate",
-           "variables", "parse_spec", "INT_OPS", "canonical_shape"]
+           "variables", "parse_spec", "INT_OPS", "canonical_shape", "solution_plan",
+           "solve", "constraint_texts"]
 
 _HELP = ("\nThis error arises for comparison operations with shapes that are non-constant, "
          "and the result of the operation cannot be represented as a boolean value for "
@@ -625,3 +626,107 @@ def symbolic_shape(shape_spec: str | None, *, constraints=(), scope=None, like=N
                             f"Found {shape_spec!r}.")
     scope = scope if scope is not None else SymbolicScope(tuple(constraints))
     return parse_spec(shape_spec, scope, like)
+
+
+# ---------------------------------------------------------------- solving at a call
+
+
+def _linear_in(e, v):
+    """(k, rest) with `e == k*v + rest` and `rest` free of `v`, or None."""
+    if not isinstance(e, DimExpr) or v not in variables(e):
+        return None
+    mono = ((("var", v), 1),)
+    k = dict(e._terms).get(mono)
+    if k is None:
+        return None
+    rest = e - k * DimExpr._atom(("var", v), e.scope)
+    return (k, rest) if v not in variables(rest) else None
+
+
+def solution_plan(shapes) -> list:
+    """How the dimension variables of `shapes` (the exported arguments' symbolic
+    shapes) follow from the actual sizes: `(var, arg, axis, k, rest)` steps, each
+    `var = (shapes[arg][axis]'s size - rest) // k`, `rest` using earlier variables only.
+    A JAX ValueError when some variable cannot be solved for."""
+    wanted = variables([d for s in shapes for d in s])
+    known: list[str] = []
+    plan = []
+    progress = True
+    while progress and len(known) < len(wanted):
+        progress = False
+        for i, shape in enumerate(shapes):
+            for axis, d in enumerate(shape):
+                unknown = [v for v in variables(d) if v not in known]
+                if len(unknown) != 1:
+                    continue
+                lin = _linear_in(d, unknown[0])
+                if lin is not None:
+                    plan.append((unknown[0], i, axis, *lin))
+                    known.append(unknown[0])
+                    progress = True
+    missing = [v for v in wanted if v not in known]
+    if missing:
+        raise JAXValueError(
+            "Cannot solve for values of dimension variables "
+            f"{{{', '.join(repr(v) for v in missing)}}}. We can only solve linear uni-variate "
+            "constraints. Using the following polymorphic shapes specifications: "
+            + ", ".join(f"args[{i}].shape = {tuple(s)}" for i, s in enumerate(shapes)),
+            hint="make each dimension variable appear alone (or as k*v + c) in some "
+                 "argument's shape")
+    return plan
+
+
+def solve(shapes, actual, arg_names) -> dict:
+    """The dimension variables' values (name -> int, or a dimension when the actual
+    shapes are symbolic) for arguments of shapes `actual` called where `shapes` were
+    exported; JAX's ValueErrors when they do not fit ("Input shapes do not match the
+    polymorphic shapes specification ...")."""
+    plan = solution_plan(shapes)
+    env: dict = {}
+    how = []
+    specs = ", ".join(f"{n}.shape = ({', '.join(map(str, s))}{',' if len(s) == 1 else ''})"
+                      for n, s in zip(arg_names, shapes))
+
+    def fail(what, head="Input shapes do not match the polymorphic shapes specification."):
+        raise JAXValueError(
+            f"{head} {what}. "
+            f"Using the following polymorphic shapes specifications: {specs}. Obtained "
+            f"dimension variables: {''.join(how)}. Please see https://docs.jax.dev/en/latest/"
+            "export/shape_poly.html#shape-assertion-errors for more details.", hint="")
+    for v, i, axis, k, rest in plan:
+        size = actual[i][axis]
+        q, r = divmod(size - evaluate(rest, env), k)
+        if not isinstance(r, int) or r != 0:
+            fail(f"Division had remainder {r} when computing the value of '{v}'")
+        env[v] = q
+        how.append(f"'{v}' = {q} from specification '{shapes[i][axis]}' for dimension "
+                   f"{arg_names[i]}.shape[{axis}] (= {size}), ")
+    for v, *_ in plan:
+        if isinstance(env[v], int) and env[v] < 1:
+            fail(f"Expected value >= 1 for dimension variable '{v}'")
+    for i, shape in enumerate(shapes):
+        for axis, d in enumerate(shape):
+            want = evaluate(d, env)
+            if want != actual[i][axis]:
+                fail(f"Found inconsistency between dimension size {arg_names[i]}.shape[{axis}] "
+                     f"(= {actual[i][axis]}) and the specification '{d}' (= {want})")
+    scope = next((d.scope for s in shapes for d in s if isinstance(d, DimExpr)), None)
+    if scope is not None:
+        for c, g in zip(constraint_texts(scope), scope._geq):
+            val = evaluate(g, env)
+            if isinstance(val, int) and val < 0:
+                fail(f"Expected '{g}' to be greater or equal to 0, but found {val}",
+                     head=f"Input shapes do not match the symbolic shape constraint {c}.")
+    return env
+
+
+def constraint_texts(scope):
+    """Each `g >= 0` of `scope._geq` with the constraint text it came from."""
+    out = []
+    for c in scope._constraints_str:
+        n = 2 if "==" in c else 1
+        lhs, rhs = re.split(r">=|<=|==", c)
+        if isinstance(_parse_expr(lhs, scope, c) - _parse_expr(rhs, scope, c), int):
+            continue
+        out += [c] * n
+    return out

@@ -14,18 +14,24 @@ lowering rule:
   shape in an attribute or the result type (`broadcast_in_dim`, `reshape`, `iota`,
   splat constants) emitted as their dynamic forms taking `shape_value`.
 
-When the module is compiled for concrete shapes, jaxlib's shape refinement
-(`runtime`'s `refine_polymorphic_shapes`) turns every `?` back into a number.
+`dimension_values` computes the variables at a module's entry from its arguments'
+sizes (each variable by the step `shape_poly.solution_plan` found:
+`get_dimension_size`, then integer arithmetic) and asserts what JAX asserts -- every
+variable >= 1, every other dimension equal to its specification, the scope's
+constraints -- by `shape_assertion` custom calls. When the module is compiled for concrete shapes, jaxlib's shape refinement
+(`compile_cache.refine_polymorphic_shapes`) turns every `?` back into a number and
+checks the assertions, reporting JAX's message.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from astjax.ir import ShapedArray
-from astjax.shape_poly import evaluate
+from astjax.shape_poly import (DimExpr, constraint_texts, evaluate, solution_plan,
+                               variables)
 
 __all__ = ["is_dynamic", "dim_value", "shape_value", "dynamic_op", "DYNAMIC_FORMS",
-           "I32"]
+           "I32", "dimension_values", "splat_constant"]
 
 I32 = ShapedArray((), np.int32)
 
@@ -106,7 +112,7 @@ def dynamic_op(mb, name, operands, out_aval, attrs):
     """`name` (a key of `DYNAMIC_FORMS`) with a symbolic result shape, emitted as its
     dynamic form with the result shape as a value."""
     shape = shape_value(mb, out_aval.shape)
-    return mb.op(DYNAMIC_FORMS[name], [*operands, shape], [out_aval], attrs)
+    return mb.op(DYNAMIC_FORMS[name], [*operands, shape], [out_aval], attrs)[0]
 
 
 def splat_constant(mb, value, aval) -> str:
@@ -117,3 +123,90 @@ def splat_constant(mb, value, aval) -> str:
     scalar = mb.constant(flat[0] if flat.size else 0, ShapedArray((), aval.dtype))
     return dynamic_op(mb, "stablehlo.broadcast_in_dim", [scalar], aval,
                       {"broadcast_dimensions": "array<i64>"})
+
+
+# ------------------------------------------------ the dimension variables' values
+
+_ASSERTION_DOCS = "https://docs.jax.dev/en/latest/export/shape_poly.html#shape-assertion-errors"
+
+
+def _spec_text(names, shapes):
+    return ", ".join(f"{n}.shape = ({', '.join(map(str, s))}{',' if len(s) == 1 else ''})"
+                     for n, s in zip(names, shapes))
+
+
+def _assert(mb, pred, values, message):
+    """A `shape_assertion` custom call: an error with `message` ({0}, {1}: `values`)
+    when `pred` is false."""
+    msg = message.replace("\\", "\\\\").replace('"', '\\"')
+    mb.op("stablehlo.custom_call", [pred, *values], [],
+          {"call_target_name": '"shape_assertion"', "api_version": "2 : i32",
+           "has_side_effect": "true", "error_message": f'"{msg}"'})
+
+
+def _compare(mb, x, y, direction):
+    return mb.op("stablehlo.compare", [x, y], [ShapedArray((), np.bool_)],
+                 {"comparison_direction": f"#stablehlo<comparison_direction {direction}>",
+                  "compare_type": "#stablehlo<comparison_type SIGNED>"})[0]
+
+
+def dimension_values(mb, in_avals, args) -> list[str]:
+    """In `mb` (the entry function), the `tensor<i32>` values of the dimension
+    variables of `in_avals` (in `shape_poly.variables` order), computed from the
+    arguments `args` (SSA names), after JAX's shape assertions."""
+    shapes = [a.shape for a in in_avals]
+    names = [f"args[{i}]" for i in range(len(shapes))]
+    plan = solution_plan(shapes)
+    sizes: dict = {}
+
+    def size(i, axis):
+        if (i, axis) not in sizes:
+            sizes[i, axis] = mb.op("stablehlo.get_dimension_size", [args[i]], [I32],
+                                   {"dimension": f"{axis} : i64"})[0]
+        return sizes[i, axis]
+    mb.dim_values = {}
+    how = []
+    for v, i, axis, k, rest in plan:
+        num = size(i, axis) if rest == 0 else mb.op(
+            "stablehlo.subtract", [size(i, axis), mb.dim_value(rest)], [I32])[0]
+        mb.dim_values[v] = num if k == 1 else mb.op(
+            "stablehlo.divide", [num, mb.dim_value(k)], [I32])[0]
+        how.append(f"'{v}' = {{0}} from specification '{shapes[i][axis]}' for dimension "
+                   f"{names[i]}.shape[{axis}] (= {{1}}), ")
+    head = "Input shapes do not match the polymorphic shapes specification."
+    tail = (f"Using the following polymorphic shapes specifications: "
+            f"{_spec_text(names, shapes)}. Obtained dimension variables: {''.join(how)}. "
+            f"Please see {_ASSERTION_DOCS} for more details.")
+    one = mb.dim_value(1)
+    for v, i, axis, k, rest in plan:
+        if k != 1:
+            r = mb.op("stablehlo.remainder", [mb.op(
+                "stablehlo.subtract", [size(i, axis), mb.dim_value(rest)], [I32])[0],
+                mb.dim_value(k)], [I32])[0]
+            _assert(mb, _compare(mb, r, mb.dim_value(0), "EQ"), [r],
+                    f"{head} Division had remainder {{0}} when computing the value of "
+                    f"'{v}'. {tail}")
+        val = mb.dim_values[v]
+        _assert(mb, _compare(mb, val, one, "GE"), [val, size(i, axis)],
+                f"{head} Expected value >= 1 for dimension variable '{v}'. {tail}")
+    for i, shape in enumerate(shapes):
+        for axis, d in enumerate(shape):
+            if not isinstance(d, DimExpr) or any(p[1:3] == (i, axis) for p in plan):
+                continue
+            want = mb.dim_value(d)
+            _assert(mb, _compare(mb, size(i, axis), want, "EQ"), [size(i, axis), want],
+                    f"{head} Found inconsistency between dimension size "
+                    f"{names[i]}.shape[{axis}] (= {{0}}) and the specification '{d}' "
+                    f"(= {{1}}). {tail}")
+    scope = next((d.scope for s in shapes for d in s if isinstance(d, DimExpr)), None)
+    for c, g in zip(_constraints(scope), scope._geq if scope is not None else ()):
+        val = mb.dim_value(g)
+        _assert(mb, _compare(mb, val, mb.dim_value(0), "GE"), [val],
+                f"Input shapes do not match the symbolic shape constraint {c}. Expected "
+                f"'{g}' to be greater or equal to 0, but found {{0}}. {tail}")
+    return [mb.dim_values[v] for v in variables(shapes)]
+
+
+def _constraints(scope):
+    return [] if scope is None else constraint_texts(scope)
+

@@ -440,6 +440,8 @@ def lower_module(jaxpr: core.Jaxpr, name="main_fn", num_replicas=1, donated=(),
         attr = " {" + ", ".join(attrs) + "}" if attrs else ""
         sig.append(f"{n}: {t}{attr}")
     nc = len(jaxpr.constvars)
+    if any(dynamic_shapes.is_dynamic(v.aval) for v in params):   # (symbolic shapes)
+        dynamic_shapes.dimension_values(mb, [v.aval for v in params], arg_names)
     with core.collector_paused():   # lines and SSA names: no cycles (issue 14)
         outs = lower_jaxpr(mb, jaxpr, arg_names[:nc], arg_names[nc:], platform)
     out_types = [mb.types[o] for o in outs]
@@ -463,4 +465,6 @@ def lower_module(jaxpr: core.Jaxpr, name="main_fn", num_replicas=1, donated=(),
     text = ModuleText(head + "\n".join(mb.lines) + "\n  }\n" + funcs + "}\n")
     text.host_callbacks = tuple(mb.host_callbacks)
     text.origins = mb.origins
+    if mb.refine:
+        text.refine = True
     return text
