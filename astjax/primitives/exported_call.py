@@ -22,6 +22,7 @@ from .. import core, dtypes, tree_util
 from ..errors import JAXValueError
 from ..ir import ShapedArray
 from ..pyast import call, load
+from ..shape_poly import evaluate, solve, variables
 from .base import mark_unsupported, nondiff, register
 from .lapack import register_targets
 
@@ -45,7 +46,9 @@ def _arg_name(exported, i):
 
 def check_arguments(exported, avals, positions):
     """JAX's ValueErrors for arguments (`avals`, at flat `positions` among the
-    exported arguments) whose rank, dtype or shape is not the exported one."""
+    exported arguments) whose rank, dtype or shape is not the exported one; the
+    values of the dimension variables when the export has symbolic shapes (solved
+    from every argument: `positions` must then cover them all)."""
     for i, got in zip(positions, avals):
         want = exported.in_avals[i]
         if len(want.shape) != len(got.shape):
@@ -54,17 +57,24 @@ def check_arguments(exported, avals, positions):
         if want.dtype != got.dtype:
             raise JAXValueError(f"Dtype mismatch for {_arg_name(exported, i)}: expected "
                                 f"{want.dtype} and called with {got.dtype}")
-        if tuple(want.shape) != tuple(got.shape):
-            raise JAXValueError(f"Shape mismatch for {_arg_name(exported, i)} (expected "
-                                f"same constant): expected {want.shape} and called with "
-                                f"{got.shape}")
+        for axis, (w, g) in enumerate(zip(want.shape, got.shape)):
+            if type(w) is int and w != g:
+                raise JAXValueError(f"Shape mismatch for {_arg_name(exported, i)}.shape"
+                                    f"[{axis}] (expected same constant): expected "
+                                    f"{want.shape} and called with {got.shape}")
+    if not variables([a.shape for a in exported.in_avals]):
+        return {}
+    positions = list(positions)
+    return solve([exported.in_avals[i].shape for i in positions],
+                 [a.shape for a in avals], [_arg_name(exported, i) for i in positions])
 
 
 def _call_abstract_eval(*avals, exported):
     # the operands are the kept arguments (`module_kept_var_idx`): the others, which
     # the module does not read, are checked by the caller and never bound
-    check_arguments(exported, avals, exported.module_kept_var_idx)
-    return [ShapedArray(a.shape, a.dtype, a.weak_type) for a in exported.out_avals]
+    env = check_arguments(exported, avals, exported.module_kept_var_idx)
+    return [ShapedArray(tuple(evaluate(d, env) for d in a.shape), a.dtype, a.weak_type)
+            for a in exported.out_avals]
 
 
 def _call_lowering(ctx, *args, exported):
@@ -80,9 +90,24 @@ def _call_lowering(ctx, *args, exported):
         index = exported.platforms.index(platform) if platform in exported.platforms else 0
         operands.insert(0, ctx.constant(np.int32(index), ShapedArray((), np.int32)))
     # a float0 result (no data) is the module's i1 zeros, as JAX types it
-    out_avals = [ShapedArray(a.shape, np.bool_) if a.dtype == core.float0 else a
-                 for a in ctx.avals_out]
-    return ctx.op("func.call", operands, out_avals, {"callee": f"@{prefix}main"})
+    physical = lambda avals: [ShapedArray(a.shape, np.bool_) if a.dtype == core.float0  # noqa: E731
+                              else a for a in avals]
+    out_avals = physical(ctx.avals_out)
+    if not variables([a.shape for a in exported.in_avals]):
+        return ctx.op("func.call", operands, out_avals, {"callee": f"@{prefix}main"})
+    # symbolic shapes: the operands take the module's `?` types and the results come
+    # back to the call's shapes (`stablehlo.convert`, as JAX's); jaxlib's shape
+    # refinement makes every type static again before the program compiles
+    ctx.mb.refine = True
+    first = len(operands) - len(args)
+    operands[first:] = [
+        x if ctx.type(a) == ctx.type(w) else ctx.op1("stablehlo.convert", [x], w)
+        for x, a, w in zip(operands[first:], ctx.avals_in,
+                           physical([exported.in_avals[i] for i in exported.module_kept_var_idx]))]
+    outs = ctx.op("func.call", operands, physical(exported.out_avals),
+                  {"callee": f"@{prefix}main"})
+    return [o if ctx.type(w) == ctx.type(a) else ctx.op1("stablehlo.convert", [o], a)
+            for o, w, a in zip(outs, physical(exported.out_avals), out_avals)]
 
 
 def _call_source(gen, eqn):
