@@ -25,7 +25,8 @@ from typing import Any
 from .errors import AstjaxError, InconclusiveDimensionOperation, JAXValueError
 
 __all__ = ["DimExpr", "SymbolicScope", "symbolic_shape", "is_symbolic_dim", "evaluate",
-           "variables", "parse_spec", "INT_OPS", "canonical_shape", "solution_plan",
+           "variables", "parse_spec", "INT_OPS", "canonical_shape", "canonical_dim",
+           "symbolic_quotient", "symbolic_slice_indices", "solution_plan",
            "solve", "constraint_texts"]
 
 _HELP = ("\nThis error arises for comparison operations with shapes that are non-constant, "
@@ -459,6 +460,52 @@ def evaluate(e, env: dict, ops=INT_OPS):
                 term = a if term is None else ops.mul(term, a)
         total = term if total is None else ops.add(total, term)
     return total
+
+
+def symbolic_quotient(shape, new_shape, size, known):
+    """The `-1` entry of `new_shape` reshaping an array of `shape` (`size` elements;
+    `known` the product of the other entries): JAX's InconclusiveDimensionOperation
+    when it does not divide evenly for every value of the variables."""
+    q, r = divmod(_as_dim(size, _scope_of(size, known)), known)
+    if not isinstance(r, int) or r != 0:
+        raise _inconclusive(f"Cannot divide evenly the sizes of shapes {tuple(shape)} and "
+                            f"{tuple(new_shape)}. The remainder {r} should be 0.")
+    return q
+
+
+def symbolic_slice_indices(start, stop, step, n):
+    """`slice(start, stop, step).indices(n)` where `n` or a bound is symbolic: a
+    bound is clamped into `[0, n]` (decided for every value of the variables, else
+    JAX's InconclusiveDimensionOperation); a negative step is not supported."""
+    step = 1 if step is None else step
+    if is_symbolic_dim(step) or step < 0:
+        raise _inconclusive(f"Slicing a dimension of symbolic size '{n}' with step {step} "
+                            "is not supported")
+
+    def clamp(v, default):
+        if v is None:
+            return default
+        if not is_symbolic_dim(v) and v < 0:
+            v = n + v
+        return _dmin(_dmax(v, 0), n)
+    return clamp(start, 0), clamp(stop, n), step
+
+
+def _dmax(a, b):
+    return max(a, b) if not (is_symbolic_dim(a) or is_symbolic_dim(b)) else _minmax("max", a, b)
+
+
+def _dmin(a, b):
+    return min(a, b) if not (is_symbolic_dim(a) or is_symbolic_dim(b)) else _minmax("min", a, b)
+
+
+def _scope_of(*dims):
+    return next(d.scope for d in dims if isinstance(d, DimExpr))
+
+
+def canonical_dim(d):
+    """A dimension: a symbolic one as it is, anything else through `__index__`."""
+    return d if isinstance(d, DimExpr) else operator.index(d)
 
 
 def canonical_shape(shape) -> tuple:

@@ -165,45 +165,49 @@ def dimension_values(mb, in_avals, args) -> list[str]:
                                    {"dimension": f"{axis} : i64"})[0]
         return sizes[i, axis]
     mb.dim_values = {}
-    how = []
     for v, i, axis, k, rest in plan:
         num = size(i, axis) if rest == 0 else mb.op(
             "stablehlo.subtract", [size(i, axis), mb.dim_value(rest)], [I32])[0]
         mb.dim_values[v] = num if k == 1 else mb.op(
             "stablehlo.divide", [num, mb.dim_value(k)], [I32])[0]
-        how.append(f"'{v}' = {{0}} from specification '{shapes[i][axis]}' for dimension "
-                   f"{names[i]}.shape[{axis}] (= {{1}}), ")
     head = "Input shapes do not match the polymorphic shapes specification."
-    tail = (f"Using the following polymorphic shapes specifications: "
-            f"{_spec_text(names, shapes)}. Obtained dimension variables: {''.join(how)}. "
-            f"Please see {_ASSERTION_DOCS} for more details.")
-    one = mb.dim_value(1)
-    for v, i, axis, k, rest in plan:
+    # every message ends with the variables' values, placeholders after its own
+    solved = [x for v, i, axis, _, _ in plan for x in (mb.dim_values[v], size(i, axis))]
+
+    def check(pred, values, message, known=None):
+        known = plan if known is None else known
+        n = len(values)
+        how = "".join(f"'{v}' = {{{n + 2 * j}}} from specification '{shapes[i][axis]}' for "
+                      f"dimension {names[i]}.shape[{axis}] (= {{{n + 2 * j + 1}}}), "
+                      for j, (v, i, axis, _, _) in enumerate(known))
+        _assert(mb, pred, [*values, *solved[:2 * len(known)]],
+                f"{message}. Using the following polymorphic shapes specifications: "
+                f"{_spec_text(names, shapes)}. Obtained dimension variables: {how}. "
+                f"Please see {_ASSERTION_DOCS} for more details.")
+    one, zero = mb.dim_value(1), mb.dim_value(0)
+    for j, (v, i, axis, k, rest) in enumerate(plan):
         if k != 1:
             r = mb.op("stablehlo.remainder", [mb.op(
                 "stablehlo.subtract", [size(i, axis), mb.dim_value(rest)], [I32])[0],
                 mb.dim_value(k)], [I32])[0]
-            _assert(mb, _compare(mb, r, mb.dim_value(0), "EQ"), [r],
-                    f"{head} Division had remainder {{0}} when computing the value of "
-                    f"'{v}'. {tail}")
-        val = mb.dim_values[v]
-        _assert(mb, _compare(mb, val, one, "GE"), [val, size(i, axis)],
-                f"{head} Expected value >= 1 for dimension variable '{v}'. {tail}")
+            check(_compare(mb, r, zero, "EQ"), [r], f"{head} Division had remainder {{0}} "
+                  f"when computing the value of '{v}'", known=plan[:j])
+        check(_compare(mb, mb.dim_values[v], one, "GE"), [],
+              f"{head} Expected value >= 1 for dimension variable '{v}'", known=plan[:j + 1])
     for i, shape in enumerate(shapes):
         for axis, d in enumerate(shape):
             if not isinstance(d, DimExpr) or any(p[1:3] == (i, axis) for p in plan):
                 continue
             want = mb.dim_value(d)
-            _assert(mb, _compare(mb, size(i, axis), want, "EQ"), [size(i, axis), want],
-                    f"{head} Found inconsistency between dimension size "
-                    f"{names[i]}.shape[{axis}] (= {{0}}) and the specification '{d}' "
-                    f"(= {{1}}). {tail}")
+            check(_compare(mb, size(i, axis), want, "EQ"), [size(i, axis), want],
+                  f"{head} Found inconsistency between dimension size {names[i]}.shape[{axis}] "
+                  f"(= {{0}}) and the specification '{d}' (= {{1}})")
     scope = next((d.scope for s in shapes for d in s if isinstance(d, DimExpr)), None)
     for c, g in zip(_constraints(scope), scope._geq if scope is not None else ()):
         val = mb.dim_value(g)
-        _assert(mb, _compare(mb, val, mb.dim_value(0), "GE"), [val],
-                f"Input shapes do not match the symbolic shape constraint {c}. Expected "
-                f"'{g}' to be greater or equal to 0, but found {{0}}. {tail}")
+        check(_compare(mb, val, zero, "GE"), [val],
+              f"Input shapes do not match the symbolic shape constraint {c}. Expected "
+              f"'{g}' to be greater or equal to 0, but found {{0}}")
     return [mb.dim_values[v] for v in variables(shapes)]
 
 

@@ -210,6 +210,11 @@ class RuleContext:
     def region(self, arg_avals, body, terminator="stablehlo.return"):
         return self.mb.region(arg_avals, body, terminator)
 
+    def shape_value(self, shape) -> str:
+        """A `tensor<Nxi32>` of `shape`'s sizes, symbolic ones computed from the
+        module's dimension variables (codegen/dynamic_shapes.py)."""
+        return dynamic_shapes.shape_value(self.mb, shape)
+
     def host_callback(self, fn) -> int:
         """The index under which the compiled module reaches Python function `fn`."""
         return self.mb.host_callback(fn)

@@ -13,7 +13,7 @@ from ..codegen.runtime import Array, device_put
 from ..core import Tracer
 from ..primitives.structural import copy as _structural_copy
 from ..primitives.exported_call import dim_as_value
-from ..shape_poly import DimExpr
+from ..shape_poly import DimExpr, canonical_dim
 from ..errors import (ArgumentError, ArgumentTypeError, ArgumentValueError, ConcretizationError,
                       DTypeError, ScalarOverflowError, ShapeError, ShapeValueError)
 from .util import with_device
@@ -27,9 +27,9 @@ def _static_shape(shape, name="shape"):
     try:
         if isinstance(shape, (int, np.integer)) or (hasattr(shape, "__index__")
                                                     and not isinstance(shape, (tuple, list))):
-            dims = (int(operator_index(shape)),)
+            dims = (canonical_dim(shape),)
         else:
-            dims = tuple(int(operator_index(d)) for d in shape)
+            dims = tuple(canonical_dim(d) for d in shape)   # (symbolic dimensions kept)
     except ConcretizationError:
         raise
     except TypeError:

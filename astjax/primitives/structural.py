@@ -17,6 +17,7 @@ from ..core import ShapedArray, bind
 from ..errors import (ArgumentTypeError, ArgumentValueError, DTypeError, ShapeError,
                       ShapeValueError, caller_location)
 from ..pyast import attr, call, dtype_expr, lax_call, pyconst, scalar_py
+from ..shape_poly import canonical_dim, canonical_shape
 from . import elementwise as ew
 from .base import (check_shape, deflinear, defno_operands, defvectorized, is_zero, match_scalars,
                    matchaxis, moveaxis, nondiff, normalize_axes, register, shift_axis,
@@ -250,7 +251,7 @@ register(broadcast_in_dim_p, batch=_bid_batch, source=_bid_source)
 def broadcast_in_dim(x, shape, broadcast_dimensions, out_sharding=None):
     """`lax.broadcast_in_dim`: operand axis i becomes axis broadcast_dimensions[i];
     `out_sharding` lays the result out (see `out_layout`)."""
-    shape = tuple(int(d) for d in shape)
+    shape = canonical_shape(shape)
     s = None if out_sharding is None else out_layout(out_sharding, "broadcast_in_dim")
     if (s is None and _aval(x).shape == shape
             and tuple(broadcast_dimensions) == tuple(range(len(shape)))):
@@ -271,7 +272,7 @@ reshape_p = core.new_primitive("reshape")
 
 def _reshape_ae(x, *, new_sizes, dimensions=None, sharding=None):
     check_shape("reshape", new_sizes, "new_sizes")
-    if int(np.prod(new_sizes, dtype=np.int64)) != x.size:  # lax.reshape: JAX's ValueError
+    if math.prod(new_sizes) != x.size:  # lax.reshape: JAX's ValueError
         raise ShapeValueError(f"cannot reshape an array of shape {x.shape} (size {x.size}) "
                               f"into shape {tuple(new_sizes)}",
                               hint="the new shape must have as many elements as the operand")
@@ -309,7 +310,7 @@ register(reshape_p, batch=_reshape_batch, source=_reshape_source)
 def reshape(x, new_sizes, dimensions=None, out_sharding=None):
     """`lax.reshape` (after transposing by `dimensions`, if given); `out_sharding`
     lays the result out (see `out_layout`)."""
-    new_sizes = tuple(int(d) for d in new_sizes)
+    new_sizes = canonical_shape(new_sizes)
     s = None if out_sharding is None else out_layout(out_sharding, "reshape")
     if s is None and _aval(x).shape == new_sizes and dimensions is None:
         return x
@@ -718,13 +719,13 @@ defno_operands(iota_p)
 
 def iota(dtype, size):
     """`lax.iota`: 0, 1, ..., size - 1."""
-    return bind(iota_p, dtype=dtypes.canonicalize(dtype), shape=(int(size),), dimension=0,
+    return bind(iota_p, dtype=dtypes.canonicalize(dtype), shape=(canonical_dim(size),), dimension=0,
                 sharding=None)
 
 
 def broadcasted_iota(dtype, shape, dimension):
     """`lax.broadcasted_iota`: the index along `dimension`, of `shape`."""
-    return bind(iota_p, dtype=dtypes.canonicalize(dtype), shape=tuple(int(s) for s in shape),
+    return bind(iota_p, dtype=dtypes.canonicalize(dtype), shape=canonical_shape(shape),
                 dimension=int(dimension), sharding=None)
 
 copy_p = core.new_primitive("copy")
@@ -781,7 +782,7 @@ def full(shape, fill_value, dtype=None):
 
 
 def _full(shape, fill_value, dt, weak):
-    shape = tuple(int(s) for s in (shape if isinstance(shape, (tuple, list)) else (shape,)))
+    shape = canonical_shape(shape if isinstance(shape, (tuple, list)) else (shape,))
     v = convert_element_type(fill_value, dt, weak_type=weak)
     return broadcast(v, shape) if shape else v
 
