@@ -95,21 +95,34 @@ class SymbolicScope:
     def geq(self, e) -> bool | None:
         """True if `e >= 0` for every value of the variables, False if `e < 0` for
         every value, None when that depends on them."""
+        if self._nonneg(e):
+            return True
+        if self._nonneg(-e - 1):
+            return False
+        return None
+
+    def _nonneg(self, e, depth=0) -> bool:
+        """Whether `e >= 0` is proved: by interval bounds, by a constraint `g >= 0`
+        with `e - g` bounded below by 0, or by replacing a `min` with a negative
+        coefficient (a `max` with a positive one) by one of its operands, which
+        makes `e` no larger (`a - min(a, b) >= a - a`)."""
         if isinstance(e, int):
             return e >= 0
-        lo, hi = _bounds(e)
-        if lo >= 0:
+        if _bounds(e)[0] >= 0:
             return True
-        if hi < 0:
-            return False
-        for g in self._geq:      # e >= g >= 0, or e < -g <= 0
+        for g in self._geq:
             d = e - g
             if (d >= 0) if isinstance(d, int) else _bounds(d)[0] >= 0:
                 return True
-            s = -e - 1 - g
-            if (s >= 0) if isinstance(s, int) else _bounds(s)[0] >= 0:
-                return False
-        return None
+        if depth < 3:
+            for mono, k in e._terms:
+                if len(mono) == 1 and mono[0][1] == 1 and mono[0][0][0] in ("min", "max"):
+                    kind, args = mono[0][0]
+                    if (kind == "min") == (k < 0):
+                        atom = DimExpr._atom(mono[0][0], self)
+                        if any(self._nonneg(e - k * atom + k * a, depth + 1) for a in args):
+                            return True
+        return False
 
 
 class DimExpr:

@@ -29,6 +29,7 @@ import numpy as np
 from .. import core, dtypes, tree_util
 from ..core import Eqn, ShapedArray, Var, bind
 from ..errors import LoopCarryError, ShapeError, StructureError
+from ..shape_poly import canonical_dim
 from ..pyast import assign, attr, call, dtype_expr, load, pyconst, statement_rule, store
 from ..util import split_list
 from .base import lax_ops, instantiate, matchaxis, moveaxis, register, zeros_like_aval
@@ -565,7 +566,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     if any(not _aval(x).shape for x in x_leaves):
         raise ShapeError("scan got a scalar in xs: every xs leaf needs a leading axis")
     if length is not None:
-        lengths.add(int(length))
+        lengths.add(canonical_dim(length))
     if len(lengths) != 1:
         raise ShapeError(f"scan got inconsistent lengths {sorted(lengths)}" if lengths else
                          "scan needs xs or an explicit length")

@@ -65,7 +65,10 @@ def _slice_transpose(ct, x, *, start_indices, limit_indices, strides=None):
     strides = strides or (1,) * len(shape)
     out_shape = _aval(ct).shape
     cfg = []
-    for s, n_out, st_, d in zip(start_indices, out_shape, strides, shape):
+    for s, n_out, st_, d, lim in zip(start_indices, out_shape, strides, shape, limit_indices):
+        if st_ == 1:   # (no comparison: a symbolic size may be 0 or more)
+            cfg.append((s, d - lim, 0))
+            continue
         real_limit = s + (n_out - 1) * st_ + 1 if n_out > 0 else s
         cfg.append((s, d - real_limit, st_ - 1 if n_out > 0 else 0))
     return [pad(ct, weak_const(ct, 0), cfg)]

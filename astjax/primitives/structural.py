@@ -17,7 +17,7 @@ from ..core import ShapedArray, bind
 from ..errors import (ArgumentTypeError, ArgumentValueError, DTypeError, ShapeError,
                       ShapeValueError, caller_location)
 from ..pyast import attr, call, dtype_expr, lax_call, pyconst, scalar_py
-from ..shape_poly import canonical_dim, canonical_shape
+from ..shape_poly import canonical_dim, canonical_shape, is_symbolic_dim
 from . import elementwise as ew
 from .base import (check_shape, deflinear, defno_operands, defvectorized, is_zero, match_scalars,
                    matchaxis, moveaxis, nondiff, normalize_axes, register, shift_axis,
@@ -594,7 +594,7 @@ def _pad_ae(x, pv, *, padding_config):
     for d, (lo, hi, interior) in zip(x.shape, padding_config):
         if interior < 0:
             raise ShapeValueError(f"pad: interior padding must be >= 0, got {padding_config}")
-        shape.append(lo + hi + d + max(d - 1, 0) * interior)
+        shape.append(lo + hi + d + (max(d - 1, 0) * interior if interior else 0))
     if any(d < 0 for d in shape):
         raise ShapeValueError(f"pad: padding {tuple(padding_config)} of shape {x.shape} gives "
                               f"a negative size: {tuple(shape)}")
@@ -617,13 +617,17 @@ def _pad_impl(x, pv, *, padding_config):
     return y
 
 
-register(pad_p,
-         impl=_pad_impl,
-         abstract_eval=_pad_ae,
-         lowering=lambda ctx, x, pv, *, padding_config: ctx.op1("stablehlo.pad", [x, pv], attrs={
-             "edge_padding_low": ctx.i64([c[0] for c in padding_config]),
-             "edge_padding_high": ctx.i64([c[1] for c in padding_config]),
-             "interior_padding": ctx.i64([c[2] for c in padding_config])}))
+def _pad_lowering(ctx, x, pv, *, padding_config):
+    lo, hi, interior = ([c[k] for c in padding_config] for k in range(3))
+    if any(map(is_symbolic_dim, (*lo, *hi, *interior))):   # (jax.export: as values)
+        return ctx.op1("stablehlo.dynamic_pad", [x, pv, ctx.shape_value(lo),
+                                                 ctx.shape_value(hi), ctx.shape_value(interior)])
+    return ctx.op1("stablehlo.pad", [x, pv], attrs={
+        "edge_padding_low": ctx.i64(lo), "edge_padding_high": ctx.i64(hi),
+        "interior_padding": ctx.i64(interior)})
+
+
+register(pad_p, impl=_pad_impl, abstract_eval=_pad_ae, lowering=_pad_lowering)
 
 
 def _pad_transpose(ct, x, pv, *, padding_config):
@@ -676,7 +680,7 @@ def pad(x, padding_value, padding_config):
     """`lax.pad`: (low, high, interior) padding per axis with `padding_value`."""
     padding_value = match_scalars(x, padding_value)[1]
     return bind(pad_p, x, padding_value,
-                padding_config=tuple((int(a), int(b), int(c)) for a, b, c in padding_config))
+                padding_config=tuple(canonical_shape(c) for c in padding_config))
 
 # ---- iota / copy / bitcast --------------------------------------------------------
 iota_p = core.new_primitive("iota")
