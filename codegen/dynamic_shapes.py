@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from astjax.errors import JAXValueError
 from astjax.ir import ShapedArray
 from astjax.shape_poly import (DimExpr, constraint_texts, evaluate, solution_plan,
                                variables)
@@ -119,7 +120,8 @@ def splat_constant(mb, value, aval) -> str:
     """A constant of symbolic shape `aval.shape`: all its elements equal."""
     flat = np.ravel(np.asarray(value))
     if flat.size and not (flat == flat[0]).all():
-        raise ValueError("a constant of symbolic shape must have equal elements")
+        raise JAXValueError(f"a constant of symbolic shape {aval.str_short()} must have "
+                            "equal elements")
     scalar = mb.constant(flat[0] if flat.size else 0, ShapedArray((), aval.dtype))
     return dynamic_op(mb, "stablehlo.broadcast_in_dim", [scalar], aval,
                       {"broadcast_dimensions": "array<i64>"})

@@ -91,6 +91,7 @@ class ModuleText(str):
     of the text can name the user's line."""
     host_callbacks: tuple = ()
     origins: list = []
+    refine: bool = False   # (calls a shape-polymorphic export: jaxlib refines it first)
 
 
 class ModuleBuilder:
