@@ -28,6 +28,7 @@ from .errors import (AxisNameError, ConcretizationError, EscapedTracerError, JAX
                      TracerArrayConversionError, TracerBoolConversionError,
                      TracerIntegerConversionError,
                      NotImplementedInAstjaxError, SourceInfo, UNKNOWN, user_location)
+from .shape_poly import canonical_dim
 from .ir import (AbstractRef, Atom, ClosedJaxpr, Eqn, Jaxpr, JaxprTypeError,  # noqa: F401
                  Literal, ShapedArray, TokenAval, Var, abstract_token, check_jaxpr, sub_jaxprs)
 
@@ -433,7 +434,8 @@ class Builder:
         for a in args:   # the usual case first: an operand known only at run time
             if type(a) is Tracer and a.known is None:
                 return none
-        if prim.impl is None or any(a.size > _KNOWN_LIMIT or type(a) is AbstractRef
+        if prim.impl is None or any(type(a.size) is not int or a.size > _KNOWN_LIMIT  # (symbolic)
+                                    or type(a) is AbstractRef
                                     for a in out_avals):
             return none
         vals = [self.known_value(a) for a in args]
@@ -539,7 +541,7 @@ class AxisFrame:
     __slots__ = ("name", "size", "kind")
 
     def __init__(self, name, size, kind="vmap"):
-        self.name, self.size, self.kind = name, int(size), kind
+        self.name, self.size, self.kind = name, canonical_dim(size), kind
 
     def __repr__(self):
         return f"AxisFrame({self.name!r}, {self.size}, {self.kind!r})"

@@ -239,10 +239,10 @@ class JaxprTypeError(AstjaxError, TypeError):
     default_hint = "this is a bug in an astjax pass; please report it with the jaxpr"
 
 
-class InconclusiveDimensionOperation(Exception):
-    """JAX's error for an operation on symbolic dimensions whose result cannot be
-    decided. astjax's shapes are always concrete integers, so it never raises it; the
-    class exists so that `except jax.errors.InconclusiveDimensionOperation:` runs."""
+class InconclusiveDimensionOperation(AstjaxError):
+    """JAX's error for an operation on symbolic dimensions (`jax.export`'s shape
+    polymorphism, astjax/shape_poly.py) whose result cannot be decided for every value
+    of the dimension variables, e.g. `b >= 2` or `int(b)`; a plain Exception, as JAX's."""
 
 
 class AmbiguousTruthValueError(AstjaxError, ValueError):

@@ -20,6 +20,8 @@ import numpy as np
 
 from . import dtypes
 from .errors import AstjaxError, JaxprTypeError, UNKNOWN  # noqa: F401  (JaxprTypeError: was defined here)
+from .errors import InconclusiveDimensionOperation
+from .shape_poly import canonical_shape
 from .pretty import Brk, Concat, Group, Nest, Text, format_doc, join
 from .util import Namer
 
@@ -33,7 +35,10 @@ class ShapedArray:
     __slots__ = ("shape", "dtype", "weak_type")
 
     def __init__(self, shape, dtype, weak_type=False):
-        self.shape = tuple(map(int, shape))
+        try:
+            self.shape = tuple(map(int, shape))
+        except InconclusiveDimensionOperation:   # (symbolic dimensions: jax.export)
+            self.shape = canonical_shape(shape)
         self.dtype = np.dtype(dtype)
         self.weak_type = bool(weak_type)
 
@@ -44,7 +49,13 @@ class ShapedArray:
     def update(self, shape=None, dtype=None, weak_type=None):
         # (a plain ShapedArray; what is kept from `self` is normalized already)
         new = _new_aval(ShapedArray)
-        new.shape = self.shape if shape is None else tuple(map(int, shape))
+        if shape is None:
+            new.shape = self.shape
+        else:
+            try:
+                new.shape = tuple(map(int, shape))
+            except InconclusiveDimensionOperation:
+                new.shape = canonical_shape(shape)
         new.dtype = self.dtype if dtype is None else np.dtype(dtype)
         new.weak_type = self.weak_type if weak_type is None else bool(weak_type)
         return new

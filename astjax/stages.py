@@ -19,6 +19,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from . import core, dtypes, tree_util
+from .shape_poly import canonical_shape
 from . import sharding_impls as _sharding
 from .codegen import compile_cache, runtime, stablehlo
 from .errors import (ArgumentTypeError, ArgumentValueError, NotImplementedInAstjaxError,
@@ -56,7 +57,7 @@ class ShapeDtypeStruct:
                 f"sharding should be an instance of `jax.sharding.Sharding` or "
                 f"`jax.sharding.PartitionSpec`. Got {sharding} of type {type(sharding)}.",
                 loc=caller_location())
-        object.__setattr__(self, "shape", tuple(int(d) for d in shape))
+        object.__setattr__(self, "shape", canonical_shape(shape))
         object.__setattr__(self, "dtype", dtype if isinstance(dtype, dtypes.ExtendedDType)
                            else np.dtype(dtype))  # typed keys: key<fry>
         object.__setattr__(self, "weak_type", bool(weak_type))

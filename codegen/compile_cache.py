@@ -170,7 +170,22 @@ def cache_key(client, text: str, devs, options) -> str:
     return h.hexdigest()
 
 
-def _parsed_module(text: str):
+def refine_polymorphic_shapes(text):
+    """A module that calls a function exported with symbolic shapes (`text.refine`),
+    with every dynamic dimension refined to the concrete shapes of its arguments by
+    jaxlib's pass (which also checks the module's shape assertions): the text that
+    compiles. Other modules are returned as they are."""
+    if not getattr(text, "refine", False):
+        return text
+    from jaxlib import _jax
+    refined = _jax.mlir.refine_polymorphic_shapes(
+        text.encode(), enable_shape_assertions=True, validate_static_shapes=True)
+    out = type(text)(_parsed_module(refined).operation.get_asm(enable_debug_info=False))
+    out.__dict__.update({k: v for k, v in vars(text).items() if k != "refine"})
+    return out
+
+
+def _parsed_module(text):
     """`text` as an MLIR module object (what compiling with host callbacks takes)."""
     from jaxlib.mlir import ir
     from jaxlib.mlir._mlir_libs import _jax_mlir_ext

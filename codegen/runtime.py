@@ -746,6 +746,7 @@ def compile_mlir(text: str, devs, options):
     call with its duration."""
     try:
         t0 = time.perf_counter()
+        text = compile_cache.refine_polymorphic_shapes(text)
         exe = compile_cache.compile_or_load(client(), text, devs, options)
         for fn in tuple(compile_listeners):
             fn(text, time.perf_counter() - t0)

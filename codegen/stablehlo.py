@@ -15,6 +15,7 @@ from astjax import core, dtypes, tree_util
 from astjax.errors import (AstjaxError, JAXValueError, NotImplementedInAstjaxError,
                            RuntimeDTypeError, format_location)
 from astjax.util import Namer
+from . import dynamic_shapes
 
 def _narrow_type(name):
     """MLIR's element type for an ml_dtypes name: float8_e4m3fn -> f8E4M3FN, int4 -> i4."""
@@ -50,7 +51,7 @@ def tensor_type(aval) -> str:
             return "!stablehlo.token"
         if len(_TENSOR_TYPES) >= 4096:   # (a bounded cache: programs of many shapes)
             _TENSOR_TYPES.clear()
-        dims = "".join(f"{d}x" for d in aval.shape)
+        dims = "".join(f"{d}x" if type(d) is int else "?x" for d in aval.shape)
         t = _TENSOR_TYPES[key] = f"tensor<{dims}{elt_type(aval.dtype)}>"
     return t
 
@@ -90,6 +91,7 @@ class ModuleText(str):
     of the text can name the user's line."""
     host_callbacks: tuple = ()
     origins: list = []
+    refine: bool = False   # (calls a shape-polymorphic export: jaxlib refines it first)
 
 
 class ModuleBuilder:
@@ -105,6 +107,15 @@ class ModuleBuilder:
         self.functions: list[str] = []
         # (first, end, eqn): the SSA numbers first..end-1 were made by eqn's rule
         self.origins: list = []
+        # symbolic dimension variable -> its tensor<i32> value (jax.export's shape
+        # polymorphism, codegen/dynamic_shapes.py); `refine` marks a module that needs
+        # jaxlib's shape refinement before it compiles (it calls such an export)
+        self.dim_values: dict = {}
+        self.refine = False
+
+    def dim_value(self, e) -> str:
+        """A `tensor<i32>` holding dimension `e` (an int or a symbolic dimension)."""
+        return dynamic_shapes.dim_value(self, e)
 
     def host_callback(self, fn) -> int:
         """Register a Python function for a host-callback custom call: its index."""
@@ -120,6 +131,8 @@ class ModuleBuilder:
         self.lines.append(" " * self.indent + line)
 
     def op(self, name, operands, out_avals, attrs=None, regions=None):
+        if name in dynamic_shapes.DYNAMIC_FORMS and dynamic_shapes.is_dynamic(out_avals[0]):
+            return [dynamic_shapes.dynamic_op(self, name, operands, out_avals[0], attrs)]
         out_types = [tensor_type(a) for a in out_avals]
         in_types = [self.types[o] for o in operands]
         attr = ""
@@ -146,6 +159,8 @@ class ModuleBuilder:
         return outs
 
     def constant(self, value, aval) -> str:
+        if dynamic_shapes.is_dynamic(aval):
+            return dynamic_shapes.splat_constant(self, value, aval)
         key = (np.asarray(value, aval.dtype).tobytes(), aval) if aval.size <= 16 else None
         if key is not None and key in self.consts:
             return self.consts[key]
@@ -195,6 +210,11 @@ class RuleContext:
 
     def region(self, arg_avals, body, terminator="stablehlo.return"):
         return self.mb.region(arg_avals, body, terminator)
+
+    def shape_value(self, shape) -> str:
+        """A `tensor<Nxi32>` of `shape`'s sizes, symbolic ones computed from the
+        module's dimension variables (codegen/dynamic_shapes.py)."""
+        return dynamic_shapes.shape_value(self.mb, shape)
 
     def host_callback(self, fn) -> int:
         """The index under which the compiled module reaches Python function `fn`."""
@@ -426,6 +446,8 @@ def lower_module(jaxpr: core.Jaxpr, name="main_fn", num_replicas=1, donated=(),
         attr = " {" + ", ".join(attrs) + "}" if attrs else ""
         sig.append(f"{n}: {t}{attr}")
     nc = len(jaxpr.constvars)
+    if any(dynamic_shapes.is_dynamic(v.aval) for v in params):   # (symbolic shapes)
+        dynamic_shapes.dimension_values(mb, [v.aval for v in params], arg_names)
     with core.collector_paused():   # lines and SSA names: no cycles (issue 14)
         outs = lower_jaxpr(mb, jaxpr, arg_names[:nc], arg_names[nc:], platform)
     out_types = [mb.types[o] for o in outs]
@@ -449,4 +471,6 @@ def lower_module(jaxpr: core.Jaxpr, name="main_fn", num_replicas=1, donated=(),
     text = ModuleText(head + "\n".join(mb.lines) + "\n  }\n" + funcs + "}\n")
     text.host_callbacks = tuple(mb.host_callbacks)
     text.origins = mb.origins
+    if mb.refine:
+        text.refine = True
     return text

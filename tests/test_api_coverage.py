@@ -41,7 +41,7 @@ COVERAGE_FLOOR = {"jax": 133, "jax.lax": 371, "jax.tree_util": 36, "jax.tree": 1
                   "jax.dlpack": 2, "jax.ops": 4, "jax.monitoring": 13, "jax.api_util": 9,
                   "jax.custom_batching": 2, "jax.custom_derivatives": 12,
                   "jax.sharding": 17, "jax.extend": 9, "jax.interpreters": 7,
-                  "jax.ad_checkpoint": 6, "jax.export": 9, "jax.profiler": 15}
+                  "jax.ad_checkpoint": 6, "jax.export": 13, "jax.profiler": 15}
 
 # The modules issue 13 asks to be >= 90% covered (item 13): all of them.
 AT_LEAST_90 = ["jax", "jax.numpy", "jax.numpy.linalg", "jax.numpy.fft", "jax.lax",
@@ -52,7 +52,7 @@ AT_LEAST_90 = ["jax", "jax.numpy", "jax.numpy.linalg", "jax.numpy.fft", "jax.lax
                "jax.scipy.cluster.vq", "jax.scipy.spatial.transform", "jax.tree_util",
                "jax.tree", "jax.dtypes", "jax.errors", "jax.debug", "jax.test_util",
                "jax.flatten_util", "jax.typing", "jax.image", "jax.dlpack",
-               "jax.ad_checkpoint", "jax.profiler"]
+               "jax.ad_checkpoint", "jax.profiler", "jax.export"]
 
 
 @pytest.mark.parametrize("module", sorted(COVERAGE_FLOOR))

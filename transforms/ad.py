@@ -351,7 +351,8 @@ def _interval(aval, params):
     only; (None, 0, 0) for any other slice."""
     start, limit, strides = params["start_indices"], params["limit_indices"], params.get("strides")
     cut = [d for d, (s, e, n) in enumerate(zip(start, limit, aval.shape)) if (s, e) != (0, n)]
-    if len(cut) != 1 or (strides and any(st != 1 for st in strides)):
+    if len(cut) != 1 or (strides and any(st != 1 for st in strides)) or any(
+            type(v) is not int for v in (start[cut[0]], limit[cut[0]])):   # (symbolic)
         return None, 0, 0
     return cut[0], start[cut[0]], limit[cut[0]]
 

@@ -25,6 +25,7 @@ from ..api import Jitted, ShapeDtypeStruct, jit
 from ..codegen import stablehlo
 from ..errors import caller_location
 from ..ir import ShapedArray
+from ..shape_poly import variables
 from . import calling, serialization
 from .flatbuffer import TableView
 from .lowering import (DisabledSafetyCheck, ExportError, check_custom_calls,
@@ -150,6 +151,10 @@ def export(fun_jit, *, platforms: Sequence[str] | None = None,
         traced = fun_jit.trace(*args, **kwargs)
         closed = traced.jaxpr
         kept = used_invars(closed.jaxpr)
+        symbolic = bool(variables([v.aval.shape for v in closed.jaxpr.invars]))
+        if symbolic:   # (every argument: the dimension variables come from their sizes)
+            kept = [i for i, v in enumerate(closed.jaxpr.invars)
+                    if v.aval.dtype != core.float0]
         name = traced.fun_name
         text = lower_for_export(closed, kept, platforms, f"jit_{name}",
                                 stablehlo.result_names(traced.out_tree))
@@ -166,7 +171,8 @@ def export(fun_jit, *, platforms: Sequence[str] | None = None,
             platforms=platforms, ordered_effects=(), unordered_effects=(),
             disabled_safety_checks=disabled, mlir_module_serialized=to_portable(text),
             calling_convention_version=maximum_supported_calling_convention_version,
-            module_kept_var_idx=tuple(kept), uses_global_constants=len(platforms) > 1,
+            module_kept_var_idx=tuple(kept),
+            uses_global_constants=len(platforms) > 1 or symbolic,
             _get_vjp=_vjp_exporter(fun_jit, platforms, disabled))
     return do_export
 

@@ -30,6 +30,8 @@ from jaxlib.mlir.dialects import sdy as _sdy   # (JAX's modules carry Shardy att
 from ..errors import AstjaxError, caller_location
 from ..ir import ShapedArray
 from ..primitives.exported_call import INLINE_PREFIX
+from ..shape_poly import variables
+from . import polymorphic
 
 __all__ = ["DisabledSafetyCheck", "ExportError", "default_export_platform",
            "minimum_supported_calling_convention_version",
@@ -128,15 +130,19 @@ def ir_aval(aval):
     return ShapedArray(aval.shape, np.bool_) if aval.dtype == core.float0 else aval
 
 
-def _lower_body(mb, closed, kept, platform):
-    """Lower `closed` into `mb` with the kept invars as `%arg0, %arg1, ...`;
+def _lower_body(mb, closed, kept, platform, dims=()):
+    """Lower `closed` into `mb` with the dimension variables `dims` as `%arg0, ...`
+    (`tensor<i32>`, JAX's `jax.global_constant` arguments) and then the kept invars;
     returns the result SSA names. A float0 argument carries no data and a float0
     result is `i1` zeros (`dispatch_keys`' float0 rules, JAX's module types)."""
     program, removed = without_float0_outputs(closed)
     program, _ = without_float0_inputs(program)
     jaxpr = closed.jaxpr
+    for j, v in enumerate(dims):
+        mb.dim_values[v] = f"%arg{j}"
+        mb.types[f"%arg{j}"] = "tensor<i32>"
     consts = [mb.constant(np.asarray(c), core.get_aval(c)) for c in program.consts]
-    names = {i: f"%arg{k}" for k, i in enumerate(kept)}
+    names = {i: f"%arg{len(dims) + k}" for k, i in enumerate(kept)}
     for i, n in names.items():
         mb.types[n] = stablehlo.tensor_type(ir_aval(jaxpr.invars[i].aval))
     args = [names.get(i, "%unused") for i, v in enumerate(jaxpr.invars)
@@ -180,24 +186,30 @@ def _one_device(jaxpr) -> tuple:
 def lower_for_export(closed, kept, platforms, module_name, result_names) -> str:
     """The exported module's text: `@main(kept args) -> results`, or, for several
     platforms, `@main(%platform_index: tensor<i32>, kept args)` selecting by
-    `stablehlo.case` among private per-platform functions."""
+    `stablehlo.case` among private per-platform functions. With symbolic shapes,
+    `@main` computes the dimension variables from its arguments' sizes
+    (astjax/export/polymorphic.py) and passes them to the function(s) holding the
+    program, as JAX's modules do."""
     in_avals = [ir_aval(closed.jaxpr.invars[i].aval) for i in kept]
+    dims = variables([a.shape for a in in_avals])
     funcs, callbacks = [], []
-    arg_sig = [f"%arg{k}: {stablehlo.tensor_type(a)}" for k, a in enumerate(in_avals)]
+    sig = [f'%arg{j}: tensor<i32> {{jax.global_constant = "{v}"}}' for j, v in enumerate(dims)]
+    sig += [f"%arg{len(dims) + k}: {stablehlo.tensor_type(a)}" for k, a in enumerate(in_avals)]
     res_attrs = [f'jax.result_info = "{stablehlo.mlir_string(n)}"' for n in result_names]
+    wrapped = bool(dims) or len(platforms) > 1
     with shd.lowering_assignment(_one_device(closed.jaxpr)):
         for p in platforms:
             mb = stablehlo.ModuleBuilder()
-            outs = _lower_body(mb, closed, kept, p)
-            name = "main" if len(platforms) == 1 else f"_platform_{p}"
-            vis = "public" if len(platforms) == 1 else "private"
-            funcs.append(_func_text(mb, name, vis, arg_sig, outs,
-                                    res_attrs if len(platforms) == 1 else [""] * len(outs)))
+            outs = _lower_body(mb, closed, kept, p, dims)
+            name = ("main" if not wrapped else f"_platform_{p}" if len(platforms) > 1
+                    else "_wrapped_jax_export_main")
+            funcs.append(_func_text(mb, name, "private" if wrapped else "public", sig, outs,
+                                    [""] * len(outs) if wrapped else res_attrs))
             funcs.extend(mb.functions)
             callbacks.extend(mb.host_callbacks)
         preamble = shd.sdy_mesh_decls()   # (the meshes sharding constraints named)
-    if len(platforms) > 1:
-        funcs.insert(0, _dispatch_main(platforms, in_avals, closed, res_attrs))
+    if wrapped:
+        funcs.insert(0, _entry_main(platforms, in_avals, dims, closed, res_attrs))
     if callbacks:
         raise ExportError(
             "cannot export a function that makes host callbacks (debug.print, "
@@ -207,26 +219,38 @@ def lower_for_export(closed, kept, platforms, module_name, result_names) -> str:
     body = "".join("\n".join("  " + ln for ln in f.splitlines()) + "\n"
                    for f in [*preamble, *funcs])
     safe = "".join(c if c.isalnum() or c == "_" else "_" for c in module_name)
-    return (f"module @{safe} attributes {{jax.uses_shape_polymorphism = false, "
+    poly = "true" if dims else "false"
+    return (f"module @{safe} attributes {{jax.uses_shape_polymorphism = {poly}, "
             f"mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32}} {{\n{body}}}\n")
 
 
-def _dispatch_main(platforms, in_avals, closed, res_attrs):
-    """`@main` of a multi-platform module: a `case` on the platform index (its first
-    argument, JAX's `_platform_index`), each branch calling its platform's function."""
+def _entry_main(platforms, in_avals, dims, closed, res_attrs):
+    """The public `@main` of a module holding its program in private functions: its
+    arguments are the platform index (several platforms: JAX's `_platform_index`)
+    and the kept arguments; it computes the dimension variables from the arguments'
+    sizes (checking JAX's shape assertions) and calls the program -- through a
+    `case` on the platform index when there are several."""
     out_avals = [ir_aval(v.aval) for v in closed.jaxpr.outvars]
     mb = stablehlo.ModuleBuilder()
-    args = [f"%arg{k + 1}" for k in range(len(in_avals))]
-    for n, a in zip(["%arg0"] + args, [ShapedArray((), np.int32)] + list(in_avals)):
+    multi = len(platforms) > 1
+    args = [f"%arg{k + multi}" for k in range(len(in_avals))]
+    for n, a in zip(args, in_avals):
         mb.types[n] = stablehlo.tensor_type(a)
+    dim_vals = polymorphic.dimension_values(mb, in_avals, args) if dims else []
+    operands = [*dim_vals, *args]
+    if multi:
+        mb.types["%arg0"] = "tensor<i32>"
 
-    def branch(p):
-        return mb.region([], lambda: mb.op("func.call", args, out_avals,
-                                           {"callee": f"@_platform_{p}"}))
-    outs = mb.op("stablehlo.case", ["%arg0"], out_avals,
-                 regions=[branch(p) for p in platforms])
-    sig = ['%arg0: tensor<i32> {jax.global_constant = "_platform_index"}'] + [
-        f"{n}: {mb.types[n]}" for n in args]
+        def branch(p):
+            return mb.region([], lambda: mb.op("func.call", operands, out_avals,
+                                               {"callee": f"@_platform_{p}"}))
+        outs = mb.op("stablehlo.case", ["%arg0"], out_avals,
+                     regions=[branch(p) for p in platforms])
+    else:
+        outs = mb.op("func.call", operands, out_avals,
+                     {"callee": "@_wrapped_jax_export_main"})
+    sig = (['%arg0: tensor<i32> {jax.global_constant = "_platform_index"}'] if multi else [])
+    sig += [f"{n}: {mb.types[n]}" for n in args]
     return _func_text(mb, "main", "public", sig, outs, res_attrs)
 
 

@@ -12,8 +12,9 @@ the flat avals (shape as strings, dtype as JAX's enum, memory space; weak types 
 not stored, as in JAX), shardings (astjax writes "unspecified" and reads JAX's named
 shardings only to know they are there), platforms, effects (none in astjax's),
 disabled checks, the portable module, the calling convention, the kept arguments,
-and up to `vjp_order` nested VJPs. Symbolic (shape-polymorphic) dimensions and
-effects in a JAX artifact are refused with a located error.
+and up to `vjp_order` nested VJPs. Symbolic (shape-polymorphic) dimensions are
+stored as their text (`2*b`), in one scope per artifact, without its constraints
+(as JAX); effects in a JAX artifact are refused with a located error.
 """
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ import numpy as np
 from .. import dtypes as _dtypes, tree_util
 from ..errors import caller_location
 from ..ir import ShapedArray
+from ..shape_poly import SymbolicScope, symbolic_shape
 from .flatbuffer import Scalar, Table, TableView, Vector, build
 from .lowering import DisabledSafetyCheck, ExportError
 
@@ -191,18 +193,16 @@ def _aval_table(a) -> Table:
                   2: Scalar("b", _dtype_code(a.dtype)), 3: Scalar("b", _MEMORY_DEVICE)})
 
 
-def _aval(t: TableView) -> ShapedArray:
+def _aval(t: TableView, scope: SymbolicScope) -> ShapedArray:
     if t.scalar(0, "b") != 0:
         raise ExportError("cannot deserialize an abstract token argument or result")
-    dims = t.strings(1)
-    if not all(d.lstrip("-").isdigit() for d in dims):
-        raise ExportError(f"the Exported has symbolic dimensions ({', '.join(dims)}): "
-                          "shape polymorphism is not supported by astjax",
-                          hint="export for concrete shapes", loc=caller_location())
+    # symbolic dimensions are stored as their text; the scope's constraints are not
+    # stored (neither does JAX)
+    dims = symbolic_shape(",".join(t.strings(1)), scope=scope)
     if t.scalar(3, "b") not in (0, _MEMORY_DEVICE):
         raise ExportError("the Exported has arguments or results in host memory, which "
                           "astjax arrays cannot live in", loc=caller_location())
-    return ShapedArray(tuple(int(d) for d in dims), _dtype(t.scalar(2, "b")))
+    return ShapedArray(dims, _dtype(t.scalar(2, "b")))
 
 
 def _check_table(c: DisabledSafetyCheck) -> Table:
@@ -263,10 +263,10 @@ def serialize(exp, vjp_order: int = 0) -> bytes:
     return build(_exported_table(exp, vjp_order))
 
 
-def _avals(t: TableView, idx_slot: int, old_slot: int, uniques):
+def _avals(t: TableView, idx_slot: int, old_slot: int, uniques, scope):
     if t.has(idx_slot):
         return tuple(uniques[i] for i in t.scalars(idx_slot, "I"))
-    return tuple(_aval(a) for a in t.tables(old_slot))
+    return tuple(_aval(a, scope) for a in t.tables(old_slot))
 
 
 def read(t: TableView) -> tuple[dict, TableView | None]:
@@ -275,9 +275,10 @@ def read(t: TableView) -> tuple[dict, TableView | None]:
     if t.tables(10) or t.tables(11):
         raise ExportError("the Exported has effects, which astjax cannot call",
                           loc=caller_location())
-    uniques = [_aval(a) for a in t.tables(19)]
-    in_avals = _avals(t, 22, 3, uniques)
-    out_avals = _avals(t, 23, 5, uniques)
+    scope = SymbolicScope(())
+    uniques = [_aval(a, scope) for a in t.tables(19)]
+    in_avals = _avals(t, 22, 3, uniques, scope)
+    out_avals = _avals(t, 23, 5, uniques, scope)
     fields = dict(
         fun_name=t.string(1) or "", in_tree=_treedef(t.table(2)), in_avals=in_avals,
         out_tree=_treedef(t.table(4)), out_avals=out_avals,

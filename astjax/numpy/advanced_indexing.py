@@ -35,6 +35,7 @@ from ..errors import (ArgumentError, ArgumentIndexError, ArgumentTypeError,
                       ShapeError, ShapeValueError, StagedSliceError)
 from ..primitives.gather import GatherDimensionNumbers, GatherScatterMode
 from ..primitives.scatter import ScatterDimensionNumbers
+from ..shape_poly import is_symbolic_dim, symbolic_slice_indices
 from .operands import asarray, broadcast_shapes, broadcast_to_shape
 from .util import canonicalize_axis
 
@@ -106,8 +107,8 @@ def _mask_to_indices(i):
 
 
 def _slice_part(v):
-    if v is None:
-        return None
+    if v is None or is_symbolic_dim(v):
+        return v
     s = _static_int(v)
     if s is None:  # JAX's IndexError: slice entries must be static integers
         raise StagedSliceError("slice bounds must be static integers: the slice's length is "
@@ -121,6 +122,8 @@ def slice_indices(i: slice, n: int):
     start, stop, step = _slice_part(i.start), _slice_part(i.stop), _slice_part(i.step)
     if step == 0:
         raise ArgumentValueError("slice step cannot be zero", hint="use a nonzero step")
+    if any(is_symbolic_dim(v) for v in (start, stop, n)):
+        return symbolic_slice_indices(start, stop, step, n)
     return slice(start, stop, step).indices(n)
 
 

@@ -376,10 +376,10 @@ def einsum(subscripts, *operands, optimize=None, precision=None,
     size = {}
     for spec, op in zip(specs, ops):
         for c, d in zip(spec, core.get_aval(op).shape):
-            size[c] = max(size.get(c, 1), d)
+            size[c] = size.get(c, 1) if d == 1 else d   # (symbolic sizes: no comparison)
     for k, (spec, op) in enumerate(zip(specs, ops)):
         shp = core.get_aval(op).shape
-        drop = [i for i, c in enumerate(spec) if shp[i] == 1 and size[c] > 1 and spec.count(c) == 1]
+        drop = [i for i, c in enumerate(spec) if shp[i] == 1 and size[c] != 1 and spec.count(c) == 1]
         if drop:
             ops[k] = reshape(op, tuple(d for i, d in enumerate(shp) if i not in drop))
             specs[k] = "".join(c for i, c in enumerate(spec) if i not in drop)

@@ -11,10 +11,12 @@ from ..core import Tracer
 from ..errors import (ArgumentValueError, ArgumentZeroDivisionError, ConcretizationError,
                       ShapeValueError)
 from .operands import (_constant, _dtype, _static_shape, array, asarray,  # noqa: F401
-                       broadcast_to_shape, check_python_ints, operator_index)
+                       asarray_operand, broadcast_to_shape, check_python_ints,
+                       operator_index)
 from .shapes import diagonal, moveaxis, ndim, reshape, shape
 from .ufuncs import exp, log, multiply, power, where
 from .util import static_int, with_device
+from ..shape_poly import is_symbolic_dim
 from ..typing import Array
 
 
@@ -141,6 +143,8 @@ def arange(start, stop=None, step=None, dtype=None) -> Array:
         if isinstance(v, Tracer) and v.known is None:
             raise ConcretizationError("jnp.arange needs static start/stop/step: the length of "
                                       "the result is part of its shape")
+    if any(is_symbolic_dim(v) for v in (start, stop, step)):
+        return _symbolic_arange(start, stop, step, dtype)
     start = np.asarray(start).item() if hasattr(start, "__array__") else start
     stop = np.asarray(stop).item() if hasattr(stop, "__array__") else stop
     step = np.asarray(step).item() if hasattr(step, "__array__") else step
@@ -160,6 +164,23 @@ def arange(start, stop=None, step=None, dtype=None) -> Array:
         return lax.iota(dt, n)
     return _constant(np.arange(start, stop, step).astype(dt)[:n]) if n <= 0 else \
         _affine_iota(dt, n, start, step)
+
+
+def _symbolic_arange(start, stop, step, dtype):
+    """`arange` whose bounds are symbolic dimensions (jax.export's shape
+    polymorphism): integers, a positive static step."""
+    if stop is None:
+        start, stop = 0, start
+    step = 1 if step is None else step
+    if is_symbolic_dim(step) or not isinstance(step, int) or step <= 0:
+        raise ArgumentValueError(f"jnp.arange with symbolic bounds needs a positive static "
+                                 f"integer step, got {step!r}")
+    dt = _dtype(dtype, dtypes.canonicalize(dtypes.int64))
+    n = (stop - start + step - 1) // step
+    r = lax.iota(dt, n)
+    return r if (start, step) == (0, 1) else lax.add(lax.mul(r, np.asarray(step, dt)[()]),
+                                                      lax.convert_element_type(
+                                                          asarray_operand(start), dt))
 
 
 def _affine_iota(dt, n, start, step):

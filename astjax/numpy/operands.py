@@ -12,6 +12,8 @@ from .. import core, dtypes, lax, user_warnings
 from ..codegen.runtime import Array, device_put
 from ..core import Tracer
 from ..primitives.structural import copy as _structural_copy
+from ..primitives.exported_call import dim_as_value
+from ..shape_poly import DimExpr, canonical_dim
 from ..errors import (ArgumentError, ArgumentTypeError, ArgumentValueError, ConcretizationError,
                       DTypeError, ScalarOverflowError, ShapeError, ShapeValueError)
 from .util import with_device
@@ -25,9 +27,9 @@ def _static_shape(shape, name="shape"):
     try:
         if isinstance(shape, (int, np.integer)) or (hasattr(shape, "__index__")
                                                     and not isinstance(shape, (tuple, list))):
-            dims = (int(operator_index(shape)),)
+            dims = (canonical_dim(shape),)
         else:
-            dims = tuple(int(operator_index(d)) for d in shape)
+            dims = tuple(canonical_dim(d) for d in shape)   # (symbolic dimensions kept)
     except ConcretizationError:
         raise
     except TypeError:
@@ -233,7 +235,7 @@ def result(x):
 def _is_operand(x) -> bool:
     # (Array first: `hasattr(x, "_buf")` would gather a multi-device array to one device)
     return isinstance(x, (Array, Tracer, np.ndarray, np.generic, bool, int, float, complex,
-                          core.WeakConst)) or hasattr(x, "_buf")
+                          core.WeakConst, DimExpr)) or hasattr(x, "_buf")
 
 
 def asarray_operand(x, name="argument"):
@@ -242,7 +244,7 @@ def asarray_operand(x, name="argument"):
     Returns: `x` itself, or an Array built from a list/tuple.
     Vs NumPy: Python scalars stay as-is so they keep their weak type."""
     if _is_operand(x):
-        return x
+        return dim_as_value(x) if type(x) is DimExpr else x
     if isinstance(x, (list, tuple)):
         return asarray(x)
     raise ArgumentTypeError(f"{type(x).__name__} object is not a valid {name} for a jnp function",

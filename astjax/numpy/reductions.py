@@ -277,7 +277,8 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, where=None) -> Arra
     if where is None:
         n = _count(av.shape, axes)
         s = sum(lax.convert_element_type(a, comp), axis=axes, keepdims=keepdims)
-        m = lax.div(s, np.asarray(n, comp)[()])
+        m = lax.div(s, np.asarray(n, comp)[()] if type(n) is int   # (else symbolic)
+                    else lax.convert_element_type(asarray_operand(n), comp))
     else:
         w = broadcast_to_shape(where, av.shape)
         s = sum(lax.convert_element_type(a, comp), axis=axes, keepdims=keepdims, where=w)

@@ -3,12 +3,15 @@ expand_dims, stack/concatenate family, split, tile, repeat, flip, roll, pad,
 broadcast_to/broadcast_arrays, diagonal, trace (`astype` is in `ufuncs`)."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import core, dtypes, lax
 from ..errors import (ArgumentTypeError, ArgumentValueError, ArgumentZeroDivisionError, AxisError,
                       ConcretizationError, NotImplementedInAstjaxError, ShapeError, ShapeValueError)
 from ..primitives.structural import out_layout as _out_layout
+from ..shape_poly import canonical_dim, is_symbolic_dim, symbolic_quotient
 from .indexing import _getitem, take
 from .operands import (asarray, asarray_operand, broadcast_shapes, broadcast_to_shape,
                        promote_dtypes, result)
@@ -64,18 +67,21 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None,
     av = core.get_aval(a)
     if isinstance(shape, (int, np.integer)) or hasattr(shape, "__index__") and not isinstance(shape, (tuple, list)):
         shape = (shape,)
-    shape = [int(d) for d in shape]
+    shape = [canonical_dim(d) for d in shape]   # (symbolic dimensions kept)
     if shape.count(-1) > 1:
         raise ShapeError("reshape: only one dimension can be -1")
     if -1 in shape:
-        known = int(np.prod([d for d in shape if d != -1], dtype=np.int64))
-        if known == 0 or av.size % known:
-            raise ShapeError(f"cannot reshape an array of shape {av.shape} into shape "
-                             f"{tuple(shape)}")
-        shape[shape.index(-1)] = av.size // known
-    if int(np.prod(shape, dtype=np.int64)) != av.size:  # JAX's jnp.reshape: a TypeError
+        known = math.prod(d for d in shape if d != -1)
+        if is_symbolic_dim(av.size) or is_symbolic_dim(known):
+            shape[shape.index(-1)] = symbolic_quotient(av.shape, shape, av.size, known)
+        else:
+            if known == 0 or av.size % known:
+                raise ShapeError(f"cannot reshape an array of shape {av.shape} into shape "
+                                 f"{tuple(shape)}")
+            shape[shape.index(-1)] = av.size // known
+    if math.prod(shape) != av.size:  # JAX's jnp.reshape: a TypeError
         raise ShapeError(f"cannot reshape an array of shape {av.shape} (size {av.size}) into "
-                         f"shape {tuple(shape)} (size {int(np.prod(shape, dtype=np.int64))})")
+                         f"shape {tuple(shape)} (size {math.prod(shape)})")
     if order == "F":
         if out_sharding is not None:    # laid out for the reversed shape, as JAX does
             out_sharding = _out_layout(out_sharding, "jnp.reshape")

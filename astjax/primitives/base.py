@@ -26,6 +26,7 @@ from .. import core, dtypes
 from ..core import ShapedArray
 from ..errors import DTypeError, ShapeError, ShapeValueError
 from ..precision_config import Tolerance, accuracy_attribute
+from ..shape_poly import canonical_dim
 from ..pyast import call, comment, lax_call, pyconst, statement_rule
 
 FLOAT = "float"
@@ -304,7 +305,7 @@ def normalize_axes(name, axes, ndim, error=None):
 def check_shape(name, shape, what="shape"):
     """A shape of non-negative sizes (JAX: TypeError; a negative size is not a
     StableHLO type)."""
-    if any(int(d) < 0 for d in shape):
+    if any(canonical_dim(d) < 0 for d in shape):   # (a symbolic dimension is >= 1)
         raise ShapeError(f"`{name}`: every size in {what} must be >= 0, got {tuple(shape)}")
 
 

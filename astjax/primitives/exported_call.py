@@ -18,14 +18,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import core, tree_util
+from .. import core, dtypes, tree_util
 from ..errors import JAXValueError
 from ..ir import ShapedArray
 from ..pyast import call, load
-from .base import mark_unsupported, register
+from ..shape_poly import evaluate, solve, variables
+from .base import mark_unsupported, nondiff, register
 from .lapack import register_targets
 
-__all__ = ["call_exported_p", "INLINE_PREFIX", "check_arguments"]
+__all__ = ["call_exported_p", "INLINE_PREFIX", "check_arguments", "dim_as_value_p",
+           "dim_as_value"]
 
 # the placeholder prefix of every symbol of `exported.inlinable()`'s functions
 INLINE_PREFIX = "astjax_exported_PREFIX_"
@@ -44,7 +46,9 @@ def _arg_name(exported, i):
 
 def check_arguments(exported, avals, positions):
     """JAX's ValueErrors for arguments (`avals`, at flat `positions` among the
-    exported arguments) whose rank, dtype or shape is not the exported one."""
+    exported arguments) whose rank, dtype or shape is not the exported one; the
+    values of the dimension variables when the export has symbolic shapes (solved
+    from every argument: `positions` must then cover them all)."""
     for i, got in zip(positions, avals):
         want = exported.in_avals[i]
         if len(want.shape) != len(got.shape):
@@ -53,17 +57,24 @@ def check_arguments(exported, avals, positions):
         if want.dtype != got.dtype:
             raise JAXValueError(f"Dtype mismatch for {_arg_name(exported, i)}: expected "
                                 f"{want.dtype} and called with {got.dtype}")
-        if tuple(want.shape) != tuple(got.shape):
-            raise JAXValueError(f"Shape mismatch for {_arg_name(exported, i)} (expected "
-                                f"same constant): expected {want.shape} and called with "
-                                f"{got.shape}")
+        for axis, (w, g) in enumerate(zip(want.shape, got.shape)):
+            if type(w) is int and w != g:
+                raise JAXValueError(f"Shape mismatch for {_arg_name(exported, i)}.shape"
+                                    f"[{axis}] (expected same constant): expected "
+                                    f"{want.shape} and called with {got.shape}")
+    if not variables([a.shape for a in exported.in_avals]):
+        return {}
+    positions = list(positions)
+    return solve([exported.in_avals[i].shape for i in positions],
+                 [a.shape for a in avals], [_arg_name(exported, i) for i in positions])
 
 
 def _call_abstract_eval(*avals, exported):
     # the operands are the kept arguments (`module_kept_var_idx`): the others, which
     # the module does not read, are checked by the caller and never bound
-    check_arguments(exported, avals, exported.module_kept_var_idx)
-    return [ShapedArray(a.shape, a.dtype, a.weak_type) for a in exported.out_avals]
+    env = check_arguments(exported, avals, exported.module_kept_var_idx)
+    return [ShapedArray(tuple(evaluate(d, env) for d in a.shape), a.dtype, a.weak_type)
+            for a in exported.out_avals]
 
 
 def _call_lowering(ctx, *args, exported):
@@ -79,9 +90,24 @@ def _call_lowering(ctx, *args, exported):
         index = exported.platforms.index(platform) if platform in exported.platforms else 0
         operands.insert(0, ctx.constant(np.int32(index), ShapedArray((), np.int32)))
     # a float0 result (no data) is the module's i1 zeros, as JAX types it
-    out_avals = [ShapedArray(a.shape, np.bool_) if a.dtype == core.float0 else a
-                 for a in ctx.avals_out]
-    return ctx.op("func.call", operands, out_avals, {"callee": f"@{prefix}main"})
+    physical = lambda avals: [ShapedArray(a.shape, np.bool_) if a.dtype == core.float0  # noqa: E731
+                              else a for a in avals]
+    out_avals = physical(ctx.avals_out)
+    if not variables([a.shape for a in exported.in_avals]):
+        return ctx.op("func.call", operands, out_avals, {"callee": f"@{prefix}main"})
+    # symbolic shapes: the operands take the module's `?` types and the results come
+    # back to the call's shapes (`stablehlo.convert`, as JAX's); jaxlib's shape
+    # refinement makes every type static again before the program compiles
+    ctx.mb.refine = True
+    first = len(operands) - len(args)
+    operands[first:] = [
+        x if ctx.type(a) == ctx.type(w) else ctx.op1("stablehlo.convert", [x], w)
+        for x, a, w in zip(operands[first:], ctx.avals_in,
+                           physical([exported.in_avals[i] for i in exported.module_kept_var_idx]))]
+    outs = ctx.op("func.call", operands, physical(exported.out_avals),
+                  {"callee": f"@{prefix}main"})
+    return [o if ctx.type(w) == ctx.type(a) else ctx.op1("stablehlo.convert", [o], a)
+            for o, w, a in zip(outs, physical(exported.out_avals), out_avals)]
 
 
 def _call_source(gen, eqn):
@@ -101,3 +127,36 @@ mark_unsupported(call_exported_p, "jvp", "Exported.call is differentiated in rev
 mark_unsupported(call_exported_p, "batch", "an exported function has a fixed signature "
                  "(JAX has no batching rule for call_exported either); export the vmapped "
                  "function instead")
+
+
+# ------------------------------------------------------------------ dim_as_value
+# A symbolic dimension (astjax/shape_poly.py) used as a value: `jnp.sum(x) / x.shape[0]`
+# inside a function exported with symbolic shapes. Its lowering computes the
+# dimension from the module's dimension variables (codegen/dynamic_shapes.py).
+dim_as_value_p = core.new_primitive("dim_as_value")
+
+
+def _dim_as_value_abstract_eval(*, dimension):
+    del dimension
+    return ShapedArray((), dtypes.canonicalize(np.int64), weak_type=True)
+
+
+def _dim_as_value_lowering(ctx, *, dimension):
+    v = ctx.mb.dim_value(dimension)
+    if ctx.avals_out[0].dtype != np.int32:
+        v = ctx.op1("stablehlo.convert", [v])
+    return v
+
+
+def dim_as_value(dimension):
+    """The symbolic dimension `dimension` as a weak-typed integer scalar value."""
+    return dim_as_value_p.bind(dimension=dimension)
+
+
+register(dim_as_value_p, abstract_eval=_dim_as_value_abstract_eval,
+         lowering=_dim_as_value_lowering)
+nondiff(dim_as_value_p)
+mark_unsupported(dim_as_value_p, "impl", "Evaluation rule for 'dim_as_value' is not "
+                 "implemented. It seems that you are using shape polymorphism outside "
+                 "jax.export.")
+mark_unsupported(dim_as_value_p, "batch", "it has no operands, so it is never batched")

@@ -11,6 +11,7 @@ import operator as _operator
 import numpy as _np
 
 from .. import core as _core, tree_util as _tree_util
+from ..shape_poly import canonical_dim as _canonical_dim
 from ..errors import (ArgumentIndexError as _ArgumentIndexError,
                       ArgumentTypeError as _ArgumentTypeError, ShapeError as _ShapeError,
                       ArgumentValueError as _ArgumentValueError,
@@ -85,7 +86,7 @@ def _ints(values, what, nonneg=False):
     """`values` as a tuple of Python ints: a located TypeError for a non-integer (a
     float is never truncated) or, with `nonneg`, a negative entry."""
     try:
-        out = tuple(_operator.index(v) for v in values)
+        out = tuple(_canonical_dim(v) for v in values)   # (symbolic dimensions kept)
     except TypeError:
         raise _ShapeError(f"{what} must be a sequence of integers, got {values!r:.60}",
                           hint="pass Python ints (or x.shape entries), not floats") from None

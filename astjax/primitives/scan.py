@@ -29,6 +29,7 @@ import numpy as np
 from .. import core, dtypes, tree_util
 from ..core import Eqn, ShapedArray, Var, bind
 from ..errors import LoopCarryError, ShapeError, StructureError
+from ..shape_poly import canonical_dim
 from ..pyast import assign, attr, call, dtype_expr, load, pyconst, statement_rule, store
 from ..util import split_list
 from .base import lax_ops, instantiate, matchaxis, moveaxis, register, zeros_like_aval
@@ -106,7 +107,7 @@ def _scan_lowering(ctx, *args, jaxpr, length, reverse, num_consts, num_carry, un
     if length == 0:  # no iteration: the carry passes through, the ys are empty
         return list(carry) + [ctx.broadcast(ctx.constant(0, a.update(shape=())),
                                             a.update(shape=()), a) for a in y_avals]
-    if unroll is True or (int(unroll) >= length):
+    if unroll is True or (type(length) is int and int(unroll) >= length):
         return _scan_unrolled(ctx, consts, carry, xs, x_av, y_avals, jaxpr, length, reverse)
     i32 = ShapedArray((), dtypes.int32)
     zeros = [ctx.op1("stablehlo.broadcast_in_dim", [ctx.constant(0, a.update(shape=()))], a,
@@ -114,15 +115,15 @@ def _scan_lowering(ctx, *args, jaxpr, length, reverse, num_consts, num_carry, un
     state_avals = [i32] + c_av + k_av + x_av + list(y_avals)
     init = [ctx.constant(0, i32)] + consts + carry + xs + zeros
     nc, nk, nx = len(consts), len(carry), len(xs)
-    steps = _unroll_steps(length, unroll)
+    steps = _unroll_steps(length, unroll) if type(length) is int else 1   # (symbolic)
 
     def cond_body(i, *rest):
-        lim = ctx.constant(length, i32)
+        lim = ctx.mb.dim_value(length)   # (a symbolic length: from the dimensions)
         return [ctx.mb.op("stablehlo.compare", [i, lim], [i32.update(dtype=dtypes.bool_)],
                           {"comparison_direction": "#stablehlo<comparison_direction LT>"})[0]]
 
     def step(i, cs, ks, xs_, ys):
-        idx = ctx.mb.op("stablehlo.subtract", [ctx.constant(length - 1, i32), i], [i32])[0] \
+        idx = ctx.mb.op("stablehlo.subtract", [ctx.mb.dim_value(length - 1), i], [i32])[0] \
             if reverse else i
         zero = ctx.constant(0, i32)
         x_slices = []
@@ -565,7 +566,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     if any(not _aval(x).shape for x in x_leaves):
         raise ShapeError("scan got a scalar in xs: every xs leaf needs a leading axis")
     if length is not None:
-        lengths.add(int(length))
+        lengths.add(canonical_dim(length))
     if len(lengths) != 1:
         raise ShapeError(f"scan got inconsistent lengths {sorted(lengths)}" if lengths else
                          "scan needs xs or an explicit length")

@@ -14,6 +14,7 @@ from .. import core, dtypes
 from ..core import ShapedArray, bind
 from ..errors import DTypeError, JAXIndexError, ShapeError, ShapeValueError
 from ..pyast import call, lax_call
+from ..shape_poly import canonical_shape, is_symbolic_dim
 from .base import (deflinear, instantiate, is_zero, matchaxis, moveaxis, register,
                    weak_const)
 from .base import tangent_aval as _aval
@@ -38,15 +39,23 @@ def _slice_ae(x, *, start_indices, limit_indices, strides=None):
     return ShapedArray(shape, x.dtype, x.weak_type)
 
 
+def _slice_lowering(ctx, x, *, start_indices, limit_indices, strides=None):
+    strides = strides or (1,) * len(start_indices)
+    if any(map(is_symbolic_dim, (*start_indices, *limit_indices))):
+        # a bound is a symbolic dimension (jax.export): the bounds as values
+        return ctx.op1("stablehlo.real_dynamic_slice", [
+            x, ctx.shape_value(start_indices), ctx.shape_value(limit_indices),
+            ctx.shape_value(strides)])
+    return ctx.op1("stablehlo.slice", [x], attrs={
+        "start_indices": ctx.i64(start_indices), "limit_indices": ctx.i64(limit_indices),
+        "strides": ctx.i64(strides)})
+
+
 register(slice_p,
          impl=lambda x, *, start_indices, limit_indices, strides=None: np.asarray(x)[tuple(
              builtins.slice(s, l, st) for s, l, st in zip(start_indices, limit_indices,
                                                   strides or (1,) * len(start_indices)))].copy(),
-         abstract_eval=_slice_ae,
-         lowering=lambda ctx, x, *, start_indices, limit_indices, strides=None: ctx.op1(
-             "stablehlo.slice", [x], attrs={
-                 "start_indices": ctx.i64(start_indices), "limit_indices": ctx.i64(limit_indices),
-                 "strides": ctx.i64(strides or (1,) * len(start_indices))}))
+         abstract_eval=_slice_ae, lowering=_slice_lowering)
 
 
 def _slice_transpose(ct, x, *, start_indices, limit_indices, strides=None):
@@ -56,7 +65,10 @@ def _slice_transpose(ct, x, *, start_indices, limit_indices, strides=None):
     strides = strides or (1,) * len(shape)
     out_shape = _aval(ct).shape
     cfg = []
-    for s, n_out, st_, d in zip(start_indices, out_shape, strides, shape):
+    for s, n_out, st_, d, lim in zip(start_indices, out_shape, strides, shape, limit_indices):
+        if st_ == 1:   # (no comparison: a symbolic size may be 0 or more)
+            cfg.append((s, d - lim, 0))
+            continue
         real_limit = s + (n_out - 1) * st_ + 1 if n_out > 0 else s
         cfg.append((s, d - real_limit, st_ - 1 if n_out > 0 else 0))
     return [pad(ct, weak_const(ct, 0), cfg)]
@@ -90,8 +102,8 @@ register(slice_p, batch=_slice_batch, source=_slice_source)
 
 def slice(x, start_indices, limit_indices, strides=None):  # noqa: A001
     """`lax.slice`: x[start:limit:stride] per axis."""
-    return bind(slice_p, x, start_indices=tuple(int(i) for i in start_indices),
-                limit_indices=tuple(int(i) for i in limit_indices),
+    return bind(slice_p, x, start_indices=canonical_shape(start_indices),
+                limit_indices=canonical_shape(limit_indices),
                 strides=None if strides is None else tuple(int(s) for s in strides))
 
 

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from .. import core, dtypes
+from .. import core, dtypes, shape_poly
 from .. import sharding_impls as shd
 from ..core import ShapedArray, bind
 from ..errors import (ArgumentTypeError, ArgumentValueError, DTypeError, ShapeError,
@@ -250,7 +250,7 @@ register(broadcast_in_dim_p, batch=_bid_batch, source=_bid_source)
 def broadcast_in_dim(x, shape, broadcast_dimensions, out_sharding=None):
     """`lax.broadcast_in_dim`: operand axis i becomes axis broadcast_dimensions[i];
     `out_sharding` lays the result out (see `out_layout`)."""
-    shape = tuple(int(d) for d in shape)
+    shape = shape_poly.canonical_shape(shape)
     s = None if out_sharding is None else out_layout(out_sharding, "broadcast_in_dim")
     if (s is None and _aval(x).shape == shape
             and tuple(broadcast_dimensions) == tuple(range(len(shape)))):
@@ -271,7 +271,7 @@ reshape_p = core.new_primitive("reshape")
 
 def _reshape_ae(x, *, new_sizes, dimensions=None, sharding=None):
     check_shape("reshape", new_sizes, "new_sizes")
-    if int(np.prod(new_sizes, dtype=np.int64)) != x.size:  # lax.reshape: JAX's ValueError
+    if math.prod(new_sizes) != x.size:  # lax.reshape: JAX's ValueError
         raise ShapeValueError(f"cannot reshape an array of shape {x.shape} (size {x.size}) "
                               f"into shape {tuple(new_sizes)}",
                               hint="the new shape must have as many elements as the operand")
@@ -309,7 +309,7 @@ register(reshape_p, batch=_reshape_batch, source=_reshape_source)
 def reshape(x, new_sizes, dimensions=None, out_sharding=None):
     """`lax.reshape` (after transposing by `dimensions`, if given); `out_sharding`
     lays the result out (see `out_layout`)."""
-    new_sizes = tuple(int(d) for d in new_sizes)
+    new_sizes = shape_poly.canonical_shape(new_sizes)
     s = None if out_sharding is None else out_layout(out_sharding, "reshape")
     if s is None and _aval(x).shape == new_sizes and dimensions is None:
         return x
@@ -593,7 +593,7 @@ def _pad_ae(x, pv, *, padding_config):
     for d, (lo, hi, interior) in zip(x.shape, padding_config):
         if interior < 0:
             raise ShapeValueError(f"pad: interior padding must be >= 0, got {padding_config}")
-        shape.append(lo + hi + d + max(d - 1, 0) * interior)
+        shape.append(lo + hi + d + (max(d - 1, 0) * interior if interior else 0))
     if any(d < 0 for d in shape):
         raise ShapeValueError(f"pad: padding {tuple(padding_config)} of shape {x.shape} gives "
                               f"a negative size: {tuple(shape)}")
@@ -616,13 +616,12 @@ def _pad_impl(x, pv, *, padding_config):
     return y
 
 
-register(pad_p,
-         impl=_pad_impl,
-         abstract_eval=_pad_ae,
-         lowering=lambda ctx, x, pv, *, padding_config: ctx.op1("stablehlo.pad", [x, pv], attrs={
-             "edge_padding_low": ctx.i64([c[0] for c in padding_config]),
-             "edge_padding_high": ctx.i64([c[1] for c in padding_config]),
-             "interior_padding": ctx.i64([c[2] for c in padding_config])}))
+def _pad_lowering(ctx, x, pv, *, padding_config):
+    cfg = [[c[k] for c in padding_config] for k in range(3)]   # low, high, interior
+    if any(map(shape_poly.is_symbolic_dim, (d for c in cfg for d in c))):   # (jax.export)
+        return ctx.op1("stablehlo.dynamic_pad", [x, pv, *map(ctx.shape_value, cfg)])
+    return ctx.op1("stablehlo.pad", [x, pv], attrs=dict(zip(
+        ("edge_padding_low", "edge_padding_high", "interior_padding"), map(ctx.i64, cfg))))
 
 
 def _pad_transpose(ct, x, pv, *, padding_config):
@@ -668,14 +667,15 @@ def _pad_source(gen, eqn):
 
 
 deflinear(pad_p, _pad_transpose)
-register(pad_p, batch=_pad_batch, source=_pad_source)
+register(pad_p, impl=_pad_impl, abstract_eval=_pad_ae, lowering=_pad_lowering, batch=_pad_batch,
+         source=_pad_source)
 
 
 def pad(x, padding_value, padding_config):
     """`lax.pad`: (low, high, interior) padding per axis with `padding_value`."""
     padding_value = match_scalars(x, padding_value)[1]
     return bind(pad_p, x, padding_value,
-                padding_config=tuple((int(a), int(b), int(c)) for a, b, c in padding_config))
+                padding_config=tuple(shape_poly.canonical_shape(c) for c in padding_config))
 
 # ---- iota / copy / bitcast --------------------------------------------------------
 iota_p = core.new_primitive("iota")
@@ -718,13 +718,13 @@ defno_operands(iota_p)
 
 def iota(dtype, size):
     """`lax.iota`: 0, 1, ..., size - 1."""
-    return bind(iota_p, dtype=dtypes.canonicalize(dtype), shape=(int(size),), dimension=0,
-                sharding=None)
+    return bind(iota_p, dtype=dtypes.canonicalize(dtype), shape=shape_poly.canonical_shape([size]),
+                dimension=0, sharding=None)
 
 
 def broadcasted_iota(dtype, shape, dimension):
     """`lax.broadcasted_iota`: the index along `dimension`, of `shape`."""
-    return bind(iota_p, dtype=dtypes.canonicalize(dtype), shape=tuple(int(s) for s in shape),
+    return bind(iota_p, dtype=dtypes.canonicalize(dtype), shape=shape_poly.canonical_shape(shape),
                 dimension=int(dimension), sharding=None)
 
 copy_p = core.new_primitive("copy")
@@ -781,7 +781,7 @@ def full(shape, fill_value, dtype=None):
 
 
 def _full(shape, fill_value, dt, weak):
-    shape = tuple(int(s) for s in (shape if isinstance(shape, (tuple, list)) else (shape,)))
+    shape = shape_poly.canonical_shape(shape if isinstance(shape, (tuple, list)) else (shape,))
     v = convert_element_type(fill_value, dt, weak_type=weak)
     return broadcast(v, shape) if shape else v
 
