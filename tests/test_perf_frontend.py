@@ -60,14 +60,6 @@ def test_a_nested_generator_stays_plain_python(tmp_path):
     assert converter.converted_source(ns["outer"]).count("yield i") == 1
 
 
-def _straight_source(n):
-    lines = ["def f(x):", "    a0 = x * 1.0"]
-    for i in range(1, n + 1):
-        lines.append(f"    a{i} = jnp.sin(a{i - 1}) * 0.5 + a{max(0, i - 1 - i % 3)} * 0.25")
-    lines.append(f"    return a{n}")
-    return "\n".join(lines) + "\n"
-
-
 def test_the_converters_do_not_visit_leaf_nodes(monkeypatch, tmp_path):
     # contexts, operators and constants have no child nodes and no visitor of their
     # own in either converter: `generic_visit` skips them. 600 statements: 24,024
@@ -80,7 +72,8 @@ def test_the_converters_do_not_visit_leaf_nodes(monkeypatch, tmp_path):
         seen.append(type(node))
         return orig(self, node)
     monkeypatch.setattr(astbridge.Transformer, "visit", counted)
-    ns = _load(tmp_path, "straight", _straight_source(200), {"jnp": jnp})
+    from test_perf_statements import _source
+    ns = _load(tmp_path, "straight", _source(200), {"jnp": jnp})
     converter.converted_ast(ns["f"])
     assert not set(seen) & astbridge._LEAF_CLASSES
     assert len(seen) <= 20 * 202, len(seen)
