@@ -58,3 +58,35 @@ def test_a_nested_generator_stays_plain_python(tmp_path):
         ''', {})
     np.testing.assert_allclose(np.asarray(astjax.jit(ns["outer"])(jnp.ones(2))), [3.0, 3.0])
     assert converter.converted_source(ns["outer"]).count("yield i") == 1
+
+
+def test_the_converters_do_not_visit_leaf_nodes(monkeypatch, tmp_path):
+    # contexts, operators and constants have no child nodes and no visitor of their
+    # own in either converter: `generic_visit` skips them. 600 statements: 24,024
+    # visits before (issue 14's 600-statement row), 20 per statement now
+    from astjax.frontend import astbridge
+    seen = []
+    orig = astbridge.Transformer.visit
+
+    def counted(self, node):
+        seen.append(type(node))
+        return orig(self, node)
+    monkeypatch.setattr(astbridge.Transformer, "visit", counted)
+    from test_perf_statements import _source
+    ns = _load(tmp_path, "straight", _source(200), {"jnp": jnp})
+    converter.converted_ast(ns["f"])
+    assert not set(seen) & astbridge._LEAF_CLASSES
+    assert len(seen) <= 20 * 202, len(seen)
+
+
+def test_skipping_leaves_converts_every_shared_function_alike(monkeypatch):
+    # the same converted code with and without the skip, over the shared collection
+    import ast
+
+    from astjax.frontend import astbridge
+    from functions import CASES
+    fast = {c.name: ast.dump(converter.converted_ast(c.fn), include_attributes=True)
+            for c in CASES}
+    monkeypatch.setattr(astbridge.Transformer, "_leaves", classmethod(lambda cls: frozenset()))
+    for c in CASES:
+        assert ast.dump(converter.converted_ast(c.fn), include_attributes=True) == fast[c.name], c.name

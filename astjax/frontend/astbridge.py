@@ -328,6 +328,14 @@ _DEPRECATED_CONSTANT_VISITORS = ("visit_Num", "visit_Str", "visit_Bytes", "visit
                                  "visit_Ellipsis")
 
 
+# gast node classes without child nodes: no fields (expression contexts, operators)
+# or only plain values (a constant's value and kind)
+_LEAF_CLASSES = frozenset(
+    c for c in vars(gast).values()
+    if isinstance(c, type) and issubclass(c, gast.AST) and c is not gast.AST
+    and (not c._fields or c is gast.Constant))
+
+
 class Transformer(gast.NodeTransformer):
     """`gast.NodeTransformer` with the same rules, cheaper per node: the `visit_<Class>`
     method is looked up once per (transformer class, node class), on the first such
@@ -355,8 +363,21 @@ class Transformer(gast.NodeTransformer):
             return cls.generic_visit   # what NodeVisitor.visit_Constant ends in
         return method
 
+    @classmethod
+    def _leaves(cls):
+        """The leaf node classes (contexts, operators, constants: no child nodes) this
+        transformer leaves as they are -- their visitor is this generic one, which
+        returns a leaf unchanged -- so `generic_visit` does not call `visit` on them."""
+        skip = cls.__dict__.get("_skipped_leaves")
+        if skip is None:
+            skip = frozenset(t for t in _LEAF_CLASSES
+                             if cls._method_for(t) is Transformer.generic_visit)
+            setattr(cls, "_skipped_leaves", skip)
+        return skip
+
     def generic_visit(self, node):
         d = node.__dict__
+        skip = self._leaves()
         for field in type(node)._fields:
             if field not in d:
                 continue
@@ -364,7 +385,7 @@ class Transformer(gast.NodeTransformer):
             if isinstance(old, list):
                 new_values = []
                 for value in old:
-                    if isinstance(value, ast.AST):
+                    if isinstance(value, ast.AST) and type(value) not in skip:
                         value = self.visit(value)
                         if value is None:
                             continue
@@ -373,7 +394,7 @@ class Transformer(gast.NodeTransformer):
                             continue
                     new_values.append(value)
                 old[:] = new_values
-            elif isinstance(old, ast.AST):
+            elif isinstance(old, ast.AST) and type(old) not in skip:
                 new = self.visit(old)
                 if new is None:
                     del d[field]

@@ -217,8 +217,9 @@ def binop(name, np_fn, hlo, kind=NUMBER, out_dtype=None, same_dtype=True, check=
 
     def lowering(ctx, x, y):
         out = ctx.avals_out[0]
-        x = ctx.broadcast(x, ctx.avals_in[0], out.update(dtype=ctx.avals_in[0].dtype))
-        y = ctx.broadcast(y, ctx.avals_in[1], out.update(dtype=ctx.avals_in[1].dtype))
+        # (`broadcast` gives its result the operand's dtype; equal shapes pass through)
+        x = ctx.broadcast(x, ctx.avals_in[0], out)
+        y = ctx.broadcast(y, ctx.avals_in[1], out)
         if callable(hlo):
             return hlo(ctx, x, y)
         return ctx.op1(hlo, [x, y])
