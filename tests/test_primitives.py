@@ -34,6 +34,7 @@ SHAPES = [(2, 3), (), (4,), (1, 3, 2), (0, 3)]
 # Primitives whose cases live elsewhere: they take jaxprs or need a named-axis
 # environment (no NumPy reference outside one).
 NO_CASES: dict[str, str] = {
+    "dim_as_value": "a symbolic dimension as a value, only inside a shape-polymorphic export: tests/test_shape_poly.py",
     **{n: "control flow: tests/test_control_flow.py" for n in ("cond", "while", "scan")},
     "custom_linear_solve": "takes jaxprs: tests/test_custom_solves.py (vs JAX's stored values)",
     "ffi_call": "calls a named XLA FFI target: tests/test_ffi.py (jaxlib's LAPACK kernels vs JAX's stored values, a compiled C++ kernel vs NumPy)",

@@ -336,6 +336,9 @@ _LEAF_CLASSES = frozenset(
     and (not c._fields or c is gast.Constant))
 
 
+_NO_METHODS: dict = {}
+
+
 class Transformer(gast.NodeTransformer):
     """`gast.NodeTransformer` with the same rules, cheaper per node: the `visit_<Class>`
     method is looked up once per (transformer class, node class), on the first such
@@ -343,15 +346,22 @@ class Transformer(gast.NodeTransformer):
     reads the fields from the node's dict instead of through `ast.iter_fields`."""
 
     def visit(self, node):
-        cls = type(self)
+        method = type(self).__dict__.get("_visit_methods", _NO_METHODS).get(type(node))
+        if method is None:
+            method = self._cached_method(type(node))
+        return method(self, node)
+
+    @classmethod
+    def _cached_method(cls, node_cls):
+        """`_method_for`, looked up once per (transformer class, node class)."""
         methods = cls.__dict__.get("_visit_methods")
         if methods is None:
             methods = {}
             setattr(cls, "_visit_methods", methods)
-        method = methods.get(type(node))
+        method = methods.get(node_cls)
         if method is None:
-            method = methods[type(node)] = self._method_for(type(node))
-        return method(self, node)
+            method = methods[node_cls] = cls._method_for(node_cls)
+        return method
 
     @classmethod
     def _method_for(cls, node_cls):
@@ -371,7 +381,7 @@ class Transformer(gast.NodeTransformer):
         skip = cls.__dict__.get("_skipped_leaves")
         if skip is None:
             skip = frozenset(t for t in _LEAF_CLASSES
-                             if cls._method_for(t) is Transformer.generic_visit)
+                             if cls._cached_method(t) is Transformer.generic_visit)
             setattr(cls, "_skipped_leaves", skip)
         return skip
 
