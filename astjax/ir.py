@@ -31,14 +31,20 @@ from .util import Namer
 _new_aval = object.__new__
 
 
+def _as_shape(shape) -> tuple:
+    """A shape as a tuple of Python ints (the fast path), symbolic dimensions kept
+    (`jax.export`'s shape polymorphism: `int()` of one is inconclusive)."""
+    try:
+        return tuple(map(int, shape))
+    except InconclusiveDimensionOperation:
+        return canonical_shape(shape)
+
+
 class ShapedArray:
     __slots__ = ("shape", "dtype", "weak_type")
 
     def __init__(self, shape, dtype, weak_type=False):
-        try:
-            self.shape = tuple(map(int, shape))
-        except InconclusiveDimensionOperation:   # (symbolic dimensions: jax.export)
-            self.shape = canonical_shape(shape)
+        self.shape = _as_shape(shape)
         self.dtype = np.dtype(dtype)
         self.weak_type = bool(weak_type)
 
@@ -49,13 +55,7 @@ class ShapedArray:
     def update(self, shape=None, dtype=None, weak_type=None):
         # (a plain ShapedArray; what is kept from `self` is normalized already)
         new = _new_aval(ShapedArray)
-        if shape is None:
-            new.shape = self.shape
-        else:
-            try:
-                new.shape = tuple(map(int, shape))
-            except InconclusiveDimensionOperation:
-                new.shape = canonical_shape(shape)
+        new.shape = self.shape if shape is None else _as_shape(shape)
         new.dtype = self.dtype if dtype is None else np.dtype(dtype)
         new.weak_type = self.weak_type if weak_type is None else bool(weak_type)
         return new

@@ -32,7 +32,7 @@ from astjax.errors import (JAXAttributeError, JAXValueError, NotImplementedInAst
                            user_location)
 from astjax.primitives.cond import bind_cond, cond_p
 from astjax.primitives.custom_derivatives import (checkpoint_p, custom_jvp_call_p,
-                                                  custom_vjp_call_p, stop_gradient_p)
+                                                  custom_vjp_call_p, stop_gradient)
 from astjax.primitives.scan import bind_scan, scan_p
 from astjax.primitives.state import (STATE_PRIMITIVES, Ref, RefEffectError, addupdate_p,
                                      freeze, ref_get, ref_set, swap_p)
@@ -517,16 +517,11 @@ def _custom_call(eqn, ins):
     outs = core.bind(eqn.primitive, *extra, *values, *consts, *args, **params)
     # the final values: the body beside the call, not differentiated
     finals = core.inline_jaxpr(call.jaxpr, call.consts, values + consts + args)[n_out:]
-    finals = [v if out is inp else bind_stop_gradient(f)   # (a reference not stored into)
+    finals = [v if out is inp else stop_gradient(f)   # (a reference not stored into)
               for v, f, out, inp in zip(values, finals, call.jaxpr.outvars[n_out:],
                                         call.jaxpr.invars[:n])]
     _absorb(cells, finals, seen)
     return outs
-
-
-def bind_stop_gradient(x):
-    """`x` with a zero derivative (a differentiable value)."""
-    return core.bind(stop_gradient_p, x) if core.differentiable(core.get_aval(x)) else x
 
 
 class _DischargedRule:
