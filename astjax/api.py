@@ -29,8 +29,9 @@ from .dispatch_keys import (KWARGS as _KWARGS, STATIC as _STATIC, Entry as _Entr
                             cpp_flatten as _cpp_flatten, numpy_key as _numpy_key,
                             tree_sig as _tree_sig)
 from .staging import (StagedCallable, arg_hints, as_callable, donated_leaves, leaf_aval,
-                      stage_flat)
+                      python_scalar, stage_flat, stage_once)
 from .stages import ShapeDtypeStruct, Lowered, Traced
+from .transforms.ad import inline as _inline
 from .transforms.dce import dce_closed
 from .transforms.discharge import discharge_closed, outside_refs as _outside_refs
 from . import jit_refs as _jit_refs
@@ -483,7 +484,13 @@ class Jitted(StagedCallable):
         fun = self._rebuild(statics)
         if self._shardings:   # inside another program: the layouts become constraints
             return _spmd.constrain_inline(fun, self._shardings, dyn_args, dyn_kwargs)
-        return _call_user(fun, dyn_args, dyn_kwargs)
+        staged = stage_once(self._cache, statics, fun, dyn_args, dyn_kwargs,
+                            lambda: None if statics else arg_hints(fun, dyn_args, dyn_kwargs))
+        if staged is None:
+            return _call_user(fun, dyn_args, dyn_kwargs)
+        closed, out_tree, leaves = staged   # staged once per program, as JAX does
+        outs = [python_scalar(o) for o in _inline(closed, leaves)]
+        return tree_util.tree_unflatten(out_tree, outs)
 
     def _aot(self, cls, args, kwargs):
         """The ahead-of-time stage `cls` (`stages.Traced` / `Lowered`) of this

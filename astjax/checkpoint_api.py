@@ -15,12 +15,13 @@ from typing import Any
 
 import numpy as np
 
-from . import core, tree_util
+from . import core, dtypes, tree_util
 from .ad_api import _array_leaves, _fix_arguments, _stage, _staging, _Transformed
 from .api import Jitted
 from .core import bind
 from .errors import ArgumentTypeError, ArgumentValueError
 from .extend.core import eager_transform as _eager_transform
+from .primitives.cond import staged_once
 from .primitives.custom_derivatives import checkpoint_p
 
 __all__ = ["checkpoint", "remat"]
@@ -28,6 +29,8 @@ __all__ = ["checkpoint", "remat"]
 
 
 class _Checkpoint(_Transformed):
+    _share = ("prevent_cse", "policy", "static_argnums", "static_argnames")
+
     def __init__(self, fun, prevent_cse=True, policy=None, static_argnums=(),
                  static_argnames=()):
         super().__init__(fun)
@@ -84,15 +87,31 @@ class _Checkpoint(_Transformed):
             return jitted(*args, **kwargs)
 
     def stage_inline(self, *args, **kwargs):
-        fun = self.fun
+        fun, statics = self.fun, ()
         if self.static_argnums or self.static_argnames:
-            fun, args, kwargs = _fix_arguments(fun, args, kwargs, self._static(args),
-                                               self.static_argnames)
-        closed, in_tree, out_tree, leaves = _stage(fun, args, kwargs, None)
+            nums = self._static(args)
+            statics = (tuple(args[i] for i in nums),
+                       tuple((k, kwargs[k]) for k in self.static_argnames if k in kwargs))
+            fun, args, kwargs = _fix_arguments(fun, args, kwargs, nums, self.static_argnames)
+        # staged once per program for the same function, options, static arguments and
+        # input types, as JAX caches it (a fresh `checkpoint(f)` wrapper too)
+        leaves, in_tree = tree_util.flatten_for_staging((tuple(args), dict(kwargs)))
+        key = ("checkpoint", statics, in_tree, _avals(leaves), dtypes.config.x64_enabled)
+        closed, _, out_tree, _ = staged_once(self._state(), key,
+                                             lambda: _stage(fun, args, kwargs, None))
         body, consts = core.split_consts(closed)
         outs = bind(checkpoint_p, *consts, *leaves, jaxpr=body, prevent_cse=self.prevent_cse,
                     differentiated=False, policy=self.policy)
         return tree_util.tree_unflatten(out_tree, outs)
+
+
+def _avals(leaves):
+    """The leaves' avals, or a list (an unhashable key: not cached) when one is not an
+    array (`_stage` reports it)."""
+    try:
+        return tuple(core.get_aval(x) for x in leaves)
+    except TypeError:
+        return []
 
 
 def checkpoint(fun: Callable[..., Any] | None = None, *, prevent_cse: bool = True,

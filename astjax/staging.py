@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import inspect
 
-
-from . import core, tree_util
+from . import core, dtypes, tree_util
 from .core import ShapedArray
 from .errors import (USER_CODE, ArgumentTypeError, ArgumentValueError, caller_location,
                      def_location, function_name)
 from .frontend import converter, operators, sourceless
+from .primitives.cond import staged_once
 
 
 def leaf_aval(x, where="argument") -> ShapedArray:
@@ -104,6 +104,41 @@ def stage_flat(fun, in_tree, avals, hints=None):
     if key_reuse_hook[0] is not None:
         key_reuse_hook[0](fun, cj, None)
     return cj, out_tree[0]
+
+
+def stage_once(owner, key, fun, args, kwargs, hints_of=None):
+    """(ClosedJaxpr, out_tree, leaves) of `fun(*args, **kwargs)` staged on its array
+    leaves, shared while one builder is open by every call with the same `owner` (the
+    state every wrapper of one function and its options shares), `key` (static
+    arguments) and input types: an inner `jit(f)` or `checkpoint(f)` called twice in
+    one program stages `f` once, as JAX caches its traced jaxpr. None when a leaf is
+    not an array (a function, a mutable reference): the caller then runs `fun` as it
+    is. `hints_of()`: the arguments' naming hints."""
+    leaves, in_tree = tree_util.flatten_for_staging((tuple(args), dict(kwargs)))
+    avals = []
+    for x in leaves:
+        try:
+            a = core.get_aval(x)
+        except TypeError:
+            return None
+        if isinstance(a, core.AbstractRef):   # a mutable reference: not staged as a value
+            return None
+        avals.append(a)
+    full = (key, in_tree, tuple(avals), dtypes.config.x64_enabled)
+    closed, out_tree = staged_once(owner, full, lambda: stage_flat(
+        fun, in_tree, avals, hints_of() if hints_of is not None else None))
+    return closed, out_tree, leaves
+
+
+def python_scalar(x):
+    """A weakly typed constant (`core.WeakConst`: a Python scalar a staged function
+    returned, re-staged) as the Python scalar it came from, when the dtype is that
+    scalar's default; anything else unchanged."""
+    if type(x) is core.WeakConst:
+        for kind in (int, float, complex):
+            if dtypes.python_scalar_dtype(kind(0)) == x.aval.dtype:
+                return kind(x.val)
+    return x
 
 
 def arg_hints(fun, args, kwargs):

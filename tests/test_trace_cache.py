@@ -47,3 +47,58 @@ def test_closure_over_an_outer_value_is_reused_in_its_builder_only():
         return lax.scan(body, 0.0, xs)[0] + lax.scan(body, 1.0, xs * 2)[0]
     xs = np.array([1.0, -2.0, 3.0], np.float32)
     np.testing.assert_allclose(float(astjax.jit(prog)(xs)), 2.0 + 5.0, rtol=1e-6)
+
+
+def test_inner_jit_and_checkpoint_staged_once_compute_each_call():
+    """One staging of an inner `jit` / `checkpoint` serves calls on other values and
+    other static arguments stage their own: every call computes its own result."""
+    def f(x, k):
+        return jnp.sin(x) * k
+    jf, cf = astjax.jit(f, static_argnums=1), astjax.checkpoint(f, static_argnums=1)
+
+    @astjax.jit
+    def prog(x, y):
+        return jf(x, 2) + jf(y, 2) * 10 + jf(x, 3) * 100 + cf(y, 2) * 1000 + cf(x, 3) * 1e4
+    x, y = np.float32(0.25), np.float32(0.5)
+    want = np.sin(x) * (2 + 300 + 3e4) + np.sin(y) * (20 + 2000)
+    np.testing.assert_allclose(float(prog(x, y)), want, rtol=1e-5)
+    np.testing.assert_allclose(float(astjax.grad(prog)(x, y)), np.cos(x) * (2 + 300 + 3e4),
+                               rtol=1e-5)
+
+
+@pytest.mark.parametrize("wrap", [astjax.jit, astjax.checkpoint])
+def test_closure_over_a_value_of_another_builder_is_staged_again(wrap):
+    """A function reading a staged value of the loop body it runs in (through a holder
+    it closes over): each body stages it afresh; a staging cached across builders would
+    read the first body's value."""
+    holder = {}
+    g = wrap(lambda v: v + holder["x"])
+
+    def body(c, x):
+        holder["x"] = x
+        return g(c) + g(c), None
+
+    @astjax.jit
+    def prog(xs):
+        return lax.scan(body, 0.0, xs)[0] + lax.scan(body, 1.0, xs * 2)[0]
+    xs = np.array([1.0, -2.0], np.float32)
+    want = (0.0 * 4 + 2 * (1 * 2 + (-2))) + (1.0 * 4 + 2 * (2 * 2 + (-4)))
+    np.testing.assert_allclose(float(prog(xs)), want, rtol=1e-6)
+
+
+def test_weak_and_strong_results_of_an_inner_jit():
+    """A Python scalar an inner jit returns stays weakly typed, and arguments that
+    differ only in weak type stage separately: the dtypes are those of the same
+    program without the inner jit."""
+    def f(v):
+        return v * 2, 3.0
+
+    def prog(x, h):
+        a, b = jf(x)
+        c, _ = jf(np.float32(1.0))
+        return a * h, b * h, c * h
+    jf = astjax.jit(f)
+    h = jnp.ones(2, jnp.bfloat16)
+    got = [r.dtype for r in astjax.jit(prog)(1.0, h)]
+    jf = f
+    assert got == [r.dtype for r in astjax.jit(prog)(1.0, h)]

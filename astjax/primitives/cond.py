@@ -49,7 +49,7 @@ from .base import lax_ops, mapped_aval, moveaxis, register, zeros_like_aval
 from .selection import select_n_p
 from .structural import convert_element_type_p
 
-__all__ = ["cond_p", "bind_cond", "cond", "switch", "stage_sub"]
+__all__ = ["cond_p", "bind_cond", "cond", "switch", "stage_sub", "staged_once"]
 
 not_mapped = None
 
@@ -403,7 +403,28 @@ register(cond_p, impl=_cond_impl, abstract_eval=_cond_ae, lowering=_cond_lowerin
 # ---- lax.cond, lax.switch ----------------------------------------------------------
 
 
-_staged_subs: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # builder -> {key: ...}
+_staged_once: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # builder -> {key: ...}
+
+
+def staged_once(owner, key, make):
+    """`make()`, or what it returned for the same `owner` (by identity) and `key` while
+    the current builder is open: JAX's cache of staged functions (`lax.cond`'s
+    branches, an inner `jit` or `checkpoint`) within one program. The cache lives as
+    long as the builder, as the staging may hold its values (or enclosing builders')
+    among its consts. Outside staging, or with an unhashable key, `make()`."""
+    b = core.current_builder()
+    full = (id(owner), key)
+    try:
+        hash(full)
+    except TypeError:
+        return make()
+    if b is None:
+        return make()
+    cache = _staged_once.setdefault(b, {})
+    hit = cache.get(full)
+    if hit is None or hit[0] is not owner:
+        hit = cache[full] = (owner, make())
+    return hit[1]
 
 
 def stage_sub(fun, in_tree, in_avals, hints=None):
@@ -412,22 +433,11 @@ def stage_sub(fun, in_tree, in_avals, hints=None):
     As JAX caches the jaxpr of a control-flow function by (function, input tree,
     avals), one function object staged again on the same types while one builder is
     open (`lax.cond(p, f, f, x)`, `lax.switch(i, [f, f, g], x)`, two `cond`s or loops
-    with the same `f` in one body) reuses the first staging, so its Python side
-    effects happen once. The cache lives as long as the builder: its consts are that
-    builder's (or enclosing builders') values."""
-    b = core.current_builder()
-    try:
-        key = (id(fun), in_tree, tuple(in_avals), None if hints is None else tuple(hints))
-        hash(key)
-    except TypeError:
-        key = None
-    if b is None or key is None:
-        return core.stage_callable(fun, in_tree, in_avals, hints)
-    cache = _staged_subs.setdefault(b, {})
-    hit = cache.get(key)
-    if hit is None or hit[0] is not fun:
-        hit = cache[key] = (fun, core.stage_callable(fun, in_tree, in_avals, hints))
-    jaxpr, consts, out_tree = hit[1]
+    with the same `f` in one body) reuses the first staging (`staged_once`), so its
+    Python side effects happen once."""
+    key = ("sub", in_tree, tuple(in_avals), None if hints is None else tuple(hints))
+    jaxpr, consts, out_tree = staged_once(
+        fun, key, lambda: core.stage_callable(fun, in_tree, in_avals, hints))
     return jaxpr, list(consts), out_tree
 
 

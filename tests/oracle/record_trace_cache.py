@@ -15,7 +15,7 @@ from pathlib import Path
 
 
 def _counted(counts, name):
-    def f(x):
+    def f(x, *static):
         counts[name] = counts.get(name, 0) + 1
         return x * 2.0
     return f
@@ -94,10 +94,193 @@ def inner_jit_twice(m):
     return _stage(m, prog, 1.0)
 
 
+def _jit_twice(m, wrap, *extra):
+    """An inner `wrap(f)` called twice, on the same types, in one program."""
+    def prog(n):
+        jf = wrap(_counted(n, "f"))
+        return lambda x: jf(x, *extra) + jf(x, *extra)
+    return _stage(m, prog, 1.0)
+
+
+def inner_jit_fresh_wrapper(m):
+    def prog(n):
+        f = _counted(n, "f")
+        return lambda x: m.jax.jit(f)(x) + m.jax.jit(f)(x)
+    return _stage(m, prog, 1.0)
+
+
+def inner_jit_static_same(m):
+    return _jit_twice(m, lambda f: m.jax.jit(f, static_argnums=1), 2)
+
+
+def inner_jit_static_other(m):
+    def prog(n):
+        jf = m.jax.jit(_counted(n, "f"), static_argnums=1)
+        return lambda x: jf(x, 2) + jf(x, 3)
+    return _stage(m, prog, 1.0)
+
+
+def inner_jit_donate(m):
+    return _jit_twice(m, lambda f: m.jax.jit(f, donate_argnums=0))
+
+
+def inner_jit_inline(m):
+    return _jit_twice(m, lambda f: m.jax.jit(f, inline=True))
+
+
+def inner_jit_weak_and_strong(m):
+    def prog(n):
+        jf = m.jax.jit(_counted(n, "f"))
+        return lambda x: jf(x) + jf(m.jnp.float32(1.0))
+    return _stage(m, prog, 1.0)
+
+
+def inner_jit_other_avals(m):
+    def prog(n):
+        jf = m.jax.jit(_counted(n, "f"))
+        return lambda x: jf(x) + jf(x * m.jnp.ones(2)).sum()
+    return _stage(m, prog, 1.0)
+
+
+def inner_jit_python_scalar(m):
+    def prog(n):
+        jf = m.jax.jit(_counted(n, "f"))
+        return lambda x: jf(x) + jf(2.0)
+    return _stage(m, prog, 1.0)
+
+
+def inner_jit_closure(m):
+    def prog(n):
+        def outer(x):
+            g = m.jax.jit(lambda v: _counted(n, "f")(v) + x)
+            return g(x) + g(x)
+        return outer
+    return _stage(m, prog, 1.0)
+
+
+def checkpoint_fresh_wrapper(m):
+    def prog(n):
+        f = _counted(n, "f")
+        return lambda x: m.jax.checkpoint(f)(x) + m.jax.checkpoint(f)(x)
+    return _stage(m, prog, 1.0)
+
+
+def checkpoint_policy(m):
+    return _jit_twice(m, lambda f: m.jax.checkpoint(
+        f, policy=m.jax.checkpoint_policies.nothing_saveable))
+
+
+def checkpoint_static(m):
+    return _jit_twice(m, lambda f: m.jax.checkpoint(f, static_argnums=1), 2)
+
+
+def checkpoint_no_cse(m):
+    return _jit_twice(m, lambda f: m.jax.checkpoint(f, prevent_cse=False))
+
+
+def remat_twice(m):
+    return _jit_twice(m, m.jax.remat)
+
+
+def custom_jvp_twice(m):
+    def prog(n):
+        f = m.jax.custom_jvp(_counted(n, "f"))
+        f.defjvp(lambda p, t: (p[0] * 2.0, t[0] * 2.0))
+        return lambda x: f(x) + f(x)
+    return _stage(m, prog, 1.0)
+
+
+def custom_vjp_twice(m):
+    def prog(n):
+        f = m.jax.custom_vjp(_counted(n, "f"))
+        f.defvjp(lambda x: (x * 2.0, None), lambda r, g: (g * 2.0,))
+        return lambda x: f(x) + f(x)
+    return _stage(m, prog, 1.0)
+
+
+def vmap_twice(m):
+    def prog(n):
+        vf = m.jax.vmap(_counted(n, "f"))
+        return lambda x: vf(x) + vf(x)
+    return _stage(m, prog, m.jnp.ones(3))
+
+
+def grad_twice(m):
+    return _jit_twice(m, m.jax.grad)
+
+
+# ---- across programs: JAX's caches are global
+
+def _across(m, programs, *args):
+    """Run each outer program of `programs(counts)` (a list of callables) in turn."""
+    counts = {}
+    for p in programs(counts):
+        p(*args)
+    return dict(sorted(counts.items()))
+
+
+def inner_jit_two_programs(m):
+    def progs(n):
+        jf = m.jax.jit(_counted(n, "f"))
+        return [m.jax.jit(lambda x: jf(x) + 1.0), m.jax.jit(lambda x: jf(x) * 3.0)]
+    return _across(m, progs, 1.0)
+
+
+def inner_jit_restaged(m):
+    def progs(n):
+        jf = m.jax.jit(_counted(n, "f"))
+        p = m.jax.jit(lambda x, k: jf(x) + m.jnp.ones(k).sum(), static_argnums=1)
+        return [lambda x: p(x, 2), lambda x: p(x, 3)]
+    return _across(m, progs, 1.0)
+
+
+def inner_jit_other_shape(m):
+    def progs(n):
+        jf = m.jax.jit(_counted(n, "f"))
+        p = m.jax.jit(lambda x, y: jf(x) + y.sum())
+        return [lambda x: p(x, m.jnp.ones(2)), lambda x: p(x, m.jnp.ones(3))]
+    return _across(m, progs, 1.0)
+
+
+def inner_jit_eager_then_staged(m):
+    def progs(n):
+        jf = m.jax.jit(_counted(n, "f"))
+        return [jf, m.jax.jit(lambda x: jf(x) + 1.0)]
+    return _across(m, progs, 1.0)
+
+
+def checkpoint_two_programs(m):
+    def progs(n):
+        cf = m.jax.checkpoint(_counted(n, "f"))
+        return [m.jax.jit(lambda x: cf(x) + 1.0), m.jax.jit(lambda x: cf(x) * 3.0)]
+    return _across(m, progs, 1.0)
+
+
+def cond_two_programs(m):
+    def progs(n):
+        f = _counted(n, "f")
+        return [m.jax.jit(lambda x: m.lax.cond(x > 0, f, f, x) + 1.0),
+                m.jax.jit(lambda x: m.lax.cond(x > 0, f, f, x) * 3.0)]
+    return _across(m, progs, 1.0)
+
+
 CASES = [cond_same, two_conds, switch_repeat, cond_other_avals, while_same_body,
-         cond_in_loop_body, map_twice, checkpoint_twice, inner_jit_twice]
+         cond_in_loop_body, map_twice, checkpoint_twice, inner_jit_twice,
+         inner_jit_fresh_wrapper, inner_jit_static_same, inner_jit_static_other,
+         inner_jit_donate, inner_jit_inline, inner_jit_weak_and_strong, inner_jit_other_avals,
+         inner_jit_python_scalar, inner_jit_closure, checkpoint_fresh_wrapper,
+         checkpoint_policy, checkpoint_static, checkpoint_no_cse, remat_twice,
+         custom_jvp_twice, custom_vjp_twice, vmap_twice, grad_twice,
+         inner_jit_two_programs, inner_jit_restaged, inner_jit_other_shape,
+         inner_jit_eager_then_staged, checkpoint_two_programs, cond_two_programs]
 STAGING_CACHED = ["cond_same", "two_conds", "switch_repeat", "cond_other_avals",
-                  "while_same_body", "cond_in_loop_body", "map_twice"]
+                  "while_same_body", "cond_in_loop_body", "map_twice", "checkpoint_twice",
+                  "inner_jit_twice", "inner_jit_fresh_wrapper", "inner_jit_static_same",
+                  "inner_jit_static_other", "inner_jit_donate", "inner_jit_inline",
+                  "inner_jit_weak_and_strong", "inner_jit_other_avals",
+                  "inner_jit_python_scalar", "inner_jit_closure", "checkpoint_fresh_wrapper",
+                  "checkpoint_policy", "checkpoint_static", "checkpoint_no_cse", "remat_twice",
+                  "custom_jvp_twice", "custom_vjp_twice", "vmap_twice"]
 
 
 def record():
