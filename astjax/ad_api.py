@@ -14,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import inspect
-import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -39,6 +38,7 @@ from .errors import (ArgumentError, ArgumentTypeError, ArgumentValueError, Astja
 from .primitives.scan import scan_raw
 from .primitives.custom_derivatives import stop_gradient
 from .staging import StagedCallable, arg_hints, as_callable, leaf_aval, stage_flat
+from .staging import differentiation_level as _differentiating   # (staging.stage_once reads it)
 from .transforms import ad
 from .transforms.ad import Zero, cleanup, differentiable, float0, inline
 from .transforms.discharge import discharge_closed
@@ -52,13 +52,6 @@ __all__ = ["grad", "value_and_grad", "jvp", "vjp", "linearize", "jacfwd", "jacre
 
 def _staging():
     return core.current_builder() is not None
-
-
-class _Differentiating(threading.local):
-    depth = 0
-
-
-_differentiating = _Differentiating()
 
 
 def differentiating() -> bool:

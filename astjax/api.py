@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import math
 import sys
+import types
 import weakref
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar, overload
@@ -29,7 +30,8 @@ from .dispatch_keys import (KWARGS as _KWARGS, STATIC as _STATIC, Entry as _Entr
                             cpp_flatten as _cpp_flatten, numpy_key as _numpy_key,
                             tree_sig as _tree_sig)
 from .staging import (StagedCallable, arg_hints, as_callable, donated_leaves, leaf_aval,
-                      python_scalar, stage_flat, stage_once)
+                      array_signature, python_scalar, stage_flat,
+                      stage_once)
 from .stages import ShapeDtypeStruct, Lowered, Traced
 from .transforms.ad import inline as _inline
 from .transforms.dce import dce_closed
@@ -132,11 +134,12 @@ class Jitted(StagedCallable):
         self._shardings = _spmd.check_jit_shardings(in_shardings, out_shardings)
         self.fun = fun
         # shared by every jit of the same function and options (compile_cache.shared_state)
+        self._share_key = ("jit", _options_key(static_argnums), _options_key(static_argnames),
+                           _options_key(donate_argnums), self._shardings) + (
+            (options.key(),) if options is not None else ())
         (self.static_argnums, self.static_argnames, self.donate_argnums, self._cache,
          self._fast) = compile_cache.shared_state(
-            fun, ("jit", _options_key(static_argnums), _options_key(static_argnames),
-                  _options_key(donate_argnums), self._shardings)
-            + ((options.key(),) if options is not None else ()),
+            fun, self._share_key,
             lambda: self._new_state(fun, static_argnums, static_argnames, donate_argnums))
         self._has_statics = bool(self.static_argnums or self.static_argnames)
         self._plain = options is None and not self._has_statics   # __call__'s fast paths
@@ -484,13 +487,33 @@ class Jitted(StagedCallable):
         fun = self._rebuild(statics)
         if self._shardings:   # inside another program: the layouts become constraints
             return _spmd.constrain_inline(fun, self._shardings, dyn_args, dyn_kwargs)
-        staged = stage_once(self._cache, statics, fun, dyn_args, dyn_kwargs,
-                            lambda: None if statics else arg_hints(fun, dyn_args, dyn_kwargs))
-        if staged is None:
+        sig = array_signature(dyn_args, dyn_kwargs)
+        if sig is None:
             return _call_user(fun, dyn_args, dyn_kwargs)
-        closed, out_tree, leaves = staged   # staged once per program, as JAX does
+        leaves, in_tree, avals = sig   # staged once, as JAX does (the same key as _entry's)
+        key = (statics, in_tree, avals, dtypes.config.x64_enabled)
+        cache = self._current_cache()
+        closed, out_tree = stage_once(
+            cache, key, lambda: stage_flat(fun, in_tree, list(avals), None if statics
+                                           else arg_hints(fun, dyn_args, dyn_kwargs)),
+            shared=cache, eager=lambda: self._eager_staging(cache, key))
         outs = [python_scalar(o) for o in _inline(closed, leaves)]
         return tree_util.tree_unflatten(out_tree, outs)
+
+    def _current_cache(self):
+        """The per-signature cache a fresh `jit` of this function would find now: another
+        one than `_cache` once a global it reads was rebound or a closure cell changed
+        (`compile_cache.shared_state`), so an inner call never inlines a stale staging."""
+        if type(self.fun) is not types.FunctionType:
+            return self._cache
+        return compile_cache.shared_state(self.fun, self._share_key, lambda: (
+            self.static_argnums, self.static_argnames, self.donate_argnums, {}, {}))[3]
+
+    @staticmethod
+    def _eager_staging(cache, key):
+        """(ClosedJaxpr, out_tree) an eager call with this `_entry` key staged, or None."""
+        entry = cache.get(key)
+        return (entry.closed, entry.out_tree) if type(entry) is _Entry else None
 
     def _aot(self, cls, args, kwargs):
         """The ahead-of-time stage `cls` (`stages.Traced` / `Lowered`) of this

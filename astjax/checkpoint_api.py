@@ -10,19 +10,21 @@ computes and saves and what the backward pass recomputes. `static_argnums` /
 from __future__ import annotations
 
 import functools
+import types
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from . import core, dtypes, tree_util
+from .codegen import compile_cache
 from .ad_api import _array_leaves, _fix_arguments, _stage, _staging, _Transformed
 from .api import Jitted
 from .core import bind
 from .errors import ArgumentTypeError, ArgumentValueError
 from .extend.core import eager_transform as _eager_transform
-from .primitives.cond import staged_once
 from .primitives.custom_derivatives import checkpoint_p
+from .staging import array_signature, stage_once
 
 __all__ = ["checkpoint", "remat"]
 
@@ -86,6 +88,16 @@ class _Checkpoint(_Transformed):
                     self, static_argnums=nums, static_argnames=names)
             return jitted(*args, **kwargs)
 
+    def _staging_state(self):
+        """The state a fresh wrapper of this function and options would find now (another
+        one once a global it reads was rebound or a closure cell changed), so a call
+        never inlines a stale staging (`compile_cache.shared_state`)."""
+        if type(self.fun) is not types.FunctionType:
+            return self._state()
+        return compile_cache.shared_state(
+            self.fun, ("checkpoint staging",) + tuple(getattr(self, a) for a in self._share),
+            dict)
+
     def stage_inline(self, *args, **kwargs):
         fun, statics = self.fun, ()
         if self.static_argnums or self.static_argnames:
@@ -95,23 +107,19 @@ class _Checkpoint(_Transformed):
             fun, args, kwargs = _fix_arguments(fun, args, kwargs, nums, self.static_argnames)
         # staged once per program for the same function, options, static arguments and
         # input types, as JAX caches it (a fresh `checkpoint(f)` wrapper too)
-        leaves, in_tree = tree_util.flatten_for_staging((tuple(args), dict(kwargs)))
-        key = ("checkpoint", statics, in_tree, _avals(leaves), dtypes.config.x64_enabled)
-        closed, _, out_tree, _ = staged_once(self._state(), key,
-                                             lambda: _stage(fun, args, kwargs, None))
+        sig = array_signature(args, kwargs)
+        if sig is None:   # (`_stage` reports the leaf that is not an array)
+            closed, _, out_tree, leaves = _stage(fun, args, kwargs, None)
+        else:
+            leaves, in_tree, avals = sig
+            state = self._staging_state()
+            closed, out_tree = stage_once(
+                state, (statics, in_tree, avals, dtypes.config.x64_enabled),
+                lambda: _stage(fun, args, kwargs, None)[::2], shared=state)
         body, consts = core.split_consts(closed)
         outs = bind(checkpoint_p, *consts, *leaves, jaxpr=body, prevent_cse=self.prevent_cse,
                     differentiated=False, policy=self.policy)
         return tree_util.tree_unflatten(out_tree, outs)
-
-
-def _avals(leaves):
-    """The leaves' avals, or a list (an unhashable key: not cached) when one is not an
-    array (`_stage` reports it)."""
-    try:
-        return tuple(core.get_aval(x) for x in leaves)
-    except TypeError:
-        return []
 
 
 def checkpoint(fun: Callable[..., Any] | None = None, *, prevent_cse: bool = True,

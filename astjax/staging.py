@@ -4,6 +4,7 @@ result. `jit` and every transform stage through `stage_flat`."""
 from __future__ import annotations
 
 import inspect
+import threading
 
 from . import core, dtypes, tree_util
 from .core import ShapedArray
@@ -106,14 +107,18 @@ def stage_flat(fun, in_tree, avals, hints=None):
     return cj, out_tree[0]
 
 
-def stage_once(owner, key, fun, args, kwargs, hints_of=None):
-    """(ClosedJaxpr, out_tree, leaves) of `fun(*args, **kwargs)` staged on its array
-    leaves, shared while one builder is open by every call with the same `owner` (the
-    state every wrapper of one function and its options shares), `key` (static
-    arguments) and input types: an inner `jit(f)` or `checkpoint(f)` called twice in
-    one program stages `f` once, as JAX caches its traced jaxpr. None when a leaf is
-    not an array (a function, a mutable reference): the caller then runs `fun` as it
-    is. `hints_of()`: the arguments' naming hints."""
+class _Differentiation(threading.local):
+    depth = 0
+
+
+# how many differentiations the function being staged is under (`ad_api.differentiation`)
+differentiation_level = _Differentiation()
+_STAGED = object()   # the tag of a staging's key in a `stage_once` `shared` table
+
+
+def array_signature(args, kwargs):
+    """(leaves, in_tree, avals) of the array leaves of `args` / `kwargs`, or None when
+    a leaf is not an array (a function, a mutable reference)."""
     leaves, in_tree = tree_util.flatten_for_staging((tuple(args), dict(kwargs)))
     avals = []
     for x in leaves:
@@ -124,10 +129,35 @@ def stage_once(owner, key, fun, args, kwargs, hints_of=None):
         if isinstance(a, core.AbstractRef):   # a mutable reference: not staged as a value
             return None
         avals.append(a)
-    full = (key, in_tree, tuple(avals), dtypes.config.x64_enabled)
-    closed, out_tree = staged_once(owner, full, lambda: stage_flat(
-        fun, in_tree, avals, hints_of() if hints_of is not None else None))
-    return closed, out_tree, leaves
+    return leaves, in_tree, tuple(avals)
+
+
+def stage_once(owner, key, make, shared=None, eager=None):
+    """`make()` -> (ClosedJaxpr, out_tree): the staging of an inner `jit(f)` or
+    `checkpoint(f)` on the input types `key` names (with its static arguments), made
+    once per program and, where it can be, once per process, as JAX caches traced
+    jaxprs:
+
+    - while one builder is open, by `owner` (the state every wrapper of one function
+      and its options shares, `compile_cache.shared_state`) and `key`
+      (`primitives.cond.staged_once`);
+    - across programs in the dict `shared` (that state), when the staging closes over
+      no staged value: it holds only constants, so any program may inline it;
+      `eager()`: the staging of an eager call with this key, or None.
+
+    The differentiation depth is part of the key: `custom_jvp` functions stage
+    differently under it."""
+    full = (key, differentiation_level.depth)
+    if shared is not None:
+        hit = shared.get((_STAGED, full))
+        if hit is None and eager is not None and not differentiation_level.depth:
+            hit = eager()
+        if hit is not None:
+            return hit
+    staged = staged_once(owner, full, make)
+    if shared is not None and not any(isinstance(c, core.Tracer) for c in staged[0].consts):
+        shared[(_STAGED, full)] = staged
+    return staged
 
 
 def python_scalar(x):

@@ -102,3 +102,52 @@ def test_weak_and_strong_results_of_an_inner_jit():
     got = [r.dtype for r in astjax.jit(prog)(1.0, h)]
     jf = f
     assert got == [r.dtype for r in astjax.jit(prog)(1.0, h)]
+
+
+SCALE = 1.0
+
+
+def _scaled(v):
+    return v * SCALE
+
+
+@pytest.mark.parametrize("wrap", [astjax.jit, astjax.checkpoint])
+def test_a_rebound_global_is_read_again_by_the_next_program(wrap):
+    """The staging a program leaves for the next ones is not served once a global the
+    function reads is rebound: the next program stages it again and reads the new value
+    (`compile_cache.shared_state`)."""
+    global SCALE
+    g = wrap(_scaled)
+    progs = [astjax.jit(lambda x: g(x) + 1.0), astjax.jit(lambda x: g(x) * 1.0)]
+    try:
+        SCALE = 2.0
+        assert float(progs[0](3.0)) == 7.0
+        SCALE = 5.0
+        assert float(progs[1](3.0)) == 15.0
+    finally:
+        SCALE = 1.0
+
+
+@pytest.mark.parametrize("wrap", [astjax.jit, astjax.checkpoint])
+def test_a_staging_closing_over_a_staged_value_stays_in_its_program(wrap):
+    """A staging whose consts are values of the program that staged it is not kept for
+    the next program (it would read a value of a finished program)."""
+    holder = {}
+    g = wrap(lambda v: v + holder["x"])
+
+    def prog(x, k):
+        holder["x"] = x * k
+        return g(x)
+    progs = [astjax.jit(lambda x: prog(x, 2.0)), astjax.jit(lambda x: prog(x, 3.0))]
+    assert [float(p(1.0)) for p in progs] == [3.0, 4.0]
+
+
+def test_an_eager_staging_serves_a_program_with_its_values():
+    """`jit(f)` called eagerly, then inside a program on other values: the program
+    inlines the eager call's staging (JAX stages `f` once) and computes its own values."""
+    jf = astjax.jit(lambda v, w: jnp.sin(v) * w)
+    x = np.float32(0.5)
+    np.testing.assert_allclose(float(jf(x, 2.0)), 2 * np.sin(0.5), rtol=1e-6)
+    prog = astjax.jit(lambda v: jf(v * 2, 3.0) + 1.0)
+    np.testing.assert_allclose(float(prog(x)), 3 * np.sin(1.0) + 1, rtol=1e-6)
+    np.testing.assert_allclose(float(astjax.grad(prog)(x)), 6 * np.cos(1.0), rtol=1e-6)
