@@ -37,7 +37,8 @@ from .errors import (ArgumentError, ArgumentTypeError, ArgumentValueError, Astja
                      check_callable, check_signature)
 from .primitives.scan import scan_raw
 from .primitives.custom_derivatives import stop_gradient
-from .staging import StagedCallable, arg_hints, as_callable, leaf_aval, stage_flat
+from .staging import (StagedCallable, arg_hints, as_callable, leaf_aval, python_scalar,
+                      stage_flat)
 from .staging import differentiation_level as _differentiating   # (staging.stage_once reads it)
 from .transforms import ad
 from .transforms.ad import Zero, cleanup, differentiable, float0, inline
@@ -384,7 +385,7 @@ class _Grad(_Transformed):
             return prim + [x for x in grads if x is not None and not isinstance(x, np.ndarray)]
 
         gj = cleanup(core.stage(g, in_avals, [v.hint for v in closed.jaxpr.invars]))
-        outs = inline(gj, leaves)
+        outs = [python_scalar(o) for o in inline(gj, leaves)]   # (no WeakConst leaks)
         prim, grads_flat = outs[:n_out], outs[n_out:]
         git = iter(_explicit.like_primals(grads_flat, _explicit.layouts_of(
             [x for x, nz in zip(leaves, nz_in) if nz])))

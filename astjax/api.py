@@ -30,7 +30,7 @@ from .dispatch_keys import (KWARGS as _KWARGS, STATIC as _STATIC, Entry as _Entr
                             cpp_flatten as _cpp_flatten, numpy_key as _numpy_key,
                             tree_sig as _tree_sig)
 from .staging import (StagedCallable, arg_hints, as_callable, donated_leaves, leaf_aval,
-                      array_signature, python_scalar, stage_flat,
+                      array_signature, kept_staging, python_scalar, stage_flat,
                       stage_once)
 from .stages import ShapeDtypeStruct, Lowered, Traced
 from .transforms.ad import inline as _inline
@@ -210,8 +210,13 @@ class Jitted(StagedCallable):
             # a call that does not fit the signature has a new key too: checked here, not
             # on every call (binding costs tens of microseconds)
             check_signature(self.fun, args, kwargs, "jit")
-            with _explicit.staging(leaves):   # jax.typeof(x).sharding on Explicit axes
-                closed, out_tree = self._stage(dyn_args, dyn_kwargs, statics, in_tree, avals)
+            kept = kept_staging(self._cache, key)   # (staged by a program already)
+            if kept is not None:
+                closed = dce_closed(discharge_closed(kept[0], keep_outside=True))
+                out_tree = kept[1]
+            else:
+                with _explicit.staging(leaves):   # jax.typeof(x).sharding on Explicit axes
+                    closed, out_tree = self._stage(dyn_args, dyn_kwargs, statics, in_tree, avals)
             donated = donated_leaves(self.donate_argnums, dyn_args, statics)
             name = getattr(self.fun, "__name__", "fn")
             options = self._options.compiler_options if self._options is not None else ()

@@ -160,6 +160,13 @@ def stage_once(owner, key, make, shared=None, eager=None):
     return staged
 
 
+def kept_staging(shared, key):
+    """(ClosedJaxpr, out_tree) a program's inner call left in `shared` for the input
+    types `key` outside any differentiation (`stage_once`), or None: an eager call of
+    the same function stages it no more, as in JAX."""
+    return shared.get((_STAGED, (key, 0)))
+
+
 def python_scalar(x):
     """A weakly typed constant (`core.WeakConst`: a Python scalar a staged function
     returned, re-staged) as the Python scalar it came from, when the dtype is that
