@@ -210,13 +210,8 @@ class Jitted(StagedCallable):
             # a call that does not fit the signature has a new key too: checked here, not
             # on every call (binding costs tens of microseconds)
             check_signature(self.fun, args, kwargs, "jit")
-            kept = kept_staging(self._cache, key)   # (staged by a program already)
-            if kept is not None:
-                closed = dce_closed(discharge_closed(kept[0], keep_outside=True))
-                out_tree = kept[1]
-            else:
-                with _explicit.staging(leaves):   # jax.typeof(x).sharding on Explicit axes
-                    closed, out_tree = self._stage(dyn_args, dyn_kwargs, statics, in_tree, avals)
+            with _explicit.staging(leaves):   # jax.typeof(x).sharding on Explicit axes
+                closed, out_tree = self._stage(dyn_args, dyn_kwargs, statics, in_tree, avals)
             donated = donated_leaves(self.donate_argnums, dyn_args, statics)
             name = getattr(self.fun, "__name__", "fn")
             options = self._options.compiler_options if self._options is not None else ()
@@ -236,7 +231,9 @@ class Jitted(StagedCallable):
     def _stage(self, dyn_args, dyn_kwargs, statics, in_tree, avals, discharge=True):
         fun = self._rebuild(statics)
         hints = arg_hints(self.fun, dyn_args, dyn_kwargs) if not statics else None
-        closed, out_tree = stage_flat(fun, in_tree, list(avals), hints)
+        key = (statics, in_tree, tuple(avals), dtypes.config.x64_enabled)   # (as _entry's)
+        closed, out_tree = (kept_staging(self._cache, key)   # (an inner call staged it)
+                            or stage_flat(fun, in_tree, list(avals), hints))
         if discharge:   # mutable references -> values (make_jaxpr shows them as staged;
             # references from outside the function: `ref.RefEntry` at the call)
             closed = discharge_closed(closed, keep_outside=True)
@@ -496,29 +493,22 @@ class Jitted(StagedCallable):
         if sig is None:
             return _call_user(fun, dyn_args, dyn_kwargs)
         leaves, in_tree, avals = sig   # staged once, as JAX does (the same key as _entry's)
-        key = (statics, in_tree, avals, dtypes.config.x64_enabled)
-        cache = self._current_cache()
+        key, cache = (statics, in_tree, avals, dtypes.config.x64_enabled), self._current_cache()
+        hints = None if statics else arg_hints(fun, dyn_args, dyn_kwargs)
+        eager = cache.get(key)   # (an eager call's staging serves it too)
         closed, out_tree = stage_once(
-            cache, key, lambda: stage_flat(fun, in_tree, list(avals), None if statics
-                                           else arg_hints(fun, dyn_args, dyn_kwargs)),
-            shared=cache, eager=lambda: self._eager_staging(cache, key))
+            cache, key, lambda: stage_flat(fun, in_tree, list(avals), hints), shared=cache,
+            eager=lambda: (eager.closed, eager.out_tree) if type(eager) is _Entry else None)
         outs = [python_scalar(o) for o in _inline(closed, leaves)]
         return tree_util.tree_unflatten(out_tree, outs)
 
     def _current_cache(self):
-        """The per-signature cache a fresh `jit` of this function would find now: another
-        one than `_cache` once a global it reads was rebound or a closure cell changed
-        (`compile_cache.shared_state`), so an inner call never inlines a stale staging."""
+        """The `_cache` a fresh `jit(fun)` would find now (another once a global `fun` reads
+        is rebound: `compile_cache.shared_state`): an inner call never inlines stale."""
         if type(self.fun) is not types.FunctionType:
             return self._cache
         return compile_cache.shared_state(self.fun, self._share_key, lambda: (
             self.static_argnums, self.static_argnames, self.donate_argnums, {}, {}))[3]
-
-    @staticmethod
-    def _eager_staging(cache, key):
-        """(ClosedJaxpr, out_tree) an eager call with this `_entry` key staged, or None."""
-        entry = cache.get(key)
-        return (entry.closed, entry.out_tree) if type(entry) is _Entry else None
 
     def _aot(self, cls, args, kwargs):
         """The ahead-of-time stage `cls` (`stages.Traced` / `Lowered`) of this

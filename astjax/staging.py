@@ -108,10 +108,11 @@ def stage_flat(fun, in_tree, avals, hints=None):
 
 
 class _Differentiation(threading.local):
+    """How many differentiations the function being staged now is under (set by
+    `ad_api.differentiation`, read by `ad_api.differentiating` and `stage_once`)."""
     depth = 0
 
 
-# how many differentiations the function being staged is under (`ad_api.differentiation`)
 differentiation_level = _Differentiation()
 _STAGED = object()   # the tag of a staging's key in a `stage_once` `shared` table
 
@@ -148,6 +149,10 @@ def stage_once(owner, key, make, shared=None, eager=None):
     The differentiation depth is part of the key: `custom_jvp` functions stage
     differently under it."""
     full = (key, differentiation_level.depth)
+    try:
+        hash(full)
+    except TypeError:   # an unhashable static argument: staged at each call
+        return make()
     if shared is not None:
         hit = shared.get((_STAGED, full))
         if hit is None and eager is not None and not differentiation_level.depth:
