@@ -103,11 +103,16 @@ def _jit_twice(m, wrap, *extra):
     return _stage(m, prog, 1.0)
 
 
-def inner_jit_fresh_wrapper(m):
+def _fresh_twice(m, wrap):
+    """`wrap(f)(x)` twice in one program, a fresh wrapper each time."""
     def prog(n):
         f = _counted(n, "f")
-        return lambda x: m.jax.jit(f)(x) + m.jax.jit(f)(x)
+        return lambda x: wrap(f)(x) + wrap(f)(x)
     return _stage(m, prog, 1.0)
+
+
+def inner_jit_fresh_wrapper(m):
+    return _fresh_twice(m, m.jax.jit)
 
 
 def inner_jit_static_same(m):
@@ -160,10 +165,7 @@ def inner_jit_closure(m):
 
 
 def checkpoint_fresh_wrapper(m):
-    def prog(n):
-        f = _counted(n, "f")
-        return lambda x: m.jax.checkpoint(f)(x) + m.jax.checkpoint(f)(x)
-    return _stage(m, prog, 1.0)
+    return _fresh_twice(m, m.jax.checkpoint)
 
 
 def checkpoint_policy(m):
