@@ -222,11 +222,16 @@ def _across(m, programs, *args):
     return dict(sorted(counts.items()))
 
 
-def inner_jit_two_programs(m):
+def _two_programs(m, wrap):
+    """Two outer programs calling one `wrap(f)`."""
     def progs(n):
-        jf = m.jax.jit(_counted(n, "f"))
-        return [m.jax.jit(lambda x: jf(x) + 1.0), m.jax.jit(lambda x: jf(x) * 3.0)]
+        g = wrap(_counted(n, "f"))
+        return [m.jax.jit(lambda x: g(x) + 1.0), m.jax.jit(lambda x: g(x) * 3.0)]
     return _across(m, progs, 1.0)
+
+
+def inner_jit_two_programs(m):
+    return _two_programs(m, m.jax.jit)
 
 
 def inner_jit_restaged(m):
@@ -260,10 +265,7 @@ def inner_jit_staged_then_eager(m):
 
 
 def checkpoint_two_programs(m):
-    def progs(n):
-        cf = m.jax.checkpoint(_counted(n, "f"))
-        return [m.jax.jit(lambda x: cf(x) + 1.0), m.jax.jit(lambda x: cf(x) * 3.0)]
-    return _across(m, progs, 1.0)
+    return _two_programs(m, m.jax.checkpoint)
 
 
 def cond_two_programs(m):
