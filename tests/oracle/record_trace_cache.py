@@ -95,12 +95,12 @@ def inner_jit_twice(m):
     return _stage(m, prog, 1.0)
 
 
-def _jit_twice(m, wrap, *extra):
+def _jit_twice(m, wrap, *extra, arg=1.0):
     """An inner `wrap(f)` called twice, on the same types, in one program."""
     def prog(n):
         jf = wrap(_counted(n, "f"))
         return lambda x: jf(x, *extra) + jf(x, *extra)
-    return _stage(m, prog, 1.0)
+    return _stage(m, prog, arg)
 
 
 def _fresh_twice(m, wrap):
@@ -202,10 +202,7 @@ def custom_vjp_twice(m):
 
 
 def vmap_twice(m):
-    def prog(n):
-        vf = m.jax.vmap(_counted(n, "f"))
-        return lambda x: vf(x) + vf(x)
-    return _stage(m, prog, m.jnp.ones(3))
+    return _jit_twice(m, m.jax.vmap, arg=m.jnp.ones(3))
 
 
 def grad_twice(m):
