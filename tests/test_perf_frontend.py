@@ -90,3 +90,60 @@ def test_skipping_leaves_converts_every_shared_function_alike(monkeypatch):
     monkeypatch.setattr(astbridge.Transformer, "_leaves", classmethod(lambda cls: frozenset()))
     for c in CASES:
         assert ast.dump(converter.converted_ast(c.fn), include_attributes=True) == fast[c.name], c.name
+
+
+def _converted_gast(fn, monkeypatch):
+    """The converted gast module of `fn`, as `converter._converted_module` hands it to
+    `astbridge.to_ast`."""
+    from astjax.frontend import astbridge
+    box = []
+    with monkeypatch.context() as m:
+        m.setattr(astbridge, "to_ast", lambda module: box.append(module) or module)
+        converter._converted_module(fn)
+    return box[0]
+
+
+def test_to_ast_is_gasts_translation_made_of_the_same_objects(monkeypatch):
+    # issue 14 (600 statements: a quarter of the translation was a second tree):
+    # `to_ast` turns the converted tree into ast in place -- every node of the result
+    # but the shared contexts and operators is an object of the gast tree -- and gives
+    # gast's translation plus `fix_missing_locations`, field for field and position for
+    # position, over the shared collection (generated nodes without positions included)
+    import ast
+
+    from astjax.frontend import astbridge
+    from functions import CASES
+    for c in CASES:
+        g = _converted_gast(c.fn, monkeypatch)
+        want = ast.dump(ast.fix_missing_locations(gast.gast_to_ast(g)), include_attributes=True)
+        before = {id(n) for n in gast.walk(g)}
+        got = astbridge.to_ast(g)
+        assert ast.dump(got, include_attributes=True) == want, c.name
+        nodes = [n for n in ast.walk(got) if n._fields or n._attributes]
+        assert all(id(n) in before for n in nodes), c.name
+        assert not any(isinstance(n, gast.AST) and type(n).__module__.startswith("gast")
+                       for n in nodes), c.name
+
+
+def test_parsed_files_are_kept_within_a_text_budget(tmp_path, monkeypatch):
+    # the parsed trees of files whose functions were staged are kept by total text,
+    # not by a count of files (256 trees were kept: 290,000 objects after the
+    # benchmark's long functions, which every older-generation collection walked)
+    from astjax.frontend import parser
+    from test_perf_statements import _source
+    text = _source(40)
+    monkeypatch.setattr(parser, "_TEXT_BUDGET", 3 * len(text) + 1)
+    parser._parse_file.cache_clear()
+    for i in range(8):
+        ns = _load(tmp_path, f"budget_{i}", text, {"jnp": jnp})
+        assert parser.find_function_node(ns["f"])[0].name == "f"
+    info = parser._parse_file.cache_info()
+    assert (info.misses, info.currsize, info.chars) == (8, 3, 3 * len(text)), info
+    # the newest file stays whatever its size: its other functions parse it once
+    parser._definitions.cache_clear()
+    big = _source(200)
+    ns = _load(tmp_path, "budget_big", big + big.replace("def f(", "def g("), {"jnp": jnp})
+    assert [parser.find_function_node(ns[n])[0].name for n in "fg"] == ["f", "g"]
+    assert parser._parse_file.cache_info().currsize == 1
+    info = parser._definitions.cache_info()
+    assert (info.misses, info.hits, info.currsize) == (1, 1, 1), info
