@@ -110,7 +110,9 @@ class _LocalNames:
 
     def __contains__(self, name):
         if self.names is None:
-            self.names = _local_names(self.node, self.lambdas_to_come) - self.declared
+            names = _local_names(self.node, True) if self.lambdas_to_come else \
+                _local_names(self.node)
+            self.names = names - self.declared
         return name in self.names
 
 
