@@ -52,6 +52,13 @@ def _per_call(fn, loops, repeats, block):
 
 
 def _fresh_source(src, ns):
+    """A fresh function's namespace. The garbage of the samples and rows before
+    (their functions sit in reference cycles with their namespaces, holding their
+    staged programs) is collected first, outside the timed region, for both
+    libraries: one large collection of it otherwise landed inside whichever sample
+    came next (2026-11-27: every worker's second depth-5 nesting sample, 42-62 ms for
+    astjax against ~2.5 ms, and JAX's second depth-2 sample, 97-109 ms)."""
+    gc.collect()
     return run_source(src, f"w{next(_fresh)}", ns)
 
 

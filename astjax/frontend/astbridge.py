@@ -162,46 +162,45 @@ def to_gast(node):
     return new
 
 
-# ---- gast -> ast, with fix_missing_locations ---------------------------------------
+# ---- gast -> ast, with fix_missing_locations, in place ------------------------------
 
 def _ast_plan(cls):
-    """(ast class, its fields, whether it has positions, whether they are copied as
-    gast's generic translation copies them -- every one present -- rather than by
-    `ast.copy_location`'s rule)."""
+    """(ast class, the fields ast shares with gast, gast's fields ast lacks, the
+    attributes an ast node of the class may hold, whether it has positions, whether
+    they are taken as gast's generic translation takes them -- every one present --
+    rather than by `ast.copy_location`'s rule) for a gast class; a class that is
+    already ast's: None in the first place."""
     target = getattr(ast, cls.__name__, None)
-    if target is None:
-        return None
-    return target, tuple(f for f in cls._fields if f in target._fields), \
-        "lineno" in target._attributes, cls not in _COPY_LOCATION
+    if target is None or target is cls:
+        return (None,) if target is cls else None
+    return (target, tuple(f for f in cls._fields if f in target._fields),
+            tuple(f for f in cls._fields if f not in target._fields),
+            len(target._fields) + len(target._attributes),
+            "lineno" in target._attributes, cls not in _COPY_LOCATION)
 
 
 _AST_PLANS: dict = {}
 
 
 def to_ast(node):
-    """`ast.fix_missing_locations(gast.gast_to_ast(node))`, in one pass."""
+    """`ast.fix_missing_locations(gast.gast_to_ast(node))`, in one pass, made of
+    `node`'s own objects: each gast node becomes the ast node of its class in place
+    (its class changed, the fields ast lacks dropped), so `node` is consumed. Building
+    a second tree cost a new node and a dict copy per node (issue 14: 600 statements,
+    a quarter of the translation)."""
     return _to_ast(node, (1, 0, 1, 0))
 
 
-def _place(new, src, loc, copy_all):
-    """Set `new`'s position from the gast node's attributes `src` (`copy_all`: every
-    attribute present, as gast's generic translation does; else `ast.copy_location`'s
-    rule), then fill what is missing from the parent's `loc` as
+def _fill(d, loc, copy_all):
+    """Position a node from its own attributes `d` (`copy_all`: every one present, as
+    gast's generic translation takes them; else `ast.copy_location`'s rule, which
+    drops a start that is None), then fill what is missing from the parent's `loc` as
     `ast.fix_missing_locations` does. -> the position the children inherit."""
-    d = new.__dict__
-    line, col, end_line, end_col = src.get("lineno"), src.get("col_offset"), \
-        src.get("end_lineno"), src.get("end_col_offset")
-    if line is not None and col is not None and end_line is not None and end_col is not None:
-        # the usual case, a node with its whole position: nothing to copy by rule or fill
-        d["lineno"], d["col_offset"], d["end_lineno"], d["end_col_offset"] = \
-            line, col, end_line, end_col
-        return line, col, end_line, end_col
-    if copy_all:
-        for a in _LOC:
-            if a in src:
-                d[a] = src[a]
-    else:
-        _copy_location(d, src)
+    if not copy_all:
+        if "lineno" in d and d["lineno"] is None:
+            del d["lineno"]
+        if "col_offset" in d and d["col_offset"] is None:
+            del d["col_offset"]
     line, col, end_line, end_col = loc
     # a start present (None too) is kept, an end only when not None; else the parent's
     line = d.setdefault("lineno", line)
@@ -210,6 +209,15 @@ def _place(new, src, loc, copy_all):
     end_col = d["end_col_offset"] = \
         end_col if d.get("end_col_offset") is None else d["end_col_offset"]
     return line, col, end_line, end_col
+
+
+def _position(d, loc, copy_all):
+    """`_fill`, answered from `d` when the node has its whole position (the usual case)."""
+    line, col, end_line, end_col = d.get("lineno"), d.get("col_offset"), \
+        d.get("end_lineno"), d.get("end_col_offset")
+    if line is not None and col is not None and end_line is not None and end_col is not None:
+        return line, col, end_line, end_col
+    return _fill(d, loc, copy_all)
 
 
 def _a(v, loc):
@@ -222,14 +230,15 @@ def _a(v, loc):
 
 def _arg(node, loc):
     """A parameter (`gast.Name` in the `Param` context) as an `ast.arg`."""
-    if node is None:
-        return None
-    new = ast.arg.__new__(ast.arg)
-    inner = _place(new, node.__dict__, loc, False)
-    new.arg = node.id
-    new.annotation = _a(node.annotation, inner)
-    new.type_comment = node.type_comment
-    return new
+    if node is None or type(node) is ast.arg:
+        return node
+    d = node.__dict__
+    node.__class__ = ast.arg
+    inner = _position(d, loc, False)
+    d["arg"] = d.pop("id")
+    del d["ctx"]
+    d["annotation"] = _a(d["annotation"], inner)
+    return node
 
 
 # contexts and operators carry nothing (no fields, no positions): one shared instance
@@ -243,54 +252,61 @@ _CONTEXTS = {getattr(gast, c.__name__): c() for c in (
 
 def _to_ast(node, loc):
     t = type(node)
+    d = node.__dict__
     if t is gast.Name:
-        new = ast.Name.__new__(ast.Name)
-        _place(new, node.__dict__, loc, False)
-        new.id = node.id
-        new.ctx = _CONTEXTS[type(node.ctx)]
-        return new
+        node.__class__ = ast.Name
+        d["ctx"] = _CONTEXTS[type(d["ctx"])]
+        del d["annotation"], d["type_comment"]
+        _position(d, loc, False)
+        return node
     ctx = _CONTEXTS.get(t)
     if ctx is not None:
         return ctx
     if t is gast.arguments:
-        new = ast.arguments.__new__(ast.arguments)
-        new.posonlyargs = [_arg(a, loc) for a in node.posonlyargs]
-        new.args = [_arg(a, loc) for a in node.args]
-        new.vararg = _arg(node.vararg, loc)
-        new.kwonlyargs = [_arg(a, loc) for a in node.kwonlyargs]
-        new.kw_defaults = _a(node.kw_defaults, loc)
-        new.kwarg = _arg(node.kwarg, loc)
-        new.defaults = _a(node.defaults, loc)
-        return new
+        node.__class__ = ast.arguments
+        for k in ("posonlyargs", "args", "kwonlyargs"):
+            d[k] = [_arg(a, loc) for a in d[k]]
+        d["vararg"], d["kwarg"] = _arg(d["vararg"], loc), _arg(d["kwarg"], loc)
+        d["kw_defaults"], d["defaults"] = _a(d["kw_defaults"], loc), _a(d["defaults"], loc)
+        return node
     plan = _AST_PLANS.get(t)
     if plan is None:
         if t not in _AST_PLANS:
             plan = _AST_PLANS[t] = _ast_plan(t)
         if plan is None:
             return None
-    cls, fields, located, copy_all = plan
-    new = cls.__new__(cls)
-    src = node.__dict__
+    cls = plan[0]
+    if cls is None:
+        return node   # reached again through another parent: translated already
+    _, fields, dropped, size, located, copy_all = plan
+    node.__class__ = cls
+    for k in dropped:
+        d.pop(k, None)
     if located:
         # gast's generic translation copies every position present; its Assign and
         # definitions (and ExceptHandler with a name) go through `ast.copy_location`
-        if t is gast.ExceptHandler and not src.get("name"):
+        if t is gast.ExceptHandler and not d.get("name"):
             copy_all = True
-        inner = _place(new, src, loc, copy_all)
+        inner = _position(d, loc, copy_all)
     else:
+        for a in _LOC:
+            d.pop(a, None)
         inner = loc
-    d = new.__dict__
     for k in fields:
-        if k in src:
-            v = src[k]
+        if k in d:
+            v = d[k]
             if isinstance(v, gast.AST):
-                v = _to_ast(v, inner)
+                d[k] = _to_ast(v, inner)
             elif type(v) is list:
-                v = [_to_ast(x, inner) if isinstance(x, gast.AST) else _a(x, inner) for x in v]
-            d[k] = v
+                d[k] = [_to_ast(x, inner) if isinstance(x, gast.AST) else _a(x, inner)
+                        for x in v]
     if t is gast.ExceptHandler and isinstance(d.get("name"), ast.Name):
-        d["name"] = src["name"].id
-    return new
+        d["name"] = d["name"].id
+    if len(d) > size:   # the analyses' notes (`ag_*`): not the tree's
+        keep = set(cls._fields) | set(cls._attributes)
+        for k in [k for k in d if k not in keep]:
+            del d[k]
+    return node
 
 
 # the classes gast's translator rebuilds itself (then `ast.copy_location`); the

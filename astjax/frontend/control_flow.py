@@ -235,6 +235,14 @@ def _straight_line(body) -> bool:
     return True
 
 
+def expressions_only(node) -> bool:
+    """Whether this converter would rewrite nothing in function `node` but expressions
+    (`_straight_line` and no `global` declaration to move first): then the converter
+    runs with the other one in one walk (`converter._OneWalk`)."""
+    return (type(node) is gast.FunctionDef and _straight_line(node.body)
+            and not declared_globals(node))
+
+
 class ControlFlowConverter(astbridge.Transformer):
     def __init__(self, filename):
         self.filename = filename

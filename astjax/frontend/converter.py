@@ -67,8 +67,12 @@ def _call(func, args, keywords=None):
     return _make(gast.Call, func=func, args=args, keywords=[] if keywords is None else keywords)
 
 
-def _local_names(fn_node) -> set:
-    """Names bound in the function's own scope (parameters and assignments)."""
+def _local_names(fn_node, lambdas_to_come=False) -> set:
+    """Names bound in the function's own scope (parameters and assignments).
+    `lambdas_to_come`: the control-flow rewrites of expressions may not have run yet
+    (`_OneWalk`); the parts of an expression they put into a lambda are skipped as the
+    lambda would be: a conditional expression's branches, a boolean operator's values,
+    a chained comparison's operands."""
     out = set()
     args = fn_node.args
     for a in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]:
@@ -84,6 +88,12 @@ def _local_names(fn_node) -> set:
             if not isinstance(n, gast.Lambda):
                 out.add(n.name)
             continue
+        if lambdas_to_come:
+            if isinstance(n, gast.IfExp):
+                stack.append(n.test)
+                continue
+            if isinstance(n, gast.BoolOp) or (isinstance(n, gast.Compare) and len(n.ops) > 1):
+                continue
         stack.extend(astbridge.child_nodes(n))
     return out
 
@@ -92,18 +102,23 @@ class _LocalNames:
     """A function's own names (`_local_names` minus `declared` globals), found on the
     first question: only a mutating call or an item assignment asks (issue 14: most
     functions never walk their scope for it)."""
-    __slots__ = ("node", "declared", "names")
+    __slots__ = ("node", "declared", "names", "lambdas_to_come")
 
-    def __init__(self, node, declared=frozenset()):
+    def __init__(self, node, declared=frozenset(), lambdas_to_come=False):
         self.node, self.declared, self.names = node, declared, None
+        self.lambdas_to_come = lambdas_to_come
 
     def __contains__(self, name):
         if self.names is None:
-            self.names = _local_names(self.node) - self.declared
+            names = _local_names(self.node, True) if self.lambdas_to_come else \
+                _local_names(self.node)
+            self.names = names - self.declared
         return name in self.names
 
 
 class Converter(astbridge.Transformer):
+    lambdas_to_come = False   # (`_OneWalk`)
+
     def __init__(self, filename):
         self.filename = filename
         self.scopes: list[_LocalNames] = []
@@ -120,7 +135,7 @@ class Converter(astbridge.Transformer):
         if self.scopes and not control_flow.converted_method(node):
             return node   # a nested generator: plain Python (`operators._convertible`)
         declared = control_flow.declared_globals(node)
-        self.scopes.append(_LocalNames(node, declared))
+        self.scopes.append(_LocalNames(node, declared, self.lambdas_to_come))
         self.globals.append(declared)
         params = node.args.posonlyargs + node.args.args
         self.first.append(None if node.name.startswith(control_flow.INTERNAL)
@@ -137,7 +152,7 @@ class Converter(astbridge.Transformer):
         return node
 
     def visit_Lambda(self, node):
-        self.scopes.append(_LocalNames(node))
+        self.scopes.append(_LocalNames(node, lambdas_to_come=self.lambdas_to_come))
         self.globals.append(set())
         node.body = self.visit(node.body)
         self.scopes.pop()
@@ -341,6 +356,27 @@ class Converter(astbridge.Transformer):
         return node
 
 
+class _OneWalk(Converter):
+    """Both converters in one walk, for a function of plain statements declaring no
+    globals (`control_flow.expressions_only`): there the control-flow converter only
+    rewrites expressions -- conditional expressions, boolean operators, `not`, chained
+    comparisons -- each by itself, so it rewrites each where this walk meets it and
+    the result is converted here, as the second walk would have (issue 14: every node
+    was walked twice). The same code as the two walks, checked over
+    `tests/functions.py` (`tests/test_perf_frontend.py`)."""
+    lambdas_to_come = True
+
+    def __init__(self, filename, control):
+        super().__init__(filename)
+        self.control = control
+
+    def _expression(self, node):
+        new = self.control.visit(node)
+        return self.generic_visit(new) if new is node else self.visit(new)
+
+    visit_IfExp = visit_BoolOp = visit_UnaryOp = visit_Compare = _expression
+
+
 def _hooks():
     return control_flow
 
@@ -349,6 +385,8 @@ def convert_ast(node, filename):
     """Run the analyses and converters over a FunctionDef/Lambda gast node."""
     cf = _hooks()
     node = cf.canonicalize(node, filename)
+    if cf.expressions_only(node):
+        return _OneWalk(filename, cf.ControlFlowConverter(filename)).visit(node)
     node = cf.ControlFlowConverter(filename).visit(node)
     node = Converter(filename).visit(node)
     return node

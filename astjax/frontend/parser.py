@@ -5,15 +5,68 @@ column positions)."""
 from __future__ import annotations
 
 import ast
+import collections
 import functools
 import linecache
 import sys
+import threading
 
 from . import astbridge
 from ..errors import SourceChangedError, SourceInfo, SourceNotFoundError, UnsupportedSyntaxError
 
 
-@functools.lru_cache(maxsize=256)
+# The parsed files kept, by total text: their trees are tens of thousands of tracked
+# objects (a 600-line function about 15,000), and every collection of the older
+# generations walks what is kept. A count of files (256 were kept) held 290,000 objects
+# after the benchmark's long functions, four times what JAX holds then, so its one
+# large collection cost 40-60 ms where it landed (issue 14: the nesting curve's depth-5
+# point). The newest file is kept whatever its size: its other functions still parse it
+# once.
+_TEXT_BUDGET = 128 * 1024
+
+_CacheInfo = collections.namedtuple("_CacheInfo", "hits misses currsize chars")
+
+
+def _per_file(fn):
+    """`fn(filename, text)` cached per file text, least recently used first out, while
+    the texts kept exceed `_TEXT_BUDGET` characters."""
+    cache: collections.OrderedDict = collections.OrderedDict()
+    stats = {"hits": 0, "misses": 0, "chars": 0}
+
+    lock = threading.Lock()
+
+    @functools.wraps(fn)
+    def cached(filename, text):
+        key = (filename, text)
+        with lock:
+            value = cache.get(key)
+            if value is not None:
+                stats["hits"] += 1
+                cache.move_to_end(key)
+                return value
+            stats["misses"] += 1
+        value = fn(filename, text)
+        with lock:
+            if key not in cache:
+                cache[key] = value
+                stats["chars"] += len(text)
+            while stats["chars"] > _TEXT_BUDGET and len(cache) > 1:
+                (_, old), _ = cache.popitem(last=False)
+                stats["chars"] -= len(old)
+        return value
+
+    def cache_clear():
+        with lock:
+            cache.clear()
+            stats.update(hits=0, misses=0, chars=0)
+
+    cached.cache_clear = cache_clear
+    cached.cache_info = lambda: _CacheInfo(stats["hits"], stats["misses"], len(cache),
+                                           stats["chars"])
+    return cached
+
+
+@_per_file
 def _parse_file(filename: str, text: str):
     return ast.parse(text, filename)
 
@@ -21,7 +74,7 @@ def _parse_file(filename: str, text: str):
 _BLOCKS = ("body", "orelse", "handlers", "finalbody", "cases")
 
 
-@functools.lru_cache(maxsize=256)
+@_per_file
 def _definitions(filename: str, text: str):
     """name -> its `def` nodes in a file (outer ones first): built once per file text,
     not walked again per function. A `def` is a statement, so only statements are
@@ -36,7 +89,7 @@ def _definitions(filename: str, text: str):
     return defs
 
 
-@functools.lru_cache(maxsize=256)
+@_per_file
 def _lambdas(filename: str, text: str):
     """line -> the lambdas starting there, in `ast.walk` order: built once per file
     text, on the first lambda asked for."""
