@@ -29,7 +29,7 @@ from .errors import InconclusiveDimensionOperation, JAXValueError
 
 __all__ = ["DimExpr", "is_symbolic_dim", "evaluate", "variables", "INT_OPS",
            "canonical_shape", "canonical_dim", "symbolic_quotient", "symbolic_slice_indices",
-           "set_value_hook"]
+           "set_value_hook", "max_dim", "min_dim", "as_value"]
 
 _HELP = ("\nThis error arises for comparison operations with shapes that are non-constant, "
          "and the result of the operation cannot be represented as a boolean value for "
@@ -482,16 +482,24 @@ def symbolic_slice_indices(start, stop, step, n):
             return default
         if v < 0:     # (decided for a symbolic bound, else inconclusive)
             v = n + v
-        return _dmin(n, _dmax(0, v))
+        return min_dim(n, max_dim(0, v))
     return clamp(start, 0), clamp(stop, n), step
 
 
-def _dmax(a, b):
+def max_dim(a, b):
+    """`max(a, b)` of dimensions, constant or symbolic (JAX's `core.max_dim`)."""
     return max(a, b) if not (is_symbolic_dim(a) or is_symbolic_dim(b)) else _minmax("max", a, b)
 
 
-def _dmin(a, b):
+def min_dim(a, b):
+    """`min(a, b)` of dimensions, constant or symbolic (JAX's `core.min_dim`)."""
     return min(a, b) if not (is_symbolic_dim(a) or is_symbolic_dim(b)) else _minmax("min", a, b)
+
+
+def as_value(d):
+    """A dimension as an array value: a symbolic one as the staged `dim_as_value` (JAX's
+    error outside a staged function), a constant as itself."""
+    return _value(d) if isinstance(d, DimExpr) else d
 
 
 def _scope_of(*dims):

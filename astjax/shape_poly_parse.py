@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from .errors import AstjaxError
-from .shape_poly_expr import DimExpr, _as_dim, _minmax
+from .shape_poly_expr import DimExpr, _minmax
 
 __all__ = ["parse_spec", "symbolic_shape", "parse_expr"]
 
@@ -91,7 +91,6 @@ class _Parser:
             self.take(",")
             b = self.expr()
             self.take(")")
-            a, b = _as_dim(a, self.scope), b
             return {"floordiv": lambda: a // b, "mod": lambda: a % b,
                     "max": lambda: _minmax("max", a, b),
                     "min": lambda: _minmax("min", a, b)}[t]()
