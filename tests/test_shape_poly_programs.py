@@ -60,10 +60,11 @@ def test_program_exports_and_runs_as_jax(name):
     for exp in (ours, theirs):
         assert [str(a) for a in exp.in_avals] == want["in_avals"]
         assert [str(a) for a in exp.out_avals] == want["out_avals"]
-    for shapes, result in zip(CASES[name][2], want["results"], strict=True):
+    for k, (shapes, result) in enumerate(zip(CASES[name][2], want["results"], strict=True)):
         xs = inputs(CASES[name][1], shapes)
         _close(ours.call(*xs), result)
-        _close(theirs.call(*xs), result)
+        if k == 0:     # (JAX's artifact at one size: each size is one more compile)
+            _close(theirs.call(*xs), result)
 
 
 @pytest.mark.parametrize("name", _cases(True))
