@@ -369,7 +369,7 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
     r = lax.convert_element_type(lax.div(s, n), dtype)
     # NaN where N - ddof <= 0; a weak NaN, so an integer `dtype` turns into the default
     # float as JAX's result does
-    ok = (lax.gt(n, np.zeros((), sdt)[()]) if where is not None or core.is_array_value(n)
+    ok = (lax.gt(n, np.zeros((), sdt)[()]) if where is not None or isinstance(n, core.Tracer)
           else np.asarray(n > 0))
     return _where(ok, r, float("nan"))
 
