@@ -18,6 +18,7 @@ from astjax import export, lax
 
 sys.path.insert(0, str(Path(__file__).with_name("oracle")))
 from record_shape_poly_programs import CASES, functions, inputs  # noqa: E402
+from test_shape_poly import _close  # noqa: E402  (results within float32 tolerance)
 
 ORACLE = json.loads(Path(__file__).with_name("oracle").joinpath("shape_poly_programs.json")
                     .read_text())
@@ -28,14 +29,6 @@ def _args(name):
     specs, dtype, _, constraints = CASES[name]
     scope = export.SymbolicScope(constraints)
     return [jax.ShapeDtypeStruct(export.symbolic_shape(s, scope=scope), dtype) for s in specs]
-
-
-def _close(got, want):
-    got = jax.tree_util.tree_leaves(got)
-    assert len(got) == len(want)
-    for g, w in zip(got, want):
-        np.testing.assert_allclose(np.asarray(g), np.asarray(w, np.asarray(g).dtype),
-                                   rtol=2e-5, atol=2e-5)
 
 
 # known remaining differences: name -> reason (strict xfails)
