@@ -16,10 +16,12 @@ import numpy as np
 
 from . import core, dtypes
 from .codegen import runtime
+from .codegen.stablehlo import platform_name
 from .errors import (ArgumentTypeError, ArgumentValueError, DTypeError,
                      NotImplementedInAstjaxError, ShapeError)
 from .primitives import ops as lax
 from .primitives.convolution import ConvDimensionNumbers
+from .primitives.exported_call import platform_index_p
 from .primitives.gather import GatherDimensionNumbers
 from .primitives.reductions import Precision
 from .precision_config import DotAlgorithm, DotAlgorithmPreset
@@ -161,27 +163,37 @@ def dtype(x: Any) -> np.dtype:
 
 def platform_dependent(*args, default=None, **per_platform):
     """`lax.platform_dependent`: `per_platform[p]` called on `args` for the platform `p` the
-    computation runs on ('cpu', 'cuda', 'rocm', 'tpu'), else `default(*args)`. astjax
-    compiles for one platform, the default device's, so only that branch is staged."""
+    computation is lowered for ('cpu', 'cuda', 'rocm', 'tpu'), else `default(*args)`.
+    Inside a staged function every branch is staged, in a `switch` on the
+    `platform_index` primitive, which lowers to the index for the lowering platform (one
+    constant per platform of a multi-platform export, as in JAX); run eagerly, the
+    default device's branch is called."""
+    branches, platforms = [], []
     for name, branch in per_platform.items():
         if not callable(branch):
             raise ArgumentTypeError(f"lax.platform_dependent: the '{name}' branch must be a "
                                     "callable.")
         if name == "gpu":
             raise ArgumentValueError("Use 'cuda' or 'rocm' for lax.platform_dependent.")
-    if default is not None and not callable(default):
-        raise ArgumentTypeError("lax.platform_dependent: the 'default' branch must be a "
-                                "callable.")
-    device = runtime.default_device()
-    names = [device.platform]
-    if device.platform == "gpu":  # jaxlib's name for both; the plugin tells which
-        version = str(getattr(device.client, "platform_version", "")).lower()
-        names = ["rocm"] if "rocm" in version else ["cuda"]
-    for name in names:
-        if name in per_platform:
-            return per_platform[name](*args)
+        if branch in branches:       # (one branch for the platforms that share it)
+            i = branches.index(branch)
+            platforms[i] = (*platforms[i], name)
+        else:
+            branches.append(branch)
+            platforms.append((name,))
     if default is not None:
-        return default(*args)
+        if not callable(default):
+            raise ArgumentTypeError("lax.platform_dependent: the 'default' branch must be a "
+                                    "callable.")
+        branches.append(default)
+        platforms.append(None)
+    if core.current_builder() is not None:
+        index = platform_index_p.bind(platforms=tuple(platforms))
+        return lax.switch(index, branches, *args)
+    name = platform_name(runtime.default_device())
+    for names, branch in zip(platforms, branches):
+        if names is None or name in names:
+            return branch(*args)
     raise NotImplementedInAstjaxError(
-        f"lax.platform_dependent has no branch for platform {names[0]} (branches: "
+        f"lax.platform_dependent has no branch for platform {name} (branches: "
         f"{sorted(per_platform)}) and no default", hint="add a default= branch")

@@ -28,8 +28,8 @@ import numpy as np
 
 from astjax.errors import JAXValueError
 from astjax.ir import ShapedArray
-from astjax.shape_poly import (DimExpr, constraint_texts, evaluate, solution_plan,
-                               variables)
+from astjax.shape_poly import DimExpr, evaluate, solution_plan, variables
+from astjax.shape_poly_solve import constraint_checks, constraint_error, spec_text
 
 __all__ = ["is_dynamic", "dim_value", "shape_value", "dynamic_op", "DYNAMIC_FORMS",
            "I32", "dimension_values", "splat_constant"]
@@ -132,11 +132,6 @@ def splat_constant(mb, value, aval) -> str:
 _ASSERTION_DOCS = "https://docs.jax.dev/en/latest/export/shape_poly.html#shape-assertion-errors"
 
 
-def _spec_text(names, shapes):
-    return ", ".join(f"{n}.shape = ({', '.join(map(str, s))}{',' if len(s) == 1 else ''})"
-                     for n, s in zip(names, shapes))
-
-
 def _assert(mb, pred, values, message):
     """A `shape_assertion` custom call: an error with `message` ({0}, {1}: `values`)
     when `pred` is false."""
@@ -184,7 +179,7 @@ def dimension_values(mb, in_avals, args) -> list[str]:
                       for j, (v, i, axis, _, _) in enumerate(known))
         _assert(mb, pred, [*values, *solved[:2 * len(known)]],
                 f"{message}. Using the following polymorphic shapes specifications: "
-                f"{_spec_text(names, shapes)}. Obtained dimension variables: {how}. "
+                f"{spec_text(names, shapes)}. Obtained dimension variables: {how}. "
                 f"Please see {_ASSERTION_DOCS} for more details.")
     one, zero = mb.dim_value(1), mb.dim_value(0)
     for j, (v, i, axis, k, rest) in enumerate(plan):
@@ -205,14 +200,11 @@ def dimension_values(mb, in_avals, args) -> list[str]:
                   f"{head} Found inconsistency between dimension size {names[i]}.shape[{axis}] "
                   f"(= {{0}}) and the specification '{d}' (= {{1}})")
     scope = next((d.scope for s in shapes for d in s if isinstance(d, DimExpr)), None)
-    for c, g in zip(_constraints(scope), scope._geq if scope is not None else ()):
+    for text, g, eq in constraint_checks(scope, mb.dim_values):
         val = mb.dim_value(g)
-        check(_compare(mb, val, zero, "GE"), [val],
-              f"Input shapes do not match the symbolic shape constraint {c}. Expected "
-              f"'{g}' to be greater or equal to 0, but found {{0}}")
+        check(_compare(mb, val, zero, "EQ" if eq else "GE"), [val],
+              constraint_error(text, g, eq, "{0}") + ". ")
     return [mb.dim_values[v] for v in variables(shapes)]
 
 
-def _constraints(scope):
-    return [] if scope is None else constraint_texts(scope)
 

@@ -51,7 +51,9 @@ LAYERS = [
     ("base", ["astjax.errors", "astjax.config", "astjax.dtypes", "astjax.tree_util",
               "astjax.tree", "astjax.util", "astjax.pyast", "astjax.pretty", "astjax.partition_spec", "astjax.sharding_impls",
               "astjax.traceback_util", "astjax.user_warnings", "astjax.mlir_attributes",
-              "astjax.memory", "astjax.precision_config", "astjax.shape_poly"]),
+              "astjax.memory", "astjax.precision_config", "astjax.shape_poly",
+              "astjax.shape_poly_expr", "astjax.shape_poly_decision", "astjax.shape_poly_parse",
+              "astjax.shape_poly_solve"]),
     ("core", ["astjax.core", "astjax.ir"]),
     ("primitives", ["astjax.primitives"]),     # families ordered as primitives/__init__.py
     ("wings", ["astjax.transforms", "astjax.codegen", "astjax.frontend", "astjax.staging"]),

@@ -35,6 +35,7 @@ SHAPES = [(2, 3), (), (4,), (1, 3, 2), (0, 3)]
 # environment (no NumPy reference outside one).
 NO_CASES: dict[str, str] = {
     "dim_as_value": "a symbolic dimension as a value, only inside a shape-polymorphic export: tests/test_shape_poly.py",
+    "platform_index": "the lowering platform's branch of lax.platform_dependent, only staged: tests/test_export_platforms.py",
     **{n: "control flow: tests/test_control_flow.py" for n in ("cond", "while", "scan")},
     "custom_linear_solve": "takes jaxprs: tests/test_custom_solves.py (vs JAX's stored values)",
     "ffi_call": "calls a named XLA FFI target: tests/test_ffi.py (jaxlib's LAPACK kernels vs JAX's stored values, a compiled C++ kernel vs NumPy)",

@@ -195,6 +195,7 @@ def test_export_errors_as_jax(name):
     want = ORACLE["errors"][name]
     assert isinstance(info.value, _BUILTIN[want["error"]]), info.value
     assert isinstance(info.value, AstjaxError), type(info.value)
+    assert _message(info.value).split("\n")[0] == want["message"]
     assert "test_shape_poly.py" in str(info.value) or "record_shape_poly.py" in str(info.value)
 
 

@@ -6,19 +6,25 @@ exported module does with them.
 symbolic shapes takes arguments with `?` dimensions; its `@main` computes the
 dimension variables from the arguments' sizes (`dimension_values`, in
 codegen/dynamic_shapes.py) and passes them to the program as `jax.global_constant`
-arguments.
+arguments. A dimension used as an array value (`x.shape[0] / 2`) is the staged
+`dim_as_value` of it.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from .. import tree_util
+from .. import core, tree_util
 from ..api import ShapeDtypeStruct
 from ..codegen.dynamic_shapes import dimension_values
 from ..errors import JAXValueError
+from ..primitives.exported_call import dim_as_value
 from ..shape_poly import SymbolicScope, parse_spec
+from ..shape_poly_expr import set_value_hook
 
 __all__ = ["symbolic_args_specs", "dimension_values"]
+
+# `b / 2`, `b * 1.5`, `2 ** b`: the dimension as a staged value, as JAX's __jax_array__
+set_value_hook(dim_as_value, lambda: core.current_builder() is not None)
 
 
 def symbolic_args_specs(args, shapes_specs, constraints=(), scope=None):

@@ -255,7 +255,8 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
 def _dims(what, *dims):
     """Static, nonnegative matrix dimensions (`eye`, `tri`): a ValueError otherwise, as
     JAX's."""
-    out = tuple(static_int(d, f"{what}: a dimension") for d in dims)
+    out = tuple(d if is_symbolic_dim(d) else static_int(d, f"{what}: a dimension")
+                for d in dims)
     if any(d < 0 for d in out):
         raise ShapeValueError(f"{what}: negative dimensions are not allowed, got "
                               f"{' and '.join(map(str, out))}")

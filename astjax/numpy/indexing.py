@@ -13,6 +13,7 @@ from .advanced_indexing import (_is_array_index, _is_int_scalar, _normalize_inde
                                 take, take_along_axis)  # noqa: F401  (jnp.take, take_along_axis)
 from ..primitives.spmd import reshard as _reshard
 from ..primitives.structural import out_layout as _out_layout
+from ..shape_poly_expr import as_value, is_symbolic_dim
 from .operands import asarray
 from .ufuncs import negative, power, reciprocal
 
@@ -192,7 +193,8 @@ def _getitem(x, idx, mode=None, fill_value=None):
             n = ya.shape[ax]
             ia = core.get_aval(i)
             i = lax.select(lax.lt(i, np.asarray(0, ia.dtype)[()]),
-                           lax.add(i, np.asarray(n, ia.dtype)[()]), i)
+                           lax.add(i, lax.convert_element_type(as_value(n), ia.dtype)
+                                   if is_symbolic_dim(n) else np.asarray(n, ia.dtype)[()]), i)
             idxs[ax] = i
             sizes[ax] = 1
         idxs = [lax.convert_element_type(i, dtypes.int32) if getattr(i, "aval", None) is not None

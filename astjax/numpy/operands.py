@@ -407,7 +407,7 @@ def promote_shapes(*args, name=None):
         if name is None:
             raise
         raise type(e)(f"{name} got incompatible shapes for broadcasting: "
-                      + ", ".join(str(tuple(s)) for s in shapes)) from None
+                      + ", ".join(str(tuple(s)) for s in shapes) + ".") from None
     return [a if s == () or s == shape else broadcast_to_shape(a, shape)
             for a, s in zip(args, shapes)]
 

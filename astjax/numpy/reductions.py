@@ -9,6 +9,7 @@ import numpy as np
 from .. import core, dtypes, lax
 from ..errors import ArgumentValueError, AxisNameError, ReductionError
 from ..primitives.base import max_value as _max_value, min_value as _min_value
+from ..shape_poly import is_symbolic_dim
 from . import ufuncs
 from .operands import asarray
 from .ufuncs import asarray_operand, broadcast_to_shape, where as _where
@@ -357,7 +358,9 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
     sdt = core.get_aval(sq).dtype
     if where is None:
         s = sum(sq, axis=axes, dtype=sdt, keepdims=keepdims)
-        n = np.asarray(_count(av.shape, axes) - ddof, sdt)[()]
+        n = _count(av.shape, axes) - ddof
+        n = (lax.convert_element_type(asarray_operand(n), sdt) if is_symbolic_dim(n)
+             else np.asarray(n, sdt)[()])
     else:
         w = broadcast_to_shape(where, av.shape)
         s = sum(sq, axis=axes, dtype=sdt, keepdims=keepdims, where=w)
@@ -366,7 +369,8 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
     r = lax.convert_element_type(lax.div(s, n), dtype)
     # NaN where N - ddof <= 0; a weak NaN, so an integer `dtype` turns into the default
     # float as JAX's result does
-    ok = lax.gt(n, np.zeros((), sdt)[()]) if where is not None else np.asarray(n > 0)
+    ok = (lax.gt(n, np.zeros((), sdt)[()]) if where is not None or isinstance(n, core.Tracer)
+          else np.asarray(n > 0))
     return _where(ok, r, float("nan"))
 
 

@@ -499,7 +499,8 @@ def broadcast_to(array, shape):
     Array([[0, 1, 2],
            [0, 1, 2]], dtype=int32)
     """
-    shape = tuple(int(d) for d in (shape if isinstance(shape, (tuple, list)) else (shape,)))
+    shape = tuple(canonical_dim(d) for d in (shape if isinstance(shape, (tuple, list))
+                                             else (shape,)))
     if _is_key_array(array):
         return array.broadcast_to(shape)
     return broadcast_to_shape(asarray(array), shape)

@@ -27,7 +27,7 @@ from .base import mark_unsupported, nondiff, register
 from .lapack import register_targets
 
 __all__ = ["call_exported_p", "INLINE_PREFIX", "check_arguments", "dim_as_value_p",
-           "dim_as_value"]
+           "dim_as_value", "platform_index_p"]
 
 # the placeholder prefix of every symbol of `exported.inlinable()`'s functions
 INLINE_PREFIX = "astjax_exported_PREFIX_"
@@ -160,3 +160,31 @@ mark_unsupported(dim_as_value_p, "impl", "Evaluation rule for 'dim_as_value' is 
                  "implemented. It seems that you are using shape polymorphism outside "
                  "jax.export.")
 mark_unsupported(dim_as_value_p, "batch", "it has no operands, so it is never batched")
+
+
+# ------------------------------------------------------------------ platform_index
+# `lax.platform_dependent`'s choice (astjax/lax_extras.py): the index of the branch for
+# the platform being *lowered for* -- a constant in each platform's function of a
+# multi-platform export, so XLA keeps one branch of the `case`. `platforms`: per branch
+# a tuple of platform names, None for the default branch.
+platform_index_p = core.new_primitive("platform_index")
+
+
+def _platform_index(platform, platforms):
+    for i, names in enumerate(platforms):
+        if names is None or platform in names:
+            return i
+    raise NotImplementedError(f"MLIR translation rule for primitive 'platform_index("
+                              f"platforms={platforms})' not found for platform {platform}")
+
+
+def _platform_index_lowering(ctx, *, platforms):
+    return ctx.constant(_platform_index(ctx.platform, platforms), ctx.avals_out[0])
+
+
+register(platform_index_p, abstract_eval=lambda *, platforms: ShapedArray((), np.int32),
+         lowering=_platform_index_lowering)
+nondiff(platform_index_p)
+mark_unsupported(platform_index_p, "batch", "it has no operands, so it is never batched")
+mark_unsupported(platform_index_p, "impl", "run eagerly, lax.platform_dependent picks the "
+                 "default device's branch itself; staged, the lowering platform decides")

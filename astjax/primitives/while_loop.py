@@ -54,6 +54,7 @@ from ..core import Eqn, Var, bind
 from ..errors import (ArgumentValueError, DTypeError, DifferentiationError, JAXTypeError, LoopCarryError,
                       NotImplementedInAstjaxError, ShapeError)
 from ..pyast import load, statement_rule
+from ..shape_poly_expr import as_value
 from ..util import split_list
 from .base import lax_ops, instantiate, matchaxis, register, zeros_like_aval
 from .cond import (_any, _ensure_types, _first_lane, _fmt, _lane_select,
@@ -602,6 +603,7 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
     1.0), as in JAX. JAX cannot differentiate that `while` in reverse mode; astjax can
     (`_while_transpose`, which keeps every state when the trip count is known)."""
     lax = lax_ops()
+    lower, upper = as_value(lower), as_value(upper)     # (a symbolic dimension: staged)
     dt = _bounds_dtype(lower, upper)
     lo, hi = _trace_time_int(lower), _trace_time_int(upper)
     if lo is not None and hi is not None:

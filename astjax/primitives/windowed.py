@@ -23,6 +23,7 @@ from .. import core, dtypes
 from ..core import ShapedArray, bind
 from ..errors import DTypeError, NotImplementedInAstjaxError, ShapeError
 from ..pyast import attr, call
+from ..shape_poly_expr import max_dim
 from .base import (NUMBER, bdim_at_front, check_dtype, is_zero, max_value, min_value,
                    register)
 from .base import tangent_aval as _aval
@@ -45,7 +46,7 @@ def _out_shape(shape, window_dimensions, window_strides, padding, base_dilation,
     for n, w, s, (lo, hi), bd, wd in zip(shape, window_dimensions, window_strides, padding,
                                          base_dilation, window_dilation):
         size = _dilate(n, bd) + lo + hi - _dilate(w, wd)
-        out.append(size // s + 1 if size >= 0 else 0)
+        out.append(max_dim(size // s + 1, 0))    # (JAX's rule, also for symbolic sizes)
     return tuple(out)
 
 
