@@ -30,8 +30,9 @@ from . import core, tree_util
 from .primitives import ops as lax  # (not .lax: lax.reduce uses this module)
 from .ad_api import _Transformed, _staging, differentiating, differentiation
 from .core import bind, raw
-from .errors import (ArgumentTypeError, DerivativeNotImplementedError, ShapeError,
-                     StructureError, UndefinedRuleError, caller_location,
+from .errors import (ArgumentTypeError, DerivativeNotImplementedError,
+                     NotImplementedInAstjaxError, ShapeError, StructureError,
+                     UndefinedRuleError, UnexpectedTracerError, caller_location,
                      check_signature)
 from .primitives.custom_derivatives import (CustomVJPPrimal, SymbolicZero, custom_jvp_call_p,
                                             custom_vjp_call_p, stop_gradient_p)
@@ -102,6 +103,12 @@ class _RefArgs:
             return c if is_ref(c) else new_ref(c)
         return fill
 
+    def nondiff(self, ndv, consts):
+        """The nondiff arguments for a Python rule run with the call's `consts` (a
+        reference among them as `live` gives it)."""
+        fill = self.live(consts)
+        return [fill(x) if is_ref(x) else x for x in ndv]
+
     def tree_of(self, xs, fill=None):
         """The tree of operand values `xs`, each reference put back (or `fill(ref)`)."""
         it = iter(xs)
@@ -121,6 +128,32 @@ class _RefArgs:
     def drop(self, cts):
         """A rule's per-leaf cotangents without those of the references."""
         return [c for i, c in enumerate(cts) if i not in self.refs]
+
+
+class _GoneRef:
+    """What a `custom_vjp` bwd rule gets for a reference staged in the differentiated
+    function (kept as a residual, or a nondiff argument): bwd runs after that function
+    has finished staging, so reading or writing it is a located error here (JAX 0.10.2
+    runs it)."""
+    __slots__ = ("aval",)
+
+    def __init__(self, aval):
+        self.aval = aval
+
+    def _fail(self, *_):
+        raise NotImplementedInAstjaxError(
+            f"a custom_vjp bwd rule uses a mutable array reference ({self.aval}) staged "
+            f"in the differentiated function (an argument of it, or created in it), kept "
+            f"as a residual or passed in nondiff_argnums; astjax runs bwd after that "
+            f"function has finished staging (JAX 0.10.2 can run this)",
+            loc=caller_location(), hint="keep its value r[...] as the residual, or pass a "
+                                        "Ref from outside the differentiated function")
+
+    __getitem__ = __setitem__ = _fail
+
+
+def _gone(ref):
+    return _GoneRef(ref.aval) if isinstance(ref, core.RefTracer) else ref
 
 
 def _zero_ref(symbolic):
@@ -334,7 +367,8 @@ class custom_jvp(_Transformed):
             p_args = ra.args([_staged(x) for x in primals], ra.live(_consts))
             t_args = ra.args([_staged(x) for x in tangents], fill)
             with differentiation(False):
-                po, to = as_callable(user_jvp)(*ndv, tuple(p_args), tuple(t_args))
+                po, to = as_callable(user_jvp)(*ra.nondiff(ndv, _consts), tuple(p_args),
+                                               tuple(t_args))
             p_leaves = tree_util.tree_leaves(po)
             return p_leaves, [_fit_tangent(t, p)
                               for p, t in zip(p_leaves, tree_util.tree_leaves(to))]
@@ -427,17 +461,20 @@ class custom_vjp(_Transformed):
             live = ra.live(_consts)
             p_args = ra.args(primals, (lambda r: CustomVJPPrimal(live(r), False)) if sz
                              else live)
+            fwd_args = [live(a) if i in nd and is_ref(a) else a
+                        for i, a in enumerate(full(p_args))]
             with differentiation(level):
-                out, res = as_callable(user_fwd)(*full(p_args))
+                out, res = as_callable(user_fwd)(*fwd_args)
             res_refs[0] = _RefArgs(*tree_util.flatten_for_staging(res))
             out_leaves, out_tree[0] = tree_util.flatten_for_staging(out)
             return out_leaves, res_refs[0].plain
 
         def bwd(res, cts):
-            r = res_refs[0].tree_of(res)
+            r = res_refs[0].tree_of(res, _gone)
             ct = tree_util.tree_unflatten(out_tree[0], cts)
             with differentiation(False):
-                got = as_callable(user_bwd)(*ndv, r, ct)
+                got = as_callable(user_bwd)(*[_gone(x) if is_ref(x) else x for x in ndv],
+                                            r, ct)
             if not isinstance(got, (tuple, list)):
                 raise StructureError("custom_vjp bwd function must return a tuple, with one "
                                      f"entry per differentiable argument; got "
