@@ -32,13 +32,9 @@ KNOWN = {"scan_forwarded_carry_both_used": _FORWARD, "cond_forwarded_both_used":
              "program drops the primal computation, and with it the key's consumption"}
 
 
-def _case(name):
-    if name in KNOWN:
-        return pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=KNOWN[name]))
-    return name
-
-
-@pytest.mark.parametrize("name", [_case(n) for n in sorted(CASES)])
+@pytest.mark.parametrize("name", [
+    pytest.param(n, marks=[pytest.mark.xfail(strict=True, reason=KNOWN[n])] if n in KNOWN else [])
+    for n in sorted(CASES)])
 def test_verdict_as_jax(name):
     assert verdict(CASES[name], J) == RECORDED["cases"][name]
 

@@ -149,10 +149,13 @@ def _consumer(J, k):
 
 
 
-def grad_closed_twice(J):
-    g = J.jax.grad(_consumer(J, _key(J)))
+def _twice(g):
     g(1.0)
     return g(2.0)
+
+
+def grad_closed_twice(J):
+    return _twice(J.jax.grad(_consumer(J, _key(J))))
 
 
 def grad_closed_then_eager(J):
@@ -162,9 +165,7 @@ def grad_closed_then_eager(J):
 
 
 def value_and_grad_closed_twice(J):
-    g = J.jax.value_and_grad(_consumer(J, _key(J)))
-    g(1.0)
-    return g(2.0)
+    return _twice(J.jax.value_and_grad(_consumer(J, _key(J))))
 
 
 def vjp_closed_twice(J):
@@ -180,9 +181,7 @@ def vjp_pullback_twice(J):
 
 
 def jacrev_closed_twice(J):
-    g = J.jax.jacrev(_consumer(J, _key(J)))
-    g(1.0)
-    return g(2.0)
+    return _twice(J.jax.jacrev(_consumer(J, _key(J))))
 
 
 def jvp_closed_twice(J):
