@@ -613,7 +613,7 @@ def bind(prim: Primitive, *args, **params):
                                    hint="read the reference's value first: r[...]")
             return eager_ref_apply(prim, args, params)
     if prim.higher_order and eager_key_check is not None:
-        eager_key_check(prim, params)
+        eager_key_check(prim, args, params)
     return eager_backend(prim, args, params)
 
 
@@ -623,8 +623,8 @@ def bind(prim: Primitive, *args, **params):
 eager_ref_apply: Callable | None = None
 
 # Hook set in one spot, by random/key_reuse.py: a higher-order primitive bound outside
-# staging (an eager `lax.scan` whose body closes over a key) checked as JAX checks each
-# eager primitive while `jax_debug_key_reuse` is on.
+# staging (an eager `lax.scan` whose body closes over a key, or takes one as an operand)
+# checked as JAX checks each eager primitive while `jax_debug_key_reuse` is on.
 eager_key_check: Callable | None = None
 
 

@@ -30,13 +30,15 @@ from . import core, tree_util
 from .primitives import ops as lax  # (not .lax: lax.reduce uses this module)
 from .ad_api import _Transformed, _staging, differentiating, differentiation
 from .core import bind, raw
-from .errors import (ArgumentTypeError, DerivativeNotImplementedError, ShapeError,
-                     StructureError, UndefinedRuleError, caller_location,
+from .errors import (ArgumentTypeError, DerivativeNotImplementedError,
+                     NotImplementedInAstjaxError, ShapeError, StructureError,
+                     UndefinedRuleError, UnexpectedTracerError, caller_location,
                      check_signature)
 from .primitives.custom_derivatives import (CustomVJPPrimal, SymbolicZero, custom_jvp_call_p,
                                             custom_vjp_call_p, stop_gradient_p)
 from .primitives.linear_call import linear_call_p
 from .primitives.remat_opt import PrimalThunk, remat_opt
+from .primitives.state import is_ref, new_ref
 from .staging import as_callable, leaf_aval, stage_flat
 from .transforms import ad
 from .transforms.ad import differentiable, inline
@@ -68,6 +70,99 @@ def _split_args(args, nondiff_argnums):
         it = iter(dargs)
         return [nd[i] if i in nd else next(it) for i in range(len(args))]
     return nd, dyn, full
+
+
+class _RefArgs:
+    """The dynamic arguments' leaves with the mutable array references among them taken
+    out (`plain`, the call's operands): JAX passes a `Ref` argument through to the
+    function and its rules; here they close over it, as over a `Ref` from outside
+    (`transforms/discharge.py` threads its value through the call and its staged rule).
+    `args(xs)` rebuilds the argument tuple from operand values, each reference put back
+    (or, for a rule's tangents, `fill(ref)` in its place)."""
+    __slots__ = ("tree", "refs", "n", "plain", "at")
+
+    def __init__(self, leaves, tree):
+        self.tree, self.n = tree, len(leaves)
+        self.refs = {i: x for i, x in enumerate(leaves) if is_ref(x)}
+        self.plain = [x for i, x in enumerate(leaves) if i not in self.refs]
+        self.at = {}
+
+    def find(self, consts):
+        """Note where the staged call's `consts` hold the references (it closes over
+        them): a Python rule that runs later finds them there (`live`)."""
+        self.at = {id(c): k for k, c in enumerate(consts) if is_ref(c)}
+
+    def live(self, consts):
+        """A fill for `args` in a Python rule run with the call's `consts`: each
+        reference as the call now holds it -- itself, or, once the references were
+        discharged (its value in the consts), a reference holding that value (its
+        staged original may be gone; the call's final values come from its body)."""
+        def fill(ref):
+            k = self.at.get(id(ref))
+            c = consts[k] if k is not None and k < len(consts) else ref
+            return c if is_ref(c) else new_ref(c)
+        return fill
+
+    def nondiff(self, ndv, consts):
+        """The nondiff arguments for a Python rule run with the call's `consts` (a
+        reference among them as `live` gives it)."""
+        fill = self.live(consts)
+        return [fill(x) if is_ref(x) else x for x in ndv]
+
+    def tree_of(self, xs, fill=None):
+        """The tree of operand values `xs`, each reference put back (or `fill(ref)`)."""
+        it = iter(xs)
+        full = [(fill(self.refs[i]) if fill else self.refs[i]) if i in self.refs
+                else next(it) for i in range(self.n)]
+        return tree_util.tree_unflatten(self.tree, full)
+
+    def args(self, xs, fill=None):
+        return self.tree_of(xs, fill)[0]
+
+    def stage(self, fun, avals):
+        """`fun(*args)` staged on the operands' avals -> (ClosedJaxpr, out_tree)."""
+        flat = tree_util.tree_structure((tuple(range(len(avals))), {}))
+        with differentiation(False):
+            return stage_flat(raw(lambda *d: fun(*self.args(d))), flat, avals)
+
+    def drop(self, cts):
+        """A rule's per-leaf cotangents without those of the references."""
+        return [c for i, c in enumerate(cts) if i not in self.refs]
+
+
+class _GoneRef:
+    """What a `custom_vjp` bwd rule gets for a reference staged in the differentiated
+    function (kept as a residual, or a nondiff argument): bwd runs after that function
+    has finished staging, so reading or writing it is a located error here (JAX 0.10.2
+    runs it)."""
+    __slots__ = ("aval",)
+
+    def __init__(self, aval):
+        self.aval = aval
+
+    def _fail(self, *_):
+        raise NotImplementedInAstjaxError(
+            f"a custom_vjp bwd rule uses a mutable array reference ({self.aval}) staged "
+            f"in the differentiated function (an argument of it, or created in it), kept "
+            f"as a residual or passed in nondiff_argnums; astjax runs bwd after that "
+            f"function has finished staging (JAX 0.10.2 can run this)",
+            loc=caller_location(), hint="keep its value r[...] as the residual, or pass a "
+                                        "Ref from outside the differentiated function")
+
+    __getitem__ = __setitem__ = _fail
+
+
+def _gone(ref):
+    return _GoneRef(ref.aval) if isinstance(ref, core.RefTracer) else ref
+
+
+def _zero_ref(symbolic):
+    """The tangent a rule receives for a `Ref` argument (JAX's: a fresh reference
+    holding zeros, or a `SymbolicZero` when the rule takes symbolic zeros)."""
+    def fill(ref):
+        aval = ref.aval.inner_aval
+        return SymbolicZero(aval) if symbolic else new_ref(lax.full(aval.shape, 0, aval.dtype))
+    return fill
 
 
 def _staged(x):
@@ -223,12 +318,13 @@ class custom_jvp(_Transformed):
     def __init__(self, fun, nondiff_argnums=()):
         super().__init__(fun)
         self.nondiff_argnums = tuple(nondiff_argnums)
-        self.jvp = None
+        self.jvp, self.symbolic_zeros = None, False
 
     def defjvp(self, jvp, symbolic_zeros=False):
         """Set the JVP rule `jvp(primals, tangents) -> (primal_out, tangent_out)`
         (nondiff arguments first); returns it, so it can be used as a decorator."""
         self.jvp = jvp
+        self.symbolic_zeros = bool(symbolic_zeros)   # (read for a Ref argument's tangent)
         return jvp
 
     def defjvps(self, *jvps):
@@ -258,20 +354,21 @@ class custom_jvp(_Transformed):
         nd, dyn, full = _split_args(args, self.nondiff_argnums)
         ndv = [nd[i] for i in sorted(nd)]
         fun, user_jvp = self.fun, self.jvp
-        leaves, in_tree = tree_util.flatten_for_staging((tuple(dyn), {}))
+        ra = _RefArgs(*tree_util.flatten_for_staging((tuple(dyn), {})))
+        leaves, fill = ra.plain, _zero_ref(self.symbolic_zeros)
         if _rule_wanted(leaves):
-            return self._stage_with_rule(leaves, in_tree, ndv, user_jvp)
-        with differentiation(False):
-            closed, out_tree = stage_flat(
-                raw(lambda *d: as_callable(fun)(*full(d), **kwargs)), in_tree,
-                [leaf_aval(x) for x in leaves])
+            return self._stage_with_rule(ra, ndv, user_jvp, fill)
+        closed, out_tree = ra.stage(lambda *a: as_callable(fun)(*full(a), **kwargs),
+                                    [leaf_aval(x) for x in leaves])
         body, consts = core.split_consts(closed)
+        ra.find(consts)
 
         def jvp_rule(_consts, primals, tangents):
-            p_args, _ = tree_util.tree_unflatten(in_tree, [_staged(x) for x in primals])
-            t_args, _ = tree_util.tree_unflatten(in_tree, [_staged(x) for x in tangents])
+            p_args = ra.args([_staged(x) for x in primals], ra.live(_consts))
+            t_args = ra.args([_staged(x) for x in tangents], fill)
             with differentiation(False):
-                po, to = as_callable(user_jvp)(*ndv, tuple(p_args), tuple(t_args))
+                po, to = as_callable(user_jvp)(*ra.nondiff(ndv, _consts), tuple(p_args),
+                                               tuple(t_args))
             p_leaves = tree_util.tree_leaves(po)
             return p_leaves, [_fit_tangent(t, p)
                               for p, t in zip(p_leaves, tree_util.tree_leaves(to))]
@@ -281,15 +378,16 @@ class custom_jvp(_Transformed):
                     symbolic_zeros=False)
         return tree_util.tree_unflatten(out_tree, outs)
 
-    def _stage_with_rule(self, leaves, in_tree, ndv, user_jvp):
+    def _stage_with_rule(self, ra, ndv, user_jvp, fill):
         """Only the rule runs (JAX's order): stage it once, primal body = its primal part."""
+        leaves = ra.plain
         avals = [leaf_aval(x) for x in leaves]
         n = len(avals)
         out_tree = [None]
 
         def rule(*xs):
-            p_args, _ = tree_util.tree_unflatten(in_tree, list(xs[:n]))
-            t_args, _ = tree_util.tree_unflatten(in_tree, list(xs[n:]))
+            p_args = ra.args(xs[:n])
+            t_args = ra.args(xs[n:], fill)
             po, to = as_callable(user_jvp)(*ndv, tuple(p_args), tuple(t_args))
             p_leaves, out_tree[0] = tree_util.flatten_for_staging(po)
             t_leaves = [_fit_tangent(t, p) for p, t in zip(p_leaves, tree_util.tree_leaves(to))]
@@ -344,32 +442,39 @@ class custom_vjp(_Transformed):
         nd, dyn, full = _split_args(args, self.nondiff_argnums)
         ndv = [nd[i] for i in sorted(nd)]
         fun, user_fwd, user_bwd, sz = self.fun, self.fwd, self.bwd, self.symbolic_zeros
-        leaves, in_tree = tree_util.flatten_for_staging((tuple(dyn), {}))
+        ra = _RefArgs(*tree_util.flatten_for_staging((tuple(dyn), {})))
+        leaves = ra.plain
         avals = [leaf_aval(x) for x in leaves]
-        res_tree, out_tree = [None], [None]
+        res_refs, out_tree = [None], [None]   # residuals: a Ref among them is closed over
+
+        def call(*a):
+            return as_callable(fun)(*full(a), **kwargs)
 
         def primal_thunk():   # optimize_remat: the primal function, staged when DCE asks
-            with differentiation(False):
-                return stage_flat(raw(lambda *d: as_callable(fun)(*full(d), **kwargs)),
-                                  in_tree, avals)[0]
+            return ra.stage(call, avals)[0]
 
         def fwd(_consts, primals, level=False, perturbed=None):  # level None: staged already
             primals = [_staged(x) for x in primals]
             if sz:
                 flags = [True] * len(primals) if perturbed is None else perturbed
                 primals = [CustomVJPPrimal(p, z) for p, z in zip(primals, flags)]
-            p_args, _ = tree_util.tree_unflatten(in_tree, primals)
+            live = ra.live(_consts)
+            p_args = ra.args(primals, (lambda r: CustomVJPPrimal(live(r), False)) if sz
+                             else live)
+            fwd_args = [live(a) if i in nd and is_ref(a) else a
+                        for i, a in enumerate(full(p_args))]
             with differentiation(level):
-                out, res = as_callable(user_fwd)(*full(p_args))
-            res_leaves, res_tree[0] = tree_util.flatten_for_staging(res)
+                out, res = as_callable(user_fwd)(*fwd_args)
+            res_refs[0] = _RefArgs(*tree_util.flatten_for_staging(res))
             out_leaves, out_tree[0] = tree_util.flatten_for_staging(out)
-            return out_leaves, res_leaves
+            return out_leaves, res_refs[0].plain
 
         def bwd(res, cts):
-            r = tree_util.tree_unflatten(res_tree[0], res)
+            r = res_refs[0].tree_of(res, _gone)
             ct = tree_util.tree_unflatten(out_tree[0], cts)
             with differentiation(False):
-                got = as_callable(user_bwd)(*ndv, r, ct)
+                got = as_callable(user_bwd)(*[_gone(x) if is_ref(x) else x for x in ndv],
+                                            r, ct)
             if not isinstance(got, (tuple, list)):
                 raise StructureError("custom_vjp bwd function must return a tuple, with one "
                                      f"entry per differentiable argument; got "
@@ -383,7 +488,7 @@ class custom_vjp(_Transformed):
                       tree_util.tree_leaves(g, is_leaf=lambda x: x is None
                                             or isinstance(x, SymbolicZero)))
                 out.extend(gl)
-            return out
+            return ra.drop(out)
 
         if _rule_wanted(leaves):  # JAX runs only fwd (and bwd later), not the function
             n_out = [0]
@@ -398,10 +503,9 @@ class custom_vjp(_Transformed):
             fwd_param = (_RematFwd(body, n_out[0], primal_thunk) if self.optimize_remat
                          else _StagedFwd(body, n_out[0]))
         else:
-            with differentiation(False):
-                closed, out_tree[0] = stage_flat(
-                    raw(lambda *d: as_callable(fun)(*full(d), **kwargs)), in_tree, avals)
+            closed, out_tree[0] = ra.stage(call, avals)
             primal, consts = core.split_consts(closed)
+            ra.find(consts)
             if self.optimize_remat:
                 fwd_param = _Rule(_staged_remat_fwd(fwd, primal_thunk), len(consts), "fwd")
             else:

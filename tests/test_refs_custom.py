@@ -23,7 +23,8 @@ RECORDED = json.loads((Path(__file__).parent / "oracle" / "refs_custom.json").re
 J = types.SimpleNamespace(jax=astjax, jnp=jnp)
 # case JAX refuses (NotImplementedError, no discharge rule) -> its JAX-recorded twin
 BEYOND_JAX = {"jvp_reading_jit": "jvp_reading_eager", "jvp_writing_jit": "jvp_writing_eager",
-              "jvp_writing_jit_grad": "jvp_writing_grad"}
+              "jvp_writing_jit_grad": "jvp_writing_grad",
+              "jvp_ref_argument_jit": "jvp_ref_argument_eager"}
 
 
 def _close(got, want):

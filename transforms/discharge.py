@@ -49,11 +49,12 @@ _VMAP_STORE = ("performing {} operation with vmapped value on an unbatched array
 class Cell:
     """A reference during discharge: the value (a Tracer of the program being built)
     it holds at this point of the program; for a reference from outside, where it was
-    last stored into (`src`) and, under `vmap`, the error a store into it is."""
-    __slots__ = ("value", "src", "frozen")
+    last stored into (`src`) and, under `vmap`, the error a store into it is; `local`:
+    created inside the function (`new_ref`)."""
+    __slots__ = ("value", "src", "frozen", "local")
 
-    def __init__(self, value, frozen=None):
-        self.value, self.src, self.frozen = value, None, frozen
+    def __init__(self, value, frozen=None, local=False):
+        self.value, self.src, self.frozen, self.local = value, None, frozen, local
 
     def stored(self, loc, what):
         """Record a store at `loc` (`what`: 'a set/swap', 'an addupdate')."""
@@ -63,7 +64,7 @@ class Cell:
 
     def inner(self, value):
         """The stand-in for this reference inside a nested program."""
-        return Cell(value, self.frozen)
+        return Cell(value, self.frozen, self.local)
 
     def absorb(self, inner, value):
         """After a nested program: `value` held, stored into where `inner` was."""
@@ -253,7 +254,7 @@ def _eqn(eqn, ins):
                 cell.value = res
                 return []
             return res if p.multiple_results else [res]
-        return [Cell(p.discharge(*ins, **params))]     # new_ref, empty_ref
+        return [Cell(p.discharge(*ins, **params), local=True)]     # new_ref, empty_ref
     rule = _CONTROL.get(p)
     if rule is not None and (any(isinstance(x, Cell) for x in ins)
                              or any(uses_refs(j) for j in core.sub_jaxprs(params))):
@@ -513,15 +514,42 @@ def _custom_call(eqn, ins):
         if isinstance(getattr(rule, "body", None), ClosedJaxpr):
             staged = discharged(rule.body)
             params[k] = _DischargedRule(staged, skip, len(staged.out_avals) - n, rule.n_out, k)
+        elif rule is not None:   # its consts in their places, a reference's value in its
+            it = iter(range(n, n + len(consts)))
+            params[k] = _ValuesRule(rule, skip, [_position(cells, x) if isinstance(x, Cell)
+                                                 else next(it) for x in ins[:nc]])
     values = [c.value for c in cells]
     outs = core.bind(eqn.primitive, *extra, *values, *consts, *args, **params)
     # the final values: the body beside the call, not differentiated
     finals = core.inline_jaxpr(call.jaxpr, call.consts, values + consts + args)[n_out:]
-    finals = [v if out is inp else stop_gradient(f)   # (a reference not stored into)
-              for v, f, out, inp in zip(values, finals, call.jaxpr.outvars[n_out:],
-                                        call.jaxpr.invars[:n])]
+    finals = [v if out is inp else _stored_primal(f, v) if c.local else stop_gradient(f)
+              for c, v, f, out, inp in zip(cells, values, finals, call.jaxpr.outvars[n_out:],
+                                           call.jaxpr.invars[:n])]   # (v: not stored into)
     _absorb(cells, finals, seen)
     return outs
+
+
+class _KeepTangent:
+    """The jvp of `_stored_primal`: the new value, the previous value's tangent."""
+    def __call__(self, consts, primals, tangents):
+        return [primals[0]], [tangents[1]]
+
+    def __repr__(self):
+        return "keep_tangent"
+
+
+def _stored_primal(new, old):
+    """A reference's value after a custom rule's store of `new` over `old`, for a
+    reference created inside the differentiated function: as in JAX (the rule stores a
+    primal value; the reference's tangent stays), `new` whose tangent is `old`'s -- a
+    `custom_jvp_call` that computes `new` exactly. (One from outside is not
+    differentiated: `stop_gradient`.)"""
+    aval = core.get_aval(old)
+    if not core.differentiable(aval):
+        return stop_gradient(new)
+    body = core.stage(lambda n, o: [n], [aval, aval])
+    return core.bind(custom_jvp_call_p, new, old, call_jaxpr=body, jvp=_KeepTangent(),
+                     num_consts=0, symbolic_zeros=False)[0]
 
 
 class _DischargedRule:
@@ -542,6 +570,23 @@ class _DischargedRule:
 
     def __repr__(self):
         return self.name
+
+
+class _ValuesRule:
+    """A Python custom rule of a call whose references were discharged: it skips the
+    call's `skip` leading consts and gets the others in their original places (`where`:
+    indexes into reference values + plain consts), each reference's value in its place."""
+    __slots__ = ("rule", "skip", "where")
+
+    def __init__(self, rule, skip, where):
+        self.rule, self.skip, self.where = rule, skip, where
+
+    def __call__(self, consts, *lists, **static):
+        xs = list(consts)[self.skip:]
+        return self.rule([xs[w] for w in self.where], *lists, **static)
+
+    def __repr__(self):
+        return repr(self.rule)
 
 
 _CONTROL = {scan_p: _scan, while_p: _while, cond_p: _cond, checkpoint_p: _checkpoint,

@@ -14,7 +14,8 @@ what any branch consumes; a `scan` / `while` body may not consume a key it close
 (every trip would consume it again), and may consume a key carry only if it puts a
 fresh key back into that carry; a `while` condition and body may not consume the same
 carry. In astjax a sampler's consumption is the `random_unwrap` that reads its key
-(`consume` marks it); the other `random_unwrap`s (`key_data`) consume nothing.
+(`consume` marks it with a `consumes` param, which every transformation keeps); the
+other `random_unwrap`s (`key_data`) consume nothing.
 
 The check runs on every program staged from user code while the flag is on (the hook
 in `staging.stage_flat`), and a `jit` call on eager keys checks and marks them by its
@@ -24,9 +25,11 @@ and consumes it is checked on every call, not only when it is staged: its second
 consumes the key again (`_check_closed_over`). A loop bound outside any staging (an
 eager `lax.scan`, `fori_loop`, `while_loop`) is checked by its signature when it runs
 (`check_eager`, through `core.eager_key_check`), as JAX checks each eager primitive: a
-body consuming a key it closes over is an error even for one trip."""
+body consuming a key it closes over is an error even for one trip, and a key operand
+of an eager `cond` / loop that it consumes is consumed (checked and marked)."""
 from __future__ import annotations
 
+import gc
 import weakref
 
 import numpy as np
@@ -37,7 +40,7 @@ from ..config import config
 State = config_api.State
 from ..errors import KeyReuseError
 from ..ir import KeyDataAval, Literal, Var
-from ..primitives.prng_keys import random_unwrap, random_wrap, type_as_keys
+from ..primitives.prng_keys import random_unwrap_p, random_wrap, type_as_keys
 
 __all__ = ["debug_key_reuse", "consume", "index", "signature", "check_call", "check_eager"]
 
@@ -45,10 +48,11 @@ debug_key_reuse = State("jax_debug_key_reuse")
 debug_key_reuse.__doc__ = """`with astjax.debug_key_reuse(True):` a typed PRNG key
 consumed twice (two samplers, or a sampler after `split`) raises `KeyReuseError`."""
 
-# outputs of the `random_unwrap`s through which a sampler or `split` read its key
-_CONSUMING: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 # one list per `jit` call staging now: the eager keys its program closes over and consumes
 _STAGING: list = []
+# eager keys a program staged since the last eager `cond` / loop closes over and
+# consumes: checked and marked then, so that call does not count them again
+_CLOSED: list = []
 # jitted function -> {id(compiled entry): the eager keys its program consumes}
 _PROGRAM_KEYS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
@@ -73,6 +77,7 @@ def consume(key, what: str):
         return key
     for log in _STAGING:
         log.append(key)
+    _CLOSED.append(key)
     # an eager key a staged program closes over: a constant of the program, typed as
     # keys, so that a loop body consuming it is seen consuming it on every trip
     var = builder.atom(base)
@@ -82,8 +87,8 @@ def consume(key, what: str):
 
 
 def _marked(key, staged, what):
-    data = random_unwrap(staged)
-    _CONSUMING[data.var] = what
+    # the mark is a param, so that it survives every transformation's re-binding
+    data = core.bind(random_unwrap_p, staged, consumes=what)
     return key._with(random_wrap(data, key._impl))
 
 
@@ -107,13 +112,15 @@ def index(key, idx):
 class Sig:
     """An equation's or a program's key-reuse signature: `sinks` {operand index: (mask,
     where consumed)}, `sources` {result index: mask of keys consumed}, `forwards`
-    {result index: operand index}."""
-    __slots__ = ("sinks", "sources", "forwards")
+    {result index: operand index}; `again`: the sinks repeat a consumption (a
+    `checkpoint`'s recomputation), so a key they consume may be consumed already."""
+    __slots__ = ("sinks", "sources", "forwards", "again")
 
-    def __init__(self, sinks=None, sources=None, forwards=None):
+    def __init__(self, sinks=None, sources=None, forwards=None, again=False):
         self.sinks = sinks or {}
         self.sources = sources or {}
         self.forwards = forwards or {}
+        self.again = again
 
 
 def _is_key(v) -> bool:
@@ -220,13 +227,16 @@ def _while_sig(eqn):
 
 def _call_sig(eqn):
     """A call of one nested program taking the operands as they are (`checkpoint`,
-    custom derivatives); `checkpoint`'s recomputation consumes nothing new."""
-    if eqn.params.get("differentiated"):
-        return Sig()
+    custom derivatives); `checkpoint`'s recomputation consumes again what the forward
+    pass consumed (no reuse), and is the only consumption when that pass was dropped
+    (`grad` of a checkpointed function)."""
     for j in core.sub_jaxprs(eqn.params):
         inner = j.jaxpr if isinstance(j, core.ClosedJaxpr) else j
         if len(inner.invars) == len(eqn.invars) and len(inner.outvars) == len(eqn.outvars):
-            return signature(inner)
+            sig = signature(inner)
+            if eqn.params.get("differentiated"):
+                return Sig(sig.sinks, sig.sources, sig.forwards, again=True)
+            return sig
     return None
 
 
@@ -234,7 +244,7 @@ def _eqn_sig(eqn):
     name = eqn.primitive.name
     keys_in = [i for i, v in enumerate(eqn.invars) if _is_key(v)]
     if name == "random_unwrap":
-        what = _CONSUMING.get(eqn.outvars[0])
+        what = eqn.params.get("consumes")
         return Sig({0: (True, _loc(eqn), what)}) if what else Sig()
     if name == "cond":
         return _cond_sig(eqn)
@@ -299,7 +309,7 @@ def _signature(jaxpr) -> Sig:
             if isinstance(v, Literal):
                 continue
             prev = consumed.get(v, False)
-            if np.any(np.logical_and(prev, mask)):
+            if not sig.again and np.any(np.logical_and(prev, mask)):
                 raise KeyReuseError(f"In {what or eqn.primitive.name}, the key argument is "
                                     f"already consumed: a PRNG key was used twice",
                                     loc=loc or _loc(eqn))
@@ -379,6 +389,7 @@ def _check_closed_over(jitted, args, kwargs):
         entry, leaves = jitted._entry(args, kwargs)
     finally:
         _STAGING.pop()
+        _CLOSED.clear()
     per = _PROGRAM_KEYS.setdefault(jitted, {})
     if log:
         per[id(entry)] = log
@@ -395,15 +406,39 @@ def _check_closed_over(jitted, args, kwargs):
                                      "(random.split) to each call")
 
 
-def check_eager(prim, params):
-    """A loop bound outside any staging (`core.eager_key_check`): its signature, so a
-    body or condition consuming a key it closes over raises, located at the consuming
-    line."""
+def check_eager(prim, args, params):
+    """A loop or `cond` bound outside any staging (`core.eager_key_check`): its
+    signature, so a body or condition consuming a key it closes over raises, located at
+    the consuming line; and a key operand it consumes (JAX: "Previously-consumed key
+    passed to cond") is checked and marked consumed."""
     if not config.read("jax_debug_key_reuse"):
         return
-    check = {"scan": _scan_sig, "while": _while_sig}.get(prim.name)
-    if check is not None:
-        check(core.Eqn(prim, [], [], params))
+    check = {"scan": _scan_sig, "while": _while_sig, "cond": _cond_sig}.get(prim.name)
+    if check is None:
+        return
+    sig = check(core.Eqn(prim, [], [], params))
+    closed = _CLOSED[:]
+    _CLOSED.clear()
+    owners = {i: _owner(args[i]) for i in sig.sinks if i < len(args)}
+    owners = {i: k for i, k in owners.items() if not any(k is c for c in closed)}
+    for i, (mask, _, _) in sig.sinks.items():
+        key = owners.get(i)
+        if key is not None and np.any(np.logical_and(key._consumed, mask)):
+            raise KeyReuseError(f"Previously-consumed key passed to {prim.name} at index {i}")
+    for i, (mask, _, _) in sig.sinks.items():
+        if owners.get(i) is not None:
+            owners[i]._consumed = np.logical_or(owners[i]._consumed, mask)
+
+
+def _owner(data):
+    """The eager key array whose data `data` is (an eager primitive's operand is the
+    data: the key array was flattened by the front end): found among `data`'s
+    referrers, only while the checker is on. None when none or several (a `clone`
+    shares its key's data) hold it: then nothing is checked or marked."""
+    if not hasattr(data, "shape") or isinstance(data, core.Tracer):
+        return None
+    owners = [o for o in gc.get_referrers(data) if _is_key_array(o) and o._base is data]
+    return owners[0] if len(owners) == 1 else None
 
 
 def _is_key_array(x) -> bool:

@@ -115,7 +115,7 @@ def vjp_bwd_writes_grad(J):
     return [_v(J.jax.grad(f)(5.0)), _v(r[...])]
 
 
-def jvp_ref_argument_jit(J):
+def _ref_argument(J, run):
     r = J.jax.new_ref(J.jnp.float32(2.0))
 
     @J.jax.custom_jvp
@@ -125,7 +125,15 @@ def jvp_ref_argument_jit(J):
     @f.defjvp
     def f_jvp(p, t):
         return f(*p), t[0] * p[1][...]
-    return _v(J.jax.jit(f)(3.0, r))
+    return [_v(run(f)(3.0, r)), _v(r[...])]
+
+
+def jvp_ref_argument_jit(J):
+    return _ref_argument(J, J.jax.jit)
+
+
+def jvp_ref_argument_eager(J):
+    return _ref_argument(J, lambda f: f)
 
 
 def pmap_closed_read(J):
@@ -162,7 +170,8 @@ CASES = {c.__name__: c for c in [
     *[_case(_vjp_reading, k) for k in ("eager", "jit", "grad", "jit_grad", "vmap",
                                        "vmap_grad")],
     *[_case(_vjp_writing, k) for k in ("eager", "jit", "grad", "jit_grad", "vmap")],
-    jvp_rule_writes_grad, vjp_bwd_writes_grad, jvp_ref_argument_jit, pmap_closed_read,
+    jvp_rule_writes_grad, vjp_bwd_writes_grad, jvp_ref_argument_jit, jvp_ref_argument_eager,
+    pmap_closed_read,
     pmap_closed_write, pmap_ref_argument, pmap_ref_created_inside]}
 
 
