@@ -223,6 +223,8 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
         out = lax.concatenate([lax.slice_in_dim(out, 0, num - 1), lax.expand_dims(stop, (0,))], 0)
     if axis != 0:
         out = moveaxis(out, 0, axis)
+    if dtypes.issubdtype(dt, np.integer):   # JAX rounds integer samples down, not to zero
+        out = lax.floor(out)
     out = lax.convert_element_type(out, dt)
     return (out, step) if retstep else out
 
