@@ -17,7 +17,7 @@ from .. import core, dtypes, lax
 from ..core import Tracer
 from ..primitives.comparisons import ordered_lt
 from ..errors import (ArgumentError, ArgumentTypeError, ArgumentValueError,
-                      ConcretizationError, NotImplementedInAstjaxError, ShapeError,
+                      ConcretizationError, ShapeError,
                       ShapeValueError)
 from . import ufuncs as uf
 from .creation import linspace
@@ -27,6 +27,7 @@ from .operands import asarray
 from .reductions import any as _any, max as _max, min as _min, sum as _sum
 from .shapes import concatenate, ravel
 from .sorting import argsort
+from .setops import intersect1d_indices, unique_along_axis
 from .statistics import diff
 from .ufuncs import asarray_operand, where
 from .util import library_jit, prefix_sum
@@ -443,7 +444,7 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     Returns:
       The unique values, or a tuple with the requested extra arrays.
     Differs from NumPy: the output length depends on the data, so under jit pass a
-    static `size=` (missing slots take `fill_value`, extra ones are dropped). `axis=` is not implemented.
+    static `size=` (missing slots take `fill_value`, extra ones are dropped).
 
     Example:
       >>> import astjax.numpy as jnp
@@ -453,7 +454,8 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
       Array([1, 2, 3, 0, 0], dtype=int32)
     """
     if axis is not None:
-        raise NotImplementedInAstjaxError("jnp.unique with axis= is not implemented")
+        return unique_along_axis(ar, axis, return_index, return_inverse, return_counts,
+                                 equal_nan, size, fill_value)
     ar = asarray_operand(ar)
     if size is None:
         v = _concrete(ar, "the number of unique values")
@@ -464,35 +466,12 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
         vals, *rest = res
         return (asarray(vals.astype(_dt(ar))),) + tuple(
             asarray(r.astype(_int_dtype())) for r in rest)
-    return _unique_sized(ar, bool(return_index), bool(return_inverse), bool(return_counts),
-                         bool(equal_nan), int(size), fill_value)
-
-
-@library_jit(static_argnums=(1, 2, 3, 4, 5, 6))
-def _unique_sized(ar, return_index, return_inverse, return_counts, equal_nan, size, fill_value):
-    vals, mask, pos, order, count, hit = _unique_sorted(ar, size, fill_value, equal_nan)
-    if not (return_index or return_inverse or return_counts):
-        return vals
-    out = [vals]
-    idt = _int_dtype()
-    n = core.get_aval(mask).shape[0]
-    if return_index:
-        o = lax.broadcast_in_dim(lax.convert_element_type(order, idt), (size, n), (1,))
-        out.append(_sum(where(hit, o, np.asarray(0, idt)[()]), axis=1))
-    if return_inverse:
-        x = ravel(ar)
-        s = take(x, order)
-        # number of distinct values strictly below each element
-        m = lax.broadcast_in_dim(mask, (n, n), (1,))
-        below = lax.bitwise_and(m, _less_nan(lax.broadcast_in_dim(s, (n, n), (1,)),
-                                             lax.broadcast_in_dim(x, (n, n), (0,))))
-        inv = _sum(below, axis=1, dtype=idt)
-        out.append(lax.reshape(inv, core.get_aval(ar).shape))
-    if return_counts:
-        ks = lax.broadcasted_iota(dtypes.int32, (size, n), 0)
-        out.append(_sum(lax.eq(ks, lax.broadcast_in_dim(pos, (size, n), (1,))), axis=1,
-                        dtype=idt))
-    return tuple(out)
+    res = unique_along_axis(ravel(ar), 0, return_index, return_inverse, return_counts,
+                            equal_nan, size, fill_value)
+    if not return_inverse:
+        return res
+    at = 1 + bool(return_index)   # the inverse has the input's shape, as JAX's
+    return res[:at] + (lax.reshape(res[at], core.get_aval(ar).shape),) + res[at + 1:]
 
 
 class _UniqueAllResult(NamedTuple):
@@ -594,7 +573,7 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=Non
     Returns:
       1-D array of the intersection.
     Differs from NumPy: the output length depends on the data, so under jit pass a
-    static `size=` (missing slots take `fill_value`, extra ones are dropped). `return_indices=True` is not implemented.
+    static `size=` (missing slots take `fill_value`, extra ones are dropped).
 
     Example:
       >>> import astjax.numpy as jnp
@@ -602,7 +581,7 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=Non
       Array([2, 3], dtype=int32)
     """
     if return_indices:
-        raise NotImplementedInAstjaxError("intersect1d(return_indices=True) is not implemented")
+        return intersect1d_indices(ar1, ar2, assume_unique, size, fill_value)
     a = ravel(asarray_operand(ar1))
     if size is None:
         av, bv = _concrete(a, "intersect1d's size"), _concrete(asarray_operand(ar2), "size")
