@@ -29,7 +29,7 @@ from .searching import _take_1d
 from .sorting import argmin, argsort, cumsum, sort
 from .statistics import convolve, diff
 from .ufuncs import asarray_operand
-from .util import canonicalize_axis
+from .util import canonicalize_axis, library_jit
 from .vectorize import vectorize  # noqa: F401  (re-exported)
 
 __all__ = ["bool", "single", "double", "csingle", "cdouble", "character", "flexible",
@@ -326,17 +326,29 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
                      (xs[:1] != ys[:1], "expected x and y to have same length")):
         if bad:
             raise ArgumentTypeError(msg)
+    if cov and not full and cov != "unscaled" and xs[0] <= order:
+        raise ArgumentValueError("the number of data points must exceed order to scale the "
+                                 "covariance matrix", hint='pass cov="unscaled"')
+    if w is not None:
+        w = asarray_operand(w)
+        if core.get_aval(w).ndim != 1:
+            raise ArgumentTypeError("expected a 1-d array for weights")
+        if core.get_aval(w).shape[0] != ys[0]:
+            raise ArgumentTypeError("expected w and y to have the same length")
+    return _polyfit(x, y, deg, None if rcond is None else float(rcond), operator.truth(full),
+                    w, cov if cov == "unscaled" else operator.truth(cov))
+
+
+@library_jit(static_argnums=(2, 3, 4, 6))
+def _polyfit(x, y, deg, rcond, full, w, cov):
+    order, xs, ys = deg + 1, core.get_aval(x).shape, core.get_aval(y).shape
     x, y = uf.promote_dtypes_inexact(x, y)
     if rcond is None:
         rcond = xs[0] * float(dtypes.finfo(core.get_aval(x).dtype).eps)
     rcond = float(rcond)
     A = vander(x, order)  # noqa: N806
     if w is not None:
-        [w] = uf.promote_dtypes_inexact(asarray_operand(w))
-        if core.get_aval(w).ndim != 1:
-            raise ArgumentTypeError("expected a 1-d array for weights")
-        if core.get_aval(w).shape[0] != ys[0]:
-            raise ArgumentTypeError("expected w and y to have the same length")
+        [w] = uf.promote_dtypes_inexact(w)
         wcol = lax.expand_dims(w, (1,))
         A = uf.multiply(A, wcol)  # noqa: N806
         y = uf.multiply(y, wcol if len(ys) == 2 else w)
@@ -350,13 +362,7 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
         return c
     V = uf.true_divide(linalg.inv(matmul(lax.transpose(A, (1, 0)), A)),  # noqa: N806
                        uf.multiply(lax.expand_dims(scale, (1,)), lax.expand_dims(scale, (0,))))
-    if cov == "unscaled":
-        fac = asarray(1.0)
-    else:
-        if xs[0] <= order:
-            raise ArgumentValueError("the number of data points must exceed order to scale "
-                                     "the covariance matrix", hint='pass cov="unscaled"')
-        fac = uf.true_divide(resids, xs[0] - order)
+    fac = asarray(1.0) if cov == "unscaled" else uf.true_divide(resids, xs[0] - order)
     fac = ravel(fac)   # atleast_1d
     if len(ys) == 1:
         return c, uf.multiply(V, lax.expand_dims(fac, (0,)))

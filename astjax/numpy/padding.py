@@ -18,6 +18,7 @@ from .operands import asarray, broadcast_to_shape
 from .reductions import max as _max, mean as _mean, min as _min
 from .shapes import flip, repeat
 from .statistics import median
+from .util import library_jit
 
 __all__ = ["pad"]
 
@@ -170,11 +171,7 @@ def _pad_stats(array, pw, stat_length, stat):
         if stat_length is None:
             s_lo = s_hi = stat(array, axis=ax, keepdims=True)
         else:
-            len_lo, len_hi = stat_length[ax]
-            if len_lo == 0 or len_hi == 0:
-                raise ArgumentValueError("stat_length of 0 yields no value for padding",
-                                         hint="give every stat_length entry at least 1")
-            len_lo, len_hi = min(len_lo, n), min(len_hi, n)
+            len_lo, len_hi = (min(k, n) for k in stat_length[ax])
             s_lo = stat(lax.slice_in_dim(array, 0, len_lo, axis=ax), axis=ax, keepdims=True)
             s_hi = stat(lax.slice_in_dim(array, n - len_hi, n, axis=ax), axis=ax,
                         keepdims=True)
@@ -237,24 +234,35 @@ def pad(array, pad_width, mode="constant", **kwargs):
                                  hint=f"mode {mode!r} takes {_MODE_KWARGS[mode] or 'none'}")
     if nd == 0:
         return array
+    end_values = _pairs(kwargs.get("end_values", 0), nd, "end_values", dtype=None) \
+        if mode == "linear_ramp" else None
+    sl = kwargs.get("stat_length")
+    sl = None if sl is None else _pairs(sl, nd, "stat_length")
+    rt = kwargs.get("reflect_type", "even")
+    if rt not in ("even", "odd"):
+        raise ArgumentValueError(f"jnp.pad: reflect_type must be 'even' or 'odd', got {rt!r}")
+    if sl is not None and any(0 in p for p in sl):
+        raise ArgumentValueError("stat_length of 0 yields no value for padding",
+                                 hint="give every stat_length entry at least 1")
+    return _pad_named(array, tuple(pw), mode, kwargs.get("constant_values", 0),
+                      None if sl is None else tuple(sl),
+                      None if end_values is None else tuple(end_values), rt)
+
+
+@library_jit(static_argnums=(1, 2, 4, 5, 6))
+def _pad_named(array, pw, mode, constant_values, stat_length, end_values, reflect_type):
+    """A named mode, compiled once per array type, widths and options (as JAX's)."""
     if mode == "constant":
-        return _pad_constant(array, pw, kwargs.get("constant_values", 0))
+        return _pad_constant(array, pw, constant_values)
     if mode == "wrap":
         return _pad_wrap(array, pw)
     if mode in ("reflect", "symmetric"):
-        rt = kwargs.get("reflect_type", "even")
-        if rt not in ("even", "odd"):
-            raise ArgumentValueError(f"jnp.pad: reflect_type must be 'even' or 'odd', "
-                                     f"got {rt!r}")
-        return _pad_mirror(array, pw, mode, rt == "odd")
+        return _pad_mirror(array, pw, mode, reflect_type == "odd")
     if mode == "edge":
         return _pad_edge(array, pw)
     if mode == "linear_ramp":
-        return _pad_linear_ramp(array, pw, _pairs(kwargs.get("end_values", 0), nd,
-                                                  "end_values", dtype=None))
+        return _pad_linear_ramp(array, pw, end_values)
     if mode in _STATS:
-        sl = kwargs.get("stat_length")
-        return _pad_stats(array, pw, None if sl is None else _pairs(sl, nd, "stat_length"),
-                          _STATS[mode])
+        return _pad_stats(array, pw, stat_length, _STATS[mode])
     return lax.pad(array, np.zeros((), core.get_aval(array).dtype)[()],   # empty
                    [(lo, hi, 0) for lo, hi in pw])
