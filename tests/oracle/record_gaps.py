@@ -48,8 +48,13 @@ PAD_MODES = [
 ]
 
 CASES = []
+# integer arrays where the mode computes new values (rounded as JAX rounds them)
+INT_PAD = {("constant", "constant_values"), ("reflect", "reflect_type"), ("linear_ramp", ""),
+           ("linear_ramp", "end_values"), ("mean", ""), ("median", "stat_length"),
+           ("symmetric", "reflect_type")}
 for _mode, _kw in PAD_MODES:   # each mode on floats with per-axis widths, ints with one
-    for _dn, _arr, _pw in (("f", X2, ((1, 2), (4, 3))), ("i", I2, 5)):
+    _int = (_mode, next(iter(_kw), "")) in INT_PAD
+    for _dn, _arr, _pw in (("f", X2, ((1, 2), (4, 3))), ("i", I2, 5))[:1 + _int]:
         _tag = "_".join(f"{k}-" + ".".join(map(str, np.ravel(v))) for k, v in _kw.items())
         CASES.append((f"pad_{_mode}_{_tag}_{_dn}",
                       lambda j, a, m=_mode, kw=_kw, pw=_pw: j.pad(a, pw, m, **kw), (_arr,)))
@@ -106,6 +111,8 @@ POLYFIT = [
     ("cov_unscaled_2d", dict(cov="unscaled"), PY2, 1),
     ("w_cov", dict(w=PW, cov=True), PY, 2), ("w_full_2d", dict(w=PW, full=True), PY2, 2),
 ]
+POLYFIT = [p for p in POLYFIT if p[0] not in ("plain", "cov_unscaled", "full_rcond")] \
+    + [("full_rcond_2d", dict(full=True, rcond=0.1), PY2, 2)]
 for _n, _kw, _y, _deg in POLYFIT:
     CASES.append((f"polyfit_{_n}", lambda j, x, y, kw=_kw, d=_deg: j.polyfit(x, y, d, **kw),
                   (PX, _y)))
