@@ -137,7 +137,14 @@ ERRORS = [
     ("polyfit_len", lambda j: j.polyfit(PX, PY[:3], 1)),
     ("polyfit_w", lambda j: j.polyfit(PX, PY, 1, w=PW[:2])),
     ("polyfit_cov_few", lambda j: j.polyfit(PX[:3], PY[:3], 2, cov=True)),
+    ("sqrtm_blocked", lambda j: _scipy_linalg(j).sqrtm(np.eye(2, dtype=np.float32), 2)),
 ]
+
+
+def _scipy_linalg(jnp_module):
+    """`jax.scipy.linalg` or `astjax.scipy.linalg`, beside the given numpy module."""
+    import importlib
+    return importlib.import_module(jnp_module.__name__.replace("numpy", "scipy.linalg"))
 
 
 def _enc(v):
