@@ -89,12 +89,13 @@ def searchsorted(a, v, side="left", sorter=None, *, method="scan"):
     return lax.reshape(out, vs)
 
 
-def digitize(x, bins, right=False):
+def digitize(x, bins, right=False, *, method=None):
     """Index of the bin each value falls into.
 
     Args:
       x: values to place. bins: 1-D monotonic array of bin edges.
       right: if True, bins include their right edge instead of their left one.
+      method: `searchsorted`'s method (default 'scan').
     Returns:
       Integer array shaped like `x`, with indices in `[0, len(bins)]`.
     Differs from NumPy: built on `searchsorted`, so it works on traced values.
@@ -112,8 +113,9 @@ def digitize(x, bins, right=False):
         return lax.full(core.get_aval(x).shape, 0, _int_dtype())
     side = "left" if right else "right"
     first, last = lax.index_in_dim(bins, 0, 0, False), lax.index_in_dim(bins, n - 1, 0, False)
-    inc = searchsorted(bins, x, side)
-    dec = uf.subtract(n, searchsorted(lax.rev(bins, (0,)), x, side))
+    method = "scan" if method is None else method
+    inc = searchsorted(bins, x, side, method=method)
+    dec = uf.subtract(n, searchsorted(lax.rev(bins, (0,)), x, side, method=method))
     return where(uf.greater_equal(last, first), inc, dec)
 
 
@@ -608,12 +610,12 @@ def setdiff1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
     return _masked_unique(a, isin(a, ar2, invert=True), size, fill_value)
 
 
-def setxor1d(ar1, ar2, assume_unique=False, *, size=None):
+def setxor1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
     """Sorted distinct values in exactly one of the two arrays.
 
     Args:
       ar1, ar2: input arrays (flattened). assume_unique: accepted for compatibility.
-      size: static output length.
+      size / fill_value: static output length and padding value.
     Returns:
       1-D array of the symmetric difference.
     Differs from NumPy: the output length depends on the data, so under jit pass a
@@ -624,7 +626,7 @@ def setxor1d(ar1, ar2, assume_unique=False, *, size=None):
         return asarray(np.setxor1d(_concrete(a, "size"), _concrete(b, "size")).astype(_dt(a)))
     both = concatenate([a, b])
     keep = concatenate([isin(a, b, invert=True), isin(b, a, invert=True)])
-    return _masked_unique(both, keep, size, None)
+    return _masked_unique(both, keep, size, fill_value)
 
 
 @library_jit(static_argnums=(2, 3))

@@ -464,28 +464,28 @@ def array_split(ary, indices_or_sections, axis=0):
     return split(ary, indices_or_sections, axis)
 
 
-def hsplit(ary, s):
+def hsplit(ary, indices_or_sections):
     """Split along the second axis (the first for 1-D input).
-    Args: ary: array; s: section count or split points.
+    Args: ary: array; indices_or_sections: section count or split points.
     Returns: list of Arrays.
     Vs NumPy: split points must be static."""
-    return split(ary, s, 1 if ndim(ary) > 1 else 0)
+    return split(ary, indices_or_sections, 1 if ndim(ary) > 1 else 0)
 
 
-def vsplit(ary, s):
+def vsplit(ary, indices_or_sections):
     """Split along the first axis.
-    Args: ary: array of ndim >= 2; s: section count or split points.
+    Args: ary: array of ndim >= 2; indices_or_sections: section count or split points.
     Returns: list of Arrays.
     Vs NumPy: split points must be static."""
-    return split(ary, s, 0)
+    return split(ary, indices_or_sections, 0)
 
 
-def dsplit(ary, s):
+def dsplit(ary, indices_or_sections):
     """Split along the third axis.
-    Args: ary: array of ndim >= 3; s: section count or split points.
+    Args: ary: array of ndim >= 3; indices_or_sections: section count or split points.
     Returns: list of Arrays.
     Vs NumPy: split points must be static."""
-    return split(ary, s, 2)
+    return split(ary, indices_or_sections, 2)
 
 
 def broadcast_to(array, shape):

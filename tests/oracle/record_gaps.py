@@ -117,6 +117,31 @@ for _n, _kw, _y, _deg in POLYFIT:
     CASES.append((f"polyfit_{_n}", lambda j, x, y, kw=_kw, d=_deg: j.polyfit(x, y, d, **kw),
                   (PX, _y)))
 
+# keyword arguments JAX accepts that astjax used to reject (the signature sweep)
+KW = np.array([[2.0, 0.5, 1.0], [1.0, 3.0, -1.0], [0.0, 1.0, 4.0]], np.float32)
+CASES += [
+    ("take_positional_out_mode", lambda j, a: j.take(a, np.array([0, 7, -1]), 0, None, "clip"),
+     (V,)),
+    ("take_clip_negative", lambda j, a: j.take(a, np.array([-1, -9, 2]), mode="clip"), (V,)),
+    ("take_promises", lambda j, a: j.take(a, np.array([0, 2]), unique_indices=True,
+                                          indices_are_sorted=True), (V,)),
+    ("take_along_axis_default_axis", lambda j, a: j.take_along_axis(
+        a, np.array([[2, 0, 1], [1, 1, 0], [0, 2, 2]]), mode="clip"), (KW,)),
+    ("take_along_axis_no_wrap", lambda j, a: j.take_along_axis(
+        a, np.array([-1, 2, 0]), 0, wrap_negative_indices=False), (V[:3],)),
+    ("digitize_method", lambda j, a: j.digitize(a, np.array([0.0, 1.0, 2.5]), method="sort"),
+     (V,)),
+    ("setxor1d_fill", lambda j, a, b: j.setxor1d(a, b, size=7, fill_value=-9), (A1, B1)),
+    ("inner_preferred", lambda j, a: j.inner(a, a, preferred_element_type=np.float32),
+     (I2,)),
+    ("inner_preferred_scalar", lambda j, a: j.inner(a, np.int32(2),
+                                                   preferred_element_type=np.float32), (I2,)),
+    ("vdot_preferred", lambda j, a: j.vdot(a, a, preferred_element_type=np.float32), (I2,)),
+    ("hsplit_keyword", lambda j, a: tuple(j.hsplit(a, indices_or_sections=[1])), (KW,)),
+    ("cov_dtype", lambda j, a: j.cov(a, dtype=np.complex64), (KW,)),
+    ("corrcoef_dtype", lambda j, a: j.corrcoef(a, dtype=np.float32), (I2,)),
+]
+
 # value-dependent output lengths: these run eagerly only (JAX needs size= under jit)
 EAGER_ONLY = {f"unique_{n}" for n, _, _ in UNIQUE} | {
     "intersect1d_plain", "intersect1d_assume_unique", "intersect1d_promote_2d"}
@@ -137,6 +162,10 @@ ERRORS = [
     ("polyfit_len", lambda j: j.polyfit(PX, PY[:3], 1)),
     ("polyfit_w", lambda j: j.polyfit(PX, PY, 1, w=PW[:2])),
     ("polyfit_cov_few", lambda j: j.polyfit(PX[:3], PY[:3], 2, cov=True)),
+    ("cov_int_dtype", lambda j: j.cov(KW, dtype=np.int32)),
+    ("take_raise", lambda j: j.take(V, np.array([0]), mode="raise")),
+    ("take_mode", lambda j: j.take(V, np.array([0]), mode="nope")),
+    ("take_out", lambda j: j.take(V, np.array([0]), out=np.zeros(1, np.float32))),
     ("sqrtm_blocked", lambda j: _scipy_linalg(j).sqrtm(np.eye(2, dtype=np.float32), 2)),
 ]
 
@@ -147,11 +176,17 @@ def _scipy_linalg(jnp_module):
     return importlib.import_module(jnp_module.__name__.replace("numpy", "scipy.linalg"))
 
 
+def _floats(a):
+    return [None if np.isnan(t) else t for t in a.astype(np.float64).ravel().tolist()]
+
+
 def _enc(v):
     a = np.asarray(v)
-    return {"dtype": str(a.dtype), "weak": bool(getattr(v, "weak_type", False)),
-            "shape": list(a.shape),
-            "values": [None if np.isnan(t) else t for t in a.astype(np.float64).ravel().tolist()]}
+    out = {"dtype": str(a.dtype), "weak": bool(getattr(v, "weak_type", False)),
+           "shape": list(a.shape), "values": _floats(np.real(a))}
+    if np.iscomplexobj(a):
+        out["imag"] = _floats(np.imag(a))
+    return out
 
 
 def record(path):
