@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from .. import core, dtypes, lax
+from .. import dtypes, lax
 from ..core import Tracer
 from ..errors import ArgumentValueError, ConcretizationError
 from . import ufuncs as uf

@@ -7,8 +7,8 @@ import math
 
 import numpy as np
 
-from .. import core, dtypes, lax
-from ..errors import (ArgumentTypeError, ArgumentValueError, ArgumentZeroDivisionError, AxisError,
+from .. import core, lax
+from ..errors import (ArgumentValueError, ArgumentZeroDivisionError, AxisError,
                       ConcretizationError, ShapeError, ShapeValueError)
 from ..primitives.structural import out_layout as _out_layout
 from ..shape_poly import canonical_dim, is_symbolic_dim, symbolic_quotient
