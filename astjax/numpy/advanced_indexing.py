@@ -32,7 +32,8 @@ from .. import core, dtypes, lax, user_warnings
 from ..core import Tracer
 from ..errors import (ArgumentError, ArgumentIndexError, ArgumentTypeError,
                       ArgumentValueError, JAXIndexError, NonConcreteBooleanIndexError,
-                      ShapeError, ShapeValueError, StagedSliceError)
+                      NotImplementedInAstjaxError, ShapeError, ShapeValueError,
+                      StagedSliceError)
 from ..primitives.gather import GatherDimensionNumbers, GatherScatterMode
 from ..primitives.scatter import ScatterDimensionNumbers
 from ..shape_poly import is_symbolic_dim, symbolic_slice_indices
@@ -380,9 +381,12 @@ def scatter_index(x, idx, values, kind, mode=None, *, indices_are_sorted=False,
               unique_indices=bool(unique_indices) or basic)
 
 
-def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
+def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None, *,
+                    wrap_negative_indices=None):
     """NumPy's take_along_axis; out-of-bounds indices read `fill_value` (JAX's
-    default 'fill' mode: NaN for floats) unless mode='clip'."""
+    default 'fill' mode: NaN for floats) unless mode='clip'. Negative indices count
+    from the end unless `wrap_negative_indices=False` (default: except in mode
+    'promise_in_bounds')."""
     arr, indices = asarray(arr), asarray(indices)
     if axis is None:
         arr, indices, axis = _ravel(arr), _ravel(indices), 0
@@ -392,7 +396,10 @@ def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
                               f"of dimensions; {ia.ndim} vs. {aa.ndim}")
     axis = canonicalize_axis(axis, aa.ndim, "take_along_axis")
     idx_dtype = dtypes.int64 if ia.dtype == dtypes.int64 else dtypes.int32
-    indices = _normalize(indices, aa.shape[axis], idx_dtype)
+    if wrap_negative_indices is None:
+        wrap_negative_indices = mode != "promise_in_bounds"
+    indices = _normalize(indices, aa.shape[axis], idx_dtype) if wrap_negative_indices else \
+        lax.convert_element_type(indices, idx_dtype)
     out_shape = []
     for d in range(aa.ndim):
         if d == axis:
@@ -411,10 +418,15 @@ def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
     return lax.gather(arr, indices, dn, [1] * aa.ndim, mode=mode, fill_value=fill_value)
 
 
-def take(a, indices, axis=None, mode=None, fill_value=None):
+def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
+         indices_are_sorted=False, fill_value=None):
     """`jnp.take`: JAX's default mode is 'fill' (out-of-bounds reads give NaN / the
     integer minimum); 'clip' clamps, 'wrap' takes indices modulo the axis size.
-    Negative indices wrap once, as in NumPy."""
+    Negative indices wrap once, as in NumPy. `unique_indices` / `indices_are_sorted`
+    are promises that do not change the result."""
+    if out is not None:
+        raise NotImplementedInAstjaxError("The 'out' argument to jnp.take is not supported.",
+                                          hint="use the returned array")
     a, indices = asarray(a), asarray(indices)
     if axis is None:
         a, axis = _ravel(a), 0
@@ -429,8 +441,13 @@ def take(a, indices, axis=None, mode=None, fill_value=None):
         indices = lax.select(lax.lt(r, lax.full_like(r, np.asarray(0, idx_dtype)[()])),
                              lax.add(r, m), r)
         mode = "clip"
+    elif mode == "clip":   # clamped as given: -1 reads the first element (JAX's rule)
+        indices = lax.convert_element_type(indices, idx_dtype)
     else:
         indices = _normalize(indices, n, idx_dtype)
+    if mode == "raise":
+        raise NotImplementedInAstjaxError("The 'raise' mode to jnp.take is not supported.",
+                                          hint="use mode='fill' or 'clip'")
     if mode not in (None, "fill", "clip", "promise_in_bounds") and not isinstance(
             mode, GatherScatterMode):
         raise ArgumentValueError(f"take: unsupported mode {mode!r}",

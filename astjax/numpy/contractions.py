@@ -175,7 +175,7 @@ def matmul(a, b, *, precision=None, preferred_element_type=None,
     return out
 
 
-def vdot(a, b, *, precision=None):
+def vdot(a, b, *, precision=None, preferred_element_type=None):
     """Dot product of two flattened arrays, conjugating the first.
 
     Args:
@@ -185,10 +185,11 @@ def vdot(a, b, *, precision=None):
       A 0-d array.
     Differs from NumPy: adds `precision=`.
     """
-    return dot(conjugate(ravel(a)), ravel(b), precision=precision)
+    return dot(conjugate(ravel(a)), ravel(b), precision=precision,
+               preferred_element_type=preferred_element_type)
 
 
-def inner(a, b, *, precision=None):
+def inner(a, b, *, precision=None, preferred_element_type=None):
     """Inner product: sums over the last axis of both arrays.
 
     Args:
@@ -205,8 +206,11 @@ def inner(a, b, *, precision=None):
     """
     a, b, av, bv = _prep(a, b)
     if av.ndim == 0 or bv.ndim == 0:
+        if preferred_element_type is not None:
+            a, b = (lax.convert_element_type(v, preferred_element_type) for v in (a, b))
         return multiply(a, b)
-    return lax.dot_general(a, b, (((av.ndim - 1,), (bv.ndim - 1,)), ((), ())), precision)
+    return lax.dot_general(a, b, (((av.ndim - 1,), (bv.ndim - 1,)), ((), ())), precision,
+                           preferred_element_type=preferred_element_type)
 
 
 def outer(a, b):

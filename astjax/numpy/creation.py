@@ -11,6 +11,7 @@ from ..core import Tracer
 from ..errors import (ArgumentValueError, ArgumentZeroDivisionError, ConcretizationError,
                       ShapeValueError)
 from .operands import (_constant, _dtype, _static_shape, array, asarray,  # noqa: F401
+                       broadcast_shapes,
                        asarray_operand, broadcast_to_shape, check_python_ints,
                        operator_index)
 from .shapes import diagonal, moveaxis, ndim, reshape, shape
@@ -207,6 +208,8 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     comp_dt = dtypes.canonicalize(np.promote_types(dt, dtypes.dtype(float)))
     start = lax.convert_element_type(asarray(start), comp_dt)
     stop = lax.convert_element_type(asarray(stop), comp_dt)
+    both = broadcast_shapes(core.get_aval(start).shape, core.get_aval(stop).shape)
+    start, stop = broadcast_to_shape(start, both), broadcast_to_shape(stop, both)
     div = (num - 1) if endpoint else num
     step = lax.div(lax.sub(stop, start), np.asarray(max(div, 1), comp_dt)[()])
     sshape = core.get_aval(start).shape
@@ -223,6 +226,8 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
         out = lax.concatenate([lax.slice_in_dim(out, 0, num - 1), lax.expand_dims(stop, (0,))], 0)
     if axis != 0:
         out = moveaxis(out, 0, axis)
+    if dtypes.issubdtype(dt, np.integer):   # JAX rounds integer samples down, not to zero
+        out = lax.floor(out)
     out = lax.convert_element_type(out, dt)
     return (out, step) if retstep else out
 

@@ -29,7 +29,7 @@ from .searching import _take_1d
 from .sorting import argmin, argsort, cumsum, sort
 from .statistics import convolve, diff
 from .ufuncs import asarray_operand
-from .util import canonicalize_axis
+from .util import canonicalize_axis, library_jit
 from .vectorize import vectorize  # noqa: F401  (re-exported)
 
 __all__ = ["bool", "single", "double", "csingle", "cdouble", "character", "flexible",
@@ -300,31 +300,73 @@ def unpackbits(a, axis=None, count=None, bitorder="big"):
 def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
     """Least-squares polynomial fit of degree `deg`.
 
-    Least squares through the normal equations (small degrees).
+    The columns of the Vandermonde matrix are scaled to unit norm and the system is
+    solved by `linalg.lstsq` (an SVD), as JAX and NumPy do.
 
     Args:
-      x: sample x-coordinates. y: 1-D or 2-D sample values. deg: static degree.
-      rcond: accepted for compatibility. w: optional per-sample weights.
+      x: 1-D sample x-coordinates. y: 1-D or 2-D sample values. deg: static degree.
+      rcond: relative cutoff for small singular values (default `len(x) * eps`).
+      full: also return the residuals, rank, singular values and `rcond`.
+      w: optional 1-D per-sample weights. cov: also return the covariance matrix of the
+        coefficients (`cov="unscaled"`: without the residual-variance factor).
     Returns:
-      Coefficients, highest power first (one column per column of `y`).
-    Differs from NumPy: `full=True` and `cov=True` are not implemented.
+      The coefficients, highest power first (one column per column of `y`); with
+      `full`, `(c, residuals, rank, singular_values, rcond)`; with `cov`, `(c, V)`.
+    Differs from NumPy: results follow JAX's dtype rules (float32 by default).
     """
-    if full or cov:
-        raise NotImplementedInAstjaxError("polyfit(full=True / cov=True) is not implemented")
-    x, y = uf.promote_dtypes_inexact(x, y)
-    A = vander(x, int(deg) + 1)
+    x, y = asarray_operand(x), asarray_operand(y)
+    deg = operator.index(deg)
+    order = deg + 1
+    if deg < 0:
+        raise ArgumentValueError("expected deg >= 0", hint="pass a non-negative degree")
+    xs, ys = core.get_aval(x).shape, core.get_aval(y).shape
+    for bad, msg in ((len(xs) != 1, "expected 1D vector for x"),
+                     (len(xs) == 1 and xs[0] == 0, "expected non-empty vector for x"),
+                     (not 1 <= len(ys) <= 2, "expected 1D or 2D array for y"),
+                     (xs[:1] != ys[:1], "expected x and y to have same length")):
+        if bad:
+            raise ArgumentTypeError(msg)
+    if cov and not full and cov != "unscaled" and xs[0] <= order:
+        raise ArgumentValueError("the number of data points must exceed order to scale the "
+                                 "covariance matrix", hint='pass cov="unscaled"')
     if w is not None:
-        [w] = uf.promote_dtypes(lax.convert_element_type(asarray_operand(w),
-                                                         core.get_aval(x).dtype))
-        A = uf.multiply(A, lax.reshape(w, (core.get_aval(w).shape[0], 1)))
-        y = uf.multiply(y, w if core.get_aval(y).ndim == 1 else lax.reshape(
-            w, (core.get_aval(w).shape[0], 1)))
+        w = asarray_operand(w)
+        if core.get_aval(w).ndim != 1:
+            raise ArgumentTypeError("expected a 1-d array for weights")
+        if core.get_aval(w).shape[0] != ys[0]:
+            raise ArgumentTypeError("expected w and y to have the same length")
+    return _polyfit(x, y, deg, None if rcond is None else float(rcond), operator.truth(full),
+                    w, cov if cov == "unscaled" else operator.truth(cov))
+
+
+@library_jit(static_argnums=(2, 3, 4, 6))
+def _polyfit(x, y, deg, rcond, full, w, cov):
+    order, xs, ys = deg + 1, core.get_aval(x).shape, core.get_aval(y).shape
+    x, y = uf.promote_dtypes_inexact(x, y)
+    if rcond is None:
+        rcond = xs[0] * float(dtypes.finfo(core.get_aval(x).dtype).eps)
+    rcond = float(rcond)
+    A = vander(x, order)  # noqa: N806
+    if w is not None:
+        [w] = uf.promote_dtypes_inexact(w)
+        wcol = lax.expand_dims(w, (1,))
+        A = uf.multiply(A, wcol)  # noqa: N806
+        y = uf.multiply(y, wcol if len(ys) == 2 else w)
     scale = uf.sqrt(_sum(uf.multiply(A, A), axis=0))
-    A = uf.true_divide(A, scale)
-    At = lax.transpose(A, (1, 0))
-    c = linalg.solve(matmul(At, A), matmul(At, y))
-    return uf.true_divide(c, scale if core.get_aval(c).ndim == 1 else
-                          lax.reshape(scale, (core.get_aval(scale).shape[0], 1)))
+    A = uf.true_divide(A, scale)  # noqa: N806
+    c, resids, rank, s = linalg.lstsq(A, y, rcond)
+    c = uf.true_divide(c, scale if len(ys) == 1 else lax.expand_dims(scale, (1,)))
+    if full:
+        return c, resids, rank, s, asarray(rcond)
+    if not cov:
+        return c
+    V = uf.true_divide(linalg.inv(matmul(lax.transpose(A, (1, 0)), A)),  # noqa: N806
+                       uf.multiply(lax.expand_dims(scale, (1,)), lax.expand_dims(scale, (0,))))
+    fac = asarray(1.0) if cov == "unscaled" else uf.true_divide(resids, xs[0] - order)
+    fac = ravel(fac)   # atleast_1d
+    if len(ys) == 1:
+        return c, uf.multiply(V, lax.expand_dims(fac, (0,)))
+    return c, uf.multiply(lax.expand_dims(V, (2,)), lax.expand_dims(fac, (0, 1)))
 
 
 def polydiv(u, v, *, trim_leading_zeros=False):

@@ -17,7 +17,7 @@ from .. import core, dtypes, lax
 from ..core import Tracer
 from ..primitives.comparisons import ordered_lt
 from ..errors import (ArgumentError, ArgumentTypeError, ArgumentValueError,
-                      ConcretizationError, NotImplementedInAstjaxError, ShapeError,
+                      ConcretizationError, ShapeError,
                       ShapeValueError)
 from . import ufuncs as uf
 from .creation import linspace
@@ -27,6 +27,7 @@ from .operands import asarray
 from .reductions import any as _any, max as _max, min as _min, sum as _sum
 from .shapes import concatenate, ravel
 from .sorting import argsort
+from .setops import intersect1d_indices, unique_along_axis
 from .statistics import diff
 from .ufuncs import asarray_operand, where
 from .util import library_jit, prefix_sum
@@ -88,12 +89,13 @@ def searchsorted(a, v, side="left", sorter=None, *, method="scan"):
     return lax.reshape(out, vs)
 
 
-def digitize(x, bins, right=False):
+def digitize(x, bins, right=False, *, method=None):
     """Index of the bin each value falls into.
 
     Args:
       x: values to place. bins: 1-D monotonic array of bin edges.
       right: if True, bins include their right edge instead of their left one.
+      method: `searchsorted`'s method (default 'scan').
     Returns:
       Integer array shaped like `x`, with indices in `[0, len(bins)]`.
     Differs from NumPy: built on `searchsorted`, so it works on traced values.
@@ -111,8 +113,9 @@ def digitize(x, bins, right=False):
         return lax.full(core.get_aval(x).shape, 0, _int_dtype())
     side = "left" if right else "right"
     first, last = lax.index_in_dim(bins, 0, 0, False), lax.index_in_dim(bins, n - 1, 0, False)
-    inc = searchsorted(bins, x, side)
-    dec = uf.subtract(n, searchsorted(lax.rev(bins, (0,)), x, side))
+    method = "scan" if method is None else method
+    inc = searchsorted(bins, x, side, method=method)
+    dec = uf.subtract(n, searchsorted(lax.rev(bins, (0,)), x, side, method=method))
     return where(uf.greater_equal(last, first), inc, dec)
 
 
@@ -443,7 +446,7 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     Returns:
       The unique values, or a tuple with the requested extra arrays.
     Differs from NumPy: the output length depends on the data, so under jit pass a
-    static `size=` (missing slots take `fill_value`, extra ones are dropped). `axis=` is not implemented.
+    static `size=` (missing slots take `fill_value`, extra ones are dropped).
 
     Example:
       >>> import astjax.numpy as jnp
@@ -453,7 +456,8 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
       Array([1, 2, 3, 0, 0], dtype=int32)
     """
     if axis is not None:
-        raise NotImplementedInAstjaxError("jnp.unique with axis= is not implemented")
+        return unique_along_axis(ar, axis, return_index, return_inverse, return_counts,
+                                 equal_nan, size, fill_value)
     ar = asarray_operand(ar)
     if size is None:
         v = _concrete(ar, "the number of unique values")
@@ -464,35 +468,12 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
         vals, *rest = res
         return (asarray(vals.astype(_dt(ar))),) + tuple(
             asarray(r.astype(_int_dtype())) for r in rest)
-    return _unique_sized(ar, bool(return_index), bool(return_inverse), bool(return_counts),
-                         bool(equal_nan), int(size), fill_value)
-
-
-@library_jit(static_argnums=(1, 2, 3, 4, 5, 6))
-def _unique_sized(ar, return_index, return_inverse, return_counts, equal_nan, size, fill_value):
-    vals, mask, pos, order, count, hit = _unique_sorted(ar, size, fill_value, equal_nan)
-    if not (return_index or return_inverse or return_counts):
-        return vals
-    out = [vals]
-    idt = _int_dtype()
-    n = core.get_aval(mask).shape[0]
-    if return_index:
-        o = lax.broadcast_in_dim(lax.convert_element_type(order, idt), (size, n), (1,))
-        out.append(_sum(where(hit, o, np.asarray(0, idt)[()]), axis=1))
-    if return_inverse:
-        x = ravel(ar)
-        s = take(x, order)
-        # number of distinct values strictly below each element
-        m = lax.broadcast_in_dim(mask, (n, n), (1,))
-        below = lax.bitwise_and(m, _less_nan(lax.broadcast_in_dim(s, (n, n), (1,)),
-                                             lax.broadcast_in_dim(x, (n, n), (0,))))
-        inv = _sum(below, axis=1, dtype=idt)
-        out.append(lax.reshape(inv, core.get_aval(ar).shape))
-    if return_counts:
-        ks = lax.broadcasted_iota(dtypes.int32, (size, n), 0)
-        out.append(_sum(lax.eq(ks, lax.broadcast_in_dim(pos, (size, n), (1,))), axis=1,
-                        dtype=idt))
-    return tuple(out)
+    res = unique_along_axis(ravel(ar), 0, return_index, return_inverse, return_counts,
+                            equal_nan, size, fill_value)
+    if not return_inverse:
+        return res
+    at = 1 + bool(return_index)   # the inverse has the input's shape, as JAX's
+    return res[:at] + (lax.reshape(res[at], core.get_aval(ar).shape),) + res[at + 1:]
 
 
 class _UniqueAllResult(NamedTuple):
@@ -594,7 +575,7 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=Non
     Returns:
       1-D array of the intersection.
     Differs from NumPy: the output length depends on the data, so under jit pass a
-    static `size=` (missing slots take `fill_value`, extra ones are dropped). `return_indices=True` is not implemented.
+    static `size=` (missing slots take `fill_value`, extra ones are dropped).
 
     Example:
       >>> import astjax.numpy as jnp
@@ -602,7 +583,7 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=Non
       Array([2, 3], dtype=int32)
     """
     if return_indices:
-        raise NotImplementedInAstjaxError("intersect1d(return_indices=True) is not implemented")
+        return intersect1d_indices(ar1, ar2, assume_unique, size, fill_value)
     a = ravel(asarray_operand(ar1))
     if size is None:
         av, bv = _concrete(a, "intersect1d's size"), _concrete(asarray_operand(ar2), "size")
@@ -629,12 +610,12 @@ def setdiff1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
     return _masked_unique(a, isin(a, ar2, invert=True), size, fill_value)
 
 
-def setxor1d(ar1, ar2, assume_unique=False, *, size=None):
+def setxor1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
     """Sorted distinct values in exactly one of the two arrays.
 
     Args:
       ar1, ar2: input arrays (flattened). assume_unique: accepted for compatibility.
-      size: static output length.
+      size / fill_value: static output length and padding value.
     Returns:
       1-D array of the symmetric difference.
     Differs from NumPy: the output length depends on the data, so under jit pass a
@@ -645,7 +626,7 @@ def setxor1d(ar1, ar2, assume_unique=False, *, size=None):
         return asarray(np.setxor1d(_concrete(a, "size"), _concrete(b, "size")).astype(_dt(a)))
     both = concatenate([a, b])
     keep = concatenate([isin(a, b, invert=True), isin(b, a, invert=True)])
-    return _masked_unique(both, keep, size, None)
+    return _masked_unique(both, keep, size, fill_value)
 
 
 @library_jit(static_argnums=(2, 3))

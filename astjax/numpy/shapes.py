@@ -7,9 +7,9 @@ import math
 
 import numpy as np
 
-from .. import core, dtypes, lax
-from ..errors import (ArgumentTypeError, ArgumentValueError, ArgumentZeroDivisionError, AxisError,
-                      ConcretizationError, NotImplementedInAstjaxError, ShapeError, ShapeValueError)
+from .. import core, lax
+from ..errors import (ArgumentValueError, ArgumentZeroDivisionError, AxisError,
+                      ConcretizationError, ShapeError, ShapeValueError)
 from ..primitives.structural import out_layout as _out_layout
 from ..shape_poly import canonical_dim, is_symbolic_dim, symbolic_quotient
 from .indexing import _getitem, take
@@ -464,28 +464,28 @@ def array_split(ary, indices_or_sections, axis=0):
     return split(ary, indices_or_sections, axis)
 
 
-def hsplit(ary, s):
+def hsplit(ary, indices_or_sections):
     """Split along the second axis (the first for 1-D input).
-    Args: ary: array; s: section count or split points.
+    Args: ary: array; indices_or_sections: section count or split points.
     Returns: list of Arrays.
     Vs NumPy: split points must be static."""
-    return split(ary, s, 1 if ndim(ary) > 1 else 0)
+    return split(ary, indices_or_sections, 1 if ndim(ary) > 1 else 0)
 
 
-def vsplit(ary, s):
+def vsplit(ary, indices_or_sections):
     """Split along the first axis.
-    Args: ary: array of ndim >= 2; s: section count or split points.
+    Args: ary: array of ndim >= 2; indices_or_sections: section count or split points.
     Returns: list of Arrays.
     Vs NumPy: split points must be static."""
-    return split(ary, s, 0)
+    return split(ary, indices_or_sections, 0)
 
 
-def dsplit(ary, s):
+def dsplit(ary, indices_or_sections):
     """Split along the third axis.
-    Args: ary: array of ndim >= 3; s: section count or split points.
+    Args: ary: array of ndim >= 3; indices_or_sections: section count or split points.
     Returns: list of Arrays.
     Vs NumPy: split points must be static."""
-    return split(ary, s, 2)
+    return split(ary, indices_or_sections, 2)
 
 
 def broadcast_to(array, shape):
@@ -685,81 +685,6 @@ def roll(a, shift, axis=None):
             a = lax.concatenate([lax.slice_in_dim(a, n - sh, n, axis=ax),
                                  lax.slice_in_dim(a, 0, n - sh, axis=ax)], ax)
     return a
-
-
-def _pad_pairs(pad_width, nd):
-    """`pad_width` as an (nd, 2) array of (before, after) widths. As JAX accepts: shape
-    (nd, 2), (1, 2), (2,), (1,) or (); anything else, or a negative width, is a
-    ValueError."""
-    if not nd:
-        return np.zeros((0, 2), np.int64)
-    try:
-        pw = np.asarray(pad_width, dtype=np.int64)
-    except ValueError:
-        raise ArgumentValueError(f"jnp.pad: `pad_width` entries must be the same shape, got "
-                                 f"{pad_width!r:.60}") from None
-    if pw.shape not in ((nd, 2), (1, 2), (2,), (1,), ()):
-        raise ArgumentValueError(
-            f"jnp.pad: pad_width with nd={nd} has unsupported shape {pw.shape}; valid shapes "
-            f"are ({nd}, 2), (1, 2), (2,), (1,), or ()",
-            hint="pass one width, a (before, after) pair, or one pair per axis")
-    if (pw < 0).any():
-        raise ArgumentValueError(f"jnp.pad: pad_width must be nonnegative, got "
-                                 f"{pad_width!r:.60}",
-                                 hint="to remove elements, slice the array instead")
-    return np.broadcast_to(pw.reshape(-1, 2) if pw.ndim == 2 or pw.shape == (2,)
-                           else np.full((1, 2), pw.reshape(())), (nd, 2))
-
-
-def pad(array, pad_width, mode="constant", constant_values=0, **kwargs):
-    """Pad `array` on every axis with values chosen by `mode`.
-    Args: array: array; pad_width: (before, after) widths per axis; mode: 'constant',
-        'edge', 'reflect', 'symmetric' or 'wrap'; constant_values: fill for 'constant'.
-    Returns: Array enlarged by the padding.
-    Vs NumPy: `pad_width` must be static; only the five modes above exist.
-    Example:
-    >>> import astjax.numpy as jnp
-    >>> jnp.pad(jnp.arange(3), 1)
-    Array([0, 0, 1, 2, 0], dtype=int32)
-    """
-    array = asarray(array)
-    nd = ndim(array)
-    if nd and not np.issubdtype(np.asarray(pad_width).dtype, np.integer):  # JAX: TypeError
-        raise ArgumentTypeError(f"`pad_width` must be of integral type, got {pad_width!r:.60}",
-                                hint="pass ints: a width, a (before, after) pair, or one per axis")
-    pw = _pad_pairs(pad_width, nd)
-    if mode == "constant":
-        cv = lax.convert_element_type(asarray(constant_values), core.get_aval(array).dtype) \
-            if not dtypes.is_weak_scalar(constant_values) else np.asarray(constant_values, core.get_aval(array).dtype)[()]
-        return lax.pad(array, cv, [(int(lo), int(hi), 0) for lo, hi in pw])
-    if mode == "edge":
-        for ax, (lo, hi) in enumerate(pw):
-            n = shape(array)[ax]
-            parts = []
-            if lo:
-                parts.append(repeat(lax.slice_in_dim(array, 0, 1, axis=ax), int(lo), ax))
-            parts.append(array)
-            if hi:
-                parts.append(repeat(lax.slice_in_dim(array, n - 1, n, axis=ax), int(hi), ax))
-            array = lax.concatenate(parts, ax)
-        return array
-    if mode in ("reflect", "symmetric", "wrap"):
-        for ax, (lo, hi) in enumerate(pw):
-            n = shape(array)[ax]
-            idx = np.arange(-int(lo), n + int(hi))
-            if mode == "wrap":
-                idx = idx % n
-            elif mode == "reflect":
-                period = 2 * (n - 1) if n > 1 else 1
-                idx = np.abs(idx) % period
-                idx = np.where(idx >= n, period - idx, idx)
-            else:
-                period = 2 * n
-                idx = idx % period
-                idx = np.where(idx >= n, period - 1 - idx, idx)
-            array = take(array, asarray(idx.astype(np.int32)), axis=ax)
-        return array
-    raise NotImplementedInAstjaxError(f"jnp.pad mode={mode!r} is not implemented")
 
 
 def diagonal(a, offset=0, axis1=0, axis2=1):

@@ -471,7 +471,8 @@ def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
 # ----------------------------------------------------------- covariance etc.
 
 
-def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None):
+def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None,
+        dtype=None):
     """Covariance matrix of a set of variables.
 
     Args:
@@ -479,10 +480,14 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
         `rowvar=False`. y: optional extra variables stacked onto `m`.
       bias: normalize by N instead of N - 1. ddof: overrides `bias` when given.
       fweights: integer frequency weights. aweights: observation weights.
+      dtype: a floating or complex dtype to compute in.
     Returns:
       The (variables x variables) covariance matrix (0-d for a single variable).
     Differs from NumPy: computed in floating point under JAX's dtype rules.
     """
+    if dtype is not None and not dtypes.issubdtype(dtype, np.inexact):
+        raise ArgumentValueError(f"cov: dtype must be a subclass of float or complex; got "
+                                 f"dtype={dtype!r}")
     [m] = promote_args_inexact("cov", asarray_operand(m))
     if core.get_aval(m).ndim > 2:
         raise ShapeError("cov: m has more than 2 dimensions")
@@ -496,6 +501,8 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
             Y = lax.transpose(Y, (1, 0))
         X, Y = uf.promote_dtypes(X, Y)
         X = concatenate([X, Y], axis=0)
+    if dtype is not None:
+        X = lax.convert_element_type(X, dtypes.canonicalize(dtypes.dtype(dtype)))
     if ddof is None:
         ddof = 0 if bias else 1
     nobs = core.get_aval(X).shape[1]
@@ -526,12 +533,13 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     return squeeze(c)
 
 
-def corrcoef(x, y=None, rowvar=True):
+def corrcoef(x, y=None, rowvar=True, dtype=None):
     """Pearson correlation coefficients of a set of variables.
 
     Args:
       x: 1-D or 2-D array of observations. y: optional extra variables.
       rowvar: if True (default) each row is a variable, else each column.
+      dtype: a floating or complex dtype to compute in.
     Returns:
       The correlation matrix `cov / outer(std, std)`.
     Differs from NumPy: computed in float32 by default (JAX's dtype rules).
@@ -542,7 +550,7 @@ def corrcoef(x, y=None, rowvar=True):
       Array([[1.       , 0.9933992],
              [0.9933992, 0.9999999]], dtype=float32)
     """
-    c = cov(x, y, rowvar)
+    c = cov(x, y, rowvar, dtype=dtype)
     if core.get_aval(c).ndim == 0:
         return uf.true_divide(c, c)
     d = diagonal(c)

@@ -20,7 +20,7 @@ import numpy as np
 
 from .. import core, dtypes, lax
 from ..core import bind
-from ..errors import ArgumentValueError, ShapeValueError
+from ..errors import ArgumentValueError, NotImplementedInAstjaxError, ShapeValueError
 from ..numpy import linalg as _la
 from ..numpy.contractions import matmul as _matmul
 from ..numpy.creation import eye as _eye, tril as _tril, triu as _triu
@@ -284,7 +284,8 @@ def sqrtm(A, blocksize=1):  # noqa: N803
     """The principal square root of a square matrix (complex result), from its
     complex Schur form: A = Z T Z^H, sqrt(A) = Z sqrt(T) Z^H."""
     if blocksize > 1:
-        raise ArgumentValueError("Blocked version is not implemented yet.")
+        raise NotImplementedInAstjaxError("Blocked version is not implemented yet.",
+                                          hint="blocksize=1 (JAX refuses blocks too)")
     t, z = schur(A, output="complex")
     r = _sqrtm_upper(t)
     zh = _uf.conjugate(lax.transpose(z, (1, 0)))
