@@ -32,6 +32,7 @@ except ImportError as e:  # pragma: no cover
 from astjax import core, dtypes, tree_util, user_warnings  # noqa: E402
 from astjax.config import config  # noqa: E402
 from astjax.core import ShapedArray  # noqa: E402
+from astjax.ir import KeyDataAval  # noqa: E402
 from astjax.errors import (ArgumentTypeError, ArgumentValueError,  # noqa: E402
                            JaxRuntimeError, caller_location)
 from astjax.sharding_impls import SingleDeviceSharding  # noqa: E402
@@ -367,6 +368,8 @@ interned_ids: set = set()  # ids of interned avals (they live for the process)
 
 
 def intern_aval(aval: ShapedArray) -> ShapedArray:
+    if type(aval) is KeyDataAval:   # a staged variable's key annotation (equal to the plain
+        aval = ShapedArray.update(aval)   # aval): an Array of key data is not typed by it
     out = _interned.setdefault(aval, aval)
     if out is aval:
         interned_ids.add(id(aval))

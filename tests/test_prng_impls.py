@@ -22,11 +22,6 @@ import record_prng_impls  # noqa: E402
 EXPECTED = json.loads((Path(__file__).parent / "oracle" / "prng_impls.json").read_text())
 
 
-@pytest.fixture(scope="module")
-def result():
-    return record_prng_impls.run(astjax, jnp, lax)
-
-
 def assert_matches_stored(value, want, name):
     """astjax's `value` for the stored entry `name` equals JAX's `want`: floats exactly
     (the same bits give the same float32 values), but for an eager grad."""
@@ -40,9 +35,44 @@ def assert_matches_stored(value, want, name):
         assert got == want, name
 
 
-@pytest.mark.parametrize("name", sorted(EXPECTED))
-def test_matches_jax_bit_for_bit(result, name):
-    assert_matches_stored(result[name], EXPECTED[name], name)
+def assert_section_matches(out, expected, names):
+    """The values one section computed are exactly the stored `names`, each equal to
+    JAX's (every mismatch named at once)."""
+    assert sorted(out) == sorted(names)
+    bad = []
+    for name in names:
+        try:
+            assert_matches_stored(out[name], expected[name], name)
+        except AssertionError as e:
+            bad.append(f"{name}: astjax {out[name]} JAX {expected[name]} ({e})")
+    assert not bad, "\n".join(bad)
+
+
+# one test per section (an implementation's program), each computed once: under
+# `pytest -n 2` the sections spread over the workers instead of each worker
+# computing all of them
+@pytest.mark.parametrize("section", record_prng_impls.SECTIONS)
+def test_matches_jax_bit_for_bit(section):
+    out = {}
+    record_prng_impls.run_section(astjax, jnp, lax, section, out)
+    assert_section_matches(out, EXPECTED, [n for n in EXPECTED
+                                           if record_prng_impls.section_of(n) == section])
+
+
+def test_make_jaxpr_types_each_impl_by_its_own_dtype():
+    # an executable's result aval annotated as fry4 keys (u32[4]) once became the
+    # interned aval of every u32[4] Array, so rbg keys and plain data printed key<fry4>
+    astjax.jit(lambda: random.key_data(random.key(1, impl="threefry4x32")))()
+    astjax.jit(lambda: random.key(1, impl="threefry4x32"))()
+    assert str(astjax.make_jaxpr(random.key_data)(random.key(0, impl="rbg"))) == (
+        "{ lambda ; a:key<rbg>[]. let b:u32[4] = random_unwrap a in (b,) }")
+    assert str(astjax.make_jaxpr(lambda x: x + 1)(jnp.zeros(4, jnp.uint32))).startswith(
+        "{ lambda ; a:u32[4]. let")
+    # whatever was interned first: an Array's aval is never a key annotation
+    from astjax.codegen import runtime
+    from astjax.ir import KeyDataAval
+    interned = runtime.intern_aval(KeyDataAval((5, 7, 2), jnp.uint32, "fry"))
+    assert type(interned) is astjax.core.ShapedArray and interned.str_short() == "u32[5,7,2]"
 
 
 def test_every_impl_and_the_custom_one_are_covered():

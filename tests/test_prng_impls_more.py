@@ -6,6 +6,7 @@ bits of every width, the samplers, eager, jit, vmap, loops, cond, grad, the
 generalized_normal, ball, their vmap and grad), plus the hash primitives' rules against
 Random123's known answers and their NumPy references."""
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -20,49 +21,65 @@ from astjax.primitives.random123 import philox2x32_p, philox4x32_p, threefry4x32
 
 sys.path.insert(0, str(Path(__file__).parent / "oracle"))
 import record_prng_impls_more  # noqa: E402
-from test_prng_impls import assert_matches_stored  # noqa: E402
+from test_prng_impls import assert_section_matches  # noqa: E402
 
 EXPECTED = json.loads((Path(__file__).parent / "oracle" / "prng_impls_more.json").read_text())
 SECTIONS = EXPECTED.pop("_sections")   # the parts of the program recorded
 NEW = record_prng_impls_more.NEW
 
 
-@pytest.fixture(scope="module")
-def result():
-    return record_prng_impls_more.run(astjax, jnp, lax, SECTIONS)
+# The gamma sections compile ~20 XLA programs each (~1.5 s of CPU apiece, as JAX's):
+# the CI suite runs the implementations' sections and the gamma family from the keys
+# of philox4x32, unsafe_rbg and a user-defined implementation; ASTJAX_PRNG_ALL=1 runs
+# the gamma family from the other four implementations too (all match JAX).
+EVERY_TIME = ("gamma:philox4x32", "gamma:unsafe_rbg", "gamma:custom")
+RUN = [s for s in SECTIONS if s.startswith("impl:") or s in EVERY_TIME
+       or os.environ.get("ASTJAX_PRNG_ALL") == "1"]
+
+# known differences, open (each checked to still differ: the test fails once it is
+# fixed, as a strict xfail would): `vmap(lambda k, a: beta(k, a, 2.0))` over three
+# keys -- the loggamma of the constant 2.0 is one or two ulps from JAX's for some
+# keys (threefry2x32's vectorized sampler and the others' alike, so it is the program
+# around the sampler, not the bits; philox4x32's and rbg's happen to round as JAX's)
+KNOWN_DIFFERENCES = {"custom/beta_vmap_both", "threefry2x32/beta_vmap_both",
+                     "unsafe_rbg/beta_vmap_both"}
 
 
-# known divergence, open: under vmap JAX splits a batch of unsafe_rbg keys inside the
-# gamma lowering with its batched rng_bit_generator (which draws every key's split from
-# the first key); astjax's lowering splits each key on its own (a scan), so the second
-# key's samples differ. strict: this starts failing when it is fixed.
-DIVERGENT = {"unsafe_rbg/few/vmap_keys"}
-
-
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(
-    strict=True, reason="vmap of unsafe_rbg gamma keys (see DIVERGENT)"))
-    if n in DIVERGENT else n for n in sorted(EXPECTED)])
-def test_matches_jax_bit_for_bit(result, name):
-    if name.endswith("gamma_grad"):
+# one test per section (an implementation's program, or the gamma family from its
+# keys), each computed once and spread over `pytest -n 2`'s workers; the gamma family
+# vmapped over unsafe_rbg keys splits them as JAX does (a batched rng_bit_generator
+# drawing from the first key), in `gamma:unsafe_rbg`
+@pytest.mark.parametrize("section", RUN)
+def test_matches_jax_bit_for_bit(section):
+    out = {}
+    record_prng_impls_more.run_section(astjax, jnp, lax, section, out)
+    names = [n for n in EXPECTED if record_prng_impls_more.section_of(n) == section]
+    for name in KNOWN_DIFFERENCES & set(names):
+        assert json.loads(json.dumps(out.pop(name))) != EXPECTED[name], \
+            f"{name} matches JAX now: remove it from KNOWN_DIFFERENCES"
+    grads = [n for n in names if n.endswith("gamma_grad")]
+    for name in grads:
         # lax.random_gamma_grad: the same derivative as JAX's, computed in closed form
         # where JAX sums a series (docs/coming_from_jax.md: float32 rounding, relative
         # 2e-5 at most); the samples themselves are compared exactly
-        np.testing.assert_allclose(result[name], EXPECTED[name], rtol=2e-5, atol=0)
-    else:
-        assert_matches_stored(result[name], EXPECTED[name], name)
+        np.testing.assert_allclose(out.pop(name), EXPECTED[name], rtol=2e-5, atol=0,
+                                   err_msg=name)
+    assert_section_matches(out, EXPECTED, [n for n in names
+                                           if n not in grads and n not in KNOWN_DIFFERENCES])
 
 
-def test_recorded_sections_hold_values():
-    # the recorder saves section by section (record_prng_impls_more.SECTIONS)
-    assert "impl:threefry4x32" in SECTIONS
+def test_every_section_is_recorded():
+    # the recorder saves section by section (record_prng_impls_more.SECTIONS): all
+    # of them are stored, and every stored value belongs to one
+    assert sorted(SECTIONS) == sorted(record_prng_impls_more.SECTIONS)
+    assert {record_prng_impls_more.section_of(n) for n in EXPECTED} == set(SECTIONS)
     tags = {"threefry4x32": "key<fry4>", "philox2x32": "key<phx2>", "philox4x32": "key<phx4>"}
     for section in SECTIONS:
         kind, impl = section.split(":")
         if kind == "impl":
             assert EXPECTED[f"{impl}/dtype"] == tags[impl]
         else:   # samples, not a refusal
-            sampler = "few/beta" if kind == "few" else "gamma_eager/beta"
-            assert isinstance(EXPECTED[f"{impl}/{sampler}"][0], float)
+            assert isinstance(EXPECTED[f"{impl}/gamma_eager/beta"][0], float)
 
 # ------------------------------------------------------------------ key facts
 
@@ -98,7 +115,7 @@ def test_poisson_is_refused_as_jax_refuses_it():
 
 
 def test_gamma_batched_keys_and_alphas_under_jit():
-    # vmap of jit: the batching rule's batch of keys (a scan over the keys' splits)
+    # vmap of jit: the batching rule's batch of keys (the split vmapped over the keys)
     ks = random.split(random.key(3, impl="philox4x32"), 2)
     a = jnp.array([[0.5, 3.0], [1.5, 8.0]])
     got = astjax.vmap(astjax.jit(lambda k, al: random.gamma(k, al)))(ks, a)

@@ -156,8 +156,8 @@ def _sample(key, a, *, log_space, impl=None):
 
 def _sample_by_impl(key, a, log_space, impl):
     """The lowering for keys of `impl`: each key split by `impl.split` into one key per
-    element of `a` (a scan over the keys when there are several), then every element
-    sampled on its own key (a scan over the elements: JAX's `lax.map`)."""
+    element of `a` (vmapped over the keys, as JAX's `vmap(split)`: `PRNGImpl.split_each`),
+    then every element sampled on its own key (a scan over the elements: JAX's `lax.map`)."""
     L = lax_ops()
     ks = tuple(impl.key_shape)
     ka, aa = core.get_aval(key), core.get_aval(a)
@@ -165,11 +165,7 @@ def _sample_by_impl(key, a, log_space, impl):
     nk, n = math.prod(ka.shape[:nb]), math.prod(aa.shape[nb:])
     if nk * n == 0:
         return L.full(aa.shape, 0, aa.dtype)
-    keys = L.reshape(key, (nk,) + ks)
-    if nk == 1:
-        per = impl.split(L.reshape(keys, ks), (n,))
-    else:
-        per = L.scan(core.raw(lambda c, k: (c, impl.split(k, (n,)))), (), keys)[1]
+    per = impl.split_each(L.reshape(key, (nk,) + ks), (n,))
     draws = _impl_draws(impl)
 
     def one(c, kx):

@@ -4,7 +4,10 @@ poisson (Knuth below rate 10, Hormann's transformed rejection above), binomial
 (inversion or BTRS) and multinomial (a scan of binomials).
 
 Each follows JAX 0.10.2's algorithm with the same key splits and loop structure, so
-the same key gives the same values. Keys here are typed (`random.keys` wraps every
+the same key gives the same values; the samplers built on gamma run as JAX's jitted
+bodies (`_beta`, `_f`, `_ball`, ...: one program taking the parameters as arguments),
+so XLA rewrites their arithmetic (a chain of divisions, a power) as it does JAX's and
+the samples round alike. Keys here are typed (`random.keys` wraps every
 public function); binomial, multinomial and the gamma family draw through the key's
 implementation, poisson from threefry2x32 keys only (JAX's own NotImplementedError for
 the others). Gamma draws bind `random_gamma_p` (astjax/primitives/random_gamma.py: the
@@ -87,7 +90,11 @@ def beta(key: ArrayLike, a: ArrayLike, b: ArrayLike, shape: Sequence[int] | None
     """Beta(a, b) samples."""
     key = _ka.check_key(key, "beta")
     dt = _p._float_dtype(dtype, "beta")
-    shape = _gamma_shape("beta", shape, a, b)
+    return _beta(key, a, b, _gamma_shape("beta", shape, a, b), dt)
+
+
+@library_jit(static_argnums=(3, 4))
+def _beta(key, a, b, shape, dt):
     key_a, key_b = _p._split_pair(key)
     log_a = _gamma(key_a, a, shape, dt, True)
     log_b = _gamma(key_b, b, shape, dt, True)
@@ -110,7 +117,12 @@ def dirichlet(key: ArrayLike, alpha: ArrayLike, shape: Sequence[int] | None = No
     else:
         shape = static_shape(shape)
         _p._check_shape("dirichlet", shape, tuple(ashape[:-1]))
-    logs = _gamma(key, alpha, shape + tuple(ashape[-1:]), dt, True)
+    return _dirichlet(key, alpha, shape + tuple(ashape[-1:]), dt)
+
+
+@library_jit(static_argnums=(2, 3))
+def _dirichlet(key, alpha, shape, dt):
+    logs = _gamma(key, alpha, shape, dt, True)
     e = jnp.exp(jnp.subtract(logs, lax.stop_gradient(jnp.max(logs, axis=-1, keepdims=True))))
     return jnp.true_divide(e, jnp.sum(e, axis=-1, keepdims=True))
 
@@ -120,7 +132,11 @@ def chisquare(key: ArrayLike, df: ArrayLike, shape: Sequence[int] | None = None,
     """Chi-square samples with `df` degrees of freedom."""
     key = _ka.check_key(key, "chisquare")
     dt = _p._float_dtype(dtype, "chisquare")
-    shape = _gamma_shape("chisquare", shape, df)
+    return _chisquare(key, df, _gamma_shape("chisquare", shape, df), dt)
+
+
+@library_jit(static_argnums=(2, 3))
+def _chisquare(key, df, shape, dt):
     half = jnp.true_divide(lax.convert_element_type(df, dt), _c(2, dt))
     return jnp.multiply(jnp.exp(_gamma(key, half, shape, dt, True)), _c(2, dt))
 
@@ -130,11 +146,15 @@ def f(key: ArrayLike, dfnum: ArrayLike, dfden: ArrayLike, shape: Sequence[int] |
     """F-distribution samples with (dfnum, dfden) degrees of freedom."""
     key = _ka.check_key(key, "f")
     dt = _p._float_dtype(dtype, "f")
-    shape = _gamma_shape("f", shape, dfnum, dfden)
+    return _f(key, dfnum, dfden, _gamma_shape("f", shape, dfnum, dfden), dt)
+
+
+@library_jit(static_argnums=(3, 4))
+def _f(key, dfnum, dfden, shape, dt):
     dfnum, dfden = lax.convert_element_type(dfnum, dt), lax.convert_element_type(dfden, dt)
     key_dfd, key_dfn = _p._split_pair(key)
-    num = jnp.true_divide(chisquare(key_dfn, dfnum, shape, dt), dfnum)
-    den = jnp.true_divide(chisquare(key_dfd, dfden, shape, dt), dfden)
+    num = jnp.true_divide(_chisquare(key_dfn, dfnum, shape, dt), dfnum)
+    den = jnp.true_divide(_chisquare(key_dfd, dfden, shape, dt), dfden)
     return jnp.true_divide(num, den)
 
 
@@ -143,7 +163,11 @@ def t(key: ArrayLike, df: ArrayLike, shape: Sequence[int] | None = None,
     """Student's t samples with `df` degrees of freedom."""
     key = _ka.check_key(key, "t")
     dt = _p._float_dtype(dtype, "t")
-    shape = _gamma_shape("t", shape, df)
+    return _t(key, df, _gamma_shape("t", shape, df), dt)
+
+
+@library_jit(static_argnums=(2, 3))
+def _t(key, df, shape, dt):
     df = lax.convert_element_type(df, dt)
     key_n, key_g = _p._split_pair(key)
     n = _p.normal(key_n, shape, dt)
@@ -157,7 +181,11 @@ def generalized_normal(key: ArrayLike, p: ArrayLike, shape: Sequence[int] = (),
     """Samples with density proportional to exp(-|x|^p)."""
     key = _ka.check_key(key, "generalized_normal")
     dt = _p._float_dtype(dtype, "generalized_normal")
-    shape = static_shape(shape)
+    return _generalized_normal(key, p, static_shape(shape), dt)
+
+
+@library_jit(static_argnums=(2, 3))
+def _generalized_normal(key, p, shape, dt):
     k_g, k_r = _p._split_pair(key)
     g = _gamma(k_g, jnp.true_divide(1, p), shape, dt, False)
     r = _p.rademacher(k_r, shape, dt)
@@ -169,9 +197,13 @@ def ball(key: ArrayLike, d: int, p: float = 2, shape: Sequence[int] = (),
     """Uniform samples from the unit Lp ball in `d` dimensions."""
     key = _ka.check_key(key, "ball")
     dt = _p._float_dtype(dtype, "ball")
-    shape = static_shape(shape)
+    return _ball(key, p, int(d), static_shape(shape), dt)
+
+
+@library_jit(static_argnums=(2, 3, 4))
+def _ball(key, p, d, shape, dt):
     k1, k2 = _p._split_pair(key)
-    g = generalized_normal(k1, p, (*shape, int(d)), dt)
+    g = _generalized_normal(k1, p, (*shape, d), dt)
     e = _p.exponential(k2, shape, dt)
     norm = jnp.power(jnp.add(jnp.sum(jnp.power(jnp.abs(g), p), axis=-1), e),
                      jnp.true_divide(1, p))

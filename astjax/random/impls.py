@@ -30,7 +30,9 @@ from typing import Any, Callable, NamedTuple
 import numpy as np
 
 from .. import core, dtypes, lax
+from ..batching_api import vmap
 from ..config import config
+from ..numpy.util import _Direct
 from ..errors import ArgumentTypeError, ArgumentValueError, DTypeError
 from ..primitives.rng_bits import rng_bit_generator
 from . import random123 as _r123
@@ -59,6 +61,13 @@ class PRNGImpl(NamedTuple):
 
     def __str__(self):
         return self.tag
+
+    def split_each(self, keys, shape):
+        """Every key of `keys` (data `uint32[n, *key_shape]`) split to `shape`, giving
+        `uint32[n, *shape, *key_shape]`: the split `vmap`ped over the keys, as JAX's gamma
+        sampler splits a batch of keys (so unsafe_rbg's `rng_bit_generator` draws every
+        key's split from the batch's first key, by its batching rule, as in JAX)."""
+        return vmap(_Direct(lambda k: self.split(k, tuple(shape))))(keys)
 
 
 class PRNGSpec:

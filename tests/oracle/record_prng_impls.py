@@ -119,13 +119,23 @@ def _per_impl(jax, jnp, lax, impl, out, tag):
     out[f"{tag}/key_impl"] = str(r.key_impl(k))
 
 
-def run(jax, jnp, lax):
-    out = {}
-    for impl in IMPLS:
-        _per_impl(jax, jnp, lax, impl, out, impl)
-    mine = custom_impl(jax, jnp)
-    _per_impl(jax, jnp, lax, mine, out, "custom")
-    out["custom/key_impl"] = repr(jax.random.key_impl(jax.random.key(0, impl=mine)))
+# the sections of the program: each implementation's, and the default-impl flag's
+SECTIONS = IMPLS + ("custom", "defaults")
+
+
+def run_section(jax, jnp, lax, section, out):
+    """Record one section of SECTIONS into `out`."""
+    if section in IMPLS:
+        _per_impl(jax, jnp, lax, section, out, section)
+    elif section == "custom":
+        mine = custom_impl(jax, jnp)
+        _per_impl(jax, jnp, lax, mine, out, "custom")
+        out["custom/key_impl"] = repr(jax.random.key_impl(jax.random.key(0, impl=mine)))
+    else:
+        _defaults(jax, out)
+
+
+def _defaults(jax, out):
     with jax.default_prng_impl("rbg"):
         raw = jax.random.PRNGKey(5)
         out["default_rbg/PRNGKey"] = np.asarray(raw).tolist()
@@ -138,6 +148,18 @@ def run(jax, jnp, lax):
         out["default_urbg/key_impl_raw"] = str(jax.random.key_impl(jax.random.PRNGKey(1)))
     finally:
         jax.config.update("jax_default_prng_impl", "threefry2x32")
+
+
+def section_of(name):
+    """The section of SECTIONS that records the value `name`."""
+    tag = name.split("/")[0]
+    return "defaults" if tag.startswith("default_") else tag
+
+
+def run(jax, jnp, lax):
+    out = {}
+    for section in SECTIONS:
+        run_section(jax, jnp, lax, section, out)
     return out
 
 

@@ -73,8 +73,8 @@ def _per_impl_gamma(jax, jnp, lax, impl, out, tag):
     try:
         r.poisson(k, 3.0)
         out[f"{tag}/poisson"] = "ok"
-    except NotImplementedError as e:
-        out[f"{tag}/poisson"] = str(e)
+    except NotImplementedError as e:   # the message (astjax's str(e) also has its location)
+        out[f"{tag}/poisson"] = getattr(e, "message", str(e))
 
 
 # the sections of the program, most needed first: the recorder saves after each one, and
@@ -98,32 +98,25 @@ def _impl_section(jax, jnp, lax, impl, out):
         out[f"default_{impl}/key_dtype"] = str(jax.random.key(0).dtype)
 
 
-def _few_gammas(jax, jnp, impl, out, tag):
-    """The short gamma section: gamma, loggamma and beta eager, gamma vmapped over keys
-    and its grad in the shape."""
-    r = jax.random
-    k = r.key(7, impl=impl)
-    a = jnp.array([0.3, 1.0, 2.5, 9.0])
-    out[f"{tag}/few/gamma"] = np.asarray(r.gamma(k, a)).tolist()
-    out[f"{tag}/few/loggamma"] = np.asarray(r.loggamma(k, a)).tolist()
-    out[f"{tag}/few/beta"] = np.asarray(r.beta(k, a, 1.5)).tolist()
-    out[f"{tag}/few/vmap_keys"] = np.asarray(
-        jax.vmap(lambda k: r.gamma(k, a[:3]))(r.split(k, 2))).tolist()
-    out[f"{tag}/few/gamma_grad"] = np.asarray(
-        jax.grad(lambda al: jnp.sum(r.gamma(k, al)))(a)).tolist()
-
-
 def run_section(jax, jnp, lax, section, out):
-    """Record one section of SECTIONS (or a short `few:<impl>` one) into `out`."""
+    """Record one section of SECTIONS into `out`."""
     kind, impl = section.split(":")
     if kind == "impl":
         _impl_section(jax, jnp, lax, impl, out)
-    elif kind == "few":
-        spec = base.custom_impl(jax, jnp) if impl == "custom" else impl
-        _few_gammas(jax, jnp, spec, out, impl)
     else:
         spec = base.custom_impl(jax, jnp) if impl == "custom" else impl
         _per_impl_gamma(jax, jnp, lax, spec, out, impl)
+
+
+_GAMMA_VALUES = ("gamma_", "beta_vmap_both", "loggamma_grad", "poisson")
+
+
+def section_of(name):
+    """The section of SECTIONS that records the value `name`."""
+    tag, rest = name.split("/", 1)
+    if tag.startswith("default_"):
+        return "impl:" + tag[len("default_"):]
+    return ("gamma:" if rest.startswith(_GAMMA_VALUES) else "impl:") + tag
 
 
 def run(jax, jnp, lax, sections=SECTIONS):
@@ -143,6 +136,5 @@ if __name__ == "__main__":
     for section in sys.argv[1:] or SECTIONS:
         run_section(jax, jnp, lax, section, stored)
         stored["_sections"] = sorted(set(stored.get("_sections", [])) | {section})
-        stored["_sections"].sort(key=lambda n: not n.startswith("few:"))
         path.write_text(json.dumps(stored, indent=0))
         print(section, len(stored), "values", file=sys.stderr, flush=True)
