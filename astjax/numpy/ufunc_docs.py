@@ -178,9 +178,9 @@ _T = {
               "Under `jit` the one-argument form needs a static `size` (and optionally "
               "`fill_value` for the padding), since output shapes must be static. Both "
               "branches are always computed."),
-    "clip": ("clip", "Limit the values of `a` to the range [min, max].",
-             "An array of the promoted dtype of a and the bounds.",
-             "Bounds may be given positionally (a_min/a_max) or as `min=`/`max=`; if "
+    "clip": ("clip", "Limit the values of `arr` to the range [min, max].",
+             "An array of the promoted dtype of arr and the bounds.",
+             "Bounds may be given positionally or as `min=`/`max=`; if "
              "min > max the result is max everywhere. " + _NOOUT),
     "hypot": ("xy", "Elementwise sqrt(x**2 + y**2), the hypotenuse.", "A floating array.",
               _INEX + " Computed directly, so very large inputs can overflow to inf."),
@@ -212,8 +212,8 @@ _EXTRA_ARGS = {
               "x, y: the values taken where condition is True / False; omit both for "
               "the `nonzero` form.",
               "size, fill_value: static output length and padding of the one-argument form."),
-    "clip": ("a: an array or scalar.",
-             "a_min, a_max / min, max: lower and upper bounds (None: unbounded)."),
+    "clip": ("arr: an array or scalar (positional only).",
+             "min, max: lower and upper bounds (None: unbounded)."),
 }
 
 # name: ((input line, output), ...), outputs obtained by running the examples
