@@ -17,7 +17,7 @@ import record_jnp_signatures as sigs  # noqa: E402
 ALLOWED = {
     # out_sharding (explicit sharding mode) is not implemented: no sharding-in-types
     *(f"{n}.out_sharding: missing" for n in (
-        "arange", "asarray", "bincount", "broadcast_to", "empty", "full", "full_like",
+        "arange", "array", "asarray", "bincount", "broadcast_to", "empty", "full", "full_like",
         "ones", "ones_like", "percentile", "repeat", "zeros", "zeros_like")),
     # `out=` (always None in JAX, an error otherwise) not accepted by these
     "around.out: missing", "round.out: missing", "einsum.out: missing",
@@ -93,3 +93,18 @@ def test_keyword_calls(i):
 def test_rejected_calls(call, exc):
     with pytest.raises(exc):
         call()
+
+
+@pytest.fixture(scope="module")
+def keyword_values():
+    with open(sigs.VALUES_PATH) as f:
+        expected = json.load(f)
+    return expected, sigs.values(jnp)
+
+
+@pytest.mark.parametrize("i, case", list(enumerate(sigs.VALUE_CASES)))
+def test_keyword_values_as_jax(keyword_values, i, case):
+    expected, got = keyword_values
+    (ev, edt), (gv, gdt) = expected[i], got[i]
+    assert gdt == edt, case
+    np.testing.assert_allclose(np.asarray(gv), np.asarray(ev), rtol=1e-6, err_msg=case)

@@ -12,6 +12,40 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PATH = os.path.join(HERE, "jnp_signatures.json")
+VALUES_PATH = os.path.join(HERE, "jnp_keyword_values.json")
+
+# calls that use the parameters fixed in issue 13, evaluated with `jnp` (JAX's or
+# astjax's) and `np` in scope; X is 2x3 float32 with a NaN in row 1, V without NaNs
+INPUTS = "X = jnp.array([[1., 4., 2.], [3., float('nan'), 0.5]]); V = jnp.nan_to_num(X)"
+VALUE_CASES = [
+    "jnp.var(V, axis=1, mean=jnp.array([[2.0], [1.0]]))",
+    "jnp.std(V, 0, keepdims=True, mean=jnp.ones((1, 3)))",
+    "jnp.var(V, ddof=1, mean=2.0)",
+    "jnp.nanvar(X, axis=1, mean=jnp.array([[2.0], [1.0]]))",
+    "jnp.nanvar(X, 1, None, None, 0, False, None, jnp.array([[2.0], [1.0]]))",
+    "jnp.nanstd(X, axis=0, mean=jnp.ones((1, 3)))",
+    "jnp.argsort(V, axis=1, dtype=jnp.int16)",
+    "jnp.argsort(V, axis=None, descending=True, dtype=jnp.uint8)",
+    "jnp.nanargmax(X, axis=1)",
+    "jnp.nanargmin(X, 0, None, True)",
+    "jnp.max(V, 1, None, True)",
+    "jnp.min(V, 0, None, False, 10.0)",
+    "jnp.clip(V, 1.0, max=3.0)",
+    "jnp.divide(V, 2.0)",
+]
+
+
+def values(jnp):
+    """[[value as nested lists, dtype name], ...] of VALUE_CASES under this `jnp`."""
+    import numpy as np
+    env = {"jnp": jnp, "np": np}
+    exec(INPUTS, env)
+    out = []
+    for case in VALUE_CASES:
+        v = np.asarray(eval(case, env))
+        out.append([np.where(np.isnan(v), -999.0, v).tolist() if v.dtype.kind == "f"
+                    else v.tolist(), v.dtype.name])
+    return out
 _SIMPLE = (type(None), bool, int, float, str)
 _PO, _PK, _VP, _KO, _VK = ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD", "VAR_POSITIONAL",
                            "KEYWORD_ONLY", "VAR_KEYWORD")
@@ -109,4 +143,8 @@ if __name__ == "__main__":
         assert jax.__version__ == "0.10.2", jax.__version__
         with open(PATH, "w") as f:
             json.dump(record(), f, indent=0, sort_keys=True)
+            f.write("\n")
+        import jax.numpy as jnp
+        with open(VALUES_PATH, "w") as f:
+            json.dump(values(jnp), f)
             f.write("\n")
