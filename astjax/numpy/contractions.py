@@ -7,7 +7,8 @@ import string
 import numpy as np
 
 from .. import core, lax
-from ..errors import ArgumentTypeError, ArgumentValueError, ShapeError, ShapeValueError
+from ..errors import (ArgumentTypeError, ArgumentValueError, NotImplementedInAstjaxError,
+                      ShapeError, ShapeValueError)
 from ..primitives.spmd import reshard as _reshard
 from ..primitives.structural import out_layout as _out_layout
 from .reductions import sum as _sum
@@ -315,7 +316,7 @@ def _check_spec(in_specs, out, shapes):
             raise ArgumentValueError(f"einsum: output label {c!r} does not appear in the input")
 
 
-def einsum(subscripts, *operands, optimize=None, precision=None,
+def einsum(subscripts, *operands, out=None, optimize="auto", precision=None,
            preferred_element_type=None, out_sharding=None) -> Array:
     """Einstein-summation contraction of operands according to `subscripts`.
 
@@ -323,7 +324,9 @@ def einsum(subscripts, *operands, optimize=None, precision=None,
 
     Args:
       subscripts: spec such as 'ij,jk->ik' (implicit output if no '->').
-      operands: the arrays. optimize: accepted for compatibility.
+      operands: the arrays. optimize: accepted for compatibility (the order is
+        always pairwise left to right).
+      out: only None (JAX's NotImplementedError otherwise).
       precision: optional `lax.Precision` for the contraction (JAX extension).
       preferred_element_type: optional accumulation / result dtype (JAX extension).
       out_sharding: the result's layout (a NamedSharding, or a PartitionSpec under
@@ -340,6 +343,9 @@ def einsum(subscripts, *operands, optimize=None, precision=None,
       Array([3., 7.], dtype=float32)
     """
     operands = promote_dtypes(*[asarray_operand(o) for o in operands])
+    if out is not None:
+        raise NotImplementedInAstjaxError("The 'out' argument to jnp.einsum is not supported.",
+                                          hint="use the returned array")
     layout = None if out_sharding is None else _out_layout(out_sharding, "einsum")
     if layout is not None and len(operands) > 2:
         # JAX contracts several operands over Auto axes, then lays the result out:

@@ -14,7 +14,7 @@ from ..codegen.runtime import Array, CommittedArray
 from ..core import Tracer
 from ..primitives import comparisons as _cmp
 from ..primitives.structural import convert_element_type as _convert
-from ..errors import ArgumentTypeError, ArgumentValueError
+from ..errors import ArgumentTypeError, ArgumentValueError, NotImplementedInAstjaxError
 from .operands import (_dtype, _is_operand, asarray, asarray_operand, broadcast_shapes,  # noqa: F401
                        broadcast_to_shape, promote_args, promote_args_inexact, promote_dtypes,
                        promote_dtypes_inexact, promote_operands, promote_shapes, result)
@@ -430,7 +430,15 @@ def rint(x, /):
     return lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN)
 
 
-def around(a, decimals=0):
+def _no_out(out, what):
+    """JAX's NotImplementedError for an `out=` array (`what`: the function's name)."""
+    if out is not None:
+        raise NotImplementedInAstjaxError(f"The 'out' argument to {what} is not supported.",
+                                          hint="use the returned array")
+
+
+def around(a, decimals=0, out=None):
+    _no_out(out, "jnp.round")
     a = asarray_operand(a)
     dt = core.get_aval(a).dtype
     if dtypes.is_int(dt):
@@ -462,11 +470,13 @@ def isinf(x, /):
     return equal(abs(x), np.inf)
 
 
-def isposinf(x, /):
+def isposinf(x, /, out=None):
+    _no_out(out, "isneginf/isposinf")
     return logical_and(isinf(x), greater(x, 0))
 
 
-def isneginf(x, /):
+def isneginf(x, /, out=None):
+    _no_out(out, "isneginf/isposinf")
     return logical_and(isinf(x), less(x, 0))
 
 
