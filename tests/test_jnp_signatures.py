@@ -20,9 +20,6 @@ ALLOWED = {
         "arange", "array", "asarray", "bincount", "broadcast_to", "empty", "full", "full_like",
         "ones", "ones_like", "percentile", "repeat", "zeros", "zeros_like")),
     # `out=` (always None in JAX, an error otherwise) not accepted by these
-    "outer.out: missing",
-    "stack.out: missing", "trace.out: missing",
-    "stack.dtype: position 2, JAX's 3",
     # array(object, dtype, copy, order, ndmin, *, device): astjax names `object` otherwise
     "array.object: missing", "array.*args: no *args", "array.order: missing",
     "empty_like.prototype: missing",
@@ -74,6 +71,9 @@ KEYWORD_CALLS = [  # (astjax call, NumPy's value)
     (lambda: jnp.lcm(I1, x2=I2), np.lcm(I1, I2)),
     (lambda: jnp.trunc(x=X), np.trunc(X)),
     (lambda: jnp.round(X, 0, None), np.round(X)),
+    (lambda: jnp.stack([I1, I2], 1, None, np.float32), np.stack([I1, I2], 1).astype(np.float32)),
+    (lambda: jnp.outer(I1, I2, None), np.outer(I1, I2)),
+    (lambda: jnp.trace(np.eye(3), 0, 0, 1, np.int32, None), np.trace(np.eye(3), dtype=np.int32)),
     (lambda: jnp.isneginf(X, out=None), np.isneginf(X)),
     (lambda: jnp.einsum("i,i", X, X, optimize="auto"), np.einsum("i,i", X, X)),
 ]
@@ -82,7 +82,9 @@ KEYWORD_CALLS = [  # (astjax call, NumPy's value)
 @pytest.mark.parametrize("i", range(len(KEYWORD_CALLS)))
 def test_keyword_calls(i):
     call, expected = KEYWORD_CALLS[i]
-    np.testing.assert_array_equal(np.asarray(call()), expected)
+    got = np.asarray(call())
+    assert got.dtype == np.asarray(expected).dtype
+    np.testing.assert_array_equal(got, expected)
 
 
 @pytest.mark.parametrize("call, exc", [
@@ -93,6 +95,9 @@ def test_keyword_calls(i):
     (lambda: jnp.einsum("i,i", X, X, out=X), NotImplementedError),
     (lambda: jnp.round(X, 1, X), NotImplementedError),
     (lambda: jnp.isposinf(X, out=X), NotImplementedError),
+    (lambda: jnp.stack([X, X], 0, X), NotImplementedError),
+    (lambda: jnp.outer(X, X, X), NotImplementedError),
+    (lambda: jnp.trace(np.eye(2), out=X), NotImplementedError),
 ])
 def test_rejected_calls(call, exc):
     with pytest.raises(exc):

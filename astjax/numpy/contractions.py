@@ -7,14 +7,13 @@ import string
 import numpy as np
 
 from .. import core, lax
-from ..errors import (ArgumentTypeError, ArgumentValueError, NotImplementedInAstjaxError,
-                      ShapeError, ShapeValueError)
+from ..errors import ArgumentTypeError, ArgumentValueError, ShapeError, ShapeValueError
 from ..primitives.spmd import reshard as _reshard
 from ..primitives.structural import out_layout as _out_layout
 from .reductions import sum as _sum
 from .shapes import diagonal, ravel, reshape, transpose
 from .util import canonicalize_axes
-from .ufuncs import (asarray_operand, broadcast_shapes, conjugate, multiply,
+from .ufuncs import (_no_out, asarray_operand, broadcast_shapes, conjugate, multiply,
                      promote_dtypes)
 from ..typing import Array
 
@@ -214,15 +213,17 @@ def inner(a, b, *, precision=None, preferred_element_type=None):
                            preferred_element_type=preferred_element_type)
 
 
-def outer(a, b):
+def outer(a, b, out=None):
     """Outer product of two flattened arrays.
 
     Args:
       a, b: arrays (flattened to 1-D).
+      out: only None (JAX's NotImplementedError otherwise).
     Returns:
       Array of shape `(a.size, b.size)` with entries `a[i] * b[j]`.
     Differs from NumPy: no `out=`.
     """
+    _no_out(out, "jnp.outer")
     a, b = ravel(asarray_operand(a)), ravel(asarray_operand(b))
     a, b = promote_dtypes(a, b)
     return lax.dot_general(a, b, (((), ()), ((), ())))
@@ -343,9 +344,7 @@ def einsum(subscripts, *operands, out=None, optimize="auto", precision=None,
       Array([3., 7.], dtype=float32)
     """
     operands = promote_dtypes(*[asarray_operand(o) for o in operands])
-    if out is not None:
-        raise NotImplementedInAstjaxError("The 'out' argument to jnp.einsum is not supported.",
-                                          hint="use the returned array")
+    _no_out(out, "jnp.einsum")
     layout = None if out_sharding is None else _out_layout(out_sharding, "einsum")
     if layout is not None and len(operands) > 2:
         # JAX contracts several operands over Auto axes, then lays the result out:
