@@ -19,16 +19,22 @@ ALLOWED = {
     *(f"{n}.out_sharding: missing" for n in (
         "arange", "array", "asarray", "bincount", "broadcast_to", "empty", "full", "full_like",
         "ones", "ones_like", "percentile", "repeat", "zeros", "zeros_like")),
-    # `out=` (always None in JAX, an error otherwise) not accepted by these
-    # array(object, dtype, copy, order, ndmin, *, device): astjax names `object` otherwise
+    # JAX's array(object, dtype=None, *args, copy, order, ndmin, device, out_sharding);
+    # astjax's is array(obj, dtype, copy, ndmin, *, device), without `order`
     "array.object: missing", "array.*args: no *args", "array.order: missing",
+    # empty_like is zeros_like here, whose first parameter is `a`, not `prototype`
     "empty_like.prototype: missing",
+    # astjax.dtypes.issubdtype names them (a, b) (dtypes.py is shared, not renamed here)
     "issubdtype.arg1: missing", "issubdtype.arg2: missing",
+    # JAX's set_printoptions(*args, **kwargs) forwards to NumPy's; astjax's names
+    # NumPy's parameters (so it binds the same calls)
     "set_printoptions.*args: no *args",
     # not implemented yet: weighted quantiles, ravel_multi_index(dtype=), trim_zeros(axis=)
     "nanpercentile.weights: missing", "nanquantile.weights: missing",
     "percentile.weights: missing", "quantile.weights: missing",
     "ravel_multi_index.dtype: missing", "trim_zeros.axis: missing",
+    # astjax still accepts NumPy's `newshape=` (removed in JAX 0.10.2), so `shape` has a
+    # default
     "reshape.shape: required False, JAX's True",
     # NumPy's einsum_path (which astjax's calls) has no 'auto' strategy
     "einsum_path.optimize: default 'greedy', JAX's 'auto'",
