@@ -13,7 +13,7 @@ from ..primitives.structural import out_layout as _out_layout
 from .reductions import sum as _sum
 from .shapes import diagonal, ravel, reshape, transpose
 from .util import canonicalize_axes
-from .ufuncs import (asarray_operand, broadcast_shapes, conjugate, multiply,
+from .ufuncs import (_no_out, asarray_operand, broadcast_shapes, conjugate, multiply,
                      promote_dtypes)
 from ..typing import Array
 
@@ -213,15 +213,17 @@ def inner(a, b, *, precision=None, preferred_element_type=None):
                            preferred_element_type=preferred_element_type)
 
 
-def outer(a, b):
+def outer(a, b, out=None):
     """Outer product of two flattened arrays.
 
     Args:
       a, b: arrays (flattened to 1-D).
+      out: only None (JAX's NotImplementedError otherwise).
     Returns:
       Array of shape `(a.size, b.size)` with entries `a[i] * b[j]`.
     Differs from NumPy: no `out=`.
     """
+    _no_out(out, "jnp.outer")
     a, b = ravel(asarray_operand(a)), ravel(asarray_operand(b))
     a, b = promote_dtypes(a, b)
     return lax.dot_general(a, b, (((), ()), ((), ())))
@@ -315,7 +317,7 @@ def _check_spec(in_specs, out, shapes):
             raise ArgumentValueError(f"einsum: output label {c!r} does not appear in the input")
 
 
-def einsum(subscripts, *operands, optimize=None, precision=None,
+def einsum(subscripts, *operands, out=None, optimize="auto", precision=None,
            preferred_element_type=None, out_sharding=None) -> Array:
     """Einstein-summation contraction of operands according to `subscripts`.
 
@@ -323,7 +325,9 @@ def einsum(subscripts, *operands, optimize=None, precision=None,
 
     Args:
       subscripts: spec such as 'ij,jk->ik' (implicit output if no '->').
-      operands: the arrays. optimize: accepted for compatibility.
+      operands: the arrays. optimize: accepted for compatibility (the order is
+        always pairwise left to right).
+      out: only None (JAX's NotImplementedError otherwise).
       precision: optional `lax.Precision` for the contraction (JAX extension).
       preferred_element_type: optional accumulation / result dtype (JAX extension).
       out_sharding: the result's layout (a NamedSharding, or a PartitionSpec under
@@ -340,6 +344,7 @@ def einsum(subscripts, *operands, optimize=None, precision=None,
       Array([3., 7.], dtype=float32)
     """
     operands = promote_dtypes(*[asarray_operand(o) for o in operands])
+    _no_out(out, "jnp.einsum")
     layout = None if out_sharding is None else _out_layout(out_sharding, "einsum")
     if layout is not None and len(operands) > 2:
         # JAX contracts several operands over Auto axes, then lays the result out:

@@ -362,7 +362,7 @@ def _int_args(name, x1, x2):
 
 
 @library_jit
-def gcd(x1, x2, /):
+def gcd(x1, x2):
     """Elementwise greatest common divisor of integer arrays.
 
     Args:
@@ -399,7 +399,7 @@ def _shape(x):
 
 
 @library_jit
-def lcm(x1, x2, /):
+def lcm(x1, x2):
     """Elementwise least common multiple of integer arrays.
 
     Args:

@@ -101,8 +101,8 @@ def _reduction(name, lax_fn, *, upcast_bool=False, bool_op=None, init=None, iden
               promote_integers=True):
             return reduce(a, axis, dtype, keepdims, initial, where, promote_integers)
     else:
-        def f(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
-            return reduce(a, axis, dtype, keepdims, initial, where, True)
+        def f(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+            return reduce(a, axis, None, keepdims, initial, where, True)  # (no dtype, as JAX)
     f.__name__ = name
     f.__doc__ = doc
     return f
@@ -311,8 +311,11 @@ def _var_dtypes(a_dtype, dtype):
     return comp, dtype
 
 
+_mean = mean  # (var's and std's `mean` parameter shadows it)
+
+
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
-        correction=None) -> Array:
+        correction=None, *, mean=None) -> Array:
     """Variance of the elements of `a` over the given axes.
 
     Args:
@@ -325,6 +328,8 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
       keepdims: keep the reduced axes as size-1 dimensions.
       where: a bool mask; only selected elements take part.
       correction: the Array-API name for `ddof` (giving both is a ValueError).
+      mean: a precomputed mean of `a` (with the reduced axes kept), used in place of
+        computing it, as JAX's.
 
     Returns:
       An array of `dtype` (complex inputs without `dtype` give a real variance; an
@@ -349,7 +354,8 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
     comp, dtype = _var_dtypes(av.dtype, dtype)
     a = lax.convert_element_type(a, comp)
     axes = _axes(axis, av.ndim, "var")
-    m = mean(a, axis=axes, dtype=comp, keepdims=True, where=where)
+    m = (_mean(a, axis=axes, dtype=comp, keepdims=True, where=where) if mean is None
+         else lax.convert_element_type(asarray_operand(mean), comp))
     centered = lax.sub(a, broadcast_to_shape(m, av.shape))
     if dtypes.issubdtype(comp, np.complexfloating):
         sq = lax.real(lax.mul(centered, lax.conj(centered)))
@@ -375,11 +381,11 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
 
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
-        correction=None) -> Array:
+        correction=None, *, mean=None) -> Array:
     """Standard deviation (square root of `var`) over the given axes.
 
     Args:
-      a, axis, out, ddof, keepdims, where, correction: as for `var`.
+      a, axis, out, ddof, keepdims, where, correction, mean: as for `var`.
       dtype: as for `var`, but it must be inexact (else a ValueError, as in JAX).
 
     Returns:
@@ -392,7 +398,7 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
         raise ArgumentValueError(f"dtype argument to jnp.std must be inexact; got "
                                  f"{dtypes.dtype(dtype)}",
                                  hint="pass a floating or complex dtype")
-    return lax.sqrt(var(a, axis, dtype, out, ddof, keepdims, where, correction))
+    return lax.sqrt(var(a, axis, dtype, out, ddof, keepdims, where, correction, mean=mean))
 
 
 def ptp(a, axis=None, out=None, keepdims=False):

@@ -16,7 +16,7 @@ from .indexing import _getitem, take
 from .operands import (asarray, asarray_operand, broadcast_shapes, broadcast_to_shape,
                        promote_dtypes, result)
 from .reductions import sum as _sum
-from .ufuncs import _is_key_array, _typed_keys, astype
+from .ufuncs import _is_key_array, _no_out, _typed_keys, astype
 from .util import canonicalize_axes, canonicalize_axis, static_int
 from ..typing import Array
 
@@ -328,10 +328,10 @@ def _keys_joined(join, keys, axis, new_axes):
     return type(keys[0])(join([k._base for k in keys], axis), keys[0]._impl)
 
 
-def stack(arrays, axis=0, dtype=None) -> Array:
+def stack(arrays, axis=0, out=None, dtype=None) -> Array:
     """Join same-shaped arrays along a new axis.
-    Args: arrays: sequence of arrays of one shape; axis: position of the new axis; dtype:
-        optional.
+    Args: arrays: sequence of arrays of one shape; axis: position of the new axis; out:
+        only None (JAX's NotImplementedError otherwise); dtype: optional.
     Returns: Array with one more dimension than the inputs.
     Vs NumPy: JAX dtype promotion; no `out=` argument.
     Example:
@@ -340,6 +340,7 @@ def stack(arrays, axis=0, dtype=None) -> Array:
     Array([[0., 0.],
            [1., 1.]], dtype=float32)
     """
+    _no_out(out, "jnp.stack")
     stacked = getattr(arrays, "stacked", None)  # a list built by append in a scanned loop
     if stacked is not None:
         out = stacked if axis == 0 else moveaxis(stacked, 0, axis)
@@ -707,9 +708,10 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     return _getitem(a, (Ellipsis, asarray(rows.astype(np.int32)), asarray(cols.astype(np.int32))))
 
 
-def trace(a, offset=0, axis1=0, axis2=1, dtype=None):
+def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     """Sum the elements on a diagonal of `a`.
-    Args: a: array; offset: int; axis1, axis2: int axes; dtype: optional accumulator dtype.
+    Args: a: array; offset: int; axis1, axis2: int axes; dtype: optional accumulator dtype;
+        out: only None (JAX's NotImplementedError otherwise).
     Returns: Array of the diagonal sums.
     Vs NumPy: no `out=`; the dtype follows `jnp.sum` (int32/float32 unless x64).
     Example:
@@ -717,4 +719,5 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None):
     >>> jnp.trace(jnp.eye(3))
     Array(3., dtype=float32)
     """
+    _no_out(out, "jnp.trace")
     return _sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)

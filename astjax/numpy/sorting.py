@@ -218,13 +218,14 @@ def sort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
     return lax.rev(r, (ax,)) if descending else r
 
 
-def argsort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
+def argsort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False, dtype=None):
     """Indices that would sort an array along an axis.
 
     Args:
       a: input array. axis: axis to sort along (None: the flattened array).
       kind: accepted for compatibility. stable: accepted; the sort is always
         stable. descending: order from largest to smallest (ties keep order).
+      dtype: the integer dtype of the indices (default: the default integer dtype).
     Returns:
       Integer index array shaped like `a` (1-D when `axis` is None).
     Differs from NumPy: always stable; `order=` is unsupported.
@@ -240,16 +241,17 @@ def argsort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False)
     if axis is None:
         a, axis = _ravel(a), 0
     av = core.get_aval(a)
+    idx = _index_dtype() if dtype is None else dtypes.canonicalize(dtypes.dtype(dtype), warn=True)
     if av.ndim == 0:
-        return lax.full((), 0, _index_dtype())
+        return lax.full((), 0, idx)
     ax = _axis(axis, av.ndim, "argsort")
     if descending:
         a = lax.rev(a, (ax,))
-    iota = lax.broadcasted_iota(_index_dtype(), av.shape, ax)
+    iota = lax.broadcasted_iota(idx, av.shape, ax)
     _, perm = lax.sort((a, iota), ax, is_stable=bool(stable), num_keys=1)
     if descending:
         perm = lax.rev(perm, (ax,))
-        n = np.asarray(av.shape[ax] - 1, _index_dtype())[()]
+        n = np.asarray(av.shape[ax] - 1, idx)[()]
         perm = lax.sub(lax.full_like(perm, n), perm)
     return perm
 

@@ -131,12 +131,14 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
 
 
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
-           correction=None):
+           mean=None, *, correction=None):
     """Variance that skips NaN entries.
 
     Args:
       a: input array. axis, dtype, keepdims, where: as for `jnp.var`.
       ddof / correction: degrees-of-freedom correction (give at most one).
+      mean: a precomputed NaN-skipping mean (reduced axes kept), used in place of
+        computing it, as JAX's.
     Returns:
       The variance of the non-NaN values along `axis`.
     Differs from NumPy: `out=` is not supported (arrays are immutable).
@@ -144,7 +146,8 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
     if correction is not None:
         ddof = correction
     [a] = promote_args_inexact("nanvar", a)
-    m = nanmean(a, axis=axis, keepdims=True, where=where)
+    m = (nanmean(a, axis=axis, keepdims=True, where=where) if mean is None
+         else lax.convert_element_type(asarray_operand(mean), _dt(a)))
     centered = uf.subtract(a, m)
     if dtypes.issubdtype(_dt(a), np.complexfloating):
         sq = lax.real(uf.multiply(centered, uf.conjugate(centered)))
@@ -160,22 +163,23 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
 
 
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
-           correction=None):
+           mean=None, *, correction=None):
     """Standard deviation that skips NaN entries.
 
     Args:
       a: input array. axis, dtype, keepdims, where: as for `jnp.std`.
-      ddof / correction: degrees-of-freedom correction (give at most one).
+      ddof / correction, mean: as for `nanvar`.
     Returns:
       The square root of `nanvar` with the same arguments.
     Differs from NumPy: `out=` is not supported (arrays are immutable).
     """
-    return uf.sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, where, correction))
+    return uf.sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, where, mean,
+                          correction=correction))
 
 
 def _nanarg(arg_reduction, fill):
-    def f(a, axis=None, out=None, keepdims=False):
-        a = asarray_operand(a)
+    def f(a, axis=None, out=None, keepdims=None):
+        a, keepdims = asarray_operand(a), bool(keepdims)  # None: False, as JAX's
         if not dtypes.is_inexact(_dt(a)):
             return arg_reduction(a, axis=axis, keepdims=keepdims)
         nan_mask = uf.isnan(a)

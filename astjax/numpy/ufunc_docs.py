@@ -93,13 +93,13 @@ _T = {
     "multiply": ("xy", "Elementwise product x * y, with broadcasting.",
                  "An array of the promoted dtype (logical AND for two bools).",
                  _PROMO + " Integer overflow wraps around silently."),
-    "true_divide": ("xy", "Elementwise true division x / y.", "A floating array.",
+    "true_divide": ("x1x2", "Elementwise true division x1 / x2.", "A floating array.",
                     _INEX + " Division by zero gives inf/NaN with no warning."),
     "maximum": ("xy", "Elementwise larger of x and y.", "An array of the promoted dtype.",
                 _PROMO + " A NaN in either operand gives NaN (see `fmax` to skip NaNs)."),
     "minimum": ("xy", "Elementwise smaller of x and y.", "An array of the promoted dtype.",
                 _PROMO + " A NaN in either operand gives NaN (see `fmin` to skip NaNs)."),
-    "arctan2": ("xy", "Elementwise arctangent of x / y, the quadrant taken from both signs.", "A floating array of angles in [-pi, pi].",
+    "arctan2": ("x1x2", "Elementwise arctangent of x1 / x2, the quadrant taken from both signs.", "A floating array of angles in [-pi, pi].",
                 _INEX + " The first argument is the y-coordinate, as in NumPy."),
     "nextafter": ("xy", "The next representable float after x in the direction of y.",
                   "A floating array.", _INEX + " Spacing is that of the promoted dtype "
@@ -120,7 +120,7 @@ _T = {
                    "An integer array of the promoted dtype.",
                    "Shifting by the bit width or more gives 0 rather than undefined results. "
                    + _PROMO),
-    "right_shift": ("xy", "Shift the bits of x right by y places (arithmetic for signed, "
+    "right_shift": ("x1x2", "Shift the bits of x1 right by x2 places (arithmetic for signed, "
                     "logical for unsigned).", "An integer array of the promoted dtype.",
                     "Over-wide shifts saturate (0 or -1) instead of being undefined. " + _PROMO),
     "logical_and": ("xy", "Elementwise logical AND of the truth values of x and y.",
@@ -129,22 +129,22 @@ _T = {
                    "A bool array.", _NOOUT),
     "logical_xor": ("xy", "Elementwise logical XOR of the truth values of x and y.",
                     "A bool array.", _NOOUT),
-    "floor_divide": ("xy", "Elementwise division rounded toward minus infinity, x // y.",
+    "floor_divide": ("x1x2", "Elementwise division rounded toward minus infinity, x1 // x2.",
                      "An array of the promoted dtype.",
                      _PROMO + " Integer division by zero does not raise; it gives a "
-                     "fixed value (-1 - (x != 0) for signed ints) instead."),
-    "remainder": ("xy", "Elementwise remainder with the sign of the divisor, x % y.",
+                     "fixed value (-1 - (x1 != 0) for signed ints) instead."),
+    "remainder": ("x1x2", "Elementwise remainder with the sign of the divisor, x1 % x2.",
                   "An array of the promoted dtype.",
                   _PROMO + " An integer remainder by zero is 0 with no warning."),
-    "fmod": ("xy", "Elementwise C-style remainder, with the sign of the dividend.",
+    "fmod": ("x1x2", "Elementwise C-style remainder, with the sign of the dividend.",
              "An array of the promoted dtype.",
              _PROMO + " An integer remainder by zero is 0 with no warning."),
-    "divmod": ("xy", "Elementwise floor quotient and remainder together.",
-               "A tuple `(floor_divide(x, y), remainder(x, y))`.",
+    "divmod": ("x1x2", "Elementwise floor quotient and remainder together.",
+               "A tuple `(floor_divide(x1, x2), remainder(x1, x2))`.",
                "Same semantics as the two functions: no ZeroDivisionError, weak scalars."),
-    "power": ("xy", "Elementwise x raised to the power y.", "An array of the promoted dtype.",
+    "power": ("x1x2", "Elementwise x1 raised to the power x2.", "An array of the promoted dtype.",
               _PROMO + " A Python int exponent uses repeated multiplication; an integer "
-              "base with a traced integer exponent only honours the low 6 bits of y "
+              "base with a traced integer exponent only honours the low 6 bits of x2 "
               "(larger powers overflow anyway)."),
     "float_power": ("xy", "Elementwise power computed in the widest float dtype.",
                     "A float64 array with x64 enabled, else float32.",
@@ -170,7 +170,7 @@ _T = {
     "signbit": ("x", "Elementwise test for a set sign bit (negative values, including -0.0).",
                 "A bool array.", "For floats the sign of -0.0 is detected through 1/x; NaN "
                 "inputs give False regardless of their sign bit."),
-    "copysign": ("xy", "x's magnitude with y's sign, elementwise.", "A floating array.",
+    "copysign": ("x1x2", "x1's magnitude with x2's sign, elementwise.", "A floating array.",
                  _INEX),
     "where": ("c", "Choose elementwise between x (where condition holds) and y.",
               "An array of the promoted dtype of x and y, broadcast with condition; with "
@@ -178,11 +178,11 @@ _T = {
               "Under `jit` the one-argument form needs a static `size` (and optionally "
               "`fill_value` for the padding), since output shapes must be static. Both "
               "branches are always computed."),
-    "clip": ("clip", "Limit the values of `a` to the range [min, max].",
-             "An array of the promoted dtype of a and the bounds.",
-             "Bounds may be given positionally (a_min/a_max) or as `min=`/`max=`; if "
+    "clip": ("clip", "Limit the values of `arr` to the range [min, max].",
+             "An array of the promoted dtype of arr and the bounds.",
+             "Bounds may be given positionally or as `min=`/`max=`; if "
              "min > max the result is max everywhere. " + _NOOUT),
-    "hypot": ("xy", "Elementwise sqrt(x**2 + y**2), the hypotenuse.", "A floating array.",
+    "hypot": ("x1x2", "Elementwise sqrt(x1**2 + x2**2), the hypotenuse.", "A floating array.",
               _INEX + " Computed directly, so very large inputs can overflow to inf."),
     "deg2rad": ("x", "Convert angles from degrees to radians.", "A floating array.", _INEX),
     "rad2deg": ("x", "Convert angles from radians to degrees.", "A floating array.", _INEX),
@@ -212,8 +212,8 @@ _EXTRA_ARGS = {
               "x, y: the values taken where condition is True / False; omit both for "
               "the `nonzero` form.",
               "size, fill_value: static output length and padding of the one-argument form."),
-    "clip": ("a: an array or scalar.",
-             "a_min, a_max / min, max: lower and upper bounds (None: unbounded)."),
+    "clip": ("arr: an array or scalar (positional only).",
+             "min, max: lower and upper bounds (None: unbounded)."),
 }
 
 # name: ((input line, output), ...), outputs obtained by running the examples

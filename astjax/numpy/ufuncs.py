@@ -2,6 +2,7 @@
 Python scalars) in front of the lax primitives."""
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -13,7 +14,7 @@ from ..codegen.runtime import Array, CommittedArray
 from ..core import Tracer
 from ..primitives import comparisons as _cmp
 from ..primitives.structural import convert_element_type as _convert
-from ..errors import ArgumentTypeError, ArgumentValueError
+from ..errors import ArgumentTypeError, ArgumentValueError, NotImplementedInAstjaxError
 from .operands import (_dtype, _is_operand, asarray, asarray_operand, broadcast_shapes,  # noqa: F401
                        broadcast_to_shape, promote_args, promote_args_inexact, promote_dtypes,
                        promote_dtypes_inexact, promote_operands, promote_shapes, result)
@@ -77,9 +78,20 @@ def _eager_ok():
             and not runtime.move_operands)
 
 
+def _named(f, names):
+    """f, its positional-only parameters shown as `names` (JAX's names, where they
+    differ from the generic ones; a caller cannot pass them by name either way)."""
+    if names is not None:
+        sig = inspect.signature(f)
+        f.__signature__ = sig.replace(parameters=[
+            p.replace(name=n) for p, n in zip(sig.parameters.values(), names)])
+    return f
+
+
 def _unary(name: str, lax_fn: Callable[..., Any], inexact: bool = False,
-           doc: str | None = None) -> Callable[..., _typing.Array]:
-    """A unary ufunc; `doc` is its docstring (default: `ufunc_docs.doc(name)`)."""
+           doc: str | None = None, names=None) -> Callable[..., _typing.Array]:
+    """A unary ufunc; `doc` is its docstring (default: `ufunc_docs.doc(name)`);
+    `names`: its parameter's name, if JAX's is not `x`."""
     def f(x, /):
         if type(x) is Array:
             prog = _programs.get((f, id(x.aval), _x64["jax_enable_x64"]))
@@ -99,7 +111,7 @@ def _unary(name: str, lax_fn: Callable[..., Any], inexact: bool = False,
         return result(lax_fn(x))
     f.__name__ = name
     f.__doc__ = _doc(name) if doc is None else doc
-    return f
+    return _named(f, names)
 
 
 def _binary_key(f, x, y):
@@ -127,26 +139,27 @@ def _bufs(x, y, prog):
 
 
 def _binary(name: str, lax_fn: Callable[..., Any], inexact: bool = False,
-            doc: str | None = None) -> Callable[..., _typing.Array]:
-    """A binary ufunc; `doc` is its docstring (default: `ufunc_docs.doc(name)`)."""
-    def f(x, y, /):
-        key = _binary_key(f, x, y)
+            doc: str | None = None, names=None) -> Callable[..., _typing.Array]:
+    """A binary ufunc; `doc` is its docstring (default: `ufunc_docs.doc(name)`);
+    `names`: its parameters' names, if JAX's are not `x1, x2`."""
+    def f(x1, x2, /):
+        key = _binary_key(f, x1, x2)
         if key is not None:
             prog = _programs.get(key)
             if prog is not None and _eager_ok():
-                return prog.run(_bufs(x, y, prog))
-        fast = _fast_binary(x, y, inexact)
+                return prog.run(_bufs(x1, x2, prog))
+        fast = _fast_binary(x1, x2, inexact)
         if fast is not None:
             out = lax_fn(*fast)
             if key is not None and type(out) is Array and _eager_ok() and all(
                     type(v) is not Array or id(v.aval) in _interned for v in fast):
                 _eager.eager_program(key, lax_fn, fast, out.aval)
             return out
-        x, y = (promote_args_inexact if inexact else promote_args)(name, x, y)
-        return lax_fn(x, y)
+        x1, x2 = (promote_args_inexact if inexact else promote_args)(name, x1, x2)
+        return lax_fn(x1, x2)
     f.__name__ = name
     f.__doc__ = _doc(name) if doc is None else doc
-    return f
+    return _named(f, names)
 
 
 negative = _unary("negative", lax.neg)
@@ -160,8 +173,14 @@ def _integral(x):
 
 floor = _unary("floor", lambda x: x if _integral(x) else lax.floor(x))
 ceil = _unary("ceil", lambda x: x if _integral(x) else lax.ceil(x))
-trunc = _unary("trunc", lambda x: x if _integral(x) else
-               lax.select(lax.lt(x, 0.0), lax.ceil(x), lax.floor(x)))
+_trunc = _unary("trunc", lambda x: x if _integral(x) else
+                lax.select(lax.lt(x, 0.0), lax.ceil(x), lax.floor(x)))
+
+
+def trunc(x):
+    return _trunc(x)  # (JAX's `x` may be passed by keyword, unlike other unary ufuncs')
+
+
 fabs = _unary("fabs", lax.abs, True)
 exp = _unary("exp", lax.exp, True)
 exp2 = _unary("exp2", lax.exp2, True)
@@ -194,9 +213,9 @@ def _isfinite(x):
 
 isfinite = _unary("isfinite", _isfinite)
 real = _unary("real", lambda x: lax.real(x) if dtypes.issubdtype(
-    core.get_aval(x).dtype, np.complexfloating) else x)
+    core.get_aval(x).dtype, np.complexfloating) else x, names=("val",))
 imag = _unary("imag", lambda x: lax.imag(x) if dtypes.issubdtype(
-    core.get_aval(x).dtype, np.complexfloating) else lax.full_like(x, 0))
+    core.get_aval(x).dtype, np.complexfloating) else lax.full_like(x, 0), names=("val",))
 conjugate = _unary("conjugate", lambda x: lax.conj(x) if dtypes.issubdtype(
     core.get_aval(x).dtype, np.complexfloating) else x)
 conj = conjugate
@@ -252,25 +271,25 @@ maximum = _binary("maximum", lax.max)
 minimum = _binary("minimum", lax.min)
 arctan2 = _binary("arctan2", lax.atan2, inexact=True)
 atan2 = arctan2
-nextafter = _binary("nextafter", lax.nextafter, inexact=True)
-equal = _binary("equal", lax.eq)
-not_equal = _binary("not_equal", lax.ne)
-less = _binary("less", _cmp.ordered_lt)
-less_equal = _binary("less_equal", _cmp.ordered_le)
-greater = _binary("greater", _cmp.ordered_gt)
-greater_equal = _binary("greater_equal", _cmp.ordered_ge)
+nextafter = _binary("nextafter", lax.nextafter, inexact=True, names="xy")
+equal = _binary("equal", lax.eq, names="xy")
+not_equal = _binary("not_equal", lax.ne, names="xy")
+less = _binary("less", _cmp.ordered_lt, names="xy")
+less_equal = _binary("less_equal", _cmp.ordered_le, names="xy")
+greater = _binary("greater", _cmp.ordered_gt, names="xy")
+greater_equal = _binary("greater_equal", _cmp.ordered_ge, names="xy")
 bitwise_and = _binary("bitwise_and", lax.bitwise_and)
 bitwise_or = _binary("bitwise_or", lax.bitwise_or)
 bitwise_xor = _binary("bitwise_xor", lax.bitwise_xor)
-left_shift = _binary("left_shift", lax.shift_left)
+left_shift = _binary("left_shift", lax.shift_left, names="xy")
 bitwise_left_shift = left_shift
 
 
-def right_shift(x, y, /):
-    x, y = promote_args("right_shift", x, y)
-    if dtypes.issubdtype(core.get_aval(x).dtype, np.unsignedinteger):
-        return lax.shift_right_logical(x, y)
-    return lax.shift_right_arithmetic(x, y)
+def right_shift(x1, x2, /):
+    x1, x2 = promote_args("right_shift", x1, x2)
+    if dtypes.issubdtype(core.get_aval(x1).dtype, np.unsignedinteger):
+        return lax.shift_right_logical(x1, x2)
+    return lax.shift_right_arithmetic(x1, x2)
 
 
 bitwise_right_shift = right_shift
@@ -301,14 +320,14 @@ def _floor_divide_int(x, y):
     return lax.select(lax.bitwise_and(rem_nonzero, signs_differ), lax.sub(q, lax.full_like(q, 1)), q)
 
 
-def floor_divide(x, y, /):
-    x, y = promote_args("floor_divide", x, y)
-    dt = core.get_aval(x).dtype
+def floor_divide(x1, x2, /):
+    x1, x2 = promote_args("floor_divide", x1, x2)
+    dt = core.get_aval(x1).dtype
     if dtypes.issubdtype(dt, np.unsignedinteger):
-        return lax.div(x, y)
+        return lax.div(x1, x2)
     if dtypes.is_int(dt):
-        return _floor_divide_int(x, y)
-    return lax.floor(lax.div(x, y))
+        return _floor_divide_int(x1, x2)
+    return lax.floor(lax.div(x1, x2))
 
 
 def _nonzero_divisor(y):
@@ -318,48 +337,48 @@ def _nonzero_divisor(y):
     return lax.select(lax.eq(y, lax.full_like(y, 0)), lax.full_like(y, 1), y)
 
 
-def remainder(x, y, /):
-    x, y = promote_args("remainder", x, y)
-    y = _nonzero_divisor(y)
-    r = lax.rem(x, y)
-    dt = core.get_aval(x).dtype
+def remainder(x1, x2, /):
+    x1, x2 = promote_args("remainder", x1, x2)
+    x2 = _nonzero_divisor(x2)
+    r = lax.rem(x1, x2)
+    dt = core.get_aval(x1).dtype
     if dtypes.issubdtype(dt, np.unsignedinteger):
         return r
     zero = lax.full_like(r, 0)
-    fix = lax.bitwise_and(lax.ne(r, zero), lax.ne(lax.lt(r, zero), lax.lt(y, lax.full_like(y, 0))))
-    return lax.select(fix, lax.add(r, y), r)
+    fix = lax.bitwise_and(lax.ne(r, zero), lax.ne(lax.lt(r, zero), lax.lt(x2, lax.full_like(x2, 0))))
+    return lax.select(fix, lax.add(r, x2), r)
 
 
 mod = remainder
 
 
-def fmod(x, y, /):
-    x, y = promote_args("fmod", x, y)
-    return lax.rem(x, _nonzero_divisor(y))
+def fmod(x1, x2, /):
+    x1, x2 = promote_args("fmod", x1, x2)
+    return lax.rem(x1, _nonzero_divisor(x2))
 
 
-def divmod(x, y, /):  # noqa: A001
-    return floor_divide(x, y), remainder(x, y)
+def divmod(x1, x2, /):  # noqa: A001
+    return floor_divide(x1, x2), remainder(x1, x2)
 
 
-def power(x, y, /):
-    x, y = asarray_operand(x), asarray_operand(y)
+def power(x1, x2, /):
+    x1, x2 = asarray_operand(x1), asarray_operand(x2)
     # JAX's cases: (1) a concrete integer scalar exponent (a constant, or a 0-d Array as
     # JAX's concrete values; read before promotion, so a weak -1 stays -1) is
     # integer_pow's, the base alone promoted (bool to int); (2) an integer or bool base
     # is raised by squaring; (3) a floating base keeps its dtype and weak type under an
     # integer exponent (lax.pow takes both); (4) otherwise the promoted operands' lax.pow
-    k = (getattr(y, "known", None) if isinstance(y, Tracer) else
-         np.asarray(y) if not hasattr(y, "_buf") or np.ndim(y) == 0 else None)
+    k = (getattr(x2, "known", None) if isinstance(x2, Tracer) else
+         np.asarray(x2) if not hasattr(x2, "_buf") or np.ndim(x2) == 0 else None)
     if k is not None and np.ndim(k) == 0 and (dtypes.is_int(np.asarray(k).dtype)
                                               or np.asarray(k).dtype == np.bool_):
-        [x] = _numeric(promote_operands([x]))
-        return lax.integer_pow(x, int(k))
-    xp, yp = _numeric(promote_args("power", x, y))
+        [x1] = _numeric(promote_operands([x1]))
+        return lax.integer_pow(x1, int(k))
+    xp, yp = _numeric(promote_args("power", x1, x2))
     if not dtypes.is_inexact(core.get_aval(xp).dtype):
         return _int_power(xp, yp)
-    if dtypes.is_inexact(dtypes.dtype(x)) and dtypes.is_int(dtypes.dtype(y)):
-        return lax.pow(*promote_shapes(x, y, name="power"))
+    if dtypes.is_inexact(dtypes.dtype(x1)) and dtypes.is_int(dtypes.dtype(x2)):
+        return lax.pow(*promote_shapes(x1, x2, name="power"))
     return lax.pow(xp, yp)
 
 
@@ -411,7 +430,15 @@ def rint(x, /):
     return lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN)
 
 
-def around(a, decimals=0):
+def _no_out(out, what):
+    """JAX's NotImplementedError for an `out=` array (`what`: the function's name)."""
+    if out is not None:
+        raise NotImplementedInAstjaxError(f"The 'out' argument to {what} is not supported.",
+                                          hint="use the returned array")
+
+
+def around(a, decimals=0, out=None):
+    _no_out(out, "jnp.round")
     a = asarray_operand(a)
     dt = core.get_aval(a).dtype
     if dtypes.is_int(dt):
@@ -443,11 +470,13 @@ def isinf(x, /):
     return equal(abs(x), np.inf)
 
 
-def isposinf(x, /):
+def isposinf(x, /, out=None):
+    _no_out(out, "isneginf/isposinf")
     return logical_and(isinf(x), greater(x, 0))
 
 
-def isneginf(x, /):
+def isneginf(x, /, out=None):
+    _no_out(out, "isneginf/isposinf")
     return logical_and(isinf(x), less(x, 0))
 
 
@@ -464,12 +493,12 @@ def signbit(x, /):
     return logical_or(less(x, 0), logical_and(equal(x, 0), less(true_divide(1.0, x), 0)))
 
 
-def copysign(x, y, /):
-    x, y = promote_args_inexact("copysign", x, y)
-    if dtypes.issubdtype(core.get_aval(x).dtype, np.complexfloating):
+def copysign(x1, x2, /):
+    x1, x2 = promote_args_inexact("copysign", x1, x2)
+    if dtypes.issubdtype(core.get_aval(x1).dtype, np.complexfloating):
         raise ArgumentTypeError("copysign does not support complex-valued inputs",
                                 hint="apply it to the real and imaginary parts")
-    return where(signbit(y), negative(abs(x)), abs(x))
+    return where(signbit(x2), negative(abs(x1)), abs(x1))
 
 
 def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
@@ -587,10 +616,12 @@ def _keys_where(condition, x, y):
     return type(x)(data, x._impl)
 
 
-def clip(a, a_min=None, a_max=None, /, *, min=None, max=None) -> _typing.Array:  # noqa: A002
-    lo = a_min if a_min is not None else min
-    hi = a_max if a_max is not None else max
-    a = asarray_operand(a)
+def clip(arr=None, /, min=None, max=None) -> _typing.Array:  # noqa: A002
+    if arr is None:  # JAX's ValueError (arr is optional only in the signature)
+        raise ArgumentValueError("No input was provided to the clip function.",
+                                 hint="pass the array to clip first: jnp.clip(x, lo, hi)")
+    lo, hi = min, max
+    a = asarray_operand(arr)
     if any(_is_complex(v) for v in (a, lo, hi) if v is not None):
         raise ArgumentValueError("clip received a complex value (the input or a bound); "
                                  "complex values have no ordering and cannot be clipped",
@@ -602,12 +633,12 @@ def clip(a, a_min=None, a_max=None, /, *, min=None, max=None) -> _typing.Array: 
     return result(a)
 
 
-def hypot(x, y, /):
-    x, y = promote_args_inexact("hypot", x, y)
-    if dtypes.issubdtype(core.get_aval(x).dtype, np.complexfloating):
+def hypot(x1, x2, /):
+    x1, x2 = promote_args_inexact("hypot", x1, x2)
+    if dtypes.issubdtype(core.get_aval(x1).dtype, np.complexfloating):
         raise ArgumentValueError("jnp.hypot is not well defined for complex-valued inputs",
-                                 hint="convert to real values first, e.g. with abs(x)")
-    return sqrt(add(multiply(x, x), multiply(y, y)))
+                                 hint="convert to real values first, e.g. with abs(x1)")
+    return sqrt(add(multiply(x1, x1), multiply(x2, x2)))
 
 
 def deg2rad(x, /):
@@ -672,16 +703,16 @@ def heaviside(x1, x2, /):
     return where(lax.lt(x1, zero), 0.0, where(lax.gt(x1, zero), 1.0, x2))
 
 
-def fmax(x1, x2, /):
+def fmax(x1, x2):
     return where(isnan(x2), x1, where(isnan(x1), x2, maximum(x1, x2)))
 
 
-def fmin(x1, x2, /):
+def fmin(x1, x2):
     return where(isnan(x2), x1, where(isnan(x1), x2, minimum(x1, x2)))
 
 
 # docstrings of the functions defined with `def` above (ufunc_docs.py holds the text)
-for _f in (abs, invert, logical_not, right_shift, floor_divide, remainder, fmod, divmod, power,
+for _f in (trunc, abs, invert, logical_not, right_shift, floor_divide, remainder, fmod, divmod, power,
            float_power, square, reciprocal, rint, around, isnan, isinf, isposinf, isneginf,
            signbit, copysign, where, clip, hypot, deg2rad, rad2deg, log2, log10, logaddexp,
            logaddexp2, sinc, heaviside, fmax, fmin):
