@@ -18,6 +18,7 @@ from astjax import export, lax
 from astjax.errors import AstjaxError, InconclusiveDimensionOperation
 
 sys.path.insert(0, str(Path(__file__).with_name("oracle")))
+import record_shape_poly  # noqa: E402
 from record_shape_poly import (CALL_ERRORS, CASES, CONSTRAINED_DIMS, DIMS, SPECS,  # noqa: E402
                                error_functions, functions)
 
@@ -94,11 +95,7 @@ def test_is_symbolic_dim_scope_and_args_specs():
 
 
 def _specs(name):
-    specs, dtype, sizes, constraints = CASES[name]
-    scope = export.SymbolicScope(constraints)
-    return [jax.ShapeDtypeStruct(export.symbolic_shape(s, scope=scope), dtype)
-            if s is not None else jax.ShapeDtypeStruct(sizes[0][i], dtype)
-            for i, s in enumerate(specs)]
+    return record_shape_poly.symbolic_args(jax, export, *CASES[name])
 
 
 def _inputs(name, shapes):

@@ -20,7 +20,7 @@ from pathlib import Path
 
 HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE))
-from record_shape_poly import CASES, functions  # noqa: E402
+from record_shape_poly import CASES, functions, symbolic_args  # noqa: E402
 
 _JAX_SIDE = r"""
 import base64, json, sys
@@ -60,10 +60,7 @@ def main(argv):
     fns = functions(jax, jnp, lax)
     arts = {}
     for name, (specs, dtype, sizes, constraints) in CASES.items():
-        scope = export.SymbolicScope(constraints)
-        args = [jax.ShapeDtypeStruct(export.symbolic_shape(s, scope=scope), dtype)
-                if s is not None else jax.ShapeDtypeStruct(sizes[0][i], dtype)
-                for i, s in enumerate(specs)]
+        args = symbolic_args(jax, export, specs, dtype, sizes, constraints)
         exp = export.export(jax.jit(fns[name]))(*args)
         arts[name] = base64.b64encode(exp.serialize()).decode()
     env = dict(os.environ)

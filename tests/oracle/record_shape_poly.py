@@ -137,6 +137,14 @@ SPECS = ["b", "b, 4", "2*b, b + 1", "(b, 4)", "b - 1, mod(b, 2)", "max(a, b)", "
          "b + c*d", "", "4, 5", "floordiv(b, 2)", "a, b//2", "b, ...", "3b"]
 
 
+def symbolic_args(jax, export, specs, dtype, sizes, constraints):
+    """A case's export arguments: symbolic shapes in one scope, concrete where unnamed."""
+    scope = export.SymbolicScope(constraints)
+    return [jax.ShapeDtypeStruct(export.symbolic_shape(s, scope=scope), dtype)
+            if s is not None else jax.ShapeDtypeStruct(sizes[0][i], dtype)
+            for i, s in enumerate(specs)]
+
+
 def _err(e):
     return {"error": type(e).__name__, "message": str(e).split("\n")[0]}
 
@@ -150,10 +158,7 @@ def main():
            "specs": {}}
     fns = functions(jax, jnp, lax)
     for name, (specs, dtype, sizes, constraints) in CASES.items():
-        scope = export.SymbolicScope(constraints)
-        args = [jax.ShapeDtypeStruct(export.symbolic_shape(s, scope=scope), dtype)
-                if s is not None else jax.ShapeDtypeStruct(sizes[0][i], dtype)
-                for i, s in enumerate(specs)]
+        args = symbolic_args(jax, export, specs, dtype, sizes, constraints)
         exp = export.export(jax.jit(fns[name]))(*args)
         case = {"in_avals": [str(a) for a in exp.in_avals],
                 "out_avals": [str(a) for a in exp.out_avals],
