@@ -4,9 +4,25 @@ import sys
 import pytest
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+# Cache bytecode even where the environment turns it off (PYTHONDONTWRITEBYTECODE): the
+# suite starts ~40 Python processes (xdist workers, subprocess tests), each of which
+# would otherwise recompile astjax's ~430 modules (about two seconds apiece).
+sys.dont_write_bytecode = False
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 # pmap tests run on 4 CPU devices; the runtime reads this when its client starts.
 os.environ.setdefault("ASTJAX_NUM_CPU_DEVICES", "4")
 sys.path.insert(0, os.path.dirname(__file__))
+
+import tiers  # noqa: E402
+
+
+def pytest_collection_modifyitems(config, items):
+    """The CI tier: drop the sampled-out cases of the largest tables (tests/tiers.py;
+    `ASTJAX_TESTS=full` keeps every case)."""
+    keep = [tiers.keep_in_ci(it) for it in items]
+    if not all(keep):
+        config.hook.pytest_deselected(items=[it for it, k in zip(items, keep) if not k])
+        items[:] = [it for it, k in zip(items, keep) if k]
 
 
 @pytest.fixture
