@@ -94,10 +94,12 @@ def default_export_platform() -> str:
 
 
 # Custom-call targets whose behaviour XLA keeps stable across releases (the LAPACK
-# and GPU solver FFI kernels, the partitioner's markers); anything else is refused
-# unless a DisabledSafetyCheck allows it.
+# FFI kernels, JAX 0.10.2's list of GPU solver kernels, the partitioner's markers);
+# anything else is refused unless a DisabledSafetyCheck allows it.
 _STABLE_TARGET = re.compile(
-    r"(lapack_\w+_ffi|cu\w+_ffi|hip\w+_ffi|cusolver_\w+|hipsolver_\w+|cublas\w*|hipblas\w*"
+    r"(lapack_\w+_ffi|(cu|hip)_(lu_pivots_to_permutation|threefry2x32_ffi)"
+    r"|(cu|hip)solver_(getrf|geqrf|orgqr|potrf|syevd|gesvd|gesvdj|sytrd)_ffi"
+    r"|hipsolver_gesdd_ffi|cusparse_gtsv2_ffi"
     r"|Sharding|SPMDFullToShardShape|SPMDShardToFullShape|annotate_device_placement"
     r"|Eigh|Qr|ProductOfElementaryHouseholderReflectors|LuDecomposition|ApproxTopK"
     r"|AllocateBuffer|shape_assertion|stablehlo\.dynamic_\w+)$")

@@ -26,7 +26,7 @@ from .. import core, dtypes
 from ..core import ShapedArray, bind
 from ..errors import (ArgumentTypeError, DifferentiationError, NotImplementedInAstjaxError,
                       ShapeError, ShapeValueError)
-from . import lapack
+from . import cusolver, lapack
 from .base import (INEXACT, check_dtype, deffront, is_zero, lax_ops, lower_inline, lowering_from,
                    mark_unsupported, nondiff, register)
 from .base import tangent_aval as _aval
@@ -224,8 +224,17 @@ def _l2p_fn(pivots, *, permutation_size):
     return fori_loop(0, k, core.RawFunction(body), perm0)
 
 
+_l2p_generic = lowering_from(_l2p_fn)
+
+
+def _l2p_lowering(ctx, pivots, *, permutation_size):
+    if ctx.platform == "cuda":   # jaxlib's CUDA kernel, as JAX
+        return cusolver.lu_pivots_to_permutation(ctx, pivots)
+    return _l2p_generic(ctx, pivots, permutation_size=permutation_size)
+
+
 register(lu_pivots_to_permutation_p, impl=_l2p_impl, abstract_eval=_l2p_ae,
-         lowering=lowering_from(_l2p_fn))
+         lowering=_l2p_lowering)
 nondiff(lu_pivots_to_permutation_p)
 deffront(lu_pivots_to_permutation_p)
 
