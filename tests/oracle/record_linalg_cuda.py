@@ -55,7 +55,6 @@ def cases(jax):
     add("qr_batched", lax_linalg.qr, batch)
     add("qr_pivoting", lambda a: lax_linalg.qr(a, pivoting=True), ((4, 3), None),
         dtypes=(F32, C64))
-    add("geqrf", lax_linalg.geqrf, ((4, 3), None), dtypes=(F32, C64))
     add("householder_product", lax_linalg.householder_product, ((4, 3), None), ((3,), None),
         dtypes=(F32, F64, C64))
     add("ormqr", lambda a, t, c: lax_linalg.ormqr(a, t, c, left=False, transpose=True),
@@ -72,6 +71,11 @@ def cases(jax):
     add("svd_gesvd_wide", lambda a: lax_linalg.svd(a, full_matrices=False), ((3, 1100), None),
         dtypes=(F32, C64))
     add("svd_gesvd_values", lambda a: lax_linalg.svd(a, compute_uv=False), ((1100, 3), None))
+    add("svd_values_reduced", lambda a: lax_linalg.svd(a, full_matrices=False,
+                                                       compute_uv=False), ((40, 36), None))
+    add("svd_gesvd_values_reduced", lambda a: lax_linalg.svd(a, full_matrices=False,
+                                                             compute_uv=False),
+        ((1100, 3), None))
     add("eig", lax_linalg.eig, sq, dtypes=REAL_COMPLEX)
     add("eig_right", lambda a: lax_linalg.eig(a, compute_left_eigenvectors=False), batch)
     add("eig_values", lambda a: lax_linalg.eig(a, compute_left_eigenvectors=False,
@@ -107,6 +111,7 @@ def cases(jax):
     add("jnp_solve_batched", jnp.linalg.solve, batch, ((2, 3, 2), None))
     add("jnp_lstsq", lambda a, b: jnp.linalg.lstsq(a, b), ((4, 3), None), ((4,), None))
     add("jnp_qr_r", lambda a: jnp.linalg.qr(a, mode="r"), ((4, 3), None))
+    add("jnp_qr_raw", lambda a: jnp.linalg.qr(a, mode="raw"), ((4, 3), None), dtypes=(F32, C64))
     add("jnp_norm_2", lambda a: jnp.linalg.norm(a, ord=2), ((4, 3), None))
     add("jnp_tensorinv", lambda a: jnp.linalg.tensorinv(a, ind=1), ((4, 2, 2), None))
     # jax.scipy.linalg
