@@ -19,8 +19,10 @@ import astjax as jax
 from astjax import export
 from astjax.errors import AstjaxError
 from astjax.export.lowering import ExportError, check_custom_calls
+from astjax.primitives import cusolver
 
 sys.path.insert(0, str(Path(__file__).with_name("oracle")))
+import record_linalg_cuda  # noqa: E402
 from record_linalg_cuda import cases, custom_calls  # noqa: E402
 
 ORACLE = json.loads(Path(__file__).with_name("oracle").joinpath("linalg_cuda.json").read_text())
@@ -29,7 +31,8 @@ ALL = [export.DisabledSafetyCheck.custom_call("ALL")]
 # known differences from JAX, each a strict xfail with its reason
 KNOWN = {"scipy_polar_float32": "scipy.linalg.polar's default method 'qdwh' is computed "
                                 "from an SVD in astjax (JAX: QDWH through QR and Cholesky)"}
-LOWERED = sorted(n for n in ORACLE if "calls" in ORACLE[n] and n not in KNOWN)
+LOWERED = sorted(n for n in ORACLE if "calls" in ORACLE[n] and n not in KNOWN and "@" not in n)
+GEEV = sorted(n for n in ORACLE if n.endswith("@geev"))
 # the cases are exported a group at a time (one module each: a tenth of the cost)
 GROUPS = {f"{LOWERED[k]}..{LOWERED[min(k + 15, len(LOWERED)) - 1]}": LOWERED[k:k + 15]
           for k in range(0, len(LOWERED), 15)}
@@ -54,7 +57,8 @@ def _export(fn, specs, platforms=("cuda",)):
 
 
 def test_every_case_is_recorded():
-    assert sorted(CASES) == sorted(ORACLE)
+    assert sorted(CASES) == sorted(n for n in ORACLE if "@" not in n)
+    assert GEEV == sorted(f"{n}@geev" for n in record_linalg_cuda.GEEV)
 
 
 @pytest.mark.parametrize("group", list(GROUPS))
@@ -66,6 +70,32 @@ def test_cuda_custom_calls_are_jax(group, x64):
     want = Counter(line for n in names for line in ORACLE[n]["calls"])
     assert got == want, (f"astjax only: {sorted((got - want).elements())}\n"
                          f"JAX only: {sorted((want - got).elements())}")
+
+
+def test_eig_takes_cusolver_geev_when_the_plugin_has_it(x64, monkeypatch):
+    """With cuSOLVER 11.7.1 or newer (a recent CUDA plugin), eig without left
+    eigenvectors is cuSOLVER's geev, as JAX lowers it then; with left ones the hybrid
+    kernel stays."""
+    monkeypatch.setattr(cusolver, "_GEEV", [True])
+    names = [n.split("@")[0] for n in GEEV]
+    got = Counter(custom_calls(_export(*_combined(names)).mlir_module()))
+    want = Counter(line for n in GEEV for line in ORACLE[n]["calls"])
+    assert got == want
+    assert sum(("@cusolver_geev_ffi" in line) for line in got.elements()) == len(GEEV) - 1
+
+
+def test_unpack_conjugate_pairs():
+    """geev's packed real eigenvectors (columns j, j+1 = real and imaginary part of
+    the pair's first vector) unpacked are the complex eigenvectors."""
+    a = np.array([[0., -2., 0., 1.], [2., 0., 0., 0.], [0., 0., 3., 0.], [1., 0., 0., 1.]],
+                 np.float32)
+    w, v = np.linalg.eig(a)
+    packed = v.real.copy()
+    for j in np.flatnonzero(w.imag > 0):   # (numpy lists a pair as w_j, conj(w_j))
+        packed[:, j + 1] = v[:, j].imag
+    got = cusolver.unpack_conjugate_pairs(w.astype(np.complex64), packed.astype(np.float32))
+    np.testing.assert_allclose(np.asarray(got), v, atol=1e-6)
+    assert (w.imag != 0).sum() == 2
 
 
 @pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(

@@ -7,7 +7,8 @@ running on a GPU), `lapack.lapack_call` hands the same call to `lapack_as_gpu` h
 which names the CUDA kernel JAX uses for that routine and translates its attributes:
 getrf, geqrf, orgqr/ungqr, ormqr/unmqr, potrf, syevd/heevd, sytrd/hetrd -> the
 `cusolver_*_ffi` kernels; geev and geqp3 -> jaxlib's hybrid kernels (MAGMA or LAPACK
-on the host: `cuhybrid_eig_*`, `cuhybrid_geqp3`). Where the CUDA call differs in shape
+on the host: `cuhybrid_eig_*`, `cuhybrid_geqp3`; eig without left eigenvectors takes
+cuSOLVER's geev when the plugin's cuSOLVER is 11.7.1 or newer, as JAX). Where the CUDA call differs in shape
 the primitive's lowering calls its function here: `svd` (cuSOLVER's Jacobi SVD up to
 1024 rows and columns, else gesvd), `tridiagonal_solve` (cuSPARSE gtsv2, or the Thomas
 recurrence for m <= 2), `symmetric_product` (syrk), `cholesky_update`,
@@ -33,7 +34,7 @@ from ..errors import NotImplementedInAstjaxError
 from . import lapack
 from .base import lax_ops, lower_inline
 
-__all__ = ["register_targets", "gpu_call", "lapack_as_gpu", "svd",
+__all__ = ["register_targets", "gpu_call", "lapack_as_gpu", "unpack_conjugate_pairs", "svd",
            "tridiagonal_solve", "symmetric_product", "cholesky_update",
            "lu_pivots_to_permutation"]
 
@@ -166,11 +167,69 @@ def lapack_as_gpu(ctx, routine, operands, in_avals, out_avals, aliases, attrs):
             f"MLIR translation rule for primitive '{name}' not found for platform "
             f"{ctx.platform}", hint=f"{name} has a LAPACK (CPU) lowering only, as in JAX")
     target, translate = _KERNELS[routine]
+    if routine == "geev" and attrs["compute_left"] == "N" and _have_geev():
+        return _geev(ctx, operands[0], in_avals[0], attrs["compute_right"] == "V")
     if routine == "geev":
         kind = "comp" if dtypes.issubdtype(in_avals[0].dtype, np.complexfloating) else "real"
         target = f"cuhybrid_eig_{kind}"
     return gpu_call(ctx, target, operands, in_avals, out_avals, aliases=aliases,
                     **translate(attrs))
+
+
+_GEEV = []
+
+
+def _have_geev():
+    """Whether the CUDA plugin's cuSOLVER has geev (11.7.1 or newer), as JAX asks
+    (`jax._src.lib.cuda_versions`); False without the plugin."""
+    if not _GEEV:
+        try:
+            from jaxlib.plugin_support import import_from_plugin
+            versions = import_from_plugin("cuda", "_versions")
+            _GEEV.append(bool(versions) and versions.cusolver_get_version() >= 11701)
+        except Exception:  # noqa: BLE001  (no plugin, no driver: the hybrid kernel)
+            _GEEV.append(False)
+    return _GEEV[0]
+
+
+def unpack_conjugate_pairs(w, v):
+    """Complex eigenvectors from the real ones cuSOLVER's (and LAPACK's) geev packs: a
+    conjugate pair w_j, w_j+1 shares columns j (real part) and j+1 (imaginary part)."""
+    L = lax_ops()
+    shape = core.get_aval(v).shape
+    nd, n = len(shape), shape[-1]
+    if n == 0:
+        return L.complex(v, L.full_like(v, 0))
+    is_real = L.eq(L.imag(w), L.full_like(L.imag(w), 0))
+    count = L.cumsum(L.convert_element_type(L.bitwise_not(is_real), np.int32), nd - 2)
+    start = L.eq(L.rem(count, L.full_like(count, 2)), L.full_like(count, 1))
+    zero = np.zeros((), core.get_aval(v).dtype)
+    keep = [(0, 0, 0)] * (nd - 1)
+    left = L.pad(v, zero, keep + [(-1, 1, 0)])
+    right = L.pad(v, zero, keep + [(1, -1, 0)])
+    dims = tuple(range(nd - 2)) + (nd - 1,)
+    is_real = L.broadcast_in_dim(is_real, shape, dims)
+    start = L.broadcast_in_dim(start, shape, dims)
+    re = L.select(L.bitwise_or(is_real, start), v, right)
+    im = L.select(is_real, L.full_like(v, 0), L.select(start, left, L.neg(v)))
+    return L.complex(re, im)
+
+
+def _geev(ctx, a, aval, right):
+    """cuSOLVER's geev (right eigenvectors only), in the CPU call's results: (w's real
+    and imaginary parts,) vl (unused), vr, info."""
+    n, batch = aval.shape[-1], aval.shape[:-2]
+    real = not dtypes.issubdtype(aval.dtype, np.complexfloating)
+    cdt = np.dtype(np.result_type(aval.dtype, np.complex64))
+    w_aval, info = ShapedArray(batch + (n,), cdt), ShapedArray(batch, np.dtype(np.int32))
+    _, w, _, vr, status = gpu_call(ctx, "cusolver_geev_ffi", [a], [aval],
+                                   [aval, w_aval, aval, aval, info], left=False, right=right)
+    if not real:
+        return [w, vr, vr, status]
+    vr, = lower_inline(ctx, lambda w, v: [unpack_conjugate_pairs(w, v)], [w_aval, aval], [w, vr])
+    part = w_aval.update(dtype=aval.dtype)
+    return [ctx.op1("stablehlo.real", [w], part), ctx.op1("stablehlo.imag", [w], part), vr, vr,
+            status]
 
 
 def _conj_transpose(ctx, v, aval):

@@ -7,16 +7,22 @@ each is exported for `("cuda",)` -- no GPU needed -- and only the module's
 the file stays small, with whether JAX's export refuses the kernels as not stable. A function JAX cannot lower for CUDA (schur, hessenberg: CPU
 only) is stored as the error's class name. JAX has no CUDA plugin here: `eig` and
 pivoted `qr` take the hybrid (MAGMA / LAPACK-on-host) kernels, as JAX does without
-cuSOLVER's version at hand. Run with JAX 0.10.2:
+cuSOLVER's version at hand; the `GEEV` cases are recorded again as JAX lowers them
+with cuSOLVER 11.7.1 or newer (`NAME@geev`: cuSOLVER's geev when no left
+eigenvectors are asked for). Run with JAX 0.10.2:
 `/work/jaxref/bin/python tests/oracle/record_linalg_cuda.py` writes linalg_cuda.json.
 """
 import json
 import re
 import sys
+import types
 from pathlib import Path
 
 F32, F64, C64 = "float32", "float64", "complex64"
 REAL_COMPLEX = (F32, F64, C64)
+# the eig cases recorded again as lowered with cuSOLVER's geev (`NAME@geev`)
+GEEV = ("eig_float32", "eig_right_float32", "eig_values_float32", "eig_values_complex64",
+        "jnp_eig_float32", "jnp_eig_complex64", "jnp_eigvals_float32")
 
 
 def custom_calls(text):
@@ -152,7 +158,15 @@ def main():
     assert jax.__version__ == "0.10.2", jax.__version__
     jax.config.update("jax_enable_x64", True)
     import jax.scipy.linalg  # noqa: F401
-    out = {name: record(jax, fn, specs) for name, (fn, specs) in cases(jax).items()}
+    all_cases = cases(jax)
+    out = {name: record(jax, fn, specs) for name, (fn, specs) in all_cases.items()}
+    # with a cuSOLVER that has geev (11.7.1+, as on a recent GPU), eig without left
+    # eigenvectors takes it instead of the hybrid kernel
+    from jax._src.lax import linalg
+    linalg.cuda_versions = types.SimpleNamespace(cusolver_get_version=lambda: 11701)
+    jax.clear_caches()
+    for name in GEEV:
+        out[f"{name}@geev"] = record(jax, *all_cases[name])
     path = Path(__file__).with_name("linalg_cuda.json")
     path.write_text(json.dumps(out, indent=0) + "\n")
     print(f"wrote {path}: {len(out)} cases")
