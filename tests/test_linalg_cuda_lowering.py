@@ -145,3 +145,20 @@ def test_multi_platform_export_carries_both():
     lu, _, perm = _export(*CASES["lu_float32"], ("cpu", "cuda")).call(a)
     lu, perm = np.asarray(lu), np.asarray(perm)
     np.testing.assert_allclose(a[perm], (np.tril(lu, -1) + np.eye(3)) @ np.triu(lu), atol=1e-6)
+
+
+@pytest.mark.parametrize("m", [1, 2])
+def test_small_tridiagonal_solve_recurrence(m):
+    """cuSPARSE's gtsv2 needs m >= 3: below, the CUDA lowering is the Thomas
+    recurrence (JAX's generic lowering), here evaluated eagerly against NumPy."""
+    rng = np.random.default_rng(m)
+    dl, d, du = (rng.standard_normal((2, m)).astype(np.float32) for _ in range(3))
+    d += 4
+    b = rng.standard_normal((2, m, 3)).astype(np.float32)
+    a = np.zeros((2, m, m), np.float32)
+    for k in range(m):
+        a[:, k, k] = d[:, k]
+        if k:
+            a[:, k, k - 1], a[:, k - 1, k] = dl[:, k], du[:, k - 1]
+    np.testing.assert_allclose(np.asarray(cusolver._thomas(dl, d, du, b)),
+                               np.linalg.solve(a, b), rtol=1e-5, atol=1e-6)
