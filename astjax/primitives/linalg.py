@@ -545,8 +545,8 @@ _cholupd_generic = lowering_from(_cholupd_fn)
 
 
 def _cholupd_lowering(ctx, r, w):
-    if ctx.platform == "cuda":   # jaxlib's CUDA kernel, as JAX
-        return cusolver.cholesky_update(ctx, r, w)
+    if ctx.platform == "cuda" and ctx.avals_in[0].ndim == 2:   # jaxlib's kernel, as JAX
+        return cusolver.cholesky_update(ctx, r, w)   # (one matrix: JAX has no batching)
     return _cholupd_generic(ctx, r, w)
 
 
