@@ -41,6 +41,9 @@ class Config:
         # or, when False, GSPMD's mhlo.sharding (codegen/spmd.py)
         "jax_use_shardy_partitioner": os.environ.get(
             "JAX_USE_SHARDY_PARTITIONER", "true").lower() in ("1", "true", "yes", "on"),
+        # MAGMA or LAPACK on the host for the hybrid GPU kernels (eig, pivoted qr):
+        # "on", "off" or "auto" (primitives/cusolver.py)
+        "jax_gpu_use_magma": os.environ.get("JAX_GPU_USE_MAGMA", "auto"),
         # CPU devices of the client made on first use (codegen/platforms.py); -1: the
         # ASTJAX_NUM_CPU_DEVICES environment variable, else one
         "jax_num_cpu_devices": int(os.environ.get("JAX_NUM_CPU_DEVICES", "-1")),

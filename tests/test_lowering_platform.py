@@ -1,7 +1,7 @@
 """The lowering platform: `jit` lowers for the platform its program runs on, and
 `jit(f).trace(x).lower(lowering_platforms=('cuda',))` lowers for another one on this
 machine, as JAX allows (platform-dependent lowerings pick by it: LAPACK custom calls
-only for "cpu")."""
+for "cpu", cuSOLVER's for "cuda")."""
 import numpy as np
 import pytest
 
@@ -27,8 +27,8 @@ def test_lowering_for_cuda_on_a_cpu_machine():
     cuda = traced.lower(lowering_platforms=("cuda",))
     text = cuda.as_text()
     assert cuda._entry.platform == "cuda"
-    # no LAPACK kernel in a CUDA module (XLA's GPU cholesky instead)
-    assert "lapack_" not in text and "stablehlo.cholesky" in text
+    # no LAPACK kernel in a CUDA module: cuSOLVER's, as JAX (tests/test_linalg_cuda_lowering.py)
+    assert "lapack_" not in text and "@cusolver_potrf_ffi" in text
     assert "lapack_spotrf_ffi" in traced.lower().as_text()
     assert "lapack_spotrf_ffi" in traced.lower(lowering_platforms=("cpu",)).as_text()
     # platform-independent programs lower alike

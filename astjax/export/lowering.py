@@ -26,6 +26,7 @@ from ..codegen import runtime, stablehlo
 from ..codegen.spmd import spmd_shardings_in
 from ..dispatch_keys import without_float0_inputs, without_float0_outputs
 from ..codegen.mlir_builders import ir, new_context, stablehlo as _hlo
+from jaxlib import _jax
 from jaxlib.mlir.dialects import sdy as _sdy   # (JAX's modules carry Shardy attributes)
 from ..errors import AstjaxError, caller_location
 from ..ir import ShapedArray
@@ -94,10 +95,12 @@ def default_export_platform() -> str:
 
 
 # Custom-call targets whose behaviour XLA keeps stable across releases (the LAPACK
-# and GPU solver FFI kernels, the partitioner's markers); anything else is refused
-# unless a DisabledSafetyCheck allows it.
+# FFI kernels, JAX 0.10.2's list of GPU solver kernels, the partitioner's markers);
+# anything else is refused unless a DisabledSafetyCheck allows it.
 _STABLE_TARGET = re.compile(
-    r"(lapack_\w+_ffi|cu\w+_ffi|hip\w+_ffi|cusolver_\w+|hipsolver_\w+|cublas\w*|hipblas\w*"
+    r"(lapack_\w+_ffi|(cu|hip)_(lu_pivots_to_permutation|threefry2x32_ffi)"
+    r"|(cu|hip)solver_(getrf|geqrf|orgqr|potrf|syevd|gesvd|gesvdj|sytrd)_ffi"
+    r"|hipsolver_gesdd_ffi|cusparse_gtsv2_ffi"
     r"|Sharding|SPMDFullToShardShape|SPMDShardToFullShape|annotate_device_placement"
     r"|Eigh|Qr|ProductOfElementaryHouseholderReflectors|LuDecomposition|ApproxTopK"
     r"|AllocateBuffer|shape_assertion|stablehlo\.dynamic_\w+)$")
@@ -259,11 +262,10 @@ def to_portable(text: str) -> bytes:
     targets (one four weeks old, so that consumers a month behind can load it)."""
     version = _hlo.get_version_from_compatibility_requirement(
         _hlo.StablehloCompatibilityRequirement.WEEK_4)
-    with _context():
-        module = ir.Module.parse(text)
-        # Shardy's ops and attributes (sharding constraints) stay in their own dialect
-        return bytes(_hlo.serialize_portable_artifact(module, version,
-                                                      allow_other_dialects=True))
+    # jaxlib's serializer, as JAX's export: it drops dead operations (an unused custom
+    # call's results) as JAX's artifacts do; Shardy's ops and attributes (sharding
+    # constraints, kernels' sharding rules) stay in their own dialect
+    return bytes(_jax.mlir.serialize_portable_artifact(text, version, True))
 
 
 def check_platforms(platforms):

@@ -14,6 +14,7 @@ from .sort import *  # noqa: F401,F403
 from . import cond, scan, while_loop  # noqa: F401,E402  (structured control flow)
 from . import solves  # noqa: F401,E402  (custom_linear_solve)
 from . import lapack  # noqa: F401,E402  (emitting LAPACK custom calls)
+from . import cusolver  # noqa: F401,E402  (emitting cuSOLVER custom calls: the CUDA lowerings)
 from . import linalg  # noqa: F401,E402  (cholesky, triangular_solve)
 from .linalg import *  # noqa: F401,F403
 from . import collectives  # noqa: F401,E402  (psum, all_gather, axis_index, ...: named axes)

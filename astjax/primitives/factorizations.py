@@ -26,7 +26,7 @@ from .. import core, dtypes
 from ..core import ShapedArray, bind
 from ..errors import (ArgumentTypeError, DifferentiationError, NotImplementedInAstjaxError,
                       ShapeError, ShapeValueError)
-from . import lapack
+from . import cusolver, lapack
 from .base import (INEXACT, check_dtype, deffront, is_zero, lax_ops, lower_inline, lowering_from,
                    mark_unsupported, nondiff, register)
 from .base import tangent_aval as _aval
@@ -224,8 +224,17 @@ def _l2p_fn(pivots, *, permutation_size):
     return fori_loop(0, k, core.RawFunction(body), perm0)
 
 
+_l2p_generic = lowering_from(_l2p_fn)
+
+
+def _l2p_lowering(ctx, pivots, *, permutation_size):
+    if ctx.platform == "cuda":   # jaxlib's CUDA kernel, as JAX
+        return cusolver.lu_pivots_to_permutation(ctx, pivots)
+    return _l2p_generic(ctx, pivots, permutation_size=permutation_size)
+
+
 register(lu_pivots_to_permutation_p, impl=_l2p_impl, abstract_eval=_l2p_ae,
-         lowering=lowering_from(_l2p_fn))
+         lowering=_l2p_lowering)
 nondiff(lu_pivots_to_permutation_p)
 deffront(lu_pivots_to_permutation_p)
 
@@ -570,9 +579,12 @@ def _svd_lowering(ctx, a, *, full_matrices, compute_uv):
     info = lapack.info_aval(aval)
     u_aval, vt_aval = aval.update(shape=u_shape), aval.update(shape=vt_shape)
     mode = ("A" if full_matrices else "S") if compute_uv else "N"
-    _, s, u, vt, status = lapack.lapack_call(ctx, "gesdd", [a], [aval],
-                                             [aval, s_aval, u_aval, vt_aval, info],
-                                             aliases={0: 0}, mode=mode)
+    outs = [aval, s_aval, u_aval, vt_aval, info]
+    if ctx.platform == "cuda":   # cuSOLVER's Jacobi or QR-based SVD, as JAX
+        _, s, u, vt, status = cusolver.svd(ctx, a, outs, full_matrices, compute_uv)
+    else:
+        _, s, u, vt, status = lapack.lapack_call(ctx, "gesdd", [a], [aval], outs,
+                                                 aliases={0: 0}, mode=mode)
     ok = lapack.info_ok(ctx, status, info)
     outs = [lapack.nan_unless(ctx, ok, info, s, s_aval)]
     if compute_uv:

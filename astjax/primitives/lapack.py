@@ -103,7 +103,12 @@ def lapack_call(ctx, routine, operands, in_avals, out_avals, *, target_name=None
     (e.g. `tridiagonal_solve_perturbed_ffi`, which dispatches on the dtype itself).
     `aliases` maps an operand's index to the result the kernel overwrites it with
     (getrf's factors in place of the matrix, as JAX declares them): XLA then hands the
-    kernel one buffer instead of a copy of the operand per call."""
+    kernel one buffer instead of a copy of the operand per call. Lowered for CUDA,
+    the call is made with the cuSOLVER kernel JAX uses (primitives/cusolver.py)."""
+    if ctx.platform == "cuda" and target_name is None:   # the CUDA kernel JAX uses instead
+        from . import cusolver
+        return cusolver.lapack_as_gpu(ctx, routine, operands, in_avals, out_avals, aliases,
+                                      attrs)
     cpu_only(ctx, f"LAPACK {routine}")
     register_targets()
     rank = max(a.ndim for a in in_avals)

@@ -1,7 +1,9 @@
 """The triangular linear-algebra primitives: `cholesky` and `triangular_solve`.
 Both take batched operands (leading dimensions are batch). On CPU they lower to
 LAPACK's potrf (NaN where the matrix is not positive definite) and trsm custom calls
-(primitives/lapack.py), as JAX does; elsewhere to `stablehlo.cholesky` and
+(primitives/lapack.py), as JAX does; on CUDA cholesky to cuSOLVER's potrf
+(primitives/cusolver.py, as the other primitives here: gtsv2, syrk, JAX's
+cholesky_update kernel); elsewhere to `stablehlo.cholesky` and
 `stablehlo.triangular_solve`. The factorizations (LU, QR, eigh, SVD, eig, Schur)
 are in primitives/factorizations.py.
 
@@ -16,7 +18,7 @@ from .. import core, dtypes
 from ..core import ShapedArray, bind
 from ..errors import ShapeError, ShapeValueError
 from . import elementwise as ew
-from . import lapack
+from . import cusolver, lapack
 from .elementwise import conj_p
 from .base import (FLOAT, INEXACT, add_tangents, check_dtype, deffront, is_zero, lax_ops,
                    lowering_from, mark_unsupported, register, weak_const)
@@ -54,7 +56,7 @@ def _cholesky_impl(a, *, lower=True):
 def _cholesky_lowering(ctx, a, *, lower=True):
     # XLA leaves the other triangle unspecified: zero it, as JAX does
     aval = ctx.avals_in[0]
-    if ctx.platform == "cpu" and np.dtype(aval.dtype) in lapack.LAPACK_DTYPES:
+    if ctx.platform in ("cpu", "cuda") and np.dtype(aval.dtype) in lapack.LAPACK_DTYPES:
         info = lapack.info_aval(aval)
         out, status = lapack.lapack_call(ctx, "potrf", [a], [aval], [aval, info],
                                          aliases={0: 0}, uplo="L" if lower else "U")
@@ -319,6 +321,8 @@ def _tds_impl(dl, d, du, b, *, perturb_singular=False):
 
 def _tds_lowering(ctx, dl, d, du, b, *, perturb_singular=False):
     b_aval = ctx.avals_in[3]
+    if ctx.platform == "cuda":
+        return cusolver.tridiagonal_solve(ctx, dl, d, du, b, perturb_singular)
     if perturb_singular:   # jaxlib's own kernel (not LAPACK's gtsv): never NaN
         x, = lapack.lapack_call(ctx, "tridiagonal_solve_perturbed", [dl, d, du, b],
                                 ctx.avals_in, [b_aval],
@@ -434,8 +438,17 @@ def _symprod_fn(a, c, *, alpha, beta):
     return L.add(L.mul(np.asarray(alpha, dt), aat), L.mul(np.asarray(beta, dt), c))
 
 
+_symprod_generic = lowering_from(_symprod_fn)
+
+
+def _symprod_lowering(ctx, a, c, *, alpha, beta):
+    if ctx.platform == "cuda":   # cuBLAS syrk, as JAX
+        return cusolver.symmetric_product(ctx, a, c, alpha, beta)
+    return _symprod_generic(ctx, a, c, alpha=alpha, beta=beta)
+
+
 register(symmetric_product_p, impl=_symprod_impl, abstract_eval=_symprod_ae,
-         lowering=lowering_from(_symprod_fn))
+         lowering=_symprod_lowering)
 mark_unsupported(symmetric_product_p, "jvp",
                  "JAX defines no differentiation rule for symmetric_product")
 deffront(symmetric_product_p)
@@ -528,8 +541,17 @@ def _cholupd_fn(r, w):
     return r
 
 
+_cholupd_generic = lowering_from(_cholupd_fn)
+
+
+def _cholupd_lowering(ctx, r, w):
+    if ctx.platform == "cuda" and ctx.avals_in[0].ndim == 2:   # jaxlib's kernel, as JAX
+        return cusolver.cholesky_update(ctx, r, w)   # (one matrix: JAX has no batching)
+    return _cholupd_generic(ctx, r, w)
+
+
 register(cholesky_update_p, impl=_cholupd_impl, abstract_eval=_cholupd_ae,
-         lowering=lowering_from(_cholupd_fn))
+         lowering=_cholupd_lowering)
 mark_unsupported(cholesky_update_p, "jvp",
                  "JAX defines no differentiation rule for cholesky_update")
 deffront(cholesky_update_p)
