@@ -208,8 +208,8 @@ class Traced(_Stage):
         for_platform = getattr(self._entry, "for_platform", None)
         if for_platform is None:
             raise NotImplementedInAstjaxError(
-                f"lowering for {names}: astjax lowers a partitioned (sharded) or "
-                "Ref-taking jit for the platform it runs on only",
+                f"lowering for {names}: astjax lowers a partitioned (sharded) jit, or one "
+                "taking references or tokens, for the platform it runs on only",
                 hint="leave lowering_platforms out", loc=caller_location())
         if len(names) == 1:
             return self._like(Lowered, for_platform(names[0]))
@@ -479,6 +479,8 @@ def abstract_layouts_entry(jitted, args, kwargs):
             ShapeDtypeStruct(x.shape, x.dtype, weak_type=x.weak_type)
             if isinstance(x, ShapeDtypeStruct) else x for x in leaves])
         entry, _ = jitted._entry(*_with_statics(plain, args, kwargs, jitted))
+        if not devs or not hasattr(entry, "placed_on"):   # (a Ref-taking program: its own)
+            return entry
         return entry.compile().placed_on(devs.pop())
     avals = tuple(leaf_aval(x) for x in leaves)
     key = ("abstract layouts", statics, in_tree, avals, lays, dtypes.config.x64_enabled)
