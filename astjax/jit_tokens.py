@@ -51,6 +51,7 @@ class TokenEntry:
         self.executable = None
 
     def compile(self):
+        """Compile the module (once): PJRT's empty buffers at the token positions."""
         if self.executable is None:
             j = self.closed.jaxpr
             self.executable = runtime.Executable(

@@ -25,6 +25,7 @@ from .codegen import compile_cache, runtime, stablehlo
 from .errors import (ArgumentTypeError, ArgumentValueError, JAXValueError,
                      NotImplementedInAstjaxError, caller_location)
 from .codegen import spmd as _spmd
+from .extend.backend import UnknownBackendError
 from .staging import donated_leaves, leaf_aval, param_names
 
 __all__ = ["ShapeDtypeStruct", "ArgInfo", "Traced", "Lowered", "Compiled",
@@ -204,7 +205,7 @@ class Traced(_Stage):
         `tensor<i32>`, `jax.global_constant = "_platform_index"`)."""
         if lowering_platforms is None:
             return self._like(Lowered)
-        names = tuple(stablehlo.check_platform(p) for p in lowering_platforms)
+        names = tuple(map(_lowering_platform, lowering_platforms))
         for_platform = getattr(self._entry, "for_platform", None)
         if for_platform is None:
             raise NotImplementedInAstjaxError(
@@ -214,6 +215,21 @@ class Traced(_Stage):
         if len(names) == 1:
             return self._like(Lowered, for_platform(names[0]))
         return self._like(Lowered, _MultiPlatform(self._entry, names))
+
+
+def _lowering_platform(name):
+    """A `lowering_platforms` entry as a lowering platform: "gpu" is the GPU platform
+    present (JAX's RuntimeError without one), an unknown name a located ValueError."""
+    if str(name).lower() == "gpu":
+        gpus = [d for d in runtime.global_devices() if d.platform in ("gpu", "cuda", "rocm")]
+        if not gpus:
+            raise UnknownBackendError(
+                "Unknown backend: 'gpu' requested, but no platforms that are instances of "
+                "gpu are present. Platforms present are: " + ",".join(
+                    sorted({d.platform for d in runtime.global_devices()})),
+                hint="name the platform: 'cuda' or 'rocm'", loc=caller_location())
+        return stablehlo.platform_name(gpus[0])
+    return stablehlo.check_platform(name)
 
 
 class _MultiPlatform:

@@ -7,6 +7,7 @@ Every scenario's result is compared with JAX's: values (within float32 rounding 
 the iterative qdwh), dtypes and shardings; errors by JAX's builtin class and, where
 the table names one, a phrase of JAX's message; module text exactly, or the part the
 table names where astjax's text is another form of the same program."""
+import functools
 import json
 import re
 import sys
@@ -48,7 +49,8 @@ def _same_argument_layout(theirs, ours):
 TEXT = {"mp_dependent_text": _same_main_signature, "sds_text": _same_argument_layout}
 # a phrase of JAX's message astjax's must contain too
 MESSAGES = {
-    "mp_gpu_name": "Unknown lowering platform",
+    "mp_gpu_name": "Unknown backend: 'gpu' requested, but no platforms that are instances "
+                   "of gpu are present",
     "sds_call_committed_elsewhere": "Computation was compiled for input shardings that "
                                     "disagree with the shardings of arguments passed to it",
     "sds_call_replicated": "Passed sharding: NamedSharding(mesh=Mesh('x': 4, axis_types="
@@ -63,7 +65,9 @@ MESSAGES = {
     "qdwh_wide": "The input matrix of shape M x N must have M >= N.",
 }
 # the iterative qdwh: float32 rounding of a few dozen dependent operations
-TOLERANCE = {"qdwh_unpadded": 2e-5, "qdwh_padded": 2e-5, "qdwh_padded_jit": 2e-5}
+TOLERANCE = {"qdwh_padded_jit": 2e-5}
+# JAX's values other checks read (qdwh of the unpadded matrix: the padded one's inside)
+REFERENCE_ONLY = ("qdwh_unpadded",)
 
 
 def _compare(name, theirs, ours, tol):
@@ -84,7 +88,19 @@ def _compare(name, theirs, ours, tol):
         assert ours == theirs, name
 
 
-@pytest.mark.parametrize("name", sorted(SCENARIOS))
+# JAX 0.10.2 fails inside its own dispatch here (AttributeError: 'AbstractToken' object
+# has no attribute 'shape', from the compiled call's argument check); astjax computes
+# what the jitted call computes (test_compiled_call_with_tokens)
+JAX_FAILS = ("tok_compiled_call",)
+
+
+@functools.cache
+def _ours(name):
+    """astjax's outcome of a scenario (computed once: several tests read it)."""
+    return outcome(lambda: SCENARIOS[name](J))
+
+
+@pytest.mark.parametrize("name", sorted(set(SCENARIOS) - set(JAX_FAILS) - set(REFERENCE_ONLY)))
 def test_as_jax(name):
     assert len(jax.devices()) >= 4, "conftest.py sets ASTJAX_NUM_CPU_DEVICES=4"
     theirs = RECORDED[name]
@@ -94,25 +110,23 @@ def test_as_jax(name):
         if name in MESSAGES:
             assert MESSAGES[name] in theirs["message"]   # (the phrase is JAX's)
             assert MESSAGES[name] in str(e.value)
-        if name != "pmap_global_arg_shapes":   # (Python's own TypeError)
-            assert isinstance(e.value, AstjaxError) or type(e.value) is RuntimeError
+        # astjax's located class, or JAX's own (IndivisibleError, RuntimeError, Python's
+        # TypeError for an unknown keyword)
+        assert isinstance(e.value, AstjaxError) or type(e.value).__name__ == theirs["class"]
         return
-    assert "raises" not in (ours := outcome(lambda: SCENARIOS[name](J))), ours
+    assert "raises" not in (ours := _ours(name)), ours
     _compare(name, theirs, ours, TOLERANCE.get(name, 1e-6))
 
 
 def test_padded_qdwh_is_zero_outside_and_the_unpadded_polar_inside():
     """JAX's padded factors are exactly zero outside the true 6 x 4 block and are the
     unpadded matrix's factors inside; so are astjax's."""
-    for name in ("qdwh_padded", "qdwh_padded_jit"):
-        for theirs, ours in zip(RECORDED[name]["items"][:2],
-                                outcome(lambda: SCENARIOS[name](J))["items"][:2]):
-            t, o = np.asarray(theirs["value"]), np.asarray(ours["value"])
-            rows = 6 if t.shape[0] == 8 else 4
-            assert not t[rows:].any() and not t[:, 4:].any()
-            assert not o[rows:].any() and not o[:, 4:].any()
+    theirs, ours = RECORDED["qdwh_padded_jit"]["items"], _ours("qdwh_padded_jit")["items"]
+    for rows, t, o in zip((6, 4), theirs, ours):
+        t, o = np.asarray(t["value"]), np.asarray(o["value"])
+        assert not t[rows:].any() and not t[:, 4:].any()
+        assert not o[rows:].any() and not o[:, 4:].any()
     u, h = (np.asarray(RECORDED["qdwh_unpadded"]["items"][i]["value"]) for i in range(2))
-    ours = outcome(lambda: SCENARIOS["qdwh_padded"](J))["items"]
     np.testing.assert_allclose(np.asarray(ours[0]["value"])[:6, :4], u, atol=2e-5)
     np.testing.assert_allclose(np.asarray(ours[1]["value"])[:4, :4], h, atol=2e-5)
     assert PADDED[6:].any()   # (the padding is not zeros: it is masked out)
@@ -135,3 +149,10 @@ def test_tokens_cross_the_jit_boundary_as_tokens():
     assert isinstance(t, Token)
     assert RECORDED["tok_call"]["items"][0] == {"token": True}
     np.testing.assert_array_equal(y, RECORDED["tok_call"]["items"][1]["value"])
+
+
+def test_compiled_call_with_tokens():
+    assert RECORDED["tok_compiled_call"]["message"] == ("'AbstractToken' object has no "
+                                                        "attribute 'shape'")
+    ours = outcome(lambda: SCENARIOS["tok_compiled_call"](J))
+    _compare("tok_compiled_call", RECORDED["tok_call"], ours, 0)
