@@ -26,7 +26,7 @@ from astjax.primitives.ffi_call import Token
 
 sys.path.insert(0, str(Path(__file__).parent / "oracle"))
 from record_refusals_computed import (SCENARIOS, PADDED, X3, _by_platform,  # noqa: E402
-                                      namespace, outcome)
+                                      namespace, summarize)
 
 RECORDED = json.loads((Path(__file__).parent / "oracle" /
                        "refusals_computed.json").read_text())
@@ -63,7 +63,11 @@ MESSAGES = {
     "pmap_backend_gpu": "Unknown backend: 'gpu' requested",
     "pmap_global_arg_shapes": "unexpected keyword argument 'global_arg_shapes'",
     "qdwh_wide": "The input matrix of shape M x N must have M >= N.",
+    "memory_kind_unknown": "Device cpu can address the following memory kinds: device, "
+                           "pinned_host, unpinned_host. Got memory kind: foo",
 }
+# JAX 0.10.2 computes these; astjax refuses them with a located NotImplementedError
+HOST_MEMORY = ("memory_space_host", "memory_kind_pinned_host")
 # the iterative qdwh: float32 rounding of a few dozen dependent operations
 TOLERANCE = {"qdwh_padded_jit": 2e-5}
 # JAX's values other checks read (qdwh of the unpadded matrix: the padded one's inside)
@@ -96,11 +100,17 @@ JAX_FAILS = ("tok_compiled_call",)
 
 @functools.cache
 def _ours(name):
-    """astjax's outcome of a scenario (computed once: several tests read it)."""
-    return outcome(lambda: SCENARIOS[name](J))
+    """astjax's result of a scenario, summarized (computed once: several tests read
+    it; an exception propagates)."""
+    return summarize(SCENARIOS[name](J))
 
 
-@pytest.mark.parametrize("name", sorted(set(SCENARIOS) - set(JAX_FAILS) - set(REFERENCE_ONLY)))
+@pytest.mark.parametrize("name", sorted(set(SCENARIOS) - set(JAX_FAILS) - set(REFERENCE_ONLY)
+                                         - set(HOST_MEMORY)) + [
+    pytest.param(n, marks=pytest.mark.xfail(strict=True, raises=NotImplementedError, reason=(
+        "astjax arrays live in device memory only: no host memory space in its avals "
+        "(JAX: float32<host>[3], results of operations on it stay pinned_host)")))
+    for n in HOST_MEMORY])
 def test_as_jax(name):
     assert len(jax.devices()) >= 4, "conftest.py sets ASTJAX_NUM_CPU_DEVICES=4"
     theirs = RECORDED[name]
@@ -114,8 +124,7 @@ def test_as_jax(name):
         # TypeError for an unknown keyword)
         assert isinstance(e.value, AstjaxError) or type(e.value).__name__ == theirs["class"]
         return
-    assert "raises" not in (ours := _ours(name)), ours
-    _compare(name, theirs, ours, TOLERANCE.get(name, 1e-6))
+    _compare(name, theirs, _ours(name), TOLERANCE.get(name, 1e-6))
 
 
 def test_padded_qdwh_is_zero_outside_and_the_unpadded_polar_inside():
@@ -154,5 +163,4 @@ def test_tokens_cross_the_jit_boundary_as_tokens():
 def test_compiled_call_with_tokens():
     assert RECORDED["tok_compiled_call"]["message"] == ("'AbstractToken' object has no "
                                                         "attribute 'shape'")
-    ours = outcome(lambda: SCENARIOS["tok_compiled_call"](J))
-    _compare("tok_compiled_call", RECORDED["tok_call"], ours, 0)
+    _compare("tok_compiled_call", RECORDED["tok_call"], _ours("tok_compiled_call"), 0)

@@ -9,7 +9,9 @@
 - XLA tokens as `jit` arguments and results (`!stablehlo.token` in `@main`);
 - `pmap(axis_size=, backend=)`;
 - `lax.linalg.qdwh(x, dynamic_shape=(m, n))` on a padded matrix under `jit` with m,
-  n traced (and JAX's `qdwh` of the unpadded matrix, the reference inside).
+  n traced (and JAX's `qdwh` of the unpadded matrix, the reference inside);
+- `device_put` to host memory (`memory.Space.Host`, `memory_kind='pinned_host'`) and
+  to a memory kind the CPU does not have.
 
 `SCENARIOS` maps a name to a function of a namespace `J` (`J.jax`, `J.jnp`, `J.lax`,
 `J.np`, `J.NamedSharding`, `J.SingleDeviceSharding`, `J.Mesh`, `J.P`) returning a value
@@ -144,6 +146,12 @@ SCENARIOS = {
     "qdwh_padded_jit": lambda J: J.jax.jit(
         lambda x, m, n: J.lax.linalg.qdwh(x, dynamic_shape=(m, n), eps=1e-2))(PADDED, 6, 4),
     "qdwh_wide": lambda J: J.lax.linalg.qdwh(PADDED.T),
+    # -- memory kinds (astjax has device memory only: see the test's xfails)
+    "memory_space_host": lambda J: J.jax.device_put(X3, J.jax.memory.Space.Host),
+    "memory_kind_pinned_host": lambda J: J.jax.device_put(X3, J.SingleDeviceSharding(
+        J.jax.devices()[0], memory_kind="pinned_host")),
+    "memory_kind_unknown": lambda J: J.jax.device_put(X3, J.SingleDeviceSharding(
+        J.jax.devices()[0], memory_kind="foo")),
 }
 
 
