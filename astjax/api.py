@@ -23,7 +23,7 @@ from .codegen.xla_errors import raise_if_ran as _raise_if_ran
 from . import jit_options as _jit_options
 from .errors import (AstjaxError, ArgumentError, ArgumentTypeError, ArgumentValueError,
                      JaxRuntimeError as _JaxRuntimeError,
-                     NotImplementedInAstjaxError, caller_location, check_callable,
+                     caller_location, check_callable,
                      check_signature, function_name)
 from .dispatch_keys import (KWARGS as _KWARGS, STATIC as _STATIC, Entry as _Entry,
                             NoFastPath as _NoFastPath, add_tree_plan as _add_tree_plan,
@@ -33,10 +33,11 @@ from .staging import (StagedCallable, arg_hints, as_callable, donated_leaves, le
                       array_signature, kept_staging, python_scalar, stage_flat,
                       stage_once)
 from .stages import ShapeDtypeStruct, Lowered, Traced
+from .stages import abstract_layouts_entry as _abstract_layouts, has_layouts as _has_layouts
 from .transforms.ad import inline as _inline
 from .transforms.dce import dce_closed
 from .transforms.discharge import discharge_closed, outside_refs as _outside_refs
-from . import jit_refs as _jit_refs
+from . import jit_refs as _jit_refs, jit_tokens as _jit_tokens
 from .traceback_util import user_traceback
 
 _Array, _Committed = runtime.Array, runtime.CommittedArray
@@ -220,6 +221,8 @@ class Jitted(StagedCallable):
                                         leaves, donated, caller_location(), options)
             elif _outside_refs(closed):   # a Ref argument, or one the function closes over
                 entry = _jit_refs.RefEntry(closed, out_tree, name, options)
+            elif _jit_tokens.at_boundary(closed):   # token arguments or results
+                entry = _jit_tokens.TokenEntry(closed, out_tree, name, donated, options)
             else:
                 run_on = _jit_options.run_device(self._options) or runtime.default_device()
                 entry = _Entry(closed, out_tree, name, donated, options,
@@ -513,14 +516,9 @@ class Jitted(StagedCallable):
     def _aot(self, cls, args, kwargs):
         """The ahead-of-time stage `cls` (`stages.Traced` / `Lowered`) of this
         signature, sharing the per-signature cache with calls."""
-        for x in tree_util.tree_leaves((args, kwargs)):
-            if isinstance(x, ShapeDtypeStruct) and x.sharding is not None:
-                raise NotImplementedInAstjaxError(
-                    "a ShapeDtypeStruct with a sharding as an argument of lower/trace is "
-                    "not supported yet", hint="pass a ShapeDtypeStruct without sharding, "
-                    "or an array laid out with device_put", loc=caller_location())
-        try:
-            entry, _ = self._entry(args, kwargs)
+        try:   # (ShapeDtypeStructs with shardings: a partitioned program, stages.py)
+            entry = (_abstract_layouts(self, args, kwargs) if _has_layouts((args, kwargs))
+                     else self._entry(args, kwargs)[0])
         except AstjaxError as e:
             raise e.with_traceback(user_traceback(e)) from None
         dyn_args, _, statics = self._split(args, kwargs)
@@ -681,6 +679,7 @@ def device_put(x: Any, device: Any = None, *, src: Any = None, donate: bool = Fa
     if device is not None and not hasattr(device, "platform"):
         layouts = tree_util.tree_leaves(device, is_leaf=_is_layout)
         if layouts and all(_is_layout(s) for s in layouts):
+            _memory.check_memory_kinds(layouts, runtime.platform())   # (memory.py)
             return _sharded.put_tree(x, device, caller_location())
         raise ArgumentValueError(f"device_put only accepts None or a Device, got "
                                  f"{type(device).__name__} {device!r:.40}",

@@ -23,7 +23,7 @@ import numpy as np
 
 from . import core, dtypes
 from .core import bind
-from .errors import ArgumentValueError, NotImplementedInAstjaxError
+from .errors import ArgumentValueError
 from .primitives.factorizations import (eig_p, eigh_p, lu_p, lu_pivots_to_permutation,  # noqa: F401
                                         lu_pivots_to_permutation_p, qr_p, schur, schur_p,
                                         svd_p)
@@ -173,16 +173,43 @@ def _qdwh_schedule(eps, max_iterations):
     return steps
 
 
-def _halley_qr(u, a, b, c):
+def _mask(x, dims, outside=None):
+    """`x` where every index is below `dims` (per axis: a size, maybe staged, or None
+    for the whole axis), else `outside` (zeros when None)."""
+    aval = core.get_aval(x)
+    inside = None
+    for i, d in enumerate(dims):
+        if d is not None:
+            bound = _L.broadcast_in_dim(_convert(d, np.int32), aval.shape, ())
+            here = _L.lt(_L.broadcasted_iota(np.int32, aval.shape, i), bound)
+            inside = here if inside is None else _L.bitwise_and(inside, here)
+    if inside is None:
+        return x
+    return _L.select(inside, x, _L.full_like(x, 0) if outside is None else outside)
+
+
+def _halley_qr(u, a, b, c, dims=None):
     """One weighted Halley step through a QR of [sqrt(c) u; I] (well conditioned for
-    large c)."""
+    large c). `dims`: the true (m, n) of a zero-padded `u` (`qdwh(dynamic_shape=)`):
+    the identity block then starts at row m."""
     m, n = core.get_aval(u).shape
     dt = core.get_aval(u).dtype
     sc = c ** 0.5
-    stacked = _L.concatenate([_L.mul(np.asarray(sc, dt), u), np.eye(n, dtype=dt)], 0)
+    if dims is None:
+        stacked = _L.concatenate([_L.mul(np.asarray(sc, dt), u), np.eye(n, dtype=dt)], 0)
+    else:
+        tall = _L.pad(_L.mul(np.asarray(sc, dt), u), np.asarray(0, dt),
+                      [(0, n, 0), (0, 0, 0)])
+        stacked = _L.dynamic_update_slice(tall, np.eye(n, dtype=dt),
+                                          (_convert(dims[0], np.int32), np.int32(0)))
     q, _ = _qr(stacked, full_matrices=False)
     q1 = _L.slice(q, (0, 0), (m, n))
-    q2 = _L.slice(q, (m, 0), (m + n, n))
+    if dims is None:
+        q2 = _L.slice(q, (m, 0), (m + n, n))
+    else:
+        q1 = _mask(q1, dims)
+        q2 = _mask(_L.dynamic_slice(q, (_convert(dims[0], np.int32), np.int32(0)), (n, n)),
+                   (dims[1], dims[1]))
     q2h = _mT(_conj(q2)) if dtypes.issubdtype(dt, np.complexfloating) else _mT(q2)
     e = b / c
     return _add(_L.mul(np.asarray(e, dt), u),
@@ -194,12 +221,15 @@ def _adjoint(x):
     return _conj(t) if dtypes.issubdtype(core.get_aval(x).dtype, np.complexfloating) else t
 
 
-def _halley_cholesky(u, a, b, c):
+def _halley_cholesky(u, a, b, c, dims=None):
     """One weighted Halley step: e u + (a - e) u (c u^H u + I)^-1, through a Cholesky
-    factor of c u^H u + I."""
+    factor of c u^H u + I (for a padded `u`, the identity outside the true n x n)."""
     n = core.get_aval(u).shape[1]
     dt = core.get_aval(u).dtype
-    gram = _add(_L.mul(np.asarray(c, dt), _batch_matmul(_adjoint(u), u)), np.eye(n, dtype=dt))
+    eye = np.eye(n, dtype=dt)
+    gram = _add(_L.mul(np.asarray(c, dt), _batch_matmul(_adjoint(u), u)), eye)
+    if dims is not None:
+        gram = _mask(gram, (dims[1], dims[1]), eye)
     y = bind(cholesky_p, gram, lower=True)
     # (c u^H u + I)^-1 u^H = y^-H y^-1 u^H
     w = triangular_solve(y, _adjoint(u), left_side=True, lower=True)
@@ -212,14 +242,21 @@ def qdwh(x, *, is_hermitian=False, max_iterations=None, eps=None, dynamic_shape=
     """The polar decomposition x = u h of a full-rank matrix (m >= n) by the QR-based
     dynamically weighted Halley iteration: (u, h, number of iterations, whether it
     converged within `max_iterations` (default 10)). `eps` sets the tolerance
-    (default: the dtype's epsilon); `is_hermitian` is accepted and unused, as JAX."""
-    if dynamic_shape is not None:
-        raise NotImplementedInAstjaxError("qdwh(dynamic_shape=...) (padded inputs) is not "
-                                          "supported")
+    (default: the dtype's epsilon); `is_hermitian` is accepted and unused, as JAX.
+    `dynamic_shape=(m, n)` (ints, or staged integer scalars): `x` is an m x n matrix
+    padded to its shape; entries outside are ignored, and u and h are zero there."""
     x = _inexact(x)
     aval = core.get_aval(x)
     if aval.ndim != 2:
         raise ArgumentValueError(f"qdwh needs a matrix, got shape {aval.shape}")
+    if aval.shape[0] < aval.shape[1]:
+        raise ArgumentValueError("The input matrix of shape M x N must have M >= N.",
+                                 hint="pass the conjugate transpose (its polar factors "
+                                      "are the adjoints)")
+    dims = None
+    if dynamic_shape is not None:
+        dims = tuple(dynamic_shape)
+        x = _mask(x, dims)
     max_iterations = 10 if max_iterations is None else int(max_iterations)
     dt = aval.dtype
     eps = float(np.finfo(dt).eps) if eps is None else float(eps)
@@ -232,9 +269,9 @@ def qdwh(x, *, is_hermitian=False, max_iterations=None, eps=None, dynamic_shape=
     moving = np.asarray(True)
     for a, b, c in steps:    # the scheduled steps: QR while c is large, then Cholesky
         if c > 100:
-            u = _halley_qr(u, a, b, c)
+            u = _halley_qr(u, a, b, c, dims)
         else:
-            prev, u = u, _halley_cholesky(u, a, b, c)
+            prev, u = u, _halley_cholesky(u, a, b, c, dims)
             moving = _L.gt(_frobenius(_L.sub(u, prev)), tol_norm)
 
     def cond(state):
@@ -243,7 +280,7 @@ def qdwh(x, *, is_hermitian=False, max_iterations=None, eps=None, dynamic_shape=
 
     def body(state):   # plain Halley steps (a, b, c) = (3, 1, 3) until u settles
         k, u, _ = state
-        new = _halley_cholesky(u, 3.0, 1.0, 3.0)
+        new = _halley_cholesky(u, 3.0, 1.0, 3.0, dims)
         return _L.add(k, np.int32(1)), new, _L.gt(_frobenius(_L.sub(new, u)), tol_norm)
 
     iters, u, moving = _L.while_loop(cond, body, (np.int32(len(steps)), u, moving))

@@ -44,7 +44,7 @@ from .sharding_impls import (AbstractMesh, AxisType, Mesh, NamedSharding, Partit
                        hlo_sharding)
 from .codegen import sharded
 from .codegen.runtime import xc
-from .api import jit
+from .api import jit, devices as _devices_of
 from .staging import (StagedCallable, as_callable, arg_hints, donated_leaves, leaf_labels,
                       mapped_leaves, stage_flat)
 from .transforms.dce import dce_closed
@@ -202,7 +202,8 @@ class Pmapped(StagedCallable):
     _jit_is_identity = True   # `jit(pmap(f))` returns the pmap (see api.jit)
 
     def __init__(self, fun, axis_name=None, in_axes=0, out_axes=0,
-                 static_broadcasted_argnums=(), devices=None, donate_argnums=()):
+                 static_broadcasted_argnums=(), devices=None, donate_argnums=(), *,
+                 backend=None, axis_size=None):
         if isinstance(in_axes, list):
             in_axes = tuple(in_axes)
         _check_axes_spec(in_axes, "in_axes")
@@ -212,6 +213,7 @@ class Pmapped(StagedCallable):
         s = static_broadcasted_argnums
         self.static_argnums = frozenset((s,) if isinstance(s, int) else tuple(s or ()))
         self.devices = None if devices is None else tuple(devices)
+        self.backend, self.axis_size = backend, axis_size
         d = donate_argnums
         self.donate_argnums = frozenset((d,) if isinstance(d, int) else tuple(d or ()))
         if self.donate_argnums & self.static_argnums:
@@ -419,6 +421,8 @@ class Pmapped(StagedCallable):
                     hint="the mapped (leading) axis needs one entry per device", loc=loc)
             return self.devices
         avail = runtime.devices()
+        if self.backend is not None:   # (JAX's RuntimeError for a platform not present)
+            avail = _devices_of(self.backend)
         if n > len(avail):
             raise ArgumentValueError(
                 f"pmap over an axis of size {n} needs {n} devices, but only {len(avail)} "
@@ -441,7 +445,7 @@ class Pmapped(StagedCallable):
             "pmap", leaves, dims, names, loc,
             "use in_axes=None for arguments that every device gets whole")
         if not sizes:
-            raise ArgumentValueError("pmap needs at least one argument with a mapped axis",
+            raise ArgumentValueError("pmap requires at least one argument with a mapped axis.",
                                      hint="map at least one argument, e.g. in_axes=0", loc=loc)
         if len({s for *_, s in sizes}) > 1:
             raise ShapeError("pmap got different sizes for the axes to be mapped: "
@@ -449,6 +453,11 @@ class Pmapped(StagedCallable):
                              hint="every mapped argument needs the same size along its mapped "
                                   "axis (one entry per device)", loc=loc)
         n = sizes[0][3]
+        if self.axis_size is not None and self.axis_size != n:
+            raise ArgumentValueError(f"Specified axis_size {self.axis_size} doesn't match "
+                                     f"received axis_size {n}.", loc=loc,
+                                     hint="axis_size must be the mapped arguments' size "
+                                          "(one process), or leave it out")
         return dyn_args, statics, leaves, in_tree, avals, norm, n, self._devices_for(n, sizes, loc)
 
     def _entry(self, args, kwargs):
@@ -544,28 +553,29 @@ def _sizes_text(sizes):
 
 
 def pmap(fun=None, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnums=(),
-         devices=None, backend=None, axis_size=None, donate_argnums=(),
-         global_arg_shapes=None):
+         devices=None, backend=None, axis_size=None, donate_argnums=()):
     """Parallel map over devices: `pmap(f)(xs)` runs `f` on slice i of `xs` (along the
     mapped axis) on device i, as one SPMD program; collectives over `axis_name`
-    (`lax.psum`, `pmean`, `all_gather`, ...) communicate between the devices."""
+    (`lax.psum`, `pmean`, `all_gather`, ...) communicate between the devices.
+    `backend` ('cpu', 'gpu', ...) picks the devices of that platform (unless
+    `devices` are given); `axis_size`, in one process, must be the mapped size of
+    the arguments (JAX's ValueError otherwise; an argument must still be mapped)."""
     if fun is None:
         return functools.partial(pmap, axis_name=axis_name, in_axes=in_axes,
                                  out_axes=out_axes,
                                  static_broadcasted_argnums=static_broadcasted_argnums,
-                                 devices=devices, backend=backend, donate_argnums=donate_argnums)
+                                 devices=devices, backend=backend, axis_size=axis_size,
+                                 donate_argnums=donate_argnums)
     if not callable(fun):
         raise ArgumentTypeError(f"pmap needs a function, got {type(fun).__name__}",
                                 loc=caller_location())
-    for what, value in (("backend", backend), ("axis_size", axis_size),
-                        ("global_arg_shapes", global_arg_shapes)):
-        if value is not None:
-            raise NotImplementedInAstjaxError(
-                f"pmap's {what}= is not supported by astjax yet",
-                hint="pmap maps over the default backend's devices (pass devices=...)",
-                loc=caller_location())
+    if devices is not None:
+        devices = tuple(devices)
+        if not devices:
+            raise ArgumentValueError("'devices' argument to pmap must be non-empty, or None.",
+                                     loc=caller_location())
     return Pmapped(fun, axis_name, in_axes, out_axes, static_broadcasted_argnums, devices,
-                   donate_argnums)
+                   donate_argnums, backend=backend, axis_size=axis_size)
 
 
 def shard_map_public(f=None, /, *, out_specs, in_specs=None, mesh=None,

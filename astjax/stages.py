@@ -22,9 +22,11 @@ from . import core, dtypes, tree_util
 from .shape_poly import canonical_shape
 from . import sharding_impls as _sharding
 from .codegen import compile_cache, runtime, stablehlo
-from .errors import (ArgumentTypeError, ArgumentValueError, NotImplementedInAstjaxError,
-                     caller_location)
-from .staging import leaf_aval
+from .errors import (ArgumentTypeError, ArgumentValueError, JAXValueError,
+                     NotImplementedInAstjaxError, caller_location)
+from .codegen import spmd as _spmd
+from .extend.backend import UnknownBackendError
+from .staging import donated_leaves, leaf_aval, param_names
 
 __all__ = ["ShapeDtypeStruct", "ArgInfo", "Traced", "Lowered", "Compiled",
            "CompilerOptions", "Wrapped"]
@@ -198,18 +200,122 @@ class Traced(_Stage):
     def lower(self, *, lowering_platforms=None):
         """The StableHLO of this signature (`Lowered`), for the platform the function
         runs on or, with `lowering_platforms=('cuda',)`, for that one (what JAX allows
-        on a machine without it: the text, not an executable)."""
+        on a machine without it: the text, not an executable). Several platforms give
+        JAX's multi-platform module: `@main` takes the platform index first (a
+        `tensor<i32>`, `jax.global_constant = "_platform_index"`)."""
         if lowering_platforms is None:
             return self._like(Lowered)
-        names = tuple(stablehlo.check_platform(p) for p in lowering_platforms)
+        names = tuple(map(_lowering_platform, lowering_platforms))
         for_platform = getattr(self._entry, "for_platform", None)
-        if len(names) != 1 or for_platform is None:
+        if for_platform is None:
             raise NotImplementedInAstjaxError(
-                f"lowering for {names}: astjax lowers a one-device jit for one platform "
-                "(JAX's several platforms take a platform-index argument)",
-                hint="pass one platform, e.g. lowering_platforms=('cuda',)",
-                loc=caller_location())
-        return self._like(Lowered, for_platform(names[0]))
+                f"lowering for {names}: astjax lowers a partitioned (sharded) jit, or one "
+                "taking references or tokens, for the platform it runs on only",
+                hint="leave lowering_platforms out", loc=caller_location())
+        if len(names) == 1:
+            return self._like(Lowered, for_platform(names[0]))
+        return self._like(Lowered, _MultiPlatform(self._entry, names))
+
+
+def _lowering_platform(name):
+    """A `lowering_platforms` entry as a lowering platform: "gpu" is the GPU platform
+    present (JAX's RuntimeError without one), an unknown name a located ValueError."""
+    if str(name).lower() == "gpu":
+        gpus = [d for d in runtime.global_devices() if d.platform in ("gpu", "cuda", "rocm")]
+        if not gpus:
+            raise UnknownBackendError(
+                "Unknown backend: 'gpu' requested, but no platforms that are instances of "
+                "gpu are present. Platforms present are: " + ",".join(
+                    sorted({d.platform for d in runtime.global_devices()})),
+                hint="name the platform: 'cuda' or 'rocm'", loc=caller_location())
+        return stablehlo.platform_name(gpus[0])
+    return stablehlo.check_platform(name)
+
+
+class _MultiPlatform:
+    """The module of a one-device `jit` signature (`dispatch_keys.Entry`) lowered for
+    several platforms, as JAX lowers `lowering_platforms=('cpu', 'cuda')`: `@main`'s
+    first argument is the platform index, an i32 the caller passes (its position in
+    `platforms`). When every platform lowers the program alike, that is the whole
+    difference from a one-platform module (JAX's text); otherwise `@main` is a
+    `stablehlo.case` on the index calling one private function per platform
+    (`@_platform_cpu`, ..., as `jax.export` lays out such modules), where JAX puts
+    the `case` around each platform-dependent operation instead -- the same program.
+    JAX 0.10.2 cannot compile it (ValueError), nor can astjax."""
+
+    def __init__(self, entry, platforms):
+        self.closed, self.out_tree, self.in_tree = entry.closed, entry.out_tree, entry.in_tree
+        self.in_avals, self.platforms = entry.in_avals, platforms
+        self.compiler_options, self.executable = entry.compiler_options, None
+        jaxpr = entry.program.jaxpr
+        index = core.Var(core.ShapedArray((), np.int32))
+        with_index = core.Jaxpr([index, *jaxpr.constvars], jaxpr.invars, jaxpr.outvars,
+                                jaxpr.eqns)
+        args = dict(entry.lower_args, donated={i + 1 for i in entry.lower_args["donated"]})
+        attrs = [_PLATFORM_INDEX] + [None] * (len(jaxpr.constvars) + len(jaxpr.invars))
+        texts = [stablehlo.lower_module(with_index, platform=p, arg_shardings=attrs, **args)
+                 for p in platforms]
+        self.text = texts[0] if len(set(texts)) == 1 else _dispatching_module(
+            jaxpr, platforms, entry.lower_args)
+
+    def compile(self):
+        raise JAXValueError(
+            f"a module lowered for several platforms {self.platforms} cannot be compiled "
+            "(JAX 0.10.2 raises ValueError too): it takes the platform index as an argument",
+            hint="lower for one platform (lowering_platforms=('cpu',)) to compile, or "
+                 "use jax.export for a module that runs on several", loc=caller_location())
+
+
+_PLATFORM_INDEX = 'jax.global_constant = "_platform_index"'
+
+
+def _dispatching_module(jaxpr, platforms, lower_args):
+    """A module whose `@main(%platform_index, args...)` calls, by a `stablehlo.case`
+    on the index, the private function `@_platform_<p>` holding `jaxpr` lowered for
+    platform `p`."""
+    params = [*jaxpr.constvars, *jaxpr.invars]
+    types = [stablehlo.tensor_type(v.aval) for v in params]
+    out_avals = [v.aval for v in jaxpr.outvars]
+    funcs = []
+    for p in platforms:
+        mb = stablehlo.ModuleBuilder()
+        names = [f"%arg{i}" for i in range(len(params))]
+        mb.types.update(zip(names, types))
+        nc = len(jaxpr.constvars)
+        with core.collector_paused():
+            outs = stablehlo.lower_jaxpr(mb, jaxpr, names[:nc], names[nc:], p)
+        mb.emit(f"func.return {', '.join(outs)} : {', '.join(mb.types[o] for o in outs)}"
+                if outs else "func.return")
+        sig = ", ".join(f"{n}: {t}" for n, t in zip(names, types))
+        funcs.append(f"func.func private @_platform_{p}({sig}) -> "
+                     f"({', '.join(mb.types[o] for o in outs)}) {{\n"
+                     + "\n".join(mb.lines) + "\n}")
+        funcs.extend(mb.functions)
+    mb = stablehlo.ModuleBuilder()
+    mb.types["%arg0"] = "tensor<i32>"
+    args = [f"%arg{i + 1}" for i in range(len(params))]
+    mb.types.update(zip(args, types))
+
+    def branch(p):
+        return mb.region([], lambda: mb.op("func.call", args, out_avals,
+                                           {"callee": f"@_platform_{p}"}))
+    outs = mb.op("stablehlo.case", ["%arg0"], out_avals, regions=[branch(p) for p in platforms])
+    mb.emit(f"func.return {', '.join(outs)} : {', '.join(mb.types[o] for o in outs)}"
+            if outs else "func.return")
+    donated, names = lower_args["donated"], lower_args["result_names"]
+    sig = [f"%arg0: tensor<i32> {{{_PLATFORM_INDEX}}}"] + [
+        f"{a}: {t}" + (" {jax.buffer_donor = true}" if i in donated else "")
+        for i, (a, t) in enumerate(zip(args, types))]
+    res = [f"{mb.types[o]} {{jax.result_info = \"{stablehlo.mlir_string(n)}\"}}"
+           if names is not None and len(names) == len(outs) else mb.types[o]
+           for o, n in zip(outs, names or [None] * len(outs))]
+    main = (f"func.func public @main({', '.join(sig)}) -> ({', '.join(res)}) {{\n"
+            + "\n".join(mb.lines) + "\n}")
+    body = "".join("\n".join("  " + ln for ln in f.splitlines()) + "\n"
+                   for f in [main, *funcs])
+    safe = "".join(c if c.isalnum() or c == "_" else "_" for c in lower_args["name"])
+    return (f"module @{safe} attributes {{mhlo.num_partitions = 1 : i32, "
+            f"mhlo.num_replicas = 1 : i32}} {{\n{body}}}\n")
 
 
 _DIALECTS = ("stablehlo", "hlo")
@@ -340,7 +446,121 @@ class Compiled(_Stage):
                     hint="lower and compile again for these shapes, or call the jitted "
                          "function itself (it compiles per signature)", loc=caller_location())
         placed = getattr(entry, "run_placed", None)   # one device: JAX's placement rule
+        if placed is None and isinstance(entry, _spmd.SpmdEntry):
+            _check_layouts(entry, leaves, self._layouts()[0])
         return placed(leaves, None, self._fun_name) if placed else entry.run(leaves)
+
+
+def has_layouts(tree) -> bool:
+    """Whether a leaf of `tree` is a ShapeDtypeStruct with a sharding."""
+    return any(isinstance(x, ShapeDtypeStruct) and x.sharding is not None
+               for x in tree_util.tree_leaves(tree))
+
+
+def _struct_layout(x, fun, loc):
+    """The sharding a ShapeDtypeStruct leaf asks for (a PartitionSpec on the context
+    mesh), or None."""
+    s = getattr(x, "sharding", None) if isinstance(x, ShapeDtypeStruct) else None
+    if isinstance(s, _sharding.PartitionSpec):
+        if _sharding.get_mesh().empty:   # (JAX 0.10.2's TypeError)
+            raise ArgumentTypeError(
+                f"Error interpreting argument to {fun!r} as an abstract array. The "
+                f"problematic value is of type {type(x)} (a ShapeDtypeStruct whose "
+                f"sharding is the PartitionSpec {s} with no mesh in context).",
+                hint="give a NamedSharding, or lower under `with jax.set_mesh(mesh):`",
+                loc=loc)
+        s = _sharding.NamedSharding(_sharding.get_mesh(), s)
+    return s
+
+
+def abstract_layouts_entry(jitted, args, kwargs):
+    """The entry `jit(f).lower(*args)` compiles when ShapeDtypeStructs among `args`
+    carry shardings (`jitted`: the `api.Jitted`): a partitioned program whose
+    arguments are laid out so, as if `jit`'s in_shardings said it; with
+    SingleDeviceShardings only, the one-device program placed on that device.
+    Cached in the jit's cache beside the entries of calls."""
+    loc = caller_location()
+    dyn_args, dyn_kwargs, statics = jitted._split(args, kwargs)
+    leaves, in_tree = tree_util.flatten_for_staging((tuple(dyn_args), dyn_kwargs))
+    lays = tuple(_struct_layout(x, jitted.fun, loc) for x in leaves)
+    named = [s for s in lays if isinstance(s, _sharding.NamedSharding)]
+    if not named:   # one device: that device's program
+        devs = {d for s in lays if s is not None for d in s.device_set}
+        if len(devs) > 1:
+            raise ArgumentValueError(
+                "Received incompatible devices for jitted computation: the arguments' "
+                f"SingleDeviceShardings name devices {sorted(d.id for d in devs)}",
+                hint="lay every argument out on one device", loc=loc)
+        plain = tree_util.tree_unflatten(in_tree, [
+            ShapeDtypeStruct(x.shape, x.dtype, weak_type=x.weak_type)
+            if isinstance(x, ShapeDtypeStruct) else x for x in leaves])
+        entry, _ = jitted._entry(*_with_statics(plain, args, kwargs, jitted))
+        if not devs or not hasattr(entry, "placed_on"):   # (a Ref-taking program: its own)
+            return entry
+        return entry.compile().placed_on(devs.pop())
+    avals = tuple(leaf_aval(x) for x in leaves)
+    key = ("abstract layouts", statics, in_tree, avals, lays, dtypes.config.x64_enabled)
+    entry = jitted._cache.get(key)
+    if entry is None:
+        closed, out_tree = jitted._stage(dyn_args, dyn_kwargs, statics, in_tree, avals)
+        options = jitted._options.compiler_options if jitted._options is not None else ()
+        entry = _spmd.jit_entry(closed, out_tree, getattr(jitted.fun, "__name__", "fn"),
+                                jitted._shardings, dyn_args, leaves,
+                                donated_leaves(jitted.donate_argnums, dyn_args, statics),
+                                loc, options, leaf_layouts=lays)
+        entry.in_tree = in_tree
+        entry.arg_labels = _labels(jitted.fun, dyn_args, dyn_kwargs)
+        jitted._cache[key] = entry
+    return entry
+
+
+def _with_statics(plain, args, kwargs, jitted):
+    """(args, kwargs) of a call with the dynamic ones taken from `plain` (the tree
+    `((dyn_args...), dyn_kwargs)`) and the static ones as given."""
+    dyn_args, dyn_kwargs = plain
+    it = iter(dyn_args)
+    new_args = [a if i in jitted.static_argnums else next(it) for i, a in enumerate(args)]
+    return new_args, {k: (v if k in jitted.static_argnames else dyn_kwargs[k])
+                      for k, v in kwargs.items()}
+
+
+def _labels(fun, dyn_args, dyn_kwargs):
+    """A name per argument leaf, for JAX's sharding-mismatch message (`x`, `x[0]`)."""
+    names = param_names(fun)
+    out = []
+    for i, a in enumerate(dyn_args):
+        n = names[i] if i < len(names) else f"args[{i}]"
+        paths = tree_util.tree_flatten_with_path(a)[0]
+        out += [n + tree_util.keystr(p) for p, _ in paths]
+    for k in sorted(dyn_kwargs):
+        out += [k + tree_util.keystr(p) for p, _ in tree_util.tree_flatten_with_path(
+            dyn_kwargs[k])[0]]
+    return out
+
+
+def _check_layouts(entry, leaves, required):
+    """JAX's ValueError when a committed argument of a compiled partitioned program
+    is laid out otherwise than the program was compiled for (an uncommitted array
+    or a host value is laid out as needed)."""
+    labels = getattr(entry, "arg_labels", None)
+    bad = []
+    for i, (x, want) in enumerate(zip(leaves, required)):
+        got = getattr(x, "sharding", None) if getattr(x, "committed", False) else None
+        if got is None or got == want or (
+                isinstance(got, _sharding.NamedSharding) and got.is_equivalent_to(
+                    want, len(x.shape))):
+            continue
+        name = labels[i] if labels and i < len(labels) else f"args[{i}]"
+        aval = leaf_aval(x)
+        bad.append(f"Argument {name} with shape {aval.dtype.name}"
+                   f"[{','.join(map(str, aval.shape))}]:\n"
+                   f"  Passed sharding: {got}\n  Required sharding: {want}")
+    if bad:
+        raise ArgumentValueError(
+            "Computation was compiled for input shardings that disagree with the "
+            f"shardings of arguments passed to it. Here are the {len(bad)} mismatches:\n"
+            + "\n".join(bad), hint="device_put the arguments with the compiled "
+            "input_shardings, or pass uncommitted arrays", loc=caller_location())
 
 
 @runtime_checkable

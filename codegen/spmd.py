@@ -349,13 +349,17 @@ def _flat_in(in_spec, dyn_args, n_leaves, loc):
 
 
 def jit_entry(closed, out_tree, name, shardings, dyn_args, leaves, donated, loc,
-              compiler_options=()):
+              compiler_options=(), leaf_layouts=None):
     """The SpmdEntry of a `jit` call: layouts flattened to one per argument leaf
     and per result, checked against the avals; `compiler_options` are `jit`'s
-    (name, value) pairs for XLA."""
+    (name, value) pairs for XLA; `leaf_layouts` (per leaf, or None): the abstract
+    arguments' shardings (`ShapeDtypeStruct(..., sharding=)`), where in_shardings
+    gives none."""
     in_spec, out_spec = shardings or (None, None)
     avals = [v.aval for v in closed.jaxpr.invars]
     ins = _flat_in(in_spec, dyn_args, len(avals), loc)
+    if leaf_layouts is not None:
+        ins = [s if s is not None else lay for s, lay in zip(ins, leaf_layouts)]
     for s, a, x in zip(ins, avals, leaves):
         if s is not None:
             check_sharding_fits(s, a, "jit in_shardings", loc)

@@ -417,20 +417,25 @@ def check_platform(platform) -> str:
 
 def lower_module(jaxpr: core.Jaxpr, name="main_fn", num_replicas=1, donated=(),
                  platform="cpu", num_partitions=1, arg_shardings=None,
-                 result_shardings=None, preamble=None, result_names=None) -> str:
+                 result_shardings=None, preamble=None, result_names=None,
+                 tokens=False) -> str:
     """A whole module: constvars then invars become the function's arguments.
     `result_names` (one per result, e.g. `result['a'][0]`) become the results'
     `jax.result_info` attributes, as JAX prints them.
     `arg_shardings` / `result_shardings` (SPMD programs, `codegen.spmd`): one
     sharding attribute (`mhlo.sharding = "..."` or `sdy.sharding = ...`) or None per
     argument (constvars first) / result; `preamble()`, called after the body is
-    lowered, gives module-level lines (Shardy's `sdy.mesh` declarations)."""
-    if any(type(v.aval) is core.TokenAval for v in (*jaxpr.invars, *jaxpr.outvars)):
+    lowered, gives module-level lines (Shardy's `sdy.mesh` declarations).
+    `tokens`: token arguments and results are allowed (`!stablehlo.token`, as JAX
+    types them; `astjax/jit_tokens.py` runs such a module); the other callers
+    (partitioned programs, pmap) refuse them."""
+    if not tokens and any(type(v.aval) is core.TokenAval
+                          for v in (*jaxpr.invars, *jaxpr.outvars)):
         raise NotImplementedInAstjaxError(
             "a token (from lax.create_token, lax.after_all or an ffi_call's token result) "
-            "cannot be an argument or a result of a compiled function in astjax; JAX "
-            "passes a Token object there",
-            hint="create and thread tokens inside the jitted function, and return arrays")
+            "as an argument or a result of a partitioned program or a pmap is not "
+            "supported by astjax (a one-device jit takes and returns them)",
+            hint="create and thread tokens inside the function, and return arrays")
     mb = ModuleBuilder()
     params = jaxpr.constvars + jaxpr.invars
     arg_names = []

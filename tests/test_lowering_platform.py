@@ -38,8 +38,11 @@ def test_lowering_for_cuda_on_a_cpu_machine():
 
 def test_lowering_platform_errors():
     traced = astjax.jit(lambda x: x + 1).trace(A)
-    with pytest.raises(ValueError, match="Unknown lowering platform 'gpu'") as e:
+    # jax 0.10.2 on a CPU machine: RuntimeError "Unknown backend: 'gpu' requested, ..."
+    with pytest.raises(RuntimeError, match="Unknown backend: 'gpu' requested") as e:
         traced.lower(lowering_platforms=("gpu",))
     assert isinstance(e.value, AstjaxError)
-    with pytest.raises(NotImplementedError, match="one platform"):
-        traced.lower(lowering_platforms=("cpu", "cuda"))
+    with pytest.raises(ValueError, match="Unknown lowering platform 'tpuu'") as e:
+        traced.lower(lowering_platforms=("tpuu",))   # (JAX lowers it: a located error)
+    assert isinstance(e.value, AstjaxError)
+    # several platforms: tests/test_refusals_computed.py

@@ -1,0 +1,70 @@
+"""`jit` of a function that takes or returns XLA tokens (`lax.create_token()`,
+`lax.after_all`, an `ffi_call`'s token result), as JAX compiles it: the tokens are
+`!stablehlo.token` arguments and results of `@main`, and a call passes and returns
+host `Token` objects.
+
+A token has no data. PJRT takes an empty `bool[0]` buffer for a token parameter and
+gives one back for a token result (what JAX passes and receives), so `TokenEntry`
+compiles the module with those buffer types at the token positions, passes an empty
+buffer for each `Token` argument, and turns each token result into a `Token`. Like
+`jit_refs.RefEntry`, it is never put on the fast dispatch paths: every call goes
+through `run`.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import core, tree_util
+from .codegen import runtime, stablehlo
+from .primitives.ffi_call import Token
+
+__all__ = ["TokenEntry", "at_boundary"]
+
+_EMPTY = core.ShapedArray((0,), np.bool_)   # the buffer PJRT holds for a token
+
+
+def at_boundary(closed) -> bool:
+    """Whether an argument or a result of `closed` is a token."""
+    jaxpr = closed.jaxpr
+    return any(type(v.aval) is core.TokenAval for v in (*jaxpr.invars, *jaxpr.outvars))
+
+
+def _buffer_aval(aval):
+    return _EMPTY if type(aval) is core.TokenAval else aval
+
+
+class TokenEntry:
+    """One compiled signature of a jitted function with token arguments or results:
+    `text` (`@main` typed with `!stablehlo.token` there), `compile()`, `run(leaves)`."""
+
+    def __init__(self, closed, out_tree, name, donated=(), compiler_options=()):
+        self.closed, self.out_tree, self.in_tree = closed, out_tree, None
+        jaxpr = closed.jaxpr
+        self.in_avals = [v.aval for v in jaxpr.invars]
+        self.is_token = [type(v.aval) is core.TokenAval for v in jaxpr.outvars]
+        self.compiler_options = tuple(compiler_options)
+        nconst = len(jaxpr.constvars)
+        self.text = stablehlo.lower_module(
+            jaxpr, name=f"jit_{name}", donated={i + nconst for i in donated},
+            result_names=stablehlo.result_names(out_tree), tokens=True)
+        self.consts = list(closed.consts)
+        self.executable = None
+
+    def compile(self):
+        """Compile the module (once): PJRT's empty buffers at the token positions."""
+        if self.executable is None:
+            j = self.closed.jaxpr
+            self.executable = runtime.Executable(
+                self.text, [_buffer_aval(v.aval) for v in (*j.constvars, *j.invars)],
+                [_buffer_aval(v.aval) for v in j.outvars],
+                compiler_options=self.compiler_options)
+        return self
+
+    def run(self, leaves):
+        """Run on flat argument leaves (`Token`s at the token positions)."""
+        self.compile()
+        args = [np.zeros((0,), np.bool_) if type(a) is core.TokenAval else x
+                for x, a in zip(leaves, self.in_avals)]
+        outs = self.executable(*self.consts, *args)
+        return tree_util.tree_unflatten(
+            self.out_tree, [Token() if t else o for o, t in zip(outs, self.is_token)])
