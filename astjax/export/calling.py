@@ -39,10 +39,6 @@ def call_exported(exported):
     if not hasattr(exported, "mlir_module_serialized"):
         raise ExportError(f"The exported argument must be an export.Exported. Found "
                           f"{exported!r:.80}.", loc=caller_location())
-    if exported.nr_devices != 1:
-        raise ExportError(f"Function '{exported.fun_name}' was exported for "
-                          f"{exported.nr_devices} devices; astjax calls single-device "
-                          "exports only", loc=caller_location())
 
     # float0 arguments (integer inputs' cotangents) carry no data: they are checked,
     # never passed through the custom_vjp nor bound; the module does not read them
