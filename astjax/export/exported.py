@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import core, tree_util
+from .. import core, sharding_impls as shd, tree_util
 from ..ad_api import vjp as _vjp
 from ..api import Jitted, ShapeDtypeStruct, jit
 from ..codegen import runtime, stablehlo
@@ -239,12 +239,12 @@ def _vjp_exporter(fun_jit, platforms, disabled, mesh):
         specs = [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
                  for a in exp.in_avals]
         specs += [ShapeDtypeStruct(a.shape, _ct_dtype(a.dtype)) for a in exp.out_avals]
-        jitted = jit(fun_vjp)
-        if mesh is not None:
-            ins = exp.in_shardings_jax(mesh)
-            jitted = jit(fun_vjp, in_shardings=ins + exp.out_shardings_jax(mesh),
-                         out_shardings=ins)
-        return export(jitted, platforms=platforms, disabled_checks=disabled)(*specs)
+        if mesh is None:
+            return export(jit(fun_vjp), platforms=platforms, disabled_checks=disabled)(*specs)
+        ins = exp.in_shardings_jax(mesh)
+        jitted = jit(fun_vjp, in_shardings=ins + exp.out_shardings_jax(mesh), out_shardings=ins)
+        with shd.set_mesh(mesh):   # (the primal's PartitionSpecs name the export's mesh)
+            return export(jitted, platforms=platforms, disabled_checks=disabled)(*specs)
     return get_vjp
 
 

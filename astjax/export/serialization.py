@@ -337,6 +337,9 @@ def _read_shardings(t: TableView, in_avals, out_avals):
 def _exported_table(exp, vjp_order: int) -> Table:
     if exp.ordered_effects or exp.unordered_effects:
         raise ExportError("serialization of an Exported with effects is not supported")
+    if not exp._has_named_shardings:
+        raise ExportError("Exported being serialized must have named shardings after "
+                          "3/17/2026.", loc=caller_location())
     uniques: dict = {}
     for a in (*exp.in_avals, *exp.out_avals):
         uniques.setdefault((a.shape, np.dtype(a.dtype)), a)

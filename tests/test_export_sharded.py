@@ -1,0 +1,171 @@
+"""Multi-device exports (`jax.export` of a `jit` with shardings over a 1-D or 2-D
+mesh, of PartitionSpecs under `set_mesh`, of a `shard_map`), against what JAX 0.10.2
+shows and computes (tests/oracle/export_sharded.json, recorded by
+tests/oracle/record_export_sharded.py):
+
+- astjax's export has JAX's `nr_devices`, stored shardings (NamedShardings over the
+  AbstractMesh), `in_shardings_jax(mesh)` / `out_shardings_jax(mesh)`,
+  `in_shardings_hlo` (None, and XLA's HloShardings once deserialized) and the
+  module's `sdy.mesh` and `@main` sharding attributes;
+- JAX's serialized artifacts load with the same fields and run under an astjax
+  `jit` on a mesh of as many devices with JAX's values and result layouts, also
+  under `grad` through the stored VJP; astjax's own artifacts, reloaded, run the same;
+- a call on another number of devices is JAX's ValueError, with JAX's text."""
+import base64
+import contextlib
+import dataclasses
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import astjax as jax
+import astjax.numpy as jnp
+from astjax import export
+from astjax.export import serialization
+from astjax.export.flatbuffer import Table, TableView, build
+
+from oracle import record_export_sharded as rec
+
+ORACLE = json.loads((Path(__file__).parent / "oracle" / "export_sharded.json").read_text())
+NAMES = sorted(rec.CASES)
+
+pytestmark = pytest.mark.skipif(len(jax.devices()) < 4, reason="needs 4 devices "
+                                "(ASTJAX_NUM_CPU_DEVICES=4, set by conftest.py)")
+
+
+def _args(name):
+    return [np.asarray(a, np.float32) for a in rec.CASES[name][2]]
+
+
+def _texts(xs):
+    return [None if x is None else str(x) for x in xs]
+
+
+@pytest.fixture(scope="module")
+def ours():
+    """name -> (mesh, astjax's export of the case, that export serialized and read back)."""
+    out = {}
+    for name in NAMES:
+        mesh = rec.mesh_of(jax, name)
+        ctx = jax.set_mesh(mesh) if name == "pspec_under_mesh" else contextlib.nullcontext()
+        with ctx:
+            exp = export.export(rec.functions(jax, jnp, name, mesh))(*_args(name))
+        out[name] = mesh, exp, export.deserialize(exp.serialize(vjp_order=1))
+    return out
+
+
+@pytest.fixture(scope="module")
+def theirs():
+    """name -> JAX's artifact of the case, deserialized."""
+    return {name: export.deserialize(base64.b64decode(ORACLE[name]["artifact"]))
+            for name in NAMES}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_fields_as_jax(ours, name):
+    want = ORACLE[name]
+    mesh, exp, back = ours[name]
+    assert exp.nr_devices == back.nr_devices == want["nr_devices"]
+    assert _texts(exp.in_shardings_hlo) == want["in_shardings_hlo"]
+    assert [repr(s) for s in exp._in_named_shardings] == want["named_in"]
+    assert [repr(s) for s in exp._out_named_shardings] == want["named_out"]
+    assert [repr(s) for s in exp.in_shardings_jax(mesh)] == want["in_shardings_jax"]
+    assert [repr(s) for s in exp.out_shardings_jax(mesh)] == want["out_shardings_jax"]
+    # the round trip keeps the stored shardings; XLA's view appears as in JAX
+    assert (back._in_named_shardings, back._out_named_shardings) == (
+        exp._in_named_shardings, exp._out_named_shardings)
+    assert _texts(back.in_shardings_hlo) == want["deserialized_in_shardings_hlo"]
+    assert _texts(back.out_shardings_hlo) == want["deserialized_out_shardings_hlo"]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_module_sharding_attributes_as_jax(ours, name):
+    got = rec.module_summary(ours[name][1].mlir_module())
+    want = ORACLE[name]["module"]
+    assert got["meshes"] == want["meshes"]
+    assert got["main"] == want["main"]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_jax_artifact_fields(theirs, name):
+    want, exp = ORACLE[name], theirs[name]
+    mesh = rec.mesh_of(jax, name)
+    assert exp.nr_devices == want["nr_devices"]
+    assert _texts(exp.in_shardings_hlo) == want["deserialized_in_shardings_hlo"]
+    assert _texts(exp.out_shardings_hlo) == want["deserialized_out_shardings_hlo"]
+    assert [repr(s) for s in exp.in_shardings_jax(mesh)] == want["in_shardings_jax"]
+    assert [repr(s) for s in exp.out_shardings_jax(mesh)] == want["out_shardings_jax"]
+    assert [repr(s) for s in exp.vjp().in_shardings_jax(mesh)] == want["vjp_in_shardings_jax"]
+    assert [repr(s) for s in exp.vjp().out_shardings_jax(mesh)] == want["vjp_out_shardings_jax"]
+    assert exp.vjp().nr_devices == want["vjp_nr_devices"]
+
+
+def _run(exp, name):
+    """(result leaves, their specs, gradient, its spec) of `jit(exp.call)` on the
+    case's arguments laid out by `exp.in_shardings_jax(mesh)`, as the recorder runs it."""
+    mesh = rec.mesh_of(jax, name)
+    placed = [x if s is None else jax.device_put(x, s)
+              for x, s in zip(_args(name), exp.in_shardings_jax(mesh))]
+    leaves = jax.tree_util.tree_leaves(jax.jit(exp.call)(*placed))
+
+    def loss(a):
+        return jax.tree_util.tree_leaves(exp.call(a, *placed[1:]))[0].sum()
+    grad = jax.jit(jax.grad(loss))(placed[0])
+    return leaves, [str(r.sharding.spec) for r in leaves], grad, str(grad.sharding.spec)
+
+
+@pytest.mark.parametrize("which", ["jax", "astjax"])
+@pytest.mark.parametrize("name", NAMES)
+def test_runs_with_jax_values_and_layouts(ours, theirs, name, which):
+    exp = theirs[name] if which == "jax" else ours[name][2]
+    want = ORACLE[name]
+    leaves, specs, grad, grad_spec = _run(exp, name)
+    assert len(leaves) == len(want["result"])
+    for got, w in zip(leaves, want["result"]):
+        np.testing.assert_allclose(np.asarray(got), np.asarray(w), rtol=2e-6, atol=2e-6)
+    assert specs == want["result_specs"]
+    np.testing.assert_allclose(np.asarray(grad), np.asarray(want["grad"]), rtol=1e-5,
+                               atol=1e-6)
+    assert grad_spec == want["grad_spec"]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_called_on_another_number_of_devices(theirs, name):
+    exp, want = theirs[name], ORACLE[name]
+    cls, text = want["eager_numpy_error"]
+    with pytest.raises(ValueError) as info:
+        exp.call(*_args(name))
+    assert cls == "ValueError" and info.value.message == text
+    if want["jit_four_devices_error"] is not None:
+        four = jax.sharding.Mesh(np.array(jax.devices()[:4]), ("z",))
+        spread = [jax.device_put(x, jax.sharding.NamedSharding(four, jax.sharding.PartitionSpec()))
+                  for x in _args(name)]
+        cls, text = want["jit_four_devices_error"]
+        with pytest.raises(ValueError) as info:
+            jax.jit(exp.call)(*spread)
+        assert cls == "ValueError" and info.value.message == text
+
+
+def test_a_mesh_of_other_axes_is_refused(ours):
+    mesh, exp, _ = ours["mesh_1d"]
+    other = jax.sharding.Mesh(mesh.devices, ("y",))
+    with pytest.raises(ValueError, match="does not match the mesh used for export"):
+        exp.in_shardings_jax(other)
+
+
+def test_hlo_shardings_of_older_artifacts(ours):
+    """JAX's artifacts from before it stored named shardings carry HloSharding protos
+    only: read as jaxlib's HloShardings, put on a mesh as JAX puts them; an Exported
+    without named shardings is not serialized again (JAX's error)."""
+    mesh, exp, back = ours["mesh_2d"]
+    older = dataclasses.replace(back, _has_named_shardings=False,
+                                _in_named_shardings=(None, None), _out_named_shardings=(None,))
+    assert older.in_shardings_jax(mesh) == exp.in_shardings_jax(mesh)
+    assert older.out_shardings_jax(mesh) == exp.out_shardings_jax(mesh)
+    hlo = back.in_shardings_hlo[1]
+    table = TableView.root(build(Table({1: hlo.to_proto().SerializeToString()})))
+    assert str(serialization._sharding(table, [])) == str(hlo) == "{devices=[2,2]<=[2,2]T(1,0)}"
+    with pytest.raises(ValueError, match="must have named shardings"):
+        older.serialize()
