@@ -7,7 +7,9 @@ stored, reloaded (`Exported.serialize`, `deserialize`: JAX's byte format,
 `astjax/export/serialization.py`) and called later (`Exported.call`,
 `astjax/export/calling.py`), also under `grad` through the exported VJP, which an
 export made in this process builds on demand and a serialization carries up to
-`vjp_order`.
+`vjp_order`. A function partitioned over a mesh (a sharded `jit`, a `shard_map`
+inside) exports for that many devices with its layouts (`_Layout`,
+astjax/export/shardings.py), as JAX's does.
 """
 from __future__ import annotations
 
