@@ -35,14 +35,19 @@ CASES = {
     "partial_replicated": ((2, 2), ("x", "y"), [M42]),
     "pspec_under_mesh": ((4,), ("x",), [A8]),
     "shard_map": ((4,), ("x",), [A8]),
+    "explicit_axes": ((2, 2), ("x", "y"), [M44]),
 }
 
 
 def mesh_of(jax, name):
-    """The mesh of case `name`: its first devices, Auto axes."""
+    """The mesh of case `name`: its first devices, Auto axes ("explicit_axes":
+    Explicit, as `jax.make_mesh` makes them by default)."""
     sizes, names, _ = CASES[name]
     n = int(np.prod(sizes))
-    return jax.sharding.Mesh(np.array(jax.devices()[:n]).reshape(sizes), names)
+    kind = jax.sharding.AxisType.Explicit if name == "explicit_axes" else \
+        jax.sharding.AxisType.Auto
+    return jax.sharding.Mesh(np.array(jax.devices()[:n]).reshape(sizes), names,
+                             axis_types=(kind,) * len(names))
 
 
 def functions(jax, jnp, name, mesh):
@@ -62,6 +67,8 @@ def functions(jax, jnp, name, mesh):
                        in_shardings=NS(mesh, P("x")))
     if name == "pspec_under_mesh":
         return jax.jit(lambda x: jnp.exp(x) - x, in_shardings=P("x"), out_shardings=P("x"))
+    if name == "explicit_axes":   # (the result's layout comes from its type)
+        return jax.jit(lambda a: jnp.sin(a) * 2 + 1, in_shardings=NS(mesh, P("x", "y")))
     if name == "shard_map":
         return jax.jit(jax.shard_map(lambda v: jax.lax.psum(jnp.sin(v), "x") * 2, mesh=mesh,
                                      in_specs=P("x"), out_specs=P()))
