@@ -71,8 +71,8 @@ def hlo_of(s, ndim):
     if len(rest) == len(names) and not any(a in special for a in names):
         return xc.HloSharding.replicate()
     dims = [1] * ndim
-    perm = []   # (mesh axes by the dimension they tile, then in spec order)
-    for a in sorted(placed, key=lambda a: (placed[a], _spec_order(spec, a))):
+    perm = []   # (mesh axes by the dimension they tile: the spec's order)
+    for a in placed:
         dims[placed[a]] *= sizes[a]
         perm.append(names.index(a))
     groups: dict = {}
@@ -84,12 +84,6 @@ def hlo_of(s, ndim):
         dims.append(int(np.prod([sizes[a] for a in axes])))
         perm += [names.index(a) for a in axes]
     return xc.HloSharding.iota_tile(dims, [sizes[a] for a in names], perm, kinds)
-
-
-def _spec_order(spec, axis):
-    """The position of `axis` among the mesh axes the spec names, in spec order."""
-    order = [a for e in spec for a in shd.PartitionSpec._axes(e)]
-    return order.index(axis)
 
 
 def named_from_hlo(h, ndim, mesh):
