@@ -106,7 +106,7 @@ def _run(exp, name):
     """(result leaves, their specs, gradient, its spec) of `jit(exp.call)` on the
     case's arguments laid out by `exp.in_shardings_jax(mesh)`, as the recorder runs it."""
     mesh = rec.mesh_of(jax, name)
-    placed = [x if s is None else jax.device_put(x, s)
+    placed = [jax.device_put(x, s or rec.replicated(jax, mesh))
               for x, s in zip(_args(name), exp.in_shardings_jax(mesh))]
     leaves = jax.tree_util.tree_leaves(jax.jit(exp.call)(*placed))
 
@@ -169,3 +169,28 @@ def test_hlo_shardings_of_older_artifacts(ours):
     assert str(serialization._sharding(table, [])) == str(hlo) == "{devices=[2,2]<=[2,2]T(1,0)}"
     with pytest.raises(ValueError, match="must have named shardings"):
         older.serialize()
+
+
+@pytest.fixture
+def gspmd():
+    """Lower partitioned programs with GSPMD (`jax_use_shardy_partitioner=False`)."""
+    old = jax.config.read("jax_use_shardy_partitioner")
+    jax.config.update("jax_use_shardy_partitioner", False)
+    yield
+    jax.config.update("jax_use_shardy_partitioner", old)
+
+
+def test_gspmd_exports_and_calls(ours, gspmd):
+    """Under GSPMD the module carries `mhlo.sharding` attributes and runs the same; a
+    module with Shardy meshes is refused there (JAX's error)."""
+    name = "mesh_2d"
+    mesh = rec.mesh_of(jax, name)
+    exp = export.export(rec.functions(jax, jnp, name, mesh))(*_args(name))
+    text = exp.mlir_module()
+    assert "sdy." not in text and 'mhlo.sharding = "{devices=[2,2]0,2,1,3}"' in text
+    leaves, specs, grad, grad_spec = _run(export.deserialize(exp.serialize(vjp_order=1)), name)
+    np.testing.assert_allclose(leaves[0], ORACLE[name]["result"][0], rtol=2e-6, atol=2e-6)
+    assert specs == ORACLE[name]["result_specs"]
+    with pytest.raises(ValueError, match="exported with shardy enabled but you are calling it "
+                                         "with Shardy disabled"):
+        _run(ours[name][1], name)

@@ -653,6 +653,7 @@ def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=froz
                     check_vma=bool(check_vma), auto=auto)
         return tree_util.tree_unflatten(out_tree, outs)
     mapped.__wrapped__ = f
+    mapped.__name__ = getattr(f, "__name__", "mapped")   # (JAX's wraps: `jit_<lambda>`)
     return mapped
 
 

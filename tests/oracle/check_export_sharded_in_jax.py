@@ -36,7 +36,7 @@ for name, artifact in cases.items():
     mesh = rec.mesh_of(jax, name)
     xs = [np.asarray(a, np.float32) for a in rec.CASES[name][2]]
     ins = exp.in_shardings_jax(mesh)
-    placed = [x if s is None else jax.device_put(x, s) for x, s in zip(xs, ins)]
+    placed = [jax.device_put(x, s or rec.replicated(jax, mesh)) for x, s in zip(xs, ins)]
     leaves = jax.tree_util.tree_leaves(jax.jit(exp.call)(*placed))
     loss = lambda a: jax.tree_util.tree_leaves(exp.call(a, *placed[1:]))[0].sum()
     grad = jax.jit(jax.grad(loss))(placed[0])

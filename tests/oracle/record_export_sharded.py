@@ -50,6 +50,12 @@ def mesh_of(jax, name):
                              axis_types=(kind,) * len(names))
 
 
+def replicated(jax, mesh):
+    """Where an argument the export leaves unspecified is put: whole on every device
+    of the mesh (a one-device array would make the call's program one-device)."""
+    return jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec())
+
+
 def functions(jax, jnp, name, mesh):
     """The jitted function of case `name` over `mesh` (`set_mesh` is entered by the
     caller for "pspec_under_mesh")."""
@@ -105,7 +111,7 @@ def record_case(jax, jnp, export, name):
     blob = exp.serialize(vjp_order=1)
     back = export.deserialize(blob)
     ins = back.in_shardings_jax(mesh)
-    placed = [x if s is None else jax.device_put(x, s) for x, s in zip(xs, ins)]
+    placed = [jax.device_put(x, s or replicated(jax, mesh)) for x, s in zip(xs, ins)]
     res = jax.jit(back.call)(*placed)
     leaves = jax.tree_util.tree_leaves(res)
 
