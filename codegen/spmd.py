@@ -293,7 +293,8 @@ class SpmdEntry:
                 num_partitions=len(self.devices), arg_shardings=texts,
                 result_shardings=out_texts, preamble=shd.sdy_mesh_decls,
                 result_names=stablehlo.result_names(out_tree))
-        self._avals, self._out_avals, self.result_shardings = avals, out_avals, list(out_shardings)
+        self._avals, self._out_avals = avals, out_avals
+        self.result_shardings = list(out_shardings)
         self.consts = list(closed.consts)
         self.executable, self._const_arrays = None, ()
 
