@@ -129,6 +129,14 @@ def test_runs_with_jax_values_and_layouts(ours, theirs, name, which):
     np.testing.assert_allclose(np.asarray(grad), np.asarray(want["grad"]), rtol=1e-5,
                                atol=1e-6)
     assert grad_spec == want["grad_spec"]
+    if which == "jax":   # (an eager call on arrays over the mesh runs there too)
+        mesh = rec.mesh_of(jax, name)
+        placed = [jax.device_put(x, s or rec.replicated(jax, mesh))
+                  for x, s in zip(_args(name), exp.in_shardings_jax(mesh))]
+        eager = jax.tree_util.tree_leaves(exp.call(*placed))
+        for got, w in zip(eager, want["result"]):
+            np.testing.assert_allclose(np.asarray(got), np.asarray(w), rtol=2e-6, atol=2e-6)
+        assert [str(r.sharding.spec) for r in eager] == want["eager_result_specs"]
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -13,7 +13,8 @@ writes export_sharded.json: per case the base64 artifact (`vjp_order=1`),
 `nr_devices`, `in_shardings_hlo` of the export and of its deserialization (as
 text), `in_shardings_jax(mesh)` / `out_shardings_jax(mesh)` (repr), the module's
 `sdy.mesh` line and `@main` signature, the result leaves of `jit(exp.call)` on
-arguments laid out by `in_shardings_jax(mesh)` with their shardings' specs, the
+arguments laid out by `in_shardings_jax(mesh)` with their shardings' specs (and
+those of an eager `exp.call` on them), the
 gradient of the first result leaf's sum, and the errors JAX gives for calls on
 another number of devices."""
 import base64
@@ -136,6 +137,8 @@ def record_case(jax, jnp, export, name):
         "module": module_summary(exp.mlir_module()),
         "result": [np.asarray(r).tolist() for r in leaves],
         "result_specs": [_spec(r.sharding) for r in leaves],
+        "eager_result_specs": [_spec(r.sharding)
+                               for r in jax.tree_util.tree_leaves(back.call(*placed))],
         "grad": np.asarray(grad).tolist(),
         "grad_spec": _spec(grad.sharding),
         "eager_numpy_error": _error(lambda: back.call(*xs)),
