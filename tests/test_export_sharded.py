@@ -102,12 +102,18 @@ def test_jax_artifact_fields(theirs, name):
     assert exp.vjp().nr_devices == want["vjp_nr_devices"]
 
 
+def _placed(exp, name):
+    """The case's arguments laid out by `exp.in_shardings_jax(mesh)` (whole on every
+    device where unspecified), as the recorder lays them out."""
+    mesh = rec.mesh_of(jax, name)
+    return [jax.device_put(x, s or rec.replicated(jax, mesh))
+            for x, s in zip(_args(name), exp.in_shardings_jax(mesh))]
+
+
 def _run(exp, name):
     """(result leaves, their specs, gradient, its spec) of `jit(exp.call)` on the
-    case's arguments laid out by `exp.in_shardings_jax(mesh)`, as the recorder runs it."""
-    mesh = rec.mesh_of(jax, name)
-    placed = [jax.device_put(x, s or rec.replicated(jax, mesh))
-              for x, s in zip(_args(name), exp.in_shardings_jax(mesh))]
+    case's arguments placed by `_placed`."""
+    placed = _placed(exp, name)
     leaves = jax.tree_util.tree_leaves(jax.jit(exp.call)(*placed))
 
     def loss(a):
@@ -130,10 +136,7 @@ def test_runs_with_jax_values_and_layouts(ours, theirs, name, which):
                                atol=1e-6)
     assert grad_spec == want["grad_spec"]
     if which == "jax":   # (an eager call on arrays over the mesh runs there too)
-        mesh = rec.mesh_of(jax, name)
-        placed = [jax.device_put(x, s or rec.replicated(jax, mesh))
-                  for x, s in zip(_args(name), exp.in_shardings_jax(mesh))]
-        eager = jax.tree_util.tree_leaves(exp.call(*placed))
+        eager = jax.tree_util.tree_leaves(exp.call(*_placed(exp, name)))
         for got, w in zip(eager, want["result"]):
             np.testing.assert_allclose(np.asarray(got), np.asarray(w), rtol=2e-6, atol=2e-6)
         assert [str(r.sharding.spec) for r in eager] == want["eager_result_specs"]
