@@ -261,8 +261,10 @@ def sharding_attr(sharding, ndim, devs, sdy):
 class SpmdEntry:
     """One compiled signature of a sharded `jit` (the counterpart of `api._Entry`):
     `compile()`, `run(leaves)`, `text`, `closed`, `out_tree`, `in_tree`,
-    `executable`; `mesh`, `devices` and the layouts asked for (None: XLA's choice),
-    `param_shardings` (constants first) and `result_shardings`."""
+    `executable`; `mesh`, `devices` and the layouts, None where XLA chooses:
+    `param_shardings` (constants first), `result_shardings` and, of those, the ones
+    the caller asked for (not taken from the results' types),
+    `asked_result_shardings`."""
 
     def __init__(self, closed, out_tree, name, in_shardings, out_shardings, leaves,
                  donated=(), loc=None, compiler_options=()):
@@ -294,7 +296,7 @@ class SpmdEntry:
                 result_shardings=out_texts, preamble=shd.sdy_mesh_decls,
                 result_names=stablehlo.result_names(out_tree))
         self._avals, self._out_avals = avals, out_avals
-        self.result_shardings = list(out_shardings)
+        self.result_shardings = self.asked_result_shardings = list(out_shardings)
         self.consts = list(closed.consts)
         self.executable, self._const_arrays = None, ()
 
@@ -375,9 +377,12 @@ def jit_entry(closed, out_tree, name, shardings, dyn_args, leaves, donated, loc,
     for s, v in zip(outs, closed.jaxpr.outvars):
         if s is not None:
             check_sharding_fits(s, v.aval, "jit out_shardings", loc)
+    asked = outs
     outs, env = _typed_results(closed.jaxpr, ins, leaves, outs, loc)
     closed = constrain_unreduced(closed, env)
-    return SpmdEntry(closed, out_tree, name, ins, outs, leaves, donated, loc, compiler_options)
+    entry = SpmdEntry(closed, out_tree, name, ins, outs, leaves, donated, loc, compiler_options)
+    entry.asked_result_shardings = asked   # (not those of the results' types: `export`)
+    return entry
 
 
 def constrain_unreduced(closed, env):

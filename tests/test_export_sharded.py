@@ -86,6 +86,7 @@ def test_module_sharding_attributes_as_jax(ours, name):
     want = ORACLE[name]["module"]
     assert got["meshes"] == want["meshes"]
     assert got["main"] == want["main"]
+    assert got["module_attrs"] == want["module_attrs"]
 
 
 @pytest.mark.parametrize("name", NAMES)

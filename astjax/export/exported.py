@@ -218,7 +218,7 @@ def _layout(entry, jaxpr, kept) -> _Layout:
         return _Layout((runtime.default_device(),), None, [None] * n_in, [None] * n_out)
     given = entry.param_shardings[len(entry.param_shardings) - n_in:]
     ins = [s if i in kept else None for i, s in enumerate(given)]
-    return _Layout(entry.devices, mesh, ins, entry.result_shardings)
+    return _Layout(entry.devices, mesh, ins, entry.asked_result_shardings)
 
 
 def _vjp_exporter(fun_jit, platforms, disabled, mesh):

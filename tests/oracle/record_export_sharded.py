@@ -83,7 +83,11 @@ def functions(jax, jnp, name, mesh):
 
 
 def module_summary(text):
-    """The module's `sdy.mesh` declarations and `@main`'s signature line."""
+    """The module's `sdy.mesh` declarations and `@main`'s signature line, without
+    source locations (JAX prints them) and the copy of each mesh that jaxlib's
+    serializer adds as a `stablehlo.mesh` attribute."""
+    text = re.sub(r" loc\([^()]*\)", "", text)
+    text = re.sub(r" \{stablehlo\.mesh = \{axes = \[[^]]*\]\}\}", "", text)
     meshes = re.findall(r"^\s*(sdy\.mesh @\S+ = .*)$", text, re.M)
     main = re.search(r"func\.func public @main\((.*)$", text, re.M)
     attrs = re.search(r"^module @\S+ attributes \{(.*)\} \{$", text, re.M)
