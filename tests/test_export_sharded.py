@@ -111,36 +111,45 @@ def _placed(exp, name):
             for x, s in zip(_args(name), exp.in_shardings_jax(mesh))]
 
 
-def _run(exp, name):
-    """(result leaves, their specs, gradient, its spec) of `jit(exp.call)` on the
-    case's arguments placed by `_placed`."""
-    placed = _placed(exp, name)
-    leaves = jax.tree_util.tree_leaves(jax.jit(exp.call)(*placed))
-
-    def loss(a):
-        return jax.tree_util.tree_leaves(exp.call(a, *placed[1:]))[0].sum()
-    grad = jax.jit(jax.grad(loss))(placed[0])
-    return leaves, [str(r.sharding.spec) for r in leaves], grad, str(grad.sharding.spec)
-
-
-@pytest.mark.parametrize("which", ["jax", "astjax"])
-@pytest.mark.parametrize("name", NAMES)
-def test_runs_with_jax_values_and_layouts(ours, theirs, name, which):
-    exp = theirs[name] if which == "jax" else ours[name][2]
-    want = ORACLE[name]
-    leaves, specs, grad, grad_spec = _run(exp, name)
+def _check_results(leaves, want, specs_key="result_specs"):
     assert len(leaves) == len(want["result"])
     for got, w in zip(leaves, want["result"]):
         np.testing.assert_allclose(np.asarray(got), np.asarray(w), rtol=2e-6, atol=2e-6)
-    assert specs == want["result_specs"]
-    np.testing.assert_allclose(np.asarray(grad), np.asarray(want["grad"]), rtol=1e-5,
-                               atol=1e-6)
-    assert grad_spec == want["grad_spec"]
-    if which == "jax":   # (an eager call on arrays over the mesh runs there too)
-        eager = jax.tree_util.tree_leaves(exp.call(*_placed(exp, name)))
-        for got, w in zip(eager, want["result"]):
-            np.testing.assert_allclose(np.asarray(got), np.asarray(w), rtol=2e-6, atol=2e-6)
-        assert [str(r.sharding.spec) for r in eager] == want["eager_result_specs"]
+    assert [str(r.sharding.spec) for r in leaves] == want[specs_key]
+
+
+def _check_run(exp, name, grad=True):
+    """`jit(exp.call)` -- and with `grad`, the gradient of its first result leaf's sum
+    through the exported VJP -- on the case's arguments placed by `_placed`: JAX's
+    values and layouts."""
+    want, placed = ORACLE[name], _placed(exp, name)
+    _check_results(jax.tree_util.tree_leaves(jax.jit(exp.call)(*placed)), want)
+    if grad:
+        def loss(a):
+            return jax.tree_util.tree_leaves(exp.call(a, *placed[1:]))[0].sum()
+        g = jax.jit(jax.grad(loss))(placed[0])
+        np.testing.assert_allclose(np.asarray(g), np.asarray(want["grad"]), rtol=1e-5,
+                                   atol=1e-6)
+        assert str(g.sharding.spec) == want["grad_spec"]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_jax_artifact_runs(theirs, name):
+    _check_run(theirs[name], name)
+
+
+# (JAX's artifacts above, under `grad` too; astjax's own, reloaded: the values and
+# layouts, and the gradient of one)
+@pytest.mark.parametrize("name", NAMES)
+def test_astjax_artifact_runs(ours, name):
+    _check_run(ours[name][2], name, grad=name == "mesh_2d")
+
+
+@pytest.mark.parametrize("name", ["mesh_2d", "shard_map"])
+def test_eager_call_on_arrays_over_the_mesh(theirs, name):
+    exp = theirs[name]
+    _check_results(jax.tree_util.tree_leaves(exp.call(*_placed(exp, name))), ORACLE[name],
+                   "eager_result_specs")
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -200,9 +209,7 @@ def test_gspmd_exports_and_calls(ours, gspmd):
     exp = export.export(rec.functions(jax, jnp, name, mesh))(*_args(name))
     text = exp.mlir_module()
     assert "sdy." not in text and 'mhlo.sharding = "{devices=[2,2]0,2,1,3}"' in text
-    leaves, specs, grad, grad_spec = _run(export.deserialize(exp.serialize(vjp_order=1)), name)
-    np.testing.assert_allclose(leaves[0], ORACLE[name]["result"][0], rtol=2e-6, atol=2e-6)
-    assert specs == ORACLE[name]["result_specs"]
+    _check_run(export.deserialize(exp.serialize()), name, grad=False)
     with pytest.raises(ValueError, match="exported with shardy enabled but you are calling it "
                                          "with Shardy disabled"):
-        _run(ours[name][1], name)
+        _check_run(ours[name][1], name, grad=False)
