@@ -9,15 +9,25 @@ os.environ.setdefault("ASTJAX_NUM_CPU_DEVICES", "4")
 sys.path.insert(0, os.path.dirname(__file__))
 
 
+def _with_flag(name, value):
+    """A fixture body: the config flag `name` set to `value` (restored afterwards)."""
+    import astjax
+    old = astjax.config.read(name)
+    astjax.config.update(name, value)
+    yield
+    astjax.config.update(name, old)
+
+
 @pytest.fixture
 def x64():
     """Run the test with 64-bit types enabled (restored afterwards)."""
-    import astjax
-    old = astjax.config.read("jax_enable_x64")
-    astjax.config.update("jax_enable_x64", True)
-    yield
-    astjax.config.update("jax_enable_x64", old)
+    yield from _with_flag("jax_enable_x64", True)
 
+
+@pytest.fixture
+def gspmd():
+    """Lower partitioned programs with GSPMD (`jax_use_shardy_partitioner=False`)."""
+    yield from _with_flag("jax_use_shardy_partitioner", False)
 
 
 @pytest.fixture(scope="session")

@@ -210,15 +210,6 @@ def test_hlo_shardings_of_older_artifacts(ours):
         older.serialize()
 
 
-@pytest.fixture
-def gspmd():
-    """Lower partitioned programs with GSPMD (`jax_use_shardy_partitioner=False`)."""
-    old = jax.config.read("jax_use_shardy_partitioner")
-    jax.config.update("jax_use_shardy_partitioner", False)
-    yield
-    jax.config.update("jax_use_shardy_partitioner", old)
-
-
 def test_gspmd_exports_and_calls(ours, gspmd):
     """Under GSPMD the module carries `mhlo.sharding` attributes and runs the same; a
     module with Shardy meshes is refused there (JAX's error)."""

@@ -74,23 +74,25 @@ def main(argv):
         return 1
     got = json.loads(run.stdout)
     want = json.loads(Path(__file__).with_name("export_sharded.json").read_text())
-    bad = 0
-    for name in cases:
-        g, w = got[name], want[name]
-        checks = {
-            "nr_devices": g["nr_devices"] == w["nr_devices"],
+    rows = [(name, what, ok) for name in cases
+            for what, ok in _comparison(got[name], want[name]).items()]
+    for name, what, ok in rows:
+        print(f"{name:20s} {what:18s} {'ok' if ok else 'DIFFERS'}")
+    failed = [row for row in rows if not row[2]]
+    print(f"{len(cases)} astjax multi-device artifacts run by JAX: {len(failed)} differences")
+    return 1 if failed else 0
+
+
+def _comparison(g, w):
+    """What JAX showed of an astjax artifact (`g`) against what it shows of its own
+    (`w`): per field, whether they agree."""
+    return {"nr_devices": g["nr_devices"] == w["nr_devices"],
             "in_shardings_jax": g["in_shardings_jax"] == w["in_shardings_jax"],
             "result": all(np.allclose(a, b, rtol=2e-6, atol=2e-6)
                           for a, b in zip(g["result"], w["result"])),
             "result_specs": g["result_specs"] == w["result_specs"],
             "grad": np.allclose(g["grad"], w["grad"], rtol=1e-5, atol=1e-6),
             "grad_spec": g["grad_spec"] == w["grad_spec"]}
-        for what, ok in checks.items():
-            bad += not ok
-            print(f"{name:20s} {what:18s} {'ok' if ok else 'DIFFERS'}")
-    print(f"{len(cases)} astjax multi-device artifacts run by JAX: {bad} differences")
-    return 1 if bad else 0
-
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv))
