@@ -222,3 +222,12 @@ def test_gspmd_exports_and_calls(ours, gspmd):
     with pytest.raises(ValueError, match="exported with shardy enabled but you are calling it "
                                          "with Shardy disabled"):
         _check_run(ours[name][1], name, grad=False)
+
+
+def test_shape_dtype_structs_with_a_sharding():
+    """An argument given as a ShapeDtypeStruct with a sharding is laid out by it."""
+    want = ORACLE["_spec_sharding"]
+    exp = rec.spec_sharding_export(jax, export)
+    assert [repr(s) for s in exp._in_named_shardings] == want["named_in"]
+    assert [repr(s) for s in exp._out_named_shardings] == want["named_out"]
+    assert rec.module_summary(exp.mlir_module()) == want["module"]

@@ -164,7 +164,8 @@ def export(fun_jit, *, platforms: Sequence[str] | None = None,
     disabled = tuple(disabled_checks)
 
     def do_export(*args, **kwargs) -> Exported:
-        traced = fun_jit.trace(*args, **kwargs)
+        jitted, args = _spec_shardings(fun_jit, args, kwargs)
+        traced = jitted.trace(*args, **kwargs)
         closed = traced.jaxpr
         kept = used_invars(closed.jaxpr)
         symbolic = bool(variables([v.aval.shape for v in closed.jaxpr.invars]))
@@ -195,8 +196,33 @@ def export(fun_jit, *, platforms: Sequence[str] | None = None,
             calling_convention_version=maximum_supported_calling_convention_version,
             module_kept_var_idx=tuple(kept),
             uses_global_constants=len(platforms) > 1 or symbolic,
-            _get_vjp=_vjp_exporter(fun_jit, platforms, disabled, layout.mesh))
+            _get_vjp=_vjp_exporter(jitted, platforms, disabled, layout.mesh))
     return do_export
+
+
+def _is_spec(x):
+    return isinstance(x, ShapeDtypeStruct)
+
+
+def _spec_shardings(fun_jit, args, kwargs):
+    """Arguments given as ShapeDtypeStructs with a `sharding` are laid out by it, as
+    JAX's export lays them out: (`fun_jit` with those as its in_shardings, the
+    arguments without them)."""
+    def sharding(x):
+        return x.sharding if _is_spec(x) else None
+    leaves = tree_util.tree_leaves((args, kwargs), is_leaf=_is_spec)
+    if not any(sharding(x) is not None for x in leaves):
+        return fun_jit, args
+    if kwargs or fun_jit.static_argnums or fun_jit.static_argnames or fun_jit._shardings:
+        raise ExportError("ShapeDtypeStructs with a sharding are exported as positional "
+                          "arguments of a jit without static arguments and shardings",
+                          hint="give the shardings to jit(in_shardings=...) instead",
+                          loc=caller_location())
+    layouts = tuple(tree_util.tree_map(sharding, a, is_leaf=_is_spec) for a in args)
+    bare = tuple(tree_util.tree_map(
+        lambda x: ShapeDtypeStruct(x.shape, x.dtype, weak_type=x.weak_type)
+        if _is_spec(x) else x, a, is_leaf=_is_spec) for a in args)
+    return jit(fun_jit.fun, in_shardings=layouts, donate_argnums=fun_jit.donate_argnums), bare
 
 
 class _Layout:

@@ -27,11 +27,12 @@ def named_for_export(s, ndim):
     (a concrete NamedSharding, a SingleDeviceSharding or None: unspecified)."""
     if s is None:
         return None
+    whole = shd.PartitionSpec(*[None] * ndim)
     if isinstance(s, shd.SingleDeviceSharding):
-        return shd.NamedSharding(shd.AbstractMesh((), ()), shd.PartitionSpec(*[None] * ndim),
-                                 memory_kind=s.memory_kind)
+        return shd.NamedSharding(shd.AbstractMesh((), ()), whole, memory_kind=s.memory_kind)
     mesh = s.mesh if isinstance(s.mesh, shd.AbstractMesh) else s.mesh.abstract_mesh
-    return shd.NamedSharding(mesh, s.spec, memory_kind=s.memory_kind)
+    # (a mesh without axes lays every dimension out whole, spelled out)
+    return shd.NamedSharding(mesh, whole if mesh.empty else s.spec, memory_kind=s.memory_kind)
 
 
 def for_mesh(s, mesh):

@@ -16,7 +16,9 @@ text), `in_shardings_jax(mesh)` / `out_shardings_jax(mesh)` (repr), the module's
 arguments laid out by `in_shardings_jax(mesh)` with their shardings' specs (and
 those of an eager `exp.call` on them), the
 gradient of the first result leaf's sum, and the errors JAX gives for calls on
-another number of devices."""
+another number of devices; and under "_spec_sharding" the stored shardings and module
+of `spec_sharding_export`.
+"""
 import base64
 import json
 import re
@@ -154,6 +156,15 @@ def record_case(jax, jnp, export, name):
     }
 
 
+def spec_sharding_export(jax, export):
+    """An export whose first argument is a ShapeDtypeStruct with a sharding (over
+    the mesh of "mesh_2d"): JAX lays that argument out by it."""
+    mesh = mesh_of(jax, "mesh_2d")
+    spec = jax.ShapeDtypeStruct((4, 4), np.float32, sharding=jax.sharding.NamedSharding(
+        mesh, jax.sharding.PartitionSpec("x", "y")))
+    return export.export(jax.jit(lambda a, b: a @ b))(spec, np.zeros((4, 4), np.float32))
+
+
 class _nothing:
     def __enter__(self):
         return None
@@ -169,6 +180,10 @@ def main():
     assert jax.__version__ == "0.10.2", jax.__version__
     assert jax.device_count() >= 4, "run with --xla_force_host_platform_device_count=4"
     out = {name: record_case(jax, jnp, export, name) for name in CASES}
+    exp = spec_sharding_export(jax, export)
+    out["_spec_sharding"] = {"named_in": [repr(s) for s in exp._in_named_shardings],
+                             "named_out": [repr(s) for s in exp._out_named_shardings],
+                             "module": module_summary(exp.mlir_module())}
     path = Path(__file__).with_name("export_sharded.json")
     path.write_text(json.dumps(out, indent=1) + "\n")
     print(f"wrote {path}: {len(out)} cases")
