@@ -42,7 +42,7 @@ from . import explicit, runtime, sharded, stablehlo
 from .runtime import xc
 
 __all__ = ["SpmdExecutable", "SpmdEntry", "needs_spmd", "layouts_of", "eager_apply",
-           "check_jit_shardings", "jit_entry", "constrain_inline"]
+           "check_jit_shardings", "jit_entry", "constrain_inline", "sharding_attr", "shardy"]
 
 
 def _walk(jaxpr):
@@ -248,8 +248,9 @@ def shardy() -> bool:
     return bool(config.read("jax_use_shardy_partitioner"))
 
 
-def _attr(sharding, ndim, devs, sdy):
-    """The argument / result attribute that lays a value out as `sharding`."""
+def sharding_attr(sharding, ndim, devs, sdy):
+    """The argument / result attribute that lays a value out as `sharding` (None for
+    None), in Shardy's form when `sdy`, else GSPMD's."""
     if sharding is None:
         return None
     if sdy:
@@ -260,7 +261,10 @@ def _attr(sharding, ndim, devs, sdy):
 class SpmdEntry:
     """One compiled signature of a sharded `jit` (the counterpart of `api._Entry`):
     `compile()`, `run(leaves)`, `text`, `closed`, `out_tree`, `in_tree`,
-    `executable`."""
+    `executable`; `mesh`, `devices` and the layouts, None where XLA chooses:
+    `param_shardings` (constants first), `result_shardings` and, of those, the ones
+    the caller asked for (not taken from the results' types),
+    `asked_result_shardings`."""
 
     def __init__(self, closed, out_tree, name, in_shardings, out_shardings, leaves,
                  donated=(), loc=None, compiler_options=()):
@@ -282,16 +286,17 @@ class SpmdEntry:
         avals = [v.aval for v in jaxpr.constvars] + self.in_avals
         self.shardy = shardy()
         with shd.lowering_assignment(self.devices):
-            texts = [_attr(s, a.ndim, self.devices, self.shardy)
+            texts = [sharding_attr(s, a.ndim, self.devices, self.shardy)
                      for s, a in zip(self.param_shardings, avals)]
-            out_texts = [_attr(s, a.ndim, self.devices, self.shardy)
+            out_texts = [sharding_attr(s, a.ndim, self.devices, self.shardy)
                          for s, a in zip(out_shardings, out_avals)]
             self.text = stablehlo.lower_module(
                 jaxpr, name=f"jit_{name}", donated={i + nconst for i in donated},
                 num_partitions=len(self.devices), arg_shardings=texts,
                 result_shardings=out_texts, preamble=shd.sdy_mesh_decls,
                 result_names=stablehlo.result_names(out_tree))
-        self._avals, self._out_avals, self._outs = avals, out_avals, list(out_shardings)
+        self._avals, self._out_avals = avals, out_avals
+        self.result_shardings = self.asked_result_shardings = list(out_shardings)
         self.consts = list(closed.consts)
         self.executable, self._const_arrays = None, ()
 
@@ -299,7 +304,7 @@ class SpmdEntry:
         if self.executable is None:
             self.executable = SpmdExecutable(self.text, self._avals, self._out_avals,
                                              self.devices, self.mesh, self.param_shardings,
-                                             self._outs, self.shardy, self.compiler_options)
+                                             self.result_shardings, self.shardy, self.compiler_options)
             self._const_arrays = self.executable.prepare(self.consts)
         return self
 
@@ -376,9 +381,12 @@ def jit_entry(closed, out_tree, name, shardings, dyn_args, leaves, donated, loc,
     for s, v in zip(outs, closed.jaxpr.outvars):
         if s is not None:
             check_sharding_fits(s, v.aval, "jit out_shardings", loc)
+    asked = outs
     outs, env = _typed_results(closed.jaxpr, ins, leaves, outs, loc)
     closed = constrain_unreduced(closed, env)
-    return SpmdEntry(closed, out_tree, name, ins, outs, leaves, donated, loc, compiler_options)
+    entry = SpmdEntry(closed, out_tree, name, ins, outs, leaves, donated, loc, compiler_options)
+    entry.asked_result_shardings = asked   # (not those of the results' types: `export`)
+    return entry
 
 
 def constrain_unreduced(closed, env):

@@ -25,15 +25,25 @@ def pytest_collection_modifyitems(config, items):
         items[:] = [it for it, k in zip(items, keep) if k]
 
 
+def _with_flag(name, value):
+    """A fixture body: the config flag `name` set to `value` (restored afterwards)."""
+    import astjax
+    old = astjax.config.read(name)
+    astjax.config.update(name, value)
+    yield
+    astjax.config.update(name, old)
+
+
 @pytest.fixture
 def x64():
     """Run the test with 64-bit types enabled (restored afterwards)."""
-    import astjax
-    old = astjax.config.read("jax_enable_x64")
-    astjax.config.update("jax_enable_x64", True)
-    yield
-    astjax.config.update("jax_enable_x64", old)
+    yield from _with_flag("jax_enable_x64", True)
 
+
+@pytest.fixture
+def gspmd():
+    """Lower partitioned programs with GSPMD (`jax_use_shardy_partitioner=False`)."""
+    yield from _with_flag("jax_use_shardy_partitioner", False)
 
 
 @pytest.fixture(scope="session")

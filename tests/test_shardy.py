@@ -22,15 +22,6 @@ pytestmark = pytest.mark.skipif(len(jax.devices()) < 4, reason="needs 4 devices 
                                 "(ASTJAX_NUM_CPU_DEVICES=4, set by conftest.py)")
 
 
-@pytest.fixture
-def gspmd():
-    """Lower partitioned programs with GSPMD (`jax_use_shardy_partitioner=False`)."""
-    old = jax.config.read("jax_use_shardy_partitioner")
-    jax.config.update("jax_use_shardy_partitioner", False)
-    yield
-    jax.config.update("jax_use_shardy_partitioner", old)
-
-
 def _mesh(order=(0, 1, 2, 3)):
     return Mesh(np.array(jax.devices())[list(order)].reshape(2, 2), ("x", "y"))
 

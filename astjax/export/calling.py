@@ -7,7 +7,10 @@ pass calls the exported VJP (`exported.vjp()`: built on demand for an export mad
 this process, or read back from a serialization made with `vjp_order >= 1`), as JAX
 does. Before that, the call checks JAX's contract: the `(args, kwargs)` structure
 must be the exported one, and the default platform one of `exported.platforms`
-unless `DisabledSafetyCheck.platform()` was given.
+unless `DisabledSafetyCheck.platform()` was given. An export for several devices
+runs inside a program partitioned over as many (a `jit` over a mesh of that size,
+or an eager call on arrays laid out over it): the primitive's lowering checks the
+count, as JAX's does, and lays arguments and results out as the export says.
 """
 from __future__ import annotations
 
@@ -39,11 +42,6 @@ def call_exported(exported):
     if not hasattr(exported, "mlir_module_serialized"):
         raise ExportError(f"The exported argument must be an export.Exported. Found "
                           f"{exported!r:.80}.", loc=caller_location())
-    if exported.nr_devices != 1:
-        raise ExportError(f"Function '{exported.fun_name}' was exported for "
-                          f"{exported.nr_devices} devices; astjax calls single-device "
-                          "exports only", loc=caller_location())
-
     # float0 arguments (integer inputs' cotangents) carry no data: they are checked,
     # never passed through the custom_vjp nor bound; the module does not read them
     avals = exported.in_avals

@@ -7,7 +7,9 @@ stored, reloaded (`Exported.serialize`, `deserialize`: JAX's byte format,
 `astjax/export/serialization.py`) and called later (`Exported.call`,
 `astjax/export/calling.py`), also under `grad` through the exported VJP, which an
 export made in this process builds on demand and a serialization carries up to
-`vjp_order`.
+`vjp_order`. A function partitioned over a mesh (a sharded `jit`, a `shard_map`
+inside) exports for that many devices with its layouts (`_Layout`,
+astjax/export/shardings.py), as JAX's does.
 """
 from __future__ import annotations
 
@@ -19,20 +21,19 @@ from typing import Any
 
 import numpy as np
 
-from .. import core, tree_util
+from .. import core, sharding_impls as shd, tree_util
 from ..ad_api import vjp as _vjp
 from ..api import Jitted, ShapeDtypeStruct, jit
-from ..codegen import stablehlo
+from ..codegen import runtime, stablehlo
 from ..errors import caller_location
 from ..ir import ShapedArray
 from ..shape_poly import variables
-from . import calling, serialization
+from . import calling, serialization, shardings
 from .flatbuffer import TableView
 from .lowering import (DisabledSafetyCheck, ExportError, check_custom_calls,
-                       check_platforms, check_single_device, inlinable, lower_for_export,
+                       check_platforms, inlinable, lower_for_export,
                        maximum_supported_calling_convention_version, module_object,
-                       module_text,
-                       to_portable, used_invars)
+                       module_text, to_portable, used_invars)
 
 __all__ = ["Exported", "export", "deserialize"]
 
@@ -46,12 +47,21 @@ class Exported:
     `ordered_effects` / `unordered_effects`, `disabled_safety_checks`,
     `mlir_module_serialized` (the portable VHLO artifact),
     `calling_convention_version`, `module_kept_var_idx` (the arguments `@main`
-    takes), `uses_global_constants` (True when `@main` takes a platform index)."""
+    takes), `uses_global_constants` (True when `@main` takes a platform index).
+    A multi-device export keeps its layouts as JAX does: `_in_named_shardings` /
+    `_out_named_shardings`, one NamedSharding over the mesh's AbstractMesh or None
+    per flat argument / result (astjax/export/shardings.py); `in_shardings_hlo` /
+    `out_shardings_hlo` are None in a fresh export and XLA's HloShardings in a
+    deserialized one (older JAX artifacts carry only those:
+    `_has_named_shardings` False)."""
     fun_name: str
     in_tree: Any
     in_avals: tuple
     out_tree: Any
     out_avals: tuple
+    _has_named_shardings: bool
+    _in_named_shardings: tuple
+    _out_named_shardings: tuple
     in_shardings_hlo: tuple
     out_shardings_hlo: tuple
     nr_devices: int
@@ -76,15 +86,22 @@ class Exported:
         return f"Exported(fun_name={self.fun_name}, ...)"
 
     def in_shardings_jax(self, mesh) -> tuple:
-        """The argument shardings for running on `mesh`: None each (astjax exports
-        single-device programs, whose arguments have no sharding)."""
-        del mesh
-        return tuple(None for _ in self.in_avals)
+        """The argument shardings on `mesh` (a Mesh or AbstractMesh with the
+        export's axes; None each where the layout was left to XLA): what to
+        `device_put` the arguments with, or give `jit` as `in_shardings`."""
+        return self._on_mesh(self._in_named_shardings, self.in_shardings_hlo,
+                             self.in_avals, mesh)
 
     def out_shardings_jax(self, mesh) -> tuple:
-        """The result shardings for `mesh`: None each (see `in_shardings_jax`)."""
-        del mesh
-        return tuple(None for _ in self.out_avals)
+        """The result shardings on `mesh` (see `in_shardings_jax`)."""
+        return self._on_mesh(self._out_named_shardings, self.out_shardings_hlo,
+                             self.out_avals, mesh)
+
+    def _on_mesh(self, named, hlo, avals, mesh):
+        if self._has_named_shardings:
+            return tuple(shardings.for_mesh(s, mesh) for s in named)
+        return tuple(shardings.named_from_hlo(h, len(a.shape), mesh)
+                     for h, a in zip(hlo, avals))
 
     def has_vjp(self) -> bool:
         """Whether the VJP of this function is available (`vjp()`)."""
@@ -147,8 +164,8 @@ def export(fun_jit, *, platforms: Sequence[str] | None = None,
     disabled = tuple(disabled_checks)
 
     def do_export(*args, **kwargs) -> Exported:
-        check_single_device(fun_jit._shardings)
-        traced = fun_jit.trace(*args, **kwargs)
+        jitted, args = _spec_shardings(fun_jit, args, kwargs)
+        traced = jitted.trace(*args, **kwargs)
         closed = traced.jaxpr
         kept = used_invars(closed.jaxpr)
         symbolic = bool(variables([v.aval.shape for v in closed.jaxpr.invars]))
@@ -156,30 +173,86 @@ def export(fun_jit, *, platforms: Sequence[str] | None = None,
             kept = [i for i, v in enumerate(closed.jaxpr.invars)
                     if v.aval.dtype != core.float0]
         name = traced.fun_name
+        layout = _layout(traced._entry, closed.jaxpr, kept)
         text = lower_for_export(closed, kept, platforms, f"jit_{name}",
-                                stablehlo.result_names(traced.out_tree))
+                                stablehlo.result_names(traced.out_tree), layout)
         check_custom_calls(text, disabled, name)
         in_avals = tuple(ShapedArray(v.aval.shape, v.aval.dtype, v.aval.weak_type)
                          for v in closed.jaxpr.invars)
         out_avals = tuple(ShapedArray(v.aval.shape, v.aval.dtype, v.aval.weak_type)
                           for v in closed.jaxpr.outvars)
+        ins, outs = layout.in_shardings, layout.out_shardings
         return Exported(
             fun_name=name, in_tree=traced.in_tree, in_avals=in_avals,
-            out_tree=traced.out_tree, out_avals=out_avals,
+            out_tree=traced.out_tree, out_avals=out_avals, _has_named_shardings=True,
+            _in_named_shardings=tuple(shardings.named_for_export(s, len(a.shape))
+                                      for s, a in zip(ins, in_avals)),
+            _out_named_shardings=tuple(shardings.named_for_export(s, len(a.shape))
+                                       for s, a in zip(outs, out_avals)),
             in_shardings_hlo=(None,) * len(in_avals),
-            out_shardings_hlo=(None,) * len(out_avals), nr_devices=1,
+            out_shardings_hlo=(None,) * len(out_avals), nr_devices=len(layout.devices),
             platforms=platforms, ordered_effects=(), unordered_effects=(),
             disabled_safety_checks=disabled, mlir_module_serialized=to_portable(text),
             calling_convention_version=maximum_supported_calling_convention_version,
             module_kept_var_idx=tuple(kept),
             uses_global_constants=len(platforms) > 1 or symbolic,
-            _get_vjp=_vjp_exporter(fun_jit, platforms, disabled))
+            _get_vjp=_vjp_exporter(jitted, platforms, disabled, layout.mesh))
     return do_export
 
 
-def _vjp_exporter(fun_jit, platforms, disabled):
+def _is_spec(x):
+    return isinstance(x, ShapeDtypeStruct)
+
+
+def _spec_shardings(fun_jit, args, kwargs):
+    """Arguments given as ShapeDtypeStructs with a `sharding` are laid out by it, as
+    JAX's export lays them out: (`fun_jit` with those as its in_shardings, the
+    arguments without them)."""
+    def sharding(x):
+        return x.sharding if _is_spec(x) else None
+    leaves = tree_util.tree_leaves((args, kwargs), is_leaf=_is_spec)
+    if not any(sharding(x) is not None for x in leaves):
+        return fun_jit, args
+    if kwargs or fun_jit.static_argnums or fun_jit.static_argnames or fun_jit._shardings:
+        raise ExportError("ShapeDtypeStructs with a sharding are exported as positional "
+                          "arguments of a jit without static arguments and shardings",
+                          hint="give the shardings to jit(in_shardings=...) instead",
+                          loc=caller_location())
+    layouts = tuple(tree_util.tree_map(sharding, a, is_leaf=_is_spec) for a in args)
+    bare = tuple(tree_util.tree_map(
+        lambda x: ShapeDtypeStruct(x.shape, x.dtype, weak_type=x.weak_type)
+        if _is_spec(x) else x, a, is_leaf=_is_spec) for a in args)
+    return jit(fun_jit.fun, in_shardings=layouts, donate_argnums=fun_jit.donate_argnums), bare
+
+
+class _Layout:
+    """How an exported program is partitioned: its `devices` (the device
+    assignment it is lowered for), `mesh` (None for one device) and per flat
+    argument / result the sharding asked for (None: XLA's choice). A partitioned
+    `jit` (`codegen/spmd.py`'s entry) gives them; an argument the module does not
+    keep has none, as in JAX."""
+
+    def __init__(self, devices, mesh, in_shardings, out_shardings):
+        self.devices, self.mesh = tuple(devices), mesh
+        self.in_shardings, self.out_shardings = list(in_shardings), list(out_shardings)
+
+
+def _layout(entry, jaxpr, kept) -> _Layout:
+    n_in, n_out = len(jaxpr.invars), len(jaxpr.outvars)
+    mesh = getattr(entry, "mesh", None)
+    if mesh is None:    # one device: the default one
+        return _Layout((runtime.default_device(),), None, [None] * n_in, [None] * n_out)
+    given = entry.param_shardings[len(entry.param_shardings) - n_in:]
+    ins = [s if i in kept else None for i, s in enumerate(given)]
+    return _Layout(entry.devices, mesh, ins, entry.asked_result_shardings)
+
+
+def _vjp_exporter(fun_jit, platforms, disabled, mesh):
     """`Exported._get_vjp` of an export made in this process: the VJP of the
-    flattened function, exported on demand for the primal's signature."""
+    flattened function, exported on demand for the primal's signature (on `mesh`,
+    when the primal is partitioned, with its layouts: primal arguments and
+    cotangents as the primal's arguments and results, the argument cotangents as
+    the primal's arguments)."""
     def get_vjp(exp: Exported) -> Exported:
         n = len(exp.in_avals)
 
@@ -194,7 +267,12 @@ def _vjp_exporter(fun_jit, platforms, disabled):
         specs = [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
                  for a in exp.in_avals]
         specs += [ShapeDtypeStruct(a.shape, _ct_dtype(a.dtype)) for a in exp.out_avals]
-        return export(jit(fun_vjp), platforms=platforms, disabled_checks=disabled)(*specs)
+        if mesh is None:
+            return export(jit(fun_vjp), platforms=platforms, disabled_checks=disabled)(*specs)
+        ins = exp.in_shardings_jax(mesh)
+        jitted = jit(fun_vjp, in_shardings=ins + exp.out_shardings_jax(mesh), out_shardings=ins)
+        with shd.set_mesh(mesh):   # (the primal's PartitionSpecs name the export's mesh)
+            return export(jitted, platforms=platforms, disabled_checks=disabled)(*specs)
     return get_vjp
 
 

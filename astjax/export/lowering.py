@@ -21,9 +21,9 @@ import re
 import numpy as np
 
 from .. import core
-from .. import sharding as shd, tree_util
+from .. import sharding as shd
 from ..codegen import runtime, stablehlo
-from ..codegen.spmd import spmd_shardings_in
+from ..codegen.spmd import sharding_attr, shardy
 from ..dispatch_keys import without_float0_inputs, without_float0_outputs
 from ..codegen.mlir_builders import ir, new_context, stablehlo as _hlo
 from jaxlib import _jax
@@ -37,8 +37,7 @@ from . import polymorphic
 __all__ = ["DisabledSafetyCheck", "ExportError", "default_export_platform",
            "minimum_supported_calling_convention_version",
            "maximum_supported_calling_convention_version", "lower_for_export",
-           "check_custom_calls", "check_platforms", "check_single_device", "used_invars",
-           "to_portable",
+           "check_custom_calls", "check_platforms", "used_invars", "to_portable",
            "module_text", "module_object", "inlinable"]
 
 # The calling conventions JAX 0.10.2 reads and writes; astjax writes the newest.
@@ -166,41 +165,38 @@ def _func_text(mb, name, visibility, arg_sig, outs, res_attrs):
             + "\n".join(mb.lines) + "\n}")
 
 
-def check_single_device(shardings) -> tuple:
-    """The device the shardings in pytree `shardings` name (a one-device mesh), or
-    (); an ExportError when they name several: astjax exports single-device
-    programs."""
-    leaves = tree_util.tree_leaves(shardings, is_leaf=lambda s: isinstance(s, shd.Sharding))
-    devices = {d for sh in leaves if isinstance(sh, shd.Sharding) for d in sh.device_set}
-    if len(devices) > 1:
-        raise ExportError(f"the function is partitioned over {len(devices)} devices; "
-                          "astjax exports single-device programs",
-                          hint="export the function without shardings",
-                          loc=caller_location())
-    return tuple(devices)
+def _with_attr(text, attr):
+    return f"{text} {{{attr}}}" if attr else text
 
 
-def _one_device(jaxpr) -> tuple:
-    """The device assignment an exported program is lowered with: the one device its
-    sharding annotations name, or the default device."""
-    return check_single_device(spmd_shardings_in(jaxpr)) or (runtime.default_device(),)
-
-
-def lower_for_export(closed, kept, platforms, module_name, result_names) -> str:
+def lower_for_export(closed, kept, platforms, module_name, result_names, layout) -> str:
     """The exported module's text: `@main(kept args) -> results`, or, for several
     platforms, `@main(%platform_index: tensor<i32>, kept args)` selecting by
     `stablehlo.case` among private per-platform functions. With symbolic shapes,
     `@main` computes the dimension variables from its arguments' sizes
     (astjax/export/polymorphic.py) and passes them to the function(s) holding the
-    program, as JAX's modules do."""
+    program, as JAX's modules do. `layout` (`exported._Layout`): the device
+    assignment, and the argument and result shardings, written on `@main` as a
+    partitioned `jit` writes them (Shardy's or GSPMD's attributes, with
+    `mhlo.num_partitions` the number of devices)."""
     in_avals = [ir_aval(closed.jaxpr.invars[i].aval) for i in kept]
+    out_avals = [ir_aval(v.aval) for v in closed.jaxpr.outvars]
     dims = variables([a.shape for a in in_avals])
     funcs, callbacks = [], []
-    sig = [f'%arg{j}: tensor<i32> {{jax.global_constant = "{v}"}}' for j, v in enumerate(dims)]
-    sig += [f"%arg{len(dims) + k}: {stablehlo.tensor_type(a)}" for k, a in enumerate(in_avals)]
-    res_attrs = [f'jax.result_info = "{stablehlo.mlir_string(n)}"' for n in result_names]
-    wrapped = bool(dims) or len(platforms) > 1
-    with shd.lowering_assignment(_one_device(closed.jaxpr)):
+    devices, sdy = layout.devices, shardy()
+    with shd.lowering_assignment(devices):
+        arg_attrs = [sharding_attr(layout.in_shardings[i], a.ndim, devices, sdy)
+                     for i, a in zip(kept, in_avals)]
+        out_attrs = [sharding_attr(s, a.ndim, devices, sdy)
+                     for s, a in zip(layout.out_shardings, out_avals)]
+        sig = [f'%arg{j}: tensor<i32> {{jax.global_constant = "{v}"}}'
+               for j, v in enumerate(dims)]
+        sig += [_with_attr(f"%arg{len(dims) + k}: {stablehlo.tensor_type(a)}", attr)
+                for k, (a, attr) in enumerate(zip(in_avals, arg_attrs))]
+        res_attrs = [", ".join(x for x in (f'jax.result_info = "{stablehlo.mlir_string(n)}"',
+                                           attr) if x)
+                     for n, attr in zip(result_names, out_attrs)]
+        wrapped = bool(dims) or len(platforms) > 1
         for p in platforms:
             mb = stablehlo.ModuleBuilder()
             outs = _lower_body(mb, closed, kept, p, dims)
@@ -210,9 +206,9 @@ def lower_for_export(closed, kept, platforms, module_name, result_names) -> str:
                                     [""] * len(outs) if wrapped else res_attrs))
             funcs.extend(mb.functions)
             callbacks.extend(mb.host_callbacks)
-        preamble = shd.sdy_mesh_decls()   # (the meshes sharding constraints named)
+        preamble = shd.sdy_mesh_decls()   # (the meshes the shardings named)
     if wrapped:
-        funcs.insert(0, _entry_main(platforms, in_avals, dims, closed, res_attrs))
+        funcs.insert(0, _entry_main(platforms, in_avals, dims, closed, res_attrs, arg_attrs))
     if callbacks:
         raise ExportError(
             "cannot export a function that makes host callbacks (debug.print, "
@@ -224,10 +220,11 @@ def lower_for_export(closed, kept, platforms, module_name, result_names) -> str:
     safe = "".join(c if c.isalnum() or c == "_" else "_" for c in module_name)
     poly = "true" if dims else "false"
     return (f"module @{safe} attributes {{jax.uses_shape_polymorphism = {poly}, "
-            f"mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32}} {{\n{body}}}\n")
+            f"mhlo.num_partitions = {len(devices)} : i32, mhlo.num_replicas = 1 : i32}} "
+            f"{{\n{body}}}\n")
 
 
-def _entry_main(platforms, in_avals, dims, closed, res_attrs):
+def _entry_main(platforms, in_avals, dims, closed, res_attrs, arg_attrs):
     """The public `@main` of a module holding its program in private functions: its
     arguments are the platform index (several platforms: JAX's `_platform_index`)
     and the kept arguments; it computes the dimension variables from the arguments'
@@ -253,7 +250,7 @@ def _entry_main(platforms, in_avals, dims, closed, res_attrs):
         outs = mb.op("func.call", operands, out_avals,
                      {"callee": "@_wrapped_jax_export_main"})
     sig = (['%arg0: tensor<i32> {jax.global_constant = "_platform_index"}'] if multi else [])
-    sig += [f"{n}: {mb.types[n]}" for n in args]
+    sig += [_with_attr(f"{n}: {mb.types[n]}", attr) for n, attr in zip(args, arg_attrs)]
     return _func_text(mb, "main", "public", sig, outs, res_attrs)
 
 

@@ -9,8 +9,9 @@ astjax loads and runs in JAX. What the format carries: the function name, the
 `(args, kwargs)` and result pytree definitions (tuples, lists, None, dicts with
 string keys, and registered custom nodes by name with their serialized aux data),
 the flat avals (shape as strings, dtype as JAX's enum, memory space; weak types are
-not stored, as in JAX), shardings (astjax writes "unspecified" and reads JAX's named
-shardings only to know they are there), platforms, effects (none in astjax's),
+not stored, as in JAX), shardings (per flat argument and result a NamedSharding over
+an AbstractMesh, or unspecified; older JAX artifacts' HloSharding protos are read as
+jaxlib's HloShardings), platforms, effects (none in astjax's),
 disabled checks, the portable module, the calling convention, the kept arguments,
 and up to `vjp_order` nested VJPs. Symbolic (shape-polymorphic) dimensions are
 stored as their text (`2*b`), in one scope per artifact, without its constraints
@@ -25,12 +26,14 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
-from .. import dtypes as _dtypes, tree_util
+from .. import dtypes as _dtypes, sharding_impls as shd, tree_util
+from ..codegen.runtime import xc
 from ..errors import caller_location
 from ..ir import ShapedArray
 from ..shape_poly import SymbolicScope, symbolic_shape
 from .flatbuffer import Scalar, Table, TableView, Vector, build
 from .lowering import DisabledSafetyCheck, ExportError
+from .shardings import hlo_of
 
 __all__ = ["serialize", "read", "register_pytree_node_serialization",
            "register_namedtuple_serialization"]
@@ -223,9 +226,120 @@ def _check(t: TableView) -> DisabledSafetyCheck:
     raise ExportError(f"Cannot deserialize DisabledSafetyCheck with unknown kind: {kind}")
 
 
+# ------------------------------------------------------------------ shardings
+# A stored sharding is a NamedSharding over an AbstractMesh (astjax/export/shardings.py);
+# the tables: AbstractMesh {0: axis sizes (u32), 1: names, 2: types (u8, JAX's enum),
+# 3: AbstractDevice {0: kind, 1: cores (u32), 2: platform}}, PartitionSpec {0: one
+# {0: axis names} per dimension, 1: reduced, 2: unreduced}, NamedSharding {0: mesh,
+# 1: spec, 2: memory kind, 3: the mesh's index among the unique ones}, and per
+# argument / result a Sharding {1: an HloSharding proto (older artifacts), 2: a
+# NamedSharding} (empty: unspecified).
+_AXIS_TYPES = {shd.AxisType.Auto: 1, shd.AxisType.Explicit: 2, shd.AxisType.Manual: 3}
+
+
+def _mesh_table(m) -> Table:
+    d = m.abstract_device
+    device = None if d is None else Table({
+        0: d.device_kind, 1: None if d.num_cores is None else Scalar("I", d.num_cores),
+        2: d.platform})
+    return Table({0: Vector(list(m.axis_sizes), "I"), 1: Vector(list(m.axis_names)),
+                  2: Vector([_AXIS_TYPES[t] for t in m.axis_types], "B"), 3: device})
+
+
+def _mesh(t: TableView):
+    types = {v: k for k, v in _AXIS_TYPES.items()}
+    d = t.table(3)
+    device = None if d is None else shd.AbstractDevice(
+        d.string(0), d.scalar(1, "I", None), d.string(2) or _platform_of(d.string(0)))
+    return shd.AbstractMesh(tuple(t.scalars(0, "I")), tuple(t.strings(1)),
+                            tuple(types[k] for k in t.scalars(2, "B")), abstract_device=device)
+
+
+def _platform_of(device_kind):
+    """The platform of an AbstractDevice written without one (older artifacts)."""
+    kind = device_kind.lower()
+    for platform, marks in (("cpu", ("cpu",)), ("tpu", ("tpu",)),
+                            ("gpu", ("nvidia", "tesla", "amd"))):
+        if any(m in kind for m in marks):
+            return platform
+    raise ExportError(f"Got unexpected device_kind={device_kind!r}")
+
+
+def _spec_table(spec) -> Table:
+    def axes(entry):
+        return [] if entry is None else [entry] if isinstance(entry, str) else list(entry)
+    return Table({0: Vector([Table({0: Vector(axes(e))}) for e in spec]),
+                  1: Vector(sorted(spec.reduced)), 2: Vector(sorted(spec.unreduced))})
+
+
+def _spec(t: TableView):
+    def entry(axes):
+        return None if not axes else axes[0] if len(axes) == 1 else tuple(axes)
+    return shd.PartitionSpec(*[entry(p.strings(0)) for p in t.tables(0)],
+                             reduced=frozenset(t.strings(1)),
+                             unreduced=frozenset(t.strings(2)))
+
+
+def _named_table(s, meshes) -> Table:
+    return Table({0: _mesh_table(s.mesh), 1: _spec_table(s.spec), 2: s.memory_kind,
+                  3: Scalar("I", meshes.index(s.mesh))})
+
+
+def _named(t: TableView, meshes):
+    mesh = meshes[t.scalar(3, "I")] if meshes else _mesh(t.table(0))
+    return shd.NamedSharding(mesh, _spec(t.table(1)), memory_kind=t.string(2))
+
+
+def _sharding(t: TableView, meshes):
+    """A per-argument Sharding table: a NamedSharding, an HloSharding or None."""
+    named = t.table(2)
+    if named is not None:
+        return _named(named, meshes)
+    proto = t.bytes(1)
+    if proto is None:
+        return None
+    op = xc.OpSharding()
+    op.ParseFromString(proto)
+    return xc.HloSharding.from_proto(op)
+
+
+def _shardings_tables(exp):
+    """(unique meshes, unique named shardings, and per flat argument / result the
+    Sharding tables and 1-based indices into the unique ones, 0 for None)."""
+    shardings = [*exp._in_named_shardings, *exp._out_named_shardings]
+    uniques = list(dict.fromkeys(s for s in shardings if s is not None))
+    meshes = list(dict.fromkeys(s.mesh for s in uniques))
+    tables = [Table({}) if s is None else Table({2: _named_table(s, meshes)})
+              for s in shardings]
+    idxs = [0 if s is None else 1 + uniques.index(s) for s in shardings]
+    return meshes, uniques, tables, idxs
+
+
+def _read_shardings(t: TableView, in_avals, out_avals):
+    """(has named shardings, named in, named out, hlo in, hlo out) as JAX reads them."""
+    meshes = [_mesh(m) for m in t.tables(20)]
+    uniques = [_named(s, meshes) for s in t.tables(21)]
+
+    def side(idx_slot, slot):
+        if t.has(idx_slot):
+            return [None if i == 0 else uniques[i - 1] for i in t.scalars(idx_slot, "I")]
+        return [_sharding(s, meshes) for s in t.tables(slot)]
+    ins, outs = side(24, 7), side(25, 8)
+    ins += [None] * (len(in_avals) - len(ins))
+    outs += [None] * (len(out_avals) - len(outs))
+    if any(isinstance(s, xc.HloSharding) for s in (*ins, *outs)):   # (before 1/2026)
+        return False, (None,) * len(ins), (None,) * len(outs), tuple(ins), tuple(outs)
+    return (True, tuple(ins), tuple(outs),
+            tuple(hlo_of(s, len(a.shape)) for s, a in zip(ins, in_avals)),
+            tuple(hlo_of(s, len(a.shape)) for s, a in zip(outs, out_avals)))
+
+
 def _exported_table(exp, vjp_order: int) -> Table:
     if exp.ordered_effects or exp.unordered_effects:
         raise ExportError("serialization of an Exported with effects is not supported")
+    if not exp._has_named_shardings:
+        raise ExportError("Exported being serialized must have named shardings after "
+                          "3/17/2026.", loc=caller_location())
     uniques: dict = {}
     for a in (*exp.in_avals, *exp.out_avals):
         uniques.setdefault((a.shape, np.dtype(a.dtype)), a)
@@ -236,15 +350,15 @@ def _exported_table(exp, vjp_order: int) -> Table:
             raise ExportError("serialization of an Exported that does not have vjps of "
                               "high-enough order", loc=caller_location())
         vjp = _exported_table(exp.vjp(), vjp_order - 1)
-    n_in, n_out = len(exp.in_avals), len(exp.out_avals)
+    n_in = len(exp.in_avals)
+    meshes, named, tables, idxs = _shardings_tables(exp)
     return Table({
         0: Scalar("H", 3),    # (JAX writes 3: older readers accept only 2 or 3)
         1: exp.fun_name, 2: _tree_table(exp.in_tree),
         3: Vector([_aval_table(a) for a in exp.in_avals]),
         4: _tree_table(exp.out_tree),
         5: Vector([_aval_table(a) for a in exp.out_avals]),
-        7: Vector([Table({}) for _ in range(n_in)]),      # unspecified shardings
-        8: Vector([Table({}) for _ in range(n_out)]),
+        7: Vector(tables[:n_in]), 8: Vector(tables[n_in:]),
         9: Vector(list(exp.platforms)), 10: Vector([]), 11: Vector([]),
         12: Vector([_check_table(c) for c in exp.disabled_safety_checks]),
         13: bytes(exp.mlir_module_serialized),
@@ -252,10 +366,12 @@ def _exported_table(exp, vjp_order: int) -> Table:
         15: Vector(list(exp.module_kept_var_idx), "H"),
         16: Scalar("?", bool(exp.uses_global_constants)), 17: vjp,
         18: Scalar("I", exp.nr_devices),
-        19: Vector([_aval_table(a) for a in uniques.values()]), 20: Vector([]), 21: Vector([]),
+        19: Vector([_aval_table(a) for a in uniques.values()]),
+        20: Vector([_mesh_table(m) for m in meshes]),
+        21: Vector([_named_table(s, meshes) for s in named]),
         22: Vector([index[(a.shape, np.dtype(a.dtype))] for a in exp.in_avals], "I"),
         23: Vector([index[(a.shape, np.dtype(a.dtype))] for a in exp.out_avals], "I"),
-        24: Vector([0] * n_in, "I"), 25: Vector([0] * n_out, "I")})
+        24: Vector(idxs[:n_in], "I"), 25: Vector(idxs[n_in:], "I")})
 
 
 def serialize(exp, vjp_order: int = 0) -> bytes:
@@ -279,10 +395,12 @@ def read(t: TableView) -> tuple[dict, TableView | None]:
     uniques = [_aval(a, scope) for a in t.tables(19)]
     in_avals = _avals(t, 22, 3, uniques, scope)
     out_avals = _avals(t, 23, 5, uniques, scope)
+    named, named_in, named_out, hlo_in, hlo_out = _read_shardings(t, in_avals, out_avals)
     fields = dict(
         fun_name=t.string(1) or "", in_tree=_treedef(t.table(2)), in_avals=in_avals,
         out_tree=_treedef(t.table(4)), out_avals=out_avals,
-        in_shardings_hlo=(None,) * len(in_avals), out_shardings_hlo=(None,) * len(out_avals),
+        in_shardings_hlo=hlo_in, out_shardings_hlo=hlo_out, _has_named_shardings=named,
+        _in_named_shardings=named_in, _out_named_shardings=named_out,
         nr_devices=t.scalar(18, "I") or t.scalar(6, "h"), platforms=tuple(t.strings(9)),
         ordered_effects=(), unordered_effects=(),
         disabled_safety_checks=tuple(_check(c) for c in t.tables(12)),

@@ -9,7 +9,10 @@ module's functions (`exported.inlinable()`: printed once by `astjax.export`, eve
 symbol prefixed by `INLINE_PREFIX`), gives them a prefix unique in the module being
 built, adds them as private functions and calls the renamed `@main` on the
 operands -- with the platform index first when the export covers several platforms
--- by `func.call`, which XLA inlines. There is no NumPy reference: an eager call
+-- by `func.call`, which XLA inlines. An export for several devices is called in
+a program partitioned over as many (JAX's ValueError otherwise), its arguments and
+results constrained to the export's layouts on the caller's devices, as JAX
+does. There is no NumPy reference: an eager call
 compiles a program of the one call. Reverse mode goes through `astjax.export`'s
 `custom_vjp` (the exported VJP), as JAX's; forward mode and `vmap` are refused, as
 in JAX.
@@ -19,12 +22,15 @@ from __future__ import annotations
 import numpy as np
 
 from .. import core, dtypes, tree_util
+from .. import sharding_impls as shd
+from ..config import config
 from ..errors import JAXValueError
 from ..ir import ShapedArray
 from ..pyast import call, load
 from ..shape_poly import evaluate, solve, variables
 from .base import mark_unsupported, nondiff, register
 from .lapack import register_targets
+from .spmd import constrain_op
 
 __all__ = ["call_exported_p", "INLINE_PREFIX", "check_arguments", "dim_as_value_p",
            "dim_as_value", "platform_index_p"]
@@ -77,21 +83,70 @@ def _call_abstract_eval(*avals, exported):
             for a in exported.out_avals]
 
 
+def _devices(exported, funcs):
+    """The device assignment of the program calling `exported` (None: one device),
+    after JAX's checks: an export for several devices runs on as many, and one
+    lowered with Shardy (its module declares a mesh) in a Shardy program."""
+    devs = shd.current_assignment()
+    n = 1 if devs is None else len(devs)
+    if exported.nr_devices != 1 and n != exported.nr_devices:
+        raise JAXValueError(f"Function {exported.fun_name} was exported for "
+                            f"{exported.nr_devices} devices and is called in a context with "
+                            f"{n} devices, which is not allowed.")
+    if (any(f.startswith(f"sdy.mesh @{INLINE_PREFIX}") for f in funcs)
+            and not config.read("jax_use_shardy_partitioner")):
+        raise JAXValueError("The function was exported with shardy enabled but you are "
+                            "calling it with Shardy disabled. Please enable Shardy using "
+                            "`--jax_use_shardy_partitioner=True`.")
+    return devs
+
+
+def _laid_out(ctx, values, avals, named, devs):
+    """`values` constrained to the export's stored shardings `named` (NamedShardings
+    over its AbstractMesh, or None), put on the caller's devices in order -- as JAX
+    constrains a call's arguments and results; nothing on one device."""
+    if devs is None or len(devs) == 1:
+        return list(values)
+    out = []
+    for x, a, s in zip(values, avals, named):
+        if s is not None and s.mesh.size == len(devs):
+            grid = np.empty(len(devs), dtype=object)
+            grid[:] = list(devs)
+            mesh = shd.Mesh(grid.reshape(s.mesh.axis_sizes), s.mesh.axis_names,
+                            s.mesh.axis_types)
+            x = constrain_op(ctx, x, a, shd.NamedSharding(mesh, s.spec))
+        out.append(x)
+    return out
+
+
+def _physical(avals):
+    """A float0 value (no data) is the module's i1 zeros, as JAX types it."""
+    return [ShapedArray(a.shape, np.bool_) if a.dtype == core.float0 else a for a in avals]
+
+
 def _call_lowering(ctx, *args, exported):
     if ctx.platform == "cpu":
         register_targets()   # (a JAX module may call jaxlib's LAPACK kernels)
     mb = ctx.mb
     prefix = f"astjax_exported_{len(mb.functions)}_"
     funcs = exported.inlinable()
+    devs = _devices(exported, funcs)
     mb.functions.extend(f.replace(INLINE_PREFIX, prefix) for f in funcs)
+    kept = exported.module_kept_var_idx
+    args = _laid_out(ctx, args, ctx.avals_in,
+                     [exported._in_named_shardings[i] for i in kept], devs)
+    outs = _call(ctx, args, exported, prefix)
+    return _laid_out(ctx, outs, _physical(ctx.avals_out), exported._out_named_shardings, devs)
+
+
+def _call(ctx, args, exported, prefix):
+    """The `func.call` of the inlined `@main` (renamed with `prefix`) on `args`."""
     operands = list(args)
     if len(exported.platforms) > 1:
         platform = "cuda" if ctx.platform == "gpu" else ctx.platform
         index = exported.platforms.index(platform) if platform in exported.platforms else 0
         operands.insert(0, ctx.constant(np.int32(index), ShapedArray((), np.int32)))
-    # a float0 result (no data) is the module's i1 zeros, as JAX types it
-    physical = lambda avals: [ShapedArray(a.shape, np.bool_) if a.dtype == core.float0  # noqa: E731
-                              else a for a in avals]
+    physical = _physical
     out_avals = physical(ctx.avals_out)
     if not variables([a.shape for a in exported.in_avals]):
         return ctx.op("func.call", operands, out_avals, {"callee": f"@{prefix}main"})

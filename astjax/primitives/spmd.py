@@ -40,7 +40,7 @@ from .vma import (check_vma_types, in_urs, in_vmas, staging_body, unmentioned, u
 
 __all__ = ["MeshContextError", "sharding_constraint_p", "with_sharding_constraint",
            "resolve_sharding", "check_sharding_fits", "SPMD_PRIMITIVES", "is_partial",
-           "shard_map_p", "shard_map", "reshard"]
+           "shard_map_p", "shard_map", "reshard", "constrain_op"]
 
 
 class MeshContextError(ArgumentError, RuntimeError):
@@ -95,19 +95,25 @@ sharding_constraint_p = core.new_primitive("sharding_constraint")
 
 
 def _constraint_lowering(ctx, x, *, sharding):
+    return constrain_op(ctx, x, ctx.avals_in[0], sharding)
+
+
+def constrain_op(ctx, x, aval, sharding):
+    """The op pinning the value `x` (of `aval`) to `sharding` in the partitioned
+    program being lowered: `sdy.sharding_constraint` (Shardy) or the `Sharding`
+    custom call (GSPMD)."""
     devs = shd.current_assignment()
     if devs is None:
         raise ArgumentValueError("with_sharding_constraint is lowered outside a partitioned "
                                  "program (astjax's internal lowering lost the device "
                                  "assignment)")
-    ndim = ctx.avals_in[0].ndim
     if _shardy():
-        return ctx.op1("sdy.sharding_constraint", [x], attrs={
-            "sharding": "#sdy.sharding" + shd.sdy_sharding(sharding, ndim, devs)})
-    text = shd.hlo_sharding(sharding, ndim, devs, unconstrained_ok=True)
-    free = _unconstrained_dims(sharding, ndim)
+        return ctx.op1("sdy.sharding_constraint", [x], aval, attrs={
+            "sharding": "#sdy.sharding" + shd.sdy_sharding(sharding, aval.ndim, devs)})
+    text = shd.hlo_sharding(sharding, aval.ndim, devs, unconstrained_ok=True)
+    free = _unconstrained_dims(sharding, aval.ndim)
     config = "unspecified_dims=[" + ",".join(map(str, free)) + "]" if free else ""
-    return ctx.op1("stablehlo.custom_call", [x], attrs={
+    return ctx.op1("stablehlo.custom_call", [x], aval, attrs={
         "call_target_name": '"Sharding"', "backend_config": f'"{config}"',
         "mhlo.sharding": f'"{text}"'})
 
@@ -647,6 +653,7 @@ def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=froz
                     check_vma=bool(check_vma), auto=auto)
         return tree_util.tree_unflatten(out_tree, outs)
     mapped.__wrapped__ = f
+    mapped.__name__ = getattr(f, "__name__", "mapped")   # (JAX's wraps: `jit_<lambda>`)
     return mapped
 
 
