@@ -17,7 +17,7 @@ from .operands import (asarray, asarray_operand, broadcast_shapes, broadcast_to_
                        promote_dtypes, result)
 from .reductions import sum as _sum
 from .ufuncs import _is_key_array, _no_out, _typed_keys, astype
-from .util import canonicalize_axes, canonicalize_axis, static_int
+from .util import canonicalize_axes, canonicalize_axis, static_int, with_out_sharding
 from ..typing import Array
 
 
@@ -46,21 +46,20 @@ def size(a, axis=None):
     return int(np.prod(s, dtype=np.int64)) if axis is None else s[axis]
 
 
-def reshape(a, shape=None, order="C", *, newshape=None, copy=None,
-            out_sharding=None) -> Array:
+def reshape(a, shape, order="C", *, copy=None, out_sharding=None) -> Array:
     """Give `a` a new shape holding the same elements.
     Args: a: array; shape: int or tuple, one entry may be -1; order: 'C' or 'F'; copy:
         accepted (arrays are immutable: the result never aliases writable memory);
         out_sharding: the result's layout, as `lax.reshape`'s (Explicit meshes).
     Returns: Array with shape `shape`.
-    Vs NumPy: `shape` must be static; the result is a new immutable array, never a view.
+    Vs NumPy: `shape` must be static; the result is a new immutable array, never a view;
+        NumPy's old `newshape=` is a TypeError (JAX 0.10.2 removed it).
     Example:
     >>> import astjax.numpy as jnp
     >>> jnp.reshape(jnp.arange(6), (2, -1))
     Array([[0, 1, 2],
            [3, 4, 5]], dtype=int32)
     """
-    shape = newshape if shape is None else shape
     if _is_key_array(a) and order == "C":   # (the shape functions act on whole keys)
         return a.reshape(shape)
     a = asarray_operand(a)
@@ -489,9 +488,11 @@ def dsplit(ary, indices_or_sections):
     return split(ary, indices_or_sections, 2)
 
 
+@with_out_sharding("jnp.broadcast_to", device=False)
 def broadcast_to(array, shape):
     """Broadcast `array` to the static shape `shape`.
-    Args: array: array or scalar; shape: target shape.
+    Args: array: array or scalar; shape: target shape; out_sharding: (keyword) the
+        result's layout on an Explicit mesh.
     Returns: Array of shape `shape`.
     Vs NumPy: returns a materialized immutable array, not a read-only view.
     Example:
@@ -550,10 +551,13 @@ def tile(A, reps):
     return lax.reshape(b, tuple(r * d for r, d in zip(reps, s)))
 
 
-def repeat(a, repeats, axis=None, total_repeat_length=None):
+@with_out_sharding("repeat", device=False, auto=True)
+def repeat(a, repeats, axis=None, *, total_repeat_length=None):
     """Repeat each element of `a` along `axis`.
     Args: a: array; repeats: int or per-element array; axis: int or None (flatten);
-        total_repeat_length: JAX's output-length hint (accepted).
+        total_repeat_length: (keyword) JAX's output-length hint (accepted);
+        out_sharding: (keyword) the result's layout on an Explicit mesh (computed over
+        Auto axes, as JAX's).
     Returns: Array with elements repeated.
     Vs NumPy: `repeats` must be static (concrete) so that the output shape is known.
     Example:
