@@ -676,9 +676,13 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C", *, dtype=None)
             "dtype=np.min_scalar_type(prod(dims))).", hint="pass a wider integer dtype")
     for i in idx:
         if mode == "raise" and isinstance(i, Tracer) and i.known is None:
+            av = core.get_aval(i)
+            shape = ",".join(str(d) for d in av.shape)
             raise ConcretizationError(
-                "The error occurred because ravel_multi_index was jit-compiled with "
-                "mode='raise'. Use mode='wrap' or mode='clip' instead.",
+                "Abstract tracer value encountered where concrete value is expected: traced "
+                f"array with shape {np.dtype(av.dtype).name}[{shape}]\nThe error occurred "
+                "because ravel_multi_index was jit-compiled with mode='raise'. Use "
+                "mode='wrap' or mode='clip' instead.",
                 hint="mode='raise' reads the index values while staging")
         if not dtypes.issubdtype(core.get_aval(i).dtype, np.integer):
             raise ArgumentTypeError("only int indices permitted", hint="pass integer indices")

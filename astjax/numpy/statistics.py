@@ -129,20 +129,19 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
 
 
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
-           mean=None, *, correction=None):
+           mean=None):
     """Variance that skips NaN entries.
 
     Args:
-      a: input array. axis, dtype, keepdims, where: as for `jnp.var`.
-      ddof / correction: degrees-of-freedom correction (give at most one).
+      a: input array. axis, dtype, keepdims, where: as for `jnp.var` (`dtype` is the
+        computation and result dtype, as JAX's). ddof: degrees-of-freedom correction.
       mean: a precomputed NaN-skipping mean (reduced axes kept), used in place of
         computing it, as JAX's.
     Returns:
-      The variance of the non-NaN values along `axis`.
-    Differs from NumPy: `out=` is not supported (arrays are immutable).
+      The variance of the non-NaN values along `axis` (NaN where N - ddof <= 0).
+    Differs from NumPy: `out=` is not supported (arrays are immutable); no
+    `correction=` (as JAX's).
     """
-    if correction is not None:
-        ddof = correction
     if out is not None:
         raise NotImplementedInAstjaxError("The 'out' argument to jnp.nanvar is not supported.",
                                           hint="arrays are immutable: use the result")
@@ -166,18 +165,17 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
 
 
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
-           mean=None, *, correction=None):
+           mean=None):
     """Standard deviation that skips NaN entries.
 
     Args:
       a: input array. axis, dtype, keepdims, where: as for `jnp.std`.
-      ddof / correction, mean: as for `nanvar`.
+      ddof, mean: as for `nanvar`.
     Returns:
       The square root of `nanvar` with the same arguments.
     Differs from NumPy: `out=` is not supported (arrays are immutable).
     """
-    return uf.sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, where, mean,
-                          correction=correction))
+    return uf.sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, where, mean))
 
 
 def _nanarg(arg_reduction, fill):

@@ -97,10 +97,13 @@ def cases(jax, jnp, jax_core):
         "err_nanvar_real_dtype_complex": lambda: jnp.nanvar(X * 1j, dtype=jnp.float32),
         # ravel_multi_index
         "rmi": lambda: jnp.ravel_multi_index((I1, I2), (3, 4)),
-        "rmi_dtype": lambda: jnp.ravel_multi_index((I1, I2), (3, 4), dtype=jnp.int16),
-        "rmi_uint8": lambda: jnp.ravel_multi_index((I1, I2), (3, 4), dtype=jnp.uint8),
+        "rmi_dtype": lambda: jnp.ravel_multi_index((I1, I2), (3, 4), mode="wrap",
+                                                   dtype=jnp.int16),
+        "rmi_uint8": lambda: jnp.ravel_multi_index((I1, I2), (3, 4), mode="clip",
+                                                   dtype=jnp.uint8),
         "rmi_int8_indices": lambda: jnp.ravel_multi_index((I1.astype(jnp.int8),
-                                                           I2.astype(jnp.int8)), (3, 4)),
+                                                           I2.astype(jnp.int8)), (3, 4),
+                                                          mode="wrap"),
         "rmi_scalars": lambda: jnp.ravel_multi_index((1, 2), (3, 4)),
         "rmi_wrap_f": lambda: jnp.ravel_multi_index((I1 + 2, I2 - 5), (3, 4), mode="wrap",
                                                     order="F"),
@@ -172,18 +175,23 @@ def cases(jax, jnp, jax_core):
 
 def _error(e):
     builtin = next((b.__name__ for b in _BUILTINS if isinstance(e, b)), "Exception")
-    return {"error": builtin, "message": getattr(e, "message", None) or str(e).split("\n")[0]}
+    return {"error": builtin, "message": (getattr(e, "message", None) or str(e)).split("\n")[0]}
 
 
 def record_one(fn):
-    """A case's result as JSON: {"value", "dtype"} per array (a list for tuples),
-    {"text"} for a string, or {"error", "message"}."""
+    """A case's result as JSON: {"value", "dtype", "shape"} for an array, {"text"} for
+    a string, or {"error", "message"}."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             r = fn()
     except Exception as e:  # noqa: BLE001 -- the error is what is recorded
         return _error(e)
+    return as_json(r)
+
+
+def as_json(r):
+    """`record_one`'s JSON of a result."""
     if isinstance(r, str):
         return {"text": r}
     v = np.asarray(r)
