@@ -31,7 +31,7 @@ from .setops import intersect1d_indices, unique_along_axis
 from .statistics import diff
 from .ufuncs import asarray_operand, where
 from .util import library_jit, out_sharding_arg, prefix_sum
-from ..sharding import ShardingTypeError, reshard
+from ..sharding import NamedSharding, ShardingTypeError, reshard
 
 __all__ = ["searchsorted", "digitize", "bincount", "histogram", "histogram_bin_edges",
            "histogram2d", "histogramdd",
@@ -174,7 +174,8 @@ def bincount(x, weights=None, minlength=0, *, length=None, out_sharding=None):
     if weights is not None:
         [weights] = uf.promote_dtypes(ravel(asarray_operand(weights)))
     out = _one_hot_count(x, int(length), weights)
-    return out if s is None else reshard(out, s)
+    return out if s is None else reshard(out, NamedSharding(s.mesh, s.spec.update(
+        partitions=(None,))))
 
 
 def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002

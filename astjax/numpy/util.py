@@ -28,7 +28,8 @@ from ..api import device_put, jit
 from ..errors import (ArgumentError, ArgumentTypeError, ArgumentValueError, AstjaxError,
                       AxisError, TracerIntegerConversionError)
 from ..primitives.structural import out_layout
-from ..sharding import AxisType, NamedSharding, PartitionSpec, auto_axes, reshard
+from ..sharding import (AxisType, NamedSharding, PartitionSpec, auto_axes, get_abstract_mesh,
+                        reshard)
 from ..staging import StagedCallable
 
 
@@ -179,6 +180,15 @@ def out_sharding_arg(s, name):
         raise ArgumentTypeError(f"`out_sharding` argument of {name} only supports instances "
                                 f"of `NamedSharding` or `PartitionSpec`. Got {s} of type: "
                                 f"{type(s)}", hint="pass a NamedSharding or a PartitionSpec")
+    context = get_abstract_mesh()
+    if isinstance(s, NamedSharding) and not context.empty:
+        mesh = s.mesh.abstract_mesh
+        auto = {AxisType.Auto}
+        if mesh != context and not (set(mesh.axis_types) <= auto
+                                    and set(context.axis_types) <= auto):
+            raise ArgumentValueError(
+                f"Context mesh {context!r} should match the mesh of sharding {mesh!r} passed "
+                f"to {name}.", hint="give a sharding over the mesh of `jax.set_mesh`")
     return out_layout(s, name)
 
 
@@ -206,7 +216,9 @@ def with_out_sharding(name, device=True, auto=False):
                 axes = tuple(n for n, t in zip(s.mesh.axis_names, s.mesh.axis_types)
                              if t == AxisType.Explicit)
                 return auto_axes(fn, axes=axes, out_sharding=s)(*args, **kwargs)
-            return reshard(fn(*args, **kwargs), s)
+            out = fn(*args, **kwargs)      # (the spec padded to the result's rank, as JAX's)
+            return reshard(out, NamedSharding(s.mesh, s.spec.update(
+                partitions=s.spec._normalized(core.get_aval(out).ndim))))
         return _with_keywords(fn, placed, ["device", "out_sharding"] if device
                               else ["out_sharding"])
     return wrap
