@@ -33,7 +33,32 @@ def test_allow_list_is_current(differences):
 
 # jax.lax / jax.random / jax.nn / jax.scipy.special (api_signatures.json): the
 # differences left per namespace, each a line of `record_jnp_signatures.check_api`
-API_ALLOWED: dict = {ns: set() for ns in sigs.NAMESPACES}
+API_ALLOWED: dict = {
+    "jax.lax": {
+        # JAX 0.10.2 reads negative start indices from the end (allow_negative_indices=
+        # True); astjax's dynamic slices clamp them (issue 13: left, see the report)
+        *(f"{n}.allow_negative_indices: missing" for n in (
+            "dynamic_slice", "dynamic_slice_in_dim", "dynamic_index_in_dim",
+            "dynamic_update_slice", "dynamic_update_slice_in_dim",
+            "dynamic_update_index_in_dim")),
+        # not implemented: these operations' result layout / dtype parameters
+        "broadcasted_iota.out_sharding: missing", "reduce_sum.out_sharding: missing",
+        "full.sharding: missing", "full_like.sharding: missing", "mul.out_dtype: missing",
+        "all_gather.to: missing",
+        # JAX's random_gamma_grad(*args) binds any arguments; astjax names its two
+        "random_gamma_grad.*args: no *args"},
+    # explicit sharding of the samplers (out_sharding=) is not implemented
+    "jax.random": {f"{n}.out_sharding: missing" for n in (
+        "bernoulli", "bits", "categorical", "cauchy", "exponential", "geometric", "gumbel",
+        "laplace", "logistic", "lognormal", "maxwell", "multivariate_normal", "normal",
+        "orthogonal", "pareto", "permutation", "rademacher", "randint", "rayleigh",
+        "triangular", "truncated_normal", "uniform", "wald")},
+    # not implemented: dot_product_attention's residuals, standardize's algorithm
+    "jax.nn": {"dot_product_attention.return_residual: missing",
+               "standardize.algorithm: missing"},
+    # not implemented: log_ndtr's series_order (the order of its asymptotic series)
+    "jax.scipy.special": {"log_ndtr.series_order: missing"},
+}
 
 
 @pytest.mark.parametrize("namespace", sorted(sigs.NAMESPACES))
