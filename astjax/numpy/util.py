@@ -20,6 +20,7 @@ from __future__ import annotations
 import functools
 import inspect
 import operator
+from typing import Any, Callable, TypeVar, cast
 
 import numpy as np
 
@@ -192,12 +193,16 @@ def out_sharding_arg(s, name):
     return out_layout(s, name)
 
 
-def with_out_sharding(name, device=True, auto=False):
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def with_out_sharding(name: str, device: bool = True,
+                      auto: bool = False) -> Callable[[_F], _F]:
     """Decorator: `fn` with JAX's keyword-only `device=` (when `device`) and
     `out_sharding=`: the result laid out as `out_sharding` says on an Explicit mesh
     (its type inside `jit`); giving both is JAX's ValueError. `auto`: `fn` runs with
     the mesh's Explicit axes made Auto, as JAX runs `percentile` and `repeat`."""
-    def wrap(fn):
+    def wrap(fn: _F) -> _F:
         @functools.wraps(fn)
         def placed(*args, **kwargs):
             out_sharding = kwargs.pop("out_sharding", None)
@@ -219,6 +224,6 @@ def with_out_sharding(name, device=True, auto=False):
             out = fn(*args, **kwargs)      # (the spec padded to the result's rank, as JAX's)
             return reshard(out, NamedSharding(s.mesh, s.spec.update(
                 partitions=s.spec._normalized(core.get_aval(out).ndim))))
-        return _with_keywords(fn, placed, ["device", "out_sharding"] if device
-                              else ["out_sharding"])
+        return cast(_F, _with_keywords(fn, placed, ["device", "out_sharding"] if device
+                                       else ["out_sharding"]))
     return wrap
