@@ -116,15 +116,15 @@ def python_scalar_dtype(x) -> np.dtype:
     return _PY_DEFAULT[type(x)]()
 
 
-def issubdtype(a, b) -> bool:
-    """Whether dtype `a` lies under `b` in the dtype hierarchy (`np.issubdtype`-like).
+def issubdtype(arg1, arg2) -> bool:
+    """Whether dtype `arg1` lies under `arg2` in the dtype hierarchy (`np.issubdtype`-like).
 
     Unlike NumPy, knows `bfloat16` is a floating type and handles the extended
     dtypes of typed PRNG keys.
 
     Args:
-        a: a dtype-like.
-        b: a dtype-like or an abstract category such as `np.floating`.
+        arg1: a dtype-like.
+        arg2: a dtype-like or an abstract category such as `np.floating`.
 
     Returns:
         A bool.
@@ -137,6 +137,7 @@ def issubdtype(a, b) -> bool:
         >>> dtypes.issubdtype(jnp.int32, jnp.floating)
         False
     """
+    a, b = arg1, arg2
     if isinstance(a, ExtendedDType):  # an extended dtype instance (a typed key's dtype)
         a = a.type
     if isinstance(b, ExtendedDType):

@@ -20,6 +20,7 @@ from .codegen.stablehlo import platform_name
 from .errors import (ArgumentTypeError, ArgumentValueError, DTypeError,
                      NotImplementedInAstjaxError, ShapeError)
 from .primitives import ops as lax
+from .primitives.cond import _switch
 from .primitives.convolution import ConvDimensionNumbers
 from .primitives.exported_call import platform_index_p
 from .primitives.gather import GatherDimensionNumbers
@@ -187,9 +188,10 @@ def platform_dependent(*args, default=None, **per_platform):
                                     "callable.")
         branches.append(default)
         platforms.append(None)
-    if core.current_builder() is not None:
+    if core.current_builder() is not None:     # (JAX's cond: no clamp, branches_platforms)
         index = platform_index_p.bind(platforms=tuple(platforms))
-        return lax.switch(index, branches, *args)
+        return _switch(index, branches, args, range(len(branches)),
+                       branches_platforms=tuple(platforms))
     name = platform_name(runtime.default_device())
     for names, branch in zip(platforms, branches):
         if names is None or name in names:

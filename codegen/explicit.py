@@ -701,8 +701,8 @@ def _staged_types(tracers):
     for depth, types in getattr(_staging, "nested", ()):
         if depth < len(builders) and len(builders[depth].invars) == len(types):
             frames[id(builders[depth])] = types
-    if not frames:
-        return [None] * len(tracers)
+    if not frames and builders:     # untyped arguments: only `out_sharding=` types values
+        frames[id(builders[0])] = ()
     envs = {}
 
     def type_of(x):
@@ -715,7 +715,7 @@ def _staged_types(tracers):
             env = {v: t for v, o in b.captures.values() if (t := type_of(o)) is not None}
             env.update((v, t) for v, t in zip(b.invars, frames.get(id(b), ()))
                        if t is not None)
-            envs[id(b)] = propagate(b.eqns, env) if env else {}
+            envs[id(b)] = propagate(b.eqns, env) if env or id(b) in frames else {}
         return envs[id(b)]
     return [type_of(x) for x in tracers]
 

@@ -32,12 +32,7 @@ def _args(name):
 
 
 # known remaining differences: name -> reason (strict xfails)
-XFAIL = {
-    "cumsum": "a cumulative reduction over a symbolic axis: JAX lowers it to the "
-              "stablehlo.dynamic_reduce_window custom call; astjax's lowering "
-              "(primitives/cumulative.py) needs the window size as a constant",
-    "grad_cumsum": "the cumulative sum over a symbolic axis again (see cumsum)",
-}
+XFAIL: dict = {}
 
 
 def _cases(refused):

@@ -7,6 +7,7 @@ from astjax.extend.core import (ClosedJaxpr, DropVar, Jaxpr, JaxprEqn, Literal, 
                                 get_opaque_trace_state, jaxpr_as_fun, mapped_aval,
                                 set_current_trace, take_current_trace, unmapped_aval)
 from astjax.ir import sub_jaxprs as _sub_jaxprs
+from astjax.shape_poly_expr import max_dim, min_dim  # noqa: F401
 from astjax import core as _core
 
 Atom = (Var, Literal)

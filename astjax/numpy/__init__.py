@@ -26,6 +26,7 @@ from .ufuncs import *  # noqa: F401,F403
 from .ufuncs import _is_operand  # noqa: F401
 from .logic import *  # noqa: F401,F403
 from .statistics import *  # noqa: F401,F403
+from .quantiles import *  # noqa: F401,F403
 from .searching import *  # noqa: F401,F403
 from .arrayops import *  # noqa: F401,F403
 from .arrayops import take_static as _take_static  # noqa: F401

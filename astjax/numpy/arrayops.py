@@ -12,12 +12,12 @@ import numpy as np
 
 from .. import core, dtypes, lax
 from ..core import Tracer
-from ..errors import (ArgumentValueError, ConcretizationError, NotImplementedInAstjaxError,
-                      ShapeError, ShapeValueError)
+from ..errors import (ArgumentTypeError, ArgumentValueError, ConcretizationError,
+                      NotImplementedInAstjaxError, ShapeError, ShapeValueError)
 from . import ufuncs as uf
 from .contractions import matmul
 from .creation import diag
-from .operands import _dtype, asarray
+from .operands import _dtype, asarray, operator_index
 from .reductions import sum as _sum
 from .shapes import atleast_1d, concatenate, moveaxis, ravel, reshape, stack
 from .ufuncs import asarray_operand, where
@@ -651,27 +651,64 @@ def vecmat(x1, x2, /):
     return lax.reshape(out, _shape(out)[:-2] + _shape(out)[-1:])
 
 
-def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
+def ravel_multi_index(multi_index, dims, mode="raise", order="C", *, dtype=None):
     """Convert a tuple of index arrays into flat indices.
-    Args: multi_index: tuple of int arrays; dims: static shape; mode; order.
+    Args: multi_index: tuple of int arrays; dims: static shape; mode: 'raise' (the
+        indices must be concrete), 'clip', 'wrap' or 'ignore'; order: 'C' or 'F';
+        dtype: (keyword) an integer result dtype (default: the indices' promoted with
+        a Python int), large enough for every flat index.
     Returns: int Array.
-    Vs NumPy: traced out-of-range indices cannot raise: use 'wrap' or 'clip'."""
-    dims = tuple(int(d) for d in dims)
+    Vs NumPy: mode='raise' cannot be used under `jit` (a ConcretizationError, as JAX's)."""
+    dims = tuple(operator_index(d) for d in dims)
     if len(multi_index) != len(dims):
         raise ArgumentValueError(f"ravel_multi_index: {len(multi_index)} indices for "
-                                 f"{len(dims)} dims")
+                                 f"{len(dims)} dims", hint="give one index array per dim")
     idx = [asarray_operand(i) for i in multi_index]
-    idx = uf.promote_dtypes(*idx)
-    if mode == "wrap":
-        idx = [uf.remainder(i, d) for i, d in zip(idx, dims)]
-    elif mode == "clip" or mode == "raise":
+    dt = (dtypes.result_type(*idx, 0) if dtype is None
+          else dtypes.canonicalize(dtypes.dtype(dtype)))
+    if not dtypes.issubdtype(dt, np.integer):
+        raise ArgumentValueError(f"dtype={dt!r} is not an integer type.",
+                                 hint="pass an integer dtype")
+    if int(np.prod(dims, dtype=object)) - 1 > np.iinfo(dt).max:
+        raise ArgumentValueError(
+            f"jnp.ravel_multi_index: dtype={dt!r} not large enough to hold flattened index "
+            f"for dims={dims}. Use the dtype argument to pass a suitable dtype (e.g. "
+            "dtype=np.min_scalar_type(prod(dims))).", hint="pass a wider integer dtype")
+    for i in idx:
+        if mode == "raise" and isinstance(i, Tracer) and i.known is None:
+            av = core.get_aval(i)
+            shape = ",".join(str(d) for d in av.shape)
+            raise ConcretizationError(
+                "Abstract tracer value encountered where concrete value is expected: traced "
+                f"array with shape {np.dtype(av.dtype).name}[{shape}]\nThe error occurred "
+                "because ravel_multi_index was jit-compiled with mode='raise'. Use "
+                "mode='wrap' or mode='clip' instead.",
+                hint="mode='raise' reads the index values while staging")
+        if not dtypes.issubdtype(core.get_aval(i).dtype, np.integer):
+            raise ArgumentTypeError("only int indices permitted", hint="pass integer indices")
+    if mode == "raise":
+        for i, d in zip(idx, dims):
+            v = np.asarray(i.known if isinstance(i, Tracer) else i)
+            if np.any((v < 0) | (v >= d)):
+                raise ArgumentValueError("invalid entry in coordinates array",
+                                         hint="use mode='clip' or mode='wrap'")
+    elif mode == "clip":
         idx = [uf.clip(i, 0, d - 1) for i, d in zip(idx, dims)]
-    strides = np.cumprod((1,) + dims[::-1][:-1])[::-1] if order == "C" else np.cumprod(
-        (1,) + dims[:-1])
-    out = None
+    elif mode == "wrap":
+        idx = [uf.remainder(i, d) for i, d in zip(idx, dims)]
+    elif mode != "ignore":
+        raise ArgumentValueError(f"invalid mode={mode!r}. Expected 'raise', 'wrap', 'clip', "
+                                 "or 'ignore'.", hint="pass one of those modes")
+    if order == "F":
+        strides = np.cumprod((1,) + dims[:-1])
+    elif order == "C":
+        strides = np.cumprod((1,) + dims[::-1][:-1])[::-1]
+    else:
+        raise ArgumentValueError(f"invalid order={order!r}. Expected 'C' or 'F'",
+                                 hint="pass order='C' or order='F'")
+    out = asarray(np.zeros((), dt))
     for i, s in zip(idx, strides):
-        t = uf.multiply(i, int(s))
-        out = t if out is None else uf.add(out, t)
+        out = uf.add(out, uf.multiply(lax.convert_element_type(i, dt), int(s)))
     return out
 
 

@@ -1,7 +1,7 @@
 """Array creation: zeros/ones/full(_like), arange, linspace/logspace/geomspace, eye,
 tri/tril/triu, diag, meshgrid (`array`/`asarray` live in `operands`, below every
 other module of the numpy layer). The Array API's creation functions take `device=`
-(`util.with_device`)."""
+(`util.with_device`), and JAX's `out_sharding=` (`util.with_out_sharding`)."""
 from __future__ import annotations
 
 import numpy as np
@@ -16,12 +16,12 @@ from .operands import (_constant, _dtype, _static_shape, array, asarray,  # noqa
                        operator_index)
 from .shapes import diagonal, moveaxis, ndim, reshape, shape
 from .ufuncs import exp, log, multiply, power, where
-from .util import static_int, with_device
+from .util import static_int, with_device, with_out_sharding
 from ..shape_poly import is_symbolic_dim
 from ..typing import Array
 
 
-@with_device
+@with_out_sharding("jnp.zeros")
 def zeros(shape, dtype=None) -> Array:
     """Return an array of the given shape filled with zeros.
     Args: shape: int or tuple of ints; dtype: optional dtype.
@@ -36,7 +36,7 @@ def zeros(shape, dtype=None) -> Array:
     return lax.full(_static_shape(shape), 0, _dtype(dtype, dtypes.dtype(float)))
 
 
-@with_device
+@with_out_sharding("jnp.ones")
 def ones(shape, dtype=None) -> Array:
     """Return an array of the given shape filled with ones.
     Args: shape: int or tuple of ints; dtype: optional dtype.
@@ -50,7 +50,7 @@ def ones(shape, dtype=None) -> Array:
     return lax.full(_static_shape(shape), 1, _dtype(dtype, dtypes.dtype(float)))
 
 
-@with_device
+@with_out_sharding("jnp.zeros")
 def empty(shape, dtype=None):
     """Return a new array of the given shape (zero-filled in astjax).
     Args: shape: int or tuple of ints; dtype: optional dtype.
@@ -69,7 +69,7 @@ def _is_weak(x):
     return not isinstance(x, (list, tuple)) and dtypes.dtype_and_weak(x)[1]
 
 
-@with_device
+@with_out_sharding("full")
 def full(shape, fill_value, dtype=None) -> Array:
     """Return an array of `shape` filled with `fill_value`.
     Args: shape: int or tuple; fill_value: scalar or broadcastable array; dtype: optional.
@@ -107,12 +107,20 @@ def _like(name, value):
     return f
 
 
-zeros_like = with_device(_like("zeros_like", 0))
-ones_like = with_device(_like("ones_like", 1))
-empty_like = zeros_like
+zeros_like = with_out_sharding("jnp.zeros_like")(_like("zeros_like", 0))
+ones_like = with_out_sharding("jnp.ones_like")(_like("ones_like", 1))
 
 
 @with_device
+def empty_like(prototype, dtype=None, shape=None):
+    """Return an array shaped like `prototype` (zero-filled in astjax).
+    Args: prototype: array; dtype: optional dtype; shape: optional static shape override.
+    Returns: new Array with `prototype`'s shape and dtype unless overridden.
+    Vs NumPy: as in JAX, contents are zeros, not uninitialized memory."""
+    return _like("empty_like", 0)(prototype, dtype, shape)
+
+
+@with_out_sharding("full_like")
 def full_like(a, fill_value, dtype=None, shape=None):
     """Return an array like `a` filled with `fill_value`.
     Args: a: array; fill_value: scalar or array; dtype, shape: optional overrides.
@@ -128,7 +136,7 @@ def full_like(a, fill_value, dtype=None, shape=None):
                              _dtype(dtype, av.dtype)), dtype is None and _is_weak(a))
 
 
-@with_device
+@with_out_sharding("jnp.arange")
 def arange(start, stop=None, step=None, dtype=None) -> Array:
     """Return evenly spaced values in the half-open interval [start, stop).
     Args: start: number; stop: optional end; step: optional increment; dtype: optional.

@@ -44,8 +44,18 @@ single, double = dtypes.float32, dtypes.float64
 csingle, cdouble = dtypes.complex64, dtypes.complex128
 character, flexible, object_ = np.character, np.flexible, np.object_
 ComplexWarning = np.exceptions.ComplexWarning
-get_printoptions, set_printoptions, printoptions = (np.get_printoptions, np.set_printoptions,
-                                                   np.printoptions)
+get_printoptions, printoptions = np.get_printoptions, np.printoptions
+
+
+def set_printoptions(*args, **kwargs):
+    """NumPy's `set_printoptions` (arrays print through NumPy, so its options apply).
+
+    Args:
+      *args, **kwargs: passed on to `numpy.set_printoptions`.
+    Returns:
+      None.
+    """
+    return np.set_printoptions(*args, **kwargs)
 
 
 def array_repr(arr, max_line_width=None, precision=None, suppress_small=None):
@@ -436,19 +446,34 @@ def mask_indices(n, mask_func, k=0, *, size=None):
     return asarray(r.astype(idt)), asarray(c.astype(idt))
 
 
-def einsum_path(subscripts, *operands, optimize="greedy"):
-    """Contraction order NumPy's optimizer would choose for an einsum.
+def einsum_path(subscripts, /, *operands, optimize="auto"):
+    """Contraction order for an einsum, as JAX's (opt_einsum's `contract_path`).
 
     Args:
       subscripts: the einsum spec. operands: arrays (only shapes are used).
-      optimize: optimizer strategy, e.g. 'greedy'.
+      optimize: 'auto' (default: an exhaustive search for up to 6 operands, else
+        'greedy'), 'optimal', 'greedy', True ('optimal'), False (left to right), or an
+        explicit path.
     Returns:
-      `(path, description)` as from `numpy.einsum_path`.
-    Differs from NumPy: only operand shapes are looked at, so traced arrays work.
+      `(path, description)`: the list of contraction tuples, and a printable report.
+    Differs from JAX: the path comes from NumPy's search without a memory limit (for
+    7 to 14 operands opt_einsum's 'auto' uses branch-and-bound, here greedy), and the
+    report is NumPy's text rather than an opt_einsum `PathInfo`.
     """
     shapes = [np.empty(core.get_aval(o).shape if hasattr(o, "aval") else np.shape(o))
               for o in operands]
-    return np.einsum_path(subscripts, *shapes, optimize=optimize)
+    if optimize is False:
+        return [(0, 1)] * (len(operands) - 1), "unoptimized: contracted left to right"
+    if optimize is True or (optimize == "auto" and len(operands) <= 6):
+        optimize = "optimal"
+    elif optimize == "auto":
+        optimize = "greedy"
+    if isinstance(optimize, str):
+        optimize = (optimize, 1 << 62)          # (as opt_einsum's: no memory limit)
+    else:
+        optimize = ["einsum_path", *optimize]
+    path, info = np.einsum_path(subscripts, *shapes, optimize=optimize)
+    return [tuple(c) for c in path[1:]], info
 
 
 def _host(fn):

@@ -15,8 +15,9 @@ from ..primitives.structural import copy as _structural_copy
 from ..primitives.exported_call import dim_as_value
 from ..shape_poly import DimExpr, canonical_dim
 from ..errors import (ArgumentError, ArgumentTypeError, ArgumentValueError, ConcretizationError,
-                      DTypeError, ScalarOverflowError, ShapeError, ShapeValueError)
-from .util import with_device
+                      DTypeError, NotImplementedInAstjaxError, ScalarOverflowError, ShapeError,
+                      ShapeValueError)
+from .util import with_out_sharding
 from .. import typing as _typing  # (`Array` here is the runtime class)
 
 # ---------------------------------------------------------------- dtypes and shapes
@@ -63,10 +64,16 @@ def _dtype(dtype, default=None):
 # ------------------------------------------------------------------- array / asarray
 
 
-@with_device
-def array(obj, dtype=None, copy=True, ndmin=0) -> _typing.Array:
-    """Create an array from `obj` (a scalar, nested sequence or array).
-    Args: obj: data; dtype: optional dtype; copy: bool; ndmin: minimum rank.
+_POSITIONAL = "Passing the copy, order, and ndmin arguments to jnp.array positionally is " \
+    "deprecated. Use keyword arguments instead."
+
+
+@with_out_sharding("jnp.array")
+def array(object, dtype=None, *args, copy=True, order="K", ndmin=0) -> _typing.Array:  # noqa: A002
+    """Create an array from `object` (a scalar, nested sequence or array).
+    Args: object: data; dtype: optional dtype; copy: bool; order: 'K' (or None; JAX
+        implements no other); ndmin: minimum rank; copy, order and ndmin given by
+        position are deprecated, as in JAX.
     Returns: Array (or a Tracer under transformation).
     Vs NumPy: immutable result; Python floats become float32 unless x64.
     Example:
@@ -74,6 +81,19 @@ def array(obj, dtype=None, copy=True, ndmin=0) -> _typing.Array:
     >>> jnp.array([1, 2, 3])
     Array([1, 2, 3], dtype=int32)
     """
+    obj = object
+    if args:
+        if len(args) > 3:
+            raise ArgumentTypeError(f"array() takes at most 5 positional arguments but "
+                                    f"{len(args) + 2} were given")
+        for i, name in enumerate(("copy", "order", "ndmin")):
+            if i < len(args) and (copy, order, ndmin)[i] != (True, "K", 0)[i]:
+                raise ArgumentTypeError(f"array() got multiple values for argument '{name}'")
+        copy, order, ndmin = (list(args) + [copy, order, ndmin][len(args):])[:3]
+        user_warnings.warn(_POSITIONAL, DeprecationWarning)
+    if order is not None and order != "K":
+        raise NotImplementedInAstjaxError("Only implemented for order='K'",
+                                          hint="drop `order`: arrays have one layout")
     if isinstance(obj, Tracer) or hasattr(obj, "_buf"):
         out = obj
         if dtype is not None:  # (no dtype: a weak value stays weak, as JAX)
@@ -104,7 +124,7 @@ def array(obj, dtype=None, copy=True, ndmin=0) -> _typing.Array:
                                               "at each depth") from None
             if np_val.dtype == dtypes.float0 and dtype is None:
                 return np.array(np_val, ndmin=ndmin)  # float0 stays a host array, as JAX's
-            if np_val.dtype == object:
+            if np_val.dtype == np.object_:
                 raise ArgumentTypeError(f"cannot make an array from {type(obj).__name__} "
                                     f"{obj!r:.60}")
             if dtype is not None:
@@ -191,10 +211,12 @@ def _constant(v: np.ndarray):
     return device_put(v)
 
 
-def asarray(a, dtype=None, order=None, copy=None, *, device=None) -> _typing.Array:
+@with_out_sharding("jnp.array")
+def asarray(a, dtype=None, order=None, *, copy=None) -> _typing.Array:
     """Convert `a` to an array, reusing it when already one.
-    Args: a: data; dtype: optional dtype; order: accepted for parity; copy: True for a
-        new array even when `a` is one; device: where to put it (a Device or Sharding).
+    Args: a: data; dtype: optional dtype; order: None or 'K' (JAX implements no other);
+        copy: True for a new array even when `a` is one; device / out_sharding: where to
+        put it (a Device or Sharding; a layout on an Explicit mesh).
     Returns: Array.
     Vs NumPy: returns arrays and Tracers unchanged when no `dtype` is given.
     Example:
@@ -202,8 +224,9 @@ def asarray(a, dtype=None, order=None, copy=None, *, device=None) -> _typing.Arr
     >>> jnp.asarray([1.5, 2.0])
     Array([1.5, 2. ], dtype=float32)
     """
-    if device is not None:
-        return array(asarray(a, dtype, order, copy), copy=False, device=device)
+    if order is not None and order != "K":
+        raise NotImplementedInAstjaxError("Only implemented for order='K'",
+                                          hint="drop `order`: arrays have one layout")
     if dtype is None and (isinstance(a, Tracer) or hasattr(a, "_buf")):
         return _structural_copy(a) if copy and isinstance(a, Array) else a
     if dtype is None and dtypes.has_extended_dtype(a):

@@ -17,7 +17,7 @@ from .creation import linspace
 from .operands import asarray, broadcast_to_shape
 from .reductions import max as _max, mean as _mean, min as _min
 from .shapes import flip, repeat
-from .statistics import median
+from .quantiles import median
 from .util import library_jit
 
 __all__ = ["pad"]

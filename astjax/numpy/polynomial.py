@@ -10,10 +10,11 @@ import numpy as np
 from .. import core, lax
 from ..errors import ShapeError
 from . import ufuncs as uf
-from .arrayops import _dt, _shape, _static_indices, take_static
+from .arrayops import _dt, _shape, _static_indices
 from .operands import _constant
 from .statistics import convolve
 from .ufuncs import asarray_operand
+from .util import canonicalize_axes
 
 __all__ = ["polyval", "polyadd", "polysub", "polymul", "polyder", "polyint", "trim_zeros"]
 
@@ -114,15 +115,25 @@ def polyint(p, m=1, k=None):
     return p
 
 
-def trim_zeros(filt, trim="fb"):
-    """Strip leading and/or trailing zeros from a 1-D array.
-    Args: filt: 1-D array; trim: 'f', 'b' or 'fb'.
-    Returns: 1-D Array.
+def trim_zeros(filt, trim="fb", axis=None):
+    """Strip leading and/or trailing zeros of an array along some axes.
+    Args: filt: array; trim: 'f', 'b' or 'fb'; axis: axis or axes to trim along
+        (None: every axis), each cut to the span of the slices that hold a nonzero.
+    Returns: Array of `filt`'s dtype.
     Vs NumPy: the input must be concrete: the output shape depends on its values."""
     v = _static_indices(filt, "jnp.trim_zeros' input")
-    nz = np.nonzero(v)[0]
-    if nz.size == 0:
-        return take_static(asarray_operand(filt), [], 0)
-    start = nz[0] if "f" in trim.lower() else 0
-    stop = nz[-1] + 1 if "b" in trim.lower() else len(v)
-    return lax.slice_in_dim(asarray_operand(filt), int(start), int(stop))
+    x = asarray_operand(filt)
+    axes = set(canonicalize_axes(axis, v.ndim, "trim_zeros"))
+    front, back = "f" in trim.lower(), "b" in trim.lower()
+    if not axes or not (front or back):
+        return x
+    for ax in sorted(axes):
+        mask = np.any(v, axis=tuple(i for i in range(v.ndim) if i != ax))
+        nz = np.nonzero(mask)[0]
+        if nz.size == 0:
+            start, stop = 0, 0
+        else:
+            start = int(nz[0]) if front else 0
+            stop = int(nz[-1]) + 1 if back else v.shape[ax]
+        x = lax.slice_in_dim(x, start, stop, axis=ax)
+    return x

@@ -296,10 +296,12 @@ def _var_dtypes(a_dtype, dtype):
         dtype = dtypes.canonicalize(dtypes.dtype(dtype), warn=True)
         if (dtypes.issubdtype(a_dtype, np.complexfloating)
                 and not dtypes.issubdtype(dtype, np.complexfloating)):
-            raise ArgumentValueError(
-                f"jnp.var of a {a_dtype} array with the real dtype={dtype}: the variance "
-                "of complex values in a real dtype is not defined (JAX raises here too)",
-                hint="pass a complex dtype, or none (the result is then real)")
+            raise ArgumentValueError(      # (JAX's text)
+                "jax.numpy.var does not yet support real dtype parameters when computing the "
+                "variance of an array of complex values. The semantics of numpy.var seem "
+                "unclear in this case. Please comment on "
+                "https://github.com/jax-ml/jax/issues/2283 if this behavior is important to "
+                "you.", hint="pass a complex dtype, or none (the result is then real)")
         comp = dtype
     elif dtypes.is_inexact(a_dtype):
         comp, dtype = a_dtype, np.dtype(np.zeros((), a_dtype).real.dtype)

@@ -30,7 +30,8 @@ from .sorting import argsort
 from .setops import intersect1d_indices, unique_along_axis
 from .statistics import diff
 from .ufuncs import asarray_operand, where
-from .util import library_jit, prefix_sum
+from .util import library_jit, out_sharding_arg, prefix_sum
+from ..sharding import NamedSharding, ShardingTypeError, reshard
 
 __all__ = ["searchsorted", "digitize", "bincount", "histogram", "histogram_bin_edges",
            "histogram2d", "histogramdd",
@@ -139,12 +140,14 @@ def _one_hot_count(idx, length, weights=None):
     return _sum(where(hit, w, np.asarray(0, _dt(w))[()]), axis=1)
 
 
-def bincount(x, weights=None, minlength=0, *, length=None):
+def bincount(x, weights=None, minlength=0, *, length=None, out_sharding=None):
     """Count occurrences of each non-negative integer.
 
     Args:
       x: 1-D non-negative integer array. weights: optional per-element weights.
       minlength: minimum result length. length: static result length.
+      out_sharding: the result's layout on an Explicit mesh: replicated (or unreduced
+        over every mesh axis) only, as JAX's.
     Returns:
       Array `c` with `c[i]` the (weighted) count of `i` in `x`.
     Differs from NumPy: the length depends on `max(x)`; under jit pass a static
@@ -156,6 +159,11 @@ def bincount(x, weights=None, minlength=0, *, length=None):
       Array([1, 2, 0, 1, 0], dtype=int32)
     """
     x = asarray_operand(x)
+    s = out_sharding_arg(out_sharding, "jnp.bincount")
+    if s is not None and (s.spec.partitions or s.spec.reduced or (
+            s.spec.unreduced and set(s.spec.unreduced) != set(s.mesh.axis_names))):
+        raise ShardingTypeError("out_sharding passed to `jnp.bincount` can only be fully "
+                                "replicated or fully unreduced along all mesh axes")
     if not dtypes.is_int(_dt(x)):
         raise ArgumentTypeError(f"bincount: x must be an integer array, got {_dt(x)}")
     if core.get_aval(x).ndim != 1:
@@ -165,7 +173,9 @@ def bincount(x, weights=None, minlength=0, *, length=None):
         length = max(int(minlength), int(xv.max()) + 1 if xv.size else 0)
     if weights is not None:
         [weights] = uf.promote_dtypes(ravel(asarray_operand(weights)))
-    return _one_hot_count(x, int(length), weights)
+    out = _one_hot_count(x, int(length), weights)
+    return out if s is None else reshard(out, NamedSharding(s.mesh, s.spec.update(
+        partitions=(None,))))
 
 
 def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002

@@ -8,6 +8,7 @@ import math
 import numpy as np
 
 from .. import core, lax
+from ..api import typeof
 from ..errors import (ArgumentValueError, ArgumentZeroDivisionError, AxisError,
                       ConcretizationError, ShapeError, ShapeValueError)
 from ..primitives.structural import out_layout as _out_layout
@@ -17,7 +18,8 @@ from .operands import (asarray, asarray_operand, broadcast_shapes, broadcast_to_
                        promote_dtypes, result)
 from .reductions import sum as _sum
 from .ufuncs import _is_key_array, _no_out, _typed_keys, astype
-from .util import canonicalize_axes, canonicalize_axis, static_int
+from .util import (canonicalize_axes, canonicalize_axis, out_sharding_arg, static_int,
+                   with_out_sharding)
 from ..typing import Array
 
 
@@ -46,21 +48,20 @@ def size(a, axis=None):
     return int(np.prod(s, dtype=np.int64)) if axis is None else s[axis]
 
 
-def reshape(a, shape=None, order="C", *, newshape=None, copy=None,
-            out_sharding=None) -> Array:
+def reshape(a, shape, order="C", *, copy=None, out_sharding=None) -> Array:
     """Give `a` a new shape holding the same elements.
     Args: a: array; shape: int or tuple, one entry may be -1; order: 'C' or 'F'; copy:
         accepted (arrays are immutable: the result never aliases writable memory);
         out_sharding: the result's layout, as `lax.reshape`'s (Explicit meshes).
     Returns: Array with shape `shape`.
-    Vs NumPy: `shape` must be static; the result is a new immutable array, never a view.
+    Vs NumPy: `shape` must be static; the result is a new immutable array, never a view;
+        NumPy's old `newshape=` is a TypeError (JAX 0.10.2 removed it).
     Example:
     >>> import astjax.numpy as jnp
     >>> jnp.reshape(jnp.arange(6), (2, -1))
     Array([[0, 1, 2],
            [3, 4, 5]], dtype=int32)
     """
-    shape = newshape if shape is None else shape
     if _is_key_array(a) and order == "C":   # (the shape functions act on whole keys)
         return a.reshape(shape)
     a = asarray_operand(a)
@@ -489,9 +490,10 @@ def dsplit(ary, indices_or_sections):
     return split(ary, indices_or_sections, 2)
 
 
-def broadcast_to(array, shape):
+def broadcast_to(array, shape, *, out_sharding=None):
     """Broadcast `array` to the static shape `shape`.
-    Args: array: array or scalar; shape: target shape.
+    Args: array: array or scalar; shape: target shape; out_sharding: the result's
+        layout on an Explicit mesh (`lax.broadcast_in_dim`'s).
     Returns: Array of shape `shape`.
     Vs NumPy: returns a materialized immutable array, not a read-only view.
     Example:
@@ -504,7 +506,34 @@ def broadcast_to(array, shape):
                                              else (shape,)))
     if _is_key_array(array):
         return array.broadcast_to(shape)
+    if out_sharding is not None:
+        x = asarray(array)
+        nd = core.get_aval(x).ndim
+        broadcast_shapes(core.get_aval(x).shape, shape)   # (NumPy's error first)
+        s = out_sharding_arg(out_sharding, "jnp.broadcast_to")
+        _check_broadcast_layout(x, shape, s)
+        return lax.broadcast_in_dim(x, shape, tuple(range(len(shape) - nd, len(shape))),
+                                    out_sharding=s)
     return broadcast_to_shape(asarray(array), shape)
+
+
+def _check_broadcast_layout(x, shape, s):
+    """JAX's check of `broadcast_to(..., out_sharding=s)`: each axis of `x` unsharded
+    or sharded as the result's axis it becomes (JAX's ValueError otherwise)."""
+    t = typeof(x)
+    spec = s.spec._normalized(len(shape))
+    nd = core.get_aval(x).ndim
+    have = t.sharding.spec._normalized(nd) if nd else ()
+    if all(a is None or a == b for a, b in zip(have, spec[len(shape) - nd:])):
+        return
+
+    def dim(d, e):
+        return str(d) if e is None else f"{d}@{e}" if isinstance(e, str) else \
+            f"{d}@({','.join(e)})"
+    want = f"{np.dtype(t.dtype).name}[{','.join(dim(d, e) for d, e in zip(shape, spec))}]"
+    raise ShapeValueError(f"Incompatible types for broadcasting: input type={t} and "
+                          f"requested type={want}",
+                          hint="lay the input out as the result's axes, or leave it unsharded")
 
 
 def broadcast_arrays(*args):
@@ -550,10 +579,13 @@ def tile(A, reps):
     return lax.reshape(b, tuple(r * d for r, d in zip(reps, s)))
 
 
-def repeat(a, repeats, axis=None, total_repeat_length=None):
+@with_out_sharding("repeat", device=False, auto=True)
+def repeat(a, repeats, axis=None, *, total_repeat_length=None):
     """Repeat each element of `a` along `axis`.
     Args: a: array; repeats: int or per-element array; axis: int or None (flatten);
-        total_repeat_length: JAX's output-length hint (accepted).
+        total_repeat_length: (keyword) JAX's output-length hint (accepted);
+        out_sharding: (keyword) the result's layout on an Explicit mesh (computed over
+        Auto axes, as JAX's).
     Returns: Array with elements repeated.
     Vs NumPy: `repeats` must be static (concrete) so that the output shape is known.
     Example:

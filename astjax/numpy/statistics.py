@@ -1,27 +1,25 @@
-"""Statistics and NaN-aware reductions: nan* variants, average, median, quantile,
-percentile, cov, corrcoef, diff/ediff1d/gradient, trapezoid, convolve/correlate.
-
-Order statistics sort with `astjax.numpy.sort` and read ranks with a one-hot
-contraction, so they need no gather."""
+"""Statistics and NaN-aware reductions: nan* variants, average, cov, corrcoef,
+diff/ediff1d/gradient, trapezoid, convolve/correlate (quantiles and medians:
+`quantiles.py`)."""
 from __future__ import annotations
 
 import numpy as np
 
 from .. import core, dtypes, lax
-from ..errors import ArgumentError, ArgumentValueError, ShapeError, ShapeValueError
+from ..errors import (ArgumentValueError, NotImplementedInAstjaxError, ShapeError,
+                      ShapeValueError)
 from . import ufuncs as uf
 from .contractions import matmul
-from .reductions import (all as _all, any as _any, max as _max, mean as _mean,
+from .reductions import (_var_dtypes, all as _all, max as _max, mean as _mean,
                          min as _min, prod, sum as _sum)
 from .shapes import atleast_2d, concatenate, diagonal, ravel, reshape, squeeze
-from .sorting import argmax, argmin, cumprod, cumsum, sort
+from .sorting import argmax, argmin, cumprod, cumsum
 from .ufuncs import asarray_operand, promote_args_inexact, where
 from .util import canonicalize_axes, canonicalize_axis, library_jit
 
 __all__ = ["nansum", "nanprod", "nanmax", "nanmin", "nanmean", "nanvar", "nanstd",
-           "nanargmax", "nanargmin", "nancumsum", "nancumprod", "average", "median",
-           "nanmedian", "quantile", "nanquantile", "percentile", "nanpercentile", "cov",
-           "corrcoef", "diff", "ediff1d", "gradient", "trapezoid", "convolve", "correlate"]
+           "nanargmax", "nanargmin", "nancumsum", "nancumprod", "average", "cov", "corrcoef",
+           "diff", "ediff1d", "gradient", "trapezoid", "convolve", "correlate"]
 
 
 def _dt(x):
@@ -131,50 +129,53 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
 
 
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
-           mean=None, *, correction=None):
+           mean=None):
     """Variance that skips NaN entries.
 
     Args:
-      a: input array. axis, dtype, keepdims, where: as for `jnp.var`.
-      ddof / correction: degrees-of-freedom correction (give at most one).
+      a: input array. axis, dtype, keepdims, where: as for `jnp.var` (`dtype` is the
+        computation and result dtype, as JAX's). ddof: degrees-of-freedom correction.
       mean: a precomputed NaN-skipping mean (reduced axes kept), used in place of
         computing it, as JAX's.
     Returns:
-      The variance of the non-NaN values along `axis`.
-    Differs from NumPy: `out=` is not supported (arrays are immutable).
+      The variance of the non-NaN values along `axis` (NaN where N - ddof <= 0).
+    Differs from NumPy: `out=` is not supported (arrays are immutable); no
+    `correction=` (as JAX's).
     """
-    if correction is not None:
-        ddof = correction
-    [a] = promote_args_inexact("nanvar", a)
-    m = (nanmean(a, axis=axis, keepdims=True, where=where) if mean is None
-         else lax.convert_element_type(asarray_operand(mean), _dt(a)))
-    centered = uf.subtract(a, m)
-    if dtypes.issubdtype(_dt(a), np.complexfloating):
+    if out is not None:
+        raise NotImplementedInAstjaxError("The 'out' argument to jnp.nanvar is not supported.",
+                                          hint="arrays are immutable: use the result")
+    a = asarray_operand(a)
+    comp, dtype = _var_dtypes(_dt(a), dtype)   # (var's dtypes, as JAX's nanvar)
+    a = lax.convert_element_type(a, comp)
+    m = (nanmean(a, axis=axis, dtype=comp, keepdims=True, where=where) if mean is None
+         else lax.convert_element_type(asarray_operand(mean), comp))
+    nans = uf.isnan(a)
+    centered = uf.where(nans, np.asarray(0, comp)[()], uf.subtract(a, m))
+    if dtypes.issubdtype(comp, np.complexfloating):
         sq = lax.real(uf.multiply(centered, uf.conjugate(centered)))
     else:
         sq = uf.square(centered)
-    valid = uf.logical_not(uf.isnan(a))
-    if where is not None:
-        valid = uf.logical_and(valid, where)
-    sq = uf.where(valid, sq, np.asarray(0, _dt(sq))[()])
-    n = _sum(valid, axis=axis, keepdims=keepdims, dtype=_dt(sq))
-    s = _sum(sq, axis=axis, keepdims=keepdims)
-    return uf.true_divide(s, uf.subtract(n, float(ddof)))
+    n = uf.subtract(_sum(uf.logical_not(nans), axis=axis, keepdims=keepdims, where=where), ddof)
+    empty = lax.le(n, np.asarray(0, _dt(n))[()])      # N - ddof <= 0: NaN, as JAX's
+    s = uf.where(empty, np.asarray(np.nan, _dt(sq))[()],
+                 _sum(sq, axis=axis, keepdims=keepdims, where=where))
+    n = lax.convert_element_type(uf.where(empty, np.asarray(1, _dt(n))[()], n), _dt(s))
+    return lax.convert_element_type(lax.div(s, n), dtype)
 
 
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
-           mean=None, *, correction=None):
+           mean=None):
     """Standard deviation that skips NaN entries.
 
     Args:
       a: input array. axis, dtype, keepdims, where: as for `jnp.std`.
-      ddof / correction, mean: as for `nanvar`.
+      ddof, mean: as for `nanvar`.
     Returns:
       The square root of `nanvar` with the same arguments.
     Differs from NumPy: `out=` is not supported (arrays are immutable).
     """
-    return uf.sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, where, mean,
-                          correction=correction))
+    return uf.sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, where, mean))
 
 
 def _nanarg(arg_reduction, fill):
@@ -290,187 +291,6 @@ def average(a, axis=None, weights=None, returned=False, keepdims=False):
         wsum = _sum(uf.broadcast_to_shape(w, ash), axis=axis, keepdims=keepdims)
         avg = uf.true_divide(_sum(uf.multiply(a, w), axis=axis, keepdims=keepdims), wsum)
     return (avg, wsum) if returned else avg
-
-# ------------------------------------------------------------------ quantiles
-
-
-def _take_rank(sorted_a, idx):
-    """sorted_a[..., idx] for integer idx of shape Q + batch (one-hot contraction)."""
-    n = core.get_aval(sorted_a).shape[-1]
-    ia = core.get_aval(idx)
-    sa = core.get_aval(sorted_a)
-    a = lax.reshape(sorted_a, (1,) * (ia.ndim - (sa.ndim - 1)) + sa.shape)
-    a = uf.broadcast_to_shape(a, ia.shape + (n,))
-    iota = lax.broadcasted_iota(ia.dtype, ia.shape + (n,), ia.ndim)
-    hit = lax.eq(iota, lax.broadcast_in_dim(idx, ia.shape + (n,), tuple(range(ia.ndim))))
-    return _sum(where(hit, a, np.asarray(0, sa.dtype)[()]), axis=-1)
-
-
-_METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
-
-
-@library_jit(static_argnums=(2, 3, 4, 5, 6))
-def _quantile(a, q, axis, method, keepdims, squash_nans, name):
-    axis = tuple(axis) if isinstance(axis, list) else axis
-    if method not in _METHODS:
-        raise ArgumentValueError(f"{name}: method {method!r} is not supported",
-                            hint="use one of " + ", ".join(_METHODS))
-    a, q = uf.promote_dtypes_inexact(a, q)
-    if dtypes.issubdtype(_dt(a), np.complexfloating):  # JAX: ValueError
-        raise ArgumentValueError(f"{name} does not support complex input: complex values have "
-                                 "no ordering", hint="take jnp.real / jnp.abs of the input first")
-    if core.get_aval(q).ndim > 1:
-        raise ShapeError(f"{name}: q must be a scalar or 1-D, got shape {core.get_aval(q).shape}")
-    a = asarray_operand(a)
-    av = core.get_aval(a)
-    if axis is None:
-        axes = tuple(range(av.ndim))
-    else:
-        axes = canonicalize_axes(axis, av.ndim, name)
-    keep_shape = tuple(1 if i in axes else d for i, d in enumerate(av.shape))
-    rest = [i for i in range(av.ndim) if i not in axes]
-    a = lax.transpose(a, rest + list(axes))
-    batch = tuple(av.shape[i] for i in rest)
-    n = int(np.prod([av.shape[i] for i in axes], dtype=np.int64))
-    a = lax.reshape(a, batch + (n,))
-    dt = _dt(a)
-    s = sort(a, axis=-1)
-    has_nan = _any(uf.isnan(a), axis=-1)
-    if squash_nans:
-        n_eff = _sum(uf.logical_not(uf.isnan(a)), axis=-1, dtype=dt)
-    else:
-        n_eff = lax.full(batch, n, dt)
-    qa = core.get_aval(q)
-    qb = lax.broadcast_in_dim(q, qa.shape + batch, tuple(range(qa.ndim)))
-    nb = lax.broadcast_in_dim(n_eff, qa.shape + batch, tuple(range(qa.ndim, qa.ndim + len(batch))))
-    pos = uf.multiply(qb, uf.subtract(nb, 1.0))
-    hi_clip = uf.maximum(uf.subtract(nb, 1.0), 0.0)
-    low = uf.clip(uf.floor(pos), 0.0, hi_clip)
-    high = uf.clip(uf.ceil(pos), 0.0, hi_clip)
-    idt = dtypes.int32
-
-    def at(i):
-        return _take_rank(s, lax.convert_element_type(i, idt))
-    if method == "lower":
-        res = at(low)
-    elif method == "higher":
-        res = at(high)
-    elif method == "nearest":
-        res = at(uf.clip(uf.rint(pos), 0.0, hi_clip))
-    elif method == "midpoint":
-        res = uf.multiply(uf.add(at(low), at(high)), 0.5)
-    else:
-        frac = uf.subtract(pos, low)
-        lo_v, hi_v = at(low), at(high)
-        res = uf.add(uf.multiply(lo_v, uf.subtract(1.0, frac)), uf.multiply(hi_v, frac))
-    nan = np.asarray(np.nan, dt)[()]
-    bad = lax.eq(nb, np.asarray(0, dt)[()]) if squash_nans else lax.broadcast_in_dim(
-        has_nan, qa.shape + batch, tuple(range(qa.ndim, qa.ndim + len(batch))))
-    res = where(bad, nan, res)
-    if keepdims:
-        res = lax.reshape(res, qa.shape + keep_shape)
-    return res
-
-
-def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-             keepdims=False, *, interpolation=None):
-    """The q-th quantiles of the data along an axis (q in [0, 1]).
-
-    Args:
-      a: input array. q: scalar or array of quantiles in [0, 1].
-      axis: axis or axes to reduce (None: all). method: interpolation method,
-        one of 'linear' (default), 'lower', 'higher', 'nearest', 'midpoint'.
-      keepdims: keep reduced axes. interpolation: old alias of `method`.
-    Returns:
-      The quantiles; a leading axis of q's shape is added for array `q`.
-    Differs from NumPy: no `out=`; `overwrite_input` is accepted and ignored.
-
-    Example:
-      >>> import astjax.numpy as jnp
-      >>> jnp.quantile(jnp.array([1.0, 2.0, 3.0, 4.0, 5.0]), jnp.array([0.5, 1.0]))
-      Array([3., 5.], dtype=float32)
-    """
-    return _quantile(a, q, axis, interpolation or method, keepdims, False, "quantile")
-
-
-def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-                keepdims=False, *, interpolation=None):
-    """Like `quantile`, but NaN entries are left out of the computation.
-
-    Args:
-      a, q, axis, method, keepdims, interpolation: as for `quantile`.
-    Returns:
-      The quantiles of the non-NaN values.
-    Differs from NumPy: no `out=`; `overwrite_input` is accepted and ignored.
-    """
-    return _quantile(a, q, axis, interpolation or method, keepdims, True, "nanquantile")
-
-
-def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-               keepdims=False, *, interpolation=None):
-    """The q-th percentiles of the data along an axis (q in [0, 100]).
-
-    Args:
-      a: input array. q: scalar or array of percentiles in [0, 100].
-      axis, method, keepdims, interpolation: as for `quantile`.
-    Returns:
-      `quantile(a, q / 100, ...)`.
-    Differs from NumPy: no `out=`; `overwrite_input` is accepted and ignored.
-
-    Example:
-      >>> import astjax.numpy as jnp
-      >>> jnp.percentile(jnp.array([1.0, 2.0, 3.0, 4.0, 5.0]), 25)
-      Array(2., dtype=float32)
-    """
-    [q] = promote_args_inexact("percentile", asarray_operand(q))
-    return quantile(a, uf.true_divide(q, 100.0), axis, method=interpolation or method,
-                    keepdims=keepdims)
-
-
-def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-                  keepdims=False, *, interpolation=None):
-    """Like `percentile`, but NaN entries are left out of the computation.
-
-    Args:
-      a, q, axis, method, keepdims, interpolation: as for `percentile`.
-    Returns:
-      The percentiles of the non-NaN values.
-    Differs from NumPy: no `out=`; `overwrite_input` is accepted and ignored.
-    """
-    [q] = promote_args_inexact("nanpercentile", asarray_operand(q))
-    return nanquantile(a, uf.true_divide(q, 100.0), axis, method=interpolation or method,
-                       keepdims=keepdims)
-
-
-def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
-    """Middle value of the data along an axis (mean of the two middle ones for
-    even counts).
-
-    Args:
-      a: input array. axis: axis or axes to reduce (None: all). keepdims: keep
-        reduced axes.
-    Returns:
-      The median, i.e. `quantile(a, 0.5)`.
-    Differs from NumPy: no `out=`; `overwrite_input` is accepted and ignored.
-
-    Example:
-      >>> import astjax.numpy as jnp
-      >>> jnp.median(jnp.array([3.0, 1.0, 4.0, 2.0]))
-      Array(2.5, dtype=float32)
-    """
-    return quantile(a, 0.5, axis, method="midpoint", keepdims=keepdims)
-
-
-def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
-    """Median of the non-NaN values along an axis.
-
-    Args:
-      a, axis, keepdims: as for `median`.
-    Returns:
-      The median ignoring NaNs (NaN where a slice is all NaN).
-    Differs from NumPy: no `out=`; `overwrite_input` is accepted and ignored.
-    """
-    return nanquantile(a, 0.5, axis, method="midpoint", keepdims=keepdims)
 
 # ----------------------------------------------------------- covariance etc.
 

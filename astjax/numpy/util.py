@@ -12,20 +12,25 @@
   (`operator.index`, then the bounds, as NumPy and JAX), used by every jnp function
   that takes one.
 - `with_device`: the Array API's keyword `device=` on a creation function (the
-  result put on that Device or Sharding).
+  result put on that Device or Sharding); `with_out_sharding` adds JAX's
+  `out_sharding=` (the result's layout on an Explicit mesh).
 """
 from __future__ import annotations
 
 import functools
 import inspect
 import operator
+from typing import Any, Callable, TypeVar, cast
 
 import numpy as np
 
 from .. import core, lax
 from ..api import device_put, jit
-from ..errors import (ArgumentError, ArgumentTypeError, AstjaxError, AxisError,
-                      TracerIntegerConversionError)
+from ..errors import (ArgumentError, ArgumentTypeError, ArgumentValueError, AstjaxError,
+                      AxisError, TracerIntegerConversionError)
+from ..primitives.structural import out_layout
+from ..sharding import (AxisType, NamedSharding, PartitionSpec, auto_axes, get_abstract_mesh,
+                        reshard)
 from ..staging import StagedCallable
 
 
@@ -141,6 +146,18 @@ def prefix_sum(x, axis=0, exclusive=False):
     return x
 
 
+def _with_keywords(fn, placed, names):
+    """`placed` with `fn`'s signature plus keyword-only `names` (default None) before
+    any **kwargs."""
+    sig = inspect.signature(fn)
+    params = list(sig.parameters.values())
+    k = next((i for i, p in enumerate(params) if p.kind is p.VAR_KEYWORD), len(params))
+    params[k:k] = [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=None)
+                   for n in names]
+    placed.__signature__ = sig.replace(parameters=params)
+    return placed
+
+
 def with_device(fn):
     """`fn` with a keyword-only `device=` (the Array API's): its result is put on
     that Device or Sharding (None: the default device). A staged result is left as it
@@ -151,9 +168,62 @@ def with_device(fn):
         if device is None or isinstance(out, core.Tracer):
             return out
         return device_put(out, device)
-    sig = inspect.signature(fn)
-    params = list(sig.parameters.values())
-    k = next((i for i, p in enumerate(params) if p.kind is p.VAR_KEYWORD), len(params))
-    params.insert(k, inspect.Parameter("device", inspect.Parameter.KEYWORD_ONLY, default=None))
-    placed.__signature__ = sig.replace(parameters=params)
-    return placed
+    return _with_keywords(fn, placed, ["device"])
+
+
+def out_sharding_arg(s, name):
+    """An `out_sharding=` argument read as JAX reads it: None (also for a
+    NamedSharding over the empty mesh), else a NamedSharding over Explicit mesh axes (a
+    bare PartitionSpec takes the mesh of `set_mesh`); JAX's errors otherwise."""
+    if s is None or (isinstance(s, NamedSharding) and s.mesh.empty):
+        return None
+    if not isinstance(s, (NamedSharding, PartitionSpec)):
+        raise ArgumentTypeError(f"`out_sharding` argument of {name} only supports instances "
+                                f"of `NamedSharding` or `PartitionSpec`. Got {s} of type: "
+                                f"{type(s)}", hint="pass a NamedSharding or a PartitionSpec")
+    context = get_abstract_mesh()
+    if isinstance(s, NamedSharding) and not context.empty:
+        mesh = s.mesh.abstract_mesh
+        auto = {AxisType.Auto}
+        if mesh != context and not (set(mesh.axis_types) <= auto
+                                    and set(context.axis_types) <= auto):
+            raise ArgumentValueError(
+                f"Context mesh {context!r} should match the mesh of sharding {mesh!r} passed "
+                f"to {name}.", hint="give a sharding over the mesh of `jax.set_mesh`")
+    return out_layout(s, name)
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def with_out_sharding(name: str, device: bool = True,
+                      auto: bool = False) -> Callable[[_F], _F]:
+    """Decorator: `fn` with JAX's keyword-only `device=` (when `device`) and
+    `out_sharding=`: the result laid out as `out_sharding` says on an Explicit mesh
+    (its type inside `jit`); giving both is JAX's ValueError. `auto`: `fn` runs with
+    the mesh's Explicit axes made Auto, as JAX runs `percentile` and `repeat`."""
+    def wrap(fn: _F) -> _F:
+        @functools.wraps(fn)
+        def placed(*args, **kwargs):
+            out_sharding = kwargs.pop("out_sharding", None)
+            dev = kwargs.pop("device", None) if device else None
+            if dev is not None and out_sharding is not None:
+                raise ArgumentValueError(
+                    f"Only one of `device` or `out_sharding` can be set. Got device={dev!r} "
+                    f"and out_sharding={out_sharding!r}", hint="give one of them")
+            s = out_sharding_arg(out_sharding, name)
+            if s is None:
+                out = fn(*args, **kwargs)
+                if dev is None or isinstance(out, core.Tracer):
+                    return out
+                return device_put(out, dev)
+            if auto:
+                axes = tuple(n for n, t in zip(s.mesh.axis_names, s.mesh.axis_types)
+                             if t == AxisType.Explicit)
+                return auto_axes(fn, axes=axes, out_sharding=s)(*args, **kwargs)
+            out = fn(*args, **kwargs)      # (the spec padded to the result's rank, as JAX's)
+            return reshard(out, NamedSharding(s.mesh, s.spec.update(
+                partitions=s.spec._normalized(core.get_aval(out).ndim))))
+        return cast(_F, _with_keywords(fn, placed, ["device", "out_sharding"] if device
+                                       else ["out_sharding"]))
+    return wrap

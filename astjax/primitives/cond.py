@@ -70,17 +70,24 @@ def _aval(x):
 cond_p = core.new_primitive("cond", multiple_results=True, higher_order=True)
 
 
-def bind_cond(index, branches, operands=()):
+def bind_cond(index, branches, operands=(), branches_platforms=None):
     """The one place `cond` equations are made. `index`: an int32 scalar (clamped);
     `branches`: a list of (Jaxpr, consts) pairs, each branch's constvars bound to
-    its consts, its invars to `operands`. -> the list of outputs."""
+    its consts, its invars to `operands`; `branches_platforms`: the platforms of each
+    branch when the index is `platform_index`'s (JAX's param). -> the outputs."""
     closed, consts = core.join_consts(list(branches))
-    return bind(cond_p, index, *consts, *operands, branches=tuple(closed))
+    return bind(cond_p, index, *consts, *operands, branches=tuple(closed),
+                **_platforms(branches_platforms))
+
+
+def _platforms(branches_platforms):
+    """The optional `branches_platforms` param (`lax.platform_dependent`'s cond)."""
+    return {} if branches_platforms is None else {"branches_platforms": branches_platforms}
 
 # ---- abstract eval, impl, lowering ---------------------------------------------
 
 
-def _cond_ae(index, *ops, branches):
+def _cond_ae(index, *ops, branches, branches_platforms=None):
     if index.shape != () or index.dtype != dtypes.int32:
         raise DTypeError(f"cond index must be an int32 scalar, got {index.str_short()}")
     outs = branches[0].out_avals
@@ -93,12 +100,12 @@ def _cond_ae(index, *ops, branches):
     return list(outs)  # branch 0's types, weak flags included (JAX's rule)
 
 
-def _cond_impl(index, *ops, branches):
+def _cond_impl(index, *ops, branches, branches_platforms=None):
     i = int(np.clip(int(index), 0, len(branches) - 1))
     return core.eval_closed(branches[i], *ops)
 
 
-def _cond_lowering(ctx, index, *ops, branches):
+def _cond_lowering(ctx, index, *ops, branches, branches_platforms=None):
     regions = [ctx.region([], lambda br=br: ctx.lower_jaxpr(br.jaxpr, [], list(ops)))
                for br in branches]
     return ctx.op("stablehlo.case", [index], regions=regions)
@@ -106,7 +113,7 @@ def _cond_lowering(ctx, index, *ops, branches):
 # ---- autodiff ----------------------------------------------------------------------
 
 
-def _cond_jvp(tx, primals, tangents, *, branches):
+def _cond_jvp(tx, primals, tangents, *, branches, branches_platforms=None):
     index, *ops = primals
     ts = tangents[1:]
     nz = [not isinstance(t, core.Zero) for t in ts]
@@ -119,7 +126,8 @@ def _cond_jvp(tx, primals, tangents, *, branches):
     closed, consts = core.join_consts([(c.jaxpr, c.consts) for c in jvps])
     # join_consts puts consts first: branches take (consts, ops, tangents)
     nz_ts = [t for t in ts if not isinstance(t, core.Zero)]
-    outs = bind(cond_p, index, *consts, *ops, *nz_ts, branches=tuple(closed))
+    outs = bind(cond_p, index, *consts, *ops, *nz_ts, branches=tuple(closed),
+                **_platforms(branches_platforms))
     primal_out = outs[:n_out]
     it = iter(outs[n_out:])
     tout = [next(it) if o else core.Zero(a) for o, a in zip(out_nz, branches[0].out_avals)]
@@ -176,14 +184,14 @@ def _cond_partial_eval(tx, eqn, in_uk):
     res_vars = [Var(a) for a in all_res]
     known_out = [v for v, u in zip(eqn.outvars, out_uk) if not u]
     k_eqn = Eqn(cond_p, [eqn.invars[0]] + known_ops, known_out + res_vars,
-                dict(branches=tuple(kb)), eqn.source_info)
+                dict(eqn.params, branches=tuple(kb)), eqn.source_info)
     uk_out = [v for v, u in zip(eqn.outvars, out_uk) if u]
-    u_eqn = Eqn(cond_p, [eqn.invars[0]] + res_vars + uk_ops, uk_out, dict(branches=tuple(ub)),
-                eqn.source_info)
+    u_eqn = Eqn(cond_p, [eqn.invars[0]] + res_vars + uk_ops, uk_out,
+                dict(eqn.params, branches=tuple(ub)), eqn.source_info)
     return [k_eqn], [u_eqn] if uk_out else [], out_uk
 
 
-def _cond_transpose(tx, cts, index, *ops, branches):
+def _cond_transpose(tx, cts, index, *ops, branches, branches_platforms=None):
     if core.is_undefined(index):
         raise AssertionError("cond is not linear in its index")
     lin = [core.is_undefined(o) for o in ops]
@@ -194,7 +202,7 @@ def _cond_transpose(tx, cts, index, *ops, branches):
     closed, consts = core.join_consts([(c.jaxpr, c.consts) for c in bts])
     nl = [o for o in ops if not core.is_undefined(o)]
     outs = bind(cond_p, index, *consts, *nl, *[c for c in cts if not isinstance(c, core.Zero)],
-                branches=tuple(closed))
+                branches=tuple(closed), **_platforms(branches_platforms))
     it = iter(outs)
     return [None] + [next(it) if l else None for l in lin]
 
@@ -263,7 +271,7 @@ def io_effects(jaxprs) -> set:
     return out
 
 
-def _cond_batch(tx, args, dims, *, branches):
+def _cond_batch(tx, args, dims, *, branches, branches_platforms=None):
     if io_effects(branches):   # JAX: whether or not the predicate is batched
         raise NotImplementedInAstjaxError("IO effect not supported in vmap-of-cond.",
                                           hint="call the io_callback outside the cond")
@@ -281,7 +289,8 @@ def _cond_batch(tx, args, dims, *, branches):
         closed, consts = core.join_consts(
             [(core.Jaxpr(s[0].jaxpr.invars[:len(s[1])], s[0].jaxpr.invars[len(s[1]):],
                          s[0].jaxpr.outvars, s[0].jaxpr.eqns), s[1]) for s in staged])
-        outs = bind(cond_p, index, *consts, *ops, branches=tuple(closed))
+        outs = bind(cond_p, index, *consts, *ops, branches=tuple(closed),
+                    **_platforms(branches_platforms))
         return outs, [0 if m else not_mapped for m in mapped]
     # mapped predicate: select of all branches, on safe operands
     index = moveaxis(index, idx_dim, 0)
@@ -500,14 +509,16 @@ def switch(index, branches, *operands):
     return _switch(index, branches, operands, range(len(branches)))
 
 
-def _switch(index, branches, operands, order):
+def _switch(index, branches, operands, order, branches_platforms=None):
     """`switch`, staging the branches in `order` (a permutation of their indices): the
-    order in which Python code in them runs while staging."""
+    order in which Python code in them runs while staging. With `branches_platforms`
+    (`lax.platform_dependent`: the index is `platform_index`'s, always in range) the
+    index is not clamped and the cond carries them, as JAX's."""
     lax = lax_ops()
     leaves, in_tree = tree_util.flatten_for_staging(tuple(operands))
     avals = [_aval(x) for x in leaves]  # weak operands stay weak in the branches
     idx = _index_of(index)
-    if len(branches) > 1 and _aval(index).dtype != dtypes.bool_:
+    if len(branches) > 1 and _aval(index).dtype != dtypes.bool_ and branches_platforms is None:
         idx = lax.clamp(np.int32(0), idx, np.int32(len(branches) - 1))
     staged = [None] * len(branches)
     for i in order:
@@ -517,7 +528,7 @@ def _switch(index, branches, operands, order):
     for jaxpr, _, tree in staged[1:]:
         _ensure_types("cond", tree, [v.aval for v in jaxpr.outvars], out_tree, out_avals)
     staged = [(_match_weak(j, out_avals), c) for j, c, _ in staged]  # branch 0's types
-    outs = bind_cond(idx, staged, leaves)
+    outs = bind_cond(idx, staged, leaves, branches_platforms)
     return tree_util.tree_unflatten(out_tree, outs)
 
 

@@ -6,7 +6,8 @@
   with JAX's comparator: NaN counts as the extreme value (for both argmax and
   argmin, as in JAX), and on ties the first index wins.
 - the cumulative reductions lower to `stablehlo.reduce_window` with a window of
-  the whole axis padded on one side, which is what JAX emits on CPU and GPU.
+  the whole axis padded on one side, which is what JAX emits on CPU and GPU (over a
+  symbolic axis of `jax.export`, JAX's `stablehlo.dynamic_reduce_window` custom call).
 
 Each block also holds the jvp/transpose, batch rule, printed source and the `lax.*`
 wrappers (`argmax`, `argmin`, `cumsum`, ...).
@@ -196,14 +197,56 @@ def _logaddexp_body(ctx, a, b, s):
     return mb.op("stablehlo.select", [isnan, mb.op("stablehlo.add", [a, b], [s])[0], r], [s])[0]
 
 
+def _reducer_function(ctx, body_fn, s):
+    """A private function `(s, s) -> s` of the module applying `body_fn`: the reducer
+    a `dynamic_reduce_window` custom call names. -> its name."""
+    mb = ctx.mb
+    slot = len(mb.functions)
+    mb.functions.append("")
+    name = f"cumulative_reducer_{slot}"
+    saved = mb.lines, mb.indent, mb.consts
+    mb.lines, mb.indent, mb.consts = [], 4, {}
+    a, b = mb.fresh(ctx.type(s)), mb.fresh(ctx.type(s))
+    r = body_fn(ctx, a, b, s)
+    mb.emit(f"func.return {r} : {mb.types[r]}")
+    body = mb.lines
+    mb.lines, mb.indent, mb.consts = saved
+    mb.functions[slot] = (f"func.func private @{name}({a}: {mb.types[a]}, {b}: {mb.types[b]})"
+                          f" -> ({mb.types[r]}) {{\n" + "\n".join(body) + "\n}")
+    return name
+
+
+def _dynamic_window(ctx, operand, init, body_fn, s, axis, reverse):
+    """The cumulative reduction over a symbolic axis (`jax.export`): JAX's
+    `stablehlo.dynamic_reduce_window` custom call, its window, strides, dilations and
+    padding computed from the dimension variables; jaxlib's shape refinement turns it
+    into a `reduce_window` once the sizes are known."""
+    aval = ctx.avals_in[0]
+    n, rank = aval.shape[axis], aval.ndim
+    ones = ctx.constant(np.ones(rank, np.int32), ShapedArray((rank,), np.int32))
+    row = ShapedArray((1, 2), np.int32)
+    pads = [ctx.op1("stablehlo.reshape", [ctx.shape_value(
+        ((0, n - 1) if reverse else (n - 1, 0)) if i == axis else (0, 0))], row)
+        for i in range(rank)]
+    padding = pads[0] if rank == 1 else ctx.op1(
+        "stablehlo.concatenate", pads, ShapedArray((rank, 2), np.int32), {"dimension": "0 : i64"})
+    window = ctx.shape_value([n if i == axis else 1 for i in range(rank)])
+    return ctx.op1("stablehlo.custom_call", [operand, init, window, ones, ones, ones, padding],
+                   attrs={"call_target_name": '"stablehlo.dynamic_reduce_window"',
+                          "api_version": "2 : i32",
+                          "called_computations": f"[@{_reducer_function(ctx, body_fn, s)}]"})
+
+
 def _cum_lowering_for(body_fn, init_fn):
     def lowering(ctx, operand, *, axis, reverse=False):
         aval = ctx.avals_in[0]
         s = ShapedArray((), aval.dtype)
         n = aval.shape[axis]
-        if n == 0:  # nothing to accumulate (XLA rejects empty windows)
+        if type(n) is int and n == 0:  # nothing to accumulate (XLA rejects empty windows)
             return operand
         init = ctx.constant(init_fn(aval.dtype), s)
+        if type(n) is not int:
+            return _dynamic_window(ctx, operand, init, body_fn, s, axis, reverse)
         region = ctx.region([s, s], lambda a, b: [body_fn(ctx, a, b, s)])
         pads = [[0, 0] for _ in aval.shape]
         pads[axis] = [0, n - 1] if reverse else [n - 1, 0]

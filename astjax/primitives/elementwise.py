@@ -617,9 +617,9 @@ nextafter_p = binop("nextafter", np.nextafter, _chlo("next_after"), FLOAT)
 mark_unsupported(nextafter_p, "jvp", "nextafter has no derivative (as in JAX)")
 
 
-def nextafter(x, y):
-    """The next representable value after x towards y."""
-    return nextafter_p.bind(*match_scalars(x, y))
+def nextafter(x1, x2):
+    """The next representable value after x1 towards x2."""
+    return nextafter_p.bind(*match_scalars(x1, x2))
 
 # ------------------------------------------------------------ the elementwise tables
 # Every elementwise primitive by name (tests walk them).

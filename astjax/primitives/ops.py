@@ -146,9 +146,16 @@ def broadcast_in_dim(operand, shape, broadcast_dimensions, out_sharding=None):
     return _structural.broadcast_in_dim(operand, shape, dims, out_sharding)
 
 
-def broadcast(operand, sizes):
-    """JAX's `lax.broadcast`: new leading axes of `sizes` (nonnegative integers)."""
-    return _structural.broadcast(operand, _ints(sizes, "broadcast sizes", nonneg=True))
+def broadcast(operand, sizes, *, out_sharding=None):
+    """JAX's `lax.broadcast`: new leading axes of `sizes` (nonnegative integers);
+    `out_sharding` lays the result out, as `broadcast_in_dim`'s."""
+    sizes = _ints(sizes, "broadcast sizes", nonneg=True)
+    if out_sharding is None:
+        return _structural.broadcast(operand, sizes)
+    shape = _core.get_aval(operand).shape
+    return broadcast_in_dim(operand, tuple(sizes) + tuple(shape),
+                            tuple(range(len(sizes), len(sizes) + len(shape))),
+                            out_sharding=out_sharding)
 
 
 def full(shape, fill_value, dtype=None):
@@ -252,8 +259,19 @@ def cond(pred, true_fun, false_fun, *operands, **kwargs):
     return _cond_mod.cond(pred, true_fun, false_fun, *operands, **kwargs)
 
 
-def switch(index, branches, *operands):
-    """JAX's `lax.switch`, with its branches checked first."""
+_NO_OPERAND = object()
+
+
+def switch(index, branches, *operands, operand=_NO_OPERAND):
+    """JAX's `lax.switch`, with its branches checked first (and the legacy keyword
+    `operand=x`: one positional operand `x`)."""
+    if operand is not _NO_OPERAND:
+        if operands:
+            raise _ArgumentTypeError(
+                "if 'operand' keyword is passed then no positional operands can be passed, "
+                f"got operand={operand!r} and positional operands {operands}",
+                hint="pass the operands by position only")
+        operands = (operand,)
     branches = list(branches)
     if not branches:
         raise _ArgumentValueError("lax.switch needs at least one branch, got an empty sequence",

@@ -100,9 +100,9 @@ deflinear(slice_p, _slice_transpose)
 register(slice_p, batch=_slice_batch, source=_slice_source)
 
 
-def slice(x, start_indices, limit_indices, strides=None):  # noqa: A001
-    """`lax.slice`: x[start:limit:stride] per axis."""
-    return bind(slice_p, x, start_indices=canonical_shape(start_indices),
+def slice(operand, start_indices, limit_indices, strides=None):  # noqa: A001
+    """`lax.slice`: operand[start:limit:stride] per axis."""
+    return bind(slice_p, operand, start_indices=canonical_shape(start_indices),
                 limit_indices=canonical_shape(limit_indices),
                 strides=None if strides is None else tuple(int(s) for s in strides))
 
@@ -116,20 +116,20 @@ def _in_dim_axis(axis, ndim, name):
     return axis % ndim
 
 
-def slice_in_dim(x, start_index, limit_index, stride=1, axis=0):
+def slice_in_dim(operand, start_index, limit_index, stride=1, axis=0):
     """`lax.slice_in_dim`: a slice along one axis."""
-    a = _aval(x)
+    a = _aval(operand)
     axis = _in_dim_axis(axis, a.ndim, "slice_in_dim")
     starts, limits, strides = [0] * a.ndim, list(a.shape), [1] * a.ndim
     starts[axis] = start_index if start_index is not None else 0
     limits[axis] = limit_index if limit_index is not None else a.shape[axis]
     strides[axis] = stride
-    return slice(x, starts, limits, None if stride == 1 else strides)
+    return slice(operand, starts, limits, None if stride == 1 else strides)
 
 
-def index_in_dim(x, index, axis=0, keepdims=True):
-    """`lax.index_in_dim`: x[..., index, ...] along `axis`."""
-    r = slice_in_dim(x, index, index + 1, 1, axis)
+def index_in_dim(operand, index, axis=0, keepdims=True):
+    """`lax.index_in_dim`: operand[..., index, ...] along `axis`."""
+    r = slice_in_dim(operand, index, index + 1, 1, axis)
     return r if keepdims else squeeze(r, (axis,))
 
 
@@ -261,26 +261,26 @@ def _start_indices(start_indices):
     return idx
 
 
-def dynamic_slice(x, start_indices, slice_sizes):
+def dynamic_slice(operand, start_indices, slice_sizes):
     """`lax.dynamic_slice`: a `slice_sizes` window at traced `start_indices` (clamped)."""
     idx = _start_indices(start_indices)
-    return bind(dynamic_slice_p, x, *idx, slice_sizes=tuple(int(s) for s in slice_sizes))
+    return bind(dynamic_slice_p, operand, *idx, slice_sizes=tuple(int(s) for s in slice_sizes))
 
 
-def dynamic_slice_in_dim(x, start_index, slice_size, axis=0):
+def dynamic_slice_in_dim(operand, start_index, slice_size, axis=0):
     """`lax.dynamic_slice_in_dim`: a dynamic slice along one axis."""
-    a = _aval(x)
+    a = _aval(operand)
     axis = _in_dim_axis(axis, a.ndim, "dynamic_slice_in_dim")
     starts = [0] * a.ndim
     starts[axis] = start_index
     sizes = list(a.shape)
     sizes[axis] = slice_size
-    return dynamic_slice(x, starts, sizes)
+    return dynamic_slice(operand, starts, sizes)
 
 
-def dynamic_index_in_dim(x, index, axis=0, keepdims=True):
-    """`lax.dynamic_index_in_dim`: x[..., index, ...] at a traced index."""
-    r = dynamic_slice_in_dim(x, index, 1, axis)
+def dynamic_index_in_dim(operand, index, axis=0, keepdims=True):
+    """`lax.dynamic_index_in_dim`: operand[..., index, ...] at a traced index."""
+    r = dynamic_slice_in_dim(operand, index, 1, axis)
     return r if keepdims else squeeze(r, (axis,))
 
 
@@ -361,22 +361,22 @@ register(dynamic_update_slice_p, jvp=_dus_jvp, transpose=_dus_transpose,
          batch=_dynamic_update_slice_batch, source=_dus_source)
 
 
-def dynamic_update_slice(x, update, start_indices):
-    """`lax.dynamic_update_slice`: x with `update` written at traced `start_indices`."""
+def dynamic_update_slice(operand, update, start_indices):
+    """`lax.dynamic_update_slice`: operand with `update` written at traced `start_indices`."""
     idx = _start_indices(start_indices)
-    return bind(dynamic_update_slice_p, x, update, *idx)
+    return bind(dynamic_update_slice_p, operand, update, *idx)
 
 
-def dynamic_update_slice_in_dim(x, update, start_index, axis):
+def dynamic_update_slice_in_dim(operand, update, start_index, axis):
     """`lax.dynamic_update_slice_in_dim`: a dynamic update along one axis."""
-    axis = _in_dim_axis(axis, _aval(x).ndim, "dynamic_update_slice_in_dim")
-    starts = [0] * _aval(x).ndim
+    axis = _in_dim_axis(axis, _aval(operand).ndim, "dynamic_update_slice_in_dim")
+    starts = [0] * _aval(operand).ndim
     starts[axis] = start_index
-    return dynamic_update_slice(x, update, starts)
+    return dynamic_update_slice(operand, update, starts)
 
 
-def dynamic_update_index_in_dim(x, update, index, axis):
-    """`lax.dynamic_update_index_in_dim`: write `update` at x[..., index, ...]."""
-    if _aval(update).ndim == _aval(x).ndim - 1:
+def dynamic_update_index_in_dim(operand, update, index, axis):
+    """`lax.dynamic_update_index_in_dim`: write `update` at operand[..., index, ...]."""
+    if _aval(update).ndim == _aval(operand).ndim - 1:
         update = expand_dims(update, (axis,))
-    return dynamic_update_slice_in_dim(x, update, index, axis)
+    return dynamic_update_slice_in_dim(operand, update, index, axis)

@@ -306,16 +306,16 @@ deflinear(reshape_p, lambda ct, x, **_: [None if is_zero(ct) else reshape(ct, x.
 register(reshape_p, batch=_reshape_batch, source=_reshape_source)
 
 
-def reshape(x, new_sizes, dimensions=None, out_sharding=None):
+def reshape(operand, new_sizes, dimensions=None, out_sharding=None):
     """`lax.reshape` (after transposing by `dimensions`, if given); `out_sharding`
     lays the result out (see `out_layout`)."""
     new_sizes = shape_poly.canonical_shape(new_sizes)
     s = None if out_sharding is None else out_layout(out_sharding, "reshape")
-    if s is None and _aval(x).shape == new_sizes and dimensions is None:
-        return x
+    if s is None and _aval(operand).shape == new_sizes and dimensions is None:
+        return operand
     if dimensions is not None:
-        x = transpose(x, dimensions)
-    return bind(reshape_p, x, new_sizes=new_sizes, dimensions=None, sharding=s)
+        operand = transpose(operand, dimensions)
+    return bind(reshape_p, operand, new_sizes=new_sizes, dimensions=None, sharding=s)
 
 # ---- out_sharding: an operation that lays its result out ---------------------------
 # `lax.reshape` / `broadcast_in_dim` / `dot_general(..., out_sharding=)`: on a mesh of
@@ -452,12 +452,12 @@ deflinear(squeeze_p, lambda ct, x, **_: [None if is_zero(ct) else reshape(ct, x.
 register(squeeze_p, batch=_squeeze_batch, source=_param_source("squeeze", "dimensions"))
 
 
-def squeeze(x, dimensions):
+def squeeze(array, dimensions):
     """`lax.squeeze`: drop the size-1 axes `dimensions`."""
-    dims = tuple(sorted(normalize_axes("squeeze", [int(d) for d in dimensions], _aval(x).ndim)))
+    dims = tuple(sorted(normalize_axes("squeeze", [int(d) for d in dimensions], _aval(array).ndim)))
     if not dims:
-        return x
-    return bind(squeeze_p, x, dimensions=dims)
+        return array
+    return bind(squeeze_p, array, dimensions=dims)
 
 
 expand_dims_p = core.new_primitive("expand_dims")
@@ -512,9 +512,9 @@ deflinear(rev_p, lambda ct, x, *, dimensions: [None if is_zero(ct) else rev(ct, 
 register(rev_p, batch=_rev_batch, source=_param_source("rev", "dimensions"))
 
 
-def rev(x, dimensions):
+def rev(operand, dimensions):
     """`lax.rev`: reverse the axes `dimensions`."""
-    return bind(rev_p, x, dimensions=tuple(int(d) for d in dimensions))
+    return bind(rev_p, operand, dimensions=tuple(int(d) for d in dimensions))
 
 # ---- concatenate ------------------------------------------------------------------
 concatenate_p = core.new_primitive("concatenate")
@@ -767,9 +767,9 @@ register(bitcast_convert_type_p, source=_param_source("bitcast_convert_type", "n
 defvectorized(bitcast_convert_type_p)
 
 
-def bitcast_convert_type(x, new_dtype):
-    """`lax.bitcast_convert_type`: x's bits as `new_dtype`."""
-    return bind(bitcast_convert_type_p, x, new_dtype=np.dtype(new_dtype))
+def bitcast_convert_type(operand, new_dtype):
+    """`lax.bitcast_convert_type`: operand's bits as `new_dtype`."""
+    return bind(bitcast_convert_type_p, operand, new_dtype=np.dtype(new_dtype))
 
 # ---- full / full_like (conveniences over convert + broadcast) -----------------------
 

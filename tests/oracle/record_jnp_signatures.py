@@ -1,8 +1,11 @@
 """Records `inspect.signature` of every public `jax.numpy` function into
-jnp_signatures.json (run under jax==0.10.2), and, imported, compares astjax's
-signatures with the stored ones: `missing(name, jax_params, fn)` lists the JAX
-parameters astjax's `fn` lacks, names differently, orders differently or defaults
-differently (`python tests/oracle/record_jnp_signatures.py --check` prints them all)."""
+jnp_signatures.json, and of the public functions of `jax.lax`, `jax.random`,
+`jax.nn` and `jax.scipy.special` into api_signatures.json (run under jax==0.10.2);
+imported, compares astjax's signatures with the stored ones: `missing(name,
+jax_params, fn)` lists the JAX parameters astjax's `fn` lacks, names differently,
+orders differently or defaults differently (`python
+tests/oracle/record_jnp_signatures.py --check` prints them all, `check_api(ns)` one
+namespace's)."""
 from __future__ import annotations
 
 import inspect
@@ -13,6 +16,10 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 PATH = os.path.join(HERE, "jnp_signatures.json")
 VALUES_PATH = os.path.join(HERE, "jnp_keyword_values.json")
+API_PATH = os.path.join(HERE, "api_signatures.json")
+# JAX's namespace -> astjax's module of the same functions
+NAMESPACES = {"jax.lax": "astjax.lax", "jax.random": "astjax.random", "jax.nn": "astjax.nn",
+              "jax.scipy.special": "astjax.scipy.special"}
 
 # calls that use the parameters fixed in issue 13, evaluated with `jnp` (JAX's or
 # astjax's) and `np` in scope; X is 2x3 float32 with a NaN in row 1, V without NaNs
@@ -108,12 +115,13 @@ def missing(name, jax_params, fn):
     return out
 
 
-def record():
-    """JAX's signatures of the public callables of jax.numpy (JSON)."""
-    import jax.numpy as jnp
+def record(module=None):
+    """JAX's signatures of the public callables of `module` (jax.numpy) (JSON)."""
+    if module is None:
+        import jax.numpy as module
     out = {}
-    for name in sorted(dir(jnp)):
-        fn = getattr(jnp, name)
+    for name in sorted(dir(module)):
+        fn = getattr(module, name)
         if name.startswith("_") or isinstance(fn, type) or not callable(fn):
             continue
         ps = params(fn)
@@ -135,9 +143,27 @@ def check():
     return out
 
 
+def check_api(namespace):
+    """All differences of astjax's module for JAX's `namespace` from the stored
+    signatures."""
+    import importlib
+    ours = importlib.import_module(NAMESPACES[namespace])
+    with open(API_PATH) as f:
+        recorded = json.load(f)[namespace]
+    out = []
+    for name, ps in recorded.items():
+        fn = getattr(ours, name, None)
+        if fn is None or isinstance(fn, type):
+            continue  # absence is tests/test_api_coverage.py's concern
+        out += missing(name, ps, fn)
+    return out
+
+
 if __name__ == "__main__":
     if "--check" in sys.argv:
         print("\n".join(check()))
+        for ns in NAMESPACES:
+            print("\n".join(f"{ns}.{d}" for d in check_api(ns)))
     else:
         import jax
         assert jax.__version__ == "0.10.2", jax.__version__
@@ -147,4 +173,9 @@ if __name__ == "__main__":
         import jax.numpy as jnp
         with open(VALUES_PATH, "w") as f:
             json.dump(values(jnp), f)
+            f.write("\n")
+        import importlib
+        with open(API_PATH, "w") as f:
+            json.dump({ns: record(importlib.import_module(ns)) for ns in NAMESPACES}, f,
+                      indent=0, sort_keys=True)
             f.write("\n")
