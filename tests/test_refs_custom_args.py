@@ -29,13 +29,10 @@ BEYOND_JAX = {"jvp_read_jit": "jvp_read_eager", "jvp_write_jit": "jvp_write_eage
               "jvp_read_inner_jit": "jvp_read_inner_eager",
               "jvp_write_inner_jit": "jvp_write_inner_eager",
               "jvp_nondiff_jit": "jvp_nondiff_eager", "jvp_nondiff_jit_grad": "jvp_nondiff_grad"}
-_BWD_REF = ("a custom_vjp bwd rule writing a reference staged in the differentiated "
+_BWD_REF = ("a custom_vjp bwd rule writing a reference created inside the differentiated "
             "function (kept as a residual) is astjax's located NotImplementedError: bwd "
             "runs after that function has finished staging")
-_ND_TRACER = ("JAX refuses a traced nondiff_argnums argument of a custom_vjp function "
-              "(UnexpectedTracerError); astjax computes, for a reference as for an array")
-KNOWN = {**{f"vjp_bwd_ref_{h}": _BWD_REF for h in ("grad", "jit_grad")},
-         "vjp_nondiff_jit": _ND_TRACER, "vjp_nondiff_jit_grad": _ND_TRACER}
+KNOWN = {"vjp_bwd_ref_inner_grad": _BWD_REF}
 
 
 @pytest.mark.parametrize("name", [
@@ -63,5 +60,14 @@ def test_every_case_recorded():
 
 def test_staged_reference_in_bwd_is_located():
     with pytest.raises(NotImplementedError) as e:
-        CASES["vjp_bwd_ref_grad"](J)
+        CASES["vjp_bwd_ref_inner_grad"](J)
     assert "record_refs_custom_args.py" in str(e.value) and "res[...] += g" in str(e.value)
+
+
+@pytest.mark.parametrize("name", ["vjp_nondiff_jit", "user_custom_vjp_key_nondiff_jit"])
+def test_traced_nondiff_argument_is_located(name):
+    """JAX's UnexpectedTracerError, at the call of the custom_vjp function."""
+    with pytest.raises(astjax.errors.UnexpectedTracerError) as e:
+        CASES[name](J)
+    assert isinstance(e.value, TypeError) and "nondiff_argnums" in str(e.value)
+    assert "record_refs_custom_args.py" in str(e.value)
