@@ -24,12 +24,7 @@ from record_key_reuse_transforms import CASES  # noqa: E402
 RECORDED = json.loads((Path(__file__).parent / "oracle" / "key_reuse_transforms.json")
                       .read_text())
 J = types.SimpleNamespace(jax=astjax, lax=lax, jnp=jnp)
-_FORWARD = ("a key an eager cond / scan returns unchanged (a forward of its operand) is a "
-            "new, unconsumed key array in astjax; JAX aliases it to the operand")
-KNOWN = {"scan_forwarded_carry_both_used": _FORWARD, "cond_forwarded_both_used": _FORWARD,
-         "custom_jvp_key_argument_then_eager":
-             "grad of a custom_jvp function whose primal output is unused: astjax's "
-             "program drops the primal computation, and with it the key's consumption"}
+KNOWN: dict = {}   # case -> why astjax's verdict differs from JAX's (a strict xfail)
 
 
 @pytest.mark.parametrize("name", [

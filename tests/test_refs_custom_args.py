@@ -3,7 +3,8 @@ under every transformation, against JAX 0.10.2's stored results and error classe
 (`tests/oracle/record_refs_custom_args.py`). Where JAX 0.10.2 has no rule (a
 `custom_jvp` under `jit` touching a reference: its NotImplementedError "No state
 discharge rule", or its internal ValueError for a reference in `nondiff_argnums`),
-astjax computes, and the value is JAX's for the same program without `jit`."""
+astjax computes, and the value is JAX's for the same program without `jit`. The
+`user_*` programs mix references, keys and custom derivatives as a user does."""
 import json
 import sys
 import types

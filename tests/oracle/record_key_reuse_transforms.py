@@ -5,7 +5,12 @@ and consumed inside, then used again; eager `grad`, `vjp`, `jacrev`, `value_and_
 `jvp`, `vmap`, `checkpoint`, `custom_jvp` of functions that consume a key they close
 over or are given, called more than once; and programs JAX accepts (no false
 positive: a loop carrying fresh keys, `fold_in`, `clone`, `key_data`, a branch that
-does not consume its key operand).
+does not consume its key operand); and keys with refs and custom derivatives: a key an
+eager `cond` / `scan` / `fori_loop` / `while_loop` / `jit` returns unchanged used with
+the original, `grad` / `value_and_grad` / `jit(grad)` of `custom_jvp` / `custom_vjp`
+functions consuming a key argument, a `custom_vjp` bwd consuming a key it closes over,
+a key carried through a differentiated `scan` calling a `custom_vjp`, a key and a
+`Ref` from outside in one jitted function.
 
 `CASES` maps a name to a function of a namespace `J` (`J.jax`, `J.lax`, `J.jnp`) that
 runs one program under the checker; recorded: "ok", or the name of the error's class.

@@ -2,8 +2,12 @@
 / `custom_vjp` function -- read or written in the function, read in its rules, kept as
 a residual and written by `bwd`, with `nondiff_argnums` and `symbolic_zeros` -- under
 `jit`, `grad`, `jvp`, `vjp`, `vmap`, `checkpoint` and a `scan` body, and a reference
-created inside a differentiated function passed on (issue 13), recorded from JAX 0.10.2:
-the results and the reference's final value, or the builtin class of JAX's error.
+created inside a differentiated function passed on (issue 13); and programs of the
+kind a user writes mixing references, PRNG keys and custom derivatives with `jit`,
+`grad`, `vmap` and `scan` (`USER`: optimizer state in a Ref, a key threaded through a
+scan with a custom_vjp inside, a gradient tap, a key or an array in `nondiff_argnums`).
+Recorded from JAX 0.10.2: the results and the references' final values, or the builtin
+class of JAX's error.
 
 `CASES` maps a name to a function of a namespace `J` (`J.jax`, `J.jnp`, `J.lax`); run
 with JAX 0.10.2: `/work/jaxref/bin/python tests/oracle/record_refs_custom_args.py`
