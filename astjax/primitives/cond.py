@@ -534,9 +534,9 @@ def forwarded(jaxpr):
 
 
 def forward_operands(operands, result, fwd):
-    """An eager `cond` / `scan` result that the function returns unchanged is the
-    operand itself, as JAX's API functions forward it (their `in_fwd`): in
-    `result`, each leaf with a physical form (a typed key array) at staging position
+    """An eager `cond` / `scan` / `while_loop` result that the function returns
+    unchanged is the operand itself, as JAX's API functions forward it: in `result`,
+    each leaf with a physical form (a typed key array) at staging position
     `o` in `fwd` is replaced by the operand leaf at staging position `fwd[o]` -- the
     same key array, so the key-reuse checker sees one key, consumed once."""
     if not fwd:

@@ -18,8 +18,8 @@ carry. In astjax a sampler's consumption is the `random_unwrap` that reads its k
 other `random_unwrap`s (`key_data`) consume nothing. A marked read is kept by DCE and
 CSE even when its result is unused (JAX's checker sees the dead code of its jaxprs: a
 `grad` that drops a custom_jvp function's primal computation still consumes its key).
-A key an eager `cond` / `scan` returns unchanged is the operand's key array itself
-(`primitives/cond.forward_operands`), as JAX's API functions forward it.
+A key an eager `cond` / `scan` / `while_loop` returns unchanged is the operand's key
+array itself (`primitives/cond.forward_operands`), as JAX's API functions forward it.
 
 The check runs on every program staged from user code while the flag is on (the hook
 in `staging.stage_flat`), and a `jit` call on eager keys checks and marks them by its
