@@ -37,6 +37,7 @@ from .errors import (ArgumentError, ArgumentTypeError, ArgumentValueError, Astja
                      check_callable, check_signature)
 from .primitives.scan import scan_raw
 from .primitives.custom_derivatives import stop_gradient
+from .primitives.state import is_ref
 from .staging import (StagedCallable, arg_hints, as_callable, leaf_aval, python_scalar,
                       stage_flat)
 from .staging import differentiation_level as _differentiating   # (staging.stage_once reads it)
@@ -91,13 +92,17 @@ def _concrete(x) -> bool:
     return not any(isinstance(leaf, core.Tracer) for leaf in tree_util.tree_leaves(x))
 
 
+def _all_refs(x) -> bool:
+    return all(is_ref(leaf) for leaf in tree_util.tree_leaves(x))
+
+
 def _close_over(fun, args, kwargs, nums, known=False):
     """`fun` with the non-differentiated arguments that are not arrays (functions,
     modules, ... as JAX allows) fixed, and with `known`, also those whose values are
     known while staging (JAX closes over them, so a Python int there may serve as a
     shape): (fun', args', kwargs', nums') where fun' takes only the remaining arguments."""
-    def fix(a):
-        return not _array_leaves(a) or (known and _concrete(a))
+    def fix(a):   # (a Ref too: a custom_vjp bwd keeping it as a residual writes it)
+        return not _array_leaves(a) or (known and (_concrete(a) or _all_refs(a)))
     fixed = [i for i, a in enumerate(args) if i not in nums and fix(a)]
     fixed_kw = [k for k, v in kwargs.items() if fix(v)]
     if not fixed and not fixed_kw:

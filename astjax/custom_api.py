@@ -29,6 +29,7 @@ import functools
 from . import core, tree_util
 from .primitives import ops as lax  # (not .lax: lax.reduce uses this module)
 from .ad_api import _Transformed, _staging, differentiating, differentiation
+from .extend.core import in_eager_transform
 from .core import bind, raw
 from .errors import (ArgumentTypeError, DerivativeNotImplementedError,
                      NotImplementedInAstjaxError, ShapeError, StructureError,
@@ -131,10 +132,12 @@ class _RefArgs:
 
 
 class _GoneRef:
-    """What a `custom_vjp` bwd rule gets for a reference staged in the differentiated
-    function (kept as a residual, or a nondiff argument): bwd runs after that function
-    has finished staging, so reading or writing it is a located error here (JAX 0.10.2
-    runs it)."""
+    """What a `custom_vjp` bwd rule gets for a reference created in the differentiated
+    function and kept as a residual: bwd runs after that function has finished
+    staging, so reading or writing it is a located error here (JAX 0.10.2 runs it). A
+    reference from outside that function (a `Ref` argument of `grad`'s function, which
+    `grad` closes over, or one it closes over) is still live: bwd gets it, and its
+    writes are staged after the forward pass, as JAX runs them."""
     __slots__ = ("aval",)
 
     def __init__(self, aval):
@@ -142,10 +145,9 @@ class _GoneRef:
 
     def _fail(self, *_):
         raise NotImplementedInAstjaxError(
-            f"a custom_vjp bwd rule uses a mutable array reference ({self.aval}) staged "
-            f"in the differentiated function (an argument of it, or created in it), kept "
-            f"as a residual or passed in nondiff_argnums; astjax runs bwd after that "
-            f"function has finished staging (JAX 0.10.2 can run this)",
+            f"a custom_vjp bwd rule uses a mutable array reference ({self.aval}) created "
+            f"in the differentiated function and kept as a residual; astjax runs bwd "
+            f"after that function has finished staging (JAX 0.10.2 can run this)",
             loc=caller_location(), hint="keep its value r[...] as the residual, or pass a "
                                         "Ref from outside the differentiated function")
 
@@ -153,7 +155,8 @@ class _GoneRef:
 
 
 def _gone(ref):
-    return _GoneRef(ref.aval) if isinstance(ref, core.RefTracer) else ref
+    return _GoneRef(ref.aval) if isinstance(ref, core.RefTracer) and not ref.builder.alive \
+        else ref
 
 
 def _zero_ref(symbolic):
@@ -311,6 +314,29 @@ def _may_depend_on_inputs(x):
     return False
 
 
+def _check_nondiff_untraced(fun, args, nondiff_argnums):
+    """JAX refuses a traced value among a custom_vjp function's `nondiff_argnums`
+    arguments (UnexpectedTracerError, a TypeError): under `jit` a `Ref` or a value
+    computed from the function's inputs is one. An eager `grad` / `vmap` stages its
+    arguments here, but JAX sees them concrete: not checked there."""
+    if in_eager_transform():
+        return
+    for i in nondiff_argnums:
+        for leaf in tree_util.staging_leaves(args[i]) if i < len(args) else ():
+            if isinstance(leaf, core.RefTracer) or (
+                    isinstance(leaf, core.Tracer) and leaf.known is None
+                    and _may_depend_on_inputs(leaf)):
+                raise UnexpectedTracerError(
+                    f"a traced value ({core.get_aval(leaf).str_short()}) was passed to the "
+                    f"custom_vjp function {getattr(fun, '__name__', '?')} as argument {i}, a "
+                    f"position nondiff_argnums marks non-differentiable; tracers cannot be "
+                    f"passed as non-differentiable arguments of a custom_vjp function",
+                    loc=caller_location(),
+                    hint="use nondiff_argnums only for values that cannot be traced "
+                         "(functions, Python constants); pass arrays, keys and Refs as "
+                         "ordinary arguments and return None as their cotangent")
+
+
 class custom_jvp(_Transformed):
     """A function with a user-defined JVP: `f = custom_jvp(f); @f.defjvp def f_jvp(primals,
     tangents): ... return primal_out, tangent_out`."""
@@ -439,6 +465,7 @@ class custom_vjp(_Transformed):
             raise UndefinedRuleError("No VJP defined for custom_vjp function "
                                      f"{getattr(self.fun, '__name__', '?')} using defvjp.")
         check_signature(self.fun, args, kwargs)
+        _check_nondiff_untraced(self.fun, args, self.nondiff_argnums)
         nd, dyn, full = _split_args(args, self.nondiff_argnums)
         ndv = [nd[i] for i in sorted(nd)]
         fun, user_fwd, user_bwd, sz = self.fun, self.fwd, self.bwd, self.symbolic_zeros

@@ -3,7 +3,8 @@ under every transformation, against JAX 0.10.2's stored results and error classe
 (`tests/oracle/record_refs_custom_args.py`). Where JAX 0.10.2 has no rule (a
 `custom_jvp` under `jit` touching a reference: its NotImplementedError "No state
 discharge rule", or its internal ValueError for a reference in `nondiff_argnums`),
-astjax computes, and the value is JAX's for the same program without `jit`."""
+astjax computes, and the value is JAX's for the same program without `jit`. The
+`user_*` programs mix references, keys and custom derivatives as a user does."""
 import json
 import sys
 import types
@@ -29,13 +30,10 @@ BEYOND_JAX = {"jvp_read_jit": "jvp_read_eager", "jvp_write_jit": "jvp_write_eage
               "jvp_read_inner_jit": "jvp_read_inner_eager",
               "jvp_write_inner_jit": "jvp_write_inner_eager",
               "jvp_nondiff_jit": "jvp_nondiff_eager", "jvp_nondiff_jit_grad": "jvp_nondiff_grad"}
-_BWD_REF = ("a custom_vjp bwd rule writing a reference staged in the differentiated "
+_BWD_REF = ("a custom_vjp bwd rule writing a reference created inside the differentiated "
             "function (kept as a residual) is astjax's located NotImplementedError: bwd "
             "runs after that function has finished staging")
-_ND_TRACER = ("JAX refuses a traced nondiff_argnums argument of a custom_vjp function "
-              "(UnexpectedTracerError); astjax computes, for a reference as for an array")
-KNOWN = {**{f"vjp_bwd_ref_{h}": _BWD_REF for h in ("grad", "jit_grad")},
-         "vjp_nondiff_jit": _ND_TRACER, "vjp_nondiff_jit_grad": _ND_TRACER}
+KNOWN = {"vjp_bwd_ref_inner_grad": _BWD_REF}
 
 
 @pytest.mark.parametrize("name", [
@@ -63,5 +61,14 @@ def test_every_case_recorded():
 
 def test_staged_reference_in_bwd_is_located():
     with pytest.raises(NotImplementedError) as e:
-        CASES["vjp_bwd_ref_grad"](J)
+        CASES["vjp_bwd_ref_inner_grad"](J)
     assert "record_refs_custom_args.py" in str(e.value) and "res[...] += g" in str(e.value)
+
+
+@pytest.mark.parametrize("name", ["vjp_nondiff_jit", "user_custom_vjp_key_nondiff_jit"])
+def test_traced_nondiff_argument_is_located(name):
+    """JAX's UnexpectedTracerError, at the call of the custom_vjp function."""
+    with pytest.raises(astjax.errors.UnexpectedTracerError) as e:
+        CASES[name](J)
+    assert isinstance(e.value, TypeError) and "nondiff_argnums" in str(e.value)
+    assert "record_refs_custom_args.py" in str(e.value)

@@ -115,6 +115,12 @@ def eager_transform():
         _eager.reset(token)
 
 
+def in_eager_transform() -> bool:
+    """Whether an eager transformation is staging its program now (`eager_transform`):
+    the values it was called with are concrete to JAX, not tracers."""
+    return _eager.get()
+
+
 class _LoweringFromImpl:
     """An extension primitive's impl as its lowering, `available` only inside
     `eager_transform()`: under `jit`, a primitive without a registered lowering is

@@ -49,7 +49,8 @@ from .base import lax_ops, mapped_aval, moveaxis, register, zeros_like_aval
 from .selection import select_n_p
 from .structural import convert_element_type_p
 
-__all__ = ["cond_p", "bind_cond", "cond", "switch", "stage_sub", "staged_once"]
+__all__ = ["cond_p", "bind_cond", "cond", "switch", "stage_sub", "staged_once", "forwarded",
+           "forward_operands"]
 
 not_mapped = None
 
@@ -529,7 +530,46 @@ def _switch(index, branches, operands, order, branches_platforms=None):
         _ensure_types("cond", tree, [v.aval for v in jaxpr.outvars], out_tree, out_avals)
     staged = [(_match_weak(j, out_avals), c) for j, c, _ in staged]  # branch 0's types
     outs = bind_cond(idx, staged, leaves, branches_platforms)
-    return tree_util.tree_unflatten(out_tree, outs)
+    out = tree_util.tree_unflatten(out_tree, outs)
+    if core.current_builder() is None:
+        fwd = {o: i for o, i in enumerate(forwarded(staged[0][0]))
+               if i is not None and all(forwarded(j)[o] == i for j, _ in staged[1:])}
+        out = forward_operands(tuple(operands), out, fwd)
+    return out
+
+
+def forwarded(jaxpr):
+    """Per output of `jaxpr`: the index of the input it returns unchanged, or None."""
+    pos = {v: i for i, v in enumerate(jaxpr.invars)}
+    return [pos.get(v) if isinstance(v, Var) else None for v in jaxpr.outvars]
+
+
+def forward_operands(operands, result, fwd):
+    """An eager `cond` / `scan` / `while_loop` result that the function returns
+    unchanged is the operand itself, as JAX's API functions forward it: in `result`,
+    each leaf with a physical form (a typed key array) at staging position
+    `o` in `fwd` is replaced by the operand leaf at staging position `fwd[o]` -- the
+    same key array, so the key-reuse checker sees one key, consumed once."""
+    if not fwd:
+        return result
+    src = {pos: leaf for leaf, pos in _key_slots(operands) if pos is not None}
+    leaves, tree = tree_util.tree_flatten(result)
+    for j, (_, pos) in enumerate(_key_slots(result)):
+        i = fwd.get(pos) if pos is not None else None
+        if i in src:
+            leaves[j] = src[i]
+    return tree_util.tree_unflatten(tree, leaves)
+
+
+def _key_slots(tree):
+    """(leaf, staging position or None) per pytree leaf of `tree`: the position of a
+    leaf with a physical form (a typed key array, staged as one array)."""
+    out, k = [], 0
+    for leaf in tree_util.tree_leaves(tree):
+        n = len(tree_util.staging_leaves(leaf))
+        out.append((leaf, k if n == 1 and tree_util.is_staging_leaf_type(type(leaf)) else None))
+        k += n
+    return out
 
 
 _NO_OPERAND = object()

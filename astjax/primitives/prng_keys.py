@@ -92,6 +92,9 @@ register(random_unwrap_p, impl=_identity_impl, abstract_eval=_unwrap_abstract_ev
          lowering=_identity_lowering, source=_operand_source)
 random_unwrap_p.batch = _front_batch(random_unwrap_p)
 nondiff(random_unwrap_p)
+# a sampler's marked read (the key-reuse checker on) survives DCE and CSE, as JAX's
+# checker sees a consumption whose result is unused (its jaxprs keep dead code)
+random_unwrap_p.effectful = lambda params: params.get("consumes") is not None
 
 
 def random_unwrap(keys_data):

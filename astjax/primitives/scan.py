@@ -33,7 +33,8 @@ from ..shape_poly import canonical_dim
 from ..pyast import assign, attr, call, dtype_expr, load, pyconst, statement_rule, store
 from ..util import split_list
 from .base import lax_ops, instantiate, matchaxis, moveaxis, register, zeros_like_aval
-from .cond import _fmt, _types_match, not_mapped, promote_weak_carry, stage_sub
+from .cond import (_fmt, _types_match, forward_operands, forwarded, not_mapped,
+                   promote_weak_carry, stage_sub)
 from .structural import iota_p
 
 __all__ = ["scan_p", "bind_scan", "scan", "scan_raw", "map"]
@@ -601,7 +602,12 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
                      unroll=int(unroll) if not isinstance(unroll, bool) else (n if unroll else 1))
     carry_out = tree_util.tree_unflatten(carry_tree, outs[:k])
     ys = tree_util.tree_unflatten(children[1], outs[k:])
-    return carry_out, ys
+    if core.current_builder() is not None:
+        return carry_out, ys
+    # eager: a carry the body passes on unchanged, a y that is its x: the operand
+    fwd = {o: i for o, i in enumerate(forwarded(jaxpr))
+           if i is not None and (i == o if o < k else i >= k)}
+    return forward_operands((init, xs), (carry_out, ys), fwd)
 
 
 def scan_raw(f, init, xs, length=None, reverse=False):

@@ -58,8 +58,8 @@ from ..shape_poly_expr import as_value
 from ..util import split_list
 from .base import lax_ops, instantiate, matchaxis, register, zeros_like_aval
 from .cond import (_any, _ensure_types, _first_lane, _fmt, _lane_select,
-                   _safe_operand, _types_match, io_effects, not_mapped, promote_weak_carry,
-                   stage_sub, switch)
+                   _safe_operand, _types_match, forward_operands, forwarded, io_effects,
+                   not_mapped, promote_weak_carry, stage_sub, switch)
 from .scan import _permute, carry_names, loop_fuse, preset_carry_outputs, scan
 
 __all__ = ["while_p", "bind_while", "while_loop", "fori_loop"]
@@ -559,7 +559,16 @@ def while_loop(cond_fun, body_fun, init_val):
             cond, body, body_tree, body_out = stage_both(avals)
     _ensure_types("while_loop body", body_tree, body_out, tree, avals)
     outs = bind_while(cond, body, leaves)
-    return tree_util.tree_unflatten(tree, outs)
+    out = tree_util.tree_unflatten(tree, outs)
+    if core.current_builder() is not None:
+        return out
+    # eager: a carry the body passes on unchanged and the condition does not read is
+    # the operand itself, as JAX's while_loop forwards it
+    read = {a for e in cond[0].eqns for a in e.invars if isinstance(a, Var)}
+    read.update(v for v in cond[0].outvars if isinstance(v, Var))
+    fwd = {o: i for o, i in enumerate(forwarded(body[0]))
+           if i == o and cond[0].invars[i] not in read}
+    return forward_operands(init_val, out, fwd)
 
 
 def _trace_time_int(v):

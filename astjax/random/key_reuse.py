@@ -15,7 +15,11 @@ what any branch consumes; a `scan` / `while` body may not consume a key it close
 fresh key back into that carry; a `while` condition and body may not consume the same
 carry. In astjax a sampler's consumption is the `random_unwrap` that reads its key
 (`consume` marks it with a `consumes` param, which every transformation keeps); the
-other `random_unwrap`s (`key_data`) consume nothing.
+other `random_unwrap`s (`key_data`) consume nothing. A marked read is kept by DCE and
+CSE even when its result is unused (JAX's checker sees the dead code of its jaxprs: a
+`grad` that drops a custom_jvp function's primal computation still consumes its key).
+A key an eager `cond` / `scan` / `while_loop` returns unchanged is the operand's key
+array itself (`primitives/cond.forward_operands`), as JAX's API functions forward it.
 
 The check runs on every program staged from user code while the flag is on (the hook
 in `staging.stage_flat`), and a `jit` call on eager keys checks and marks them by its
@@ -193,7 +197,7 @@ def _scan_sig(eqn):
                                 "executed, because key constants are repeatedly consumed "
                                 "(a loop body consumes a key it closes over)",
                                 loc=_located(loc))
-        if nc <= i < nc + ncarry and np.any(m) and (i - nc) not in _fresh(sig):
+        if nc <= i < nc + ncarry and np.any(m) and (i - nc) not in _fresh(sig, p["jaxpr"]):
             raise KeyReuseError("scan body function leads to key reuse when repeatedly "
                                 "executed, because consumed inputs don't match sourced "
                                 "outputs (a loop body consumes a key carry and carries "
@@ -201,15 +205,19 @@ def _scan_sig(eqn):
     return sig
 
 
-def _fresh(sig):
-    return {i for i, m in sig.sources.items() if not np.all(m)}
+def _fresh(sig, body):
+    """The outputs of a loop body `body` (signature `sig`) that are keys not consumed
+    yet; an output computed from raw key data (a transformation's re-staged body
+    loses the key type of its variable) is a new key, fresh as JAX's are."""
+    return {i for i, m in sig.sources.items() if not np.all(m)} | {
+        i for i, v in enumerate(_inner(body).outvars) if not _is_key(v)}
 
 
 def _while_sig(eqn):
     p = eqn.params
     ncc, nbc = p["cond_nconsts"], p["body_nconsts"]
     cond, body = _sub_sig(p["cond_jaxpr"], eqn), _sub_sig(p["body_jaxpr"], eqn)
-    fresh = _fresh(body)
+    fresh = _fresh(body, p["body_jaxpr"])
     nci, nbi = len(_inner(p["cond_jaxpr"]).invars), len(_inner(p["body_jaxpr"]).invars)
     msg = "while_loop {} function leads to key reuse when repeatedly executed"
     for i, (m, loc, _) in cond.sinks.items():

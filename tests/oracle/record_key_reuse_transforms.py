@@ -5,7 +5,12 @@ and consumed inside, then used again; eager `grad`, `vjp`, `jacrev`, `value_and_
 `jvp`, `vmap`, `checkpoint`, `custom_jvp` of functions that consume a key they close
 over or are given, called more than once; and programs JAX accepts (no false
 positive: a loop carrying fresh keys, `fold_in`, `clone`, `key_data`, a branch that
-does not consume its key operand).
+does not consume its key operand); and keys with refs and custom derivatives: a key an
+eager `cond` / `scan` / `fori_loop` / `while_loop` / `jit` returns unchanged used with
+the original, `grad` / `value_and_grad` / `jit(grad)` of `custom_jvp` / `custom_vjp`
+functions consuming a key argument, a `custom_vjp` bwd consuming a key it closes over,
+a key carried through a differentiated `scan` calling a `custom_vjp`, a key and a
+`Ref` from outside in one jitted function.
 
 `CASES` maps a name to a function of a namespace `J` (`J.jax`, `J.lax`, `J.jnp`) that
 runs one program under the checker; recorded: "ok", or the name of the error's class.
@@ -278,6 +283,135 @@ def key_data_then_normal(J):
 
 
 
+# ------------------------------------- keys, refs and custom derivatives together
+
+
+def fori_forwarded_both_used(J):
+    k = _key(J)
+    out = J.lax.fori_loop(0, 2, lambda i, k: k, k)
+    return _normal(J)(out) + _normal(J)(k)
+
+
+def scan_xs_forwarded_both_used(J):
+    ks = J.jax.random.split(_key(J), 2)
+    _, ys = J.lax.scan(lambda c, k: (c, k), 0.0, ks)
+    return _normal(J)(ys[0]) + _normal(J)(ks[0])
+
+
+def while_forwarded_both_used(J):
+    k = _key(J)
+    _, out = J.lax.while_loop(lambda c: c[0] < 2, lambda c: (c[0] + 1, c[1]), (0, k))
+    return _normal(J)(out) + _normal(J)(k)
+
+
+def jit_identity_both_used(J):
+    k = _key(J)
+    out = J.jax.jit(lambda k: k)(k)
+    return _normal(J)(out) + _normal(J)(k)
+
+
+def jit_cond_forwarded_both_used(J):
+    def f(k):
+        out = J.lax.cond(True, lambda k: k, lambda k: k, k)
+        return _normal(J)(out) + _normal(J)(k)
+    return J.jax.jit(f)(_key(J))
+
+
+def _custom_jvp_consumer(J):
+    @J.jax.custom_jvp
+    def f(x, k):
+        return x * _normal(J)(k)
+
+    f.defjvp(lambda p, t: (f(*p), t[0] * 2.0))
+    return f
+
+
+def custom_jvp_jit_grad_then_eager(J):
+    k = _key(J)
+    J.jax.jit(J.jax.grad(_custom_jvp_consumer(J)))(1.0, k)
+    return _normal(J)(k)
+
+
+def custom_jvp_value_and_grad_then_eager(J):
+    k = _key(J)
+    J.jax.value_and_grad(_custom_jvp_consumer(J))(1.0, k)
+    return _normal(J)(k)
+
+
+def _custom_vjp_consumer(J):
+    @J.jax.custom_vjp
+    def f(x, k):
+        return x * _normal(J)(k)
+
+    f.defvjp(lambda x, k: (f(x, k), None), lambda _, g: (g * 2.0, None))
+    return f
+
+
+def custom_vjp_key_argument_then_eager(J):
+    k = _key(J)
+    J.jax.grad(_custom_vjp_consumer(J))(1.0, k)
+    return _normal(J)(k)
+
+
+def custom_vjp_fresh_keys(J):
+    g = J.jax.grad(_custom_vjp_consumer(J))
+    k1, k2 = J.jax.random.split(_key(J))
+    g(1.0, k1)
+    return g(2.0, k2)
+
+
+def custom_vjp_bwd_consumes_closed_twice(J):
+    k = _key(J)
+
+    @J.jax.custom_vjp
+    def f(x):
+        return x * 2.0
+
+    f.defvjp(lambda x: (x * 2.0, None), lambda _, g: (g * _normal(J)(k),))
+    return _twice(J.jax.grad(f))
+
+
+def scan_key_carry_custom_vjp_grad_ok(J):
+    @J.jax.custom_vjp
+    def clip(x):
+        return x
+
+    clip.defvjp(lambda x: (x, None), lambda _, g: (J.jnp.clip(g, -1.0, 1.0),))
+
+    def loss(x, key):
+        def body(c, _):
+            k, acc = c
+            k, s = J.jax.random.split(k)
+            return (k, acc + clip(x * _normal(J)(s))), None
+        return J.lax.scan(body, (key, 0.0), None, length=3)[0][1]
+    return J.jax.grad(loss)(1.0, _key(J))
+
+
+def vmap_custom_jvp_keys_then_eager(J):
+    ks = J.jax.random.split(_key(J), 2)
+    J.jax.vmap(_custom_jvp_consumer(J))(J.jnp.ones(2), ks)
+    return _normal(J)(ks[0])
+
+
+def ref_and_key_in_jit_ok(J):
+    r = J.jax.new_ref(J.jnp.float32(0.0))
+
+    def f(k):
+        k1, k2 = J.jax.random.split(k)
+        r[...] += _normal(J)(k1)
+        return _normal(J)(k2)
+    return J.jax.jit(f)(_key(J))
+
+
+def ref_and_key_in_jit_reuse(J):
+    r = J.jax.new_ref(J.jnp.float32(0.0))
+
+    def f(k):
+        r[...] += _normal(J)(k)
+        return _normal(J)(k)
+    return J.jax.jit(f)(_key(J))
+
+
 CASES = {f.__name__: f for f in [
     cond_operand_then_eager, cond_operand_other_branch_then_eager,
     cond_operand_unused_then_eager, switch_operand_then_eager, cond_operand_consumed_before,
@@ -290,7 +424,13 @@ CASES = {f.__name__: f for f in [
     grad_key_argument_twice, grad_key_argument_then_eager, grad_fresh_keys,
     vmap_closed_twice, vmap_keys_then_eager, vmap_unmapped_key_then_eager, vmap_fold_in_keys,
     custom_jvp_key_argument_then_eager, checkpoint_key_argument_then_eager,
-    jvp_key_argument_then_eager, clone_then_both, key_data_then_normal]}
+    jvp_key_argument_then_eager, clone_then_both, key_data_then_normal,
+    fori_forwarded_both_used, scan_xs_forwarded_both_used, while_forwarded_both_used,
+    jit_identity_both_used, jit_cond_forwarded_both_used, custom_jvp_jit_grad_then_eager,
+    custom_jvp_value_and_grad_then_eager, custom_vjp_key_argument_then_eager,
+    custom_vjp_fresh_keys, custom_vjp_bwd_consumes_closed_twice,
+    scan_key_carry_custom_vjp_grad_ok, vmap_custom_jvp_keys_then_eager, ref_and_key_in_jit_ok,
+    ref_and_key_in_jit_reuse]}
 
 
 def main():
