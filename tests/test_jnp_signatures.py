@@ -35,12 +35,6 @@ def test_allow_list_is_current(differences):
 # differences left per namespace, each a line of `record_jnp_signatures.check_api`
 API_ALLOWED: dict = {
     "jax.lax": {
-        # JAX 0.10.2 reads negative start indices from the end (allow_negative_indices=
-        # True); astjax's dynamic slices clamp them (issue 13: left, see the report)
-        *(f"{n}.allow_negative_indices: missing" for n in (
-            "dynamic_slice", "dynamic_slice_in_dim", "dynamic_index_in_dim",
-            "dynamic_update_slice", "dynamic_update_slice_in_dim",
-            "dynamic_update_index_in_dim")),
         # not implemented: these operations' result layout / dtype parameters
         "broadcasted_iota.out_sharding: missing", "reduce_sum.out_sharding: missing",
         "full.sharding: missing", "full_like.sharding: missing", "mul.out_dtype: missing",

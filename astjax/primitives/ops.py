@@ -34,10 +34,7 @@ from .reductions import Precision, dot, dot_general  # noqa: F401
 from . import reductions as _reductions
 from .selection import clamp, select, select_n  # noqa: F401
 from . import slicing as _slicing
-from .slicing import (_index_scalar,  # noqa: F401
-                                 dynamic_slice, dynamic_slice_in_dim, dynamic_update_index_in_dim,
-                                 dynamic_update_slice, dynamic_update_slice_in_dim, index_in_dim,
-                                 slice, slice_in_dim)
+from .slicing import _index_scalar, index_in_dim, slice, slice_in_dim  # noqa: F401
 from .sort import sort, sort_key_val  # noqa: F401
 from .top_k import approx_max_k, approx_min_k, top_k  # noqa: F401
 from .structural import (bitcast_convert_type, broadcasted_iota,  # noqa: F401
@@ -202,15 +199,104 @@ def convert_element_type(operand, new_dtype, weak_type=False):
     return _structural.convert_element_type(operand, new_dtype, weak_type)
 
 
-def dynamic_index_in_dim(operand, index, axis=0, keepdims=True):
-    """JAX's `lax.dynamic_index_in_dim`: `axis` must be an axis of `operand`."""
+# ---- dynamic slices: JAX's `allow_negative_indices` (default True) reads a negative
+# start index from the end of its axis, before the primitive clamps it into range.
+# astjax's own callers use `primitives/slicing.py`'s functions, whose indices are in range.
+
+def _negative_starts(operand, starts, allow):
+    """`starts` with each negative start index counted from the end of its axis where
+    `allow` (a bool, or one per index): a concrete int is shifted here, a traced one by
+    `select(i < 0, i + d, i)`. A concrete negative index that is not allowed is JAX's
+    ValueError; an unsigned one is never negative."""
+    shape = _core.get_aval(operand).shape
+    starts = list(starts)
+    if len(starts) != len(shape):
+        return starts   # the primitive's own located error
+    flags = [allow] * len(starts) if isinstance(allow, bool) else list(allow)
+    out = []
+    for i, d, ok in zip(starts, shape, flags):
+        if isinstance(i, (int, _np.integer)) and not isinstance(i, bool):
+            if i < 0 and not ok:
+                raise ValueError(f"Index {i} is out of bounds for dimension {d} if "
+                                 "allow_negative_indices=False")
+            out.append(type(i)(i + d) if i < 0 and isinstance(d, int) else i)
+            continue
+        try:
+            dt = _np.dtype(_core.get_aval(i).dtype)
+        except Exception:   # not an index: the primitive's own located error
+            dt = None
+        if not ok or dt is None or dt.kind not in "i":
+            out.append(i)
+            continue
+        d = _structural.convert_element_type(_np.asarray(d, dt), dt) if isinstance(d, int) \
+            else _structural.convert_element_type(d, dt)
+        out.append(select(lt(i, _np.zeros((), dt)), add(i, d), i))
+    return out
+
+
+def dynamic_slice(operand, start_indices, slice_sizes, *, allow_negative_indices=True):
+    """JAX's `lax.dynamic_slice`: a `slice_sizes` window at (traced) `start_indices`,
+    negative ones read from the end, then clamped into range."""
+    starts = _negative_starts(operand, start_indices, allow_negative_indices)
+    return _slicing.dynamic_slice(operand, starts, slice_sizes)
+
+
+def dynamic_update_slice(operand, update, start_indices, *, allow_negative_indices=True):
+    """JAX's `lax.dynamic_update_slice`: `update` written at (traced) `start_indices`,
+    negative ones read from the end, then clamped into range."""
+    starts = _negative_starts(operand, start_indices, allow_negative_indices)
+    return _slicing.dynamic_update_slice(operand, update, starts)
+
+
+def _in_dim_starts(operand, index, axis, what):
+    """The start indices of an `*_in_dim` dynamic slice (`index` at `axis`, 0 elsewhere)
+    and the axis made non-negative."""
+    nd = _ndim(operand)
+    axis = _slicing._in_dim_axis(axis, nd, what)
+    starts = [0] * nd
+    starts[axis] = index
+    return starts, axis
+
+
+def dynamic_slice_in_dim(operand, start_index, slice_size, axis=0, *,
+                         allow_negative_indices=True):
+    """JAX's `lax.dynamic_slice_in_dim`: a dynamic slice along one axis."""
+    starts, axis = _in_dim_starts(operand, start_index, axis, "dynamic_slice_in_dim")
+    sizes = list(_core.get_aval(operand).shape)
+    sizes[axis] = slice_size
+    return dynamic_slice(operand, starts, sizes, allow_negative_indices=allow_negative_indices)
+
+
+def dynamic_index_in_dim(operand, index, axis=0, keepdims=True, *,
+                         allow_negative_indices=True):
+    """JAX's `lax.dynamic_index_in_dim`: operand[..., index, ...] at a (traced) index;
+    `axis` must be an axis of `operand`."""
     nd = _ndim(operand)
     (axis,) = _ints((axis,), "dynamic_index_in_dim axis")
     if not -nd <= axis < nd:
         raise _ArgumentIndexError(f"dynamic_index_in_dim: axis {axis} is out of bounds for an "
                                   f"operand of rank {nd}",
                                   hint=f"use an axis in [-{nd}, {nd - 1}]")
-    return _slicing.dynamic_index_in_dim(operand, index, axis % nd, keepdims)
+    r = dynamic_slice_in_dim(operand, index, 1, axis,
+                             allow_negative_indices=allow_negative_indices)
+    return r if keepdims else _structural.squeeze(r, (axis % _ndim(operand),))
+
+
+def dynamic_update_slice_in_dim(operand, update, start_index, axis, *,
+                                allow_negative_indices=True):
+    """JAX's `lax.dynamic_update_slice_in_dim`: a dynamic update along one axis."""
+    starts, _ = _in_dim_starts(operand, start_index, axis, "dynamic_update_slice_in_dim")
+    return dynamic_update_slice(operand, update, starts,
+                                allow_negative_indices=allow_negative_indices)
+
+
+def dynamic_update_index_in_dim(operand, update, index, axis, *, allow_negative_indices=True):
+    """JAX's `lax.dynamic_update_index_in_dim`: `update` written at operand[..., index, ...]."""
+    starts, axis = _in_dim_starts(operand, index, axis, "dynamic_update_index_in_dim")
+    if _ndim(update) == _ndim(operand) - 1:
+        update = _structural.expand_dims(update, (axis,))
+    return dynamic_update_slice(operand, update, starts,
+                                allow_negative_indices=allow_negative_indices)
 
 
 def _reduce_axes(name, operand, axes):
