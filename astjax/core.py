@@ -163,6 +163,8 @@ def has_effects(eqn) -> bool:
     effectful = eqn.primitive.effectful   # or a function of the params (ffi_call's
     if effectful is True or (callable(effectful) and effectful(eqn.params)):  # has_side_effect)
         return True
+    if not eqn.params:   # (most equations: no nested jaxpr to look into)
+        return False
     return any(_jaxpr_has_effects(j.jaxpr if isinstance(j, ClosedJaxpr) else j)
                for j in sub_jaxprs(eqn.params))
 
