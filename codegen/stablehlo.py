@@ -34,6 +34,8 @@ _ELT = {dtypes.bool_: "i1", dtypes.int8: "i8", dtypes.int16: "i16", dtypes.int32
 
 
 _SSA_DEF = re.compile(r"\s*%(\d+)(?::\d+)? = ")
+_DYNAMIC_FORMS = dynamic_shapes.DYNAMIC_FORMS
+_Literal = core.Literal
 
 
 def elt_type(dtype) -> str:
@@ -123,7 +125,9 @@ class ModuleBuilder:
         return len(self.host_callbacks) - 1
 
     def fresh(self, typ) -> str:
-        name = self.names.fresh()
+        names = self.names   # (Namer("ssa").fresh, without its style dispatch)
+        name = f"%{names.counter}"
+        names.counter += 1
         self.types[name] = typ
         return name
 
@@ -131,13 +135,22 @@ class ModuleBuilder:
         self.lines.append(" " * self.indent + line)
 
     def op(self, name, operands, out_avals, attrs=None, regions=None):
-        if name in dynamic_shapes.DYNAMIC_FORMS and dynamic_shapes.is_dynamic(out_avals[0]):
+        # the hot path of lowering (issue 14): one result, no regions, written out
+        if name in _DYNAMIC_FORMS and dynamic_shapes.is_dynamic(out_avals[0]):
             return [dynamic_shapes.dynamic_op(self, name, operands, out_avals[0], attrs)]
+        types = self.types
+        attr = (" {" + ", ".join([f"{k} = {v}" for k, v in attrs.items()]) + "}") if attrs else ""
+        if len(out_avals) == 1 and not regions:
+            t = tensor_type(out_avals[0])
+            names = self.names
+            base = f"%{names.counter}"
+            names.counter += 1
+            types[base] = t
+            self.lines.append(f'{" " * self.indent}{base} = "{name}"({", ".join(operands)}){attr} : '
+                              f'({", ".join([types[o] for o in operands])}) -> {t}')
+            return [base]
         out_types = [tensor_type(a) for a in out_avals]
-        in_types = [self.types[o] for o in operands]
-        attr = ""
-        if attrs:
-            attr = " {" + ", ".join(f"{k} = {v}" for k, v in attrs.items()) + "}"
+        in_types = [types[o] for o in operands]
         reg = ""
         if regions:
             reg = " (" + ", ".join(regions) + ")"
@@ -147,21 +160,24 @@ class ModuleBuilder:
         if not out_avals:
             self.emit(f'"{name}"({args}){reg}{attr} : {sig}')
             return []
-        base = self.names.fresh()
+        base = self.fresh(out_types[0])
         if len(out_avals) == 1:
-            self.types[base] = out_types[0]
             self.emit(f'{base} = "{name}"({args}){reg}{attr} : {sig}')
             return [base]
+        del types[base]
         self.emit(f'{base}:{len(out_avals)} = "{name}"({args}){reg}{attr} : {sig}')
         outs = [f"{base}#{i}" for i in range(len(out_avals))]
         for o, t in zip(outs, out_types):
-            self.types[o] = t
+            types[o] = t
         return outs
 
     def constant(self, value, aval) -> str:
         if dynamic_shapes.is_dynamic(aval):
             return dynamic_shapes.splat_constant(self, value, aval)
-        key = (np.asarray(value, aval.dtype).tobytes(), aval) if aval.size <= 16 else None
+        key = None
+        if aval.size <= 16:   # (a literal's value is a NumPy scalar of its dtype already)
+            key = ((value.tobytes() if type(value) is aval.dtype.type
+                    else np.asarray(value, aval.dtype).tobytes()), aval.shape, aval.dtype)
         if key is not None and key in self.consts:
             return self.consts[key]
         [out] = self.op("stablehlo.constant", [], [aval], {"value": dense_attr(value, aval)})
@@ -225,8 +241,9 @@ class RuleContext:
         if aval_in.shape == aval_out.shape:
             return x
         dims = range(len(aval_out.shape) - len(aval_in.shape), len(aval_out.shape))
-        return self.op1("stablehlo.broadcast_in_dim", [x], aval_out.update(dtype=aval_in.dtype),
-                        {"broadcast_dimensions": i64_array(dims)})
+        out = aval_out if aval_out.dtype == aval_in.dtype else aval_out.update(dtype=aval_in.dtype)
+        return self.mb.op("stablehlo.broadcast_in_dim", [x], [out],
+                          {"broadcast_dimensions": i64_array(dims) if dims else "array<i64>"})[0]
 
     def lower_jaxpr(self, jaxpr, consts, args):
         return lower_jaxpr(self.mb, jaxpr, consts, args, self.platform)
@@ -256,7 +273,7 @@ def lower_jaxpr(mb: ModuleBuilder, jaxpr: core.Jaxpr, consts, args, platform="cp
     env = {}
 
     def read(a):
-        if isinstance(a, core.Literal):
+        if type(a) is _Literal:
             return mb.constant(a.val, a.aval)
         return env[a]
 
@@ -264,32 +281,45 @@ def lower_jaxpr(mb: ModuleBuilder, jaxpr: core.Jaxpr, consts, args, platform="cp
         env[v] = x
     for v, x in zip(jaxpr.invars, args):
         env[v] = x
+    names, origins, constant = mb.names, mb.origins, mb.constant
     for eqn in jaxpr.eqns:
-        rule = eqn.primitive.lowering
+        prim = eqn.primitive
+        rule = prim.lowering
         if rule is None or not getattr(rule, "available", _always)():
             # extension primitives (an impl lowers only in eager transformations,
             # astjax.extend.core): JAX's exact class, located by a note
-            missing = getattr(eqn.primitive, "missing_rule_error", None)
+            missing = getattr(prim, "missing_rule_error", None)
             if missing is None:
-                raise NotImplementedInAstjaxError(f"primitive {eqn.primitive.name} has no "
+                raise NotImplementedInAstjaxError(f"primitive {prim.name} has no "
                                                   "StableHLO lowering", loc=eqn.source_info)
             err = missing("lowering", platform)
             err.add_note(format_location(eqn.source_info).rstrip())
             raise err
-        ctx = RuleContext(mb, [a.aval for a in eqn.invars], [v.aval for v in eqn.outvars], platform)
-        _check_op_types(eqn, ctx)
-        first = mb.names.counter
+        # (one loop per equation for the avals and the uint1 check: issue 14)
+        avals_in = [a.aval for a in eqn.invars]
+        avals_out = [v.aval for v in eqn.outvars]
+        ctx = RuleContext(mb, avals_in, avals_out, platform)
+        for a in avals_in + avals_out:
+            if getattr(a, "dtype", None) in _NO_OPERATION_TYPES:
+                _check_op_types(eqn, ctx)
+        first = names.counter
         try:
-            outs = rule(ctx, *[read(a) for a in eqn.invars], **eqn.params)
+            outs = rule(ctx, *[constant(a.val, a.aval) if type(a) is _Literal else env[a]
+                               for a in eqn.invars], **eqn.params)
         except AstjaxError as e:  # a rule's check is about its equation: the user's line
             if getattr(eqn.source_info, "file", None):
                 e.loc = eqn.source_info
                 e.args = (str(e),)
             raise
-        mb.origins.append((first, mb.names.counter, eqn))
-        outs = outs if eqn.primitive.multiple_results else ([outs] if isinstance(outs, str) else outs)
-        for v, o in zip(eqn.outvars, outs):
-            env[v] = o
+        origins.append((first, names.counter, eqn))
+        if prim.multiple_results:
+            for v, o in zip(eqn.outvars, outs):
+                env[v] = o
+        elif isinstance(outs, str):
+            env[eqn.outvars[0]] = outs
+        else:
+            for v, o in zip(eqn.outvars, outs):
+                env[v] = o
     return [read(a) for a in jaxpr.outvars]
 
 

@@ -2,6 +2,7 @@
 equations emitted, the number of passes run, cache hits, the memory kept -- never a
 time. One section per row of the issue's table."""
 import collections
+import re
 import functools
 import sys
 
@@ -1998,3 +1999,69 @@ def test_a_donated_parameter_tree_is_updated_in_place_on_the_fast_path(monkeypat
     assert [a._buf.unsafe_buffer_pointer() for a in astjax.tree_util.tree_leaves(new)] == ptrs
     for got, w in zip(astjax.tree_util.tree_leaves(new), astjax.tree_util.tree_leaves(want)):
         np.testing.assert_allclose(np.asarray(got), np.asarray(w), rtol=1e-6)
+
+
+# ------------------------------------------------------------------ first call: per-operation cost
+
+def test_first_call_runs_no_collection_and_keeps_frozen_objects_frozen(tmp_path):
+    """What a first call's conversion, staging and lowering made goes to the oldest
+    generation unexamined when each pause ends (`core.collector_paused`: freeze, then
+    unfreeze): no collection runs during `jit(f).lower(x)` at all (a 300-statement
+    function ran three young ones, one after each pause, walking every object made),
+    and the next young collection has nothing of it to walk. A user's frozen objects
+    stay frozen (the pause then only pauses)."""
+    path = tmp_path / "nocollect.py"
+    path.write_text(_long_function(300))
+    ns = {}
+    exec(compile(path.read_text(), str(path), "exec"), ns)
+    x = jnp.ones(())
+    runs = []
+
+    def count(phase, info):
+        if phase == "start":
+            runs.append(info["generation"])
+    gc.collect()
+    gc.callbacks.append(count)
+    try:
+        astjax.jit(ns["f"]).lower(x)
+        young = gc.get_count()[0]
+    finally:
+        gc.callbacks.remove(count)
+    assert runs == [] and young < 700, (runs, young)
+    keep = [object() for _ in range(10)]
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        astjax.jit(ns["f"]).lower(x + 1)
+        assert gc.get_freeze_count() == frozen and gc.isenabled()
+    finally:
+        gc.unfreeze()
+    del keep
+
+
+def test_staging_and_lowering_an_operation_enter_no_helper(monkeypatch, tmp_path):
+    """Per staged operation, `Primitive.bind` goes to `Builder.add_eqn` directly and
+    `add_eqn` makes the single result's Tracer itself (no `core.bind`,
+    `current_source_info` or `tracer_for` frame: the argument's is the one); per lowered one-result operation
+    the module builder writes the line itself (no `Namer.fresh`, `emit` or
+    `_check_op_types` frame). The module text is unchanged: every SSA value is
+    defined once, in order."""
+    from astjax import core, util
+    from astjax.codegen import stablehlo
+    counts = _count_calls(monkeypatch, [
+        (core, "bind", "bind"), (core, "current_source_info", "info"),
+        (core, "tracer_for", "tracer_for"), (core.Builder, "add_eqn", "eqns"),
+        (util.Namer, "fresh", "fresh"), (stablehlo.ModuleBuilder, "emit", "emit"),
+        (stablehlo, "_check_op_types", "check"), (stablehlo, "lower_module", "modules")])
+    path = tmp_path / "ops.py"
+    path.write_text(_straight_function(40))
+    ns = {}
+    exec(compile(path.read_text(), str(path), "exec"), ns)
+    text = str(astjax.jit(ns["f"]).lower(jnp.ones(3)).as_text())
+    assert counts["eqns"] >= 80, counts
+    # (one tracer_for: the argument's; one emit per module: its `func.return`)
+    assert (counts["bind"], counts["info"], counts["tracer_for"]) == (0, 0, 1), counts
+    assert (counts["fresh"], counts["check"]) == (0, 0), counts
+    assert counts["emit"] == counts["modules"] >= 1, counts
+    defined = [int(m) for m in re.findall(r"^\s*%(\d+) = ", text, re.M)]
+    assert defined == list(range(len(defined))) and len(defined) >= 80
