@@ -83,3 +83,13 @@ def test_staged_form_and_derivative():
     want = np.zeros_like(X)
     want[:, 3:] = 1
     np.testing.assert_array_equal(g, want)
+
+
+@pytest.mark.parametrize("i", [-12, -6, -5, -1, 0, 4, 7])
+def test_jnp_indexing_normalizes_once(i):
+    """jnp's integer indexing normalizes a traced index itself and asks the dynamic
+    slice not to: an index below -n is shifted once, then clamped (as JAX)."""
+    got = astjax.jit(lambda x, i: (x[:, i], lax.dynamic_slice(x, (0, i), (2, 2))))(X, i)
+    j = min(max(i + 5 if i < 0 else i, 0), 4)
+    np.testing.assert_array_equal(got[0], X[:, j])
+    np.testing.assert_array_equal(got[1], _window((0, i), (2, 2)))

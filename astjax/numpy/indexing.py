@@ -95,7 +95,7 @@ def _dynamic_slice(x, s, axis, n, span):
     start = asarray(s.start)
     start = lax.select(lax.lt(start, lax.full_like(start, 0)),
                        lax.add(start, lax.full_like(start, n)), start)
-    x = lax.dynamic_slice_in_dim(x, start, span, axis)
+    x = lax.dynamic_slice_in_dim(x, start, span, axis, allow_negative_indices=False)
     return (lax.slice_in_dim(x, 0, span, s.stride, axis) if s.stride > 1 else x), slice(None)
 
 
@@ -199,7 +199,7 @@ def _getitem(x, idx, mode=None, fill_value=None):
             sizes[ax] = 1
         idxs = [lax.convert_element_type(i, dtypes.int32) if getattr(i, "aval", None) is not None
                 and core.get_aval(i).dtype != dtypes.int32 and isinstance(i, Tracer) else i for i in idxs]
-        y = lax.dynamic_slice(y, idxs, sizes)
+        y = lax.dynamic_slice(y, idxs, sizes, allow_negative_indices=False)
     squeeze_axes = [ax for op, ax in out_shape_ops if op == "squeeze"]
     if squeeze_axes:
         y = lax.squeeze(y, squeeze_axes)

@@ -110,7 +110,8 @@ def _index_in_group(names, sizes, groups):
     table = np.zeros(sum(len(g) for g in groups), np.int32)
     for g in groups:
         table[list(g)] = np.arange(len(g), dtype=np.int32)
-    return lax.dynamic_index_in_dim(table, i, 0, keepdims=False)
+    return lax.dynamic_index_in_dim(table, i, 0, keepdims=False,
+                                    allow_negative_indices=False)
 
 
 def _leaf(x):
@@ -402,8 +403,9 @@ def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, t
         i = _index_in_group(names, sizes, groups)
         if tiled:
             chunk = a.shape[d] // n
-            return lax.dynamic_slice_in_dim(s, lax.mul(i, np.int32(chunk)), chunk, d)
-        return lax.dynamic_index_in_dim(s, i, d, keepdims=False)
+            return lax.dynamic_slice_in_dim(s, lax.mul(i, np.int32(chunk)), chunk, d,
+                                            allow_negative_indices=False)
+        return lax.dynamic_index_in_dim(s, i, d, keepdims=False, allow_negative_indices=False)
     return tree_util.tree_map(scatter, x)
 
 
@@ -462,8 +464,9 @@ def _all_gather_transpose(ct, x, *, all_gather_dimension, axis_name, axis_index_
     d = all_gather_dimension
     if tiled:
         chunk = x.aval.shape[d]
-        return [lax.dynamic_slice_in_dim(s, lax.mul(i, np.int32(chunk)), chunk, d)]
-    return [lax.dynamic_index_in_dim(s, i, d, keepdims=False)]
+        return [lax.dynamic_slice_in_dim(s, lax.mul(i, np.int32(chunk)), chunk, d,
+                                         allow_negative_indices=False)]
+    return [lax.dynamic_index_in_dim(s, i, d, keepdims=False, allow_negative_indices=False)]
 
 
 def _all_gather_batch(args, dims, *, all_gather_dimension, axis_name, axis_index_groups=None,

@@ -241,7 +241,8 @@ def _take_lane(x, r):
     a = core.get_aval(x)
     zeros = [_i32(0)] * (a.ndim - 1)
     # an empty batch (vmap over 0 lanes) has no lane to read: slice nothing
-    row = lax.dynamic_slice(x, [r] + zeros, (min(a.shape[0], 1),) + a.shape[1:])
+    row = lax.dynamic_slice(x, [r] + zeros, (min(a.shape[0], 1),) + a.shape[1:],
+                            allow_negative_indices=False)
     return lax.broadcast_in_dim(row, a.shape, tuple(range(a.ndim)))
 
 

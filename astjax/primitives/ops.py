@@ -228,8 +228,8 @@ def _negative_starts(operand, starts, allow):
         if not ok or dt is None or dt.kind not in "i":
             out.append(i)
             continue
-        d = _structural.convert_element_type(_np.asarray(d, dt), dt) if isinstance(d, int) \
-            else _structural.convert_element_type(d, dt)
+        d = (_np.asarray(d, dt)[()] if isinstance(d, int)
+             else _structural.convert_element_type(d.dimension_as_value(), dt))
         out.append(select(lt(i, _np.zeros((), dt)), add(i, d), i))
     return out
 

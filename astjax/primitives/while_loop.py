@@ -322,9 +322,11 @@ def _while_transpose(tx, cts, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_
         new_bufs = []
         for b, x in zip(bufs, s):
             z = (i32(0),) * len(core.get_aval(x).shape)
-            cur = lax.dynamic_slice(b, (slot,) + z, (1,) + tuple(core.get_aval(x).shape))
+            cur = lax.dynamic_slice(b, (slot,) + z, (1,) + tuple(core.get_aval(x).shape),
+                                    allow_negative_indices=False)
             val = lax.select(store, lax.reshape(x, (1,) + core.get_aval(x).shape), cur)
-            new_bufs.append(lax.dynamic_update_slice(b, val, (slot,) + z))
+            new_bufs.append(lax.dynamic_update_slice(b, val, (slot,) + z,
+                                                      allow_negative_indices=False))
         return lax.add(n, i32(1)), stride, new_bufs, step(s)
 
     n, stride, bufs, _ = while_loop(raw(lambda st: cond_fn(st[3])), raw(fwd_body),
@@ -333,7 +335,8 @@ def _while_transpose(tx, cts, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_
 
     def restore(k):
         j = lax.div(k, stride)
-        s = [lax.reshape(lax.dynamic_slice(b, (j,) + (i32(0),) * len(a.shape), (1,) + a.shape),
+        s = [lax.reshape(lax.dynamic_slice(b, (j,) + (i32(0),) * len(a.shape), (1,) + a.shape,
+                                            allow_negative_indices=False),
                          a.shape) for b, a in zip(bufs, s_avals)]
         m = lax.sub(k, lax.mul(j, stride))
         _, s = while_loop(raw(lambda st: lax.gt(st[0], i32(0))),
