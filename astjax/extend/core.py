@@ -115,6 +115,11 @@ def eager_transform():
         _eager.reset(token)
 
 
+def in_eager_transform() -> bool:
+    """Whether an eager transformation is staging now (inside `eager_transform()`)."""
+    return _eager.get()
+
+
 class _LoweringFromImpl:
     """An extension primitive's impl as its lowering, `available` only inside
     `eager_transform()`: under `jit`, a primitive without a registered lowering is
