@@ -34,7 +34,7 @@ def plain(value):
 
 
 def _is_nested(want):
-    return any(isinstance(w, (list, tuple, dict, str)) for w in want)
+    return any(isinstance(w, (list, tuple, dict, str, np.ndarray)) for w in want)
 
 
 def _decoded(want):
