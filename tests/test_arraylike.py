@@ -7,7 +7,6 @@ raises its "requires ndarray or scalar arguments" TypeError, astjax raises the s
 text as an `ArgumentTypeError` (an AstjaxError and a TypeError); where JAX returns a
 value, astjax returns the same value.
 """
-import json
 import sys
 from pathlib import Path
 
@@ -20,8 +19,9 @@ from astjax.errors import ArgumentTypeError, AstjaxError
 
 sys.path.insert(0, str(Path(__file__).parent / "oracle"))
 from record_arraylike import build  # noqa: E402
+from oracle import compare  # noqa: E402
 
-CASES = json.loads((Path(__file__).parent / "oracle" / "arraylike.json").read_text())
+CASES = compare.load("arraylike")
 MARK = "requires ndarray or scalar arguments"
 # JAX functions astjax does not have yet (a test below fails once one exists, so its
 # cases join the others).

@@ -1,7 +1,6 @@
 """`jax.experimental.checkify` on astjax (astjax/compat/experimental/checkify.py):
 the programs of tests/oracle/record_checkify.py against JAX 0.10.2's stored messages
 and outputs, plus the eager / not-functionalized / error-object behaviour."""
-import json
 import math
 import sys
 from pathlib import Path
@@ -16,8 +15,9 @@ from astjax.compat.experimental import checkify
 
 sys.path.insert(0, str(Path(__file__).parent / "oracle"))
 import record_checkify  # noqa: E402
+from oracle import compare  # noqa: E402
 
-EXPECTED = json.loads((Path(__file__).parent / "oracle" / "checkify.json").read_text())
+EXPECTED = compare.load("checkify")
 
 
 @pytest.fixture(scope="module")

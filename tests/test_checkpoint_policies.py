@@ -11,7 +11,6 @@ The functions between the two `# ---- functions` lines are the ones JAX's values
 recorded on (the recorder ran this block verbatim with `import jax`); locations in the
 stored texts are `@L:C (function)`, L counted from the first of those lines.
 """
-import json
 import re
 
 import numpy as np
@@ -24,6 +23,7 @@ from astjax.compat import ad_checkpoint as adc
 from astjax.compat.ad_checkpoint import checkpoint_name
 from astjax.errors import AstjaxError
 from oracle import record_checkpoint_policies as rec
+from oracle import compare
 
 
 # ---- functions (recorded with jax 0.10.2) ----
@@ -106,7 +106,7 @@ POLICIES = {
 # ---- functions end ----
 
 
-JAX = json.loads((rec.HERE / "checkpoint_policies.json").read_text())
+JAX = compare.load("checkpoint_policies")
 _START = next(i for i, line in enumerate(open(__file__), 1)
               if line.startswith("# ---- functions (recorded"))
 
@@ -120,10 +120,7 @@ def _residuals(fn, *a):
 
 
 def _close(got, want, rtol=1e-5):
-    got = [np.asarray(g) for g in jax.tree_util.tree_leaves(got)]
-    assert len(got) == len(want)
-    for g, w in zip(got, want):
-        np.testing.assert_allclose(g, np.asarray(w, np.float32), rtol=rtol, atol=1e-6)
+    compare.assert_close(jax.tree_util.tree_leaves(got), want, rtol=rtol, atol=1e-6)
 
 
 ARGNUMS = (0, 1, 2, 3)

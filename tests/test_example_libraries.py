@@ -2,7 +2,6 @@
 0.10.2 (tests/oracle/record_example_libraries.py): a CNN of every kind of layer, its
 initial parameters and loss, and five jitted steps of every optimizer with schedules,
 gradient clipping and a pack/unpack round trip."""
-import json
 import sys
 from pathlib import Path
 
@@ -15,8 +14,9 @@ from astjax.example_libraries import optimizers, stax
 
 sys.path.insert(0, str(Path(__file__).parent / "oracle"))
 import record_example_libraries as oracle  # noqa: E402
+from oracle import compare  # noqa: E402
 
-STORED = json.loads((Path(__file__).parent / "oracle" / "example_libraries.json").read_text())
+STORED = compare.load("example_libraries")
 # The gradients agree with JAX's to 1.5e-7; RMSProp divides by the root of a running
 # mean of g^2, which turns those ulps into up to 1e-3 after five steps.
 RTOL = {"rmsprop": 2e-3, "rmsprop_momentum": 2e-3}

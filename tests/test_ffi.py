@@ -8,7 +8,6 @@ primitive lowered by `ffi_lowering` -- and compare with jax 0.10.2's stored outc
 side effects under DCE, located errors, and a kernel compiled here from C++ against
 jaxlib's `ffi.h` (skipped when no C++ compiler is installed)."""
 import functools
-import json
 import sys
 from pathlib import Path
 
@@ -21,8 +20,9 @@ from astjax.errors import AstjaxError
 
 sys.path.insert(0, str(Path(__file__).parent / "oracle"))
 import record_ffi as R  # noqa: E402
+from oracle import compare  # noqa: E402
 
-ORACLE = json.loads((Path(__file__).parent / "oracle" / "ffi.json").read_text())
+ORACLE = compare.load("ffi")
 JAX_FFI_NAMES = {"build_ffi_lowering_function", "ffi_call", "ffi_lowering", "include_dir",
                  "pycapsule", "register_ffi_target",
                  "register_ffi_target_as_batch_partitionable", "register_ffi_type",

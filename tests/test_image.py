@@ -2,8 +2,6 @@
 JAX 0.10.2's stored values for every method, antialiased or not, up- and
 downsampling, integer inputs and empty outputs; gradients in the image and in the
 scale and translation; JAX's errors."""
-import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,16 +11,13 @@ import astjax.numpy as jnp
 from astjax import image
 
 from oracle import record_image
+from oracle import compare
 
-STORED = json.loads((Path(__file__).parent / "oracle" / "image.json").read_text())
+STORED = compare.load("image")
 
 
 def _close(got, want, tol=2e-5):
-    got = np.asarray(got)
-    assert str(got.dtype) == want["dtype"]
-    assert list(got.shape) == want["shape"]
-    np.testing.assert_allclose(got.ravel(), np.asarray(want["v"], got.dtype), rtol=tol,
-                               atol=tol)
+    compare.assert_close(got, want, rtol=tol, atol=tol)
 
 
 @pytest.mark.parametrize("i", range(len(record_image.CASES)))

@@ -2,7 +2,6 @@
 (`tests/oracle/jit_options.json`, from `record_jit_options.py`, on 4 CPU devices):
 where the program runs, whether results are committed, the DeprecationWarning, JAX's
 errors for conflicting options, and XLA's own errors for bad compiler options."""
-import json
 import sys
 import warnings
 from pathlib import Path
@@ -15,8 +14,9 @@ from astjax.errors import AstjaxError, JaxRuntimeError
 
 sys.path.insert(0, str(Path(__file__).parent / "oracle"))
 from record_jit_options import SCENARIOS, _named, outcome  # noqa: E402
+from oracle import compare  # noqa: E402
 
-RECORDED = json.loads((Path(__file__).parent / "oracle" / "jit_options.json").read_text())
+RECORDED = compare.load("jit_options")
 pytestmark = pytest.mark.skipif(len(jax.devices()) < 4, reason="needs 4 devices "
                                 "(ASTJAX_NUM_CPU_DEVICES=4, set by conftest.py)")
 _CLASSES = {"ValueError": ValueError, "TypeError": TypeError, "RuntimeError": RuntimeError,
@@ -45,7 +45,7 @@ def _run(fn):
 
 
 def test_all_scenarios_recorded():
-    assert set(RECORDED) == set(SCENARIOS)
+    compare.assert_recorded(RECORDED, SCENARIOS)
 
 
 @pytest.mark.parametrize("name", sorted(SCENARIOS))

@@ -4,8 +4,6 @@ transpose and batching; `tridiagonal`; `ormqr`; `symmetric_product`;
 `qr_multiply`: against JAX 0.10.2's stored values (tests/oracle/linalg_more.json,
 recorded by tests/oracle/record_linalg_more.py), NumPy references and finite
 differences."""
-import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,8 +14,9 @@ import astjax.scipy.linalg as S
 from astjax.lax import linalg as L
 from astjax.primitives.householder import ormqr_p, tridiagonal_p
 from astjax.primitives.linalg import tridiagonal_solve_p
+from oracle import compare
 
-J = json.loads((Path(__file__).parent / "oracle" / "linalg_more.json").read_text())
+J = compare.load("linalg_more")
 DL = np.array([0., 1., -0.5, 0.25], np.float32)
 D = np.array([4., 3., 5., 2.], np.float32)
 DU = np.array([1., 0.5, -1., 0.], np.float32)

@@ -3,7 +3,6 @@
 program in tests/oracle/record_linalg_prims.py against JAX 0.10.2's stored values
 (results, derivatives, vmap, jaxpr and error classes), plus what astjax adds (vmap
 of cholesky_update, which JAX refuses)."""
-import json
 import sys
 from pathlib import Path
 
@@ -16,8 +15,9 @@ from astjax import lax
 
 sys.path.insert(0, str(Path(__file__).parent / "oracle"))
 import record_linalg_prims  # noqa: E402
+from oracle import compare  # noqa: E402
 
-EXPECTED = json.loads((Path(__file__).parent / "oracle" / "linalg_prims.json").read_text())
+EXPECTED = compare.load("linalg_prims")
 
 
 @pytest.fixture(scope="module")

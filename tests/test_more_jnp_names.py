@@ -1,7 +1,6 @@
 """jnp.packbits, unpackbits, roots, histogram2d and histogramdd against JAX 0.10.2's
 values and errors (tests/oracle/more_jnp_names.json, recorded by
 tests/oracle/record_more_jnp_names.py), eagerly, under jit and under vmap."""
-import json
 import sys
 from pathlib import Path
 
@@ -14,8 +13,9 @@ from astjax.errors import AstjaxError, ConcretizationError
 
 sys.path.insert(0, str(Path(__file__).parent / "oracle"))
 from record_more_jnp_names import build  # noqa: E402
+from oracle import compare  # noqa: E402
 
-RECORDS = json.loads((Path(__file__).parent / "oracle" / "more_jnp_names.json").read_text())
+RECORDS = compare.load("more_jnp_names")
 
 
 def _id(rec):

@@ -1,16 +1,15 @@
 """The rarer names of `jax.sharding`, `jax.stages`, `jax.extend` and
 `jax.interpreters` (issue 13, item 13), against what JAX 0.10.2 prints or raises
 (stored in tests/oracle/more_names.json by tests/oracle/record_more_names.py)."""
-import json
-from pathlib import Path
 
 import pytest
 
 import astjax as jax
 
 from oracle import record_more_names as rec
+from oracle import compare
 
-EXPECTED = json.loads((Path(__file__).parent / "oracle" / "more_names.json").read_text())
+EXPECTED = compare.load("more_names")
 # the only spelling difference: where each library defines its Mesh class
 _CLASS_NAMES = {"astjax.sharding_impls.Mesh": "jax._src.mesh.Mesh"}
 

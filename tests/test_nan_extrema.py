@@ -6,8 +6,6 @@ equal to the result; at a NaN result none is, so op by op its `jvp` and `grad` a
 everywhere. Under `jax.jit` XLA rewrites `mul(g, convert(mask))` into a select and the
 gradient becomes 0 there; astjax gives the NaN in both modes (the stored `grad_jit`
 differs from `grad` only at a NaN result, which the last test pins)."""
-import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,8 +16,9 @@ from astjax import lax
 
 from oracle.record_nan_extrema import (BATCHED, FUNCTIONS, INPUTS, ROWS, TANGENT,
                                        from_list)
+from oracle import compare
 
-ORACLE = json.loads(Path(__file__).with_name("oracle").joinpath("nan_extrema.json").read_text())
+ORACLE = compare.load("nan_extrema")
 M = type("M", (), {"jnp": jnp, "lax": lax})
 CASES = sorted(k.split(":", 1)[1] for k in ORACLE if k.startswith("cases:"))
 

@@ -3,8 +3,6 @@ dtypes: creation, casts, arithmetic with Python scalars, jit, reductions and the
 promotion rules (no implicit promotion path to any other dtype), compared with values
 recorded from JAX 0.10.2 (tests/oracle/record_narrow_dtypes.py)."""
 import builtins
-import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,8 +12,9 @@ import astjax.numpy as jnp
 from astjax import dtypes
 from astjax.errors import AstjaxError
 from tests.oracle.record_narrow_dtypes import run_case, DTYPES, EXPRS
+from oracle import compare
 
-RECORDED = json.loads((Path(__file__).parent / "oracle" / "narrow_dtypes.json").read_text())
+RECORDED = compare.load("narrow_dtypes")
 
 
 @pytest.mark.parametrize("key", sorted(RECORDED))

@@ -3,7 +3,6 @@
 run, the call equations of the staged programs and JAX's error classes, against JAX
 0.10.2's stored results (`tests/oracle/record_optimize_remat.py`); and the primitive's
 rules (impl, DCE, batching) directly."""
-import json
 import sys
 import types
 from pathlib import Path
@@ -18,26 +17,10 @@ from astjax.compat.custom_derivatives import remat_opt_p
 
 sys.path.insert(0, str(Path(__file__).parent / "oracle"))
 from record_optimize_remat import CASES, _sin_vjp, run  # noqa: E402
+from oracle import compare  # noqa: E402
 
-RECORDED = json.loads((Path(__file__).parent / "oracle" / "optimize_remat.json").read_text())
+RECORDED = compare.load("optimize_remat")
 J = types.SimpleNamespace(jax=astjax, lax=lax, jnp=jnp)
-
-
-def _close(got, want):
-    """`got` equals JAX's stored `want`: counts and names exactly, floats to rounding."""
-    if isinstance(want, dict):
-        assert set(got) == set(want), (got, want)
-        for k in want:
-            _close(got[k], want[k])
-    elif isinstance(want, list) and any(isinstance(w, (list, dict, str)) for w in want):
-        assert len(got) == len(want), (got, want)
-        for g, w in zip(got, want):
-            _close(g, w)
-    elif isinstance(want, (str, int)):
-        assert got == want
-    else:
-        np.testing.assert_allclose(np.asarray(got, np.float64), np.asarray(want, np.float64),
-                                   rtol=2e-6, atol=1e-6)
 
 
 # the cases count the user's calls in a dict on purpose
@@ -46,16 +29,12 @@ pytestmark = pytest.mark.filterwarnings("ignore::astjax.errors.SideEffectWarning
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_as_jax(name):
-    got, want = run(CASES[name], J), RECORDED["cases"][name]
-    assert set(got) == set(want), (got, want)
-    if "error" in want:
-        assert got["error"] == want["error"]
-    else:
-        _close(got["ok"], want["ok"])
+    # counts and names exactly, floats to rounding
+    compare.assert_outcome(run(CASES[name], J), RECORDED["cases"][name], rtol=2e-6, atol=1e-6)
 
 
 def test_every_case_recorded():
-    assert set(RECORDED["cases"]) == set(CASES)
+    compare.assert_recorded(RECORDED["cases"], CASES)
 
 
 def test_errors_are_located():

@@ -2,8 +2,6 @@
 JAX 0.10.2 (stored in tests/oracle/sharding_collectives.json by
 tests/oracle/record_sharding_collectives.py): the same values, or JAX's builtin
 error class with JAX's message, located at the user's line."""
-import json
-from pathlib import Path
 
 import builtins
 import numpy as np
@@ -13,22 +11,13 @@ import astjax as jax
 from astjax.errors import AstjaxError
 
 from oracle.record_sharding_collectives import cases, run_case
+from oracle import compare
 
-EXPECTED = json.loads((Path(__file__).parent / "oracle" /
-                       "sharding_collectives.json").read_text())
+EXPECTED = compare.load("sharding_collectives")
 CASES = cases(jax)
 
 pytestmark = pytest.mark.skipif(len(jax.devices()) < 4, reason="needs 4 devices "
                                 "(ASTJAX_NUM_CPU_DEVICES=4, set by conftest.py)")
-
-
-def _close(got, want):
-    if isinstance(want, dict):
-        assert sorted(got) == sorted(want)
-        for k in want:
-            _close(got[k], want[k])
-    else:
-        np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
@@ -40,9 +29,9 @@ def test_matches_jax(name):
         assert isinstance(e.value, AstjaxError) and e.value.loc is not None   # located
         assert e.value.message == want["message"]
         return
-    got = json.loads(json.dumps(run_case(jax, CASES[name])))
+    got = compare.plain(run_case(jax, CASES[name]))
     assert "error" not in got, got
-    _close(got["value"], want["value"])
+    compare.assert_close(got["value"], want["value"], rtol=1e-6)
 
 
 def test_groups_reach_the_replica_groups_of_the_lowered_program():

@@ -3,8 +3,6 @@
 mapped axis (size 1), recorded in tests/oracle/pmap_layout.json by
 tests/oracle/record_pmap_layout.py; and such results feed pmap, jit, eager
 operations and NumPy without a host copy."""
-import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,8 +12,9 @@ import astjax.numpy as jnp
 from astjax.codegen import sharded
 
 from oracle.record_pmap_layout import cases, layout
+from oracle import compare
 
-EXPECTED = json.loads((Path(__file__).parent / "oracle" / "pmap_layout.json").read_text())
+EXPECTED = compare.load("pmap_layout")
 CASES = cases(jax, jnp)
 
 pytestmark = pytest.mark.skipif(len(jax.devices()) < 4, reason="needs 4 devices "

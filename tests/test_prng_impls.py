@@ -3,7 +3,6 @@ the program in tests/oracle/record_prng_impls.py run on astjax against JAX 0.10.
 stored values, bit for bit (key data after seed / split / fold_in, bits and samplers,
 eager, under jit, vmap, loops, cond, grad, pytrees, a user-defined implementation, the
 `jax_default_prng_impl` flag), plus the errors JAX raises, located at the user's line."""
-import json
 import sys
 from pathlib import Path
 
@@ -18,14 +17,15 @@ from astjax.extend import random as xrandom
 
 sys.path.insert(0, str(Path(__file__).parent / "oracle"))
 import record_prng_impls  # noqa: E402
+from oracle import compare  # noqa: E402
 
-EXPECTED = json.loads((Path(__file__).parent / "oracle" / "prng_impls.json").read_text())
+EXPECTED = compare.load("prng_impls")
 
 
 def assert_matches_stored(value, want, name):
     """astjax's `value` for the stored entry `name` equals JAX's `want`: floats exactly
     (the same bits give the same float32 values), but for an eager grad."""
-    got = json.loads(json.dumps(value))
+    got = compare.plain(value)
     if name.endswith("/grad"):
         # astjax's eager grad runs as one compiled program, where XLA fuses the sampler
         # with the product: JAX's own jit(grad) gives the same float32 one ulp away from

@@ -5,7 +5,6 @@ bits of every width, the samplers, eager, jit, vmap, loops, cond, grad, the
 `jax_default_prng_impl` flag; gamma, loggamma, beta, dirichlet, chisquare, f, t,
 generalized_normal, ball, their vmap and grad), plus the hash primitives' rules against
 Random123's known answers and their NumPy references."""
-import json
 import os
 import sys
 from pathlib import Path
@@ -22,8 +21,9 @@ from astjax.primitives.random123 import philox2x32_p, philox4x32_p, threefry4x32
 sys.path.insert(0, str(Path(__file__).parent / "oracle"))
 import record_prng_impls_more  # noqa: E402
 from test_prng_impls import assert_section_matches  # noqa: E402
+from oracle import compare  # noqa: E402
 
-EXPECTED = json.loads((Path(__file__).parent / "oracle" / "prng_impls_more.json").read_text())
+EXPECTED = compare.load("prng_impls_more")
 SECTIONS = EXPECTED.pop("_sections")   # the parts of the program recorded
 NEW = record_prng_impls_more.NEW
 
@@ -32,19 +32,17 @@ NEW = record_prng_impls_more.NEW
 # 30-100 s a section): the CI suite runs the implementations' sections and the gamma
 # family from unsafe_rbg keys (the batched-key split JAX does under vmap);
 # `ASTJAX_PRNG_ALL=1 python -m pytest tests/test_prng_impls_more.py` runs the gamma
-# family from the other six implementations too (all match JAX but KNOWN_DIFFERENCES).
+# family from the other six implementations too (all match JAX).
 EVERY_TIME = ("gamma:unsafe_rbg",)
 RUN = [s for s in SECTIONS if s.startswith("impl:") or s in EVERY_TIME
        or os.environ.get("ASTJAX_PRNG_ALL") == "1"]
 
 # known differences, open (each checked to still differ: the test fails once it is
-# fixed, as a strict xfail would): `vmap(lambda k, a: beta(k, a, 2.0))` over three
-# keys -- the loggamma of the constant 2.0 is one or two ulps from JAX's for some
-# keys (threefry2x32's vectorized sampler and the others' alike, so it is the program
-# around the sampler, not the bits; philox4x32's and rbg's happen to round as JAX's)
-KNOWN_DIFFERENCES = {"custom/beta_vmap_both", "threefry2x32/beta_vmap_both",
-                     "threefry4x32/beta_vmap_both",
-                     "unsafe_rbg/beta_vmap_both"}
+# fixed, as a strict xfail would); none today. (`vmap(lambda k, a: beta(k, a, 2.0))`
+# was one: JAX runs the sampler as its own program there, the constant 2.0 one of its
+# arguments, where astjax's one compiled program had folded the constant's `log` --
+# astjax/random/gamma.py's `_as_arguments`.)
+KNOWN_DIFFERENCES: set = set()
 
 
 # one test per section (an implementation's program, or the gamma family from its
@@ -57,7 +55,7 @@ def test_matches_jax_bit_for_bit(section):
     record_prng_impls_more.run_section(astjax, jnp, lax, section, out)
     names = [n for n in EXPECTED if record_prng_impls_more.section_of(n) == section]
     for name in KNOWN_DIFFERENCES & set(names):
-        assert json.loads(json.dumps(out.pop(name))) != EXPECTED[name], \
+        assert compare.plain(out.pop(name)) != EXPECTED[name], \
             f"{name} matches JAX now: remove it from KNOWN_DIFFERENCES"
     grads = [n for n in names if n.endswith("gamma_grad")]
     for name in grads:

@@ -4,12 +4,10 @@ against JAX 0.10.2's stored results and error classes
 (`tests/oracle/record_refs_custom.py`). Where JAX 0.10.2 has no rule (a `custom_jvp`
 under `jit` closing over a reference: its NotImplementedError "No state discharge
 rule"), astjax computes, and the value is JAX's for the same program without `jit`."""
-import json
 import sys
 import types
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 import astjax
@@ -18,20 +16,14 @@ from astjax.errors import AstjaxError
 
 sys.path.insert(0, str(Path(__file__).parent / "oracle"))
 from record_refs_custom import CASES, run  # noqa: E402
+from oracle import compare  # noqa: E402
 
-RECORDED = json.loads((Path(__file__).parent / "oracle" / "refs_custom.json").read_text())
+RECORDED = compare.load("refs_custom")
 J = types.SimpleNamespace(jax=astjax, jnp=jnp)
 # case JAX refuses (NotImplementedError, no discharge rule) -> its JAX-recorded twin
 BEYOND_JAX = {"jvp_reading_jit": "jvp_reading_eager", "jvp_writing_jit": "jvp_writing_eager",
               "jvp_writing_jit_grad": "jvp_writing_grad",
               "jvp_ref_argument_jit": "jvp_ref_argument_eager"}
-
-
-def _close(got, want):
-    assert len(got) == len(want), (got, want)
-    for g, w in zip(got, want):
-        np.testing.assert_allclose(np.asarray(g, np.float64), np.asarray(w, np.float64),
-                                   rtol=1e-6)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -41,15 +33,11 @@ def test_as_jax(name):
     if name in BEYOND_JAX:
         assert want == {"error": "NotImplementedError"}
         want = RECORDED["cases"][BEYOND_JAX[name]]
-    assert set(got) == set(want), (got, want)
-    if "error" in want:
-        assert got["error"] == want["error"]
-    else:
-        _close(got["ok"], want["ok"])
+    compare.assert_outcome(got, want, rtol=1e-6)
 
 
 def test_every_case_recorded():
-    assert set(RECORDED["cases"]) == set(CASES)
+    compare.assert_recorded(RECORDED["cases"], CASES)
 
 
 def test_errors_are_located():

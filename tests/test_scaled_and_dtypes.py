@@ -1,9 +1,7 @@
 """`jax.nn`'s block-scaled products, the dtypes int1/uint1/float6_e2m3fn/float6_e3m2fn and
 the gamma samplers on `random_gamma_p`, against JAX 0.10.2's values stored by
 tests/oracle/record_scaled_and_dtypes.py (scaled_and_dtypes.json)."""
-import json
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,8 +12,9 @@ from astjax import dtypes, errors, nn
 
 from oracle.record_scaled_and_dtypes import (DTYPES, EXPRS, GAMMA, SCALED, gamma_env,
                                              run_case_ext, run_code, scaled_inputs)
+from oracle import compare
 
-STORED = json.loads((Path(__file__).parent / "oracle" / "scaled_and_dtypes.json").read_text())
+STORED = compare.load("scaled_and_dtypes")
 # JAX raises AssertionError (a bare `assert` in its quantizer) where astjax raises a
 # located ValueError naming the block size
 SAME_MEANING = {("AssertionError", "ArgumentValueError")}

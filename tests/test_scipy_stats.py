@@ -1,6 +1,5 @@
 """`astjax.scipy.stats` against values stored from JAX 0.10.2
 (tests/oracle/record_scipy_stats.py), plus the transforms on a few densities."""
-import json
 import sys
 from pathlib import Path
 
@@ -13,8 +12,9 @@ import astjax.scipy.stats as stats
 
 sys.path.insert(0, str(Path(__file__).parent / "oracle"))
 import record_scipy_stats as oracle  # noqa: E402
+from oracle import compare  # noqa: E402
 
-STORED = json.loads((Path(__file__).parent / "oracle" / "scipy_stats.json").read_text())
+STORED = compare.load("scipy_stats")
 
 
 @pytest.mark.parametrize("case", oracle.CASES, ids=oracle.key)

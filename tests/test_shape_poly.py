@@ -5,7 +5,6 @@ printed avals and their results at two sizes or more (also serialized by astjax 
 by JAX, deserialized and called); the gradient through the exported VJP; and JAX's
 errors where an operation is inconclusive or a call does not fit."""
 import base64
-import json
 import sys
 from pathlib import Path
 
@@ -21,8 +20,9 @@ sys.path.insert(0, str(Path(__file__).with_name("oracle")))
 import record_shape_poly  # noqa: E402
 from record_shape_poly import (CALL_ERRORS, CASES, CONSTRAINED_DIMS, DIMS, SPECS,  # noqa: E402
                                error_functions, functions)
+from oracle import compare  # noqa: E402
 
-ORACLE = json.loads(Path(__file__).with_name("oracle").joinpath("shape_poly.json").read_text())
+ORACLE = compare.load("shape_poly")
 FNS = functions(jax, jnp, lax)
 _BUILTIN = {"ValueError": ValueError, "TypeError": TypeError,
             "InconclusiveDimensionOperation": InconclusiveDimensionOperation}
@@ -104,11 +104,7 @@ def _inputs(name, shapes):
 
 
 def _close(got, want):
-    got = jax.tree_util.tree_leaves(got)
-    assert len(got) == len(want)
-    for g, w in zip(got, want):
-        np.testing.assert_allclose(np.asarray(g), np.asarray(w, np.asarray(g).dtype),
-                                   rtol=2e-6, atol=1e-6)
+    compare.assert_close(jax.tree_util.tree_leaves(got), want, rtol=2e-6, atol=1e-6)
 
 
 @pytest.fixture(scope="module")

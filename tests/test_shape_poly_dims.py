@@ -5,7 +5,6 @@ procedure proves from constraints and the atoms' implicit bounds, equality
 constraints as rewrites, true division and float operands (a dimension used as an
 array value: JAX's error outside a staged function, a value inside one), and
 exports called under constraints with JAX's shape-assertion errors."""
-import json
 import sys
 from pathlib import Path
 
@@ -18,9 +17,9 @@ from astjax import export
 
 sys.path.insert(0, str(Path(__file__).with_name("oracle")))
 from record_shape_poly_dims import CALLS, TABLE, evaluate_all, run_calls  # noqa: E402
+from oracle import compare  # noqa: E402
 
-ORACLE = json.loads(Path(__file__).with_name("oracle").joinpath("shape_poly_dims.json")
-                    .read_text())
+ORACLE = compare.load("shape_poly_dims")
 
 
 @pytest.fixture(scope="module")

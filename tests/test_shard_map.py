@@ -3,8 +3,6 @@ all_gather tiled/stacked, ppermute, psum_scatter, all_to_all, axis_index), the
 tutorial's blocked matmuls, closures, and derivatives (grad, jit(grad),
 value_and_grad) -- values and result layouts stored in tests/oracle/shard_map.json
 by tests/oracle/record_shard_map.py."""
-import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,8 +13,9 @@ from astjax.sharding import Mesh, NamedSharding, PartitionSpec as P
 
 from oracle.record_shard_map import cases
 from test_shardy import gspmd  # noqa: F401 -- the fixture
+from oracle import compare
 
-EXPECTED = json.loads((Path(__file__).parent / "oracle" / "shard_map.json").read_text())
+EXPECTED = compare.load("shard_map")
 CASES = cases(jax, jnp, jax.shard_map)
 
 pytestmark = pytest.mark.skipif(len(jax.devices()) < 4, reason="needs 4 devices "

@@ -2,8 +2,6 @@
 other mesh axes stay automatic) against JAX 0.10.2 on a 2x2 mesh: values, specs and
 per-device shards recorded in tests/oracle/shard_map_partial.json by
 tests/oracle/record_shard_map_partial.py; and JAX's errors."""
-import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,8 +14,9 @@ from astjax.sharding import Mesh, PartitionSpec as P
 from oracle.record_sharding import layout
 from oracle.record_shard_map_partial import cases
 from test_shardy import gspmd  # noqa: F401 -- the fixture
+from oracle import compare
 
-EXPECTED = json.loads((Path(__file__).parent / "oracle" / "shard_map_partial.json").read_text())
+EXPECTED = compare.load("shard_map_partial")
 CASES = cases(jax, jnp)
 
 pytestmark = pytest.mark.skipif(len(jax.devices()) < 4, reason="needs 4 devices "

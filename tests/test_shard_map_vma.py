@@ -3,9 +3,7 @@ tests/oracle/sharding_vma.json by tests/oracle/record_sharding_vma.py): the same
 results, or JAX's builtin error class and message (the out_specs replication error
 word for word), located at the user's line."""
 import builtins
-import json
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,8 +12,9 @@ import astjax as jax
 from astjax.errors import AstjaxError
 
 from oracle.record_sharding_vma import cases, run_case
+from oracle import compare
 
-EXPECTED = json.loads((Path(__file__).parent / "oracle" / "sharding_vma.json").read_text())
+EXPECTED = compare.load("sharding_vma")
 CASES = cases(jax)
 
 pytestmark = pytest.mark.skipif(len(jax.devices()) < 4, reason="needs 4 devices "

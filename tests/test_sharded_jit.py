@@ -1,8 +1,6 @@
 """Sharded arrays and sharded `jit` on 4 CPU devices against JAX 0.10.2: the same
 values, the same `.sharding` spec and the same per-device index ranges and replica
 ids (stored in tests/oracle/sharding.json by tests/oracle/record_sharding.py)."""
-import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,8 +11,9 @@ from astjax.sharding import Mesh, NamedSharding, PartitionSpec as P
 
 from oracle.record_sharding import cases, layout
 from test_shardy import gspmd  # noqa: F401 -- the fixture
+from oracle import compare
 
-EXPECTED = json.loads((Path(__file__).parent / "oracle" / "sharding.json").read_text())
+EXPECTED = compare.load("sharding")
 CASES = cases(jax, jnp)
 
 pytestmark = pytest.mark.skipif(len(jax.devices()) < 4, reason="needs 4 devices "
@@ -25,8 +24,7 @@ pytestmark = pytest.mark.skipif(len(jax.devices()) < 4, reason="needs 4 devices 
 DIFFERENT: dict = {}
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(
-    reason=DIFFERENT[n], strict=True)) if n in DIFFERENT else n for n in sorted(EXPECTED)])
+@pytest.mark.parametrize("name", compare.cases(sorted(EXPECTED), DIFFERENT))
 def test_layout_and_values_match_jax(name):
     got = layout(CASES[name]())
     want = EXPECTED[name]

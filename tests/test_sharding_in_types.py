@@ -4,8 +4,6 @@ operation (dot_general, reductions, reshape, transpose, broadcast, squeeze, slic
 rev, reshard, ...) the result's layout inside `jit` and outside it,
 `jax.typeof(r).sharding` and `str(jax.typeof(r))` inside `jit`, or JAX's
 ShardingTypeError with JAX's message, located at the user's line."""
-import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,8 +14,9 @@ from astjax.core import ShapedArray
 from astjax.sharding import NamedSharding, PartitionSpec as P, ShardingTypeError
 
 from oracle import record_explicit_types as rec
+from oracle import compare
 
-EXPECTED = json.loads((Path(__file__).parent / "oracle" / "explicit_types.json").read_text())
+EXPECTED = compare.load("explicit_types")
 
 pytestmark = pytest.mark.skipif(len(jax.devices()) < 4, reason="needs 4 devices "
                                 "(ASTJAX_NUM_CPU_DEVICES=4, set by conftest.py)")

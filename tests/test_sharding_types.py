@@ -6,9 +6,7 @@ tests/oracle/sharding_types.json by tests/oracle/record_sharding_types.py: unred
 Explicit meshes, `pmap(f).lower` / `jit(pmap(f)).lower` and `make_jaxpr`'s sharded
 types: the same text, or JAX's builtin error class and message (located where astjax
 raises an AstjaxError)."""
-import json
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,8 +15,9 @@ import astjax as jax
 from astjax.errors import AstjaxError
 
 from oracle.record_sharding_types import cases, run_case
+from oracle import compare
 
-EXPECTED = json.loads((Path(__file__).parent / "oracle" / "sharding_types.json").read_text())
+EXPECTED = compare.load("sharding_types")
 CASES = cases(jax)
 
 pytestmark = pytest.mark.skipif(len(jax.devices()) < 4, reason="needs 4 devices "

@@ -3,9 +3,6 @@
 the printed module shows each one's ops, and both give JAX's values and layouts
 (every case of tests/oracle/sharding.json, shard_map.json and shard_map_partial.json
 is run here under GSPMD; the tests of those files run under the default, Shardy)."""
-import json
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -14,9 +11,7 @@ import astjax.numpy as jnp
 from astjax.errors import NotImplementedInAstjaxError
 from astjax.sharding import Mesh, NamedSharding, PartitionSpec as P
 
-from oracle import record_shard_map, record_shard_map_partial, record_sharding
-
-ORACLE = Path(__file__).parent / "oracle"
+from oracle import compare, record_shard_map, record_shard_map_partial, record_sharding
 
 pytestmark = pytest.mark.skipif(len(jax.devices()) < 4, reason="needs 4 devices "
                                 "(ASTJAX_NUM_CPU_DEVICES=4, set by conftest.py)")
@@ -140,13 +135,13 @@ def test_changing_the_flag_recompiles():
 
 
 def _layout_cases(module, name, *extra):
-    expected = json.loads((ORACLE / name).read_text())
+    expected = compare.load(name)
     return expected, module.cases(jax, jnp, *extra)
 
 
-SHARDING, SHARDING_CASES = _layout_cases(record_sharding, "sharding.json")
-PARTIAL, PARTIAL_CASES = _layout_cases(record_shard_map_partial, "shard_map_partial.json")
-SMAP, SMAP_CASES = _layout_cases(record_shard_map, "shard_map.json", jax.shard_map)
+SHARDING, SHARDING_CASES = _layout_cases(record_sharding, "sharding")
+PARTIAL, PARTIAL_CASES = _layout_cases(record_shard_map_partial, "shard_map_partial")
+SMAP, SMAP_CASES = _layout_cases(record_shard_map, "shard_map", jax.shard_map)
 
 
 def _same_layout(got, want):
@@ -174,13 +169,7 @@ GSPMD_UNSUPPORTED = {n for n in PARTIAL if n.startswith("pc_") and n not in
                      ("pc_pmax_pmin", "pc_pmean")}
 
 
-def _partial_params():
-    return [pytest.param(n, marks=pytest.mark.xfail(reason=DIFFERENT_LAYOUT_GSPMD[n],
-                                                    strict=True))
-            if n in DIFFERENT_LAYOUT_GSPMD else n for n in sorted(PARTIAL)]
-
-
-@pytest.mark.parametrize("name", _partial_params())
+@pytest.mark.parametrize("name", compare.cases(sorted(PARTIAL), DIFFERENT_LAYOUT_GSPMD))
 def test_gspmd_partial_shard_map_cases_match_jax(gspmd, name):
     if name in GSPMD_UNSUPPORTED:
         with pytest.raises(NotImplementedInAstjaxError, match="needs the Shardy partitioner"):

@@ -2,7 +2,6 @@
 tensor-parallel (column/row-sharded MLP) training on 4 CPU devices, written
 against JAX's API, against JAX 0.10.2's losses, accuracy and layouts (stored in
 tests/oracle/spmd_training.json by tests/oracle/record_spmd_training.py)."""
-import json
 import os
 import subprocess
 import sys
@@ -15,8 +14,9 @@ import astjax as jax
 import astjax.numpy as jnp
 
 from oracle.record_spmd_training import run
+from oracle import compare
 
-EXPECTED = json.loads((Path(__file__).parent / "oracle" / "spmd_training.json").read_text())
+EXPECTED = compare.load("spmd_training")
 
 pytestmark = pytest.mark.skipif(len(jax.devices()) < 4, reason="needs 4 devices "
                                 "(ASTJAX_NUM_CPU_DEVICES=4, set by conftest.py)")

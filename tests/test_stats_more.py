@@ -1,8 +1,6 @@
 """`astjax.scipy.stats`' `truncnorm`, `mode`, `rankdata` and `gaussian_kde` (issue 13,
 item 13) against JAX 0.10.2's stored values (tests/oracle/record_stats_more.py), under
 `jit` and `grad` too, and JAX's errors."""
-import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,20 +10,14 @@ import astjax.numpy as jnp
 from astjax.scipy import stats
 
 from oracle import record_stats_more as rec
+from oracle import compare
 
-STORED = json.loads((Path(__file__).parent / "oracle" / "stats_more.json").read_text())
+STORED = compare.load("stats_more")
 GOT = rec.run(stats, jnp, jax)
 
 
-def _decode(want):
-    return np.array([np.nan if v is None else float(v) for v in want["v"]]).reshape(
-        want["shape"])
-
-
 def _close(got, want, tol=1e-5):
-    got = np.asarray(got)
-    assert str(got.dtype) == want["dtype"] and list(got.shape) == want["shape"]
-    np.testing.assert_allclose(got.astype(np.float64), _decode(want), rtol=tol, atol=tol)
+    compare.assert_close(got, want, rtol=tol, atol=tol)
 
 
 @pytest.mark.parametrize("i", range(len(rec.TRUNC)))

@@ -1,7 +1,6 @@
 """`jax_threefry_partitionable`: both settings give JAX 0.10.2's bits (the program in
 tests/oracle/record_threefry_flag.py against its stored values), the context manager
 restores the setting, and a jitted sampler follows a change of the flag."""
-import json
 import sys
 from pathlib import Path
 
@@ -13,8 +12,9 @@ import astjax.numpy as jnp
 
 sys.path.insert(0, str(Path(__file__).parent / "oracle"))
 import record_threefry_flag  # noqa: E402
+from oracle import compare  # noqa: E402
 
-EXPECTED = json.loads((Path(__file__).parent / "oracle" / "threefry_flag.json").read_text())
+EXPECTED = compare.load("threefry_flag")
 
 
 @pytest.fixture(scope="module")

@@ -4,8 +4,6 @@ input tree, avals) while one program is staged, and an inner `jit` / `checkpoint
 across programs too, as JAX caches traced jaxprs: the function's Python side effects
 (a `print`, a counter) happen as many times as under JAX. Counts: JAX 0.10.2
 (`tests/oracle/record_trace_cache.py`)."""
-import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,8 +13,9 @@ import astjax.numpy as jnp
 from astjax import lax
 
 from oracle.record_trace_cache import CASES, KNOWN_DIFFERENT, STAGING_CACHED
+from oracle import compare
 
-ORACLE = json.loads(Path(__file__).with_name("oracle").joinpath("trace_cache.json").read_text())
+ORACLE = compare.load("trace_cache")
 M = type("M", (), {"jax": astjax, "jnp": jnp, "lax": lax})
 BY_NAME = {c.__name__: c for c in CASES}
 

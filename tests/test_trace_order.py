@@ -5,7 +5,6 @@ rules runs while staging is JAX's (issue 12: `lax.cond` staged its false branch 
 the printed sequence is compared with JAX 0.10.2's stored one (`trace_order.json`).
 Converted Python `if`/`elif`/`else` and conditional expressions are compared with
 their `lax.cond` spelling in JAX."""
-import json
 import sys
 import types
 from pathlib import Path
@@ -18,8 +17,9 @@ from astjax import lax
 
 sys.path.insert(0, str(Path(__file__).parent / "oracle"))
 from record_trace_order import CASES, _tag, printed  # noqa: E402
+from oracle import compare  # noqa: E402
 
-RECORDED = json.loads((Path(__file__).parent / "oracle" / "trace_order.json").read_text())
+RECORDED = compare.load("trace_order")
 J = types.SimpleNamespace(jax=astjax, lax=lax, jnp=jnp)
 
 
@@ -29,7 +29,7 @@ def test_trace_order_as_jax(name):
 
 
 def test_every_case_recorded():
-    assert set(RECORDED["cases"]) == set(CASES)
+    compare.assert_recorded(RECORDED["cases"], CASES)
 
 
 def python_if_chain(x):

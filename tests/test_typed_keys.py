@@ -14,8 +14,9 @@ from astjax import lax, random
 
 sys.path.insert(0, str(Path(__file__).parent / "oracle"))
 import record_typed_keys  # noqa: E402
+from oracle import compare  # noqa: E402
 
-EXPECTED = json.loads((Path(__file__).parent / "oracle" / "typed_keys.json").read_text())
+EXPECTED = compare.load("typed_keys")
 
 
 @pytest.fixture(scope="module")
@@ -27,7 +28,7 @@ def result():
 def test_matches_jax(result, name):
     got, want = result[name], EXPECTED[name]
     if "\"" in json.dumps(want):  # holds strings (reprs, dtypes, key paths): exact
-        assert json.loads(json.dumps(got)) == want
+        assert compare.plain(got) == want
     else:
         np.testing.assert_allclose(_flat(got), _flat(want), rtol=1e-5, atol=1e-6,
                                    err_msg=name)

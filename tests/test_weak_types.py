@@ -8,7 +8,6 @@ tests/oracle/weak_types.json.
 
 `KNOWN` lists the cases where astjax still differs from JAX, each with its reason;
 they are checked too, and must still differ (so fixing one means deleting its line)."""
-import json
 import sys
 import warnings
 from pathlib import Path
@@ -21,8 +20,9 @@ from astjax import lax
 
 sys.path.insert(0, str(Path(__file__).parent / "oracle"))
 import record_weak_types as R  # noqa: E402
+from oracle import compare  # noqa: E402
 
-WANT = json.loads((Path(__file__).parent / "oracle" / "weak_types.json").read_text())
+WANT = compare.load("weak_types")
 assert len(WANT) == len(R.CASES)
 
 # (fn, args) -> reason

@@ -24,8 +24,10 @@ from typing import Any
 import numpy as np
 
 from .. import core, dtypes, lax
+from ..codegen import runtime
 from .. import numpy as jnp
 from ..errors import ArgumentValueError, DTypeError, NotImplementedInAstjaxError
+from ..extend.core import in_eager_transform
 from ..numpy.operands import broadcast_shapes, promote_args_inexact
 from ..numpy.util import library_jit, static_shape
 from ..primitives.random_gamma import random_gamma
@@ -49,6 +51,30 @@ def _c(v, dt):
 
 def _shape_of(x):
     return tuple(core.get_aval(x).shape) if hasattr(x, "aval") else np.shape(x)
+
+
+def _as_arguments(*params):
+    """The parameters as JAX's sampler sees them. `vmap(f)(x)` or `grad(f)(x)` outside
+    `jit` runs each sampler of JAX as its own program, a constant parameter (`beta(k, a,
+    2.0)`) one of its arguments; astjax compiles the whole function, where the constant
+    would be a literal that XLA and LLVM fold into the sampler (its `log` rounded by the
+    host's libm instead of XLA's CPU kernel: an ulp from JAX's sample). There each
+    constant parameter is put on the device, so it reaches the program as an argument;
+    under `jit` JAX's sampler sees the literal too, and it stays one."""
+    if not in_eager_transform() or core.current_builder() is None:
+        return params
+    return tuple(_as_argument(p) for p in params)
+
+
+def _as_argument(p):
+    if isinstance(p, core.Tracer):
+        if not isinstance(p.var, core.Literal):
+            return p   # a value computed in the program
+        return runtime.device_put(np.asarray(p.var.val, p.aval.dtype),
+                                  weak_type=p.aval.weak_type)
+    if isinstance(p, (bool, int, float, np.generic, np.ndarray)) and np.ndim(p) == 0:
+        return runtime.device_put(p)
+    return p
 
 # ------------------------------------------------------------------------- gamma
 
@@ -74,7 +100,7 @@ def gamma(key: ArrayLike, a: ArrayLike, shape: Sequence[int] | None = None,
     """Gamma(a) samples (unit scale)."""
     key = _ka.check_key(key, "gamma")
     dt = _p._float_dtype(dtype, "gamma")
-    return _gamma(key, a, _gamma_shape("gamma", shape, a), dt, False)
+    return _gamma(key, *_as_arguments(a), _gamma_shape("gamma", shape, a), dt, False)
 
 
 def loggamma(key: ArrayLike, a: ArrayLike, shape: Sequence[int] | None = None,
@@ -82,7 +108,7 @@ def loggamma(key: ArrayLike, a: ArrayLike, shape: Sequence[int] | None = None,
     """The logs of Gamma(a) samples, accurate for small `a`."""
     key = _ka.check_key(key, "loggamma")
     dt = _p._float_dtype(dtype, "loggamma")
-    return _gamma(key, a, _gamma_shape("loggamma", shape, a), dt, True)
+    return _gamma(key, *_as_arguments(a), _gamma_shape("loggamma", shape, a), dt, True)
 
 
 def beta(key: ArrayLike, a: ArrayLike, b: ArrayLike, shape: Sequence[int] | None = None,
@@ -90,7 +116,7 @@ def beta(key: ArrayLike, a: ArrayLike, b: ArrayLike, shape: Sequence[int] | None
     """Beta(a, b) samples."""
     key = _ka.check_key(key, "beta")
     dt = _p._float_dtype(dtype, "beta")
-    return _beta(key, a, b, _gamma_shape("beta", shape, a, b), dt)
+    return _beta(key, *_as_arguments(a, b), _gamma_shape("beta", shape, a, b), dt)
 
 
 @library_jit(static_argnums=(3, 4))
@@ -117,7 +143,7 @@ def dirichlet(key: ArrayLike, alpha: ArrayLike, shape: Sequence[int] | None = No
     else:
         shape = static_shape(shape)
         _p._check_shape("dirichlet", shape, tuple(ashape[:-1]))
-    return _dirichlet(key, alpha, shape + tuple(ashape[-1:]), dt)
+    return _dirichlet(key, *_as_arguments(alpha), shape + tuple(ashape[-1:]), dt)
 
 
 @library_jit(static_argnums=(2, 3))
@@ -132,7 +158,7 @@ def chisquare(key: ArrayLike, df: ArrayLike, shape: Sequence[int] | None = None,
     """Chi-square samples with `df` degrees of freedom."""
     key = _ka.check_key(key, "chisquare")
     dt = _p._float_dtype(dtype, "chisquare")
-    return _chisquare(key, df, _gamma_shape("chisquare", shape, df), dt)
+    return _chisquare(key, *_as_arguments(df), _gamma_shape("chisquare", shape, df), dt)
 
 
 @library_jit(static_argnums=(2, 3))
@@ -146,7 +172,7 @@ def f(key: ArrayLike, dfnum: ArrayLike, dfden: ArrayLike, shape: Sequence[int] |
     """F-distribution samples with (dfnum, dfden) degrees of freedom."""
     key = _ka.check_key(key, "f")
     dt = _p._float_dtype(dtype, "f")
-    return _f(key, dfnum, dfden, _gamma_shape("f", shape, dfnum, dfden), dt)
+    return _f(key, *_as_arguments(dfnum, dfden), _gamma_shape("f", shape, dfnum, dfden), dt)
 
 
 @library_jit(static_argnums=(3, 4))
@@ -163,7 +189,7 @@ def t(key: ArrayLike, df: ArrayLike, shape: Sequence[int] | None = None,
     """Student's t samples with `df` degrees of freedom."""
     key = _ka.check_key(key, "t")
     dt = _p._float_dtype(dtype, "t")
-    return _t(key, df, _gamma_shape("t", shape, df), dt)
+    return _t(key, *_as_arguments(df), _gamma_shape("t", shape, df), dt)
 
 
 @library_jit(static_argnums=(2, 3))
@@ -181,7 +207,7 @@ def generalized_normal(key: ArrayLike, p: ArrayLike, shape: Sequence[int] = (),
     """Samples with density proportional to exp(-|x|^p)."""
     key = _ka.check_key(key, "generalized_normal")
     dt = _p._float_dtype(dtype, "generalized_normal")
-    return _generalized_normal(key, p, static_shape(shape), dt)
+    return _generalized_normal(key, *_as_arguments(p), static_shape(shape), dt)
 
 
 @library_jit(static_argnums=(2, 3))
@@ -197,7 +223,7 @@ def ball(key: ArrayLike, d: int, p: float = 2, shape: Sequence[int] = (),
     """Uniform samples from the unit Lp ball in `d` dimensions."""
     key = _ka.check_key(key, "ball")
     dt = _p._float_dtype(dtype, "ball")
-    return _ball(key, p, int(d), static_shape(shape), dt)
+    return _ball(key, *_as_arguments(p), int(d), static_shape(shape), dt)
 
 
 @library_jit(static_argnums=(2, 3, 4))
@@ -287,7 +313,7 @@ def poisson(key: ArrayLike, lam: ArrayLike, shape: Sequence[int] | None = None,
         raise DTypeError(f"dtype argument to `poisson` must be an int dtype, got {dt}")
     shape = _shape_of(lam) if shape is None else static_shape(shape)
     lam = lax.convert_element_type(jnp.broadcast_to(lam, shape), np.float32)
-    return _poisson(key, lam, tuple(shape), dt)
+    return _poisson(key, *_as_arguments(lam), tuple(shape), dt)
 
 # ---------------------------------------------------------------------- binomial
 
@@ -395,7 +421,7 @@ def binomial(key: ArrayLike, n: ArrayLike, p: ArrayLike, shape: Sequence[int] | 
     dt = _p._float_dtype(dtype, "binomial")
     shape = _gamma_shape("binomial", shape, n, p)
     [p] = promote_args_inexact("binomial", p)
-    return _binomial(key, n, p, tuple(shape), dt)
+    return _binomial(key, *_as_arguments(n, p), tuple(shape), dt)
 
 
 def multinomial(key: ArrayLike, n: ArrayLike, p: ArrayLike, *, shape: Sequence[int] | None = None,
