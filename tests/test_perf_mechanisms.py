@@ -1650,9 +1650,10 @@ def test_grad_of_solve_reuses_the_lu():
 from astjax import core  # noqa: E402
 
 
-def _first_call_collections(tmp_path, n, tag):
-    """(collections run, cyclic garbage left) over `jit(f).lower(x)` of a fresh
-    `n`-statement function: conversion, staging, DCE and StableHLO emission."""
+def _lower_fresh(tmp_path, n, tag):
+    """`jit(f).lower(x)` of a fresh `n`-statement function `f` (conversion, staging,
+    DCE and StableHLO emission), counting the collections that run: (f, x, the
+    generations collected, the young generation's count right after)."""
     path = tmp_path / f"first_{tag}_{n}.py"
     path.write_text(_long_function(n))
     ns = {}
@@ -1667,12 +1668,20 @@ def _first_call_collections(tmp_path, n, tag):
     gc.callbacks.append(count)
     try:
         astjax.jit(ns["f"]).lower(x)
+        young = gc.get_count()[0]
     finally:
         gc.callbacks.remove(count)
+    return ns["f"], x, runs, young
+
+
+def _first_call_collections(tmp_path, n, tag):
+    """(collections run, cyclic garbage left) over `jit(f).lower(x)` of a fresh
+    `n`-statement function."""
+    f, x, runs, _ = _lower_fresh(tmp_path, n, tag)
     collections_run = len(runs)
     gc.disable()
     try:
-        astjax.jit(ns["f"]).lower(x + 1)   # (cached conversion, a new signature)
+        astjax.jit(f).lower(x + 1)   # (cached conversion, a new signature)
         path2 = tmp_path / f"first_{tag}_{n}_b.py"
         path2.write_text(_long_function(n).replace("* 0.5", "* 0.25"))
         ns2 = {}
@@ -2010,29 +2019,13 @@ def test_first_call_runs_no_collection_and_keeps_frozen_objects_frozen(tmp_path)
     function ran three young ones, one after each pause, walking every object made),
     and the next young collection has nothing of it to walk. A user's frozen objects
     stay frozen (the pause then only pauses)."""
-    path = tmp_path / "nocollect.py"
-    path.write_text(_long_function(300))
-    ns = {}
-    exec(compile(path.read_text(), str(path), "exec"), ns)
-    x = jnp.ones(())
-    runs = []
-
-    def count(phase, info):
-        if phase == "start":
-            runs.append(info["generation"])
-    gc.collect()
-    gc.callbacks.append(count)
-    try:
-        astjax.jit(ns["f"]).lower(x)
-        young = gc.get_count()[0]
-    finally:
-        gc.callbacks.remove(count)
+    f, x, runs, young = _lower_fresh(tmp_path, 300, "nocollect")
     assert runs == [] and young < 700, (runs, young)
     keep = [object() for _ in range(10)]
     gc.freeze()
     try:
         frozen = gc.get_freeze_count()
-        astjax.jit(ns["f"]).lower(x + 1)
+        astjax.jit(f).lower(x + 1)
         assert gc.get_freeze_count() == frozen and gc.isenabled()
     finally:
         gc.unfreeze()

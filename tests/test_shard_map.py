@@ -12,7 +12,6 @@ import astjax.numpy as jnp
 from astjax.sharding import Mesh, NamedSharding, PartitionSpec as P
 
 from oracle.record_shard_map import cases
-from test_shardy import gspmd  # noqa: F401 -- the fixture
 from oracle import compare
 
 EXPECTED = compare.load("shard_map")

@@ -13,7 +13,6 @@ from astjax.sharding import Mesh, PartitionSpec as P
 
 from oracle.record_sharding import layout
 from oracle.record_shard_map_partial import cases
-from test_shardy import gspmd  # noqa: F401 -- the fixture
 from oracle import compare
 
 EXPECTED = compare.load("shard_map_partial")

@@ -10,7 +10,6 @@ import astjax.numpy as jnp
 from astjax.sharding import Mesh, NamedSharding, PartitionSpec as P
 
 from oracle.record_sharding import cases, layout
-from test_shardy import gspmd  # noqa: F401 -- the fixture
 from oracle import compare
 
 EXPECTED = compare.load("sharding")
