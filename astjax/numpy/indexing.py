@@ -13,7 +13,6 @@ from .advanced_indexing import (_is_array_index, _is_int_scalar, _normalize_inde
                                 take, take_along_axis)  # noqa: F401  (jnp.take, take_along_axis)
 from ..primitives.spmd import reshard as _reshard
 from ..primitives.structural import out_layout as _out_layout
-from ..shape_poly_expr import as_value, is_symbolic_dim
 from .operands import asarray
 from .ufuncs import negative, power, reciprocal
 
@@ -92,10 +91,7 @@ def _map_slices(x, idx, fn):
 def _dynamic_slice(x, s, axis, n, span):
     """`x[..., s, ...]` for `Slice` `s` on `axis`: a dynamic slice (a negative start
     counts from the end; the window is clamped into the axis), then the stride."""
-    start = asarray(s.start)
-    start = lax.select(lax.lt(start, lax.full_like(start, 0)),
-                       lax.add(start, lax.full_like(start, n)), start)
-    x = lax.dynamic_slice_in_dim(x, start, span, axis, allow_negative_indices=False)
+    x = lax.dynamic_slice_in_dim(x, asarray(s.start), span, axis)
     return (lax.slice_in_dim(x, 0, span, s.stride, axis) if s.stride > 1 else x), slice(None)
 
 
@@ -189,17 +185,11 @@ def _getitem(x, idx, mode=None, fill_value=None):
         idxs = [np.int32(0)] * ya.ndim
         sizes = list(ya.shape)
         for ax, i in dyn:
-            i = lax._index_scalar(i)
-            n = ya.shape[ax]
-            ia = core.get_aval(i)
-            i = lax.select(lax.lt(i, np.asarray(0, ia.dtype)[()]),
-                           lax.add(i, lax.convert_element_type(as_value(n), ia.dtype)
-                                   if is_symbolic_dim(n) else np.asarray(n, ia.dtype)[()]), i)
-            idxs[ax] = i
+            idxs[ax] = lax._index_scalar(i)
             sizes[ax] = 1
         idxs = [lax.convert_element_type(i, dtypes.int32) if getattr(i, "aval", None) is not None
                 and core.get_aval(i).dtype != dtypes.int32 and isinstance(i, Tracer) else i for i in idxs]
-        y = lax.dynamic_slice(y, idxs, sizes, allow_negative_indices=False)
+        y = lax.dynamic_slice(y, idxs, sizes)   # a negative index counts from the end
     squeeze_axes = [ax for op, ax in out_shape_ops if op == "squeeze"]
     if squeeze_axes:
         y = lax.squeeze(y, squeeze_axes)
