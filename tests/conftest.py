@@ -25,6 +25,26 @@ def pytest_collection_modifyitems(config, items):
         items[:] = [it for it, k in zip(items, keep) if k]
 
 
+@pytest.fixture(autouse=True)
+def _config_left_as_found():
+    """Every test leaves astjax's configuration as it found it: a flag left changed
+    (a `config.update` without its restore) would silently change every later test in
+    the same worker, so the leaking test errors here, naming the flags, and they are
+    put back."""
+    module = sys.modules.get("astjax.config")
+    before = dict(module.config.values) if module is not None else None
+    yield
+    if before is None:
+        return
+    after = module.config.values
+    changed = {k: (before[k], after.get(k)) for k in before if after.get(k) != before[k]}
+    for name, (old, _) in changed.items():
+        module.config.update(name, old)
+    if changed:
+        pytest.fail(f"the test left configuration flags changed (old, new): {changed}",
+                    pytrace=False)
+
+
 def _with_flag(name, value):
     """A fixture body: the config flag `name` set to `value` (restored afterwards)."""
     import astjax
