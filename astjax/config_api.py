@@ -144,7 +144,8 @@ def clear_caches():
     """Drop every compiled and staged function: each `jit`'s per-signature entries
     and the executables of eager operations (they are rebuilt on the next call)."""
     for obj in gc.get_objects():
-        if isinstance(obj, Jitted):
+        # a jit whose arguments were refused is kept alive by its traceback half-built
+        if isinstance(obj, Jitted) and hasattr(obj, "_fast"):
             obj._cache.clear()
             obj._fast.clear()
     runtime.clear_eager_caches()

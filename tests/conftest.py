@@ -17,12 +17,32 @@ import tiers  # noqa: E402
 
 
 def pytest_collection_modifyitems(config, items):
-    """The CI tier: drop the sampled-out cases of the largest tables (tests/tiers.py;
+    """The CI tier: drop the sampled-out cases of the costliest tables (tests/tiers.py;
     `ASTJAX_TESTS=full` keeps every case)."""
-    keep = [tiers.keep_in_ci(it) for it in items]
+    keep = tiers.keep_in_ci(items)
     if not all(keep):
         config.hook.pytest_deselected(items=[it for it, k in zip(items, keep) if not k])
         items[:] = [it for it, k in zip(items, keep) if k]
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    """With `ASTJAX_TEST_COSTS=DIR` (tests/measure_costs.py), each test's CPU-seconds
+    (this process and its finished children) are appended to DIR/cpu_<pid>.txt."""
+    out = os.environ.get("ASTJAX_TEST_COSTS")
+    if not out:
+        yield
+        return
+    import resource
+
+    def cpu():
+        own, kids = (resource.getrusage(w) for w in (resource.RUSAGE_SELF,
+                                                      resource.RUSAGE_CHILDREN))
+        return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+    start = cpu()
+    yield
+    with open(os.path.join(out, f"cpu_{os.getpid()}.txt"), "a") as f:
+        f.write(f"{item.nodeid}\t{cpu() - start:.3f}\n")
 
 
 @pytest.fixture(autouse=True)

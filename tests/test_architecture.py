@@ -26,6 +26,7 @@ today's violations in allow-list spelling.
 from __future__ import annotations
 
 import ast
+import functools
 import io
 import json
 import re
@@ -154,6 +155,13 @@ TRANSITIONAL_DEAD_PRIVATE = _lines("""
 # ================================================================ reading the library
 
 
+@functools.lru_cache(maxsize=None)
+def _parse(text: str) -> ast.Module:
+    """`ast.parse`, once per module text: the checks below each walk every module, and
+    none changes the tree."""
+    return ast.parse(text)
+
+
 def module_name(rel: Path) -> tuple[str, bool]:
     """`transforms/ad.py` -> ("astjax.transforms.ad", False); a package's `__init__.py`
     -> (its package, True)."""
@@ -228,7 +236,7 @@ def import_edges(mods: dict, only=None) -> list[Edge]:
                         dst = sub if sub in mods else _known(base, mods)
                         edges.append(Edge((src, dst, child.lineno, inner)))
                 visit(child, inner)
-        visit(ast.parse(text), False)
+        visit(_parse(text), False)
     return edges
 
 # ============================================================================= (a) (b)
@@ -366,7 +374,7 @@ def dynamic_forms(mods: dict) -> list[str]:
     """"module: form" for every banned dynamic form."""
     out = []
     for name, (text, *_rest) in mods.items():
-        tree = ast.parse(text)
+        tree = _parse(text)
         hook = any(_prefix_match(name, p) for p in IMPORT_HOOK_MODULES)
         for node in ast.walk(tree):
             if hook and isinstance(node, (ast.Import, ast.ImportFrom)):
@@ -411,7 +419,7 @@ def _identifiers(text: str) -> Counter:
 
 def private_definitions(name: str, text: str):
     """(private name, first line, last line) of each module-level def/class/assignment."""
-    for node in ast.parse(text).body:
+    for node in _parse(text).body:
         targets = []
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             targets = [node.name]
@@ -486,7 +494,7 @@ def _assigned_names(text: str) -> set:
             for field in ("body", "orelse", "finalbody", "handlers"):
                 if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                     visit(getattr(node, field, []) or [])
-    visit(ast.parse(text).body)
+    visit(_parse(text).body)
     return out
 
 

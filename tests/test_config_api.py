@@ -125,6 +125,19 @@ def test_ensure_compile_time_eval():
     assert float(out) == pytest.approx(2.0 + np.sin(3.0) + 12497500.0, rel=1e-6)
 
 
+def test_a_refused_jit_does_not_break_clear_caches_or_flag_restores():
+    # the refused jit object stays alive (half built) while its traceback does; a flag's
+    # restore clears caches: it raised AttributeError and left the flag set (the last CI
+    # run lost 557 later tests in one worker to jax_numpy_rank_promotion='raise')
+    with pytest.raises(ValueError) as refused:
+        jax.jit(lambda x: x, static_argnums=3)
+    with jax.numpy_rank_promotion("raise"):
+        pass
+    assert jax.config.jax_numpy_rank_promotion == "allow"
+    jax.clear_caches()
+    assert refused.value is not None
+
+
 def test_clear_caches_and_live_arrays():
     f = jax.jit(lambda x: x * 3)
     f(jnp.ones(2))

@@ -1,55 +1,83 @@
 """The suite's two tiers: what CI runs on every change, and the full suite.
 
-CI runs `python -m pytest -n 2 tests` on 2 cores within its time budget. Most of the
-suite's time is XLA compiling the table-driven tests' programs (a second or more per
-program on a 2-core machine), so the largest tables run a deterministic sample of their
-cases in CI: one case in `k`, chosen by a stable hash of the test id (the same cases on
-every run and machine, spread over the table). `ASTJAX_TESTS=full` runs every case
-(`tests/run_full.sh`, run before a session closes and after changes to the rules these
-tables cover). Only parametrized cases are sampled; a table's other tests always run.
+CI runs `python -m pytest -n 2 tests` on 2 cores and must finish its tests within 15
+minutes. Most of the suite's time is XLA compiling the table-driven tests' programs
+(a second or more per program on a 2-core machine). So in the CI tier the costliest
+tests are sampled, in groups: a parametrized test function is a group of its cases,
+and a file's unparametrized tests costing at least `HEAVY` CPU-seconds are a group.
+A group keeps the tests whose ids hash lowest (crc32: the same tests on every run and
+machine, spread over the table) while they fit `BUDGET` CPU-seconds, and at least
+`MIN_KEPT`. Every other test, and every function in `ALWAYS`, always runs.
+`ASTJAX_TESTS=full` runs everything (`tests/run_full.sh`: run it before a session
+closes and after changing the rules the sampled tables cover).
+
+The costs are measured, not guessed: `tests/ci_costs.json`, written by
+`tests/measure_costs.py` from a timed run. A test missing from it (new, or cheap when
+measured) always runs until it is measured.
 """
+import collections
+import json
 import os
 import zlib
 
 FULL = os.environ.get("ASTJAX_TESTS") == "full"
 
-# (file, test function) -> one case in k runs in the CI tier; the costs are of the whole
-# table on the 2-core CI machine (wall seconds, measured 2026-11-27)
-SAMPLED = {
-    ("test_fuzz.py", "test_fuzz_program"): 3,                     # 200 s
-    ("test_fuzz.py", "test_ir_fuzz_program"): 3,
-    ("test_numpy.py", "test_jit_group"): 2,                       # 120 s
-    ("test_batching_rules.py", "test_rule"): 2,                   # 155 s
-    ("test_compile_cache.py", "test_damaged_entries_are_discarded"): 3,   # 70 s
-    ("test_image.py", "test_matches_jax"): 3,                     # 80 s
-    ("test_image.py", "test_gradients_match_jax"): 3,
-    ("test_collection_transforms.py", "test_grad_value_and_grad_vjp_jvp"): 3,   # 76 s
-    ("test_collection_transforms.py", "test_grad_of_grad"): 3,
-    ("test_collection_transforms.py", "test_jacfwd_equals_jacrev"): 3,
-    ("test_collection_transforms.py", "test_vmap_matches_loop"): 3,
-    ("test_lax_more.py", "test_eager_and_jit_match_jax"): 2,      # 96 s
-    ("test_lax_more.py", "test_vmap_matches_jax"): 3,
-    ("test_lax_more.py", "test_grad_matches_jax"): 3,
-    ("test_lax_more.py", "test_derivatives_finite_differences"): 3,
-    ("test_convolution.py", "test_derivatives_match_finite_differences"): 3,   # 75 s
-    ("test_scipy_modules.py", "test_values_and_derivatives_as_jax"): 3,   # ~250 s
-    ("test_scipy_modules.py", "test_jitted_as_jax"): 3,
-}
-# whole files whose parametrized tests are sampled
-SAMPLED_FILES = {
-    "test_linalg_lapack.py": 2,      # 85 s
-    "test_ad_rules.py": 2,           # 71 s
-    "test_dot_algorithm.py": 2,      # 27 s
-    "test_checkpoint_policies.py": 2,
-    "test_nan_extrema.py": 2,
-    "test_fft.py": 2,
-}
+BUDGET = 3.0      # CPU-seconds per sampled group in the CI tier
+MIN_KEPT = 1      # a sampled group keeps at least this many tests
+HEAVY = 3.0       # an unparametrized test costing this much is sampled with its file's
+COSTS_PATH = os.path.join(os.path.dirname(__file__), "ci_costs.json")
+
+# never sampled: the fuzzers' regression seeds (each a bug once found)
+ALWAYS = {"test_fuzz.py::test_fuzz_regression"}
 
 
-def keep_in_ci(item) -> bool:
-    """Whether the collected test `item` runs in the CI tier."""
-    if FULL or not hasattr(item, "callspec"):
-        return True
-    file = os.path.basename(str(item.fspath))
-    k = SAMPLED.get((file, item.originalname)) or SAMPLED_FILES.get(file)
-    return k is None or zlib.crc32(item.nodeid.encode()) % k == 0
+def function_key(item) -> str:
+    """'file.py::test_function', the key of `item`'s table in the costs file."""
+    return f"{os.path.basename(str(item.fspath))}::{item.originalname}"
+
+
+def load_costs(path=COSTS_PATH) -> dict:
+    """{'tables': {'file.py::test_function': CPU-seconds per case},
+    'tests': {'file.py::test_name': CPU-seconds}} (the unparametrized tests costing at
+    least HEAVY); empty if never measured."""
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except FileNotFoundError:
+        return {"tables": {}, "tests": {}}
+
+
+def _groups(items, costs):
+    """{group: [(index, cost)]}: a measured parametrized table is a group, and so are
+    a file's heavy unparametrized tests."""
+    tables, heavy = costs.get("tables", {}), costs.get("tests", {})
+    groups = collections.defaultdict(list)
+    for i, it in enumerate(items):
+        key = function_key(it)
+        if key in ALWAYS:
+            continue
+        if hasattr(it, "callspec"):
+            if key in tables:
+                groups[key].append((i, tables[key]))
+        elif key in heavy:
+            groups[key.split("::")[0] + "::(heavy)"].append((i, heavy[key]))
+    return groups
+
+
+def keep_in_ci(items, costs=None, budget=BUDGET) -> list:
+    """For each collected test in `items`, whether it runs in the CI tier: in each
+    group, the tests whose ids hash lowest, while they fit `budget` (at least
+    MIN_KEPT)."""
+    keep = [True] * len(items)
+    if FULL:
+        return keep
+    costs = load_costs() if costs is None else costs
+    for members in _groups(items, costs).values():
+        members.sort(key=lambda m: zlib.crc32(items[m[0]].nodeid.encode()))
+        spent = 0.0
+        for n, (i, cost) in enumerate(members):
+            if n >= MIN_KEPT and spent + cost > budget:
+                keep[i] = False
+            else:
+                spent += cost
+    return keep
