@@ -498,7 +498,8 @@ def _attention_mask(T, S, mask, is_causal, q_len, kv_len, window):
                                     _uf.less_equal(qi, _uf.add(ki, left))))
     for lengths, iota in ((q_len, qi), (kv_len, ki)):
         if lengths is not None:
-            keep = both(_uf.less(iota, lax.reshape(lengths, (-1, 1, 1, 1, 1))))
+            n = core.get_aval(lengths).shape[0]
+            keep = both(_uf.less(iota, lax.reshape(lengths, (n, 1, 1, 1, 1))))
     return keep
 
 
@@ -561,7 +562,7 @@ def dot_product_attention(query: ArrayLike, key: ArrayLike, value: ArrayLike,
     def grouped(t):  # (b, N or 1, t, s) -> (b, K or 1, G or 1, t, s)
         b, n, tt, ss = core.get_aval(t).shape
         return lax.reshape(t, (b, 1, 1, tt, ss) if n == 1 else (b, K, G, tt, ss))
-    ldt = dtypes.promote_types(kdt, dtypes.float32)
+    ldt = jnp.promote_types(kdt, dtypes.float32)
     logits = jnp.einsum("BTKGH,BSKH->BKGTS", lax.reshape(q, (B, T, K, G, H)), k,
                         preferred_element_type=ldt)
     logits = _uf.multiply(logits, jnp.array(scale, dtype=ldt))

@@ -230,7 +230,11 @@ def _negative_starts(operand, starts, allow):
             continue
         d = (_np.asarray(d, dt)[()] if isinstance(d, int)
              else _structural.convert_element_type(d.dimension_as_value(), dt))
-        out.append(select(lt(i, _np.zeros((), dt)), add(i, d), i))
+        # `i + d` promotes as JAX's operator does: a weak index is made strong first
+        negative = lt(i, _np.zeros((), dt))
+        strong = (_structural.convert_element_type(i, dt)
+                  if _core.get_aval(i).weak_type else i)
+        out.append(select(negative, add(strong, d), i))
     return out
 
 
