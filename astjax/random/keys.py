@@ -28,7 +28,7 @@ from ..typing import Array, ArrayLike, DTypeLike
 from ..errors import ArgumentTypeError, ArgumentValueError, ArityError, DTypeError
 from . import key_array as _ka
 from ..numpy.util import out_sharding_arg
-from ..sharding import AxisType, auto_axes
+from ..sharding import AxisType, NamedSharding, auto_axes, reshard
 from .key_array import KeyTy, PRNGKeyArray
 from .impls import impl_spec, resolve_impl
 from . import distributions as _d
@@ -228,7 +228,12 @@ def _accepting_typed_keys(fn, sharded=False):
         axes = tuple(n for n, t in zip(layout.mesh.axis_names, layout.mesh.axis_types)
                      if t == AxisType.Explicit)
         raw = _key_in(drawn)
-        return auto_axes(lambda: fn(raw, *args, **kwargs), axes=axes, out_sharding=layout)()
+        out = auto_axes(lambda: fn(raw, *args, **kwargs), axes=axes, out_sharding=layout)()
+        ndim = core.get_aval(out).ndim
+        if len(layout.spec) < ndim:   # the spec padded to the result's rank, as JAX's
+            out = reshard(out, NamedSharding(layout.mesh, layout.spec.update(
+                partitions=layout.spec._normalized(ndim))))
+        return out
     sampler.__signature__ = public
     return sampler
 
