@@ -218,11 +218,14 @@ def random_gamma_grad(*args):
     Operands are floating arrays, broadcast as JAX does (a scalar against any shape,
     else equal ranks); float16/bfloat16 are computed in float32 and rounded back. JAX
     declares it `(*args)`: other than two operands is its TypeError."""
-    if len(args) != 2:
-        raise ArityError(f"random_gamma_grad() takes 2 positional arguments but {len(args)} "
-                         f"{'was' if len(args) == 1 else 'were'} given",
-                         hint="pass the shape parameters a and the samples x",
-                         loc=caller_location())
+    if len(args) != 2:   # (Python's messages for JAX's inner `(a, x, *, dtype)`)
+        missing = ["'a'", "'x'"][len(args):]
+        raise ArityError(
+            f"random_gamma_grad() missing {len(missing)} required positional argument"
+            f"{'s' if len(missing) > 1 else ''}: {' and '.join(missing)}" if missing else
+            f"random_gamma_grad() takes 2 positional arguments but {len(args)} positional "
+            "arguments (and 1 keyword-only argument) were given",
+            hint="pass the shape parameters a and the samples x", loc=caller_location())
     a, x = args
     L = lax_ops()
     ops = [x if isinstance(x, core.Tracer) or hasattr(x, "aval") else np.asarray(x)
