@@ -11,17 +11,15 @@ from pathlib import Path
 
 try:                                        # as tests/oracle/... from the tests
     from oracle import record_out_sharding as out_rec
-    from oracle import record_explicit_types as rec
 except ImportError:                         # run as a script in tests/oracle
     import record_out_sharding as out_rec
-    import record_explicit_types as rec
 
 PATH = Path(__file__).with_name("lax_sharding_gaps.json")
 
 
 def cases(jax, jnp, mesh):
-    """name -> (function, argument names of `rec.arrays`), run under `jax.set_mesh(mesh)`
-    except `OUTSIDE_MESH`."""
+    """name -> (function, argument names of `record_explicit_types.arrays`), run under
+    `jax.set_mesh(mesh)` except `OUTSIDE_MESH`."""
     NamedSharding, P = jax.sharding.NamedSharding, jax.sharding.PartitionSpec
     lax, random = jax.lax, jax.random
 
@@ -60,25 +58,17 @@ OUTSIDE_MESH = ("err_sampler_pspec_without_mesh", "err_iota_pspec_without_mesh")
 
 
 def run_case(jax, jnp, name, fn, names, arrs, mesh):
-    """`record_explicit_types.run_case` of one case, under `jax.set_mesh(mesh)` unless
-    it is one of `OUTSIDE_MESH`."""
-    if name in OUTSIDE_MESH:
-        return rec.run_case(jax, jnp, fn, names, arrs)
-    with jax.set_mesh(mesh):
-        return rec.run_case(jax, jnp, fn, names, arrs)
+    """`record_out_sharding.run_case` of one of these cases."""
+    return out_rec.run_case(jax, jnp, name, fn, names, arrs, mesh, OUTSIDE_MESH)
 
 
 def run(jax, jnp):
-    arrs = rec.arrays(jax)
-    mesh = arrs["xy"].sharding.mesh
-    return {name: run_case(jax, jnp, name, fn, names, arrs, mesh)
-            for name, (fn, names) in cases(jax, jnp, mesh).items()}
+    return out_rec.run(jax, jnp, cases, OUTSIDE_MESH)
 
 
 if __name__ == "__main__":
     import jax
     import jax.numpy as jnp
     assert jax.__version__ == "0.10.2" and len(jax.devices()) >= 4, "JAX 0.10.2, 4 devices"
-    assert out_rec.PATH.exists()
     PATH.write_text(json.dumps(run(jax, jnp), indent=1, sort_keys=True) + "\n")
     print(f"wrote {PATH}", file=sys.stderr)
