@@ -15,6 +15,8 @@ from typing import Any, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from . import core, dtypes
+from .api import device_put, typeof
+from .sharding_impls import get_abstract_mesh
 from .codegen import runtime
 from .codegen.stablehlo import platform_name
 from .errors import (ArgumentTypeError, ArgumentValueError, DTypeError,
@@ -25,11 +27,12 @@ from .primitives.convolution import ConvDimensionNumbers
 from .primitives.exported_call import platform_index_p
 from .primitives.gather import GatherDimensionNumbers
 from .primitives.reductions import Precision
+from .primitives.spmd import reshard
 from .precision_config import DotAlgorithm, DotAlgorithmPreset
 
 __all__ = ["collapse", "broadcast_to_rank",
            "broadcast_like", "index_take", "batch_matmul",
-           "empty", "stage", "shape_as_value", "dtype", "platform_dependent",
+           "empty", "full", "full_like", "stage", "shape_as_value", "dtype", "platform_dependent",
            "PrecisionLike",
            "DotDimensionNumbers", "ConvGeneralDilatedDimensionNumbers"]
 
@@ -131,6 +134,42 @@ def empty(shape, dtype, *, out_sharding=None):
     dims = shape if isinstance(shape, (tuple, list)) else (shape,)
     return lax.full(tuple(operator.index(d) for d in dims), 0, dtypes.canonicalize(
         np.dtype(dtype)))
+
+
+def _placed(out, sharding):
+    """An eager result put on `sharding`; inside a staged function the result is left
+    as it is (JAX: "sharding will currently be ignored in jitted mode")."""
+    if sharding is None or isinstance(out, core.Tracer):
+        return out
+    return device_put(out, sharding)
+
+
+def full(shape, fill_value, dtype=None, *, sharding=None):
+    """`lax.full`: an array of `shape` filled with the scalar `fill_value` (as `dtype`),
+    put on `sharding` when given and not inside a staged function."""
+    if _aval(_array(fill_value)).shape:
+        raise ArgumentTypeError(f"full must be called with scalar fill_value, got "
+                                f"fill_value.shape {_aval(_array(fill_value)).shape}.",
+                                hint="pass a scalar, or use jnp.full to broadcast an array")
+    return _placed(lax.full(shape, fill_value, dtype), sharding)
+
+
+def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
+    """`lax.full_like`: `full` with x's shape and dtype by default (weak when x is and
+    no dtype is given); the result is put on `sharding`, or by default where a committed,
+    strongly typed `x` of that shape lives, as JAX's (not inside a staged function)."""
+    if sharding is None and shape is None and isinstance(x, core.Tracer) \
+            and not get_abstract_mesh().empty and _aval(x).ndim:
+        own = typeof(x).sharding    # inside jit: typed as x is on Explicit axes
+        if own is not None and any(p is not None for p in own.spec):
+            return reshard(lax.full_like(x, fill_value, dtype), own.spec)
+    out = lax.full_like(x, fill_value, dtype, shape)
+    if sharding is None and not isinstance(x, core.Tracer):
+        own = getattr(x, "sharding", None)
+        if (own is not None and len(own.device_set) > 1 and not _aval(out).weak_type
+                and (_aval(out).shape == _aval(x).shape or own.is_fully_replicated)):
+            sharding = own
+    return _placed(out, sharding)
 
 
 def stage(x, /):

@@ -496,7 +496,8 @@ def lower_module(jaxpr: core.Jaxpr, name="main_fn", num_replicas=1, donated=(),
             if h is not None:
                 attrs.append(h)
     res_types = [f"{t} {{{', '.join(a)}}}" if a else t for t, a in zip(out_types, res_attrs)]
-    safe = "".join(c if c.isalnum() or c == "_" else "_" for c in name)
+    # (JAX's module name: other characters as `_`, trailing ones dropped: `jit__lambda`)
+    safe = "".join(c if c.isalnum() or c == "_" else "_" for c in name).rstrip("_") or "_"
     head = (f"module @{safe} attributes {{mhlo.num_partitions = {num_partitions} : i32, "
             f"mhlo.num_replicas = {num_replicas} : i32}} {{\n"
             + "".join(f"  {line}\n" for line in (preamble() if preamble else ())) +

@@ -33,26 +33,8 @@ def test_allow_list_is_current(differences):
 
 # jax.lax / jax.random / jax.nn / jax.scipy.special (api_signatures.json): the
 # differences left per namespace, each a line of `record_jnp_signatures.check_api`
-API_ALLOWED: dict = {
-    "jax.lax": {
-        # not implemented: these operations' result layout / dtype parameters
-        "broadcasted_iota.out_sharding: missing", "reduce_sum.out_sharding: missing",
-        "full.sharding: missing", "full_like.sharding: missing", "mul.out_dtype: missing",
-        "all_gather.to: missing",
-        # JAX's random_gamma_grad(*args) binds any arguments; astjax names its two
-        "random_gamma_grad.*args: no *args"},
-    # explicit sharding of the samplers (out_sharding=) is not implemented
-    "jax.random": {f"{n}.out_sharding: missing" for n in (
-        "bernoulli", "bits", "categorical", "cauchy", "exponential", "geometric", "gumbel",
-        "laplace", "logistic", "lognormal", "maxwell", "multivariate_normal", "normal",
-        "orthogonal", "pareto", "permutation", "rademacher", "randint", "rayleigh",
-        "triangular", "truncated_normal", "uniform", "wald")},
-    # not implemented: dot_product_attention's residuals, standardize's algorithm
-    "jax.nn": {"dot_product_attention.return_residual: missing",
-               "standardize.algorithm: missing"},
-    # not implemented: log_ndtr's series_order (the order of its asymptotic series)
-    "jax.scipy.special": {"log_ndtr.series_order: missing"},
-}
+API_ALLOWED: dict = {"jax.lax": set(), "jax.random": set(), "jax.nn": set(),
+                     "jax.scipy.special": set()}
 
 
 @pytest.mark.parametrize("namespace", sorted(sigs.NAMESPACES))

@@ -360,7 +360,7 @@ def one_hot(x: ArrayLike, num_classes: int, *, dtype: DTypeLike | None = None,
 
 def standardize(x: ArrayLike, axis: int | Sequence[int] = -1, mean: ArrayLike | None = None,
                 variance: ArrayLike | None = None, epsilon: ArrayLike = 1e-05,
-                where: ArrayLike | None = None) -> Array:
+                where: ArrayLike | None = None, *, algorithm: str = "fast") -> Array:
     """Normalize `x` to zero mean and unit variance over `axis`.
 
     Args:
@@ -369,6 +369,8 @@ def standardize(x: ArrayLike, axis: int | Sequence[int] = -1, mean: ArrayLike | 
         mean, variance: precomputed statistics; computed from `x` when None.
         epsilon: added to the variance before the reciprocal square root.
         where: optional boolean mask selecting the elements in the statistics.
+        algorithm: how a missing `variance` is computed: ``"fast"`` (default) as
+            `mean(x**2) - mean**2` clipped at 0, ``"stable"`` as `mean((x - mean)**2)`.
 
     Returns:
         `(x - mean) / sqrt(variance + epsilon)`, of `x`'s shape.
@@ -378,10 +380,16 @@ def standardize(x: ArrayLike, axis: int | Sequence[int] = -1, mean: ArrayLike | 
     if mean is None:
         mean = jnp.mean(x, axis=axes, keepdims=True, where=where)
     if variance is None:
-        variance = _uf.subtract(jnp.mean(_uf.square(x), axis=axes, keepdims=True, where=where),
-                                _uf.square(mean))
+        if algorithm == "stable":
+            variance = jnp.mean(_uf.square(_uf.subtract(x, mean)), axis=axes, keepdims=True,
+                                where=where)
+        elif algorithm == "fast":   # the one-pass form can go below 0: clipped, as JAX
+            variance = jnp.clip(_uf.subtract(
+                jnp.mean(_uf.square(x), axis=axes, keepdims=True, where=where),
+                _uf.square(mean)), 0)
+        else:
+            raise ValueError(f"Unknown algorithm '{algorithm}'. Expected 'fast' or 'stable'.")
     return _uf.multiply(_uf.subtract(x, mean), lax.rsqrt(_uf.add(variance, epsilon)))
-
 
 
 def tanh(x: ArrayLike) -> Array:
@@ -461,42 +469,124 @@ def logmeanexp(x: ArrayLike, axis: int | Sequence[int] | None = None,
     return _uf.subtract(lse, _uf.log(n))
 
 
+def _attention_check(t, shape, dtype, name):
+    """JAX's checks of one attention operand: rank, dtype, the sizes that are not -1."""
+    if t is None:
+        return
+    a = core.get_aval(t)
+    if a.ndim != len(shape):
+        raise ValueError(f"{name} ndim should be {len(shape)}, but got {a.ndim}")
+    if dtype is not None and a.dtype != dtype:
+        raise ValueError(f"{name} dtype should be {dtype}, but got {a.dtype}")
+    if any(n != -1 and d != n for d, n in zip(a.shape, shape)):
+        raise ValueError(f"{name} shape should be {list(shape)}: but got {a.shape}")
+
+
+def _attention_mask(T, S, mask, is_causal, q_len, kv_len, window):
+    """The boolean (.., T, S) mask of the kept logits (grouped layout B K G T S), or None."""
+    keep = None if mask is None else mask
+
+    def both(m):
+        return m if keep is None else _uf.logical_and(keep, m)
+    qi = lax.broadcasted_iota(dtypes.int32, (T, S), 0)
+    ki = lax.broadcasted_iota(dtypes.int32, (T, S), 1)
+    if is_causal:
+        keep = both(lax.ge(qi, ki))
+    if window is not None:
+        left, right = window
+        keep = both(_uf.logical_and(_uf.greater_equal(qi, _uf.subtract(ki, right)),
+                                    _uf.less_equal(qi, _uf.add(ki, left))))
+    for lengths, iota in ((q_len, qi), (kv_len, ki)):
+        if lengths is not None:
+            n = core.get_aval(lengths).shape[0]
+            keep = both(_uf.less(iota, lax.reshape(lengths, (n, 1, 1, 1, 1))))
+    return keep
+
+
 def dot_product_attention(query: ArrayLike, key: ArrayLike, value: ArrayLike,
                           bias: ArrayLike | None = None, mask: ArrayLike | None = None, *,
                           scale: float | None = None, is_causal: bool = False,
                           query_seq_lengths: ArrayLike | None = None,
                           key_value_seq_lengths: ArrayLike | None = None,
                           local_window_size: int | tuple[int, int] | None = None,
-                          implementation: str | None = None) -> Array:
-    """softmax(q k^T * scale + bias, masked) v for (B, T, N, H) or (T, N, H) inputs
-    (the XLA formulation of jax.nn.dot_product_attention)."""
-    q, k, v = (asarray_operand(t) for t in (query, key, value))
-    batched = core.get_aval(q).ndim == 4
-    if not batched:
-        q, k, v = (lax.expand_dims(t, (0,)) for t in (q, k, v))
-    h = core.get_aval(q).shape[-1]
-    scale = 1.0 / np.sqrt(h) if scale is None else scale
-    logits = jnp.einsum("BTNH,BSNH->BNTS", q, k)
-    logits = _uf.multiply(logits, scale)
+                          implementation: str | None = None, return_residual: bool = False):
+    """softmax(q k^T * scale + bias, masked) v (JAX's XLA formulation).
+
+    Args:
+        query: (B, T, N, H) or (T, N, H) queries.
+        key, value: (B, S, K, H) or (S, K, H); N must be a multiple of K (grouped heads).
+        bias, mask: optional, broadcastable to (B, N, T, S); `mask` boolean, True = keep.
+        scale: the logits' scale (default 1 / sqrt(H)).
+        is_causal: keep only key positions <= the query position.
+        query_seq_lengths, key_value_seq_lengths: optional int32 (B,) valid lengths.
+        local_window_size: (left, right) or one int: keys within the window only.
+        implementation: None or ``"xla"`` (``"cudnn"`` is not available).
+        return_residual: also return the logsumexp of the masked logits, shape (B, T, N).
+
+    Returns:
+        An array of `query`'s shape; with `return_residual`, a pair (output, residual).
+    """
+    if implementation not in (None, "xla"):
+        if implementation == "cudnn":
+            raise NotImplementedError("dot_product_attention(implementation='cudnn') needs "
+                                      "cuDNN, which astjax does not call; use 'xla' or None")
+        raise ValueError(f"Unsupported implementation option: {implementation}")
+    out_shape = core.get_aval(asarray_operand(query)).shape
+
+    def four_d(t):
+        t = asarray_operand(t)
+        n = 4 - core.get_aval(t).ndim
+        return lax.expand_dims(t, tuple(range(n))) if n > 0 else t
+    q, k, v = four_d(query), four_d(key), four_d(value)
+    bias = None if bias is None else four_d(bias)
+    mask = None if mask is None else four_d(mask)
+    q_len = None if query_seq_lengths is None else asarray_operand(query_seq_lengths)
+    kv_len = None if key_value_seq_lengths is None else asarray_operand(key_value_seq_lengths)
+    if isinstance(local_window_size, int):
+        local_window_size = (local_window_size, local_window_size)
+    B, S, K, H = core.get_aval(k).shape
+    kdt = core.get_aval(k).dtype
+    _attention_check(v, [B, S, K, H], kdt, "value")
+    _attention_check(q, [B, -1, -1, H], kdt, "query")
+    _attention_check(mask, [-1] * 4, np.dtype(bool), "mask")
+    _attention_check(bias, [-1] * 4, None, "bias")
+    _attention_check(q_len, [B], np.dtype("int32"), "query_seq_lengths")
+    _attention_check(kv_len, [B], np.dtype("int32"), "key_value_seq_lengths")
+    T, N = core.get_aval(q).shape[1:3]
+    if N % K != 0:
+        raise ValueError(f"The number of query heads must be a multiple of "
+                         f"key/value heads, but got {N} vs {K}")
+    G = N // K
+    scale = 1.0 / np.sqrt(H) if scale is None else scale
+
+    def grouped(t):  # (b, N or 1, t, s) -> (b, K or 1, G or 1, t, s)
+        b, n, tt, ss = core.get_aval(t).shape
+        return lax.reshape(t, (b, 1, 1, tt, ss) if n == 1 else (b, K, G, tt, ss))
+    ldt = jnp.promote_types(kdt, dtypes.float32)
+    logits = jnp.einsum("BTKGH,BSKH->BKGTS", lax.reshape(q, (B, T, K, G, H)), k,
+                        preferred_element_type=ldt)
+    logits = _uf.multiply(logits, jnp.array(scale, dtype=ldt))
     if bias is not None:
-        logits = _uf.add(logits, bias if batched else lax.expand_dims(asarray_operand(bias), (0,))
-                         if core.get_aval(asarray_operand(bias)).ndim == 3 else bias)
-    big_neg = float(dtypes.finfo(core.get_aval(logits).dtype).min)
-    if mask is not None:
-        m = asarray_operand(mask)
-        if not batched and core.get_aval(m).ndim == 3:
-            m = lax.expand_dims(m, (0,))
-        logits = where(m, logits, big_neg)
-    T, S = core.get_aval(logits).shape[-2:]
-    if is_causal:
-        causal = lax.ge(lax.broadcasted_iota(dtypes.int32, (T, S), 0),
-                        lax.broadcasted_iota(dtypes.int32, (T, S), 1))
-        logits = where(causal, logits, big_neg)
-    dt = core.get_aval(logits).dtype
-    probs = softmax(lax.convert_element_type(logits, dtypes.float32), axis=-1)
-    probs = lax.convert_element_type(probs, dt)
-    out = jnp.einsum("BNTS,BSNH->BTNH", probs, v)
-    return out if batched else lax.squeeze(out, (0,))
+        logits = _uf.add(logits, grouped(bias)).astype(ldt)
+    keep = _attention_mask(T, S, None if mask is None else grouped(mask), is_causal,
+                           q_len, kv_len, local_window_size)
+    if keep is not None:
+        big_neg = -0.7 * min(float(dtypes.finfo(ldt).max), float(dtypes.finfo(np.float32).max))
+        logits = where(keep, logits, jnp.array(big_neg, dtype=ldt))
+    logits = lax.convert_element_type(logits, dtypes.float32)
+    probs = lax.convert_element_type(softmax(logits, axis=-1), kdt)
+    out = jnp.einsum("BKGTS,BSKH->BTKGH", probs, v)
+    if q_len is not None:
+        valid = _uf.less(lax.broadcasted_iota(dtypes.int32, (1, T, 1, 1, 1), 1),
+                         lax.reshape(q_len, (B, 1, 1, 1, 1)))
+        out = _uf.multiply(out, valid.astype(core.get_aval(out).dtype))
+    out = lax.reshape(out, out_shape)
+    if not return_residual:
+        return out
+    lse = lax.convert_element_type(logsumexp(logits, axis=-1), kdt)   # B K G T
+    lse = lax.transpose(lax.reshape(lse, (B, N, T)), (0, 2, 1))
+    return out, lax.stop_gradient(lax.reshape(lse, out_shape[:-1]))
+
 
 def __getattr__(name):
     if name.startswith("__"):

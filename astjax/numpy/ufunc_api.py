@@ -41,6 +41,20 @@ _AT_INPLACE = ("Because JAX arrays are immutable, jnp.ufunc.at() cannot operate 
                ">>> arr = jnp.add.at(arr, ind, val, inplace=False)")
 
 
+def _static_arguments(**statics):
+    """JAX jits reduce / accumulate / reduceat with these arguments static: an unhashable
+    one (an array `out`, a list `axis`) is its ValueError before anything else."""
+    for name, v in statics.items():
+        try:
+            hash(v)
+        except TypeError as e:
+            raise ArgumentValueError(
+                "Non-hashable static arguments are not supported. An error occurred while "
+                f"trying to hash an object of type {type(v)}, {v}. The error was:\n"
+                f"TypeError: {e}\n",
+                hint=f"`{name}` is static: pass a hashable value (a tuple for a list)") from None
+
+
 def _unsupported_out(what):
     raise NotImplementedInAstjaxError(f"out argument of {what}",
                                       hint="arrays are immutable: use the returned value")
@@ -126,6 +140,7 @@ class ufunc:
                where=None):
         """Reduce `a` along `axis` (an int, a tuple or None: all axes) by repeated
         application; `initial` starts the fold, `where` (bool) masks elements."""
+        _static_arguments(axis=axis, dtype=dtype, out=out, keepdims=keepdims)
         check_arraylike(f"{self.__name__}.reduce", a)
         self._binary_only("reduce")
         if out is not None:
@@ -189,6 +204,7 @@ class ufunc:
 
     def accumulate(self, a, axis=0, dtype=None, out=None):
         """The running reduction along `axis` (same shape as `a`)."""
+        _static_arguments(axis=axis, dtype=dtype)
         self._binary_only("accumulate")
         if out is not None:
             _unsupported_out(f"{self.__name__}.accumulate()")
@@ -251,6 +267,7 @@ class ufunc:
     def reduceat(self, a, indices, axis=0, dtype=None, out=None):
         """Reductions over the slices `a[indices[i]:indices[i+1]]` along `axis` (the
         element at `indices[i]` where the next index is not larger)."""
+        _static_arguments(axis=axis, dtype=dtype)
         self._binary_only("reduceat")
         if out is not None:
             _unsupported_out(f"{self.__name__}.reduceat()")

@@ -17,8 +17,8 @@ import numpy as np
 
 from .. import core, dtypes
 from ..errors import DTypeError
-from ..pyast import lax_call, pyconst
-from .base import (ANY, NUMBER, REAL, as_operand, bcast_rank0, binop,
+from ..pyast import dtype_expr, lax_call, pyconst
+from .base import (ANY, NUMBER, REAL, as_operand, bcast_rank0, binary_shape, binop, check_dtype,
                    defjvp, deflinear, deftranspose, defzero, infix_source, is_zero, lax_ops,
                    match_scalars, minmax_values, numeric, sum_tangents, tangent_aval, unbcast_rank0, unop,
                    weak_const)
@@ -294,35 +294,78 @@ def sub(x, y):
     return sub_p.bind(*match_scalars(x, y))
 
 
-def _mul_jvp(primals, tangents):
+def _mul_jvp(primals, tangents, **params):
     x, y = primals
     tx, ty = tangents
-    out = mul(x, y)
-    ts = [Zero(None) if is_zero(tx) else mul(tx, y),
-          Zero(None) if is_zero(ty) else mul(x, ty)]
+    out = mul(x, y, **params)
+    ts = [Zero(None) if is_zero(tx) else mul(tx, y, **params),
+          Zero(None) if is_zero(ty) else mul(x, ty, **params)]
     tout = sum_tangents(ts, tangent_aval(out).shape)
     return out, Zero(tangent_aval(out)) if is_zero(tout) else tout
 
 
-def _mul_transpose(ct, x, y):
+def _mul_transpose(ct, x, y, out_dtype=None):
+    # (with `out_dtype`, each cotangent is produced in its operand's dtype, as JAX does)
     if is_zero(ct):
         return [None, None]
     if is_undefined(x) and is_undefined(y):
         raise AssertionError("mul of two linear values is not linear")
     if is_undefined(x):
-        return [unbcast_rank0(mul(ct, y), x.aval), None]
-    return [None, unbcast_rank0(mul(x, ct), y.aval)]
+        od = {} if out_dtype is None else {"out_dtype": x.aval.dtype}
+        return [unbcast_rank0(mul(ct, y, **od), x.aval), None]
+    od = {} if out_dtype is None else {"out_dtype": y.aval.dtype}
+    return [None, unbcast_rank0(mul(x, ct, **od), y.aval)]
 
 
-mul_p = binop("mul", np.multiply, "stablehlo.multiply", NUMBER,
-              source=infix_source(ast.Mult, "arith"))
+def _mul_source(gen, eqn):
+    if eqn.params.get("out_dtype") is None:
+        return _mul_infix(gen, eqn)
+    return lax_call("mul", gen, eqn, out_dtype=dtype_expr(eqn.params["out_dtype"]))
+
+
+_mul_infix = infix_source(ast.Mult, "arith")
+# `out_dtype` (a param only when given, as JAX prints it only then): the operands,
+# of any numeric dtypes, are converted to it and multiplied in it
+mul_p = binop("mul", np.multiply, "stablehlo.multiply", NUMBER, source=_mul_source)
+_mul_eval, _mul_impl, _mul_lower = mul_p.abstract_eval, mul_p.impl, mul_p.lowering
+
+
+def _mul_abstract_eval_out_dtype(x, y, out_dtype=None):
+    if out_dtype is None:
+        return _mul_eval(x, y)
+    check_dtype("mul", NUMBER, x, y)
+    return core.ShapedArray(binary_shape("mul", x, y), out_dtype, x.weak_type and y.weak_type)
+
+
+def _mul_impl_out_dtype(x, y, out_dtype=None):
+    if out_dtype is None:
+        return _mul_impl(x, y)
+    return _mul_impl(np.asarray(x).astype(out_dtype), np.asarray(y).astype(out_dtype))
+
+
+def _mul_lowering_out_dtype(ctx, x, y, out_dtype=None):
+    if out_dtype is None:
+        return _mul_lower(ctx, x, y)
+    out = ctx.avals_out[0]
+    x, y = (ctx.op1("stablehlo.convert", [ctx.broadcast(v, a, out)], out)
+            if a.dtype != out.dtype else ctx.broadcast(v, a, out)
+            for v, a in zip((x, y), ctx.avals_in))
+    return ctx.op1("stablehlo.multiply", [x, y])
+
+
+mul_p.abstract_eval = _mul_abstract_eval_out_dtype
+mul_p.impl, mul_p.lowering = _mul_impl_out_dtype, _mul_lowering_out_dtype
 mul_p.jvp = _mul_jvp
 deftranspose(mul_p, _mul_transpose)
 
 
-def mul(x, y):
-    """x * y, elementwise."""
-    return mul_p.bind(*match_scalars(x, y))
+def mul(x, y, *, out_dtype=None):
+    """x * y, elementwise; with `out_dtype`, the operands (which may then differ in
+    dtype) are converted to it first and the product has that dtype, as JAX's."""
+    if out_dtype is None:
+        return mul_p.bind(*match_scalars(x, y))
+    out_dtype = dtypes.canonicalize(dtypes.dtype(out_dtype))
+    return mul_p.bind(as_operand(x), as_operand(y), out_dtype=out_dtype)
 
 
 def _np_div(x, y):

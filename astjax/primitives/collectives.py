@@ -502,9 +502,20 @@ register(all_gather_p, abstract_eval=_all_gather_ae, lowering=_all_gather_loweri
 all_gather_p.always_batch = True
 
 
-def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
+def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False, to="varying"):
     """`lax.all_gather`: every lane's `x` (with `axis_index_groups`, every lane's of
-    this lane's group), stacked (or concatenated if `tiled`) along `axis`."""
+    this lane's group), stacked (or concatenated if `tiled`) along `axis`. `to` is the
+    result's manual-axis type: only JAX's default ``'varying'`` is implemented."""
+    allowed = {"varying", "reduced", "invarying"}
+    if to not in allowed:
+        raise ArgumentValueError("Got unexpected `to` value for `jax.lax.all_gather`. "
+                                 f"Allowed `to` values are: {allowed}", loc=caller_location())
+    if to != "varying":
+        if axis_index_groups is not None:   # JAX's own refusal
+            raise NotImplementedError
+        raise NotImplementedInAstjaxError(
+            f"lax.all_gather(to={to!r}) (JAX's all_gather_invariant / all_gather_reduced) "
+            "is not implemented", hint="use the default to='varying'", loc=caller_location())
     groups = _index_groups(axis_index_groups)
     sizes = _check(axis_name)
     names = _names(axis_name)

@@ -37,7 +37,7 @@ from . import slicing as _slicing
 from .slicing import _index_scalar, index_in_dim, slice, slice_in_dim  # noqa: F401
 from .sort import sort, sort_key_val  # noqa: F401
 from .top_k import approx_max_k, approx_min_k, top_k  # noqa: F401
-from .structural import (bitcast_convert_type, broadcasted_iota,  # noqa: F401
+from .structural import (bitcast_convert_type,  # noqa: F401
                                     concatenate, copy as copy_p,
                                     full_like, reshape, rev, squeeze, zeros_like_array)
 from . import structural as _structural, arithmetic as _arithmetic
@@ -66,6 +66,7 @@ from .collectives import (all_gather, all_to_all, axis_index,  # noqa: F401
                                      axis_size, pcast, pmax, pmean, pmin, ppermute, pshuffle,
                                      psum, psum_scatter, pswapaxes)
 from .spmd import with_sharding_constraint  # noqa: F401
+from . import spmd as _spmd
 from .collectives_p2p import pbroadcast, precv, psend, ragged_all_to_all  # noqa: F401
 from .ffi_call import after_all, create_token  # noqa: F401
 
@@ -230,7 +231,11 @@ def _negative_starts(operand, starts, allow):
             continue
         d = (_np.asarray(d, dt)[()] if isinstance(d, int)
              else _structural.convert_element_type(d.dimension_as_value(), dt))
-        out.append(select(lt(i, _np.zeros((), dt)), add(i, d), i))
+        # `i + d` promotes as JAX's operator does: a weak index is made strong first
+        negative = lt(i, _np.zeros((), dt))
+        strong = (_structural.convert_element_type(i, dt)
+                  if _core.get_aval(i).weak_type else i)
+        out.append(select(negative, add(strong, d), i))
     return out
 
 
@@ -324,9 +329,32 @@ def _reducer(name):
     return reduce
 
 
-reduce_sum, reduce_prod, reduce_max, reduce_min, reduce_and, reduce_or = (
-    _reducer(n) for n in ("reduce_sum", "reduce_prod", "reduce_max", "reduce_min",
-                          "reduce_and", "reduce_or"))
+reduce_prod, reduce_max, reduce_min, reduce_and, reduce_or = (
+    _reducer(n) for n in ("reduce_prod", "reduce_max", "reduce_min", "reduce_and", "reduce_or"))
+
+
+def _laid_out(x, out_sharding, what):
+    """x laid out as `out_sharding` (None: as it is) -- JAX gives the operation's result
+    that type; here a reshard right after it, the same layout and values."""
+    if out_sharding is None:
+        return x
+    s = _structural.out_layout(out_sharding, what)   # (its spec padded to x's rank)
+    return _spmd.reshard(x, type(s)(s.mesh, s.spec.update(
+        partitions=s.spec._normalized(_ndim(x)))))
+
+
+def reduce_sum(operand, axes, *, out_sharding=None):
+    """JAX's `lax.reduce_sum`: the sum over `axes` (checked: in range, distinct), laid out
+    as `out_sharding` says when given."""
+    out = _reductions.reduce_sum(operand, _reduce_axes("reduce_sum", operand, axes))
+    return _laid_out(out, out_sharding, "reduce_sum")
+
+
+def broadcasted_iota(dtype, shape, dimension, *, out_sharding=None):
+    """JAX's `lax.broadcasted_iota`: the index along `dimension`, of `shape`, laid out as
+    `out_sharding` says when given."""
+    return _laid_out(_structural.broadcasted_iota(dtype, shape, dimension), out_sharding,
+                     "broadcasted_iota")
 
 
 def _checked(what, fun, nargs):

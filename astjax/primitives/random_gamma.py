@@ -34,7 +34,7 @@ import numpy as np
 
 from .. import core, dtypes
 from ..core import ShapedArray
-from ..errors import DTypeError, ShapeError
+from ..errors import ArityError, DTypeError, ShapeError, caller_location
 from .base import bdim_at_front, is_zero, lax_ops, lowering_from, register
 from .threefry_draws import keys_of, normal, split_keys, uniform
 
@@ -212,11 +212,21 @@ def _sample_grad(a, x):
     return L.select(bad, L.full_like(x, np.nan), grad)
 
 
-def random_gamma_grad(a, x):
-    """`lax.random_gamma_grad`: d x / d a of samples `x` ~ Gamma(`a`, 1), elementwise --
-    the implicit reparameterization `random.gamma`'s gradient uses. Operands are
-    floating arrays, broadcast as JAX does (a scalar against any shape, else equal
-    ranks); float16/bfloat16 are computed in float32 and rounded back."""
+def random_gamma_grad(*args):
+    """`lax.random_gamma_grad(a, x)`: d x / d a of samples `x` ~ Gamma(`a`, 1),
+    elementwise -- the implicit reparameterization `random.gamma`'s gradient uses.
+    Operands are floating arrays, broadcast as JAX does (a scalar against any shape,
+    else equal ranks); float16/bfloat16 are computed in float32 and rounded back. JAX
+    declares it `(*args)`: other than two operands is its TypeError."""
+    if len(args) != 2:   # (Python's messages for JAX's inner `(a, x, *, dtype)`)
+        missing = ["'a'", "'x'"][len(args):]
+        raise ArityError(
+            f"random_gamma_grad() missing {len(missing)} required positional argument"
+            f"{'s' if len(missing) > 1 else ''}: {' and '.join(missing)}" if missing else
+            f"random_gamma_grad() takes 2 positional arguments but {len(args)} positional "
+            "arguments (and 1 keyword-only argument) were given",
+            hint="pass the shape parameters a and the samples x", loc=caller_location())
+    a, x = args
     L = lax_ops()
     ops = [x if isinstance(x, core.Tracer) or hasattr(x, "aval") else np.asarray(x)
            for x in (a, x)]

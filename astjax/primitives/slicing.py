@@ -249,9 +249,17 @@ def _index_scalar(i):
     return i
 
 
-def _start_indices(start_indices):
-    """Start indices as integer scalars of one dtype: int32, or int64 when one of them
-    is (a value-preserving promotion where `jax.lax` raises TypeError)."""
+def _start_indices(start_indices, what):
+    """Start indices as integer scalars of one dtype. Array indices of different dtypes
+    are JAX's TypeError; a Python or NumPy scalar adopts theirs (int32, or int64 when one
+    of them is: where JAX raises for a NumPy scalar of another dtype)."""
+    typed = [_aval(i).dtype for i in start_indices
+             if not (dtypes.is_weak_scalar(i) or isinstance(i, (builtins.int, np.integer)))]
+    if len(set(typed)) > 1 and all(dtypes.is_int(k) for k in typed):
+        sep = ":" if what == "dynamic_slice" else ""
+        raise DTypeError(f"index arguments to {what} must be integers of the same type, got"
+                         f"{sep} {', '.join(np.dtype(k).name for k in typed)}",
+                         hint="convert the indices to one dtype, e.g. i.astype(jnp.int32)")
     idx = [_index_scalar(i) for i in start_indices]
     kinds = {_aval(i).dtype for i in idx}
     if len(kinds) > 1 and all(dtypes.is_int(k) for k in kinds):
@@ -263,7 +271,7 @@ def _start_indices(start_indices):
 
 def dynamic_slice(operand, start_indices, slice_sizes):
     """`lax.dynamic_slice`: a `slice_sizes` window at traced `start_indices` (clamped)."""
-    idx = _start_indices(start_indices)
+    idx = _start_indices(start_indices, "dynamic_slice")
     return bind(dynamic_slice_p, operand, *idx, slice_sizes=tuple(int(s) for s in slice_sizes))
 
 
@@ -363,7 +371,7 @@ register(dynamic_update_slice_p, jvp=_dus_jvp, transpose=_dus_transpose,
 
 def dynamic_update_slice(operand, update, start_indices):
     """`lax.dynamic_update_slice`: operand with `update` written at traced `start_indices`."""
-    idx = _start_indices(start_indices)
+    idx = _start_indices(start_indices, "dynamic_update_slice")
     return bind(dynamic_update_slice_p, operand, update, *idx)
 
 

@@ -335,8 +335,9 @@ def out_layout(s, what):
                 f"`jax.set_mesh`. Got {s!r}", loc=caller_location())
         s = shd.NamedSharding(mesh, s)
     if not isinstance(s, shd.NamedSharding):
-        raise ArgumentTypeError(f"out_sharding must be a NamedSharding or a PartitionSpec, "
-                                f"got {s!r:.80}", loc=caller_location())
+        raise ArgumentTypeError(f"`out_sharding` argument of {what} only supports instances "
+                                f"of `NamedSharding` or `PartitionSpec`. Got {s} of type: "
+                                f"{type(s)}", loc=caller_location())
     types = dict(zip(s.mesh.axis_names, s.mesh.axis_types))
     for entry in s.spec.partitions:
         for a in shd.PartitionSpec._axes(entry):

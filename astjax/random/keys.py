@@ -27,6 +27,8 @@ from ..primitives.prng_keys import random_unwrap, random_wrap
 from ..typing import Array, ArrayLike, DTypeLike
 from ..errors import ArgumentTypeError, ArgumentValueError, ArityError, DTypeError
 from . import key_array as _ka
+from ..numpy.util import out_sharding_arg
+from ..sharding import AxisType, NamedSharding, auto_axes, reshard
 from .key_array import KeyTy, PRNGKeyArray
 from .impls import impl_spec, resolve_impl
 from . import distributions as _d
@@ -196,50 +198,72 @@ def clone(key):
 # ------------------------------------------------------------ samplers, any key
 
 
-def _accepting_typed_keys(fn):
+def _accepting_typed_keys(fn, sharded=False):
     """`fn` (a sampler taking a raw key first) accepting typed keys as well; a call
-    that does not fit `fn`'s signature is reported at the user's line."""
+    that does not fit `fn`'s signature is reported at the user's line. With `sharded`
+    (or an `out_sharding` parameter of `fn`'s own), the keyword-only `out_sharding=` of
+    JAX's samplers: the draw runs with the mesh's Explicit axes made Auto and its result
+    is laid out as `out_sharding` says (the values do not change)."""
     sig = inspect.signature(fn)
+    sharded = sharded or "out_sharding" in sig.parameters
+    public = sig
+    if sharded and "out_sharding" not in sig.parameters:
+        public = sig.replace(parameters=[*sig.parameters.values(), inspect.Parameter(
+            "out_sharding", inspect.Parameter.KEYWORD_ONLY, default=None)])
 
     @functools.wraps(fn)
     def sampler(key, *args, out_sharding=None, **kwargs):
-        # out_sharding: where the result lives; one device holds every result
         try:
             sig.bind(key, *args, **kwargs)
+            if out_sharding is not None and not sharded:
+                raise TypeError(f"{fn.__name__}() got an unexpected keyword argument "
+                                "'out_sharding'")
         except TypeError as e:
             raise ArityError(f"random.{fn.__name__}(): {e}",
-                             hint=f"its signature is random.{fn.__name__}{sig}") from None
+                             hint=f"its signature is random.{fn.__name__}{public}") from None
+        layout = out_sharding_arg(out_sharding, fn.__name__)
         drawn = _kr.consume(key, fn.__name__) if isinstance(key, PRNGKeyArray) else key
-        return fn(_key_in(drawn), *args, **kwargs)
+        if layout is None:
+            return fn(_key_in(drawn), *args, **kwargs)
+        axes = tuple(n for n, t in zip(layout.mesh.axis_names, layout.mesh.axis_types)
+                     if t == AxisType.Explicit)
+        raw = _key_in(drawn)
+        out = auto_axes(lambda: fn(raw, *args, **kwargs), axes=axes, out_sharding=layout)()
+        ndim = core.get_aval(out).ndim
+        if len(layout.spec) < ndim:   # the spec padded to the result's rank, as JAX's
+            out = reshard(out, NamedSharding(layout.mesh, layout.spec.update(
+                partitions=layout.spec._normalized(ndim))))
+        return out
+    sampler.__signature__ = public
     return sampler
 
 
-bits = _accepting_typed_keys(_p.bits)
-uniform = _accepting_typed_keys(_p.uniform)
-normal = _accepting_typed_keys(_p.normal)
-bernoulli = _accepting_typed_keys(_p.bernoulli)
-randint = _accepting_typed_keys(_p.randint)
+bits = _accepting_typed_keys(_p.bits, sharded=True)
+uniform = _accepting_typed_keys(_p.uniform, sharded=True)
+normal = _accepting_typed_keys(_p.normal, sharded=True)
+bernoulli = _accepting_typed_keys(_p.bernoulli, sharded=True)
+randint = _accepting_typed_keys(_p.randint, sharded=True)
 choice = _accepting_typed_keys(_p.choice)
-permutation = _accepting_typed_keys(_p.permutation)
-truncated_normal = _accepting_typed_keys(_p.truncated_normal)
-categorical = _accepting_typed_keys(_p.categorical)
-gumbel = _accepting_typed_keys(_p.gumbel)
-exponential = _accepting_typed_keys(_p.exponential)
-laplace = _accepting_typed_keys(_p.laplace)
-logistic = _accepting_typed_keys(_p.logistic)
-rademacher = _accepting_typed_keys(_p.rademacher)
-cauchy = _accepting_typed_keys(_d.cauchy)
-lognormal = _accepting_typed_keys(_d.lognormal)
-pareto = _accepting_typed_keys(_d.pareto)
-rayleigh = _accepting_typed_keys(_d.rayleigh)
-wald = _accepting_typed_keys(_d.wald)
+permutation = _accepting_typed_keys(_p.permutation, sharded=True)
+truncated_normal = _accepting_typed_keys(_p.truncated_normal, sharded=True)
+categorical = _accepting_typed_keys(_p.categorical, sharded=True)
+gumbel = _accepting_typed_keys(_p.gumbel, sharded=True)
+exponential = _accepting_typed_keys(_p.exponential, sharded=True)
+laplace = _accepting_typed_keys(_p.laplace, sharded=True)
+logistic = _accepting_typed_keys(_p.logistic, sharded=True)
+rademacher = _accepting_typed_keys(_p.rademacher, sharded=True)
+cauchy = _accepting_typed_keys(_d.cauchy, sharded=True)
+lognormal = _accepting_typed_keys(_d.lognormal, sharded=True)
+pareto = _accepting_typed_keys(_d.pareto, sharded=True)
+rayleigh = _accepting_typed_keys(_d.rayleigh, sharded=True)
+wald = _accepting_typed_keys(_d.wald, sharded=True)
 weibull_min = _accepting_typed_keys(_d.weibull_min)
-maxwell = _accepting_typed_keys(_d.maxwell)
+maxwell = _accepting_typed_keys(_d.maxwell, sharded=True)
 double_sided_maxwell = _accepting_typed_keys(_d.double_sided_maxwell)
-triangular = _accepting_typed_keys(_d.triangular)
-geometric = _accepting_typed_keys(_d.geometric)
-orthogonal = _accepting_typed_keys(_d.orthogonal)
-multivariate_normal = _accepting_typed_keys(_d.multivariate_normal)
+triangular = _accepting_typed_keys(_d.triangular, sharded=True)
+geometric = _accepting_typed_keys(_d.geometric, sharded=True)
+orthogonal = _accepting_typed_keys(_d.orthogonal, sharded=True)
+multivariate_normal = _accepting_typed_keys(_d.multivariate_normal, sharded=True)
 gamma = _accepting_typed_keys(_g.gamma)
 loggamma = _accepting_typed_keys(_g.loggamma)
 beta = _accepting_typed_keys(_g.beta)

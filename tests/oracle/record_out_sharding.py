@@ -66,20 +66,21 @@ def cases(jax, jnp, mesh):
 OUTSIDE_MESH = ("err_pspec_without_mesh",)
 
 
-def run_case(jax, jnp, name, fn, names, arrs, mesh):
+def run_case(jax, jnp, name, fn, names, arrs, mesh, outside=OUTSIDE_MESH):
     """`record_explicit_types.run_case` of one case, under `jax.set_mesh(mesh)` unless
-    it is one of `OUTSIDE_MESH`."""
-    if name in OUTSIDE_MESH:
+    it is one of `outside`."""
+    if name in outside:
         return rec.run_case(jax, jnp, fn, names, arrs)
     with jax.set_mesh(mesh):
         return rec.run_case(jax, jnp, fn, names, arrs)
 
 
-def run(jax, jnp):
+def run(jax, jnp, table=cases, outside=OUTSIDE_MESH):
+    """Every case of `table(jax, jnp, mesh)` (default: this module's) recorded."""
     arrs = rec.arrays(jax)
     mesh = arrs["xy"].sharding.mesh
-    return {name: run_case(jax, jnp, name, fn, names, arrs, mesh)
-            for name, (fn, names) in cases(jax, jnp, mesh).items()}
+    return {name: run_case(jax, jnp, name, fn, names, arrs, mesh, outside)
+            for name, (fn, names) in table(jax, jnp, mesh).items()}
 
 
 if __name__ == "__main__":

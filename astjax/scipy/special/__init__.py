@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import MissingNameError, NotImplementedInAstjaxError
+from ...errors import DTypeError, MissingNameError, NotImplementedInAstjaxError
 from ... import core, lax
 from ...config import config
 from ...custom_api import custom_jvp as _custom_jvp
@@ -139,36 +139,63 @@ def ndtri(p):
     return _uf.multiply(np.sqrt(2.0), lax.erf_inv(_uf.subtract(_uf.multiply(2.0, p), 1.0)))
 
 
-def log_ndtr(x):
-    """Elementwise `log(ndtr(x))`.
+def log_ndtr(x, series_order=3):
+    """Elementwise `log(ndtr(x))`, accurate in both tails.
 
     Args:
-        x: array or scalar input.
+        x: a float32 or float64 array or a Python scalar (other dtypes raise TypeError,
+            as in JAX).
+        series_order: terms of the asymptotic series used below -10 (float32) / -20
+            (float64), a Python int in [0, 30].
 
     Returns:
-        An array of `x`'s shape, of a floating dtype.
+        An array of `x`'s shape and dtype.
     """
-    return _log_ndtr(promote_args_inexact("log_ndtr", x)[0])
+    if not isinstance(series_order, int):
+        raise TypeError("series_order must be a Python integer.")
+    if series_order < 0:
+        raise ValueError("series_order must be non-negative.")
+    if series_order > 30:
+        raise ValueError("series_order must be <= 30.")
+    x = jnp.asarray(x)
+    if x.dtype not in (np.float32, np.float64):
+        raise DTypeError(f"x.dtype={np.dtype(x.dtype)} is not supported.",
+                         hint="convert x to float32 or float64")
+    return _log_ndtr(x, series_order)
 
 
-@_custom_jvp
-def _log_ndtr(x):
+def _ndtr_tail_series(t, order):
+    """1 - 1/t^2 + 3/t^4 - 15/t^6 ... to `order` terms ((2n-1)!! / t^(2n), alternating),
+    the even and odd terms summed apart as JAX does."""
+    if order == 0:
+        return np.ones((), t.dtype)
+    t2 = t * t
+    even, odd, power = jnp.zeros_like(t), jnp.zeros_like(t), t2
+    for n in range(1, order + 1):
+        term = np.array(np.prod(np.arange(2 * n - 1, 1, -2)), t.dtype) / power
+        even, odd = (even + term, odd) if n % 2 == 0 else (even, odd + term)
+        power = power * t2
+    return 1 + even - odd
+
+
+def _log_ndtr_impl(x, series_order):
     # log(ndtr(x)) loses everything once ndtr(x) underflows: below `low` the
-    # asymptotic series of the normal tail (three terms, as JAX's series_order=3),
-    # above `high` log(1 - ndtr(-x)) ~ -ndtr(-x)
+    # asymptotic series of the normal tail, above `high` log(1 - ndtr(-x)) ~ -ndtr(-x)
     low, high = (-20., 8.) if x.dtype == np.float64 else (-10., 5.)
     above = x > high
     p = ndtr(where(above, -x, _uf.maximum(x, low)))
     t = _uf.minimum(x, low)    # (the minimum keeps the unchosen branch finite)
-    t2 = t * t
-    series = 1 - 1 / t2 + 3 / (t2 * t2) - 15 / (t2 * t2 * t2)
-    tail = -0.5 * t2 - _uf.log(-t) - 0.5 * np.log(2 * np.pi) + _uf.log(series)
+    tail = (-0.5 * (t * t) - _uf.log(-t) - 0.5 * np.log(2 * np.pi)
+            + _uf.log(_ndtr_tail_series(t, series_order)))
     return where(above, -p, where(x > low, _uf.log(p), tail))
 
 
-def _log_ndtr_jvp(primals, tangents):
+_log_ndtr = _custom_jvp(_log_ndtr_impl, nondiff_argnums=(1,))
+
+
+def _log_ndtr_jvp(series_order, primals, tangents):
     (x,), (dx,) = primals, tangents
-    y = _log_ndtr(x)
+    y = _log_ndtr(x, series_order)
     return y, dx * _uf.exp(-0.5 * x * x - 0.5 * np.log(2 * np.pi) - y)
 
 
