@@ -21,7 +21,7 @@ import numpy as np
 HERE = Path(__file__).parent
 # an error's verdict: the first of these its class derives from (by name)
 CLASSES = ("UnexpectedTracerError", "NotImplementedError", "TypeError", "ValueError",
-           "RuntimeError", "Exception")
+           "IndexError", "RuntimeError", "Exception")
 
 
 def _leaves(J, out):
@@ -179,6 +179,78 @@ def composite_empty_tuple_jit(J):
     return [J.jax.jit(empty)(J.jnp.float32(1.0)) == ()]
 
 
+# ---- a list built by `append` in a loop (a scan under jit), changed after the loop
+
+def _rows(J, x):
+    ys = []
+    for i in range(3):
+        x = x * 2.0 + i
+        ys.append(x)
+    return ys, x
+
+
+def list_append_after_loop(J):
+    def f(x):
+        ys, x = _rows(J, x)
+        ys.append(x + 1.0)
+        return J.jnp.stack(ys), len(ys)
+    return J.jax.jit(f)(J.jnp.float32(1.0))[:1]
+
+
+def list_returned(J):
+    return J.jax.jit(lambda x: _rows(J, x)[0])(J.jnp.ones(2))
+
+
+def list_appended_returned(J):
+    def f(x):
+        ys, x = _rows(J, x)
+        ys.append(-x)
+        return ys
+    return J.jax.jit(f)(J.jnp.ones(2))
+
+
+def list_leaves_counted(J):
+    def f(x):
+        ys, _ = _rows(J, x)
+        return x * len(J.jax.tree_util.tree_leaves(ys))
+    return [J.jax.jit(f)(1.0)]
+
+
+def list_edited_after_loop(J):
+    def f(x):
+        ys, _ = _rows(J, x)
+        ys.insert(0, x)
+        ys.extend([x * 10.0])
+        last = ys.pop()
+        zs = ys + [last]
+        return J.jnp.stack(zs[::-1]), ys[-1], len(zs)
+    return J.jax.jit(f)(J.jnp.float32(1.0))
+
+
+def list_index_past_end(J):
+    return J.jax.jit(lambda x: _rows(J, x)[0][3])(1.0)
+
+
+def list_appended_in_second_loop(J):
+    def f(x):
+        ys, x = _rows(J, x)
+        for i in range(2):
+            ys.append(x * i)
+        total = 0.0
+        for y in ys:
+            total = total + y
+        return J.jnp.stack(ys), total
+    return J.jax.jit(f)(J.jnp.float32(1.0))
+
+
+def list_append_after_loop_vmap_grad(J):
+    def f(x):
+        ys, x = _rows(J, x)
+        ys.append(x * x)
+        return J.jnp.sum(J.jnp.stack(ys))
+    return J.jax.vmap(J.jax.grad(f))(J.jnp.array([1.0, 2.0]))
+
+
 CASES = {f.__name__: f for f in (
     while_cond_ref_eager, while_cond_ref_jit, while_cond_ref_inner_jit,
     while_cond_ref_inner_vmap, while_cond_ref_inner_jvp, while_cond_ref_zero_steps,
@@ -186,7 +258,10 @@ CASES = {f.__name__: f for f in (
     schur_select_no_sort, schur_select_no_sort_jit, schur_no_vectors, schur_sort,
     schur_sort_jit, schur_sort_jaxpr,
     composite_none_eager, composite_none_jit, composite_none_beside,
-    composite_empty_tuple_jit)}
+    composite_empty_tuple_jit,
+    list_append_after_loop, list_returned, list_appended_returned, list_leaves_counted,
+    list_edited_after_loop, list_index_past_end, list_appended_in_second_loop,
+    list_append_after_loop_vmap_grad)}
 
 
 def main():
