@@ -154,6 +154,25 @@ class _GoneRef:
     __getitem__ = __setitem__ = _fail
 
 
+def _staged_refs(ra):
+    """The staged references among a custom_vjp's residuals: fwd keeps the value each
+    holds then as one more residual, for bwd (`_held`)."""
+    return [x for x in ra.refs.values() if isinstance(x, core.RefTracer)]
+
+
+def _held(values):
+    """What bwd gets for a residual reference: itself while its function is staging;
+    once that has finished (created in the differentiated function), a reference
+    holding the value it held when fwd ran (`values`, by the reference's id) -- JAX's
+    bwd sees the same where it computes (bwd's writes to it are then lost, as in JAX,
+    where nothing reads that reference after the backward pass)."""
+    def fill(ref):
+        if isinstance(ref, core.RefTracer) and not ref.builder.alive:
+            return new_ref(values[id(ref)])
+        return ref
+    return fill
+
+
 def _gone(ref):
     return _GoneRef(ref.aval) if isinstance(ref, core.RefTracer) and not ref.builder.alive \
         else ref
@@ -492,12 +511,14 @@ class custom_vjp(_Transformed):
                         for i, a in enumerate(full(p_args))]
             with differentiation(level):
                 out, res = as_callable(user_fwd)(*fwd_args)
-            res_refs[0] = _RefArgs(*tree_util.flatten_for_staging(res))
+            res_refs[0] = rr = _RefArgs(*tree_util.flatten_for_staging(res))
             out_leaves, out_tree[0] = tree_util.flatten_for_staging(out)
-            return out_leaves, res_refs[0].plain
+            return out_leaves, rr.plain + [x[...] for x in _staged_refs(rr)]
 
         def bwd(res, cts):
-            r = res_refs[0].tree_of(res, _gone)
+            rr = res_refs[0]
+            k = len(rr.plain)
+            r = rr.tree_of(res[:k], _held(dict(zip(map(id, _staged_refs(rr)), res[k:]))))
             ct = tree_util.tree_unflatten(out_tree[0], cts)
             with differentiation(False):
                 got = as_callable(user_bwd)(*[_gone(x) if is_ref(x) else x for x in ndv],

@@ -251,6 +251,40 @@ def list_append_after_loop_vmap_grad(J):
     return J.jax.vmap(J.jax.grad(f))(J.jnp.array([1.0, 2.0]))
 
 
+# ---- a Ref created in the differentiated function, a custom_vjp residual read by bwd
+
+def _bwd_reads_ref(J):
+    @J.jax.custom_vjp
+    def f(x, r):
+        return x * 2.0
+
+    def bwd(res, g):
+        return (g * res[...], None)
+    f.defvjp(lambda x, r: (x * 2.0, r), bwd)
+
+    def h(x):
+        q = J.jax.new_ref(x * 5.0)
+        return f(x, q) + q[...]
+    return h
+
+
+def bwd_reads_inner_ref_grad(J):
+    return [J.jax.grad(_bwd_reads_ref(J))(3.0)]
+
+
+def bwd_reads_inner_ref_jit_grad(J):
+    return [J.jax.jit(J.jax.grad(_bwd_reads_ref(J)))(3.0)]
+
+
+def bwd_reads_inner_ref_vjp(J):
+    out, pull = J.jax.vjp(_bwd_reads_ref(J), 3.0)
+    return [out, pull(1.0)]
+
+
+def bwd_reads_inner_ref_vmap_grad(J):
+    return J.jax.vmap(J.jax.grad(_bwd_reads_ref(J)))(J.jnp.array([1.0, 3.0]))
+
+
 CASES = {f.__name__: f for f in (
     while_cond_ref_eager, while_cond_ref_jit, while_cond_ref_inner_jit,
     while_cond_ref_inner_vmap, while_cond_ref_inner_jvp, while_cond_ref_zero_steps,
@@ -261,7 +295,9 @@ CASES = {f.__name__: f for f in (
     composite_empty_tuple_jit,
     list_append_after_loop, list_returned, list_appended_returned, list_leaves_counted,
     list_edited_after_loop, list_index_past_end, list_appended_in_second_loop,
-    list_append_after_loop_vmap_grad)}
+    list_append_after_loop_vmap_grad,
+    bwd_reads_inner_ref_grad, bwd_reads_inner_ref_jit_grad, bwd_reads_inner_ref_vjp,
+    bwd_reads_inner_ref_vmap_grad)}
 
 
 def main():
