@@ -29,7 +29,7 @@ import functools
 from . import core, tree_util
 from .primitives import ops as lax  # (not .lax: lax.reduce uses this module)
 from .ad_api import _Transformed, _staging, differentiating, differentiation
-from .extend.core import in_eager_transform
+from .extend.core import eager_input, in_eager_transform
 from .core import bind, raw
 from .errors import (ArgumentTypeError, DerivativeNotImplementedError,
                      NotImplementedInAstjaxError, ShapeError, StructureError,
@@ -152,6 +152,13 @@ class _GoneRef:
                                         "Ref from outside the differentiated function")
 
     __getitem__ = __setitem__ = _fail
+
+
+def _staged_value(x):
+    """A staged value (not a reference) among a custom_vjp's nondiff arguments: one JAX
+    sees concrete (`_check_nondiff_untraced`), here a value of the staged function
+    that fwd passes on to bwd as one more residual."""
+    return isinstance(x, core.Tracer) and not is_ref(x) and x.builder.alive
 
 
 def _staged_refs(ra):
@@ -306,11 +313,12 @@ def _rule_wanted(leaves):
         for x in leaves)
 
 
-def _may_depend_on_inputs(x):
+def _may_depend_on_inputs(x, eager=False):
     """Whether some path back from staged `x` (through captures into enclosing
     builders) reaches a builder's inputs without crossing a `stop_gradient`: JAX's
     operands of a stopped or constant computation are no JVP tracers, so the rule
-    does not run for them (optax's perturbations test a rule that must not)."""
+    does not run for them (optax's perturbations test a rule that must not). With
+    `eager`, only inputs that are tracers to JAX count (`eager_input`)."""
     stack, seen, consts = [(x.builder, x.var)], set(), {}
     while stack:
         b, v = stack.pop()
@@ -328,23 +336,27 @@ def _may_depend_on_inputs(x):
         const_vars, captured = consts[id(b)]
         if v in captured:
             stack.append((captured[v].builder, captured[v].var))
-        elif v not in const_vars:
-            return True  # an input of a staged function
+        elif v not in const_vars:   # an input of a staged function
+            src = eager_input(b, v) if eager else True
+            if src is True:
+                return True
+            if isinstance(src, core.Tracer):
+                stack.append((src.builder, src.var))
     return False
 
 
 def _check_nondiff_untraced(fun, args, nondiff_argnums):
     """JAX refuses a traced value among a custom_vjp function's `nondiff_argnums`
     arguments (UnexpectedTracerError, a TypeError): under `jit` a `Ref` or a value
-    computed from the function's inputs is one. An eager `grad` / `vmap` stages its
-    arguments here, but JAX sees them concrete: not checked there."""
-    if in_eager_transform():
-        return
+    computed from the function's inputs is one. An eager `grad` / `vmap` stages all
+    its arguments, but to JAX only those it differentiates / maps are tracers (and
+    values computed from them): only those count there (`eager_input`)."""
+    eager = in_eager_transform()
     for i in nondiff_argnums:
         for leaf in tree_util.staging_leaves(args[i]) if i < len(args) else ():
-            if isinstance(leaf, core.RefTracer) or (
+            if (isinstance(leaf, core.RefTracer) and not eager) or (
                     isinstance(leaf, core.Tracer) and leaf.known is None
-                    and _may_depend_on_inputs(leaf)):
+                    and _may_depend_on_inputs(leaf, eager)):
                 raise UnexpectedTracerError(
                     f"a traced value ({core.get_aval(leaf).str_short()}) was passed to the "
                     f"custom_vjp function {getattr(fun, '__name__', '?')} as argument {i}, a "
@@ -492,6 +504,7 @@ class custom_vjp(_Transformed):
         leaves = ra.plain
         avals = [leaf_aval(x) for x in leaves]
         res_refs, out_tree = [None], [None]   # residuals: a Ref among them is closed over
+        nd_res = []   # which nondiff values fwd passed on as residuals
 
         def call(*a):
             return as_callable(fun)(*full(a), **kwargs)
@@ -513,16 +526,20 @@ class custom_vjp(_Transformed):
                 out, res = as_callable(user_fwd)(*fwd_args)
             res_refs[0] = rr = _RefArgs(*tree_util.flatten_for_staging(res))
             out_leaves, out_tree[0] = tree_util.flatten_for_staging(out)
-            return out_leaves, rr.plain + [x[...] for x in _staged_refs(rr)]
+            nd_res[:] = [_staged_value(x) for x in ndv]
+            return out_leaves, (rr.plain + [x[...] for x in _staged_refs(rr)]
+                                + [x for x, f in zip(ndv, nd_res) if f])
 
         def bwd(res, cts):
             rr = res_refs[0]
-            k = len(rr.plain)
-            r = rr.tree_of(res[:k], _held(dict(zip(map(id, _staged_refs(rr)), res[k:]))))
+            k, m = len(rr.plain), len(_staged_refs(rr))
+            r = rr.tree_of(res[:k], _held(dict(zip(map(id, _staged_refs(rr)), res[k:k + m]))))
             ct = tree_util.tree_unflatten(out_tree[0], cts)
+            staged = iter(res[k + m:])   # the nondiff values that are staged: residuals
+            nd_args = [_gone(x) if is_ref(x) else next(staged) if f else x
+                       for x, f in zip(ndv, nd_res or [False] * len(ndv))]
             with differentiation(False):
-                got = as_callable(user_bwd)(*[_gone(x) if is_ref(x) else x for x in ndv],
-                                            r, ct)
+                got = as_callable(user_bwd)(*nd_args, r, ct)
             if not isinstance(got, (tuple, list)):
                 raise StructureError("custom_vjp bwd function must return a tuple, with one "
                                      f"entry per differentiable argument; got "

@@ -33,6 +33,8 @@ def run(case, J):
     try:
         return {"ok": _leaves(J, case(J))}
     except Exception as e:   # noqa: BLE001 (the verdict is the class)
+        if isinstance(e, J.jax.errors.UnexpectedTracerError):
+            return {"error": "UnexpectedTracerError"}
         names = [c.__name__ for c in type(e).__mro__]
         return {"error": next(n for n in CLASSES if n in names)}
 
@@ -285,6 +287,48 @@ def bwd_reads_inner_ref_vmap_grad(J):
     return J.jax.vmap(J.jax.grad(_bwd_reads_ref(J)))(J.jnp.array([1.0, 3.0]))
 
 
+# ---- a traced value in nondiff_argnums under eager grad / vmap (JAX: a tracer there
+# is its UnexpectedTracerError for custom_vjp; custom_jvp computes)
+
+def _nondiff_vjp(J):
+    @functools.partial(J.jax.custom_vjp, nondiff_argnums=(1,))
+    def f(x, s):
+        return x * s
+    f.defvjp(lambda x, s: (x * s, None), lambda s, _, g: (g * s,))
+    return f
+
+
+def _nondiff_jvp(J):
+    @functools.partial(J.jax.custom_jvp, nondiff_argnums=(1,))
+    def f(x, s):
+        return x * s
+    f.defjvp(lambda s, p, t: (p[0] * s, t[0] * s))
+    return f
+
+
+NONDIFF = {
+    "grad_same": lambda J, f: J.jax.grad(lambda x: f(x, x))(2.0),
+    "grad_nondiff_only": lambda J, f: J.jax.grad(lambda s: f(1.0, s))(2.0),
+    "grad_other_arg": lambda J, f: J.jax.grad(f)(2.0, 3.0),
+    "grad_computed": lambda J, f: J.jax.grad(lambda x, s: f(x, s * x))(2.0, 3.0),
+    "grad_other_computed": lambda J, f: J.jax.grad(lambda x, s: f(x, s * 2.0))(2.0, 3.0),
+    "vmap_mapped": lambda J, f: J.jax.vmap(f)(J.jnp.ones(2), J.jnp.arange(2.0)),
+    "vmap_unmapped": lambda J, f: J.jax.vmap(f, in_axes=(0, None))(J.jnp.ones(2), 3.0),
+    "vmap_grad_unmapped": lambda J, f: J.jax.vmap(J.jax.grad(f), in_axes=(0, None))(
+        J.jnp.ones(2), 3.0),
+    "grad_scan_carry": lambda J, f: J.jax.grad(lambda x, s: J.lax.scan(
+        lambda c, _: (f(c, s), None), x, None, length=2)[0])(2.0, 3.0),
+    "jit_grad_nondiff_only": lambda J, f: J.jax.jit(J.jax.grad(lambda s: f(1.0, s)))(2.0),
+}
+
+
+def _nondiff_case(maker, how):
+    def case(J):
+        return [NONDIFF[how](J, maker(J))]
+    case.__name__ = f"nondiff_{maker.__name__[len('_nondiff_'):]}_{how}"
+    return case
+
+
 CASES = {f.__name__: f for f in (
     while_cond_ref_eager, while_cond_ref_jit, while_cond_ref_inner_jit,
     while_cond_ref_inner_vmap, while_cond_ref_inner_jvp, while_cond_ref_zero_steps,
@@ -297,7 +341,8 @@ CASES = {f.__name__: f for f in (
     list_edited_after_loop, list_index_past_end, list_appended_in_second_loop,
     list_append_after_loop_vmap_grad,
     bwd_reads_inner_ref_grad, bwd_reads_inner_ref_jit_grad, bwd_reads_inner_ref_vjp,
-    bwd_reads_inner_ref_vmap_grad)}
+    bwd_reads_inner_ref_vmap_grad) + tuple(
+        _nondiff_case(m, h) for m in (_nondiff_vjp, _nondiff_jvp) for h in NONDIFF)}
 
 
 def main():
