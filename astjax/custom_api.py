@@ -91,7 +91,7 @@ class _RefArgs:
     def find(self, consts):
         """Note where the staged call's `consts` hold the references (it closes over
         them): a Python rule that runs later finds them there (`live`)."""
-        self.at = {id(c): k for k, c in enumerate(consts) if is_ref(c)}
+        self.at = {id(c): k for k, c in enumerate(consts) if isinstance(c, core.Tracer)}
 
     def live(self, consts):
         """A fill for `args` in a Python rule run with the call's `consts`: each
@@ -106,9 +106,14 @@ class _RefArgs:
 
     def nondiff(self, ndv, consts):
         """The nondiff arguments for a Python rule run with the call's `consts` (a
-        reference among them as `live` gives it)."""
+        reference among them as `live` gives it, a staged value as the call now
+        holds it: the rule may run after the function that staged it has finished)."""
         fill = self.live(consts)
-        return [fill(x) if is_ref(x) else x for x in ndv]
+        return [fill(x) if is_ref(x) else self.now(x, consts) for x in ndv]
+
+    def now(self, x, consts):
+        k = self.at.get(id(x)) if isinstance(x, core.Tracer) else None
+        return consts[k] if k is not None and k < len(consts) else x
 
     def tree_of(self, xs, fill=None):
         """The tree of operand values `xs`, each reference put back (or `fill(ref)`)."""

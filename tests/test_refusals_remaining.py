@@ -28,11 +28,6 @@ KNOWN = {
                                 "discharging); astjax discharges first and gives its "
                                 "derivative (3.0)",
 }
-_JVP_ND = ("a custom_jvp whose only traced operand is a nondiff argument: JAX 0.10.2 never "
-           "runs its rule (derivative 0.0); astjax runs it after the function has staged, "
-           "on the argument's dead staged value (EscapedTracerError)")
-KNOWN.update({"nondiff_jvp_grad_nondiff_only": _JVP_ND,
-              "nondiff_jvp_jit_grad_nondiff_only": _JVP_ND})
 
 
 @pytest.mark.parametrize("name", [
