@@ -166,6 +166,15 @@ def _staged_value(x):
     return isinstance(x, core.Tracer) and not is_ref(x) and x.builder.alive
 
 
+def _restaged(x, flags, values):
+    """Nondiff argument `x` with its staged leaves (`flags`) taken from `values`."""
+    if not any(flags):
+        return x
+    leaves, tree = tree_util.flatten_for_staging(x)
+    return tree_util.tree_unflatten(tree, [next(values) if f else v
+                                           for v, f in zip(leaves, flags)])
+
+
 def _staged_refs(ra):
     """The staged references among a custom_vjp's residuals: fwd keeps the value each
     holds then as one more residual, for bwd (`_held`)."""
@@ -525,15 +534,16 @@ class custom_vjp(_Transformed):
             live = ra.live(_consts)
             p_args = ra.args(primals, (lambda r: CustomVJPPrimal(live(r), False)) if sz
                              else live)
-            fwd_args = [live(a) if i in nd and is_ref(a) else a
+            fwd_args = [(live(a) if is_ref(a) else ra.now(a, _consts)) if i in nd else a
                         for i, a in enumerate(full(p_args))]
             with differentiation(level):
                 out, res = as_callable(user_fwd)(*fwd_args)
             res_refs[0] = rr = _RefArgs(*tree_util.flatten_for_staging(res))
             out_leaves, out_tree[0] = tree_util.flatten_for_staging(out)
-            nd_res[:] = [_staged_value(x) for x in ndv]
-            return out_leaves, (rr.plain + [x[...] for x in _staged_refs(rr)]
-                                + [x for x, f in zip(ndv, nd_res) if f])
+            nd_leaves = [tree_util.staging_leaves(fwd_args[i]) for i in sorted(nd)]
+            nd_res[:] = [[_staged_value(x) for x in xs] for xs in nd_leaves]
+            return out_leaves, (rr.plain + [x[...] for x in _staged_refs(rr)] + [
+                x for xs, fs in zip(nd_leaves, nd_res) for x, f in zip(xs, fs) if f])
 
         def bwd(res, cts):
             rr = res_refs[0]
@@ -541,8 +551,8 @@ class custom_vjp(_Transformed):
             r = rr.tree_of(res[:k], _held(dict(zip(map(id, _staged_refs(rr)), res[k:k + m]))))
             ct = tree_util.tree_unflatten(out_tree[0], cts)
             staged = iter(res[k + m:])   # the nondiff values that are staged: residuals
-            nd_args = [_gone(x) if is_ref(x) else next(staged) if f else x
-                       for x, f in zip(ndv, nd_res or [False] * len(ndv))]
+            nd_args = [_gone(x) if is_ref(x) else _restaged(x, fs, staged)
+                       for x, fs in zip(ndv, nd_res)]
             with differentiation(False):
                 got = as_callable(user_bwd)(*nd_args, r, ct)
             if not isinstance(got, (tuple, list)):

@@ -322,6 +322,25 @@ NONDIFF = {
 }
 
 
+def nondiff_vjp_tree_grad(J):
+    """A pytree (an array pair) in nondiff_argnums, read by bwd, under eager grad."""
+    @functools.partial(J.jax.custom_vjp, nondiff_argnums=(1,))
+    def f(x, p):
+        return x * p[0] + p[1]
+    f.defvjp(lambda x, p: (f(x, p), None), lambda p, _, g: (g * p[0] + p[1],))
+    return [J.jax.grad(f)(2.0, (J.jnp.float32(3.0), J.jnp.ones(())))]
+
+
+def nondiff_vjp_key_read_by_bwd_grad(J):
+    """A PRNG key in nondiff_argnums that bwd draws from, under eager grad."""
+    @functools.partial(J.jax.custom_vjp, nondiff_argnums=(1,))
+    def f(x, k):
+        return x * J.jax.random.uniform(k)
+    f.defvjp(lambda x, k: (f(x, k), None),
+             lambda k, _, g: (g * J.jax.random.uniform(J.jax.random.fold_in(k, 1)),))
+    return [J.jax.grad(f)(2.0, J.jax.random.key(3))]
+
+
 def _nondiff_case(maker, how):
     def case(J):
         return [NONDIFF[how](J, maker(J))]
@@ -341,19 +360,15 @@ CASES = {f.__name__: f for f in (
     list_edited_after_loop, list_index_past_end, list_appended_in_second_loop,
     list_append_after_loop_vmap_grad,
     bwd_reads_inner_ref_grad, bwd_reads_inner_ref_jit_grad, bwd_reads_inner_ref_vjp,
-    bwd_reads_inner_ref_vmap_grad) + tuple(
+    bwd_reads_inner_ref_vmap_grad, nondiff_vjp_tree_grad,
+    nondiff_vjp_key_read_by_bwd_grad) + tuple(
         _nondiff_case(m, h) for m in (_nondiff_vjp, _nondiff_jvp) for h in NONDIFF)}
 
 
-def main():
+if __name__ == "__main__":
     import types
     import jax
-    import jax.numpy as jnp
-    J = types.SimpleNamespace(jax=jax, jnp=jnp, lax=jax.lax)
-    out = {"jax": jax.__version__, "cases": {n: run(c, J) for n, c in CASES.items()}}
-    (HERE / "refusals_remaining.json").write_text(json.dumps(out, indent=1, sort_keys=True)
-                                                  + "\n")
-
-
-if __name__ == "__main__":
-    main()
+    J = types.SimpleNamespace(jax=jax, jnp=jax.numpy, lax=jax.lax)
+    (HERE / "refusals_remaining.json").write_text(json.dumps(
+        {"jax": jax.__version__, "cases": {n: run(c, J) for n, c in CASES.items()}},
+        indent=1, sort_keys=True) + "\n")
