@@ -29,7 +29,7 @@ from .ad_dtypes import (
 from .api import Jitted
 from .codegen import compile_cache
 from .codegen import explicit as _explicit
-from .extend.core import eager_transform as _eager_transform
+from .extend.core import eager_arguments, eager_transform as _eager_transform
 from .core import raw
 from .errors import (ArgumentError, ArgumentTypeError, ArgumentValueError, AstjaxError,
                      ConcretizationError,
@@ -249,17 +249,18 @@ def _describe_tree(tree):
     return f"a {getattr(tree.node_type, '__name__', tree.node_type)} of {tree.num_leaves} leaves"
 
 
-def _stage(fun, args, kwargs, differentiated=True, what="differentiation"):
+def _stage(fun, args, kwargs, differentiated=True, what="differentiation", nums=None):
     """Stage fun(*args, **kwargs) -> (closed, in_tree, out_tree, leaves) for
     differentiation (`differentiating()` is set while it stages; None: unchanged); a
     located ArityError first when the arguments do not fit fun's signature. `what`:
     the transformation as a reference from outside sees it (`vmap` for `jacfwd`,
-    which JAX computes as a `vmap` of `jvp`)."""
+    which JAX computes as a `vmap` of `jvp`); `nums`: the positions differentiated."""
     check_signature(fun, args, kwargs)
     leaves, in_tree = tree_util.flatten_for_staging((tuple(args), dict(kwargs)))
     avals = [leaf_aval(x) for x in leaves]
     hints = arg_hints(fun, args, kwargs)
-    with differentiation(differentiated), _explicit.staging_nested(leaves):
+    with differentiation(differentiated), _explicit.staging_nested(leaves), \
+            eager_arguments(args, kwargs, nums):
         closed, out_tree = stage_flat(fun, in_tree, avals, hints)
     closed = discharge_closed(closed, what)   # mutable references -> values
     return closed, in_tree, out_tree, leaves
@@ -342,7 +343,7 @@ class _Grad(_Transformed):
         fun, args, kwargs, nums = _close_over(self.fun, args, kwargs, nums, known=True)
         _check_inputs(args, nums, functools.partial(_check_rev_input, "grad",
                                                     self.holomorphic, self.allow_int))
-        closed, in_tree, out_tree, leaves = _stage(fun, args, kwargs)
+        closed, in_tree, out_tree, leaves = _stage(fun, args, kwargs, nums=nums)
         ranges = _leaf_ranges(args)
         diff_mask = [False] * len(leaves)
         for i in nums:
@@ -625,7 +626,7 @@ class _Jac(_Transformed):
         fun, args, kwargs, nums = _close_over(
             self.fun, args, kwargs, tuple(i % len(args) for i in nums) if args else nums,
             known=True)
-        closed, in_tree, out_tree, leaves = _stage(fun, args, kwargs,
+        closed, in_tree, out_tree, leaves = _stage(fun, args, kwargs, nums=nums,
                                                    what="vmap" if self.mode == "fwd" else
                                                    "differentiation")
         ranges = _leaf_ranges(args)

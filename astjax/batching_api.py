@@ -18,7 +18,7 @@ from typing import Any, TypeVar, overload
 
 from . import core, dtypes, tree_util
 from .api import Jitted
-from .extend.core import eager_transform as _eager_transform
+from .extend.core import eager_staging, eager_transform as _eager_transform
 from .errors import (ArgumentError, ArgumentTypeError, ArgumentValueError, ShapeError,
                      caller_location, check_signature)
 from .staging import StagedCallable, leaf_labels, mapped_leaves, stage_flat
@@ -148,7 +148,8 @@ class BatchedFunction(StagedCallable):
                                      hint="every mapped argument needs the same size along its "
                                           "mapped axis", loc=loc)
         size = size_set.pop()
-        with core.extend_axis_env(self.axis_name, size):
+        with core.extend_axis_env(self.axis_name, size), \
+                eager_staging(leaves, [d is not None for d in norm_dims]):
             closed, out_tree = stage_flat(self.fun, in_tree, avals)
         closed = discharge_closed(closed, "vmap", lift=refs)   # mutable references -> values
         outs, out_dims = batching.batch_jaxpr(closed, norm_dims, size, self.axis_name, leaves)

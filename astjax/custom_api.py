@@ -29,7 +29,7 @@ import functools
 from . import core, tree_util
 from .primitives import ops as lax  # (not .lax: lax.reduce uses this module)
 from .ad_api import _Transformed, _staging, differentiating, differentiation
-from .extend.core import in_eager_transform
+from .extend.core import eager_input, in_eager_transform
 from .core import bind, raw
 from .errors import (ArgumentTypeError, DerivativeNotImplementedError,
                      NotImplementedInAstjaxError, ShapeError, StructureError,
@@ -91,7 +91,7 @@ class _RefArgs:
     def find(self, consts):
         """Note where the staged call's `consts` hold the references (it closes over
         them): a Python rule that runs later finds them there (`live`)."""
-        self.at = {id(c): k for k, c in enumerate(consts) if is_ref(c)}
+        self.at = {id(c): k for k, c in enumerate(consts) if isinstance(c, core.Tracer)}
 
     def live(self, consts):
         """A fill for `args` in a Python rule run with the call's `consts`: each
@@ -106,9 +106,14 @@ class _RefArgs:
 
     def nondiff(self, ndv, consts):
         """The nondiff arguments for a Python rule run with the call's `consts` (a
-        reference among them as `live` gives it)."""
+        reference among them as `live` gives it, a staged value as the call now
+        holds it: the rule may run after the function that staged it has finished)."""
         fill = self.live(consts)
-        return [fill(x) if is_ref(x) else x for x in ndv]
+        return [fill(x) if is_ref(x) else self.now(x, consts) for x in ndv]
+
+    def now(self, x, consts):
+        k = self.at.get(id(x)) if isinstance(x, core.Tracer) else None
+        return consts[k] if k is not None and k < len(consts) else x
 
     def tree_of(self, xs, fill=None):
         """The tree of operand values `xs`, each reference put back (or `fill(ref)`)."""
@@ -152,6 +157,41 @@ class _GoneRef:
                                         "Ref from outside the differentiated function")
 
     __getitem__ = __setitem__ = _fail
+
+
+def _staged_value(x):
+    """A staged value (not a reference) among a custom_vjp's nondiff arguments: one JAX
+    sees concrete (`_check_nondiff_untraced`), here a value of the staged function
+    that fwd passes on to bwd as one more residual."""
+    return isinstance(x, core.Tracer) and not is_ref(x) and x.builder.alive
+
+
+def _restaged(x, flags, values):
+    """Nondiff argument `x` with its staged leaves (`flags`) taken from `values`."""
+    if not any(flags):
+        return x
+    leaves, tree = tree_util.flatten_for_staging(x)
+    return tree_util.tree_unflatten(tree, [next(values) if f else v
+                                           for v, f in zip(leaves, flags)])
+
+
+def _staged_refs(ra):
+    """The staged references among a custom_vjp's residuals: fwd keeps the value each
+    holds then as one more residual, for bwd (`_held`)."""
+    return [x for x in ra.refs.values() if isinstance(x, core.RefTracer)]
+
+
+def _held(values):
+    """What bwd gets for a residual reference: itself while its function is staging;
+    once that has finished (created in the differentiated function), a reference
+    holding the value it held when fwd ran (`values`, by the reference's id) -- JAX's
+    bwd sees the same where it computes (bwd's writes to it are then lost, as in JAX,
+    where nothing reads that reference after the backward pass)."""
+    def fill(ref):
+        if isinstance(ref, core.RefTracer) and not ref.builder.alive:
+            return new_ref(values[id(ref)])
+        return ref
+    return fill
 
 
 def _gone(ref):
@@ -287,11 +327,12 @@ def _rule_wanted(leaves):
         for x in leaves)
 
 
-def _may_depend_on_inputs(x):
+def _may_depend_on_inputs(x, eager=False):
     """Whether some path back from staged `x` (through captures into enclosing
     builders) reaches a builder's inputs without crossing a `stop_gradient`: JAX's
     operands of a stopped or constant computation are no JVP tracers, so the rule
-    does not run for them (optax's perturbations test a rule that must not)."""
+    does not run for them (optax's perturbations test a rule that must not). With
+    `eager`, only inputs that are tracers to JAX count (`eager_input`)."""
     stack, seen, consts = [(x.builder, x.var)], set(), {}
     while stack:
         b, v = stack.pop()
@@ -309,23 +350,27 @@ def _may_depend_on_inputs(x):
         const_vars, captured = consts[id(b)]
         if v in captured:
             stack.append((captured[v].builder, captured[v].var))
-        elif v not in const_vars:
-            return True  # an input of a staged function
+        elif v not in const_vars:   # an input of a staged function
+            src = eager_input(b, v) if eager else True
+            if src is True:
+                return True
+            if isinstance(src, core.Tracer):
+                stack.append((src.builder, src.var))
     return False
 
 
 def _check_nondiff_untraced(fun, args, nondiff_argnums):
     """JAX refuses a traced value among a custom_vjp function's `nondiff_argnums`
     arguments (UnexpectedTracerError, a TypeError): under `jit` a `Ref` or a value
-    computed from the function's inputs is one. An eager `grad` / `vmap` stages its
-    arguments here, but JAX sees them concrete: not checked there."""
-    if in_eager_transform():
-        return
+    computed from the function's inputs is one. An eager `grad` / `vmap` stages all
+    its arguments, but to JAX only those it differentiates / maps are tracers (and
+    values computed from them): only those count there (`eager_input`)."""
+    eager = in_eager_transform()
     for i in nondiff_argnums:
         for leaf in tree_util.staging_leaves(args[i]) if i < len(args) else ():
-            if isinstance(leaf, core.RefTracer) or (
+            if (isinstance(leaf, core.RefTracer) and not eager) or (
                     isinstance(leaf, core.Tracer) and leaf.known is None
-                    and _may_depend_on_inputs(leaf)):
+                    and _may_depend_on_inputs(leaf, eager)):
                 raise UnexpectedTracerError(
                     f"a traced value ({core.get_aval(leaf).str_short()}) was passed to the "
                     f"custom_vjp function {getattr(fun, '__name__', '?')} as argument {i}, a "
@@ -473,6 +518,7 @@ class custom_vjp(_Transformed):
         leaves = ra.plain
         avals = [leaf_aval(x) for x in leaves]
         res_refs, out_tree = [None], [None]   # residuals: a Ref among them is closed over
+        nd_res = []   # which nondiff values fwd passed on as residuals
 
         def call(*a):
             return as_callable(fun)(*full(a), **kwargs)
@@ -488,20 +534,27 @@ class custom_vjp(_Transformed):
             live = ra.live(_consts)
             p_args = ra.args(primals, (lambda r: CustomVJPPrimal(live(r), False)) if sz
                              else live)
-            fwd_args = [live(a) if i in nd and is_ref(a) else a
+            fwd_args = [(live(a) if is_ref(a) else ra.now(a, _consts)) if i in nd else a
                         for i, a in enumerate(full(p_args))]
             with differentiation(level):
                 out, res = as_callable(user_fwd)(*fwd_args)
-            res_refs[0] = _RefArgs(*tree_util.flatten_for_staging(res))
+            res_refs[0] = rr = _RefArgs(*tree_util.flatten_for_staging(res))
             out_leaves, out_tree[0] = tree_util.flatten_for_staging(out)
-            return out_leaves, res_refs[0].plain
+            nd_leaves = [tree_util.staging_leaves(fwd_args[i]) for i in sorted(nd)]
+            nd_res[:] = [[_staged_value(x) for x in xs] for xs in nd_leaves]
+            return out_leaves, (rr.plain + [x[...] for x in _staged_refs(rr)] + [
+                x for xs, fs in zip(nd_leaves, nd_res) for x, f in zip(xs, fs) if f])
 
         def bwd(res, cts):
-            r = res_refs[0].tree_of(res, _gone)
+            rr = res_refs[0]
+            k, m = len(rr.plain), len(_staged_refs(rr))
+            r = rr.tree_of(res[:k], _held(dict(zip(map(id, _staged_refs(rr)), res[k:k + m]))))
             ct = tree_util.tree_unflatten(out_tree[0], cts)
+            staged = iter(res[k + m:])   # the nondiff values that are staged: residuals
+            nd_args = [_gone(x) if is_ref(x) else _restaged(x, fs, staged)
+                       for x, fs in zip(ndv, nd_res)]
             with differentiation(False):
-                got = as_callable(user_bwd)(*[_gone(x) if is_ref(x) else x for x in ndv],
-                                            r, ct)
+                got = as_callable(user_bwd)(*nd_args, r, ct)
             if not isinstance(got, (tuple, list)):
                 raise StructureError("custom_vjp bwd function must return a tuple, with one "
                                      f"entry per differentiable argument; got "

@@ -153,6 +153,7 @@ def _dict_flatten(d):
 
 register_pytree_node(tuple, lambda t: (list(t), None), lambda _, c: tuple(c))
 register_pytree_node(list, lambda t: (list(t), None), lambda _, c: list(c))
+_LIST = _registry[list]
 register_pytree_node(type(None), lambda t: ([], None), lambda _, c: None)
 register_pytree_node(dict, _dict_flatten, lambda keys, c: dict(zip(keys, c)))
 register_pytree_node(collections.OrderedDict, lambda d: (list(d.values()), tuple(d)),
@@ -169,8 +170,8 @@ def _node_for_type(t):
     if t not in _implicit:
         if issubclass(t, tuple) and hasattr(t, "_fields"):  # namedtuple
             _implicit[t] = _Node(lambda n: (list(n), None), lambda _, c, t=t: t(*c))
-        else:
-            _implicit[t] = None
+        else:   # (a list subclass with `pytree_as_list` is a list: the front end's StackedList)
+            _implicit[t] = _registry[list] if getattr(t, "pytree_as_list", False) else None
     return _implicit[t]
 
 
@@ -288,7 +289,8 @@ def _flatten(x, is_leaf, leaves, node_for=_node_for):
         leaves.append(x)
         return _LEAF
     children, aux = node.flatten(x)
-    return PyTreeDef(type(x), aux, [_flatten(c, is_leaf, leaves, node_for) for c in children])
+    return PyTreeDef(list if node is _LIST else type(x), aux,
+                     [_flatten(c, is_leaf, leaves, node_for) for c in children])
 
 
 def tree_unflatten(treedef: PyTreeDef, leaves: Iterable[Any]) -> Any:

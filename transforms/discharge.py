@@ -360,8 +360,10 @@ def _scan(eqn, ins):
 
 
 def _while(eqn, ins):
-    """The references the condition or the body close over become leading carries;
-    the condition may read them, not write them."""
+    """The references the condition or the body close over become leading carries. A
+    condition that writes references keeps its writes only where JAX's discharge does:
+    each step runs the test on the carry it starts from before the body, and the
+    loop's own tests drop them (so the writes happen once per iteration)."""
     p = eqn.params
     ncc, nbc = p["cond_nconsts"], p["body_nconsts"]
     cc, bc, carry = ins[:ncc], ins[ncc:ncc + nbc], ins[ncc + nbc:]
@@ -373,29 +375,51 @@ def _while(eqn, ins):
     cond_j, body_j = p["cond_jaxpr"], p["body_jaxpr"]
     carry_avals = [v.aval for v in body_j.jaxpr.invars[nbc:]]
 
-    seen = []
+    seen, wrote = [], {}
+
+    def run(jaxpr, consts, inner, args, what):
+        before = [c.value for c in inner]
+        outs = _eval(jaxpr.jaxpr, jaxpr.consts, _with_cells(consts, cells, inner) + list(args))
+        wrote[what] = {k for k, (c, b) in enumerate(zip(inner, before)) if c.value is not b}
+        return outs
 
     def test(*args):
-        inner = [c.inner(v) for c, v in zip(cells, args[:n])]
-        before = [c.value for c in inner]
-        out = _eval(cond_j.jaxpr, cond_j.consts, _with_cells(cc, cells, inner) + list(args[n:]))
-        if any(c.value is not b for c, b in zip(inner, before)):
-            raise NotImplementedInAstjaxError(
-                "a while_loop condition that writes a mutable array reference is not "
-                "supported", loc=eqn.source_info)
-        return out
+        return run(cond_j, cc, [c.inner(v) for c, v in zip(cells, args[:n])], args[n:], "cond")
+
+    avals = _value_avals(cells) + carry_avals
+    cond_open = core.stage_open(test, avals)
+    cond_writes = wrote["cond"]
 
     def step(*args):
         inner = _stand_ins(cells, args[:n], seen)
-        outs = _eval(body_j.jaxpr, body_j.consts, _with_cells(bc, cells, inner) + list(args[n:]))
+        if cond_writes:   # (its predicate unused: the loop's own test decides)
+            run(cond_j, cc, inner, args[n:], "cond")
+        outs = run(body_j, bc, inner, args[n:], "body")
         _no_escape(body_j.jaxpr, outs, "while_loop")
         return [c.value for c in inner] + outs
 
-    avals = _value_avals(cells) + carry_avals
-    outs = bind_while(core.stage_open(test, avals), core.stage_open(step, avals),
-                      [c.value for c in cells] + carry)
+    body_open = core.stage_open(step, avals)
+    if cond_writes:
+        _cond_writes_check(eqn, cells, cond_writes, wrote["body"], bc)
+    outs = bind_while(cond_open, body_open, [c.value for c in cells] + carry)
     _absorb(cells, outs[:n], seen)
     return outs[n:]
+
+
+def _cond_writes_check(eqn, cells, cond_writes, body_writes, bc):
+    """JAX refuses a reference the body writes too; a reference the body only reads
+    is a separate copy in JAX's discharge (the body sees none of the condition's
+    writes, the loop returns the body's copy): refused here instead."""
+    if cond_writes & body_writes:
+        raise NotImplementedInAstjaxError(
+            "Cannot write to the same ref in both cond and body of while loop.",
+            loc=eqn.source_info, hint="write it in one of them (e.g. the body only)")
+    if cond_writes & {_position(cells, x) for x in bc if isinstance(x, Cell)}:
+        raise NotImplementedInAstjaxError(
+            "a while_loop body reading a reference its condition writes: JAX 0.10.2 "
+            "gives the body a copy that never sees the condition's writes, and returns "
+            "that copy", loc=eqn.source_info,
+            hint="keep what the condition writes in references the body does not use")
 
 
 def _cond(eqn, ins):

@@ -8,10 +8,10 @@ impl is a function of `jnp`/`lax` operations, staged like any library code), and
 prints in `astjax.source` as a call of the primitive's `bind`."""
 from __future__ import annotations
 
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from contextvars import ContextVar
 
-from .. import core
+from .. import core, tree_util
 from ..errors import NotImplementedInAstjaxError
 from ..ir import ClosedJaxpr, Eqn, Jaxpr, Literal, ShapedArray, Var  # noqa: F401
 from ..ir import TokenAval as AbstractToken  # noqa: F401
@@ -119,6 +119,58 @@ def in_eager_transform() -> bool:
     """Whether an eager transformation is staging its program now (`eager_transform`):
     the values it was called with are concrete to JAX, not tracers."""
     return _eager.get()
+
+
+# (depth of the builder a transformation stages its function in, one flag per input:
+#  transformed, the values passed for the inputs)
+_eager_frames: ContextVar[tuple] = ContextVar("astjax_eager_frames", default=())
+
+
+@contextmanager
+def eager_staging(leaves, transformed):
+    """While an eager transformation stages its function on `leaves` in a builder of
+    its own (the next one on the stack): which inputs it transforms (`transformed`,
+    a flag per leaf: grad's differentiated arguments, vmap's mapped ones). JAX sees
+    the others as the values passed (`eager_input`)."""
+    if not _eager.get():
+        yield
+        return
+    frame = (len(core._state.builders), tuple(transformed), tuple(leaves))
+    token = _eager_frames.set(_eager_frames.get() + (frame,))
+    try:
+        yield
+    finally:
+        _eager_frames.reset(token)
+
+
+def eager_arguments(args, kwargs, positions):
+    """`eager_staging` for a function staged on `(args, kwargs)` (its leaves in
+    `flatten_for_staging` order) transforming the positional arguments at `positions`
+    (None: all of them, so nothing to note)."""
+    if positions is None or not _eager.get():
+        return nullcontext()
+    flags = [i in positions for i, a in enumerate(args) for _ in tree_util.staging_leaves(a)]
+    leaves = tree_util.staging_leaves((tuple(args), dict(kwargs)))
+    return eager_staging(leaves, flags + [False] * (len(leaves) - len(flags)))
+
+
+def eager_input(builder, var):
+    """What the input `var` of `builder` is to JAX while an eager transformation stages
+    (outside one: True): False for the eager call's own arguments (concrete values),
+    the outer value passed for an input the transformation does not transform (JAX's
+    tracer exactly when that value is one), True otherwise (a transformed argument,
+    or an input of a function staged inside: a loop body's, an inner `jit`'s)."""
+    builders = core._state.builders
+    if not _eager.get() or not builders:
+        return True
+    if builder is builders[0]:
+        return False
+    for depth, transformed, leaves in _eager_frames.get():
+        if depth < len(builders) and builders[depth] is builder \
+                and len(builder.invars) == len(leaves) and var in builder.invars:
+            k = builder.invars.index(var)
+            return True if transformed[k] else leaves[k]
+    return True
 
 
 class _LoweringFromImpl:

@@ -6,8 +6,12 @@ with the parameters the public wrappers use: they stage the same equations as
 `lax.convert_element_type`, `lax.full_like(x, 0)`, `lax.ne`, `lax.iota`, ... and as
 `jnp.logical_and` / `logical_or` / `logical_not` / `maximum` / `minimum` / `where`
 (NumPy broadcasting and JAX's dtype promotion, weak Python scalars included).
+`StackedList` is the Python list a scanned loop's `lst.append(y)` builds: the rows of
+one stacked output.
 """
 from __future__ import annotations
+
+import operator
 
 import numpy as np
 
@@ -183,3 +187,69 @@ def maximum(x, y):
 def minimum(x, y):
     """`jnp.minimum`."""
     return binary(ew.min_p, *promote(x, y))
+
+
+# ------------------------------------------------------------- a list of stacked rows
+
+
+class StackedList(list):
+    """A Python list built by `lst.append(y)` in a scanned loop: its items are the
+    rows of the stacked scan output. It behaves as the list Python builds: the first
+    change or whole-list operation after the loop (`append`, `+`, `==`, ...) fills
+    the list with the rows, and from then on it is that list. To pytrees it is a
+    list of the rows (`pytree_as_list`)."""
+    pytree_as_list = True
+
+    def __init__(self, stacked):
+        super().__init__()
+        self._stacked = stacked
+        self._n = _aval(stacked).shape[0]
+        self._filled = False
+
+    @property
+    def stacked(self):
+        """The stacked rows (what `jnp.stack(lst)` returns), while the list is unchanged."""
+        return None if self._filled else self._stacked
+
+    def _fill(self):
+        if not self._filled:
+            self._filled = True
+            super().extend(self._stacked[i] for i in range(self._n))
+
+    def __len__(self):
+        return list.__len__(self) if self._filled else self._n
+
+    def __getitem__(self, i):
+        if self._filled:
+            return list.__getitem__(self, i)
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(self._n))]
+        i = operator.index(i)
+        if not -self._n <= i < self._n:
+            raise IndexError("list index out of range")
+        return self.stacked[i % self._n]
+
+    def __iter__(self):
+        if self._filled:
+            return list.__iter__(self)
+        return (self.stacked[i] for i in range(self._n))
+
+    def __repr__(self):
+        if self._filled:
+            return list.__repr__(self)
+        return f"StackedList({self._n} x {_aval(self.stacked).str_short()})"
+
+
+def _filling(name):
+    def method(self, *args):
+        self._fill()
+        return getattr(list, name)(self, *args)
+    method.__name__ = name
+    return method
+
+
+for _name in ("append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse",
+              "index", "count", "copy", "__setitem__", "__delitem__", "__iadd__", "__imul__",
+              "__add__", "__mul__", "__rmul__", "__contains__", "__reversed__", "__eq__",
+              "__ne__", "__lt__", "__le__", "__gt__", "__ge__"):
+    setattr(StackedList, _name, _filling(_name))

@@ -21,46 +21,17 @@ from .. import core, dtypes, tree_util
 from ..config import config
 from ..core import Tracer
 from ..errors import (AmbiguousTruthValueError, ConcretizationError, LoopCarryError,
-                      NotImplementedInAstjaxError, UndefinedVariableError, user_location)
+                      UndefinedVariableError, user_location)
 from ..primitives import elementwise as ew
 from ..primitives.scan import bind_scan
 from ..primitives.while_loop import bind_while
-from .array_ops import binary, convert, iota, logical, nonzero, row, select, slice_rows, zeros_like
+from .array_ops import (StackedList, binary, convert, iota, logical, nonzero, row, select,
+                        slice_rows, zeros_like)
 from . import call_tape, object_effects
 from .branch_ops import (Undefined, _array_like, _as, _aval, _line, _staged_if, _static_equal,
                          _truth, is_staged, staged_path)
 
 log = logging.getLogger("astjax")
-
-
-class StackedList(list):
-    """A Python list built by `lst.append(y)` in a scanned loop: its items are the
-    rows of the stacked scan output, which `jnp.stack(lst)` returns directly."""
-
-    def __init__(self, stacked):
-        super().__init__()
-        self.stacked = stacked
-        self._n = _aval(stacked).shape[0]
-
-    def __len__(self):
-        return self._n
-
-    def __getitem__(self, i):
-        if isinstance(i, slice):
-            return [self[j] for j in range(*i.indices(self._n))]
-        return self.stacked[i]
-
-    def __iter__(self):
-        return (self.stacked[i] for i in range(self._n))
-
-    def __repr__(self):
-        return f"StackedList({self._n} x {_aval(self.stacked).str_short()})"
-
-    def append(self, x):
-        raise NotImplementedInAstjaxError("appending to a list produced by a staged loop is "
-                                          "not supported",
-                                          hint="collect into a fresh list or use "
-                                               "jnp.concatenate")
 
 
 class _Collector(list):

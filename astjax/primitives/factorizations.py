@@ -739,14 +739,22 @@ def eig(x, *, compute_left_eigenvectors=True, compute_right_eigenvectors=True,
 schur_p = core.new_primitive("schur", multiple_results=True)
 
 
-def _schur_ae(a, *, compute_schur_vectors):
+def _sort_unsupported():
+    return NotImplementedInAstjaxError(
+        "The sort feature of LAPACK's gees routine is not implemented.",
+        hint="call schur without sort_eig_vals (select_callable alone is ignored, as in JAX)")
+
+
+def _schur_ae(a, *, compute_schur_vectors, **_):
     check_dtype("schur", INEXACT, a)
     if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
         raise ShapeError(f"schur needs square matrices (..., n, n), got shape {a.shape}")
     return [ShapedArray(a.shape, a.dtype)] * (2 if compute_schur_vectors else 1)
 
 
-def _schur_impl(a, *, compute_schur_vectors):
+def _schur_impl(a, *, compute_schur_vectors, sort_eig_vals, **_):
+    if sort_eig_vals:
+        raise _sort_unsupported()
     try:  # NumPy has no Schur decomposition: the reference is SciPy's, when installed
         import scipy.linalg as sla
     except ImportError:
@@ -759,7 +767,9 @@ def _schur_impl(a, *, compute_schur_vectors):
     return [t, z] if compute_schur_vectors else [t]
 
 
-def _schur_lowering(ctx, a, *, compute_schur_vectors):
+def _schur_lowering(ctx, a, *, compute_schur_vectors, sort_eig_vals, **_):
+    if sort_eig_vals:   # (JAX refuses it when lowering: its jaxpr has the equation)
+        raise _sort_unsupported()
     aval = ctx.avals_in[0]
     info = lapack.info_aval(aval)
     w_aval = ShapedArray(aval.shape[:-1], aval.dtype)
@@ -782,8 +792,9 @@ deffront(schur_p)
 
 
 def schur(x, *, compute_schur_vectors=True, sort_eig_vals=False, select_callable=None):
-    """`lax.linalg.schur`: (T, Z) with x = Z T Z^H, T (quasi) upper triangular
-    (LAPACK gees, no eigenvalue sorting)."""
-    if sort_eig_vals or select_callable is not None:
-        raise NotImplementedInAstjaxError("schur with sorted eigenvalues is not implemented")
-    return tuple(bind(schur_p, x, compute_schur_vectors=bool(compute_schur_vectors)))
+    """`lax.linalg.schur`: [T, Z] with x = Z T Z^H, T (quasi) upper triangular (LAPACK
+    gees), or [T] without the vectors. As in JAX, `select_callable` is kept in the
+    equation but unused, and `sort_eig_vals=True` is a NotImplementedError when the
+    equation is lowered or evaluated."""
+    return bind(schur_p, x, compute_schur_vectors=bool(compute_schur_vectors),
+                select_callable=select_callable, sort_eig_vals=bool(sort_eig_vals))

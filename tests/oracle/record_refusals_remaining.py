@@ -1,0 +1,374 @@
+"""Programs JAX 0.10.2 computes (or refuses with a given error) that astjax refused or
+computed differently before (issue 13, the remaining items): a `while_loop` condition
+writing a `Ref`, `lax.linalg.schur` with `select_callable` and without sorting,
+`lax.composite` whose decomposition returns None, a list appended to after the Python
+loop that built it, a `Ref` created in a differentiated function kept as a custom_vjp
+residual and read by bwd, and a traced value in `nondiff_argnums` under eager `grad` /
+`vmap`.
+
+`CASES` maps a name to a function of a namespace `J` (`J.jax`, `J.jnp`, `J.lax`) that
+returns a list of values; run with JAX 0.10.2:
+`/work/jaxref/bin/python tests/oracle/record_refusals_remaining.py` writes
+refusals_remaining.json ({"ok": [leaves as float lists]} or {"error": class name});
+`tests/test_refusals_remaining.py` runs the same cases on astjax.
+"""
+import functools
+import json
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).parent
+# an error's verdict: the first of these its class derives from (by name)
+CLASSES = ("UnexpectedTracerError", "NotImplementedError", "TypeError", "ValueError",
+           "IndexError", "RuntimeError", "Exception")
+
+
+def _leaves(J, out):
+    return [np.asarray(x, np.float64).tolist() for x in J.jax.tree_util.tree_leaves(out)]
+
+
+def run(case, J):
+    """{"ok": the result's leaves} or {"error": the class of the error}."""
+    try:
+        return {"ok": _leaves(J, case(J))}
+    except Exception as e:   # noqa: BLE001 (the verdict is the class)
+        if isinstance(e, J.jax.errors.UnexpectedTracerError):
+            return {"error": "UnexpectedTracerError"}
+        names = [c.__name__ for c in type(e).__mro__]
+        return {"error": next(n for n in CLASSES if n in names)}
+
+
+# ---- a while_loop condition writing a Ref (JAX: once per step, before the body)
+
+def _counting_loop(J, start, inner=False):
+    def f(x):
+        r = J.jax.new_ref(J.jnp.float32(0.0)) if inner else outer
+
+        def cond(c):
+            r[...] += c + 1.0
+            return c < 5.0
+        out = J.lax.while_loop(cond, lambda c: c + 2.0, x)
+        return (out, r[...]) if inner else out
+    outer = None if inner else J.jax.new_ref(J.jnp.float32(0.0))
+    return f, outer
+
+
+def while_cond_ref_eager(J):
+    f, r = _counting_loop(J, 0.0)
+    return [f(0.0), r[...]]
+
+
+def while_cond_ref_jit(J):
+    f, r = _counting_loop(J, 0.0)
+    return [J.jax.jit(f)(1.0), r[...]]
+
+
+def while_cond_ref_inner_jit(J):
+    f, _ = _counting_loop(J, 0.0, inner=True)
+    return J.jax.jit(f)(0.0)
+
+
+def while_cond_ref_inner_vmap(J):
+    f, _ = _counting_loop(J, 0.0, inner=True)
+    return J.jax.vmap(f)(J.jnp.array([0.0, 3.0, 9.0]))
+
+
+def while_cond_ref_inner_jvp(J):
+    f, _ = _counting_loop(J, 0.0, inner=True)
+    return J.jax.jvp(f, (0.0,), (1.0,))
+
+
+def while_cond_ref_zero_steps(J):
+    f, _ = _counting_loop(J, 0.0, inner=True)
+    return J.jax.jit(f)(7.0)
+
+
+def while_cond_and_body_write(J):
+    r = J.jax.new_ref(J.jnp.float32(0.0))
+
+    def cond(c):
+        r[...] += 1.0
+        return c < 5.0
+
+    def body(c):
+        r[...] += 10.0
+        return c + 2.0
+    return [J.jax.jit(lambda x: J.lax.while_loop(cond, body, x))(0.0)]
+
+
+def while_cond_writes_body_writes_other(J):
+    def f(x):
+        r = J.jax.new_ref(J.jnp.float32(0.0))
+        s = J.jax.new_ref(J.jnp.float32(1.0))
+
+        def cond(c):
+            r[...] += c
+            return c < 5.0
+
+        def body(c):
+            s[...] *= 2.0
+            return c + 2.0
+        return J.lax.while_loop(cond, body, x), r[...], s[...]
+    return J.jax.jit(f)(0.0)
+
+
+# ---- lax.linalg.schur: select_callable unused, sort_eig_vals refused when lowered
+
+_A = [[1.0, 2.0, 0.0], [3.0, 1.0, 1.0], [0.0, 1.0, 4.0]]
+
+
+def _schur(J, **kw):
+    return J.lax.linalg.schur(J.jnp.array(_A), **kw)
+
+
+def schur_select_no_sort(J):
+    out = _schur(J, select_callable=lambda w: w.real > 0)
+    return [type(out).__name__ == "list"] + list(out)
+
+
+def schur_select_no_sort_jit(J):
+    return J.jax.jit(lambda a: J.lax.linalg.schur(a, select_callable=lambda w: w > 0))(
+        J.jnp.array(_A))
+
+
+def schur_no_vectors(J):
+    out = _schur(J, compute_schur_vectors=False)
+    return [type(out).__name__ == "list", len(out)] + list(out)
+
+
+def schur_sort(J):
+    return _schur(J, sort_eig_vals=True, select_callable=lambda w: w.real > 0)
+
+
+def schur_sort_jit(J):
+    return J.jax.jit(lambda a: J.lax.linalg.schur(a, sort_eig_vals=True))(J.jnp.array(_A))
+
+
+def schur_sort_jaxpr(J):
+    """make_jaxpr keeps the equation: JAX refuses only when lowering."""
+    text = str(J.jax.make_jaxpr(lambda a: J.lax.linalg.schur(a, sort_eig_vals=True))(
+        J.jnp.array(_A)))
+    return ["sort_eig_vals=True" in text, "select_callable=None" in text]
+
+
+# ---- lax.composite whose decomposition returns None
+
+def _none_composite(J):
+    @functools.partial(J.lax.composite, name="my.nothing")
+    def nothing(x, scale=None):
+        x = x * 2.0
+    return nothing
+
+
+def composite_none_eager(J):
+    return [_none_composite(J)(J.jnp.float32(1.0)) is None]
+
+
+def composite_none_jit(J):
+    return [J.jax.jit(_none_composite(J))(J.jnp.float32(1.0)) is None]
+
+
+def composite_none_beside(J):
+    g = _none_composite(J)
+    return J.jax.jit(lambda x: (g(x, scale=3.0), x + 1.0))(J.jnp.float32(1.0))[1:]
+
+
+def composite_empty_tuple_jit(J):
+    @functools.partial(J.lax.composite, name="my.empty")
+    def empty(x):
+        return ()
+    return [J.jax.jit(empty)(J.jnp.float32(1.0)) == ()]
+
+
+# ---- a list built by `append` in a loop (a scan under jit), changed after the loop
+
+def _rows(J, x):
+    ys = []
+    for i in range(3):
+        x = x * 2.0 + i
+        ys.append(x)
+    return ys, x
+
+
+def list_append_after_loop(J):
+    def f(x):
+        ys, x = _rows(J, x)
+        ys.append(x + 1.0)
+        return J.jnp.stack(ys), len(ys)
+    return J.jax.jit(f)(J.jnp.float32(1.0))[:1]
+
+
+def list_returned(J):
+    return J.jax.jit(lambda x: _rows(J, x)[0])(J.jnp.ones(2))
+
+
+def list_appended_returned(J):
+    def f(x):
+        ys, x = _rows(J, x)
+        ys.append(-x)
+        return ys
+    return J.jax.jit(f)(J.jnp.ones(2))
+
+
+def list_leaves_counted(J):
+    def f(x):
+        ys, _ = _rows(J, x)
+        return x * len(J.jax.tree_util.tree_leaves(ys))
+    return [J.jax.jit(f)(1.0)]
+
+
+def list_edited_after_loop(J):
+    def f(x):
+        ys, _ = _rows(J, x)
+        ys.insert(0, x)
+        ys.extend([x * 10.0])
+        last = ys.pop()
+        zs = ys + [last]
+        return J.jnp.stack(zs[::-1]), ys[-1], len(zs)
+    return J.jax.jit(f)(J.jnp.float32(1.0))
+
+
+def list_index_past_end(J):
+    return J.jax.jit(lambda x: _rows(J, x)[0][3])(1.0)
+
+
+def list_appended_in_second_loop(J):
+    def f(x):
+        ys, x = _rows(J, x)
+        for i in range(2):
+            ys.append(x * i)
+        total = 0.0
+        for y in ys:
+            total = total + y
+        return J.jnp.stack(ys), total
+    return J.jax.jit(f)(J.jnp.float32(1.0))
+
+
+def list_append_after_loop_vmap_grad(J):
+    def f(x):
+        ys, x = _rows(J, x)
+        ys.append(x * x)
+        return J.jnp.sum(J.jnp.stack(ys))
+    return J.jax.vmap(J.jax.grad(f))(J.jnp.array([1.0, 2.0]))
+
+
+# ---- a Ref created in the differentiated function, a custom_vjp residual read by bwd
+
+def _bwd_reads_ref(J):
+    @J.jax.custom_vjp
+    def f(x, r):
+        return x * 2.0
+
+    def bwd(res, g):
+        return (g * res[...], None)
+    f.defvjp(lambda x, r: (x * 2.0, r), bwd)
+
+    def h(x):
+        q = J.jax.new_ref(x * 5.0)
+        return f(x, q) + q[...]
+    return h
+
+
+def bwd_reads_inner_ref_grad(J):
+    return [J.jax.grad(_bwd_reads_ref(J))(3.0)]
+
+
+def bwd_reads_inner_ref_jit_grad(J):
+    return [J.jax.jit(J.jax.grad(_bwd_reads_ref(J)))(3.0)]
+
+
+def bwd_reads_inner_ref_vjp(J):
+    out, pull = J.jax.vjp(_bwd_reads_ref(J), 3.0)
+    return [out, pull(1.0)]
+
+
+def bwd_reads_inner_ref_vmap_grad(J):
+    return J.jax.vmap(J.jax.grad(_bwd_reads_ref(J)))(J.jnp.array([1.0, 3.0]))
+
+
+# ---- a traced value in nondiff_argnums under eager grad / vmap (JAX: a tracer there
+# is its UnexpectedTracerError for custom_vjp; custom_jvp computes)
+
+def _nondiff_vjp(J):
+    @functools.partial(J.jax.custom_vjp, nondiff_argnums=(1,))
+    def f(x, s):
+        return x * s
+    f.defvjp(lambda x, s: (x * s, None), lambda s, _, g: (g * s,))
+    return f
+
+
+def _nondiff_jvp(J):
+    @functools.partial(J.jax.custom_jvp, nondiff_argnums=(1,))
+    def f(x, s):
+        return x * s
+    f.defjvp(lambda s, p, t: (p[0] * s, t[0] * s))
+    return f
+
+
+NONDIFF = {
+    "grad_same": lambda J, f: J.jax.grad(lambda x: f(x, x))(2.0),
+    "grad_nondiff_only": lambda J, f: J.jax.grad(lambda s: f(1.0, s))(2.0),
+    "grad_other_arg": lambda J, f: J.jax.grad(f)(2.0, 3.0),
+    "grad_computed": lambda J, f: J.jax.grad(lambda x, s: f(x, s * x))(2.0, 3.0),
+    "grad_other_computed": lambda J, f: J.jax.grad(lambda x, s: f(x, s * 2.0))(2.0, 3.0),
+    "vmap_mapped": lambda J, f: J.jax.vmap(f)(J.jnp.ones(2), J.jnp.arange(2.0)),
+    "vmap_unmapped": lambda J, f: J.jax.vmap(f, in_axes=(0, None))(J.jnp.ones(2), 3.0),
+    "vmap_grad_unmapped": lambda J, f: J.jax.vmap(J.jax.grad(f), in_axes=(0, None))(
+        J.jnp.ones(2), 3.0),
+    "grad_scan_carry": lambda J, f: J.jax.grad(lambda x, s: J.lax.scan(
+        lambda c, _: (f(c, s), None), x, None, length=2)[0])(2.0, 3.0),
+    "jit_grad_nondiff_only": lambda J, f: J.jax.jit(J.jax.grad(lambda s: f(1.0, s)))(2.0),
+}
+
+
+def nondiff_vjp_tree_grad(J):
+    """A pytree (an array pair) in nondiff_argnums, read by bwd, under eager grad."""
+    @functools.partial(J.jax.custom_vjp, nondiff_argnums=(1,))
+    def f(x, p):
+        return x * p[0] + p[1]
+    f.defvjp(lambda x, p: (f(x, p), None), lambda p, _, g: (g * p[0] + p[1],))
+    return [J.jax.grad(f)(2.0, (J.jnp.float32(3.0), J.jnp.ones(())))]
+
+
+def nondiff_vjp_key_read_by_bwd_grad(J):
+    """A PRNG key in nondiff_argnums that bwd draws from, under eager grad."""
+    @functools.partial(J.jax.custom_vjp, nondiff_argnums=(1,))
+    def f(x, k):
+        return x * J.jax.random.uniform(k)
+    f.defvjp(lambda x, k: (f(x, k), None),
+             lambda k, _, g: (g * J.jax.random.uniform(J.jax.random.fold_in(k, 1)),))
+    return [J.jax.grad(f)(2.0, J.jax.random.key(3))]
+
+
+def _nondiff_case(maker, how):
+    def case(J):
+        return [NONDIFF[how](J, maker(J))]
+    case.__name__ = f"nondiff_{maker.__name__[len('_nondiff_'):]}_{how}"
+    return case
+
+
+CASES = {f.__name__: f for f in (
+    while_cond_ref_eager, while_cond_ref_jit, while_cond_ref_inner_jit,
+    while_cond_ref_inner_vmap, while_cond_ref_inner_jvp, while_cond_ref_zero_steps,
+    while_cond_and_body_write, while_cond_writes_body_writes_other,
+    schur_select_no_sort, schur_select_no_sort_jit, schur_no_vectors, schur_sort,
+    schur_sort_jit, schur_sort_jaxpr,
+    composite_none_eager, composite_none_jit, composite_none_beside,
+    composite_empty_tuple_jit,
+    list_append_after_loop, list_returned, list_appended_returned, list_leaves_counted,
+    list_edited_after_loop, list_index_past_end, list_appended_in_second_loop,
+    list_append_after_loop_vmap_grad,
+    bwd_reads_inner_ref_grad, bwd_reads_inner_ref_jit_grad, bwd_reads_inner_ref_vjp,
+    bwd_reads_inner_ref_vmap_grad, nondiff_vjp_tree_grad,
+    nondiff_vjp_key_read_by_bwd_grad) + tuple(
+        _nondiff_case(m, h) for m in (_nondiff_vjp, _nondiff_jvp) for h in NONDIFF)}
+
+
+if __name__ == "__main__":
+    import types
+    import jax
+    J = types.SimpleNamespace(jax=jax, jnp=jax.numpy, lax=jax.lax)
+    (HERE / "refusals_remaining.json").write_text(json.dumps(
+        {"jax": jax.__version__, "cases": {n: run(c, J) for n, c in CASES.items()}},
+        indent=1, sort_keys=True) + "\n")
