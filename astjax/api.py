@@ -198,7 +198,7 @@ class Jitted(StagedCallable):
         layouts = _spmd.layouts_of(leaves)   # GlobalArray arguments' shardings
         try:
             key = (statics, in_tree, (avals, layouts) if any(layouts) else avals,
-                   dtypes.config.x64_enabled) + _host_memory.kinds_key(leaves)
+                   dtypes.config.x64_enabled, *_host_memory.kinds_key(leaves, self._shardings))
             entry = self._cache.get(key)
         except TypeError:
             raise ArgumentValueError(

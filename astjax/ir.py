@@ -182,8 +182,8 @@ def memory_space_rule(prim, in_avals, out):
         if prev is not None and a.memory_space is not prev.memory_space:
             raise ArgumentValueError(
                 f"memory_space of all inputs passed to `{prim.name}` must be the same. Got "
-                f"one operand with type: {prev.str_short()} and another operand with type: "
-                f"{a.str_short()}", hint="device_put the operands to one memory space")
+                f"one operand with type: {prev._long()} and another operand with type: "
+                f"{a._long()}", hint="device_put the operands to one memory space")
         prev, space = a, a.memory_space
     if space is not MemorySpace.Host:
         return out

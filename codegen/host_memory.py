@@ -137,12 +137,14 @@ def jaxpr_memory_kinds(jaxpr) -> list:
     return out
 
 
-def kinds_key(leaves) -> tuple:
-    """The part of `jit`'s cache key that says which argument leaves are in which
-    host memory: () when none is."""
-    if not any(type(x) is HostMemoryArray for x in leaves):
+def kinds_key(leaves, shardings=None) -> tuple:
+    """The part of `jit`'s cache key that says which argument leaves are Arrays in
+    which memory (what `jit_entry` checks and lowers): () when no leaf is in host
+    memory and `jit` names no shardings."""
+    if ((shardings is None or not _one_device(shardings))
+            and not any(type(x) is HostMemoryArray for x in leaves)):
         return ()
-    return (tuple(kind_of(x) for x in leaves),)
+    return (tuple(kind_of(x) or isinstance(x, runtime.Array) for x in leaves),)
 
 
 def _one_device(tree) -> bool:
