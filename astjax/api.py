@@ -680,19 +680,14 @@ def device_put(x: Any, device: Any = None, *, src: Any = None, donate: bool = Fa
     them matching `x`; or a `memory.Space` (the default device's memory, or its pinned
     host memory: `codegen/host_memory.py`, as a Sharding's `memory_kind` says too)."""
     staged = core.current_builder() is not None
-    if isinstance(device, _memory.Space):
-        kind = _memory.check_placeable(device)
-        if not staged:   # (staged: the equation names the space, as JAX's)
-            device = (runtime.default_device() if kind == "device" else
-                      _sharding.SingleDeviceSharding(runtime.default_device(), memory_kind=kind))
+    device = _host_memory.destination(device, staged)   # (a memory.Space)
     if device is not None and not hasattr(device, "platform") and not (
             staged and isinstance(device, (_memory.Space, _sharding.SingleDeviceSharding))):
         layouts = tree_util.tree_leaves(device, is_leaf=_is_layout)
         if layouts and all(_is_layout(s) for s in layouts):
             _memory.check_memory_kinds(layouts, runtime.platform())   # (memory.py)
-            if _host_memory.names_host(layouts):
-                return _host_memory.put_tree(x, device, caller_location())
-            return _sharded.put_tree(x, device, caller_location())
+            host = _host_memory.names_host(layouts)   # (a host memory kind)
+            return (_host_memory if host else _sharded).put_tree(x, device, caller_location())
         raise ArgumentValueError(f"device_put only accepts None or a Device, got "
                                  f"{type(device).__name__} {device!r:.40}",
                                  hint="pick one from astjax.devices(), e.g. "

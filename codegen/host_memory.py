@@ -31,8 +31,8 @@ import numpy as np
 
 from astjax import core, tree_util
 from astjax.errors import ArgumentValueError, NotImplementedInAstjaxError
-from astjax.ir import in_memory_space
-from astjax.memory import MEMORY_KINDS, MemorySpace, kind_to_space
+from astjax.ir import in_memory_space, memory_space_rule
+from astjax.memory import MEMORY_KINDS, MemorySpace, check_placeable, kind_to_space
 from astjax.primitives.device_put import device_put_p
 from astjax.primitives.spmd import layouts_per_leaf, resolve_sharding
 from astjax.sharding_impls import NamedSharding, Sharding, SingleDeviceSharding
@@ -40,7 +40,7 @@ from astjax.sharding_impls import NamedSharding, Sharding, SingleDeviceSharding
 from . import runtime, sharded, stablehlo
 from .runtime import xc
 
-__all__ = ["HostMemoryArray", "put", "put_tree", "names_host", "kind_of", "kinds_key", "MemoryEntry", "involved", "eager_apply",
+__all__ = ["HostMemoryArray", "destination", "put", "put_tree", "names_host", "kind_of", "kinds_key", "MemoryEntry", "involved", "eager_apply",
            "jaxpr_memory_kinds"]
 
 
@@ -80,6 +80,19 @@ def put(x, device, kind):
     value = x._value() if isinstance(x, runtime.Array) else x
     aval = runtime.intern_aval(in_memory_space(aval, kind_to_space(kind)))
     return HostMemoryArray(runtime.put_host(value, aval, device, kind), aval)
+
+
+def destination(device, staged):
+    """`device_put`'s destination `device` with a `memory.Space` resolved: outside
+    staging, the default device (`Space.Device`) or its pinned host memory (a
+    SingleDeviceSharding); staged, the space itself (JAX's equation names it)."""
+    if not isinstance(device, MemorySpace):
+        return device
+    kind = check_placeable(device)
+    if staged:
+        return device
+    dev = runtime.default_device()
+    return dev if kind == "device" else SingleDeviceSharding(dev, memory_kind=kind)
 
 
 def names_host(layouts) -> bool:
@@ -318,7 +331,6 @@ def eager_apply(prim, args, params):
     """One primitive on arguments among which is a HostMemoryArray: run as a program
     with memory kinds (as JAX runs it), results typed by JAX's memory-space rule
     (pinned-host operands: pinned-host results)."""
-    from astjax.ir import memory_space_rule
     avals = [a.aval if isinstance(a, runtime.Array) else runtime._aval_of_host(a)
              for a in args]
     kinds = [kind_of(a) for a in args]
