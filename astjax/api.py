@@ -686,7 +686,7 @@ def device_put(x: Any, device: Any = None, *, src: Any = None, donate: bool = Fa
         layouts = tree_util.tree_leaves(device, is_leaf=_is_layout)
         if layouts and all(_is_layout(s) for s in layouts):
             _memory.check_memory_kinds(layouts, runtime.platform())   # (memory.py)
-            host = _host_memory.names_host(layouts)   # (a host memory kind)
+            host = _host_memory.names_host(layouts, x)   # (a host memory kind)
             return (_host_memory if host else _sharded).put_tree(x, device, caller_location())
         raise ArgumentValueError(f"device_put only accepts None or a Device, got "
                                  f"{type(device).__name__} {device!r:.40}",

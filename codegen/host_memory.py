@@ -95,9 +95,11 @@ def destination(device, staged):
     return dev if kind == "device" else SingleDeviceSharding(dev, memory_kind=kind)
 
 
-def names_host(layouts) -> bool:
-    """Whether one of the Shardings `layouts` names a host memory kind."""
-    return any(getattr(s, "memory_kind", None) not in (None, "device") for s in layouts)
+def names_host(layouts, x=()) -> bool:
+    """Whether one of the Shardings `layouts` names a host memory kind, or a leaf of
+    `x` is in host memory (`put_tree` puts it)."""
+    return (any(getattr(s, "memory_kind", None) not in (None, "device") for s in layouts)
+            or any(type(v) is HostMemoryArray for v in tree_util.tree_leaves(x)))
 
 
 def put_tree(x, shardings, loc=None):

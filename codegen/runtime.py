@@ -353,6 +353,13 @@ def device_put(x, device=None, weak_type=None) -> Array:
         if device == x.device:
             return x if t is CommittedArray else CommittedArray(x._buf, x.aval)
         x = x._value()  # another device
+    elif isinstance(x, CommittedArray):   # in host memory (codegen/host_memory.py)
+        if device is None:
+            return x                     # (it stays there, as in JAX)
+        raise ArgumentValueError(
+            "Memory kind mismatch with xla::PjRtBuffers. Got sharding with memory kind "
+            f"'device' and a buffer with memory_kind '{x.sharding.memory_kind}'",
+            hint="device_put it with SingleDeviceSharding(device, memory_kind='device')")
     elif isinstance(x, Array):
         x = x._value()  # a multi-device array (gathered)
     aval = intern_aval(_aval_of_host(x, weak_type))
