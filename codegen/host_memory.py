@@ -34,7 +34,7 @@ from astjax.errors import ArgumentValueError, NotImplementedInAstjaxError
 from astjax.ir import in_memory_space, memory_space_rule
 from astjax.memory import MEMORY_KINDS, MemorySpace, check_placeable, kind_to_space
 from astjax.primitives.device_put import device_put_p
-from astjax.primitives.spmd import layouts_per_leaf, resolve_sharding
+from astjax.primitives.spmd import is_layout, layouts_per_leaf, resolve_sharding
 from astjax.sharding_impls import NamedSharding, Sharding, SingleDeviceSharding
 
 from . import runtime, sharded, stablehlo
@@ -163,7 +163,7 @@ def kinds_key(leaves, shardings=None) -> tuple:
 
 
 def _one_device(tree) -> bool:
-    leaves = tree_util.tree_leaves(tree, is_leaf=lambda s: isinstance(s, Sharding))
+    leaves = tree_util.tree_leaves(tree, is_leaf=is_layout)
     return all(s is None or isinstance(s, SingleDeviceSharding) for s in leaves)
 
 

@@ -29,6 +29,10 @@ def _double(a):
     return a * 2
 
 
+def _two(a, b):
+    return a + 1, b * 2
+
+
 def _lower_and_call(J, fn, arg):
     return (J.jax.jit(fn).lower(arg).as_text() if not hasattr(fn, "lower")
             else fn.lower(arg).as_text()), (fn if hasattr(fn, "lower") else J.jax.jit(fn))(arg)
@@ -78,6 +82,13 @@ SCENARIOS = {
     "asarray_and_copy": lambda J: (J.jnp.asarray(_put(J, "pinned_host")),
                                    _put(J, "pinned_host").copy()),
     "vmap_on_host": lambda J: J.jax.vmap(_double)(_put(J, "pinned_host")),
+    "with_memory_kind": lambda J: _lower_and_call(J, J.jax.jit(_double, out_shardings=J.SDS(
+        J.jax.devices()[0]).with_memory_kind("pinned_host")), X),
+    "jit_tree_shardings": lambda J: J.jax.jit(
+        _two,
+        in_shardings=(J.SDS(J.jax.devices()[0], memory_kind="pinned_host"), None),
+        out_shardings=(None, J.SDS(J.jax.devices()[0], memory_kind="unpinned_host"))).lower(
+            X, X).as_text(),
     "host_to_host": lambda J: _put(J, "unpinned_host", _put(J, "pinned_host")),
     "jaxpr_on_host": lambda J: str(J.jax.make_jaxpr(_double)(_put(J, "pinned_host"))),
     "jit_mixed": lambda J: J.jax.jit(lambda a, b: a + b)(_put(J, "pinned_host"),
