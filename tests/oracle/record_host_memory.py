@@ -33,6 +33,12 @@ def _two(a, b):
     return a + 1, b * 2
 
 
+def _branches(J):
+    def branches(a):
+        return J.jax.lax.cond(a.sum() > 0, lambda v: v * 2, lambda v: v + 1, a)
+    return branches
+
+
 def _lower_and_call(J, fn, arg):
     return (J.jax.jit(fn).lower(arg).as_text() if not hasattr(fn, "lower")
             else fn.lower(arg).as_text()), (fn if hasattr(fn, "lower") else J.jax.jit(fn))(arg)
@@ -89,6 +95,12 @@ SCENARIOS = {
         in_shardings=(J.SDS(J.jax.devices()[0], memory_kind="pinned_host"), None),
         out_shardings=(None, J.SDS(J.jax.devices()[0], memory_kind="unpinned_host"))).lower(
             X, X).as_text(),
+    "jit_cond_jaxpr": lambda J: str(J.jax.make_jaxpr(_branches(J))(_put(J, "pinned_host"))),
+    "jit_cond": lambda J: J.jax.jit(_branches(J))(_put(J, "pinned_host")),
+    "jit_dot_reshape": lambda J: J.jax.jit(lambda a: (J.jnp.dot(a, a.T), a.reshape(3, 2).T))(
+        _put(J, "pinned_host")),
+    "jit_where_mixed": lambda J: J.jax.jit(lambda a: J.jnp.where(a > 2, a, 0.0))(
+        _put(J, "pinned_host")),
     "host_to_host": lambda J: _put(J, "unpinned_host", _put(J, "pinned_host")),
     "jaxpr_on_host": lambda J: str(J.jax.make_jaxpr(_double)(_put(J, "pinned_host"))),
     "jit_mixed": lambda J: J.jax.jit(lambda a, b: a + b)(_put(J, "pinned_host"),
