@@ -38,6 +38,7 @@ from astjax.primitives.spmd import is_layout, layouts_per_leaf, resolve_sharding
 from astjax.sharding_impls import NamedSharding, Sharding, SingleDeviceSharding
 
 from . import runtime, sharded, stablehlo
+from .spmd import _flat_in
 from .runtime import xc
 
 __all__ = ["HostMemoryArray", "destination", "put", "put_tree", "names_host", "kind_of", "kinds_key", "MemoryEntry", "involved", "eager_apply",
@@ -254,13 +255,16 @@ class MemoryEntry:
                                                    committed=True, _skip_checks=True)
                            for a, k in zip(self._out_avals, self.out_kinds)]
             self.executable = ex
+            dev = self.device   # (the consts put on the device once)
+            self._const_bufs = [c._buf if isinstance(c, runtime.Array) and c.device == dev
+                                else runtime.device_put(c, dev)._buf for c in self.consts]
         return self
 
     def run(self, leaves):
         """Run on flat argument leaves: each put in the memory its layout names."""
         self.compile()
         dev = self.device
-        bufs = [runtime.device_put(c, dev)._buf for c in self.consts]
+        bufs = list(self._const_bufs)
         for x, a, k in zip(leaves, self.in_avals, self.in_kinds):
             k = k or "device"
             if kind_of(x) == k and x.device == dev:
@@ -288,11 +292,7 @@ def jit_entry(closed, out_tree, name, shardings, dyn_args, leaves, donated, loc,
     in_shardings / out_shardings entries and of its committed arguments, checked as
     JAX checks them."""
     in_spec, out_spec = shardings or (None, None)
-    n = len(closed.jaxpr.invars)
-    ins = ([None] * n if in_spec is None else
-           _leaf_kinds(in_spec if isinstance(in_spec, tuple) else (in_spec,) * len(dyn_args),
-                       tuple(dyn_args), "jit in_shardings", loc))
-    ins += [None] * (n - len(ins))
+    ins = _flat_in(in_spec, dyn_args, len(closed.jaxpr.invars), loc)   # (as spmd.py's)
     outs = ([None] * len(closed.jaxpr.outvars) if out_spec is None else _leaf_kinds(
         out_spec, tree_util.tree_unflatten(out_tree, closed.jaxpr.outvars),
         "jit out_shardings", loc))

@@ -101,6 +101,11 @@ SCENARIOS = {
         _put(J, "pinned_host")),
     "jit_where_mixed": lambda J: J.jax.jit(lambda a: J.jnp.where(a > 2, a, 0.0))(
         _put(J, "pinned_host")),
+    "jit_const_to_host": lambda J: J.jax.jit(lambda a: a + X, out_shardings=J.SDS(
+        J.jax.devices()[0], memory_kind="pinned_host"))(J.jnp.ones((2, 3))),
+    "jit_closes_over_host": lambda J: (lambda y: J.jax.jit(lambda a: a * y.sum())(y))(
+        _put(J, "pinned_host")),
+    "jit_donates_host": lambda J: J.jax.jit(_double, donate_argnums=0)(_put(J, "pinned_host")),
     "host_to_host": lambda J: _put(J, "unpinned_host", _put(J, "pinned_host")),
     "jaxpr_on_host": lambda J: str(J.jax.make_jaxpr(_double)(_put(J, "pinned_host"))),
     "jit_mixed": lambda J: J.jax.jit(lambda a, b: a + b)(_put(J, "pinned_host"),
