@@ -27,15 +27,13 @@ comes here too).
 """
 from __future__ import annotations
 
-import numpy as np
-
 from astjax import core, tree_util
 from astjax.errors import ArgumentValueError, NotImplementedInAstjaxError
 from astjax.ir import in_memory_space, memory_space_rule
 from astjax.memory import MEMORY_KINDS, MemorySpace, check_placeable, kind_to_space
 from astjax.primitives.device_put import device_put_p
 from astjax.primitives.spmd import is_layout, layouts_per_leaf, resolve_sharding
-from astjax.sharding_impls import NamedSharding, Sharding, SingleDeviceSharding
+from astjax.sharding_impls import Sharding, SingleDeviceSharding
 
 from . import runtime, sharded, stablehlo
 from .spmd import _flat_in
