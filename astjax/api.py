@@ -19,6 +19,7 @@ from .primitives import device_put as _dp
 from .codegen import compile_cache, cpp_jit, runtime, sharded as _sharded, spmd as _spmd
 from .codegen import explicit as _explicit
 from .codegen import stablehlo
+from .codegen import host_memory as _host_memory
 from .codegen.xla_errors import raise_if_ran as _raise_if_ran
 from . import jit_options as _jit_options
 from .errors import (AstjaxError, ArgumentError, ArgumentTypeError, ArgumentValueError,
@@ -197,7 +198,7 @@ class Jitted(StagedCallable):
         layouts = _spmd.layouts_of(leaves)   # GlobalArray arguments' shardings
         try:
             key = (statics, in_tree, (avals, layouts) if any(layouts) else avals,
-                   dtypes.config.x64_enabled)
+                   dtypes.config.x64_enabled, *_host_memory.kinds_key(leaves, self._shardings))
             entry = self._cache.get(key)
         except TypeError:
             raise ArgumentValueError(
@@ -216,7 +217,11 @@ class Jitted(StagedCallable):
             donated = donated_leaves(self.donate_argnums, dyn_args, statics)
             name = getattr(self.fun, "__name__", "fn")
             options = self._options.compiler_options if self._options is not None else ()
-            if self._shardings or any(layouts) or _spmd.needs_spmd(closed.jaxpr):
+            if _host_memory.involved(self._shardings, leaves, closed):   # memory kinds
+                entry = _host_memory.jit_entry(closed, out_tree, name, self._shardings,
+                                               dyn_args, leaves, donated, caller_location(),
+                                               options)
+            elif self._shardings or any(layouts) or _spmd.needs_spmd(closed.jaxpr):
                 entry = _spmd.jit_entry(closed, out_tree, name, self._shardings, dyn_args,
                                         leaves, donated, caller_location(), options)
             elif _outside_refs(closed):   # a Ref argument, or one the function closes over
@@ -672,22 +677,24 @@ def device_put(x: Any, device: Any = None, *, src: Any = None, donate: bool = Fa
     """Put every leaf of `x` on `device`: a Device from `astjax.devices()`, None for
     the default one, or a Sharding (`NamedSharding`: the leaf laid out over the
     mesh's devices, one buffer per device) -- one for every leaf, or a pytree of
-    them matching `x`; or `memory.Space.Device` (the default device's memory)."""
-    if isinstance(device, _memory.Space):
-        _memory.check_placeable(device)
-        device = runtime.default_device()
-    if device is not None and not hasattr(device, "platform"):
+    them matching `x`; or a `memory.Space` (the default device's memory, or its pinned
+    host memory: `codegen/host_memory.py`, as a Sharding's `memory_kind` says too)."""
+    staged = core.current_builder() is not None
+    device = _host_memory.destination(device, staged)   # (a memory.Space)
+    if device is not None and not hasattr(device, "platform") and not (
+            staged and isinstance(device, (_memory.Space, _sharding.SingleDeviceSharding))):
         layouts = tree_util.tree_leaves(device, is_leaf=_is_layout)
         if layouts and all(_is_layout(s) for s in layouts):
             _memory.check_memory_kinds(layouts, runtime.platform())   # (memory.py)
-            return _sharded.put_tree(x, device, caller_location())
+            host = _host_memory.names_host(layouts, x)   # (a host memory kind)
+            return (_host_memory if host else _sharded).put_tree(x, device, caller_location())
         raise ArgumentValueError(f"device_put only accepts None or a Device, got "
                                  f"{type(device).__name__} {device!r:.40}",
                                  hint="pick one from astjax.devices(), e.g. "
                                       "astjax.devices()[0]", loc=caller_location())
     # (a typed key array goes as its key data: flatten_for_staging's leaves)
     leaves, tree = tree_util.flatten_for_staging(x)
-    if core.current_builder() is not None and leaves:   # staged: JAX's device_put_p
+    if staged and leaves:   # staged: JAX's device_put_p
         n = len(leaves)
         sems = tuple(_dp.copy_semantics(donate, may_alias) for _ in leaves)
         srcs = (src if src is None or hasattr(src, "platform") else None,) * n

@@ -31,6 +31,7 @@ from .errors import (AxisNameError, ConcretizationError, EscapedTracerError, JAX
 from .shape_poly import canonical_dim
 from .ir import (AbstractRef, Atom, ClosedJaxpr, Eqn, Jaxpr, JaxprTypeError,  # noqa: F401
                  Literal, ShapedArray, TokenAval, Var, abstract_token, check_jaxpr, sub_jaxprs)
+from .ir import HostShapedArray, memory_space_rule, host_avals_seen as _host_avals_seen  # noqa: F401
 
 # --------------------------------------------------------------------------- avals
 
@@ -426,6 +427,8 @@ class Builder:
                                        f"a mutable array reference of type {a} at position {i}",
                                        hint="read the reference's value first: r[...]")
         out = (prim.abstract_eval or rule(prim, "abstract_eval"))(*in_avals, **params)
+        if _host_avals_seen[0]:   # (values in pinned host memory: ir.memory_space_rule)
+            out = memory_space_rule(prim, in_avals, out)
         info = _state.source_info
         info = info[-1] if info else user_location(2)
         producer = self.producer

@@ -1,6 +1,8 @@
 """The IR, Autodidax's shape: a typed SSA form equivalent to a jaxpr.
 
-- `ShapedArray` is the abstract value (shape, dtype, weak_type) of every variable.
+- `ShapedArray` is the abstract value (shape, dtype, weak_type) of every variable;
+  `HostShapedArray` the same type in pinned host memory (JAX's `f32<host>[3]`,
+  `aval.memory_space`), and `memory_space_rule` how operations carry it.
 - `Var`, `Literal`, `Eqn`, `Jaxpr`, `ClosedJaxpr` are the IR.
 - `check_jaxpr` is the executable spec of a well-formed jaxpr.
 - The jaxpr printer produces JAX's syntax exactly: the layout combinators of
@@ -20,7 +22,8 @@ import numpy as np
 
 from . import dtypes
 from .errors import AstjaxError, JaxprTypeError, UNKNOWN  # noqa: F401  (JaxprTypeError: was defined here)
-from .errors import InconclusiveDimensionOperation
+from .errors import ArgumentValueError, InconclusiveDimensionOperation
+from .memory import MemorySpace
 from .shape_poly import canonical_shape
 from .pretty import Brk, Concat, Group, Nest, Text, format_doc, join
 from .util import Namer
@@ -50,6 +53,7 @@ class ShapedArray:
 
     ndim = property(lambda self: len(self.shape))
     sharding = None  # (JAX's aval.sharding) one device: no sharding in the type
+    memory_space = MemorySpace.Device   # (JAX's aval.memory_space; `HostShapedArray`)
     size = property(lambda self: math.prod(self.shape))  # (np.prod: 10x the time)
 
     def update(self, shape=None, dtype=None, weak_type=None):
@@ -121,6 +125,71 @@ class KeyDataAval(ShapedArray):
 
 
 _PHYSICAL = (ShapedArray, KeyDataAval)
+
+
+class HostShapedArray(ShapedArray):
+    """The abstract value of an array in pinned host memory (JAX's ShapedArray with
+    `memory_space=MemorySpace.Host`, printed `f32<host>[3]`): a different type from the
+    device one (unequal, hashed apart), so a compiled program is keyed by where its
+    arguments live. `update` keeps the memory space."""
+    __slots__ = ()
+    memory_space = MemorySpace.Host
+
+    def update(self, shape=None, dtype=None, weak_type=None):
+        return in_memory_space(ShapedArray.update(self, shape, dtype, weak_type),
+                               MemorySpace.Host)
+
+    def str_short(self):
+        return f"{dtypes.short_name(self.dtype)}<host>[{','.join(map(str, self.shape))}]"
+
+    def _long(self):
+        return f"{self.dtype.name}<host>[{','.join(map(str, self.shape))}]"
+
+    def __eq__(self, other):
+        return (type(other) is HostShapedArray and self.shape == other.shape
+                and self.dtype == other.dtype and self.weak_type == other.weak_type)
+
+    def __hash__(self):
+        return hash((self.shape, self.dtype, self.weak_type, MemorySpace.Host))
+
+
+host_avals_seen = [False]   # set once a host aval exists: `memory_space_rule` runs from then
+
+
+def in_memory_space(aval: ShapedArray, space: MemorySpace) -> ShapedArray:
+    """`aval` in memory space `space` (Host: a `HostShapedArray`; else a plain one)."""
+    if aval.memory_space is space or type(aval) not in (ShapedArray, HostShapedArray):
+        return aval
+    out = _new_aval(HostShapedArray if space is MemorySpace.Host else ShapedArray)
+    out.shape, out.dtype, out.weak_type = aval.shape, aval.dtype, aval.weak_type
+    host_avals_seen[0] = host_avals_seen[0] or space is MemorySpace.Host
+    return out
+
+
+def memory_space_rule(prim, in_avals, out):
+    """`out` (an abstract_eval's answer) in the memory space JAX's default rule gives
+    an operation on `in_avals`: that of its non-scalar operands, which must agree
+    (JAX's ValueError); scalars and an operation without array operands stay on the
+    device. Primitives that place their results themselves (`keeps_memory_space`:
+    `device_put`) and higher-order ones (their result types come from their bodies)
+    are left as they are."""
+    if prim.higher_order or getattr(prim, "keeps_memory_space", False):
+        return out
+    space = prev = None
+    for a in in_avals:
+        if not a.shape:
+            continue
+        if prev is not None and a.memory_space is not prev.memory_space:
+            raise ArgumentValueError(
+                f"memory_space of all inputs passed to `{prim.name}` must be the same. Got "
+                f"one operand with type: {prev._long()} and another operand with type: "
+                f"{a._long()}", hint="device_put the operands to one memory space")
+        prev, space = a, a.memory_space
+    if space is not MemorySpace.Host:
+        return out
+    if prim.multiple_results:
+        return [in_memory_space(a, space) for a in out]
+    return in_memory_space(out, space)
 
 
 class TokenAval(ShapedArray):

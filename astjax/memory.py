@@ -1,22 +1,25 @@
 """`jax.memory`: the memory spaces an array can live in (`Space.Device`,
-`Space.Host`, `Space.Any`), as `device_put` accepts them.
+`Space.Host`, `Space.Any`), as `device_put` accepts them, and the memory kinds
+(`'device'`, `'pinned_host'`, `'unpinned_host'`) a Sharding names.
 
-`device_put(x, memory.Space.Device)` puts `x` in the default device's memory
-(committed, as JAX's). astjax's arrays live in device memory only: there is no
-pinned-host array kind (JAX's `float32<host>[3]`, whose results stay on the host), so
-`Space.Host` -- and a Sharding whose `memory_kind` is 'pinned_host' or
-'unpinned_host' -- is refused with a located error naming the alternative, rather
-than placed in device memory under a layout that says otherwise; a memory kind the
-device does not have is JAX's ValueError; and `Space.Any` -- a placeholder JAX's own
-`device_put` does not accept either -- is refused too.
+On the CPU, as in JAX, a device addresses three memories: `device` (the default),
+`pinned_host` and `unpinned_host`. An array in pinned host memory has the memory space
+`Space.Host` in its type (`f32<host>[3]`, `ir.HostShapedArray`); one in unpinned host
+memory keeps the device type and differs only in its sharding's `memory_kind`
+(JAX's `mem_kind_to_space`). `device_put(x, memory.Space.Host)` is
+`device_put(x, SingleDeviceSharding(device, memory_kind='pinned_host'))`;
+`Space.Any` -- a placeholder JAX's own `device_put` does not accept either -- is
+refused; a memory kind the device does not have is JAX's ValueError. The arrays,
+programs and lowering are `codegen/host_memory.py`.
 """
 from __future__ import annotations
 
 import enum
 
-from .errors import NotImplementedInAstjaxError, ArgumentValueError, caller_location
+from .errors import ArgumentValueError, caller_location
 
-__all__ = ["Space", "MemorySpace", "check_placeable", "check_memory_kinds"]
+__all__ = ["Space", "MemorySpace", "check_placeable", "check_memory_kinds",
+           "kind_to_space", "space_to_kind", "MEMORY_KINDS"]
 
 
 class MemorySpace(enum.Enum):
@@ -35,37 +38,37 @@ class MemorySpace(enum.Enum):
 
 Space = MemorySpace   # (JAX's public name for its MemorySpace enum)
 
+MEMORY_KINDS = ("device", "pinned_host", "unpinned_host")   # what a CPU device addresses
 
-def check_placeable(space: MemorySpace) -> None:
-    """Raise the located error for a space `device_put` cannot place arrays in."""
-    if space is Space.Host:
-        raise NotImplementedInAstjaxError(
-            "device_put to memory.Space.Host: astjax arrays live in device memory only "
-            "(no pinned-host arrays)", hint="use memory.Space.Device or a Device; on the "
-            "CPU, device memory is host RAM already", loc=caller_location())
-    if space is not Space.Device:
+
+def kind_to_space(kind: str | None) -> MemorySpace:
+    """The memory space of an array in memory kind `kind` (JAX's rule: only pinned
+    host memory is `Host` in the type)."""
+    return MemorySpace.Host if kind == "pinned_host" else MemorySpace.Device
+
+
+def space_to_kind(space: MemorySpace) -> str:
+    """The memory kind `device_put` to memory space `space` puts an array in."""
+    return "pinned_host" if space is MemorySpace.Host else "device"
+
+
+def check_placeable(space: MemorySpace) -> str:
+    """The memory kind `device_put(x, space)` places an array in; `Space.Any`: the
+    located error."""
+    if space is Space.Any:
         raise ArgumentValueError(f"device_put cannot place an array in {space!r}",
-                                 hint="use memory.Space.Device", loc=caller_location())
-
-
-_HOST_KINDS = ("pinned_host", "unpinned_host")
+                                 hint="use memory.Space.Device or memory.Space.Host",
+                                 loc=caller_location())
+    return space_to_kind(space)
 
 
 def check_memory_kinds(shardings, platform="cpu") -> None:
-    """Raise for a sharding among `shardings` (pytree leaves) whose `memory_kind` is
-    not device memory: host kinds are refused (see the module docstring), others are
-    JAX's ValueError (on the CPU, JAX's devices address device, pinned_host and
-    unpinned_host memory)."""
+    """Raise JAX's ValueError for a sharding among `shardings` whose `memory_kind`
+    the device does not address (on the CPU: device, pinned_host, unpinned_host)."""
     for s in shardings:
         kind = getattr(s, "memory_kind", None)
-        if kind is None or kind == "device":
-            continue
-        if kind not in _HOST_KINDS:
+        if kind is not None and kind not in MEMORY_KINDS:
             raise ArgumentValueError(
                 f"Could not find memory addressable by device {platform}. Device {platform} "
-                "can address the following memory kinds: device, pinned_host, "
-                f"unpinned_host. Got memory kind: {kind}", loc=caller_location())
-        raise NotImplementedInAstjaxError(
-            f"device_put to memory kind {kind!r}: astjax arrays live in device memory only "
-            "(no host-memory arrays)", hint="lay the array out with memory_kind='device' "
-            "(on the CPU, device memory is host RAM already)", loc=caller_location())
+                f"can address the following memory kinds: {', '.join(MEMORY_KINDS)}. "
+                f"Got memory kind: {kind}", loc=caller_location())

@@ -1,7 +1,6 @@
 """`astjax.sharding_impls`: JAX's data model of device layouts — `Mesh`, `AxisType`,
-`PartitionSpec` (also `astjax.P`), and the shardings `SingleDeviceSharding` and
-`NamedSharding` with the methods users call (`devices_indices_map`, `shard_shape`,
-`is_fully_replicated`, `is_equivalent_to`, ...), computed as JAX computes them.
+`PartitionSpec` (also `astjax.P`), `SingleDeviceSharding` and `NamedSharding` with the
+methods users call (`devices_indices_map`, `is_equivalent_to`, ...), as JAX computes them.
 
 This module describes layouts; it does not move data. It also translates them to
 XLA's view for partitioned programs: `sdy_sharding` writes a layout as Shardy's
@@ -257,6 +256,12 @@ class Sharding:
     @property
     def memory_kind(self):
         return self._memory_kind
+
+    def with_memory_kind(self, kind: str):
+        """This layout in memory `kind` (`codegen/host_memory.py`): a copy."""
+        new = object.__new__(type(self))
+        new.__dict__.update({**self.__dict__, "_memory_kind": kind, "_hash": None})
+        return new
 
     @property
     def num_devices(self) -> int:

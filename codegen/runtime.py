@@ -120,7 +120,7 @@ def placement(args, names=None, what="jitted computation"):
     two devices: JAX's ValueError naming both (`names` or `names()`, else positions)."""
     dev = first = None
     for i, a in enumerate(args):
-        if type(a) is CommittedArray:
+        if isinstance(a, CommittedArray):   # (HostMemoryArrays too)
             d = a.device
             if dev is None:
                 dev, first = d, i
@@ -156,10 +156,13 @@ _REPLICATED = xc.HloSharding.replicate()
 _shardings: dict = {}
 
 
-def sharding_for(device):
-    s = _shardings.get(device)
+def sharding_for(device, kind=None):
+    """jaxlib's sharding of a buffer on `device`, in memory `kind` (None: the default)."""
+    key = device if kind is None or kind == "device" else (device, kind)
+    s = _shardings.get(key)
     if s is None:
-        s = _shardings[device] = _Sharding(device)
+        s = _shardings[key] = (_Sharding(device) if key is device
+                               else _Sharding(device, memory_kind=kind))
     return s
 
 # -------------------------------------------------------------------------- arrays
@@ -350,6 +353,13 @@ def device_put(x, device=None, weak_type=None) -> Array:
         if device == x.device:
             return x if t is CommittedArray else CommittedArray(x._buf, x.aval)
         x = x._value()  # another device
+    elif isinstance(x, CommittedArray):   # in host memory (codegen/host_memory.py)
+        if device is None:
+            return x                     # (it stays there, as in JAX)
+        raise ArgumentValueError(
+            "Memory kind mismatch with xla::PjRtBuffers. Got sharding with memory kind "
+            f"'device' and a buffer with memory_kind '{x.sharding.memory_kind}'",
+            hint="device_put it with SingleDeviceSharding(device, memory_kind='device')")
     elif isinstance(x, Array):
         x = x._value()  # a multi-device array (gathered)
     aval = intern_aval(_aval_of_host(x, weak_type))
@@ -387,12 +397,13 @@ MANY_RESULTS = 256
 _gc_isenabled, _gc_disable, _gc_enable = gc.isenabled, gc.disable, gc.enable
 
 
-def put_host(x, aval: ShapedArray, device=None):
-    """Host value -> device buffer with the given (already canonical) aval."""
+def put_host(x, aval: ShapedArray, device=None, kind=None):
+    """Host value -> device buffer with the given (already canonical) aval, in
+    memory `kind` (None: device memory; `codegen/host_memory.py`)."""
     stablehlo.check_runtime_dtype(aval.dtype)
     h2d_hook[0] is None or h2d_hook[0](aval, device)   # (a transfer guard is on)
     device = device or _default_device or default_device()
-    return xc.batched_device_put(aval, sharding_for(device), [np.asarray(x, aval.dtype)],
+    return xc.batched_device_put(aval, sharding_for(device, kind), [np.asarray(x, aval.dtype)],
                                  [device], True, False, _IMMUTABLE, enable_x64=True)
 
 
@@ -623,6 +634,9 @@ def register_spmd(rule, array_types, prims):
     _eager_fast.clear()  # entries made before are plain single-device programs
 
 
+memory_rule: list = [None, None]   # (rule, HostMemoryArray): set by codegen/host_memory.py
+
+
 def eager_apply(prim, args, params):
     """Run one primitive on concrete values through a cached XLA executable, placed as
     `jit` places (`placement`), then tell `execute_listeners`, if any."""
@@ -649,6 +663,8 @@ def eager_apply(prim, args, params):
         fkey = None
     if prim in _spmd_prims or any(type(a) in _spmd_types for a in args):
         outs = _spmd_rule(prim, args, params)
+    elif memory_rule[0] is not None and any(type(a) is memory_rule[1] for a in args):
+        outs = memory_rule[0](prim, args, params)   # (arrays in host memory)
     else:
         dev, committed = placement(args, what=prim.name)
         exe = _eager_general(prim, args, params, dev)

@@ -448,7 +448,7 @@ def check_platform(platform) -> str:
 def lower_module(jaxpr: core.Jaxpr, name="main_fn", num_replicas=1, donated=(),
                  platform="cpu", num_partitions=1, arg_shardings=None,
                  result_shardings=None, preamble=None, result_names=None,
-                 tokens=False) -> str:
+                 tokens=False, result_hook=None) -> str:
     """A whole module: constvars then invars become the function's arguments.
     `result_names` (one per result, e.g. `result['a'][0]`) become the results'
     `jax.result_info` attributes, as JAX prints them.
@@ -458,7 +458,8 @@ def lower_module(jaxpr: core.Jaxpr, name="main_fn", num_replicas=1, donated=(),
     lowered, gives module-level lines (Shardy's `sdy.mesh` declarations).
     `tokens`: token arguments and results are allowed (`!stablehlo.token`, as JAX
     types them; `astjax/jit_tokens.py` runs such a module); the other callers
-    (partitioned programs, pmap) refuse them."""
+    (partitioned programs, pmap) refuse them. `result_hook(mb, outs)`: the values
+    returned instead of the body's `outs` (`codegen/host_memory.py`'s placements)."""
     if not tokens and any(type(v.aval) is core.TokenAval
                           for v in (*jaxpr.invars, *jaxpr.outvars)):
         raise NotImplementedInAstjaxError(
@@ -485,6 +486,8 @@ def lower_module(jaxpr: core.Jaxpr, name="main_fn", num_replicas=1, donated=(),
         dynamic_shapes.dimension_values(mb, [v.aval for v in params], arg_names)
     with core.collector_paused():   # lines and SSA names: no cycles (issue 14)
         outs = lower_jaxpr(mb, jaxpr, arg_names[:nc], arg_names[nc:], platform)
+        if result_hook is not None:
+            outs = result_hook(mb, outs)
     out_types = [mb.types[o] for o in outs]
     mb.emit(f"func.return {', '.join(outs)} : {', '.join(out_types)}" if outs else "func.return")
     res_attrs = [[] for _ in out_types]

@@ -26,8 +26,8 @@ def test_device_put_to_device_space():
     assert str(jax.typeof(s)) == "~float32[]"   # weak type kept, as JAX
     t = jax.device_put({"a": np.arange(2)}, memory.Space.Device)
     np.testing.assert_array_equal(t["a"], [0, 1])
-    with pytest.raises(NotImplementedError, match="Space.Host"):
-        jax.device_put(jnp.ones(3), memory.Space.Host)
+    h = jax.device_put(jnp.ones(3), memory.Space.Host)   # (tests/test_host_memory.py)
+    assert h.sharding.memory_kind == "pinned_host" and str(jax.typeof(h)) == "float32<host>[3]"
     with pytest.raises(ValueError, match="MemorySpace.Any"):
         jax.device_put(jnp.ones(3), memory.Space.Any)
 

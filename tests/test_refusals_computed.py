@@ -66,8 +66,6 @@ MESSAGES = {
     "memory_kind_unknown": "Device cpu can address the following memory kinds: device, "
                            "pinned_host, unpinned_host. Got memory kind: foo",
 }
-# JAX 0.10.2 computes these; astjax refuses them with a located NotImplementedError
-HOST_MEMORY = ("memory_space_host", "memory_kind_pinned_host")
 # the iterative qdwh: float32 rounding of a few dozen dependent operations
 TOLERANCE = {"qdwh_padded_jit": 2e-5}
 # JAX's values other checks read (qdwh of the unpadded matrix: the padded one's inside)
@@ -105,12 +103,7 @@ def _ours(name):
     return summarize(SCENARIOS[name](J))
 
 
-@pytest.mark.parametrize("name", sorted(set(SCENARIOS) - set(JAX_FAILS) - set(REFERENCE_ONLY)
-                                         - set(HOST_MEMORY)) + [
-    pytest.param(n, marks=pytest.mark.xfail(strict=True, raises=NotImplementedError, reason=(
-        "astjax arrays live in device memory only: no host memory space in its avals "
-        "(JAX: float32<host>[3], results of operations on it stay pinned_host)")))
-    for n in HOST_MEMORY])
+@pytest.mark.parametrize("name", sorted(set(SCENARIOS) - set(JAX_FAILS) - set(REFERENCE_ONLY)))
 def test_as_jax(name):
     assert len(jax.devices()) >= 4, "conftest.py sets ASTJAX_NUM_CPU_DEVICES=4"
     theirs = RECORDED[name]

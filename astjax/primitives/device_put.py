@@ -7,8 +7,9 @@
       srcs=(None, None)
     ] a b
 
-Params, one entry per operand: `devices` (the target Device, or None for "where it
-is"), `srcs` (the source, None when unknown) and `copy_semantics` (`ArrayCopySemantics`,
+Params, one entry per operand: `devices` (the target Device, a Sharding, a
+`memory.Space`, or None for "where it is"; a pinned-host destination types the result
+`<host>`, as JAX's), `srcs` (the source, None when unknown) and `copy_semantics` (`ArrayCopySemantics`,
 from `donate=` / `may_alias=` as JAX derives it). Inside one program every value is on
 the program's devices already, so the lowering is the identity (JAX's own CPU lowering);
 eager calls never bind it (the runtime copies the buffers). The block holds the NumPy
@@ -23,6 +24,8 @@ import enum
 from .. import core
 from ..core import bind
 from ..errors import ArgumentValueError
+from ..ir import in_memory_space
+from ..memory import MemorySpace, kind_to_space
 from .base import is_zero, register, tangent_aval
 
 __all__ = ["device_put_p", "ArrayCopySemantics", "copy_semantics"]
@@ -54,6 +57,16 @@ def copy_semantics(donate, may_alias):
 
 
 device_put_p = core.new_primitive("device_put", multiple_results=True)
+device_put_p.keeps_memory_space = True   # (its destination says: ir.memory_space_rule)
+
+
+def _device_put_abstract_eval(*avals, devices, **params):
+    out = []
+    for a, d in zip(avals, devices):
+        kind = (("pinned_host" if d is MemorySpace.Host else "device")
+                if isinstance(d, MemorySpace) else getattr(d, "memory_kind", None))
+        out.append(a if kind is None else in_memory_space(a, kind_to_space(kind)))
+    return out
 
 
 def _pick(params, keep):
@@ -87,7 +100,7 @@ def _device_put_transpose(cts, *args, devices, srcs, copy_semantics):
 
 register(device_put_p,
          impl=lambda *xs, **params: list(xs),
-         abstract_eval=lambda *avals, **params: list(avals),
+         abstract_eval=_device_put_abstract_eval,
          lowering=lambda ctx, *xs, **params: list(xs),
          jvp=_device_put_jvp, transpose=_device_put_transpose,
          batch=lambda args, dims, **params: (bind(device_put_p, *args, **params), list(dims)))

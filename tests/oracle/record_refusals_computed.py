@@ -146,7 +146,7 @@ SCENARIOS = {
     "qdwh_padded_jit": lambda J: J.jax.jit(
         lambda x, m, n: J.lax.linalg.qdwh(x, dynamic_shape=(m, n), eps=1e-2))(PADDED, 6, 4),
     "qdwh_wide": lambda J: J.lax.linalg.qdwh(PADDED.T),
-    # -- memory kinds (astjax has device memory only: see the test's xfails)
+    # -- memory kinds (host memory: tests/test_host_memory.py has more)
     "memory_space_host": lambda J: J.jax.device_put(X3, J.jax.memory.Space.Host),
     "memory_kind_pinned_host": lambda J: J.jax.device_put(X3, J.SingleDeviceSharding(
         J.jax.devices()[0], memory_kind="pinned_host")),
