@@ -30,6 +30,10 @@ import gast
 _LOC = ("lineno", "col_offset", "end_lineno", "end_col_offset")
 _DEFS_WITH_TYPE_PARAMS = ("FunctionDef", "AsyncFunctionDef", "ClassDef")
 _TYPE_VARS = ("TypeVar", "ParamSpec", "TypeVarTuple")
+_ABSENT = object()   # (a field the node does not have)
+# the types of a field's plain values (and of `_ABSENT`): no node below. The walks
+# test a value's type against it instead of two `isinstance` calls (issue 14).
+_PLAIN = frozenset((str, type(None), int, float, complex, bytes, bool, type(...), object))
 
 
 # ---- ast -> gast -------------------------------------------------------------------
@@ -149,16 +153,22 @@ def to_gast(node):
     else:         # gast's generic translation copies every field and position present
         d.update(src)
     for k in fields:
-        if k in src:
-            v = src[k]
-            if isinstance(v, ast.AST):
-                d[k] = to_gast(v)
-            elif type(v) is list:
-                d[k] = [to_gast(x) if isinstance(x, ast.AST) else _g(x) for x in v]
-            elif rebuilt:
-                d[k] = v
-        else:   # a node made without this optional field: gast reads ast's default
+        v = src.get(k, _ABSENT)
+        tv = type(v)
+        shared = _GAST_SHARED.get(tv)   # (a context or operator: the most common child)
+        if shared is not None:
+            d[k] = shared
+        elif tv is list:
+            d[k] = [to_gast(x) if isinstance(x, ast.AST) else _g(x) for x in v]
+        elif v is _ABSENT:   # a node made without this optional field: ast's default
             d[k] = _g(getattr(node, k, None))
+        elif tv in _PLAIN:
+            if rebuilt:
+                d[k] = v
+        elif isinstance(v, ast.AST):
+            d[k] = to_gast(v)
+        elif rebuilt:
+            d[k] = v
     return new
 
 
@@ -257,7 +267,9 @@ def _to_ast(node, loc):
         node.__class__ = ast.Name
         d["ctx"] = _CONTEXTS[type(d["ctx"])]
         del d["annotation"], d["type_comment"]
-        _position(d, loc, False)
+        if (d.get("lineno") is None or d.get("col_offset") is None or d.get("end_lineno") is None
+                or d.get("end_col_offset") is None):
+            _fill(d, loc, False)
         return node
     ctx = _CONTEXTS.get(t)
     if ctx is not None:
@@ -293,13 +305,16 @@ def _to_ast(node, loc):
             d.pop(a, None)
         inner = loc
     for k in fields:
-        if k in d:
-            v = d[k]
-            if isinstance(v, gast.AST):
-                d[k] = _to_ast(v, inner)
-            elif type(v) is list:
-                d[k] = [_to_ast(x, inner) if isinstance(x, gast.AST) else _a(x, inner)
-                        for x in v]
+        v = d.get(k, _ABSENT)
+        tv = type(v)
+        ctx = _CONTEXTS.get(tv)   # (a context or operator: the most common child)
+        if ctx is not None:
+            d[k] = ctx
+        elif tv is list:
+            d[k] = [_to_ast(x, inner) if isinstance(x, gast.AST) else _a(x, inner)
+                    for x in v]
+        elif tv not in _PLAIN and isinstance(v, gast.AST):
+            d[k] = _to_ast(v, inner)
     if t is gast.ExceptHandler and isinstance(d.get("name"), ast.Name):
         d["name"] = d["name"].id
     if len(d) > size:   # the analyses' notes (`ag_*`): not the tree's
@@ -391,27 +406,34 @@ class Transformer(gast.NodeTransformer):
 
     @classmethod
     def _leaves(cls):
-        """The leaf node classes (contexts, operators, constants: no child nodes) this
-        transformer leaves as they are -- their visitor is this generic one, which
-        returns a leaf unchanged -- so `generic_visit` does not call `visit` on them."""
+        """The node classes this transformer leaves as they are: the leaf classes
+        (contexts, operators, constants: no child nodes) whose visitor is this generic
+        one, which returns a leaf unchanged, so `generic_visit` does not call `visit`
+        on them; and `Name` when it has no visitor of its own either (its only child
+        is a parameter's annotation: a Name with one is still visited)."""
         skip = cls.__dict__.get("_skipped_leaves")
         if skip is None:
-            skip = frozenset(t for t in _LEAF_CLASSES
+            skip = frozenset(t for t in _LEAF_CLASSES | {gast.Name}
                              if cls._cached_method(t) is Transformer.generic_visit)
             setattr(cls, "_skipped_leaves", skip)
         return skip
 
     def generic_visit(self, node):
         d = node.__dict__
-        skip = self._leaves()
+        skip = type(self).__dict__.get("_skipped_leaves") or self._leaves()
         for field in type(node)._fields:
-            if field not in d:
+            old = d.get(field, _ABSENT)
+            t = type(old)
+            if t in _PLAIN:   # (the test `isinstance` would make, by type: issue 14)
                 continue
-            old = d[field]
-            if isinstance(old, list):
+            if t is list:
                 new_values = []
                 for value in old:
-                    if isinstance(value, ast.AST) and type(value) not in skip:
+                    tv = type(value)
+                    if tv in skip and (tv is not gast.Name or value.annotation is None):
+                        new_values.append(value)
+                        continue
+                    if isinstance(value, ast.AST):
                         value = self.visit(value)
                         if value is None:
                             continue
@@ -420,7 +442,9 @@ class Transformer(gast.NodeTransformer):
                             continue
                     new_values.append(value)
                 old[:] = new_values
-            elif isinstance(old, ast.AST) and type(old) not in skip:
+            elif t in skip and (t is not gast.Name or old.annotation is None):
+                continue
+            elif isinstance(old, ast.AST):
                 new = self.visit(old)
                 if new is None:
                     del d[field]
