@@ -3,9 +3,8 @@ parse, ast -> gast, converters, gast -> ast, `compile`, and the position table o
 converted code). Each pins *what work* a first call does -- tables built, trees
 translated -- never a time."""
 import linecache
-import os
-import tempfile
 
+import gast
 import pytest
 
 import astjax
@@ -21,9 +20,9 @@ def _long_source(n):
     return "\n".join(lines) + "\n"
 
 
-def _from_file(src, tag):
+def _from_file(tmp_path, src, tag):
     """`f` defined in a real file (the converter reads the source through linecache)."""
-    path = os.path.join(tempfile.mkdtemp(prefix="astjax_conv_"), f"{tag}.py")
+    path = str(tmp_path / f"{tag}.py")
     with open(path, "w") as fh:
         fh.write(src)
     linecache.checkcache(path)
@@ -33,45 +32,39 @@ def _from_file(src, tag):
 
 
 @pytest.fixture
-def counted(monkeypatch):
-    """Counts of the front end's expensive steps while the test runs (outermost calls)."""
-    counts = {"tables": 0}
-    depth = [0]
-    for mod, name, key in ((errors, "_positions", "tables"),):
-        orig = getattr(mod, name)
+def tables(monkeypatch):
+    """How many position tables of code objects are built while the test runs."""
+    built = [0]
+    orig = errors._positions
 
-        def wrapper(*a, _orig=orig, _key=key, **k):
-            counts[_key] += depth[0] == 0
-            depth[0] += 1
-            try:
-                return _orig(*a, **k)
-            finally:
-                depth[0] -= 1
-        monkeypatch.setattr(mod, name, wrapper)
-    return counts
+    def counted(code):
+        built[0] += 1
+        return orig(code)
+    monkeypatch.setattr(errors, "_positions", counted)
+    return built
 
 
-def test_first_call_builds_no_position_table(counted):
+def test_first_call_builds_no_position_table(tables, tmp_path):
     """Staging records each operation's location as (code, instruction); the converted
     code's position table (one entry per code unit) is built only when a location is
     read -- an error, a printed location -- not on a first call that raises nothing."""
-    f, _ = _from_file(_long_source(30), "no_table")
+    f, _ = _from_file(tmp_path, _long_source(30), "no_table")
     x = jnp.ones(3)
     astjax.jit(f)(x).block_until_ready()
     astjax.grad(lambda x: f(x).sum())(x)
     astjax.make_jaxpr(astjax.vmap(f))(jnp.ones((2, 3)))
-    assert counted["tables"] == 0, counted
+    assert tables[0] == 0
 
 
 def _eqn_infos(closed):
     return [e.source_info for e in closed.jaxpr.eqns]
 
 
-def test_deferred_locations_are_the_code_positions():
+def test_deferred_locations_are_the_code_positions(tmp_path):
     """Every staged equation's line and columns, read after staging, are the
     positions of the user's expression: `jnp.sin(...)` at column 9 of its line, the
     `* 0.5` and `+` around it."""
-    f, path = _from_file(_long_source(3), "positions")
+    f, path = _from_file(tmp_path, _long_source(3), "positions")
     infos = _eqn_infos(astjax.make_jaxpr(f)(jnp.ones(3)))
     got = [(i.file, i.line, i.col, i.end_col) for i in infos]
     text = linecache.getlines(path)
@@ -85,8 +78,8 @@ def test_deferred_locations_are_the_code_positions():
     assert got == want
 
 
-def test_replace_keeps_the_location_deferred_and_equal():
-    f, path = _from_file(_long_source(2), "replace")
+def test_replace_keeps_the_location_deferred_and_equal(tmp_path):
+    f, path = _from_file(tmp_path, _long_source(2), "replace")
     info = _eqn_infos(astjax.make_jaxpr(f)(jnp.ones(3)))[1]
     named = info.replace(name="a1", phase="forward")
     assert named._code is not None and info._code is not None   # neither resolved
@@ -98,10 +91,50 @@ def test_replace_keeps_the_location_deferred_and_equal():
     assert type(moved) is errors.SourceInfo
 
 
-def test_errors_still_point_at_the_operation():
+def test_errors_still_point_at_the_operation(tmp_path):
     src = "def f(x):\n    y = x * 2\n    z = y.reshape(7)\n    return z\n"
-    f, path = _from_file(src, "located")
+    f, path = _from_file(tmp_path, src, "located")
     with pytest.raises(astjax.errors.AstjaxError) as e:
         astjax.jit(f)(jnp.ones(3))
     assert (e.value.loc.file, e.value.loc.line, e.value.loc.col) == (path, 3, 8)
     assert f"{path}:3:9" in str(e.value)
+
+
+def _visited(transformer_cls, fn):
+    seen = []
+    orig = transformer_cls.visit
+
+    def visit(self, node):
+        seen.append(type(node))
+        return orig(self, node)
+    t = type("Counted", (transformer_cls,), {"visit": visit})
+    t().visit(fn)
+    return seen
+
+
+def test_names_are_not_visited_by_a_transformer_without_a_name_visitor():
+    """A `Name`'s only possible child is a parameter's annotation: a transformer with
+    no `visit_Name` leaves the plain ones unvisited (the most common node: 2,400 of
+    6,000 visits of the 600-statement function), and still visits an annotation."""
+    from astjax.frontend import astbridge
+
+    class Constants(astbridge.Transformer):
+        def __init__(self):
+            self.values = []
+
+        def visit_Constant(self, node):
+            self.values.append(node.value)
+            return node
+
+    class Reference(gast.NodeTransformer):
+        visit_Constant = Constants.visit_Constant
+
+        def __init__(self):
+            self.values = []
+
+    src = "def f(x: 3, y=4):\n    z = x + y * 5\n    return g(z, w=6)\n"
+    ours, ref = Constants(), Reference()
+    ours.visit(gast.parse(src).body[0])
+    ref.visit(gast.parse(src).body[0])
+    assert ours.values == ref.values == [3, 4, 5, 6]
+    assert _visited(Constants, gast.parse(src).body[0]).count(gast.Name) == 1   # `x: 3`

@@ -30,10 +30,6 @@ import gast
 _LOC = ("lineno", "col_offset", "end_lineno", "end_col_offset")
 _DEFS_WITH_TYPE_PARAMS = ("FunctionDef", "AsyncFunctionDef", "ClassDef")
 _TYPE_VARS = ("TypeVar", "ParamSpec", "TypeVarTuple")
-_ABSENT = object()   # (a field the node does not have)
-# the types of a field's plain values (and of `_ABSENT`): no node below. The walks
-# test a value's type against it instead of two `isinstance` calls (issue 14).
-_PLAIN = frozenset((str, type(None), int, float, complex, bytes, bool, type(...), object))
 
 
 # ---- ast -> gast -------------------------------------------------------------------
@@ -153,22 +149,16 @@ def to_gast(node):
     else:         # gast's generic translation copies every field and position present
         d.update(src)
     for k in fields:
-        v = src.get(k, _ABSENT)
-        tv = type(v)
-        shared = _GAST_SHARED.get(tv)   # (a context or operator: the most common child)
-        if shared is not None:
-            d[k] = shared
-        elif tv is list:
-            d[k] = [to_gast(x) if isinstance(x, ast.AST) else _g(x) for x in v]
-        elif v is _ABSENT:   # a node made without this optional field: ast's default
-            d[k] = _g(getattr(node, k, None))
-        elif tv in _PLAIN:
-            if rebuilt:
+        if k in src:
+            v = src[k]
+            if isinstance(v, ast.AST):
+                d[k] = to_gast(v)
+            elif type(v) is list:
+                d[k] = [to_gast(x) if isinstance(x, ast.AST) else _g(x) for x in v]
+            elif rebuilt:
                 d[k] = v
-        elif isinstance(v, ast.AST):
-            d[k] = to_gast(v)
-        elif rebuilt:
-            d[k] = v
+        else:   # a node made without this optional field: gast reads ast's default
+            d[k] = _g(getattr(node, k, None))
     return new
 
 
@@ -267,9 +257,7 @@ def _to_ast(node, loc):
         node.__class__ = ast.Name
         d["ctx"] = _CONTEXTS[type(d["ctx"])]
         del d["annotation"], d["type_comment"]
-        if (d.get("lineno") is None or d.get("col_offset") is None or d.get("end_lineno") is None
-                or d.get("end_col_offset") is None):
-            _fill(d, loc, False)
+        _position(d, loc, False)
         return node
     ctx = _CONTEXTS.get(t)
     if ctx is not None:
@@ -305,16 +293,13 @@ def _to_ast(node, loc):
             d.pop(a, None)
         inner = loc
     for k in fields:
-        v = d.get(k, _ABSENT)
-        tv = type(v)
-        ctx = _CONTEXTS.get(tv)   # (a context or operator: the most common child)
-        if ctx is not None:
-            d[k] = ctx
-        elif tv is list:
-            d[k] = [_to_ast(x, inner) if isinstance(x, gast.AST) else _a(x, inner)
-                    for x in v]
-        elif tv not in _PLAIN and isinstance(v, gast.AST):
-            d[k] = _to_ast(v, inner)
+        if k in d:
+            v = d[k]
+            if isinstance(v, gast.AST):
+                d[k] = _to_ast(v, inner)
+            elif type(v) is list:
+                d[k] = [_to_ast(x, inner) if isinstance(x, gast.AST) else _a(x, inner)
+                        for x in v]
     if t is gast.ExceptHandler and isinstance(d.get("name"), ast.Name):
         d["name"] = d["name"].id
     if len(d) > size:   # the analyses' notes (`ag_*`): not the tree's
@@ -368,6 +353,10 @@ _LEAF_CLASSES = frozenset(
 
 
 _NO_METHODS: dict = {}
+_ABSENT = object()   # (a field the node does not have)
+# the types of a field's plain values (and of `_ABSENT`): no node below; `generic_visit`
+# tests a value's type against it instead of making two `isinstance` calls (issue 14)
+_PLAIN = frozenset((str, type(None), int, float, complex, bytes, bool, type(...), object))
 
 
 class Transformer(gast.NodeTransformer):
@@ -420,7 +409,7 @@ class Transformer(gast.NodeTransformer):
 
     def generic_visit(self, node):
         d = node.__dict__
-        skip = type(self).__dict__.get("_skipped_leaves") or self._leaves()
+        skip = self._leaves()
         for field in type(node)._fields:
             old = d.get(field, _ABSENT)
             t = type(old)
@@ -430,7 +419,8 @@ class Transformer(gast.NodeTransformer):
                 new_values = []
                 for value in old:
                     tv = type(value)
-                    if tv in skip and (tv is not gast.Name or value.annotation is None):
+                    if tv in skip and (tv is not gast.Name
+                                       or getattr(value, "annotation", None) is None):
                         new_values.append(value)
                         continue
                     if isinstance(value, ast.AST):
@@ -442,7 +432,7 @@ class Transformer(gast.NodeTransformer):
                             continue
                     new_values.append(value)
                 old[:] = new_values
-            elif t in skip and (t is not gast.Name or old.annotation is None):
+            elif t in skip and (t is not gast.Name or getattr(old, "annotation", None) is None):
                 continue
             elif isinstance(old, ast.AST):
                 new = self.visit(old)
