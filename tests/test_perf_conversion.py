@@ -48,10 +48,10 @@ def test_first_call_builds_no_position_table(tables, tmp_path):
     """Staging records each operation's location as (code, instruction); the converted
     code's position table (one entry per code unit) is built only when a location is
     read -- an error, a printed location -- not on a first call that raises nothing."""
-    f, _ = _from_file(tmp_path, _long_source(30), "no_table")
+    f, _ = _from_file(tmp_path, _long_source(4), "no_table")
     x = jnp.ones(3)
     astjax.jit(f)(x).block_until_ready()
-    astjax.grad(lambda x: f(x).sum())(x)
+    astjax.make_jaxpr(astjax.grad(lambda x: f(x).sum()))(x)
     astjax.make_jaxpr(astjax.vmap(f))(jnp.ones((2, 3)))
     assert tables[0] == 0
 
@@ -138,3 +138,64 @@ def test_names_are_not_visited_by_a_transformer_without_a_name_visitor():
     ref.visit(gast.parse(src).body[0])
     assert ours.values == ref.values == [3, 4, 5, 6]
     assert _visited(Constants, gast.parse(src).body[0]).count(gast.Name) == 1   # `x: 3`
+
+
+_MODULE = '''from __future__ import annotations
+
+import functools
+
+
+def scale(x: float) -> float:
+    return x * 2.0
+
+
+@functools.wraps(scale)
+def shifted(x):
+    def inner(y):
+        return y + 1.0
+    return inner(x) * 3.0
+
+
+class Model:
+    def apply(self, x):
+        return x - 1.0
+'''
+
+
+@pytest.mark.parametrize("edit", [False, True])
+def test_a_top_level_function_is_checked_against_its_own_text(tmp_path, monkeypatch, edit):
+    """R6 (the staged text is the text Python imported) for a top-level function
+    compiles its definition alone -- its file's `__future__` features on, its lines in
+    place -- not the whole module; a method or nested code, and an edited function,
+    still compile the whole file (an edited one is a located SourceChangedError)."""
+    import importlib
+    import sys
+
+    from astjax.frontend import parser
+    name = f"conv_r6_mod_{int(edit)}"
+    path = tmp_path / f"{name}.py"
+    path.write_text(_MODULE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    m = importlib.import_module(name)
+    whole = [0]
+    orig = parser._compiled_codes
+
+    def counted(*a):
+        whole[0] += 1
+        return orig(*a)
+    monkeypatch.setattr(parser, "_compiled_codes", counted)
+    try:
+        if edit:
+            path.write_text(_MODULE.replace("x * 2.0", "x * 2.5"))
+            linecache.checkcache(str(path))
+            with pytest.raises(astjax.errors.SourceChangedError) as e:
+                astjax.jit(m.scale)(1.0)
+            assert (e.value.loc.file, e.value.loc.line) == (str(path), 6) and whole[0] >= 1
+            return
+        assert float(astjax.jit(m.scale)(1.0)) == 2.0
+        assert float(astjax.jit(m.shifted)(1.0)) == 6.0
+        assert whole[0] == 0
+        assert float(astjax.jit(m.Model().apply)(1.0)) == 0.0   # a method: the file
+        assert whole[0] == 1
+    finally:
+        sys.modules.pop(name, None)

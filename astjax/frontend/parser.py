@@ -4,12 +4,14 @@ user's own, and several lambdas on one line are told apart by their code's
 column positions)."""
 from __future__ import annotations
 
+import __future__
 import ast
 import collections
 import functools
 import linecache
 import sys
 import threading
+import types
 
 from . import astbridge
 from ..errors import SourceChangedError, SourceInfo, SourceNotFoundError, UnsupportedSyntaxError
@@ -116,12 +118,40 @@ def _compiled_codes(filename: str, text: str):
     return frozenset(out)
 
 
+# the `__future__` features' compiler flags (a code object's `co_flags` carries the ones
+# its file turned on, with the same bits)
+_FUTURE_FLAGS = functools.reduce(
+    lambda a, b: a | b, (getattr(__future__, n).compiler_flag for n in __future__.all_feature_names))
+
+
+def _compiles_alone(code, node, filename, text) -> bool:
+    """Whether `code` is what the top-level `def` `node` compiles to by itself -- its
+    lines kept in place, its file's `__future__` features on -- which is the code the
+    whole file gives it: a top-level function's code depends on nothing else in the
+    file. One definition compiled instead of the whole file (issue 14: the first call
+    of a function in a long module compiled all of it). False for anything else (a
+    nested function or a method: closures, `__class__`; a lambda): then the whole file
+    is compiled."""
+    if (type(node) is not ast.FunctionDef or node.col_offset or code.co_freevars
+            or code.co_qualname != code.co_name):
+        return False
+    first = min([d.lineno for d in node.decorator_list], default=node.lineno)
+    lines = text.split("\n")[first - 1:node.end_lineno]
+    try:
+        top = compile("\n" * (first - 1) + "\n".join(lines) + "\n", filename, "exec",
+                      flags=code.co_flags & _FUTURE_FLAGS, dont_inherit=True,
+                      optimize=sys.flags.optimize)
+    except (SyntaxError, ValueError):
+        return False
+    return any(type(c) is types.CodeType and c == code for c in top.co_consts)
+
+
 # where the import system's own source loader lives (exactly that class: subclasses, such
 # as pytest's assertion rewriter, may compile something else)
 _STD_LOADER_MODULES = ("importlib._bootstrap_external", "_frozen_importlib_external")
 
 
-def _check_unchanged(fn, code, filename, text):
+def _check_unchanged(fn, code, node, filename, text):
     """R6: the text about to be staged must be the text Python compiled `fn` from. When
     the module was loaded by the standard source loader (so its compilation can be
     reproduced; pytest's assertion rewriting, for one, changes the code), compile the
@@ -130,6 +160,8 @@ def _check_unchanged(fn, code, filename, text):
     loader = type(getattr(fn, "__globals__", {}).get("__loader__"))
     if (loader.__name__ != "SourceFileLoader" or loader.__module__ not in _STD_LOADER_MODULES
             or filename.startswith("<")):
+        return
+    if _compiles_alone(code, node, filename, text):
         return
     codes = _compiled_codes(filename, text)
     if codes is not None and code in codes:
@@ -184,7 +216,7 @@ def find_function_node(fn):
         raise SourceNotFoundError(f"cannot find the definition of {code.co_name!r} in {filename}",
                                   loc=SourceInfo(filename, first, 0))
     node = cands[0]
-    _check_unchanged(fn, code, filename, text)
+    _check_unchanged(fn, code, node, filename, text)
     if isinstance(node, ast.AsyncFunctionDef):
         raise UnsupportedSyntaxError("async functions cannot be staged",
                                      loc=SourceInfo(filename, node.lineno, node.col_offset))
