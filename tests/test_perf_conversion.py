@@ -146,7 +146,7 @@ import functools
 
 
 def scale(x: float) -> float:
-    return x * 2.0
+    return x * 2.0 * math.cos(0.0)   # (a method of an imported module)
 
 
 @functools.wraps(scale)
@@ -159,14 +159,18 @@ def shifted(x):
 class Model:
     def apply(self, x):
         return x - 1.0
+
+
+if True:
+    import math
 '''
 
 
 @pytest.mark.parametrize("edit", [False, True])
 def test_a_top_level_function_is_checked_against_its_own_text(tmp_path, monkeypatch, edit):
     """R6 (the staged text is the text Python imported) for a top-level function
-    compiles its definition alone -- its file's `__future__` features on, its lines in
-    place -- not the whole module; a method or nested code, and an edited function,
+    compiles its definition with the module's imports alone -- its file's `__future__`
+    features on, its lines in place -- not the whole module; a method or nested code, and an edited function,
     still compile the whole file (an edited one is a located SourceChangedError)."""
     import importlib
     import sys

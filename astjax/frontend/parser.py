@@ -124,22 +124,40 @@ _FUTURE_FLAGS = functools.reduce(
     lambda a, b: a | b, (getattr(__future__, n).compiler_flag for n in __future__.all_feature_names))
 
 
+@_per_file
+def _module_imports(filename: str, text: str) -> str:
+    """The file's module-level imports (in compound statements too, not in functions or
+    classes) as one line of statements; `__future__` imports left out (they are
+    compile flags)."""
+    out, todo = [], list(_parse_file(filename, text).body)
+    for n in todo:   # grows while it is read
+        if isinstance(n, ast.Import) or (isinstance(n, ast.ImportFrom)
+                                         and n.module != "__future__"):
+            out.append(ast.unparse(n))
+        elif not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            for field in _BLOCKS:
+                todo.extend(getattr(n, field, None) or ())
+    return "; ".join(out)
+
+
 def _compiles_alone(code, node, filename, text) -> bool:
-    """Whether `code` is what the top-level `def` `node` compiles to by itself -- its
-    lines kept in place, its file's `__future__` features on -- which is the code the
-    whole file gives it: a top-level function's code depends on nothing else in the
-    file. One definition compiled instead of the whole file (issue 14: the first call
-    of a function in a long module compiled all of it). False for anything else (a
-    nested function or a method: closures, `__class__`; a lambda): then the whole file
-    is compiled."""
+    """Whether `code` is what the top-level `def` `node` compiles to with its module's
+    imports alone -- its lines kept in place, its file's `__future__` features on --
+    which is the code the whole file gives it: what else a top-level function's code
+    depends on in its file is which global names are imported modules (CPython 3.11
+    calls a method of one differently). One definition compiled instead of the whole
+    file (issue 14: the first call of a function in a long module compiled all of it).
+    False when the codes differ, or for anything else (a nested function or a method:
+    closures, `__class__`; a lambda): then the whole file is compiled, as before."""
     if (type(node) is not ast.FunctionDef or node.col_offset or code.co_freevars
             or code.co_qualname != code.co_name):
         return False
     first = min([d.lineno for d in node.decorator_list], default=node.lineno)
     lines = text.split("\n")[first - 1:node.end_lineno]
+    imports = _module_imports(filename, text)   # after the def: its lines stay in place
     try:
-        top = compile("\n" * (first - 1) + "\n".join(lines) + "\n", filename, "exec",
-                      flags=code.co_flags & _FUTURE_FLAGS, dont_inherit=True,
+        top = compile("\n" * (first - 1) + "\n".join(lines) + "\n" + imports + "\n", filename,
+                      "exec", flags=code.co_flags & _FUTURE_FLAGS, dont_inherit=True,
                       optimize=sys.flags.optimize)
     except (SyntaxError, ValueError):
         return False
