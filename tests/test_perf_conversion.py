@@ -10,14 +10,7 @@ import pytest
 import astjax
 import astjax.numpy as jnp
 from astjax import errors
-
-
-def _long_source(n):
-    lines = ["def f(x):", "    a0 = x * 1.5"]
-    for i in range(1, n + 1):
-        lines.append(f"    a{i} = jnp.sin(a{i - 1}) * 0.5 + a{max(0, i - 2)}")
-    lines.append(f"    return a{n}")
-    return "\n".join(lines) + "\n"
+from test_perf_statements import _source as _long_source   # the benchmark's function
 
 
 def _from_file(tmp_path, src, tag):
@@ -62,19 +55,20 @@ def _eqn_infos(closed):
 
 def test_deferred_locations_are_the_code_positions(tmp_path):
     """Every staged equation's line and columns, read after staging, are the
-    positions of the user's expression: `jnp.sin(...)` at column 9 of its line, the
-    `* 0.5` and `+` around it."""
+    positions of the user's expression: `jnp.sin(...)`, the products and the sum
+    around it."""
     f, path = _from_file(tmp_path, _long_source(3), "positions")
     infos = _eqn_infos(astjax.make_jaxpr(f)(jnp.ones(3)))
     got = [(i.file, i.line, i.col, i.end_col) for i in infos]
     text = linecache.getlines(path)
-    want = [(path, 2, 9, 16)]   # a0 = x * 1.5
+    want = [(path, 2, 9, 16)]   # a0 = x * 1.0
     for line in (3, 4, 5):
-        src = text[line - 1]
-        sin = src.index("jnp.sin")
-        want += [(path, line, sin, src.index(")") + 1),                      # sin
-                 (path, line, sin, src.index("0.5") + 3),                    # * 0.5
-                 (path, line, sin, len(src.rstrip()))]                       # + a_j
+        src = text[line - 1].rstrip()
+        sin, right = src.index("jnp.sin"), src.index("+ ") + 2
+        want += [(path, line, sin, src.index(")") + 1),     # jnp.sin(a_i)
+                 (path, line, sin, src.index("0.5") + 3),   # ... * 0.5
+                 (path, line, right, len(src)),             # a_j * 0.25
+                 (path, line, sin, len(src))]               # ... + ...
     assert got == want
 
 
