@@ -68,17 +68,59 @@ UNKNOWN = SourceInfo()
 # per staged operation (issue 14: quadratic in statements). Filled by the front end.
 USER_CODE = WeakIdMap()
 _positions_cache = WeakIdMap()   # code -> its `co_positions()`
+_LAZY = frozenset(("line", "col", "end_col"))
 
 
-def _frame_location(frame, lasti=None) -> SourceInfo:
-    code = frame.f_code
+def _positions(code):
+    """`code`'s position table, one entry per code unit, built once per code object."""
     pos = _positions_cache.get(code)
     if pos is None:
         pos = list(code.co_positions())
         _positions_cache[code] = pos
-    i = (frame.f_lasti if lasti is None else lasti) // 2
-    line, _, col, end_col = pos[i] if 0 <= i < len(pos) else (frame.f_lineno, None, None, None)
-    return SourceInfo(code.co_filename, line or frame.f_lineno, col, end_col)
+    return pos
+
+
+class _FrameSourceInfo(SourceInfo):
+    """The SourceInfo of one instruction of a code object (`lasti`, in bytes), whose
+    line and columns are read from the code's position table when first asked for.
+    Staging records one per operation, and a program that raises nothing reads none
+    of them: the table of a long function's converted code (one entry per code unit,
+    ~40,000 at 600 statements) cost ~15 ms of its first call (issue 14). Until then
+    `line`, `col` and `end_col` are unset slots, so `__getattr__` runs only for them;
+    once resolved they read as SourceInfo's own."""
+    __slots__ = ("_code", "_lasti")
+
+    def __init__(self, code, lasti, name=None, phase=None):
+        self.file, self.name, self.phase = code.co_filename, name, phase
+        self._code, self._lasti = code, lasti
+
+    def __getattr__(self, attr):
+        if attr not in _LAZY:
+            raise AttributeError(attr)
+        code, lasti = self._code, self._lasti
+        pos, i = _positions(code), lasti // 2
+        line, _, col, end_col = pos[i] if 0 <= i < len(pos) else (None, None, None, None)
+        if not line:   # an instruction without a position: the line it belongs to
+            line = next((ln for start, end, ln in code.co_lines() if start <= lasti < end),
+                        None)
+        self.line, self.col, self.end_col = line, col, end_col
+        self._code = None   # (resolved: the code object is no longer needed)
+        return getattr(self, attr)
+
+    def replace(self, **kw):
+        if self._code is not None and not _LAZY.intersection(kw):
+            d = {"name": self.name, "phase": self.phase}
+            d.update(kw)
+            new = _FrameSourceInfo(self._code, self._lasti, d["name"], d["phase"])
+            new.file = d.get("file", self.file)
+            return new
+        d = {k: getattr(self, k) for k in SourceInfo.__slots__}
+        d.update(kw)
+        return SourceInfo(**d)
+
+
+def _frame_location(frame, lasti=None) -> SourceInfo:
+    return _FrameSourceInfo(frame.f_code, frame.f_lasti if lasti is None else lasti)
 
 
 def user_location(depth: int = 1) -> SourceInfo:

@@ -353,6 +353,10 @@ _LEAF_CLASSES = frozenset(
 
 
 _NO_METHODS: dict = {}
+_ABSENT = object()   # (a field the node does not have)
+# the types of a field's plain values (and of `_ABSENT`): no node below; `generic_visit`
+# tests a value's type against it instead of making two `isinstance` calls (issue 14)
+_PLAIN = frozenset((str, type(None), int, float, complex, bytes, bool, type(...), object))
 
 
 class Transformer(gast.NodeTransformer):
@@ -391,12 +395,14 @@ class Transformer(gast.NodeTransformer):
 
     @classmethod
     def _leaves(cls):
-        """The leaf node classes (contexts, operators, constants: no child nodes) this
-        transformer leaves as they are -- their visitor is this generic one, which
-        returns a leaf unchanged -- so `generic_visit` does not call `visit` on them."""
+        """The node classes this transformer leaves as they are: the leaf classes
+        (contexts, operators, constants: no child nodes) whose visitor is this generic
+        one, which returns a leaf unchanged, so `generic_visit` does not call `visit`
+        on them; and `Name` when it has no visitor of its own either (its only child
+        is a parameter's annotation: a Name with one is still visited)."""
         skip = cls.__dict__.get("_skipped_leaves")
         if skip is None:
-            skip = frozenset(t for t in _LEAF_CLASSES
+            skip = frozenset(t for t in _LEAF_CLASSES | {gast.Name}
                              if cls._cached_method(t) is Transformer.generic_visit)
             setattr(cls, "_skipped_leaves", skip)
         return skip
@@ -405,13 +411,19 @@ class Transformer(gast.NodeTransformer):
         d = node.__dict__
         skip = self._leaves()
         for field in type(node)._fields:
-            if field not in d:
+            old = d.get(field, _ABSENT)
+            t = type(old)
+            if t in _PLAIN:   # (the test `isinstance` would make, by type: issue 14)
                 continue
-            old = d[field]
-            if isinstance(old, list):
+            if t is list:
                 new_values = []
                 for value in old:
-                    if isinstance(value, ast.AST) and type(value) not in skip:
+                    tv = type(value)
+                    if tv in skip and (tv is not gast.Name
+                                       or getattr(value, "annotation", None) is None):
+                        new_values.append(value)
+                        continue
+                    if isinstance(value, ast.AST):
                         value = self.visit(value)
                         if value is None:
                             continue
@@ -420,7 +432,9 @@ class Transformer(gast.NodeTransformer):
                             continue
                     new_values.append(value)
                 old[:] = new_values
-            elif isinstance(old, ast.AST) and type(old) not in skip:
+            elif t in skip and (t is not gast.Name or getattr(old, "annotation", None) is None):
+                continue
+            elif isinstance(old, ast.AST):
                 new = self.visit(old)
                 if new is None:
                     del d[field]

@@ -4,12 +4,14 @@ user's own, and several lambdas on one line are told apart by their code's
 column positions)."""
 from __future__ import annotations
 
+import __future__
 import ast
 import collections
 import functools
 import linecache
 import sys
 import threading
+import types
 
 from . import astbridge
 from ..errors import SourceChangedError, SourceInfo, SourceNotFoundError, UnsupportedSyntaxError
@@ -116,12 +118,58 @@ def _compiled_codes(filename: str, text: str):
     return frozenset(out)
 
 
+# the `__future__` features' compiler flags (a code object's `co_flags` carries the ones
+# its file turned on, with the same bits)
+_FUTURE_FLAGS = functools.reduce(
+    lambda a, b: a | b, (getattr(__future__, n).compiler_flag for n in __future__.all_feature_names))
+
+
+@_per_file
+def _module_imports(filename: str, text: str) -> str:
+    """The file's module-level imports (in compound statements too, not in functions or
+    classes) as one line of statements; `__future__` imports left out (they are
+    compile flags)."""
+    out, todo = [], list(_parse_file(filename, text).body)
+    for n in todo:   # grows while it is read
+        if isinstance(n, ast.Import) or (isinstance(n, ast.ImportFrom)
+                                         and n.module != "__future__"):
+            out.append(ast.unparse(n))
+        elif not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            for field in _BLOCKS:
+                todo.extend(getattr(n, field, None) or ())
+    return "; ".join(out)
+
+
+def _compiles_alone(code, node, filename, text) -> bool:
+    """Whether `code` is what the top-level `def` `node` compiles to with its module's
+    imports alone -- its lines kept in place, its file's `__future__` features on --
+    which is the code the whole file gives it: what else a top-level function's code
+    depends on in its file is which global names are imported modules (CPython 3.11
+    calls a method of one differently). One definition compiled instead of the whole
+    file (issue 14: the first call of a function in a long module compiled all of it).
+    False when the codes differ, or for anything else (a nested function or a method:
+    closures, `__class__`; a lambda): then the whole file is compiled, as before."""
+    if (type(node) is not ast.FunctionDef or node.col_offset or code.co_freevars
+            or code.co_qualname != code.co_name):
+        return False
+    first = min([d.lineno for d in node.decorator_list], default=node.lineno)
+    lines = text.split("\n")[first - 1:node.end_lineno]
+    imports = _module_imports(filename, text)   # after the def: its lines stay in place
+    try:
+        top = compile("\n" * (first - 1) + "\n".join(lines) + "\n" + imports + "\n", filename,
+                      "exec", flags=code.co_flags & _FUTURE_FLAGS, dont_inherit=True,
+                      optimize=sys.flags.optimize)
+    except (SyntaxError, ValueError):
+        return False
+    return any(type(c) is types.CodeType and c == code for c in top.co_consts)
+
+
 # where the import system's own source loader lives (exactly that class: subclasses, such
 # as pytest's assertion rewriter, may compile something else)
 _STD_LOADER_MODULES = ("importlib._bootstrap_external", "_frozen_importlib_external")
 
 
-def _check_unchanged(fn, code, filename, text):
+def _check_unchanged(fn, code, node, filename, text):
     """R6: the text about to be staged must be the text Python compiled `fn` from. When
     the module was loaded by the standard source loader (so its compilation can be
     reproduced; pytest's assertion rewriting, for one, changes the code), compile the
@@ -130,6 +178,8 @@ def _check_unchanged(fn, code, filename, text):
     loader = type(getattr(fn, "__globals__", {}).get("__loader__"))
     if (loader.__name__ != "SourceFileLoader" or loader.__module__ not in _STD_LOADER_MODULES
             or filename.startswith("<")):
+        return
+    if _compiles_alone(code, node, filename, text):
         return
     codes = _compiled_codes(filename, text)
     if codes is not None and code in codes:
@@ -184,7 +234,7 @@ def find_function_node(fn):
         raise SourceNotFoundError(f"cannot find the definition of {code.co_name!r} in {filename}",
                                   loc=SourceInfo(filename, first, 0))
     node = cands[0]
-    _check_unchanged(fn, code, filename, text)
+    _check_unchanged(fn, code, node, filename, text)
     if isinstance(node, ast.AsyncFunctionDef):
         raise UnsupportedSyntaxError("async functions cannot be staged",
                                      loc=SourceInfo(filename, node.lineno, node.col_offset))
