@@ -27,8 +27,9 @@ MIN_KEPT = 1      # a sampled group keeps at least this many tests
 HEAVY = 3.0       # an unparametrized test costing this much is sampled with its file's
 COSTS_PATH = os.path.join(os.path.dirname(__file__), "ci_costs.json")
 
-# never sampled: the fuzzers' regression seeds (each a bug once found)
-ALWAYS = {"test_fuzz.py::test_fuzz_regression"}
+# never sampled: the fuzzers' regression seeds (each a bug once found) and the bad-input
+# corpus (each a located error; cheap)
+ALWAYS = {"test_fuzz.py::test_fuzz_regression", "test_bad_inputs.py::test_bad_input"}
 
 
 def function_key(item) -> str:
