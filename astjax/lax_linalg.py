@@ -188,18 +188,18 @@ def _mask(x, dims, outside=None):
     return _L.select(inside, x, _L.full_like(x, 0) if outside is None else outside)
 
 
-def _halley_qr(u, a, b, c, dims=None):
+def _halley_qr(u, coefs, dims=None):
     """One weighted Halley step through a QR of [sqrt(c) u; I] (well conditioned for
-    large c). `dims`: the true (m, n) of a zero-padded `u` (`qdwh(dynamic_shape=)`):
+    large c); `coefs` = ((a - e) / sqrt(c), sqrt(c), e) with e = b / c, scalars of
+    u's dtype. `dims`: the true (m, n) of a zero-padded `u` (`qdwh(dynamic_shape=)`):
     the identity block then starts at row m."""
     m, n = core.get_aval(u).shape
     dt = core.get_aval(u).dtype
-    sc = c ** 0.5
+    scaled, sc, e = coefs
     if dims is None:
-        stacked = _L.concatenate([_L.mul(np.asarray(sc, dt), u), np.eye(n, dtype=dt)], 0)
+        stacked = _L.concatenate([_L.mul(sc, u), np.eye(n, dtype=dt)], 0)
     else:
-        tall = _L.pad(_L.mul(np.asarray(sc, dt), u), np.asarray(0, dt),
-                      [(0, n, 0), (0, 0, 0)])
+        tall = _L.pad(_L.mul(sc, u), np.asarray(0, dt), [(0, n, 0), (0, 0, 0)])
         stacked = _L.dynamic_update_slice(tall, np.eye(n, dtype=dt),
                                           (_convert(dims[0], np.int32), np.int32(0)))
     q, _ = _qr(stacked, full_matrices=False)
@@ -211,9 +211,7 @@ def _halley_qr(u, a, b, c, dims=None):
         q2 = _mask(_L.dynamic_slice(q, (_convert(dims[0], np.int32), np.int32(0)), (n, n)),
                    (dims[1], dims[1]))
     q2h = _mT(_conj(q2)) if dtypes.issubdtype(dt, np.complexfloating) else _mT(q2)
-    e = b / c
-    return _add(_L.mul(np.asarray(e, dt), u),
-                _L.mul(np.asarray((a - e) / sc, dt), _batch_matmul(q1, q2h)))
+    return _add(_L.mul(e, u), _L.mul(scaled, _batch_matmul(q1, q2h)))
 
 
 def _adjoint(x):
@@ -221,21 +219,22 @@ def _adjoint(x):
     return _conj(t) if dtypes.issubdtype(core.get_aval(x).dtype, np.complexfloating) else t
 
 
-def _halley_cholesky(u, a, b, c, dims=None):
+def _halley_cholesky(u, coefs, dims=None):
     """One weighted Halley step: e u + (a - e) u (c u^H u + I)^-1, through a Cholesky
-    factor of c u^H u + I (for a padded `u`, the identity outside the true n x n)."""
+    factor of c u^H u + I (for a padded `u`, the identity outside the true n x n);
+    `coefs` = (a - e, c, e) with e = b / c, scalars of u's dtype."""
     n = core.get_aval(u).shape[1]
     dt = core.get_aval(u).dtype
+    a_e, c, e = coefs
     eye = np.eye(n, dtype=dt)
-    gram = _add(_L.mul(np.asarray(c, dt), _batch_matmul(_adjoint(u), u)), eye)
+    gram = _add(_L.mul(c, _batch_matmul(_adjoint(u), u)), eye)
     if dims is not None:
         gram = _mask(gram, (dims[1], dims[1]), eye)
     y = bind(cholesky_p, gram, lower=True)
     # (c u^H u + I)^-1 u^H = y^-H y^-1 u^H
     w = triangular_solve(y, _adjoint(u), left_side=True, lower=True)
     w = triangular_solve(y, w, left_side=True, lower=True, transpose_a=True, conjugate_a=True)
-    e = b / c
-    return _add(_L.mul(np.asarray(e, dt), u), _L.mul(np.asarray(a - e, dt), _adjoint(w)))
+    return _add(_L.mul(e, u), _L.mul(a_e, _adjoint(w)))
 
 
 def qdwh(x, *, is_hermitian=False, max_iterations=None, eps=None, dynamic_shape=None):
@@ -266,21 +265,38 @@ def qdwh(x, *, is_hermitian=False, max_iterations=None, eps=None, dynamic_shape=
     u = _L.mul(x, _convert(scale, dt))
     tol_norm = np.asarray(np.cbrt(10.0 * eps / 2.0), np.finfo(dt).dtype)
     steps = _qdwh_schedule(eps, max_iterations)
-    moving = np.asarray(True)
-    for a, b, c in steps:    # the scheduled steps: QR while c is large, then Cholesky
-        if c > 100:
-            u = _halley_qr(u, a, b, c, dims)
-        else:
-            prev, u = u, _halley_cholesky(u, a, b, c, dims)
-            moving = _L.gt(_frobenius(_L.sub(u, prev)), tol_norm)
+    # the scheduled steps, each kind one loop over its weights (as JAX: one QR and one
+    # Cholesky factorization in the program, whatever the number of steps): QR while c
+    # is large, then Cholesky, testing convergence
+    qr_w = [((a - b / c) / c ** 0.5, c ** 0.5, b / c) for a, b, c in steps if c > 100]
+    chol_w = [(a - b / c, c, b / c) for a, b, c in steps if c <= 100]
+
+    def run(u, weights, step, test):
+        if not weights:
+            return u, np.asarray(True)
+        table = np.asarray(weights, dt)
+
+        def one(i, state):
+            row = _L.dynamic_index_in_dim(table, i, keepdims=False)
+            new = step(state[0], tuple(_L.index_in_dim(row, j, keepdims=False)
+                                       for j in range(3)), dims)
+            return new, (_L.gt(_frobenius(_L.sub(new, state[0])), tol_norm) if test
+                         else state[1])
+        return _L.fori_loop(0, len(weights), one, (u, np.asarray(True)))
+
+    u, _ = run(u, qr_w, _halley_qr, False)
+    u, moving = run(u, chol_w, _halley_cholesky, True)
 
     def cond(state):
         k, _, going = state
         return _L.bitwise_and(going, _L.lt(k, np.int32(max_iterations)))
 
-    def body(state):   # plain Halley steps (a, b, c) = (3, 1, 3) until u settles
+    # (a, b, c) = (3, 1, 3) as (a - e, c, e)
+    halley = tuple(np.asarray(w, dt) for w in (3.0 - 1.0 / 3.0, 3.0, 1.0 / 3.0))
+
+    def body(state):   # plain Halley steps until u settles
         k, u, _ = state
-        new = _halley_cholesky(u, 3.0, 1.0, 3.0, dims)
+        new = _halley_cholesky(u, halley, dims)
         return _L.add(k, np.int32(1)), new, _L.gt(_frobenius(_L.sub(new, u)), tol_norm)
 
     iters, u, moving = _L.while_loop(cond, body, (np.int32(len(steps)), u, moving))

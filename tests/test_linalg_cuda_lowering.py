@@ -28,10 +28,7 @@ from record_linalg_cuda import cases, custom_calls  # noqa: E402
 ORACLE = json.loads(Path(__file__).with_name("oracle").joinpath("linalg_cuda.json").read_text())
 CASES = cases(jax)
 ALL = [export.DisabledSafetyCheck.custom_call("ALL")]
-# known differences from JAX, each a strict xfail with its reason
-KNOWN = {"scipy_polar_float32": "scipy.linalg.polar's default method 'qdwh' is computed "
-                                "from an SVD in astjax (JAX: QDWH through QR and Cholesky)"}
-LOWERED = sorted(n for n in ORACLE if "calls" in ORACLE[n] and n not in KNOWN and "@" not in n)
+LOWERED = sorted(n for n in ORACLE if "calls" in ORACLE[n] and "@" not in n)
 GEEV = sorted(n for n in ORACLE if n.endswith("@geev"))
 # the cases are exported a group at a time (one module each: a tenth of the cost)
 GROUPS = {f"{LOWERED[k]}..{LOWERED[min(k + 15, len(LOWERED)) - 1]}": LOWERED[k:k + 15]
@@ -96,13 +93,6 @@ def test_unpack_conjugate_pairs():
     got = cusolver.unpack_conjugate_pairs(w.astype(np.complex64), packed.astype(np.float32))
     np.testing.assert_allclose(np.asarray(got), v, atol=1e-6)
     assert (w.imag != 0).sum() == 2
-
-
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(
-    strict=True, reason=KNOWN[n])) for n in sorted(KNOWN)])
-def test_known_differences(name, x64):
-    fn, specs = CASES[name]
-    assert custom_calls(_export(fn, specs).mlir_module()) == ORACLE[name]["calls"], KNOWN[name]
 
 
 def _targets(line):
