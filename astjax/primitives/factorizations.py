@@ -739,14 +739,25 @@ def eig(x, *, compute_left_eigenvectors=True, compute_right_eigenvectors=True,
 schur_p = core.new_primitive("schur", multiple_results=True)
 
 
-def _schur_ae(a, *, compute_schur_vectors):
+def _schur_ae(a, *, compute_schur_vectors, sort_eig_vals, select_callable):
     check_dtype("schur", INEXACT, a)
     if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
         raise ShapeError(f"schur needs square matrices (..., n, n), got shape {a.shape}")
     return [ShapedArray(a.shape, a.dtype)] * (2 if compute_schur_vectors else 1)
 
 
-def _schur_impl(a, *, compute_schur_vectors):
+def _no_sort(sort_eig_vals):
+    # JAX keeps the sorting options as parameters (`select_callable` alone is
+    # ignored, as LAPACK's gees selects only when sorting) and refuses sorting when
+    # the primitive is lowered or run
+    if sort_eig_vals:
+        raise NotImplementedInAstjaxError(
+            "The sort feature of LAPACK's gees routine is not implemented.",
+            hint="JAX 0.10.2 refuses it too: sort the eigenvalues of the result instead")
+
+
+def _schur_impl(a, *, compute_schur_vectors, sort_eig_vals, select_callable):
+    _no_sort(sort_eig_vals)
     try:  # NumPy has no Schur decomposition: the reference is SciPy's, when installed
         import scipy.linalg as sla
     except ImportError:
@@ -759,7 +770,8 @@ def _schur_impl(a, *, compute_schur_vectors):
     return [t, z] if compute_schur_vectors else [t]
 
 
-def _schur_lowering(ctx, a, *, compute_schur_vectors):
+def _schur_lowering(ctx, a, *, compute_schur_vectors, sort_eig_vals, select_callable):
+    _no_sort(sort_eig_vals)
     aval = ctx.avals_in[0]
     info = lapack.info_aval(aval)
     w_aval = ShapedArray(aval.shape[:-1], aval.dtype)
@@ -783,7 +795,7 @@ deffront(schur_p)
 
 def schur(x, *, compute_schur_vectors=True, sort_eig_vals=False, select_callable=None):
     """`lax.linalg.schur`: (T, Z) with x = Z T Z^H, T (quasi) upper triangular
-    (LAPACK gees, no eigenvalue sorting)."""
-    if sort_eig_vals or select_callable is not None:
-        raise NotImplementedInAstjaxError("schur with sorted eigenvalues is not implemented")
-    return tuple(bind(schur_p, x, compute_schur_vectors=bool(compute_schur_vectors)))
+    (LAPACK gees). As in JAX, `select_callable` is unused and `sort_eig_vals=True`
+    is a NotImplementedError when the function is run or lowered."""
+    return tuple(bind(schur_p, x, compute_schur_vectors=bool(compute_schur_vectors),
+                      sort_eig_vals=bool(sort_eig_vals), select_callable=select_callable))
