@@ -28,6 +28,7 @@ from .primitives.factorizations import (eig_p, eigh_p, lu_p, lu_pivots_to_permut
                                         lu_pivots_to_permutation_p, qr_p, schur, schur_p,
                                         svd_p)
 from .primitives.factorizations import eig as _eig, eigh as _eigh, lu, qr as _qr, svd as _svd
+from .primitives.factorizations import EighImplementation, SvdAlgorithm
 from .primitives.householder import (geqrf, hessenberg, hessenberg_p,  # noqa: F401
                                      householder_product, householder_product_p, ormqr,
                                      ormqr_p, tridiagonal, tridiagonal_p)
@@ -52,22 +53,6 @@ class EigImplementation(enum.Enum):
     LAPACK = "lapack"
     MAGMA = "magma"
     CUSOLVER = "cusolver"
-
-
-class EighImplementation(enum.Enum):
-    """Which symmetric eigensolver `eigh` uses (JAX's names)."""
-    QR = "qr"
-    JACOBI = "jacobi"
-    QDWH = "qdwh"
-
-
-class SvdAlgorithm(enum.Enum):
-    """Which SVD algorithm `svd` uses (JAX's names)."""
-    DEFAULT = "default"
-    QR = "QR"
-    JACOBI = "Jacobi"
-    POLAR = "polar"
-    DIVIDE_AND_CONQUER = "divide_and_conquer"
 
 
 def _inexact(x):
@@ -112,22 +97,22 @@ def qr(x, *, pivoting=False, full_matrices=True, use_magma=None):
 
 
 def eigh(x, *, lower=True, symmetrize_input=True, sort_eigenvalues=True,
-         subset_by_index=None, algorithm=None):
-    """(v, w): eigenvectors (columns) and ascending eigenvalues of Hermitian x."""
-    if algorithm is not None and algorithm != EighImplementation.QR:
-        raise ArgumentValueError(f"eigh algorithm {algorithm} is not supported on CPU")
+         subset_by_index=None, implementation=None):
+    """(v, w): eigenvectors (columns) and ascending eigenvalues of Hermitian x.
+    `implementation` (an `EighImplementation`): JACOBI lowers for CUDA only, QDWH
+    nowhere here (JAX: TPU only) -- a NotImplementedError when lowered, as JAX."""
     return _eigh(_inexact(x), lower=lower, symmetrize_input=symmetrize_input,
-                 sort_eigenvalues=sort_eigenvalues, subset_by_index=subset_by_index)
+                 sort_eigenvalues=sort_eigenvalues, subset_by_index=subset_by_index,
+                 implementation=implementation)
 
 
 def svd(x, *, full_matrices=True, compute_uv=True, subset_by_index=None, algorithm=None):
-    """(u, s, vh) of x (or s alone with compute_uv=False), s descending."""
-    if algorithm not in (None, SvdAlgorithm.DEFAULT, SvdAlgorithm.DIVIDE_AND_CONQUER,
-                         SvdAlgorithm.QR):
-        raise ArgumentValueError("The SVD Jacobi and Polar algorithms are not implemented "
-                                 "on CPU.")
+    """(u, s, vh) of x (or s alone with compute_uv=False), s descending. `algorithm`
+    (an `SvdAlgorithm`): on CPU DEFAULT / DIVIDE_AND_CONQUER is LAPACK's gesdd, QR its
+    gesvd; for CUDA, cuSOLVER's gesvdj (JACOBI; DEFAULT up to 1024 x 1024), gesvdp
+    (POLAR) or gesvd (QR); anything else is a NotImplementedError when lowered, as JAX."""
     return _svd(_inexact(x), full_matrices=full_matrices, compute_uv=compute_uv,
-                subset_by_index=subset_by_index)
+                subset_by_index=subset_by_index, algorithm=algorithm)
 
 
 def eig(x, *, compute_left_eigenvectors=True, compute_right_eigenvectors=True,
