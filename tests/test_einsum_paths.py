@@ -2,7 +2,8 @@
 (tests/oracle/record_einsum_paths.py -> einsum_paths.json): 3 to 16 operands, every
 `optimize` choice -- 'auto' is the exhaustive search up to 4 operands, branch and
 bound for 5-14 (all / 2 / 1 branches), greedy beyond -- including ellipses,
-Hadamard and outer products; and the refusals."""
+Hadamard and outer products; the refusals; and `jnp.einsum`, which contracts in
+that order (JAX's values to a few units in the last place)."""
 import json
 from pathlib import Path
 
@@ -23,7 +24,8 @@ def _operands(name):
 
 
 def test_every_run_is_recorded():
-    assert sorted(rec.key(*r) for r in RUNS) == sorted(STORED)
+    assert sorted(rec.key(*r) for r in RUNS) + sorted(
+        "value:" + rec.key(*r) for r in rec.VALUE_RUNS) == sorted(STORED)
 
 
 @pytest.mark.parametrize("name,opt", RUNS, ids=[rec.key(*r) for r in RUNS])
@@ -60,3 +62,15 @@ def test_refusals():
                    "'auto-hq' which uses it) is not implemented: a NotImplementedError")
 def test_dynamic_programming_search():
     jnp.einsum_path("ij,jk,kl", *_operands("chain3"), optimize="dp")
+
+
+@pytest.mark.parametrize("name,opt", rec.VALUE_RUNS, ids=[rec.key(*r) for r in rec.VALUE_RUNS])
+def test_einsum_contracts_in_jax_order(name, opt):
+    want = STORED["value:" + rec.key(name, opt)]
+    ref = np.array(want["values"], np.float32).reshape(want["shape"])
+    sub = rec.CASES[name][0]
+    got = np.asarray(jax.jit(lambda *ops: jnp.einsum(sub, *ops, optimize=opt))(
+        *rec.operands(name)))   # (one compile: eagerly, each contraction is one)
+    assert got.shape == ref.shape and got.dtype == np.float32
+    np.testing.assert_allclose(got, ref, rtol=0, atol=4 * np.finfo(np.float32).eps
+                               * max(1.0, float(np.abs(ref).max())))

@@ -1,7 +1,7 @@
 """`jnp.einsum_path` in JAX 0.10.2 (opt_einsum 3.4's `contract_path`): the path and
 the printed report for 3 to 16 operands under every `optimize` choice astjax has
 (the exhaustive ones only up to 6 operands, 'branch-2' up to 8: beyond, they take
-minutes in opt_einsum too). Run with JAX 0.10.2:
+minutes in opt_einsum too), and `jnp.einsum`'s values in those orders. Run with JAX 0.10.2:
 `/work/jaxref/bin/python tests/oracle/record_einsum_paths.py` writes einsum_paths.json."""
 import json
 from pathlib import Path
@@ -56,6 +56,19 @@ def key(name, opt):
     return f"{name}/{opt}"
 
 
+# jnp.einsum's values (float32) for the cases and choices below: computed in the order
+# of the path, so astjax's agree with JAX's to a few units in the last place
+VALUE_RUNS = [("chain7", "auto"), ("chain7", False), ("net8", "greedy"), ("star14", "auto"),
+              ("hadamard", True)]
+
+
+def operands(name):
+    """Deterministic float32 operands of case `name`."""
+    import numpy as np
+    r = np.random.RandomState(sum(map(ord, name)))
+    return [r.uniform(-1, 1, s).astype(np.float32) for s in CASES[name][1]]
+
+
 def main():
     import numpy as np
     import jax
@@ -67,6 +80,9 @@ def main():
         path, info = jnp.einsum_path(sub, *[np.zeros(s, np.float32) for s in shapes],
                                      optimize=opt)
         out[key(name, opt)] = {"path": [list(map(int, p)) for p in path], "report": repr(info)}
+    for name, opt in VALUE_RUNS:
+        v = np.asarray(jnp.einsum(CASES[name][0], *operands(name), optimize=opt))
+        out["value:" + key(name, opt)] = {"shape": list(v.shape), "values": v.ravel().tolist()}
     Path(__file__).with_name("einsum_paths.json").write_text(json.dumps(out, indent=0) + "\n")
 
 
