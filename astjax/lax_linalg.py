@@ -25,10 +25,11 @@ from . import core, dtypes
 from .core import bind
 from .errors import ArgumentValueError
 from .primitives.factorizations import (eig_p, eigh_p, lu_p, lu_pivots_to_permutation,  # noqa: F401
-                                        lu_pivots_to_permutation_p, qr_p, schur, schur_p,
+                                        lu_pivots_to_permutation_p, qr_p,
                                         svd_p)
 from .primitives.factorizations import eig as _eig, eigh as _eigh, lu, qr as _qr, svd as _svd
 from .primitives.factorizations import EighImplementation, SvdAlgorithm
+from .primitives.schur import schur, schur_p
 from .primitives.householder import (geqrf, hessenberg, hessenberg_p,  # noqa: F401
                                      householder_product, householder_product_p, ormqr,
                                      ormqr_p, tridiagonal, tridiagonal_p)
