@@ -524,6 +524,8 @@ class Jitted(StagedCallable):
         try:   # (ShapeDtypeStructs with shardings: a partitioned program, stages.py)
             entry = (_abstract_layouts(self, args, kwargs) if _has_layouts((args, kwargs))
                      else self._entry(args, kwargs)[0])
+            if cls is Lowered:
+                entry.text   # (lowered now: what the platform refuses raises here, as JAX)
         except AstjaxError as e:
             raise e.with_traceback(user_traceback(e)) from None
         dyn_args, _, statics = self._split(args, kwargs)

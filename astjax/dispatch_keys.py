@@ -208,7 +208,7 @@ def with_float0_outputs(unflatten, removed):
 class Entry:
     """One compiled signature of `jit` (`api.Jitted`): executable, consts on device,
     output tree."""
-    __slots__ = ("closed", "program", "executable", "consts", "out_tree", "text",
+    __slots__ = ("closed", "program", "executable", "consts", "out_tree", "_text",
                  "const_bufs", "in_avals", "unflatten", "call_buffers", "exe", "handlers",
                  "out_avals", "out_aval0", "single", "in_tree", "float0_in", "placed",
                  "wrap", "device", "compiler_options", "many", "arrays", "arrays_view",
@@ -228,7 +228,7 @@ class Entry:
         self.lower_args = dict(
             name=f"jit_{name}", donated={i + nconst for i in donated},
             result_names=stablehlo.result_names(out_tree, [i for i, _ in float0_outs]))
-        self.text = stablehlo.lower_module(jaxpr, platform=platform, **self.lower_args)
+        self._text = None   # lowered when first needed (`text`), as JAX lowers
         self.executable = None
         self.consts = [c if isinstance(c, runtime.Array) else runtime.device_put(np.asarray(c))
                        for c in closed.consts]
@@ -254,9 +254,18 @@ class Entry:
             return self
         other = copy.copy(self)
         other.platform, other.executable, other.placed = platform, None, {}
-        other.text = stablehlo.lower_module(self.program.jaxpr, platform=platform,
-                                            **self.lower_args)
+        other._text = None
         return other
+
+    @property
+    def text(self):
+        """The StableHLO module for `platform`, lowered on first use: staging (`trace`,
+        an export for another platform) does not lower for this one, so a lowering
+        this platform refuses (eigh's Jacobi on CPU) fails only when it is needed."""
+        if self._text is None:
+            self._text = stablehlo.lower_module(self.program.jaxpr, platform=self.platform,
+                                                **self.lower_args)
+        return self._text
 
     def compile(self):
         if self.executable is None:

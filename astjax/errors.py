@@ -24,7 +24,7 @@ __all__ = [
     "NotImplementedInAstjaxError", "MissingNameError", "AxisNameError", "SideEffectWarning",
     "NoSourceWarning",
     "ArgumentTypeError", "ArgumentValueError", "ArgumentIndexError", "ArgumentZeroDivisionError",
-    "UnknownOptionError", "ArityError", "StructureError",
+    "UnknownOptionError", "UnknownPathOptimizerError", "ArityError", "StructureError",
     "DifferentiationError", "DifferentiationTypeError", "DerivativeNotImplementedError",
     "DerivativeValueError", "UndefinedRuleError", "JAXTypeError",
     "JAXIndexError", "JAXValueError", "JAXAttributeError", "located_builtin_error",
@@ -344,6 +344,11 @@ class ArgumentZeroDivisionError(ArgumentError, ZeroDivisionError):
 class UnknownOptionError(ArgumentError, AttributeError):
     """An unknown configuration option (JAX raises AttributeError)."""
     default_hint = "check the option's name against astjax.config's known options"
+
+
+class UnknownPathOptimizerError(ArgumentError, KeyError):
+    """An unknown `optimize=` name of `einsum_path` (opt_einsum's KeyError under JAX)."""
+    default_hint = "use 'auto', 'optimal', 'greedy', or an explicit path"
 
 
 class ArityError(ArgumentTypeError):

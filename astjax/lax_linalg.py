@@ -25,9 +25,11 @@ from . import core, dtypes
 from .core import bind
 from .errors import ArgumentValueError
 from .primitives.factorizations import (eig_p, eigh_p, lu_p, lu_pivots_to_permutation,  # noqa: F401
-                                        lu_pivots_to_permutation_p, qr_p, schur, schur_p,
+                                        lu_pivots_to_permutation_p, qr_p,
                                         svd_p)
 from .primitives.factorizations import eig as _eig, eigh as _eigh, lu, qr as _qr, svd as _svd
+from .primitives.factorizations import EighImplementation, SvdAlgorithm
+from .primitives.schur import schur, schur_p
 from .primitives.householder import (geqrf, hessenberg, hessenberg_p,  # noqa: F401
                                      householder_product, householder_product_p, ormqr,
                                      ormqr_p, tridiagonal, tridiagonal_p)
@@ -52,22 +54,6 @@ class EigImplementation(enum.Enum):
     LAPACK = "lapack"
     MAGMA = "magma"
     CUSOLVER = "cusolver"
-
-
-class EighImplementation(enum.Enum):
-    """Which symmetric eigensolver `eigh` uses (JAX's names)."""
-    QR = "qr"
-    JACOBI = "jacobi"
-    QDWH = "qdwh"
-
-
-class SvdAlgorithm(enum.Enum):
-    """Which SVD algorithm `svd` uses (JAX's names)."""
-    DEFAULT = "default"
-    QR = "QR"
-    JACOBI = "Jacobi"
-    POLAR = "polar"
-    DIVIDE_AND_CONQUER = "divide_and_conquer"
 
 
 def _inexact(x):
@@ -112,22 +98,22 @@ def qr(x, *, pivoting=False, full_matrices=True, use_magma=None):
 
 
 def eigh(x, *, lower=True, symmetrize_input=True, sort_eigenvalues=True,
-         subset_by_index=None, algorithm=None):
-    """(v, w): eigenvectors (columns) and ascending eigenvalues of Hermitian x."""
-    if algorithm is not None and algorithm != EighImplementation.QR:
-        raise ArgumentValueError(f"eigh algorithm {algorithm} is not supported on CPU")
+         subset_by_index=None, implementation=None):
+    """(v, w): eigenvectors (columns) and ascending eigenvalues of Hermitian x.
+    `implementation` (an `EighImplementation`): JACOBI lowers for CUDA only, QDWH
+    nowhere here (JAX: TPU only) -- a NotImplementedError when lowered, as JAX."""
     return _eigh(_inexact(x), lower=lower, symmetrize_input=symmetrize_input,
-                 sort_eigenvalues=sort_eigenvalues, subset_by_index=subset_by_index)
+                 sort_eigenvalues=sort_eigenvalues, subset_by_index=subset_by_index,
+                 implementation=implementation)
 
 
 def svd(x, *, full_matrices=True, compute_uv=True, subset_by_index=None, algorithm=None):
-    """(u, s, vh) of x (or s alone with compute_uv=False), s descending."""
-    if algorithm not in (None, SvdAlgorithm.DEFAULT, SvdAlgorithm.DIVIDE_AND_CONQUER,
-                         SvdAlgorithm.QR):
-        raise ArgumentValueError("The SVD Jacobi and Polar algorithms are not implemented "
-                                 "on CPU.")
+    """(u, s, vh) of x (or s alone with compute_uv=False), s descending. `algorithm`
+    (an `SvdAlgorithm`): on CPU DEFAULT / DIVIDE_AND_CONQUER is LAPACK's gesdd, QR its
+    gesvd; for CUDA, cuSOLVER's gesvdj (JACOBI; DEFAULT up to 1024 x 1024), gesvdp
+    (POLAR) or gesvd (QR); anything else is a NotImplementedError when lowered, as JAX."""
     return _svd(_inexact(x), full_matrices=full_matrices, compute_uv=compute_uv,
-                subset_by_index=subset_by_index)
+                subset_by_index=subset_by_index, algorithm=algorithm)
 
 
 def eig(x, *, compute_left_eigenvectors=True, compute_right_eigenvectors=True,
@@ -188,18 +174,18 @@ def _mask(x, dims, outside=None):
     return _L.select(inside, x, _L.full_like(x, 0) if outside is None else outside)
 
 
-def _halley_qr(u, a, b, c, dims=None):
+def _halley_qr(u, coefs, dims=None):
     """One weighted Halley step through a QR of [sqrt(c) u; I] (well conditioned for
-    large c). `dims`: the true (m, n) of a zero-padded `u` (`qdwh(dynamic_shape=)`):
+    large c); `coefs` = ((a - e) / sqrt(c), sqrt(c), e) with e = b / c, scalars of
+    u's dtype. `dims`: the true (m, n) of a zero-padded `u` (`qdwh(dynamic_shape=)`):
     the identity block then starts at row m."""
     m, n = core.get_aval(u).shape
     dt = core.get_aval(u).dtype
-    sc = c ** 0.5
+    scaled, sc, e = coefs
     if dims is None:
-        stacked = _L.concatenate([_L.mul(np.asarray(sc, dt), u), np.eye(n, dtype=dt)], 0)
+        stacked = _L.concatenate([_L.mul(sc, u), np.eye(n, dtype=dt)], 0)
     else:
-        tall = _L.pad(_L.mul(np.asarray(sc, dt), u), np.asarray(0, dt),
-                      [(0, n, 0), (0, 0, 0)])
+        tall = _L.pad(_L.mul(sc, u), np.asarray(0, dt), [(0, n, 0), (0, 0, 0)])
         stacked = _L.dynamic_update_slice(tall, np.eye(n, dtype=dt),
                                           (_convert(dims[0], np.int32), np.int32(0)))
     q, _ = _qr(stacked, full_matrices=False)
@@ -211,9 +197,7 @@ def _halley_qr(u, a, b, c, dims=None):
         q2 = _mask(_L.dynamic_slice(q, (_convert(dims[0], np.int32), np.int32(0)), (n, n)),
                    (dims[1], dims[1]))
     q2h = _mT(_conj(q2)) if dtypes.issubdtype(dt, np.complexfloating) else _mT(q2)
-    e = b / c
-    return _add(_L.mul(np.asarray(e, dt), u),
-                _L.mul(np.asarray((a - e) / sc, dt), _batch_matmul(q1, q2h)))
+    return _add(_L.mul(e, u), _L.mul(scaled, _batch_matmul(q1, q2h)))
 
 
 def _adjoint(x):
@@ -221,21 +205,22 @@ def _adjoint(x):
     return _conj(t) if dtypes.issubdtype(core.get_aval(x).dtype, np.complexfloating) else t
 
 
-def _halley_cholesky(u, a, b, c, dims=None):
+def _halley_cholesky(u, coefs, dims=None):
     """One weighted Halley step: e u + (a - e) u (c u^H u + I)^-1, through a Cholesky
-    factor of c u^H u + I (for a padded `u`, the identity outside the true n x n)."""
+    factor of c u^H u + I (for a padded `u`, the identity outside the true n x n);
+    `coefs` = (a - e, c, e) with e = b / c, scalars of u's dtype."""
     n = core.get_aval(u).shape[1]
     dt = core.get_aval(u).dtype
+    a_e, c, e = coefs
     eye = np.eye(n, dtype=dt)
-    gram = _add(_L.mul(np.asarray(c, dt), _batch_matmul(_adjoint(u), u)), eye)
+    gram = _add(_L.mul(c, _batch_matmul(_adjoint(u), u)), eye)
     if dims is not None:
         gram = _mask(gram, (dims[1], dims[1]), eye)
     y = bind(cholesky_p, gram, lower=True)
     # (c u^H u + I)^-1 u^H = y^-H y^-1 u^H
     w = triangular_solve(y, _adjoint(u), left_side=True, lower=True)
     w = triangular_solve(y, w, left_side=True, lower=True, transpose_a=True, conjugate_a=True)
-    e = b / c
-    return _add(_L.mul(np.asarray(e, dt), u), _L.mul(np.asarray(a - e, dt), _adjoint(w)))
+    return _add(_L.mul(e, u), _L.mul(a_e, _adjoint(w)))
 
 
 def qdwh(x, *, is_hermitian=False, max_iterations=None, eps=None, dynamic_shape=None):
@@ -266,21 +251,38 @@ def qdwh(x, *, is_hermitian=False, max_iterations=None, eps=None, dynamic_shape=
     u = _L.mul(x, _convert(scale, dt))
     tol_norm = np.asarray(np.cbrt(10.0 * eps / 2.0), np.finfo(dt).dtype)
     steps = _qdwh_schedule(eps, max_iterations)
-    moving = np.asarray(True)
-    for a, b, c in steps:    # the scheduled steps: QR while c is large, then Cholesky
-        if c > 100:
-            u = _halley_qr(u, a, b, c, dims)
-        else:
-            prev, u = u, _halley_cholesky(u, a, b, c, dims)
-            moving = _L.gt(_frobenius(_L.sub(u, prev)), tol_norm)
+    # the scheduled steps, each kind one loop over its weights (as JAX: one QR and one
+    # Cholesky factorization in the program, whatever the number of steps): QR while c
+    # is large, then Cholesky, testing convergence
+    qr_w = [((a - b / c) / c ** 0.5, c ** 0.5, b / c) for a, b, c in steps if c > 100]
+    chol_w = [(a - b / c, c, b / c) for a, b, c in steps if c <= 100]
+
+    def run(u, weights, step, test):
+        if not weights:
+            return u, np.asarray(True)
+        table = np.asarray(weights, dt)
+
+        def one(i, state):
+            row = _L.dynamic_index_in_dim(table, i, keepdims=False)
+            new = step(state[0], tuple(_L.index_in_dim(row, j, keepdims=False)
+                                       for j in range(3)), dims)
+            return new, (_L.gt(_frobenius(_L.sub(new, state[0])), tol_norm) if test
+                         else state[1])
+        return _L.fori_loop(0, len(weights), one, (u, np.asarray(True)))
+
+    u, _ = run(u, qr_w, _halley_qr, False)
+    u, moving = run(u, chol_w, _halley_cholesky, True)
 
     def cond(state):
         k, _, going = state
         return _L.bitwise_and(going, _L.lt(k, np.int32(max_iterations)))
 
-    def body(state):   # plain Halley steps (a, b, c) = (3, 1, 3) until u settles
+    # (a, b, c) = (3, 1, 3) as (a - e, c, e)
+    halley = tuple(np.asarray(w, dt) for w in (3.0 - 1.0 / 3.0, 3.0, 1.0 / 3.0))
+
+    def body(state):   # plain Halley steps until u settles
         k, u, _ = state
-        new = _halley_cholesky(u, 3.0, 1.0, 3.0, dims)
+        new = _halley_cholesky(u, halley, dims)
         return _L.add(k, np.int32(1)), new, _L.gt(_frobenius(_L.sub(new, u)), tol_norm)
 
     iters, u, moving = _L.while_loop(cond, body, (np.int32(len(steps)), u, moving))

@@ -204,6 +204,7 @@ class Traced(_Stage):
         JAX's multi-platform module: `@main` takes the platform index first (a
         `tensor<i32>`, `jax.global_constant = "_platform_index"`)."""
         if lowering_platforms is None:
+            self._entry.text   # (lowered here: what the platform refuses raises now, as JAX)
             return self._like(Lowered)
         names = tuple(map(_lowering_platform, lowering_platforms))
         for_platform = getattr(self._entry, "for_platform", None)
@@ -213,7 +214,9 @@ class Traced(_Stage):
                 "taking references or tokens, for the platform it runs on only",
                 hint="leave lowering_platforms out", loc=caller_location())
         if len(names) == 1:
-            return self._like(Lowered, for_platform(names[0]))
+            entry = for_platform(names[0])
+            entry.text
+            return self._like(Lowered, entry)
         return self._like(Lowered, _MultiPlatform(self._entry, names))
 
 

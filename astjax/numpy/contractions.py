@@ -10,6 +10,7 @@ from .. import core, lax
 from ..errors import ArgumentTypeError, ArgumentValueError, ShapeError, ShapeValueError
 from ..primitives.spmd import reshard as _reshard
 from ..primitives.structural import out_layout as _out_layout
+from .einsum_paths import contraction_path
 from .reductions import sum as _sum
 from .shapes import diagonal, ravel, reshape, transpose
 from .util import canonicalize_axes
@@ -321,12 +322,12 @@ def einsum(subscripts, *operands, out=None, optimize="auto", precision=None,
            preferred_element_type=None, out_sharding=None) -> Array:
     """Einstein-summation contraction of operands according to `subscripts`.
 
-    Pairwise left-to-right contraction of an explicit or implicit einsum spec.
+    Pairwise contractions of an explicit or implicit einsum spec, in JAX's order.
 
     Args:
       subscripts: spec such as 'ij,jk->ik' (implicit output if no '->').
-      operands: the arrays. optimize: accepted for compatibility (the order is
-        always pairwise left to right).
+      operands: the arrays. optimize: the contraction order, as `einsum_path`'s
+        (default 'auto'; False: always the first two operands, the result last).
       out: only None (JAX's NotImplementedError otherwise).
       precision: optional `lax.Precision` for the contraction (JAX extension).
       preferred_element_type: optional accumulation / result dtype (JAX extension).
@@ -367,7 +368,8 @@ def einsum(subscripts, *operands, out=None, optimize="auto", precision=None,
             counts[c] = counts.get(c, 0) + 1
         out = ("..." if "..." in ins else "") + "".join(sorted(c for c, n in counts.items() if n == 1))
     in_specs = ins.split(",")
-    _check_spec(in_specs, out, [core.get_aval(o).shape for o in operands])
+    shapes = [core.get_aval(o).shape for o in operands]
+    _check_spec(in_specs, out, shapes)
     # expand ellipses into fresh letters
     free_letters = [c for c in string.ascii_letters if c not in subscripts]
     n_ells = [core.get_aval(op).ndim - (len(spec) - 3) if "..." in spec else 0
@@ -408,10 +410,15 @@ def einsum(subscripts, *operands, out=None, optimize="auto", precision=None,
         if drop:
             ops[k] = _sum(ops[k], axis=tuple(drop))
             specs[k] = "".join(c for i, c in enumerate(specs[k]) if i not in drop)
-    cur, cur_spec = ops[0], specs[0]
-    for idx, (op, spec) in enumerate(zip(ops[1:], specs[1:]), 1):
+    items = [(op, spec, False) for op, spec in zip(ops, specs)]
+    steps = _pairwise_order(subscripts, shapes, optimize)
+    for idx, (i, j) in enumerate(steps, 1):   # JAX's order: the pair, its result last
+        second, first = items.pop(j), items.pop(i)
+        if second[2]:   # (an intermediate result is the left operand of dot_general)
+            first, second = second, first
+        (cur, cur_spec, _), (op, spec, _) = first, second
         later = set(out)
-        for s in specs[idx + 1:]:
+        for _, s, _ in items:
             later |= set(s)
         batch = [c for c in cur_spec if c in spec and c in later]
         contract = [c for c in cur_spec if c in spec and c not in later]
@@ -423,9 +430,9 @@ def einsum(subscripts, *operands, out=None, optimize="auto", precision=None,
         if layout is not None and idx == len(ops) - 1 and set(new_spec) == set(out):
             laid = _permuted(layout, out, new_spec)
             layout = None
-        cur = lax.dot_general(cur, op, dims, precision, preferred_element_type,
-                              out_sharding=laid)
-        cur_spec = new_spec
+        items.append((lax.dot_general(cur, op, dims, precision, preferred_element_type,
+                                      out_sharding=laid), new_spec, True))
+    (cur, cur_spec, _), = items
     drop = [i for i, c in enumerate(cur_spec) if c not in out]
     if drop:
         cur = _sum(cur, axis=tuple(drop))
@@ -435,6 +442,29 @@ def einsum(subscripts, *operands, out=None, optimize="auto", precision=None,
     if layout is not None:      # no final contraction to lay out: reshard the result
         cur = _reshard(cur, layout)
     return cur
+
+
+def _pairwise_order(subscripts, shapes, optimize):
+    """The pairs (i < j) of positions JAX's einsum contracts, in order, each result
+    appended last: the path `einsum_path` finds for `optimize` (JAX's False: always
+    the first two). Left to right for symbolic shapes or a path with other than pairs."""
+    n = len(shapes)
+    if any(not isinstance(d, (int, np.integer)) for s in shapes for d in s):
+        return _left_to_right(n)
+    if optimize is False:
+        return [(0, 1)] * (n - 1)
+    if n <= 2:
+        return _left_to_right(n)
+    opt = "optimal" if optimize is True else optimize
+    path, _ = contraction_path(subscripts, shapes, opt)
+    if any(len(step) != 2 for step in path):
+        return _left_to_right(n)
+    return [tuple(sorted(step)) for step in path]
+
+
+def _left_to_right(n):
+    """((a b) c) ...: the running result (last) with the first remaining operand."""
+    return [(0, 1)] + [(0, n - k - 1) for k in range(1, n - 1)]
 
 
 def _permuted(layout, out, labels):

@@ -2,7 +2,7 @@
 I/O (`load`, `save`, `frombuffer`, ... act on concrete values), `partition` /
 `argpartition` (a full sort is a valid partition), `vectorize` (through `vmap`),
 `poly`, `polyfit`, `polydiv`, `roots`, `unwrap`, `sort_complex`, `mask_indices`,
-`einsum_path`, the bit packing pair `packbits` / `unpackbits`, and the in-place
+`einsum_path` (re-exported from `einsum_paths`), the bit packing pair `packbits` / `unpackbits`, and the in-place
 updates `put`, `put_along_axis`, `place` (which, as in JAX, return an updated copy and
 insist on `inplace=False`)."""
 from __future__ import annotations
@@ -23,6 +23,7 @@ from .contractions import matmul
 from .operands import asarray
 from .reductions import sum as _sum
 from .creation import eye
+from .einsum_paths import einsum_path
 from .reductions import all as _all
 from .shapes import broadcast_to, concatenate, ravel, reshape, swapaxes, tile
 from .searching import _take_1d
@@ -444,36 +445,6 @@ def mask_indices(n, mask_func, k=0, *, size=None):
     r, c = np.nonzero(m)
     idt = dtypes.canonicalize(dtypes.dtype(int))
     return asarray(r.astype(idt)), asarray(c.astype(idt))
-
-
-def einsum_path(subscripts, /, *operands, optimize="auto"):
-    """Contraction order for an einsum, as JAX's (opt_einsum's `contract_path`).
-
-    Args:
-      subscripts: the einsum spec. operands: arrays (only shapes are used).
-      optimize: 'auto' (default: an exhaustive search for up to 6 operands, else
-        'greedy'), 'optimal', 'greedy', True ('optimal'), False (left to right), or an
-        explicit path.
-    Returns:
-      `(path, description)`: the list of contraction tuples, and a printable report.
-    Differs from JAX: the path comes from NumPy's search without a memory limit (for
-    7 to 14 operands opt_einsum's 'auto' uses branch-and-bound, here greedy), and the
-    report is NumPy's text rather than an opt_einsum `PathInfo`.
-    """
-    shapes = [np.empty(core.get_aval(o).shape if hasattr(o, "aval") else np.shape(o))
-              for o in operands]
-    if optimize is False:
-        return [(0, 1)] * (len(operands) - 1), "unoptimized: contracted left to right"
-    if optimize is True or (optimize == "auto" and len(operands) <= 6):
-        optimize = "optimal"
-    elif optimize == "auto":
-        optimize = "greedy"
-    if isinstance(optimize, str):
-        optimize = (optimize, 1 << 62)          # (as opt_einsum's: no memory limit)
-    else:
-        optimize = ["einsum_path", *optimize]
-    path, info = np.einsum_path(subscripts, *shapes, optimize=optimize)
-    return [tuple(c) for c in path[1:]], info
 
 
 def _host(fn):

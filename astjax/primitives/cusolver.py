@@ -34,7 +34,7 @@ from ..errors import NotImplementedInAstjaxError
 from . import lapack
 from .base import lax_ops, lower_inline
 
-__all__ = ["register_targets", "gpu_call", "lapack_as_gpu", "unpack_conjugate_pairs", "svd",
+__all__ = ["register_targets", "gpu_call", "lapack_as_gpu", "unpack_conjugate_pairs", "eigh", "svd",
            "tridiagonal_solve", "symmetric_product", "cholesky_update",
            "lu_pivots_to_permutation"]
 
@@ -147,9 +147,6 @@ _KERNELS = {
     "potrf": ("cusolver_potrf_ffi", _lower),
     "sytrd": ("cusolver_sytrd_ffi", _lower),
     "hetrd": ("cusolver_sytrd_ffi", _lower),
-    # algorithm 0: cuSOLVER's default (JAX's EighImplementation None)
-    "syevd": ("cusolver_syevd_ffi", lambda a: dict(_lower(a), algorithm=np.uint8(0))),
-    "heevd": ("cusolver_syevd_ffi", lambda a: dict(_lower(a), algorithm=np.uint8(0))),
     "geqp3": ("cuhybrid_geqp3", lambda a: {"magma": _magma()}),
     "geev": (None, lambda a: {"magma": _magma(), "left": a["compute_left"] == "V",
                               "right": a["compute_right"] == "V"}),
@@ -246,20 +243,41 @@ def _conj_transpose(ctx, v, aval):
     return ctx.op1("stablehlo.complex", [re, im], out), out
 
 
-def svd(ctx, a, out_avals, full, uv):
+def eigh(ctx, a, out_avals, lower, jacobi):
+    """cuSOLVER's symmetric eigensolver (`out_avals`: [v, w, info]) with JAX's
+    `algorithm` attribute: 0 for the default (`jacobi` None: no implementation
+    asked for), 2 for Jacobi (syevj), 1 otherwise (syevd)."""
+    code = 0 if jacobi is None else 2 if jacobi else 1
+    return gpu_call(ctx, "cusolver_syevd_ffi", [a], out_avals[:1], out_avals, aliases={0: 0},
+                    lower=bool(lower), algorithm=np.uint8(code))
+
+
+def svd(ctx, a, out_avals, full, uv, algorithm="DEFAULT", given=None):
     """The SVD JAX computes on CUDA where the CPU calls LAPACK's gesdd (`out_avals`:
-    gesdd's, [a, s, u, vt, info]): Jacobi (gesvdj; the batched kernel has no economy
-    mode below 33 rows or columns, so a reduced u, vt is sliced from the full ones) up
-    to 1024 rows and columns, else QR-based gesvd (on the transpose when m < n).
+    gesdd's, [a, s, u, vt, info]), by `algorithm` (an `SvdAlgorithm` name; None for
+    `given`, what the caller passed, when it is none): JACOBI is gesvdj (its batched
+    kernel has no economy mode below 33 rows or columns, so a reduced u, vt is sliced
+    from the full ones), POLAR gesvdp, QR the QR-based gesvd (on the transpose when
+    m < n); DEFAULT is Jacobi up to 1024 rows and columns, else gesvd.
     -> [a, s, u, vt, info]; u and vt only when `uv`."""
     aval, s_aval, u_aval, vt_aval, info = out_avals
     m, n = aval.shape[-2:]
     k, batch = min(m, n), aval.shape[:-2]
-    if m <= 1024 and n <= 1024:
-        econ = not full and m > 32 and n > 32
+    if algorithm == "DIVIDE_AND_CONQUER":
+        raise NotImplementedInAstjaxError(
+            "Divide-and-conquer SVD (SvdAlgorithm.DIVIDE_AND_CONQUER) is only supported on "
+            "AMD (ROCm) GPUs, not on NVIDIA CUDA.", hint="JAX 0.10.2 refuses it too")
+    if algorithm not in ("DEFAULT", "QR", "JACOBI", "POLAR"):
+        raise NotImplementedInAstjaxError(f"Unsupported SVD algorithm on GPU: {given!r}",
+                                          hint="pass a jax.lax.linalg.SvdAlgorithm")
+    if algorithm == "DEFAULT":
+        algorithm = "JACOBI" if m <= 1024 and n <= 1024 else "GESVD"
+    if algorithm in ("JACOBI", "POLAR"):
+        econ = not full and (algorithm == "POLAR" or (m > 32 and n > 32))
         ju = aval.update(shape=batch + (m, k if econ else m))
         jv = aval.update(shape=batch + (n, k if econ else n))
-        res = gpu_call(ctx, "cusolver_gesvdj_ffi", [a], [aval], [aval, s_aval, ju, jv, info],
+        kernel = "cusolver_gesvdj_ffi" if algorithm == "JACOBI" else "cusolver_gesvdp_ffi"
+        res = gpu_call(ctx, kernel, [a], [aval], [aval, s_aval, ju, jv, info],
                        aliases={0: 0}, full_matrices=not econ, compute_uv=uv)
         if uv:
             res[3], jvt = _conj_transpose(ctx, res[3], jv)

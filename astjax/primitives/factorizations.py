@@ -1,5 +1,5 @@
-"""Matrix factorizations on LAPACK (`lax.linalg`): `lu`, `qr`, `eigh`, `svd`, `eig`,
-`schur`.
+"""Matrix factorizations on LAPACK (`lax.linalg`): `lu`, `qr`, `eigh`, `svd`, `eig`
+(`schur`: primitives/schur.py).
 
 Each primitive takes a batch of matrices (leading dimensions are batch), lowers to
 jaxlib's LAPACK kernels (primitives/lapack.py: getrf, geqrf + orgqr, syevd/heevd,
@@ -12,13 +12,14 @@ kernels loop over leading dimensions). Outputs come in JAX's order:
 - `eigh(a, lower, sort_eigenvalues)` -> (v, w) (eigenvectors in columns, ascending
   eigenvalues); `svd(a, full_matrices, compute_uv)` -> (s, u, vt) or (s,) (the
   `lax.linalg.svd` wrapper returns (u, s, vt) as JAX's does);
-- `eig(a, compute_left_eigenvectors, compute_right_eigenvectors)` -> (w, [vl], [vr]);
-- `schur(a, compute_schur_vectors)` -> (t, [z]) (no derivative, as in JAX).
+- `eig(a, compute_left_eigenvectors, compute_right_eigenvectors)` -> (w, [vl], [vr]).
 
 The JVP rules are written with the `lax` wrappers of earlier families (`_mm`,
 `_H`, ... below) and staged wherever the pass runs.
 """
 from __future__ import annotations
+
+import enum
 
 import numpy as np
 
@@ -28,14 +29,15 @@ from ..errors import (ArgumentTypeError, DifferentiationError, NotImplementedInA
                       ShapeError, ShapeValueError)
 from . import cusolver, lapack
 from .base import (INEXACT, check_dtype, deffront, is_zero, lax_ops, lower_inline, lowering_from,
-                   mark_unsupported, nondiff, register)
+                   nondiff, register)
 from .base import tangent_aval as _aval
 from .gather import GatherDimensionNumbers, GatherScatterMode
 from .linalg import triangular_solve_p
 from .while_loop import fori_loop
 
-__all__ = ["lu_p", "qr_p", "eigh_p", "svd_p", "eig_p", "schur_p", "lu", "qr", "eigh", "svd",
-           "eig", "schur", "lu_pivots_to_permutation", "lu_pivots_to_permutation_p"]
+__all__ = ["lu_p", "qr_p", "eigh_p", "svd_p", "eig_p", "lu", "qr", "eigh", "svd",
+           "eig", "lu_pivots_to_permutation", "lu_pivots_to_permutation_p",
+           "EighImplementation", "SvdAlgorithm"]
 
 # ---- helpers shared by the JVP rules (lax wrappers on possibly batched matrices) -----
 
@@ -467,29 +469,57 @@ def qr(x, *, full_matrices=True, pivoting=False):
 eigh_p = core.new_primitive("eigh", multiple_results=True)
 
 
+class EighImplementation(enum.Enum):
+    """Which symmetric eigensolver `eigh` uses (JAX's names; `lax.linalg`'s)."""
+    QR = "qr"
+    JACOBI = "jacobi"
+    QDWH = "qdwh"
+
+
+class SvdAlgorithm(enum.Enum):
+    """Which SVD algorithm `svd` uses (JAX's names; `lax.linalg`'s)."""
+    DEFAULT = "default"
+    QR = "QR"
+    JACOBI = "Jacobi"
+    POLAR = "polar"
+    DIVIDE_AND_CONQUER = "divide_and_conquer"
+
+
 def _real_dtype(dt):
     return np.dtype(np.finfo(np.dtype(dt)).dtype)
 
 
-def _eigh_ae(a, *, lower, sort_eigenvalues):
+def _eigh_ae(a, *, lower, sort_eigenvalues, subset_by_index, algorithm):
     check_dtype("eigh", INEXACT, a)
     if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
         raise ShapeError(f"eigh needs square matrices (..., n, n), got shape {a.shape}")
     return [ShapedArray(a.shape, a.dtype), ShapedArray(a.shape[:-1], _real_dtype(a.dtype))]
 
 
-def _eigh_impl(a, *, lower, sort_eigenvalues):
+def _eigh_impl(a, *, lower, sort_eigenvalues, subset_by_index, algorithm):
     w, v = np.linalg.eigh(np.asarray(a), UPLO="L" if lower else "U")
     return [v.astype(a.dtype), w.astype(_real_dtype(a.dtype))]
 
 
-def _eigh_lowering(ctx, a, *, lower, sort_eigenvalues):
+def _eigh_lowering(ctx, a, *, lower, sort_eigenvalues, subset_by_index, algorithm):
     aval = ctx.avals_in[0]
     v_aval, w_aval = ctx.avals_out
     info = lapack.info_aval(aval)
-    routine = "heevd" if dtypes.issubdtype(aval.dtype, np.complexfloating) else "syevd"
-    v, w, status = lapack.lapack_call(ctx, routine, [a], [aval], [v_aval, w_aval, info],
-                                      aliases={0: 0}, mode="V", uplo="L" if lower else "U")
+    if algorithm == EighImplementation.QDWH:
+        raise NotImplementedInAstjaxError("QDWH implementation is only supported on TPU",
+                                          hint="JAX 0.10.2 refuses it too off TPU")
+    outs = [v_aval, w_aval, info]
+    if ctx.platform == "cuda":   # cuSOLVER's syevd / syevj, as JAX picks them
+        v, w, status = cusolver.eigh(ctx, a, outs, lower, None if algorithm is None else
+                                     algorithm == EighImplementation.JACOBI)
+    else:
+        if algorithm == EighImplementation.JACOBI:
+            raise NotImplementedInAstjaxError("Jacobi implementation is not supported on CPU",
+                                              hint="JAX 0.10.2 refuses it too: pass "
+                                                   "implementation=None or QR on CPU")
+        routine = "heevd" if dtypes.issubdtype(aval.dtype, np.complexfloating) else "syevd"
+        v, w, status = lapack.lapack_call(ctx, routine, [a], [aval], outs, aliases={0: 0},
+                                          mode="V", uplo="L" if lower else "U")
     ok = lapack.info_ok(ctx, status, info)
     return [lapack.nan_unless(ctx, ok, info, v, v_aval),
             lapack.nan_unless(ctx, ok, info, w, w_aval)]
@@ -500,10 +530,11 @@ def _symmetrize(a):
     return L.div(L.add(a, _H(a)), _const(a, 2.0, ()))
 
 
-def _eigh_jvp(primals, tangents, *, lower, sort_eigenvalues):
+def _eigh_jvp(primals, tangents, *, lower, sort_eigenvalues, subset_by_index, algorithm):
     a, = primals
     da, = tangents
-    v, w = bind(eigh_p, _symmetrize(a), lower=lower, sort_eigenvalues=sort_eigenvalues)
+    v, w = bind(eigh_p, _symmetrize(a), lower=lower, sort_eigenvalues=sort_eigenvalues,
+                subset_by_index=subset_by_index, algorithm=algorithm)
     if is_zero(da):
         return [v, w], [core.Zero(_aval(v)), core.Zero(_aval(w))]
     L = lax_ops()
@@ -524,17 +555,21 @@ deffront(eigh_p)
 
 
 def eigh(x, *, lower=True, symmetrize_input=True, sort_eigenvalues=True,
-         subset_by_index=None):
+         subset_by_index=None, implementation=None):
     """`lax.linalg.eigh`: (v, w) of Hermitian matrices, v's columns the eigenvectors
     of the ascending eigenvalues w (LAPACK syevd/heevd). `symmetrize_input`
     replaces x by (x + x^H) / 2 first; otherwise only the `lower` (or upper)
-    triangle is read."""
+    triangle is read. `implementation` (an `EighImplementation`) is the primitive's
+    `algorithm`: JACOBI lowers for CUDA only, QDWH nowhere (TPU), as in JAX."""
     n = _aval(x).shape[-1]
-    if subset_by_index is not None and tuple(subset_by_index) != (0, n):
-        raise NotImplementedInAstjaxError("subset_by_index is not supported on CPU")
+    if subset_by_index is not None:
+        subset_by_index = tuple(subset_by_index)
+        if subset_by_index != (0, n):
+            raise NotImplementedInAstjaxError("subset_by_index is not supported on CPU")
     if symmetrize_input:
         x = _symmetrize(x)
-    v, w = bind(eigh_p, x, lower=bool(lower), sort_eigenvalues=bool(sort_eigenvalues))
+    v, w = bind(eigh_p, x, lower=bool(lower), sort_eigenvalues=bool(sort_eigenvalues),
+                subset_by_index=subset_by_index, algorithm=implementation)
     return v, w
 
 # ---- svd -----------------------------------------------------------------------------
@@ -548,7 +583,7 @@ def _svd_shapes(shape, full_matrices):
     return b + (k,), b + (m, m if full_matrices else k), b + (n if full_matrices else k, n)
 
 
-def _svd_ae(a, *, full_matrices, compute_uv):
+def _svd_ae(a, *, full_matrices, compute_uv, subset_by_index, algorithm):
     check_dtype("svd", INEXACT, a)
     if a.ndim < 2:
         raise ShapeError(f"svd needs matrices (..., m, n), got shape {a.shape}")
@@ -557,7 +592,7 @@ def _svd_ae(a, *, full_matrices, compute_uv):
     return out + ([ShapedArray(u, a.dtype), ShapedArray(vt, a.dtype)] if compute_uv else [])
 
 
-def _svd_impl(a, *, full_matrices, compute_uv):
+def _svd_impl(a, *, full_matrices, compute_uv, subset_by_index, algorithm):
     a = np.asarray(a)
     if not compute_uv:
         return [np.linalg.svd(a, compute_uv=False).astype(_real_dtype(a.dtype))]
@@ -565,7 +600,15 @@ def _svd_impl(a, *, full_matrices, compute_uv):
     return [s.astype(_real_dtype(a.dtype)), u.astype(a.dtype), vt.astype(a.dtype)]
 
 
-def _svd_lowering(ctx, a, *, full_matrices, compute_uv):
+def _svd_choice(algorithm):
+    """The `SvdAlgorithm` member's name (None: DEFAULT); anything else (a string, another
+    enum) is no choice JAX knows: None."""
+    if algorithm is None:
+        return "DEFAULT"
+    return algorithm.name if isinstance(algorithm, SvdAlgorithm) else None
+
+
+def _svd_lowering(ctx, a, *, full_matrices, compute_uv, subset_by_index, algorithm):
     aval = ctx.avals_in[0]
     m, n = aval.shape[-2:]
     s_shape, u_shape, vt_shape = _svd_shapes(aval.shape, full_matrices or not compute_uv)
@@ -580,11 +623,17 @@ def _svd_lowering(ctx, a, *, full_matrices, compute_uv):
     u_aval, vt_aval = aval.update(shape=u_shape), aval.update(shape=vt_shape)
     mode = ("A" if full_matrices else "S") if compute_uv else "N"
     outs = [aval, s_aval, u_aval, vt_aval, info]
-    if ctx.platform == "cuda":   # cuSOLVER's Jacobi or QR-based SVD, as JAX
-        _, s, u, vt, status = cusolver.svd(ctx, a, outs, full_matrices, compute_uv)
-    else:
-        _, s, u, vt, status = lapack.lapack_call(ctx, "gesdd", [a], [aval], outs,
-                                                 aliases={0: 0}, mode=mode)
+    if ctx.platform == "cuda":   # cuSOLVER's Jacobi, polar or QR-based SVD, as JAX
+        _, s, u, vt, status = cusolver.svd(ctx, a, outs, full_matrices, compute_uv,
+                                           _svd_choice(algorithm), algorithm)
+    else:   # LAPACK's divide and conquer (gesdd), or QR (gesvd) when asked
+        name = _svd_choice(algorithm)
+        if name not in ("DEFAULT", "DIVIDE_AND_CONQUER", "QR"):
+            raise NotImplementedInAstjaxError(
+                "The SVD Jacobi and Polar algorithms are not implemented on CPU.",
+                hint="JAX 0.10.2 refuses them too: they lower for CUDA only")
+        _, s, u, vt, status = lapack.lapack_call(ctx, "gesvd" if name == "QR" else "gesdd",
+                                                 [a], [aval], outs, aliases={0: 0}, mode=mode)
     ok = lapack.info_ok(ctx, status, info)
     outs = [lapack.nan_unless(ctx, ok, info, s, s_aval)]
     if compute_uv:
@@ -593,14 +642,15 @@ def _svd_lowering(ctx, a, *, full_matrices, compute_uv):
     return outs
 
 
-def _svd_jvp(primals, tangents, *, full_matrices, compute_uv):
+def _svd_jvp(primals, tangents, *, full_matrices, compute_uv, subset_by_index, algorithm):
     A, = primals
     dA, = tangents
     m, n = _aval(A).shape[-2:]
     if compute_uv and full_matrices and m != n:
         raise DifferentiationError(
             "Singular value decomposition JVP not implemented for full matrices")
-    s, U, Vt = bind(svd_p, A, full_matrices=False, compute_uv=True)
+    s, U, Vt = bind(svd_p, A, full_matrices=False, compute_uv=True,
+                    subset_by_index=subset_by_index, algorithm=algorithm)
     outs = [s, U, Vt] if compute_uv else [s]
     if is_zero(dA):
         return outs, [core.Zero(_aval(o)) for o in outs]
@@ -643,11 +693,15 @@ deffront(svd_p)
 
 def svd(x, *, full_matrices=True, compute_uv=True, subset_by_index=None, algorithm=None):
     """`lax.linalg.svd`: (u, s, vt) with x = u @ diag(s) @ vt and s descending
-    (LAPACK gesdd); `compute_uv=False` returns s alone."""
+    (LAPACK gesdd; gesvd for `algorithm=SvdAlgorithm.QR`; JACOBI and POLAR lower for
+    CUDA only, as in JAX); `compute_uv=False` returns s alone."""
     k = min(_aval(x).shape[-2:])
-    if subset_by_index is not None and tuple(subset_by_index) != (0, k):
-        raise NotImplementedInAstjaxError("subset_by_index is not supported on CPU")
-    outs = bind(svd_p, x, full_matrices=bool(full_matrices), compute_uv=bool(compute_uv))
+    if subset_by_index is not None:
+        subset_by_index = tuple(subset_by_index)
+        if subset_by_index != (0, k):
+            raise NotImplementedInAstjaxError("subset_by_index is not supported on CPU")
+    outs = bind(svd_p, x, full_matrices=bool(full_matrices), compute_uv=bool(compute_uv),
+                subset_by_index=subset_by_index, algorithm=algorithm)
     return (outs[1], outs[0], outs[2]) if compute_uv else outs[0]
 
 # ---- eig -----------------------------------------------------------------------------
@@ -734,67 +788,3 @@ def eig(x, *, compute_left_eigenvectors=True, compute_right_eigenvectors=True,
     as asked, the left and right eigenvectors (LAPACK geev), as [w, vl, vr]."""
     return list(bind(eig_p, x, compute_left_eigenvectors=bool(compute_left_eigenvectors),
                      compute_right_eigenvectors=bool(compute_right_eigenvectors)))
-
-# ---- schur ---------------------------------------------------------------------------
-schur_p = core.new_primitive("schur", multiple_results=True)
-
-
-def _sort_unsupported():
-    return NotImplementedInAstjaxError(
-        "The sort feature of LAPACK's gees routine is not implemented.",
-        hint="call schur without sort_eig_vals (select_callable alone is ignored, as in JAX)")
-
-
-def _schur_ae(a, *, compute_schur_vectors, **_):
-    check_dtype("schur", INEXACT, a)
-    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
-        raise ShapeError(f"schur needs square matrices (..., n, n), got shape {a.shape}")
-    return [ShapedArray(a.shape, a.dtype)] * (2 if compute_schur_vectors else 1)
-
-
-def _schur_impl(a, *, compute_schur_vectors, sort_eig_vals, **_):
-    if sort_eig_vals:
-        raise _sort_unsupported()
-    try:  # NumPy has no Schur decomposition: the reference is SciPy's, when installed
-        import scipy.linalg as sla
-    except ImportError:
-        raise NotImplementedInAstjaxError("the reference of schur needs scipy") from None
-    a = np.asarray(a)
-    flat = a.reshape((-1,) + a.shape[-2:])
-    out = [sla.schur(x, output="complex" if np.iscomplexobj(x) else "real") for x in flat]
-    t = np.stack([o[0] for o in out]).reshape(a.shape).astype(a.dtype)
-    z = np.stack([o[1] for o in out]).reshape(a.shape).astype(a.dtype)
-    return [t, z] if compute_schur_vectors else [t]
-
-
-def _schur_lowering(ctx, a, *, compute_schur_vectors, sort_eig_vals, **_):
-    if sort_eig_vals:   # (JAX refuses it when lowering: its jaxpr has the equation)
-        raise _sort_unsupported()
-    aval = ctx.avals_in[0]
-    info = lapack.info_aval(aval)
-    w_aval = ShapedArray(aval.shape[:-1], aval.dtype)
-    real = not dtypes.issubdtype(aval.dtype, np.complexfloating)
-    eigs = [w_aval, w_aval] if real else [w_aval]
-    res = lapack.lapack_call(ctx, "gees", [a], [aval], [aval, aval] + eigs + [info, info],
-                             aliases={0: 0}, mode="V" if compute_schur_vectors else "N", sort="N")
-    t, z, status = res[0], res[1], res[-1]
-    ok = lapack.info_ok(ctx, status, info)
-    out = [lapack.nan_unless(ctx, ok, info, t, aval)]
-    if compute_schur_vectors:
-        out.append(lapack.nan_unless(ctx, ok, info, z, aval))
-    return out
-
-
-register(schur_p, impl=_schur_impl, abstract_eval=_schur_ae, lowering=_schur_lowering)
-mark_unsupported(schur_p, "jvp", "the Schur decomposition has no derivative rule (JAX "
-                 "defines none)")
-deffront(schur_p)
-
-
-def schur(x, *, compute_schur_vectors=True, sort_eig_vals=False, select_callable=None):
-    """`lax.linalg.schur`: [T, Z] with x = Z T Z^H, T (quasi) upper triangular (LAPACK
-    gees), or [T] without the vectors. As in JAX, `select_callable` is kept in the
-    equation but unused, and `sort_eig_vals=True` is a NotImplementedError when the
-    equation is lowered or evaluated."""
-    return bind(schur_p, x, compute_schur_vectors=bool(compute_schur_vectors),
-                select_callable=select_callable, sort_eig_vals=bool(sort_eig_vals))

@@ -9,7 +9,8 @@
 - from a size: `hilbert`, `invhilbert`, `pascal` and `invpascal` (symmetric / lower
   / upper), `helmert`,
   `hadamard`, `dft`;
-- `polar(a, side)`: a = U P (right) or P U (left) from the SVD.
+- `polar(a, side, method)`: a = U P (right) or P U (left), by QDWH (JAX's default)
+  or from the SVD.
 """
 from __future__ import annotations
 
@@ -18,13 +19,15 @@ import math
 import numpy as np
 
 from .. import core, dtypes, lax
-from ..errors import ArgumentValueError, ShapeValueError
+from ..errors import ArgumentValueError, NotImplementedInAstjaxError, ShapeValueError
 from ..numpy import ufuncs as _uf
 from ..numpy.advanced_indexing import take as _take
 from ..numpy.contractions import matmul as _matmul
 from ..numpy.operands import asarray, asarray_operand, promote_dtypes, promote_dtypes_inexact
 from ..numpy.creation import ones_like as _ones_like, zeros_like as _zeros_like
 from ..numpy.shapes import concatenate as _concatenate, swapaxes as _swapaxes
+from ..numpy.util import library_jit
+from ..numpy.vectorize import vectorize as _vectorize
 
 __all__ = ["block_diag", "toeplitz", "hankel", "circulant", "companion", "leslie", "fiedler",
            "fiedler_companion", "convolution_matrix", "hilbert", "invhilbert", "pascal",
@@ -315,28 +318,62 @@ def dft(n, scale=None, *, dtype=None):
 # ------------------------------------------------------------------------- polar
 
 
-def polar(a, side="right", *, method="qdwh", eps=None, max_iterations=None):
-    """(U, P): a = U P ('right') or P U ('left') with U unitary (orthonormal columns)
-    and P Hermitian positive semi-definite, from the SVD (any `method` gives the
-    same factors up to rounding)."""
-    [a] = promote_dtypes_inexact(asarray_operand(a))
-    if len(_shape(a)) < 2:
-        raise ShapeValueError("The input `a` must be at least a 2-D array.")
-    if side not in ("right", "left"):
-        raise ArgumentValueError("The argument `side` must be either 'right' or 'left'.")
-    if method not in ("qdwh", "svd"):
+def _adjoint(x):
+    return _uf.conjugate(_swapaxes(x, -1, -2))
+
+
+def _polar_2d(a, side, method, eps):
+    """The polar factors of one matrix `a`."""
+    m, n = _shape(a)
+    if method == "qdwh":
+        # QDWH needs m >= n: a wide matrix's left factors are the adjoints of its
+        # adjoint's right ones; the other two combinations JAX does not implement
+        if m >= n and side == "right":
+            unitary, p, _, _ = lax.linalg.qdwh(a, eps=eps)
+        elif m < n and side == "left":
+            u, p, _, _ = lax.linalg.qdwh(_adjoint(a), eps=eps)
+            unitary, p = _adjoint(u), _adjoint(p)
+        else:
+            raise NotImplementedInAstjaxError(
+                "method='qdwh' only supports mxn matrices where m < n where side='right' "
+                f"and m >= n side='left', got {(m, n)} with side={side!r}",
+                hint="JAX 0.10.2 raises here too: use side='right' for m >= n, side='left' "
+                     "for m < n, or method='svd'")
+        return unitary, p
+    if method != "svd":
         raise ArgumentValueError(f"Unknown polar decomposition method {method}.")
     u, s, vh = lax.linalg.svd(a, full_matrices=False)
     unitary = _matmul(u, vh, precision=lax.Precision.HIGHEST)
-    dt = core.get_aval(a).dtype
-    sc = lax.convert_element_type(s, dt)
-    nd = len(_shape(a))
+    sc = lax.convert_element_type(s, core.get_aval(a).dtype)
     if side == "right":   # P = V S V^H
-        v = _uf.conjugate(_swapaxes(vh, -1, -2))
-        p = _matmul(_uf.multiply(v, lax.expand_dims(sc, (nd - 2,))), vh,
-                    precision=lax.Precision.HIGHEST)
+        p = _matmul(_uf.multiply(_adjoint(vh), sc), vh, precision=lax.Precision.HIGHEST)
     else:                 # P = U S U^H
-        uh = _uf.conjugate(_swapaxes(u, -1, -2))
-        p = _matmul(_uf.multiply(u, lax.expand_dims(sc, (nd - 2,))), uh,
-                    precision=lax.Precision.HIGHEST)
+        p = _matmul(_uf.multiply(u, sc), _adjoint(u), precision=lax.Precision.HIGHEST)
     return unitary, p
+
+
+def polar(a, side="right", *, method="qdwh", eps=None, max_iterations=None):
+    """(U, P): a = U P ('right') or P U ('left') with U unitary (orthonormal columns)
+    and P Hermitian positive semi-definite, batched over leading dimensions.
+    method='qdwh' (the default) runs `lax.linalg.qdwh` (JAX's numbers; it needs
+    m >= n for side='right' and m < n for side='left', else NotImplementedError);
+    'svd' forms the factors from the SVD. As in JAX 0.10.2, `eps` sets QDWH's
+    tolerance and `max_iterations` is accepted and unused (QDWH's default cap of 10)."""
+    del max_iterations   # JAX's polar does not pass it on
+    [a] = promote_dtypes_inexact(asarray_operand(a))
+    shape = _shape(a)
+    if len(shape) < 2:
+        raise ShapeValueError("The input `a` must be at least a 2-D array.")
+    if side not in ("right", "left"):
+        raise ArgumentValueError("The argument `side` must be either 'right' or 'left'.")
+    return _polar(a, side, method, eps)
+
+
+@library_jit(static_argnums=(1, 2, 3))
+def _polar(a, side, method, eps):
+    """`polar` of a matrix or a stack of them (compiled once per signature when called
+    eagerly: QDWH is tens of operations)."""
+    if len(_shape(a)) == 2:
+        return _polar_2d(a, side, method, eps)
+    sig = "(m,n)->(m,n),(n,n)" if side == "right" else "(m,n)->(m,n),(m,m)"
+    return _vectorize(lambda x: _polar_2d(x, side, method, eps), signature=sig)(a)

@@ -82,6 +82,25 @@ def cases(jax):
     add("svd_gesvd_values_reduced", lambda a: lax_linalg.svd(a, full_matrices=False,
                                                              compute_uv=False),
         ((1100, 3), None))
+    # the algorithm choices (each lowered for CUDA as JAX picks its kernel)
+    eigh_impl, svd_alg = lax_linalg.EighImplementation, lax_linalg.SvdAlgorithm
+    for impl in ("JACOBI", "QR", "QDWH"):
+        add(f"eigh_{impl.lower()}",
+            lambda a, impl=impl: lax_linalg.eigh(a, implementation=getattr(eigh_impl, impl)),
+            sq, dtypes=(F32, C64) if impl == "JACOBI" else (F32,))
+    for alg in ("DEFAULT", "QR", "JACOBI", "POLAR", "DIVIDE_AND_CONQUER"):
+        def svd_by(full=True, uv=True, alg=alg):
+            return lambda a: lax_linalg.svd(a, full_matrices=full, compute_uv=uv,
+                                            algorithm=getattr(svd_alg, alg))
+        add(f"svd_{alg.lower()}", svd_by(), ((4, 3), None),
+            dtypes=(F32, C64) if alg in ("QR", "POLAR") else (F32,))
+        if alg in ("QR", "JACOBI", "POLAR"):
+            add(f"svd_{alg.lower()}_wide_reduced", svd_by(full=False), ((3, 4), None))
+            add(f"svd_{alg.lower()}_values", svd_by(uv=False), ((4, 3), None))
+    add("svd_jacobi_econ", lambda a: lax_linalg.svd(a, full_matrices=False,
+                                                    algorithm=svd_alg.JACOBI), ((40, 36), None))
+    add("svd_jacobi_large", lambda a: lax_linalg.svd(a, full_matrices=False,
+                                                     algorithm=svd_alg.JACOBI), ((1100, 3), None))
     add("eig", lax_linalg.eig, sq, dtypes=REAL_COMPLEX)
     add("eig_right", lambda a: lax_linalg.eig(a, compute_left_eigenvectors=False), batch)
     add("eig_values", lambda a: lax_linalg.eig(a, compute_left_eigenvectors=False,
@@ -137,14 +156,15 @@ def cases(jax):
 def record(jax, fn, specs):
     """{"calls": the custom_call lines of `fn`'s CUDA export, "unstable": whether
     export refuses it without disabling the custom-call check (a kernel JAX does not
-    keep stable)}, or {"error": the class name of what JAX raises}."""
+    keep stable)}, or {"error": the class name of what JAX raises, "message": its first
+    line}."""
     args = [jax.ShapeDtypeStruct(s, d) for s, d in specs]
     export = jax.export
     try:
         exp = export.export(jax.jit(fn), platforms=["cuda"], disabled_checks=[
             export.DisabledSafetyCheck.custom_call("ALL")])(*args)
     except Exception as e:  # noqa: BLE001  (what JAX raises is the record)
-        return {"error": type(e).__name__}
+        return {"error": type(e).__name__, "message": str(e).splitlines()[0]}
     out = {"calls": custom_calls(exp.mlir_module()), "unstable": False}
     try:
         export.export(jax.jit(fn), platforms=["cuda"])(*args)
