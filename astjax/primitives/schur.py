@@ -78,8 +78,8 @@ deffront(schur_p)
 
 
 def schur(x, *, compute_schur_vectors=True, sort_eig_vals=False, select_callable=None):
-    """`lax.linalg.schur`: (T, Z) with x = Z T Z^H, T (quasi) upper triangular
-    (LAPACK gees). As in JAX, `select_callable` is unused and `sort_eig_vals=True`
+    """`lax.linalg.schur`: [T, Z] with x = Z T Z^H, T (quasi) upper triangular
+    (LAPACK gees), or [T] without the vectors (a list, as JAX's). As in JAX, `select_callable` is unused and `sort_eig_vals=True`
     is a NotImplementedError when the function is run or lowered."""
-    return tuple(bind(schur_p, x, compute_schur_vectors=bool(compute_schur_vectors),
+    return list(bind(schur_p, x, compute_schur_vectors=bool(compute_schur_vectors),
                       sort_eig_vals=bool(sort_eig_vals), select_callable=select_callable))
