@@ -65,7 +65,8 @@ def test_full_tier_keeps_every_case(monkeypatch):
     assert all(tiers.keep_in_ci(table, COSTS, budget=1.0))
 
 
-def test_measured_costs_and_projection():
+def test_measured_costs_and_projection(monkeypatch):
+    monkeypatch.setattr(tiers, "FULL", False)     # the projection is of the CI tier
     assert measure_costs._split("tests/test_a.py::Cls::test_t[x-1]") == ("test_a.py::test_t", True)
     assert measure_costs._split("tests/test_a.py::test_plain") == ("test_a.py::test_plain", False)
     run = {"tests/test_a.py::test_t[1]": 1.0, "tests/test_a.py::test_t[2]": 3.0,

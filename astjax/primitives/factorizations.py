@@ -212,12 +212,14 @@ def _l2p_fn(pivots, *, permutation_size):
         j = L.dynamic_slice(pivots, zeros + (i,), column)
         j = L.select(L.lt(j, L.full_like(j, 0)), L.add(j, L.full_like(j, m)), j)
         x = L.dynamic_slice(perm, zeros + (i,), column)
-        if not nb:
-            y = L.dynamic_slice(perm, (L.reshape(j, ()),), (1,))
+        if not nb:   # a pivot still out of range after the shift is clamped, as JAX's
+            jj = (L.reshape(j, ()),)
+            y = L.dynamic_slice(perm, jj, (1,), allow_negative_indices=False)
             perm = L.dynamic_update_slice(perm, y, (i,))
             inside = L.bitwise_and(L.ge(j, L.full_like(j, 0)), L.lt(j, L.full_like(j, m)))
-            old = L.dynamic_slice(perm, (L.reshape(j, ()),), (1,))
-            return L.dynamic_update_slice(perm, L.select(inside, x, old), (L.reshape(j, ()),))
+            old = L.dynamic_slice(perm, jj, (1,), allow_negative_indices=False)
+            return L.dynamic_update_slice(perm, L.select(inside, x, old), jj,
+                                          allow_negative_indices=False)
         y = L.gather(perm, j, dn, (1,) * (nb + 1), mode=GatherScatterMode.CLIP)
         perm = L.dynamic_update_slice(perm, L.reshape(y, column), zeros + (i,))
         at_j = L.eq(iota, L.broadcast_in_dim(L.reshape(j, batch), batch + (m,), tuple(range(nb))))
