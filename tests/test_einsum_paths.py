@@ -74,3 +74,12 @@ def test_einsum_contracts_in_jax_order(name, opt):
     assert got.shape == ref.shape and got.dtype == np.float32
     np.testing.assert_allclose(got, ref, rtol=0, atol=4 * np.finfo(np.float32).eps
                                * max(1.0, float(np.abs(ref).max())))
+
+
+@pytest.mark.parametrize("opt", [True, False, "greedy", "optimal", "auto"])
+def test_one_operand_einsum_contracts_nothing(opt):
+    # a single operand has no pair to contract (the path order once popped one anyway)
+    a = np.arange(9.0, dtype=np.float32).reshape(3, 3)
+    for spec, want in [("ii->", np.trace(a)), ("ij->ji", a.T), ("ij->", a.sum()),
+                       ("ii->i", np.diag(a))]:
+        np.testing.assert_allclose(np.asarray(jnp.einsum(spec, a, optimize=opt)), want)

@@ -463,7 +463,10 @@ def _pairwise_order(subscripts, shapes, optimize):
 
 
 def _left_to_right(n):
-    """((a b) c) ...: the running result (last) with the first remaining operand."""
+    """((a b) c) ...: the running result (last) with the first remaining operand (no
+    pair for one operand)."""
+    if n < 2:
+        return []
     return [(0, 1)] + [(0, n - k - 1) for k in range(1, n - 1)]
 
 
