@@ -113,6 +113,129 @@ def while_cond_writes_body_writes_other(J):
     return J.jax.jit(f)(0.0)
 
 
+# ---- JAX's discharge gives a while_loop's condition and body their own copies of a Ref
+# both close over (the body's is what the Ref holds afterwards), and differentiates
+# the condition's writes as constants (the condition runs on primals only)
+
+def _stale_loop(J, inner=True, test_reads=False):
+    """cond adds 1 to r (and with `test_reads` tests r); the body adds r + 1 to c."""
+    def f(x):
+        r = J.jax.new_ref(J.jnp.float32(0.5)) if inner else outer
+
+        def cond(c):
+            r[...] += 1.0
+            return r[...] < 4.0 if test_reads else c < 5.0
+        return J.lax.while_loop(cond, lambda c: c + r[...] + 1.0, x), r[...]
+    outer = None if inner else J.jax.new_ref(J.jnp.float32(0.5))
+    return f, outer
+
+
+def while_body_reads_cond_ref_jit(J):
+    return J.jax.jit(_stale_loop(J)[0])(0.0)
+
+
+def while_body_reads_cond_ref_eager(J):
+    f, r = _stale_loop(J, inner=False)
+    return [f(0.0), r[...]]
+
+
+def while_body_reads_cond_ref_outer_jit(J):
+    f, r = _stale_loop(J, inner=False)
+    return [J.jax.jit(f)(1.0), r[...]]
+
+
+def while_body_reads_cond_ref_vmap(J):
+    return J.jax.vmap(_stale_loop(J)[0])(J.jnp.array([0.0, 3.0, 9.0]))
+
+
+def while_body_reads_cond_ref_jvp(J):
+    return J.jax.jvp(_stale_loop(J)[0], (0.0,), (1.0,))
+
+
+def while_body_reads_cond_ref_jit_vmap(J):
+    return J.jax.jit(J.jax.vmap(_stale_loop(J)[0]))(J.jnp.array([0.0, 3.0, 9.0]))
+
+
+def while_body_reads_cond_ref_jit_jvp(J):
+    return J.jax.jit(lambda x: J.jax.jvp(_stale_loop(J)[0], (x,), (1.0,)))(0.0)
+
+
+def while_cond_tests_its_ref_jit(J):
+    return J.jax.jit(_stale_loop(J, test_reads=True)[0])(0.0)
+
+
+def _cond_reads_body_ref(J, inner=True):
+    """The body adds 1 to r; the condition tests r (its own copy, never updated)."""
+    def f(x):
+        r = J.jax.new_ref(J.jnp.float32(0.0)) if inner else outer
+
+        def body(c):
+            r[...] += c
+            return c + 2.0
+        out = J.lax.while_loop(lambda c: (r[...] < 5.0) & (c < 9.0), body, x)
+        return out, r[...]
+    outer = None if inner else J.jax.new_ref(J.jnp.float32(0.0))
+    return f, outer
+
+
+def while_cond_reads_body_ref_jit(J):
+    return J.jax.jit(_cond_reads_body_ref(J)[0])(0.0)
+
+
+def while_cond_reads_body_ref_eager(J):
+    f, r = _cond_reads_body_ref(J, inner=False)
+    return [f(1.0), r[...]]
+
+
+def while_cond_reads_body_ref_vmap(J):
+    return J.jax.vmap(_cond_reads_body_ref(J)[0])(J.jnp.array([0.0, 1.0, 7.0]))
+
+
+def while_cond_reads_body_ref_jit_vmap(J):
+    return J.jax.jit(J.jax.vmap(_cond_reads_body_ref(J)[0]))(J.jnp.array([0.0, 1.0, 7.0]))
+
+
+def while_cond_reads_body_ref_jit_jvp(J):
+    return J.jax.jit(lambda x: J.jax.jvp(_cond_reads_body_ref(J)[0], (x,), (1.0,)))(0.0)
+
+
+def while_cond_reads_body_ref_jvp(J):
+    return J.jax.jvp(_cond_reads_body_ref(J)[0], (0.0,), (1.0,))
+
+
+def while_cond_ref_tangent_kept_jvp(J):
+    """The Ref starts from 2x: its tangent (2) stays through the condition's writes."""
+    def f(x):
+        r = J.jax.new_ref(x * 2.0)
+
+        def cond(c):
+            r[...] += c * c
+            return c < 5.0
+        return J.lax.while_loop(cond, lambda c: c + 2.0, x), r[...]
+    return J.jax.jvp(f, (1.0,), (1.0,))
+
+
+def while_cond_sets_ref_jvp(J):
+    def f(x):
+        r = J.jax.new_ref(x * 3.0)
+
+        def cond(c):
+            r[...] = c * 4.0
+            return c < 5.0
+        return J.lax.while_loop(cond, lambda c: c + 2.0, x), r[...] * x
+    return J.jax.jvp(f, (1.0,), (1.0,))
+
+
+def while_cond_ref_outer_jvp(J):
+    f, r = _counting_loop(J, 0.0)
+    return [*J.jax.jvp(f, (0.0,), (1.0,)), r[...]]
+
+
+def while_cond_ref_vmap_jvp(J):
+    f, _ = _counting_loop(J, 0.0, inner=True)
+    return J.jax.vmap(lambda x: J.jax.jvp(f, (x,), (1.0,)))(J.jnp.array([0.0, 4.0]))
+
+
 # ---- lax.linalg.schur: select_callable unused, sort_eig_vals refused when lowered
 
 _A = [[1.0, 2.0, 0.0], [3.0, 1.0, 1.0], [0.0, 1.0, 4.0]]
@@ -352,6 +475,15 @@ CASES = {f.__name__: f for f in (
     while_cond_ref_eager, while_cond_ref_jit, while_cond_ref_inner_jit,
     while_cond_ref_inner_vmap, while_cond_ref_inner_jvp, while_cond_ref_zero_steps,
     while_cond_and_body_write, while_cond_writes_body_writes_other,
+    while_body_reads_cond_ref_jit, while_body_reads_cond_ref_eager,
+    while_body_reads_cond_ref_outer_jit, while_body_reads_cond_ref_vmap,
+    while_body_reads_cond_ref_jvp, while_body_reads_cond_ref_jit_vmap,
+    while_body_reads_cond_ref_jit_jvp, while_cond_tests_its_ref_jit,
+    while_cond_reads_body_ref_jit, while_cond_reads_body_ref_eager,
+    while_cond_reads_body_ref_vmap, while_cond_reads_body_ref_jvp,
+    while_cond_reads_body_ref_jit_vmap, while_cond_reads_body_ref_jit_jvp,
+    while_cond_ref_tangent_kept_jvp, while_cond_sets_ref_jvp, while_cond_ref_outer_jvp,
+    while_cond_ref_vmap_jvp,
     schur_select_no_sort, schur_select_no_sort_jit, schur_no_vectors, schur_sort,
     schur_sort_jit, schur_sort_jaxpr,
     composite_none_eager, composite_none_jit, composite_none_beside,
