@@ -368,7 +368,7 @@ def _check_nondiff_untraced(fun, args, nondiff_argnums):
     eager = in_eager_transform()
     for i in nondiff_argnums:
         for leaf in tree_util.staging_leaves(args[i]) if i < len(args) else ():
-            if (isinstance(leaf, core.RefTracer) and not eager) or (
+            if (isinstance(leaf, core.RefTracer) and (not eager or _made_ref(leaf))) or (
                     isinstance(leaf, core.Tracer) and leaf.known is None
                     and _may_depend_on_inputs(leaf, eager)):
                 raise UnexpectedTracerError(
@@ -380,6 +380,13 @@ def _check_nondiff_untraced(fun, args, nondiff_argnums):
                     hint="use nondiff_argnums only for values that cannot be traced "
                          "(functions, Python constants); pass arrays, keys and Refs as "
                          "ordinary arguments and return None as their cotangent")
+
+
+def _made_ref(ref):
+    """Whether an eager transformation gives JAX a tracer for staged reference `ref`:
+    one its function creates (JAX's `new_ref` always runs on the transformation's
+    trace), not one passed in."""
+    return ref.builder.producer.get(ref.var) is not None
 
 
 class custom_jvp(_Transformed):

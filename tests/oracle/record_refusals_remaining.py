@@ -3,8 +3,8 @@ computed differently before (issue 13, the remaining items): a `while_loop` cond
 writing a `Ref`, `lax.linalg.schur` with `select_callable` and without sorting,
 `lax.composite` whose decomposition returns None, a list appended to after the Python
 loop that built it, a `Ref` created in a differentiated function kept as a custom_vjp
-residual and read by bwd, and a traced value in `nondiff_argnums` under eager `grad` /
-`vmap`.
+residual and read or written by bwd, and a traced value in `nondiff_argnums` under
+eager `grad` / `vmap`.
 
 `CASES` maps a name to a function of a namespace `J` (`J.jax`, `J.jnp`, `J.lax`) that
 returns a list of values; run with JAX 0.10.2:
@@ -410,6 +410,90 @@ def bwd_reads_inner_ref_vmap_grad(J):
     return J.jax.vmap(J.jax.grad(_bwd_reads_ref(J)))(J.jnp.array([1.0, 3.0]))
 
 
+# ---- a custom_vjp bwd writing a Ref: a residual created inside the differentiated
+# function, or a nondiff argument (JAX: a tracer when created inside under grad)
+
+def _bwd_writes(J, nondiff=False):
+    def bwd(r, *res_g):
+        r[...] += res_g[-1]
+        return (res_g[-1] * r[...],) + (() if nondiff else (None,))
+    if nondiff:
+        f = functools.partial(J.jax.custom_vjp, nondiff_argnums=(1,))(lambda x, r: x * 2.0)
+        f.defvjp(lambda x, r: (x * 2.0, None), bwd)
+    else:
+        f = J.jax.custom_vjp(lambda x, r: x * 2.0)
+        f.defvjp(lambda x, r: (x * 2.0, r), bwd)
+    return f
+
+
+def _bwd_writes_inner(J, nondiff=False, init=None):
+    f = _bwd_writes(J, nondiff)
+
+    def h(x):
+        q = J.jax.new_ref(x * 5.0 if init is None else J.jnp.float32(init))
+        return f(x, q) + q[...]
+    return h
+
+
+def bwd_writes_inner_ref_grad(J):
+    return [J.jax.grad(_bwd_writes_inner(J))(3.0)]
+
+
+def bwd_writes_inner_ref_jit_grad(J):
+    return [J.jax.jit(J.jax.grad(_bwd_writes_inner(J)))(3.0)]
+
+
+def bwd_writes_inner_ref_vmap_grad(J):
+    return J.jax.vmap(J.jax.grad(_bwd_writes_inner(J)))(J.jnp.array([1.0, 3.0]))
+
+
+def bwd_writes_inner_const_ref_grad(J):
+    return [J.jax.grad(_bwd_writes_inner(J, init=5.0))(3.0)]
+
+
+def nondiff_inner_ref_bwd_writes_grad(J):
+    return [J.jax.grad(_bwd_writes_inner(J, nondiff=True, init=5.0))(3.0)]
+
+
+def nondiff_inner_ref_bwd_writes_vmap_grad(J):
+    return J.jax.vmap(J.jax.grad(_bwd_writes_inner(J, nondiff=True, init=5.0)))(
+        J.jnp.array([1.0, 3.0]))
+
+
+def nondiff_ref_arg_bwd_writes_grad(J):
+    f, q = _bwd_writes(J, nondiff=True), J.jax.new_ref(J.jnp.float32(5.0))
+    return [J.jax.grad(lambda x, r: f(x, r) + r[...])(3.0, q), q[...]]
+
+
+def nondiff_ref_arg_bwd_writes_jit_grad(J):
+    f, q = _bwd_writes(J, nondiff=True), J.jax.new_ref(J.jnp.float32(5.0))
+    return [J.jax.jit(J.jax.grad(lambda x, r: f(x, r) + r[...]))(3.0, q), q[...]]
+
+
+def nondiff_outer_ref_bwd_writes_grad(J):
+    f, q = _bwd_writes(J, nondiff=True), J.jax.new_ref(J.jnp.float32(5.0))
+    return [J.jax.grad(lambda x: f(x, q) + q[...])(3.0), q[...]]
+
+
+def nondiff_ref_made_in_vmap_grad(J):
+    """A Ref an eager vmap's function creates, nondiff to a custom_vjp under grad."""
+    f = _bwd_writes(J, nondiff=True)
+
+    def g(x):
+        q = J.jax.new_ref(J.jnp.float32(5.0))
+        return J.jax.grad(lambda y: f(y, q) + q[...])(x), q[...]
+    return J.jax.vmap(g)(J.jnp.array([1.0, 3.0]))
+
+
+def nondiff_ref_made_in_vmap(J):
+    f = _bwd_writes(J, nondiff=True)
+
+    def g(x):
+        q = J.jax.new_ref(J.jnp.float32(5.0))
+        return f(x, q) + q[...]
+    return J.jax.vmap(g)(J.jnp.array([1.0, 3.0]))
+
+
 # ---- a traced value in nondiff_argnums under eager grad / vmap (JAX: a tracer there
 # is its UnexpectedTracerError for custom_vjp; custom_jvp computes)
 
@@ -492,7 +576,12 @@ CASES = {f.__name__: f for f in (
     list_edited_after_loop, list_index_past_end, list_appended_in_second_loop,
     list_append_after_loop_vmap_grad,
     bwd_reads_inner_ref_grad, bwd_reads_inner_ref_jit_grad, bwd_reads_inner_ref_vjp,
-    bwd_reads_inner_ref_vmap_grad, nondiff_vjp_tree_grad,
+    bwd_reads_inner_ref_vmap_grad, bwd_writes_inner_ref_grad, bwd_writes_inner_ref_jit_grad,
+    bwd_writes_inner_ref_vmap_grad, bwd_writes_inner_const_ref_grad,
+    nondiff_inner_ref_bwd_writes_grad, nondiff_inner_ref_bwd_writes_vmap_grad,
+    nondiff_ref_arg_bwd_writes_grad, nondiff_ref_arg_bwd_writes_jit_grad,
+    nondiff_outer_ref_bwd_writes_grad, nondiff_ref_made_in_vmap_grad,
+    nondiff_ref_made_in_vmap, nondiff_vjp_tree_grad,
     nondiff_vjp_key_read_by_bwd_grad) + tuple(
         _nondiff_case(m, h) for m in (_nondiff_vjp, _nondiff_jvp) for h in NONDIFF)}
 
