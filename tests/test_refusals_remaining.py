@@ -1,8 +1,10 @@
 """The remaining programs of issue 13 that JAX 0.10.2 computes (or refuses with a
 given error class), run on astjax and compared with JAX's recorded outcomes
 (`tests/oracle/record_refusals_remaining.py` -> refusals_remaining.json): a
-`while_loop` condition writing a `Ref`, `schur` with `select_callable` and without
-sorting, `lax.composite` returning None, and more (see the record script)."""
+`while_loop` whose condition and body use a `Ref` (JAX's discharge: a copy each),
+`schur` with `select_callable` and without sorting, `lax.composite` returning None,
+and more (see the record script); and Python `while` statements on a `Ref` (Python's
+semantics: one copy)."""
 import json
 import sys
 import types
@@ -22,14 +24,7 @@ RECORDED = json.loads((Path(__file__).parent / "oracle" /
                        "refusals_remaining.json").read_text())["cases"]
 J = types.SimpleNamespace(jax=astjax, jnp=jnp, lax=lax)
 # cases where astjax knowingly differs from JAX 0.10.2 (strict: fixing one fails here)
-_EAGER_WHILE = ("JAX 0.10.2 binds this while_loop on its eager trace (vmap/jvp outside jit) "
-                "and runs it as a jitted primitive, which refuses the Ref its cond and body "
-                "both close over (ValueError); astjax stages the eager transformation as a "
-                "whole and computes jit's value")
-KNOWN = {n: _EAGER_WHILE for n in ("while_body_reads_cond_ref_vmap",
-                                   "while_body_reads_cond_ref_jvp",
-                                   "while_cond_reads_body_ref_vmap",
-                                   "while_cond_reads_body_ref_jvp")}
+KNOWN: dict = {}
 
 
 @pytest.mark.parametrize("name", [

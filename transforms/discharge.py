@@ -36,7 +36,7 @@ from astjax.primitives.custom_derivatives import (checkpoint_p, custom_jvp_call_
 from astjax.primitives.scan import bind_scan, scan_p
 from astjax.primitives.state import (STATE_PRIMITIVES, Ref, RefEffectError, addupdate_p,
                                      freeze, ref_get, ref_set, swap_p)
-from astjax.primitives.while_loop import bind_while, python_loop, while_p
+from astjax.primitives.while_loop import bind_while, loop_depth, python_loop, while_p
 
 _STATE = frozenset(STATE_PRIMITIVES)
 
@@ -73,6 +73,9 @@ class Cell:
 
 
 _uses_refs: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+# for each `discharge_closed` running now: whether it discharges the function an eager
+# transformation staged, and how many builders were staging around that function
+_EAGER: list = []
 
 
 def uses_refs(jaxpr) -> bool:
@@ -96,14 +99,23 @@ def outside_refs(closed: ClosedJaxpr) -> bool:
 
 
 def discharge_closed(closed: ClosedJaxpr, what: str = "jit", keep_outside=False,
-                     lift=()) -> ClosedJaxpr:
+                     lift=(), eager=False) -> ClosedJaxpr:
     """`closed` without references (itself when it has none). `what` names the
     transformation in errors (`jit`, `differentiation`, `vmap`). References from
     outside the function (`outside_refs`) stay at the boundary (`at_boundary`; `lift`:
     the reference arguments `vmap` maps), or with `keep_outside` leave `closed` as it
-    is (`jit` runs it through `lift_outside_refs`); `pmap` refuses them."""
+    is (`jit` runs it through `lift_outside_refs`); `pmap` refuses them. `eager`: the
+    function of an eager `grad` / `vmap` / ..., which JAX evaluates op by op."""
     if not uses_refs(closed.jaxpr):
         return closed
+    _EAGER.append(len(core._state.builders) + 1 if eager else None)
+    try:
+        return _discharge_closed(closed, what, keep_outside, lift)
+    finally:
+        _EAGER.pop()
+
+
+def _discharge_closed(closed, what, keep_outside, lift):
     jaxpr = closed.jaxpr
     if outside_refs(closed):
         if keep_outside:
@@ -380,6 +392,8 @@ def _while(eqn, ins):
                             "it instead", loc=eqn.source_info)
     cond_j, body_j = p["cond_jaxpr"], p["body_jaxpr"]
     shared = python_loop(cond_j)
+    if _EAGER and _EAGER[-1] is not None and loop_depth(cond_j) == _EAGER[-1]:
+        _one_reference_each(cc + bc, eqn, Cell)   # (bound by an eager transformation)
     c_cells, b_cells = (_refs_of(cc + bc),) * 2 if shared else (_refs_of(cc), _refs_of(bc))
     slots = c_cells if shared else c_cells + b_cells   # the carried copies
     n, b0 = len(slots), 0 if shared else len(c_cells)
@@ -654,19 +668,24 @@ def _eager_apply(prim, args, params):
     return outs[:k] if prim.multiple_results else outs[0]
 
 
-def _one_reference_each(consts, eqn):
+def _one_reference_each(consts, eqn, kind=Ref):
     """JAX runs an eager `lax.while_loop` as a jitted primitive, which refuses a
-    reference passed twice: one both its condition and its body close over."""
+    reference passed twice: one both its condition and its body close over (`kind`:
+    the eager `Ref`s, or the `Cell`s of an eager transformation's references)."""
     for j, r in enumerate(consts):
-        i = next(i for i, q in enumerate(consts) if q is r) if isinstance(r, Ref) else j
+        i = next(i for i, q in enumerate(consts) if q is r) if isinstance(r, kind) else j
         if i < j:
             raise JAXValueError(
                 f"only one reference to a mutable array may be passed as an argument to a "
                 f"function, but when tracing while for jit the mutable array reference of "
-                f"type {core.get_aval(r)} appeared at both args[{i}] and args[{j}].",
+                f"type {_ref_aval(r)} appeared at both args[{i}] and args[{j}].",
                 loc=eqn.source_info if eqn.source_info.file else None,   # (else the caller)
                 hint="JAX runs a while_loop outside jit as one jitted primitive: close over "
                      "the Ref in cond_fun or body_fun only, or jit the function")
+
+
+def _ref_aval(r):
+    return core.AbstractRef(core.get_aval(r.value)) if isinstance(r, Cell) else core.get_aval(r)
 
 
 core.eager_ref_apply = _eager_apply

@@ -73,8 +73,10 @@ WHILE_KNOWN_TRIPS_BYTES = 1 << 30
 while_p = core.new_primitive("while", multiple_results=True, higher_order=True)
 
 
-# the condition jaxprs of loops staged from Python `while`/`for` statements
+# the condition jaxprs of loops staged from Python `while`/`for` statements; of the
+# others, the number of builders staging when each was bound (`loop_depth`)
 _PYTHON_LOOPS: "weakref.WeakSet" = weakref.WeakSet()
+_DEPTH: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def bind_while(cond, body, init, python=False):
@@ -87,6 +89,8 @@ def bind_while(cond, body, init, python=False):
     cond_jaxpr = core.closure_convert(cond_j)
     if python:
         _PYTHON_LOOPS.add(cond_jaxpr.jaxpr)
+    else:
+        _DEPTH[cond_jaxpr.jaxpr] = len(core._state.builders)
     return bind(while_p, *cond_c, *body_c, *init,
                 cond_jaxpr=cond_jaxpr, body_jaxpr=core.closure_convert(body_j),
                 cond_nconsts=len(cond_c), body_nconsts=len(body_c))
@@ -98,6 +102,12 @@ def python_loop(cond_jaxpr) -> bool:
     as Python's do. A `lax.while_loop`'s condition and body each get their own copy
     of such a reference, as JAX's state discharge gives them (`transforms/discharge.py`)."""
     return cond_jaxpr.jaxpr in _PYTHON_LOOPS
+
+
+def loop_depth(cond_jaxpr):
+    """For the `lax.while_loop` equation with this `cond_jaxpr`: how many builders were
+    staging when it was bound (None for a Python loop's)."""
+    return _DEPTH.get(cond_jaxpr.jaxpr)
 
 # ---- abstract eval, impl, lowering ---------------------------------------------
 
