@@ -18,7 +18,8 @@ import astjax.numpy as jnp
 from astjax import lax
 
 sys.path.insert(0, str(Path(__file__).parent / "oracle"))
-from record_refusals_remaining import CASES, run  # noqa: E402
+from record_refusals_remaining import (CASES, _counting_loop, _cond_reads_body_ref,  # noqa: E402
+                                       _kept_tangent_loop, _stale_loop, run)
 
 RECORDED = json.loads((Path(__file__).parent / "oracle" /
                        "refusals_remaining.json").read_text())["cases"]
@@ -50,6 +51,18 @@ def test_while_condition_and_body_writing_one_ref_is_located():
     with pytest.raises(NotImplementedError, match="both cond and body") as e:
         CASES["while_cond_and_body_write"](J)
     assert "record_refusals_remaining.py" in str(e.value)
+
+
+@pytest.mark.parametrize("loop", [
+    lambda: _counting_loop(J, 0.0, inner=True)[0], lambda: _stale_loop(J)[0],
+    lambda: _cond_reads_body_ref(J)[0], lambda: _kept_tangent_loop(J)])
+def test_while_ref_reverse_mode_as_forward(loop):
+    """Reverse mode through these loops (which JAX refuses: a while_loop) agrees with
+    forward mode, which the table checks against JAX's."""
+    f = loop()
+    want = astjax.jit(astjax.jacfwd(f))(1.0)
+    got = astjax.jit(astjax.jacrev(f))(1.0)
+    np.testing.assert_allclose(np.asarray(got, np.float64), np.asarray(want, np.float64))
 
 
 def test_eager_while_closing_one_ref_twice_is_located():

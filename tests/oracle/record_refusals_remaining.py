@@ -203,7 +203,7 @@ def while_cond_reads_body_ref_jvp(J):
     return J.jax.jvp(_cond_reads_body_ref(J)[0], (0.0,), (1.0,))
 
 
-def while_cond_ref_tangent_kept_jvp(J):
+def _kept_tangent_loop(J):
     """The Ref starts from 2x: its tangent (2) stays through the condition's writes."""
     def f(x):
         r = J.jax.new_ref(x * 2.0)
@@ -212,7 +212,11 @@ def while_cond_ref_tangent_kept_jvp(J):
             r[...] += c * c
             return c < 5.0
         return J.lax.while_loop(cond, lambda c: c + 2.0, x), r[...]
-    return J.jax.jvp(f, (1.0,), (1.0,))
+    return f
+
+
+def while_cond_ref_tangent_kept_jvp(J):
+    return J.jax.jvp(_kept_tangent_loop(J), (1.0,), (1.0,))
 
 
 def while_cond_sets_ref_jvp(J):
