@@ -24,9 +24,9 @@ array itself (`primitives/cond.forward_operands`), as JAX's API functions forwar
 The check runs on every program staged from user code while the flag is on (the hook
 in `staging.stage_flat`; an outermost program also consumes the eager keys it passes to
 a staged call -- a `custom_jvp` / `checkpoint` function, an inner `jit` -- as JAX's
-eager evaluation of that call does: `_consume_consts`), and a `jit` call on eager keys checks and marks them by its
-program's signature (`check_call`, through `api.Jitted`'s call hook), so `jit(f)(k)`
-then `normal(k)` is a reuse, as in JAX. A jitted function that closes over an eager key
+eager evaluation of that call does: `_consume_consts`), and a `jit` call on eager keys
+checks and marks them by its program's signature (`check_call`, through `api.Jitted`'s
+call hook), so `jit(f)(k)` then `normal(k)` is a reuse, as in JAX. A jitted function that closes over an eager key
 and consumes it is checked on every call, not only when it is staged: its second call
 consumes the key again (`_check_closed_over`). A loop bound outside any staging (an
 eager `lax.scan`, `fori_loop`, `while_loop`) is checked by its signature when it runs
