@@ -26,13 +26,14 @@ in `staging.stage_flat`; an outermost program also consumes the eager keys it pa
 a staged call -- a `custom_jvp` / `checkpoint` function, an inner `jit` -- as JAX's
 eager evaluation of that call does: `_consume_consts`), and a `jit` call on eager keys
 checks and marks them by its program's signature (`check_call`, through `api.Jitted`'s
-call hook), so `jit(f)(k)` then `normal(k)` is a reuse, as in JAX. A jitted function that closes over an eager key
-and consumes it is checked on every call, not only when it is staged: its second call
-consumes the key again (`_check_closed_over`). A loop bound outside any staging (an
-eager `lax.scan`, `fori_loop`, `while_loop`) is checked by its signature when it runs
-(`check_eager`, through `core.eager_key_check`), as JAX checks each eager primitive: a
-body consuming a key it closes over is an error even for one trip, and a key operand
-of an eager `cond` / loop that it consumes is consumed (checked and marked)."""
+call hook), so `jit(f)(k)` then `normal(k)` is a reuse, as in JAX. A jitted function
+that closes over an eager key and consumes it is checked on every call, not only when
+it is staged: its second call consumes the key again (`_check_closed_over`). A loop
+bound outside any staging (an eager `lax.scan`, `fori_loop`, `while_loop`) is checked
+by its signature when it runs (`check_eager`, through `core.eager_key_check`), as JAX
+checks each eager primitive: a body consuming a key it closes over is an error even
+for one trip, and a key operand of an eager `cond` / loop that it consumes is consumed
+(checked and marked)."""
 from __future__ import annotations
 
 import gc
