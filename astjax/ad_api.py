@@ -262,8 +262,7 @@ def _stage(fun, args, kwargs, differentiated=True, what="differentiation", nums=
     with differentiation(differentiated), _explicit.staging_nested(leaves), \
             eager_arguments(args, kwargs, nums):
         closed, out_tree = stage_flat(fun, in_tree, avals, hints)
-    eager = in_eager_transform() or core.current_builder() is None
-    closed = discharge_closed(closed, what, eager=eager)   # mutable references -> values
+    closed = discharge_closed(closed, what, eager=in_eager_transform() or not _staging())
     return closed, in_tree, out_tree, leaves
 
 
