@@ -353,13 +353,13 @@ def _signature(jaxpr) -> Sig:
 
 
 def _check_staged(fun, closed, state):
-    """`staging.stage_flat`'s key-reuse hook: check each program staged from user code;
-    an outermost one (an eager transformation's, a `jit`'s) consumes the eager keys it
-    closes over (`_consume_consts`)."""
+    """`staging.stage_flat`'s key-reuse hook: check each program staged; an outermost
+    one staged from user code (an eager transformation's, a `jit`'s) consumes the eager
+    keys it closes over (`_consume_consts`)."""
     if closed is not None and config.read("jax_debug_key_reuse"):
         signature(closed.jaxpr)
-        if core.current_builder() is None:
-            _consume_consts(closed)
+        if core.current_builder() is None and not isinstance(fun, core.RawFunction):
+            _consume_consts(closed)   # (not a transformation's program: user code's)
     if core.current_builder() is None:
         _DIRECT.clear()
 
