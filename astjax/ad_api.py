@@ -29,7 +29,7 @@ from .ad_dtypes import (
 from .api import Jitted
 from .codegen import compile_cache
 from .codegen import explicit as _explicit
-from .extend.core import eager_arguments, eager_transform as _eager_transform
+from .extend.core import eager_arguments, eager_transform as _eager_transform, in_eager_transform
 from .core import raw
 from .errors import (ArgumentError, ArgumentTypeError, ArgumentValueError, AstjaxError,
                      ConcretizationError,
@@ -262,7 +262,7 @@ def _stage(fun, args, kwargs, differentiated=True, what="differentiation", nums=
     with differentiation(differentiated), _explicit.staging_nested(leaves), \
             eager_arguments(args, kwargs, nums):
         closed, out_tree = stage_flat(fun, in_tree, avals, hints)
-    closed = discharge_closed(closed, what)   # mutable references -> values
+    closed = discharge_closed(closed, what, eager=in_eager_transform() or not _staging())
     return closed, in_tree, out_tree, leaves
 
 

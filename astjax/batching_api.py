@@ -18,7 +18,7 @@ from typing import Any, TypeVar, overload
 
 from . import core, dtypes, tree_util
 from .api import Jitted
-from .extend.core import eager_staging, eager_transform as _eager_transform
+from .extend.core import eager_staging, eager_transform as _eager_transform, in_eager_transform
 from .errors import (ArgumentError, ArgumentTypeError, ArgumentValueError, ShapeError,
                      caller_location, check_signature)
 from .staging import StagedCallable, leaf_labels, mapped_leaves, stage_flat
@@ -151,7 +151,8 @@ class BatchedFunction(StagedCallable):
         with core.extend_axis_env(self.axis_name, size), \
                 eager_staging(leaves, [d is not None for d in norm_dims]):
             closed, out_tree = stage_flat(self.fun, in_tree, avals)
-        closed = discharge_closed(closed, "vmap", lift=refs)   # mutable references -> values
+        closed = discharge_closed(closed, "vmap", lift=refs,   # mutable references -> values
+                                  eager=in_eager_transform())
         outs, out_dims = batching.batch_jaxpr(closed, norm_dims, size, self.axis_name, leaves)
         k = len(outs) - len(refs)
         for i, x, d in zip(sorted(refs), outs[k:], out_dims[k:]):   # final values stored back

@@ -25,6 +25,7 @@ params takes the equation's consts first: `jvp(consts, primals, tangents)`,
 from __future__ import annotations
 
 import functools
+import weakref
 
 from . import core, tree_util
 from .primitives import ops as lax  # (not .lax: lax.reduce uses this module)
@@ -101,7 +102,7 @@ class _RefArgs:
         def fill(ref):
             k = self.at.get(id(ref))
             c = consts[k] if k is not None and k < len(consts) else ref
-            return c if is_ref(c) else new_ref(c)
+            return c if is_ref(c) else _own_ref(c)
         return fill
 
     def nondiff(self, ndv, consts):
@@ -189,7 +190,7 @@ def _held(values):
     where nothing reads that reference after the backward pass)."""
     def fill(ref):
         if isinstance(ref, core.RefTracer) and not ref.builder.alive:
-            return new_ref(values[id(ref)])
+            return _own_ref(values[id(ref)])
         return ref
     return fill
 
@@ -204,7 +205,7 @@ def _zero_ref(symbolic):
     holding zeros, or a `SymbolicZero` when the rule takes symbolic zeros)."""
     def fill(ref):
         aval = ref.aval.inner_aval
-        return SymbolicZero(aval) if symbolic else new_ref(lax.full(aval.shape, 0, aval.dtype))
+        return SymbolicZero(aval) if symbolic else _own_ref(lax.full(aval.shape, 0, aval.dtype))
     return fill
 
 
@@ -368,7 +369,7 @@ def _check_nondiff_untraced(fun, args, nondiff_argnums):
     eager = in_eager_transform()
     for i in nondiff_argnums:
         for leaf in tree_util.staging_leaves(args[i]) if i < len(args) else ():
-            if (isinstance(leaf, core.RefTracer) and not eager) or (
+            if (isinstance(leaf, core.RefTracer) and (not eager or _made_ref(leaf))) or (
                     isinstance(leaf, core.Tracer) and leaf.known is None
                     and _may_depend_on_inputs(leaf, eager)):
                 raise UnexpectedTracerError(
@@ -380,6 +381,26 @@ def _check_nondiff_untraced(fun, args, nondiff_argnums):
                     hint="use nondiff_argnums only for values that cannot be traced "
                          "(functions, Python constants); pass arrays, keys and Refs as "
                          "ordinary arguments and return None as their cotangent")
+
+
+# the variables of the references astjax creates for a rule (`_own_ref`)
+_OWN: "weakref.WeakSet" = weakref.WeakSet()
+
+
+def _own_ref(value):
+    """A reference holding `value` that astjax creates for a custom rule (a stand-in for
+    one the user passed), not the user's function."""
+    ref = new_ref(value)
+    if isinstance(ref, core.RefTracer):
+        _OWN.add(ref.var)
+    return ref
+
+
+def _made_ref(ref):
+    """Whether an eager transformation gives JAX a tracer for staged reference `ref`:
+    one its function creates (JAX's `new_ref` always runs on the transformation's
+    trace), not one passed in (nor astjax's stand-in for one, `_own_ref`)."""
+    return ref.builder.producer.get(ref.var) is not None and ref.var not in _OWN
 
 
 class custom_jvp(_Transformed):

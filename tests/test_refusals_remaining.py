@@ -1,8 +1,10 @@
 """The remaining programs of issue 13 that JAX 0.10.2 computes (or refuses with a
 given error class), run on astjax and compared with JAX's recorded outcomes
 (`tests/oracle/record_refusals_remaining.py` -> refusals_remaining.json): a
-`while_loop` condition writing a `Ref`, `schur` with `select_callable` and without
-sorting, `lax.composite` returning None, and more (see the record script)."""
+`while_loop` whose condition and body use a `Ref` (JAX's discharge: a copy each),
+`schur` with `select_callable` and without sorting, `lax.composite` returning None,
+and more (see the record script); and Python `while` statements on a `Ref` (Python's
+semantics: one copy)."""
 import json
 import sys
 import types
@@ -16,18 +18,14 @@ import astjax.numpy as jnp
 from astjax import lax
 
 sys.path.insert(0, str(Path(__file__).parent / "oracle"))
-from record_refusals_remaining import CASES, run  # noqa: E402
+from record_refusals_remaining import (CASES, _counting_loop, _cond_reads_body_ref,  # noqa: E402
+                                       _kept_tangent_loop, _stale_loop, run)
 
 RECORDED = json.loads((Path(__file__).parent / "oracle" /
                        "refusals_remaining.json").read_text())["cases"]
 J = types.SimpleNamespace(jax=astjax, jnp=jnp, lax=lax)
 # cases where astjax knowingly differs from JAX 0.10.2 (strict: fixing one fails here)
-KNOWN = {
-    "while_cond_ref_inner_jvp": "JAX 0.10.2 gives a zero tangent to what a while_loop "
-                                "condition writes into a Ref (it differentiates before "
-                                "discharging); astjax discharges first and gives its "
-                                "derivative (3.0)",
-}
+KNOWN: dict = {}
 
 
 @pytest.mark.parametrize("name", [
@@ -55,18 +53,54 @@ def test_while_condition_and_body_writing_one_ref_is_located():
     assert "record_refusals_remaining.py" in str(e.value)
 
 
-def test_while_body_reading_what_the_condition_writes_is_refused():
-    """JAX 0.10.2's discharge gives the body a stale copy of such a reference and
-    returns that copy (r == 0 below): astjax refuses, located, rather than differ."""
-    def f(x):
-        r = astjax.new_ref(jnp.float32(0.0))
+@pytest.mark.parametrize("loop", [
+    lambda: _counting_loop(J, 0.0, inner=True)[0], lambda: _stale_loop(J)[0],
+    lambda: _cond_reads_body_ref(J)[0], lambda: _kept_tangent_loop(J)])
+def test_while_ref_reverse_mode_as_forward(loop):
+    """Reverse mode through these loops (which JAX refuses: a while_loop) agrees with
+    forward mode, which the table checks against JAX's."""
+    f = loop()
+    want = astjax.jit(astjax.jacfwd(f))(1.0)
+    got = astjax.jit(astjax.jacrev(f))(1.0)
+    np.testing.assert_allclose(np.asarray(got, np.float64), np.asarray(want, np.float64))
 
-        def cond(c):
-            r[...] += 1.0
-            return c < 5.0
-        return lax.while_loop(cond, lambda c: c + r[...], x), r[...]
-    with pytest.raises(NotImplementedError, match="condition writes") as e:
-        astjax.jit(f)(0.0)
+
+def test_eager_while_closing_one_ref_twice_is_located():
+    with pytest.raises(ValueError, match="appeared at both args") as e:
+        CASES["while_cond_reads_body_ref_eager"](J)
+    assert "record_refusals_remaining.py" in str(e.value)
+
+
+def _python_loop(x):
+    """A Python `while` statement on a reference, staged under jit: its test sees
+    what its body stores (one copy, as Python's; a `lax.while_loop`'s cond would not)."""
+    r = astjax.new_ref(jnp.float32(0.5))
+    y = x
+    while (r[...] < 40.0) & (y < 90.0):   # (with stale reads: ends at y == 90)
+        r[...] += y
+        y = y + 1.0
+    return y, r[...]
+
+
+@pytest.mark.parametrize("x", [3.0, 50.0])
+def test_python_while_on_refs_as_python(x):
+    want = _python_loop(jnp.float32(x))     # eager: Python runs the loop
+    got = astjax.jit(_python_loop)(jnp.float32(x))
+    np.testing.assert_allclose(np.asarray(got, np.float64), np.asarray(want, np.float64))
+
+
+def test_python_while_test_storing_into_a_ref_is_located():
+    def tick(s):
+        s[...] += 1.0
+        return s[...]
+
+    def f(x):
+        s = astjax.new_ref(jnp.float32(0.0))
+        while tick(s) < x:
+            x = x - 0.5
+        return x, s[...]
+    with pytest.raises(NotImplementedError, match="test of a `while` statement") as e:
+        astjax.jit(f)(3.0)
     assert "test_refusals_remaining.py" in str(e.value)
 
 

@@ -36,7 +36,7 @@ from astjax.primitives.custom_derivatives import (checkpoint_p, custom_jvp_call_
 from astjax.primitives.scan import bind_scan, scan_p
 from astjax.primitives.state import (STATE_PRIMITIVES, Ref, RefEffectError, addupdate_p,
                                      freeze, ref_get, ref_set, swap_p)
-from astjax.primitives.while_loop import bind_while, while_p
+from astjax.primitives.while_loop import bind_while, loop_depth, python_loop, while_p
 
 _STATE = frozenset(STATE_PRIMITIVES)
 
@@ -73,6 +73,9 @@ class Cell:
 
 
 _uses_refs: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+# for each `discharge_closed` running now: whether it discharges the function an eager
+# transformation staged, and how many builders were staging around that function
+_EAGER: list = []
 
 
 def uses_refs(jaxpr) -> bool:
@@ -96,14 +99,23 @@ def outside_refs(closed: ClosedJaxpr) -> bool:
 
 
 def discharge_closed(closed: ClosedJaxpr, what: str = "jit", keep_outside=False,
-                     lift=()) -> ClosedJaxpr:
+                     lift=(), eager=False) -> ClosedJaxpr:
     """`closed` without references (itself when it has none). `what` names the
     transformation in errors (`jit`, `differentiation`, `vmap`). References from
     outside the function (`outside_refs`) stay at the boundary (`at_boundary`; `lift`:
     the reference arguments `vmap` maps), or with `keep_outside` leave `closed` as it
-    is (`jit` runs it through `lift_outside_refs`); `pmap` refuses them."""
+    is (`jit` runs it through `lift_outside_refs`); `pmap` refuses them. `eager`: the
+    function of an eager `grad` / `vmap` / ..., which JAX evaluates op by op."""
     if not uses_refs(closed.jaxpr):
         return closed
+    _EAGER.append(len(core._state.builders) + 1 if eager else None)
+    try:
+        return _discharge_closed(closed, what, keep_outside, lift)
+    finally:
+        _EAGER.pop()
+
+
+def _discharge_closed(closed, what, keep_outside, lift):
     jaxpr = closed.jaxpr
     if outside_refs(closed):
         if keep_outside:
@@ -361,65 +373,76 @@ def _scan(eqn, ins):
 
 def _while(eqn, ins):
     """The references the condition or the body close over become leading carries. A
-    condition that writes references keeps its writes only where JAX's discharge does:
-    each step runs the test on the carry it starts from before the body, and the
-    loop's own tests drop them (so the writes happen once per iteration)."""
+    condition that writes references keeps its writes where JAX's discharge does: each
+    step runs the test on the carry it starts from before the body, and the loop's own
+    tests drop them (so the writes happen once per iteration).
+
+    A `lax.while_loop` follows JAX's discharge further: its condition and its body
+    each get their own copy of a reference both close over (the body never sees the
+    condition's writes, nor the condition the body's; afterwards the reference holds
+    the body's copy), and the condition runs on primals only: what it stores keeps
+    the reference's previous tangent. A loop staged from a Python statement
+    (`python_loop`) shares one copy between its test and body, as Python does (a test
+    that stores is refused: the front end has run it once before the loop already)."""
     p = eqn.params
     ncc, nbc = p["cond_nconsts"], p["body_nconsts"]
     cc, bc, carry = ins[:ncc], ins[ncc:ncc + nbc], ins[ncc + nbc:]
     if any(isinstance(x, Cell) for x in carry):
         raise JAXValueError("a mutable array reference cannot be a loop carry; close over "
                             "it instead", loc=eqn.source_info)
-    cells = _refs_of(cc + bc)
-    n = len(cells)
     cond_j, body_j = p["cond_jaxpr"], p["body_jaxpr"]
+    shared = python_loop(cond_j)
+    if _EAGER and _EAGER[-1] is not None and loop_depth(cond_j) == _EAGER[-1]:
+        _one_reference_each(cc + bc, eqn, Cell)   # (bound by an eager transformation)
+    c_cells, b_cells = (_refs_of(cc + bc),) * 2 if shared else (_refs_of(cc), _refs_of(bc))
+    slots = c_cells if shared else c_cells + b_cells   # the carried copies
+    n, b0 = len(slots), 0 if shared else len(c_cells)
     carry_avals = [v.aval for v in body_j.jaxpr.invars[nbc:]]
 
     seen, wrote = [], {}
 
-    def run(jaxpr, consts, inner, args, what):
+    def run(jaxpr, consts, cells, inner, args, what):
         before = [c.value for c in inner]
         outs = _eval(jaxpr.jaxpr, jaxpr.consts, _with_cells(consts, cells, inner) + list(args))
-        wrote[what] = {k for k, (c, b) in enumerate(zip(inner, before)) if c.value is not b}
-        return outs
+        wrote[what] = {cells[k] for k, (c, b) in enumerate(zip(inner, before))
+                       if c.value is not b}
+        return outs, before
 
     def test(*args):
-        return run(cond_j, cc, [c.inner(v) for c, v in zip(cells, args[:n])], args[n:], "cond")
+        inner = [c.inner(v) for c, v in zip(c_cells, args[:len(c_cells)])]
+        return run(cond_j, cc, c_cells, inner, args[n:], "cond")[0]
 
-    avals = _value_avals(cells) + carry_avals
+    avals = _value_avals(slots) + carry_avals
     cond_open = core.stage_open(test, avals)
     cond_writes = wrote["cond"]
 
     def step(*args):
-        inner = _stand_ins(cells, args[:n], seen)
+        inner = _stand_ins(slots, args[:n], seen)
         if cond_writes:   # (its predicate unused: the loop's own test decides)
-            run(cond_j, cc, inner, args[n:], "cond")
-        outs = run(body_j, bc, inner, args[n:], "body")
+            _, before = run(cond_j, cc, c_cells, inner[:len(c_cells)], args[n:], "cond")
+            for c, b in zip(inner, before):
+                if c.value is not b:
+                    c.value = _stored_primal(c.value, b) if c.local else stop_gradient(
+                        c.value)
+        outs = run(body_j, bc, b_cells, inner[b0:], args[n:], "body")[0]
         _no_escape(body_j.jaxpr, outs, "while_loop")
         return [c.value for c in inner] + outs
 
+    if shared and cond_writes:
+        raise NotImplementedInAstjaxError(
+            "the test of a `while` statement stores into a mutable array reference; "
+            "astjax stages such a test as the loop's condition, which cannot keep "
+            "Python's order of its stores and the body's", loc=eqn.source_info,
+            hint="store into the reference in the loop body (and once before the loop), "
+                 "and test a value")
     body_open = core.stage_open(step, avals)
-    if cond_writes:
-        _cond_writes_check(eqn, cells, cond_writes, wrote["body"], bc)
-    outs = bind_while(cond_open, body_open, [c.value for c in cells] + carry)
-    _absorb(cells, outs[:n], seen)
-    return outs[n:]
-
-
-def _cond_writes_check(eqn, cells, cond_writes, body_writes, bc):
-    """JAX refuses a reference the body writes too; a reference the body only reads
-    is a separate copy in JAX's discharge (the body sees none of the condition's
-    writes, the loop returns the body's copy): refused here instead."""
-    if cond_writes & body_writes:
+    if cond_writes & wrote["body"]:
         raise NotImplementedInAstjaxError(
             "Cannot write to the same ref in both cond and body of while loop.",
             loc=eqn.source_info, hint="write it in one of them (e.g. the body only)")
-    if cond_writes & {_position(cells, x) for x in bc if isinstance(x, Cell)}:
-        raise NotImplementedInAstjaxError(
-            "a while_loop body reading a reference its condition writes: JAX 0.10.2 "
-            "gives the body a copy that never sees the condition's writes, and returns "
-            "that copy", loc=eqn.source_info,
-            hint="keep what the condition writes in references the body does not use")
+    outs = bind_while(cond_open, body_open, [c.value for c in slots] + carry)
+    _absorb(slots, outs[:n], seen)   # (a reference in both: the body's copy last)
+    return outs[n:]
 
 
 def _cond(eqn, ins):
@@ -623,10 +646,12 @@ def _eager_apply(prim, args, params):
     """`prim` applied outside staging to operands some of which are eager `Ref`s: the
     equation discharged (each reference's value an input, its final value an output),
     run eagerly, and the final values stored back into the references."""
+    eqn = core.Eqn(prim, [], [], params, user_location(3))
+    if prim is while_p and not python_loop(params["cond_jaxpr"]):
+        _one_reference_each(args[:params["cond_nconsts"] + params["body_nconsts"]], eqn)
     refs = _refs_of(args, Ref)
     held = [freeze(r) for r in refs]
     plain = [a for a in args if not isinstance(a, Ref)]
-    eqn = core.Eqn(prim, [], [], params, user_location(3))
 
     def run(*xs):
         cells = [Cell(x) for x in xs[:len(refs)]]
@@ -641,6 +666,26 @@ def _eager_apply(prim, args, params):
     for r, v in zip(refs, outs[k:]):
         ref_set(r, ..., v)
     return outs[:k] if prim.multiple_results else outs[0]
+
+
+def _one_reference_each(consts, eqn, kind=Ref):
+    """JAX runs an eager `lax.while_loop` as a jitted primitive, which refuses a
+    reference passed twice: one both its condition and its body close over (`kind`:
+    the eager `Ref`s, or the `Cell`s of an eager transformation's references)."""
+    for j, r in enumerate(consts):
+        i = next(i for i, q in enumerate(consts) if q is r) if isinstance(r, kind) else j
+        if i < j:
+            raise JAXValueError(
+                f"only one reference to a mutable array may be passed as an argument to a "
+                f"function, but when tracing while for jit the mutable array reference of "
+                f"type {_ref_aval(r)} appeared at both args[{i}] and args[{j}].",
+                loc=eqn.source_info if eqn.source_info.file else None,   # (else the caller)
+                hint="JAX runs a while_loop outside jit as one jitted primitive: close over "
+                     "the Ref in cond_fun or body_fun only, or jit the function")
+
+
+def _ref_aval(r):
+    return core.AbstractRef(core.get_aval(r.value)) if isinstance(r, Cell) else core.get_aval(r)
 
 
 core.eager_ref_apply = _eager_apply

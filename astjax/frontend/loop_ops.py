@@ -376,7 +376,7 @@ def _staged_while(test_fn, body_fn, state, names, meta, what="while loop", fill=
         raise _effect_error(e, what) from None
     cond_j, cond_c = _stage_test(st, carry_pos, [_aval(v) for v in init],
                                  lambda s: test_fn(*s))
-    outs = bind_while((cond_j, cond_c), (body_j, body_c), init)
+    outs = bind_while((cond_j, cond_c), (body_j, body_c), init, python=True)
     return _rebuild(st, carry_pos, outs)
 
 
@@ -750,7 +750,7 @@ def _index_loop(iterable, body_fn, state, names, extra_test, meta, fill=(), exit
     bj = _with_index_step(body_j, step)
     body_consts = list(body_c) + ([step] if isinstance(step, Tracer) else [])
     start = start if isinstance(start, Tracer) else np.int32(start)
-    outs = bind_while((cond_j, cond_c), (bj, body_consts), [start, *init])
+    outs = bind_while((cond_j, cond_c), (bj, body_consts), [start, *init], python=True)
     return _rebuild(st, carry_pos, outs[1:])
 
 

@@ -46,6 +46,7 @@ Printed source: a Python `while` loop.
 from __future__ import annotations
 
 import ast
+import weakref
 
 import numpy as np
 
@@ -72,15 +73,41 @@ WHILE_KNOWN_TRIPS_BYTES = 1 << 30
 while_p = core.new_primitive("while", multiple_results=True, higher_order=True)
 
 
-def bind_while(cond, body, init):
+# the condition jaxprs of loops staged from Python `while`/`for` statements; of the
+# others, the number of builders staging when each was bound (`loop_depth`)
+_PYTHON_LOOPS: "weakref.WeakSet" = weakref.WeakSet()
+_DEPTH: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def bind_while(cond, body, init, python=False):
     """The one place `while` equations are made. `cond` and `body`: (Jaxpr, consts)
     pairs whose constvars are bound to the consts and whose invars are the carry;
-    `cond` returns a boolean scalar, `body` the new carry. -> the final carry."""
+    `cond` returns a boolean scalar, `body` the new carry. -> the final carry.
+    `python`: the loop is a Python statement's (`python_loop`)."""
     cond_j, cond_c = cond
     body_j, body_c = body
+    cond_jaxpr = core.closure_convert(cond_j)
+    if python:
+        _PYTHON_LOOPS.add(cond_jaxpr.jaxpr)
+    else:
+        _DEPTH[cond_jaxpr.jaxpr] = len(core._state.builders)
     return bind(while_p, *cond_c, *body_c, *init,
-                cond_jaxpr=core.closure_convert(cond_j), body_jaxpr=core.closure_convert(body_j),
+                cond_jaxpr=cond_jaxpr, body_jaxpr=core.closure_convert(body_j),
                 cond_nconsts=len(cond_c), body_nconsts=len(body_c))
+
+
+def python_loop(cond_jaxpr) -> bool:
+    """Whether the `while` equation with this `cond_jaxpr` was staged from a Python
+    loop statement: its test and body share the mutable references they close over,
+    as Python's do. A `lax.while_loop`'s condition and body each get their own copy
+    of such a reference, as JAX's state discharge gives them (`transforms/discharge.py`)."""
+    return cond_jaxpr.jaxpr in _PYTHON_LOOPS
+
+
+def loop_depth(cond_jaxpr):
+    """For the `lax.while_loop` equation with this `cond_jaxpr`: how many builders were
+    staging when it was bound (None for a Python loop's)."""
+    return _DEPTH.get(cond_jaxpr.jaxpr)
 
 # ---- abstract eval, impl, lowering ---------------------------------------------
 

@@ -22,15 +22,18 @@ A key an eager `cond` / `scan` / `while_loop` returns unchanged is the operand's
 array itself (`primitives/cond.forward_operands`), as JAX's API functions forward it.
 
 The check runs on every program staged from user code while the flag is on (the hook
-in `staging.stage_flat`), and a `jit` call on eager keys checks and marks them by its
-program's signature (`check_call`, through `api.Jitted`'s call hook), so `jit(f)(k)`
-then `normal(k)` is a reuse, as in JAX. A jitted function that closes over an eager key
-and consumes it is checked on every call, not only when it is staged: its second call
-consumes the key again (`_check_closed_over`). A loop bound outside any staging (an
-eager `lax.scan`, `fori_loop`, `while_loop`) is checked by its signature when it runs
-(`check_eager`, through `core.eager_key_check`), as JAX checks each eager primitive: a
-body consuming a key it closes over is an error even for one trip, and a key operand
-of an eager `cond` / loop that it consumes is consumed (checked and marked)."""
+in `staging.stage_flat`; an outermost program also consumes the eager keys it passes to
+a staged call -- a `custom_jvp` / `checkpoint` function, an inner `jit` -- as JAX's
+eager evaluation of that call does: `_consume_consts`), and a `jit` call on eager keys
+checks and marks them by its program's signature (`check_call`, through `api.Jitted`'s
+call hook), so `jit(f)(k)` then `normal(k)` is a reuse, as in JAX. A jitted function
+that closes over an eager key and consumes it is checked on every call, not only when
+it is staged: its second call consumes the key again (`_check_closed_over`). A loop
+bound outside any staging (an eager `lax.scan`, `fori_loop`, `while_loop`) is checked
+by its signature when it runs (`check_eager`, through `core.eager_key_check`), as JAX
+checks each eager primitive: a body consuming a key it closes over is an error even
+for one trip, and a key operand of an eager `cond` / loop that it consumes is consumed
+(checked and marked)."""
 from __future__ import annotations
 
 import gc
@@ -57,6 +60,8 @@ _STAGING: list = []
 # eager keys a program staged since the last eager `cond` / loop closes over and
 # consumes: checked and marked then, so that call does not count them again
 _CLOSED: list = []
+# eager keys `consume` checked and marked while the outermost program stages now
+_DIRECT: list = []
 # jitted function -> {id(compiled entry): the eager keys its program consumes}
 _PROGRAM_KEYS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
@@ -79,6 +84,7 @@ def consume(key, what: str):
     builder = core.current_builder()
     if builder is None:
         return key
+    _DIRECT.append(key)
     for log in _STAGING:
         log.append(key)
     _CLOSED.append(key)
@@ -347,9 +353,45 @@ def _signature(jaxpr) -> Sig:
 
 
 def _check_staged(fun, closed, state):
-    """`staging.stage_flat`'s key-reuse hook: check each program staged from user code."""
+    """`staging.stage_flat`'s key-reuse hook: check each program staged; an outermost
+    one staged from user code (an eager transformation's, a `jit`'s) consumes the eager
+    keys it closes over (`_consume_consts`)."""
     if closed is not None and config.read("jax_debug_key_reuse"):
         signature(closed.jaxpr)
+        if core.current_builder() is None and not isinstance(fun, core.RawFunction):
+            _consume_consts(closed)   # (not a transformation's program: user code's)
+    if core.current_builder() is None:
+        _DIRECT.clear()
+
+
+def _consume_consts(closed):
+    """The eager keys an outermost program closes over and consumes -- also through a
+    staged call, an operand of a `custom_jvp` / `custom_vjp` / `checkpoint` function,
+    whose body `consume` saw as a staged argument (the operand: the key's raw data) --
+    checked and marked, as JAX's eager evaluation of the call consumes them (those
+    `consume` marked itself, `_DIRECT`, are not counted again)."""
+    pos = {v: i for i, v in enumerate(closed.jaxpr.constvars)}
+    fwd: dict = {}   # (a broadcast of the raw data under `vmap`)
+    for eqn in closed.jaxpr.eqns:
+        if eqn.primitive.name == "broadcast_in_dim" and isinstance(eqn.invars[0], Var):
+            fwd[eqn.outvars[0]] = fwd.get(eqn.invars[0], eqn.invars[0])
+        for i, (mask, loc, what) in _eqn_sig(eqn).sinks.items():
+            v = eqn.invars[i]
+            v = fwd.get(v, v) if isinstance(v, Var) else v
+            key = _owner(closed.consts[pos[v]]) if isinstance(v, Var) and v in pos else None
+            if key is None or any(key is k for k in _DIRECT):
+                continue
+            if np.shape(mask) != key.shape:
+                mask = np.any(mask)
+            if np.any(np.logical_and(key._consumed, mask)):
+                raise KeyReuseError(f"Previously-consumed key passed to "
+                                    f"{what or eqn.primitive.name}: a PRNG key was used "
+                                    f"twice", loc=_located(loc))
+            key._consumed = np.logical_or(key._consumed, mask)
+            _DIRECT.append(key)
+            for log in _STAGING:
+                log.append(key)
+            _CLOSED.append(key)
 
 
 def check_call(jitted, args, kwargs, call):
@@ -398,6 +440,7 @@ def _check_closed_over(jitted, args, kwargs):
     finally:
         _STAGING.pop()
         _CLOSED.clear()
+        _DIRECT.clear()
     per = _PROGRAM_KEYS.setdefault(jitted, {})
     if log:
         per[id(entry)] = log
@@ -427,6 +470,7 @@ def check_eager(prim, args, params):
     sig = check(core.Eqn(prim, [], [], params))
     closed = _CLOSED[:]
     _CLOSED.clear()
+    _DIRECT.clear()
     owners = {i: _owner(args[i]) for i in sig.sinks if i < len(args)}
     owners = {i: k for i, k in owners.items() if not any(k is c for c in closed)}
     for i, (mask, _, _) in sig.sinks.items():

@@ -192,6 +192,10 @@ def clone(key):
     base = key._base
     if isinstance(base, core.Tracer):    # a new variable, so its uses are its own
         base = random_wrap(random_unwrap(base), key._impl)
+    elif config.read("jax_debug_key_reuse"):   # its own data, which the checker tells
+        base = base.copy()                     # from the key's (`key_reuse._owner`)
+        if isinstance(base, core.Tracer):      # (copied inside staging)
+            base = random_wrap(base, key._impl)
     return PRNGKeyArray(base, key._impl)
 
 

@@ -10,7 +10,8 @@ eager `cond` / `scan` / `fori_loop` / `while_loop` / `jit` returns unchanged use
 the original, `grad` / `value_and_grad` / `jit(grad)` of `custom_jvp` / `custom_vjp`
 functions consuming a key argument, a `custom_vjp` bwd consuming a key it closes over,
 a key carried through a differentiated `scan` calling a `custom_vjp`, a key and a
-`Ref` from outside in one jitted function.
+`Ref` from outside in one jitted function; an eager key a transformed function closes
+over and passes to a `custom_jvp` / `checkpoint` function or an inner `jit`.
 
 `CASES` maps a name to a function of a namespace `J` (`J.jax`, `J.lax`, `J.jnp`) that
 runs one program under the checker; recorded: "ok", or the name of the error's class.
@@ -412,6 +413,111 @@ def ref_and_key_in_jit_reuse(J):
     return J.jax.jit(f)(_key(J))
 
 
+# ---- an eager key a transformed function closes over and passes to a staged call (a
+# custom_jvp / checkpoint function, an inner jit): consumed as JAX evaluates the call
+
+def _two_outputs(J, rule_calls_f=True):
+    """custom_jvp f(x, k) -> (x * normal(k), 3x); its rule's primal part calls f, or
+    computes it again."""
+    @J.jax.custom_jvp
+    def f(x, k):
+        return x * _normal(J)(k), x * 3.0
+
+    def rule(p, t):
+        out = f(*p) if rule_calls_f else (p[0] * _normal(J)(p[1]), p[0] * 3.0)
+        return out, (t[0] * 2.0, t[0] * 3.0)
+    f.defjvp(rule)
+    return f
+
+
+def custom_jvp_closed_key_unused_output_grad_then_eager(J):
+    k, f = _key(J), _two_outputs(J)
+    J.jax.grad(lambda x: f(x, k)[1])(1.0)
+    return _normal(J)(k)
+
+
+def custom_jvp_closed_key_rule_primal_unused_grad_then_eager(J):
+    k, f = _key(J), _two_outputs(J, rule_calls_f=False)
+    J.jax.grad(lambda x: f(x, k)[1])(1.0)
+    return _normal(J)(k)
+
+
+def custom_jvp_closed_key_jit_grad_then_eager(J):
+    k, f = _key(J), _two_outputs(J, rule_calls_f=False)
+    J.jax.jit(J.jax.grad(lambda x: f(x, k)[1]))(1.0)
+    return _normal(J)(k)
+
+
+def custom_jvp_closed_key_jvp_then_eager(J):
+    k, f = _key(J), _custom_jvp_consumer(J)
+    J.jax.jvp(lambda x: f(x, k), (1.0,), (1.0,))
+    return _normal(J)(k)
+
+
+def custom_jvp_closed_key_result_unused_grad_then_eager(J):
+    k, f = _key(J), _custom_jvp_consumer(J)
+
+    def g(x):
+        f(x, k)
+        return x * 2.0
+    J.jax.grad(g)(1.0)
+    return _normal(J)(k)
+
+
+def custom_jvp_closed_key_jit_then_eager(J):
+    k, f = _key(J), _custom_jvp_consumer(J)
+    J.jax.jit(lambda x: f(x, k))(1.0)
+    return _normal(J)(k)
+
+
+def custom_jvp_closed_key_vmap_then_eager(J):
+    k, f = _key(J), _custom_jvp_consumer(J)
+    J.jax.vmap(lambda x: f(x, k))(J.jnp.ones(2))
+    return _normal(J)(k)
+
+
+def checkpoint_closed_key_argument_grad_then_eager(J):
+    k = _key(J)
+    J.jax.grad(lambda x: J.jax.checkpoint(lambda y, kk: y * _normal(J)(kk))(x, k))(1.0)
+    return _normal(J)(k)
+
+
+def inner_jit_closed_key_argument_jvp_then_eager(J):
+    k = _key(J)
+    J.jax.jvp(lambda x: J.jax.jit(lambda y, kk: y * _normal(J)(kk))(x, k), (1.0,), (1.0,))
+    return _normal(J)(k)
+
+
+def custom_jvp_closed_key_grad_twice(J):
+    k, f = _key(J), _custom_jvp_consumer(J)
+    J.jax.grad(lambda x: f(x, k))(1.0)
+    return J.jax.grad(lambda x: f(x, k))(2.0)
+
+
+def custom_jvp_closed_key_grad_ok(J):
+    k, f = _key(J), _custom_jvp_consumer(J)
+    k1, k2 = J.jax.random.split(k)
+    return J.jax.grad(lambda x: f(x, k1))(1.0) + _normal(J)(k2)
+
+
+def custom_jvp_closed_fold_in_grad_twice_ok(J):
+    k = _key(J)
+
+    @J.jax.custom_jvp
+    def f(x, k):
+        return x * J.jax.random.key_data(J.jax.random.fold_in(k, 1)).sum()
+    f.defjvp(lambda p, t: (f(*p), t[0]))
+    J.jax.grad(lambda x: f(x, k))(1.0)
+    J.jax.grad(lambda x: f(x, k))(1.0)
+    return _normal(J)(k)
+
+
+def custom_jvp_closed_clone_grad_then_original_ok(J):
+    k, f = _key(J), _custom_jvp_consumer(J)
+    J.jax.grad(lambda x: f(x, J.jax.random.clone(k)))(1.0)
+    return _normal(J)(k)
+
+
 CASES = {f.__name__: f for f in [
     cond_operand_then_eager, cond_operand_other_branch_then_eager,
     cond_operand_unused_then_eager, switch_operand_then_eager, cond_operand_consumed_before,
@@ -430,7 +536,14 @@ CASES = {f.__name__: f for f in [
     custom_jvp_value_and_grad_then_eager, custom_vjp_key_argument_then_eager,
     custom_vjp_fresh_keys, custom_vjp_bwd_consumes_closed_twice,
     scan_key_carry_custom_vjp_grad_ok, vmap_custom_jvp_keys_then_eager, ref_and_key_in_jit_ok,
-    ref_and_key_in_jit_reuse]}
+    ref_and_key_in_jit_reuse, custom_jvp_closed_key_unused_output_grad_then_eager,
+    custom_jvp_closed_key_rule_primal_unused_grad_then_eager,
+    custom_jvp_closed_key_jit_grad_then_eager, custom_jvp_closed_key_jvp_then_eager,
+    custom_jvp_closed_key_result_unused_grad_then_eager, custom_jvp_closed_key_jit_then_eager,
+    custom_jvp_closed_key_vmap_then_eager, checkpoint_closed_key_argument_grad_then_eager,
+    inner_jit_closed_key_argument_jvp_then_eager, custom_jvp_closed_key_grad_twice,
+    custom_jvp_closed_key_grad_ok, custom_jvp_closed_fold_in_grad_twice_ok,
+    custom_jvp_closed_clone_grad_then_original_ok]}
 
 
 def main():

@@ -3,8 +3,8 @@ computed differently before (issue 13, the remaining items): a `while_loop` cond
 writing a `Ref`, `lax.linalg.schur` with `select_callable` and without sorting,
 `lax.composite` whose decomposition returns None, a list appended to after the Python
 loop that built it, a `Ref` created in a differentiated function kept as a custom_vjp
-residual and read by bwd, and a traced value in `nondiff_argnums` under eager `grad` /
-`vmap`.
+residual and read or written by bwd, and a traced value in `nondiff_argnums` under
+eager `grad` / `vmap`.
 
 `CASES` maps a name to a function of a namespace `J` (`J.jax`, `J.jnp`, `J.lax`) that
 returns a list of values; run with JAX 0.10.2:
@@ -111,6 +111,133 @@ def while_cond_writes_body_writes_other(J):
             return c + 2.0
         return J.lax.while_loop(cond, body, x), r[...], s[...]
     return J.jax.jit(f)(0.0)
+
+
+# ---- JAX's discharge gives a while_loop's condition and body their own copies of a Ref
+# both close over (the body's is what the Ref holds afterwards), and differentiates
+# the condition's writes as constants (the condition runs on primals only)
+
+def _stale_loop(J, inner=True, test_reads=False):
+    """cond adds 1 to r (and with `test_reads` tests r); the body adds r + 1 to c."""
+    def f(x):
+        r = J.jax.new_ref(J.jnp.float32(0.5)) if inner else outer
+
+        def cond(c):
+            r[...] += 1.0
+            return r[...] < 4.0 if test_reads else c < 5.0
+        return J.lax.while_loop(cond, lambda c: c + r[...] + 1.0, x), r[...]
+    outer = None if inner else J.jax.new_ref(J.jnp.float32(0.5))
+    return f, outer
+
+
+def while_body_reads_cond_ref_jit(J):
+    return J.jax.jit(_stale_loop(J)[0])(0.0)
+
+
+def while_body_reads_cond_ref_eager(J):
+    f, r = _stale_loop(J, inner=False)
+    return [f(0.0), r[...]]
+
+
+def while_body_reads_cond_ref_outer_jit(J):
+    f, r = _stale_loop(J, inner=False)
+    return [J.jax.jit(f)(1.0), r[...]]
+
+
+def while_body_reads_cond_ref_vmap(J):
+    return J.jax.vmap(_stale_loop(J)[0])(J.jnp.array([0.0, 3.0, 9.0]))
+
+
+def while_body_reads_cond_ref_jvp(J):
+    return J.jax.jvp(_stale_loop(J)[0], (0.0,), (1.0,))
+
+
+def while_body_reads_cond_ref_jit_vmap(J):
+    return J.jax.jit(J.jax.vmap(_stale_loop(J)[0]))(J.jnp.array([0.0, 3.0, 9.0]))
+
+
+def while_body_reads_cond_ref_jit_jvp(J):
+    return J.jax.jit(lambda x: J.jax.jvp(_stale_loop(J)[0], (x,), (1.0,)))(0.0)
+
+
+def while_cond_tests_its_ref_jit(J):
+    return J.jax.jit(_stale_loop(J, test_reads=True)[0])(0.0)
+
+
+def _cond_reads_body_ref(J, inner=True):
+    """The body adds 1 to r; the condition tests r (its own copy, never updated)."""
+    def f(x):
+        r = J.jax.new_ref(J.jnp.float32(0.0)) if inner else outer
+
+        def body(c):
+            r[...] += c
+            return c + 2.0
+        out = J.lax.while_loop(lambda c: (r[...] < 5.0) & (c < 9.0), body, x)
+        return out, r[...]
+    outer = None if inner else J.jax.new_ref(J.jnp.float32(0.0))
+    return f, outer
+
+
+def while_cond_reads_body_ref_jit(J):
+    return J.jax.jit(_cond_reads_body_ref(J)[0])(0.0)
+
+
+def while_cond_reads_body_ref_eager(J):
+    f, r = _cond_reads_body_ref(J, inner=False)
+    return [f(1.0), r[...]]
+
+
+def while_cond_reads_body_ref_vmap(J):
+    return J.jax.vmap(_cond_reads_body_ref(J)[0])(J.jnp.array([0.0, 1.0, 7.0]))
+
+
+def while_cond_reads_body_ref_jit_vmap(J):
+    return J.jax.jit(J.jax.vmap(_cond_reads_body_ref(J)[0]))(J.jnp.array([0.0, 1.0, 7.0]))
+
+
+def while_cond_reads_body_ref_jit_jvp(J):
+    return J.jax.jit(lambda x: J.jax.jvp(_cond_reads_body_ref(J)[0], (x,), (1.0,)))(0.0)
+
+
+def while_cond_reads_body_ref_jvp(J):
+    return J.jax.jvp(_cond_reads_body_ref(J)[0], (0.0,), (1.0,))
+
+
+def _kept_tangent_loop(J):
+    """The Ref starts from 2x: its tangent (2) stays through the condition's writes."""
+    def f(x):
+        r = J.jax.new_ref(x * 2.0)
+
+        def cond(c):
+            r[...] += c * c
+            return c < 5.0
+        return J.lax.while_loop(cond, lambda c: c + 2.0, x), r[...]
+    return f
+
+
+def while_cond_ref_tangent_kept_jvp(J):
+    return J.jax.jvp(_kept_tangent_loop(J), (1.0,), (1.0,))
+
+
+def while_cond_sets_ref_jvp(J):
+    def f(x):
+        r = J.jax.new_ref(x * 3.0)
+
+        def cond(c):
+            r[...] = c * 4.0
+            return c < 5.0
+        return J.lax.while_loop(cond, lambda c: c + 2.0, x), r[...] * x
+    return J.jax.jvp(f, (1.0,), (1.0,))
+
+
+def while_cond_ref_outer_jvp(J):
+    f, r = _counting_loop(J, 0.0)
+    return [*J.jax.jvp(f, (0.0,), (1.0,)), r[...]]
+
+
+def while_cond_ref_vmap_jvp(J):
+    f, _ = _counting_loop(J, 0.0, inner=True)
+    return J.jax.vmap(lambda x: J.jax.jvp(f, (x,), (1.0,)))(J.jnp.array([0.0, 4.0]))
 
 
 # ---- lax.linalg.schur: select_callable unused, sort_eig_vals refused when lowered
@@ -287,6 +414,90 @@ def bwd_reads_inner_ref_vmap_grad(J):
     return J.jax.vmap(J.jax.grad(_bwd_reads_ref(J)))(J.jnp.array([1.0, 3.0]))
 
 
+# ---- a custom_vjp bwd writing a Ref: a residual created inside the differentiated
+# function, or a nondiff argument (JAX: a tracer when created inside under grad)
+
+def _bwd_writes(J, nondiff=False):
+    def bwd(r, *res_g):
+        r[...] += res_g[-1]
+        return (res_g[-1] * r[...],) + (() if nondiff else (None,))
+    if nondiff:
+        f = functools.partial(J.jax.custom_vjp, nondiff_argnums=(1,))(lambda x, r: x * 2.0)
+        f.defvjp(lambda x, r: (x * 2.0, None), bwd)
+    else:
+        f = J.jax.custom_vjp(lambda x, r: x * 2.0)
+        f.defvjp(lambda x, r: (x * 2.0, r), bwd)
+    return f
+
+
+def _bwd_writes_inner(J, nondiff=False, init=None):
+    f = _bwd_writes(J, nondiff)
+
+    def h(x):
+        q = J.jax.new_ref(x * 5.0 if init is None else J.jnp.float32(init))
+        return f(x, q) + q[...]
+    return h
+
+
+def bwd_writes_inner_ref_grad(J):
+    return [J.jax.grad(_bwd_writes_inner(J))(3.0)]
+
+
+def bwd_writes_inner_ref_jit_grad(J):
+    return [J.jax.jit(J.jax.grad(_bwd_writes_inner(J)))(3.0)]
+
+
+def bwd_writes_inner_ref_vmap_grad(J):
+    return J.jax.vmap(J.jax.grad(_bwd_writes_inner(J)))(J.jnp.array([1.0, 3.0]))
+
+
+def bwd_writes_inner_const_ref_grad(J):
+    return [J.jax.grad(_bwd_writes_inner(J, init=5.0))(3.0)]
+
+
+def nondiff_inner_ref_bwd_writes_grad(J):
+    return [J.jax.grad(_bwd_writes_inner(J, nondiff=True, init=5.0))(3.0)]
+
+
+def nondiff_inner_ref_bwd_writes_vmap_grad(J):
+    return J.jax.vmap(J.jax.grad(_bwd_writes_inner(J, nondiff=True, init=5.0)))(
+        J.jnp.array([1.0, 3.0]))
+
+
+def nondiff_ref_arg_bwd_writes_grad(J):
+    f, q = _bwd_writes(J, nondiff=True), J.jax.new_ref(J.jnp.float32(5.0))
+    return [J.jax.grad(lambda x, r: f(x, r) + r[...])(3.0, q), q[...]]
+
+
+def nondiff_ref_arg_bwd_writes_jit_grad(J):
+    f, q = _bwd_writes(J, nondiff=True), J.jax.new_ref(J.jnp.float32(5.0))
+    return [J.jax.jit(J.jax.grad(lambda x, r: f(x, r) + r[...]))(3.0, q), q[...]]
+
+
+def nondiff_outer_ref_bwd_writes_grad(J):
+    f, q = _bwd_writes(J, nondiff=True), J.jax.new_ref(J.jnp.float32(5.0))
+    return [J.jax.grad(lambda x: f(x, q) + q[...])(3.0), q[...]]
+
+
+def nondiff_ref_made_in_vmap_grad(J):
+    """A Ref an eager vmap's function creates, nondiff to a custom_vjp under grad."""
+    f = _bwd_writes(J, nondiff=True)
+
+    def g(x):
+        q = J.jax.new_ref(J.jnp.float32(5.0))
+        return J.jax.grad(lambda y: f(y, q) + q[...])(x), q[...]
+    return J.jax.vmap(g)(J.jnp.array([1.0, 3.0]))
+
+
+def nondiff_ref_made_in_vmap(J):
+    f = _bwd_writes(J, nondiff=True)
+
+    def g(x):
+        q = J.jax.new_ref(J.jnp.float32(5.0))
+        return f(x, q) + q[...]
+    return J.jax.vmap(g)(J.jnp.array([1.0, 3.0]))
+
+
 # ---- a traced value in nondiff_argnums under eager grad / vmap (JAX: a tracer there
 # is its UnexpectedTracerError for custom_vjp; custom_jvp computes)
 
@@ -352,6 +563,15 @@ CASES = {f.__name__: f for f in (
     while_cond_ref_eager, while_cond_ref_jit, while_cond_ref_inner_jit,
     while_cond_ref_inner_vmap, while_cond_ref_inner_jvp, while_cond_ref_zero_steps,
     while_cond_and_body_write, while_cond_writes_body_writes_other,
+    while_body_reads_cond_ref_jit, while_body_reads_cond_ref_eager,
+    while_body_reads_cond_ref_outer_jit, while_body_reads_cond_ref_vmap,
+    while_body_reads_cond_ref_jvp, while_body_reads_cond_ref_jit_vmap,
+    while_body_reads_cond_ref_jit_jvp, while_cond_tests_its_ref_jit,
+    while_cond_reads_body_ref_jit, while_cond_reads_body_ref_eager,
+    while_cond_reads_body_ref_vmap, while_cond_reads_body_ref_jvp,
+    while_cond_reads_body_ref_jit_vmap, while_cond_reads_body_ref_jit_jvp,
+    while_cond_ref_tangent_kept_jvp, while_cond_sets_ref_jvp, while_cond_ref_outer_jvp,
+    while_cond_ref_vmap_jvp,
     schur_select_no_sort, schur_select_no_sort_jit, schur_no_vectors, schur_sort,
     schur_sort_jit, schur_sort_jaxpr,
     composite_none_eager, composite_none_jit, composite_none_beside,
@@ -360,7 +580,12 @@ CASES = {f.__name__: f for f in (
     list_edited_after_loop, list_index_past_end, list_appended_in_second_loop,
     list_append_after_loop_vmap_grad,
     bwd_reads_inner_ref_grad, bwd_reads_inner_ref_jit_grad, bwd_reads_inner_ref_vjp,
-    bwd_reads_inner_ref_vmap_grad, nondiff_vjp_tree_grad,
+    bwd_reads_inner_ref_vmap_grad, bwd_writes_inner_ref_grad, bwd_writes_inner_ref_jit_grad,
+    bwd_writes_inner_ref_vmap_grad, bwd_writes_inner_const_ref_grad,
+    nondiff_inner_ref_bwd_writes_grad, nondiff_inner_ref_bwd_writes_vmap_grad,
+    nondiff_ref_arg_bwd_writes_grad, nondiff_ref_arg_bwd_writes_jit_grad,
+    nondiff_outer_ref_bwd_writes_grad, nondiff_ref_made_in_vmap_grad,
+    nondiff_ref_made_in_vmap, nondiff_vjp_tree_grad,
     nondiff_vjp_key_read_by_bwd_grad) + tuple(
         _nondiff_case(m, h) for m in (_nondiff_vjp, _nondiff_jvp) for h in NONDIFF)}
 
