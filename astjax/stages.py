@@ -222,7 +222,7 @@ class Traced(_Stage):
 
 def _lowering_platform(name):
     """A `lowering_platforms` entry as a lowering platform: "gpu" is the GPU platform
-    present (JAX's RuntimeError without one), an unknown name a located ValueError."""
+    present (JAX's RuntimeError without one), any other name is kept as JAX keeps it."""
     if str(name).lower() == "gpu":
         gpus = [d for d in runtime.global_devices() if d.platform in ("gpu", "cuda", "rocm")]
         if not gpus:

@@ -435,14 +435,14 @@ def platform_name(device) -> str:
 
 
 def check_platform(platform) -> str:
-    """`platform` (a `lowering_platforms` entry) as a lowering platform name: "gpu" is
-    JAX's ValueError, an unknown name too."""
-    name = str(platform).lower()
-    if name not in LOWERING_PLATFORMS:
-        raise JAXValueError(f"Unknown lowering platform {platform!r}: use one of "
-                            f"{', '.join(LOWERING_PLATFORMS)}",
-                            hint="'gpu' is spelled 'cuda' or 'rocm' here, as in JAX")
-    return name
+    """`platform` (a `lowering_platforms` entry) as a lowering platform name, verbatim
+    as JAX takes it: a name other than `LOWERING_PLATFORMS` ('tpu2', 'CPU') lowers
+    with the platform-independent rules only (what has none is JAX's
+    NotImplementedError then, and `platform_dependent` takes its default branch)."""
+    if not isinstance(platform, str):
+        raise JAXValueError(f"lowering platform {platform!r} is not a string",
+                            hint="name it: 'cpu', 'cuda', 'rocm' or 'tpu'")
+    return platform
 
 
 def lower_module(jaxpr: core.Jaxpr, name="main_fn", num_replicas=1, donated=(),
