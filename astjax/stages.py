@@ -316,7 +316,7 @@ def _dispatching_module(jaxpr, platforms, lower_args):
             + "\n".join(mb.lines) + "\n}")
     body = "".join("\n".join("  " + ln for ln in f.splitlines()) + "\n"
                    for f in [main, *funcs])
-    safe = "".join(c if c.isalnum() or c == "_" else "_" for c in lower_args["name"])
+    safe = stablehlo.module_symbol(lower_args["name"])
     return (f"module @{safe} attributes {{mhlo.num_partitions = 1 : i32, "
             f"mhlo.num_replicas = 1 : i32}} {{\n{body}}}\n")
 

@@ -9,6 +9,7 @@ writes platform_names.json: per case `{"value": ...}` (a list, a tuple of platfo
 names or a bool) or `{"error": class name, "message": ...}`.
 """
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -58,6 +59,11 @@ def cases(jax, lax, export):
             lowered("plain", p).as_text() == jax.jit(fns["plain"]).trace(X).lower().as_text()
             for p in [("tpu2",), ("CPU",), ("foo",)]),
     }
+    # the module's name (JAX's: `jit(<lambda>)` -> `jit__lambda`) in these modules too
+    out["module_name_export"] = lambda: _module_name(
+        exported("three_way", ("cpu", "tpu2")).mlir_module())
+    out["module_name_lowered"] = lambda: _module_name(
+        lowered("three_way", ("cpu", "tpu2")).as_text())
     # LAPACK-backed primitives: JAX's generic lowering for a platform without kernels
     out["inv_lowers_for_tpu2"] = lambda: "stablehlo" in jax.jit(jax.numpy.linalg.inv).trace(
         np.eye(2, dtype=np.float32)).lower(lowering_platforms=("tpu2",)).as_text()
@@ -65,6 +71,10 @@ def cases(jax, lax, export):
         out["run_lowered_" + "_".join(platforms)] = (
             lambda p=platforms: run_lowered("three_way", p))
     return out
+
+
+def _module_name(text):
+    return re.search(r"module @(\S+) ", text).group(1)
 
 
 def record(thunk):
