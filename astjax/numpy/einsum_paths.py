@@ -316,9 +316,13 @@ def _auto_hq(inputs, output, sizes):
         return _optimal(inputs, output, sizes)
     if n <= 16:
         return _dynamic_programming(inputs, output, sizes)
+    # (opt_einsum's 128 randomized greedy trials: their draws follow the iteration
+    # order of sets of index letters, so JAX's path changes with the process's string
+    # hash seed -- no one path to reproduce)
     raise NotImplementedInAstjaxError(
         "einsum path optimizer 'auto-hq' beyond 16 operands (opt_einsum's 128 random "
-        "greedy trials) is not implemented", hint="use 'dp', 'greedy' or 'auto'")
+        "greedy trials, whose path under JAX depends on the process's hash seed) is not "
+        "implemented", hint="use 'dp', 'greedy' or 'auto'")
 
 
 def _auto(inputs, output, sizes):
