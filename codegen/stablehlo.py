@@ -436,8 +436,11 @@ def platform_name(device) -> str:
 
 def module_symbol(name) -> str:
     """A module's name as JAX writes it: characters other than word characters, '.'
-    and '-' as `_`, trailing `_` dropped (`jit(<lambda>)` -> `jit__lambda`)."""
-    return re.sub(r"[^\w.-]", "_", name).rstrip("_") or "_"
+    and '-' as `_`, trailing `_` dropped (`jit(<lambda>)` -> `jit__lambda`), quoted
+    as MLIR prints a name that is not a bare identifier (`"jit_f-g"`)."""
+    safe = re.sub(r"[^\w.-]", "_", name).rstrip("_") or "_"
+    return safe if re.fullmatch(r"[A-Za-z_][\w$.]*", safe, re.ASCII) else \
+        f'"{mlir_string(safe)}"'
 
 
 def check_platform(platform) -> str:

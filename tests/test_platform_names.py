@@ -2,7 +2,9 @@
 (tests/oracle/record_platform_names.py -> platform_names.json): any name, verbatim, in
 `lax.platform_dependent`, `lower(lowering_platforms=)` and `export(platforms=)`; the
 branch a lowering picks (seen by running the compiled module), JAX's error classes and
-messages where a name has no branch or an export is called on another platform."""
+messages where a name has no branch or an export is called on another platform; and
+the module's name as JAX prints it (sanitized, quoted when not an MLIR identifier) in
+one-platform, multi-platform and exported modules."""
 import builtins
 import json
 import sys

@@ -64,6 +64,10 @@ def cases(jax, lax, export):
         exported("three_way", ("cpu", "tpu2")).mlir_module())
     out["module_name_lowered"] = lambda: _module_name(
         lowered("three_way", ("cpu", "tpu2")).as_text())
+    out["module_name_quoted"] = lambda: _module_name(
+        jax.jit(_dashed).trace(X).lower().as_text())
+    out["module_name_unicode"] = lambda: _module_name(
+        jax.jit(_accented).trace(X).lower(lowering_platforms=("cpu", "tpu2")).as_text())
     # LAPACK-backed primitives: JAX's generic lowering for a platform without kernels
     out["inv_lowers_for_tpu2"] = lambda: "stablehlo" in jax.jit(jax.numpy.linalg.inv).trace(
         np.eye(2, dtype=np.float32)).lower(lowering_platforms=("tpu2",)).as_text()
@@ -75,6 +79,19 @@ def cases(jax, lax, export):
 
 def _module_name(text):
     return re.search(r"module @(\S+) ", text).group(1)
+
+
+def _dashed(x):
+    return x + 1.0
+
+
+def _accented(x):
+    return x - 1.0
+
+
+# names that are no MLIR identifier: JAX's printer quotes (and escapes) them
+_dashed.__name__ = _dashed.__qualname__ = "scatter-sub.6"
+_accented.__name__ = _accented.__qualname__ = "\u00e9t\u00e9"
 
 
 def record(thunk):
