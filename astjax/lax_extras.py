@@ -19,12 +19,12 @@ from .api import device_put, typeof
 from .sharding_impls import get_abstract_mesh
 from .codegen import runtime
 from .codegen.stablehlo import platform_name
-from .errors import (ArgumentTypeError, ArgumentValueError, DTypeError,
-                     NotImplementedInAstjaxError, ShapeError)
+from .errors import ArgumentTypeError, ArgumentValueError, DTypeError, ShapeError
 from .primitives import ops as lax
 from .primitives.cond import _switch
 from .primitives.convolution import ConvDimensionNumbers
-from .primitives.exported_call import platform_index_p
+from .primitives.exported_call import (NoPlatformBranchError, platform_index_of,
+                                       platform_index_p)
 from .primitives.gather import GatherDimensionNumbers
 from .primitives.reductions import Precision
 from .primitives.spmd import reshard
@@ -203,7 +203,8 @@ def dtype(x: Any) -> np.dtype:
 
 def platform_dependent(*args, default=None, **per_platform):
     """`lax.platform_dependent`: `per_platform[p]` called on `args` for the platform `p` the
-    computation is lowered for ('cpu', 'cuda', 'rocm', 'tpu'), else `default(*args)`.
+    computation is lowered for ('cpu', 'cuda', 'rocm', 'tpu', or any other name, as JAX
+    compares them: verbatim), else `default(*args)`.
     Inside a staged function every branch is staged, in a `switch` on the
     `platform_index` primitive, which lowers to the index for the lowering platform (one
     constant per platform of a multi-platform export, as in JAX); run eagerly, the
@@ -231,10 +232,8 @@ def platform_dependent(*args, default=None, **per_platform):
         index = platform_index_p.bind(platforms=tuple(platforms))
         return _switch(index, branches, args, range(len(branches)),
                        branches_platforms=tuple(platforms))
-    name = platform_name(runtime.default_device())
-    for names, branch in zip(platforms, branches):
-        if names is None or name in names:
-            return branch(*args)
-    raise NotImplementedInAstjaxError(
-        f"lax.platform_dependent has no branch for platform {name} (branches: "
-        f"{sorted(per_platform)}) and no default", hint="add a default= branch")
+    index, missing = platform_index_of(platform_name(runtime.default_device()),
+                                       tuple(platforms))
+    if missing:
+        raise NoPlatformBranchError(missing)
+    return branches[index](*args)

@@ -55,7 +55,7 @@ def record_scalar(event: str, value, **kwargs) -> None:
 
 def _compiled(text, seconds):
     """The runtime's compile event -> BACKEND_COMPILE_EVENT's duration and span."""
-    m = re.search(r"module @([\w.$-]+)", text)
+    m = re.search(r"module @\"?([\w.$-]+)", text)
     name = m.group(1) if m else "unknown"
     end = time.time()
     record_event_duration_secs(BACKEND_COMPILE_EVENT, seconds, fun_name=name)

@@ -222,7 +222,7 @@ class Traced(_Stage):
 
 def _lowering_platform(name):
     """A `lowering_platforms` entry as a lowering platform: "gpu" is the GPU platform
-    present (JAX's RuntimeError without one), an unknown name a located ValueError."""
+    present (JAX's RuntimeError without one), any other name is kept as JAX keeps it."""
     if str(name).lower() == "gpu":
         gpus = [d for d in runtime.global_devices() if d.platform in ("gpu", "cuda", "rocm")]
         if not gpus:
@@ -316,7 +316,7 @@ def _dispatching_module(jaxpr, platforms, lower_args):
             + "\n".join(mb.lines) + "\n}")
     body = "".join("\n".join("  " + ln for ln in f.splitlines()) + "\n"
                    for f in [main, *funcs])
-    safe = "".join(c if c.isalnum() or c == "_" else "_" for c in lower_args["name"])
+    safe = stablehlo.module_symbol(lower_args["name"])
     return (f"module @{safe} attributes {{mhlo.num_partitions = 1 : i32, "
             f"mhlo.num_replicas = 1 : i32}} {{\n{body}}}\n")
 

@@ -434,15 +434,24 @@ def platform_name(device) -> str:
     return name
 
 
+def module_symbol(name) -> str:
+    """A module's name as JAX writes it: characters other than word characters, '.'
+    and '-' as `_`, trailing `_` dropped (`jit(<lambda>)` -> `jit__lambda`), quoted
+    as MLIR prints a name that is not a bare identifier (`"jit_f-g"`)."""
+    safe = re.sub(r"[^\w.-]", "_", name).rstrip("_") or "_"
+    return safe if re.fullmatch(r"[A-Za-z_][\w$.]*", safe, re.ASCII) else \
+        f'"{mlir_string(safe)}"'
+
+
 def check_platform(platform) -> str:
-    """`platform` (a `lowering_platforms` entry) as a lowering platform name: "gpu" is
-    JAX's ValueError, an unknown name too."""
-    name = str(platform).lower()
-    if name not in LOWERING_PLATFORMS:
-        raise JAXValueError(f"Unknown lowering platform {platform!r}: use one of "
-                            f"{', '.join(LOWERING_PLATFORMS)}",
-                            hint="'gpu' is spelled 'cuda' or 'rocm' here, as in JAX")
-    return name
+    """`platform` (a `lowering_platforms` entry) as a lowering platform name, verbatim
+    as JAX takes it: a name other than `LOWERING_PLATFORMS` ('tpu2', 'CPU') lowers
+    with the platform-independent rules only (what has none is JAX's
+    NotImplementedError then, and `platform_dependent` takes its default branch)."""
+    if not isinstance(platform, str):
+        raise JAXValueError(f"lowering platform {platform!r} is not a string",
+                            hint="name it: 'cpu', 'cuda', 'rocm' or 'tpu'")
+    return platform
 
 
 def lower_module(jaxpr: core.Jaxpr, name="main_fn", num_replicas=1, donated=(),
@@ -499,9 +508,8 @@ def lower_module(jaxpr: core.Jaxpr, name="main_fn", num_replicas=1, donated=(),
             if h is not None:
                 attrs.append(h)
     res_types = [f"{t} {{{', '.join(a)}}}" if a else t for t, a in zip(out_types, res_attrs)]
-    # (JAX's module name: other characters as `_`, trailing ones dropped: `jit__lambda`)
-    safe = "".join(c if c.isalnum() or c == "_" else "_" for c in name).rstrip("_") or "_"
-    head = (f"module @{safe} attributes {{mhlo.num_partitions = {num_partitions} : i32, "
+    head = (f"module @{module_symbol(name)} attributes {{mhlo.num_partitions = "
+            f"{num_partitions} : i32, "
             f"mhlo.num_replicas = {num_replicas} : i32}} {{\n"
             + "".join(f"  {line}\n" for line in (preamble() if preamble else ())) +
             f"  func.func public @main({', '.join(sig)})"

@@ -1,9 +1,11 @@
 """`jnp.einsum_path` against JAX 0.10.2's (opt_einsum's) paths and printed reports
 (tests/oracle/record_einsum_paths.py -> einsum_paths.json): 3 to 16 operands, every
 `optimize` choice -- 'auto' is the exhaustive search up to 4 operands, branch and
-bound for 5-14 (all / 2 / 1 branches), greedy beyond -- including ellipses,
-Hadamard and outer products; the refusals; and `jnp.einsum`, which contracts in
-that order (JAX's values to a few units in the last place)."""
+bound for 5-14 (all / 2 / 1 branches), greedy beyond; 'dp' the dynamic-programming
+search, 'auto-hq' it from 6 operands -- including ellipses, Hadamard and outer
+products, disconnected groups and operands summed alone; the refusals; and
+`jnp.einsum`, which contracts in that order (JAX's values to a few units in the
+last place)."""
 import json
 from pathlib import Path
 
@@ -58,10 +60,13 @@ def test_refusals():
         jnp.einsum_path("ij,jk,kl->iz", *ops)
 
 
-@pytest.mark.xfail(strict=True, reason="opt_einsum's dynamic-programming search ('dp', and "
-                   "'auto-hq' which uses it) is not implemented: a NotImplementedError")
-def test_dynamic_programming_search():
-    jnp.einsum_path("ij,jk,kl", *_operands("chain3"), optimize="dp")
+def test_auto_hq_beyond_16_operands_is_refused():
+    # opt_einsum's 128 seeded random-greedy trials: not implemented, a located refusal
+    sub, _ = rec.CASES["chain16"]
+    ops = _operands("chain16") + [np.zeros((7, 2), np.float32)]
+    with pytest.raises(AstjaxError) as info:
+        jnp.einsum_path(sub + ",qr", *ops, optimize="auto-hq")
+    assert isinstance(info.value, NotImplementedError)
 
 
 @pytest.mark.parametrize("name,opt", rec.VALUE_RUNS, ids=[rec.key(*r) for r in rec.VALUE_RUNS])

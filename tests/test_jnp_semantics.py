@@ -15,7 +15,7 @@ import pytest
 
 import astjax as jax
 import astjax.numpy as jnp
-from astjax.compat import core as jax_core
+from astjax import core as jax_core   # (`import astjax as jax`: jax.core.max_dim, as JAX's)
 
 sys.path.insert(0, str(Path(__file__).with_name("oracle")))
 import record_jnp_semantics as rec  # noqa: E402

@@ -42,7 +42,7 @@ def test_lowering_platform_errors():
     with pytest.raises(RuntimeError, match="Unknown backend: 'gpu' requested") as e:
         traced.lower(lowering_platforms=("gpu",))
     assert isinstance(e.value, AstjaxError)
-    with pytest.raises(ValueError, match="Unknown lowering platform 'tpuu'") as e:
-        traced.lower(lowering_platforms=("tpuu",))   # (JAX lowers it: a located error)
-    assert isinstance(e.value, AstjaxError)
+    # a name JAX does not know lowers as JAX does, with the platform-independent rules
+    # (tests/test_platform_names.py)
+    assert traced.lower(lowering_platforms=("tpuu",)).as_text() == traced.lower().as_text()
     # several platforms: tests/test_refusals_computed.py

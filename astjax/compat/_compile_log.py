@@ -21,7 +21,7 @@ __all__ = ["log_compiles"]
 _logger = logging.getLogger("jax._src.dispatch")
 _lock = threading.Lock()
 _depth = [0]
-_MODULE_NAME = re.compile(r"module @([\w.$-]+)")
+_MODULE_NAME = re.compile(r"module @\"?([\w.$-]+)")
 
 
 def _log_compile(text, seconds):

@@ -412,7 +412,11 @@ def einsum(subscripts, *operands, out=None, optimize="auto", precision=None,
             specs[k] = "".join(c for i, c in enumerate(specs[k]) if i not in drop)
     items = [(op, spec, False) for op, spec in zip(ops, specs)]
     steps = _pairwise_order(subscripts, shapes, optimize)
-    for idx, (i, j) in enumerate(steps, 1):   # JAX's order: the pair, its result last
+    for idx, step in enumerate(steps, 1):   # JAX's order: the pair, its result last
+        if len(step) == 1:   # (its lone indices are summed above): moved last, as JAX
+            items.append(items.pop(step[0])[:2] + (True,))
+            continue
+        i, j = step
         second, first = items.pop(j), items.pop(i)
         if second[2]:   # (an intermediate result is the left operand of dot_general)
             first, second = second, first
@@ -427,7 +431,7 @@ def einsum(subscripts, *operands, out=None, optimize="auto", precision=None,
         new_spec = "".join(batch) + "".join(c for c in cur_spec if c not in batch and c not in contract) + \
             "".join(c for c in spec if c not in batch and c not in contract)
         laid = None
-        if layout is not None and idx == len(ops) - 1 and set(new_spec) == set(out):
+        if layout is not None and idx == len(steps) and set(new_spec) == set(out):
             laid = _permuted(layout, out, new_spec)
             layout = None
         items.append((lax.dot_general(cur, op, dims, precision, preferred_element_type,
@@ -447,7 +451,8 @@ def einsum(subscripts, *operands, out=None, optimize="auto", precision=None,
 def _pairwise_order(subscripts, shapes, optimize):
     """The pairs (i < j) of positions JAX's einsum contracts, in order, each result
     appended last: the path `einsum_path` finds for `optimize` (JAX's False: always
-    the first two). Left to right for symbolic shapes or a path with other than pairs."""
+    the first two; 'dp' moves an operand alone). Left to right for symbolic shapes or
+    a path with more than pairs."""
     n = len(shapes)
     if any(not isinstance(d, (int, np.integer)) for s in shapes for d in s):
         return _left_to_right(n)
@@ -457,7 +462,7 @@ def _pairwise_order(subscripts, shapes, optimize):
         return _left_to_right(n)
     opt = "optimal" if optimize is True else optimize
     path, _ = contraction_path(subscripts, shapes, opt)
-    if any(len(step) != 2 for step in path):
+    if any(len(step) > 2 for step in path):
         return _left_to_right(n)
     return [tuple(sorted(step)) for step in path]
 

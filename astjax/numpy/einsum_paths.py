@@ -9,6 +9,9 @@ computes the same paths and the same printed report without that package:
   ('branch-2') for 7-8 and the cheapest ('branch-1') for 9-14, then 'greedy';
 - 'greedy' (also 'eager', 'opportunistic'): Hadamard products first, then the pair
   that removes the most memory, then outer products smallest first;
+- 'dp' ('dynamic-programming'): the cheapest order without outer products, built
+  over subsets of operands under a growing cost cap; 'auto-hq' is 'optimal' up to
+  5 operands and 'dp' up to 16 (beyond, opt_einsum's random greedy trials: not here);
 - True is 'optimal', False contracts left to right, a list is the path itself.
 
 Each search is opt_einsum's, down to its tie-breaking (candidates ordered by cost,
@@ -19,9 +22,10 @@ sets alone, so equal inputs give equal paths. `PathInfo` prints opt_einsum's rep
 from __future__ import annotations
 
 import bisect
+import functools
 import heapq
 import itertools
-from collections import defaultdict
+from collections import Counter, defaultdict
 from decimal import Decimal
 
 import numpy as np
@@ -222,6 +226,105 @@ def _greedy(inputs, output, sizes):
     return _ssa_to_linear(ssa_path)
 
 
+def _components(kept, output):
+    """The operands of `kept` grouped by the summed indices they share (each group
+    contracts without an outer product), each group found from its lowest member as
+    a Python set (the group's set iteration order is the search's order)."""
+    summed = frozenset().union(*kept) - output
+    left, groups = set(range(len(kept))), []
+    while left:
+        group, todo = set(), [left.pop()]
+        while todo:
+            j = todo.pop()
+            group.add(j)
+            linked = {k for k in left if summed & kept[j] & kept[k]}
+            todo.extend(linked)
+            left -= linked
+        groups.append(frozenset(group))
+    return groups
+
+
+def _tree_to_path(tree, n):
+    """A contraction tree (nested tuples; ints are input positions, a 1-tuple a
+    single-operand reduction) as a linear path, children before parents, left first."""
+    ssa_path, counter = [], itertools.count(n)
+
+    def visit(node):
+        if isinstance(node, int):
+            return node
+        ids = [visit(child) for child in node]
+        ssa_path.append(tuple(ids))
+        return next(counter)
+
+    visit(tree)
+    return _ssa_to_linear(ssa_path)
+
+
+def _dynamic_programming(inputs, output, sizes):
+    """opt_einsum's 'dp': the cheapest order without outer products, by subsets of
+    growing size, under a cap on the summed index-space sizes raised by the smallest
+    index size until the whole group is reached; indices on one operand only are
+    summed first, groups sharing no summed index are joined last, smallest first."""
+    counts = Counter(itertools.chain(*inputs, output))
+    lone = {c for c, k in counts.items() if k == 1}
+    kept, leaves, done = [], [], []
+    for j, term in enumerate(inputs):
+        rest = term - lone
+        if term and not rest:
+            done.append((j,))
+        else:
+            kept.append(rest)
+            leaves.append((j,) if rest != term else j)
+    parts, part_sizes = list(done), [1] * len(done)
+    for group in (_components(kept, output) if kept else ()):
+        everyone = sum(1 << j for j in group)
+        best = [None, {1 << j: (kept[j], 0, leaves[j]) for j in group}]
+        best += [{} for _ in range(len(group) - 1)]
+        indices = frozenset().union(*(kept[j] for j in group))
+        cap = _size(indices & output, sizes)
+        factor = max(min((sizes[c] for c in indices), default=2), 2)
+        while not best[-1]:
+            for n in range(2, len(group) + 1):
+                for m in range(1, n // 2 + 1):
+                    for s1, (k1, cost1, tree1) in best[m].items():
+                        for s2, (k2, cost2, tree2) in best[n - m].items():
+                            if s1 & s2 or (m == n - m and s1 >= s2):
+                                continue
+                            shared = (k1 & k2) - output
+                            if not shared:
+                                continue
+                            both = k1 | k2
+                            cost = cost1 + cost2 + _size(both, sizes)
+                            s = s1 | s2
+                            if cost > cap or (s in best[n] and cost >= best[n][s][1]):
+                                continue
+                            others = frozenset().union(*(kept[j] for j in group
+                                                         if not s >> j & 1))
+                            best[n][s] = (both - (shared - others), cost, (tree1, tree2))
+            cap *= factor
+        legs, _, tree = best[-1][everyone]
+        parts.append(tree)
+        part_sizes.append(_size(legs, sizes))
+    order = sorted(range(len(parts)), key=part_sizes.__getitem__)
+    tree = functools.reduce(lambda a, b: (a, b), [parts[k] for k in order])
+    return _tree_to_path(tree, len(inputs))
+
+
+def _auto_hq(inputs, output, sizes):
+    n = len(inputs)
+    if n <= 5:
+        return _optimal(inputs, output, sizes)
+    if n <= 16:
+        return _dynamic_programming(inputs, output, sizes)
+    # (opt_einsum's 128 randomized greedy trials: their draws follow the iteration
+    # order of sets of index letters, so JAX's path changes with the process's string
+    # hash seed -- no one path to reproduce)
+    raise NotImplementedInAstjaxError(
+        "einsum path optimizer 'auto-hq' beyond 16 operands (opt_einsum's 128 random "
+        "greedy trials, whose path under JAX depends on the process's hash seed) is not "
+        "implemented", hint="use 'dp', 'greedy' or 'auto'")
+
+
 def _auto(inputs, output, sizes):
     n = len(inputs)
     if n <= 4:
@@ -237,9 +340,9 @@ _SEARCHES = {
     "branch-all": lambda i, o, s: _branch(i, o, s, None),
     "branch-2": lambda i, o, s: _branch(i, o, s, 2),
     "branch-1": lambda i, o, s: _branch(i, o, s, 1),
+    "dp": _dynamic_programming, "dynamic-programming": _dynamic_programming,
+    "auto-hq": _auto_hq,
 }
-# opt_einsum's searches astjax does not have (a located NotImplementedError)
-_MISSING = ("auto-hq", "dp", "dynamic-programming")
 
 
 def _parse(subscripts, shapes):
@@ -405,14 +508,10 @@ def contraction_path(subscripts, shapes, optimize="auto"):
         path = [tuple(range(n))]
     else:
         key = optimize.lower()
-        if key in _MISSING:
-            raise NotImplementedInAstjaxError(
-                f"einsum path optimizer {optimize!r} is not implemented",
-                hint="use 'auto', 'optimal', 'greedy' or 'branch-all'/'branch-2'/'branch-1'")
         if key not in _SEARCHES:
             raise UnknownPathOptimizerError(
                 f"Path optimizer '{optimize}' not found, valid options are "
-                f"{set(_SEARCHES) | set(_MISSING)}.")
+                f"{set(_SEARCHES)}.")
         path = _SEARCHES[key](input_sets, output_set, sizes)
     steps, scales, sizes_out, costs = [], [], [], []
     terms, shapes = list(terms), list(shapes)
@@ -452,13 +551,15 @@ def einsum_path(subscripts, /, *operands, optimize="auto"):
       subscripts: the einsum spec, e.g. 'ij,jk,kl->il'.
       operands: arrays (only their shapes are used; staged values too).
       optimize: 'auto' (default), 'optimal', 'greedy' ('eager', 'opportunistic'),
-        'branch-all' / 'branch-2' / 'branch-1', True ('optimal'), False (left to
-        right), or an explicit path (a list of tuples of positions).
+        'branch-all' / 'branch-2' / 'branch-1', 'dp' ('dynamic-programming'),
+        'auto-hq', True ('optimal'), False (left to right), or an explicit path (a
+        list of tuples of positions).
     Returns:
       `(path, info)`: the list of contraction tuples, and a `PathInfo` that prints
       opt_einsum's report.
-    Differs from JAX: opt_einsum's 'dp' and 'auto-hq' searches are not implemented
-    (NotImplementedError); the interleaved `(array, axes, ...)` form is not accepted.
+    Differs from JAX: 'auto-hq' beyond 16 operands (opt_einsum's random greedy
+    trials) is not implemented (NotImplementedError); the interleaved
+    `(array, axes, ...)` form is not accepted.
     """
     if not isinstance(subscripts, str):
         raise NotImplementedInAstjaxError(

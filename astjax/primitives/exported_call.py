@@ -24,7 +24,7 @@ import numpy as np
 from .. import core, dtypes, tree_util
 from .. import sharding_impls as shd
 from ..config import config
-from ..errors import JAXValueError
+from ..errors import AstjaxError, JAXValueError
 from ..ir import ShapedArray
 from ..pyast import call, load
 from ..shape_poly import evaluate, solve, variables
@@ -33,6 +33,7 @@ from .lapack import register_targets
 from .spmd import constrain_op
 
 __all__ = ["call_exported_p", "INLINE_PREFIX", "check_arguments", "dim_as_value_p",
+           "NoPlatformBranchError", "platform_index_of",
            "dim_as_value", "platform_index_p"]
 
 # the placeholder prefix of every symbol of `exported.inlinable()`'s functions
@@ -225,12 +226,29 @@ mark_unsupported(dim_as_value_p, "batch", "it has no operands, so it is never ba
 platform_index_p = core.new_primitive("platform_index")
 
 
-def _platform_index(platform, platforms):
+class NoPlatformBranchError(AstjaxError, NotImplementedError):
+    """`lax.platform_dependent` run eagerly with no branch for the default device's
+    platform and no default: JAX's NotImplementedError (its message names the
+    missing lowering of `platform_index`), located."""
+    default_hint = "add a branch for this platform or a default= branch"
+
+
+def platform_index_of(platform, platforms):
+    """The branch `platform_index` picks for `platform`: the first whose names hold
+    it (verbatim, as JAX compares them), else the default (None); without one, the
+    message of JAX's NotImplementedError."""
     for i, names in enumerate(platforms):
         if names is None or platform in names:
-            return i
-    raise NotImplementedError(f"MLIR translation rule for primitive 'platform_index("
-                              f"platforms={platforms})' not found for platform {platform}")
+            return i, None
+    return None, (f"MLIR translation rule for primitive 'platform_index(platforms="
+                  f"{platforms})' not found for platform {platform}")
+
+
+def _platform_index(platform, platforms):
+    index, missing = platform_index_of(platform, platforms)
+    if missing:
+        raise NotImplementedError(missing)
+    return index
 
 
 def _platform_index_lowering(ctx, *, platforms):

@@ -1,7 +1,7 @@
 """`jnp.einsum_path` in JAX 0.10.2 (opt_einsum 3.4's `contract_path`): the path and
-the printed report for 3 to 16 operands under every `optimize` choice astjax has
-(the exhaustive ones only up to 6 operands, 'branch-2' up to 8: beyond, they take
-minutes in opt_einsum too), and `jnp.einsum`'s values in those orders. Run with JAX 0.10.2:
+the printed report for 3 to 16 operands under every `optimize` choice astjax has,
+the dynamic-programming 'dp' and 'auto-hq' included (the exhaustive ones only up to
+6 operands, 'branch-2' up to 8: beyond, they take minutes in opt_einsum too), and `jnp.einsum`'s values in those orders. Run with JAX 0.10.2:
 `/work/jaxref/bin/python tests/oracle/record_einsum_paths.py` writes einsum_paths.json."""
 import json
 from pathlib import Path
@@ -36,9 +36,12 @@ CASES = {
     "ellipsis": ("...ij,...jk,...kl,kl->...il", [(2, 3, 4), (2, 4, 5), (1, 5, 6), (5, 6)]),
     "hadamard": ("ij,ij,jk,kl,lm,mi->", [(3, 4), (3, 4), (4, 5), (5, 2), (2, 6), (6, 3)]),
     "outer5": ("a,b,c,d,ab", [(2,), (3,), (4,), (5,), (2, 3)]),
+    # two connected groups, an operand summed to a scalar alone (w) and one partly (pq)
+    "parts8": ("ab,bc,cd,xy,yz,q,pq,w->ad", [(3, 4), (4, 5), (5, 2), (2, 3), (3, 4), (6,),
+                                               (2, 6), (3,)]),
 }
 OPTIONS = ["auto", "greedy", "eager", "optimal", "branch-all", "branch-2", "branch-1", True,
-           False]
+           False, "dp", "dynamic-programming", "auto-hq"]
 
 
 def runs():
@@ -59,7 +62,7 @@ def key(name, opt):
 # jnp.einsum's values (float32) for the cases and choices below: computed in the order
 # of the path, so astjax's agree with JAX's to a few units in the last place
 VALUE_RUNS = [("chain7", "auto"), ("chain7", False), ("net8", "greedy"), ("star14", "auto"),
-              ("hadamard", True)]
+              ("hadamard", True), ("net8", "dp"), ("parts8", "auto-hq")]
 
 
 def operands(name):
