@@ -29,7 +29,7 @@ from .errors import (AstjaxError, ArgumentError, ArgumentTypeError, ArgumentValu
 from .dispatch_keys import (KWARGS as _KWARGS, STATIC as _STATIC, Entry as _Entry,
                             NoFastPath as _NoFastPath, add_tree_plan as _add_tree_plan,
                             cpp_flatten as _cpp_flatten, numpy_key as _numpy_key,
-                            tree_sig as _tree_sig)
+                            tree_sig as _tree_sig, has_dict as _has_dict)
 from .staging import (StagedCallable, arg_hints, as_callable, donated_leaves, leaf_aval,
                       array_signature, kept_staging, python_scalar, stage_flat,
                       stage_once)
@@ -47,6 +47,7 @@ _T = TypeVar("_T")
 _config_values = dtypes.config._values
 from .config import config as _config  # noqa: E402
 from .config import jit_call_hook as _jit_call_hook  # noqa: E402
+from .sharding_impls import context_meshes as _context_meshes  # noqa: E402
 
 
 _state = core._state  # thread-local; `_state.builders` is non-empty while staging
@@ -195,7 +196,8 @@ class Jitted(StagedCallable):
         dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
         leaves, in_tree = tree_util.flatten_for_staging((tuple(dyn_args), dyn_kwargs))
         avals = tuple(leaf_aval(x) for x in leaves)
-        layouts = _spmd.layouts_of(leaves)   # GlobalArray arguments' shardings
+        # GlobalArray arguments' shardings (and set_mesh's mesh: a partitioned program)
+        layouts = _spmd.call_layouts(self.fun, dyn_args, dyn_kwargs, leaves)
         try:
             key = (statics, in_tree, (avals, layouts) if any(layouts) else avals,
                    dtypes.config.x64_enabled, *_host_memory.kinds_key(leaves, self._shardings))
@@ -263,6 +265,8 @@ class Jitted(StagedCallable):
             return self.stage_inline(*args, **kwargs)
         if _jit_call_hook[0] is not None:  # astjax.config_api: disable_jit, debug_nans, ...
             return _jit_call_hook[0](self, args, kwargs)
+        if _context_meshes[0]:   # under set_mesh: its mesh is part of `_entry`'s key
+            return self._call_slow(args, kwargs)
         entry = None
         if self._plain and not kwargs:   # (no jit options, no static arguments)
             n = len(args)
@@ -556,12 +560,6 @@ def _hashable(v):
         return True
     except TypeError:
         return False
-
-
-def _has_dict(x):
-    """Whether a tree of tuples and lists holds a dict."""
-    t = type(x)
-    return t is dict or ((t is tuple or t is list) and any(map(_has_dict, x)))
 
 
 def _positional_names(fun, n):

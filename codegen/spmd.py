@@ -27,13 +27,16 @@ every recorded case under GSPMD too).
 """
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 
 from astjax import core, tree_util
 from astjax.config import config
 from astjax import sharding_impls as shd
 from astjax.core import ShapedArray
-from astjax.errors import ArgumentValueError, NotImplementedInAstjaxError
+from astjax.errors import (ArgumentValueError, NotImplementedInAstjaxError, caller_location,
+                           function_name)
 from astjax.primitives.spmd import (SPMD_PRIMITIVES, check_sharding_fits, is_partial,
                                     is_layout, layouts_per_leaf, resolve_sharding,
                                     reshard, sharding_constraint_p)
@@ -42,7 +45,8 @@ from . import explicit, runtime, sharded, stablehlo
 from .runtime import xc
 
 __all__ = ["SpmdExecutable", "SpmdEntry", "needs_spmd", "layouts_of", "eager_apply",
-           "check_jit_shardings", "jit_entry", "constrain_inline", "sharding_attr", "shardy"]
+           "check_jit_shardings", "call_layouts", "jit_entry", "constrain_inline",
+           "sharding_attr", "shardy"]
 
 
 def _walk(jaxpr):
@@ -330,6 +334,56 @@ def check_jit_shardings(in_shardings, out_shardings):
             given = given or s is not None
     # pytrees of None only (flax.nnx.jit passes them) leave every layout unspecified
     return (in_shardings, out_shardings) if given else None
+
+
+def call_layouts(fun, dyn_args, dyn_kwargs, leaves):
+    """`jit`'s cache-key part for a call: `layouts_of(leaves)` and, under `set_mesh`,
+    its mesh last (JAX's device context: the call is a partitioned program on the
+    mesh's devices, its results laid out over it), after JAX's check that no argument
+    is committed to other devices."""
+    layouts = layouts_of(leaves)
+    context = shd.context_mesh() if shd.context_meshes[0] else None
+    if context is None:
+        return layouts
+    check_context_devices(context, fun, dyn_args, dyn_kwargs, leaves)
+    return layouts + (("set_mesh", context),)
+
+
+def check_context_devices(mesh, fun, dyn_args, dyn_kwargs, leaves):
+    """Under `set_mesh` (`mesh`, JAX's device context) `jit` runs on the mesh's
+    devices: an argument committed to others is JAX's ValueError, naming it."""
+    want = list(mesh.devices.flat)
+    bad = next((i for i, x in enumerate(leaves) if isinstance(x, runtime.CommittedArray)
+                or type(x) is sharded.GlobalArray and set(x._devices) != set(want)), None)
+    if bad is None:
+        return
+    x = leaves[bad]
+    devs = [x.device] if isinstance(x, runtime.CommittedArray) else list(x._devices)
+    names = _leaf_names(fun, dyn_args, dyn_kwargs)
+    name = names[bad] if len(names) == len(leaves) else f"args[{bad}]"
+
+    def where(ds):
+        return f"with device ids {[d.id for d in ds]} on platform {ds[0].platform.upper()}"
+    raise ArgumentValueError(
+        f"Received incompatible devices for jitted computation. Got argument {name} of "
+        f"{function_name(fun)} with shape {x.dtype.name}"
+        f"[{','.join(map(str, x.shape))}] and "
+        f"{where(devs)} and jit's context mesh {where(want)}",
+        hint="device_put the argument on the mesh (or leave it uncommitted), or call "
+             "outside set_mesh", loc=caller_location())
+
+
+def _leaf_names(fun, dyn_args, dyn_kwargs):
+    """JAX's names of the argument leaves: the parameter's name, then the leaf's
+    path inside it (`x['a']`); keyword arguments sorted by keyword."""
+    try:
+        params = list(inspect.signature(fun).parameters)
+    except (TypeError, ValueError):
+        params = []
+    named = [(params[i] if i < len(params) else f"args[{i}]", a)
+             for i, a in enumerate(dyn_args)] + sorted(dyn_kwargs.items())
+    return [n + tree_util.keystr(path) for n, a in named
+            for path, _ in tree_util.tree_flatten_with_path(a)[0]]
 
 
 def _prefix(spec, tree, what, loc):
