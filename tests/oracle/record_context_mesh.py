@@ -53,7 +53,7 @@ def cases(jax, jnp):
 def _error(e):
     # (astjax's errors carry the message apart from their location header)
     return {"error": type(e).__name__,
-            "message": getattr(e, "message", None) or str(e).split("\n")[0]}
+            "message": (getattr(e, "message", None) or str(e)).split("\n")[0]}
 
 
 def describe(r):
