@@ -27,6 +27,7 @@ every recorded case under GSPMD too).
 """
 from __future__ import annotations
 
+import copy
 import inspect
 
 import numpy as np
@@ -289,20 +290,60 @@ class SpmdEntry:
         self.param_shardings = [rep] * nconst + ins
         avals = [v.aval for v in jaxpr.constvars] + self.in_avals
         self.shardy = shardy()
-        with shd.lowering_assignment(self.devices):
-            texts = [sharding_attr(s, a.ndim, self.devices, self.shardy)
-                     for s, a in zip(self.param_shardings, avals)]
-            out_texts = [sharding_attr(s, a.ndim, self.devices, self.shardy)
-                         for s, a in zip(out_shardings, out_avals)]
-            self.text = stablehlo.lower_module(
-                jaxpr, name=f"jit_{name}", donated={i + nconst for i in donated},
-                num_partitions=len(self.devices), arg_shardings=texts,
-                result_shardings=out_texts, preamble=shd.sdy_mesh_decls,
-                result_names=stablehlo.result_names(out_tree))
         self._avals, self._out_avals = avals, out_avals
+        self._lowering = (name, {i + nconst for i in donated}, list(out_shardings),
+                          stablehlo.result_names(out_tree))
+        self.platform = stablehlo.platform_name(self.devices[0])
+        self.text = self.lower_for(self.platform)
         self.result_shardings = self.asked_result_shardings = list(out_shardings)
         self.consts = list(closed.consts)
         self.executable, self._const_arrays = None, ()
+
+    def lower_for(self, platform, platform_index=False):
+        """The module text lowered for `platform`; with `platform_index`, `@main` first
+        takes JAX's platform index (`lowering_platforms` naming several platforms)."""
+        name, donated, out_shardings, result_names = self._lowering
+        jaxpr = self.closed.jaxpr
+        if platform_index:
+            index = core.Var(ShapedArray((), np.int32))
+            jaxpr = core.Jaxpr([index, *jaxpr.constvars], jaxpr.invars, jaxpr.outvars,
+                               jaxpr.eqns)
+            donated = {i + 1 for i in donated}
+        with shd.lowering_assignment(self.devices):
+            texts = [sharding_attr(s, a.ndim, self.devices, self.shardy)
+                     for s, a in zip(self.param_shardings, self._avals)]
+            out_texts = [sharding_attr(s, a.ndim, self.devices, self.shardy)
+                         for s, a in zip(out_shardings, self._out_avals)]
+            if platform_index:
+                texts = ['jax.global_constant = "_platform_index"', *texts]
+            return stablehlo.lower_module(
+                jaxpr, name=f"jit_{name}", donated=donated, platform=platform,
+                num_partitions=len(self.devices), arg_shardings=texts,
+                result_shardings=out_texts, preamble=shd.sdy_mesh_decls,
+                result_names=result_names)
+
+    def for_platform(self, platform):
+        """This signature lowered for `platform` instead (`Traced.lower(
+        lowering_platforms=(platform,))`): a copy with its own module text."""
+        if platform == self.platform:
+            return self
+        other = copy.copy(self)
+        other.platform, other.executable, other._const_arrays = platform, None, ()
+        other.text = self.lower_for(platform)
+        return other
+
+    def for_platforms(self, platforms):
+        """The module text for several platforms, as JAX lowers a partitioned program
+        whose operations lower alike on each: one body, `@main` taking the platform
+        index first. A program whose lowering differs by platform is refused (JAX
+        dispatches inside on the index)."""
+        texts = {self.lower_for(p, platform_index=True) for p in platforms}
+        if len(texts) != 1:
+            raise NotImplementedInAstjaxError(
+                f"lowering a partitioned (sharded) jit for {tuple(platforms)}, whose "
+                "operations lower differently per platform, is not supported",
+                hint="lower for one platform at a time", loc=caller_location())
+        return texts.pop()
 
     def compile(self):
         if self.executable is None:

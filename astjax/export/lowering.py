@@ -218,7 +218,8 @@ def lower_for_export(closed, kept, platforms, module_name, result_names, layout)
     body = "".join("\n".join("  " + ln for ln in f.splitlines()) + "\n"
                    for f in [*preamble, *funcs])
     safe = "".join(c if c.isalnum() or c == "_" else "_" for c in module_name)
-    poly = "true" if dims else "false"
+    # (JAX's flag counts the platform index among the dimension variables)
+    poly = "true" if dims or len(platforms) > 1 else "false"
     return (f"module @{safe} attributes {{jax.uses_shape_polymorphism = {poly}, "
             f"mhlo.num_partitions = {len(devices)} : i32, mhlo.num_replicas = 1 : i32}} "
             f"{{\n{body}}}\n")
