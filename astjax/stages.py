@@ -237,8 +237,8 @@ def _lowering_platform(name):
 
 class _MultiPlatform:
     """The module of a `jit` signature (`dispatch_keys.Entry`; a partitioned one's
-    is `SpmdEntry.for_platforms`) lowered for several platforms, as JAX lowers `lowering_platforms=('cpu', 'cuda')`: `@main`'s
-    first argument is the platform index, an i32 the caller passes (its position in
+    is `SpmdEntry.for_platforms`) lowered for several platforms, as JAX lowers
+    `lowering_platforms=('cpu', 'cuda')`: `@main`'s first argument is the platform index, an i32 the caller passes (its position in
     `platforms`). When every platform lowers the program alike, that is the whole
     difference from a one-platform module (JAX's text); otherwise `@main` is a
     `stablehlo.case` on the index calling one private function per platform
