@@ -197,7 +197,7 @@ class Jitted(StagedCallable):
         leaves, in_tree = tree_util.flatten_for_staging((tuple(dyn_args), dyn_kwargs))
         avals = tuple(leaf_aval(x) for x in leaves)
         # GlobalArray arguments' shardings (and set_mesh's mesh: a partitioned program)
-        layouts = _spmd.call_layouts(self.fun, dyn_args, dyn_kwargs, leaves)
+        layouts = _spmd.call_layouts(self.fun, self._options, dyn_args, dyn_kwargs, leaves)
         try:
             key = (statics, in_tree, (avals, layouts) if any(layouts) else avals,
                    dtypes.config.x64_enabled, *_host_memory.kinds_key(leaves, self._shardings))
@@ -223,7 +223,7 @@ class Jitted(StagedCallable):
                 entry = _host_memory.jit_entry(closed, out_tree, name, self._shardings,
                                                dyn_args, leaves, donated, caller_location(),
                                                options)
-            elif self._shardings or any(layouts) or _spmd.needs_spmd(closed.jaxpr):
+            elif _spmd.partitioned(self._shardings, layouts, closed):   # (or set_mesh)
                 entry = _spmd.jit_entry(closed, out_tree, name, self._shardings, dyn_args,
                                         leaves, donated, caller_location(), options)
             elif _outside_refs(closed):   # a Ref argument, or one the function closes over

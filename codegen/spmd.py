@@ -46,7 +46,7 @@ from . import explicit, runtime, sharded, stablehlo
 from .runtime import xc
 
 __all__ = ["SpmdExecutable", "SpmdEntry", "needs_spmd", "layouts_of", "eager_apply",
-           "check_jit_shardings", "call_layouts", "jit_entry", "constrain_inline",
+           "check_jit_shardings", "call_layouts", "partitioned", "jit_entry", "constrain_inline",
            "sharding_attr", "shardy"]
 
 
@@ -377,17 +377,40 @@ def check_jit_shardings(in_shardings, out_shardings):
     return (in_shardings, out_shardings) if given else None
 
 
-def call_layouts(fun, dyn_args, dyn_kwargs, leaves):
+_CONTEXT = "set_mesh"   # (the tag of `call_layouts`' last entry)
+
+
+def call_layouts(fun, options, dyn_args, dyn_kwargs, leaves):
     """`jit`'s cache-key part for a call: `layouts_of(leaves)` and, under `set_mesh`,
     its mesh last (JAX's device context: the call is a partitioned program on the
-    mesh's devices, its results laid out over it), after JAX's check that no argument
-    is committed to other devices."""
+    mesh's devices, its results laid out over it), after JAX's checks that `jit` has
+    no `device=` / `backend=` (`options`) and no argument is committed elsewhere."""
     layouts = layouts_of(leaves)
     context = shd.context_mesh() if shd.context_meshes[0] else None
     if context is None:
         return layouts
+    if options is not None and (options.device is not None or options.backend is not None):
+        raise ArgumentValueError(
+            "Mesh context manager should not be used with jit when backend or device is "
+            "also specified as an argument to jit.", hint="drop jit's device= / backend=, "
+            "or call it outside set_mesh", loc=caller_location())
     check_context_devices(context, fun, dyn_args, dyn_kwargs, leaves)
-    return layouts + (("set_mesh", context),)
+    return layouts + ((_CONTEXT, context),)
+
+
+def partitioned(shardings, layouts, closed) -> bool:
+    """Whether a `jit` call (its `shardings`, `call_layouts`, staged program) runs as
+    a partitioned program: layouts given or carried by its arguments, partitioning
+    operations, or `set_mesh` alone -- except a program with references or tokens at
+    its boundary, which stays on one device as outside `set_mesh` (astjax partitions
+    neither; JAX lays the results out over the mesh)."""
+    context = layouts[-1][1] if layouts and type(layouts[-1]) is tuple else None
+    if shardings or any(layouts[:-1] if context else layouts) or needs_spmd(closed.jaxpr):
+        return True
+    j = closed.jaxpr
+    return context is not None and not any(
+        type(v.aval) in (core.AbstractRef, core.TokenAval)
+        for v in (*j.constvars, *j.invars, *j.outvars))
 
 
 def check_context_devices(mesh, fun, dyn_args, dyn_kwargs, leaves):

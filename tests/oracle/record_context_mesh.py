@@ -3,8 +3,8 @@ results live when no argument and no annotation says -- replicated over the cont
 mesh (`P(None, ...)` on Explicit axes, `P()` on Auto ones), not on one device --, the
 ValueError for an argument committed to another device, and `with mesh:` (JAX's
 legacy context, which leaves `jit` on one device). Per case the result's sharding
-class, spec, mesh, devices and value, or JAX's error; for the Auto mesh the lowered
-module text. Run on JAX 0.10.2 with 4 CPU devices
+class, spec, mesh, devices and value, or JAX's error (also for a reference passed
+or closed over, and `jit(device=)`); for the Auto mesh the lowered module text. Run on JAX 0.10.2 with 4 CPU devices
 (`XLA_FLAGS=--xla_force_host_platform_device_count=4 python
 tests/oracle/record_context_mesh.py`) to write context_mesh.json; run on astjax by
 tests/test_context_mesh.py."""
@@ -37,6 +37,16 @@ def cases(jax, jnp):
 
     def two(p, q):
         return p + q
+
+    def closed_ref():
+        r = jax.ref.new_ref(jnp.zeros(3))
+        jax.jit(lambda: r.__setitem__(..., r[...] + 1))()
+        return r[...]
+
+    def ref_argument():
+        r = jax.ref.new_ref(jnp.zeros(3))
+        jax.jit(lambda q: q.__setitem__(..., q[...] + 1))(r)
+        return r[...]
     return {
         "no_argument": lambda: jax.jit(lambda: jnp.ones(4))(),
         "python_scalar": lambda: jax.jit(lambda: 3.0)(),
@@ -47,6 +57,11 @@ def cases(jax, jnp):
         "committed_argument": lambda: jax.jit(lambda x: x * 2)(a1),
         "committed_keyword": lambda: jax.jit(two)(np.ones(4, np.float32), q=a1),
         "committed_in_tree": lambda: jax.jit(lambda p: p["w"] * 2)({"w": a1}),
+        "ref_argument": ref_argument,
+        "closed_over_ref": closed_ref,
+        "jit_with_device": lambda: jax.jit(lambda x: x + 1, device=jax.devices()[1])(free),
+        "token_argument": lambda: jax.jit(lambda t, x: (t, x + 1))(jax.lax.create_token(),
+                                                                   free)[1],
     }
 
 
