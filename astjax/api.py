@@ -121,6 +121,7 @@ def _normalize_static(fun, static_argnums, static_argnames):
 _CPP = object()  # the key of a function's jaxlib PjitFunction in its `_fast` table
 _TREE = object()  # `_fast[_TREE]`: treedef -> signatures of Array trees (add_tree_plan)
 _MISS = object()  # the PjitFunction's cache-miss callable (cpp_jit.WeakMiss)
+_CONTEXT = object()  # `_signature`'s tag of set_mesh's mesh
 _cpp_available, _cpp_results, _MissError = cpp_jit.available, cpp_jit.results, cpp_jit.MissError
 _ArrayImpl, _REAL_JAX_CONFIG, _modules = cpp_jit.ArrayImpl, cpp_jit.REAL_JAX_CONFIG, sys.modules
 _ndarray = np.ndarray
@@ -265,10 +266,8 @@ class Jitted(StagedCallable):
             return self.stage_inline(*args, **kwargs)
         if _jit_call_hook[0] is not None:  # astjax.config_api: disable_jit, debug_nans, ...
             return _jit_call_hook[0](self, args, kwargs)
-        if _context_meshes[0]:   # under set_mesh: its mesh is part of `_entry`'s key
-            return self._call_slow(args, kwargs)
-        entry = None
-        if self._plain and not kwargs:   # (no jit options, no static arguments)
+        entry = None   # (under set_mesh only `_signature`'s keys, which hold its mesh)
+        if self._plain and not kwargs and not _context_meshes[0]:   # (no options, statics)
             n = len(args)
             host = False   # positional NumPy arrays in native byte order (jaxlib reads
             # a byte-swapped array's bytes as native ones): jaxlib's C++ dispatch
@@ -411,6 +410,8 @@ class Jitted(StagedCallable):
         """The fast-path cache key of a call; appends the dynamic leaves to `leaves`
         in the order `_entry` flattens them (positional, then keywords by name)."""
         key = [_config_values["jax_enable_x64"]]
+        if _context_meshes[0]:   # (set_mesh: the program runs on its mesh)
+            key += [_CONTEXT, _sharding.context_mesh()]
         if not self._has_statics:
             for a in args:   # (a loop, not a comprehension: no frame of its own)
                 key.append(_tree_sig(a, leaves))
@@ -471,7 +472,7 @@ class Jitted(StagedCallable):
                and not runtime.is_interned(a.aval) for a in leaves):
             return  # ids of non-interned avals could be reused: never key on them
         if type(entry) is not _Entry:
-            if not any(type(a) is _GlobalArray for a in leaves):
+            if key[1:2] != (_CONTEXT,) and not any(type(a) is _GlobalArray for a in leaves):
                 # a partitioned program is found by its arguments' layouts: only keys
                 # with a GlobalArray's (the fast paths take keys of Arrays to an _Entry)
                 return
@@ -487,8 +488,8 @@ class Jitted(StagedCallable):
                 type(a) is _Array for a in leaves):
             entry = entry.for_arrays()
         self._fast[key] = entry
-        if not kwargs and not self._has_statics and not _has_dict(args):
-            trees = self._fast.get(_TREE)
+        if not (kwargs or self._has_statics or key[1:2] == (_CONTEXT,) or _has_dict(args)):
+            trees = self._fast.get(_TREE)   # (set_mesh's keys: only `_signature`'s path)
             if trees is None:
                 trees = {}
             if _add_tree_plan(trees, args, entry):

@@ -5,8 +5,10 @@ replicated over the mesh (`P(None, ...)` on Explicit axes, `P()` on Auto ones, a
 (positional, keyword, inside a pytree) and for `jit(device=)`, `with mesh:` leaving
 `jit` on one device, and the module text of an Auto mesh. References and tokens at
 the boundary keep a jit on one device (strict xfail)."""
+import contextlib
 import json
 
+import numpy as np
 import pytest
 
 import astjax as jax
@@ -53,12 +55,21 @@ def test_lowered_text_on_an_auto_mesh_as_jax():
     assert rec.lowered(jax, jnp) == EXPECTED["lowered"]
 
 
-def test_leaving_set_mesh_puts_jit_back_on_one_device():
-    f = jax.jit(lambda x: x + 1)
-    outside = f(jnp.ones(3))                        # (the fast path remembers this)
-    with jax.set_mesh(rec.mesh_of(jax, "auto")):
-        inside = f(jnp.ones(3))
-    after = f(jnp.ones(3))
-    assert [type(r.sharding).__name__ for r in (outside, inside, after)] == [
-        "SingleDeviceSharding", "NamedSharding", "SingleDeviceSharding"]
-    assert sorted(d.id for d in inside.sharding.device_set) == [0, 1, 2, 3]
+@pytest.mark.parametrize("args", ["array", "numpy", "none", "tree", "global"])
+def test_fast_paths_key_the_context_mesh(args):
+    """Each signature is called twice outside, inside, outside again (the fast paths
+    remember every call): a result is on the mesh exactly inside `set_mesh`."""
+    mesh = rec.mesh_of(jax, "auto")
+    put = jax.device_put(np.ones(4, np.float32),
+                         jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec("x")))
+    given = {"array": (jnp.ones(4),), "numpy": (np.ones(4, np.float32),), "none": (),
+             "tree": ([jnp.ones(4), (jnp.ones(4),)],), "global": (put,)}[args]
+    f = jax.jit(lambda *a: sum(jax.tree_util.tree_leaves(a), jnp.ones(4)))
+    kinds = []
+    for inside in (False, False, True, True, False, False):
+        with jax.set_mesh(mesh) if inside else contextlib.nullcontext():
+            r = f(*given)
+        kinds.append((type(r.sharding).__name__, len(r.sharding.device_set)))
+        np.testing.assert_array_equal(r, np.ones(4) * (len(jax.tree_util.tree_leaves(given)) + 1))
+    one = ("NamedSharding", 4) if args == "global" else ("SingleDeviceSharding", 1)
+    assert kinds == [one] * 2 + [("NamedSharding", 4)] * 2 + [one] * 2
