@@ -39,7 +39,8 @@ from astjax.core import ShapedArray
 from astjax.errors import (ArgumentValueError, NotImplementedInAstjaxError, caller_location,
                            function_name)
 from astjax.primitives.spmd import (SPMD_PRIMITIVES, check_sharding_fits, is_partial,
-                                    is_layout, layouts_per_leaf, resolve_sharding,
+                                    is_layout, layouts_per_leaf, platform_index_operand,
+                                    resolve_sharding,
                                     reshard, sharding_constraint_p)
 
 from . import explicit, runtime, sharded, stablehlo
@@ -309,7 +310,8 @@ class SpmdEntry:
             jaxpr = core.Jaxpr([index, *jaxpr.constvars], jaxpr.invars, jaxpr.outvars,
                                jaxpr.eqns)
             donated = {i + 1 for i in donated}
-        with shd.lowering_assignment(self.devices):
+        with shd.lowering_assignment(self.devices), \
+                platform_index_operand("%arg0" if platform_index else None):
             texts = [sharding_attr(s, a.ndim, self.devices, self.shardy)
                      for s, a in zip(self.param_shardings, self._avals)]
             out_texts = [sharding_attr(s, a.ndim, self.devices, self.shardy)

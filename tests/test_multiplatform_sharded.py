@@ -2,7 +2,8 @@
 (`trace(x).lower(lowering_platforms=...)`), and `jax.export(..., platforms=...)` of
 one, against JAX 0.10.2 (tests/oracle/record_multiplatform_sharded.py ->
 multiplatform_sharded.json): the module text (one body; with several platforms
-`@main` takes the platform index first, `jax.global_constant = "_platform_index"`),
+`@main` takes the platform index first, `jax.global_constant = "_platform_index"`,
+and passes it into a shard_map's manual computation),
 the export's platforms, device count, `@main`, meshes and module attributes
 (`jax.uses_shape_polymorphism = true` with a platform index) and its CPU value; a
 multi-platform lowering does not compile (JAX fails too)."""
@@ -32,19 +33,7 @@ def _case(key):
     return kind, name, tuple(platforms.split("+"))
 
 
-_INDEX_INTO_BODY = pytest.mark.xfail(strict=True, reason=(
-    "JAX passes the platform index into a shard_map's sdy.manual_computation body as "
-    "an operand (it threads it as it threads dimension variables); astjax's body does "
-    "not take it (the same program: the body does not read it)"))
-
-
-def _lower_keys():
-    keys = sorted(k for k in EXPECTED if k.startswith("lower/"))
-    return [pytest.param(k, marks=_INDEX_INTO_BODY) if k.startswith("lower/shard_map/")
-            and "+" in k else k for k in keys]
-
-
-@pytest.mark.parametrize("key", _lower_keys())
+@pytest.mark.parametrize("key", sorted(k for k in EXPECTED if k.startswith("lower/")))
 def test_lowered_text_as_jax(fns, key):
     _, name, platforms = _case(key)
     assert rec.lowered(jax, *fns[name], platforms) == EXPECTED[key]
