@@ -32,7 +32,7 @@ from .partition_spec import PartitionSpec
 
 __all__ = ["Sharding", "SingleDeviceSharding", "NamedSharding", "PartitionSpec", "Mesh",
            "AbstractMesh", "AxisType", "set_mesh", "use_mesh", "get_mesh", "get_abstract_mesh",
-           "context_mesh", "IndivisibleError", "DuplicateSpecError", "hlo_sharding",
+           "IndivisibleError", "DuplicateSpecError", "hlo_sharding",
            "named_from_tiles", "lowering_assignment", "current_assignment", "manual_axes",
            "current_manual_mesh", "current_auto_axes", "manual_groups", "axis_index_table",
            "ShardingTypeError", "sdy_sharding", "sdy_mesh_decls", "ManualAxisType",
