@@ -54,6 +54,9 @@ def smap_cases(jax, jnp):
                              P("x", "y"), P("x", "y"), True),
         "grad_inside_times_varying": (lambda a: jax.grad(lambda z: (lax.all_gather(
             z, "x", to=inv, tiled=True)[:2] * z).sum())(a), P("x", "y"), P("x", "y"), True),
+        # the gradient of an operand invariant over 'x' (JAX: summed over 'x')
+        "grad_inside_invariant_operand": (lambda a: jax.grad(lambda z: (z * lax.axis_index(
+            "x").astype(jnp.float32)).sum())(a), P(None, "y"), P(None, "y"), True),
     }
 
 
