@@ -140,8 +140,11 @@ class Mesh:
         types = ", ".join(repr(t) for t in self.axis_types)
         return f"Mesh({axes}, axis_types=({types}{',' if len(self.axis_types) == 1 else ''}))"
 
-    def __enter__(self):   # (JAX's legacy mesh context: not the one `jit` runs on)
-        self._contexts.append(set_mesh(self, _legacy=True))
+    def __enter__(self):
+        ctx = set_mesh.__new__(set_mesh)
+        ctx._legacy = True   # (JAX's legacy mesh context: not the devices `jit` runs on)
+        ctx.__init__(self)
+        self._contexts.append(ctx)
         _entered().append(self)
         return self
 
@@ -152,9 +155,7 @@ class Mesh:
 
 def _entered() -> list:
     """This thread's meshes entered by `with mesh:` (innermost last)."""
-    if not hasattr(_current, "entered"):
-        _current.entered = []
-    return _current.entered
+    return _current.__dict__.setdefault("entered", [])
 
 
 def entered_mesh():
@@ -503,8 +504,7 @@ def get_mesh():
 
 
 def context_mesh():
-    """The mesh `set_mesh` (not `with mesh:`) made current in this thread, or None:
-    JAX's device context, on whose devices `jit` runs."""
+    """The mesh `set_mesh` (not `with mesh:`) made current here, or None: jit's devices."""
     return getattr(_current, "context", None)
 
 
@@ -519,16 +519,16 @@ class set_mesh:
     """Make `mesh` the current mesh of this thread, at once (a global setter) and, used
     as a context manager, only until the `with` block ends."""
 
-    def __init__(self, mesh, _legacy=False):
+    def __init__(self, mesh):
         if not isinstance(mesh, Mesh):
             raise TypeError(f"set_mesh needs a Mesh, got {type(mesh).__name__}")
-        self.mesh, self._legacy = mesh, _legacy
+        self.mesh, self._legacy = mesh, self.__dict__.get("_legacy", False)
         self._previous = getattr(_current, "mesh", None)
         self._previous_abstract = getattr(_current, "abstract", None)
         self._previous_context = context_mesh()
         _current.mesh = mesh
         _current.abstract = None    # the new mesh's own abstract mesh
-        if not _legacy:
+        if not self._legacy:
             _current.context = None if mesh.empty else mesh
             context_meshes[0] += 1
 
