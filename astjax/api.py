@@ -29,7 +29,7 @@ from .errors import (AstjaxError, ArgumentError, ArgumentTypeError, ArgumentValu
 from .dispatch_keys import (KWARGS as _KWARGS, STATIC as _STATIC, Entry as _Entry,
                             NoFastPath as _NoFastPath, add_tree_plan as _add_tree_plan,
                             cpp_flatten as _cpp_flatten, numpy_key as _numpy_key,
-                            tree_sig as _tree_sig)
+                            tree_sig as _tree_sig, has_dict as _has_dict)
 from .staging import (StagedCallable, arg_hints, as_callable, donated_leaves, leaf_aval,
                       array_signature, kept_staging, python_scalar, stage_flat,
                       stage_once)
@@ -47,6 +47,7 @@ _T = TypeVar("_T")
 _config_values = dtypes.config._values
 from .config import config as _config  # noqa: E402
 from .config import jit_call_hook as _jit_call_hook  # noqa: E402
+from .sharding_impls import context_meshes as _context_meshes  # noqa: E402
 
 
 _state = core._state  # thread-local; `_state.builders` is non-empty while staging
@@ -120,6 +121,7 @@ def _normalize_static(fun, static_argnums, static_argnames):
 _CPP = object()  # the key of a function's jaxlib PjitFunction in its `_fast` table
 _TREE = object()  # `_fast[_TREE]`: treedef -> signatures of Array trees (add_tree_plan)
 _MISS = object()  # the PjitFunction's cache-miss callable (cpp_jit.WeakMiss)
+_CONTEXT = object()  # `_signature`'s tag of set_mesh's mesh
 _cpp_available, _cpp_results, _MissError = cpp_jit.available, cpp_jit.results, cpp_jit.MissError
 _ArrayImpl, _REAL_JAX_CONFIG, _modules = cpp_jit.ArrayImpl, cpp_jit.REAL_JAX_CONFIG, sys.modules
 _ndarray = np.ndarray
@@ -195,7 +197,8 @@ class Jitted(StagedCallable):
         dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
         leaves, in_tree = tree_util.flatten_for_staging((tuple(dyn_args), dyn_kwargs))
         avals = tuple(leaf_aval(x) for x in leaves)
-        layouts = _spmd.layouts_of(leaves)   # GlobalArray arguments' shardings
+        # GlobalArray arguments' shardings (and set_mesh's mesh: a partitioned program)
+        layouts = _spmd.call_layouts(self.fun, self._options, dyn_args, dyn_kwargs, leaves)
         try:
             key = (statics, in_tree, (avals, layouts) if any(layouts) else avals,
                    dtypes.config.x64_enabled, *_host_memory.kinds_key(leaves, self._shardings))
@@ -221,7 +224,7 @@ class Jitted(StagedCallable):
                 entry = _host_memory.jit_entry(closed, out_tree, name, self._shardings,
                                                dyn_args, leaves, donated, caller_location(),
                                                options)
-            elif self._shardings or any(layouts) or _spmd.needs_spmd(closed.jaxpr):
+            elif _spmd.partitioned(self._shardings, layouts, closed):   # (or set_mesh)
                 entry = _spmd.jit_entry(closed, out_tree, name, self._shardings, dyn_args,
                                         leaves, donated, caller_location(), options)
             elif _outside_refs(closed):   # a Ref argument, or one the function closes over
@@ -263,8 +266,8 @@ class Jitted(StagedCallable):
             return self.stage_inline(*args, **kwargs)
         if _jit_call_hook[0] is not None:  # astjax.config_api: disable_jit, debug_nans, ...
             return _jit_call_hook[0](self, args, kwargs)
-        entry = None
-        if self._plain and not kwargs:   # (no jit options, no static arguments)
+        entry = None   # (under set_mesh only `_signature`'s keys, which hold its mesh)
+        if self._plain and not kwargs and not _context_meshes[0]:   # (no options, statics)
             n = len(args)
             host = False   # positional NumPy arrays in native byte order (jaxlib reads
             # a byte-swapped array's bytes as native ones): jaxlib's C++ dispatch
@@ -407,6 +410,8 @@ class Jitted(StagedCallable):
         """The fast-path cache key of a call; appends the dynamic leaves to `leaves`
         in the order `_entry` flattens them (positional, then keywords by name)."""
         key = [_config_values["jax_enable_x64"]]
+        if _context_meshes[0]:   # (set_mesh: the program runs on its mesh)
+            key += [_CONTEXT, _sharding.context_mesh()]
         if not self._has_statics:
             for a in args:   # (a loop, not a comprehension: no frame of its own)
                 key.append(_tree_sig(a, leaves))
@@ -467,7 +472,7 @@ class Jitted(StagedCallable):
                and not runtime.is_interned(a.aval) for a in leaves):
             return  # ids of non-interned avals could be reused: never key on them
         if type(entry) is not _Entry:
-            if not any(type(a) is _GlobalArray for a in leaves):
+            if key[1:2] != (_CONTEXT,) and not any(type(a) is _GlobalArray for a in leaves):
                 # a partitioned program is found by its arguments' layouts: only keys
                 # with a GlobalArray's (the fast paths take keys of Arrays to an _Entry)
                 return
@@ -483,8 +488,8 @@ class Jitted(StagedCallable):
                 type(a) is _Array for a in leaves):
             entry = entry.for_arrays()
         self._fast[key] = entry
-        if not kwargs and not self._has_statics and not _has_dict(args):
-            trees = self._fast.get(_TREE)
+        if not (kwargs or self._has_statics or key[1:2] == (_CONTEXT,) or _has_dict(args)):
+            trees = self._fast.get(_TREE)   # (set_mesh's keys: only `_signature`'s path)
             if trees is None:
                 trees = {}
             if _add_tree_plan(trees, args, entry):
@@ -556,12 +561,6 @@ def _hashable(v):
         return True
     except TypeError:
         return False
-
-
-def _has_dict(x):
-    """Whether a tree of tuples and lists holds a dict."""
-    t = type(x)
-    return t is dict or ((t is tuple or t is list) and any(map(_has_dict, x)))
 
 
 def _positional_names(fun, n):

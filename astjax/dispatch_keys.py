@@ -90,6 +90,12 @@ TREE_PLANS_PER_STRUCTURE = 8   # signatures kept per argument structure (oldest 
 TREE_STRUCTURES = 1024         # structures kept per function (all dropped past it)
 
 
+def has_dict(x):
+    """Whether a tree of tuples and lists holds a dict."""
+    t = type(x)
+    return t is dict or ((t is tuple or t is list) and any(map(has_dict, x)))
+
+
 def add_tree_plan(trees, args, entry):
     """Record `entry` in `trees` (treedef -> [(x64, avals, entry), ...]) for positional
     arguments that are builtin containers (tuples, lists, dicts, None) of plain Arrays

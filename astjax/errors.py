@@ -476,6 +476,20 @@ class FfiKernelArgumentError(FfiKernelError, ValueError):
     raises JaxRuntimeError on a first call and ValueError from its cached dispatch."""
 
 
+class IndivisibleError(ValueError):
+    """An array dimension is not divisible by the number of its shards."""
+
+
+class DuplicateSpecError(ValueError):
+    """A mesh axis appears twice in one `PartitionSpec`."""
+
+
+class ShardingTypeError(AstjaxError):
+    """JAX's ShardingTypeError: an operation on arrays laid out over Explicit mesh
+    axes whose layouts (part of their types) are incompatible, e.g. adding arrays
+    sharded over different axes along one dimension (`codegen/explicit.py`)."""
+
+
 class SideEffectWarning(UserWarning):
     """A staged function mutates a Python object it does not own."""
 

@@ -27,30 +27,17 @@ from collections import OrderedDict
 
 import numpy as np
 
-from .errors import AstjaxError
+from .errors import DuplicateSpecError, IndivisibleError, ShardingTypeError
 from .partition_spec import PartitionSpec
 
 __all__ = ["Sharding", "SingleDeviceSharding", "NamedSharding", "PartitionSpec", "Mesh",
-           "AbstractMesh", "AxisType", "set_mesh", "use_mesh", "get_mesh",
-           "get_abstract_mesh", "IndivisibleError", "DuplicateSpecError", "hlo_sharding",
+           "AbstractMesh", "AxisType", "set_mesh", "use_mesh", "get_mesh", "get_abstract_mesh",
+           "IndivisibleError", "DuplicateSpecError", "hlo_sharding",
            "named_from_tiles", "lowering_assignment", "current_assignment", "manual_axes",
-           "current_manual_mesh", "current_auto_axes", "manual_groups", "axis_index_table", "ShardingTypeError",
-           "sdy_sharding", "sdy_mesh_decls", "ManualAxisType", "manual_abstract_mesh",
-           "AbstractDevice", "make_single_device_sharding", "use_abstract_mesh"]
-
-
-class IndivisibleError(ValueError):
-    """An array dimension is not divisible by the number of its shards."""
-
-
-class DuplicateSpecError(ValueError):
-    """A mesh axis appears twice in one `PartitionSpec`."""
-
-
-class ShardingTypeError(AstjaxError):
-    """JAX's ShardingTypeError: an operation on arrays laid out over Explicit mesh
-    axes whose layouts (part of their types) are incompatible, e.g. adding arrays
-    sharded over different axes along one dimension (`codegen/explicit.py`)."""
+           "current_manual_mesh", "current_auto_axes", "manual_groups", "axis_index_table",
+           "ShardingTypeError", "sdy_sharding", "sdy_mesh_decls", "ManualAxisType",
+           "manual_abstract_mesh", "AbstractDevice", "make_single_device_sharding",
+           "use_abstract_mesh"]
 
 
 class AxisType(enum.Enum):
@@ -154,7 +141,10 @@ class Mesh:
         return f"Mesh({axes}, axis_types=({types}{',' if len(self.axis_types) == 1 else ''}))"
 
     def __enter__(self):
-        self._contexts.append(set_mesh(self))
+        ctx = set_mesh.__new__(set_mesh)
+        ctx._legacy = True   # (JAX's legacy mesh context: not the devices `jit` runs on)
+        ctx.__init__(self)
+        self._contexts.append(ctx)
         _entered().append(self)
         return self
 
@@ -165,9 +155,7 @@ class Mesh:
 
 def _entered() -> list:
     """This thread's meshes entered by `with mesh:` (innermost last)."""
-    if not hasattr(_current, "entered"):
-        _current.entered = []
-    return _current.entered
+    return _current.__dict__.setdefault("entered", [])
 
 
 def entered_mesh():
@@ -506,12 +494,18 @@ def _check_mesh_unreduced(mesh, spec):
 # ------------------------------------------------------------------ the current mesh
 
 _current = threading.local()
+context_meshes = [0]   # set_mesh contexts not left, in any thread: jit's fast paths step aside
 
 
 def get_mesh():
     """The mesh set by `set_mesh` / `with mesh:` in this thread, else an empty Mesh."""
     mesh = getattr(_current, "mesh", None)
     return mesh if mesh is not None else Mesh(np.empty((), object), ())
+
+
+def context_mesh():
+    """The mesh `set_mesh` (not `with mesh:`) made current here, or None: jit's devices."""
+    return getattr(_current, "context", None)
 
 
 def get_abstract_mesh():
@@ -528,11 +522,15 @@ class set_mesh:
     def __init__(self, mesh):
         if not isinstance(mesh, Mesh):
             raise TypeError(f"set_mesh needs a Mesh, got {type(mesh).__name__}")
-        self.mesh = mesh
+        self.mesh, self._legacy = mesh, self.__dict__.get("_legacy", False)
         self._previous = getattr(_current, "mesh", None)
         self._previous_abstract = getattr(_current, "abstract", None)
+        self._previous_context = context_mesh()
         _current.mesh = mesh
         _current.abstract = None    # the new mesh's own abstract mesh
+        if not self._legacy:
+            _current.context = None if mesh.empty else mesh
+            context_meshes[0] += 1
 
     def __enter__(self):
         return self.mesh
@@ -540,6 +538,8 @@ class set_mesh:
     def __exit__(self, *exc):
         _current.mesh = self._previous
         _current.abstract = self._previous_abstract
+        if not self._legacy:
+            _current.context, context_meshes[0] = self._previous_context, context_meshes[0] - 1
         return False
 
 

@@ -210,8 +210,8 @@ class Traced(_Stage):
         for_platform = getattr(self._entry, "for_platform", None)
         if for_platform is None:
             raise NotImplementedInAstjaxError(
-                f"lowering for {names}: astjax lowers a partitioned (sharded) jit, or one "
-                "taking references or tokens, for the platform it runs on only",
+                f"lowering for {names}: astjax lowers a jit taking references or tokens "
+                "for the platform it runs on only",
                 hint="leave lowering_platforms out", loc=caller_location())
         if len(names) == 1:
             entry = for_platform(names[0])
@@ -236,9 +236,9 @@ def _lowering_platform(name):
 
 
 class _MultiPlatform:
-    """The module of a one-device `jit` signature (`dispatch_keys.Entry`) lowered for
-    several platforms, as JAX lowers `lowering_platforms=('cpu', 'cuda')`: `@main`'s
-    first argument is the platform index, an i32 the caller passes (its position in
+    """The module of a `jit` signature (`dispatch_keys.Entry`; a partitioned one's
+    is `SpmdEntry.for_platforms`) lowered for several platforms, as JAX lowers
+    `lowering_platforms=('cpu', 'cuda')`: `@main`'s first argument is the platform index, an i32 the caller passes (its position in
     `platforms`). When every platform lowers the program alike, that is the whole
     difference from a one-platform module (JAX's text); otherwise `@main` is a
     `stablehlo.case` on the index calling one private function per platform
@@ -250,6 +250,9 @@ class _MultiPlatform:
         self.closed, self.out_tree, self.in_tree = entry.closed, entry.out_tree, entry.in_tree
         self.in_avals, self.platforms = entry.in_avals, platforms
         self.compiler_options, self.executable = entry.compiler_options, None
+        if hasattr(entry, "for_platforms"):   # a partitioned program: codegen/spmd.py
+            self.text = entry.for_platforms(platforms)
+            return
         jaxpr = entry.program.jaxpr
         index = core.Var(core.ShapedArray((), np.int32))
         with_index = core.Jaxpr([index, *jaxpr.constvars], jaxpr.invars, jaxpr.outvars,

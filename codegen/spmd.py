@@ -27,22 +27,28 @@ every recorded case under GSPMD too).
 """
 from __future__ import annotations
 
+import copy
+import inspect
+
 import numpy as np
 
 from astjax import core, tree_util
 from astjax.config import config
 from astjax import sharding_impls as shd
 from astjax.core import ShapedArray
-from astjax.errors import ArgumentValueError, NotImplementedInAstjaxError
+from astjax.errors import (ArgumentValueError, NotImplementedInAstjaxError, caller_location,
+                           function_name)
 from astjax.primitives.spmd import (SPMD_PRIMITIVES, check_sharding_fits, is_partial,
-                                    is_layout, layouts_per_leaf, resolve_sharding,
+                                    is_layout, layouts_per_leaf, platform_index_operand,
+                                    resolve_sharding,
                                     reshard, sharding_constraint_p)
 
 from . import explicit, runtime, sharded, stablehlo
 from .runtime import xc
 
 __all__ = ["SpmdExecutable", "SpmdEntry", "needs_spmd", "layouts_of", "eager_apply",
-           "check_jit_shardings", "jit_entry", "constrain_inline", "sharding_attr", "shardy"]
+           "check_jit_shardings", "call_layouts", "partitioned", "jit_entry", "constrain_inline",
+           "sharding_attr", "shardy"]
 
 
 def _walk(jaxpr):
@@ -285,20 +291,61 @@ class SpmdEntry:
         self.param_shardings = [rep] * nconst + ins
         avals = [v.aval for v in jaxpr.constvars] + self.in_avals
         self.shardy = shardy()
-        with shd.lowering_assignment(self.devices):
-            texts = [sharding_attr(s, a.ndim, self.devices, self.shardy)
-                     for s, a in zip(self.param_shardings, avals)]
-            out_texts = [sharding_attr(s, a.ndim, self.devices, self.shardy)
-                         for s, a in zip(out_shardings, out_avals)]
-            self.text = stablehlo.lower_module(
-                jaxpr, name=f"jit_{name}", donated={i + nconst for i in donated},
-                num_partitions=len(self.devices), arg_shardings=texts,
-                result_shardings=out_texts, preamble=shd.sdy_mesh_decls,
-                result_names=stablehlo.result_names(out_tree))
         self._avals, self._out_avals = avals, out_avals
+        self._lowering = (name, {i + nconst for i in donated}, list(out_shardings),
+                          stablehlo.result_names(out_tree))
+        self.platform = stablehlo.platform_name(self.devices[0])
+        self.text = self.lower_for(self.platform)
         self.result_shardings = self.asked_result_shardings = list(out_shardings)
         self.consts = list(closed.consts)
         self.executable, self._const_arrays = None, ()
+
+    def lower_for(self, platform, platform_index=False):
+        """The module text lowered for `platform`; with `platform_index`, `@main` first
+        takes JAX's platform index (`lowering_platforms` naming several platforms)."""
+        name, donated, out_shardings, result_names = self._lowering
+        jaxpr = self.closed.jaxpr
+        if platform_index:
+            index = core.Var(ShapedArray((), np.int32))
+            jaxpr = core.Jaxpr([index, *jaxpr.constvars], jaxpr.invars, jaxpr.outvars,
+                               jaxpr.eqns)
+            donated = {i + 1 for i in donated}
+        with shd.lowering_assignment(self.devices), \
+                platform_index_operand("%arg0" if platform_index else None):
+            texts = [sharding_attr(s, a.ndim, self.devices, self.shardy)
+                     for s, a in zip(self.param_shardings, self._avals)]
+            out_texts = [sharding_attr(s, a.ndim, self.devices, self.shardy)
+                         for s, a in zip(out_shardings, self._out_avals)]
+            if platform_index:
+                texts = ['jax.global_constant = "_platform_index"', *texts]
+            return stablehlo.lower_module(
+                jaxpr, name=f"jit_{name}", donated=donated, platform=platform,
+                num_partitions=len(self.devices), arg_shardings=texts,
+                result_shardings=out_texts, preamble=shd.sdy_mesh_decls,
+                result_names=result_names)
+
+    def for_platform(self, platform):
+        """This signature lowered for `platform` instead (`Traced.lower(
+        lowering_platforms=(platform,))`): a copy with its own module text."""
+        if platform == self.platform:
+            return self
+        other = copy.copy(self)
+        other.platform, other.executable, other._const_arrays = platform, None, ()
+        other.text = self.lower_for(platform)
+        return other
+
+    def for_platforms(self, platforms):
+        """The module text for several platforms, as JAX lowers a partitioned program
+        whose operations lower alike on each: one body, `@main` taking the platform
+        index first. A program whose lowering differs by platform is refused (JAX
+        dispatches inside on the index)."""
+        texts = {self.lower_for(p, platform_index=True) for p in platforms}
+        if len(texts) != 1:
+            raise NotImplementedInAstjaxError(
+                f"lowering a partitioned (sharded) jit for {tuple(platforms)}, whose "
+                "operations lower differently per platform, is not supported",
+                hint="lower for one platform at a time", loc=caller_location())
+        return texts.pop()
 
     def compile(self):
         if self.executable is None:
@@ -330,6 +377,79 @@ def check_jit_shardings(in_shardings, out_shardings):
             given = given or s is not None
     # pytrees of None only (flax.nnx.jit passes them) leave every layout unspecified
     return (in_shardings, out_shardings) if given else None
+
+
+_CONTEXT = "set_mesh"   # (the tag of `call_layouts`' last entry)
+
+
+def call_layouts(fun, options, dyn_args, dyn_kwargs, leaves):
+    """`jit`'s cache-key part for a call: `layouts_of(leaves)` and, under `set_mesh`,
+    its mesh last (JAX's device context: the call is a partitioned program on the
+    mesh's devices, its results laid out over it), after JAX's checks that `jit` has
+    no `device=` / `backend=` (`options`) and no argument is committed elsewhere."""
+    layouts = layouts_of(leaves)
+    context = shd.context_mesh() if shd.context_meshes[0] else None
+    if context is None:
+        return layouts
+    if options is not None and (options.device is not None or options.backend is not None):
+        raise ArgumentValueError(
+            "Mesh context manager should not be used with jit when backend or device is "
+            "also specified as an argument to jit.", hint="drop jit's device= / backend=, "
+            "or call it outside set_mesh", loc=caller_location())
+    check_context_devices(context, fun, dyn_args, dyn_kwargs, leaves)
+    return layouts + ((_CONTEXT, context),)
+
+
+def partitioned(shardings, layouts, closed) -> bool:
+    """Whether a `jit` call (its `shardings`, `call_layouts`, staged program) runs as
+    a partitioned program: layouts given or carried by its arguments, partitioning
+    operations, or `set_mesh` alone -- except a program with references or tokens at
+    its boundary, which stays on one device as outside `set_mesh` (astjax partitions
+    neither; JAX lays the results out over the mesh)."""
+    context = layouts[-1][1] if layouts and type(layouts[-1]) is tuple else None
+    if shardings or any(layouts[:-1] if context else layouts) or needs_spmd(closed.jaxpr):
+        return True
+    j = closed.jaxpr
+    return context is not None and not any(
+        type(v.aval) in (core.AbstractRef, core.TokenAval)
+        for v in (*j.constvars, *j.invars, *j.outvars))
+
+
+def check_context_devices(mesh, fun, dyn_args, dyn_kwargs, leaves):
+    """Under `set_mesh` (`mesh`, JAX's device context) `jit` runs on the mesh's
+    devices: an argument committed to others is JAX's ValueError, naming it."""
+    want = list(mesh.devices.flat)
+    bad = next((i for i, x in enumerate(leaves) if isinstance(x, runtime.CommittedArray)
+                or type(x) is sharded.GlobalArray and set(x._devices) != set(want)), None)
+    if bad is None:
+        return
+    x = leaves[bad]
+    devs = [x.device] if isinstance(x, runtime.CommittedArray) else list(x._devices)
+    names = _leaf_names(fun, dyn_args, dyn_kwargs)
+    name = names[bad] if len(names) == len(leaves) else f"args[{bad}]"
+
+    def where(ds):
+        return f"with device ids {[d.id for d in ds]} on platform {ds[0].platform.upper()}"
+    raise ArgumentValueError(
+        f"Received incompatible devices for jitted computation. Got argument {name} of "
+        f"{function_name(fun)} with shape {x.dtype.name}"
+        f"[{','.join(map(str, x.shape))}] and "
+        f"{where(devs)} and jit's context mesh {where(want)}",
+        hint="device_put the argument on the mesh (or leave it uncommitted), or call "
+             "outside set_mesh", loc=caller_location())
+
+
+def _leaf_names(fun, dyn_args, dyn_kwargs):
+    """JAX's names of the argument leaves: the parameter's name, then the leaf's
+    path inside it (`x['a']`); keyword arguments sorted by keyword."""
+    try:
+        params = list(inspect.signature(fun).parameters)
+    except (TypeError, ValueError):
+        params = []
+    named = [(params[i] if i < len(params) else f"args[{i}]", a)
+             for i, a in enumerate(dyn_args)] + sorted(dyn_kwargs.items())
+    return [n + tree_util.keystr(path) for n, a in named
+            for path, _ in tree_util.tree_flatten_with_path(a)[0]]
 
 
 def _prefix(spec, tree, what, loc):

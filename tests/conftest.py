@@ -53,7 +53,14 @@ def _config_left_as_found():
     put back."""
     module = sys.modules.get("astjax.config")
     before = dict(module.config.values) if module is not None else None
+    meshes = sys.modules.get("astjax.sharding_impls")
+    contexts = meshes.context_meshes[0] if meshes is not None else 0
     yield
+    if meshes is not None and meshes.context_meshes[0] != contexts:   # jit runs on it
+        meshes.context_meshes[0] = contexts
+        meshes._current.__dict__.pop("context", None)
+        pytest.fail("the test left a `set_mesh` in place (a plain setter, or a context "
+                    "not left)", pytrace=False)
     if before is None:
         return
     after = module.config.values

@@ -80,15 +80,7 @@ def test_fields_as_jax(ours, name):
     assert _texts(back.out_shardings_hlo) == want["deserialized_out_shardings_hlo"]
 
 
-_VJP_CT_LAYOUT = pytest.mark.xfail(strict=True, reason=(
-    "JAX's shard_map result carries its out_specs layout in its aval (P(None,) on the "
-    "mesh), which JAX's VJP export turns into the cotangent argument's in_sharding; "
-    "astjax's avals carry no layout over Auto axes, so its VJP leaves it unspecified "
-    "(the values and the gradient's layout are JAX's)"))
-
-
-@pytest.mark.parametrize("name", [pytest.param(n, marks=_VJP_CT_LAYOUT) if n == "shard_map"
-                                  else n for n in NAMES])
+@pytest.mark.parametrize("name", NAMES)
 def test_vjp_layouts_as_jax(ours, name):
     mesh, exp, back = ours[name]
     want = ORACLE[name]

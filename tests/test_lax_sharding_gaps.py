@@ -26,12 +26,6 @@ def table():
     return arrs, gaps.cases(jax, jnp, arrs["xy"].sharding.mesh)
 
 
-# `jit` of a function whose result depends on no argument, under `set_mesh`: JAX lays
-# the result out replicated over the mesh, astjax leaves it on one device (where jit puts
-# an argument-free result; `lax.full` itself ignores `sharding=` inside jit, as JAX's)
-JIT_PLACEMENT = ("full", "full_int")
-
-
 def _run(table, name):
     arrs, cases = table
     fn, names = cases[name]
@@ -42,15 +36,6 @@ def _run(table, name):
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_matches_jax(table, name):
     got = _run(table, name)
-    if name not in JIT_PLACEMENT:
-        _same(got["jit"], EXPECTED[name]["jit"])
+    _same(got["jit"], EXPECTED[name]["jit"])
     assert got["typeof"] == EXPECTED[name]["typeof"]
     _same(got["eager"], EXPECTED[name]["eager"])
-
-
-@pytest.mark.xfail(strict=True, reason="an argument-free jit result under set_mesh stays on "
-                   "one device; JAX replicates it over the mesh")
-@pytest.mark.filterwarnings("ignore::astjax.errors.SideEffectWarning")
-@pytest.mark.parametrize("name", JIT_PLACEMENT)
-def test_argument_free_jit_result_placement(table, name):
-    _same(_run(table, name)["jit"], EXPECTED[name]["jit"])

@@ -103,10 +103,10 @@ def test_make_mesh_and_current_mesh():
     assert astjax.sharding.get_mesh().empty
     with pytest.raises(ValueError, match="must be >= the product"):
         astjax.make_mesh((len(astjax.devices()) + 1,), ("x",))
-    astjax.set_mesh(m)  # also a plain setter
+    setter = astjax.set_mesh(m)  # also a plain setter
     assert astjax.sharding.get_mesh() is m
     with _mesh():
         assert astjax.sharding.get_mesh().axis_names == ("a", "b")
     assert astjax.sharding.get_mesh() is m
-    astjax.sharding_impls._current.mesh = None
+    setter.__exit__(None, None, None)   # (what the test set, undone)
     assert astjax.make_mesh((1,), ("x",), axis_types=(AxisType.Auto,)).axis_types == (AxisType.Auto,)

@@ -196,7 +196,8 @@ def export(fun_jit, *, platforms: Sequence[str] | None = None,
             calling_convention_version=maximum_supported_calling_convention_version,
             module_kept_var_idx=tuple(kept),
             uses_global_constants=len(platforms) > 1 or symbolic,
-            _get_vjp=_vjp_exporter(jitted, platforms, disabled, layout.mesh))
+            _get_vjp=_vjp_exporter(jitted, platforms, disabled, layout.mesh,
+                                   shardings.result_types(closed.jaxpr)))
     return do_export
 
 
@@ -247,12 +248,13 @@ def _layout(entry, jaxpr, kept) -> _Layout:
     return _Layout(entry.devices, mesh, ins, entry.asked_result_shardings)
 
 
-def _vjp_exporter(fun_jit, platforms, disabled, mesh):
+def _vjp_exporter(fun_jit, platforms, disabled, mesh, typed):
     """`Exported._get_vjp` of an export made in this process: the VJP of the
     flattened function, exported on demand for the primal's signature (on `mesh`,
     when the primal is partitioned, with its layouts: primal arguments and
-    cotangents as the primal's arguments and results, the argument cotangents as
-    the primal's arguments)."""
+    cotangents as the primal's arguments and results -- a result left unspecified by
+    its layout in `typed`, JAX's type of it --, the argument cotangents as the
+    primal's arguments)."""
     def get_vjp(exp: Exported) -> Exported:
         n = len(exp.in_avals)
 
@@ -270,7 +272,9 @@ def _vjp_exporter(fun_jit, platforms, disabled, mesh):
         if mesh is None:
             return export(jit(fun_vjp), platforms=platforms, disabled_checks=disabled)(*specs)
         ins = exp.in_shardings_jax(mesh)
-        jitted = jit(fun_vjp, in_shardings=ins + exp.out_shardings_jax(mesh), out_shardings=ins)
+        cts = tuple(s if s is not None else t
+                    for s, t in zip(exp.out_shardings_jax(mesh), typed))
+        jitted = jit(fun_vjp, in_shardings=ins + cts, out_shardings=ins)
         with shd.set_mesh(mesh):   # (the primal's PartitionSpecs name the export's mesh)
             return export(jitted, platforms=platforms, disabled_checks=disabled)(*specs)
     return get_vjp

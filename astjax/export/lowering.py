@@ -215,8 +215,9 @@ def lower_for_export(closed, kept, platforms, module_name, result_names, layout)
             hint="move the callback outside the exported function", loc=caller_location())
     body = "".join("\n".join("  " + ln for ln in f.splitlines()) + "\n"
                    for f in [*preamble, *funcs])
-    poly = "true" if dims else "false"
     safe = stablehlo.module_symbol(module_name)
+    # (JAX's flag counts the platform index among the dimension variables)
+    poly = "true" if dims or len(platforms) > 1 else "false"
     return (f"module @{safe} attributes {{jax.uses_shape_polymorphism = {poly}, "
             f"mhlo.num_partitions = {len(devices)} : i32, mhlo.num_replicas = 1 : i32}} "
             f"{{\n{body}}}\n")

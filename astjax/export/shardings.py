@@ -10,16 +10,20 @@ axes. `hlo_of` is XLA's view of a stored sharding, the `HloSharding` (jaxlib's o
 class, so `str()` is JAX's text, e.g. `{devices=[2,1]<=[2]}`) that JAX shows as
 `in_shardings_hlo` of a deserialized export; artifacts written before JAX stored
 named shardings carry only those, and `named_from_hlo` reads one back onto a mesh.
+`result_types` gives the layouts JAX's types of a program's results carry, which its
+exported VJP lays the cotangents out by where the primal leaves a result unspecified.
 """
 from __future__ import annotations
 
 import numpy as np
 
+from .. import core
 from .. import sharding_impls as shd
 from ..codegen.runtime import xc
+from ..primitives.spmd import shard_map_p
 from ..errors import JAXValueError
 
-__all__ = ["named_for_export", "for_mesh", "hlo_of", "named_from_hlo"]
+__all__ = ["named_for_export", "for_mesh", "hlo_of", "named_from_hlo", "result_types"]
 
 
 def named_for_export(s, ndim):
@@ -102,3 +106,17 @@ def named_from_hlo(h, ndim, mesh):
         raise JAXValueError(f"the sharding {h} of the exported function is not a "
                             f"PartitionSpec over the mesh {mesh}")
     return out
+
+
+def result_types(jaxpr):
+    """Per result of `jaxpr`, the layout JAX's type of it carries: a `shard_map`'s
+    result is typed `NamedSharding(mesh, out_spec)` (one entry per dimension); None
+    for the others (astjax's avals carry no layout over Auto axes). JAX's exported
+    VJP lays a cotangent out by it when the primal leaves the result unspecified."""
+    made = {}
+    for eqn in jaxpr.eqns:
+        if eqn.primitive is shard_map_p:
+            for v, spec in zip(eqn.outvars, eqn.params["out_specs"]):
+                made[v] = shd.NamedSharding(eqn.params["mesh"], shd.PartitionSpec(
+                    *spec._normalized(v.aval.ndim), unreduced=spec.unreduced))
+    return [made.get(v) if isinstance(v, core.Var) else None for v in jaxpr.outvars]

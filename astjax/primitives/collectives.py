@@ -505,7 +505,8 @@ all_gather_p.always_batch = True
 def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False, to="varying"):
     """`lax.all_gather`: every lane's `x` (with `axis_index_groups`, every lane's of
     this lane's group), stacked (or concatenated if `tiled`) along `axis`. `to` is the
-    result's manual-axis type: only JAX's default ``'varying'`` is implemented."""
+    result's manual-axis type: ``'varying'`` (JAX's default) or ``'invarying'``
+    (`collectives_typed.all_gather_invariant`); ``'reduced'`` is refused."""
     allowed = {"varying", "reduced", "invarying"}
     if to not in allowed:
         raise ArgumentValueError("Got unexpected `to` value for `jax.lax.all_gather`. "
@@ -513,9 +514,13 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False, to=
     if to != "varying":
         if axis_index_groups is not None:   # JAX's own refusal
             raise NotImplementedError
+        if to == "invarying":   # (a later family: collectives_typed)
+            from .collectives_typed import all_gather_invariant
+            return all_gather_invariant(x, axis_name, axis=axis, tiled=tiled)
         raise NotImplementedInAstjaxError(
-            f"lax.all_gather(to={to!r}) (JAX's all_gather_invariant / all_gather_reduced) "
-            "is not implemented", hint="use the default to='varying'", loc=caller_location())
+            "lax.all_gather(to='reduced') (JAX's all_gather_reduced: a Reduced result "
+            "type, which astjax's shard_map does not track) is not implemented",
+            hint="use to='varying' or to='invarying'", loc=caller_location())
     groups = _index_groups(axis_index_groups)
     sizes = _check(axis_name)
     names = _names(axis_name)

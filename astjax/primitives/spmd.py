@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import threading
 
 import numpy as np
 
@@ -40,7 +41,7 @@ from .vma import (check_vma_types, in_urs, in_vmas, staging_body, unmentioned, u
 
 __all__ = ["MeshContextError", "sharding_constraint_p", "with_sharding_constraint",
            "resolve_sharding", "check_sharding_fits", "SPMD_PRIMITIVES", "is_partial",
-           "shard_map_p", "shard_map", "reshard", "constrain_op"]
+           "shard_map_p", "shard_map", "reshard", "constrain_op", "platform_index_operand"]
 
 
 class MeshContextError(ArgumentError, RuntimeError):
@@ -307,10 +308,29 @@ def _sm_lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma,
     return res
 
 
+_lowered_index = threading.local()
+
+
+@contextlib.contextmanager
+def platform_index_operand(name):
+    """While a module whose `@main` takes JAX's platform index (SSA value `name`, or
+    None) is lowered: a shard_map passes it into its manual computation, replicated,
+    as JAX threads the index into inner computations (the body does not read it)."""
+    previous = getattr(_lowered_index, "name", None)
+    _lowered_index.name = name
+    try:
+        yield
+    finally:
+        _lowered_index.name = previous
+
+
 def _sm_lowering_sdy(ctx, args, jaxpr, mesh, in_specs, out_specs, auto, devs):
     """Shardy's manual computation: `sdy.manual_computation` over the manual axes,
     its region the per-device body (values of per-device shape along the manual
     axes); partially manual, every dimension stays open to the auto axes."""
+    index = getattr(_lowered_index, "name", None)
+    extra = [ShapedArray((), np.int32)] if index is not None else []
+
     def layouts(specs, avals):
         return "#sdy.sharding_per_value<[" + ", ".join(
             shd.sdy_sharding(shd.NamedSharding(mesh, s), a.ndim, devs,
@@ -320,10 +340,11 @@ def _sm_lowering_sdy(ctx, args, jaxpr, mesh, in_specs, out_specs, auto, devs):
 
     def body(*xs):
         with shd.manual_axes(mesh, auto), _axes_in_scope(mesh, auto):
-            return ctx.lower_jaxpr(jaxpr.jaxpr, [], list(xs))
-    region = ctx.region(jaxpr.in_avals, body, terminator="sdy.return")
-    return ctx.op("sdy.manual_computation", list(args), attrs={
-        "in_shardings": layouts(in_specs, ctx.avals_in),
+            return ctx.lower_jaxpr(jaxpr.jaxpr, [], list(xs[len(extra):]))
+    region = ctx.region([*extra, *jaxpr.in_avals], body, terminator="sdy.return")
+    rep = [shd.PartitionSpec()] * len(extra)
+    return ctx.op("sdy.manual_computation", [index] * len(extra) + list(args), attrs={
+        "in_shardings": layouts([*rep, *in_specs], [*extra, *ctx.avals_in]),
         "out_shardings": layouts(out_specs, ctx.avals_out),
         "manual_axes": f"#sdy<manual_axes{{{manual}}}>"}, regions=[region])
 

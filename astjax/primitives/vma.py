@@ -2,7 +2,8 @@
 a value *varies* over the manual mesh axes along which devices may hold different
 values: an argument over the axes its in_spec names, `axis_index`, `all_gather`,
 `ppermute`, `all_to_all` and `lax.pcast(to='varying')` over theirs; `psum` / `pmax`
-/ `pmin` make a value invariant over the axes they reduce; anything else varies
+/ `pmin` (and `all_gather(to='invarying')`) make a value invariant over the axes
+they reduce (gather); anything else varies
 where an operand does (with `jax_auto_pcast` off, its operands must vary alike: JAX's
 ValueError), followed into `cond` / `scan` / `while` bodies.
 
@@ -27,6 +28,7 @@ from ..config import config
 from ..errors import ArgumentValueError, LoopCarryError
 from .collectives import (all_gather_p, all_to_all_p, axis_index_p, pmax_p, pmin_p,
                           ppermute_p, psum_p, pvary_p)
+from .collectives_typed import all_gather_invariant_p
 
 __all__ = ["unmentioned", "vma_jaxpr", "vma_env", "in_vmas", "vma_str", "staged_vma",
            "current_manual_mesh", "staging_body", "check_vma_types", "unreduced_rule",
@@ -44,13 +46,16 @@ def unmentioned(mesh, spec, auto=frozenset()):
 
 def _vma_eqn(eqn, ins):
     """The mesh axes an equation's results vary over, given its operands' (JAX's
-    rules: a reduction over axes makes its result invariant over them; `axis_index`,
-    `all_gather`, `ppermute` and `all_to_all` make it vary over theirs; control flow
+    rules: a reduction over axes (or `all_gather_invariant`) makes its result
+    invariant over them; `axis_index`, `all_gather`, `ppermute` and `all_to_all` make
+    it vary over theirs; control flow
     is followed into its bodies; anything else varies where an operand does)."""
     p, params = eqn.primitive, eqn.params
     union = set().union(*ins) if ins else set()
     if p in (psum_p, pmax_p, pmin_p):
         return [union - set(params["axes"])] * len(eqn.outvars)
+    if p is all_gather_invariant_p:   # (Varying -> Invariant)
+        return [union - set(params["axis_name"])]
     if p is axis_index_p:
         return [{params["axis_name"]}]
     if p in (all_gather_p, ppermute_p, all_to_all_p):
@@ -205,7 +210,8 @@ def ur_env(invars, eqns, in_urs_, mesh, vmas=None, env=None):
             p, loc = eqn.primitive, eqn.source_info
             if p is psum_p:
                 out = ins[0] - set(eqn.params["axes"])
-            elif p in (pmax_p, pmin_p, all_gather_p, ppermute_p, all_to_all_p, pvary_p):
+            elif p in (pmax_p, pmin_p, all_gather_p, ppermute_p, all_to_all_p, pvary_p,
+                       all_gather_invariant_p):
                 axes = set(_names(eqn.params.get("axes", eqn.params.get("axis_name"))))
                 v = eqn.invars[0]
                 vma = (vmas or {}).get(v, set()) if isinstance(v, core.Var) else set()

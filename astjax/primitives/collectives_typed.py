@@ -1,0 +1,118 @@
+"""Collectives that move data as `all_gather` does but give their result another
+manual-axis type: JAX's `all_gather_invariant` (`lax.all_gather(x, axes,
+to='invarying')`), with every rule and its wrapper.
+
+`all_gather` is Varying -> Varying: inside a `shard_map` body with `check_vma` its
+result varies over the gathered axes (`primitives/vma.py`), so an out_spec must name
+them. `all_gather_invariant` is Varying -> Invariant: every device along the axes
+holds the same gathered value, which is typed invariant over them (`f32[4,2]{V:y}`
+after gathering `f32[2,2]{V:(x,y)}` over 'x') and may leave a replicated out_spec.
+Its params are JAX's (`axis_name` always a tuple, no `axis_index_groups`: JAX
+refuses groups with NotImplementedError); it lowers to the same
+`stablehlo.all_gather` and is linear. Over a `vmap` axis it is JAX's ValueError (JAX
+first casts the operand to varying with `pvary`, which needs a shard_map); a
+`shard_map` or `pmap` staged under `vmap` batches it as `all_gather` is batched.
+
+Its transpose follows astjax's convention for invariant values (`collectives.py`:
+`psum` transposes to `psum`; `shard_map`'s transpose hands each device its share of a
+replicated result's cotangent): the cotangent is summed over the axes and this
+device's slice kept, as `all_gather`'s transpose does. JAX types cotangents instead
+(its transpose is a dynamic slice of an invariant cotangent, the sum sitting in the
+transposes of the `pvary`s it inserts): the gradients are the same through a
+`shard_map` boundary; a `grad` taken *inside* a body of a value invariant over the
+axes differs by their size, as it does for `psum` (tests/test_all_gather_to.py, a
+strict xfail).
+
+`to='reduced'` (JAX's `all_gather_reduced`: Varying -> Reduced, a type astjax's
+shard_map does not track) is refused by `collectives.all_gather` with a located
+NotImplementedError.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import core, tree_util
+from ..core import bind
+from ..errors import ArgumentValueError, AxisNameError, caller_location
+from .base import deflinear, mark_unsupported, moveaxis, register
+from .collectives import all_gather_p
+
+__all__ = ["all_gather_invariant_p", "all_gather_invariant"]
+
+all_gather_invariant_p = core.new_primitive("all_gather_invariant")
+
+
+def _as_gather(axis_name, all_gather_dimension, axis_size, tiled):
+    """`all_gather`'s params for the same data movement."""
+    return dict(all_gather_dimension=all_gather_dimension, axis_name=axis_name,
+                axis_index_groups=None, axis_size=axis_size, tiled=tiled)
+
+
+def _abstract_eval(x, *, all_gather_dimension, axis_name, axis_size, tiled):
+    return all_gather_p.abstract_eval(
+        x, **_as_gather(axis_name, all_gather_dimension, axis_size, tiled))
+
+
+def _lowering(ctx, x, *, all_gather_dimension, axis_name, axis_size, tiled):
+    return all_gather_p.lowering(
+        ctx, x, **_as_gather(axis_name, all_gather_dimension, axis_size, tiled))
+
+
+def _transpose(ct, x, *, all_gather_dimension, axis_name, axis_size, tiled):
+    # (the module docstring: summed over the axes, this device's slice)
+    return all_gather_p.transpose(
+        ct, x, **_as_gather(axis_name, all_gather_dimension, axis_size, tiled))
+
+
+def _batch(args, dims, *, all_gather_dimension, axis_name, axis_size, tiled):
+    frame = core.axis_frame()
+    params = dict(all_gather_dimension=all_gather_dimension, axis_name=axis_name,
+                  axis_size=axis_size, tiled=tiled)
+    if frame.name not in axis_name:   # over other axes: the batch dim rides along
+        x, d = args[0], dims[0]
+        if d is None:
+            return bind(all_gather_invariant_p, x, **params), None
+        params["all_gather_dimension"] = all_gather_dimension + 1
+        return bind(all_gather_invariant_p, moveaxis(x, d, 0), **params), 0
+    # over the batched axis: the stacked lanes, the same for every lane (unmapped)
+    return all_gather_p.batch(
+        args, dims, **_as_gather(axis_name, all_gather_dimension, axis_size, tiled))
+
+
+register(all_gather_invariant_p, abstract_eval=_abstract_eval, lowering=_lowering,
+         batch=_batch)
+deflinear(all_gather_invariant_p, _transpose)
+all_gather_invariant_p.always_batch = True
+mark_unsupported(all_gather_invariant_p, "impl", "a collective only means something under "
+                 "a mapped axis (vmap/pmap/shard_map); there is no single-array NumPy "
+                 "reference")
+
+
+def all_gather_invariant(x, axis_name, *, axis=0, tiled=False):
+    """`lax.all_gather(x, axis_name, to='invarying')` (JAX's `all_gather_invariant`):
+    every lane's `x` stacked (or concatenated if `tiled`) along `axis`, typed
+    invariant over the named axes inside a `shard_map` body."""
+    names = tuple(axis_name) if isinstance(axis_name, (tuple, list)) else (axis_name,)
+    if not names:
+        return x
+    sizes = [core.axis_size(a, loc=caller_location()) for a in names]
+    kinds = {f.name: f.kind for f in core.axis_frames()}   # (the innermost of a name)
+    if any(kinds[n] == "vmap" for n in names):
+        # JAX makes the operand vary over the axes first (`pvary`), which only a
+        # shard_map body allows
+        raise ArgumentValueError("pvary should be called under jax.shard_map.",
+                                 hint="gather over a vmap axis with to='varying' (the "
+                                      "default)", loc=caller_location())
+    bound = {f.name for f in core.axis_frames("shard_map")}
+    if len(names) != 1 and not all(n in bound for n in names):
+        raise AxisNameError("all_gather over several axes at once is supported inside "
+                            "shard_map only", loc=caller_location())
+    size = int(np.prod(sizes))
+
+    def gather(v):
+        v = np.asarray(v) if isinstance(v, (list, tuple)) else v
+        nd = core.get_aval(v).ndim   # (a tiled scalar: all_gather's ShapeError)
+        ax = axis % (nd if tiled else nd + 1) if (nd or not tiled) else axis
+        return bind(all_gather_invariant_p, v, all_gather_dimension=int(ax),
+                    axis_name=names, axis_size=size, tiled=bool(tiled))
+    return tree_util.tree_map(gather, x)
