@@ -309,7 +309,8 @@ def clear(directory=None):
 
 
 class _FunRecord:
-    __slots__ = ("options", "anchor", "cells", "defaults", "kwdefaults", "snapshot", "state")
+    __slots__ = ("options", "anchor", "cells", "defaults", "kwdefaults", "snapshot", "state",
+                 "names")
 
 
 _MISSING = object()
@@ -377,7 +378,8 @@ def shared_state(fun, options, make):
     of a plain Python function with the same `options`, as JAX keys its caches on the
     function and the transformation, not on the wrapper object (issue 14).
 
-    A record is reused only for the same code object, globals dictionary, closure
+    A record is reused only for the same code object, name and qualified name (they
+    name the program: JAX keys on the function object), globals dictionary, closure
     cell contents and default values (each by identity), and the same values (by
     identity) of every global name the code reads (`co_names` of it and its nested
     code, and of the same module's functions it reads, transitively): a function re-created with other captured values, or called after one of
@@ -392,11 +394,12 @@ def shared_state(fun, options, make):
     code, g = fun.__code__, fun.__globals__
     cells, defaults = _cells(fun), fun.__defaults__ or ()
     kwdefaults = tuple(sorted((fun.__kwdefaults__ or {}).items()))
+    names = (fun.__name__, fun.__qualname__)
     records = _fun_records.get(code)
     if records is None:
         records = _fun_records[code] = []
     for i, r in enumerate(records):
-        if (r.options == options and _anchored_globals(r.anchor) is g
+        if (r.options == options and r.names == names and _anchored_globals(r.anchor) is g
                 and _same(r.cells, cells)
                 and _same(r.defaults, defaults)
                 and [k for k, _ in r.kwdefaults] == [k for k, _ in kwdefaults]
@@ -410,6 +413,7 @@ def shared_state(fun, options, make):
     r = _FunRecord()
     r.options, r.anchor, r.cells, r.defaults, r.kwdefaults = options, _anchor(fun), cells, \
         defaults, kwdefaults
+    r.names = names
     r.snapshot = _snapshot(code, g)
     r.state = make()
     records.insert(0, r)

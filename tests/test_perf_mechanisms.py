@@ -434,6 +434,26 @@ def test_fresh_jit_per_call_stages_and_compiles_once(compiles, stagings):
     np.testing.assert_allclose(np.asarray(outs[-1]), np.sin(1.0) + 1.0, rtol=1e-6)
 
 
+def _same_code_other_name():
+    """Two functions of one code object, closure and globals, differing by name."""
+    def make(name):
+        def f(x):
+            return x * 2.0
+        f.__name__ = f.__qualname__ = name
+        return f
+    return make("first"), make("second")
+
+
+def test_functions_differing_by_name_do_not_share_staging():
+    # the module (and the program's name in errors) is the function's name, as JAX's
+    # caches key on the function object: a shared record would name `second` `first`
+    f, g = _same_code_other_name()
+    x = jnp.ones(2)
+    assert "@jit_first" in astjax.jit(f).lower(x).as_text()
+    assert "@jit_second" in astjax.jit(g).lower(x).as_text()
+    assert astjax.jit(f)._cache is not astjax.jit(g)._cache
+
+
 def test_unjitted_grad_per_step_stages_and_compiles_once(compiles, stagings):
     params = (jnp.ones((3, 2)) * 0.1, jnp.zeros(2))
     x = jnp.ones((4, 3))
