@@ -1,0 +1,54 @@
+"""Lowering the equations staged inside a `compute_on` block
+(`jax.experimental.compute_on`, `astjax/compat/experimental/compute_on.py`).
+
+An equation staged while `compute_on(t)` is active carries `t` in its source info
+(`SourceInfo.compute_type`; the transforms keep it on what they derive from the
+equation, as JAX keeps its equation context). JAX 0.10.2 lowers such an equation as
+usual and marks, with `mhlo.frontend_attributes = {_xla_compute_type = "..."}`
+(`device_host` -> `"host"`, `device` -> `"dense"`, `tpu_sparsecore` ->
+`"sparseoffload"`), the operation that makes each of its results and every
+`broadcast_in_dim` its rule emitted (an implicit scalar broadcast); constants and
+other intermediate operations are left unmarked. XLA runs the marked operations on the
+host's compute (on the CPU: where they run anyway).
+
+`tag(lines, start, outs, compute_type)` does that to the module text a lowering rule
+emitted (`lines[start:]`, MLIR's generic form, one operation per line).
+"""
+from __future__ import annotations
+
+import re
+
+__all__ = ["COMPUTE_TYPES", "xla_compute_type", "tag"]
+
+# JAX's compute types and XLA's names for them (`_xla_compute_type`)
+COMPUTE_TYPES = {"device_host": "host", "device": "dense", "tpu_sparsecore": "sparseoffload"}
+
+# one operation in MLIR's generic form: indent, result, its count, name, operands,
+# attributes, signature (which has no braces)
+_OP = re.compile(r'^(\s*)(%[\w.]+)(:\d+)? = "([\w.]+)"\(([^()]*)\)(?: \{(.*)\})? : (\([^{}]*)$')
+
+
+def xla_compute_type(compute_type: str) -> str:
+    """XLA's name for the JAX compute type `compute_type`."""
+    return COMPUTE_TYPES[compute_type]
+
+
+def tag(lines, start, outs, compute_type):
+    """Mark, in `lines[start:]`, the operations making the SSA values `outs` and the
+    `broadcast_in_dim`s with `compute_type`'s `_xla_compute_type` attribute (once)."""
+    made = {o.split("#")[0] for o in outs if isinstance(o, str)}
+    attr = ('mhlo.frontend_attributes = {_xla_compute_type = "'
+            f'{xla_compute_type(compute_type)}"}}')
+    for i in range(start, len(lines)):
+        m = _OP.match(lines[i])
+        if m is None or "_xla_compute_type" in lines[i]:
+            continue
+        indent, res, count, name, operands, attrs, sig = m.groups()
+        if name == "stablehlo.constant" or (
+                res not in made and name != "stablehlo.broadcast_in_dim"):
+            continue
+        if attrs and "mhlo.frontend_attributes = {" in attrs:   # (one dictionary)
+            attrs = attrs.replace("mhlo.frontend_attributes = {", attr[:-1] + ", ", 1)
+        else:
+            attrs = f"{attrs}, {attr}" if attrs else attr
+        lines[i] = f'{indent}{res}{count or ""} = "{name}"({operands}) {{{attrs}}} : {sig}'
