@@ -26,6 +26,10 @@ COMPUTE_TYPES = {"device_host": "host", "device": "dense", "tpu_sparsecore": "sp
 # one operation in MLIR's generic form: indent, result, its count, name, operands,
 # attributes, signature (which has no braces)
 _OP = re.compile(r'^(\s*)(%[\w.]+)(:\d+)? = "([\w.]+)"\(([^()]*)\)(?: \{(.*)\})? : (\([^{}]*)$')
+# one with regions (one entry of several lines): its first line, and its last one
+# (after the regions: attributes, signature)
+_HEAD = re.compile(r'^\s*(%[\w.]+)(?::\d+)? = "([\w.]+)"\(')
+_TAIL = re.compile(r'^(\s*\}\))(?: \{(.*)\})? : (\([^{}]*)$')
 
 
 def xla_compute_type(compute_type: str) -> str:
@@ -40,15 +44,30 @@ def tag(lines, start, outs, compute_type):
     attr = ('mhlo.frontend_attributes = {_xla_compute_type = "'
             f'{xla_compute_type(compute_type)}"}}')
     for i in range(start, len(lines)):
-        m = _OP.match(lines[i])
-        if m is None or "_xla_compute_type" in lines[i]:
+        text = lines[i]
+        if "\n" in text:   # (an operation with regions: its own results only)
+            head, _, rest = text.partition("\n")
+            body, _, last = rest.rpartition("\n")
+            m, t = _HEAD.match(head), _TAIL.match(last)
+            if m is not None and t is not None and m.group(1) in made and (
+                    "_xla_compute_type" not in last):
+                close, attrs, sig = t.groups()
+                lines[i] = f"{head}\n{body}\n{close} {{{_merged(attrs, attr)}}} : {sig}"
+            continue
+        m = _OP.match(text)
+        if m is None or "_xla_compute_type" in text:
             continue
         indent, res, count, name, operands, attrs, sig = m.groups()
         if name == "stablehlo.constant" or (
                 res not in made and name != "stablehlo.broadcast_in_dim"):
             continue
-        if attrs and "mhlo.frontend_attributes = {" in attrs:   # (one dictionary)
-            attrs = attrs.replace("mhlo.frontend_attributes = {", attr[:-1] + ", ", 1)
-        else:
-            attrs = f"{attrs}, {attr}" if attrs else attr
-        lines[i] = f'{indent}{res}{count or ""} = "{name}"({operands}) {{{attrs}}} : {sig}'
+        lines[i] = (f'{indent}{res}{count or ""} = "{name}"({operands}) '
+                    f'{{{_merged(attrs, attr)}}} : {sig}')
+
+
+def _merged(attrs, attr):
+    """An operation's attributes `attrs` (or None) with `attr` added (into its
+    frontend attributes when it has some: one dictionary)."""
+    if attrs and "mhlo.frontend_attributes = {" in attrs:
+        return attrs.replace("mhlo.frontend_attributes = {", attr[:-1] + ", ", 1)
+    return f"{attrs}, {attr}" if attrs else attr

@@ -35,7 +35,7 @@ from astjax.primitives.spmd import is_layout, layouts_per_leaf, resolve_sharding
 from astjax.sharding_impls import SingleDeviceSharding
 
 from . import runtime, sharded, stablehlo
-from .host_sharded import jaxpr_memory_kinds, placements
+from .host_sharded import check_arg_kind, jaxpr_memory_kinds, placements
 from .spmd import _flat_in, needs_spmd
 from .runtime import xc
 
@@ -265,13 +265,8 @@ def jit_entry(closed, out_tree, name, shardings, dyn_args, leaves, donated, loc,
     for s, x, v in zip(ins, leaves, closed.jaxpr.invars):
         have = kind_of(x) if isinstance(x, runtime.Array) else None
         have = have or ("device" if isinstance(x, runtime.Array) else None)
-        if s is not None and have is not None and s.memory_kind != have:
-            raise ArgumentValueError(
-                "Memory kinds passed to jax.jit does not match memory kind on the "
-                f"respective arg. Got jit memory kind: {s.memory_kind}, arg memory kind: "
-                f"{have} for arg type: {v.aval._long()}", loc=loc,
-                hint="device_put the argument to the jit's memory kind first, or drop "
-                     "its in_shardings entry")
+        if s is not None:
+            check_arg_kind(s, have, v.aval, loc)
         in_kinds.append(s.memory_kind if s is not None else kind_of(x))
     return MemoryEntry(closed, out_tree, name, in_kinds,
                        [s.memory_kind if s is not None else None for s in outs], device,

@@ -26,13 +26,16 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from astjax import core
+from astjax.errors import ArgumentValueError
 from astjax.ir import in_memory_space
 from astjax.memory import MemorySpace, kind_to_space
 from astjax.primitives.device_put import device_put_p
 from astjax.sharding_impls import Sharding
 
+from . import runtime
+
 __all__ = ["Kinds", "kinds_of", "jaxpr_memory_kinds", "placements", "with_kind",
-           "result_avals", "is_host"]
+           "result_avals", "is_host", "check_arg_kind", "arg_kind"]
 
 
 def is_host(kind) -> bool:
@@ -75,6 +78,24 @@ def placements(out_avals, placed):
             new.append(o)
         return new
     return hook
+
+
+def arg_kind(x):
+    """The memory kind of `jit` argument leaf `x` when it is an Array (even an
+    uncommitted one: JAX's check below reads it), else None."""
+    return x.sharding.memory_kind if isinstance(x, runtime.Array) else None
+
+
+def check_arg_kind(sharding, have, aval, loc):
+    """JAX's ValueError when `jit`'s `in_shardings` entry `sharding` names another
+    memory kind than its argument's (`have`; None: a host value, put where asked)."""
+    if have is not None and sharding.memory_kind != have:
+        raise ArgumentValueError(
+            "Memory kinds passed to jax.jit does not match memory kind on the "
+            f"respective arg. Got jit memory kind: {sharding.memory_kind}, arg memory kind: "
+            f"{have} for arg type: {aval._long()}", loc=loc,
+            hint="device_put the argument to the jit's memory kind first, or drop its "
+                 "in_shardings entry")
 
 
 def with_kind(attr, kind):

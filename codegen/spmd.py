@@ -386,6 +386,7 @@ def jit_entry(closed, out_tree, name, shardings, dyn_args, leaves, donated, loc,
     for s, a, x in zip(ins, avals, leaves):
         if s is not None:
             check_sharding_fits(s, a, "jit in_shardings", loc)
+            host_sharded.check_arg_kind(s, host_sharded.arg_kind(x), a, loc)
             if type(x) is sharded.GlobalArray and not (
                     x._sharding == s or _equivalent(x._sharding, s, a.ndim)):
                 raise ArgumentValueError(

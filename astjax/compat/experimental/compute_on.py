@@ -65,11 +65,16 @@ def _marked(eqn, compute_type):
                        params=params)
 
 
-@contextmanager
 def compute_on(compute_type: str):
     """Run the operations staged inside on `compute_type`'s compute
-    (`'device_host'`: the host; `'device'`: the device)."""
+    (`'device_host'`: the host; `'device'`: the device): a context manager, or a
+    decorator."""
     _check(compute_type)
+    return _block(compute_type)
+
+
+@contextmanager
+def _block(compute_type):
     builder = core.current_builder()
     start = len(builder.eqns) if builder is not None else 0
     try:
