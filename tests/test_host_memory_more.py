@@ -74,3 +74,44 @@ def test_as_jax(name):
         assert theirs["message"] in str(e.value)
         return
     _close(_normalized(summarize(SCENARIOS[name](J), jax)), theirs)
+
+
+def test_compute_on_leaves_a_shared_function_unmarked():
+    """A jitted function called inside a `compute_on` block and outside it: only the
+    call inside is marked, and the function's own program stays unmarked."""
+    g = jax.jit(lambda x: jnp.sin(x) * 2)
+
+    def f(x):
+        with compute_on("device_host"):
+            y = g(x)
+        return y + g(x * 3)
+    text = jax.jit(f).lower(J.np.ones(3, np.float32)).as_text()
+    marked = [ln.split("=")[1].split()[0] for ln in text.splitlines()
+              if '_xla_compute_type = "host"' in ln]
+    assert marked == ["stablehlo.sine", "stablehlo.broadcast_in_dim", "stablehlo.multiply"]
+    assert "_xla_compute_type" not in jax.jit(g).lower(J.np.ones(3, np.float32)).as_text()
+    np.testing.assert_allclose(jax.jit(f)(np.ones(3, np.float32)),
+                               2 * np.sin(np.ones(3)) + 2 * np.sin(3 * np.ones(3)), rtol=1e-6)
+
+
+def test_sharded_host_array_round_trip_keeps_values_and_layout():
+    """pinned host -> unpinned host -> device over the mesh: each step's layout and
+    memory as asked, the value unchanged, and a jitted function of the pinned array
+    reuses one program per layout and memory kind."""
+    mesh = jax.sharding.Mesh(np.array(jax.devices()[:4]).reshape(2, 2), ("x", "y"))
+    x = np.arange(24, dtype=np.float32).reshape(4, 6)
+    steps = [("pinned_host", ("x", "y")), ("unpinned_host", ("y",)), ("device", ("x",))]
+    a = x
+    for kind, spec in steps:
+        s = jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec(*spec), memory_kind=kind)
+        a = jax.device_put(a, s)
+        assert a.sharding == s
+        assert {sh.data.sharding.memory_kind for sh in a.addressable_shards} == {kind}
+        np.testing.assert_array_equal(np.asarray(a), x)
+    f = jax.jit(lambda v: v - 1)
+    p = jax.device_put(x, jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec("x"),
+                                                      memory_kind="pinned_host"))
+    for _ in range(2):
+        r = f(p)
+    assert r.sharding.memory_kind == "pinned_host" and str(jax.typeof(r)) == "float32<host>[4,6]"
+    np.testing.assert_array_equal(np.asarray(r), x - 1)

@@ -69,6 +69,23 @@ def _block(J, kind):
     return f
 
 
+def _gspmd(J, thunk):
+    """`thunk()` lowered with GSPMD (`mhlo.sharding`) instead of Shardy."""
+    J.jax.config.update("jax_use_shardy_partitioner", False)
+    try:
+        return thunk()
+    finally:
+        J.jax.config.update("jax_use_shardy_partitioner", True)
+
+
+def _nested(J):
+    g = J.compute_on("device_host")(J.jax.jit(lambda x: x * 2))
+
+    def f(x):
+        return g(x) + 1
+    return f
+
+
 def _block_cond(J):
     def f(x):
         with J.compute_on("device_host"):
@@ -151,6 +168,9 @@ SCENARIOS = {
         _double, in_shardings=_ns(J, ("x", "y"), "pinned_host"))(_put(J, "device")),
     "sharded_jit_in_pinned_uncommitted": lambda J: J.jax.jit(
         _double, in_shardings=_ns(J, ("x",), "pinned_host"))(J.jnp.asarray(X)),
+    "sharded_jit_gspmd": lambda J: _gspmd(J, lambda: _lower_and_call(J.jax.jit(
+        _double, in_shardings=_ns(J, ("x", "y"), "pinned_host"),
+        out_shardings=_ns(J, ("y",), "unpinned_host")), _put(J, "pinned_host"))),
     "sharded_inside_jaxpr": lambda J: str(J.jax.make_jaxpr(_inside(J))(X)),
     "sharded_inside": lambda J: _lower_and_call(J.jax.jit(_inside(J)), X),
     # ---- compute_on
@@ -160,6 +180,7 @@ SCENARIOS = {
     "compute_on_eager": lambda J: _block(J, "device_host")(V),
     "compute_on_grad": lambda J: _lower_and_call(J.jax.jit(J.jax.grad(
         lambda x: J.jnp.sum(_block(J, "device_host")(x)))), V),
+    "compute_on_nested_jit": lambda J: _lower_and_call(J.jax.jit(_nested(J)), V),
     "compute_on_cond": lambda J: _lower_and_call(J.jax.jit(_block_cond(J)), V),
     "compute_on_invalid": lambda J: J.compute_on("gpu").__enter__(),
     "compute_on_not_str": lambda J: J.compute_on(3).__enter__(),
