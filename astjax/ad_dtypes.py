@@ -3,14 +3,17 @@ tracing: what `grad` / `value_and_grad` / `jacrev` / `hessian` accept as inputs 
 complex only with `holomorphic=True`, integers only with `allow_int`) and as the
 differentiated output (real floating, or complex exactly with `holomorphic=True`), and
 what `jacfwd` accepts as inputs. Each violation is a located `DifferentiationTypeError`
-(a TypeError) with JAX's first sentence.
+(a TypeError) with JAX's first sentence. `grad` of an output in pinned host memory is
+JAX's ValueError (its 1.0 seed is a device value).
 """
 from __future__ import annotations
 
 import numpy as np
 
 from . import dtypes, tree_util
-from .errors import DifferentiationTypeError
+from .errors import ArgumentValueError, DifferentiationTypeError
+from .ir import in_memory_space
+from .memory import MemorySpace
 from .staging import leaf_aval
 from .transforms.ad import differentiable
 
@@ -57,6 +60,15 @@ def check_rev_output(name, holomorphic, aval):
                   "vjp with a complex cotangent" if complex_out else
                   "an integer or Boolean result has no gradient; use vjp directly, or "
                   "return a float value"))
+    if name == "grad" and aval.memory_space is MemorySpace.Host:
+        # (JAX seeds the pullback with a 1.0 in device memory, which its VJP refuses)
+        seed = in_memory_space(aval, MemorySpace.Device)
+        raise ArgumentValueError(
+            f"unexpected JAX type (e.g. shape/dtype) for argument to VJP function: got "
+            f"{seed._long()}, but expected {aval._long()} because the corresponding output "
+            f"of the differentiated function had JAX type {aval._long()}",
+            hint="put the differentiated output in device memory (jax.device_put(y, "
+                 "jax.memory.Space.Device)) before returning it")
 
 
 def check_fwd_input(holomorphic, aval):
