@@ -18,10 +18,9 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["COMPUTE_TYPES", "xla_compute_type", "tag"]
+from astjax.primitives.compute_on import XLA_COMPUTE_TYPES
 
-# JAX's compute types and XLA's names for them (`_xla_compute_type`)
-COMPUTE_TYPES = {"device_host": "host", "device": "dense", "tpu_sparsecore": "sparseoffload"}
+__all__ = ["xla_compute_type", "tag"]
 
 # one operation in MLIR's generic form: indent, result, its count, name, operands,
 # attributes, signature (which has no braces)
@@ -34,7 +33,7 @@ _TAIL = re.compile(r'^(\s*\}\))(?: \{(.*)\})? : (\([^{}]*)$')
 
 def xla_compute_type(compute_type: str) -> str:
     """XLA's name for the JAX compute type `compute_type`."""
-    return COMPUTE_TYPES[compute_type]
+    return XLA_COMPUTE_TYPES[compute_type]
 
 
 def tag(lines, start, outs, compute_type):

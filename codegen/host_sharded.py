@@ -29,6 +29,7 @@ from astjax import core
 from astjax.errors import ArgumentValueError
 from astjax.ir import in_memory_space
 from astjax.memory import MemorySpace, kind_to_space
+from astjax.primitives.compute_on import compute_on_p
 from astjax.primitives.device_put import device_put_p
 from astjax.sharding_impls import Sharding
 
@@ -53,12 +54,14 @@ def _destination_kind(d):
 
 
 def jaxpr_memory_kinds(jaxpr) -> list:
-    """The memory kinds the `device_put`s of `jaxpr` (nested too) name (JAX's
-    transfer memory kinds)."""
+    """The memory kinds the `device_put`s and `compute_on`s of `jaxpr` (nested too)
+    name (JAX's transfer memory kinds)."""
     out = []
     for eqn in jaxpr.eqns:
         if eqn.primitive is device_put_p:
             out += [k for k in map(_destination_kind, eqn.params["devices"]) if k is not None]
+        elif eqn.primitive is compute_on_p:
+            out += [_destination_kind(s) for s in eqn.params["out_memory_spaces"]]
         for sub in core.sub_jaxprs(eqn.params):
             out += jaxpr_memory_kinds(sub.jaxpr if isinstance(sub, core.ClosedJaxpr) else sub)
     return out

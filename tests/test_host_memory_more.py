@@ -16,6 +16,7 @@ import pytest
 import astjax as jax
 import astjax.numpy as jnp
 from astjax.compat.ad_checkpoint import checkpoint_name
+from astjax.compat.experimental import compute_on as compute_on_module
 from astjax.compat.experimental.compute_on import compute_on
 from astjax.errors import AstjaxError
 
@@ -23,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).parent / "oracle"))
 from record_host_memory_more import SCENARIOS, namespace, summarize  # noqa: E402
 
 RECORDED = json.loads((Path(__file__).parent / "oracle" / "host_memory_more.json").read_text())
-J = namespace(jax, jnp, jax.sharding, compute_on, checkpoint_name)
+J = namespace(jax, jnp, jax.sharding, compute_on_module, checkpoint_name)
 _BUILTIN = {"ValueError": ValueError, "TypeError": TypeError}
 # JAX's values where astjax's differ in the last bits (float32 arithmetic of another
 # derivative rule): compared with this relative tolerance

@@ -86,6 +86,33 @@ def _nested(J):
     return f
 
 
+def _co2(J, kind="device_host", spaces=None, **kw):
+    """A function calling `compute_on2` (and the result's sum, for `grad`)."""
+    spaces = spaces or (J.jax.memory.Space.Host, J.jax.memory.Space.Device)
+
+    def f(x):
+        return J.compute_on2(lambda a: (J.jnp.sin(a) * 2, a + 1), compute_type=kind,
+                             out_memory_spaces=spaces, **kw)(x)
+    return f
+
+
+def _co2_twice(J):
+    def f(x):
+        g = J.compute_on2(lambda a: a * 2, compute_type="device_host",
+                          out_memory_spaces=J.jax.memory.Space.Device)
+        h = J.compute_on2(lambda a: J.jnp.cos(a), compute_type="device_host",
+                          out_memory_spaces=J.jax.memory.Space.Device)
+        return g(x) + h(x)
+    return f
+
+
+def _co2_sum(J):
+    def f(x):
+        return J.jnp.sum(J.compute_on2(lambda a: J.jnp.sin(a) * a, compute_type="device_host",
+                                       out_memory_spaces=J.jax.memory.Space.Device)(x))
+    return f
+
+
 def _block_cond(J):
     def f(x):
         with J.compute_on("device_host"):
@@ -182,6 +209,16 @@ SCENARIOS = {
         lambda x: J.jnp.sum(_block(J, "device_host")(x)))), V),
     "compute_on_nested_jit": lambda J: _lower_and_call(J.jax.jit(_nested(J)), V),
     "compute_on_cond": lambda J: _lower_and_call(J.jax.jit(_block_cond(J)), V),
+    "compute_on2_jaxpr": lambda J: str(J.jax.make_jaxpr(_co2(J))(V)),
+    "compute_on2_host": lambda J: _lower_and_call(J.jax.jit(_co2(J)), V),
+    "compute_on2_device": lambda J: _lower_and_call(J.jax.jit(_co2(
+        J, "device", (J.jax.memory.Space.Device,) * 2)), V),
+    "compute_on2_options": lambda J: J.jax.jit(_co2(
+        J, compiler_options={"xla_cpu_enable_fast_math": False})).lower(V).as_text(),
+    "compute_on2_eager": lambda J: _co2(J)(V),
+    "compute_on2_twice": lambda J: _lower_and_call(J.jax.jit(_co2_twice(J)), V),
+    "compute_on2_grad": lambda J: (J.jax.grad(_co2_sum(J))(V), J.jax.jit(J.jax.grad(_co2_sum(J)))(V)),
+    "compute_on2_vmap": lambda J: J.jax.jit(J.jax.vmap(_co2(J)))(np.stack([V, 2 * V])),
     "compute_on_invalid": lambda J: J.compute_on("gpu").__enter__(),
     "compute_on_not_str": lambda J: J.compute_on(3).__enter__(),
     # ---- checkpoint policies that offload
@@ -236,10 +273,11 @@ def outcome(thunk, jax):
 
 
 def namespace(jax, jnp, sharding, compute_on, checkpoint_name):
-    """The `J` the scenarios read, for `jax` or `astjax`."""
+    """The `J` the scenarios read, for `jax` or `astjax` (`compute_on`: the module)."""
     return type("J", (), dict(jax=jax, jnp=jnp, np=np, NS=sharding.NamedSharding,
                               P=sharding.PartitionSpec, Mesh=sharding.Mesh,
-                              compute_on=staticmethod(compute_on),
+                              compute_on=staticmethod(compute_on.compute_on),
+                              compute_on2=staticmethod(compute_on.compute_on2),
                               checkpoint_name=staticmethod(checkpoint_name)))
 
 
@@ -247,7 +285,7 @@ def record(path):
     os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=4"
     import jax
     from jax.ad_checkpoint import checkpoint_name
-    from jax.experimental.compute_on import compute_on
+    from jax.experimental import compute_on
     J = namespace(jax, jax.numpy, jax.sharding, compute_on, checkpoint_name)
     out = {name: outcome(lambda: fn(J), jax) for name, fn in SCENARIOS.items()}
     Path(path).write_text(json.dumps(out, indent=1))

@@ -1,6 +1,10 @@
 """`jax.experimental.compute_on`: `compute_on(compute_type)`, a context manager (or a
 decorator) under which the operations staged run on another compute of the device:
-`'device_host'` (the host's CPU cores), `'device'` (the device itself).
+`'device_host'` (the host's CPU cores), `'device'` (the device itself); and
+`compute_on2(f, compute_type=, out_memory_spaces=)`, `f` staged into one `compute_on`
+equation (`astjax/primitives/compute_on.py`) whose results are put in the memory
+spaces named (`memory.Space.Host` / `Space.Device`, one for all results or a pytree
+prefix of them).
 
 As in JAX 0.10.2 the staged program is unchanged (its jaxpr prints the same): each
 equation staged in the block remembers the compute type (its `SourceInfo`), and the
@@ -15,12 +19,17 @@ unknown one, are raised by `compute_on` itself.
 """
 from __future__ import annotations
 
+import json
 from contextlib import contextmanager
 
-from astjax import core
+from astjax import core, tree_util
+from astjax.ad_api import _stage
+from astjax.api import jit
+from astjax.api_util import flatten_axes
 from astjax.errors import ArgumentTypeError, ArgumentValueError, caller_location
+from astjax.primitives.compute_on import compute_on_p
 
-__all__ = ["compute_on"]
+__all__ = ["compute_on", "compute_on2"]
 
 _VALID = ("device_host", "device", "tpu_sparsecore")
 
@@ -88,3 +97,28 @@ def _block(compute_type):
                     for v in new.outvars:
                         builder.producer[v] = new
                     eqns[i] = new
+
+
+def compute_on2(f=None, *, compute_type, out_memory_spaces, compiler_options=None):
+    """`f` run on `compute_type`'s compute as one `compute_on` equation, each result
+    put in its memory space (`out_memory_spaces`: one `memory.Space` for every result,
+    or a pytree prefix of them); a decorator without `f`. `compiler_options` (a dict)
+    reach XLA as the call's `backend_config` (JSON)."""
+    if f is None:
+        return lambda g: compute_on2(g, compute_type=compute_type,
+                                     out_memory_spaces=out_memory_spaces,
+                                     compiler_options=compiler_options)
+    _check(compute_type)
+    options = None if compiler_options is None else json.dumps(compiler_options)
+
+    def wrapped(*args):
+        if core.current_builder() is None:   # (eagerly: as JAX, a program of the call)
+            return jit(wrapped)(*args)
+        closed, _, out_tree, leaves = _stage(f, args, {}, None)
+        body, consts = core.split_consts(_tagged_value(closed, compute_type))
+        spaces = flatten_axes("compute_on out_memory_spaces", out_tree, out_memory_spaces)
+        outs = core.bind(compute_on_p, *consts, *leaves, jaxpr=body,
+                         compute_type=compute_type, out_memory_spaces=tuple(spaces),
+                         compiler_options_json=options)
+        return tree_util.tree_unflatten(out_tree, outs)
+    return wrapped
