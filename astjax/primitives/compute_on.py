@@ -15,7 +15,8 @@ lowered marked `_xla_compute_type`), `compute_type`, `out_memory_spaces` (one
 `MemorySpace` per result: its type's), `compiler_options_json`. The block holds:
 
 - impl / abstract_eval: the body's values and types, each result in its space;
-- lowering, as JAX's: the body a private function `@compute_on` (`compute_on_0`, ...
+- lowering, as JAX's (a `compute_on` inside the body: JAX's ValueError): the body a
+  private function `@compute_on` (`compute_on_0`, ...
   for the next ones), called by `func.call` with `mhlo.frontend_attributes =
   {_xla_compute_type = "host"}` (`"dense", inlineable = "false"` for `'device'`;
   `backend_config` carries `compiler_options_json`), each result then placed in its
@@ -33,6 +34,7 @@ import numpy as np
 
 from .. import core
 from ..core import bind
+from ..errors import ArgumentValueError
 from ..ir import in_memory_space
 from ..memory import MemorySpace, space_to_kind
 from .base import call_source, matchaxis, register
@@ -55,7 +57,17 @@ def _impl(*args, jaxpr, **params):
     return core.eval_closed(jaxpr, *args)
 
 
+def _nests(jaxpr) -> bool:
+    """Whether `jaxpr` (nested jaxprs too) has a `compute_on` equation."""
+    return any(e.primitive is compute_on_p or any(
+        _nests(s.jaxpr if isinstance(s, core.ClosedJaxpr) else s)
+        for s in core.sub_jaxprs(e.params)) for e in jaxpr.eqns)
+
+
 def _lowering(ctx, *args, jaxpr, compute_type, out_memory_spaces, compiler_options_json):
+    if _nests(jaxpr.jaxpr):
+        raise ArgumentValueError("Nesting `compute_on` with different compute types is not "
+                                 "allowed.", hint="call compute_on2 outside the other one")
     mb = ctx.mb
     slot = len(mb.functions)
     taken = sum(f.startswith("func.func private @compute_on") for f in mb.functions)

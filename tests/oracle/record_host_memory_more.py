@@ -113,6 +113,13 @@ def _co2_sum(J):
     return f
 
 
+def _co2_nested(J):
+    inner = J.compute_on2(lambda a: a * 2, compute_type="device",
+                          out_memory_spaces=J.jax.memory.Space.Device)
+    return J.compute_on2(lambda a: inner(a) + 1, compute_type="device_host",
+                         out_memory_spaces=J.jax.memory.Space.Device)
+
+
 def _block_cond(J):
     def f(x):
         with J.compute_on("device_host"):
@@ -219,6 +226,7 @@ SCENARIOS = {
     "compute_on2_twice": lambda J: _lower_and_call(J.jax.jit(_co2_twice(J)), V),
     "compute_on2_grad": lambda J: (J.jax.grad(_co2_sum(J))(V), J.jax.jit(J.jax.grad(_co2_sum(J)))(V)),
     "compute_on2_vmap": lambda J: J.jax.jit(J.jax.vmap(_co2(J)))(np.stack([V, 2 * V])),
+    "compute_on2_nested": lambda J: J.jax.jit(_co2_nested(J)).lower(V).as_text(),
     "compute_on_invalid": lambda J: J.compute_on("gpu").__enter__(),
     "compute_on_not_str": lambda J: J.compute_on(3).__enter__(),
     # ---- checkpoint policies that offload
