@@ -26,11 +26,15 @@ from record_host_memory_more import SCENARIOS, namespace, summarize  # noqa: E40
 RECORDED = json.loads((Path(__file__).parent / "oracle" / "host_memory_more.json").read_text())
 J = namespace(jax, jnp, jax.sharding, compute_on_module, checkpoint_name)
 _BUILTIN = {"ValueError": ValueError, "TypeError": TypeError}
-# JAX's values where astjax's differ in the last bits (float32 arithmetic of another
-# derivative rule): compared with this relative tolerance
-CLOSE = {}
 # known differences, each a strict xfail
-XFAIL = {}
+XFAIL = {
+    "compute_on_nested_jit": "astjax inlines a jitted function called inside a compute_on "
+                             "block (its operations marked); JAX calls a private function "
+                             "marked `_xla_compute_type`",
+    "jit_grad_through_put": "astjax computes the gradient through device_put to Space.Host "
+                            "and back; JAX's transpose gives the device input a host-typed "
+                            "cotangent and refuses it (ValueError)",
+}
 
 pytestmark = pytest.mark.skipif(len(jax.devices()) < 4, reason="needs 4 CPU devices "
                                 "(ASTJAX_NUM_CPU_DEVICES=4, as tests/conftest.py sets)")

@@ -22,9 +22,10 @@ lowered marked `_xla_compute_type`), `compute_type`, `out_memory_spaces` (one
   `backend_config` carries `compiler_options_json`), each result then placed in its
   memory by the `annotate_device_placement` custom call;
 - jvp: the body's JVP, inlined (its equations keep the compute type, so they are
-  still lowered marked), each primal result put back in its memory space by a
-  `device_put` -- JAX keeps one `compute_on` equation of the JVP instead; linear
-  parts are then transposed as ordinary equations;
+  still lowered marked), each primal result put in its memory space by a `device_put`
+  (a program with one has committed results, as one with a `compute_on`) -- JAX keeps
+  one `compute_on` equation of the JVP instead; linear parts are then transposed as
+  ordinary equations;
 - batch: a `compute_on` of the batched body; dce: the body pruned to the used results;
 - source: the body printed inline.
 """
@@ -36,7 +37,7 @@ from .. import core
 from ..core import bind
 from ..errors import ArgumentValueError
 from ..ir import in_memory_space
-from ..memory import MemorySpace, space_to_kind
+from ..memory import space_to_kind
 from .base import call_source, matchaxis, register
 from .device_put import ArrayCopySemantics, device_put_p
 
@@ -106,10 +107,9 @@ def _jvp(tx, primals, tangents, *, jaxpr, out_memory_spaces, **params):
     outs = core.inline_jaxpr(jv.jaxpr, list(jv.consts), list(primals) + [
         t for t in tangents if not isinstance(t, core.Zero)])
     n = len(jaxpr.out_avals)
-    placed = [o if s is not MemorySpace.Host else bind(
-        device_put_p, o, devices=(s,), srcs=(None,),
-        copy_semantics=(ArrayCopySemantics.ALWAYS_COPY,))[0]
-        for o, s in zip(outs[:n], out_memory_spaces)]
+    placed = [bind(device_put_p, o, devices=(s,), srcs=(None,),
+                   copy_semantics=(ArrayCopySemantics.ALWAYS_COPY,))[0]
+              for o, s in zip(outs[:n], out_memory_spaces)]
     it = iter(outs[n:])
     return placed, [next(it) if z else core.Zero(a) for z, a in zip(out_nz, jaxpr.out_avals)]
 

@@ -242,6 +242,8 @@ SCENARIOS = {
     "host_jit_grad": lambda J: J.jax.jit(J.jax.grad(lambda a: J.jnp.sum(a * a)))(_host(J)),
     "host_value_and_grad": lambda J: J.jax.value_and_grad(lambda a: J.jnp.sum(J.jnp.sin(a)))(
         _host(J)),
+    "host_vjp_device_ct": lambda J: J.jax.vjp(lambda a: a * 3, _host(J))[1](V),
+    "host_vjp_host_ct": lambda J: J.jax.vjp(lambda a: a * 3, _host(J))[1](_host(J)),
     "host_jvp": lambda J: J.jax.jvp(lambda a: a * 3, (_host(J),), (_host(J),)),
     "grad_through_put_to_host": lambda J: J.jax.grad(lambda a: J.jnp.sum(
         J.jax.device_put(a, J.jax.memory.Space.Host) * 2))(V),
