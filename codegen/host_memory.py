@@ -126,9 +126,10 @@ def _result(buf, aval, kind):
 
 def kinds_key(leaves, shardings=None) -> tuple:
     """The part of `jit`'s cache key that says which argument leaves are Arrays in
-    which memory (what `jit_entry` checks and lowers): () when no leaf is in host
-    memory and `jit` names no shardings."""
-    if ((shardings is None or not _one_device(shardings))
+    which memory (what `jit_entry` checks and lowers, and a sharded `jit` naming a host
+    memory kind checks): () when no leaf is in host memory and `jit` names no
+    shardings, or only device memory over several devices."""
+    if ((shardings is None or not (_one_device(shardings) or _names_host_kind(shardings)))
             and not any(type(x) is HostMemoryArray for x in leaves)):
         return ()
     return (tuple(kind_of(x) or isinstance(x, runtime.Array) for x in leaves),)
@@ -137,6 +138,10 @@ def kinds_key(leaves, shardings=None) -> tuple:
 def _one_device(tree) -> bool:
     leaves = tree_util.tree_leaves(tree, is_leaf=is_layout)
     return all(s is None or isinstance(s, SingleDeviceSharding) for s in leaves)
+
+
+def _names_host_kind(tree) -> bool:
+    return names_host(tree_util.tree_leaves(tree, is_leaf=is_layout))
 
 
 def involved(shardings, leaves, closed) -> bool:

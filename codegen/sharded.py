@@ -184,11 +184,11 @@ class GlobalArray(runtime.Array):
     @property
     def addressable_shards(self):
         """Each device's part, in the sharding's device order."""
-        kind = host_kind(self._sharding)   # (in host memory: HostMemoryArrays)
-        shard_aval = runtime.intern_aval(in_memory_space(ShapedArray(
-            self._sharding.shard_shape(self.shape), self.dtype, self.weak_type),
-            kind_to_space(kind)))
-        cls = runtime.CommittedArray if kind is None else runtime.memory_rule[1]
+        shard_aval = runtime.intern_aval(ShapedArray(
+            self._sharding.shard_shape(self.shape), self.dtype, self.weak_type))
+        # (in host memory: HostMemoryArrays, typed as the device's, as in JAX)
+        cls = runtime.CommittedArray if host_kind(self._sharding) is None \
+            else runtime.memory_rule[1]
         index = self._sharding.devices_indices_map(self.shape)
         seen: dict = {}
         out = []

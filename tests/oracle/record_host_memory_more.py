@@ -123,7 +123,7 @@ def _co2_nested(J):
 def _block_cond(J):
     def f(x):
         with J.compute_on("device_host"):
-            z = J.jax.lax.cond(x.sum() > 0, lambda v: v * 2, lambda v: v - 1, x)
+            z = J.jax.lax.cond(J.jnp.max(x) > 2, lambda v: v * 2, lambda v: v - 1, x)
         return z + 1
     return f
 
@@ -153,14 +153,15 @@ def _offload_grad(J, name):
 
 
 def device_puts(text):
-    """The `device_put` equations of a printed jaxpr, each as `in -> out devices`
-    (types and destinations; variable names dropped)."""
+    """The `device_put` equations of a printed jaxpr, each as `out <- destination`
+    (types and params; variable names dropped), sorted (JAX prints the backward jaxpr
+    of its `remat` first, as a `let`)."""
     out = []
     for m in re.finditer(r"(\w+):(\S+) = device_put\[\s*copy_semantics=(\S+)\s*"
                          r"devices=(\S+)\s*srcs=(\S+)\s*\] (\w+)", text):
         out.append(f"{m.group(2)} <- devices={m.group(4)} copy_semantics={m.group(3)} "
                    f"srcs={m.group(5)}")
-    return out
+    return sorted(out)
 
 
 def _host(J):
@@ -212,8 +213,10 @@ SCENARIOS = {
     "compute_on_host": lambda J: _lower_and_call(J.jax.jit(_block(J, "device_host")), V),
     "compute_on_device": lambda J: _lower_and_call(J.jax.jit(_block(J, "device")), V),
     "compute_on_eager": lambda J: _block(J, "device_host")(V),
-    "compute_on_grad": lambda J: _lower_and_call(J.jax.jit(J.jax.grad(
-        lambda x: J.jnp.sum(_block(J, "device_host")(x)))), V),
+    "compute_on_grad": lambda J: J.jax.jit(J.jax.grad(
+        lambda x: J.jnp.sum(_block(J, "device_host")(x))))(V),
+    "compute_on_grad_text": lambda J: J.jax.jit(J.jax.grad(
+        lambda x: J.jnp.sum(_block(J, "device_host")(x)))).lower(V).as_text(),
     "compute_on_nested_jit": lambda J: _lower_and_call(J.jax.jit(_nested(J)), V),
     "compute_on_cond": lambda J: _lower_and_call(J.jax.jit(_block_cond(J)), V),
     "compute_on2_jaxpr": lambda J: str(J.jax.make_jaxpr(_co2(J))(V)),
