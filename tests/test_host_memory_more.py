@@ -18,14 +18,13 @@ import astjax.numpy as jnp
 from astjax.compat.ad_checkpoint import checkpoint_name
 from astjax.compat.experimental import compute_on as compute_on_module
 from astjax.compat.experimental.compute_on import compute_on
-from astjax.errors import AstjaxError
 
 sys.path.insert(0, str(Path(__file__).parent / "oracle"))
 from record_host_memory_more import SCENARIOS, namespace, summarize  # noqa: E402
+from test_host_memory import raises_like_jax  # noqa: E402
 
 RECORDED = json.loads((Path(__file__).parent / "oracle" / "host_memory_more.json").read_text())
 J = namespace(jax, jnp, jax.sharding, compute_on_module, checkpoint_name)
-_BUILTIN = {"ValueError": ValueError, "TypeError": TypeError}
 # known differences, each a strict xfail
 XFAIL = {
     "compute_on_nested_jit": "astjax inlines a jitted function called inside a compute_on "
@@ -91,10 +90,7 @@ def _params():
 def test_as_jax(name):
     theirs = _normalized(RECORDED[name])
     if "raises" in theirs:
-        with pytest.raises(_BUILTIN[theirs["raises"]]) as e:
-            SCENARIOS[name](J)
-        assert isinstance(e.value, AstjaxError)
-        assert theirs["message"] in str(e.value)
+        raises_like_jax(theirs, lambda: SCENARIOS[name](J))
         return
     _close(_normalized(summarize(SCENARIOS[name](J), jax)), theirs)
 

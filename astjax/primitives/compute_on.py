@@ -31,14 +31,12 @@ lowered marked `_xla_compute_type`), `compute_type`, `out_memory_spaces` (one
 """
 from __future__ import annotations
 
-import numpy as np
-
 from .. import core
 from ..core import bind
 from ..errors import ArgumentValueError
 from ..ir import in_memory_space
 from ..memory import space_to_kind
-from .base import call_source, matchaxis, register
+from .base import call_source, matchaxis, private_function, register
 from .device_put import ArrayCopySemantics, device_put_p
 
 __all__ = ["compute_on_p", "XLA_COMPUTE_TYPES"]
@@ -70,22 +68,9 @@ def _lowering(ctx, *args, jaxpr, compute_type, out_memory_spaces, compiler_optio
         raise ArgumentValueError("Nesting `compute_on` with different compute types is not "
                                  "allowed.", hint="call compute_on2 outside the other one")
     mb = ctx.mb
-    slot = len(mb.functions)
     taken = sum(f.startswith("func.func private @compute_on") for f in mb.functions)
-    name = "compute_on" if not taken else f"compute_on_{taken - 1}"
-    mb.functions.append("func.func private @compute_on")   # (reserved while lowering)
-    saved = mb.lines, mb.indent, mb.consts
-    mb.lines, mb.indent, mb.consts = [], 4, {}
-    params = [mb.fresh(ctx.type(a)) for a in ctx.avals_in]
-    consts = [ctx.constant(np.asarray(c), core.get_aval(c)) for c in jaxpr.consts]
-    outs = ctx.lower_jaxpr(jaxpr.jaxpr, consts, params)
-    types = [mb.types[o] for o in outs]
-    mb.emit(f"func.return {', '.join(outs)} : {', '.join(types)}" if outs else "func.return")
-    body = mb.lines
-    mb.lines, mb.indent, mb.consts = saved
-    head = ", ".join(f"{p}: {mb.types[p]}" for p in params)
-    mb.functions[slot] = (f"func.func private @{name}({head}) -> ({', '.join(types)}) {{\n"
-                          + "\n".join(body) + "\n}")
+    name = private_function(ctx, jaxpr, lambda slot: "compute_on" if not taken
+                            else f"compute_on_{taken - 1}")
     attrs = {"_xla_compute_type": f'"{XLA_COMPUTE_TYPES[compute_type]}"'}
     if compiler_options_json is not None:
         attrs["backend_config"] = '"' + compiler_options_json.replace('"', '\\"') + '"'
