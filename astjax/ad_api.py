@@ -24,6 +24,7 @@ from .primitives import ops as lax  # (not .lax: lax.reduce uses this module)
 from .ad_dtypes import (
     check_rev_input as _check_rev_input,
     check_rev_output as _check_rev_output,
+    check_cotangent as _check_cotangent,
     check_fwd_input as _check_fwd_input,
     check_inputs as _check_inputs)
 from .api import Jitted
@@ -587,11 +588,8 @@ class _VjpBody:
                                     hint="pass a cotangent shaped like f's output")
         for c, a in zip(ct_leaves, self.out_avals):
             ca = leaf_aval(c) if not (isinstance(c, np.ndarray) and c.dtype == float0) else None
-            if ca is not None and ca.shape != a.shape:
-                raise ArgumentValueError(f"Shape of cotangent input to vjp pullback function "
-                                         f"{ca.shape} must be the same as the shape of the "
-                                         f"corresponding primal output {a.shape}.",
-                                         hint="pass a cotangent shaped like f's output")
+            if ca is not None:
+                _check_cotangent(ca, a)
         cts = [c for i, c in enumerate(ct_leaves) if self.out_nz[i]]
         outs_ = _run(self._backward(), list(res) + cts) if (cts or self.nres) else []
         it = iter(_explicit.like_primals(outs_, [s for s, z in zip(self.layouts, self.nz)

@@ -3,14 +3,17 @@ tracing: what `grad` / `value_and_grad` / `jacrev` / `hessian` accept as inputs 
 complex only with `holomorphic=True`, integers only with `allow_int`) and as the
 differentiated output (real floating, or complex exactly with `holomorphic=True`), and
 what `jacfwd` accepts as inputs. Each violation is a located `DifferentiationTypeError`
-(a TypeError) with JAX's first sentence.
+(a TypeError) with JAX's first sentence. `grad` of an output in pinned host memory is
+JAX's ValueError (its 1.0 seed is a device value).
 """
 from __future__ import annotations
 
 import numpy as np
 
 from . import dtypes, tree_util
-from .errors import DifferentiationTypeError
+from .errors import ArgumentValueError, DifferentiationTypeError
+from .ir import in_memory_space
+from .memory import MemorySpace
 from .staging import leaf_aval
 from .transforms.ad import differentiable
 
@@ -57,6 +60,27 @@ def check_rev_output(name, holomorphic, aval):
                   "vjp with a complex cotangent" if complex_out else
                   "an integer or Boolean result has no gradient; use vjp directly, or "
                   "return a float value"))
+    if name == "grad":   # (JAX seeds the pullback with a 1.0 in device memory)
+        check_cotangent(in_memory_space(aval, MemorySpace.Device), aval,
+                        "put the differentiated output in device memory (jax.device_put("
+                        "y, jax.memory.Space.Device)) before returning it")
+
+
+def check_cotangent(ct_aval, aval, hint="device_put the cotangent to the output's memory "
+                    "space (jax.memory.Space.Host or Space.Device)"):
+    """JAX's ValueErrors for a cotangent of type `ct_aval` given to a VJP whose
+    primal output has type `aval`: another shape, or another memory space."""
+    if ct_aval.shape != aval.shape:
+        raise ArgumentValueError(f"Shape of cotangent input to vjp pullback function "
+                                 f"{ct_aval.shape} must be the same as the shape of the "
+                                 f"corresponding primal output {aval.shape}.",
+                                 hint="pass a cotangent shaped like f's output")
+    device = MemorySpace.Device   # (avals of other kinds: no memory space)
+    if getattr(ct_aval, "memory_space", device) is not getattr(aval, "memory_space", device):
+        raise ArgumentValueError(
+            f"unexpected JAX type (e.g. shape/dtype) for argument to VJP function: got "
+            f"{ct_aval._long()}, but expected {aval._long()} because the corresponding "
+            f"output of the differentiated function had JAX type {aval._long()}", hint=hint)
 
 
 def check_fwd_input(holomorphic, aval):

@@ -683,7 +683,7 @@ def device_put(x: Any, device: Any = None, *, src: Any = None, donate: bool = Fa
     staged = core.current_builder() is not None
     device = _host_memory.destination(device, staged)   # (a memory.Space)
     if device is not None and not hasattr(device, "platform") and not (
-            staged and isinstance(device, (_memory.Space, _sharding.SingleDeviceSharding))):
+            staged and isinstance(device, (_memory.Space, _sharding.Sharding))):
         layouts = tree_util.tree_leaves(device, is_leaf=_is_layout)
         if layouts and all(_is_layout(s) for s in layouts):
             _memory.check_memory_kinds(layouts, runtime.platform())   # (memory.py)

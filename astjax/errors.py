@@ -39,12 +39,14 @@ __all__ = [
 class SourceInfo:
     """Where an equation or error comes from; `name` is the user's variable name and
     `phase` what a transform made of it ('forward', 'backward', 'tangent', 'batched'),
-    used for comments in generated source."""
-    __slots__ = ("file", "line", "col", "end_col", "name", "phase")
+    used for comments in generated source; `compute_type` the `compute_on` block it
+    was staged in (`astjax/compat/experimental/compute_on.py`), or None."""
+    __slots__ = ("file", "line", "col", "end_col", "name", "phase", "compute_type")
 
-    def __init__(self, file=None, line=None, col=None, end_col=None, name=None, phase=None):
+    def __init__(self, file=None, line=None, col=None, end_col=None, name=None, phase=None,
+                 compute_type=None):
         self.file, self.line, self.col, self.end_col, self.name = file, line, col, end_col, name
-        self.phase = phase
+        self.phase, self.compute_type = phase, compute_type
 
     def replace(self, **kw):
         d = {k: getattr(self, k) for k in self.__slots__}
@@ -92,7 +94,7 @@ class _FrameSourceInfo(SourceInfo):
 
     def __init__(self, code, lasti, name=None, phase=None):
         self.file, self.name, self.phase = code.co_filename, name, phase
-        self._code, self._lasti = code, lasti
+        self._code, self._lasti, self.compute_type = code, lasti, None
 
     def __getattr__(self, attr):
         if attr not in _LAZY:
@@ -108,7 +110,7 @@ class _FrameSourceInfo(SourceInfo):
         return getattr(self, attr)
 
     def replace(self, **kw):
-        if self._code is not None and not _LAZY.intersection(kw):
+        if self._code is not None and not _LAZY.intersection(kw) and "compute_type" not in kw:
             d = {"name": self.name, "phase": self.phase}
             d.update(kw)
             new = _FrameSourceInfo(self._code, self._lasti, d["name"], d["phase"])

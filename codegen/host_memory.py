@@ -28,15 +28,15 @@ comes here too).
 from __future__ import annotations
 
 from astjax import core, tree_util
-from astjax.errors import ArgumentValueError, NotImplementedInAstjaxError
+from astjax.errors import ArgumentValueError
 from astjax.ir import in_memory_space, memory_space_rule
 from astjax.memory import MEMORY_KINDS, MemorySpace, check_placeable, kind_to_space
-from astjax.primitives.device_put import device_put_p
 from astjax.primitives.spmd import is_layout, layouts_per_leaf, resolve_sharding
-from astjax.sharding_impls import Sharding, SingleDeviceSharding
+from astjax.sharding_impls import SingleDeviceSharding
 
 from . import runtime, sharded, stablehlo
-from .spmd import _flat_in
+from .host_sharded import check_arg_kind, jaxpr_memory_kinds, placements
+from .spmd import _flat_in, needs_spmd
 from .runtime import xc
 
 __all__ = ["HostMemoryArray", "destination", "put", "put_tree", "names_host", "kind_of", "kinds_key", "MemoryEntry", "involved", "eager_apply",
@@ -51,14 +51,14 @@ class HostMemoryArray(runtime.CommittedArray):
     @property
     def sharding(self):
         """The whole array on its device, in its memory kind."""
-        return SingleDeviceSharding(self.device, memory_kind=self._buf._sharding.memory_kind)
+        return SingleDeviceSharding(self.device, memory_kind=self._buf._sharding._memory_kind)
 
 
 def kind_of(x):
     """The memory kind of argument leaf `x` when its layout is known (a committed
     Array: JAX's specified argument sharding), else None."""
     if type(x) is HostMemoryArray:
-        return x._buf._sharding.memory_kind
+        return x._buf._sharding._memory_kind
     if isinstance(x, runtime.CommittedArray):
         return "device"
     return None
@@ -103,8 +103,7 @@ def names_host(layouts, x=()) -> bool:
 
 def put_tree(x, shardings, loc=None):
     """`device_put(x, shardings)` when a sharding names a host memory kind: each leaf
-    put in its sharding's memory (a multi-device layout in host memory: the located
-    refusal)."""
+    put in its sharding's memory (over several devices: `sharded.put`)."""
     leaves, tree = tree_util.flatten_for_staging(x)
     out = []
     for v, s in zip(leaves, layouts_per_leaf(shardings, x, "device_put: the shardings", loc)):
@@ -113,13 +112,8 @@ def put_tree(x, shardings, loc=None):
             out.append(runtime.device_put(v))
         elif isinstance(s, SingleDeviceSharding):
             out.append(put(v, s._device, s.memory_kind))
-        elif s.memory_kind in (None, "device"):
+        else:   # (over several devices, in its memory: codegen/host_sharded.py)
             out.append(sharded.put(v, s))
-        else:
-            raise NotImplementedInAstjaxError(
-                f"device_put to {s!r}: astjax puts arrays in host memory on one device "
-                "only (a SingleDeviceSharding)", loc=loc,
-                hint="use SingleDeviceSharding(device, memory_kind=...)")
     return tree_util.tree_unflatten(tree, out)
 
 
@@ -130,32 +124,12 @@ def _result(buf, aval, kind):
 # ------------------------------------------------------------------------ programs
 
 
-def _destination_kind(d):
-    """The memory kind a `device_put` destination names (None: none)."""
-    if isinstance(d, MemorySpace):
-        return "pinned_host" if d is MemorySpace.Host else "device"
-    if isinstance(d, Sharding):
-        return d.memory_kind
-    return None
-
-
-def jaxpr_memory_kinds(jaxpr) -> list:
-    """The memory kinds the `device_put`s of `jaxpr` (nested too) name (JAX's
-    transfer memory kinds)."""
-    out = []
-    for eqn in jaxpr.eqns:
-        if eqn.primitive is device_put_p:
-            out += [k for k in map(_destination_kind, eqn.params["devices"]) if k is not None]
-        for sub in core.sub_jaxprs(eqn.params):
-            out += jaxpr_memory_kinds(sub.jaxpr if isinstance(sub, core.ClosedJaxpr) else sub)
-    return out
-
-
 def kinds_key(leaves, shardings=None) -> tuple:
     """The part of `jit`'s cache key that says which argument leaves are Arrays in
-    which memory (what `jit_entry` checks and lowers): () when no leaf is in host
-    memory and `jit` names no shardings."""
-    if ((shardings is None or not _one_device(shardings))
+    which memory (what `jit_entry` checks and lowers, and a sharded `jit` naming a host
+    memory kind checks): () when no leaf is in host memory and `jit` names no
+    shardings, or only device memory over several devices."""
+    if ((shardings is None or not (_one_device(shardings) or _names_host_kind(shardings)))
             and not any(type(x) is HostMemoryArray for x in leaves)):
         return ()
     return (tuple(kind_of(x) or isinstance(x, runtime.Array) for x in leaves),)
@@ -166,14 +140,21 @@ def _one_device(tree) -> bool:
     return all(s is None or isinstance(s, SingleDeviceSharding) for s in leaves)
 
 
+def _names_host_kind(tree) -> bool:
+    return names_host(tree_util.tree_leaves(tree, is_leaf=is_layout))
+
+
 def involved(shardings, leaves, closed) -> bool:
     """Whether `jit` with `shardings` (its (in, out) pair or None) on `leaves`,
     staged as `closed`, is a MemoryEntry: every sharding is a SingleDeviceSharding,
     and there is one, or an argument in host memory, or a `<host>` value, or a
-    `device_put` to a memory kind inside."""
+    `device_put` to a memory kind inside. (Layouts over several devices, or arrays laid
+    out over them: a partitioned program, `codegen/host_sharded.py`.)"""
     if shardings is not None:
         return _one_device(shardings)
     jaxpr = closed.jaxpr
+    if any(type(x) is sharded.GlobalArray for x in leaves) or needs_spmd(jaxpr):
+        return False
     return (any(type(x) is HostMemoryArray for x in leaves)
             or any(v.aval.memory_space is MemorySpace.Host for v in (*jaxpr.invars,
                                                                        *jaxpr.outvars))
@@ -185,22 +166,6 @@ def _replicated(ndim):
 
 
 _MESH = ("sdy.mesh @empty_mesh = <[]> {stablehlo.mesh = {axes = []}}",)
-
-
-def _placements(out_avals, placed):
-    """`lower_module`'s result hook: each result with a memory kind in `placed`
-    (None: none) put there by the `annotate_device_placement` custom call."""
-    def hook(mb, outs):
-        new = []
-        for o, a, k in zip(outs, out_avals, placed):
-            if k is not None:
-                attrs = {"call_target_name": '"annotate_device_placement"',
-                         "has_side_effect": "true", "backend_config": '""',
-                         "mhlo.frontend_attributes": f'{{_xla_buffer_placement = "{k}"}}'}
-                o = mb.op("stablehlo.custom_call", [o], [a], attrs)[0]
-            new.append(o)
-        return new
-    return hook
 
 
 class MemoryEntry:
@@ -237,7 +202,7 @@ class MemoryEntry:
             arg_shardings=args, result_shardings=results,
             preamble=(lambda: _MESH) if sdy else None,
             result_names=stablehlo.result_names(out_tree),
-            result_hook=_placements(out_avals, out_kinds) if active else None)
+            result_hook=placements(out_avals, out_kinds) if active else None)
         self.consts = list(closed.consts)
         self.executable = None
         self._out_avals = [runtime.intern_aval(a) for a in out_avals]
@@ -305,18 +270,9 @@ def jit_entry(closed, out_tree, name, shardings, dyn_args, leaves, donated, loc,
     for s, x, v in zip(ins, leaves, closed.jaxpr.invars):
         have = kind_of(x) if isinstance(x, runtime.Array) else None
         have = have or ("device" if isinstance(x, runtime.Array) else None)
-        if s is not None and have is not None and s.memory_kind != have:
-            raise ArgumentValueError(
-                "Memory kinds passed to jax.jit does not match memory kind on the "
-                f"respective arg. Got jit memory kind: {s.memory_kind}, arg memory kind: "
-                f"{have} for arg type: {v.aval._long()}", loc=loc,
-                hint="device_put the argument to the jit's memory kind first, or drop "
-                     "its in_shardings entry")
+        if s is not None:
+            check_arg_kind(s, have, v.aval, loc)
         in_kinds.append(s.memory_kind if s is not None else kind_of(x))
-    if any(isinstance(x, sharded.GlobalArray) for x in leaves):
-        raise NotImplementedInAstjaxError(
-            "jit of an array laid out over several devices together with host memory "
-            "kinds", hint="put the arguments on one device", loc=loc)
     return MemoryEntry(closed, out_tree, name, in_kinds,
                        [s.memory_kind if s is not None else None for s in outs], device,
                        donated, compiler_options, jaxpr_memory_kinds(closed.jaxpr))

@@ -26,6 +26,8 @@ import numpy as np
 from astjax import core, dtypes, tree_util
 from astjax.core import ShapedArray
 from astjax.errors import ArgumentTypeError, ArgumentValueError
+from astjax.ir import in_memory_space
+from astjax.memory import kind_to_space
 from astjax.primitives.spmd import layouts_per_leaf, resolve_sharding
 from astjax.sharding_impls import (NamedSharding, PartitionSpec, Sharding, SingleDeviceSharding,
                              hlo_sharding)
@@ -52,13 +54,15 @@ class _XlaSharding(xc.GSPMDSharding):
 _xla_cache: dict = {}
 
 
-def xla_sharding(devs, hlo_text="{replicated}"):
-    """jaxlib's sharding object for buffers on `devs` (in this order)."""
-    key = (tuple(devs), hlo_text)
+def xla_sharding(devs, hlo_text="{replicated}", kind=None):
+    """jaxlib's sharding object for buffers on `devs` (in this order), in memory
+    `kind` (None: device memory; `codegen/host_sharded.py`)."""
+    key = (tuple(devs), hlo_text, kind)
     s = _xla_cache.get(key)
     if s is None:
         s = _xla_cache[key] = _XlaSharding(xc.DeviceList(tuple(devs)),
-                                           xc.HloSharding.from_string(hlo_text))
+                                           xc.HloSharding.from_string(hlo_text),
+                                           memory_kind=kind)
     return s
 
 
@@ -182,14 +186,16 @@ class GlobalArray(runtime.Array):
         """Each device's part, in the sharding's device order."""
         shard_aval = runtime.intern_aval(ShapedArray(
             self._sharding.shard_shape(self.shape), self.dtype, self.weak_type))
+        # (in host memory: HostMemoryArrays, typed as the device's, as in JAX)
+        cls = runtime.CommittedArray if host_kind(self._sharding) is None \
+            else runtime.memory_rule[1]
         index = self._sharding.devices_indices_map(self.shape)
         seen: dict = {}
         out = []
         for d, buf in zip(self._local, self._buffers()):
             idx = index[d]
             key = tuple((s.start, s.stop) for s in idx)
-            out.append(Shard(d, idx, runtime.CommittedArray(buf, shard_aval),
-                             seen.get(key, 0)))
+            out.append(Shard(d, idx, cls(buf, shard_aval), seen.get(key, 0)))
             seen[key] = seen.get(key, 0) + 1
         return out
 
@@ -250,8 +256,9 @@ class GlobalArray(runtime.Array):
         if devs == self._devices:
             return self._arr
         by_dev = dict(zip(self._local, self._buffers()))
-        return xc.ArrayImpl(self.aval, xla_sharding(devs), [by_dev[d] for d in local(devs)],
-                            committed=True, _skip_checks=True)
+        return xc.ArrayImpl(self.aval, xla_sharding(devs, kind=host_kind(self._sharding)),
+                            [by_dev[d] for d in local(devs)], committed=True,
+                            _skip_checks=True)
 
 
 def _host_value(x, dtype=None):
@@ -279,7 +286,8 @@ def assemble(aval, sharding, bufs, devs) -> runtime.Array:
         return runtime.Array(bufs[0], runtime.intern_aval(aval))
     hlo = hlo_sharding(sharding, aval.ndim, devs) if isinstance(sharding, NamedSharding) \
         else "{replicated}"
-    arr = xc.ArrayImpl(aval, xla_sharding(devs, hlo), list(bufs), committed=True,
+    kind = host_kind(sharding)
+    arr = xc.ArrayImpl(aval, xla_sharding(devs, hlo, kind), list(bufs), committed=True,
                        _skip_checks=True)
     return GlobalArray(arr, aval, sharding, devs)
 
@@ -304,9 +312,17 @@ def put(x, sharding) -> runtime.Array:
         value, sharding_ = {d: value for d in devs}, sharding
     index = sharding_.devices_indices_map(aval.shape)   # IndivisibleError when it must
     shard_aval = ShapedArray(sharding.shard_shape(aval.shape), aval.dtype, aval.weak_type)
-    bufs = [runtime.put_host(np.ascontiguousarray(value[d][index[d]]), shard_aval, d)
+    kind = host_kind(sharding)   # (a host memory: the global type says which space)
+    bufs = [runtime.put_host(np.ascontiguousarray(value[d][index[d]]), shard_aval, d, kind)
             for d in local(devs)]
-    return assemble(ShapedArray(aval.shape, aval.dtype, aval.weak_type), sharding, bufs, devs)
+    return assemble(in_memory_space(ShapedArray(aval.shape, aval.dtype, aval.weak_type),
+                                    kind_to_space(kind)), sharding, bufs, devs)
+
+
+def host_kind(sharding):
+    """The host memory kind `sharding` names (None: device memory)."""
+    kind = getattr(sharding, "memory_kind", None)
+    return None if kind in (None, "device") else kind
 
 
 def _partial_sums(value, sharding):

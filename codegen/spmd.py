@@ -36,14 +36,16 @@ from astjax import core, tree_util
 from astjax.config import config
 from astjax import sharding_impls as shd
 from astjax.core import ShapedArray
+from astjax.ir import memory_space_rule
 from astjax.errors import (ArgumentValueError, NotImplementedInAstjaxError, caller_location,
                            function_name)
+from astjax.primitives.device_put import device_put_p
 from astjax.primitives.spmd import (SPMD_PRIMITIVES, check_sharding_fits, is_partial,
                                     is_layout, layouts_per_leaf, platform_index_operand,
                                     resolve_sharding,
                                     reshard, sharding_constraint_p)
 
-from . import explicit, runtime, sharded, stablehlo
+from . import explicit, host_sharded, runtime, sharded, stablehlo
 from .runtime import xc
 
 __all__ = ["SpmdExecutable", "SpmdEntry", "needs_spmd", "layouts_of", "eager_apply",
@@ -62,6 +64,8 @@ def _out_sharding(eqn):
     """The layout an equation asks for its result (`lax.dot_general` / `reshape` /
     `broadcast_in_dim`'s `out_sharding`, a param `out_sharding` or `sharding`)."""
     s = eqn.params.get("out_sharding", eqn.params.get("sharding"))
+    if s is None and eqn.primitive is device_put_p:   # (a layout: codegen/host_sharded.py)
+        s = next((d for d in eqn.params["devices"] if isinstance(d, shd.NamedSharding)), None)
     return s if isinstance(s, shd.NamedSharding) else None
 
 
@@ -138,9 +142,11 @@ class SpmdExecutable:
     (name, value) pairs, set on the compile options as for one device."""
 
     def __init__(self, text, in_avals, out_avals, devs, mesh, in_shardings, out_shardings,
-                 sdy=False, compiler_options=()):
+                 sdy=False, compiler_options=(), out_kinds=None):
         self.module_text, self.devices, self.mesh = text, tuple(devs), mesh
-        self.in_avals, self.out_avals = list(in_avals), list(out_avals)
+        out_kinds = out_kinds or [None] * len(out_avals)   # (codegen/host_sharded.py)
+        self.in_avals = list(in_avals)
+        self.out_avals = host_sharded.result_avals(out_avals, out_kinds)
         n = len(self.devices)
         opts = xc.CompileOptions()
         opts.num_replicas = 1
@@ -161,6 +167,8 @@ class SpmdExecutable:
                              for s, op, a in zip(in_shardings, params, self.in_avals)]
         self.out_shardings = [s if s is not None else _from_xla(op, a, mesh, self.devices)
                               for s, op, a in zip(out_shardings, outs, self.out_avals)]
+        self.out_shardings = [s if k is None or s.memory_kind == k else s.with_memory_kind(k)
+                              for s, k in zip(self.out_shardings, out_kinds)]
         for s in self.out_shardings:
             if isinstance(s, shd.SingleDeviceSharding):
                 raise NotImplementedInAstjaxError(
@@ -168,8 +176,8 @@ class SpmdExecutable:
                     "(SingleDeviceSharding) is not supported yet",
                     hint="lay results out with a NamedSharding")
         self.handlers = [xc.array_result_handler(
-            a, sharded.xla_sharding(self.devices, shd.hlo_sharding(s, a.ndim, self.devices)),
-            committed=True, _skip_checks=True)
+            a, sharded.xla_sharding(self.devices, shd.hlo_sharding(s, a.ndim, self.devices),
+                                    sharded.host_kind(s)), committed=True, _skip_checks=True)
             for a, s in zip(self.out_avals, self.out_shardings)]
         # XLA's CPU collectives deadlock when several such programs are in flight
         # (docs/scaling.md): a partitioned program with collectives (the user's or
@@ -291,6 +299,9 @@ class SpmdEntry:
         self.param_shardings = [rep] * nconst + ins
         avals = [v.aval for v in jaxpr.constvars] + self.in_avals
         self.shardy = shardy()
+        # memory kinds (codegen/host_sharded.py): None when every one is `device`
+        self.kinds = host_sharded.kinds_of(self.param_shardings, out_shardings, out_avals,
+                                           jaxpr)
         self._avals, self._out_avals = avals, out_avals
         self._lowering = (name, {i + nconst for i in donated}, list(out_shardings),
                           stablehlo.result_names(out_tree))
@@ -310,19 +321,24 @@ class SpmdEntry:
             jaxpr = core.Jaxpr([index, *jaxpr.constvars], jaxpr.invars, jaxpr.outvars,
                                jaxpr.eqns)
             donated = {i + 1 for i in donated}
+        k = self.kinds or host_sharded.Kinds([None] * len(self._avals),
+                                             [None] * len(self._out_avals), [])
         with shd.lowering_assignment(self.devices), \
                 platform_index_operand("%arg0" if platform_index else None):
-            texts = [sharding_attr(s, a.ndim, self.devices, self.shardy)
-                     for s, a in zip(self.param_shardings, self._avals)]
-            out_texts = [sharding_attr(s, a.ndim, self.devices, self.shardy)
-                         for s, a in zip(out_shardings, self._out_avals)]
+            texts = [host_sharded.with_kind(sharding_attr(s, a.ndim, self.devices, self.shardy),
+                                            kind)
+                     for s, a, kind in zip(self.param_shardings, self._avals, k.args)]
+            out_texts = [host_sharded.with_kind(sharding_attr(s, a.ndim, self.devices,
+                                                              self.shardy), kind)
+                         for s, a, kind in zip(out_shardings, self._out_avals, k.results)]
             if platform_index:
                 texts = ['jax.global_constant = "_platform_index"', *texts]
             return stablehlo.lower_module(
                 jaxpr, name=f"jit_{name}", donated=donated, platform=platform,
                 num_partitions=len(self.devices), arg_shardings=texts,
                 result_shardings=out_texts, preamble=shd.sdy_mesh_decls,
-                result_names=result_names)
+                result_names=result_names,
+                result_hook=self.kinds and self.kinds.hook(self._out_avals))
 
     def for_platform(self, platform):
         """This signature lowered for `platform` instead (`Traced.lower(
@@ -351,7 +367,9 @@ class SpmdEntry:
         if self.executable is None:
             self.executable = SpmdExecutable(self.text, self._avals, self._out_avals,
                                              self.devices, self.mesh, self.param_shardings,
-                                             self.result_shardings, self.shardy, self.compiler_options)
+                                             self.result_shardings, self.shardy,
+                                             self.compiler_options,
+                                             self.kinds and self.kinds.results)
             self._const_arrays = self.executable.prepare(self.consts)
         return self
 
@@ -488,6 +506,7 @@ def jit_entry(closed, out_tree, name, shardings, dyn_args, leaves, donated, loc,
     for s, a, x in zip(ins, avals, leaves):
         if s is not None:
             check_sharding_fits(s, a, "jit in_shardings", loc)
+            host_sharded.check_arg_kind(s, host_sharded.arg_kind(x), a, loc)
             if type(x) is sharded.GlobalArray and not (
                     x._sharding == s or _equivalent(x._sharding, s, a.ndim)):
                 raise ArgumentValueError(
@@ -588,16 +607,17 @@ def eager_apply(prim, args, params):
     if entry is None:
         t = explicit.check(prim, args, params)   # JAX's ShardingTypeError, Explicit axes
         invars = [core.Var(a) for a in avals]
-        out = prim.abstract_eval(*avals, **params)
+        out = memory_space_rule(prim, avals, prim.abstract_eval(*avals, **params))
         out_avals = out if prim.multiple_results else [out]
         outvars = [core.Var(a) for a in out_avals]
         jaxpr = core.Jaxpr([], invars, outvars, [core.Eqn(prim, invars, outvars, params)])
         closed = core.ClosedJaxpr(jaxpr, [])
         if t is not None and len(outvars) == 1:
             closed = constrain_unreduced(closed, {outvars[0]: t})
-        # (an unreduced operand keeps its layout: its shards are partial sums)
-        ins = [s if isinstance(s, shd.NamedSharding) and s.spec.unreduced else None
-               for s in layouts]
+        # (an unreduced operand keeps its layout: its shards are partial sums; one in
+        # host memory stays there, codegen/host_sharded.py)
+        ins = [s if isinstance(s, shd.NamedSharding) and (
+            s.spec.unreduced or sharded.host_kind(s)) else None for s in layouts]
         outs_s = [None] * len(out_avals)
         if (prim in SPMD_PRIMITIVES and "sharding" in params
                 and not is_partial(params["sharding"], avals[0].ndim)):

@@ -15,7 +15,7 @@ from astjax import core, dtypes, tree_util
 from astjax.errors import (AstjaxError, JAXValueError, NotImplementedInAstjaxError,
                            RuntimeDTypeError, format_location)
 from astjax.util import Namer
-from . import dynamic_shapes
+from . import compute_on, dynamic_shapes
 
 def _narrow_type(name):
     """MLIR's element type for an ml_dtypes name: float8_e4m3fn -> f8E4M3FN, int4 -> i4."""
@@ -303,6 +303,8 @@ def lower_jaxpr(mb: ModuleBuilder, jaxpr: core.Jaxpr, consts, args, platform="cp
             if getattr(a, "dtype", None) in _NO_OPERATION_TYPES:
                 _check_op_types(eqn, ctx)
         first = names.counter
+        placed = getattr(eqn.source_info, "compute_type", None)   # (codegen/compute_on.py)
+        start = len(mb.lines) if placed is not None else 0
         try:
             outs = rule(ctx, *[constant(a.val, a.aval) if type(a) is _Literal else env[a]
                                for a in eqn.invars], **eqn.params)
@@ -312,6 +314,8 @@ def lower_jaxpr(mb: ModuleBuilder, jaxpr: core.Jaxpr, consts, args, platform="cp
                 e.args = (str(e),)
             raise
         origins.append((first, names.counter, eqn))
+        if placed is not None:
+            compute_on.tag(mb.lines, start, [outs] if isinstance(outs, str) else outs, placed)
         if prim.multiple_results:
             for v, o in zip(eqn.outvars, outs):
                 env[v] = o

@@ -357,6 +357,8 @@ def test_cases_cover_the_rules():
                  # vmap of grad / of a checkpoint vs JAX's stored values:
                  # tests/test_optimize_remat.py
                  "remat_opt", "closed_call",
+                 # compute_on2 under vmap vs JAX's stored values: tests/test_host_memory_more.py
+                 "compute_on",
                  # batched keys vs JAX's rule: tests/test_lax_more.py
                  "rng_bit_generator",
                  # vmap (both operands, one operand) vs JAX's stored values:

@@ -68,6 +68,8 @@ NO_CASES: dict[str, str] = {
                     "tests/test_scaled_and_dtypes.py (samples, vmap, jvp vs JAX's stored "
                     "values), tests/test_gamma_grad.py (derivatives vs JAX and the CDF)",
     "composite": "takes a jaxpr: tests/test_lax_more.py (values, lowering vs JAX's)",
+    "compute_on": "takes a jaxpr (compute_on2): tests/test_host_memory_more.py (jaxpr, "
+                  "module, values, grad, vmap vs JAX's)",
     **{n: "takes jaxprs (custom_vjp's optimize_remat=True): tests/test_optimize_remat.py "
           "(values, derivatives, vmap, kernel runs vs JAX's stored results)"
        for n in ("remat_opt", "closed_call")},

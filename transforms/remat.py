@@ -14,8 +14,10 @@ An equation reading only known values is asked about: `policy(prim, *avals,
 `Offloadable(src, dst)`. A saved equation stays on the known side and its outputs,
 when the unknown side needs them, become residuals; a recomputed one is copied to the
 staged side as well, so only its inputs are residuals. Effectful equations are never
-recomputed. An offloaded value is saved: astjax has no memory spaces, and on CPU the
-host memory JAX offloads to is the device's own.
+recomputed. An offloaded one stays on the known side, its outputs copied to memory
+`dst` by a `device_put` there (the copies are the residuals, typed `f32<host>[...]`
+for `pinned_host`), and the staged side starts by copying them back to `src`, as JAX
+does.
 
 `split_checkpoint(eqn, unknowns, policy, tx)` splits one `checkpoint` equation that
 way into a known and a staged `checkpoint` equation: the `checkpoint` primitive's
@@ -37,7 +39,10 @@ import numpy as np
 from astjax import core
 from astjax.core import Eqn, Var
 from astjax.errors import ArgumentTypeError
+from astjax.ir import in_memory_space
+from astjax.memory import kind_to_space
 from astjax.primitives.custom_derivatives import checkpoint_p
+from astjax.primitives.device_put import ArrayCopySemantics, device_put_p
 
 __all__ = ["Saveable", "Recompute", "Offloadable", "partial_eval_jaxpr_custom",
            "split_checkpoint", "policy_case"]
@@ -119,6 +124,16 @@ def partial_eval_jaxpr_custom(closed: core.ClosedJaxpr, unknowns, policy, tx, in
     def add_known(eqn):
         known_eqns.append(eqn)
         case = Saveable if core.has_effects(eqn) else policy_case(policy, eqn)
+        if isinstance(case, Offloadable):
+            offload, resvars, reload = _offload(eqn, case)
+            known_eqns.append(offload)
+            staged_eqns.append(reload)
+            for r in resvars:
+                env[r] = (False, True)
+                residuals[r] = None
+            for v in eqn.outvars:
+                env[v] = (False, True)
+            return
         if isinstance(case, RecomputeType):
             need(eqn.invars)
             staged_eqns.append(eqn)
@@ -169,6 +184,22 @@ def partial_eval_jaxpr_custom(closed: core.ClosedJaxpr, unknowns, policy, tx, in
                         res + [v for v, u, i in zip(jaxpr.invars, unknowns, inst) if u or i],
                         [a for a, i in zip(jaxpr.outvars, out_inst) if i], staged_eqns)
     return known, _fresh(staged), out_uk, out_inst, len(res)
+
+
+def _offload(eqn, case):
+    """An `Offloadable(src, dst)` answer for `eqn`, as JAX does it: (the known side's
+    `device_put` of its outputs to memory `dst`, those copies -- the residuals, typed in
+    `dst`'s memory space -- and the staged side's `device_put` of them back to `src`,
+    rebinding the outputs). Both copy (`ALWAYS_COPY`) and have no source location."""
+    n = len(eqn.outvars)
+    dst, src = kind_to_space(case.dst), kind_to_space(case.src)
+    resvars = [Var(in_memory_space(v.aval, dst)) for v in eqn.outvars]
+    # (JAX's own params: `srcs` and `copy_semantics` of one entry for an equation of one
+    # output, and of one per output here)
+    params = dict(srcs=(None,) * n, copy_semantics=(ArrayCopySemantics.ALWAYS_COPY,) * n)
+    return (Eqn(device_put_p, list(eqn.outvars), resvars, dict(devices=(dst,) * n, **params)),
+            resvars,
+            Eqn(device_put_p, resvars, list(eqn.outvars), dict(devices=(src,) * n, **params)))
 
 
 def split_checkpoint(eqn, unk, policy, tx, inst=None):

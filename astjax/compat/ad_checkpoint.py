@@ -229,9 +229,10 @@ def _function_spans(file: str) -> tuple:
 
 
 def _where(info) -> str:
-    """` from file:line:col (function)` as JAX prints it."""
+    """` from file:line:col (function)` as JAX prints it (` from ` alone for an
+    equation made where there is no user line: a checkpoint's offloading copies)."""
     if not getattr(info, "file", None) or not info.line:
-        return ""
+        return " from "
     col = f":{info.col}" if info.col is not None else ""
     at = (info.line, info.col or 0)
     inside = [(b[0] - a[0], b[1] - a[1] if b[0] == a[0] else 0, name)

@@ -725,3 +725,27 @@ def region_body(ctx, jaxpr, consts):
         cs = [ctx.constant(np.asarray(c), core.get_aval(c)) for c in consts]
         return ctx.lower_jaxpr(jaxpr, cs, list(xs))
     return body
+
+
+def private_function(ctx, jaxpr, name_for):
+    """Lower the ClosedJaxpr `jaxpr` (taking the rule's operands) as a private function
+    of the module, named `name_for(slot)` (`slot`: its index among the module's
+    functions), and return that name (`composite`'s decomposition, `compute_on`'s
+    called function)."""
+    mb = ctx.mb
+    slot = len(mb.functions)
+    name = name_for(slot)
+    mb.functions.append(f"func.func private @{name}")   # (reserved while lowering)
+    saved = mb.lines, mb.indent, mb.consts
+    mb.lines, mb.indent, mb.consts = [], 4, {}
+    params = [mb.fresh(ctx.type(a)) for a in ctx.avals_in]
+    consts = [ctx.constant(np.asarray(c), core.get_aval(c)) for c in jaxpr.consts]
+    outs = ctx.lower_jaxpr(jaxpr.jaxpr, consts, params)
+    types = [mb.types[o] for o in outs]
+    mb.emit(f"func.return {', '.join(outs)} : {', '.join(types)}" if outs else "func.return")
+    body = mb.lines
+    mb.lines, mb.indent, mb.consts = saved
+    head = ", ".join(f"{p}: {mb.types[p]}" for p in params)
+    mb.functions[slot] = (f"func.func private @{name}({head}) -> ({', '.join(types)}) {{\n"
+                          + "\n".join(body) + "\n}")
+    return name

@@ -18,7 +18,7 @@ from .. import core, tree_util
 from ..core import bind
 from ..errors import ArgumentValueError, JAXTypeError, NotImplementedInAstjaxError
 from ..mlir_attributes import dictionary_text
-from .base import mark_unsupported, register
+from .base import mark_unsupported, private_function, register
 
 __all__ = ["composite_p"]
 
@@ -49,22 +49,8 @@ def _attribute_values(attributes):
 
 
 def _composite_lowering(ctx, *args, name, attributes, version, jaxpr):
-    mb = ctx.mb
-    slot = len(mb.functions)
-    mb.functions.append("")
-    fname = "".join(c if c.isalnum() else "_" for c in name) + f"_{slot}"
-    saved = mb.lines, mb.indent, mb.consts
-    mb.lines, mb.indent, mb.consts = [], 4, {}
-    params = [mb.fresh(ctx.type(a)) for a in ctx.avals_in]
-    consts = [ctx.constant(np.asarray(c), core.get_aval(c)) for c in jaxpr.consts]
-    outs = ctx.lower_jaxpr(jaxpr.jaxpr, consts, params)
-    types = [mb.types[o] for o in outs]
-    mb.emit(f"func.return {', '.join(outs)} : {', '.join(types)}" if outs else "func.return")
-    body = mb.lines
-    mb.lines, mb.indent, mb.consts = saved
-    head = ", ".join(f"{p}: {mb.types[p]}" for p in params)
-    mb.functions[slot] = (f"func.func private @{fname}({head}) -> ({', '.join(types)}) {{\n"
-                          + "\n".join(body) + "\n}")
+    fname = private_function(ctx, jaxpr, lambda slot: "".join(
+        c if c.isalnum() else "_" for c in name) + f"_{slot}")
     attrs = {"name": '"' + name + '"',
              "composite_attributes": dictionary_text(_attribute_values(attributes)),
              "decomposition": f"@{fname}", "version": f"{int(version)} : i32"}
