@@ -114,6 +114,11 @@ class ModuleBuilder:
         # jaxlib's shape refinement before it compiles (it calls such an export)
         self.dim_values: dict = {}
         self.refine = False
+        # inner `jit` bodies lowered as private functions: (Jaxpr, consts ids) -> symbol,
+        # and the symbol names taken (`RuleContext.call_function`)
+        self.called: dict = {}
+        self.symbols: set = {"main"}
+        self.symbol_counter = [0]   # (MLIR's uniquing counter, one per module)
 
     def dim_value(self, e) -> str:
         """A `tensor<i32>` holding dimension `e` (an int or a symbolic dimension)."""
@@ -247,6 +252,46 @@ class RuleContext:
 
     def lower_jaxpr(self, jaxpr, consts, args):
         return lower_jaxpr(self.mb, jaxpr, consts, args, self.platform)
+
+    def call_function(self, name, closed, args):
+        """`func.call` of `closed` lowered once per module (per jaxpr object) as a
+        private function named after `name`, unique in the module as MLIR's symbol
+        table makes it (`g`, `g_0`, ...): JAX's lowering of an inner `jit`."""
+        mb = self.mb
+        key = (closed.jaxpr, tuple(map(id, closed.consts)))
+        sym = mb.called.get(key)
+        if sym is None:
+            sym = mb.called[key] = _unique_symbol(mb, name)
+            k = len(mb.functions)
+            mb.functions.append("")
+            sub = ModuleBuilder()
+            sub.host_callbacks, sub.functions = mb.host_callbacks, mb.functions
+            sub.called, sub.symbols, sub.symbol_counter = mb.called, mb.symbols, mb.symbol_counter
+            arg_names = [f"%arg{i}" for i in range(len(args))]
+            for n, a in zip(arg_names, closed.in_avals):
+                sub.types[n] = tensor_type(a)
+            consts = [sub.constant(np.asarray(c), core.get_aval(c)) for c in closed.consts]
+            outs = lower_jaxpr(sub, closed.jaxpr, consts, arg_names, self.platform)
+            sub.emit(f"func.return {', '.join(outs)} : {', '.join(sub.types[o] for o in outs)}"
+                     if outs else "func.return")
+            head = ", ".join(f"{n}: {sub.types[n]}" for n in arg_names)
+            res = ", ".join(sub.types[o] for o in outs)
+            mb.functions[k] = (f"func.func private {sym}({head}) -> ({res}) {{\n"
+                               + "\n".join(sub.lines) + "\n}")
+        return mb.op("func.call", list(args), list(self.avals_out), {"callee": sym})
+
+
+def _unique_symbol(mb, name) -> str:
+    """`@name` (quoted when it is not an identifier: `@"<lambda>"`), renamed as MLIR
+    renames a clashing symbol: `name_<n>` with one counter for the whole module."""
+    base = name = str(name)
+    while name in mb.symbols:
+        name = f"{base}_{mb.symbol_counter[0]}"
+        mb.symbol_counter[0] += 1
+    mb.symbols.add(name)
+    ok = name[:1].isalpha() or name[:1] == "_"
+    ok = ok and all(c.isalnum() or c in "_$." for c in name)
+    return f"@{name}" if ok else '@"' + name.replace('"', '\\"') + '"'
 
 
 def _always():
