@@ -355,6 +355,8 @@ def test_cases_cover_the_rules():
                  # vmap of grad / of a checkpoint vs JAX's stored values:
                  # tests/test_optimize_remat.py
                  "remat_opt", "closed_call",
+                 # an inner jit: vmap's jaxpr and values vs JAX's: tests/test_jit_call.py
+                 "jit",
                  # batched keys vs JAX's rule: tests/test_lax_more.py
                  "rng_bit_generator",
                  # vmap (both operands, one operand) vs JAX's stored values:
