@@ -118,7 +118,7 @@ class ModuleBuilder:
         # and the symbol names taken (`RuleContext.call_function`)
         self.called: dict = {}
         self.symbols: set = {"main"}
-        self.symbol_counter = [0]   # (MLIR's uniquing counter, one per module)
+        self.symbol_counter = 0   # (MLIR's uniquing counter)
 
     def dim_value(self, e) -> str:
         """A `tensor<i32>` holding dimension `e` (an int or a symbolic dimension)."""
@@ -256,28 +256,32 @@ class RuleContext:
     def call_function(self, name, closed, args):
         """`func.call` of `closed` lowered once per module (per jaxpr object) as a
         private function named after `name`, unique in the module as MLIR's symbol
-        table makes it (`g`, `g_0`, ...): JAX's lowering of an inner `jit`."""
+        table makes it (`g`, `g_0`, ...): JAX's lowering of an inner `jit`. Inlined in
+        a module with symbolic dimensions (their values live in `main`)."""
         mb = self.mb
-        key = (closed.jaxpr, tuple(map(id, closed.consts)))
+        consts = closed.consts
+        if mb.dim_values:
+            cs = [mb.constant(np.asarray(c), core.get_aval(c)) for c in consts]
+            return self.lower_jaxpr(closed.jaxpr, cs, list(args))
+        key = (closed.jaxpr, tuple(map(id, consts)))
         sym = mb.called.get(key)
         if sym is None:
             sym = mb.called[key] = _unique_symbol(mb, name)
-            k = len(mb.functions)
+            slot = len(mb.functions)
             mb.functions.append("")
-            sub = ModuleBuilder()
-            sub.host_callbacks, sub.functions = mb.host_callbacks, mb.functions
-            sub.called, sub.symbols, sub.symbol_counter = mb.called, mb.symbols, mb.symbol_counter
-            arg_names = [f"%arg{i}" for i in range(len(args))]
-            for n, a in zip(arg_names, closed.in_avals):
-                sub.types[n] = tensor_type(a)
-            consts = [sub.constant(np.asarray(c), core.get_aval(c)) for c in closed.consts]
-            outs = lower_jaxpr(sub, closed.jaxpr, consts, arg_names, self.platform)
-            sub.emit(f"func.return {', '.join(outs)} : {', '.join(sub.types[o] for o in outs)}"
-                     if outs else "func.return")
-            head = ", ".join(f"{n}: {sub.types[n]}" for n in arg_names)
-            res = ", ".join(sub.types[o] for o in outs)
-            mb.functions[k] = (f"func.func private {sym}({head}) -> ({res}) {{\n"
-                               + "\n".join(sub.lines) + "\n}")
+            saved = mb.lines, mb.indent, mb.consts
+            mb.lines, mb.indent, mb.consts = [], 4, {}
+            params = [mb.fresh(tensor_type(a)) for a in closed.in_avals]
+            cs = [mb.constant(np.asarray(c), core.get_aval(c)) for c in consts]
+            outs = self.lower_jaxpr(closed.jaxpr, cs, params)
+            types = [mb.types[o] for o in outs]
+            mb.emit(f"func.return {', '.join(outs)} : {', '.join(types)}" if outs
+                    else "func.return")
+            body = mb.lines
+            mb.lines, mb.indent, mb.consts = saved
+            head = ", ".join(f"{p}: {mb.types[p]}" for p in params)
+            mb.functions[slot] = (f"func.func private {sym}({head}) -> ({', '.join(types)}) "
+                                  "{\n" + "\n".join(body) + "\n}")
         return mb.op("func.call", list(args), list(self.avals_out), {"callee": sym})
 
 
@@ -286,8 +290,8 @@ def _unique_symbol(mb, name) -> str:
     renames a clashing symbol: `name_<n>` with one counter for the whole module."""
     base = name = str(name)
     while name in mb.symbols:
-        name = f"{base}_{mb.symbol_counter[0]}"
-        mb.symbol_counter[0] += 1
+        name = f"{base}_{mb.symbol_counter}"
+        mb.symbol_counter += 1
     mb.symbols.add(name)
     ok = name[:1].isalpha() or name[:1] == "_"
     ok = ok and all(c.isalnum() or c in "_$." for c in name)

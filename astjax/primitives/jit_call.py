@@ -191,4 +191,4 @@ def _jit_lowering(ctx, *args, jaxpr, name):
 
 register(jit_p, **dict(call_rules("jaxpr"), lowering=_jit_lowering), jvp=_jit_jvp,
          partial_eval=_jit_partial_eval, transpose=_jit_transpose, batch=_jit_batch,
-         dce=_jit_dce, source=call_source("jaxpr", "jit"))
+         dce=_jit_dce, source=call_source("jaxpr", "jit", consts=True))
