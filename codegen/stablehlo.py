@@ -117,8 +117,7 @@ class ModuleBuilder:
         # inner `jit` bodies lowered as private functions: (Jaxpr, consts ids) -> symbol,
         # and the symbol names taken (`RuleContext.call_function`)
         self.called: dict = {}
-        self.symbols: set = {"main"}
-        self.symbol_counter = 0   # (MLIR's uniquing counter)
+        self.symbols = Symbols({"main"})
 
     def dim_value(self, e) -> str:
         """A `tensor<i32>` holding dimension `e` (an int or a symbolic dimension)."""
@@ -285,14 +284,23 @@ class RuleContext:
         return mb.op("func.call", list(args), list(self.avals_out), {"callee": sym})
 
 
+class Symbols:
+    """The function names taken in one module, and MLIR's uniquing counter (shared by
+    the builders that write functions of one module)."""
+
+    def __init__(self, taken=()):
+        self.taken, self.counter = set(taken), 0
+
+
 def _unique_symbol(mb, name) -> str:
     """`@name` (quoted when it is not an identifier: `@"<lambda>"`), renamed as MLIR
     renames a clashing symbol: `name_<n>` with one counter for the whole module."""
     base = name = str(name)
-    while name in mb.symbols:
-        name = f"{base}_{mb.symbol_counter}"
-        mb.symbol_counter += 1
-    mb.symbols.add(name)
+    symbols = mb.symbols
+    while name in symbols.taken:
+        name = f"{base}_{symbols.counter}"
+        symbols.counter += 1
+    symbols.taken.add(name)
     ok = name[:1].isalpha() or name[:1] == "_"
     ok = ok and all(c.isalnum() or c in "_$." for c in name)
     return f"@{name}" if ok else '@"' + name.replace('"', '\\"') + '"'

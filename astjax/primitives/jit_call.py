@@ -82,7 +82,8 @@ def bind_jit(closed: core.ClosedJaxpr, args, name: str):
     return bind(jit_p, *lifted, *args, jaxpr=closed, name=name)
 
 
-_lifted: dict = {}   # id(Jaxpr) -> (Jaxpr, lifted ClosedJaxpr): one object per staging
+# Jaxpr -> (its lifted ClosedJaxpr, positions of the lifted consts): one per staging
+_lifted: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def lift_tracer_consts(closed: core.ClosedJaxpr):
@@ -91,18 +92,16 @@ def lift_tracer_consts(closed: core.ClosedJaxpr):
     idx = [i for i, c in enumerate(closed.consts) if isinstance(c, core.Tracer)]
     if not idx:
         return closed, []
-    hit = _lifted.get(id(closed.jaxpr))
     j = closed.jaxpr
-    if hit is None or hit[0] is not j or hit[2] != [id(closed.consts[i]) for i in idx]:
+    hit = _lifted.get(j)
+    if hit is None or hit[1] != idx:
         keep = [i for i in range(len(j.constvars)) if i not in idx]
         new = core.ClosedJaxpr(core.Jaxpr([j.constvars[i] for i in keep],
                                           [j.constvars[i] for i in idx] + j.invars,
                                           j.outvars, j.eqns),
                                [closed.consts[i] for i in keep])
-        if len(_lifted) > 256:
-            _lifted.clear()
-        hit = _lifted[id(j)] = (j, new, [id(closed.consts[i]) for i in idx])
-    return hit[1], [closed.consts[i] for i in idx]
+        hit = _lifted[j] = (new, idx)
+    return hit[0], [closed.consts[i] for i in idx]
 
 
 def _jit_jvp(tx, primals, tangents, *, jaxpr, name):
@@ -141,8 +140,8 @@ def _jit_transpose(tx, cts, *args, jaxpr, name):
     return [next(it) if l else None for l in lin]
 
 
-# (builder, axis) -> the batched body: the calls of one body batched the same way while
-# one function is staged share one batched body (JAX prints it once)
+# builder -> {(body, axis) -> the batched body}: the calls of one body batched the same
+# way while one function is staged share one batched body (JAX prints it once)
 _batched: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
@@ -156,9 +155,11 @@ def _jit_batch(tx, args, dims, *, jaxpr, name):
     key = (id(jaxpr.jaxpr), tuple(dims), frame.size, frame.name)
     hit = memo.get(key)
     if hit is None or hit[0] is not jaxpr.jaxpr:
-        hit = memo[key] = (jaxpr.jaxpr, tx.batch_subjaxpr(jaxpr, dims, frame.size, frame.name))
+        hit = (jaxpr.jaxpr, tx.batch_subjaxpr(jaxpr, dims, frame.size, frame.name))
+        if not any(isinstance(c, core.Tracer) for c in hit[1][1]):   # (none keeps `b` alive)
+            memo[key] = hit
     body, extra, mapped = hit[1]
-    outs = bind_jit(core.ClosedJaxpr(body.jaxpr, body.consts), list(extra) + list(args), name)
+    outs = bind_jit(body, list(extra) + list(args), name)
     return outs, [0 if m else None for m in mapped]
 
 
@@ -167,22 +168,8 @@ def _jit_dce(tx, eqn, used_outputs):
     j, used_in = tx.dce_jaxpr(body.jaxpr, used_outputs, prune_invars=True)
     new = eqn.replace(invars=[a for a, u in zip(eqn.invars, used_in) if u],
                       outvars=[v for v, u in zip(eqn.outvars, used_outputs) if u],
-                      params=dict(eqn.params, jaxpr=_closed_once(j, body.consts)))
+                      params=dict(eqn.params, jaxpr=core.ClosedJaxpr(j, body.consts)))
     return new, used_in
-
-
-_closed: dict = {}   # id(Jaxpr) -> (Jaxpr, ClosedJaxpr): one wrapper per pruned body
-
-
-def _closed_once(j, consts):
-    """The ClosedJaxpr of `j` and `consts`, the same object for the same `j` (the DCE
-    pass gives one pruned body to every call site of a shared one)."""
-    hit = _closed.get(id(j))
-    if hit is None or hit[0] is not j or any(a is not b for a, b in zip(hit[1].consts, consts)):
-        if len(_closed) > 256:
-            _closed.clear()
-        hit = _closed[id(j)] = (j, core.ClosedJaxpr(j, list(consts)))
-    return hit[1]
 
 
 def _jit_lowering(ctx, *args, jaxpr, name):
