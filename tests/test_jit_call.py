@@ -25,8 +25,12 @@ J = types.SimpleNamespace(jax=astjax, lax=lax, jnp=jnp)
 
 # (case, key) whose text differs from JAX's for a reason outside the `jit` equation
 KNOWN = {
-    ("nested", "jaxpr2"): "astjax's make_jaxpr removes dead code, so h's unused second "
-                          "output is pruned from its body; JAX keeps it",
+    ("nested", "jaxpr2"): "astjax's make_jaxpr removes dead code (docs/coming_from_jax.md), "
+                          "so h's unused second output is pruned from its body, as JAX's "
+                          "lowering prunes it; JAX's make_jaxpr keeps it",
+    ("statics_and_constants", "jaxpr"): "astjax's make_jaxpr removes dead code, so the "
+                                        "operand `three` ignores is pruned, as JAX's "
+                                        "lowering prunes it; JAX's make_jaxpr keeps it",
     ("jvp_twice", "jaxpr"): "astjax sums the tangents of `add` with add_any; JAX's jvp of "
                             "add binds add",
     ("grad_twice", "jaxpr"): "astjax's grad drops the dead primal output (and its `add`) "

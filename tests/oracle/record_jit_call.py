@@ -7,6 +7,7 @@ returning a dict of JSON-able results (texts and values). Run with JAX 0.10.2:
 `/work/jaxref/bin/python tests/oracle/record_jit_call.py` writes jit_call.json;
 `tests/test_jit_call.py` runs the same cases on astjax.
 """
+import functools
 import json
 from pathlib import Path
 
@@ -148,8 +149,35 @@ def same_name(J):
             "value": _tolist(jax.jit(f)(1.0, y))}
 
 
+def _scale(x, k):
+    return x * k
+
+
+def statics_and_constants(J):
+    """Static arguments and a partial (the name of the function they wrap), bodies
+    with no operand, a Python scalar result (weakly typed)."""
+    jax, jnp = J.jax, J.jnp
+    js = jax.jit(_scale, static_argnums=1)
+    jp = jax.jit(functools.partial(_scale, k=3.0))
+
+    @jax.jit
+    def const():
+        return jnp.arange(3.0)
+
+    @jax.jit
+    def three(x):
+        return 3
+
+    def f(x):
+        return js(x, 2.0) + jp(x) + const() + three(x)
+    x = jnp.ones(3)
+    return {"jaxpr": str(jax.make_jaxpr(f)(x)), "hlo": jax.jit(f).lower(x).as_text(),
+            "value": _tolist(jax.jit(f)(x)), "grad": _tolist(jax.grad(lambda x: f(x).sum())(x))}
+
+
 CASES = {f.__name__: f for f in [twice, once, nested, two_shapes, closure, big_bodies,
-                                  vmap_twice, jvp_twice, grad_twice, same_name]}
+                                  vmap_twice, jvp_twice, grad_twice, same_name,
+                                  statics_and_constants]}
 
 
 def main():
