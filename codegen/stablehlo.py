@@ -11,7 +11,7 @@ import re
 
 import numpy as np
 
-from astjax import core, dtypes, tree_util
+from astjax import core, dtypes, sharding_impls, tree_util
 from astjax.errors import (AstjaxError, JAXValueError, NotImplementedInAstjaxError,
                            RuntimeDTypeError, format_location)
 from astjax.util import Namer
@@ -262,7 +262,9 @@ class RuleContext:
         if mb.dim_values:
             cs = [mb.constant(np.asarray(c), core.get_aval(c)) for c in consts]
             return self.lower_jaxpr(closed.jaxpr, cs, list(args))
-        key = (closed.jaxpr, tuple(map(id, consts)))
+        # (a body lowered inside a shard_map's manual computation lowers its collectives
+        # over the manual axes: one function per context)
+        key = (closed.jaxpr, tuple(map(id, consts)), id(sharding_impls.current_manual_mesh()))
         sym = mb.called.get(key)
         if sym is None:
             sym = mb.called[key] = _unique_symbol(mb, name)

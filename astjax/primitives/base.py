@@ -708,6 +708,19 @@ def call_rules(param):
     return dict(impl=impl, abstract_eval=abstract_eval, lowering=lowering)
 
 
+def call_dce(param):
+    """The DCE rule of a call primitive whose nested ClosedJaxpr is `eqn.params[param]`
+    (closed_call, jit): the body's unused outputs pruned, then its unused operands."""
+    def dce(tx, eqn, used_outputs):
+        body = eqn.params[param]
+        j, used_in = tx.dce_jaxpr(body.jaxpr, used_outputs, prune_invars=True)
+        new = eqn.replace(invars=[a for a, u in zip(eqn.invars, used_in) if u],
+                          outvars=[v for v, u in zip(eqn.outvars, used_outputs) if u],
+                          params={**eqn.params, param: core.ClosedJaxpr(j, body.consts)})
+        return new, used_in
+    return dce
+
+
 def inline_call_jvp(param):
     """The jvp rule of a call primitive differentiated as the function it calls: the
     JVP of `eqn.params[param]`, inlined (custom_vmap_call, closed_call)."""

@@ -28,7 +28,7 @@ import weakref
 
 from .. import core
 from ..core import Eqn, Var, Zero, bind
-from .base import call_rules, call_source, matchaxis, register
+from .base import call_dce, call_rules, call_source, matchaxis, register
 
 __all__ = ["jit_p", "bind_jit", "call", "call_name", "keeps_call"]
 
@@ -163,19 +163,10 @@ def _jit_batch(tx, args, dims, *, jaxpr, name):
     return outs, [0 if m else None for m in mapped]
 
 
-def _jit_dce(tx, eqn, used_outputs):
-    body = eqn.params["jaxpr"]
-    j, used_in = tx.dce_jaxpr(body.jaxpr, used_outputs, prune_invars=True)
-    new = eqn.replace(invars=[a for a, u in zip(eqn.invars, used_in) if u],
-                      outvars=[v for v, u in zip(eqn.outvars, used_outputs) if u],
-                      params=dict(eqn.params, jaxpr=core.ClosedJaxpr(j, body.consts)))
-    return new, used_in
-
-
 def _jit_lowering(ctx, *args, jaxpr, name):
     return ctx.call_function(name, jaxpr, list(args))
 
 
 register(jit_p, **dict(call_rules("jaxpr"), lowering=_jit_lowering), jvp=_jit_jvp,
          partial_eval=_jit_partial_eval, transpose=_jit_transpose, batch=_jit_batch,
-         dce=_jit_dce, source=call_source("jaxpr", "jit", consts=True))
+         dce=call_dce("jaxpr"), source=call_source("jaxpr", "jit", consts=True))
