@@ -7,8 +7,10 @@
 - `check_jaxpr` is the executable spec of a well-formed jaxpr.
 - The jaxpr printer produces JAX's syntax exactly: the layout combinators of
   `astjax.pretty` with the same document structure as JAX's printer, so line
-  breaking at width 80 matches character for character; variables are named by
-  `util.Namer("letters")`.
+  breaking at width 80 matches character for character; variables are named in
+  printing order (`a`, `b`, ...). A sub-jaxpr reached twice (an inner `jit` called
+  twice) or of more than 10 equations is printed once above the program, as JAX's
+  `let g = { ... } in` binding, and named by the `name` of the equation holding it.
 
 `astjax.core` re-exports every public name here; import them from there.
 """

@@ -1,7 +1,8 @@
 """An inner `jit` kept as one `jit` equation (issue 13), against JAX 0.10.2's stored
 results (`tests/oracle/record_jit_call.py`): printed jaxprs with shared `let` bindings,
 StableHLO with one `func.func private` per distinct body, values and derivatives; and
-the primitive's own rules (inline=True, DCE, the generic inlining of effects)."""
+the primitive's own rules (inline=True, DCE, the generic inlining of effects);
+checkify enters the call's body."""
 import re
 import sys
 import types
@@ -13,6 +14,7 @@ import pytest
 import astjax
 import astjax.numpy as jnp
 from astjax import core, lax
+from astjax.compat.experimental import checkify
 from astjax.primitives.jit_call import jit_p
 from astjax.transforms.dce import dce_closed
 
@@ -21,7 +23,7 @@ from record_jit_call import CASES  # noqa: E402
 from oracle import compare  # noqa: E402
 
 RECORDED = compare.load("jit_call")["cases"]
-J = types.SimpleNamespace(jax=astjax, lax=lax, jnp=jnp)
+J = types.SimpleNamespace(jax=astjax, lax=lax, jnp=jnp, checkify=checkify)
 
 # (case, key) whose text differs from JAX's for a reason outside the `jit` equation
 KNOWN = {

@@ -2,7 +2,8 @@
 printed jaxprs (shared `let` bindings, suffixed names, names suggested into a call's
 body), the StableHLO text (`func.func private` per distinct body, `call`s), and values.
 
-`CASES` maps a name to a function of a namespace `J` (`J.jax`, `J.jnp`, `J.lax`)
+`CASES` maps a name to a function of a namespace `J` (`J.jax`, `J.jnp`, `J.lax`,
+`J.checkify`)
 returning a dict of JSON-able results (texts and values). Run with JAX 0.10.2:
 `/work/jaxref/bin/python tests/oracle/record_jit_call.py` writes jit_call.json;
 `tests/test_jit_call.py` runs the same cases on astjax.
@@ -175,9 +176,22 @@ def statics_and_constants(J):
             "value": _tolist(jax.jit(f)(x)), "grad": _tolist(jax.grad(lambda x: f(x).sum())(x))}
 
 
+def _log_plus_one(J, g, x):
+    return g(x) + 1
+
+
+def checkify_inside(J):
+    """checkify finds a NaN made inside an inner jit (at its primitive)."""
+    jax = J.jax
+    g = jax.jit(J.jnp.log)
+    err, out = J.checkify.checkify(lambda x: _log_plus_one(J, g, x),
+                                   errors=J.checkify.float_checks)(-1.0)
+    return {"error": err.get(), "value": _tolist(out)}
+
+
 CASES = {f.__name__: f for f in [twice, once, nested, two_shapes, closure, big_bodies,
                                   vmap_twice, jvp_twice, grad_twice, same_name,
-                                  statics_and_constants]}
+                                  statics_and_constants, checkify_inside]}
 
 
 def main():
@@ -185,7 +199,8 @@ def main():
     import jax
     import jax.numpy as jnp
     from jax import lax
-    J = types.SimpleNamespace(jax=jax, jnp=jnp, lax=lax)
+    from jax.experimental import checkify
+    J = types.SimpleNamespace(jax=jax, jnp=jnp, lax=lax, checkify=checkify)
     out = {"jax": jax.__version__, "cases": {n: c(J) for n, c in CASES.items()}}
     (HERE / "jit_call.json").write_text(json.dumps(out, indent=1, sort_keys=True) + "\n")
 
