@@ -38,6 +38,8 @@ KNOWN = {
     ("grad_twice", "jaxpr"): "astjax's grad drops the dead primal output (and its `add`) "
                              "before partial evaluation; JAX keeps them as residual "
                              "outputs of the forward `jit`",
+    ("nested", "hlo3"): "astjax emits one constant for the two equal operands of the "
+                        "calls; JAX emits it again (%cst_1)",
     ("two_shapes", "hlo"): "astjax lowers a weak-to-strong convert_element_type to nothing "
                            "and reuses one constant; JAX emits stablehlo.convert",
     ("same_name", "hlo"): "astjax lowers a weak-to-strong convert_element_type to nothing; "

@@ -63,7 +63,13 @@ def nested(J):
 
     def f2(x):
         return h(x, 2.0)[0] + g(x)
+
+    def f3(x):   # h shared, and g inside it shared with the outer call
+        a, b = h(x, 2.0)
+        c, d = h(x + 1, 2.0)
+        return a + b + c + d + g(x)
     return {"jaxpr1": str(jax.make_jaxpr(f1)(1.0)), "jaxpr2": str(jax.make_jaxpr(f2)(1.0)),
+            "jaxpr3": str(jax.make_jaxpr(f3)(1.0)), "hlo3": jax.jit(f3).lower(1.0).as_text(),
             "hlo2": jax.jit(f2).lower(1.0).as_text(),
             "value2": _tolist(jax.jit(f2)(0.7)), "grad2": _tolist(jax.grad(f2)(0.7))}
 
