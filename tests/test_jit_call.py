@@ -172,3 +172,20 @@ def test_scan_and_cond_bodies_keep_the_call():
     np.testing.assert_allclose(float(astjax.grad(f)(0.3)), num, rtol=1e-3)
     np.testing.assert_allclose(np.asarray(astjax.vmap(f)(jnp.array([0.1, 0.3]))),
                                [ref(0.1), ref(0.3)], rtol=1e-6)
+
+
+def _psum_x(v):
+    return lax.psum(v, "x")
+
+
+@pytest.mark.skipif(len(astjax.devices()) < 2, reason="needs 2 devices (conftest sets 4)")
+def test_shard_map_follows_the_body_for_varying_axes():
+    """A `psum` inside an inner jit makes its result invariant over the axis: a
+    replicated out_spec is accepted (check_vma), as in JAX, and the value is the sum."""
+    mesh = astjax.make_mesh((2,), ("x",), axis_types=(astjax.sharding.AxisType.Auto,))
+    P = astjax.sharding.PartitionSpec
+    total = astjax.jit(_psum_x)
+    f = astjax.jit(astjax.shard_map(lambda v: total(v), mesh=mesh, in_specs=P("x"),
+                                    out_specs=P()))
+    a = np.arange(4.0, dtype=np.float32)
+    np.testing.assert_array_equal(np.asarray(f(a)), a[:2] + a[2:])
