@@ -23,9 +23,9 @@ from .codegen import host_memory as _host_memory
 from .codegen.xla_errors import raise_if_ran as _raise_if_ran
 from . import jit_options as _jit_options
 from .errors import (AstjaxError, ArgumentError, ArgumentTypeError, ArgumentValueError,
-                     JaxRuntimeError as _JaxRuntimeError,
-                     caller_location, check_callable,
+                     JaxRuntimeError as _JaxRuntimeError, caller_location, check_callable,
                      check_signature, function_name)
+from .primitives import jit_call as _jit_call
 from .dispatch_keys import (KWARGS as _KWARGS, STATIC as _STATIC, Entry as _Entry,
                             NoFastPath as _NoFastPath, add_tree_plan as _add_tree_plan,
                             cpp_flatten as _cpp_flatten, numpy_key as _numpy_key,
@@ -131,8 +131,9 @@ class Jitted(StagedCallable):
     """`astjax.jit(f)`: stage f from its source, compile per input signature."""
 
     def __init__(self, fun, static_argnums=(), static_argnames=(), donate_argnums=(),
-                 in_shardings=None, out_shardings=None, options=None):
+                 in_shardings=None, out_shardings=None, options=None, inline=False):
         check_callable(fun, "jit")
+        self._inline = inline   # inline=True: an inner call inlines (else one `jit` equation)
         self._options = options   # jit_options.JitOptions: device, backend, compiler options
         # sharded jit (codegen/spmd.py): None when neither is given
         self._shardings = _spmd.check_jit_shardings(in_shardings, out_shardings)
@@ -512,7 +513,7 @@ class Jitted(StagedCallable):
         closed, out_tree = stage_once(
             cache, key, lambda: stage_flat(fun, in_tree, list(avals), hints), shared=cache,
             eager=lambda: (eager.closed, eager.out_tree) if type(eager) is _Entry else None)
-        outs = [python_scalar(o) for o in _inline(closed, leaves)]
+        outs = [python_scalar(o) for o in _jit_call.call(closed, leaves, fun, self._inline, _inline)]
         return tree_util.tree_unflatten(out_tree, outs)
 
     def _current_cache(self):
@@ -550,15 +551,13 @@ class Jitted(StagedCallable):
         return self._aot(Traced, args, kwargs)
 
 
-def _options_key(v):
-    """A jit option as part of a shared-state key (lists made tuples)."""
+def _options_key(v):   # a jit option as part of a shared-state key (lists made tuples)
     return tuple(v) if isinstance(v, list) else v
 
 
 def _hashable(v):
     try:
-        hash(v)
-        return True
+        return hash(v) is not None
     except TypeError:
         return False
 
@@ -605,13 +604,13 @@ def jit(fun: Callable[..., Any] | None = None, in_shardings: Any = None,
     if fun is None:
         return functools.partial(jit, in_shardings=in_shardings, out_shardings=out_shardings,
                                  static_argnums=static_argnums, static_argnames=static_argnames,
-                                 donate_argnums=donate_argnums, **options)
+                                 donate_argnums=donate_argnums, inline=inline, **options)
     opts = _jit_options.parse(options, in_shardings, out_shardings)   # device=, backend=, ...
     if (getattr(fun, "_jit_is_identity", False) and not (static_argnums or static_argnames)
             and in_shardings is None and out_shardings is None and opts is None):
         return fun  # a pmap is compiled already: jit(pmap(f)) is pmap(f)
     return Jitted(fun, static_argnums, static_argnames, donate_argnums, in_shardings,
-                  out_shardings, opts)
+                  out_shardings, opts, inline)
 
 
 function = jit

@@ -7,13 +7,16 @@
 - `check_jaxpr` is the executable spec of a well-formed jaxpr.
 - The jaxpr printer produces JAX's syntax exactly: the layout combinators of
   `astjax.pretty` with the same document structure as JAX's printer, so line
-  breaking at width 80 matches character for character; variables are named by
-  `util.Namer("letters")`.
+  breaking at width 80 matches character for character; variables are named in
+  printing order (`a`, `b`, ...). A sub-jaxpr reached twice (an inner `jit` called
+  twice) or of more than 10 equations is printed once above the program, as JAX's
+  `let g = { ... } in` binding, and named by the `name` of the equation holding it.
 
 `astjax.core` re-exports every public name here; import them from there.
 """
 from __future__ import annotations
 
+import collections
 import itertools
 import math
 import threading
@@ -26,7 +29,7 @@ from .errors import ArgumentValueError, InconclusiveDimensionOperation
 from .memory import MemorySpace
 from .shape_poly import canonical_shape
 from .pretty import Brk, Concat, Group, Nest, Text, format_doc, join
-from .util import Namer
+from .util import Namer, _letters
 
 # --------------------------------------------------------------------------- avals
 
@@ -463,10 +466,11 @@ def pp_kv(k, v, names):
     return Text(f"{k}=") + pv
 
 
-def pp_params(params, names):
+def pp_params(params, names, first=None):
     if not params:
         return Concat([])
-    kvs = [pp_kv(k, params[k], names) for k in sorted(params)]
+    first = [k for k in first or () if k in params]
+    kvs = [pp_kv(k, params[k], names) for k in first + sorted(set(params) - set(first))]
     return Group(Concat([Nest(2, Concat([Text("["), Brk(""), join(Brk(), kvs)])),
                          Brk(""), Text("]")]))
 
@@ -477,6 +481,14 @@ def pp_eqn(eqn, names, used=None):
         return custom(eqn, lambda a: _var(a, names),
                       lambda v: pp_vars([v], names, shapes=True, binder=True, used=used),
                       used is not None and eqn.outvars and eqn.outvars[0] not in used)
+    call = getattr(eqn.primitive, "pp_call", None)   # `jit`: its body's names follow
+    suggest = getattr(names, "suggest", None)        # the call's (JAX's _pjit_pp_rule)
+    if call is not None and suggest is not None:
+        body = eqn.params[call]
+        body = body.jaxpr if isinstance(body, ClosedJaxpr) else body
+        if body not in names.shared:
+            suggest(body.invars, eqn.invars)
+            suggest(body.outvars, eqn.outvars)
     lhs = (pp_vars(eqn.outvars, names, shapes=True, binder=True, used=used)
            if eqn.outvars else None)
     hook = getattr(eqn.primitive, "pp_types", None)
@@ -484,7 +496,7 @@ def pp_eqn(eqn, names, used=None):
     if inner:
         _type_texts().append({**_type_texts()[-1], **inner})
     try:
-        params = pp_params(eqn.params, names)
+        params = pp_params(eqn.params, names, call and ("name",))
     finally:
         if inner:
             _type_texts().pop()
@@ -494,15 +506,9 @@ def pp_eqn(eqn, names, used=None):
     return Concat(rhs)
 
 
-def _pp_jaxpr(jaxpr, names, top=False):
-    if isinstance(jaxpr, ClosedJaxpr):
-        jaxpr = jaxpr.jaxpr
+def _skeleton(jaxpr, names, used=None):
     consts = pp_vars(jaxpr.constvars, names, shapes=True, binder=True)
     ins = pp_vars(jaxpr.invars, names, shapes=True, binder=True)
-    used = None
-    if top:   # JAX prints `_` for the unread outputs of the outer jaxpr's equations
-        used = {v for e in jaxpr.eqns for v in e.invars if isinstance(v, Var)}
-        used.update(v for v in jaxpr.outvars if isinstance(v, Var))
     eqns = join(Brk("; "), [pp_eqn(e, names, used) for e in jaxpr.eqns])
     outs = Concat([Text("("), pp_vars(jaxpr.outvars, names, sep=","),
                    Text(")" if len(jaxpr.outvars) != 1 else ",)")])
@@ -511,11 +517,107 @@ def _pp_jaxpr(jaxpr, names, top=False):
         Nest(2, Brk() + eqns), Brk(), Text("in "), outs])) + Text(" }"))
 
 
+def _pp_jaxpr(jaxpr, names, top=False):
+    if isinstance(jaxpr, ClosedJaxpr):
+        jaxpr = jaxpr.jaxpr
+    shared = getattr(names, "shared", None)
+    if not top and shared and jaxpr in shared:
+        return Text(shared[jaxpr])   # printed once, as `let <name> = ... in`, above
+    used = None
+    if top:   # JAX prints `_` for the unread outputs of the outer jaxpr's equations
+        used = {v for e in jaxpr.eqns for v in e.invars if isinstance(v, Var)}
+        used.update(v for v in jaxpr.outvars if isinstance(v, Var))
+    return _skeleton(jaxpr, names, used)
+
+
+class _PpNames:
+    """Variable names and shared sub-jaxprs while one jaxpr is printed (JAX's
+    `JaxprPpContext`): letters in printing order, skipping the shared jaxprs' names."""
+
+    def __init__(self):
+        self.names: dict = {}
+        self.shared: dict = {}   # Jaxpr -> its `let` name
+        self.counter = 0
+
+    def __call__(self, v, base=""):
+        name = self.names.get(v)
+        if name is None:
+            name = _letters(self.counter)
+            self.counter += 1
+            while name in self.shared.values():
+                name = _letters(self.counter)
+                self.counter += 1
+            self.names[v] = name
+        return name
+
+    def suggest(self, for_vars, like_vars):
+        """Name `for_vars` (a call's body binders) as `like_vars` (its operands or
+        results) where they are distinct fresh variables (JAX's
+        `suggest_same_var_names`)."""
+        if len(for_vars) != len(like_vars):
+            return
+        taken = set()
+        for f, like in zip(for_vars, like_vars):
+            if (isinstance(like, Var) and like not in taken and isinstance(f, Var)
+                    and f not in self.names):
+                taken.add(like)
+                self.names[f] = self(like)
+
+
+def _shared_jaxprs(top) -> list:
+    """(name, Jaxpr) of the sub-jaxprs printed once above the program, as JAX picks
+    them (`pp_toplevel_jaxpr`): those reached more than once (an inner `jit` called
+    twice) and those of more than 10 equations; a sub-jaxpr is named by the `name`
+    parameter of the first equation reaching it (else `jaxpr`), suffixed to be unique."""
+    names: dict = {}
+    counts: dict = {}
+    queue = collections.deque([top])
+    while queue:
+        jaxpr = queue.popleft()
+        counts[jaxpr] = counts.get(jaxpr, 0) + 1 + (
+            jaxpr is not top and len(jaxpr.eqns) > SHARED_EQNS)
+        for eqn in jaxpr.eqns:
+            name = eqn.params.get("name")
+            subs = [s.jaxpr if isinstance(s, ClosedJaxpr) else s for s in sub_jaxprs(eqn.params)]
+            queue.extend(subs)
+            if isinstance(name, str):
+                for s in subs:
+                    names.setdefault(s, name.strip("<>"))
+    taken: dict = {}
+    out = []
+    for jaxpr, c in counts.items():
+        if c == 1:
+            continue
+        name = names.get(jaxpr, "jaxpr")
+        k = taken.get(name, 0)
+        taken[name] = k + 1
+        if k:
+            name += str(k)
+            taken[name] = taken.get(name, 0) + 1
+        out.append((name, jaxpr))
+    return out
+
+
+# A sub-jaxpr of more than this many equations is printed as a `let` binding (JAX's
+# heuristic in `pp_toplevel_jaxpr`).
+SHARED_EQNS = 10
+
+
 def pp_jaxpr(jaxpr, width=80, types=None) -> str:
     """The jaxpr in JAX's syntax; `types` (Var -> text) overrides printed types."""
     _type_texts().append(dict(types or {}))
     try:
-        return format_doc(_pp_jaxpr(jaxpr, Namer("letters"), top=True), width)
+        if isinstance(jaxpr, ClosedJaxpr):
+            jaxpr = jaxpr.jaxpr
+        names = _PpNames()
+        shared = _shared_jaxprs(jaxpr)
+        names.shared.update((j, n) for n, j in shared)
+        used = {v for e in jaxpr.eqns for v in e.invars if isinstance(v, Var)}
+        used.update(v for v in jaxpr.outvars if isinstance(v, Var))
+        names.names.update((v, "_") for e in jaxpr.eqns for v in e.outvars if v not in used)
+        docs = [Concat([Text(f"let {n} = "), _skeleton(j, names), Text(" in"), Brk()])
+                for n, j in shared]
+        return format_doc(Concat(docs + [_pp_jaxpr(jaxpr, names, top=True)]), width)
     finally:
         _type_texts().pop()
 

@@ -283,8 +283,10 @@ def _dispatching_module(jaxpr, platforms, lower_args):
     types = [stablehlo.tensor_type(v.aval) for v in params]
     out_avals = [v.aval for v in jaxpr.outvars]
     funcs = []
+    symbols = stablehlo.Symbols(["main", *(f"_platform_{p}" for p in platforms)])
     for p in platforms:
         mb = stablehlo.ModuleBuilder()
+        mb.symbols = symbols   # (inner `jit` functions: unique across the platforms)
         names = [f"%arg{i}" for i in range(len(params))]
         mb.types.update(zip(names, types))
         nc = len(jaxpr.constvars)

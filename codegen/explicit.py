@@ -558,6 +558,12 @@ def propagate(eqns, env):
             dots[(src.file, src.line, src.col)] = ts[:2]
         elif backward and name == "dot_general":
             continue
+        if name == "jit":   # an inner jit: its body typed from its operands' types
+            body = eqn.params["jaxpr"].jaxpr
+            inner = propagate(body.eqns, {v: t for v, t in zip(body.invars, ts) if t is not None})
+            env.update((v, inner[o]) for v, o in zip(eqn.outvars, body.outvars)
+                       if isinstance(o, core.Var) and o in inner)
+            continue
         if all(t is None for t in ts) and name not in ("sharding_constraint", "shard_map"):
             continue
         try:

@@ -11,7 +11,7 @@ import re
 
 import numpy as np
 
-from astjax import core, dtypes, tree_util
+from astjax import core, dtypes, sharding_impls, tree_util
 from astjax.errors import (AstjaxError, JAXValueError, NotImplementedInAstjaxError,
                            RuntimeDTypeError, format_location)
 from astjax.util import Namer
@@ -114,6 +114,10 @@ class ModuleBuilder:
         # jaxlib's shape refinement before it compiles (it calls such an export)
         self.dim_values: dict = {}
         self.refine = False
+        # inner `jit` bodies lowered as private functions: (Jaxpr, consts ids) -> symbol,
+        # and the symbol names taken (`RuleContext.call_function`)
+        self.called: dict = {}
+        self.symbols = Symbols({"main"})
 
     def dim_value(self, e) -> str:
         """A `tensor<i32>` holding dimension `e` (an int or a symbolic dimension)."""
@@ -247,6 +251,61 @@ class RuleContext:
 
     def lower_jaxpr(self, jaxpr, consts, args):
         return lower_jaxpr(self.mb, jaxpr, consts, args, self.platform)
+
+    def call_function(self, name, closed, args):
+        """`func.call` of `closed` lowered once per module (per jaxpr object) as a
+        private function named after `name`, unique in the module as MLIR's symbol
+        table makes it (`g`, `g_0`, ...): JAX's lowering of an inner `jit`. Inlined in
+        a module with symbolic dimensions (their values live in `main`)."""
+        mb = self.mb
+        consts = closed.consts
+        if mb.dim_values:
+            cs = [mb.constant(np.asarray(c), core.get_aval(c)) for c in consts]
+            return self.lower_jaxpr(closed.jaxpr, cs, list(args))
+        # (a body lowered inside a shard_map's manual computation lowers its collectives
+        # over the manual axes: one function per context)
+        key = (closed.jaxpr, tuple(map(id, consts)), id(sharding_impls.current_manual_mesh()))
+        sym = mb.called.get(key)
+        if sym is None:
+            sym = mb.called[key] = _unique_symbol(mb, name)
+            slot = len(mb.functions)
+            mb.functions.append("")
+            saved = mb.lines, mb.indent, mb.consts
+            mb.lines, mb.indent, mb.consts = [], 4, {}
+            params = [mb.fresh(tensor_type(a)) for a in closed.in_avals]
+            cs = [mb.constant(np.asarray(c), core.get_aval(c)) for c in consts]
+            outs = self.lower_jaxpr(closed.jaxpr, cs, params)
+            types = [mb.types[o] for o in outs]
+            mb.emit(f"func.return {', '.join(outs)} : {', '.join(types)}" if outs
+                    else "func.return")
+            body = mb.lines
+            mb.lines, mb.indent, mb.consts = saved
+            head = ", ".join(f"{p}: {mb.types[p]}" for p in params)
+            mb.functions[slot] = (f"func.func private {sym}({head}) -> ({', '.join(types)}) "
+                                  "{\n" + "\n".join(body) + "\n}")
+        return mb.op("func.call", list(args), list(self.avals_out), {"callee": sym})
+
+
+class Symbols:
+    """The function names taken in one module, and MLIR's uniquing counter (shared by
+    the builders that write functions of one module)."""
+
+    def __init__(self, taken=()):
+        self.taken, self.counter = set(taken), 0
+
+
+def _unique_symbol(mb, name) -> str:
+    """`@name` (quoted when it is not an identifier: `@"<lambda>"`), renamed as MLIR
+    renames a clashing symbol: `name_<n>` with one counter for the whole module."""
+    base = name = str(name)
+    symbols = mb.symbols
+    while name in symbols.taken:
+        name = f"{base}_{symbols.counter}"
+        symbols.counter += 1
+    symbols.taken.add(name)
+    ok = name[:1].isalpha() or name[:1] == "_"
+    ok = ok and all(c.isalnum() or c in "_$." for c in name)
+    return f"@{name}" if ok else '@"' + name.replace('"', '\\"') + '"'
 
 
 def _always():

@@ -359,6 +359,8 @@ def test_cases_cover_the_rules():
                  "remat_opt", "closed_call",
                  # compute_on2 under vmap vs JAX's stored values: tests/test_host_memory_more.py
                  "compute_on",
+                 # an inner jit: vmap's jaxpr and values vs JAX's: tests/test_jit_call.py
+                 "jit",
                  # batched keys vs JAX's rule: tests/test_lax_more.py
                  "rng_bit_generator",
                  # vmap (both operands, one operand) vs JAX's stored values:

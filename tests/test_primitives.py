@@ -73,6 +73,8 @@ NO_CASES: dict[str, str] = {
     **{n: "takes jaxprs (custom_vjp's optimize_remat=True): tests/test_optimize_remat.py "
           "(values, derivatives, vmap, kernel runs vs JAX's stored results)"
        for n in ("remat_opt", "closed_call")},
+    "jit": "takes a jaxpr (an inner jit): tests/test_jit_call.py (printed jaxprs, StableHLO, "
+           "values, jvp/grad/vmap vs JAX's stored results)",
     "linear_call": "takes jaxprs and the user's transpose: tests/test_linear_call.py (values, "
                    "transposes, grad, vmap vs JAX's stored values)",
     "threefry2x32": "tests/test_extend_random.py (Random123's known answer, JAX's bits, vmap)",

@@ -357,6 +357,7 @@ def _interval(aval, params):
     return cut[0], start[cut[0]], limit[cut[0]]
 
 
+@pass_memo("transpose_jaxpr")   # (a body two `jit` calls share: transposed once)
 def transpose_jaxpr(closed: core.ClosedJaxpr, linear, zero_cts=None):
     """-> ClosedJaxpr (non-linear inputs, cotangents of the outputs [those not in
     zero_cts]) -> cotangents of the linear inputs (zeros instantiated)."""

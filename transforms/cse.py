@@ -9,6 +9,8 @@ import numpy as np
 from astjax import core
 from astjax.core import Literal, Var
 
+from .dce import pass_memo
+
 _NO_CSE = {"rng_bit_generator", "random_bits", "checkpoint"}
 
 
@@ -20,7 +22,9 @@ def _atom_key(a):
 
 
 def _param_key(v):
-    if isinstance(v, (core.ClosedJaxpr, core.Jaxpr)):
+    if isinstance(v, core.ClosedJaxpr):   # (a body shared by two calls: one key)
+        return ("jaxpr", id(v.jaxpr), tuple(map(id, v.consts)))
+    if isinstance(v, core.Jaxpr):
         return ("jaxpr", id(v))
     if isinstance(v, np.ndarray):
         return ("nd", v.dtype.str, v.shape, v.tobytes())
@@ -32,6 +36,7 @@ def _param_key(v):
     return (type(v).__name__, v)
 
 
+@pass_memo("cse_jaxpr")   # (one result per jaxpr object: a shared `jit` body stays shared)
 def cse_jaxpr(jaxpr: core.Jaxpr) -> core.Jaxpr:
     subst: dict = {}
     seen: dict = {}

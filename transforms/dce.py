@@ -57,6 +57,8 @@ def pass_memo(name):
                 entry = memo.get(key)
                 if entry is not None:
                     hits[name] += 1
+                    if not isinstance(entry[1], tuple):   # (one jaxpr: CSE, simplify)
+                        return entry[1]
                     return tuple(list(r) if isinstance(r, list) else r for r in entry[1])
                 runs[name] += 1
                 result = fn(obj, *args, **kwargs)

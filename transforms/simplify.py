@@ -19,6 +19,8 @@ import numpy as np
 
 from astjax import core
 from astjax.core import Literal, Var
+
+from .dce import pass_memo
 from astjax.primitives import elementwise as ew
 from astjax.primitives import structural as st
 
@@ -35,6 +37,7 @@ def _same_type(a, b):
     return a.aval.shape == b.aval.shape and a.aval.dtype == b.aval.dtype
 
 
+@pass_memo("simplify_jaxpr")   # (one result per jaxpr object: a shared `jit` body stays shared)
 def simplify_jaxpr(jaxpr: core.Jaxpr) -> core.Jaxpr:
     subst: dict = {}
     consts: dict = {}   # Var -> scalar value it holds everywhere

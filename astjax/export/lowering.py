@@ -195,8 +195,12 @@ def lower_for_export(closed, kept, platforms, module_name, result_names, layout)
                                            attr) if x)
                      for n, attr in zip(result_names, out_attrs)]
         wrapped = bool(dims) or len(platforms) > 1
+        # inner `jit` functions: one symbol table for every platform's functions
+        symbols = stablehlo.Symbols(["main", "_wrapped_jax_export_main",
+                                     *(f"_platform_{p}" for p in platforms)])
         for p in platforms:
             mb = stablehlo.ModuleBuilder()
+            mb.symbols = symbols
             outs = _lower_body(mb, closed, kept, p, dims)
             name = ("main" if not wrapped else f"_platform_{p}" if len(platforms) > 1
                     else "_wrapped_jax_export_main")

@@ -21,6 +21,7 @@ from . import collectives  # noqa: F401,E402  (psum, all_gather, axis_index, ...
 from . import collectives_typed  # noqa: F401,E402  (all_gather_invariant: all_gather(to='invarying'))
 from . import custom_derivatives  # noqa: F401,E402  (stop_gradient, custom_jvp/vjp_call, checkpoint)
 from . import remat_opt  # noqa: F401,E402  (remat_opt: custom_vjp optimize_remat; closed_call)
+from . import jit_call  # noqa: F401,E402  (jit: an inner jitted function kept as one equation)
 from . import linear_call  # noqa: F401,E402  (linear_call: a linear function with a user transpose)
 from . import callbacks  # noqa: F401,E402  (pure_callback, io_callback, debug_callback)
 from . import ffi_call  # noqa: F401,E402  (ffi_call: a call of an XLA FFI target)

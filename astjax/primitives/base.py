@@ -662,10 +662,13 @@ def infix_source(op, kind, fname=None):
     return rule
 
 
-def call_source(param, what):
+def call_source(param, what, consts=False):
     """The source rule of a call primitive whose nested jaxpr is `eqn.params[param]`:
     printed inline under a comment naming `what` (custom_jvp/vjp/vmap calls,
-    checkpoint, linear_call)."""
+    checkpoint, linear_call, jit); `consts`: the body's constants printed as values
+    (else a body with constants prints as the generic `bind`)."""
+    keep_consts = consts
+
     @statement_rule
     def rule(gen, eqn, stmts):
         """A call of a nested jaxpr, printed inline (the numbers are the same; a custom
@@ -674,8 +677,11 @@ def call_source(param, what):
         jaxpr = body.jaxpr if isinstance(body, core.ClosedJaxpr) else body
         consts = body.consts if isinstance(body, core.ClosedJaxpr) else []
         if consts or jaxpr.constvars:
-            stmts.extend(gen.generic_statement(eqn))
-            return
+            if not keep_consts or len(consts) != len(jaxpr.constvars):
+                stmts.extend(gen.generic_statement(eqn))
+                return
+            for v, c in zip(jaxpr.constvars, consts):
+                gen.env[v] = gen.value(np.asarray(c))
         if gen.comments:
             stmts.append(comment(f"{what} (inlined)"))
         outs = [gen.out_name(v, gen.hint_from(v, o) or eqn.primitive.name)
@@ -700,6 +706,19 @@ def call_rules(param):
         consts = [ctx.constant(np.asarray(c), core.get_aval(c)) for c in body.consts]
         return ctx.lower_jaxpr(body.jaxpr, consts, list(args))
     return dict(impl=impl, abstract_eval=abstract_eval, lowering=lowering)
+
+
+def call_dce(param):
+    """The DCE rule of a call primitive whose nested ClosedJaxpr is `eqn.params[param]`
+    (closed_call, jit): the body's unused outputs pruned, then its unused operands."""
+    def dce(tx, eqn, used_outputs):
+        body = eqn.params[param]
+        j, used_in = tx.dce_jaxpr(body.jaxpr, used_outputs, prune_invars=True)
+        new = eqn.replace(invars=[a for a, u in zip(eqn.invars, used_in) if u],
+                          outvars=[v for v, u in zip(eqn.outvars, used_outputs) if u],
+                          params={**eqn.params, param: core.ClosedJaxpr(j, body.consts)})
+        return new, used_in
+    return dce
 
 
 def inline_call_jvp(param):

@@ -26,8 +26,8 @@ from __future__ import annotations
 from .. import core
 from ..core import bind
 from ..errors import DerivativeValueError
-from .base import (call_rules, call_source, inline_call_jvp, instantiate, mark_unsupported,
-                   matchaxis, register)
+from .base import (call_dce, call_rules, call_source, inline_call_jvp, instantiate,
+                   mark_unsupported, matchaxis, register)
 
 __all__ = ["remat_opt_p", "closed_call_p", "PrimalThunk", "remat_opt"]
 
@@ -200,18 +200,9 @@ def _closed_call_batch(tx, args, dims, *, call_jaxpr):
     return outs, [0 if m else None for m in mapped]
 
 
-def _closed_call_dce(tx, eqn, used_outputs):
-    call = eqn.params["call_jaxpr"]
-    j, used_in = tx.dce_jaxpr(call.jaxpr, used_outputs, prune_invars=True)
-    new = eqn.replace(invars=[a for a, u in zip(eqn.invars, used_in) if u],
-                      outvars=[v for v, u in zip(eqn.outvars, used_outputs) if u],
-                      params=dict(call_jaxpr=core.ClosedJaxpr(j, call.consts)))
-    return new, used_in
-
-
 register(closed_call_p, **call_rules("call_jaxpr"), jvp=inline_call_jvp("call_jaxpr"),
          batch=_closed_call_batch,
-         dce=_closed_call_dce, source=call_source("call_jaxpr", "closed_call"))
+         dce=call_dce("call_jaxpr"), source=call_source("call_jaxpr", "closed_call"))
 
 
 def remat_opt(body, consts, primals, n_out, fun_jaxpr_thunk):

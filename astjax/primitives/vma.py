@@ -48,8 +48,8 @@ def _vma_eqn(eqn, ins):
     """The mesh axes an equation's results vary over, given its operands' (JAX's
     rules: a reduction over axes (or `all_gather_invariant`) makes its result
     invariant over them; `axis_index`, `all_gather`, `ppermute` and `all_to_all` make
-    it vary over theirs; control flow
-    is followed into its bodies; anything else varies where an operand does)."""
+    it vary over theirs; control flow and inner `jit`s are followed into their bodies;
+    anything else varies where an operand does)."""
     p, params = eqn.primitive, eqn.params
     union = set().union(*ins) if ins else set()
     if p in (psum_p, pmax_p, pmin_p):
@@ -71,6 +71,8 @@ def _vma_eqn(eqn, ins):
             for o, v in zip(outs, vma_jaxpr(br.jaxpr, ins[1:])):
                 o |= v
         return outs
+    if name == "jit":   # an inner jit: its body followed
+        return vma_jaxpr(params["jaxpr"].jaxpr, ins)
     if name == "scan":
         k, c = params["num_consts"], params["num_carry"]
         carry = _vma_loop(eqn, params["jaxpr"].jaxpr, ins[:k], ins[k:k + c], ins[k + c:],
@@ -206,6 +208,12 @@ def ur_env(invars, eqns, in_urs_, mesh, vmas=None, env=None):
         ins = [env.get(a, frozenset()) if isinstance(a, core.Var) else frozenset()
                for a in eqn.invars]
         out = frozenset()
+        if any(ins) and eqn.primitive.name == "jit":   # an inner jit: its body followed
+            body = eqn.params["jaxpr"].jaxpr
+            sub = ur_env(body.invars, body.eqns, ins, mesh, vmas)
+            env.update((v, sub.get(o, frozenset()) if isinstance(o, core.Var) else frozenset())
+                       for v, o in zip(eqn.outvars, body.outvars))
+            continue
         if any(ins):
             p, loc = eqn.primitive, eqn.source_info
             if p is psum_p:

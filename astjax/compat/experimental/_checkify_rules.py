@@ -11,8 +11,8 @@ the first failure wins (its code and payload are kept).
 
 Control flow: a `cond` whose branches hold sites gets branches taking and returning
 the state; `scan` and `while` carry it (a `while` predicate's own checks run before
-the loop and after each step); the bodies of `custom_jvp_call`, `custom_vjp_call` and
-`checkpoint` with sites are evaluated inline. Equations without sites inside are
+the loop and after each step); the bodies of `custom_jvp_call`, `custom_vjp_call`,
+`checkpoint` and an inner `jit` with sites are evaluated inline. Equations without sites inside are
 bound unchanged.
 """
 from __future__ import annotations
@@ -110,7 +110,7 @@ def _sub_closed(eqn):
         return [params["cond_jaxpr"], params["body_jaxpr"]]
     if name in ("custom_jvp_call", "custom_vjp_call"):
         return [_closed(params["call_jaxpr"])]
-    if name == "checkpoint":
+    if name in ("checkpoint", "jit"):
         return [_closed(params["jaxpr"])]
     return []
 
@@ -367,12 +367,12 @@ def _while_rule(interp, eqn, ins, state):
 
 
 def _inline_rule(interp, eqn, ins, state):
-    """custom_jvp_call / custom_vjp_call / checkpoint with sites inside: their
-    primal body, evaluated in place."""
+    """custom_jvp_call / custom_vjp_call / checkpoint / an inner jit with sites inside:
+    their primal body, evaluated in place."""
     (body,) = _sub_closed(eqn)
     return interp.run(body.jaxpr, body.consts, ins, state)
 
 
 _HIGHER_ORDER = {"cond": _cond_rule, "scan": _scan_rule, "while": _while_rule,
                  "custom_jvp_call": _inline_rule, "custom_vjp_call": _inline_rule,
-                 "checkpoint": _inline_rule}
+                 "checkpoint": _inline_rule, "jit": _inline_rule}

@@ -1,0 +1,172 @@
+"""`jit`: a jitted function called inside another staged function, kept as one
+equation, as JAX 0.10.2 keeps its `jit_p` (`jax/_src/pjit.py`).
+
+`jit(g)` called while `f` is staged binds `jit[name=g jaxpr=...]`: the equation carries
+the ClosedJaxpr of `g` (staged once per signature, so every call site of one signature
+holds the *same* jaxpr object) and `g`'s name. The printer (`ir.pp_jaxpr`) shows a jaxpr
+reached twice once, as `let g = { ... } in` above the program; the lowering emits one
+`func.func private @g` per distinct jaxpr and a `func.call` per equation.
+
+Values staged `g` closes over from the enclosing function (outer Tracers) are leading
+operands of the equation, as in JAX; concrete constants stay in the ClosedJaxpr.
+
+Its rules keep the equation, as JAX's do:
+
+- jvp: `jit` of the JVP jaxpr (primals, nonzero tangents -> outputs, nonzero tangents);
+- partial eval (linearize): a known `jit` (known inputs -> known outputs + residuals)
+  and an unknown one (residuals + unknown inputs -> unknown outputs);
+- transpose: `jit` of the transposed jaxpr;
+- batch: `jit` of the batched jaxpr (batch axes moved to the front);
+- dce: the body's unused outputs and then unused operands pruned.
+
+Every other interpreter evaluates or inlines the body (`impl`, the printed source).
+"""
+from __future__ import annotations
+
+import inspect
+import weakref
+
+from .. import core
+from ..core import Eqn, Var, Zero, bind
+from .base import call_dce, call_rules, call_source, matchaxis, register
+
+__all__ = ["jit_p", "bind_jit", "call", "call_name", "keeps_call"]
+
+jit_p = core.new_primitive("jit", multiple_results=True, higher_order=True)
+jit_p.pp_call = "jaxpr"   # printed `name` first; the body's binders named as the call's
+
+
+def call(closed: core.ClosedJaxpr, args, fun, inline, inline_fn):
+    """The outputs of an inner `jit(fun)` staged as `closed`, called on `args`: one
+    `jit` equation, or `inline_fn(closed, args)` (its equations re-staged here) with
+    `jit(..., inline=True)` or a body `keeps_call` refuses."""
+    if inline or not keeps_call(closed):
+        return inline_fn(closed, args)
+    return bind_jit(closed, args, call_name(fun))
+
+
+def call_name(fun) -> str:
+    """The `name` JAX gives the equation: the function's `__name__` (`<lambda>`)."""
+    plain = inspect.unwrap(fun) if callable(fun) else fun
+    plain = getattr(plain, "func", plain)   # functools.partial
+    return getattr(plain, "__name__", None) or type(plain).__name__
+
+
+_kept: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def keeps_call(closed: core.ClosedJaxpr) -> bool:
+    """Whether a staged inner `jit` body becomes one equation: not when it has a side
+    effect or uses mutable references (those are inlined: the passes that order effects
+    and discharge references see their equations directly)."""
+    j = closed.jaxpr
+    r = _kept.get(j)
+    if r is None:
+        r = _kept[j] = not (any(core.has_effects(e) for e in j.eqns) or _refs(j))
+    return r
+
+
+def _refs(j) -> bool:
+    if any(isinstance(v.aval, core.AbstractRef) for v in j.constvars + j.invars):
+        return True
+    return any((e.primitive.takes_refs and not e.primitive.higher_order)
+               or any(isinstance(v.aval, core.AbstractRef) for v in e.outvars)
+               or any(_refs(s.jaxpr if isinstance(s, core.ClosedJaxpr) else s)
+                      for s in core.sub_jaxprs(e.params)) for e in j.eqns)
+
+
+def bind_jit(closed: core.ClosedJaxpr, args, name: str):
+    """Bind `jit` of `closed` on `args`; Tracer consts (values of an enclosing
+    builder) become leading operands. Returns the outputs."""
+    closed, lifted = lift_tracer_consts(closed)
+    return bind(jit_p, *lifted, *args, jaxpr=closed, name=name)
+
+
+# Jaxpr -> (its lifted ClosedJaxpr, positions of the lifted consts): one per staging
+_lifted: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def lift_tracer_consts(closed: core.ClosedJaxpr):
+    """(ClosedJaxpr whose Tracer consts are leading invars, those Tracers); the same
+    converted object for the same `closed.jaxpr`, so call sites stay shared."""
+    idx = [i for i, c in enumerate(closed.consts) if isinstance(c, core.Tracer)]
+    if not idx:
+        return closed, []
+    j = closed.jaxpr
+    hit = _lifted.get(j)
+    if hit is None or hit[1] != idx:
+        keep = [i for i in range(len(j.constvars)) if i not in idx]
+        new = core.ClosedJaxpr(core.Jaxpr([j.constvars[i] for i in keep],
+                                          [j.constvars[i] for i in idx] + j.invars,
+                                          j.outvars, j.eqns),
+                               [closed.consts[i] for i in keep])
+        hit = _lifted[j] = (new, idx)
+    return hit[0], [closed.consts[i] for i in idx]
+
+
+def _jit_jvp(tx, primals, tangents, *, jaxpr, name):
+    nz = [not isinstance(t, Zero) for t in tangents]
+    jv, out_nz = tx.jvp_jaxpr(jaxpr, nz, instantiate=False)
+    outs = bind_jit(jv, list(primals) + [t for t in tangents if not isinstance(t, Zero)], name)
+    n = len(jaxpr.out_avals)
+    it = iter(outs[n:])
+    return outs[:n], [next(it) if z else Zero(a) for z, a in zip(out_nz, jaxpr.out_avals)]
+
+
+def _jit_partial_eval(tx, eqn, in_uk):
+    body, name = eqn.params["jaxpr"], eqn.params["name"]
+    known, unknown, out_uk, nres = tx.partial_eval_jaxpr(body, in_uk, instantiate=False)
+    if any(isinstance(c, core.Tracer) for c in known.consts):
+        return [], [eqn], [True] * len(eqn.outvars)   # (not expected: bodies are lifted)
+    res = [Var(v.aval) for v in known.jaxpr.outvars[len(known.jaxpr.outvars) - nres:]]
+    k_ins = [a for a, u in zip(eqn.invars, in_uk) if not u]
+    u_ins = [a for a, u in zip(eqn.invars, in_uk) if u]
+    k_out = [v for v, u in zip(eqn.outvars, out_uk) if not u]
+    u_out = [v for v, u in zip(eqn.outvars, out_uk) if u]
+    k_eqn = Eqn(jit_p, k_ins, k_out + res, dict(jaxpr=known, name=name), eqn.source_info)
+    u_eqn = Eqn(jit_p, res + u_ins, u_out, dict(jaxpr=unknown, name=name), eqn.source_info)
+    return [k_eqn], [u_eqn] if u_out else [], out_uk
+
+
+def _jit_transpose(tx, cts, *args, jaxpr, name):
+    lin = [core.is_undefined(a) for a in args]
+    zero_cts = [isinstance(c, Zero) for c in cts]
+    if all(zero_cts) or not any(lin):
+        return [None] * len(args)
+    t = tx.transpose_jaxpr(jaxpr, lin, zero_cts)
+    nl = [a for a in args if not core.is_undefined(a)]
+    outs = bind_jit(t, nl + [c for c in cts if not isinstance(c, Zero)], name)
+    it = iter(outs)
+    return [next(it) if l else None for l in lin]
+
+
+# builder -> {(body, axis) -> the batched body}: the calls of one body batched the same
+# way while one function is staged share one batched body (JAX prints it once)
+_batched: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _jit_batch(tx, args, dims, *, jaxpr, name):
+    frame = core.axis_frame()
+    args = [matchaxis(x, d, 0, frame.size) if d is not None else x
+            for x, d in zip(args, dims)]
+    dims = [0 if d is not None else None for d in dims]
+    b = core.current_builder()
+    memo = _batched.setdefault(b, {}) if b is not None else {}
+    key = (id(jaxpr.jaxpr), tuple(dims), frame.size, frame.name)
+    hit = memo.get(key)
+    if hit is None or hit[0] is not jaxpr.jaxpr:
+        hit = (jaxpr.jaxpr, tx.batch_subjaxpr(jaxpr, dims, frame.size, frame.name))
+        if not any(isinstance(c, core.Tracer) for c in hit[1][1]):   # (none keeps `b` alive)
+            memo[key] = hit
+    body, extra, mapped = hit[1]
+    outs = bind_jit(body, list(extra) + list(args), name)
+    return outs, [0 if m else None for m in mapped]
+
+
+def _jit_lowering(ctx, *args, jaxpr, name):
+    return ctx.call_function(name, jaxpr, list(args))
+
+
+register(jit_p, **dict(call_rules("jaxpr"), lowering=_jit_lowering), jvp=_jit_jvp,
+         partial_eval=_jit_partial_eval, transpose=_jit_transpose, batch=_jit_batch,
+         dce=call_dce("jaxpr"), source=call_source("jaxpr", "jit", consts=True))

@@ -1,0 +1,215 @@
+"""An inner `jit` kept as one `jit` equation, recorded from JAX 0.10.2 (issue 13): the
+printed jaxprs (shared `let` bindings, suffixed names, names suggested into a call's
+body), the StableHLO text (`func.func private` per distinct body, `call`s), and values.
+
+`CASES` maps a name to a function of a namespace `J` (`J.jax`, `J.jnp`, `J.lax`,
+`J.checkify`)
+returning a dict of JSON-able results (texts and values). Run with JAX 0.10.2:
+`/work/jaxref/bin/python tests/oracle/record_jit_call.py` writes jit_call.json;
+`tests/test_jit_call.py` runs the same cases on astjax.
+"""
+import functools
+import json
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+C3 = np.arange(3.0, dtype=np.float32)
+
+
+def _fns(J):
+    """The functions the cases call: `g` (jitted), `f` calling it twice."""
+    jax, jnp = J.jax, J.jnp
+
+    @jax.jit
+    def g(x):
+        return jnp.sin(x) * 2
+
+    def f(x):
+        return g(x) + g(x + 1)
+    return g, f
+
+
+def _tolist(x):
+    return np.asarray(x, dtype=np.float64).tolist()
+
+
+def twice(J):
+    g, f = _fns(J)
+    return {"jaxpr": str(J.jax.make_jaxpr(f)(1.0)),
+            "hlo": J.jax.jit(f).lower(1.0).as_text(),
+            "value": _tolist(J.jax.jit(f)(0.3))}
+
+
+def once(J):
+    g, _ = _fns(J)
+
+    def f(x):
+        return g(x) + 1
+    return {"jaxpr": str(J.jax.make_jaxpr(f)(1.0))}
+
+
+def nested(J):
+    jax = J.jax
+    g, _ = _fns(J)
+
+    @jax.jit
+    def h(x, y):
+        return g(x) * y, x
+
+    def f1(x):
+        return h(x, 2.0)
+
+    def f2(x):
+        return h(x, 2.0)[0] + g(x)
+
+    def f3(x):   # h shared, and g inside it shared with the outer call
+        a, b = h(x, 2.0)
+        c, d = h(x + 1, 2.0)
+        return a + b + c + d + g(x)
+    return {"jaxpr1": str(jax.make_jaxpr(f1)(1.0)), "jaxpr2": str(jax.make_jaxpr(f2)(1.0)),
+            "jaxpr3": str(jax.make_jaxpr(f3)(1.0)), "hlo3": jax.jit(f3).lower(1.0).as_text(),
+            "hlo2": jax.jit(f2).lower(1.0).as_text(),
+            "value2": _tolist(jax.jit(f2)(0.7)), "grad2": _tolist(jax.grad(f2)(0.7))}
+
+
+def two_shapes(J):
+    jax, jnp = J.jax, J.jnp
+    g, _ = _fns(J)
+
+    def f(x, v):
+        return g(x) + g(x) + g(v).sum() + g(v).sum()
+    v = jnp.ones(3)
+    return {"jaxpr": str(jax.make_jaxpr(f)(1.0, v)), "hlo": jax.jit(f).lower(1.0, v).as_text(),
+            "value": _tolist(jax.jit(f)(0.5, v))}
+
+
+def closure(J):
+    jax, jnp = J.jax, J.jnp
+
+    @jax.jit
+    def gc(x):
+        return x * C3
+
+    def f(x):
+        k = jax.jit(lambda y: y * x)
+        return gc(x) + k(x)
+    x = jnp.ones(3)
+    return {"jaxpr": str(jax.make_jaxpr(f)(x)), "hlo": jax.jit(f).lower(x).as_text(),
+            "value": _tolist(jax.jit(f)(x * 2)),
+            "grad": _tolist(jax.grad(lambda x: f(x).sum())(x * 2))}
+
+
+def _many_sins(J, x):
+    for _ in (0,) * 11:   # (a static tuple: unrolled by astjax too, not a scan)
+        x = J.jnp.sin(x)
+    return x
+
+
+def big_bodies(J):
+    jax = J.jax
+
+    def f(x):
+        return jax.lax.cond(x > 0, lambda y: _many_sins(J, y), lambda y: y, x)
+
+    def f2(x):
+        return jax.jit(lambda y: _many_sins(J, y))(x)
+    return {"cond": str(jax.make_jaxpr(f)(1.0)), "jit": str(jax.make_jaxpr(f2)(1.0))}
+
+
+def vmap_twice(J):
+    jax, jnp = J.jax, J.jnp
+    _, f = _fns(J)
+    xs = jnp.arange(3.0)
+    return {"jaxpr": str(jax.make_jaxpr(jax.vmap(f))(xs)), "value": _tolist(jax.vmap(f)(xs))}
+
+
+def jvp_twice(J):
+    jax = J.jax
+    _, f = _fns(J)
+
+    def fj(x):
+        return jax.jvp(f, (x,), (x,))
+    return {"jaxpr": str(jax.make_jaxpr(fj)(1.0)), "value": _tolist(jax.jit(fj)(0.4))}
+
+
+def grad_twice(J):
+    jax = J.jax
+    _, f = _fns(J)
+    return {"jaxpr": str(jax.make_jaxpr(jax.grad(f))(1.0)),
+            "value": _tolist(jax.jit(jax.grad(f))(0.4)),
+            "hessian": _tolist(jax.hessian(f)(0.4))}
+
+
+def same_name(J):
+    jax = J.jax
+
+    @jax.jit
+    def g2(x):
+        return x + 1
+
+    def f(x, y):
+        return g2(x) + g2(y) + jax.jit(lambda z: z)(x) + jax.jit(lambda z: z)(x)
+    y = J.jnp.ones(2)
+    return {"jaxpr": str(jax.make_jaxpr(f)(1.0, y)), "hlo": jax.jit(f).lower(1.0, y).as_text(),
+            "value": _tolist(jax.jit(f)(1.0, y))}
+
+
+def _scale(x, k):
+    return x * k
+
+
+def statics_and_constants(J):
+    """Static arguments and a partial (the name of the function they wrap), bodies
+    with no operand, a Python scalar result (weakly typed)."""
+    jax, jnp = J.jax, J.jnp
+    js = jax.jit(_scale, static_argnums=1)
+    jp = jax.jit(functools.partial(_scale, k=3.0))
+
+    @jax.jit
+    def const():
+        return jnp.arange(3.0)
+
+    @jax.jit
+    def three(x):
+        return 3
+
+    def f(x):
+        return js(x, 2.0) + jp(x) + const() + three(x)
+    x = jnp.ones(3)
+    return {"jaxpr": str(jax.make_jaxpr(f)(x)), "hlo": jax.jit(f).lower(x).as_text(),
+            "value": _tolist(jax.jit(f)(x)), "grad": _tolist(jax.grad(lambda x: f(x).sum())(x))}
+
+
+def _log_plus_one(J, g, x):
+    return g(x) + 1
+
+
+def checkify_inside(J):
+    """checkify finds a NaN made inside an inner jit (at its primitive)."""
+    jax = J.jax
+    g = jax.jit(J.jnp.log)
+    err, out = J.checkify.checkify(lambda x: _log_plus_one(J, g, x),
+                                   errors=J.checkify.float_checks)(-1.0)
+    return {"error": err.get(), "value": _tolist(out)}
+
+
+CASES = {f.__name__: f for f in [twice, once, nested, two_shapes, closure, big_bodies,
+                                  vmap_twice, jvp_twice, grad_twice, same_name,
+                                  statics_and_constants, checkify_inside]}
+
+
+def main():
+    import types
+    import jax
+    import jax.numpy as jnp
+    from jax import lax
+    from jax.experimental import checkify
+    J = types.SimpleNamespace(jax=jax, jnp=jnp, lax=lax, checkify=checkify)
+    out = {"jax": jax.__version__, "cases": {n: c(J) for n, c in CASES.items()}}
+    (HERE / "jit_call.json").write_text(json.dumps(out, indent=1, sort_keys=True) + "\n")
+
+
+if __name__ == "__main__":
+    main()
