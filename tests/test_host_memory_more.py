@@ -27,9 +27,6 @@ RECORDED = json.loads((Path(__file__).parent / "oracle" / "host_memory_more.json
 J = namespace(jax, jnp, jax.sharding, compute_on_module, checkpoint_name)
 # known differences, each a strict xfail
 XFAIL = {
-    "compute_on_nested_jit": "astjax inlines a jitted function called inside a compute_on "
-                             "block (its operations marked); JAX calls a private function "
-                             "marked `_xla_compute_type`",
     "compute_on_grad_text": "astjax's gradient program is simplified otherwise than JAX's "
                             "(no product with the broadcast 1.0 seed, one add_any fewer "
                             "marked); the values agree (compute_on_grad)",
@@ -107,7 +104,10 @@ def test_compute_on_leaves_a_shared_function_unmarked():
     text = jax.jit(f).lower(J.np.ones(3, np.float32)).as_text()
     marked = [ln.split("=")[1].split()[0] for ln in text.splitlines()
               if '_xla_compute_type = "host"' in ln]
-    assert marked == ["stablehlo.sine", "stablehlo.broadcast_in_dim", "stablehlo.multiply"]
+    # the call inside the block and its private function's operations (JAX 0.10.2's
+    # text: the function called outside the block is a second, unmarked private function)
+    assert marked == ["call", "stablehlo.sine", "stablehlo.broadcast_in_dim",
+                      "stablehlo.multiply"]
     assert "_xla_compute_type" not in jax.jit(g).lower(J.np.ones(3, np.float32)).as_text()
     np.testing.assert_allclose(jax.jit(f)(np.ones(3, np.float32)),
                                2 * np.sin(np.ones(3)) + 2 * np.sin(3 * np.ones(3)), rtol=1e-6)
