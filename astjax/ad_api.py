@@ -39,6 +39,7 @@ from .errors import (ArgumentError, ArgumentTypeError, ArgumentValueError, Astja
 from .primitives.scan import scan_raw
 from .primitives.custom_derivatives import stop_gradient
 from .primitives.state import is_ref
+from .primitives.vma import check_reverse_mode
 from .staging import (StagedCallable, arg_hints, as_callable, leaf_aval, python_scalar,
                       stage_flat)
 from .staging import differentiation_level as _differentiating   # (staging.stage_once reads it)
@@ -250,12 +251,12 @@ def _describe_tree(tree):
     return f"a {getattr(tree.node_type, '__name__', tree.node_type)} of {tree.num_leaves} leaves"
 
 
-def _stage(fun, args, kwargs, differentiated=True, what="differentiation", nums=None):
+def _stage(fun, args, kwargs, differentiated=True, what="differentiation", nums=None, reverse=None):
     """Stage fun(*args, **kwargs) -> (closed, in_tree, out_tree, leaves) for
-    differentiation (`differentiating()` is set while it stages; None: unchanged); a
-    located ArityError first when the arguments do not fit fun's signature. `what`:
-    the transformation as a reference from outside sees it (`vmap` for `jacfwd`,
-    which JAX computes as a `vmap` of `jvp`); `nums`: the positions differentiated."""
+    differentiation (`differentiating()` set while it stages; None: unchanged), or a
+    located ArityError. `what`: the transformation as a reference from outside sees it
+    (`vmap` for `jacfwd`, JAX's `vmap` of `jvp`); `nums`: the positions differentiated;
+    `reverse`: (name, has_aux) of a reverse mode, checked inside a shard_map body."""
     check_signature(fun, args, kwargs)
     leaves, in_tree = tree_util.flatten_for_staging((tuple(args), dict(kwargs)))
     avals = [leaf_aval(x) for x in leaves]
@@ -264,6 +265,8 @@ def _stage(fun, args, kwargs, differentiated=True, what="differentiation", nums=
             eager_arguments(args, kwargs, nums):
         closed, out_tree = stage_flat(fun, in_tree, avals, hints)
     closed = discharge_closed(closed, what, eager=in_eager_transform() or not _staging())
+    if reverse:   # (name, has_aux): checked inside a shard_map body (primitives/vma.py)
+        check_reverse_mode(leaves, closed.jaxpr, _leaf_ranges(args), nums, out_tree, *reverse)
     return closed, in_tree, out_tree, leaves
 
 
@@ -287,9 +290,7 @@ def _zeros(shape, dtype):
 
 def _zeros_out(aval):
     """A zero cotangent/tangent result for an input: float0 for non-float inputs."""
-    if differentiable(aval):
-        return ad.zeros_like_aval(aval)
-    return np.zeros(aval.shape, float0)
+    return ad.zeros_like_aval(aval) if differentiable(aval) else np.zeros(aval.shape, float0)
 
 
 def _vjp_closed(closed, diff_mask, ct_mask):
@@ -344,7 +345,8 @@ class _Grad(_Transformed):
         fun, args, kwargs, nums = _close_over(self.fun, args, kwargs, nums, known=True)
         _check_inputs(args, nums, functools.partial(_check_rev_input, "grad",
                                                     self.holomorphic, self.allow_int))
-        closed, in_tree, out_tree, leaves = _stage(fun, args, kwargs, nums=nums)
+        closed, in_tree, out_tree, leaves = _stage(fun, args, kwargs, nums=nums,
+                                                   reverse=("grad", self.has_aux))
         ranges = _leaf_ranges(args)
         diff_mask = [False] * len(leaves)
         for i in nums:
@@ -540,7 +542,7 @@ def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[
     As in JAX, vjp_fn is a pytree whose leaves are the residuals (here a
     `tree_util.Partial`; it can be returned from `jit`), and the backward pass -- a `custom_vjp`'s bwd rule with
     it -- is staged when vjp_fn is first called, not here."""
-    closed, in_tree, out_tree, leaves = _stage(fun, primals, {})
+    closed, in_tree, out_tree, leaves = _stage(fun, primals, {}, reverse=("vjp", has_aux))
     in_avals = [v.aval for v in closed.jaxpr.invars]
     nz = [differentiable(a) for a in in_avals]
     n = len(closed.jaxpr.outvars)
@@ -624,9 +626,9 @@ class _Jac(_Transformed):
         fun, args, kwargs, nums = _close_over(
             self.fun, args, kwargs, tuple(i % len(args) for i in nums) if args else nums,
             known=True)
-        closed, in_tree, out_tree, leaves = _stage(fun, args, kwargs, nums=nums,
-                                                   what="vmap" if self.mode == "fwd" else
-                                                   "differentiation")
+        closed, in_tree, out_tree, leaves = _stage(
+            fun, args, kwargs, nums=nums, what="vmap" if self.mode == "fwd" else
+            "differentiation", reverse=None if self.mode == "fwd" else ("jacrev", self.has_aux))
         ranges = _leaf_ranges(args)
         in_avals = [v.aval for v in closed.jaxpr.invars]
         n_out_all = len(closed.jaxpr.outvars)

@@ -564,13 +564,16 @@ class _PpNames:
                 self.names[f] = self(like)
 
 
-def _shared_jaxprs(top) -> list:
-    """(name, Jaxpr) of the sub-jaxprs printed once above the program, as JAX picks
-    them (`pp_toplevel_jaxpr`): those reached more than once (an inner `jit` called
-    twice) and those of more than 10 equations; a sub-jaxpr is named by the `name`
-    parameter of the first equation reaching it (else `jaxpr`), suffixed to be unique."""
+def _shared_jaxprs(top, types) -> list:
+    """(name, Jaxpr, types) of the sub-jaxprs printed once above the program, as JAX
+    picks them (`pp_toplevel_jaxpr`): those reached more than once (an inner `jit`
+    called twice) and those of more than 10 equations; a sub-jaxpr is named by the
+    `name` parameter of the first equation reaching it (else `jaxpr`), suffixed to be
+    unique, and printed with the types in effect there (`types` at the top, and each
+    holding equation's `pp_types`: a shard_map body's varying axes)."""
     names: dict = {}
     counts: dict = {}
+    typed = {top: types}
     queue = collections.deque([top])
     while queue:
         jaxpr = queue.popleft()
@@ -580,6 +583,10 @@ def _shared_jaxprs(top) -> list:
             name = eqn.params.get("name")
             subs = [s.jaxpr if isinstance(s, ClosedJaxpr) else s for s in sub_jaxprs(eqn.params)]
             queue.extend(subs)
+            hook = getattr(eqn.primitive, "pp_types", None) if subs else None
+            inner = hook(eqn) if hook is not None else None
+            for sub in subs:
+                typed.setdefault(sub, {**typed[jaxpr], **inner} if inner else typed[jaxpr])
             if isinstance(name, str):
                 for s in subs:
                     names.setdefault(s, name.strip("<>"))
@@ -594,7 +601,7 @@ def _shared_jaxprs(top) -> list:
         if k:
             name += str(k)
             taken[name] = taken.get(name, 0) + 1
-        out.append((name, jaxpr))
+        out.append((name, jaxpr, typed[jaxpr]))
     return out
 
 
@@ -610,13 +617,19 @@ def pp_jaxpr(jaxpr, width=80, types=None) -> str:
         if isinstance(jaxpr, ClosedJaxpr):
             jaxpr = jaxpr.jaxpr
         names = _PpNames()
-        shared = _shared_jaxprs(jaxpr)
-        names.shared.update((j, n) for n, j in shared)
+        shared = _shared_jaxprs(jaxpr, _type_texts()[-1])
+        names.shared.update((j, n) for n, j, _ in shared)
         used = {v for e in jaxpr.eqns for v in e.invars if isinstance(v, Var)}
         used.update(v for v in jaxpr.outvars if isinstance(v, Var))
         names.names.update((v, "_") for e in jaxpr.eqns for v in e.outvars if v not in used)
-        docs = [Concat([Text(f"let {n} = "), _skeleton(j, names), Text(" in"), Brk()])
-                for n, j in shared]
+        docs = []
+        for n, j, t in shared:
+            _type_texts().append(t)
+            try:
+                docs.append(Concat([Text(f"let {n} = "), _skeleton(j, names), Text(" in"),
+                                    Brk()]))
+            finally:
+                _type_texts().pop()
         return format_doc(Concat(docs + [_pp_jaxpr(jaxpr, names, top=True)]), width)
     finally:
         _type_texts().pop()

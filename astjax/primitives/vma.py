@@ -25,12 +25,13 @@ import threading
 from .. import core
 from .. import sharding_impls as shd
 from ..config import config
-from ..errors import ArgumentValueError, LoopCarryError
+from ..errors import ArgumentValueError, LoopCarryError, NotImplementedInAstjaxError
 from .collectives import (all_gather_p, all_to_all_p, axis_index_p, pmax_p, pmin_p,
                           ppermute_p, psum_p, pvary_p)
 from .collectives_typed import all_gather_invariant_p
 
 __all__ = ["unmentioned", "vma_jaxpr", "vma_env", "in_vmas", "vma_str", "staged_vma",
+           "check_reverse_mode",
            "current_manual_mesh", "staging_body", "check_vma_types", "unreduced_rule",
            "UnreducedRuleError", "ur_env", "in_urs", "staged_unreduced"]
 
@@ -271,6 +272,38 @@ def staged_unreduced(tracer):
     return _staged(tracer, lambda b, ins, outer: ur_env(
         b.invars, b.eqns, ins, mesh, vma_env(b.invars, b.eqns, vmas)),
         lambda b, outer: {}, 4) or frozenset()
+
+
+def check_reverse_mode(leaves, jaxpr, ranges, nums, out_tree, what, has_aux):
+    """Refuse reverse-mode differentiation staged inside a `check_vma` shard_map body
+    (`what`: grad, vjp, jacrev; `ranges[i]`: argument i's leaves, `nums` the arguments
+    differentiated, None: all; with `has_aux` only the first output's leaves are
+    differentiated) when a differentiated input varies over other mesh axes than the function's first `n_out` outputs do. JAX types
+    such a cotangent: `psum`'s transpose is a `pvary` and the `pvary` it inserts where an
+    invariant value meets a varying one transposes to a `psum`; astjax's transposes sum at
+    the collective instead, which agrees only when input and output vary alike (e.g.
+    `grad(lambda z: psum(z, 'x').sum())` would count the seed once per device). Taken
+    through the shard_map boundary the two agree."""
+    if not _bodies() or _bodies()[-1][3] is None:   # (no body, or check_vma=False)
+        return
+    ins = [staged_vma(x) if isinstance(x, core.Tracer) else frozenset() for x in leaves]
+    if any(v is None for v in ins):                  # (a loop carry's axes are unknown)
+        return
+    main = out_tree.children[0] if has_aux and out_tree.children else out_tree
+    outs = vma_jaxpr(jaxpr, [set(v) for v in ins])[:main.num_leaves]
+    out = frozenset().union(*outs)
+    for i in sorted({k for n in (range(len(ranges)) if nums is None else nums)
+                     for k in ranges[n]}):
+        vma = ins[i]
+        if vma != out:
+            raise NotImplementedInAstjaxError(
+                f"{what} inside a shard_map body of a function whose output varies over "
+                f"{_names(sorted(out))} while its differentiated input {i} varies over "
+                f"{_names(sorted(vma))}: JAX types the cotangents by their varying axes "
+                f"(psum transposes to pvary, an implicit pvary to psum); astjax does not "
+                f"yet, and its gradient would differ from JAX's",
+                hint="take the gradient outside the shard_map (through its boundary both "
+                     "agree), or make the output vary over the same axes as the input")
 
 
 def _staged(tracer, top_env, nested_env, field):
