@@ -15,6 +15,7 @@ from astjax import core, dtypes, sharding_impls, tree_util
 from astjax.errors import (AstjaxError, JAXValueError, NotImplementedInAstjaxError,
                            RuntimeDTypeError, format_location)
 from astjax.util import Namer
+from astjax.primitives.base import private_function
 from . import compute_on, dynamic_shapes
 
 def _narrow_type(name):
@@ -268,21 +269,7 @@ class RuleContext:
         sym = mb.called.get(key)
         if sym is None:
             sym = mb.called[key] = _unique_symbol(mb, name)
-            slot = len(mb.functions)
-            mb.functions.append("")
-            saved = mb.lines, mb.indent, mb.consts
-            mb.lines, mb.indent, mb.consts = [], 4, {}
-            params = [mb.fresh(tensor_type(a)) for a in closed.in_avals]
-            cs = [mb.constant(np.asarray(c), core.get_aval(c)) for c in consts]
-            outs = self.lower_jaxpr(closed.jaxpr, cs, params)
-            types = [mb.types[o] for o in outs]
-            mb.emit(f"func.return {', '.join(outs)} : {', '.join(types)}" if outs
-                    else "func.return")
-            body = mb.lines
-            mb.lines, mb.indent, mb.consts = saved
-            head = ", ".join(f"{p}: {mb.types[p]}" for p in params)
-            mb.functions[slot] = (f"func.func private {sym}({head}) -> ({', '.join(types)}) "
-                                  "{\n" + "\n".join(body) + "\n}")
+            private_function(self, closed, lambda slot: sym[1:])   # (sym: `@name`)
         return mb.op("func.call", list(args), list(self.avals_out), {"callee": sym})
 
 

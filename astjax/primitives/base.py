@@ -750,7 +750,7 @@ def private_function(ctx, jaxpr, name_for):
     """Lower the ClosedJaxpr `jaxpr` (taking the rule's operands) as a private function
     of the module, named `name_for(slot)` (`slot`: its index among the module's
     functions), and return that name (`composite`'s decomposition, `compute_on`'s
-    called function)."""
+    called function, an inner `jit`'s body: codegen/stablehlo.RuleContext.call_function)."""
     mb = ctx.mb
     slot = len(mb.functions)
     name = name_for(slot)
