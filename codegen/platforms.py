@@ -1,13 +1,19 @@
-"""Which PJRT client this process runs on: the CUDA PJRT plugin when it is installed
-and finds a GPU (`pip install 'astjax[cuda12]'`), else the CPU (ASTJAX_NUM_CPU_DEVICES
-devices); `ASTJAX_PLATFORM=cpu` (or config `jax_platforms`) forces the CPU, `=cuda`
-makes a missing GPU an error. In a multi-process job (`astjax.distributed`) the client
-is made with the job's distributed client, node id and node count. The plugin is
-loaded the way JAX's `jax_plugins.xla_cuda1x` loads it, without importing that
-package (its `__init__` imports jax). `codegen.runtime` owns the client made here.
+"""Which PJRT client this process runs on: a GPU PJRT plugin when one is installed
+and finds a GPU -- CUDA's (`pip install 'astjax[cuda12]'`), else ROCm's
+(`'astjax[rocm7]'`) --, else the CPU (ASTJAX_NUM_CPU_DEVICES devices);
+`ASTJAX_PLATFORM=cpu` (or config `jax_platforms`) forces the CPU, `=cuda` / `=rocm`
+(`=gpu`: either) makes a missing GPU an error. In a multi-process job
+(`astjax.distributed`) the client is made with the job's distributed client, node id
+and node count. A plugin is loaded the way JAX's `jax_plugins.xla_cuda1x` /
+`xla_rocm7` load it, without importing those packages (their `__init__` imports
+jax): the library, the GPU client options (ROCm's with its platform name), and the
+plugin extension's custom-call and custom-type handlers, through which the kernels
+astjax registers with XLA (cuSOLVER / hipSOLVER, `primitives/cusolver.py`) reach the
+plugin. `codegen.runtime` owns the client made here.
 """
 from __future__ import annotations
 
+import functools
 import os
 
 from jaxlib import xla_client as xc
@@ -28,8 +34,13 @@ _NVIDIA_LIBS = (
     ("nvshmem", ("libnvshmem_host.so.3",)),
     ("cudnn", ("libcudnn.so.9",)),
 )
-_CUDA_PLUGINS = ("xla_cuda13", "xla_cuda12")
-platform_log: list = []   # why the GPU was (not) used, for astjax.default_backend() users
+# platform -> (packages under `jax_plugins`, plugin library, extension module, XLA's name)
+_GPU_PLUGINS = {
+    "cuda": (("xla_cuda13", "xla_cuda12"), "xla_cuda_plugin.so", "cuda_plugin_extension", "CUDA"),
+    "rocm": (("xla_rocm7",), "xla_rocm_plugin.so", "rocm_plugin_extension", "ROCM"),
+}
+_EXTRAS = {"cuda": "astjax[cuda12]' (or cuda13)", "rocm": "astjax[rocm7]'"}
+platform_log: list = []   # why a GPU was (not) used, for astjax.default_backend() users
 
 
 def _requested_platforms():
@@ -37,10 +48,12 @@ def _requested_platforms():
     return [p.strip().lower() for p in str(want).split(",") if p.strip()]
 
 
-def find_cuda_plugin():
-    """Path of the CUDA PJRT plugin library, or None (no import of jax_plugins.*)."""
+def find_plugin(platform):
+    """Path of `platform`'s ('cuda' or 'rocm') PJRT plugin library, or None (no
+    import of jax_plugins.*)."""
     import importlib.util
-    for name in _CUDA_PLUGINS:
+    packages, library = _GPU_PLUGINS[platform][:2]
+    for name in packages:
         try:
             spec = importlib.util.find_spec(f"jax_plugins.{name}")
         except (ImportError, ValueError):
@@ -48,10 +61,36 @@ def find_cuda_plugin():
         if spec is None or not spec.submodule_search_locations:
             continue
         for d in spec.submodule_search_locations:
-            path = os.path.join(d, "xla_cuda_plugin.so")
+            path = os.path.join(d, library)
             if os.path.exists(path):
                 return path
     return None
+
+
+def find_cuda_plugin():
+    """Path of the CUDA PJRT plugin library, or None."""
+    return find_plugin("cuda")
+
+
+def register_extension(platform, c_api):
+    """Route the custom calls and custom types registered with XLA for `platform` to
+    the plugin loaded as `c_api`, through the plugin extension's handlers (as JAX's
+    plugin packages do); False when the extension module is not installed."""
+    from jaxlib.plugin_support import import_from_plugin
+    _, _, module, xla_name = _GPU_PLUGINS[platform]
+    ext = import_from_plugin(platform, module)
+    if ext is None:
+        platform_log.append(f"{module} is not installed: GPU custom calls cannot run")
+        return False
+    xc.register_custom_type_handler(xla_name, functools.partial(ext.register_custom_type,
+                                                                c_api))
+    xc.register_custom_call_handler(xla_name, functools.partial(
+        ext.register_custom_call_target, c_api))
+    for name, value in ext.ffi_types().items():
+        xc.register_custom_type(name, value, platform=xla_name)
+    for name, value in ext.ffi_handlers().items():
+        xc.register_custom_call_target(name, value, platform=xla_name, api_version=1)
+    return True
 
 
 def _preload_nvidia_libraries():
@@ -75,25 +114,27 @@ def _preload_nvidia_libraries():
                     break
 
 
-def _make_gpu_client():
-    path = find_cuda_plugin()
+def _make_gpu_client(platform):
+    path = find_plugin(platform)
     if path is None:
-        platform_log.append("no CUDA PJRT plugin installed (pip install 'astjax[cuda12]')")
+        platform_log.append(f"no {platform.upper()} PJRT plugin installed "
+                            f"(pip install '{_EXTRAS[platform]})")
         return None
     try:
-        _preload_nvidia_libraries()
-        if not xc.pjrt_plugin_loaded("cuda"):   # jax may have loaded it in this process
-            xc.load_pjrt_plugin_dynamically("cuda", path)
-        if not xc.pjrt_plugin_initialized("cuda"):
-            xc.initialize_pjrt_plugin("cuda")
-        c = xc.make_c_api_client("cuda", *gpu_client_options())
+        if platform == "cuda":
+            _preload_nvidia_libraries()
+        if not xc.pjrt_plugin_loaded(platform):   # jax may have loaded it in this process
+            register_extension(platform, xc.load_pjrt_plugin_dynamically(platform, path))
+        if not xc.pjrt_plugin_initialized(platform):
+            xc.initialize_pjrt_plugin(platform)
+        c = xc.make_c_api_client(platform, *gpu_client_options(platform))
     except Exception as e:  # no driver, no device, version mismatch: fall back to CPU
-        platform_log.append(f"CUDA plugin {path} failed to start: {e}")
+        platform_log.append(f"{platform.upper()} plugin {path} failed to start: {e}")
         return None
     if not c.local_devices():
-        platform_log.append(f"CUDA plugin {path} found no GPU")
+        platform_log.append(f"{platform.upper()} plugin {path} found no GPU")
         return None
-    platform_log.append(f"using the CUDA plugin {path}: {c.local_devices()}")
+    platform_log.append(f"using the {platform.upper()} plugin {path}: {c.local_devices()}")
     return c
 
 
@@ -112,11 +153,14 @@ def configure(*, distributed_client, node_id, num_nodes, collectives,
                         visible_devices=visible_devices)
 
 
-def gpu_client_options():
-    """(options, distributed client) the CUDA plugin's client is made with: jaxlib's
-    GPU options and, in a multi-process job, node id, number of nodes and visible
-    devices (as JAX makes it; NCCL's communicators are set up through the client)."""
+def gpu_client_options(platform="cuda"):
+    """(options, distributed client) a GPU plugin's client is made with: jaxlib's
+    GPU options (ROCm's naming its platform, as JAX) and, in a multi-process job,
+    node id, number of nodes and visible devices (as JAX makes it; NCCL's / RCCL's
+    communicators are set up through the client)."""
     options = dict(xc.generate_pjrt_gpu_plugin_options())
+    if platform == "rocm":
+        options["platform_name"] = "ROCM"
     if not _distributed:
         return options, None
     options.update(node_id=_distributed["node_id"], num_nodes=_distributed["num_nodes"])
@@ -125,14 +169,24 @@ def gpu_client_options():
     return options, _distributed["distributed_client"]
 
 
+def _gpu_kinds(name):
+    return ("cuda", "rocm") if name == "gpu" else (name,) if name in _GPU_PLUGINS else ()
+
+
 def check_platform_available():
-    """A RuntimeError naming the missing piece when the requested platform (config
-    `jax_platforms` / ASTJAX_PLATFORM) is the GPU and no CUDA PJRT plugin is installed."""
+    """A RuntimeError naming the missing piece when the requested platforms (config
+    `jax_platforms` / ASTJAX_PLATFORM) are GPUs and no GPU PJRT plugin for them is
+    installed."""
     want = _requested_platforms()
-    if want and all(p in ("cuda", "gpu") for p in want) and find_cuda_plugin() is None:
+    kinds = [k for p in want for k in _gpu_kinds(p)]
+    if want and all(_gpu_kinds(p) for p in want) and \
+            all(find_plugin(k) is None for k in kinds):
+        kinds = list(dict.fromkeys(kinds))
         raise RuntimeError("the GPU was requested (ASTJAX_PLATFORM / jax_platforms = "
-                           f"{','.join(want)}), but no CUDA PJRT plugin is installed: "
-                           "pip install 'astjax[cuda12]' (or cuda13)")
+                           f"{','.join(want)}), but no "
+                           + " or ".join(k.upper() for k in kinds) + " PJRT plugin is "
+                           "installed: " + " or ".join(f"pip install '{_EXTRAS[k]}"
+                                                       for k in kinds))
 
 
 def _make_cpu_client():
@@ -150,11 +204,12 @@ def _make_cpu_client():
 def make_client():
     """The default client for the requested platforms (see the module docstring)."""
     want = _requested_platforms()
-    for p in want or ["cuda", "cpu"]:
-        if p in ("cuda", "gpu"):
-            c = _make_gpu_client()
-            if c is not None:
-                return c
+    for p in want or ["gpu", "cpu"]:
+        if _gpu_kinds(p):
+            for kind in _gpu_kinds(p):
+                c = _make_gpu_client(kind)
+                if c is not None:
+                    return c
             if want and p == want[-1]:
                 raise RuntimeError("ASTJAX_PLATFORM asks for the GPU, but it is not usable: "
                                    + "; ".join(platform_log))
@@ -162,5 +217,5 @@ def make_client():
             return _make_cpu_client()
         else:
             raise RuntimeError(f"unknown platform {p!r} in ASTJAX_PLATFORM / jax_platforms "
-                               "(known: cpu, cuda)")
+                               "(known: cpu, cuda, rocm, gpu)")
     return _make_cpu_client()

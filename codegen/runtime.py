@@ -734,7 +734,7 @@ def global_devices():
 
 
 def platform() -> str:
-    """'cpu' or 'cuda' (the default client's platform)."""
+    """'cpu', 'cuda' or 'rocm' (the default client's platform)."""
     return client().platform
 
 

@@ -6,7 +6,10 @@ their attributes, layouts, aliases, batch attributes and Shardy rules -- are JAX
 string for string; JAX's export refuses the same kernels as not stable, and what JAX
 cannot lower for CUDA (schur, hessenberg) is a NotImplementedError. A ("cpu", "cuda")
 export carries both platforms' kernels and runs its CPU branch here. Running the
-kernels needs a GPU: benchmarks/README.md says what to run there."""
+kernels needs a GPU: benchmarks/README.md says what to run there. Lowered for "rocm"
+(linalg_rocm.json, the same recorder), every case's custom calls are JAX's ROCm ones:
+hipSOLVER / hipSPARSE / jaxlib's hip kernels, gesdd for the divide-and-conquer SVD, no
+kernel for symmetric_product and cholesky_update."""
 import json
 import sys
 from collections import Counter
@@ -26,6 +29,7 @@ import record_linalg_cuda  # noqa: E402
 from record_linalg_cuda import cases, custom_calls  # noqa: E402
 
 ORACLE = json.loads(Path(__file__).with_name("oracle").joinpath("linalg_cuda.json").read_text())
+ROCM = json.loads(Path(__file__).with_name("oracle").joinpath("linalg_rocm.json").read_text())
 CASES = cases(jax)
 ALL = [export.DisabledSafetyCheck.custom_call("ALL")]
 LOWERED = sorted(n for n in ORACLE if "calls" in ORACLE[n] and "@" not in n)
@@ -33,6 +37,9 @@ GEEV = sorted(n for n in ORACLE if n.endswith("@geev"))
 # the cases are exported a group at a time (one module each: a tenth of the cost)
 GROUPS = {f"{LOWERED[k]}..{LOWERED[min(k + 15, len(LOWERED)) - 1]}": LOWERED[k:k + 15]
           for k in range(0, len(LOWERED), 15)}
+ROCM_LOWERED = sorted(n for n in ROCM if "calls" in ROCM[n])
+ROCM_GROUPS = {f"{ROCM_LOWERED[k]}..": ROCM_LOWERED[k:k + 25]
+               for k in range(0, len(ROCM_LOWERED), 25)}
 
 
 def _combined(names):
@@ -54,7 +61,7 @@ def _export(fn, specs, platforms=("cuda",)):
 
 
 def test_every_case_is_recorded():
-    assert sorted(CASES) == sorted(n for n in ORACLE if "@" not in n)
+    assert sorted(CASES) == sorted(n for n in ORACLE if "@" not in n) == sorted(ROCM)
     assert GEEV == sorted(f"{n}@geev" for n in record_linalg_cuda.GEEV)
 
 
@@ -65,6 +72,17 @@ def test_cuda_custom_calls_are_jax(group, x64):
     names = GROUPS[group]
     got = Counter(custom_calls(_export(*_combined(names)).mlir_module()))
     want = Counter(line for n in names for line in ORACLE[n]["calls"])
+    assert got == want, (f"astjax only: {sorted((got - want).elements())}\n"
+                         f"JAX only: {sorted((want - got).elements())}")
+
+
+@pytest.mark.parametrize("group", list(ROCM_GROUPS))
+def test_rocm_custom_calls_are_jax(group, x64):
+    """Lowered for ROCm, the group's custom_call lines are JAX's (the CUDA kernels'
+    hip twins, hipSOLVER's gesdd, no kernel where JAX has none on ROCm)."""
+    names = ROCM_GROUPS[group]
+    got = Counter(custom_calls(_export(*_combined(names), ("rocm",)).mlir_module()))
+    want = Counter(line for n in names for line in ROCM[n]["calls"])
     assert got == want, (f"astjax only: {sorted((got - want).elements())}\n"
                          f"JAX only: {sorted((want - got).elements())}")
 
@@ -99,14 +117,17 @@ def _targets(line):
     return line.split("@", 1)[1].split("(", 1)[0]
 
 
-def test_export_refuses_the_kernels_jax_refuses():
+@pytest.mark.parametrize("platform", ["cuda", "rocm"])
+def test_export_refuses_the_kernels_jax_refuses(platform):
     """JAX's export refuses a case's module iff one of its kernels is not on JAX's
     list of stable targets; astjax's check refuses exactly those kernels."""
-    stable = {_targets(line) for v in ORACLE.values() if not v.get("unstable", True)
+    oracle = ORACLE if platform == "cuda" else ROCM
+    stable = {_targets(line) for v in oracle.values() if not v.get("unstable", True)
               for line in v["calls"]}
-    unstable = {_targets(line) for v in ORACLE.values() if v.get("unstable")
+    unstable = {_targets(line) for v in oracle.values() if v.get("unstable")
                 for line in v["calls"]} - stable
-    assert unstable >= {"cuhybrid_eig_real", "cusolver_syrk_ffi", "cu_cholesky_update_ffi"}
+    assert unstable >= ({"cuhybrid_eig_real", "cusolver_syrk_ffi", "cu_cholesky_update_ffi"}
+                        if platform == "cuda" else {"hiphybrid_eig_real", "hipsparse_gtsv2_ffi"})
     for target in sorted(stable):
         check_custom_calls(f'call_target_name = "{target}"', (), "f")
     for target in sorted(unstable):
@@ -114,15 +135,19 @@ def test_export_refuses_the_kernels_jax_refuses():
             check_custom_calls(f'call_target_name = "{target}"', (), "f")
 
 
-@pytest.mark.parametrize("name", sorted(n for n in ORACLE if "error" in ORACLE[n]))
-def test_what_jax_cannot_lower_for_cuda_raises(name, x64):
-    """CPU-only functions (schur, hessenberg) and the algorithms JAX has no CUDA
-    kernel for (eigh's QDWH, the divide-and-conquer SVD): JAX's error and message."""
-    assert ORACLE[name]["error"] == "NotImplementedError"
+@pytest.mark.parametrize("platform,name", [("cuda", n) for n in sorted(ORACLE)
+                                           if "error" in ORACLE[n]] +
+                         [("rocm", n) for n in sorted(ROCM) if "error" in ROCM[n]])
+def test_what_jax_cannot_lower_for_the_gpu_raises(platform, name, x64):
+    """CPU-only functions (schur, hessenberg) and the algorithms JAX has no GPU
+    kernel for (eigh's QDWH; the divide-and-conquer SVD on CUDA): JAX's error and
+    message."""
+    want = (ORACLE if platform == "cuda" else ROCM)[name]
+    assert want["error"] == "NotImplementedError"
     with pytest.raises(NotImplementedError) as e:
-        _export(*CASES[name])
+        _export(*CASES[name], (platform,))
     assert isinstance(e.value, AstjaxError)
-    assert ORACLE[name]["message"] in str(e.value)
+    assert want["message"] in str(e.value)
 
 
 def test_multi_platform_export_carries_both():

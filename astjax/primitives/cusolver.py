@@ -22,6 +22,13 @@ kernels, `mhlo.frontend_attributes = {num_batch_dims}` and, with Shardy, the
 `sdy.sharding_rule` that lets the partitioner split the batch dimensions. The kernels
 are registered with XLA (`register_targets`) from the CUDA plugin's modules when it is
 installed; without it lowering still works (nothing runs).
+
+Lowered for "rocm", every kernel is JAX's ROCm one: the same call with the `hip`
+prefix (`hipsolver_getrf_ffi`, `hipsparse_gtsv2_ffi`, `hiphybrid_eig_real`,
+`hip_lu_pivots_to_permutation`; `kernel_name`), registered from the ROCm plugin's
+modules. Where JAX's ROCm lowering differs: the divide-and-conquer SVD is hipSOLVER's
+gesdd (CUDA refuses it), eig always takes the hybrid kernel, and `symmetric_product` /
+`cholesky_update` have no ROCm kernel (the platform-independent lowering, as JAX).
 """
 from __future__ import annotations
 
@@ -34,22 +41,32 @@ from ..errors import NotImplementedInAstjaxError
 from . import lapack
 from .base import lax_ops, lower_inline
 
-__all__ = ["register_targets", "gpu_call", "lapack_as_gpu", "unpack_conjugate_pairs", "eigh", "svd",
+__all__ = ["GPU_PLATFORMS", "kernel_name", "register_targets", "gpu_call", "lapack_as_gpu", "unpack_conjugate_pairs", "eigh", "svd",
            "tridiagonal_solve", "symmetric_product", "cholesky_update",
            "lu_pivots_to_permutation"]
 
+GPU_PLATFORMS = ("cuda", "rocm")   # the platforms lowered with GPU kernels
 _REGISTERED = []
 
 
+def kernel_name(platform, target):
+    """CUDA kernel `target`'s name on `platform`: ROCm's has the `hip` prefix where
+    CUDA's has `cu` (cusolver_*, cusparse_*, cuhybrid_*, cu_*), as JAX names them."""
+    if platform == "rocm" and target.startswith("cu"):
+        return "hip" + target[2:]
+    return target
+
+
 def register_targets():
-    """Register the CUDA plugin's solver, linalg and sparse kernels with XLA (once;
-    nothing when the plugin is not installed)."""
+    """Register the GPU plugins' solver, linalg and sparse kernels with XLA (once;
+    nothing for a plugin that is not installed)."""
     if _REGISTERED:
         return
     from jaxlib import gpu_linalg, gpu_solver, gpu_sparse, xla_client
     for module in (gpu_linalg, gpu_solver, gpu_sparse):
-        for name, capsule, api_version in module.registrations().get("CUDA", ()):
-            xla_client.register_custom_call_target(name, capsule, "CUDA", api_version)
+        for platform, entries in module.registrations().items():
+            for name, capsule, api_version in entries:
+                xla_client.register_custom_call_target(name, capsule, platform, api_version)
         for name in getattr(module, "batch_partitionable_targets", lambda: [])():
             xla_client.register_custom_call_as_batch_partitionable(name)
     gpu_solver.initialize_hybrid_kernels()
@@ -104,11 +121,12 @@ def _layout(a, rank, column_major):
 
 def gpu_call(ctx, target, operands, in_avals, out_avals, *, aliases=None, column_major=True,
              non_batch=2, partitionable=True, **attrs):
-    """Emit a call of CUDA kernel `target` in JAX's form; returns the result SSA
-    names. Attributes: bool, str, np.uint8 (`ui8`) or int (`i64`). `non_batch`: the
+    """Emit a call of CUDA kernel `target` (its ROCm twin when lowering for "rocm":
+    `kernel_name`) in JAX's form; returns the result SSA names. Attributes: bool, str, np.uint8 (`ui8`) or int (`i64`). `non_batch`: the
     trailing dimensions of the largest operand that are not batch; `partitionable`:
     the kernel loops over the batch (frontend attribute and sharding rule)."""
     register_targets()
+    target = kernel_name(ctx.platform, target)
     rank = max(a.ndim for a in in_avals)
     config_ = ", ".join(f"{k} = {_attr(v)}" for k, v in sorted(attrs.items()))
     call = {"call_target_name": f'"{target}"',
@@ -164,7 +182,8 @@ def lapack_as_gpu(ctx, routine, operands, in_avals, out_avals, aliases, attrs):
             f"MLIR translation rule for primitive '{name}' not found for platform "
             f"{ctx.platform}", hint=f"{name} has a LAPACK (CPU) lowering only, as in JAX")
     target, translate = _KERNELS[routine]
-    if routine == "geev" and attrs["compute_left"] == "N" and _have_geev():
+    if routine == "geev" and attrs["compute_left"] == "N" and ctx.platform == "cuda" \
+            and _have_geev():
         return _geev(ctx, operands[0], in_avals[0], attrs["compute_right"] == "V")
     if routine == "geev":
         kind = "comp" if dtypes.issubdtype(in_avals[0].dtype, np.complexfloating) else "real"
@@ -258,11 +277,18 @@ def svd(ctx, a, out_avals, full, uv, algorithm="DEFAULT", given=None):
     `given`, what the caller passed, when it is none): JACOBI is gesvdj (its batched
     kernel has no economy mode below 33 rows or columns, so a reduced u, vt is sliced
     from the full ones), POLAR gesvdp, QR the QR-based gesvd (on the transpose when
-    m < n); DEFAULT is Jacobi up to 1024 rows and columns, else gesvd.
+    m < n), DIVIDE_AND_CONQUER hipSOLVER's gesdd on ROCm (refused on CUDA, as JAX);
+    DEFAULT is Jacobi up to 1024 rows and columns, else gesvd.
     -> [a, s, u, vt, info]; u and vt only when `uv`."""
     aval, s_aval, u_aval, vt_aval, info = out_avals
     m, n = aval.shape[-2:]
     k, batch = min(m, n), aval.shape[:-2]
+    if algorithm == "DIVIDE_AND_CONQUER" and ctx.platform == "rocm":   # hipSOLVER's gesdd
+        if not uv:
+            u_aval = vt_aval = ShapedArray((), aval.dtype)
+        return gpu_call(ctx, "cusolver_gesdd_ffi", [a], [aval],
+                        [aval, s_aval, u_aval, vt_aval, info], aliases={0: 0},
+                        full_matrices=full, compute_uv=uv, transposed=False)
     if algorithm == "DIVIDE_AND_CONQUER":
         raise NotImplementedInAstjaxError(
             "Divide-and-conquer SVD (SvdAlgorithm.DIVIDE_AND_CONQUER) is only supported on "

@@ -232,7 +232,7 @@ _l2p_generic = lowering_from(_l2p_fn)
 
 
 def _l2p_lowering(ctx, pivots, *, permutation_size):
-    if ctx.platform == "cuda":   # jaxlib's CUDA kernel, as JAX
+    if ctx.platform in cusolver.GPU_PLATFORMS:   # jaxlib's GPU kernel, as JAX
         return cusolver.lu_pivots_to_permutation(ctx, pivots)
     return _l2p_generic(ctx, pivots, permutation_size=permutation_size)
 
@@ -511,7 +511,7 @@ def _eigh_lowering(ctx, a, *, lower, sort_eigenvalues, subset_by_index, algorith
         raise NotImplementedInAstjaxError("QDWH implementation is only supported on TPU",
                                           hint="JAX 0.10.2 refuses it too off TPU")
     outs = [v_aval, w_aval, info]
-    if ctx.platform == "cuda":   # cuSOLVER's syevd / syevj, as JAX picks them
+    if ctx.platform in cusolver.GPU_PLATFORMS:   # cuSOLVER's (hipSOLVER's) syevd / syevj
         v, w, status = cusolver.eigh(ctx, a, outs, lower, None if algorithm is None else
                                      algorithm == EighImplementation.JACOBI)
     else:
@@ -625,7 +625,7 @@ def _svd_lowering(ctx, a, *, full_matrices, compute_uv, subset_by_index, algorit
     u_aval, vt_aval = aval.update(shape=u_shape), aval.update(shape=vt_shape)
     mode = ("A" if full_matrices else "S") if compute_uv else "N"
     outs = [aval, s_aval, u_aval, vt_aval, info]
-    if ctx.platform == "cuda":   # cuSOLVER's Jacobi, polar or QR-based SVD, as JAX
+    if ctx.platform in cusolver.GPU_PLATFORMS:   # cuSOLVER's (hipSOLVER's) SVDs, as JAX
         _, s, u, vt, status = cusolver.svd(ctx, a, outs, full_matrices, compute_uv,
                                            _svd_choice(algorithm), algorithm)
     else:   # LAPACK's divide and conquer (gesdd), or QR (gesvd) when asked

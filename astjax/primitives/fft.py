@@ -11,7 +11,8 @@ Every kind is linear. FFT and IFFT are symmetric matrices, so each is its own
 transpose; the transposes of RFFT and IRFFT go through the other one with a
 weight for the Hermitian-redundant frequencies (those counted twice in the full
 spectrum: all but the DC and, for even n, the Nyquist term), under JAX's convention
-for cotangents of complex values. `jnp.fft` is built on `lax.fft`
+for cotangents of complex values. Lowered for a GPU, a multi-dimensional IRFFT is
+split as JAX splits it (`_fft_lowering`). `jnp.fft` is built on `lax.fft`
 (astjax/numpy/fft.py).
 """
 from __future__ import annotations
@@ -98,10 +99,30 @@ def _fft_impl(x, *, fft_type, fft_lengths):
     return out.astype(dt)
 
 
-def _fft_lowering(ctx, x, *, fft_type, fft_lengths):
-    return ctx.op1("stablehlo.fft", [x], attrs={
+def _stablehlo_fft(ctx, x, fft_type, fft_lengths, out_aval=None):
+    return ctx.op1("stablehlo.fft", [x], out_aval, attrs={
         "fft_type": f"#stablehlo<fft_type {fft_type.name}>",
         "fft_length": ctx.i64(fft_lengths)})
+
+
+def _fft_lowering(ctx, x, *, fft_type, fft_lengths):
+    if fft_type == FftType.IRFFT and len(fft_lengths) > 1 and ctx.platform in ("cuda", "rocm"):
+        # cuFFT's (and hipFFT's) multi-dimensional complex-to-real transform assumes
+        # Hermitian symmetry along every axis, where NumPy's irfftn needs it along the
+        # last only: as JAX on GPUs, a complex IFFT over the outer axes (moved behind
+        # the last one), then a one-dimensional IRFFT of the last axis.
+        aval = ctx.avals_in[0]
+        start = aval.ndim - len(fft_lengths)
+        to_front = list(range(aval.ndim))
+        to_front.insert(start, to_front.pop())
+        back = list(range(aval.ndim))
+        back.append(back.pop(start))
+        moved = aval.update(shape=tuple(aval.shape[i] for i in to_front))
+        y = ctx.op1("stablehlo.transpose", [x], moved, {"permutation": ctx.i64(to_front)})
+        y = _stablehlo_fft(ctx, y, FftType.IFFT, fft_lengths[:-1], moved)
+        y = ctx.op1("stablehlo.transpose", [y], aval, {"permutation": ctx.i64(back)})
+        return _stablehlo_fft(ctx, y, FftType.IRFFT, fft_lengths[-1:])
+    return _stablehlo_fft(ctx, x, fft_type, fft_lengths)
 
 
 def _fft_jvp(primals, tangents, **params):

@@ -104,9 +104,10 @@ def lapack_call(ctx, routine, operands, in_avals, out_avals, *, target_name=None
     `aliases` maps an operand's index to the result the kernel overwrites it with
     (getrf's factors in place of the matrix, as JAX declares them): XLA then hands the
     kernel one buffer instead of a copy of the operand per call. Lowered for CUDA,
-    the call is made with the cuSOLVER kernel JAX uses (primitives/cusolver.py)."""
-    if ctx.platform == "cuda" and target_name is None:   # the CUDA kernel JAX uses instead
-        from . import cusolver
+    the call is made with the cuSOLVER kernel JAX uses (for ROCm hipSOLVER's;
+    primitives/cusolver.py)."""
+    from . import cusolver
+    if ctx.platform in cusolver.GPU_PLATFORMS and target_name is None:   # JAX's GPU kernel
         return cusolver.lapack_as_gpu(ctx, routine, operands, in_avals, out_avals, aliases,
                                       attrs)
     cpu_only(ctx, f"LAPACK {routine}")

@@ -56,7 +56,8 @@ def _cholesky_impl(a, *, lower=True):
 def _cholesky_lowering(ctx, a, *, lower=True):
     # XLA leaves the other triangle unspecified: zero it, as JAX does
     aval = ctx.avals_in[0]
-    if ctx.platform in ("cpu", "cuda") and np.dtype(aval.dtype) in lapack.LAPACK_DTYPES:
+    if ctx.platform in ("cpu",) + cusolver.GPU_PLATFORMS and \
+            np.dtype(aval.dtype) in lapack.LAPACK_DTYPES:
         info = lapack.info_aval(aval)
         out, status = lapack.lapack_call(ctx, "potrf", [a], [aval], [aval, info],
                                          aliases={0: 0}, uplo="L" if lower else "U")
@@ -321,7 +322,7 @@ def _tds_impl(dl, d, du, b, *, perturb_singular=False):
 
 def _tds_lowering(ctx, dl, d, du, b, *, perturb_singular=False):
     b_aval = ctx.avals_in[3]
-    if ctx.platform == "cuda":
+    if ctx.platform in cusolver.GPU_PLATFORMS:
         return cusolver.tridiagonal_solve(ctx, dl, d, du, b, perturb_singular)
     if perturb_singular:   # jaxlib's own kernel (not LAPACK's gtsv): never NaN
         x, = lapack.lapack_call(ctx, "tridiagonal_solve_perturbed", [dl, d, du, b],

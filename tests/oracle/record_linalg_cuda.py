@@ -153,21 +153,21 @@ def cases(jax):
     return out
 
 
-def record(jax, fn, specs):
-    """{"calls": the custom_call lines of `fn`'s CUDA export, "unstable": whether
+def record(jax, fn, specs, platform="cuda"):
+    """{"calls": the custom_call lines of `fn`'s export for `platform`, "unstable": whether
     export refuses it without disabling the custom-call check (a kernel JAX does not
     keep stable)}, or {"error": the class name of what JAX raises, "message": its first
     line}."""
     args = [jax.ShapeDtypeStruct(s, d) for s, d in specs]
     export = jax.export
     try:
-        exp = export.export(jax.jit(fn), platforms=["cuda"], disabled_checks=[
+        exp = export.export(jax.jit(fn), platforms=[platform], disabled_checks=[
             export.DisabledSafetyCheck.custom_call("ALL")])(*args)
     except Exception as e:  # noqa: BLE001  (what JAX raises is the record)
         return {"error": type(e).__name__, "message": str(e).splitlines()[0]}
     out = {"calls": custom_calls(exp.mlir_module()), "unstable": False}
     try:
-        export.export(jax.jit(fn), platforms=["cuda"])(*args)
+        export.export(jax.jit(fn), platforms=[platform])(*args)
     except ValueError:
         out["unstable"] = True
     return out
@@ -179,6 +179,10 @@ def main():
     jax.config.update("jax_enable_x64", True)
     import jax.scipy.linalg  # noqa: F401
     all_cases = cases(jax)
+    rocm = {name: record(jax, fn, specs, "rocm") for name, (fn, specs) in all_cases.items()}
+    path = Path(__file__).with_name("linalg_rocm.json")
+    path.write_text(json.dumps(rocm, indent=0) + "\n")
+    print(f"wrote {path}: {len(rocm)} cases")
     out = {name: record(jax, fn, specs) for name, (fn, specs) in all_cases.items()}
     # with a cuSOLVER that has geev (11.7.1+, as on a recent GPU), eig without left
     # eigenvectors takes it instead of the hybrid kernel
