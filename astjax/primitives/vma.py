@@ -22,16 +22,21 @@ from __future__ import annotations
 import contextlib
 import threading
 
+import numpy as np
+
 from .. import core
 from .. import sharding_impls as shd
 from ..config import config
-from ..errors import ArgumentValueError, LoopCarryError, NotImplementedInAstjaxError
+from ..core import bind
+from ..errors import ArgumentValueError, LoopCarryError, caller_location
 from .collectives import (all_gather_p, all_to_all_p, axis_index_p, pmax_p, pmin_p,
                           ppermute_p, psum_p, pvary_p)
 from .collectives_typed import all_gather_invariant_p
+from .elementwise import div_p
 
 __all__ = ["unmentioned", "vma_jaxpr", "vma_env", "in_vmas", "vma_str", "staged_vma",
-           "check_reverse_mode",
+           "staged_vmas", "staging_inputs", "TypedClosedJaxpr", "reverse_typed",
+           "typed_backward", "check_cotangents",
            "current_manual_mesh", "staging_body", "check_vma_types", "unreduced_rule",
            "UnreducedRuleError", "ur_env", "in_urs", "staged_unreduced"]
 
@@ -260,57 +265,127 @@ def staged_vma(tracer):
     """The mesh axes a value staged inside the innermost shard_map body varies over
     (JAX's `typeof(x).mat.varying`), from the body's equations so far; None when it
     depends on a nested body's inputs (a loop carry), whose axes are not known here."""
-    return _staged(tracer, lambda b, ins, outer: vma_env(b.invars, b.eqns, ins, outer),
-                   lambda b, outer: vma_env(b.invars, b.eqns, [None] * len(b.invars), outer),
-                   3)
+    return staged_vmas([tracer])[0]
+
+
+def staged_vmas(tracers):
+    """`staged_vma` of each of `tracers` (the body's equations followed once)."""
+    env = lambda b, ins, outer: vma_env(b.invars, b.eqns, ins, outer)  # noqa: E731
+    return _staged(tracers, env, env, 3)
 
 
 def staged_unreduced(tracer):
     """The mesh axes a value staged inside the innermost shard_map body is unreduced
     over (JAX's `typeof(x).mat.unreduced`); empty for a nested body's values."""
     mesh, vmas = _bodies()[-1][1], _bodies()[-1][3]
-    return _staged(tracer, lambda b, ins, outer: ur_env(
+    return _staged([tracer], lambda b, ins, outer: ur_env(
         b.invars, b.eqns, ins, mesh, vma_env(b.invars, b.eqns, vmas)),
-        lambda b, outer: {}, 4) or frozenset()
+        lambda b, ins, outer: {}, 4)[0] or frozenset()
 
 
-def check_reverse_mode(leaves, jaxpr, ranges, nums, out_tree, what, has_aux):
-    """Refuse reverse-mode differentiation staged inside a `check_vma` shard_map body
-    (`what`: grad, vjp, jacrev; `ranges[i]`: argument i's leaves, `nums` the arguments
-    differentiated, None: all; with `has_aux` only the first output's leaves are
-    differentiated) when a differentiated input varies over other mesh axes than the function's first `n_out` outputs do. JAX types
-    such a cotangent: `psum`'s transpose is a `pvary` and the `pvary` it inserts where an
-    invariant value meets a varying one transposes to a `psum`; astjax's transposes sum at
-    the collective instead, which agrees only when input and output vary alike (e.g.
-    `grad(lambda z: psum(z, 'x').sum())` would count the seed once per device). Taken
-    through the shard_map boundary the two agree."""
+class TypedClosedJaxpr(core.ClosedJaxpr):
+    """A function differentiated in reverse mode inside a `check_vma` shard_map body,
+    with the varying axes JAX types its cotangents by: per input leaf the manual axes
+    it is invariant over (`sum_axes`), per output leaf its varying axes (`out_vmas`)
+    and the number of devices along the axes it is invariant over (`out_counts`)."""
+    __slots__ = ("in_vmas", "sum_axes", "out_vmas", "out_counts")
+
+
+def reverse_typed(closed, leaves):
+    """`closed` (a function of `leaves` about to be differentiated in reverse mode) as
+    a `TypedClosedJaxpr` when it is staged inside a `check_vma` shard_map body and an
+    input or output is invariant over a manual axis; else `closed` itself.
+
+    astjax's transposes are the adjoints of the per-device program (`psum`'s is a
+    `psum`, `pvary`'s the identity): an invariant value counts once per device. JAX's
+    count it once: its cotangent of an invariant output is not summed again (`psum`
+    transposes to `pvary`) and an invariant input's is summed over the axes (the
+    transpose of the `pvary` it inserts where the input meets a varying value). The
+    two differ only at the function's boundary, which `typed_backward` corrects."""
     if not _bodies() or _bodies()[-1][3] is None:   # (no body, or check_vma=False)
-        return
-    ins = [staged_vma(x) if isinstance(x, core.Tracer) else frozenset() for x in leaves]
-    if any(v is None for v in ins):                  # (a loop carry's axes are unknown)
-        return
-    main = out_tree.children[0] if has_aux and out_tree.children else out_tree
-    outs = vma_jaxpr(jaxpr, [set(v) for v in ins])[:main.num_leaves]
-    out = frozenset().union(*outs)
-    for i in sorted({k for n in (range(len(ranges)) if nums is None else nums)
-                     for k in ranges[n]}):
-        vma = ins[i]
-        if vma != out:
-            raise NotImplementedInAstjaxError(
-                f"{what} inside a shard_map body of a function whose output varies over "
-                f"{_names(sorted(out))} while its differentiated input {i} varies over "
-                f"{_names(sorted(vma))}: JAX types the cotangents by their varying axes "
-                f"(psum transposes to pvary, an implicit pvary to psum); astjax does not "
-                f"yet, and its gradient would differ from JAX's",
-                hint="take the gradient outside the shard_map (through its boundary both "
-                     "agree), or make the output vary over the same axes as the input")
+        return closed
+    ins = staged_vmas(leaves)
+    outs = _closed_vmas(closed, ins)
+    if any(v is None for v in ins + outs):          # (a loop carry's axes are unknown)
+        return closed
+    jaxpr = closed.jaxpr
+    _, mesh, auto, _, _ = _bodies()[-1]
+    manual = [a for a in mesh.axis_names if a not in auto]
+    sum_axes = [tuple(a for a in manual if a not in v) for v in ins]
+    counts = [int(np.prod([mesh.shape[a] for a in manual if a not in o])) for o in outs]
+    if not any(sum_axes) and all(n == 1 for n in counts):
+        return closed
+    typed = TypedClosedJaxpr(jaxpr, closed.consts)
+    typed.in_vmas, typed.sum_axes, typed.out_vmas, typed.out_counts = ins, sum_axes, outs, counts
+    return typed
 
 
-def _staged(tracer, top_env, nested_env, field):
+def typed_backward(closed, known, bwd, nres, in_mask, ct_outs):
+    """The backward pass `bwd` (residuals from `known`, cotangents of outputs `ct_outs`
+    -> those of the differentiable inputs in `in_mask`) of `closed` with JAX's typed
+    cotangents (`reverse_typed`): an invariant output's cotangent divided by its device
+    count on the way in; on the way out an invariant input's summed over its axes, and
+    each typed as its input (a `pvary` where astjax's transposes left it invariant,
+    e.g. after a `psum`, as JAX's transpose of `psum` is a `pvary`)."""
+    if not isinstance(closed, TypedClosedJaxpr):
+        return bwd
+    ins = [i for i, (m, v) in enumerate(zip(in_mask, closed.jaxpr.invars))
+           if m and core.differentiable(v.aval)]
+    assert len(ins) == len(bwd.jaxpr.outvars), (ins, bwd.jaxpr.outvars)
+    counts = [closed.out_counts[i] for i in ct_outs]
+    sums = [closed.sum_axes[i] for i in ins]
+    res = _closed_vmas(known, closed.in_vmas)[len(known.jaxpr.outvars) - nres:]
+    got = [set(v) - set(a) if v is not None else set()
+           for v, a in zip(_closed_vmas(bwd, res + [closed.out_vmas[i] for i in ct_outs]),
+                           sums)]
+    more = [tuple(a for a in closed.in_vmas[i] if a not in g) for i, g in zip(ins, got)]
+
+    def fn(*args):
+        cts = [bind(div_p, c, np.asarray(n, core.get_aval(c).dtype)[()])
+               if n != 1 and isinstance(c, core.Tracer) else c
+               for c, n in zip(args[nres:], counts)]
+        outs = core.inline_jaxpr(bwd.jaxpr, bwd.consts, list(args[:nres]) + cts)
+        outs = [bind(psum_p, o, axes=a, axis_index_groups=None)
+                if a and isinstance(o, core.Tracer) else o for o, a in zip(outs, sums)]
+        return [bind(pvary_p, o, axes=m) if m and isinstance(o, core.Tracer) else o
+                for o, m in zip(outs, more)]
+    return core.stage(fn, bwd.in_avals, [v.hint for v in bwd.jaxpr.invars])
+
+
+def _closed_vmas(closed, ins):
+    """The varying axes of a closed jaxpr's outputs inside the innermost body, given
+    its inputs' (its consts': those of the staged values they are); None: unknown."""
+    consts = staged_vmas(closed.consts)
+    jaxpr = closed.jaxpr
+    env = vma_env(jaxpr.constvars + jaxpr.invars, jaxpr.eqns, consts + list(ins))
+    return [(None if env.get(v, set()) is None else frozenset(env.get(v, set())))
+            if isinstance(v, core.Var) else frozenset() for v in jaxpr.outvars]
+
+
+def check_cotangents(closed, cts):
+    """JAX's ValueError for a `vjp` cotangent that varies over manual axes its primal
+    output does not (`cts`: one per output leaf). A less varying one is accepted:
+    astjax infers less than JAX types (`jnp.ones_like(y)` is invariant here, typed as
+    `y` in JAX), and the value is the same on those devices."""
+    if not isinstance(closed, TypedClosedJaxpr):
+        return
+    for c, vma, v in zip(cts, closed.out_vmas, closed.jaxpr.outvars):
+        got = staged_vma(c) if isinstance(c, core.Tracer) else frozenset()
+        if got is not None and got - vma:
+            want = _vma_str(v.aval, vma)
+            raise ArgumentValueError(
+                "unexpected JAX type (e.g. shape/dtype) for argument to VJP function: got "
+                f"{_vma_str(core.get_aval(c), got)}, but expected {want} because the "
+                f"corresponding output of the differentiated function had JAX type {want}",
+                hint="make the cotangent vary over the output's axes (lax.psum / "
+                     "lax.pcast)", loc=caller_location())
+
+
+def _staged(tracers, top_env, nested_env, field):
     depth, ins = _bodies()[-1][0], _bodies()[-1][field]
     builders = core._state.builders
     if ins is None or len(builders) <= depth:
-        return frozenset()
+        return [frozenset()] * len(tracers)
     top = builders[depth]
     envs = {id(top): top_env(top, ins, None)}
     inside = builders[depth:]
@@ -322,10 +397,35 @@ def _staged(tracer, top_env, nested_env, field):
 
     def env_of(b):
         if id(b) not in envs:
-            envs[id(b)] = nested_env(b, {v: of(o) for v, o in b.captures.values()})
+            k = next(k for k, c in enumerate(builders) if c is b)
+            args = next((v for d, v in reversed(_inputs()) if d == k and len(v) == len(b.invars)),
+                        [None] * len(b.invars))   # (unknown: a loop carry)
+            envs[id(b)] = nested_env(b, args, {v: of(o) for v, o in b.captures.values()})
         return envs[id(b)]
-    m = of(tracer)
-    return None if m is None else frozenset(m)
+    return [None if m is None else frozenset(m) for m in map(of, tracers)]
+
+
+def _inputs() -> list:
+    """(builder index, arguments' varying axes) of the functions `staging_inputs` stages."""
+    stack = getattr(_local, "inputs", None)
+    if stack is None:
+        stack = _local.inputs = []
+    return stack
+
+
+@contextlib.contextmanager
+def staging_inputs(leaves):
+    """While a transformation stages a function of `leaves` inside a `check_vma` body:
+    its arguments vary as the leaves do (so that `reverse_typed` types a gradient taken
+    inside another gradient)."""
+    if not _bodies() or _bodies()[-1][3] is None:
+        yield
+        return
+    _inputs().append((len(core._state.builders), staged_vmas(leaves)))
+    try:
+        yield
+    finally:
+        _inputs().pop()
 
 
 @contextlib.contextmanager

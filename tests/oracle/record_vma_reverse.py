@@ -1,0 +1,150 @@
+"""Reverse mode taken *inside* a `shard_map(..., check_vma=True)` body, where JAX types
+every cotangent by its varying manual axes (`psum`'s transpose is a `pvary`, the
+implicit `pvary` of an invariant operand transposes to a `psum`): `grad`,
+`value_and_grad`, `vjp`, `jacrev` and a second-order `grad`, over invariant and
+varying operands, through `psum`, `pmean`, `pmax`, `all_gather` (varying and
+invariant), `psum_scatter`, `ppermute`, `all_to_all` and `axis_index`, on a 2x2
+mesh and a 4-device line; then the same functions through the shard_map boundary.
+Per case the value of the jitted shard_map (or JAX's error), and for a few the
+printed `make_jaxpr`. Run on JAX 0.10.2 with 4 CPU devices
+(`XLA_FLAGS=--xla_force_host_platform_device_count=4 python
+tests/oracle/record_vma_reverse.py`) to write vma_reverse.json; run on astjax by
+tests/test_vma_reverse.py."""
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+PATH = Path(__file__).with_name("vma_reverse.json")
+X = (np.arange(16.0, dtype=np.float32).reshape(4, 4) % 7) / 4 + 0.5
+#: the cases whose printed jaxpr is recorded too
+PRINTED = ("grad_psum", "grad_invariant_operand", "value_and_grad_pmean")
+
+
+def cases(jax):
+    """name -> (body, in_specs, out_specs, mesh name) of a jitted shard_map run on as
+    many copies of X as it has in_specs."""
+    lax, jnp = jax.lax, jax.numpy
+    P = jax.sharding.PartitionSpec
+    g = jax.grad
+    xy, y_, x_, none = P("x", "y"), P(None, "y"), P("x"), P()
+    swap = [(0, 1), (1, 0)]
+
+    def hvp(z):
+        return g(lambda u: g(lambda w: (lax.psum(w, "x") ** 2).sum())(u).sum() ** 2)(z)
+
+    def vjp_psum(z):
+        out, f = jax.vjp(lambda w: lax.psum(jnp.sin(w), "x"), z)
+        return f(out * 2.0)[0]
+
+    def vjp_invariant_in(z, w):
+        out, f = jax.vjp(lambda u: jnp.sin(u[:2]) * w, z)
+        return f(jnp.ones_like(out))[0]
+
+    def vjp_varying_ct(z):      # the cotangent of an invariant output is varying
+        out, f = jax.vjp(lambda w: lax.psum(w, "x"), z)
+        return f(z)[0]
+    return {
+        "grad_psum": (lambda a: g(lambda z: lax.psum(z, "x").sum())(a), xy, xy, "2x2"),
+        "grad_psum_both": (lambda a: g(lambda z: lax.psum(z, ("x", "y")).sum())(a),
+                           xy, xy, "2x2"),
+        "grad_psum_squared": (lambda a: g(lambda z: (lax.psum(z, "x") ** 2).sum())(a),
+                              xy, xy, "2x2"),
+        "grad_pmean": (lambda a: g(lambda z: (jnp.sin(lax.pmean(z, "y")) * 3).sum())(a),
+                       xy, xy, "2x2"),
+        "grad_pmax": (lambda a: g(lambda z: lax.pmax(z * z, "x").sum())(a), xy, xy, "2x2"),
+        "grad_invariant_operand": (lambda a: g(lambda z: (z * lax.axis_index("x").astype(
+            jnp.float32)).sum())(a), y_, y_, "2x2"),
+        "grad_invariant_and_varying": (lambda a, b: g(lambda z, w: (jnp.sin(z[:2]) * w).sum(),
+                                                      argnums=(0, 1))(a, b),
+                                       (y_, xy), (y_, xy), "2x2"),
+        "grad_closed_over_varying": (lambda a, b: g(lambda z: (jnp.cos(z[:2]) * b).sum())(a),
+                                     (y_, xy), y_, "2x2"),
+        "grad_invariant_only": (lambda a: g(lambda z: jnp.sin(z).sum())(a), y_, y_, "2x2"),
+        "grad_fully_invariant": (lambda a: g(lambda z: (z * z).sum())(a), none, none, "2x2"),
+        "grad_all_gather": (lambda a: g(lambda z: (lax.all_gather(z, "x", tiled=True) ** 2)
+                                        .sum())(a), xy, xy, "2x2"),
+        "grad_all_gather_of_invariant": (lambda a: g(lambda z: (lax.all_gather(
+            z, "x", tiled=True) * lax.axis_index("x")).sum())(a), y_, y_, "2x2"),
+        "grad_all_gather_invariant": (lambda a: g(lambda z: lax.all_gather(
+            z, "x", to="invarying", tiled=True).sum())(a), xy, xy, "2x2"),
+        "grad_all_gather_invariant_times": (lambda a: g(lambda z: (lax.all_gather(
+            z, "x", to="invarying", tiled=True)[:2] * z).sum())(a), xy, xy, "2x2"),
+        "grad_psum_scatter": (lambda a: g(lambda z: (lax.psum_scatter(
+            z, "x", tiled=True) ** 2).sum())(a), xy, xy, "2x2"),
+        "grad_psum_scatter_of_invariant": (lambda a: g(lambda z: (lax.psum_scatter(
+            z, "x", tiled=True) ** 2).sum())(a), y_, y_, "2x2"),
+        "grad_ppermute": (lambda a: g(lambda z: (lax.ppermute(z, "x", swap) * z).sum())(a),
+                          xy, xy, "2x2"),
+        "grad_all_to_all": (lambda a: g(lambda z: (lax.all_to_all(z, "x", 0, 1, tiled=True)
+                                                   * jnp.arange(4.0)).sum())(a),
+                            xy, xy, "2x2"),
+        "grad_axis_index_both": (lambda a: g(lambda z: lax.psum(z * (1 + lax.axis_index(
+            ("x", "y"))), ("x", "y")).sum())(a), none, none, "2x2"),
+        "grad_line": (lambda a: g(lambda z: (lax.psum(z, "x") * z[:1]).sum())(a),
+                      x_, x_, "line"),
+        "grad_line_invariant": (lambda a: g(lambda z: (z * lax.axis_index("x")).sum())(a),
+                                none, none, "line"),
+        "value_and_grad_pmean": (lambda a: jax.value_and_grad(lambda z: lax.pmean(
+            z, ("x", "y")).sum())(a), xy, (none, xy), "2x2"),
+        "grad_has_aux": (lambda a: g(lambda z: (lax.psum(z, "x").sum(), z * 2),
+                                     has_aux=True)(a), xy, (xy, xy), "2x2"),
+        "grad_second_order": (hvp, xy, xy, "2x2"),
+        "vjp_psum": (vjp_psum, xy, xy, "2x2"),
+        "vjp_invariant_input": (vjp_invariant_in, (y_, xy), y_, "2x2"),
+        "vjp_varying_cotangent": (vjp_varying_ct, xy, xy, "2x2"),
+        "jacrev_psum": (lambda a: jax.jacrev(lambda z: lax.psum(z[0], "x"))(a), xy,
+                        P(None, "x", "y"), "2x2"),
+        "jacrev_invariant_input": (lambda a, b: jax.jacrev(lambda z: jnp.sin(z[0]) * b[0])(
+            a), (y_, xy), P("x", None, "y"), "2x2"),
+    }
+
+
+def _error(e):
+    return {"error": type(e).__name__,
+            "message": (getattr(e, "message", None) or str(e)).split("\n")[0]}
+
+
+def meshes(jax):
+    """The meshes the cases name."""
+    auto = jax.sharding.AxisType.Auto
+    return {"2x2": jax.make_mesh((2, 2), ("x", "y"), axis_types=(auto, auto)),
+            "line": jax.make_mesh((4,), ("x",), axis_types=(auto,))}
+
+
+def smap(jax, case):
+    """The jitted shard_map of a case and its arguments."""
+    body, in_specs, out_specs, mesh = case
+    n = len(in_specs) if isinstance(in_specs, tuple) else 1
+    f = jax.shard_map(body, mesh=meshes(jax)[mesh], in_specs=in_specs, out_specs=out_specs)
+    return f, [X] * n
+
+
+def run(jax, case):
+    """The case's value(s) as nested lists, or its error."""
+    f, args = smap(jax, case)
+    try:
+        out = jax.jit(f)(*args)
+    except Exception as e:  # noqa: BLE001 -- the error is what is recorded
+        return _error(e)
+    return {"value": [np.asarray(o).tolist() for o in jax.tree_util.tree_leaves(out)]}
+
+
+def printed(jax, case):
+    """`str(make_jaxpr(shard_map(...)))` of a case."""
+    f, args = smap(jax, case)
+    return str(jax.make_jaxpr(f)(*args))
+
+
+def record(jax):
+    out = {k: run(jax, c) for k, c in cases(jax).items()}
+    out.update({f"jaxpr/{k}": printed(jax, cases(jax)[k]) for k in PRINTED})
+    return out
+
+
+if __name__ == "__main__":
+    import jax
+    assert jax.__version__ == "0.10.2" and len(jax.devices()) >= 4, "JAX 0.10.2, 4 devices"
+    PATH.write_text(json.dumps(record(jax), indent=1, sort_keys=True) + "\n")
+    print(f"wrote {PATH}", file=sys.stderr)
