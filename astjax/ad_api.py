@@ -264,7 +264,7 @@ def _stage(fun, args, kwargs, differentiated=True, what="differentiation", nums=
             eager_arguments(args, kwargs, nums), staging_inputs(leaves):
         closed, out_tree = stage_flat(fun, in_tree, avals, hints)
     closed = discharge_closed(closed, what, eager=in_eager_transform() or not _staging())
-    closed = reverse_typed(closed, leaves) if reverse else closed   # (primitives/vma.py)
+    closed = reverse_typed(closed, leaves, reverse[0]) if reverse else closed   # (vma.py)
     return closed, in_tree, out_tree, leaves
 
 

@@ -28,7 +28,8 @@ from .. import core
 from .. import sharding_impls as shd
 from ..config import config
 from ..core import bind
-from ..errors import ArgumentValueError, LoopCarryError, caller_location
+from ..errors import (ArgumentValueError, LoopCarryError, NotImplementedInAstjaxError,
+                      caller_location)
 from .collectives import (all_gather_p, all_to_all_p, axis_index_p, pmax_p, pmin_p,
                           ppermute_p, psum_p, pvary_p)
 from .collectives_typed import all_gather_invariant_p
@@ -285,13 +286,14 @@ def staged_unreduced(tracer):
 
 class TypedClosedJaxpr(core.ClosedJaxpr):
     """A function differentiated in reverse mode inside a `check_vma` shard_map body,
-    with the varying axes JAX types its cotangents by: per input leaf the manual axes
-    it is invariant over (`sum_axes`), per output leaf its varying axes (`out_vmas`)
-    and the number of devices along the axes it is invariant over (`out_counts`)."""
-    __slots__ = ("in_vmas", "sum_axes", "out_vmas", "out_counts")
+    with the varying axes JAX types its cotangents by: the body's manual axes
+    (`manual`, in mesh order), per input leaf its varying axes (`in_vmas`) and those it
+    is invariant over (`sum_axes`), per output leaf its varying axes (`out_vmas`) and
+    the number of devices along the axes it is invariant over (`out_counts`)."""
+    __slots__ = ("manual", "in_vmas", "sum_axes", "out_vmas", "out_counts")
 
 
-def reverse_typed(closed, leaves):
+def reverse_typed(closed, leaves, what="grad"):
     """`closed` (a function of `leaves` about to be differentiated in reverse mode) as
     a `TypedClosedJaxpr` when it is staged inside a `check_vma` shard_map body and an
     input or output is invariant over a manual axis; else `closed` itself.
@@ -301,13 +303,21 @@ def reverse_typed(closed, leaves):
     count it once: its cotangent of an invariant output is not summed again (`psum`
     transposes to `pvary`) and an invariant input's is summed over the axes (the
     transpose of the `pvary` it inserts where the input meets a varying value). The
-    two differ only at the function's boundary, which `typed_backward` corrects."""
+    two differ only at the function's boundary, which `typed_backward` corrects. Where
+    the varying axes of an input are not known (a loop carry: a gradient taken inside a
+    loop body) astjax cannot tell which: a located NotImplementedError."""
     if not _bodies() or _bodies()[-1][3] is None:   # (no body, or check_vma=False)
         return closed
     ins = staged_vmas(leaves)
     outs = _closed_vmas(closed, ins)
     if any(v is None for v in ins + outs):          # (a loop carry's axes are unknown)
-        return closed
+        raise NotImplementedInAstjaxError(
+            f"{what} inside a loop or branch body inside a shard_map body with check_vma: "
+            "the varying manual axes of the loop's values are not known while its body is "
+            "staged, and JAX's cotangents depend on them (an invariant output counts once, "
+            "an invariant input's cotangent is summed over the axes)",
+            hint="take the gradient outside the loop body, or pass check_vma=False to "
+                 "shard_map (astjax then differentiates per device, as JAX does)")
     jaxpr = closed.jaxpr
     _, mesh, auto, _, _ = _bodies()[-1]
     manual = [a for a in mesh.axis_names if a not in auto]
@@ -316,7 +326,8 @@ def reverse_typed(closed, leaves):
     if not any(sum_axes) and all(n == 1 for n in counts):
         return closed
     typed = TypedClosedJaxpr(jaxpr, closed.consts)
-    typed.in_vmas, typed.sum_axes, typed.out_vmas, typed.out_counts = ins, sum_axes, outs, counts
+    typed.manual, typed.in_vmas, typed.sum_axes = manual, ins, sum_axes
+    typed.out_vmas, typed.out_counts = outs, counts
     return typed
 
 
@@ -335,10 +346,12 @@ def typed_backward(closed, known, bwd, nres, in_mask, ct_outs):
     counts = [closed.out_counts[i] for i in ct_outs]
     sums = [closed.sum_axes[i] for i in ins]
     res = _closed_vmas(known, closed.in_vmas)[len(known.jaxpr.outvars) - nres:]
+    # (a cotangent counted invariant: grad's and jacrev's are constants; a vjp's may vary
+    # more, and a pvary over an axis a value varies over already is the identity)
     got = [set(v) - set(a) if v is not None else set()
-           for v, a in zip(_closed_vmas(bwd, res + [closed.out_vmas[i] for i in ct_outs]),
-                           sums)]
-    more = [tuple(a for a in closed.in_vmas[i] if a not in g) for i, g in zip(ins, got)]
+           for v, a in zip(_closed_vmas(bwd, res + [frozenset()] * len(ct_outs)), sums)]
+    more = [tuple(a for a in closed.manual if a in closed.in_vmas[i] and a not in g)
+            for i, g in zip(ins, got)]
 
     def fn(*args):
         cts = [bind(div_p, c, np.asarray(n, core.get_aval(c).dtype)[()])

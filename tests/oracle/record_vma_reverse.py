@@ -23,8 +23,8 @@ PRINTED = ("grad_psum", "grad_invariant_operand", "value_and_grad_pmean")
 
 
 def cases(jax):
-    """name -> (body, in_specs, out_specs, mesh name) of a jitted shard_map run on as
-    many copies of X as it has in_specs."""
+    """name -> (body, in_specs, out_specs, mesh name[, check_vma]) of a jitted shard_map
+    run on as many copies of X as it has in_specs."""
     lax, jnp = jax.lax, jax.numpy
     P = jax.sharding.PartitionSpec
     g = jax.grad
@@ -45,8 +45,15 @@ def cases(jax):
     def vjp_varying_ct(z):      # the cotangent of an invariant output is varying
         out, f = jax.vjp(lambda w: lax.psum(w, "x"), z)
         return f(z)[0]
+    def in_scan(a):             # a gradient taken inside a loop body
+        return lax.scan(lambda c, _: (c + g(lambda z: lax.psum(z, "x").sum())(c), None), a,
+                        None, length=2)[0]
+
     return {
         "grad_psum": (lambda a: g(lambda z: lax.psum(z, "x").sum())(a), xy, xy, "2x2"),
+        "grad_psum_unchecked": (lambda a: g(lambda z: lax.psum(z, "x").sum())(a), xy, xy,
+                                "2x2", False),
+        "grad_in_scan": (in_scan, xy, xy, "2x2"),
         "grad_psum_both": (lambda a: g(lambda z: lax.psum(z, ("x", "y")).sum())(a),
                            xy, xy, "2x2"),
         "grad_psum_squared": (lambda a: g(lambda z: (lax.psum(z, "x") ** 2).sum())(a),
@@ -115,9 +122,10 @@ def meshes(jax):
 
 def smap(jax, case):
     """The jitted shard_map of a case and its arguments."""
-    body, in_specs, out_specs, mesh = case
+    body, in_specs, out_specs, mesh, *check = case
     n = len(in_specs) if isinstance(in_specs, tuple) else 1
-    f = jax.shard_map(body, mesh=meshes(jax)[mesh], in_specs=in_specs, out_specs=out_specs)
+    f = jax.shard_map(body, mesh=meshes(jax)[mesh], in_specs=in_specs, out_specs=out_specs,
+                      check_vma=check[0] if check else True)
     return f, [X] * n
 
 
