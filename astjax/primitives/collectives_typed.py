@@ -19,9 +19,8 @@ replicated result's cotangent): the cotangent is summed over the axes and this
 device's slice kept, as `all_gather`'s transpose does. JAX types cotangents instead
 (its transpose is a dynamic slice of an invariant cotangent, the sum sitting in the
 transposes of the `pvary`s it inserts): the gradients are the same through a
-`shard_map` boundary; a `grad` taken *inside* a body of a value invariant over the
-axes differs by their size, as it does for `psum` (tests/test_all_gather_to.py, a
-strict xfail).
+`shard_map` boundary, and a `grad` taken *inside* a body is corrected at its own
+boundary to JAX's (`vma.reverse_typed`).
 
 `to='reduced'` (JAX's `all_gather_reduced`: Varying -> Reduced, a type astjax's
 shard_map does not track) is refused by `collectives.all_gather` with a located

@@ -7,7 +7,7 @@ they reduce (gather); anything else varies
 where an operand does (with `jax_auto_pcast` off, its operands must vary alike: JAX's
 ValueError), followed into `cond` / `scan` / `while` bodies.
 
-Used three ways, all computed beside the IR from the jaxpr (astjax's avals carry no
+Used four ways, all computed beside the IR from the jaxpr (astjax's avals carry no
 vma):
 - `check_vma_types` is shard_map's `check_vma`: a result whose out_spec leaves a
   mesh axis out must not vary over it, and a loop carry must keep its varying axes
@@ -15,7 +15,12 @@ vma):
 - `staged_vma` answers `jax.typeof(x).mat.varying` for a value staged inside a body
   (the body's equations so far; `staging_body` marks the body being staged);
 - `vma_env` / `vma_str` give the printed types of a body's variables
-  (`f32[2,2]{V:(x,y)}`, shard_map's `pp_types`).
+  (`f32[2,2]{V:(x,y)}`, shard_map's `pp_types`);
+- `reverse_typed` / `typed_backward` give a `grad` / `vjp` / `jacrev` taken inside a
+  body JAX's typed cotangents: astjax's transposes are the per-device adjoints
+  (`psum`'s is a `psum`), which differ from JAX's only at the differentiated
+  function's boundary (an invariant output counts once; an invariant input's cotangent
+  is summed over its axes, the transpose of JAX's implicit `pvary`).
 """
 from __future__ import annotations
 

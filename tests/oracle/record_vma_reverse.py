@@ -145,8 +145,17 @@ def printed(jax, case):
     return str(jax.make_jaxpr(f)(*args))
 
 
+def boundary(jax):
+    """The gradient of a body with a psum taken from outside, through the boundary."""
+    P = jax.sharding.PartitionSpec
+    f = jax.shard_map(lambda z: jax.lax.psum(z, "x").sum(keepdims=True),
+                      mesh=meshes(jax)["2x2"], in_specs=P("x", "y"), out_specs=P("y"))
+    return np.asarray(jax.jit(jax.grad(lambda a: (f(a) ** 2).sum()))(X)).tolist()
+
+
 def record(jax):
     out = {k: run(jax, c) for k, c in cases(jax).items()}
+    out["boundary/grad_psum_squared"] = boundary(jax)
     out.update({f"jaxpr/{k}": printed(jax, cases(jax)[k]) for k in PRINTED})
     return out
 
