@@ -2,8 +2,8 @@
 (tests/oracle/record_vma_reverse.py -> vma_reverse.json): `grad`, `value_and_grad`,
 `vjp`, `jacrev` and a second-order `grad` through the collectives, over invariant
 and varying operands; JAX's typed cotangents (`primitives/vma.reverse_typed`). Known
-differences, strict xfails: a gradient inside a loop body (refused, located: the
-carry's varying axes are not known while the body is staged) and the printed body
+differences, strict xfails: a gradient of a Python loop's row (refused, located: the
+row's varying axes are not known while the body is staged) and the printed body
 (astjax prints its per-device transposes and the correction at the boundary where
 JAX prints `pvary` / `psum_invariant`)."""
 import json
@@ -23,9 +23,10 @@ pytestmark = pytest.mark.skipif(len(jax.devices()) < 4, reason="needs 4 devices 
                                 "(ASTJAX_NUM_CPU_DEVICES=4, set by conftest.py)")
 
 _LOOP = pytest.mark.xfail(strict=True, raises=NotImplementedInAstjaxError, reason=(
-    "a grad inside a loop body inside a check_vma body: the carry's varying axes are "
-    "not known while the body is staged (JAX: the init's), so astjax refuses (located)"))
-XFAIL = {"grad_in_scan": _LOOP}
+    "a grad of a Python loop's row inside a check_vma body: astjax stages the loop as a "
+    "scan whose slices' varying axes it does not pass to the body (only the carries'), "
+    "so it refuses (located)"))
+XFAIL = {"grad_of_python_loop_rows": _LOOP}
 #: JAX refuses, astjax differentiates with its own rule (checked against NumPy below)
 OWN_RULE = {"grad_pmax": "pmax has no JVP in JAX; astjax's routes the tangent of the "
                          "device(s) holding the max"}

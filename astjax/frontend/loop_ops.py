@@ -24,6 +24,7 @@ from ..errors import (AmbiguousTruthValueError, ConcretizationError, LoopCarryEr
                       UndefinedVariableError, user_location)
 from ..primitives import elementwise as ew
 from ..primitives.scan import bind_scan
+from ..primitives.vma import staging_inputs
 from ..primitives.while_loop import bind_while
 from .array_ops import (StackedList, binary, convert, iota, logical, nonzero, row, select,
                         slice_rows, zeros_like)
@@ -87,7 +88,8 @@ def _stage_loop_body(st: _LoopState, carry_pos, carry_avals, call_body, n_extra_
     state lives outside the program (`tape`, see `call_tape.CallTape`), raises
     `_PythonEffect`: a trip staged once would not repeat it."""
     loc = user_location(3)
-    with core.new_builder() as b:
+    with staging_inputs([st.leaves[k][j] for k, j in carry_pos], unknown=len(extra_avals)), \
+            core.new_builder() as b:   # (the carries vary as their initial values)
         extra = [b.new_arg(a) for a in extra_avals]
         tracers = [b.new_arg(a, hint=st.names[k]) for (k, j), a in zip(carry_pos, carry_avals)]
         leaves = [list(l) for l in st.leaves]

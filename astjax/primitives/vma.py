@@ -432,14 +432,14 @@ def _inputs() -> list:
 
 
 @contextlib.contextmanager
-def staging_inputs(leaves):
-    """While a transformation stages a function of `leaves` inside a `check_vma` body:
-    its arguments vary as the leaves do (so that `reverse_typed` types a gradient taken
-    inside another gradient)."""
+def staging_inputs(leaves, unknown=0):
+    """While a function of `leaves` (after `unknown` arguments whose axes are not known)
+    is staged inside a `check_vma` body: its arguments vary as the leaves do (so that
+    `reverse_typed` types a gradient taken inside another, or inside a loop body)."""
     if not _bodies() or _bodies()[-1][3] is None:
         yield
         return
-    _inputs().append((len(core._state.builders), staged_vmas(leaves)))
+    _inputs().append((len(core._state.builders), [None] * unknown + staged_vmas(leaves)))
     try:
         yield
     finally:

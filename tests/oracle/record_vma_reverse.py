@@ -49,11 +49,34 @@ def cases(jax):
         return lax.scan(lambda c, _: (c + g(lambda z: lax.psum(z, "x").sum())(c), None), a,
                         None, length=2)[0]
 
+    def in_while(a):
+        return lax.while_loop(lambda c: c[0] < 2, lambda c: (c[0] + 1, c[1] + g(
+            lambda z: (lax.psum(z, "x") * c[1]).sum())(c[1])), (0, a))[1]
+
+    def in_cond(a):             # a predicate varying over both axes
+        return lax.cond(a.sum() > 5, lambda c: g(lambda z: lax.psum(z * z, "y").sum())(c),
+                        lambda c: c, a)
+
+    def in_python_loop(a):      # JAX unrolls it; astjax stages a scan
+        for _ in range(2):
+            a = a * g(lambda z: lax.pmean(jnp.sin(z), "x").sum())(a)
+        return a
+
+    def of_python_loop_rows(a):     # of each row (astjax: a scan over the rows)
+        acc = jnp.zeros(a.shape[1:])
+        for row in a:
+            acc = acc + g(lambda z: lax.psum(z * z, "x").sum())(row)
+        return acc[None]
+
     return {
         "grad_psum": (lambda a: g(lambda z: lax.psum(z, "x").sum())(a), xy, xy, "2x2"),
         "grad_psum_unchecked": (lambda a: g(lambda z: lax.psum(z, "x").sum())(a), xy, xy,
                                 "2x2", False),
         "grad_in_scan": (in_scan, xy, xy, "2x2"),
+        "grad_in_while": (in_while, xy, xy, "2x2"),
+        "grad_in_cond": (in_cond, xy, xy, "2x2"),
+        "grad_in_python_loop": (in_python_loop, xy, xy, "2x2"),
+        "grad_of_python_loop_rows": (of_python_loop_rows, xy, xy, "2x2"),
         "grad_psum_both": (lambda a: g(lambda z: lax.psum(z, ("x", "y")).sum())(a),
                            xy, xy, "2x2"),
         "grad_psum_squared": (lambda a: g(lambda z: (lax.psum(z, "x") ** 2).sum())(a),
