@@ -25,7 +25,7 @@ pytestmark = pytest.mark.skipif(len(jax.devices()) < 4, reason="needs 4 devices 
 _REDUCED = pytest.mark.xfail(strict=True, reason=(
     "to='reduced' (JAX's all_gather_reduced) needs a Reduced manual-axis type, which "
     "astjax's shard_map does not track: a located NotImplementedError"))
-XFAIL = {"reduced_out_spec": _REDUCED}
+XFAIL = {}
 SMAP = rec.smap_cases(jax, jnp)
 OTHER = rec.other_cases(jax, jnp)
 

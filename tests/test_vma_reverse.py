@@ -1,7 +1,8 @@
 """Reverse mode taken inside a `shard_map(..., check_vma=True)` body against JAX 0.10.2
 (tests/oracle/record_vma_reverse.py -> vma_reverse.json): `grad`, `value_and_grad`,
 `vjp`, `jacrev` and a second-order `grad` through the collectives, over invariant
-and varying operands; JAX's typed cotangents (`primitives/vma.reverse_typed`). Known
+and varying operands, inside loop and branch bodies; JAX's typed cotangents
+(`primitives/vma.reverse_typed`); and `lax.all_gather(..., to='reduced')`. Known
 differences, strict xfails: a gradient of a Python loop's row (refused, located: the
 row's varying axes are not known while the body is staged) and the printed body
 (astjax prints its per-device transposes and the correction at the boundary where
@@ -101,3 +102,20 @@ def test_grad_through_the_boundary_is_unchanged():
     """The gradient of a body with a psum taken from outside the shard_map."""
     np.testing.assert_allclose(rec.boundary(jax), EXPECTED["boundary/grad_psum_squared"],
                                rtol=1e-6)
+
+
+@pytest.mark.filterwarnings("ignore::astjax.errors.SideEffectWarning")  # records typeof
+@pytest.mark.parametrize("case", sorted(k.split("/")[1] for k in EXPECTED
+                                        if k.startswith("reduced/")))
+def test_all_gather_reduced_as_jax(case):
+    """`lax.all_gather(..., to='reduced')`: the value, its layout (reduced in the
+    out_spec kept) and `jax.typeof` inside the body, or JAX's error."""
+    got = rec.run_reduced(jax, rec.reduced_cases(jax)[case])
+    want = EXPECTED[f"reduced/{case}"]
+    if "error" in want:
+        assert want["error"] in [c.__name__ for c in getattr(
+            jax.errors, got.get("error", ""), Exception).__mro__] + [got.get("error")], got
+        assert got["message"] == want["message"]
+        return
+    np.testing.assert_allclose(got.pop("value"), want["value"], rtol=1e-6)
+    assert got == {k: v for k, v in want.items() if k != "value"}

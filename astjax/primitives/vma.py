@@ -37,14 +37,15 @@ from ..errors import (ArgumentValueError, LoopCarryError, NotImplementedInAstjax
                       caller_location)
 from .collectives import (all_gather_p, all_to_all_p, axis_index_p, pmax_p, pmin_p,
                           ppermute_p, psum_p, pvary_p)
-from .collectives_typed import all_gather_invariant_p
+from .collectives_typed import all_gather_invariant_p, all_gather_reduced_p
 from .elementwise import div_p
 
 __all__ = ["unmentioned", "vma_jaxpr", "vma_env", "in_vmas", "vma_str", "staged_vma",
            "staged_vmas", "staging_inputs", "TypedClosedJaxpr", "reverse_typed",
            "typed_backward", "check_cotangents",
            "current_manual_mesh", "staging_body", "check_vma_types", "unreduced_rule",
-           "UnreducedRuleError", "ur_env", "in_urs", "staged_unreduced"]
+           "UnreducedRuleError", "ur_env", "in_urs", "staged_unreduced", "rd_env",
+           "staged_reduced"]
 
 def unmentioned(mesh, spec, auto=frozenset()):
     """The manual mesh axes `spec` does not mention (the ones a value laid out by it
@@ -66,7 +67,7 @@ def _vma_eqn(eqn, ins):
     union = set().union(*ins) if ins else set()
     if p in (psum_p, pmax_p, pmin_p):
         return [union - set(params["axes"])] * len(eqn.outvars)
-    if p is all_gather_invariant_p:   # (Varying -> Invariant)
+    if p in (all_gather_invariant_p, all_gather_reduced_p):   # (Varying -> Invariant)
         return [union - set(params["axis_name"])]
     if p is axis_index_p:
         return [{params["axis_name"]}]
@@ -140,11 +141,11 @@ def in_urs(specs, check_vma):
     return [spec.unreduced if check_vma else frozenset() for spec in specs]
 
 
-def vma_str(aval, vma, mesh, unreduced=frozenset()):
+def vma_str(aval, vma, mesh, unreduced=frozenset(), reduced=frozenset()):
     """JAX's printed type of a value inside a manual computation: `f32[2,2]{V:(x,y)}`,
-    `f32[2,4]{V:x, U:y}`, the axes in mesh order."""
+    `f32[2,4]{V:x, U:y}`, `f32[4,2]{V:y, R:x}`, the axes in mesh order."""
     parts = []
-    for tag, axes in (("V", vma), ("U", unreduced)):
+    for tag, axes in (("V", vma), ("U", unreduced), ("R", reduced)):
         names = [a for a in mesh.axis_names if a in axes]
         if names:
             parts.append(f"{tag}:" + (names[0] if len(names) == 1
@@ -231,7 +232,7 @@ def ur_env(invars, eqns, in_urs_, mesh, vmas=None, env=None):
             if p is psum_p:
                 out = ins[0] - set(eqn.params["axes"])
             elif p in (pmax_p, pmin_p, all_gather_p, ppermute_p, all_to_all_p, pvary_p,
-                       all_gather_invariant_p):
+                       all_gather_invariant_p, all_gather_reduced_p):
                 axes = set(_names(eqn.params.get("axes", eqn.params.get("axis_name"))))
                 v = eqn.invars[0]
                 vma = (vmas or {}).get(v, set()) if isinstance(v, core.Var) else set()
@@ -252,7 +253,7 @@ _local = threading.local()
 
 
 def _bodies() -> list:
-    """(builder depth, mesh, auto, in_vmas, in_urs) of the bodies this thread stages."""
+    """(builder depth, mesh, auto, in_vmas, in_urs, in_rds) of the bodies this thread stages."""
     stack = getattr(_local, "bodies", None)
     if stack is None:
         stack = _local.bodies = []
@@ -263,7 +264,7 @@ def current_manual_mesh(tracer):
     """(mesh, auto) of the innermost shard_map body `tracer` is staged in, or None."""
     if not _bodies() or not isinstance(tracer, core.Tracer):
         return None
-    _, mesh, auto, _, _ = _bodies()[-1]
+    _, mesh, auto = _bodies()[-1][:3]
     return mesh, auto
 
 
@@ -287,6 +288,13 @@ def staged_unreduced(tracer):
     return _staged([tracer], lambda b, ins, outer: ur_env(
         b.invars, b.eqns, ins, mesh, vma_env(b.invars, b.eqns, vmas)),
         lambda b, ins, outer: {}, 4)[0] or frozenset()
+
+
+def staged_reduced(tracer):
+    """The mesh axes a value staged inside the innermost shard_map body is reduced over
+    (JAX's `typeof(x).mat.reduced`, `rd_env`); empty for a nested body's values."""
+    return _staged([tracer], lambda b, ins, outer: rd_env(b.invars, b.eqns, ins),
+                   lambda b, ins, outer: {}, 5)[0] or frozenset()
 
 
 class TypedClosedJaxpr(core.ClosedJaxpr):
@@ -324,7 +332,7 @@ def reverse_typed(closed, leaves, what="grad"):
             hint="take the gradient outside the loop body, or pass check_vma=False to "
                  "shard_map (astjax then differentiates per device, as JAX does)")
     jaxpr = closed.jaxpr
-    _, mesh, auto, _, _ = _bodies()[-1]
+    _, mesh, auto = _bodies()[-1][:3]
     manual = [a for a in mesh.axis_names if a not in auto]
     sum_axes = [tuple(a for a in manual if a not in v) for v in ins]
     counts = [int(np.prod([mesh.shape[a] for a in manual if a not in o])) for o in outs]
@@ -451,7 +459,8 @@ def staging_body(mesh, auto, specs, check_vma):
     # (without check_vma JAX tracks no varying axes: in_vmas None says so)
     _bodies().append((len(core._state.builders), mesh, auto,
                     in_vmas(mesh, specs, auto, True) if check_vma else None,
-                    in_urs(specs, True) if check_vma else None))
+                    in_urs(specs, True) if check_vma else None,
+                    [s.reduced for s in specs] if check_vma else None))
     try:
         yield
     finally:
@@ -512,12 +521,14 @@ def check_vma_types(jaxpr, mesh, in_specs, out_specs, loc, auto=frozenset(), fun
     ins = in_vmas(mesh, in_specs, frozenset(), True)
     env = vma_env(jaxpr.invars, jaxpr.eqns, ins)
     urs = ur_env(jaxpr.invars, jaxpr.eqns, in_urs(in_specs, True), mesh, env)
+    rds = rd_env(jaxpr.invars, jaxpr.eqns, [s.reduced for s in in_specs])
     msgs = []
     for k, (out, spec) in enumerate(zip(jaxpr.outvars, out_specs)):
         var = isinstance(out, core.Var)
         vma = env.get(out, set()) if var else set()
-        vur = set(vma) | (urs.get(out, frozenset()) if var else set())
-        left_out = unmentioned(mesh, spec, auto)
+        vur = set(vma) | (urs.get(out, frozenset()) | rds.get(out, frozenset()) if var
+                          else set())
+        left_out = [a for a in unmentioned(mesh, spec, auto) if a not in spec.reduced]
         if not vur & set(left_out):
             continue
         key = spec_keys[k] if spec_keys else ""
@@ -547,3 +558,28 @@ def check_vma_types(jaxpr, mesh, in_specs, out_specs, loc, auto=frozenset(), fun
             "check by passing the check_vma=False argument to `jax.shard_map`.",
             hint="mention those axes in the out_spec, reduce over them (lax.psum / "
                  "pmean), or pass check_vma=False", loc=loc)
+    for out, spec in zip(jaxpr.outvars, out_specs):
+        rd = rds.get(out, frozenset()) if isinstance(out, core.Var) else frozenset()
+        if rd != spec.reduced:
+            vma = env.get(out, set()) if isinstance(out, core.Var) else set()
+            raise ArgumentValueError(
+                "out_specs passed to shard_map should be equal to the reduced present on the "
+                f"out_aval. Got out_specs={spec!r} and out_aval="
+                f"{vma_str(out.aval, vma, mesh, reduced=rd)}", loc=loc,
+                hint="reduced={...} in an out_spec needs a value typed reduced over those "
+                     "axes (lax.all_gather(..., to='reduced')), and such a value needs it")
+
+
+def rd_env(invars, eqns, in_rds):
+    """Var -> the mesh axes a value inside a shard_map body is reduced over (JAX's
+    Reduced: the same on every device along them, its cotangent unreduced):
+    `all_gather(..., to='reduced')` makes its result reduced over its axes, any other
+    operation keeps its operands' (loop and branch bodies not followed)."""
+    env = {v: frozenset(r) for v, r in zip(invars, in_rds)}
+    for eqn in eqns:
+        out = frozenset().union(*[env.get(a, frozenset()) for a in eqn.invars
+                                  if isinstance(a, core.Var)])
+        if eqn.primitive is all_gather_reduced_p:
+            out |= frozenset(eqn.params["axis_name"])
+        env.update((v, out) for v in eqn.outvars)
+    return env

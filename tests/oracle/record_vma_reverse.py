@@ -4,9 +4,9 @@ implicit `pvary` of an invariant operand transposes to a `psum`): `grad`,
 `value_and_grad`, `vjp`, `jacrev` and a second-order `grad`, over invariant and
 varying operands, through `psum`, `pmean`, `pmax`, `all_gather` (varying and
 invariant), `psum_scatter`, `ppermute`, `all_to_all` and `axis_index`, on a 2x2
-mesh and a 4-device line; then the same functions through the shard_map boundary.
-Per case the value of the jitted shard_map (or JAX's error), and for a few the
-printed `make_jaxpr`. Run on JAX 0.10.2 with 4 CPU devices
+mesh and a 4-device line; a function through the shard_map boundary;
+`lax.all_gather(..., to='reduced')` (JAX's Reduced type). Per case the value of the
+jitted shard_map (or JAX's error), and for a few the printed `make_jaxpr`. Run on JAX 0.10.2 with 4 CPU devices
 (`XLA_FLAGS=--xla_force_host_platform_device_count=4 python
 tests/oracle/record_vma_reverse.py`) to write vma_reverse.json; run on astjax by
 tests/test_vma_reverse.py."""
@@ -176,9 +176,47 @@ def boundary(jax):
     return np.asarray(jax.jit(jax.grad(lambda a: (f(a) ** 2).sum()))(X)).tolist()
 
 
+def reduced_cases(jax):
+    """name -> (body, out_spec, mesh name) of `lax.all_gather(..., to='reduced')` (JAX's
+    Reduced type: an Explicit mesh; an out_spec's reduced axes must be the value's)."""
+    lax, P = jax.lax, jax.sharding.PartitionSpec
+
+    def gather(to):
+        return lambda a: lax.all_gather(a, "x", to=to, tiled=True)
+    red = P(None, "y", reduced={"x"})
+    return {
+        "reduced": (gather("reduced"), red, "explicit"),
+        "reduced_then_sin": (lambda a: jax.numpy.sin(gather("reduced")(a)), red, "explicit"),
+        "invariant_as_reduced": (gather("invarying"), red, "explicit"),
+        "reduced_as_replicated": (gather("reduced"), P(None, "y"), "explicit"),
+        "reduced_on_auto_mesh": (gather("reduced"), red, "2x2"),
+    }
+
+
+def run_reduced(jax, case):
+    """The value, layout and gathered value's type of a `reduced_cases` case, or its
+    error."""
+    body, out_spec, mesh = case
+    m = jax.make_mesh((2, 2), ("x", "y")) if mesh == "explicit" else meshes(jax)[mesh]
+    seen = {}
+
+    def typed(a):
+        r = body(a)
+        seen["typeof"] = str(jax.typeof(r))
+        return r
+    P = jax.sharding.PartitionSpec
+    try:
+        x = jax.device_put(X, jax.sharding.NamedSharding(m, P("x", "y")))
+        r = jax.jit(jax.shard_map(typed, mesh=m, in_specs=P("x", "y"), out_specs=out_spec))(x)
+    except Exception as e:  # noqa: BLE001 -- the error is what is recorded
+        return _error(e)
+    return {"value": np.asarray(r).tolist(), "spec": repr(r.sharding.spec), **seen}
+
+
 def record(jax):
     out = {k: run(jax, c) for k, c in cases(jax).items()}
     out["boundary/grad_psum_squared"] = boundary(jax)
+    out.update({f"reduced/{k}": run_reduced(jax, c) for k, c in reduced_cases(jax).items()})
     out.update({f"jaxpr/{k}": printed(jax, cases(jax)[k]) for k in PRINTED})
     return out
 
