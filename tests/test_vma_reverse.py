@@ -3,9 +3,8 @@
 `vjp`, `jacrev` and a second-order `grad` through the collectives, over invariant
 and varying operands, inside loop and branch bodies; JAX's typed cotangents
 (`primitives/vma.reverse_typed`); and `lax.all_gather(..., to='reduced')`. Known
-differences, strict xfails: a gradient of a Python loop's row or inside an inner `jit`
-(refused, located: their arguments' varying axes are not known while they are
-staged) and the printed body
+differences, strict xfails: a gradient inside an inner `jit` (refused, located: its
+arguments' varying axes are not known while it is staged) and the printed body
 (astjax prints its per-device transposes and the correction at the boundary where
 JAX prints `pvary` / `psum_invariant`)."""
 import json
@@ -24,15 +23,11 @@ CASES = rec.cases(jax)
 pytestmark = pytest.mark.skipif(len(jax.devices()) < 4, reason="needs 4 devices "
                                 "(ASTJAX_NUM_CPU_DEVICES=4, set by conftest.py)")
 
-_LOOP = pytest.mark.xfail(strict=True, raises=NotImplementedInAstjaxError, reason=(
-    "a grad of a Python loop's row inside a check_vma body: astjax stages the loop as a "
-    "scan whose slices' varying axes it does not pass to the body (only the carries'), "
-    "so it refuses (located)"))
 _JIT = pytest.mark.xfail(strict=True, raises=NotImplementedInAstjaxError, reason=(
     "a grad inside an inner jit inside a check_vma body: the jit's staging (cached by "
     "avals, not varying axes) does not pass its arguments' axes, so astjax refuses "
     "(located)"))
-XFAIL = {"grad_of_python_loop_rows": _LOOP, "grad_in_jit": _JIT}
+XFAIL = {"grad_in_jit": _JIT}
 #: JAX refuses, astjax differentiates with its own rule (checked against NumPy below)
 OWN_RULE = {"grad_pmax": "pmax has no JVP in JAX; astjax's routes the tangent of the "
                          "device(s) holding the max"}

@@ -63,7 +63,7 @@ def cases(jax):
         return a
 
     def of_python_loop_rows(a):     # of each row (astjax: a scan over the rows)
-        acc = jnp.zeros(a.shape[1:])
+        acc = a[0] * 0.0            # (varying: a scan's carry keeps its type)
         for row in a:
             acc = acc + g(lambda z: lax.psum(z * z, "x").sum())(row)
         return acc[None]
