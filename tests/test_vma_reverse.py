@@ -3,10 +3,10 @@
 `vjp`, `jacrev` and a second-order `grad` through the collectives, over invariant
 and varying operands, inside loop and branch bodies; JAX's typed cotangents
 (`primitives/vma.reverse_typed`); and `lax.all_gather(..., to='reduced')`. Known
-differences, strict xfails: a gradient inside an inner `jit` (refused, located: its
-arguments' varying axes are not known while it is staged) and the printed body
-(astjax prints its per-device transposes and the correction at the boundary where
-JAX prints `pvary` / `psum_invariant`)."""
+differences, strict xfails: a gradient inside a custom_jvp function (refused,
+located: its arguments' varying axes are not known) and the printed body (astjax
+prints its per-device transposes and the correction at the boundary where JAX prints
+`pvary` / `psum_invariant`)."""
 import json
 
 import numpy as np
@@ -23,11 +23,10 @@ CASES = rec.cases(jax)
 pytestmark = pytest.mark.skipif(len(jax.devices()) < 4, reason="needs 4 devices "
                                 "(ASTJAX_NUM_CPU_DEVICES=4, set by conftest.py)")
 
-_JIT = pytest.mark.xfail(strict=True, raises=NotImplementedInAstjaxError, reason=(
-    "a grad inside an inner jit inside a check_vma body: the jit's staging (cached by "
-    "avals, not varying axes) does not pass its arguments' axes, so astjax refuses "
-    "(located)"))
-XFAIL = {"grad_in_jit": _JIT}
+_UNKNOWN = pytest.mark.xfail(strict=True, raises=NotImplementedInAstjaxError, reason=(
+    "a grad inside a custom_jvp function inside a check_vma body: that function is "
+    "staged without its arguments' varying axes, so astjax refuses (located)"))
+XFAIL = {"grad_in_custom_jvp": _UNKNOWN}
 #: JAX refuses, astjax differentiates with its own rule (checked against NumPy below)
 OWN_RULE = {"grad_pmax": "pmax has no JVP in JAX; astjax's routes the tangent of the "
                          "device(s) holding the max"}

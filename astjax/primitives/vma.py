@@ -45,7 +45,7 @@ __all__ = ["unmentioned", "vma_jaxpr", "vma_env", "in_vmas", "vma_str", "staged_
            "typed_backward", "check_cotangents",
            "current_manual_mesh", "staging_body", "check_vma_types", "unreduced_rule",
            "UnreducedRuleError", "ur_env", "in_urs", "staged_unreduced", "rd_env",
-           "staged_reduced"]
+           "staged_reduced", "inputs_key", "with_inputs"]
 
 def unmentioned(mesh, spec, auto=frozenset()):
     """The manual mesh axes `spec` does not mention (the ones a value laid out by it
@@ -317,19 +317,21 @@ def reverse_typed(closed, leaves, what="grad"):
     transposes to `pvary`) and an invariant input's is summed over the axes (the
     transpose of the `pvary` it inserts where the input meets a varying value). The
     two differ only at the function's boundary, which `typed_backward` corrects. Where
-    the varying axes of an input are not known (a loop carry: a gradient taken inside a
-    loop body) astjax cannot tell which: a located NotImplementedError."""
+    the varying axes of an input are not known (a function staged without
+    `staging_inputs`, e.g. a custom_jvp's) astjax cannot tell which: a located
+    NotImplementedError."""
     if not _bodies() or _bodies()[-1][3] is None:   # (no body, or check_vma=False)
         return closed
     ins = staged_vmas(leaves)
     outs = _closed_vmas(closed, ins)
     if any(v is None for v in ins + outs):          # (a loop carry's axes are unknown)
         raise NotImplementedInAstjaxError(
-            f"{what} inside a loop or branch body inside a shard_map body with check_vma: "
-            "the varying manual axes of the loop's values are not known while its body is "
-            "staged, and JAX's cotangents depend on them (an invariant output counts once, "
-            "an invariant input's cotangent is summed over the axes)",
-            hint="take the gradient outside the loop body, or pass check_vma=False to "
+            f"{what} inside a function staged inside a shard_map body with check_vma (a "
+            "custom_jvp / custom_vjp function): the varying manual axes of its arguments "
+            "are not known while it is staged, and JAX's cotangents depend on them (an "
+            "invariant output counts once, an invariant input's cotangent is summed over "
+            "the axes)",
+            hint="take the gradient outside that function, or pass check_vma=False to "
                  "shard_map (astjax then differentiates per device, as JAX does)")
     jaxpr = closed.jaxpr
     _, mesh, auto = _bodies()[-1][:3]
@@ -465,6 +467,25 @@ def staging_body(mesh, auto, specs, check_vma):
         yield
     finally:
         _bodies().pop()
+
+
+def inputs_key(leaves):
+    """() outside a `check_vma` body, else the body's mesh and the varying axes of
+    `leaves`: part of the cache key of a function staged for them (an inner `jit`),
+    whose staging depends on them (`reverse_typed`)."""
+    if not _bodies() or _bodies()[-1][3] is None:
+        return ()
+    return ((_bodies()[-1][1], _bodies()[-1][2],
+             tuple(None if v is None else tuple(sorted(map(str, v)))
+                   for v in staged_vmas(leaves))),)
+
+
+def with_inputs(leaves, stage):
+    """`stage` (a function staging a function of `leaves`) run in `staging_inputs`."""
+    def staged(*args, **kwargs):
+        with staging_inputs(leaves):
+            return stage(*args, **kwargs)
+    return staged
 
 
 def _vma_loop(eqn, body, consts, carry, xs, what):

@@ -62,6 +62,16 @@ def cases(jax):
             a = a * g(lambda z: lax.pmean(jnp.sin(z), "x").sum())(a)
         return a
 
+    def in_python_if(a):        # JAX needs a static predicate; astjax stages a cond
+        if a.shape[0] > 1:
+            a = g(lambda z: lax.psum(z * z, "y").sum())(a)
+        return a
+
+    def in_custom_jvp(a):
+        f = jax.custom_jvp(lambda z: g(lambda u: lax.psum(u * u, "x").sum())(z))
+        f.defjvp(lambda p, t: (f(p[0]), t[0]))
+        return f(a)
+
     def of_python_loop_rows(a):     # of each row (astjax: a scan over the rows)
         acc = a[0] * 0.0            # (varying: a scan's carry keeps its type)
         for row in a:
@@ -76,6 +86,8 @@ def cases(jax):
         "grad_in_while": (in_while, xy, xy, "2x2"),
         "grad_in_cond": (in_cond, xy, xy, "2x2"),
         "grad_in_python_loop": (in_python_loop, xy, xy, "2x2"),
+        "grad_in_python_if": (in_python_if, xy, xy, "2x2"),
+        "grad_in_custom_jvp": (in_custom_jvp, xy, xy, "2x2"),
         "vmap_of_grad": (lambda a: jax.vmap(g(lambda u: (lax.psum(u, "x") ** 2).sum()))(a),
                          xy, xy, "2x2"),
         "grad_in_jit": (lambda a: jax.jit(g(lambda u: (lax.psum(u, "x") ** 2).sum()))(a),
