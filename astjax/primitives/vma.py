@@ -253,7 +253,8 @@ _local = threading.local()
 
 
 def _bodies() -> list:
-    """(builder depth, mesh, auto, in_vmas, in_urs, in_rds) of the bodies this thread stages."""
+    """(builder depth, mesh, auto, in_vmas, in_urs, in_rds) of the bodies this thread
+    stages."""
     stack = getattr(_local, "bodies", None)
     if stack is None:
         stack = _local.bodies = []
@@ -271,7 +272,8 @@ def current_manual_mesh(tracer):
 def staged_vma(tracer):
     """The mesh axes a value staged inside the innermost shard_map body varies over
     (JAX's `typeof(x).mat.varying`), from the body's equations so far; None when it
-    depends on a nested body's inputs (a loop carry), whose axes are not known here."""
+    depends on the arguments of a function staged inside it whose axes are not known
+    (one staged without `staging_inputs`, e.g. a custom_jvp's)."""
     return staged_vmas([tracer])[0]
 
 
@@ -324,7 +326,7 @@ def reverse_typed(closed, leaves, what="grad"):
         return closed
     ins = staged_vmas(leaves)
     outs = _closed_vmas(closed, ins)
-    if any(v is None for v in ins + outs):          # (a loop carry's axes are unknown)
+    if any(v is None for v in ins + outs):          # (axes not known: see above)
         raise NotImplementedInAstjaxError(
             f"{what} inside a function staged inside a shard_map body with check_vma (a "
             "custom_jvp / custom_vjp function): the varying manual axes of its arguments "
