@@ -1,12 +1,12 @@
 """Reverse mode taken inside a `shard_map(..., check_vma=True)` body against JAX 0.10.2
 (tests/oracle/record_vma_reverse.py -> vma_reverse.json): `grad`, `value_and_grad`,
-`vjp`, `jacrev` and a second-order `grad` through the collectives, over invariant
-and varying operands, inside loop and branch bodies; JAX's typed cotangents
-(`primitives/vma.reverse_typed`); and `lax.all_gather(..., to='reduced')`. Known
-differences, strict xfails: a gradient inside a custom_jvp function (refused,
-located: its arguments' varying axes are not known) and the printed body (astjax
-prints its per-device transposes and the correction at the boundary where JAX prints
-`pvary` / `psum_invariant`)."""
+`vjp`, `jacrev`, `linear_transpose` and a second-order `grad` through the
+collectives, over invariant and varying operands, inside loop and branch bodies;
+JAX's typed cotangents (`primitives/vma.reverse_typed`); and `lax.all_gather(...,
+to='reduced')`. Known differences, strict xfails: a gradient inside a custom_jvp
+function (refused, located: its arguments' varying axes are not known) and the
+printed body (astjax prints its per-device transposes and the correction at the
+boundary where JAX prints `pvary` / `psum_invariant`)."""
 import json
 
 import numpy as np

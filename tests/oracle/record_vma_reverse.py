@@ -1,8 +1,8 @@
 """Reverse mode taken *inside* a `shard_map(..., check_vma=True)` body, where JAX types
 every cotangent by its varying manual axes (`psum`'s transpose is a `pvary`, the
 implicit `pvary` of an invariant operand transposes to a `psum`): `grad`,
-`value_and_grad`, `vjp`, `jacrev` and a second-order `grad`, over invariant and
-varying operands, through `psum`, `pmean`, `pmax`, `all_gather` (varying and
+`value_and_grad`, `vjp`, `jacrev`, `linear_transpose` and a second-order `grad`, over
+invariant and varying operands, through `psum`, `pmean`, `pmax`, `all_gather` (varying and
 invariant), `psum_scatter`, `ppermute`, `all_to_all` and `axis_index`, on a 2x2
 mesh and a 4-device line; a function through the shard_map boundary;
 `lax.all_gather(..., to='reduced')` (JAX's Reduced type). Per case the value of the
@@ -140,6 +140,10 @@ def cases(jax):
         "vjp_psum": (vjp_psum, xy, xy, "2x2"),
         "vjp_invariant_input": (vjp_invariant_in, (y_, xy), y_, "2x2"),
         "vjp_varying_cotangent": (vjp_varying_ct, xy, xy, "2x2"),
+        "linear_transpose_psum": (lambda a: jax.linear_transpose(lambda z: lax.psum(
+            z, "x"), a)(lax.psum(a, "x"))[0], xy, xy, "2x2"),
+        "linear_transpose_invariant_input": (lambda a, b: jax.linear_transpose(
+            lambda z: z[:2] * b, a)(b)[0], (y_, xy), y_, "2x2"),
         "jacrev_psum": (lambda a: jax.jacrev(lambda z: lax.psum(z[0], "x"))(a), xy,
                         P(None, "x", "y"), "2x2"),
         "jacrev_invariant_input": (lambda a, b: jax.jacrev(lambda z: jnp.sin(z[0]) * b[0])(
