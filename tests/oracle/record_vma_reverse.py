@@ -23,8 +23,8 @@ PRINTED = ("grad_psum", "grad_invariant_operand", "value_and_grad_pmean")
 
 
 def cases(jax):
-    """name -> (body, in_specs, out_specs, mesh name[, check_vma]) of a jitted shard_map
-    run on as many copies of X as it has in_specs."""
+    """name -> (body, in_specs, out_specs, mesh name[, check_vma[, axis_names]]) of a
+    jitted shard_map run on as many copies of X as it has in_specs."""
     lax, jnp = jax.lax, jax.numpy
     P = jax.sharding.PartitionSpec
     g = jax.grad
@@ -82,6 +82,10 @@ def cases(jax):
         "grad_psum": (lambda a: g(lambda z: lax.psum(z, "x").sum())(a), xy, xy, "2x2"),
         "grad_psum_unchecked": (lambda a: g(lambda z: lax.psum(z, "x").sum())(a), xy, xy,
                                 "2x2", False),
+        "grad_partial_manual": (lambda a: g(lambda z: (lax.psum(z, "x") ** 2).sum())(a),
+                                x_, x_, "2x2", True, {"x"}),
+        "grad_partial_manual_invariant": (lambda a, b: g(lambda z: (jnp.sin(z[:2]) * b).sum())(
+            a), (none, x_), none, "2x2", True, {"x"}),
         "grad_in_scan": (in_scan, xy, xy, "2x2"),
         "grad_in_while": (in_while, xy, xy, "2x2"),
         "grad_in_cond": (in_cond, xy, xy, "2x2"),
@@ -165,10 +169,11 @@ def meshes(jax):
 
 def smap(jax, case):
     """The jitted shard_map of a case and its arguments."""
-    body, in_specs, out_specs, mesh, *check = case
+    body, in_specs, out_specs, mesh, *rest = case
     n = len(in_specs) if isinstance(in_specs, tuple) else 1
+    kw = {"axis_names": rest[1]} if len(rest) > 1 else {}
     f = jax.shard_map(body, mesh=meshes(jax)[mesh], in_specs=in_specs, out_specs=out_specs,
-                      check_vma=check[0] if check else True)
+                      check_vma=rest[0] if rest else True, **kw)
     return f, [X] * n
 
 
