@@ -2,11 +2,12 @@
 every cotangent by its varying manual axes (`psum`'s transpose is a `pvary`, the
 implicit `pvary` of an invariant operand transposes to a `psum`): `grad`,
 `value_and_grad`, `vjp`, `jacrev`, `linear_transpose` and a second-order `grad`, over
-invariant and varying operands, through `psum`, `pmean`, `pmax`, `all_gather` (varying and
-invariant), `psum_scatter`, `ppermute`, `all_to_all` and `axis_index`, on a 2x2
-mesh and a 4-device line; a function through the shard_map boundary;
-`lax.all_gather(..., to='reduced')` (JAX's Reduced type). Per case the value of the
-jitted shard_map (or JAX's error), and for a few the printed `make_jaxpr`. Run on JAX 0.10.2 with 4 CPU devices
+invariant and varying operands, through `psum`, `pmean`, `pmax`, `all_gather` (varying
+and invariant), `psum_scatter`, `ppermute`, `all_to_all` and `axis_index`, on a 2x2
+mesh (partially manual too) and a 4-device line, inside loop, branch, vmap and jit
+bodies; a function through the shard_map boundary; `lax.all_gather(..., to='reduced')`
+(JAX's Reduced type). Per case the value of the jitted shard_map (or JAX's error), and
+for a few the printed `make_jaxpr`. Run on JAX 0.10.2 with 4 CPU devices
 (`XLA_FLAGS=--xla_force_host_platform_device_count=4 python
 tests/oracle/record_vma_reverse.py`) to write vma_reverse.json; run on astjax by
 tests/test_vma_reverse.py."""
