@@ -39,7 +39,7 @@ from .errors import (ArgumentError, ArgumentTypeError, ArgumentValueError, Astja
 from .primitives.scan import scan_raw
 from .primitives.custom_derivatives import stop_gradient
 from .primitives.state import is_ref
-from .primitives.vma import check_reverse_mode
+from .primitives.vma import check_cotangents, reverse_typed, staging_inputs, typed_backward
 from .staging import (StagedCallable, arg_hints, as_callable, leaf_aval, python_scalar,
                       stage_flat)
 from .staging import differentiation_level as _differentiating   # (staging.stage_once reads it)
@@ -252,21 +252,19 @@ def _describe_tree(tree):
 
 
 def _stage(fun, args, kwargs, differentiated=True, what="differentiation", nums=None, reverse=None):
-    """Stage fun(*args, **kwargs) -> (closed, in_tree, out_tree, leaves) for
-    differentiation (`differentiating()` set while it stages; None: unchanged), or a
-    located ArityError. `what`: the transformation as a reference from outside sees it
-    (`vmap` for `jacfwd`, JAX's `vmap` of `jvp`); `nums`: the positions differentiated;
-    `reverse`: (name, has_aux) of a reverse mode, checked inside a shard_map body."""
+    """Stage fun(*args, **kwargs) -> (closed, in_tree, out_tree, leaves) for differentiation
+    (`differentiating()` set while it stages; None: unchanged), or a located ArityError.
+    `what`: the transformation as a reference from outside sees it (`vmap` for `jacfwd`);
+    `nums`: the positions differentiated; `reverse`: a reverse mode (vma.reverse_typed)."""
     check_signature(fun, args, kwargs)
     leaves, in_tree = tree_util.flatten_for_staging((tuple(args), dict(kwargs)))
     avals = [leaf_aval(x) for x in leaves]
     hints = arg_hints(fun, args, kwargs)
     with differentiation(differentiated), _explicit.staging_nested(leaves), \
-            eager_arguments(args, kwargs, nums):
+            eager_arguments(args, kwargs, nums), staging_inputs(leaves):
         closed, out_tree = stage_flat(fun, in_tree, avals, hints)
     closed = discharge_closed(closed, what, eager=in_eager_transform() or not _staging())
-    if reverse:   # (name, has_aux): checked inside a shard_map body (primitives/vma.py)
-        check_reverse_mode(leaves, closed.jaxpr, _leaf_ranges(args), nums, out_tree, *reverse)
+    closed = reverse_typed(closed, leaves, reverse[0]) if reverse else closed   # (vma.py)
     return closed, in_tree, out_tree, leaves
 
 
@@ -299,8 +297,8 @@ def _vjp_closed(closed, diff_mask, ct_mask):
     known, lin, out_nz, nres = ad.linearize_jaxpr(closed, diff_mask)
     n_t = len(lin.jaxpr.invars) - nres
     nz_outs = [i for i, z in enumerate(out_nz) if z]
-    zero_cts = [not ct_mask[i] for i in nz_outs]
-    bwd = ad.transpose_jaxpr(lin, [False] * nres + [True] * n_t, zero_cts)
+    bwd = ad.transpose_jaxpr(lin, [False] * nres + [True] * n_t, [not ct_mask[i] for i in nz_outs])
+    bwd = typed_backward(closed, known, bwd, nres, diff_mask, [i for i in nz_outs if ct_mask[i]])
     return known, bwd, out_nz, nres
 
 
@@ -553,7 +551,7 @@ def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[
     prim, res = outs[:n], outs[n:]
     body = _VjpBody(lin, out_nz, nres, [i < k for i in range(n)], nz, in_avals,
                     [v.aval for v in closed.jaxpr.outvars], in_tree, main_tree,
-                    _explicit.layouts_of(leaves))
+                    _explicit.layouts_of(leaves), (closed, fwd))
     vjp_fn = VjpFunction(body, *res)
     primal_out = tree_util.tree_unflatten(main_tree, prim[:k])
     if has_aux:
@@ -566,19 +564,20 @@ class _VjpBody:
     primals`; transposes the linear jaxpr on its first call."""
 
     def __init__(self, lin, out_nz, nres, ct_mask, nz, in_avals, out_avals, in_tree,
-                 main_tree, layouts):
+                 main_tree, layouts, typed):
         self.lin, self.out_nz, self.nres, self.ct_mask = lin, out_nz, nres, ct_mask
         self.layouts = layouts      # the primals' Explicit layouts (None: none)
         self.nz, self.in_avals, self.out_avals = nz, in_avals, out_avals
         self.in_tree, self.main_tree = in_tree, main_tree
-        self.bwd = None
+        self.bwd, self.typed = None, typed   # (typed: the function, for vma.typed_backward)
 
     def _backward(self):
         if self.bwd is None:
             n_t = len(self.lin.jaxpr.invars) - self.nres
             zero_cts = [not self.ct_mask[i] for i, z in enumerate(self.out_nz) if z]
-            self.bwd = cleanup(ad.transpose_jaxpr(
-                self.lin, [False] * self.nres + [True] * n_t, zero_cts))
+            self.bwd = cleanup(typed_backward(*self.typed, ad.transpose_jaxpr(
+                self.lin, [False] * self.nres + [True] * n_t, zero_cts), self.nres, self.nz,
+                [i for i, z in enumerate(self.out_nz) if z and self.ct_mask[i]]))
         return self.bwd
 
     def __call__(self, *args):
@@ -592,6 +591,7 @@ class _VjpBody:
             ca = leaf_aval(c) if not (isinstance(c, np.ndarray) and c.dtype == float0) else None
             if ca is not None:
                 _check_cotangent(ca, a)
+        check_cotangents(self.typed[0], ct_leaves)
         cts = [c for i, c in enumerate(ct_leaves) if self.out_nz[i]]
         outs_ = _run(self._backward(), list(res) + cts) if (cts or self.nres) else []
         it = iter(_explicit.like_primals(outs_, [s for s, z in zip(self.layouts, self.nz)

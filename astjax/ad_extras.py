@@ -20,6 +20,7 @@ from .api import jit
 from .custom_api import custom_vjp
 from .core import ShapedArray
 from .errors import ArgumentTypeError
+from .primitives.vma import reverse_typed, staging_inputs, typed_backward
 from .staging import as_callable, leaf_aval, stage_flat
 from .transforms import ad
 
@@ -44,7 +45,8 @@ def linear_transpose(fun, *primals, reduce_axes=()):
     leaves, in_tree = tree_util.flatten_for_staging(tuple(primals))
     in_avals = [_aval_of(x) for x in leaves]
     _, call_tree = tree_util.flatten_for_staging((tuple(primals), {}))
-    closed, out_tree = stage_flat(fun, call_tree, in_avals)
+    with staging_inputs(leaves):
+        closed, out_tree = stage_flat(fun, call_tree, in_avals)
     out_avals = [v.aval for v in closed.jaxpr.outvars]
     in_k = {_kind(a.dtype) for a in in_avals}
     out_k = {_kind(a.dtype) for a in out_avals}
@@ -53,7 +55,12 @@ def linear_transpose(fun, *primals, reduce_axes=()):
             "linear_transpose only supports [float or complex] -> [float or complex], and "
             "integer -> integer functions, but got "
             f"{[str(a.dtype) for a in in_avals]} -> {[str(a.dtype) for a in out_avals]}.")
-    bwd = ad.cleanup(ad.transpose_jaxpr(closed, [True] * len(in_avals)))
+    bwd = ad.transpose_jaxpr(closed, [True] * len(in_avals))
+    if in_k == {"inexact"}:   # JAX's typed cotangents inside a check_vma shard_map body
+        closed = reverse_typed(closed, leaves, "linear_transpose")
+        bwd = typed_backward(closed, closed, bwd, 0, [True] * len(in_avals),
+                             list(range(len(out_avals))))
+    bwd = ad.cleanup(bwd)
 
     def transposed(out_cotangent):
         ct_leaves, ct_tree = tree_util.flatten_for_staging(out_cotangent)

@@ -25,7 +25,7 @@ from . import jit_options as _jit_options
 from .errors import (AstjaxError, ArgumentError, ArgumentTypeError, ArgumentValueError,
                      JaxRuntimeError as _JaxRuntimeError, caller_location, check_callable,
                      check_signature, function_name)
-from .primitives import jit_call as _jit_call
+from .primitives import jit_call as _jit_call, vma as _vma
 from .dispatch_keys import (KWARGS as _KWARGS, STATIC as _STATIC, Entry as _Entry,
                             NoFastPath as _NoFastPath, add_tree_plan as _add_tree_plan,
                             cpp_flatten as _cpp_flatten, numpy_key as _numpy_key,
@@ -507,11 +507,12 @@ class Jitted(StagedCallable):
         if sig is None:
             return _call_user(fun, dyn_args, dyn_kwargs)
         leaves, in_tree, avals = sig   # staged once, as JAX does (the same key as _entry's)
-        key, cache = (statics, in_tree, avals, dtypes.config.x64_enabled), self._current_cache()
+        key = (statics, in_tree, avals, dtypes.config.x64_enabled, *_vma.inputs_key(leaves))
+        cache, stage = self._current_cache(), _vma.with_inputs(leaves, stage_flat)
         hints = None if statics else arg_hints(fun, dyn_args, dyn_kwargs)
         eager = cache.get(key)   # (an eager call's staging serves it too)
         closed, out_tree = stage_once(
-            cache, key, lambda: stage_flat(fun, in_tree, list(avals), hints), shared=cache,
+            cache, key, lambda: stage(fun, in_tree, list(avals), hints), shared=cache,
             eager=lambda: (eager.closed, eager.out_tree) if type(eager) is _Entry else None)
         outs = [python_scalar(o) for o in _jit_call.call(closed, leaves, fun, self._inline, _inline)]
         return tree_util.tree_unflatten(out_tree, outs)

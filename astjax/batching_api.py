@@ -24,6 +24,7 @@ from .errors import (ArgumentError, ArgumentTypeError, ArgumentValueError, Shape
 from .staging import StagedCallable, leaf_labels, mapped_leaves, stage_flat
 from .transforms import batching  # noqa: F401  (registers the batch rules)
 from .primitives.state import Ref, ref_get, ref_set
+from .primitives.vma import staging_inputs
 from .transforms.discharge import discharge_closed
 
 __all__ = ["vmap", "BatchedFunction"]
@@ -148,7 +149,7 @@ class BatchedFunction(StagedCallable):
                                      hint="every mapped argument needs the same size along its "
                                           "mapped axis", loc=loc)
         size = size_set.pop()
-        with core.extend_axis_env(self.axis_name, size), \
+        with core.extend_axis_env(self.axis_name, size), staging_inputs(leaves), \
                 eager_staging(leaves, [d is not None for d in norm_dims]):
             closed, out_tree = stage_flat(self.fun, in_tree, avals)
         closed = discharge_closed(closed, "vmap", lift=refs,   # mutable references -> values

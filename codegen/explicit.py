@@ -494,7 +494,7 @@ def _result(name, ts, params, out_avals, avals=None):
         mesh = params["mesh"]
         if params.get("auto") or not _explicit(mesh):
             return [None] * len(out_avals)
-        return [Typed(a, s._normalized(a.ndim), mesh, s.unreduced, given=s)
+        return [Typed(a, s._normalized(a.ndim), mesh, s.unreduced, given=s, reduced=s.reduced)
                 for a, s in zip(out_avals, params["out_specs"])]
     if all(t is None for t in ts) or (len(out_avals) != 1 and name != "sort"):
         return [None] * len(out_avals)

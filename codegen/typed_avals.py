@@ -90,11 +90,12 @@ class ManualAval(core.ShapedArray):
     manual axes it varies over and those it is unreduced over (JAX's check_vma
     types), printed as JAX prints it (`float32[2,2]{V:(x,y)}`, `float32[2,4]{V:x, U:y}`);
     it equals the plain ShapedArray."""
-    __slots__ = ("_mesh", "_vma", "_unreduced")
+    __slots__ = ("_mesh", "_vma", "_unreduced", "_reduced")
 
-    def __init__(self, aval, mesh, vma, unreduced=frozenset()):
+    def __init__(self, aval, mesh, vma, unreduced=frozenset(), reduced=frozenset()):
         super().__init__(aval.shape, aval.dtype, aval.weak_type)
         self._mesh, self._vma, self._unreduced = mesh, vma, unreduced
+        self._reduced = reduced
 
     @property
     def sharding(self):
@@ -107,7 +108,8 @@ class ManualAval(core.ShapedArray):
                 "the varying manual axes of a value computed from a loop carry or branch "
                 "operand inside shard_map are not known while the loop body is staged",
                 hint="call jax.typeof on the loop's result, after the loop")
-        return shd.ManualAxisType(varying=self._vma, unreduced=self._unreduced)
+        return shd.ManualAxisType(varying=self._vma, unreduced=self._unreduced,
+                                  reduced=self._reduced)
 
     manual_axis_type = mat
 
@@ -117,7 +119,7 @@ class ManualAval(core.ShapedArray):
     def str_short(self, short_dtypes=True):
         """`f32[2,2]{V:x}` (`float32[...]` without `short_dtypes`)."""
         text = vma.vma_str(core.ShapedArray(self.shape, self.dtype), self._vma or (),
-                           self._mesh, self._unreduced)
+                           self._mesh, self._unreduced, self._reduced)
         if short_dtypes:
             return text
         return text.replace(dtypes.short_name(self.dtype) + "[", self.dtype.name + "[", 1)
@@ -133,4 +135,4 @@ def manual_typeof(x, aval):
         return None
     mesh, auto = where
     return ManualAval(aval, shd.manual_abstract_mesh(mesh, auto), vma.staged_vma(x),
-                      vma.staged_unreduced(x))
+                      vma.staged_unreduced(x), vma.staged_reduced(x))

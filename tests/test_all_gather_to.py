@@ -4,10 +4,9 @@ all_gather_to.json): values, layouts and `jax.typeof` of the gathered value insi
 `shard_map` (stacked, tiled, another axis, two axes, an invariant operand, pytrees,
 check_vma off), the replicated out_spec it allows where `to='varying'` is JAX's
 ValueError, gradients through the shard_map boundary, pmap, vmap of a shard_map,
-JAX's errors (axis_index_groups, a vmap axis). Known differences, strict xfails: a
-gradient taken inside a body of a value invariant over the axes (astjax's psum-style
-transposes; `psum` differs alike) or with respect to an operand invariant over an axis
-(both refused, located), and `to='reduced'` (refused: no Reduced type)."""
+JAX's errors (axis_index_groups, a vmap axis), gradients taken inside a body (JAX's
+typed cotangents, `primitives/vma.reverse_typed`). Known difference, a strict xfail:
+`to='reduced'` (refused: no Reduced type)."""
 import json
 
 import numpy as np
@@ -23,20 +22,10 @@ EXPECTED = json.loads(rec.PATH.read_text())
 pytestmark = pytest.mark.skipif(len(jax.devices()) < 4, reason="needs 4 devices "
                                 "(ASTJAX_NUM_CPU_DEVICES=4, set by conftest.py)")
 
-_INSIDE = pytest.mark.xfail(strict=True, reason=(
-    "a grad taken inside a shard_map body of a value invariant over the gathered "
-    "(summed) axes: JAX types the cotangent (its transpose slices an invariant "
-    "cotangent); astjax's transposes sum at the collective, which would count the seed "
-    "once per device, so it refuses (located; primitives/vma.check_reverse_mode)"))
 _REDUCED = pytest.mark.xfail(strict=True, reason=(
     "to='reduced' (JAX's all_gather_reduced) needs a Reduced manual-axis type, which "
     "astjax's shard_map does not track: a located NotImplementedError"))
-_OPERAND = pytest.mark.xfail(strict=True, reason=(
-    "a grad taken inside a shard_map body with respect to a value invariant over an "
-    "axis: JAX sums its cotangent over the axis (the transpose of the pvary it inserts); "
-    "astjax would leave it varying, so it refuses (located)"))
-XFAIL = {"smap/grad_inside_invariant": _INSIDE, "smap/grad_inside_psum": _INSIDE,
-         "smap/grad_inside_invariant_operand": _OPERAND, "reduced_out_spec": _REDUCED}
+XFAIL = {}
 SMAP = rec.smap_cases(jax, jnp)
 OTHER = rec.other_cases(jax, jnp)
 
@@ -68,20 +57,9 @@ def test_outside_shard_map_as_jax(case):
     _same(rec.run_other(OTHER[case]), EXPECTED[case])
 
 
-@pytest.mark.filterwarnings("ignore::astjax.errors.SideEffectWarning")
-@pytest.mark.parametrize("case", sorted(n for n, m in XFAIL.items() if m in (_INSIDE, _OPERAND)))
-def test_reverse_mode_astjax_cannot_type_is_refused(case):
-    """The xfailed gradients inside a body are refused, never computed otherwise than
-    JAX (a silent difference before: `grad(lambda z: psum(z, 'x').sum())` gave the
-    axis size where JAX gives 1)."""
-    got = rec.run_smap(jax, jnp, *SMAP[case.split("/")[1]])
-    assert got["error"] == "NotImplementedInAstjaxError", got
-    assert "inside a shard_map body" in got["message"]
-
-
-def test_reverse_mode_inside_a_body_where_input_and_output_vary_alike_runs():
-    """Not refused: the output varies over the input's axes (a psum multiplied back by
-    a varying value; JAX 0.10.2's gradient: twice the sum over 'x' of z)."""
+def test_reverse_mode_inside_a_body_where_input_and_output_vary_alike():
+    """The output varies over the input's axes (a psum multiplied back by a varying
+    value; JAX 0.10.2's gradient: twice the sum over 'x' of z)."""
     mesh = jax.make_mesh((2, 2), ("x", "y"), axis_types=(jax.sharding.AxisType.Auto,) * 2)
     P = jax.sharding.PartitionSpec
     f = jax.shard_map(lambda z: jax.grad(lambda z: (jax.lax.psum(z, "x") * z).sum())(z),

@@ -50,6 +50,8 @@ NO_CASES: dict[str, str] = {
     "pvary": "named-axis type cast (lax.pcast): tests/test_shard_map_vma.py",
     "all_gather_invariant": "named-axis collective (all_gather(to='invarying')): "
                             "tests/test_all_gather_to.py",
+    "all_gather_reduced": "named-axis collective (all_gather(to='reduced')): "
+                          "tests/test_vma_reverse.py",
     **{n: "named-axis collective: tests/test_collectives_p2p.py" for n in (
         "pbroadcast", "psend", "precv", "ragged_all_to_all")},
     **{n: "calls back into Python: tests/test_callbacks.py" for n in (

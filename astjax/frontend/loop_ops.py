@@ -24,6 +24,7 @@ from ..errors import (AmbiguousTruthValueError, ConcretizationError, LoopCarryEr
                       UndefinedVariableError, user_location)
 from ..primitives import elementwise as ew
 from ..primitives.scan import bind_scan
+from ..primitives.vma import staging_inputs
 from ..primitives.while_loop import bind_while
 from .array_ops import (StackedList, binary, convert, iota, logical, nonzero, row, select,
                         slice_rows, zeros_like)
@@ -87,7 +88,9 @@ def _stage_loop_body(st: _LoopState, carry_pos, carry_avals, call_body, n_extra_
     state lives outside the program (`tape`, see `call_tape.CallTape`), raises
     `_PythonEffect`: a trip staged once would not repeat it."""
     loc = user_location(3)
-    with core.new_builder() as b:
+    rows = getattr(extra_avals, "arrays", None)   # (the carries vary as their initial values)
+    with staging_inputs(list(rows or ()) + [st.leaves[k][j] for k, j in carry_pos],
+                        unknown=0 if rows else len(extra_avals)), core.new_builder() as b:
         extra = [b.new_arg(a) for a in extra_avals]
         tracers = [b.new_arg(a, hint=st.names[k]) for (k, j), a in zip(carry_pos, carry_avals)]
         leaves = [list(l) for l in st.leaves]
@@ -654,6 +657,11 @@ def _read_slices(iterable, reads):
     return out
 
 
+class _Rows(tuple):
+    """A scan loop's row avals, with the arrays they are rows of (`arrays`: what the
+    rows vary over inside a shard_map body, `vma.staging_inputs`)."""
+
+
 def _scan_loop(iterable, body_fn, state, names, meta, factor=None, reads=None, tape=None):
     """A loop over a static range, a staged array, enumerate(array) or zip(arrays)
     as one `scan`; `xs[i]` reads (see `ControlFlowConverter._scan_reads`) as scan
@@ -678,11 +686,12 @@ def _scan_loop(iterable, body_fn, state, names, meta, factor=None, reads=None, t
         rest = iter(extra[nx:])
         sl = [NO_SLICE if v is None else next(rest) for v in slices]
         return body(item(extra[:nx]), *sl, *s)
-    x_avals = [_aval(x).update(shape=_aval(x).shape[1:], weak_type=False) for x in xs]
+    x_avals = _Rows([_aval(x).update(shape=_aval(x).shape[1:], weak_type=False) for x in xs])
+    x_avals.arrays = xs
     n = _length(iterable)
     st = _LoopState(state, names, body_fn)
     carry_pos, init, jaxpr, consts, ys, collect = _stage_until_stable(
-        st, call, extra_avals=tuple(x_avals), collect_ok=True, meta=meta, what="for loop",
+        st, call, extra_avals=x_avals, collect_ok=True, meta=meta, what="for loop",
         tape=tape)
     # the scanned inputs come first among the body's arguments; scan wants them last
     m = len(xs)

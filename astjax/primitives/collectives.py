@@ -506,7 +506,8 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False, to=
     """`lax.all_gather`: every lane's `x` (with `axis_index_groups`, every lane's of
     this lane's group), stacked (or concatenated if `tiled`) along `axis`. `to` is the
     result's manual-axis type: ``'varying'`` (JAX's default) or ``'invarying'``
-    (`collectives_typed.all_gather_invariant`); ``'reduced'`` is refused."""
+    (`collectives_typed.all_gather_invariant`) or ``'reduced'``
+    (`collectives_typed.all_gather_reduced`)."""
     allowed = {"varying", "reduced", "invarying"}
     if to not in allowed:
         raise ArgumentValueError("Got unexpected `to` value for `jax.lax.all_gather`. "
@@ -514,13 +515,9 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False, to=
     if to != "varying":
         if axis_index_groups is not None:   # JAX's own refusal
             raise NotImplementedError
-        if to == "invarying":   # (a later family: collectives_typed)
-            from .collectives_typed import all_gather_invariant
-            return all_gather_invariant(x, axis_name, axis=axis, tiled=tiled)
-        raise NotImplementedInAstjaxError(
-            "lax.all_gather(to='reduced') (JAX's all_gather_reduced: a Reduced result "
-            "type, which astjax's shard_map does not track) is not implemented",
-            hint="use to='varying' or to='invarying'", loc=caller_location())
+        from .collectives_typed import all_gather_invariant, all_gather_reduced   # (later)
+        return (all_gather_invariant if to == "invarying" else all_gather_reduced)(
+            x, axis_name, axis=axis, tiled=tiled)
     groups = _index_groups(axis_index_groups)
     sizes = _check(axis_name)
     names = _names(axis_name)
@@ -742,7 +739,8 @@ def pswapaxes(x, axis_name, axis, *, axis_index_groups=None):
 # --------------------------------------------------------------------------- pvary
 # `lax.pcast(x, axes, to='varying')`: the same value, typed as varying over `axes`
 # (shard_map's check_vma). astjax's shard_map transpose sums a replicated operand's
-# cotangent at the boundary (`primitives/spmd.py`), so pvary's transpose is the identity.
+# cotangent at the boundary (`primitives/spmd.py`), so pvary's transpose is the identity
+# (a reverse mode inside a body: `vma.reverse_typed` sums at that function's boundary).
 pvary_p = core.new_primitive("pvary")
 
 

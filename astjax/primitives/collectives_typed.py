@@ -1,6 +1,7 @@
 """Collectives that move data as `all_gather` does but give their result another
 manual-axis type: JAX's `all_gather_invariant` (`lax.all_gather(x, axes,
-to='invarying')`), with every rule and its wrapper.
+to='invarying')`) and `all_gather_reduced` (`to='reduced'`), with every rule and
+their wrappers.
 
 `all_gather` is Varying -> Varying: inside a `shard_map` body with `check_vma` its
 result varies over the gathered axes (`primitives/vma.py`), so an out_spec must name
@@ -19,13 +20,16 @@ replicated result's cotangent): the cotangent is summed over the axes and this
 device's slice kept, as `all_gather`'s transpose does. JAX types cotangents instead
 (its transpose is a dynamic slice of an invariant cotangent, the sum sitting in the
 transposes of the `pvary`s it inserts): the gradients are the same through a
-`shard_map` boundary; a `grad` taken *inside* a body of a value invariant over the
-axes differs by their size, as it does for `psum` (tests/test_all_gather_to.py, a
-strict xfail).
+`shard_map` boundary, and a `grad` taken *inside* a body is corrected at its own
+boundary to JAX's (`vma.reverse_typed`).
 
-`to='reduced'` (JAX's `all_gather_reduced`: Varying -> Reduced, a type astjax's
-shard_map does not track) is refused by `collectives.all_gather` with a located
-NotImplementedError.
+`all_gather_reduced` is Varying -> Reduced: the gathered value is invariant over the
+axes, as `all_gather_invariant`'s, and typed *reduced* over them: a result an
+out_spec declares `reduced={'x'}` keeps that in its layout (`P(None, 'y',
+reduced={'x'})`); in JAX its cotangent is unreduced (partial sums), transposed by
+`unreduced_psum_scatter`. astjax's transpose is `all_gather`'s (the per-device
+adjoint: the same gradients through a shard_map boundary). Not batched (JAX's
+NotImplementedError).
 """
 from __future__ import annotations
 
@@ -37,7 +41,8 @@ from ..errors import ArgumentValueError, AxisNameError, caller_location
 from .base import deflinear, mark_unsupported, moveaxis, register
 from .collectives import all_gather_p
 
-__all__ = ["all_gather_invariant_p", "all_gather_invariant"]
+__all__ = ["all_gather_invariant_p", "all_gather_invariant", "all_gather_reduced_p",
+           "all_gather_reduced"]
 
 all_gather_invariant_p = core.new_primitive("all_gather_invariant")
 
@@ -114,5 +119,33 @@ def all_gather_invariant(x, axis_name, *, axis=0, tiled=False):
         nd = core.get_aval(v).ndim   # (a tiled scalar: all_gather's ShapeError)
         ax = axis % (nd if tiled else nd + 1) if (nd or not tiled) else axis
         return bind(all_gather_invariant_p, v, all_gather_dimension=int(ax),
+                    axis_name=names, axis_size=size, tiled=bool(tiled))
+    return tree_util.tree_map(gather, x)
+
+
+# ------------------------------------------------------------- all_gather_reduced
+all_gather_reduced_p = core.new_primitive("all_gather_reduced")
+register(all_gather_reduced_p, abstract_eval=_abstract_eval, lowering=_lowering)
+deflinear(all_gather_reduced_p, _transpose)   # (the module docstring: all_gather's)
+mark_unsupported(all_gather_reduced_p, "batch", "Please file an issue at "
+                 "https://github.com/jax-ml/jax/issues (JAX does not batch it either)")
+mark_unsupported(all_gather_reduced_p, "impl", "a collective only means something inside "
+                 "a shard_map body; there is no single-array NumPy reference")
+
+
+def all_gather_reduced(x, axis_name, *, axis=0, tiled=False):
+    """`lax.all_gather(x, axis_name, to='reduced')` (JAX's `all_gather_reduced`):
+    every device's `x` stacked (or concatenated if `tiled`) along `axis`, typed
+    invariant and reduced over the named axes inside a `shard_map` body."""
+    names = tuple(axis_name) if isinstance(axis_name, (tuple, list)) else (axis_name,)
+    if not names:
+        return x
+    size = int(np.prod([core.axis_size(a, loc=caller_location()) for a in names]))
+
+    def gather(v):
+        v = np.asarray(v) if isinstance(v, (list, tuple)) else v
+        nd = core.get_aval(v).ndim
+        ax = axis % (nd if tiled else nd + 1) if (nd or not tiled) else axis
+        return bind(all_gather_reduced_p, v, all_gather_dimension=int(ax),
                     axis_name=names, axis_size=size, tiled=bool(tiled))
     return tree_util.tree_map(gather, x)

@@ -438,14 +438,19 @@ def staged_once(owner, key, make):
     return hit[1]
 
 
-def stage_sub(fun, in_tree, in_avals, hints=None):
+def stage_sub(fun, in_tree, in_avals, hints=None, args=None):
     """Stage `fun` on Tracers -> (Jaxpr, consts, out_tree) (`core.stage_callable`).
 
     As JAX caches the jaxpr of a control-flow function by (function, input tree,
     avals), one function object staged again on the same types while one builder is
     open (`lax.cond(p, f, f, x)`, `lax.switch(i, [f, f, g], x)`, two `cond`s or loops
     with the same `f` in one body) reuses the first staging (`staged_once`), so its
-    Python side effects happen once."""
+    Python side effects happen once. `args`: the values it is staged for (their varying
+    manual axes are its arguments' inside a shard_map body, `vma.staging_inputs`)."""
+    if args is not None:
+        from .vma import staging_inputs   # (a later family)
+        with staging_inputs(args):
+            return stage_sub(fun, in_tree, in_avals, hints)
     key = ("sub", in_tree, tuple(in_avals), None if hints is None else tuple(hints))
     jaxpr, consts, out_tree = staged_once(
         fun, key, lambda: core.stage_callable(fun, in_tree, in_avals, hints))
@@ -524,7 +529,7 @@ def _switch(index, branches, operands, order, branches_platforms=None):
         idx = lax.clamp(np.int32(0), idx, np.int32(len(branches) - 1))
     staged = [None] * len(branches)
     for i in order:
-        staged[i] = stage_sub(branches[i], in_tree, avals)
+        staged[i] = stage_sub(branches[i], in_tree, avals, args=leaves)
     out_tree = staged[0][2]
     out_avals = [v.aval for v in staged[0][0].outvars]
     for jaxpr, _, tree in staged[1:]:

@@ -577,7 +577,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     in_tree = tree_util.flatten_for_staging((init, xs))[1]
 
     def stage(c_avals):
-        return stage_sub(f, in_tree, c_avals + x_avals)
+        return stage_sub(f, in_tree, c_avals + x_avals, args=carry_leaves + x_leaves)
 
     jaxpr, consts, out_tree = stage(carry_avals)
     children = out_tree.children if out_tree.node_type is tuple else None

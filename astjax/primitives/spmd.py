@@ -558,6 +558,11 @@ def _auto_axes(mesh, axis_names, loc):
 
 
 def _check_spec(mesh, spec, aval, what, loc, auto=frozenset()):
+    if spec.reduced and any(t != shd.AxisType.Explicit for t in mesh.axis_types):
+        raise ArgumentValueError(
+            f"reduced in {what} {spec!r} can only be used when the mesh passed to shard_map "
+            f"contains axis names all of type `Explicit`. Got mesh {mesh!r}", loc=loc,
+            hint="make the mesh's axes Explicit (jax.make_mesh's default axis_types)")
     shd.NamedSharding(mesh, spec)   # unknown / repeated axis names: JAX's errors
     named = [a for e in spec.partitions for a in shd.PartitionSpec._axes(e) if a in auto]
     if named:

@@ -7,7 +7,7 @@ they reduce (gather); anything else varies
 where an operand does (with `jax_auto_pcast` off, its operands must vary alike: JAX's
 ValueError), followed into `cond` / `scan` / `while` bodies.
 
-Used three ways, all computed beside the IR from the jaxpr (astjax's avals carry no
+Used four ways, all computed beside the IR from the jaxpr (astjax's avals carry no
 vma):
 - `check_vma_types` is shard_map's `check_vma`: a result whose out_spec leaves a
   mesh axis out must not vary over it, and a loop carry must keep its varying axes
@@ -15,25 +15,37 @@ vma):
 - `staged_vma` answers `jax.typeof(x).mat.varying` for a value staged inside a body
   (the body's equations so far; `staging_body` marks the body being staged);
 - `vma_env` / `vma_str` give the printed types of a body's variables
-  (`f32[2,2]{V:(x,y)}`, shard_map's `pp_types`).
+  (`f32[2,2]{V:(x,y)}`, shard_map's `pp_types`);
+- `reverse_typed` / `typed_backward` give a `grad` / `vjp` / `jacrev` taken inside a
+  body JAX's typed cotangents: astjax's transposes are the per-device adjoints
+  (`psum`'s is a `psum`), which differ from JAX's only at the differentiated
+  function's boundary (an invariant output counts once; an invariant input's cotangent
+  is summed over its axes, the transpose of JAX's implicit `pvary`).
 """
 from __future__ import annotations
 
 import contextlib
 import threading
 
+import numpy as np
+
 from .. import core
 from .. import sharding_impls as shd
 from ..config import config
-from ..errors import ArgumentValueError, LoopCarryError, NotImplementedInAstjaxError
+from ..core import bind
+from ..errors import (ArgumentValueError, LoopCarryError, NotImplementedInAstjaxError,
+                      caller_location)
 from .collectives import (all_gather_p, all_to_all_p, axis_index_p, pmax_p, pmin_p,
                           ppermute_p, psum_p, pvary_p)
-from .collectives_typed import all_gather_invariant_p
+from .collectives_typed import all_gather_invariant_p, all_gather_reduced_p
+from .elementwise import div_p
 
 __all__ = ["unmentioned", "vma_jaxpr", "vma_env", "in_vmas", "vma_str", "staged_vma",
-           "check_reverse_mode",
+           "staged_vmas", "staging_inputs", "TypedClosedJaxpr", "reverse_typed",
+           "typed_backward", "check_cotangents",
            "current_manual_mesh", "staging_body", "check_vma_types", "unreduced_rule",
-           "UnreducedRuleError", "ur_env", "in_urs", "staged_unreduced"]
+           "UnreducedRuleError", "ur_env", "in_urs", "staged_unreduced", "rd_env",
+           "staged_reduced", "inputs_key", "with_inputs"]
 
 def unmentioned(mesh, spec, auto=frozenset()):
     """The manual mesh axes `spec` does not mention (the ones a value laid out by it
@@ -55,7 +67,7 @@ def _vma_eqn(eqn, ins):
     union = set().union(*ins) if ins else set()
     if p in (psum_p, pmax_p, pmin_p):
         return [union - set(params["axes"])] * len(eqn.outvars)
-    if p is all_gather_invariant_p:   # (Varying -> Invariant)
+    if p in (all_gather_invariant_p, all_gather_reduced_p):   # (Varying -> Invariant)
         return [union - set(params["axis_name"])]
     if p is axis_index_p:
         return [{params["axis_name"]}]
@@ -129,11 +141,11 @@ def in_urs(specs, check_vma):
     return [spec.unreduced if check_vma else frozenset() for spec in specs]
 
 
-def vma_str(aval, vma, mesh, unreduced=frozenset()):
+def vma_str(aval, vma, mesh, unreduced=frozenset(), reduced=frozenset()):
     """JAX's printed type of a value inside a manual computation: `f32[2,2]{V:(x,y)}`,
-    `f32[2,4]{V:x, U:y}`, the axes in mesh order."""
+    `f32[2,4]{V:x, U:y}`, `f32[4,2]{V:y, R:x}`, the axes in mesh order."""
     parts = []
-    for tag, axes in (("V", vma), ("U", unreduced)):
+    for tag, axes in (("V", vma), ("U", unreduced), ("R", reduced)):
         names = [a for a in mesh.axis_names if a in axes]
         if names:
             parts.append(f"{tag}:" + (names[0] if len(names) == 1
@@ -220,7 +232,7 @@ def ur_env(invars, eqns, in_urs_, mesh, vmas=None, env=None):
             if p is psum_p:
                 out = ins[0] - set(eqn.params["axes"])
             elif p in (pmax_p, pmin_p, all_gather_p, ppermute_p, all_to_all_p, pvary_p,
-                       all_gather_invariant_p):
+                       all_gather_invariant_p, all_gather_reduced_p):
                 axes = set(_names(eqn.params.get("axes", eqn.params.get("axis_name"))))
                 v = eqn.invars[0]
                 vma = (vmas or {}).get(v, set()) if isinstance(v, core.Var) else set()
@@ -241,7 +253,8 @@ _local = threading.local()
 
 
 def _bodies() -> list:
-    """(builder depth, mesh, auto, in_vmas, in_urs) of the bodies this thread stages."""
+    """(builder depth, mesh, auto, in_vmas, in_urs, in_rds) of the bodies this thread
+    stages."""
     stack = getattr(_local, "bodies", None)
     if stack is None:
         stack = _local.bodies = []
@@ -252,65 +265,157 @@ def current_manual_mesh(tracer):
     """(mesh, auto) of the innermost shard_map body `tracer` is staged in, or None."""
     if not _bodies() or not isinstance(tracer, core.Tracer):
         return None
-    _, mesh, auto, _, _ = _bodies()[-1]
+    _, mesh, auto = _bodies()[-1][:3]
     return mesh, auto
 
 
 def staged_vma(tracer):
     """The mesh axes a value staged inside the innermost shard_map body varies over
     (JAX's `typeof(x).mat.varying`), from the body's equations so far; None when it
-    depends on a nested body's inputs (a loop carry), whose axes are not known here."""
-    return _staged(tracer, lambda b, ins, outer: vma_env(b.invars, b.eqns, ins, outer),
-                   lambda b, outer: vma_env(b.invars, b.eqns, [None] * len(b.invars), outer),
-                   3)
+    depends on the arguments of a function staged inside it whose axes are not known
+    (one staged without `staging_inputs`, e.g. a custom_jvp's)."""
+    return staged_vmas([tracer])[0]
+
+
+def staged_vmas(tracers):
+    """`staged_vma` of each of `tracers` (the body's equations followed once)."""
+    env = lambda b, ins, outer: vma_env(b.invars, b.eqns, ins, outer)  # noqa: E731
+    return _staged(tracers, env, env, 3)
 
 
 def staged_unreduced(tracer):
     """The mesh axes a value staged inside the innermost shard_map body is unreduced
     over (JAX's `typeof(x).mat.unreduced`); empty for a nested body's values."""
     mesh, vmas = _bodies()[-1][1], _bodies()[-1][3]
-    return _staged(tracer, lambda b, ins, outer: ur_env(
+    return _staged([tracer], lambda b, ins, outer: ur_env(
         b.invars, b.eqns, ins, mesh, vma_env(b.invars, b.eqns, vmas)),
-        lambda b, outer: {}, 4) or frozenset()
+        lambda b, ins, outer: {}, 4)[0] or frozenset()
 
 
-def check_reverse_mode(leaves, jaxpr, ranges, nums, out_tree, what, has_aux):
-    """Refuse reverse-mode differentiation staged inside a `check_vma` shard_map body
-    (`what`: grad, vjp, jacrev; `ranges[i]`: argument i's leaves, `nums` the arguments
-    differentiated, None: all; with `has_aux` only the first output's leaves are
-    differentiated) when a differentiated input varies over other mesh axes than the function's first `n_out` outputs do. JAX types
-    such a cotangent: `psum`'s transpose is a `pvary` and the `pvary` it inserts where an
-    invariant value meets a varying one transposes to a `psum`; astjax's transposes sum at
-    the collective instead, which agrees only when input and output vary alike (e.g.
-    `grad(lambda z: psum(z, 'x').sum())` would count the seed once per device). Taken
-    through the shard_map boundary the two agree."""
+def staged_reduced(tracer):
+    """The mesh axes a value staged inside the innermost shard_map body is reduced over
+    (JAX's `typeof(x).mat.reduced`, `rd_env`); empty for a nested body's values."""
+    return _staged([tracer], lambda b, ins, outer: rd_env(b.invars, b.eqns, ins),
+                   lambda b, ins, outer: {}, 5)[0] or frozenset()
+
+
+class TypedClosedJaxpr(core.ClosedJaxpr):
+    """A function differentiated in reverse mode inside a `check_vma` shard_map body,
+    with the varying axes JAX types its cotangents by: the body's manual axes
+    (`manual`, in mesh order), per input leaf its varying axes (`in_vmas`) and those it
+    is invariant over (`sum_axes`), per output leaf its varying axes (`out_vmas`) and
+    the number of devices along the axes it is invariant over (`out_counts`)."""
+    __slots__ = ("manual", "in_vmas", "sum_axes", "out_vmas", "out_counts")
+
+
+def reverse_typed(closed, leaves, what="grad"):
+    """`closed` (a function of `leaves` about to be differentiated in reverse mode) as
+    a `TypedClosedJaxpr` when it is staged inside a `check_vma` shard_map body and an
+    input or output is invariant over a manual axis; else `closed` itself.
+
+    astjax's transposes are the adjoints of the per-device program (`psum`'s is a
+    `psum`, `pvary`'s the identity): an invariant value counts once per device. JAX's
+    count it once: its cotangent of an invariant output is not summed again (`psum`
+    transposes to `pvary`) and an invariant input's is summed over the axes (the
+    transpose of the `pvary` it inserts where the input meets a varying value). The
+    two differ only at the function's boundary, which `typed_backward` corrects. Where
+    the varying axes of an input are not known (a function staged without
+    `staging_inputs`, e.g. a custom_jvp's) astjax cannot tell which: a located
+    NotImplementedError."""
     if not _bodies() or _bodies()[-1][3] is None:   # (no body, or check_vma=False)
-        return
-    ins = [staged_vma(x) if isinstance(x, core.Tracer) else frozenset() for x in leaves]
-    if any(v is None for v in ins):                  # (a loop carry's axes are unknown)
-        return
-    main = out_tree.children[0] if has_aux and out_tree.children else out_tree
-    outs = vma_jaxpr(jaxpr, [set(v) for v in ins])[:main.num_leaves]
-    out = frozenset().union(*outs)
-    for i in sorted({k for n in (range(len(ranges)) if nums is None else nums)
-                     for k in ranges[n]}):
-        vma = ins[i]
-        if vma != out:
-            raise NotImplementedInAstjaxError(
-                f"{what} inside a shard_map body of a function whose output varies over "
-                f"{_names(sorted(out))} while its differentiated input {i} varies over "
-                f"{_names(sorted(vma))}: JAX types the cotangents by their varying axes "
-                f"(psum transposes to pvary, an implicit pvary to psum); astjax does not "
-                f"yet, and its gradient would differ from JAX's",
-                hint="take the gradient outside the shard_map (through its boundary both "
-                     "agree), or make the output vary over the same axes as the input")
+        return closed
+    ins = staged_vmas(leaves)
+    outs = _closed_vmas(closed, ins)
+    if any(v is None for v in ins + outs):          # (axes not known: see above)
+        raise NotImplementedInAstjaxError(
+            f"{what} inside a function staged inside a shard_map body with check_vma (a "
+            "custom_jvp / custom_vjp function): the varying manual axes of its arguments "
+            "are not known while it is staged, and JAX's cotangents depend on them (an "
+            "invariant output counts once, an invariant input's cotangent is summed over "
+            "the axes)",
+            hint="take the gradient outside that function, or pass check_vma=False to "
+                 "shard_map (astjax then differentiates per device, as JAX does)")
+    jaxpr = closed.jaxpr
+    _, mesh, auto = _bodies()[-1][:3]
+    manual = [a for a in mesh.axis_names if a not in auto]
+    sum_axes = [tuple(a for a in manual if a not in v) for v in ins]
+    counts = [int(np.prod([mesh.shape[a] for a in manual if a not in o])) for o in outs]
+    if not any(sum_axes) and all(n == 1 for n in counts):
+        return closed
+    typed = TypedClosedJaxpr(jaxpr, closed.consts)
+    typed.manual, typed.in_vmas, typed.sum_axes = manual, ins, sum_axes
+    typed.out_vmas, typed.out_counts = outs, counts
+    return typed
 
 
-def _staged(tracer, top_env, nested_env, field):
+def typed_backward(closed, known, bwd, nres, in_mask, ct_outs):
+    """The backward pass `bwd` (residuals from `known`, cotangents of outputs `ct_outs`
+    -> those of the differentiable inputs in `in_mask`) of `closed` with JAX's typed
+    cotangents (`reverse_typed`): an invariant output's cotangent divided by its device
+    count on the way in; on the way out an invariant input's summed over its axes, and
+    each typed as its input (a `pvary` where astjax's transposes left it invariant,
+    e.g. after a `psum`, as JAX's transpose of `psum` is a `pvary`)."""
+    if not isinstance(closed, TypedClosedJaxpr):
+        return bwd
+    ins = [i for i, (m, v) in enumerate(zip(in_mask, closed.jaxpr.invars))
+           if m and core.differentiable(v.aval)]
+    assert len(ins) == len(bwd.jaxpr.outvars), (ins, bwd.jaxpr.outvars)
+    counts = [closed.out_counts[i] for i in ct_outs]
+    sums = [closed.sum_axes[i] for i in ins]
+    res = _closed_vmas(known, closed.in_vmas)[len(known.jaxpr.outvars) - nres:]
+    # (a cotangent counted invariant: grad's and jacrev's are constants; a vjp's may vary
+    # more, and a pvary over an axis a value varies over already is the identity)
+    got = [set(v) - set(a) if v is not None else set()
+           for v, a in zip(_closed_vmas(bwd, res + [frozenset()] * len(ct_outs)), sums)]
+    more = [tuple(a for a in closed.manual if a in closed.in_vmas[i] and a not in g)
+            for i, g in zip(ins, got)]
+
+    def fn(*args):
+        cts = [bind(div_p, c, np.asarray(n, core.get_aval(c).dtype)[()])
+               if n != 1 and isinstance(c, core.Tracer) else c
+               for c, n in zip(args[nres:], counts)]
+        outs = core.inline_jaxpr(bwd.jaxpr, bwd.consts, list(args[:nres]) + cts)
+        outs = [bind(psum_p, o, axes=a, axis_index_groups=None)
+                if a and isinstance(o, core.Tracer) else o for o, a in zip(outs, sums)]
+        return [bind(pvary_p, o, axes=m) if m and isinstance(o, core.Tracer) else o
+                for o, m in zip(outs, more)]
+    return core.stage(fn, bwd.in_avals, [v.hint for v in bwd.jaxpr.invars])
+
+
+def _closed_vmas(closed, ins):
+    """The varying axes of a closed jaxpr's outputs inside the innermost body, given
+    its inputs' (its consts': those of the staged values they are); None: unknown."""
+    consts = staged_vmas(closed.consts)
+    jaxpr = closed.jaxpr
+    env = vma_env(jaxpr.constvars + jaxpr.invars, jaxpr.eqns, consts + list(ins))
+    return [(None if env.get(v, set()) is None else frozenset(env.get(v, set())))
+            if isinstance(v, core.Var) else frozenset() for v in jaxpr.outvars]
+
+
+def check_cotangents(closed, cts):
+    """JAX's ValueError for a `vjp` cotangent that varies over manual axes its primal
+    output does not (`cts`: one per output leaf). A less varying one is accepted:
+    astjax infers less than JAX types (`jnp.ones_like(y)` is invariant here, typed as
+    `y` in JAX), and the value is the same on those devices."""
+    if not isinstance(closed, TypedClosedJaxpr):
+        return
+    for c, vma, v in zip(cts, closed.out_vmas, closed.jaxpr.outvars):
+        got = staged_vma(c) if isinstance(c, core.Tracer) else frozenset()
+        if got is not None and got - vma:
+            want = _vma_str(v.aval, vma)
+            raise ArgumentValueError(
+                "unexpected JAX type (e.g. shape/dtype) for argument to VJP function: got "
+                f"{_vma_str(core.get_aval(c), got)}, but expected {want} because the "
+                f"corresponding output of the differentiated function had JAX type {want}",
+                hint="make the cotangent vary over the output's axes (lax.psum / "
+                     "lax.pcast)", loc=caller_location())
+
+
+def _staged(tracers, top_env, nested_env, field):
     depth, ins = _bodies()[-1][0], _bodies()[-1][field]
     builders = core._state.builders
     if ins is None or len(builders) <= depth:
-        return frozenset()
+        return [frozenset()] * len(tracers)
     top = builders[depth]
     envs = {id(top): top_env(top, ins, None)}
     inside = builders[depth:]
@@ -322,10 +427,35 @@ def _staged(tracer, top_env, nested_env, field):
 
     def env_of(b):
         if id(b) not in envs:
-            envs[id(b)] = nested_env(b, {v: of(o) for v, o in b.captures.values()})
+            k = next(k for k, c in enumerate(builders) if c is b)
+            args = next((v for d, v in reversed(_inputs()) if d == k and len(v) == len(b.invars)),
+                        [None] * len(b.invars))   # (unknown: a loop carry)
+            envs[id(b)] = nested_env(b, args, {v: of(o) for v, o in b.captures.values()})
         return envs[id(b)]
-    m = of(tracer)
-    return None if m is None else frozenset(m)
+    return [None if m is None else frozenset(m) for m in map(of, tracers)]
+
+
+def _inputs() -> list:
+    """(builder index, arguments' varying axes) of the functions `staging_inputs` stages."""
+    stack = getattr(_local, "inputs", None)
+    if stack is None:
+        stack = _local.inputs = []
+    return stack
+
+
+@contextlib.contextmanager
+def staging_inputs(leaves, unknown=0):
+    """While a function of `leaves` (after `unknown` arguments whose axes are not known)
+    is staged inside a `check_vma` body: its arguments vary as the leaves do (so that
+    `reverse_typed` types a gradient taken inside another, or inside a loop body)."""
+    if not _bodies() or _bodies()[-1][3] is None:
+        yield
+        return
+    _inputs().append((len(core._state.builders), [None] * unknown + staged_vmas(leaves)))
+    try:
+        yield
+    finally:
+        _inputs().pop()
 
 
 @contextlib.contextmanager
@@ -333,11 +463,31 @@ def staging_body(mesh, auto, specs, check_vma):
     # (without check_vma JAX tracks no varying axes: in_vmas None says so)
     _bodies().append((len(core._state.builders), mesh, auto,
                     in_vmas(mesh, specs, auto, True) if check_vma else None,
-                    in_urs(specs, True) if check_vma else None))
+                    in_urs(specs, True) if check_vma else None,
+                    [s.reduced for s in specs] if check_vma else None))
     try:
         yield
     finally:
         _bodies().pop()
+
+
+def inputs_key(leaves):
+    """() outside a `check_vma` body, else the body's mesh and the varying axes of
+    `leaves`: part of the cache key of a function staged for them (an inner `jit`),
+    whose staging depends on them (`reverse_typed`)."""
+    if not _bodies() or _bodies()[-1][3] is None:
+        return ()
+    return ((_bodies()[-1][1], _bodies()[-1][2],
+             tuple(None if v is None else tuple(sorted(map(str, v)))
+                   for v in staged_vmas(leaves))),)
+
+
+def with_inputs(leaves, stage):
+    """`stage` (a function staging a function of `leaves`) run in `staging_inputs`."""
+    def staged(*args, **kwargs):
+        with staging_inputs(leaves):
+            return stage(*args, **kwargs)
+    return staged
 
 
 def _vma_loop(eqn, body, consts, carry, xs, what):
@@ -394,12 +544,14 @@ def check_vma_types(jaxpr, mesh, in_specs, out_specs, loc, auto=frozenset(), fun
     ins = in_vmas(mesh, in_specs, frozenset(), True)
     env = vma_env(jaxpr.invars, jaxpr.eqns, ins)
     urs = ur_env(jaxpr.invars, jaxpr.eqns, in_urs(in_specs, True), mesh, env)
+    rds = rd_env(jaxpr.invars, jaxpr.eqns, [s.reduced for s in in_specs])
     msgs = []
     for k, (out, spec) in enumerate(zip(jaxpr.outvars, out_specs)):
         var = isinstance(out, core.Var)
         vma = env.get(out, set()) if var else set()
-        vur = set(vma) | (urs.get(out, frozenset()) if var else set())
-        left_out = unmentioned(mesh, spec, auto)
+        vur = set(vma) | (urs.get(out, frozenset()) | rds.get(out, frozenset()) if var
+                          else set())
+        left_out = [a for a in unmentioned(mesh, spec, auto) if a not in spec.reduced]
         if not vur & set(left_out):
             continue
         key = spec_keys[k] if spec_keys else ""
@@ -429,3 +581,28 @@ def check_vma_types(jaxpr, mesh, in_specs, out_specs, loc, auto=frozenset(), fun
             "check by passing the check_vma=False argument to `jax.shard_map`.",
             hint="mention those axes in the out_spec, reduce over them (lax.psum / "
                  "pmean), or pass check_vma=False", loc=loc)
+    for out, spec in zip(jaxpr.outvars, out_specs):
+        rd = rds.get(out, frozenset()) if isinstance(out, core.Var) else frozenset()
+        if rd != spec.reduced:
+            vma = env.get(out, set()) if isinstance(out, core.Var) else set()
+            raise ArgumentValueError(
+                "out_specs passed to shard_map should be equal to the reduced present on the "
+                f"out_aval. Got out_specs={spec!r} and out_aval="
+                f"{vma_str(out.aval, vma, mesh, reduced=rd)}", loc=loc,
+                hint="reduced={...} in an out_spec needs a value typed reduced over those "
+                     "axes (lax.all_gather(..., to='reduced')), and such a value needs it")
+
+
+def rd_env(invars, eqns, in_rds):
+    """Var -> the mesh axes a value inside a shard_map body is reduced over (JAX's
+    Reduced: the same on every device along them, its cotangent unreduced):
+    `all_gather(..., to='reduced')` makes its result reduced over its axes, any other
+    operation keeps its operands' (loop and branch bodies not followed)."""
+    env = {v: frozenset(r) for v, r in zip(invars, in_rds)}
+    for eqn in eqns:
+        out = frozenset().union(*[env.get(a, frozenset()) for a in eqn.invars
+                                  if isinstance(a, core.Var)])
+        if eqn.primitive is all_gather_reduced_p:
+            out |= frozenset(eqn.params["axis_name"])
+        env.update((v, out) for v in eqn.outvars)
+    return env

@@ -571,9 +571,9 @@ def while_loop(cond_fun, body_fun, init_val):
     avals = _carry_avals(leaves)
 
     def stage_both(avals):
-        cond = stage_sub(cond_fun, args_tree, avals)
+        cond = stage_sub(cond_fun, args_tree, avals, args=leaves)
         cond_out = [v.aval for v in cond[0].outvars]
-        body_j, body_c, body_tree = stage_sub(body_fun, args_tree, avals)
+        body_j, body_c, body_tree = stage_sub(body_fun, args_tree, avals, args=leaves)
         if len(cond_out) != 1 or cond_out[0].shape != () or cond_out[0].dtype != dtypes.bool_:
             raise JAXTypeError(f"while_loop cond_fun must return a boolean scalar, got "
                                f"{', '.join(a.str_short() for a in cond_out)}",
