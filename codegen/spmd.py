@@ -464,6 +464,10 @@ def _leaf_names(fun, dyn_args, dyn_kwargs):
         params = list(inspect.signature(fun).parameters)
     except (TypeError, ValueError):
         params = []
+    if params and inspect.signature(fun).parameters[params[-1]].kind == \
+            inspect.Parameter.VAR_POSITIONAL:   # (`*args`: JAX names `args[0]`, ...)
+        star = params.pop()
+        params += [f"{star}[{i}]" for i in range(len(dyn_args) - len(params))]
     named = [(params[i] if i < len(params) else f"args[{i}]", a)
              for i, a in enumerate(dyn_args)] + sorted(dyn_kwargs.items())
     return [n + tree_util.keystr(path) for n, a in named
@@ -597,9 +601,12 @@ def eager_apply(prim, args, params):
     avals = [runtime._aval_of_host(a) if not isinstance(a, runtime.Array) else a.aval
              for a in args]
     layouts = layouts_of(args)
+    context = shd.context_mesh() if shd.context_meshes[0] else None
+    if context is not None:   # (set_mesh: JAX runs the operation as a `jit` on its mesh)
+        check_context_devices(context, _prim_fun(prim), args, {}, args)
     try:
         key = (prim, tuple(sorted((k, runtime._hashable(v)) for k, v in params.items())),
-               tuple(avals), layouts, shardy())
+               tuple(avals), layouts, shardy(), context)
         hash(key)
     except TypeError:
         key = None
@@ -626,12 +633,33 @@ def eager_apply(prim, args, params):
             outs_s = [t.sharding]
         elif prim.name == "slice":
             outs_s = [_eager_slice_sharding(args[0], params)]
+        if context is not None and not any(layouts):   # replicated over set_mesh's mesh
+            rep = shd.NamedSharding(context, shd.PartitionSpec())
+            ins = [rep] * len(avals)
+            outs_s = [s or _typed(rep, a, context) for s, a in zip(outs_s, out_avals)]
         entry = SpmdEntry(closed, tree_util.tree_structure(list(range(len(out_avals)))),
                           f"eager_{prim.name}", ins, outs_s, list(args)).compile()
         if key is not None:
             _eager_cache[key] = entry
     outs = entry.run(args)
     return outs if prim.multiple_results else outs[0]
+
+
+def eager_context(prim, args):
+    """Whether an operation outside `jit` runs on `set_mesh`'s mesh (JAX runs it as a
+    `jit` there): not on arrays in host memory."""
+    return shd.context_mesh() is not None and not (
+        runtime.memory_rule[1] is not None and any(type(a) is runtime.memory_rule[1]
+                                                  for a in args))
+
+
+def _prim_fun(prim):
+    """A function named as the primitive, of `*args`: what JAX's errors name an eager
+    operation's arguments by (`args[0] of copy`)."""
+    def fun(*args):
+        return args
+    fun.__name__ = fun.__qualname__ = prim.name
+    return fun
 
 
 def _eager_slice_sharding(x, params):
@@ -652,4 +680,4 @@ def _eager_slice_sharding(x, params):
     return shd.NamedSharding(s.mesh, shd.PartitionSpec(*spec))
 
 
-runtime.register_spmd(eager_apply, (sharded.GlobalArray,), SPMD_PRIMITIVES)
+runtime.register_spmd(eager_apply, (sharded.GlobalArray,), SPMD_PRIMITIVES, eager_context)

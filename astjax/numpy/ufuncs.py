@@ -12,6 +12,7 @@ from .. import core, dtypes, lax, user_warnings
 from ..codegen import eager_programs as _eager, runtime
 from ..codegen.runtime import Array, CommittedArray
 from ..core import Tracer
+from ..sharding_impls import context_meshes as _context_meshes
 from ..primitives import comparisons as _cmp
 from ..primitives.structural import convert_element_type as _convert
 from ..errors import ArgumentTypeError, ArgumentValueError, NotImplementedInAstjaxError
@@ -73,9 +74,9 @@ _programs = _eager.eager_programs
 _interned = runtime.interned_ids
 
 
-def _eager_ok():
+def _eager_ok():   # (under set_mesh operations run on its mesh: codegen/spmd.py)
     return (not _state.builders and not runtime.execute_listeners
-            and not runtime.move_operands)
+            and not runtime.move_operands and not _context_meshes[0])
 
 
 def _named(f, names):
