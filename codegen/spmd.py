@@ -49,6 +49,7 @@ from . import explicit, host_sharded, runtime, sharded, stablehlo
 from .runtime import xc
 
 __all__ = ["SpmdExecutable", "SpmdEntry", "needs_spmd", "layouts_of", "eager_apply",
+           "eager_context", "replicated",
            "check_jit_shardings", "call_layouts", "partitioned", "jit_entry", "constrain_inline",
            "sharding_attr", "shardy"]
 
@@ -105,6 +106,12 @@ def _typed(sharding, aval, mesh):
         spec = sharding.spec._normalized(aval.ndim)
         return shd.NamedSharding(mesh, shd.PartitionSpec(*spec))
     return sharding
+
+
+def replicated(mesh, aval):
+    """A value of `aval` replicated over `mesh`, as its type writes it (`P(None, ...)` on
+    Explicit axes, `P()` otherwise): where `set_mesh` puts results no layout names."""
+    return _typed(shd.NamedSharding(mesh, shd.PartitionSpec()), aval, mesh)
 
 
 _WHOLE = object()   # the layout of every value of a one-device program
@@ -422,8 +429,7 @@ def partitioned(shardings, layouts, closed) -> bool:
     """Whether a `jit` call (its `shardings`, `call_layouts`, staged program) runs as
     a partitioned program: layouts given or carried by its arguments, partitioning
     operations, or `set_mesh` alone -- except a program with references or tokens at
-    its boundary, which stays on one device as outside `set_mesh` (astjax partitions
-    neither; JAX lays the results out over the mesh)."""
+    its boundary: `jit_refs` / `jit_tokens` place those on `set_mesh`'s mesh."""
     context = layouts[-1][1] if layouts and type(layouts[-1]) is tuple else None
     if shardings or any(layouts[:-1] if context else layouts) or needs_spmd(closed.jaxpr):
         return True
@@ -634,9 +640,8 @@ def eager_apply(prim, args, params):
         elif prim.name == "slice":
             outs_s = [_eager_slice_sharding(args[0], params)]
         if context is not None and not any(layouts):   # replicated over set_mesh's mesh
-            rep = shd.NamedSharding(context, shd.PartitionSpec())
-            ins = [rep] * len(avals)
-            outs_s = [s or _typed(rep, a, context) for s, a in zip(outs_s, out_avals)]
+            ins = [shd.NamedSharding(context, shd.PartitionSpec())] * len(avals)
+            outs_s = [s or replicated(context, a) for s, a in zip(outs_s, out_avals)]
         entry = SpmdEntry(closed, tree_util.tree_structure(list(range(len(out_avals)))),
                           f"eager_{prim.name}", ins, outs_s, list(args)).compile()
         if key is not None:
