@@ -9,11 +9,14 @@ import operator
 import numpy as np
 
 from .. import core, dtypes, lax, user_warnings
+from ..codegen import sharded
 from ..codegen.runtime import Array, device_put
 from ..core import Tracer
 from ..primitives.structural import copy as _structural_copy
 from ..primitives.exported_call import dim_as_value
 from ..shape_poly import DimExpr, canonical_dim
+from ..sharding_impls import (NamedSharding, PartitionSpec, context_mesh,
+                              context_meshes as _context_meshes)
 from ..errors import (ArgumentError, ArgumentTypeError, ArgumentValueError, ConcretizationError,
                       DTypeError, NotImplementedInAstjaxError, ScalarOverflowError, ShapeError,
                       ShapeValueError)
@@ -208,6 +211,8 @@ def _constant(v: np.ndarray):
     b = core.current_builder()
     if b is not None:
         return b.const_tracer(v)
+    if _context_meshes[0] and context_mesh() is not None:   # (JAX's `lax.stage`: on the
+        return sharded.put(v, NamedSharding(context_mesh(), PartitionSpec()), True)   # mesh)
     return device_put(v)
 
 
