@@ -407,7 +407,11 @@ def promote_operands(args):
     out = []
     for a in args:
         av = core.get_aval(a)
-        if av.dtype != dt or (av.weak_type != weak and not dtypes.is_weak_scalar(a)):
+        if av.dtype != dt and dtypes.is_weak_scalar(a) and core.current_builder() is None:
+            # (eagerly a host value, as JAX's literal: no operation, none on set_mesh's mesh)
+            with np.errstate(over="ignore"):   # (XLA's conversion: inf, wrapped ints)
+                a = core.WeakConst(np.asarray(a).astype(dt))
+        elif av.dtype != dt or (av.weak_type != weak and not dtypes.is_weak_scalar(a)):
             a = lax.convert_element_type(a, dt, weak_type=weak)
         elif dtypes.is_weak_scalar(a):
             check_python_ints(a, dt)
