@@ -98,7 +98,7 @@ class Typed:
 
     @property
     def sharding(self):
-        return shd.NamedSharding(self.mesh, self.given or self.pspec)
+        return shd.NamedSharding(self.mesh, self.pspec if self.given is None else self.given)
 
     def str_short(self, short_dtypes=False):
         """JAX's `f32[4@x,4]`, `f32[4]{U:y}` when unreduced (`float32[...]` without
@@ -524,7 +524,7 @@ def check(prim, args, params):
     """One primitive on concrete `args` outside `jit`: raise JAX's ShardingTypeError
     when their Explicit layouts are incompatible; returns the result's Typed (or None)."""
     ts = [typed(a) for a in args]
-    if all(t is None for t in ts):
+    if all(t is None for t in ts) and prim.name != "shard_map":   # (out_specs: a type)
         return None
     avals = [core.get_aval(a) for a in args]
     out = prim.abstract_eval(*avals, **params)
@@ -613,16 +613,33 @@ class staging:
         meshes = [x.sharding.mesh for x in leaves if not isinstance(x, core.Tracer)
                   and isinstance(getattr(x, "sharding", None), shd.NamedSharding)]
         self.mesh = meshes[0] if meshes else None
+        # (host values and one-device arrays: their type names no mesh, no layout)
+        self.plain = [t is None and (type(x) in _PLAIN or isinstance(x, sharded.runtime.Array)
+                                     and type(x) is not sharded.GlobalArray)
+                      for x, t in zip(leaves, self.types)]
 
     def __enter__(self):
-        self._previous = (getattr(_staging, "types", None), getattr(_staging, "mesh", None))
+        self._previous = (getattr(_staging, "types", None), getattr(_staging, "mesh", None),
+                          getattr(_staging, "plain", None))
         _staging.types = self.types if any(t is not None for t in self.types) else None
-        _staging.mesh = self.mesh
+        _staging.mesh, _staging.plain = self.mesh, self.plain
         return self
 
     def __exit__(self, *exc):
-        _staging.types, _staging.mesh = self._previous
+        _staging.types, _staging.mesh, _staging.plain = self._previous
         return False
+
+
+_PLAIN = (np.ndarray, int, float, bool, complex)
+
+
+def _plain_argument(x) -> bool:
+    """Whether staged `x` is an outermost `jit`'s argument given an unsharded value."""
+    builders, plain = core._state.builders, getattr(_staging, "plain", None)
+    if not builders or not plain or x.builder is not builders[0] or len(
+            builders[0].invars) != len(plain):
+        return False
+    return any(v is x.var and p for v, p in zip(builders[0].invars, plain))
 
 
 def typeof(x, aval):
@@ -681,7 +698,7 @@ def layout_of(x, mesh):
     t = typed(x)
     if t is None and isinstance(x, core.Tracer):
         t = _staged_type(x)
-        if t is None:
+        if t is None and not _plain_argument(x):
             return None
     if t is None:
         aval = core.get_aval(x)
