@@ -519,11 +519,13 @@ def jit_entry(closed, out_tree, name, shardings, dyn_args, leaves, donated, loc,
             host_sharded.check_arg_kind(s, host_sharded.arg_kind(x), a, loc)
             if type(x) is sharded.GlobalArray and not (
                     x._sharding == s or _equivalent(x._sharding, s, a.ndim)):
+                t = explicit.typed(x)   # (JAX prints the argument's type: `float32[4@x,2]`)
                 raise ArgumentValueError(
                     f"Sharding passed to jit does not match the sharding on the respective "
-                    f"arg. Got jit sharding: {s!r}, arg sharding: {x._sharding!r} for arg "
-                    f"type: {a.str_short()}", hint="device_put the argument with the "
-                    "jit's sharding first, or drop its in_shardings entry", loc=loc)
+                    f"arg. Got jit sharding: {s!r},\narg sharding: {x._sharding!r} for arg "
+                    f"type: {t.str_short() if t is not None else _long_type(a)}",
+                    hint="device_put the argument with the jit's sharding first, or drop "
+                         "its in_shardings entry", loc=loc)
     outs = ([None] * len(closed.jaxpr.outvars) if out_spec is None else
             _prefix(out_spec, tree_util.tree_unflatten(out_tree, closed.jaxpr.outvars),
                     "out_shardings", loc))
@@ -536,6 +538,10 @@ def jit_entry(closed, out_tree, name, shardings, dyn_args, leaves, donated, loc,
     entry = SpmdEntry(closed, out_tree, name, ins, outs, leaves, donated, loc, compiler_options)
     entry.asked_result_shardings = asked   # (not those of the results' types: `export`)
     return entry
+
+
+def _long_type(aval):
+    return f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"
 
 
 def constrain_unreduced(closed, env):
