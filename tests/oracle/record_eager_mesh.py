@@ -59,6 +59,10 @@ def cases(jax, jnp, mesh):
         "array_list": lambda: jnp.array([1.0, 2.0]),
         "asarray_numpy": lambda: jnp.asarray(np.ones((2, 2), np.float32)),
         "array_then_add": lambda: jnp.array([1.0, 2.0]) + free[:2],
+        "cond": lambda: jax.lax.cond(True, lambda a: a + 1, lambda a: a - 1, free),
+        "scan": lambda: jax.lax.scan(lambda c, r: (c + r, c), 0.0, free)[0],
+        "index": lambda: jnp.ones((2, 3))[1],
+        "grad": lambda: jax.grad(lambda a: (a ** 2).sum())(free),
     }
 
 
