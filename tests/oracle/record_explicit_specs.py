@@ -51,6 +51,8 @@ def cases(jax, jnp):
             lambda a: a * 2, in_specs=P("x"), out_specs=P("x"))(x)),
         "context_sharded_spec_y": in_context(lambda: jax.shard_map(
             lambda a: a * 2, in_specs=P("y"), out_specs=P("y"))(xs)),
+        "reshard_outside_mesh": lambda: jax.reshard(x, P()),
+        "constraint_outside_mesh": lambda: jax.lax.with_sharding_constraint(x, P()),
         "context_reshard_then_x": in_context(lambda: jax.shard_map(
             lambda a: a * 2, in_specs=P("x"), out_specs=P("x"))(jax.reshard(x, P("x")))),
     }
