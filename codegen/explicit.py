@@ -128,14 +128,14 @@ def _dims(shape, spec):
     return ",".join(out)
 
 
-def _explicit(mesh) -> bool:
+def is_explicit(mesh) -> bool:
     return bool(mesh.axis_types) and all(t == shd.AxisType.Explicit for t in mesh.axis_types)
 
 
 def typed_sharding(sharding, aval):
     """The Typed of a value of `aval` laid out as `sharding`, when that is a
     NamedSharding over an all-Explicit mesh; else None."""
-    if not isinstance(sharding, shd.NamedSharding) or not _explicit(sharding.mesh):
+    if not isinstance(sharding, shd.NamedSharding) or not is_explicit(sharding.mesh):
         return None
     spec = sharding.spec._normalized(aval.ndim)
     if config.read("jax_remove_size_one_mesh_axis_from_type"):
@@ -492,7 +492,7 @@ def _result(name, ts, params, out_avals, avals=None):
         return [typed_sharding(params["sharding"], out_avals[0])]
     if name == "shard_map":               # its results are laid out by out_specs
         mesh = params["mesh"]
-        if params.get("auto") or not _explicit(mesh):
+        if params.get("auto") or not is_explicit(mesh):
             return [None] * len(out_avals)
         return [Typed(a, s._normalized(a.ndim), mesh, s.unreduced, given=s)
                 for a, s in zip(out_avals, params["out_specs"])]

@@ -40,6 +40,7 @@ from astjax.ir import memory_space_rule
 from astjax.errors import (ArgumentValueError, NotImplementedInAstjaxError, caller_location,
                            function_name)
 from astjax.primitives.device_put import device_put_p
+from astjax.primitives.structural import broadcast_in_dim_p
 from astjax.primitives.spmd import (SPMD_PRIMITIVES, check_sharding_fits, is_partial,
                                     is_layout, layouts_per_leaf, platform_index_operand,
                                     resolve_sharding,
@@ -343,9 +344,21 @@ class SpmdEntry:
             return stablehlo.lower_module(
                 jaxpr, name=f"jit_{name}", donated=donated, platform=platform,
                 num_partitions=len(self.devices), arg_shardings=texts,
-                result_shardings=out_texts, preamble=shd.sdy_mesh_decls,
+                result_shardings=out_texts, preamble=self._mesh_decls,
                 result_names=result_names,
                 result_hook=self.kinds and self.kinds.hook(self._out_avals))
+
+    def _mesh_decls(self):
+        """The `sdy.mesh` declarations; JAX's printer copies a mesh of Explicit axes
+        into a `stablehlo.mesh` attribute of its declaration."""
+        decls = shd.sdy_mesh_decls()
+        m = self.mesh
+        if not explicit.is_explicit(m):
+            return decls
+        axes = ", ".join(f'"{n}"={k}' for n, k in m.shape.items())
+        attr = " {stablehlo.mesh = {axes = [" + ", ".join(
+            f'{{name = "{n}", size = {k} : i64}}' for n, k in m.shape.items()) + "]}}"
+        return [d + attr if d.endswith(f"= <[{axes}]>") else d for d in decls]
 
     def for_platform(self, platform):
         """This signature lowered for `platform` instead (`Traced.lower(
@@ -534,10 +547,51 @@ def jit_entry(closed, out_tree, name, shardings, dyn_args, leaves, donated, loc,
             check_sharding_fits(s, v.aval, "jit out_shardings", loc)
     asked = outs
     outs, env = _typed_results(closed.jaxpr, ins, leaves, outs, loc)
-    closed = constrain_unreduced(closed, env)
+    closed = constrain_unreduced(constrain_typed(closed, env) if shardy() else closed, env)
     entry = SpmdEntry(closed, out_tree, name, ins, outs, leaves, donated, loc, compiler_options)
     entry.asked_result_shardings = asked   # (not those of the results' types: `export`)
     return entry
+
+
+# The operations JAX 0.10.2 lowers with their result's type over Explicit axes as a
+# sharding constraint (`mlir.lower_with_sharding_in_types`); elementwise ones (`_NARY`)
+# first broadcast a scalar literal operand, constrained the same way.
+_NARY = (explicit.ELEMENTWISE | explicit.UNARY) - {
+    "copy", "copy_p", "stop_gradient", "igamma", "igammac", "polygamma", "zeta", "clamp",
+    "square", "integer_pow", "convert_element_type", "reduce_precision", "rev"}
+_TYPE_CONSTRAINED = _NARY | {
+    "integer_pow", "convert_element_type", "reduce_precision", "rev", "broadcast_in_dim",
+    "concatenate", "dot_general", "iota", "pad", "reshape", "squeeze", "transpose", "slice",
+    "dynamic_slice", "dynamic_update_slice", "gather", "select_n", "reduce_sum",
+    "reduce_max", "reduce_min", "reduce_prod", "reduce_and", "reduce_or", "reduce_xor"}
+
+
+def constrain_typed(closed, env):
+    """`closed` with a `sharding_constraint` to its type after each operation whose one
+    result is typed over a mesh of Explicit axes (`env`: Var -> Typed), as JAX lowers
+    them (`sdy.sharding_constraint`s the partitioner follows)."""
+    if not env:
+        return closed
+    eqns = []
+    for eqn in closed.jaxpr.eqns:
+        name, t = eqn.primitive.name, env.get(eqn.outvars[0]) if len(eqn.outvars) == 1 else None
+        if (t is None or name not in _TYPE_CONSTRAINED or t.unreduced or t.reduced
+                or not explicit.is_explicit(t.mesh) or _out_sharding(eqn) is not None):
+            eqns.append(eqn)
+            continue
+        s, src, invars = shd.NamedSharding(t.mesh, t.pspec), eqn.source_info, list(eqn.invars)
+        for i, a in enumerate(invars):
+            if name in _NARY and t.aval.ndim and isinstance(a, core.Literal) and not a.aval.ndim:
+                wide = core.Var(a.aval.update(shape=t.aval.shape))
+                invars[i] = core.Var(wide.aval)
+                eqns += [core.Eqn(broadcast_in_dim_p, [a], [wide], {
+                    "shape": t.aval.shape, "broadcast_dimensions": (), "sharding": None}, src),
+                    core.Eqn(sharding_constraint_p, [wide], [invars[i]], {"sharding": s}, src)]
+        made = core.Var(eqn.outvars[0].aval)
+        eqns += [core.Eqn(eqn.primitive, invars, [made], eqn.params, src),
+                 core.Eqn(sharding_constraint_p, [made], eqn.outvars, {"sharding": s}, src)]
+    j = closed.jaxpr
+    return core.ClosedJaxpr(core.Jaxpr(j.constvars, j.invars, j.outvars, eqns), closed.consts)
 
 
 def _long_type(aval):
