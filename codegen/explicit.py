@@ -129,6 +129,7 @@ def _dims(shape, spec):
 
 
 def is_explicit(mesh) -> bool:
+    """Whether every axis of `mesh` is Explicit (layouts are part of the types)."""
     return bool(mesh.axis_types) and all(t == shd.AxisType.Explicit for t in mesh.axis_types)
 
 
@@ -614,7 +615,8 @@ class staging:
                   and isinstance(getattr(x, "sharding", None), shd.NamedSharding)]
         self.mesh = meshes[0] if meshes else None
         # (host values and one-device arrays: their type names no mesh, no layout)
-        self.plain = [t is None and (type(x) in _PLAIN or isinstance(x, sharded.runtime.Array)
+        self.plain = [t is None and (isinstance(x, (np.ndarray, np.generic, int, float, complex))
+                                     or isinstance(x, sharded.runtime.Array)
                                      and type(x) is not sharded.GlobalArray)
                       for x, t in zip(leaves, self.types)]
 
@@ -628,9 +630,6 @@ class staging:
     def __exit__(self, *exc):
         _staging.types, _staging.mesh, _staging.plain = self._previous
         return False
-
-
-_PLAIN = (np.ndarray, int, float, bool, complex)
 
 
 def _plain_argument(x) -> bool:

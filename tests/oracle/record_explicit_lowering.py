@@ -5,9 +5,6 @@
 (`XLA_FLAGS=--xla_force_host_platform_device_count=4 python
 tests/oracle/record_explicit_lowering.py`) to write explicit_lowering.json; run on
 astjax by tests/test_explicit_lowering.py."""
-import contextlib
-import json
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -42,10 +39,5 @@ def run(jax, jnp):
 
 
 if __name__ == "__main__":
-    import jax
-    import jax.numpy as jnp
-    assert jax.__version__ == "0.10.2" and len(jax.devices()) >= 4, "JAX 0.10.2, 4 devices"
-    with contextlib.redirect_stdout(sys.stderr):
-        data = run(jax, jnp)
-    PATH.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
-    print(f"wrote {PATH}", file=sys.stderr)
+    from record_context_mesh import record
+    record(PATH, run)
