@@ -240,8 +240,7 @@ class Jitted(StagedCallable):
             self._cache[key] = entry
         return entry, leaves
 
-    def _stage(self, dyn_args, dyn_kwargs, statics, in_tree, avals, discharge=True,
-               dce=True):
+    def _stage(self, dyn_args, dyn_kwargs, statics, in_tree, avals, discharge=True):
         fun = self._rebuild(statics)
         hints = arg_hints(self.fun, dyn_args, dyn_kwargs) if not statics else None
         key = (statics, in_tree, tuple(avals), dtypes.config.x64_enabled)   # (as _entry's)
@@ -250,8 +249,7 @@ class Jitted(StagedCallable):
         if discharge:   # mutable references -> values (make_jaxpr shows them as staged;
             # references from outside the function: `ref.RefEntry` at the call)
             closed = discharge_closed(closed, keep_outside=True)
-        # make_jaxpr shows every equation staged, as JAX's shows every one traced
-        return (dce_closed(closed) if dce else closed), out_tree
+        return dce_closed(closed), out_tree
 
     def stage(self, *args, **kwargs):
         """(ClosedJaxpr, out_tree) for these arguments (staged, not compiled)."""
@@ -634,7 +632,7 @@ def make_jaxpr(fun: Callable[..., Any], static_argnums: int | Sequence[int] = ()
             avals = [leaf_aval(x) for x in leaves]
             with _explicit.staging(leaves):   # layouts on Explicit axes, as in jit
                 closed, out_tree = j._stage(dyn_args, dyn_kwargs, statics, in_tree, avals,
-                                            discharge=False, dce=False)
+                                            discharge=False)
             closed = _explicit.with_types(closed, leaves)
         except AstjaxError as e:
             raise e.with_traceback(user_traceback(e)) from None
