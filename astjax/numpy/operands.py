@@ -391,6 +391,17 @@ def promote_dtypes(*args):
             for a in out]
 
 
+def _fits(v, dt) -> bool:
+    """Whether Python scalar `v` converts to NumPy dtype `dt` exactly as XLA converts it
+    (no overflow: a wrapped int, an infinity)."""
+    if dt.kind in "iu":
+        return type(v) is int and np.iinfo(dt).min <= v <= np.iinfo(dt).max
+    if dt.type in (np.float16, np.float32, np.float64, np.complex64, np.complex128):
+        top = float(np.finfo(dt).max)
+        return all(abs(p) <= top or p != p for p in (v.real, v.imag))
+    return False
+
+
 def promote_operands(args):
     """`promote_dtypes` for operands that go straight into lax operations (the
     elementwise path): a Python scalar stays a 0-d `WeakConst` (a weak literal under
@@ -407,10 +418,10 @@ def promote_operands(args):
     out = []
     for a in args:
         av = core.get_aval(a)
-        if av.dtype != dt and dtypes.is_weak_scalar(a) and core.current_builder() is None:
+        if (av.dtype != dt and dtypes.is_weak_scalar(a) and core.current_builder() is None
+                and _fits(a, dt)):
             # (eagerly a host value, as JAX's literal: no operation, none on set_mesh's mesh)
-            with np.errstate(over="ignore"):   # (XLA's conversion: inf, wrapped ints)
-                a = core.WeakConst(np.asarray(a).astype(dt))
+            a = core.WeakConst(np.asarray(a).astype(dt))
         elif av.dtype != dt or (av.weak_type != weak and not dtypes.is_weak_scalar(a)):
             a = lax.convert_element_type(a, dt, weak_type=weak)
         elif dtypes.is_weak_scalar(a):
