@@ -2,7 +2,8 @@
 `sdy.sharding_constraint` to its type after each operation whose type names the mesh
 (a scalar literal of an elementwise operation broadcast and constrained first), and
 the mesh's `stablehlo.mesh` attribute on its `sdy.mesh` declaration; the programs run
-with JAX's layouts (tests/oracle/record_explicit_lowering.py -> explicit_lowering.json)."""
+with JAX's layouts. A one-device jit annotates arguments committed to their device
+over the empty mesh, as JAX's (tests/oracle/record_explicit_lowering.py -> explicit_lowering.json)."""
 import json
 
 import numpy as np
