@@ -19,7 +19,7 @@ from .primitives import device_put as _dp
 from .codegen import compile_cache, cpp_jit, runtime, sharded as _sharded, spmd as _spmd
 from .codegen import explicit as _explicit
 from .codegen import stablehlo
-from .codegen import host_memory as _host_memory
+from .codegen import host_memory as _host_memory, host_sharded as _host_sharded
 from .codegen.xla_errors import raise_if_ran as _raise_if_ran
 from . import jit_options as _jit_options
 from .errors import (AstjaxError, ArgumentError, ArgumentTypeError, ArgumentValueError,
@@ -529,10 +529,11 @@ class Jitted(StagedCallable):
         """The ahead-of-time stage `cls` (`stages.Traced` / `Lowered`) of this
         signature, sharing the per-signature cache with calls."""
         try:   # (ShapeDtypeStructs with shardings: a partitioned program, stages.py)
-            entry = (_abstract_layouts(self, args, kwargs) if _has_layouts((args, kwargs))
-                     else self._entry(args, kwargs)[0])
+            entry, leaves = ((_abstract_layouts(self, args, kwargs), ()) if _has_layouts(
+                (args, kwargs)) else self._entry(args, kwargs))
             if cls is Lowered:
                 entry.text   # (lowered now: what the platform refuses raises here, as JAX)
+                entry = _host_sharded.committed_view(entry, leaves, _Entry)   # (JAX's text)
         except AstjaxError as e:
             raise e.with_traceback(user_traceback(e)) from None
         dyn_args, _, statics = self._split(args, kwargs)

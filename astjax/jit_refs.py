@@ -11,7 +11,8 @@ entries only), so every call goes through `run`, which does the reads and the st
 """
 from __future__ import annotations
 
-from . import tree_util
+from . import sharding_impls as shd, tree_util
+from .codegen.spmd import SpmdEntry
 from .dispatch_keys import Entry
 from .errors import JAXValueError, caller_location
 from .primitives.state import Ref, freeze, ref_set
@@ -27,7 +28,16 @@ class RefEntry:
         lifted, self.ref_consts, self.ref_args = lift_outside_refs(closed)
         self.n_out = len(closed.jaxpr.outvars)
         flat = tree_util.tree_structure([0] * len(lifted.jaxpr.outvars))
-        self.inner = Entry(dce_closed(lifted), flat, name, (), compiler_options)
+        lifted = dce_closed(lifted)
+        if shd.context_meshes[0] and shd.context_mesh() is not None:
+            # under set_mesh, as JAX: partitioned over its mesh, the layouts XLA's
+            # (replicated values: the references' values, the results laid out over it)
+            j = lifted.jaxpr
+            self.inner = SpmdEntry(lifted, flat, name, [None] * len(j.invars),
+                                   [None] * len(j.outvars), [], (), caller_location(),
+                                   compiler_options).compile()
+        else:
+            self.inner = Entry(lifted, flat, name, (), compiler_options)
         self.text = self.inner.text
 
     @property

@@ -98,7 +98,7 @@ class Typed:
 
     @property
     def sharding(self):
-        return shd.NamedSharding(self.mesh, self.given or self.pspec)
+        return shd.NamedSharding(self.mesh, self.pspec if self.given is None else self.given)
 
     def str_short(self, short_dtypes=False):
         """JAX's `f32[4@x,4]`, `f32[4]{U:y}` when unreduced (`float32[...]` without
@@ -128,14 +128,15 @@ def _dims(shape, spec):
     return ",".join(out)
 
 
-def _explicit(mesh) -> bool:
+def is_explicit(mesh) -> bool:
+    """Whether every axis of `mesh` is Explicit (layouts are part of the types)."""
     return bool(mesh.axis_types) and all(t == shd.AxisType.Explicit for t in mesh.axis_types)
 
 
 def typed_sharding(sharding, aval):
     """The Typed of a value of `aval` laid out as `sharding`, when that is a
     NamedSharding over an all-Explicit mesh; else None."""
-    if not isinstance(sharding, shd.NamedSharding) or not _explicit(sharding.mesh):
+    if not isinstance(sharding, shd.NamedSharding) or not is_explicit(sharding.mesh):
         return None
     spec = sharding.spec._normalized(aval.ndim)
     if config.read("jax_remove_size_one_mesh_axis_from_type"):
@@ -492,7 +493,7 @@ def _result(name, ts, params, out_avals, avals=None):
         return [typed_sharding(params["sharding"], out_avals[0])]
     if name == "shard_map":               # its results are laid out by out_specs
         mesh = params["mesh"]
-        if params.get("auto") or not _explicit(mesh):
+        if params.get("auto") or not is_explicit(mesh):
             return [None] * len(out_avals)
         return [Typed(a, s._normalized(a.ndim), mesh, s.unreduced, given=s, reduced=s.reduced)
                 for a, s in zip(out_avals, params["out_specs"])]
@@ -524,7 +525,7 @@ def check(prim, args, params):
     """One primitive on concrete `args` outside `jit`: raise JAX's ShardingTypeError
     when their Explicit layouts are incompatible; returns the result's Typed (or None)."""
     ts = [typed(a) for a in args]
-    if all(t is None for t in ts):
+    if all(t is None for t in ts) and prim.name != "shard_map":   # (out_specs: a type)
         return None
     avals = [core.get_aval(a) for a in args]
     out = prim.abstract_eval(*avals, **params)
@@ -613,16 +614,31 @@ class staging:
         meshes = [x.sharding.mesh for x in leaves if not isinstance(x, core.Tracer)
                   and isinstance(getattr(x, "sharding", None), shd.NamedSharding)]
         self.mesh = meshes[0] if meshes else None
+        # (host values and one-device arrays: their type names no mesh, no layout)
+        self.plain = [t is None and (isinstance(x, (np.ndarray, np.generic, int, float, complex))
+                                     or isinstance(x, sharded.runtime.Array)
+                                     and type(x) is not sharded.GlobalArray)
+                      for x, t in zip(leaves, self.types)]
 
     def __enter__(self):
-        self._previous = (getattr(_staging, "types", None), getattr(_staging, "mesh", None))
+        self._previous = (getattr(_staging, "types", None), getattr(_staging, "mesh", None),
+                          getattr(_staging, "plain", None))
         _staging.types = self.types if any(t is not None for t in self.types) else None
-        _staging.mesh = self.mesh
+        _staging.mesh, _staging.plain = self.mesh, self.plain
         return self
 
     def __exit__(self, *exc):
-        _staging.types, _staging.mesh = self._previous
+        _staging.types, _staging.mesh, _staging.plain = self._previous
         return False
+
+
+def _plain_argument(x) -> bool:
+    """Whether staged `x` is an outermost `jit`'s argument given an unsharded value."""
+    builders, plain = core._state.builders, getattr(_staging, "plain", None)
+    if not builders or not plain or x.builder is not builders[0] or len(
+            builders[0].invars) != len(plain):
+        return False
+    return any(v is x.var and p for v, p in zip(builders[0].invars, plain))
 
 
 def typeof(x, aval):
@@ -681,7 +697,7 @@ def layout_of(x, mesh):
     t = typed(x)
     if t is None and isinstance(x, core.Tracer):
         t = _staged_type(x)
-        if t is None:
+        if t is None and not _plain_argument(x):
             return None
     if t is None:
         aval = core.get_aval(x)

@@ -23,6 +23,8 @@ the memory kinds a program's `device_put`s name with `jaxpr_memory_kinds`.
 """
 from __future__ import annotations
 
+import copy
+import re
 from typing import NamedTuple
 
 from astjax import core
@@ -36,7 +38,8 @@ from astjax.sharding_impls import Sharding
 from . import runtime
 
 __all__ = ["Kinds", "kinds_of", "jaxpr_memory_kinds", "placements", "with_kind",
-           "result_avals", "is_host", "check_arg_kind", "arg_kind"]
+           "result_avals", "is_host", "check_arg_kind", "arg_kind", "committed_view",
+           "committed_annotated"]
 
 
 def is_host(kind) -> bool:
@@ -143,3 +146,40 @@ def result_avals(avals, kinds):
     pinned host memory by `out_shardings` is typed `<host>`, as in JAX)."""
     return [a if k is None else in_memory_space(a, kind_to_space(k))
             for a, k in zip(avals, kinds)]
+
+
+def committed_view(entry, leaves, entry_type):
+    """A one-device `jit` entry (of `entry_type`) lowered for argument `leaves` some of
+    which are committed to their device: a copy whose text JAX's annotations
+    (`committed_annotated`); otherwise `entry` itself."""
+    committed = [type(x) is runtime.CommittedArray for x in leaves]
+    if type(entry) is not entry_type or not any(committed) or entry.float0_in:
+        return entry
+    view = copy.copy(entry)
+    view._text = committed_annotated(entry.text, committed, len(entry.program.jaxpr.constvars))
+    return view
+
+
+def committed_annotated(text, committed, nconst):
+    """The module `text` of a one-device `jit` as JAX 0.10.2 prints it when argument
+    leaves are committed to their device (`committed`: per leaf; `nconst` parameters
+    come first): each such `@main` parameter replicated over the empty mesh
+    (`sdy.sharding = #sdy.sharding<@empty_mesh, [{}, {}]>`), the mesh declared once.
+    Unchanged when none is, or a parameter there already has attributes."""
+    lines = text.split("\n")
+    at = next((i for i, l in enumerate(lines) if "func.func public @main(" in l), None)
+    if at is None or not any(committed) or "sdy.mesh" in text:
+        return text
+    main = lines[at]
+    for i, c in enumerate(committed):
+        m = re.search(rf"%arg{i + nconst}: tensor<([^>]*)>(.)", main) if c else None
+        if m is None:
+            continue
+        if m.group(2) not in ",)":
+            return text
+        ndim = m.group(1).count("x")
+        attr = f" {{sdy.sharding = #sdy.sharding<@empty_mesh, [{', '.join(['{}'] * ndim)}]>}}"
+        main = main[:m.end(1) + 1] + attr + main[m.end(1) + 1:]
+    lines[at] = main
+    return "\n".join(lines[:1] + ["  sdy.mesh @empty_mesh = <[]> {stablehlo.mesh = {axes = []}}"]
+                     + lines[1:])

@@ -35,7 +35,7 @@ from astjax.core import ShapedArray  # noqa: E402
 from astjax.ir import KeyDataAval  # noqa: E402
 from astjax.errors import (ArgumentTypeError, ArgumentValueError,  # noqa: E402
                            JaxRuntimeError, caller_location)
-from astjax.sharding_impls import SingleDeviceSharding  # noqa: E402
+from astjax.sharding_impls import SingleDeviceSharding, context_meshes  # noqa: E402
 
 from . import compile_cache, platforms, stablehlo, xla_errors  # noqa: E402
 from .runtime_events import (compile_listeners, execute_listeners, h2d_hook,  # noqa: E402,F401
@@ -622,15 +622,16 @@ def clear_eager_caches():
 
 
 # set by codegen.spmd (register_spmd): operations on arrays laid out over several
-# devices, and the partitioning primitives, run as partitioned programs there
-_spmd_rule, _spmd_types, _spmd_prims = None, (), frozenset()
+# devices, the partitioning primitives and those under `set_mesh` run as partitioned programs
+_spmd_rule, _spmd_types, _spmd_prims, _spmd_context = None, (), frozenset(), None
 
 
-def register_spmd(rule, array_types, prims):
+def register_spmd(rule, array_types, prims, context):
     """`codegen.spmd` hands over operations on arrays laid out over several devices
-    (`array_types`) and the partitioning primitives: they run as SPMD programs."""
-    global _spmd_rule, _spmd_types, _spmd_prims
-    _spmd_rule, _spmd_types, _spmd_prims = rule, tuple(array_types), frozenset(prims)
+    (`array_types`), partitioning primitives and, under `set_mesh`, all (`context`)."""
+    global _spmd_rule, _spmd_types, _spmd_prims, _spmd_context
+    _spmd_rule, _spmd_types, _spmd_prims, _spmd_context = (rule, tuple(array_types),
+                                                           frozenset(prims), context)
     _eager_fast.clear()  # entries made before are plain single-device programs
 
 
@@ -642,7 +643,8 @@ def eager_apply(prim, args, params):
     `jit` places (`placement`), then tell `execute_listeners`, if any."""
     if move_operands:
         args = on_default_device(args)
-    fkey = _fast_key(prim, args, params)
+    mesh = context_meshes[0] and _spmd_context(prim, args)   # (set_mesh: on its mesh)
+    fkey = None if mesh else _fast_key(prim, args, params)
     exe = _eager_fast.get(fkey) if fkey is not None else None
     if exe is not None:
         bufs = [scalar_buf(a, exe.device) if type(a) is _WeakConst else a._buf
@@ -661,7 +663,7 @@ def eager_apply(prim, args, params):
                 notify_execute(prim.name, outs if prim.multiple_results else [outs])
             return outs
         fkey = None
-    if prim in _spmd_prims or any(type(a) in _spmd_types for a in args):
+    if mesh or prim in _spmd_prims or any(type(a) in _spmd_types for a in args):
         outs = _spmd_rule(prim, args, params)
     elif memory_rule[0] is not None and any(type(a) is memory_rule[1] for a in args):
         outs = memory_rule[0](prim, args, params)   # (arrays in host memory)

@@ -279,10 +279,10 @@ def _check_rank(sharding, shape, what="device_put"):
             f"{len(shape)})", hint="give the PartitionSpec at most one entry per dimension")
 
 
-def assemble(aval, sharding, bufs, devs) -> runtime.Array:
+def assemble(aval, sharding, bufs, devs, one_global=False) -> runtime.Array:
     """The buffers of this process's devices of `devs` (in `devs` order) -> a
-    GlobalArray (a plain Array for one device)."""
-    if len(devs) == 1:
+    GlobalArray (a plain Array for one device, unless `one_global`)."""
+    if len(devs) == 1 and not one_global:
         return runtime.Array(bufs[0], runtime.intern_aval(aval))
     hlo = hlo_sharding(sharding, aval.ndim, devs) if isinstance(sharding, NamedSharding) \
         else "{replicated}"
@@ -292,8 +292,9 @@ def assemble(aval, sharding, bufs, devs) -> runtime.Array:
     return GlobalArray(arr, aval, sharding, devs)
 
 
-def put(x, sharding) -> runtime.Array:
-    """`device_put(x, sharding)` for one leaf."""
+def put(x, sharding, one_global=False) -> runtime.Array:
+    """`device_put(x, sharding)` for one leaf (`one_global`: a GlobalArray on a
+    1-device mesh too, as a partitioned program's results are)."""
     if not isinstance(sharding, Sharding):
         raise ArgumentTypeError(f"device_put needs a Device or a Sharding, got {sharding!r}")
     if isinstance(sharding, SingleDeviceSharding):
@@ -316,7 +317,7 @@ def put(x, sharding) -> runtime.Array:
     bufs = [runtime.put_host(np.ascontiguousarray(value[d][index[d]]), shard_aval, d, kind)
             for d in local(devs)]
     return assemble(in_memory_space(ShapedArray(aval.shape, aval.dtype, aval.weak_type),
-                                    kind_to_space(kind)), sharding, bufs, devs)
+                                    kind_to_space(kind)), sharding, bufs, devs, one_global)
 
 
 def host_kind(sharding):

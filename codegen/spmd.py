@@ -40,6 +40,7 @@ from astjax.ir import memory_space_rule
 from astjax.errors import (ArgumentValueError, NotImplementedInAstjaxError, caller_location,
                            function_name)
 from astjax.primitives.device_put import device_put_p
+from astjax.primitives.structural import broadcast_in_dim_p
 from astjax.primitives.spmd import (SPMD_PRIMITIVES, check_sharding_fits, is_partial,
                                     is_layout, layouts_per_leaf, platform_index_operand,
                                     resolve_sharding,
@@ -49,6 +50,7 @@ from . import explicit, host_sharded, runtime, sharded, stablehlo
 from .runtime import xc
 
 __all__ = ["SpmdExecutable", "SpmdEntry", "needs_spmd", "layouts_of", "eager_apply",
+           "eager_context", "replicated",
            "check_jit_shardings", "call_layouts", "partitioned", "jit_entry", "constrain_inline",
            "sharding_attr", "shardy"]
 
@@ -105,6 +107,12 @@ def _typed(sharding, aval, mesh):
         spec = sharding.spec._normalized(aval.ndim)
         return shd.NamedSharding(mesh, shd.PartitionSpec(*spec))
     return sharding
+
+
+def replicated(mesh, aval):
+    """A value of `aval` replicated over `mesh`, as its type writes it (`P(None, ...)` on
+    Explicit axes, `P()` otherwise): where `set_mesh` puts results no layout names."""
+    return _typed(shd.NamedSharding(mesh, shd.PartitionSpec()), aval, mesh)
 
 
 _WHOLE = object()   # the layout of every value of a one-device program
@@ -336,9 +344,21 @@ class SpmdEntry:
             return stablehlo.lower_module(
                 jaxpr, name=f"jit_{name}", donated=donated, platform=platform,
                 num_partitions=len(self.devices), arg_shardings=texts,
-                result_shardings=out_texts, preamble=shd.sdy_mesh_decls,
+                result_shardings=out_texts, preamble=self._mesh_decls,
                 result_names=result_names,
                 result_hook=self.kinds and self.kinds.hook(self._out_avals))
+
+    def _mesh_decls(self):
+        """The `sdy.mesh` declarations; JAX's printer copies a mesh of Explicit axes
+        into a `stablehlo.mesh` attribute of its declaration."""
+        decls = shd.sdy_mesh_decls()
+        m = self.mesh
+        if not explicit.is_explicit(m):
+            return decls
+        axes = ", ".join(f'"{n}"={k}' for n, k in m.shape.items())
+        attr = " {stablehlo.mesh = {axes = [" + ", ".join(
+            f'{{name = "{n}", size = {k} : i64}}' for n, k in m.shape.items()) + "]}}"
+        return [d + attr if d.endswith(f"= <[{axes}]>") else d for d in decls]
 
     def for_platform(self, platform):
         """This signature lowered for `platform` instead (`Traced.lower(
@@ -422,8 +442,7 @@ def partitioned(shardings, layouts, closed) -> bool:
     """Whether a `jit` call (its `shardings`, `call_layouts`, staged program) runs as
     a partitioned program: layouts given or carried by its arguments, partitioning
     operations, or `set_mesh` alone -- except a program with references or tokens at
-    its boundary, which stays on one device as outside `set_mesh` (astjax partitions
-    neither; JAX lays the results out over the mesh)."""
+    its boundary: `jit_refs` / `jit_tokens` place those on `set_mesh`'s mesh."""
     context = layouts[-1][1] if layouts and type(layouts[-1]) is tuple else None
     if shardings or any(layouts[:-1] if context else layouts) or needs_spmd(closed.jaxpr):
         return True
@@ -464,6 +483,10 @@ def _leaf_names(fun, dyn_args, dyn_kwargs):
         params = list(inspect.signature(fun).parameters)
     except (TypeError, ValueError):
         params = []
+    if params and inspect.signature(fun).parameters[params[-1]].kind == \
+            inspect.Parameter.VAR_POSITIONAL:   # (`*args`: JAX names `args[0]`, ...)
+        star = params.pop()
+        params += [f"{star}[{i}]" for i in range(len(dyn_args) - len(params))]
     named = [(params[i] if i < len(params) else f"args[{i}]", a)
              for i, a in enumerate(dyn_args)] + sorted(dyn_kwargs.items())
     return [n + tree_util.keystr(path) for n, a in named
@@ -509,11 +532,13 @@ def jit_entry(closed, out_tree, name, shardings, dyn_args, leaves, donated, loc,
             host_sharded.check_arg_kind(s, host_sharded.arg_kind(x), a, loc)
             if type(x) is sharded.GlobalArray and not (
                     x._sharding == s or _equivalent(x._sharding, s, a.ndim)):
+                t = explicit.typed(x)   # (JAX prints the argument's type: `float32[4@x,2]`)
                 raise ArgumentValueError(
                     f"Sharding passed to jit does not match the sharding on the respective "
-                    f"arg. Got jit sharding: {s!r}, arg sharding: {x._sharding!r} for arg "
-                    f"type: {a.str_short()}", hint="device_put the argument with the "
-                    "jit's sharding first, or drop its in_shardings entry", loc=loc)
+                    f"arg. Got jit sharding: {s!r},\narg sharding: {x._sharding!r} for arg "
+                    f"type: {t.str_short() if t is not None else _long_type(a)}",
+                    hint="device_put the argument with the jit's sharding first, or drop "
+                         "its in_shardings entry", loc=loc)
     outs = ([None] * len(closed.jaxpr.outvars) if out_spec is None else
             _prefix(out_spec, tree_util.tree_unflatten(out_tree, closed.jaxpr.outvars),
                     "out_shardings", loc))
@@ -522,10 +547,55 @@ def jit_entry(closed, out_tree, name, shardings, dyn_args, leaves, donated, loc,
             check_sharding_fits(s, v.aval, "jit out_shardings", loc)
     asked = outs
     outs, env = _typed_results(closed.jaxpr, ins, leaves, outs, loc)
-    closed = constrain_unreduced(closed, env)
+    closed = constrain_unreduced(constrain_typed(closed, env) if shardy() else closed, env)
     entry = SpmdEntry(closed, out_tree, name, ins, outs, leaves, donated, loc, compiler_options)
     entry.asked_result_shardings = asked   # (not those of the results' types: `export`)
     return entry
+
+
+# The operations JAX 0.10.2 lowers with their result's type over Explicit axes as a
+# sharding constraint (`mlir.lower_with_sharding_in_types`); elementwise ones (`_NARY`)
+# first broadcast a scalar literal operand, constrained the same way.
+_NARY = (explicit.ELEMENTWISE | explicit.UNARY) - {
+    "copy", "copy_p", "stop_gradient", "igamma", "igammac", "polygamma", "zeta", "clamp",
+    "square", "integer_pow", "convert_element_type", "reduce_precision", "rev"}
+_TYPE_CONSTRAINED = _NARY | {
+    "integer_pow", "convert_element_type", "reduce_precision", "rev", "broadcast_in_dim",
+    "concatenate", "dot_general", "iota", "pad", "reshape", "squeeze", "transpose", "slice",
+    "dynamic_slice", "dynamic_update_slice", "gather", "select_n", "reduce_sum",
+    "reduce_max", "reduce_min", "reduce_prod", "reduce_and", "reduce_or", "reduce_xor"}
+
+
+def constrain_typed(closed, env):
+    """`closed` with a `sharding_constraint` to its type after each operation whose one
+    result is typed over a mesh of Explicit axes (`env`: Var -> Typed), as JAX lowers
+    them (`sdy.sharding_constraint`s the partitioner follows)."""
+    if not env:
+        return closed
+    eqns = []
+    for eqn in closed.jaxpr.eqns:
+        name, t = eqn.primitive.name, env.get(eqn.outvars[0]) if len(eqn.outvars) == 1 else None
+        if (t is None or name not in _TYPE_CONSTRAINED or t.unreduced or t.reduced
+                or not explicit.is_explicit(t.mesh) or _out_sharding(eqn) is not None):
+            eqns.append(eqn)
+            continue
+        s, src, invars = shd.NamedSharding(t.mesh, t.pspec), eqn.source_info, list(eqn.invars)
+        for i, a in enumerate(invars):
+            if name in _NARY and t.aval.ndim and isinstance(a, core.Literal) and not a.aval.ndim:
+                wide = core.Var(a.aval.update(shape=t.aval.shape))
+                invars[i] = core.Var(wide.aval)
+                eqns += [core.Eqn(broadcast_in_dim_p, [a], [wide], {
+                    "shape": t.aval.shape, "broadcast_dimensions": (), "sharding": None}, src),
+                    core.Eqn(sharding_constraint_p, [wide], [invars[i]], {"sharding": s}, src)]
+        made = core.Var(eqn.outvars[0].aval)
+        eqns += [core.Eqn(eqn.primitive, invars, [made], eqn.params, src),
+                 core.Eqn(sharding_constraint_p, [made], eqn.outvars, {"sharding": s}, src)]
+    j = closed.jaxpr
+    return core.ClosedJaxpr(core.Jaxpr(j.constvars, j.invars, j.outvars, eqns), closed.consts)
+
+
+def _long_type(aval):
+    return f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"
 
 
 def constrain_unreduced(closed, env):
@@ -597,9 +667,12 @@ def eager_apply(prim, args, params):
     avals = [runtime._aval_of_host(a) if not isinstance(a, runtime.Array) else a.aval
              for a in args]
     layouts = layouts_of(args)
+    context = shd.context_mesh() if shd.context_meshes[0] else None
+    if context is not None:   # (set_mesh: JAX runs the operation as a `jit` on its mesh)
+        check_context_devices(context, _prim_fun(prim), args, {}, args)
     try:
         key = (prim, tuple(sorted((k, runtime._hashable(v)) for k, v in params.items())),
-               tuple(avals), layouts, shardy())
+               tuple(avals), layouts, shardy(), context)
         hash(key)
     except TypeError:
         key = None
@@ -626,12 +699,42 @@ def eager_apply(prim, args, params):
             outs_s = [t.sharding]
         elif prim.name == "slice":
             outs_s = [_eager_slice_sharding(args[0], params)]
+        if context is not None and not any(layouts):   # replicated over set_mesh's mesh
+            ins = [shd.NamedSharding(context, shd.PartitionSpec())] * len(avals)
+            outs_s = [s or _context_result(context, args, a) for s, a in zip(outs_s, out_avals)]
         entry = SpmdEntry(closed, tree_util.tree_structure(list(range(len(out_avals)))),
                           f"eager_{prim.name}", ins, outs_s, list(args)).compile()
         if key is not None:
             _eager_cache[key] = entry
     outs = entry.run(args)
     return outs if prim.multiple_results else outs[0]
+
+
+def eager_context(prim, args):
+    """Whether an operation outside `jit` runs on `set_mesh`'s mesh (JAX runs it as a
+    `jit` there): not on arrays in host memory."""
+    return shd.context_mesh() is not None and not (
+        runtime.memory_rule[1] is not None and any(type(a) is runtime.memory_rule[1]
+                                                  for a in args))
+
+
+def _context_result(mesh, args, aval):
+    """The layout of an eager result on `set_mesh`'s `mesh` whose operands are all
+    single-device: replicated; on Explicit axes typed so (`P(None, ...)`) when an operand
+    is a host value or there is none (JAX stages those with the mesh in their type),
+    else `P()` (its operands' types name no mesh: XLA's replicated layout)."""
+    if not args or any(type(a) is not runtime.Array for a in args):
+        return replicated(mesh, aval)
+    return shd.NamedSharding(mesh, shd.PartitionSpec())
+
+
+def _prim_fun(prim):
+    """A function named as the primitive, of `*args`: what JAX's errors name an eager
+    operation's arguments by (`args[0] of copy`)."""
+    def fun(*args):
+        return args
+    fun.__name__ = fun.__qualname__ = prim.name
+    return fun
 
 
 def _eager_slice_sharding(x, params):
@@ -652,4 +755,4 @@ def _eager_slice_sharding(x, params):
     return shd.NamedSharding(s.mesh, shd.PartitionSpec(*spec))
 
 
-runtime.register_spmd(eager_apply, (sharded.GlobalArray,), SPMD_PRIMITIVES)
+runtime.register_spmd(eager_apply, (sharded.GlobalArray,), SPMD_PRIMITIVES, eager_context)

@@ -3,8 +3,8 @@
 replicated over the mesh (`P(None, ...)` on Explicit axes, `P()` on Auto ones, a
 1-device mesh too), JAX's ValueError for an argument committed to another device
 (positional, keyword, inside a pytree) and for `jit(device=)`, `with mesh:` leaving
-`jit` on one device, and the module text of an Auto mesh. References and tokens at
-the boundary keep a jit on one device (strict xfail)."""
+`jit` on one device, and the module text of an Auto mesh; references and tokens at
+the boundary too."""
 import contextlib
 import json
 
@@ -28,15 +28,7 @@ def table():
     return rec.cases(jax, jnp)
 
 
-_ONE_DEVICE = pytest.mark.xfail(strict=True, reason=(
-    "a jit whose boundary holds references or tokens stays on one device under set_mesh "
-    "(astjax partitions neither; eager operations such as new_ref ignore set_mesh), where "
-    "JAX lays the result out over the context mesh"))
-ONE_DEVICE = ("ref_argument", "closed_over_ref", "token_argument")
-
-
-@pytest.mark.parametrize("case", [pytest.param(c, marks=_ONE_DEVICE)
-                                  if c.split("/")[1] in ONE_DEVICE else c for c in CASES])
+@pytest.mark.parametrize("case", CASES)
 def test_jit_under_set_mesh_as_jax(table, case):
     kind, name = case.split("/")
     legacy = kind == "legacy"

@@ -27,16 +27,9 @@ _BUILTIN = {"ValueError": ValueError, "TypeError": TypeError}
 # JAX fails an internal assertion ("unreachable") for `Space.Any`; astjax's located
 # ValueError says what to use instead
 OWN_ERRORS = {"space_any": ValueError}
-# a known difference (the same program): JAX annotates a committed argument of a
-# one-device jit with a replicated `sdy.sharding` over the empty mesh even when every
-# memory kind is `device`; astjax's one-device jit annotates no argument
-UNANNOTATED = ("plain_jit_device",)
 
 
-@pytest.mark.parametrize("name", sorted(set(SCENARIOS) - set(UNANNOTATED)) + [
-    pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=(
-        "astjax's one-device jit does not annotate a committed argument with JAX's "
-        "`sdy.sharding = #sdy.sharding<@empty_mesh, [...]>`"))) for n in UNANNOTATED])
+@pytest.mark.parametrize("name", sorted(SCENARIOS))
 def test_as_jax(name):
     theirs = RECORDED[name]
     if name in OWN_ERRORS:

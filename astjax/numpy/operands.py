@@ -9,11 +9,14 @@ import operator
 import numpy as np
 
 from .. import core, dtypes, lax, user_warnings
+from ..codegen import sharded
 from ..codegen.runtime import Array, device_put
 from ..core import Tracer
 from ..primitives.structural import copy as _structural_copy
 from ..primitives.exported_call import dim_as_value
 from ..shape_poly import DimExpr, canonical_dim
+from ..sharding_impls import (NamedSharding, PartitionSpec, context_mesh,
+                              context_meshes as _context_meshes)
 from ..errors import (ArgumentError, ArgumentTypeError, ArgumentValueError, ConcretizationError,
                       DTypeError, NotImplementedInAstjaxError, ScalarOverflowError, ShapeError,
                       ShapeValueError)
@@ -208,6 +211,8 @@ def _constant(v: np.ndarray):
     b = core.current_builder()
     if b is not None:
         return b.const_tracer(v)
+    if _context_meshes[0] and context_mesh() is not None:   # (JAX's `lax.stage`: on the
+        return sharded.put(v, NamedSharding(context_mesh(), PartitionSpec()), True)   # mesh)
     return device_put(v)
 
 
@@ -386,6 +391,17 @@ def promote_dtypes(*args):
             for a in out]
 
 
+def _fits(v, dt) -> bool:
+    """Whether Python scalar `v` converts to NumPy dtype `dt` exactly as XLA converts it
+    (no overflow: a wrapped int, an infinity)."""
+    if dt.kind in "iu":
+        return type(v) is int and np.iinfo(dt).min <= v <= np.iinfo(dt).max
+    if dt.type in (np.float16, np.float32, np.float64, np.complex64, np.complex128):
+        top = float(np.finfo(dt).max)
+        return all(abs(p) <= top or p != p for p in (v.real, v.imag))
+    return False
+
+
 def promote_operands(args):
     """`promote_dtypes` for operands that go straight into lax operations (the
     elementwise path): a Python scalar stays a 0-d `WeakConst` (a weak literal under
@@ -402,7 +418,11 @@ def promote_operands(args):
     out = []
     for a in args:
         av = core.get_aval(a)
-        if av.dtype != dt or (av.weak_type != weak and not dtypes.is_weak_scalar(a)):
+        if (av.dtype != dt and dtypes.is_weak_scalar(a) and core.current_builder() is None
+                and _fits(a, dt)):
+            # (eagerly a host value, as JAX's literal: no operation, none on set_mesh's mesh)
+            a = core.WeakConst(np.asarray(a).astype(dt))
+        elif av.dtype != dt or (av.weak_type != weak and not dtypes.is_weak_scalar(a)):
             a = lax.convert_element_type(a, dt, weak_type=weak)
         elif dtypes.is_weak_scalar(a):
             check_python_ints(a, dt)

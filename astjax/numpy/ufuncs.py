@@ -3,6 +3,7 @@ Python scalars) in front of the lax primitives."""
 from __future__ import annotations
 
 import inspect
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -12,6 +13,7 @@ from .. import core, dtypes, lax, user_warnings
 from ..codegen import eager_programs as _eager, runtime
 from ..codegen.runtime import Array, CommittedArray
 from ..core import Tracer
+from ..sharding_impls import context_meshes as _context_meshes
 from ..primitives import comparisons as _cmp
 from ..primitives.structural import convert_element_type as _convert
 from ..errors import ArgumentTypeError, ArgumentValueError, NotImplementedInAstjaxError
@@ -73,9 +75,9 @@ _programs = _eager.eager_programs
 _interned = runtime.interned_ids
 
 
-def _eager_ok():
+def _eager_ok():   # (under set_mesh operations run on its mesh: codegen/spmd.py)
     return (not _state.builders and not runtime.execute_listeners
-            and not runtime.move_operands)
+            and not runtime.move_operands and not _context_meshes[0])
 
 
 def _named(f, names):
@@ -138,6 +140,21 @@ def _bufs(x, y, prog):
     return [x._buf, y._buf]
 
 
+def _named_operand(e, name, x1, x2):
+    """`e`, naming the jnp function's operand as JAX's does when set_mesh's check refused
+    an operand committed to another device (`x of add`: JAX's ufuncs are jits of their
+    own), where the check named the primitive's (`args[0] of add`)."""
+    committed = [p for p, x in (("x", x1), ("y", x2)) if isinstance(x, CommittedArray)]
+    if not committed or not e.message.startswith(_OTHER_DEVICE):
+        return e
+    message = re.sub(r"argument args\[\d+\] of \S+ ", f"argument {committed[0]} of {name} ",
+                     e.message, count=1)
+    return ArgumentValueError(message, hint=e.hint, loc=e.loc)
+
+
+_OTHER_DEVICE = "Received incompatible devices for jitted computation. Got argument args["
+
+
 def _binary(name: str, lax_fn: Callable[..., Any], inexact: bool = False,
             doc: str | None = None, names=None) -> Callable[..., _typing.Array]:
     """A binary ufunc; `doc` is its docstring (default: `ufunc_docs.doc(name)`);
@@ -148,15 +165,18 @@ def _binary(name: str, lax_fn: Callable[..., Any], inexact: bool = False,
             prog = _programs.get(key)
             if prog is not None and _eager_ok():
                 return prog.run(_bufs(x1, x2, prog))
-        fast = _fast_binary(x1, x2, inexact)
-        if fast is not None:
-            out = lax_fn(*fast)
-            if key is not None and type(out) is Array and _eager_ok() and all(
-                    type(v) is not Array or id(v.aval) in _interned for v in fast):
-                _eager.eager_program(key, lax_fn, fast, out.aval)
-            return out
-        x1, x2 = (promote_args_inexact if inexact else promote_args)(name, x1, x2)
-        return lax_fn(x1, x2)
+        try:
+            fast = _fast_binary(x1, x2, inexact)
+            if fast is not None:
+                out = lax_fn(*fast)
+                if key is not None and type(out) is Array and _eager_ok() and all(
+                        type(v) is not Array or id(v.aval) in _interned for v in fast):
+                    _eager.eager_program(key, lax_fn, fast, out.aval)
+                return out
+            y1, y2 = (promote_args_inexact if inexact else promote_args)(name, x1, x2)
+            return lax_fn(y1, y2)
+        except ArgumentValueError as e:
+            raise _named_operand(e, name, x1, x2) from None
     f.__name__ = name
     f.__doc__ = _doc(name) if doc is None else doc
     return _named(f, names)

@@ -36,6 +36,7 @@ from ..errors import (ArgumentError, ArgumentTypeError, ArgumentValueError, Astj
 from .base import deflinear, is_zero, lax_ops, mark_unsupported, moveaxis, register
 from .collectives import all_gather_p, all_to_all_p, axis_index_p, ppermute_p, psum_p
 from .elementwise import div_p
+from .structural import out_layout
 from .vma import (check_vma_types, in_urs, in_vmas, staging_body, unmentioned, ur_env,
                   vma_env, vma_str)
 
@@ -189,6 +190,8 @@ def _constrain(x, shardings, loc, what):
         if s is None:
             outs.append(v)
             continue
+        if what == "reshard" and isinstance(s, shd.PartitionSpec) and shd.get_mesh().empty:
+            out_layout(s, what)   # (JAX's ValueError there, not with_sharding_constraint's)
         s = resolve_sharding(s, what, loc)
         if what == "with_sharding_constraint" and isinstance(s, shd.NamedSharding) and (
                 s.spec.unreduced or s.spec.reduced):
