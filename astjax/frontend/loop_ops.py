@@ -24,6 +24,7 @@ from ..errors import (AmbiguousTruthValueError, ConcretizationError, LoopCarryEr
                       UndefinedVariableError, user_location)
 from ..primitives import elementwise as ew
 from ..primitives.scan import bind_scan
+from ..primitives.state import addupdate_p, swap_p
 from ..primitives.while_loop import bind_while
 from .array_ops import (StackedList, binary, convert, iota, logical, nonzero, row, select,
                         slice_rows, zeros_like)
@@ -360,13 +361,17 @@ def _while(test_fn, body_fn, init, names, meta, effect, fill=(), exits=()):
                 f"when the function runs", hint="make the test static, or move the effect "
                                                 "out of the loop")
         if is_staged(t):
-            return _staged_while(test_fn, body_fn, state, names, meta, fill=fill, exits=exits)
+            return _staged_while(test_fn, body_fn, state, names, meta, fill=fill, exits=exits,
+                                 first=t)
         if not _truth(t):
             return state
         state = tuple(body_fn(*state))
 
 
-def _staged_while(test_fn, body_fn, state, names, meta, what="while loop", fill=(), exits=()):
+def _staged_while(test_fn, body_fn, state, names, meta, what="while loop", fill=(), exits=(),
+                  first=None):
+    """The staged `while` of a loop whose test is staged. `first`: the test's value on
+    `state`, already evaluated once before the loop (see `_test_in_body`)."""
     st = _LoopState(state, names, body_fn)
     body = staged_path(body_fn, "the body of a `while` loop")
     try:
@@ -376,8 +381,34 @@ def _staged_while(test_fn, body_fn, state, names, meta, what="while loop", fill=
         raise _effect_error(e, what) from None
     cond_j, cond_c = _stage_test(st, carry_pos, [_aval(v) for v in init],
                                  lambda s: test_fn(*s))
-    outs = bind_while((cond_j, cond_c), (body_j, body_c), init, python=True)
+    if first is not None and _stores(cond_j):
+        outs = _test_in_body(first, (cond_j, cond_c), (body_j, body_c), init)
+    else:
+        outs = bind_while((cond_j, cond_c), (body_j, body_c), init, python=True)
     return _rebuild(st, carry_pos, outs)
+
+
+def _stores(jaxpr) -> bool:
+    """Whether `jaxpr` (or one nested in it) stores into a mutable array reference."""
+    return any(e.primitive in (swap_p, addupdate_p) or any(_stores(j.jaxpr if isinstance(
+        j, core.ClosedJaxpr) else j) for j in core.sub_jaxprs(e.params)) for e in jaxpr.eqns)
+
+
+def _test_in_body(first, cond, body, init):
+    """A loop whose test stores into a reference, in Python's order of evaluation: the
+    test's first value `first` (its stores already made, before the loop) is carried,
+    and each trip runs the body and then the test, so the test runs once per trip plus
+    once, each time after the body's stores, as Python runs it. -> the final carry."""
+    (cond_j, cond_c), (body_j, body_c) = cond, body
+    first = first if _aval(first).dtype == dtypes.bool_ else nonzero(first)
+
+    def trip(t, *carry):
+        outs = core.inline_jaxpr(body_j, body_c, carry)
+        return [core.inline_jaxpr(cond_j, cond_c, outs)[0], *outs]
+    avals = [_aval(first)] + [_aval(v) for v in init]
+    outs = bind_while(core.stage_open(lambda t, *carry: [t], avals),
+                      core.stage_open(trip, avals), [first, *init], python=True)
+    return outs[1:]
 
 
 def _stage_test(st, carry_pos, avals, test, extra_avals=()):
