@@ -65,9 +65,11 @@ def test_while_ref_reverse_mode_as_forward(loop):
     np.testing.assert_allclose(np.asarray(got, np.float64), np.asarray(want, np.float64))
 
 
-def test_eager_while_closing_one_ref_twice_is_located():
+@pytest.mark.parametrize("name", ["while_cond_reads_body_ref_eager", "while_ref_grad_vmap",
+                                  "while_ref_jvp_jvp"])
+def test_eager_while_closing_one_ref_twice_is_located(name):
     with pytest.raises(ValueError, match="appeared at both args") as e:
-        CASES["while_cond_reads_body_ref_eager"](J)
+        CASES[name](J)
     assert "record_refusals_remaining.py" in str(e.value)
 
 
