@@ -30,12 +30,6 @@ XFAIL = {
     "compute_on_grad_text": "astjax's gradient program is simplified otherwise than JAX's "
                             "(no product with the broadcast 1.0 seed, one add_any fewer "
                             "marked); the values agree (compute_on_grad)",
-    "compute_on2_grad": "astjax inlines compute_on2's derivative, so its gradient program "
-                        "has no memory kinds and its results are not committed (JAX keeps "
-                        "the compute_on call; committed=True); the values agree",
-    "jit_grad_through_put": "astjax computes the gradient through device_put to Space.Host "
-                            "and back; JAX's transpose gives the device input a host-typed "
-                            "cotangent and refuses it (ValueError)",
 }
 
 pytestmark = pytest.mark.skipif(len(jax.devices()) < 4, reason="needs 4 CPU devices "

@@ -22,10 +22,11 @@ lowered marked `_xla_compute_type`), `compute_type`, `out_memory_spaces` (one
   `backend_config` carries `compiler_options_json`), each result then placed in its
   memory by the `annotate_device_placement` custom call;
 - jvp: the body's JVP, inlined (its equations keep the compute type, so they are
-  still lowered marked), each primal result put in its memory space by a `device_put`
-  (a program with one has committed results, as one with a `compute_on`) -- JAX keeps
-  one `compute_on` equation of the JVP instead; linear parts are then transposed as
-  ordinary equations;
+  still lowered marked), each primal result and its tangent put in its memory space
+  by a `device_put` (a program with one has committed results, as one with a
+  `compute_on`; the tangent's transpose puts the cotangent back in the body's space)
+  -- JAX keeps one `compute_on` equation of the JVP instead; linear parts are then
+  transposed as ordinary equations;
 - batch: a `compute_on` of the batched body; dce: the body pruned to the used results;
 - source: the body printed inline.
 """
@@ -92,11 +93,18 @@ def _jvp(tx, primals, tangents, *, jaxpr, out_memory_spaces, **params):
     outs = core.inline_jaxpr(jv.jaxpr, list(jv.consts), list(primals) + [
         t for t in tangents if not isinstance(t, core.Zero)])
     n = len(jaxpr.out_avals)
-    placed = [bind(device_put_p, o, devices=(s,), srcs=(None,),
-                   copy_semantics=(ArrayCopySemantics.ALWAYS_COPY,))[0]
-              for o, s in zip(outs[:n], out_memory_spaces)]
-    it = iter(outs[n:])
+    placed = [_put(o, s) for o, s in zip(outs[:n], out_memory_spaces)]
+    # the tangents in the same spaces, as JAX's JVP `compute_on` places them; put from
+    # the body's space, where their transposes put the cotangents back
+    it = iter(_put(t, s, a.memory_space)
+              for t, s, a in zip(outs[n:], [s for s, z in zip(out_memory_spaces, out_nz) if z],
+                                 [a for a, z in zip(jaxpr.out_avals, out_nz) if z]))
     return placed, [next(it) if z else core.Zero(a) for z, a in zip(out_nz, jaxpr.out_avals)]
+
+
+def _put(x, space, src=None):
+    return bind(device_put_p, x, devices=(space,), srcs=(src,),
+                copy_semantics=(ArrayCopySemantics.ALWAYS_COPY,))[0]
 
 
 def _batch(tx, args, dims, *, jaxpr, **params):
