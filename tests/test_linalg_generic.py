@@ -2,7 +2,8 @@
 for ('tpu2'), against JAX 0.10.2 (tests/oracle/record_linalg_generic.py ->
 linalg_generic.json): `lu` (and `inv` on it) lowers to lax operations
 whose module, compiled for this CPU, computes JAX's values; `geqrf` and
-`householder_product` are JAX's custom calls, word for word; the primitives JAX lowers
+`householder_product` are JAX's custom calls, word for word; `tridiagonal_solve` and
+`ormqr` lower to loops of lax operations that compute JAX's values; the primitives JAX lowers
 for CPU, GPU and TPU only are its NotImplementedError, with its message."""
 import builtins
 import json
@@ -24,9 +25,7 @@ import record_linalg_generic as rec  # noqa: E402
 ORACLE = json.loads(Path(rec.__file__).with_name("linalg_generic.json").read_text())["cases"]
 CASES = rec.cases(jax, jnp, lax, householder)
 # known remaining differences: name -> reason (strict xfails)
-XFAIL = {n: f"JAX 0.10.2 lowers {n} for any platform (lax operations); astjax lowers it for "
-            f"cpu and cuda only (a located NotImplementedError)"
-         for n in ("tridiagonal_solve", "ormqr")}
+XFAIL: dict = {}
 
 
 def test_every_case_is_recorded():

@@ -23,6 +23,7 @@ _RNG = np.random.default_rng(13)
 A = _RNG.standard_normal((4, 4)).astype(np.float32)
 WIDE = _RNG.standard_normal((2, 3, 5)).astype(np.float32)
 CPLX = (_RNG.standard_normal((3, 3)) + 1j * _RNG.standard_normal((3, 3))).astype(np.complex64)
+CPLX_4 = (_RNG.standard_normal((4, 4)) + 1j * _RNG.standard_normal((4, 4))).astype(np.complex64)
 SINGULAR = np.array([[0., 1., 2.], [0., 2., 4.], [0., 1., 1.]], np.float32)
 
 
@@ -45,6 +46,12 @@ def functions(jnp, lax, householder):
         "qr_pivoting": (lambda a: lax.linalg.qr(a, pivoting=True), A),
         "tridiagonal_solve": (lambda a: lax.linalg.tridiagonal_solve(
             a[0].at[0].set(0.0), a[1] + 4.0, a[2].at[-1].set(0.0), a), A),
+        "tridiagonal_solve_batched": (lambda a: lax.linalg.tridiagonal_solve(
+            a[:, :3], a[:, :3] + 4.0, a[:, 1:], a[:, :3, None]), CPLX_4),
+        "tridiagonal_solve_perturbed": (lambda a: lax.linalg.tridiagonal_solve(
+            a[0], a[1], a[2], a, perturb_singular=True), A),
+        "ormqr_right_transposed": (lambda a: lax.linalg.ormqr(
+            a, a[1, :2], a[:3], left=False, transpose=True), CPLX_4),
         "ormqr": (lambda a: lax.linalg.ormqr(a, a[0, :3], a), A),
     }
 
