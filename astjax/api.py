@@ -48,6 +48,7 @@ _config_values = dtypes.config._values
 from .config import config as _config  # noqa: E402
 from .config import jit_call_hook as _jit_call_hook  # noqa: E402
 from .sharding_impls import context_meshes as _context_meshes  # noqa: E402
+from .primitives import compute_on as _compute_on  # noqa: E402
 
 
 _state = core._state  # thread-local; `_state.builders` is non-empty while staging
@@ -202,7 +203,9 @@ class Jitted(StagedCallable):
         layouts = _spmd.call_layouts(self.fun, self._options, dyn_args, dyn_kwargs, leaves)
         try:
             key = (statics, in_tree, (avals, layouts) if any(layouts) else avals,
-                   dtypes.config.x64_enabled, *_host_memory.kinds_key(leaves, self._shardings))
+                   dtypes.config.x64_enabled, *_host_memory.kinds_key(leaves, self._shardings),
+                   *(("compute_on", _compute_on.top_level[0]) if _compute_on.top_level[0]
+                     else ()))
             entry = self._cache.get(key)
         except TypeError:
             raise ArgumentValueError(
@@ -218,6 +221,8 @@ class Jitted(StagedCallable):
             check_signature(self.fun, args, kwargs, "jit")
             with _explicit.staging(leaves):   # jax.typeof(x).sharding on Explicit axes
                 closed, out_tree = self._stage(dyn_args, dyn_kwargs, statics, in_tree, avals)
+            if _compute_on.top_level[0]:   # (staged in a compute_on block: all of it)
+                closed = _compute_on.tagged(closed, _compute_on.top_level[0])
             donated = donated_leaves(self.donate_argnums, dyn_args, statics)
             name = getattr(self.fun, "__name__", "fn")
             options = self._options.compiler_options if self._options is not None else ()
@@ -268,7 +273,8 @@ class Jitted(StagedCallable):
         if _jit_call_hook[0] is not None:  # astjax.config_api: disable_jit, debug_nans, ...
             return _jit_call_hook[0](self, args, kwargs)
         entry = None   # (under set_mesh only `_signature`'s keys, which hold its mesh)
-        if self._plain and not kwargs and not _context_meshes[0]:   # (no options, statics)
+        if self._plain and not kwargs and not _context_meshes[0] and \
+                not _compute_on.top_level[0]:   # (no options, statics; no compute_on)
             n = len(args)
             host = False   # positional NumPy arrays in native byte order (jaxlib reads
             # a byte-swapped array's bytes as native ones): jaxlib's C++ dispatch
@@ -413,6 +419,8 @@ class Jitted(StagedCallable):
         key = [_config_values["jax_enable_x64"]]
         if _context_meshes[0]:   # (set_mesh: the program runs on its mesh)
             key += [_CONTEXT, _sharding.context_mesh()]
+        if _compute_on.top_level[0]:   # (a compute_on block: its own programs)
+            key += [_CONTEXT, _compute_on.top_level[0]]
         if not self._has_statics:
             for a in args:   # (a loop, not a comprehension: no frame of its own)
                 key.append(_tree_sig(a, leaves))

@@ -32,6 +32,8 @@ lowered marked `_xla_compute_type`), `compute_type`, `out_memory_spaces` (one
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 from .. import core
 from ..core import bind
 from ..errors import ArgumentValueError
@@ -40,7 +42,50 @@ from ..memory import space_to_kind
 from .base import call_source, matchaxis, private_function, register
 from .device_put import ArrayCopySemantics, device_put_p
 
-__all__ = ["compute_on_p", "XLA_COMPUTE_TYPES"]
+__all__ = ["compute_on_p", "XLA_COMPUTE_TYPES", "outside_staging", "tagged", "marked", "top_level"]
+
+# the compute type of the `compute_on` block entered outside staging, if any (its
+# `jit` programs are marked and cached apart: `outside_staging`)
+top_level = [None]
+
+
+@contextmanager
+def outside_staging(compute_type):
+    """While a `compute_on(compute_type)` block runs outside staging: the programs `jit`
+    stages then are `compute_type`'s as a whole (JAX traces them in the block's
+    context), cached apart from the same function's others (`api.Jitted` keys them by
+    `top_level`)."""
+    before = top_level[0]
+    top_level[0] = compute_type
+    try:
+        yield
+    finally:
+        top_level[0] = before
+
+
+def tagged(p, compute_type):
+    """Param value `p` with the sub-jaxprs in it copied, their equations marked."""
+    if isinstance(p, core.ClosedJaxpr):
+        return core.ClosedJaxpr(tagged(p.jaxpr, compute_type), p.consts)
+    if isinstance(p, core.Jaxpr):
+        return core.Jaxpr(p.constvars, p.invars, p.outvars,
+                          [marked(e, compute_type) for e in p.eqns])
+    if isinstance(p, tuple):
+        return tuple(tagged(q, compute_type) for q in p)
+    return p
+
+
+def marked(eqn, compute_type):
+    """A copy of `eqn` staged under `compute_type` (an inner block's own type kept), its
+    sub-jaxprs' equations too (they may be shared with other programs: copied)."""
+    if getattr(eqn.source_info, "compute_type", None) is not None:
+        return eqn
+    params = eqn.params
+    if any(True for _ in core.sub_jaxprs(params)):
+        params = {k: tagged(v, compute_type) for k, v in params.items()}
+    return eqn.replace(source_info=eqn.source_info.replace(compute_type=compute_type),
+                       params=params)
+
 
 # JAX's compute types and XLA's names for them (`_xla_compute_type`)
 XLA_COMPUTE_TYPES = {"device_host": "host", "device": "dense", "tpu_sparsecore": "sparseoffload"}

@@ -6,7 +6,8 @@ a recorder of JAX's outcomes (see README.md):
   with in/out shardings naming memory kinds over the mesh (module text, results),
   `device_put` to such a layout inside `jit`, JAX's error for a mismatched kind;
 - `jax.experimental.compute_on('device_host' | 'device')`: jaxpr, module text, values,
-  under `grad` and with a `cond` inside, JAX's errors;
+  under `grad` and with a `cond` inside, around an eager call of a jitted function,
+  JAX's errors;
 - `checkpoint` policies that offload (`save_and_offload_only_these_names`,
   `offload_dot_with_no_batch_dims`): the `device_put`s of the gradient's jaxpr, values
   eagerly, under `jit` and `vmap`;
@@ -94,6 +95,16 @@ def _co2(J, kind="device_host", spaces=None, **kw):
         return J.compute_on2(lambda a: (J.jnp.sin(a) * 2, a + 1), compute_type=kind,
                              out_memory_spaces=spaces, **kw)(x)
     return f
+
+
+def _eager_jit_block(J):
+    """A jitted function called (and lowered) eagerly inside a `compute_on` block and
+    outside it: JAX traces it in the block's context, a program of its own."""
+    g = J.jax.jit(lambda x: J.jnp.sin(x) * 2)
+    before = g(V)
+    with J.compute_on("device_host"):
+        inside = (g.lower(V).as_text(), g(V))
+    return (before, *inside, g.lower(V).as_text())
 
 
 def _co2_twice(J):
@@ -225,6 +236,7 @@ SCENARIOS = {
     "compute_on2_options": lambda J: J.jax.jit(_co2(
         J, compiler_options={"xla_cpu_enable_fast_math": False})).lower(V).as_text(),
     "compute_on2_eager": lambda J: _co2(J)(V),
+    "compute_on_around_eager_jit": _eager_jit_block,
     "compute_on2_twice": lambda J: _lower_and_call(J.jax.jit(_co2_twice(J)), V),
     "compute_on2_grad": lambda J: (J.jax.grad(_co2_sum(J))(V), J.jax.jit(J.jax.grad(_co2_sum(J)))(V)),
     "compute_on2_vmap": lambda J: J.jax.jit(J.jax.vmap(_co2(J)))(np.stack([V, 2 * V])),
