@@ -28,6 +28,7 @@ Reverse mode through `while` with a run-time trip count is in
 """
 from __future__ import annotations
 
+import contextlib
 import types
 
 import numpy as np
@@ -312,10 +313,21 @@ def backward_pass(jaxpr, consts, linear, args, cts_out):
         for a, x, ct in zip(eqn.invars, ins, cts_in):
             if isinstance(x, UndefinedPrimal) and ct is not None:
                 _check_ct_memory(x.aval, ct, eqn)
-                add_ct(a, ct)
+                with _compute_type_of(eqn):   # (an add_any made here: in eqn's block)
+                    add_ct(a, ct)
     outs = [take_ct(v) if lv else None for v, lv in zip(jaxpr.invars, linear)]
     return [Zero(v.aval) if lv and ct is None else ct
             for v, ct, lv in zip(jaxpr.invars, outs, linear)]
+
+
+def _compute_type_of(eqn):
+    """While the cotangents `eqn`'s transpose gives are accumulated: the equations made
+    (`add_any`) are staged under `eqn`'s `compute_on` type, as JAX accumulates them in
+    the equation's context."""
+    ctype = getattr(eqn.source_info, "compute_type", None)
+    if ctype is None:
+        return contextlib.nullcontext()
+    return core.source_info_context(core.current_source_info().replace(compute_type=ctype))
 
 
 def _check_ct_memory(aval, ct, eqn):
