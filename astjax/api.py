@@ -31,8 +31,7 @@ from .dispatch_keys import (KWARGS as _KWARGS, STATIC as _STATIC, Entry as _Entr
                             cpp_flatten as _cpp_flatten, numpy_key as _numpy_key,
                             tree_sig as _tree_sig, has_dict as _has_dict)
 from .staging import (StagedCallable, arg_hints, as_callable, donated_leaves, leaf_aval,
-                      array_signature, kept_staging, python_scalar, stage_flat,
-                      stage_once)
+                      array_signature, kept_staging, python_scalar, stage_flat, stage_once)
 from .stages import ShapeDtypeStruct, Lowered, Traced
 from .stages import abstract_layouts_entry as _abstract_layouts, has_layouts as _has_layouts
 from .transforms.ad import inline as _inline
@@ -204,12 +203,10 @@ class Jitted(StagedCallable):
         try:
             key = (statics, in_tree, (avals, layouts) if any(layouts) else avals,
                    dtypes.config.x64_enabled, *_host_memory.kinds_key(leaves, self._shardings),
-                   *(("compute_on", _compute_on.top_level[0]) if _compute_on.top_level[0]
-                     else ()))
+                   *_compute_on.program_key())
             entry = self._cache.get(key)
         except TypeError:
-            raise ArgumentValueError(
-                "Non-hashable static arguments are not supported: got "
+            raise ArgumentValueError("Non-hashable static arguments are not supported: got "
                 + ", ".join(f"{k if isinstance(k, str) else f'argument {k}'} of type "
                             f"{type(v).__name__}" for k, v in statics if not _hashable(v)),
                 hint="pass a hashable value (a tuple instead of a list, a frozenset, a "
@@ -221,8 +218,7 @@ class Jitted(StagedCallable):
             check_signature(self.fun, args, kwargs, "jit")
             with _explicit.staging(leaves):   # jax.typeof(x).sharding on Explicit axes
                 closed, out_tree = self._stage(dyn_args, dyn_kwargs, statics, in_tree, avals)
-            if _compute_on.top_level[0]:   # (staged in a compute_on block: all of it)
-                closed = _compute_on.tagged(closed, _compute_on.top_level[0])
+            closed = _compute_on.in_block(closed)   # (staged in a compute_on block)
             donated = donated_leaves(self.donate_argnums, dyn_args, statics)
             name = getattr(self.fun, "__name__", "fn")
             options = self._options.compiler_options if self._options is not None else ()
@@ -273,8 +269,7 @@ class Jitted(StagedCallable):
         if _jit_call_hook[0] is not None:  # astjax.config_api: disable_jit, debug_nans, ...
             return _jit_call_hook[0](self, args, kwargs)
         entry = None   # (under set_mesh only `_signature`'s keys, which hold its mesh)
-        if self._plain and not kwargs and not _context_meshes[0] and \
-                not _compute_on.top_level[0]:   # (no options, statics; no compute_on)
+        if self._plain and not kwargs and not _context_meshes[0] and not _compute_on.top_level[0]:
             n = len(args)
             host = False   # positional NumPy arrays in native byte order (jaxlib reads
             # a byte-swapped array's bytes as native ones): jaxlib's C++ dispatch
@@ -419,8 +414,7 @@ class Jitted(StagedCallable):
         key = [_config_values["jax_enable_x64"]]
         if _context_meshes[0]:   # (set_mesh: the program runs on its mesh)
             key += [_CONTEXT, _sharding.context_mesh()]
-        if _compute_on.top_level[0]:   # (a compute_on block: its own programs)
-            key += [_CONTEXT, _compute_on.top_level[0]]
+        key += _compute_on.program_key()   # (a compute_on block: programs of its own)
         if not self._has_statics:
             for a in args:   # (a loop, not a comprehension: no frame of its own)
                 key.append(_tree_sig(a, leaves))

@@ -381,10 +381,9 @@ def _staged_while(test_fn, body_fn, state, names, meta, what="while loop", fill=
         raise _effect_error(e, what) from None
     cond_j, cond_c = _stage_test(st, carry_pos, [_aval(v) for v in init],
                                  lambda s: test_fn(*s))
-    if first is not None and _stores(cond_j):
-        outs = _test_in_body(first, (cond_j, cond_c), (body_j, body_c), init)
-    else:
-        outs = bind_while((cond_j, cond_c), (body_j, body_c), init, python=True)
+    outs = (_test_in_body(first, (cond_j, cond_c), (body_j, body_c), init)
+            if first is not None and _stores(cond_j) else
+            bind_while((cond_j, cond_c), (body_j, body_c), init, python=True))
     return _rebuild(st, carry_pos, outs)
 
 
@@ -399,12 +398,11 @@ def _test_in_body(first, cond, body, init):
     test's first value `first` (its stores already made, before the loop) is carried,
     and each trip runs the body and then the test, so the test runs once per trip plus
     once, each time after the body's stores, as Python runs it. -> the final carry."""
-    (cond_j, cond_c), (body_j, body_c) = cond, body
     first = first if _aval(first).dtype == dtypes.bool_ else nonzero(first)
 
     def trip(t, *carry):
-        outs = core.inline_jaxpr(body_j, body_c, carry)
-        return [core.inline_jaxpr(cond_j, cond_c, outs)[0], *outs]
+        outs = core.inline_jaxpr(*body, carry)
+        return [core.inline_jaxpr(*cond, outs)[0], *outs]
     avals = [_aval(first)] + [_aval(v) for v in init]
     outs = bind_while(core.stage_open(lambda t, *carry: [t], avals),
                       core.stage_open(trip, avals), [first, *init], python=True)

@@ -42,7 +42,8 @@ from ..memory import space_to_kind
 from .base import call_source, matchaxis, private_function, register
 from .device_put import ArrayCopySemantics, device_put_p
 
-__all__ = ["compute_on_p", "XLA_COMPUTE_TYPES", "outside_staging", "tagged", "marked", "top_level"]
+__all__ = ["compute_on_p", "XLA_COMPUTE_TYPES", "outside_staging", "tagged", "marked", "top_level",
+           "program_key", "in_block"]
 
 # the compute type of the `compute_on` block entered outside staging, if any (its
 # `jit` programs are marked and cached apart: `outside_staging`)
@@ -61,6 +62,18 @@ def outside_staging(compute_type):
         yield
     finally:
         top_level[0] = before
+
+
+def program_key() -> tuple:
+    """What a `compute_on` block entered outside staging adds to the cache keys of the
+    programs `jit` stages in it (() outside one)."""
+    return ("compute_on", top_level[0]) if top_level[0] else ()
+
+
+def in_block(closed):
+    """`closed`, staged by a `jit` call outside staging: in a `compute_on` block, all
+    of it marked with the block's compute type."""
+    return tagged(closed, top_level[0]) if top_level[0] else closed
 
 
 def tagged(p, compute_type):

@@ -27,7 +27,7 @@ from .. import core, dtypes
 from ..core import ShapedArray, bind
 from ..errors import (ArgumentTypeError, DifferentiationError, NotImplementedInAstjaxError,
                       ShapeError, ShapeValueError)
-from . import cusolver, lapack
+from . import cusolver, generic_linalg, lapack
 from .base import (INEXACT, check_dtype, deffront, is_zero, lax_ops, lower_inline, lowering_from,
                    nondiff, register)
 from .base import tangent_aval as _aval
@@ -283,62 +283,14 @@ def _lu_impl(a):
             perm.reshape(a.shape[:-2] + (m,))]
 
 
-def _lu_generic(a):
-    """LU with partial pivoting (the largest magnitude, the first of equal ones) by
-    rank-1 updates in a `fori_loop` over the columns, batched over the leading axes:
-    the lowering for a platform without LAPACK kernels, as JAX has one (its
-    `_lu_python`). -> [factors, pivots, permutation]."""
-    L = lax_ops()
-    av = _aval(a)
-    nb, (m, n) = av.ndim - 2, av.shape[-2:]
-    batch, k = tuple(range(nb)), min(m, n)
-    real = np.finfo(av.dtype).dtype
-
-    def full(shape, v, dtype=av.dtype):
-        return L.full(shape, v, dtype)
-
-    def along(x, shape, dims):   # x broadcast to `shape`, its axes at `dims`
-        return L.broadcast_in_dim(x, shape, dims)
-
-    rows, cols = (L.broadcasted_iota(np.int32, av.shape, nb + d) for d in (0, 1))
-    rows1 = L.broadcasted_iota(np.int32, av.shape[:-1], nb)
-    cols1 = L.broadcasted_iota(np.int32, av.shape[:-2] + (n,), nb)
-    zero = full(av.shape, 0)
-
-    def row_at(x, at):   # the row of x where `at` (a bool per element) holds
-        return L.reduce_sum(L.select(at, x, zero), (nb,))
-
-    def step(j, state):
-        x, piv = state
-        j_full, j_col, j_row = (along(j, sh, ()) for sh in (av.shape, rows1.shape, cols1.shape))
-        col = L.reduce_sum(L.select(L.eq(cols, j_full), x, zero), (nb + 1,))
-        mag = L.select(L.ge(rows1, j_col), L.convert_element_type(L.abs(col), real),
-                       full(col.shape, -1, real))
-        p = L.argmax(mag, nb, np.int32)
-        at_j, at_p = L.eq(rows, j_full), L.eq(rows, along(p, av.shape, batch))
-        row_j, row_p = row_at(x, at_j), row_at(x, at_p)
-        x = L.select(at_j, along(row_p, av.shape, batch + (nb + 1,)),
-                     L.select(at_p, along(row_j, av.shape, batch + (nb + 1,)), x))
-        col = L.reduce_sum(L.select(L.eq(cols, j_full), x, zero), (nb + 1,))
-        pivot = along(L.reduce_sum(L.select(L.eq(rows1, j_col), col, full(col.shape, 0)),
-                                   (nb,)), col.shape, batch)
-        scaled = L.select(L.ne(pivot, full(col.shape, 0)), L.div(col, pivot), col)
-        l = L.select(L.gt(rows1, j_col), scaled, full(col.shape, 0))
-        u = L.select(L.gt(cols1, j_row), row_p, full(cols1.shape, 0, av.dtype))
-        update = L.mul(along(l, av.shape, batch + (nb,)), along(u, av.shape, batch + (nb + 1,)))
-        below = L.bitwise_and(L.eq(cols, j_full), L.gt(rows, j_full))
-        x = L.sub(L.select(below, along(l, av.shape, batch + (nb,)), x), update)
-        at = L.eq(L.broadcasted_iota(np.int32, piv.shape, nb), along(j, piv.shape, ()))
-        return x, L.select(at, along(p, piv.shape, batch), piv)
-    x, piv = L.fori_loop(0, k, step, (a, full(av.shape[:-2] + (k,), 0, np.int32)))
-    return [x, piv, lu_pivots_to_permutation(piv, m)]
-
-
 def _lu_lowering(ctx, a):
     aval = ctx.avals_in[0]
     lu_aval, piv_aval, perm_aval = ctx.avals_out
-    if lapack.generic_platform(ctx):
-        return lower_inline(ctx, _lu_generic, [aval], [a])
+    if lapack.generic_platform(ctx):   # (JAX's lowering there)
+        def generic(x):
+            out, piv = generic_linalg.lu_factors(x)
+            return [out, piv, lu_pivots_to_permutation(piv, aval.shape[-2])]
+        return lower_inline(ctx, generic, [aval], [a])
     info = lapack.info_aval(aval)
     out, piv, status = lapack.lapack_call(ctx, "getrf", [a], [aval], [lu_aval, piv_aval, info],
                                           aliases={0: 0})

@@ -17,8 +17,8 @@ import numpy as np
 from .. import core, dtypes
 from ..core import ShapedArray, bind
 from ..errors import ShapeError
-from . import lapack
-from .base import INEXACT, check_dtype, deffront, lax_ops, lowering_from, mark_unsupported, register
+from . import generic_linalg, lapack
+from .base import INEXACT, check_dtype, deffront, lowering_from, mark_unsupported, register
 
 __all__ = ["geqrf_p", "householder_product_p", "hessenberg_p", "tridiagonal_p", "ormqr_p",
            "geqrf", "householder_product", "hessenberg", "tridiagonal", "ormqr"]
@@ -297,50 +297,12 @@ def _ormqr_impl(a, taus, c, *, left=True, transpose=False):
                        c).astype(c.dtype)
 
 
-def _ormqr_generic(a, taus, c, *, left, transpose):
-    """`c` multiplied by the reflectors' Q, one reflector at a time in a `fori_loop`
-    (c - tau v (v^H c), or c - tau (c v) v^H), without forming Q: the lowering for a
-    platform without LAPACK kernels, as JAX's."""
-    L = lax_ops()
-    av, cv = core.get_aval(a), core.get_aval(c)
-    nb, (m, _), k = av.ndim - 2, av.shape[-2:], core.get_aval(taus).shape[-1]
-    cplx = dtypes.issubdtype(av.dtype, np.complexfloating)
-    shape = av.shape[:-1] + (k,)
-    rows, cols = (L.broadcasted_iota(np.int32, shape, nb + d) for d in (0, 1))
-    vs = L.slice(a, (0,) * av.ndim, shape)
-    vs = L.add(L.select(L.gt(rows, cols), vs, L.full(shape, 0, av.dtype)),
-               L.convert_element_type(L.eq(rows, cols), av.dtype))
-    taus = L.conj(taus) if transpose and cplx else taus
-    reverse = left != transpose
-    batch = tuple(range(nb))
-
-    def pick(x, idx, axis):   # x's entries at index `idx` of `axis`, that axis dropped
-        at = L.eq(L.broadcasted_iota(np.int32, core.get_aval(x).shape, axis),
-                  L.broadcast_in_dim(idx, core.get_aval(x).shape, ()))
-        return L.reduce_sum(L.select(at, x, L.full_like(x, 0)), (axis,))
-
-    def body(i, c):
-        idx = L.sub(np.int32(k - 1), i) if reverse else i
-        tau = L.broadcast_in_dim(pick(taus, idx, nb), cv.shape, batch)
-        v = pick(vs, idx, nb + 1)
-        vh = L.conj(v) if cplx else v
-        if left:   # v (v^H c)
-            vhc = L.reduce_sum(L.mul(L.broadcast_in_dim(vh, cv.shape, batch + (nb,)), c),
-                               (nb,))
-            update = L.mul(L.broadcast_in_dim(v, cv.shape, batch + (nb,)),
-                           L.broadcast_in_dim(vhc, cv.shape, batch + (nb + 1,)))
-        else:      # (c v) v^H
-            cvv = L.reduce_sum(L.mul(c, L.broadcast_in_dim(v, cv.shape, batch + (nb + 1,))),
-                               (nb + 1,))
-            update = L.mul(L.broadcast_in_dim(cvv, cv.shape, batch + (nb,)),
-                           L.broadcast_in_dim(vh, cv.shape, batch + (nb + 1,)))
-        return L.sub(c, L.mul(tau, update))
-    return L.fori_loop(0, k, body, c)
+_ormqr_generic = lowering_from(generic_linalg.ormqr_product)   # (JAX's for other platforms)
 
 
 def _ormqr_lowering(ctx, a, taus, c, *, left=True, transpose=False):
     if lapack.generic_platform(ctx):
-        return lowering_from(_ormqr_generic)(ctx, a, taus, c, left=left, transpose=transpose)
+        return _ormqr_generic(ctx, a, taus, c, left=left, transpose=transpose)
     routine = "unmqr" if dtypes.issubdtype(ctx.avals_in[0].dtype, np.complexfloating) \
         else "ormqr"
     out, = lapack.lapack_call(ctx, routine, [a, taus, c], ctx.avals_in, ctx.avals_out,

@@ -18,7 +18,7 @@ from .. import core, dtypes
 from ..core import ShapedArray, bind
 from ..errors import NotImplementedInAstjaxError, ShapeError, ShapeValueError
 from . import elementwise as ew
-from . import cusolver, lapack
+from . import cusolver, generic_linalg, lapack
 from .elementwise import conj_p
 from .base import (FLOAT, INEXACT, add_tangents, check_dtype, deffront, is_zero, lax_ops,
                    lowering_from, mark_unsupported, register, weak_const)
@@ -319,43 +319,7 @@ def _tds_impl(dl, d, du, b, *, perturb_singular=False):
     return out
 
 
-def _tds_generic(dl, d, du, b):
-    """The Thomas algorithm (elimination without pivoting: a forward `scan` and a
-    backward one along the system's axis): the lowering for a platform without LAPACK
-    kernels, as JAX's."""
-    L = lax_ops()
-    ba = _aval(b)
-    nd = ba.ndim
-    to_front = (nd - 2, *range(nd - 2))       # (..., m) -> (m, ...)
-    dl, d, du = (L.transpose(x, to_front) for x in (dl, d, du))
-    b = L.transpose(b, (nd - 2, *range(nd - 2), nd - 1))   # (..., m, r) -> (m, ..., r)
-    m = ba.shape[-2]
-
-    def cols(v):   # (...) -> (..., r)
-        return broadcast_in_dim(v, _aval(v).shape + (ba.shape[-1],), tuple(range(nd - 2)))
-
-    def rows(x, start):   # x[start:]
-        av = _aval(x)
-        return slice_(x, (start,) + (0,) * (av.ndim - 1), av.shape)
-
-    def fwd(carry, args):
-        cp, dp = carry
-        a, bb, c, rhs = args
-        denom = L.sub(bb, L.mul(a, cp))
-        return (L.div(c, denom), L.div(L.sub(rhs, L.mul(cols(a), dp)), cols(denom))), (cp, dp)
-    def head(x):   # x[0]
-        av = _aval(x)
-        return L.squeeze(slice_(x, (0,) * av.ndim, (1,) + av.shape[1:]), (0,))
-    first = (L.div(head(du), head(d)), L.div(head(b), cols(head(d))))
-    (_, final), (cp, dp) = L.scan(fwd, first, (rows(dl, 1), rows(d, 1), rows(du, 1),
-                                               rows(b, 1)))
-
-    def bwd(xn, args):
-        c, p = args
-        return L.sub(p, L.mul(cols(c), xn)), xn
-    end, ans = L.scan(bwd, final, (cp, dp), reverse=True)
-    x = L.concatenate([L.expand_dims(end, (0,)), ans], 0) if m > 1 else L.expand_dims(end, (0,))
-    return L.transpose(x, (*range(1, nd - 1), 0, nd - 1))
+_tds_generic = lowering_from(generic_linalg.thomas_solve)   # (JAX's for other platforms)
 
 
 def _tds_lowering(ctx, dl, d, du, b, *, perturb_singular=False):
@@ -365,7 +329,7 @@ def _tds_lowering(ctx, dl, d, du, b, *, perturb_singular=False):
             raise NotImplementedInAstjaxError(
                 "perturb_singular=True is not supported on this platform.",
                 hint="JAX's lowering for this platform solves without perturbing")
-        return lowering_from(_tds_generic)(ctx, dl, d, du, b)
+        return _tds_generic(ctx, dl, d, du, b)
     if ctx.platform == "cuda":
         return cusolver.tridiagonal_solve(ctx, dl, d, du, b, perturb_singular)
     if perturb_singular:   # jaxlib's own kernel (not LAPACK's gtsv): never NaN
