@@ -24,16 +24,13 @@ import record_linalg_generic as rec  # noqa: E402
 
 ORACLE = json.loads(Path(rec.__file__).with_name("linalg_generic.json").read_text())["cases"]
 CASES = rec.cases(jax, jnp, lax, householder)
-# known remaining differences: name -> reason (strict xfails)
-XFAIL: dict = {}
 
 
 def test_every_case_is_recorded():
     assert sorted(CASES) == sorted(ORACLE)
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(
-    reason=XFAIL[n], strict=True)) if n in XFAIL else n for n in sorted(CASES)])
+@pytest.mark.parametrize("name", sorted(CASES))
 def test_generic_lowering_as_jax(name):
     want = ORACLE[name]
     if "error" in want:
