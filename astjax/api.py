@@ -143,9 +143,8 @@ class Jitted(StagedCallable):
                            _options_key(donate_argnums), self._shardings) + (
             (options.key(),) if options is not None else ())
         (self.static_argnums, self.static_argnames, self.donate_argnums, self._cache,
-         self._fast) = compile_cache.shared_state(
-            fun, self._share_key,
-            lambda: self._new_state(fun, static_argnums, static_argnames, donate_argnums))
+         self._fast) = compile_cache.shared_state(fun, self._share_key, lambda: self._new_state(
+            fun, static_argnums, static_argnames, donate_argnums))
         self._has_statics = bool(self.static_argnums or self.static_argnames)
         self._plain = options is None and not self._has_statics   # __call__'s fast paths
         functools.update_wrapper(self, fun, updated=())
@@ -414,7 +413,8 @@ class Jitted(StagedCallable):
         key = [_config_values["jax_enable_x64"]]
         if _context_meshes[0]:   # (set_mesh: the program runs on its mesh)
             key += [_CONTEXT, _sharding.context_mesh()]
-        key += _compute_on.program_key()   # (a compute_on block: programs of its own)
+        if _compute_on.top_level[0]:   # (a compute_on block: programs of its own)
+            key += _compute_on.program_key()
         if not self._has_statics:
             for a in args:   # (a loop, not a comprehension: no frame of its own)
                 key.append(_tree_sig(a, leaves))
