@@ -37,6 +37,8 @@ def functions(jnp, lax, householder):
         "inv": (jnp.linalg.inv, A),
         "geqrf": (householder.geqrf, A),
         "householder_product": (lambda a: lax.linalg.householder_product(a, a[0, :2]), A),
+        "qr": (lambda a: lax.linalg.qr(a), A),
+        "qr_reduced": (lambda a: lax.linalg.qr(a[:, :3], full_matrices=False), A),
         "eigh": (lambda a: lax.linalg.eigh(a), A),
         "svd": (lambda a: lax.linalg.svd(a), A),
         "eig": (lambda a: lax.linalg.eig(a), A),
@@ -57,7 +59,7 @@ def functions(jnp, lax, householder):
 
 
 # the cases whose module text is compared (custom calls XLA's CPU backend lacks)
-TEXT = ("geqrf", "householder_product")
+TEXT = ("geqrf", "householder_product", "qr", "qr_reduced")
 
 
 def cases(jax, jnp, lax, householder):
