@@ -370,8 +370,9 @@ def _while(eqn, ins):
     condition's writes, nor the condition the body's; afterwards the reference holds
     the body's copy), and the condition runs on primals only: what it stores keeps
     the reference's previous tangent. A loop staged from a Python statement
-    (`python_loop`) shares one copy between its test and body, as Python does (a test
-    that stores is refused: the front end has run it once before the loop already)."""
+    (`python_loop`) shares one copy between its test and body, as Python does (the
+    front end moves a test that stores into the body, `loop_ops._test_in_body`; one
+    left in the condition is refused)."""
     p = eqn.params
     ncc, nbc = p["cond_nconsts"], p["body_nconsts"]
     cc, bc, carry = ins[:ncc], ins[ncc:ncc + nbc], ins[ncc + nbc:]
