@@ -24,7 +24,9 @@ lowered marked `_xla_compute_type`), `compute_type`, `out_memory_spaces` (one
 - jvp: the body's JVP, inlined (its equations keep the compute type, so they are
   still lowered marked), each primal result and its tangent put in its memory space
   by a `device_put` (a program with one has committed results, as one with a
-  `compute_on`; the tangent's transpose puts the cotangent back in the body's space)
+  `compute_on`; a cotangent arriving in host memory is JAX's ValueError), and each
+  tangent entering put in its own space (so the transpose places the cotangents in
+  the inputs' spaces, as JAX's transposed `compute_on`)
   -- JAX keeps one `compute_on` equation of the JVP instead; linear parts are then
   transposed as ordinary equations;
 - batch: a `compute_on` of the batched body; dce: the body pruned to the used results;
@@ -148,15 +150,17 @@ def _lowering(ctx, *args, jaxpr, compute_type, out_memory_spaces, compiler_optio
 def _jvp(tx, primals, tangents, *, jaxpr, out_memory_spaces, **params):
     nz = [not isinstance(t, core.Zero) for t in tangents]
     jv, out_nz = tx.jvp_jaxpr(jaxpr, nz, instantiate=False)
+    # each tangent put in its own space from there: the transpose places the cotangents
+    # in the inputs' spaces, as JAX's transposed `compute_on` does
     outs = core.inline_jaxpr(jv.jaxpr, list(jv.consts), list(primals) + [
-        t for t in tangents if not isinstance(t, core.Zero)])
+        _put(t, core.get_aval(t).memory_space, core.get_aval(t).memory_space)
+        for t in tangents if not isinstance(t, core.Zero)])
     n = len(jaxpr.out_avals)
     placed = [_put(o, s) for o, s in zip(outs[:n], out_memory_spaces)]
-    # the tangents in the same spaces, as JAX's JVP `compute_on` places them; put from
-    # the body's space, where their transposes put the cotangents back
-    it = iter(_put(t, s, a.memory_space)
-              for t, s, a in zip(outs[n:], [s for s, z in zip(out_memory_spaces, out_nz) if z],
-                                 [a for a, z in zip(jaxpr.out_avals, out_nz) if z]))
+    # the tangents in the same spaces, as JAX's JVP `compute_on` places them (a
+    # cotangent arriving in host memory stays there: JAX's ValueError at the body)
+    it = iter(_put(t, s) for t, s in zip(outs[n:], [s for s, z in zip(out_memory_spaces,
+                                                                      out_nz) if z]))
     return placed, [next(it) if z else core.Zero(a) for z, a in zip(out_nz, jaxpr.out_avals)]
 
 

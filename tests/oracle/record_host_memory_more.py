@@ -124,6 +124,17 @@ def _co2_sum(J):
     return f
 
 
+def _co2_host_sum(J):
+    """A sum through a `compute_on2` result put in host memory (and moved back): its
+    cotangent arrives in host memory, which JAX's transpose of the body refuses."""
+    def f(x):
+        h, d = J.compute_on2(lambda a: (J.jnp.sin(a) * 2, a * a), compute_type="device_host",
+                             out_memory_spaces=(J.jax.memory.Space.Host,
+                                                J.jax.memory.Space.Device))(x)
+        return J.jnp.sum(J.jax.device_put(h, J.jax.memory.Space.Device) + d)
+    return f
+
+
 def _co2_nested(J):
     inner = J.compute_on2(lambda a: a * 2, compute_type="device",
                           out_memory_spaces=J.jax.memory.Space.Device)
@@ -239,6 +250,8 @@ SCENARIOS = {
     "compute_on_around_eager_jit": _eager_jit_block,
     "compute_on2_twice": lambda J: _lower_and_call(J.jax.jit(_co2_twice(J)), V),
     "compute_on2_grad": lambda J: (J.jax.grad(_co2_sum(J))(V), J.jax.jit(J.jax.grad(_co2_sum(J)))(V)),
+    "compute_on2_host_grad": lambda J: J.jax.grad(_co2_host_sum(J))(V),
+    "compute_on2_host_jit_grad": lambda J: J.jax.jit(J.jax.grad(_co2_host_sum(J)))(V),
     "compute_on2_vmap": lambda J: J.jax.jit(J.jax.vmap(_co2(J)))(np.stack([V, 2 * V])),
     "compute_on2_nested": lambda J: J.jax.jit(_co2_nested(J)).lower(V).as_text(),
     "compute_on_invalid": lambda J: J.compute_on("gpu").__enter__(),
