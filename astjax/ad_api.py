@@ -30,7 +30,7 @@ from .ad_dtypes import (
 from .api import Jitted
 from .codegen import compile_cache
 from .codegen import explicit as _explicit
-from .extend.core import eager_arguments, eager_transform as _eager_transform, in_eager_transform
+from .extend.core import eager_arguments, eager_transform as _eager_transform
 from .core import raw
 from .errors import (ArgumentError, ArgumentTypeError, ArgumentValueError, AstjaxError,
                      ConcretizationError,
@@ -40,6 +40,7 @@ from .primitives.scan import scan_raw
 from .primitives.custom_derivatives import stop_gradient
 from .primitives.state import is_ref
 from .primitives.vma import check_cotangents, reverse_typed, staging_inputs, typed_backward
+from .primitives.while_loop import eager_builder
 from .staging import (StagedCallable, arg_hints, as_callable, leaf_aval, python_scalar,
                       stage_flat)
 from .staging import differentiation_level as _differentiating   # (staging.stage_once reads it)
@@ -169,8 +170,8 @@ class _Transformed(StagedCallable):
         static = tuple(i for i, a in enumerate(args) if not _array_leaves(a))
         static_kw = tuple(k for k, v in kwargs.items() if not _array_leaves(v))
         try:
-            with _eager_transform():   # (an extension primitive's impl may lower here)
-                cache = self._state()
+            with _eager_transform(), eager_builder():   # (an extension primitive's impl
+                cache = self._state()                    # may lower here)
                 learned = cache.get(_CONCRETE, ())
                 if learned:
                     static = tuple(sorted(set(static) | {i for i in learned if i < len(args)}))
@@ -261,9 +262,9 @@ def _stage(fun, args, kwargs, differentiated=True, what="differentiation", nums=
     avals = [leaf_aval(x) for x in leaves]
     hints = arg_hints(fun, args, kwargs)
     with differentiation(differentiated), _explicit.staging_nested(leaves), \
-            eager_arguments(args, kwargs, nums), staging_inputs(leaves):
+            eager_arguments(args, kwargs, nums), staging_inputs(leaves), eager_builder():
         closed, out_tree = stage_flat(fun, in_tree, avals, hints)
-    closed = discharge_closed(closed, what, eager=in_eager_transform() or not _staging())
+    closed = discharge_closed(closed, what)   # mutable references -> values
     closed = reverse_typed(closed, leaves, reverse[0]) if reverse else closed   # (vma.py)
     return closed, in_tree, out_tree, leaves
 

@@ -15,24 +15,22 @@ import numpy as np
 from . import core, dtypes, tree_util
 from . import sharding_impls as _sharding
 from . import memory as _memory
-from .primitives import device_put as _dp
 from .codegen import compile_cache, cpp_jit, runtime, sharded as _sharded, spmd as _spmd
-from .codegen import explicit as _explicit
-from .codegen import stablehlo
+from .codegen import explicit as _explicit, stablehlo
 from .codegen import host_memory as _host_memory, host_sharded as _host_sharded
 from .codegen.xla_errors import raise_if_ran as _raise_if_ran
 from . import jit_options as _jit_options
 from .errors import (AstjaxError, ArgumentError, ArgumentTypeError, ArgumentValueError,
                      JaxRuntimeError as _JaxRuntimeError, caller_location, check_callable,
                      check_signature, function_name)
-from .primitives import jit_call as _jit_call, vma as _vma
+from .primitives import compute_on as _compute_on, device_put as _dp, jit_call as _jit_call
+from .primitives import vma as _vma
 from .dispatch_keys import (KWARGS as _KWARGS, STATIC as _STATIC, Entry as _Entry,
                             NoFastPath as _NoFastPath, add_tree_plan as _add_tree_plan,
                             cpp_flatten as _cpp_flatten, numpy_key as _numpy_key,
                             tree_sig as _tree_sig, has_dict as _has_dict)
 from .staging import (StagedCallable, arg_hints, as_callable, donated_leaves, leaf_aval,
-                      array_signature, kept_staging, python_scalar, stage_flat,
-                      stage_once)
+                      array_signature, kept_staging, python_scalar, stage_flat, stage_once)
 from .stages import ShapeDtypeStruct, Lowered, Traced
 from .stages import abstract_layouts_entry as _abstract_layouts, has_layouts as _has_layouts
 from .transforms.ad import inline as _inline
@@ -143,9 +141,8 @@ class Jitted(StagedCallable):
                            _options_key(donate_argnums), self._shardings) + (
             (options.key(),) if options is not None else ())
         (self.static_argnums, self.static_argnames, self.donate_argnums, self._cache,
-         self._fast) = compile_cache.shared_state(
-            fun, self._share_key,
-            lambda: self._new_state(fun, static_argnums, static_argnames, donate_argnums))
+         self._fast) = compile_cache.shared_state(fun, self._share_key, lambda: self._new_state(
+            fun, static_argnums, static_argnames, donate_argnums))
         self._has_statics = bool(self.static_argnums or self.static_argnames)
         self._plain = options is None and not self._has_statics   # __call__'s fast paths
         functools.update_wrapper(self, fun, updated=())
@@ -202,11 +199,11 @@ class Jitted(StagedCallable):
         layouts = _spmd.call_layouts(self.fun, self._options, dyn_args, dyn_kwargs, leaves)
         try:
             key = (statics, in_tree, (avals, layouts) if any(layouts) else avals,
-                   dtypes.config.x64_enabled, *_host_memory.kinds_key(leaves, self._shardings))
+                   dtypes.config.x64_enabled, *_host_memory.kinds_key(leaves, self._shardings),
+                   *_compute_on.program_key())
             entry = self._cache.get(key)
         except TypeError:
-            raise ArgumentValueError(
-                "Non-hashable static arguments are not supported: got "
+            raise ArgumentValueError("Non-hashable static arguments are not supported: got "
                 + ", ".join(f"{k if isinstance(k, str) else f'argument {k}'} of type "
                             f"{type(v).__name__}" for k, v in statics if not _hashable(v)),
                 hint="pass a hashable value (a tuple instead of a list, a frozenset, a "
@@ -218,6 +215,7 @@ class Jitted(StagedCallable):
             check_signature(self.fun, args, kwargs, "jit")
             with _explicit.staging(leaves):   # jax.typeof(x).sharding on Explicit axes
                 closed, out_tree = self._stage(dyn_args, dyn_kwargs, statics, in_tree, avals)
+            closed = _compute_on.in_block(closed)   # (staged in a compute_on block)
             donated = donated_leaves(self.donate_argnums, dyn_args, statics)
             name = getattr(self.fun, "__name__", "fn")
             options = self._options.compiler_options if self._options is not None else ()
@@ -268,7 +266,7 @@ class Jitted(StagedCallable):
         if _jit_call_hook[0] is not None:  # astjax.config_api: disable_jit, debug_nans, ...
             return _jit_call_hook[0](self, args, kwargs)
         entry = None   # (under set_mesh only `_signature`'s keys, which hold its mesh)
-        if self._plain and not kwargs and not _context_meshes[0]:   # (no options, statics)
+        if self._plain and not kwargs and not _context_meshes[0] and not _compute_on.top_level[0]:
             n = len(args)
             host = False   # positional NumPy arrays in native byte order (jaxlib reads
             # a byte-swapped array's bytes as native ones): jaxlib's C++ dispatch
@@ -413,6 +411,8 @@ class Jitted(StagedCallable):
         key = [_config_values["jax_enable_x64"]]
         if _context_meshes[0]:   # (set_mesh: the program runs on its mesh)
             key += [_CONTEXT, _sharding.context_mesh()]
+        if _compute_on.top_level[0]:   # (a compute_on block: programs of its own)
+            key += _compute_on.program_key()
         if not self._has_statics:
             for a in args:   # (a loop, not a comprehension: no frame of its own)
                 key.append(_tree_sig(a, leaves))

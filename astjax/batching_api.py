@@ -18,13 +18,14 @@ from typing import Any, TypeVar, overload
 
 from . import core, dtypes, tree_util
 from .api import Jitted
-from .extend.core import eager_staging, eager_transform as _eager_transform, in_eager_transform
+from .extend.core import eager_staging, eager_transform as _eager_transform
 from .errors import (ArgumentError, ArgumentTypeError, ArgumentValueError, ShapeError,
                      caller_location, check_signature)
 from .staging import StagedCallable, leaf_labels, mapped_leaves, stage_flat
 from .transforms import batching  # noqa: F401  (registers the batch rules)
 from .primitives.state import Ref, ref_get, ref_set
 from .primitives.vma import staging_inputs
+from .primitives.while_loop import eager_builder
 from .transforms.discharge import discharge_closed
 
 __all__ = ["vmap", "BatchedFunction"]
@@ -91,8 +92,8 @@ class BatchedFunction(StagedCallable):
             return self.stage_inline(*args, **kwargs)
         if self._jitted is None:
             self._jitted = Jitted(self)
-        with _eager_transform():   # (an extension primitive's impl may lower here)
-            return self._jitted(*args, **kwargs)
+        with _eager_transform(), eager_builder():   # (an extension primitive's impl
+            return self._jitted(*args, **kwargs)     # may lower here)
 
     # -- staging --------------------------------------------------------------------
 
@@ -150,10 +151,9 @@ class BatchedFunction(StagedCallable):
                                           "mapped axis", loc=loc)
         size = size_set.pop()
         with core.extend_axis_env(self.axis_name, size), staging_inputs(leaves), \
-                eager_staging(leaves, [d is not None for d in norm_dims]):
+                eager_staging(leaves, [d is not None for d in norm_dims]), eager_builder():
             closed, out_tree = stage_flat(self.fun, in_tree, avals)
-        closed = discharge_closed(closed, "vmap", lift=refs,   # mutable references -> values
-                                  eager=in_eager_transform())
+        closed = discharge_closed(closed, "vmap", lift=refs)   # mutable references -> values
         outs, out_dims = batching.batch_jaxpr(closed, norm_dims, size, self.axis_name, leaves)
         k = len(outs) - len(refs)
         for i, x, d in zip(sorted(refs), outs[k:], out_dims[k:]):   # final values stored back

@@ -22,9 +22,7 @@ import record_platform_names as rec  # noqa: E402
 ORACLE = json.loads(Path(rec.__file__).with_name("platform_names.json").read_text())
 CASES = rec.cases(jax, lax, export)
 # known remaining differences: name -> reason (strict xfails)
-XFAIL = {"inv_lowers_for_tpu2": "astjax lowers the LAPACK-backed primitives (lu, qr, eigh, "
-                                "...) for cpu and cuda only; JAX has a generic lowering for "
-                                "other platforms (a located NotImplementedError here)"}
+XFAIL: dict = {}
 
 
 def test_every_case_is_recorded():

@@ -4,7 +4,7 @@ given error class), run on astjax and compared with JAX's recorded outcomes
 `while_loop` whose condition and body use a `Ref` (JAX's discharge: a copy each),
 `schur` with `select_callable` and without sorting, `lax.composite` returning None,
 and more (see the record script); and Python `while` statements on a `Ref` (Python's
-semantics: one copy)."""
+semantics: one copy; a test storing into one: tests/test_python_while_refs.py)."""
 import json
 import sys
 import types
@@ -65,9 +65,11 @@ def test_while_ref_reverse_mode_as_forward(loop):
     np.testing.assert_allclose(np.asarray(got, np.float64), np.asarray(want, np.float64))
 
 
-def test_eager_while_closing_one_ref_twice_is_located():
+@pytest.mark.parametrize("name", ["while_cond_reads_body_ref_eager", "while_ref_grad_vmap",
+                                  "while_ref_jvp_jvp"])
+def test_eager_while_closing_one_ref_twice_is_located(name):
     with pytest.raises(ValueError, match="appeared at both args") as e:
-        CASES["while_cond_reads_body_ref_eager"](J)
+        CASES[name](J)
     assert "record_refusals_remaining.py" in str(e.value)
 
 
@@ -87,21 +89,6 @@ def test_python_while_on_refs_as_python(x):
     want = _python_loop(jnp.float32(x))     # eager: Python runs the loop
     got = astjax.jit(_python_loop)(jnp.float32(x))
     np.testing.assert_allclose(np.asarray(got, np.float64), np.asarray(want, np.float64))
-
-
-def test_python_while_test_storing_into_a_ref_is_located():
-    def tick(s):
-        s[...] += 1.0
-        return s[...]
-
-    def f(x):
-        s = astjax.new_ref(jnp.float32(0.0))
-        while tick(s) < x:
-            x = x - 0.5
-        return x, s[...]
-    with pytest.raises(NotImplementedError, match="test of a `while` statement") as e:
-        astjax.jit(f)(3.0)
-    assert "test_refusals_remaining.py" in str(e.value)
 
 
 def test_schur_sort_is_refused_when_lowered():

@@ -28,6 +28,7 @@ Reverse mode through `while` with a run-time trip count is in
 """
 from __future__ import annotations
 
+import contextlib
 import types
 
 import numpy as np
@@ -35,7 +36,7 @@ import numpy as np
 from astjax import core, dtypes
 from astjax.core import (Literal, UndefinedPrimal, Var, Zero, bind, differentiable,  # noqa: F401
                          float0, is_undefined)
-from astjax.errors import DerivativeNotImplementedError
+from astjax.errors import DerivativeNotImplementedError, JAXValueError
 from astjax.primitives.base import add_tangents, instantiate, zeros_like_aval  # noqa: F401
 from astjax.primitives.slicing import slice_p
 from astjax.primitives.structural import concatenate
@@ -311,10 +312,35 @@ def backward_pass(jaxpr, consts, linear, args, cts_out):
             cts_in = rule(cts if eqn.primitive.multiple_results else cts[0], *ins, **eqn.params)
         for a, x, ct in zip(eqn.invars, ins, cts_in):
             if isinstance(x, UndefinedPrimal) and ct is not None:
-                add_ct(a, ct)
+                _check_ct_memory(x.aval, ct, eqn)
+                with _compute_type_of(eqn):   # (an add_any made here: in eqn's block)
+                    add_ct(a, ct)
     outs = [take_ct(v) if lv else None for v, lv in zip(jaxpr.invars, linear)]
     return [Zero(v.aval) if lv and ct is None else ct
             for v, ct, lv in zip(jaxpr.invars, outs, linear)]
+
+
+def _compute_type_of(eqn):
+    """While the cotangents `eqn`'s transpose gives are accumulated: the equations made
+    (`add_any`) are staged under `eqn`'s `compute_on` type, as JAX accumulates them in
+    the equation's context."""
+    ctype = getattr(eqn.source_info, "compute_type", None)
+    if ctype is None:
+        return contextlib.nullcontext()
+    return core.source_info_context(core.current_source_info().replace(compute_type=ctype))
+
+
+def _check_ct_memory(aval, ct, eqn):
+    """JAX's check of a cotangent's type against its primal's, as far as astjax's
+    rules can break it: the memory space (a device value's cotangent left in host
+    memory by a transposed `device_put`: JAX's ValueError)."""
+    ct_aval = ct.aval if isinstance(ct, (Zero, core.Tracer)) else core.get_aval(ct)
+    if ct_aval.memory_space is not aval.memory_space:
+        raise JAXValueError(f"Expected cotangent type {aval._long()} but got "
+                            f"{ct_aval._long()}", loc=eqn.source_info,
+                            hint="put the value back where it came from before it is "
+                                 "differentiated, or differentiate with respect to the "
+                                 "value in the other memory")
 
 
 def _join_slice_cts(aval, pieces):

@@ -36,7 +36,7 @@ from astjax.primitives.custom_derivatives import (checkpoint_p, custom_jvp_call_
 from astjax.primitives.scan import bind_scan, scan_p
 from astjax.primitives.state import (STATE_PRIMITIVES, Ref, RefEffectError, addupdate_p,
                                      freeze, ref_get, ref_set, swap_p)
-from astjax.primitives.while_loop import bind_while, loop_depth, python_loop, while_p
+from astjax.primitives.while_loop import bind_while, eager_loop, python_loop, while_p
 
 _STATE = frozenset(STATE_PRIMITIVES)
 
@@ -73,9 +73,6 @@ class Cell:
 
 
 _uses_refs: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-# for each `discharge_closed` running now: whether it discharges the function an eager
-# transformation staged, and how many builders were staging around that function
-_EAGER: list = []
 
 
 def uses_refs(jaxpr) -> bool:
@@ -99,23 +96,14 @@ def outside_refs(closed: ClosedJaxpr) -> bool:
 
 
 def discharge_closed(closed: ClosedJaxpr, what: str = "jit", keep_outside=False,
-                     lift=(), eager=False) -> ClosedJaxpr:
+                     lift=()) -> ClosedJaxpr:
     """`closed` without references (itself when it has none). `what` names the
     transformation in errors (`jit`, `differentiation`, `vmap`). References from
     outside the function (`outside_refs`) stay at the boundary (`at_boundary`; `lift`:
     the reference arguments `vmap` maps), or with `keep_outside` leave `closed` as it
-    is (`jit` runs it through `lift_outside_refs`); `pmap` refuses them. `eager`: the
-    function of an eager `grad` / `vmap` / ..., which JAX evaluates op by op."""
+    is (`jit` runs it through `lift_outside_refs`); `pmap` refuses them."""
     if not uses_refs(closed.jaxpr):
         return closed
-    _EAGER.append(len(core._state.builders) + 1 if eager else None)
-    try:
-        return _discharge_closed(closed, what, keep_outside, lift)
-    finally:
-        _EAGER.pop()
-
-
-def _discharge_closed(closed, what, keep_outside, lift):
     jaxpr = closed.jaxpr
     if outside_refs(closed):
         if keep_outside:
@@ -382,8 +370,9 @@ def _while(eqn, ins):
     condition's writes, nor the condition the body's; afterwards the reference holds
     the body's copy), and the condition runs on primals only: what it stores keeps
     the reference's previous tangent. A loop staged from a Python statement
-    (`python_loop`) shares one copy between its test and body, as Python does (a test
-    that stores is refused: the front end has run it once before the loop already)."""
+    (`python_loop`) shares one copy between its test and body, as Python does (the
+    front end moves a test that stores into the body, `loop_ops._test_in_body`; one
+    left in the condition is refused)."""
     p = eqn.params
     ncc, nbc = p["cond_nconsts"], p["body_nconsts"]
     cc, bc, carry = ins[:ncc], ins[ncc:ncc + nbc], ins[ncc + nbc:]
@@ -392,8 +381,8 @@ def _while(eqn, ins):
                             "it instead", loc=eqn.source_info)
     cond_j, body_j = p["cond_jaxpr"], p["body_jaxpr"]
     shared = python_loop(cond_j)
-    if _EAGER and _EAGER[-1] is not None and loop_depth(cond_j) == _EAGER[-1]:
-        _one_reference_each(cc + bc, eqn, Cell)   # (bound by an eager transformation)
+    if eager_loop(cond_j):   # (bound in an eager transformation's function)
+        _one_reference_each(cc + bc, eqn, Cell)
     c_cells, b_cells = (_refs_of(cc + bc),) * 2 if shared else (_refs_of(cc), _refs_of(bc))
     slots = c_cells if shared else c_cells + b_cells   # the carried copies
     n, b0 = len(slots), 0 if shared else len(c_cells)

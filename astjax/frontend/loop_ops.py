@@ -25,7 +25,7 @@ from ..errors import (AmbiguousTruthValueError, ConcretizationError, LoopCarryEr
 from ..primitives import elementwise as ew
 from ..primitives.scan import bind_scan
 from ..primitives.vma import staging_inputs
-from ..primitives.while_loop import bind_while
+from ..primitives.while_loop import bind_while, bind_while_test_last, stores_to_refs
 from .array_ops import (StackedList, binary, convert, iota, logical, nonzero, row, select,
                         slice_rows, zeros_like)
 from . import call_tape, object_effects
@@ -363,13 +363,17 @@ def _while(test_fn, body_fn, init, names, meta, effect, fill=(), exits=()):
                 f"when the function runs", hint="make the test static, or move the effect "
                                                 "out of the loop")
         if is_staged(t):
-            return _staged_while(test_fn, body_fn, state, names, meta, fill=fill, exits=exits)
+            return _staged_while(test_fn, body_fn, state, names, meta, fill=fill, exits=exits,
+                                 first=t)
         if not _truth(t):
             return state
         state = tuple(body_fn(*state))
 
 
-def _staged_while(test_fn, body_fn, state, names, meta, what="while loop", fill=(), exits=()):
+def _staged_while(test_fn, body_fn, state, names, meta, what="while loop", fill=(), exits=(),
+                  first=None):
+    """The staged `while` of a loop whose test is staged. `first`: the test's value on
+    `state`, already evaluated once before the loop (see `while_loop.bind_while_test_last`)."""
     st = _LoopState(state, names, body_fn)
     body = staged_path(body_fn, "the body of a `while` loop")
     try:
@@ -379,7 +383,11 @@ def _staged_while(test_fn, body_fn, state, names, meta, what="while loop", fill=
         raise _effect_error(e, what) from None
     cond_j, cond_c = _stage_test(st, carry_pos, [_aval(v) for v in init],
                                  lambda s: test_fn(*s))
-    outs = bind_while((cond_j, cond_c), (body_j, body_c), init, python=True)
+    if first is not None and stores_to_refs(cond_j):   # the test after each trip's body
+        first = first if _aval(first).dtype == dtypes.bool_ else nonzero(first)
+        outs = bind_while_test_last(first, (cond_j, cond_c), (body_j, body_c), init)
+    else:
+        outs = bind_while((cond_j, cond_c), (body_j, body_c), init, python=True)
     return _rebuild(st, carry_pos, outs)
 
 

@@ -15,6 +15,7 @@ from . import cond, scan, while_loop  # noqa: F401,E402  (structured control flo
 from . import solves  # noqa: F401,E402  (custom_linear_solve)
 from . import lapack  # noqa: F401,E402  (emitting LAPACK custom calls)
 from . import cusolver  # noqa: F401,E402  (emitting cuSOLVER custom calls: the CUDA lowerings)
+from . import generic_linalg  # noqa: F401,E402  (JAX's lowerings of lu, ormqr, tridiagonal_solve on any platform)
 from . import linalg  # noqa: F401,E402  (cholesky, triangular_solve)
 from .linalg import *  # noqa: F401,F403
 from . import collectives  # noqa: F401,E402  (psum, all_gather, axis_index, ...: named axes)

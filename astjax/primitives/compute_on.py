@@ -22,14 +22,19 @@ lowered marked `_xla_compute_type`), `compute_type`, `out_memory_spaces` (one
   `backend_config` carries `compiler_options_json`), each result then placed in its
   memory by the `annotate_device_placement` custom call;
 - jvp: the body's JVP, inlined (its equations keep the compute type, so they are
-  still lowered marked), each primal result put in its memory space by a `device_put`
-  (a program with one has committed results, as one with a `compute_on`) -- JAX keeps
-  one `compute_on` equation of the JVP instead; linear parts are then transposed as
-  ordinary equations;
+  still lowered marked), each primal result and its tangent put in its memory space
+  by a `device_put` (a program with one has committed results, as one with a
+  `compute_on`; a cotangent arriving in host memory is JAX's ValueError), and each
+  tangent entering put in its own space (so the transpose places the cotangents in
+  the inputs' spaces, as JAX's transposed `compute_on`)
+  -- JAX keeps one `compute_on` equation of the JVP instead; linear parts are then
+  transposed as ordinary equations;
 - batch: a `compute_on` of the batched body; dce: the body pruned to the used results;
 - source: the body printed inline.
 """
 from __future__ import annotations
+
+from contextlib import contextmanager
 
 from .. import core
 from ..core import bind
@@ -39,7 +44,63 @@ from ..memory import space_to_kind
 from .base import call_source, matchaxis, private_function, register
 from .device_put import ArrayCopySemantics, device_put_p
 
-__all__ = ["compute_on_p", "XLA_COMPUTE_TYPES"]
+__all__ = ["compute_on_p", "XLA_COMPUTE_TYPES", "outside_staging", "tagged", "marked", "top_level",
+           "program_key", "in_block"]
+
+# the compute type of the `compute_on` block entered outside staging, if any (its
+# `jit` programs are marked and cached apart: `outside_staging`)
+top_level = [None]
+
+
+@contextmanager
+def outside_staging(compute_type):
+    """While a `compute_on(compute_type)` block runs outside staging: the programs `jit`
+    stages then are `compute_type`'s as a whole (JAX traces them in the block's
+    context), cached apart from the same function's others (`api.Jitted` keys them by
+    `top_level`)."""
+    before = top_level[0]
+    top_level[0] = compute_type
+    try:
+        yield
+    finally:
+        top_level[0] = before
+
+
+def program_key() -> tuple:
+    """What a `compute_on` block entered outside staging adds to the cache keys of the
+    programs `jit` stages in it (() outside one)."""
+    return ("compute_on", top_level[0]) if top_level[0] else ()
+
+
+def in_block(closed):
+    """`closed`, staged by a `jit` call outside staging: in a `compute_on` block, all
+    of it marked with the block's compute type."""
+    return tagged(closed, top_level[0]) if top_level[0] else closed
+
+
+def tagged(p, compute_type):
+    """Param value `p` with the sub-jaxprs in it copied, their equations marked."""
+    if isinstance(p, core.ClosedJaxpr):
+        return core.ClosedJaxpr(tagged(p.jaxpr, compute_type), p.consts)
+    if isinstance(p, core.Jaxpr):
+        return core.Jaxpr(p.constvars, p.invars, p.outvars,
+                          [marked(e, compute_type) for e in p.eqns])
+    if isinstance(p, tuple):
+        return tuple(tagged(q, compute_type) for q in p)
+    return p
+
+
+def marked(eqn, compute_type):
+    """A copy of `eqn` staged under `compute_type` (an inner block's own type kept), its
+    sub-jaxprs' equations too (they may be shared with other programs: copied)."""
+    if getattr(eqn.source_info, "compute_type", None) is not None:
+        return eqn
+    params = eqn.params
+    if any(True for _ in core.sub_jaxprs(params)):
+        params = {k: tagged(v, compute_type) for k, v in params.items()}
+    return eqn.replace(source_info=eqn.source_info.replace(compute_type=compute_type),
+                       params=params)
+
 
 # JAX's compute types and XLA's names for them (`_xla_compute_type`)
 XLA_COMPUTE_TYPES = {"device_host": "host", "device": "dense", "tpu_sparsecore": "sparseoffload"}
@@ -89,14 +150,23 @@ def _lowering(ctx, *args, jaxpr, compute_type, out_memory_spaces, compiler_optio
 def _jvp(tx, primals, tangents, *, jaxpr, out_memory_spaces, **params):
     nz = [not isinstance(t, core.Zero) for t in tangents]
     jv, out_nz = tx.jvp_jaxpr(jaxpr, nz, instantiate=False)
+    # each tangent put in its own space from there: the transpose places the cotangents
+    # in the inputs' spaces, as JAX's transposed `compute_on` does
     outs = core.inline_jaxpr(jv.jaxpr, list(jv.consts), list(primals) + [
-        t for t in tangents if not isinstance(t, core.Zero)])
+        _put(t, core.get_aval(t).memory_space, core.get_aval(t).memory_space)
+        for t in tangents if not isinstance(t, core.Zero)])
     n = len(jaxpr.out_avals)
-    placed = [bind(device_put_p, o, devices=(s,), srcs=(None,),
-                   copy_semantics=(ArrayCopySemantics.ALWAYS_COPY,))[0]
-              for o, s in zip(outs[:n], out_memory_spaces)]
-    it = iter(outs[n:])
+    placed = [_put(o, s) for o, s in zip(outs[:n], out_memory_spaces)]
+    # the tangents in the same spaces, as JAX's JVP `compute_on` places them (a
+    # cotangent arriving in host memory stays there: JAX's ValueError at the body)
+    it = iter(_put(t, s) for t, s in zip(outs[n:], [s for s, z in zip(out_memory_spaces,
+                                                                      out_nz) if z]))
     return placed, [next(it) if z else core.Zero(a) for z, a in zip(out_nz, jaxpr.out_avals)]
+
+
+def _put(x, space, src=None):
+    return bind(device_put_p, x, devices=(space,), srcs=(src,),
+                copy_semantics=(ArrayCopySemantics.ALWAYS_COPY,))[0]
 
 
 def _batch(tx, args, dims, *, jaxpr, **params):

@@ -14,8 +14,9 @@ from `donate=` / `may_alias=` as JAX derives it). Inside one program every value
 the program's devices already, so the lowering is the identity (JAX's own CPU lowering);
 eager calls never bind it (the runtime copies the buffers). The block holds the NumPy
 reference, abstract evaluation, lowering, JVP (it is linear: the tangents are put the
-same way), transpose (the cotangents are put back: `devices` and `srcs` swapped, always
-copied, JAX's ValueError for a donated input) and batching (batch axes unchanged).
+same way), transpose (the cotangents are put back: `devices` and `srcs` swapped -- an unknown
+source of a host-typed input is host memory --, always copied, JAX's ValueError for a
+donated input) and batching (batch axes unchanged).
 """
 from __future__ import annotations
 
@@ -92,8 +93,12 @@ def _device_put_transpose(cts, *args, devices, srcs, copy_semantics):
         raise ArgumentValueError("donate=True is not allowed during tranposition of "
                                  "device_put.", hint="put the value without donate=True")
     keep = _pick(dict(devices=devices, srcs=srcs, copy_semantics=copy_semantics), linear)
+    # (JAX's: an unknown source of a host-typed input is host memory; another unknown
+    # source leaves the cotangent where it is)
+    to = tuple(MemorySpace.Host if s is None and a.aval.memory_space is MemorySpace.Host
+               else s for s, a in zip(keep["srcs"], [a for a, k in zip(args, linear) if k]))
     back = iter(bind(device_put_p, *[ct for ct, k in zip(cts, linear) if k],
-                     devices=keep["srcs"], srcs=keep["devices"],
+                     devices=to, srcs=keep["devices"],
                      copy_semantics=(ArrayCopySemantics.ALWAYS_COPY,) * sum(linear)))
     return [next(back) if k else None for k in linear]
 

@@ -27,7 +27,7 @@ from .. import core, dtypes
 from ..core import ShapedArray, bind
 from ..errors import (ArgumentTypeError, DifferentiationError, NotImplementedInAstjaxError,
                       ShapeError, ShapeValueError)
-from . import cusolver, lapack
+from . import cusolver, generic_linalg, lapack
 from .base import (INEXACT, check_dtype, deffront, is_zero, lax_ops, lower_inline, lowering_from,
                    nondiff, register)
 from .base import tangent_aval as _aval
@@ -286,6 +286,11 @@ def _lu_impl(a):
 def _lu_lowering(ctx, a):
     aval = ctx.avals_in[0]
     lu_aval, piv_aval, perm_aval = ctx.avals_out
+    if lapack.generic_platform(ctx):   # (JAX's lowering there)
+        def generic(x):
+            out, piv = generic_linalg.lu_factors(x)
+            return [out, piv, lu_pivots_to_permutation(piv, aval.shape[-2])]
+        return lower_inline(ctx, generic, [aval], [a])
     info = lapack.info_aval(aval)
     out, piv, status = lapack.lapack_call(ctx, "getrf", [a], [aval], [lu_aval, piv_aval, info],
                                           aliases={0: 0})

@@ -17,8 +17,8 @@ import numpy as np
 from .. import core, dtypes
 from ..core import ShapedArray, bind
 from ..errors import ShapeError
-from . import lapack
-from .base import INEXACT, check_dtype, deffront, mark_unsupported, register
+from . import generic_linalg, lapack
+from .base import INEXACT, check_dtype, deffront, lowering_from, mark_unsupported, register
 
 __all__ = ["geqrf_p", "householder_product_p", "hessenberg_p", "tridiagonal_p", "ormqr_p",
            "geqrf", "householder_product", "hessenberg", "tridiagonal", "ormqr"]
@@ -297,7 +297,12 @@ def _ormqr_impl(a, taus, c, *, left=True, transpose=False):
                        c).astype(c.dtype)
 
 
+_ormqr_generic = lowering_from(generic_linalg.ormqr_product)   # (JAX's for other platforms)
+
+
 def _ormqr_lowering(ctx, a, taus, c, *, left=True, transpose=False):
+    if lapack.generic_platform(ctx):
+        return _ormqr_generic(ctx, a, taus, c, left=left, transpose=transpose)
     routine = "unmqr" if dtypes.issubdtype(ctx.avals_in[0].dtype, np.complexfloating) \
         else "ormqr"
     out, = lapack.lapack_call(ctx, routine, [a, taus, c], ctx.avals_in, ctx.avals_out,

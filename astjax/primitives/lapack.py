@@ -57,6 +57,25 @@ def target(routine, dtype):
             f"got {dtype}") from None
 
 
+# the primitives (by their LAPACK routine) JAX lowers for CPU, GPU and TPU only: on
+# another platform, JAX's error (its svd there is the TPU algorithm, which needs eigh)
+_NO_GENERIC = {"syevd": "eigh", "heevd": "eigh", "gesdd": "eigh", "gesvd": "eigh",
+               "geev": "eig", "gees": "schur", "gehrd": "hessenberg", "sytrd": "tridiagonal",
+               "hetrd": "tridiagonal", "geqp3": "geqp3"}
+
+
+# the routines JAX calls by XLA's own names on such a platform (its generic lowerings
+# of geqrf and householder_product)
+_GENERIC_CALLS = {"geqrf": "Qr", "orgqr": "ProductOfElementaryHouseholderReflectors",
+                  "ungqr": "ProductOfElementaryHouseholderReflectors"}
+
+
+def generic_platform(ctx) -> bool:
+    """Whether `ctx` lowers for a platform JAX has no kernels for (a name it does not
+    know): JAX lowers its platform-independent rules there."""
+    return ctx.platform not in (None, "cpu", "cuda", "rocm", "tpu")
+
+
 def cpu_only(ctx, what):
     if ctx.platform not in ("cpu", None):
         raise NotImplementedInAstjaxError(
@@ -110,6 +129,14 @@ def lapack_call(ctx, routine, operands, in_avals, out_avals, *, target_name=None
     if ctx.platform in cusolver.GPU_PLATFORMS and target_name is None:   # JAX's GPU kernel
         return cusolver.lapack_as_gpu(ctx, routine, operands, in_avals, out_avals, aliases,
                                       attrs)
+    if routine in _GENERIC_CALLS and generic_platform(ctx) and target_name is None:
+        return ctx.mb.op("stablehlo.custom_call", list(operands), list(out_avals), {
+            "call_target_name": f'"{_GENERIC_CALLS[routine]}"', "backend_config": '""'})
+    if routine in _NO_GENERIC and generic_platform(ctx):
+        name = _NO_GENERIC[routine]
+        raise NotImplementedInAstjaxError(
+            f"MLIR translation rule for primitive '{name}' not found for platform "
+            f"{ctx.platform}", hint=f"JAX lowers {name} for cpu, cuda, rocm and tpu only")
     cpu_only(ctx, f"LAPACK {routine}")
     register_targets()
     rank = max(a.ndim for a in in_avals)

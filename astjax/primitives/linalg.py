@@ -16,9 +16,9 @@ import numpy as np
 
 from .. import core, dtypes
 from ..core import ShapedArray, bind
-from ..errors import ShapeError, ShapeValueError
+from ..errors import NotImplementedInAstjaxError, ShapeError, ShapeValueError
 from . import elementwise as ew
-from . import cusolver, lapack
+from . import cusolver, generic_linalg, lapack
 from .elementwise import conj_p
 from .base import (FLOAT, INEXACT, add_tangents, check_dtype, deffront, is_zero, lax_ops,
                    lowering_from, mark_unsupported, register, weak_const)
@@ -320,8 +320,17 @@ def _tds_impl(dl, d, du, b, *, perturb_singular=False):
     return out
 
 
+_tds_generic = lowering_from(generic_linalg.thomas_solve)   # (JAX's for other platforms)
+
+
 def _tds_lowering(ctx, dl, d, du, b, *, perturb_singular=False):
     b_aval = ctx.avals_in[3]
+    if lapack.generic_platform(ctx):
+        if perturb_singular:
+            raise NotImplementedInAstjaxError(
+                "perturb_singular=True is not supported on this platform.",
+                hint="JAX's lowering for this platform solves without perturbing")
+        return _tds_generic(ctx, dl, d, du, b)
     if ctx.platform in cusolver.GPU_PLATFORMS:
         return cusolver.tridiagonal_solve(ctx, dl, d, du, b, perturb_singular)
     if perturb_singular:   # jaxlib's own kernel (not LAPACK's gtsv): never NaN

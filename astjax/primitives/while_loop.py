@@ -47,6 +47,8 @@ from __future__ import annotations
 
 import ast
 import weakref
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 import numpy as np
 
@@ -63,7 +65,8 @@ from .cond import (_any, _ensure_types, _first_lane, _fmt, _lane_select,
                    not_mapped, promote_weak_carry, stage_sub, switch)
 from .scan import _permute, carry_names, loop_fuse, preset_carry_outputs, scan
 
-__all__ = ["while_p", "bind_while", "while_loop", "fori_loop"]
+__all__ = ["while_p", "bind_while", "bind_while_test_last", "stores_to_refs", "while_loop",
+           "fori_loop"]
 
 WHILE_CHECKPOINT_BYTES = 32 << 20
 WHILE_MAX_CHECKPOINTS = 1024
@@ -73,10 +76,36 @@ WHILE_KNOWN_TRIPS_BYTES = 1 << 30
 while_p = core.new_primitive("while", multiple_results=True, higher_order=True)
 
 
-# the condition jaxprs of loops staged from Python `while`/`for` statements; of the
-# others, the number of builders staging when each was bound (`loop_depth`)
+# the condition jaxprs of loops staged from Python `while`/`for` statements, and of
+# the `lax.while_loop`s JAX would bind eagerly (`eager_loop`)
 _PYTHON_LOOPS: "weakref.WeakSet" = weakref.WeakSet()
-_DEPTH: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_EAGER_LOOPS: "weakref.WeakSet" = weakref.WeakSet()
+# the depths of the builders staging what JAX runs op by op (`eager_builder`)
+_EAGER_BUILDERS: ContextVar[frozenset] = ContextVar("astjax_eager_builders",
+                                                    default=frozenset())
+
+
+@contextmanager
+def eager_builder():
+    """While the next builder stages what JAX would run op by op: the function of an
+    eager transformation (`vmap(f)(x)`, `grad(f)(x)`, `jvp(f, ...)` outside `jit`, or
+    one called directly in such a function), or the program an eager transformation
+    compiles around it. A `jit`, a loop body or a branch staged inside is not."""
+    if not eagerly_staged():
+        yield
+        return
+    token = _EAGER_BUILDERS.set(_EAGER_BUILDERS.get() | {len(core._state.builders)})
+    try:
+        yield
+    finally:
+        _EAGER_BUILDERS.reset(token)
+
+
+def eagerly_staged() -> bool:
+    """Whether every builder staging now stages what JAX runs op by op
+    (`eager_builder`; True outside staging)."""
+    marked = _EAGER_BUILDERS.get()
+    return all(d in marked for d in range(len(core._state.builders)))
 
 
 def bind_while(cond, body, init, python=False):
@@ -89,11 +118,34 @@ def bind_while(cond, body, init, python=False):
     cond_jaxpr = core.closure_convert(cond_j)
     if python:
         _PYTHON_LOOPS.add(cond_jaxpr.jaxpr)
-    else:
-        _DEPTH[cond_jaxpr.jaxpr] = len(core._state.builders)
+    elif eagerly_staged():
+        _EAGER_LOOPS.add(cond_jaxpr.jaxpr)
     return bind(while_p, *cond_c, *body_c, *init,
                 cond_jaxpr=cond_jaxpr, body_jaxpr=core.closure_convert(body_j),
                 cond_nconsts=len(cond_c), body_nconsts=len(body_c))
+
+
+def stores_to_refs(jaxpr) -> bool:
+    """Whether `jaxpr` (or one nested in it) stores into a mutable array reference."""
+    from .state import addupdate_p, swap_p
+    return any(e.primitive in (swap_p, addupdate_p) or any(stores_to_refs(
+        j.jaxpr if isinstance(j, core.ClosedJaxpr) else j) for j in core.sub_jaxprs(e.params))
+        for e in jaxpr.eqns)
+
+
+def bind_while_test_last(first, cond, body, init):
+    """A Python loop whose test stores into a reference, in Python's order of
+    evaluation: the test's first value `first` (a boolean, its stores already made
+    before the loop) is carried, and each trip runs the body and then the test, so the
+    test runs once per trip plus once, each time after the body's stores.
+    `cond`, `body`: as `bind_while`'s. -> the final carry."""
+    def trip(t, *carry):
+        outs = core.inline_jaxpr(*body, carry)
+        return [core.inline_jaxpr(*cond, outs)[0], *outs]
+    avals = [core.get_aval(first)] + [core.get_aval(v) for v in init]
+    outs = bind_while(core.stage_open(lambda t, *carry: [t], avals),
+                      core.stage_open(trip, avals), [first, *init], python=True)
+    return outs[1:]
 
 
 def python_loop(cond_jaxpr) -> bool:
@@ -104,10 +156,11 @@ def python_loop(cond_jaxpr) -> bool:
     return cond_jaxpr.jaxpr in _PYTHON_LOOPS
 
 
-def loop_depth(cond_jaxpr):
-    """For the `lax.while_loop` equation with this `cond_jaxpr`: how many builders were
-    staging when it was bound (None for a Python loop's)."""
-    return _DEPTH.get(cond_jaxpr.jaxpr)
+def eager_loop(cond_jaxpr) -> bool:
+    """Whether the `lax.while_loop` equation with this `cond_jaxpr` was bound where JAX
+    binds it eagerly (in an eager transformation's function, no `jit` between): JAX
+    runs it as one jitted primitive there."""
+    return cond_jaxpr.jaxpr in _EAGER_LOOPS
 
 # ---- abstract eval, impl, lowering ---------------------------------------------
 

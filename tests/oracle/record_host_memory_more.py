@@ -6,7 +6,8 @@ a recorder of JAX's outcomes (see README.md):
   with in/out shardings naming memory kinds over the mesh (module text, results),
   `device_put` to such a layout inside `jit`, JAX's error for a mismatched kind;
 - `jax.experimental.compute_on('device_host' | 'device')`: jaxpr, module text, values,
-  under `grad` and with a `cond` inside, JAX's errors;
+  under `grad` and with a `cond` inside, around an eager call of a jitted function,
+  JAX's errors;
 - `checkpoint` policies that offload (`save_and_offload_only_these_names`,
   `offload_dot_with_no_batch_dims`): the `device_put`s of the gradient's jaxpr, values
   eagerly, under `jit` and `vmap`;
@@ -96,6 +97,16 @@ def _co2(J, kind="device_host", spaces=None, **kw):
     return f
 
 
+def _eager_jit_block(J):
+    """A jitted function called (and lowered) eagerly inside a `compute_on` block and
+    outside it: JAX traces it in the block's context, a program of its own."""
+    g = J.jax.jit(lambda x: J.jnp.sin(x) * 2)
+    before = g(V)
+    with J.compute_on("device_host"):
+        inside = (g.lower(V).as_text(), g(V))
+    return (before, *inside, g.lower(V).as_text())
+
+
 def _co2_twice(J):
     def f(x):
         g = J.compute_on2(lambda a: a * 2, compute_type="device_host",
@@ -110,6 +121,17 @@ def _co2_sum(J):
     def f(x):
         return J.jnp.sum(J.compute_on2(lambda a: J.jnp.sin(a) * a, compute_type="device_host",
                                        out_memory_spaces=J.jax.memory.Space.Device)(x))
+    return f
+
+
+def _co2_host_sum(J):
+    """A sum through a `compute_on2` result put in host memory (and moved back): its
+    cotangent arrives in host memory, which JAX's transpose of the body refuses."""
+    def f(x):
+        h, d = J.compute_on2(lambda a: (J.jnp.sin(a) * 2, a * a), compute_type="device_host",
+                             out_memory_spaces=(J.jax.memory.Space.Host,
+                                                J.jax.memory.Space.Device))(x)
+        return J.jnp.sum(J.jax.device_put(h, J.jax.memory.Space.Device) + d)
     return f
 
 
@@ -225,8 +247,11 @@ SCENARIOS = {
     "compute_on2_options": lambda J: J.jax.jit(_co2(
         J, compiler_options={"xla_cpu_enable_fast_math": False})).lower(V).as_text(),
     "compute_on2_eager": lambda J: _co2(J)(V),
+    "compute_on_around_eager_jit": _eager_jit_block,
     "compute_on2_twice": lambda J: _lower_and_call(J.jax.jit(_co2_twice(J)), V),
     "compute_on2_grad": lambda J: (J.jax.grad(_co2_sum(J))(V), J.jax.jit(J.jax.grad(_co2_sum(J)))(V)),
+    "compute_on2_host_grad": lambda J: J.jax.grad(_co2_host_sum(J))(V),
+    "compute_on2_host_jit_grad": lambda J: J.jax.jit(J.jax.grad(_co2_host_sum(J)))(V),
     "compute_on2_vmap": lambda J: J.jax.jit(J.jax.vmap(_co2(J)))(np.stack([V, 2 * V])),
     "compute_on2_nested": lambda J: J.jax.jit(_co2_nested(J)).lower(V).as_text(),
     "compute_on_invalid": lambda J: J.compute_on("gpu").__enter__(),

@@ -240,6 +240,54 @@ def while_cond_ref_vmap_jvp(J):
     return J.jax.vmap(lambda x: J.jax.jvp(f, (x,), (1.0,)))(J.jnp.array([0.0, 4.0]))
 
 
+
+# ---- nested eager transformations of those loops: JAX binds the loop eagerly (a jitted
+# primitive: its ValueError) unless a `jit` stands between
+
+_XS = [0.0, 1.0, 7.0]
+
+
+def while_ref_grad_vmap(J):
+    f = _cond_reads_body_ref(J)[0]
+    return J.jax.grad(lambda x: J.jax.vmap(f)(x)[0].sum())(J.jnp.array(_XS))
+
+
+def while_ref_vmap_grad(J):
+    f = _stale_loop(J)[0]
+    return J.jax.vmap(J.jax.grad(lambda x: f(x)[0]))(J.jnp.array(_XS))
+
+
+def while_ref_jvp_vmap(J):
+    return J.jax.jvp(J.jax.vmap(_stale_loop(J)[0]), (J.jnp.array(_XS),), (J.jnp.ones(3),))
+
+
+def while_ref_vmap_jvp(J):
+    f = _cond_reads_body_ref(J)[0]
+    return J.jax.vmap(lambda x: J.jax.jvp(f, (x,), (1.0,)))(J.jnp.array(_XS))
+
+
+def while_ref_vmap_vmap(J):
+    return J.jax.vmap(J.jax.vmap(_stale_loop(J)[0]))(J.jnp.array([_XS]))
+
+
+def while_ref_jvp_jvp(J):
+    f = _stale_loop(J)[0]
+    return J.jax.jvp(lambda x: J.jax.jvp(f, (x,), (1.0,)), (1.0,), (1.0,))
+
+
+def while_ref_grad_grad(J):
+    f = _cond_reads_body_ref(J)[0]
+    return [J.jax.grad(J.jax.grad(lambda x: f(x)[0]))(1.0)]
+
+
+def while_ref_vmap_jit_vmap(J):
+    return J.jax.vmap(J.jax.jit(J.jax.vmap(_stale_loop(J)[0])))(J.jnp.array([_XS]))
+
+
+def while_ref_jvp_jit_vmap(J):
+    f = J.jax.jit(J.jax.vmap(_cond_reads_body_ref(J)[0]))
+    return J.jax.jvp(f, (J.jnp.array(_XS),), (J.jnp.ones(3),))
+
 # ---- lax.linalg.schur: select_callable unused, sort_eig_vals refused when lowered
 
 _A = [[1.0, 2.0, 0.0], [3.0, 1.0, 1.0], [0.0, 1.0, 4.0]]
@@ -571,7 +619,9 @@ CASES = {f.__name__: f for f in (
     while_cond_reads_body_ref_vmap, while_cond_reads_body_ref_jvp,
     while_cond_reads_body_ref_jit_vmap, while_cond_reads_body_ref_jit_jvp,
     while_cond_ref_tangent_kept_jvp, while_cond_sets_ref_jvp, while_cond_ref_outer_jvp,
-    while_cond_ref_vmap_jvp,
+    while_cond_ref_vmap_jvp, while_ref_grad_vmap, while_ref_vmap_grad, while_ref_jvp_vmap,
+    while_ref_vmap_jvp, while_ref_vmap_vmap, while_ref_jvp_jvp, while_ref_grad_grad,
+    while_ref_vmap_jit_vmap, while_ref_jvp_jit_vmap,
     schur_select_no_sort, schur_select_no_sort_jit, schur_no_vectors, schur_sort,
     schur_sort_jit, schur_sort_jaxpr,
     composite_none_eager, composite_none_jit, composite_none_beside,

@@ -11,8 +11,10 @@ equation staged in the block remembers the compute type (its `SourceInfo`), and 
 lowering marks its operations with `mhlo.frontend_attributes = {_xla_compute_type =
 "host"}` (`"dense"` for `'device'`; `codegen/compute_on.py`). On the CPU the marked
 operations run where they would run anyway, with the same values. A nested
-`compute_on` overrides the outer one for its own block. Outside staging (eager
-operations) there is nothing to mark.
+`compute_on` overrides the outer one for its own block. Outside staging, the programs
+`jit` stages in the block (an eager call of a jitted function, its `lower`) are marked
+as a whole and cached apart, as JAX traces them under the compute type; eager
+operations have nothing to mark.
 
 JAX's TypeError for a compute type that is not a string, and its ValueError for an
 unknown one, are raised by `compute_on` itself.
@@ -27,7 +29,7 @@ from astjax.ad_api import _stage
 from astjax.api import jit
 from astjax.api_util import flatten_axes
 from astjax.errors import ArgumentTypeError, ArgumentValueError, caller_location
-from astjax.primitives.compute_on import compute_on_p
+from astjax.primitives.compute_on import compute_on_p, marked, outside_staging, tagged
 
 __all__ = ["compute_on", "compute_on2"]
 
@@ -50,30 +52,6 @@ def _check(compute_type):
             hint="use compute_on('device_host') or compute_on('device')")
 
 
-def _tagged_value(p, compute_type):
-    """Param value `p` with the sub-jaxprs in it copied, their equations marked."""
-    if isinstance(p, core.ClosedJaxpr):
-        return core.ClosedJaxpr(_tagged_value(p.jaxpr, compute_type), p.consts)
-    if isinstance(p, core.Jaxpr):
-        return core.Jaxpr(p.constvars, p.invars, p.outvars,
-                          [_marked(e, compute_type) for e in p.eqns])
-    if isinstance(p, tuple):
-        return tuple(_tagged_value(q, compute_type) for q in p)
-    return p
-
-
-def _marked(eqn, compute_type):
-    """A copy of `eqn` staged under `compute_type` (an inner block's own type kept), its
-    sub-jaxprs' equations too (they may be shared with other programs: copied)."""
-    if getattr(eqn.source_info, "compute_type", None) is not None:
-        return eqn
-    params = eqn.params
-    if any(True for _ in core.sub_jaxprs(params)):
-        params = {k: _tagged_value(v, compute_type) for k, v in params.items()}
-    return eqn.replace(source_info=eqn.source_info.replace(compute_type=compute_type),
-                       params=params)
-
-
 def compute_on(compute_type: str):
     """Run the operations staged inside on `compute_type`'s compute
     (`'device_host'`: the host; `'device'`: the device): a context manager, or a
@@ -85,14 +63,18 @@ def compute_on(compute_type: str):
 @contextmanager
 def _block(compute_type):
     builder = core.current_builder()
-    start = len(builder.eqns) if builder is not None else 0
+    if builder is None:   # (eagerly: the programs `jit` stages inside, as JAX's)
+        with outside_staging(compute_type):
+            yield
+        return
+    start = len(builder.eqns)
     try:
         yield
     finally:
-        if builder is not None and builder.alive:
+        if builder.alive:
             eqns = builder.eqns
             for i in range(start, len(eqns)):
-                new = _marked(eqns[i], compute_type)
+                new = marked(eqns[i], compute_type)
                 if new is not eqns[i]:
                     for v in new.outvars:
                         builder.producer[v] = new
@@ -115,7 +97,7 @@ def compute_on2(f=None, *, compute_type, out_memory_spaces, compiler_options=Non
         if core.current_builder() is None:   # (eagerly: as JAX, a program of the call)
             return jit(wrapped)(*args)
         closed, _, out_tree, leaves = _stage(f, args, {}, None)
-        body, consts = core.split_consts(_tagged_value(closed, compute_type))
+        body, consts = core.split_consts(tagged(closed, compute_type))
         spaces = flatten_axes("compute_on out_memory_spaces", out_tree, out_memory_spaces)
         outs = core.bind(compute_on_p, *consts, *leaves, jaxpr=body,
                          compute_type=compute_type, out_memory_spaces=tuple(spaces),
