@@ -33,7 +33,7 @@ from .dispatch_keys import (KWARGS as _KWARGS, STATIC as _STATIC, Entry as _Entr
 from .staging import (StagedCallable, arg_hints, as_callable, donated_leaves, leaf_aval,
                       array_signature, kept_staging, python_scalar, stage_flat,
                       stage_once)
-from .stages import ShapeDtypeStruct, Lowered, Traced
+from .stages import ShapeDtypeStruct, Lowered, Traced, remember_staging
 from .stages import abstract_layouts_entry as _abstract_layouts, has_layouts as _has_layouts
 from .transforms.ad import inline as _inline
 from .transforms.dce import dce_closed
@@ -240,16 +240,22 @@ class Jitted(StagedCallable):
             self._cache[key] = entry
         return entry, leaves
 
-    def _stage(self, dyn_args, dyn_kwargs, statics, in_tree, avals, discharge=True):
+    def _stage(self, dyn_args, dyn_kwargs, statics, in_tree, avals, discharge=True,
+               dce=True):
         fun = self._rebuild(statics)
         hints = arg_hints(self.fun, dyn_args, dyn_kwargs) if not statics else None
         key = (statics, in_tree, tuple(avals), dtypes.config.x64_enabled)   # (as _entry's)
         closed, out_tree = (kept_staging(self._cache, key)   # (an inner call staged it)
                             or stage_flat(fun, in_tree, list(avals), hints))
+        program = closed
         if discharge:   # mutable references -> values (make_jaxpr shows them as staged;
             # references from outside the function: `ref.RefEntry` at the call)
-            closed = discharge_closed(closed, keep_outside=True)
-        return dce_closed(closed), out_tree
+            program = discharge_closed(program, keep_outside=True)
+        if not dce:   # make_jaxpr shows every equation staged, as JAX's every one traced
+            return program, out_tree
+        program = dce_closed(program)
+        remember_staging(program, closed)   # (what `jit(f).trace(x).jaxpr` shows)
+        return program, out_tree
 
     def stage(self, *args, **kwargs):
         """(ClosedJaxpr, out_tree) for these arguments (staged, not compiled)."""
@@ -619,9 +625,15 @@ function = jit
 def make_jaxpr(fun: Callable[..., Any], static_argnums: int | Sequence[int] = (),
                static_argnames: str | Iterable[str] = (),
                return_shape: bool = False) -> Callable[..., Any]:
-    """`make_jaxpr(f)(*args)` -> the ClosedJaxpr astjax stages for these arguments."""
-    j = fun if isinstance(fun, Jitted) and not static_argnums else Jitted(
-        fun, static_argnums, static_argnames)
+    """`make_jaxpr(f)(*args)` -> the ClosedJaxpr astjax stages for these arguments:
+    every equation staged (none removed as dead), and `make_jaxpr(jit(f))` one
+    `jit[name=f jaxpr=...]` equation around `f`'s body, as JAX prints them."""
+    if isinstance(fun, Jitted) and (fun._shardings is not None or fun._options is not None):
+        j = fun   # (a jit with layouts or options: its body, constraints where it has them)
+    elif isinstance(fun, Jitted) and not (static_argnums or static_argnames):
+        j = Jitted(fun, fun.static_argnums, fun.static_argnames)   # (its statics pass through)
+    else:
+        j = Jitted(fun, static_argnums, static_argnames)
 
     @functools.wraps(fun)
     def make(*args, **kwargs):
@@ -632,7 +644,7 @@ def make_jaxpr(fun: Callable[..., Any], static_argnums: int | Sequence[int] = ()
             avals = [leaf_aval(x) for x in leaves]
             with _explicit.staging(leaves):   # layouts on Explicit axes, as in jit
                 closed, out_tree = j._stage(dyn_args, dyn_kwargs, statics, in_tree, avals,
-                                            discharge=False)
+                                            discharge=False, dce=False)
             closed = _explicit.with_types(closed, leaves)
         except AstjaxError as e:
             raise e.with_traceback(user_traceback(e)) from None

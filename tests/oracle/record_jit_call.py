@@ -195,9 +195,43 @@ def checkify_inside(J):
     return {"error": err.get(), "value": _tolist(out)}
 
 
+def _dead(J, x):
+    y = J.jnp.sin(x)
+    J.jnp.cos(y)   # (dead: make_jaxpr keeps it, the lowering drops it)
+    return y * 2
+
+
+def dead_code(J):
+    """Equations whose results are unused: every one printed, none lowered."""
+    jax = J.jax
+    x = J.jnp.ones(2)
+    return {"jaxpr": str(jax.make_jaxpr(lambda x: _dead(J, x))(x)),
+            "hlo": jax.jit(lambda x: _dead(J, x)).lower(x).as_text()}
+
+
+def _outer(J, x, k):
+    return _dead(J, x) * k
+
+
+def outer_jit(J):
+    """`make_jaxpr(jit(f))`: one `jit` equation around f's body; `jit(f).trace(x).jaxpr`
+    f's body itself; static arguments; jit of jit; inline=True; transformed."""
+    jax = J.jax
+    jf = jax.jit(lambda x: _dead(J, x))
+    js = jax.jit(functools.partial(_outer, J), static_argnums=1)
+    return {"jaxpr": str(jax.make_jaxpr(jf)(1.0)),
+            "trace": str(jf.trace(1.0).jaxpr),
+            "static": str(jax.make_jaxpr(js, static_argnums=1)(1.0, 3.0)),
+            "jit_of_jit": str(jax.make_jaxpr(jax.jit(jf))(1.0)),
+            "inline": str(jax.make_jaxpr(jax.jit(lambda x: _dead(J, x), inline=True))(1.0)),
+            "grad": str(jax.make_jaxpr(jax.grad(jf))(1.0)),
+            "vmap": str(jax.make_jaxpr(jax.vmap(jf))(J.jnp.ones(2)))}
+
+
 CASES = {f.__name__: f for f in [twice, once, nested, two_shapes, closure, big_bodies,
                                   vmap_twice, jvp_twice, grad_twice, same_name,
-                                  statics_and_constants, checkify_inside]}
+                                  statics_and_constants, checkify_inside, dead_code,
+                                  outer_jit]}
 
 
 def main():
