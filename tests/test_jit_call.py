@@ -29,8 +29,6 @@ J = types.SimpleNamespace(jax=astjax, lax=lax, jnp=jnp, checkify=checkify,
 
 # (case, key) whose text differs from JAX's for a reason outside the `jit` equation
 KNOWN = {
-    ("jvp_twice", "jaxpr"): "astjax sums the tangents of `add` with add_any; JAX's jvp of "
-                            "add binds add",
     ("nested", "hlo3"): "astjax emits one constant for the two equal operands of the "
                         "calls; JAX emits it again (%cst_1)",
     ("two_shapes", "hlo"): "astjax lowers a weak-to-strong convert_element_type to nothing "
