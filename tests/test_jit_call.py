@@ -39,6 +39,8 @@ KNOWN = {
                           "0.10.2 binds debug_print with its formatting params",
     ("effects", "grad_jaxpr"): "the same debug_callback / debug_print difference",
     ("effects", "hlo"): "the callback's custom_call attributes (api_version, no sdy mesh)",
+    ("local_refs", "hlo"): "astjax lowers a weak-to-strong convert_element_type to nothing; "
+                           "JAX emits stablehlo.convert",
 }
 # (case, key) where astjax still inlines the inner jit that JAX keeps as one equation
 INLINED = {

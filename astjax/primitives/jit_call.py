@@ -56,8 +56,9 @@ _kept: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def keeps_call(closed: core.ClosedJaxpr) -> bool:
-    """Whether a staged inner `jit` body becomes one equation: not when it uses mutable
-    references (inlined: discharging them sees their equations directly). A body with
+    """Whether a staged inner `jit` body becomes one equation: not when it takes mutable
+    references (inlined: discharging them sees their equations directly); references
+    it creates itself are discharged inside the equation's body. A body with
     side effects (a debug print, an io_callback) is one equation, as in JAX: the
     equation has its body's effects (`core.has_effects`), so no pass removes or merges
     it, and the lowered private function makes the calls."""
@@ -69,12 +70,7 @@ def keeps_call(closed: core.ClosedJaxpr) -> bool:
 
 
 def _refs(j) -> bool:
-    if any(isinstance(v.aval, core.AbstractRef) for v in j.constvars + j.invars):
-        return True
-    return any((e.primitive.takes_refs and not e.primitive.higher_order)
-               or any(isinstance(v.aval, core.AbstractRef) for v in e.outvars)
-               or any(_refs(s.jaxpr if isinstance(s, core.ClosedJaxpr) else s)
-                      for s in core.sub_jaxprs(e.params)) for e in j.eqns)
+    return any(isinstance(v.aval, core.AbstractRef) for v in j.constvars + j.invars)
 
 
 def bind_jit(closed: core.ClosedJaxpr, args, name: str):

@@ -278,6 +278,24 @@ def refs(J):
             "value": _tolist(jax.jit(f)(1.5))}
 
 
+def local_refs(J):
+    """A jit whose body creates and uses its own mutable reference: one equation."""
+    jax, jnp = J.jax, J.jnp
+
+    @jax.jit
+    def g(x):
+        r = jax.new_ref(jnp.zeros(()))
+        r[...] += x
+        r[...] += x
+        return r[...] * 2
+
+    def f(x):
+        return g(x) + 1
+    return {"jaxpr": str(jax.make_jaxpr(f)(1.0)), "hlo": jax.jit(f).lower(1.0).as_text(),
+            "value": _tolist(jax.jit(f)(1.5)), "grad": _tolist(jax.grad(f)(1.5)),
+            "vmap": _tolist(jax.vmap(f)(jnp.arange(2.0)))}
+
+
 def symbolic(J):
     """An inner jit under `export` with a symbolic dimension."""
     jax, jnp = J.jax, J.jnp
@@ -319,7 +337,8 @@ def remat_policies(J):
 CASES = {f.__name__: f for f in [twice, once, nested, two_shapes, closure, big_bodies,
                                   vmap_twice, jvp_twice, grad_twice, same_name,
                                   statics_and_constants, checkify_inside, dead_code,
-                                  outer_jit, effects, refs, symbolic, remat_policies]}
+                                  outer_jit, effects, refs, local_refs, symbolic,
+                                  remat_policies]}
 
 
 def main():
