@@ -509,7 +509,7 @@ class Jitted(StagedCallable):
         fun = self._rebuild(statics)
         if self._shardings:   # inside another program: the layouts become constraints
             return _spmd.constrain_inline(fun, self._shardings, dyn_args, dyn_kwargs)
-        sig = array_signature(dyn_args, dyn_kwargs)
+        sig = array_signature(dyn_args, dyn_kwargs, refs=True)   # (a Ref: one operand)
         if sig is None:
             return _call_user(fun, dyn_args, dyn_kwargs)
         leaves, in_tree, avals = sig   # staged once, as JAX does (the same key as _entry's)

@@ -41,12 +41,10 @@ KNOWN = {
     ("effects", "hlo"): "the callback's custom_call attributes (api_version, no sdy mesh)",
     ("local_refs", "hlo"): "astjax lowers a weak-to-strong convert_element_type to nothing; "
                            "JAX emits stablehlo.convert",
+    ("refs", "hlo"): "the same weak-to-strong convert_element_type difference",
 }
 # (case, key) where astjax still inlines the inner jit that JAX keeps as one equation
 INLINED = {
-    ("refs", "jaxpr"): "a body using mutable references is inlined (the discharge pass "
-                       "has no rule for a `jit` equation taking a Ref)",
-    ("refs", "hlo"): "the same inlined body: no private function",
     ("symbolic", "hlo"): "with symbolic dimensions the body is lowered inline (JAX passes "
                          "the dimension variables to the private function); locations "
                          "and the shape assertion's operands differ too",

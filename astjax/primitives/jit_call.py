@@ -56,9 +56,10 @@ _kept: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def keeps_call(closed: core.ClosedJaxpr) -> bool:
-    """Whether a staged inner `jit` body becomes one equation: not when it takes mutable
-    references (inlined: discharging them sees their equations directly); references
-    it creates itself are discharged inside the equation's body. A body with
+    """Whether a staged inner `jit` body becomes one equation: not when it returns a
+    mutable reference or closes over an eager one (inlined, as before); references it
+    takes as arguments or creates are discharged with the equation (`transforms/discharge.py`:
+    their values in, their final values out, as in JAX). A body with
     side effects (a debug print, an io_callback) is one equation, as in JAX: the
     equation has its body's effects (`core.has_effects`), so no pass removes or merges
     it, and the lowered private function makes the calls."""
@@ -70,7 +71,8 @@ def keeps_call(closed: core.ClosedJaxpr) -> bool:
 
 
 def _refs(j) -> bool:
-    return any(isinstance(v.aval, core.AbstractRef) for v in j.constvars + j.invars)
+    return any(isinstance(getattr(v, "aval", None), core.AbstractRef)
+               for v in j.constvars + j.outvars)
 
 
 def bind_jit(closed: core.ClosedJaxpr, args, name: str):
