@@ -240,21 +240,17 @@ class Jitted(StagedCallable):
             self._cache[key] = entry
         return entry, leaves
 
-    def _stage(self, dyn_args, dyn_kwargs, statics, in_tree, avals, discharge=True,
-               dce=True):
+    def _stage(self, dyn_args, dyn_kwargs, statics, in_tree, avals, discharge=True, dce=True):
         fun = self._rebuild(statics)
         hints = arg_hints(self.fun, dyn_args, dyn_kwargs) if not statics else None
         key = (statics, in_tree, tuple(avals), dtypes.config.x64_enabled)   # (as _entry's)
         closed, out_tree = (kept_staging(self._cache, key)   # (an inner call staged it)
                             or stage_flat(fun, in_tree, list(avals), hints))
-        program = closed
-        if discharge:   # mutable references -> values (make_jaxpr shows them as staged;
-            # references from outside the function: `ref.RefEntry` at the call)
-            program = discharge_closed(program, keep_outside=True)
-        if not dce:   # make_jaxpr shows every equation staged, as JAX's every one traced
-            return program, out_tree
-        program = dce_closed(program)
-        remember_staging(program, closed)   # (what `jit(f).trace(x).jaxpr` shows)
+        # references -> values (outside ones: `ref.RefEntry` at the call; make_jaxpr's kept)
+        program = discharge_closed(closed, keep_outside=True) if discharge else closed
+        if dce:   # (make_jaxpr shows every equation staged, as JAX's every one traced)
+            program = dce_closed(program)
+            remember_staging(program, closed)   # (what `jit(f).trace(x).jaxpr` shows)
         return program, out_tree
 
     def stage(self, *args, **kwargs):
@@ -263,12 +259,11 @@ class Jitted(StagedCallable):
         return entry.closed, entry.out_tree
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        # Fast paths, for arguments whose signature was seen before: one or two plain
-        # Arrays (keyed on their interned avals' ids), positional NumPy arrays (jaxlib's
-        # C++ dispatch), trees of Arrays without dicts (keyed by jaxlib's C++ flatten)
-        # and any other signature `_signature` can key. A key whose leaves are all plain
-        # Arrays runs in this frame; every Python-level step costs ~0.05-0.1 us against
-        # a ~5 us dispatch, so the common cases are written out.
+        # Fast paths, for arguments whose signature was seen before: one or two plain Arrays (keyed
+        # on their interned avals' ids), positional NumPy arrays (jaxlib's C++ dispatch), trees of
+        # Arrays without dicts (keyed by jaxlib's C++ flatten) and any other signature `_signature`
+        # can key. A key whose leaves are all plain Arrays runs in this frame; every Python-level
+        # step costs ~0.05-0.1 us against a ~5 us dispatch, so the common cases are written out.
         if _state.builders:
             return self.stage_inline(*args, **kwargs)
         if _jit_call_hook[0] is not None:  # astjax.config_api: disable_jit, debug_nans, ...
@@ -625,15 +620,12 @@ function = jit
 def make_jaxpr(fun: Callable[..., Any], static_argnums: int | Sequence[int] = (),
                static_argnames: str | Iterable[str] = (),
                return_shape: bool = False) -> Callable[..., Any]:
-    """`make_jaxpr(f)(*args)` -> the ClosedJaxpr astjax stages for these arguments:
-    every equation staged (none removed as dead), and `make_jaxpr(jit(f))` one
-    `jit[name=f jaxpr=...]` equation around `f`'s body, as JAX prints them."""
-    if isinstance(fun, Jitted) and (fun._shardings is not None or fun._options is not None):
-        j = fun   # (a jit with layouts or options: its body, constraints where it has them)
-    elif isinstance(fun, Jitted) and not (static_argnums or static_argnames):
-        j = Jitted(fun, fun.static_argnums, fun.static_argnames)   # (its statics pass through)
-    else:
-        j = Jitted(fun, static_argnums, static_argnames)
+    """`make_jaxpr(f)(*args)` -> the ClosedJaxpr astjax stages for these arguments: every
+    equation (none removed as dead) and, for `jit(f)`, one `jit` equation, as JAX's."""
+    if isinstance(fun, Jitted) and not (static_argnums or static_argnames):
+        static_argnums, static_argnames = fun.static_argnums, fun.static_argnames
+    j = fun if isinstance(fun, Jitted) and (fun._shardings, fun._options) != (None, None) \
+        else Jitted(fun, static_argnums, static_argnames)   # (layouts, options: the body)
 
     @functools.wraps(fun)
     def make(*args, **kwargs):
@@ -648,11 +640,9 @@ def make_jaxpr(fun: Callable[..., Any], static_argnums: int | Sequence[int] = ()
             closed = _explicit.with_types(closed, leaves)
         except AstjaxError as e:
             raise e.with_traceback(user_traceback(e)) from None
-        if return_shape:
-            shapes = tree_util.tree_unflatten(out_tree, [ShapeDtypeStruct(a.aval.shape, a.aval.dtype)
-                                                         for a in closed.jaxpr.outvars])
-            return closed, shapes
-        return closed
+        return (closed, tree_util.tree_unflatten(out_tree, [
+            ShapeDtypeStruct(a.aval.shape, a.aval.dtype) for a in closed.jaxpr.outvars])
+        ) if return_shape else closed
     return make
 
 

@@ -14,12 +14,18 @@ Its rules keep the equation, as JAX's do:
 
 - jvp: `jit` of the JVP jaxpr (primals, nonzero tangents -> outputs, nonzero tangents);
 - partial eval (linearize): a known `jit` (known inputs -> known outputs + residuals)
-  and an unknown one (residuals + unknown inputs -> unknown outputs);
+  and an unknown one (residuals + unknown inputs -> unknown outputs); a residual that
+  is one of the call's operands or known results is read from there, not returned
+  again (`forward_residuals`); under `checkpoint(policy=...)` the policy looks into
+  the body (`transforms/remat.py` splits the equation);
 - transpose: `jit` of the transposed jaxpr;
 - batch: `jit` of the batched jaxpr (batch axes moved to the front);
 - dce: the body's unused outputs and then unused operands pruned.
 
-Every other interpreter evaluates or inlines the body (`impl`, the printed source).
+A body with side effects stays one equation (it has their effects, so no pass drops
+it); references it takes or creates are discharged with the equation
+(`transforms/discharge.py`). Every other interpreter evaluates or inlines the body
+(`impl`, the printed source).
 """
 from __future__ import annotations
 
