@@ -130,21 +130,21 @@ def forward_residuals(known: core.ClosedJaxpr, nres: int):
     the caller's operand or result, not another output of the call. The same pruned
     body for the same `known`, so call sites stay shared."""
     j = known.jaxpr
-    hit = _forwards.get(j)
-    if hit is not None and hit[0].consts is known.consts:
-        return hit
-    n = len(j.outvars) - nres
-    ins = {v: i for i, v in enumerate(j.invars)}
-    outs = {v: i for i, v in reversed(list(enumerate(j.outvars[:n]))) if isinstance(v, Var)}
-    how = [("in", ins[v]) if v in ins else ("out", outs[v]) if v in outs else None
-           for v in j.outvars[n:]]
-    pruned = known
-    if any(how):
-        kept = [v for v, h in zip(j.outvars[n:], how) if h is None]
-        pruned = core.ClosedJaxpr(core.Jaxpr(j.constvars, j.invars, j.outvars[:n] + kept,
-                                             j.eqns), known.consts)
-    hit = _forwards[j] = (pruned, how)
-    return hit
+    hit = _forwards.get(j)   # (None for `known` itself: the value must not hold the key)
+    if hit is None or (hit[0] is not None and hit[0].consts is not known.consts):
+        n = len(j.outvars) - nres
+        ins = {v: i for i, v in enumerate(j.invars)}
+        outs = {v: i for i, v in reversed(list(enumerate(j.outvars[:n])))
+                if isinstance(v, Var)}
+        how = [("in", ins[v]) if v in ins else ("out", outs[v]) if v in outs else None
+               for v in j.outvars[n:]]
+        pruned = None
+        if any(how):
+            kept = [v for v, h in zip(j.outvars[n:], how) if h is None]
+            pruned = core.ClosedJaxpr(core.Jaxpr(j.constvars, j.invars, j.outvars[:n] + kept,
+                                                 j.eqns), known.consts)
+        hit = _forwards[j] = (pruned, how)
+    return (known if hit[0] is None else hit[0]), hit[1]
 
 
 def _jit_partial_eval(tx, eqn, in_uk):
