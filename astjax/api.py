@@ -1,20 +1,20 @@
-"""The public transformations: `jit` / `function`, `make_jaxpr`, and the runtime
-entry points. Autodiff and batching add theirs in `ad_api` and `batching_api`."""
+"""The public transformations: `jit` / `function`, `make_jaxpr`, `typeof` and
+`eval_shape`; the runtime entry points (`device_put`, `devices`, ...) live in
+`devices_api` and are re-exported here. Autodiff and batching add theirs in `ad_api`
+and `batching_api`."""
 from __future__ import annotations
 
 import functools
-import math
 import sys
 import types
 import weakref
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, TypeVar, overload
+from typing import Any, overload
 
 import numpy as np
 
 from . import core, dtypes, tree_util
 from . import sharding_impls as _sharding
-from . import memory as _memory
 from .codegen import compile_cache, cpp_jit, runtime, sharded as _sharded, spmd as _spmd
 from .codegen import explicit as _explicit, stablehlo
 from .codegen import host_memory as _host_memory, host_sharded as _host_sharded
@@ -23,15 +23,14 @@ from . import jit_options as _jit_options
 from .errors import (AstjaxError, ArgumentError, ArgumentTypeError, ArgumentValueError,
                      JaxRuntimeError as _JaxRuntimeError, caller_location, check_callable,
                      check_signature, function_name)
-from .primitives import compute_on as _compute_on, device_put as _dp, jit_call as _jit_call
-from .primitives import vma as _vma
+from .primitives import compute_on as _compute_on, jit_call as _jit_call, vma as _vma
 from .dispatch_keys import (KWARGS as _KWARGS, STATIC as _STATIC, Entry as _Entry,
                             NoFastPath as _NoFastPath, add_tree_plan as _add_tree_plan,
                             cpp_flatten as _cpp_flatten, numpy_key as _numpy_key,
                             tree_sig as _tree_sig, has_dict as _has_dict)
 from .staging import (StagedCallable, arg_hints, as_callable, donated_leaves, leaf_aval,
                       array_signature, kept_staging, python_scalar, stage_flat, stage_once)
-from .stages import ShapeDtypeStruct, Lowered, Traced
+from .stages import ShapeDtypeStruct, Lowered, Traced, remember_staging
 from .stages import abstract_layouts_entry as _abstract_layouts, has_layouts as _has_layouts
 from .transforms.ad import inline as _inline
 from .transforms.dce import dce_closed
@@ -41,7 +40,6 @@ from .traceback_util import user_traceback
 
 _Array, _Committed = runtime.Array, runtime.CommittedArray
 _GlobalArray = _sharded.GlobalArray
-_T = TypeVar("_T")
 _config_values = dtypes.config._values
 from .config import config as _config  # noqa: E402
 from .config import jit_call_hook as _jit_call_hook  # noqa: E402
@@ -238,16 +236,18 @@ class Jitted(StagedCallable):
             self._cache[key] = entry
         return entry, leaves
 
-    def _stage(self, dyn_args, dyn_kwargs, statics, in_tree, avals, discharge=True):
+    def _stage(self, dyn_args, dyn_kwargs, statics, in_tree, avals, discharge=True, dce=True):
         fun = self._rebuild(statics)
         hints = arg_hints(self.fun, dyn_args, dyn_kwargs) if not statics else None
         key = (statics, in_tree, tuple(avals), dtypes.config.x64_enabled)   # (as _entry's)
         closed, out_tree = (kept_staging(self._cache, key)   # (an inner call staged it)
                             or stage_flat(fun, in_tree, list(avals), hints))
-        if discharge:   # mutable references -> values (make_jaxpr shows them as staged;
-            # references from outside the function: `ref.RefEntry` at the call)
-            closed = discharge_closed(closed, keep_outside=True)
-        return dce_closed(closed), out_tree
+        # references -> values (outside ones: `ref.RefEntry` at the call; make_jaxpr's kept)
+        program = discharge_closed(closed, keep_outside=True) if discharge else closed
+        if dce:   # (make_jaxpr shows every equation staged, as JAX's every one traced)
+            program = dce_closed(program)
+            remember_staging(program, closed)   # (what `jit(f).trace(x).jaxpr` shows)
+        return program, out_tree
 
     def stage(self, *args, **kwargs):
         """(ClosedJaxpr, out_tree) for these arguments (staged, not compiled)."""
@@ -255,12 +255,11 @@ class Jitted(StagedCallable):
         return entry.closed, entry.out_tree
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        # Fast paths, for arguments whose signature was seen before: one or two plain
-        # Arrays (keyed on their interned avals' ids), positional NumPy arrays (jaxlib's
-        # C++ dispatch), trees of Arrays without dicts (keyed by jaxlib's C++ flatten)
-        # and any other signature `_signature` can key. A key whose leaves are all plain
-        # Arrays runs in this frame; every Python-level step costs ~0.05-0.1 us against
-        # a ~5 us dispatch, so the common cases are written out.
+        # Fast paths, for arguments whose signature was seen before: one or two plain Arrays (keyed
+        # on their interned avals' ids), positional NumPy arrays (jaxlib's C++ dispatch), trees of
+        # Arrays without dicts (keyed by jaxlib's C++ flatten) and any other signature `_signature`
+        # can key. A key whose leaves are all plain Arrays runs in this frame; every Python-level
+        # step costs ~0.05-0.1 us against a ~5 us dispatch, so the common cases are written out.
         if _state.builders:
             return self.stage_inline(*args, **kwargs)
         if _jit_call_hook[0] is not None:  # astjax.config_api: disable_jit, debug_nans, ...
@@ -503,7 +502,7 @@ class Jitted(StagedCallable):
         fun = self._rebuild(statics)
         if self._shardings:   # inside another program: the layouts become constraints
             return _spmd.constrain_inline(fun, self._shardings, dyn_args, dyn_kwargs)
-        sig = array_signature(dyn_args, dyn_kwargs)
+        sig = array_signature(dyn_args, dyn_kwargs, refs=True)   # (a Ref: one operand)
         if sig is None:
             return _call_user(fun, dyn_args, dyn_kwargs)
         leaves, in_tree, avals = sig   # staged once, as JAX does (the same key as _entry's)
@@ -621,9 +620,12 @@ function = jit
 def make_jaxpr(fun: Callable[..., Any], static_argnums: int | Sequence[int] = (),
                static_argnames: str | Iterable[str] = (),
                return_shape: bool = False) -> Callable[..., Any]:
-    """`make_jaxpr(f)(*args)` -> the ClosedJaxpr astjax stages for these arguments."""
-    j = fun if isinstance(fun, Jitted) and not static_argnums else Jitted(
-        fun, static_argnums, static_argnames)
+    """`make_jaxpr(f)(*args)` -> the ClosedJaxpr astjax stages for these arguments: every
+    equation (none removed as dead) and, for `jit(f)`, one `jit` equation, as JAX's."""
+    if isinstance(fun, Jitted) and not (static_argnums or static_argnames):
+        static_argnums, static_argnames = fun.static_argnums, fun.static_argnames
+    j = fun if isinstance(fun, Jitted) and (fun._shardings, fun._options) != (None, None) \
+        else Jitted(fun, static_argnums, static_argnames)   # (layouts, options: the body)
 
     @functools.wraps(fun)
     def make(*args, **kwargs):
@@ -634,15 +636,13 @@ def make_jaxpr(fun: Callable[..., Any], static_argnums: int | Sequence[int] = ()
             avals = [leaf_aval(x) for x in leaves]
             with _explicit.staging(leaves):   # layouts on Explicit axes, as in jit
                 closed, out_tree = j._stage(dyn_args, dyn_kwargs, statics, in_tree, avals,
-                                            discharge=False)
+                                            discharge=False, dce=False)
             closed = _explicit.with_types(closed, leaves)
         except AstjaxError as e:
             raise e.with_traceback(user_traceback(e)) from None
-        if return_shape:
-            shapes = tree_util.tree_unflatten(out_tree, [ShapeDtypeStruct(a.aval.shape, a.aval.dtype)
-                                                         for a in closed.jaxpr.outvars])
-            return closed, shapes
-        return closed
+        return (closed, tree_util.tree_unflatten(out_tree, [
+            ShapeDtypeStruct(a.aval.shape, a.aval.dtype) for a in closed.jaxpr.outvars])
+        ) if return_shape else closed
     return make
 
 
@@ -674,127 +674,6 @@ def eval_shape(fun: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
                                                for v in closed.jaxpr.outvars])
 
 
-def device_put(x: Any, device: Any = None, *, src: Any = None, donate: bool = False,
-               may_alias: bool | None = None) -> Any:
-    """Put every leaf of `x` on `device`: a Device from `astjax.devices()`, None for
-    the default one, or a Sharding (`NamedSharding`: the leaf laid out over the
-    mesh's devices, one buffer per device) -- one for every leaf, or a pytree of
-    them matching `x`; or a `memory.Space` (the default device's memory, or its pinned
-    host memory: `codegen/host_memory.py`, as a Sharding's `memory_kind` says too)."""
-    staged = core.current_builder() is not None
-    device = _host_memory.destination(device, staged)   # (a memory.Space)
-    if device is not None and not hasattr(device, "platform") and not (
-            staged and isinstance(device, (_memory.Space, _sharding.Sharding))):
-        layouts = tree_util.tree_leaves(device, is_leaf=_is_layout)
-        if layouts and all(_is_layout(s) for s in layouts):
-            _memory.check_memory_kinds(layouts, runtime.platform())   # (memory.py)
-            host = _host_memory.names_host(layouts, x)   # (a host memory kind)
-            return (_host_memory if host else _sharded).put_tree(x, device, caller_location())
-        raise ArgumentValueError(f"device_put only accepts None or a Device, got "
-                                 f"{type(device).__name__} {device!r:.40}",
-                                 hint="pick one from astjax.devices(), e.g. "
-                                      "astjax.devices()[0]", loc=caller_location())
-    # (a typed key array goes as its key data: flatten_for_staging's leaves)
-    leaves, tree = tree_util.flatten_for_staging(x)
-    if staged and leaves:   # staged: JAX's device_put_p
-        n = len(leaves)
-        sems = tuple(_dp.copy_semantics(donate, may_alias) for _ in leaves)
-        srcs = (src if src is None or hasattr(src, "platform") else None,) * n
-        return tree_util.tree_unflatten(tree, _dp.device_put_p.bind(
-            *leaves, devices=(device,) * n, srcs=srcs, copy_semantics=sems))
-    return tree_util.tree_unflatten(tree, [runtime.device_put(a, device) for a in leaves])
-
-
-def _is_layout(s):
-    return isinstance(s, (_sharding.Sharding, _sharding.PartitionSpec))
-
-
-def _backend_devices(found, backend):
-    """`found` (devices), or those of the platform `backend` names (a platform name
-    or a Device's client); JAX's RuntimeError when there are none."""
-    if backend is None:
-        return found
-    name = getattr(backend, "platform", backend)
-    name = {"gpu": "cuda"}.get(name, name) if isinstance(name, str) else name
-    out = [d for d in found if d.platform == name or (name == "cuda" and d.platform == "gpu")]
-    if not out:
-        raise RuntimeError(f"Unknown backend: '{backend}' requested, but no platforms that "
-                           f"are instances of {backend} are present. Platforms present are: "
-                           + ",".join(sorted({d.platform for d in found})))
-    return out
-
-
-def devices(backend: Any = None) -> list[runtime.Device]:
-    """Every device of the job (all processes, `astjax.distributed`), or those of the
-    platform `backend` (`'cpu'`, `'gpu'`, ...)."""
-    return _backend_devices(runtime.global_devices(), backend)
-
-
-def device_get(x: Any) -> Any:
-    """Copy every array leaf of pytree `x` to the host: NumPy arrays (other leaves as
-    they are)."""
-    return runtime.device_get(x)
-
-
-def block_until_ready(x: _T) -> _T:
-    """Wait until every array leaf of pytree `x` is computed; return `x` itself."""
-    return runtime.block_until_ready(x)
-
-
-def local_devices(process_index: int | None = None,
-                  backend: Any = None) -> list[runtime.Device]:
-    """This process's devices (of the platform `backend` if given)."""
-    found = runtime.devices() if process_index is None else [
-        d for d in runtime.global_devices() if d.process_index == process_index]
-    return _backend_devices(found, backend)
-
-
-def device_count(backend: Any = None) -> int:
-    """The number of devices of the job (all processes)."""
-    return len(devices(backend))
-
-
-def local_device_count(backend: Any = None) -> int:
-    """The number of this process's devices."""
-    return len(local_devices(backend=backend))
-
-
-def process_index() -> int:
-    """This process's index in a multi-process job (0 alone)."""
-    return runtime.client().process_index()
-
-
-def process_count() -> int:
-    """The number of processes of the job."""
-    return len({d.process_index for d in runtime.global_devices()})
-
-
-def make_mesh(axis_shapes, axis_names, axis_types=None, *, devices=None):
-    """A `sharding.Mesh` of `axis_shapes` over the first devices of `devices` (default:
-    all devices), its axes `Explicit` unless `axis_types` says otherwise (JAX 0.10's
-    default)."""
-    axis_shapes = tuple(int(s) for s in axis_shapes)
-    if isinstance(axis_names, str):
-        axis_names = (axis_names,)
-    devices = list(runtime.global_devices() if devices is None else devices)
-    size = math.prod(axis_shapes)
-    if size > len(devices):
-        raise ValueError(f"Number of devices {len(devices)} must be >= the product of "
-                         f"mesh_shape {axis_shapes}")
-    devices = devices[:size]
-    if axis_types is None:
-        axis_types = (_sharding.AxisType.Explicit,) * len(axis_shapes)
-    grid = np.empty(len(devices), dtype=object)
-    grid[:] = devices
-    return _sharding.Mesh(grid.reshape(axis_shapes), tuple(axis_names), axis_types)
-
-
-def default_backend() -> str:
-    """Name of the platform of the default device (e.g. ``"cpu"``).
-
-    Example:
-        >>> import astjax
-        >>> astjax.default_backend()
-        'cpu'
-    """
-    return runtime.default_device().platform
+from .devices_api import (block_until_ready, default_backend, device_count,  # noqa: E402,F401
+                          device_get, device_put, devices, local_device_count, local_devices,
+                          make_mesh, process_count, process_index)

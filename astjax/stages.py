@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import copy
 import math
+import weakref
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -176,6 +177,17 @@ class _Stage:
         return cls(entry or self._entry, self._fun_name, self.donate_argnums, self._donated)
 
 
+# a compiled program's Jaxpr -> the ClosedJaxpr staged before references were
+# discharged and dead code removed (`remember_staging`): what `Traced.jaxpr` shows
+_staged_as: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def remember_staging(program: core.ClosedJaxpr, staged: core.ClosedJaxpr) -> None:
+    """Record that the program a `jit` compiles, `program`, was staged as `staged`."""
+    if program.jaxpr is not staged.jaxpr:
+        _staged_as[program.jaxpr] = staged
+
+
 class Traced(_Stage):
     """`jit(f).trace(*args)`: `f` staged for one signature. `.jaxpr` is the
     ClosedJaxpr (printed as JAX prints it), `.out_info` the result's shapes,
@@ -183,8 +195,10 @@ class Traced(_Stage):
 
     @property
     def jaxpr(self):
-        """The staged program (a ClosedJaxpr)."""
-        return self._entry.closed
+        """The staged program (a ClosedJaxpr): every equation staged, as JAX's
+        `Traced.jaxpr` holds every one traced (the compiled program has dead code
+        removed and mutable references discharged)."""
+        return _staged_as.get(self._entry.closed.jaxpr, self._entry.closed)
 
     @property
     def fun_name(self):

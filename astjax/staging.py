@@ -117,9 +117,10 @@ differentiation_level = _Differentiation()
 _STAGED = object()   # the tag of a staging's key in a `stage_once` `shared` table
 
 
-def array_signature(args, kwargs):
+def array_signature(args, kwargs, refs=False):
     """(leaves, in_tree, avals) of the array leaves of `args` / `kwargs`, or None when
-    a leaf is not an array (a function, a mutable reference)."""
+    a leaf is not an array (a function, a mutable reference; with `refs`, a reference
+    of the program being staged is a leaf too)."""
     leaves, in_tree = tree_util.flatten_for_staging((tuple(args), dict(kwargs)))
     avals = []
     for x in leaves:
@@ -127,8 +128,8 @@ def array_signature(args, kwargs):
             a = core.get_aval(x)
         except TypeError:
             return None
-        if isinstance(a, core.AbstractRef):   # a mutable reference: not staged as a value
-            return None
+        if isinstance(a, core.AbstractRef) and not (refs and isinstance(x, core.Tracer)):
+            return None   # a mutable reference: not staged as a value
         avals.append(a)
     return leaves, in_tree, tuple(avals)
 

@@ -270,8 +270,9 @@ def test_jit_of_jit_and_decorator_forms():
     def outer(x):
         return inner(x) + 1
     assert float(outer(3.0)) == 7.0
-    eqns = astjax.make_jaxpr(outer)(3.0).jaxpr.eqns
-    # the inner jit is one `jit` equation, as JAX's (tests/test_jit_call.py)
+    (call,) = astjax.make_jaxpr(outer)(3.0).jaxpr.eqns   # make_jaxpr(jit(f)): one `jit`
+    eqns = call.params["jaxpr"].jaxpr.eqns
+    # the inner jit is one `jit` equation too, as JAX's (tests/test_jit_call.py)
     assert [e.primitive.name for e in eqns] == ["jit", "add"]
     assert [e.primitive.name for e in eqns[0].params["jaxpr"].eqns] == ["mul"]
 

@@ -14,6 +14,7 @@ import astjax
 import astjax.numpy as jnp
 from astjax import lax
 from astjax.compat.custom_derivatives import remat_opt_p
+from astjax.transforms.dce import dce_closed
 
 sys.path.insert(0, str(Path(__file__).parent / "oracle"))
 from record_optimize_remat import CASES, _sin_vjp, run  # noqa: E402
@@ -63,7 +64,11 @@ def _eqns(jaxpr, name):
 
 def test_grad_stages_the_forward_rule_as_one_equation():
     f = _sin_vjp(J)
-    closed = astjax.make_jaxpr(astjax.grad(f))(np.float32(0.5))
+    staged = astjax.make_jaxpr(astjax.grad(f))(np.float32(0.5))
+    eqn, = _eqns(staged.jaxpr, "remat_opt")   # (make_jaxpr keeps both results, as JAX)
+    assert str(eqn.params["fwd_jaxpr"]) == (
+        "{ lambda ; a:f32[]. let b:f32[] = sin a; c:f32[] = cos a in (c, b) }")
+    closed = dce_closed(staged)   # (as before lowering)
     eqn, = _eqns(closed.jaxpr, "remat_opt")
     assert eqn.primitive is remat_opt_p
     # only the residual is read: DCE kept cos, the forward rule's primal output went
@@ -87,7 +92,7 @@ def test_primal_thunk_stages_fun_once_when_asked():
 def test_remat_opt_primitive_rules():
     """impl and lowering agree; vmap of the staged equation; DCE to the primal."""
     f = _sin_vjp(J)
-    closed = astjax.make_jaxpr(lambda x: astjax.vjp(f, x)[0])(np.float32(0.5))
+    closed = dce_closed(astjax.make_jaxpr(lambda x: astjax.vjp(f, x)[0])(np.float32(0.5)))
     eqn, = _eqns(closed.jaxpr, "closed_call")  # the residual is not read: the primal
     assert [e.primitive.name for e in eqn.params["call_jaxpr"].jaxpr.eqns] == ["sin"]
     x = np.linspace(-1, 1, 5).astype(np.float32)

@@ -33,6 +33,7 @@ from astjax.errors import (JAXAttributeError, JAXValueError, NotImplementedInAst
 from astjax.primitives.cond import bind_cond, cond_p
 from astjax.primitives.custom_derivatives import (checkpoint_p, custom_jvp_call_p,
                                                   custom_vjp_call_p, stop_gradient)
+from astjax.primitives.jit_call import bind_jit, jit_p
 from astjax.primitives.scan import bind_scan, scan_p
 from astjax.primitives.state import (STATE_PRIMITIVES, Ref, RefEffectError, addupdate_p,
                                      freeze, ref_get, ref_set, swap_p)
@@ -495,6 +496,31 @@ def _checkpoint(eqn, ins):
     return outs[:k]
 
 
+def _jit(eqn, ins):
+    """A `jit` equation taking references: each becomes its value, in its place among
+    the operands, and the body returns the references' final values after its results
+    (JAX's discharge of `jit`); the call stays one `jit` equation."""
+    cells = _refs_of(ins)
+    body = eqn.params["jaxpr"]
+    first = [next(i for i, x in enumerate(ins) if x is c) for c in cells]
+    seen = []
+
+    def run(*args):
+        inner = _stand_ins(cells, [args[i] for i in first], seen)
+        operands = [inner[_position(cells, x)] if isinstance(x, Cell) else a
+                    for x, a in zip(ins, args)]
+        outs = _eval(body.jaxpr, body.consts, operands)
+        _no_escape(body.jaxpr, outs, "jit")
+        return outs + [c.value for c in inner]
+
+    values = [x.value if isinstance(x, Cell) else x for x in ins]
+    closed = core.stage(run, [core.get_aval(v) for v in values])
+    outs = bind_jit(closed, values, eqn.params["name"])
+    k = len(outs) - len(cells)
+    _absorb(cells, outs[k:], seen)
+    return outs[:k]
+
+
 def _custom_call(eqn, ins):
     """A `custom_jvp_call` / `custom_vjp_call` that closes over references from outside
     (as JAX runs it: the primal function when the call is evaluated, the user's rule --
@@ -626,7 +652,7 @@ class _ValuesRule:
 
 
 _CONTROL = {scan_p: _scan, while_p: _while, cond_p: _cond, checkpoint_p: _checkpoint,
-            custom_jvp_call_p: _custom_call, custom_vjp_call_p: _custom_call}
+            custom_jvp_call_p: _custom_call, custom_vjp_call_p: _custom_call, jit_p: _jit}
 
 # ------------------------------------------------------------------ eager references
 

@@ -24,7 +24,8 @@ way into a known and a staged `checkpoint` equation: the `checkpoint` primitive'
 partial-evaluation rule calls it with the equation's own policy (through the AD pass's
 `tx`). A `checkpoint` nested in the body is split by the same (outer) policy, as JAX's
 rule for its `remat` primitive does; its own policy decides again when the staged part
-is transposed. Other higher-order
+is transposed; an inner `jit` is split by the policy too, into a known and a staged
+`jit` equation. Other higher-order
 equations (`scan`, `cond`, `while`, custom derivatives) reading an unknown value are
 split by their own `partial_eval` rule, the known part then asked about as a whole; a
 `scan` whose inputs are all known is saved or recomputed whole (JAX looks into its
@@ -43,6 +44,7 @@ from astjax.ir import in_memory_space
 from astjax.memory import kind_to_space
 from astjax.primitives.custom_derivatives import checkpoint_p
 from astjax.primitives.device_put import ArrayCopySemantics, device_put_p
+from astjax.primitives.jit_call import jit_p
 
 __all__ = ["Saveable", "Recompute", "Offloadable", "partial_eval_jaxpr_custom",
            "split_checkpoint", "policy_case"]
@@ -149,7 +151,8 @@ def partial_eval_jaxpr_custom(closed: core.ClosedJaxpr, unknowns, policy, tx, in
 
     for eqn in jaxpr.eqns:
         unk = [read(a)[0] for a in eqn.invars]
-        if eqn.primitive is checkpoint_p and not eqn.params["jaxpr"].consts:
+        if eqn.primitive is jit_p or (eqn.primitive is checkpoint_p
+                                      and not eqn.params["jaxpr"].consts):
             k_eqn, s_eqn, out_uk, out_inst, res = split_checkpoint(
                 eqn, unk, policy, tx, [read(a)[1] for a in eqn.invars])
             known_eqns.append(k_eqn)
@@ -207,7 +210,8 @@ def split_checkpoint(eqn, unk, policy, tx, inst=None):
     for one nested in the body) at its unknown inputs `unk`; `inst` as in
     `partial_eval_jaxpr_custom`. -> (known eqn, staged eqn -- a differentiated
     `checkpoint` computing the outputs marked in out_inst -- or None, out_unknowns,
-    out_inst, residual vars)."""
+    out_inst, residual vars). A `jit` equation is split the same way (the policy looks
+    into its body, as JAX's `_pjit_partial_eval_custom`), into two `jit` equations."""
     body = eqn.params["jaxpr"]
     inst = [True] * len(eqn.invars) if inst is None else list(inst)
     known, staged, out_uk, out_inst, nres = partial_eval_jaxpr_custom(
@@ -219,11 +223,12 @@ def split_checkpoint(eqn, unk, policy, tx, inst=None):
                 eqn.source_info)
     if not any(out_inst):
         return k_eqn, None, out_uk, out_inst, res
+    marks = {} if eqn.primitive is jit_p else {"differentiated": True}
     s_eqn = Eqn(eqn.primitive,
                 res + [a for a, u, i in zip(eqn.invars, unk, inst) if u or i],
                 [v for v, i in zip(eqn.outvars, out_inst) if i],
-                dict(eqn.params, jaxpr=core.ClosedJaxpr(staged, body.consts),
-                     differentiated=True), eqn.source_info)
+                dict(eqn.params, jaxpr=core.ClosedJaxpr(staged, body.consts), **marks),
+                eqn.source_info)
     return k_eqn, s_eqn, out_uk, out_inst, res
 
 

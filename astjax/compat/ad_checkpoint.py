@@ -250,6 +250,8 @@ def _producer(jaxpr, var, path=()):
             if v is var:
                 inner = eqn.params.get("jaxpr") or eqn.params.get("call_jaxpr")
                 inner = getattr(inner, "jaxpr", inner)
+                if eqn.primitive.name == "jit":   # (JAX names the jitted function)
+                    return eqn, path + (k,)
                 if inner is not None and hasattr(inner, "eqns") and i < len(inner.outvars):
                     found = _producer(inner, inner.outvars[i], path + (k,))
                     if found[0] is not None:
@@ -285,6 +287,9 @@ def saved_residuals(f, *args, **kwargs) -> list[tuple]:
             eqn, where = _producer(jaxpr, v)
             if eqn.primitive is name_p:
                 what = f"named '{eqn.params['name']}'{_where(eqn.source_info)}"
+            elif eqn.primitive.name == "jit":
+                what = (f"output of jitted function '{eqn.params['name']}'"
+                        f"{_where(eqn.source_info)}")
             else:
                 what = f"output of {eqn.primitive.name}{_where(eqn.source_info)}"
             key = (2,) + where

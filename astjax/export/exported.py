@@ -166,7 +166,7 @@ def export(fun_jit, *, platforms: Sequence[str] | None = None,
     def do_export(*args, **kwargs) -> Exported:
         jitted, args = _spec_shardings(fun_jit, args, kwargs)
         traced = jitted.trace(*args, **kwargs)
-        closed = traced.jaxpr
+        closed = traced._entry.closed   # (the compiled program: references discharged)
         kept = used_invars(closed.jaxpr)
         symbolic = bool(variables([v.aval.shape for v in closed.jaxpr.invars]))
         if symbolic:   # (every argument: the dimension variables come from their sizes)

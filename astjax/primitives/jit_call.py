@@ -14,12 +14,18 @@ Its rules keep the equation, as JAX's do:
 
 - jvp: `jit` of the JVP jaxpr (primals, nonzero tangents -> outputs, nonzero tangents);
 - partial eval (linearize): a known `jit` (known inputs -> known outputs + residuals)
-  and an unknown one (residuals + unknown inputs -> unknown outputs);
+  and an unknown one (residuals + unknown inputs -> unknown outputs); a residual that
+  is one of the call's operands or known results is read from there, not returned
+  again (`forward_residuals`); under `checkpoint(policy=...)` the policy looks into
+  the body (`transforms/remat.py` splits the equation);
 - transpose: `jit` of the transposed jaxpr;
 - batch: `jit` of the batched jaxpr (batch axes moved to the front);
 - dce: the body's unused outputs and then unused operands pruned.
 
-Every other interpreter evaluates or inlines the body (`impl`, the printed source).
+A body with side effects stays one equation (it has their effects, so no pass drops
+it); references it takes or creates are discharged with the equation
+(`transforms/discharge.py`). Every other interpreter evaluates or inlines the body
+(`impl`, the printed source).
 """
 from __future__ import annotations
 
@@ -56,23 +62,23 @@ _kept: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def keeps_call(closed: core.ClosedJaxpr) -> bool:
-    """Whether a staged inner `jit` body becomes one equation: not when it has a side
-    effect or uses mutable references (those are inlined: the passes that order effects
-    and discharge references see their equations directly)."""
+    """Whether a staged inner `jit` body becomes one equation: not when it returns a
+    mutable reference or closes over an eager one (inlined, as before); references it
+    takes as arguments or creates are discharged with the equation (`transforms/discharge.py`:
+    their values in, their final values out, as in JAX). A body with
+    side effects (a debug print, an io_callback) is one equation, as in JAX: the
+    equation has its body's effects (`core.has_effects`), so no pass removes or merges
+    it, and the lowered private function makes the calls."""
     j = closed.jaxpr
     r = _kept.get(j)
     if r is None:
-        r = _kept[j] = not (any(core.has_effects(e) for e in j.eqns) or _refs(j))
+        r = _kept[j] = not _refs(j)
     return r
 
 
 def _refs(j) -> bool:
-    if any(isinstance(v.aval, core.AbstractRef) for v in j.constvars + j.invars):
-        return True
-    return any((e.primitive.takes_refs and not e.primitive.higher_order)
-               or any(isinstance(v.aval, core.AbstractRef) for v in e.outvars)
-               or any(_refs(s.jaxpr if isinstance(s, core.ClosedJaxpr) else s)
-                      for s in core.sub_jaxprs(e.params)) for e in j.eqns)
+    return any(isinstance(getattr(v, "aval", None), core.AbstractRef)
+               for v in j.constvars + j.outvars)
 
 
 def bind_jit(closed: core.ClosedJaxpr, args, name: str):
@@ -113,17 +119,49 @@ def _jit_jvp(tx, primals, tangents, *, jaxpr, name):
     return outs[:n], [next(it) if z else Zero(a) for z, a in zip(out_nz, jaxpr.out_avals)]
 
 
+# known body's Jaxpr -> (it without forwarded residual outputs, how each is forwarded)
+_forwards: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def forward_residuals(known: core.ClosedJaxpr, nres: int):
+    """(`known` without the residual outputs that are one of its inputs or one of its
+    primal outputs, and per residual ("in", i) / ("out", i) / None), as JAX's
+    partial evaluation of `jit` forwards them (`_pjit_partial_eval`): the residual is
+    the caller's operand or result, not another output of the call. The same pruned
+    body for the same `known`, so call sites stay shared."""
+    j = known.jaxpr
+    hit = _forwards.get(j)   # (None for `known` itself: the value must not hold the key)
+    if hit is None or (hit[0] is not None and hit[0].consts is not known.consts):
+        n = len(j.outvars) - nres
+        ins = {v: i for i, v in enumerate(j.invars)}
+        outs = {v: i for i, v in reversed(list(enumerate(j.outvars[:n])))
+                if isinstance(v, Var)}
+        how = [("in", ins[v]) if v in ins else ("out", outs[v]) if v in outs else None
+               for v in j.outvars[n:]]
+        pruned = None
+        if any(how):
+            kept = [v for v, h in zip(j.outvars[n:], how) if h is None]
+            pruned = core.ClosedJaxpr(core.Jaxpr(j.constvars, j.invars, j.outvars[:n] + kept,
+                                                 j.eqns), known.consts)
+        hit = _forwards[j] = (pruned, how)
+    return (known if hit[0] is None else hit[0]), hit[1]
+
+
 def _jit_partial_eval(tx, eqn, in_uk):
     body, name = eqn.params["jaxpr"], eqn.params["name"]
     known, unknown, out_uk, nres = tx.partial_eval_jaxpr(body, in_uk, instantiate=False)
     if any(isinstance(c, core.Tracer) for c in known.consts):
         return [], [eqn], [True] * len(eqn.outvars)   # (not expected: bodies are lifted)
-    res = [Var(v.aval) for v in known.jaxpr.outvars[len(known.jaxpr.outvars) - nres:]]
+    known, how = forward_residuals(known, nres)
     k_ins = [a for a, u in zip(eqn.invars, in_uk) if not u]
     u_ins = [a for a, u in zip(eqn.invars, in_uk) if u]
     k_out = [v for v, u in zip(eqn.outvars, out_uk) if not u]
     u_out = [v for v, u in zip(eqn.outvars, out_uk) if u]
-    k_eqn = Eqn(jit_p, k_ins, k_out + res, dict(jaxpr=known, name=name), eqn.source_info)
+    avals = unknown.jaxpr.invars[:nres]
+    new = [Var(v.aval) for v, h in zip(avals, how) if h is None]
+    it = iter(new)
+    res = [next(it) if h is None else (k_ins if h[0] == "in" else k_out)[h[1]] for h in how]
+    k_eqn = Eqn(jit_p, k_ins, k_out + new, dict(jaxpr=known, name=name), eqn.source_info)
     u_eqn = Eqn(jit_p, res + u_ins, u_out, dict(jaxpr=unknown, name=name), eqn.source_info)
     return [k_eqn], [u_eqn] if u_out else [], out_uk
 

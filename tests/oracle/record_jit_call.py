@@ -3,13 +3,14 @@ printed jaxprs (shared `let` bindings, suffixed names, names suggested into a ca
 body), the StableHLO text (`func.func private` per distinct body, `call`s), and values.
 
 `CASES` maps a name to a function of a namespace `J` (`J.jax`, `J.jnp`, `J.lax`,
-`J.checkify`)
+`J.checkify`, `J.print_saved_residuals`)
 returning a dict of JSON-able results (texts and values). Run with JAX 0.10.2:
 `/work/jaxref/bin/python tests/oracle/record_jit_call.py` writes jit_call.json;
 `tests/test_jit_call.py` runs the same cases on astjax.
 """
 import functools
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -195,9 +196,149 @@ def checkify_inside(J):
     return {"error": err.get(), "value": _tolist(out)}
 
 
+def _dead(J, x):
+    y = J.jnp.sin(x)
+    J.jnp.cos(y)   # (dead: make_jaxpr keeps it, the lowering drops it)
+    return y * 2
+
+
+def dead_code(J):
+    """Equations whose results are unused: every one printed, none lowered."""
+    jax = J.jax
+    x = J.jnp.ones(2)
+    return {"jaxpr": str(jax.make_jaxpr(lambda x: _dead(J, x))(x)),
+            "hlo": jax.jit(lambda x: _dead(J, x)).lower(x).as_text()}
+
+
+def _outer(J, x, k):
+    return _dead(J, x) * k
+
+
+def outer_jit(J):
+    """`make_jaxpr(jit(f))`: one `jit` equation around f's body; `jit(f).trace(x).jaxpr`
+    f's body itself; static arguments; jit of jit; inline=True; transformed."""
+    jax = J.jax
+    jf = jax.jit(lambda x: _dead(J, x))
+    js = jax.jit(functools.partial(_outer, J), static_argnums=1)
+    return {"jaxpr": str(jax.make_jaxpr(jf)(1.0)),
+            "trace": str(jf.trace(1.0).jaxpr),
+            "static": str(jax.make_jaxpr(js, static_argnums=1)(1.0, 3.0)),
+            "jit_of_jit": str(jax.make_jaxpr(jax.jit(jf))(1.0)),
+            "inline": str(jax.make_jaxpr(jax.jit(lambda x: _dead(J, x), inline=True))(1.0)),
+            "grad": str(jax.make_jaxpr(jax.grad(jf))(1.0)),
+            "vmap": str(jax.make_jaxpr(jax.vmap(jf))(J.jnp.ones(2)))}
+
+
+def _printed(J, run):
+    """What `run()` prints (debug callbacks included), its lines."""
+    import contextlib
+    import io
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        run()
+        J.jax.effects_barrier()
+    return buf.getvalue().splitlines()
+
+
+def effects(J):
+    """A debug print inside an inner jit: the call stays one equation (its body has
+    the effect), a private function makes the callback; printed once per call, once
+    under grad (the forward call), per element under vmap."""
+    jax = J.jax
+
+    @jax.jit
+    def p(x):
+        jax.debug.print("x={x}", x=x)
+        return x * 2
+
+    def f(x):
+        return p(x) + 1
+    return {"jaxpr": str(jax.make_jaxpr(f)(1.0)), "hlo": jax.jit(f).lower(1.0).as_text(),
+            "grad_jaxpr": str(jax.make_jaxpr(jax.grad(f))(1.0)),
+            "printed": [len(_printed(J, lambda: jax.jit(f)(3.0))),
+                        len(_printed(J, lambda: jax.grad(f)(3.0))),
+                        len(_printed(J, lambda: jax.vmap(f)(J.jnp.arange(2.0))))],
+            "value": _tolist(jax.jit(f)(3.0)), "grad": _tolist(jax.grad(f)(3.0))}
+
+
+def refs(J):
+    """A jit taking a mutable reference from its caller."""
+    jax, jnp = J.jax, J.jnp
+
+    @jax.jit
+    def r(ref, x):
+        ref[...] += x
+        return x * 2
+
+    def f(x):
+        ref = jax.new_ref(jnp.zeros(()))
+        y = r(ref, x)
+        return ref[...] + y
+    return {"jaxpr": str(jax.make_jaxpr(f)(1.0)), "hlo": jax.jit(f).lower(1.0).as_text(),
+            "value": _tolist(jax.jit(f)(1.5))}
+
+
+def local_refs(J):
+    """A jit whose body creates and uses its own mutable reference: one equation."""
+    jax, jnp = J.jax, J.jnp
+
+    @jax.jit
+    def g(x):
+        r = jax.new_ref(jnp.zeros(()))
+        r[...] += x
+        r[...] += x
+        return r[...] * 2
+
+    def f(x):
+        return g(x) + 1
+    return {"jaxpr": str(jax.make_jaxpr(f)(1.0)), "hlo": jax.jit(f).lower(1.0).as_text(),
+            "value": _tolist(jax.jit(f)(1.5)), "grad": _tolist(jax.grad(f)(1.5)),
+            "vmap": _tolist(jax.vmap(f)(jnp.arange(2.0)))}
+
+
+def symbolic(J):
+    """An inner jit under `export` with a symbolic dimension."""
+    jax, jnp = J.jax, J.jnp
+    from_spec = jax.ShapeDtypeStruct(jax.export.symbolic_shape("n"), jnp.float32)
+    g, _ = _fns(J)
+
+    def f(x):
+        return g(x) + 1
+    exp = jax.export.export(jax.jit(f))(from_spec)
+    return {"jaxpr": str(jax.make_jaxpr(f)(from_spec)),
+            "hlo": exp.mlir_module(),
+            "value": _tolist(exp.call(jnp.arange(3.0)))}
+
+
+def _dot_sin(J, x, w):
+    return J.jnp.sin(J.jnp.dot(w, x)) * 2
+
+
+def remat_policies(J):
+    """`checkpoint(policy=...)` looks into an inner jit: what is saved
+    (`print_saved_residuals`, file paths cut to the file name), and the gradient."""
+    jax, jnp = J.jax, J.jnp
+    g = jax.jit(functools.partial(_dot_sin, J))
+
+    def f(x, w):
+        return g(x, w).sum()
+    x, w = jnp.arange(3.0), jnp.full((3, 3), 0.3, jnp.float32)   # (strong: no convert)
+    pols = jax.checkpoint_policies
+    out = {}
+    for name, pol in [("nothing", pols.nothing_saveable), ("dots", pols.dots_saveable),
+                      ("everything", pols.everything_saveable), ("none", None)]:
+        fn = f if pol is None else jax.checkpoint(f, policy=pol)
+        lines = _printed(J, lambda: J.print_saved_residuals(fn, x, w))
+        out["saved_" + name] = "\n".join(re.sub(r"/\S*/", "", ln) for ln in lines)
+        out["grad_" + name] = _tolist(jax.grad(fn, argnums=(0, 1))(x, w)[1])
+    return out
+
+
 CASES = {f.__name__: f for f in [twice, once, nested, two_shapes, closure, big_bodies,
                                   vmap_twice, jvp_twice, grad_twice, same_name,
-                                  statics_and_constants, checkify_inside]}
+                                  statics_and_constants, checkify_inside, dead_code,
+                                  outer_jit, effects, refs, local_refs, symbolic,
+                                  remat_policies]}
 
 
 def main():
@@ -206,7 +347,9 @@ def main():
     import jax.numpy as jnp
     from jax import lax
     from jax.experimental import checkify
-    J = types.SimpleNamespace(jax=jax, jnp=jnp, lax=lax, checkify=checkify)
+    from jax.ad_checkpoint import print_saved_residuals
+    J = types.SimpleNamespace(jax=jax, jnp=jnp, lax=lax, checkify=checkify,
+                              print_saved_residuals=print_saved_residuals)
     out = {"jax": jax.__version__, "cases": {n: c(J) for n, c in CASES.items()}}
     (HERE / "jit_call.json").write_text(json.dumps(out, indent=1, sort_keys=True) + "\n")
 
