@@ -30,26 +30,9 @@ def _while_body(jax):
     return body
 
 
-def run(jax, jnp, lax):
-    """Every value as nested lists of numbers (typed keys through key_data)."""
-    out = {}
-    kd = jax.random.key_data
-    k = jax.random.key(0)
-    out["repr"] = repr(k)
-    out["repr_split"] = repr(jax.random.split(k, 2))
-    out["dtype"] = str(k.dtype)
-    ks = jax.random.split(k, 4)
-    out["split4"] = kd(ks).tolist()
-    out["split_shape"] = [2, 3]
-    out["split_2x3"] = kd(jax.random.split(jax.random.key(7), (2, 3))).tolist()
-    out["fold_in"] = kd(jax.random.fold_in(k, 42)).tolist()
-    out["index"] = kd(ks[1:3]).tolist()
-    out["reshape"] = kd(ks.reshape(2, 2)[1, 0]).tolist()
-    out["transpose"] = kd(ks.reshape(2, 2).T).tolist()
-    out["wrap"] = kd(jax.random.wrap_key_data(jnp.array([3, 4], dtype=jnp.uint32))).tolist()
-    out["from_raw"] = jax.random.uniform(jax.random.wrap_key_data(jax.random.PRNGKey(5)),
-                                         (3,)).tolist()
-    samplers = {
+def samplers(jax, jnp):
+    """name -> a sampler of one typed key (each recorded eagerly and under jit)."""
+    return {
         "bits": lambda k: jax.random.bits(k, (3,)),
         "uniform": lambda k: jax.random.uniform(k, (3,), minval=-1.0, maxval=2.0),
         "normal": lambda k: jax.random.normal(k, (2, 2)),
@@ -87,9 +70,37 @@ def run(jax, jnp, lax):
                                                   jnp.array([0.3, 0.6, 0.9])),
         "multinomial": lambda k: jax.random.multinomial(k, 10.0, jnp.array([0.2, 0.3, 0.5])),
     }
-    for name, f in samplers.items():
-        out["sample_" + name] = np.asarray(f(jax.random.key(3))).tolist()
-        out["jit_" + name] = np.asarray(jax.jit(f)(jax.random.key(3))).tolist()
+
+
+def sample(jax, f, jitted=(False, True)):
+    """`f` on key 3, eagerly and / or under jit (`jitted`), as nested lists."""
+    return tuple(np.asarray((jax.jit(f) if j else f)(jax.random.key(3))).tolist()
+                 for j in jitted)
+
+
+def run(jax, jnp, lax, samples=True):
+    """Every value as nested lists of numbers (typed keys through key_data); the
+    samplers' (`sample_*`, `jit_*`) only when `samples`."""
+    out = {}
+    kd = jax.random.key_data
+    k = jax.random.key(0)
+    out["repr"] = repr(k)
+    out["repr_split"] = repr(jax.random.split(k, 2))
+    out["dtype"] = str(k.dtype)
+    ks = jax.random.split(k, 4)
+    out["split4"] = kd(ks).tolist()
+    out["split_shape"] = [2, 3]
+    out["split_2x3"] = kd(jax.random.split(jax.random.key(7), (2, 3))).tolist()
+    out["fold_in"] = kd(jax.random.fold_in(k, 42)).tolist()
+    out["index"] = kd(ks[1:3]).tolist()
+    out["reshape"] = kd(ks.reshape(2, 2)[1, 0]).tolist()
+    out["transpose"] = kd(ks.reshape(2, 2).T).tolist()
+    out["wrap"] = kd(jax.random.wrap_key_data(jnp.array([3, 4], dtype=jnp.uint32))).tolist()
+    out["from_raw"] = jax.random.uniform(jax.random.wrap_key_data(jax.random.PRNGKey(5)),
+                                         (3,)).tolist()
+    if samples:
+        for name, f in samplers(jax, jnp).items():
+            out["sample_" + name], out["jit_" + name] = sample(jax, f)
     out["vmap_gamma"] = jax.vmap(lambda k, a: jax.random.gamma(k, a, (2,)))(
         ks[:2], jnp.array([0.5, 2.0])).tolist()
     out["jit_split"] = kd(jax.jit(lambda k: jax.random.split(k, 3))(k)).tolist()
