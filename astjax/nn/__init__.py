@@ -209,11 +209,11 @@ def gelu(x: ArrayLike, approximate: bool = True) -> Array:
     """
     x = _inexact("gelu", x)
     if approximate:
-        c = np.sqrt(2 / np.pi)
+        c = float(np.sqrt(2 / np.pi))   # Python floats: weak, keep x's dtype
         cdf = _uf.multiply(0.5, _uf.add(1.0, _uf.tanh(_uf.multiply(
             c, _uf.add(x, _uf.multiply(0.044715, _uf.power(x, 3)))))))
         return _uf.multiply(x, cdf)
-    return _uf.true_divide(_uf.multiply(x, _uf.add(lax.erf(_uf.true_divide(x, np.sqrt(2))),
+    return _uf.true_divide(_uf.multiply(x, _uf.add(lax.erf(_uf.true_divide(x, float(np.sqrt(2)))),
                                                    1.0)), 2.0)
 
 
@@ -441,7 +441,7 @@ def log1mexp(x: ArrayLike) -> Array:
         An array of `x`'s shape (promoted to a floating dtype if needed).
     """
     x = _inexact("log1mexp", x)
-    return where(_uf.less(x, np.log(2.0)), _uf.log(_uf.negative(_uf.expm1(_uf.negative(x)))),
+    return where(_uf.less(x, float(np.log(2.0))), _uf.log(_uf.negative(_uf.expm1(_uf.negative(x)))),
                  _uf.log1p(_uf.negative(_uf.exp(_uf.negative(x)))))
 
 

@@ -85,15 +85,20 @@ def _reduction(name, lax_fn, *, upcast_bool=False, bool_op=None, init=None, iden
             ident = init(core.get_aval(a).dtype)
             a = _where(broadcast_to_shape(where, av.shape), a, lax.full_like(a, ident))
         half = core.get_aval(a).dtype
-        if upcast_bool and half in (np.float16, dtypes.bfloat16):
-            # sums and products of float16/bfloat16 accumulate in float32, as JAX's
-            r = lax_fn(lax.convert_element_type(a, np.float32), axes) if axes else a
-            r = lax.convert_element_type(r, half)
-        else:
-            r = lax_fn(a, axes) if axes else a
+        # sums and products of float16/bfloat16 accumulate in float32, as JAX's
+        wide = upcast_bool and half in (np.float16, dtypes.bfloat16)
+        r = lax.convert_element_type(a, np.float32) if wide and axes else a
+        r = lax_fn(r, axes) if axes else r
         if initial is not None:
+            # as JAX: `initial` is cast to the accumulator's dtype (not promoted with it)
+            init_arr = lax.convert_element_type(initial, core.get_aval(r).dtype)
+            if np.shape(init_arr) != ():
+                raise ArgumentValueError("initial value must be a scalar. Got array of "
+                                         f"shape {tuple(np.shape(init_arr))}",
+                                         hint="pass a scalar `initial`")
             r = getattr(ufuncs, {"sum": "add", "prod": "multiply", "max": "maximum",
-                                 "min": "minimum"}[name])(r, initial)
+                                 "min": "minimum"}[name])(init_arr, r)
+        r = lax.convert_element_type(r, half) if wide and axes else r
         return _finish(r, axes, av.shape, keepdims)
 
     if upcast_bool:

@@ -685,7 +685,7 @@ def logaddexp(x, y, /):
 
 def logaddexp2(x, y, /):
     x, y = promote_args_inexact("logaddexp2", x, y)
-    ln2 = np.log(2.0)
+    ln2 = float(np.log(2.0))   # a Python float: weak
     return true_divide(logaddexp(multiply(x, ln2), multiply(y, ln2)), ln2)
 
 
