@@ -225,11 +225,31 @@ def fuzz(seeds, out=None, log=sys.stdout):
     return n, cats, records
 
 
+def show(seed):
+    """Prints seed's call, both libraries' results and their differences."""
+    import astjax
+    import jax
+    call = generate(seed)
+    print(render(call))
+    want, got = summarize(libraries(jax), call), summarize(libraries(astjax), call)
+    for who, r in (("JAX", want), ("astjax", got)):
+        if "error" in r:
+            print(f"{who}: {r['cls']}: {r['msg']}")
+            continue
+        for leaf in r["leaves"]:
+            print(f"{who}: {leaf['dtype']}{leaf['shape']} weak={leaf['weak']}\n  {_values(leaf)}")
+    print(compare(got, want))
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--seeds", default="0:200", help="A:B, a range of seeds")
     p.add_argument("--out", default=None, help="JSON lines file for mismatches (appended)")
+    p.add_argument("--show", type=int, default=None, help="one seed: print both results")
     a = p.parse_args(argv)
+    if a.show is not None:
+        show(a.show)
+        return
     lo, hi = (int(s) for s in a.seeds.split(":"))
     t = time.time()
     with open(a.out, "a") if a.out else open(os.devnull, "w") as f:
