@@ -448,7 +448,7 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
     if mode == "raise":
         raise NotImplementedInAstjaxError("The 'raise' mode to jnp.take is not supported.",
                                           hint="use mode='fill' or 'clip'")
-    if mode not in (None, "fill", "clip", "promise_in_bounds") and not isinstance(
+    if mode not in (None, "fill", "clip") and not isinstance(
             mode, GatherScatterMode):
         raise ArgumentValueError(f"take: unsupported mode {mode!r}",
                             hint="use 'fill' (the default), 'clip' or 'wrap'")

@@ -144,7 +144,9 @@ def sort_complex(a):
     a = sort(asarray_operand(a))
     dt = core.get_aval(a).dtype
     if not dtypes.issubdtype(dt, np.complexfloating):
-        a = lax.convert_element_type(a, dtypes.canonicalize(np.promote_types(dt, np.complex64)))
+        # as JAX: complex128 only from float64 and 64-bit integers (under x64)
+        wide = dtypes.to_inexact(dt) == np.float64
+        a = lax.convert_element_type(a, dtypes.canonicalize(np.complex128 if wide else np.complex64))
     return a
 
 

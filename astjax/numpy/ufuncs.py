@@ -299,8 +299,10 @@ def _logical(name, fn, doc=None):
     """A logical ufunc; `doc` is its docstring (default: `ufunc_docs.doc(name)`)."""
     def f(x, y, /):
         x, y = promote_args(name, x, y)
-        if core.get_aval(x).dtype != dtypes.bool_:
-            x, y = not_equal(x, 0), not_equal(y, 0)
+        dt = core.get_aval(x).dtype
+        if dt != dtypes.bool_:   # as JAX: compared with a strong zero, so never weak
+            zero = np.zeros((), dt)[()]
+            x, y = lax.ne(x, zero), lax.ne(y, zero)
         return fn(x, y)
     f.__name__ = name
     f.__doc__ = _doc(name) if doc is None else doc

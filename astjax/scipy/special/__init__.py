@@ -13,7 +13,7 @@ from ... import numpy as jnp
 from ...numpy import ufuncs as _uf
 from ...numpy.ufuncs import asarray_operand, promote_args_inexact, where
 from ...numpy.util import canonicalize_axes
-from .erf_family import dawsn, erfcx, owens_t, spence
+from .erf_family import dawsn, erfcx, float32_or_64 as _float32_or_64, owens_t, spence
 from .expint import exp1, expi, expn
 from .faddeeva import wofz
 from .hypergeometric import hyp1f1, hyp2f1
@@ -122,7 +122,7 @@ def ndtr(x):
     Returns:
         An array of `x`'s shape, of a floating dtype.
     """
-    [x] = promote_args_inexact("ndtr", x)
+    x = _float32_or_64(jnp.asarray(x))
     return _uf.multiply(0.5, lax.erfc(_uf.multiply(x, -1.0 / float(np.sqrt(2.0)))))
 
 
@@ -135,7 +135,7 @@ def ndtri(p):
     Returns:
         An array of `p`'s shape, of a floating dtype.
     """
-    [p] = promote_args_inexact("ndtri", p)
+    p = _float32_or_64(jnp.asarray(p))
     return _uf.multiply(float(np.sqrt(2.0)), lax.erf_inv(_uf.subtract(_uf.multiply(2.0, p), 1.0)))
 
 
