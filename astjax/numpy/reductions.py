@@ -78,7 +78,7 @@ def _reduction(name, lax_fn, *, upcast_bool=False, bool_op=None, init=None, iden
                     hint=f"pass dtype= (e.g. dtype=jnp.int32) to accumulate in a wider type, "
                          f"or promote_integers=False to accumulate in {av.dtype}")
             a = lax.convert_element_type(a, dtypes.canonicalize(
-                dtypes.uint32 if dtypes.issubdtype(av.dtype, np.unsignedinteger) else dtypes.int64))
+                dtypes.uint64 if dtypes.issubdtype(av.dtype, np.unsignedinteger) else dtypes.int64))
         elif bool_op is not None and av.dtype == dtypes.bool_:
             return _finish(bool_op(a, axes), axes, av.shape, keepdims)
         if where is not None:
@@ -124,8 +124,8 @@ def _finish(r, axes, shape, keepdims):
 _SUM_DOC = """Sum of the elements of `a` over the given axes.
 """ + _RED_ARGS + """
 Returns:
-  The sums; bool and small-int inputs accumulate in the default int (uint32 for small
-  unsigned ints), other inputs in their own dtype. The result is never weakly typed.
+  The sums; bool and small-int inputs accumulate in the default int (the default
+  unsigned int for small unsigned ints), other inputs in their own dtype. The result is never weakly typed.
 
 Differences from NumPy: integer sums wrap around on overflow silently; without x64
 the default int is int32, not int64; there is no in-place `out=`.
@@ -276,7 +276,7 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, where=None) -> Arra
     a = asarray_operand(a)
     av = core.get_aval(a)
     if dtype is None:
-        dtype = av.dtype if dtypes.is_inexact(av.dtype) else dtypes.dtype(float)
+        dtype = dtypes.to_inexact(av.dtype)   # as JAX: int32 -> float32, int64 -> float64
     dtype = dtypes.canonicalize(dtypes.dtype(dtype))
     comp = dtypes.float32 if dtype in (dtypes.float16, dtypes.bfloat16) else dtype
     axes = _axes(axis, av.ndim, "mean")
