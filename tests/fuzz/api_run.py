@@ -118,6 +118,7 @@ def summarize(lib, call):
     """What `call` gives in `lib`: {"error": builtin class name, "msg": ...} or
     {"tree": structure, "leaves": [{"dtype", "shape", "weak", "hex"}]}."""
     top = lib["top"]
+    before = top.config.read("jax_enable_x64")
     top.config.update("jax_enable_x64", call["x64"])
     try:
         with warnings.catch_warnings():
@@ -137,7 +138,7 @@ def summarize(lib, call):
                 "bases": [c.__name__ for c in type(e).__mro__ if c.__module__ == "builtins"],
                 "msg": str(e).splitlines()[0][:300] if str(e) else ""}
     finally:
-        top.config.update("jax_enable_x64", False)
+        top.config.update("jax_enable_x64", before)
 
 
 def _values(leaf):
