@@ -425,7 +425,7 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
         a = concatenate([p for p in (parts[0], a, parts[1]) if p is not None], axis=axis)
     for _ in range(n):
         m = core.get_aval(a).shape[axis]
-        hi = lax.slice_in_dim(a, 1, m, axis=axis)
+        hi = lax.slice_in_dim(a, min(1, m), m, axis=axis)   # (an empty axis stays empty)
         lo = lax.slice_in_dim(a, 0, max(m - 1, 0), axis=axis)
         a = uf.not_equal(hi, lo) if _dt(a) == dtypes.bool_ else uf.subtract(hi, lo)
     return a
