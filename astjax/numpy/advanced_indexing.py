@@ -406,6 +406,8 @@ def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None, *,
             out_shape.append(ia.shape[d])
         else:
             out_shape.append(broadcast_shapes((aa.shape[d],), (ia.shape[d],))[0])
+    if aa.shape[axis] == 0:   # as JAX: from an empty axis, zeros of the result's shape
+        return lax.full(tuple(out_shape), 0, aa.dtype)
     arr_shape = tuple(aa.shape[d] if d == axis else out_shape[d] for d in range(aa.ndim))
     arr = broadcast_to_shape(arr, arr_shape)
     indices = broadcast_to_shape(indices, tuple(out_shape))
