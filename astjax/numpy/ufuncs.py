@@ -300,9 +300,12 @@ def _logical(name, fn, doc=None):
     def f(x, y, /):
         x, y = promote_args(name, x, y)
         dt = core.get_aval(x).dtype
-        if dt != dtypes.bool_:   # as JAX: compared with a strong zero, so never weak
+        if dt != dtypes.bool_:
+            # as JAX's `lax.ne(v, 0)`: a weak 0-d operand gives a weak truth value, a
+            # weak operand with axes a strong one
             zero = np.zeros((), dt)[()]
-            x, y = lax.ne(x, zero), lax.ne(y, zero)
+            x, y = (not_equal(v, 0) if core.get_aval(v).ndim == 0 else lax.ne(v, zero)
+                    for v in (x, y))
         return fn(x, y)
     f.__name__ = name
     f.__doc__ = _doc(name) if doc is None else doc
