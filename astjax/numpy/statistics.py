@@ -71,6 +71,8 @@ def _nan_extreme(red, fill):
             return red(a, axis=axis, keepdims=keepdims, initial=initial, where=where)
         out_ = red(_zero_nans(a, fill), axis=axis, keepdims=keepdims, initial=initial,
                    where=where)
+        if initial is not None:   # as JAX: an all-NaN slice gives `initial`, not NaN
+            return out_
         all_nan = _all(uf.isnan(a), axis=axis, keepdims=keepdims)
         return uf.where(all_nan, np.asarray(np.nan, _dt(a))[()], out_)
     return f

@@ -705,7 +705,10 @@ def heaviside(x1, x2, /):
     x1, x2 = promote_args_inexact("heaviside", x1, x2)
     # lax's order, as JAX's: complex operands are a TypeError
     zero = lax.full_like(x1, 0)
-    return where(lax.lt(x1, zero), 0.0, where(lax.gt(x1, zero), 1.0, x2))
+    # as JAX: strong 0 / 1 of x1's dtype, and NaN where x1 is NaN (not x2)
+    one = lax.full_like(x1, 1)
+    return where(lax.lt(x1, zero), zero, where(lax.gt(x1, zero), one,
+                                               where(lax.ne(x1, x1), x1, x2)))
 
 
 def fmax(x1, x2):
