@@ -435,6 +435,11 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
     aa, ia = core.get_aval(a), core.get_aval(indices)
     axis = canonicalize_axis(axis, aa.ndim, "take")
     n = aa.shape[axis]
+    if n == 0:   # as JAX (before any mode applies): an error, or `a` itself
+        if ia.size != 0:
+            raise ArgumentIndexError("Cannot do a non-empty jnp.take() from an empty axis.",
+                                     hint="take from a non-empty axis, or with empty indices")
+        return a
     idx_dtype = dtypes.int64 if ia.dtype == dtypes.int64 else dtypes.int32
     if mode == "wrap":
         indices = lax.convert_element_type(indices, idx_dtype)

@@ -19,7 +19,7 @@ PATH = os.path.join(HERE, "api_fuzz.json")
 COUNT = 200
 # seeds whose calls differed from JAX before a fix (see the commits of tests/fuzz/api_*)
 FIXED = [7, 13, 23, 37, 46, 51, 55, 73, 81, 86, 111, 136, 162, 183, 192, 203, 258, 338, 386, 388,
-         868, 1037, 1152, 1283, 20088, 20577]
+         868, 1037, 1152, 1283, 20088, 20404, 20577, 20595]
 FIRST = 10000
 
 
