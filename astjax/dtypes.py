@@ -176,6 +176,16 @@ def supports_inf(dt) -> bool:
     return bool(np.isinf(np.array(np.inf, dtype=np.float32).astype(dt).astype(np.float32)))
 
 
+def to_inexact(dt) -> np.dtype:
+    """The inexact dtype JAX computes a non-inexact `dt` in: float32 for bool and the
+    integers up to 32 bits, float64 for 64-bit integers (then canonicalized: float32
+    without x64); an inexact `dt` itself."""
+    dt = np.dtype(dt)
+    if is_inexact(dt):
+        return dt
+    return canonicalize(np.float64 if dt.itemsize == 8 else np.float32)
+
+
 def is_inexact(dt) -> bool:
     """True if `dt` is a floating or complex dtype."""
     return issubdtype(dt, np.inexact)

@@ -95,7 +95,7 @@ def sigmoid(x: ArrayLike) -> Array:
         >>> astjax.nn.sigmoid(jnp.array([0.0, 2.0]))
         Array([0.5     , 0.880797], dtype=float32)
     """
-    return lax.logistic(_inexact("sigmoid", x))
+    return lax.logistic(asarray_operand(x))
 
 
 def log_sigmoid(x: ArrayLike) -> Array:
@@ -107,7 +107,7 @@ def log_sigmoid(x: ArrayLike) -> Array:
     Returns:
         An array of `x`'s shape (promoted to a floating dtype if needed).
     """
-    return _uf.negative(softplus(_uf.negative(_inexact("log_sigmoid", x))))
+    return _uf.negative(softplus(_uf.negative(asarray_operand(x))))
 
 
 def softplus(x: ArrayLike) -> Array:
@@ -124,7 +124,7 @@ def softplus(x: ArrayLike) -> Array:
         >>> astjax.nn.softplus(jnp.array([0.0]))
         Array([0.6931472], dtype=float32)
     """
-    return _uf.logaddexp(_inexact("softplus", x), 0.0)
+    return _uf.logaddexp(asarray_operand(x), 0)   # (an int 0, as JAX: int x stays strong)
 
 
 def sparse_plus(x: ArrayLike) -> Array:
@@ -136,7 +136,7 @@ def sparse_plus(x: ArrayLike) -> Array:
     Returns:
         An array of `x`'s shape (promoted to a floating dtype if needed).
     """
-    x = _inexact("sparse_plus", x)
+    x = asarray_operand(x)
     return where(_uf.less_equal(x, -1.0), 0.0,
                  where(_uf.greater_equal(x, 1.0), x, _uf.multiply(0.25, _uf.square(
                      _uf.add(x, 1.0)))))
@@ -151,8 +151,8 @@ def soft_sign(x: ArrayLike) -> Array:
     Returns:
         An array of `x`'s shape (promoted to a floating dtype if needed).
     """
-    x = _inexact("soft_sign", x)
-    return _uf.true_divide(x, _uf.add(_uf.abs(x), 1.0))
+    x = asarray_operand(x)
+    return _uf.true_divide(x, _uf.add(_uf.abs(x), 1))
 
 
 def silu(x: ArrayLike) -> Array:
@@ -169,7 +169,7 @@ def silu(x: ArrayLike) -> Array:
         >>> astjax.nn.silu(jnp.array([0.0, 1.0]))
         Array([0.       , 0.7310586], dtype=float32)
     """
-    x = _inexact("silu", x)
+    x = asarray_operand(x)
     return _uf.multiply(x, lax.logistic(x))
 
 
@@ -185,7 +185,7 @@ def mish(x: ArrayLike) -> Array:
     Returns:
         An array of `x`'s shape (promoted to a floating dtype if needed).
     """
-    x = _inexact("mish", x)
+    x = asarray_operand(x)
     return _uf.multiply(x, _uf.tanh(softplus(x)))
 
 
@@ -209,11 +209,11 @@ def gelu(x: ArrayLike, approximate: bool = True) -> Array:
     """
     x = _inexact("gelu", x)
     if approximate:
-        c = np.sqrt(2 / np.pi)
+        c = float(np.sqrt(2 / np.pi))   # Python floats: weak, keep x's dtype
         cdf = _uf.multiply(0.5, _uf.add(1.0, _uf.tanh(_uf.multiply(
             c, _uf.add(x, _uf.multiply(0.044715, _uf.power(x, 3)))))))
         return _uf.multiply(x, cdf)
-    return _uf.true_divide(_uf.multiply(x, _uf.add(lax.erf(_uf.true_divide(x, np.sqrt(2))),
+    return _uf.true_divide(_uf.multiply(x, _uf.add(lax.erf(_uf.true_divide(x, float(np.sqrt(2)))),
                                                    1.0)), 2.0)
 
 
@@ -227,7 +227,7 @@ def elu(x: ArrayLike, alpha: ArrayLike = 1.0) -> Array:
     Returns:
         An array of `x`'s shape (promoted to a floating dtype if needed).
     """
-    x = _inexact("elu", x)
+    x = asarray_operand(x)   # as JAX: promoted by the operations (an int x: weak float)
     safe = where(_uf.greater(x, 0), 0.0, x)
     return where(_uf.greater(x, 0), x, _uf.multiply(alpha, _uf.expm1(safe)))
 
@@ -242,7 +242,7 @@ def celu(x: ArrayLike, alpha: ArrayLike = 1.0) -> Array:
     Returns:
         An array of `x`'s shape (promoted to a floating dtype if needed).
     """
-    x = _inexact("celu", x)
+    x = asarray_operand(x)   # as JAX: promoted by the operations (an int x: weak float)
     return _uf.add(_uf.maximum(x, 0.0), _uf.multiply(alpha, _uf.expm1(_uf.true_divide(
         _uf.minimum(x, 0.0), alpha))))
 
@@ -276,7 +276,7 @@ def leaky_relu(x: ArrayLike, negative_slope: ArrayLike = 0.01) -> Array:
         >>> astjax.nn.leaky_relu(jnp.array([-1.0, 2.0]))
         Array([-0.01,  2.  ], dtype=float32)
     """
-    x = _inexact("leaky_relu", x)
+    x = asarray_operand(x)   # as JAX: promoted by the operations (an int x: weak float)
     return where(_uf.greater_equal(x, 0), x, _uf.multiply(negative_slope, x))
 
 
@@ -302,7 +302,7 @@ def hard_sigmoid(x: ArrayLike) -> Array:
     Returns:
         An array of `x`'s shape (promoted to a floating dtype if needed).
     """
-    return _uf.true_divide(relu6(_uf.add(_inexact("hard_sigmoid", x), 3.0)), 6.0)
+    return _uf.true_divide(relu6(_uf.add(asarray_operand(x), 3.0)), 6.0)
 
 
 def hard_silu(x: ArrayLike) -> Array:
@@ -314,7 +314,7 @@ def hard_silu(x: ArrayLike) -> Array:
     Returns:
         An array of `x`'s shape (promoted to a floating dtype if needed).
     """
-    x = _inexact("hard_silu", x)
+    x = asarray_operand(x)
     return _uf.multiply(x, hard_sigmoid(x))
 
 
@@ -440,8 +440,8 @@ def log1mexp(x: ArrayLike) -> Array:
     Returns:
         An array of `x`'s shape (promoted to a floating dtype if needed).
     """
-    x = _inexact("log1mexp", x)
-    return where(_uf.less(x, np.log(2.0)), _uf.log(_uf.negative(_uf.expm1(_uf.negative(x)))),
+    x = asarray_operand(x)
+    return where(_uf.less(x, float(np.log(2.0))), _uf.log(_uf.negative(_uf.expm1(_uf.negative(x)))),
                  _uf.log1p(_uf.negative(_uf.exp(_uf.negative(x)))))
 
 

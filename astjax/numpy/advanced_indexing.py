@@ -406,6 +406,8 @@ def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None, *,
             out_shape.append(ia.shape[d])
         else:
             out_shape.append(broadcast_shapes((aa.shape[d],), (ia.shape[d],))[0])
+    if aa.shape[axis] == 0:   # as JAX: from an empty axis, zeros of the result's shape
+        return lax.full(tuple(out_shape), 0, aa.dtype)
     arr_shape = tuple(aa.shape[d] if d == axis else out_shape[d] for d in range(aa.ndim))
     arr = broadcast_to_shape(arr, arr_shape)
     indices = broadcast_to_shape(indices, tuple(out_shape))
@@ -433,6 +435,11 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
     aa, ia = core.get_aval(a), core.get_aval(indices)
     axis = canonicalize_axis(axis, aa.ndim, "take")
     n = aa.shape[axis]
+    if n == 0:   # as JAX (before any mode applies): an error, or `a` itself
+        if ia.size != 0:
+            raise ArgumentIndexError("Cannot do a non-empty jnp.take() from an empty axis.",
+                                     hint="take from a non-empty axis, or with empty indices")
+        return a
     idx_dtype = dtypes.int64 if ia.dtype == dtypes.int64 else dtypes.int32
     if mode == "wrap":
         indices = lax.convert_element_type(indices, idx_dtype)
@@ -448,7 +455,7 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
     if mode == "raise":
         raise NotImplementedInAstjaxError("The 'raise' mode to jnp.take is not supported.",
                                           hint="use mode='fill' or 'clip'")
-    if mode not in (None, "fill", "clip", "promise_in_bounds") and not isinstance(
+    if mode not in (None, "fill", "clip") and not isinstance(
             mode, GatherScatterMode):
         raise ArgumentValueError(f"take: unsupported mode {mode!r}",
                             hint="use 'fill' (the default), 'clip' or 'wrap'")

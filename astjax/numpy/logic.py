@@ -709,8 +709,15 @@ def spacing(x, /):
     """
     [x] = promote_args_inexact("spacing", x)
     dt = _dt(x)
-    toward = where(uf.signbit(x), np.asarray(-np.inf, dt)[()], np.asarray(np.inf, dt)[()])
-    return uf.subtract(lax.nextafter(x, toward), x)
+    if dtypes.issubdtype(dt, np.complexfloating):
+        raise ArgumentValueError("jnp.spacing is not defined for complex inputs.",
+                                 hint="take the spacing of the real and imaginary parts")
+    inf = np.asarray(np.inf, dt)[()]
+    if dt == np.float16:   # as JAX (NumPy's float16 rule): always toward +inf
+        return uf.subtract(lax.nextafter(x, inf), x)
+    out = uf.subtract(lax.nextafter(x, where(uf.signbit(x), -inf, inf)), x)
+    tiny = np.asarray(dtypes.finfo(dt).smallest_subnormal, dt)[()]
+    return where(uf.equal(out, 0), uf.copysign(tiny, x), out)
 
 
 @library_jit

@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import core, dtypes, lax
 from ..core import Tracer
-from ..errors import (ArgumentError, ArgumentTypeError, ArgumentValueError,
+from ..errors import (ArgumentError, ArgumentTypeError, ArgumentValueError, AxisError,
                       ConcretizationError, NotImplementedInAstjaxError)
 from . import linalg
 from . import ufuncs as uf
@@ -141,10 +141,16 @@ def sort_complex(a):
       >>> jnp.sort_complex(jnp.array([3, 1, 2]))
       Array([1.+0.j, 2.+0.j, 3.+0.j], dtype=complex64)
     """
-    a = sort(asarray_operand(a))
+    a = asarray_operand(a)
+    if np.ndim(a) == 0:   # as JAX (a sort along axis -1)
+        raise AxisError("axis -1 is out of bounds for array of dimension 0",
+                        hint="sort_complex needs an array with at least one axis")
+    a = sort(a)
     dt = core.get_aval(a).dtype
     if not dtypes.issubdtype(dt, np.complexfloating):
-        a = lax.convert_element_type(a, dtypes.canonicalize(np.promote_types(dt, np.complex64)))
+        # as JAX: complex128 only from float64 and 64-bit integers (under x64)
+        wide = dtypes.to_inexact(dt) == np.float64
+        a = lax.convert_element_type(a, dtypes.canonicalize(np.complex128 if wide else np.complex64))
     return a
 
 

@@ -470,13 +470,14 @@ def promote_args_inexact(name, *args):
     """Like `promote_args`, but ints and bools become floats.
     Args: name: function name for messages; *args: operands.
     Returns: list of inexact operands of one shape.
-    Vs NumPy: ints promote to float32 unless x64 (not float64)."""
+    Vs NumPy: ints up to 32 bits and bools promote to float32, 64-bit ints to float64
+    under x64 (as JAX's `to_inexact_dtype`)."""
     args = [asarray_operand(a) for a in args]
     check_no_float0(name, args)
     check_rank_promotion(name, *args)
     dt, weak = dtypes.result_type(*args, return_weak_type_flag=True)
     if not dtypes.is_inexact(dt):
-        fdt = dtypes.canonicalize(dtypes.float64)
+        fdt = dtypes.to_inexact(dt)
         args = [lax.convert_element_type(a, fdt, weak_type=weak) for a in args]
     return promote_shapes(*promote_operands(args), name=name)
 
@@ -485,11 +486,11 @@ def promote_dtypes_inexact(*args):
     """Common inexact dtype for the operands, without broadcasting their shapes.
     Args: *args: operands.
     Returns: list of Arrays (Tracers under staging) of one inexact dtype.
-    Vs NumPy: ints promote to float32 unless x64."""
+    Vs NumPy: ints up to 32 bits and bools promote to float32 (as JAX)."""
     args = [asarray_operand(a) for a in args]
     check_no_float0(None, args)
     dt, weak = dtypes.result_type(*args, return_weak_type_flag=True)
     if not dtypes.is_inexact(dt):
-        fdt = dtypes.canonicalize(dtypes.float64)
+        fdt = dtypes.to_inexact(dt)
         args = [lax.convert_element_type(a, fdt, weak_type=weak) for a in args]
     return promote_dtypes(*args)

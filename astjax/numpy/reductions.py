@@ -78,22 +78,27 @@ def _reduction(name, lax_fn, *, upcast_bool=False, bool_op=None, init=None, iden
                     hint=f"pass dtype= (e.g. dtype=jnp.int32) to accumulate in a wider type, "
                          f"or promote_integers=False to accumulate in {av.dtype}")
             a = lax.convert_element_type(a, dtypes.canonicalize(
-                dtypes.uint32 if dtypes.issubdtype(av.dtype, np.unsignedinteger) else dtypes.int64))
+                dtypes.uint64 if dtypes.issubdtype(av.dtype, np.unsignedinteger) else dtypes.int64))
         elif bool_op is not None and av.dtype == dtypes.bool_:
             return _finish(bool_op(a, axes), axes, av.shape, keepdims)
         if where is not None:
             ident = init(core.get_aval(a).dtype)
             a = _where(broadcast_to_shape(where, av.shape), a, lax.full_like(a, ident))
         half = core.get_aval(a).dtype
-        if upcast_bool and half in (np.float16, dtypes.bfloat16):
-            # sums and products of float16/bfloat16 accumulate in float32, as JAX's
-            r = lax_fn(lax.convert_element_type(a, np.float32), axes) if axes else a
-            r = lax.convert_element_type(r, half)
-        else:
-            r = lax_fn(a, axes) if axes else a
+        # sums and products of float16/bfloat16 accumulate in float32, as JAX's
+        wide = upcast_bool and half in (np.float16, dtypes.bfloat16)
+        r = lax.convert_element_type(a, np.float32) if wide and axes else a
+        r = lax_fn(r, axes) if axes else r
         if initial is not None:
+            # as JAX: `initial` is cast to the accumulator's dtype (not promoted with it)
+            init_arr = lax.convert_element_type(initial, core.get_aval(r).dtype)
+            if np.shape(init_arr) != ():
+                raise ArgumentValueError("initial value must be a scalar. Got array of "
+                                         f"shape {tuple(np.shape(init_arr))}",
+                                         hint="pass a scalar `initial`")
             r = getattr(ufuncs, {"sum": "add", "prod": "multiply", "max": "maximum",
-                                 "min": "minimum"}[name])(r, initial)
+                                 "min": "minimum"}[name])(init_arr, r)
+        r = lax.convert_element_type(r, half) if wide and axes else r
         return _finish(r, axes, av.shape, keepdims)
 
     if upcast_bool:
@@ -119,8 +124,8 @@ def _finish(r, axes, shape, keepdims):
 _SUM_DOC = """Sum of the elements of `a` over the given axes.
 """ + _RED_ARGS + """
 Returns:
-  The sums; bool and small-int inputs accumulate in the default int (uint32 for small
-  unsigned ints), other inputs in their own dtype. The result is never weakly typed.
+  The sums; bool and small-int inputs accumulate in the default int (the default
+  unsigned int for small unsigned ints), other inputs in their own dtype. The result is never weakly typed.
 
 Differences from NumPy: integer sums wrap around on overflow silently; without x64
 the default int is int32, not int64; there is no in-place `out=`.
@@ -271,7 +276,7 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, where=None) -> Arra
     a = asarray_operand(a)
     av = core.get_aval(a)
     if dtype is None:
-        dtype = av.dtype if dtypes.is_inexact(av.dtype) else dtypes.dtype(float)
+        dtype = dtypes.to_inexact(av.dtype)   # as JAX: int32 -> float32, int64 -> float64
     dtype = dtypes.canonicalize(dtypes.dtype(dtype))
     comp = dtypes.float32 if dtype in (dtypes.float16, dtypes.bfloat16) else dtype
     axes = _axes(axis, av.ndim, "mean")

@@ -74,7 +74,7 @@ def searchsorted(a, v, side="left", sorter=None, *, method="scan"):
     """
     a, v = uf.promote_dtypes(asarray_operand(a), asarray_operand(v))
     if core.get_aval(a).ndim != 1:
-        raise ShapeError(f"searchsorted: a must be 1-D, got shape {core.get_aval(a).shape}")
+        raise ShapeValueError(f"searchsorted: a must be 1-D, got shape {core.get_aval(a).shape}")
     if side not in ("left", "right"):
         raise ArgumentValueError(f"searchsorted: side must be 'left' or 'right', got {side!r}")
     if sorter is not None:
@@ -86,7 +86,8 @@ def searchsorted(a, v, side="left", sorter=None, *, method="scan"):
     m = core.get_aval(vv).shape[0]
     aa, vv = uf.broadcast_to_shape(aa, (m, n)), uf.broadcast_to_shape(vv, (m, n))
     hit = _less_nan(aa, vv) if side == "left" else lax.bitwise_not(_less_nan(vv, aa))
-    out = _sum(hit, axis=1, dtype=_int_dtype())
+    # as JAX: int32 indices unless `a` is too long for them
+    out = _sum(hit, axis=1, dtype=np.int64 if n > np.iinfo(np.int32).max else np.int32)
     return lax.reshape(out, vs)
 
 

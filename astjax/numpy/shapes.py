@@ -418,7 +418,8 @@ def split(ary, indices_or_sections, axis=0):
     """Divide `ary` into sub-arrays along `axis`.
     Args: ary: array; indices_or_sections: section count or sorted split points; axis: int.
     Returns: list of Arrays.
-    Vs NumPy: counts and split points must be static; an uneven count raises.
+    Vs NumPy: counts and split points must be static; an uneven count raises; split
+    points are used as given (JAX's rule): out-of-range or decreasing ones raise ValueError.
     Example:
     >>> import astjax.numpy as jnp
     >>> jnp.split(jnp.arange(6), 3)
@@ -442,8 +443,12 @@ def split(ary, indices_or_sections, axis=0):
         bounds = [i * (n // k) for i in range(k + 1)]
     else:
         bounds = [0] + [int(i) for i in indices_or_sections] + [n]
-    return [lax.slice_in_dim(ary, max(min(a, n), 0), max(min(b, n), min(a, n)), axis=axis)
-            for a, b in zip(bounds[:-1], bounds[1:])]
+        sizes = [b - a for a, b in zip(bounds[:-1], bounds[1:])]
+        if any(d < 0 for d in sizes):   # as JAX: split points taken as given, not clamped
+            raise ArgumentValueError(f"Sizes passed to split must be nonnegative, got {sizes}",
+                                     hint="give increasing split points within the axis "
+                                          "length (negative ones are not counted from the end)")
+    return [lax.slice_in_dim(ary, a, b, axis=axis) for a, b in zip(bounds[:-1], bounds[1:])]
 
 
 def array_split(ary, indices_or_sections, axis=0):

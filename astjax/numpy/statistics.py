@@ -71,6 +71,8 @@ def _nan_extreme(red, fill):
             return red(a, axis=axis, keepdims=keepdims, initial=initial, where=where)
         out_ = red(_zero_nans(a, fill), axis=axis, keepdims=keepdims, initial=initial,
                    where=where)
+        if initial is not None:   # as JAX: an all-NaN slice gives `initial`, not NaN
+            return out_
         all_nan = _all(uf.isnan(a), axis=axis, keepdims=keepdims)
         return uf.where(all_nan, np.asarray(np.nan, _dt(a))[()], out_)
     return f
@@ -425,7 +427,7 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
         a = concatenate([p for p in (parts[0], a, parts[1]) if p is not None], axis=axis)
     for _ in range(n):
         m = core.get_aval(a).shape[axis]
-        hi = lax.slice_in_dim(a, 1, m, axis=axis)
+        hi = lax.slice_in_dim(a, min(1, m), m, axis=axis)   # (an empty axis stays empty)
         lo = lax.slice_in_dim(a, 0, max(m - 1, 0), axis=axis)
         a = uf.not_equal(hi, lo) if _dt(a) == dtypes.bool_ else uf.subtract(hi, lo)
     return a

@@ -319,8 +319,13 @@ def _logical(name, fn, doc=None):
     """A logical ufunc; `doc` is its docstring (default: `ufunc_docs.doc(name)`)."""
     def f(x, y, /):
         x, y = promote_args(name, x, y)
-        if core.get_aval(x).dtype != dtypes.bool_:
-            x, y = not_equal(x, 0), not_equal(y, 0)
+        dt = core.get_aval(x).dtype
+        if dt != dtypes.bool_:
+            # as JAX's `lax.ne(v, 0)`: a weak 0-d operand gives a weak truth value, a
+            # weak operand with axes a strong one
+            zero = np.zeros((), dt)[()]
+            x, y = (not_equal(v, 0) if core.get_aval(v).ndim == 0 else lax.ne(v, zero)
+                    for v in (x, y))
         return fn(x, y)
     f.__name__ = name
     f.__doc__ = _doc(name) if doc is None else doc
@@ -705,7 +710,7 @@ def logaddexp(x, y, /):
 
 def logaddexp2(x, y, /):
     x, y = promote_args_inexact("logaddexp2", x, y)
-    ln2 = np.log(2.0)
+    ln2 = float(np.log(2.0))   # a Python float: weak
     return true_divide(logaddexp(multiply(x, ln2), multiply(y, ln2)), ln2)
 
 
@@ -720,7 +725,10 @@ def heaviside(x1, x2, /):
     x1, x2 = promote_args_inexact("heaviside", x1, x2)
     # lax's order, as JAX's: complex operands are a TypeError
     zero = lax.full_like(x1, 0)
-    return where(lax.lt(x1, zero), 0.0, where(lax.gt(x1, zero), 1.0, x2))
+    # as JAX: strong 0 / 1 of x1's dtype, and NaN where x1 is NaN (not x2)
+    one = lax.full_like(x1, 1)
+    return where(lax.lt(x1, zero), zero, where(lax.gt(x1, zero), one,
+                                               where(lax.ne(x1, x1), x1, x2)))
 
 
 def fmax(x1, x2):

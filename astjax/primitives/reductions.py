@@ -278,11 +278,10 @@ def _dot_lowering(ctx, x, y, *, dimension_numbers, precision=None,
         acc = out.update(dtype=at or out.dtype)
         algorithm = _algorithm_attribute(ctx, precision, lt, rt)
     else:
-        # floating operands of one dtype feed a wider accumulation directly, as JAX
-        # lowers it (converting first would let XLA drop the operands' rounding, e.g.
-        # bf16 products)
-        direct = a.dtype == b.dtype and dtypes.is_float(a.dtype) and dtypes.is_float(out.dtype)
-        if a.dtype != out.dtype and not direct:
+        # as JAX lowers it on CPU and GPU: operands of one dtype feed the result type
+        # directly (bf16 products keep their rounding; float operands with an integer
+        # `preferred_element_type` are multiplied as floats), mixed ones are converted
+        if a.dtype != b.dtype:
             x = ctx.op1("stablehlo.convert", [x], a.update(dtype=out.dtype))
             y = ctx.op1("stablehlo.convert", [y], b.update(dtype=out.dtype))
     dn = (f"#stablehlo.dot<lhs_batching_dimensions = [{', '.join(map(str, lb))}], "

@@ -13,7 +13,7 @@ from ... import numpy as jnp
 from ...numpy import ufuncs as _uf
 from ...numpy.ufuncs import asarray_operand, promote_args_inexact, where
 from ...numpy.util import canonicalize_axes
-from .erf_family import dawsn, erfcx, owens_t, spence
+from .erf_family import dawsn, erfcx, float32_or_64 as _float32_or_64, owens_t, spence
 from .expint import exp1, expi, expn
 from .faddeeva import wofz
 from .hypergeometric import hyp1f1, hyp2f1
@@ -122,8 +122,8 @@ def ndtr(x):
     Returns:
         An array of `x`'s shape, of a floating dtype.
     """
-    [x] = promote_args_inexact("ndtr", x)
-    return _uf.multiply(0.5, lax.erfc(_uf.multiply(x, -1.0 / np.sqrt(2.0))))
+    x = _float32_or_64(jnp.asarray(x))
+    return _uf.multiply(0.5, lax.erfc(_uf.multiply(x, -1.0 / float(np.sqrt(2.0)))))
 
 
 def ndtri(p):
@@ -135,8 +135,8 @@ def ndtri(p):
     Returns:
         An array of `p`'s shape, of a floating dtype.
     """
-    [p] = promote_args_inexact("ndtri", p)
-    return _uf.multiply(np.sqrt(2.0), lax.erf_inv(_uf.subtract(_uf.multiply(2.0, p), 1.0)))
+    p = _float32_or_64(jnp.asarray(p))
+    return _uf.multiply(float(np.sqrt(2.0)), lax.erf_inv(_uf.subtract(_uf.multiply(2.0, p), 1.0)))
 
 
 def log_ndtr(x, series_order=3):
@@ -178,6 +178,9 @@ def _ndtr_tail_series(t, order):
     return 1 + even - odd
 
 
+_HALF_LOG_2PI = float(0.5 * np.log(2 * np.pi))   # a Python float: weak, keeps x's dtype
+
+
 def _log_ndtr_impl(x, series_order):
     # log(ndtr(x)) loses everything once ndtr(x) underflows: below `low` the
     # asymptotic series of the normal tail, above `high` log(1 - ndtr(-x)) ~ -ndtr(-x)
@@ -185,7 +188,7 @@ def _log_ndtr_impl(x, series_order):
     above = x > high
     p = ndtr(where(above, -x, _uf.maximum(x, low)))
     t = _uf.minimum(x, low)    # (the minimum keeps the unchosen branch finite)
-    tail = (-0.5 * (t * t) - _uf.log(-t) - 0.5 * np.log(2 * np.pi)
+    tail = (-0.5 * (t * t) - _uf.log(-t) - _HALF_LOG_2PI
             + _uf.log(_ndtr_tail_series(t, series_order)))
     return where(above, -p, where(x > low, _uf.log(p), tail))
 
@@ -196,7 +199,7 @@ _log_ndtr = _custom_jvp(_log_ndtr_impl, nondiff_argnums=(1,))
 def _log_ndtr_jvp(series_order, primals, tangents):
     (x,), (dx,) = primals, tangents
     y = _log_ndtr(x, series_order)
-    return y, dx * _uf.exp(-0.5 * x * x - 0.5 * np.log(2 * np.pi) - y)
+    return y, dx * _uf.exp(-0.5 * x * x - _HALF_LOG_2PI - y)
 
 
 _log_ndtr.defjvp(_log_ndtr_jvp)

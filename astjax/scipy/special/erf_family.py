@@ -35,7 +35,7 @@ import numpy as np
 from ... import core, lax
 from ... import numpy as jnp
 from ...custom_api import custom_jvp
-from ...errors import ArgumentValueError
+from ...errors import ArgumentValueError, DTypeError
 from .faddeeva import _wofz
 from .gamma_zeta import _inexact, _is_complex, _real_arg
 
@@ -233,8 +233,18 @@ def spence(x):
     Returns:
         An array of `x`'s shape, of a floating dtype.
     """
-    x = _real_arg("spence", x)
+    x = float32_or_64(jnp.asarray(x))
     return _spence(x)
+
+
+def float32_or_64(x):
+    """`x` itself if it is float32 or float64, else JAX's TypeError (ndtr, ndtri, spence:
+    no promotion of integers or narrower floats)."""
+    dt = core.get_aval(x).dtype
+    if dt not in (np.float32, np.float64):
+        raise DTypeError(f"x.dtype={np.dtype(dt)} is not supported, see docstring for "
+                         "supported types.", hint="convert x to float32 or float64")
+    return x
 
 
 # ------------------------------------------------------------------------- Owen's T

@@ -1,0 +1,264 @@
+"""Differential API fuzzing against JAX 0.10.2, in one process:
+
+    nice -n 5 .jaxenv/bin/python tests/fuzz/api_run.py --seeds 0:2000 [--out api_fuzz.jsonl]
+    tests/fuzz/api_long.sh 0 20000        # a long run in chunks of 1000 seeds
+
+Each seed is one random call (`api_gen.generate`: a jnp / lax / nn / scipy.special
+function, random dtypes, shapes and edge values, under eager / jit / vmap / grad, with
+`jax_enable_x64` on or off). The call runs in astjax and in JAX (an interpreter with both
+installed: the worktree's `.jaxenv`); the results are compared leaf by leaf: tree
+structure, shape, dtype, weak type, values (bit-exact for integers and booleans, NaN-aware
+within a per-dtype tolerance for floats), or -- where JAX raises -- the builtin class of
+JAX's error, which astjax's error must be an instance of. Each mismatch is written as one
+JSON line with its category, details and a runnable repro; a summary counts calls and
+mismatches by category.
+
+`summarize(lib, call)` and `compare(got, want)` are what `tests/test_api_fuzz.py` uses to
+replay stored calls (`tests/oracle/record_api_fuzz.py` records JAX's summaries).
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import os
+import sys
+import time
+import warnings
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+
+from fuzz.api_gen import decode, generate, is_dynamic, np_dtype, render  # noqa: E402
+
+ALIASES = {"jnp.argmax_axis": "jnp.argmax", "jnp.argmin_axis": "jnp.argmin",
+           "jnp.power_int": "jnp.power"}
+# values agree within rtol = atol = this, per dtype (XLA's kernels; a few ulps)
+TOL = {"float16": 4e-3, "bfloat16": 3e-2, "float32": 2e-5, "float64": 1e-12,
+       "complex64": 2e-5, "complex128": 1e-12}
+
+
+def _at(x, idx, *v, method, **kw):
+    return getattr(x.at[idx], method)(*v, **kw)
+
+
+def _getitem(x, idx):
+    return x[idx]
+
+
+def _astype(x, dt):
+    return x.astype(dt)
+
+
+def resolve(lib, name):
+    """The function `name` of the call table names in library `lib` (a dict of modules)."""
+    name = ALIASES.get(name, name)
+    if name == "at":
+        return _at
+    if name == "getitem":
+        return _getitem
+    if name == "astype":
+        return _astype
+    mod, attr = name.split(".", 1)
+    return getattr(lib[mod], attr)
+
+
+def libraries(top):
+    """The namespaces a call names, for `top` (the `jax` or `astjax` module)."""
+    import importlib
+    return {"jnp": importlib.import_module(top.__name__ + ".numpy"),
+            "lax": importlib.import_module(top.__name__ + ".lax"),
+            "nn": importlib.import_module(top.__name__ + ".nn"),
+            "special": importlib.import_module(top.__name__ + ".scipy.special"),
+            "top": top}
+
+
+def build(lib, call):
+    """The zero-argument thunk running `call` in `lib`."""
+    target = resolve(lib, call["fn"])
+    args = [decode(a) for a in call["args"]]
+    kw = {k: decode(v) for k, v in call["kw"].items()}
+    dyn_pos = [i for i, a in enumerate(call["args"]) if is_dynamic(a)]
+    dyn = [args[i] for i in dyn_pos]
+    top = lib["top"]
+    jnp = lib["jnp"]
+
+    def f(*d):
+        full = list(args)
+        for i, v in zip(dyn_pos, d):
+            full[i] = v
+        return target(*full, **kw)
+
+    mode = call["mode"]
+    if mode == "eager":
+        return lambda: f(*dyn)
+    if mode == "jit":
+        return lambda: top.jit(f)(*dyn)
+    if mode == "vmap":
+        axes = tuple(0 if "a" in call["args"][i] else None for i in dyn_pos)
+        if not any(a == 0 for a in axes):
+            return lambda: top.jit(f)(*dyn)
+        return lambda: top.vmap(f, in_axes=axes)(*dyn)
+
+    def loss(*d):
+        return jnp.sum(f(*d))
+    return lambda: top.grad(loss)(*dyn)
+
+
+def _builtin_class(exc):
+    for c in type(exc).__mro__:
+        if c.__module__ == "builtins":
+            return c
+    return Exception
+
+
+def summarize(lib, call):
+    """What `call` gives in `lib`: {"error": builtin class name, "msg": ...} or
+    {"tree": structure, "leaves": [{"dtype", "shape", "weak", "hex"}]}."""
+    top = lib["top"]
+    before = top.config.read("jax_enable_x64")
+    top.config.update("jax_enable_x64", call["x64"])
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with np.errstate(all="ignore"):
+                out = build(lib, call)()
+                leaves, tree = top.tree_util.tree_flatten(out)
+                res = []
+                for leaf in leaves:
+                    a = np.asarray(leaf)
+                    weak = bool(top.typeof(leaf).weak_type) if hasattr(leaf, "dtype") else None
+                    res.append({"dtype": str(a.dtype), "shape": list(a.shape), "weak": weak,
+                                "hex": a.tobytes().hex()})
+        return {"tree": str(tree).replace("PyTreeDef", "").strip(), "leaves": res}
+    except Exception as e:   # noqa: BLE001 - every error is a result to compare
+        return {"error": _builtin_class(e).__name__, "cls": type(e).__name__,
+                "bases": [c.__name__ for c in type(e).__mro__ if c.__module__ == "builtins"],
+                "msg": str(e).splitlines()[0][:300] if str(e) else ""}
+    finally:
+        top.config.update("jax_enable_x64", before)
+
+
+def _values(leaf):
+    return np.frombuffer(bytes.fromhex(leaf["hex"]), np_dtype(leaf["dtype"])).reshape(leaf["shape"])
+
+
+def _value_mismatch(g, w, dtype):
+    """None, or (category, detail) for two leaves' values of one dtype."""
+    if dtype in TOL:
+        tol = TOL[dtype]
+        gv = _values(g).astype(np.complex128 if "complex" in dtype else np.float64)
+        wv = _values(w).astype(gv.dtype)
+        parts = [(gv.real, wv.real), (gv.imag, wv.imag)] if "complex" in dtype else [(gv, wv)]
+        for a, b in parts:
+            nan = np.isnan(a) != np.isnan(b)
+            fin = np.isfinite(a) & np.isfinite(b)
+            inf = ~np.isnan(a) & ~np.isnan(b) & ~fin & (a != b)
+            with np.errstate(all="ignore"):
+                err = np.where(fin, np.abs(a - b) / (tol + tol * np.abs(b)), 0.0)
+            if nan.any() or inf.any() or (err > 1).any():
+                i = int(np.argmax(nan | inf | (err > 1)))
+                big = nan.any() or inf.any() or (err > 1e3 / tol * 1e-3 * 50).any()
+                rel = float(np.max(np.where(fin, np.abs(a - b) / (1e-30 + np.abs(b)), 0)))
+                cat = "value" if big or rel > 1e-3 else "tolerance"
+                return cat, f"at flat {i}: astjax {a.ravel()[i]!r} JAX {b.ravel()[i]!r} (max rel {rel:.3g})"
+        return None
+    if g["hex"] != w["hex"]:
+        a, b = _values(g).ravel(), _values(w).ravel()
+        i = int(np.argmax(a != b))
+        return "value", f"at flat {i}: astjax {a[i]!r} JAX {b[i]!r}"
+    return None
+
+
+def compare(got, want):
+    """A list of (category, detail) where astjax's summary `got` differs from JAX's `want`."""
+    if "error" in want:
+        if "error" not in got:
+            return [("missing_error", f"JAX raises {want['cls']}: {want['msg']}")]
+        if want["error"] not in got.get("bases", [got["error"]]) and got["cls"] != want["cls"]:
+            return [("error_class", f"astjax {got['cls']}({got['msg']}) JAX {want['cls']}({want['msg']})")]
+        return []
+    if "error" in got:
+        return [("astjax_error", f"{got['cls']}: {got['msg']}")]
+    if len(got["leaves"]) != len(want["leaves"]):
+        return [("structure", f"astjax {got['tree']} JAX {want['tree']}")]
+    out = []
+    for k, (g, w) in enumerate(zip(got["leaves"], want["leaves"])):
+        if g["shape"] != w["shape"]:
+            out.append(("shape", f"leaf {k}: astjax {g['shape']} JAX {w['shape']}"))
+            continue
+        if g["dtype"] != w["dtype"]:
+            out.append(("dtype", f"leaf {k}: astjax {g['dtype']} JAX {w['dtype']}"))
+            continue
+        if g["weak"] != w["weak"]:
+            out.append(("weak_type", f"leaf {k}: astjax weak={g['weak']} JAX weak={w['weak']}"))
+        m = _value_mismatch(g, w, g["dtype"])
+        if m:
+            out.append((m[0], f"leaf {k}: {m[1]}"))
+    return out
+
+
+def fuzz(seeds, out=None, log=sys.stdout):
+    """Runs `seeds`; returns (calls, Counter of categories, list of mismatch records)."""
+    import astjax
+    import jax
+    ax, jx = libraries(astjax), libraries(jax)
+    cats = collections.Counter()
+    records = []
+    n = 0
+    for seed in seeds:
+        call = generate(seed)
+        want = summarize(jx, call)
+        got = summarize(ax, call)
+        n += 1
+        for cat, detail in compare(got, want):
+            cats[cat] += 1
+            rec = {"seed": seed, "fn": call["fn"], "mode": call["mode"], "x64": call["x64"],
+                   "category": cat, "detail": detail, "repro": render(call), "call": call}
+            records.append(rec)
+            if out:
+                out.write(json.dumps(rec) + "\n")
+                out.flush()
+    return n, cats, records
+
+
+def show(seed):
+    """Prints seed's call, both libraries' results and their differences."""
+    import astjax
+    import jax
+    call = generate(seed)
+    print(render(call))
+    want, got = summarize(libraries(jax), call), summarize(libraries(astjax), call)
+    for who, r in (("JAX", want), ("astjax", got)):
+        if "error" in r:
+            print(f"{who}: {r['cls']}: {r['msg']}")
+            continue
+        for leaf in r["leaves"]:
+            print(f"{who}: {leaf['dtype']}{leaf['shape']} weak={leaf['weak']}\n  {_values(leaf)}")
+    print(compare(got, want))
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--seeds", default="0:200", help="A:B, a range of seeds")
+    p.add_argument("--out", default=None, help="JSON lines file for mismatches (appended)")
+    p.add_argument("--show", type=int, default=None, help="one seed: print both results")
+    a = p.parse_args(argv)
+    if a.show is not None:
+        show(a.show)
+        return
+    lo, hi = (int(s) for s in a.seeds.split(":"))
+    t = time.time()
+    with open(a.out, "a") if a.out else open(os.devnull, "w") as f:
+        n, cats, records = fuzz(range(lo, hi), f)
+    print(f"{n} calls in {time.time() - t:.0f}s; mismatches: {dict(cats) or 'none'}")
+    by = collections.Counter((r["category"], r["fn"]) for r in records)
+    for (cat, fn), k in by.most_common():
+        first = next(r for r in records if r["category"] == cat and r["fn"] == fn)
+        print(f"  {cat:14s} {fn:28s} x{k}  seed {first['seed']} {first['mode']}: {first['detail'][:150]}")
+
+
+if __name__ == "__main__":
+    main()
