@@ -22,10 +22,7 @@ EXPECTED = json.loads(rec.PATH.read_text())
 pytestmark = pytest.mark.skipif(len(jax.devices()) < 4, reason="needs 4 devices "
                                 "(ASTJAX_NUM_CPU_DEVICES=4, set by conftest.py)")
 
-_REDUCED = pytest.mark.xfail(strict=True, reason=(
-    "to='reduced' (JAX's all_gather_reduced) needs a Reduced manual-axis type, which "
-    "astjax's shard_map does not track: a located NotImplementedError"))
-XFAIL = {}
+XFAIL = {}   # case -> a strict xfail mark: what astjax still does otherwise than JAX
 SMAP = rec.smap_cases(jax, jnp)
 OTHER = rec.other_cases(jax, jnp)
 
