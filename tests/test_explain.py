@@ -52,9 +52,9 @@ def test_views_link_lines():
     v = explain_views(loop_branch, np.ones(3, np.float32), 1)
     assert v["name"] == "loop_branch" and v["file"] == __file__
     assert [ln.origin for ln in v["source"]] == list(range(FIRST, FIRST + 8))
-    assert _lines(v["jaxpr"], SIN_LINE)[0] == "s:f32[] = sin q"
-    assert any(t.startswith("c:f32[] = scan[length=3") for t in _lines(v["jaxpr"], LOOP_LINE))
-    assert _lines(v["jaxpr"], SUB_LINE)[-1] == "n:f32[] = sub m j"
+    assert _lines(v["jaxpr"], SIN_LINE)[0] == "u:f32[] = sin s"
+    assert any(t.startswith("d:f32[] = scan[length=3") for t in _lines(v["jaxpr"], LOOP_LINE))
+    assert _lines(v["jaxpr"], SUB_LINE)[-1] == "p:f32[] = sub o l"
     assert any("jnp.sin" in t for t in _lines(v["converted"], SIN_LINE))
     assert "branch_out = lax.cos(x_i)" in _lines(v["derivative"], SIN_LINE)
     assert "branch_out_1 = -ct_s" in _lines(v["derivative"], SUB_LINE)
@@ -245,9 +245,9 @@ def test_click_highlights_in_browser(tmp_path):
         b.click(b.find(f'#source .ln[data-line="{SIN_LINE}"]'))
         lit = b.run("return Array.from(document.querySelectorAll('#jaxpr .hl'))"
                     ".map(e => e.textContent.trim())")
-        assert lit == ["s:f32[] = sin q",
-                       "t:f32[] = convert_element_type[new_dtype=float32 weak_type=False] r",
-                       "u:f32[] = add t s"]
+        assert lit == ["u:f32[] = sin s",
+                       "v:f32[] = convert_element_type[new_dtype=float32 weak_type=False] t",
+                       "w:f32[] = add v u"]
         dlit = b.run("return Array.from(document.querySelectorAll('#derivative .hl'))"
                      ".map(e => e.textContent.trim())")
         assert "branch_out = lax.cos(x_i)" in dlit and "branch_out_1 = -ct_s" not in dlit
