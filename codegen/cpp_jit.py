@@ -70,7 +70,10 @@ def available() -> bool:
 
 
 def _register_settings():
-    x64 = _jax.config.Config("astjax_enable_x64", bool(config.read("jax_enable_x64")))
+    # (in the jit key: an entry made under one x64 setting must miss under the other;
+    # without it a bool array's cumsum made under x64 returned int64 under x32)
+    x64 = _jax.config.Config("astjax_enable_x64", bool(config.read("jax_enable_x64")),
+                             include_in_jit_key=True)
     _jax.jax_jit.set_enable_x64_state(x64)
     _jax.jax_jit.set_disable_jit_state(_jax.config.Config("astjax_disable_jit", False))
     _jax.jax_jit.set_post_hook_state(_jax.config.Config("astjax_post_hook", None))

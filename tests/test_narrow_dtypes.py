@@ -70,6 +70,23 @@ def test_sum_of_4bit_ints_with_promote_integers_false_or_a_dtype():
     assert jnp.sum(jnp.array([True, True]), promote_integers=False).dtype == jnp.int32
 
 
+# (dtype, x64) -> the dtype of jnp.sum / jnp.prod of such an array, from JAX 0.10.2: integers
+# narrower than the default integer accumulate in it (int32 and uint32 too under x64)
+SUM_DTYPES = {("int8", False): "int32", ("int32", False): "int32", ("uint16", False): "uint32",
+              ("uint32", False): "uint32", ("bool", False): "int32",
+              ("int8", True): "int64", ("int32", True): "int64", ("uint16", True): "uint64",
+              ("uint32", True): "uint64", ("bool", True): "int64"}
+
+
+@pytest.mark.parametrize("dtype,x64", sorted(SUM_DTYPES))
+def test_sum_and_prod_accumulate_in_the_default_integer(dtype, x64):
+    with astjax.enable_x64(x64):
+        x = np.array([3, 5, 1], dtype)
+        for fn in (jnp.sum, jnp.prod, astjax.jit(jnp.sum)):
+            assert fn(x).dtype == SUM_DTYPES[dtype, x64], fn
+        assert int(jnp.sum(x)) == int(x.astype(np.int64).sum())
+
+
 def test_printed_jaxpr_uses_jax_short_names():
     text = str(astjax.make_jaxpr(lambda a: a * 2)(jnp.ones(2, jnp.float8_e4m3fn)))
     assert text == "{ lambda ; a:f8_e4m3fn[2]. let b:f8_e4m3fn[2] = mul a 2.0:f8_e4m3fn[] in (b,) }"

@@ -837,6 +837,24 @@ def test_cpp_dispatch_follows_x64():
     assert jf(x, x).dtype == np.float32
 
 
+def _count(b):
+    return jnp.cumsum(b)
+
+
+def test_cpp_dispatch_keys_on_x64_where_the_arguments_do_not_change():
+    # a bool argument's type is the same under both settings, its cumsum's is not: an
+    # entry jaxlib made under x64 must not serve an x32 call (int64 under x32 was
+    # returned, silently, when the setting was not in jaxlib's jit key)
+    jf, b = astjax.jit(_count), np.ones(3, bool)
+    for x64, want in [(True, np.int64), (False, np.int32), (True, np.int64),
+                      (False, np.int32)]:
+        with astjax.enable_x64(x64):
+            for _ in range(3):   # the first call sets up jaxlib's dispatch, the rest use it
+                out = jf(b)
+                assert out.dtype == want, (x64, out.dtype)
+                np.testing.assert_array_equal(np.asarray(out), [1, 2, 3])
+
+
 def _int_scaled(x, n):
     return jnp.sum(jnp.sin(x) * n)
 

@@ -67,7 +67,8 @@ def _reduction(name, lax_fn, *, upcast_bool=False, bool_op=None, init=None, iden
         if dtype is not None:
             a = lax.convert_element_type(a, dtypes.canonicalize(dtypes.dtype(dtype), warn=True))
         elif upcast_bool and (av.dtype == dtypes.bool_ or (
-                promote_integers and dtypes.is_int(av.dtype) and av.dtype.itemsize < 4)):
+                promote_integers and dtypes.is_int(av.dtype) and
+                av.dtype.itemsize < dtypes.canonicalize(dtypes.int64).itemsize)):   # (JAX's)
             if dtypes.itemsize_bits(av.dtype) < 8:
                 # JAX 0.10.2 asks np.iinfo for the accumulator's width, which fails on
                 # ml_dtypes' 2-/4-bit integers: the same ValueError here
