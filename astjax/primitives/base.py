@@ -392,6 +392,9 @@ def add_tangents(a, b):
     return core.bind(add_any_p, a, b)
 
 
+GPU_PLATFORMS = ("cuda", "rocm")   # the lowering platforms with GPU kernels (and their rules)
+
+
 def lax_ops():
     """Every family's wrapper functions (`primitives/ops.py`), for rule bodies that
     need an operation of a family later than their own."""

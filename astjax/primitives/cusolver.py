@@ -39,13 +39,12 @@ from ..config import config
 from ..core import ShapedArray
 from ..errors import NotImplementedInAstjaxError
 from . import lapack
-from .base import lax_ops, lower_inline
+from .base import GPU_PLATFORMS, lax_ops, lower_inline
 
 __all__ = ["GPU_PLATFORMS", "kernel_name", "register_targets", "gpu_call", "lapack_as_gpu", "unpack_conjugate_pairs", "eigh", "svd",
            "tridiagonal_solve", "symmetric_product", "cholesky_update",
            "lu_pivots_to_permutation"]
 
-GPU_PLATFORMS = ("cuda", "rocm")   # the platforms lowered with GPU kernels
 _REGISTERED = []
 
 

@@ -24,7 +24,7 @@ import numpy as np
 from .. import core, dtypes
 from ..core import ShapedArray, bind
 from ..errors import ArgumentTypeError, ArgumentValueError, DTypeError, ShapeError
-from .base import deffront, is_zero, register
+from .base import GPU_PLATFORMS, deffront, is_zero, register
 from .base import tangent_aval as _aval
 from .elementwise import conj
 from .arithmetic import div, mul
@@ -106,7 +106,7 @@ def _stablehlo_fft(ctx, x, fft_type, fft_lengths, out_aval=None):
 
 
 def _fft_lowering(ctx, x, *, fft_type, fft_lengths):
-    if fft_type == FftType.IRFFT and len(fft_lengths) > 1 and ctx.platform in ("cuda", "rocm"):
+    if fft_type == FftType.IRFFT and len(fft_lengths) > 1 and ctx.platform in GPU_PLATFORMS:
         # cuFFT's (and hipFFT's) multi-dimensional complex-to-real transform assumes
         # Hermitian symmetry along every axis, where NumPy's irfftn needs it along the
         # last only: as JAX on GPUs, a complex IFFT over the outer axes (moved behind
