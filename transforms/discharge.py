@@ -372,8 +372,8 @@ def _while(eqn, ins):
     the body's copy), and the condition runs on primals only: what it stores keeps
     the reference's previous tangent. A loop staged from a Python statement
     (`python_loop`) shares one copy between its test and body, as Python does (the
-    front end moves a test that stores into the body, `loop_ops._test_in_body`; one
-    left in the condition is refused)."""
+    front end moves a test that stores into the body:
+    `while_loop.bind_while_test_last`)."""
     p = eqn.params
     ncc, nbc = p["cond_nconsts"], p["body_nconsts"]
     cc, bc, carry = ins[:ncc], ins[ncc:ncc + nbc], ins[ncc + nbc:]
@@ -418,13 +418,6 @@ def _while(eqn, ins):
         _no_escape(body_j.jaxpr, outs, "while_loop")
         return [c.value for c in inner] + outs
 
-    if shared and cond_writes:
-        raise NotImplementedInAstjaxError(
-            "the test of a `while` statement stores into a mutable array reference; "
-            "astjax stages such a test as the loop's condition, which cannot keep "
-            "Python's order of its stores and the body's", loc=eqn.source_info,
-            hint="store into the reference in the loop body (and once before the loop), "
-                 "and test a value")
     body_open = core.stage_open(step, avals)
     if cond_writes & wrote["body"]:
         raise NotImplementedInAstjaxError(

@@ -363,15 +363,15 @@ def _while(test_fn, body_fn, init, names, meta, effect, fill=(), exits=()):
                 f"when the function runs", hint="make the test static, or move the effect "
                                                 "out of the loop")
         if is_staged(t):
-            return _staged_while(test_fn, body_fn, state, names, meta, fill=fill, exits=exits,
-                                 first=t)
+            return _staged_while(test_fn, body_fn, state, names, meta, t, fill=fill,
+                                 exits=exits)
         if not _truth(t):
             return state
         state = tuple(body_fn(*state))
 
 
-def _staged_while(test_fn, body_fn, state, names, meta, what="while loop", fill=(), exits=(),
-                  first=None):
+def _staged_while(test_fn, body_fn, state, names, meta, first, what="while loop", fill=(),
+                  exits=()):
     """The staged `while` of a loop whose test is staged. `first`: the test's value on
     `state`, already evaluated once before the loop (see `while_loop.bind_while_test_last`)."""
     st = _LoopState(state, names, body_fn)
@@ -383,7 +383,7 @@ def _staged_while(test_fn, body_fn, state, names, meta, what="while loop", fill=
         raise _effect_error(e, what) from None
     cond_j, cond_c = _stage_test(st, carry_pos, [_aval(v) for v in init],
                                  lambda s: test_fn(*s))
-    if first is not None and stores_to_refs(cond_j):   # the test after each trip's body
+    if stores_to_refs(cond_j):   # the test after each trip's body
         first = first if _aval(first).dtype == dtypes.bool_ else nonzero(first)
         outs = bind_while_test_last(first, (cond_j, cond_c), (body_j, body_c), init)
     else:
