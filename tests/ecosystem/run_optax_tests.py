@@ -1,7 +1,9 @@
-"""Run optax's own test suite (the `*_test.py` files its wheel ships) on astjax.
+"""Run optax's own test suite (the `*_test.py` files its wheel ships) on astjax,
+or another installed package's that ships its tests (chex, haiku, dm_pix: `--package`).
 
     pip install -e '.[ecosystem]' pytest absl-py scipy
     python tests/ecosystem/run_optax_tests.py              # every file, on astjax
+    python tests/ecosystem/run_optax_tests.py --package chex
     python tests/ecosystem/run_optax_tests.py --jax        # the same files on real JAX
     python tests/ecosystem/run_optax_tests.py -k alias,transforms --timeout 900
 
@@ -32,11 +34,11 @@ COUNT = re.compile(r"(\d+) (subtests passed|subtests failed|subtests skipped|pas
 FAILED_LINE = re.compile(r"^(FAILED|ERROR) (\S+)(?: - (.*))?$")
 
 
-def optax_test_files():
-    """The test files of the installed optax, sorted."""
-    spec = importlib.util.find_spec("optax")
+def package_test_files(package="optax"):
+    """The test files (`*_test.py`) of the installed `package`, sorted."""
+    spec = importlib.util.find_spec(package)
     if spec is None or not spec.submodule_search_locations:
-        sys.exit("optax is not installed in this interpreter (pip install -e '.[ecosystem]')")
+        sys.exit(f"{package} is not installed in this interpreter (pip install -e '.[ecosystem]')")
     root = Path(list(spec.submodule_search_locations)[0])
     return root, sorted(root.rglob("*_test.py"))
 
@@ -101,8 +103,9 @@ def main(argv=None):
     ap.add_argument("--timeout", type=float, default=600.0, help="seconds per file")
     ap.add_argument("-k", default="", help="comma-separated substrings of file paths to run")
     ap.add_argument("--json", default="", help="write the results here")
+    ap.add_argument("--package", default="optax", help="whose test suite (default optax)")
     args = ap.parse_args(argv)
-    root, files = optax_test_files()
+    root, files = package_test_files(args.package)
     if args.k:
         files = [f for f in files if any(s in str(f.relative_to(root)) for s in args.k.split(","))]
     results, totals = {}, collections.Counter()
