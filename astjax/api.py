@@ -29,7 +29,8 @@ from .dispatch_keys import (KWARGS as _KWARGS, STATIC as _STATIC, Entry as _Entr
                             cpp_flatten as _cpp_flatten, numpy_key as _numpy_key,
                             tree_sig as _tree_sig, has_dict as _has_dict)
 from .staging import (StagedCallable, arg_hints, as_callable, donated_leaves, leaf_aval,
-                      array_signature, kept_staging, python_scalar, stage_flat, stage_once)
+                      array_signature, kept_staging, python_scalar, stage_flat, stage_once,
+                      wrapped_signature)
 from .stages import ShapeDtypeStruct, Lowered, Traced, remember_staging
 from .stages import abstract_layouts_entry as _abstract_layouts, has_layouts as _has_layouts
 from .transforms.ad import inline as _inline
@@ -156,6 +157,11 @@ class Jitted(StagedCallable):
 
     def __get__(self, obj, objtype=None):  # jit as a method decorator
         return self if obj is None else functools.partial(self, obj)
+
+    def __repr__(self):   # JAX's text (libraries read it: chex's `is_traceable`)
+        return f"<PjitFunction of {self.fun!r}>"
+
+    __signature__ = property(wrapped_signature)
 
     def _split(self, args, kwargs):
         dyn_args, statics = [], []

@@ -21,7 +21,7 @@ from .api import Jitted
 from .extend.core import eager_staging, eager_transform as _eager_transform
 from .errors import (ArgumentError, ArgumentTypeError, ArgumentValueError, ShapeError,
                      caller_location, check_signature)
-from .staging import StagedCallable, leaf_labels, mapped_leaves, stage_flat
+from .staging import StagedCallable, leaf_labels, mapped_leaves, stage_flat, wrapped_signature
 from .transforms import batching  # noqa: F401  (registers the batch rules)
 from .primitives.state import Ref, ref_get, ref_set
 from .primitives.vma import staging_inputs
@@ -87,13 +87,15 @@ class BatchedFunction(StagedCallable):
     def __repr__(self):
         return f"vmap({getattr(self.fun, '__name__', self.fun)!s})"
 
+    __signature__ = property(wrapped_signature)
+
     def __call__(self, *args, **kwargs):
         if core.current_builder() is not None:
             return self.stage_inline(*args, **kwargs)
         if self._jitted is None:
             self._jitted = Jitted(self)
         with _eager_transform(), eager_builder():   # (an extension primitive's impl
-            return self._jitted(*args, **kwargs)     # may lower here)
+            return self._jitted.run_compiled(args, kwargs)   # may lower here)
 
     # -- staging --------------------------------------------------------------------
 

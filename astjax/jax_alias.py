@@ -107,7 +107,16 @@ def _jax_module():
     mod.__version__ = JAX_API_VERSION
     mod.__version_info__ = tuple(int(p) for p in JAX_API_VERSION.split("."))
     mod.__path__ = []  # a package: `import jax.numpy` goes through the finder
+    mod.__getattr__ = _submodule_attribute
     return mod
+
+
+def _submodule_attribute(name):
+    """`jax.<name>` read as an attribute before anything imported it (`jax._src`,
+    which JAX's own `import jax` imports): the module the finder serves for it."""
+    if not name.startswith("__") and _target_name(f"jax.{name}") is not None:
+        return importlib.import_module(f"jax.{name}")
+    raise AttributeError(f"module 'jax' has no attribute {name!r}")
 
 
 _finder = _AliasFinder()

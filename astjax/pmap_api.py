@@ -46,7 +46,7 @@ from .codegen import sharded
 from .codegen.runtime import xc
 from .api import jit, devices as _devices_of
 from .staging import (StagedCallable, as_callable, arg_hints, donated_leaves, leaf_labels,
-                      mapped_leaves, stage_flat)
+                      mapped_leaves, stage_flat, wrapped_signature)
 from .transforms.dce import dce_closed
 from .transforms.discharge import discharge_closed
 from .batching_api import _broadcast_prefix, _check_axes_spec
@@ -226,6 +226,8 @@ class Pmapped(StagedCallable):
 
     def __repr__(self):
         return f"pmap({getattr(self.fun, '__name__', self.fun)!s})"
+
+    __signature__ = property(wrapped_signature)
 
     def __get__(self, obj, objtype=None):
         return self if obj is None else functools.partial(self, obj)

@@ -250,6 +250,17 @@ def donated_leaves(donate_argnums, dyn_args, statics):
     return tuple(out)
 
 
+def wrapped_signature(self):
+    """`__signature__` of a transform object (`jit(f)`, `vmap(f)`, `pmap(f)`): `f`'s,
+    as JAX's jitted functions expose theirs -- without it `inspect` takes the object
+    (which has `__get__`) for a builtin method and finds no signature; AttributeError
+    when `f` has none."""
+    try:
+        return inspect.signature(self.fun)
+    except (TypeError, ValueError):
+        raise AttributeError("__signature__") from None
+
+
 class StagedCallable:
     """Base of every callable astjax makes (`jit`, `grad`, `vmap`, ...). Called
     while staging it stages inline; called on concrete values it compiles with XLA

@@ -39,7 +39,6 @@ import sys
 import tempfile
 import time
 import types
-import weakref
 
 from jaxlib import xla_client as xc
 import jaxlib
@@ -309,15 +308,14 @@ def clear(directory=None):
 
 
 class _FunRecord:
-    __slots__ = ("options", "anchor", "cells", "defaults", "kwdefaults", "snapshot", "state",
-                 "names")
+    __slots__ = ("options", "cells", "defaults", "kwdefaults", "snapshot", "state", "names")
 
 
 _MISSING = object()
-# code -> [record], by identity and weakly: a lookup never hashes the code object (a
-# walk of it), and a function its user dropped takes its records with it (issue 14)
+# function -> [record], by identity and weakly: a function its user dropped takes its
+# records with it (issue 14)
 _fun_records = WeakIdMap()
-RECORDS_PER_CODE = 8
+RECORDS_PER_CODE = 8   # (per function: its options and rebound globals / cells)
 fun_stats = {"hits": 0, "misses": 0}
 
 
@@ -345,20 +343,6 @@ def _snapshot(code, g):
     return tuple(sorted(out.items(), key=lambda kv: kv[0]))
 
 
-def _anchor(fun):
-    """A weak reference that finds `fun`'s globals again without holding them: to
-    the module they belong to, else to `fun` itself. (A record holding the globals
-    would hold the function, whose code keys the record: it would never go.)"""
-    g = fun.__globals__
-    mod = sys.modules.get(g.get("__name__")) if type(g.get("__name__")) is str else None
-    return weakref.ref(mod if getattr(mod, "__dict__", None) is g else fun)
-
-
-def _anchored_globals(anchor):
-    a = anchor()
-    return a.__dict__ if isinstance(a, types.ModuleType) else getattr(a, "__globals__", None)
-
-
 def _cells(fun):
     out = []
     for c in fun.__closure__ or ():
@@ -378,13 +362,17 @@ def shared_state(fun, options, make):
     of a plain Python function with the same `options`, as JAX keys its caches on the
     function and the transformation, not on the wrapper object (issue 14).
 
-    A record is reused only for the same code object, name and qualified name (they
-    name the program: JAX keys on the function object), globals dictionary, closure
-    cell contents and default values (each by identity), and the same values (by
-    identity) of every global name the code reads (`co_names` of it and its nested
-    code, and of the same module's functions it reads, transitively): a function re-created with other captured values, or called after one of
-    its globals was rebound, gets a fresh state, so staging is never reused stale.
-    Anything else (a callable object, a partial, unhashable options) gets `make()`."""
+    A record is reused only for the same function object (as JAX keys its caches:
+    a function made again, even of the same code and captured values, is staged
+    again, since what its staging reads -- a library's thread-local mode, an
+    object's attribute -- may have changed; chex's `chexify` relies on it), with
+    the same name and qualified name (they name the program), closure cell contents
+    and default values (each by identity), and the same values (by identity) of every
+    global name the code reads (`co_names` of it and its nested code, and of the same
+    module's functions it reads, transitively): a function called after one of its
+    globals or captured values was rebound gets a fresh state, so staging is never
+    reused stale. Anything else (a callable object, a partial, unhashable options)
+    gets `make()`."""
     if type(fun) is not types.FunctionType:
         return make()
     try:
@@ -395,12 +383,11 @@ def shared_state(fun, options, make):
     cells, defaults = _cells(fun), fun.__defaults__ or ()
     kwdefaults = tuple(sorted((fun.__kwdefaults__ or {}).items()))
     names = (fun.__name__, fun.__qualname__)
-    records = _fun_records.get(code)
+    records = _fun_records.get(fun)
     if records is None:
-        records = _fun_records[code] = []
+        records = _fun_records[fun] = []
     for i, r in enumerate(records):
-        if (r.options == options and r.names == names and _anchored_globals(r.anchor) is g
-                and _same(r.cells, cells)
+        if (r.options == options and r.names == names and _same(r.cells, cells)
                 and _same(r.defaults, defaults)
                 and [k for k, _ in r.kwdefaults] == [k for k, _ in kwdefaults]
                 and _same([v for _, v in r.kwdefaults], [v for _, v in kwdefaults])
@@ -411,8 +398,7 @@ def shared_state(fun, options, make):
             return r.state
     fun_stats["misses"] += 1
     r = _FunRecord()
-    r.options, r.anchor, r.cells, r.defaults, r.kwdefaults = options, _anchor(fun), cells, \
-        defaults, kwdefaults
+    r.options, r.cells, r.defaults, r.kwdefaults = options, cells, defaults, kwdefaults
     r.names = names
     r.snapshot = _snapshot(code, g)
     r.state = make()

@@ -34,3 +34,45 @@ def test_jit_with_shardings_all_none_is_plain_jit():
                    out_shardings=(None, None, None))
     out = f(jnp.arange(3.0), 2.0)
     np.testing.assert_allclose(out[1], [0.0, 2.0, 4.0])
+
+
+# ---- found by chex's own test suite (tests/ecosystem/run_optax_tests.py --package chex)
+
+
+def _sig_target(x, y=2, *, z):
+    return x
+
+
+def test_transform_objects_have_their_functions_signature():
+    # chex's fake_pmap reads `inspect.signature(jax.jit(f), follow_wrapped=False)`: JAX's
+    # jitted function exposes f's; astjax's objects (with `__get__`) looked like builtins
+    import inspect
+    want = inspect.signature(_sig_target)
+    for wrap in (astjax.jit, astjax.vmap, astjax.pmap, astjax.grad):
+        assert inspect.signature(wrap(_sig_target), follow_wrapped=False) == want
+    assert repr(astjax.jit(_sig_target)) == f"<PjitFunction of {_sig_target!r}>"
+
+
+def test_vmap_runs_under_disable_jit():
+    # chex.fake_jit + fake_pmap: vmap under `disable_jit` recursed without end
+    x = jnp.arange(3.0)
+    with astjax.disable_jit():
+        np.testing.assert_allclose(astjax.vmap(lambda v: v * 2.0)(x), [0.0, 2.0, 4.0])
+        np.testing.assert_allclose(astjax.jit(astjax.vmap(lambda v: v + 1.0))(x), [1.0, 2.0, 3.0])
+
+
+def test_jax_src_xla_bridge_backends_as_chex_reads_them():
+    # chex's set_n_cpu_devices reads `jax._src.xla_bridge._backends` without importing it
+    from astjax.codegen import runtime
+    from astjax.compat import _src
+    bridge = _src.xla_bridge   # an attribute read imports the module, as JAX's import did
+    jnp.ones(1).block_until_ready()
+    assert dict(bridge._backends) == {runtime.platform(): runtime.client()}
+    assert bridge._backends.get(runtime.platform()) is runtime.client()
+    assert bridge.backends_are_initialized() and bridge.get_backend() is runtime.client()
+    try:
+        _src.no_such_module
+    except AttributeError:
+        pass
+    else:
+        raise AssertionError("no AttributeError")

@@ -439,3 +439,10 @@ def test_fast_path_leaf_order_matches_tree_flatten():
     for _ in range(2):
         np.testing.assert_array_equal(np.asarray(j({"b": x, "a": y})), [1, 1, 1])
         np.testing.assert_array_equal(np.asarray(j({"a": x, "b": y})), [-10, -10, -10])
+
+
+def test_repr_is_jaxs():
+    """`repr(jit(f))` is JAX's text (chex's `is_traceable` reads it)."""
+    def f(x):
+        return x
+    assert repr(astjax.jit(f)) == f"<PjitFunction of {f!r}>"

@@ -172,3 +172,35 @@ def test_a_program_staging_serves_an_eager_call_with_its_values():
     np.testing.assert_allclose(float(astjax.jit(lambda v: jf(v) + 1.0)(0.5)),
                                2 * np.cos(0.5) + 1, rtol=1e-6)
     np.testing.assert_allclose(float(jf(0.25)), 2 * np.cos(0.25), rtol=1e-6)
+
+
+_MODE = {"scale": 1.0}
+
+
+def _reads_hidden_state(v):
+    return v * _MODE["scale"]   # state outside the function's own globals and cells
+
+
+def _made_again():
+    h = _reads_hidden_state
+
+    def f(v):
+        return h(v) + 0.0
+    return f
+
+
+def test_a_function_made_again_is_staged_again():
+    """A function object made again -- same code, same captured values -- is staged
+    again, as JAX traces a new function object again: its staging may read state no
+    key holds (chex's `chexify` mode, a thread-local). Wrappers of one function object
+    still share one staging (`compile_cache.shared_state`)."""
+    x = jnp.ones(2)
+    try:
+        np.testing.assert_array_equal(np.asarray(astjax.jit(_made_again())(x)), [1.0, 1.0])
+        _MODE["scale"] = 3.0
+        np.testing.assert_array_equal(np.asarray(astjax.jit(_made_again())(x)), [3.0, 3.0])
+        f = _made_again()
+        assert astjax.jit(f)._cache is astjax.jit(f)._cache
+        assert astjax.jit(f)._cache is not astjax.jit(_made_again())._cache
+    finally:
+        _MODE["scale"] = 1.0

@@ -60,7 +60,7 @@ def run_file(path: Path, use_jax: bool, timeout: float):
         out = (e.stdout or b"").decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
         status = "timeout"
     counts = collections.Counter()
-    summary = [ln for ln in out.splitlines() if re.search(r"\d+ (passed|failed|errors?)", ln)
+    summary = [ln for ln in out.splitlines() if re.search(r"\d+ (passed|failed|errors?|skipped)", ln)
                and " in " in ln]
     if summary:
         for n, kind in COUNT.findall(summary[-1]):
