@@ -553,45 +553,76 @@ def jit_entry(closed, out_tree, name, shardings, dyn_args, leaves, donated, loc,
     return entry
 
 
-# The operations JAX 0.10.2 lowers with their result's type over Explicit axes as a
-# sharding constraint (`mlir.lower_with_sharding_in_types`); elementwise ones (`_NARY`)
-# first broadcast a scalar literal operand, constrained the same way.
-_NARY = (explicit.ELEMENTWISE | explicit.UNARY) - {
-    "copy", "copy_p", "stop_gradient", "igamma", "igammac", "polygamma", "zeta", "clamp",
-    "square", "integer_pow", "convert_element_type", "reduce_precision", "rev"}
-_TYPE_CONSTRAINED = _NARY | {
-    "integer_pow", "convert_element_type", "reduce_precision", "rev", "broadcast_in_dim",
-    "concatenate", "dot_general", "iota", "pad", "reshape", "squeeze", "transpose", "slice",
-    "dynamic_slice", "dynamic_update_slice", "gather", "select_n", "reduce_sum",
-    "reduce_max", "reduce_min", "reduce_prod", "reduce_and", "reduce_or", "reduce_xor"}
+# JAX 0.10.2 lowers an operation whose results' types name a mesh of Explicit axes
+# with a sharding constraint to each type (`mlir.lower_with_sharding_in_types`),
+# elementwise ones first broadcasting a scalar literal operand, constrained the same
+# way; but not these: calls and `shard_map` (their bodies' operations are
+# constrained), layout-setting ones, no-ops, and the special functions JAX lowers as
+# compositions (their parts are constrained).
+_UNCONSTRAINED = frozenset({
+    "copy", "copy_p", "stop_gradient", "sharding_constraint", "shard_map", "jit",
+    "checkpoint", "custom_jvp_call", "custom_vjp_call", "custom_vmap_call",
+    "closed_call", "remat_opt", "igamma", "igammac", "polygamma", "zeta"})
+_MULTIPLE = frozenset({"while", "cond", "scan"})   # each typed result constrained
 
 
 def constrain_typed(closed, env):
-    """`closed` with a `sharding_constraint` to its type after each operation whose one
-    result is typed over a mesh of Explicit axes (`env`: Var -> Typed), as JAX lowers
-    them (`sdy.sharding_constraint`s the partitioner follows)."""
+    """`closed` with a `sharding_constraint` to its type after each operation -- also
+    inside control-flow bodies and calls -- whose result is typed over a mesh of
+    Explicit axes (`env`: Var -> Typed), as JAX lowers them (`sdy.sharding_constraint`s
+    the partitioner follows)."""
     if not env:
         return closed
+    return core.ClosedJaxpr(_constrained(closed.jaxpr, env), closed.consts)
+
+
+def _laid_out(t):
+    return (t is not None and not t.unreduced and not t.reduced
+            and explicit.is_explicit(t.mesh))
+
+
+def _constrained(j, env):
     eqns = []
-    for eqn in closed.jaxpr.eqns:
-        name, t = eqn.primitive.name, env.get(eqn.outvars[0]) if len(eqn.outvars) == 1 else None
-        if (t is None or name not in _TYPE_CONSTRAINED or t.unreduced or t.reduced
-                or not explicit.is_explicit(t.mesh) or _out_sharding(eqn) is not None):
+    for eqn in j.eqns:
+        eqn = _with_bodies(eqn, env)
+        name, ts = eqn.primitive.name, [env.get(v) for v in eqn.outvars]
+        if (name in _UNCONSTRAINED or (len(ts) != 1 and name not in _MULTIPLE)
+                or not any(map(_laid_out, ts)) or _out_sharding(eqn) is not None):
             eqns.append(eqn)
             continue
-        s, src, invars = shd.NamedSharding(t.mesh, t.pspec), eqn.source_info, list(eqn.invars)
+        src, invars = eqn.source_info, list(eqn.invars)
+        t = ts[0]
         for i, a in enumerate(invars):
-            if name in _NARY and t.aval.ndim and isinstance(a, core.Literal) and not a.aval.ndim:
+            if (len(ts) == 1 and explicit.is_elementwise(eqn.primitive) and t.aval.ndim
+                    and isinstance(a, core.Literal) and not a.aval.ndim):
                 wide = core.Var(a.aval.update(shape=t.aval.shape))
                 invars[i] = core.Var(wide.aval)
                 eqns += [core.Eqn(broadcast_in_dim_p, [a], [wide], {
                     "shape": t.aval.shape, "broadcast_dimensions": (), "sharding": None}, src),
-                    core.Eqn(sharding_constraint_p, [wide], [invars[i]], {"sharding": s}, src)]
-        made = core.Var(eqn.outvars[0].aval)
-        eqns += [core.Eqn(eqn.primitive, invars, [made], eqn.params, src),
-                 core.Eqn(sharding_constraint_p, [made], eqn.outvars, {"sharding": s}, src)]
-    j = closed.jaxpr
-    return core.ClosedJaxpr(core.Jaxpr(j.constvars, j.invars, j.outvars, eqns), closed.consts)
+                    core.Eqn(sharding_constraint_p, [wide], [invars[i]],
+                             {"sharding": shd.NamedSharding(t.mesh, t.pspec)}, src)]
+        made = [core.Var(v.aval) if _laid_out(t) else v for v, t in zip(eqn.outvars, ts)]
+        eqns.append(core.Eqn(eqn.primitive, invars, made, eqn.params, src))
+        eqns += [core.Eqn(sharding_constraint_p, [m], [v], {
+            "sharding": shd.NamedSharding(t.mesh, t.pspec)}, src)
+            for m, v, t in zip(made, eqn.outvars, ts) if m is not v]
+    return core.Jaxpr(j.constvars, j.invars, j.outvars, eqns)
+
+
+def _with_bodies(eqn, env):
+    """`eqn` with its nested jaxprs constrained (those whose variables are typed)."""
+    new = {}
+    for k, v in eqn.params.items():
+        bodies = v if isinstance(v, tuple) else (v,)
+        if not bodies or not all(isinstance(b, (core.ClosedJaxpr, core.Jaxpr)) for b in bodies):
+            continue
+        if not any(u in env for b in bodies for u in getattr(b, "jaxpr", b).invars):
+            continue
+        done = tuple(core.ClosedJaxpr(_constrained(b.jaxpr, env), b.consts)
+                     if isinstance(b, core.ClosedJaxpr) else _constrained(b, env)
+                     for b in bodies)
+        new[k] = done if isinstance(v, tuple) else done[0]
+    return eqn.replace(params={**eqn.params, **new}) if new else eqn
 
 
 def _long_type(aval):
