@@ -636,7 +636,7 @@ def _staged_types(tracers):
         if id(b) not in envs:
             env = {v: t for v, o in b.captures.values() if (t := type_of(o)) is not None}
             given = frames.get(id(b), ())
-            given = given() if callable(given) else given
+            given = given(b.invars) if callable(given) else given
             if len(given) == len(b.invars):
                 env.update((v, t) for v, t in zip(b.invars, given) if t is not None)
             envs[id(b)] = env if env or id(b) in frames else {}
@@ -663,7 +663,8 @@ def types_of(values):
 @contextlib.contextmanager
 def nested_frame(types):
     """While the next builder stages a function whose arguments have `types` (a list
-    of Typed / None, or a function of no argument giving it when first asked)."""
+    of Typed / None, or a function of the builder's invars giving it when first
+    asked)."""
     if not hasattr(_staging, "nested"):
         _staging.nested = []
     _staging.nested.append((len(core._state.builders), types))

@@ -23,7 +23,7 @@ import contextlib
 
 from astjax import core
 from astjax.errors import ArgumentValueError, JAXTypeError, LoopCarryError
-from astjax.primitives import cond as cond_family
+from astjax.primitives import vma
 
 from . import explicit, sharded
 from .explicit import NESTED, Typed
@@ -131,26 +131,28 @@ NESTED.update({"cond": _cond, "while": _while, "scan": _scan, "jit": _call("jaxp
                "custom_vjp_call": _call("call_jaxpr"), "closed_call": _call("call_jaxpr"),
                "custom_vmap_call": _call("call_jaxpr"), "remat_opt": _call("fwd_jaxpr")})
 
-# ------------------------------------------------- jax.typeof inside a body being staged
+# ------------------------------------------ jax.typeof inside a function being staged
 
 
 @contextlib.contextmanager
-def staging_body(args, in_avals):
-    """While a control-flow body is staged for the values `args` (arguments of
-    `in_avals`; a `scan`'s `xs` have one more axis): their types, for `jax.typeof`
-    on the values staged inside, computed only when asked."""
+def staging_body(leaves, unknown=0):
+    """While a function of `leaves` (after `unknown` arguments) is staged -- a loop
+    body, a branch, an inner `jit`, a transform's function (`vma.staging_inputs`) --:
+    their types, for `jax.typeof` on the values staged inside, computed only when
+    asked (an argument with one axis fewer than its leaf is a scanned slice)."""
     state = explicit._staging
     if (getattr(state, "types", None) is None and not getattr(state, "nested", None)
-            and not any(type(a) is sharded.GlobalArray for a in args)):
+            and not any(type(a) is sharded.GlobalArray for a in leaves)):
         yield
         return
 
-    def types():
-        got = explicit.types_of(list(args))
-        return [None if t is None else _sliced(t, a) if t.aval.ndim == a.ndim + 1 else t
-                for t, a in zip(got, in_avals)]
+    def types(invars):
+        got = [None] * unknown + explicit.types_of(list(leaves))
+        return [None if t is None or len(got) != len(invars) else
+                _sliced(t, v.aval) if t.aval.ndim == v.aval.ndim + 1 else t
+                for t, v in zip(got, invars)]
     with explicit.nested_frame(types):
         yield
 
 
-cond_family.body_staging_hooks.append(staging_body)
+vma.input_hooks.append(staging_body)

@@ -555,8 +555,7 @@ def jit_entry(closed, out_tree, name, shardings, dyn_args, leaves, donated, loc,
 
 # JAX 0.10.2 lowers an operation whose results' types name a mesh of Explicit axes
 # with a sharding constraint to each type (`mlir.lower_with_sharding_in_types`),
-# elementwise ones first broadcasting a scalar literal operand, constrained the same
-# way; but not these: calls and `shard_map` (their bodies' operations are
+# elementwise ones first broadcasting a rank-0 operand, constrained the same way; but not these: calls and `shard_map` (their bodies' operations are
 # constrained), layout-setting ones, no-ops, and the special functions JAX lowers as
 # compositions (their parts are constrained).
 _UNCONSTRAINED = frozenset({
@@ -594,7 +593,7 @@ def _constrained(j, env):
         t = ts[0]
         for i, a in enumerate(invars):
             if (len(ts) == 1 and explicit.is_elementwise(eqn.primitive) and t.aval.ndim
-                    and isinstance(a, core.Literal) and not a.aval.ndim):
+                    and not a.aval.ndim):
                 wide = core.Var(a.aval.update(shape=t.aval.shape))
                 invars[i] = core.Var(wide.aval)
                 eqns += [core.Eqn(broadcast_in_dim_p, [a], [wide], {

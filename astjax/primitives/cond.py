@@ -35,7 +35,6 @@ The loop primitives (`scan`, `while_loop`) share the helpers of this module.
 from __future__ import annotations
 
 import ast
-import contextlib
 import copy
 import weakref
 
@@ -439,12 +438,6 @@ def staged_once(owner, key, make):
     return hit[1]
 
 
-#: Context managers `hook(args, in_avals)` entered while a control-flow body is staged
-#: for the values `args` (`codegen/explicit_control.py`: their layouts over Explicit
-#: mesh axes, for `jax.typeof` inside the body)
-body_staging_hooks: list = []
-
-
 def stage_sub(fun, in_tree, in_avals, hints=None, args=None):
     """Stage `fun` on Tracers -> (Jaxpr, consts, out_tree) (`core.stage_callable`).
 
@@ -456,9 +449,7 @@ def stage_sub(fun, in_tree, in_avals, hints=None, args=None):
     manual axes are its arguments' inside a shard_map body, `vma.staging_inputs`)."""
     if args is not None:
         from .vma import staging_inputs   # (a later family)
-        with staging_inputs(args), contextlib.ExitStack() as hooks:
-            for hook in body_staging_hooks:
-                hooks.enter_context(hook(args, in_avals))
+        with staging_inputs(args):
             return stage_sub(fun, in_tree, in_avals, hints)
     key = ("sub", in_tree, tuple(in_avals), None if hints is None else tuple(hints))
     jaxpr, consts, out_tree = staged_once(
