@@ -443,6 +443,7 @@ def propagate(eqns, env):
     the forward `dot_general` of the same source position (`_transposed_dot`)."""
     eqns = list(eqns)
     dots = {}   # source position -> the forward dot_general's operand types
+    seen = {}   # source position -> the types of its forward equations' values
     for k, eqn in enumerate(eqns):
         ts = [env.get(a) if isinstance(a, core.Var) else None for a in eqn.invars]
         name = eqn.primitive.name
@@ -459,7 +460,7 @@ def propagate(eqns, env):
         elif backward and name == "dot_general":
             continue
         nested = NESTED.get(name)
-        if all(t is None for t in ts) and nested is None and name not in (
+        if all(t is None for t in ts) and nested is None and not backward and name not in (
                 "sharding_constraint", "shard_map"):
             continue
         try:
@@ -473,10 +474,28 @@ def propagate(eqns, env):
                 raise
             raise type(e)(e.message, hint=e.hint, loc=src if src is not None and src.file
                           else None) from None
+        if backward and len(outs) == 1 and outs[0] is None:
+            outs = [_cotangent(eqn.outvars[0].aval, seen.get((src.file, src.line, src.col)))]
+        elif not backward and src is not None and src.file:
+            seen.setdefault((src.file, src.line, src.col), []).extend(
+                t for t in [*ts, *outs] if t is not None)
         for v, t in zip(eqn.outvars, outs):
             if t is not None:
                 env[v] = t
     return env
+
+
+def _cotangent(aval, primals):
+    """A backward value the rules do not type: JAX gives a cotangent its primal's
+    type, so the one layout of the values of this shape that the forward equations
+    of the same source position have (e.g. `reduce_sum`'s cotangent broadcast back);
+    None when there is none or several."""
+    fits = {(t.spec, t.mesh): t for t in primals or () if t.aval.shape == aval.shape
+            and not t.unreduced and not t.reduced}
+    if len(fits) != 1:
+        return None
+    t = next(iter(fits.values()))
+    return Typed(aval, t.spec, t.mesh)
 
 
 def _transposed_dot(eqn, later, operands):
