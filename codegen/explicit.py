@@ -55,7 +55,7 @@ from astjax import sharding_impls as shd
 from astjax.primitives.spmd import sharding_constraint_p
 
 from . import sharded
-from .typed_avals import ManualAval, MeshAval, TypedAval, manual_typeof
+from .typed_avals import ManualAval, MeshAval, TypedAval, TypedRefAval, manual_typeof
 from .explicit_reshape import reshape_rule as _reshape
 from .unreduced import reduced_of, unreduced_of
 
@@ -564,6 +564,9 @@ def typeof(x, aval):
     staged from such arguments inside `jit` whose layout the rules know; else a
     MeshAval over the array's mesh, the mesh of the `jit`'s arguments or the current one."""
     t = typed(x)
+    if type(aval) is core.AbstractRef and t is None:   # (an eager Ref: its value's type)
+        t = typed(getattr(x, "_value", None))
+        return aval if t is None else TypedRefAval(t)
     if t is None and isinstance(x, core.Tracer):
         manual = manual_typeof(x, aval)
         if manual is not None:

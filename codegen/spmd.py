@@ -731,7 +731,8 @@ def eager_apply(prim, args, params):
             outs_s = [_eager_slice_sharding(args[0], params)]
         if context is not None and not any(layouts):   # replicated over set_mesh's mesh
             ins = [shd.NamedSharding(context, shd.PartitionSpec())] * len(avals)
-            outs_s = [s or _context_result(context, args, a) for s, a in zip(outs_s, out_avals)]
+            outs_s = [s or _context_result(context, args, a, prim) for s, a in zip(outs_s,
+                                                                          out_avals)]
         entry = SpmdEntry(closed, tree_util.tree_structure(list(range(len(out_avals)))),
                           f"eager_{prim.name}", ins, outs_s, list(args)).compile()
         if key is not None:
@@ -748,11 +749,14 @@ def eager_context(prim, args):
                                                   for a in args))
 
 
-def _context_result(mesh, args, aval):
+def _context_result(mesh, args, aval, prim=None):
     """The layout of an eager result on `set_mesh`'s `mesh` whose operands are all
     single-device: replicated; on Explicit axes typed so (`P(None, ...)`) when an operand
     is a host value or there is none (JAX stages those with the mesh in their type),
-    else `P()` (its operands' types name no mesh: XLA's replicated layout)."""
+    else `P()` (its operands' types name no mesh: XLA's replicated layout; also a copy
+    of a host value, e.g. `new_ref(np_array)`'s, which JAX puts without a type)."""
+    if prim is not None and prim.name == "copy":
+        return shd.NamedSharding(mesh, shd.PartitionSpec())
     if not args or any(type(a) is not runtime.Array for a in args):
         return replicated(mesh, aval)
     return shd.NamedSharding(mesh, shd.PartitionSpec())
