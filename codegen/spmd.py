@@ -40,6 +40,7 @@ from astjax.ir import memory_space_rule
 from astjax.errors import (ArgumentValueError, NotImplementedInAstjaxError, caller_location,
                            function_name)
 from astjax.primitives.device_put import device_put_p
+from astjax.primitives.ffi_call import Token
 from astjax.primitives.structural import broadcast_in_dim_p
 from astjax.primitives.spmd import (SPMD_PRIMITIVES, check_sharding_fits, is_partial,
                                     is_layout, layouts_per_leaf, platform_index_operand,
@@ -153,8 +154,15 @@ class SpmdExecutable:
                  sdy=False, compiler_options=(), out_kinds=None):
         self.module_text, self.devices, self.mesh = text, tuple(devs), mesh
         out_kinds = out_kinds or [None] * len(out_avals)   # (codegen/host_sharded.py)
-        self.in_avals = list(in_avals)
-        self.out_avals = host_sharded.result_avals(out_avals, out_kinds)
+        # (a token parameter / result: PJRT's empty bool[0] buffer on each device)
+        self.tokens = [_is_token(a) for a in out_avals]
+        self.in_avals = [_TOKEN_BUFFER if _is_token(a) else a for a in in_avals]
+        self.out_avals = host_sharded.result_avals(
+            [_TOKEN_BUFFER if t else a for a, t in zip(out_avals, self.tokens)], out_kinds)
+        in_shardings = [_replicated_over(devs) if _is_token(a) else s
+                        for s, a in zip(in_shardings, in_avals)]
+        out_shardings = [_replicated_over(devs) if t else s
+                         for s, t in zip(out_shardings, self.tokens)]
         n = len(self.devices)
         opts = xc.CompileOptions()
         opts.num_replicas = 1
@@ -194,6 +202,8 @@ class SpmdExecutable:
                      and any(c in self.text for c in _COLLECTIVE_OPS))
 
     def _arg(self, x, s, aval):
+        if type(x) is Token:
+            x = np.zeros((0,), np.bool_)
         if type(x) is sharded.GlobalArray and (x._sharding == s or _equivalent(
                 x._sharding, s, aval.ndim)):
             return x.on_devices(self.devices)
@@ -220,8 +230,8 @@ class SpmdExecutable:
         if self.sync:   # XLA's CPU collectives: one partitioned program at a time
             for o in outs:
                 o.block_until_ready()
-        return [sharded.GlobalArray(o, a, s, self.devices)
-                for o, a, s in zip(outs, self.out_avals, self.out_shardings)]
+        return [Token() if t else sharded.GlobalArray(o, a, s, self.devices)
+                for o, a, s, t in zip(outs, self.out_avals, self.out_shardings, self.tokens)]
 
     @property
     def text(self):
@@ -230,6 +240,18 @@ class SpmdExecutable:
         return self.exe.hlo_modules()[0].to_string()
 
     as_text = text.fget
+
+
+_TOKEN_BUFFER = ShapedArray((0,), np.bool_)   # what PJRT holds for a token
+
+
+def _is_token(aval) -> bool:
+    return type(aval) is core.TokenAval
+
+
+def _replicated_over(devs):
+    """A token's layout: replicated over the program's devices (a 1-d mesh of them)."""
+    return shd.NamedSharding(shd.Mesh(np.array(devs), ("_token",)), shd.PartitionSpec())
 
 
 _equivalent_cache: dict = {}
@@ -333,19 +355,19 @@ class SpmdEntry:
                                              [None] * len(self._out_avals), [])
         with shd.lowering_assignment(self.devices), \
                 platform_index_operand("%arg0" if platform_index else None):
-            texts = [host_sharded.with_kind(sharding_attr(s, a.ndim, self.devices, self.shardy),
-                                            kind)
-                     for s, a, kind in zip(self.param_shardings, self._avals, k.args)]
-            out_texts = [host_sharded.with_kind(sharding_attr(s, a.ndim, self.devices,
-                                                              self.shardy), kind)
-                         for s, a, kind in zip(out_shardings, self._out_avals, k.results)]
+            texts = [None if _is_token(a) else host_sharded.with_kind(
+                sharding_attr(s, a.ndim, self.devices, self.shardy), kind)
+                for s, a, kind in zip(self.param_shardings, self._avals, k.args)]
+            out_texts = [None if _is_token(a) else host_sharded.with_kind(
+                sharding_attr(s, a.ndim, self.devices, self.shardy), kind)
+                for s, a, kind in zip(out_shardings, self._out_avals, k.results)]
             if platform_index:
                 texts = ['jax.global_constant = "_platform_index"', *texts]
             return stablehlo.lower_module(
                 jaxpr, name=f"jit_{name}", donated=donated, platform=platform,
                 num_partitions=len(self.devices), arg_shardings=texts,
                 result_shardings=out_texts, preamble=self._mesh_decls,
-                result_names=result_names,
+                result_names=result_names, tokens=True,
                 result_hook=self.kinds and self.kinds.hook(self._out_avals))
 
     def _mesh_decls(self):
@@ -441,15 +463,14 @@ def call_layouts(fun, options, dyn_args, dyn_kwargs, leaves):
 def partitioned(shardings, layouts, closed) -> bool:
     """Whether a `jit` call (its `shardings`, `call_layouts`, staged program) runs as
     a partitioned program: layouts given or carried by its arguments, partitioning
-    operations, or `set_mesh` alone -- except a program with references or tokens at
-    its boundary: `jit_refs` / `jit_tokens` place those on `set_mesh`'s mesh."""
+    operations, or `set_mesh` alone -- except a program with references at its
+    boundary: `jit_refs` places those on `set_mesh`'s mesh."""
     context = layouts[-1][1] if layouts and type(layouts[-1]) is tuple else None
     if shardings or any(layouts[:-1] if context else layouts) or needs_spmd(closed.jaxpr):
         return True
     j = closed.jaxpr
     return context is not None and not any(
-        type(v.aval) in (core.AbstractRef, core.TokenAval)
-        for v in (*j.constvars, *j.invars, *j.outvars))
+        type(v.aval) is core.AbstractRef for v in (*j.constvars, *j.invars, *j.outvars))
 
 
 def check_context_devices(mesh, fun, dyn_args, dyn_kwargs, leaves):
