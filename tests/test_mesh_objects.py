@@ -21,8 +21,17 @@ pytestmark = pytest.mark.skipif(len(jax.devices()) < 4, reason="needs 4 devices 
 _CLASS = {"ArrayImpl": "GlobalArray"}   # (astjax's class of an array over several devices)
 
 
-@pytest.mark.parametrize("case", sorted(k for k in EXPECTED if k != "lowered"))
-def test_placed_as_jax(case):
+# JAX lays a callback's result out as XLA's maximal layout on the first device
+# (`GSPMDSharding({maximal device=0})`, the other shards zeros, refused by the next
+# operation); astjax replicates it over the mesh (a NamedSharding, `P()` / its type's)
+_XLA_LAYOUT = ("sharding", "spec")
+_CALLBACK = pytest.mark.xfail(strict=True, reason=(
+    "astjax has no GSPMDSharding: a callback's result under set_mesh is replicated over "
+    "the mesh as a NamedSharding (JAX's maximal layout puts it on device 0 only)"))
+_CASES = sorted(k for k in EXPECTED if k != "lowered")
+
+
+def _compare(case, keys=None):
     kind, name = case.split("/")
     got = rec.run_case(jax, jnp, name, kind)
     want = EXPECTED[case]
@@ -33,7 +42,23 @@ def test_placed_as_jax(case):
         if "value" in w:
             np.testing.assert_allclose(np.asarray(g.pop("value"), np.float64),
                                        np.asarray(w.pop("value"), np.float64), rtol=1e-6)
+        if keys is not None:
+            g, w = ({k: v for k, v in d.items() if (k in _XLA_LAYOUT) == keys}
+                    for d in (g, w))
         assert g == w
+
+
+@pytest.mark.parametrize("case", _CASES)
+def test_placed_as_jax(case):
+    """Class, type, devices, committed and value (the sharding too, but of the
+    callbacks' results)."""
+    _compare(case, keys=False if "callback" in case else None)
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, marks=_CALLBACK) for c in _CASES
+                                  if "callback" in c and "then" not in c])
+def test_callback_result_layout_as_jax(case):
+    _compare(case, keys=True)
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED["lowered"]))
