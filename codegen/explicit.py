@@ -742,5 +742,3 @@ def like_primals(cts, layouts):
             out[i] = sharding_constraint_p.bind(cts[i], sharding=layouts[i])
     return out
 
-
-from . import explicit_control  # noqa: E402,F401 -- registers NESTED's rules

@@ -52,8 +52,17 @@ def test_types_and_errors_as_jax(results, name):
         np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=2e-6, atol=1e-6)
 
 
+_GRAD_TEXT = pytest.mark.xfail(strict=True, reason=(
+    "JAX types the cotangent `reduce_sum`'s transpose broadcasts with the primal's "
+    "layout; after jit's dead-code elimination astjax's typing finds no forward equation "
+    "to read it from (codegen/explicit.py `_cotangent`), so that broadcast and the "
+    "multiplication after it are not constrained (the gradient's type is JAX's)"))
+_TEXT_XFAIL = {"grad": _GRAD_TEXT}
+
+
 @pytest.mark.parametrize("name", [pytest.param(n, marks=_SCAN_TEXT) if n.startswith("scan")
-                                  else n for n in sorted(EXPECTED)
+                                  else pytest.param(n, marks=_TEXT_XFAIL[n])
+                                  if n in _TEXT_XFAIL else n for n in sorted(EXPECTED)
                                   if "constraints" in EXPECTED[n]])
 def test_laid_out_constraints_as_jax(results, name):
     assert results[name]["constraints"] == EXPECTED[name]["constraints"]
