@@ -467,13 +467,15 @@ def propagate(eqns, env):
             outs = (nested(ts, eqn.params, env, propagate) if nested is not None else
                     _result(eqn.primitive, ts, eqn.params, [v.aval for v in eqn.outvars],
                             [core.get_aval(a) for a in eqn.invars]))
-        except AstjaxError as e:    # (one located inside a body passes as it is)
+        except AstjaxError as e:
             if backward and isinstance(e, shd.ShardingTypeError):
                 continue
-            if e.loc is not None:
+            if getattr(e, "at_operation", False):   # (located inside a body already)
                 raise
-            raise type(e)(e.message, hint=e.hint, loc=src if src is not None and src.file
-                          else None) from None
+            located = type(e)(e.message, hint=e.hint, loc=src if src is not None and src.file
+                              else None)
+            located.at_operation = True
+            raise located from None
         if backward and len(outs) == 1 and outs[0] is None:
             outs = [_cotangent(eqn.outvars[0].aval, seen.get((src.file, src.line, src.col)))]
         elif not backward and src is not None and src.file:
@@ -661,12 +663,7 @@ def _staged_types(tracers):
             given = given(b.invars) if callable(given) else given
             if len(given) == len(b.invars):
                 env.update((v, t) for v, t in zip(b.invars, given) if t is not None)
-            envs[id(b)] = env if env or id(b) in frames else {}
-            if env or id(b) in frames:
-                try:    # (an operation whose layouts do not fit is reported by `jit`,
-                    propagate(b.eqns, env)    # located at its line, not by `typeof`)
-                except AstjaxError:
-                    pass
+            envs[id(b)] = propagate(b.eqns, env) if env or id(b) in frames else {}
         return envs[id(b)]
     return [type_of(x) for x in tracers]
 
