@@ -14,8 +14,10 @@ body's result types. JAX's checks on them:
 
 A value whose layout the rules do not know (None) is never reported as a mismatch.
 
-While a control-flow body is being staged (`primitives/cond.py`'s `stage_sub`), its
-arguments' types are registered for `jax.typeof` inside it (`staging_body`).
+While a function of some values is being staged -- a control-flow body or branch,
+an inner `jit`, a transform's or `custom_jvp`'s function (`vma.staging_inputs`'
+`input_hooks`) -- its arguments' types are registered for `jax.typeof` inside it
+(`staging_body`).
 """
 from __future__ import annotations
 
