@@ -5,10 +5,11 @@ from __future__ import annotations
 import numpy as np
 
 from . import core, dtypes, tree_util
-from .codegen import runtime
+from .codegen import runtime, sharded
 from .codegen.runtime import device_put
 from .errors import ArgumentTypeError
 from .ir import ShapedArray
+from .sharding_impls import NamedSharding, PartitionSpec, context_mesh, context_meshes
 from .primitives.callbacks import HostCall, io_callback_p, pure_callback_p
 
 __all__ = ["pure_callback", "io_callback", "flat_host_call", "effects_barrier"]
@@ -54,10 +55,21 @@ def _callback(prim, callback, result_shape_dtypes, args, kwargs, **params):
         avals, tree = _result_avals(result_shape_dtypes)
     leaves, host = flat_host_call(callback, args, kwargs, avals, tree)
     if core.current_builder() is None:  # nothing staged: run it here
-        outs = [device_put(o) for o in host(*[np.asarray(x) for x in leaves])]
+        outs = [_place(o) for o in host(*[np.asarray(x) for x in leaves])]
     else:
         outs = prim.bind(*leaves, callback=host, **params)
     return None if tree is None else tree_util.tree_unflatten(tree, outs)
+
+
+def _place(value):
+    """An eager callback's result: on the default device; under `set_mesh` on the
+    mesh's devices, committed, as JAX runs it there (JAX's layout is XLA's maximal one,
+    `GSPMDSharding({maximal device=0})`, whose other shards hold zeros and which its
+    next operation refuses; astjax replicates the value, `P()`)."""
+    mesh = context_mesh() if context_meshes[0] else None
+    if mesh is None:
+        return device_put(value)
+    return sharded.put(np.asarray(value), NamedSharding(mesh, PartitionSpec()), True)
 
 
 def pure_callback(callback, result_shape_dtypes, *args, sharding=None, vmap_method=None,

@@ -28,6 +28,7 @@ import functools
 import weakref
 
 from . import core, tree_util
+from .codegen.explicit_control import staging_body
 from .primitives import ops as lax  # (not .lax: lax.reduce uses this module)
 from .ad_api import _Transformed, _staging, differentiating, differentiation
 from .extend.core import eager_input, in_eager_transform
@@ -129,7 +130,7 @@ class _RefArgs:
     def stage(self, fun, avals):
         """`fun(*args)` staged on the operands' avals -> (ClosedJaxpr, out_tree)."""
         flat = tree_util.tree_structure((tuple(range(len(avals))), {}))
-        with differentiation(False):
+        with differentiation(False), staging_body(self.plain):   # (typeof's layouts)
             return stage_flat(raw(lambda *d: fun(*self.args(d))), flat, avals)
 
     def drop(self, cts):

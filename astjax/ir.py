@@ -211,10 +211,10 @@ class TokenAval(ShapedArray):
     def str_short(self):
         return "Tok"
 
-    __str__ = str_short
-
-    def __repr__(self):
+    def __repr__(self):   # (also `str`: JAX's `str(jax.typeof(token))`)
         return "AbstractToken()"
+
+    __str__ = __repr__
 
     def __eq__(self, other):
         return isinstance(other, TokenAval)

@@ -1,7 +1,8 @@
 """`jit` of a function that takes or returns XLA tokens (`lax.create_token()`,
 `lax.after_all`, an `ffi_call`'s token result), as JAX compiles it: the tokens are
 `!stablehlo.token` arguments and results of `@main`, and a call passes and returns
-host `Token` objects.
+host `Token` objects. (Under `set_mesh` such a `jit` is a partitioned program on the
+mesh, `codegen/spmd.py`, as JAX's.)
 
 A token has no data. PJRT takes an empty `bool[0]` buffer for a token parameter and
 gives one back for a token result (what JAX passes and receives), so `TokenEntry`
@@ -14,9 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import core, sharding_impls as shd, tree_util
-from .codegen import runtime, sharded, stablehlo
-from .codegen.spmd import replicated
+from . import core, tree_util
+from .codegen import runtime, stablehlo
 from .primitives.ffi_call import Token
 
 __all__ = ["TokenEntry", "at_boundary"]
@@ -50,7 +50,6 @@ class TokenEntry:
             result_names=stablehlo.result_names(out_tree), tokens=True)
         self.consts = list(closed.consts)
         self.executable = None
-        self.mesh = shd.context_mesh() if shd.context_meshes[0] else None
 
     def compile(self):
         """Compile the module (once): PJRT's empty buffers at the token positions."""
@@ -68,10 +67,5 @@ class TokenEntry:
         args = [np.zeros((0,), np.bool_) if type(a) is core.TokenAval else x
                 for x, a in zip(leaves, self.in_avals)]
         outs = self.executable(*self.consts, *args)
-        if self.mesh is not None:
-            # under set_mesh JAX lays the results out over its mesh; astjax runs a program
-            # with tokens on one device and then replicates the results there
-            outs = [o if t else sharded.put(o, replicated(self.mesh, o.aval), True)
-                    for o, t in zip(outs, self.is_token)]
         return tree_util.tree_unflatten(
             self.out_tree, [Token() if t else o for o, t in zip(outs, self.is_token)])

@@ -42,39 +42,37 @@ gradients come out laid out, and typed, as JAX's.
 """
 from __future__ import annotations
 
+import contextlib
 import math
 import threading
 
 import numpy as np
 
 from astjax import core, dtypes, ir
+from astjax.errors import AstjaxError
 from astjax.config import config
 from astjax import sharding_impls as shd
 from astjax.primitives.spmd import sharding_constraint_p
 
 from . import sharded
-from .typed_avals import ManualAval, MeshAval, TypedAval, manual_typeof
+from .typed_avals import ManualAval, MeshAval, TypedAval, TypedRefAval, manual_typeof
+from .explicit_reshape import reshape_rule as _reshape
 from .unreduced import reduced_of, unreduced_of
 
 __all__ = ["Typed", "check", "propagate", "typed", "typed_sharding", "staging", "typeof",
-           "TypedAval", "ELEMENTWISE", "UNARY", "like_primals", "layout_of", "with_types",
+           "TypedAval", "is_elementwise", "NESTED", "like_primals", "layout_of", "with_types",
            "TypedClosedJaxpr", "ManualAval", "staging_nested",
-           "layouts_of"]
+           "layouts_of", "types_of", "nested_frame"]
 
-#: n-ary elementwise primitives (equal shapes, rank-0 operands broadcast)
-ELEMENTWISE = frozenset({
-    "add", "sub", "mul", "div", "rem", "pow", "max", "min", "atan2", "nextafter",
-    "and", "or", "xor", "eq", "ne", "lt", "le", "gt", "ge", "add_any", "complex",
-    "shift_left", "shift_right_logical", "shift_right_arithmetic", "igamma", "igammac",
-    "polygamma", "zeta", "clamp"})
+#: JAX's elementwise primitives that are no `elementwise` ones here (`primitives/base.py`'s
+#: `defvectorized` / `defbroadcasting` mark those): the result keeps the operand's layout
+_LAYOUT_KEEPING = frozenset({"rev"})
 
-#: unary elementwise primitives: the result has the operand's layout
-UNARY = frozenset({
-    "neg", "sign", "abs", "exp", "exp2", "expm1", "log", "log1p", "sqrt", "rsqrt", "cbrt",
-    "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh",
-    "atanh", "logistic", "erf", "erfc", "erf_inv", "floor", "ceil", "round", "not",
-    "is_finite", "square", "integer_pow", "convert_element_type", "real", "imag", "conj",
-    "reduce_precision", "copy", "copy_p", "stop_gradient", "rev"})
+
+def is_elementwise(prim) -> bool:
+    """Whether `prim` is elementwise (its operands' layouts broadcast, JAX's default
+    sharding rule for them)."""
+    return getattr(prim, "elementwise", False)
 
 _CUMULATIVE = frozenset({"cumsum", "cumprod", "cummax", "cummin", "cumlogsumexp"})
 _REDUCERS = frozenset({"reduce_sum", "reduce_max", "reduce_min", "reduce_prod",
@@ -226,118 +224,6 @@ def _axes_of(entry):
     return shd.PartitionSpec._axes(entry)
 
 
-def _reshape(t, new_sizes, dimensions):
-    """JAX's reshape rule: a singleton-only change, or one dimension split into
-    several / several merged into one, the mesh axes following major-first."""
-    if all(e is None for e in t.spec):
-        return [None] * len(new_sizes)
-    shape, new_sizes = tuple(t.aval.shape), tuple(new_sizes)
-
-    def fail():
-        _err("This reshape is not supported. Please specify the sharding of the output via "
-             "the `out_sharding` argument of jax.lax.reshape. Got operand type: "
-             f"{t.str_short()}, new sizes: {new_sizes}")
-    if [n for n in shape if n != 1] == [n for n in new_sizes if n != 1]:
-        it = iter(e for n, e in zip(shape, t.spec) if n != 1)
-        return [None if n == 1 else next(it) for n in new_sizes]
-    split = _one_axis(shape, new_sizes, fail)
-    if split is not None:
-        out = []
-        for group, e in zip(split, t.spec):
-            if not isinstance(group, list):
-                out.append(e)
-            elif e is None:
-                out += [None] * len(group)
-            elif dimensions is None:
-                out += _split_axes(t.mesh, _axes_of(e), group, fail)
-            else:
-                fail()
-        return out
-    merge = _one_axis(new_sizes, shape, fail)
-    if merge is None:
-        fail()
-    it = iter(t.spec)
-    out = []
-    for n, group in zip(new_sizes, merge):
-        if not isinstance(group, list):
-            out.append(next(it))
-            continue
-        parts = [next(it) for _ in group]
-        if all(e is None for e in parts):
-            out.append(None)
-            continue
-        if dimensions is not None:
-            fail()
-        while parts and parts[-1] is None:
-            parts.pop()
-        if None in parts:
-            fail()
-        out += _split_axes(t.mesh, [a for e in parts for a in _axes_of(e)], [n], fail)
-    return out
-
-
-def _split_axes(mesh, axes, sizes, fail):
-    """Mesh axes (major first) over the dimensions `sizes`: each takes axes while
-    they divide it."""
-    it = iter(axes)
-    out = []
-    for size in sizes:
-        got = []
-        while size > 1:
-            a = next(it, None)
-            if a is None:
-                break
-            size, rem = divmod(size, mesh.shape[a])
-            if rem:
-                fail()
-            got.append(a)
-        out.append(None if not got else got[0] if len(got) == 1 else tuple(got))
-    if next(it, None) is not None:
-        fail()
-    return out
-
-
-def _one_axis(shape, new_sizes, fail):
-    """Per dimension of `shape`: its size, or the list of `new_sizes` it splits into
-    (exactly one dimension may split); None when `new_sizes` is no such split."""
-    if len(new_sizes) <= len(shape):
-        return None
-    ones = 0
-    while shape and new_sizes and shape[-1] == 1 and new_sizes[-1] == 1:
-        ones, shape, new_sizes = ones + 1, shape[:-1], new_sizes[:-1]
-    i = j = count = 0
-    out = []
-    while j < len(new_sizes):
-        if i >= len(shape):
-            return None
-        if shape[i] == new_sizes[j]:
-            out.append(shape[i])
-        else:
-            count += 1
-            if count > 1:
-                fail()
-            group = [new_sizes[j]]
-            nj, ni = j + 1, i + 1
-            while math.prod(group) != shape[i] or (nj < len(new_sizes)
-                                                   and new_sizes[nj] == 1):
-                if math.prod(group) > shape[i]:
-                    return None
-                if (math.prod(group) == shape[i] and ni < len(shape)
-                        and new_sizes[nj] == shape[ni]):
-                    break
-                j += 1
-                if j >= len(new_sizes):
-                    return None
-                group.append(new_sizes[j])
-                nj += 1
-            out.append(group)
-        i += 1
-        j += 1
-    if i != len(shape):
-        return None
-    return out + [1] * ones
-
-
 def _varying_shape(t, out_shape, what):
     """slice / pad: the operand's layout, where its mesh axes divide the new sizes."""
     for n, m, e in zip(t.aval.shape, out_shape, t.spec):
@@ -424,12 +310,10 @@ _SCATTERS = frozenset({"scatter", "scatter-add", "scatter-mul", "scatter-min",
                        "scatter-max"})
 
 
-def _rule(name, ts, params, out_avals, avals=None):
-    """The layout of the (first) result of primitive `name` on typed operands `ts`
+def _rule(prim, ts, params, out_avals, avals=None):
+    """The layout of the (first) result of primitive `prim` on typed operands `ts`
     (None: untyped), or None when it is not known. Raises ShardingTypeError."""
-    first = ts[0] if ts else None
-    if name in ELEMENTWISE:
-        return _broadcasting(name, ts, out_avals[0])
+    first, name = ts[0] if ts else None, prim.name
     if name == "select_n":
         _same(ts[1:], lambda c: "select cases must have the same shardings, got ["
               + ", ".join(t.sharding_str() for t in c) + "].")
@@ -454,9 +338,12 @@ def _rule(name, ts, params, out_avals, avals=None):
         return _gather(ts, params, avals, out_avals[0])
     if name in _SCATTERS:
         return _scatter(ts, params, avals)
+    if is_elementwise(prim) and all(t is None or not t.aval.ndim or t.aval.shape ==
+                                    out_avals[0].shape for t in ts):
+        return _broadcasting(name, ts, out_avals[0])
     if first is None:
         return None
-    if name in UNARY:
+    if name in _LAYOUT_KEEPING:
         return list(first.spec)
     if name in _CUMULATIVE:
         if first.spec[params["axis"]] is not None:
@@ -486,9 +373,10 @@ def _rule(name, ts, params, out_avals, avals=None):
     return None
 
 
-def _result(name, ts, params, out_avals, avals=None):
+def _result(prim, ts, params, out_avals, avals=None):
     """The Typed results of one equation (None: untyped), with JAX's check that no
     mesh axis is named twice. Of several results only `sort`'s are typed (alike)."""
+    name = prim.name
     if name == "sharding_constraint":     # sets the type, whatever the operand's
         return [typed_sharding(params["sharding"], out_avals[0])]
     if name == "shard_map":               # its results are laid out by out_specs
@@ -503,13 +391,13 @@ def _result(name, ts, params, out_avals, avals=None):
     if len(meshes) != 1:
         return [None] * len(out_avals)
     mesh = next(iter(meshes))
-    reduced = reduced_of(name, ts, mesh, name in ELEMENTWISE
+    reduced = reduced_of(name, ts, mesh, is_elementwise(prim) and len(ts) > 1
                          or name in ("select_n", "concatenate"))
     unreduced = unreduced_of(name, ts, params, avals if avals is not None else
                              [None if t is None else t.aval for t in ts])
     if unreduced:
         reduced = frozenset()       # (mul: unreduced times reduced is unreduced)
-    spec = _rule(name, ts, params, out_avals, avals)
+    spec = _rule(prim, ts, params, out_avals, avals)
     if spec is None:
         return [None] * len(out_avals)
     out = Typed(out_avals[0], spec, mesh, unreduced, reduced=reduced)
@@ -529,13 +417,24 @@ def check(prim, args, params):
         return None
     avals = [core.get_aval(a) for a in args]
     out = prim.abstract_eval(*avals, **params)
-    outs = _result(prim.name, ts, params, out if prim.multiple_results else [out], avals)
+    out = out if prim.multiple_results else [out]
+    nested = NESTED.get(prim.name)
+    outs = (nested(ts, params, {}, propagate) if nested is not None
+            else _result(prim, ts, params, out, avals))
     return outs[0] if len(outs) == 1 else None
 
 
+#: primitive name -> the rule of a primitive with nested jaxprs (control flow, calls):
+#: `rule(ts, params, env, propagate)` types its bodies from its operands' types `ts`
+#: (their variables' types added to `env`) and returns its results' types
+#: (`codegen/explicit_control.py` registers them)
+NESTED: dict = {}
+
+
 def propagate(eqns, env):
-    """Run the rules over `eqns`, extending `env` (Var -> Typed). An error is raised
-    located at the equation's source line.
+    """Run the rules over `eqns`, extending `env` (Var -> Typed), also over the
+    bodies of control flow and calls (`NESTED`). An error is raised located at the
+    equation's source line.
 
     Equations a transpose made (source phase 'backward') are typed but not checked:
     JAX gives the transposed `dot_general` its primal operand's layout as
@@ -544,6 +443,7 @@ def propagate(eqns, env):
     the forward `dot_general` of the same source position (`_transposed_dot`)."""
     eqns = list(eqns)
     dots = {}   # source position -> the forward dot_general's operand types
+    seen = {}   # source position -> the types of its forward equations' values
     for k, eqn in enumerate(eqns):
         ts = [env.get(a) if isinstance(a, core.Var) else None for a in eqn.invars]
         name = eqn.primitive.name
@@ -559,25 +459,45 @@ def propagate(eqns, env):
             dots[(src.file, src.line, src.col)] = ts[:2]
         elif backward and name == "dot_general":
             continue
-        if name == "jit":   # an inner jit: its body typed from its operands' types
-            body = eqn.params["jaxpr"].jaxpr
-            inner = propagate(body.eqns, {v: t for v, t in zip(body.invars, ts) if t is not None})
-            env.update((v, inner[o]) for v, o in zip(eqn.outvars, body.outvars)
-                       if isinstance(o, core.Var) and o in inner)
-            continue
-        if all(t is None for t in ts) and name not in ("sharding_constraint", "shard_map"):
+        nested = NESTED.get(name)
+        if all(t is None for t in ts) and nested is None and not backward and name not in (
+                "sharding_constraint", "shard_map"):
             continue
         try:
-            outs = _result(name, ts, eqn.params,
-                           [v.aval for v in eqn.outvars], [core.get_aval(a) for a in eqn.invars])
-        except shd.ShardingTypeError as e:
-            if backward:
+            outs = (nested(ts, eqn.params, env, propagate) if nested is not None else
+                    _result(eqn.primitive, ts, eqn.params, [v.aval for v in eqn.outvars],
+                            [core.get_aval(a) for a in eqn.invars]))
+        except AstjaxError as e:
+            if backward and isinstance(e, shd.ShardingTypeError):
                 continue
-            raise type(e)(e.message, loc=src if src is not None and src.file else None) from None
+            if getattr(e, "at_operation", False):   # (located inside a body already)
+                raise
+            located = type(e)(e.message, hint=e.hint, loc=src if src is not None and src.file
+                              else None)
+            located.at_operation = True
+            raise located from None
+        if backward and len(outs) == 1 and outs[0] is None:
+            outs = [_cotangent(eqn.outvars[0].aval, seen.get((src.file, src.line, src.col)))]
+        elif not backward and src is not None and src.file:
+            seen.setdefault((src.file, src.line, src.col), []).extend(
+                t for t in [*ts, *outs] if t is not None)
         for v, t in zip(eqn.outvars, outs):
             if t is not None:
                 env[v] = t
     return env
+
+
+def _cotangent(aval, primals):
+    """A backward value the rules do not type: JAX gives a cotangent its primal's
+    type, so the one layout of the values of this shape that the forward equations
+    of the same source position have (e.g. `reduce_sum`'s cotangent broadcast back);
+    None when there is none or several."""
+    fits = {(t.spec, t.mesh): t for t in primals or () if t.aval.shape == aval.shape
+            and not t.unreduced and not t.reduced}
+    if len(fits) != 1:
+        return None
+    t = next(iter(fits.values()))
+    return Typed(aval, t.spec, t.mesh)
 
 
 def _transposed_dot(eqn, later, operands):
@@ -646,6 +566,9 @@ def typeof(x, aval):
     staged from such arguments inside `jit` whose layout the rules know; else a
     MeshAval over the array's mesh, the mesh of the `jit`'s arguments or the current one."""
     t = typed(x)
+    if type(aval) is core.AbstractRef and t is None:   # (an eager Ref: its value's type)
+        t = typed(getattr(x, "_value", None))
+        return aval if t is None else TypedRefAval(t)
     if t is None and isinstance(x, core.Tracer):
         manual = manual_typeof(x, aval)
         if manual is not None:
@@ -713,15 +636,16 @@ def _staged_type(tracer):
 
 def _staged_types(tracers):
     """The Typed (or None) of each tracer staged from typed arguments -- of a
-    partitioned `jit` (`staging`) or of a transform's own staging (`staging_nested`)
-    -- with one pass of the rules per builder involved."""
+    partitioned `jit` (`staging`), of a transform's own staging (`staging_nested`) or
+    of a control-flow body (`nested_frame`) -- with one pass of the rules per builder
+    involved."""
     builders = core._state.builders
-    frames = {}     # id(builder) -> the types of its invars
+    frames = {}     # id(builder) -> the types of its invars (or a function giving them)
     types = getattr(_staging, "types", None)
     if types is not None and builders and len(builders[0].invars) == len(types):
         frames[id(builders[0])] = types
     for depth, types in getattr(_staging, "nested", ()):
-        if depth < len(builders) and len(builders[depth].invars) == len(types):
+        if depth < len(builders):
             frames[id(builders[depth])] = types
     if not frames and builders:     # untyped arguments: only `out_sharding=` types values
         frames[id(builders[0])] = ()
@@ -735,11 +659,38 @@ def _staged_types(tracers):
     def env_of(b):
         if id(b) not in envs:
             env = {v: t for v, o in b.captures.values() if (t := type_of(o)) is not None}
-            env.update((v, t) for v, t in zip(b.invars, frames.get(id(b), ()))
-                       if t is not None)
+            given = frames.get(id(b), ())
+            given = given(b.invars) if callable(given) else given
+            if len(given) == len(b.invars):
+                env.update((v, t) for v, t in zip(b.invars, given) if t is not None)
             envs[id(b)] = propagate(b.eqns, env) if env or id(b) in frames else {}
         return envs[id(b)]
     return [type_of(x) for x in tracers]
+
+
+def types_of(values):
+    """The Typed (or None) of each value: an array laid out over an Explicit mesh, or
+    a value staged from such arrays whose layout the rules know."""
+    types = [typed(x) for x in values]
+    staged = [i for i, (x, t) in enumerate(zip(values, types))
+              if t is None and isinstance(x, core.Tracer)]
+    for i, t in zip(staged, _staged_types([values[i] for i in staged])):
+        types[i] = t
+    return types
+
+
+@contextlib.contextmanager
+def nested_frame(types):
+    """While the next builder stages a function whose arguments have `types` (a list
+    of Typed / None, or a function of the builder's invars giving it when first
+    asked)."""
+    if not hasattr(_staging, "nested"):
+        _staging.nested = []
+    _staging.nested.append((len(core._state.builders), types))
+    try:
+        yield
+    finally:
+        _staging.nested.pop()
 
 
 class staging_nested:
@@ -748,35 +699,25 @@ class staging_nested:
     staged from such arrays), for `typeof` on the values staged from them."""
 
     def __init__(self, leaves):
-        types = [typed(x) for x in leaves]
-        staged = [i for i, (x, t) in enumerate(zip(leaves, types))
-                  if t is None and isinstance(x, core.Tracer)]
-        for i, t in zip(staged, _staged_types([leaves[i] for i in staged])):
-            types[i] = t
+        types = types_of(leaves)
         self.types = types if any(t is not None for t in types) else None
 
     def __enter__(self):
-        if self.types is not None:
-            if not hasattr(_staging, "nested"):
-                _staging.nested = []
-            _staging.nested.append((len(core._state.builders), self.types))
+        self._frame = nested_frame(self.types) if self.types is not None else None
+        if self._frame is not None:
+            self._frame.__enter__()
         return self
 
     def __exit__(self, *exc):
-        if self.types is not None:
-            _staging.nested.pop()
+        if self._frame is not None:
+            self._frame.__exit__(*exc)
         return False
 
 
 def layouts_of(primals):
     """The NamedSharding of each value in `primals` laid out over an Explicit mesh --
     an array, or a value staged from such arrays inside `jit` -- else None."""
-    types = [typed(p) for p in primals]
-    staged = [i for i, (p, t) in enumerate(zip(primals, types))
-              if t is None and isinstance(p, core.Tracer)]
-    for i, t in zip(staged, _staged_types([primals[i] for i in staged])):
-        types[i] = t
-    return [None if t is None else t.sharding for t in types]
+    return [None if t is None else t.sharding for t in types_of(primals)]
 
 
 def like_primals(cts, layouts):
@@ -797,3 +738,4 @@ def like_primals(cts, layouts):
                 t.unreduced != layouts[i].spec.unreduced):
             out[i] = sharding_constraint_p.bind(cts[i], sharding=layouts[i])
     return out
+

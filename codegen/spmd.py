@@ -39,14 +39,14 @@ from astjax.core import ShapedArray
 from astjax.ir import memory_space_rule
 from astjax.errors import (ArgumentValueError, NotImplementedInAstjaxError, caller_location,
                            function_name)
-from astjax.primitives.device_put import device_put_p
-from astjax.primitives.structural import broadcast_in_dim_p
+from astjax.primitives.ffi_call import Token
 from astjax.primitives.spmd import (SPMD_PRIMITIVES, check_sharding_fits, is_partial,
                                     is_layout, layouts_per_leaf, platform_index_operand,
-                                    resolve_sharding,
-                                    reshard, sharding_constraint_p)
+                                    resolve_sharding, reshard)
 
 from . import explicit, host_sharded, runtime, sharded, stablehlo
+from . import explicit_control  # noqa: F401 -- registers explicit.NESTED's rules
+from .explicit_constraints import constrain_typed, constrain_unreduced, out_sharding
 from .runtime import xc
 
 __all__ = ["SpmdExecutable", "SpmdEntry", "needs_spmd", "layouts_of", "eager_apply",
@@ -62,15 +62,6 @@ def _walk(jaxpr):
             yield from _walk(sub.jaxpr if isinstance(sub, core.ClosedJaxpr) else sub)
 
 
-def _out_sharding(eqn):
-    """The layout an equation asks for its result (`lax.dot_general` / `reshape` /
-    `broadcast_in_dim`'s `out_sharding`, a param `out_sharding` or `sharding`)."""
-    s = eqn.params.get("out_sharding", eqn.params.get("sharding"))
-    if s is None and eqn.primitive is device_put_p:   # (a layout: codegen/host_sharded.py)
-        s = next((d for d in eqn.params["devices"] if isinstance(d, shd.NamedSharding)), None)
-    return s if isinstance(s, shd.NamedSharding) else None
-
-
 def spmd_shardings_in(jaxpr):
     """The shardings named by the partitioning primitives of `jaxpr` (nested too)
     and by the `out_sharding` of its operations."""
@@ -83,15 +74,15 @@ def spmd_shardings_in(jaxpr):
             m = eqn.params.get("mesh")
             if m is not None:
                 out.append(shd.NamedSharding(m, shd.PartitionSpec()))
-        elif _out_sharding(eqn) is not None:
-            out.append(_out_sharding(eqn))
+        elif out_sharding(eqn) is not None:
+            out.append(out_sharding(eqn))
     return out
 
 
 def needs_spmd(jaxpr) -> bool:
     """Whether `jaxpr` contains a partitioning primitive or an operation that lays
     its result out (`out_sharding`)."""
-    return any(eqn.primitive in SPMD_PRIMITIVES or _out_sharding(eqn) is not None
+    return any(eqn.primitive in SPMD_PRIMITIVES or out_sharding(eqn) is not None
                for eqn in _walk(jaxpr))
 
 
@@ -153,8 +144,15 @@ class SpmdExecutable:
                  sdy=False, compiler_options=(), out_kinds=None):
         self.module_text, self.devices, self.mesh = text, tuple(devs), mesh
         out_kinds = out_kinds or [None] * len(out_avals)   # (codegen/host_sharded.py)
-        self.in_avals = list(in_avals)
-        self.out_avals = host_sharded.result_avals(out_avals, out_kinds)
+        # (a token parameter / result: PJRT's empty bool[0] buffer on each device)
+        self.tokens = [_is_token(a) for a in out_avals]
+        self.in_avals = [_TOKEN_BUFFER if _is_token(a) else a for a in in_avals]
+        self.out_avals = host_sharded.result_avals(
+            [_TOKEN_BUFFER if t else a for a, t in zip(out_avals, self.tokens)], out_kinds)
+        in_shardings = [_replicated_over(devs) if _is_token(a) else s
+                        for s, a in zip(in_shardings, in_avals)]
+        out_shardings = [_replicated_over(devs) if t else s
+                         for s, t in zip(out_shardings, self.tokens)]
         n = len(self.devices)
         opts = xc.CompileOptions()
         opts.num_replicas = 1
@@ -194,6 +192,8 @@ class SpmdExecutable:
                      and any(c in self.text for c in _COLLECTIVE_OPS))
 
     def _arg(self, x, s, aval):
+        if type(x) is Token:
+            x = np.zeros((0,), np.bool_)
         if type(x) is sharded.GlobalArray and (x._sharding == s or _equivalent(
                 x._sharding, s, aval.ndim)):
             return x.on_devices(self.devices)
@@ -220,8 +220,8 @@ class SpmdExecutable:
         if self.sync:   # XLA's CPU collectives: one partitioned program at a time
             for o in outs:
                 o.block_until_ready()
-        return [sharded.GlobalArray(o, a, s, self.devices)
-                for o, a, s in zip(outs, self.out_avals, self.out_shardings)]
+        return [Token() if t else sharded.GlobalArray(o, a, s, self.devices)
+                for o, a, s, t in zip(outs, self.out_avals, self.out_shardings, self.tokens)]
 
     @property
     def text(self):
@@ -230,6 +230,18 @@ class SpmdExecutable:
         return self.exe.hlo_modules()[0].to_string()
 
     as_text = text.fget
+
+
+_TOKEN_BUFFER = ShapedArray((0,), np.bool_)   # what PJRT holds for a token
+
+
+def _is_token(aval) -> bool:
+    return type(aval) is core.TokenAval
+
+
+def _replicated_over(devs):
+    """A token's layout: replicated over the program's devices (a 1-d mesh of them)."""
+    return shd.NamedSharding(shd.Mesh(np.array(devs), ("_token",)), shd.PartitionSpec())
 
 
 _equivalent_cache: dict = {}
@@ -333,19 +345,19 @@ class SpmdEntry:
                                              [None] * len(self._out_avals), [])
         with shd.lowering_assignment(self.devices), \
                 platform_index_operand("%arg0" if platform_index else None):
-            texts = [host_sharded.with_kind(sharding_attr(s, a.ndim, self.devices, self.shardy),
-                                            kind)
-                     for s, a, kind in zip(self.param_shardings, self._avals, k.args)]
-            out_texts = [host_sharded.with_kind(sharding_attr(s, a.ndim, self.devices,
-                                                              self.shardy), kind)
-                         for s, a, kind in zip(out_shardings, self._out_avals, k.results)]
+            texts = [None if _is_token(a) else host_sharded.with_kind(
+                sharding_attr(s, a.ndim, self.devices, self.shardy), kind)
+                for s, a, kind in zip(self.param_shardings, self._avals, k.args)]
+            out_texts = [None if _is_token(a) else host_sharded.with_kind(
+                sharding_attr(s, a.ndim, self.devices, self.shardy), kind)
+                for s, a, kind in zip(out_shardings, self._out_avals, k.results)]
             if platform_index:
                 texts = ['jax.global_constant = "_platform_index"', *texts]
             return stablehlo.lower_module(
                 jaxpr, name=f"jit_{name}", donated=donated, platform=platform,
                 num_partitions=len(self.devices), arg_shardings=texts,
                 result_shardings=out_texts, preamble=self._mesh_decls,
-                result_names=result_names,
+                result_names=result_names, tokens=True,
                 result_hook=self.kinds and self.kinds.hook(self._out_avals))
 
     def _mesh_decls(self):
@@ -441,15 +453,14 @@ def call_layouts(fun, options, dyn_args, dyn_kwargs, leaves):
 def partitioned(shardings, layouts, closed) -> bool:
     """Whether a `jit` call (its `shardings`, `call_layouts`, staged program) runs as
     a partitioned program: layouts given or carried by its arguments, partitioning
-    operations, or `set_mesh` alone -- except a program with references or tokens at
-    its boundary: `jit_refs` / `jit_tokens` place those on `set_mesh`'s mesh."""
+    operations, or `set_mesh` alone -- except a program with references at its
+    boundary: `jit_refs` places those on `set_mesh`'s mesh."""
     context = layouts[-1][1] if layouts and type(layouts[-1]) is tuple else None
     if shardings or any(layouts[:-1] if context else layouts) or needs_spmd(closed.jaxpr):
         return True
     j = closed.jaxpr
     return context is not None and not any(
-        type(v.aval) in (core.AbstractRef, core.TokenAval)
-        for v in (*j.constvars, *j.invars, *j.outvars))
+        type(v.aval) is core.AbstractRef for v in (*j.constvars, *j.invars, *j.outvars))
 
 
 def check_context_devices(mesh, fun, dyn_args, dyn_kwargs, leaves):
@@ -553,73 +564,8 @@ def jit_entry(closed, out_tree, name, shardings, dyn_args, leaves, donated, loc,
     return entry
 
 
-# The operations JAX 0.10.2 lowers with their result's type over Explicit axes as a
-# sharding constraint (`mlir.lower_with_sharding_in_types`); elementwise ones (`_NARY`)
-# first broadcast a scalar literal operand, constrained the same way.
-_NARY = (explicit.ELEMENTWISE | explicit.UNARY) - {
-    "copy", "copy_p", "stop_gradient", "igamma", "igammac", "polygamma", "zeta", "clamp",
-    "square", "integer_pow", "convert_element_type", "reduce_precision", "rev"}
-_TYPE_CONSTRAINED = _NARY | {
-    "integer_pow", "convert_element_type", "reduce_precision", "rev", "broadcast_in_dim",
-    "concatenate", "dot_general", "iota", "pad", "reshape", "squeeze", "transpose", "slice",
-    "dynamic_slice", "dynamic_update_slice", "gather", "select_n", "reduce_sum",
-    "reduce_max", "reduce_min", "reduce_prod", "reduce_and", "reduce_or", "reduce_xor"}
-
-
-def constrain_typed(closed, env):
-    """`closed` with a `sharding_constraint` to its type after each operation whose one
-    result is typed over a mesh of Explicit axes (`env`: Var -> Typed), as JAX lowers
-    them (`sdy.sharding_constraint`s the partitioner follows)."""
-    if not env:
-        return closed
-    eqns = []
-    for eqn in closed.jaxpr.eqns:
-        name, t = eqn.primitive.name, env.get(eqn.outvars[0]) if len(eqn.outvars) == 1 else None
-        if (t is None or name not in _TYPE_CONSTRAINED or t.unreduced or t.reduced
-                or not explicit.is_explicit(t.mesh) or _out_sharding(eqn) is not None):
-            eqns.append(eqn)
-            continue
-        s, src, invars = shd.NamedSharding(t.mesh, t.pspec), eqn.source_info, list(eqn.invars)
-        for i, a in enumerate(invars):
-            if name in _NARY and t.aval.ndim and isinstance(a, core.Literal) and not a.aval.ndim:
-                wide = core.Var(a.aval.update(shape=t.aval.shape))
-                invars[i] = core.Var(wide.aval)
-                eqns += [core.Eqn(broadcast_in_dim_p, [a], [wide], {
-                    "shape": t.aval.shape, "broadcast_dimensions": (), "sharding": None}, src),
-                    core.Eqn(sharding_constraint_p, [wide], [invars[i]], {"sharding": s}, src)]
-        made = core.Var(eqn.outvars[0].aval)
-        eqns += [core.Eqn(eqn.primitive, invars, [made], eqn.params, src),
-                 core.Eqn(sharding_constraint_p, [made], eqn.outvars, {"sharding": s}, src)]
-    j = closed.jaxpr
-    return core.ClosedJaxpr(core.Jaxpr(j.constvars, j.invars, j.outvars, eqns), closed.consts)
-
-
 def _long_type(aval):
     return f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"
-
-
-def constrain_unreduced(closed, env):
-    """`closed` with each result typed unreduced (`env`: Var -> Typed) constrained to
-    its type where it is made, as JAX lowers every typed result: left to its
-    propagation, the partitioner may reduce over the wrong mesh axes."""
-    if not any(t.unreduced for t in env.values()):
-        return closed
-    eqns = []
-    for eqn in closed.jaxpr.eqns:
-        typed = [env.get(v) for v in eqn.outvars]
-        lays_out = (eqn.primitive is sharding_constraint_p   # (it lays itself out)
-                    or eqn.params.get("out_sharding", eqn.params.get("sharding")) is not None)
-        if lays_out or not any(t is not None and t.unreduced for t in typed):
-            eqns.append(eqn)
-            continue
-        made = [core.Var(v.aval) if t is not None and t.unreduced else v
-                for v, t in zip(eqn.outvars, typed)]
-        eqns.append(core.Eqn(eqn.primitive, eqn.invars, made, eqn.params, eqn.source_info))
-        eqns += [core.Eqn(sharding_constraint_p, [m], [v], {"sharding": t.sharding},
-                          eqn.source_info)
-                 for m, v, t in zip(made, eqn.outvars, typed) if m is not v]
-    j = closed.jaxpr
-    return core.ClosedJaxpr(core.Jaxpr(j.constvars, j.invars, j.outvars, eqns), closed.consts)
 
 
 def _typed_results(jaxpr, ins, leaves, outs, loc):
@@ -701,7 +647,8 @@ def eager_apply(prim, args, params):
             outs_s = [_eager_slice_sharding(args[0], params)]
         if context is not None and not any(layouts):   # replicated over set_mesh's mesh
             ins = [shd.NamedSharding(context, shd.PartitionSpec())] * len(avals)
-            outs_s = [s or _context_result(context, args, a) for s, a in zip(outs_s, out_avals)]
+            outs_s = [s or _context_result(context, args, a, prim) for s, a in zip(outs_s,
+                                                                          out_avals)]
         entry = SpmdEntry(closed, tree_util.tree_structure(list(range(len(out_avals)))),
                           f"eager_{prim.name}", ins, outs_s, list(args)).compile()
         if key is not None:
@@ -718,11 +665,14 @@ def eager_context(prim, args):
                                                   for a in args))
 
 
-def _context_result(mesh, args, aval):
+def _context_result(mesh, args, aval, prim=None):
     """The layout of an eager result on `set_mesh`'s `mesh` whose operands are all
     single-device: replicated; on Explicit axes typed so (`P(None, ...)`) when an operand
     is a host value or there is none (JAX stages those with the mesh in their type),
-    else `P()` (its operands' types name no mesh: XLA's replicated layout)."""
+    else `P()` (its operands' types name no mesh: XLA's replicated layout; also a copy
+    of a host value, e.g. `new_ref(np_array)`'s, which JAX puts without a type)."""
+    if prim is not None and prim.name == "copy":
+        return shd.NamedSharding(mesh, shd.PartitionSpec())
     if not args or any(type(a) is not runtime.Array for a in args):
         return replicated(mesh, aval)
     return shd.NamedSharding(mesh, shd.PartitionSpec())

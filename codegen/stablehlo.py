@@ -516,15 +516,15 @@ def lower_module(jaxpr: core.Jaxpr, name="main_fn", num_replicas=1, donated=(),
     argument (constvars first) / result; `preamble()`, called after the body is
     lowered, gives module-level lines (Shardy's `sdy.mesh` declarations).
     `tokens`: token arguments and results are allowed (`!stablehlo.token`, as JAX
-    types them; `astjax/jit_tokens.py` runs such a module); the other callers
-    (partitioned programs, pmap) refuse them. `result_hook(mb, outs)`: the values
+    types them; `astjax/jit_tokens.py` and partitioned programs, `codegen/spmd.py`,
+    run such modules); the other callers (pmap) refuse them. `result_hook(mb, outs)`: the values
     returned instead of the body's `outs` (`codegen/host_memory.py`'s placements)."""
     if not tokens and any(type(v.aval) is core.TokenAval
                           for v in (*jaxpr.invars, *jaxpr.outvars)):
         raise NotImplementedInAstjaxError(
             "a token (from lax.create_token, lax.after_all or an ffi_call's token result) "
-            "as an argument or a result of a partitioned program or a pmap is not "
-            "supported by astjax (a one-device jit takes and returns them)",
+            "as an argument or a result of a pmap is not supported by astjax (a jit takes "
+            "and returns them)",
             hint="create and thread tokens inside the function, and return arrays")
     mb = ModuleBuilder()
     params = jaxpr.constvars + jaxpr.invars

@@ -13,7 +13,7 @@ from astjax import sharding_impls as shd
 from astjax.errors import NotImplementedInAstjaxError
 from astjax.primitives import vma
 
-__all__ = ["TypedAval", "MeshAval", "ManualAval", "manual_typeof"]
+__all__ = ["TypedAval", "TypedRefAval", "MeshAval", "ManualAval", "manual_typeof"]
 
 class TypedAval(core.ShapedArray):
     """`jax.typeof(x)` of a value laid out over an Explicit mesh: its aval and
@@ -51,6 +51,20 @@ class TypedAval(core.ShapedArray):
 
     def __hash__(self):
         return hash((self.shape, self.dtype, self._typed.spec))
+
+
+class TypedRefAval(core.AbstractRef):
+    """`jax.typeof(r)` of a `Ref` whose value is laid out over an Explicit mesh:
+    `Ref{float32[4@x]}`, its `.sharding` the value's type's."""
+    __slots__ = ()
+
+    def __init__(self, t):      # (the value's codegen.explicit.Typed)
+        super().__init__(TypedAval(t))
+
+    sharding = property(lambda self: self.inner_aval.sharding)
+
+    def __str__(self):
+        return f"Ref{{{self.inner_aval._typed.str_short()}}}"
 
 
 class MeshAval(core.ShapedArray):

@@ -547,15 +547,18 @@ def unmapped_aval(aval: ShapedArray, d) -> ShapedArray:
 
 
 def defvectorized(p):
+    """Unary elementwise (also marks `p.elementwise`: the default sharding rule
+    of `codegen/explicit.py` applies)."""
     def rule(args, dims, **params):
         return core.bind(p, args[0], **params), dims[0]
-    p.batch = rule
+    p.batch, p.elementwise = rule, True
     return rule
 
 
 def defbroadcasting(p, scalar_ok=None):
     """n-ary elementwise; `scalar_ok`: operand positions allowed to stay rank 0
-    (default: all)."""
+    (default: all). Marks `p.elementwise` (`codegen/explicit.py`'s default sharding
+    rule: the operands' layouts broadcast)."""
     def rule(args, dims, **params):
         size = core.axis_size()
         avals = [core.get_aval(x) for x in args]
@@ -583,7 +586,7 @@ def defbroadcasting(p, scalar_ok=None):
             else:
                 new.append(moveaxis(x, d, out_d))
         return core.bind(p, *new, **params), out_d
-    p.batch = rule
+    p.batch, p.elementwise = rule, True
     return rule
 
 

@@ -298,6 +298,9 @@ class Ref(metaclass=_RefMeta):
     ndim = property(lambda self: self._aval.ndim)
     size = property(lambda self: self._aval.size)
     weak_type = property(lambda self: self._aval.weak_type)
+    # (JAX's: its value's layout)
+    sharding = property(lambda self: self._value.sharding)
+    committed = property(lambda self: bool(getattr(self._value, "committed", False)))
 
     def __repr__(self):
         return "Ref" + repr(self._value)[5:]

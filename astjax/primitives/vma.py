@@ -447,7 +447,22 @@ def _inputs() -> list:
 def staging_inputs(leaves, unknown=0):
     """While a function of `leaves` (after `unknown` arguments whose axes are not known)
     is staged inside a `check_vma` body: its arguments vary as the leaves do (so that
-    `reverse_typed` types a gradient taken inside another, or inside a loop body)."""
+    `reverse_typed` types a gradient taken inside another, or inside a loop body).
+    Also enters each of `input_hooks`."""
+    with contextlib.ExitStack() as hooks:
+        for hook in input_hooks:
+            hooks.enter_context(hook(leaves, unknown))
+        yield from _staging_inputs(leaves, unknown)
+
+
+#: Context managers `hook(leaves, unknown)` entered while a function of `leaves` is
+#: staged (`staging_inputs`): `codegen/explicit_control.py` registers the leaves'
+#: layouts over Explicit mesh axes, for `jax.typeof` inside (a loop body, a branch, an
+#: inner `jit`, a transform's function)
+input_hooks: list = []
+
+
+def _staging_inputs(leaves, unknown):
     if not _bodies() or _bodies()[-1][3] is None:
         yield
         return

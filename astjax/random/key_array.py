@@ -24,6 +24,7 @@ import math
 import numpy as np
 
 from .. import core, dtypes, tree_util
+from .. import sharding_impls as _shd
 from .. import numpy as jnp
 from ..api import ShapeDtypeStruct
 from ..errors import ArgumentTypeError, ArgumentValueError, DTypeError
@@ -124,6 +125,20 @@ class PRNGKeyArray:
     nbytes = property(lambda self: self.size * self.itemsize)
     weak_type = False
     aval = property(lambda self: KeyAval(self.shape, self.dtype))
+    committed = property(lambda self: bool(getattr(self._base, "committed", False)))
+
+    @property
+    def sharding(self):
+        """The keys' layout (JAX's logical sharding): their data's, without its
+        trailing key dimensions (a data spec shorter than the data is padded with
+        `None` first: the keys of a split key are `P(None,)`)."""
+        s = self._base.sharding
+        if not isinstance(s, _shd.NamedSharding):
+            return s
+        spec = s.spec._normalized(len(self._base.shape))[:self.ndim]
+        return _shd.NamedSharding(s.mesh, _shd.PartitionSpec(
+            *spec, unreduced=s.spec.unreduced, reduced=s.spec.reduced),
+            memory_kind=s.memory_kind)
 
     def _data_axes(self):
         return (slice(None),) * len(self._impl.key_shape)

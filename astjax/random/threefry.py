@@ -19,11 +19,12 @@ from __future__ import annotations
 import numpy as np
 
 from .. import core, dtypes, lax
-from ..codegen import runtime
+from ..codegen import runtime, sharded, spmd
 from ..config import config
 from ..errors import ArgumentError, ArgumentTypeError, ArgumentValueError, DTypeError
 from ..numpy.operands import _constant
 from ..primitives import threefry_draws as _hash
+from ..sharding_impls import context_mesh, context_meshes
 
 _U32 = dtypes.uint32
 
@@ -95,6 +96,9 @@ def seed(s):
         else:
             hi, lo = 0, s & 0xFFFFFFFF
         v = np.array([hi, lo], np.uint32)
+        if core.current_builder() is None and context_meshes[0] and context_mesh() is not None:
+            # (JAX seeds in a `jit` on set_mesh's mesh: its result typed over the mesh)
+            return sharded.put(v, spmd.replicated(context_mesh(), core.get_aval(v)), True)
         return _constant(v)
     a = core.get_aval(s)
     if a.shape != ():

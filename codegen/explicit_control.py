@@ -1,0 +1,160 @@
+"""Sharding in types (`codegen/explicit.py`) through the bodies of control flow and
+calls, as JAX 0.10.2's `cond` / `while` / `scan` / call primitives type theirs on a
+mesh of Explicit axes: a body's arguments have its operands' types (a `scan` body's
+`xs` without their scanned axis), its equations are typed by the same rules (an
+error inside is JAX's, located at the body's line), and the results have the
+body's result types. JAX's checks on them:
+
+- a loop's carry keeps its type: the layout the body gives a carry component must
+  be the initial one (JAX's TypeError "... carry input and carry output must have
+  equal types"); `cond` branches must agree (JAX's "cond branches must have equal
+  output types");
+- a `scan`'s `xs` are unsharded along the scanned axis (JAX's ValueError "0th
+  dimension of all xs should be replicated").
+
+A value whose layout the rules do not know (None) is never reported as a mismatch.
+
+While a function of some values is being staged -- a control-flow body or branch,
+an inner `jit`, a transform's or `custom_jvp`'s function (`vma.staging_inputs`'
+`input_hooks`) -- its arguments' types are registered for `jax.typeof` inside it
+(`staging_body`).
+"""
+from __future__ import annotations
+
+import contextlib
+
+from astjax import core
+from astjax.errors import ArgumentValueError, JAXTypeError, LoopCarryError
+from astjax.primitives import vma
+
+from . import explicit, sharded
+from .explicit import NESTED, Typed
+
+__all__ = ["staging_body"]
+
+
+def _run(closed, ts, env, propagate):
+    """Type the body `closed` (a ClosedJaxpr or Jaxpr) from its arguments' types `ts`;
+    its variables' types go into `env`; -> its results' types."""
+    jaxpr = getattr(closed, "jaxpr", closed)
+    inner = {v: t for v, t in zip(jaxpr.invars, ts) if t is not None}
+    if inner:
+        propagate(jaxpr.eqns, inner)
+        env.update(inner)
+    return [inner.get(o) if isinstance(o, core.Var) else None for o in jaxpr.outvars]
+
+
+def _differ(a, b) -> bool:
+    return (a is not None and b is not None and a.mesh == b.mesh
+            and (a.spec, a.unreduced, a.reduced) != (b.spec, b.unreduced, b.reduced))
+
+
+def _carry(what, body, ins, outs, skip):
+    """JAX's check that a loop body gives each carry component its initial type;
+    -> the carry's types (the initial ones where known)."""
+    for k, (v, i, o) in enumerate(zip(body.invars[skip:], ins, outs)):
+        if _differ(i, o):
+            hint = getattr(v, "hint", None)
+            name = f"c{hint[1:]}" if hint and hint.startswith("c[") else (
+                hint or f"component [{k}]")
+            raise LoopCarryError(
+                f"{what} body function carry input and carry output must have equal types, "
+                f"but they differ:\n\nThe input carry {name} has type {i.str_short()} but "
+                f"the corresponding output carry component has type {o.str_short()}.\n\n"
+                "Revise the function so that all output types match the corresponding input "
+                "types.", hint="reshard the body's result to the carry's layout "
+                               "(`jax.reshard(v, P(...))`), or start from that layout")
+    return [i if i is not None else o for i, o in zip(ins, outs)]
+
+
+def _cond(ts, params, env, propagate):
+    branches = params["branches"]
+    results = [_run(br, ts[1:], env, propagate) for br in branches]
+    out = list(results[0])
+    for k in range(len(out)):
+        for i, r in enumerate(results):
+            if _differ(out[k], r[k]):
+                first, other = (("true_fun", "false_fun") if len(branches) == 2
+                                else ("branch 0", f"branch {i}"))
+                a, b = (r[k], out[k]) if len(branches) == 2 else (out[k], r[k])
+                raise JAXTypeError(
+                    f"{'cond' if len(branches) == 2 else 'switch'} branches must have equal "
+                    f"output types but they differ.\n\nThe output of {first} has type "
+                    f"{a.str_short()} but the corresponding output of {other} has type "
+                    f"{b.str_short()}.\n\nRevise {first} and/or {other} so that all output "
+                    "types match.", hint="reshard one branch's result to the other's layout")
+            out[k] = out[k] if out[k] is not None else r[k]
+    return out
+
+
+def _while(ts, params, env, propagate):
+    nc, nb = params["cond_nconsts"], params["body_nconsts"]
+    carry = list(ts[nc + nb:])
+    _run(params["cond_jaxpr"], list(ts[:nc]) + carry, env, propagate)
+    body = params["body_jaxpr"]
+    outs = _run(body, list(ts[nc:nc + nb]) + carry, env, propagate)
+    return _carry("while_loop", getattr(body, "jaxpr", body), carry, outs, nb)
+
+
+def _scan(ts, params, env, propagate):
+    nc, nk = params["num_consts"], params["num_carry"]
+    xs = ts[nc + nk:]
+    for t in xs:
+        if t is not None and t.spec and t.spec[0] is not None:
+            raise ArgumentValueError(f"0th dimension of all xs should be replicated. Got "
+                                     f"{t.pspec!r}", hint="reshard xs with the scanned axis "
+                                     "unsharded, or scan over another axis")
+    body = params["jaxpr"]
+    jaxpr = getattr(body, "jaxpr", body)
+    slices = [None if t is None else _sliced(t, v.aval)
+              for t, v in zip(xs, jaxpr.invars[nc + nk:])]
+    outs = _run(body, list(ts[:nc + nk]) + slices, env, propagate)
+    carry = _carry("scan", jaxpr, list(ts[nc:nc + nk]), outs[:nk], nc)
+    return carry + [None if t is None else
+                    Typed(t.aval.update(shape=(params["length"],) + t.aval.shape),
+                          (None,) + t.spec, t.mesh, t.unreduced, reduced=t.reduced)
+                    for t in outs[nk:]]
+
+
+def _sliced(t, aval):
+    """The type of one `scan` step's slice of `t` (of `aval`)."""
+    return Typed(aval, t.spec[1:], t.mesh, t.unreduced, reduced=t.reduced)
+
+
+def _call(param):
+    """The rule of a call primitive computing its body `params[param]` on its operands."""
+    def rule(ts, params, env, propagate):
+        return _run(params[param], ts, env, propagate)
+    return rule
+
+
+NESTED.update({"cond": _cond, "while": _while, "scan": _scan, "jit": _call("jaxpr"),
+               "checkpoint": _call("jaxpr"), "custom_jvp_call": _call("call_jaxpr"),
+               "custom_vjp_call": _call("call_jaxpr"), "closed_call": _call("call_jaxpr"),
+               "custom_vmap_call": _call("call_jaxpr"), "remat_opt": _call("fwd_jaxpr")})
+
+# ------------------------------------------ jax.typeof inside a function being staged
+
+
+@contextlib.contextmanager
+def staging_body(leaves, unknown=0):
+    """While a function of `leaves` (after `unknown` arguments) is staged -- a loop
+    body, a branch, an inner `jit`, a transform's function (`vma.staging_inputs`) --:
+    their types, for `jax.typeof` on the values staged inside, computed only when
+    asked (an argument with one axis fewer than its leaf is a scanned slice)."""
+    state = explicit._staging
+    if (getattr(state, "types", None) is None and not getattr(state, "nested", None)
+            and not any(type(a) is sharded.GlobalArray for a in leaves)):
+        yield
+        return
+
+    def types(invars):
+        got = [None] * unknown + explicit.types_of(list(leaves))
+        return [None if t is None or len(got) != len(invars) else
+                _sliced(t, v.aval) if t.aval.ndim == v.aval.ndim + 1 else t
+                for t, v in zip(got, invars)]
+    with explicit.nested_frame(types):
+        yield
+
+
+vma.input_hooks.append(staging_body)
