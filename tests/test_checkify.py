@@ -104,3 +104,20 @@ def test_errors_argument_is_checked():
 def test_src_module_serves_the_same_names():
     from astjax.compat._src import checkify as src
     assert src.checkify is checkify.checkify and src.Error is checkify.Error
+
+
+def test_failure_messages_format_arrays_as_jax():
+    # chex's assert_tree_all_finite formats a dict of the failing leaves: JAX's message
+    # shows them as Arrays (`Array(-2., dtype=float32)`), not NumPy arrays; texts from
+    # JAX 0.10.2 (the same program)
+    def f(x):
+        checkify.check(jnp.all(x > 0), "bad {x} {d}", x=x, d={"b": x * 2})
+        return x
+    x = jnp.array([1.0, -1.0])
+    err, _ = checkify.checkify(astjax.jit(f))(x)
+    assert err.get() == "bad [ 1. -1.] {'b': Array([ 2., -2.], dtype=float32)} (`check` failed)"
+    err, _ = checkify.checkify(astjax.vmap(f))(x)
+    assert err.get() == "bad -1.0 {'b': Array(-2., dtype=float32)} (`check` failed)"
+    with pytest.raises(checkify.JaxRuntimeError) as info:
+        f(x)
+    assert str(info.value) == "bad [ 1. -1.] {'b': Array([ 2., -2.], dtype=float32)} (`check` failed)"

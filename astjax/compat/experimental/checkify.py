@@ -94,7 +94,8 @@ class Error:
     def _messages(self):
         pred = np.asarray(self._pred)
         code = np.asarray(self._code)
-        pays = [[np.asarray(p) for p in site_pay] for site_pay in self._payload]
+        # formatted as Arrays, as JAX's are (`{'b': Array(nan, dtype=float32)}` in a dict)
+        pays = [[jnp.asarray(p) for p in site_pay] for site_pay in self._payload]
         if pred.ndim == 0:
             if not pred:
                 return []
@@ -161,7 +162,7 @@ check_p.effectful = True
 
 def _check_impl(pred, *payload, site, debug):
     if not debug and not np.all(np.asarray(pred)):
-        raise JaxRuntimeError(site.message([np.asarray(p) for p in payload]))
+        raise JaxRuntimeError(site.message([jnp.asarray(p) for p in payload]))
     return []
 
 
