@@ -196,3 +196,17 @@ def test_jnp_shape_functions_act_on_whole_keys():
     assert jnp.ravel(ks.reshape(3, 1)).shape == (3,)
     b = jnp.broadcast_to(ks[0], (2,))
     np.testing.assert_array_equal(random.key_data(b), np.stack([data[0], data[0]]))
+
+
+def test_key_arrays_compare_through_jnp_as_jax():
+    # chex's assert_trees_all_equal on keys calls jnp.array_equal(x, y, equal_nan=True);
+    # JAX 0.10.2: equal / not_equal / array_equal / array_equiv compare the keys
+    k, k2 = random.key(0), random.key(1)
+    ks = random.split(k, 3)
+    for f in (lambda a, b: jnp.array_equal(a, b, equal_nan=True), jnp.array_equal,
+              jnp.array_equiv, astjax.jit(jnp.array_equal)):
+        assert bool(f(k, k)) and not bool(f(k, k2))
+    assert not bool(jnp.array_equal(ks, k)) and bool(jnp.array_equiv(ks[1:2], ks[1]))
+    np.testing.assert_array_equal(jnp.equal(ks, ks[1]), [False, True, False])
+    np.testing.assert_array_equal(jnp.not_equal(ks, ks[1]), [True, False, True])
+    assert not bool(astjax.jit(jnp.equal)(k, k2))

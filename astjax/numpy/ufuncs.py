@@ -156,9 +156,11 @@ _OTHER_DEVICE = "Received incompatible devices for jitted computation. Got argum
 
 
 def _binary(name: str, lax_fn: Callable[..., Any], inexact: bool = False,
-            doc: str | None = None, names=None) -> Callable[..., _typing.Array]:
+            doc: str | None = None, names=None, keys=None) -> Callable[..., _typing.Array]:
     """A binary ufunc; `doc` is its docstring (default: `ufunc_docs.doc(name)`);
-    `names`: its parameters' names, if JAX's are not `x1, x2`."""
+    `names`: its parameters' names, if JAX's are not `x1, x2`; `keys`: what it does
+    when an operand is a typed PRNG key array (JAX's `equal` / `not_equal` compare
+    keys), else keys are refused."""
     def f(x1, x2, /):
         key = _binary_key(f, x1, x2)
         if key is not None:
@@ -173,6 +175,8 @@ def _binary(name: str, lax_fn: Callable[..., Any], inexact: bool = False,
                         type(v) is not Array or id(v.aval) in _interned for v in fast):
                     _eager.eager_program(key, lax_fn, fast, out.aval)
                 return out
+            if keys is not None and (_is_key_array(x1) or _is_key_array(x2)):
+                return keys(x1, x2)
             y1, y2 = (promote_args_inexact if inexact else promote_args)(name, x1, x2)
             return lax_fn(y1, y2)
         except ArgumentValueError as e:
@@ -292,8 +296,8 @@ minimum = _binary("minimum", lax.min)
 arctan2 = _binary("arctan2", lax.atan2, inexact=True)
 atan2 = arctan2
 nextafter = _binary("nextafter", lax.nextafter, inexact=True, names="xy")
-equal = _binary("equal", lax.eq, names="xy")
-not_equal = _binary("not_equal", lax.ne, names="xy")
+equal = _binary("equal", lax.eq, names="xy", keys=lambda x, y: x == y)
+not_equal = _binary("not_equal", lax.ne, names="xy", keys=lambda x, y: x != y)
 less = _binary("less", _cmp.ordered_lt, names="xy")
 less_equal = _binary("less_equal", _cmp.ordered_le, names="xy")
 greater = _binary("greater", _cmp.ordered_gt, names="xy")
