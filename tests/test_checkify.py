@@ -121,3 +121,53 @@ def test_failure_messages_format_arrays_as_jax():
     with pytest.raises(checkify.JaxRuntimeError) as info:
         f(x)
     assert str(info.value) == "bad [ 1. -1.] {'b': Array([ 2., -2.], dtype=float32)} (`check` failed)"
+
+
+def test_typed_keys_in_a_failing_check_format_as_jax():
+    # chex's assert_trees_all_equal on trees with keys: the keys are formatting values
+    def f(k):
+        checkify.check(jnp.array(False), "k {} {}", k, {"a": k})
+        return 1.0
+    k = astjax.random.split(astjax.random.key(1))
+    text = ("[[ 507451445 1853169794]\n [1948878966 4237131848]]")
+    want = (f"k Array((2,), dtype=key<fry>) overlaying:\n{text} {{'a': Array((2,), "
+            f"dtype=key<fry>) overlaying:\n{text}}} (`check` failed)")   # JAX 0.10.2's
+    err, _ = checkify.checkify(astjax.jit(f))(k)
+    assert err.get() == want
+    with pytest.raises(checkify.JaxRuntimeError, match="overlaying"):
+        f(k)
+
+
+def _positive_log(x):
+    checkify.check(jnp.all(x > 0), "bad {x}", x=x)
+    return jnp.log(x)
+
+
+def _mapped_checkified():
+    from astjax.sharding import PartitionSpec as P
+    mesh = astjax.make_mesh((4,), ("i",), axis_types=(astjax.sharding.AxisType.Auto,))
+    smap = astjax.shard_map(_positive_log, mesh=mesh, in_specs=P("i"), out_specs=P("i"))
+    return [checkify.checkify(astjax.pmap(_positive_log)),
+            checkify.checkify(astjax.jit(smap)),
+            checkify.checkify(smap, errors=checkify.all_checks)]
+
+
+def test_checks_inside_pmap_and_shard_map_bodies_are_functionalized():
+    # chexify of a pmapped function (chex's asserts_chexify_test): the body's checks were
+    # left unfunctionalized (JAX's "not functionalized" ValueError at lowering)
+    x = jnp.array([1.0, -1.0, 2.0, -3.0])
+    for checked in _mapped_checkified():
+        err, out = checked(x)
+        assert err.get() is not None and "bad" in err.get() and "-1." in err.get()
+        np.testing.assert_allclose(np.asarray(out)[[0, 2]], np.log([1.0, 2.0]), rtol=1e-6)
+        err, _ = checked(jnp.abs(x))
+        assert err.get() is None
+
+
+@pytest.mark.xfail(strict=True, reason="astjax keeps the first failing device's error (one "
+                   "state); JAX's error after a shard_map has a leading device axis and "
+                   "reports every failing device ('at mapped index i: ...')")
+def test_checks_inside_pmap_report_every_device_as_jax():
+    err, _ = _mapped_checkified()[0](jnp.array([1.0, -1.0, 2.0, -3.0]))
+    assert err.get() == ("at mapped index 1: bad -1.0 (`check` failed)\n"
+                         "at mapped index 3: bad -3.0 (`check` failed)")   # JAX 0.10.2's

@@ -24,7 +24,7 @@ from typing import TypeVar
 
 import numpy as np
 
-from astjax import core, tree_util
+from astjax import core, dtypes, random, tree_util
 from astjax import numpy as jnp
 from astjax.staging import stage_callable
 from astjax.extend.core import Primitive
@@ -204,17 +204,21 @@ def _fmt_leaves(fmt_args, fmt_kwargs):
         if not isinstance(x, (core.Array, np.ndarray, np.generic)):
             raise TypeError("Formatting arguments to checkify.check need to be PyTrees of "
                             f"arrays, but got {x!r} of type {type(x)}.")
-    return [jnp.asarray(x) for x in leaves], tree
+    # typed PRNG keys travel as their key data (an error state holds plain arrays)
+    impls = tuple(random.key_impl(x) if dtypes.has_extended_dtype(x) else None for x in leaves)
+    return ([random.key_data(x) if i is not None else jnp.asarray(x)
+             for x, i in zip(leaves, impls)], tree, impls)
 
 
 def _bind_check(pred, msg, fmt_args, fmt_kwargs, debug):
     if not isinstance(msg, str):
         raise TypeError(f"checkify.check takes a str message, got {type(msg).__name__}")
-    leaves, tree = _fmt_leaves(fmt_args, fmt_kwargs)
+    leaves, tree, impls = _fmt_leaves(fmt_args, fmt_kwargs)
     pred = jnp.asarray(pred)
     if pred.dtype != np.bool_:
         raise TypeError(f"checkify.check takes a boolean predicate, got {pred.dtype}")
-    site = Site("user", FailedCheckError, msg=msg, fmt_tree=tree)
+    site = Site("user", FailedCheckError, msg=msg, fmt_tree=tree,
+                key_impls=impls if any(i is not None for i in impls) else ())
     check_p.bind(pred, *leaves, site=site, debug=debug)
 
 
