@@ -21,12 +21,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from astjax import core, dtypes, lax, tree_util
+from astjax import core, dtypes, lax, random, tree_util
 from astjax import numpy as jnp
+from astjax.primitives import spmd
 from astjax.ir import ClosedJaxpr, ShapedArray
 from astjax.primitives.cond import bind_cond
 from astjax.primitives.scan import bind_scan
 from astjax.primitives.while_loop import bind_while
+from astjax.sharding import PartitionSpec
 
 __all__ = ["Site", "site_of", "ErrorInterpreter", "NAN_PRIMITIVES"]
 
@@ -67,7 +69,6 @@ class Site:
             payload = list(payload)
             for i, impl in enumerate(self.key_impls):
                 if impl is not None:
-                    from astjax import random   # (a later layer than this module's imports)
                     payload[i] = random.wrap_key_data(payload[i], impl=impl)
             args, kwargs = tree_util.tree_unflatten(self.fmt_tree, payload)
             return self.msg.format(*args, **kwargs) + " (`check` failed)"
@@ -399,8 +400,6 @@ def _shard_map_rule(interp, eqn, ins, state):
     """The body checked from a fresh state per device; each device's state leaves
     come out with a leading axis laid over the manual mesh axes; the first failing
     device's state then follows `state`."""
-    from astjax.primitives import spmd   # (a later layer than this module's imports)
-    from astjax.sharding import PartitionSpec
     params = eqn.params
     body_cj, mesh, auto = _closed(params["jaxpr"]), params["mesh"], params.get("auto", frozenset())
     manual = tuple(a for a in mesh.axis_names if a not in auto)
