@@ -558,6 +558,11 @@ class Jitted(StagedCallable):
         return self._aot(Traced, args, kwargs)
 
 
+# JAX's name for the type of `jit(f)`: libraries test it (chex's `is_traceable`)
+Jitted.__name__ = Jitted.__qualname__ = "PjitFunction"
+PjitFunction = Jitted
+
+
 def _options_key(v):   # a jit option as part of a shared-state key (lists made tuples)
     return tuple(v) if isinstance(v, list) else v
 

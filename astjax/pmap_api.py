@@ -509,6 +509,11 @@ class Pmapped(StagedCallable):
         return norm
 
 
+# JAX's name for the type of `pmap(f)`: libraries test it (chex's `is_traceable`)
+Pmapped.__name__ = Pmapped.__qualname__ = "PmapFunction"
+PmapFunction = Pmapped
+
+
 def _with_unit_axes(closed, in_dims, out_axes):
     """`closed` (staged on per-device avals) as a program whose mapped arguments and
     results carry a unit axis at the device axis: each device's buffer is then its

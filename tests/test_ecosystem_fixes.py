@@ -51,6 +51,9 @@ def test_transform_objects_have_their_functions_signature():
     for wrap in (astjax.jit, astjax.vmap, astjax.pmap, astjax.grad):
         assert inspect.signature(wrap(_sig_target), follow_wrapped=False) == want
     assert repr(astjax.jit(_sig_target)) == f"<PjitFunction of {_sig_target!r}>"
+    # chex's is_traceable (and assert_max_traces' misuse check) read the type's name
+    assert type(astjax.jit(_sig_target)).__name__ == "PjitFunction"
+    assert type(astjax.pmap(_sig_target)).__name__ == "PmapFunction"
 
 
 def test_vmap_runs_under_disable_jit():
