@@ -296,6 +296,13 @@ def local_refs(J):
             "vmap": _tolist(jax.vmap(f)(jnp.arange(2.0)))}
 
 
+def _without_locations(text):
+    """A module's text without its debug locations (`loc(...)`, `#loc` aliases:
+    JAX's name this recording's file path)."""
+    text = re.sub(r" loc\((?:[^()]|\([^()]*\))*\)", "", text)
+    return "\n".join(ln for ln in text.splitlines() if not ln.startswith("#loc")) + "\n"
+
+
 def symbolic(J):
     """An inner jit under `export` with a symbolic dimension."""
     jax, jnp = J.jax, J.jnp
@@ -306,7 +313,7 @@ def symbolic(J):
         return g(x) + 1
     exp = jax.export.export(jax.jit(f))(from_spec)
     return {"jaxpr": str(jax.make_jaxpr(f)(from_spec)),
-            "hlo": exp.mlir_module(),
+            "hlo": _without_locations(exp.mlir_module()),
             "value": _tolist(exp.call(jnp.arange(3.0)))}
 
 
