@@ -8,7 +8,10 @@ reached twice once, as `let g = { ... } in` above the program; the lowering emit
 `func.func private @g` per distinct jaxpr and a `func.call` per equation.
 
 Values staged `g` closes over from the enclosing function (outer Tracers) are leading
-operands of the equation, as in JAX; concrete constants stay in the ClosedJaxpr.
+operands of the equation, as in JAX; concrete constants stay in the ClosedJaxpr. A
+`jit(g, donate_argnums=...)` adds `donated_invars` (a flag per operand, printed after
+`name` as JAX prints it, and only when one is true); the rules below keep it with
+their operands.
 
 Its rules keep the equation, as JAX's do:
 
