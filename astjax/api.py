@@ -519,7 +519,9 @@ class Jitted(StagedCallable):
         closed, out_tree = stage_once(
             cache, key, lambda: stage(fun, in_tree, list(avals), hints), shared=cache,
             eager=lambda: (eager.closed, eager.out_tree) if type(eager) is _Entry else None)
-        outs = [python_scalar(o) for o in _jit_call.call(closed, leaves, fun, self._inline, _inline)]
+        donated = set(donated_leaves(self.donate_argnums, dyn_args, statics))
+        outs = [python_scalar(o) for o in _jit_call.call(
+            closed, leaves, fun, self._inline, _inline, [i in donated for i in range(len(leaves))])]
         return tree_util.tree_unflatten(out_tree, outs)
 
     def _current_cache(self):

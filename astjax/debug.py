@@ -7,9 +7,9 @@ report or draw which device holds which block of an array (with `rich`, as JAX
 does)."""
 from __future__ import annotations
 
-import copy
 import logging
 import os
+import string
 import sys
 
 import numpy as np
@@ -20,12 +20,11 @@ from .codegen import runtime
 from .callbacks_api import flat_host_call
 from .errors import USER_CODE, ArgumentTypeError, ArgumentValueError, caller_location
 from .primitives.callbacks import debug_callback_p
+from .primitives.debug_print import bind_debug_print
 
 __all__ = ["print", "log", "callback", "breakpoint", "inspect_array_sharding",
            "visualize_array_sharding", "visualize_sharding", "DebugEffect",
            "OrderedDebugEffect"]
-
-_print = print
 
 
 def callback(callback, *args, ordered=False, partitioned=False, **kwargs):
@@ -54,10 +53,40 @@ class _Anything:
         return self
 
 
+class _UnusedCheck(string.Formatter):
+    """`fmt`'s fields resolved to `_Anything`; arguments no field uses are JAX's
+    ValueError, located at `loc`."""
+
+    def __init__(self, loc):
+        self.loc = loc
+
+    def get_value(self, key, args, kwargs):
+        return _Anything()
+
+    def format_field(self, value, format_spec):
+        return ""
+
+    def check_unused_args(self, used_args, args, kwargs):
+        unused = [a for i, a in enumerate(args) if i not in used_args]
+        if unused:
+            raise ArgumentValueError(
+                f"Unused positional arguments to `jax.debug.print`: {unused}",
+                loc=self.loc, hint="add a `{}` field per argument")
+        unused = [k for k in kwargs if k not in used_args]
+        if unused:
+            raise ArgumentValueError(
+                f"Unused keyword arguments to `jax.debug.print`: {unused}. You may be "
+                "passing an f-string (i.e, `f\"{x}\"`) into `jax.debug.print` and instead "
+                "should pass in a regular string.", loc=self.loc,
+                hint="pass a plain string with `{name}` fields")
+
+
 def _check_format(fmt, args, kwargs):
     """Raise now (IndexError / KeyError, as `str.format` would at run time) when `fmt`
-    refers to arguments that were not given."""
+    refers to arguments that were not given, and (JAX's ValueError) when it leaves
+    some unused."""
     fmt.format(*[_Anything()] * len(args), **{k: _Anything() for k in kwargs})
+    _UnusedCheck(caller_location()).format(fmt, *args, **kwargs)
 
 
 def print(fmt: str, *args, ordered=False, **kwargs):  # noqa: A001
@@ -65,7 +94,7 @@ def print(fmt: str, *args, ordered=False, **kwargs):  # noqa: A001
     if not isinstance(fmt, str):
         raise ArgumentTypeError(f"jax.debug.print needs a format string, got {fmt!r}")
     _check_format(fmt, args, kwargs)
-    callback(lambda *a, **k: _print(fmt.format(*a, **k)), *args, ordered=ordered, **kwargs)
+    bind_debug_print(fmt, args, kwargs, ordered=ordered)
 
 
 _logger = logging.getLogger("jax._src.debugging")  # JAX's logger name, for users' filters
@@ -80,12 +109,7 @@ def log(fmt: str, *args, ordered=False, **kwargs):
     loc = caller_location()
     record = _logger.makeRecord(_logger.name, logging.INFO, loc.file or "(unknown file)",
                                 loc.line or 0, "", (), None)
-
-    def emit(*a, **k):
-        rec = copy.copy(record)
-        rec.msg = fmt.format(*a, **k)
-        _logger.handle(rec)
-    callback(emit, *args, ordered=ordered, **kwargs)
+    bind_debug_print(fmt, args, kwargs, ordered=ordered, logging_record=record)
 
 
 class DebugEffect:

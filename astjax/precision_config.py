@@ -249,10 +249,8 @@ def attribute_types(algorithm, lhs_dtype, rhs_dtype):
 
 def precision_config_attribute(precision):
     """StableHLO's `precision_config` of a dot or convolution: a Precision pair as
-    given, DEFAULT twice beside an algorithm (JAX's form); None without a precision."""
-    if precision is None:
-        return None
-    pair = (Precision.DEFAULT,) * 2 if is_algorithm(precision) else precision
+    given, DEFAULT twice without one or beside an algorithm (JAX always prints it)."""
+    pair = (Precision.DEFAULT,) * 2 if precision is None or is_algorithm(precision) else precision
     return "[" + ", ".join(f"#stablehlo<precision {p.name}>" for p in pair) + "]"
 
 

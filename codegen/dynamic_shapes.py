@@ -168,16 +168,22 @@ def dimension_values(mb, in_avals, args) -> list[str]:
         mb.dim_values[v] = num if k == 1 else mb.op(
             "stablehlo.divide", [num, mb.dim_value(k)], [I32])[0]
     head = "Input shapes do not match the polymorphic shapes specification."
-    # every message ends with the variables' values, placeholders after its own
-    solved = [x for v, i, axis, _, _ in plan for x in (mb.dim_values[v], size(i, axis))]
 
     def check(pred, values, message, known=None):
+        # every message ends with the variables' values and their dimensions' sizes,
+        # placeholders after its own; a variable that is its dimension's size (`n`
+        # of `(n,)`) is one placeholder, as JAX formats one expression once
         known = plan if known is None else known
-        n = len(values)
-        how = "".join(f"'{v}' = {{{n + 2 * j}}} from specification '{shapes[i][axis]}' for "
-                      f"dimension {names[i]}.shape[{axis}] (= {{{n + 2 * j + 1}}}), "
-                      for j, (v, i, axis, _, _) in enumerate(known))
-        _assert(mb, pred, [*values, *solved[:2 * len(known)]],
+        inputs, how = list(values), []
+        for v, i, axis, k, rest in known:
+            inputs.append(mb.dim_values[v])
+            at = len(inputs) - 1
+            if k != 1 or rest != 0:
+                inputs.append(size(i, axis))
+            how.append(f"'{v}' = {{{at}}} from specification '{shapes[i][axis]}' for "
+                       f"dimension {names[i]}.shape[{axis}] (= {{{len(inputs) - 1}}}), ")
+        how = "".join(how)
+        _assert(mb, pred, inputs,
                 f"{message}. Using the following polymorphic shapes specifications: "
                 f"{spec_text(names, shapes)}. Obtained dimension variables: {how}. "
                 f"Please see {_ASSERTION_DOCS} for more details.")

@@ -103,7 +103,6 @@ class ModuleBuilder:
         self.lines: list[str] = []
         self.types: dict[str, str] = {}
         self.indent = 4
-        self.consts: dict = {}
         self.host_callbacks: list = []
         # private functions beside `main` (lowering rules written with MLIR builders,
         # codegen/mlir_builders.py), as printed text
@@ -177,29 +176,22 @@ class ModuleBuilder:
         return outs
 
     def constant(self, value, aval) -> str:
+        """A `stablehlo.constant` of `value`, written at each use as JAX's
+        `ir_constant` writes a literal (XLA's compile merges equal ones)."""
         if dynamic_shapes.is_dynamic(aval):
             return dynamic_shapes.splat_constant(self, value, aval)
-        key = None
-        if aval.size <= 16:   # (a literal's value is a NumPy scalar of its dtype already)
-            key = ((value.tobytes() if type(value) is aval.dtype.type
-                    else np.asarray(value, aval.dtype).tobytes()), aval.shape, aval.dtype)
-        if key is not None and key in self.consts:
-            return self.consts[key]
-        [out] = self.op("stablehlo.constant", [], [aval], {"value": dense_attr(value, aval)})
-        if key is not None and self.indent == 4:
-            self.consts[key] = out
-        return out
+        return self.op("stablehlo.constant", [], [aval], {"value": dense_attr(value, aval)})[0]
 
     def region(self, arg_avals, body, terminator="stablehlo.return") -> str:
         """A region whose block takes `arg_avals`; `body(*args)` returns SSA results
         (ended by `terminator`: `sdy.return` in a Shardy manual computation)."""
-        saved_lines, saved_indent, saved_consts = self.lines, self.indent, self.consts
-        self.lines, self.indent, self.consts = [], saved_indent + 4, {}
+        saved_lines, saved_indent = self.lines, self.indent
+        self.lines, self.indent = [], saved_indent + 4
         args = [self.fresh(tensor_type(a)) for a in arg_avals]
         outs = body(*args)
         self.op(terminator, list(outs), [])
         inner = self.lines
-        self.lines, self.indent, self.consts = saved_lines, saved_indent, saved_consts
+        self.lines, self.indent = saved_lines, saved_indent
         head = ", ".join(f"{a}: {self.types[a]}" for a in args)
         pad = " " * (saved_indent + 2)
         label = f"{pad}^bb0({head}):\n" if args else ""
@@ -256,21 +248,20 @@ class RuleContext:
     def call_function(self, name, closed, args):
         """`func.call` of `closed` lowered once per module (per jaxpr object) as a
         private function named after `name`, unique in the module as MLIR's symbol
-        table makes it (`g`, `g_0`, ...): JAX's lowering of an inner `jit`. Inlined in
-        a module with symbolic dimensions (their values live in `main`)."""
+        table makes it (`g`, `g_0`, ...): JAX's lowering of an inner `jit`. In a module
+        with symbolic dimensions it takes the dimension variables' values first."""
         mb = self.mb
         consts = closed.consts
-        if mb.dim_values:
-            cs = [mb.constant(np.asarray(c), core.get_aval(c)) for c in consts]
-            return self.lower_jaxpr(closed.jaxpr, cs, list(args))
+        dims = list(mb.dim_values)
         # (a body lowered inside a shard_map's manual computation lowers its collectives
         # over the manual axes: one function per context)
         key = (closed.jaxpr, tuple(map(id, consts)), id(sharding_impls.current_manual_mesh()))
         sym = mb.called.get(key)
         if sym is None:
             sym = mb.called[key] = _unique_symbol(mb, name)
-            private_function(self, closed, lambda slot: sym[1:])   # (sym: `@name`)
-        return mb.op("func.call", list(args), list(self.avals_out), {"callee": sym})
+            private_function(self, closed, lambda slot: sym[1:], dims)   # (sym: `@name`)
+        return mb.op("func.call", [*(mb.dim_values[v] for v in dims), *args],
+                     list(self.avals_out), {"callee": sym})
 
 
 class Symbols:

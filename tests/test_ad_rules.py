@@ -401,8 +401,8 @@ def test_table_covers_every_differentiable_primitive():
         walk(astjax.make_jaxpr(fn)(*[_f64(g()) for g in gens]).jaxpr)
     elsewhere = {"custom_vjp_call", "custom_lin", "stop_gradient"} | set(COLLECTIVES)
     # host callbacks: no derivative (pure/io) or primal values only (debug), as in JAX;
-    # tests/test_callbacks.py
-    elsewhere |= {"pure_callback", "io_callback", "debug_callback"}
+    # tests/test_callbacks.py, tests/test_debug_print.py
+    elsewhere |= {"pure_callback", "io_callback", "debug_callback", "debug_print"}
     # against float64 finite differences (2nd order) in tests/test_convolution.py and
     # tests/test_windowed.py
     elsewhere |= {"conv_general_dilated", "reduce_window_sum", "reduce_window_max",

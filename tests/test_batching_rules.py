@@ -328,7 +328,7 @@ def test_cases_cover_the_rules():
                  # tests/test_collectives_p2p.py
                  "pbroadcast", "psend", "precv", "ragged_all_to_all",
                  # host callbacks (per vmap_method): tests/test_callbacks.py
-                 "pure_callback", "io_callback", "debug_callback",
+                 "pure_callback", "io_callback", "debug_callback", "debug_print",
                  # vmap vs a loop: tests/test_convolution.py, tests/test_windowed.py
                  "conv_general_dilated", "reduce_window_sum", "reduce_window_max",
                  "reduce_window_min", "select_and_gather_add", "select_and_scatter_add",

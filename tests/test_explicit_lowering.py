@@ -19,18 +19,12 @@ EXPECTED = json.loads(rec.PATH.read_text())
 pytestmark = pytest.mark.skipif(len(jax.devices()) < 4, reason="needs 4 devices "
                                 "(ASTJAX_NUM_CPU_DEVICES=4, set by conftest.py)")
 
-_PRECISION = pytest.mark.xfail(strict=True, reason=(
-    "astjax's dot_general lowering leaves out JAX's default `precision = [DEFAULT, "
-    "DEFAULT]` (primitives/reductions.py)"))
-
-
 @pytest.fixture(scope="module")
 def programs():
     return rec.programs(jax, jnp)
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=_PRECISION) if n == "dot_out_sharding"
-                                  else n for n in sorted(EXPECTED)])
+@pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_lowered_text_as_jax(programs, name):
     assert programs[name]() == EXPECTED[name]
 

@@ -25,20 +25,11 @@ import record_linalg_generic as rec  # noqa: E402
 ORACLE = json.loads(Path(rec.__file__).with_name("linalg_generic.json").read_text())["cases"]
 CASES = rec.cases(jax, jnp, lax, householder)
 
-# known remaining differences: name -> reason (strict xfails)
-_TRIANGLE = ("astjax's qr takes R's upper triangle by one comparison of iotas (col >= row) "
-             "where JAX's compares row - 1 >= col and selects zeros there; the same values")
-KNOWN = {"qr": _TRIANGLE + " (and JAX pads R by m - n zero rows before "
-                           "householder_product, here a pad by nothing)",
-         "qr_reduced": _TRIANGLE}
-
-
 def test_every_case_is_recorded():
     assert sorted(CASES) == sorted(ORACLE)
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(
-    strict=True, reason=KNOWN[n])) if n in KNOWN else n for n in sorted(CASES)])
+@pytest.mark.parametrize("name", sorted(CASES))
 def test_generic_lowering_as_jax(name):
     want = ORACLE[name]
     if "error" in want:

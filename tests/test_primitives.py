@@ -56,6 +56,7 @@ NO_CASES: dict[str, str] = {
         "pbroadcast", "psend", "precv", "ragged_all_to_all")},
     **{n: "calls back into Python: tests/test_callbacks.py" for n in (
         "pure_callback", "io_callback", "debug_callback")},
+    "debug_print": "calls back into Python: tests/test_debug_print.py",
     "conv_general_dilated": "tests/test_convolution.py (vs its NumPy reference)",
     **{n: "tests/test_windowed.py (vs the NumPy references)" for n in (
         "reduce_window_sum", "reduce_window_max", "reduce_window_min", "select_and_gather_add",

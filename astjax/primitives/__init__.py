@@ -25,6 +25,7 @@ from . import remat_opt  # noqa: F401,E402  (remat_opt: custom_vjp optimize_rema
 from . import jit_call  # noqa: F401,E402  (jit: an inner jitted function kept as one equation)
 from . import linear_call  # noqa: F401,E402  (linear_call: a linear function with a user transpose)
 from . import callbacks  # noqa: F401,E402  (pure_callback, io_callback, debug_callback)
+from . import debug_print  # noqa: F401,E402  (debug_print: jax.debug.print / log with their formatting)
 from . import ffi_call  # noqa: F401,E402  (ffi_call: a call of an XLA FFI target)
 from . import convolution  # noqa: F401,E402  (conv_general_dilated)
 from . import windowed  # noqa: F401,E402  (reduce_window and its derivatives)

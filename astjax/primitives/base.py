@@ -752,25 +752,31 @@ def region_body(ctx, jaxpr, consts):
     return body
 
 
-def private_function(ctx, jaxpr, name_for):
+def private_function(ctx, jaxpr, name_for, dims=()):
     """Lower the ClosedJaxpr `jaxpr` (taking the rule's operands) as a private function
     of the module, named `name_for(slot)` (`slot`: its index among the module's
     functions), and return that name (`composite`'s decomposition, `compute_on`'s
-    called function, an inner `jit`'s body: codegen/stablehlo.RuleContext.call_function)."""
+    called function, an inner `jit`'s body: codegen/stablehlo.RuleContext.call_function).
+    `dims`: symbolic dimension variables the function takes first, as JAX's
+    `jax.global_constant` arguments."""
     mb = ctx.mb
     slot = len(mb.functions)
     name = name_for(slot)
     mb.functions.append(f"func.func private @{name}")   # (reserved while lowering)
-    saved = mb.lines, mb.indent, mb.consts
-    mb.lines, mb.indent, mb.consts = [], 4, {}
+    saved = mb.lines, mb.indent, mb.dim_values
+    mb.lines, mb.indent = [], 4
+    dim_params = [mb.fresh("tensor<i32>") for _ in dims]
+    if dims:
+        mb.dim_values = dict(zip(dims, dim_params))
     params = [mb.fresh(ctx.type(a)) for a in ctx.avals_in]
     consts = [ctx.constant(np.asarray(c), core.get_aval(c)) for c in jaxpr.consts]
     outs = ctx.lower_jaxpr(jaxpr.jaxpr, consts, params)
     types = [mb.types[o] for o in outs]
     mb.emit(f"func.return {', '.join(outs)} : {', '.join(types)}" if outs else "func.return")
     body = mb.lines
-    mb.lines, mb.indent, mb.consts = saved
-    head = ", ".join(f"{p}: {mb.types[p]}" for p in params)
+    mb.lines, mb.indent, mb.dim_values = saved
+    head = ", ".join([f'{p}: tensor<i32> {{jax.global_constant = "{v}"}}'
+                      for v, p in zip(dims, dim_params)] + [f"{p}: {mb.types[p]}" for p in params])
     mb.functions[slot] = (f"func.func private @{name}({head}) -> ({', '.join(types)}) {{\n"
                           + "\n".join(body) + "\n}")
     return name

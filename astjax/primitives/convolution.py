@@ -205,9 +205,9 @@ def _conv_lowering(ctx, lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_
              "padding": f"dense<[{pads}]> : tensor<{nsp}x2xi64>" if nsp else
                         "dense<> : tensor<0x2xi64>",
              "rhs_dilation": ctx.i64(rhs_dilation),
-             "window_strides": ctx.i64(window_strides)}
-    if precision is not None:
-        attrs["precision_config"] = precision_config_attribute(precision)
+             "window_reversal": ctx.bools([False] * nsp),   # (JAX's: printed `reverse`)
+             "window_strides": ctx.i64(window_strides),
+             "precision_config": precision_config_attribute(precision)}
     a = ctx.avals_in[0]
     if a.dtype != ctx.avals_out[0].dtype:
         lhs = ctx.op1("stablehlo.convert", [lhs], a.update(dtype=ctx.avals_out[0].dtype))

@@ -204,13 +204,13 @@ def _reducer_function(ctx, body_fn, s):
     slot = len(mb.functions)
     mb.functions.append("")
     name = f"cumulative_reducer_{slot}"
-    saved = mb.lines, mb.indent, mb.consts
-    mb.lines, mb.indent, mb.consts = [], 4, {}
+    saved = mb.lines, mb.indent
+    mb.lines, mb.indent = [], 4
     a, b = mb.fresh(ctx.type(s)), mb.fresh(ctx.type(s))
     r = body_fn(ctx, a, b, s)
     mb.emit(f"func.return {r} : {mb.types[r]}")
     body = mb.lines
-    mb.lines, mb.indent, mb.consts = saved
+    mb.lines, mb.indent = saved
     mb.functions[slot] = (f"func.func private @{name}({a}: {mb.types[a]}, {b}: {mb.types[b]})"
                           f" -> ({mb.types[r]}) {{\n" + "\n".join(body) + "\n}")
     return name

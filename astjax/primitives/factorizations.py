@@ -402,15 +402,15 @@ def _qr_lowering(ctx, a, *, full_matrices, pivoting=False):
                                      aliases={0: 0})
     if m < n:
         h, h_aval = lapack.slice_minor(ctx, r, aval, m, m)
-    elif full_matrices:
-        h, h_aval = lapack.pad_minor(ctx, r, aval, m, m)
+    elif full_matrices:   # (JAX's rule pads even by nothing, and takes R by its _triu)
+        h, h_aval = generic_linalg.pad_columns(ctx, r, aval, m)
     else:
         h, h_aval = r, aval
     routine = "ungqr" if dtypes.issubdtype(aval.dtype, np.complexfloating) else "orgqr"
     q, = lapack.lapack_call(ctx, routine, [h, taus], [h_aval, tau_aval], [h_aval],
                                aliases={0: 0})
     r, r_sl = lapack.slice_minor(ctx, r, aval, r_aval.shape[-2], n)
-    return [q, lapack.triangle(ctx, r, r_sl, lower=False)] + extra
+    return [q, generic_linalg.upper_triangle(ctx, r, r_sl)] + extra
 
 
 def _thin_qr_jvp(q, r, dx):

@@ -8,7 +8,9 @@ lowered inline by the primitives' own lowering rules (`linalg`, `householder`,
 - `thomas_solve`: a tridiagonal system by elimination without pivoting (JAX's
   `_tridiagonal_solve_jax`);
 - `ormqr_product`: a matrix times the Q of Householder reflectors, one reflector
-  per step (JAX's `_ormqr_lowering`).
+  per step (JAX's `_ormqr_lowering`);
+- `pad_columns`, `upper_triangle`: the operations of JAX's `qr` rule (`_qr_lowering`,
+  the same on every platform) around its `geqrf` and `householder_product`.
 
 JAX's `geqrf` and `householder_product` there are custom calls XLA's TPU backend
 implements (`lapack.lapack_call`); the other primitives are its NotImplementedError.
@@ -22,7 +24,7 @@ from .. import core, dtypes
 from .base import lax_ops
 from .base import tangent_aval as _aval
 
-__all__ = ["lu_factors", "thomas_solve", "ormqr_product"]
+__all__ = ["lu_factors", "thomas_solve", "ormqr_product", "pad_columns", "upper_triangle"]
 
 
 def lu_factors(a):
@@ -155,3 +157,39 @@ def ormqr_product(a, taus, c, *, left, transpose):
                            L.broadcast_in_dim(vh, cv.shape, batch + (nb + 1,)))
         return L.sub(c, L.mul(tau, update))
     return L.fori_loop(0, k, core.RawFunction(body), c)
+
+
+def pad_columns(ctx, x, aval, cols):
+    """x's trailing matrices zero-padded on the right to `cols` columns, written even
+    when there is nothing to pad (JAX's `lax.pad` of R in a complete `qr`).
+    -> (ssa, aval)."""
+    out = aval.update(shape=aval.shape[:-1] + (cols,))
+    zero = ctx.constant(np.zeros((), aval.dtype), aval.update(shape=()))
+    flat = ctx.i64([0] * aval.ndim)
+    high = ctx.i64([0] * (aval.ndim - 1) + [cols - aval.shape[-1]])
+    return ctx.op1("stablehlo.pad", [x, zero], out, {
+        "edge_padding_low": flat, "edge_padding_high": high, "interior_padding": flat}), out
+
+
+def upper_triangle(ctx, x, aval):
+    """x's trailing matrices with zeros below the diagonal, as JAX's `_triu`: a 2-D
+    mask `row - 1 >= col` (broadcast over the batch) selecting zeros."""
+    nb = aval.ndim - 2
+    mat = core.ShapedArray(aval.shape[nb:], dtypes.int32)
+    rows = ctx.op1("stablehlo.iota", [], mat, {"iota_dimension": "0 : i64"})
+    shift = ctx.constant(np.int32(-1), mat.update(shape=()))
+    rows = ctx.op1("stablehlo.add", [rows, _splat(ctx, shift, mat)], mat)
+    cols = ctx.op1("stablehlo.iota", [], mat, {"iota_dimension": "1 : i64"})
+    mask = ctx.op1("stablehlo.compare", [rows, cols], mat.update(dtype=dtypes.bool_), {
+        "comparison_direction": "#stablehlo<comparison_direction GE>",
+        "compare_type": "#stablehlo<comparison_type SIGNED>"})
+    if nb:
+        mask = ctx.op1("stablehlo.broadcast_in_dim", [mask], aval.update(dtype=dtypes.bool_),
+                       {"broadcast_dimensions": ctx.i64([nb, nb + 1])})
+    zeros = _splat(ctx, ctx.constant(np.zeros((), aval.dtype), aval.update(shape=())), aval)
+    return ctx.op1("stablehlo.select", [mask, zeros, x], aval)
+
+
+def _splat(ctx, scalar, aval):
+    return ctx.op1("stablehlo.broadcast_in_dim", [scalar], aval,
+                   {"broadcast_dimensions": "array<i64>"})

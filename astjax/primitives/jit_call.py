@@ -8,7 +8,10 @@ reached twice once, as `let g = { ... } in` above the program; the lowering emit
 `func.func private @g` per distinct jaxpr and a `func.call` per equation.
 
 Values staged `g` closes over from the enclosing function (outer Tracers) are leading
-operands of the equation, as in JAX; concrete constants stay in the ClosedJaxpr.
+operands of the equation, as in JAX; concrete constants stay in the ClosedJaxpr. A
+`jit(g, donate_argnums=...)` adds `donated_invars` (a flag per operand, printed after
+`name` as JAX prints it, and only when one is true); the rules below keep it with
+their operands.
 
 Its rules keep the equation, as JAX's do:
 
@@ -36,19 +39,20 @@ from .. import core
 from ..core import Eqn, Var, Zero, bind
 from .base import call_dce, call_rules, call_source, matchaxis, register
 
-__all__ = ["jit_p", "bind_jit", "call", "call_name", "keeps_call"]
+__all__ = ["jit_p", "bind_jit", "call", "call_name", "keeps_call", "donation", "keep_donated"]
 
 jit_p = core.new_primitive("jit", multiple_results=True, higher_order=True)
 jit_p.pp_call = "jaxpr"   # printed `name` first; the body's binders named as the call's
 
 
-def call(closed: core.ClosedJaxpr, args, fun, inline, inline_fn):
-    """The outputs of an inner `jit(fun)` staged as `closed`, called on `args`: one
-    `jit` equation, or `inline_fn(closed, args)` (its equations re-staged here) with
-    `jit(..., inline=True)` or a body `keeps_call` refuses."""
+def call(closed: core.ClosedJaxpr, args, fun, inline, inline_fn, donated=()):
+    """The outputs of an inner `jit(fun)` staged as `closed`, called on `args` (those
+    whose flag in `donated` is true donated): one `jit` equation, or
+    `inline_fn(closed, args)` (its equations re-staged here) with `jit(..., inline=True)`
+    or a body `keeps_call` refuses."""
     if inline or not keeps_call(closed):
         return inline_fn(closed, args)
-    return bind_jit(closed, args, call_name(fun))
+    return bind_jit(closed, args, call_name(fun), donated)
 
 
 def call_name(fun) -> str:
@@ -81,11 +85,31 @@ def _refs(j) -> bool:
                for v in j.constvars + j.outvars)
 
 
-def bind_jit(closed: core.ClosedJaxpr, args, name: str):
-    """Bind `jit` of `closed` on `args`; Tracer consts (values of an enclosing
-    builder) become leading operands. Returns the outputs."""
+def bind_jit(closed: core.ClosedJaxpr, args, name: str, donated=()):
+    """Bind `jit` of `closed` on `args` (`donated`: a flag per arg, or empty); Tracer
+    consts (values of an enclosing builder) become leading operands, never donated.
+    Returns the outputs."""
     closed, lifted = lift_tracer_consts(closed)
-    return bind(jit_p, *lifted, *args, jaxpr=closed, name=name)
+    flags = (False,) * len(lifted) + tuple(donated) if any(donated) else ()
+    return bind(jit_p, *lifted, *args, jaxpr=closed, name=name, **donation(flags))
+
+
+def donation(flags) -> dict:
+    """The `donated_invars` param for per-operand `flags`: present only when one is
+    true (JAX's printer leaves out an all-false one; astjax leaves out the param)."""
+    return {"donated_invars": tuple(flags)} if any(flags) else {}
+
+
+def donated_flags(params, n: int) -> tuple:
+    """A `jit` equation's donation flags for its `n` operands."""
+    return params.get("donated_invars") or (False,) * n
+
+
+def keep_donated(params, keep, prefix=0) -> dict:
+    """`params` for the operands whose `keep` flag is true, after `prefix` new ones
+    (residuals: not donated) -- DCE, a call split by partial evaluation."""
+    flags = [False] * prefix + [d for d, k in zip(donated_flags(params, len(keep)), keep) if k]
+    return {k: v for k, v in params.items() if k != "donated_invars"} | donation(flags)
 
 
 # Jaxpr -> (its lifted ClosedJaxpr, positions of the lifted consts): one per staging
@@ -110,10 +134,13 @@ def lift_tracer_consts(closed: core.ClosedJaxpr):
     return hit[0], [closed.consts[i] for i in idx]
 
 
-def _jit_jvp(tx, primals, tangents, *, jaxpr, name):
+def _jit_jvp(tx, primals, tangents, *, jaxpr, name, donated_invars=()):
     nz = [not isinstance(t, Zero) for t in tangents]
     jv, out_nz = tx.jvp_jaxpr(jaxpr, nz, instantiate=False)
-    outs = bind_jit(jv, list(primals) + [t for t in tangents if not isinstance(t, Zero)], name)
+    # (JAX's: a nonzero tangent is donated with its primal)
+    donated = (*donated_invars, *(d for d, z in zip(donated_invars, nz) if z))
+    outs = bind_jit(jv, list(primals) + [t for t in tangents if not isinstance(t, Zero)], name,
+                    donated)
     n = len(jaxpr.out_avals)
     it = iter(outs[n:])
     return outs[:n], [next(it) if z else Zero(a) for z, a in zip(out_nz, jaxpr.out_avals)]
@@ -161,12 +188,15 @@ def _jit_partial_eval(tx, eqn, in_uk):
     new = [Var(v.aval) for v, h in zip(avals, how) if h is None]
     it = iter(new)
     res = [next(it) if h is None else (k_ins if h[0] == "in" else k_out)[h[1]] for h in how]
-    k_eqn = Eqn(jit_p, k_ins, k_out + new, dict(jaxpr=known, name=name), eqn.source_info)
-    u_eqn = Eqn(jit_p, res + u_ins, u_out, dict(jaxpr=unknown, name=name), eqn.source_info)
+    flags = donated_flags(eqn.params, len(in_uk))
+    k_eqn = Eqn(jit_p, k_ins, k_out + new, dict(jaxpr=known, name=name, **donation(
+        [d for d, u in zip(flags, in_uk) if not u])), eqn.source_info)
+    u_eqn = Eqn(jit_p, res + u_ins, u_out, dict(jaxpr=unknown, name=name, **donation(
+        [False] * len(res) + [d for d, u in zip(flags, in_uk) if u])), eqn.source_info)
     return [k_eqn], [u_eqn] if u_out else [], out_uk
 
 
-def _jit_transpose(tx, cts, *args, jaxpr, name):
+def _jit_transpose(tx, cts, *args, jaxpr, name, donated_invars=()):   # (none donated)
     lin = [core.is_undefined(a) for a in args]
     zero_cts = [isinstance(c, Zero) for c in cts]
     if all(zero_cts) or not any(lin):
@@ -183,7 +213,7 @@ def _jit_transpose(tx, cts, *args, jaxpr, name):
 _batched: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
-def _jit_batch(tx, args, dims, *, jaxpr, name):
+def _jit_batch(tx, args, dims, *, jaxpr, name, donated_invars=()):
     frame = core.axis_frame()
     args = [matchaxis(x, d, 0, frame.size) if d is not None else x
             for x, d in zip(args, dims)]
@@ -197,14 +227,23 @@ def _jit_batch(tx, args, dims, *, jaxpr, name):
         if not any(isinstance(c, core.Tracer) for c in hit[1][1]):   # (none keeps `b` alive)
             memo[key] = hit
     body, extra, mapped = hit[1]
-    outs = bind_jit(body, list(extra) + list(args), name)
+    donated = (*(False for _ in extra), *donated_invars) if any(donated_invars) else ()
+    outs = bind_jit(body, list(extra) + list(args), name, donated)
     return outs, [0 if m else None for m in mapped]
 
 
-def _jit_lowering(ctx, *args, jaxpr, name):
+def _jit_lowering(ctx, *args, jaxpr, name, donated_invars=()):
     return ctx.call_function(name, jaxpr, list(args))
+
+
+_body_dce = call_dce("jaxpr")
+
+
+def _jit_dce(tx, eqn, used_outputs):
+    new, used_in = _body_dce(tx, eqn, used_outputs)
+    return new.replace(params=keep_donated(new.params, used_in)), used_in
 
 
 register(jit_p, **dict(call_rules("jaxpr"), lowering=_jit_lowering), jvp=_jit_jvp,
          partial_eval=_jit_partial_eval, transpose=_jit_transpose, batch=_jit_batch,
-         dce=call_dce("jaxpr"), source=call_source("jaxpr", "jit", consts=True))
+         dce=_jit_dce, source=call_source("jaxpr", "jit", consts=True))

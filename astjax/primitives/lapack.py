@@ -25,7 +25,7 @@ from ..core import ShapedArray
 from ..errors import NotImplementedInAstjaxError
 
 __all__ = ["LAPACK_DTYPES", "register_targets", "target", "lapack_call", "info_aval", "nan_unless",
-           "triangle", "slice_minor", "pad_minor", "const_like", "cpu_only", "layout_attr", "alias_attr"]
+           "slice_minor", "const_like", "cpu_only", "layout_attr", "alias_attr"]
 
 _REGISTERED = []
 LAPACK_DTYPES = (np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.complex64),
@@ -183,19 +183,6 @@ def info_ok(ctx, info, aval, direction="EQ"):
         "comparison_direction": f"#stablehlo<comparison_direction {direction}>"})
 
 
-def triangle(ctx, x, aval, lower, k=0):
-    """The lower (j <= i + k) or upper (j >= i + k) triangle of x's trailing
-    matrices, zeros elsewhere."""
-    ishape = aval.update(dtype=dtypes.int32)
-    r = ctx.op1("stablehlo.iota", [], ishape, {"iota_dimension": f"{aval.ndim - 2} : i64"})
-    c = ctx.op1("stablehlo.iota", [], ishape, {"iota_dimension": f"{aval.ndim - 1} : i64"})
-    if k:
-        r = ctx.op1("stablehlo.add", [r, const_like(ctx, k, ishape)], ishape)
-    keep = ctx.op1("stablehlo.compare", [c, r], aval.update(dtype=dtypes.bool_), {
-        "comparison_direction": f"#stablehlo<comparison_direction {'LE' if lower else 'GE'}>"})
-    return ctx.op1("stablehlo.select", [keep, x, const_like(ctx, 0, aval)], aval)
-
-
 def slice_minor(ctx, x, aval, rows, cols):
     """x[..., :rows, :cols]; returns (ssa, aval)."""
     out = aval.update(shape=aval.shape[:-2] + (rows, cols))
@@ -205,16 +192,3 @@ def slice_minor(ctx, x, aval, rows, cols):
         "start_indices": ctx.i64([0] * aval.ndim),
         "limit_indices": ctx.i64(out.shape),
         "strides": ctx.i64([1] * aval.ndim)}), out
-
-
-def pad_minor(ctx, x, aval, rows, cols):
-    """x zero-padded at the end to (..., rows, cols); returns (ssa, aval)."""
-    out = aval.update(shape=aval.shape[:-2] + (rows, cols))
-    if out.shape == aval.shape:
-        return x, aval
-    zero = ctx.constant(np.zeros((), aval.dtype), aval.update(shape=()))
-    high = [0] * (aval.ndim - 2) + [rows - aval.shape[-2], cols - aval.shape[-1]]
-    return ctx.op1("stablehlo.pad", [x, zero], out, {
-        "edge_padding_low": ctx.i64([0] * aval.ndim),
-        "edge_padding_high": ctx.i64(high),
-        "interior_padding": ctx.i64([0] * aval.ndim)}), out

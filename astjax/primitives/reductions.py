@@ -288,9 +288,7 @@ def _dot_lowering(ctx, x, y, *, dimension_numbers, precision=None,
           f"rhs_batching_dimensions = [{', '.join(map(str, rb))}], "
           f"lhs_contracting_dimensions = [{', '.join(map(str, lc))}], "
           f"rhs_contracting_dimensions = [{', '.join(map(str, rc))}]>")
-    attrs = {"dot_dimension_numbers": dn}
-    if precision is not None:
-        attrs["precision_config"] = precision_config_attribute(precision)
+    attrs = {"dot_dimension_numbers": dn, "precision_config": precision_config_attribute(precision)}
     attrs.update(algorithm)
     r = ctx.op1("stablehlo.dot_general", [x, y], acc, attrs=attrs)
     if acc.dtype != out.dtype:

@@ -50,18 +50,18 @@ def _convert_impl(x, *, new_dtype, weak_type=False, sharding=None):
 
 
 def _convert_lowering(ctx, x, *, new_dtype, weak_type=False, sharding=None):
-    a_in, a_out = ctx.avals_in[0], ctx.avals_out[0]
-    if a_in.dtype == a_out.dtype:
-        return x
-    if np.issubdtype(a_in.dtype, np.complexfloating) and not np.issubdtype(a_out.dtype, np.complexfloating):
+    a_in = ctx.avals_in[0]   # (JAX's: a convert, weak-to-strong too, after `real` or `!= 0`)
+    if np.issubdtype(a_in.dtype, np.complexfloating) and not np.issubdtype(new_dtype, np.complexfloating):
         a_in = a_in.update(dtype=dtypes.float64 if a_in.dtype == dtypes.complex128 else dtypes.float32)
         x = ctx.op1("stablehlo.real", [x], a_in)
-        if a_in.dtype == a_out.dtype:
-            return x
-    if a_out.dtype == dtypes.bool_ and a_in.dtype != dtypes.bool_:
-        zero = ctx.broadcast(ctx.constant(0, a_in.update(shape=())), a_in.update(shape=()), a_in)
-        return ctx.op1("stablehlo.compare", [x, zero], attrs={
-            "comparison_direction": "#stablehlo<comparison_direction NE>"})
+    if ctx.avals_out[0].dtype == dtypes.bool_:
+        kind = ("FLOAT" if dtypes.is_inexact(a_in.dtype) else
+                "SIGNED" if np.issubdtype(a_in.dtype, np.signedinteger) else "UNSIGNED")
+        zero = ctx.op1("stablehlo.broadcast_in_dim", [ctx.constant(0, a_in.update(shape=()))],
+                       a_in, attrs={"broadcast_dimensions": "array<i64>"})
+        x = ctx.op1("stablehlo.compare", [x, zero], attrs={
+            "comparison_direction": "#stablehlo<comparison_direction NE>",
+            "compare_type": f"#stablehlo<comparison_type {kind}>"})
     return ctx.op1("stablehlo.convert", [x])
 
 

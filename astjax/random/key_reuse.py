@@ -151,7 +151,7 @@ def _located(loc):
 _FORWARD = frozenset({"broadcast_in_dim", "copy", "convert_element_type", "reshape",
                       "squeeze", "dynamic_slice", "gather", "expand_dims",
                       "sharding_constraint", "device_put", "optimization_barrier"})
-_NOTHING = frozenset({"random_unwrap", "eq", "ne", "debug_callback"})
+_NOTHING = frozenset({"random_unwrap", "eq", "ne", "debug_callback", "debug_print"})
 
 
 def _slice_sig(eqn):

@@ -296,6 +296,13 @@ def local_refs(J):
             "vmap": _tolist(jax.vmap(f)(jnp.arange(2.0)))}
 
 
+def _without_locations(text):
+    """A module's text without its debug locations (`loc(...)`, `#loc` aliases:
+    JAX's name this recording's file path)."""
+    text = re.sub(r" loc\((?:[^()]|\([^()]*\))*\)", "", text)
+    return "\n".join(ln for ln in text.splitlines() if not ln.startswith("#loc")) + "\n"
+
+
 def symbolic(J):
     """An inner jit under `export` with a symbolic dimension."""
     jax, jnp = J.jax, J.jnp
@@ -306,8 +313,32 @@ def symbolic(J):
         return g(x) + 1
     exp = jax.export.export(jax.jit(f))(from_spec)
     return {"jaxpr": str(jax.make_jaxpr(f)(from_spec)),
-            "hlo": exp.mlir_module(),
+            "hlo": _without_locations(exp.mlir_module()),
             "value": _tolist(exp.call(jnp.arange(3.0)))}
+
+
+def _scale_add(x, y):
+    return x * 2 + y
+
+
+def donated(J):
+    """`donate_argnums` of an inner jit: its `donated_invars` (printed when one is
+    true), through grad (the known call keeps its operands' flags; the residuals and
+    the transposed call donate nothing), vmap, jvp (a tangent donated with its primal),
+    and make_jaxpr of the jit itself."""
+    jax, jnp = J.jax, J.jnp
+    jf = jax.jit(_scale_add, donate_argnums=0)
+
+    def h(a):
+        return jf(a, a + 1) + jf(a, 1.0)
+
+    def k(a):
+        return jf(a, a)
+    return {"outer": str(jax.make_jaxpr(jf)(1.0, 2.0)), "jaxpr": str(jax.make_jaxpr(h)(1.0)),
+            "grad": str(jax.make_jaxpr(jax.grad(h))(1.0)),
+            "vmap": str(jax.make_jaxpr(jax.vmap(h))(jnp.ones(2))),
+            "jvp": str(jax.make_jaxpr(lambda a: jax.jvp(k, (a,), (a,)))(1.0)),
+            "value": _tolist(jax.jit(h)(0.5)), "grad_value": _tolist(jax.grad(h)(0.5))}
 
 
 def _dot_sin(J, x, w):
@@ -338,7 +369,7 @@ CASES = {f.__name__: f for f in [twice, once, nested, two_shapes, closure, big_b
                                   vmap_twice, jvp_twice, grad_twice, same_name,
                                   statics_and_constants, checkify_inside, dead_code,
                                   outer_jit, effects, refs, local_refs, symbolic,
-                                  remat_policies]}
+                                  remat_policies, donated]}
 
 
 def main():

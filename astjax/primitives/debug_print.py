@@ -1,0 +1,124 @@
+"""`debug_print`: `jax.debug.print` / `jax.debug.log` as JAX 0.10.2 binds them -- one
+primitive carrying the formatting (`fmt`, the arguments' tree `in_tree` with their
+non-array leaves `static_args`, NumPy's print options at the call, whether `fmt` has
+placeholders, the log record of `debug.log`) whose operands are the array leaves.
+
+It runs as a `debug_callback` does (the same custom call, the same Python-callback
+machinery): its impl and lowering build the host function from the params
+(`host_call`). Under `grad` the callback sees the primal values; under `vmap` it is
+unrolled, one print per example, as JAX's `debug_batching_rule` does.
+"""
+from __future__ import annotations
+
+import copy
+import logging
+import string
+import sys
+
+import numpy as np
+
+from .. import core, tree_util
+from ..pyast import call, load
+from .base import lax_ops, register
+from .callbacks import HostCall, debug_callback_p
+
+__all__ = ["debug_print_p", "bind_debug_print", "format_message"]
+
+debug_print_p = core.new_primitive("debug_print", multiple_results=True)
+debug_print_p.effectful = True
+
+
+def _static(leaf) -> bool:
+    try:
+        core.get_aval(leaf)
+    except Exception:   # noqa: BLE001 (JAX's test: the leaf has no abstract value)
+        return True
+    return isinstance(leaf, str)
+
+
+def bind_debug_print(fmt, args, kwargs, *, ordered=False, partitioned=False,
+                     logging_record=None):
+    """Bind `debug_print` for `fmt.format(*args, **kwargs)`, as JAX's `debug_print`:
+    the array leaves are operands, the others `static_args` (position, value). Outside
+    staging the message is written now."""
+    leaves, in_tree = tree_util.tree_flatten((args, kwargs))
+    static = tuple((i, x) for i, x in enumerate(leaves) if _static(x))
+    dyn = [x for x in leaves if not _static(x)]
+    first = next(iter(string.Formatter().parse(fmt)), (None, None))
+    params = dict(fmt=fmt, ordered=bool(ordered), partitioned=bool(partitioned),
+                  in_tree=in_tree, static_args=static,
+                  np_printoptions=tuple(np.get_printoptions().items()),
+                  has_placeholders=bool(fmt) and first[1] is not None,
+                  logging_record=logging_record)
+    if core.current_builder() is None:
+        host_call(params)(*dyn)
+    else:
+        debug_print_p.bind(*dyn, **params)
+
+
+def format_message(fmt, np_printoptions, has_placeholders, args, kwargs) -> str:
+    """The printed text: `fmt.format(...)` under the call's NumPy print options, or
+    (no placeholders) `fmt` and the arguments joined by spaces, as JAX's."""
+    if has_placeholders:
+        with np.printoptions(**dict(np_printoptions)):
+            return fmt.format(*args, **kwargs)
+    return " ".join((fmt, *(str(a) for a in args)))
+
+
+def host_call(params) -> HostCall:
+    """The host function of a `debug_print` equation: the operands (NumPy) merged with
+    the static leaves, formatted, written to stdout or handled as the log record."""
+    in_tree, static = params["in_tree"], dict(params["static_args"])
+    record = params["logging_record"]
+
+    def run(*dyn):
+        it = iter(dyn)
+        leaves = [static[i] if i in static else next(it)
+                  for i in range(len(static) + len(dyn))]
+        args, kwargs = tree_util.tree_unflatten(in_tree, leaves)
+        msg = format_message(params["fmt"], params["np_printoptions"],
+                             params["has_placeholders"], args, kwargs)
+        if record is not None:
+            rec = copy.copy(record)
+            rec.msg = msg
+            logging.getLogger(rec.name).handle(rec)
+        else:
+            sys.stdout.write(msg + "\n")
+        return []
+    return HostCall(run)
+
+
+def _impl(*args, **params):
+    return debug_callback_p.impl(*args, callback=host_call(params), ordered=params["ordered"])
+
+
+def _lowering(ctx, *args, **params):
+    return debug_callback_p.lowering(ctx, *args, callback=host_call(params),
+                                     ordered=params["ordered"])
+
+
+def _jvp(primals, tangents, **params):
+    """The print sees the primal values; it has no outputs to differentiate."""
+    debug_print_p.bind(*primals, **params)
+    return [], []
+
+
+def _batch(args, dims, **params):
+    """One print per example, in order (JAX's unrolled `debug_batching_rule`)."""
+    L = lax_ops()
+    size = next(core.get_aval(x).shape[d] for x, d in zip(args, dims) if d is not None)
+    for i in range(size):
+        debug_print_p.bind(*[x if d is None else L.index_in_dim(x, i, axis=d, keepdims=False)
+                             for x, d in zip(args, dims)], **params)
+    return [], []
+
+
+def _source(gen, eqn):
+    prim = gen.inject(debug_print_p, "debug_print_p")
+    params = {k: gen.value(v) if v is None or isinstance(v, (bool, str))
+              else load(gen.inject(v, k)) for k, v in eqn.params.items()}
+    return call(f"{prim}.bind", [gen.arg(a) for a in eqn.invars], **params)
+
+
+register(debug_print_p, impl=_impl, abstract_eval=lambda *avals, **params: [],
+         lowering=_lowering, jvp=_jvp, batch=_batch, source=_source)
