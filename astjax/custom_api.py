@@ -41,6 +41,7 @@ from .primitives.custom_derivatives import (CustomVJPPrimal, SymbolicZero, custo
 from .primitives.linear_call import linear_call_p
 from .primitives.remat_opt import PrimalThunk, remat_opt
 from .primitives.state import is_ref, new_ref
+from .primitives.vma import TypedCustomBwd, staging_inputs
 from .staging import as_callable, leaf_aval, stage_flat
 from .transforms import ad
 from .transforms.ad import differentiable, inline
@@ -129,7 +130,7 @@ class _RefArgs:
     def stage(self, fun, avals):
         """`fun(*args)` staged on the operands' avals -> (ClosedJaxpr, out_tree)."""
         flat = tree_util.tree_structure((tuple(range(len(avals))), {}))
-        with differentiation(False):
+        with differentiation(False), staging_inputs(self.plain):   # (vma.py)
             return stage_flat(raw(lambda *d: fun(*self.args(d))), flat, avals)
 
     def drop(self, cts):
@@ -611,9 +612,11 @@ class custom_vjp(_Transformed):
                 fwd_param = _Rule(_staged_remat_fwd(fwd, primal_thunk), len(consts), "fwd")
             else:
                 fwd_param = _Rule(fwd, len(consts), "fwd")
+        typed_bwd = TypedCustomBwd(bwd, leaves)   # (JAX's typed cotangents: vma.py)
         outs = bind(custom_vjp_call_p, *consts, *leaves, call_jaxpr=primal,
-                    fwd=fwd_param, bwd=_Rule(bwd, 0, "bwd", symbolic_zeros=sz),
+                    fwd=fwd_param, bwd=_Rule(typed_bwd, 0, "bwd", symbolic_zeros=sz),
                     num_consts=len(consts))
+        typed_bwd.outputs(outs)
         return tree_util.tree_unflatten(out_tree[0], outs)
 
 

@@ -42,7 +42,7 @@ from .elementwise import div_p
 
 __all__ = ["unmentioned", "vma_jaxpr", "vma_env", "in_vmas", "vma_str", "staged_vma",
            "staged_vmas", "staging_inputs", "TypedClosedJaxpr", "reverse_typed",
-           "typed_backward", "check_cotangents",
+           "typed_backward", "check_cotangents", "TypedCustomBwd",
            "current_manual_mesh", "staging_body", "check_vma_types", "unreduced_rule",
            "UnreducedRuleError", "ur_env", "in_urs", "staged_unreduced", "rd_env",
            "staged_reduced", "inputs_key", "with_inputs"]
@@ -55,6 +55,11 @@ def unmentioned(mesh, spec, auto=frozenset()):
 
 
 # ---------------------------------------------------- the rules of varying axes
+
+
+#: call-like primitives -> the param holding the body they run (on their operands)
+_CALLS = {"jit": "jaxpr", "custom_jvp_call": "call_jaxpr", "custom_vjp_call": "call_jaxpr",
+          "closed_call": "call_jaxpr", "checkpoint": "jaxpr", "compute_on": "jaxpr"}
 
 
 def _vma_eqn(eqn, ins):
@@ -84,8 +89,11 @@ def _vma_eqn(eqn, ins):
             for o, v in zip(outs, vma_jaxpr(br.jaxpr, ins[1:])):
                 o |= v
         return outs
-    if name == "jit":   # an inner jit: its body followed
-        return vma_jaxpr(params["jaxpr"].jaxpr, ins)
+    body = params.get(_CALLS.get(name, ""))
+    body = getattr(body, "jaxpr", body)
+    if isinstance(body, core.Jaxpr) and len(body.invars) == len(ins) \
+            and len(body.outvars) == len(eqn.outvars):   # an inner call: its body followed
+        return vma_jaxpr(body, ins)
     if name == "scan":
         k, c = params["num_consts"], params["num_carry"]
         carry = _vma_loop(eqn, params["jaxpr"].jaxpr, ins[:k], ins[k:k + c], ins[k + c:],
@@ -380,6 +388,68 @@ def typed_backward(closed, known, bwd, nres, in_mask, ct_outs):
         return [bind(pvary_p, o, axes=m) if m and isinstance(o, core.Tracer) else o
                 for o, m in zip(outs, more)]
     return core.stage(fn, bwd.in_avals, [v.hint for v in bwd.jaxpr.invars])
+
+
+class TypedCustomBwd:
+    """A `custom_vjp`'s `bwd` (`bwd(res, cts) -> cts of its operand leaves`) called
+    with JAX's typed cotangents when the call is staged inside a `check_vma` body.
+
+    astjax's transposes keep a value invariant over manual axes as per-device shares
+    whose sum is JAX's cotangent (`reverse_typed`); the user's rule is written for
+    JAX's. So the cotangent of an output invariant over axes is summed over them on the
+    way in (a constant one: times their device count), and the rule's cotangent of an
+    operand invariant over axes split evenly over their devices on the way out: the
+    same boundary correction as where a reverse mode starts, inverted. `outputs(outs)`
+    records the call's results' axes once it is bound. Where the operands' axes are not
+    known (a call staged inside a function staged without them) the rule refuses,
+    located, as `reverse_typed` does."""
+    __slots__ = ("bwd", "typing", "loc")
+
+    def __init__(self, bwd, leaves):
+        self.bwd, self.typing, self.loc = bwd, None, caller_location()
+        if _bodies() and _bodies()[-1][3] is not None:
+            _, mesh, auto = _bodies()[-1][:3]
+            self.typing = (mesh, [a for a in mesh.axis_names if a not in auto],
+                           staged_vmas(leaves), None)
+
+    def outputs(self, outs):
+        """Record the varying axes of the bound call's results."""
+        if self.typing is not None:
+            self.typing = self.typing[:3] + (staged_vmas(outs),)
+
+    def __call__(self, res, cts):
+        if self.typing is None:
+            return self.bwd(res, cts)
+        mesh, manual, ins, outs = self.typing
+        if any(v is None for v in ins + (outs or [])):
+            raise NotImplementedInAstjaxError(
+                "a custom_vjp function called inside a function staged inside a shard_map "
+                "body with check_vma (e.g. a custom rule): the varying manual axes of its "
+                "operands are not known, and the cotangents its bwd rule gets and gives "
+                "are typed by them", loc=self.loc,
+                hint="call it directly in the shard_map body, or pass check_vma=False")
+
+        def count(vma):
+            axes = tuple(a for a in manual if a not in vma)
+            return axes, int(np.prod([mesh.shape[a] for a in axes]))
+        typed = []
+        for c, vma in zip(cts, outs):
+            axes, n = count(vma)
+            if n != 1 and isinstance(c, core.Tracer):
+                c = bind(psum_p, c, axes=axes, axis_index_groups=None)
+            elif n != 1 and isinstance(c, np.ndarray):  # (a constant share: on every device)
+                c = c * np.asarray(n, c.dtype)
+            typed.append(c)
+        got = self.bwd(res, typed)
+        out = []
+        for g, vma in zip(got, ins):
+            n = count(vma)[1]
+            if n != 1 and isinstance(g, core.Tracer):
+                g = bind(div_p, g, np.asarray(n, core.get_aval(g).dtype)[()])
+            elif n != 1 and isinstance(g, np.ndarray):
+                g = g / np.asarray(n, g.dtype)
+            out.append(g)
+        return out
 
 
 def _closed_vmas(closed, ins):
