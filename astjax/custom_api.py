@@ -233,10 +233,11 @@ def _fit_tangent(t, p):
     return t
 
 
-def _stage_rule(fn, avals):
+def _stage_rule(fn, avals, leaves):
     """Stage `fn(*tracers) -> flat outputs` with differentiation off (inside a rule
-    the primals are plain values, as in JAX) -> (body taking consts first, consts)."""
-    with differentiation(False):
+    the primals are plain values, as in JAX) -> (body taking consts first, consts);
+    its arguments vary over the manual axes `leaves` do (vma.py)."""
+    with differentiation(False), staging_inputs(leaves):
         closed = core.stage(fn, avals)
     return core.split_consts(closed)
 
@@ -486,7 +487,7 @@ class custom_jvp(_Transformed):
             t_leaves = [_fit_tangent(t, p) for p, t in zip(p_leaves, tree_util.tree_leaves(to))]
             return p_leaves + t_leaves
 
-        body, consts = _stage_rule(rule, avals + avals)
+        body, consts = _stage_rule(rule, avals + avals, leaves + leaves)
         n_out = out_tree[0].num_leaves
         primal = _primal_part(body, len(consts), n, n_out, avals)
         outs = bind(custom_jvp_call_p, *consts, *leaves, call_jaxpr=primal,
@@ -600,7 +601,7 @@ class custom_vjp(_Transformed):
                 n_out[0] = len(outs)
                 return outs + res
 
-            body, consts = _stage_rule(staged_fwd, avals)
+            body, consts = _stage_rule(staged_fwd, avals, leaves)
             primal = _primal_part(body, len(consts), len(avals), n_out[0], [])
             fwd_param = (_RematFwd(body, n_out[0], primal_thunk) if self.optimize_remat
                          else _StagedFwd(body, n_out[0]))

@@ -19,7 +19,21 @@ CASES = rec.cases(jax)
 pytestmark = pytest.mark.skipif(len(jax.devices()) < 4, reason="needs 4 devices "
                                 "(ASTJAX_NUM_CPU_DEVICES=4, set by conftest.py)")
 
-XFAIL = {}   # case -> a strict xfail mark: what astjax still does otherwise than JAX
+XFAIL = {   # case -> a strict xfail mark: what astjax still does otherwise than JAX
+    "err_bwd_invariant_cotangent": pytest.mark.xfail(strict=True, reason=(
+        "JAX refuses a bwd cotangent typed otherwise than its input (ValueError); astjax "
+        "does not type a rule's results (it types less than JAX: jnp.ones_like(x) is "
+        "invariant here), so it makes the cotangent vary as the input instead")),
+    "err_custom_root_untyped_tangent_solve": pytest.mark.xfail(strict=True, reason=(
+        "JAX refuses a linearized function called on a tangent typed otherwise than its "
+        "primal (ValueError: `gf(1.0)` for a varying root); astjax does not check tangents' "
+        "varying axes in linearize")),
+    "grad_of_custom_jvp_grad_primal": pytest.mark.xfail(strict=True, reason=(
+        "JAX 0.10.2 types the result of a grad taken inside a custom_jvp's primal, called "
+        "from its own rule, {V:y} (the psum's transposed pvary lost) and refuses the rule's "
+        "tangent typed {V:(x,y)} (TypeError); astjax types it as the input and computes "
+        "the value")),
+}
 
 
 def _params(names):

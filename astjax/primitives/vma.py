@@ -42,7 +42,7 @@ from .elementwise import div_p
 
 __all__ = ["unmentioned", "vma_jaxpr", "vma_env", "in_vmas", "vma_str", "staged_vma",
            "staged_vmas", "staging_inputs", "TypedClosedJaxpr", "reverse_typed",
-           "typed_backward", "check_cotangents", "TypedCustomBwd",
+           "typed_backward", "transposing", "check_cotangents", "TypedCustomBwd",
            "current_manual_mesh", "staging_body", "check_vma_types", "unreduced_rule",
            "UnreducedRuleError", "ur_env", "in_urs", "staged_unreduced", "rd_env",
            "staged_reduced", "inputs_key", "with_inputs"]
@@ -348,8 +348,6 @@ def reverse_typed(closed, leaves, what="grad"):
     manual = [a for a in mesh.axis_names if a not in auto]
     sum_axes = [tuple(a for a in manual if a not in v) for v in ins]
     counts = [int(np.prod([mesh.shape[a] for a in manual if a not in o])) for o in outs]
-    if not any(sum_axes) and all(n == 1 for n in counts):
-        return closed
     typed = TypedClosedJaxpr(jaxpr, closed.consts)
     typed.manual, typed.in_vmas, typed.sum_axes = manual, ins, sum_axes
     typed.out_vmas, typed.out_counts = outs, counts
@@ -363,8 +361,9 @@ def typed_backward(closed, known, bwd, nres, in_mask, ct_outs):
     count on the way in; on the way out an invariant input's summed over its axes, and
     each typed as its input (a `pvary` where astjax's transposes left it invariant,
     e.g. after a `psum`, as JAX's transpose of `psum` is a `pvary`)."""
-    if not isinstance(closed, TypedClosedJaxpr):
-        return bwd
+    if not isinstance(closed, TypedClosedJaxpr) or (
+            not any(closed.sum_axes) and all(n == 1 for n in closed.out_counts)):
+        return bwd      # (every input and output varies over every manual axis)
     ins = [i for i, (m, v) in enumerate(zip(in_mask, closed.jaxpr.invars))
            if m and core.differentiable(v.aval)]
     assert len(ins) == len(bwd.jaxpr.outvars), (ins, bwd.jaxpr.outvars)
@@ -450,6 +449,23 @@ class TypedCustomBwd:
                 g = g / np.asarray(n, g.dtype)
             out.append(g)
         return out
+
+
+@contextlib.contextmanager
+def transposing(closed, known, nres, ct_outs):
+    """While the backward pass of `closed` (a `reverse_typed` function: residuals from
+    `known`, then the cotangents of its outputs `ct_outs`) is staged: its arguments
+    vary as JAX types them (a gradient taken inside a `custom_vjp`'s bwd rule)."""
+    if not isinstance(closed, TypedClosedJaxpr):
+        yield
+        return
+    res = _closed_vmas(known, closed.in_vmas)[len(known.jaxpr.outvars) - nres:]
+    _inputs().append((len(core._state.builders),
+                      list(res) + [closed.out_vmas[i] for i in ct_outs]))
+    try:
+        yield
+    finally:
+        _inputs().pop()
 
 
 def _closed_vmas(closed, ins):
