@@ -613,7 +613,9 @@ class custom_vjp(_Transformed):
                 fwd_param = _Rule(_staged_remat_fwd(fwd, primal_thunk), len(consts), "fwd")
             else:
                 fwd_param = _Rule(fwd, len(consts), "fwd")
-        typed_bwd = TypedCustomBwd(bwd, leaves)   # (JAX's typed cotangents: vma.py)
+        paths = [tree_util.keystr(k) for k, x in tree_util.tree_flatten_with_path(
+            tuple(dyn))[0] if not is_ref(x)]
+        typed_bwd = TypedCustomBwd(bwd, leaves, paths)   # (JAX's typed cotangents: vma.py)
         outs = bind(custom_vjp_call_p, *consts, *leaves, call_jaxpr=primal,
                     fwd=fwd_param, bwd=_Rule(typed_bwd, 0, "bwd", symbolic_zeros=sz),
                     num_consts=len(consts))

@@ -20,10 +20,6 @@ pytestmark = pytest.mark.skipif(len(jax.devices()) < 4, reason="needs 4 devices 
                                 "(ASTJAX_NUM_CPU_DEVICES=4, set by conftest.py)")
 
 XFAIL = {   # case -> a strict xfail mark: what astjax still does otherwise than JAX
-    "err_bwd_invariant_cotangent": pytest.mark.xfail(strict=True, reason=(
-        "JAX refuses a bwd cotangent typed otherwise than its input (ValueError); astjax "
-        "does not type a rule's results (it types less than JAX: jnp.ones_like(x) is "
-        "invariant here), so it makes the cotangent vary as the input instead")),
     "err_custom_root_untyped_tangent_solve": pytest.mark.xfail(strict=True, reason=(
         "JAX refuses a linearized function called on a tangent typed otherwise than its "
         "primal (ValueError: `gf(1.0)` for a varying root); astjax does not check tangents' "

@@ -45,7 +45,7 @@ __all__ = ["unmentioned", "vma_jaxpr", "vma_env", "in_vmas", "vma_str", "staged_
            "typed_backward", "transposing", "check_cotangents", "TypedCustomBwd",
            "current_manual_mesh", "staging_body", "check_vma_types", "unreduced_rule",
            "UnreducedRuleError", "ur_env", "in_urs", "staged_unreduced", "rd_env",
-           "staged_reduced", "inputs_key", "with_inputs"]
+           "staged_reduced", "inputs_key", "with_inputs", "typed_like"]
 
 def unmentioned(mesh, spec, auto=frozenset()):
     """The manual mesh axes `spec` does not mention (the ones a value laid out by it
@@ -402,10 +402,11 @@ class TypedCustomBwd:
     records the call's results' axes once it is bound. Where the operands' axes are not
     known (a call staged inside a function staged without them) the rule refuses,
     located, as `reverse_typed` does."""
-    __slots__ = ("bwd", "typing", "loc")
+    __slots__ = ("bwd", "typing", "loc", "paths")
 
-    def __init__(self, bwd, leaves):
+    def __init__(self, bwd, leaves, paths=None):
         self.bwd, self.typing, self.loc = bwd, None, caller_location()
+        self.paths = paths      # (each operand leaf's key path in the args, for errors)
         if _bodies() and _bodies()[-1][3] is not None:
             _, mesh, auto = _bodies()[-1][:3]
             self.typing = (mesh, [a for a in mesh.axis_names if a not in auto],
@@ -440,6 +441,7 @@ class TypedCustomBwd:
                 c = c * np.asarray(n, c.dtype)
             typed.append(c)
         got = self.bwd(res, typed)
+        self._check(got, ins)
         out = []
         for g, vma in zip(got, ins):
             n = count(vma)[1]
@@ -449,6 +451,25 @@ class TypedCustomBwd:
                 g = g / np.asarray(n, g.dtype)
             out.append(g)
         return out
+
+    def _check(self, got, ins):
+        """JAX's ValueError for a cotangent typed otherwise than its operand (the
+        varying axes known only while the body is staged)."""
+        if not _bodies() or _bodies()[-1][3] is None:
+            return
+        arrays = [k for k, g in enumerate(got) if isinstance(g, (core.Tracer, np.ndarray))]
+        for k, vma in zip(arrays, staged_vmas([got[k] for k in arrays])):
+            if vma is None or set(vma) == set(ins[k]):
+                continue
+            aval = core.get_aval(got[k])
+            path = self.paths[k] if self.paths else f"[{k}]"
+            raise ArgumentValueError(
+                "Custom VJP bwd rule must produce an output with the same type as the args "
+                f"tuple of the primal function, but at output{path} the bwd rule produced an "
+                f"output of type {_vma_str(aval, vma)} corresponding to an input of type "
+                f"{_vma_str(aval, ins[k])}, so the manual axis types do not match",
+                loc=self.loc, hint="make the cotangent vary as its operand (lax.pcast(..., "
+                                   "to='varying')), or reduce it (lax.psum)")
 
 
 @contextlib.contextmanager
@@ -555,6 +576,20 @@ def staging_body(mesh, auto, specs, check_vma):
         yield
     finally:
         _bodies().pop()
+
+
+def typed_like(out, x):
+    """`out` (a new array made like `x`: `full_like`, `zeros_like`, `ones_like`) typed
+    as `x` inside a `check_vma` body: varying over `x`'s manual axes (JAX's implicit
+    `pvary`, under `jax_auto_pcast`), so that e.g. a loop carry started from it keeps
+    its type."""
+    if not isinstance(x, core.Tracer) or not _bodies() or _bodies()[-1][3] is None \
+            or not config.read("jax_auto_pcast"):
+        return out
+    vma = staged_vma(x)
+    mesh = _bodies()[-1][1]
+    axes = tuple(a for a in mesh.axis_names if vma and a in vma)
+    return bind(pvary_p, out, axes=axes) if axes else out
 
 
 def inputs_key(leaves):
