@@ -41,7 +41,8 @@ from .primitives.custom_derivatives import (CustomVJPPrimal, SymbolicZero, custo
 from .primitives.linear_call import linear_call_p
 from .primitives.remat_opt import PrimalThunk, remat_opt
 from .primitives.state import is_ref, new_ref
-from .primitives.vma import TypedCustomBwd, staging_inputs
+from .primitives.vma import staging_inputs
+from .primitives.vma_reverse import TypedCustomBwd
 from .staging import as_callable, leaf_aval, stage_flat
 from .transforms import ad
 from .transforms.ad import differentiable, inline

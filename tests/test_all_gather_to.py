@@ -5,7 +5,7 @@ all_gather_to.json): values, layouts and `jax.typeof` of the gathered value insi
 check_vma off), the replicated out_spec it allows where `to='varying'` is JAX's
 ValueError, gradients through the shard_map boundary, pmap, vmap of a shard_map,
 JAX's errors (axis_index_groups, a vmap axis), gradients taken inside a body (JAX's
-typed cotangents, `primitives/vma.reverse_typed`). Known difference, a strict xfail:
+typed cotangents, `primitives/vma_reverse.reverse_typed`). Known difference, a strict xfail:
 `to='reduced'` (refused: no Reduced type)."""
 import json
 

@@ -1,7 +1,7 @@
 """Custom derivative rules inside a `shard_map(..., check_vma=True)` body against JAX
 0.10.2 (tests/oracle/record_vma_custom.py -> vma_custom.json): a `grad` taken inside a
 `custom_jvp` / `custom_vjp` function or its rules, the typed cotangents a `bwd` gets
-and gives (`primitives/vma.typed_custom_bwd`), through the shard_map boundary too, and
+and gives (`primitives/vma_reverse.TypedCustomBwd`), through the shard_map boundary too, and
 `custom_linear_solve` / `custom_root` under `grad`, `vjp` and `linear_transpose`."""
 import json
 

@@ -2,7 +2,7 @@
 (tests/oracle/record_vma_reverse.py -> vma_reverse.json): `grad`, `value_and_grad`,
 `vjp`, `jacrev`, `linear_transpose` and a second-order `grad` through the
 collectives, over invariant and varying operands, inside loop and branch bodies;
-JAX's typed cotangents (`primitives/vma.reverse_typed`); and `lax.all_gather(...,
+JAX's typed cotangents (`primitives/vma_reverse.reverse_typed`); and `lax.all_gather(...,
 to='reduced')`. Custom rules: tests/test_vma_custom.py. Known difference, a strict
 xfail: the printed body (astjax prints its per-device transposes and the correction at the
 boundary where JAX prints `pvary` / `psum_invariant`)."""
