@@ -33,7 +33,7 @@ from .. import core
 from .. import sharding_impls as shd
 from ..config import config
 from ..core import bind
-from ..errors import ArgumentValueError, LoopCarryError
+from ..errors import ArgumentValueError, JAXTypeError, LoopCarryError
 from .collectives import (all_gather_p, all_to_all_p, axis_index_p, pmax_p, pmin_p,
                           ppermute_p, psum_p, pvary_p)
 from .collectives_typed import all_gather_invariant_p, all_gather_reduced_p
@@ -299,7 +299,8 @@ def staged_unreduced(tracer):
 def staged_reduced(tracer):
     """The mesh axes a value staged inside the innermost shard_map body is reduced over
     (JAX's `typeof(x).mat.reduced`, `rd_env`); empty for a nested body's values."""
-    return _staged([tracer], lambda b, ins, outer: rd_env(b.invars, b.eqns, ins),
+    mesh, vmas = _bodies()[-1][1], _bodies()[-1][3]
+    return _staged([tracer], lambda b, ins, outer: rd_env(b.invars, b.eqns, ins, vmas, mesh),
                    lambda b, ins, outer: {}, 5)[0] or frozenset()
 
 
@@ -398,23 +399,36 @@ def with_inputs(leaves, stage):
 
 def _vma_loop(eqn, body, consts, carry, xs, what):
     """The varying axes of a loop's carry, which the body must keep: the carry's type
-    includes them (JAX's TypeError otherwise, with its message)."""
+    includes them (JAX's TypeError otherwise, with its message; while `rd_env` follows
+    a body's types first, the carry's axes on the way in and out)."""
     out = vma_jaxpr(body, consts + carry + xs)[:len(carry)]
+    if getattr(_local, "lenient", False):
+        return [set(i) | set(o) for i, o in zip(carry, out)]
+    _carry_error(eqn, body.invars[len(consts):], [(i, ()) for i in carry],
+                 [(o, ()) for o in out], what)
+    return [set(o) for o in out]
+
+
+def _carry_error(eqn, invars, ins, outs, what):
+    """JAX's TypeError when a loop body changes the manual-axis type of its carry:
+    `ins` / `outs` are each carry's (varying, reduced) axes on the way in and out."""
+    mesh = _bodies()[-1][1] if _bodies() else None
     diffs, fixes = [], []
-    for k, (v, i, o) in enumerate(zip(body.invars[len(consts):], carry, out)):
-        if set(i) == set(o):
+    for k, (v, i, o) in enumerate(zip(invars, ins, outs)):
+        if (set(i[0]), set(i[1])) == (set(o[0]), set(o[1])):
             continue
         name = (f"the input carry {v.hint}" if getattr(v, "hint", None)
                 else f"the input carry component [{k}]")
-        diffs.append(f"{name} has type {_vma_str(v.aval, i)} but the corresponding output "
-                     f"carry component has type {_vma_str(v.aval, o)}, so the manual axis "
-                     f"types do not match")
-        more = tuple(a for a in sorted(map(str, set(o) - set(i))))
+        diffs.append(f"{name} has type {_vma_str(v.aval, i[0], mesh, i[1])} but the "
+                     "corresponding output carry component has type "
+                     f"{_vma_str(v.aval, o[0], mesh, o[1])}, so the manual axis types do "
+                     "not match")
+        more = tuple(a for a in sorted(map(str, set(o[0]) - set(i[0]))))
         if more:
             fixes.append(f"applying `jax.lax.pcast(..., {more!r}, to='varying')`, to the "
                          f"initial carry value corresponding to {name}")
     if not diffs:
-        return [set(o) for o in out]
+        return
     differences = (diffs[0][0].upper() + diffs[0][1:] + ".\n" if len(diffs) == 1 else
                    "\n".join(f"  * {d};\n" for d in diffs[:-1]) + f"  * {diffs[-1]}.\n")
     fix = ""
@@ -430,12 +444,18 @@ def _vma_loop(eqn, body, consts, carry, xs, what):
         "types match the corresponding input types.", loc=eqn.source_info)
 
 
-def _vma_str(aval, vma):
-    """JAX's `float32[2,4]{V:x}`."""
+def _vma_str(aval, vma, mesh=None, reduced=()):
+    """JAX's `float32[2,4]{V:x}` / `float32[4,2]{V:y, R:x}` (the axes in mesh order,
+    else sorted)."""
     base = f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"
-    names = sorted(map(str, vma))
-    return base + ("" if not names else "{V:" + (names[0] if len(names) == 1 else
-                                                 "(" + ",".join(names) + ")") + "}")
+    parts = []
+    for tag, axes in (("V", vma), ("R", reduced)):
+        names = ([a for a in mesh.axis_names if a in axes] if mesh is not None
+                 else sorted(map(str, axes)))
+        if names:
+            parts.append(f"{tag}:" + (names[0] if len(names) == 1
+                                      else "(" + ",".join(names) + ")"))
+    return base + ("{" + ", ".join(parts) + "}" if parts else "")
 
 
 def _names(n):
@@ -448,9 +468,9 @@ def check_vma_types(jaxpr, mesh, in_specs, out_specs, loc, auto=frozenset(), fun
     same on every device along it (it must not vary over that axis); `spec_keys` are
     the out_specs' key paths (JAX's message names them)."""
     ins = in_vmas(mesh, in_specs, frozenset(), True)
+    rds = rd_env(jaxpr.invars, jaxpr.eqns, [s.reduced for s in in_specs], ins, mesh)
     env = vma_env(jaxpr.invars, jaxpr.eqns, ins)
     urs = ur_env(jaxpr.invars, jaxpr.eqns, in_urs(in_specs, True), mesh, env)
-    rds = rd_env(jaxpr.invars, jaxpr.eqns, [s.reduced for s in in_specs])
     msgs = []
     for k, (out, spec) in enumerate(zip(jaxpr.outvars, out_specs)):
         var = isinstance(out, core.Var)
@@ -499,16 +519,119 @@ def check_vma_types(jaxpr, mesh, in_specs, out_specs, loc, auto=frozenset(), fun
                      "axes (lax.all_gather(..., to='reduced')), and such a value needs it")
 
 
-def rd_env(invars, eqns, in_rds):
+#: JAX's n-ary elementwise operations (their reduced rule: `_nary_reduced`)
+_NARY = frozenset({"nextafter", "atan2", "and", "or", "xor", "add", "sub", "mul", "mulhi",
+                   "div", "rem", "max", "min", "shift_left", "shift_right_arithmetic",
+                   "shift_right_logical", "eq", "ne", "ge", "gt", "le", "lt", "polygamma",
+                   "igamma", "igamma_grad_a", "igammac", "zeta"})
+
+
+def rd_env(invars, eqns, in_rds, vmas_in=None, mesh=None):
     """Var -> the mesh axes a value inside a shard_map body is reduced over (JAX's
     Reduced: the same on every device along them, its cotangent unreduced):
-    `all_gather(..., to='reduced')` makes its result reduced over its axes, any other
-    operation keeps its operands' (loop and branch bodies not followed)."""
+    `all_gather(..., to='reduced')` makes its result reduced over its axes, an n-ary
+    elementwise operation needs every operand reduced alike (`_nary_reduced`, with the
+    operands' varying axes `vmas_in` known), loop and branch bodies are followed (a
+    carry keeps its type, branches agree: JAX's TypeErrors), any other operation keeps
+    its operands'."""
+    vmas = None
+    if vmas_in is not None:
+        _local.lenient = True       # (a body's types first: its carry checked after it)
+        try:
+            vmas = vma_env(invars, eqns, vmas_in)
+        finally:
+            _local.lenient = False
     env = {v: frozenset(r) for v, r in zip(invars, in_rds)}
     for eqn in eqns:
-        out = frozenset().union(*[env.get(a, frozenset()) for a in eqn.invars
-                                  if isinstance(a, core.Var)])
-        if eqn.primitive is all_gather_reduced_p:
-            out |= frozenset(eqn.params["axis_name"])
-        env.update((v, out) for v in eqn.outvars)
+        ins = [env.get(a, frozenset()) if isinstance(a, core.Var) else frozenset()
+               for a in eqn.invars]
+        env.update(zip(eqn.outvars, _rd_eqn(eqn, ins, vmas, mesh)))
     return env
+
+
+def _rd_eqn(eqn, ins, vmas, mesh):
+    p, params, name = eqn.primitive, eqn.params, eqn.primitive.name
+    union = frozenset().union(*ins)
+
+    def vma(a):
+        return (vmas.get(a) or set()) if vmas is not None and isinstance(a, core.Var) else set()
+
+    def body(jaxpr, rds, operands):     # the reduced axes of a body's results
+        env = rd_env(jaxpr.invars, jaxpr.eqns, rds,
+                     None if vmas is None else [vma(a) for a in operands], mesh)
+        return [env.get(v, frozenset()) if isinstance(v, core.Var) else frozenset()
+                for v in jaxpr.outvars]
+
+    def carry(out, lo, hi, jaxpr, first, what):
+        if vmas is not None and out[:hi - lo] != ins[lo:hi]:
+            outs = vma_jaxpr(jaxpr, [vma(a) for a in eqn.invars[first:]])
+            _carry_error(eqn, jaxpr.invars[lo - first:hi - first],
+                         [(vma(a), r) for a, r in zip(eqn.invars[lo:hi], ins[lo:hi])],
+                         list(zip(outs, out)), what)
+        return out[:hi - lo]
+    if name == "cond":
+        outs = [body(br.jaxpr, ins[1:], eqn.invars[1:]) for br in params["branches"]]
+        if vmas is not None and any(o != outs[0] for o in outs[1:]):
+            _branch_error(eqn, outs, [vma(a) for a in eqn.invars[1:]], mesh)
+        return [frozenset().union(*o) for o in zip(*outs)]
+    if name == "scan":
+        k, c = params["num_consts"], params["num_carry"]
+        out = body(params["jaxpr"].jaxpr, ins, eqn.invars)
+        return carry(out, k, k + c, params["jaxpr"].jaxpr, 0, "scan") + out[c:]
+    if name == "while":
+        cn, bn = params["cond_nconsts"], params["body_nconsts"]
+        body(params["cond_jaxpr"].jaxpr, ins[:cn] + ins[cn + bn:],
+             eqn.invars[:cn] + eqn.invars[cn + bn:])
+        out = body(params["body_jaxpr"].jaxpr, ins[cn:], eqn.invars[cn:])
+        return carry(out, cn + bn, len(ins), params["body_jaxpr"].jaxpr, cn, "while_loop")
+    call = params.get(_CALLS.get(name, ""))
+    call = getattr(call, "jaxpr", call)
+    if isinstance(call, core.Jaxpr) and len(call.invars) == len(ins):
+        return body(call, ins, eqn.invars)
+    if p is all_gather_reduced_p:
+        return [union | frozenset(params["axis_name"])]
+    if name in _NARY and union and vmas is not None:
+        return [_nary_reduced(eqn, ins, [vma(a) for a in eqn.invars], mesh)]
+    return [union] * len(eqn.outvars)
+
+
+def _branch_error(eqn, rds, vmas, mesh):
+    """JAX's TypeError for branches whose results are reduced over different axes."""
+    brs = eqn.params["branches"]
+    names = (["false_fun", "true_fun"] if len(brs) == 2
+             else [f"branch {k}" for k in range(len(brs))])
+    types = [[_vma_str(v.aval, m, mesh, r) for v, m, r in zip(
+        br.jaxpr.outvars, vma_jaxpr(br.jaxpr, vmas), rd)] for br, rd in zip(brs, rds)]
+    k = next(k for k in range(1, len(brs)) if rds[k] != rds[0])
+    j = next(j for j, (a, b) in enumerate(zip(rds[0], rds[k])) if a != b)
+    first, other = (k, 0) if len(brs) == 2 else (0, k)
+    raise JAXTypeError(
+        f"{'cond' if len(brs) == 2 else 'switch'} branches must have equal output types but "
+        f"they differ.\n\nThe output of {names[first]} has type {types[first][j]} but the "
+        f"corresponding output of {names[other]} has type {types[other][j]}, so the manual "
+        "axis types do not match.", loc=eqn.source_info,
+        hint="make every branch's result reduced alike (lax.all_gather(..., to='reduced'))")
+
+
+def _nary_reduced(eqn, ins, vmas, mesh):
+    """JAX's reduced rule of an n-ary elementwise operation: its operands made to vary
+    alike first (the implicit pvary: an operand reduced over an axis another varies over
+    varies there), then each reduced over the same axes, which the result is."""
+    union = set().union(*vmas)
+    rs = [frozenset(r - union) for r in ins]
+    specs = {r for r in rs if r}
+    if len(specs) > 1:
+        raise shd.ShardingTypeError("All inputs should be reduced across the same mesh axes. "
+                                    f"Got specs: {specs}", loc=eqn.source_info)
+    if not specs:
+        return frozenset()
+    red, = specs
+    for a, r in zip(eqn.invars, rs):
+        if red - r:
+            raise shd.ShardingTypeError(
+                "Inputs cannot be replicated on the same axes that another input is reduced "
+                f"on. Got input type: {_vma_str(a.aval, union, mesh, r)} and reduced spec: "
+                f"{red}", loc=eqn.source_info,
+                hint="make every operand reduced alike (lax.all_gather(..., to='reduced') "
+                     "of it), or reduce the reduced one first")
+    return red

@@ -63,6 +63,21 @@ def cases(jax):
         return lax.switch(pred(a).astype(jnp.int32), [lambda c: c + 1.0, lambda c: c * 3.0],
                           gathered(a))
 
+    def scan_carry_becomes_reduced(a):   # a carry typed {V:y} that the body makes reduced
+        init = lax.pcast(jnp.zeros((4, 2)), "y", to="varying")
+        return lax.scan(lambda c, _: (gathered(a), None), init, None, length=2)[0]
+
+    def while_unary(a):     # a reduced carry through unary operations only
+        return lax.while_loop(lambda c: c[0] < 2, lambda c: (c[0] + 1, jnp.sin(c[1])),
+                              (0, gathered(a)))[1]
+
+    def cond_both_reduced(a):
+        r = gathered(a)
+        return lax.cond(pred(a), lambda: r * r, lambda: r)
+
+    def two_reduced(a):     # reduced over 'x' plus reduced over 'y' (each varies where
+        return gathered(a) + lax.all_gather(a, "y", to="reduced", tiled=True)  # the other is)
+
     def loop_from(like):    # a varying carry started from a value made like it
         return lambda a: lax.fori_loop(0, 3, lambda i, c: c * a, like(a))
 
@@ -70,7 +85,7 @@ def cases(jax):
         "scan_carry": (scan_carry, red, "explicit"),
         "scan_carry_replicated": (scan_carry, rep, "explicit"),
         "scan_closed_over": (scan_closed_over, red, "explicit"),
-        "scan_ys": (scan_ys, P(None, None, "y", reduced={"x"}), "explicit"),
+        "scan_ys": (scan_ys, red, "explicit"),
         "scan_invariant_carry": (scan_invariant_carry, red, "explicit"),
         "fori_loop": (fori, red, "explicit"),
         "while_loop": (while_, red, "explicit"),
@@ -78,6 +93,10 @@ def cases(jax):
         "cond": (cond_, red, "explicit"),
         "cond_mixed": (cond_mixed, red, "explicit"),
         "switch": (switch_, red, "explicit"),
+        "scan_carry_becomes_reduced": (scan_carry_becomes_reduced, red, "explicit"),
+        "while_loop_unary": (while_unary, red, "explicit"),
+        "cond_both_reduced": (cond_both_reduced, red, "explicit"),
+        "two_reduced": (two_reduced, P(), "explicit"),
         "zeros_like_carry": (loop_from(jnp.zeros_like), xy, "2x2"),
         "ones_like_carry": (loop_from(jnp.ones_like), xy, "2x2"),
         "full_like_carry": (loop_from(lambda a: jnp.full_like(a, 2.0)), xy, "2x2"),
