@@ -39,7 +39,7 @@ from .collectives import (all_gather_p, all_to_all_p, axis_index_p, pmax_p, pmin
 from .collectives_typed import all_gather_invariant_p, all_gather_reduced_p
 
 __all__ = ["unmentioned", "vma_jaxpr", "vma_env", "in_vmas", "vma_str", "staged_vma",
-           "staged_vmas", "staging_inputs", "current_manual_mesh", "staging_body", "check_vma_types", "unreduced_rule",
+           "staged_vmas", "staging_inputs", "current_manual_mesh", "enclosing_body", "staging_body", "check_vma_types", "unreduced_rule",
            "UnreducedRuleError", "ur_env", "in_urs", "staged_unreduced", "rd_env",
            "staged_reduced", "inputs_key", "with_inputs", "typed_like"]
 
@@ -273,6 +273,16 @@ def current_manual_mesh(tracer):
     return mesh, auto
 
 
+def enclosing_body():
+    """(mesh, auto, manual axes) of the innermost shard_map body being staged (the
+    manual axes: those of every enclosing body), or None outside any."""
+    if not _bodies():
+        return None
+    _, mesh, auto = _bodies()[-1][:3]
+    return mesh, auto, frozenset(a for b in _bodies() for a in b[1].axis_names
+                                 if a not in b[2])
+
+
 def staged_vma(tracer):
     """The mesh axes a value staged inside the innermost shard_map body varies over
     (JAX's `typeof(x).mat.varying`), from the body's equations so far; None when it
@@ -352,10 +362,14 @@ def staging_inputs(leaves, unknown=0):
 
 
 @contextlib.contextmanager
-def staging_body(mesh, auto, specs, check_vma):
-    # (without check_vma JAX tracks no varying axes: in_vmas None says so)
-    _bodies().append((len(core._state.builders), mesh, auto,
-                    in_vmas(mesh, specs, auto, True) if check_vma else None,
+def staging_body(mesh, auto, specs, check_vma, leaves=()):
+    """While a shard_map body over `specs` (of its arguments `leaves`) is staged."""
+    # (without check_vma JAX tracks no varying axes: in_vmas None says so; nested in
+    # another body, an argument still varies over the outer axes it varies over there)
+    outer = [v or set() for v in staged_vmas(leaves)] if _bodies() and leaves else []
+    ins = [set(v) | set(o) for v, o in zip(in_vmas(mesh, specs, auto, True),
+                                           outer or [set()] * len(specs))]
+    _bodies().append((len(core._state.builders), mesh, auto, ins if check_vma else None,
                     in_urs(specs, True) if check_vma else None,
                     [s.reduced for s in specs] if check_vma else None))
     try:
