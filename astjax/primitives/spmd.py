@@ -358,7 +358,8 @@ def _sm_lowering_sdy(ctx, args, jaxpr, mesh, in_specs, out_specs, auto, devs):
 def _sm_jvp(tx, primals, tangents, *, jaxpr, mesh, in_specs, out_specs, check_vma,
             auto=frozenset()):
     nz = [not isinstance(t, core.Zero) for t in tangents]
-    with _axes_in_scope(mesh, auto):
+    with _axes_in_scope(mesh, auto), staging_body(   # (the tangents vary as the primals)
+            mesh, auto, list(in_specs) + [s for s, z in zip(in_specs, nz) if z], check_vma):
         body, out_nz = tx.jvp_jaxpr(jaxpr, nz, instantiate=False)
     body, consts = core.split_consts(body)
     nz_ts = [t for t in tangents if not isinstance(t, core.Zero)]
@@ -384,10 +385,10 @@ def _sm_transpose(tx, cts, *args, jaxpr, mesh, in_specs, out_specs, check_vma,
     zero = [isinstance(c, core.Zero) for c in cts]
     if all(zero):
         return [None] * len(args)
-    with _axes_in_scope(mesh, auto):
-        t = tx.transpose_jaxpr(jaxpr, lin, zero)
     nl_specs = [s for s, l in zip(in_specs, lin) if not l]
     ct_specs = [s for s, z in zip(out_specs, zero) if not z]
+    with _axes_in_scope(mesh, auto), staging_body(mesh, auto, nl_specs + ct_specs, check_vma):
+        t = tx.transpose_jaxpr(jaxpr, lin, zero)   # (a custom rule's grad inside: typed)
     lin_specs = [s for s, l in zip(in_specs, lin) if l]
     n_nl = len(nl_specs)
 

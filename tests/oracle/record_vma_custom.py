@@ -1,6 +1,7 @@
 """Custom derivative rules inside a `shard_map(..., check_vma=True)` body, where JAX
 types cotangents by their varying manual axes: a `grad` taken inside a `custom_jvp` /
-`custom_vjp` function or inside its rules (`jvp`, `fwd`, `bwd`), the gradient of a
+`custom_vjp` function or inside its rules (`jvp`, `fwd`, `bwd`; also when the body
+is differentiated from outside), the gradient of a
 custom function whose output is invariant over an axis (its `bwd` gets JAX's reduced
 cotangent) or whose input is, through the shard_map boundary too, JAX's error for a
 `bwd` cotangent typed otherwise than its input; and `lax.custom_linear_solve` /
@@ -145,10 +146,14 @@ def boundary_cases(jax):
     c = _customs(jax)
     mesh = rev.meshes(jax)["2x2"]
 
-    def through(name):
-        f = jax.shard_map(c[name], mesh=mesh, in_specs=P("x", "y"), out_specs=P(None, "y"))
+    def through(name, out=P(None, "y")):
+        f = jax.shard_map(c[name], mesh=mesh, in_specs=P("x", "y"), out_specs=out)
         return jax.jit(jax.grad(lambda a: (f(a) ** 2).sum()))
-    return {"custom_vjp_psum": through("vjp_psum"), "custom_jvp_psum": through("jvp_psum")}
+    return {"custom_vjp_psum": through("vjp_psum"), "custom_jvp_psum": through("jvp_psum"),
+            # a grad inside the rules, which run when the body is differentiated
+            "custom_vjp_grad_fwd": through("vjp_grad_fwd", P("x", "y")),
+            "custom_vjp_grad_bwd": through("vjp_grad_bwd", P("x", "y")),
+            "custom_jvp_grad_rule": through("jvp_grad_rule", P("x", "y"))}
 
 
 def run_boundary(fn):
