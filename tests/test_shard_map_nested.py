@@ -4,12 +4,12 @@ the inner body's `jax.typeof` and JAX's errors (`spmd._nested`: the axes manual 
 stay so; a mesh passed inside a body is JAX's ValueError)."""
 import json
 
-import numpy as np
 import pytest
 
 import astjax as jax
 
 from oracle import record_shard_map_nested as rec
+from oracle_compare import same_as_jax, with_xfails
 
 EXPECTED = json.loads(rec.PATH.read_text())
 
@@ -24,20 +24,7 @@ XFAIL = {   # case -> a strict xfail mark: what astjax still does otherwise than
 }
 
 
-def _params(names):
-    return [pytest.param(n, marks=XFAIL[n]) if n in XFAIL else n for n in names]
-
-
 @pytest.mark.filterwarnings("ignore::astjax.errors.SideEffectWarning")  # records typeof
-@pytest.mark.parametrize("case", _params(sorted(EXPECTED)))
+@pytest.mark.parametrize("case", with_xfails(sorted(EXPECTED), XFAIL))
 def test_as_jax(case):
-    got, want = rec.run(jax, case), EXPECTED[case]
-    if "error" in want:
-        assert "error" in got, got
-        assert want["error"] in [c.__name__ for c in getattr(
-            jax.errors, got["error"], Exception).__mro__] + [got["error"]], got
-        assert got["message"] == want["message"]
-        return
-    assert "error" not in got, got
-    np.testing.assert_allclose(got.pop("value"), want["value"], rtol=1e-6)
-    assert got == {k: v for k, v in want.items() if k != "value"}
+    same_as_jax(jax, rec.run(jax, case), EXPECTED[case])
