@@ -85,6 +85,12 @@ def _vma_eqn(eqn, ins):
             for o, v in zip(outs, vma_jaxpr(br.jaxpr, ins[1:])):
                 o |= v
         return outs
+    if name == "shard_map":     # nested: its body followed, its own manual axes dropped
+        own = set(params["mesh"].axis_names) - set(params.get("auto", ()))
+        outs = vma_jaxpr(params["jaxpr"].jaxpr, [
+            set(v) | (in_vmas(params["mesh"], [s], params.get("auto", frozenset()), True)[0])
+            for v, s in zip(ins, params["in_specs"])])
+        return [set(o) - own for o in outs]
     body = params.get(_CALLS.get(name, ""))
     body = getattr(body, "jaxpr", body)
     if isinstance(body, core.Jaxpr) and len(body.invars) == len(ins) \

@@ -1,11 +1,12 @@
 """A `shard_map` inside another `shard_map`'s body, over the mesh axes the outer one
 left to XLA (`axis_names=`), on an Auto and an Explicit 2x2 mesh set as the context
 (`jax.set_mesh`): the inner over the other axis, over every axis (those already manual
-outside stay so), with collectives and `axis_index` of both, the inner body's `jax.typeof`, and JAX's errors (a concrete mesh passed inside a body, in_specs
-naming an axis the inner one does not make manual, an out_spec the inner body's value
-varies over). Per case the value and layout (and the inner body's type), or JAX's
-error. Run on JAX 0.10.2 with 4 CPU devices
-(`XLA_FLAGS=--xla_force_host_platform_device_count=4 python
+outside stay so), with collectives and `axis_index` of both, the inner body's
+`jax.typeof`, an outer out_spec leaving out an outer axis the inner body reduced over,
+and JAX's errors (a concrete mesh passed inside a body, in_specs naming an axis the
+inner one does not make manual, an out_spec the inner body's value varies over). Per
+case the value and layout (and the inner body's type), or JAX's error. Run on JAX
+0.10.2 with 4 CPU devices (`XLA_FLAGS=--xla_force_host_platform_device_count=4 python
 tests/oracle/record_shard_map_nested.py`) to write shard_map_nested.json; run on astjax
 by tests/test_shard_map_nested.py."""
 import json
@@ -46,6 +47,8 @@ def cases(jax):
                                                                  axis_names={"y"})(a), P("x")),
         })
     out.update({
+        "inner_psum_x_replicated": ("Auto", lambda a, m: inner(   # (invariant over 'x')
+            lambda b: lax.psum(b, ("x", "y")), out=P(), axis_names={"y"})(a), P()),
         "err_spec_not_manual": ("Auto", lambda a, m: inner(lambda b: b * 2,
                                                             axis_names={"x"})(a), P("x")),
         "err_out_spec_varying": ("Auto", lambda a, m: inner(mix, out=P(), axis_names={"y"})(
