@@ -1,6 +1,6 @@
 """The comparison the oracle-driven shard_map tests share: a case's recorded JAX result
 (`{"value": ..., other fields}` or `{"error": class name, "message": first line}`) against
-astjax's, and their strict xfail table."""
+astjax's, their strict xfail table and the 4-device mark."""
 import numpy as np
 import pytest
 
@@ -22,6 +22,12 @@ def same_as_jax(jax, got, want, rtol=1e-6, atol=0.0, leaves=False):
     for g, w in pairs:
         np.testing.assert_allclose(g, w, rtol=rtol, atol=atol)
     assert got == {k: v for k, v in want.items() if k != "value"}
+
+
+def four_devices(jax):
+    """The skip mark of a test that needs 4 devices (conftest.py makes 4 CPU devices)."""
+    return pytest.mark.skipif(len(jax.devices()) < 4, reason="needs 4 devices "
+                              "(ASTJAX_NUM_CPU_DEVICES=4, set by conftest.py)")
 
 
 def with_xfails(names, xfail):

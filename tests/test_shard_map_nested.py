@@ -9,12 +9,11 @@ import pytest
 import astjax as jax
 
 from oracle import record_shard_map_nested as rec
-from oracle_compare import same_as_jax, with_xfails
+from oracle_compare import four_devices, same_as_jax, with_xfails
 
 EXPECTED = json.loads(rec.PATH.read_text())
 
-pytestmark = pytest.mark.skipif(len(jax.devices()) < 4, reason="needs 4 devices "
-                                "(ASTJAX_NUM_CPU_DEVICES=4, set by conftest.py)")
+pytestmark = four_devices(jax)
 
 XFAIL = {   # case -> a strict xfail mark: what astjax still does otherwise than JAX
     "abstract_mesh_passed": pytest.mark.xfail(strict=True, reason=(

@@ -11,13 +11,12 @@ import astjax as jax
 
 from oracle import record_vma_custom as rec
 from oracle import record_vma_reverse as rev
-from oracle_compare import same_as_jax, with_xfails
+from oracle_compare import four_devices, same_as_jax, with_xfails
 
 EXPECTED = json.loads(rec.PATH.read_text())
 CASES = rec.cases(jax)
 
-pytestmark = pytest.mark.skipif(len(jax.devices()) < 4, reason="needs 4 devices "
-                                "(ASTJAX_NUM_CPU_DEVICES=4, set by conftest.py)")
+pytestmark = four_devices(jax)
 
 XFAIL = {   # case -> a strict xfail mark: what astjax still does otherwise than JAX
     "err_custom_root_untyped_tangent_solve": pytest.mark.xfail(strict=True, reason=(
