@@ -298,9 +298,26 @@ def staged_vma(tracer):
 
 
 def staged_vmas(tracers):
-    """`staged_vma` of each of `tracers` (the body's equations followed once)."""
+    """`staged_vma` of each of `tracers` (the body's equations followed once; the
+    body's own from where the last call left them: its equations are only appended)."""
     env = lambda b, ins, outer: vma_env(b.invars, b.eqns, ins, outer)  # noqa: E731
-    return _staged(tracers, env, env, 3)
+    return _staged(tracers, _top_vmas, env, 3)
+
+
+def _top_vmas(b, ins, outer):
+    cache = _bodies()[-1][6]
+    got = cache.get(id(b))
+    n = len(b.eqns)
+    if got is None or got[0] is not b or got[1] > n or (got[1] and b.eqns[got[1] - 1]
+                                                          is not got[2]):
+        got = (b, 0, None, vma_env(b.invars, [], ins))
+    env = got[3]
+    for eqn in b.eqns[got[1]:]:     # (vma_env's loop, on the cached env in place)
+        xs = [env.get(a, set()) if isinstance(a, core.Var) else set() for a in eqn.invars]
+        env.update(zip(eqn.outvars, [None] * len(eqn.outvars) if any(m is None for m in xs)
+                       else _vma_eqn(eqn, xs)))
+    cache[id(b)] = (b, n, b.eqns[n - 1] if n else None, env)
+    return env
 
 
 def staged_unreduced(tracer):
@@ -377,7 +394,7 @@ def staging_body(mesh, auto, specs, check_vma, leaves=()):
                                            outer or [set()] * len(specs))]
     _bodies().append((len(core._state.builders), mesh, auto, ins if check_vma else None,
                     in_urs(specs, True) if check_vma else None,
-                    [s.reduced for s in specs] if check_vma else None))
+                    [s.reduced for s in specs] if check_vma else None, {}))
     try:
         yield
     finally:
