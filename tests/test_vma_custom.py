@@ -19,10 +19,6 @@ CASES = rec.cases(jax)
 pytestmark = four_devices(jax)
 
 XFAIL = {   # case -> a strict xfail mark: what astjax still does otherwise than JAX
-    "err_custom_root_untyped_tangent_solve": pytest.mark.xfail(strict=True, reason=(
-        "JAX refuses a linearized function called on a tangent typed otherwise than its "
-        "primal (ValueError: `gf(1.0)` for a varying root); astjax does not check tangents' "
-        "varying axes in linearize")),
     "grad_of_custom_jvp_grad_primal": pytest.mark.xfail(strict=True, reason=(
         "JAX 0.10.2 types the result of a grad taken inside a custom_jvp's primal, called "
         "from its own rule, {V:y} (the psum's transposed pvary lost) and refuses the rule's "

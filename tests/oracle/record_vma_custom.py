@@ -141,8 +141,8 @@ def cases(jax):
 
 def boundary_cases(jax):
     """name -> a function of X: a gradient taken outside the shard_map of a body that
-    calls a custom function whose output is invariant over 'x'."""
-    P = jax.sharding.PartitionSpec
+    calls a custom function (and one of `custom_root` without a shard_map)."""
+    lax, jnp, P = jax.lax, jax.numpy, jax.sharding.PartitionSpec
     c = _customs(jax)
     mesh = rev.meshes(jax)["2x2"]
 
@@ -153,7 +153,12 @@ def boundary_cases(jax):
             # a grad inside the rules, which run when the body is differentiated
             "custom_vjp_grad_fwd": through("vjp_grad_fwd", P("x", "y")),
             "custom_vjp_grad_bwd": through("vjp_grad_bwd", P("x", "y")),
-            "custom_jvp_grad_rule": through("jvp_grad_rule", P("x", "y"))}
+            "custom_jvp_grad_rule": through("jvp_grad_rule", P("x", "y")),
+            # no shard_map: a tangent_solve calling the linearized f on a Python scalar
+            "custom_root_scalar_tangent_no_body": jax.grad(lambda a: lax.custom_root(
+                lambda x: x * x - a, jnp.ones_like(a),
+                lambda f, x0: lax.fori_loop(0, 20, lambda i, x: x - f(x) / (2.0 * x), x0),
+                lambda gf, y: y / gf(1.0)).sum())}
 
 
 def run_boundary(fn):
