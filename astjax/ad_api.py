@@ -39,7 +39,7 @@ from .errors import (ArgumentError, ArgumentTypeError, ArgumentValueError, Astja
 from .primitives.scan import scan_raw
 from .primitives.custom_derivatives import stop_gradient
 from .primitives.state import is_ref
-from .primitives.vma import check_cotangents, reverse_typed, staging_inputs, typed_backward
+from .primitives.vma_reverse import check_cotangents, reverse_typed, staging_inputs, typed_backward
 from .primitives.while_loop import eager_builder
 from .staging import (StagedCallable, arg_hints, as_callable, leaf_aval, python_scalar,
                       stage_flat)
@@ -298,8 +298,8 @@ def _vjp_closed(closed, diff_mask, ct_mask):
     known, lin, out_nz, nres = ad.linearize_jaxpr(closed, diff_mask)
     n_t = len(lin.jaxpr.invars) - nres
     nz_outs = [i for i, z in enumerate(out_nz) if z]
-    bwd = ad.transpose_jaxpr(lin, [False] * nres + [True] * n_t, [not ct_mask[i] for i in nz_outs])
-    bwd = typed_backward(closed, known, bwd, nres, diff_mask, [i for i in nz_outs if ct_mask[i]])
+    bwd = typed_backward(closed, known, lambda: ad.transpose_jaxpr(lin, [False] * nres + [True] * n_t, [
+        not ct_mask[i] for i in nz_outs]), nres, diff_mask, [i for i in nz_outs if ct_mask[i]])
     return known, bwd, out_nz, nres
 
 
@@ -576,7 +576,7 @@ class _VjpBody:
         if self.bwd is None:
             n_t = len(self.lin.jaxpr.invars) - self.nres
             zero_cts = [not self.ct_mask[i] for i, z in enumerate(self.out_nz) if z]
-            self.bwd = cleanup(typed_backward(*self.typed, ad.transpose_jaxpr(
+            self.bwd = cleanup(typed_backward(*self.typed, lambda: ad.transpose_jaxpr(
                 self.lin, [False] * self.nres + [True] * n_t, zero_cts), self.nres, self.nz,
                 [i for i, z in enumerate(self.out_nz) if z and self.ct_mask[i]]))
         return self.bwd

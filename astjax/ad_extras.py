@@ -20,7 +20,8 @@ from .api import jit
 from .custom_api import custom_vjp
 from .core import ShapedArray
 from .errors import ArgumentTypeError
-from .primitives.vma import reverse_typed, staging_inputs, typed_backward
+from .primitives.vma import staging_inputs
+from .primitives.vma_reverse import reverse_typed, typed_backward
 from .staging import as_callable, leaf_aval, stage_flat
 from .transforms import ad
 
@@ -55,11 +56,13 @@ def linear_transpose(fun, *primals, reduce_axes=()):
             "linear_transpose only supports [float or complex] -> [float or complex], and "
             "integer -> integer functions, but got "
             f"{[str(a.dtype) for a in in_avals]} -> {[str(a.dtype) for a in out_avals]}.")
-    bwd = ad.transpose_jaxpr(closed, [True] * len(in_avals))
+    bwd = functools.partial(ad.transpose_jaxpr, closed, [True] * len(in_avals))
     if in_k == {"inexact"}:   # JAX's typed cotangents inside a check_vma shard_map body
-        closed = reverse_typed(closed, leaves, "linear_transpose")
-        bwd = typed_backward(closed, closed, bwd, 0, [True] * len(in_avals),
+        typed = reverse_typed(closed, leaves, "linear_transpose")
+        bwd = typed_backward(typed, typed, bwd, 0, [True] * len(in_avals),
                              list(range(len(out_avals))))
+    else:
+        bwd = bwd()
     bwd = ad.cleanup(bwd)
 
     def transposed(out_cotangent):

@@ -667,6 +667,8 @@ def typeof(x: Any) -> core.ShapedArray:
     try:
         return _explicit.typeof(x, core.get_aval(x))
     except TypeError as e:
+        if isinstance(e, AstjaxError):    # (one of a shard_map body's earlier operations)
+            raise
         raise ArgumentTypeError(f"typeof: {e}", loc=caller_location()) from None
 
 

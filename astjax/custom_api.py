@@ -28,7 +28,6 @@ import functools
 import weakref
 
 from . import core, tree_util
-from .codegen.explicit_control import staging_body
 from .primitives import ops as lax  # (not .lax: lax.reduce uses this module)
 from .ad_api import _Transformed, _staging, differentiating, differentiation
 from .extend.core import eager_input, in_eager_transform
@@ -42,6 +41,8 @@ from .primitives.custom_derivatives import (CustomVJPPrimal, SymbolicZero, custo
 from .primitives.linear_call import linear_call_p
 from .primitives.remat_opt import PrimalThunk, remat_opt
 from .primitives.state import is_ref, new_ref
+from .primitives.vma import staging_inputs
+from .primitives.vma_reverse import TypedCustomBwd
 from .staging import as_callable, leaf_aval, stage_flat
 from .transforms import ad
 from .transforms.ad import differentiable, inline
@@ -130,7 +131,7 @@ class _RefArgs:
     def stage(self, fun, avals):
         """`fun(*args)` staged on the operands' avals -> (ClosedJaxpr, out_tree)."""
         flat = tree_util.tree_structure((tuple(range(len(avals))), {}))
-        with differentiation(False), staging_body(self.plain):   # (typeof's layouts)
+        with differentiation(False), staging_inputs(self.plain):   # (vma.py)
             return stage_flat(raw(lambda *d: fun(*self.args(d))), flat, avals)
 
     def drop(self, cts):
@@ -233,10 +234,11 @@ def _fit_tangent(t, p):
     return t
 
 
-def _stage_rule(fn, avals):
+def _stage_rule(fn, avals, leaves):
     """Stage `fn(*tracers) -> flat outputs` with differentiation off (inside a rule
-    the primals are plain values, as in JAX) -> (body taking consts first, consts)."""
-    with differentiation(False):
+    the primals are plain values, as in JAX) -> (body taking consts first, consts);
+    its arguments vary over the manual axes `leaves` do (vma.py)."""
+    with differentiation(False), staging_inputs(leaves):
         closed = core.stage(fn, avals)
     return core.split_consts(closed)
 
@@ -486,7 +488,7 @@ class custom_jvp(_Transformed):
             t_leaves = [_fit_tangent(t, p) for p, t in zip(p_leaves, tree_util.tree_leaves(to))]
             return p_leaves + t_leaves
 
-        body, consts = _stage_rule(rule, avals + avals)
+        body, consts = _stage_rule(rule, avals + avals, leaves + leaves)
         n_out = out_tree[0].num_leaves
         primal = _primal_part(body, len(consts), n, n_out, avals)
         outs = bind(custom_jvp_call_p, *consts, *leaves, call_jaxpr=primal,
@@ -600,7 +602,7 @@ class custom_vjp(_Transformed):
                 n_out[0] = len(outs)
                 return outs + res
 
-            body, consts = _stage_rule(staged_fwd, avals)
+            body, consts = _stage_rule(staged_fwd, avals, leaves)
             primal = _primal_part(body, len(consts), len(avals), n_out[0], [])
             fwd_param = (_RematFwd(body, n_out[0], primal_thunk) if self.optimize_remat
                          else _StagedFwd(body, n_out[0]))
@@ -612,9 +614,13 @@ class custom_vjp(_Transformed):
                 fwd_param = _Rule(_staged_remat_fwd(fwd, primal_thunk), len(consts), "fwd")
             else:
                 fwd_param = _Rule(fwd, len(consts), "fwd")
+        paths = [tree_util.keystr(k) for k, x in tree_util.tree_flatten_with_path(
+            tuple(dyn))[0] if not is_ref(x)]
+        typed_bwd = TypedCustomBwd(bwd, leaves, paths)   # (JAX's typed cotangents: vma.py)
         outs = bind(custom_vjp_call_p, *consts, *leaves, call_jaxpr=primal,
-                    fwd=fwd_param, bwd=_Rule(bwd, 0, "bwd", symbolic_zeros=sz),
+                    fwd=fwd_param, bwd=_Rule(typed_bwd, 0, "bwd", symbolic_zeros=sz),
                     num_consts=len(consts))
+        typed_bwd.outputs(outs)
         return tree_util.tree_unflatten(out_tree[0], outs)
 
 

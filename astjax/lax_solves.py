@@ -22,10 +22,12 @@ from __future__ import annotations
 
 from . import core, tree_util
 from .core import bind, raw
-from .errors import DTypeError, ShapeValueError, StructureError, check_callable
+from .errors import (DTypeError, JAXValueError, ShapeValueError, StructureError,
+                     check_callable)
 from .primitives.custom_derivatives import custom_jvp_call_p
 from .primitives.ops import neg
 from .primitives.solves import LinearSolveTuple, bind_linear_solve
+from .primitives.vma import _vma_str, enclosing_body, staged_vmas, staging_inputs
 from .staging import as_callable, leaf_aval, stage_flat
 from .transforms import ad
 
@@ -125,6 +127,30 @@ def custom_linear_solve(matvec, b, solve, transpose_solve=None, symmetric=False,
     return tree_util.tree_unflatten(s_tree, outs)
 
 
+def _tangents_like(g, primals):
+    """`g` (a function linearized at `primals`) refusing tangents typed otherwise than
+    them, JAX's ValueError (shape, dtype, and inside a shard_map body the varying manual
+    axes where both are known)."""
+    def apply(t):
+        leaves, _ = tree_util.flatten_for_staging(t)
+        inside = enclosing_body() is not None
+        pv = staged_vmas(primals) if inside else [None] * len(primals)
+        tv = staged_vmas(leaves) if inside else [None] * len(leaves)
+        for p, x, vp, vt in zip(primals, leaves, pv, tv):
+            pa, ta = core.get_aval(p), core.get_aval(x)
+            if (pa.shape, pa.dtype) != (ta.shape, ta.dtype) or (
+                    vp is not None and vt is not None and vp != vt):
+                want = _vma_str(pa, vp or ())
+                raise JAXValueError(
+                    "linearized function called on tangent values inconsistent with the "
+                    f"original primal values:\nGot tangent aval {'~' * ta.weak_type}"
+                    f"{_vma_str(ta, vt or ())} for primal aval {want} but expected {want}.",
+                    hint="call the linearized function on a value shaped, typed (and "
+                         "varying) as the primal, e.g. jnp.ones_like(x)")
+        return g(t)
+    return apply
+
+
 def _applier(body, consts, tree, lead=(), skip=0):
     """The Python function `y -> body(*consts, *lead, *leaves(y))[skip:]` on pytrees
     shaped `tree`, staged inline where it is called."""
@@ -194,8 +220,9 @@ def custom_root(f, initial_guess, solve, tangent_solve, has_aux=False):
         x_leaves, _ = tree_util.flatten_for_staging(x)
         # f linearized at x: its JVP in x (the primal outputs are dead code)
         g = _applier(f_jvp, f_consts, tree, x_leaves, skip=n)
-        return as_callable(tangent_solve)(g, y)
-    ls_body, ls_consts, ls_tree = _stage(linearize_and_solve, 2, initial_guess, avals)
+        return as_callable(tangent_solve)(_tangents_like(g, x_leaves), y)
+    with staging_inputs(g_leaves * 2):   # (inside a shard_map body: x, y typed as the guess)
+        ls_body, ls_consts, ls_tree = _stage(linearize_and_solve, 2, initial_guess, avals)
     _check_tree("tangent_solve", "x", ls_tree, tree, False)
     # the primal body takes every operand and runs the solve on its own
     sj = s_body.jaxpr

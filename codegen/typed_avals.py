@@ -148,5 +148,6 @@ def manual_typeof(x, aval):
     if where is None or not isinstance(aval, core.ShapedArray):
         return None
     mesh, auto = where
+    reduced = vma.staged_reduced(x)     # (first: its errors are JAX's first, vma.rd_env)
     return ManualAval(aval, shd.manual_abstract_mesh(mesh, auto), vma.staged_vma(x),
-                      vma.staged_unreduced(x), vma.staged_reduced(x))
+                      vma.staged_unreduced(x), reduced)

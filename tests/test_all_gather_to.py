@@ -5,7 +5,7 @@ all_gather_to.json): values, layouts and `jax.typeof` of the gathered value insi
 check_vma off), the replicated out_spec it allows where `to='varying'` is JAX's
 ValueError, gradients through the shard_map boundary, pmap, vmap of a shard_map,
 JAX's errors (axis_index_groups, a vmap axis), gradients taken inside a body (JAX's
-typed cotangents, `primitives/vma.reverse_typed`). Known difference, a strict xfail:
+typed cotangents, `primitives/vma_reverse.reverse_typed`). Known difference, a strict xfail:
 `to='reduced'` (refused: no Reduced type)."""
 import json
 
@@ -16,6 +16,7 @@ import astjax as jax
 import astjax.numpy as jnp
 
 from oracle import record_all_gather_to as rec
+from oracle_compare import same_as_jax, with_xfails
 
 EXPECTED = json.loads(rec.PATH.read_text())
 
@@ -27,31 +28,16 @@ SMAP = rec.smap_cases(jax, jnp)
 OTHER = rec.other_cases(jax, jnp)
 
 
-def _same(got, want):
-    if "error" in want:
-        assert "error" in got, got
-        assert want["error"] in [c.__name__ for c in getattr(
-            jax.errors, got["error"], Exception).__mro__] + [got["error"]], got
-        assert got["message"] == want["message"]
-        return
-    assert "error" not in got, got
-    np.testing.assert_allclose(got.pop("value"), want["value"], rtol=1e-6)
-    assert got == {k: v for k, v in want.items() if k != "value"}
-
-
-def _params(names):
-    return [pytest.param(n, marks=XFAIL[n]) if n in XFAIL else n for n in names]
-
-
 @pytest.mark.filterwarnings("ignore::astjax.errors.SideEffectWarning")  # records typeof
-@pytest.mark.parametrize("case", _params(sorted(k for k in EXPECTED if k.startswith("smap/"))))
+@pytest.mark.parametrize("case", with_xfails(sorted(k for k in EXPECTED
+                                                 if k.startswith("smap/")), XFAIL))
 def test_in_shard_map_as_jax(case):
-    _same(rec.run_smap(jax, jnp, *SMAP[case.split("/")[1]]), EXPECTED[case])
+    same_as_jax(jax, rec.run_smap(jax, jnp, *SMAP[case.split("/")[1]]), EXPECTED[case])
 
 
-@pytest.mark.parametrize("case", _params(sorted(k for k in EXPECTED if "/" not in k)))
+@pytest.mark.parametrize("case", with_xfails(sorted(k for k in EXPECTED if "/" not in k), XFAIL))
 def test_outside_shard_map_as_jax(case):
-    _same(rec.run_other(OTHER[case]), EXPECTED[case])
+    same_as_jax(jax, rec.run_other(OTHER[case]), EXPECTED[case])
 
 
 def test_reverse_mode_inside_a_body_where_input_and_output_vary_alike():

@@ -2,10 +2,9 @@
 (tests/oracle/record_vma_reverse.py -> vma_reverse.json): `grad`, `value_and_grad`,
 `vjp`, `jacrev`, `linear_transpose` and a second-order `grad` through the
 collectives, over invariant and varying operands, inside loop and branch bodies;
-JAX's typed cotangents (`primitives/vma.reverse_typed`); and `lax.all_gather(...,
-to='reduced')`. Known differences, strict xfails: a gradient inside a custom_jvp
-function (refused, located: its arguments' varying axes are not known) and the
-printed body (astjax prints its per-device transposes and the correction at the
+JAX's typed cotangents (`primitives/vma_reverse.reverse_typed`); and `lax.all_gather(...,
+to='reduced')`. Custom rules: tests/test_vma_custom.py. Known difference, a strict
+xfail: the printed body (astjax prints its per-device transposes and the correction at the
 boundary where JAX prints `pvary` / `psum_invariant`)."""
 import json
 
@@ -13,7 +12,6 @@ import numpy as np
 import pytest
 
 import astjax as jax
-from astjax.errors import NotImplementedInAstjaxError
 
 from oracle import record_vma_reverse as rec
 
@@ -23,10 +21,7 @@ CASES = rec.cases(jax)
 pytestmark = pytest.mark.skipif(len(jax.devices()) < 4, reason="needs 4 devices "
                                 "(ASTJAX_NUM_CPU_DEVICES=4, set by conftest.py)")
 
-_UNKNOWN = pytest.mark.xfail(strict=True, raises=NotImplementedInAstjaxError, reason=(
-    "a grad inside a custom_jvp function inside a check_vma body: that function is "
-    "staged without its arguments' varying axes, so astjax refuses (located)"))
-XFAIL = {"grad_in_custom_jvp": _UNKNOWN}
+XFAIL = {}   # case -> a strict xfail mark: what astjax still does otherwise than JAX
 #: JAX refuses, astjax differentiates with its own rule (checked against NumPy below)
 OWN_RULE = {"grad_pmax": "pmax has no JVP in JAX; astjax's routes the tangent of the "
                          "device(s) holding the max"}

@@ -19,6 +19,7 @@ from .ufuncs import exp, log, multiply, power, where
 from .util import static_int, with_device, with_out_sharding
 from ..shape_poly import is_symbolic_dim
 from ..typing import Array
+from ..primitives.vma import typed_like   # (inside a shard_map body: typed as `a`)
 
 
 @with_out_sharding("jnp.zeros")
@@ -101,8 +102,9 @@ def _like(name, value):
         Returns: new Array with `a`'s shape and dtype unless overridden.
         Vs NumPy: contents are always defined (no uninitialized memory); keeps weak types."""
         av = core.get_aval(a) if not isinstance(a, (list, tuple)) else core.get_aval(np.asarray(a))
-        return _weak_if(lax.full(av.shape if shape is None else _static_shape(shape), value,
-                                 _dtype(dtype, av.dtype)), dtype is None and _is_weak(a))
+        return typed_like(_weak_if(lax.full(av.shape if shape is None else _static_shape(shape),
+                                            value, _dtype(dtype, av.dtype)),
+                                   dtype is None and _is_weak(a)), a)
     f.__name__ = name
     return f
 
@@ -132,8 +134,9 @@ def full_like(a, fill_value, dtype=None, shape=None):
     Array([3.5, 3.5], dtype=float32)
     """
     av = core.get_aval(a)
-    return _weak_if(lax.full(av.shape if shape is None else _static_shape(shape), fill_value,
-                             _dtype(dtype, av.dtype)), dtype is None and _is_weak(a))
+    return typed_like(_weak_if(lax.full(av.shape if shape is None else _static_shape(shape),
+                                        fill_value, _dtype(dtype, av.dtype)),
+                               dtype is None and _is_weak(a)), a)
 
 
 @with_out_sharding("jnp.arange")

@@ -740,7 +740,7 @@ def pswapaxes(x, axis_name, axis, *, axis_index_groups=None):
 # `lax.pcast(x, axes, to='varying')`: the same value, typed as varying over `axes`
 # (shard_map's check_vma). astjax's shard_map transpose sums a replicated operand's
 # cotangent at the boundary (`primitives/spmd.py`), so pvary's transpose is the identity
-# (a reverse mode inside a body: `vma.reverse_typed` sums at that function's boundary).
+# (a reverse mode inside a body: `vma_reverse.reverse_typed` sums at that function's boundary).
 pvary_p = core.new_primitive("pvary")
 
 

@@ -21,7 +21,7 @@ device's slice kept, as `all_gather`'s transpose does. JAX types cotangents inst
 (its transpose is a dynamic slice of an invariant cotangent, the sum sitting in the
 transposes of the `pvary`s it inserts): the gradients are the same through a
 `shard_map` boundary, and a `grad` taken *inside* a body is corrected at its own
-boundary to JAX's (`vma.reverse_typed`).
+boundary to JAX's (`vma_reverse.reverse_typed`).
 
 `all_gather_reduced` is Varying -> Reduced: the gathered value is invariant over the
 axes, as `all_gather_invariant`'s, and typed *reduced* over them: a result an

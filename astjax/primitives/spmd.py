@@ -37,8 +37,8 @@ from .base import deflinear, is_zero, lax_ops, mark_unsupported, moveaxis, regis
 from .collectives import all_gather_p, all_to_all_p, axis_index_p, ppermute_p, psum_p
 from .elementwise import div_p
 from .structural import out_layout
-from .vma import (check_vma_types, in_urs, in_vmas, staging_body, unmentioned, ur_env,
-                  vma_env, vma_str)
+from .vma import (check_vma_types, enclosing_body, in_urs, in_vmas, staging_body,
+                  unmentioned, ur_env, vma_env, vma_str)
 
 __all__ = ["MeshContextError", "sharding_constraint_p", "with_sharding_constraint",
            "resolve_sharding", "check_sharding_fits", "SPMD_PRIMITIVES", "is_partial",
@@ -341,8 +341,11 @@ def _sm_lowering_sdy(ctx, args, jaxpr, mesh, in_specs, out_specs, auto, devs):
             for s, a in zip(specs, avals)) + "]>"
     manual = ", ".join(f'"{a}"' for a in _manual_names(mesh, auto))
 
+    outer = shd.current_manual_mesh()   # (nested: the axes manual outside are not automatic)
+    free = auto - (set(outer.axis_names) - shd.current_auto_axes() if outer else set())
+
     def body(*xs):
-        with shd.manual_axes(mesh, auto), _axes_in_scope(mesh, auto):
+        with shd.manual_axes(mesh, free), _axes_in_scope(mesh, auto):
             return ctx.lower_jaxpr(jaxpr.jaxpr, [], list(xs[len(extra):]))
     region = ctx.region([*extra, *jaxpr.in_avals], body, terminator="sdy.return")
     rep = [shd.PartitionSpec()] * len(extra)
@@ -355,7 +358,8 @@ def _sm_lowering_sdy(ctx, args, jaxpr, mesh, in_specs, out_specs, auto, devs):
 def _sm_jvp(tx, primals, tangents, *, jaxpr, mesh, in_specs, out_specs, check_vma,
             auto=frozenset()):
     nz = [not isinstance(t, core.Zero) for t in tangents]
-    with _axes_in_scope(mesh, auto):
+    with _axes_in_scope(mesh, auto), staging_body(   # (the tangents vary as the primals)
+            mesh, auto, list(in_specs) + [s for s, z in zip(in_specs, nz) if z], check_vma):
         body, out_nz = tx.jvp_jaxpr(jaxpr, nz, instantiate=False)
     body, consts = core.split_consts(body)
     nz_ts = [t for t in tangents if not isinstance(t, core.Zero)]
@@ -381,10 +385,10 @@ def _sm_transpose(tx, cts, *args, jaxpr, mesh, in_specs, out_specs, check_vma,
     zero = [isinstance(c, core.Zero) for c in cts]
     if all(zero):
         return [None] * len(args)
-    with _axes_in_scope(mesh, auto):
-        t = tx.transpose_jaxpr(jaxpr, lin, zero)
     nl_specs = [s for s, l in zip(in_specs, lin) if not l]
     ct_specs = [s for s, z in zip(out_specs, zero) if not z]
+    with _axes_in_scope(mesh, auto), staging_body(mesh, auto, nl_specs + ct_specs, check_vma):
+        t = tx.transpose_jaxpr(jaxpr, lin, zero)   # (a custom rule's grad inside: typed)
     lin_specs = [s for s, l in zip(in_specs, lin) if l]
     n_nl = len(nl_specs)
 
@@ -560,7 +564,7 @@ def _auto_axes(mesh, axis_names, loc):
     return frozenset(a for a in mesh.axis_names if a not in names)
 
 
-def _check_spec(mesh, spec, aval, what, loc, auto=frozenset()):
+def _check_spec(mesh, spec, aval, what, loc, auto=frozenset(), own_auto=None):
     if spec.reduced and any(t != shd.AxisType.Explicit for t in mesh.axis_types):
         raise ArgumentValueError(
             f"reduced in {what} {spec!r} can only be used when the mesh passed to shard_map "
@@ -569,7 +573,8 @@ def _check_spec(mesh, spec, aval, what, loc, auto=frozenset()):
     shd.NamedSharding(mesh, spec)   # unknown / repeated axis names: JAX's errors
     named = [a for e in spec.partitions for a in shd.PartitionSpec._axes(e) if a in auto]
     if named:
-        manual = frozenset(a for a in mesh.axis_names if a not in auto)
+        manual = frozenset(a for a in mesh.axis_names   # (as axis_names= says)
+                           if a not in (auto if own_auto is None else own_auto))
         raise ArgumentValueError(
             f"shard_map {what} argument must refer to an axis marked as manual "
             f"({manual}), but:\n\n  {what} refers to {named[0]!r}\n\nCheck the {what} "
@@ -600,6 +605,22 @@ def _check_explicit_in_specs(mesh, specs, leaves, layout_of, loc):
                 "use `jax.reshard` on the arguments and then pass those args to shard_map.",
                 hint="omit in_specs, pass the arguments' own specs, or `jax.reshard` them",
                 loc=loc)
+
+
+def _nested(mesh, given, loc):
+    """Inside another shard_map's body: the axes already manual there (the nested
+    body's own manual axes are the others), and JAX's ValueError for a mesh passed in
+    (the context mesh there types those axes Manual)."""
+    outer = enclosing_body()
+    if outer is None:
+        return frozenset()
+    ctx = shd.manual_abstract_mesh(outer[0], frozenset(outer[0].axis_names) - outer[2])
+    if given is not None and given.abstract_mesh != ctx:
+        raise ArgumentValueError(f"The context mesh {ctx} should match the mesh passed to "
+                                 f"shard_map {given}", loc=loc,
+                                 hint="inside a shard_map body leave mesh= out: the body's "
+                                      "mesh is the context")
+    return frozenset(a for a in outer[2] if a in mesh.axis_names)
 
 
 def _drop_size_one(mesh, entry):
@@ -634,7 +655,8 @@ def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=froz
         if not isinstance(m, shd.Mesh) or m.empty:
             raise ArgumentValueError("shard_map needs a mesh: pass mesh=... or call it under "
                                      "`with jax.set_mesh(mesh):`", loc=loc)
-        auto = _auto_axes(m, axis_names, loc)
+        own_auto = _auto_axes(m, axis_names, loc)
+        auto = own_auto | _nested(m, mesh, loc)
         leaves, in_tree = tree_util.flatten_for_staging(args)
         avals = [core.get_aval(x) for x in leaves]
         explicit = (layout_of is not None and not auto and all(
@@ -652,16 +674,16 @@ def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=froz
             specs = _specs_for(in_specs if isinstance(in_specs, tuple) else (in_specs,)
                                if len(args) == 1 else in_specs, tuple(args), "in_specs", loc)
         for s, a in zip(specs, avals):
-            _check_spec(m, s, a, "in_specs", loc, auto)
+            _check_spec(m, s, a, "in_specs", loc, auto, own_auto)
         if explicit and in_specs is not None:
             _check_explicit_in_specs(m, specs, leaves, layout_of, loc)
         local = [_local_aval(a, s, m) for a, s in zip(avals, specs)]
-        with _axes_in_scope(m, auto), staging_body(m, auto, specs, check_vma):
+        with _axes_in_scope(m, auto), staging_body(m, auto, specs, check_vma, leaves):
             jaxpr, consts, out_tree = core.stage_callable(f, in_tree, local)
         out_flat_specs = _specs_for(out_specs, tree_util.tree_unflatten(
             out_tree, list(range(len(jaxpr.outvars)))), "out_specs", loc)
         for s, v in zip(out_flat_specs, jaxpr.outvars):
-            _check_spec(m, s, v.aval, "out_specs", loc, auto)
+            _check_spec(m, s, v.aval, "out_specs", loc, auto, own_auto)
         body = core.closure_convert(jaxpr)
         bad = [p.name for p in _NOT_PARTIAL if auto and not _shardy()
                and _uses(body.jaxpr, p)]

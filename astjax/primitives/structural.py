@@ -788,11 +788,11 @@ def _full(shape, fill_value, dt, weak):
 
 
 def full_like(x, fill_value, dtype=None, shape=None):
-    """`lax.full_like`: `full` with x's shape and dtype by default; weak when x is and
-    no dtype is given (as JAX)."""
+    """`lax.full_like`: `full` shaped and typed as x (weak as x without dtype), as JAX."""
+    from .vma import typed_like   # (a later family: inside a shard_map body, typed as x)
     a = _aval(x)
-    return _full(a.shape if shape is None else shape, fill_value,
-                 dtypes.canonicalize(dtype or a.dtype), dtype is None and a.weak_type)
+    return typed_like(_full(a.shape if shape is None else shape, fill_value,
+                            dtypes.canonicalize(dtype or a.dtype), dtype is None and a.weak_type), x)
 
 
 def zeros_like_array(x):

@@ -16,36 +16,32 @@ vma):
   (the body's equations so far; `staging_body` marks the body being staged);
 - `vma_env` / `vma_str` give the printed types of a body's variables
   (`f32[2,2]{V:(x,y)}`, shard_map's `pp_types`);
-- `reverse_typed` / `typed_backward` give a `grad` / `vjp` / `jacrev` taken inside a
-  body JAX's typed cotangents: astjax's transposes are the per-device adjoints
-  (`psum`'s is a `psum`), which differ from JAX's only at the differentiated
-  function's boundary (an invariant output counts once; an invariant input's cotangent
-  is summed over its axes, the transpose of JAX's implicit `pvary`).
+- `primitives/vma_reverse.py` gives a reverse mode taken inside a body JAX's typed
+  cotangents from them (`staging_inputs`: the axes of a function's arguments while it
+  is staged inside a body).
+
+Unreduced and reduced axes (`ur_env`, `rd_env`: partial sums, and values the same on
+every device along axes whose cotangents are unreduced) follow JAX's rules for them
+the same way; `typed_like` types a value made like another (`zeros_like`) as it.
 """
 from __future__ import annotations
 
 import contextlib
 import threading
 
-import numpy as np
-
 from .. import core
 from .. import sharding_impls as shd
 from ..config import config
 from ..core import bind
-from ..errors import (ArgumentValueError, LoopCarryError, NotImplementedInAstjaxError,
-                      caller_location)
+from ..errors import ArgumentValueError, JAXTypeError, LoopCarryError
 from .collectives import (all_gather_p, all_to_all_p, axis_index_p, pmax_p, pmin_p,
                           ppermute_p, psum_p, pvary_p)
 from .collectives_typed import all_gather_invariant_p, all_gather_reduced_p
-from .elementwise import div_p
 
 __all__ = ["unmentioned", "vma_jaxpr", "vma_env", "in_vmas", "vma_str", "staged_vma",
-           "staged_vmas", "staging_inputs", "TypedClosedJaxpr", "reverse_typed",
-           "typed_backward", "check_cotangents",
-           "current_manual_mesh", "staging_body", "check_vma_types", "unreduced_rule",
+           "staged_vmas", "staging_inputs", "current_manual_mesh", "enclosing_body", "staging_body", "check_vma_types", "unreduced_rule",
            "UnreducedRuleError", "ur_env", "in_urs", "staged_unreduced", "rd_env",
-           "staged_reduced", "inputs_key", "with_inputs"]
+           "staged_reduced", "inputs_key", "with_inputs", "typed_like"]
 
 def unmentioned(mesh, spec, auto=frozenset()):
     """The manual mesh axes `spec` does not mention (the ones a value laid out by it
@@ -55,6 +51,11 @@ def unmentioned(mesh, spec, auto=frozenset()):
 
 
 # ---------------------------------------------------- the rules of varying axes
+
+
+#: call-like primitives -> the param holding the body they run (on their operands)
+_CALLS = {"jit": "jaxpr", "custom_jvp_call": "call_jaxpr", "custom_vjp_call": "call_jaxpr",
+          "closed_call": "call_jaxpr", "checkpoint": "jaxpr", "compute_on": "jaxpr"}
 
 
 def _vma_eqn(eqn, ins):
@@ -84,8 +85,17 @@ def _vma_eqn(eqn, ins):
             for o, v in zip(outs, vma_jaxpr(br.jaxpr, ins[1:])):
                 o |= v
         return outs
-    if name == "jit":   # an inner jit: its body followed
-        return vma_jaxpr(params["jaxpr"].jaxpr, ins)
+    if name == "shard_map":     # nested: its body followed, its own manual axes dropped
+        own = set(params["mesh"].axis_names) - set(params.get("auto", ()))
+        outs = vma_jaxpr(params["jaxpr"].jaxpr, [
+            set(v) | (in_vmas(params["mesh"], [s], params.get("auto", frozenset()), True)[0])
+            for v, s in zip(ins, params["in_specs"])])
+        return [set(o) - own for o in outs]
+    body = params.get(_CALLS.get(name, ""))
+    body = getattr(body, "jaxpr", body)
+    if isinstance(body, core.Jaxpr) and len(body.invars) == len(ins) \
+            and len(body.outvars) == len(eqn.outvars):   # an inner call: its body followed
+        return vma_jaxpr(body, ins)
     if name == "scan":
         k, c = params["num_consts"], params["num_carry"]
         carry = _vma_loop(eqn, params["jaxpr"].jaxpr, ins[:k], ins[k:k + c], ins[k + c:],
@@ -269,6 +279,16 @@ def current_manual_mesh(tracer):
     return mesh, auto
 
 
+def enclosing_body():
+    """(mesh, auto, manual axes) of the innermost shard_map body being staged (the
+    manual axes: those of every enclosing body), or None outside any."""
+    if not _bodies():
+        return None
+    _, mesh, auto = _bodies()[-1][:3]
+    return mesh, auto, frozenset(a for b in _bodies() for a in b[1].axis_names
+                                 if a not in b[2])
+
+
 def staged_vma(tracer):
     """The mesh axes a value staged inside the innermost shard_map body varies over
     (JAX's `typeof(x).mat.varying`), from the body's equations so far; None when it
@@ -278,9 +298,26 @@ def staged_vma(tracer):
 
 
 def staged_vmas(tracers):
-    """`staged_vma` of each of `tracers` (the body's equations followed once)."""
+    """`staged_vma` of each of `tracers` (the body's equations followed once; the
+    body's own from where the last call left them: its equations are only appended)."""
     env = lambda b, ins, outer: vma_env(b.invars, b.eqns, ins, outer)  # noqa: E731
-    return _staged(tracers, env, env, 3)
+    return _staged(tracers, _top_vmas, env, 3)
+
+
+def _top_vmas(b, ins, outer):
+    cache = _bodies()[-1][6]
+    got = cache.get(id(b))
+    n = len(b.eqns)
+    if got is None or got[0] is not b or got[1] > n or (got[1] and b.eqns[got[1] - 1]
+                                                          is not got[2]):
+        got = (b, 0, None, vma_env(b.invars, [], ins))
+    env = got[3]
+    for eqn in b.eqns[got[1]:]:     # (vma_env's loop, on the cached env in place)
+        xs = [env.get(a, set()) if isinstance(a, core.Var) else set() for a in eqn.invars]
+        env.update(zip(eqn.outvars, [None] * len(eqn.outvars) if any(m is None for m in xs)
+                       else _vma_eqn(eqn, xs)))
+    cache[id(b)] = (b, n, b.eqns[n - 1] if n else None, env)
+    return env
 
 
 def staged_unreduced(tracer):
@@ -295,120 +332,9 @@ def staged_unreduced(tracer):
 def staged_reduced(tracer):
     """The mesh axes a value staged inside the innermost shard_map body is reduced over
     (JAX's `typeof(x).mat.reduced`, `rd_env`); empty for a nested body's values."""
-    return _staged([tracer], lambda b, ins, outer: rd_env(b.invars, b.eqns, ins),
+    mesh, vmas = _bodies()[-1][1], _bodies()[-1][3]
+    return _staged([tracer], lambda b, ins, outer: rd_env(b.invars, b.eqns, ins, vmas, mesh),
                    lambda b, ins, outer: {}, 5)[0] or frozenset()
-
-
-class TypedClosedJaxpr(core.ClosedJaxpr):
-    """A function differentiated in reverse mode inside a `check_vma` shard_map body,
-    with the varying axes JAX types its cotangents by: the body's manual axes
-    (`manual`, in mesh order), per input leaf its varying axes (`in_vmas`) and those it
-    is invariant over (`sum_axes`), per output leaf its varying axes (`out_vmas`) and
-    the number of devices along the axes it is invariant over (`out_counts`)."""
-    __slots__ = ("manual", "in_vmas", "sum_axes", "out_vmas", "out_counts")
-
-
-def reverse_typed(closed, leaves, what="grad"):
-    """`closed` (a function of `leaves` about to be differentiated in reverse mode) as
-    a `TypedClosedJaxpr` when it is staged inside a `check_vma` shard_map body and an
-    input or output is invariant over a manual axis; else `closed` itself.
-
-    astjax's transposes are the adjoints of the per-device program (`psum`'s is a
-    `psum`, `pvary`'s the identity): an invariant value counts once per device. JAX's
-    count it once: its cotangent of an invariant output is not summed again (`psum`
-    transposes to `pvary`) and an invariant input's is summed over the axes (the
-    transpose of the `pvary` it inserts where the input meets a varying value). The
-    two differ only at the function's boundary, which `typed_backward` corrects. Where
-    the varying axes of an input are not known (a function staged without
-    `staging_inputs`, e.g. a custom_jvp's) astjax cannot tell which: a located
-    NotImplementedError."""
-    if not _bodies() or _bodies()[-1][3] is None:   # (no body, or check_vma=False)
-        return closed
-    ins = staged_vmas(leaves)
-    outs = _closed_vmas(closed, ins)
-    if any(v is None for v in ins + outs):          # (axes not known: see above)
-        raise NotImplementedInAstjaxError(
-            f"{what} inside a function staged inside a shard_map body with check_vma (a "
-            "custom_jvp / custom_vjp function): the varying manual axes of its arguments "
-            "are not known while it is staged, and JAX's cotangents depend on them (an "
-            "invariant output counts once, an invariant input's cotangent is summed over "
-            "the axes)",
-            hint="take the gradient outside that function, or pass check_vma=False to "
-                 "shard_map (astjax then differentiates per device, as JAX does)")
-    jaxpr = closed.jaxpr
-    _, mesh, auto = _bodies()[-1][:3]
-    manual = [a for a in mesh.axis_names if a not in auto]
-    sum_axes = [tuple(a for a in manual if a not in v) for v in ins]
-    counts = [int(np.prod([mesh.shape[a] for a in manual if a not in o])) for o in outs]
-    if not any(sum_axes) and all(n == 1 for n in counts):
-        return closed
-    typed = TypedClosedJaxpr(jaxpr, closed.consts)
-    typed.manual, typed.in_vmas, typed.sum_axes = manual, ins, sum_axes
-    typed.out_vmas, typed.out_counts = outs, counts
-    return typed
-
-
-def typed_backward(closed, known, bwd, nres, in_mask, ct_outs):
-    """The backward pass `bwd` (residuals from `known`, cotangents of outputs `ct_outs`
-    -> those of the differentiable inputs in `in_mask`) of `closed` with JAX's typed
-    cotangents (`reverse_typed`): an invariant output's cotangent divided by its device
-    count on the way in; on the way out an invariant input's summed over its axes, and
-    each typed as its input (a `pvary` where astjax's transposes left it invariant,
-    e.g. after a `psum`, as JAX's transpose of `psum` is a `pvary`)."""
-    if not isinstance(closed, TypedClosedJaxpr):
-        return bwd
-    ins = [i for i, (m, v) in enumerate(zip(in_mask, closed.jaxpr.invars))
-           if m and core.differentiable(v.aval)]
-    assert len(ins) == len(bwd.jaxpr.outvars), (ins, bwd.jaxpr.outvars)
-    counts = [closed.out_counts[i] for i in ct_outs]
-    sums = [closed.sum_axes[i] for i in ins]
-    res = _closed_vmas(known, closed.in_vmas)[len(known.jaxpr.outvars) - nres:]
-    # (a cotangent counted invariant: grad's and jacrev's are constants; a vjp's may vary
-    # more, and a pvary over an axis a value varies over already is the identity)
-    got = [set(v) - set(a) if v is not None else set()
-           for v, a in zip(_closed_vmas(bwd, res + [frozenset()] * len(ct_outs)), sums)]
-    more = [tuple(a for a in closed.manual if a in closed.in_vmas[i] and a not in g)
-            for i, g in zip(ins, got)]
-
-    def fn(*args):
-        cts = [bind(div_p, c, np.asarray(n, core.get_aval(c).dtype)[()])
-               if n != 1 and isinstance(c, core.Tracer) else c
-               for c, n in zip(args[nres:], counts)]
-        outs = core.inline_jaxpr(bwd.jaxpr, bwd.consts, list(args[:nres]) + cts)
-        outs = [bind(psum_p, o, axes=a, axis_index_groups=None)
-                if a and isinstance(o, core.Tracer) else o for o, a in zip(outs, sums)]
-        return [bind(pvary_p, o, axes=m) if m and isinstance(o, core.Tracer) else o
-                for o, m in zip(outs, more)]
-    return core.stage(fn, bwd.in_avals, [v.hint for v in bwd.jaxpr.invars])
-
-
-def _closed_vmas(closed, ins):
-    """The varying axes of a closed jaxpr's outputs inside the innermost body, given
-    its inputs' (its consts': those of the staged values they are); None: unknown."""
-    consts = staged_vmas(closed.consts)
-    jaxpr = closed.jaxpr
-    env = vma_env(jaxpr.constvars + jaxpr.invars, jaxpr.eqns, consts + list(ins))
-    return [(None if env.get(v, set()) is None else frozenset(env.get(v, set())))
-            if isinstance(v, core.Var) else frozenset() for v in jaxpr.outvars]
-
-
-def check_cotangents(closed, cts):
-    """JAX's ValueError for a `vjp` cotangent that varies over manual axes its primal
-    output does not (`cts`: one per output leaf). A less varying one is accepted:
-    astjax infers less than JAX types (`jnp.ones_like(y)` is invariant here, typed as
-    `y` in JAX), and the value is the same on those devices."""
-    if not isinstance(closed, TypedClosedJaxpr):
-        return
-    for c, vma, v in zip(cts, closed.out_vmas, closed.jaxpr.outvars):
-        got = staged_vma(c) if isinstance(c, core.Tracer) else frozenset()
-        if got is not None and got - vma:
-            want = _vma_str(v.aval, vma)
-            raise ArgumentValueError(
-                "unexpected JAX type (e.g. shape/dtype) for argument to VJP function: got "
-                f"{_vma_str(core.get_aval(c), got)}, but expected {want} because the "
-                f"corresponding output of the differentiated function had JAX type {want}",
-                hint="make the cotangent vary over the output's axes (lax.psum / "
-                     "lax.pcast)", loc=caller_location())
 
 
 def _staged(tracers, top_env, nested_env, field):
@@ -474,16 +400,34 @@ def _staging_inputs(leaves, unknown):
 
 
 @contextlib.contextmanager
-def staging_body(mesh, auto, specs, check_vma):
-    # (without check_vma JAX tracks no varying axes: in_vmas None says so)
-    _bodies().append((len(core._state.builders), mesh, auto,
-                    in_vmas(mesh, specs, auto, True) if check_vma else None,
+def staging_body(mesh, auto, specs, check_vma, leaves=()):
+    """While a shard_map body over `specs` (of its arguments `leaves`) is staged."""
+    # (without check_vma JAX tracks no varying axes: in_vmas None says so; nested in
+    # another body, an argument still varies over the outer axes it varies over there)
+    outer = [v or set() for v in staged_vmas(leaves)] if _bodies() and leaves else []
+    ins = [set(v) | set(o) for v, o in zip(in_vmas(mesh, specs, auto, True),
+                                           outer or [set()] * len(specs))]
+    _bodies().append((len(core._state.builders), mesh, auto, ins if check_vma else None,
                     in_urs(specs, True) if check_vma else None,
-                    [s.reduced for s in specs] if check_vma else None))
+                    [s.reduced for s in specs] if check_vma else None, {}))
     try:
         yield
     finally:
         _bodies().pop()
+
+
+def typed_like(out, x):
+    """`out` (a new array made like `x`: `full_like`, `zeros_like`, `ones_like`) typed
+    as `x` inside a `check_vma` body: varying over `x`'s manual axes (JAX's implicit
+    `pvary`, under `jax_auto_pcast`), so that e.g. a loop carry started from it keeps
+    its type."""
+    if not isinstance(x, core.Tracer) or not _bodies() or _bodies()[-1][3] is None \
+            or not config.read("jax_auto_pcast"):
+        return out
+    vma = staged_vma(x)
+    mesh = _bodies()[-1][1]
+    axes = tuple(a for a in mesh.axis_names if vma and a in vma)
+    return bind(pvary_p, out, axes=axes) if axes else out
 
 
 def inputs_key(leaves):
@@ -507,23 +451,36 @@ def with_inputs(leaves, stage):
 
 def _vma_loop(eqn, body, consts, carry, xs, what):
     """The varying axes of a loop's carry, which the body must keep: the carry's type
-    includes them (JAX's TypeError otherwise, with its message)."""
+    includes them (JAX's TypeError otherwise, with its message; while `rd_env` follows
+    a body's types first, the carry's axes on the way in and out)."""
     out = vma_jaxpr(body, consts + carry + xs)[:len(carry)]
+    if getattr(_local, "lenient", False):
+        return [set(i) | set(o) for i, o in zip(carry, out)]
+    _carry_error(eqn, body.invars[len(consts):], [(i, ()) for i in carry],
+                 [(o, ()) for o in out], what)
+    return [set(o) for o in out]
+
+
+def _carry_error(eqn, invars, ins, outs, what):
+    """JAX's TypeError when a loop body changes the manual-axis type of its carry:
+    `ins` / `outs` are each carry's (varying, reduced) axes on the way in and out."""
+    mesh = _bodies()[-1][1] if _bodies() else None
     diffs, fixes = [], []
-    for k, (v, i, o) in enumerate(zip(body.invars[len(consts):], carry, out)):
-        if set(i) == set(o):
+    for k, (v, i, o) in enumerate(zip(invars, ins, outs)):
+        if (set(i[0]), set(i[1])) == (set(o[0]), set(o[1])):
             continue
         name = (f"the input carry {v.hint}" if getattr(v, "hint", None)
                 else f"the input carry component [{k}]")
-        diffs.append(f"{name} has type {_vma_str(v.aval, i)} but the corresponding output "
-                     f"carry component has type {_vma_str(v.aval, o)}, so the manual axis "
-                     f"types do not match")
-        more = tuple(a for a in sorted(map(str, set(o) - set(i))))
+        diffs.append(f"{name} has type {_vma_str(v.aval, i[0], mesh, i[1])} but the "
+                     "corresponding output carry component has type "
+                     f"{_vma_str(v.aval, o[0], mesh, o[1])}, so the manual axis types do "
+                     "not match")
+        more = tuple(a for a in sorted(map(str, set(o[0]) - set(i[0]))))
         if more:
             fixes.append(f"applying `jax.lax.pcast(..., {more!r}, to='varying')`, to the "
                          f"initial carry value corresponding to {name}")
     if not diffs:
-        return [set(o) for o in out]
+        return
     differences = (diffs[0][0].upper() + diffs[0][1:] + ".\n" if len(diffs) == 1 else
                    "\n".join(f"  * {d};\n" for d in diffs[:-1]) + f"  * {diffs[-1]}.\n")
     fix = ""
@@ -539,12 +496,18 @@ def _vma_loop(eqn, body, consts, carry, xs, what):
         "types match the corresponding input types.", loc=eqn.source_info)
 
 
-def _vma_str(aval, vma):
-    """JAX's `float32[2,4]{V:x}`."""
+def _vma_str(aval, vma, mesh=None, reduced=()):
+    """JAX's `float32[2,4]{V:x}` / `float32[4,2]{V:y, R:x}` (the axes in mesh order,
+    else sorted)."""
     base = f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"
-    names = sorted(map(str, vma))
-    return base + ("" if not names else "{V:" + (names[0] if len(names) == 1 else
-                                                 "(" + ",".join(names) + ")") + "}")
+    parts = []
+    for tag, axes in (("V", vma), ("R", reduced)):
+        names = ([a for a in mesh.axis_names if a in axes] if mesh is not None
+                 else sorted(map(str, axes)))
+        if names:
+            parts.append(f"{tag}:" + (names[0] if len(names) == 1
+                                      else "(" + ",".join(names) + ")"))
+    return base + ("{" + ", ".join(parts) + "}" if parts else "")
 
 
 def _names(n):
@@ -557,9 +520,9 @@ def check_vma_types(jaxpr, mesh, in_specs, out_specs, loc, auto=frozenset(), fun
     same on every device along it (it must not vary over that axis); `spec_keys` are
     the out_specs' key paths (JAX's message names them)."""
     ins = in_vmas(mesh, in_specs, frozenset(), True)
+    rds = rd_env(jaxpr.invars, jaxpr.eqns, [s.reduced for s in in_specs], ins, mesh)
     env = vma_env(jaxpr.invars, jaxpr.eqns, ins)
     urs = ur_env(jaxpr.invars, jaxpr.eqns, in_urs(in_specs, True), mesh, env)
-    rds = rd_env(jaxpr.invars, jaxpr.eqns, [s.reduced for s in in_specs])
     msgs = []
     for k, (out, spec) in enumerate(zip(jaxpr.outvars, out_specs)):
         var = isinstance(out, core.Var)
@@ -608,16 +571,119 @@ def check_vma_types(jaxpr, mesh, in_specs, out_specs, loc, auto=frozenset(), fun
                      "axes (lax.all_gather(..., to='reduced')), and such a value needs it")
 
 
-def rd_env(invars, eqns, in_rds):
+#: JAX's n-ary elementwise operations (their reduced rule: `_nary_reduced`)
+_NARY = frozenset({"nextafter", "atan2", "and", "or", "xor", "add", "sub", "mul", "mulhi",
+                   "div", "rem", "max", "min", "shift_left", "shift_right_arithmetic",
+                   "shift_right_logical", "eq", "ne", "ge", "gt", "le", "lt", "polygamma",
+                   "igamma", "igamma_grad_a", "igammac", "zeta"})
+
+
+def rd_env(invars, eqns, in_rds, vmas_in=None, mesh=None):
     """Var -> the mesh axes a value inside a shard_map body is reduced over (JAX's
     Reduced: the same on every device along them, its cotangent unreduced):
-    `all_gather(..., to='reduced')` makes its result reduced over its axes, any other
-    operation keeps its operands' (loop and branch bodies not followed)."""
+    `all_gather(..., to='reduced')` makes its result reduced over its axes, an n-ary
+    elementwise operation needs every operand reduced alike (`_nary_reduced`, with the
+    operands' varying axes `vmas_in` known), loop and branch bodies are followed (a
+    carry keeps its type, branches agree: JAX's TypeErrors), any other operation keeps
+    its operands'."""
+    vmas = None
+    if vmas_in is not None:
+        _local.lenient = True       # (a body's types first: its carry checked after it)
+        try:
+            vmas = vma_env(invars, eqns, vmas_in)
+        finally:
+            _local.lenient = False
     env = {v: frozenset(r) for v, r in zip(invars, in_rds)}
     for eqn in eqns:
-        out = frozenset().union(*[env.get(a, frozenset()) for a in eqn.invars
-                                  if isinstance(a, core.Var)])
-        if eqn.primitive is all_gather_reduced_p:
-            out |= frozenset(eqn.params["axis_name"])
-        env.update((v, out) for v in eqn.outvars)
+        ins = [env.get(a, frozenset()) if isinstance(a, core.Var) else frozenset()
+               for a in eqn.invars]
+        env.update(zip(eqn.outvars, _rd_eqn(eqn, ins, vmas, mesh)))
     return env
+
+
+def _rd_eqn(eqn, ins, vmas, mesh):
+    p, params, name = eqn.primitive, eqn.params, eqn.primitive.name
+    union = frozenset().union(*ins)
+
+    def vma(a):
+        return (vmas.get(a) or set()) if vmas is not None and isinstance(a, core.Var) else set()
+
+    def body(jaxpr, rds, operands):     # the reduced axes of a body's results
+        env = rd_env(jaxpr.invars, jaxpr.eqns, rds,
+                     None if vmas is None else [vma(a) for a in operands], mesh)
+        return [env.get(v, frozenset()) if isinstance(v, core.Var) else frozenset()
+                for v in jaxpr.outvars]
+
+    def carry(out, lo, hi, jaxpr, first, what):
+        if vmas is not None and out[:hi - lo] != ins[lo:hi]:
+            outs = vma_jaxpr(jaxpr, [vma(a) for a in eqn.invars[first:]])
+            _carry_error(eqn, jaxpr.invars[lo - first:hi - first],
+                         [(vma(a), r) for a, r in zip(eqn.invars[lo:hi], ins[lo:hi])],
+                         list(zip(outs, out)), what)
+        return out[:hi - lo]
+    if name == "cond":
+        outs = [body(br.jaxpr, ins[1:], eqn.invars[1:]) for br in params["branches"]]
+        if vmas is not None and any(o != outs[0] for o in outs[1:]):
+            _branch_error(eqn, outs, [vma(a) for a in eqn.invars[1:]], mesh)
+        return [frozenset().union(*o) for o in zip(*outs)]
+    if name == "scan":
+        k, c = params["num_consts"], params["num_carry"]
+        out = body(params["jaxpr"].jaxpr, ins, eqn.invars)
+        return carry(out, k, k + c, params["jaxpr"].jaxpr, 0, "scan") + out[c:]
+    if name == "while":
+        cn, bn = params["cond_nconsts"], params["body_nconsts"]
+        body(params["cond_jaxpr"].jaxpr, ins[:cn] + ins[cn + bn:],
+             eqn.invars[:cn] + eqn.invars[cn + bn:])
+        out = body(params["body_jaxpr"].jaxpr, ins[cn:], eqn.invars[cn:])
+        return carry(out, cn + bn, len(ins), params["body_jaxpr"].jaxpr, cn, "while_loop")
+    call = params.get(_CALLS.get(name, ""))
+    call = getattr(call, "jaxpr", call)
+    if isinstance(call, core.Jaxpr) and len(call.invars) == len(ins):
+        return body(call, ins, eqn.invars)
+    if p is all_gather_reduced_p:
+        return [union | frozenset(params["axis_name"])]
+    if name in _NARY and union and vmas is not None:
+        return [_nary_reduced(eqn, ins, [vma(a) for a in eqn.invars], mesh)]
+    return [union] * len(eqn.outvars)
+
+
+def _branch_error(eqn, rds, vmas, mesh):
+    """JAX's TypeError for branches whose results are reduced over different axes."""
+    brs = eqn.params["branches"]
+    names = (["false_fun", "true_fun"] if len(brs) == 2
+             else [f"branch {k}" for k in range(len(brs))])
+    types = [[_vma_str(v.aval, m, mesh, r) for v, m, r in zip(
+        br.jaxpr.outvars, vma_jaxpr(br.jaxpr, vmas), rd)] for br, rd in zip(brs, rds)]
+    k = next(k for k in range(1, len(brs)) if rds[k] != rds[0])
+    j = next(j for j, (a, b) in enumerate(zip(rds[0], rds[k])) if a != b)
+    first, other = (k, 0) if len(brs) == 2 else (0, k)
+    raise JAXTypeError(
+        f"{'cond' if len(brs) == 2 else 'switch'} branches must have equal output types but "
+        f"they differ.\n\nThe output of {names[first]} has type {types[first][j]} but the "
+        f"corresponding output of {names[other]} has type {types[other][j]}, so the manual "
+        "axis types do not match.", loc=eqn.source_info,
+        hint="make every branch's result reduced alike (lax.all_gather(..., to='reduced'))")
+
+
+def _nary_reduced(eqn, ins, vmas, mesh):
+    """JAX's reduced rule of an n-ary elementwise operation: its operands made to vary
+    alike first (the implicit pvary: an operand reduced over an axis another varies over
+    varies there), then each reduced over the same axes, which the result is."""
+    union = set().union(*vmas)
+    rs = [frozenset(r - union) for r in ins]
+    specs = {r for r in rs if r}
+    if len(specs) > 1:
+        raise shd.ShardingTypeError("All inputs should be reduced across the same mesh axes. "
+                                    f"Got specs: {specs}", loc=eqn.source_info)
+    if not specs:
+        return frozenset()
+    red, = specs
+    for a, r in zip(eqn.invars, rs):
+        if red - r:
+            raise shd.ShardingTypeError(
+                "Inputs cannot be replicated on the same axes that another input is reduced "
+                f"on. Got input type: {_vma_str(a.aval, union, mesh, r)} and reduced spec: "
+                f"{red}", loc=eqn.source_info,
+                hint="make every operand reduced alike (lax.all_gather(..., to='reduced') "
+                     "of it), or reduce the reduced one first")
+    return red
