@@ -14,6 +14,8 @@ Loops are in `loop_ops`.
 """
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from .. import core, dtypes, tree_util
@@ -128,6 +130,29 @@ def or_(a_fn, b_fn):
     if not is_staged(a):
         return a if _truth(a) else b_fn()
     return _staged_bool_op(a, staged_path(b_fn, "the right operand of an `or`")(), "or")
+
+
+def now(a):
+    """The thunk of an operand already evaluated (the first operand of `and` / `or`
+    when it binds a name with `:=`: evaluated where the name lives)."""
+    return lambda: a
+
+
+_COMPARE = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
+            "==": operator.eq, "!=": operator.ne, "is": operator.is_,
+            "is not": operator.is_not, "in": lambda a, b: a in b,
+            "not in": lambda a, b: a not in b}
+
+
+def compare_chain(left, right, ops, rest):
+    """`left op0 right op1 c1 ...` (`rest`: thunks of c1, ...): every operand evaluated
+    once, and a later one only when the chain so far is true, as Python does; the
+    links are joined by `and_` (so a staged link gives a staged truth value)."""
+    value = _COMPARE[ops[0]](left, right)
+    if not rest:
+        return value
+    return and_(lambda: value,
+                lambda: compare_chain(right, rest[0](), ops[1:], rest[1:]))
 
 
 def _staged_bool_op(a, b, op):

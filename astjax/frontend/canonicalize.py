@@ -7,7 +7,12 @@ so the staged IR is plain structured control flow that AD can differentiate.
   by an extra test, and one final `return ag__retval`;
 - `break` -> `ag__break_N = True`, rest guarded, loop test extended;
 - `continue` -> `ag__cont_N = True` reset at the top of each iteration, rest guarded;
-- `while/for ... else: E` -> `if not ag__break_N: E` after the loop.
+- `while/for ... else: E` -> `if not ag__break_N: E` after the loop;
+- a `while` whose test binds a name (`while (k := k + 1) < n:`) -> the test is
+  evaluated into `ag__wtest_N` before the loop and again at the end of each trip
+  (after `continue`'s guards, before `break`'s and `return`'s), and the loop tests
+  `ag__wtest_N`: the binding is then loop state like any other assignment (a test
+  function returns only the truth value, so its bindings would be lost).
 For loops record their extra tests in `node.ag_extra_test` (flag names; a `while`
 folds them into its test and records them in `node.ag_exit_flags`), and every
 loop its own break/continue flags in `node.ag_flags`. Each guard `if not flag:` the
@@ -16,6 +21,8 @@ the path that already jumped, which the definedness check of a staged guard reli
 (a name the guarded rest assigns is never read on that path; see `control_flow`).
 """
 from __future__ import annotations
+
+import copy
 
 import gast
 
@@ -39,6 +46,19 @@ def _contains(stmts, kinds, into_loops, expressions=False):
             continue
         stack.extend(c for c in gast.iter_child_nodes(n)
                      if expressions or isinstance(c, gast.stmt))
+    return False
+
+
+def binds(expr):
+    """Whether an expression binds a name in the enclosing scope (`:=`, also inside a
+    comprehension, but not inside a lambda)."""
+    stack = [expr]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, gast.NamedExpr):
+            return True
+        if not isinstance(n, gast.Lambda):
+            stack.extend(gast.iter_child_nodes(n))
     return False
 
 
@@ -103,11 +123,17 @@ class Canonicalizer:
             s.ag_flags.append(flag)
             s.body = locate(replace("flag = False", flag=flag), s) + self.jumps(
                 s.body, gast.Continue, flag)
+        if isinstance(s, gast.While) and binds(s.test):
+            test = self.fresh("wtest")
+            pre = locate(replace("t = test", t=test, test=s.test), s.test)
+            again = locate(replace("t = test", t=test, test=copy.deepcopy(s.test)), s.test)
+            s.body = s.body + again
+            s.test = locate(replace_expr("t", t=test), s.test)
         has_break = _contains(s.body, gast.Break, False)
         if has_break:
             flag = self.fresh("break")
             s.ag_flags.append(flag)
-            pre = locate(replace("flag = False", flag=flag), s)
+            pre = pre + locate(replace("flag = False", flag=flag), s)
             s.body = self.jumps(s.body, gast.Break, flag)
             if isinstance(s, gast.While):
                 s.test = locate(replace_expr("not flag and test", flag=flag, test=s.test), s.test)
