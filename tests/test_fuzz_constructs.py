@@ -108,3 +108,106 @@ def test_walrus_in_lazy_operand_is_located(fn):
     with pytest.raises(UnsupportedSyntaxError) as e:
         astjax.jit(fn)(X)
     assert ":=" in str(e.value) and e.value.loc.line is not None
+
+
+# ---- `break` / `continue` / `return` in a `try`'s handler, `else` or `finally` were
+# left in place (a SyntaxError once the loop body became a function); the analyses now
+# follow a `try`'s paths (the `else` and `finally` blocks had no liveness at all)
+def except_break(x, s):
+    lst = [1, 2]
+    for i in range(4):
+        try:
+            v = lst[i]
+        except IndexError:
+            break
+        x = x * 0.9 + v * 0.1
+    return x
+
+
+def finally_continue(x, s):
+    for i in range(3):
+        try:
+            x = x * 0.9
+        finally:
+            if i == 1:
+                continue
+        x = x + s
+    return x
+
+
+def else_return(x, s):
+    for i in range(3):
+        try:
+            x = x * 0.9
+            if x[0] > s:
+                x = x + 1
+        except ValueError:
+            return x
+        else:
+            if i == 2:
+                return x * 3
+        x = x + s
+    return x
+
+
+def finally_break_staged(x, s):
+    k = 0
+    while k < 3:
+        k += 1
+        try:
+            x = jnp.sin(x)
+        finally:
+            if x[0] > s:
+                break
+    return x * k
+
+
+def finally_reads_branch(x, s):
+    try:
+        if s > 0:
+            v = x * 2
+        else:
+            v = x * 3
+    finally:
+        u = v + 1
+    return u
+
+
+@pytest.mark.parametrize("fn", [except_break, finally_continue, else_return,
+                                finally_break_staged, finally_reads_branch])
+@pytest.mark.parametrize("s", [0.05, -0.05])
+def test_jumps_in_try_blocks(fn, s):
+    with astjax.enable_x64():
+        want = np.asarray(fn(X, s))
+        got = np.asarray(astjax.jit(fn)(X, s))
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+# ---- an exception the user's code raises on a path only a staged test reaches was
+# raised while staging, for every input: caught by `except ValueError:` around the
+# `if`, its handler ran on every input (a silent difference); now a located
+# ConcretizationError (JAX: TracerBoolConversionError at the `if`)
+def raise_in_staged_branch(x, s):
+    try:
+        if x[0] > s:
+            raise ValueError("too big")
+        y = x * 2
+    except ValueError:
+        y = x
+    return y
+
+
+def test_raise_under_staged_test_is_located():
+    with pytest.raises(astjax.errors.ConcretizationError) as e:
+        astjax.jit(raise_in_staged_branch)(X, 0.5)
+    assert "ValueError: too big" in str(e.value) and e.value.loc.line is not None
+
+
+def test_raise_under_static_test_is_python():
+    # a static test: only the taken branch runs, as in Python
+    def f(x):
+        if x.shape[0] > 2:
+            raise ValueError("static")
+        return x
+    with pytest.raises(ValueError, match="static"):
+        astjax.jit(f)(X)

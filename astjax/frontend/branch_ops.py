@@ -20,9 +20,9 @@ import numpy as np
 
 from .. import core, dtypes, tree_util
 from ..core import Tracer
-from ..errors import (AmbiguousTruthValueError, ConcretizationError, JAXTypeError, ShapeError,
-                      AstjaxError, StructureError, UndefinedVariableError, raised_location,
-                      user_location)
+from ..errors import (USER_CODE, AmbiguousTruthValueError, ConcretizationError, JAXTypeError,
+                      ShapeError, AstjaxError, StructureError, UndefinedVariableError,
+                      raised_location, user_location)
 from ..primitives import elementwise as ew
 from ..primitives.cond import bind_cond
 from . import call_tape, object_effects
@@ -261,7 +261,10 @@ def staged_path(fn, what):
     stages although Python runs it only where a staged test allows (`what` names the
     construct). A NameError it raises (a name nothing defines, read on that path)
     becomes a located UndefinedVariableError: Python would raise it only on inputs
-    where the path runs (fuzz seed 1200287)."""
+    where the path runs (fuzz seed 1200287). Any other exception raised by the
+    user's own code there (`raise ValueError(...)`, `lst[5]`) is a located
+    ConcretizationError for the same reason: raised as is, a `try: ... except
+    ValueError:` around the staged `if` would take its handler on every input."""
     def run(*args):
         try:
             return fn(*args)
@@ -278,7 +281,27 @@ def staged_path(fn, what):
                 hint=f"define {f'{name!r}' if name else 'the name'} on every path (assign "
                      f"it before, or as a global), or make the test that guards this line "
                      f"static", loc=loc if loc.file else None) from None
+        except Exception as e:
+            if isinstance(e, AstjaxError) or not _raised_by_user_code(e):
+                raise
+            loc = raised_location(e)
+            raise ConcretizationError(
+                f"`{type(e).__name__}: {e}` is raised here, on a line that runs only where "
+                f"a test that is staged allows ({what}), so it is staged for every input; "
+                f"Python raises it only on inputs where the line runs",
+                hint="raise under a static test (shapes, Python values), or check values "
+                     "when the function runs with checkify (astjax.compat.experimental)",
+                loc=loc if loc.file else None) from e
     return run
+
+
+def _raised_by_user_code(e):
+    """Whether `e` was raised by a frame of converted user code (a `raise` statement, or
+    an operation of Python's on that line), not inside a library or astjax itself."""
+    tb = e.__traceback__
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb.tb_frame.f_code in USER_CODE
 
 
 # ---- lists and dicts a staged branch changes in place: copy, then merge -----------

@@ -45,7 +45,7 @@ def _contains(stmts, kinds, into_loops, expressions=False):
             stack.extend(n.orelse)
             continue
         stack.extend(c for c in gast.iter_child_nodes(n)
-                     if expressions or isinstance(c, gast.stmt))
+                     if expressions or isinstance(c, (gast.stmt, gast.excepthandler)))
     return False
 
 
@@ -76,6 +76,20 @@ def converted_method(node):
         answer = d["ag_converted"] = not _contains(
             node.body, (gast.Yield, gast.YieldFrom), True, expressions=True)
     return answer
+
+
+def _blocks(s):
+    """The (node, field) statement lists of an `if`, `with` or `try` that run in the
+    enclosing block's flow: a jump in any of them -- a `try`'s handlers, `else` and
+    `finally` too -- leaves the same loop or function."""
+    if isinstance(s, gast.If):
+        return [(s, "body"), (s, "orelse")]
+    if isinstance(s, gast.With):
+        return [(s, "body")]
+    if isinstance(s, gast.Try):
+        return [(s, "body")] + [(h, "body") for h in s.handlers] + [
+            (s, "orelse"), (s, "finalbody")]
+    return []
 
 
 def _guard(flag, rest, origin):
@@ -155,11 +169,8 @@ class Canonicalizer:
                 out.extend(locate(replace("flag = True", flag=flag), s))
                 return out
             jumps_here = _contains([s], kind, False)
-            if isinstance(s, gast.If):
-                s.body = self.jumps(s.body, kind, flag)
-                s.orelse = self.jumps(s.orelse, kind, flag)
-            elif isinstance(s, (gast.With, gast.Try)):
-                s.body = self.jumps(s.body, kind, flag)
+            for block in _blocks(s):
+                setattr(block[0], block[1], self.jumps(getattr(block[0], block[1]), kind, flag))
             out.append(s)
             if jumps_here and stmts[i + 1:]:
                 rest = self.jumps(stmts[i + 1:], kind, flag)
@@ -201,7 +212,8 @@ class Canonicalizer:
                     else:
                         s.ag_extra_test = getattr(s, "ag_extra_test", []) + ["ag__do_return"]
             elif isinstance(s, (gast.With, gast.Try)):
-                s.body = self.returns(s.body)
+                for owner, field in _blocks(s):
+                    setattr(owner, field, self.returns(getattr(owner, field)))
             out.append(s)
             if returns_here and stmts[i + 1:]:
                 rest = self.returns(stmts[i + 1:])

@@ -92,10 +92,19 @@ def _stmt(s, d, m):
         _, me = _block(s.orelse, d, m, _NOTHING, carried)
         return _NOTHING, carried | me.keys()
     if isinstance(s, gast.Try):
-        _, mb = _block(s.body, d, m)
+        # a handler or `finally` may start after any statement of the body: what the
+        # body binds is only maybe bound there; `else` runs after the whole body
+        db, mb = _block(s.body, d, m)
+        done = set(db)
         for h in s.handlers:
-            _block(h.body, d, m, _NOTHING, mb.keys())
-        return _NOTHING, mb.keys() | activity.modified(s)
+            name = {h.name.id} if isinstance(h.name, gast.Name) else set()
+            dh, _ = _block(h.body, d, m, name, mb.keys() | name)
+            done &= dh.keys() | name
+        de, _ = _block(s.orelse, d, m, db.keys(), mb.keys())
+        if not s.handlers:
+            done |= de.keys()
+        df, _ = _block(s.finalbody, d, m, _NOTHING, activity.modified(s))
+        return done | df.keys(), activity.modified(s)
     if isinstance(s, gast.With):
         items = activity.modified(s.items)
         db, mb = _block(s.body, d, m, items, items)
