@@ -211,3 +211,34 @@ def test_raise_under_static_test_is_python():
         return x
     with pytest.raises(ValueError, match="static"):
         astjax.jit(f)(X)
+
+
+# ---- fuzz seed 4700035: a `with ... as w:` in a staged branch inside a loop; liveness
+# kept `w` live before the `with` (the body reads it, `as` binds it first), so it was
+# loop state assigned in one branch only: a false UndefinedVariableError
+class _CM:
+    def __init__(self, k):
+        self.k = k
+
+    def __enter__(self):
+        return self.k
+
+    def __exit__(self, *exc):
+        return False
+
+
+def with_as_in_staged_branch(x, s):
+    for i in range(3):
+        if s > 0.5:
+            with _CM(x[0]) as w:
+                s = w
+        x = x + s
+    return x
+
+
+@pytest.mark.parametrize("s", [0.7, 0.2])
+def test_with_as_in_staged_branch(s):
+    with astjax.enable_x64():
+        want = np.asarray(with_as_in_staged_branch(X, s))
+        got = np.asarray(astjax.jit(with_as_in_staged_branch)(X, s))
+    np.testing.assert_allclose(got, want, rtol=1e-12)

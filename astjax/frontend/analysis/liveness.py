@@ -173,7 +173,8 @@ def _stmt(s, live_out):
         after_body = _block(s.orelse, final) if s.orelse else final
         live = _block(s.body, set(after_body) | raised) | raised
     elif isinstance(s, gast.With):
-        live = _block(s.body, live_out) | activity.read(s.items)
+        # `as` binds its targets before the body: not live before the `with`
+        live = (_block(s.body, live_out) - activity.modified(s.items)) | activity.read(s.items)
     else:
         read, mod = activity.names(s)
         if isinstance(s, gast.AugAssign):
