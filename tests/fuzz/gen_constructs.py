@@ -131,9 +131,10 @@ class ConstructsMixin:
                 f".sum(axis=0) * 0.3")])
         if form == "rows":
             t, new = self.target_scalar(env)
+            out = [Line(f"{t} = jnp.tanh(sum(r * {c} for r in {a}) + {self.sc_atom(env)})")]
             if new:
                 env.scalars.append(t)
-            return [Line(f"{t} = jnp.tanh(sum(r * {c} for r in {a}) + {self.sc_atom(env)})")]
+            return out
         if form == "dict":
             d = self.fresh("d")
             return self._new_array(env, lambda v: [
@@ -209,10 +210,11 @@ class ConstructsMixin:
         if form == "index":
             lst, t = self.fresh("lst"), self.fresh("a")
             k = self.rng.randint(0, 3)
+            out = [Line(f"{lst} = [{self.arr_atom(env)}, {self.arr_atom(env)}]"),
+                   Block([["try:", [Line(f"{t} = {lst}[{k}] * 0.5")]],
+                          ["except IndexError:", [Line(f"{t} = {lst}[0] * 0.3")]]])]
             env.arrays.append(t)
-            return [Line(f"{lst} = [{self.arr_atom(env)}, {self.arr_atom(env)}]"),
-                    Block([["try:", [Line(f"{t} = {lst}[{k}] * 0.5")]],
-                           ["except IndexError:", [Line(f"{t} = {lst}[0] * 0.3")]]])]
+            return out
         if form == "loop_jump":
             lst, i = self.fresh("lst"), self.fresh("i")
             v, _ = self.target_array(env, new_ok=False)
@@ -302,7 +304,8 @@ class ConstructsMixin:
         out = [Line(f"{tmp} = {self.arr_expr(env)}"), Line(f"{v} = {v} * 0.5 + {tmp} * 0.5"),
                Line(f"del {tmp}")]
         if v != "x" and self.rng.random() < 0.5:
-            out += [Line(f"del {v}"), Line(f"{v} = {self.arr_expr(env)}")]
+            rest = env.child(arrays=[a for a in env.arrays if a != v])
+            out += [Line(f"del {v}"), Line(f"{v} = {self.arr_expr(rest)}")]
         return out
 
     # ---------------------------------------------------------------- calls
