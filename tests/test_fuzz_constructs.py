@@ -242,3 +242,21 @@ def test_with_as_in_staged_branch(s):
         want = np.asarray(with_as_in_staged_branch(X, s))
         got = np.asarray(astjax.jit(with_as_in_staged_branch)(X, s))
     np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+# ---- fuzz seed 4700070: `if (t := v) > c:` with a staged test, `t` read in the branch;
+# the analyses did not count the test's binding before the branches, so `t` entered
+# them undefined: a false UndefinedVariableError
+def walrus_if(x, s):
+    if (t := jnp.sum(x) * 0.3) > s:
+        t *= 1.2
+        x = x * 0.5 + t * 0.2
+    return x + t
+
+
+@pytest.mark.parametrize("s", [0.1, 0.5])
+def test_walrus_in_staged_if_test(s):
+    with astjax.enable_x64():
+        want = np.asarray(walrus_if(X, s))
+        got = np.asarray(astjax.jit(walrus_if)(X, s))
+    np.testing.assert_allclose(got, want, rtol=1e-12)

@@ -358,16 +358,17 @@ class ControlFlowConverter(astbridge.Transformer):
             out.extend(r if isinstance(r, list) else [r])
         return out
 
-    def _init(self, node, names, dead=()):
+    def _init(self, node, names, dead=(), bound=()):
         """Initial values of state names: the name itself when defined on every
-        path, `ag__.ld(locals(), 'x')` when maybe, `ag__.Undefined('x')` when never
-        (or when `dead`: its value is never read)."""
+        path (or `bound` by the statement's test, evaluated first), `ag__.ld(locals(),
+        'x')` when maybe, `ag__.Undefined('x')` when never (or when `dead`: its value
+        is never read)."""
         definitely, maybe = getattr(node, "ag_defined_in", (frozenset(), frozenset()))
         elts = []
         for n in names:
             if n in dead:
                 elts.append(replace_expr("ag__.Undefined(name)", name=_const(n)))
-            elif n in definitely:
+            elif n in definitely or n in bound:
                 elts.append(gast.Name(id=n, ctx=gast.Load(), annotation=None, type_comment=None))
             elif n in maybe:
                 elts.append(replace_expr("ag__.ld(locals(), name)", name=_const(n)))
@@ -457,9 +458,11 @@ class ControlFlowConverter(astbridge.Transformer):
         # read) is not read for the initial state: it may be a local of an enclosing
         # branch function that Python never binds there (fuzz seed 600041: the early
         # return flag of an inner if/else, inside the `if not ag__do_return:` guard)
-        dead = set(state) - set(node.ag_live_in)
+        # (a name the test binds with `:=` has its value by then)
+        bound = activity.modified(node.test)
+        dead = set(state) - set(node.ag_live_in) - bound
         meta = self._meta(node, state, [node.body, node.orelse])
-        init = self._init(node, state, dead)
+        init = self._init(node, state, dead, bound)
         jumps = self._jumps(node, state)
         node.test = self.visit(node.test)
         body = self.visit_block(node.body)
@@ -467,7 +470,7 @@ class ControlFlowConverter(astbridge.Transformer):
         t, f = self.fresh("true"), self.fresh("false")
         defs = [self._def(t, params, body, state, node), self._def(f, params, orelse, state, node)]
         if params != state:
-            init = self._init(node, params, dead)
+            init = self._init(node, params, dead, bound)
         jumps = gast.Tuple(elts=[gast.Tuple(elts=[_const(f), str_tuple(ns)], ctx=gast.Load())
                                  for f, ns in jumps], ctx=gast.Load()) if jumps else None
         effect = _per_trip_effect(node.body + node.orelse, self.globals[-1], self.locals[-1])

@@ -130,7 +130,9 @@ def _stmt(s, live_out):
         guard = getattr(s, "ag_guard", None)
         s.ag_jump_live = {f: frozenset(_target(f, live_out)) for f in flags | {guard} - {None}}
         orelse = _block(s.orelse, s.ag_jump_live[guard] if guard else live_out)
-        live = activity.read(s.test) | _block(s.body, live_out) | orelse
+        # a name the test binds (`if (t := v) > 0:`) is bound before either branch
+        live = activity.read(s.test) | ((_block(s.body, live_out) | orelse)
+                                        - activity.modified(s.test))
     elif isinstance(s, gast.While):
         test = activity.read(s.test)
         after = _block(s.orelse, live_out) | set(live_out)

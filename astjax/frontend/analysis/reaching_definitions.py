@@ -77,11 +77,12 @@ def _block(stmts, d, m, d_extra=_NOTHING, m_extra=_NOTHING):
 def _stmt(s, d, m):
     """-> (names `s` binds on every path, names it binds on some path)."""
     if isinstance(s, gast.If):
-        d1, m1 = _block(s.body, d, m)
-        d2, m2 = _block(s.orelse, d, m)
+        test = activity.modified(s.test)   # `if (t := v) > 0:` binds t before either branch
+        d1, m1 = _block(s.body, d, m, test, test)
+        d2, m2 = _block(s.orelse, d, m, test, test)
         if getattr(s, "ag_guard", None):
-            return d1, m1.keys() | m2.keys()
-        return d1.keys() & d2.keys(), m1.keys() | m2.keys()
+            return d1.keys() | test, m1.keys() | m2.keys() | test
+        return (d1.keys() & d2.keys()) | test, m1.keys() | m2.keys() | test
     if isinstance(s, (gast.While, gast.For)):
         extra = activity.modified(s.target) if isinstance(s, gast.For) else set()
         # a later trip sees what any trip bound: the body's maybe-set, filled in once
