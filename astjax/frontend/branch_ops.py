@@ -14,13 +14,15 @@ Loops are in `loop_ops`.
 """
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from .. import core, dtypes, tree_util
 from ..core import Tracer
-from ..errors import (AmbiguousTruthValueError, ConcretizationError, JAXTypeError, ShapeError,
-                      AstjaxError, StructureError, UndefinedVariableError, raised_location,
-                      user_location)
+from ..errors import (USER_CODE, AmbiguousTruthValueError, ConcretizationError, JAXTypeError,
+                      ShapeError, AstjaxError, StructureError, UndefinedVariableError,
+                      raised_location, user_location)
 from ..primitives import elementwise as ew
 from ..primitives.cond import bind_cond
 from . import call_tape, object_effects
@@ -130,6 +132,29 @@ def or_(a_fn, b_fn):
     return _staged_bool_op(a, staged_path(b_fn, "the right operand of an `or`")(), "or")
 
 
+def now(a):
+    """The thunk of an operand already evaluated (the first operand of `and` / `or`
+    when it binds a name with `:=`: evaluated where the name lives)."""
+    return lambda: a
+
+
+_COMPARE = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
+            "==": operator.eq, "!=": operator.ne, "is": operator.is_,
+            "is not": operator.is_not, "in": lambda a, b: a in b,
+            "not in": lambda a, b: a not in b}
+
+
+def compare_chain(left, right, ops, rest):
+    """`left op0 right op1 c1 ...` (`rest`: thunks of c1, ...): every operand evaluated
+    once, and a later one only when the chain so far is true, as Python does; the
+    links are joined by `and_` (so a staged link gives a staged truth value)."""
+    value = _COMPARE[ops[0]](left, right)
+    if not rest:
+        return value
+    return and_(lambda: value,
+                lambda: compare_chain(right, rest[0](), ops[1:], rest[1:]))
+
+
 def _staged_bool_op(a, b, op):
     """`where(a, b, a)` (and) / `where(a, a, b)` (or) after promotion: both operands
     0-d values (Python's result has the shape of whichever it picks)."""
@@ -236,7 +261,10 @@ def staged_path(fn, what):
     stages although Python runs it only where a staged test allows (`what` names the
     construct). A NameError it raises (a name nothing defines, read on that path)
     becomes a located UndefinedVariableError: Python would raise it only on inputs
-    where the path runs (fuzz seed 1200287)."""
+    where the path runs (fuzz seed 1200287). Any other exception raised by the
+    user's own code there (`raise ValueError(...)`, `lst[5]`) is a located
+    ConcretizationError for the same reason: raised as is, a `try: ... except
+    ValueError:` around the staged `if` would take its handler on every input."""
     def run(*args):
         try:
             return fn(*args)
@@ -253,7 +281,27 @@ def staged_path(fn, what):
                 hint=f"define {f'{name!r}' if name else 'the name'} on every path (assign "
                      f"it before, or as a global), or make the test that guards this line "
                      f"static", loc=loc if loc.file else None) from None
+        except Exception as e:
+            if isinstance(e, AstjaxError) or not _raised_by_user_code(e):
+                raise
+            loc = raised_location(e)
+            raise ConcretizationError(
+                f"`{type(e).__name__}: {e}` is raised here, on a line that runs only where "
+                f"a test that is staged allows ({what}), so it is staged for every input; "
+                f"Python raises it only on inputs where the line runs",
+                hint="raise under a static test (shapes, Python values), or check values "
+                     "when the function runs with checkify (astjax.compat.experimental)",
+                loc=loc if loc.file else None) from e
     return run
+
+
+def _raised_by_user_code(e):
+    """Whether `e` was raised by a frame of converted user code (a `raise` statement, or
+    an operation of Python's on that line), not inside a library or astjax itself."""
+    tb = e.__traceback__
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb.tb_frame.f_code in USER_CODE
 
 
 # ---- lists and dicts a staged branch changes in place: copy, then merge -----------

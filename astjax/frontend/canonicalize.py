@@ -7,7 +7,12 @@ so the staged IR is plain structured control flow that AD can differentiate.
   by an extra test, and one final `return ag__retval`;
 - `break` -> `ag__break_N = True`, rest guarded, loop test extended;
 - `continue` -> `ag__cont_N = True` reset at the top of each iteration, rest guarded;
-- `while/for ... else: E` -> `if not ag__break_N: E` after the loop.
+- `while/for ... else: E` -> `if not ag__break_N: E` after the loop;
+- a `while` whose test binds a name (`while (k := k + 1) < n:`) -> the test is
+  evaluated into `ag__wtest_N` before the loop and again at the end of each trip
+  (after `continue`'s guards, before `break`'s and `return`'s), and the loop tests
+  `ag__wtest_N`: the binding is then loop state like any other assignment (a test
+  function returns only the truth value, so its bindings would be lost).
 For loops record their extra tests in `node.ag_extra_test` (flag names; a `while`
 folds them into its test and records them in `node.ag_exit_flags`), and every
 loop its own break/continue flags in `node.ag_flags`. Each guard `if not flag:` the
@@ -16,6 +21,8 @@ the path that already jumped, which the definedness check of a staged guard reli
 (a name the guarded rest assigns is never read on that path; see `control_flow`).
 """
 from __future__ import annotations
+
+import copy
 
 import gast
 
@@ -38,7 +45,20 @@ def _contains(stmts, kinds, into_loops, expressions=False):
             stack.extend(n.orelse)
             continue
         stack.extend(c for c in gast.iter_child_nodes(n)
-                     if expressions or isinstance(c, gast.stmt))
+                     if expressions or isinstance(c, (gast.stmt, gast.excepthandler)))
+    return False
+
+
+def binds(expr):
+    """Whether an expression binds a name in the enclosing scope (`:=`, also inside a
+    comprehension, but not inside a lambda)."""
+    stack = [expr]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, gast.NamedExpr):
+            return True
+        if not isinstance(n, gast.Lambda):
+            stack.extend(gast.iter_child_nodes(n))
     return False
 
 
@@ -56,6 +76,20 @@ def converted_method(node):
         answer = d["ag_converted"] = not _contains(
             node.body, (gast.Yield, gast.YieldFrom), True, expressions=True)
     return answer
+
+
+def _blocks(s):
+    """The (node, field) statement lists of an `if`, `with` or `try` that run in the
+    enclosing block's flow: a jump in any of them -- a `try`'s handlers, `else` and
+    `finally` too -- leaves the same loop or function."""
+    if isinstance(s, gast.If):
+        return [(s, "body"), (s, "orelse")]
+    if isinstance(s, gast.With):
+        return [(s, "body")]
+    if isinstance(s, gast.Try):
+        return [(s, "body")] + [(h, "body") for h in s.handlers] + [
+            (s, "orelse"), (s, "finalbody")]
+    return []
 
 
 def _guard(flag, rest, origin):
@@ -103,11 +137,17 @@ class Canonicalizer:
             s.ag_flags.append(flag)
             s.body = locate(replace("flag = False", flag=flag), s) + self.jumps(
                 s.body, gast.Continue, flag)
+        if isinstance(s, gast.While) and binds(s.test):
+            test = self.fresh("wtest")
+            pre = locate(replace("t = test", t=test, test=s.test), s.test)
+            again = locate(replace("t = test", t=test, test=copy.deepcopy(s.test)), s.test)
+            s.body = s.body + again
+            s.test = locate(replace_expr("t", t=test), s.test)
         has_break = _contains(s.body, gast.Break, False)
         if has_break:
             flag = self.fresh("break")
             s.ag_flags.append(flag)
-            pre = locate(replace("flag = False", flag=flag), s)
+            pre = pre + locate(replace("flag = False", flag=flag), s)
             s.body = self.jumps(s.body, gast.Break, flag)
             if isinstance(s, gast.While):
                 s.test = locate(replace_expr("not flag and test", flag=flag, test=s.test), s.test)
@@ -129,11 +169,8 @@ class Canonicalizer:
                 out.extend(locate(replace("flag = True", flag=flag), s))
                 return out
             jumps_here = _contains([s], kind, False)
-            if isinstance(s, gast.If):
-                s.body = self.jumps(s.body, kind, flag)
-                s.orelse = self.jumps(s.orelse, kind, flag)
-            elif isinstance(s, (gast.With, gast.Try)):
-                s.body = self.jumps(s.body, kind, flag)
+            for block in _blocks(s):
+                setattr(block[0], block[1], self.jumps(getattr(block[0], block[1]), kind, flag))
             out.append(s)
             if jumps_here and stmts[i + 1:]:
                 rest = self.jumps(stmts[i + 1:], kind, flag)
@@ -175,7 +212,8 @@ class Canonicalizer:
                     else:
                         s.ag_extra_test = getattr(s, "ag_extra_test", []) + ["ag__do_return"]
             elif isinstance(s, (gast.With, gast.Try)):
-                s.body = self.returns(s.body)
+                for owner, field in _blocks(s):
+                    setattr(owner, field, self.returns(getattr(owner, field)))
             out.append(s)
             if returns_here and stmts[i + 1:]:
                 rest = self.returns(stmts[i + 1:])

@@ -22,10 +22,11 @@ import bisect
 
 import gast
 
+from ..errors import SourceInfo, UnsupportedSyntaxError
 from ..util import Namer
 from . import astbridge
 from .analysis import activity, liveness, reaching_definitions
-from .canonicalize import canonicalize, converted_method  # noqa: F401  (re-exported for
+from .canonicalize import binds, canonicalize, converted_method  # noqa: F401  (re-exported for
 #                                                                        the converter)
 from .templates import locate, name_tuple, replace, replace_expr, str_tuple
 
@@ -243,6 +244,11 @@ def expressions_only(node) -> bool:
             and not declared_globals(node))
 
 
+_OPS = {gast.Lt: "<", gast.LtE: "<=", gast.Gt: ">", gast.GtE: ">=", gast.Eq: "==",
+        gast.NotEq: "!=", gast.Is: "is", gast.IsNot: "is not", gast.In: "in",
+        gast.NotIn: "not in"}
+
+
 class ControlFlowConverter(astbridge.Transformer):
     def __init__(self, filename):
         self.filename = filename
@@ -352,16 +358,17 @@ class ControlFlowConverter(astbridge.Transformer):
             out.extend(r if isinstance(r, list) else [r])
         return out
 
-    def _init(self, node, names, dead=()):
+    def _init(self, node, names, dead=(), bound=()):
         """Initial values of state names: the name itself when defined on every
-        path, `ag__.ld(locals(), 'x')` when maybe, `ag__.Undefined('x')` when never
-        (or when `dead`: its value is never read)."""
+        path (or `bound` by the statement's test, evaluated first), `ag__.ld(locals(),
+        'x')` when maybe, `ag__.Undefined('x')` when never (or when `dead`: its value
+        is never read)."""
         definitely, maybe = getattr(node, "ag_defined_in", (frozenset(), frozenset()))
         elts = []
         for n in names:
             if n in dead:
                 elts.append(replace_expr("ag__.Undefined(name)", name=_const(n)))
-            elif n in definitely:
+            elif n in definitely or n in bound:
                 elts.append(gast.Name(id=n, ctx=gast.Load(), annotation=None, type_comment=None))
             elif n in maybe:
                 elts.append(replace_expr("ag__.ld(locals(), name)", name=_const(n)))
@@ -451,9 +458,11 @@ class ControlFlowConverter(astbridge.Transformer):
         # read) is not read for the initial state: it may be a local of an enclosing
         # branch function that Python never binds there (fuzz seed 600041: the early
         # return flag of an inner if/else, inside the `if not ag__do_return:` guard)
-        dead = set(state) - set(node.ag_live_in)
+        # (a name the test binds with `:=` has its value by then)
+        bound = activity.modified(node.test)
+        dead = set(state) - set(node.ag_live_in) - bound
         meta = self._meta(node, state, [node.body, node.orelse])
-        init = self._init(node, state, dead)
+        init = self._init(node, state, dead, bound)
         jumps = self._jumps(node, state)
         node.test = self.visit(node.test)
         body = self.visit_block(node.body)
@@ -461,7 +470,7 @@ class ControlFlowConverter(astbridge.Transformer):
         t, f = self.fresh("true"), self.fresh("false")
         defs = [self._def(t, params, body, state, node), self._def(f, params, orelse, state, node)]
         if params != state:
-            init = self._init(node, params, dead)
+            init = self._init(node, params, dead, bound)
         jumps = gast.Tuple(elts=[gast.Tuple(elts=[_const(f), str_tuple(ns)], ctx=gast.Load())
                                  for f, ns in jumps], ctx=gast.Load()) if jumps else None
         effect = _per_trip_effect(node.body + node.orelse, self.globals[-1], self.locals[-1])
@@ -610,17 +619,37 @@ class ControlFlowConverter(astbridge.Transformer):
         return list(params.items())
 
     # ---- expressions -------------------------------------------------------------
+    def _thunk(self, node, what):
+        """An operand Python evaluates only sometimes becomes a thunk (`lambda: b`),
+        where a `:=` would bind the thunk's own local: a located error instead."""
+        if binds(node):
+            raise UnsupportedSyntaxError(
+                f"`:=` in {what} is not supported in a staged function: it is evaluated "
+                f"only when Python would, inside a function of its own, so the name "
+                f"would not be bound here", "assign the name in a statement before",
+                loc=SourceInfo(self.filename, node.lineno, node.col_offset,
+                               node.end_col_offset))
+        return node
+
     def visit_IfExp(self, node):
         self.generic_visit(node)
+        body = self._thunk(node.body, "a branch of `x if c else y`")
+        orelse = self._thunk(node.orelse, "a branch of `x if c else y`")
         return locate(replace_expr("ag__.if_exp(test, lambda: body, lambda: orelse)",
-                                   test=node.test, body=node.body, orelse=node.orelse), node)
+                                   test=node.test, body=body, orelse=orelse), node)
 
     def visit_BoolOp(self, node):
         self.generic_visit(node)
         fn = "ag__.and_" if isinstance(node.op, gast.And) else "ag__.or_"
         values = node.values
-        result = values[-1]
-        for v in reversed(values[:-1]):
+        result = self._thunk(values[-1], "the right operand of `and` / `or`")
+        for k in range(len(values) - 2, -1, -1):
+            v = values[k]
+            if k == 0 and binds(v):
+                # the first operand always runs: evaluated here, where `:=` binds
+                result = replace_expr(f"{fn}(ag__.now(a), lambda: b)", a=v, b=result)
+                continue
+            v = self._thunk(v, "the right operand of `and` / `or`")
             result = replace_expr(f"{fn}(lambda: a, lambda: b)", a=v, b=result)
         return locate(result, node)
 
@@ -631,18 +660,19 @@ class ControlFlowConverter(astbridge.Transformer):
         return node
 
     def visit_Compare(self, node):
+        # `a < b < c` -> `ag__.compare_chain(a, b, ('<', '<'), (lambda: c,))`: each
+        # operand evaluated once, a later one only when the chain is not yet false
         self.generic_visit(node)
         if len(node.ops) == 1:
             return node
-        parts = []
-        left = node.left
-        for op, right in zip(node.ops, node.comparators):
-            parts.append(gast.Compare(left=left, ops=[op], comparators=[right]))
-            left = right
-        result = parts[-1]
-        for p in reversed(parts[:-1]):
-            result = replace_expr("ag__.and_(lambda: a, lambda: b)", a=p, b=result)
-        return locate(result, node)
+        ops = gast.Tuple(elts=[gast.Constant(value=_OPS[type(op)], kind=None) for op in node.ops],
+                         ctx=gast.Load())
+        rest = [replace_expr("lambda: c", c=self._thunk(c, "a chained comparison's third or "
+                                                           "later operand"))
+                for c in node.comparators[1:]]
+        return locate(replace_expr("ag__.compare_chain(a, b, ops, rest)", a=node.left,
+                                   b=node.comparators[0], ops=ops,
+                                   rest=gast.Tuple(elts=rest, ctx=gast.Load())), node)
 
     def visit_Lambda(self, node):
         activity.forget(node)

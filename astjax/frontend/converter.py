@@ -71,8 +71,9 @@ def _local_names(fn_node, lambdas_to_come=False) -> set:
     """Names bound in the function's own scope (parameters and assignments).
     `lambdas_to_come`: the control-flow rewrites of expressions may not have run yet
     (`_OneWalk`); the parts of an expression they put into a lambda are skipped as the
-    lambda would be: a conditional expression's branches, a boolean operator's values,
-    a chained comparison's operands."""
+    lambda would be: a conditional expression's branches, a boolean operator's values
+    but a first one that binds a name (`:=`), a chained comparison's operands after
+    its first two (`control_flow`'s rules)."""
     out = set()
     args = fn_node.args
     for a in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]:
@@ -92,7 +93,12 @@ def _local_names(fn_node, lambdas_to_come=False) -> set:
             if isinstance(n, gast.IfExp):
                 stack.append(n.test)
                 continue
-            if isinstance(n, gast.BoolOp) or (isinstance(n, gast.Compare) and len(n.ops) > 1):
+            if isinstance(n, gast.BoolOp):
+                if control_flow.binds(n.values[0]):
+                    stack.append(n.values[0])
+                continue
+            if isinstance(n, gast.Compare) and len(n.ops) > 1:
+                stack += [n.left, n.comparators[0]]
                 continue
         stack.extend(astbridge.child_nodes(n))
     return out

@@ -7,7 +7,7 @@ converter emits as `ag__.<name>`, defined here or imported explicitly.
   `global`: `global_store`, `global_with`, `augmented` (below);
 - state values: `Undefined`, `UndefinedReturnValue`, `ld` (`branch_ops`);
 - branches and boolean operators: `if_stmt`, `if_exp`, `and_`, `or_`, `not_`,
-  `any_flag` (`branch_ops`);
+  `any_flag`, `now`, `compare_chain` (`branch_ops`);
 - loops: `while_stmt`, `for_stmt`, `range_`, `iter_`, `unrolled_`, `scan_read`
   (`loop_ops`).
 
@@ -29,14 +29,15 @@ from ..errors import (USER_CODE, AmbiguousTruthValueError, AstjaxError, Concreti
                       located_builtin_error, user_location, warn_at)
 from . import call_tape, converter, object_effects, sourceless
 from .array_ops import maximum, minimum
-from .branch_ops import (Undefined, UndefinedReturnValue, and_, any_flag, if_exp, if_stmt, ld,
-                         not_, or_)
+from .branch_ops import (Undefined, UndefinedReturnValue, and_, any_flag, compare_chain,
+                         if_exp, if_stmt, ld, not_, now, or_)
 from .loop_ops import for_stmt, iter_, range_, scan_read, unrolled_, while_stmt
 
 __all__ = ["call", "name", "names", "mutation", "store_into", "global_store", "global_with",
            "augmented", "per_trip_effect",
            "Undefined", "UndefinedReturnValue", "ld",
            "if_stmt", "if_exp", "and_", "or_", "not_", "any_flag",
+           "now", "compare_chain",
            "while_stmt", "for_stmt", "range_", "iter_", "unrolled_", "scan_read"]
 
 _SKIP_MODULES = sourceless.SKIP_MODULES

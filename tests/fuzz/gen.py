@@ -18,6 +18,10 @@ from __future__ import annotations
 
 import random
 
+from .gen_constructs import CONSTRUCTS, ConstructsMixin
+from .gen_constructs import PRELUDE as CONSTRUCTS_PRELUDE
+from .nodes import Block, Line
+
 FEATURES = (
     "assign", "augassign", "at", "if_staged", "if_static", "elif", "boolop", "ifexp",
     "for_range", "for_range_dyn", "for_range_neg", "for_range_zero", "for_array",
@@ -25,7 +29,7 @@ FEATURES = (
     "loop_else", "append_stack", "lambda", "closure_def", "helper", "nonlocal",
     "tuple_assign", "where", "pytree_arg", "assign_in_branches", "python_index", "global",
     "global_forms", "pystate", "pystate_staged", "pystate_hidden",
-)
+) + CONSTRUCTS
 # off unless asked for (`run.py --enable NAME`): shapes of a known open bug (none now:
 # R17's `python_index`, a loop index used as a Python dict key, is fixed), and
 # constructs added after the documented seed ranges were run, so that those ranges
@@ -42,25 +46,13 @@ FEATURES = (
 # object keeping a counter where the watch must look for it -- `__slots__`, a C type's
 # layout (a `deque` subclass) -- scaling the trip's staged value; and an optax-like
 # optimizer whose `update` is a function kept in a NamedTuple: not a change, the loop
-# stays a scan)
-DEFAULT_OFF = ("global", "global_forms", "pystate", "pystate_staged", "pystate_hidden")
-
-
-class Line:
-    """A simple statement; `ref` is its reference form when it differs."""
-
-    def __init__(self, jax, ref=None):
-        self.jax, self.ref = jax, ref
-
-    def text(self, mode):
-        return self.ref if (mode == "ref" and self.ref is not None) else self.jax
-
-
-class Block:
-    """A compound statement: parts = [[header, body], ...] (if/elif/else, for/else)."""
-
-    def __init__(self, parts):
-        self.parts = parts
+# stays a scan), and the constructs of `gen_constructs` (`CONSTRUCTS`: comprehensions,
+# nested loops with inner jumps, try / with, star-unpacking, dynamic slices, assert /
+# del, keyword-only helpers, lax bodies in Python, a pytree class's methods, static
+# recursion, `:=` in loop tests, containers' isinstance / len, augmented subscripts),
+# each its own switch
+DEFAULT_OFF = ("global", "global_forms", "pystate", "pystate_staged",
+               "pystate_hidden") + CONSTRUCTS
 
 
 def render_body(body, mode, indent):
@@ -127,6 +119,7 @@ class Program:
     uses_pystate = False  # the `pystate` feature: `random`, `itertools`, module-level `ACC`
     uses_pystate_staged = False   # `pystate_staged`: module-level `SINK`, `halves`
     uses_pystate_hidden = False   # `pystate_hidden`: `Slotted`, `Counted`, `OPT`
+    uses_constructs = False   # a `CONSTRUCTS` feature: `lax`, `CM`, `Pair`, `rec`, `kw`, ...
 
     def __init__(self, seed, body, ptype):
         self.seed, self.body, self.ptype = seed, body, ptype
@@ -136,7 +129,8 @@ class Program:
         common = COMMON + (f"GS = {GLOBAL_VALUE}\n\n" if self.uses_global else "") + (
             PYSTATE if self.uses_pystate else "") + (
             PYSTATE_STAGED if self.uses_pystate_staged else "") + (
-            PYSTATE_HIDDEN if self.uses_pystate_hidden else "")
+            PYSTATE_HIDDEN if self.uses_pystate_hidden else "") + (
+            CONSTRUCTS_PRELUDE[mode] if self.uses_constructs else "")
         return PRELUDE[mode] + common + "\n".join(lines) + TAIL
 
     def nodes(self):
@@ -170,7 +164,7 @@ class Env:
         return e
 
 
-class Generator:
+class Generator(ConstructsMixin):
     def __init__(self, seed, disabled=(), max_depth=3, max_stmts=5, enabled=()):
         self.rng = random.Random(seed)
         self.seed = seed
@@ -290,10 +284,13 @@ class Generator:
             kinds += ["if_staged", "if_staged", "if_static", "for_range", "for_range",
                       "for_array", "enumerate", "zip", "for_const", "while",
                       "append_stack", "lambda", "closure_def", "nonlocal",
-                      "assign_in_branches", "python_index", "global", "pystate"]
+                      "assign_in_branches", "python_index", "global", "pystate",
+                      "nested_loops", "try_stmt", "with_stmt", "lax_bodies", "walrus",
+                      "containers", "aug_subscript", "dyn_slice", "class_methods"]
         if env.loop:
             kinds += ["break", "continue"]
-        kinds += ["return"]
+        kinds += ["return", "comprehension", "star_unpack", "assert_del", "helper_kwonly",
+                  "recursion"]
         kinds = [k for k in kinds if self.on.get(k.replace("assign_s", "assign"), True)]
         k = self.rng.choice(kinds)
         return getattr(self, "s_" + k)(env, depth)
@@ -661,4 +658,5 @@ def generate(seed, disabled=(), enabled=()):
     prog.uses_pystate = getattr(g, "uses_pystate", False)
     prog.uses_pystate_staged = getattr(g, "uses_pystate_staged", False)
     prog.uses_pystate_hidden = getattr(g, "uses_pystate_hidden", False)
+    prog.uses_constructs = getattr(g, "uses_constructs", False)
     return prog

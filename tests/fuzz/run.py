@@ -17,7 +17,16 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
 from fuzz.checks import CHECKS, run_program  # noqa: E402
 from fuzz.gen import generate  # noqa: E402
+from fuzz.gen_constructs import CONSTRUCTS  # noqa: E402
 from fuzz.reduce import reduce  # noqa: E402
+
+
+def expand(names):
+    """`--enable`'s list: `constructs` stands for every `gen_constructs` feature."""
+    out = []
+    for d in names.split(","):
+        out += list(CONSTRUCTS) if d == "constructs" else [d] if d else []
+    return tuple(out)
 
 
 def fuzz(seeds, checks=CHECKS, disabled=(), do_reduce=False, log=None, enabled=()):
@@ -79,7 +88,8 @@ def main(argv=None):
     ap.add_argument("--seeds", default="0:50")
     ap.add_argument("--checks", default=",".join(CHECKS))
     ap.add_argument("--disable", default="")
-    ap.add_argument("--enable", default="", help="features off by default (gen.DEFAULT_OFF)")
+    ap.add_argument("--enable", default="", help="features off by default (gen.DEFAULT_OFF; "
+                    "`constructs`: all of gen_constructs.CONSTRUCTS)")
     ap.add_argument("--reduce", action="store_true")
     ap.add_argument("--out", default=None)
     ap.add_argument("-v", action="store_true")
@@ -88,7 +98,7 @@ def main(argv=None):
     checks = tuple(c for c in a.checks.split(",") if c)
     disabled = tuple(d for d in a.disable.split(",") if d)
     t0 = time.time()
-    enabled = tuple(d for d in a.enable.split(",") if d)
+    enabled = expand(a.enable)
     res = fuzz(range(lo, hi), checks, disabled, a.reduce,
                log=(lambda m: print(m, flush=True)) if a.v else None, enabled=enabled)
     text = summary(range(lo, hi), checks, *res, time.time() - t0, disabled, enabled)

@@ -130,7 +130,9 @@ def _stmt(s, live_out):
         guard = getattr(s, "ag_guard", None)
         s.ag_jump_live = {f: frozenset(_target(f, live_out)) for f in flags | {guard} - {None}}
         orelse = _block(s.orelse, s.ag_jump_live[guard] if guard else live_out)
-        live = activity.read(s.test) | _block(s.body, live_out) | orelse
+        # a name the test binds (`if (t := v) > 0:`) is bound before either branch
+        live = activity.read(s.test) | ((_block(s.body, live_out) | orelse)
+                                        - activity.modified(s.test))
     elif isinstance(s, gast.While):
         test = activity.read(s.test)
         after = _block(s.orelse, live_out) | set(live_out)
@@ -160,12 +162,21 @@ def _stmt(s, live_out):
         read, _ = activity.names(s)
         live = (set(live_out) - {s.name}) | read
     elif isinstance(s, gast.Try):
-        live = _block(s.body, live_out) | set(live_out)
+        # `finally` runs after every path; a handler (or, unhandled, `finally`) may
+        # start after any statement of the body, so what they read is live all
+        # through the body; `else` follows the body
+        final = _block(s.finalbody, live_out) if s.finalbody else set(live_out)
+        raised = set(final)
         for h in s.handlers:
-            live |= _block(h.body, live_out)
-        live |= _block(s.finalbody, live_out)
+            name = {h.name.id} if isinstance(h.name, gast.Name) else set()
+            raised |= _block(h.body, final) - name
+            if h.type is not None:
+                raised |= activity.read(h.type)
+        after_body = _block(s.orelse, final) if s.orelse else final
+        live = _block(s.body, set(after_body) | raised) | raised
     elif isinstance(s, gast.With):
-        live = _block(s.body, live_out) | activity.read(s.items)
+        # `as` binds its targets before the body: not live before the `with`
+        live = (_block(s.body, live_out) - activity.modified(s.items)) | activity.read(s.items)
     else:
         read, mod = activity.names(s)
         if isinstance(s, gast.AugAssign):

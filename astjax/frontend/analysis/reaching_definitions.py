@@ -77,11 +77,12 @@ def _block(stmts, d, m, d_extra=_NOTHING, m_extra=_NOTHING):
 def _stmt(s, d, m):
     """-> (names `s` binds on every path, names it binds on some path)."""
     if isinstance(s, gast.If):
-        d1, m1 = _block(s.body, d, m)
-        d2, m2 = _block(s.orelse, d, m)
+        test = activity.modified(s.test)   # `if (t := v) > 0:` binds t before either branch
+        d1, m1 = _block(s.body, d, m, test, test)
+        d2, m2 = _block(s.orelse, d, m, test, test)
         if getattr(s, "ag_guard", None):
-            return d1, m1.keys() | m2.keys()
-        return d1.keys() & d2.keys(), m1.keys() | m2.keys()
+            return d1.keys() | test, m1.keys() | m2.keys() | test
+        return (d1.keys() & d2.keys()) | test, m1.keys() | m2.keys() | test
     if isinstance(s, (gast.While, gast.For)):
         extra = activity.modified(s.target) if isinstance(s, gast.For) else set()
         # a later trip sees what any trip bound: the body's maybe-set, filled in once
@@ -92,10 +93,19 @@ def _stmt(s, d, m):
         _, me = _block(s.orelse, d, m, _NOTHING, carried)
         return _NOTHING, carried | me.keys()
     if isinstance(s, gast.Try):
-        _, mb = _block(s.body, d, m)
+        # a handler or `finally` may start after any statement of the body: what the
+        # body binds is only maybe bound there; `else` runs after the whole body
+        db, mb = _block(s.body, d, m)
+        done = set(db)
         for h in s.handlers:
-            _block(h.body, d, m, _NOTHING, mb.keys())
-        return _NOTHING, mb.keys() | activity.modified(s)
+            name = {h.name.id} if isinstance(h.name, gast.Name) else set()
+            dh, _ = _block(h.body, d, m, name, mb.keys() | name)
+            done &= dh.keys() | name
+        de, _ = _block(s.orelse, d, m, db.keys(), mb.keys())
+        if not s.handlers:
+            done |= de.keys()
+        df, _ = _block(s.finalbody, d, m, _NOTHING, activity.modified(s))
+        return done | df.keys(), activity.modified(s)
     if isinstance(s, gast.With):
         items = activity.modified(s.items)
         db, mb = _block(s.body, d, m, items, items)
