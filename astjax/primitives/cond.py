@@ -309,6 +309,14 @@ def _cond_batch(tx, args, dims, *, branches, branches_platforms=None):
             r = _first_lane(takes, size)
             safe = [x if d is not_mapped else _safe_operand(x, takes, r)
                     for x, d in zip(ops_front, front_dims)]
+        elif effects:
+            # JAX's operands for a branch with effects: each lane's own value, the lanes
+            # not taking the branch through stop_gradient -- values of their own, so the
+            # branches' callbacks are not merged into one program order
+            safe = [x if d is not_mapped else _select_n(
+                takes if core.get_aval(x).ndim == 1 else lax.broadcast_in_dim(
+                    takes, core.get_aval(x).shape, (0,)), lax.stop_gradient(x), x)
+                for x, d in zip(ops_front, front_dims)]
         else:  # an empty batch: no lane to read instead
             safe = list(ops_front)
         body, consts, _ = tx.batch_subjaxpr(br, front_dims, size, name,
