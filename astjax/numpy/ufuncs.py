@@ -474,6 +474,10 @@ def around(a, decimals=0, out=None):
     a = asarray_operand(a)
     dt = core.get_aval(a).dtype
     if dtypes.is_int(dt):
+        if decimals < 0:   # JAX's NotImplementedError
+            raise NotImplementedInAstjaxError(
+                "integer np.round not implemented for decimals < 0",
+                hint="round a float copy: jnp.round(x.astype(float), decimals).astype(x.dtype)")
         return result(a)
     if dt == np.bool_:  # JAX's error (from finfo(bool))
         raise ArgumentValueError(f"data type {dt.type} not inexact",

@@ -745,14 +745,25 @@ bitcast_convert_type_p = core.new_primitive("bitcast_convert_type")
 
 
 def _bitcast_ae(x, *, new_dtype):
+    # JAX's checks and their order: the shape (a ValueError), then bool / complex
+    # (a TypeError unless both dtypes are the same)
     a, b = np.dtype(x.dtype).itemsize, np.dtype(new_dtype).itemsize
     if a == b:
-        return ShapedArray(x.shape, new_dtype)
-    if a > b:
-        return ShapedArray(x.shape + (a // b,), new_dtype)
-    if x.shape[-1:] != (b // a,):
-        raise ShapeError(f"bitcast from {x.dtype} to {new_dtype} needs a last axis of {b // a}")
-    return ShapedArray(x.shape[:-1], new_dtype)
+        shape = x.shape
+    elif a > b:
+        shape = x.shape + (a // b,)
+    elif (x.shape[-1] if x.shape else 1) * a != b:
+        raise ShapeValueError(f"bitcast from {x.dtype} to {new_dtype} of shape {x.shape} needs "
+                              f"a last axis of {b // a}")
+    else:
+        shape = x.shape[:-1]
+    odd = [d for d in (x.dtype, new_dtype)
+           if d == np.bool_ or dtypes.issubdtype(d, np.complexfloating)]
+    if odd and np.dtype(x.dtype) != np.dtype(new_dtype):
+        raise DTypeError(f"lax.bitcast_convert_type does not support bool or complex values "
+                         f"unless both dtypes match; got {x.dtype} to {new_dtype}",
+                         hint="use x.view(dtype) instead")
+    return ShapedArray(shape, new_dtype)
 
 
 def _bitcast_impl(x, *, new_dtype):

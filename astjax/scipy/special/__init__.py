@@ -407,6 +407,14 @@ def _inexact_arg(name, x):
     return promote_args_inexact(name, asarray_operand(x))[0]
 
 
+def _refuse_bool(name, x):
+    """JAX's TypeError for a bool softmax input (its `x - max(x)` is a bool subtraction;
+    checked after the axis, as JAX's order)."""
+    if core.get_aval(asarray_operand(x)).dtype == np.bool_:
+        raise DTypeError(f"{name}: sub does not accept dtype bool (x - max(x))",
+                         hint="convert x to a float dtype first: x.astype(jnp.float32)")
+
+
 def _axes(x, axis):
     return canonicalize_axes(axis, core.get_aval(x).ndim)
 
@@ -428,8 +436,9 @@ def _softmax(x, axis=-1, where=None, initial=None):
         >>> astjax.nn.softmax(jnp.array([1.0, 2.0, 3.0]))
         Array([0.09003057, 0.24472848, 0.66524094], dtype=float32)
     """
-    x = _inexact_arg("softmax", x)
+    x0, x = x, _inexact_arg("softmax", x)
     axes = _axes(x, axis)
+    _refuse_bool("softmax", x0)
     initial = -np.inf if initial is None else initial
     if config.read("jax_softmax_custom_jvp"):   # JAX's newer rule: y * (dx - <y, dx>)
         return _softmax_rule(x, axes, where, initial)
@@ -469,8 +478,9 @@ def _log_softmax(x, axis=-1, where=None, initial=None):
     Returns:
         An array of `x`'s shape.
     """
-    x = _inexact_arg("log_softmax", x)
+    x0, x = x, _inexact_arg("log_softmax", x)
     axes = _axes(x, axis)
+    _refuse_bool("log_softmax", x0)
     xmax = jnp.max(x, axis=axes, keepdims=True, where=where,
                    initial=-np.inf if initial is None else initial)
     x_safe = x if where is None else _uf.where(where, x, -np.inf)
