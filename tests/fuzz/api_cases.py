@@ -101,6 +101,20 @@ def cases():
                              mode=mode, x64=True))
         out.append(_call("int-decimals", "jnp.round", [arr([1, -1, 250], "int32")],
                          {"decimals": -2}, mode=mode))
+    # seeds 30703, 30783, 30990 (fixed after the run of 30400:31100)
+    for mode in ("eager", "vmap"):
+        out.append(_call("unary-preferred", "jnp.einsum",
+                         ["ij->", arr(np.ones((2, 2, 3)), "int64")],
+                         {"preferred_element_type": {"d": "float64"}}, mode=mode, x64=True))
+    out.append(_call("unary-preferred", "jnp.einsum", ["ij->i", arr(np.ones((2, 3)), "int32")],
+                     {"preferred_element_type": {"d": "float32"}}, mode="jit"))
+    out.append(_call("complex-q", "special.zeta", [arr([1.5, 2.5], "float32"), py(0.5 - 0.5j)]))
+    for x64 in (False, True):
+        out.append(_call("f32-start", "jnp.linspace",
+                         [{"np": "float32", "hex": np.float32(0.5).tobytes().hex()}, -3.0],
+                         {"num": 3}, mode="jit", x64=x64))
+        out.append(_call("int-start", "jnp.linspace", [arr(2, "int64"), 7.0], {"num": 4},
+                         x64=x64))
     for i, c in enumerate(out):   # unique replay names
         c["seed"] = f"case{i}-{c['seed']}"
     return out
