@@ -115,6 +115,12 @@ def cases():
                          {"num": 3}, mode="jit", x64=x64))
         out.append(_call("int-start", "jnp.linspace", [arr(2, "int64"), 7.0], {"num": 4},
                          x64=x64))
+    # seed 31258: .at[].power values that do not broadcast: JAX's ValueError
+    for mode in ("eager", "vmap"):
+        out.append(_call("power-values", "at", [arr(np.arange(12).reshape(2, 2, 3), "int64"),
+                                                {"t": [{"e": 1}, 2]},
+                                                arr(np.ones((2, 3)), "int64")],
+                         {"method": "power"}, mode=mode, x64=True))
     for i, c in enumerate(out):   # unique replay names
         c["seed"] = f"case{i}-{c['seed']}"
     return out
