@@ -208,13 +208,16 @@ def gelu(x: ArrayLike, approximate: bool = True) -> Array:
         Array([0.       , 0.8413447], dtype=float32)
     """
     x = _inexact("gelu", x)
+    dt = core.get_aval(x).dtype
+    # JAX's constants are strong scalars of x's dtype: the result is never weak
     if approximate:
-        c = float(np.sqrt(2 / np.pi))   # Python floats: weak, keep x's dtype
+        c = np.asarray(np.sqrt(2 / np.pi), dt)[()]
         cdf = _uf.multiply(0.5, _uf.add(1.0, _uf.tanh(_uf.multiply(
             c, _uf.add(x, _uf.multiply(0.044715, _uf.power(x, 3)))))))
         return _uf.multiply(x, cdf)
-    return _uf.true_divide(_uf.multiply(x, _uf.add(lax.erf(_uf.true_divide(x, float(np.sqrt(2)))),
-                                                   1.0)), 2.0)
+    # erfc(-x / sqrt 2) (not 1 + erf): accurate in the left tail, as JAX's
+    half = np.asarray(np.sqrt(0.5), dt)[()]
+    return _uf.multiply(_uf.multiply(0.5, x), lax.erfc(_uf.multiply(_uf.negative(x), half)))
 
 
 def elu(x: ArrayLike, alpha: ArrayLike = 1.0) -> Array:

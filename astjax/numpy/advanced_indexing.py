@@ -364,6 +364,8 @@ def scatter_index(x, idx, values, kind, mode=None, *, indices_are_sorted=False,
     av = core.get_aval(x)
     idx = _normalize_index(x, idx)
     plan = _Plan(av.shape, idx)
+    if 0 in plan.full_shape:   # as JAX: nothing is updated (values of any shape), x as is
+        return x
     upd = _broadcast_values(values, plan.full_shape, av.dtype)
     upd = lax.reshape(upd, plan.shape_out)
     if av.ndim == 0:

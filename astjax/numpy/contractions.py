@@ -443,6 +443,8 @@ def einsum(subscripts, *operands, out=None, optimize="auto", precision=None,
         cur_spec = "".join(c for i, c in enumerate(cur_spec) if i not in drop)
     if cur_spec != out:
         cur = transpose(cur, tuple(cur_spec.index(c) for c in out))
+    if preferred_element_type is not None:   # (also with no contraction, as JAX)
+        cur = lax.convert_element_type(cur, preferred_element_type)
     if layout is not None:      # no final contraction to lay out: reshard the result
         cur = _reshard(cur, layout)
     return cur

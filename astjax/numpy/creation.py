@@ -215,7 +215,9 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     if num < 0:
         raise ArgumentValueError(f"jnp.linspace: number of samples, {num}, must be "
                                  f"non-negative")
-    dt = _dtype(dtype, dtypes.dtype(float))
+    # as JAX: by default the inexact type of start's and stop's (a float32 start stays
+    # float32 beside a Python float stop, also under x64)
+    dt = _dtype(dtype, dtypes.to_inexact(dtypes.result_type(start, stop)))
     comp_dt = dtypes.canonicalize(np.promote_types(dt, dtypes.dtype(float)))
     start = lax.convert_element_type(asarray(start), comp_dt)
     stop = lax.convert_element_type(asarray(stop), comp_dt)

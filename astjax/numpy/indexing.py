@@ -13,7 +13,8 @@ from .advanced_indexing import (_is_array_index, _is_int_scalar, _normalize_inde
                                 take, take_along_axis)  # noqa: F401  (jnp.take, take_along_axis)
 from ..primitives.spmd import reshard as _reshard
 from ..primitives.structural import out_layout as _out_layout
-from .operands import asarray
+from ..errors import ShapeValueError
+from .operands import asarray, asarray_operand, broadcast_shapes
 from .ufuncs import negative, power, reciprocal
 
 
@@ -300,9 +301,19 @@ class _IndexUpdateRef:
         kw = dict(indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
                   mode=mode)
         return self._laid_out(out_sharding,
-                              lambda r: r.set(power(r.get(**kw), values), **kw))
+                              lambda r: r.set(_pow_update(r.get(**kw), values), **kw))
 
     def apply(self, func, *, indices_are_sorted=False, unique_indices=False, mode=None):
         kw = dict(indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
                   mode=mode)
         return self.set(func(self.get(**kw)), **kw)
+
+
+def _pow_update(current, values):
+    """current ** values for `.at[].power`: values broadcast to the indexed shape, a
+    ValueError otherwise (JAX's broadcast of the update values), not power's TypeError."""
+    shape, vshape = core.get_aval(current).shape, core.get_aval(asarray_operand(values)).shape
+    if len(vshape) > len(shape) or broadcast_shapes(shape, vshape, error=ShapeValueError) != shape:
+        raise ShapeValueError(f"cannot broadcast update values of shape {vshape} to the "
+                              f"indexed shape {shape}")
+    return power(current, values)

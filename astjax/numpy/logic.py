@@ -678,7 +678,7 @@ def bitwise_count(x, /):
 
     Differences from NumPy: none in values; the result is always uint8, as in NumPy.
     """
-    x = asarray_operand(x)
+    [x] = uf._numeric([asarray_operand(x)])   # a bool as the default int, as JAX's
     return lax.convert_element_type(lax.population_count(uf.abs(x)), dtypes.uint8)
 
 

@@ -195,6 +195,8 @@ def _bool_reduction(name, lax_fn, doc=None):
     def f(a, axis=None, out=None, keepdims=False, where=None):
         a = asarray(asarray_operand(a))
         av = core.get_aval(a)
+        if dtypes.issubdtype(av.dtype, np.complexfloating):
+            a = lax.real(a)   # JAX tests a complex value's real part only
         if av.dtype != dtypes.bool_:
             a = lax.ne(a, lax.full_like(a, 0))
         if where is not None:
@@ -209,7 +211,8 @@ def _bool_reduction(name, lax_fn, doc=None):
 
 _BOOL_ARGS = """
 Args:
-  a: an array or scalar; non-bool values are tested against zero.
+  a: an array or scalar; non-bool values are tested against zero (a complex value by its
+    real part only, as JAX: `any(1j)` is False, unlike NumPy).
   axis: an int or tuple of ints (static) to reduce over; None reduces over all axes.
   out: accepted for NumPy compatibility only; astjax never writes in place.
   keepdims: keep the reduced axes as size-1 dimensions.

@@ -305,12 +305,17 @@ greater_equal = _binary("greater_equal", _cmp.ordered_ge, names="xy")
 bitwise_and = _binary("bitwise_and", lax.bitwise_and)
 bitwise_or = _binary("bitwise_or", lax.bitwise_or)
 bitwise_xor = _binary("bitwise_xor", lax.bitwise_xor)
-left_shift = _binary("left_shift", lax.shift_left, names="xy")
+
+
+def left_shift(x, y, /):
+    return lax.shift_left(*_numeric(promote_args("left_shift", x, y)))   # bools as ints
+
+
 bitwise_left_shift = left_shift
 
 
 def right_shift(x1, x2, /):
-    x1, x2 = promote_args("right_shift", x1, x2)
+    x1, x2 = _numeric(promote_args("right_shift", x1, x2))   # bools as ints (JAX's)
     if dtypes.issubdtype(core.get_aval(x1).dtype, np.unsignedinteger):
         return lax.shift_right_logical(x1, x2)
     return lax.shift_right_arithmetic(x1, x2)
@@ -412,8 +417,8 @@ def power(x1, x2, /):
 
 
 def _numeric(args):
-    """Bool operands as the default integer (JAX's `promote_dtypes_numeric`)."""
-    return [lax.convert_element_type(a, dtypes.python_scalar_dtype(0), core.get_aval(a).weak_type)
+    """Bool operands as int32, also under x64 (JAX's `promote_dtypes_numeric`)."""
+    return [lax.convert_element_type(a, dtypes.int32, core.get_aval(a).weak_type)
             if core.get_aval(a).dtype == np.bool_ else a for a in args]
 
 
@@ -424,6 +429,8 @@ def _int_power(x, y):
     """Integer x ** staged integer y by repeated squaring over y's low 6 bits (JAX's
     choice: a larger power overflows for any |x| > 1); 0 ** y is 0 for y != 0."""
     dt = core.get_aval(x).dtype  # strong constants, as JAX's: the result is strong
+    shape = broadcast_shapes(core.get_aval(x).shape, core.get_aval(y).shape)
+    x, y = broadcast_to_shape(x, shape), broadcast_to_shape(y, shape)   # (a 0-d one too)
     zero_base = lax.bitwise_and(lax.eq(x, lax.full_like(x, 0)), lax.ne(y, lax.full_like(y, 0)))
     acc = lax.select(zero_base, lax.full_like(x, 0, dt), lax.full_like(x, 1, dt))
     base = x
@@ -471,6 +478,10 @@ def around(a, decimals=0, out=None):
     a = asarray_operand(a)
     dt = core.get_aval(a).dtype
     if dtypes.is_int(dt):
+        if decimals < 0:   # JAX's NotImplementedError
+            raise NotImplementedInAstjaxError(
+                "integer np.round not implemented for decimals < 0",
+                hint="round a float copy: jnp.round(x.astype(float), decimals).astype(x.dtype)")
         return result(a)
     if dt == np.bool_:  # JAX's error (from finfo(bool))
         raise ArgumentValueError(f"data type {dt.type} not inexact",
@@ -693,6 +704,17 @@ def _strong_const(x, v):
     return np.asarray(v, core.get_aval(x).dtype)[()]
 
 
+def _lax_const(x, v):
+    """`v` like x, as JAX's `lax._const`: a weak Python scalar where x is a weak 0-d value
+    of its kind's default dtype, a strong scalar of x's dtype otherwise."""
+    aval = core.get_aval(x)
+    if aval.weak_type and aval.ndim == 0:
+        py = dtypes.scalar_type_of(aval.dtype)(v)
+        if dtypes.python_scalar_dtype(py) == aval.dtype:
+            return py
+    return _strong_const(x, v)
+
+
 def log10(x, /):
     [x] = promote_args_inexact("log10", x)
     return lax.div(lax.log(x), _strong_const(x, np.log(10.0)))
@@ -702,9 +724,12 @@ def logaddexp(x, y, /):
     x, y = promote_args_inexact("logaddexp", x, y)
     amax, amin = maximum(x, y), minimum(x, y)
     if dtypes.issubdtype(core.get_aval(x).dtype, np.complexfloating):
-        # the principal branch, as JAX: the phase is brought back into [-pi, pi)
-        out = add(amax, log1p(exp(subtract(add(x, y), multiply(amax, 2)))))
-        phase = subtract(remainder(add(lax.imag(out), np.pi), 2 * np.pi), np.pi)
+        # the principal branch, as JAX: the phase is brought back into [-pi, pi); its
+        # constants are JAX's (strong but for a weak scalar), so so is the weak type
+        out = add(amax, log1p(exp(subtract(add(x, y), multiply(amax, _lax_const(amax, 2))))))
+        im = lax.imag(out)
+        phase = subtract(remainder(add(im, _lax_const(im, np.pi)), _lax_const(im, 2 * np.pi)),
+                         _lax_const(im, np.pi))
         return lax.complex(lax.real(out), phase)
     delta = subtract(x, y)
     # amin - amax (not -|x - y|): at a tie the derivatives of max and min cancel there,
@@ -744,8 +769,8 @@ def fmin(x1, x2):
 
 
 # docstrings of the functions defined with `def` above (ufunc_docs.py holds the text)
-for _f in (trunc, abs, invert, logical_not, right_shift, floor_divide, remainder, fmod, divmod, power,
-           float_power, square, reciprocal, rint, around, isnan, isinf, isposinf, isneginf,
+for _f in (trunc, abs, invert, logical_not, left_shift, right_shift, floor_divide, remainder,
+           fmod, divmod, power, float_power, square, reciprocal, rint, around, isnan, isinf, isposinf, isneginf,
            signbit, copysign, where, clip, hypot, deg2rad, rad2deg, log2, log10, logaddexp,
            logaddexp2, sinc, heaviside, fmax, fmin):
     _f.__doc__ = _doc(_f.__name__)

@@ -308,7 +308,8 @@ def asinh(x):
 
 
 acosh_p = unop("acosh", np.arccosh, _chlo("acosh"), INEXACT)
-defjvp(acosh_p, lambda t, y, x: mul(t, rsqrt(mul(sub(x, _c(x, 1)), add(x, _c(x, 1))))))
+# x**2 - 1 as JAX's (not (x - 1)(x + 1)): +0 at x = -1, where the derivative is +inf
+defjvp(acosh_p, lambda t, y, x: mul(t, rsqrt(sub(square(x), _c(x, 1)))))
 
 
 def acosh(x):

@@ -745,14 +745,14 @@ bitcast_convert_type_p = core.new_primitive("bitcast_convert_type")
 
 
 def _bitcast_ae(x, *, new_dtype):
-    a, b = np.dtype(x.dtype).itemsize, np.dtype(new_dtype).itemsize
-    if a == b:
-        return ShapedArray(x.shape, new_dtype)
-    if a > b:
-        return ShapedArray(x.shape + (a // b,), new_dtype)
-    if x.shape[-1:] != (b // a,):
-        raise ShapeError(f"bitcast from {x.dtype} to {new_dtype} needs a last axis of {b // a}")
-    return ShapedArray(x.shape[:-1], new_dtype)
+    a, b = np.dtype(x.dtype).itemsize, np.dtype(new_dtype).itemsize   # JAX's checks, in order
+    if a < b and (x.shape[-1] if x.shape else 1) * a != b:
+        raise ShapeValueError(f"bitcast of {x.dtype}{list(x.shape)} to {new_dtype}: last axis not {b // a}")
+    odd = [d for d in (x.dtype, new_dtype) if dtypes.issubdtype(d, np.complexfloating) or d == bool]
+    if odd and np.dtype(x.dtype) != np.dtype(new_dtype):
+        raise DTypeError(f"lax.bitcast_convert_type of bool or complex values needs one dtype; "
+                         f"got {x.dtype} to {new_dtype}", hint="use x.view(dtype) instead")
+    return ShapedArray(x.shape if a == b else (*x.shape, a // b) if a > b else x.shape[:-1], new_dtype)
 
 
 def _bitcast_impl(x, *, new_dtype):

@@ -748,6 +748,11 @@ def generate(seed):
         first = args[0] if args else None
         if not (isinstance(first, dict) and first.get("a") in FLOAT):
             call["mode"] = "jit"
+        elif fn == "special.spence":
+            # astjax's derivative is the true log(x) / (1 - x) by design, where JAX 0.10.2
+            # differentiates its rational approximation (NaN on (1, 2], 0 at 0 and 1;
+            # tests/test_special_more.py pins it): no grad draw (other seeds unchanged)
+            call["mode"] = "jit"
     return call
 
 

@@ -1,6 +1,7 @@
 """JAX 0.10.2's results for a fixed set of generated API calls (tests/fuzz/api_gen.py):
 the seeds of the differences the API fuzzer found and fixed, then the first seeds of a
-fixed range, `COUNT` calls in all. Each call is stored whole (its arguments as exact
+fixed range, `COUNT` calls in all, then the hand-written calls of tests/fuzz/api_cases.py
+(differences found without a kept seed, and edge values). Each call is stored whole (its arguments as exact
 bytes), so a later change of the generator does not change what is replayed.
 
 Run under an interpreter with jax==0.10.2 (`python tests/oracle/record_api_fuzz.py`) to
@@ -31,10 +32,11 @@ def seeds():
 
 def main():
     import jax
+    from fuzz.api_cases import cases
     from fuzz.api_gen import generate
     from fuzz.api_run import libraries, summarize
     lib = libraries(jax)
-    calls = [generate(s) for s in seeds()]
+    calls = [generate(s) for s in seeds()] + cases()
     out = {"jax": jax.__version__, "calls": calls,
            "results": [summarize(lib, c) for c in calls]}
     with open(PATH, "w") as f:

@@ -11,7 +11,7 @@ from ...config import config
 from ...custom_api import custom_jvp as _custom_jvp
 from ... import numpy as jnp
 from ...numpy import ufuncs as _uf
-from ...numpy.ufuncs import asarray_operand, promote_args_inexact, where
+from ...numpy.ufuncs import _lax_const, asarray_operand, promote_args_inexact, where
 from ...numpy.util import canonicalize_axes
 from .erf_family import dawsn, erfcx, float32_or_64 as _float32_or_64, owens_t, spence
 from .expint import exp1, expi, expn
@@ -66,37 +66,70 @@ def logit(x):
     return _uf.log(_uf.true_divide(x, _uf.subtract(1.0, x)))
 
 
+def _x_log_impl(log):
+    """x * log(y) (log: lax.log or lax.log1p), 0 where x == 0 unless y is NaN (SciPy's)."""
+    def f(x, y):
+        return where(_uf.logical_or(_uf.not_equal(x, 0), _uf.isnan(y)),
+                     _uf.multiply(x, log(y)), 0.0)
+    return f
+
+
+def _x_log_jvp(log, dlog):
+    """The JVP x' log(y) + y' x dlog(y), as JAX's custom rule (no 0 * inf at x == 0)."""
+    def jvp(primals, tangents):
+        (x, y), (dx, dy) = primals, tangents
+        out = _x_log_impl(log)(x, y)
+        dt = core.get_aval(out).dtype
+        return out, _uf.add(_uf.multiply(dx, log(y)),
+                            _uf.multiply(dy, dlog(x, y))).astype(dt)
+    return jvp
+
+
+_xlogy = _custom_jvp(_x_log_impl(_uf.log))
+_xlogy.defjvp(_x_log_jvp(_uf.log, lambda x, y: _uf.true_divide(x, y)))
+_xlog1py = _custom_jvp(_x_log_impl(_uf.log1p))
+_xlog1py.defjvp(_x_log_jvp(_uf.log1p, lambda x, y: _uf.true_divide(x, _uf.add(1, y))))
+
+
 def xlogy(x, y):
-    """Elementwise `x * log(y)`, defined as 0 wherever `x == 0`.
+    """Elementwise `x * log(y)`, defined as 0 wherever `x == 0` (unless y is NaN).
 
     Args:
         x, y: arrays or scalars, broadcast together.
 
     Returns:
-        An array of the broadcast shape, of a floating dtype.
+        An array of the broadcast shape, of a floating dtype. Its derivative is
+        `log(y) dx + x / y dy` (JAX's custom rule: finite in x at x == 0).
 
     Example:
         >>> import astjax.numpy as jnp, astjax.scipy.special as sp
         >>> sp.xlogy(jnp.array([0.0, 2.0]), jnp.array([0.0, 3.0]))
         Array([0.       , 2.1972246], dtype=float32)
     """
-    x, y = promote_args_inexact("xlogy", x, y)
-    safe_y = where(_uf.equal(x, 0), 1.0, y)
-    return where(_uf.equal(x, 0), 0.0, _uf.multiply(x, _uf.log(safe_y)))
+    return _xlogy(*promote_args_inexact("xlogy", x, y))
 
 
 def xlog1py(x, y):
-    """Elementwise `x * log1p(y)`, defined as 0 wherever `x == 0`.
+    """Elementwise `x * log1p(y)`, defined as 0 wherever `x == 0` (unless y is NaN).
 
     Args:
         x, y: arrays or scalars, broadcast together.
 
     Returns:
-        An array of the broadcast shape, of a floating dtype.
+        An array of the broadcast shape, of a floating dtype. Its derivative is
+        `log1p(y) dx + x / (1 + y) dy`, as JAX's.
     """
-    x, y = promote_args_inexact("xlog1py", x, y)
-    safe_y = where(_uf.equal(x, 0), 0.0, y)
-    return where(_uf.equal(x, 0), 0.0, _uf.multiply(x, _uf.log1p(safe_y)))
+    return _xlog1py(*promote_args_inexact("xlog1py", x, y))
+
+
+def _xlogx_jvp(primals, tangents):
+    (x,), (dx,) = primals, tangents
+    return _xlogx(x), _uf.multiply(dx, _uf.add(_uf.log(x), 1))
+
+
+# x log x with JAX's derivative log(x) + 1 (+-inf at 0 and inf, not xlogy's NaN there)
+_xlogx = _custom_jvp(lambda x: _xlogy(x, x))
+_xlogx.defjvp(_xlogx_jvp)
 
 
 def entr(x):
@@ -109,8 +142,7 @@ def entr(x):
         An array of `x`'s shape, of a floating dtype.
     """
     [x] = promote_args_inexact("entr", x)
-    return where(_uf.less(x, 0), -np.inf,
-                 _uf.negative(xlogy(x, x)))
+    return where(_uf.less(x, 0), -np.inf, _uf.negative(_xlogx(x)))
 
 
 def ndtr(x):
@@ -259,11 +291,14 @@ def rel_entr(p, q):
     """
     p, q = promote_args_inexact("rel_entr", p, q)
     both = _uf.logical_and(_uf.greater(p, 0), _uf.greater(q, 0))
-    safe_p = where(both, p, 1.0)
-    safe_q = where(both, q, 1.0)
-    val = _uf.multiply(safe_p, _uf.log(_uf.true_divide(safe_p, safe_q)))
+    safe_p = where(both, p, 1)
+    safe_q = where(both, q, 1)
+    # x log x - x log y, as JAX (not p log(p / q)): NaN at p = q = inf, and JAX's
+    # derivatives (log(p) + 1 - log(q) in p, -p / q in q)
+    val = _uf.subtract(_xlogx(safe_p), _xlogy(safe_p, safe_q))
     zero = _uf.logical_and(_uf.equal(p, 0), _uf.greater_equal(q, 0))
-    return where(both, val, where(zero, 0.0, np.inf))
+    # (JAX's zero is strong unless p is a weak scalar: so is the result)
+    return where(both, val, where(zero, _lax_const(p, 0.0), np.inf))
 
 
 def kl_div(p, q):
@@ -273,13 +308,11 @@ def kl_div(p, q):
         p, q: arrays or scalars, broadcast together.
 
     Returns:
-        An array of the broadcast shape, of a floating dtype.
+        An array of the broadcast shape, of a floating dtype: `rel_entr(p, q) - p + q`
+        everywhere, as JAX's (so NaN where q is -inf, and the derivative -1 in p there).
     """
     p, q = promote_args_inexact("kl_div", p, q)
-    both = _uf.logical_and(_uf.greater(p, 0), _uf.greater(q, 0))
-    zero = _uf.logical_and(_uf.equal(p, 0), _uf.greater_equal(q, 0))
-    val = _uf.add(_uf.subtract(rel_entr(p, q), p), q)
-    return where(both, val, where(zero, q, np.inf))
+    return _uf.add(_uf.subtract(rel_entr(p, q), p), q)
 
 
 def multigammaln(a, d):
@@ -374,6 +407,14 @@ def _inexact_arg(name, x):
     return promote_args_inexact(name, asarray_operand(x))[0]
 
 
+def _refuse_bool(name, x):
+    """JAX's TypeError for a bool softmax input (its `x - max(x)` is a bool subtraction;
+    checked after the axis, as JAX's order)."""
+    if core.get_aval(asarray_operand(x)).dtype == np.bool_:
+        raise DTypeError(f"{name}: sub does not accept dtype bool (x - max(x))",
+                         hint="convert x to a float dtype first: x.astype(jnp.float32)")
+
+
 def _axes(x, axis):
     return canonicalize_axes(axis, core.get_aval(x).ndim)
 
@@ -395,8 +436,9 @@ def _softmax(x, axis=-1, where=None, initial=None):
         >>> astjax.nn.softmax(jnp.array([1.0, 2.0, 3.0]))
         Array([0.09003057, 0.24472848, 0.66524094], dtype=float32)
     """
-    x = _inexact_arg("softmax", x)
+    x0, x = x, _inexact_arg("softmax", x)
     axes = _axes(x, axis)
+    _refuse_bool("softmax", x0)
     initial = -np.inf if initial is None else initial
     if config.read("jax_softmax_custom_jvp"):   # JAX's newer rule: y * (dx - <y, dx>)
         return _softmax_rule(x, axes, where, initial)
@@ -436,8 +478,9 @@ def _log_softmax(x, axis=-1, where=None, initial=None):
     Returns:
         An array of `x`'s shape.
     """
-    x = _inexact_arg("log_softmax", x)
+    x0, x = x, _inexact_arg("log_softmax", x)
     axes = _axes(x, axis)
+    _refuse_bool("log_softmax", x0)
     xmax = jnp.max(x, axis=axes, keepdims=True, where=where,
                    initial=-np.inf if initial is None else initial)
     x_safe = x if where is None else _uf.where(where, x, -np.inf)

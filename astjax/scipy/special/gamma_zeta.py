@@ -23,7 +23,7 @@ from ... import core, dtypes, lax
 from ... import numpy as jnp
 from ...ad_api import jvp as _jvp
 from ...custom_api import custom_jvp
-from ...errors import ArgumentValueError, ConcretizationError
+from ...errors import ArgumentValueError, ConcretizationError, DTypeError
 from ...numpy.ufuncs import promote_args_inexact, where
 
 __all__ = ["beta", "loggamma", "gamma", "comb", "polygamma", "zeta", "bernoulli", "i0", "i0e", "i1",
@@ -299,6 +299,9 @@ def zeta(x, q=None):
             "the Riemann zeta function (q=None) is not provided, as in JAX: pass q "
             "(q=1.0 gives the Riemann function) to compute the Hurwitz zeta function")
     x, q = _inexact("zeta", x, q)
+    if _is_complex(x):   # JAX's TypeError (its lax.zeta takes floats only)
+        raise DTypeError(f"zeta does not accept dtype {core.get_aval(x).dtype}: real x and q "
+                         "only", hint="pass real x and q")
     return _zeta(x, q)
 
 
