@@ -449,14 +449,17 @@ def propagate(eqns, env):
         name = eqn.primitive.name
         src = eqn.source_info
         backward = src is not None and src.phase == "backward"
+        # (source positions are read only where a type is involved: reading one builds
+        # its code's position table, which a program that raises nothing never needs)
         if name == "dot_general" and src is not None and src.file:
             if backward:
-                t = _transposed_dot(eqn, eqns[k + 1:], dots.get((src.file, src.line,
-                                                                  src.col)))
+                t = _transposed_dot(eqn, eqns[k + 1:], dots.get((src.file, src.line, src.col))
+                                    if dots else None)
                 if t is not None:
                     env[eqn.outvars[0]] = t
                 continue
-            dots[(src.file, src.line, src.col)] = ts[:2]
+            if any(t is not None for t in ts[:2]):
+                dots[(src.file, src.line, src.col)] = ts[:2]
         elif backward and name == "dot_general":
             continue
         nested = NESTED.get(name)
@@ -477,10 +480,12 @@ def propagate(eqns, env):
             located.at_operation = True
             raise located from None
         if backward and len(outs) == 1 and outs[0] is None:
-            outs = [_cotangent(eqn.outvars[0].aval, seen.get((src.file, src.line, src.col)))]
+            outs = [_cotangent(eqn.outvars[0].aval, seen.get((src.file, src.line, src.col))
+                               if seen else None)]
         elif not backward and src is not None and src.file:
-            seen.setdefault((src.file, src.line, src.col), []).extend(
-                t for t in [*ts, *outs] if t is not None)
+            known = [t for t in [*ts, *outs] if t is not None]
+            if known:
+                seen.setdefault((src.file, src.line, src.col), []).extend(known)
         for v, t in zip(eqn.outvars, outs):
             if t is not None:
                 env[v] = t
