@@ -268,3 +268,17 @@ def test_staged_device_put_derivatives_and_vmap(x64):
     np.testing.assert_array_equal(astjax.vmap(f)(xs), np.stack([f(r) for r in xs]))
     with pytest.raises(ValueError, match="donate=True is not allowed"):
         astjax.grad(lambda x: astjax.device_put(x, donate=True).sum())(x)
+
+
+def test_slice_in_dim_passes_its_strides_as_jax():
+    # JAX 0.10.2's jaxprs: slice_in_dim / index_in_dim bind `slice` with the strides
+    # (ones included); lax.slice and indexing leave them None
+    ones = astjax.numpy.ones
+    texts = [str(astjax.make_jaxpr(f)(x)).splitlines()[1].strip() for f, x in [
+        (lambda x: lax.slice_in_dim(x, 0, 2), ones(3)),
+        (lambda x: lax.index_in_dim(x, 1, 1), ones((2, 3))),
+        (lambda x: lax.slice(x, (0,), (2,)), ones(3))]]
+    assert texts == [
+        "b:f32[2] = slice[limit_indices=(2,) start_indices=(0,) strides=(1,)] a",
+        "b:f32[2,1] = slice[limit_indices=(2, 2) start_indices=(0, 1) strides=(1, 1)] a",
+        "b:f32[2] = slice[limit_indices=(2,) start_indices=(0,) strides=None] a"]

@@ -124,7 +124,7 @@ def slice_in_dim(operand, start_index, limit_index, stride=1, axis=0):
     starts[axis] = start_index if start_index is not None else 0
     limits[axis] = limit_index if limit_index is not None else a.shape[axis]
     strides[axis] = stride
-    return slice(operand, starts, limits, None if stride == 1 else strides)
+    return slice(operand, starts, limits, strides)   # (JAX passes the strides, ones too)
 
 
 def index_in_dim(operand, index, axis=0, keepdims=True):
