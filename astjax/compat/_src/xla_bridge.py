@@ -12,8 +12,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from astjax.codegen import runtime as _runtime
-from astjax.devices_api import (default_backend, device_count, devices, local_device_count,
-                                local_devices, process_count, process_index)
+from astjax.devices_api import (_backend_devices, default_backend, device_count, devices,
+                                local_device_count, local_devices, process_count, process_index)
 
 __all__ = ["backends", "backends_are_initialized", "get_backend", "get_device_backend",
            "default_backend", "device_count", "devices", "local_device_count",
@@ -56,14 +56,12 @@ def backends_are_initialized() -> bool:
 
 
 def get_backend(platform: Any = None):
-    """The client (for `platform`: astjax's one client serves its own platform only)."""
+    """The client (for `platform`: astjax's one client serves its own platform only;
+    another is JAX's RuntimeError, `devices(backend)`'s check)."""
     if platform is not None and not isinstance(platform, str):
         return platform   # a client given is itself (JAX's rule)
     c = _runtime.client()
-    if platform is not None and platform not in (_runtime.platform(), "gpu" if
-                                                 _runtime.platform() in ("cuda", "rocm") else None):
-        raise RuntimeError(f"Unknown backend {platform}: astjax's process runs on "
-                           f"{_runtime.platform()!r}")
+    _backend_devices(c.local_devices(), platform)
     return c
 
 
