@@ -1,6 +1,7 @@
 """Regressions found by running the ecosystem's own test suites on astjax (issue 16),
 each checked against what JAX 0.10.2 gives."""
 import numpy as np
+import pytest
 
 import astjax
 import astjax.numpy as jnp
@@ -73,6 +74,9 @@ def test_jax_src_xla_bridge_backends_as_chex_reads_them():
     assert dict(bridge._backends) == {runtime.platform(): runtime.client()}
     assert bridge._backends.get(runtime.platform()) is runtime.client()
     assert bridge.backends_are_initialized() and bridge.get_backend() is runtime.client()
+    assert bridge.get_backend(runtime.platform()) is runtime.client()
+    with pytest.raises(RuntimeError, match="Unknown backend: 'tpu'"):
+        bridge.get_backend("tpu")
     try:
         _src.no_such_module
     except AttributeError:
