@@ -8,7 +8,9 @@ uses one to honour the flags that change how programs are staged or run (it
 drops the compiled caches and switches the checked eager path on and off)."""
 from __future__ import annotations
 
+import itertools
 import os
+import sys
 
 from .errors import ArgumentError, ArgumentValueError, UnknownOptionError
 
@@ -141,6 +143,47 @@ class Config:
     @property
     def x64_enabled(self):
         return self._values["jax_enable_x64"]
+
+    # -- absl flags (JAX's `config_with_absl` / `parse_flags_with_absl`) --------------
+
+    def config_with_absl(self):
+        """Define an absl flag for every option (its current value the default) and
+        apply the flags given on the command line once absl's `app.run` has parsed them."""
+        from absl import app, flags
+
+        for name, value in self._values.items():
+            if name in flags.FLAGS:
+                continue
+            if isinstance(value, bool):
+                flags.DEFINE_bool(name, value, name)
+            elif isinstance(value, int):
+                flags.DEFINE_integer(name, value, name)
+            else:
+                flags.DEFINE_string(name, value, name)
+        app.call_after_init(lambda: self.complete_absl_config(flags))
+
+    def complete_absl_config(self, absl_flags):
+        """Copy every flag given on the command line into this configuration."""
+        for name in list(self._values):
+            if name in absl_flags.FLAGS and absl_flags.FLAGS[name].present:
+                self.update(name, absl_flags.FLAGS[name].value)
+
+    def parse_flags_with_absl(self):
+        """Apply the `--jax...` arguments of `sys.argv` (those before a `--`), once per
+        process, as absl parses them (unknown `--jax` names are ignored)."""
+        global _configured_with_absl
+        if _configured_with_absl:
+            return
+        from absl import flags
+
+        argv = itertools.takewhile(lambda a: a != "--", sys.argv)
+        self.config_with_absl()
+        flags.FLAGS(["", *(a for a in argv if a.startswith("--jax"))], known_only=True)
+        self.complete_absl_config(flags)
+        _configured_with_absl = True
+
+
+_configured_with_absl = False
 
 
 config = Config()
