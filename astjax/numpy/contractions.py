@@ -319,7 +319,7 @@ def _check_spec(in_specs, out, shapes):
 
 
 def einsum(subscripts, *operands, out=None, optimize="auto", precision=None,
-           preferred_element_type=None, out_sharding=None) -> Array:
+           preferred_element_type=None, out_sharding=None, _dot_general=None) -> Array:
     """Einstein-summation contraction of operands according to `subscripts`.
 
     Pairwise contractions of an explicit or implicit einsum spec, in JAX's order.
@@ -335,6 +335,8 @@ def einsum(subscripts, *operands, out=None, optimize="auto", precision=None,
         `set_mesh`): given to the last contraction (permuted to its dimension order),
         else the result is resharded to it; over three or more operands, as JAX's
         Auto-axes mode, the inner contractions are not layout-checked (JAX extension).
+      _dot_general: the function each pairwise contraction calls in place of
+        `lax.dot_general`, with its signature (JAX's private hook; flax passes one).
     Returns:
       The contracted array.
     Differs from NumPy: no `out=`; adds `precision=` and `preferred_element_type=`.
@@ -434,8 +436,17 @@ def einsum(subscripts, *operands, out=None, optimize="auto", precision=None,
         if layout is not None and idx == len(steps) and set(new_spec) == set(out):
             laid = _permuted(layout, out, new_spec)
             layout = None
-        items.append((lax.dot_general(cur, op, dims, precision, preferred_element_type,
-                                      out_sharding=laid), new_spec, True))
+        if _dot_general is None:
+            res = lax.dot_general(cur, op, dims, precision, preferred_element_type,
+                                  out_sharding=laid)
+        else:
+            # (JAX gives the hook the operands' result type when none is asked for)
+            res = _dot_general(cur, op, dims, precision,
+                               preferred_element_type=np.dtype(
+                                   core.get_aval(operands[0]).dtype
+                                   if preferred_element_type is None else preferred_element_type),
+                               **({} if laid is None else {"out_sharding": laid}))
+        items.append((res, new_spec, True))
     (cur, cur_spec, _), = items
     drop = [i for i, c in enumerate(cur_spec) if c not in out]
     if drop:
