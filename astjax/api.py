@@ -31,7 +31,7 @@ from .dispatch_keys import (KWARGS as _KWARGS, STATIC as _STATIC, Entry as _Entr
 from .staging import (StagedCallable, arg_hints, as_callable, donated_leaves, leaf_aval,
                       array_signature, kept_staging, python_scalar, stage_flat, stage_once,
                       wrapped_signature)
-from .stages import ShapeDtypeStruct, Lowered, Traced, remember_staging
+from .stages import ShapeDtypeStruct, Lowered, Traced, abstract_arguments, remember_staging
 from .stages import abstract_layouts_entry as _abstract_layouts, has_layouts as _has_layouts
 from .transforms.ad import inline as _inline
 from .transforms.dce import dce_closed
@@ -535,6 +535,7 @@ class Jitted(StagedCallable):
     def _aot(self, cls, args, kwargs):
         """The ahead-of-time stage `cls` (`stages.Traced` / `Lowered`) of this
         signature, sharing the per-signature cache with calls."""
+        args, kwargs = abstract_arguments((args, kwargs))
         try:   # (ShapeDtypeStructs with shardings: a partitioned program, stages.py)
             entry, leaves = ((_abstract_layouts(self, args, kwargs), ()) if _has_layouts(
                 (args, kwargs)) else self._entry(args, kwargs))
@@ -642,6 +643,7 @@ def make_jaxpr(fun: Callable[..., Any], static_argnums: int | Sequence[int] = ()
 
     @functools.wraps(fun)
     def make(*args, **kwargs):
+        args, kwargs = abstract_arguments((args, kwargs))
         try:
             check_signature(j.fun, args, kwargs, "make_jaxpr")
             dyn_args, dyn_kwargs, statics = j._split(args, kwargs)
@@ -677,6 +679,7 @@ def eval_shape(fun: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     stages (nothing is lowered, compiled or put on a device), so it works inside a
     jitted function and on closures over staged values."""
     j = Jitted(fun)
+    args, kwargs = abstract_arguments((args, kwargs))
     try:
         check_signature(fun, args, kwargs, "eval_shape")
         leaves, in_tree = tree_util.flatten_for_staging((tuple(args), kwargs))

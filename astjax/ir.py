@@ -46,10 +46,39 @@ def _as_shape(shape) -> tuple:
         return canonical_shape(shape)
 
 
-class ShapedArray:
+def _plain_type_only(sharding, manual_axis_type, memory_space):
+    """JAX's `ShapedArray(..., sharding=, manual_axis_type=, memory_space=)` keywords:
+    astjax's plain type is the one without a layout over partitioned axes, manual axes
+    or a memory space other than the device's (typed values: `jax.typeof`, and
+    `ShapeDtypeStruct(..., sharding=)`); the others are refused, not dropped."""
+    spec = getattr(sharding, "spec", None)
+    if sharding is not None and (spec is None or any(p is not None for p in spec)):
+        raise ArgumentValueError(
+            f"ShapedArray(sharding={sharding!r}): astjax's ShapedArray carries no layout",
+            hint="describe a laid-out abstract array with jax.ShapeDtypeStruct(shape, dtype, "
+                 "sharding=...)")
+    if manual_axis_type is not None and any(getattr(manual_axis_type, f, ()) for f in (
+            "varying", "unreduced", "reduced")):
+        raise ArgumentValueError(f"ShapedArray(manual_axis_type={manual_axis_type!r}): "
+                                 "astjax types manual axes inside shard_map bodies only")
+    if memory_space is not None and memory_space != MemorySpace.Device:
+        raise ArgumentValueError(f"ShapedArray(memory_space={memory_space!r}): a host value's "
+                                 "type is HostShapedArray")
+
+
+class AbstractValue:
+    """The base of every abstract value (JAX's `core.AbstractValue`): ShapedArray and
+    its kinds, and `jax.experimental.hijax`'s types."""
+    __slots__ = ()
+
+
+class ShapedArray(AbstractValue):
     __slots__ = ("shape", "dtype", "weak_type")
 
-    def __init__(self, shape, dtype, weak_type=False):
+    def __init__(self, shape, dtype, weak_type=False, *, sharding=None,
+                 manual_axis_type=None, memory_space=None):
+        if sharding is not None or manual_axis_type is not None or memory_space is not None:
+            _plain_type_only(sharding, manual_axis_type, memory_space)
         self.shape = _as_shape(shape)
         self.dtype = np.dtype(dtype)
         self.weak_type = bool(weak_type)

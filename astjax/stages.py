@@ -117,6 +117,23 @@ class ShapeDtypeStruct:
         return hash((self.shape, self.dtype, self.weak_type))
 
 
+def abstract_arguments(tree):
+    """`tree` with each leaf that is no array value but has a `shape` and a `dtype`
+    (a ShapedArray, a struct of the user's) replaced by a ShapeDtypeStruct: what
+    JAX's abstract stages (`eval_shape`, `make_jaxpr`, `jit(...).trace` / `.lower`)
+    accept in place of an array, where a call refuses it."""
+    def one(x):
+        if hasattr(x, "shape") and hasattr(x, "dtype") and not isinstance(
+                x, ShapeDtypeStruct):
+            try:
+                core.get_aval(x)
+            except TypeError:
+                return ShapeDtypeStruct(x.shape, x.dtype,
+                                        weak_type=bool(getattr(x, "weak_type", False)))
+        return x
+    return tree_util.tree_map(one, tree)
+
+
 @dataclass(frozen=True)
 class ArgInfo:
     """What a stage knows of one argument leaf: its abstract value and whether it is

@@ -1,6 +1,7 @@
 """What flax 0.12.8's own test suite (its sdist's tests/, run on astjax with
 `python -m astjax run -m pytest FILE`) found, each as a minimal regression test."""
 import numpy as np
+import pytest
 
 import astjax
 import astjax.numpy as jnp
@@ -26,3 +27,52 @@ def test_einsum_calls_the_dot_general_hook_per_contraction_as_jax():
     assert [c[:3] for c in calls] == [((2, 3), (3, 4), (((1,), (0,)), ((), ()))),
                                       ((2, 4), (4,), (((1,), (0,)), ((), ())))]
     assert all(c[3] is None and c[4] == np.float32 and c[5] == {} for c in calls)
+
+
+class _Struct:
+    """A user's abstract array: only `shape` and `dtype` (JAX accepts it in abstract stages)."""
+    shape, dtype = (2, 3), np.float32
+
+
+@pytest.mark.parametrize("arg", [_Struct(), astjax.core.ShapedArray((2, 3), np.float32)],
+                         ids=["struct", "ShapedArray"])
+def test_abstract_stages_take_anything_with_a_shape_and_dtype(arg):
+    """flax's `ConvLocal` calls `eval_shape` on a `ShapedArray`; JAX's eval_shape,
+    make_jaxpr and jit(...).trace / .lower take any object with `.shape` and `.dtype`
+    (JAX 0.10.2: ShapeDtypeStruct(shape=(3, 2), dtype=float32) and this jaxpr)."""
+    f = lambda a: a.T * 2   # noqa: E731
+    want = astjax.ShapeDtypeStruct((3, 2), np.float32)
+    assert astjax.eval_shape(f, arg) == want
+    assert astjax.jit(f).trace(arg).out_info == want
+    assert astjax.jit(f).lower(arg).out_info == want
+    assert str(astjax.make_jaxpr(f)(arg)) == (
+        "{ lambda ; a:f32[2,3]. let\n    b:f32[3,2] = transpose[permutation=(1, 0)] a\n"
+        "    c:f32[3,2] = mul b 2.0:f32[]\n  in (c,) }")
+    with pytest.raises(TypeError):   # a call needs values, as JAX's
+        astjax.jit(f)(arg)
+
+
+def test_eval_shape_keeps_a_weak_type():
+    weak = astjax.core.ShapedArray((), np.float32, weak_type=True)
+    assert astjax.eval_shape(lambda a: a * 2, weak) == astjax.ShapeDtypeStruct(
+        (), np.float32, weak_type=True)
+
+
+def test_shaped_array_takes_jaxs_keywords():
+    """flax's `nn.scan` builds `ShapedArray(shape=, dtype=, sharding=x.aval.sharding,
+    weak_type=)`; astjax's plain type takes the keywords, and refuses (not drops) a layout
+    over partitioned axes, manual axes or the host memory space."""
+    x = jnp.ones((4, 3))
+    a = astjax.core.ShapedArray(shape=x.shape[1:], dtype=x.dtype, sharding=x.aval.sharding,
+                                weak_type=x.weak_type)
+    assert a == astjax.core.ShapedArray((3,), np.float32)
+    assert isinstance(a, astjax.core.AbstractValue)
+    replicated = astjax.sharding.NamedSharding(astjax.make_mesh((1,), ("x",)),
+                                               astjax.sharding.PartitionSpec(None))
+    assert astjax.core.ShapedArray((3,), np.float32, sharding=replicated) == a
+    split = astjax.sharding.NamedSharding(astjax.make_mesh((1,), ("x",)),
+                                          astjax.sharding.PartitionSpec("x"))
+    with pytest.raises(ValueError, match="ShapeDtypeStruct"):
+        astjax.core.ShapedArray((3,), np.float32, sharding=split)
+    with pytest.raises(ValueError, match="HostShapedArray"):
+        astjax.core.ShapedArray((3,), np.float32, memory_space=astjax.memory.Space.Host)

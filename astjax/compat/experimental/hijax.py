@@ -25,7 +25,7 @@ from astjax import api as _api
 from astjax.core import Zero  # noqa: F401
 from astjax.extend.core import Primitive
 from astjax.interpreters.ad import instantiate_zeros, is_undefined_primal  # noqa: F401
-from astjax.ir import ShapedArray
+from astjax.ir import AbstractValue as _AbstractValue, ShapedArray
 from astjax.compat._src.state.types import AbstractRef  # noqa: F401
 
 __all__ = ["HiPrimitive", "HiType", "MutableHiType", "AbstractValue", "AvalQDD",
@@ -39,8 +39,8 @@ aval_method = namedtuple("aval_method", ["fun"])
 aval_property = namedtuple("aval_property", ["fget"])
 
 
-class AbstractValue:
-    """Base of abstract values that are not `ShapedArray`s."""
+class AbstractValue(_AbstractValue):
+    """Base of abstract values that are not `ShapedArray`s (a `jax.core.AbstractValue`)."""
     is_high = False
     has_qdd = False
 
