@@ -1,11 +1,15 @@
 """What flax 0.12.8's own test suite (its sdist's tests/, run on astjax with
 `python -m astjax run -m pytest FILE`) found, each as a minimal regression test."""
+import json
+
 import numpy as np
 import pytest
 
 import astjax
 import astjax.numpy as jnp
 from astjax import lax
+
+from oracle import record_initializers_complex as rec_init
 
 
 def test_einsum_calls_the_dot_general_hook_per_contraction_as_jax():
@@ -76,3 +80,14 @@ def test_shaped_array_takes_jaxs_keywords():
         astjax.core.ShapedArray((3,), np.float32, sharding=split)
     with pytest.raises(ValueError, match="HostShapedArray"):
         astjax.core.ShapedArray((3,), np.float32, memory_space=astjax.memory.Space.Host)
+
+
+def test_variance_scaling_draws_complex_and_geometric_fans_as_jax():
+    """flax's complex Dense parameters: `variance_scaling` of a complex dtype draws
+    JAX's complex truncated normal / disk samples, and mode "fan_geo_avg" exists
+    (bit-equal to JAX 0.10.2's draws, tests/oracle/record_initializers_complex.py)."""
+    want = json.loads(rec_init.PATH.read_text())
+    got = rec_init.run(astjax, jnp)
+    assert sorted(got) == sorted(want)
+    for name in want:
+        np.testing.assert_array_equal(np.asarray(got[name]), np.asarray(want[name]), name)

@@ -198,9 +198,12 @@ def variance_scaling(scale: float, mode: str, distribution: str, in_axis: int | 
 
     Args:
         scale: the variance numerator.
-        mode: the denominator: "fan_in", "fan_out" or "fan_avg" (their mean).
+        mode: the denominator: "fan_in", "fan_out", "fan_avg" (their mean) or
+            "fan_geo_avg" (their geometric mean).
         distribution: "truncated_normal" (within two standard deviations, corrected
-            to keep the variance), "normal" or "uniform" (symmetric around 0).
+            to keep the variance), "normal" or "uniform" (symmetric around 0). For a
+            complex dtype: a complex normal with its modulus truncated at 2, or uniform
+            on a disk, each of the variance asked for.
         in_axis: axis or axes of the shape that count as inputs (fan-in).
         out_axis: axis or axes that count as outputs (fan-out).
         batch_axis: axes excluded from both fans.
@@ -230,20 +233,46 @@ def variance_scaling(scale: float, mode: str, distribution: str, in_axis: int | 
             den = fan_out
         elif mode == "fan_avg":
             den = (fan_in + fan_out) / 2
+        elif mode == "fan_geo_avg":
+            den = (fan_in * fan_out) ** 0.5
         else:
             raise ValueError(f"invalid mode for variance scaling initializer: {mode}")
         variance = np.asarray(scale / den, dt)
+        real = not np.issubdtype(dt, np.complexfloating)
         if distribution == "truncated_normal":
-            stddev = (np.sqrt(variance) / np.asarray(.87962566103423978, dt)).astype(dt)
-            return lax.mul(_random.truncated_normal(key, -2, 2, shape, dt), stddev[()])
+            if real:
+                stddev = (np.sqrt(variance) / np.asarray(.87962566103423978, dt)).astype(dt)
+                return lax.mul(_random.truncated_normal(key, -2, 2, shape, dt), stddev[()])
+            # the standard deviation of a complex standard normal truncated to modulus 2
+            stddev = (np.sqrt(variance) / np.asarray(.95311164380491208, dt)).astype(dt)
+            return lax.mul(_complex_disk(key, shape, dt, 2.0), stddev[()])
         if distribution == "normal":
             return lax.mul(_random.normal(key, shape, dt), np.sqrt(variance).astype(dt)[()])
         if distribution == "uniform":
-            return lax.mul(_random.uniform(key, shape, dt, -1),
-                           np.sqrt(3 * variance).astype(dt)[()])
+            if real:
+                return lax.mul(_random.uniform(key, shape, dt, -1),
+                               np.sqrt(3 * variance).astype(dt)[()])
+            return lax.mul(_complex_disk(key, shape, dt, None),
+                           np.sqrt(variance).astype(dt)[()])
         raise ValueError(f"invalid distribution for variance scaling initializer: "
                          f"{distribution}")
     return init
+
+
+def _complex_disk(key, shape, dtype, upper):
+    """Complex samples of unit variance: uniform on a disk (`upper` None), or a
+    standard complex normal whose modulus is truncated to `upper` -- a uniform angle,
+    and a modulus drawn by inverting its distribution function (JAX's draws)."""
+    key_r, key_theta = _random.split(key)
+    real = np.finfo(dtype).dtype
+    u = _random.uniform(key_r, shape, real)
+    if upper is None:
+        r = _jnp.sqrt(2 * u).astype(dtype)
+    else:
+        t = (1 - _jnp.exp(_jnp.array(-(upper ** 2), dtype))) * u.astype(dtype)
+        r = _jnp.sqrt(-_jnp.log(1 - t))
+    theta = 2 * np.pi * _random.uniform(key_theta, shape, real).astype(dtype)
+    return r * _jnp.exp(1j * theta)
 
 
 def _shorthand(name: str, scale: float, mode: str, distribution: str, summary: str,
