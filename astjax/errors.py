@@ -545,11 +545,13 @@ def _binds_positionally(fun, nargs) -> bool:
 def check_signature(fun, args, kwargs=None, what: str = ""):
     """Raise an `ArityError` at the user's call when `fun(*args, **kwargs)` would not
     bind to `fun`'s signature, naming the user's function and where it is defined.
-    Functions without an inspectable signature are accepted as they are."""
+    Functions without an inspectable signature are accepted as they are. A Python
+    function is checked against its own parameters, not those of the function it
+    names in `__wrapped__` (what Python binds; flax's wrappers take more arguments)."""
     if not kwargs and _binds_positionally(fun, len(args)):
         return
     try:
-        sig = inspect.signature(fun)
+        sig = inspect.signature(fun, follow_wrapped=type(fun) is not types.FunctionType)
     except (TypeError, ValueError):
         return
     try:

@@ -1,5 +1,6 @@
 """What flax 0.12.8's own test suite (its sdist's tests/, run on astjax with
 `python -m astjax run -m pytest FILE`) found, each as a minimal regression test."""
+import functools
 import json
 
 import numpy as np
@@ -91,3 +92,43 @@ def test_variance_scaling_draws_complex_and_geometric_fans_as_jax():
     assert sorted(got) == sorted(want)
     for name in want:
         np.testing.assert_array_equal(np.asarray(got[name]), np.asarray(want[name]), name)
+
+
+def test_jit_checks_a_wrapper_against_its_own_parameters():
+    """flax's lifted jit calls a `functools.wraps` wrapper that takes more arguments
+    than the function it wraps: Python binds the wrapper's own parameters (JAX calls it)."""
+    def inner(x):
+        return x + 1
+
+    @functools.wraps(inner)
+    def wrapper(tag, x):
+        return inner(x) * tag
+
+    assert float(astjax.jit(wrapper, static_argnums=0)(2, 1.0)) == 4.0
+    with pytest.raises(TypeError, match="wrapper"):
+        astjax.jit(wrapper)(1.0)
+
+
+def test_trace_to_jaxpr_nounits_computes_the_known_outputs():
+    """flax's lazy_init and nn.scan's broadcast check read which outputs depend on no
+    unknown input: those come back known, with their values (as JAX's partial_eval)."""
+    from astjax.interpreters import partial_eval as pe
+
+    def f(a, b, c):
+        k = jnp.sin(a) * 2
+        return k, k + b, c * 3
+
+    a, c = np.float32(0.5), np.ones(2, np.float32)
+    jaxpr, out_pvals, res = pe.trace_to_jaxpr_nounits(f, [
+        pe.PartialVal.known(a), pe.PartialVal.unknown(astjax.core.ShapedArray((3,), np.float32)),
+        pe.PartialVal.known(c)])
+    assert [pv.is_known() for pv in out_pvals] == [True, False, True]
+    np.testing.assert_allclose(out_pvals[0].get_known(), np.sin(a) * 2, rtol=1e-6)
+    np.testing.assert_array_equal(out_pvals[2].get_known(), c * 3)
+    assert out_pvals[1][0] == astjax.core.ShapedArray((3,), np.float32)
+    assert str(jaxpr) == "{ lambda a:f32[]; b:f32[3]. let c:f32[3] = add a b in (c,) }"
+    np.testing.assert_allclose(res[0], np.sin(a) * 2, rtol=1e-6)
+    _, all_unknown, _ = pe.trace_to_jaxpr_nounits(f, [
+        pe.PartialVal.known(a), pe.PartialVal.unknown(astjax.core.ShapedArray((3,), np.float32)),
+        pe.PartialVal.known(c)], instantiate=True)
+    assert not any(pv.is_known() for pv in all_unknown)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .. import core
 from ..ir import ShapedArray
+from ..transforms import ad as _ad
 
 __all__ = ["PartialVal", "trace_to_jaxpr_nounits"]
 
@@ -33,17 +34,47 @@ class PartialVal(tuple):
 
 
 def trace_to_jaxpr_nounits(fun, pvals, instantiate=False):
-    """Stage `fun` (a `linear_util.WrappedFun` or callable) with the unknown inputs
-    as jaxpr inputs and the known ones as constants -> (jaxpr, out_pvals, consts):
-    every output unknown (astjax computes known parts at run time, in XLA)."""
+    """Stage `fun` (a `linear_util.WrappedFun` or callable) with some inputs known ->
+    (jaxpr, out_pvals, residuals), as JAX's: the outputs that depend on no unknown input
+    are computed now (eagerly, or staged into an enclosing trace) and come back
+    `PartialVal.known(value)` -- unless `instantiate` (a bool, or one per output)
+    asks for them unknown; the rest is `jaxpr`, whose constvars take `residuals` (the
+    known values it reads) and whose invars are the unknown inputs in order."""
     call = getattr(fun, "call_wrapped", fun)
-    unknown = [pv for pv in pvals if not pv.is_known()]
+    staged, avals = [], []     # the inputs given to the jaxpr: unknowns and known arrays
+    for i, pv in enumerate(pvals):
+        if pv.is_known():
+            try:
+                aval = core.get_aval(pv.get_known())
+            except TypeError:
+                continue       # (a Python object: closed over, as a constant)
+            if type(aval) is not ShapedArray:
+                continue       # (typed keys, Refs: closed over too)
+            avals.append(aval)
+        else:
+            aval = pv[0]
+            avals.append(ShapedArray(aval.shape, aval.dtype, aval.weak_type))
+        staged.append(i)
 
     def body(*xs):
-        it = iter(xs)
-        args = [pv.get_known() if pv.is_known() else next(it) for pv in pvals]
-        out = call(*args)
-        return list(out)
-    closed = core.stage(body, [ShapedArray(a.shape, a.dtype, a.weak_type) for a, _ in unknown])
-    out_pvals = [PartialVal.unknown(v.aval) for v in closed.jaxpr.outvars]
-    return closed.jaxpr, out_pvals, list(closed.consts)
+        args = [pv.get_known() for pv in pvals]
+        for i, x in zip(staged, xs):
+            args[i] = x
+        return list(call(*args))
+    closed = core.stage(body, avals)
+    unknowns = [not pvals[i].is_known() for i in staged]
+    known, unknown, out_uk, n_res = _ad.partial_eval_jaxpr(closed, unknowns, instantiate)
+    values = core.inline_jaxpr(known.jaxpr, known.consts,
+                               [pvals[i].get_known() for i in staged if pvals[i].is_known()])
+    n_known = len(values) - n_res
+    known_outs, residuals = iter(values[:n_known]), list(values[n_known:])
+    out_pvals = [PartialVal.unknown(_aval(a)) if u else PartialVal.known(next(known_outs))
+                 for a, u in zip(closed.jaxpr.outvars, out_uk)]
+    uj = unknown.jaxpr
+    jaxpr = core.Jaxpr(uj.invars[:n_res], uj.invars[n_res:], uj.outvars, uj.eqns)
+    return jaxpr, out_pvals, residuals
+
+
+def _aval(atom):
+    aval = atom.aval
+    return ShapedArray(aval.shape, aval.dtype, aval.weak_type)
