@@ -98,9 +98,10 @@ class Typed:
     def sharding(self):
         return shd.NamedSharding(self.mesh, self.pspec if self.given is None else self.given)
 
-    def str_short(self, short_dtypes=False):
+    def str_short(self, short_dtypes=False, axis_types=False):
         """JAX's `f32[4@x,4]`, `f32[4]{U:y}` when unreduced (`float32[...]` without
-        `short_dtypes`)."""
+        `short_dtypes`), followed by the mesh's axes by type with `axis_types`
+        (`({Explicit: ('x', 'y')})`)."""
         name = dtypes.short_name(self.aval.dtype) if short_dtypes else self.aval.dtype.name
         parts = []
         for tag, axes in (("U", self.unreduced), ("R", self.reduced)):
@@ -109,7 +110,12 @@ class Typed:
                 parts.append(f"{tag}:" + (names[0] if len(names) == 1
                                           else f"({','.join(names)})"))
         extra = "{" + ", ".join(parts) + "}" if parts else ""
-        return f"{name}[{_dims(self.aval.shape, self.spec)}]{extra}"
+        kinds = {}
+        for a, k in zip(self.mesh.axis_names, self.mesh.axis_types) if axis_types else ():
+            kinds.setdefault(k.name, []).append(a)
+        mesh = "({" + ", ".join(f"{k}: {tuple(a)}" for k, a in kinds.items()) + "})" \
+            if axis_types else ""
+        return f"{name}[{_dims(self.aval.shape, self.spec)}]{extra}{mesh}"
 
     def sharding_str(self):
         """How JAX prints this type's sharding in its messages (over the AbstractMesh,
@@ -354,6 +360,19 @@ def _rule(prim, ts, params, out_avals, avals=None):
         if params.get("out_sharding") is not None:
             return None
         return [e for d, e in enumerate(first.spec) if d not in set(params["axes"])]
+    if name == "dynamic_slice":
+        return _varying_shape(first, out_avals[0].shape, "dynamic_slice")
+    if name == "dynamic_update_slice":
+        if ts[1] is not None and ts[1].spec != first.spec:
+            _err("dynamic_update_slice operand sharding must be equal to update sharding, got "
+                 f"operand sharding {first.str_short(axis_types=True)} and update sharding "
+                 f"{ts[1].str_short(axis_types=True)}.")
+        return list(first.spec)
+    if name == "expand_dims":   # (JAX's broadcast_in_dim: the new dimensions replicated)
+        spec = list(first.spec)
+        for d in sorted(a % out_avals[0].ndim for a in params["dimensions"]):
+            spec.insert(d, None)
+        return spec
     if name == "squeeze":
         return [e for d, e in enumerate(first.spec) if d not in set(params["dimensions"])]
     if name == "transpose":
@@ -385,6 +404,8 @@ def _result(prim, ts, params, out_avals, avals=None):
             return [None] * len(out_avals)
         return [Typed(a, s._normalized(a.ndim), mesh, s.unreduced, given=s, reduced=s.reduced)
                 for a, s in zip(out_avals, params["out_specs"])]
+    if all(t is None for t in ts) and len(out_avals) == 1:   # (made inside: laid out as
+        return [_given(params, out_avals[0])]                  # asked, else untyped)
     if all(t is None for t in ts) or (len(out_avals) != 1 and name != "sort"):
         return [None] * len(out_avals)
     meshes = {t.mesh for t in ts if t is not None}
@@ -407,6 +428,13 @@ def _result(prim, ts, params, out_avals, avals=None):
         _err(f"{name} operation with inputs: {ins} produces an illegally sharded result: "
              f"{out.str_short(True)}")
     return [Typed(a, spec, mesh, unreduced, reduced=reduced) for a in out_avals]
+
+
+def _given(params, aval):
+    """The type of a value made from no typed operand by an operation given a layout
+    (`out_sharding=` of `jnp.zeros`, `jnp.arange`, ...: its `sharding` param)."""
+    s = params.get("sharding", params.get("out_sharding"))
+    return typed_sharding(s, aval) if isinstance(s, shd.NamedSharding) else None
 
 
 def check(prim, args, params):
@@ -464,7 +492,8 @@ def propagate(eqns, env):
             continue
         nested = NESTED.get(name)
         if all(t is None for t in ts) and nested is None and not backward and name not in (
-                "sharding_constraint", "shard_map"):
+                "sharding_constraint", "shard_map") and not isinstance(
+                eqn.params.get("sharding", eqn.params.get("out_sharding")), shd.NamedSharding):
             continue
         try:
             outs = (nested(ts, eqn.params, env, propagate) if nested is not None else

@@ -14,6 +14,7 @@ from astjax.primitives.spmd import sharding_constraint_p
 from astjax.primitives.structural import broadcast_in_dim_p
 
 from . import explicit
+from .explicit_scan import as_loop
 
 __all__ = ["constrain_typed", "constrain_unreduced", "out_sharding"]
 
@@ -46,7 +47,7 @@ def constrain_typed(closed, env):
     the partitioner follows)."""
     if not env:
         return closed
-    return core.ClosedJaxpr(_constrained(closed.jaxpr, env), closed.consts)
+    return core.ClosedJaxpr(_constrained(closed.jaxpr, env, {}), closed.consts)
 
 
 def _laid_out(t):
@@ -54,10 +55,10 @@ def _laid_out(t):
             and explicit.is_explicit(t.mesh))
 
 
-def _constrained(j, env):
+def _constrained(j, env, memo):
     eqns = []
-    for eqn in j.eqns:
-        eqn = _with_bodies(eqn, env)
+    for eqn in _expanded(j.eqns, env):
+        eqn = _with_bodies(eqn, env, memo)
         name, ts = eqn.primitive.name, [env.get(v) for v in eqn.outvars]
         if (name in _UNCONSTRAINED or (len(ts) != 1 and name not in _MULTIPLE)
                 or not any(map(_laid_out, ts)) or out_sharding(eqn) is not None):
@@ -82,8 +83,16 @@ def _constrained(j, env):
     return core.Jaxpr(j.constvars, j.invars, j.outvars, eqns)
 
 
-def _with_bodies(eqn, env):
-    """`eqn` with its nested jaxprs constrained (those whose variables are typed)."""
+def _expanded(eqns, env):
+    """`eqns`, each typed `scan` replaced by the operations JAX lowers it with."""
+    for eqn in eqns:
+        loop = as_loop(eqn, env) if eqn.primitive.name == "scan" else None
+        yield from (eqn,) if loop is None else loop
+
+
+def _with_bodies(eqn, env, memo):
+    """`eqn` with its nested jaxprs constrained (those whose variables are typed), one
+    object per body (`memo`: a function called twice is lowered once)."""
     new = {}
     for k, v in eqn.params.items():
         bodies = v if isinstance(v, tuple) else (v,)
@@ -91,11 +100,16 @@ def _with_bodies(eqn, env):
             continue
         if not any(u in env for b in bodies for u in getattr(b, "jaxpr", b).invars):
             continue
-        done = tuple(core.ClosedJaxpr(_constrained(b.jaxpr, env), b.consts)
-                     if isinstance(b, core.ClosedJaxpr) else _constrained(b, env)
-                     for b in bodies)
+        done = tuple(_body(b, env, memo) for b in bodies)
         new[k] = done if isinstance(v, tuple) else done[0]
     return eqn.replace(params={**eqn.params, **new}) if new else eqn
+
+
+def _body(b, env, memo):
+    if id(b) not in memo:
+        memo[id(b)] = (b, core.ClosedJaxpr(_constrained(b.jaxpr, env, memo), b.consts)
+                       if isinstance(b, core.ClosedJaxpr) else _constrained(b, env, memo))
+    return memo[id(b)][1]
 
 
 def constrain_unreduced(closed, env):

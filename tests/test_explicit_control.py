@@ -21,12 +21,6 @@ EXPECTED = json.loads(rec.PATH.read_text())
 pytestmark = pytest.mark.skipif(len(jax.devices()) < 4, reason="needs 4 devices "
                                 "(ASTJAX_NUM_CPU_DEVICES=4, set by conftest.py)")
 
-_SCAN_TEXT = pytest.mark.xfail(strict=True, reason=(
-    "JAX lowers scan through its own index arithmetic and dynamic slices, each "
-    "constrained; astjax's scan lowering (primitives/scan.py) emits those inside the "
-    "rule, so only the body's operations are constrained"))
-
-
 @pytest.fixture(scope="module")
 def results():
     with warnings.catch_warnings():
@@ -60,8 +54,7 @@ _GRAD_TEXT = pytest.mark.xfail(strict=True, reason=(
 _TEXT_XFAIL = {"grad": _GRAD_TEXT}
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=_SCAN_TEXT) if n.startswith("scan")
-                                  else pytest.param(n, marks=_TEXT_XFAIL[n])
+@pytest.mark.parametrize("name", [pytest.param(n, marks=_TEXT_XFAIL[n])
                                   if n in _TEXT_XFAIL else n for n in sorted(EXPECTED)
                                   if "constraints" in EXPECTED[n]])
 def test_laid_out_constraints_as_jax(results, name):

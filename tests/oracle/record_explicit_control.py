@@ -40,6 +40,11 @@ def programs(jax, jnp, show):
     def inner(v):
         return show(jnp.exp(v) - 1)
 
+    def scan_reverse(a):
+        k = a[1] * 3
+        return lax.scan(lambda c, r: (c + r[0] * k, (show(r[0] - c), r[1] * 2)), a[0],
+                        (a, a + 1), reverse=True)
+
     @jax.custom_jvp
     def custom(v):
         return show(jnp.sin(v))
@@ -51,6 +56,11 @@ def programs(jax, jnp, show):
                                     a), ("x",)),
         "scan_free_rows": (lambda a: lax.scan(scan_body, a[0], a), ("y",)),
         "scan_sharded_rows": (lambda a: lax.scan(scan_body, a[0] * 0, a), ("x",)),
+        "scan_reverse": (scan_reverse, ("y",)),
+        "dynamic_slice_expand": (lambda a: show(lax.expand_dims(show(lax.dynamic_slice(
+            a, (2, 0), (2, 2))), (1,))) * 2, ("x",)),
+        "dynamic_update": (lambda a, b: show(lax.dynamic_update_slice(a, b * 2, (1, 0))),
+                           ("y", "y2")),
         "scan_reduce": (lambda a: lax.scan(lambda c, r: (c + show(r.sum()), r * 2), 0.0, a),
                         ("y",)),
         "inner_jit": (lambda a: jax.jit(inner)(a) * 3, ("x",)),
@@ -74,6 +84,9 @@ def programs(jax, jnp, show):
             lambda c: c[0] < 2, reshard_carry, (0, a)), ("x",)),
         "cond_branch_shardings": (lambda a: lax.cond(
             a.sum() > 0, lambda v: v, lambda v: jax.reshard(v, P(None, "y")), a), ("x",)),
+        "dynamic_slice_indivisible": (lambda a: lax.dynamic_slice(a, (1, 0), (1, 2)), ("x",)),
+        "dynamic_update_layouts": (lambda a, b: lax.dynamic_update_slice(a, b, (1, 0)),
+                                   ("x", "y2")),
         "scan_xs_sharded_leading": (lambda a: lax.scan(lambda c, r: (c, jnp.cumsum(r)), 0.0,
                                                        a), ("x",)),
     }
@@ -88,7 +101,8 @@ def arrays(jax, mesh):
             "xy": jax.device_put(np.eye(4, dtype=np.float32) / 2 + 0.1, NS(mesh, P("x", "y"))),
             "rep": jax.device_put(np.ones((4, 4), np.float32) / 4, NS(mesh, P())),
             "yt": jax.device_put(a.T.copy(), NS(mesh, P("y"))),
-            "yt4": jax.device_put(np.ones((2, 4), np.float32), NS(mesh, P("x", "y")))}
+            "yt4": jax.device_put(np.ones((2, 4), np.float32), NS(mesh, P("x", "y"))),
+            "y2": jax.device_put(a[:2] + 5, NS(mesh, P(None, "y")))}
 
 
 def mesh_of(jax):
