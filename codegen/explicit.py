@@ -468,7 +468,12 @@ def propagate(eqns, env):
     JAX gives the transposed `dot_general` its primal operand's layout as
     `out_sharding` (contracting a dimension sharded on both sides is then fine);
     astjax's transposed `dot_general` does not record it, so its type is read from
-    the forward `dot_general` of the same source position (`_transposed_dot`)."""
+    the forward `dot_general` of the same source position (`_transposed_dot`).
+
+    Nothing is done while no mesh with an Explicit axis was made (no type has a
+    layout): programs without one pay nothing."""
+    if not shd.explicit_meshes[0]:
+        return env
     eqns = list(eqns)
     dots = {}   # source position -> the forward dot_general's operand types
     seen = {}   # source position -> the types of its forward equations' values
@@ -674,6 +679,8 @@ def _staged_types(tracers):
     of a control-flow body (`nested_frame`) -- with one pass of the rules per builder
     involved."""
     builders = core._state.builders
+    if not shd.explicit_meshes[0]:      # (no layout in any type)
+        return [None] * len(tracers)
     frames = {}     # id(builder) -> the types of its invars (or a function giving them)
     types = getattr(_staging, "types", None)
     if types is not None and builders and len(builders[0].invars) == len(types):
