@@ -513,9 +513,11 @@ def propagate(eqns, env):
                               else None)
             located.at_operation = True
             raise located from None
-        if backward and len(outs) == 1 and outs[0] is None:
+        if backward and len(outs) == 1 and (outs[0] is None or name == "broadcast_in_dim"):
+            # (a reduction's transpose broadcasts to its primal operand's type, JAX's
+            # out_sharding there: not the rule's replicated one)
             outs = [_cotangent(eqn.outvars[0].aval, seen.get((src.file, src.line, src.col))
-                               if seen else None)]
+                               if seen else None) or outs[0]]
         elif not backward and src is not None and src.file:
             known = [t for t in [*ts, *outs] if t is not None]
             if known:

@@ -66,6 +66,9 @@ def programs(jax, jnp, show):
         "inner_jit": (lambda a: jax.jit(inner)(a) * 3, ("x",)),
         "vmap": (lambda a: jax.vmap(lambda r: show(jnp.sin(r) * 2))(a), ("x",)),
         "grad": (lambda a: jax.grad(lambda v: show(jnp.sin(v) * 2).sum())(a), ("x",)),
+        "grad_dot": (lambda a, b: jax.grad(lambda u: (show(u @ b) * 3).sum())(a),
+                     ("xy", "rep")),
+        "grad_mean": (lambda a: jax.grad(lambda v: (show(v * v) - 1).mean())(a), ("y",)),
         "checkpoint": (lambda a: jax.checkpoint(lambda v: show(jnp.sin(v)) * 2)(a), ("x",)),
         "custom_jvp": (custom, ("x",)),
         "while_dot": (lambda a, b: lax.while_loop(
@@ -87,6 +90,7 @@ def programs(jax, jnp, show):
         "dynamic_slice_indivisible": (lambda a: lax.dynamic_slice(a, (1, 0), (1, 2)), ("x",)),
         "dynamic_update_layouts": (lambda a, b: lax.dynamic_update_slice(a, b, (1, 0)),
                                    ("x", "y2")),
+        "dead_code_error": (lambda a, b: (a + b, a * 2)[1], ("xy", "x4t")),
         "scan_xs_sharded_leading": (lambda a: lax.scan(lambda c, r: (c, jnp.cumsum(r)), 0.0,
                                                        a), ("x",)),
     }
@@ -102,7 +106,8 @@ def arrays(jax, mesh):
             "rep": jax.device_put(np.ones((4, 4), np.float32) / 4, NS(mesh, P())),
             "yt": jax.device_put(a.T.copy(), NS(mesh, P("y"))),
             "yt4": jax.device_put(np.ones((2, 4), np.float32), NS(mesh, P("x", "y"))),
-            "y2": jax.device_put(a[:2] + 5, NS(mesh, P(None, "y")))}
+            "y2": jax.device_put(a[:2] + 5, NS(mesh, P(None, "y"))),
+            "x4t": jax.device_put(np.eye(4, dtype=np.float32), NS(mesh, P(None, "x")))}
 
 
 def mesh_of(jax):
