@@ -67,8 +67,14 @@ def _constrained(j, env, memo):
         src, invars = eqn.source_info, list(eqn.invars)
         t = ts[0]
         for i, a in enumerate(invars):
-            if (len(ts) == 1 and explicit.is_elementwise(eqn.primitive) and t.aval.ndim
-                    and not a.aval.ndim):
+            if len(ts) != 1 or not explicit.is_elementwise(eqn.primitive) or not t.aval.ndim:
+                break
+            if a.aval.shape == t.aval.shape and _other_type(a, t, env):
+                # (JAX lays an operand of another type out as the result first)
+                invars[i] = core.Var(a.aval)
+                eqns.append(core.Eqn(sharding_constraint_p, [a], [invars[i]], {
+                    "sharding": shd.NamedSharding(t.mesh, t.pspec)}, src))
+            elif not a.aval.ndim:
                 wide = core.Var(a.aval.update(shape=t.aval.shape))
                 invars[i] = core.Var(wide.aval)
                 eqns += [core.Eqn(broadcast_in_dim_p, [a], [wide], {
@@ -81,6 +87,14 @@ def _constrained(j, env, memo):
             "sharding": shd.NamedSharding(t.mesh, t.pspec)}, src)
             for m, v, t in zip(made, eqn.outvars, ts) if m is not v]
     return core.Jaxpr(j.constvars, j.invars, j.outvars, eqns)
+
+
+def _other_type(a, t, env):
+    """Whether operand `a` is not known to have the type `t` (a constant, a callback's
+    result, a value of another layout)."""
+    u = env.get(a) if isinstance(a, core.Var) else None
+    return u is None or (u.spec, u.mesh, u.unreduced, u.reduced) != (
+        t.spec, t.mesh, t.unreduced, t.reduced)
 
 
 def _expanded(eqns, env):

@@ -107,7 +107,9 @@ def arrays(jax, mesh):
             "yt": jax.device_put(a.T.copy(), NS(mesh, P("y"))),
             "yt4": jax.device_put(np.ones((2, 4), np.float32), NS(mesh, P("x", "y"))),
             "y2": jax.device_put(a[:2] + 5, NS(mesh, P(None, "y"))),
-            "x4t": jax.device_put(np.eye(4, dtype=np.float32), NS(mesh, P(None, "x")))}
+            "x4t": jax.device_put(np.eye(4, dtype=np.float32), NS(mesh, P(None, "x"))),
+            "x44": jax.device_put(np.eye(4, dtype=np.float32) + 1, NS(mesh, P("x"))),
+            "y44": jax.device_put(np.eye(4, dtype=np.float32) * 3, NS(mesh, P(None, "y")))}
 
 
 def mesh_of(jax):
@@ -121,16 +123,17 @@ def _error(e):
             "message": (getattr(e, "message", None) or str(e)).split("\n")[0]}
 
 
-def run_case(jax, jnp, name):
-    """Program `name` jitted under `set_mesh`: the types seen inside, the results'
-    types and values, the laid-out constraints of its lowering; or the error."""
+def run_case(jax, jnp, name, programs_of=None):
+    """Program `name` (of `programs_of`, by default `programs`) jitted under
+    `set_mesh`: the types seen inside, the results' types and values, the laid-out
+    constraints of its lowering; or the error."""
     mesh = mesh_of(jax)
     seen = []
 
     def show(v):
         seen.append(str(jax.typeof(v)))
         return v
-    fn, names = programs(jax, jnp, show)[name]
+    fn, names = (programs_of or programs)(jax, jnp, show)[name]
     arrs = arrays(jax, mesh)
     args = [arrs[n] for n in names]
     with jax.set_mesh(mesh):
