@@ -4,11 +4,10 @@ results and operands of another layout, as JAX 0.10.2 types and lowers them
 the results' types and values, the laid-out `sdy.sharding_constraint`s, JAX's errors.
 
 What is left is a strict xfail: JAX types a value made from no operand (`jnp.zeros`,
-an iota, a constant broadcast) replicated over the context mesh, and `ones_like(x)`
-as `x`; astjax leaves the first untyped (typing it replicated would need
-`jnp.where`'s scalar broadcasts, `zeros_like` and the derivatives' instantiated
-zeros to carry their operands' types, as JAX's do, or they raise JAX's errors where
-JAX raises none) and types `ones_like` so too."""
+an iota, a constant broadcast) replicated over the context mesh; astjax leaves it
+untyped (typing it replicated would need `jnp.where`'s scalar broadcasts and the
+derivatives' instantiated zeros to carry their operands' types, as JAX's do, or they
+raise JAX's errors where JAX raises none)."""
 import json
 import warnings
 
@@ -29,11 +28,8 @@ pytestmark = pytest.mark.skipif(len(jax.devices()) < 4, reason="needs 4 devices 
 _UNTYPED_MADE = pytest.mark.xfail(strict=True, reason=(
     "JAX types a value made from no operand replicated over the context mesh (raising "
     "where it meets another layout, and constraining it); astjax leaves it untyped"))
-_ONES_LIKE = pytest.mark.xfail(strict=True, reason=(
-    "JAX's `ones_like(x)` broadcasts with x's type as out_sharding; astjax's "
-    "(numpy/creation.py) makes an untyped constant"))
 _TYPES_XFAIL = {"branch_made": _UNTYPED_MADE, "carry_made": _UNTYPED_MADE,
-                "concatenate_made": _UNTYPED_MADE, "ones_like": _ONES_LIKE}
+                "concatenate_made": _UNTYPED_MADE}
 _TEXT_XFAIL = {n: _UNTYPED_MADE for n in ("arange", "eye", "iota_2d", "normal_out_sharding",
                                           "zeros")}
 
