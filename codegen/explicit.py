@@ -10,9 +10,10 @@ typed value is `Typed(aval, spec, mesh)` (one spec entry per dimension), and
 `propagate` runs the rules below over a jaxpr from its arguments' types. It runs
 
 - on a partitioned `jit`'s jaxpr (`codegen.spmd.jit_entry`), from the arguments'
-  layouts (or their `in_shardings`): an error is raised located at the user's line
-  that staged the operation, and each typed result is laid out by its type, as JAX
-  lays it out;
+  layouts (or their `in_shardings`), also on the program as staged (its dead code is
+  checked too, as JAX checks every operation it traces): an error is raised located
+  at the user's line that staged the operation, and each typed result is laid out by
+  its type, as JAX lays it out;
 - on one operation outside `jit` (`check`, from `spmd.eager_apply`);
 - for `jax.typeof(x)` on a value staged inside such a `jit` (`typeof`), over the
   equations staged so far.
@@ -28,15 +29,17 @@ dimensions, cumulative reductions and `sort` need their axis unsharded,
 / `scatter` propagate the layout when the indexed dimensions are unsharded (or
 taken whole) and the indices unsharded (else JAX's "Use `.at[...]...(out_sharding=)`"
 error), `slice`
-/ `pad` keep the layout where the mesh axes divide the new size, `rev` keeps it,
-a `sharding_constraint` (`reshard`) sets it, and so does an `out_sharding` given to
-`dot_general`, `reshape` or `broadcast_in_dim`, and a `shard_map`'s out_specs lay out its
-results; a result naming a mesh axis twice is
+/ `dynamic_slice` / `pad` keep the layout where the mesh axes divide the new size,
+`dynamic_update_slice` needs the update laid out as the operand, `rev` keeps it,
+`expand_dims` adds replicated dimensions, a `sharding_constraint` (`reshard`) sets
+it, and so does an `out_sharding` given to `dot_general`, `reshape` or
+`broadcast_in_dim` (also of an untyped operand: `jnp.zeros(..., out_sharding=)`),
+and a `shard_map`'s out_specs lay out its results; a result naming a mesh axis twice is
 JAX's "illegally sharded result". Values from any other operation, host values and
 arrays on one device are untyped: no check can fail on them wrongly.
 
 Gradients: JAX gives every cotangent its primal's type. The backward equations are
-not typed one by one here (see `propagate`); instead `grad` / `value_and_grad` /
+typed from the forward ones of the same source position (see `propagate`); and `grad` / `value_and_grad` /
 `vjp` constrain each input cotangent to its primal's layout (`like_primals`), so the
 gradients come out laid out, and typed, as JAX's.
 """

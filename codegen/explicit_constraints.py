@@ -2,7 +2,10 @@
 with (`mlir.lower_with_sharding_in_types`): after each operation whose results'
 types (`codegen/explicit.py`) name the mesh -- also inside control-flow bodies and
 calls -- an `sdy.sharding_constraint` to each type, an elementwise operation's
-rank-0 operands first broadcast and constrained the same way; and, for values typed
+rank-0 operands first broadcast and constrained the same way, and its operands not
+known to have the result's type (constants, callbacks' results, other layouts)
+constrained to it; a typed `scan` lowered as JAX lowers it
+(`codegen/explicit_scan.py`); and, for values typed
 unreduced, a constraint where they are made (`constrain_unreduced`). `codegen/spmd.py`
 runs them on a partitioned `jit`'s jaxpr (and on one eager operation)."""
 from __future__ import annotations
