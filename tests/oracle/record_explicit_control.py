@@ -57,6 +57,12 @@ def programs(jax, jnp, show):
         "scan_free_rows": (lambda a: lax.scan(scan_body, a[0], a), ("y",)),
         "scan_sharded_rows": (lambda a: lax.scan(scan_body, a[0] * 0, a), ("x",)),
         "scan_reverse": (scan_reverse, ("y",)),
+        "scan_no_xs": (lambda a: lax.scan(lambda c, _: (c * 2, show(jnp.sin(c))), a[0], None,
+                                          length=3), ("y",)),
+        "scan_in_while": (lambda a: lax.while_loop(lambda c: c[0] < 2, lambda c: (
+            c[0] + 1, lax.scan(lambda k, r: (k + r, r * k), c[1][0], c[1])[1]), (0, a))[1],
+            ("y",)),
+        "map": (lambda a: lax.map(lambda r: show(jnp.tanh(r)) * 2, a), ("y",)),
         "dynamic_slice_expand": (lambda a: show(lax.expand_dims(show(lax.dynamic_slice(
             a, (2, 0), (2, 2))), (1,))) * 2, ("x",)),
         "dynamic_update": (lambda a, b: show(lax.dynamic_update_slice(a, b * 2, (1, 0))),
