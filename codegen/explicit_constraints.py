@@ -60,7 +60,7 @@ def _laid_out(t):
 
 def _constrained(j, env, memo):
     eqns = []
-    for eqn in _expanded(j.eqns, env):
+    for eqn in _expanded(j.eqns, env, memo.setdefault("functions", {})):
         eqn = _with_bodies(eqn, env, memo)
         name, ts = eqn.primitive.name, [env.get(v) for v in eqn.outvars]
         if (name in _UNCONSTRAINED or (len(ts) != 1 and name not in _MULTIPLE)
@@ -100,16 +100,17 @@ def _other_type(a, t, env):
         t.spec, t.mesh, t.unreduced, t.reduced)
 
 
-def _expanded(eqns, env):
+def _expanded(eqns, env, functions):
     """`eqns`, each typed `scan` replaced by the operations JAX lowers it with."""
     for eqn in eqns:
-        loop = as_loop(eqn, env) if eqn.primitive.name == "scan" else None
+        loop = as_loop(eqn, env, functions) if eqn.primitive.name == "scan" else None
         yield from (eqn,) if loop is None else loop
 
 
 def _with_bodies(eqn, env, memo):
     """`eqn` with its nested jaxprs constrained (those whose variables are typed), one
-    object per body (`memo`: a function called twice is lowered once)."""
+    object per body (`memo`: a function called twice is lowered once; its entry
+    "functions": `explicit_scan`'s)."""
     new = {}
     for k, v in eqn.params.items():
         bodies = v if isinstance(v, tuple) else (v,)

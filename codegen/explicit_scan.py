@@ -32,17 +32,23 @@ __all__ = ["as_loop"]
 _I32 = core.ShapedArray((), dtypes.int32)
 
 
-def as_loop(eqn, env):
+def as_loop(eqn, env, functions):
     """The equations computing the typed `scan` equation `eqn` as JAX lowers it (its
     operands and results keep their variables; the new variables' types added to
-    `env`, Var -> Typed), or None when JAX lowers it otherwise or nothing is typed."""
+    `env`, Var -> Typed), or None when JAX lowers it otherwise or nothing is typed.
+    `functions`: the slicing and updating functions made so far for the program,
+    one per signature and types (as JAX's `jit` caches them)."""
     p = eqn.params
     length, nc, nk = p["length"], p["num_consts"], p["num_carry"]
     xs, ys = eqn.invars[nc + nk:], eqn.outvars[nk:]
     if (p["unroll"] != 1 or type(length) is not int or not length or not (
             any(isinstance(x, core.Var) and x in env for x in xs) or any(y in env for y in ys))):
         return None
-    closed = core.stage(lambda *args: _program(args, p, [env.get(y) for y in ys]),
+    body = p["jaxpr"].jaxpr
+    types = ([env.get(x) if isinstance(x, core.Var) else None for x in xs],
+             [env.get(y) for y in ys],
+             [env.get(u) if isinstance(u, core.Var) else None for u in body.outvars[nk:]])
+    closed = core.stage(lambda *args: _program(args, p, types, functions),
                         [a.aval for a in eqn.invars])
     j = closed.jaxpr
     types = {v: env[a] for v, a in zip(j.invars, eqn.invars)
@@ -57,8 +63,10 @@ def as_loop(eqn, env):
                       outvars=[rename.get(v, v) for v in e.outvars]) for e in j.eqns]
 
 
-def _program(args, p, y_types):
-    """`_scan_impl` on staged `args` (consts, initial carry, xs) -> carry and ys."""
+def _program(args, p, types, functions):
+    """`_scan_impl` on staged `args` (consts, initial carry, xs; `types`: those of
+    the xs, ys and the body's ys) -> carry and ys."""
+    x_types, y_types, u_types = types
     length, nc, nk, body = p["length"], p["num_consts"], p["num_carry"], p["jaxpr"]
     consts, init, xs = args[:nc], args[nc:nc + nk], args[nc + nk:]
     y_avals = body.out_avals[nk:]
@@ -67,14 +75,16 @@ def _program(args, p, y_types):
                      shd.NamedSharding(t.mesh, t.pspec))
            for a, t in zip(y_avals, y_types)]
     state = [_I32, *(a.aval for a in init), *(y.aval for y in ys0)]
-    functions = {}      # (one function per signature, as JAX's jit caches them)
 
-    def function(fn, *avals):
-        if (fn, avals) not in functions:
-            functions[fn, avals] = core.stage(fn, [*avals, _I32])
-        return functions[fn, avals]
-    slicers = [function(_index, x.aval) for x in xs]
-    updaters = [function(_update, y.aval, a) for y, a in zip(ys0, y_avals)]
+    def function(fn, avals, ts):
+        key = (fn, avals, tuple(None if t is None else (t.spec, t.mesh, t.unreduced,
+                                                        t.reduced) for t in ts))
+        if key not in functions:
+            functions[key] = core.stage(fn, [*avals, _I32])
+        return functions[key]
+    slicers = [function(_index, (x.aval,), (t,)) for x, t in zip(xs, x_types)]
+    updaters = [function(_update, (y.aval, a), (t, u))
+                for y, a, t, u in zip(ys0, y_avals, y_types, u_types)]
 
     def trip(i, *rest):
         carry, bufs = rest[:nk], rest[nk:]

@@ -62,6 +62,10 @@ def programs(jax, jnp, show):
         "scan_in_while": (lambda a: lax.while_loop(lambda c: c[0] < 2, lambda c: (
             c[0] + 1, lax.scan(lambda k, r: (k + r, r * k), c[1][0], c[1])[1]), (0, a))[1],
             ("y",)),
+        "grad_scan": (lambda a: jax.grad(lambda u: lax.scan(
+            lambda c, r: (c * jnp.cos(r), c + r), u[0], u)[1].sum())(a), ("y",)),
+        "scan_two_layouts": (lambda a, b: lax.scan(lambda c, r: (c, (r[0] * 2, r[1] + 1)),
+                                                   0.0, (a, b)), ("y", "x_cols")),
         "map": (lambda a: lax.map(lambda r: show(jnp.tanh(r)) * 2, a), ("y",)),
         "dynamic_slice_expand": (lambda a: show(lax.expand_dims(show(lax.dynamic_slice(
             a, (2, 0), (2, 2))), (1,))) * 2, ("x",)),
@@ -115,6 +119,7 @@ def arrays(jax, mesh):
             "y2": jax.device_put(a[:2] + 5, NS(mesh, P(None, "y"))),
             "x4t": jax.device_put(np.eye(4, dtype=np.float32), NS(mesh, P(None, "x"))),
             "x44": jax.device_put(np.eye(4, dtype=np.float32) + 1, NS(mesh, P("x"))),
+            "x_cols": jax.device_put(a + 2, NS(mesh, P(None, "x"))),
             "y44": jax.device_put(np.eye(4, dtype=np.float32) * 3, NS(mesh, P(None, "y")))}
 
 
