@@ -31,7 +31,8 @@ from .dispatch_keys import (KWARGS as _KWARGS, STATIC as _STATIC, Entry as _Entr
 from .staging import (StagedCallable, arg_hints, as_callable, donated_leaves, leaf_aval,
                       array_signature, kept_staging, python_scalar, stage_flat, stage_once,
                       wrapped_signature)
-from .stages import ShapeDtypeStruct, Lowered, Traced, abstract_arguments, remember_staging
+from .stages import (ShapeDtypeStruct, Lowered, Traced, abstract_arguments, remember_staging,
+                     staged_as)
 from .stages import abstract_layouts_entry as _abstract_layouts, has_layouts as _has_layouts
 from .transforms.ad import inline as _inline
 from .transforms.dce import dce_closed
@@ -229,7 +230,8 @@ class Jitted(StagedCallable):
                                                options)
             elif _spmd.partitioned(self._shardings, layouts, closed):   # (or set_mesh)
                 entry = _spmd.jit_entry(closed, out_tree, name, self._shardings, dyn_args,
-                                        leaves, donated, caller_location(), options)
+                                        leaves, donated, caller_location(), options,
+                                        staged=staged_as(closed))
             elif _outside_refs(closed):   # a Ref argument, or one the function closes over
                 entry = _jit_refs.RefEntry(closed, out_tree, name, options)
             elif _jit_tokens.at_boundary(closed):   # token arguments or results

@@ -51,15 +51,16 @@ class AxisType(enum.Enum):
         return self.name
 
 
+explicit_meshes = [0]   # meshes made with an Explicit axis (none: no layout in a type)
+
+
 class Mesh:
     """An n-d array of devices with a name per axis; also a context manager that
     makes it the current mesh (see `set_mesh`)."""
 
     def __init__(self, devices, axis_names, axis_types=None):
         devices = np.asarray(devices, dtype=object)
-        if isinstance(axis_names, str):
-            axis_names = (axis_names,)
-        axis_names = tuple(axis_names)
+        axis_names = (axis_names,) if isinstance(axis_names, str) else tuple(axis_names)
         if devices.ndim != len(axis_names):
             raise ValueError(f"Mesh requires the ndim of its first argument (`devices`) to "
                              f"equal the length of its second argument (`axis_names`), got "
@@ -75,10 +76,9 @@ class Mesh:
         if len(axis_types) != len(axis_names) or not all(isinstance(t, AxisType)
                                                          for t in axis_types):
             raise ValueError(f"axis_types must be one AxisType per axis name, got {axis_types}")
-        self.devices = devices
-        self.axis_names = axis_names
-        self.axis_types = axis_types
+        self.devices, self.axis_names, self.axis_types = devices, axis_names, axis_types
         self._contexts = []
+        explicit_meshes[0] += AxisType.Explicit in axis_types
 
     @property
     def shape(self):
@@ -161,8 +161,7 @@ def _entered() -> list:
 def entered_mesh():
     """The innermost mesh this thread entered by `with mesh:` (not by `set_mesh`),
     or None: what JAX's legacy `thread_resources.env.physical_mesh` reads."""
-    stack = _entered()
-    return stack[-1] if stack else None
+    return _entered()[-1] if _entered() else None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -190,6 +189,7 @@ class AbstractMesh:
         self.axis_sizes = tuple(axis_sizes)
         self.axis_names = tuple(axis_names)
         self.axis_types = tuple(axis_types or (AxisType.Auto,) * len(self.axis_names))
+        explicit_meshes[0] += AxisType.Explicit in self.axis_types
         if abstract_device is None and _kind is not None:   # (device_kind, num_cores, platform)
             abstract_device = AbstractDevice(*_kind)
         if abstract_device is not None and not isinstance(abstract_device, AbstractDevice):
@@ -225,9 +225,9 @@ class AbstractMesh:
     def __repr__(self):
         axes = ", ".join(f"{n!r}: {s}" for n, s in self.shape.items())
         types = ", ".join(repr(t) for t in self.axis_types)
-        comma = "," if len(self.axis_types) == 1 else ""
         kind = "" if self.abstract_device is None else ", " + self.abstract_device._fields()
-        return f"AbstractMesh({axes or '()'}, axis_types=({types}{comma}){kind})"   # as JAX's
+        return (f"AbstractMesh({axes or '()'}, axis_types=({types}"   # as JAX's
+                f"{',' if len(self.axis_types) == 1 else ''}){kind})")
 
 
 class Sharding:

@@ -205,6 +205,12 @@ def remember_staging(program: core.ClosedJaxpr, staged: core.ClosedJaxpr) -> Non
         _staged_as[program.jaxpr] = staged
 
 
+def staged_as(program: core.ClosedJaxpr) -> core.ClosedJaxpr:
+    """The ClosedJaxpr a `jit`'s compiled `program` was staged as (`program` itself
+    when nothing was removed or discharged)."""
+    return _staged_as.get(program.jaxpr, program)
+
+
 class Traced(_Stage):
     """`jit(f).trace(*args)`: `f` staged for one signature. `.jaxpr` is the
     ClosedJaxpr (printed as JAX prints it), `.out_info` the result's shapes,
@@ -215,7 +221,7 @@ class Traced(_Stage):
         """The staged program (a ClosedJaxpr): every equation staged, as JAX's
         `Traced.jaxpr` holds every one traced (the compiled program has dead code
         removed and mutable references discharged)."""
-        return _staged_as.get(self._entry.closed.jaxpr, self._entry.closed)
+        return staged_as(self._entry.closed)
 
     @property
     def fun_name(self):

@@ -10,9 +10,10 @@ typed value is `Typed(aval, spec, mesh)` (one spec entry per dimension), and
 `propagate` runs the rules below over a jaxpr from its arguments' types. It runs
 
 - on a partitioned `jit`'s jaxpr (`codegen.spmd.jit_entry`), from the arguments'
-  layouts (or their `in_shardings`): an error is raised located at the user's line
-  that staged the operation, and each typed result is laid out by its type, as JAX
-  lays it out;
+  layouts (or their `in_shardings`), also on the program as staged (its dead code is
+  checked too, as JAX checks every operation it traces): an error is raised located
+  at the user's line that staged the operation, and each typed result is laid out by
+  its type, as JAX lays it out;
 - on one operation outside `jit` (`check`, from `spmd.eager_apply`);
 - for `jax.typeof(x)` on a value staged inside such a `jit` (`typeof`), over the
   equations staged so far.
@@ -28,15 +29,17 @@ dimensions, cumulative reductions and `sort` need their axis unsharded,
 / `scatter` propagate the layout when the indexed dimensions are unsharded (or
 taken whole) and the indices unsharded (else JAX's "Use `.at[...]...(out_sharding=)`"
 error), `slice`
-/ `pad` keep the layout where the mesh axes divide the new size, `rev` keeps it,
-a `sharding_constraint` (`reshard`) sets it, and so does an `out_sharding` given to
-`dot_general`, `reshape` or `broadcast_in_dim`, and a `shard_map`'s out_specs lay out its
-results; a result naming a mesh axis twice is
+/ `dynamic_slice` / `pad` keep the layout where the mesh axes divide the new size,
+`dynamic_update_slice` needs the update laid out as the operand, `rev` keeps it,
+`expand_dims` adds replicated dimensions, a `sharding_constraint` (`reshard`) sets
+it, and so does an `out_sharding` given to `dot_general`, `reshape` or
+`broadcast_in_dim` (also of an untyped operand: `jnp.zeros(..., out_sharding=)`),
+and a `shard_map`'s out_specs lay out its results; a result naming a mesh axis twice is
 JAX's "illegally sharded result". Values from any other operation, host values and
 arrays on one device are untyped: no check can fail on them wrongly.
 
 Gradients: JAX gives every cotangent its primal's type. The backward equations are
-not typed one by one here (see `propagate`); instead `grad` / `value_and_grad` /
+typed from the forward ones of the same source position (see `propagate`); and `grad` / `value_and_grad` /
 `vjp` constrain each input cotangent to its primal's layout (`like_primals`), so the
 gradients come out laid out, and typed, as JAX's.
 """
@@ -48,15 +51,15 @@ import threading
 
 import numpy as np
 
-from astjax import core, dtypes, ir
+from astjax import core, ir
 from astjax.errors import AstjaxError
-from astjax.config import config
 from astjax import sharding_impls as shd
 from astjax.primitives.spmd import sharding_constraint_p
 
 from . import sharded
 from .typed_avals import ManualAval, MeshAval, TypedAval, TypedRefAval, manual_typeof
 from .explicit_reshape import reshape_rule as _reshape
+from .explicit_types import Typed, is_explicit, typed, typed_sharding
 from .unreduced import reduced_of, unreduced_of
 
 __all__ = ["Typed", "check", "propagate", "typed", "typed_sharding", "staging", "typeof",
@@ -78,86 +81,6 @@ _CUMULATIVE = frozenset({"cumsum", "cumprod", "cummax", "cummin", "cumlogsumexp"
 _REDUCERS = frozenset({"reduce_sum", "reduce_max", "reduce_min", "reduce_prod",
                        "reduce_and", "reduce_or", "reduce_xor", "argmax", "argmin"})
 
-
-class Typed:
-    """A value's type with its layout: aval, one spec entry per dimension, mesh, and
-    the mesh axes it is unreduced over (each device holds a partial sum)."""
-    __slots__ = ("aval", "spec", "mesh", "unreduced", "reduced", "given")
-
-    def __init__(self, aval, spec, mesh, unreduced=frozenset(), given=None,
-                 reduced=frozenset()):
-        self.aval, self.spec, self.mesh = aval, tuple(spec), mesh
-        self.unreduced, self.reduced = frozenset(unreduced), frozenset(reduced)
-        self.given = given      # the spec as written, where JAX keeps it (out_specs)
-
-    @property
-    def pspec(self):
-        return shd.PartitionSpec(*self.spec, unreduced=self.unreduced, reduced=self.reduced)
-
-    @property
-    def sharding(self):
-        return shd.NamedSharding(self.mesh, self.pspec if self.given is None else self.given)
-
-    def str_short(self, short_dtypes=False):
-        """JAX's `f32[4@x,4]`, `f32[4]{U:y}` when unreduced (`float32[...]` without
-        `short_dtypes`)."""
-        name = dtypes.short_name(self.aval.dtype) if short_dtypes else self.aval.dtype.name
-        parts = []
-        for tag, axes in (("U", self.unreduced), ("R", self.reduced)):
-            names = [a for a in self.mesh.axis_names if a in axes] if axes else []
-            if names:
-                parts.append(f"{tag}:" + (names[0] if len(names) == 1
-                                          else f"({','.join(names)})"))
-        extra = "{" + ", ".join(parts) + "}" if parts else ""
-        return f"{name}[{_dims(self.aval.shape, self.spec)}]{extra}"
-
-    def sharding_str(self):
-        """How JAX prints this type's sharding in its messages (over the AbstractMesh,
-        with the devices' kind and platform)."""
-        return repr(shd.NamedSharding(self.mesh.abstract_mesh, self.pspec))
-
-
-def _dims(shape, spec):
-    out = []
-    for n, e in zip(shape, spec):
-        axes = shd.PartitionSpec._axes(e)
-        out.append(str(n) if not axes else f"{n}@{axes[0]}" if isinstance(e, str)
-                   else f"{n}@({','.join(axes)})")
-    return ",".join(out)
-
-
-def is_explicit(mesh) -> bool:
-    """Whether every axis of `mesh` is Explicit (layouts are part of the types)."""
-    return bool(mesh.axis_types) and all(t == shd.AxisType.Explicit for t in mesh.axis_types)
-
-
-def typed_sharding(sharding, aval):
-    """The Typed of a value of `aval` laid out as `sharding`, when that is a
-    NamedSharding over an all-Explicit mesh; else None."""
-    if not isinstance(sharding, shd.NamedSharding) or not is_explicit(sharding.mesh):
-        return None
-    spec = sharding.spec._normalized(aval.ndim)
-    if config.read("jax_remove_size_one_mesh_axis_from_type"):
-        spec = tuple(_without_size_one(e, sharding.mesh.shape) for e in spec)
-    return Typed(aval, spec, sharding.mesh, sharding.spec.unreduced,
-                 reduced=sharding.spec.reduced)
-
-
-def _without_size_one(entry, sizes):
-    """A spec entry without the mesh axes of size 1 (config
-    `jax_remove_size_one_mesh_axis_from_type`)."""
-    if entry is None:
-        return None
-    axes = [a for a in ((entry,) if isinstance(entry, str) else entry) if sizes[a] != 1]
-    return None if not axes else axes[0] if isinstance(entry, str) or len(axes) == 1 \
-        else tuple(axes)
-
-
-def typed(x):
-    """The Typed of a concrete value: a GlobalArray over an all-Explicit mesh; else None."""
-    if type(x) is not sharded.GlobalArray:
-        return None
-    return typed_sharding(x._sharding, core.get_aval(x))
 
 # ------------------------------------------------------------------------- rules
 
@@ -354,6 +277,19 @@ def _rule(prim, ts, params, out_avals, avals=None):
         if params.get("out_sharding") is not None:
             return None
         return [e for d, e in enumerate(first.spec) if d not in set(params["axes"])]
+    if name == "dynamic_slice":
+        return _varying_shape(first, out_avals[0].shape, "dynamic_slice")
+    if name == "dynamic_update_slice":
+        if ts[1] is not None and ts[1].spec != first.spec:
+            _err("dynamic_update_slice operand sharding must be equal to update sharding, got "
+                 f"operand sharding {first.str_short(axis_types=True)} and update sharding "
+                 f"{ts[1].str_short(axis_types=True)}.")
+        return list(first.spec)
+    if name == "expand_dims":   # (JAX's broadcast_in_dim: the new dimensions replicated)
+        spec = list(first.spec)
+        for d in sorted(a % out_avals[0].ndim for a in params["dimensions"]):
+            spec.insert(d, None)
+        return spec
     if name == "squeeze":
         return [e for d, e in enumerate(first.spec) if d not in set(params["dimensions"])]
     if name == "transpose":
@@ -385,6 +321,8 @@ def _result(prim, ts, params, out_avals, avals=None):
             return [None] * len(out_avals)
         return [Typed(a, s._normalized(a.ndim), mesh, s.unreduced, given=s, reduced=s.reduced)
                 for a, s in zip(out_avals, params["out_specs"])]
+    if all(t is None for t in ts) and len(out_avals) == 1:   # (made inside: laid out as
+        return [_given(params, out_avals[0])]                  # asked, else untyped)
     if all(t is None for t in ts) or (len(out_avals) != 1 and name != "sort"):
         return [None] * len(out_avals)
     meshes = {t.mesh for t in ts if t is not None}
@@ -407,6 +345,13 @@ def _result(prim, ts, params, out_avals, avals=None):
         _err(f"{name} operation with inputs: {ins} produces an illegally sharded result: "
              f"{out.str_short(True)}")
     return [Typed(a, spec, mesh, unreduced, reduced=reduced) for a in out_avals]
+
+
+def _given(params, aval):
+    """The type of a value made from no typed operand by an operation given a layout
+    (`out_sharding=` of `jnp.zeros`, `jnp.arange`, ...: its `sharding` param)."""
+    s = params.get("sharding", params.get("out_sharding"))
+    return typed_sharding(s, aval) if isinstance(s, shd.NamedSharding) else None
 
 
 def check(prim, args, params):
@@ -440,7 +385,12 @@ def propagate(eqns, env):
     JAX gives the transposed `dot_general` its primal operand's layout as
     `out_sharding` (contracting a dimension sharded on both sides is then fine);
     astjax's transposed `dot_general` does not record it, so its type is read from
-    the forward `dot_general` of the same source position (`_transposed_dot`)."""
+    the forward `dot_general` of the same source position (`_transposed_dot`).
+
+    Nothing is done while no mesh with an Explicit axis was made (no type has a
+    layout): programs without one pay nothing."""
+    if not shd.explicit_meshes[0]:
+        return env
     eqns = list(eqns)
     dots = {}   # source position -> the forward dot_general's operand types
     seen = {}   # source position -> the types of its forward equations' values
@@ -464,7 +414,8 @@ def propagate(eqns, env):
             continue
         nested = NESTED.get(name)
         if all(t is None for t in ts) and nested is None and not backward and name not in (
-                "sharding_constraint", "shard_map"):
+                "sharding_constraint", "shard_map") and not isinstance(
+                eqn.params.get("sharding", eqn.params.get("out_sharding")), shd.NamedSharding):
             continue
         try:
             outs = (nested(ts, eqn.params, env, propagate) if nested is not None else
@@ -479,9 +430,11 @@ def propagate(eqns, env):
                               else None)
             located.at_operation = True
             raise located from None
-        if backward and len(outs) == 1 and outs[0] is None:
+        if backward and len(outs) == 1 and (outs[0] is None or name == "broadcast_in_dim"):
+            # (a reduction's transpose broadcasts to its primal operand's type, JAX's
+            # out_sharding there: not the rule's replicated one)
             outs = [_cotangent(eqn.outvars[0].aval, seen.get((src.file, src.line, src.col))
-                               if seen else None)]
+                               if seen else None) or outs[0]]
         elif not backward and src is not None and src.file:
             known = [t for t in [*ts, *outs] if t is not None]
             if known:
@@ -645,6 +598,8 @@ def _staged_types(tracers):
     of a control-flow body (`nested_frame`) -- with one pass of the rules per builder
     involved."""
     builders = core._state.builders
+    if not shd.explicit_meshes[0]:      # (no layout in any type)
+        return [None] * len(tracers)
     frames = {}     # id(builder) -> the types of its invars (or a function giving them)
     types = getattr(_staging, "types", None)
     if types is not None and builders and len(builders[0].invars) == len(types):

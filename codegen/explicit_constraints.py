@@ -2,7 +2,10 @@
 with (`mlir.lower_with_sharding_in_types`): after each operation whose results'
 types (`codegen/explicit.py`) name the mesh -- also inside control-flow bodies and
 calls -- an `sdy.sharding_constraint` to each type, an elementwise operation's
-rank-0 operands first broadcast and constrained the same way; and, for values typed
+rank-0 operands first broadcast and constrained the same way, and its operands not
+known to have the result's type (constants, callbacks' results, other layouts)
+constrained to it; a typed `scan` lowered as JAX lowers it
+(`codegen/explicit_scan.py`); and, for values typed
 unreduced, a constraint where they are made (`constrain_unreduced`). `codegen/spmd.py`
 runs them on a partitioned `jit`'s jaxpr (and on one eager operation)."""
 from __future__ import annotations
@@ -14,6 +17,7 @@ from astjax.primitives.spmd import sharding_constraint_p
 from astjax.primitives.structural import broadcast_in_dim_p
 
 from . import explicit
+from .explicit_scan import as_loop
 
 __all__ = ["constrain_typed", "constrain_unreduced", "out_sharding"]
 
@@ -46,7 +50,7 @@ def constrain_typed(closed, env):
     the partitioner follows)."""
     if not env:
         return closed
-    return core.ClosedJaxpr(_constrained(closed.jaxpr, env), closed.consts)
+    return core.ClosedJaxpr(_constrained(closed.jaxpr, env, {}), closed.consts)
 
 
 def _laid_out(t):
@@ -54,10 +58,10 @@ def _laid_out(t):
             and explicit.is_explicit(t.mesh))
 
 
-def _constrained(j, env):
+def _constrained(j, env, memo):
     eqns = []
-    for eqn in j.eqns:
-        eqn = _with_bodies(eqn, env)
+    for eqn in _expanded(j.eqns, env, memo.setdefault("functions", {})):
+        eqn = _with_bodies(eqn, env, memo)
         name, ts = eqn.primitive.name, [env.get(v) for v in eqn.outvars]
         if (name in _UNCONSTRAINED or (len(ts) != 1 and name not in _MULTIPLE)
                 or not any(map(_laid_out, ts)) or out_sharding(eqn) is not None):
@@ -66,8 +70,14 @@ def _constrained(j, env):
         src, invars = eqn.source_info, list(eqn.invars)
         t = ts[0]
         for i, a in enumerate(invars):
-            if (len(ts) == 1 and explicit.is_elementwise(eqn.primitive) and t.aval.ndim
-                    and not a.aval.ndim):
+            if len(ts) != 1 or not explicit.is_elementwise(eqn.primitive) or not t.aval.ndim:
+                break
+            if a.aval.shape == t.aval.shape and _other_type(a, t, env):
+                # (JAX lays an operand of another type out as the result first)
+                invars[i] = core.Var(a.aval)
+                eqns.append(core.Eqn(sharding_constraint_p, [a], [invars[i]], {
+                    "sharding": shd.NamedSharding(t.mesh, t.pspec)}, src))
+            elif not a.aval.ndim:
                 wide = core.Var(a.aval.update(shape=t.aval.shape))
                 invars[i] = core.Var(wide.aval)
                 eqns += [core.Eqn(broadcast_in_dim_p, [a], [wide], {
@@ -82,8 +92,25 @@ def _constrained(j, env):
     return core.Jaxpr(j.constvars, j.invars, j.outvars, eqns)
 
 
-def _with_bodies(eqn, env):
-    """`eqn` with its nested jaxprs constrained (those whose variables are typed)."""
+def _other_type(a, t, env):
+    """Whether operand `a` is not known to have the type `t` (a constant, a callback's
+    result, a value of another layout)."""
+    u = env.get(a) if isinstance(a, core.Var) else None
+    return u is None or (u.spec, u.mesh, u.unreduced, u.reduced) != (
+        t.spec, t.mesh, t.unreduced, t.reduced)
+
+
+def _expanded(eqns, env, functions):
+    """`eqns`, each typed `scan` replaced by the operations JAX lowers it with."""
+    for eqn in eqns:
+        loop = as_loop(eqn, env, functions) if eqn.primitive.name == "scan" else None
+        yield from (eqn,) if loop is None else loop
+
+
+def _with_bodies(eqn, env, memo):
+    """`eqn` with its nested jaxprs constrained (those whose variables are typed), one
+    object per body (`memo`: a function called twice is lowered once; its entry
+    "functions": `explicit_scan`'s)."""
     new = {}
     for k, v in eqn.params.items():
         bodies = v if isinstance(v, tuple) else (v,)
@@ -91,11 +118,16 @@ def _with_bodies(eqn, env):
             continue
         if not any(u in env for b in bodies for u in getattr(b, "jaxpr", b).invars):
             continue
-        done = tuple(core.ClosedJaxpr(_constrained(b.jaxpr, env), b.consts)
-                     if isinstance(b, core.ClosedJaxpr) else _constrained(b, env)
-                     for b in bodies)
+        done = tuple(_body(b, env, memo) for b in bodies)
         new[k] = done if isinstance(v, tuple) else done[0]
     return eqn.replace(params={**eqn.params, **new}) if new else eqn
+
+
+def _body(b, env, memo):
+    if id(b) not in memo:
+        memo[id(b)] = (b, core.ClosedJaxpr(_constrained(b.jaxpr, env, memo), b.consts)
+                       if isinstance(b, core.ClosedJaxpr) else _constrained(b, env, memo))
+    return memo[id(b)][1]
 
 
 def constrain_unreduced(closed, env):

@@ -526,12 +526,13 @@ def _flat_in(in_spec, dyn_args, n_leaves, loc):
 
 
 def jit_entry(closed, out_tree, name, shardings, dyn_args, leaves, donated, loc,
-              compiler_options=(), leaf_layouts=None):
+              compiler_options=(), leaf_layouts=None, staged=None):
     """The SpmdEntry of a `jit` call: layouts flattened to one per argument leaf
     and per result, checked against the avals; `compiler_options` are `jit`'s
     (name, value) pairs for XLA; `leaf_layouts` (per leaf, or None): the abstract
     arguments' shardings (`ShapeDtypeStruct(..., sharding=)`), where in_shardings
-    gives none."""
+    gives none; `staged`: the program as staged, before its dead code was removed
+    (its equations are typed too, as JAX types every one it traces)."""
     in_spec, out_spec = shardings or (None, None)
     avals = [v.aval for v in closed.jaxpr.invars]
     ins = _flat_in(in_spec, dyn_args, len(avals), loc)
@@ -557,7 +558,8 @@ def jit_entry(closed, out_tree, name, shardings, dyn_args, leaves, donated, loc,
         if s is not None:
             check_sharding_fits(s, v.aval, "jit out_shardings", loc)
     asked = outs
-    outs, env = _typed_results(closed.jaxpr, ins, leaves, outs, loc)
+    outs, env = _typed_results(closed.jaxpr, ins, leaves, outs, loc,
+                               None if staged is None else staged.jaxpr)
     closed = constrain_unreduced(constrain_typed(closed, env) if shardy() else closed, env)
     entry = SpmdEntry(closed, out_tree, name, ins, outs, leaves, donated, loc, compiler_options)
     entry.asked_result_shardings = asked   # (not those of the results' types: `export`)
@@ -568,23 +570,29 @@ def _long_type(aval):
     return f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"
 
 
-def _typed_results(jaxpr, ins, leaves, outs, loc):
+def _typed_results(jaxpr, ins, leaves, outs, loc, staged=None):
     """Sharding in types (`codegen/explicit.py`): JAX's ShardingTypeError, located at
-    the operation, for incompatible Explicit layouts; a result whose type has a
-    layout (and no out_shardings entry) is laid out by it, as JAX lays it out."""
-    env = {}
-    for v, s, x in zip(jaxpr.invars, ins, leaves):
-        t = explicit.typed_sharding(s, v.aval) if s is not None else explicit.typed(x)
-        if t is not None:
-            env[v] = t
+    the operation, for incompatible Explicit layouts -- also in the dead code of the
+    program as `staged` (whose forward equations type the cotangents of a gradient
+    whose primal result is dropped); a result whose type has a layout (and no
+    out_shardings entry) is laid out by it, as JAX lays it out."""
+    def arguments(invars):
+        return {v: t for v, s, x in zip(invars, ins, leaves) if (t := (
+            explicit.typed_sharding(s, v.aval) if s is not None else explicit.typed(x)))
+            is not None}
+    env = arguments(jaxpr.invars)
     if not env:
         return outs, env
     try:
+        before = (explicit.propagate(staged.eqns, arguments(staged.invars))
+                  if staged is not None and staged is not jaxpr else {})
         explicit.propagate(jaxpr.eqns, env)
     except shd.ShardingTypeError as e:
         if e.loc is None:
             raise type(e)(e.message, loc=loc) from None
         raise
+    for v, t in before.items():     # (the dead code removed: the same variables)
+        env.setdefault(v, t)
     return [s if s is not None or not isinstance(v, core.Var) or v not in env   # (inside
             else shd.NamedSharding(env[v].mesh, env[v].pspec)   # jit, one entry per dim)
             for s, v in zip(outs, jaxpr.outvars)], env

@@ -3,8 +3,10 @@ an Explicit mesh, as JAX 0.10.2 (tests/oracle/record_explicit_control.py ->
 explicit_control.json): `jax.typeof` inside `while_loop` / `fori_loop` / `cond` /
 `scan` bodies, inner `jit`s, `vmap`, `grad`, `checkpoint` and `custom_jvp`
 functions, the results' types and values, the laid-out `sdy.sharding_constraint`s
-of the lowered module, and JAX's errors (a carry whose layout changes, branches
-that disagree, `xs` sharded along the scanned axis, a contraction inside a body)."""
+of the lowered module (a scan's slices and updates, a gradient's cotangents after
+its dead forward code is removed), and JAX's errors (a carry whose layout changes,
+branches that disagree, `xs` sharded along the scanned axis, a contraction inside a
+body, `dynamic_slice` / `dynamic_update_slice` layouts, an error in dead code)."""
 import json
 import warnings
 
@@ -20,12 +22,6 @@ EXPECTED = json.loads(rec.PATH.read_text())
 
 pytestmark = pytest.mark.skipif(len(jax.devices()) < 4, reason="needs 4 devices "
                                 "(ASTJAX_NUM_CPU_DEVICES=4, set by conftest.py)")
-
-_SCAN_TEXT = pytest.mark.xfail(strict=True, reason=(
-    "JAX lowers scan through its own index arithmetic and dynamic slices, each "
-    "constrained; astjax's scan lowering (primitives/scan.py) emits those inside the "
-    "rule, so only the body's operations are constrained"))
-
 
 @pytest.fixture(scope="module")
 def results():
@@ -52,17 +48,6 @@ def test_types_and_errors_as_jax(results, name):
         np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=2e-6, atol=1e-6)
 
 
-_GRAD_TEXT = pytest.mark.xfail(strict=True, reason=(
-    "JAX types the cotangent `reduce_sum`'s transpose broadcasts with the primal's "
-    "layout; after jit's dead-code elimination astjax's typing finds no forward equation "
-    "to read it from (codegen/explicit.py `_cotangent`), so that broadcast and the "
-    "multiplication after it are not constrained (the gradient's type is JAX's)"))
-_TEXT_XFAIL = {"grad": _GRAD_TEXT}
-
-
-@pytest.mark.parametrize("name", [pytest.param(n, marks=_SCAN_TEXT) if n.startswith("scan")
-                                  else pytest.param(n, marks=_TEXT_XFAIL[n])
-                                  if n in _TEXT_XFAIL else n for n in sorted(EXPECTED)
-                                  if "constraints" in EXPECTED[n]])
+@pytest.mark.parametrize("name", [n for n in sorted(EXPECTED) if "constraints" in EXPECTED[n]])
 def test_laid_out_constraints_as_jax(results, name):
     assert results[name]["constraints"] == EXPECTED[name]["constraints"]

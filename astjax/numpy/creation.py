@@ -20,6 +20,7 @@ from .util import static_int, with_device, with_out_sharding
 from ..shape_poly import is_symbolic_dim
 from ..typing import Array
 from ..primitives.vma import typed_like   # (inside a shard_map body: typed as `a`)
+from ..codegen.explicit import layouts_of
 
 
 @with_out_sharding("jnp.zeros")
@@ -102,8 +103,7 @@ def _like(name, value):
         Returns: new Array with `a`'s shape and dtype unless overridden.
         Vs NumPy: contents are always defined (no uninitialized memory); keeps weak types."""
         av = core.get_aval(a) if not isinstance(a, (list, tuple)) else core.get_aval(np.asarray(a))
-        return typed_like(_weak_if(lax.full(av.shape if shape is None else _static_shape(shape),
-                                            value, _dtype(dtype, av.dtype)),
+        return typed_like(_weak_if(_full(a, shape, av, value, _dtype(dtype, av.dtype)),
                                    dtype is None and _is_weak(a)), a)
     f.__name__ = name
     return f
@@ -134,9 +134,17 @@ def full_like(a, fill_value, dtype=None, shape=None):
     Array([3.5, 3.5], dtype=float32)
     """
     av = core.get_aval(a)
-    return typed_like(_weak_if(lax.full(av.shape if shape is None else _static_shape(shape),
-                                        fill_value, _dtype(dtype, av.dtype)),
+    return typed_like(_weak_if(_full(a, shape, av, fill_value, _dtype(dtype, av.dtype)),
                                dtype is None and _is_weak(a)), a)
+
+
+def _full(a, shape, av, value, dtype):
+    """`full_like`'s array: `a`'s type when `a` is staged with a layout on Explicit axes
+    (JAX's out_sharding there), else a plain `lax.full`."""
+    s = layouts_of([a])[0] if shape is None and isinstance(a, Tracer) else None
+    if s is None:
+        return lax.full(av.shape if shape is None else _static_shape(shape), value, dtype)
+    return lax.broadcast_in_dim(lax.full((), value, dtype), av.shape, (), out_sharding=s)
 
 
 @with_out_sharding("jnp.arange")

@@ -40,6 +40,11 @@ def programs(jax, jnp, show):
     def inner(v):
         return show(jnp.exp(v) - 1)
 
+    def scan_reverse(a):
+        k = a[1] * 3
+        return lax.scan(lambda c, r: (c + r[0] * k, (show(r[0] - c), r[1] * 2)), a[0],
+                        (a, a + 1), reverse=True)
+
     @jax.custom_jvp
     def custom(v):
         return show(jnp.sin(v))
@@ -51,11 +56,29 @@ def programs(jax, jnp, show):
                                     a), ("x",)),
         "scan_free_rows": (lambda a: lax.scan(scan_body, a[0], a), ("y",)),
         "scan_sharded_rows": (lambda a: lax.scan(scan_body, a[0] * 0, a), ("x",)),
+        "scan_reverse": (scan_reverse, ("y",)),
+        "scan_no_xs": (lambda a: lax.scan(lambda c, _: (c * 2, show(jnp.sin(c))), a[0], None,
+                                          length=3), ("y",)),
+        "scan_in_while": (lambda a: lax.while_loop(lambda c: c[0] < 2, lambda c: (
+            c[0] + 1, lax.scan(lambda k, r: (k + r, r * k), c[1][0], c[1])[1]), (0, a))[1],
+            ("y",)),
+        "grad_scan": (lambda a: jax.grad(lambda u: lax.scan(
+            lambda c, r: (c * jnp.cos(r), c + r), u[0], u)[1].sum())(a), ("y",)),
+        "scan_two_layouts": (lambda a, b: lax.scan(lambda c, r: (c, (r[0] * 2, r[1] + 1)),
+                                                   0.0, (a, b)), ("y", "x_cols")),
+        "map": (lambda a: lax.map(lambda r: show(jnp.tanh(r)) * 2, a), ("y",)),
+        "dynamic_slice_expand": (lambda a: show(lax.expand_dims(show(lax.dynamic_slice(
+            a, (2, 0), (2, 2))), (1,))) * 2, ("x",)),
+        "dynamic_update": (lambda a, b: show(lax.dynamic_update_slice(a, b * 2, (1, 0))),
+                           ("y", "y2")),
         "scan_reduce": (lambda a: lax.scan(lambda c, r: (c + show(r.sum()), r * 2), 0.0, a),
                         ("y",)),
         "inner_jit": (lambda a: jax.jit(inner)(a) * 3, ("x",)),
         "vmap": (lambda a: jax.vmap(lambda r: show(jnp.sin(r) * 2))(a), ("x",)),
         "grad": (lambda a: jax.grad(lambda v: show(jnp.sin(v) * 2).sum())(a), ("x",)),
+        "grad_dot": (lambda a, b: jax.grad(lambda u: (show(u @ b) * 3).sum())(a),
+                     ("xy", "rep")),
+        "grad_mean": (lambda a: jax.grad(lambda v: (show(v * v) - 1).mean())(a), ("y",)),
         "checkpoint": (lambda a: jax.checkpoint(lambda v: show(jnp.sin(v)) * 2)(a), ("x",)),
         "custom_jvp": (custom, ("x",)),
         "while_dot": (lambda a, b: lax.while_loop(
@@ -74,6 +97,10 @@ def programs(jax, jnp, show):
             lambda c: c[0] < 2, reshard_carry, (0, a)), ("x",)),
         "cond_branch_shardings": (lambda a: lax.cond(
             a.sum() > 0, lambda v: v, lambda v: jax.reshard(v, P(None, "y")), a), ("x",)),
+        "dynamic_slice_indivisible": (lambda a: lax.dynamic_slice(a, (1, 0), (1, 2)), ("x",)),
+        "dynamic_update_layouts": (lambda a, b: lax.dynamic_update_slice(a, b, (1, 0)),
+                                   ("x", "y2")),
+        "dead_code_error": (lambda a, b: (a + b, a * 2)[1], ("xy", "x4t")),
         "scan_xs_sharded_leading": (lambda a: lax.scan(lambda c, r: (c, jnp.cumsum(r)), 0.0,
                                                        a), ("x",)),
     }
@@ -88,7 +115,12 @@ def arrays(jax, mesh):
             "xy": jax.device_put(np.eye(4, dtype=np.float32) / 2 + 0.1, NS(mesh, P("x", "y"))),
             "rep": jax.device_put(np.ones((4, 4), np.float32) / 4, NS(mesh, P())),
             "yt": jax.device_put(a.T.copy(), NS(mesh, P("y"))),
-            "yt4": jax.device_put(np.ones((2, 4), np.float32), NS(mesh, P("x", "y")))}
+            "yt4": jax.device_put(np.ones((2, 4), np.float32), NS(mesh, P("x", "y"))),
+            "y2": jax.device_put(a[:2] + 5, NS(mesh, P(None, "y"))),
+            "x4t": jax.device_put(np.eye(4, dtype=np.float32), NS(mesh, P(None, "x"))),
+            "x44": jax.device_put(np.eye(4, dtype=np.float32) + 1, NS(mesh, P("x"))),
+            "x_cols": jax.device_put(a + 2, NS(mesh, P(None, "x"))),
+            "y44": jax.device_put(np.eye(4, dtype=np.float32) * 3, NS(mesh, P(None, "y")))}
 
 
 def mesh_of(jax):
@@ -102,16 +134,17 @@ def _error(e):
             "message": (getattr(e, "message", None) or str(e)).split("\n")[0]}
 
 
-def run_case(jax, jnp, name):
-    """Program `name` jitted under `set_mesh`: the types seen inside, the results'
-    types and values, the laid-out constraints of its lowering; or the error."""
+def run_case(jax, jnp, name, programs_of=None):
+    """Program `name` (of `programs_of`, by default `programs`) jitted under
+    `set_mesh`: the types seen inside, the results' types and values, the laid-out
+    constraints of its lowering; or the error."""
     mesh = mesh_of(jax)
     seen = []
 
     def show(v):
         seen.append(str(jax.typeof(v)))
         return v
-    fn, names = programs(jax, jnp, show)[name]
+    fn, names = (programs_of or programs)(jax, jnp, show)[name]
     arrs = arrays(jax, mesh)
     args = [arrs[n] for n in names]
     with jax.set_mesh(mesh):

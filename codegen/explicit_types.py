@@ -1,0 +1,100 @@
+"""The type of a value with its layout on a mesh of Explicit axes (sharding in types,
+`codegen/explicit.py`): `Typed` -- an aval, one spec entry per dimension, the mesh,
+the unreduced / reduced axes -- printed as JAX prints such types (`f32[4@x,2]`), and
+the Typed of a sharding (`typed_sharding`) or of a concrete array (`typed`)."""
+from __future__ import annotations
+
+from astjax import core, dtypes
+from astjax.config import config
+from astjax import sharding_impls as shd
+
+from . import sharded
+
+__all__ = ["Typed", "is_explicit", "typed_sharding", "typed"]
+
+
+class Typed:
+    """A value's type with its layout: aval, one spec entry per dimension, mesh, and
+    the mesh axes it is unreduced over (each device holds a partial sum)."""
+    __slots__ = ("aval", "spec", "mesh", "unreduced", "reduced", "given")
+
+    def __init__(self, aval, spec, mesh, unreduced=frozenset(), given=None,
+                 reduced=frozenset()):
+        self.aval, self.spec, self.mesh = aval, tuple(spec), mesh
+        self.unreduced, self.reduced = frozenset(unreduced), frozenset(reduced)
+        self.given = given      # the spec as written, where JAX keeps it (out_specs)
+
+    @property
+    def pspec(self):
+        return shd.PartitionSpec(*self.spec, unreduced=self.unreduced, reduced=self.reduced)
+
+    @property
+    def sharding(self):
+        return shd.NamedSharding(self.mesh, self.pspec if self.given is None else self.given)
+
+    def str_short(self, short_dtypes=False, axis_types=False):
+        """JAX's `f32[4@x,4]`, `f32[4]{U:y}` when unreduced (`float32[...]` without
+        `short_dtypes`), followed by the mesh's axes by type with `axis_types`
+        (`({Explicit: ('x', 'y')})`)."""
+        name = dtypes.short_name(self.aval.dtype) if short_dtypes else self.aval.dtype.name
+        parts = []
+        for tag, axes in (("U", self.unreduced), ("R", self.reduced)):
+            names = [a for a in self.mesh.axis_names if a in axes] if axes else []
+            if names:
+                parts.append(f"{tag}:" + (names[0] if len(names) == 1
+                                          else f"({','.join(names)})"))
+        extra = "{" + ", ".join(parts) + "}" if parts else ""
+        kinds = {}
+        for a, k in zip(self.mesh.axis_names, self.mesh.axis_types) if axis_types else ():
+            kinds.setdefault(k.name, []).append(a)
+        mesh = "({" + ", ".join(f"{k}: {tuple(a)}" for k, a in kinds.items()) + "})" \
+            if axis_types else ""
+        return f"{name}[{_dims(self.aval.shape, self.spec)}]{extra}{mesh}"
+
+    def sharding_str(self):
+        """How JAX prints this type's sharding in its messages (over the AbstractMesh,
+        with the devices' kind and platform)."""
+        return repr(shd.NamedSharding(self.mesh.abstract_mesh, self.pspec))
+
+
+def _dims(shape, spec):
+    out = []
+    for n, e in zip(shape, spec):
+        axes = shd.PartitionSpec._axes(e)
+        out.append(str(n) if not axes else f"{n}@{axes[0]}" if isinstance(e, str)
+                   else f"{n}@({','.join(axes)})")
+    return ",".join(out)
+
+
+def is_explicit(mesh) -> bool:
+    """Whether every axis of `mesh` is Explicit (layouts are part of the types)."""
+    return bool(mesh.axis_types) and all(t == shd.AxisType.Explicit for t in mesh.axis_types)
+
+
+def typed_sharding(sharding, aval):
+    """The Typed of a value of `aval` laid out as `sharding`, when that is a
+    NamedSharding over an all-Explicit mesh; else None."""
+    if not isinstance(sharding, shd.NamedSharding) or not is_explicit(sharding.mesh):
+        return None
+    spec = sharding.spec._normalized(aval.ndim)
+    if config.read("jax_remove_size_one_mesh_axis_from_type"):
+        spec = tuple(_without_size_one(e, sharding.mesh.shape) for e in spec)
+    return Typed(aval, spec, sharding.mesh, sharding.spec.unreduced,
+                 reduced=sharding.spec.reduced)
+
+
+def _without_size_one(entry, sizes):
+    """A spec entry without the mesh axes of size 1 (config
+    `jax_remove_size_one_mesh_axis_from_type`)."""
+    if entry is None:
+        return None
+    axes = [a for a in ((entry,) if isinstance(entry, str) else entry) if sizes[a] != 1]
+    return None if not axes else axes[0] if isinstance(entry, str) or len(axes) == 1 \
+        else tuple(axes)
+
+
+def typed(x):
+    """The Typed of a concrete value: a GlobalArray over an all-Explicit mesh; else None."""
+    if type(x) is not sharded.GlobalArray:
+        return None
+    return typed_sharding(x._sharding, core.get_aval(x))
