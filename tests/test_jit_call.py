@@ -31,7 +31,6 @@ J = types.SimpleNamespace(jax=astjax, lax=lax, jnp=jnp, checkify=checkify,
 KNOWN = {
     ("symbolic", "hlo"): "astjax/export/lowering.py writes no `jax.result_info` on "
                          "`_wrapped_jax_export_main`'s result (JAX keeps main's)",
-    ("effects", "hlo"): "the callback's custom_call attributes (api_version, no sdy mesh)",
 }
 TEXTS = [(c, k) for c in sorted(RECORDED) for k in sorted(RECORDED[c])
          if isinstance(RECORDED[c][k], str)]

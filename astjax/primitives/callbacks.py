@@ -16,6 +16,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import core
+from .. import sharding_impls as shd
+from ..config import config
 from ..errors import ArgumentValueError, DifferentiationError, NotImplementedInAstjaxError
 from ..pyast import call, load
 from .base import register
@@ -73,17 +75,47 @@ def _impl(*args, callback, **_):
 
 
 def _lowering(side_effect):
-    def rule(ctx, *args, callback, **_):
+    def rule(ctx, *args, callback, ordered=False, **_):
         device = "gpu" if ctx.platform in ("cuda", "rocm", "gpu") else "cpu"
         index = ctx.host_callback(callback)
+        # JAX's form: `backend_config` empty, the typed-FFI attributes in
+        # `mhlo.backend_config` (XLA's import reads that as API_VERSION_TYPED_FFI)
         attrs = {"call_target_name": f'"xla_ffi_python_{device}_callback"',
-                 "api_version": "4 : i32",
-                 "backend_config": f"{{index = {index} : ui64}}",
+                 "backend_config": '""',
+                 "mhlo.backend_config": f"{{index = {index} : ui64}}",
                  "has_side_effect": "true" if side_effect else "false",
                  "operand_layouts": _layouts(ctx.avals_in),
                  "result_layouts": _layouts(ctx.avals_out)}
+        # (an ordered debug callback is annotated with nothing, as in JAX)
+        if not (ordered and not ctx.avals_out and side_effect):
+            attrs.update(_placement(ctx))
         return ctx.op("stablehlo.custom_call", args, ctx.avals_out, attrs)
     return rule
+
+
+_MAXIMAL = ("sdy.mesh @maximal_mesh_0 = <[], device_ids=[0]> {stablehlo.mesh = {axes = [], "
+            "device_ids = dense<0> : tensor<1xi64>}}")
+
+
+def _placement(ctx) -> dict:
+    """Where the callback runs, as JAX annotates it: in a `shard_map` (or `pmap`)
+    body on every device (Shardy's empty mesh, GSPMD's `{manual}`); elsewhere once,
+    on the program's first device (the maximal layout over device 0)."""
+    manual = shd.current_manual_mesh() is not None
+    if not config.read("jax_use_shardy_partitioner"):
+        return {"mhlo.sharding": '"{manual}"' if manual else '"{maximal device=0}"'}
+    assignment = shd.current_assignment()
+    if manual:
+        parts = [shd.sdy_sharding(None, a.ndim, assignment) for a in ctx.avals_out] or [
+            shd.sdy_sharding(None, 0, assignment)]
+    else:
+        if assignment is None:   # (a program on one device)
+            ctx.mb.decls.setdefault("maximal_mesh_0", _MAXIMAL)
+            one = "<@maximal_mesh_0, []>"
+        else:
+            one = shd.sdy_sharding(shd.SingleDeviceSharding(assignment[0]), 0, assignment)
+        parts = [one] * max(1, len(ctx.avals_out))
+    return {"sdy.sharding": f"#sdy.sharding_per_value<[{', '.join(parts)}]>"}
 
 
 def _layouts(avals):
