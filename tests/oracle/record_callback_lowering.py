@@ -73,6 +73,17 @@ def one_device(J):
     return out
 
 
+def committed(J):
+    """An argument committed to its device: `@main`'s parameter over the empty mesh,
+    declared before the callback's maximal mesh."""
+    jax = J.jax
+    x = jax.device_put(_args(J, "debug")[0], jax.devices()[0])
+    f = _fns(J)["debug"]
+    out = {"debug": jax.jit(f).lower(x).as_text(), "debug_value": _tolist(jax.jit(f)(x))}
+    jax.effects_barrier()
+    return out
+
+
 def gspmd(J):
     """With Shardy off: GSPMD's `mhlo.sharding` on the custom call."""
     jax = J.jax
@@ -121,7 +132,7 @@ def _without_mesh_copies(text):
     return re.sub(r" \{stablehlo\.mesh = .*$", "", text, flags=re.M)
 
 
-CASES = {f.__name__: f for f in [one_device, gspmd, shard_map, set_mesh]}
+CASES = {f.__name__: f for f in [one_device, committed, gspmd, shard_map, set_mesh]}
 
 
 def main():
