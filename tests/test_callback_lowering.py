@@ -91,3 +91,11 @@ def test_callback_result_under_set_mesh_is_on_the_first_device():
         assert [np.asarray(sh.data).tolist() for sh in x.addressable_shards] == \
             [[2.0] * 3, [0.0] * 3]
         assert np.asarray(x).tolist() == [2.0] * 3
+
+
+def test_several_platforms_refused_as_jax():
+    def f(x):
+        astjax.debug.print("x={}", x)
+        return x + 1
+    with pytest.raises(NotImplementedError, match="multi-platform lowering for python_callback"):
+        astjax.jit(f).trace(1.0).lower(lowering_platforms=("cpu", "cuda"))
