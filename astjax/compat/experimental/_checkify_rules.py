@@ -5,9 +5,10 @@ The state is `(pred, code, payloads)`: `pred` a boolean scalar (a check failed),
 (its formatting values). A site is a `check` equation, or an equation an enabled
 automatic category inspects (`Site`: "user", "nan", "div", "oob"); the sites are
 collected once from the whole jaxpr, bodies included, so the state has one fixed
-structure wherever it is carried. `ErrorInterpreter.run` binds every equation as it
-is (in the current builder, or eagerly), and after a site records whether it failed:
-the first failure wins (its code and payload are kept).
+structure wherever it is carried, and numbered as JAX numbers them (the user's checks
+first). `ErrorInterpreter.run` binds every equation as it is (in the current builder,
+or eagerly), and after a site records whether it failed: the failure of the lowest
+code wins (its code and payload are kept).
 
 Control flow: a `cond` whose branches hold sites gets branches taking and returning
 the state; `scan` and `while` carry it (a `while` predicate's own checks run before
@@ -152,6 +153,13 @@ class ErrorInterpreter:
         self._with_sites: dict[int, bool] = {}
         self.jaxpr = jaxpr
         self._collect(jaxpr)
+        # codes as JAX numbers them: the user's checks (numbered when the function was
+        # traced) before the automatic ones (numbered as checkify walks it)
+        order = sorted(range(len(self.site_list)), key=lambda i: self.site_list[i].kind != "user")
+        new = {old: k for k, old in enumerate(order)}
+        self.site_list = [self.site_list[i] for i in order]
+        self.payload_avals = [self.payload_avals[i] for i in order]
+        self._sites = {e: [new[i] for i in idxs] for e, idxs in self._sites.items()}
 
     # -------------------------------------------------------------- sites
     def _collect(self, jaxpr) -> bool:
@@ -219,7 +227,8 @@ class ErrorInterpreter:
             payload = [jnp.reshape(p, (n,) + tuple(p.shape[failed.ndim:]))[last]
                        for p in payload]
             failed = jnp.any(flat)
-        new = jnp.logical_and(failed, jnp.logical_not(pred))
+        # (JAX reports the failure of the lowest code: a later one of a lower code wins)
+        new = jnp.logical_and(failed, jnp.logical_or(jnp.logical_not(pred), idx < code))
         payloads = list(payloads)
         payloads[idx] = tuple(_strong(_where(new, p, old), a) for p, old, a in
                               zip(payload, payloads[idx], self.payload_avals[idx]))
