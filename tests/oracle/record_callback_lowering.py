@@ -2,7 +2,8 @@
 values: XLA's Python-callback custom call with `backend_config = ""` and the typed-FFI
 attributes in `mhlo.backend_config`; where the callback runs (Shardy's maximal mesh
 of device 0 in a `jit`, the empty mesh in a `shard_map` body, GSPMD's `{maximal
-device=0}` with Shardy off); ordered callbacks threading `!stablehlo.token`s.
+device=0}` with Shardy off); ordered callbacks threading `!stablehlo.token`s; a debug
+print in a partially manual `shard_map`.
 
 `CASES` maps a name to a function of a namespace `J` (`J.jax`, `J.jnp`, `J.P`,
 `J.io_callback`) returning a dict of texts and values. Run with JAX 0.10.2 and 4 CPU
@@ -127,12 +128,34 @@ def set_mesh(J):
                 "pure_value": _tolist(jax.jit(fns["pure"])(x))}
 
 
+def partial_auto(J):
+    """A debug print in a `shard_map` manual over one axis of a 2x2 mesh: once per
+    index along the manual axis (a nested map runs it at index 0 of the other): the
+    printed lines (sorted: the devices print concurrently) and the value."""
+    import contextlib
+    import io
+    jax, jnp, P = J.jax, J.jnp, J.P
+    mesh = jax.make_mesh((2, 2), ("x", "y"), axis_types=(jax.sharding.AxisType.Auto,) * 2)
+
+    def body(a):
+        jax.debug.print("a={}", a)
+        return a * 2
+    f = jax.jit(jax.shard_map(body, mesh=mesh, in_specs=P("x"), out_specs=P("x"),
+                              axis_names={"x"}))
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        y = f(jnp.arange(4.0, dtype=jnp.float32))
+        jax.effects_barrier()
+    return {"printed": sorted(buf.getvalue().splitlines()), "value": _tolist(y)}
+
+
 def _without_mesh_copies(text):
     import re
     return re.sub(r" \{stablehlo\.mesh = .*$", "", text, flags=re.M)
 
 
-CASES = {f.__name__: f for f in [one_device, committed, gspmd, shard_map, set_mesh]}
+CASES = {f.__name__: f for f in [one_device, committed, gspmd, shard_map, set_mesh,
+                                  partial_auto]}
 
 
 def main():
