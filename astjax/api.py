@@ -248,7 +248,7 @@ class Jitted(StagedCallable):
         fun = self._rebuild(statics)
         hints = arg_hints(self.fun, dyn_args, dyn_kwargs) if not statics else None
         key = (statics, in_tree, tuple(avals), dtypes.config.x64_enabled)   # (as _entry's)
-        closed, out_tree = (kept_staging(self._cache, key)   # (an inner call staged it)
+        closed, out_tree = (kept_staging(self._staging(), key)   # (an inner call staged it)
                             or stage_flat(fun, in_tree, list(avals), hints))
         # references -> values (outside ones: `ref.RefEntry` at the call; make_jaxpr's kept)
         program = discharge_closed(closed, keep_outside=True) if discharge else closed
@@ -518,8 +518,9 @@ class Jitted(StagedCallable):
         cache, stage = self._current_cache(), _vma.with_inputs(leaves, stage_flat)
         hints = None if statics else arg_hints(fun, dyn_args, dyn_kwargs)
         eager = cache.get(key)   # (an eager call's staging serves it too)
+        staging = self._staging()
         closed, out_tree = stage_once(
-            cache, key, lambda: stage(fun, in_tree, list(avals), hints), shared=cache,
+            staging, key, lambda: stage(fun, in_tree, list(avals), hints), shared=staging,
             eager=lambda: (eager.closed, eager.out_tree) if type(eager) is _Entry else None)
         donated = set(donated_leaves(self.donate_argnums, dyn_args, statics))
         outs = [python_scalar(o) for o in _jit_call.call(
@@ -533,6 +534,15 @@ class Jitted(StagedCallable):
             return self._cache
         return compile_cache.shared_state(self.fun, self._share_key, lambda: (
             self.static_argnums, self.static_argnames, self.donate_argnums, {}, {}))[3]
+
+    def _staging(self):
+        """The stagings of inner calls, shared by the jits of `fun` whatever their
+        `donate_argnums`: donation flags the call, not its body (JAX's jits of one
+        function with different donations share one jaxpr)."""
+        if type(self.fun) is not types.FunctionType:
+            return self._cache
+        key = ("jit staging", *self._share_key[1:3], *self._share_key[4:])
+        return compile_cache.shared_state(self.fun, key, dict)
 
     def _aot(self, cls, args, kwargs):
         """The ahead-of-time stage `cls` (`stages.Traced` / `Lowered`) of this

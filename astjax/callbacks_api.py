@@ -9,7 +9,7 @@ from .codegen import runtime, sharded
 from .codegen.runtime import device_put
 from .errors import ArgumentTypeError
 from .ir import ShapedArray
-from .sharding_impls import NamedSharding, PartitionSpec, context_mesh, context_meshes
+from .sharding_impls import context_mesh, context_meshes
 from .primitives.callbacks import HostCall, io_callback_p, pure_callback_p
 
 __all__ = ["pure_callback", "io_callback", "flat_host_call", "effects_barrier"]
@@ -62,14 +62,13 @@ def _callback(prim, callback, result_shape_dtypes, args, kwargs, **params):
 
 
 def _place(value):
-    """An eager callback's result: on the default device; under `set_mesh` on the
-    mesh's devices, committed, as JAX runs it there (JAX's layout is XLA's maximal one,
-    `GSPMDSharding({maximal device=0})`, whose other shards hold zeros and which its
-    next operation refuses; astjax replicates the value, `P()`)."""
+    """An eager callback's result: on the default device; under `set_mesh` as JAX
+    runs it there, on the mesh's devices in XLA's maximal layout (`GSPMDSharding`:
+    the value on the first device, zeros on the others)."""
     mesh = context_mesh() if context_meshes[0] else None
     if mesh is None:
         return device_put(value)
-    return sharded.put(np.asarray(value), NamedSharding(mesh, PartitionSpec()), True)
+    return sharded.maximal_array(np.asarray(value), tuple(mesh.devices.flat))
 
 
 def pure_callback(callback, result_shape_dtypes, *args, sharding=None, vmap_method=None,

@@ -32,12 +32,11 @@ from .partition_spec import PartitionSpec
 
 __all__ = ["Sharding", "SingleDeviceSharding", "NamedSharding", "PartitionSpec", "Mesh",
            "AbstractMesh", "AxisType", "set_mesh", "use_mesh", "get_mesh", "get_abstract_mesh",
-           "IndivisibleError", "DuplicateSpecError", "hlo_sharding",
-           "named_from_tiles", "lowering_assignment", "current_assignment", "manual_axes",
-           "current_manual_mesh", "current_auto_axes", "manual_groups", "axis_index_table",
-           "ShardingTypeError", "sdy_sharding", "sdy_mesh_decls", "ManualAxisType",
-           "manual_abstract_mesh", "AbstractDevice", "make_single_device_sharding",
-           "use_abstract_mesh"]
+           "IndivisibleError", "DuplicateSpecError", "hlo_sharding", "named_from_tiles",
+           "lowering_assignment", "current_assignment", "manual_axes", "current_manual_mesh",
+           "current_auto_axes", "manual_groups", "axis_index_table", "ShardingTypeError",
+           "sdy_sharding", "sdy_mesh_decls", "ManualAxisType", "manual_abstract_mesh",
+           "AbstractDevice", "make_single_device_sharding", "use_abstract_mesh"]
 
 
 class AxisType(enum.Enum):
@@ -675,7 +674,7 @@ class lowering_assignment:
 
     def __init__(self, devices):
         self.devices = tuple(devices)
-        self.meshes = {}     # Shardy mesh key -> (symbol, declaration)
+        self.meshes, self.lifted = {}, {}     # Shardy mesh key -> (symbol, declaration)
 
     def __enter__(self):
         self._previous = getattr(_current, "assignment", None), getattr(_current, "sdy", None)
@@ -703,19 +702,20 @@ def _sdy_mesh(key, decl):
     if ctx is None:
         raise ValueError("a Shardy sharding is written outside a partitioned program's "
                          "lowering (no device assignment in scope)")
-    if key not in ctx.meshes:
-        name = "mesh" if not ctx.meshes else f"mesh_{len(ctx.meshes)}"
-        if key[0] == "maximal":
-            name = f"maximal_mesh_{key[1]}"
-        ctx.meshes[key] = (name, f"sdy.mesh @{name} = {decl}")
-    return ctx.meshes[key][0]
+    kind = {"maximal": f"maximal_mesh_{key[-1]}", "empty": "empty_mesh"}.get(key[0])
+    table = ctx.lifted if kind else ctx.meshes   # (those named by kind: declared last)
+    if key not in table:
+        name = kind or ("mesh" if not table else f"mesh_{len(table)}")
+        table[key] = (name, f"sdy.mesh @{name} = {decl}")
+    return table[key][0]
 
 
 def sdy_sharding(sharding, ndim, assignment, open_dims=()) -> str:
-    """The Shardy layout `<@mesh, [...]>` of `sharding` for a rank-`ndim` value of a
-    program whose device assignment is `assignment`, registering its mesh in the
-    lowering context. UNCONSTRAINED entries and the dimensions in `open_dims` are
-    open (`?`): the partitioner may shard them further."""
+    """The Shardy layout `<@mesh, [...]>` of `sharding` (None: each device's own value)
+    for a rank-`ndim` value of a program on devices `assignment`, registering its mesh;
+    UNCONSTRAINED entries and the dimensions in `open_dims` are open (`?`)."""
+    if sharding is None:
+        return f"<@{_sdy_mesh(('empty',), '<[]>')}, [{', '.join(['{}'] * ndim)}]>"
     if isinstance(sharding, SingleDeviceSharding):
         k = list(assignment).index(sharding._device)
         return f"<@{_sdy_mesh(('maximal', k), f'<[], device_ids=[{k}]>')}, []>"
@@ -746,7 +746,7 @@ def sdy_sharding(sharding, ndim, assignment, open_dims=()) -> str:
 def sdy_mesh_decls() -> list:
     """The `sdy.mesh` declarations of the meshes the current lowering has named."""
     ctx = getattr(_current, "sdy", None)
-    return [decl for _, decl in ctx.meshes.values()] if ctx is not None else []
+    return [d for _, d in (*ctx.meshes.values(), *ctx.lifted.values())] if ctx else []
 
 
 class manual_axes:

@@ -298,6 +298,10 @@ class _MultiPlatform:
         attrs = [_PLATFORM_INDEX] + [None] * (len(jaxpr.constvars) + len(jaxpr.invars))
         texts = [stablehlo.lower_module(with_index, platform=p, arg_shardings=attrs, **args)
                  for p in platforms]
+        if any(t.host_callbacks for t in texts):   # (JAX's refusal)
+            raise NotImplementedInAstjaxError(
+                "multi-platform lowering for python_callback", loc=caller_location(),
+                hint="lower a function with host callbacks for one platform at a time")
         self.text = texts[0] if len(set(texts)) == 1 else _dispatching_module(
             jaxpr, platforms, entry.lower_args)
 

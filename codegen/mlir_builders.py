@@ -389,6 +389,7 @@ def lower_fun_with_builders(ctx: LoweringRuleContext, fun, multiple_results, arg
     sub = ModuleBuilder()
     sub.host_callbacks, sub.functions = mb.host_callbacks, mb.functions
     sub.called, sub.symbols = mb.called, mb.symbols   # (inner `jit` functions)
+    sub.decls = mb.decls
     arg_names = [f"%arg{i}" for i in range(len(ctx.avals_in))]
     for n, a in zip(arg_names, ctx.avals_in):
         sub.types[n] = tensor_type(a)

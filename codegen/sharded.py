@@ -37,7 +37,8 @@ from .runtime import Shard, xc
 
 __all__ = ["GlobalArray", "put", "put_tree", "from_callback", "from_single_device_arrays",
            "assignment_of", "xla_sharding", "make_array_from_callback",
-           "make_array_from_single_device_arrays", "make_array_from_process_local_data"]
+           "make_array_from_single_device_arrays", "make_array_from_process_local_data",
+           "GSPMDSharding", "maximal_array"]
 
 
 class _XlaSharding(xc.GSPMDSharding):
@@ -464,3 +465,55 @@ def make_array_from_process_local_data(sharding, local_data, global_shape=None):
         return value[tuple(slice(s.indices(n)[0] - l, s.indices(n)[1] - l)
                            for s, n, l in zip(idx, global_shape, lo))]
     return from_callback(global_shape, sharding, part, value.dtype)
+
+
+class GSPMDSharding(Sharding):
+    """XLA's own layout of a partitioned program's result that no `NamedSharding`
+    describes: the maximal layout of a host callback's result (`{maximal device=0}`),
+    which JAX shows as `GSPMDSharding`. The value is on the program's first device;
+    every other device of `devices` holds zeros, and reading it reads the first."""
+
+    def __init__(self, devices, hlo: str, *, memory_kind=None):
+        self._devices, self._hlo = tuple(devices), hlo
+        self._memory_kind = memory_kind or "device"
+
+    @property
+    def device_set(self):
+        return set(self._devices)
+
+    @property
+    def _device_assignment(self):
+        return self._devices
+
+    @property
+    def is_fully_replicated(self):   # (JAX's answer for a maximal layout)
+        return True
+
+    def devices_indices_map(self, global_shape):
+        return {d: (slice(None),) * len(global_shape) for d in self._devices}
+
+    def shard_shape(self, global_shape):
+        return tuple(global_shape)
+
+    def __eq__(self, other):
+        return (isinstance(other, GSPMDSharding) and self._devices == other._devices
+                and self._hlo == other._hlo and self._memory_kind == other._memory_kind)
+
+    def __hash__(self):
+        return hash((self._devices, self._hlo, self._memory_kind))
+
+    def __repr__(self):
+        return f"GSPMDSharding({self._hlo}, memory_kind={self._memory_kind})"
+
+
+def maximal_array(value, devs) -> GlobalArray:
+    """`value` laid out as a host callback's result of a program over `devs` (as JAX
+    runs an eager callback under `set_mesh`): on the first device, zeros elsewhere."""
+    value, aval = _host_value(value)
+    zeros = np.zeros_like(value)
+    bufs = [runtime.put_host(np.ascontiguousarray(value if d == devs[0] else zeros), aval, d)
+            for d in local(devs)]
+    sharding = GSPMDSharding(devs, "{maximal device=0}")
+    arr = xc.ArrayImpl(aval, xla_sharding(devs, sharding._hlo), bufs, committed=True,
+                       _skip_checks=True)
+    return GlobalArray(arr, aval, sharding, devs)

@@ -37,8 +37,8 @@ from astjax.config import config
 from astjax import sharding_impls as shd
 from astjax.core import ShapedArray
 from astjax.ir import memory_space_rule
-from astjax.errors import (ArgumentValueError, NotImplementedInAstjaxError, caller_location,
-                           function_name)
+from astjax.errors import (ArgumentTypeError, ArgumentValueError, NotImplementedInAstjaxError,
+                           caller_location, function_name)
 from astjax.primitives.ffi_call import Token
 from astjax.primitives.spmd import (SPMD_PRIMITIVES, check_sharding_fits, is_partial,
                                     is_layout, layouts_per_leaf, platform_index_operand,
@@ -116,8 +116,8 @@ def _from_xla(op, aval, mesh, devs):
     h = xc.HloSharding.from_proto(op)
     if h.is_replicated():
         return _typed(shd.NamedSharding(mesh, shd.PartitionSpec()), aval, mesh)
-    if h.is_maximal():
-        return shd.SingleDeviceSharding(devs[h.tile_assignment_devices()[0]])
+    if h.is_maximal():   # (a host callback's result: on one device, JAX's GSPMDSharding)
+        return sharded.GSPMDSharding(devs, str(h))
     if h.is_tiled() and len(h.subgroup_types()) <= 1:
         out = shd.named_from_tiles(mesh, aval.ndim, h.tile_assignment_dimensions(),
                                    h.tile_assignment_devices(), h.replicate_on_last_tile_dim(),
@@ -182,7 +182,8 @@ class SpmdExecutable:
                     "(SingleDeviceSharding) is not supported yet",
                     hint="lay results out with a NamedSharding")
         self.handlers = [xc.array_result_handler(
-            a, sharded.xla_sharding(self.devices, shd.hlo_sharding(s, a.ndim, self.devices),
+            a, sharded.xla_sharding(self.devices, s._hlo if isinstance(s, sharded.GSPMDSharding)
+                                    else shd.hlo_sharding(s, a.ndim, self.devices),
                                     sharded.host_kind(s)), committed=True, _skip_checks=True)
             for a, s in zip(self.out_avals, self.out_shardings)]
         # XLA's CPU collectives deadlock when several such programs are in flight
@@ -309,6 +310,12 @@ class SpmdEntry:
         out_avals = [v.aval for v in jaxpr.outvars]
         layouts = list(layouts_of(leaves)) + [None] * (len(self.in_avals) - len(leaves))
         ins = [s if s is not None else lay for s, lay in zip(in_shardings, layouts)]
+        for s in ins:   # (XLA's own layout of a callback's result: JAX refuses it too)
+            if isinstance(s, sharded.GSPMDSharding):
+                raise ArgumentTypeError(
+                    f"Cannot convert GSPMDSharding {s._hlo} into SdyArray.", loc=loc,
+                    hint="a host callback's result is on one device (XLA's maximal layout): "
+                         "use it inside the jit that made it, or device_put it first")
         every = ins + list(out_shardings) + spmd_shardings_in(jaxpr)
         self.mesh, self.devices = _mesh_and_devices([s for s in every if s is not None], loc)
         if self.mesh is None:

@@ -118,6 +118,9 @@ class ModuleBuilder:
         # and the symbol names taken (`RuleContext.call_function`)
         self.called: dict = {}
         self.symbols = Symbols({"main"})
+        # module-level declarations a rule needs outside a partitioned program (a host
+        # callback's maximal `sdy.mesh`): symbol -> line
+        self.decls: dict = {}
 
     def dim_value(self, e) -> str:
         """A `tensor<i32>` holding dimension `e` (an int or a symbolic dimension)."""
@@ -549,10 +552,11 @@ def lower_module(jaxpr: core.Jaxpr, name="main_fn", num_replicas=1, donated=(),
             if h is not None:
                 attrs.append(h)
     res_types = [f"{t} {{{', '.join(a)}}}" if a else t for t, a in zip(out_types, res_attrs)]
+    decls = [*(preamble() if preamble else ()), *mb.decls.values()]
     head = (f"module @{module_symbol(name)} attributes {{mhlo.num_partitions = "
             f"{num_partitions} : i32, "
             f"mhlo.num_replicas = {num_replicas} : i32}} {{\n"
-            + "".join(f"  {line}\n" for line in (preamble() if preamble else ())) +
+            + "".join(f"  {line}\n" for line in decls) +
             f"  func.func public @main({', '.join(sig)})"
             + (f" -> ({', '.join(res_types)})" if res_types else "") + " {\n")
     funcs = "".join("\n".join("  " + ln for ln in f.splitlines()) + "\n" for f in mb.functions)

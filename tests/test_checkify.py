@@ -164,9 +164,6 @@ def test_checks_inside_pmap_and_shard_map_bodies_are_functionalized():
         assert err.get() is None
 
 
-@pytest.mark.xfail(strict=True, reason="astjax keeps the first failing device's error (one "
-                   "state); JAX's error after a shard_map has a leading device axis and "
-                   "reports every failing device ('at mapped index i: ...')")
 def test_checks_inside_pmap_report_every_device_as_jax():
     err, _ = _mapped_checkified()[0](jnp.array([1.0, -1.0, 2.0, -3.0]))
     assert err.get() == ("at mapped index 1: bad -1.0 (`check` failed)\n"

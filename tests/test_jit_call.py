@@ -3,7 +3,6 @@ results (`tests/oracle/record_jit_call.py`): printed jaxprs with shared `let` bi
 StableHLO with one `func.func private` per distinct body, values and derivatives; and
 the primitive's own rules (inline=True, DCE, the generic inlining of effects);
 checkify enters the call's body."""
-import re
 import sys
 import types
 from pathlib import Path
@@ -27,12 +26,6 @@ RECORDED = compare.load("jit_call")["cases"]
 J = types.SimpleNamespace(jax=astjax, lax=lax, jnp=jnp, checkify=checkify,
                           print_saved_residuals=print_saved_residuals)
 
-# (case, key) whose text differs from JAX's for a reason outside the `jit` equation
-KNOWN = {
-    ("symbolic", "hlo"): "astjax/export/lowering.py writes no `jax.result_info` on "
-                         "`_wrapped_jax_export_main`'s result (JAX keeps main's)",
-    ("effects", "hlo"): "the callback's custom_call attributes (api_version, no sdy mesh)",
-}
 TEXTS = [(c, k) for c in sorted(RECORDED) for k in sorted(RECORDED[c])
          if isinstance(RECORDED[c][k], str)]
 VALUES = [(c, k) for c in sorted(RECORDED) for k in sorted(RECORDED[c])
@@ -48,12 +41,7 @@ def test_every_case_recorded():
     assert sorted(RECORDED) == sorted(CASES)
 
 
-def _xfail(t, reasons):
-    return t if t not in reasons else pytest.param(
-        *t, marks=pytest.mark.xfail(strict=True, reason=reasons[t]))
-
-
-@pytest.mark.parametrize("case,key", [_xfail(t, KNOWN) for t in TEXTS])
+@pytest.mark.parametrize("case,key", TEXTS)
 def test_text_as_jax(results, case, key):
     assert results[case][key] == RECORDED[case][key]
 
@@ -61,25 +49,6 @@ def test_text_as_jax(results, case, key):
 @pytest.mark.parametrize("case,key", VALUES)
 def test_values_as_jax(results, case, key):
     np.testing.assert_allclose(results[case][key], RECORDED[case][key], rtol=2e-6, atol=1e-6)
-
-
-def _jit_eqns(text):
-    """The `jit[name=.. jaxpr=..]` equations of a printed program, in order, and its
-    `let` names."""
-    return (re.findall(r"jit\[\s*name=(\S+)\s+jaxpr=(\w+|\{)", text),
-            re.findall(r"^let (\w+) = ", text, re.M))
-
-
-@pytest.mark.parametrize("case,key", sorted(KNOWN))
-def test_known_differences_keep_the_jit_structure(results, case, key):
-    """Where the text differs (KNOWN), the calls are JAX's: the same shared bodies
-    called in the same order (jaxprs), the same private functions and calls (HLO)."""
-    got, want = results[case][key], RECORDED[case][key]
-    if key.startswith("hlo"):
-        pick = re.compile(r"call @\S+|func\.func \w+ @[^(]+")
-        assert pick.findall(got) == pick.findall(want)
-    else:
-        assert _jit_eqns(got) == _jit_eqns(want)
 
 
 def _g(x):

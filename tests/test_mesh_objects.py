@@ -1,8 +1,8 @@
 """PRNG keys, references, `pure_callback` results and programs with tokens under
 `set_mesh` are placed as JAX 0.10.2 places them (tests/oracle/record_mesh_objects.py
 -> mesh_objects.json): keys and `Ref`s have JAX's `.sharding` (a key's is its data's
-without the key dimensions), a `pure_callback`'s result is replicated over the mesh,
-and a `jit` taking or returning tokens is a partitioned program on the mesh (its
+without the key dimensions), a `pure_callback`'s result is on the mesh's first device
+(XLA's maximal layout: JAX's `GSPMDSharding`, zeros on the other devices), and a `jit` taking or returning tokens is a partitioned program on the mesh (its
 module text as JAX's)."""
 import json
 
@@ -21,13 +21,8 @@ pytestmark = pytest.mark.skipif(len(jax.devices()) < 4, reason="needs 4 devices 
 _CLASS = {"ArrayImpl": "GlobalArray"}   # (astjax's class of an array over several devices)
 
 
-# JAX lays a callback's result out as XLA's maximal layout on the first device
-# (`GSPMDSharding({maximal device=0})`, the other shards zeros, refused by the next
-# operation); astjax replicates it over the mesh (a NamedSharding, `P()` / its type's)
+# a callback's result: XLA's maximal layout on the first device (`GSPMDSharding`)
 _XLA_LAYOUT = ("sharding", "spec")
-_CALLBACK = pytest.mark.xfail(strict=True, reason=(
-    "astjax has no GSPMDSharding: a callback's result under set_mesh is replicated over "
-    "the mesh as a NamedSharding (JAX's maximal layout puts it on device 0 only)"))
 _CASES = sorted(k for k in EXPECTED if k != "lowered")
 
 
@@ -55,8 +50,7 @@ def test_placed_as_jax(case):
     _compare(case, keys=False if "callback" in case else None)
 
 
-@pytest.mark.parametrize("case", [pytest.param(c, marks=_CALLBACK) for c in _CASES
-                                  if "callback" in c and "then" not in c])
+@pytest.mark.parametrize("case", [c for c in _CASES if "callback" in c and "then" not in c])
 def test_callback_result_layout_as_jax(case):
     _compare(case, keys=True)
 

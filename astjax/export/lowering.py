@@ -204,8 +204,10 @@ def lower_for_export(closed, kept, platforms, module_name, result_names, layout)
             outs = _lower_body(mb, closed, kept, p, dims)
             name = ("main" if not wrapped else f"_platform_{p}" if len(platforms) > 1
                     else "_wrapped_jax_export_main")
+            # (JAX's `_wrapped_jax_export_main` is its `main` renamed: it keeps the
+            # results' attributes; astjax's per-platform functions have none)
             funcs.append(_func_text(mb, name, "private" if wrapped else "public", sig, outs,
-                                    [""] * len(outs) if wrapped else res_attrs))
+                                    [""] * len(outs) if len(platforms) > 1 else res_attrs))
             funcs.extend(mb.functions)
             callbacks.extend(mb.host_callbacks)
         preamble = shd.sdy_mesh_decls()   # (the meshes the shardings named)

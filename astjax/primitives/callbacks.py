@@ -16,9 +16,12 @@ from __future__ import annotations
 import numpy as np
 
 from .. import core
+from .. import sharding_impls as shd
+from ..config import config
 from ..errors import ArgumentValueError, DifferentiationError, NotImplementedInAstjaxError
 from ..pyast import call, load
 from .base import register
+from .cond import bind_cond
 
 __all__ = ["pure_callback_p", "io_callback_p", "debug_callback_p", "HostCall"]
 
@@ -72,18 +75,85 @@ def _impl(*args, callback, **_):
     return list(callback(*args))
 
 
-def _lowering(side_effect):
-    def rule(ctx, *args, callback, **_):
+def _lowering(side_effect, debug=False):
+    def rule(ctx, *args, callback, ordered=False, **_):
+        if side_effect and shd.current_auto_axes():   # (a partially manual shard_map)
+            if not debug:
+                raise NotImplementedInAstjaxError(   # (JAX's refusal)
+                    "callbacks are only supported in spmd computations when all mesh axes "
+                    "are partitioned manually (no partial automatic sharding).",
+                    hint="make every mesh axis manual in the shard_map (`axis_names`), or "
+                         "call back with jax.debug.callback")
+            return _partial_auto(ctx, args, callback, ordered)
         device = "gpu" if ctx.platform in ("cuda", "rocm", "gpu") else "cpu"
         index = ctx.host_callback(callback)
+        # JAX's form: `backend_config` empty, the typed-FFI attributes in
+        # `mhlo.backend_config` (XLA's import reads that as API_VERSION_TYPED_FFI)
         attrs = {"call_target_name": f'"xla_ffi_python_{device}_callback"',
-                 "api_version": "4 : i32",
-                 "backend_config": f"{{index = {index} : ui64}}",
+                 "backend_config": '""',
+                 "mhlo.backend_config": f"{{index = {index} : ui64}}",
                  "has_side_effect": "true" if side_effect else "false",
                  "operand_layouts": _layouts(ctx.avals_in),
                  "result_layouts": _layouts(ctx.avals_out)}
+        # (an ordered debug callback is annotated with nothing, as in JAX)
+        if not (ordered and not ctx.avals_out and side_effect):
+            attrs.update(_placement(ctx))
         return ctx.op("stablehlo.custom_call", args, ctx.avals_out, attrs)
     return rule
+
+
+def _partial_auto(ctx, args, callback, ordered):
+    """A debug callback in a partially manual `shard_map` body, as JAX lowers it: a
+    nested `shard_map` over the automatic axes makes it where their index is 0."""
+    from . import ops, spmd   # (later families)
+    mesh, auto = shd.current_manual_mesh(), shd.current_auto_axes()
+    names = tuple(a for a in mesh.axis_names if a in auto)
+    avals = list(ctx.avals_in)
+
+    def call(*xs):
+        debug_callback_p.bind(*xs, callback=callback, ordered=ordered)
+        return []
+
+    def body(*xs):
+        first = ops.convert_element_type(ops.eq(ops.axis_index(names), 0), np.int32)
+        branches = [core.stage(lambda *ys: [], avals), core.stage(call, avals)]
+        bind_cond(first, [(b.jaxpr, b.consts) for b in branches], operands=list(xs))
+        return []
+    outer = frozenset(a for a in mesh.axis_names if a not in auto)
+    with spmd._axes_in_scope(mesh):
+        staged = core.stage(body, avals)
+
+    def nested(*xs):
+        return spmd.shard_map_p.bind(*xs, jaxpr=staged, mesh=mesh, auto=outer, check_vma=False,
+                                     in_specs=(shd.PartitionSpec(),) * len(xs), out_specs=())
+    program = core.stage(nested, avals)
+    consts = [ctx.constant(np.asarray(c), core.get_aval(c)) for c in program.consts]
+    return ctx.lower_jaxpr(program.jaxpr, consts, list(args))
+
+
+_MAXIMAL = ("sdy.mesh @maximal_mesh_0 = <[], device_ids=[0]> {stablehlo.mesh = {axes = [], "
+            "device_ids = dense<0> : tensor<1xi64>}}")
+
+
+def _placement(ctx) -> dict:
+    """Where the callback runs, as JAX annotates it: in a `shard_map` (or `pmap`)
+    body on every device (Shardy's empty mesh, GSPMD's `{manual}`); elsewhere once,
+    on the program's first device (the maximal layout over device 0)."""
+    manual = shd.current_manual_mesh() is not None
+    if not config.read("jax_use_shardy_partitioner"):
+        return {"mhlo.sharding": '"{manual}"' if manual else '"{maximal device=0}"'}
+    assignment = shd.current_assignment()
+    if manual:
+        parts = [shd.sdy_sharding(None, a.ndim, assignment) for a in ctx.avals_out] or [
+            shd.sdy_sharding(None, 0, assignment)]
+    else:
+        if assignment is None:   # (a program on one device)
+            ctx.mb.decls.setdefault("maximal_mesh_0", _MAXIMAL)
+            one = "<@maximal_mesh_0, []>"
+        else:
+            one = shd.sdy_sharding(shd.SingleDeviceSharding(assignment[0]), 0, assignment)
+        parts = [one] * max(1, len(ctx.avals_out))
+    return {"sdy.sharding": f"#sdy.sharding_per_value<[{', '.join(parts)}]>"}
 
 
 def _layouts(avals):
@@ -186,5 +256,5 @@ def _debug_jvp(primals, tangents, **params):
 
 
 register(debug_callback_p, impl=_impl, abstract_eval=_abstract_eval,
-         lowering=_lowering(side_effect=True), jvp=_debug_jvp,
+         lowering=_lowering(side_effect=True, debug=True), jvp=_debug_jvp,
          batch=_batch(debug_callback_p, "sequential"), source=_source("debug_callback_p"))

@@ -106,11 +106,12 @@ def _jvp(primals, tangents, **params):
 def _batch(args, dims, **params):
     """One print per example, in order, from one host call over the batch: the
     sequential `debug_callback` of astjax's earlier `debug.print`. (JAX unrolls the
-    batch into one `debug_print` per example; XLA's CPU runtime then runs the
-    per-example calls of the two branches of a vmapped `cond` interleaved, where JAX's
-    print each branch's lanes in turn -- tests/bad_inputs/ok_vmap_cond_debug_print_lanes.py.
-    One call keeps JAX's printed order; the jaxpr differs: a strict xfail in
-    tests/test_debug_print.py.)"""
+    batch into one `debug_print` per example. Unrolled, astjax's jitted vmap prints in
+    JAX's order -- XLA's schedule of the same unordered calls, e.g. a vmapped `cond`'s
+    branches interleaved per lane -- but its eager vmap, one program too, would then
+    interleave where JAX's op-by-op eager vmap prints each branch's lanes in turn
+    (tests/bad_inputs/ok_vmap_cond_debug_print_lanes.py). One call keeps JAX's eager
+    order; the jaxpr differs: a strict xfail in tests/test_debug_print.py.)"""
     return debug_callback_p.batch(list(args), list(dims), callback=host_call(params),
                                   ordered=params["ordered"])
 

@@ -76,6 +76,24 @@ def cases(jax, jnp, lax, checkify):
             return g(p[0]), t[0] * jnp.exp(p[0])
         return g(x)
 
+    def nan_then_user(x):   # JAX reports a failed user check before an earlier NaN
+        y = jnp.log(x)
+        checkify.check(x > -5, "user {x}", x=x)
+        return y
+
+    def user_nan_user(x):
+        checkify.check(x > -5, "first {x}", x=x)
+        y = jnp.log(x)
+        checkify.check(x > -3, "second")
+        return y
+
+    def scan_nan_then_user(xs):
+        def body(carry, x):
+            y = jnp.log(x)
+            checkify.check(x > -5, "in scan {x}", x=x)
+            return carry + y, y
+        return lax.scan(body, 0.0, xs)
+
     f32, i32 = jnp.float32, jnp.int32
     v = jnp.array([-1.0, 2.0])
     out = {}
@@ -99,6 +117,11 @@ def cases(jax, jnp, lax, checkify):
         "kwargs_tree": (kwargs_tree, ({"a": jnp.array([0.5, 2.0]), "b": f32(1.)},),
                         checkify.user_checks),
         "custom_jvp": (custom, (f32(2.),), checkify.user_checks),
+        "nan_then_user": (nan_then_user, (f32(-10.),), checkify.all_checks),
+        "nan_then_user_passing": (nan_then_user, (f32(-1.),), checkify.all_checks),
+        "user_nan_user": (user_nan_user, (f32(-4.),), checkify.all_checks),
+        "scan_nan_then_user": (scan_nan_then_user, (jnp.array([1., -1., -10.]),),
+                               checkify.all_checks),
     })
     return out
 

@@ -341,6 +341,19 @@ def donated(J):
             "value": _tolist(jax.jit(h)(0.5)), "grad_value": _tolist(jax.grad(h)(0.5))}
 
 
+def two_donations(J):
+    """Jits of one function with different `donate_argnums` share one body: one `let`
+    binding (the calls differ by `donated_invars`), one private function."""
+    jax = J.jax
+    j0, j1 = jax.jit(_scale_add), jax.jit(_scale_add, donate_argnums=0)
+    j2 = jax.jit(_scale_add, donate_argnums=(0, 1))
+
+    def h(a):
+        return j0(a, 1.0) + j1(a, 2.0) + j1(a + 1, 3.0) + j2(a, a)
+    return {"jaxpr": str(jax.make_jaxpr(h)(1.0)), "hlo": jax.jit(h).lower(1.0).as_text(),
+            "value": _tolist(jax.jit(h)(0.5))}
+
+
 def _dot_sin(J, x, w):
     return J.jnp.sin(J.jnp.dot(w, x)) * 2
 
@@ -369,7 +382,7 @@ CASES = {f.__name__: f for f in [twice, once, nested, two_shapes, closure, big_b
                                   vmap_twice, jvp_twice, grad_twice, same_name,
                                   statics_and_constants, checkify_inside, dead_code,
                                   outer_jit, effects, refs, local_refs, symbolic,
-                                  remat_policies, donated]}
+                                  remat_policies, donated, two_donations]}
 
 
 def main():

@@ -5,15 +5,16 @@ The state is `(pred, code, payloads)`: `pred` a boolean scalar (a check failed),
 (its formatting values). A site is a `check` equation, or an equation an enabled
 automatic category inspects (`Site`: "user", "nan", "div", "oob"); the sites are
 collected once from the whole jaxpr, bodies included, so the state has one fixed
-structure wherever it is carried. `ErrorInterpreter.run` binds every equation as it
-is (in the current builder, or eagerly), and after a site records whether it failed:
-the first failure wins (its code and payload are kept).
+structure wherever it is carried, and numbered as JAX numbers them (the user's checks
+first). `ErrorInterpreter.run` binds every equation as it is (in the current builder,
+or eagerly), and after a site records whether it failed: the failure of the lowest
+code wins (its code and payload are kept).
 
 Control flow: a `cond` whose branches hold sites gets branches taking and returning
 the state; `scan` and `while` carry it (a `while` predicate's own checks run before
-the loop and after each step); a `shard_map` (and so `pmap`) body starts from a state
-with no failure on every device and returns each device's state as extra results,
-of which the first failing device's is kept (JAX's rule); the bodies of `custom_jvp_call`, `custom_vjp_call`,
+the loop and after each step); a `shard_map` (and so `pmap`) body continues the state on every
+device and returns each device's as extra results: from then on the state has a
+leading device axis (JAX's rule); the bodies of `custom_jvp_call`, `custom_vjp_call`,
 `checkpoint` and an inner `jit` with sites are evaluated inline. Equations without sites inside are
 bound unchanged.
 """
@@ -130,6 +131,11 @@ def _closed(j):
     return j if isinstance(j, ClosedJaxpr) else ClosedJaxpr(j, [])
 
 
+def _where(c, x, old):
+    """`where(c, x, old)` with `c` (a device axis, or none) on `old`'s leading axes."""
+    return jnp.where(jnp.reshape(c, jnp.shape(c) + (1,) * (jnp.ndim(old) - jnp.ndim(c))), x, old)
+
+
 def _strong(x, aval):
     return lax.convert_element_type(x, aval.dtype)
 
@@ -147,6 +153,13 @@ class ErrorInterpreter:
         self._with_sites: dict[int, bool] = {}
         self.jaxpr = jaxpr
         self._collect(jaxpr)
+        # codes as JAX numbers them: the user's checks (numbered when the function was
+        # traced) before the automatic ones (numbered as checkify walks it)
+        order = sorted(range(len(self.site_list)), key=lambda i: self.site_list[i].kind != "user")
+        new = {old: k for k, old in enumerate(order)}
+        self.site_list = [self.site_list[i] for i in order]
+        self.payload_avals = [self.payload_avals[i] for i in order]
+        self._sites = {e: [new[i] for i in idxs] for e, idxs in self._sites.items()}
 
     # -------------------------------------------------------------- sites
     def _collect(self, jaxpr) -> bool:
@@ -179,7 +192,11 @@ class ErrorInterpreter:
                          for avals in self.payload_avals)
         return (lax.full((), False, np.bool_), lax.full((), -1, _I32), payloads)
 
-    def state_avals(self):
+    def state_avals(self, state=None):
+        """The avals of the flat state: of `state` (after a `shard_map`: with a leading
+        device axis), or of a state with no such axis."""
+        if state is not None:
+            return [ShapedArray(np.shape(x), dtypes.result_type(x)) for x in self.flat(state)]
         return ([ShapedArray((), np.bool_), ShapedArray((), _I32)]
                 + [a for avals in self.payload_avals for a in avals])
 
@@ -199,7 +216,8 @@ class ErrorInterpreter:
 
     def record(self, state, idx, failed, payload):
         """`state` after site `idx` reported `failed` (batched: any example; the
-        payload is then the last failing example's) with `payload`."""
+        payload is then the last failing example's) with `payload`. A state with a
+        device axis (after a `shard_map`) records it at every device not failed yet."""
         pred, code, payloads = state
         failed = jnp.asarray(failed)
         if failed.ndim:
@@ -209,25 +227,14 @@ class ErrorInterpreter:
             payload = [jnp.reshape(p, (n,) + tuple(p.shape[failed.ndim:]))[last]
                        for p in payload]
             failed = jnp.any(flat)
-        new = jnp.logical_and(failed, jnp.logical_not(pred))
+        # (JAX reports the failure of the lowest code: a later one of a lower code wins)
+        new = jnp.logical_and(failed, jnp.logical_or(jnp.logical_not(pred), idx < code))
         payloads = list(payloads)
-        payloads[idx] = tuple(_strong(jnp.where(new, p, old), a) for p, old, a in
+        payloads[idx] = tuple(_strong(_where(new, p, old), a) for p, old, a in
                               zip(payload, payloads[idx], self.payload_avals[idx]))
         return (jnp.logical_or(pred, failed),
                 _strong(jnp.where(new, np.int32(idx), code), ShapedArray((), _I32)),
                 tuple(payloads))
-
-    def merge(self, state, other):
-        """`state` followed by `other` (the state of a later computation): the first
-        failure wins."""
-        pred, code, payloads = state
-        new = jnp.logical_and(other[0], jnp.logical_not(pred))
-        payloads = tuple(tuple(_strong(jnp.where(new, p, old), a) for p, old, a in
-                               zip(mine, old_site, avals))
-                         for mine, old_site, avals in zip(other[2], payloads,
-                                                          self.payload_avals))
-        return (jnp.logical_or(pred, other[0]),
-                _strong(jnp.where(new, other[1], code), ShapedArray((), _I32)), payloads)
 
     # -------------------------------------------------------------- evaluation
     def run_top(self, consts, args):
@@ -336,7 +343,7 @@ def _cond_rule(interp, eqn, ins, state):
             outs, st = interp.run(br.jaxpr, br.consts, args[ns:], interp.unflat(args[:ns]))
             return interp.flat(st) + list(outs)
         return body
-    staged = [core.stage(branch_fn(br), interp.state_avals() + op_avals)
+    staged = [core.stage(branch_fn(br), interp.state_avals(state) + op_avals)
               for br in eqn.params["branches"]]
     outs = bind_cond(index, [(c.jaxpr, c.consts) for c in staged], operands=flat + list(ops))
     return list(outs[ns:]), interp.unflat(outs[:ns])
@@ -353,7 +360,7 @@ def _scan_rule(interp, eqn, ins, state):
         outs, st = interp.run(body_cj.jaxpr, body_cj.consts, list(consts) + list(args[ns:]),
                               interp.unflat(args[:ns]))
         return interp.flat(st) + list(outs)
-    staged = core.stage(body, interp.state_avals() + list(body_cj.in_avals[nc:]))
+    staged = core.stage(body, interp.state_avals(state) + list(body_cj.in_avals[nc:]))
     outs = bind_scan((staged.jaxpr, staged.consts), flat + list(init), list(xs),
                      length=params["length"], reverse=params["reverse"],
                      unroll=params.get("unroll", 1))
@@ -383,7 +390,7 @@ def _while_rule(interp, eqn, ins, state):
         if cond_checks:  # the predicate's checks on the new carry
             _, st = interp.run(cond_cj.jaxpr, cond_cj.consts, list(cconsts) + list(outs), st)
         return interp.flat(st) + list(outs)
-    avals = interp.state_avals() + carry_avals
+    avals = interp.state_avals(state) + carry_avals
     c, b = core.stage(cond, avals), core.stage(body, avals)
     outs = bind_while((c.jaxpr, c.consts), (b.jaxpr, b.consts), flat + list(init))
     return list(outs[ns:]), interp.unflat(outs[:ns])
@@ -397,30 +404,31 @@ def _inline_rule(interp, eqn, ins, state):
 
 
 def _shard_map_rule(interp, eqn, ins, state):
-    """The body checked from a fresh state per device; each device's state leaves
-    come out with a leading axis laid over the manual mesh axes; the first failing
-    device's state then follows `state`."""
+    """JAX's rule: the body checked on every device from the state before it (passed
+    in replicated); each device's state comes out with a leading axis laid over the
+    manual mesh axes, which the state keeps from then on (`Error.get()` reports every
+    failing device: "at mapped index i: ...")."""
     params = eqn.params
     body_cj, mesh, auto = _closed(params["jaxpr"]), params["mesh"], params.get("auto", frozenset())
     manual = tuple(a for a in mesh.axis_names if a not in auto)
+    flat = interp.flat(state)
+    ns = len(flat)
 
     def body(*args):
-        outs, st = interp.run(body_cj.jaxpr, body_cj.consts, list(args), interp.init_state())
+        outs, st = interp.run(body_cj.jaxpr, body_cj.consts, list(args[ns:]),
+                              interp.unflat(args[:ns]))
         return list(outs) + [jnp.expand_dims(x, 0) for x in interp.flat(st)]
     with spmd._axes_in_scope(mesh, auto):
-        staged = core.stage(body, list(body_cj.in_avals))
+        staged = core.stage(body, interp.state_avals(state) + list(body_cj.in_avals))
     staged, consts = core.split_consts(staged)
-    ns = len(interp.state_avals())
     rep = PartitionSpec()
     outs = spmd.shard_map_p.bind(
-        *consts, *ins, jaxpr=staged, mesh=mesh, auto=auto, check_vma=params["check_vma"],
-        in_specs=(rep,) * len(consts) + tuple(params["in_specs"]),
+        *consts, *flat, *ins, jaxpr=staged, mesh=mesh, auto=auto,
+        check_vma=params["check_vma"], in_specs=(rep,) * (len(consts) + ns) + tuple(
+            params["in_specs"]),
         out_specs=tuple(params["out_specs"]) + (PartitionSpec(manual),) * ns)
     n = len(outs) - ns
-    per_device = outs[n:]
-    first = jnp.argmax(per_device[0])
-    device_state = interp.unflat([x[first] for x in per_device])
-    return list(outs[:n]), interp.merge(state, device_state)
+    return list(outs[:n]), interp.unflat(outs[n:])
 
 
 _HIGHER_ORDER = {"cond": _cond_rule, "shard_map": _shard_map_rule, "scan": _scan_rule, "while": _while_rule,

@@ -15,7 +15,8 @@
   `(Error, out)`; `Error.get()` / `.throw()` read it.
 - `check` has JVP (check the primals) and batching (one check over the batch; the
   payload is the last failing example's, as JAX picks) rules, so `checkify` composes
-  with `jit`, `vmap` and `grad` in either order.
+  with `jit`, `vmap` and `grad` in either order. After a `shard_map` / `pmap` body
+  the error has a leading device axis: `get()` reports each failing device.
 """
 from __future__ import annotations
 
@@ -121,10 +122,28 @@ class Error:
         return None if msg is None else JaxRuntimeError(msg)
 
     def throw(self):
-        """Raise `JaxRuntimeError` with the message if a check failed."""
-        exc = self.get_exception()
-        if exc is not None:
-            raise exc
+        """Raise `JaxRuntimeError` with the message if a check failed. A batched error
+        (`vmap`, a `shard_map`'s devices) raises one failure, as JAX reduces it: per
+        kind of error (category and payload types) its last failing index; of those,
+        the first site's."""
+        pred = np.asarray(self._pred)
+        if pred.ndim == 0:
+            exc = self.get_exception()
+            if exc is not None:
+                raise exc
+            return
+        code = np.asarray(self._code)
+        last = {}
+        for idx in np.ndindex(pred.shape):
+            if pred[idx]:
+                i = int(code[idx])
+                last[(self._sites[i].kind, tuple(
+                    (np.shape(p)[pred.ndim:], np.asarray(p).dtype) for p in self._payload[i]))] = idx
+        if last:
+            idx = min(last.values(), key=lambda k: int(code[k]))
+            i = int(code[idx])
+            raise JaxRuntimeError(self._sites[i].message(
+                [jnp.asarray(p)[idx] for p in self._payload[i]]))
 
     def __str__(self):
         return f"Error({self.get()})"
