@@ -11,7 +11,8 @@ Used four ways, all computed beside the IR from the jaxpr (astjax's avals carry 
 vma):
 - `check_vma_types` is shard_map's `check_vma`: a result whose out_spec leaves a
   mesh axis out must not vary over it, and a loop carry must keep its varying axes
-  (JAX's errors, word for word);
+  (JAX's errors, word for word); `check_branches`: `lax.cond` / `lax.switch` branches
+  must vary alike (JAX's TypeError);
 - `staged_vma` answers `jax.typeof(x).mat.varying` for a value staged inside a body
   (the body's equations so far; `staging_body` marks the body being staged);
 - `vma_env` / `vma_str` give the printed types of a body's variables
@@ -27,13 +28,15 @@ the same way; `typed_like` types a value made like another (`zeros_like`) as it.
 from __future__ import annotations
 
 import contextlib
+import functools
+import inspect
 import threading
 
 from .. import core
 from .. import sharding_impls as shd
 from ..config import config
 from ..core import bind
-from ..errors import ArgumentValueError, JAXTypeError, LoopCarryError
+from ..errors import ArgumentValueError, JAXTypeError, LoopCarryError, caller_location
 from .collectives import (all_gather_p, all_to_all_p, axis_index_p, pmax_p, pmin_p,
                           ppermute_p, psum_p, pvary_p)
 from .collectives_typed import all_gather_invariant_p, all_gather_reduced_p
@@ -41,7 +44,7 @@ from .collectives_typed import all_gather_invariant_p, all_gather_reduced_p
 __all__ = ["unmentioned", "vma_jaxpr", "vma_env", "in_vmas", "vma_str", "staged_vma",
            "staged_vmas", "staging_inputs", "current_manual_mesh", "enclosing_body", "staging_body", "check_vma_types", "unreduced_rule",
            "UnreducedRuleError", "ur_env", "in_urs", "staged_unreduced", "rd_env",
-           "staged_reduced", "inputs_key", "with_inputs", "typed_like"]
+           "staged_reduced", "inputs_key", "with_inputs", "typed_like", "check_branches"]
 
 def unmentioned(mesh, spec, auto=frozenset()):
     """The manual mesh axes `spec` does not mention (the ones a value laid out by it
@@ -428,6 +431,87 @@ def typed_like(out, x):
     mesh = _bodies()[-1][1]
     axes = tuple(a for a in mesh.axis_names if vma and a in vma)
     return bind(pvary_p, out, axes=axes) if axes else out
+
+
+def check_branches(staged, leaves, funs, names, out_tree):
+    """JAX's TypeError for a `lax.cond` / `lax.switch` staged inside a `check_vma` body
+    whose branches' results vary over different manual axes (`staged`: per branch its
+    (jaxpr, consts); `leaves`: the operands; `funs` / `names`: the user's branch
+    functions and JAX's names for them, the first compared with each other one). JAX
+    inserts no `pvary` there. A Python `if` on a staged value (a `cond` JAX has no
+    counterpart for) is not checked: its result varies where a branch's does."""
+    if not _bodies() or _bodies()[-1][3] is None or len(staged) < 2:
+        return
+    outer = staged_vmas(list(leaves))
+    if any(v is None for v in outer):
+        return
+    outs = []
+    for jaxpr, consts in staged:
+        ins = staged_vmas(list(consts))
+        if any(v is None for v in ins):
+            return
+        env = vma_env(jaxpr.constvars + jaxpr.invars, jaxpr.eqns, ins + outer)
+        if any(env.get(v, set()) is None for v in jaxpr.outvars if isinstance(v, core.Var)):
+            return
+        outs.append([frozenset(env.get(v, set())) if isinstance(v, core.Var) else frozenset()
+                     for v in jaxpr.outvars])
+    for k in range(1, len(staged)):
+        if outs[k] != outs[0]:
+            _vma_branch_error(staged[0][0], outs[0], outs[k], funs[0], funs[k], names[0],
+                              names[k], out_tree)
+
+
+def _vma_branch_error(jaxpr, vmas1, vmas2, f1, f2, name1, name2, out_tree):
+    mesh = _bodies()[-1][1]
+    from .. import tree_util
+    try:
+        paths = [p for p, _ in tree_util.tree_flatten_with_path(
+            tree_util.tree_unflatten(out_tree, list(range(len(vmas1)))))[0]]
+    except Exception:   # noqa: BLE001 -- (no paths: JAX's message names none either)
+        paths = [()] * len(vmas1)
+
+    def where(p):
+        return f" at path {tree_util.keystr(p)}" if p else ""
+    avals = [v.aval for v in jaxpr.outvars]
+    diffs, fixes = [], []
+    for p, a, v1, v2 in zip(paths, avals, vmas1, vmas2):
+        if v1 == v2:
+            continue
+        diffs.append(f"the output of {name1}{where(p)} has type {_vma_str(a, v1, mesh)} but "
+                     f"the corresponding output of {name2} has type {_vma_str(a, v2, mesh)}, "
+                     "so the manual axis types do not match")
+        # (JAX's suggestion, as it words it: the axes the other output lacks)
+        for n, o, m in ((name1, v2, v1), (name2, v1, v2)):
+            if m - o:
+                fixes.append(f"applying `jax.lax.pcast(..., {tuple(o - m)!r}, to='varying')` "
+                             f"to the output of {n}{where(p)}")
+    differences = (diffs[0][0].upper() + diffs[0][1:] + ".\n" if len(diffs) == 1 else
+                   "\n".join(f"  * {d};" for d in diffs[:-1]) + f"\n  * {diffs[-1]}.\n")
+    fix = ""
+    if fixes:
+        fix = (f"This might be fixed by {fixes[0]}.\n" if len(fixes) == 1 else
+               "This might be fixed by:\n" + "\n".join(f"  * {d};" for d in fixes[:-1])
+               + f"\n  * {fixes[-1]}.\n")
+        fix += ("See https://docs.jax.dev/en/latest/notebooks/shard_map.html#scan-vma for "
+                "more information.\n\n")
+    api = "cond" if name1 == "true_fun" else "switch"
+    raise JAXTypeError(
+        f"{api} branches must have equal output types but they differ.\n\n"
+        f"{name1} is {_fun_info(f1)}\n{name2} is {_fun_info(f2)}\n\n{differences}\n{fix}"
+        f"Revise {name1} and/or {name2} so that all output types match.",
+        loc=caller_location(), hint="make the branches' results vary alike "
+                                    "(lax.pcast(..., to='varying') of the less varying one)")
+
+
+def _fun_info(fun):
+    """JAX's `name at file:line` of a branch function."""
+    while isinstance(fun, functools.partial):
+        fun = fun.func
+    fun = inspect.unwrap(fun)
+    code = getattr(fun, "__code__", None)
+    if code is None:
+        return "<unknown>"
+    return f"{fun.__name__} at {code.co_filename}:{code.co_firstlineno}"
 
 
 def inputs_key(leaves):
