@@ -81,11 +81,7 @@ def test_printed_body():
           d:f32[2,2]{V:y} = psum[axes=('x',) axis_index_groups=None] c
           e:f32[]{V:y} = reduce_sum[axes=(0, 1) out_sharding=None] d
           f:f32[] = div 1.0:f32[] 2.0:f32[]
-          g:f32[2,2] = broadcast_in_dim[
-            broadcast_dimensions=()
-            shape=(2, 2)
-            sharding=None
-          ] f
+          g:f32[2,2] = broadcast_in_dim f
           h:f32[2,2] = psum[axes=('x',) axis_index_groups=None] g
           i:f32[2,2]{V:(x,y)} = pvary[axes=('x', 'y')] h
         in (i,) }

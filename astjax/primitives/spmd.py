@@ -505,6 +505,19 @@ def _sm_pp_types(eqn):
 
 shard_map_p.pp_types = _sm_pp_types
 
+
+def _sm_shown(params):
+    """The params JAX prints: the axes the body makes manual (`newly_manual_axes`, in
+    mesh order) where astjax keeps those it leaves automatic (`auto`)."""
+    out = {k: v for k, v in params.items() if k != "auto"}
+    manual = _manual_names(params["mesh"], params.get("auto", frozenset()))
+    out["newly_manual_axes"] = ("frozenset({" + ", ".join(map(repr, manual)) + "})"
+                                if manual else "frozenset()")
+    return out
+
+
+shard_map_p.pp_shown = _sm_shown
+
 # ---- the wrapper
 
 

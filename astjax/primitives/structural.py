@@ -247,6 +247,16 @@ deflinear(broadcast_in_dim_p, _bid_transpose)
 register(broadcast_in_dim_p, batch=_bid_batch, source=_bid_source)
 
 
+def _bid_shown(params):
+    """The params JAX prints: no `shape` / `sharding` (the binder's type says them), no
+    empty `broadcast_dimensions`."""
+    return {k: v for k, v in params.items() if k not in ("shape", "sharding")
+            and not (k == "broadcast_dimensions" and not v)}
+
+
+broadcast_in_dim_p.pp_shown = _bid_shown
+
+
 def broadcast_in_dim(x, shape, broadcast_dimensions, out_sharding=None):
     """`lax.broadcast_in_dim`: operand axis i becomes axis broadcast_dimensions[i];
     `out_sharding` lays the result out (see `out_layout`)."""
