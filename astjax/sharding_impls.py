@@ -214,22 +214,6 @@ class AbstractMesh:
     def empty(self):
         return not self.axis_names
 
-    @property
-    def manual_axes(self):
-        """The axes typed Manual (a shard_map body's, `manual_abstract_mesh`)."""
-        return tuple(n for n, t in zip(self.axis_names, self.axis_types) if t == AxisType.Manual)
-
-    @property
-    def auto_axes(self):
-        """The axes typed Auto."""
-        return tuple(n for n, t in zip(self.axis_names, self.axis_types) if t == AxisType.Auto)
-
-    @property
-    def explicit_axes(self):
-        """The axes typed Explicit."""
-        return tuple(n for n, t in zip(self.axis_names, self.axis_types)
-                     if t == AxisType.Explicit)
-
     def __eq__(self, other):
         return (isinstance(other, AbstractMesh) and self.axis_sizes == other.axis_sizes
                 and self.axis_names == other.axis_names and self.axis_types == other.axis_types

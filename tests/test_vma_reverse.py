@@ -3,7 +3,8 @@
 `vjp`, `jacrev`, `linear_transpose` and a second-order `grad` through the
 collectives, over invariant and varying operands, inside loop and branch bodies;
 JAX's typed cotangents (`primitives/vma_reverse.reverse_typed`); and `lax.all_gather(...,
-to='reduced')`. Custom rules: tests/test_vma_custom.py. Known difference, a strict
+to='reduced')`, JAX's implicit pvary printed. Custom rules: tests/test_vma_custom.py.
+Known difference, a strict
 xfail: the printed body (astjax prints its per-device transposes and the correction at the
 boundary where JAX prints `pvary` / `psum_invariant`)."""
 import json
@@ -70,6 +71,13 @@ def test_pmax_own_rule():
                    "input) where JAX prints pvary / psum_invariant")
 @pytest.mark.parametrize("case", rec.PRINTED)
 def test_printed_as_jax(case):
+    assert rec.printed(jax, CASES[case]) == EXPECTED[f"jaxpr/{case}"]
+
+
+@pytest.mark.parametrize("case", rec.PRINTED_FORWARD)
+def test_printed_forward_as_jax(case):
+    """JAX's implicit pvary as equations (`vma._implicit_pvary`): the operands of an
+    operation varying over fewer manual axes than another's (a literal too) cast first."""
     assert rec.printed(jax, CASES[case]) == EXPECTED[f"jaxpr/{case}"]
 
 

@@ -36,13 +36,13 @@ def cases(jax):
 
     def abstract(a, inner_too=False):   # the body's abstract mesh (and a nested body's)
         am = jax.sharding.get_abstract_mesh()
-        seen["abstract_mesh"] = f"{am!r} manual={am.manual_axes}"
+        seen["abstract_mesh"] = repr(am)
         if not inner_too:
             return a * 2
 
         def body(b):
             am = jax.sharding.get_abstract_mesh()
-            seen["inner_abstract_mesh"] = f"{am!r} manual={am.manual_axes}"
+            seen["inner_abstract_mesh"] = repr(am)
             return b + 1
         return jax.shard_map(body, in_specs=P(None, "y"), out_specs=P(None, "y"),
                              axis_names={"y"})(a)
