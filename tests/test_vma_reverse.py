@@ -4,9 +4,9 @@
 collectives, over invariant and varying operands, inside loop and branch bodies;
 JAX's typed cotangents (`primitives/vma_reverse.reverse_typed`); and `lax.all_gather(...,
 to='reduced')`, JAX's implicit pvary printed. Custom rules: tests/test_vma_custom.py.
-Known difference, a strict
-xfail: the printed body (astjax prints its per-device transposes and the correction at the
-boundary where JAX prints `pvary` / `psum_invariant`)."""
+Known difference, a strict xfail: the printed reverse mode (astjax prints its per-device
+transposes and the correction at the boundary where JAX prints `pvary` /
+`psum_invariant`)."""
 import json
 
 import numpy as np
@@ -66,9 +66,11 @@ def test_pmax_own_rule():
     np.testing.assert_allclose(np.asarray(jax.jit(f)(*args)), want, rtol=1e-6)
 
 
-@pytest.mark.xfail(strict=True, reason="astjax prints its per-device transposes (psum of "
-                   "a seed divided by the device count, a pvary typing the result as its "
-                   "input) where JAX prints pvary / psum_invariant")
+@pytest.mark.xfail(strict=True, reason="the forward body is JAX's but for psum (astjax binds "
+                   "psum[axes axis_index_groups], JAX psum_invariant[axes]); the backward is "
+                   "astjax's per-device transposes plus the boundary correction (the seed "
+                   "divided by the device count, psum, a pvary typing the result) where JAX "
+                   "seeds pvary(1.0) and transposes pvary <-> psum_invariant")
 @pytest.mark.parametrize("case", rec.PRINTED)
 def test_printed_as_jax(case):
     assert rec.printed(jax, CASES[case]) == EXPECTED[f"jaxpr/{case}"]

@@ -21,6 +21,10 @@ vma):
   cotangents from them (`staging_inputs`: the axes of a function's arguments while it
   is staged inside a body).
 
+While a `check_vma` body is staged, `_implicit_pvary` (`core.operand_hook`) casts the
+less varying operands of an operation to vary as the others, as `pvary` equations (JAX's
+implicit pvary under `jax_auto_pcast`, as its jaxprs show them).
+
 Unreduced and reduced axes (`ur_env`, `rd_env`: partial sums, and values the same on
 every device along axes whose cotangents are unreduced) follow JAX's rules for them
 the same way; `typed_like` types a value made like another (`zeros_like`) as it.
