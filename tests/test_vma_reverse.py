@@ -66,11 +66,11 @@ def test_pmax_own_rule():
     np.testing.assert_allclose(np.asarray(jax.jit(f)(*args)), want, rtol=1e-6)
 
 
-@pytest.mark.xfail(strict=True, reason="the forward body is JAX's but for psum (astjax binds "
-                   "psum[axes axis_index_groups], JAX psum_invariant[axes]); the backward is "
-                   "astjax's per-device transposes plus the boundary correction (the seed "
-                   "divided by the device count, psum, a pvary typing the result) where JAX "
-                   "seeds pvary(1.0) and transposes pvary <-> psum_invariant")
+@pytest.mark.xfail(strict=True, reason="the forward body is JAX's; the backward is astjax's "
+                   "per-device transposes plus the boundary correction (the seed divided by "
+                   "the device count, psum_invariant transposed to psum_invariant, a pvary "
+                   "typing the result) where JAX seeds pvary(1.0) and transposes pvary <-> "
+                   "psum_invariant")
 @pytest.mark.parametrize("case", rec.PRINTED)
 def test_printed_as_jax(case):
     assert rec.printed(jax, CASES[case]) == EXPECTED[f"jaxpr/{case}"]
@@ -85,14 +85,15 @@ def test_printed_forward_as_jax(case):
 
 def test_printed_body():
     """The mechanism, exactly: the seed of the output invariant over 'x' divided by its
-    two devices, the transpose of psum (a psum), the result typed as the input."""
+    two devices, the transpose of psum_invariant (the per-device adjoint: a sum over the
+    devices), the result typed as the input."""
     body = rec.printed(jax, CASES["grad_psum"]).split("jaxpr=")[1].split("mesh=")[0]
     assert body == """{ lambda ; c:f32[2,2]{V:(x,y)}. let
-          d:f32[2,2]{V:y} = psum[axes=('x',) axis_index_groups=None] c
+          d:f32[2,2]{V:y} = psum_invariant[axes=('x',)] c
           e:f32[]{V:y} = reduce_sum[axes=(0, 1) out_sharding=None] d
           f:f32[] = div 1.0:f32[] 2.0:f32[]
           g:f32[2,2] = broadcast_in_dim f
-          h:f32[2,2] = psum[axes=('x',) axis_index_groups=None] g
+          h:f32[2,2] = psum_invariant[axes=('x',)] g
           i:f32[2,2]{V:(x,y)} = pvary[axes=('x', 'y')] h
         in (i,) }
       """

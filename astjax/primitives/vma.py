@@ -41,14 +41,15 @@ from ..core import bind
 from ..errors import ArgumentValueError, JAXTypeError
 from .collectives import (all_gather_p, all_to_all_p, axis_index_p, pmax_p, pmin_p,
                           ppermute_p, psum_p, pvary_p)
-from .collectives_typed import all_gather_invariant_p, all_gather_reduced_p
+from .collectives_typed import all_gather_invariant_p, all_gather_reduced_p, psum_invariant_p
 from .vma_errors import branch_error, carry_error
 from .vma_errors import type_str as _vma_str
 
 __all__ = ["unmentioned", "vma_jaxpr", "vma_env", "in_vmas", "vma_str", "staged_vma",
            "staged_vmas", "staging_inputs", "current_manual_mesh", "enclosing_body", "staging_body", "check_vma_types", "unreduced_rule",
            "UnreducedRuleError", "ur_env", "in_urs", "staged_unreduced", "rd_env",
-           "staged_reduced", "inputs_key", "with_inputs", "typed_like", "check_branches"]
+           "staged_reduced", "inputs_key", "with_inputs", "typed_like", "check_branches",
+           "psum_typing"]
 
 def unmentioned(mesh, spec, auto=frozenset()):
     """The manual mesh axes `spec` does not mention (the ones a value laid out by it
@@ -73,7 +74,7 @@ def _vma_eqn(eqn, ins):
     anything else varies where an operand does)."""
     p, params = eqn.primitive, eqn.params
     union = set().union(*ins) if ins else set()
-    if p in (psum_p, pmax_p, pmin_p):
+    if p in (psum_p, psum_invariant_p, pmax_p, pmin_p):
         return [union - set(params["axes"])] * len(eqn.outvars)
     if p in (all_gather_invariant_p, all_gather_reduced_p):   # (Varying -> Invariant)
         return [union - set(params["axis_name"])]
@@ -246,7 +247,7 @@ def ur_env(invars, eqns, in_urs_, mesh, vmas=None, env=None):
             continue
         if any(ins):
             p, loc = eqn.primitive, eqn.source_info
-            if p is psum_p:
+            if p in (psum_p, psum_invariant_p):
                 out = ins[0] - set(eqn.params["axes"])
             elif p in (pmax_p, pmin_p, all_gather_p, ppermute_p, all_to_all_p, pvary_p,
                        all_gather_invariant_p, all_gather_reduced_p):
@@ -433,7 +434,7 @@ def staging_body(mesh, auto, specs, check_vma, leaves=()):
 #: primitives whose operands are independent of each other (no implicit pvary: JAX
 #: binds them as they are), besides the higher-order ones and references'
 _OWN_OPERANDS = frozenset({
-    "psum", "pmax", "pmin", "pvary", "all_gather", "all_gather_invariant",
+    "psum", "psum_invariant", "pmax", "pmin", "pvary", "all_gather", "all_gather_invariant",
     "all_gather_reduced", "all_to_all", "ppermute", "pbroadcast", "psend", "precv",
     "ragged_all_to_all", "axis_index", "optimization_barrier", "dce_sink", "device_put",
     "debug_callback", "debug_print", "io_callback", "pure_callback", "call_exported",
@@ -474,6 +475,18 @@ def _implicit_pvary(prim, args):
             a = bind(pvary_p, a, axes=tuple(n for n in mesh.axis_names if n in union - v))
         out.append(a)
     return out
+
+
+def psum_typing(x, axes):
+    """Inside a `check_vma` body, for a psum of `x` over its manual `axes` (and `x`
+    not unreduced): the axes `x` varies over (None: not known) -- it binds JAX's
+    `psum_invariant` then; else None (`psum_p`)."""
+    body = enclosing_body()
+    if body is None or _bodies()[-1][3] is None or not set(axes) <= body[2] \
+            or len(core._state.builders) <= _bodies()[-1][0] or staged_unreduced(x):
+        return None
+    vma = staged_vma(x)
+    return frozenset() if vma is None else vma
 
 
 def typed_like(out, x):
