@@ -42,6 +42,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import core, tree_util
+from ..config import config
 from ..core import bind
 from ..errors import ArgumentValueError, AxisNameError, caller_location
 from .base import deflinear, is_zero, mark_unsupported, moveaxis, register
@@ -178,7 +179,6 @@ def psum_invariant(x, axes, vma):
     """JAX's `psum` of a staged value `x` varying over `vma` (None: not known) inside a
     `check_vma` body: a `pvary` of the `axes` it does not vary over (`jax_auto_pcast`),
     then `psum_invariant`."""
-    from ..config import config
     rest = tuple(a for a in axes if vma is not None and a not in vma)
     if rest and config.read("jax_auto_pcast"):
         from .vma import enclosing_body   # (a later family)
