@@ -124,6 +124,8 @@ class Primitive:
     def bind(self, *args, **params):
         builders = _state.builders   # (staging, the common case: `bind` inlined)
         if builders and not _state.compile_time_eval:
+            if operand_hook[0] is not None and len(args) > 1:   # (inside a shard_map body)
+                args = operand_hook[0](self, args)
             return builders[-1].add_eqn(self, args, params)
         return bind(self, *args, **params)
 
@@ -633,6 +635,8 @@ def bind(prim: Primitive, *args, **params):
     if b is not None:
         if _state.compile_time_eval and not any(isinstance(a, Tracer) for a in args):
             return eager_backend(prim, args, params)  # jax.ensure_compile_time_eval
+        if operand_hook[0] is not None and len(args) > 1:
+            args = operand_hook[0](prim, args)
         return b.add_eqn(prim, args, params)
     for a in args:
         if isinstance(a, Tracer):
@@ -648,6 +652,11 @@ def bind(prim: Primitive, *args, **params):
         eager_key_check(prim, args, params)
     return eager_backend(prim, args, params)
 
+
+# Hook set in one spot, by primitives/vma.py while a shard_map body is staged:
+# `hook(prim, args) -> args` of a primitive with several operands, the less varying
+# ones cast to vary as the others (JAX's implicit `pvary`, as equations).
+operand_hook: list = [None]
 
 # Hook set in one spot, by transforms/discharge.py: runs a primitive whose operands
 # include eager `Ref`s (a `lax.scan` body closing over one, called outside `jit`):

@@ -42,7 +42,7 @@ from .primitives.linear_call import linear_call_p
 from .primitives.remat_opt import PrimalThunk, remat_opt
 from .primitives.state import is_ref, new_ref
 from .primitives.vma import staging_inputs
-from .primitives.vma_reverse import TypedCustomBwd
+from .primitives.vma_reverse import TypedCustomBwd, check_jvp_tangents
 from .staging import as_callable, leaf_aval, stage_flat
 from .transforms import ad
 from .transforms.ad import differentiable, inline
@@ -465,8 +465,9 @@ class custom_jvp(_Transformed):
                 po, to = as_callable(user_jvp)(*ra.nondiff(ndv, _consts), tuple(p_args),
                                                tuple(t_args))
             p_leaves = tree_util.tree_leaves(po)
-            return p_leaves, [_fit_tangent(t, p)
-                              for p, t in zip(p_leaves, tree_util.tree_leaves(to))]
+            t_leaves = [_fit_tangent(t, p) for p, t in zip(p_leaves, tree_util.tree_leaves(to))]
+            check_jvp_tangents(p_leaves, t_leaves)
+            return p_leaves, t_leaves
 
         outs = bind(custom_jvp_call_p, *consts, *leaves, call_jaxpr=body,
                     jvp=_Rule(jvp_rule, len(consts), "jvp"), num_consts=len(consts),
@@ -486,6 +487,7 @@ class custom_jvp(_Transformed):
             po, to = as_callable(user_jvp)(*ndv, tuple(p_args), tuple(t_args))
             p_leaves, out_tree[0] = tree_util.flatten_for_staging(po)
             t_leaves = [_fit_tangent(t, p) for p, t in zip(p_leaves, tree_util.tree_leaves(to))]
+            check_jvp_tangents(p_leaves, t_leaves)
             return p_leaves + t_leaves
 
         body, consts = _stage_rule(rule, avals + avals, leaves + leaves)

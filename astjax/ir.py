@@ -525,7 +525,9 @@ def pp_eqn(eqn, names, used=None):
     if inner:
         _type_texts().append({**_type_texts()[-1], **inner})
     try:
-        params = pp_params(eqn.params, names, call and ("name",))
+        shown = getattr(eqn.primitive, "pp_shown", None)   # (JAX's pp rules that hide or
+        params = pp_params(shown(eqn.params) if shown else eqn.params,  # rename params)
+                           names, call and ("name",))
     finally:
         if inner:
             _type_texts().pop()

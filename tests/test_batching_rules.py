@@ -323,6 +323,8 @@ def test_cases_cover_the_rules():
                  "pvary",   # (lax.pcast) tests/test_shard_map_vma.py
                  # vmap of a shard_map vs JAX's stored values: tests/test_all_gather_to.py
                  "all_gather_invariant",
+                 # lax.psum inside a check_vma body (vmap_of_grad): tests/test_vma_reverse.py
+                 "psum_invariant",
                  # not batched (JAX's NotImplementedError): tests/test_vma_reverse.py
                  "all_gather_reduced",
                  # tests/test_collectives_p2p.py

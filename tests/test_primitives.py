@@ -48,6 +48,7 @@ NO_CASES: dict[str, str] = {
     **{n: "named-axis collective: tests/test_vmap.py" for n in (
         "psum", "pmax", "pmin", "axis_index", "all_gather", "ppermute", "all_to_all")},
     "pvary": "named-axis type cast (lax.pcast): tests/test_shard_map_vma.py",
+    "psum_invariant": "lax.psum inside a check_vma shard_map body: tests/test_vma_reverse.py",
     "all_gather_invariant": "named-axis collective (all_gather(to='invarying')): "
                             "tests/test_all_gather_to.py",
     "all_gather_reduced": "named-axis collective (all_gather(to='reduced')): "

@@ -1,7 +1,8 @@
 """A `shard_map` inside another's body against JAX 0.10.2
 (tests/oracle/record_shard_map_nested.py -> shard_map_nested.json): values, layouts,
-the inner body's `jax.typeof` and JAX's errors (`spmd._nested`: the axes manual outside
-stay so; a mesh passed inside a body is JAX's ValueError)."""
+the inner body's `jax.typeof`, `get_abstract_mesh()` inside the bodies (the manual axes
+typed Manual; shard_map accepts it as mesh=) and JAX's errors (`spmd._nested`: the axes
+manual outside stay so; a concrete mesh passed inside a body is JAX's ValueError)."""
 import json
 
 import pytest
@@ -15,12 +16,7 @@ EXPECTED = json.loads(rec.PATH.read_text())
 
 pytestmark = four_devices(jax)
 
-XFAIL = {   # case -> a strict xfail mark: what astjax still does otherwise than JAX
-    "abstract_mesh_passed": pytest.mark.xfail(strict=True, reason=(
-        "inside a shard_map body JAX's jax.sharding.get_abstract_mesh() types the manual "
-        "axes Manual and shard_map accepts it as mesh=; astjax's is the context mesh's and "
-        "shard_map needs a concrete Mesh")),
-}
+XFAIL = {}  # case -> a strict xfail mark: what astjax still does otherwise than JAX
 
 
 @pytest.mark.filterwarnings("ignore::astjax.errors.SideEffectWarning")  # records typeof

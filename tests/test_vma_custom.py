@@ -1,7 +1,8 @@
 """Custom derivative rules inside a `shard_map(..., check_vma=True)` body against JAX
 0.10.2 (tests/oracle/record_vma_custom.py -> vma_custom.json): a `grad` taken inside a
 `custom_jvp` / `custom_vjp` function or its rules, the typed cotangents a `bwd` gets
-and gives (`vma_reverse.TypedCustomBwd`), through the shard_map boundary too, and
+and gives (`vma_reverse.TypedCustomBwd`), through the shard_map boundary too, JAX's
+TypeError for a `jvp` rule's tangent varying where its primal does not, and
 `custom_linear_solve` / `custom_root` under `grad`, `vjp` and `linear_transpose`."""
 import json
 
@@ -18,13 +19,7 @@ CASES = rec.cases(jax)
 
 pytestmark = four_devices(jax)
 
-XFAIL = {   # case -> a strict xfail mark: what astjax still does otherwise than JAX
-    "grad_of_custom_jvp_grad_primal": pytest.mark.xfail(strict=True, reason=(
-        "JAX 0.10.2 types the result of a grad taken inside a custom_jvp's primal, called "
-        "from its own rule, {V:y} (the psum's transposed pvary lost) and refuses the rule's "
-        "tangent typed {V:(x,y)} (TypeError); astjax types it as the input and computes "
-        "the value")),
-}
+XFAIL = {}  # case -> a strict xfail mark: what astjax still does otherwise than JAX
 
 
 @pytest.mark.parametrize("case", with_xfails(sorted(k for k in EXPECTED if "/" not in k), XFAIL))

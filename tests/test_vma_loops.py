@@ -4,7 +4,9 @@
 `scan` / `fori_loop` / `while_loop` / `cond` / `switch` bodies (its type, layout and
 value, or JAX's error: JAX's n-ary rule refuses an operand replicated over the axes
 another is reduced on, `vma.rd_env`), and a loop carry started from `zeros_like` /
-`ones_like` / `full_like` of a varying value (typed as it, `vma.typed_like`)."""
+`ones_like` / `full_like` of a varying value (typed as it, `vma.typed_like`); `cond` /
+`switch` branches varying over different manual axes (JAX's TypeError,
+`vma.check_branches`)."""
 import json
 
 import pytest

@@ -3,9 +3,10 @@
 `vjp`, `jacrev`, `linear_transpose` and a second-order `grad` through the
 collectives, over invariant and varying operands, inside loop and branch bodies;
 JAX's typed cotangents (`primitives/vma_reverse.reverse_typed`); and `lax.all_gather(...,
-to='reduced')`. Custom rules: tests/test_vma_custom.py. Known difference, a strict
-xfail: the printed body (astjax prints its per-device transposes and the correction at the
-boundary where JAX prints `pvary` / `psum_invariant`)."""
+to='reduced')`, JAX's implicit pvary printed. Custom rules: tests/test_vma_custom.py.
+Known difference, a strict xfail: the printed reverse mode (astjax prints its per-device
+transposes and the correction at the boundary where JAX prints `pvary` /
+`psum_invariant`)."""
 import json
 
 import numpy as np
@@ -65,28 +66,34 @@ def test_pmax_own_rule():
     np.testing.assert_allclose(np.asarray(jax.jit(f)(*args)), want, rtol=1e-6)
 
 
-@pytest.mark.xfail(strict=True, reason="astjax prints its per-device transposes (psum of "
-                   "a seed divided by the device count, a pvary typing the result as its "
-                   "input) where JAX prints pvary / psum_invariant")
+@pytest.mark.xfail(strict=True, reason="the forward body is JAX's; the backward is astjax's "
+                   "per-device transposes plus the boundary correction (the seed divided by "
+                   "the device count, psum_invariant transposed to psum_invariant, a pvary "
+                   "typing the result) where JAX seeds pvary(1.0) and transposes pvary <-> "
+                   "psum_invariant")
 @pytest.mark.parametrize("case", rec.PRINTED)
 def test_printed_as_jax(case):
     assert rec.printed(jax, CASES[case]) == EXPECTED[f"jaxpr/{case}"]
 
 
+@pytest.mark.parametrize("case", rec.PRINTED_FORWARD)
+def test_printed_forward_as_jax(case):
+    """JAX's implicit pvary as equations (`vma._implicit_pvary`): the operands of an
+    operation varying over fewer manual axes than another's (a literal too) cast first."""
+    assert rec.printed(jax, CASES[case]) == EXPECTED[f"jaxpr/{case}"]
+
+
 def test_printed_body():
     """The mechanism, exactly: the seed of the output invariant over 'x' divided by its
-    two devices, the transpose of psum (a psum), the result typed as the input."""
+    two devices, the transpose of psum_invariant (the per-device adjoint: a sum over the
+    devices), the result typed as the input."""
     body = rec.printed(jax, CASES["grad_psum"]).split("jaxpr=")[1].split("mesh=")[0]
     assert body == """{ lambda ; c:f32[2,2]{V:(x,y)}. let
-          d:f32[2,2]{V:y} = psum[axes=('x',) axis_index_groups=None] c
+          d:f32[2,2]{V:y} = psum_invariant[axes=('x',)] c
           e:f32[]{V:y} = reduce_sum[axes=(0, 1) out_sharding=None] d
           f:f32[] = div 1.0:f32[] 2.0:f32[]
-          g:f32[2,2] = broadcast_in_dim[
-            broadcast_dimensions=()
-            shape=(2, 2)
-            sharding=None
-          ] f
-          h:f32[2,2] = psum[axes=('x',) axis_index_groups=None] g
+          g:f32[2,2] = broadcast_in_dim f
+          h:f32[2,2] = psum_invariant[axes=('x',)] g
           i:f32[2,2]{V:(x,y)} = pvary[axes=('x', 'y')] h
         in (i,) }
       """

@@ -30,6 +30,7 @@ from . import ffi_call  # noqa: F401,E402  (ffi_call: a call of an XLA FFI targe
 from . import convolution  # noqa: F401,E402  (conv_general_dilated)
 from . import windowed  # noqa: F401,E402  (reduce_window and its derivatives)
 from . import window_computations  # noqa: F401,E402  (reduce_window_p, select_and_scatter_p: user computations)
+from . import vma_errors  # noqa: F401,E402  (JAX's messages for manual-axis types that disagree)
 from . import vma  # noqa: F401,E402  (varying manual axes: check_vma, typeof inside shard_map)
 from . import vma_reverse  # noqa: F401,E402  (JAX's typed cotangents inside a body)
 from . import spmd  # noqa: F401,E402  (sharding_constraint, shard_map: partitioned programs)

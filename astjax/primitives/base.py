@@ -91,6 +91,13 @@ def lowering_from(fn, multiple_results=False):
     return rule
 
 
+def shown_params(hidden=(), hidden_empty=()):
+    """A primitive's `pp_shown` (`ir.pp_eqn`: the params printed, where JAX's pp rule
+    hides some): without those in `hidden`, nor those in `hidden_empty` when empty."""
+    return lambda params: {k: v for k, v in params.items()
+                           if k not in hidden and not (k in hidden_empty and not v)}
+
+
 def mark_unsupported(p, kind, reason):
     """Leave `p`'s rule of `kind` out on purpose; `core.rule` raises with `reason`."""
     p.unsupported[kind] = reason

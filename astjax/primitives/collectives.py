@@ -238,6 +238,8 @@ def _reduction(p, name):
             if groups is not None and p is psum_p and not isinstance(v, core.Tracer):
                 # a constant (`psum(1, ...)`): JAX's group size times it
                 return _times_size(_leaf(v), len(groups[0]))
+            if p is psum_p:
+                return _bind_psum(_leaf(v), axes, groups)
             return bind(p, _leaf(v), axes=axes, axis_index_groups=groups)
         return tree_util.tree_map(one, x)
     reduce.__name__ = reduce.__qualname__ = name
@@ -264,6 +266,18 @@ deflinear(psum_p, _psum_transpose)
 psum = _reduction(psum_p, "psum")
 
 
+def _bind_psum(v, axes, groups):
+    """`psum` of one leaf: JAX's `psum_invariant` inside a `check_vma` body over its
+    manual axes (`collectives_typed`), else `psum_p`."""
+    if groups is None and isinstance(v, core.Tracer):
+        from .vma import psum_typing   # (a later family)
+        typed = psum_typing(v, axes)
+        if typed is not None:
+            from .collectives_typed import psum_invariant
+            return psum_invariant(v, axes, typed)
+    return bind(psum_p, v, axes=axes, axis_index_groups=groups)
+
+
 def pmean(x, axis_name, *, axis_index_groups=None):
     """`lax.pmean`: the mean of `x` over the named axis (leaf by leaf; with
     `axis_index_groups`, over each group, of the first group's size as in JAX)."""
@@ -277,7 +291,7 @@ def pmean(x, axis_name, *, axis_index_groups=None):
         if not dtypes.is_inexact(a.dtype):
             v = lax_ops().convert_element_type(v, dtypes.canonicalize(dtypes.float64))
             a = core.get_aval(v)
-        s = bind(psum_p, v, axes=axes, axis_index_groups=groups)
+        s = _bind_psum(v, axes, groups)
         return bind(div_p, s, np.asarray(n, a.dtype)[()])
     return tree_util.tree_map(mean, x)
 

@@ -23,6 +23,12 @@ transposes of the `pvary`s it inserts): the gradients are the same through a
 `shard_map` boundary, and a `grad` taken *inside* a body is corrected at its own
 boundary to JAX's (`vma_reverse.reverse_typed`).
 
+`psum_invariant` is JAX's `psum` inside a `check_vma` body (Varying -> Invariant over
+the axes; JAX's params: `axes` only): `lax.psum` binds it there, after a `pvary` of the
+axes its operand does not vary over. Its rules are `psum`'s; its transpose too (the
+per-device adjoint, a sum of the cotangents: astjax's convention above), where JAX's is a
+`pvary` of its typed cotangent.
+
 `all_gather_reduced` is Varying -> Reduced: the gathered value is invariant over the
 axes, as `all_gather_invariant`'s, and typed *reduced* over them: a result an
 out_spec declares `reduced={'x'}` keeps that in its layout (`P(None, 'y',
@@ -36,13 +42,14 @@ from __future__ import annotations
 import numpy as np
 
 from .. import core, tree_util
+from ..config import config
 from ..core import bind
 from ..errors import ArgumentValueError, AxisNameError, caller_location
-from .base import deflinear, mark_unsupported, moveaxis, register
-from .collectives import all_gather_p
+from .base import deflinear, is_zero, mark_unsupported, moveaxis, register
+from .collectives import all_gather_p, psum_p, pvary_p
 
 __all__ = ["all_gather_invariant_p", "all_gather_invariant", "all_gather_reduced_p",
-           "all_gather_reduced"]
+           "all_gather_reduced", "psum_invariant_p", "psum_invariant"]
 
 all_gather_invariant_p = core.new_primitive("all_gather_invariant")
 
@@ -149,3 +156,32 @@ def all_gather_reduced(x, axis_name, *, axis=0, tiled=False):
         return bind(all_gather_reduced_p, v, all_gather_dimension=int(ax),
                     axis_name=names, axis_size=size, tiled=bool(tiled))
     return tree_util.tree_map(gather, x)
+
+
+# ------------------------------------------------------------- psum_invariant
+psum_invariant_p = core.new_primitive("psum_invariant")
+
+
+def _as_psum(rule):
+    return lambda *args, axes: rule(*args, axes=axes, axis_index_groups=None)
+
+
+register(psum_invariant_p, abstract_eval=lambda x, *, axes: x,
+         lowering=_as_psum(psum_p.lowering), batch=_as_psum(psum_p.batch))
+deflinear(psum_invariant_p, lambda ct, x, *, axes: [   # (the module docstring: psum's)
+    None if is_zero(ct) else bind(psum_invariant_p, ct, axes=axes)])
+psum_invariant_p.always_batch = True
+mark_unsupported(psum_invariant_p, "impl", "a collective only means something inside a "
+                 "shard_map body; there is no single-array NumPy reference")
+
+
+def psum_invariant(x, axes, vma):
+    """JAX's `psum` of a staged value `x` varying over `vma` (None: not known) inside a
+    `check_vma` body: a `pvary` of the `axes` it does not vary over (`jax_auto_pcast`),
+    then `psum_invariant`."""
+    rest = tuple(a for a in axes if vma is not None and a not in vma)
+    if rest and config.read("jax_auto_pcast"):
+        from .vma import enclosing_body   # (a later family)
+        mesh = enclosing_body()[0]
+        x = bind(pvary_p, x, axes=tuple(a for a in mesh.axis_names if a in rest))
+    return bind(psum_invariant_p, x, axes=tuple(axes))

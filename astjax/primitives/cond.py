@@ -542,6 +542,13 @@ def _switch(index, branches, operands, order, branches_platforms=None):
     out_avals = [v.aval for v in staged[0][0].outvars]
     for jaxpr, _, tree in staged[1:]:
         _ensure_types("cond", tree, [v.aval for v in jaxpr.outvars], out_tree, out_avals)
+    if len(branches) > 1:   # (JAX compares true_fun with false_fun, branch 0 with the rest)
+        from .vma import check_branches   # (a later family)
+        cond_ = order == (1, 0)
+        perm = (1, 0) if cond_ else range(len(branches))
+        check_branches([staged[k][:2] for k in perm], leaves, [branches[k] for k in perm],
+                       ["true_fun", "false_fun"] if cond_ else ["branch 0"] + [
+                           f"branch{k}" for k in range(1, len(branches))], out_tree)
     staged = [(_match_weak(j, out_avals), c) for j, c, _ in staged]  # branch 0's types
     outs = bind_cond(idx, staged, leaves, branches_platforms)
     out = tree_util.tree_unflatten(out_tree, outs)

@@ -505,6 +505,19 @@ def _sm_pp_types(eqn):
 
 shard_map_p.pp_types = _sm_pp_types
 
+
+def _sm_shown(params):
+    """The params JAX prints: the axes the body makes manual (`newly_manual_axes`, in
+    mesh order) where astjax keeps those it leaves automatic (`auto`)."""
+    out = {k: v for k, v in params.items() if k != "auto"}
+    manual = _manual_names(params["mesh"], params.get("auto", frozenset()))
+    out["newly_manual_axes"] = ("frozenset({" + ", ".join(map(repr, manual)) + "})"
+                                if manual else "frozenset()")
+    return out
+
+
+shard_map_p.pp_shown = _sm_shown
+
 # ---- the wrapper
 
 
@@ -607,6 +620,17 @@ def _check_explicit_in_specs(mesh, specs, leaves, layout_of, loc):
                 loc=loc)
 
 
+def _concrete(abstract):
+    """The concrete mesh of an `AbstractMesh` passed as shard_map's mesh: inside a body
+    (JAX's `get_abstract_mesh()` there: its manual axes typed Manual) the body's mesh,
+    checked against it by `_nested`; elsewhere the context mesh when it is that one's."""
+    outer = enclosing_body()
+    if outer is not None:
+        return outer[0]
+    ctx = shd.get_mesh()
+    return ctx if isinstance(ctx, shd.Mesh) and ctx.abstract_mesh == abstract else abstract
+
+
 def _nested(mesh, given, loc):
     """Inside another shard_map's body: the axes already manual there (the nested
     body's own manual axes are the others), and JAX's ValueError for a mesh passed in
@@ -615,7 +639,8 @@ def _nested(mesh, given, loc):
     if outer is None:
         return frozenset()
     ctx = shd.manual_abstract_mesh(outer[0], frozenset(outer[0].axis_names) - outer[2])
-    if given is not None and given.abstract_mesh != ctx:
+    if given is not None and (given if isinstance(given, shd.AbstractMesh)
+                              else given.abstract_mesh) != ctx:
         raise ArgumentValueError(f"The context mesh {ctx} should match the mesh passed to "
                                  f"shard_map {given}", loc=loc,
                                  hint="inside a shard_map body leave mesh= out: the body's "
@@ -652,11 +677,14 @@ def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=froz
     def mapped(*args):
         loc = caller_location()
         m = mesh if mesh is not None else shd.get_mesh()
+        if isinstance(m, shd.AbstractMesh):     # (the body's: `get_abstract_mesh()` in one)
+            m = _concrete(m)
         if not isinstance(m, shd.Mesh) or m.empty:
             raise ArgumentValueError("shard_map needs a mesh: pass mesh=... or call it under "
                                      "`with jax.set_mesh(mesh):`", loc=loc)
         own_auto = _auto_axes(m, axis_names, loc)
-        auto = own_auto | _nested(m, mesh, loc)
+        outer = _nested(m, mesh, loc)
+        auto = own_auto | outer
         leaves, in_tree = tree_util.flatten_for_staging(args)
         avals = [core.get_aval(x) for x in leaves]
         explicit = (layout_of is not None and not auto and all(
@@ -678,7 +706,8 @@ def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=froz
         if explicit and in_specs is not None:
             _check_explicit_in_specs(m, specs, leaves, layout_of, loc)
         local = [_local_aval(a, s, m) for a, s in zip(avals, specs)]
-        with _axes_in_scope(m, auto), staging_body(m, auto, specs, check_vma, leaves):
+        with _axes_in_scope(m, auto), staging_body(m, auto, specs, check_vma, leaves), \
+                shd.use_abstract_mesh(shd.manual_abstract_mesh(m, own_auto - outer)):
             jaxpr, consts, out_tree = core.stage_callable(f, in_tree, local)
         out_flat_specs = _specs_for(out_specs, tree_util.tree_unflatten(
             out_tree, list(range(len(jaxpr.outvars)))), "out_specs", loc)

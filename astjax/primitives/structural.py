@@ -19,7 +19,7 @@ from ..errors import (ArgumentTypeError, ArgumentValueError, DTypeError, ShapeEr
 from ..pyast import attr, call, dtype_expr, lax_call, pyconst, scalar_py
 from . import elementwise as ew
 from .base import (check_shape, deflinear, defno_operands, defvectorized, is_zero, match_scalars,
-                   matchaxis, moveaxis, nondiff, normalize_axes, register, shift_axis,
+                   matchaxis, moveaxis, nondiff, normalize_axes, register, shift_axis, shown_params,
                    weak_const)
 from .base import tangent_aval as _aval
 
@@ -244,7 +244,7 @@ def _bid_source(gen, eqn):
 
 
 deflinear(broadcast_in_dim_p, _bid_transpose)
-register(broadcast_in_dim_p, batch=_bid_batch, source=_bid_source)
+register(broadcast_in_dim_p, batch=_bid_batch, source=_bid_source).pp_shown = shown_params(("shape", "sharding"), ("broadcast_dimensions",))
 
 
 def broadcast_in_dim(x, shape, broadcast_dimensions, out_sharding=None):

@@ -11,7 +11,8 @@ Used four ways, all computed beside the IR from the jaxpr (astjax's avals carry 
 vma):
 - `check_vma_types` is shard_map's `check_vma`: a result whose out_spec leaves a
   mesh axis out must not vary over it, and a loop carry must keep its varying axes
-  (JAX's errors, word for word);
+  (JAX's errors, word for word); `check_branches`: `lax.cond` / `lax.switch` branches
+  must vary alike (JAX's TypeError);
 - `staged_vma` answers `jax.typeof(x).mat.varying` for a value staged inside a body
   (the body's equations so far; `staging_body` marks the body being staged);
 - `vma_env` / `vma_str` give the printed types of a body's variables
@@ -19,6 +20,10 @@ vma):
 - `primitives/vma_reverse.py` gives a reverse mode taken inside a body JAX's typed
   cotangents from them (`staging_inputs`: the axes of a function's arguments while it
   is staged inside a body).
+
+While a `check_vma` body is staged, `_implicit_pvary` (`core.operand_hook`) casts the
+less varying operands of an operation to vary as the others, as `pvary` equations (JAX's
+implicit pvary under `jax_auto_pcast`, as its jaxprs show them).
 
 Unreduced and reduced axes (`ur_env`, `rd_env`: partial sums, and values the same on
 every device along axes whose cotangents are unreduced) follow JAX's rules for them
@@ -33,15 +38,18 @@ from .. import core
 from .. import sharding_impls as shd
 from ..config import config
 from ..core import bind
-from ..errors import ArgumentValueError, JAXTypeError, LoopCarryError
+from ..errors import ArgumentValueError, JAXTypeError
 from .collectives import (all_gather_p, all_to_all_p, axis_index_p, pmax_p, pmin_p,
                           ppermute_p, psum_p, pvary_p)
-from .collectives_typed import all_gather_invariant_p, all_gather_reduced_p
+from .collectives_typed import all_gather_invariant_p, all_gather_reduced_p, psum_invariant_p
+from .vma_errors import branch_error, carry_error
+from .vma_errors import type_str as _vma_str
 
 __all__ = ["unmentioned", "vma_jaxpr", "vma_env", "in_vmas", "vma_str", "staged_vma",
            "staged_vmas", "staging_inputs", "current_manual_mesh", "enclosing_body", "staging_body", "check_vma_types", "unreduced_rule",
            "UnreducedRuleError", "ur_env", "in_urs", "staged_unreduced", "rd_env",
-           "staged_reduced", "inputs_key", "with_inputs", "typed_like"]
+           "staged_reduced", "inputs_key", "with_inputs", "typed_like", "check_branches",
+           "psum_typing"]
 
 def unmentioned(mesh, spec, auto=frozenset()):
     """The manual mesh axes `spec` does not mention (the ones a value laid out by it
@@ -66,7 +74,7 @@ def _vma_eqn(eqn, ins):
     anything else varies where an operand does)."""
     p, params = eqn.primitive, eqn.params
     union = set().union(*ins) if ins else set()
-    if p in (psum_p, pmax_p, pmin_p):
+    if p in (psum_p, psum_invariant_p, pmax_p, pmin_p):
         return [union - set(params["axes"])] * len(eqn.outvars)
     if p in (all_gather_invariant_p, all_gather_reduced_p):   # (Varying -> Invariant)
         return [union - set(params["axis_name"])]
@@ -239,7 +247,7 @@ def ur_env(invars, eqns, in_urs_, mesh, vmas=None, env=None):
             continue
         if any(ins):
             p, loc = eqn.primitive, eqn.source_info
-            if p is psum_p:
+            if p in (psum_p, psum_invariant_p):
                 out = ins[0] - set(eqn.params["axes"])
             elif p in (pmax_p, pmin_p, all_gather_p, ppermute_p, all_to_all_p, pvary_p,
                        all_gather_invariant_p, all_gather_reduced_p):
@@ -300,23 +308,28 @@ def staged_vma(tracer):
 def staged_vmas(tracers):
     """`staged_vma` of each of `tracers` (the body's equations followed once; the
     body's own from where the last call left them: its equations are only appended)."""
-    env = lambda b, ins, outer: vma_env(b.invars, b.eqns, ins, outer)  # noqa: E731
-    return _staged(tracers, _top_vmas, env, 3)
+    return _staged(tracers, _top_vmas, _top_vmas, 3)
 
 
 def _top_vmas(b, ins, outer):
+    """The body's (or a builder's inside it) env, from where the last question left it
+    (its equations are only appended; `outer`: its captured values' axes, fixed once
+    captured)."""
     cache = _bodies()[-1][6]
     got = cache.get(id(b))
     n = len(b.eqns)
-    if got is None or got[0] is not b or got[1] > n or (got[1] and b.eqns[got[1] - 1]
-                                                          is not got[2]):
-        got = (b, 0, None, vma_env(b.invars, [], ins))
+    if got is None or got[0] is not b or got[1] > n or (
+            got[4] is not ins and got[4] != ins) or (
+            got[1] and b.eqns[got[1] - 1] is not got[2]):
+        got = (b, 0, None, vma_env(b.invars, [], ins, outer), ins)
     env = got[3]
+    if outer:
+        env.update((v, None if m is None else set(m)) for v, m in outer.items())
     for eqn in b.eqns[got[1]:]:     # (vma_env's loop, on the cached env in place)
         xs = [env.get(a, set()) if isinstance(a, core.Var) else set() for a in eqn.invars]
         env.update(zip(eqn.outvars, [None] * len(eqn.outvars) if any(m is None for m in xs)
                        else _vma_eqn(eqn, xs)))
-    cache[id(b)] = (b, n, b.eqns[n - 1] if n else None, env)
+    cache[id(b)] = (b, n, b.eqns[n - 1] if n else None, env, got[4])
     return env
 
 
@@ -410,10 +423,70 @@ def staging_body(mesh, auto, specs, check_vma, leaves=()):
     _bodies().append((len(core._state.builders), mesh, auto, ins if check_vma else None,
                     in_urs(specs, True) if check_vma else None,
                     [s.reduced for s in specs] if check_vma else None, {}))
+    hook, core.operand_hook[0] = core.operand_hook[0], _implicit_pvary
     try:
         yield
     finally:
+        core.operand_hook[0] = hook
         _bodies().pop()
+
+
+#: primitives whose operands are independent of each other (no implicit pvary: JAX
+#: binds them as they are), besides the higher-order ones and references'
+_OWN_OPERANDS = frozenset({
+    "psum", "psum_invariant", "pmax", "pmin", "pvary", "all_gather", "all_gather_invariant",
+    "all_gather_reduced", "all_to_all", "ppermute", "pbroadcast", "psend", "precv",
+    "ragged_all_to_all", "axis_index", "optimization_barrier", "dce_sink", "device_put",
+    "debug_callback", "debug_print", "io_callback", "pure_callback", "call_exported",
+    "composite", "custom_lin", "after_all"})
+
+
+def _implicit_pvary(prim, args):
+    """JAX's implicit `pvary` (`jax_auto_pcast`): inside a `check_vma` body, the
+    operands of an operation that vary over fewer manual axes than the others (Python
+    scalars and constants too) are cast to vary over them all, each by a `pvary`
+    equation before the operation, as JAX's jaxprs show them. Operands whose axes are
+    not known (`staged_vma`: None) leave the operation as it is."""
+    if prim.higher_order or prim.takes_refs or prim.name in _OWN_OPERANDS \
+            or not _bodies() or _bodies()[-1][3] is None \
+            or len(core._state.builders) <= _bodies()[-1][0] \
+            or not config.read("jax_auto_pcast"):
+        return args
+    b = core._state.builders[-1]
+    tracers = [a for a in args if isinstance(a, core.Tracer)]
+    if not tracers:
+        return args
+    if b is core._state.builders[_bodies()[-1][0]] and all(t.builder is b for t in tracers):
+        env = _top_vmas(b, _bodies()[-1][3], None)      # (the body's own values: at once)
+        vmas = [env.get(a.var, set()) if isinstance(a, core.Tracer) else set() for a in args]
+        vmas = [None if v is None else frozenset(v) for v in vmas]
+    else:
+        vmas = staged_vmas(args)
+    if any(v is None for v in vmas):
+        return args
+    union = frozenset().union(*vmas)
+    if all(v == union for v in vmas):
+        return args
+    mesh = _bodies()[-1][1]
+    out = []
+    for a, v in zip(args, vmas):
+        aval = core.get_aval(a) if v != union else None
+        if aval is not None and type(aval) is core.ShapedArray:
+            a = bind(pvary_p, a, axes=tuple(n for n in mesh.axis_names if n in union - v))
+        out.append(a)
+    return out
+
+
+def psum_typing(x, axes):
+    """Inside a `check_vma` body, for a psum of `x` over its manual `axes` (and `x`
+    not unreduced): the axes `x` varies over (None: not known) -- it binds JAX's
+    `psum_invariant` then; else None (`psum_p`)."""
+    body = enclosing_body()
+    if body is None or _bodies()[-1][3] is None or not set(axes) <= body[2] \
+            or len(core._state.builders) <= _bodies()[-1][0] or staged_unreduced(x):
+        return None
+    vma = staged_vma(x)
+    return frozenset() if vma is None else vma
 
 
 def typed_like(out, x):
@@ -428,6 +501,34 @@ def typed_like(out, x):
     mesh = _bodies()[-1][1]
     axes = tuple(a for a in mesh.axis_names if vma and a in vma)
     return bind(pvary_p, out, axes=axes) if axes else out
+
+
+def check_branches(staged, leaves, funs, names, out_tree):
+    """JAX's TypeError for a `lax.cond` / `lax.switch` staged inside a `check_vma` body
+    whose branches' results vary over different manual axes (`staged`: per branch its
+    (jaxpr, consts); `leaves`: the operands; `funs` / `names`: the user's branch
+    functions and JAX's names for them, the first compared with each other one). JAX
+    inserts no `pvary` there. A Python `if` on a staged value (a `cond` JAX has no
+    counterpart for) is not checked: its result varies where a branch's does."""
+    if not _bodies() or _bodies()[-1][3] is None or len(staged) < 2:
+        return
+    outer = staged_vmas(list(leaves))
+    if any(v is None for v in outer):
+        return
+    outs = []
+    for jaxpr, consts in staged:
+        ins = staged_vmas(list(consts))
+        if any(v is None for v in ins):
+            return
+        env = vma_env(jaxpr.constvars + jaxpr.invars, jaxpr.eqns, ins + outer)
+        if any(env.get(v, set()) is None for v in jaxpr.outvars if isinstance(v, core.Var)):
+            return
+        outs.append([frozenset(env.get(v, set())) if isinstance(v, core.Var) else frozenset()
+                     for v in jaxpr.outvars])
+    for k in range(1, len(staged)):
+        if outs[k] != outs[0]:
+            branch_error(staged[0][0], outs[0], outs[k], funs[0], funs[k], names[0],
+                         names[k], out_tree, _bodies()[-1][1])
 
 
 def inputs_key(leaves):
@@ -449,6 +550,11 @@ def with_inputs(leaves, stage):
     return staged
 
 
+def _carry_error(eqn, invars, ins, outs, what):
+    """`carry_error` on the innermost body's mesh."""
+    carry_error(eqn, invars, ins, outs, what, _bodies()[-1][1] if _bodies() else None)
+
+
 def _vma_loop(eqn, body, consts, carry, xs, what):
     """The varying axes of a loop's carry, which the body must keep: the carry's type
     includes them (JAX's TypeError otherwise, with its message; while `rd_env` follows
@@ -459,55 +565,6 @@ def _vma_loop(eqn, body, consts, carry, xs, what):
     _carry_error(eqn, body.invars[len(consts):], [(i, ()) for i in carry],
                  [(o, ()) for o in out], what)
     return [set(o) for o in out]
-
-
-def _carry_error(eqn, invars, ins, outs, what):
-    """JAX's TypeError when a loop body changes the manual-axis type of its carry:
-    `ins` / `outs` are each carry's (varying, reduced) axes on the way in and out."""
-    mesh = _bodies()[-1][1] if _bodies() else None
-    diffs, fixes = [], []
-    for k, (v, i, o) in enumerate(zip(invars, ins, outs)):
-        if (set(i[0]), set(i[1])) == (set(o[0]), set(o[1])):
-            continue
-        name = (f"the input carry {v.hint}" if getattr(v, "hint", None)
-                else f"the input carry component [{k}]")
-        diffs.append(f"{name} has type {_vma_str(v.aval, i[0], mesh, i[1])} but the "
-                     "corresponding output carry component has type "
-                     f"{_vma_str(v.aval, o[0], mesh, o[1])}, so the manual axis types do "
-                     "not match")
-        more = tuple(a for a in sorted(map(str, set(o[0]) - set(i[0]))))
-        if more:
-            fixes.append(f"applying `jax.lax.pcast(..., {more!r}, to='varying')`, to the "
-                         f"initial carry value corresponding to {name}")
-    if not diffs:
-        return
-    differences = (diffs[0][0].upper() + diffs[0][1:] + ".\n" if len(diffs) == 1 else
-                   "\n".join(f"  * {d};\n" for d in diffs[:-1]) + f"  * {diffs[-1]}.\n")
-    fix = ""
-    if fixes:
-        fix = (f"This might be fixed by {fixes[0]}.\n" if len(fixes) == 1 else
-               "This might be fixed by:\n" + "\n".join(f"  * {d};\n" for d in fixes[:-1])
-               + f"  * {fixes[-1]}.\n")
-        fix += ("See https://docs.jax.dev/en/latest/notebooks/shard_map.html#scan-vma for "
-                "more information.\n\n")
-    raise LoopCarryError(
-        f"{what} body function carry input and carry output must have equal types, but "
-        f"they differ:\n\n{differences}\n{fix}Revise the function so that all output "
-        "types match the corresponding input types.", loc=eqn.source_info)
-
-
-def _vma_str(aval, vma, mesh=None, reduced=()):
-    """JAX's `float32[2,4]{V:x}` / `float32[4,2]{V:y, R:x}` (the axes in mesh order,
-    else sorted)."""
-    base = f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"
-    parts = []
-    for tag, axes in (("V", vma), ("R", reduced)):
-        names = ([a for a in mesh.axis_names if a in axes] if mesh is not None
-                 else sorted(map(str, axes)))
-        if names:
-            parts.append(f"{tag}:" + (names[0] if len(names) == 1
-                                      else "(" + ",".join(names) + ")"))
-    return base + ("{" + ", ".join(parts) + "}" if parts else "")
 
 
 def _names(n):

@@ -12,6 +12,8 @@ corrected there:
   is summed over its axes); `transposing` stages the backward pass with its
   residuals' and cotangents' axes known (a gradient taken inside a custom `bwd`);
   `check_cotangents`: JAX's error for a `vjp` cotangent typed otherwise;
+  `check_jvp_tangents`: JAX's error for a `custom_jvp` rule's tangent output typed
+  otherwise than its primal output;
 - `TypedCustomBwd`: a `custom_vjp`'s `bwd` rule, which gets and gives JAX's
   cotangents (the same correction, inverted).
 """
@@ -23,14 +25,15 @@ import numpy as np
 
 from .. import core
 from ..core import bind
-from ..errors import ArgumentValueError, NotImplementedInAstjaxError, caller_location
+from ..errors import (ArgumentTypeError, ArgumentValueError, NotImplementedInAstjaxError,
+                      caller_location)
 from .collectives import psum_p, pvary_p
 from .elementwise import div_p
 from .vma import (_bodies, _inputs, _vma_str, staged_vma, staged_vmas,  # noqa: F401
                   staging_inputs, vma_env)   # (staging_inputs: for ad_api)
 
 __all__ = ["TypedClosedJaxpr", "reverse_typed", "typed_backward", "TypedCustomBwd",
-           "transposing", "check_cotangents", "staging_inputs"]
+           "transposing", "check_cotangents", "check_jvp_tangents", "staging_inputs"]
 
 
 class TypedClosedJaxpr(core.ClosedJaxpr):
@@ -245,3 +248,28 @@ def check_cotangents(closed, cts):
                 f"corresponding output of the differentiated function had JAX type {want}",
                 hint="make the cotangent vary over the output's axes (lax.psum / "
                      "lax.pcast)", loc=caller_location())
+
+
+def check_jvp_tangents(primals, tangents):
+    """JAX's TypeError for a `custom_jvp` rule, staged inside a `check_vma` body, whose
+    tangent output varies over manual axes its primal output does not (the rule's
+    outputs `primals` and `tangents`, leaf by leaf). A less varying tangent is
+    accepted: astjax infers less than JAX types (`check_cotangents`)."""
+    if not _bodies() or _bodies()[-1][3] is None:
+        return
+    pairs = [(p, t) for p, t in zip(primals, tangents)
+             if isinstance(t, core.Tracer) and core.differentiable(core.get_aval(p))]
+    if not pairs:
+        return
+    mesh = _bodies()[-1][1]
+    got = staged_vmas([p for p, _ in pairs] + [t for _, t in pairs])
+    for (p, t), vp, vt in zip(pairs, got[:len(pairs)], got[len(pairs):]):
+        if vp is None or vt is None or not vt - vp:
+            continue
+        want = _vma_str(core.get_aval(p), vp, mesh)
+        raise ArgumentTypeError(
+            "Custom JVP rule must produce primal and tangent outputs with corresponding "
+            f"shapes and dtypes. Expected {want} (tangent type of {want}) but got "
+            f"{_vma_str(core.get_aval(t), vt, mesh)}.", loc=caller_location(),
+            hint="make the primal output vary as the tangent (lax.pcast(..., "
+                 "to='varying')), or reduce the tangent (lax.psum)")

@@ -3,8 +3,10 @@ left to XLA (`axis_names=`), on an Auto and an Explicit 2x2 mesh set as the cont
 (`jax.set_mesh`): the inner over the other axis, over every axis (those already manual
 outside stay so), with collectives and `axis_index` of both, the inner body's
 `jax.typeof`, an outer out_spec leaving out an outer axis the inner body reduced over,
-and JAX's errors (a concrete mesh passed inside a body, in_specs naming an axis the
-inner one does not make manual, an out_spec the inner body's value varies over). Per
+`jax.sharding.get_abstract_mesh()` inside the bodies (the manual axes typed Manual; that
+mesh passed to the inner one), and JAX's errors (a concrete mesh passed inside a body,
+in_specs naming an axis the inner one does not make manual, an out_spec the inner body's
+value varies over). Per
 case the value and layout (and the inner body's type), or JAX's error. Run on JAX
 0.10.2 with 4 CPU devices (`XLA_FLAGS=--xla_force_host_platform_device_count=4 python
 tests/oracle/record_shard_map_nested.py`) to write shard_map_nested.json; run on astjax
@@ -32,6 +34,19 @@ def cases(jax):
             return r
         return jax.shard_map(typed, in_specs=spec, out_specs=spec if out is None else out, **kw)
 
+    def abstract(a, inner_too=False):   # the body's abstract mesh (and a nested body's)
+        am = jax.sharding.get_abstract_mesh()
+        seen["abstract_mesh"] = repr(am)
+        if not inner_too:
+            return a * 2
+
+        def body(b):
+            am = jax.sharding.get_abstract_mesh()
+            seen["inner_abstract_mesh"] = repr(am)
+            return b + 1
+        return jax.shard_map(body, in_specs=P(None, "y"), out_specs=P(None, "y"),
+                             axis_names={"y"})(a)
+
     def mix(b):
         return b * 2 + lax.psum(b, "y") + lax.axis_index("y")
 
@@ -43,6 +58,8 @@ def cases(jax):
             f"{kind}/inner_all_axes": (kind, lambda a, m: inner(mix)(a), P("x")),
             f"{kind}/inner_psum_x": (kind, lambda a, m: inner(
                 lambda b: lax.psum(b, ("x", "y")), axis_names={"y"})(a), P("x")),
+            f"{kind}/abstract_mesh": (kind, lambda a, m: abstract(a), P("x")),
+            f"{kind}/abstract_mesh_nested": (kind, lambda a, m: abstract(a, True), P("x")),
             f"{kind}/err_mesh_passed": (kind, lambda a, m: inner(mix, mesh=m,
                                                                  axis_names={"y"})(a), P("x")),
         })

@@ -3,8 +3,9 @@ types cotangents by their varying manual axes: a `grad` taken inside a `custom_j
 `custom_vjp` function or inside its rules (`jvp`, `fwd`, `bwd`; also when the body
 is differentiated from outside), the gradient of a
 custom function whose output is invariant over an axis (its `bwd` gets JAX's reduced
-cotangent) or whose input is, through the shard_map boundary too, JAX's error for a
-`bwd` cotangent typed otherwise than its input; and `lax.custom_linear_solve` /
+cotangent) or whose input is, through the shard_map boundary too, JAX's errors for a
+`bwd` cotangent typed otherwise than its input and for a `jvp` rule's tangent varying
+where its primal output does not; and `lax.custom_linear_solve` /
 `lax.custom_root` under `grad`, `vjp` and `linear_transpose` inside a body. Per case the
 value of the jitted shard_map (or JAX's error). Run on JAX 0.10.2 with 4 CPU devices
 (`XLA_FLAGS=--xla_force_host_platform_device_count=4 python
@@ -33,7 +34,11 @@ def _customs(jax):
 
     c = {}
     c["jvp_grad_primal"] = f = jax.custom_jvp(lambda z: inner(z))
-    f.defjvp(lambda p, t: (f(p[0]), t[0]))
+    f.defjvp(lambda p, t, f=f: (f(p[0]), t[0]))
+    # (a rule whose primal output is invariant over 'x' (a psum) where its tangent
+    # varies: JAX's TypeError)
+    c["jvp_rule_typed_otherwise"] = f = jax.custom_jvp(lambda z: z * 1.0)
+    f.defjvp(lambda p, t: (lax.psum(p[0], "x"), t[0]))
     c["jvp_grad_rule"] = f = jax.custom_jvp(jnp.sin)
     f.defjvp(lambda p, t: (jnp.sin(p[0]), t[0] * inner(p[0])))
     c["jvp_psum"] = f = jax.custom_jvp(lambda z: lax.psum(z, "x"))
@@ -92,6 +97,9 @@ def cases(jax):
         "grad_in_custom_jvp_primal": (c["jvp_grad_primal"], xy, xy, "2x2"),
         "grad_of_custom_jvp_grad_primal": (
             lambda a: g(lambda z: (c["jvp_grad_primal"](z) * z).sum())(a), xy, xy, "2x2"),
+        "grad_of_custom_jvp_rule_typed_otherwise": (
+            lambda a: g(lambda z: (c["jvp_rule_typed_otherwise"](z) * z).sum())(a), xy, xy,
+            "2x2"),
         "grad_in_custom_jvp_rule": (lambda a: g(lambda z: c["jvp_grad_rule"](z).sum())(a),
                                     xy, xy, "2x2"),
         "jvp_custom_jvp_grad_rule": (lambda a: jax.jvp(c["jvp_grad_rule"], (a,), (a,))[1],

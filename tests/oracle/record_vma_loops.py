@@ -3,7 +3,8 @@ made by `lax.all_gather(..., to='reduced')` (JAX's Reduced type, on an Explicit 
 mesh) carried through `scan` / `fori_loop` / `while_loop` / `cond` / `switch`, closed
 over by their bodies or scanned over, with out_specs that keep or drop the reduced
 axis; and a loop carry started from `jnp.zeros_like` / `ones_like` / `full_like` of a
-varying value (typed as it: JAX's implicit pvary). Per case the result's value, layout
+varying value (typed as it: JAX's implicit pvary); `cond` / `switch` branches varying
+over different manual axes (JAX's TypeError: no implicit pvary there). Per case the result's value, layout
 and `jax.typeof` of the body's result, or JAX's error. Run on JAX 0.10.2 with 4 CPU
 devices (`XLA_FLAGS=--xla_force_host_platform_device_count=4 python
 tests/oracle/record_vma_loops.py`) to write vma_loops.json; run on astjax by
@@ -78,6 +79,17 @@ def cases(jax):
     def two_reduced(a):     # reduced over 'x' plus reduced over 'y' (each varies where
         return gathered(a) + lax.all_gather(a, "y", to="reduced", tiled=True)  # the other is)
 
+    def cond_varying(a):    # branches varying over different axes: JAX's TypeError
+        return lax.cond(pred(a), lambda c: lax.psum(c, "x"), lambda c: c * 2.0, a)
+
+    def switch_varying(a):
+        return lax.switch(pred(a).astype(jnp.int32) + 1, [
+            lambda c: c, lambda c: c + 1.0, lambda c: (lax.psum(c, "y"), c)[0]], a)
+
+    def cond_varying_alike(a):  # both reduce over 'x': typed alike
+        return lax.cond(pred(a), lambda c: lax.psum(c, "x"), lambda c: lax.psum(c * 2.0, "x"),
+                        a)
+
     def loop_from(like):    # a varying carry started from a value made like it
         return lambda a: lax.fori_loop(0, 3, lambda i, c: c * a, like(a))
 
@@ -97,6 +109,9 @@ def cases(jax):
         "while_loop_unary": (while_unary, red, "explicit"),
         "cond_both_reduced": (cond_both_reduced, red, "explicit"),
         "two_reduced": (two_reduced, P(), "explicit"),
+        "cond_varying_mismatch": (cond_varying, xy, "2x2"),
+        "switch_varying_mismatch": (switch_varying, xy, "2x2"),
+        "cond_varying_alike": (cond_varying_alike, rep, "2x2"),
         "zeros_like_carry": (loop_from(jnp.zeros_like), xy, "2x2"),
         "ones_like_carry": (loop_from(jnp.ones_like), xy, "2x2"),
         "full_like_carry": (loop_from(lambda a: jnp.full_like(a, 2.0)), xy, "2x2"),

@@ -19,8 +19,10 @@ import numpy as np
 
 PATH = Path(__file__).with_name("vma_reverse.json")
 X = (np.arange(16.0, dtype=np.float32).reshape(4, 4) % 7) / 4 + 0.5
-#: the cases whose printed jaxpr is recorded too
+#: the cases whose printed jaxpr is recorded too (PRINTED_FORWARD: no reverse mode, only
+#: JAX's implicit pvary of the less varying operands)
 PRINTED = ("grad_psum", "grad_invariant_operand", "value_and_grad_pmean")
+PRINTED_FORWARD = ("implicit_pvary",)
 
 
 def cases(jax):
@@ -149,6 +151,8 @@ def cases(jax):
             z, "x"), a)(lax.psum(a, "x"))[0], xy, xy, "2x2"),
         "linear_transpose_invariant_input": (lambda a, b: jax.linear_transpose(
             lambda z: z[:2] * b, a)(b)[0], (y_, xy), y_, "2x2"),
+        "implicit_pvary": (lambda a, b: (a[:2] * lax.axis_index("x").astype(jnp.float32)
+                                         + 2.0) * jnp.sin(b), (y_, xy), xy, "2x2"),
         "jacrev_psum": (lambda a: jax.jacrev(lambda z: lax.psum(z[0], "x"))(a), xy,
                         P(None, "x", "y"), "2x2"),
         "jacrev_invariant_input": (lambda a, b: jax.jacrev(lambda z: jnp.sin(z[0]) * b[0])(
@@ -243,7 +247,7 @@ def record(jax):
     out = {k: run(jax, c) for k, c in cases(jax).items()}
     out["boundary/grad_psum_squared"] = boundary(jax)
     out.update({f"reduced/{k}": run_reduced(jax, c) for k, c in reduced_cases(jax).items()})
-    out.update({f"jaxpr/{k}": printed(jax, cases(jax)[k]) for k in PRINTED})
+    out.update({f"jaxpr/{k}": printed(jax, cases(jax)[k]) for k in PRINTED + PRINTED_FORWARD})
     return out
 
 
