@@ -417,7 +417,10 @@ def _flatten_up_to(treedef, tree, strict=False):
             _mismatch(treedef, tree, f"{nt.__name__} node data mismatch")
         for c, y in zip(td.children, children):
             go(c, y)
-    go(treedef, tree)
+    try:
+        go(treedef, tree)
+    finally:
+        del go   # (the recursive closure's own cell: no cycle keeps `tree` alive)
     return out
 
 
@@ -631,7 +634,10 @@ def tree_flatten_with_path(
         children, aux = node.flatten(x)
         for k, c in zip(_child_keys(x, node, children, aux), children):
             go(c, path + (k,))
-    go(tree, ())
+    try:
+        go(tree, ())
+    finally:
+        del go   # (the recursive closure's own cell: no cycle keeps the leaves alive)
     return out, tree_structure(tree, is_leaf)
 
 

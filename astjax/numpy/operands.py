@@ -163,6 +163,7 @@ def _infer_list_dtype(obj, np_val):
         else:
             leaves.append(o)
     walk(obj)
+    del walk   # (the recursive closure's own cell: no cycle keeps the leaves alive)
     return dtypes.result_type(*[l if dtypes.is_python_scalar(l) else np.asarray(l)
                                 for l in leaves])
 
