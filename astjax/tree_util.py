@@ -734,11 +734,27 @@ class Partial(functools.partial):
 
     def __new__(klass, func, *args, **kw):
         if isinstance(func, functools.partial):
-            original = func
-            func = func.func
-            args = original.args + args
-            kw = {**original.keywords, **kw}
+            # (functools would merge its arguments into ours, making them leaves: a
+            # function given as a partial stays static, arguments and all, as JAX's)
+            func = _WholePartial(func)
         return super().__new__(klass, func, *args, **kw)
+
+
+class _WholePartial:
+    """A `functools.partial` that is a Partial's function, kept whole."""
+    __slots__ = ("partial",)
+
+    def __init__(self, partial):
+        self.partial = partial
+
+    def __call__(self, *args, **kw):
+        return self.partial(*args, **kw)
+
+    def __eq__(self, other):
+        return isinstance(other, _WholePartial) and self.partial == other.partial
+
+    def __hash__(self):
+        return hash(self.partial)
 
 
 register_pytree_node(

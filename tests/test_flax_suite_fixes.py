@@ -151,3 +151,21 @@ def test_staging_leaves_no_cycle_holding_staged_values(monkeypatch):
         for _ in range(2):
             rngs = astjax.random.split(astjax.random.key(23), 3)
             sample(rngs, np.ones((2, 5), np.float32)).block_until_ready()
+
+
+def test_a_partial_given_a_partial_keeps_its_arguments_static():
+    """flax's `nn.vjp` returns `Partial(functools.partial(_bwd_wrapper, treedef), bwd)`:
+    as JAX's, the inner partial (and the treedef it binds) is the static function, not
+    leaves (functools merges nested partials' arguments)."""
+    td = astjax.tree_util.tree_structure({"a": 1})
+
+    def g(t, b, c):
+        return (t, b, c)
+
+    p = astjax.tree_util.Partial(functools.partial(g, td), 2.0)
+    leaves, tree = astjax.tree_util.tree_flatten(p)
+    assert leaves == [2.0] and p.args == (2.0,)
+    assert astjax.tree_util.tree_unflatten(tree, [5.0])(3.0) == (td, 5.0, 3.0)
+    assert tree == astjax.tree_util.tree_structure(p)
+    out = astjax.jit(lambda q, x: q(x)[1] * x)(p, np.float32(3.0))
+    assert float(out) == 6.0
