@@ -110,6 +110,8 @@ def _normalize_static(fun, static_argnums, static_argnames):
                 f"jitted function {function_name(fun)} has invalid argnames {bad} in "
                 f"static_argnames: the function does not take these arguments",
                 hint=f"its parameters are {tuple(all_names)}", loc=caller_location())
+    if nums and names:   # both given: JAX completes neither from the signature (flax's
+        return frozenset(nums), frozenset(names)   # wrappers name other parameters)
     params = pos or []
     nums = set(nums) | {params.index(n) for n in names if n in params}
     names = set(names) | {params[i] for i in nums if 0 <= i < len(params)}

@@ -169,3 +169,29 @@ def test_a_partial_given_a_partial_keeps_its_arguments_static():
     assert tree == astjax.tree_util.tree_structure(p)
     out = astjax.jit(lambda q, x: q(x)[1] * x)(p, np.float32(3.0))
     assert float(out) == 6.0
+
+
+def test_jit_given_both_static_argnums_and_argnames_completes_neither():
+    """flax's lifted jit gives both, for a `functools.wraps` wrapper whose signature
+    names other parameters: JAX then takes them as given (no completion from the
+    signature), so `d` passed by position stays dynamic."""
+    def f(a, b, c, d=1):
+        return a * d if c else a
+
+    j = astjax.jit(f, static_argnums=(2,), static_argnames=("d",))
+    assert float(j(1.0, 2.0, True, d=3)) == 3.0
+    assert float(j(1.0, 2.0, True, 3)) == 3.0   # (a traced d: JAX's 3.0 too)
+
+
+def test_key_arrays_update_at_an_index_as_jax():
+    """flax's while_loop test stores a key with `keys.at[i].set(key)`; values are
+    JAX 0.10.2's (key data of split(key(0), 3) with key(7) at index 1)."""
+    ks = astjax.random.split(astjax.random.key(0), 3)
+    want = np.array([[1797259609, 2579123966], [0, 7], [4146024105, 2718843009]], np.uint32)
+    np.testing.assert_array_equal(astjax.random.key_data(ks.at[1].set(astjax.random.key(7))),
+                                  want)
+    got = astjax.jit(lambda ks, k, i: ks.at[i].set(k))(ks, astjax.random.key(7), 1)
+    np.testing.assert_array_equal(astjax.random.key_data(got), want)
+    np.testing.assert_array_equal(astjax.random.key_data(ks.at[2].get()), want[2])
+    with pytest.raises(TypeError, match="keys of the same"):
+        ks.at[0].set(np.zeros(2, np.uint32))

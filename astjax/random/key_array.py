@@ -165,6 +165,12 @@ class PRNGKeyArray:
         # the key-data axes are the trailing ones: every index leaves them whole
         return self._with(self._base[idx + self._data_axes()])
 
+    @property
+    def at(self):
+        """`keys.at[idx].set(other_keys)` (the keys with those at `idx` replaced) and
+        `keys.at[idx].get()`, as JAX's key arrays."""
+        return _KeysAt(self)
+
     def reshape(self, *shape, order="C"):
         """The keys in a new shape (`order="C"` only, as JAX's key arrays)."""
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
@@ -337,3 +343,34 @@ def split(key, shape):
 def fold_in(key, data):
     """One typed key: `key` with the uint32 scalar `data` folded in, by its implementation."""
     return PRNGKeyArray(key._impl.fold_in(data_of(key), data), key._impl)
+
+
+class _KeysAt:
+    """`keys.at`: indexed by `[idx]` to a `_KeysAtIndex`."""
+    __slots__ = ("keys",)
+
+    def __init__(self, keys):
+        self.keys = keys
+
+    def __getitem__(self, idx):
+        return _KeysAtIndex(self.keys, idx if isinstance(idx, tuple) else (idx,))
+
+
+class _KeysAtIndex:
+    """`keys.at[idx]`: `.get()` the keys there, `.set(values)` a copy with them replaced
+    by the key array `values` (of the same implementation)."""
+    __slots__ = ("keys", "idx")
+
+    def __init__(self, keys, idx):
+        self.keys, self.idx = keys, idx
+
+    def get(self, **kwargs):
+        return self.keys[self.idx]
+
+    def set(self, values, **kwargs):
+        keys = self.keys
+        if not isinstance(values, PRNGKeyArray) or values._impl is not keys._impl:
+            raise ArgumentTypeError(f"key_array.at[...].set: the values must be keys of the "
+                                    f"same implementation ({keys.dtype}), got {values!r:.60}")
+        return keys._with(keys._base.at[self.idx + keys._data_axes()].set(values._base, **kwargs))
+
