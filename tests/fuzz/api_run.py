@@ -68,7 +68,15 @@ def resolve(lib, name):
 def libraries(top):
     """The namespaces a call names, for `top` (the `jax` or `astjax` module)."""
     import importlib
+    random = importlib.import_module(top.__name__ + ".random")
+
+    class TypedKeys:   # `random_typed.f(raw_key, ...)`: f on the typed key wrapping it
+        def __getattr__(self, name):
+            return lambda key, *a, **kw: getattr(random, name)(random.wrap_key_data(key), *a, **kw)
     return {"jnp": importlib.import_module(top.__name__ + ".numpy"),
+            "linalg": importlib.import_module(top.__name__ + ".numpy.linalg"),
+            "sla": importlib.import_module(top.__name__ + ".scipy.linalg"),
+            "random": random, "random_typed": TypedKeys(),
             "lax": importlib.import_module(top.__name__ + ".lax"),
             "nn": importlib.import_module(top.__name__ + ".nn"),
             "special": importlib.import_module(top.__name__ + ".scipy.special"),
