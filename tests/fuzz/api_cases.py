@@ -148,6 +148,17 @@ def cases():
     # a where mask that does not broadcast with the operand: JAX's ValueError
     for fn in ("jnp.nanmean", "jnp.nanvar", "jnp.nanstd", "jnp.nansum", "jnp.mean"):
         out.append(_call("where-shape", fn, [f32], {"where": arr([True, False], "bool")}))
+    # seed 40072: a scalar index into an axis of size 0, any mode: JAX's IndexError
+    empty, empty2 = arr(np.zeros(0), "uint16"), arr(np.zeros((2, 0)), "float32")
+    for mode in ("eager", "jit"):
+        for method, kw in (("get", {"mode": "drop"}), ("get", {"mode": "fill"}),
+                           ("set", {"mode": "drop"}), ("add", {"mode": "clip"})):
+            vals = [] if method == "get" else [py(1)]
+            out.append(_call("empty-axis", "at", [empty, {"t": [0]}] + vals,
+                             {"method": method, **kw}, mode=mode))
+            out.append(_call("empty-axis", "at", [empty2, {"t": [{"s": [None, None, None]},
+                                                                  arr(-1, "int32")]}] + vals,
+                             {"method": method, **kw}, mode=mode))
     for i, c in enumerate(out):   # unique replay names
         c["seed"] = f"case{i}-{c['seed']}"
     return out
