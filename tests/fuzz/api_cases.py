@@ -159,6 +159,19 @@ def cases():
             out.append(_call("empty-axis", "at", [empty2, {"t": [{"s": [None, None, None]},
                                                                   arr(-1, "int32")]}] + vals,
                              {"method": method, **kw}, mode=mode))
+    # seed 40269: einsum sums in the operand's dtype (bool by `or`), as JAX's
+    for x64 in (False, True):
+        for dt in ("int8", "uint32", "bool"):
+            out.append(_call("einsum-sum", "jnp.einsum", ["ij->i", arr(np.ones((2, 3)), dt)],
+                             x64=x64))
+            out.append(_call("einsum-sum", "jnp.einsum", ["ij,jk->", arr(np.ones((2, 3)), dt),
+                                                          arr(np.ones((3, 2)), dt)], mode="jit",
+                             x64=x64))
+    # seed 31569: unstable descending argsort: XLA's order of ties, reversed, as JAX's
+    ties = arr([-1.5, -0.0, -0.0, 2.0, 2.0], "float32")
+    for stable in (False, True):
+        out.append(_call("argsort-ties", "jnp.argsort", [ties],
+                         {"descending": True, "stable": stable}, mode="jit"))
     for i, c in enumerate(out):   # unique replay names
         c["seed"] = f"case{i}-{c['seed']}"
     return out
