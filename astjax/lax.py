@@ -1,6 +1,7 @@
 """`astjax.lax`: JAX's lax API, one thin function per primitive plus the usual
-conveniences (`lax.dot`, `lax.broadcast`, ...). Python scalars take the dtype of
-the other operand, as in JAX; otherwise operands must already agree.
+conveniences (`lax.dot`, `lax.broadcast`, ...). Operands must agree in dtype, as in
+JAX: a Python scalar counts as a weak value of its default dtype (`lax.add(x_f32, 1.5)`
+runs, `lax.add(x_f32, 1)` and, under x64, `lax.add(x_f32, 1.5)` are TypeErrors).
 
 Each wrapper is defined in its primitive's block (`astjax/primitives/`); the list of
 them is `astjax/primitives/ops.py`."""

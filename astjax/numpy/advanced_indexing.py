@@ -188,6 +188,10 @@ class _Plan:
                 entries.append(("slice", d, rng))
             elif _is_int_scalar(i) or isinstance(i, (list, np.ndarray)) or isinstance(
                     getattr(i, "aval", None), core.ShapedArray):
+                if n == 0 and (np.shape(i) if _is_static(i) else core.get_aval(i).shape) == ():
+                    # JAX's check, for every mode (XLA cannot gather from an empty axis)
+                    raise JAXIndexError(f"index is out of bounds for axis {d} with size 0",
+                                        hint="this axis has no elements")
                 entries.append(("adv", d))
                 advs.append((d, i))
             else:

@@ -6,12 +6,11 @@ import string
 
 import numpy as np
 
-from .. import core, lax
+from .. import core, dtypes, lax
 from ..errors import ArgumentTypeError, ArgumentValueError, ShapeError, ShapeValueError
 from ..primitives.spmd import reshard as _reshard
 from ..primitives.structural import out_layout as _out_layout
 from .einsum_paths import contraction_path
-from .reductions import sum as _sum
 from .shapes import diagonal, ravel, reshape, transpose
 from .util import canonicalize_axes
 from .ufuncs import (_no_out, asarray_operand, broadcast_shapes, conjugate, multiply,
@@ -318,6 +317,15 @@ def _check_spec(in_specs, out, shapes):
             raise ArgumentValueError(f"einsum: output label {c!r} does not appear in the input")
 
 
+def _einsum_sum(x, axes, preferred):
+    """JAX's einsum sum of `axes`: in x's dtype (preferred_element_type's where it
+    promotes), bool by `or`; no integer widening as jnp.sum's."""
+    dt = core.get_aval(x).dtype
+    if preferred is not None and dtypes.result_type(dt, preferred) != dt:
+        x, dt = lax.convert_element_type(x, preferred), dtypes.canonicalize(dtypes.dtype(preferred))
+    return lax.reduce_or(x, axes) if dt == np.bool_ else lax.reduce_sum(x, axes)
+
+
 def einsum(subscripts, *operands, out=None, optimize="auto", precision=None,
            preferred_element_type=None, out_sharding=None, _dot_general=None) -> Array:
     """Einstein-summation contraction of operands according to `subscripts`.
@@ -410,7 +418,7 @@ def einsum(subscripts, *operands, out=None, optimize="auto", precision=None,
         others = set(out).union(*[set(s) for j, s in enumerate(specs) if j != k])
         drop = [i for i, c in enumerate(specs[k]) if c not in others]
         if drop:
-            ops[k] = _sum(ops[k], axis=tuple(drop))
+            ops[k] = _einsum_sum(ops[k], tuple(drop), preferred_element_type)
             specs[k] = "".join(c for i, c in enumerate(specs[k]) if i not in drop)
     items = [(op, spec, False) for op, spec in zip(ops, specs)]
     steps = _pairwise_order(subscripts, shapes, optimize)
@@ -450,7 +458,7 @@ def einsum(subscripts, *operands, out=None, optimize="auto", precision=None,
     (cur, cur_spec, _), = items
     drop = [i for i, c in enumerate(cur_spec) if c not in out]
     if drop:
-        cur = _sum(cur, axis=tuple(drop))
+        cur = _einsum_sum(cur, tuple(drop), preferred_element_type)
         cur_spec = "".join(c for i, c in enumerate(cur_spec) if i not in drop)
     if cur_spec != out:
         cur = transpose(cur, tuple(cur_spec.index(c) for c in out))

@@ -223,12 +223,12 @@ def argsort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False,
 
     Args:
       a: input array. axis: axis to sort along (None: the flattened array).
-      kind: accepted for compatibility. stable: accepted; the sort is always
-        stable. descending: order from largest to smallest (ties keep order).
+      kind: accepted for compatibility. stable: whether ties keep their order (False:
+        XLA's unstable sort, as JAX's). descending: order from largest to smallest.
       dtype: the integer dtype of the indices (default: the default integer dtype).
     Returns:
       Integer index array shaped like `a` (1-D when `axis` is None).
-    Differs from NumPy: always stable; `order=` is unsupported.
+    Differs from NumPy: `order=` is unsupported.
 
     Example:
       >>> import astjax.numpy as jnp
@@ -245,15 +245,12 @@ def argsort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False,
     if av.ndim == 0:
         return lax.full((), 0, idx)
     ax = _axis(axis, av.ndim, "argsort")
-    if descending:
-        a = lax.rev(a, (ax,))
     iota = lax.broadcasted_iota(idx, av.shape, ax)
+    if descending and stable:   # (reversed in and out: ties keep their order)
+        a, iota = lax.rev(a, (ax,)), lax.rev(iota, (ax,))
+    # (unstable and descending: XLA's order of ties, reversed, as JAX's)
     _, perm = lax.sort((a, iota), ax, is_stable=bool(stable), num_keys=1)
-    if descending:
-        perm = lax.rev(perm, (ax,))
-        n = np.asarray(av.shape[ax] - 1, idx)[()]
-        perm = lax.sub(lax.full_like(perm, n), perm)
-    return perm
+    return lax.rev(perm, (ax,)) if descending else perm
 
 
 def lexsort(keys, axis=-1):

@@ -14,7 +14,7 @@ from .reductions import (_var_dtypes, all as _all, max as _max, mean as _mean,
                          min as _min, prod, sum as _sum)
 from .shapes import atleast_2d, concatenate, diagonal, ravel, reshape, squeeze
 from .sorting import argmax, argmin, cumprod, cumsum
-from .ufuncs import asarray_operand, promote_args_inexact, where
+from .ufuncs import asarray_operand, broadcast_to_shape, promote_args_inexact, where
 from .util import canonicalize_axes, canonicalize_axis, library_jit
 
 __all__ = ["nansum", "nanprod", "nanmax", "nanmin", "nanmean", "nanvar", "nanstd",
@@ -135,7 +135,8 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
         return _mean(a, axis=axis, dtype=dtype, keepdims=keepdims, where=where)
     dt = dtypes.canonicalize(dtypes.dtype(dtype)) if dtype is not None else _dt(a)
     valid = uf.logical_not(uf.isnan(a))
-    if where is not None:
+    if where is not None:   # (NumPy's rule: it broadcasts to `a`, never beyond; a ValueError)
+        where = broadcast_to_shape(asarray_operand(where), core.get_aval(a).shape)
         valid = uf.logical_and(valid, where)
     s = _sum(lax.convert_element_type(_zero_nans(a, 0), dt), axis=axis, keepdims=keepdims,
              where=where)
@@ -161,6 +162,8 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
         raise NotImplementedInAstjaxError("The 'out' argument to jnp.nanvar is not supported.",
                                           hint="arrays are immutable: use the result")
     a = asarray_operand(a)
+    if where is not None:
+        where = broadcast_to_shape(asarray_operand(where), core.get_aval(a).shape)
     comp, dtype = _var_dtypes(_dt(a), dtype)   # (var's dtypes, as JAX's nanvar)
     a = lax.convert_element_type(a, comp)
     m = (nanmean(a, axis=axis, dtype=comp, keepdims=True, where=where) if mean is None

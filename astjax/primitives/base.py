@@ -19,6 +19,7 @@ for broadcast_in_dim): every family imports this module first.
 from __future__ import annotations
 
 import ast
+import sys
 
 import numpy as np
 
@@ -114,11 +115,27 @@ def as_operand(x):
     return x
 
 
-def match_scalars(x, y):
-    """Python scalars adopt the other operand's dtype (weakly), as in JAX's lax."""
-    if dtypes.is_weak_scalar(x) and not dtypes.is_weak_scalar(y):
+def _astjax_caller(depth):
+    f = sys._getframe(depth)
+    while f is not None and f.f_globals.get("__name__", "").startswith("astjax.frontend"):
+        f = f.f_back   # converted user code calls through the front end's operators
+    return f is not None and f.f_globals.get("__name__", "").startswith("astjax")
+
+
+def match_scalars(x, y, depth=2):
+    """A lax wrapper's two operands. A user's Python scalar is, as in JAX, a weak value of
+    its kind's default dtype, which the primitive's dtype rule then checks (`lax.add(x_f32,
+    1)` is JAX's TypeError); astjax's own code (the caller `depth` frames up is an astjax
+    module, past the front end's call operators) lets it adopt the other operand's dtype
+    weakly, a convenience of its rules."""
+    wx, wy = dtypes.is_weak_scalar(x), dtypes.is_weak_scalar(y)
+    if wx != wy and not _astjax_caller(depth + 1):
+        v = x if wx else y
+        c = core.WeakConst(np.asarray(v, dtypes.python_scalar_dtype(v))[()])
+        return (c, y) if wx else (x, c)
+    if wx and not wy:
         return core.WeakConst(np.asarray(x, core.get_aval(y).dtype)[()]), y
-    if dtypes.is_weak_scalar(y) and not dtypes.is_weak_scalar(x):
+    if wy and not wx:
         return x, core.WeakConst(np.asarray(y, core.get_aval(x).dtype)[()])
     return as_operand(x), as_operand(y)
 

@@ -31,7 +31,7 @@ def _to_bool(dt):
 def _real_order(name, x, y):
     """`x, y` as operands of `lax.<name>`, which (as JAX's) orders only real and bool
     values: complex operands are a `DTypeError` (a TypeError)."""
-    x, y = match_scalars(x, y)
+    x, y = match_scalars(x, y, depth=3)
     for v in (x, y):
         dt = core.get_aval(v).dtype
         if dtypes.issubdtype(dt, np.complexfloating):

@@ -174,7 +174,7 @@ def pad(operand, padding_value, padding_config):
         raise _ArgumentValueError(f"interior padding in padding_config must be nonnegative, "
                                   f"got padding_config {config}",
                                   hint="low/high may be negative (they crop); interior may not")
-    return _structural.pad(operand, padding_value, config)
+    return _structural.pad(operand, padding_value, config, depth=3)
 
 
 def stop_gradient(x):

@@ -29,7 +29,7 @@ import numpy as np
 
 from .. import core, dtypes
 from ..core import ShapedArray, bind
-from ..errors import ArgumentValueError
+from ..errors import ArgumentValueError, DTypeError
 from .base import (FLOAT, binary_shape, binop, check_dtype, defbroadcasting, defjvp, is_zero,
                    lax_ops, lower_inline, mark_unsupported, register, unop)
 from .base import tangent_aval as _aval
@@ -317,37 +317,46 @@ mark_unsupported(igamma_grad_a_p, "jvp", "JAX defines no derivative of igamma_gr
 defbroadcasting(igamma_grad_a_p)
 
 
-def _float_args(*args):
-    args = [np.asarray(v) if isinstance(v, (list, tuple)) else v for v in args]
-    weak = [dtypes.is_weak_scalar(v) for v in args]
-    strong = [_aval(v).dtype for v, w in zip(args, weak) if not w]
-    dt = strong[0] if strong else dtypes.canonicalize(np.dtype(np.float64))
-    if not dtypes.is_float(dt):
-        dt = dtypes.canonicalize(np.dtype(np.float64))
-    L = lax_ops()
-    return [np.asarray(v, dt) if w else (L.convert_element_type(v, dt)
-                                          if _aval(v).dtype != dt else v)
-            for v, w in zip(args, weak)]
+def _float_args(name, *args):
+    """The operands of `lax.<name>`, as JAX's: floating dtypes only (an integer or complex
+    operand is a TypeError), all one dtype; a Python scalar is a weak value of its default
+    dtype (`lax.igamma(x_f32, 2.0)` runs, `lax.igamma(x_f32, 2)` is a TypeError)."""
+    args = [np.asarray(v, dtypes.canonicalize(np.asarray(v).dtype))
+            if isinstance(v, (list, tuple)) else v for v in args]
+    args = [core.WeakConst(np.asarray(v, dtypes.python_scalar_dtype(v))[()])
+            if dtypes.is_weak_scalar(v) else v for v in args]
+    dts = [_aval(v).dtype for v in args]
+    for i, dt in enumerate(dts):
+        if not dtypes.is_float(dt):
+            where = f" at position {i}" if len(args) > 1 else ""
+            raise DTypeError(f"{name} does not accept dtype {np.dtype(dt).name}{where}. Accepted "
+                             f"dtypes{where} are subtypes of floating.",
+                             hint="convert to a floating dtype first (jax.scipy.special's "
+                                  "functions promote their arguments)")
+    if any(dt != dts[0] for dt in dts):
+        raise DTypeError(f"lax.{name} requires arguments to have the same dtypes, got "
+                         f"{', '.join(np.dtype(dt).name for dt in dts)}.")
+    return args
 
 
 def igamma(a, x):
     """`lax.igamma`: the regularized lower incomplete gamma function P(a, x)."""
-    return bind(igamma_p, *_float_args(a, x))
+    return bind(igamma_p, *_float_args("igamma", a, x))
 
 
 def igammac(a, x):
     """`lax.igammac`: the regularized upper incomplete gamma function Q(a, x)."""
-    return bind(igammac_p, *_float_args(a, x))
+    return bind(igammac_p, *_float_args("igammac", a, x))
 
 
 def igamma_grad_a(a, x):
     """`lax.igamma_grad_a`: the derivative of P(a, x) with respect to a."""
-    return bind(igamma_grad_a_p, *_float_args(a, x))
+    return bind(igamma_grad_a_p, *_float_args("igamma_grad_a", a, x))
 
 
 def betainc(a, b, x):
     """`lax.betainc`: the regularized incomplete beta function I_x(a, b)."""
-    return bind(betainc_p, *_float_args(a, b, x))
+    return bind(betainc_p, *_float_args("betainc", a, b, x))
 
 # ------------------------------------------------------------------- Hurwitz zeta
 
@@ -379,7 +388,7 @@ defjvp(zeta_p, _zeta_dx, lambda t, y, x, q: lax_ops().mul(
 
 def zeta(x, q):
     """`lax.zeta`: the Hurwitz zeta function sum_k (q + k)^-x, elementwise."""
-    return bind(zeta_p, *_float_args(x, q))
+    return bind(zeta_p, *_float_args("zeta", x, q))
 
 # ------------------------------------------------- exponentially scaled Bessel I_0, I_1
 
@@ -439,9 +448,9 @@ defjvp(bessel_i1e_p, _i1e_jvp)
 
 def bessel_i0e(x):
     """`lax.bessel_i0e`: exp(-|x|) I_0(x), elementwise."""
-    return bind(bessel_i0e_p, *_float_args(x))
+    return bind(bessel_i0e_p, *_float_args("bessel_i0e", x))
 
 
 def bessel_i1e(x):
     """`lax.bessel_i1e`: exp(-|x|) I_1(x), elementwise."""
-    return bind(bessel_i1e_p, *_float_args(x))
+    return bind(bessel_i1e_p, *_float_args("bessel_i1e", x))

@@ -587,9 +587,10 @@ pad_p = core.new_primitive("pad")
 
 
 def _pad_ae(x, pv, *, padding_config):
-    if len(padding_config) != x.ndim:
-        raise ShapeValueError(f"pad: padding_config has {len(padding_config)} entries for "
-                              f"rank {x.ndim}")
+    if pv.dtype != x.dtype:
+        raise DTypeError(f"pad operand and padding_value must be same dtype: got {x.dtype} and {pv.dtype}")
+    elif len(padding_config) != x.ndim:
+        raise ShapeValueError(f"pad: padding_config has {len(padding_config)} entries for rank {x.ndim}")
     shape = []
     for d, (lo, hi, interior) in zip(x.shape, padding_config):
         if interior < 0:
@@ -672,11 +673,10 @@ register(pad_p, impl=_pad_impl, abstract_eval=_pad_ae, lowering=_pad_lowering, b
          source=_pad_source)
 
 
-def pad(x, padding_value, padding_config):
+def pad(x, padding_value, padding_config, *, depth=2):
     """`lax.pad`: (low, high, interior) padding per axis with `padding_value`."""
-    padding_value = match_scalars(x, padding_value)[1]
-    return bind(pad_p, x, padding_value,
-                padding_config=tuple(shape_poly.canonical_shape(c) for c in padding_config))
+    pv, config = match_scalars(x, padding_value, depth=depth)[1], map(shape_poly.canonical_shape, padding_config)
+    return bind(pad_p, x, pv, padding_config=tuple(config))
 
 # ---- iota / copy / bitcast --------------------------------------------------------
 iota_p = core.new_primitive("iota")

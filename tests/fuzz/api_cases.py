@@ -121,6 +121,57 @@ def cases():
                                                 {"t": [{"e": 1}, 2]},
                                                 arr(np.ones((2, 3)), "int64")],
                          {"method": "power"}, mode=mode, x64=True))
+    # a user's Python scalar in lax is a weak value of its default dtype (JAX's rule)
+    f32, i32 = arr([1.0, -2.0, 3.5], "float32"), arr([1, -2, 3], "int32")
+    for mode in ("eager", "jit"):
+        for x64 in (False, True):
+            for fn, args in (("lax.add", [f32, py(1)]), ("lax.add", [f32, py(1.5)]),
+                             ("lax.add", [i32, py(1.5)]), ("lax.add", [i32, py(2)]),
+                             ("lax.max", [arr([True, False], "bool"), py(1)]),
+                             ("lax.eq", [py(1), f32]), ("lax.lt", [f32, py(0.5)]),
+                             ("lax.shift_left", [i32, py(1)]), ("lax.pow", [f32, py(2)]),
+                             ("lax.pow", [f32, py(0.5)]), ("lax.atan2", [py(1.0), f32]),
+                             ("lax.clamp", [py(0), f32, py(1)]),
+                             ("lax.clamp", [py(0.0), f32, py(1.0)]),
+                             ("lax.pad", [arr([1, 2], "int8"), py(0), {"t": [{"t": [1, 1, 0]}]}]),
+                             ("lax.pad", [f32, py(0.0), {"t": [{"t": [1, 0, 1]}]}]),
+                             ("lax.igamma", [f32, py(2)]), ("lax.igamma", [f32, py(2.0)]),
+                             ("lax.igamma", [i32, i32])):
+                out.append(_call("lax-scalar", fn, args, mode=mode, x64=x64))
+    # complex arguments: JAX's TypeError (lax's floating-only primitives) or ValueError
+    c64 = arr([1 + 1j, 2 - 0.5j], "complex64")
+    for fn, args in (("special.gammainc", [c64, arr([1.0, 2.0], "float32")]),
+                     ("special.gammaincc", [arr([1.0, 2.0], "float32"), py(0.5 + 0.5j)]),
+                     ("special.i0e", [c64]), ("special.i1", [c64]), ("special.entr", [c64]),
+                     ("special.rel_entr", [c64, py(1.0)]), ("special.kl_div", [py(2.0), c64])):
+        out.append(_call("complex", fn, args, mode="jit"))
+    # a where mask that does not broadcast with the operand: JAX's ValueError
+    for fn in ("jnp.nanmean", "jnp.nanvar", "jnp.nanstd", "jnp.nansum", "jnp.mean"):
+        out.append(_call("where-shape", fn, [f32], {"where": arr([True, False], "bool")}))
+    # seed 40072: a scalar index into an axis of size 0, any mode: JAX's IndexError
+    empty, empty2 = arr(np.zeros(0), "uint16"), arr(np.zeros((2, 0)), "float32")
+    for mode in ("eager", "jit"):
+        for method, kw in (("get", {"mode": "drop"}), ("get", {"mode": "fill"}),
+                           ("set", {"mode": "drop"}), ("add", {"mode": "clip"})):
+            vals = [] if method == "get" else [py(1)]
+            out.append(_call("empty-axis", "at", [empty, {"t": [0]}] + vals,
+                             {"method": method, **kw}, mode=mode))
+            out.append(_call("empty-axis", "at", [empty2, {"t": [{"s": [None, None, None]},
+                                                                  arr(-1, "int32")]}] + vals,
+                             {"method": method, **kw}, mode=mode))
+    # seed 40269: einsum sums in the operand's dtype (bool by `or`), as JAX's
+    for x64 in (False, True):
+        for dt in ("int8", "uint32", "bool"):
+            out.append(_call("einsum-sum", "jnp.einsum", ["ij->i", arr(np.ones((2, 3)), dt)],
+                             x64=x64))
+            out.append(_call("einsum-sum", "jnp.einsum", ["ij,jk->", arr(np.ones((2, 3)), dt),
+                                                          arr(np.ones((3, 2)), dt)], mode="jit",
+                             x64=x64))
+    # seed 31569: unstable descending argsort: XLA's order of ties, reversed, as JAX's
+    ties = arr([-1.5, -0.0, -0.0, 2.0, 2.0], "float32")
+    for stable in (False, True):
+        out.append(_call("argsort-ties", "jnp.argsort", [ties],
+                         {"descending": True, "stable": stable}, mode="jit"))
     for i, c in enumerate(out):   # unique replay names
         c["seed"] = f"case{i}-{c['seed']}"
     return out

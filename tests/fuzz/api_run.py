@@ -40,27 +40,24 @@ TOL = {"float16": 4e-3, "bfloat16": 3e-2, "float32": 2e-5, "float64": 1e-12,
        "complex64": 2e-5, "complex128": 1e-12}
 
 
-def _at(x, idx, *v, method, **kw):
-    return getattr(x.at[idx], method)(*v, **kw)
+def _at(jnp):
+    # (x as the library's array: outside jit it is a NumPy array, without `.at`)
+    return lambda x, idx, *v, method, **kw: getattr(jnp.asarray(x).at[idx], method)(*v, **kw)
 
 
-def _getitem(x, idx):
-    return x[idx]
+def _getitem(jnp):
+    return lambda x, idx: jnp.asarray(x)[idx]
 
 
-def _astype(x, dt):
-    return x.astype(dt)
+def _astype(jnp):
+    return lambda x, dt: jnp.asarray(x).astype(dt)
 
 
 def resolve(lib, name):
     """The function `name` of the call table names in library `lib` (a dict of modules)."""
     name = ALIASES.get(name, name)
-    if name == "at":
-        return _at
-    if name == "getitem":
-        return _getitem
-    if name == "astype":
-        return _astype
+    if name in ("at", "getitem", "astype"):
+        return {"at": _at, "getitem": _getitem, "astype": _astype}[name](lib["jnp"])
     mod, attr = name.split(".", 1)
     return getattr(lib[mod], attr)
 
@@ -68,7 +65,15 @@ def resolve(lib, name):
 def libraries(top):
     """The namespaces a call names, for `top` (the `jax` or `astjax` module)."""
     import importlib
+    random = importlib.import_module(top.__name__ + ".random")
+
+    class TypedKeys:   # `random_typed.f(raw_key, ...)`: f on the typed key wrapping it
+        def __getattr__(self, name):
+            return lambda key, *a, **kw: getattr(random, name)(random.wrap_key_data(key), *a, **kw)
     return {"jnp": importlib.import_module(top.__name__ + ".numpy"),
+            "linalg": importlib.import_module(top.__name__ + ".numpy.linalg"),
+            "sla": importlib.import_module(top.__name__ + ".scipy.linalg"),
+            "random": random, "random_typed": TypedKeys(),
             "lax": importlib.import_module(top.__name__ + ".lax"),
             "nn": importlib.import_module(top.__name__ + ".nn"),
             "special": importlib.import_module(top.__name__ + ".scipy.special"),

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import DTypeError, MissingNameError, NotImplementedInAstjaxError
+from ...errors import (ArgumentValueError, DTypeError, MissingNameError,
+                       NotImplementedInAstjaxError)
 from ... import core, lax
 from ...config import config
 from ...custom_api import custom_jvp as _custom_jvp
@@ -132,6 +133,14 @@ _xlogx = _custom_jvp(lambda x: _xlogy(x, x))
 _xlogx.defjvp(_xlogx_jvp)
 
 
+def _real_args(name, *args):
+    """`args` promoted to one inexact dtype; complex ones are JAX's ValueError."""
+    args = promote_args_inexact(name, *args)
+    if any(np.issubdtype(core.get_aval(a).dtype, np.complexfloating) for a in args):
+        raise ArgumentValueError(f"{name} does not support complex-valued inputs.")
+    return args
+
+
 def entr(x):
     """Elementwise entropy term `-x * log(x)` (0 at 0, -inf for x < 0).
 
@@ -141,7 +150,7 @@ def entr(x):
     Returns:
         An array of `x`'s shape, of a floating dtype.
     """
-    [x] = promote_args_inexact("entr", x)
+    [x] = _real_args("entr", x)
     return where(_uf.less(x, 0), -np.inf, _uf.negative(_xlogx(x)))
 
 
@@ -289,7 +298,7 @@ def rel_entr(p, q):
     Returns:
         An array of the broadcast shape, of a floating dtype.
     """
-    p, q = promote_args_inexact("rel_entr", p, q)
+    p, q = _real_args("rel_entr", p, q)
     both = _uf.logical_and(_uf.greater(p, 0), _uf.greater(q, 0))
     safe_p = where(both, p, 1)
     safe_q = where(both, q, 1)
@@ -311,7 +320,7 @@ def kl_div(p, q):
         An array of the broadcast shape, of a floating dtype: `rel_entr(p, q) - p + q`
         everywhere, as JAX's (so NaN where q is -inf, and the derivative -1 in p there).
     """
-    p, q = promote_args_inexact("kl_div", p, q)
+    p, q = _real_args("kl_div", p, q)
     return _uf.add(_uf.subtract(rel_entr(p, q), p), q)
 
 
