@@ -417,10 +417,8 @@ def _flatten_up_to(treedef, tree, strict=False):
             _mismatch(treedef, tree, f"{nt.__name__} node data mismatch")
         for c, y in zip(td.children, children):
             go(c, y)
-    try:
-        go(treedef, tree)
-    finally:
-        del go   # (the recursive closure's own cell: no cycle keeps `tree` alive)
+    go(treedef, tree)
+    del go   # (the recursive closure's own cell: no cycle keeps `tree` alive)
     return out
 
 
@@ -634,10 +632,8 @@ def tree_flatten_with_path(
         children, aux = node.flatten(x)
         for k, c in zip(_child_keys(x, node, children, aux), children):
             go(c, path + (k,))
-    try:
-        go(tree, ())
-    finally:
-        del go   # (the recursive closure's own cell: no cycle keeps the leaves alive)
+    go(tree, ())
+    del go   # (the recursive closure's own cell: no cycle keeps the leaves alive)
     return out, tree_structure(tree, is_leaf)
 
 
@@ -740,27 +736,16 @@ class Partial(functools.partial):
         return super().__new__(klass, func, *args, **kw)
 
 
-class _WholePartial:
+class _WholePartial(NamedTuple):
     """A `functools.partial` that is a Partial's function, kept whole."""
-    __slots__ = ("partial",)
-
-    def __init__(self, partial):
-        self.partial = partial
+    partial: functools.partial
 
     def __call__(self, *args, **kw):
         return self.partial(*args, **kw)
 
-    def __eq__(self, other):
-        return isinstance(other, _WholePartial) and self.partial == other.partial
 
-    def __hash__(self):
-        return hash(self.partial)
-
-
-register_pytree_node(
-    Partial,
-    lambda p: ((p.args, p.keywords), p.func),
-    lambda func, xs: Partial(func, *xs[0], **xs[1]))
+register_pytree_node(Partial, lambda p: ((p.args, p.keywords), p.func),
+                     lambda func, xs: Partial(func, *xs[0], **xs[1]))
 
 
 def is_tree_node(typ: type) -> bool:
@@ -805,18 +790,3 @@ default_registry = PyTreeRegistry()
 
 KeyEntry = Any  # one step of a key path: SequenceKey, DictKey, GetAttrKey, ...
 KeyPath = tuple  # a key path: a tuple of key entries
-
-
-class _TreeNamespace:
-    """`tree_util.tree`: the short names, for code written as `tree.map(...)`."""
-    map = staticmethod(tree_map)
-    leaves = staticmethod(tree_leaves)
-    structure = staticmethod(tree_structure)
-    flatten = staticmethod(tree_flatten)
-    unflatten = staticmethod(tree_unflatten)
-    reduce = staticmethod(tree_reduce)
-    all = staticmethod(tree_all)
-    transpose = staticmethod(tree_transpose)
-
-
-tree = _TreeNamespace

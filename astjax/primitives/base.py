@@ -129,15 +129,12 @@ def match_scalars(x, y, depth=2):
     module, past the front end's call operators) lets it adopt the other operand's dtype
     weakly, a convenience of its rules."""
     wx, wy = dtypes.is_weak_scalar(x), dtypes.is_weak_scalar(y)
-    if wx != wy and not _astjax_caller(depth + 1):
-        v = x if wx else y
-        c = core.WeakConst(np.asarray(v, dtypes.python_scalar_dtype(v))[()])
-        return (c, y) if wx else (x, c)
-    if wx and not wy:
-        return core.WeakConst(np.asarray(x, core.get_aval(y).dtype)[()]), y
-    if wy and not wx:
-        return x, core.WeakConst(np.asarray(y, core.get_aval(x).dtype)[()])
-    return as_operand(x), as_operand(y)
+    if wx == wy:
+        return as_operand(x), as_operand(y)
+    v, other = (x, y) if wx else (y, x)
+    dt = core.get_aval(other).dtype if _astjax_caller(depth + 1) else dtypes.python_scalar_dtype(v)
+    c = core.WeakConst(np.asarray(v, dt)[()])
+    return (c, y) if wx else (x, c)
 
 # ----------------------------------------------------------------- elementwise
 
@@ -368,15 +365,13 @@ def reducer(name, np_fn, hlo_body, init, kind=ANY, out_dtype=None):
 
 
 def min_value(dt):
-    dt = np.dtype(dt)
-    if dt == dtypes.bool_:
-        return False
-    if dtypes.is_inexact(dt):
-        return -np.inf if dtypes.supports_inf(dt) else dtypes.finfo(dt).min
-    return dtypes.iinfo(dt).min
+    """The least value of `dt` (-inf where it has one; False for bool)."""
+    return -max_value(dt) if dtypes.is_inexact(dt) else (
+        False if np.dtype(dt) == dtypes.bool_ else dtypes.iinfo(dt).min)
 
 
 def max_value(dt):
+    """The greatest value of `dt` (inf where it has one; True for bool)."""
     dt = np.dtype(dt)
     if dt == dtypes.bool_:
         return True
@@ -385,8 +380,7 @@ def max_value(dt):
     return dtypes.iinfo(dt).max
 
 # ------------------------------------------------------------- AD: tangent helpers
-# Tangents and cotangents may be the symbolic `core.Zero`; rules are written with
-# primitive binds on Tracers, so they stage into the running pass's builder.
+# Tangents / cotangents may be the symbolic `core.Zero`; rules bind primitives on Tracers.
 
 
 def tangent_aval(x):
