@@ -370,6 +370,7 @@ class Builder:
         self.captures: dict[int, tuple[Var, Tracer]] = {}
         self.producer: dict[Var, Eqn] = {}
         self.alive = True
+        self.staged_once: dict | None = None   # primitives/cond.staged_once's cache
 
     def new_arg(self, aval: ShapedArray, hint=None) -> Tracer:
         v = Var(aval, hint)

@@ -195,3 +195,17 @@ def test_key_arrays_update_at_an_index_as_jax():
     np.testing.assert_array_equal(astjax.random.key_data(ks.at[2].get()), want[2])
     with pytest.raises(TypeError, match="keys of the same"):
         ks.at[0].set(np.zeros(2, np.uint32))
+
+
+def test_a_cond_branch_staged_once_dies_with_its_program():
+    """flax's summary tests under `check_tracer_leaks`: `lax.cond`'s per-program
+    branch cache kept staged values alive after staging (a module-level weak dict whose
+    values held tracers of its key, the builder)."""
+    def f(x, p):
+        y = jnp.sin(x)
+        branch = lambda: y * 2   # noqa: E731  (closes over a staged value)
+        return lax.cond(p, branch, branch) + lax.cond(p, branch, lambda: -y)
+
+    with astjax.checking_leaks():
+        out = astjax.jit(f)(np.float32(0.5), True)
+    np.testing.assert_allclose(out, 4 * np.sin(np.float32(0.5)), rtol=1e-6)

@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import ast
 import copy
-import weakref
 
 import numpy as np
 
@@ -422,9 +421,6 @@ register(cond_p, impl=_cond_impl, abstract_eval=_cond_ae, lowering=_cond_lowerin
 # ---- lax.cond, lax.switch ----------------------------------------------------------
 
 
-_staged_once: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # builder -> {key: ...}
-
-
 def staged_once(owner, key, make):
     """`make()`, or what it returned for the same `owner` (by identity) and `key` while
     the current builder is open: JAX's cache of staged functions (`lax.cond`'s
@@ -439,7 +435,9 @@ def staged_once(owner, key, make):
         return make()
     if b is None:
         return make()
-    cache = _staged_once.setdefault(b, {})
+    cache = b.staged_once
+    if cache is None:   # (on the builder: its values, holding tracers of this builder,
+        cache = b.staged_once = {}   # go with it -- a cycle the collector frees)
     hit = cache.get(full)
     if hit is None or hit[0] is not owner:
         hit = cache[full] = (owner, make())
