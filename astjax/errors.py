@@ -542,6 +542,14 @@ def _binds_positionally(fun, nargs) -> bool:
     return all(k in (fun.__kwdefaults__ or {}) for k in kwonly)
 
 
+def _binding_target(fun):
+    """What binds the arguments of a call of `fun`: along its `__wrapped__` chain, the
+    first plain Python function: its own parameters, not those of the function it
+    wraps (`functools.wraps(f)(lambda *a, **k: f(*a, **k))` takes any arguments; haiku's
+    `hk.remat` passes its state that way). Transform objects (`jit(f)`) are passed through."""
+    return inspect.unwrap(fun, stop=lambda f: isinstance(f, types.FunctionType))
+
+
 def check_signature(fun, args, kwargs=None, what: str = ""):
     """Raise an `ArityError` at the user's call when `fun(*args, **kwargs)` would not
     bind to `fun`'s signature, naming the user's function and where it is defined.
@@ -549,7 +557,7 @@ def check_signature(fun, args, kwargs=None, what: str = ""):
     if not kwargs and _binds_positionally(fun, len(args)):
         return
     try:
-        sig = inspect.signature(fun)
+        sig = inspect.signature(_binding_target(fun), follow_wrapped=False)
     except (TypeError, ValueError):
         return
     try:
