@@ -368,6 +368,9 @@ class Builder:
         self.captures: dict[int, tuple[Var, Tracer]] = {}
         self.producer: dict[Var, Eqn] = {}
         self.alive = True
+        # functions staged while it is open (`cond.staged_once`), dropped when it closes:
+        # their consts may be this builder's tracers
+        self.staged: dict = {}
 
     def new_arg(self, aval: ShapedArray, hint=None) -> Tracer:
         v = Var(aval, hint)
@@ -544,6 +547,7 @@ def new_builder():
     finally:
         _state.builders.pop()
         b.alive = False
+        b.staged = {}
 
 
 @contextmanager

@@ -45,3 +45,31 @@ def test_wrapper_own_parameters_still_checked():
     functools.wraps(_inner)(wrapper)
     with pytest.raises(TypeError, match="unexpected keyword argument 'extra'"):
         astjax.jit(wrapper)(jnp.float32(1.0), extra=1)
+
+
+# ---- check_tracer_leaks after a loop or branch closing over the function's values
+# (hk.dynamic_unroll's scan over hk.Conv1DLSTM's parameters, integration/
+# check_tracer_leaks_test): the cache of staged bodies kept them alive past staging
+def _scan_closing_over(x):
+    w = jnp.sin(x)
+    return astjax.lax.scan(lambda c, t: (c * w + t, c), jnp.zeros(3), jnp.ones((4, 3)))
+
+
+def _cond_closing_over(x):
+    w = jnp.sin(x)
+    return astjax.lax.cond(x[0] > 0, lambda: w * 2, lambda: w)
+
+
+@pytest.mark.parametrize("fun", [_scan_closing_over, _cond_closing_over], ids=["scan", "cond"])
+def test_no_leaked_tracers_from_staged_bodies(fun):
+    x = jnp.ones(3, jnp.float32)
+    with astjax.check_tracer_leaks(True):
+        shapes = astjax.tree_util.tree_map(lambda s: s.shape, astjax.eval_shape(fun, x))
+        out = astjax.jit(fun)(x)
+    assert shapes == astjax.tree_util.tree_map(lambda a: a.shape, out)
+    # the scan's carry is 1 + w + w**2 + w**3 with w = sin(1) (JAX: 3.1453676), the
+    # cond's value 2 * sin(1)
+    w = np.sin(1.0)
+    want = 1 + w + w ** 2 + w ** 3 if fun is _scan_closing_over else 2 * w
+    np.testing.assert_allclose(astjax.tree_util.tree_leaves(out)[0], np.full(3, want),
+                               rtol=1e-6)

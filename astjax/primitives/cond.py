@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import ast
 import copy
-import weakref
 
 import numpy as np
 
@@ -422,15 +421,14 @@ register(cond_p, impl=_cond_impl, abstract_eval=_cond_ae, lowering=_cond_lowerin
 # ---- lax.cond, lax.switch ----------------------------------------------------------
 
 
-_staged_once: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # builder -> {key: ...}
-
-
 def staged_once(owner, key, make):
     """`make()`, or what it returned for the same `owner` (by identity) and `key` while
     the current builder is open: JAX's cache of staged functions (`lax.cond`'s
     branches, an inner `jit` or `checkpoint`) within one program. The cache lives as
     long as the builder, as the staging may hold its values (or enclosing builders')
-    among its consts. Outside staging, or with an unhashable key, `make()`."""
+    among its consts (`Builder.staged`: a cache keyed weakly by the builder would
+    never drop an entry, as those consts refer to the builder). Outside staging, or
+    with an unhashable key, `make()`."""
     b = core.current_builder()
     full = (id(owner), key)
     try:
@@ -439,7 +437,7 @@ def staged_once(owner, key, make):
         return make()
     if b is None:
         return make()
-    cache = _staged_once.setdefault(b, {})
+    cache = b.staged
     hit = cache.get(full)
     if hit is None or hit[0] is not owner:
         hit = cache[full] = (owner, make())
