@@ -527,11 +527,10 @@ def check_callable(fun, what: str):
 
 def _binds_positionally(fun, nargs) -> bool:
     """True when `fun(*nargs positional arguments)` certainly binds: a plain function
-    (no `__signature__` / `__wrapped__` for `inspect` to follow) whose code takes that
-    many positional arguments and needs no keyword-only one. Read from the code object:
-    `inspect.signature` costs more than staging a small branch (issue 14)."""
-    if type(fun) is not types.FunctionType or "__wrapped__" in fun.__dict__ \
-            or "__signature__" in fun.__dict__:
+    (no `__signature__`) whose code takes that many positional arguments and needs no
+    keyword-only one. Read from the code object: `inspect.signature` costs more than
+    staging a small branch (issue 14)."""
+    if type(fun) is not types.FunctionType or "__signature__" in fun.__dict__:
         return False
     code = fun.__code__
     n = code.co_argcount
