@@ -73,3 +73,17 @@ def test_no_leaked_tracers_from_staged_bodies(fun):
     want = 1 + w + w ** 2 + w ** 3 if fun is _scan_closing_over else 2 * w
     np.testing.assert_allclose(astjax.tree_util.tree_leaves(out)[0], np.full(3, want),
                                rtol=1e-6)
+
+
+def test_make_jaxpr_takes_axis_env():
+    # haiku's jaxpr_info calls jax.make_jaxpr(f, axis_env=None); JAX's parameter order
+    # is (fun, static_argnums, axis_env, return_shape)
+    f = lambda x: jnp.sin(x) * 2
+    x = jnp.ones(3, jnp.float32)
+    plain = str(astjax.make_jaxpr(f)(x))
+    assert str(astjax.make_jaxpr(f, axis_env=None)(x)) == plain
+    assert str(astjax.make_jaxpr(f, (), [])(x)) == plain
+    closed, shape = astjax.make_jaxpr(f, (), None, True)(x)
+    assert str(closed) == plain and shape.shape == (3,)
+    with pytest.raises(NotImplementedError, match="axis_env"):
+        astjax.make_jaxpr(f, axis_env=[("i", 2)])
