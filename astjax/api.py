@@ -22,7 +22,7 @@ from .codegen.xla_errors import raise_if_ran as _raise_if_ran
 from . import jit_options as _jit_options
 from .errors import (AstjaxError, ArgumentError, ArgumentTypeError, ArgumentValueError,
                      JaxRuntimeError as _JaxRuntimeError, caller_location, check_callable,
-                     check_signature, function_name)
+                     check_signature, function_name, NotImplementedInAstjaxError)
 from .primitives import compute_on as _compute_on, jit_call as _jit_call, vma as _vma
 from .dispatch_keys import (KWARGS as _KWARGS, STATIC as _STATIC, Entry as _Entry,
                             NoFastPath as _NoFastPath, add_tree_plan as _add_tree_plan,
@@ -646,10 +646,16 @@ function = jit
 
 
 def make_jaxpr(fun: Callable[..., Any], static_argnums: int | Sequence[int] = (),
-               static_argnames: str | Iterable[str] = (),
-               return_shape: bool = False) -> Callable[..., Any]:
+               axis_env: Sequence[tuple[Any, int]] | None = None,
+               return_shape: bool = False,
+               static_argnames: str | Iterable[str] = ()) -> Callable[..., Any]:
     """`make_jaxpr(f)(*args)` -> the ClosedJaxpr astjax stages for these arguments: every
-    equation (none removed as dead) and, for `jit(f)`, one `jit` equation, as JAX's."""
+    equation (none removed as dead) and, for `jit(f)`, one `jit` equation, as JAX's.
+    `axis_env` (JAX's pmapped axis sizes): only None or empty is supported."""
+    if axis_env:
+        raise NotImplementedInAstjaxError(
+            "make_jaxpr(axis_env=...) with named axes is not supported",
+            hint="stage the function inside the pmap / shard_map that binds the axes")
     if isinstance(fun, Jitted) and not (static_argnums or static_argnames):
         static_argnums, static_argnames = fun.static_argnums, fun.static_argnames
     j = fun if isinstance(fun, Jitted) and (fun._shardings, fun._options) != (None, None) \

@@ -370,7 +370,9 @@ class Builder:
         self.captures: dict[int, tuple[Var, Tracer]] = {}
         self.producer: dict[Var, Eqn] = {}
         self.alive = True
-        self.staged_once: dict | None = None   # primitives/cond.staged_once's cache
+        # functions staged while it is open (`cond.staged_once`), dropped when it closes:
+        # their consts may be this builder's tracers
+        self.staged: dict = {}
 
     def new_arg(self, aval: ShapedArray, hint=None) -> Tracer:
         v = Var(aval, hint)
@@ -547,6 +549,7 @@ def new_builder():
     finally:
         _state.builders.pop()
         b.alive = False
+        b.staged = {}
 
 
 @contextmanager

@@ -527,11 +527,10 @@ def check_callable(fun, what: str):
 
 def _binds_positionally(fun, nargs) -> bool:
     """True when `fun(*nargs positional arguments)` certainly binds: a plain function
-    (no `__signature__` / `__wrapped__` for `inspect` to follow) whose code takes that
-    many positional arguments and needs no keyword-only one. Read from the code object:
-    `inspect.signature` costs more than staging a small branch (issue 14)."""
-    if type(fun) is not types.FunctionType or "__wrapped__" in fun.__dict__ \
-            or "__signature__" in fun.__dict__:
+    (no `__signature__`) whose code takes that many positional arguments and needs no
+    keyword-only one. Read from the code object: `inspect.signature` costs more than
+    staging a small branch (issue 14)."""
+    if type(fun) is not types.FunctionType or "__signature__" in fun.__dict__:
         return False
     code = fun.__code__
     n = code.co_argcount
@@ -540,6 +539,14 @@ def _binds_positionally(fun, nargs) -> bool:
         return False
     kwonly = code.co_varnames[n:n + code.co_kwonlyargcount]
     return all(k in (fun.__kwdefaults__ or {}) for k in kwonly)
+
+
+def _binding_target(fun):
+    """What binds the arguments of a call of `fun`: along its `__wrapped__` chain, the
+    first plain Python function: its own parameters, not those of the function it
+    wraps (`functools.wraps(f)(lambda *a, **k: f(*a, **k))` takes any arguments; haiku's
+    `hk.remat` passes its state that way). Transform objects (`jit(f)`) are passed through."""
+    return inspect.unwrap(fun, stop=lambda f: isinstance(f, types.FunctionType))
 
 
 def check_signature(fun, args, kwargs=None, what: str = ""):
@@ -551,7 +558,7 @@ def check_signature(fun, args, kwargs=None, what: str = ""):
     if not kwargs and _binds_positionally(fun, len(args)):
         return
     try:
-        sig = inspect.signature(fun, follow_wrapped=type(fun) is not types.FunctionType)
+        sig = inspect.signature(_binding_target(fun), follow_wrapped=False)
     except (TypeError, ValueError):
         return
     try:

@@ -1202,13 +1202,12 @@ def test_branch_signatures_are_checked_from_the_code_object(monkeypatch):
             errors.check_signature(f, (None,) * n)
     with pytest.raises(TypeError, match="lax.cond"):
         astjax.make_jaxpr(lambda v: lax.cond(v > 0, lambda y, z: y, lambda y: -y, v))(x)
-    # a wrapper naming another function in `__wrapped__` goes through inspect, bound to
-    # its own parameters (what Python binds), not the wrapped function's
-    calls[0] = 0
+    def one(a):
+        return a
+    # a wrapper's own parameters bind the call, not those along its __wrapped__ chain
+    with pytest.raises(TypeError):
+        errors.check_signature(functools.wraps(lambda *a: a)(one), (None, None))
     errors.check_signature(functools.wraps(two)(lambda *a: a), ())
-    with pytest.raises(TypeError, match="called with"):
-        errors.check_signature(functools.wraps(two)(lambda b: b), ())
-    assert calls[0] == 2, calls
 
 
 def _annotation_size(stmts, attr):

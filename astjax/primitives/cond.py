@@ -426,7 +426,9 @@ def staged_once(owner, key, make):
     the current builder is open: JAX's cache of staged functions (`lax.cond`'s
     branches, an inner `jit` or `checkpoint`) within one program. The cache lives as
     long as the builder, as the staging may hold its values (or enclosing builders')
-    among its consts. Outside staging, or with an unhashable key, `make()`."""
+    among its consts (`Builder.staged`: a cache keyed weakly by the builder would
+    never drop an entry, as those consts refer to the builder). Outside staging, or
+    with an unhashable key, `make()`."""
     b = core.current_builder()
     full = (id(owner), key)
     try:
@@ -435,9 +437,7 @@ def staged_once(owner, key, make):
         return make()
     if b is None:
         return make()
-    cache = b.staged_once
-    if cache is None:   # (on the builder: its values, holding tracers of this builder,
-        cache = b.staged_once = {}   # go with it -- a cycle the collector frees)
+    cache = b.staged
     hit = cache.get(full)
     if hit is None or hit[0] is not owner:
         hit = cache[full] = (owner, make())

@@ -1,6 +1,7 @@
 """A typical haiku program: hk.transform / transform_with_state, hk.nets.MLP, a small
 CNN (hk.Conv2D, hk.BatchNorm with state, max_pool, hk.Flatten, dropout with
-hk.next_rng_key), hk.LSTM with hk.dynamic_unroll, trained with optax under jax.jit;
+hk.next_rng_key), hk.LSTM with hk.dynamic_unroll, hk.scan and hk.remat with their
+gradients, trained with optax under jax.jit;
 prints its numbers as JSON."""
 import json
 
@@ -106,4 +107,25 @@ sparams = seq.init(jax.random.PRNGKey(3), xs)
 res["lstm_out"] = np.asarray(seq.apply(sparams, xs)).ravel().tolist()
 sgrad = jax.grad(lambda p: jnp.mean((seq.apply(p, xs) - ys) ** 2))(sparams)
 res["lstm_grad_norm"] = float(optax.global_norm(sgrad))
+
+
+# ---- hk.scan over a shared layer and hk.remat around a block, with their gradients
+def scanned_model(xs):
+    lin = hk.Linear(3)
+
+    def step(c, x):
+        c = jnp.tanh(lin(c) + x)
+        return c, jnp.sum(c)
+
+    c, ys = hk.scan(step, jnp.zeros((xs.shape[1], 3)), xs)
+    block = hk.remat(lambda v: hk.nets.MLP([4, 3], activation=jnp.sin)(v))
+    return jnp.sum(block(c)) + jnp.sum(ys)
+
+
+sc = hk.without_apply_rng(hk.transform(scanned_model))
+zs = jnp.asarray(rng.randn(5, 2, 3).astype(np.float32))  # [time, batch, features]
+scparams = sc.init(jax.random.PRNGKey(4), zs)
+res["scan_remat_out"] = float(sc.apply(scparams, zs))
+scgrad = jax.jit(jax.grad(sc.apply))(scparams, zs)
+res["scan_remat_grad"] = [float(jnp.sum(g)) for g in jax.tree_util.tree_leaves(scgrad)]
 print(json.dumps(res))

@@ -1,0 +1,89 @@
+"""Regressions found by running dm-haiku's own test suite on astjax
+(`tests/ecosystem/run_optax_tests.py --package haiku`), each reduced to plain astjax and
+checked against what JAX 0.10.2 gives (values stated beside each case)."""
+import functools
+
+import numpy as np
+import pytest
+
+import astjax
+import astjax.numpy as jnp
+
+
+def _inner(v):
+    return jnp.sin(v)
+
+
+def _pops_extra(*args, **kwargs):
+    kwargs.pop("extra")
+    return _inner(*args, **kwargs)
+
+
+functools.wraps(_inner)(_pops_extra)
+# hk.remat's shape: a wrapper's `__wrapped__` chain ends at a function that takes fewer
+# arguments than the wrapper passes on; the wrapper's own parameters bind the call
+_OUTER = functools.wraps(_pops_extra)(lambda *a, **k: _pops_extra(*a, **k))
+
+TRANSFORMS = {
+    "jit": (astjax.jit, np.sin(1.0)),
+    "checkpoint": (astjax.checkpoint, np.sin(1.0)),
+    "grad": (astjax.grad, np.cos(1.0)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TRANSFORMS))
+def test_wrapper_parameters_bind_the_call(name):
+    transform, want = TRANSFORMS[name]
+    got = transform(_OUTER)(jnp.float32(1.0), extra=1)
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+def test_wrapper_own_parameters_still_checked():
+    # the wrapper's own signature refuses the call: the located ArityError stays
+    def wrapper(x):
+        return _inner(x)
+    functools.wraps(_inner)(wrapper)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'extra'"):
+        astjax.jit(wrapper)(jnp.float32(1.0), extra=1)
+
+
+# ---- check_tracer_leaks after a loop or branch closing over the function's values
+# (hk.dynamic_unroll's scan over hk.Conv1DLSTM's parameters, integration/
+# check_tracer_leaks_test): the cache of staged bodies kept them alive past staging
+def _scan_closing_over(x):
+    w = jnp.sin(x)
+    return astjax.lax.scan(lambda c, t: (c * w + t, c), jnp.zeros(3), jnp.ones((4, 3)))
+
+
+def _cond_closing_over(x):
+    w = jnp.sin(x)
+    return astjax.lax.cond(x[0] > 0, lambda: w * 2, lambda: w)
+
+
+@pytest.mark.parametrize("fun", [_scan_closing_over, _cond_closing_over], ids=["scan", "cond"])
+def test_no_leaked_tracers_from_staged_bodies(fun):
+    x = jnp.ones(3, jnp.float32)
+    with astjax.check_tracer_leaks(True):
+        shapes = astjax.tree_util.tree_map(lambda s: s.shape, astjax.eval_shape(fun, x))
+        out = astjax.jit(fun)(x)
+    assert shapes == astjax.tree_util.tree_map(lambda a: a.shape, out)
+    # the scan's carry is 1 + w + w**2 + w**3 with w = sin(1) (JAX: 3.1453676), the
+    # cond's value 2 * sin(1)
+    w = np.sin(1.0)
+    want = 1 + w + w ** 2 + w ** 3 if fun is _scan_closing_over else 2 * w
+    np.testing.assert_allclose(astjax.tree_util.tree_leaves(out)[0], np.full(3, want),
+                               rtol=1e-6)
+
+
+def test_make_jaxpr_takes_axis_env():
+    # haiku's jaxpr_info calls jax.make_jaxpr(f, axis_env=None); JAX's parameter order
+    # is (fun, static_argnums, axis_env, return_shape)
+    f = lambda x: jnp.sin(x) * 2
+    x = jnp.ones(3, jnp.float32)
+    plain = str(astjax.make_jaxpr(f)(x))
+    assert str(astjax.make_jaxpr(f, axis_env=None)(x)) == plain
+    assert str(astjax.make_jaxpr(f, (), [])(x)) == plain
+    closed, shape = astjax.make_jaxpr(f, (), None, True)(x)
+    assert str(closed) == plain and shape.shape == (3,)
+    with pytest.raises(NotImplementedError, match="axis_env"):
+        astjax.make_jaxpr(f, axis_env=[("i", 2)])
