@@ -319,6 +319,13 @@ def _node(dt, weak):
 
 def promote(*pairs) -> tuple[np.dtype, bool]:
     """Join of (dtype, weak_type) pairs -> (dtype, weak_type), as jnp.result_type."""
+    ext = [d for d, _ in pairs if isinstance(d, ExtendedDType)]
+    if ext:   # (JAX: one extended dtype is its own result; it promotes with nothing)
+        if len(ext) == len(pairs) and all(d == ext[0] for d in ext):
+            return ext[0], False
+        raise ArgumentValueError(f"dtype={ext[0]} is not a valid dtype for JAX type "
+                                 f"promotion.", hint="an extended dtype (typed PRNG keys) "
+                                 "combines with no other dtype")
     nodes = frozenset(_node(d, w) for d, w in pairs)
     j = _join(nodes)
     if j == "i*":
@@ -416,9 +423,18 @@ class ExtendedDType:
     arrays carry one (`astjax.random.keys.KeyTy`), libraries may declare others."""
     type: type = extended
     name: str = "extended"
+    aval_type = None   # its abstract values' class (a ShapedArray subclass), if any
 
     def __repr__(self):
         return getattr(self, "name", type(self).__name__)
+
+    def physical(self, shape):
+        """(shape, dtype) of the data an array of `shape` of this dtype is made of."""
+        raise TypeError(f"{self!r} declares no physical layout")
+
+    def from_physical(self, data):
+        """The array of this dtype whose data is `data` (of `physical`'s type)."""
+        raise TypeError(f"{self!r} declares no physical layout")
 
 
 class TypePromotionError(ValueError):

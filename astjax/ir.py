@@ -80,7 +80,16 @@ class ShapedArray(AbstractValue):
         if sharding is not None or manual_axis_type is not None or memory_space is not None:
             _plain_type_only(sharding, manual_axis_type, memory_space)
         self.shape = _as_shape(shape)
-        self.dtype = np.dtype(dtype)
+        try:
+            self.dtype = np.dtype(dtype)
+        except TypeError:
+            if not isinstance(dtype, dtypes.ExtendedDType) or dtype.aval_type is None:
+                raise
+            # JAX's ShapedArray of an extended dtype (flax: `ShapedArray(keys.shape,
+            # jnp.result_type(keys))`) is that dtype's aval type (typed keys: KeyAval)
+            self.__class__ = dtype.aval_type
+            self.__init__(shape, dtype, weak_type)
+            return
         self.weak_type = bool(weak_type)
 
     ndim = property(lambda self: len(self.shape))

@@ -209,3 +209,24 @@ def test_a_cond_branch_staged_once_dies_with_its_program():
     with astjax.checking_leaks():
         out = astjax.jit(f)(np.float32(0.5), True)
     np.testing.assert_allclose(out, 4 * np.sin(np.float32(0.5)), rtol=1e-6)
+
+
+def test_shaped_arrays_and_partial_eval_of_typed_keys():
+    """flax's `nn.scan(split_rngs=...)` builds `ShapedArray(keys.shape,
+    jnp.result_type(keys))` and stages its body on it (JAX 0.10.2: result_type is the
+    key dtype, its own result only; the aval prints `ShapedArray(key<fry>[3])`)."""
+    from astjax.interpreters import partial_eval as pe
+    keys = astjax.random.split(astjax.random.key(0), 3)
+    dt = jnp.result_type(keys)
+    assert dt == keys.dtype and jnp.result_type(keys, keys) == dt
+    with pytest.raises(ValueError, match="not a valid dtype for JAX type promotion"):
+        jnp.result_type(keys, 1.0)
+    aval = astjax.core.ShapedArray(keys.shape, dt)
+    assert aval == keys.aval and repr(aval) == "ShapedArray(key<fry>[3])"
+
+    def body(k, x):
+        return astjax.random.normal(k[0], (2,)) * x, jnp.zeros(2)
+    _, out_pvals, _ = pe.trace_to_jaxpr_nounits(body, [
+        pe.PartialVal.unknown(aval), pe.PartialVal.known(np.float32(2.0))])
+    assert [pv.is_known() for pv in out_pvals] == [False, True]
+    np.testing.assert_array_equal(out_pvals[1].get_known(), np.zeros(2, np.float32))

@@ -2,7 +2,7 @@
 a function with some inputs known — `PartialVal` and `trace_to_jaxpr_nounits`."""
 from __future__ import annotations
 
-from .. import core
+from .. import core, dtypes
 from ..ir import ShapedArray
 from ..transforms import ad as _ad
 
@@ -53,13 +53,17 @@ def trace_to_jaxpr_nounits(fun, pvals, instantiate=False):
             avals.append(aval)
         else:
             aval = pv[0]
-            avals.append(ShapedArray(aval.shape, aval.dtype, aval.weak_type))
+            if isinstance(aval.dtype, dtypes.ExtendedDType):   # (typed keys: their data)
+                avals.append(ShapedArray(*aval.dtype.physical(aval.shape)))
+            else:
+                avals.append(ShapedArray(aval.shape, aval.dtype, aval.weak_type))
         staged.append(i)
 
     def body(*xs):
         args = [pv.get_known() for pv in pvals]
         for i, x in zip(staged, xs):
-            args[i] = x
+            dt = None if pvals[i].is_known() else pvals[i][0].dtype
+            args[i] = dt.from_physical(x) if isinstance(dt, dtypes.ExtendedDType) else x
         return list(call(*args))
     closed = core.stage(body, avals)
     unknowns = [not pvals[i].is_known() for i in staged]

@@ -49,6 +49,12 @@ class KeyTy(dtypes.ExtendedDType):
     name = property(lambda self: f"key<{self._impl.tag}>")
     itemsize = property(lambda self: 4 * math.prod(self._impl.key_shape))
 
+    def physical(self, shape):
+        return tuple(shape) + tuple(self._impl.key_shape), np.dtype(np.uint32)
+
+    def from_physical(self, data):
+        return PRNGKeyArray(data, self._impl)
+
     def __eq__(self, other):
         return isinstance(other, KeyTy) and other._impl == self._impl
 
@@ -374,3 +380,5 @@ class _KeysAtIndex:
                                     f"same implementation ({keys.dtype}), got {values!r:.60}")
         return keys._with(keys._base.at[self.idx + keys._data_axes()].set(values._base, **kwargs))
 
+
+KeyTy.aval_type = KeyAval   # (`core.ShapedArray(shape, key_dtype)` is a KeyAval)

@@ -247,7 +247,11 @@ def _call_sig(eqn):
     for j in core.sub_jaxprs(eqn.params):
         inner = j.jaxpr if isinstance(j, core.ClosedJaxpr) else j
         if len(inner.invars) == len(eqn.invars) and len(inner.outvars) == len(eqn.outvars):
-            sig = signature(inner)
+            sig, n = signature(inner), len(eqn.invars)
+            if any(i >= n for i in sig.sinks) or any(i >= n for i in sig.forwards.values()):
+                # (the inner program's own consts, after its invars, are no operands)
+                sig = Sig({i: s for i, s in sig.sinks.items() if i < n}, sig.sources,
+                          {o: i for o, i in sig.forwards.items() if i < n}, sig.again)
             if eqn.params.get("differentiated"):
                 return Sig(sig.sinks, sig.sources, sig.forwards, again=True)
             return sig
@@ -400,8 +404,8 @@ def check_call(jitted, args, kwargs, call):
     jit-compiled function"); after the call it is consumed, and a key result is fresh
     or, when the program returns an argument, consumed as that argument is."""
     keys = [x for x in tree_util.tree_leaves((args, kwargs)) if _is_key_array(x)]
+    _check_closed_over(jitted, args, kwargs)   # (keys it closes over, counted after these)
     if not keys:
-        _check_closed_over(jitted, args, kwargs)
         return call()
     jaxpr = make_jaxpr(jitted)(*args, **kwargs).jaxpr
     sig = signature(jaxpr)
