@@ -604,7 +604,8 @@ def _pad_ae(x, pv, *, padding_config):
 
 def _pad_impl(x, pv, *, padding_config):
     x = np.asarray(x)
-    out_shape = _pad_ae(ShapedArray(x.shape, x.dtype), None, padding_config=padding_config).shape
+    a = ShapedArray(x.shape, x.dtype)
+    out_shape = _pad_ae(a, a.update(shape=()), padding_config=padding_config).shape
     # interior padding first, then (possibly negative) edge padding
     full = [d + max(d - 1, 0) * it for d, (_, _, it) in zip(x.shape, padding_config)]
     y = np.full(full, pv, x.dtype)
@@ -613,9 +614,8 @@ def _pad_impl(x, pv, *, padding_config):
     y = np.pad(y, pads, constant_values=pv)
     idx = tuple(slice(-min(lo, 0), y.shape[i] + min(hi, 0))
                 for i, (lo, hi, _) in enumerate(padding_config))
-    y = y[idx]
-    assert y.shape == tuple(out_shape)
-    return y
+    assert y[idx].shape == tuple(out_shape)
+    return y[idx]
 
 
 def _pad_lowering(ctx, x, pv, *, padding_config):
