@@ -56,7 +56,7 @@ def trace_to_jaxpr_nounits(fun, pvals, instantiate=False):
             if isinstance(aval.dtype, dtypes.ExtendedDType):   # (typed keys: their data)
                 avals.append(ShapedArray(*aval.dtype.physical(aval.shape)))
             else:
-                avals.append(ShapedArray(aval.shape, aval.dtype, aval.weak_type))
+                avals.append(ShapedArray.update(aval))   # (a plain ShapedArray)
         staged.append(i)
 
     def body(*xs):
@@ -72,13 +72,8 @@ def trace_to_jaxpr_nounits(fun, pvals, instantiate=False):
                                [pvals[i].get_known() for i in staged if pvals[i].is_known()])
     n_known = len(values) - n_res
     known_outs, residuals = iter(values[:n_known]), list(values[n_known:])
-    out_pvals = [PartialVal.unknown(_aval(a)) if u else PartialVal.known(next(known_outs))
+    out_pvals = [PartialVal.unknown(ShapedArray.update(a.aval)) if u else PartialVal.known(next(known_outs))
                  for a, u in zip(closed.jaxpr.outvars, out_uk)]
     uj = unknown.jaxpr
     jaxpr = core.Jaxpr(uj.invars[:n_res], uj.invars[n_res:], uj.outvars, uj.eqns)
     return jaxpr, out_pvals, residuals
-
-
-def _aval(atom):
-    aval = atom.aval
-    return ShapedArray(aval.shape, aval.dtype, aval.weak_type)
