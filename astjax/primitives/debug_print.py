@@ -19,6 +19,7 @@ import numpy as np
 
 from .. import core, tree_util
 from ..pyast import call, load
+from . import effects
 from .base import lax_ops, register
 from .callbacks import HostCall, debug_callback_p
 
@@ -125,3 +126,4 @@ def _source(gen, eqn):
 
 register(debug_print_p, impl=_impl, abstract_eval=lambda *avals, **params: [],
          lowering=_lowering, jvp=_jvp, batch=_batch, source=_source)
+effects.ORDERED[debug_print_p] = effects.ORDERED[debug_callback_p]

@@ -59,6 +59,7 @@ from ..errors import (ArgumentValueError, DTypeError, DifferentiationError, JAXT
 from ..pyast import load, statement_rule
 from ..shape_poly_expr import as_value
 from ..util import split_list
+from . import effects
 from .base import lax_ops, instantiate, matchaxis, register, zeros_like_aval
 from .cond import (_any, _ensure_types, _first_lane, _fmt, _lane_select,
                    _safe_operand, _types_match, forward_operands, forwarded, io_effects,
@@ -192,18 +193,24 @@ def _while_impl(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
 
 
 def _while_lowering(ctx, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
-    avals = ctx.avals_in
-    nc = cond_nconsts + body_nconsts
+    # the body's ordered effects' tokens are carried first (as JAX's; one in the
+    # condition is not threaded)
+    effs = effects.threaded(ctx, body_jaxpr)
+    nt = len(effs)
+    avals = effects.token_avals(effs) + list(ctx.avals_in)
+    nc = nt + cond_nconsts + body_nconsts
 
     def cond_body(*xs):
-        return ctx.lower_jaxpr(cond_jaxpr.jaxpr, [], list(xs[:cond_nconsts]) + list(xs[nc:]))
+        return ctx.lower_jaxpr(cond_jaxpr.jaxpr, [], list(xs[nt:nt + cond_nconsts]) + list(xs[nc:]))
 
     def body_body(*xs):
-        new = ctx.lower_jaxpr(body_jaxpr.jaxpr, [], list(xs[cond_nconsts:nc]) + list(xs[nc:]))
-        return list(xs[:nc]) + new
+        effects.advance(ctx, effs, xs[:nt])
+        new = ctx.lower_jaxpr(body_jaxpr.jaxpr, [], list(xs[nt + cond_nconsts:nc]) + list(xs[nc:]))
+        return effects.current(ctx, effs) + list(xs[nt:nc]) + new
 
-    outs = ctx.op("stablehlo.while", list(args), out_avals=list(avals),
+    outs = ctx.op("stablehlo.while", effects.current(ctx, effs) + list(args), out_avals=avals,
                   regions=[ctx.region(avals, cond_body), ctx.region(avals, body_body)])
+    effects.advance(ctx, effs, outs[:nt])
     return outs[nc:]
 
 # ---- autodiff ----------------------------------------------------------------------
