@@ -112,3 +112,32 @@ def test_program_without_ordered_effects_is_a_plain_entry():
     entry, _ = f._entry((jnp.ones(2),), {})
     assert type(entry) is Entry
     assert "!stablehlo.token" not in f.lower(jnp.ones(2)).as_text()
+
+
+class _Pending:
+    """A runtime token whose program is still running: records the wait."""
+    def __init__(self, log):
+        self.log = log
+
+    def block_until_ready(self):
+        self.log.append("waited")
+
+
+@pytest.mark.parametrize("effect", ["io", "debug"])
+def test_eager_ordered_callback_waits_for_the_last_token(effect, capsys):
+    """Outside `jit`, an ordered callback runs after the programs with its effect
+    dispatched before it (JAX passes it their token)."""
+    log = []
+    saved = effects.RUNTIME_TOKENS.get(effect)
+    effects.RUNTIME_TOKENS[effect] = _Pending(log)
+    try:
+        if effect == "io":
+            io_callback(lambda a: log.append("called"), None, 1.0, ordered=True)
+        else:
+            astjax.debug.print("p", ordered=True)
+            log.append(capsys.readouterr().out)
+    finally:
+        effects.RUNTIME_TOKENS.pop(effect)
+        if saved is not None:
+            effects.RUNTIME_TOKENS[effect] = saved
+    assert log == ["waited", "called" if effect == "io" else "p\n"]

@@ -52,6 +52,8 @@ def bind_debug_print(fmt, args, kwargs, *, ordered=False, partitioned=False,
                   has_placeholders=bool(fmt) and first[1] is not None,
                   logging_record=logging_record)
     if core.current_builder() is None:
+        if ordered:   # (after the ordered prints of the programs dispatched before)
+            effects.wait("debug")
         host_call(params)(*dyn)
     else:
         debug_print_p.bind(*dyn, **params)
