@@ -145,7 +145,24 @@ def consecutive(J):
     return {"value": value, "printed": printed, "log": list(log)}
 
 
-CASES = {f.__name__: f for f in [programs, consecutive]}
+def ahead_of_time(J):
+    """An ordered print through `lower(...).compile()` (called twice), and lowered for
+    an argument committed to its device (`@main`'s parameter on the empty mesh, after
+    the token)."""
+    jax, jnp = J.jax, J.jnp
+
+    def f(x):
+        jax.debug.print("x={}", x, ordered=True)
+        return x * 2
+    x = jnp.arange(3.0, dtype=jnp.float32)
+    compiled = jax.jit(f).lower(x).compile()
+    value, printed = _run(J, lambda: [_tolist(compiled(x)), _tolist(compiled(x + 1))])
+    committed = jax.device_put(x, jax.devices()[0])
+    return {"value": value, "printed": printed,
+            "committed_text": jax.jit(f).lower(committed).as_text()}
+
+
+CASES = {f.__name__: f for f in [programs, consecutive, ahead_of_time]}
 
 
 def main():
