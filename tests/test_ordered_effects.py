@@ -30,8 +30,6 @@ KNOWN = {
                            "_scan_impl calls @closed_call and the dynamic_index_in_dim "
                            "helpers (the tokens are carried first in both: "
                            "test_scan_threads_the_tokens_as_jax)",
-    ("vmap_debug", "text"): "astjax's vmap of debug_print is one sequential callback; JAX "
-                            "unrolls one per example (tests/test_debug_print.py)",
     ("grad_checkpoint_debug", "text"): _REMAT,
     ("grad_checkpoint_debug", "printed"): _REMAT,
 }

@@ -23,8 +23,9 @@ from ..pyast import call, load
 from . import effects
 from .base import register
 from .cond import bind_cond
+from .slicing import index_in_dim
 
-__all__ = ["pure_callback_p", "io_callback_p", "debug_callback_p", "HostCall"]
+__all__ = ["pure_callback_p", "io_callback_p", "debug_callback_p", "HostCall", "unrolled"]
 
 
 class HostCall:
@@ -226,10 +227,24 @@ def _batched_call(call_, dims, size, method):
     return run
 
 
+def unrolled(p, args, dims, params):
+    """An ordered debug callback (`p`: `debug_callback` / `debug_print`) under vmap, as
+    JAX batches it: one equation per example, in order (their effect's token chains
+    them); an unordered one is one sequential host call (`_batch`, `debug_print._batch`:
+    the same order eagerly, where JAX's jitted calls interleave as XLA schedules them)."""
+    size = next(core.get_aval(a).shape[d] for a, d in zip(args, dims) if d is not None)
+    for i in range(size):
+        p.bind(*[a if d is None else index_in_dim(a, i, d, keepdims=False)
+                 for a, d in zip(args, dims)], **params)
+    return [], []
+
+
 def _batch(p, default_method):
     def rule(args, dims, *, callback, vmap_method=default_method, **params):
         if p is io_callback_p and params.get("ordered"):  # JAX: the calls' order is unspecified
             raise ArgumentValueError("Cannot `vmap` ordered IO callback.")
+        if p is debug_callback_p and params.get("ordered"):
+            return unrolled(p, args, dims, dict(params, callback=callback))
         size = next(core.get_aval(a).shape[d] for a, d in zip(args, dims) if d is not None)
         method = vmap_method
         if method not in ("sequential", "sequential_unrolled", "expand_dims", "broadcast_all",

@@ -21,7 +21,7 @@ from .. import core, tree_util
 from ..pyast import call, load
 from . import effects
 from .base import lax_ops, register
-from .callbacks import HostCall, debug_callback_p
+from .callbacks import HostCall, debug_callback_p, unrolled
 
 __all__ = ["debug_print_p", "bind_debug_print", "format_message"]
 
@@ -114,7 +114,10 @@ def _batch(args, dims, **params):
     branches interleaved per lane -- but its eager vmap, one program too, would then
     interleave where JAX's op-by-op eager vmap prints each branch's lanes in turn
     (tests/bad_inputs/ok_vmap_cond_debug_print_lanes.py). One call keeps JAX's eager
-    order; the jaxpr differs: a strict xfail in tests/test_debug_print.py.)"""
+    order; the jaxpr differs: a strict xfail in tests/test_debug_print.py.) An ordered
+    print is unrolled as JAX's: its tokens order the prints alike in both cases."""
+    if params["ordered"]:
+        return unrolled(debug_print_p, args, dims, params)
     return debug_callback_p.batch(list(args), list(dims), callback=host_call(params),
                                   ordered=params["ordered"])
 

@@ -73,6 +73,11 @@ def _programs(J, log):
     def vmap_debug(x):
         return jax.vmap(dp)(x)
 
+    def vmap_callback(x):
+        jax.vmap(lambda v: jax.debug.callback(
+            lambda a: log.append(float(a)), v, ordered=True))(x)
+        return x * 2
+
     def custom_jvp_debug(x):
         return cj(x)
 
@@ -95,7 +100,7 @@ def _programs(J, log):
         return x + 1
 
     fns = [io_cond, debug_cond, io_while, scan_both, nested_jit, two_effects, grad_debug,
-           vmap_debug, custom_jvp_debug, custom_vjp_io, checkpoint_debug,
+           vmap_debug, vmap_callback, custom_jvp_debug, custom_vjp_io, checkpoint_debug,
            grad_checkpoint_debug, unordered_and_ordered, io_no_result]
     x = jnp.arange(3.0, dtype=jnp.float32)
     return {f.__name__: (f, (x,)) for f in fns}, io, dp
