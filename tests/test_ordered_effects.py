@@ -22,16 +22,11 @@ from oracle import compare  # noqa: E402
 
 RECORDED = compare.load("ordered_effects")["cases"]
 J = types.SimpleNamespace(jax=astjax, jnp=jnp, io_callback=io_callback)
-_REMAT = ("JAX's rematerialized backward pass runs the checkpointed debug print again "
-          "(its partial evaluation stages a debug callback in the recomputation too); "
-          "astjax's recomputation drops it: one print where JAX makes two")
 KNOWN = {
     ("scan_both", "text"): "astjax lowers a scan's body inline in its while loop; JAX's "
                            "_scan_impl calls @closed_call and the dynamic_index_in_dim "
                            "helpers (the tokens are carried first in both: "
                            "test_scan_threads_the_tokens_as_jax)",
-    ("grad_checkpoint_debug", "text"): _REMAT,
-    ("grad_checkpoint_debug", "printed"): _REMAT,
 }
 PROGRAMS = [(n, k) for n in sorted(RECORDED["programs"]) for k in ("text", "value", "printed",
                                                                       "log")]
