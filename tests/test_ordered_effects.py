@@ -77,6 +77,13 @@ def test_ahead_of_time_as_jax(results, key):
     assert results["ahead_of_time"][key] == RECORDED["ahead_of_time"][key]
 
 
+@pytest.mark.parametrize("name", sorted(RECORDED["remat_prints"]))
+def test_remat_prints_as_jax(results, name):
+    got, want = results["remat_prints"][name], RECORDED["remat_prints"][name]
+    assert got["printed"] == want["printed"]
+    compare.assert_close(got["value"], want["value"], rtol=1e-6)
+
+
 def test_scan_threads_the_tokens_as_jax(results):
     """@main's signature is JAX's and the while loop carries both tokens first."""
     got, want = results["programs"]["scan_both"]["text"], RECORDED["programs"]["scan_both"]["text"]

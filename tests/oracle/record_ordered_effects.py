@@ -167,7 +167,32 @@ def ahead_of_time(J):
             "committed_text": jax.jit(f).lower(committed).as_text()}
 
 
-CASES = {f.__name__: f for f in [programs, consecutive, ahead_of_time]}
+def remat_prints(J):
+    """Unordered debug prints under `grad` of `checkpoint`: printed again by the
+    recomputation unless the policy saves the print and its input is not available
+    there (JAX's partial-evaluation rule for debug callbacks)."""
+    jax, jnp = J.jax, J.jnp
+
+    def f(x):
+        jax.debug.print("p {}", x)
+        return jnp.sin(x)
+
+    def g(x):
+        y = jnp.sin(x)
+        jax.debug.print("q {}", y)
+        return y * 2
+    policies = jax.checkpoint_policies
+    out = {}
+    for name, fun, policy in [("input_default", f, None),
+                              ("input_saveable", f, policies.everything_saveable),
+                              ("inner_saveable", g, policies.everything_saveable),
+                              ("inner_nothing", g, policies.nothing_saveable)]:
+        value, printed = _run(J, lambda: float(jax.grad(jax.checkpoint(fun, policy=policy))(1.0)))
+        out[name] = {"value": value, "printed": printed}
+    return out
+
+
+CASES = {f.__name__: f for f in [programs, consecutive, ahead_of_time, remat_prints]}
 
 
 def main():
