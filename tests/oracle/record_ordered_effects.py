@@ -58,6 +58,16 @@ def _programs(J, log):
     def io_while(x):
         return jax.lax.while_loop(lambda c: c[0] < 2, lambda c: (c[0] + 1, io(c[1])), (0, x))[1]
 
+    def debug_while_cond(x):
+        def cond(c):
+            jax.debug.print("c {}", c[0], ordered=True)
+            return c[0] < 2
+
+        def body(c):
+            jax.debug.print("b {}", c[0], ordered=True)
+            return c[0] + 1, c[1] * x
+        return jax.lax.while_loop(cond, body, (0, x))[1]
+
     def scan_both(x):
         return jax.lax.scan(lambda c, y: (io(c), dp(y)), x, x)
 
@@ -99,7 +109,7 @@ def _programs(J, log):
                       ordered=True)
         return x + 1
 
-    fns = [io_cond, debug_cond, io_while, scan_both, nested_jit, two_effects, grad_debug,
+    fns = [io_cond, debug_cond, io_while, debug_while_cond, scan_both, nested_jit, two_effects, grad_debug,
            vmap_debug, vmap_callback, custom_jvp_debug, custom_vjp_io, checkpoint_debug,
            grad_checkpoint_debug, unordered_and_ordered, io_no_result]
     x = jnp.arange(3.0, dtype=jnp.float32)
