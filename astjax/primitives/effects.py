@@ -7,10 +7,12 @@ across calls. JAX threads one `!stablehlo.token` per effect through the program:
 - `@main` takes the tokens first (`{jax.token = true}`) and returns them first;
 - each ordered callback's custom call takes its effect's current token and returns the
   next one;
-- `cond` returns the tokens of the effects inside its branches first, `while` carries
-  those of its body first, an inner `jit` (a private function) takes and returns those
-  of its body; inlined bodies (`custom_jvp`, `custom_vjp`, `checkpoint`, an unrolled
-  `scan`) thread them in line;
+- `cond` returns the tokens of the effects inside its branches first, `while` and
+  `scan` carry those of their body first (a `while` whose condition has one carries
+  the condition's value too, computed before the loop and after each trip:
+  `while_loop._while_cond_effects`), an inner `jit` (a private function) takes and
+  returns those of its body; inlined bodies (`custom_jvp`, `custom_vjp`,
+  `checkpoint`, an unrolled `scan`) thread them in line;
 - at run time the token a call returns is passed to the next call (JAX's
   `RuntimeTokenSet`, here `RUNTIME_TOKENS`), so consecutive calls' ordered callbacks
   stay ordered (`astjax/jit_ordered.py`).
