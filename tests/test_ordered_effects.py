@@ -84,6 +84,12 @@ def test_remat_prints_as_jax(results, name):
     compare.assert_close(got["value"], want["value"], rtol=1e-6)
 
 
+@pytest.mark.skipif(len(astjax.devices()) < 2, reason="needs 2 devices "
+                    "(ASTJAX_NUM_CPU_DEVICES=4, set by conftest.py)")
+def test_multi_device_as_jax(results):
+    assert results["multi_device"] == RECORDED["multi_device"]
+
+
 def test_scan_threads_the_tokens_as_jax(results):
     """@main's signature is JAX's and the while loop carries both tokens first."""
     got, want = results["programs"]["scan_both"]["text"], RECORDED["programs"]["scan_both"]["text"]

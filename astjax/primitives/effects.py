@@ -29,9 +29,10 @@ from __future__ import annotations
 import weakref
 
 from .. import core
+from ..errors import JAXValueError
 
 __all__ = ["ORDER", "ORDERED", "RUNTIME_TOKENS", "ordered_effects", "threaded", "current",
-           "advance", "token_avals", "wait"]
+           "advance", "token_avals", "wait", "check_devices"]
 
 # the order of the tokens in `@main`'s signature (JAX's set of effects iterates its
 # `OrderedIOEffect` before its `OrderedDebugEffect` in 0.10.2: the recorded texts)
@@ -45,6 +46,9 @@ ORDERED: dict = {}
 RUNTIME_TOKENS: dict = {}
 
 _cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+# the effects JAX cannot order over several devices (it shards an ordered io_callback's)
+_ONE_DEVICE = {"debug": "OrderedDebugEffect"}
 
 
 def ordered_effects(jaxpr) -> tuple:
@@ -99,3 +103,16 @@ def wait(effect):
     token = RUNTIME_TOKENS.get(effect)
     if token is not None:
         token.block_until_ready()
+
+
+def check_devices(jaxpr, ndevices, loc=None):
+    """JAX's ValueError for a program on `ndevices` > 1 devices (a partitioned `jit`, a
+    `pmap`) with an ordered effect JAX orders on one device only (an ordered debug
+    print or callback)."""
+    bad = [_ONE_DEVICE[e] for e in ordered_effects(jaxpr) if e in _ONE_DEVICE]
+    if ndevices > 1 and bad:
+        raise JAXValueError(
+            f"The following ordered effects are not supported for more than 1 device: "
+            f"[{', '.join(bad)}]", loc=loc,
+            hint="print with ordered=False (each device's lines come in no set order), or "
+                 "run the function on one device")

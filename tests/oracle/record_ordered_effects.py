@@ -7,13 +7,14 @@ printed and the values the io callback saw, in order; and consecutive calls of t
 functions sharing the effects (the runtime token passes their order on).
 
 `CASES` maps a name to a function of a namespace `J` (`J.jax`, `J.jnp`,
-`J.io_callback`) returning a dict. Run with JAX 0.10.2:
+`J.io_callback`) returning a dict. Run with JAX 0.10.2 (4 CPU devices: set here):
 `/work/jaxref/bin/python tests/oracle/record_ordered_effects.py` writes
 ordered_effects.json; tests/test_ordered_effects.py runs the cases on astjax.
 """
 import contextlib
 import io
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -202,11 +203,47 @@ def remat_prints(J):
     return out
 
 
-CASES = {f.__name__: f for f in [programs, consecutive, ahead_of_time, remat_prints]}
+def multi_device(J):
+    """Ordered effects on several devices: JAX refuses an ordered debug print in a
+    `pmap`, a `shard_map` and a `jit` under `set_mesh` of two devices (ValueError),
+    and runs one on one device, and an ordered io_callback (it shards that effect).
+    Per program: "ok", or ValueError and its message up to the effects' list."""
+    jax, jnp = J.jax, J.jnp
+    _, io, dp = _programs(J, [])
+    mesh = jax.make_mesh((2,), ("x",), devices=jax.devices()[:2],
+                         axis_types=(jax.sharding.AxisType.Auto,))
+    P = jax.sharding.PartitionSpec
+
+    def under_mesh(f):
+        with jax.set_mesh(mesh):
+            return jax.jit(f).lower(jnp.arange(4.0, dtype=jnp.float32)).as_text()
+    runs = {
+        "pmap": lambda: jax.pmap(dp)(jnp.ones((2, 3), jnp.float32)),
+        "pmap_one_device": lambda: jax.pmap(dp, devices=jax.devices()[:1])(
+            jnp.ones((1, 3), jnp.float32)),
+        "shard_map": lambda: jax.jit(jax.shard_map(dp, mesh=mesh, in_specs=P(), out_specs=P()))(
+            jnp.arange(4.0, dtype=jnp.float32)),
+        "set_mesh_debug": lambda: under_mesh(dp),
+        "set_mesh_io": lambda: under_mesh(io),
+    }
+    out = {}
+    for name, run in runs.items():
+        try:
+            _run(J, run)
+            out[name] = "ok"
+        except ValueError as e:
+            out[name] = ["ValueError", re.search(r"The following[^\[]*", str(e)).group(0)]
+    return out
+
+
+CASES = {f.__name__: f for f in [programs, consecutive, ahead_of_time, remat_prints,
+                                  multi_device]}
 
 
 def main():
+    import os
     import types
+    os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=4")
     import jax
     import jax.numpy as jnp
     from jax.experimental import io_callback
