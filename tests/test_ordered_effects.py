@@ -134,16 +134,19 @@ class _Pending:
         self.log.append("waited")
 
 
-@pytest.mark.parametrize("effect", ["io", "debug"])
-def test_eager_ordered_callback_waits_for_the_last_token(effect, capsys):
+@pytest.mark.parametrize("effect,how", [("io", "io_callback"), ("debug", "print"),
+                                        ("debug", "callback")])
+def test_eager_ordered_callback_waits_for_the_last_token(effect, how, capsys):
     """Outside `jit`, an ordered callback runs after the programs with its effect
     dispatched before it (JAX passes it their token)."""
     log = []
     saved = effects.RUNTIME_TOKENS.get(effect)
     effects.RUNTIME_TOKENS[effect] = _Pending(log)
     try:
-        if effect == "io":
+        if how == "io_callback":
             io_callback(lambda a: log.append("called"), None, 1.0, ordered=True)
+        elif how == "callback":
+            astjax.debug.callback(lambda a: log.append("called"), 1.0, ordered=True)
         else:
             astjax.debug.print("p", ordered=True)
             log.append(capsys.readouterr().out)
@@ -151,4 +154,4 @@ def test_eager_ordered_callback_waits_for_the_last_token(effect, capsys):
         effects.RUNTIME_TOKENS.pop(effect)
         if saved is not None:
             effects.RUNTIME_TOKENS[effect] = saved
-    assert log == ["waited", "called" if effect == "io" else "p\n"]
+    assert log == ["waited", "p\n" if how == "print" else "called"]
