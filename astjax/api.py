@@ -38,6 +38,7 @@ from .transforms.ad import inline as _inline
 from .transforms.dce import dce_closed
 from .transforms.discharge import discharge_closed, outside_refs as _outside_refs
 from . import jit_refs as _jit_refs, jit_tokens as _jit_tokens
+from .jit_ordered import OrderedEntry as _OrderedEntry, has_ordered_effects as _has_ordered_effects
 from .traceback_util import user_traceback
 
 _Array, _Committed = runtime.Array, runtime.CommittedArray
@@ -240,8 +241,9 @@ class Jitted(StagedCallable):
                 entry = _jit_tokens.TokenEntry(closed, out_tree, name, donated, options)
             else:
                 run_on = _jit_options.run_device(self._options) or runtime.default_device()
-                entry = _Entry(closed, out_tree, name, donated, options,
-                               platform=stablehlo.platform_name(run_on))
+                entry = (_OrderedEntry if _has_ordered_effects(closed) else _Entry)(
+                    closed, out_tree, name, donated, options,
+                    platform=stablehlo.platform_name(run_on))
             entry.in_tree = in_tree
             self._cache[key] = entry
         return entry, leaves
@@ -456,7 +458,7 @@ class Jitted(StagedCallable):
             entry, leaves = self._entry(args, kwargs)
             if entry.executable is None:
                 entry.compile()
-            if type(entry) is _Entry:   # (a partitioned program places itself)
+            if isinstance(entry, _Entry):   # (a partitioned program places itself)
                 names = (functools.partial(_positional_names, self.fun, len(args))
                          if not kwargs and len(leaves) == len(args) else None)
                 dev = _jit_options.run_device(self._options)

@@ -10,6 +10,7 @@ from .codegen.runtime import device_put
 from .errors import ArgumentTypeError
 from .ir import ShapedArray
 from .sharding_impls import context_mesh, context_meshes
+from .primitives import effects
 from .primitives.callbacks import HostCall, io_callback_p, pure_callback_p
 
 __all__ = ["pure_callback", "io_callback", "flat_host_call", "effects_barrier"]
@@ -55,6 +56,8 @@ def _callback(prim, callback, result_shape_dtypes, args, kwargs, **params):
         avals, tree = _result_avals(result_shape_dtypes)
     leaves, host = flat_host_call(callback, args, kwargs, avals, tree)
     if core.current_builder() is None:  # nothing staged: run it here
+        if params.get("ordered"):   # (after the programs dispatched before: their token)
+            effects.wait("io")
         outs = [_place(o) for o in host(*[np.asarray(x) for x in leaves])]
     else:
         outs = prim.bind(*leaves, callback=host, **params)

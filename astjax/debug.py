@@ -19,6 +19,7 @@ from . import sharding_impls as _sh
 from .codegen import runtime
 from .callbacks_api import flat_host_call
 from .errors import USER_CODE, ArgumentTypeError, ArgumentValueError, caller_location
+from .primitives import effects
 from .primitives.callbacks import debug_callback_p
 from .primitives.debug_print import bind_debug_print
 
@@ -34,6 +35,8 @@ def callback(callback, *args, ordered=False, partitioned=False, **kwargs):
         raise ArgumentTypeError(f"jax.debug.callback needs a callable, got {callback!r}")
     leaves, host = flat_host_call(callback, args, kwargs, [], None)
     if core.current_builder() is None:
+        if ordered:   # (after the programs with ordered debug effects dispatched before)
+            effects.wait("debug")
         host(*[np.asarray(x) for x in leaves])
         return None
     debug_callback_p.bind(*leaves, callback=host, ordered=bool(ordered))

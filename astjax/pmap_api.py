@@ -37,7 +37,7 @@ from .codegen import explicit, replicated, runtime, stablehlo
 from .errors import (AstjaxError, ArgumentTypeError, ArgumentValueError, AxisNameError,
                      NotImplementedInAstjaxError, ShapeError, caller_location)
 from .primitives import collectives as coll
-from .primitives import collectives_p2p
+from .primitives import collectives_p2p, effects
 from .primitives.base import lax_ops, moveaxis
 from .primitives.spmd import shard_map
 from .sharding_impls import (AbstractMesh, AxisType, Mesh, NamedSharding, PartitionSpec,
@@ -97,6 +97,7 @@ class _Entry:
         jaxpr = closed.jaxpr
         n = len(devs)
         has_collectives = _check_collectives(jaxpr, axis_name)
+        effects.check_devices(jaxpr, n, loc)   # (JAX's refusal of an ordered debug print)
         nconst = len(jaxpr.constvars)
         with core.extend_axis_env(axis_name, n, kind="pmap"):
             # donated leaves: `jax.buffer_donor` parameters, whose buffers PJRT takes

@@ -153,10 +153,11 @@ def committed_view(entry, leaves, entry_type):
     which are committed to their device: a copy whose text JAX's annotations
     (`committed_annotated`); otherwise `entry` itself."""
     committed = [type(x) is runtime.CommittedArray for x in leaves]
-    if type(entry) is not entry_type or not any(committed) or entry.float0_in:
+    if not isinstance(entry, entry_type) or not any(committed) or entry.float0_in:
         return entry
-    view = copy.copy(entry)
-    view._text = committed_annotated(entry.text, committed, len(entry.program.jaxpr.constvars))
+    view = copy.copy(entry)   # (an entry with ordered effects takes their tokens first)
+    nfirst = len(entry.program.jaxpr.constvars) + len(getattr(entry, "effects", ()))
+    view._text = committed_annotated(entry.text, committed, nfirst)
     return view
 
 

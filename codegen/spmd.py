@@ -39,6 +39,7 @@ from astjax.core import ShapedArray
 from astjax.ir import memory_space_rule
 from astjax.errors import (ArgumentTypeError, ArgumentValueError, NotImplementedInAstjaxError,
                            caller_location, function_name)
+from astjax.primitives import effects
 from astjax.primitives.ffi_call import Token
 from astjax.primitives.spmd import (SPMD_PRIMITIVES, check_sharding_fits, is_partial,
                                     is_layout, layouts_per_leaf, platform_index_operand,
@@ -318,6 +319,7 @@ class SpmdEntry:
                          "use it inside the jit that made it, or device_put it first")
         every = ins + list(out_shardings) + spmd_shardings_in(jaxpr)
         self.mesh, self.devices = _mesh_and_devices([s for s in every if s is not None], loc)
+        effects.check_devices(jaxpr, len(self.devices), loc)   # (JAX's refusal)
         if self.mesh is None:
             raise ArgumentValueError("a partitioned program needs a mesh: give a "
                                      "NamedSharding, or call it under `with mesh:`", loc=loc)

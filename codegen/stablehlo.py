@@ -15,6 +15,7 @@ from astjax import core, dtypes, sharding_impls, tree_util
 from astjax.errors import (AstjaxError, JAXValueError, NotImplementedInAstjaxError,
                            RuntimeDTypeError, format_location)
 from astjax.util import Namer
+from astjax.primitives import effects
 from astjax.primitives.base import private_function
 from . import compute_on, dynamic_shapes
 
@@ -121,6 +122,8 @@ class ModuleBuilder:
         # module-level declarations a rule needs outside a partitioned program (a host
         # callback's maximal `sdy.mesh`): symbol -> line
         self.decls: dict = {}
+        # ordered effect -> its current `!stablehlo.token` (primitives/effects.py)
+        self.tokens: dict = {}
 
     def dim_value(self, e) -> str:
         """A `tensor<i32>` holding dimension `e` (an int or a symbolic dimension)."""
@@ -188,13 +191,15 @@ class ModuleBuilder:
     def region(self, arg_avals, body, terminator="stablehlo.return") -> str:
         """A region whose block takes `arg_avals`; `body(*args)` returns SSA results
         (ended by `terminator`: `sdy.return` in a Shardy manual computation)."""
-        saved_lines, saved_indent = self.lines, self.indent
+        saved_lines, saved_indent, tokens = self.lines, self.indent, self.tokens
         self.lines, self.indent = [], saved_indent + 4
+        if tokens:   # (a token made inside is not seen outside: the rule passes it out)
+            self.tokens = dict(tokens)
         args = [self.fresh(tensor_type(a)) for a in arg_avals]
         outs = body(*args)
         self.op(terminator, list(outs), [])
         inner = self.lines
-        self.lines, self.indent = saved_lines, saved_indent
+        self.lines, self.indent, self.tokens = saved_lines, saved_indent, tokens
         head = ", ".join(f"{a}: {self.types[a]}" for a in args)
         pad = " " * (saved_indent + 2)
         label = f"{pad}^bb0({head}):\n" if args else ""
@@ -260,11 +265,15 @@ class RuleContext:
         # over the manual axes: one function per context)
         key = (closed.jaxpr, tuple(map(id, consts)), id(sharding_impls.current_manual_mesh()))
         sym = mb.called.get(key)
+        effs = effects.threaded(self, closed)   # (its ordered effects' tokens: first)
         if sym is None:
             sym = mb.called[key] = _unique_symbol(mb, name)
-            private_function(self, closed, lambda slot: sym[1:], dims)   # (sym: `@name`)
-        return mb.op("func.call", [*(mb.dim_values[v] for v in dims), *args],
-                     list(self.avals_out), {"callee": sym})
+            private_function(self, closed, lambda slot: sym[1:], dims, effs)   # (sym: `@name`)
+        outs = mb.op("func.call", [*(mb.dim_values[v] for v in dims),
+                                   *effects.current(self, effs), *args],
+                     effects.token_avals(effs) + list(self.avals_out), {"callee": sym})
+        effects.advance(self, effs, outs[:len(effs)])
+        return outs[len(effs):]
 
 
 class Symbols:
@@ -501,7 +510,7 @@ def check_platform(platform) -> str:
 def lower_module(jaxpr: core.Jaxpr, name="main_fn", num_replicas=1, donated=(),
                  platform="cpu", num_partitions=1, arg_shardings=None,
                  result_shardings=None, preamble=None, result_names=None,
-                 tokens=False, result_hook=None) -> str:
+                 tokens=False, result_hook=None, ordered=()) -> str:
     """A whole module: constvars then invars become the function's arguments.
     `result_names` (one per result, e.g. `result['a'][0]`) become the results'
     `jax.result_info` attributes, as JAX prints them.
@@ -512,7 +521,9 @@ def lower_module(jaxpr: core.Jaxpr, name="main_fn", num_replicas=1, donated=(),
     `tokens`: token arguments and results are allowed (`!stablehlo.token`, as JAX
     types them; `astjax/jit_tokens.py` and partitioned programs, `codegen/spmd.py`,
     run such modules); the other callers (pmap) refuse them. `result_hook(mb, outs)`: the values
-    returned instead of the body's `outs` (`codegen/host_memory.py`'s placements)."""
+    returned instead of the body's `outs` (`codegen/host_memory.py`'s placements).
+    `ordered`: the ordered effects whose tokens `@main` takes and returns first, as
+    JAX's (`{jax.token = true}`; primitives/effects.py, astjax/jit_ordered.py)."""
     if not tokens and any(type(v.aval) is core.TokenAval
                           for v in (*jaxpr.invars, *jaxpr.outvars)):
         raise NotImplementedInAstjaxError(
@@ -523,9 +534,12 @@ def lower_module(jaxpr: core.Jaxpr, name="main_fn", num_replicas=1, donated=(),
     mb = ModuleBuilder()
     params = jaxpr.constvars + jaxpr.invars
     arg_names = []
-    sig = []
+    nt = len(ordered)
+    mb.tokens = {e: f"%arg{k}" for k, e in enumerate(ordered)}
+    sig = [f"%arg{k}: !stablehlo.token {{jax.token = true}}" for k in range(nt)]
+    mb.types.update((f"%arg{k}", "!stablehlo.token") for k in range(nt))
     for i, v in enumerate(params):
-        n = f"%arg{i}"
+        n = f"%arg{i + nt}"
         t = tensor_type(v.aval)
         mb.types[n] = t
         arg_names.append(n)
@@ -541,14 +555,15 @@ def lower_module(jaxpr: core.Jaxpr, name="main_fn", num_replicas=1, donated=(),
         outs = lower_jaxpr(mb, jaxpr, arg_names[:nc], arg_names[nc:], platform)
         if result_hook is not None:
             outs = result_hook(mb, outs)
+    outs = [*mb.tokens.values(), *outs]
     out_types = [mb.types[o] for o in outs]
     mb.emit(f"func.return {', '.join(outs)} : {', '.join(out_types)}" if outs else "func.return")
-    res_attrs = [[] for _ in out_types]
-    if result_names is not None and len(result_names) == len(out_types):
-        for attrs, n in zip(res_attrs, result_names):
+    res_attrs = [["jax.token = true"] if k < nt else [] for k in range(len(out_types))]
+    if result_names is not None and len(result_names) == len(out_types) - nt:
+        for attrs, n in zip(res_attrs[nt:], result_names):
             attrs.append(f'jax.result_info = "{mlir_string(n)}"')
     if result_shardings is not None:
-        for attrs, h in zip(res_attrs, result_shardings):
+        for attrs, h in zip(res_attrs[nt:], result_shardings):
             if h is not None:
                 attrs.append(h)
     res_types = [f"{t} {{{', '.join(a)}}}" if a else t for t, a in zip(out_types, res_attrs)]

@@ -14,7 +14,8 @@ An equation reading only known values is asked about: `policy(prim, *avals,
 `Offloadable(src, dst)`. A saved equation stays on the known side and its outputs,
 when the unknown side needs them, become residuals; a recomputed one is copied to the
 staged side as well, so only its inputs are residuals. Effectful equations are never
-recomputed. An offloaded one stays on the known side, its outputs copied to memory
+recomputed, except debug callbacks and prints (JAX's rule: they run again with the
+recomputation unless the policy saves them and an input is not available there). An offloaded one stays on the known side, its outputs copied to memory
 `dst` by a `device_put` there (the copies are the residuals, typed `f32<host>[...]`
 for `pinned_host`), and the staged side starts by copying them back to `src`, as JAX
 does.
@@ -42,9 +43,13 @@ from astjax.core import Eqn, Var
 from astjax.errors import ArgumentTypeError
 from astjax.ir import in_memory_space
 from astjax.memory import kind_to_space
+from astjax.primitives.callbacks import debug_callback_p
 from astjax.primitives.custom_derivatives import checkpoint_p
+from astjax.primitives.debug_print import debug_print_p
 from astjax.primitives.device_put import ArrayCopySemantics, device_put_p
 from astjax.primitives.jit_call import jit_p, keep_donated
+
+_DEBUG_CALLBACKS = (debug_callback_p, debug_print_p)
 
 __all__ = ["Saveable", "Recompute", "Offloadable", "partial_eval_jaxpr_custom",
            "split_checkpoint", "policy_case"]
@@ -125,7 +130,12 @@ def partial_eval_jaxpr_custom(closed: core.ClosedJaxpr, unknowns, policy, tx, in
 
     def add_known(eqn):
         known_eqns.append(eqn)
-        case = Saveable if core.has_effects(eqn) else policy_case(policy, eqn)
+        if eqn.primitive in _DEBUG_CALLBACKS:   # (JAX's rule: run again in the recomputation
+            # unless the policy saves it and one of its inputs is not available there)
+            recompute = isinstance(policy_case(policy, eqn), RecomputeType)
+            case = Recompute if recompute or all(read(a)[1] for a in eqn.invars) else Saveable
+        else:
+            case = Saveable if core.has_effects(eqn) else policy_case(policy, eqn)
         if isinstance(case, Offloadable):
             offload, resvars, reload = _offload(eqn, case)
             known_eqns.append(offload)

@@ -770,31 +770,31 @@ def region_body(ctx, jaxpr, consts):
     return body
 
 
-def private_function(ctx, jaxpr, name_for, dims=()):
-    """Lower the ClosedJaxpr `jaxpr` (taking the rule's operands) as a private function
-    of the module, named `name_for(slot)` (`slot`: its index among the module's
-    functions), and return that name (`composite`'s decomposition, `compute_on`'s
-    called function, an inner `jit`'s body: codegen/stablehlo.RuleContext.call_function).
-    `dims`: symbolic dimension variables the function takes first, as JAX's
-    `jax.global_constant` arguments."""
+def private_function(ctx, jaxpr, name_for, dims=(), tokens=()):
+    """Lower ClosedJaxpr `jaxpr` (taking the rule's operands) as a private function named
+    `name_for(slot)` (`slot`: its index among the module's functions); return the name
+    (`composite`, `compute_on`, an inner `jit`: stablehlo.RuleContext.call_function). It
+    takes symbolic dimensions `dims` first (JAX's `jax.global_constant` arguments), then
+    the tokens of the ordered effects `tokens` (effects.py), which it returns first."""
     mb = ctx.mb
     slot = len(mb.functions)
     name = name_for(slot)
     mb.functions.append(f"func.func private @{name}")   # (reserved while lowering)
-    saved = mb.lines, mb.indent, mb.dim_values
+    saved = mb.lines, mb.indent, mb.dim_values, mb.tokens
     mb.lines, mb.indent = [], 4
     dim_params = [mb.fresh("tensor<i32>") for _ in dims]
-    if dims:
-        mb.dim_values = dict(zip(dims, dim_params))
-    params = [mb.fresh(ctx.type(a)) for a in ctx.avals_in]
+    mb.dim_values = dict(zip(dims, dim_params)) if dims else mb.dim_values
+    mb.tokens = {e: mb.fresh("!stablehlo.token") for e in tokens}
+    params = [*mb.tokens.values(), *(mb.fresh(ctx.type(a)) for a in ctx.avals_in)]
     consts = [ctx.constant(np.asarray(c), core.get_aval(c)) for c in jaxpr.consts]
-    outs = ctx.lower_jaxpr(jaxpr.jaxpr, consts, params)
+    outs = ctx.lower_jaxpr(jaxpr.jaxpr, consts, params[len(tokens):])
+    outs, tok = [*mb.tokens.values(), *outs], [" {jax.token = true}"] * len(tokens)
     types = [mb.types[o] for o in outs]
     mb.emit(f"func.return {', '.join(outs)} : {', '.join(types)}" if outs else "func.return")
     body = mb.lines
-    mb.lines, mb.indent, mb.dim_values = saved
-    head = ", ".join([f'{p}: tensor<i32> {{jax.global_constant = "{v}"}}'
-                      for v, p in zip(dims, dim_params)] + [f"{p}: {mb.types[p]}" for p in params])
-    mb.functions[slot] = (f"func.func private @{name}({head}) -> ({', '.join(types)}) {{\n"
-                          + "\n".join(body) + "\n}")
+    mb.lines, mb.indent, mb.dim_values, mb.tokens = saved
+    head = ", ".join([f'{p}: tensor<i32> {{jax.global_constant = "{v}"}}' for v, p in zip(
+        dims, dim_params)] + [f"{p}: {mb.types[p]}{a}" for p, a in zip(params, tok + [""] * len(params))])
+    res = ", ".join(t + a for t, a in zip(types, tok + [""] * len(types)))
+    mb.functions[slot] = f"func.func private @{name}({head}) -> ({res}) {{\n" + "\n".join(body) + "\n}"
     return name

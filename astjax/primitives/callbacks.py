@@ -20,10 +20,12 @@ from .. import sharding_impls as shd
 from ..config import config
 from ..errors import ArgumentValueError, DifferentiationError, NotImplementedInAstjaxError
 from ..pyast import call, load
+from . import effects
 from .base import register
 from .cond import bind_cond
+from .slicing import index_in_dim
 
-__all__ = ["pure_callback_p", "io_callback_p", "debug_callback_p", "HostCall"]
+__all__ = ["pure_callback_p", "io_callback_p", "debug_callback_p", "HostCall", "unrolled"]
 
 
 class HostCall:
@@ -86,20 +88,39 @@ def _lowering(side_effect, debug=False):
                          "call back with jax.debug.callback")
             return _partial_auto(ctx, args, callback, ordered)
         device = "gpu" if ctx.platform in ("cuda", "rocm", "gpu") else "cpu"
-        index = ctx.host_callback(callback)
+        avals_in, avals_out = list(ctx.avals_in), list(ctx.avals_out)
+        effect = ("debug" if debug else "io") if ordered and side_effect else None
+        token = ctx.mb.tokens.get(effect)   # (None: the module threads no tokens)
+        index = ctx.host_callback(callback if token is None else _passing_token(callback))
+        if token is not None:   # (the effect's token in and out first, as JAX's)
+            args = (token, *args)
+            avals_in, avals_out = [core.abstract_token, *avals_in], [core.abstract_token,
+                                                                     *avals_out]
         # JAX's form: `backend_config` empty, the typed-FFI attributes in
         # `mhlo.backend_config` (XLA's import reads that as API_VERSION_TYPED_FFI)
         attrs = {"call_target_name": f'"xla_ffi_python_{device}_callback"',
                  "backend_config": '""',
                  "mhlo.backend_config": f"{{index = {index} : ui64}}",
                  "has_side_effect": "true" if side_effect else "false",
-                 "operand_layouts": _layouts(ctx.avals_in),
-                 "result_layouts": _layouts(ctx.avals_out)}
+                 "operand_layouts": _layouts(avals_in),
+                 "result_layouts": _layouts(avals_out)}
         # (an ordered debug callback is annotated with nothing, as in JAX)
-        if not (ordered and not ctx.avals_out and side_effect):
-            attrs.update(_placement(ctx))
-        return ctx.op("stablehlo.custom_call", args, ctx.avals_out, attrs)
+        if not (ordered and debug):
+            attrs.update(_placement(ctx, avals_out))
+        outs = ctx.op("stablehlo.custom_call", args, avals_out, attrs)
+        if token is not None:
+            effects.advance(ctx, (effect,), outs[:1])
+            outs = outs[1:]
+        return outs
     return rule
+
+
+def _passing_token(callback):
+    """The host function of a custom call taking and returning a token first: the
+    token passes through (JAX's `_wrapped_callback`)."""
+    def run(token, *args):
+        return (token, *callback(*args))
+    return run
 
 
 def _partial_auto(ctx, args, callback, ordered):
@@ -135,7 +156,7 @@ _MAXIMAL = ("sdy.mesh @maximal_mesh_0 = <[], device_ids=[0]> {stablehlo.mesh = {
             "device_ids = dense<0> : tensor<1xi64>}}")
 
 
-def _placement(ctx) -> dict:
+def _placement(ctx, avals_out) -> dict:
     """Where the callback runs, as JAX annotates it: in a `shard_map` (or `pmap`)
     body on every device (Shardy's empty mesh, GSPMD's `{manual}`); elsewhere once,
     on the program's first device (the maximal layout over device 0)."""
@@ -144,7 +165,7 @@ def _placement(ctx) -> dict:
         return {"mhlo.sharding": '"{manual}"' if manual else '"{maximal device=0}"'}
     assignment = shd.current_assignment()
     if manual:
-        parts = [shd.sdy_sharding(None, a.ndim, assignment) for a in ctx.avals_out] or [
+        parts = [shd.sdy_sharding(None, a.ndim, assignment) for a in avals_out] or [
             shd.sdy_sharding(None, 0, assignment)]
     else:
         if assignment is None:   # (a program on one device)
@@ -152,7 +173,7 @@ def _placement(ctx) -> dict:
             one = "<@maximal_mesh_0, []>"
         else:
             one = shd.sdy_sharding(shd.SingleDeviceSharding(assignment[0]), 0, assignment)
-        parts = [one] * max(1, len(ctx.avals_out))
+        parts = [one] * max(1, len(avals_out))
     return {"sdy.sharding": f"#sdy.sharding_per_value<[{', '.join(parts)}]>"}
 
 
@@ -206,10 +227,24 @@ def _batched_call(call_, dims, size, method):
     return run
 
 
+def unrolled(p, args, dims, params):
+    """An ordered debug callback (`p`: `debug_callback` / `debug_print`) under vmap, as
+    JAX batches it: one equation per example, in order (their effect's token chains
+    them); an unordered one is one sequential host call (`_batch`, `debug_print._batch`:
+    the same order eagerly, where JAX's jitted calls interleave as XLA schedules them)."""
+    size = next(core.get_aval(a).shape[d] for a, d in zip(args, dims) if d is not None)
+    for i in range(size):
+        p.bind(*[a if d is None else index_in_dim(a, i, d, keepdims=False)
+                 for a, d in zip(args, dims)], **params)
+    return [], []
+
+
 def _batch(p, default_method):
     def rule(args, dims, *, callback, vmap_method=default_method, **params):
         if p is io_callback_p and params.get("ordered"):  # JAX: the calls' order is unspecified
             raise ArgumentValueError("Cannot `vmap` ordered IO callback.")
+        if p is debug_callback_p and params.get("ordered"):
+            return unrolled(p, args, dims, dict(params, callback=callback))
         size = next(core.get_aval(a).shape[d] for a, d in zip(args, dims) if d is not None)
         method = vmap_method
         if method not in ("sequential", "sequential_unrolled", "expand_dims", "broadcast_all",
@@ -242,6 +277,7 @@ register(io_callback_p, impl=_impl, abstract_eval=_abstract_eval,
          lowering=_lowering(side_effect=True),
          jvp=_no_jvp("IO callbacks", "Use `jax.custom_jvp` around the callback."),
          batch=_batch(io_callback_p, "sequential"), source=_source("io_callback_p"))
+effects.ORDERED[io_callback_p] = lambda params: "io" if params.get("ordered") else None
 
 
 # ---------------------------------------------------------------- debug_callback
@@ -258,3 +294,4 @@ def _debug_jvp(primals, tangents, **params):
 register(debug_callback_p, impl=_impl, abstract_eval=_abstract_eval,
          lowering=_lowering(side_effect=True, debug=True), jvp=_debug_jvp,
          batch=_batch(debug_callback_p, "sequential"), source=_source("debug_callback_p"))
+effects.ORDERED[debug_callback_p] = lambda params: "debug" if params.get("ordered") else None

@@ -44,6 +44,7 @@ from ..core import Eqn, Var, bind
 from ..errors import (DTypeError, LoopCarryError, NotImplementedInAstjaxError, ShapeError,
                       StructureError)
 from ..pyast import pyconst, statement_rule
+from . import effects
 from .base import lax_ops, mapped_aval, moveaxis, register, zeros_like_aval
 from .selection import select_n_p
 from .structural import convert_element_type_p
@@ -106,9 +107,16 @@ def _cond_impl(index, *ops, branches, branches_platforms=None):
 
 
 def _cond_lowering(ctx, index, *ops, branches, branches_platforms=None):
-    regions = [ctx.region([], lambda br=br: ctx.lower_jaxpr(br.jaxpr, [], list(ops)))
-               for br in branches]
-    return ctx.op("stablehlo.case", [index], regions=regions)
+    effs = effects.threaded(ctx, *branches)   # (their ordered effects' tokens: first)
+
+    def branch(br):
+        outs = ctx.lower_jaxpr(br.jaxpr, [], list(ops))
+        return effects.current(ctx, effs) + outs
+    regions = [ctx.region([], lambda br=br: branch(br)) for br in branches]
+    outs = ctx.op("stablehlo.case", [index], effects.token_avals(effs) + list(ctx.avals_out),
+                  regions=regions)
+    effects.advance(ctx, effs, outs[:len(effs)])
+    return outs[len(effs):]
 
 # ---- autodiff ----------------------------------------------------------------------
 

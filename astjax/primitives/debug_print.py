@@ -19,8 +19,9 @@ import numpy as np
 
 from .. import core, tree_util
 from ..pyast import call, load
+from . import effects
 from .base import lax_ops, register
-from .callbacks import HostCall, debug_callback_p
+from .callbacks import HostCall, debug_callback_p, unrolled
 
 __all__ = ["debug_print_p", "bind_debug_print", "format_message"]
 
@@ -51,6 +52,8 @@ def bind_debug_print(fmt, args, kwargs, *, ordered=False, partitioned=False,
                   has_placeholders=bool(fmt) and first[1] is not None,
                   logging_record=logging_record)
     if core.current_builder() is None:
+        if ordered:   # (after the ordered prints of the programs dispatched before)
+            effects.wait("debug")
         host_call(params)(*dyn)
     else:
         debug_print_p.bind(*dyn, **params)
@@ -111,7 +114,10 @@ def _batch(args, dims, **params):
     branches interleaved per lane -- but its eager vmap, one program too, would then
     interleave where JAX's op-by-op eager vmap prints each branch's lanes in turn
     (tests/bad_inputs/ok_vmap_cond_debug_print_lanes.py). One call keeps JAX's eager
-    order; the jaxpr differs: a strict xfail in tests/test_debug_print.py.)"""
+    order; the jaxpr differs: a strict xfail in tests/test_debug_print.py.) An ordered
+    print is unrolled as JAX's: its tokens order the prints alike in both cases."""
+    if params["ordered"]:
+        return unrolled(debug_print_p, args, dims, params)
     return debug_callback_p.batch(list(args), list(dims), callback=host_call(params),
                                   ordered=params["ordered"])
 
@@ -125,3 +131,4 @@ def _source(gen, eqn):
 
 register(debug_print_p, impl=_impl, abstract_eval=lambda *avals, **params: [],
          lowering=_lowering, jvp=_jvp, batch=_batch, source=_source)
+effects.ORDERED[debug_print_p] = effects.ORDERED[debug_callback_p]

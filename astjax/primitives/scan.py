@@ -32,6 +32,7 @@ from ..errors import LoopCarryError, ShapeError, StructureError
 from ..shape_poly import canonical_dim
 from ..pyast import assign, attr, call, dtype_expr, load, pyconst, statement_rule, store
 from ..util import split_list
+from . import effects
 from .base import lax_ops, instantiate, matchaxis, moveaxis, register, zeros_like_aval
 from .cond import (_fmt, _types_match, forward_operands, forwarded, not_mapped,
                    promote_weak_carry, stage_sub)
@@ -113,12 +114,15 @@ def _scan_lowering(ctx, *args, jaxpr, length, reverse, num_consts, num_carry, un
     i32 = ShapedArray((), dtypes.int32)
     zeros = [ctx.op1("stablehlo.broadcast_in_dim", [ctx.constant(0, a.update(shape=()))], a,
                      attrs={"broadcast_dimensions": ctx.i64([])}) for a in y_avals]
-    state_avals = [i32] + c_av + k_av + x_av + list(y_avals)
-    init = [ctx.constant(0, i32)] + consts + carry + xs + zeros
+    effs = effects.threaded(ctx, jaxpr)   # (its ordered effects' tokens: carried first)
+    nt = len(effs)
+    state_avals = effects.token_avals(effs) + [i32] + c_av + k_av + x_av + list(y_avals)
+    init = effects.current(ctx, effs) + [ctx.constant(0, i32)] + consts + carry + xs + zeros
     nc, nk, nx = len(consts), len(carry), len(xs)
     steps = _unroll_steps(length, unroll) if type(length) is int else 1   # (symbolic)
 
-    def cond_body(i, *rest):
+    def cond_body(*state):
+        i = state[nt]
         lim = ctx.mb.dim_value(length)   # (a symbolic length: from the dimensions)
         return [ctx.mb.op("stablehlo.compare", [i, lim], [i32.update(dtype=dtypes.bool_)],
                           {"comparison_direction": "#stablehlo<comparison_direction LT>"})[0]]
@@ -143,17 +147,21 @@ def _scan_lowering(ctx, *args, jaxpr, length, reverse, num_consts, num_carry, un
         i1 = ctx.mb.op("stablehlo.add", [i, ctx.constant(1, i32)], [i32])[0]
         return i1, new_k, new_ys
 
-    def body_body(i, *rest):
+    def body_body(*state):
+        effects.advance(ctx, effs, state[:nt])
+        i, rest = state[nt], state[nt + 1:]
         cs = list(rest[:nc])
         ks = list(rest[nc:nc + nk])
         xs_ = list(rest[nc + nk:nc + nk + nx])
         ys = list(rest[nc + nk + nx:])
         for _ in range(steps):
             i, ks, ys = step(i, cs, ks, xs_, ys)
-        return [i] + cs + ks + xs_ + ys
+        return effects.current(ctx, effs) + [i] + cs + ks + xs_ + ys
 
     outs = ctx.op("stablehlo.while", init, out_avals=state_avals,
                   regions=[ctx.region(state_avals, cond_body), ctx.region(state_avals, body_body)])
+    effects.advance(ctx, effs, outs[:nt])
+    outs = outs[nt:]
     return outs[1 + nc:1 + nc + nk] + outs[1 + nc + nk + nx:]
 
 

@@ -59,6 +59,7 @@ from ..errors import (ArgumentValueError, DTypeError, DifferentiationError, JAXT
 from ..pyast import load, statement_rule
 from ..shape_poly_expr import as_value
 from ..util import split_list
+from . import effects
 from .base import lax_ops, instantiate, matchaxis, register, zeros_like_aval
 from .cond import (_any, _ensure_types, _first_lane, _fmt, _lane_select,
                    _safe_operand, _types_match, forward_operands, forwarded, io_effects,
@@ -192,19 +193,55 @@ def _while_impl(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
 
 
 def _while_lowering(ctx, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
-    avals = ctx.avals_in
-    nc = cond_nconsts + body_nconsts
+    # the body's ordered effects' tokens are carried first (as JAX's; one in the
+    # condition is not threaded)
+    if effects.threaded(ctx, cond_jaxpr) and not cond_jaxpr.out_avals[0].shape:
+        return _while_cond_effects(ctx, args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts)
+    effs = effects.threaded(ctx, body_jaxpr)
+    nt = len(effs)
+    avals = effects.token_avals(effs) + list(ctx.avals_in)
+    nc = nt + cond_nconsts + body_nconsts
 
     def cond_body(*xs):
-        return ctx.lower_jaxpr(cond_jaxpr.jaxpr, [], list(xs[:cond_nconsts]) + list(xs[nc:]))
+        return ctx.lower_jaxpr(cond_jaxpr.jaxpr, [], list(xs[nt:nt + cond_nconsts]) + list(xs[nc:]))
 
     def body_body(*xs):
-        new = ctx.lower_jaxpr(body_jaxpr.jaxpr, [], list(xs[cond_nconsts:nc]) + list(xs[nc:]))
-        return list(xs[:nc]) + new
+        effects.advance(ctx, effs, xs[:nt])
+        new = ctx.lower_jaxpr(body_jaxpr.jaxpr, [], list(xs[nt + cond_nconsts:nc]) + list(xs[nc:]))
+        return effects.current(ctx, effs) + list(xs[nt:nc]) + new
 
-    outs = ctx.op("stablehlo.while", list(args), out_avals=list(avals),
+    outs = ctx.op("stablehlo.while", effects.current(ctx, effs) + list(args), out_avals=avals,
                   regions=[ctx.region(avals, cond_body), ctx.region(avals, body_body)])
+    effects.advance(ctx, effs, outs[:nt])
     return outs[nc:]
+
+def _while_cond_effects(ctx, args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+    """A `while` whose condition has an ordered effect, lowered as JAX lowers it: the
+    condition runs once before the loop and then at the end of each trip, its value
+    carried (first after the consts) and read by the loop's condition, so that the
+    condition's effect is threaded with the body's."""
+    n = cond_nconsts + body_nconsts
+    avals = list(ctx.avals_in)
+
+    def loop(*xs):
+        cc, bc, carry = split_list(xs, cond_nconsts, body_nconsts)
+        first = core.inline_jaxpr(cond_jaxpr.jaxpr, cond_jaxpr.consts, cc + carry)[0]
+
+        def trip(*state):
+            c, b, _, k = split_list(state, cond_nconsts, body_nconsts, 1)
+            k = core.inline_jaxpr(body_jaxpr.jaxpr, body_jaxpr.consts, b + k)
+            return [core.inline_jaxpr(cond_jaxpr.jaxpr, cond_jaxpr.consts, c + k)[0], *k]
+        state = [core.get_aval(first)] + avals[n:]
+        cj = core.stage(lambda p, *k: [p], state)
+        bj = core.stage(trip, avals[:n] + state)
+        outs = bind(while_p, *cj.consts, *bj.consts, *cc, *bc, first, *carry,
+                    cond_jaxpr=core.closure_convert(cj.jaxpr),
+                    body_jaxpr=core.closure_convert(bj.jaxpr), cond_nconsts=len(cj.consts),
+                    body_nconsts=len(bj.consts) + n)
+        return outs[1:]
+    program = core.stage(loop, avals)
+    consts = [ctx.constant(np.asarray(c), core.get_aval(c)) for c in program.consts]
+    return ctx.lower_jaxpr(program.jaxpr, consts, list(args))
 
 # ---- autodiff ----------------------------------------------------------------------
 

@@ -1,0 +1,157 @@
+"""Ordered effects as JAX 0.10.2 lowers and runs them (tests/oracle/record_ordered_effects.py
+-> ordered_effects.json): each effect's `!stablehlo.token` threaded through `@main` and
+through `cond`, `while`, `scan`, an inner `jit`, `custom_jvp` / `custom_vjp` /
+`checkpoint` bodies (exact texts), the values, the printed lines and the io callback's
+calls in order -- also across consecutive calls, which pass the runtime token on."""
+import re
+import sys
+import types
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import astjax
+import astjax.numpy as jnp
+from astjax.compat.experimental import io_callback
+from astjax.primitives import effects
+
+sys.path.insert(0, str(Path(__file__).parent / "oracle"))
+from record_ordered_effects import CASES  # noqa: E402
+from oracle import compare  # noqa: E402
+
+RECORDED = compare.load("ordered_effects")["cases"]
+J = types.SimpleNamespace(jax=astjax, jnp=jnp, io_callback=io_callback)
+KNOWN = {
+    ("scan_both", "text"): "astjax lowers a scan's body inline in its while loop; JAX's "
+                           "_scan_impl calls @closed_call and the dynamic_index_in_dim "
+                           "helpers (the tokens are carried first in both: "
+                           "test_scan_threads_the_tokens_as_jax)",
+}
+PROGRAMS = [(n, k) for n in sorted(RECORDED["programs"]) for k in ("text", "value", "printed",
+                                                                      "log")]
+
+
+@pytest.fixture(scope="module")
+def results():
+    return {name: case(J) for name, case in CASES.items()}
+
+
+def test_every_case_recorded(results):
+    assert sorted(RECORDED) == sorted(CASES)
+    assert sorted(RECORDED["programs"]) == sorted(results["programs"])
+
+
+def _effects_unordered(text):
+    """`text` with the tokens of two effects in a canonical order: JAX orders them as
+    its set of effects iterates (by the effect objects' ids: the order differs between
+    processes -- the recorded texts have `debug` first, a run of the same programs in
+    another script `io` first), astjax as `effects.ORDER`. The two token arguments get
+    one name and the two token results of `@main`'s return are sorted."""
+    if "%arg1: !stablehlo.token" not in text:
+        return text
+    text = re.sub(r"%arg[01]\b", "%argT", text)
+    ret = re.search(r"^(    return )([^,]+), ([^,]+),", text, re.M)
+    return text[:ret.start(2)] + ", ".join(sorted(ret.group(2, 3))) + text[ret.end(3):]
+
+
+@pytest.mark.parametrize("case", compare.cases(PROGRAMS, KNOWN), ids="/".join)
+def test_program_as_jax(results, case):
+    name, key = case
+    got, want = results["programs"][name][key], RECORDED["programs"][name][key]
+    if key == "value":
+        compare.assert_close(got, want, rtol=1e-6, atol=1e-6)
+    elif key == "text":
+        assert _effects_unordered(got) == _effects_unordered(want)
+    else:
+        assert got == want
+
+
+@pytest.mark.parametrize("key", ["value", "printed", "log"])
+def test_consecutive_calls_in_order(results, key):
+    assert results["consecutive"][key] == RECORDED["consecutive"][key]
+
+
+@pytest.mark.parametrize("key", ["value", "printed", "committed_text"])
+def test_ahead_of_time_as_jax(results, key):
+    assert results["ahead_of_time"][key] == RECORDED["ahead_of_time"][key]
+
+
+@pytest.mark.parametrize("name", sorted(RECORDED["remat_prints"]))
+def test_remat_prints_as_jax(results, name):
+    got, want = results["remat_prints"][name], RECORDED["remat_prints"][name]
+    assert got["printed"] == want["printed"]
+    compare.assert_close(got["value"], want["value"], rtol=1e-6)
+
+
+@pytest.mark.skipif(len(astjax.devices()) < 2, reason="needs 2 devices "
+                    "(ASTJAX_NUM_CPU_DEVICES=4, set by conftest.py)")
+def test_multi_device_as_jax(results):
+    assert results["multi_device"] == RECORDED["multi_device"]
+
+
+def test_scan_threads_the_tokens_as_jax(results):
+    """@main's signature is JAX's and the while loop carries both tokens first."""
+    got, want = results["programs"]["scan_both"]["text"], RECORDED["programs"]["scan_both"]["text"]
+
+    def main(t):
+        return next(ln for ln in t.splitlines() if "@main(" in ln)
+    assert main(got) == main(want)
+    carried = re.search(r"stablehlo\.while\(.*\) : (.*)$", got, re.M).group(1).split(", ")
+    assert carried[:2] == ["!stablehlo.token"] * 2
+    def calls(t):   # (the callbacks, each taking its effect's token)
+        return [ln for ln in t.splitlines() if "custom_call" in ln and ": (!stablehlo.token, " in ln]
+    assert len(calls(got)) == len(calls(want)) == 2
+
+
+def test_runtime_token_kept_per_effect():
+    """The token a call returns is the one the next call of that effect takes."""
+    f = astjax.jit(lambda x: io_callback(lambda a: np.asarray(a), astjax.ShapeDtypeStruct(
+        (), jnp.float32), x, ordered=True))
+    f(1.0)
+    first = effects.RUNTIME_TOKENS["io"]
+    f(2.0)
+    assert effects.RUNTIME_TOKENS["io"] is not first
+    assert first.shape == (0,) and first.dtype == np.bool_
+
+
+def test_program_without_ordered_effects_is_a_plain_entry():
+    """No tokens, no runtime token: the fast dispatch paths take it."""
+    from astjax.dispatch_keys import Entry
+    f = astjax.jit(lambda x: x + 1)
+    f(jnp.ones(2))
+    entry, _ = f._entry((jnp.ones(2),), {})
+    assert type(entry) is Entry
+    assert "!stablehlo.token" not in f.lower(jnp.ones(2)).as_text()
+
+
+class _Pending:
+    """A runtime token whose program is still running: records the wait."""
+    def __init__(self, log):
+        self.log = log
+
+    def block_until_ready(self):
+        self.log.append("waited")
+
+
+@pytest.mark.parametrize("effect,how", [("io", "io_callback"), ("debug", "print"),
+                                        ("debug", "callback")])
+def test_eager_ordered_callback_waits_for_the_last_token(effect, how, capsys):
+    """Outside `jit`, an ordered callback runs after the programs with its effect
+    dispatched before it (JAX passes it their token)."""
+    log = []
+    saved = effects.RUNTIME_TOKENS.get(effect)
+    effects.RUNTIME_TOKENS[effect] = _Pending(log)
+    try:
+        if how == "io_callback":
+            io_callback(lambda a: log.append("called"), None, 1.0, ordered=True)
+        elif how == "callback":
+            astjax.debug.callback(lambda a: log.append("called"), 1.0, ordered=True)
+        else:
+            astjax.debug.print("p", ordered=True)
+            log.append(capsys.readouterr().out)
+    finally:
+        effects.RUNTIME_TOKENS.pop(effect)
+        if saved is not None:
+            effects.RUNTIME_TOKENS[effect] = saved
+    assert log == ["waited", "p\n" if how == "print" else "called"]
