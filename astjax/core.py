@@ -407,7 +407,9 @@ class Builder:
     def const_tracer(self, value: np.ndarray) -> "Tracer":
         """A staged constant: a literal (scalars) or a constvar, with its value known."""
         aval = get_aval(value)
-        known = value if aval.size <= _KNOWN_LIMIT else None
+        # a WeakConst's value is its array (the object itself is truthy and no number)
+        known = (value.val if type(value) is WeakConst else value) if aval.size <= _KNOWN_LIMIT \
+            else None
         if aval.ndim == 0:
             return Tracer(self, Literal(np.asarray(value)[()], aval), known)
         return Tracer(self, self.atom(value), known)

@@ -87,3 +87,24 @@ def test_make_jaxpr_takes_axis_env():
     assert str(closed) == plain and shape.shape == (3,)
     with pytest.raises(NotImplementedError, match="axis_env"):
         astjax.make_jaxpr(f, axis_env=[("i", 2)])
+
+
+# ---- a weakly typed constant made while staging (`jnp.array(2)`: JAX keeps a Python
+# scalar's weak type) kept the WeakConst wrapper as its known value: `x ** p` raised
+# TypeError from int() (haiku's stateful_test SquareModule, 16 tests) and `if p:` read
+# the wrapper object, always truthy
+def _pow_of_weak_constant(x):
+    return x ** jnp.array(2)
+
+
+def _branch_on_weak_zero(y):
+    z = jnp.array(0)
+    if z:
+        return y + 1
+    return y - 1
+
+
+def test_weak_constant_known_value():
+    np.testing.assert_allclose(astjax.jit(_pow_of_weak_constant)(3.0), 9.0)   # JAX: 9.0
+    # Python's value of the folded test (JAX refuses `if` on it inside jit)
+    np.testing.assert_allclose(astjax.jit(_branch_on_weak_zero)(1.0), 0.0)
