@@ -23,7 +23,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import dtypes, tree_util
+from . import dtypes, name_stack, tree_util
 from .errors import (AxisNameError, ConcretizationError, EscapedTracerError, JAXTypeError,
                      TracerArrayConversionError, TracerBoolConversionError,
                      TracerIntegerConversionError,
@@ -373,6 +373,11 @@ class Builder:
         # functions staged while it is open (`cond.staged_once`), dropped when it closes:
         # their consts may be this builder's tracers
         self.staged: dict = {}
+        # what was open when it was made: its equations' name stacks are relative to
+        # the scopes open then, and a source-info context from an enclosing builder
+        # lends them its location but not its name stack (see `name_stack_of`)
+        self.ns_base = len(name_stack.current.stack)
+        self.si_base = len(_state.source_info)
 
     def new_arg(self, aval: ShapedArray, hint=None) -> Tracer:
         v = Var(aval, hint)
@@ -437,8 +442,10 @@ class Builder:
         out = (prim.abstract_eval or rule(prim, "abstract_eval"))(*in_avals, **params)
         if _host_avals_seen[0]:   # (values in pinned host memory: ir.memory_space_rule)
             out = memory_space_rule(prim, in_avals, out)
-        info = _state.source_info
-        info = info[-1] if info else user_location(2)
+        infos = _state.source_info
+        info = infos[-1] if infos else user_location(2)
+        if infos or len(name_stack.current.stack) > self.ns_base:
+            info = self.name_stack_of(info, len(infos) > self.si_base)
         producer = self.producer
         folded = True   # (an operand known only at run time: nothing to fold)
         for a in args:
@@ -459,6 +466,21 @@ class Builder:
             producer[v] = eqn
         known = self._fold(prim, args, params, out) if folded else [None] * len(outvars)
         return [tracer_for(self, v, k) for v, k in zip(outvars, known)]
+
+    def name_stack_of(self, info: SourceInfo, own_context: bool) -> SourceInfo:
+        """`info` with the name stack of an equation staged now: the scopes opened
+        since this builder was made, then (JAX's `eval_jaxpr`) those of the equation
+        being re-staged, when its source-info context was entered in this builder."""
+        cur = name_stack.current.stack
+        ns = cur[self.ns_base:] if len(cur) > self.ns_base else name_stack.EMPTY
+        if own_context and info.name_stack:
+            ns = ns + info.name_stack
+        if ns == info.name_stack:
+            return info
+        if not _state.source_info and info is not UNKNOWN:
+            info.name_stack = ns   # (a fresh location from `user_location`)
+            return info
+        return info.replace(name_stack=ns)
 
     def _fold(self, prim, args, params, out_avals):
         none = [None] * len(out_avals)
