@@ -16,7 +16,7 @@ import functools
 from collections.abc import Callable, Hashable
 from typing import Any, TypeVar, overload
 
-from . import core, dtypes, name_stack, tree_util
+from . import core, dtypes, name_stack, tree_util, util
 from .api import Jitted
 from .extend.core import eager_staging, eager_transform as _eager_transform
 from .errors import (ArgumentError, ArgumentTypeError, ArgumentValueError, ShapeError,
@@ -79,7 +79,7 @@ class BatchedFunction(StagedCallable):
         self.axis_name, self.axis_size = axis_name, axis_size
         self.spmd_axis_name = spmd_axis_name
         self._jitted = None
-        functools.update_wrapper(self, fun, updated=())
+        util.wraps_function(self, fun)
 
     def __get__(self, obj, objtype=None):
         return self if obj is None else functools.partial(self, obj)

@@ -166,3 +166,36 @@ def test_interpreters_ad_deflinear():
     grad = astjax.grad(lambda x: prim.bind(x) * 2.0)(jnp.float32(1.0))
     np.testing.assert_allclose(grad, 6.0)   # the transpose rule's 3 times the 2
     assert seen
+
+
+# ---- hk.experimental.tabulate / eval_summary (summarise_test)
+def test_transformations_carry_the_functions_attributes():
+    # JAX's transformations copy the function's __dict__: haiku finds a transformed
+    # function's original as `jax.jit(f.init)._original_fn`
+    def f(x):
+        return x
+    f._original_fn = "original"
+    for transform in (astjax.jit, astjax.grad, astjax.vmap, astjax.pmap):
+        assert transform(f)._original_fn == "original"
+    assert astjax.jit(astjax.jit(f))(jnp.float32(1.0)) == 1.0   # its own state kept
+
+
+@pytest.mark.filterwarnings("ignore::astjax.errors.SideEffectWarning")
+def test_inner_jit_under_disable_jit_runs_the_function():
+    # under `disable_jit` a jitted function called while staging runs its Python body,
+    # as JAX's does (eval_summary stages under disable_jit to see every module call of
+    # an already-warm `jax.jit(f.apply)`); JAX: 1 call to warm up, 1 per call after
+    calls = []
+
+    @astjax.jit
+    def h(x):
+        calls.append(None)
+        return x * 2
+
+    h(1.0)
+    h(1.0)
+    assert len(calls) == 1
+    with astjax.disable_jit():
+        shape = astjax.eval_shape(lambda x: h(x), 1.0)
+        h(1.0)
+    assert shape.shape == () and len(calls) == 3
