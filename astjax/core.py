@@ -24,6 +24,7 @@ from typing import Any, Callable
 import numpy as np
 
 from . import dtypes, name_stack, tree_util
+from .name_stack import source_info_context  # noqa: F401  (core.source_info_context)
 from .errors import (AxisNameError, ConcretizationError, EscapedTracerError, JAXTypeError,
                      TracerArrayConversionError, TracerBoolConversionError,
                      TracerIntegerConversionError,
@@ -373,11 +374,9 @@ class Builder:
         # functions staged while it is open (`cond.staged_once`), dropped when it closes:
         # their consts may be this builder's tracers
         self.staged: dict = {}
-        # what was open when it was made: its equations' name stacks are relative to
-        # the scopes open then, and a source-info context from an enclosing builder
-        # lends them its location but not its name stack (see `name_stack_of`)
+        # what was open when it was made (`name_stack.staged_info`)
         self.ns_base = len(name_stack.current.stack)
-        self.si_base = len(_state.source_info)
+        self.si_base = len(name_stack.current.infos)
 
     def new_arg(self, aval: ShapedArray, hint=None) -> Tracer:
         v = Var(aval, hint)
@@ -442,10 +441,11 @@ class Builder:
         out = (prim.abstract_eval or rule(prim, "abstract_eval"))(*in_avals, **params)
         if _host_avals_seen[0]:   # (values in pinned host memory: ir.memory_space_rule)
             out = memory_space_rule(prim, in_avals, out)
-        infos = _state.source_info
+        infos = name_stack.current.infos
         info = infos[-1] if infos else user_location(2)
         if infos or len(name_stack.current.stack) > self.ns_base:
-            info = self.name_stack_of(info, len(infos) > self.si_base)
+            info = name_stack.staged_info(info, self.ns_base, len(infos) > self.si_base,
+                                          not infos and info is not UNKNOWN)
         producer = self.producer
         folded = True   # (an operand known only at run time: nothing to fold)
         for a in args:
@@ -466,21 +466,6 @@ class Builder:
             producer[v] = eqn
         known = self._fold(prim, args, params, out) if folded else [None] * len(outvars)
         return [tracer_for(self, v, k) for v, k in zip(outvars, known)]
-
-    def name_stack_of(self, info: SourceInfo, own_context: bool) -> SourceInfo:
-        """`info` with the name stack of an equation staged now: the scopes opened
-        since this builder was made, then (JAX's `eval_jaxpr`) those of the equation
-        being re-staged, when its source-info context was entered in this builder."""
-        cur = name_stack.current.stack
-        ns = cur[self.ns_base:] if len(cur) > self.ns_base else name_stack.EMPTY
-        if own_context and info.name_stack:
-            ns = ns + info.name_stack
-        if ns == info.name_stack:
-            return info
-        if not _state.source_info and info is not UNKNOWN:
-            info.name_stack = ns   # (a fresh location from `user_location`)
-            return info
-        return info.replace(name_stack=ns)
 
     def _fold(self, prim, args, params, out_avals):
         none = [None] * len(out_avals)
@@ -520,7 +505,6 @@ class Builder:
 class _State(threading.local):
     def __init__(self):
         self.builders: list[Builder] = []
-        self.source_info: list[SourceInfo] = []
         self.axis_frames: list = []
         # inside `ensure_compile_time_eval`: operations on known values run now
         self.compile_time_eval = False
@@ -576,20 +560,9 @@ def new_builder():
         b.staged = {}
 
 
-@contextmanager
-def source_info_context(info: SourceInfo):
-    """Equations staged inside inherit `info` (used by transforms)."""
-    _state.source_info.append(info)
-    try:
-        yield
-    finally:
-        _state.source_info.pop()
-
-
 def current_source_info() -> SourceInfo:
-    if _state.source_info:
-        return _state.source_info[-1]
-    return user_location(3)
+    infos = name_stack.current.infos
+    return infos[-1] if infos else user_location(3)
 
 
 # ----------------------------------------------------------------- named axes

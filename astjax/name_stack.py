@@ -1,7 +1,7 @@
 """The name stack: the scopes (`named_scope`, `named_call`, a haiku module's name) and
 transformations (`jvp`, `transpose`, `vmap`) an equation was staged in, as JAX keeps it
 in `eqn.source_info.name_stack` (dm-haiku's `jaxpr_info` attributes equations to
-modules by it).
+modules by it), and the source-info contexts the transforms re-stage equations under.
 
 A `NameStack` holds `Scope`s and `Transform`s, outermost first, and prints as JAX
 prints it: scopes joined by '/', a transformation wrapping the scope entered right
@@ -15,12 +15,14 @@ re-stage an equation put the running stack in front of the equation's own (JAX's
 they stage; a rule running a pass on a body adds none, as in JAX."""
 from __future__ import annotations
 
+import contextlib
 import functools
 import threading
 from typing import NamedTuple
 
 __all__ = ["Scope", "Transform", "NameStack", "EMPTY", "new_name_stack", "current_name_stack",
-           "extend_name_stack", "transform_name_stack", "set_name_stack", "reset_name_stack"]
+           "extend_name_stack", "transform_name_stack", "set_name_stack", "reset_name_stack",
+           "source_info_context", "staged_info"]
 
 
 class Scope(NamedTuple):
@@ -100,9 +102,21 @@ def new_name_stack(name: str = "") -> NameStack:
 class _Current(threading.local):
     def __init__(self):
         self.stack = EMPTY
+        self.infos: list = []   # the source-info contexts entered (`source_info_context`)
 
 
-current = _Current()   # `current.stack`: read once per staged equation (core.Builder)
+current = _Current()   # read once per staged equation (core.Builder.add_eqn)
+
+
+@contextlib.contextmanager
+def source_info_context(info):
+    """Equations staged inside inherit `info` (a `SourceInfo`: the transforms re-stage an
+    equation under its own), and its name stack after the running one."""
+    current.infos.append(info)
+    try:
+        yield
+    finally:
+        current.infos.pop()
 
 
 def current_name_stack() -> NameStack:
@@ -155,3 +169,23 @@ def set_name_stack(stack: NameStack) -> _Set:
 def reset_name_stack() -> _Set:
     """Inside: the empty stack."""
     return _Set(lambda s: EMPTY)
+
+
+def staged_info(info, base: int, own_context: bool, fresh: bool):
+    """The source info (`errors.SourceInfo`) of an equation a builder stages now, from
+    `info` (its source-info context's, or the user's frame): named by the scopes opened
+    since the builder was made (`base` of them were open then), followed -- JAX's
+    `eval_jaxpr` -- by those of the equation being re-staged when its context was
+    entered in this builder (`own_context`; a context from an enclosing builder lends
+    its location but not its names, as a body's names are relative to the body).
+    `fresh`: `info` is a new object of this equation's alone, set in place."""
+    cur = current.stack
+    ns = cur[base:] if len(cur) > base else EMPTY
+    if own_context and info.name_stack:
+        ns = ns + info.name_stack
+    if ns == info.name_stack:
+        return info
+    if fresh:
+        info.name_stack = ns
+        return info
+    return info.replace(name_stack=ns)
