@@ -5,6 +5,7 @@ bodies, against JAX 0.10.2's (tests/oracle/name_stacks.json, recorded by
 tests/oracle/record_name_stacks.py)."""
 import difflib
 import json
+import re
 import sys
 import types
 from pathlib import Path
@@ -76,3 +77,17 @@ def test_named_call_and_scope_leave_no_trace():
     assert inner == "outer/blk" and str(current_name_stack()) == ""
     with pytest.raises(TypeError, match="must be a string"):
         astjax.named_scope(3)
+
+
+def _scoped_grad(x):
+    with astjax.named_scope("a"):
+        y = jnp.sin(x)
+    return astjax.grad(lambda z: jnp.cos(z) * 2.0)(y)
+
+
+def test_lowered_locations_named_by_the_stack():
+    # JAX 0.10.2 names these "jit(f)/a/sin", "jit(f)/jvp()/sin",
+    # "jit(f)/transpose(jvp())/neg" and ".../mul"; astjax's names leave out `jit(f)/`
+    text = astjax.jit(_scoped_grad).lower(1.0).as_text(debug_info=True)
+    names = re.findall(r'^#loc\d+ = loc\("([^"]*)"\(', text, re.M)
+    assert names == ["a/sin", "jvp()/sin", "transpose(jvp())/neg", "transpose(jvp())/mul"]
