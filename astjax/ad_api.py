@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from . import core, dtypes, tree_util
+from . import core, dtypes, tree_util, util
 from .primitives import ops as lax  # (not .lax: lax.reduce uses this module)
 from .ad_dtypes import (
     check_rev_input as _check_rev_input,
@@ -152,7 +152,7 @@ class _Transformed(StagedCallable):
         check_callable(fun, type(self).__name__.strip("_").lower())
         self.fun = fun
         try:
-            functools.update_wrapper(self, fun, updated=())
+            util.wraps_function(self, fun)
         except (AttributeError, TypeError):
             pass
         try:

@@ -13,7 +13,7 @@ from typing import Any, overload
 
 import numpy as np
 
-from . import core, dtypes, tree_util
+from . import core, dtypes, tree_util, util
 from . import sharding_impls as _sharding
 from .codegen import compile_cache, cpp_jit, runtime, sharded as _sharded, spmd as _spmd
 from .codegen import explicit as _explicit, stablehlo
@@ -148,7 +148,7 @@ class Jitted(StagedCallable):
             fun, static_argnums, static_argnames, donate_argnums))
         self._has_statics = bool(self.static_argnums or self.static_argnames)
         self._plain = options is None and not self._has_statics   # __call__'s fast paths
-        functools.update_wrapper(self, fun, updated=())
+        util.wraps_function(self, fun)
 
     @staticmethod
     def _new_state(fun, static_argnums, static_argnames, donate_argnums):
@@ -512,6 +512,8 @@ class Jitted(StagedCallable):
         check_signature(self.fun, args, kwargs, "jit")
         dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
         fun = self._rebuild(statics)
+        if _config_values["jax_disable_jit"]:   # JAX runs the Python function, as eagerly
+            return _call_user(fun, dyn_args, dyn_kwargs)
         if self._shardings:   # inside another program: the layouts become constraints
             return _spmd.constrain_inline(fun, self._shardings, dyn_args, dyn_kwargs)
         sig = array_signature(dyn_args, dyn_kwargs, refs=True)   # (a Ref: one operand)

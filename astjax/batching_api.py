@@ -16,7 +16,7 @@ import functools
 from collections.abc import Callable, Hashable
 from typing import Any, TypeVar, overload
 
-from . import core, dtypes, tree_util
+from . import core, dtypes, name_stack, tree_util, util
 from .api import Jitted
 from .extend.core import eager_staging, eager_transform as _eager_transform
 from .errors import (ArgumentError, ArgumentTypeError, ArgumentValueError, ShapeError,
@@ -79,7 +79,7 @@ class BatchedFunction(StagedCallable):
         self.axis_name, self.axis_size = axis_name, axis_size
         self.spmd_axis_name = spmd_axis_name
         self._jitted = None
-        functools.update_wrapper(self, fun, updated=())
+        util.wraps_function(self, fun)
 
     def __get__(self, obj, objtype=None):
         return self if obj is None else functools.partial(self, obj)
@@ -147,8 +147,8 @@ class BatchedFunction(StagedCallable):
                               for n, sh, d, s in sizes)
             if self.axis_size is not None:
                 lines += f"\n  * axis_size={self.axis_size}"
-            raise ArgumentValueError("vmap got inconsistent sizes for the array axes to be "
-                                     "mapped:\n" + lines,
+            raise ArgumentValueError("vmap got inconsistent sizes for array axes to be "
+                                     "mapped:\n" + lines,   # (JAX's words)
                                      hint="every mapped argument needs the same size along its "
                                           "mapped axis", loc=loc)
         size = size_set.pop()
@@ -156,7 +156,9 @@ class BatchedFunction(StagedCallable):
                 eager_staging(leaves, [d is not None for d in norm_dims]), eager_builder():
             closed, out_tree = stage_flat(self.fun, in_tree, avals)
         closed = discharge_closed(closed, "vmap", lift=refs)   # mutable references -> values
-        outs, out_dims = batching.batch_jaxpr(closed, norm_dims, size, self.axis_name, leaves)
+        with name_stack.transform_name_stack("vmap"):
+            outs, out_dims = batching.batch_jaxpr(closed, norm_dims, size, self.axis_name,
+                                                  leaves)
         k = len(outs) - len(refs)
         for i, x, d in zip(sorted(refs), outs[k:], out_dims[k:]):   # final values stored back
             ref_set(refs[i], ..., batching.matchaxis(x, d, norm_dims[i], size))

@@ -23,7 +23,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import dtypes, tree_util
+from . import dtypes, name_stack, tree_util
+from .name_stack import source_info_context  # noqa: F401  (core.source_info_context)
 from .errors import (AxisNameError, ConcretizationError, EscapedTracerError, JAXTypeError,
                      TracerArrayConversionError, TracerBoolConversionError,
                      TracerIntegerConversionError,
@@ -373,6 +374,9 @@ class Builder:
         # functions staged while it is open (`cond.staged_once`), dropped when it closes:
         # their consts may be this builder's tracers
         self.staged: dict = {}
+        # what was open when it was made (`name_stack.staged_info`)
+        self.ns_base = len(name_stack.current.stack)
+        self.si_base = len(name_stack.current.infos)
 
     def new_arg(self, aval: ShapedArray, hint=None) -> Tracer:
         v = Var(aval, hint)
@@ -407,7 +411,9 @@ class Builder:
     def const_tracer(self, value: np.ndarray) -> "Tracer":
         """A staged constant: a literal (scalars) or a constvar, with its value known."""
         aval = get_aval(value)
-        known = value if aval.size <= _KNOWN_LIMIT else None
+        # a WeakConst's value is its array (the object itself is truthy and no number)
+        known = (value.val if type(value) is WeakConst else value) if aval.size <= _KNOWN_LIMIT \
+            else None
         if aval.ndim == 0:
             return Tracer(self, Literal(np.asarray(value)[()], aval), known)
         return Tracer(self, self.atom(value), known)
@@ -435,8 +441,11 @@ class Builder:
         out = (prim.abstract_eval or rule(prim, "abstract_eval"))(*in_avals, **params)
         if _host_avals_seen[0]:   # (values in pinned host memory: ir.memory_space_rule)
             out = memory_space_rule(prim, in_avals, out)
-        info = _state.source_info
-        info = info[-1] if info else user_location(2)
+        infos = name_stack.current.infos
+        info = infos[-1] if infos else user_location(2)
+        if infos or len(name_stack.current.stack) > self.ns_base:
+            info = name_stack.staged_info(info, self.ns_base, len(infos) > self.si_base,
+                                          not infos and info is not UNKNOWN)
         producer = self.producer
         folded = True   # (an operand known only at run time: nothing to fold)
         for a in args:
@@ -496,7 +505,6 @@ class Builder:
 class _State(threading.local):
     def __init__(self):
         self.builders: list[Builder] = []
-        self.source_info: list[SourceInfo] = []
         self.axis_frames: list = []
         # inside `ensure_compile_time_eval`: operations on known values run now
         self.compile_time_eval = False
@@ -552,20 +560,9 @@ def new_builder():
         b.staged = {}
 
 
-@contextmanager
-def source_info_context(info: SourceInfo):
-    """Equations staged inside inherit `info` (used by transforms)."""
-    _state.source_info.append(info)
-    try:
-        yield
-    finally:
-        _state.source_info.pop()
-
-
 def current_source_info() -> SourceInfo:
-    if _state.source_info:
-        return _state.source_info[-1]
-    return user_location(3)
+    infos = name_stack.current.infos
+    return infos[-1] if infos else user_location(3)
 
 
 # ----------------------------------------------------------------- named axes

@@ -15,6 +15,7 @@ import warnings
 
 from jaxlib import _jax
 
+from .name_stack import EMPTY as EMPTY_NAME_STACK
 from .util import WeakIdMap
 
 __all__ = [
@@ -40,13 +41,15 @@ class SourceInfo:
     """Where an equation or error comes from; `name` is the user's variable name and
     `phase` what a transform made of it ('forward', 'backward', 'tangent', 'batched'),
     used for comments in generated source; `compute_type` the `compute_on` block it
-    was staged in (`astjax/compat/experimental/compute_on.py`), or None."""
-    __slots__ = ("file", "line", "col", "end_col", "name", "phase", "compute_type")
+    was staged in (`astjax/compat/experimental/compute_on.py`), or None; `name_stack`
+    the scopes and transformations it was staged in (`astjax/name_stack.py`)."""
+    __slots__ = ("file", "line", "col", "end_col", "name", "phase", "compute_type",
+                 "name_stack")
 
     def __init__(self, file=None, line=None, col=None, end_col=None, name=None, phase=None,
-                 compute_type=None):
+                 compute_type=None, name_stack=EMPTY_NAME_STACK):
         self.file, self.line, self.col, self.end_col, self.name = file, line, col, end_col, name
-        self.phase, self.compute_type = phase, compute_type
+        self.phase, self.compute_type, self.name_stack = phase, compute_type, name_stack
 
     def replace(self, **kw):
         d = {k: getattr(self, k) for k in self.__slots__}
@@ -95,6 +98,7 @@ class _FrameSourceInfo(SourceInfo):
     def __init__(self, code, lasti, name=None, phase=None):
         self.file, self.name, self.phase = code.co_filename, name, phase
         self._code, self._lasti, self.compute_type = code, lasti, None
+        self.name_stack = EMPTY_NAME_STACK
 
     def __getattr__(self, attr):
         if attr not in _LAZY:
@@ -115,6 +119,7 @@ class _FrameSourceInfo(SourceInfo):
             d.update(kw)
             new = _FrameSourceInfo(self._code, self._lasti, d["name"], d["phase"])
             new.file = d.get("file", self.file)
+            new.name_stack = d.get("name_stack", self.name_stack)
             return new
         d = {k: getattr(self, k) for k in SourceInfo.__slots__}
         d.update(kw)

@@ -1,20 +1,15 @@
 """Names for parts of a program: `named_scope` (a context manager or decorator) and
-`named_call`. The names form a per-thread stack (`current_name_stack`); they label
-code for people and tools and never change what a program computes."""
+`named_call`. The names go on the per-thread name stack (`astjax/name_stack.py`):
+every equation staged inside records them in `eqn.source_info.name_stack`, as JAX's
+do; they label code for people and tools and never change what a program computes."""
 from __future__ import annotations
 
 import contextlib
 import functools
-import threading
+
+from .name_stack import current_name_stack, extend_name_stack
 
 __all__ = ["named_scope", "named_call", "current_name_stack"]
-
-_local = threading.local()
-
-
-def current_name_stack() -> tuple[str, ...]:
-    """The names of the scopes entered in this thread, outermost first."""
-    return tuple(getattr(_local, "stack", ()))
 
 
 class named_scope(contextlib.ContextDecorator):
@@ -25,14 +20,15 @@ class named_scope(contextlib.ContextDecorator):
         if not isinstance(name, str):
             raise TypeError("named_scope name argument must be a string.")
         self.name = name
+        self._entered = []
 
     def __enter__(self):
-        _local.stack = current_name_stack() + (self.name,)
-        return self
+        ctx = extend_name_stack(self.name)
+        self._entered.append(ctx)
+        return ctx.__enter__()
 
     def __exit__(self, *exc):
-        _local.stack = current_name_stack()[:-1]
-        return False
+        return self._entered.pop().__exit__(*exc)
 
 
 def named_call(fun, *, name: str | None = None):
@@ -41,6 +37,6 @@ def named_call(fun, *, name: str | None = None):
 
     @functools.wraps(fun)
     def wrapped(*args, **kwargs):
-        with named_scope(scope):
+        with extend_name_stack(scope):
             return fun(*args, **kwargs)
     return wrapped

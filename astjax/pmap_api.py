@@ -32,7 +32,7 @@ import functools
 
 import numpy as np
 
-from . import core, dtypes, tree_util
+from . import core, dtypes, tree_util, util
 from .codegen import explicit, replicated, runtime, stablehlo
 from .errors import (AstjaxError, ArgumentTypeError, ArgumentValueError, AxisNameError,
                      NotImplementedInAstjaxError, ShapeError, caller_location)
@@ -223,7 +223,7 @@ class Pmapped(StagedCallable):
         self._cache: dict = {}
         self._fast: dict = {}
         self._global_fns: dict = {}   # multi-process: signature -> jitted global program
-        functools.update_wrapper(self, fun, updated=())
+        util.wraps_function(self, fun)
 
     def __repr__(self):
         return f"pmap({getattr(self.fun, '__name__', self.fun)!s})"

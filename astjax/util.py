@@ -16,6 +16,7 @@ things:
 """
 from __future__ import annotations
 
+import functools
 import re
 import weakref
 
@@ -122,3 +123,16 @@ class WeakIdMap:
 
     def __len__(self):
         return len(self.entries)
+
+
+def wraps_function(wrapper, fun) -> None:
+    """Make the transformation object `wrapper` look like `fun`, as JAX's transformations
+    do (`functools.update_wrapper`: name, docstring, `__wrapped__`), and carry `fun`'s
+    own attributes: JAX copies the function's `__dict__` (dm-haiku finds a transformed
+    function's original through `jit(f.init)._original_fn`). An attribute the wrapper
+    has already (its own state) is kept."""
+    functools.update_wrapper(wrapper, fun, updated=())
+    own = wrapper.__dict__
+    for k, v in getattr(fun, "__dict__", {}).items():
+        if k not in own:
+            own[k] = v

@@ -415,7 +415,9 @@ def _mlir_string(s: str) -> str:
 def with_locations(text) -> str:
     """`text` (a lowered module) with MLIR locations: every op whose equation has a
     source line ends in `loc(#locN)`, and `#locN = loc("primitive"("file":line:col))`
-    aliases are declared before the module -- what JAX prints for
+    aliases (`"scope/primitive"` inside `named_scope`s or transformations: the
+    equation's name stack, relative to its body; JAX's names also begin with `jit(f)/`
+    and a body's path) are declared before the module -- what JAX prints for
     `lowered.as_text(debug_info=True)`. XLA keeps them as the ops' metadata. An op
     with regions (`case`, `while`) carries its location after its last region."""
     origins = getattr(text, "origins", None)
@@ -427,7 +429,9 @@ def with_locations(text) -> str:
         info = getattr(eqn, "source_info", None)
         if info is None or info.file is None or info.line is None:
             return None
-        loc = (f"loc({_mlir_string(eqn.primitive.name)}({_mlir_string(info.file)}:"
+        ns = getattr(info, "name_stack", None)   # (JAX's `scope/primitive` names)
+        name = f"{ns}/{eqn.primitive.name}" if ns else eqn.primitive.name
+        loc = (f"loc({_mlir_string(name)}({_mlir_string(info.file)}:"
                f"{info.line}:{(info.col or 0) + 1}))")
         return aliases.setdefault(loc, f"#loc{len(aliases) + 1}")
 

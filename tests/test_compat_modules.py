@@ -78,12 +78,12 @@ def test_layout_naming_and_traceback_util():
     from astjax.naming import current_name_stack
     with astjax.named_scope("outer"):
         with astjax.named_scope("inner"):
-            assert current_name_stack() == ("outer", "inner")
-    assert current_name_stack() == ()
+            assert str(current_name_stack()) == "outer/inner"
+    assert str(current_name_stack()) == ""
     seen = []
-    f = astjax.named_call(lambda: seen.append(current_name_stack()), name="blk")
+    f = astjax.named_call(lambda: seen.append(str(current_name_stack())), name="blk")
     f()
-    assert seen == [("blk",)]
+    assert seen == ["blk"]
     with pytest.raises(TypeError):
         astjax.named_scope(3)
     traceback_util.register_exclusion("/nowhere/")

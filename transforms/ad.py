@@ -33,7 +33,7 @@ import types
 
 import numpy as np
 
-from astjax import core, dtypes
+from astjax import core, dtypes, name_stack
 from astjax.core import (Literal, UndefinedPrimal, Var, Zero, bind, differentiable,  # noqa: F401
                          float0, is_undefined)
 from astjax.errors import DerivativeNotImplementedError, JAXValueError
@@ -157,11 +157,15 @@ def jvp_jaxpr(closed: core.ClosedJaxpr, nonzeros, instantiate=False):
     hints = [v.hint for v in jaxpr.invars] + [tangent_hint(v.hint) for v, nz in
                                               zip(jaxpr.invars, nonzeros) if nz]
 
+    named = (name_stack.transform_name_stack("jvp") if not jvp_jaxpr.nested()
+             else contextlib.nullcontext())   # (the API's jvp, not a rule's body)
+
     def fn(*args):
         primals = list(args[:n])
         it = iter(args[n:])
         tangents = [next(it) if nz else Zero(v.aval) for v, nz in zip(jaxpr.invars, nonzeros)]
-        pout, tout = jvp_interpret(jaxpr, closed.consts, primals, tangents)
+        with named:
+            pout, tout = jvp_interpret(jaxpr, closed.consts, primals, tangents)
         tout = [instantiate_out(t, i, a.aval) for t, i, a in zip(tout, inst, jaxpr.outvars)]
         out_nz[0] = [not isinstance(t, Zero) for t in tout]
         return pout + [t for t in tout if not isinstance(t, Zero)]
@@ -240,10 +244,17 @@ def partial_eval_jaxpr(closed: core.ClosedJaxpr, unknowns, instantiate=False):
 # ------------------------------------------------------------------------ transpose
 
 
-def backward_pass(jaxpr, consts, linear, args, cts_out):
+def backward_pass(jaxpr, consts, linear, args, cts_out, transform=False):
     """Transpose `jaxpr` in the current builder. `linear[i]` marks invar i as linear
     (its value in `args` is ignored). `cts_out` may hold Zero. Returns a cotangent
-    (or Zero) per linear invar."""
+    (or Zero) per linear invar. `transform`: the transposed equations are named
+    inside `transpose(...)` (the API's transposition; a rule's body is not)."""
+    with (name_stack.transform_name_stack("transpose") if transform
+          else contextlib.nullcontext()):
+        return _backward_pass(jaxpr, consts, linear, args, cts_out)
+
+
+def _backward_pass(jaxpr, consts, linear, args, cts_out):
     env: dict = {}
     lin: set = set()
     for v, c in zip(jaxpr.constvars, consts):
@@ -325,9 +336,11 @@ def _compute_type_of(eqn):
     (`add_any`) are staged under `eqn`'s `compute_on` type, as JAX accumulates them in
     the equation's context."""
     ctype = getattr(eqn.source_info, "compute_type", None)
-    if ctype is None:
+    ns = eqn.source_info.name_stack   # (and named as JAX names them: in eqn's scopes)
+    if ctype is None and not ns:
         return contextlib.nullcontext()
-    return core.source_info_context(core.current_source_info().replace(compute_type=ctype))
+    return core.source_info_context(core.current_source_info().replace(compute_type=ctype,
+                                                                       name_stack=ns))
 
 
 def _check_ct_memory(aval, ct, eqn):
@@ -396,12 +409,14 @@ def transpose_jaxpr(closed: core.ClosedJaxpr, linear, zero_cts=None):
         cotangent_hint(a.hint) if isinstance(a, Var) else None
         for a, z in zip(jaxpr.outvars, zero_cts) if not z]
 
+    top = not transpose_jaxpr.nested()   # (the API's transposition, not a rule's body)
+
     def fn(*args):
         it = iter(args[:n_nl])
         full = [None if lv else next(it) for lv in linear]
         cit = iter(args[n_nl:])
         cts = [Zero(a.aval) if z else next(cit) for a, z in zip(jaxpr.outvars, zero_cts)]
-        res = backward_pass(jaxpr, closed.consts, linear, full, cts)
+        res = backward_pass(jaxpr, closed.consts, linear, full, cts, transform=top)
         return [instantiate(ct, v.aval) for ct, v, lv in zip(res, jaxpr.invars, linear) if lv]
 
     return core.stage(fn, nl_avals + ct_avals, hints)

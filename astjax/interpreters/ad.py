@@ -13,7 +13,8 @@ from ..core import UndefinedPrimal, Zero
 from ._views import RuleView
 
 __all__ = ["Zero", "UndefinedPrimal", "is_undefined_primal", "instantiate_zeros",
-           "primitive_jvps", "primitive_transposes", "JVPTracer", "defjvp", "deflinear2",
+           "primitive_jvps", "primitive_transposes", "JVPTracer", "defjvp", "deflinear",
+           "deflinear2",
            "zeros_like_aval"]
 
 
@@ -55,6 +56,17 @@ def defjvp(p, *jvp_rules):
             total = Zero(core.get_aval(out))
         return out, total
     primitive_jvps[p] = jvp
+
+
+def deflinear(p, transpose_rule):
+    """`p` linear in its operands: the JVP applies `p` to the tangents;
+    `transpose_rule(ct, **params)` gives the cotangent per operand (JAX's older form:
+    the rule sees no operands; a symbolic-zero cotangent gives no cotangents)."""
+    def transpose(ct, *args, **params):
+        if isinstance(ct, Zero):
+            return [Zero(x.aval) if isinstance(x, UndefinedPrimal) else None for x in args]
+        return transpose_rule(ct, **params)
+    deflinear2(p, transpose)
 
 
 def deflinear2(p, transpose_rule):

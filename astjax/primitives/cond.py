@@ -513,6 +513,31 @@ def _ensure_types(what, got_tree, got, want_tree, want):
                                  f"{b.str_short()}")
 
 
+def _same_structure(api, branches, staged, ref, names):
+    """JAX's TypeError when a branch's output pytree differs from branch `ref`'s (the
+    one JAX compares the others with: `true_fun`, or `branch 0`)."""
+    tree = staged[ref][2]
+    for k, (_, _, other) in enumerate(staged):
+        if k != ref and other != tree:
+            raise StructureError(
+                f"{api} branch outputs must have the same pytree structure, but they differ:"
+                f"\n\n{names[ref]} is {_fun_info(branches[ref])}\n{names[k]} is "
+                f"{_fun_info(branches[k])}\n\n{names[ref]} output is {tree} but {names[k]} "
+                f"output is {other}.\n\nRevise {names[ref]} and/or {names[k]} so that they "
+                f"have the same pytree structure.")
+
+
+def _fun_info(fun) -> str:
+    """`name at file:line` of the user's function under `fun`'s wrappers (JAX's words)."""
+    while hasattr(fun, "func"):   # functools.partial
+        fun = fun.func
+    fun = getattr(fun, "__wrapped__", fun)
+    code = getattr(fun, "__code__", None)
+    if code is None:
+        return "<unknown>"
+    return f"{getattr(fun, '__name__', '<unknown>')} at {code.co_filename}:{code.co_firstlineno}"
+
+
 def _index_of(pred):
     av = _aval(pred)
     if av.shape != ():
@@ -541,16 +566,20 @@ def _switch(index, branches, operands, order, branches_platforms=None):
     idx = _index_of(index)
     if len(branches) > 1 and _aval(index).dtype != dtypes.bool_ and branches_platforms is None:
         idx = lax.clamp(np.int32(0), idx, np.int32(len(branches) - 1))
-    staged = [None] * len(branches)
-    for i in order:
-        staged[i] = stage_sub(branches[i], in_tree, avals, args=leaves)
+    staged, first = [None] * len(branches), {}
+    for i in order:   # one function given twice is staged once, as JAX traces it
+        j = first.setdefault(id(branches[i]), i)
+        staged[i] = staged[j] if j != i else stage_sub(branches[i], in_tree, avals, args=leaves)
+    cond_ = order == (1, 0)
+    _same_structure("cond" if cond_ else "switch", branches, staged, order[0],
+                    ["false_fun", "true_fun"] if cond_ else
+                    ["branch 0"] + [f"branch{k}" for k in range(1, len(branches))])
     out_tree = staged[0][2]
     out_avals = [v.aval for v in staged[0][0].outvars]
     for jaxpr, _, tree in staged[1:]:
         _ensure_types("cond", tree, [v.aval for v in jaxpr.outvars], out_tree, out_avals)
     if len(branches) > 1:   # (JAX compares true_fun with false_fun, branch 0 with the rest)
         from .vma import check_branches   # (a later family)
-        cond_ = order == (1, 0)
         perm = (1, 0) if cond_ else range(len(branches))
         check_branches([staged[k][:2] for k in perm], leaves, [branches[k] for k in perm],
                        ["true_fun", "false_fun"] if cond_ else ["branch 0"] + [
