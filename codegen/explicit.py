@@ -48,6 +48,7 @@ from __future__ import annotations
 import contextlib
 import math
 import threading
+import weakref
 
 import numpy as np
 
@@ -65,7 +66,7 @@ from .unreduced import reduced_of, unreduced_of
 __all__ = ["Typed", "check", "propagate", "typed", "typed_sharding", "staging", "typeof",
            "TypedAval", "is_elementwise", "NESTED", "like_primals", "layout_of", "with_types",
            "TypedClosedJaxpr", "ManualAval", "staging_nested",
-           "layouts_of", "types_of", "nested_frame"]
+           "layouts_of", "types_of", "nested_frame", "made_mesh", "not_made_here"]
 
 #: JAX's elementwise primitives that are no `elementwise` ones here (`primitives/base.py`'s
 #: `defvectorized` / `defbroadcasting` mark those): the result keeps the operand's layout
@@ -391,6 +392,7 @@ def propagate(eqns, env):
     layout): programs without one pay nothing."""
     if not shd.explicit_meshes[0]:
         return env
+    made = made_mesh()
     eqns = list(eqns)
     dots = {}   # source position -> the forward dot_general's operand types
     seen = {}   # source position -> the types of its forward equations' values
@@ -416,6 +418,10 @@ def propagate(eqns, env):
         if all(t is None for t in ts) and nested is None and not backward and name not in (
                 "sharding_constraint", "shard_map") and not isinstance(
                 eqn.params.get("sharding", eqn.params.get("out_sharding")), shd.NamedSharding):
+            if made is not None and _made(eqn):
+                for v in eqn.outvars:
+                    if type(v.aval) is core.ShapedArray:
+                        env[v] = Typed(v.aval, [None] * v.aval.ndim, made)
             continue
         try:
             outs = (nested(ts, eqn.params, env, propagate) if nested is not None else
@@ -443,6 +449,41 @@ def propagate(eqns, env):
             if t is not None:
                 env[v] = t
     return env
+
+
+def made_mesh():
+    """The mesh JAX types a value made from no operand over (replicated): `set_mesh`'s
+    mesh when all its axes are Explicit; else None (such values are untyped)."""
+    m = shd.context_mesh() if shd.context_meshes[0] else None
+    return m if m is not None and is_explicit(m) else None
+
+
+def _made(eqn) -> bool:
+    """Whether `eqn` makes its results from no operand (only literals: `jnp.zeros`'s
+    broadcast, an iota, a constant's conversion), not a callback's, and not inside
+    `not_made_here`."""
+    return (not any(isinstance(a, core.Var) for a in eqn.invars)
+            and "callback" not in eqn.primitive.name
+            and not (eqn.outvars and eqn.outvars[0] in _NOT_MADE_HERE))
+
+
+_NOT_MADE_HERE = weakref.WeakSet()
+
+
+@contextlib.contextmanager
+def not_made_here():
+    """While this runs, the values staged from no operand are not typed replicated
+    over the context mesh: they are laid out anew next (`out_sharding=` of
+    `jnp.zeros`, `arange`, a random draw: JAX gives the making operation that layout)
+    or made inside `auto_axes` (whose axes no type names)."""
+    b = core.current_builder() if shd.explicit_meshes[0] else None
+    start = len(b.eqns) if b is not None else 0
+    try:
+        yield
+    finally:
+        for e in b.eqns[start:] if b is not None else ():
+            if not any(isinstance(a, core.Var) for a in e.invars):
+                _NOT_MADE_HERE.update(e.outvars)
 
 
 def _cotangent(aval, primals):

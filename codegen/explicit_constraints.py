@@ -41,6 +41,8 @@ _UNCONSTRAINED = frozenset({
     "checkpoint", "custom_jvp_call", "custom_vjp_call", "custom_vmap_call",
     "closed_call", "remat_opt", "igamma", "igammac", "polygamma", "zeta"})
 _MULTIPLE = frozenset({"while", "cond", "scan"})   # each typed result constrained
+# comparisons: JAX constrains the operands it broadcasts, not the result
+_COMPARISONS = frozenset({"eq", "ne", "lt", "le", "gt", "ge", "eq_to", "lt_to", "le_to"})
 
 
 def constrain_typed(closed, env):
@@ -84,7 +86,8 @@ def _constrained(j, env, memo):
                     "shape": t.aval.shape, "broadcast_dimensions": (), "sharding": None}, src),
                     core.Eqn(sharding_constraint_p, [wide], [invars[i]],
                              {"sharding": shd.NamedSharding(t.mesh, t.pspec)}, src)]
-        made = [core.Var(v.aval) if _laid_out(t) else v for v, t in zip(eqn.outvars, ts)]
+        made = [core.Var(v.aval) if _laid_out(t) and name not in _COMPARISONS else v
+                for v, t in zip(eqn.outvars, ts)]
         eqns.append(core.Eqn(eqn.primitive, invars, made, eqn.params, src))
         eqns += [core.Eqn(sharding_constraint_p, [m], [v], {
             "sharding": shd.NamedSharding(t.mesh, t.pspec)}, src)
