@@ -48,13 +48,13 @@ from __future__ import annotations
 import contextlib
 import math
 import threading
-import weakref
 
 import numpy as np
 
 from astjax import core, ir
 from astjax.errors import AstjaxError
 from astjax import sharding_impls as shd
+from astjax.primitives.base import UNTYPED_MADE, untyped_made
 from astjax.primitives.spmd import sharding_constraint_p
 
 from . import sharded
@@ -66,7 +66,8 @@ from .unreduced import reduced_of, unreduced_of
 __all__ = ["Typed", "check", "propagate", "typed", "typed_sharding", "staging", "typeof",
            "TypedAval", "is_elementwise", "NESTED", "like_primals", "layout_of", "with_types",
            "TypedClosedJaxpr", "ManualAval", "staging_nested",
-           "layouts_of", "types_of", "nested_frame", "made_mesh", "not_made_here"]
+           "layouts_of", "types_of", "nested_frame", "made_mesh", "not_made_here",
+           "broadcast_layouts"]
 
 #: JAX's elementwise primitives that are no `elementwise` ones here (`primitives/base.py`'s
 #: `defvectorized` / `defbroadcasting` mark those): the result keeps the operand's layout
@@ -464,10 +465,7 @@ def _made(eqn) -> bool:
     `not_made_here`."""
     return (not any(isinstance(a, core.Var) for a in eqn.invars)
             and "callback" not in eqn.primitive.name
-            and not (eqn.outvars and eqn.outvars[0] in _NOT_MADE_HERE))
-
-
-_NOT_MADE_HERE = weakref.WeakSet()
+            and not (eqn.outvars and eqn.outvars[0] in UNTYPED_MADE))
 
 
 @contextlib.contextmanager
@@ -481,9 +479,8 @@ def not_made_here():
     try:
         yield
     finally:
-        for e in b.eqns[start:] if b is not None else ():
-            if not any(isinstance(a, core.Var) for a in e.invars):
-                _NOT_MADE_HERE.update(e.outvars)
+        if b is not None:
+            untyped_made(b.eqns[start:])
 
 
 def _cotangent(aval, primals):
@@ -719,6 +716,38 @@ def layouts_of(primals):
     """The NamedSharding of each value in `primals` laid out over an Explicit mesh --
     an array, or a value staged from such arrays inside `jit` -- else None."""
     return [None if t is None else t.sharding for t in types_of(primals)]
+
+
+def broadcast_layouts(values, shape):
+    """JAX's `broadcast_shardings` for `jnp.where` / `broadcast_arrays`: the layout
+    each of `values` is broadcast to `shape` with (an `out_sharding`), from the
+    types of those laid out over Explicit axes (rank 0 ones name no axis); None for a
+    value left as it is (of that shape and type already, or nothing typed)."""
+    if not shd.explicit_meshes[0]:
+        return [None] * len(values)
+    types = types_of(list(values))
+    ranked = [t for t in types if t is not None and t.aval.ndim]
+    if not ranked or len({t.mesh for t in ranked}) != 1:
+        return [None] * len(values)
+    nd = len(shape)
+    specs = [(None,) * (nd - t.aval.ndim) + t.spec for t in ranked]
+    dims = [(1,) * (nd - t.aval.ndim) + tuple(t.aval.shape) for t in ranked]
+    out = []
+    for d in range(nd):
+        entries = [sp[d] for sp in specs]
+        wide = {e for e, n in zip(entries, dims) if not (n[d] == 1 and e is None)}
+        if len(set(entries)) == 1 or len(wide) <= 1:
+            out.append(entries[0] if len(set(entries)) == 1 else next(iter(wide), None))
+            continue
+        named = {e for e in entries if e is not None}
+        if len(named) > 1:
+            _err("broadcast_shardings got incompatible shardings for broadcasting: "
+                 + ", ".join(str(tuple(sp[nd - t.aval.ndim:])) for sp, t in zip(specs, ranked))
+                 + ".")
+        out.append(next(iter(named)))
+    target = shd.NamedSharding(ranked[0].mesh, shd.PartitionSpec(*out))
+    return [None if core.get_aval(v).shape == tuple(shape) and t is not None
+            and t.spec == tuple(out) else target for v, t in zip(values, types)]
 
 
 def like_primals(cts, layouts):

@@ -79,7 +79,8 @@ def _constrained(j, env, memo):
                 invars[i] = core.Var(a.aval)
                 eqns.append(core.Eqn(sharding_constraint_p, [a], [invars[i]], {
                     "sharding": shd.NamedSharding(t.mesh, t.pspec)}, src))
-            elif not a.aval.ndim:
+            elif not a.aval.ndim and not (i == 0 and name == "select_n"):
+                # (a rank-0 select_n predicate is taken as it is, in JAX's lowering)
                 wide = core.Var(a.aval.update(shape=t.aval.shape))
                 invars[i] = core.Var(wide.aval)
                 eqns += [core.Eqn(broadcast_in_dim_p, [a], [wide], {

@@ -5,7 +5,9 @@ the results' types and values, the laid-out `sdy.sharding_constraint`s, JAX's er
 
 A value made from no operand (`jnp.zeros`, an iota, a constant broadcast) is typed
 replicated over the context mesh, as JAX types it (raising where it meets another
-layout, constrained in the lowered text). What is left (text only) is a strict xfail."""
+layout, constrained in the lowered text); `jnp.where` broadcasts its operands to their
+common layout (JAX's `broadcast_shardings`) and derivatives' zeros stay untyped, so
+neither raises where JAX does not. What is left (text only) is a strict xfail."""
 import json
 import warnings
 
@@ -31,8 +33,18 @@ _KEY_DATA = pytest.mark.xfail(strict=True, reason=(
     "JAX lowers `random.key(0)` inside jit as its key data built from 1- and 2-element "
     "uint32 arrays, each constrained replicated; astjax's key is made by one operation "
     "whose (key-typed) result is untyped (same values and types)"))
+_ZEROS = pytest.mark.xfail(strict=True, reason=(
+    "JAX's derivative rules make their constants (instantiated zeros, `full_like` "
+    "coefficients) typed as their primal and constrain them; astjax's IR does not know "
+    "those types, so it leaves them untyped (no check can fail on them) and unconstrained"))
+_SQUEEZED = pytest.mark.xfail(strict=True, reason=(
+    "astjax broadcasts a size-1 dimension by a reshape dropping it (constrained, "
+    "f32[4@x]) and a broadcast_in_dim; JAX's broadcast_in_dim takes it as it is"))
 _TYPES_XFAIL: dict = {}
-_TEXT_XFAIL = {"arange": _RANK_PROMOTION, "normal_out_sharding": _KEY_DATA}
+_TEXT_XFAIL = {"arange": _RANK_PROMOTION, "grad_made_times": _RANK_PROMOTION,
+               "normal_out_sharding": _KEY_DATA, "where_column": _SQUEEZED,
+               **{n: _ZEROS for n in ("grad_cond_constant_branch", "grad_fori_constant_init",
+                                      "grad_maximum", "jvp_scan_constant_init")}}
 
 
 def _marked(names, marks):

@@ -37,7 +37,9 @@ from astjax import core, dtypes
 from astjax.core import (Literal, UndefinedPrimal, Var, Zero, bind, differentiable,  # noqa: F401
                          float0, is_undefined)
 from astjax.errors import DerivativeNotImplementedError, JAXValueError
-from astjax.primitives.base import add_tangents, instantiate, zeros_like_aval  # noqa: F401
+from astjax.primitives.base import (UNTYPED_MADE, add_tangents, instantiate,  # noqa: F401
+                                    untyped_made, zeros_like_aval)
+from astjax.sharding_impls import explicit_meshes
 from astjax.primitives.slicing import slice_p
 from astjax.primitives.structural import concatenate
 
@@ -99,7 +101,11 @@ def jvp_eqn(eqn, primals, tangents):
             outs = outs if prim.multiple_results else [outs]
             return outs, [Zero(v.aval) for v in eqn.outvars]
         rule = core.rule(prim, "jvp", eqn.source_info, DerivativeNotImplementedError, tx=tx)
+        b = core.current_builder() if explicit_meshes[0] else None
+        start = len(b.eqns) if b is not None else 0
         pout, tout = rule(primals, tangents, **eqn.params)
+        if b is not None:   # (its constants: typed as the values beside them, by JAX)
+            untyped_made(b.eqns[start:])
     if not prim.multiple_results:
         pout, tout = [pout], [tout]
     tout = [Zero(v.aval) if (t is None or not differentiable(v.aval)) else t
@@ -432,6 +438,8 @@ def inline(closed_or_jaxpr, args, consts=None, phase=None):
         for v, o in zip(eqn.outvars, outs):
             env[v] = o
             _set_hint(o, v.hint)
+            if v in UNTYPED_MADE and type(o) is core.Tracer:   # (a derivative's zero)
+                UNTYPED_MADE.add(o.var)
     return [read_atom(env, a) for a in jaxpr.outvars]
 
 # ------------------------------------------------------------- composite transforms
