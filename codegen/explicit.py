@@ -431,6 +431,11 @@ def propagate(eqns, env):
         except AstjaxError as e:
             if backward and isinstance(e, shd.ShardingTypeError):
                 continue
+            if src is not None and src.phase == "batched":
+                # (vmap's function was typed as JAX traces it, unbatched: its errors
+                # raised there, `explicit_control.check_mapped`; a batching rule's
+                # values are not typed as JAX's are)
+                continue
             if getattr(e, "at_operation", False):   # (located inside a body already)
                 raise
             located = type(e)(e.message, hint=e.hint, loc=src if src is not None and src.file

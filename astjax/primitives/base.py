@@ -402,6 +402,10 @@ def untyped_made(eqns):
     for e in eqns:
         if not any(isinstance(a, core.Var) for a in e.invars):
             UNTYPED_MADE.update(e.outvars)
+        for v in e.params.values():     # (and inside the bodies it made)
+            for b in v if type(v) is tuple else (v,):
+                if isinstance(b, (core.ClosedJaxpr, core.Jaxpr)):
+                    untyped_made(getattr(b, "jaxpr", b).eqns)
 
 
 def zeros_like_aval(aval):
