@@ -438,7 +438,8 @@ def inline(closed_or_jaxpr, args, consts=None, phase=None):
         for v, o in zip(eqn.outvars, outs):
             env[v] = o
             _set_hint(o, v.hint)
-            if v in UNTYPED_MADE and type(o) is core.Tracer:   # (a derivative's zero)
+            if (explicit_meshes[0] and v in UNTYPED_MADE and type(o) is core.Tracer
+                    and type(o.var) is Var):   # (a derivative's zero, re-staged)
                 UNTYPED_MADE.add(o.var)
     return [read_atom(env, a) for a in jaxpr.outvars]
 

@@ -106,7 +106,8 @@ def batch_jaxpr(closed, in_dims, axis_size, axis_name, args):
                 env[eqn.outvars[0]] = (outs, out_dims)
             if explicit_meshes[0]:
                 for v, x in zip(eqn.outvars, outs if prim.multiple_results else [outs]):
-                    if v in UNTYPED_MADE and type(x) is core.Tracer:
+                    if (v in UNTYPED_MADE and type(x) is core.Tracer
+                            and type(x.var) is core.Var):
                         UNTYPED_MADE.add(x.var)
         results = [read(a) for a in jaxpr.outvars]
     return [x for x, _ in results], [d for _, d in results]

@@ -412,7 +412,7 @@ def zeros_like_aval(aval):
     from .structural import broadcast, convert_element_type
     v = convert_element_type(np.zeros((), aval.dtype), aval.dtype, weak_type=aval.weak_type)
     out = broadcast(v, aval.shape) if aval.shape else v
-    if type(out) is core.Tracer:
+    if type(out) is core.Tracer and type(out.var) is core.Var:
         UNTYPED_MADE.add(out.var)
     return out
 
