@@ -54,8 +54,7 @@ import numpy as np
 from astjax import core, ir
 from astjax.errors import AstjaxError
 from astjax import sharding_impls as shd
-from astjax.primitives.base import UNTYPED_MADE, untyped_made
-from astjax.primitives.spmd import sharding_constraint_p
+from astjax.primitives.spmd import UNTYPED_MADE, sharding_constraint_p, untyped_made
 
 from . import sharded
 from .typed_avals import ManualAval, MeshAval, TypedAval, TypedRefAval, manual_typeof

@@ -37,8 +37,8 @@ from astjax import core, dtypes
 from astjax.core import (Literal, UndefinedPrimal, Var, Zero, bind, differentiable,  # noqa: F401
                          float0, is_undefined)
 from astjax.errors import DerivativeNotImplementedError, JAXValueError
-from astjax.primitives.base import (UNTYPED_MADE, add_tangents, instantiate,  # noqa: F401
-                                    untyped_made, zeros_like_aval)
+from astjax.primitives.base import add_tangents, instantiate, zeros_like_aval  # noqa: F401
+from astjax.primitives.spmd import UNTYPED_MADE, untyped_made
 from astjax.sharding_impls import explicit_meshes
 from astjax.primitives.slicing import slice_p
 from astjax.primitives.structural import concatenate
@@ -189,7 +189,10 @@ def _unmark_primal(jaxpr, tangent_vars):
 
 def instantiate_out(t, inst, aval):
     if inst and isinstance(t, Zero) and differentiable(aval):
-        return zeros_like_aval(aval)
+        z = zeros_like_aval(aval)
+        if explicit_meshes[0] and type(z) is core.Tracer and type(z.var) is Var:
+            UNTYPED_MADE.add(z.var)     # (JAX types it as its primal: unknown here)
+        return z
     return t
 
 # -------------------------------------------------------------------- partial eval

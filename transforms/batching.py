@@ -42,7 +42,7 @@ not_mapped = None
 # ----------------------------------------------------------------- axis helpers
 
 
-from astjax.primitives.base import UNTYPED_MADE, untyped_made  # noqa: E402
+from astjax.primitives.spmd import UNTYPED_MADE, untyped_made  # noqa: E402
 from astjax.sharding_impls import explicit_meshes  # noqa: E402
 from astjax.primitives.base import (bdim_at_front, broadcast_batch, mapped_aval,  # noqa: E402
                                     matchaxis, moveaxis, shift_axis, unmapped_aval)

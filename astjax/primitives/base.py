@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import ast
 import sys
-import weakref
 
 import numpy as np
 
@@ -390,31 +389,10 @@ def tangent_aval(x):
     return core.get_aval(x)
 
 
-#: staged values made from no operand that are no value made under an Explicit mesh
-#: (`codegen/explicit.py` types those replicated): derivatives' zeros (JAX gives them
-#: their primal's type, which the IR does not know), `out_sharding=` results
-UNTYPED_MADE = weakref.WeakSet()
-
-
-def untyped_made(eqns):
-    """Add the values `eqns` make from no operand to UNTYPED_MADE (made by a
-    derivative rule: JAX types them as the values they stand beside)."""
-    for e in eqns:
-        if not any(isinstance(a, core.Var) for a in e.invars):
-            UNTYPED_MADE.update(e.outvars)
-        for v in e.params.values():     # (and inside the bodies it made)
-            for b in v if type(v) is tuple else (v,):
-                if isinstance(b, (core.ClosedJaxpr, core.Jaxpr)):
-                    untyped_made(getattr(b, "jaxpr", b).eqns)
-
-
 def zeros_like_aval(aval):
     from .structural import broadcast, convert_element_type
     v = convert_element_type(np.zeros((), aval.dtype), aval.dtype, weak_type=aval.weak_type)
-    out = broadcast(v, aval.shape) if aval.shape else v
-    if type(out) is core.Tracer and type(out.var) is core.Var:
-        UNTYPED_MADE.add(out.var)
-    return out
+    return broadcast(v, aval.shape) if aval.shape else v
 
 
 def instantiate(t, aval=None):
