@@ -8,7 +8,6 @@ nothing. A JAX 0.10.2 failure astjax does not copy is a strict xfail."""
 import json
 import warnings
 
-import numpy as np
 import pytest
 
 import astjax as jax
@@ -26,6 +25,10 @@ _JAX_SCAN_BATCHING = pytest.mark.xfail(strict=True, reason=(
     "JAX 0.10.2's scan batching rule raises a ValueError naming an empty mesh ('Resource "
     "axis: x of P('x',) is not found in mesh: ()') for a scalar carry beside xs mapped "
     "over a sharded axis; astjax computes the values (the unbatched function is typed fine)"))
+def _marked(names, marks):
+    return [pytest.param(n, marks=marks[n]) if n in marks else n for n in names]
+
+
 _XFAIL = {"scan_carry_beside_sharded_batch": _JAX_SCAN_BATCHING,
           "scan_free_rows": _JAX_SCAN_BATCHING}
 
@@ -37,17 +40,9 @@ def results():
         return {name: rec.run_case(jax, jnp, name) for name in EXPECTED}
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=_XFAIL[n]) if n in _XFAIL else n
-                                  for n in sorted(EXPECTED)])
+@pytest.mark.parametrize("name", _marked(sorted(EXPECTED), _XFAIL))
 def test_types_and_errors_as_jax(results, name):
-    got, want = results[name], EXPECTED[name]
-    if "error" in want:
-        assert "error" in got, got
-        assert got["message"] == want["message"]
-        return
-    assert (got["inner"], got["out"]) == (want["inner"], want["out"])
-    for g, w in zip(got["value"], want["value"]):
-        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=2e-6, atol=1e-6)
+    rec.control.assert_as_recorded(jax, results[name], EXPECTED[name])
 
 
 _BATCHED_TEXT = pytest.mark.xfail(strict=True, reason=(
@@ -56,9 +51,9 @@ _BATCHED_TEXT = pytest.mark.xfail(strict=True, reason=(
     "(no check can fail on them) and batches a cond with a batched predicate differently"))
 
 
-@pytest.mark.parametrize("name", [
-    pytest.param(n, marks=_BATCHED_TEXT) if n in ("where_constant", "cond_made_branch") else n
-    for n in sorted(EXPECTED) if "constraints" in EXPECTED[n]])
+@pytest.mark.parametrize("name", _marked(
+    [n for n in sorted(EXPECTED) if "constraints" in EXPECTED[n]],
+    {"where_constant": _BATCHED_TEXT, "cond_made_branch": _BATCHED_TEXT}))
 def test_laid_out_constraints_as_jax(results, name):
     assert results[name]["constraints"] == EXPECTED[name]["constraints"]
 

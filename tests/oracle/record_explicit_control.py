@@ -163,6 +163,22 @@ def run(jax, jnp):
     return {name: run_case(jax, jnp, name) for name in programs(jax, jnp, None)}
 
 
+def assert_as_recorded(jax, got, want):
+    """(astjax's tests) `got`, run_case's result on astjax, is JAX's `want`: the error
+    (of a class that is JAX's builtin one) and its message, or the types inside, the
+    results' types and their values."""
+    if "error" in want:
+        cls = getattr(jax.errors, got.get("error", ""), None) or getattr(
+            jax.sharding, got.get("error", ""), type(None))
+        builtin = {"TypeError": TypeError, "ValueError": ValueError}
+        assert issubclass(cls, builtin.get(want["error"], jax.sharding.ShardingTypeError)), got
+        assert got["message"] == want["message"]
+        return
+    assert (got["inner"], got["out"]) == (want["inner"], want["out"])
+    for g, w in zip(got["value"], want["value"]):
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=2e-6, atol=1e-6)
+
+
 if __name__ == "__main__":
     from record_context_mesh import record
     record(PATH, run)

@@ -5,16 +5,14 @@ named in its errors -- a `scan` over an axis sharded before batching raises JAX'
 ValueError "0th dimension of all xs should be replicated. Got P('x',)"), and raises
 nothing for the values a batching rule makes (a `where`'s broadcast constant, a
 batched `cond`'s branches). Per program the types seen inside, the results' types and
-values, the laid-out constraints; or JAX's error. Run on JAX 0.10.2 with 4 CPU devices
-(`XLA_FLAGS=--xla_force_host_platform_device_count=4 python
-tests/oracle/record_explicit_vmap.py`) to write explicit_vmap.json; run on astjax by
-tests/test_explicit_vmap.py (with record_explicit_control.py's arrays and runner)."""
+values, the laid-out constraints; or JAX's error. Written by JAX 0.10.2 on 4 CPU devices
+(XLA_FLAGS=--xla_force_host_platform_device_count=4) to explicit_vmap.json, read by
+tests/test_explicit_vmap.py, both through record_explicit_control.py's runner."""
+import sys
 from pathlib import Path
 
-try:                                        # as tests/oracle/... from the tests
-    from oracle import record_explicit_control as control
-except ImportError:                         # run as a script in tests/oracle
-    import record_explicit_control as control
+sys.path.insert(0, str(Path(__file__).parent))
+import record_explicit_control as control  # noqa: E402
 
 PATH = Path(__file__).with_name("explicit_vmap.json")
 
@@ -53,14 +51,10 @@ def programs(jax, jnp, show):
 
 
 def run_case(jax, jnp, name):
-    """Program `name` as record_explicit_control.run_case runs its programs."""
+    """Program `name`, run as record_explicit_control runs its programs."""
     return control.run_case(jax, jnp, name, programs)
-
-
-def run(jax, jnp):
-    return {name: run_case(jax, jnp, name) for name in programs(jax, jnp, None)}
 
 
 if __name__ == "__main__":
     from record_context_mesh import record
-    record(PATH, run)
+    record(PATH, lambda jax, jnp: {n: run_case(jax, jnp, n) for n in programs(jax, jnp, None)})
