@@ -35,8 +35,13 @@ error), `slice`
 it, and so does an `out_sharding` given to `dot_general`, `reshape` or
 `broadcast_in_dim` (also of an untyped operand: `jnp.zeros(..., out_sharding=)`),
 and a `shard_map`'s out_specs lay out its results; a result naming a mesh axis twice is
-JAX's "illegally sharded result". Values from any other operation, host values and
-arrays on one device are untyped: no check can fail on them wrongly.
+JAX's "illegally sharded result". A value made from no operand (`jnp.zeros`, an iota,
+a constant's broadcast) under `set_mesh` of an Explicit mesh is replicated over it
+(`made_mesh`), as JAX types it -- but not the constants derivative and batching rules
+make, nor values laid out anew at once (`primitives/spmd.py`'s UNTYPED_MADE); `jnp.where`
+broadcasts its operands to their common layout (`broadcast_layouts`). Values from any
+other operation, host values and arrays on one device are untyped: no check can fail
+on them wrongly.
 
 Gradients: JAX gives every cotangent its primal's type. The backward equations are
 typed from the forward ones of the same source position (see `propagate`); and `grad` / `value_and_grad` /
@@ -727,8 +732,10 @@ def broadcast_layouts(values, shape):
     each of `values` is broadcast to `shape` with (an `out_sharding`), from the
     types of those laid out over Explicit axes (rank 0 ones name no axis); None for a
     value left as it is (of that shape and type already, or nothing typed)."""
-    if not shd.explicit_meshes[0]:
-        return [None] * len(values)
+    if not shd.explicit_meshes[0] or (
+            getattr(_staging, "types", None) is None and not getattr(_staging, "nested", None)
+            and made_mesh() is None and not any(typed(v) is not None for v in values)):
+        return [None] * len(values)     # (nothing here can be typed)
     types = types_of(list(values))
     ranked = [t for t in types if t is not None and t.aval.ndim]
     if not ranked or len({t.mesh for t in ranked}) != 1:
