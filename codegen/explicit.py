@@ -438,7 +438,10 @@ def propagate(eqns, env):
             if src is not None and src.phase == "batched":
                 # (vmap's function was typed as JAX traces it, unbatched: its errors
                 # raised there, `explicit_control.check_mapped`; a batching rule's
-                # values are not typed as JAX's are)
+                # values are not typed as JAX's are: the operands' layouts merged)
+                merged = _merged(ts, eqn.outvars)
+                if merged is not None:
+                    env[eqn.outvars[0]] = merged
                 continue
             if getattr(e, "at_operation", False):   # (located inside a body already)
                 raise
@@ -459,6 +462,23 @@ def propagate(eqns, env):
             if t is not None:
                 env[v] = t
     return env
+
+
+def _merged(ts, outvars):
+    """The type of a batched operation whose operands' layouts disagree only where a
+    batching rule's value is replicated: along each dimension the one mesh axis the
+    operands of the result's shape name (None when there are several)."""
+    same = [t for t in ts if t is not None and len(outvars) == 1
+            and t.aval.shape == outvars[0].aval.shape]
+    if not same or len({t.mesh for t in same}) != 1:
+        return None
+    spec = []
+    for d in range(outvars[0].aval.ndim):
+        named = {t.spec[d] for t in same if t.spec[d] is not None}
+        if len(named) > 1:
+            return None
+        spec.append(next(iter(named), None))
+    return Typed(outvars[0].aval, spec, same[0].mesh)
 
 
 def made_mesh():

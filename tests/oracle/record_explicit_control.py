@@ -114,6 +114,7 @@ def arrays(jax, mesh):
             "y": jax.device_put(a, NS(mesh, P(None, "y"))),
             "xy": jax.device_put(np.eye(4, dtype=np.float32) / 2 + 0.1, NS(mesh, P("x", "y"))),
             "rep": jax.device_put(np.ones((4, 4), np.float32) / 4, NS(mesh, P())),
+            "rep_42": jax.device_put(a * 3, NS(mesh, P())),
             "yt": jax.device_put(a.T.copy(), NS(mesh, P("y"))),
             "yt4": jax.device_put(np.ones((2, 4), np.float32), NS(mesh, P("x", "y"))),
             "y2": jax.device_put(a[:2] + 5, NS(mesh, P(None, "y"))),
