@@ -468,17 +468,13 @@ def _merged(ts, outvars):
     """The type of a batched operation whose operands' layouts disagree only where a
     batching rule's value is replicated: along each dimension the one mesh axis the
     operands of the result's shape name (None when there are several)."""
-    same = [t for t in ts if t is not None and len(outvars) == 1
-            and t.aval.shape == outvars[0].aval.shape]
-    if not same or len({t.mesh for t in same}) != 1:
+    if len(outvars) != 1:
         return None
-    spec = []
-    for d in range(outvars[0].aval.ndim):
-        named = {t.spec[d] for t in same if t.spec[d] is not None}
-        if len(named) > 1:
-            return None
-        spec.append(next(iter(named), None))
-    return Typed(outvars[0].aval, spec, same[0].mesh)
+    same = [t for t in ts if t is not None and t.aval.shape == outvars[0].aval.shape]
+    named = [{t.spec[d] for t in same} - {None} for d in range(outvars[0].aval.ndim)]
+    if not same or len({t.mesh for t in same}) != 1 or any(len(n) > 1 for n in named):
+        return None
+    return Typed(outvars[0].aval, [next(iter(n), None) for n in named], same[0].mesh)
 
 
 def made_mesh():
