@@ -25,6 +25,7 @@ from .staging import StagedCallable, leaf_labels, mapped_leaves, stage_flat, wra
 from .transforms import batching  # noqa: F401  (registers the batch rules)
 from .primitives.state import Ref, ref_get, ref_set
 from .primitives.vma import staging_inputs
+from .codegen.explicit_control import check_mapped, mapped
 from .primitives.while_loop import eager_builder
 from .transforms.discharge import discharge_closed
 
@@ -152,9 +153,11 @@ class BatchedFunction(StagedCallable):
                                      hint="every mapped argument needs the same size along its "
                                           "mapped axis", loc=loc)
         size = size_set.pop()
-        with core.extend_axis_env(self.axis_name, size), staging_inputs(leaves), \
+        with core.extend_axis_env(self.axis_name, size), mapped(norm_dims), \
+                staging_inputs(leaves), \
                 eager_staging(leaves, [d is not None for d in norm_dims]), eager_builder():
             closed, out_tree = stage_flat(self.fun, in_tree, avals)
+        check_mapped(closed, leaves, norm_dims)   # (JAX's sharding-in-types errors, unbatched)
         closed = discharge_closed(closed, "vmap", lift=refs)   # mutable references -> values
         with name_stack.transform_name_stack("vmap"):
             outs, out_dims = batching.batch_jaxpr(closed, norm_dims, size, self.axis_name,

@@ -13,6 +13,7 @@ import functools
 from . import sharding_impls as _shd
 from . import tree_util as _tree
 from .api import typeof as _typeof
+from .codegen.explicit import not_made_here as _not_made_here
 from .errors import ArgumentTypeError, ArgumentValueError
 from .primitives.spmd import reshard
 from .sharding_impls import *  # noqa: F401,F403
@@ -80,7 +81,8 @@ def auto_axes(f=None, /, *, axes=None, out_sharding=None):
         with _shd.set_mesh(inner):
             specs = _tree.tree_map(
                 lambda a: _without_axes(_typeof(a).sharding.spec, _untyped(inner)), args)
-            res = f(*reshard(args, specs), **kwargs)
+            with _not_made_here():      # (values made inside: no Explicit type)
+                res = f(*reshard(args, specs), **kwargs)
         return reshard(res, out)
     return _with_current_mesh(f, "out_sharding", out_sharding, run)
 

@@ -35,8 +35,13 @@ error), `slice`
 it, and so does an `out_sharding` given to `dot_general`, `reshape` or
 `broadcast_in_dim` (also of an untyped operand: `jnp.zeros(..., out_sharding=)`),
 and a `shard_map`'s out_specs lay out its results; a result naming a mesh axis twice is
-JAX's "illegally sharded result". Values from any other operation, host values and
-arrays on one device are untyped: no check can fail on them wrongly.
+JAX's "illegally sharded result". A value made from no operand (`jnp.zeros`, an iota,
+a constant's broadcast) under `set_mesh` of an Explicit mesh is replicated over it
+(`made_mesh`), as JAX types it -- but not the constants derivative and batching rules
+make, nor values laid out anew at once (`primitives/spmd.py`'s UNTYPED_MADE); `jnp.where`
+broadcasts its operands to their common layout (`broadcast_layouts`). Values from any
+other operation, host values and arrays on one device are untyped: no check can fail
+on them wrongly.
 
 Gradients: JAX gives every cotangent its primal's type. The backward equations are
 typed from the forward ones of the same source position (see `propagate`); and `grad` / `value_and_grad` /
@@ -54,7 +59,7 @@ import numpy as np
 from astjax import core, ir
 from astjax.errors import AstjaxError
 from astjax import sharding_impls as shd
-from astjax.primitives.spmd import sharding_constraint_p
+from astjax.primitives.spmd import UNTYPED_MADE, sharding_constraint_p, untyped_made
 
 from . import sharded
 from .typed_avals import ManualAval, MeshAval, TypedAval, TypedRefAval, manual_typeof
@@ -65,7 +70,8 @@ from .unreduced import reduced_of, unreduced_of
 __all__ = ["Typed", "check", "propagate", "typed", "typed_sharding", "staging", "typeof",
            "TypedAval", "is_elementwise", "NESTED", "like_primals", "layout_of", "with_types",
            "TypedClosedJaxpr", "ManualAval", "staging_nested",
-           "layouts_of", "types_of", "nested_frame"]
+           "layouts_of", "types_of", "nested_frame", "made_mesh", "not_made_here",
+           "broadcast_layouts"]
 
 #: JAX's elementwise primitives that are no `elementwise` ones here (`primitives/base.py`'s
 #: `defvectorized` / `defbroadcasting` mark those): the result keeps the operand's layout
@@ -391,6 +397,7 @@ def propagate(eqns, env):
     layout): programs without one pay nothing."""
     if not shd.explicit_meshes[0]:
         return env
+    made = made_mesh()
     eqns = list(eqns)
     dots = {}   # source position -> the forward dot_general's operand types
     seen = {}   # source position -> the types of its forward equations' values
@@ -416,6 +423,10 @@ def propagate(eqns, env):
         if all(t is None for t in ts) and nested is None and not backward and name not in (
                 "sharding_constraint", "shard_map") and not isinstance(
                 eqn.params.get("sharding", eqn.params.get("out_sharding")), shd.NamedSharding):
+            if made is not None and _made(eqn):
+                for v in eqn.outvars:
+                    if type(v.aval) is core.ShapedArray:
+                        env[v] = Typed(v.aval, [None] * v.aval.ndim, made)
             continue
         try:
             outs = (nested(ts, eqn.params, env, propagate) if nested is not None else
@@ -423,6 +434,14 @@ def propagate(eqns, env):
                             [core.get_aval(a) for a in eqn.invars]))
         except AstjaxError as e:
             if backward and isinstance(e, shd.ShardingTypeError):
+                continue
+            if src is not None and src.phase == "batched":
+                # (vmap's function was typed as JAX traces it, unbatched: its errors
+                # raised there, `explicit_control.check_mapped`; a batching rule's
+                # values are not typed as JAX's are: the operands' layouts merged)
+                merged = _merged(ts, eqn.outvars)
+                if merged is not None:
+                    env[eqn.outvars[0]] = merged
                 continue
             if getattr(e, "at_operation", False):   # (located inside a body already)
                 raise
@@ -443,6 +462,50 @@ def propagate(eqns, env):
             if t is not None:
                 env[v] = t
     return env
+
+
+def _merged(ts, outvars):
+    """The type of a batched operation whose operands' layouts disagree only where a
+    batching rule's value is replicated: along each dimension the one mesh axis the
+    operands of the result's shape name (None when there are several)."""
+    if len(outvars) != 1:
+        return None
+    same = [t for t in ts if t is not None and t.aval.shape == outvars[0].aval.shape]
+    named = [{t.spec[d] for t in same} - {None} for d in range(outvars[0].aval.ndim)]
+    if not same or len({t.mesh for t in same}) != 1 or any(len(n) > 1 for n in named):
+        return None
+    return Typed(outvars[0].aval, [next(iter(n), None) for n in named], same[0].mesh)
+
+
+def made_mesh():
+    """The mesh JAX types a value made from no operand over (replicated): `set_mesh`'s
+    mesh when all its axes are Explicit; else None (such values are untyped)."""
+    m = shd.context_mesh() if shd.context_meshes[0] else None
+    return m if m is not None and is_explicit(m) else None
+
+
+def _made(eqn) -> bool:
+    """Whether `eqn` makes its results from no operand (only literals: `jnp.zeros`'s
+    broadcast, an iota, a constant's conversion), not a callback's, and not inside
+    `not_made_here`."""
+    return (not any(isinstance(a, core.Var) for a in eqn.invars)
+            and "callback" not in eqn.primitive.name
+            and not (eqn.outvars and eqn.outvars[0] in UNTYPED_MADE))
+
+
+@contextlib.contextmanager
+def not_made_here():
+    """While this runs, the values staged from no operand are not typed replicated
+    over the context mesh: they are laid out anew next (`out_sharding=` of
+    `jnp.zeros`, `arange`, a random draw: JAX gives the making operation that layout)
+    or made inside `auto_axes` (whose axes no type names)."""
+    b = core.current_builder() if shd.explicit_meshes[0] else None
+    start = len(b.eqns) if b is not None else 0
+    try:
+        yield
+    finally:
+        if b is not None:
+            untyped_made(b.eqns[start:])
 
 
 def _cotangent(aval, primals):
@@ -678,6 +741,40 @@ def layouts_of(primals):
     """The NamedSharding of each value in `primals` laid out over an Explicit mesh --
     an array, or a value staged from such arrays inside `jit` -- else None."""
     return [None if t is None else t.sharding for t in types_of(primals)]
+
+
+def broadcast_layouts(values, shape):
+    """JAX's `broadcast_shardings` for `jnp.where` / `broadcast_arrays`: the layout
+    each of `values` is broadcast to `shape` with (an `out_sharding`), from the
+    types of those laid out over Explicit axes (rank 0 ones name no axis); None for a
+    value left as it is (of that shape and type already, or nothing typed)."""
+    if not shd.explicit_meshes[0] or (
+            getattr(_staging, "types", None) is None and not getattr(_staging, "nested", None)
+            and made_mesh() is None and not any(typed(v) is not None for v in values)):
+        return [None] * len(values)     # (nothing here can be typed)
+    types = types_of(list(values))
+    ranked = [t for t in types if t is not None and t.aval.ndim]
+    if not ranked or len({t.mesh for t in ranked}) != 1:
+        return [None] * len(values)
+    nd = len(shape)
+    specs = [(None,) * (nd - t.aval.ndim) + t.spec for t in ranked]
+    dims = [(1,) * (nd - t.aval.ndim) + tuple(t.aval.shape) for t in ranked]
+    out = []
+    for d in range(nd):
+        entries = [sp[d] for sp in specs]
+        wide = {e for e, n in zip(entries, dims) if not (n[d] == 1 and e is None)}
+        if len(set(entries)) == 1 or len(wide) <= 1:
+            out.append(entries[0] if len(set(entries)) == 1 else next(iter(wide), None))
+            continue
+        named = {e for e in entries if e is not None}
+        if len(named) > 1:
+            _err("broadcast_shardings got incompatible shardings for broadcasting: "
+                 + ", ".join(str(tuple(sp[nd - t.aval.ndim:])) for sp, t in zip(specs, ranked))
+                 + ".")
+        out.append(next(iter(named)))
+    target = shd.NamedSharding(ranked[0].mesh, shd.PartitionSpec(*out))
+    return [None if core.get_aval(v).shape == tuple(shape) and t is not None
+            and t.spec == tuple(out) else target for v, t in zip(values, types)]
 
 
 def like_primals(cts, layouts):

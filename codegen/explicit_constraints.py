@@ -41,6 +41,8 @@ _UNCONSTRAINED = frozenset({
     "checkpoint", "custom_jvp_call", "custom_vjp_call", "custom_vmap_call",
     "closed_call", "remat_opt", "igamma", "igammac", "polygamma", "zeta"})
 _MULTIPLE = frozenset({"while", "cond", "scan"})   # each typed result constrained
+# comparisons: JAX constrains the operands it broadcasts, not the result
+_COMPARISONS = frozenset({"eq", "ne", "lt", "le", "gt", "ge", "eq_to", "lt_to", "le_to"})
 
 
 def constrain_typed(closed, env):
@@ -77,14 +79,16 @@ def _constrained(j, env, memo):
                 invars[i] = core.Var(a.aval)
                 eqns.append(core.Eqn(sharding_constraint_p, [a], [invars[i]], {
                     "sharding": shd.NamedSharding(t.mesh, t.pspec)}, src))
-            elif not a.aval.ndim:
+            elif not a.aval.ndim and not (i == 0 and name == "select_n"):
+                # (a rank-0 select_n predicate is taken as it is, in JAX's lowering)
                 wide = core.Var(a.aval.update(shape=t.aval.shape))
                 invars[i] = core.Var(wide.aval)
                 eqns += [core.Eqn(broadcast_in_dim_p, [a], [wide], {
                     "shape": t.aval.shape, "broadcast_dimensions": (), "sharding": None}, src),
                     core.Eqn(sharding_constraint_p, [wide], [invars[i]],
                              {"sharding": shd.NamedSharding(t.mesh, t.pspec)}, src)]
-        made = [core.Var(v.aval) if _laid_out(t) else v for v, t in zip(eqn.outvars, ts)]
+        made = [core.Var(v.aval) if _laid_out(t) and name not in _COMPARISONS else v
+                for v, t in zip(eqn.outvars, ts)]
         eqns.append(core.Eqn(eqn.primitive, invars, made, eqn.params, src))
         eqns += [core.Eqn(sharding_constraint_p, [m], [v], {
             "sharding": shd.NamedSharding(t.mesh, t.pspec)}, src)

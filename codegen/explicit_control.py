@@ -22,15 +22,18 @@ an inner `jit`, a transform's or `custom_jvp`'s function (`vma.staging_inputs`'
 from __future__ import annotations
 
 import contextlib
+import threading
 
 from astjax import core
+from astjax import sharding_impls as shd
 from astjax.errors import ArgumentValueError, JAXTypeError, LoopCarryError
 from astjax.primitives import vma
+from astjax.sharding_impls import PartitionSpec
 
 from . import explicit, sharded
 from .explicit import NESTED, Typed
 
-__all__ = ["staging_body"]
+__all__ = ["staging_body", "mapped", "check_mapped"]
 
 
 def _run(closed, ts, env, propagate):
@@ -99,13 +102,14 @@ def _while(ts, params, env, propagate):
 def _scan(ts, params, env, propagate):
     nc, nk = params["num_consts"], params["num_carry"]
     xs = ts[nc + nk:]
-    for t in xs:
-        if t is not None and t.spec and t.spec[0] is not None:
-            raise ArgumentValueError(f"0th dimension of all xs should be replicated. Got "
-                                     f"{t.pspec!r}", hint="reshard xs with the scanned axis "
-                                     "unsharded, or scan over another axis")
     body = params["jaxpr"]
     jaxpr = getattr(body, "jaxpr", body)
+    if any(t is not None and t.spec and t.spec[0] is not None for t in xs):
+        specs = [repr(t.pspec) if t is not None else repr(PartitionSpec(
+            *[None] * (v.aval.ndim + 1))) for t, v in zip(xs, jaxpr.invars[nc + nk:])]
+        raise ArgumentValueError("0th dimension of all xs should be replicated. Got "
+                                 + ", ".join(specs), hint="reshard xs with the scanned axis "
+                                 "unsharded, or scan over another axis")
     slices = [None if t is None else _sliced(t, v.aval)
               for t, v in zip(xs, jaxpr.invars[nc + nk:])]
     outs = _run(body, list(ts[:nc + nk]) + slices, env, propagate)
@@ -136,12 +140,47 @@ NESTED.update({"cond": _cond, "while": _while, "scan": _scan, "jit": _call("jaxp
 # ------------------------------------------ jax.typeof inside a function being staged
 
 
+_mapping = threading.local()
+
+
+@contextlib.contextmanager
+def mapped(dims):
+    """While `vmap` stages its function: the mapped dimension of each argument leaf
+    (None: not mapped), dropped from its type for `jax.typeof` inside."""
+    _mapping.dims = list(dims)
+    try:
+        yield
+    finally:
+        _mapping.dims = None
+
+
+def _unmapped(t, aval, d):
+    """The type of one slice (of `aval`) of `t` along its dimension `d`."""
+    return Typed(aval, t.spec[:d] + t.spec[d + 1:], t.mesh, t.unreduced, reduced=t.reduced)
+
+
+def check_mapped(closed, leaves, dims):
+    """`vmap`'s function as staged (`closed`, one value of the batch) typed from its
+    argument leaves' types without their mapped dimension `dims`, as JAX traces it:
+    JAX's errors there, with the types JAX names (before any batching rule)."""
+    if not shd.explicit_meshes[0] or len(closed.jaxpr.invars) != len(leaves):
+        return
+    types = explicit.types_of(list(leaves))
+    if all(t is None for t in types) and explicit.made_mesh() is None:
+        return
+    explicit.propagate(closed.jaxpr.eqns, {
+        v: t if d is None else _unmapped(t, v.aval, d)
+        for v, t, d in zip(closed.jaxpr.invars, types, dims)
+        if t is not None and (d is None or t.aval.ndim == v.aval.ndim + 1)})
+
+
 @contextlib.contextmanager
 def staging_body(leaves, unknown=0):
     """While a function of `leaves` (after `unknown` arguments) is staged -- a loop
     body, a branch, an inner `jit`, a transform's function (`vma.staging_inputs`) --:
     their types, for `jax.typeof` on the values staged inside, computed only when
     asked (an argument with one axis fewer than its leaf is a scanned slice)."""
+    dims, _mapping.dims = getattr(_mapping, "dims", None), None   # (vmap's, this once)
     state = explicit._staging
     if (getattr(state, "types", None) is None and not getattr(state, "nested", None)
             and not any(type(a) is sharded.GlobalArray for a in leaves)):
@@ -150,9 +189,10 @@ def staging_body(leaves, unknown=0):
 
     def types(invars):
         got = [None] * unknown + explicit.types_of(list(leaves))
+        along = [None] * unknown + dims if dims is not None else [0] * len(got)
         return [None if t is None or len(got) != len(invars) else
-                _sliced(t, v.aval) if t.aval.ndim == v.aval.ndim + 1 else t
-                for t, v in zip(got, invars)]
+                _unmapped(t, v.aval, d) if d is not None and t.aval.ndim == v.aval.ndim + 1
+                else t for t, v, d in zip(got, invars, along)]
     with explicit.nested_frame(types):
         yield
 

@@ -38,6 +38,8 @@ from astjax.core import (Literal, UndefinedPrimal, Var, Zero, bind, differentiab
                          float0, is_undefined)
 from astjax.errors import DerivativeNotImplementedError, JAXValueError
 from astjax.primitives.base import add_tangents, instantiate, zeros_like_aval  # noqa: F401
+from astjax.primitives.spmd import UNTYPED_MADE, untyped_made
+from astjax.sharding_impls import explicit_meshes
 from astjax.primitives.slicing import slice_p
 from astjax.primitives.structural import concatenate
 
@@ -99,7 +101,11 @@ def jvp_eqn(eqn, primals, tangents):
             outs = outs if prim.multiple_results else [outs]
             return outs, [Zero(v.aval) for v in eqn.outvars]
         rule = core.rule(prim, "jvp", eqn.source_info, DerivativeNotImplementedError, tx=tx)
+        b = core.current_builder() if explicit_meshes[0] else None
+        start = len(b.eqns) if b is not None else 0
         pout, tout = rule(primals, tangents, **eqn.params)
+        if b is not None:   # (its constants: typed as the values beside them, by JAX)
+            untyped_made(b.eqns[start:])
     if not prim.multiple_results:
         pout, tout = [pout], [tout]
     tout = [Zero(v.aval) if (t is None or not differentiable(v.aval)) else t
@@ -187,7 +193,10 @@ def _unmark_primal(jaxpr, tangent_vars):
 
 def instantiate_out(t, inst, aval):
     if inst and isinstance(t, Zero) and differentiable(aval):
-        return zeros_like_aval(aval)
+        z = zeros_like_aval(aval)
+        if explicit_meshes[0] and type(z) is core.Tracer and type(z.var) is Var:
+            UNTYPED_MADE.add(z.var)     # (JAX types it as its primal: unknown here)
+        return z
     return t
 
 # -------------------------------------------------------------------- partial eval
@@ -447,6 +456,9 @@ def inline(closed_or_jaxpr, args, consts=None, phase=None):
         for v, o in zip(eqn.outvars, outs):
             env[v] = o
             _set_hint(o, v.hint)
+            if (explicit_meshes[0] and v in UNTYPED_MADE and type(o) is core.Tracer
+                    and type(o.var) is Var):   # (a derivative's zero, re-staged)
+                UNTYPED_MADE.add(o.var)
     return [read_atom(env, a) for a in jaxpr.outvars]
 
 # ------------------------------------------------------------- composite transforms

@@ -42,6 +42,8 @@ not_mapped = None
 # ----------------------------------------------------------------- axis helpers
 
 
+from astjax.primitives.spmd import UNTYPED_MADE, untyped_made  # noqa: E402
+from astjax.sharding_impls import explicit_meshes  # noqa: E402
 from astjax.primitives.base import (bdim_at_front, broadcast_batch, mapped_aval,  # noqa: E402
                                     matchaxis, moveaxis, shift_axis, unmapped_aval)
 
@@ -92,12 +94,21 @@ def batch_jaxpr(closed, in_dims, axis_size, axis_name, args):
                                 else not_mapped)
                 else:
                     rule = core.rule(prim, "batch", eqn.source_info, tx=tx)
+                    b = core.current_builder() if explicit_meshes[0] else None
+                    start = len(b.eqns) if b is not None else 0
                     outs, out_dims = rule(vals, dims, **eqn.params)
+                    if b is not None:   # (its constants: no replicated Explicit type)
+                        untyped_made(b.eqns[start:])
             if prim.multiple_results:
                 for v, x, d in zip(eqn.outvars, outs, out_dims):
                     env[v] = (x, d)
             else:
                 env[eqn.outvars[0]] = (outs, out_dims)
+            if explicit_meshes[0]:
+                for v, x in zip(eqn.outvars, outs if prim.multiple_results else [outs]):
+                    if (v in UNTYPED_MADE and type(x) is core.Tracer
+                            and type(x.var) is core.Var):
+                        UNTYPED_MADE.add(x.var)
         results = [read(a) for a in jaxpr.outvars]
     return [x for x, _ in results], [d for _, d in results]
 

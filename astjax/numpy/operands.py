@@ -303,13 +303,14 @@ def broadcast_shapes(*shapes, error=ShapeValueError):
     return tuple(out)
 
 
-def broadcast_to_shape(x, shape):
+def broadcast_to_shape(x, shape, out_sharding=None):
     """Broadcast operand `x` to the static shape `shape`.
-    Args: x: array or tracer; shape: target shape.
+    Args: x: array or tracer; shape: target shape; out_sharding: the result's layout
+    (JAX's `broadcast_shardings` of `where`'s operands), or None.
     Returns: `x` itself, or a broadcast copy.
     Vs NumPy: a new array, never a view."""
     a = core.get_aval(x)
-    if a.shape == tuple(shape):
+    if a.shape == tuple(shape) and out_sharding is None:
         return x
     if len(shape) < a.ndim or broadcast_shapes(a.shape, shape) != tuple(shape):
         raise ShapeValueError(f"cannot broadcast an array of shape {a.shape} to shape {tuple(shape)}")
@@ -320,7 +321,7 @@ def broadcast_to_shape(x, shape):
     if len(keep) != a.ndim:
         x = lax.reshape(x, tuple(a.shape[i] for i in keep))
         dims = tuple(dims[i] for i in keep)
-    return lax.broadcast_in_dim(x, shape, dims)
+    return lax.broadcast_in_dim(x, shape, dims, out_sharding=out_sharding)
 
 
 def _check_strict_promotion(args):

@@ -12,6 +12,7 @@ import numpy as np
 from .. import core, dtypes, lax, user_warnings
 from ..codegen import eager_programs as _eager, runtime
 from ..codegen.runtime import Array, CommittedArray
+from ..codegen.explicit import broadcast_layouts as _broadcast_layouts
 from ..core import Tracer
 from ..sharding_impls import context_meshes as _context_meshes
 from ..primitives import comparisons as _cmp
@@ -569,8 +570,14 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
         return _keys_where(condition, x, y)
     x, y = promote_operands([asarray_operand(x), asarray_operand(y)])
     # JAX broadcasts the three operands as `broadcast_arrays` does (a ValueError)
-    shape = broadcast_shapes(*(core.get_aval(a).shape for a in (condition, x, y)))
-    condition, x, y = (broadcast_to_shape(a, shape) for a in (condition, x, y))
+    # (a rank-0 condition is not broadcast: select takes it as it is, as JAX's)
+    ops = (x, y) if not core.get_aval(condition).ndim else (condition, x, y)
+    shapes = [core.get_aval(a).shape for a in ops]
+    shape = broadcast_shapes(*shapes)
+    layouts = (_broadcast_layouts(ops, shape) if len(set(shapes)) > 1
+               else (None,) * 3)   # (JAX's broadcast_shardings: Explicit layouts)
+    ops = [broadcast_to_shape(a, shape, s) for a, s in zip(ops, layouts)]
+    condition, x, y = ops if len(ops) == 3 else [condition, *ops]
     return lax.select(condition, x, y)
 
 

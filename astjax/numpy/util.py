@@ -26,6 +26,7 @@ import numpy as np
 
 from .. import core, lax
 from ..api import device_put, jit
+from ..codegen.explicit import not_made_here
 from ..errors import (ArgumentError, ArgumentTypeError, ArgumentValueError, AstjaxError,
                       AxisError, TracerIntegerConversionError)
 from ..primitives.structural import out_layout
@@ -221,7 +222,8 @@ def with_out_sharding(name: str, device: bool = True,
                 axes = tuple(n for n, t in zip(s.mesh.axis_names, s.mesh.axis_types)
                              if t == AxisType.Explicit)
                 return auto_axes(fn, axes=axes, out_sharding=s)(*args, **kwargs)
-            out = fn(*args, **kwargs)      # (the spec padded to the result's rank, as JAX's)
+            with not_made_here():          # (JAX makes it laid out so: no replicated type)
+                out = fn(*args, **kwargs)  # (the spec padded to the result's rank, as JAX's)
             return reshard(out, NamedSharding(s.mesh, s.spec.update(
                 partitions=s.spec._normalized(core.get_aval(out).ndim))))
         return cast(_F, _with_keywords(fn, placed, ["device", "out_sharding"] if device

@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import math
 import threading
+import weakref
 
 import numpy as np
 
@@ -39,6 +40,24 @@ from .elementwise import div_p
 from .structural import out_layout
 from .vma import (check_vma_types, enclosing_body, in_urs, in_vmas, staging_body,
                   unmentioned, ur_env, vma_env, vma_str)
+
+#: staged values made from no operand that `codegen/explicit.py` does not type as made
+#: under an Explicit mesh (replicated): derivative and batching rules' constants (JAX
+#: types them as the values they stand beside, which the IR does not know) and the
+#: values of `out_sharding=` / `auto_axes` (`explicit.not_made_here`)
+UNTYPED_MADE = weakref.WeakSet()
+
+
+def untyped_made(eqns):
+    """Add the values `eqns` make from no operand to UNTYPED_MADE, also inside the
+    bodies they hold."""
+    for e in eqns:
+        if not any(isinstance(a, core.Var) for a in e.invars):
+            UNTYPED_MADE.update(e.outvars)
+        for v in e.params.values():
+            for b in v if type(v) is tuple else (v,):
+                if isinstance(b, (core.ClosedJaxpr, core.Jaxpr)):
+                    untyped_made(getattr(b, "jaxpr", b).eqns)
 
 __all__ = ["MeshContextError", "sharding_constraint_p", "with_sharding_constraint",
            "resolve_sharding", "check_sharding_fits", "SPMD_PRIMITIVES", "is_partial",

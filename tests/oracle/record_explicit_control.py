@@ -114,6 +114,7 @@ def arrays(jax, mesh):
             "y": jax.device_put(a, NS(mesh, P(None, "y"))),
             "xy": jax.device_put(np.eye(4, dtype=np.float32) / 2 + 0.1, NS(mesh, P("x", "y"))),
             "rep": jax.device_put(np.ones((4, 4), np.float32) / 4, NS(mesh, P())),
+            "rep_42": jax.device_put(a * 3, NS(mesh, P())),
             "yt": jax.device_put(a.T.copy(), NS(mesh, P("y"))),
             "yt4": jax.device_put(np.ones((2, 4), np.float32), NS(mesh, P("x", "y"))),
             "y2": jax.device_put(a[:2] + 5, NS(mesh, P(None, "y"))),
@@ -161,6 +162,22 @@ def run_case(jax, jnp, name, programs_of=None):
 
 def run(jax, jnp):
     return {name: run_case(jax, jnp, name) for name in programs(jax, jnp, None)}
+
+
+def assert_as_recorded(jax, got, want):
+    """(astjax's tests) `got`, run_case's result on astjax, is JAX's `want`: the error
+    (of a class that is JAX's builtin one) and its message, or the types inside, the
+    results' types and their values."""
+    if "error" in want:
+        cls = getattr(jax.errors, got.get("error", ""), None) or getattr(
+            jax.sharding, got.get("error", ""), type(None))
+        builtin = {"TypeError": TypeError, "ValueError": ValueError}
+        assert issubclass(cls, builtin.get(want["error"], jax.sharding.ShardingTypeError)), got
+        assert got["message"] == want["message"]
+        return
+    assert (got["inner"], got["out"]) == (want["inner"], want["out"])
+    for g, w in zip(got["value"], want["value"]):
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=2e-6, atol=1e-6)
 
 
 if __name__ == "__main__":

@@ -42,7 +42,27 @@ def programs(jax, jnp, show):
         "pure_callback": (callback, ("x",)),
         "operands_other_layouts": (lambda a, b: show(a + b), ("x44", "y44")),
         "operand_constant": (lambda a: a + np.ones((4, 2), np.float32), ("x",)),
+        # jnp.where broadcasts its operands to their common layout (JAX's broadcast_shardings)
+        "where_scalar": (lambda a: show(jnp.where(a > 0, a, 0.0)), ("x",)),
+        "where_row": (lambda a: show(jnp.where(a > 0, a, jnp.arange(2.0))), ("x",)),
+        "where_scalar_condition": (lambda a: jnp.where(True, a, 1.0), ("y",)),
+        "where_column": (lambda a: jnp.where(a[:, :1] > 0, 1.0, a), ("x",)),
+        # derivatives' instantiated zeros have their primal's type
+        "grad_where": (lambda a: jax.grad(lambda v: jnp.where(v > 0, v, 0.0).sum())(a),
+                       ("x",)),
+        "grad_maximum": (lambda a: jax.grad(lambda v: jnp.maximum(v, 0.0).sum())(a), ("y",)),
+        "grad_cond_constant_branch": (lambda a: jax.grad(lambda v: lax.cond(
+            v.sum() > 0, lambda u: u * 2, lambda u: jnp.ones_like(u), v).sum())(a), ("x",)),
+        "grad_fori_constant_init": (lambda a: jax.grad(lambda v: lax.fori_loop(
+            0, 2, lambda i, c: c * v, jnp.ones_like(v)).sum())(a), ("x",)),
+        "jvp_scan_constant_init": (lambda a: jax.jvp(lambda v: lax.scan(
+            lambda c, r: (c * r, c), jnp.ones_like(v[0]), v), (a,), (a,)), ("y",)),
+        "grad_made_times": (lambda a: jax.grad(lambda v: (v * jnp.arange(2.0)).sum())(a),
+                            ("x",)),
         # JAX's errors: the made value is replicated over the mesh
+        "where_made_full": (lambda a: jnp.where(a > 0, a, jnp.zeros((4, 2))), ("x",)),
+        "dynamic_update_made": (lambda a: lax.dynamic_update_slice(
+            jnp.zeros((4, 2)), a[:2], (0, 0)), ("y",)),
         "concatenate_made": (lambda a: jnp.concatenate([a, jnp.ones((4, 1))], axis=1), ("x",)),
         "carry_made": (lambda a: lax.fori_loop(0, 3, lambda i, c: c + a, jnp.zeros((4, 2))),
                        ("x",)),
