@@ -50,7 +50,7 @@ import numpy as np
 from .. import core, dtypes, tree_util
 from .. import sharding_impls as shd
 from ..core import ShapedArray, bind
-from ..errors import (ArgumentTypeError, ArgumentValueError, AxisNameError,
+from ..errors import (ArgumentValueError, AxisNameError,
                       NotImplementedInAstjaxError, ShapeError, caller_location)
 from .base import (deflinear, is_zero, lax_ops, mark_unsupported, matchaxis, moveaxis, nondiff,
                    register)
@@ -61,9 +61,9 @@ from .selection import select_n_p
 from .structural import convert_element_type_p, iota_p
 
 __all__ = ["psum_p", "pmax_p", "pmin_p", "axis_index_p", "all_gather_p", "ppermute_p",
-           "all_to_all_p", "pvary_p", "COLLECTIVES",
+           "all_to_all_p", "COLLECTIVES",
            "psum", "pmean", "pmax", "pmin", "all_gather", "axis_index", "ppermute", "pshuffle",
-           "psum_scatter", "pcast",
+           "psum_scatter",
            "all_to_all", "axis_size"]
 
 # ------------------------------------------------------------------ shared helpers
@@ -750,51 +750,7 @@ def pswapaxes(x, axis_name, axis, *, axis_index_groups=None):
     return all_to_all(x, axis_name, axis, axis, axis_index_groups=axis_index_groups)
 
 
-# --------------------------------------------------------------------------- pvary
-# `lax.pcast(x, axes, to='varying')`: the same value, typed as varying over `axes`
-# (shard_map's check_vma). astjax's shard_map transpose sums a replicated operand's
-# cotangent at the boundary (`primitives/spmd.py`), so pvary's transpose is the identity
-# (a reverse mode inside a body: `vma_reverse.reverse_typed` sums at that function's boundary).
-pvary_p = core.new_primitive("pvary")
-
-
-def _pvary_batch(args, dims, *, axes):
-    frame = core.axis_frame()
-    rest = tuple(a for a in axes if a != frame.name)
-    return (bind(pvary_p, args[0], axes=rest) if rest else args[0]), dims[0]
-
-
-register(pvary_p, abstract_eval=lambda x, *, axes: x, lowering=lambda ctx, x, *, axes: x,
-         batch=_pvary_batch)
-deflinear(pvary_p, lambda ct, x, *, axes: [
-    None if is_zero(ct) else bind(pvary_p, ct, axes=axes)])
-
-_PCAST_TO = ("unreduced", "reduced", "varying")
-
-
-def pcast(x, axis_name, *, to):
-    """`lax.pcast(x, axis_name, to='varying')`: `x` (invariant over the named axes)
-    typed as varying over them, e.g. a scan carry's initial value that the body
-    makes varying (shard_map's `check_vma`). The same values."""
-    if isinstance(axis_name, (set, frozenset)):
-        raise ArgumentTypeError(f"axis_name={axis_name!r} must be a tuple or a str. Got "
-                                f"{axis_name}", loc=caller_location())
-    axes = axis_name if isinstance(axis_name, tuple) else (axis_name,)
-    if not axis_name:
-        return x
-    if to not in _PCAST_TO:
-        raise ArgumentValueError("Got unexpected `to` value. Allowed `to` values are: "
-                                 "{'reduced', 'unreduced', 'varying'}", loc=caller_location())
-    if to != "varying":
-        raise NotImplementedInAstjaxError(
-            f"lax.pcast(..., to={to!r}): unreduced and reduced values are not supported",
-            loc=caller_location())
-    _check(axes)
-    return tree_util.tree_map(lambda v: bind(pvary_p, _leaf(v), axes=axes), x)
-
-
-COLLECTIVES = (psum_p, pmax_p, pmin_p, axis_index_p, all_gather_p, ppermute_p, all_to_all_p,
-               pvary_p)
+COLLECTIVES = (psum_p, pmax_p, pmin_p, axis_index_p, all_gather_p, ppermute_p, all_to_all_p)
 for _p in COLLECTIVES:  # the family's one shared fact, stated once
     mark_unsupported(_p, "impl", "a collective only means something under a mapped axis "
                      "(vmap/pmap); there is no single-array NumPy reference")

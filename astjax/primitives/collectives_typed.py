@@ -1,7 +1,7 @@
-"""Collectives that move data as `all_gather` does but give their result another
-manual-axis type: JAX's `all_gather_invariant` (`lax.all_gather(x, axes,
-to='invarying')`) and `all_gather_reduced` (`to='reduced'`), with every rule and
-their wrappers.
+"""Collectives that change a value's manual-axis type: `pvary` (`lax.pcast(x, axes,
+to='varying')`: Invariant -> Varying, the same values), JAX's `psum_invariant`,
+`all_gather_invariant` (`lax.all_gather(x, axes, to='invarying')`) and
+`all_gather_reduced` (`to='reduced'`), with every rule and their wrappers.
 
 `all_gather` is Varying -> Varying: inside a `shard_map` body with `check_vma` its
 result varies over the gathered axes (`primitives/vma.py`), so an out_spec must name
@@ -44,12 +44,58 @@ import numpy as np
 from .. import core, tree_util
 from ..config import config
 from ..core import bind
-from ..errors import ArgumentValueError, AxisNameError, caller_location
+from ..errors import (ArgumentTypeError, ArgumentValueError, AxisNameError,
+                      NotImplementedInAstjaxError, caller_location)
 from .base import deflinear, is_zero, mark_unsupported, moveaxis, register
-from .collectives import all_gather_p, psum_p, pvary_p
+from .collectives import _check, _leaf, all_gather_p, psum_p
 
-__all__ = ["all_gather_invariant_p", "all_gather_invariant", "all_gather_reduced_p",
-           "all_gather_reduced", "psum_invariant_p", "psum_invariant"]
+__all__ = ["pvary_p", "pcast", "all_gather_invariant_p", "all_gather_invariant",
+           "all_gather_reduced_p", "all_gather_reduced", "psum_invariant_p", "psum_invariant"]
+
+# ------------------------------------------------------------------------- pvary
+# `lax.pcast(x, axes, to='varying')`: the same value, typed as varying over `axes`
+# (shard_map's check_vma). astjax's shard_map transpose sums a replicated operand's
+# cotangent at the boundary (`primitives/spmd.py`), so pvary's transpose is the identity
+# (a reverse mode inside a body: `vma_reverse.reverse_typed` sums at that function's boundary).
+pvary_p = core.new_primitive("pvary")
+
+
+def _pvary_batch(args, dims, *, axes):
+    frame = core.axis_frame()
+    rest = tuple(a for a in axes if a != frame.name)
+    return (bind(pvary_p, args[0], axes=rest) if rest else args[0]), dims[0]
+
+
+register(pvary_p, abstract_eval=lambda x, *, axes: x, lowering=lambda ctx, x, *, axes: x,
+         batch=_pvary_batch)
+deflinear(pvary_p, lambda ct, x, *, axes: [
+    None if is_zero(ct) else bind(pvary_p, ct, axes=axes)])
+mark_unsupported(pvary_p, "impl", "a collective only means something under a mapped axis "
+                 "(vmap/pmap); there is no single-array NumPy reference")
+
+_PCAST_TO = ("unreduced", "reduced", "varying")
+
+
+def pcast(x, axis_name, *, to):
+    """`lax.pcast(x, axis_name, to='varying')`: `x` (invariant over the named axes)
+    typed as varying over them, e.g. a scan carry's initial value that the body
+    makes varying (shard_map's `check_vma`). The same values."""
+    if isinstance(axis_name, (set, frozenset)):
+        raise ArgumentTypeError(f"axis_name={axis_name!r} must be a tuple or a str. Got "
+                                f"{axis_name}", loc=caller_location())
+    axes = axis_name if isinstance(axis_name, tuple) else (axis_name,)
+    if not axis_name:
+        return x
+    if to not in _PCAST_TO:
+        raise ArgumentValueError("Got unexpected `to` value. Allowed `to` values are: "
+                                 "{'reduced', 'unreduced', 'varying'}", loc=caller_location())
+    if to != "varying":
+        raise NotImplementedInAstjaxError(
+            f"lax.pcast(..., to={to!r}): unreduced and reduced values are not supported",
+            loc=caller_location())
+    _check(axes)
+    return tree_util.tree_map(lambda v: bind(pvary_p, _leaf(v), axes=axes), x)
+
 
 all_gather_invariant_p = core.new_primitive("all_gather_invariant")
 

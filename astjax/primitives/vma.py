@@ -40,8 +40,9 @@ from ..config import config
 from ..core import bind
 from ..errors import ArgumentValueError, JAXTypeError
 from .collectives import (all_gather_p, all_to_all_p, axis_index_p, pmax_p, pmin_p,
-                          ppermute_p, psum_p, pvary_p)
-from .collectives_typed import all_gather_invariant_p, all_gather_reduced_p, psum_invariant_p
+                          ppermute_p, psum_p)
+from .collectives_typed import (all_gather_invariant_p, all_gather_reduced_p,
+                                psum_invariant_p, pvary_p)
 from .vma_errors import branch_error, carry_error
 from .vma_errors import type_str as _vma_str
 

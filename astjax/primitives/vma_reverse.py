@@ -27,7 +27,8 @@ from .. import core
 from ..core import bind
 from ..errors import (ArgumentTypeError, ArgumentValueError, NotImplementedInAstjaxError,
                       caller_location)
-from .collectives import psum_p, pvary_p
+from .collectives import psum_p
+from .collectives_typed import pvary_p
 from .elementwise import div_p
 from .vma import (_bodies, _inputs, _vma_str, staged_vma, staged_vmas,  # noqa: F401
                   staging_inputs, vma_env)   # (staging_inputs: for ad_api)
