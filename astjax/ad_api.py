@@ -39,7 +39,8 @@ from .errors import (ArgumentError, ArgumentTypeError, ArgumentValueError, Astja
 from .primitives.scan import scan_raw
 from .primitives.custom_derivatives import stop_gradient
 from .primitives.state import is_ref
-from .primitives.vma_reverse import check_cotangents, reverse_typed, staging_inputs, typed_backward
+from .primitives.vma_reverse import (check_cotangents, cotangent_vmas, reverse_typed,
+                                     staging_inputs, typed_backward)
 from .primitives.while_loop import eager_builder
 from .staging import (StagedCallable, arg_hints, as_callable, leaf_aval, python_scalar,
                       stage_flat)
@@ -570,16 +571,16 @@ class _VjpBody:
         self.layouts = layouts      # the primals' Explicit layouts (None: none)
         self.nz, self.in_avals, self.out_avals = nz, in_avals, out_avals
         self.in_tree, self.main_tree = in_tree, main_tree
-        self.bwd, self.typed = None, typed   # (typed: the function, for vma.typed_backward)
+        self.bwd, self.typed = {}, typed   # (typed: the function, for vma.typed_backward)
 
-    def _backward(self):
-        if self.bwd is None:
+    def _backward(self, ct_vmas=None):
+        if ct_vmas not in self.bwd:     # (per the cotangents' manual axes: vma_reverse)
             n_t = len(self.lin.jaxpr.invars) - self.nres
             zero_cts = [not self.ct_mask[i] for i, z in enumerate(self.out_nz) if z]
-            self.bwd = cleanup(typed_backward(*self.typed, lambda: ad.transpose_jaxpr(
+            self.bwd[ct_vmas] = cleanup(typed_backward(*self.typed, lambda: ad.transpose_jaxpr(
                 self.lin, [False] * self.nres + [True] * n_t, zero_cts), self.nres, self.nz,
-                [i for i, z in enumerate(self.out_nz) if z and self.ct_mask[i]]))
-        return self.bwd
+                [i for i, z in enumerate(self.out_nz) if z and self.ct_mask[i]], ct_vmas))
+        return self.bwd[ct_vmas]
 
     def __call__(self, *args):
         res, ct = args[:self.nres], args[self.nres]
@@ -594,7 +595,8 @@ class _VjpBody:
                 _check_cotangent(ca, a)
         check_cotangents(self.typed[0], ct_leaves)
         cts = [c for i, c in enumerate(ct_leaves) if self.out_nz[i]]
-        outs_ = _run(self._backward(), list(res) + cts) if (cts or self.nres) else []
+        outs_ = (_run(self._backward(cotangent_vmas(self.typed[0], cts)), list(res) + cts)
+                 if (cts or self.nres) else [])
         it = iter(_explicit.like_primals(outs_, [s for s, z in zip(self.layouts, self.nz)
                                                  if z]))
         flat = [next(it) if z else np.zeros(a.shape, float0)

@@ -120,6 +120,15 @@ def _leaf(x):
     return x
 
 
+def _varying(v, names):
+    """`v`, inside a `check_vma` shard_map body, cast to vary over the manual axes of
+    `names` it does not vary over (JAX's implicit pvary before a collective)."""
+    if core.operand_hook[0] is None or not isinstance(v, core.Tracer):   # (no body)
+        return v
+    from .vma import collective_pvary   # (a later family)
+    return collective_pvary(v, _names(names))
+
+
 def _all_shard_map_axes(names):
     """Whether every name is a mesh axis of an enclosing shard_map."""
     bound = {f.name for f in core.axis_frames("shard_map")}
@@ -240,7 +249,7 @@ def _reduction(p, name):
                 return _times_size(_leaf(v), len(groups[0]))
             if p is psum_p:
                 return _bind_psum(_leaf(v), axes, groups)
-            return bind(p, _leaf(v), axes=axes, axis_index_groups=groups)
+            return bind(p, _varying(_leaf(v), axes), axes=axes, axis_index_groups=groups)
         return tree_util.tree_map(one, x)
     reduce.__name__ = reduce.__qualname__ = name
     reduce.__doc__ = f"`lax.{name}`: {name[1:]} of `x` over the named axis (leaf by leaf)."
@@ -259,7 +268,16 @@ psum_p = _reduce_collective("psum", "sum", reduce_sum_p, _times_size)
 
 
 def _psum_transpose(ct, x, **params):
-    return [None if is_zero(ct) else bind(psum_p, ct, **params)]
+    # (the per-device adjoint; JAX's typed one over manual axes, whose operand varies over
+    # them (the wrappers cast it first): psum_invariant's, a pvary of the cotangent)
+    if is_zero(ct):
+        return [None]
+    if params["axis_index_groups"] is None:
+        from .collectives_typed import typed_sum_transpose   # (a later family)
+        typed = typed_sum_transpose(ct, params["axes"])
+        if typed is not None:
+            return [typed]
+    return [bind(psum_p, ct, **params)]
 
 
 deflinear(psum_p, _psum_transpose)
@@ -406,7 +424,7 @@ def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, t
     lax = lax_ops()
 
     def scatter(v):
-        v = _leaf(v)
+        v = _varying(_leaf(v), names)
         a = core.get_aval(v)
         d = scatter_dimension % max(a.ndim, 1)
         if a.ndim == 0 or (a.shape[d] % n if tiled else a.shape[d] != n):
@@ -542,7 +560,7 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False, to=
     size = int(np.prod(sizes)) if groups is None else len(groups[0])
 
     def gather(v):
-        v = _leaf(v)
+        v = _varying(_leaf(v), names)
         nd = core.get_aval(v).ndim
         ax = axis % (nd if tiled else nd + 1) if (nd or not tiled) else axis
         return bind(all_gather_p, v, all_gather_dimension=int(ax), axis_name=name,
@@ -619,7 +637,7 @@ def ppermute(x, axis_name, perm):
                             f"range({n})", hint="give each source and destination once",
                             loc=caller_location())
     return tree_util.tree_map(
-        lambda v: bind(ppermute_p, _leaf(v), axis_name=name, perm=perm), x)
+        lambda v: bind(ppermute_p, _varying(_leaf(v), name), axis_name=name, perm=perm), x)
 
 
 def pshuffle(x, axis_name, perm):
@@ -724,8 +742,8 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
             if a.shape[sa] % n:
                 raise AxisNameError(f"all_to_all: split axis of size {a.shape[sa]} is not "
                                     f"divisible by the axis size {n}", loc=caller_location())
-            return bind(all_to_all_p, v, axis_name=name, split_axis=sa, concat_axis=ca,
-                        axis_size=n, axis_index_groups=groups, tiled=True)
+            return bind(all_to_all_p, _varying(v, name), axis_name=name, split_axis=sa,
+                        concat_axis=ca, axis_size=n, axis_index_groups=groups, tiled=True)
         if a.shape[sa] != n:
             raise AxisNameError(f"all_to_all: the split axis has size {a.shape[sa]}, but the "
                                 f"axis {name!r} has size {n}", loc=caller_location())
@@ -735,8 +753,8 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
         elif sa > ca:
             v = lax.expand_dims(v, (ca,))
             sa += 1
-        out = bind(all_to_all_p, v, axis_name=name, split_axis=sa, concat_axis=ca,
-                   axis_size=n, axis_index_groups=groups, tiled=False)
+        out = bind(all_to_all_p, _varying(v, name), axis_name=name, split_axis=sa,
+                   concat_axis=ca, axis_size=n, axis_index_groups=groups, tiled=False)
         if sa != ca:
             out = lax.squeeze(out, (sa,))
         return out

@@ -38,7 +38,7 @@ from .collectives import all_gather_p, all_to_all_p, axis_index_p, ppermute_p, p
 from .elementwise import div_p
 from .structural import out_layout
 from .vma import (check_vma_types, enclosing_body, in_urs, in_vmas, staging_body,
-                  unmentioned, ur_env, vma_env, vma_str)
+                  unmentioned, ur_env, vma_env_nested, vma_str)
 
 __all__ = ["MeshContextError", "sharding_constraint_p", "with_sharding_constraint",
            "resolve_sharding", "check_sharding_fits", "SPMD_PRIMITIVES", "is_partial",
@@ -488,17 +488,20 @@ mark_unsupported(shard_map_p, "impl", "the body runs once per device with collec
                  "between them; there is no single NumPy reference")
 
 def _sm_pp_types(eqn):
-    """The shard_map body's variables printed with their varying manual axes."""
+    """The shard_map body's variables (those of the bodies inside it too) printed with
+    their varying manual axes."""
     p = eqn.params
     if not p["check_vma"]:
         return None
     body = p["jaxpr"].jaxpr
     auto = p.get("auto", frozenset())
-    env = vma_env(body.invars, body.eqns, in_vmas(p["mesh"], p["in_specs"], auto, True))
-    try:
+    env, urs = {}, {}
+    try:        # (printing never raises: the checks ran where it was staged)
+        env = vma_env_nested(body.invars, body.eqns,
+                             in_vmas(p["mesh"], p["in_specs"], auto, True))
         urs = ur_env(body.invars, body.eqns, in_urs(p["in_specs"], True), p["mesh"], env)
-    except AstjaxError:     # (printing never raises: the check ran where it was staged)
-        urs = {}
+    except AstjaxError:
+        pass
     return {v: vma_str(v.aval, env.get(v) or (), p["mesh"], urs.get(v, ()))
             for v in set(env) | set(urs) if env.get(v) or urs.get(v)}
 

@@ -42,15 +42,15 @@ from ..errors import ArgumentValueError, JAXTypeError
 from .collectives import (all_gather_p, all_to_all_p, axis_index_p, pmax_p, pmin_p,
                           ppermute_p, psum_p)
 from .collectives_typed import (all_gather_invariant_p, all_gather_reduced_p,
-                                psum_invariant_p, pvary_p)
+                                psum_invariant_p, pvary_p, typed_transposes)
 from .vma_errors import branch_error, carry_error
 from .vma_errors import type_str as _vma_str
 
-__all__ = ["unmentioned", "vma_jaxpr", "vma_env", "in_vmas", "vma_str", "staged_vma",
+__all__ = ["unmentioned", "vma_jaxpr", "vma_env", "vma_env_nested", "in_vmas", "vma_str", "staged_vma",
            "staged_vmas", "staging_inputs", "current_manual_mesh", "enclosing_body", "staging_body", "check_vma_types", "unreduced_rule",
            "UnreducedRuleError", "ur_env", "in_urs", "staged_unreduced", "rd_env",
            "staged_reduced", "inputs_key", "with_inputs", "typed_like", "check_branches",
-           "psum_typing"]
+           "psum_typing", "collective_pvary"]
 
 def unmentioned(mesh, spec, auto=frozenset()):
     """The manual mesh axes `spec` does not mention (the ones a value laid out by it
@@ -143,7 +143,22 @@ def vma_env(invars, eqns, in_vmas, env=None):
         outs = ([None] * len(eqn.outvars) if any(m is None for m in ins)
                 else _vma_eqn(eqn, ins))
         env.update(zip(eqn.outvars, outs))
+    seen = getattr(_local, "seen", None)
+    if seen is not None:        # (`vma_env_nested`: the bodies' variables too)
+        seen.update(env)
     return env
+
+
+def vma_env_nested(invars, eqns, in_vmas):
+    """`vma_env` with the variables of the bodies inside the equations too (`cond` /
+    `scan` / `while` / call bodies followed: a loop body's with its carry's final axes),
+    for printing their types."""
+    _local.seen = seen = {}
+    try:
+        vma_env(invars, eqns, in_vmas)
+    finally:
+        _local.seen = None
+    return seen
 
 
 def in_vmas(mesh, specs, auto, check_vma):
@@ -426,7 +441,8 @@ def staging_body(mesh, auto, specs, check_vma, leaves=()):
                     [s.reduced for s in specs] if check_vma else None, {}))
     hook, core.operand_hook[0] = core.operand_hook[0], _implicit_pvary
     try:
-        yield
+        with typed_transposes(False):   # (a body transposed per device: spmd's shard_map)
+            yield
     finally:
         core.operand_hook[0] = hook
         _bodies().pop()
@@ -476,6 +492,24 @@ def _implicit_pvary(prim, args):
             a = bind(pvary_p, a, axes=tuple(n for n in mesh.axis_names if n in union - v))
         out.append(a)
     return out
+
+
+def collective_pvary(x, names):
+    """`x` cast to vary over the manual axes among `names` it does not vary over, inside
+    a `check_vma` body (JAX's implicit pvary before `all_gather`, `ppermute`,
+    `all_to_all`, `pmax`, `pmin`, `all_gather(to='invarying')`: their transposes then
+    sum an invariant operand's cotangent)."""
+    body = enclosing_body()
+    if body is None or _bodies()[-1][3] is None or not config.read("jax_auto_pcast") \
+            or len(core._state.builders) <= _bodies()[-1][0]:
+        return x
+    vma = staged_vma(x)
+    axes = [a for a in names if a in body[2] and vma is not None and a not in vma]
+    if not axes:
+        return x
+    order = list(body[0].axis_names)
+    return bind(pvary_p, x, axes=tuple(sorted(axes, key=lambda a: (
+        order.index(a) if a in order else len(order)))))
 
 
 def psum_typing(x, axes):
