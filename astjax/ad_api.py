@@ -39,8 +39,7 @@ from .errors import (ArgumentError, ArgumentTypeError, ArgumentValueError, Astja
 from .primitives.scan import scan_raw
 from .primitives.custom_derivatives import stop_gradient
 from .primitives.state import is_ref
-from .primitives.vma_reverse import (check_cotangents, cotangent_vmas, reverse_typed,
-                                     staging_inputs, typed_backward)
+from .primitives.vma_reverse import check_cotangents, reverse_typed, staging_inputs, typed_backward
 from .primitives.while_loop import eager_builder
 from .staging import (StagedCallable, arg_hints, as_callable, leaf_aval, python_scalar,
                       stage_flat)
@@ -593,10 +592,9 @@ class _VjpBody:
             ca = leaf_aval(c) if not (isinstance(c, np.ndarray) and c.dtype == float0) else None
             if ca is not None:
                 _check_cotangent(ca, a)
-        check_cotangents(self.typed[0], ct_leaves)
+        ct_vmas = check_cotangents(self.typed[0], ct_leaves)
         cts = [c for i, c in enumerate(ct_leaves) if self.out_nz[i]]
-        outs_ = (_run(self._backward(cotangent_vmas(self.typed[0], cts)), list(res) + cts)
-                 if (cts or self.nres) else [])
+        outs_ = _run(self._backward(ct_vmas), list(res) + cts) if (cts or self.nres) else []
         it = iter(_explicit.like_primals(outs_, [s for s, z in zip(self.layouts, self.nz)
                                                  if z]))
         flat = [next(it) if z else np.zeros(a.shape, float0)

@@ -85,7 +85,7 @@ def typed_backward(closed, known, transpose, nres, in_mask, ct_outs, ct_vmas=Non
     with JAX's typed cotangents when it is a `reverse_typed` function: staged with its
     arguments' axes known and JAX's typed transposes (`transposing`), a cotangent
     given for an output varying over manual axes cast to vary over those it does not
-    vary over already (`ct_vmas`, from `cotangent_vmas`; None: none, as grad's seed:
+    vary over already (`ct_vmas`, per output: `cotangent_vmas`; None: none, as grad's seed:
     `pvary` of the ones, as JAX's), and each result typed as its input (a `pvary` where
     it is less varying, e.g. a constant)."""
     with transposing(closed, known, nres, ct_outs):
@@ -100,8 +100,9 @@ def typed_backward(closed, known, transpose, nres, in_mask, ct_outs, ct_vmas=Non
     got = _closed_vmas(bwd, res + cts)
     more = [tuple(a for a in closed.manual if a in closed.in_vmas[i] and g is not None
                   and a not in g) for i, g in zip(ins, got)]
+    given = [ct_vmas[i] if ct_vmas and i < len(ct_vmas) else () for i in ct_outs]
     seeds = [tuple(a for a in closed.manual if a in v and a not in g)
-             for v, g in zip(cts, ct_vmas or [()] * len(cts))]
+             for v, g in zip(cts, given)]
     if not any(more) and not any(seeds):
         return bwd
 
@@ -114,9 +115,9 @@ def typed_backward(closed, known, transpose, nres, in_mask, ct_outs, ct_vmas=Non
 
 
 def cotangent_vmas(closed, cts):
-    """The manual axes the cotangents `cts` given to the backward pass of `closed` vary
-    over, for `typed_backward` (and as the key of its result): None when `closed` is
-    not a `reverse_typed` function or none varies."""
+    """The manual axes the cotangents `cts` (one per output of `closed`) given to its
+    backward pass vary over, for `typed_backward` (and as the key of its result): None
+    when `closed` is not a `reverse_typed` function or none varies."""
     if not isinstance(closed, TypedClosedJaxpr):
         return None
     vmas = tuple(frozenset(v or ()) for v in staged_vmas(list(cts)))
@@ -254,9 +255,10 @@ def check_cotangents(closed, cts):
     """JAX's ValueError for a `vjp` cotangent that varies over manual axes its primal
     output does not (`cts`: one per output leaf). A less varying one is accepted:
     astjax infers less than JAX types (`jnp.ones_like(y)` is invariant here, typed as
-    `y` in JAX), and the value is the same on those devices."""
+    `y` in JAX), and the value is the same on those devices. Returns their
+    `cotangent_vmas`."""
     if not isinstance(closed, TypedClosedJaxpr):
-        return
+        return None
     for c, vma, v in zip(cts, closed.out_vmas, closed.jaxpr.outvars):
         got = staged_vma(c) if isinstance(c, core.Tracer) else frozenset()
         if got is not None and got - vma:
@@ -267,6 +269,7 @@ def check_cotangents(closed, cts):
                 f"corresponding output of the differentiated function had JAX type {want}",
                 hint="make the cotangent vary over the output's axes (lax.psum / "
                      "lax.pcast)", loc=caller_location())
+    return cotangent_vmas(closed, cts)
 
 
 def check_jvp_tangents(primals, tangents):
