@@ -709,7 +709,8 @@ def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=froz
         if explicit and in_specs is not None:
             _check_explicit_in_specs(m, specs, leaves, layout_of, loc)
         local = [_local_aval(a, s, m) for a, s in zip(avals, specs)]
-        with _axes_in_scope(m, auto), staging_body(m, auto, specs, check_vma, leaves), \
+        with _axes_in_scope(m, auto), \
+                staging_body(m, auto, specs, check_vma, leaves) as staged, \
                 shd.use_abstract_mesh(shd.manual_abstract_mesh(m, own_auto - outer)):
             jaxpr, consts, out_tree = core.stage_callable(f, in_tree, local)
         out_flat_specs = _specs_for(out_specs, tree_util.tree_unflatten(
@@ -730,7 +731,8 @@ def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=froz
         all_specs = [rep] * len(consts) + specs
         if check_vma:
             check_vma_types(body.jaxpr, m, all_specs, out_flat_specs, loc, auto,
-                       getattr(f, "__name__", str(f)), _spec_keys(out_specs, out_tree))
+                            getattr(f, "__name__", str(f)), _spec_keys(out_specs, out_tree),
+                            staged)
         outs = bind(shard_map_p, *consts, *leaves, jaxpr=body, mesh=m,
                     in_specs=tuple(all_specs), out_specs=tuple(out_flat_specs),
                     check_vma=bool(check_vma), auto=auto)
