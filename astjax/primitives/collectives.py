@@ -395,16 +395,15 @@ def axis_index(axis_name):
     """`lax.axis_index`: this lane's (device's) index along the named axis."""
     sizes = _check(axis_name)
     if isinstance(axis_name, (tuple, list)):
-        if len(axis_name) != 1:
-            if not _all_shard_map_axes(axis_name):
-                raise AxisNameError("axis_index of several axes is supported inside "
-                                    "shard_map only", loc=caller_location())
-            lax = lax_ops()   # the linear index, first name major
-            i = bind(axis_index_p, axis_name=axis_name[0])
-            for n, k in zip(axis_name[1:], sizes[1:]):
-                i = lax.add(lax.mul(i, np.int32(k)), bind(axis_index_p, axis_name=n))
-            return i
-        axis_name = axis_name[0]
+        if len(axis_name) != 1 and not _all_shard_map_axes(axis_name):
+            raise AxisNameError("axis_index of several axes is supported inside "
+                                "shard_map only", loc=caller_location())
+        lax = lax_ops()   # the linear index, first name major, summed as JAX does (0 + ...)
+        i, inner = np.int32(0), 1
+        for n, k in zip(reversed(axis_name), reversed(sizes)):
+            i = lax.add(i, lax.mul(bind(axis_index_p, axis_name=n), np.int32(inner)))
+            inner *= k
+        return i
     return bind(axis_index_p, axis_name=axis_name)
 
 
