@@ -71,9 +71,8 @@ def _differs(why):
     return pytest.mark.xfail(strict=True, reason=why)
 
 
-_GATHER = _differs("JAX's all_gather prints axis_name as a tuple, and JAX has a "
-                   "reduce_scatter primitive (psum_scatter; all_gather's transpose) where "
-                   "astjax stages psum plus a dynamic_slice at axis_index")
+_GATHER = _differs("JAX has a reduce_scatter primitive (psum_scatter; all_gather's "
+                   "transpose) where astjax stages psum plus a dynamic_slice at axis_index")
 _PAD = _differs("JAX's slice transpose gives pad a padding_config of np.int64 (printed "
                 "np.int64(2))")
 _CLEANUP = _differs("astjax's cleanup drops the multiplication by the seed 1.0 JAX keeps")
@@ -89,7 +88,6 @@ PRINTED_XFAIL = {
     "grad_all_gather_invariant_times": _PAD,
     "grad_all_to_all": _differs("astjax's all_to_all carries axis_size as a param "
                                 "(collectives.py's documented deviation)"),
-    "grad_ppermute": _differs("JAX's ppermute prints axis_name as a tuple"),
     "grad_closed_over_varying": _PAD, "grad_invariant_and_varying": _PAD,
     "grad_partial_manual_invariant": _PAD, "linear_transpose_invariant_input": _PAD,
     "vjp_invariant_input": _PAD,

@@ -555,7 +555,7 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False, to=
     if len(sizes) != 1 and not _all_shard_map_axes(names):
         raise AxisNameError("all_gather over several axes at once is supported inside "
                             "shard_map only", loc=caller_location())
-    name = names[0] if len(names) == 1 else names
+    name = names   # (a tuple, as JAX's param)
     size = int(np.prod(sizes)) if groups is None else len(groups[0])
 
     def gather(v):
@@ -626,7 +626,7 @@ def ppermute(x, axis_name, perm):
     """`lax.ppermute`: lane `t` receives lane `s`'s `x` for each `(s, t)` in `perm`
     (zeros where no lane sends)."""
     sizes = _check(axis_name)
-    name = _names(axis_name)[0] if len(_names(axis_name)) == 1 else tuple(axis_name)
+    name = _names(axis_name)   # (a tuple, as JAX's param)
     perm = tuple((int(s), int(t)) for s, t in perm)
     n = int(np.prod(sizes))
     srcs, dsts = [s for s, _ in perm], [t for _, t in perm]
