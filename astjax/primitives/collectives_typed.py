@@ -65,17 +65,18 @@ def typed_transposes(on=True):
     `vma_reverse.transposing`), or a shard_map body inside one (off: `vma.staging_body`):
     the transposes of the casts below are JAX's typed ones (`pvary` <-> `psum_invariant`,
     an invariant cotangent holding the whole value), not the per-device adjoints."""
-    was = getattr(_mode, "typed", False)
-    _mode.typed = on
+    modes = _mode.__dict__.setdefault("stack", [])
+    modes.append(on)
     try:
         yield
     finally:
-        _mode.typed = was
+        modes.pop()
 
 
 def transposing_typed():
     """Whether the transposes being staged are JAX's typed ones (`typed_transposes`)."""
-    return getattr(_mode, "typed", False)
+    modes = getattr(_mode, "stack", None)
+    return bool(modes) and modes[-1]
 
 
 # ------------------------------------------------------------------------- pvary
