@@ -125,7 +125,7 @@ def _varying(v, names):
     `names` it does not vary over (JAX's implicit pvary before a collective)."""
     if core.operand_hook[0] is None or not isinstance(v, core.Tracer):   # (no body)
         return v
-    from .vma import collective_pvary   # (a later family)
+    from .collectives_typed import collective_pvary   # (a later family)
     return collective_pvary(v, _names(names))
 
 

@@ -52,7 +52,8 @@ from ..errors import (ArgumentTypeError, ArgumentValueError, AxisNameError,
 from .base import deflinear, is_zero, lax_ops, mark_unsupported, moveaxis, register
 from .collectives import _check, _leaf, _varying, all_gather_p, psum_p
 
-__all__ = ["typed_transposes", "transposing_typed", "typed_sum_transpose", "pvary_p", "pcast", "all_gather_invariant_p", "all_gather_invariant",
+__all__ = ["typed_transposes", "transposing_typed", "typed_sum_transpose", "pvary_p", "pcast",
+           "collective_pvary", "all_gather_invariant_p", "all_gather_invariant",
            "all_gather_reduced_p", "all_gather_reduced", "psum_invariant_p", "psum_invariant"]
 
 # ------------------------------------------------------ typed and per-device transposes
@@ -123,6 +124,26 @@ def pcast(x, axis_name, *, to):
             loc=caller_location())
     _check(axes)
     return tree_util.tree_map(lambda v: bind(pvary_p, _leaf(v), axes=axes), x)
+
+
+def collective_pvary(x, names):
+    """`x` cast to vary over the manual axes among `names` it does not vary over, inside
+    a `check_vma` body (JAX's implicit pvary before `all_gather`, `ppermute`,
+    `all_to_all`, `pmax`, `pmin`, `psum_scatter`, `all_gather(to='invarying')`: their
+    transposes then sum an invariant operand's cotangent)."""
+    from .vma import _bodies, enclosing_body, staged_vma   # (a later family)
+    body = enclosing_body()
+    if body is None or _bodies()[-1][3] is None or not config.read("jax_auto_pcast") \
+            or len(core._state.builders) <= _bodies()[-1][0]:
+        return x
+    vma = staged_vma(x)
+    axes = [a for a in names if a in body[2] and vma is not None and a not in vma]
+    return bind(pvary_p, x, axes=_mesh_ordered(axes, body[0])) if axes else x
+
+
+def _mesh_ordered(axes, mesh):
+    order = list(mesh.axis_names)
+    return tuple(sorted(axes, key=lambda a: order.index(a) if a in order else len(order)))
 
 
 all_gather_invariant_p = core.new_primitive("all_gather_invariant")
@@ -280,9 +301,7 @@ def typed_sum_transpose(ct, axes):
     body = enclosing_body()
     if body is None or not set(axes) <= body[2]:
         return None
-    order = list(body[0].axis_names)
-    return bind(pvary_p, ct, axes=tuple(sorted(axes, key=lambda a: (
-        order.index(a) if a in order else len(order)))))
+    return bind(pvary_p, ct, axes=_mesh_ordered(axes, body[0]))
 
 
 def psum_invariant(x, axes, vma):

@@ -50,7 +50,7 @@ __all__ = ["unmentioned", "vma_jaxpr", "vma_env", "vma_env_nested", "in_vmas", "
            "staged_vmas", "staging_inputs", "current_manual_mesh", "enclosing_body", "staging_body", "check_vma_types", "unreduced_rule",
            "UnreducedRuleError", "ur_env", "in_urs", "staged_unreduced", "rd_env",
            "staged_reduced", "inputs_key", "with_inputs", "typed_like", "check_branches",
-           "psum_typing", "collective_pvary"]
+           "psum_typing"]
 
 def unmentioned(mesh, spec, auto=frozenset()):
     """The manual mesh axes `spec` does not mention (the ones a value laid out by it
@@ -503,24 +503,6 @@ def _implicit_pvary(prim, args):
             a = bind(pvary_p, a, axes=tuple(n for n in mesh.axis_names if n in union - v))
         out.append(a)
     return out
-
-
-def collective_pvary(x, names):
-    """`x` cast to vary over the manual axes among `names` it does not vary over, inside
-    a `check_vma` body (JAX's implicit pvary before `all_gather`, `ppermute`,
-    `all_to_all`, `pmax`, `pmin`, `all_gather(to='invarying')`: their transposes then
-    sum an invariant operand's cotangent)."""
-    body = enclosing_body()
-    if body is None or _bodies()[-1][3] is None or not config.read("jax_auto_pcast") \
-            or len(core._state.builders) <= _bodies()[-1][0]:
-        return x
-    vma = staged_vma(x)
-    axes = [a for a in names if a in body[2] and vma is not None and a not in vma]
-    if not axes:
-        return x
-    order = list(body[0].axis_names)
-    return bind(pvary_p, x, axes=tuple(sorted(axes, key=lambda a: (
-        order.index(a) if a in order else len(order)))))
 
 
 def psum_typing(x, axes):
