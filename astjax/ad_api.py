@@ -570,16 +570,16 @@ class _VjpBody:
         self.layouts = layouts      # the primals' Explicit layouts (None: none)
         self.nz, self.in_avals, self.out_avals = nz, in_avals, out_avals
         self.in_tree, self.main_tree = in_tree, main_tree
-        self.bwd, self.typed = None, typed   # (typed: the function, for vma.typed_backward)
+        self.bwd, self.typed = {}, typed   # (typed: the function, for vma.typed_backward)
 
-    def _backward(self):
-        if self.bwd is None:
+    def _backward(self, ct_vmas=None):
+        if ct_vmas not in self.bwd:     # (per the cotangents' manual axes: vma_reverse)
             n_t = len(self.lin.jaxpr.invars) - self.nres
             zero_cts = [not self.ct_mask[i] for i, z in enumerate(self.out_nz) if z]
-            self.bwd = cleanup(typed_backward(*self.typed, lambda: ad.transpose_jaxpr(
+            self.bwd[ct_vmas] = cleanup(typed_backward(*self.typed, lambda: ad.transpose_jaxpr(
                 self.lin, [False] * self.nres + [True] * n_t, zero_cts), self.nres, self.nz,
-                [i for i, z in enumerate(self.out_nz) if z and self.ct_mask[i]]))
-        return self.bwd
+                [i for i, z in enumerate(self.out_nz) if z and self.ct_mask[i]], ct_vmas))
+        return self.bwd[ct_vmas]
 
     def __call__(self, *args):
         res, ct = args[:self.nres], args[self.nres]
@@ -592,9 +592,9 @@ class _VjpBody:
             ca = leaf_aval(c) if not (isinstance(c, np.ndarray) and c.dtype == float0) else None
             if ca is not None:
                 _check_cotangent(ca, a)
-        check_cotangents(self.typed[0], ct_leaves)
+        ct_vmas = check_cotangents(self.typed[0], ct_leaves)
         cts = [c for i, c in enumerate(ct_leaves) if self.out_nz[i]]
-        outs_ = _run(self._backward(), list(res) + cts) if (cts or self.nres) else []
+        outs_ = _run(self._backward(ct_vmas), list(res) + cts) if (cts or self.nres) else []
         it = iter(_explicit.like_primals(outs_, [s for s, z in zip(self.layouts, self.nz)
                                                  if z]))
         flat = [next(it) if z else np.zeros(a.shape, float0)

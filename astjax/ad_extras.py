@@ -21,7 +21,7 @@ from .custom_api import custom_vjp
 from .core import ShapedArray
 from .errors import ArgumentTypeError
 from .primitives.vma import staging_inputs
-from .primitives.vma_reverse import reverse_typed, typed_backward
+from .primitives.vma_reverse import cotangent_vmas, reverse_typed, typed_backward
 from .staging import as_callable, leaf_aval, stage_flat
 from .transforms import ad
 
@@ -56,14 +56,19 @@ def linear_transpose(fun, *primals, reduce_axes=()):
             "linear_transpose only supports [float or complex] -> [float or complex], and "
             "integer -> integer functions, but got "
             f"{[str(a.dtype) for a in in_avals]} -> {[str(a.dtype) for a in out_avals]}.")
-    bwd = functools.partial(ad.transpose_jaxpr, closed, [True] * len(in_avals))
-    if in_k == {"inexact"}:   # JAX's typed cotangents inside a check_vma shard_map body
+    typed = None   # (JAX's typed cotangents inside a check_vma shard_map body: vma_reverse)
+    if in_k == {"inexact"}:
         typed = reverse_typed(closed, leaves, "linear_transpose")
-        bwd = typed_backward(typed, typed, bwd, 0, [True] * len(in_avals),
-                             list(range(len(out_avals))))
-    else:
-        bwd = bwd()
-    bwd = ad.cleanup(bwd)
+    staged = {}
+
+    def backward(ct_vmas=None):     # (per the cotangents' manual axes)
+        if ct_vmas not in staged:
+            bwd = functools.partial(ad.transpose_jaxpr, closed, [True] * len(in_avals))
+            staged[ct_vmas] = ad.cleanup(bwd() if typed is None else typed_backward(
+                typed, typed, bwd, 0, [True] * len(in_avals), list(range(len(out_avals))),
+                ct_vmas))
+        return staged[ct_vmas]
+    backward()
 
     def transposed(out_cotangent):
         ct_leaves, ct_tree = tree_util.flatten_for_staging(out_cotangent)
@@ -75,7 +80,7 @@ def linear_transpose(fun, *primals, reduce_axes=()):
             if ca.shape != a.shape or ca.dtype != a.dtype:
                 raise ArgumentTypeError(f"cotangent type does not match function output, "
                                         f"expected {a.str_short()} but got {ca.str_short()}")
-        outs = _run(bwd, ct_leaves)
+        outs = _run(backward(cotangent_vmas(typed, ct_leaves)), ct_leaves)
         return tree_util.tree_unflatten(in_tree, list(outs))
     return transposed
 

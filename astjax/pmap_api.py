@@ -38,6 +38,7 @@ from .errors import (AstjaxError, ArgumentTypeError, ArgumentValueError, AxisNam
                      NotImplementedInAstjaxError, ShapeError, caller_location)
 from .primitives import collectives as coll
 from .primitives import collectives_p2p, effects
+from .primitives.collectives_typed import pvary_p
 from .primitives.base import lax_ops, moveaxis
 from .primitives.spmd import shard_map
 from .sharding_impls import (AbstractMesh, AxisType, Mesh, NamedSharding, PartitionSpec,
@@ -74,7 +75,7 @@ def _check_collectives(jaxpr, axis_name):
     """Every collective left after staging must be over the pmap axis."""
     found = False
     for eqn in _walk_eqns(jaxpr):
-        if eqn.primitive in coll.COLLECTIVES + collectives_p2p.P2P_COLLECTIVES:
+        if eqn.primitive in coll.COLLECTIVES + collectives_p2p.P2P_COLLECTIVES + (pvary_p,):
             found = True
             bad = [n for n in _axis_names_of(eqn) if n != axis_name]
             if bad:

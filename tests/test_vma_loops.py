@@ -50,3 +50,25 @@ def test_typed_like_follows_each_equation_once(monkeypatch):
     body = jax.make_jaxpr(f)(np.ones((4, 4), np.float32)).eqns[0].params["jaxpr"].jaxpr
     assert sum(e.primitive.name == "pvary" for e in body.eqns) == 50
     assert len(seen) < 3 * len(body.eqns), (len(seen), len(body.eqns))
+
+
+def test_body_followed_once(monkeypatch):
+    """The varying axes of a body's equations are computed once: the implicit `pvary`
+    follows them while the body is staged, and `check_vma_types` takes that env
+    (`staging_body`'s) instead of following the body again, nor again for reduced and
+    unreduced axes when no spec or gather has any (were three passes more)."""
+    import functools
+
+    import numpy as np
+    from astjax.primitives import vma
+    seen = []
+    real = vma._vma_eqn
+    monkeypatch.setattr(vma, "_vma_eqn", lambda eqn, ins: seen.append(eqn) or real(eqn, ins))
+    P = jax.sharding.PartitionSpec
+    mesh = jax.make_mesh((2, 2), ("x", "y"), axis_types=(jax.sharding.AxisType.Auto,) * 2)
+    f = jax.shard_map(lambda a, b: functools.reduce(lambda c, _: c * b + 1.0, range(40), a),
+                      mesh=mesh, in_specs=(P("x"), P()), out_specs=P("x"))
+    x = np.ones((4, 4), np.float32)
+    body = jax.make_jaxpr(f)(x, x[:2]).eqns[0].params["jaxpr"].jaxpr
+    assert sum(e.primitive.name == "pvary" for e in body.eqns) == 80
+    assert len(seen) == len(body.eqns), (len(seen), len(body.eqns))

@@ -50,7 +50,7 @@ import numpy as np
 from .. import core, dtypes, tree_util
 from .. import sharding_impls as shd
 from ..core import ShapedArray, bind
-from ..errors import (ArgumentTypeError, ArgumentValueError, AxisNameError,
+from ..errors import (ArgumentValueError, AxisNameError,
                       NotImplementedInAstjaxError, ShapeError, caller_location)
 from .base import (deflinear, is_zero, lax_ops, mark_unsupported, matchaxis, moveaxis, nondiff,
                    register)
@@ -61,9 +61,9 @@ from .selection import select_n_p
 from .structural import convert_element_type_p, iota_p
 
 __all__ = ["psum_p", "pmax_p", "pmin_p", "axis_index_p", "all_gather_p", "ppermute_p",
-           "all_to_all_p", "pvary_p", "COLLECTIVES",
+           "all_to_all_p", "COLLECTIVES",
            "psum", "pmean", "pmax", "pmin", "all_gather", "axis_index", "ppermute", "pshuffle",
-           "psum_scatter", "pcast",
+           "psum_scatter",
            "all_to_all", "axis_size"]
 
 # ------------------------------------------------------------------ shared helpers
@@ -118,6 +118,15 @@ def _leaf(x):
     if isinstance(x, (list, tuple)):
         return np.asarray(x)
     return x
+
+
+def _varying(v, names):
+    """`v`, inside a `check_vma` shard_map body, cast to vary over the manual axes of
+    `names` it does not vary over (JAX's implicit pvary before a collective)."""
+    if core.operand_hook[0] is None or not isinstance(v, core.Tracer):   # (no body)
+        return v
+    from .collectives_typed import collective_pvary   # (a later family)
+    return collective_pvary(v, _names(names))
 
 
 def _all_shard_map_axes(names):
@@ -240,7 +249,7 @@ def _reduction(p, name):
                 return _times_size(_leaf(v), len(groups[0]))
             if p is psum_p:
                 return _bind_psum(_leaf(v), axes, groups)
-            return bind(p, _leaf(v), axes=axes, axis_index_groups=groups)
+            return bind(p, _varying(_leaf(v), axes), axes=axes, axis_index_groups=groups)
         return tree_util.tree_map(one, x)
     reduce.__name__ = reduce.__qualname__ = name
     reduce.__doc__ = f"`lax.{name}`: {name[1:]} of `x` over the named axis (leaf by leaf)."
@@ -259,7 +268,16 @@ psum_p = _reduce_collective("psum", "sum", reduce_sum_p, _times_size)
 
 
 def _psum_transpose(ct, x, **params):
-    return [None if is_zero(ct) else bind(psum_p, ct, **params)]
+    # (the per-device adjoint; JAX's typed one over manual axes, whose operand varies over
+    # them (the wrappers cast it first): psum_invariant's, a pvary of the cotangent)
+    if is_zero(ct):
+        return [None]
+    if params["axis_index_groups"] is None:
+        from .collectives_typed import typed_sum_transpose   # (a later family)
+        typed = typed_sum_transpose(ct, params["axes"])
+        if typed is not None:
+            return [typed]
+    return [bind(psum_p, ct, **params)]
 
 
 deflinear(psum_p, _psum_transpose)
@@ -377,16 +395,15 @@ def axis_index(axis_name):
     """`lax.axis_index`: this lane's (device's) index along the named axis."""
     sizes = _check(axis_name)
     if isinstance(axis_name, (tuple, list)):
-        if len(axis_name) != 1:
-            if not _all_shard_map_axes(axis_name):
-                raise AxisNameError("axis_index of several axes is supported inside "
-                                    "shard_map only", loc=caller_location())
-            lax = lax_ops()   # the linear index, first name major
-            i = bind(axis_index_p, axis_name=axis_name[0])
-            for n, k in zip(axis_name[1:], sizes[1:]):
-                i = lax.add(lax.mul(i, np.int32(k)), bind(axis_index_p, axis_name=n))
-            return i
-        axis_name = axis_name[0]
+        if len(axis_name) != 1 and not _all_shard_map_axes(axis_name):
+            raise AxisNameError("axis_index of several axes is supported inside "
+                                "shard_map only", loc=caller_location())
+        lax = lax_ops()   # the linear index, first name major, summed as JAX does (0 + ...)
+        i, inner = np.int32(0), 1
+        for n, k in zip(reversed(axis_name), reversed(sizes)):
+            i = lax.add(i, lax.mul(bind(axis_index_p, axis_name=n), np.int32(inner)))
+            inner *= k
+        return i
     return bind(axis_index_p, axis_name=axis_name)
 
 
@@ -406,7 +423,7 @@ def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, t
     lax = lax_ops()
 
     def scatter(v):
-        v = _leaf(v)
+        v = _varying(_leaf(v), names)
         a = core.get_aval(v)
         d = scatter_dimension % max(a.ndim, 1)
         if a.ndim == 0 or (a.shape[d] % n if tiled else a.shape[d] != n):
@@ -538,11 +555,11 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False, to=
     if len(sizes) != 1 and not _all_shard_map_axes(names):
         raise AxisNameError("all_gather over several axes at once is supported inside "
                             "shard_map only", loc=caller_location())
-    name = names[0] if len(names) == 1 else names
+    name = names   # (a tuple, as JAX's param)
     size = int(np.prod(sizes)) if groups is None else len(groups[0])
 
     def gather(v):
-        v = _leaf(v)
+        v = _varying(_leaf(v), names)
         nd = core.get_aval(v).ndim
         ax = axis % (nd if tiled else nd + 1) if (nd or not tiled) else axis
         return bind(all_gather_p, v, all_gather_dimension=int(ax), axis_name=name,
@@ -609,7 +626,7 @@ def ppermute(x, axis_name, perm):
     """`lax.ppermute`: lane `t` receives lane `s`'s `x` for each `(s, t)` in `perm`
     (zeros where no lane sends)."""
     sizes = _check(axis_name)
-    name = _names(axis_name)[0] if len(_names(axis_name)) == 1 else tuple(axis_name)
+    name = _names(axis_name)   # (a tuple, as JAX's param)
     perm = tuple((int(s), int(t)) for s, t in perm)
     n = int(np.prod(sizes))
     srcs, dsts = [s for s, _ in perm], [t for _, t in perm]
@@ -619,7 +636,7 @@ def ppermute(x, axis_name, perm):
                             f"range({n})", hint="give each source and destination once",
                             loc=caller_location())
     return tree_util.tree_map(
-        lambda v: bind(ppermute_p, _leaf(v), axis_name=name, perm=perm), x)
+        lambda v: bind(ppermute_p, _varying(_leaf(v), name), axis_name=name, perm=perm), x)
 
 
 def pshuffle(x, axis_name, perm):
@@ -724,8 +741,8 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
             if a.shape[sa] % n:
                 raise AxisNameError(f"all_to_all: split axis of size {a.shape[sa]} is not "
                                     f"divisible by the axis size {n}", loc=caller_location())
-            return bind(all_to_all_p, v, axis_name=name, split_axis=sa, concat_axis=ca,
-                        axis_size=n, axis_index_groups=groups, tiled=True)
+            return bind(all_to_all_p, _varying(v, name), axis_name=name, split_axis=sa,
+                        concat_axis=ca, axis_size=n, axis_index_groups=groups, tiled=True)
         if a.shape[sa] != n:
             raise AxisNameError(f"all_to_all: the split axis has size {a.shape[sa]}, but the "
                                 f"axis {name!r} has size {n}", loc=caller_location())
@@ -735,8 +752,8 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
         elif sa > ca:
             v = lax.expand_dims(v, (ca,))
             sa += 1
-        out = bind(all_to_all_p, v, axis_name=name, split_axis=sa, concat_axis=ca,
-                   axis_size=n, axis_index_groups=groups, tiled=False)
+        out = bind(all_to_all_p, _varying(v, name), axis_name=name, split_axis=sa,
+                   concat_axis=ca, axis_size=n, axis_index_groups=groups, tiled=False)
         if sa != ca:
             out = lax.squeeze(out, (sa,))
         return out
@@ -750,51 +767,7 @@ def pswapaxes(x, axis_name, axis, *, axis_index_groups=None):
     return all_to_all(x, axis_name, axis, axis, axis_index_groups=axis_index_groups)
 
 
-# --------------------------------------------------------------------------- pvary
-# `lax.pcast(x, axes, to='varying')`: the same value, typed as varying over `axes`
-# (shard_map's check_vma). astjax's shard_map transpose sums a replicated operand's
-# cotangent at the boundary (`primitives/spmd.py`), so pvary's transpose is the identity
-# (a reverse mode inside a body: `vma_reverse.reverse_typed` sums at that function's boundary).
-pvary_p = core.new_primitive("pvary")
-
-
-def _pvary_batch(args, dims, *, axes):
-    frame = core.axis_frame()
-    rest = tuple(a for a in axes if a != frame.name)
-    return (bind(pvary_p, args[0], axes=rest) if rest else args[0]), dims[0]
-
-
-register(pvary_p, abstract_eval=lambda x, *, axes: x, lowering=lambda ctx, x, *, axes: x,
-         batch=_pvary_batch)
-deflinear(pvary_p, lambda ct, x, *, axes: [
-    None if is_zero(ct) else bind(pvary_p, ct, axes=axes)])
-
-_PCAST_TO = ("unreduced", "reduced", "varying")
-
-
-def pcast(x, axis_name, *, to):
-    """`lax.pcast(x, axis_name, to='varying')`: `x` (invariant over the named axes)
-    typed as varying over them, e.g. a scan carry's initial value that the body
-    makes varying (shard_map's `check_vma`). The same values."""
-    if isinstance(axis_name, (set, frozenset)):
-        raise ArgumentTypeError(f"axis_name={axis_name!r} must be a tuple or a str. Got "
-                                f"{axis_name}", loc=caller_location())
-    axes = axis_name if isinstance(axis_name, tuple) else (axis_name,)
-    if not axis_name:
-        return x
-    if to not in _PCAST_TO:
-        raise ArgumentValueError("Got unexpected `to` value. Allowed `to` values are: "
-                                 "{'reduced', 'unreduced', 'varying'}", loc=caller_location())
-    if to != "varying":
-        raise NotImplementedInAstjaxError(
-            f"lax.pcast(..., to={to!r}): unreduced and reduced values are not supported",
-            loc=caller_location())
-    _check(axes)
-    return tree_util.tree_map(lambda v: bind(pvary_p, _leaf(v), axes=axes), x)
-
-
-COLLECTIVES = (psum_p, pmax_p, pmin_p, axis_index_p, all_gather_p, ppermute_p, all_to_all_p,
-               pvary_p)
+COLLECTIVES = (psum_p, pmax_p, pmin_p, axis_index_p, all_gather_p, ppermute_p, all_to_all_p)
 for _p in COLLECTIVES:  # the family's one shared fact, stated once
     mark_unsupported(_p, "impl", "a collective only means something under a mapped axis "
                      "(vmap/pmap); there is no single-array NumPy reference")

@@ -63,8 +63,9 @@ from .fft import FftType, fft  # noqa: F401
 from .special import (betainc, bessel_i0e, bessel_i1e, igamma, igamma_grad_a,  # noqa: F401
                       igammac, zeta)
 from .collectives import (all_gather, all_to_all, axis_index,  # noqa: F401
-                                     axis_size, pcast, pmax, pmean, pmin, ppermute, pshuffle,
+                                     axis_size, pmax, pmean, pmin, ppermute, pshuffle,
                                      psum, psum_scatter, pswapaxes)
+from .collectives_typed import pcast  # noqa: F401
 from .spmd import with_sharding_constraint  # noqa: F401
 from . import spmd as _spmd
 from .collectives_p2p import pbroadcast, precv, psend, ragged_all_to_all  # noqa: F401

@@ -39,7 +39,7 @@ from .collectives import all_gather_p, all_to_all_p, axis_index_p, ppermute_p, p
 from .elementwise import div_p
 from .structural import out_layout
 from .vma import (check_vma_types, enclosing_body, in_urs, in_vmas, staging_body,
-                  unmentioned, ur_env, vma_env, vma_str)
+                  unmentioned, ur_env, vma_env_nested, vma_str)
 
 #: staged values made from no operand that `codegen/explicit.py` does not type as made
 #: under an Explicit mesh (replicated): derivative and batching rules' constants (JAX
@@ -507,17 +507,20 @@ mark_unsupported(shard_map_p, "impl", "the body runs once per device with collec
                  "between them; there is no single NumPy reference")
 
 def _sm_pp_types(eqn):
-    """The shard_map body's variables printed with their varying manual axes."""
+    """The shard_map body's variables (those of the bodies inside it too) printed with
+    their varying manual axes."""
     p = eqn.params
     if not p["check_vma"]:
         return None
     body = p["jaxpr"].jaxpr
     auto = p.get("auto", frozenset())
-    env = vma_env(body.invars, body.eqns, in_vmas(p["mesh"], p["in_specs"], auto, True))
-    try:
+    env, urs = {}, {}
+    try:        # (printing never raises: the checks ran where it was staged)
+        env = vma_env_nested(body.invars, body.eqns,
+                             in_vmas(p["mesh"], p["in_specs"], auto, True))
         urs = ur_env(body.invars, body.eqns, in_urs(p["in_specs"], True), p["mesh"], env)
-    except AstjaxError:     # (printing never raises: the check ran where it was staged)
-        urs = {}
+    except AstjaxError:
+        pass
     return {v: vma_str(v.aval, env.get(v) or (), p["mesh"], urs.get(v, ()))
             for v in set(env) | set(urs) if env.get(v) or urs.get(v)}
 
@@ -725,7 +728,8 @@ def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=froz
         if explicit and in_specs is not None:
             _check_explicit_in_specs(m, specs, leaves, layout_of, loc)
         local = [_local_aval(a, s, m) for a, s in zip(avals, specs)]
-        with _axes_in_scope(m, auto), staging_body(m, auto, specs, check_vma, leaves), \
+        with _axes_in_scope(m, auto), \
+                staging_body(m, auto, specs, check_vma, leaves) as staged, \
                 shd.use_abstract_mesh(shd.manual_abstract_mesh(m, own_auto - outer)):
             jaxpr, consts, out_tree = core.stage_callable(f, in_tree, local)
         out_flat_specs = _specs_for(out_specs, tree_util.tree_unflatten(
@@ -746,7 +750,8 @@ def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=froz
         all_specs = [rep] * len(consts) + specs
         if check_vma:
             check_vma_types(body.jaxpr, m, all_specs, out_flat_specs, loc, auto,
-                       getattr(f, "__name__", str(f)), _spec_keys(out_specs, out_tree))
+                            getattr(f, "__name__", str(f)), _spec_keys(out_specs, out_tree),
+                            staged)
         outs = bind(shard_map_p, *consts, *leaves, jaxpr=body, mesh=m,
                     in_specs=tuple(all_specs), out_specs=tuple(out_flat_specs),
                     check_vma=bool(check_vma), auto=auto)

@@ -38,14 +38,15 @@ from .. import core
 from .. import sharding_impls as shd
 from ..config import config
 from ..core import bind
-from ..errors import ArgumentValueError, JAXTypeError
+from ..errors import ArgumentValueError, AstjaxError, JAXTypeError
 from .collectives import (all_gather_p, all_to_all_p, axis_index_p, pmax_p, pmin_p,
-                          ppermute_p, psum_p, pvary_p)
-from .collectives_typed import all_gather_invariant_p, all_gather_reduced_p, psum_invariant_p
+                          ppermute_p, psum_p)
+from .collectives_typed import (all_gather_invariant_p, all_gather_reduced_p,
+                                psum_invariant_p, pvary_p, typed_transposes)
 from .vma_errors import branch_error, carry_error
 from .vma_errors import type_str as _vma_str
 
-__all__ = ["unmentioned", "vma_jaxpr", "vma_env", "in_vmas", "vma_str", "staged_vma",
+__all__ = ["unmentioned", "vma_jaxpr", "vma_env", "vma_env_nested", "in_vmas", "vma_str", "staged_vma",
            "staged_vmas", "staging_inputs", "current_manual_mesh", "enclosing_body", "staging_body", "check_vma_types", "unreduced_rule",
            "UnreducedRuleError", "ur_env", "in_urs", "staged_unreduced", "rd_env",
            "staged_reduced", "inputs_key", "with_inputs", "typed_like", "check_branches",
@@ -142,7 +143,22 @@ def vma_env(invars, eqns, in_vmas, env=None):
         outs = ([None] * len(eqn.outvars) if any(m is None for m in ins)
                 else _vma_eqn(eqn, ins))
         env.update(zip(eqn.outvars, outs))
+    seen = getattr(_local, "seen", None)
+    if seen is not None:        # (`vma_env_nested`: the bodies' variables too)
+        seen.update(env)
     return env
+
+
+def vma_env_nested(invars, eqns, in_vmas):
+    """`vma_env` with the variables of the bodies inside the equations too (`cond` /
+    `scan` / `while` / call bodies followed: a loop body's with its carry's final axes),
+    for printing their types."""
+    _local.seen = seen = {}
+    try:
+        vma_env(invars, eqns, in_vmas)
+    finally:
+        _local.seen = None
+    return seen
 
 
 def in_vmas(mesh, specs, auto, check_vma):
@@ -414,7 +430,9 @@ def _staging_inputs(leaves, unknown):
 
 @contextlib.contextmanager
 def staging_body(mesh, auto, specs, check_vma, leaves=()):
-    """While a shard_map body over `specs` (of its arguments `leaves`) is staged."""
+    """While a shard_map body over `specs` (of its arguments `leaves`) is staged; yields
+    a dict that holds, after, the body's varying axes as staging followed them ("env":
+    (its arguments', every variable's)), for `check_vma_types`."""
     # (without check_vma JAX tracks no varying axes: in_vmas None says so; nested in
     # another body, an argument still varies over the outer axes it varies over there)
     outer = [v or set() for v in staged_vmas(leaves)] if _bodies() and leaves else []
@@ -424,8 +442,17 @@ def staging_body(mesh, auto, specs, check_vma, leaves=()):
                     in_urs(specs, True) if check_vma else None,
                     [s.reduced for s in specs] if check_vma else None, {}))
     hook, core.operand_hook[0] = core.operand_hook[0], _implicit_pvary
+    staged = {}
     try:
-        yield
+        with typed_transposes(False):   # (a body transposed per device: spmd's shard_map)
+            yield staged
+        top = _bodies()[-1]
+        for b, *_, got in list(top[6].values()):    # (the body's own env, if followed:
+            if got is top[3]:                        # brought up to its last equation;
+                try:                                 # its errors: check_vma_types's)
+                    staged["env"] = (got, _top_vmas(b, got, None))
+                except AstjaxError:
+                    pass
     finally:
         core.operand_hook[0] = hook
         _bodies().pop()
@@ -447,18 +474,19 @@ def _implicit_pvary(prim, args):
     scalars and constants too) are cast to vary over them all, each by a `pvary`
     equation before the operation, as JAX's jaxprs show them. Operands whose axes are
     not known (`staged_vma`: None) leave the operation as it is."""
-    if prim.higher_order or prim.takes_refs or prim.name in _OWN_OPERANDS \
-            or not _bodies() or _bodies()[-1][3] is None \
-            or len(core._state.builders) <= _bodies()[-1][0] \
+    if prim.higher_order or prim.takes_refs or prim.name in _OWN_OPERANDS:
+        return args
+    bodies, builders = _bodies(), core._state.builders
+    if not bodies or bodies[-1][3] is None or len(builders) <= bodies[-1][0] \
             or not config.read("jax_auto_pcast"):
         return args
-    b = core._state.builders[-1]
+    b = builders[-1]
     tracers = [a for a in args if isinstance(a, core.Tracer)]
     if not tracers:
         return args
-    if b is core._state.builders[_bodies()[-1][0]] and all(t.builder is b for t in tracers):
-        env = _top_vmas(b, _bodies()[-1][3], None)      # (the body's own values: at once)
-        vmas = [env.get(a.var, set()) if isinstance(a, core.Tracer) else set() for a in args]
+    if b is builders[bodies[-1][0]] and all(t.builder is b for t in tracers):
+        env = _top_vmas(b, bodies[-1][3], None)      # (the body's own values: at once)
+        vmas = [env.get(a.var, ()) if isinstance(a, core.Tracer) else () for a in args]
         vmas = [None if v is None else frozenset(v) for v in vmas]
     else:
         vmas = staged_vmas(args)
@@ -467,7 +495,7 @@ def _implicit_pvary(prim, args):
     union = frozenset().union(*vmas)
     if all(v == union for v in vmas):
         return args
-    mesh = _bodies()[-1][1]
+    mesh = bodies[-1][1]
     out = []
     for a, v in zip(args, vmas):
         aval = core.get_aval(a) if v != union else None
@@ -572,14 +600,24 @@ def _names(n):
 
 
 def check_vma_types(jaxpr, mesh, in_specs, out_specs, loc, auto=frozenset(), fun_name="f",
-               spec_keys=None):
+               spec_keys=None, staged=None):
     """JAX's check: a result whose out_spec does not mention a mesh axis must be the
     same on every device along it (it must not vary over that axis); `spec_keys` are
-    the out_specs' key paths (JAX's message names them)."""
+    the out_specs' key paths (JAX's message names them); `staged`: `staging_body`'s
+    env of the body, used when it covers every equation from the same arguments' axes
+    (the body is not followed again)."""
     ins = in_vmas(mesh, in_specs, frozenset(), True)
-    rds = rd_env(jaxpr.invars, jaxpr.eqns, [s.reduced for s in in_specs], ins, mesh)
-    env = vma_env(jaxpr.invars, jaxpr.eqns, ins)
-    urs = ur_env(jaxpr.invars, jaxpr.eqns, in_urs(in_specs, True), mesh, env)
+    # (reduced and unreduced axes come from the specs and all_gather(to='reduced') only:
+    # without them, no pass over the body for them)
+    rds = rd_env(jaxpr.invars, jaxpr.eqns, [s.reduced for s in in_specs], ins, mesh) if any(
+        s.reduced for s in in_specs) or _uses_reduced(jaxpr) else {}
+    env = staged and staged.get("env")
+    if not env or ins[len(ins) - len(env[0]):] != env[0] or any(ins[:len(ins) - len(env[0])]) \
+            or not all(v in env[1] for e in jaxpr.eqns for v in e.outvars):
+        env = (None, vma_env(jaxpr.invars, jaxpr.eqns, ins))
+    env = env[1]
+    urs = ur_env(jaxpr.invars, jaxpr.eqns, in_urs(in_specs, True), mesh, env) if any(
+        s.unreduced for s in in_specs) else {}
     msgs = []
     for k, (out, spec) in enumerate(zip(jaxpr.outvars, out_specs)):
         var = isinstance(out, core.Var)
@@ -626,6 +664,13 @@ def check_vma_types(jaxpr, mesh, in_specs, out_specs, loc, auto=frozenset(), fun
                 f"{vma_str(out.aval, vma, mesh, reduced=rd)}", loc=loc,
                 hint="reduced={...} in an out_spec needs a value typed reduced over those "
                      "axes (lax.all_gather(..., to='reduced')), and such a value needs it")
+
+
+def _uses_reduced(jaxpr):
+    """Whether `jaxpr` (or a body inside it) gathers to a reduced value."""
+    return any(e.primitive is all_gather_reduced_p or any(
+        _uses_reduced(getattr(j, "jaxpr", j)) for j in core.sub_jaxprs(e.params))
+        for e in jaxpr.eqns)
 
 
 #: JAX's n-ary elementwise operations (their reduced rule: `_nary_reduced`)

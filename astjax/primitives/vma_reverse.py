@@ -1,21 +1,26 @@
-"""JAX's typed cotangents for a reverse mode taken inside a `shard_map(...,
-check_vma=True)` body (the varying manual axes: `primitives/vma.py`).
+"""JAX's typed reverse mode inside a `shard_map(..., check_vma=True)` body (the varying
+manual axes: `primitives/vma.py`).
 
-JAX types every cotangent by its varying manual axes: `psum` transposes to a `pvary`,
-the implicit `pvary` of an invariant operand to a `psum`. astjax's transposes are the
-adjoints of the per-device program (`psum`'s is a `psum`, `pvary`'s the identity): a
-value invariant over manual axes has per-device shares of JAX's cotangent, which sum
-to it. The two differ only at the boundary of the differentiated function, which is
-corrected there:
-- `reverse_typed` / `typed_backward`: a `grad` / `vjp` / `jacrev` /
-  `linear_transpose` (an invariant output counts once, an invariant input's cotangent
-  is summed over its axes); `transposing` stages the backward pass with its
-  residuals' and cotangents' axes known (a gradient taken inside a custom `bwd`);
+JAX types every cotangent by its primal's varying manual axes: an invariant value's
+cotangent holds the whole value, `pvary` transposes to `psum_invariant` and
+`psum_invariant` to `pvary`, and grad's seed of an output varying over axes is
+`pvary(1.0)`. astjax's per-device transposes (the adjoints of the per-device program:
+`pvary`'s the identity, a sum's a sum) stay for everything else -- a body transposed
+from outside (`spmd.py`'s shard_map transpose splits and sums at its boundary),
+`check_vma=False`, outside shard_map. A function differentiated inside a `check_vma`
+body is transposed the typed way:
+- `reverse_typed` marks it (`TypedClosedJaxpr`: its inputs' and outputs' axes);
+  `typed_backward` stages its backward pass with JAX's typed transposes
+  (`transposing`: `collectives_typed.typed_transposes`, its arguments' axes known), a
+  cotangent cast to vary as its output (`cotangent_vmas`: those given already varying
+  are not cast again) and each result typed as its input;
   `check_cotangents`: JAX's error for a `vjp` cotangent typed otherwise;
   `check_jvp_tangents`: JAX's error for a `custom_jvp` rule's tangent output typed
   otherwise than its primal output;
 - `TypedCustomBwd`: a `custom_vjp`'s `bwd` rule, which gets and gives JAX's
-  cotangents (the same correction, inverted).
+  cotangents: as they are in a typed backward pass; in a per-device one (the body
+  differentiated from outside) an invariant output's cotangent summed on the way in
+  and an invariant operand's split evenly on the way out.
 """
 from __future__ import annotations
 
@@ -27,37 +32,32 @@ from .. import core
 from ..core import bind
 from ..errors import (ArgumentTypeError, ArgumentValueError, NotImplementedInAstjaxError,
                       caller_location)
-from .collectives import psum_p, pvary_p
+from .collectives import psum_p
+from .collectives_typed import pvary_p, transposing_typed, typed_transposes
 from .elementwise import div_p
 from .vma import (_bodies, _inputs, _vma_str, staged_vma, staged_vmas,  # noqa: F401
                   staging_inputs, vma_env)   # (staging_inputs: for ad_api)
 
-__all__ = ["TypedClosedJaxpr", "reverse_typed", "typed_backward", "TypedCustomBwd",
-           "transposing", "check_cotangents", "check_jvp_tangents", "staging_inputs"]
+__all__ = ["TypedClosedJaxpr", "reverse_typed", "typed_backward", "cotangent_vmas",
+           "TypedCustomBwd", "transposing", "check_cotangents", "check_jvp_tangents",
+           "staging_inputs"]
 
 
 class TypedClosedJaxpr(core.ClosedJaxpr):
     """A function differentiated in reverse mode inside a `check_vma` shard_map body,
     with the varying axes JAX types its cotangents by: the body's manual axes
-    (`manual`, in mesh order), per input leaf its varying axes (`in_vmas`) and those it
-    is invariant over (`sum_axes`), per output leaf its varying axes (`out_vmas`) and
-    the number of devices along the axes it is invariant over (`out_counts`)."""
-    __slots__ = ("manual", "in_vmas", "sum_axes", "out_vmas", "out_counts")
+    (`manual`, in mesh order), per input leaf its varying axes (`in_vmas`), per output
+    leaf its varying axes (`out_vmas`)."""
+    __slots__ = ("manual", "in_vmas", "out_vmas")
 
 
 def reverse_typed(closed, leaves, what="grad"):
     """`closed` (a function of `leaves` about to be differentiated in reverse mode) as
-    a `TypedClosedJaxpr` when it is staged inside a `check_vma` shard_map body and an
-    input or output is invariant over a manual axis; else `closed` itself.
+    a `TypedClosedJaxpr` when it is staged inside a `check_vma` shard_map body (its
+    backward pass then JAX's typed one: `typed_backward`); else `closed` itself.
 
-    astjax's transposes are the adjoints of the per-device program (`psum`'s is a
-    `psum`, `pvary`'s the identity): an invariant value counts once per device. JAX's
-    count it once: its cotangent of an invariant output is not summed again (`psum`
-    transposes to `pvary`) and an invariant input's is summed over the axes (the
-    transpose of the `pvary` it inserts where the input meets a varying value). The
-    two differ only at the function's boundary, which `typed_backward` corrects. Where
-    the varying axes of an input are not known (a function staged without
-    `staging_inputs`, e.g. a custom_jvp's) astjax cannot tell which: a located
+    Where the varying axes of an input are not known (a function staged without
+    `staging_inputs`, e.g. a custom_jvp's) astjax cannot type its cotangents: a located
     NotImplementedError."""
     if not _bodies() or _bodies()[-1][3] is None:   # (no body, or check_vma=False)
         return closed
@@ -72,65 +72,69 @@ def reverse_typed(closed, leaves, what="grad"):
             "the axes)",
             hint="take the gradient outside that function, or pass check_vma=False to "
                  "shard_map (astjax then differentiates per device, as JAX does)")
-    jaxpr = closed.jaxpr
     _, mesh, auto = _bodies()[-1][:3]
-    manual = [a for a in mesh.axis_names if a not in auto]
-    sum_axes = [tuple(a for a in manual if a not in v) for v in ins]
-    counts = [int(np.prod([mesh.shape[a] for a in manual if a not in o])) for o in outs]
-    typed = TypedClosedJaxpr(jaxpr, closed.consts)
-    typed.manual, typed.in_vmas, typed.sum_axes = manual, ins, sum_axes
-    typed.out_vmas, typed.out_counts = outs, counts
+    typed = TypedClosedJaxpr(closed.jaxpr, closed.consts)
+    typed.manual = [a for a in mesh.axis_names if a not in auto]
+    typed.in_vmas, typed.out_vmas = ins, outs
     return typed
 
 
-def typed_backward(closed, known, transpose, nres, in_mask, ct_outs):
+def typed_backward(closed, known, transpose, nres, in_mask, ct_outs, ct_vmas=None):
     """The backward pass `bwd = transpose()` (residuals from `known`, cotangents of
-    outputs `ct_outs` -> those of the differentiable inputs in `in_mask`; staged with
-    their axes known, `transposing`) of `closed` with JAX's typed cotangents
-    (`reverse_typed`): an invariant output's cotangent divided by its device
-    count on the way in; on the way out an invariant input's summed over its axes, and
-    each typed as its input (a `pvary` where astjax's transposes left it invariant,
-    e.g. after a `psum`, as JAX's transpose of `psum` is a `pvary`)."""
+    outputs `ct_outs` -> those of the differentiable inputs in `in_mask`) of `closed`,
+    with JAX's typed cotangents when it is a `reverse_typed` function: staged with its
+    arguments' axes known and JAX's typed transposes (`transposing`), a cotangent
+    given for an output varying over manual axes cast to vary over those it does not
+    vary over already (`ct_vmas`, per output: `cotangent_vmas`; None: none, as grad's seed:
+    `pvary` of the ones, as JAX's), and each result typed as its input (a `pvary` where
+    it is less varying, e.g. a constant)."""
     with transposing(closed, known, nres, ct_outs):
         bwd = transpose()
-    if not isinstance(closed, TypedClosedJaxpr) or (
-            not any(closed.sum_axes) and all(n == 1 for n in closed.out_counts)):
-        return bwd      # (every input and output varies over every manual axis)
+    if not isinstance(closed, TypedClosedJaxpr):
+        return bwd
     ins = [i for i, (m, v) in enumerate(zip(in_mask, closed.jaxpr.invars))
            if m and core.differentiable(v.aval)]
     assert len(ins) == len(bwd.jaxpr.outvars), (ins, bwd.jaxpr.outvars)
-    counts = [closed.out_counts[i] for i in ct_outs]
-    sums = [closed.sum_axes[i] for i in ins]
     res = _closed_vmas(known, closed.in_vmas)[len(known.jaxpr.outvars) - nres:]
-    # (a cotangent counted invariant: grad's and jacrev's are constants; a vjp's may vary
-    # more, and a pvary over an axis a value varies over already is the identity)
-    got = [set(v) - set(a) if v is not None else set()
-           for v, a in zip(_closed_vmas(bwd, res + [frozenset()] * len(ct_outs)), sums)]
-    more = [tuple(a for a in closed.manual if a in closed.in_vmas[i] and a not in g)
-            for i, g in zip(ins, got)]
+    cts = [closed.out_vmas[i] for i in ct_outs]
+    got = _closed_vmas(bwd, res + cts)
+    more = [tuple(a for a in closed.manual if a in closed.in_vmas[i] and g is not None
+                  and a not in g) for i, g in zip(ins, got)]
+    given = [ct_vmas[i] if ct_vmas and i < len(ct_vmas) else () for i in ct_outs]
+    seeds = [tuple(a for a in closed.manual if a in v and a not in g)
+             for v, g in zip(cts, given)]
+    if not any(more) and not any(seeds):
+        return bwd
 
     def fn(*args):
-        cts = [bind(div_p, c, np.asarray(n, core.get_aval(c).dtype)[()])
-               if n != 1 and isinstance(c, core.Tracer) else c
-               for c, n in zip(args[nres:], counts)]
+        cts = [bind(pvary_p, c, axes=a) if a else c for c, a in zip(args[nres:], seeds)]
         outs = core.inline_jaxpr(bwd.jaxpr, bwd.consts, list(args[:nres]) + cts)
-        outs = [bind(psum_p, o, axes=a, axis_index_groups=None)
-                if a and isinstance(o, core.Tracer) else o for o, a in zip(outs, sums)]
         return [bind(pvary_p, o, axes=m) if m and isinstance(o, core.Tracer) else o
                 for o, m in zip(outs, more)]
     return core.stage(fn, bwd.in_avals, [v.hint for v in bwd.jaxpr.invars])
+
+
+def cotangent_vmas(closed, cts):
+    """The manual axes the cotangents `cts` (one per output of `closed`) given to its
+    backward pass vary over, for `typed_backward` (and as the key of its result): None
+    when `closed` is not a `reverse_typed` function or none varies."""
+    if not isinstance(closed, TypedClosedJaxpr):
+        return None
+    vmas = tuple(frozenset(v or ()) for v in staged_vmas(list(cts)))
+    return vmas if any(vmas) else None
 
 
 class TypedCustomBwd:
     """A `custom_vjp`'s `bwd` (`bwd(res, cts) -> cts of its operand leaves`) called
     with JAX's typed cotangents when the call is staged inside a `check_vma` body.
 
-    astjax's transposes keep a value invariant over manual axes as per-device shares
-    whose sum is JAX's cotangent (`reverse_typed`); the user's rule is written for
-    JAX's. So the cotangent of an output invariant over axes is summed over them on the
-    way in (a constant one: times their device count), and the rule's cotangent of an
-    operand invariant over axes split evenly over their devices on the way out: the
-    same boundary correction as where a reverse mode starts, inverted. `outputs(outs)`
+    In a typed backward pass (`typed_backward`) the cotangents are JAX's: the rule gets
+    them cast to vary as the outputs. In a per-device one (the body transposed from
+    outside the shard_map) a value invariant over manual axes has per-device shares
+    whose sum is JAX's cotangent; the user's rule is written for JAX's. So there the
+    cotangent of an output invariant over axes is summed over them on the way in (a
+    constant one: times their device count), and the rule's cotangent of an operand
+    invariant over axes split evenly over their devices on the way out. `outputs(outs)`
     records the call's results' axes once it is bound. Where the operands' axes are not
     known (a call staged inside a function staged without them) the rule refuses,
     located, as `reverse_typed` does."""
@@ -160,6 +164,10 @@ class TypedCustomBwd:
                 "operands are not known, and the cotangents its bwd rule gets and gives "
                 "are typed by them", loc=self.loc,
                 hint="call it directly in the shard_map body, or pass check_vma=False")
+        if transposing_typed():     # (JAX's cotangents already: typed as the outputs)
+            got = self.bwd(res, [_typed_as(c, vma, manual) for c, vma in zip(cts, outs)])
+            self._check(got, ins)
+            return got
 
         def count(vma):
             axes = tuple(a for a in manual if a not in vma)
@@ -204,11 +212,22 @@ class TypedCustomBwd:
                                    "to='varying')), or reduce it (lax.psum)")
 
 
+def _typed_as(ct, vma, manual):
+    """A cotangent cast to vary over the manual axes `vma` of its primal (a staged one
+    that varies over fewer: JAX's cotangent is typed as the primal)."""
+    if not isinstance(ct, core.Tracer):
+        return ct
+    got = staged_vma(ct)
+    axes = tuple(a for a in manual if a in vma and got is not None and a not in got)
+    return bind(pvary_p, ct, axes=axes) if axes else ct
+
+
 @contextlib.contextmanager
 def transposing(closed, known, nres, ct_outs):
     """While the backward pass of `closed` (a `reverse_typed` function: residuals from
     `known`, then the cotangents of its outputs `ct_outs`) is staged: its arguments
-    vary as JAX types them (a gradient taken inside a `custom_vjp`'s bwd rule)."""
+    vary as JAX types them (a gradient taken inside a `custom_vjp`'s bwd rule), and
+    the transposes are JAX's typed ones (`collectives_typed.typed_transposes`)."""
     if not isinstance(closed, TypedClosedJaxpr):
         yield
         return
@@ -216,7 +235,8 @@ def transposing(closed, known, nres, ct_outs):
     _inputs().append((len(core._state.builders),
                       list(res) + [closed.out_vmas[i] for i in ct_outs]))
     try:
-        yield
+        with typed_transposes(True):
+            yield
     finally:
         _inputs().pop()
 
@@ -235,9 +255,10 @@ def check_cotangents(closed, cts):
     """JAX's ValueError for a `vjp` cotangent that varies over manual axes its primal
     output does not (`cts`: one per output leaf). A less varying one is accepted:
     astjax infers less than JAX types (`jnp.ones_like(y)` is invariant here, typed as
-    `y` in JAX), and the value is the same on those devices."""
+    `y` in JAX), and the value is the same on those devices. Returns their
+    `cotangent_vmas`."""
     if not isinstance(closed, TypedClosedJaxpr):
-        return
+        return None
     for c, vma, v in zip(cts, closed.out_vmas, closed.jaxpr.outvars):
         got = staged_vma(c) if isinstance(c, core.Tracer) else frozenset()
         if got is not None and got - vma:
@@ -248,6 +269,7 @@ def check_cotangents(closed, cts):
                 f"corresponding output of the differentiated function had JAX type {want}",
                 hint="make the cotangent vary over the output's axes (lax.psum / "
                      "lax.pcast)", loc=caller_location())
+    return cotangent_vmas(closed, cts)
 
 
 def check_jvp_tangents(primals, tangents):
