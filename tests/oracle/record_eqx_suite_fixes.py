@@ -1,0 +1,76 @@
+"""Cases behind tests/test_eqx_suite_fixes.py (equinox's own test suite on astjax):
+`jnp.array` / `jnp.copy` / `jnp.asarray` copying (printed jaxprs and whether the result
+is the input object), and buffer donation (`@main`'s argument attributes, the
+"Some donated buffers were not usable" warning, which inputs are deleted and whether a
+result reuses the donated buffer). Run under JAX 0.10.2
+(`python tests/oracle/record_eqx_suite_fixes.py`) to write eqx_suite_fixes.json; run on
+astjax by tests/test_eqx_suite_fixes.py."""
+import json
+import re
+import sys
+import warnings
+from pathlib import Path
+
+PATH = Path(__file__).with_name("eqx_suite_fixes.json")
+
+
+def copy_cases(jnp):
+    """name -> function of one f32[3] array, for `make_jaxpr` and eager identity."""
+    return {
+        "array": lambda x: jnp.array(x),
+        "array_nocopy": lambda x: jnp.array(x, copy=False),
+        "array_dtype": lambda x: jnp.array(x, dtype=jnp.int32),
+        "array_ndmin": lambda x: jnp.array(x, ndmin=2),
+        "copy": lambda x: jnp.copy(x),
+        "asarray": lambda x: jnp.asarray(x),
+        "asarray_copy": lambda x: jnp.asarray(x, copy=True),
+    }
+
+
+def donation_cases(jnp):
+    """name -> (function, donate_argnums, argument shapes)."""
+    return {
+        "same_shape": (lambda x: x + 1, (0,), [()]),
+        "one_unusable": (lambda x, y: x + jnp.sum(y), (0, 1), [(), (10,)]),
+        "by_size": (lambda x, y: (x.reshape(2, 5) * 2, y + 1), (0, 1), [(10,), ()]),
+        "two_for_one": (lambda x, y: x + y, (0, 1), [(3,), (3,)]),
+        "second_only": (lambda x, y: x + y, (1,), [(3,), (3,)]),
+    }
+
+
+def main_attributes(text):
+    """The attribute text of each `@main` argument (None where it has none)."""
+    sig = re.search(r"func\.func public @main\((.*?)\) ->", text).group(1)
+    args = re.split(r", (?=%arg)", sig)
+    return [(re.search(r"\{(.*)\}", a).group(1) if "{" in a else None) for a in args]
+
+
+def run(jax):
+    jnp = jax.numpy
+    out = {"copy": {}, "donation": {}}
+    x = jnp.arange(3.0)
+    for name, f in copy_cases(jnp).items():
+        out["copy"][name] = {"jaxpr": str(jax.make_jaxpr(f)(x)), "is_input": f(x) is x}
+    for name, (f, donate, shapes) in donation_cases(jnp).items():
+        jf = jax.jit(f, donate_argnums=donate)
+        args = [jnp.ones(s) for s in shapes]
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            text = jf.lower(*args).as_text()
+        ptrs = [a.unsafe_buffer_pointer() for a in args]
+        res = jax.tree_util.tree_leaves(jf(*args))
+        out["donation"][name] = {
+            "attributes": main_attributes(text),
+            "warnings": [str(m.message) for m in w if "donated" in str(m.message)],
+            "deleted": [a.is_deleted() for a in args],
+            "reused": [r.unsafe_buffer_pointer() in ptrs for r in res],
+        }
+    return out
+
+
+if __name__ == "__main__":
+    import jax
+    if not jax.__file__.endswith("jax/__init__.py") or "astjax" in jax.__file__:
+        sys.exit("run under real JAX 0.10.2")
+    PATH.write_text(json.dumps(run(jax), indent=1, sort_keys=True) + "\n")
+    print(f"wrote {PATH}")

@@ -1,0 +1,61 @@
+"""Fixes found by running equinox's own test suite on astjax (docs/ecosystem.md,
+"equinox's own test suite"), each checked against JAX 0.10.2's stored behaviour
+(tests/oracle/record_eqx_suite_fixes.py -> eqx_suite_fixes.json); none needs equinox."""
+import json
+import warnings
+from pathlib import Path
+
+import pytest
+
+import astjax as jax
+import astjax.numpy as jnp
+from oracle.record_eqx_suite_fixes import copy_cases, donation_cases, main_attributes, run
+
+ORACLE = json.loads(Path(__file__).with_name("oracle").joinpath(
+    "eqx_suite_fixes.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def ours():
+    """Every case run once on astjax (the recording script's own `run`)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", jax.errors.NoSourceWarning)
+        return run(jax)
+
+
+_NDMIN = pytest.mark.xfail(strict=True, reason="astjax stages `ndmin` as its own "
+                           "`expand_dims` equation where JAX prints `broadcast_in_dim`")
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=_NDMIN) if n == "array_ndmin" else n
+                                  for n in sorted(copy_cases(jnp))])
+def test_array_copies_as_jax(ours, name):
+    """`jnp.array(x)` / `jnp.copy(x)` / `asarray(x, copy=True)` are new arrays (a
+    `copy` equation when staged), as JAX's: equinox's tests donate `jnp.copy(a)` and
+    then read `a`, which astjax had handed out as the copy (its buffer was deleted)."""
+    assert ours["copy"][name] == ORACLE["copy"][name]
+
+
+@pytest.mark.parametrize("name", sorted(donation_cases(jnp)))
+def test_donation_as_jax(ours, name):
+    """A donated argument aliases the first result of its shape and dtype
+    (`tf.aliasing_output`), else one of its size (`jax.buffer_donor`), else is not
+    donated and named in JAX's warning (equinox's `filter_jit(donate=...)` tests read
+    the result's buffer pointer and match the warning's text)."""
+    assert ours["donation"][name] == ORACLE["donation"][name]
+
+
+def test_copy_before_donation_keeps_the_original():
+    """The equinox pattern itself: donate a `jnp.copy`, keep using the original."""
+    f = jax.jit(lambda x: x + 1, donate_argnums=0)
+    a = jnp.arange(3.0)
+    out = f(jnp.copy(a))
+    assert not a.is_deleted()
+    assert out.tolist() == [1.0, 2.0, 3.0]
+
+
+def test_main_attributes_reads_each_argument():
+    """The oracle's signature reader (no attributes, one, several arguments)."""
+    text = ("func.func public @main(%arg0: tensor<f32> {tf.aliasing_output = 0 : i32}, "
+            "%arg1: tensor<10xf32>) -> (tensor<f32>) {")
+    assert main_attributes(text) == ["tf.aliasing_output = 0 : i32", None]
