@@ -27,7 +27,7 @@ from __future__ import annotations
 import functools
 import weakref
 
-from . import core, tree_util
+from . import core, dtypes, tree_util
 from .primitives import ops as lax  # (not .lax: lax.reduce uses this module)
 from .ad_api import _Transformed, _staging, differentiating, differentiation
 from .extend.core import eager_input, in_eager_transform
@@ -322,6 +322,15 @@ def _staged_remat_fwd(fwd, thunk):
     return rule
 
 
+def _may_be_perturbed(x):
+    """JAX's `CustomVJPPrimal.perturbed` for a symbolic-zeros fwd staged at the call:
+    an operand that may carry a tangent (an inexact staged value that may depend on a
+    staged function's inputs). An integer, a boolean or a known value never does
+    (equinox's `filter_custom_vjp` asserts so for its non-differentiable arrays)."""
+    return (isinstance(x, core.Tracer) and x.known is None
+            and dtypes.is_inexact(core.get_aval(x).dtype) and _may_depend_on_inputs(x))
+
+
 def _rule_wanted(leaves):
     """Is this call differentiated (JAX: are its operands JVP tracers)? Here: a
     function is being differentiated and some operand is a staged value not known
@@ -599,8 +608,10 @@ class custom_vjp(_Transformed):
         if _rule_wanted(leaves):  # JAX runs only fwd (and bwd later), not the function
             n_out = [0]
 
+            flags = [_may_be_perturbed(x) for x in leaves]
+
             def staged_fwd(*xs):
-                outs, res = fwd((), list(xs), None)
+                outs, res = fwd((), list(xs), None, flags)
                 n_out[0] = len(outs)
                 return outs + res
 

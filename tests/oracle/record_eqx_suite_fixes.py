@@ -2,7 +2,9 @@
 `jnp.array` / `jnp.copy` / `jnp.asarray` copying (printed jaxprs and whether the result
 is the input object), and buffer donation (`@main`'s argument attributes, the
 "Some donated buffers were not usable" warning, which inputs are deleted and whether a
-result reuses the donated buffer). Run under JAX 0.10.2
+result reuses the donated buffer), `lax.reduce_window` from a float identity on
+integers, `ensure_compile_time_eval` inside `vmap`, `vmap` of unmapped arguments that
+are not arrays, and the `perturbed` flags a symbolic-zeros `custom_vjp` fwd sees. Run under JAX 0.10.2
 (`python tests/oracle/record_eqx_suite_fixes.py`) to write eqx_suite_fixes.json; run on
 astjax by tests/test_eqx_suite_fixes.py."""
 import json
@@ -45,6 +47,53 @@ def main_attributes(text):
     return [(re.search(r"\{(.*)\}", a).group(1) if "{" in a else None) for a in args]
 
 
+def _pool(jnp, x, size, op):
+    """equinox's adaptive pooling step: `size` and `op` arrive unmapped and unstaged."""
+    return jnp.stack([op(c) for c in jnp.split(x, size)])
+
+
+def misc_cases(jax):
+    """name -> thunk returning a JSON-able result."""
+    jnp, lax = jax.numpy, jax.lax
+    x = jnp.arange(14).reshape(1, 14, 1)
+
+    def known_inside_vmap(v):
+        with jax.ensure_compile_time_eval():
+            d = jnp.arange(3.0) / 4
+            e = 1.0 / (10000.0 ** d)
+            kinds.append([isinstance(d, jax.core.Tracer), isinstance(e, jax.core.Tracer)])
+        return v
+
+    kinds = []
+
+    def perturbed():
+        seen = []
+        f = jax.custom_vjp(lambda x, n, c: x * n + c)
+        f.defvjp(lambda x, n, c: (seen.append([x.perturbed, n.perturbed, c.perturbed])
+                                  or (f(x.value, n.value, c.value), None)),
+                 lambda res, g: (g, None, None), symbolic_zeros=True)
+        g = jax.grad(lambda x, n: f(x, n, jnp.float32(2.0)))(jnp.float32(3.0), jnp.int32(2))
+        return [float(g), seen]
+
+    return {
+        "max_pool_int_from_neg_inf": lambda: lax.reduce_window(
+            x, -jnp.inf, lax.max, (1, 2, 1), (1, 3, 1), "VALID").ravel().tolist(),
+        "min_pool_int_from_inf": lambda: lax.reduce_window(
+            x, float("inf"), lax.min, (1, 2, 1), (1, 3, 1), "VALID").ravel().tolist(),
+        "sum_pool_float_from_int_zero": lambda: lax.reduce_window(
+            jnp.arange(6.0), 0, lax.add, (2,), (2,), "VALID").tolist(),
+        "compile_time_eval_in_vmap": lambda: (jax.vmap(known_inside_vmap)(jnp.ones(2)),
+                                              kinds)[1],
+        "vmap_unmapped_objects": lambda: jax.vmap(
+            lambda x, n, op: _pool(jnp, x, n, op), (0, None, None))(
+                jnp.arange(12.0).reshape(3, 4), 2, jnp.max).tolist(),
+        "vmap_unmapped_scalar_is_python": lambda: jax.vmap(
+            lambda x, n: x.reshape(n, -1).sum(0), (0, None))(
+                jnp.arange(12.0).reshape(3, 4), 2).tolist(),
+        "custom_vjp_perturbed": perturbed,
+    }
+
+
 def run(jax):
     jnp = jax.numpy
     out = {"copy": {}, "donation": {}}
@@ -65,6 +114,7 @@ def run(jax):
             "deleted": [a.is_deleted() for a in args],
             "reused": [r.unsafe_buffer_pointer() in ptrs for r in res],
         }
+    out["misc"] = {name: f() for name, f in misc_cases(jax).items()}
     return out
 
 
