@@ -132,6 +132,12 @@ class Primitive:
     def __repr__(self):
         return self.name
 
+    def get_bind_params(self, params):
+        """JAX's params to re-bind an equation of this primitive with (`eval_jaxpr`
+        style interpreters, equinox's `finalise_jaxpr`): astjax's primitives keep
+        their jaxprs in the params, so they are the params themselves."""
+        return params
+
     # decorator forms, as JAX's `def_impl` / `def_abstract_eval`
     def def_impl(self, f):
         self.impl = f
@@ -633,7 +639,7 @@ def extend_axis_env(name, size, kind="vmap"):
 eager_backend: Callable | None = None
 
 
-def bind(prim: Primitive, *args, **params):
+def bind(prim: Primitive, /, *args, **params):
     """Apply primitive `prim` to `args`: record it in the current staging builder, or evaluate eagerly."""
     b = current_builder()
     if b is not None:

@@ -73,3 +73,44 @@ def test_main_attributes_reads_each_argument():
     text = ("func.func public @main(%arg0: tensor<f32> {tf.aliasing_output = 0 : i32}, "
             "%arg1: tensor<10xf32>) -> (tensor<f32>) {")
     assert main_attributes(text) == ["tf.aliasing_output = 0 : i32", None]
+
+
+def test_axis_primitive_batchers_take_jax_0_10_signature():
+    """JAX 0.10.2's `axis_primitive_batchers[p] = rule(axis_size, axis_name,
+    trace_type, args, dims)` (a compatibility shim: `trace_type` is None) and
+    `fancy_primitive_batchers[p] = rule(axis_data, args, dims)`; equinox's
+    `create_vprim` registers the first."""
+    from astjax.extend.core import Primitive
+    from astjax.interpreters import batching
+    seen = {}
+    for table, name in ((batching.axis_primitive_batchers, "legacy"),
+                        (batching.fancy_primitive_batchers, "fancy")):
+        p = Primitive(f"eqx_fix_double_{name}")
+        p.def_impl(lambda x: 2 * x)
+        p.def_abstract_eval(lambda x: x)
+
+        def rule(*a, _name=name, _p=p, **params):
+            seen[_name] = a[:-2]
+            args, dims = a[-2:]
+            return _p.bind(args[0]), dims[0]
+        table[p] = rule
+        out = jax.vmap(p.bind, axis_name="i")(jnp.arange(3.0))
+        assert out.tolist() == [0.0, 2.0, 4.0]
+        assert table[p] is rule
+    assert seen["legacy"] == (3, "i", None)
+    assert [(a.size, a.name) for a in seen["fancy"]] == [(3, "i")]
+
+
+def test_rebinding_equations():
+    """`eqn.primitive.get_bind_params(eqn.params)` re-binds an equation (JAX 0.10.2
+    returns the params), `eqn.effects` is empty for a pure one, and a primitive may
+    have a parameter named `prim` (equinox's vprim)."""
+    from astjax.extend.core import Primitive
+    closed = jax.make_jaxpr(lambda x: jnp.sin(x) * 2.0)(1.0)
+    for eqn in closed.jaxpr.eqns:
+        assert eqn.primitive.get_bind_params(eqn.params) == eqn.params
+        assert eqn.effects == set()
+    p = Primitive("eqx_fix_with_prim_param")
+    p.def_impl(lambda x, *, prim: x + prim)
+    p.def_abstract_eval(lambda x, *, prim: x)
+    assert float(p.bind(jnp.float32(1.0), prim=2.0)) == 3.0
