@@ -131,12 +131,7 @@ class Primitive:
 
     def __repr__(self):
         return self.name
-
-    def get_bind_params(self, params):
-        """JAX's params to re-bind an equation of this primitive with (`eval_jaxpr`
-        style interpreters, equinox's `finalise_jaxpr`): astjax's primitives keep
-        their jaxprs in the params, so they are the params themselves."""
-        return params
+    get_bind_params = staticmethod(dict)   # JAX's re-bind params (jaxprs stay in params)
 
     # decorator forms, as JAX's `def_impl` / `def_abstract_eval`
     def def_impl(self, f):

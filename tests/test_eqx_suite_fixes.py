@@ -114,3 +114,16 @@ def test_rebinding_equations():
     p.def_impl(lambda x, *, prim: x + prim)
     p.def_abstract_eval(lambda x, *, prim: x)
     assert float(p.bind(jnp.float32(1.0), prim=2.0)) == 3.0
+
+
+def test_jax_dtypes_bfloat16_is_the_scalar_type():
+    """`jax.dtypes.bfloat16` (served as `import jax` means astjax) is JAX's ml_dtypes
+    scalar type: callable and usable in `isinstance` (equinox's deserialisation)."""
+    import ml_dtypes
+
+    from astjax import jax_alias
+    from astjax.compat import dtypes as jax_dtypes
+    assert jax_alias._jax_module().dtypes is jax_dtypes
+    assert jax_dtypes.bfloat16 is ml_dtypes.bfloat16
+    assert isinstance(jax_dtypes.bfloat16(1), jax_dtypes.bfloat16)
+    assert jnp.array(jax_dtypes.bfloat16(2)).dtype == jnp.bfloat16
