@@ -327,8 +327,8 @@ def _may_be_perturbed(x):
     an operand that may carry a tangent (an inexact staged value that may depend on a
     staged function's inputs). An integer, a boolean or a known value never does
     (equinox's `filter_custom_vjp` asserts so for its non-differentiable arrays)."""
-    return (isinstance(x, core.Tracer) and x.known is None
-            and dtypes.is_inexact(core.get_aval(x).dtype) and _may_depend_on_inputs(x))
+    return bool(isinstance(x, core.Tracer) and x.known is None
+                and dtypes.is_inexact(core.get_aval(x).dtype) and _may_depend_on_inputs(x))
 
 
 def _rule_wanted(leaves):

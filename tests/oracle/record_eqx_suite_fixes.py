@@ -73,7 +73,7 @@ def misc_cases(jax):
                                   or (f(x.value, n.value, c.value), None)),
                  lambda res, g: (g, None, None), symbolic_zeros=True)
         g = jax.grad(lambda x, n: f(x, n, jnp.float32(2.0)))(jnp.float32(3.0), jnp.int32(2))
-        return [float(g), seen]
+        return [float(g), seen, [type(p).__name__ for p in seen[0]]]
 
     return {
         "max_pool_int_from_neg_inf": lambda: lax.reduce_window(
