@@ -73,9 +73,18 @@ def misc_cases(jax):
                                   or (f(x.value, n.value, c.value), None)),
                  lambda res, g: (g, None, None), symbolic_zeros=True)
         g = jax.grad(lambda x, n: f(x, n, jnp.float32(2.0)))(jnp.float32(3.0), jnp.int32(2))
-        return [float(g), seen, [type(p).__name__ for p in seen[0]]]
+        return [float(g), seen, [type(p) is bool for p in seen[0]]]
+
+    def python_residual():
+        got = []
+        f = jax.custom_vjp(lambda x: 2.0 * x)
+        f.defvjp(lambda x: (2.0 * x, (True, 3, x)),
+                 lambda res, g: (got.append([type(res[0]) is bool, isinstance(res[1], int)])
+                                 or (g * res[1] if res[0] else g,)))
+        return [float(jax.grad(lambda x: f(x) * x)(jnp.float32(2.0))), got]
 
     return {
+        "custom_vjp_python_residual": python_residual,
         "max_pool_int_from_neg_inf": lambda: lax.reduce_window(
             x, -jnp.inf, lax.max, (1, 2, 1), (1, 3, 1), "VALID").ravel().tolist(),
         "min_pool_int_from_inf": lambda: lax.reduce_window(
