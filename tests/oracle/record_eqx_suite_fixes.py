@@ -7,6 +7,7 @@ integers, `ensure_compile_time_eval` inside `vmap`, `vmap` of unmapped arguments
 are not arrays, and the `perturbed` flags a symbolic-zeros `custom_vjp` fwd sees. Run under JAX 0.10.2
 (`python tests/oracle/record_eqx_suite_fixes.py`) to write eqx_suite_fixes.json; run on
 astjax by tests/test_eqx_suite_fixes.py."""
+import io
 import json
 import re
 import sys
@@ -83,8 +84,16 @@ def misc_cases(jax):
                                  or (g * res[1] if res[0] else g,)))
         return [float(jax.grad(lambda x: f(x) * x)(jnp.float32(2.0))), got]
 
+    def load_bfloat16():
+        buf = io.BytesIO()
+        jnp.save(buf, jnp.array([2, 4], dtype="bfloat16"))
+        buf.seek(0)
+        out = jnp.load(buf)
+        return [str(out.dtype), out.astype("float32").tolist()]
+
     return {
         "custom_vjp_python_residual": python_residual,
+        "load_bfloat16": load_bfloat16,
         "max_pool_int_from_neg_inf": lambda: lax.reduce_window(
             x, -jnp.inf, lax.max, (1, 2, 1), (1, 3, 1), "VALID").ravel().tolist(),
         "min_pool_int_from_inf": lambda: lax.reduce_window(
