@@ -13,15 +13,19 @@ read as a tuple. Keyword arguments are always mapped over axis 0.
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Callable, Hashable
 from typing import Any, TypeVar, overload
+
+import numpy as np
 
 from . import core, dtypes, name_stack, tree_util, util
 from .api import Jitted
 from .extend.core import eager_staging, eager_transform as _eager_transform
 from .errors import (ArgumentError, ArgumentTypeError, ArgumentValueError, ShapeError,
                      caller_location, check_signature)
-from .staging import StagedCallable, leaf_labels, mapped_leaves, stage_flat, wrapped_signature
+from .staging import (StagedCallable, as_callable, leaf_labels, mapped_leaves, stage_flat,
+                      wrapped_signature)
 from .transforms import batching  # noqa: F401  (registers the batch rules)
 from .primitives.state import Ref, ref_get, ref_set
 from .primitives.vma import staging_inputs
@@ -91,12 +95,53 @@ class BatchedFunction(StagedCallable):
     __signature__ = property(wrapped_signature)
 
     def __call__(self, *args, **kwargs):
+        fixed = self._unmapped_objects(args)
+        if fixed:
+            return self._with_fixed(args, fixed)(
+                *[a for i, a in enumerate(args) if i not in fixed], **kwargs)
         if core.current_builder() is not None:
             return self.stage_inline(*args, **kwargs)
         if self._jitted is None:
             self._jitted = Jitted(self)
         with _eager_transform(), eager_builder():   # (an extension primitive's impl
             return self._jitted.run_compiled(args, kwargs)   # may lower here)
+
+    # -- unmapped arguments that are not arrays ---------------------------------------
+
+    def _unmapped_objects(self, args):
+        """Positions of the arguments JAX hands to the function as they are: in_axes
+        None for the whole argument and no array among its leaves (Python scalars,
+        functions, other objects; equinox's `AdaptivePool` maps `f(x, size, operation)`
+        with `(0, None, None)` and computes shapes from `size`). Such an argument must be
+        hashable: it is fixed per value."""
+        axes = self.in_axes
+        if axes is None:
+            axes = (None,) * len(args)
+        if not isinstance(axes, tuple) or len(axes) != len(args):
+            return {}
+        fixed = {}
+        for i, (ax, a) in enumerate(zip(axes, args)):
+            if ax is not None or any(_is_array(x) for x in tree_util.tree_leaves(a)):
+                continue
+            try:
+                hash(a)
+            except TypeError:
+                continue   # (staging then reports the leaf that is not an array)
+            fixed[i] = a
+        return fixed
+
+    def _with_fixed(self, args, fixed):
+        """This vmap of `fun` with the arguments `fixed` bound (one per their values)."""
+        key = (len(args), tuple(fixed.items()))
+        variants = self.__dict__.setdefault("_variants", {})
+        inner = variants.get(key)
+        if inner is None:
+            axes = self.in_axes if self.in_axes is not None else (None,) * len(args)
+            inner = variants[key] = BatchedFunction(
+                _FixedArgs(self.fun, len(args), fixed),
+                tuple(ax for i, ax in enumerate(axes) if i not in fixed),
+                self.out_axes, self.axis_name, self.axis_size, self.spmd_axis_name)
+        return inner
 
     # -- staging --------------------------------------------------------------------
 
@@ -191,6 +236,36 @@ class BatchedFunction(StagedCallable):
 
 
 _is_key = dtypes.has_extended_dtype  # a typed PRNG key array (key data trailing)
+
+
+def _is_array(x):
+    """An array leaf (an Array, a staged value, a NumPy array or a key array), not a
+    Python scalar or another object."""
+    return (isinstance(x, (core.Tracer, np.ndarray)) or hasattr(x, "_buf") or _is_key(x)
+            or isinstance(getattr(x, "aval", None), core.ShapedArray))
+
+
+class _FixedArgs:
+    """`fun` with the positional arguments `fixed` ({position: value}) bound; called
+    with the others, converted as any user function is (`staging.as_callable`)."""
+
+    def __init__(self, fun, nargs, fixed):
+        self.fun, self.nargs, self.fixed = fun, nargs, fixed
+        self.__name__ = getattr(fun, "__name__", type(fun).__name__)
+        self.__qualname__ = getattr(fun, "__qualname__", self.__name__)
+        try:   # the signature of the arguments still passed
+            sig = inspect.signature(fun)
+            params = [p for i, p in enumerate(sig.parameters.values())
+                      if i not in fixed or p.kind not in (p.POSITIONAL_ONLY,
+                                                          p.POSITIONAL_OR_KEYWORD)]
+            self.__signature__ = sig.replace(parameters=params)
+        except (TypeError, ValueError):
+            pass
+
+    def __call__(self, *args, **kwargs):
+        rest = iter(args)
+        full = [self.fixed[i] if i in self.fixed else next(rest) for i in range(self.nargs)]
+        return as_callable(self.fun)(*full, **kwargs)
 
 
 _NO_FUN: Any = object()  # vmap(in_axes=...) without a function: a decorator factory

@@ -132,6 +132,7 @@ class Primitive:
 
     def __repr__(self):
         return self.name
+    get_bind_params = staticmethod(dict)   # JAX's re-bind params (jaxprs stay in params)
 
     # decorator forms, as JAX's `def_impl` / `def_abstract_eval`
     def def_impl(self, f):
@@ -630,7 +631,7 @@ def extend_axis_env(name, size, kind="vmap"):
 eager_backend: Callable | None = None
 
 
-def bind(prim: Primitive, *args, **params):
+def bind(prim: Primitive, /, *args, **params):
     """Apply primitive `prim` to `args`: record it in the current staging builder, or evaluate eagerly."""
     b = current_builder()
     if b is not None:

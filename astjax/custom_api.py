@@ -27,7 +27,7 @@ from __future__ import annotations
 import functools
 import weakref
 
-from . import core, tree_util
+from . import core, dtypes, tree_util
 from .primitives import ops as lax  # (not .lax: lax.reduce uses this module)
 from .ad_api import _Transformed, _staging, differentiating, differentiation
 from .extend.core import eager_input, in_eager_transform
@@ -322,6 +322,18 @@ def _staged_remat_fwd(fwd, thunk):
     return rule
 
 
+_PY_SCALARS = (bool, int, float, complex)
+
+
+def _may_be_perturbed(x):
+    """JAX's `CustomVJPPrimal.perturbed` for a symbolic-zeros fwd staged at the call:
+    an operand that may carry a tangent (an inexact staged value that may depend on a
+    staged function's inputs). An integer, a boolean or a known value never does
+    (equinox's `filter_custom_vjp` asserts so for its non-differentiable arrays)."""
+    return bool(isinstance(x, core.Tracer) and x.known is None
+                and dtypes.is_inexact(core.get_aval(x).dtype) and _may_depend_on_inputs(x))
+
+
 def _rule_wanted(leaves):
     """Is this call differentiated (JAX: are its operands JVP tracers)? Here: a
     function is being differentiated and some operand is a staged value not known
@@ -545,6 +557,7 @@ class custom_vjp(_Transformed):
         avals = [leaf_aval(x) for x in leaves]
         res_refs, out_tree = [None], [None]   # residuals: a Ref among them is closed over
         nd_res = []   # which nondiff values fwd passed on as residuals
+        py_res = [{}]   # residual position -> the Python scalar fwd returned there
 
         def call(*a):
             return as_callable(fun)(*full(a), **kwargs)
@@ -565,6 +578,9 @@ class custom_vjp(_Transformed):
             with differentiation(level):
                 out, res = as_callable(user_fwd)(*fwd_args)
             res_refs[0] = rr = _RefArgs(*tree_util.flatten_for_staging(res))
+            # Python scalars among the residuals reach bwd as they are (JAX keeps them
+            # as literals; equinox's filter_custom_vjp passes its `perturbed` bools on)
+            py_res[0] = {i: x for i, x in enumerate(rr.plain) if type(x) in _PY_SCALARS}
             out_leaves, out_tree[0] = tree_util.flatten_for_staging(out)
             nd_leaves = [tree_util.staging_leaves(fwd_args[i]) for i in sorted(nd)]
             nd_res[:] = [[_staged_value(x) for x in xs] for xs in nd_leaves]
@@ -574,7 +590,8 @@ class custom_vjp(_Transformed):
         def bwd(res, cts):
             rr = res_refs[0]
             k, m = len(rr.plain), len(_staged_refs(rr))
-            r = rr.tree_of(res[:k], _held(dict(zip(map(id, _staged_refs(rr)), res[k:k + m]))))
+            plain = [py_res[0].get(i, x) for i, x in enumerate(res[:k])]
+            r = rr.tree_of(plain, _held(dict(zip(map(id, _staged_refs(rr)), res[k:k + m]))))
             ct = tree_util.tree_unflatten(out_tree[0], cts)
             staged = iter(res[k + m:])   # the nondiff values that are staged: residuals
             nd_args = [_gone(x) if is_ref(x) else _restaged(x, fs, staged)
@@ -599,8 +616,10 @@ class custom_vjp(_Transformed):
         if _rule_wanted(leaves):  # JAX runs only fwd (and bwd later), not the function
             n_out = [0]
 
+            flags = [_may_be_perturbed(x) for x in leaves]
+
             def staged_fwd(*xs):
-                outs, res = fwd((), list(xs), None)
+                outs, res = fwd((), list(xs), None, flags)
                 n_out[0] = len(outs)
                 return outs + res
 

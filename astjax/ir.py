@@ -339,6 +339,13 @@ class Eqn:
         d.update(kw)
         return Eqn(**d)
 
+    @property
+    def effects(self):
+        """JAX's `JaxprEqn.effects`: empty for a pure primitive; an effectful one's
+        equation (a callback, `debug.print`, a check) names its primitive."""
+        return frozenset([self.primitive.name]) if getattr(
+            self.primitive, "effectful", False) else frozenset()
+
     def __repr__(self):
         return pp_eqn_str(self)
 

@@ -104,6 +104,7 @@ def _jax_module():
     mod.__dict__.update({k: v for k, v in vars(astjax).items()
                          if not k.startswith("__")})
     mod.log_compiles = _compile_log.log_compiles  # (astjax has no `log_compiles` of its own)
+    mod.dtypes = importlib.import_module("astjax.compat.dtypes")  # (JAX's bfloat16 type)
     mod.__version__ = JAX_API_VERSION
     mod.__version_info__ = tuple(int(p) for p in JAX_API_VERSION.split("."))
     mod.__path__ = []  # a package: `import jax.numpy` goes through the finder

@@ -7,7 +7,9 @@ as several function results, never as a tuple.
 """
 from __future__ import annotations
 
+import math
 import re
+import warnings
 
 import numpy as np
 
@@ -511,6 +513,41 @@ def check_platform(platform) -> str:
     return platform
 
 
+def donation_attributes(in_avals, out_avals, donated) -> dict:
+    """The `@main` argument attribute of each donated argument (index -> text), as JAX
+    pairs donations with results on one device: each donated argument takes the first
+    free result of its shape and dtype (`tf.aliasing_output = k`: XLA writes that
+    result into the donated buffer), then the first free result of its size
+    (`jax.buffer_donor = true`: XLA may reuse it); an argument with neither is not
+    donated (its buffer stays valid) and JAX's "Some donated buffers were not usable"
+    warning names it."""
+    def key(a):
+        return tuple(a.shape), np.dtype(a.dtype)
+    outs = list(out_avals)
+    free = [j for j, a in enumerate(outs) if type(a) is not core.TokenAval]
+    attrs, unused = {}, []
+    for i in sorted(donated):
+        k = next((j for j in free if key(outs[j]) == key(in_avals[i])), None)
+        if k is not None:
+            free.remove(k)
+            attrs[i] = f"tf.aliasing_output = {k} : i32"
+    for i in sorted(set(donated) - set(attrs)):
+        size = math.prod(in_avals[i].shape)
+        k = next((j for j in free if math.prod(outs[j].shape) == size), None)
+        if k is None:
+            unused.append(i)
+            continue
+        free.remove(k)
+        attrs[i] = "jax.buffer_donor = true"
+    if unused:
+        names = ", ".join(str(core.ShapedArray(in_avals[i].shape, in_avals[i].dtype))
+                          for i in unused)
+        warnings.warn(f"Some donated buffers were not usable: {names}.\nSee an explanation "
+                      "at https://docs.jax.dev/en/latest/faq.html#buffer-donation.",
+                      stacklevel=2)
+    return attrs
+
+
 def lower_module(jaxpr: core.Jaxpr, name="main_fn", num_replicas=1, donated=(),
                  platform="cpu", num_partitions=1, arg_shardings=None,
                  result_shardings=None, preamble=None, result_names=None,
@@ -537,6 +574,10 @@ def lower_module(jaxpr: core.Jaxpr, name="main_fn", num_replicas=1, donated=(),
             hint="create and thread tokens inside the function, and return arrays")
     mb = ModuleBuilder()
     params = jaxpr.constvars + jaxpr.invars
+    donors = (donation_attributes([v.aval for v in params], [v.aval for v in jaxpr.outvars],
+                                  donated)
+              if num_partitions == 1 and arg_shardings is None
+              else dict.fromkeys(donated, "jax.buffer_donor = true"))
     arg_names = []
     nt = len(ordered)
     mb.tokens = {e: f"%arg{k}" for k, e in enumerate(ordered)}
@@ -547,7 +588,7 @@ def lower_module(jaxpr: core.Jaxpr, name="main_fn", num_replicas=1, donated=(),
         t = tensor_type(v.aval)
         mb.types[n] = t
         arg_names.append(n)
-        attrs = ["jax.buffer_donor = true"] if i in donated else []
+        attrs = [donors[i]] if i in donors else []
         if arg_shardings is not None and arg_shardings[i] is not None:
             attrs.append(arg_shardings[i])
         attr = " {" + ", ".join(attrs) + "}" if attrs else ""

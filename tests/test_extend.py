@@ -39,7 +39,7 @@ mlir.register_lowering(any_p, mlir.lower_fun(lambda x: [jnp.any(x)], multiple_re
 twice_p = Primitive("test_twice_no_lowering")
 twice_p.def_impl(lambda x: 2 * x)
 twice_p.def_abstract_eval(lambda x: ShapedArray(x.shape, x.dtype))
-batching.axis_primitive_batchers[any_p] = lambda axis, args, dims: (
+batching.fancy_primitive_batchers[any_p] = lambda axis, args, dims: (
     any_p.bind(args[0]), [batching.not_mapped])
 
 

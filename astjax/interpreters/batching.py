@@ -3,8 +3,11 @@ rule tables, with JAX's signatures:
 
 - `primitive_batchers[p] = rule(args, dims, **params) -> (out, out_dim)`, where a
   dim is an int or `not_mapped` (None);
-- `axis_primitive_batchers[p] = rule(axis_data, args, dims, **params)`, also given
-  the mapped axis' `AxisData` (`name`, `size`).
+- `fancy_primitive_batchers[p] = rule(axis_data, args, dims, **params)`, also given
+  the mapped axis' `AxisData` (`name`, `size`);
+- `axis_primitive_batchers[p] = rule(axis_size, axis_name, trace_type, args, dims,
+  **params)`: JAX 0.10.2's backwards-compatible form of the same (`trace_type` None),
+  which equinox's `create_vprim` registers.
 """
 from __future__ import annotations
 
@@ -13,7 +16,8 @@ import dataclasses
 from .. import core, lax
 from ._views import RuleView
 
-__all__ = ["primitive_batchers", "axis_primitive_batchers", "not_mapped", "AxisData",
+__all__ = ["primitive_batchers", "axis_primitive_batchers", "fancy_primitive_batchers",
+           "not_mapped", "AxisData",
            "moveaxis", "bdim_at_front", "broadcast"]
 
 not_mapped = None
@@ -38,23 +42,34 @@ def _axis_size(args, dims):
 
 
 class _AxisRules(RuleView):
-    """Rules that also take the axis: stored as ordinary batch rules that pass it."""
+    """Rules that also take the axis (an `AxisData`; with `legacy`, its size and name
+    and a trace type, JAX's older signature): stored as ordinary batch rules that
+    pass it."""
+
+    def __init__(self, kind, legacy=False):
+        super().__init__(kind)
+        self.legacy = legacy
 
     def __setitem__(self, p, rule):
+        legacy = self.legacy
+
         def batch(args, dims, **params):
             axis = AxisData(core.innermost_axis_name(), _axis_size(args, dims))
+            if legacy:
+                return rule(axis.size, axis.name, None, args, dims, **params)
             return rule(axis, args, dims, **params)
-        batch.axis_rule = rule
+        batch.axis_rule, batch.legacy = rule, legacy
         super().__setitem__(p, batch)
 
     def __getitem__(self, p):
         r = super().__getitem__(p)
-        if not hasattr(r, "axis_rule"):
+        if getattr(r, "legacy", None) is not self.legacy:
             raise KeyError(p)
         return r.axis_rule
 
 
-axis_primitive_batchers = _AxisRules("batch")
+fancy_primitive_batchers = _AxisRules("batch")
+axis_primitive_batchers = _AxisRules("batch", legacy=True)
 
 
 def moveaxis(x, src, dst):

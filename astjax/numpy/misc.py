@@ -456,6 +456,8 @@ def mask_indices(n, mask_func, k=0, *, size=None):
 def _host(fn):
     def f(*args, **kwargs):
         v = fn(*args, **kwargs)
+        if isinstance(v, np.ndarray) and v.dtype == "V2":   # bfloat16, which NumPy saves
+            v = v.view(dtypes.bfloat16)                     # as void16 (JAX's `load`)
         return asarray(np.asarray(v)) if isinstance(v, np.ndarray) else v
     f.__name__ = fn.__name__
     f.__doc__ = f"""Host-side `numpy.{fn.__name__}`, with an ndarray result turned into an astjax Array.

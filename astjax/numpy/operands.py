@@ -97,8 +97,12 @@ def array(object, dtype=None, *args, copy=True, order="K", ndmin=0) -> _typing.A
     if order is not None and order != "K":
         raise NotImplementedInAstjaxError("Only implemented for order='K'",
                                           hint="drop `order`: arrays have one layout")
+    if dtypes.has_extended_dtype(obj) and dtype is None and ndmin == 0:
+        return obj.copy() if copy else obj  # a typed-key array: a new key array, as JAX's
     if isinstance(obj, Tracer) or hasattr(obj, "_buf"):
-        out = obj
+        # copy=True (the default) is a new array, as JAX's `copy` equation: a donated
+        # argument must not be the caller's buffer (equinox's `jnp.copy` before donation)
+        out = _structural_copy(obj) if copy else obj
         if dtype is not None:  # (no dtype: a weak value stays weak, as JAX)
             out = lax.convert_element_type(out, _dtype(dtype))
     elif isinstance(obj, (list, tuple)) and any(_has_staged(o) for o in obj):
@@ -234,10 +238,10 @@ def asarray(a, dtype=None, order=None, *, copy=None) -> _typing.Array:
         raise NotImplementedInAstjaxError("Only implemented for order='K'",
                                           hint="drop `order`: arrays have one layout")
     if dtype is None and (isinstance(a, Tracer) or hasattr(a, "_buf")):
-        return _structural_copy(a) if copy and isinstance(a, Array) else a
+        return _structural_copy(a) if copy else a
     if dtype is None and dtypes.has_extended_dtype(a):
         return a  # an array of an extended dtype (typed PRNG keys) is already an array
-    return array(a, dtype=dtype)
+    return array(a, dtype=dtype, copy=bool(copy))
 
 
 def result(x):

@@ -151,8 +151,8 @@ def convert_element_type(x, new_dtype, weak_type=False, warn_on_complex_to_real_
         dtypes.complex_to_real(x, new_dtype, warn_on_complex_to_real_cast)
     b = core.current_builder()
     if not isinstance(x, core.Tracer) and not hasattr(x, "_buf") and a.ndim == 0 \
-            and b is not None:
-        # a constant: convert now, as JAX does for Python scalars
+            and b is not None and not core._state.compile_time_eval:
+        # a constant: convert now, as JAX does (ensure_compile_time_eval: `bind`, concrete)
         v = np.asarray(np.real(x) if to_real else x).astype(new_dtype)
         t = b.const_tracer(v)
         if weak_type:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import core
+from .. import core, dtypes
 from ..core import ShapedArray, bind
 from ..errors import (ArgumentTypeError, ArgumentValueError, DerivativeValueError, DTypeError,
                       ShapeError)
@@ -285,12 +285,15 @@ def select_and_scatter(operand, select, window_dimensions, window_strides, paddi
 # ---- lax.reduce_window ----------------------------------------------------------------
 
 
-def _monoid(computation, inits, dtype):
+def _monoid(computation, inits):
     """The `reduce_window_{sum,max,min}_p` that `computation` from the one concrete
-    scalar `inits[0]` is (JAX's table: the function object and its exact identity)."""
+    scalar `inits[0]` is (JAX's table: the function object and its exact identity in
+    the initial value's own dtype, so `-inf` is max pooling of integers too)."""
     if len(inits) != 1 or isinstance(inits[0], core.Tracer) or np.shape(inits[0]) != ():
         return None
     val = np.asarray(inits[0])
+    dtype = (dtypes.python_scalar_dtype(inits[0]) if dtypes.is_python_scalar(inits[0])
+             else dtypes.canonicalize(val.dtype))
     for name, p, identity in (("add", reduce_window_sum_p, 0),
                               ("max", reduce_window_max_p, min_value(dtype)),
                               ("min", reduce_window_min_p, max_value(dtype))):
@@ -326,7 +329,7 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
     w = dict(window_dimensions=window_dimensions, window_strides=window_strides,
              padding=tuple((int(lo), int(hi)) for lo, hi in padding),
              base_dilation=base_dilation, window_dilation=window_dilation)
-    monoid = _monoid(computation, flat_init, avals[0].dtype)
+    monoid = _monoid(computation, flat_init)
     if monoid is not None:
         return tree_util.tree_unflatten(op_tree, [bind(monoid, flat_ops[0], **w)])
     # a Python scalar takes the operand's dtype, as JAX's weak-typed initial value does
