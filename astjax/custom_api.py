@@ -604,14 +604,7 @@ class custom_vjp(_Transformed):
                                      f"{type(got).__name__}",
                                      hint="return (ct_x,) -- note the comma -- for one "
                                           "argument, or (ct_x, ct_y, ...)")
-            out = []
-            for g, a in zip(got, dyn):
-                n = len(tree_util.tree_leaves(a))
-                gl = ([None] * n if g is None or isinstance(g, SymbolicZero) else
-                      tree_util.tree_leaves(g, is_leaf=lambda x: x is None
-                                            or isinstance(x, SymbolicZero)))
-                out.extend(gl)
-            return ra.drop(out)
+            return ra.drop(_bwd_leaves(got, tuple(dyn)))
 
         if _rule_wanted(leaves):  # JAX runs only fwd (and bwd later), not the function
             n_out = [0]
@@ -643,6 +636,36 @@ class custom_vjp(_Transformed):
                     num_consts=len(consts))
         typed_bwd.outputs(outs)
         return tree_util.tree_unflatten(out_tree[0], outs)
+
+
+def _bwd_leaves(got, dyn):
+    """A custom_vjp bwd's cotangents, one per leaf of the differentiable arguments
+    `dyn` (None: zero), read as JAX reads them: bwd's tuple is matched against the
+    arguments' structure with None as a leaf, so a None (or a SymbolicZero) over a
+    subtree is zeros for all its leaves and a None over an argument's own None node is
+    nothing. Flattening the cotangents on their own would shift every leaf after such a
+    None onto the wrong argument (a silent zero gradient: equinox's checkpointed loops)."""
+    if isinstance(got, list) and len(got) == len(dyn):
+        got = tuple(got)
+    out = []
+
+    def take(g, a):
+        n = len(tree_util.tree_leaves(a))
+        out.extend([None] * n if g is None or isinstance(g, SymbolicZero) else [g] * n)
+        return g
+
+    try:
+        if not isinstance(got, tuple):
+            raise ValueError
+        tree_util.tree_map(take, got, dyn, is_leaf=lambda x: x is None)
+    except ValueError:
+        raise StructureError(
+            "custom_vjp bwd function must return a tuple with the structure of the "
+            f"differentiable arguments: got {tree_util.tree_structure(got)} for arguments "
+            f"{tree_util.tree_structure(dyn)}",
+            hint="return one entry per differentiable argument, each with that "
+                 "argument's structure (None for no cotangent)") from None
+    return out
 
 
 # ------------------------------------------------------------------- linear_call

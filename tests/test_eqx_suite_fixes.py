@@ -127,3 +127,47 @@ def test_jax_dtypes_bfloat16_is_the_scalar_type():
     assert jax_dtypes.bfloat16 is ml_dtypes.bfloat16
     assert isinstance(jax_dtypes.bfloat16(1), jax_dtypes.bfloat16)
     assert jnp.array(jax_dtypes.bfloat16(2)).dtype == jnp.bfloat16
+
+
+def _none_tree_vjp(out_of, ct_of, sz):
+    """A custom_vjp of one argument `(None, x)` whose output holds None nodes: `out_of(y)`
+    builds the output around `y = 2x`, `ct_of(g)` bwd's cotangent for the argument."""
+    def fn(a):
+        return out_of(a[1] * 2.0)
+
+    def fwd(a):
+        if sz:
+            a = jax.tree_util.tree_map(lambda p: p.value, a)
+        return fn(a), None
+
+    def bwd(_, ct):
+        y_ct = [leaf for leaf in jax.tree_util.tree_leaves(ct)][0]
+        return ct_of(y_ct * 3.0)
+
+    f = jax.custom_vjp(fn)
+    f.defvjp(fwd, bwd, symbolic_zeros=sz)
+    return lambda x: jax.tree_util.tree_leaves(f((None, x)))[0]
+
+
+@pytest.mark.parametrize("sz", [False, True])
+@pytest.mark.parametrize("out_of,ct_of", [
+    (lambda y: (None, y), lambda g: ((None, g),)),
+    (lambda y: ((None, None), [y]), lambda g: ((None, g),)),
+    (lambda y: y, lambda g: [(None, g)]),            # a list of one entry per argument
+    (lambda y: y, lambda g: ((g, g),)),   # a leaf over the None node: nothing (as JAX)
+])
+def test_bwd_cotangents_beside_none_nodes(out_of, ct_of, sz):
+    """bwd's `(None, ct)` for an argument `(None, x)`: the None is the argument's own
+    empty node, so `ct` is x's cotangent (JAX's reading). astjax flattened the
+    cotangents apart from the arguments, gave x the None (a zero) and dropped `ct`:
+    a silent zero gradient through every equinox checkpointed while loop / scan."""
+    g = jax.grad(_none_tree_vjp(out_of, ct_of, sz))(2.0)
+    assert float(g) == 3.0
+
+
+@pytest.mark.parametrize("ct_of", [lambda g: (g, g), lambda g: (None, g), lambda g: g])
+def test_bwd_cotangents_of_another_structure_are_jaxs_type_error(ct_of):
+    """A bwd result whose structure is not the arguments' (with None as a leaf) is
+    JAX's TypeError, not a silently truncated or shifted gradient."""
+    with pytest.raises(TypeError, match="custom_vjp bwd function must return a tuple"):
+        jax.grad(_none_tree_vjp(lambda y: y, ct_of, False))(2.0)
