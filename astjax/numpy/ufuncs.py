@@ -15,6 +15,7 @@ from ..codegen.runtime import Array, CommittedArray
 from ..core import Tracer
 from ..sharding_impls import context_meshes as _context_meshes
 from ..primitives import comparisons as _cmp
+from ..primitives.base import weak_like as _weak_like
 from ..primitives.structural import convert_element_type as _convert
 from ..errors import ArgumentTypeError, ArgumentValueError, NotImplementedInAstjaxError
 from .operands import (_dtype, _is_operand, asarray, asarray_operand, broadcast_shapes,  # noqa: F401
@@ -198,7 +199,7 @@ def _integral(x):
 floor = _unary("floor", lambda x: x if _integral(x) else lax.floor(x))
 ceil = _unary("ceil", lambda x: x if _integral(x) else lax.ceil(x))
 _trunc = _unary("trunc", lambda x: x if _integral(x) else
-                lax.select(lax.lt(x, 0.0), lax.ceil(x), lax.floor(x)))
+                lax.select(lax.lt(x, _weak_like(0, x)), lax.ceil(x), lax.floor(x)))
 
 
 def trunc(x):
@@ -740,7 +741,9 @@ def logaddexp(x, y, /):
 def logaddexp2(x, y, /):
     x, y = promote_args_inexact("logaddexp2", x, y)
     ln2 = float(np.log(2.0))   # a Python float: weak
-    return true_divide(logaddexp(multiply(x, ln2), multiply(y, ln2)), ln2)
+    out = logaddexp(multiply(x, ln2), multiply(y, ln2))
+    # JAX's 1/ln 2 is `lax._const`: strong but for a weak 0-d value (so is the result)
+    return true_divide(out, _lax_const(out, ln2))
 
 
 def sinc(x, /):
