@@ -355,8 +355,16 @@ def _floor_divide_int(x, y):
     return lax.select(lax.bitwise_and(rem_nonzero, signs_differ), lax.sub(q, lax.full_like(q, 1)), q)
 
 
+def _promote_args_numeric(name, x1, x2):
+    """JAX's `promote_args_numeric`: `promote_args`, with bool computed as int32."""
+    x1, x2 = promote_args(name, x1, x2)
+    if core.get_aval(x1).dtype == np.bool_:
+        return lax.convert_element_type(x1, np.int32), lax.convert_element_type(x2, np.int32)
+    return x1, x2
+
+
 def floor_divide(x1, x2, /):
-    x1, x2 = promote_args("floor_divide", x1, x2)
+    x1, x2 = _promote_args_numeric("floor_divide", x1, x2)
     dt = core.get_aval(x1).dtype
     if dtypes.issubdtype(dt, np.unsignedinteger):
         return lax.div(x1, x2)
@@ -373,7 +381,7 @@ def _nonzero_divisor(y):
 
 
 def remainder(x1, x2, /):
-    x1, x2 = promote_args("remainder", x1, x2)
+    x1, x2 = _promote_args_numeric("remainder", x1, x2)
     x2 = _nonzero_divisor(x2)
     r = lax.rem(x1, x2)
     dt = core.get_aval(x1).dtype
@@ -388,7 +396,7 @@ mod = remainder
 
 
 def fmod(x1, x2, /):
-    x1, x2 = promote_args("fmod", x1, x2)
+    x1, x2 = _promote_args_numeric("fmod", x1, x2)
     return lax.rem(x1, _nonzero_divisor(x2))
 
 
