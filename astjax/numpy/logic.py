@@ -7,6 +7,7 @@ import numpy as np
 
 from .. import core, dtypes, lax
 from ..errors import ArgumentValueError, DTypeError
+from ..primitives.base import weak_like as _weak_like
 from . import ufuncs as uf
 from .operands import array, asarray, broadcast_shapes, broadcast_to_shape, result
 from .reductions import all as _all, any as _any, sum as _sum
@@ -455,7 +456,8 @@ def iscomplex(x):
 
     Differences from NumPy: always returns an Array, also for scalars.
     """
-    return lax.ne(uf.imag(asarray_operand(x)), 0)  # weak for a weak x, as JAX
+    i = uf.imag(asarray_operand(x))
+    return lax.ne(i, _weak_like(0, i))  # weak for a weak x, as JAX
 
 
 def isreal(x):
@@ -469,7 +471,8 @@ def isreal(x):
 
     Differences from NumPy: always returns an Array, also for scalars.
     """
-    return lax.eq(uf.imag(asarray_operand(x)), 0)
+    i = uf.imag(asarray_operand(x))
+    return lax.eq(i, _weak_like(0, i))
 
 
 def iscomplexobj(x):

@@ -16,6 +16,7 @@ from ..codegen.explicit import broadcast_layouts as _broadcast_layouts
 from ..core import Tracer
 from ..sharding_impls import context_meshes as _context_meshes
 from ..primitives import comparisons as _cmp
+from ..primitives.base import weak_like as _weak_like
 from ..primitives.structural import convert_element_type as _convert
 from ..errors import ArgumentTypeError, ArgumentValueError, NotImplementedInAstjaxError
 from .operands import (_dtype, _is_operand, asarray, asarray_operand, broadcast_shapes,  # noqa: F401
@@ -199,7 +200,7 @@ def _integral(x):
 floor = _unary("floor", lambda x: x if _integral(x) else lax.floor(x))
 ceil = _unary("ceil", lambda x: x if _integral(x) else lax.ceil(x))
 _trunc = _unary("trunc", lambda x: x if _integral(x) else
-                lax.select(lax.lt(x, 0.0), lax.ceil(x), lax.floor(x)))
+                lax.select(lax.lt(x, _weak_like(0, x)), lax.ceil(x), lax.floor(x)))
 
 
 def trunc(x):
@@ -355,8 +356,16 @@ def _floor_divide_int(x, y):
     return lax.select(lax.bitwise_and(rem_nonzero, signs_differ), lax.sub(q, lax.full_like(q, 1)), q)
 
 
+def _promote_args_numeric(name, x1, x2):
+    """JAX's `promote_args_numeric`: `promote_args`, with bool computed as int32."""
+    x1, x2 = promote_args(name, x1, x2)
+    if core.get_aval(x1).dtype == np.bool_:
+        return lax.convert_element_type(x1, np.int32), lax.convert_element_type(x2, np.int32)
+    return x1, x2
+
+
 def floor_divide(x1, x2, /):
-    x1, x2 = promote_args("floor_divide", x1, x2)
+    x1, x2 = _promote_args_numeric("floor_divide", x1, x2)
     dt = core.get_aval(x1).dtype
     if dtypes.issubdtype(dt, np.unsignedinteger):
         return lax.div(x1, x2)
@@ -373,7 +382,7 @@ def _nonzero_divisor(y):
 
 
 def remainder(x1, x2, /):
-    x1, x2 = promote_args("remainder", x1, x2)
+    x1, x2 = _promote_args_numeric("remainder", x1, x2)
     x2 = _nonzero_divisor(x2)
     r = lax.rem(x1, x2)
     dt = core.get_aval(x1).dtype
@@ -388,7 +397,7 @@ mod = remainder
 
 
 def fmod(x1, x2, /):
-    x1, x2 = promote_args("fmod", x1, x2)
+    x1, x2 = _promote_args_numeric("fmod", x1, x2)
     return lax.rem(x1, _nonzero_divisor(x2))
 
 
@@ -747,7 +756,9 @@ def logaddexp(x, y, /):
 def logaddexp2(x, y, /):
     x, y = promote_args_inexact("logaddexp2", x, y)
     ln2 = float(np.log(2.0))   # a Python float: weak
-    return true_divide(logaddexp(multiply(x, ln2), multiply(y, ln2)), ln2)
+    out = logaddexp(multiply(x, ln2), multiply(y, ln2))
+    # JAX's 1/ln 2 is `lax._const`: strong but for a weak 0-d value (so is the result)
+    return true_divide(out, _lax_const(out, ln2))
 
 
 def sinc(x, /):

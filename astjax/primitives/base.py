@@ -19,7 +19,6 @@ for broadcast_in_dim): every family imports this module first.
 from __future__ import annotations
 
 import ast
-import sys
 
 import numpy as np
 
@@ -115,26 +114,24 @@ def as_operand(x):
     return x
 
 
-def _astjax_caller(depth):
-    f = sys._getframe(depth)
-    while f is not None and f.f_globals.get("__name__", "").startswith("astjax.frontend"):
-        f = f.f_back   # converted user code calls through the front end's operators
-    return f is not None and f.f_globals.get("__name__", "").startswith("astjax")
-
-
-def match_scalars(x, y, depth=2):
-    """A lax wrapper's two operands. A user's Python scalar is, as in JAX, a weak value of
+def match_scalars(x, y):
+    """A lax wrapper's two operands, as JAX takes them: a Python scalar is a weak value of
     its kind's default dtype, which the primitive's dtype rule then checks (`lax.add(x_f32,
-    1)` is JAX's TypeError); astjax's own code (the caller `depth` frames up is an astjax
-    module, past the front end's call operators) lets it adopt the other operand's dtype
-    weakly, a convenience of its rules."""
+    1)` is JAX's TypeError). astjax's own code gives a wrapper a number of an operand's
+    dtype with `weak_like`."""
     wx, wy = dtypes.is_weak_scalar(x), dtypes.is_weak_scalar(y)
     if wx == wy:
         return as_operand(x), as_operand(y)
-    v, other = (x, y) if wx else (y, x)
-    dt = core.get_aval(other).dtype if _astjax_caller(depth + 1) else dtypes.python_scalar_dtype(v)
-    c = core.WeakConst(np.asarray(v, dt)[()])
+    v = x if wx else y
+    c = core.WeakConst(np.asarray(v, dtypes.python_scalar_dtype(v))[()])
     return (c, y) if wx else (x, c)
+
+
+def weak_like(value, x):
+    """The number `value` as a weak 0-d constant of `x`'s dtype: what astjax's own rules and
+    libraries pass to a lax wrapper beside `x`, where a bare Python scalar would be a value
+    of its own default dtype (JAX's rule for every caller)."""
+    return core.WeakConst(np.asarray(value, core.get_aval(x).dtype)[()])
 
 # ----------------------------------------------------------------- elementwise
 

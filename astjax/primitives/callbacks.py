@@ -21,7 +21,7 @@ from ..config import config
 from ..errors import ArgumentValueError, DifferentiationError, NotImplementedInAstjaxError
 from ..pyast import call, load
 from . import effects
-from .base import register
+from .base import register, weak_like
 from .cond import bind_cond
 from .slicing import index_in_dim
 
@@ -136,7 +136,8 @@ def _partial_auto(ctx, args, callback, ordered):
         return []
 
     def body(*xs):
-        first = ops.convert_element_type(ops.eq(ops.axis_index(names), 0), np.int32)
+        index = ops.axis_index(names)
+        first = ops.convert_element_type(ops.eq(index, weak_like(0, index)), np.int32)
         branches = [core.stage(lambda *ys: [], avals), core.stage(call, avals)]
         bind_cond(first, [(b.jaxpr, b.consts) for b in branches], operands=list(xs))
         return []

@@ -8,8 +8,8 @@ form `lax.<name>(...)`), any printed-source template, and its `lax` wrapper
 (`astjax.lax` re-exports the wrappers).
 
 The wrappers prepare operands with `base.as_operand` / `base.match_scalars` (JAX's
-weak Python scalars take the other operand's dtype); operators print through
-`base.infix_source`.
+rule: a Python scalar is a weak value of its own default dtype); operators print
+through `base.infix_source`.
 """
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def _to_bool(dt):
 def _real_order(name, x, y):
     """`x, y` as operands of `lax.<name>`, which (as JAX's) orders only real and bool
     values: complex operands are a `DTypeError` (a TypeError)."""
-    x, y = match_scalars(x, y, depth=3)
+    x, y = match_scalars(x, y)
     for v in (x, y):
         dt = core.get_aval(v).dtype
         if dtypes.issubdtype(dt, np.complexfloating):

@@ -164,18 +164,35 @@ def full(shape, fill_value, dtype=None):
 
 
 def pad(operand, padding_value, padding_config):
-    """JAX's `lax.pad`: one (low, high, interior) triple per axis, interior >= 0."""
-    config = [tuple(_ints(c, "pad padding_config entry")) for c in padding_config]
+    """JAX's `lax.pad`: a 0-d padding value, one hashable (low, high, interior) triple per
+    axis (a list or array entry is JAX's TypeError), interior >= 0."""
+    config = tuple(padding_config)
+    for c in config:
+        try:
+            hash(c)
+        except TypeError:
+            raise _ArgumentTypeError(f"padding_config entries must be hashable (low, high, "
+                                     f"interior) tuples, got {c!r:.60}",
+                                     hint="write each entry as a tuple: [(1, 1, 0)]") from None
+    if isinstance(padding_value, (list, tuple)):
+        raise _ArgumentTypeError(f"padding_value must be an array or a scalar, got a "
+                                 f"{type(padding_value).__name__}",
+                                 hint="pass a scalar of the operand's dtype")
+    if _ndim(padding_value) != 0:
+        raise _ArgumentValueError(f"padding_value must be a scalar; got shape "
+                                  f"{_core.get_aval(padding_value).shape}",
+                                  hint="pass a 0-d value of the operand's dtype")
     if len(config) != _ndim(operand) or any(len(c) != 3 for c in config):
         raise _ArgumentValueError(f"length of padding_config must equal the number of axes of "
                                   f"operand, got padding_config {config} for operand of rank "
                                   f"{_ndim(operand)}", hint="give one (low, high, interior) "
                                                             "triple per axis")
+    config = [tuple(_ints(c, "pad padding_config entry")) for c in config]
     if any(c[2] < 0 for c in config):
         raise _ArgumentValueError(f"interior padding in padding_config must be nonnegative, "
                                   f"got padding_config {config}",
                                   hint="low/high may be negative (they crop); interior may not")
-    return _structural.pad(operand, padding_value, config, depth=3)
+    return _structural.pad(operand, padding_value, config)
 
 
 def stop_gradient(x):

@@ -232,7 +232,8 @@ def _abstract(name):
         shape = avals[0].shape
         for a in avals[1:]:
             shape = binary_shape(name, ShapedArray(shape, a.dtype), a)
-        return ShapedArray(shape, avals[0].dtype)
+        # JAX's standard weak-type rule: weak when every operand is
+        return ShapedArray(shape, avals[0].dtype, all(a.weak_type for a in avals))
     return ae
 
 

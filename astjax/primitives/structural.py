@@ -673,9 +673,9 @@ register(pad_p, impl=_pad_impl, abstract_eval=_pad_ae, lowering=_pad_lowering, b
          source=_pad_source)
 
 
-def pad(x, padding_value, padding_config, *, depth=2):
+def pad(x, padding_value, padding_config):
     """`lax.pad`: (low, high, interior) padding per axis with `padding_value`."""
-    pv, config = match_scalars(x, padding_value, depth=depth)[1], map(shape_poly.canonical_shape, padding_config)
+    pv, config = match_scalars(x, padding_value)[1], map(shape_poly.canonical_shape, padding_config)
     return bind(pad_p, x, pv, padding_config=tuple(config))
 
 # ---- iota / copy / bitcast --------------------------------------------------------

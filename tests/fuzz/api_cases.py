@@ -172,6 +172,32 @@ def cases():
     for stable in (False, True):
         out.append(_call("argsort-ties", "jnp.argsort", [ties],
                          {"descending": True, "stable": stable}, mode="jit"))
+    # seed 40478: logaddexp2's 1/ln 2 is JAX's `lax._const` (strong unless the value is a
+    # weak 0-d one), so the result of a weak array is strong
+    for x64 in (False, True):
+        for mode in ("eager", "jit", "vmap"):
+            out.append(_call("logaddexp2-weak", "jnp.logaddexp2",
+                             [arr(np.arange(3), "uint8"), py(-0.0)], mode=mode, x64=x64))
+        out.append(_call("logaddexp2-weak", "jnp.logaddexp2", [py(1.0), py(2.5)], mode="jit",
+                         x64=x64))
+    # seeds 40508, 40743: igamma & co. keep JAX's standard weak type (weak when every
+    # operand is)
+    for fn, args, grad in (("special.gammaincc", [py(True), py(3)], False),
+                           ("special.gammainc", [py(3), py(-np.inf)], False),
+                           ("special.betainc", [py(1.0), py(2.0), py(0.5)], True),
+                           ("special.gammainc", [py(1.0), arr([0.5, 2.0], "float32")], False),
+                           ("lax.igammac", [py(1.5), py(2.0)], True)):
+        for mode in ("eager", "jit", "grad") if grad else ("eager", "jit"):
+            out.append(_call("igamma-weak", fn, args, mode=mode, x64=True))
+    # lax.pad's arguments as JAX checks them: list / array entries of padding_config are a
+    # TypeError (JAX hashes them), a list padding value a TypeError, a padding value that
+    # is not 0-d a ValueError; a list of tuples is fine
+    for mode in ("eager", "jit"):
+        for args in ([f32, py(0.0), [[1, 1, 0]]], [f32, py(0.0), [{"t": [1, 1, 0]}]],
+                     [f32, [0.0], [{"t": [1, 1, 0]}]],
+                     [f32, arr([0.0], "float32"), [{"t": [1, 1, 0]}]],
+                     [f32, py(0.0), [{"t": [1, 1]}]], [f32, py(0.0), "abc"]):
+            out.append(_call("pad-args", "lax.pad", args, mode=mode))
     for i, c in enumerate(out):   # unique replay names
         c["seed"] = f"case{i}-{c['seed']}"
     return out
