@@ -53,7 +53,25 @@ class AxisType(enum.Enum):
 explicit_meshes = [0]   # meshes made with an Explicit axis (none: no layout in a type)
 
 
-class Mesh:
+class _AxisTypeQueries:
+    """JAX's queries of a mesh's axis types (flax's `core.spmd` reads
+    `are_all_axes_explicit`); each `are_all_*` is False for a mesh without axes."""
+
+    def _all(self, t):
+        return bool(self.axis_types) and all(a == t for a in self.axis_types)
+
+    def _named(self, t):
+        return tuple(n for n, a in zip(self.axis_names, self.axis_types) if a == t)
+
+    are_all_axes_auto = property(lambda self: self._all(AxisType.Auto))
+    are_all_axes_explicit = property(lambda self: self._all(AxisType.Explicit))
+    are_all_axes_manual = property(lambda self: self._all(AxisType.Manual))
+    auto_axes = property(lambda self: self._named(AxisType.Auto))
+    explicit_axes = property(lambda self: self._named(AxisType.Explicit))
+    manual_axes = property(lambda self: self._named(AxisType.Manual))
+
+
+class Mesh(_AxisTypeQueries):
     """An n-d array of devices with a name per axis; also a context manager that
     makes it the current mesh (see `set_mesh`)."""
 
@@ -179,7 +197,7 @@ class AbstractDevice:
                 f"platform={self.platform}")
 
 
-class AbstractMesh:
+class AbstractMesh(_AxisTypeQueries):
     """A mesh's shape, axis names and types without devices (what staged types see);
     `abstract_device` (an `AbstractDevice`, or None) says what kind of devices."""
 

@@ -233,3 +233,80 @@ def test_shaped_arrays_and_partial_eval_of_typed_keys():
         pe.PartialVal.unknown(aval), pe.PartialVal.known(np.float32(2.0))])
     assert [pv.is_known() for pv in out_pvals] == [False, True]
     np.testing.assert_array_equal(out_pvals[1].get_known(), np.zeros(2, np.float32))
+
+
+class _Wrapped:
+    """A user's object with JAX's `__jax_array__` protocol (flax's nnx `Variable`)."""
+
+    def __init__(self, v):
+        self.v = v
+
+    def __jax_array__(self):
+        return self.v
+
+
+_PROTOCOL_CASES = {   # name -> (function of x, NumPy's result for x = [0, 1, 2])
+    "asarray": (lambda x: jnp.asarray(_Wrapped(x)), lambda x: x),
+    "array": (lambda x: jnp.array(_Wrapped(x)), lambda x: x),
+    "array_of_list": (lambda x: jnp.array([_Wrapped(x), _Wrapped(2 * x)]),
+                      lambda x: np.stack([x, 2 * x])),
+    "add": (lambda x: x + _Wrapped(x), lambda x: 2 * x),
+    "mul": (lambda x: x * _Wrapped(x), lambda x: x * x),
+    "eq": (lambda x: x == _Wrapped(x), lambda x: np.ones(3, bool)),
+    "ne": (lambda x: x != _Wrapped(x), lambda x: np.zeros(3, bool)),
+    "matmul": (lambda x: x @ _Wrapped(x), lambda x: x @ x),
+    "reshape": (lambda x: jnp.reshape(_Wrapped(x), (3, 1)), lambda x: x.reshape(3, 1)),
+    "einsum": (lambda x: jnp.einsum("i,i", _Wrapped(x), x), lambda x: x @ x),
+    "ndim": (lambda x: x + jnp.ndim(_Wrapped(x)) + jnp.shape(_Wrapped(x))[0],
+             lambda x: x + 4),
+}
+
+
+@pytest.mark.parametrize("jit", [False, True], ids=["eager", "jit"])
+@pytest.mark.parametrize("name", sorted(_PROTOCOL_CASES))
+def test_jax_array_protocol_where_jax_honours_it(name, jit):
+    """nnx's `Variable` has `__jax_array__`: flax's `promote_dtype` calls `jnp.asarray` on
+    parameters (a TracerArrayConversionError under jit), and `x == v` compared identities
+    (a silent False where JAX gives the elementwise result)."""
+    f, want = _PROTOCOL_CASES[name]
+    x = np.arange(3.0, dtype=np.float32)
+    got = (astjax.jit(f) if jit else f)(jnp.asarray(x))
+    np.testing.assert_array_equal(np.asarray(got), want(x))
+
+
+def test_jax_array_protocol_where_jax_refuses_it():
+    """JAX's jitted jnp functions (sin, sum, ...) refuse the protocol with a ValueError."""
+    x = np.arange(3.0, dtype=np.float32)
+    for f in (jnp.sin, jnp.sum):
+        with pytest.raises(ValueError, match="Triggering __jax_array__"):
+            f(_Wrapped(x))
+
+
+@pytest.mark.parametrize("types, want", [
+    (("Auto", "Auto"), (True, False, False, ("a", "b"), (), ())),
+    (("Explicit", "Explicit"), (False, True, False, (), ("a", "b"), ())),
+    (("Explicit", "Manual"), (False, False, False, (), ("a",), ("b",))),
+])
+def test_mesh_axis_type_queries(types, want):
+    """flax's `core.spmd` asks `mesh.are_all_axes_explicit` / `_auto` (JAX's queries)."""
+    AxisType = astjax.sharding.AxisType
+    types = tuple(getattr(AxisType, t) for t in types)
+    for mesh in (astjax.make_mesh((1, 1), ("a", "b"), axis_types=types),
+                 astjax.sharding.AbstractMesh((1, 1), ("a", "b"), axis_types=types)):
+        assert (mesh.are_all_axes_auto, mesh.are_all_axes_explicit, mesh.are_all_axes_manual,
+                mesh.auto_axes, mesh.explicit_axes, mesh.manual_axes) == want
+    empty = astjax.sharding.AbstractMesh((), ())
+    assert not (empty.are_all_axes_auto or empty.are_all_axes_explicit)
+
+
+def test_eager_constraint_to_an_abstract_mesh_layout():
+    """nnx's `Param(..., sharding=...)` under `set_mesh` constrains an eager value to a
+    NamedSharding over the *abstract* mesh: JAX lays it out on the context mesh's devices
+    (astjax asked the AbstractMesh for its devices: AttributeError)."""
+    P = astjax.sharding.PartitionSpec
+    mesh = astjax.make_mesh((1,), ("x",))
+    with astjax.set_mesh(mesh):
+        s = astjax.sharding.NamedSharding(astjax.sharding.get_abstract_mesh(), P("x"))
+        out = lax.with_sharding_constraint(jnp.arange(4.0), s)
+    np.testing.assert_array_equal(out, np.arange(4.0))
+    assert out.sharding == astjax.sharding.NamedSharding(mesh, P("x"))

@@ -20,6 +20,7 @@ from .. import lax as _lax
 from ..errors import (ArgumentValueError, JAXAttributeError, JAXTypeError,
                       NotImplementedInAstjaxError, TracerArrayConversionError)
 from .array_api import check_api_version
+from .operands import jax_array_protocol
 from ..primitives.structural import copy as _copy
 
 _namespace = None  # the astjax.numpy module, set by `install`
@@ -35,6 +36,7 @@ _operators: dict = {}  # name -> the function an operator calls, bound by `insta
 def _binop(name, reflected=False):
     def op(self, other):
         jnp = _jnp()
+        other = jax_array_protocol(other)   # (JAX's operators accept `__jax_array__`)
         if not jnp._is_operand(other):
             return NotImplemented
         f = _operators[name]

@@ -84,7 +84,9 @@ def array(object, dtype=None, *args, copy=True, order="K", ndmin=0) -> _typing.A
     >>> jnp.array([1, 2, 3])
     Array([1, 2, 3], dtype=int32)
     """
-    obj = object
+    obj = jax_array_protocol(object)
+    if isinstance(obj, (list, tuple)) and _has_protocol(obj):
+        obj = _protocol_leaves(obj)
     if args:
         if len(args) > 3:
             raise ArgumentTypeError(f"array() takes at most 5 positional arguments but "
@@ -143,6 +145,28 @@ def array(object, dtype=None, *args, copy=True, order="K", ndmin=0) -> _typing.A
     for _ in range(ndmin - core.get_aval(out).ndim):
         out = lax.expand_dims(out, (0,))
     return out
+
+
+def jax_array_protocol(x):
+    """`x.__jax_array__()` for an object that defines it (JAX's protocol: flax's nnx
+    `Variable`, a user's wrapper), else `x`: what `jnp.array` / `asarray` and the
+    operators of arrays accept, as JAX's."""
+    m = getattr(x, "__jax_array__", None)
+    return x if m is None or isinstance(x, (Tracer, Array, DimExpr)) else m()
+
+
+def _has_protocol(o):
+    if isinstance(o, (list, tuple)):
+        return any(_has_protocol(x) for x in o)
+    return getattr(o, "__jax_array__", None) is not None and not isinstance(o, DimExpr)
+
+
+def _protocol_leaves(o):
+    """A nested list with each `__jax_array__` leaf converted (`jnp.array([v, w])`)."""
+    if isinstance(o, (list, tuple)):
+        return type(o)(_protocol_leaves(x) for x in o) if type(o) in (list, tuple) \
+            else [_protocol_leaves(x) for x in o]
+    return jax_array_protocol(o)
 
 
 def _stack_leading(arrays):
@@ -276,6 +300,12 @@ def asarray_operand(x, name="argument"):
         return dim_as_value(x) if type(x) is DimExpr else x
     if isinstance(x, (list, tuple)):
         return asarray(x)
+    if getattr(x, "__jax_array__", None) is not None:   # (JAX's jitted jnp functions)
+        raise ArgumentValueError(
+            "Triggering __jax_array__() during abstractification is no longer supported. To "
+            "avoid this error, either explicitly convert your object using "
+            "jax.numpy.array(), or register your object as a pytree.",
+            hint=f"call jnp.asarray on the {type(x).__name__} first")
     raise ArgumentTypeError(f"{type(x).__name__} object is not a valid {name} for a jnp function",
                         hint="pass an array, a Python scalar, or call jnp.asarray first")
 
