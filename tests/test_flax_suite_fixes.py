@@ -310,3 +310,29 @@ def test_eager_constraint_to_an_abstract_mesh_layout():
         out = lax.with_sharding_constraint(jnp.arange(4.0), s)
     np.testing.assert_array_equal(out, np.arange(4.0))
     assert out.sharding == astjax.sharding.NamedSharding(mesh, P("x"))
+
+
+def test_is_leaf_takes_path():
+    """nnx's graph flattening calls `tree_flatten_with_path(..., is_leaf_takes_path=True)`
+    (JAX 0.10.2's option: `is_leaf(path, subtree)`); results recorded from JAX 0.10.2."""
+    from astjax.tree_util import DictKey, SequenceKey
+    t = {"a": [1, (2, 3)], "b": {"c": 4}}
+    pl = lambda p, x: len(p) == 2 and isinstance(x, tuple)   # noqa: E731
+    pairs, treedef = astjax.tree_util.tree_flatten_with_path(t, pl, is_leaf_takes_path=True)
+    assert pairs == [((DictKey("a"), SequenceKey(0)), 1), ((DictKey("a"), SequenceKey(1)), (2, 3)),
+                     ((DictKey("b"), DictKey("c")), 4)]
+    assert str(treedef) == "PyTreeDef({'a': [*, *], 'b': {'c': *}})"
+    assert astjax.tree.leaves_with_path(t, pl, True) == pairs
+    assert astjax.tree.map_with_path(lambda p, x: len(p), t, is_leaf=pl,
+                                     is_leaf_takes_path=True) == {"a": [2, 2], "b": {"c": 2}}
+    assert astjax.tree.map_with_path(lambda p, x: len(p), t, is_leaf=lambda x: isinstance(
+        x, list)) == {"a": 1, "b": {"c": 2}}
+
+
+def test_jax_src_abstract_ref_is_the_type_of_references():
+    """nnx's `is_array_ref(x)` is `isinstance(jax.typeof(x), jax._src.state.types.
+    AbstractRef)`: the compat class was a stand-in no value had, so nnx took a shared
+    `jax.new_ref` for an array (no ValueError from `nnx.split([ref, ref])`)."""
+    from astjax.compat._src.state.types import AbstractRef
+    assert isinstance(astjax.typeof(astjax.new_ref(jnp.ones(2))), AbstractRef)
+    assert not isinstance(astjax.typeof(jnp.ones(2)), AbstractRef)
