@@ -231,6 +231,10 @@ class AbstractMesh(_AxisTypeQueries):
     def empty(self):
         return not self.axis_names
 
+    @property
+    def abstract_mesh(self):   # (JAX's: an AbstractMesh is its own)
+        return self
+
     def __eq__(self, other):
         return (isinstance(other, AbstractMesh) and self.axis_sizes == other.axis_sizes
                 and self.axis_names == other.axis_names and self.axis_types == other.axis_types

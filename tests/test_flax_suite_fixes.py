@@ -312,6 +312,21 @@ def test_eager_constraint_to_an_abstract_mesh_layout():
     assert out.sharding == astjax.sharding.NamedSharding(mesh, P("x"))
 
 
+def test_staged_constraint_to_an_abstract_mesh_layout():
+    """The same inside `jit` (nnx's bridge: `with_sharding_constraint(state,
+    get_partition_spec(state))` on layouts over `get_abstract_mesh()`): the program's
+    devices are `set_mesh`'s (astjax asked the AbstractMesh for devices); and an
+    AbstractMesh is its own `abstract_mesh` (random samplers' `out_sharding=`)."""
+    P = astjax.sharding.PartitionSpec
+    mesh = astjax.make_mesh((1,), ("x",))
+    with astjax.set_mesh(mesh):
+        abstract = astjax.sharding.get_abstract_mesh()
+        assert abstract.abstract_mesh is abstract
+        s = astjax.sharding.NamedSharding(abstract, P("x"))
+        out = astjax.jit(lambda a: lax.with_sharding_constraint(a * 2, s))(jnp.arange(4.0))
+    np.testing.assert_array_equal(out, 2 * np.arange(4.0))
+
+
 def test_is_leaf_takes_path():
     """nnx's graph flattening calls `tree_flatten_with_path(..., is_leaf_takes_path=True)`
     (JAX 0.10.2's option: `is_leaf(path, subtree)`); results recorded from JAX 0.10.2."""

@@ -193,8 +193,7 @@ def _constrain(x, shardings, loc, what):
         if what == "reshard" and isinstance(s, shd.PartitionSpec) and shd.get_mesh().empty:
             out_layout(s, what)   # (JAX's ValueError there, not with_sharding_constraint's)
         s = resolve_sharding(s, what, loc)
-        if (isinstance(s, shd.NamedSharding) and isinstance(s.mesh, shd.AbstractMesh)
-                and core.current_builder() is None):
+        if isinstance(s, shd.NamedSharding) and isinstance(s.mesh, shd.AbstractMesh):
             s = _concrete_layout(v, s, loc)
         if what == "with_sharding_constraint" and isinstance(s, shd.NamedSharding) and (
                 s.spec.unreduced or s.spec.reduced):
@@ -207,9 +206,10 @@ def _constrain(x, shardings, loc, what):
 
 
 def _concrete_layout(v, s, loc):
-    """An eager constraint's layout `s` over an AbstractMesh made concrete, as JAX's
-    impl: on the devices of `v`'s own mesh (of the same shape), else of `set_mesh`'s."""
-    have = getattr(v, "sharding", None)
+    """A constraint's layout `s` over an AbstractMesh made concrete, as JAX's: on the
+    devices of `set_mesh`'s mesh (of the same shape); eagerly, first of `v`'s own mesh.
+    Staged without a context mesh, `s` stays as it is."""
+    have = getattr(v, "sharding", None) if core.current_builder() is None else None
     if isinstance(have, shd.NamedSharding) and not isinstance(have.mesh, shd.AbstractMesh):
         if have.mesh.axis_sizes != s.mesh.axis_sizes:
             raise ArgumentValueError(
@@ -220,6 +220,8 @@ def _concrete_layout(v, s, loc):
     ctx = shd.context_mesh()
     if ctx is not None and ctx.axis_sizes == s.mesh.axis_sizes:
         return shd.NamedSharding(ctx, s.spec, memory_kind=s.memory_kind)
+    if core.current_builder() is not None:
+        return s
     raise ArgumentTypeError(
         "The sharding on the input must be a `NamedSharding` since the target sharding has "
         f"an `AbstractMesh` in it. Got sharding type {type(have).__name__}", loc=loc,
