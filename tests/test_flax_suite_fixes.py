@@ -351,3 +351,71 @@ def test_jax_src_abstract_ref_is_the_type_of_references():
     from astjax.compat._src.state.types import AbstractRef
     assert isinstance(astjax.typeof(astjax.new_ref(jnp.ones(2))), AbstractRef)
     assert not isinstance(astjax.typeof(jnp.ones(2)), AbstractRef)
+
+
+@astjax.tree_util.register_pytree_node_class
+class _WrappedNode(_Wrapped):
+    """The protocol on a pytree node, as nnx's `Variable` (JAX: every jnp function
+    takes it, its jit flattening the node)."""
+
+    def tree_flatten(self):
+        return (self.v,), None
+
+    @classmethod
+    def tree_unflatten(cls, aux, children):
+        return cls(*children)
+
+
+@pytest.mark.parametrize("jit", [False, True], ids=["eager", "jit"])
+def test_jax_array_protocol_of_a_pytree_node(jit):
+    x = np.arange(3.0, dtype=np.float32)
+    f = lambda a: (jnp.sin(_WrappedNode(a)), jnp.dot(a, _WrappedNode(a)))   # noqa: E731
+    s, d = (astjax.jit(f) if jit else f)(jnp.asarray(x))
+    np.testing.assert_allclose(s, np.sin(x), rtol=1e-6)
+    np.testing.assert_allclose(d, x @ x)
+
+
+def test_array_copies_as_jax():
+    """`jnp.array(a)` (copy=True, the default), `jnp.copy(a)`, `a.copy()` and
+    `jnp.asarray(a, copy=True)` make a new array -- a `copy` equation when staged -- as
+    JAX's: nnx's `clone(arrays=True)` copies buffers with `jnp.copy` so that donating
+    the clone leaves the original alone (astjax handed back `a` itself: donation
+    deleted the original's buffer). `copy=False` and `asarray(a)` keep `a`."""
+    a = jnp.ones(3)
+    assert all(b is not a for b in (jnp.copy(a), a.copy(), jnp.array(a),
+                                    jnp.asarray(a, copy=True)))
+    assert jnp.array(a, copy=False) is a and jnp.asarray(a) is a
+    copy = "{ lambda ; a:f32[2]. let b:f32[2] = copy a in (b,) }"   # JAX 0.10.2's
+    for f in (jnp.array, jnp.copy, lambda x: jnp.asarray(x, copy=True)):
+        assert str(astjax.make_jaxpr(f)(jnp.ones(2))) == copy
+    assert str(astjax.make_jaxpr(jnp.asarray)(jnp.ones(2))) == "{ lambda ; a:f32[2]. let  in (a,) }"
+    b = jnp.copy(a)
+    astjax.jit(lambda x: x + 1, donate_argnums=0)(b)
+    np.testing.assert_array_equal(a, np.ones(3))
+
+
+def test_jnp_dtype_is_numpys_class():
+    """orbax-checkpoint writes `jnp.dtype | np.dtype` at import; JAX's `jnp.dtype` is
+    NumPy's class (so `jnp.dtype(int)` is int64, uncanonicalized, as JAX 0.10.2 says)."""
+    assert isinstance(np.dtype("f4"), jnp.dtype)
+    assert jnp.dtype(int) == np.dtype("int64") and jnp.dtype("bfloat16") == jnp.bfloat16
+
+
+def test_a_callable_object_binds_with_its_own_call():
+    """flax's nnx `ScanFn` is an object that `functools.update_wrapper`s the user's
+    `scan_fn(cell, carry, x)` but whose `__call__(self, carry, scan_in)` is what
+    `lax.scan` calls: astjax checked the call against the wrapped function (ArityError
+    in every `nnx.RNN`)."""
+    def user(cell, carry, x):
+        return carry, x
+
+    class ScanFn:
+        def __init__(self, f):
+            functools.update_wrapper(self, f)
+
+        def __call__(self, carry, x):
+            return carry + x, 2 * x
+
+    c, ys = lax.scan(ScanFn(user), np.float32(0), np.arange(3.0, dtype=np.float32))
+    assert float(c) == 3.0
+    np.testing.assert_array_equal(ys, [0.0, 2.0, 4.0])

@@ -8,7 +8,7 @@ import operator
 
 import numpy as np
 
-from .. import core, dtypes, lax, user_warnings
+from .. import core, dtypes, lax, tree_util, user_warnings
 from ..codegen import sharded
 from ..codegen.runtime import Array, device_put
 from ..core import Tracer
@@ -100,7 +100,9 @@ def array(object, dtype=None, *args, copy=True, order="K", ndmin=0) -> _typing.A
         raise NotImplementedInAstjaxError("Only implemented for order='K'",
                                           hint="drop `order`: arrays have one layout")
     if isinstance(obj, Tracer) or hasattr(obj, "_buf"):
-        out = obj
+        # (JAX's `copy=True`, the default: a new array -- a `copy` equation when
+        # staged -- so donating the copy leaves `obj` alone)
+        out = _structural_copy(obj) if copy and not dtypes.has_extended_dtype(obj) else obj
         if dtype is not None:  # (no dtype: a weak value stays weak, as JAX)
             out = lax.convert_element_type(out, _dtype(dtype))
     elif isinstance(obj, (list, tuple)) and any(_has_staged(o) for o in obj):
@@ -258,7 +260,7 @@ def asarray(a, dtype=None, order=None, *, copy=None) -> _typing.Array:
         raise NotImplementedInAstjaxError("Only implemented for order='K'",
                                           hint="drop `order`: arrays have one layout")
     if dtype is None and (isinstance(a, Tracer) or hasattr(a, "_buf")):
-        return _structural_copy(a) if copy and isinstance(a, Array) else a
+        return _structural_copy(a) if copy and not dtypes.has_extended_dtype(a) else a
     if dtype is None and dtypes.has_extended_dtype(a):
         return a  # an array of an extended dtype (typed PRNG keys) is already an array
     return array(a, dtype=dtype)
@@ -300,7 +302,11 @@ def asarray_operand(x, name="argument"):
         return dim_as_value(x) if type(x) is DimExpr else x
     if isinstance(x, (list, tuple)):
         return asarray(x)
-    if getattr(x, "__jax_array__", None) is not None:   # (JAX's jitted jnp functions)
+    if getattr(x, "__jax_array__", None) is not None:
+        # JAX's jnp functions are jitted: a pytree node (nnx's `Variable`) reaches them
+        # rebuilt around staged leaves and is converted; any other object is refused
+        if not tree_util.treedef_is_leaf(tree_util.tree_structure(x)):
+            return jax_array_protocol(x)
         raise ArgumentValueError(
             "Triggering __jax_array__() during abstractification is no longer supported. To "
             "avoid this error, either explicitly convert your object using "
