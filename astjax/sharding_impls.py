@@ -20,7 +20,6 @@ above: `reshard`, `auto_axes`, `explicit_axes`.
 from __future__ import annotations
 
 import dataclasses
-import enum
 import math
 import threading
 from collections import OrderedDict
@@ -28,6 +27,7 @@ from collections import OrderedDict
 import numpy as np
 
 from .errors import DuplicateSpecError, IndivisibleError, ShardingTypeError
+from .mesh_axes import AxisType, AxisTypeQueries
 from .partition_spec import PartitionSpec
 
 __all__ = ["Sharding", "SingleDeviceSharding", "NamedSharding", "PartitionSpec", "Mesh",
@@ -39,39 +39,10 @@ __all__ = ["Sharding", "SingleDeviceSharding", "NamedSharding", "PartitionSpec",
            "AbstractDevice", "make_single_device_sharding", "use_abstract_mesh"]
 
 
-class AxisType(enum.Enum):
-    """How a mesh axis is partitioned: by XLA (`Auto`), visibly in types
-    (`Explicit`), or by hand inside `shard_map` (`Manual`)."""
-    Auto = enum.auto()
-    Explicit = enum.auto()
-    Manual = enum.auto()
-
-    def __repr__(self):
-        return self.name
-
-
 explicit_meshes = [0]   # meshes made with an Explicit axis (none: no layout in a type)
 
 
-class _AxisTypeQueries:
-    """JAX's queries of a mesh's axis types (flax's `core.spmd` reads
-    `are_all_axes_explicit`); each `are_all_*` is False for a mesh without axes."""
-
-    def _all(self, t):
-        return bool(self.axis_types) and all(a == t for a in self.axis_types)
-
-    def _named(self, t):
-        return tuple(n for n, a in zip(self.axis_names, self.axis_types) if a == t)
-
-    are_all_axes_auto = property(lambda self: self._all(AxisType.Auto))
-    are_all_axes_explicit = property(lambda self: self._all(AxisType.Explicit))
-    are_all_axes_manual = property(lambda self: self._all(AxisType.Manual))
-    auto_axes = property(lambda self: self._named(AxisType.Auto))
-    explicit_axes = property(lambda self: self._named(AxisType.Explicit))
-    manual_axes = property(lambda self: self._named(AxisType.Manual))
-
-
-class Mesh(_AxisTypeQueries):
+class Mesh(AxisTypeQueries):
     """An n-d array of devices with a name per axis; also a context manager that
     makes it the current mesh (see `set_mesh`)."""
 
@@ -197,7 +168,7 @@ class AbstractDevice:
                 f"platform={self.platform}")
 
 
-class AbstractMesh(_AxisTypeQueries):
+class AbstractMesh(AxisTypeQueries):
     """A mesh's shape, axis names and types without devices (what staged types see);
     `abstract_device` (an `AbstractDevice`, or None) says what kind of devices."""
 
