@@ -419,3 +419,16 @@ def test_a_callable_object_binds_with_its_own_call():
     c, ys = lax.scan(ScanFn(user), np.float32(0), np.arange(3.0, dtype=np.float32))
     assert float(c) == 3.0
     np.testing.assert_array_equal(ys, [0.0, 2.0, 4.0])
+
+
+def test_colocated_python_import_surface():
+    """orbax-checkpoint imports `jax.experimental.colocated_python` (and its `func`,
+    `serialization`) at module level: the names exist; CPU devices are their own
+    colocated devices; running a colocated function is a located NotImplementedError."""
+    from astjax.compat.experimental import colocated_python as cp
+    from astjax.errors import NotImplementedInAstjaxError
+    devs = tuple(astjax.devices())
+    assert cp.colocated_cpu_devices(devs) == devs
+    assert isinstance(cp.serialization.DeviceList(devs), tuple)
+    with pytest.raises(NotImplementedInAstjaxError, match="colocated_python"):
+        cp.colocated_python(lambda x: x)(1)
