@@ -432,3 +432,11 @@ def test_colocated_python_import_surface():
     assert isinstance(cp.serialization.DeviceList(devs), tuple)
     with pytest.raises(NotImplementedInAstjaxError, match="colocated_python"):
         cp.colocated_python(lambda x: x)(1)
+
+
+def test_reflected_divmod():
+    """flax's `cursor_test` calls `divmod(7, cursor)`: JAX's arrays have `__rdivmod__`."""
+    q, r = divmod(7, jnp.asarray(np.int32(3)))
+    assert (int(q), int(r)) == divmod(7, 3)
+    q, r = divmod(-7.5, jnp.asarray(np.float32(2)))
+    assert (float(q), float(r)) == divmod(-7.5, 2.0)

@@ -90,7 +90,7 @@ class ArrayMethods:
     __lt__, __le__ = _binop("less"), _binop("less_equal")
     __gt__, __ge__ = _binop("greater"), _binop("greater_equal")
     __eq__, __ne__ = _binop("equal"), _binop("not_equal")
-    __divmod__ = _binop("divmod")
+    __divmod__, __rdivmod__ = _binop("divmod"), _binop("divmod", True)
 
     def __neg__(self):
         return _jnp().negative(self)
