@@ -550,8 +550,17 @@ def _binding_target(fun):
     """What binds the arguments of a call of `fun`: along its `__wrapped__` chain, the
     first plain Python function: its own parameters, not those of the function it
     wraps (`functools.wraps(f)(lambda *a, **k: f(*a, **k))` takes any arguments; haiku's
-    `hk.remat` passes its state that way). Transform objects (`jit(f)`) are passed through."""
-    return inspect.unwrap(fun, stop=lambda f: isinstance(f, types.FunctionType))
+    `hk.remat` passes its state that way). Transform objects (`jit(f)`) are passed through;
+    an object whose class's `__call__` takes fixed parameters is its own target (flax's
+    `ScanFn` wraps the user's `f(cell, carry, x)` but is called with `(carry, xs)`)."""
+    return inspect.unwrap(fun, stop=lambda f: isinstance(f, types.FunctionType)
+                          or _calls_with_own_parameters(f))
+
+
+def _calls_with_own_parameters(f) -> bool:
+    call = getattr(type(f), "__call__", None)
+    return (isinstance(call, types.FunctionType)
+            and not call.__code__.co_flags & inspect.CO_VARARGS)
 
 
 def check_signature(fun, args, kwargs=None, what: str = ""):

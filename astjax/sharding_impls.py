@@ -20,7 +20,6 @@ above: `reshard`, `auto_axes`, `explicit_axes`.
 from __future__ import annotations
 
 import dataclasses
-import enum
 import math
 import threading
 from collections import OrderedDict
@@ -28,6 +27,7 @@ from collections import OrderedDict
 import numpy as np
 
 from .errors import DuplicateSpecError, IndivisibleError, ShardingTypeError
+from .mesh_axes import AxisType, AxisTypeQueries
 from .partition_spec import PartitionSpec
 
 __all__ = ["Sharding", "SingleDeviceSharding", "NamedSharding", "PartitionSpec", "Mesh",
@@ -39,21 +39,10 @@ __all__ = ["Sharding", "SingleDeviceSharding", "NamedSharding", "PartitionSpec",
            "AbstractDevice", "make_single_device_sharding", "use_abstract_mesh"]
 
 
-class AxisType(enum.Enum):
-    """How a mesh axis is partitioned: by XLA (`Auto`), visibly in types
-    (`Explicit`), or by hand inside `shard_map` (`Manual`)."""
-    Auto = enum.auto()
-    Explicit = enum.auto()
-    Manual = enum.auto()
-
-    def __repr__(self):
-        return self.name
-
-
 explicit_meshes = [0]   # meshes made with an Explicit axis (none: no layout in a type)
 
 
-class Mesh:
+class Mesh(AxisTypeQueries):
     """An n-d array of devices with a name per axis; also a context manager that
     makes it the current mesh (see `set_mesh`)."""
 
@@ -179,7 +168,7 @@ class AbstractDevice:
                 f"platform={self.platform}")
 
 
-class AbstractMesh:
+class AbstractMesh(AxisTypeQueries):
     """A mesh's shape, axis names and types without devices (what staged types see);
     `abstract_device` (an `AbstractDevice`, or None) says what kind of devices."""
 
@@ -212,6 +201,10 @@ class AbstractMesh:
     @property
     def empty(self):
         return not self.axis_names
+
+    @property
+    def abstract_mesh(self):   # (JAX's: an AbstractMesh is its own)
+        return self
 
     def __eq__(self, other):
         return (isinstance(other, AbstractMesh) and self.axis_sizes == other.axis_sizes

@@ -602,13 +602,15 @@ def _child_keys(x, node, children, aux):
 
 
 def tree_flatten_with_path(
-        tree: Any, is_leaf: Callable[[Any], bool] | None = None,
+        tree: Any, is_leaf: Callable[..., bool] | None = None,
+        is_leaf_takes_path: bool = False,
 ) -> tuple[list[tuple[Any, Any]], PyTreeDef]:
     """Like `tree_flatten`, but each leaf comes with its key path.
 
     Args:
         tree: a pytree.
         is_leaf: optional predicate; subtrees for which it is true count as leaves.
+        is_leaf_takes_path: call `is_leaf(path, subtree)` instead (JAX's option).
 
     Returns:
         `([(path, leaf), ...], treedef)`; a path is a tuple of keys such as
@@ -621,20 +623,21 @@ def tree_flatten_with_path(
     """
     out: list = []
 
-    def go(x, path):
-        if is_leaf is not None and is_leaf(x):
+    def go(x, path):   # (as `_flatten`, with the paths: the same decisions, once each)
+        if is_leaf is not None and (is_leaf(path, x) if is_leaf_takes_path else is_leaf(x)):
             out.append((path, x))
-            return
+            return _LEAF
         node = _node_for(x)
         if node is None:
             out.append((path, x))
-            return
+            return _LEAF
         children, aux = node.flatten(x)
-        for k, c in zip(_child_keys(x, node, children, aux), children):
-            go(c, path + (k,))
-    go(tree, ())
+        return PyTreeDef(list if node is _LIST else type(x), aux,
+                         [go(c, path + (k,)) for k, c in zip(_child_keys(x, node, children,
+                                                                         aux), children)])
+    treedef = go(tree, ())
     del go   # (the recursive closure's own cell: no cycle keeps the leaves alive)
-    return out, tree_structure(tree, is_leaf)
+    return out, treedef
 
 
 def treedef_paths(treedef: PyTreeDef) -> list[tuple[Any, ...]]:
@@ -678,14 +681,15 @@ def _treedef_child_keys(td):
     return [FlattenedIndexKey(i) for i in range(n)]
 
 
-def tree_leaves_with_path(tree: Any,
-                          is_leaf: Callable[[Any], bool] | None = None) -> list[tuple[Any, Any]]:
+def tree_leaves_with_path(tree: Any, is_leaf: Callable[..., bool] | None = None,
+                          is_leaf_takes_path: bool = False) -> list[tuple[Any, Any]]:
     """The `(path, leaf)` pairs of `tree` (the first half of `tree_flatten_with_path`)."""
-    return tree_flatten_with_path(tree, is_leaf)[0]
+    return tree_flatten_with_path(tree, is_leaf, is_leaf_takes_path)[0]
 
 
 def tree_map_with_path(f: Callable[..., Any], tree: Any, *rest: Any,
-                       is_leaf: Callable[[Any], bool] | None = None) -> Any:
+                       is_leaf: Callable[..., bool] | None = None,
+                       is_leaf_takes_path: bool = False) -> Any:
     """Like `tree_map`, but `f` also receives each leaf's key path first.
 
     Args:
@@ -693,11 +697,12 @@ def tree_map_with_path(f: Callable[..., Any], tree: Any, *rest: Any,
         tree: the pytree whose structure the result has.
         *rest: further pytrees matching `tree`.
         is_leaf: optional predicate; subtrees for which it is true count as leaves.
+        is_leaf_takes_path: call `is_leaf(path, subtree)` instead (JAX's option).
 
     Returns:
         A pytree of `tree`'s structure holding f's results.
     """
-    pairs, treedef = tree_flatten_with_path(tree, is_leaf)
+    pairs, treedef = tree_flatten_with_path(tree, is_leaf, is_leaf_takes_path)
     others = [_flatten_up_to(treedef, r, strict=True) for r in rest]
     return tree_unflatten(treedef, [f(p, x, *xs) for (p, x), *xs in zip(pairs, *others)])
 

@@ -50,7 +50,7 @@ MAX_LINES = 800
 # matches the module itself and everything below it; "astjax" matches only the root).
 LAYERS = [
     ("base", ["astjax.errors", "astjax.config", "astjax.dtypes", "astjax.tree_util",
-              "astjax.tree", "astjax.util", "astjax.pyast", "astjax.pretty", "astjax.partition_spec", "astjax.sharding_impls",
+              "astjax.tree", "astjax.util", "astjax.pyast", "astjax.pretty", "astjax.partition_spec", "astjax.mesh_axes", "astjax.sharding_impls",
               "astjax.traceback_util", "astjax.user_warnings", "astjax.mlir_attributes",
               "astjax.memory", "astjax.precision_config", "astjax.shape_poly",
               "astjax.shape_poly_expr", "astjax.shape_poly_decision", "astjax.shape_poly_parse",

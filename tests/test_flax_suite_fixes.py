@@ -233,3 +233,210 @@ def test_shaped_arrays_and_partial_eval_of_typed_keys():
         pe.PartialVal.unknown(aval), pe.PartialVal.known(np.float32(2.0))])
     assert [pv.is_known() for pv in out_pvals] == [False, True]
     np.testing.assert_array_equal(out_pvals[1].get_known(), np.zeros(2, np.float32))
+
+
+class _Wrapped:
+    """A user's object with JAX's `__jax_array__` protocol (flax's nnx `Variable`)."""
+
+    def __init__(self, v):
+        self.v = v
+
+    def __jax_array__(self):
+        return self.v
+
+
+_PROTOCOL_CASES = {   # name -> (function of x, NumPy's result for x = [0, 1, 2])
+    "asarray": (lambda x: jnp.asarray(_Wrapped(x)), lambda x: x),
+    "array": (lambda x: jnp.array(_Wrapped(x)), lambda x: x),
+    "array_of_list": (lambda x: jnp.array([_Wrapped(x), _Wrapped(2 * x)]),
+                      lambda x: np.stack([x, 2 * x])),
+    "add": (lambda x: x + _Wrapped(x), lambda x: 2 * x),
+    "mul": (lambda x: x * _Wrapped(x), lambda x: x * x),
+    "eq": (lambda x: x == _Wrapped(x), lambda x: np.ones(3, bool)),
+    "ne": (lambda x: x != _Wrapped(x), lambda x: np.zeros(3, bool)),
+    "matmul": (lambda x: x @ _Wrapped(x), lambda x: x @ x),
+    "reshape": (lambda x: jnp.reshape(_Wrapped(x), (3, 1)), lambda x: x.reshape(3, 1)),
+    "einsum": (lambda x: jnp.einsum("i,i", _Wrapped(x), x), lambda x: x @ x),
+    "ndim": (lambda x: x + jnp.ndim(_Wrapped(x)) + jnp.shape(_Wrapped(x))[0],
+             lambda x: x + 4),
+}
+
+
+@pytest.mark.parametrize("jit", [False, True], ids=["eager", "jit"])
+@pytest.mark.parametrize("name", sorted(_PROTOCOL_CASES))
+def test_jax_array_protocol_where_jax_honours_it(name, jit):
+    """nnx's `Variable` has `__jax_array__`: flax's `promote_dtype` calls `jnp.asarray` on
+    parameters (a TracerArrayConversionError under jit), and `x == v` compared identities
+    (a silent False where JAX gives the elementwise result)."""
+    f, want = _PROTOCOL_CASES[name]
+    x = np.arange(3.0, dtype=np.float32)
+    got = (astjax.jit(f) if jit else f)(jnp.asarray(x))
+    np.testing.assert_array_equal(np.asarray(got), want(x))
+
+
+def test_jax_array_protocol_where_jax_refuses_it():
+    """JAX's jitted jnp functions (sin, sum, ...) refuse the protocol with a ValueError."""
+    x = np.arange(3.0, dtype=np.float32)
+    for f in (jnp.sin, jnp.sum):
+        with pytest.raises(ValueError, match="Triggering __jax_array__"):
+            f(_Wrapped(x))
+
+
+@pytest.mark.parametrize("types, want", [
+    (("Auto", "Auto"), (True, False, False, ("a", "b"), (), ())),
+    (("Explicit", "Explicit"), (False, True, False, (), ("a", "b"), ())),
+    (("Explicit", "Manual"), (False, False, False, (), ("a",), ("b",))),
+])
+def test_mesh_axis_type_queries(types, want):
+    """flax's `core.spmd` asks `mesh.are_all_axes_explicit` / `_auto` (JAX's queries)."""
+    AxisType = astjax.sharding.AxisType
+    types = tuple(getattr(AxisType, t) for t in types)
+    for mesh in (astjax.make_mesh((1, 1), ("a", "b"), axis_types=types),
+                 astjax.sharding.AbstractMesh((1, 1), ("a", "b"), axis_types=types)):
+        assert (mesh.are_all_axes_auto, mesh.are_all_axes_explicit, mesh.are_all_axes_manual,
+                mesh.auto_axes, mesh.explicit_axes, mesh.manual_axes) == want
+    empty = astjax.sharding.AbstractMesh((), ())
+    assert not (empty.are_all_axes_auto or empty.are_all_axes_explicit)
+
+
+def test_eager_constraint_to_an_abstract_mesh_layout():
+    """nnx's `Param(..., sharding=...)` under `set_mesh` constrains an eager value to a
+    NamedSharding over the *abstract* mesh: JAX lays it out on the context mesh's devices
+    (astjax asked the AbstractMesh for its devices: AttributeError)."""
+    P = astjax.sharding.PartitionSpec
+    mesh = astjax.make_mesh((1,), ("x",))
+    with astjax.set_mesh(mesh):
+        s = astjax.sharding.NamedSharding(astjax.sharding.get_abstract_mesh(), P("x"))
+        out = lax.with_sharding_constraint(jnp.arange(4.0), s)
+    np.testing.assert_array_equal(out, np.arange(4.0))
+    assert out.sharding == astjax.sharding.NamedSharding(mesh, P("x"))
+
+
+def test_staged_constraint_to_an_abstract_mesh_layout():
+    """The same inside `jit` (nnx's bridge: `with_sharding_constraint(state,
+    get_partition_spec(state))` on layouts over `get_abstract_mesh()`): the program's
+    devices are `set_mesh`'s (astjax asked the AbstractMesh for devices); and an
+    AbstractMesh is its own `abstract_mesh` (random samplers' `out_sharding=`)."""
+    P = astjax.sharding.PartitionSpec
+    mesh = astjax.make_mesh((1,), ("x",))
+    with astjax.set_mesh(mesh):
+        abstract = astjax.sharding.get_abstract_mesh()
+        assert abstract.abstract_mesh is abstract
+        s = astjax.sharding.NamedSharding(abstract, P("x"))
+        out = astjax.jit(lambda a: lax.with_sharding_constraint(a * 2, s))(jnp.arange(4.0))
+    np.testing.assert_array_equal(out, 2 * np.arange(4.0))
+
+
+def test_is_leaf_takes_path():
+    """nnx's graph flattening calls `tree_flatten_with_path(..., is_leaf_takes_path=True)`
+    (JAX 0.10.2's option: `is_leaf(path, subtree)`); results recorded from JAX 0.10.2."""
+    from astjax.tree_util import DictKey, SequenceKey
+    t = {"a": [1, (2, 3)], "b": {"c": 4}}
+    pl = lambda p, x: len(p) == 2 and isinstance(x, tuple)   # noqa: E731
+    pairs, treedef = astjax.tree_util.tree_flatten_with_path(t, pl, is_leaf_takes_path=True)
+    assert pairs == [((DictKey("a"), SequenceKey(0)), 1), ((DictKey("a"), SequenceKey(1)), (2, 3)),
+                     ((DictKey("b"), DictKey("c")), 4)]
+    assert str(treedef) == "PyTreeDef({'a': [*, *], 'b': {'c': *}})"
+    assert astjax.tree.leaves_with_path(t, pl, True) == pairs
+    assert astjax.tree.map_with_path(lambda p, x: len(p), t, is_leaf=pl,
+                                     is_leaf_takes_path=True) == {"a": [2, 2], "b": {"c": 2}}
+    assert astjax.tree.map_with_path(lambda p, x: len(p), t, is_leaf=lambda x: isinstance(
+        x, list)) == {"a": 1, "b": {"c": 2}}
+
+
+def test_jax_src_abstract_ref_is_the_type_of_references():
+    """nnx's `is_array_ref(x)` is `isinstance(jax.typeof(x), jax._src.state.types.
+    AbstractRef)`: the compat class was a stand-in no value had, so nnx took a shared
+    `jax.new_ref` for an array (no ValueError from `nnx.split([ref, ref])`)."""
+    from astjax.compat._src.state.types import AbstractRef
+    assert isinstance(astjax.typeof(astjax.new_ref(jnp.ones(2))), AbstractRef)
+    assert not isinstance(astjax.typeof(jnp.ones(2)), AbstractRef)
+
+
+@astjax.tree_util.register_pytree_node_class
+class _WrappedNode(_Wrapped):
+    """The protocol on a pytree node, as nnx's `Variable` (JAX: every jnp function
+    takes it, its jit flattening the node)."""
+
+    def tree_flatten(self):
+        return (self.v,), None
+
+    @classmethod
+    def tree_unflatten(cls, aux, children):
+        return cls(*children)
+
+
+@pytest.mark.parametrize("jit", [False, True], ids=["eager", "jit"])
+def test_jax_array_protocol_of_a_pytree_node(jit):
+    x = np.arange(3.0, dtype=np.float32)
+    f = lambda a: (jnp.sin(_WrappedNode(a)), jnp.dot(a, _WrappedNode(a)))   # noqa: E731
+    s, d = (astjax.jit(f) if jit else f)(jnp.asarray(x))
+    np.testing.assert_allclose(s, np.sin(x), rtol=1e-6)
+    np.testing.assert_allclose(d, x @ x)
+
+
+def test_array_copies_as_jax():
+    """`jnp.array(a)` (copy=True, the default), `jnp.copy(a)`, `a.copy()` and
+    `jnp.asarray(a, copy=True)` make a new array -- a `copy` equation when staged -- as
+    JAX's: nnx's `clone(arrays=True)` copies buffers with `jnp.copy` so that donating
+    the clone leaves the original alone (astjax handed back `a` itself: donation
+    deleted the original's buffer). `copy=False` and `asarray(a)` keep `a`."""
+    a = jnp.ones(3)
+    assert all(b is not a for b in (jnp.copy(a), a.copy(), jnp.array(a),
+                                    jnp.asarray(a, copy=True)))
+    assert jnp.array(a, copy=False) is a and jnp.asarray(a) is a
+    copy = "{ lambda ; a:f32[2]. let b:f32[2] = copy a in (b,) }"   # JAX 0.10.2's
+    for f in (jnp.array, jnp.copy, lambda x: jnp.asarray(x, copy=True)):
+        assert str(astjax.make_jaxpr(f)(jnp.ones(2))) == copy
+    assert str(astjax.make_jaxpr(jnp.asarray)(jnp.ones(2))) == "{ lambda ; a:f32[2]. let  in (a,) }"
+    b = jnp.copy(a)
+    astjax.jit(lambda x: x + 1, donate_argnums=0)(b)
+    np.testing.assert_array_equal(a, np.ones(3))
+
+
+def test_jnp_dtype_is_numpys_class():
+    """orbax-checkpoint writes `jnp.dtype | np.dtype` at import; JAX's `jnp.dtype` is
+    NumPy's class (so `jnp.dtype(int)` is int64, uncanonicalized, as JAX 0.10.2 says)."""
+    assert isinstance(np.dtype("f4"), jnp.dtype)
+    assert jnp.dtype(int) == np.dtype("int64") and jnp.dtype("bfloat16") == jnp.bfloat16
+
+
+def test_a_callable_object_binds_with_its_own_call():
+    """flax's nnx `ScanFn` is an object that `functools.update_wrapper`s the user's
+    `scan_fn(cell, carry, x)` but whose `__call__(self, carry, scan_in)` is what
+    `lax.scan` calls: astjax checked the call against the wrapped function (ArityError
+    in every `nnx.RNN`)."""
+    def user(cell, carry, x):
+        return carry, x
+
+    class ScanFn:
+        def __init__(self, f):
+            functools.update_wrapper(self, f)
+
+        def __call__(self, carry, x):
+            return carry + x, 2 * x
+
+    c, ys = lax.scan(ScanFn(user), np.float32(0), np.arange(3.0, dtype=np.float32))
+    assert float(c) == 3.0
+    np.testing.assert_array_equal(ys, [0.0, 2.0, 4.0])
+
+
+def test_colocated_python_import_surface():
+    """orbax-checkpoint imports `jax.experimental.colocated_python` (and its `func`,
+    `serialization`) at module level: the names exist; CPU devices are their own
+    colocated devices; running a colocated function is a located NotImplementedError."""
+    from astjax.compat.experimental import colocated_python as cp
+    from astjax.errors import NotImplementedInAstjaxError
+    devs = tuple(astjax.devices())
+    assert cp.colocated_cpu_devices(devs) == devs
+    assert isinstance(cp.serialization.DeviceList(devs), tuple)
+    with pytest.raises(NotImplementedInAstjaxError, match="colocated_python"):
+        cp.colocated_python(lambda x: x)(1)
+
+
+def test_reflected_divmod():
+    """flax's `cursor_test` calls `divmod(7, cursor)`: JAX's arrays have `__rdivmod__`."""
+    q, r = divmod(7, jnp.asarray(np.int32(3)))
+    assert (int(q), int(r)) == divmod(7, 3)
+    q, r = divmod(-7.5, jnp.asarray(np.float32(2)))
+    assert (float(q), float(r)) == divmod(-7.5, 2.0)

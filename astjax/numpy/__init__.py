@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import numpy as _np
 
-from .. import dtypes as _dtypes
 from ..errors import ArgumentError, MissingNameError as _MissingNameError  # noqa: F401
 from ..errors import JAXAttributeError as _JAXAttributeError
 from ..dtypes import finfo, iinfo, issubdtype, result_type  # noqa: F401
@@ -54,7 +53,7 @@ euler_gamma = _np.euler_gamma
 integer, floating, number, inexact, complexfloating = (_np.integer, _np.floating, _np.number,
                                                        _np.inexact, _np.complexfloating)
 signedinteger, unsignedinteger, generic = _np.signedinteger, _np.unsignedinteger, _np.generic
-dtype = _dtypes.dtype
+dtype = _np.dtype   # (JAX re-exports NumPy's class: `isinstance(d, jnp.dtype)`, `jnp.dtype | np.dtype`)
 
 
 # The one spot where the numpy layer installs the Tracer/Array operators, methods and

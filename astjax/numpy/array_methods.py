@@ -20,6 +20,7 @@ from .. import lax as _lax
 from ..errors import (ArgumentValueError, JAXAttributeError, JAXTypeError,
                       NotImplementedInAstjaxError, TracerArrayConversionError)
 from .array_api import check_api_version
+from .operands import jax_array_protocol
 from ..primitives.structural import copy as _copy
 
 _namespace = None  # the astjax.numpy module, set by `install`
@@ -35,6 +36,7 @@ _operators: dict = {}  # name -> the function an operator calls, bound by `insta
 def _binop(name, reflected=False):
     def op(self, other):
         jnp = _jnp()
+        other = jax_array_protocol(other)   # (JAX's operators accept `__jax_array__`)
         if not jnp._is_operand(other):
             return NotImplemented
         f = _operators[name]
@@ -88,7 +90,7 @@ class ArrayMethods:
     __lt__, __le__ = _binop("less"), _binop("less_equal")
     __gt__, __ge__ = _binop("greater"), _binop("greater_equal")
     __eq__, __ne__ = _binop("equal"), _binop("not_equal")
-    __divmod__ = _binop("divmod")
+    __divmod__, __rdivmod__ = _binop("divmod"), _binop("divmod", True)
 
     def __neg__(self):
         return _jnp().negative(self)

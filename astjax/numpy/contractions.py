@@ -11,6 +11,7 @@ from ..errors import ArgumentTypeError, ArgumentValueError, ShapeError, ShapeVal
 from ..primitives.spmd import reshard as _reshard
 from ..primitives.structural import out_layout as _out_layout
 from .einsum_paths import contraction_path
+from .operands import jax_array_protocol
 from .shapes import diagonal, ravel, reshape, transpose
 from .util import canonicalize_axes
 from .ufuncs import (_no_out, asarray_operand, broadcast_shapes, conjugate, multiply,
@@ -354,7 +355,7 @@ def einsum(subscripts, *operands, out=None, optimize="auto", precision=None,
       >>> jnp.einsum('ij,j->i', jnp.array([[1.0, 2.0], [3.0, 4.0]]), jnp.array([1.0, 1.0]))
       Array([3., 7.], dtype=float32)
     """
-    operands = promote_dtypes(*[asarray_operand(o) for o in operands])
+    operands = promote_dtypes(*[asarray_operand(jax_array_protocol(o)) for o in operands])
     _no_out(out, "jnp.einsum")
     layout = None if out_sharding is None else _out_layout(out_sharding, "einsum")
     if layout is not None and len(operands) > 2:

@@ -8,7 +8,7 @@ import operator
 
 import numpy as np
 
-from .. import core, dtypes, lax, user_warnings
+from .. import core, dtypes, lax, tree_util, user_warnings
 from ..codegen import sharded
 from ..codegen.runtime import Array, device_put
 from ..core import Tracer
@@ -84,7 +84,9 @@ def array(object, dtype=None, *args, copy=True, order="K", ndmin=0) -> _typing.A
     >>> jnp.array([1, 2, 3])
     Array([1, 2, 3], dtype=int32)
     """
-    obj = object
+    obj = jax_array_protocol(object)
+    if isinstance(obj, (list, tuple)) and _has_protocol(obj):
+        obj = _protocol_leaves(obj)
     if args:
         if len(args) > 3:
             raise ArgumentTypeError(f"array() takes at most 5 positional arguments but "
@@ -102,7 +104,7 @@ def array(object, dtype=None, *args, copy=True, order="K", ndmin=0) -> _typing.A
     if isinstance(obj, Tracer) or hasattr(obj, "_buf"):
         # copy=True (the default) is a new array, as JAX's `copy` equation: a donated
         # argument must not be the caller's buffer (equinox's `jnp.copy` before donation)
-        out = _structural_copy(obj) if copy else obj
+        out = _structural_copy(obj) if copy and not dtypes.has_extended_dtype(obj) else obj
         if dtype is not None:  # (no dtype: a weak value stays weak, as JAX)
             out = lax.convert_element_type(out, _dtype(dtype))
     elif isinstance(obj, (list, tuple)) and any(_has_staged(o) for o in obj):
@@ -147,6 +149,28 @@ def array(object, dtype=None, *args, copy=True, order="K", ndmin=0) -> _typing.A
     for _ in range(ndmin - core.get_aval(out).ndim):
         out = lax.expand_dims(out, (0,))
     return out
+
+
+def jax_array_protocol(x):
+    """`x.__jax_array__()` for an object that defines it (JAX's protocol: flax's nnx
+    `Variable`, a user's wrapper), else `x`: what `jnp.array` / `asarray` and the
+    operators of arrays accept, as JAX's."""
+    m = getattr(x, "__jax_array__", None)
+    return x if m is None or isinstance(x, (Tracer, Array, DimExpr)) else m()
+
+
+def _has_protocol(o):
+    if isinstance(o, (list, tuple)):
+        return any(_has_protocol(x) for x in o)
+    return getattr(o, "__jax_array__", None) is not None and not isinstance(o, DimExpr)
+
+
+def _protocol_leaves(o):
+    """A nested list with each `__jax_array__` leaf converted (`jnp.array([v, w])`)."""
+    if isinstance(o, (list, tuple)):
+        return type(o)(_protocol_leaves(x) for x in o) if type(o) in (list, tuple) \
+            else [_protocol_leaves(x) for x in o]
+    return jax_array_protocol(o)
 
 
 def _stack_leading(arrays):
@@ -238,8 +262,9 @@ def asarray(a, dtype=None, order=None, *, copy=None) -> _typing.Array:
         raise NotImplementedInAstjaxError("Only implemented for order='K'",
                                           hint="drop `order`: arrays have one layout")
     if dtype is None and (isinstance(a, Tracer) or hasattr(a, "_buf")):
-        return _structural_copy(a) if copy else a
-    if dtype is None and dtypes.has_extended_dtype(a):
+        if not (copy and dtypes.has_extended_dtype(a)):   # (keys: `array` copies them)
+            return _structural_copy(a) if copy else a
+    if dtype is None and dtypes.has_extended_dtype(a) and not copy:
         return a  # an array of an extended dtype (typed PRNG keys) is already an array
     return array(a, dtype=dtype, copy=bool(copy))
 
@@ -280,6 +305,16 @@ def asarray_operand(x, name="argument"):
         return dim_as_value(x) if type(x) is DimExpr else x
     if isinstance(x, (list, tuple)):
         return asarray(x)
+    if getattr(x, "__jax_array__", None) is not None:
+        # JAX's jnp functions are jitted: a pytree node (nnx's `Variable`) reaches them
+        # rebuilt around staged leaves and is converted; any other object is refused
+        if not tree_util.treedef_is_leaf(tree_util.tree_structure(x)):
+            return jax_array_protocol(x)
+        raise ArgumentValueError(
+            "Triggering __jax_array__() during abstractification is no longer supported. To "
+            "avoid this error, either explicitly convert your object using "
+            "jax.numpy.array(), or register your object as a pytree.",
+            hint=f"call jnp.asarray on the {type(x).__name__} first")
     raise ArgumentTypeError(f"{type(x).__name__} object is not a valid {name} for a jnp function",
                         hint="pass an array, a Python scalar, or call jnp.asarray first")
 

@@ -15,7 +15,7 @@ from ..primitives.structural import out_layout as _out_layout
 from ..shape_poly import canonical_dim, is_symbolic_dim, symbolic_quotient
 from .indexing import _getitem, take
 from .operands import (asarray, asarray_operand, broadcast_shapes, broadcast_to_shape,
-                       promote_dtypes, result)
+                       jax_array_protocol, promote_dtypes, result)
 from .reductions import sum as _sum
 from .ufuncs import _is_key_array, _no_out, _typed_keys, astype
 from .util import (canonicalize_axes, canonicalize_axis, out_sharding_arg, static_int,
@@ -28,7 +28,11 @@ def shape(a):
     Args: a: array or nested sequence.
     Returns: tuple of ints (always static, even under jit).
     Vs NumPy: shapes are static metadata in astjax, never traced values."""
-    return np.shape(a) if isinstance(a, (list, tuple)) else core.get_aval(a).shape
+    if isinstance(a, (list, tuple)):
+        return np.shape(a)
+    if not isinstance(a, core.Tracer) and hasattr(a, "shape"):   # (JAX reads `a.shape`)
+        return tuple(a.shape)
+    return core.get_aval(jax_array_protocol(a)).shape
 
 
 def ndim(a):
@@ -64,7 +68,7 @@ def reshape(a, shape, order="C", *, copy=None, out_sharding=None) -> Array:
     """
     if _is_key_array(a) and order == "C":   # (the shape functions act on whole keys)
         return a.reshape(shape)
-    a = asarray_operand(a)
+    a = asarray_operand(jax_array_protocol(a))
     av = core.get_aval(a)
     if isinstance(shape, (int, np.integer)) or hasattr(shape, "__index__") and not isinstance(shape, (tuple, list)):
         shape = (shape,)

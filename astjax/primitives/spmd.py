@@ -212,6 +212,8 @@ def _constrain(x, shardings, loc, what):
         if what == "reshard" and isinstance(s, shd.PartitionSpec) and shd.get_mesh().empty:
             out_layout(s, what)   # (JAX's ValueError there, not with_sharding_constraint's)
         s = resolve_sharding(s, what, loc)
+        if isinstance(s, shd.NamedSharding) and isinstance(s.mesh, shd.AbstractMesh):
+            s = _concrete_layout(v, s, loc)
         if what == "with_sharding_constraint" and isinstance(s, shd.NamedSharding) and (
                 s.spec.unreduced or s.spec.reduced):
             raise ArgumentValueError(   # (JAX iterates the spec there)
@@ -220,6 +222,29 @@ def _constrain(x, shardings, loc, what):
         check_sharding_fits(s, core.get_aval(v), what, loc)
         outs.append(sharding_constraint_p.bind(v, sharding=s))
     return tree_util.tree_unflatten(tree, outs)
+
+
+def _concrete_layout(v, s, loc):
+    """A constraint's layout `s` over an AbstractMesh made concrete, as JAX's: on the
+    devices of `set_mesh`'s mesh (of the same shape); eagerly, first of `v`'s own mesh.
+    Staged without a context mesh, `s` stays as it is."""
+    have = getattr(v, "sharding", None) if core.current_builder() is None else None
+    if isinstance(have, shd.NamedSharding) and not isinstance(have.mesh, shd.AbstractMesh):
+        if have.mesh.axis_sizes != s.mesh.axis_sizes:
+            raise ArgumentValueError(
+                f"Mesh shape of the input {have.mesh.axis_sizes} does not match the mesh "
+                f"shape of the target sharding {s.mesh.axis_sizes}", loc=loc,
+                hint="constrain to a sharding over the mesh the value lives on")
+        return shd.NamedSharding(have.mesh, s.spec, memory_kind=s.memory_kind)
+    ctx = shd.context_mesh()
+    if ctx is not None and ctx.axis_sizes == s.mesh.axis_sizes:
+        return shd.NamedSharding(ctx, s.spec, memory_kind=s.memory_kind)
+    if core.current_builder() is not None:
+        return s
+    raise ArgumentTypeError(
+        "The sharding on the input must be a `NamedSharding` since the target sharding has "
+        f"an `AbstractMesh` in it. Got sharding type {type(have).__name__}", loc=loc,
+        hint="call it under `with jax.set_mesh(mesh):` or put the value on the mesh first")
 
 
 # ------------------------------------------------------------------------ shard_map

@@ -6,6 +6,8 @@ or another installed package's that ships its tests (chex, haiku, dm_pix: `--pac
     python tests/ecosystem/run_optax_tests.py --package chex
     python tests/ecosystem/run_optax_tests.py --jax        # the same files on real JAX
     python tests/ecosystem/run_optax_tests.py -k alias,transforms --timeout 900
+    python tests/ecosystem/run_optax_tests.py --root /tmp/sdists/flax-0.12.8/tests/nnx
+        # a test tree that is no installed package's (flax's sdist: its wheel has no tests)
 
 One process per test file: `python -m astjax run -m pytest FILE` (so `import jax` is
 astjax and no module of the real jax distribution is imported), with a per-file time
@@ -104,8 +106,14 @@ def main(argv=None):
     ap.add_argument("-k", default="", help="comma-separated substrings of file paths to run")
     ap.add_argument("--json", default="", help="write the results here")
     ap.add_argument("--package", default="optax", help="whose test suite (default optax)")
+    ap.add_argument("--root", default="", help="run the test files under this directory instead "
+                    "(`*_test.py` and `test_*.py`), e.g. an unpacked sdist's tests/")
     args = ap.parse_args(argv)
-    root, files = package_test_files(args.package)
+    if args.root:
+        root = Path(args.root).resolve()
+        files = sorted({*root.rglob("*_test.py"), *root.rglob("test_*.py")})
+    else:
+        root, files = package_test_files(args.package)
     if args.k:
         files = [f for f in files if any(s in str(f.relative_to(root)) for s in args.k.split(","))]
     results, totals = {}, collections.Counter()
