@@ -1,16 +1,16 @@
-"""`jax.experimental.colocated_python`: the import surface of JAX's colocated Python
-(running a Python function on the CPU devices that sit beside accelerators, through
-IFRT). orbax-checkpoint imports it at module level (its multihost dispatchers), so
-`import orbax.checkpoint` needs the names; astjax does not run colocated programs.
-
-`colocated_cpu_devices` maps CPU devices to themselves (a CPU device is its own
-colocated CPU device, as in JAX); for any other device, and for calling a function or
-class wrapped by `colocated_python` / `colocated_python_class`, a located
-`NotImplementedInAstjaxError`."""
+"""`jax.experimental.colocated_python`: Python functions and objects run on the CPU
+devices that sit beside a program's devices. With CPU devices only, the colocated
+Python is this process, so a colocated function is called here on its (CPU-resident)
+arguments and a colocated class is instantiated here, as JAX 0.10.2's single-process
+CPU runtime runs them (results are arrays on the arguments' devices). Arguments must
+be arrays (JAX reads each leaf's dtype); a device that is not a CPU is a located
+`NotImplementedInAstjaxError` (no accelerator process to sit beside). orbax-checkpoint
+imports this package and its `func` / `serialization` modules at module level."""
 from __future__ import annotations
 
 import functools
 
+from astjax import tree_util
 from astjax.errors import NotImplementedInAstjaxError
 from astjax.sharding_impls import Mesh
 
@@ -36,22 +36,39 @@ def colocated_cpu_devices(devices_or_mesh):
 
 
 def colocated_python(fun):
-    """JAX's decorator running `fun` as a colocated Python program: here, a wrapper
-    whose call raises a located `NotImplementedInAstjaxError`."""
-    @functools.wraps(fun)
-    def wrapper(*args, **kwargs):
-        _refuse(f"colocated_python({getattr(fun, '__name__', fun)!s:.40})")
-    wrapper.specialize = lambda *a, **k: wrapper
-    return wrapper
+    """JAX's decorator running `fun` as a colocated Python program: a callable that
+    runs `fun` here on its array arguments (on CPU devices), with JAX's `specialize`."""
+    return _Colocated(fun, None)
+
+
+class _Colocated:
+    """A colocated function (JAX's specialized callable), optionally bound to devices."""
+
+    def __init__(self, fun, devices):
+        self.fun, self.devices = fun, devices
+        functools.update_wrapper(self, fun)
+
+    def specialize(self, in_specs=None, out_specs_fn=None, devices=None):
+        """The function specialized to input specs / output specs / devices: the specs
+        only describe what a call will see, so only `devices` is kept."""
+        return _Colocated(self.fun, tuple(devices) if devices is not None else self.devices)
+
+    def __call__(self, *args, **kwargs):
+        devs = set(self.devices or ())
+        for leaf in tree_util.tree_leaves((args, kwargs)):
+            if not hasattr(leaf, "dtype"):   # JAX reads every argument leaf's dtype
+                raise AttributeError(f"'{type(leaf).__name__}' object has no attribute "
+                                     "'dtype'")
+            devs.update(getattr(leaf, "devices", lambda: ())())
+        if any(d.platform != "cpu" for d in devs):
+            _refuse("colocated_python of a function on a non-CPU device")
+        return self.fun(*args, **kwargs)
 
 
 def colocated_python_class(cls):
-    """JAX's class decorator (objects living in the colocated Python process): here,
-    a class whose construction raises a located `NotImplementedInAstjaxError`."""
-    def refuse(*args, **kwargs):
-        _refuse(f"colocated_python_class({cls.__name__})")
-    return type(cls.__name__, (), {"__init__": refuse, "__doc__": cls.__doc__,
-                                   "__module__": cls.__module__})
+    """JAX's class decorator (objects living in the colocated Python process): the
+    colocated process is this one, so the class is used as it is."""
+    return cls
 
 
 def _refuse(what):
