@@ -234,6 +234,7 @@ COLLECTIVES = {
     "all_gather": lambda r: lax.all_gather(r, "i"),
     "ppermute": lambda r: lax.ppermute(r, "i", [(0, 1), (1, 2), (2, 0)]),
     "all_to_all": lambda r: lax.all_to_all(r, "i", 0, 0),
+    "reduce_scatter": lambda r: lax.psum_scatter(r, "i"),
     "pvary": lambda r: lax.pcast(r, "i", to="varying") * r,
     "pbroadcast": lambda r: lax.pbroadcast(r, "i", 1) * r,
 }

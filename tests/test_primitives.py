@@ -46,7 +46,8 @@ NO_CASES: dict[str, str] = {
     "custom_vmap_call": "takes a jaxpr and the user's vmap rule: tests/test_top_names.py "
                         "(custom_vmap / sequential_vmap vs JAX's stored values)",
     **{n: "named-axis collective: tests/test_vmap.py" for n in (
-        "psum", "pmax", "pmin", "axis_index", "all_gather", "ppermute", "all_to_all")},
+        "psum", "pmax", "pmin", "axis_index", "all_gather", "ppermute", "all_to_all",
+        "reduce_scatter")},
     "pvary": "named-axis type cast (lax.pcast): tests/test_shard_map_vma.py",
     "psum_invariant": "lax.psum inside a check_vma shard_map body: tests/test_vma_reverse.py",
     "all_gather_invariant": "named-axis collective (all_gather(to='invarying')): "

@@ -71,8 +71,6 @@ def _differs(why):
     return pytest.mark.xfail(strict=True, reason=why)
 
 
-_GATHER = _differs("JAX has a reduce_scatter primitive (psum_scatter; all_gather's "
-                   "transpose) where astjax stages psum plus a dynamic_slice at axis_index")
 _PAD = _differs("JAX's slice transpose gives pad a padding_config of np.int64 (printed "
                 "np.int64(2))")
 _CLEANUP = _differs("astjax's cleanup drops the multiplication by the seed 1.0 JAX keeps")
@@ -81,8 +79,6 @@ _STAGED = _differs("astjax stages what JAX unrolls or vmaps: a Python loop (a sc
 #: case -> why astjax's printed jaxpr still differs from JAX's (each a strict xfail);
 #: none is about manual-axis types: those print as JAX's in every case
 PRINTED_XFAIL = {
-    "grad_all_gather": _GATHER, "grad_all_gather_of_invariant": _GATHER,
-    "grad_psum_scatter": _GATHER, "grad_psum_scatter_of_invariant": _GATHER,
     "grad_all_gather_invariant": _differs("astjax's CSE merges two equal `pvary 0` of the "
                                           "backward pass JAX keeps apart"),
     "grad_all_gather_invariant_times": _PAD,

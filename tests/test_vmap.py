@@ -450,6 +450,31 @@ def test_all_to_all_under_vmap():
     close(got1, ref1)
 
 
+def test_psum_scatter_under_vmap():
+    """`reduce_scatter` batched over its own axis: lane i keeps chunk i of the sum
+    (stacked, tiled, and of an unmapped operand); over another axis the batch dim rides
+    along, also after the scatter dimension (where JAX 0.10.2's batcher raises an
+    IndexError)."""
+    xs = rand(3, 3, 6)
+    c = np.arange(3.0, dtype=np.float32)
+
+    def f(x):
+        return (lax.psum_scatter(x, "i"), lax.psum_scatter(x, "i", scatter_dimension=1,
+                                                            tiled=True),
+                lax.psum_scatter(c, "i"))
+    stacked, tiled, const = vmap(f, axis_name="i")(xs)
+    close(stacked, xs.sum(0))
+    close(tiled, xs.sum(0).reshape(3, 3, 2).transpose(1, 0, 2))
+    close(const, 3 * c)
+    inner = vmap(vmap(lambda x: lax.psum_scatter(x, "i"), in_axes=1, axis_name="j"),
+                 axis_name="i")
+    ys = rand(3, 3, 2)
+    close(inner(ys), ys.sum(0))
+    jaxpr = str(astjax.make_jaxpr(vmap(lambda x: lax.psum_scatter(x, "i", tiled=True),
+                                       axis_name="i"))(xs))
+    assert "reduce_scatter" not in jaxpr and "reduce_sum" in jaxpr
+
+
 def two_axes(x):
     return lax.psum(x, ("i", "j")), lax.psum(x, "j"), lax.axis_index("i") * 10 + lax.axis_index("j")
 
