@@ -326,7 +326,7 @@ def test_cases_cover_the_rules():
                  # lax.psum inside a check_vma body (vmap_of_grad): tests/test_vma_reverse.py
                  "psum_invariant",
                  # not batched (JAX's NotImplementedError): tests/test_vma_reverse.py
-                 "all_gather_reduced",
+                 "all_gather_reduced", "unreduced_reduce_scatter",
                  # tests/test_collectives_p2p.py
                  "pbroadcast", "psend", "precv", "ragged_all_to_all",
                  # host callbacks (per vmap_method): tests/test_callbacks.py

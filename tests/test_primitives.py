@@ -54,6 +54,8 @@ NO_CASES: dict[str, str] = {
                             "tests/test_all_gather_to.py",
     "all_gather_reduced": "named-axis collective (all_gather(to='reduced')): "
                           "tests/test_vma_reverse.py",
+    "unreduced_reduce_scatter": "named-axis collective (psum_scatter of an unreduced "
+                                "value): tests/test_vma_reduce_scatter.py",
     **{n: "named-axis collective: tests/test_collectives_p2p.py" for n in (
         "pbroadcast", "psend", "precv", "ragged_all_to_all")},
     **{n: "calls back into Python: tests/test_callbacks.py" for n in (

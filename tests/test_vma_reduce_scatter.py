@@ -67,3 +67,67 @@ def test_printed_source_runs_again():
     np.testing.assert_allclose(np.asarray(grouped),
                                [pairs[0][0], pairs[0][1], pairs[1][0], pairs[1][1]],
                                rtol=1e-5)
+
+
+#: `make_jaxpr` of `psum_scatter` of a value unreduced over 'x', printed by JAX 0.10.2
+UNREDUCED_SCATTER = """{ lambda ; a:f32[4,4@y]{U:x}. let
+    b:f32[4@x,4@y] = shard_map[
+      check_vma=True
+      in_specs=(P(None, 'y', unreduced={'x'}),)
+      jaxpr={ lambda ; c:f32[4,2]{V:y, U:x}. let
+          d:f32[2,2]{V:(x,y)} = unreduced_reduce_scatter[
+            axis_name=('x',)
+            axis_size=2
+            scatter_dimension=0
+            tiled=True
+          ] c
+        in (d,) }
+      mesh=Mesh('x': 2, 'y': 2, axis_types=(Explicit, Explicit))
+      newly_manual_axes=frozenset({'x', 'y'})
+      out_specs=(P('x', 'y'),)
+    ] a
+  in (b,) }"""
+
+
+X4 = X[:4, :4] + 0.5
+
+
+def _unreduced_input():
+    """A 2x2 Explicit mesh and X4 laid out unreduced over 'x' (partial sums adding up to
+    X4)."""
+    m = jax.make_mesh((2, 2), ("x", "y"))
+    return m, jax.device_put(X4, jax.sharding.NamedSharding(m, P(None, "y", unreduced={"x"})))
+
+
+def test_psum_scatter_of_unreduced():
+    """psum_scatter of a value unreduced over the axes binds JAX's
+    `unreduced_reduce_scatter` (Unreduced -> Varying): the partial sums added, each
+    device's chunk; over unreduced and varying axes at once, JAX's ValueError."""
+    m, c = _unreduced_input()
+    f = jax.shard_map(lambda ct: lax.psum_scatter(ct, "x", tiled=True), mesh=m,
+                      in_specs=P(None, "y", unreduced={"x"}), out_specs=P("x", "y"))
+    assert str(jax.make_jaxpr(f)(c)) == UNREDUCED_SCATTER
+    np.testing.assert_allclose(np.asarray(jax.jit(f)(c)), X4)
+    g = jax.shard_map(lambda ct: lax.psum_scatter(ct, ("x", "y"), tiled=True), mesh=m,
+                      in_specs=P(None, "y", unreduced={"x"}), out_specs=P("x", "y"))
+    with pytest.raises(ValueError, match="can only accept axis_name which corresponds to one"):
+        jax.jit(g)(c)
+
+
+def test_all_gather_reduced_transposes_to_unreduced_scatter():
+    """A `vjp` through `all_gather(..., to='reduced')` inside a body, given an unreduced
+    cotangent: JAX's typed transpose, `unreduced_reduce_scatter` (JAX's equations and the
+    cotangent's type, varying over both axes), the partial sums' chunks as value."""
+    m, c = _unreduced_input()
+    x = jax.device_put(X4, jax.sharding.NamedSharding(m, P("x", "y")))
+
+    def body(a, ct):
+        out, f = jax.vjp(lambda z: lax.all_gather(z, "x", to="reduced", tiled=True), a)
+        return f(ct)[0]
+    f = jax.shard_map(body, mesh=m, in_specs=(P("x", "y"), P(None, "y", unreduced={"x"})),
+                      out_specs=P("x", "y"))
+    eqns = jax.make_jaxpr(f)(x, c).eqns[0].params["jaxpr"].eqns
+    assert [e.primitive.name for e in eqns] == ["all_gather_reduced",
+                                                "unreduced_reduce_scatter"]
+    assert ":f32[2,2]{V:(x,y)} = unreduced_reduce_scatter[" in str(jax.make_jaxpr(f)(x, c))
+    np.testing.assert_allclose(np.asarray(jax.jit(f)(x, c)), X4)

@@ -18,6 +18,12 @@ and its wrapper; JAX's params (`axis_name` a tuple, `scatter_dimension`,
   batched it is a sum over the batch dimension (the lane's chunk: the sum's
   `scatter_dimension`, split into (lanes, chunk) when `tiled`), JAX's rule.
 - printed source: `lax.psum_scatter(...)` with the equation's params.
+
+`unreduced_reduce_scatter` is JAX's Unreduced -> Varying collective: `psum_scatter` of
+a value unreduced over the axes (partial sums: `P(..., unreduced={'x'})` inputs, a
+reduced value's cotangent) adds the partial sums and keeps this device's chunk; it is
+the typed transpose of `all_gather(..., to='reduced')` (`collectives_typed`) and
+transposes back to it. Not batched (JAX's NotImplementedError).
 """
 from __future__ import annotations
 
@@ -31,9 +37,11 @@ from .base import deflinear, is_zero, lax_ops, mark_unsupported, register
 from .collectives import (_check, _collective_attrs, _index_groups, _leaf, _names,
                           _no_vmap_groups, _reducer_op, _times_size, _varying,
                           all_gather_p)
+from .collectives_typed import all_gather_reduced_p
 from .reductions import reduce_sum_p
 
-__all__ = ["reduce_scatter_p", "psum_scatter"]
+__all__ = ["reduce_scatter_p", "psum_scatter", "unreduced_reduce_scatter_p",
+           "unreduced_transpose"]
 
 reduce_scatter_p = core.new_primitive("reduce_scatter")
 
@@ -160,6 +168,10 @@ def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, t
     size = int(np.prod(sizes)) if groups is None else len(groups[0])
 
     def scatter(v):
+        if _unreduced_over(v, names):
+            if groups is not None:   # (JAX's own refusal)
+                raise NotImplementedError
+            return _unreduced_scatter(v, names, scatter_dimension, size, tiled)
         v = _varying(_leaf(v), names)
         a = core.get_aval(v)
         d = scatter_dimension % a.ndim if a.ndim else scatter_dimension
@@ -170,3 +182,58 @@ def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, t
         return bind(reduce_scatter_p, v, axis_name=names, scatter_dimension=int(d),
                     axis_index_groups=groups, axis_size=size, tiled=bool(tiled))
     return tree_util.tree_map(scatter, x)
+
+
+# ------------------------------------------------------ unreduced_reduce_scatter
+# JAX's Unreduced -> Varying collective: `psum_scatter` of a value unreduced over the
+# axes (partial sums, e.g. a reduced value's cotangent), and the typed transpose of
+# `all_gather(..., to='reduced')`; it transposes back to that.
+unreduced_reduce_scatter_p = core.new_primitive("unreduced_reduce_scatter")
+
+
+def _unreduced_params(rule):
+    return lambda *args, axis_name, scatter_dimension, axis_size, tiled: rule(
+        *args, axis_name=axis_name, scatter_dimension=scatter_dimension,
+        axis_index_groups=None, axis_size=axis_size, tiled=tiled)
+
+
+register(unreduced_reduce_scatter_p, abstract_eval=_unreduced_params(_reduce_scatter_ae),
+         lowering=_unreduced_params(_reduce_scatter_lowering))
+deflinear(unreduced_reduce_scatter_p, lambda ct, x, *, axis_name, scatter_dimension,
+          axis_size, tiled: [None if is_zero(ct) else bind(
+              all_gather_reduced_p, ct, all_gather_dimension=scatter_dimension,
+              axis_name=axis_name, axis_size=axis_size, tiled=tiled)])
+mark_unsupported(unreduced_reduce_scatter_p, "batch", "Please file an issue at "
+                 "https://github.com/jax-ml/jax/issues (JAX does not batch it either)")
+mark_unsupported(unreduced_reduce_scatter_p, "impl", "a collective only means something "
+                 "inside a shard_map body; there is no single-array NumPy reference")
+
+
+def _unreduced_over(v, names):
+    """Whether `v`, staged inside a shard_map body, is unreduced over the named axes
+    (JAX's psum_scatter then binds `unreduced_reduce_scatter`); over some of them
+    only: JAX's ValueError."""
+    from .vma import enclosing_body, staged_unreduced   # (a later family)
+    if not isinstance(v, core.Tracer) or enclosing_body() is None:
+        return False
+    ur = staged_unreduced(v) & set(names)
+    if ur and ur != set(names):
+        raise ArgumentValueError(
+            "jax.lax.psum_scatter can only accept axis_name which corresponds to one of "
+            "varying, unreduced, reduced or invarying state of the input. Got axes: "
+            f"{names}, of which {tuple(sorted(ur))} unreduced", loc=caller_location())
+    return bool(ur)
+
+
+def _unreduced_scatter(v, names, scatter_dimension, size, tiled):
+    a = core.get_aval(v)
+    d = scatter_dimension % a.ndim if a.ndim else scatter_dimension
+    return bind(unreduced_reduce_scatter_p, v, axis_name=names, scatter_dimension=int(d),
+                axis_size=size, tiled=bool(tiled))
+
+
+def unreduced_transpose(ct, all_gather_dimension, axis_name, axis_size, tiled):
+    """The typed transpose of `all_gather(..., to='reduced')` (`collectives_typed`):
+    the unreduced cotangent scattered (JAX's `unreduced_psum_scatter`)."""
+    return bind(unreduced_reduce_scatter_p, ct, axis_name=axis_name,
+                scatter_dimension=all_gather_dimension, axis_size=axis_size, tiled=tiled)
