@@ -145,9 +145,6 @@ register(reduce_scatter_p, abstract_eval=_reduce_scatter_ae,
          source=_reduce_scatter_source)
 deflinear(reduce_scatter_p, _reduce_scatter_transpose)
 reduce_scatter_p.always_batch = True
-mark_unsupported(reduce_scatter_p, "impl", "a collective only means something under a "
-                 "mapped axis (vmap/pmap/shard_map); there is no single-array NumPy "
-                 "reference")
 
 
 def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, tiled=False):
@@ -155,7 +152,8 @@ def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, t
     chunk `i` along `scatter_dimension` (the whole dimension, one entry per lane, unless
     `tiled`); with `axis_index_groups`, the sum is over each group and the chunk is the
     lane's position in its group. Binds `reduce_scatter` leaf by leaf, after JAX's
-    implicit `pvary` inside a `check_vma` body."""
+    implicit `pvary` inside a `check_vma` body; of a value unreduced over the axes
+    (partial sums), `unreduced_reduce_scatter`, as JAX."""
     names = _names(axis_name)
     if not names:
         return x
@@ -205,8 +203,9 @@ deflinear(unreduced_reduce_scatter_p, lambda ct, x, *, axis_name, scatter_dimens
               axis_name=axis_name, axis_size=axis_size, tiled=tiled)])
 mark_unsupported(unreduced_reduce_scatter_p, "batch", "Please file an issue at "
                  "https://github.com/jax-ml/jax/issues (JAX does not batch it either)")
-mark_unsupported(unreduced_reduce_scatter_p, "impl", "a collective only means something "
-                 "inside a shard_map body; there is no single-array NumPy reference")
+for _p in (reduce_scatter_p, unreduced_reduce_scatter_p):
+    mark_unsupported(_p, "impl", "a collective only means something under a mapped axis "
+                     "(vmap/pmap/shard_map); there is no single-array NumPy reference")
 
 
 def _unreduced_over(v, names):
