@@ -475,6 +475,21 @@ def test_psum_scatter_under_vmap():
     assert "reduce_scatter" not in jaxpr and "reduce_sum" in jaxpr
 
 
+@pytest.mark.skipif(len(astjax.devices()) < 4, reason="needs 4 devices")
+def test_all_to_all_in_a_vmapped_shard_map():
+    """vmap of a shard_map whose body (or an inner jit in it) has an all_to_all: each
+    example's value (the body is batched outside any axis environment of its mesh)."""
+    P = astjax.sharding.PartitionSpec
+    m = astjax.make_mesh((2, 2), ("x", "y"), axis_types=(astjax.sharding.AxisType.Auto,) * 2)
+    xs = rand(2, 8, 8)
+
+    def a2a(a):
+        return lax.all_to_all(jnp.sin(a), "x", 0, 1, tiled=True)
+    for body in (a2a, lambda a: astjax.jit(a2a)(a)):
+        f = astjax.shard_map(body, mesh=m, in_specs=P("x", "y"), out_specs=P("x", "y"))
+        close(astjax.jit(vmap(f))(xs), np.stack([np.asarray(f(x)) for x in xs]))
+
+
 def two_axes(x):
     return lax.psum(x, ("i", "j")), lax.psum(x, "j"), lax.axis_index("i") * 10 + lax.axis_index("j")
 

@@ -39,9 +39,9 @@ handle and `use_global_device_ids`; `axis_index` reads the partition's index fro
 a table indexed by `partition_id`. `psum_scatter` binds `reduce_scatter`
 (`collectives_scatter.py`), all_gather's transpose.
 
-`all_to_all`'s params are JAX's: its abstract evaluation reads the lanes from the axis
-environment (or a group's size). Each of `psum`/`pmax`/`pmin` takes one operand (the
-wrappers bind once per pytree leaf).
+Deviation from JAX: `all_to_all` carries `axis_size` as a param (as `all_gather`
+does in JAX), so that abstract evaluation needs no axis environment. Each of
+`psum`/`pmax`/`pmin` takes one operand (the wrappers bind once per pytree leaf).
 """
 from __future__ import annotations
 
@@ -608,24 +608,21 @@ def pshuffle(x, axis_name, perm):
 all_to_all_p = core.new_primitive("all_to_all")
 
 
-def _all_to_all_ae(x, *, axis_name, split_axis, concat_axis, axis_index_groups=None,
+def _all_to_all_ae(x, *, axis_name, split_axis, concat_axis, axis_size, axis_index_groups=None,
                    tiled=False):
-    # (the lanes: the axis sizes from the axis environment, or a group's size, as JAX's)
-    n = (int(np.prod([core.axis_size(a) for a in _names(axis_name)]))
-         if axis_index_groups is None else len(axis_index_groups[0]))
     shape = list(x.shape)
     if not (0 <= split_axis < x.ndim and 0 <= concat_axis < x.ndim):
         raise ShapeError(f"all_to_all: split_axis {split_axis} / concat_axis {concat_axis} out "
                          f"of bounds for shape {x.shape}")
-    if shape[split_axis] % n:
+    if shape[split_axis] % axis_size:
         raise ShapeError(f"all_to_all: split axis of size {shape[split_axis]} is not divisible "
-                         f"by the axis size {n}")
-    shape[split_axis] //= n
-    shape[concat_axis] *= n
-    return ShapedArray(shape, x.dtype)
+                         f"by the axis size {axis_size}")
+    shape[split_axis] //= axis_size
+    shape[concat_axis] *= axis_size
+    return ShapedArray(shape, x.dtype, x.weak_type)
 
 
-def _all_to_all_lowering(ctx, x, *, axis_name, split_axis, concat_axis,
+def _all_to_all_lowering(ctx, x, *, axis_name, split_axis, concat_axis, axis_size,
                          axis_index_groups=None, tiled=False):
     attrs, m, groups = _collective_attrs(ctx, axis_name, axis_index_groups)
     attrs.pop("use_global_device_ids", None)   # (all_to_all has no such attribute)
@@ -641,12 +638,12 @@ def _all_to_all_transpose(ct, x, *, split_axis, concat_axis, **params):
     return [bind(all_to_all_p, ct, split_axis=concat_axis, concat_axis=split_axis, **params)]
 
 
-def _all_to_all_batch(args, dims, *, axis_name, split_axis, concat_axis,
+def _all_to_all_batch(args, dims, *, axis_name, split_axis, concat_axis, axis_size,
                       axis_index_groups=None, tiled=False):
     frame = core.axis_frame()
     x, d = args[0], dims[0]
     params = dict(axis_name=axis_name, split_axis=split_axis, concat_axis=concat_axis,
-                  axis_index_groups=axis_index_groups, tiled=tiled)
+                  axis_size=axis_size, axis_index_groups=axis_index_groups, tiled=tiled)
     if frame.name not in _names(axis_name):
         if d is None:
             return bind(all_to_all_p, x, **params), None
@@ -706,7 +703,7 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
                 raise AxisNameError(f"all_to_all: split axis of size {a.shape[sa]} is not "
                                     f"divisible by the axis size {n}", loc=caller_location())
             return bind(all_to_all_p, _varying(v, name), axis_name=name, split_axis=sa,
-                        concat_axis=ca, axis_index_groups=groups, tiled=True)
+                        concat_axis=ca, axis_size=n, axis_index_groups=groups, tiled=True)
         if a.shape[sa] != n:
             raise AxisNameError(f"all_to_all: the split axis has size {a.shape[sa]}, but the "
                                 f"axis {name!r} has size {n}", loc=caller_location())
@@ -717,7 +714,7 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
             v = lax.expand_dims(v, (ca,))
             sa += 1
         out = bind(all_to_all_p, _varying(v, name), axis_name=name, split_axis=sa,
-                   concat_axis=ca, axis_index_groups=groups, tiled=False)
+                   concat_axis=ca, axis_size=n, axis_index_groups=groups, tiled=False)
         if sa != ca:
             out = lax.squeeze(out, (sa,))
         return out
