@@ -319,14 +319,14 @@ def test_cases_cover_the_rules():
     for name, f, specs in CASES:
         collect(astjax.make_jaxpr(f)(*[make(s) for s in specs]).jaxpr)
     elsewhere = {"cond", "while", "scan", "psum", "pmax", "pmin", "axis_index", "all_gather",
-                 "ppermute", "all_to_all", "cholesky", "triangular_solve",
+                 "ppermute", "all_to_all", "reduce_scatter", "cholesky", "triangular_solve",
                  "pvary",   # (lax.pcast) tests/test_shard_map_vma.py
                  # vmap of a shard_map vs JAX's stored values: tests/test_all_gather_to.py
                  "all_gather_invariant",
                  # lax.psum inside a check_vma body (vmap_of_grad): tests/test_vma_reverse.py
                  "psum_invariant",
                  # not batched (JAX's NotImplementedError): tests/test_vma_reverse.py
-                 "all_gather_reduced",
+                 "all_gather_reduced", "unreduced_reduce_scatter",
                  # tests/test_collectives_p2p.py
                  "pbroadcast", "psend", "precv", "ragged_all_to_all",
                  # host callbacks (per vmap_method): tests/test_callbacks.py

@@ -46,13 +46,16 @@ NO_CASES: dict[str, str] = {
     "custom_vmap_call": "takes a jaxpr and the user's vmap rule: tests/test_top_names.py "
                         "(custom_vmap / sequential_vmap vs JAX's stored values)",
     **{n: "named-axis collective: tests/test_vmap.py" for n in (
-        "psum", "pmax", "pmin", "axis_index", "all_gather", "ppermute", "all_to_all")},
+        "psum", "pmax", "pmin", "axis_index", "all_gather", "ppermute", "all_to_all",
+        "reduce_scatter")},
     "pvary": "named-axis type cast (lax.pcast): tests/test_shard_map_vma.py",
     "psum_invariant": "lax.psum inside a check_vma shard_map body: tests/test_vma_reverse.py",
     "all_gather_invariant": "named-axis collective (all_gather(to='invarying')): "
                             "tests/test_all_gather_to.py",
     "all_gather_reduced": "named-axis collective (all_gather(to='reduced')): "
                           "tests/test_vma_reverse.py",
+    "unreduced_reduce_scatter": "named-axis collective (psum_scatter of an unreduced "
+                                "value): tests/test_vma_reduce_scatter.py",
     **{n: "named-axis collective: tests/test_collectives_p2p.py" for n in (
         "pbroadcast", "psend", "precv", "ragged_all_to_all")},
     **{n: "calls back into Python: tests/test_callbacks.py" for n in (

@@ -71,34 +71,32 @@ def _differs(why):
     return pytest.mark.xfail(strict=True, reason=why)
 
 
-_GATHER = _differs("JAX has a reduce_scatter primitive (psum_scatter; all_gather's "
-                   "transpose) where astjax stages psum plus a dynamic_slice at axis_index")
-_PAD = _differs("JAX's slice transpose gives pad a padding_config of np.int64 (printed "
-                "np.int64(2))")
-_CLEANUP = _differs("astjax's cleanup drops the multiplication by the seed 1.0 JAX keeps")
-_STAGED = _differs("astjax stages what JAX unrolls or vmaps: a Python loop (a scan), "
-                   "jacrev (a scan over the basis)")
-#: case -> why astjax's printed jaxpr still differs from JAX's (each a strict xfail);
-#: none is about manual-axis types: those print as JAX's in every case
+# (each reason below holds outside shard_map as well: none is about manual-axis types)
+_CLEANUP = _differs("astjax's cleanup after AD (DESIGN.md: DCE, CSE, x*1) drops the "
+                    "multiplication by the seed 1.0 JAX keeps; so does make_jaxpr(grad(lambda"
+                    " z: (z * z).sum())) outside shard_map")
+_CSE = _differs("astjax's CSE after AD (DESIGN.md) merges two equal `pvary 0` of the "
+                "backward pass that JAX keeps apart")
+_LOOP = _differs("a Python `for` over a static range is a scan by design (DESIGN.md, "
+                 "promise 1); JAX traces Python, so every loop unrolls there")
+_JACREV = _differs("astjax's jacrev / jacfwd scan over the standard basis (ad_api._Jac, "
+                   "outside shard_map too) where JAX vmaps the pullback over it")
+#: case -> why astjax's printed jaxpr still differs from JAX's (each a strict xfail)
 PRINTED_XFAIL = {
-    "grad_all_gather": _GATHER, "grad_all_gather_of_invariant": _GATHER,
-    "grad_psum_scatter": _GATHER, "grad_psum_scatter_of_invariant": _GATHER,
-    "grad_all_gather_invariant": _differs("astjax's CSE merges two equal `pvary 0` of the "
-                                          "backward pass JAX keeps apart"),
-    "grad_all_gather_invariant_times": _PAD,
-    "grad_all_to_all": _differs("astjax's all_to_all carries axis_size as a param "
-                                "(collectives.py's documented deviation)"),
-    "grad_closed_over_varying": _PAD, "grad_invariant_and_varying": _PAD,
-    "grad_partial_manual_invariant": _PAD, "linear_transpose_invariant_input": _PAD,
-    "vjp_invariant_input": _PAD,
+    "grad_all_gather_invariant": _CSE, "grad_all_gather_invariant_times": _CSE,
     "grad_fully_invariant": _CLEANUP, "grad_partial_manual": _CLEANUP,
-    "grad_in_python_loop": _STAGED, "grad_of_python_loop_rows": _STAGED,
-    "jacrev_psum": _STAGED, "jacrev_invariant_input": _STAGED,
+    "grad_in_python_loop": _LOOP, "grad_of_python_loop_rows": _LOOP,
+    "jacrev_psum": _JACREV, "jacrev_invariant_input": _JACREV,
+    "grad_all_to_all": _differs("astjax's all_to_all carries axis_size as a param "
+                                "(collectives.py): abstract evaluation needs no axis "
+                                "environment, which spmd.py's shard_map batch rule does not "
+                                "give its body (test_vmap.py::test_all_to_all_in_a_vmapped_"
+                                "shard_map)"),
     "grad_in_custom_jvp": _differs("custom_jvp_call's params: JAX prints name= and "
                                    "jvp=<lambda>, astjax jvp=jvp and num_consts"),
     "grad_second_order": _differs("JAX keeps the inner grad's unused forward integer_pow "
-                                  "and a second mul 2.0 (astjax's partial evaluation "
-                                  "drops them)"),
+                                  "and a second mul 2.0 (astjax's DCE and CSE after AD "
+                                  "drop them, DESIGN.md)"),
     "vmap_of_grad": _differs("JAX's batched reduce_sum / broadcast_in_dim params hold "
                              "np.int64, and it broadcasts to [1,2] then multiplies"),
 }
@@ -137,3 +135,33 @@ def test_all_gather_reduced_as_jax(case):
         return
     np.testing.assert_allclose(got.pop("value"), want["value"], rtol=1e-6)
     assert got == {k: v for k, v in want.items() if k != "value"}
+
+
+#: `make_jaxpr(grad(f))` of a slice (unit and strided) printed by JAX 0.10.2
+SLICE_GRADS = {
+    "strided": """{ lambda ; a:f32[2,3]. let
+    b:f32[1,2] = slice[limit_indices=(2, 3) start_indices=(1, 0) strides=(1, 2)] a
+    _:f32[] = reduce_sum[axes=(0, 1) out_sharding=None] b
+    c:f32[1,2] = broadcast_in_dim 1.0:f32[]
+    d:f32[2,3] = pad[
+      padding_config=((1, np.int64(0), np.int64(0)), (0, np.int64(0), np.int64(1)))
+    ] c 0.0:f32[]
+  in (d,) }""",
+    "unit": """{ lambda ; a:f32[2,3]. let
+    b:f32[1,2] = slice[limit_indices=(2, 2) start_indices=(1, 0) strides=None] a
+    _:f32[] = reduce_sum[axes=(0, 1) out_sharding=None] b
+    c:f32[1,2] = broadcast_in_dim 1.0:f32[]
+    d:f32[2,3] = pad[padding_config=((1, np.int64(0), 0), (0, np.int64(1), 0))] c
+      0.0:f32[]
+  in (d,) }"""}
+
+
+@pytest.mark.parametrize("case", sorted(SLICE_GRADS))
+def test_slice_transpose_pads_as_jax(case):
+    """slice's transpose pads with JAX's params: NumPy integers where JAX computes them
+    with NumPy (the high padding; the interior too when strided), outside a body too."""
+    idx = {"strided": (slice(1, None), slice(None, None, 2)),
+           "unit": (slice(1, None), slice(None, 2))}[case]
+    got = jax.make_jaxpr(lambda x: jax.grad(lambda z: z[idx].sum())(x))(
+        np.ones((2, 3), np.float32))
+    assert str(got) == SLICE_GRADS[case]

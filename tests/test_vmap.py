@@ -450,6 +450,46 @@ def test_all_to_all_under_vmap():
     close(got1, ref1)
 
 
+def test_psum_scatter_under_vmap():
+    """`reduce_scatter` batched over its own axis: lane i keeps chunk i of the sum
+    (stacked, tiled, and of an unmapped operand); over another axis the batch dim rides
+    along, also after the scatter dimension (where JAX 0.10.2's batcher raises an
+    IndexError)."""
+    xs = rand(3, 3, 6)
+    c = np.arange(3.0, dtype=np.float32)
+
+    def f(x):
+        return (lax.psum_scatter(x, "i"), lax.psum_scatter(x, "i", scatter_dimension=1,
+                                                            tiled=True),
+                lax.psum_scatter(c, "i"))
+    stacked, tiled, const = vmap(f, axis_name="i")(xs)
+    close(stacked, xs.sum(0))
+    close(tiled, xs.sum(0).reshape(3, 3, 2).transpose(1, 0, 2))
+    close(const, 3 * c)
+    inner = vmap(vmap(lambda x: lax.psum_scatter(x, "i"), in_axes=1, axis_name="j"),
+                 axis_name="i")
+    ys = rand(3, 3, 2)
+    close(inner(ys), ys.sum(0))
+    jaxpr = str(astjax.make_jaxpr(vmap(lambda x: lax.psum_scatter(x, "i", tiled=True),
+                                       axis_name="i"))(xs))
+    assert "reduce_scatter" not in jaxpr and "reduce_sum" in jaxpr
+
+
+@pytest.mark.skipif(len(astjax.devices()) < 4, reason="needs 4 devices")
+def test_all_to_all_in_a_vmapped_shard_map():
+    """vmap of a shard_map whose body (or an inner jit in it) has an all_to_all: each
+    example's value (the body is batched outside any axis environment of its mesh)."""
+    P = astjax.sharding.PartitionSpec
+    m = astjax.make_mesh((2, 2), ("x", "y"), axis_types=(astjax.sharding.AxisType.Auto,) * 2)
+    xs = rand(2, 8, 8)
+
+    def a2a(a):
+        return lax.all_to_all(jnp.sin(a), "x", 0, 1, tiled=True)
+    for body in (a2a, lambda a: astjax.jit(a2a)(a)):
+        f = astjax.shard_map(body, mesh=m, in_specs=P("x", "y"), out_specs=P("x", "y"))
+        close(astjax.jit(vmap(f))(xs), np.stack([np.asarray(f(x)) for x in xs]))
+
+
 def two_axes(x):
     return lax.psum(x, ("i", "j")), lax.psum(x, "j"), lax.axis_index("i") * 10 + lax.axis_index("j")
 

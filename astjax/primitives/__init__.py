@@ -21,6 +21,7 @@ from . import linalg  # noqa: F401,E402  (cholesky, triangular_solve)
 from .linalg import *  # noqa: F401,F403
 from . import collectives  # noqa: F401,E402  (psum, all_gather, axis_index, ...: named axes)
 from . import collectives_typed  # noqa: F401,E402  (all_gather_invariant: all_gather(to='invarying'))
+from . import collectives_scatter  # noqa: F401,E402  (reduce_scatter: lax.psum_scatter)
 from . import custom_derivatives  # noqa: F401,E402  (stop_gradient, custom_jvp/vjp_call, checkpoint)
 from . import remat_opt  # noqa: F401,E402  (remat_opt: custom_vjp optimize_remat; closed_call)
 from . import jit_call  # noqa: F401,E402  (jit: an inner jitted function kept as one equation)

@@ -36,8 +36,8 @@ the program is partitioned, not replicated: a collective over mesh axes lowers t
 the same ops over groups of *partitions* (logical device ids, one group per
 combination of the other mesh axes, `sharding.manual_groups`), with a channel
 handle and `use_global_device_ids`; `axis_index` reads the partition's index from
-a table indexed by `partition_id`. `psum_scatter` is `psum` plus a slice at
-`axis_index` (XLA fuses them into a reduce-scatter).
+a table indexed by `partition_id`. `psum_scatter` binds `reduce_scatter`
+(`collectives_scatter.py`), all_gather's transpose.
 
 Deviation from JAX: `all_to_all` carries `axis_size` as a param (as `all_gather`
 does in JAX), so that abstract evaluation needs no axis environment. Each of
@@ -63,7 +63,6 @@ from .structural import convert_element_type_p, iota_p
 __all__ = ["psum_p", "pmax_p", "pmin_p", "axis_index_p", "all_gather_p", "ppermute_p",
            "all_to_all_p", "COLLECTIVES",
            "psum", "pmean", "pmax", "pmin", "all_gather", "axis_index", "ppermute", "pshuffle",
-           "psum_scatter",
            "all_to_all", "axis_size"]
 
 # ------------------------------------------------------------------ shared helpers
@@ -407,39 +406,6 @@ def axis_index(axis_name):
     return bind(axis_index_p, axis_name=axis_name)
 
 
-def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, tiled=False):
-    """`lax.psum_scatter`: the sum of `x` over the named axis, of which lane `i`
-    keeps chunk `i` along `scatter_dimension` (the whole dimension, one entry per
-    lane, unless `tiled`). Composed of `psum` and a slice at `axis_index`: XLA
-    fuses the pair into a reduce-scatter. With `axis_index_groups`, the sum is over
-    each group and the chunk is the lane's position in its group."""
-    groups = _index_groups(axis_index_groups)
-    sizes = _check(axis_name)
-    names = _names(axis_name)
-    if len(names) != 1:
-        raise AxisNameError("psum_scatter over several axes at once is not supported",
-                            loc=caller_location())
-    n = sizes[0] if groups is None else len(groups[0])
-    lax = lax_ops()
-
-    def scatter(v):
-        v = _varying(_leaf(v), names)
-        a = core.get_aval(v)
-        d = scatter_dimension % max(a.ndim, 1)
-        if a.ndim == 0 or (a.shape[d] % n if tiled else a.shape[d] != n):
-            raise ShapeError(f"psum_scatter: dimension {scatter_dimension} of shape {a.shape} "
-                             f"must {'be divisible by' if tiled else 'equal'} the size {n} of "
-                             f"axis {names[0]!r}", loc=caller_location())
-        s = bind(psum_p, v, axes=names, axis_index_groups=groups)
-        i = _index_in_group(names, sizes, groups)
-        if tiled:
-            chunk = a.shape[d] // n
-            return lax.dynamic_slice_in_dim(s, lax.mul(i, np.int32(chunk)), chunk, d,
-                                            allow_negative_indices=False)
-        return lax.dynamic_index_in_dim(s, i, d, keepdims=False, allow_negative_indices=False)
-    return tree_util.tree_map(scatter, x)
-
-
 def axis_size(axis_name):
     """`lax.axis_size`: the (static) size of a named axis."""
     return int(np.prod(_check(axis_name)))
@@ -485,19 +451,14 @@ def _all_gather_jvp(primals, tangents, **params):
 
 def _all_gather_transpose(ct, x, *, all_gather_dimension, axis_name, axis_index_groups=None,
                           axis_size, tiled=False):
-    """all_gather's transpose is psum_scatter: the summed cotangent, device i's slice."""
-    lax = lax_ops()
-    if isinstance(ct, core.Zero):
+    """all_gather's transpose is `reduce_scatter` (JAX's: psum_scatter of the cotangent
+    along the gathered dimension)."""
+    if is_zero(ct):
         return [None]
-    names = _names(axis_name)
-    s = core.bind(psum_p, ct, axes=names, axis_index_groups=axis_index_groups)
-    i = _index_in_group(names, [core.axis_size(n) for n in names], axis_index_groups)
-    d = all_gather_dimension
-    if tiled:
-        chunk = x.aval.shape[d]
-        return [lax.dynamic_slice_in_dim(s, lax.mul(i, np.int32(chunk)), chunk, d,
-                                         allow_negative_indices=False)]
-    return [lax.dynamic_index_in_dim(s, i, d, keepdims=False, allow_negative_indices=False)]
+    from .collectives_scatter import reduce_scatter_p   # (a later family)
+    return [bind(reduce_scatter_p, ct, axis_name=_names(axis_name),
+                 scatter_dimension=all_gather_dimension, axis_index_groups=axis_index_groups,
+                 axis_size=axis_size, tiled=tiled)]
 
 
 def _all_gather_batch(args, dims, *, all_gather_dimension, axis_name, axis_index_groups=None,

@@ -31,11 +31,11 @@ axes its operand does not vary over. Its other rules are `psum`'s.
 `all_gather_reduced` is Varying -> Reduced: the gathered value is invariant over the
 axes, as `all_gather_invariant`'s, and typed *reduced* over them: a result an
 out_spec declares `reduced={'x'}` keeps that in its layout (`P(None, 'y',
-reduced={'x'})`); in JAX its cotangent is unreduced (partial sums), transposed by
-`unreduced_psum_scatter`. astjax's transpose is `all_gather`'s (the per-device
-adjoint: the same gradients through a shard_map boundary; a typed reverse mode inside
-a body gives it per-device partial sums too, as JAX's unreduced ones). Not batched (JAX's
-NotImplementedError).
+reduced={'x'})`); its cotangent is unreduced (partial sums). Typed (a reverse mode
+inside a body), its transpose is JAX's: `unreduced_reduce_scatter`
+(`collectives_scatter.py`, JAX's `unreduced_psum_scatter`); per device (the body
+transposed from outside: spmd.py's boundary splits the replicated cotangent) it is
+`all_gather`'s, the same gradients. Not batched (JAX's NotImplementedError).
 """
 from __future__ import annotations
 
@@ -235,9 +235,18 @@ def all_gather_invariant(x, axis_name, *, axis=0, tiled=False):
 # ------------------------------------------------------------- all_gather_reduced
 all_gather_reduced_p = core.new_primitive("all_gather_reduced")
 register(all_gather_reduced_p, abstract_eval=_abstract_eval, lowering=_lowering)
-deflinear(all_gather_reduced_p, lambda ct, x, *, all_gather_dimension, axis_name, axis_size,
-          tiled: all_gather_p.transpose(ct, x, **_as_gather(   # (the module docstring)
-              axis_name, all_gather_dimension, axis_size, tiled)))
+
+
+def _reduced_transpose(ct, x, *, all_gather_dimension, axis_name, axis_size, tiled):
+    # (the module docstring: typed, JAX's unreduced_psum_scatter; else all_gather's)
+    if transposing_typed() and not is_zero(ct):
+        from .collectives_scatter import unreduced_transpose   # (a later family)
+        return [unreduced_transpose(ct, all_gather_dimension, axis_name, axis_size, tiled)]
+    return all_gather_p.transpose(ct, x, **_as_gather(axis_name, all_gather_dimension,
+                                                      axis_size, tiled))
+
+
+deflinear(all_gather_reduced_p, _reduced_transpose)
 mark_unsupported(all_gather_reduced_p, "batch", "Please file an issue at "
                  "https://github.com/jax-ml/jax/issues (JAX does not batch it either)")
 mark_unsupported(all_gather_reduced_p, "impl", "a collective only means something inside "

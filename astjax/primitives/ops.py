@@ -64,8 +64,9 @@ from .special import (betainc, bessel_i0e, bessel_i1e, igamma, igamma_grad_a,  #
                       igammac, zeta)
 from .collectives import (all_gather, all_to_all, axis_index,  # noqa: F401
                                      axis_size, pmax, pmean, pmin, ppermute, pshuffle,
-                                     psum, psum_scatter, pswapaxes)
+                                     psum, pswapaxes)
 from .collectives_typed import pcast  # noqa: F401
+from .collectives_scatter import psum_scatter  # noqa: F401
 from .spmd import with_sharding_constraint  # noqa: F401
 from . import spmd as _spmd
 from .collectives_p2p import pbroadcast, precv, psend, ragged_all_to_all  # noqa: F401

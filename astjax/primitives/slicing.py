@@ -18,7 +18,7 @@ from ..shape_poly import canonical_shape, is_symbolic_dim
 from .base import (deflinear, instantiate, is_zero, matchaxis, moveaxis, register,
                    weak_const)
 from .base import tangent_aval as _aval
-from .structural import concatenate, convert_element_type, expand_dims, pad, reshape, squeeze
+from .structural import concatenate, convert_element_type, expand_dims, pad_p, reshape, squeeze
 from .structural import broadcast_in_dim
 
 __all__ = ["slice_p", "dynamic_slice_p", "dynamic_update_slice_p"]
@@ -65,13 +65,20 @@ def _slice_transpose(ct, x, *, start_indices, limit_indices, strides=None):
     strides = strides or (1,) * len(shape)
     out_shape = _aval(ct).shape
     cfg = []
+    unit = all(st_ == 1 for st_ in strides)
     for s, n_out, st_, d, lim in zip(start_indices, out_shape, strides, shape, limit_indices):
-        if st_ == 1:   # (no comparison: a symbolic size may be 0 or more)
-            cfg.append((s, d - lim, 0))
+        # (JAX's padding computed with NumPy: np.int64 high (and interior, if strided)
+        # entries in the printed params; no comparison of a symbolic size)
+        if unit:
+            cfg.append((s, _np_int(d - lim), 0))
             continue
         real_limit = s + (n_out - 1) * st_ + 1 if n_out > 0 else s
-        cfg.append((s, d - real_limit, st_ - 1 if n_out > 0 else 0))
-    return [pad(ct, weak_const(ct, 0), cfg)]
+        cfg.append((s, _np_int(d - real_limit), np.int64(st_ - 1 if n_out > 0 else 0)))
+    return [bind(pad_p, ct, weak_const(ct, 0), padding_config=tuple(cfg))]
+
+
+def _np_int(v):
+    return v if is_symbolic_dim(v) else np.int64(v)
 
 
 def _slice_batch(args, dims, *, start_indices, limit_indices, strides=None):

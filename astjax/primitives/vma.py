@@ -41,6 +41,7 @@ from ..core import bind
 from ..errors import ArgumentValueError, AstjaxError, JAXTypeError
 from .collectives import (all_gather_p, all_to_all_p, axis_index_p, pmax_p, pmin_p,
                           ppermute_p, psum_p)
+from .collectives_scatter import reduce_scatter_p, unreduced_reduce_scatter_p
 from .collectives_typed import (all_gather_invariant_p, all_gather_reduced_p,
                                 psum_invariant_p, pvary_p, typed_transposes)
 from .vma_errors import branch_error, carry_error
@@ -83,8 +84,8 @@ def _vma_eqn(eqn, ins):
         return [{params["axis_name"]}]
     if p in (all_gather_p, ppermute_p, all_to_all_p):
         return [union | set(_names(params["axis_name"]))] * len(eqn.outvars)
-    if p is pvary_p:
-        return [union | set(params["axes"])]
+    if p in (pvary_p, unreduced_reduce_scatter_p):   # (Invariant / Unreduced -> Varying)
+        return [union | set(_names(params.get("axes", params.get("axis_name"))))]
     name = p.name
     if name in ("psend", "precv"):  # (a later family) one-sided: JAX's results are invariant
         return [set()] * len(eqn.outvars)
@@ -263,8 +264,8 @@ def ur_env(invars, eqns, in_urs_, mesh, vmas=None, env=None):
             continue
         if any(ins):
             p, loc = eqn.primitive, eqn.source_info
-            if p in (psum_p, psum_invariant_p):
-                out = ins[0] - set(eqn.params["axes"])
+            if p in (psum_p, psum_invariant_p, reduce_scatter_p, unreduced_reduce_scatter_p):
+                out = ins[0] - set(_names(eqn.params.get("axes", eqn.params.get("axis_name"))))
             elif p in (pmax_p, pmin_p, all_gather_p, ppermute_p, all_to_all_p, pvary_p,
                        all_gather_invariant_p, all_gather_reduced_p):
                 axes = set(_names(eqn.params.get("axes", eqn.params.get("axis_name"))))
@@ -462,8 +463,8 @@ def staging_body(mesh, auto, specs, check_vma, leaves=()):
 #: binds them as they are), besides the higher-order ones and references'
 _OWN_OPERANDS = frozenset({
     "psum", "psum_invariant", "pmax", "pmin", "pvary", "all_gather", "all_gather_invariant",
-    "all_gather_reduced", "all_to_all", "ppermute", "pbroadcast", "psend", "precv",
-    "ragged_all_to_all", "axis_index", "optimization_barrier", "dce_sink", "device_put",
+    "all_gather_reduced", "all_to_all", "ppermute", "reduce_scatter", "unreduced_reduce_scatter",
+    "pbroadcast", "psend", "precv", "ragged_all_to_all", "axis_index", "optimization_barrier", "dce_sink", "device_put",
     "debug_callback", "debug_print", "io_callback", "pure_callback", "call_exported",
     "composite", "custom_lin", "after_all"})
 
