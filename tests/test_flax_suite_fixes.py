@@ -454,3 +454,55 @@ def test_reflected_divmod():
     assert (int(q), int(r)) == divmod(7, 3)
     q, r = divmod(-7.5, jnp.asarray(np.float32(2)))
     assert (float(q), float(r)) == divmod(-7.5, 2.0)
+
+
+class _Forwarder:
+    """flax's `Cursor`: forwards every attribute to the object it wraps, and answers
+    the reflected operators itself."""
+
+    def __init__(self, obj):
+        object.__setattr__(self, "_obj", obj)
+
+    def __getattr__(self, name):
+        return getattr(object.__getattribute__(self, "_obj"), name)
+
+    def __radd__(self, other):
+        return ("radd", other)
+
+    def __rmul__(self, other):
+        return ("rmul", other)
+
+
+def test_an_object_forwarding_attributes_is_not_an_array():
+    """flax's `cursor_test`: `array + cursor` (the cursor forwards `_buf`, `dtype`, ...
+    to an array) is the cursor's `__radd__`, as JAX's operators return NotImplemented
+    for it (astjax took it for an array: a TypeError reading its dtype)."""
+    a = jnp.ones(2)
+    assert a + _Forwarder(a) == ("radd", a) and a * _Forwarder(a) == ("rmul", a)
+    got = astjax.jit(lambda a: (a + _Forwarder(a))[1] * 3)(a)
+    np.testing.assert_array_equal(got, [3.0, 3.0])
+    with pytest.raises(TypeError):
+        jnp.add(a, _Forwarder(a))
+
+
+@pytest.mark.parametrize("prefix, full, where", [
+    ({"x": 1.0, "y": [2.0]}, {"x": 1.0, "y": 2.0}, "in_axes['y']"),
+    ([0, (1,)], [0, [1]], "in_axes[1]"),
+    ((1, 2), (1, 2, 3), "in_axes"),
+    ({"a": 1}, {"b": 1}, "in_axes"),
+    ({"a": None}, {"a": 1}, "in_axes['a']"),
+    (0, {"a": [1]}, None),
+    ({"a": (0, 1)}, {"a": (1, [2])}, None),
+])
+def test_prefix_errors_name_the_key_path(prefix, full, where):
+    """flax's `struct_test` imports `jax._src.tree_util.prefix_errors`: one function
+    per place `prefix` is not a prefix of `full`, giving the ValueError that names the
+    key path under the prefix's name (JAX 0.10.2's paths for these cases)."""
+    from astjax.compat._src.tree_util import prefix_errors
+    errors = prefix_errors(prefix, full)
+    if where is None:
+        assert errors == []
+    else:
+        (e,) = errors
+        assert isinstance(e("in_axes"), ValueError)
+        assert str(e("in_axes")).splitlines()[1] == "    " + where
