@@ -506,3 +506,22 @@ def test_prefix_errors_name_the_key_path(prefix, full, where):
         (e,) = errors
         assert isinstance(e("in_axes"), ValueError)
         assert str(e("in_axes")).splitlines()[1] == "    " + where
+
+
+@pytest.mark.parametrize("jit", [False, True], ids=["eager", "jit"])
+def test_isclose_of_typed_keys_compares_them(jit):
+    """flax's `core_scope_test` asserts `not jnp.allclose(key_a, key_b)`: JAX's isclose
+    compares typed keys exactly (astjax refused a key operand)."""
+    k = astjax.random.key(0)
+    allclose = astjax.jit(jnp.allclose) if jit else jnp.allclose
+    assert not bool(allclose(k, astjax.random.key(1))) and bool(allclose(k, k))
+    np.testing.assert_array_equal(jnp.isclose(astjax.random.split(k, 3), k), [False] * 3)
+
+
+@pytest.mark.parametrize("op", [lambda k: k == 1.0, lambda k: k != jnp.ones(2),
+                                lambda k: jnp.equal(k, 1), lambda k: jnp.isclose(k, 1.0)])
+def test_a_key_compared_with_a_number_is_a_type_error(op):
+    """JAX 0.10.2: `key == 1.0` is "TypeError: equal does not accept dtypes key<fry>,
+    float32." (astjax answered a silent False: Python's identity fallback)."""
+    with pytest.raises(TypeError, match="does not accept dtypes key<fry>"):
+        op(astjax.random.key(0))
