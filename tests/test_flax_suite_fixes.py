@@ -421,6 +421,33 @@ def test_a_callable_object_binds_with_its_own_call():
     np.testing.assert_array_equal(ys, [0.0, 2.0, 4.0])
 
 
+def test_a_callable_object_binds_with_its_decorated_call():
+    """flax's nnx `SimpleScanFn` (every `nnx.scan`): the object wraps the user's
+    `loop(foo)`, and its `__call__(self, carry, args)` is decorated by a `*args`
+    forwarder naming it in `__wrapped__`; astjax checked the scan's two arguments
+    against `loop` (ArityError in 24 of flax's scan tests)."""
+    def user(foo):
+        return foo
+
+    def forward(method):
+        @functools.wraps(method)
+        def wrapper(*args, **kwargs):
+            return method(*args, **kwargs)
+        return wrapper
+
+    class ScanFn:
+        def __init__(self, f):
+            functools.update_wrapper(self, f)
+
+        @forward
+        def __call__(self, carry, x):
+            return carry + x, 2 * x
+
+    c, ys = lax.scan(ScanFn(user), np.float32(0), np.arange(3.0, dtype=np.float32))
+    assert float(c) == 3.0
+    np.testing.assert_array_equal(ys, [0.0, 2.0, 4.0])
+
+
 def test_colocated_python_runs_here_on_cpu_devices():
     """orbax-checkpoint imports `jax.experimental.colocated_python` (and its `func`,
     `serialization`) at module level. On CPU devices JAX 0.10.2 runs a colocated
