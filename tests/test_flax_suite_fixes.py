@@ -552,3 +552,38 @@ def test_a_key_compared_with_a_number_is_a_type_error(op):
     float32." (astjax answered a silent False: Python's identity fallback)."""
     with pytest.raises(TypeError, match="does not accept dtypes key<fry>"):
         op(astjax.random.key(0))
+
+
+def test_eager_control_flow_stages_a_function_once():
+    """flax's `test_cache_tracing_*`: JAX caches what an eager `lax.scan` / `cond` /
+    `while_loop` traced, keyed weakly by the function (and the types and configuration),
+    so calling one again runs no Python (astjax staged the body on every call); a new
+    function, other types, another configuration or `clear_caches` stage again."""
+    calls = []
+
+    def body(c, x):
+        calls.append("scan")
+        return c + x, x * 2
+
+    def branch(x):
+        calls.append("cond")
+        return x + 1
+
+    def step(c):
+        calls.append("while")
+        return c + 1
+    xs = jnp.arange(3.0)
+    for _ in range(2):
+        c, _ys = lax.scan(body, jnp.float32(0), xs)
+        lax.cond(True, branch, branch, jnp.float32(1))
+        lax.while_loop(lambda c: c < 3, step, jnp.int32(0))
+    assert float(c) == 3.0 and calls == ["scan", "cond", "while"]
+    lax.scan(body, jnp.float32(0), jnp.arange(4))          # other types
+    lax.scan(lambda c, x: body(c, x), jnp.float32(0), xs)   # another function
+    assert calls.count("scan") == 3
+    astjax.clear_caches()
+    lax.scan(body, jnp.float32(0), xs)
+    assert calls.count("scan") == 4
+    with astjax.numpy_rank_promotion("raise"):   # another configuration
+        lax.scan(body, jnp.float32(0), xs)
+    assert calls.count("scan") == 5
