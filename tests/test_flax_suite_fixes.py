@@ -587,3 +587,35 @@ def test_eager_control_flow_stages_a_function_once():
     with astjax.numpy_rank_promotion("raise"):   # another configuration
         lax.scan(body, jnp.float32(0), xs)
     assert calls.count("scan") == 5
+
+
+def _passthrough(p, b, x):
+    return lax.cond(p, lambda b, x: (b, x + 1), lambda b, x: (b, x), b, x)
+
+
+def test_cond_prunes_an_operand_every_branch_returns():
+    """JAX's `lax.cond` drops an output every branch forwards from one operand (the
+    caller gets the operand): JAX 0.10.2 prints exactly this."""
+    assert str(astjax.make_jaxpr(_passthrough)(True, 1.0, 2.0)) == """\
+{ lambda ; a:bool[] b:f32[] c:f32[]. let
+    d:i32[] = convert_element_type[new_dtype=int32 weak_type=False] a
+    e:f32[] = cond[
+      branches=(
+        { lambda ; f:f32[] g:f32[]. let  in (g,) }
+        { lambda ; h:f32[] i:f32[]. let j:f32[] = add i 1.0:f32[] in (j,) }
+      )
+    ] d b c
+  in (b, e) }"""
+    b, y = lax.cond(True, lambda b, x: (b, x), lambda b, x: (b, x), 1.0, jnp.ones(2))
+    assert b.dtype == np.float32 and b.weak_type and float(b) == 1.0
+
+
+@pytest.mark.parametrize("b", [1.0, jnp.int32(3)], ids=["python-scalar", "array"])
+def test_vmap_of_cond_keeps_a_passed_through_operand_unbatched(b):
+    """flax's `test_vmap_and_cond_passthrough`: under `vmap` with a batched predicate,
+    an unbatched operand both branches return stays unbatched (`out_axes=None` is
+    allowed, as on JAX; astjax selected it per lane: "vmap has a mapped output")."""
+    f = astjax.vmap(_passthrough, in_axes=(0, None, 0), out_axes=(None, 0))
+    out_b, ys = f(jnp.array([True, False]), b, jnp.array([1.0, 2.0]))
+    assert out_b.shape == () and float(out_b) == float(b)
+    np.testing.assert_array_equal(ys, [2.0, 2.0])

@@ -619,13 +619,30 @@ def _switch(index, branches, operands, order, branches_platforms=None):
                        ["true_fun", "false_fun"] if cond_ else ["branch 0"] + [
                            f"branch{k}" for k in range(1, len(branches))], out_tree)
     staged = [(_match_weak(j, out_avals), c) for j, c, _ in staged]  # branch 0's types
-    outs = bind_cond(idx, staged, leaves, branches_platforms)
+    fwd = {o: i for o, i in enumerate(forwarded(staged[0][0]))
+           if i is not None and all(forwarded(j)[o] == i for j, _ in staged[1:])}
+    # an operand every branch returns unchanged is no output of the cond, as JAX prunes
+    # it: it stays the operand (unbatched under `vmap` when only the predicate is)
+    if fwd:
+        staged = [(core.Jaxpr(j.constvars, j.invars, [v for o, v in enumerate(j.outvars)
+                                                      if o not in fwd], j.eqns), c)
+                  for j, c in staged]
+    outs = iter(bind_cond(idx, staged, leaves, branches_platforms))
+    outs = [_as_array(leaves[fwd[o]], a) if o in fwd else next(outs)
+            for o, a in enumerate(out_avals)]
     out = tree_util.tree_unflatten(out_tree, outs)
     if core.current_builder() is None:
-        fwd = {o: i for o, i in enumerate(forwarded(staged[0][0]))
-               if i is not None and all(forwarded(j)[o] == i for j, _ in staged[1:])}
         out = forward_operands(tuple(operands), out, fwd)
     return out
+
+
+def _as_array(x, aval):
+    """An operand `cond` returns unchanged, as an array (JAX's `lax.asarray`): a Python
+    or NumPy scalar becomes one of `aval`'s type."""
+    if isinstance(x, (core.Tracer, core.Array)):
+        return x
+    return bind(convert_element_type_p, np.asarray(x, aval.dtype), new_dtype=aval.dtype,
+                weak_type=aval.weak_type)
 
 
 def forwarded(jaxpr):
