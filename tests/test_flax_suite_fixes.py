@@ -619,3 +619,19 @@ def test_vmap_of_cond_keeps_a_passed_through_operand_unbatched(b):
     out_b, ys = f(jnp.array([True, False]), b, jnp.array([1.0, 2.0]))
     assert out_b.shape == () and float(out_b) == float(b)
     np.testing.assert_array_equal(ys, [2.0, 2.0])
+
+
+@pytest.mark.parametrize("args, in_axes", [
+    ((np.ones((2, 3), np.float32), 4), ((0, None),)),
+    ((np.ones((2, 3), np.float32), [4]), ((0, None),)),
+])
+def test_vmap_hands_unmapped_non_array_leaves_over_as_they_are(args, in_axes):
+    """flax's `lift.vmap` (core_vmap_test) maps `(x, features)` with `(0, None)`: JAX
+    hands an unmapped leaf that is no array (`features`, an int) to the function as it
+    is, so `jnp.zeros((n,))` works; astjax did so for whole arguments only and staged a
+    leaf inside one (TracerIntegerConversionError)."""
+    def f(a):
+        x, n = a
+        n = n if isinstance(n, int) else n[0]
+        return jnp.zeros((n,)) + x.sum()
+    np.testing.assert_array_equal(astjax.vmap(f, in_axes=in_axes)(args), np.full((2, 4), 3.0))
