@@ -227,11 +227,13 @@ class BatchedFunction(StagedCallable):
         out_keys = [_is_key(x) for x in tree_util.tree_leaves(
             tree_util.tree_unflatten(out_tree, outs))]
         results = []
-        for x, d, want, key in zip(outs, out_dims, out_axes, out_keys):
+        for i, (x, d, want, key) in enumerate(zip(outs, out_dims, out_axes, out_keys)):
             if want is None:
-                if d is not None:
+                if d is not None:   # (JAX's words, naming the output's key path)
+                    path = tree_util.keystr(tree_util.treedef_paths(out_tree)[i])
                     raise ArgumentValueError(
-                        "vmap has a mapped output but out_axes is None for it",
+                        f"at vmap out_axes{path}, got axis spec None but output was "
+                        f"batched on axis {d}",
                         hint="use out_axes=0 for outputs that depend on mapped inputs", loc=loc)
                 results.append(x)
                 continue

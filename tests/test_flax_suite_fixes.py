@@ -635,3 +635,14 @@ def test_vmap_hands_unmapped_non_array_leaves_over_as_they_are(args, in_axes):
         n = n if isinstance(n, int) else n[0]
         return jnp.zeros((n,)) + x.sum()
     np.testing.assert_array_equal(astjax.vmap(f, in_axes=in_axes)(args), np.full((2, 4), 3.0))
+
+
+def test_vmap_names_the_out_axes_path_of_a_mapped_output_given_none():
+    """flax's `test_vmap_and_cond_passthrough_error` matches JAX 0.10.2's message."""
+    f = astjax.vmap(lambda x: ({"a": x, "b": x},), out_axes=({"a": None, "b": 0},))
+    with pytest.raises(ValueError, match=r"^at vmap out_axes\[0\]\['a'\], got axis spec "
+                                         r"None but output was batched on axis 0$"):
+        try:
+            f(jnp.ones(2))
+        except astjax.errors.AstjaxError as e:
+            raise ValueError(str(e).splitlines()[-2].split(": ", 1)[1]) from e
