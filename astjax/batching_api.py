@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable, Hashable
-from typing import Any, TypeVar, overload
+from typing import Any, NamedTuple, TypeVar, overload
 
 import numpy as np
 
@@ -97,8 +97,9 @@ class BatchedFunction(StagedCallable):
     def __call__(self, *args, **kwargs):
         fixed = self._unmapped_objects(args)
         if fixed:
-            return self._with_fixed(args, fixed)(
-                *[a for i, a in enumerate(args) if i not in fixed], **kwargs)
+            return self._with_fixed(args, fixed)(*[
+                a if i not in fixed else fixed[i].passed(a) for i, a in enumerate(args)
+                if not isinstance(fixed.get(i), _Whole)], **kwargs)
         if core.current_builder() is not None:
             return self.stage_inline(*args, **kwargs)
         if self._jitted is None:
@@ -109,10 +110,11 @@ class BatchedFunction(StagedCallable):
     # -- unmapped arguments that are not arrays ---------------------------------------
 
     def _unmapped_objects(self, args):
-        """Positions of the arguments JAX hands to the function as they are: in_axes
-        None for the whole argument and no array among its leaves (Python scalars,
-        functions, other objects; equinox's `AdaptivePool` maps `f(x, size, operation)`
-        with `(0, None, None)` and computes shapes from `size`). Such an argument must be
+        """Positions of the arguments JAX hands to the function as they are, in whole
+        (`_Whole`) or in part (`_SomeLeaves`): the leaves with in_axes None that are no
+        arrays (Python scalars, functions, other objects; equinox's `AdaptivePool` maps
+        `f(x, size, operation)` with `(0, None, None)` and computes shapes from `size`,
+        flax's `lift.vmap` passes `(x, features)` with `(0, None)`). Such a leaf must be
         hashable: it is fixed per value."""
         axes = self.in_axes
         if axes is None:
@@ -121,17 +123,25 @@ class BatchedFunction(StagedCallable):
             return {}
         fixed = {}
         for i, (ax, a) in enumerate(zip(axes, args)):
-            if ax is not None or any(_is_array(x) for x in tree_util.tree_leaves(a)):
-                continue
+            leaves, treedef = tree_util.tree_flatten(a)
             try:
-                hash(a)
-            except TypeError:
-                continue   # (staging then reports the leaf that is not an array)
-            fixed[i] = a
+                leaf_axes = _broadcast_prefix(ax, a, "in_axes", None)
+            except ArgumentValueError:
+                continue   # (staging reports the mismatch)
+            some = tuple((j, x) for j, (x, d) in enumerate(zip(leaves, leaf_axes))
+                         if d is None and not _is_array(x) and _hashable(x))
+            if not some:
+                continue
+            if len(some) == len(leaves) and _hashable(a):
+                fixed[i] = _Whole(a)
+                continue
+            fixed[i] = _SomeLeaves(treedef, some, tuple(
+                d for j, d in enumerate(leaf_axes) if j not in dict(some)))
         return fixed
 
     def _with_fixed(self, args, fixed):
-        """This vmap of `fun` with the arguments `fixed` bound (one per their values)."""
+        """This vmap of `fun` with the arguments (or leaves) `fixed` bound (one per their
+        values)."""
         key = (len(args), tuple(fixed.items()))
         variants = self.__dict__.setdefault("_variants", {})
         inner = variants.get(key)
@@ -139,7 +149,8 @@ class BatchedFunction(StagedCallable):
             axes = self.in_axes if self.in_axes is not None else (None,) * len(args)
             inner = variants[key] = BatchedFunction(
                 _FixedArgs(self.fun, len(args), fixed),
-                tuple(ax for i, ax in enumerate(axes) if i not in fixed),
+                tuple(ax if i not in fixed else fixed[i].axes for i, ax in enumerate(axes)
+                      if not isinstance(fixed.get(i), _Whole)),
                 self.out_axes, self.axis_name, self.axis_size, self.spmd_axis_name)
         return inner
 
@@ -216,11 +227,13 @@ class BatchedFunction(StagedCallable):
         out_keys = [_is_key(x) for x in tree_util.tree_leaves(
             tree_util.tree_unflatten(out_tree, outs))]
         results = []
-        for x, d, want, key in zip(outs, out_dims, out_axes, out_keys):
+        for i, (x, d, want, key) in enumerate(zip(outs, out_dims, out_axes, out_keys)):
             if want is None:
-                if d is not None:
+                if d is not None:   # (JAX's words, naming the output's key path)
+                    path = tree_util.keystr(tree_util.treedef_paths(out_tree)[i])
                     raise ArgumentValueError(
-                        "vmap has a mapped output but out_axes is None for it",
+                        f"at vmap out_axes{path}, got axis spec None but output was "
+                        f"batched on axis {d}",
                         hint="use out_axes=0 for outputs that depend on mapped inputs", loc=loc)
                 results.append(x)
                 continue
@@ -256,7 +269,7 @@ class _FixedArgs:
         try:   # the signature of the arguments still passed
             sig = inspect.signature(fun)
             params = [p for i, p in enumerate(sig.parameters.values())
-                      if i not in fixed or p.kind not in (p.POSITIONAL_ONLY,
+                      if not isinstance(fixed.get(i), _Whole) or p.kind not in (p.POSITIONAL_ONLY,
                                                           p.POSITIONAL_OR_KEYWORD)]
             self.__signature__ = sig.replace(parameters=params)
         except (TypeError, ValueError):
@@ -264,8 +277,42 @@ class _FixedArgs:
 
     def __call__(self, *args, **kwargs):
         rest = iter(args)
-        full = [self.fixed[i] if i in self.fixed else next(rest) for i in range(self.nargs)]
+        full = [next(rest) if i not in self.fixed else self.fixed[i].value(rest)
+                for i in range(self.nargs)]
         return as_callable(self.fun)(*full, **kwargs)
+
+
+def _hashable(x) -> bool:
+    try:
+        hash(x)
+    except TypeError:
+        return False
+    return True
+
+
+class _Whole(NamedTuple):
+    """A whole argument vmap hands to its function as it is."""
+    arg: Any
+
+    def value(self, rest):
+        return self.arg
+
+
+class _SomeLeaves(NamedTuple):
+    """An argument some leaves of which (`fixed`: (leaf index, value) pairs) vmap
+    hands to its function as they are; the others are passed (a tuple, over `axes`)."""
+    treedef: Any
+    fixed: tuple
+    axes: tuple
+
+    def passed(self, arg):
+        fixed = dict(self.fixed)
+        return tuple(x for j, x in enumerate(tree_util.tree_leaves(arg)) if j not in fixed)
+
+    def value(self, rest):
+        fixed, passed = dict(self.fixed), iter(next(rest))
+        return tree_util.tree_unflatten(self.treedef, [
+            fixed[j] if j in fixed else next(passed) for j in range(self.treedef.num_leaves)])
 
 
 _NO_FUN: Any = object()  # vmap(in_axes=...) without a function: a decorator factory

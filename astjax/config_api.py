@@ -45,6 +45,7 @@ from .codegen import compile_cache, eager_programs, runtime
 from .config import config, jit_call_hook
 from .errors import ArgumentValueError, caller_location
 from .precision_config import DotAlgorithmPreset
+from .primitives.cond import clear_eager_stagings
 from .tree_util import tree_leaves
 
 __all__ = ["State", "disable_jit", "ensure_compile_time_eval", "clear_caches",
@@ -141,8 +142,9 @@ def ensure_compile_time_eval():
 
 
 def clear_caches():
-    """Drop every compiled and staged function: each `jit`'s per-signature entries
-    and the executables of eager operations (they are rebuilt on the next call)."""
+    """Drop every compiled and staged function: each `jit`'s per-signature entries,
+    the executables of eager operations and the bodies eager control flow staged
+    (they are rebuilt on the next call)."""
     for obj in gc.get_objects():
         # a jit whose arguments were refused is kept alive by its traceback half-built
         if isinstance(obj, Jitted) and hasattr(obj, "_fast"):
@@ -151,6 +153,7 @@ def clear_caches():
     runtime.clear_eager_caches()
     eager_programs.clear()
     compile_cache._fun_records.clear()   # the states shared by wrappers of a function
+    clear_eager_stagings()   # eager control flow's staged bodies
 
 
 def live_arrays(platform=None):

@@ -551,14 +551,19 @@ def _binding_target(fun):
     first plain Python function: its own parameters, not those of the function it
     wraps (`functools.wraps(f)(lambda *a, **k: f(*a, **k))` takes any arguments; haiku's
     `hk.remat` passes its state that way). Transform objects (`jit(f)`) are passed through;
-    an object whose class's `__call__` takes fixed parameters is its own target (flax's
-    `ScanFn` wraps the user's `f(cell, carry, x)` but is called with `(carry, xs)`)."""
+    an object whose class's `__call__` takes fixed parameters (itself, or the method a
+    decorator on it wraps) is its own target (flax's `ScanFn` wraps the user's
+    `f(cell, carry, x)` but is called with `(carry, xs)`)."""
     return inspect.unwrap(fun, stop=lambda f: isinstance(f, types.FunctionType)
                           or _calls_with_own_parameters(f))
 
 
 def _calls_with_own_parameters(f) -> bool:
+    # (the class's `__call__` as written: a decorator forwarding `*args` to it, as
+    # flax's `SimpleScanFn.__call__`, names it in `__wrapped__`)
     call = getattr(type(f), "__call__", None)
+    if isinstance(call, types.FunctionType):
+        call = inspect.unwrap(call)
     return (isinstance(call, types.FunctionType)
             and not call.__code__.co_flags & inspect.CO_VARARGS)
 

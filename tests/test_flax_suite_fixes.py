@@ -421,6 +421,33 @@ def test_a_callable_object_binds_with_its_own_call():
     np.testing.assert_array_equal(ys, [0.0, 2.0, 4.0])
 
 
+def test_a_callable_object_binds_with_its_decorated_call():
+    """flax's nnx `SimpleScanFn` (every `nnx.scan`): the object wraps the user's
+    `loop(foo)`, and its `__call__(self, carry, args)` is decorated by a `*args`
+    forwarder naming it in `__wrapped__`; astjax checked the scan's two arguments
+    against `loop` (ArityError in 24 of flax's scan tests)."""
+    def user(foo):
+        return foo
+
+    def forward(method):
+        @functools.wraps(method)
+        def wrapper(*args, **kwargs):
+            return method(*args, **kwargs)
+        return wrapper
+
+    class ScanFn:
+        def __init__(self, f):
+            functools.update_wrapper(self, f)
+
+        @forward
+        def __call__(self, carry, x):
+            return carry + x, 2 * x
+
+    c, ys = lax.scan(ScanFn(user), np.float32(0), np.arange(3.0, dtype=np.float32))
+    assert float(c) == 3.0
+    np.testing.assert_array_equal(ys, [0.0, 2.0, 4.0])
+
+
 def test_colocated_python_runs_here_on_cpu_devices():
     """orbax-checkpoint imports `jax.experimental.colocated_python` (and its `func`,
     `serialization`) at module level. On CPU devices JAX 0.10.2 runs a colocated
@@ -454,3 +481,168 @@ def test_reflected_divmod():
     assert (int(q), int(r)) == divmod(7, 3)
     q, r = divmod(-7.5, jnp.asarray(np.float32(2)))
     assert (float(q), float(r)) == divmod(-7.5, 2.0)
+
+
+class _Forwarder:
+    """flax's `Cursor`: forwards every attribute to the object it wraps, and answers
+    the reflected operators itself."""
+
+    def __init__(self, obj):
+        object.__setattr__(self, "_obj", obj)
+
+    def __getattr__(self, name):
+        return getattr(object.__getattribute__(self, "_obj"), name)
+
+    def __radd__(self, other):
+        return ("radd", other)
+
+    def __rmul__(self, other):
+        return ("rmul", other)
+
+
+def test_an_object_forwarding_attributes_is_not_an_array():
+    """flax's `cursor_test`: `array + cursor` (the cursor forwards `_buf`, `dtype`, ...
+    to an array) is the cursor's `__radd__`, as JAX's operators return NotImplemented
+    for it (astjax took it for an array: a TypeError reading its dtype)."""
+    a = jnp.ones(2)
+    assert a + _Forwarder(a) == ("radd", a) and a * _Forwarder(a) == ("rmul", a)
+    got = astjax.jit(lambda a: (a + _Forwarder(a))[1] * 3)(a)
+    np.testing.assert_array_equal(got, [3.0, 3.0])
+    with pytest.raises(TypeError):
+        jnp.add(a, _Forwarder(a))
+
+
+@pytest.mark.parametrize("prefix, full, where", [
+    ({"x": 1.0, "y": [2.0]}, {"x": 1.0, "y": 2.0}, "in_axes['y']"),
+    ([0, (1,)], [0, [1]], "in_axes[1]"),
+    ((1, 2), (1, 2, 3), "in_axes"),
+    ({"a": 1}, {"b": 1}, "in_axes"),
+    ({"a": None}, {"a": 1}, "in_axes['a']"),
+    (0, {"a": [1]}, None),
+    ({"a": (0, 1)}, {"a": (1, [2])}, None),
+])
+def test_prefix_errors_name_the_key_path(prefix, full, where):
+    """flax's `struct_test` imports `jax._src.tree_util.prefix_errors`: one function
+    per place `prefix` is not a prefix of `full`, giving the ValueError that names the
+    key path under the prefix's name (JAX 0.10.2's paths for these cases)."""
+    from astjax.compat._src.tree_util import prefix_errors
+    errors = prefix_errors(prefix, full)
+    if where is None:
+        assert errors == []
+    else:
+        (e,) = errors
+        assert isinstance(e("in_axes"), ValueError)
+        assert str(e("in_axes")).splitlines()[1] == "    " + where
+
+
+@pytest.mark.parametrize("jit", [False, True], ids=["eager", "jit"])
+def test_isclose_of_typed_keys_compares_them(jit):
+    """flax's `core_scope_test` asserts `not jnp.allclose(key_a, key_b)`: JAX's isclose
+    compares typed keys exactly (astjax refused a key operand)."""
+    k = astjax.random.key(0)
+    allclose = astjax.jit(jnp.allclose) if jit else jnp.allclose
+    assert not bool(allclose(k, astjax.random.key(1))) and bool(allclose(k, k))
+    np.testing.assert_array_equal(jnp.isclose(astjax.random.split(k, 3), k), [False] * 3)
+
+
+@pytest.mark.parametrize("op", [lambda k: k == 1.0, lambda k: k != jnp.ones(2),
+                                lambda k: jnp.equal(k, 1), lambda k: jnp.isclose(k, 1.0)])
+def test_a_key_compared_with_a_number_is_a_type_error(op):
+    """JAX 0.10.2: `key == 1.0` is "TypeError: equal does not accept dtypes key<fry>,
+    float32." (astjax answered a silent False: Python's identity fallback)."""
+    with pytest.raises(TypeError, match="does not accept dtypes key<fry>"):
+        op(astjax.random.key(0))
+
+
+def test_eager_control_flow_stages_a_function_once():
+    """flax's `test_cache_tracing_*`: JAX caches what an eager `lax.scan` / `cond` /
+    `while_loop` traced, keyed weakly by the function (and the types and configuration),
+    so calling one again runs no Python (astjax staged the body on every call); a new
+    function, other types, another configuration or `clear_caches` stage again."""
+    calls = []
+
+    def body(c, x):
+        calls.append("scan")
+        return c + x, x * 2
+
+    def branch(x):
+        calls.append("cond")
+        return x + 1
+
+    def step(c):
+        calls.append("while")
+        return c + 1
+    xs = jnp.arange(3.0)
+    for _ in range(2):
+        c, _ys = lax.scan(body, jnp.float32(0), xs)
+        lax.cond(True, branch, branch, jnp.float32(1))
+        lax.while_loop(lambda c: c < 3, step, jnp.int32(0))
+    assert float(c) == 3.0 and calls == ["scan", "cond", "while"]
+    lax.scan(body, jnp.float32(0), jnp.arange(4))          # other types
+    lax.scan(lambda c, x: body(c, x), jnp.float32(0), xs)   # another function
+    assert calls.count("scan") == 3
+    astjax.clear_caches()
+    lax.scan(body, jnp.float32(0), xs)
+    assert calls.count("scan") == 4
+    with astjax.numpy_rank_promotion("raise"):   # another configuration
+        lax.scan(body, jnp.float32(0), xs)
+    assert calls.count("scan") == 5
+
+
+def _passthrough(p, b, x):
+    return lax.cond(p, lambda b, x: (b, x + 1), lambda b, x: (b, x), b, x)
+
+
+def test_cond_prunes_an_operand_every_branch_returns():
+    """JAX's `lax.cond` drops an output every branch forwards from one operand (the
+    caller gets the operand): JAX 0.10.2 prints exactly this."""
+    assert str(astjax.make_jaxpr(_passthrough)(True, 1.0, 2.0)) == """\
+{ lambda ; a:bool[] b:f32[] c:f32[]. let
+    d:i32[] = convert_element_type[new_dtype=int32 weak_type=False] a
+    e:f32[] = cond[
+      branches=(
+        { lambda ; f:f32[] g:f32[]. let  in (g,) }
+        { lambda ; h:f32[] i:f32[]. let j:f32[] = add i 1.0:f32[] in (j,) }
+      )
+    ] d b c
+  in (b, e) }"""
+    b, y = lax.cond(True, lambda b, x: (b, x), lambda b, x: (b, x), 1.0, jnp.ones(2))
+    assert b.dtype == np.float32 and b.weak_type and float(b) == 1.0
+
+
+@pytest.mark.parametrize("b", [1.0, jnp.int32(3)], ids=["python-scalar", "array"])
+def test_vmap_of_cond_keeps_a_passed_through_operand_unbatched(b):
+    """flax's `test_vmap_and_cond_passthrough`: under `vmap` with a batched predicate,
+    an unbatched operand both branches return stays unbatched (`out_axes=None` is
+    allowed, as on JAX; astjax selected it per lane: "vmap has a mapped output")."""
+    f = astjax.vmap(_passthrough, in_axes=(0, None, 0), out_axes=(None, 0))
+    out_b, ys = f(jnp.array([True, False]), b, jnp.array([1.0, 2.0]))
+    assert out_b.shape == () and float(out_b) == float(b)
+    np.testing.assert_array_equal(ys, [2.0, 2.0])
+
+
+@pytest.mark.parametrize("args, in_axes", [
+    ((np.ones((2, 3), np.float32), 4), ((0, None),)),
+    ((np.ones((2, 3), np.float32), [4]), ((0, None),)),
+])
+def test_vmap_hands_unmapped_non_array_leaves_over_as_they_are(args, in_axes):
+    """flax's `lift.vmap` (core_vmap_test) maps `(x, features)` with `(0, None)`: JAX
+    hands an unmapped leaf that is no array (`features`, an int) to the function as it
+    is, so `jnp.zeros((n,))` works; astjax did so for whole arguments only and staged a
+    leaf inside one (TracerIntegerConversionError)."""
+    def f(a):
+        x, n = a
+        n = n if isinstance(n, int) else n[0]
+        return jnp.zeros((n,)) + x.sum()
+    np.testing.assert_array_equal(astjax.vmap(f, in_axes=in_axes)(args), np.full((2, 4), 3.0))
+
+
+def test_vmap_names_the_out_axes_path_of_a_mapped_output_given_none():
+    """flax's `test_vmap_and_cond_passthrough_error` matches JAX 0.10.2's message."""
+    f = astjax.vmap(lambda x: ({"a": x, "b": x},), out_axes=({"a": None, "b": 0},))
+    with pytest.raises(ValueError, match=r"^at vmap out_axes\[0\]\['a'\], got axis spec "
+                                         r"None but output was batched on axis 0$"):
+        try:
+            f(jnp.ones(2))
+        except astjax.errors.AstjaxError as e:
+            raise ValueError(str(e).splitlines()[-2].split(": ", 1)[1]) from e

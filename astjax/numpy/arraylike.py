@@ -36,8 +36,7 @@ _ARRAYLIKE_TYPES: dict[type, bool] = {}
 def is_arraylike(x) -> bool:
     """True for what JAX calls array-like: arrays, staged values, NumPy and Python
     scalars, and objects with `__jax_array__` (not lists or tuples)."""
-    if (isinstance(x, _ARRAY_TYPES) or hasattr(x, "__jax_array__") or np.isscalar(x)
-            or hasattr(x, "_buf")):   # (`_buf`: arrays laid out over several devices)
+    if isinstance(x, _ARRAY_TYPES) or hasattr(x, "__jax_array__") or np.isscalar(x):
         _ARRAYLIKE_TYPES[type(x)] = True
         return True
     return False

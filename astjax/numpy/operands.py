@@ -101,7 +101,7 @@ def array(object, dtype=None, *args, copy=True, order="K", ndmin=0) -> _typing.A
                                           hint="drop `order`: arrays have one layout")
     if dtypes.has_extended_dtype(obj) and dtype is None and ndmin == 0:
         return obj.copy() if copy else obj  # a typed-key array: a new key array, as JAX's
-    if isinstance(obj, Tracer) or hasattr(obj, "_buf"):
+    if isinstance(obj, (Tracer, Array)):
         # copy=True (the default) is a new array, as JAX's `copy` equation: a donated
         # argument must not be the caller's buffer (equinox's `jnp.copy` before donation)
         out = _structural_copy(obj) if copy and not dtypes.has_extended_dtype(obj) else obj
@@ -232,7 +232,7 @@ def check_python_ints(obj, dt):
 def _has_staged(o):
     if isinstance(o, (list, tuple)):
         return any(_has_staged(x) for x in o)
-    return isinstance(o, Tracer) or hasattr(o, "_buf")
+    return isinstance(o, (Tracer, Array))
 
 
 def _constant(v: np.ndarray):
@@ -261,7 +261,7 @@ def asarray(a, dtype=None, order=None, *, copy=None) -> _typing.Array:
     if order is not None and order != "K":
         raise NotImplementedInAstjaxError("Only implemented for order='K'",
                                           hint="drop `order`: arrays have one layout")
-    if dtype is None and (isinstance(a, Tracer) or hasattr(a, "_buf")):
+    if dtype is None and isinstance(a, (Tracer, Array)):
         if not (copy and dtypes.has_extended_dtype(a)):   # (keys: `array` copies them)
             return _structural_copy(a) if copy else a
     if dtype is None and dtypes.has_extended_dtype(a) and not copy:
@@ -291,9 +291,10 @@ def result(x):
 
 
 def _is_operand(x) -> bool:
-    # (Array first: `hasattr(x, "_buf")` would gather a multi-device array to one device)
+    # (by class, not by attribute: an object forwarding every attribute to an array, as
+    # flax's Cursor, is not one, and an operator returns NotImplemented for it as JAX's)
     return isinstance(x, (Array, Tracer, np.ndarray, np.generic, bool, int, float, complex,
-                          core.WeakConst, DimExpr)) or hasattr(x, "_buf")
+                          core.WeakConst, DimExpr))
 
 
 def asarray_operand(x, name="argument"):

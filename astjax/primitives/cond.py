@@ -36,10 +36,12 @@ from __future__ import annotations
 
 import ast
 import copy
+import weakref
 
 import numpy as np
 
-from .. import core, dtypes, tree_util
+from .. import core, dtypes, sharding_impls, tree_util
+from ..config import config
 from ..core import Eqn, Var, bind
 from ..errors import (DTypeError, LoopCarryError, NotImplementedInAstjaxError, ShapeError,
                       StructureError)
@@ -435,8 +437,8 @@ def staged_once(owner, key, make):
     branches, an inner `jit` or `checkpoint`) within one program. The cache lives as
     long as the builder, as the staging may hold its values (or enclosing builders')
     among its consts (`Builder.staged`: a cache keyed weakly by the builder would
-    never drop an entry, as those consts refer to the builder). Outside staging, or
-    with an unhashable key, `make()`."""
+    never drop an entry, as those consts refer to the builder). Outside staging,
+    `_staged_eagerly`; with an unhashable key, `make()`."""
     b = core.current_builder()
     full = (id(owner), key)
     try:
@@ -444,12 +446,44 @@ def staged_once(owner, key, make):
     except TypeError:
         return make()
     if b is None:
-        return make()
+        return _staged_eagerly(owner, key, make)
     cache = b.staged
     hit = cache.get(full)
     if hit is None or hit[0] is not owner:
         hit = cache[full] = (owner, make())
     return hit[1]
+
+
+# owner -> {(key, context): staging}: what an eager `lax.scan` / `cond` / `while_loop`
+# staged, kept while the function lives, as JAX's `trace_to_jaxpr` cache keyed weakly by
+# the function (a body's Python side effects happen on its first call only)
+_eager_staged: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _staged_eagerly(owner, key, make):
+    """`make()` outside staging, cached per `owner` (held weakly; compared as a
+    dictionary key compares it) and `key` in the current configuration, mesh and
+    `compute_on` block (JAX's trace context). An owner that cannot be held weakly or
+    hashed is staged each time. `config_api.clear_caches` empties the cache."""
+    from .compute_on import program_key   # (a later family)
+    try:
+        context = (tuple(config.values.items()), sharding_impls.get_abstract_mesh(),
+                   sharding_impls.context_mesh(), program_key())
+        per_owner = _eager_staged.get(owner)
+        if per_owner is None:
+            per_owner = _eager_staged.setdefault(owner, {})
+        full = (key, context)
+        hit = per_owner.get(full)
+    except TypeError:   # (unhashable or not weakly referable)
+        return make()
+    if hit is None:
+        hit = per_owner[full] = make()
+    return hit
+
+
+def clear_eager_stagings():
+    """Forget every function staged outside staging (`jax.clear_caches`)."""
+    _eager_staged.clear()
 
 
 def stage_sub(fun, in_tree, in_avals, hints=None, args=None):
@@ -585,13 +619,30 @@ def _switch(index, branches, operands, order, branches_platforms=None):
                        ["true_fun", "false_fun"] if cond_ else ["branch 0"] + [
                            f"branch{k}" for k in range(1, len(branches))], out_tree)
     staged = [(_match_weak(j, out_avals), c) for j, c, _ in staged]  # branch 0's types
-    outs = bind_cond(idx, staged, leaves, branches_platforms)
+    fwd = {o: i for o, i in enumerate(forwarded(staged[0][0]))
+           if i is not None and all(forwarded(j)[o] == i for j, _ in staged[1:])}
+    # an operand every branch returns unchanged is no output of the cond, as JAX prunes
+    # it: it stays the operand (unbatched under `vmap` when only the predicate is)
+    if fwd:
+        staged = [(core.Jaxpr(j.constvars, j.invars, [v for o, v in enumerate(j.outvars)
+                                                      if o not in fwd], j.eqns), c)
+                  for j, c in staged]
+    outs = iter(bind_cond(idx, staged, leaves, branches_platforms))
+    outs = [_as_array(leaves[fwd[o]], a) if o in fwd else next(outs)
+            for o, a in enumerate(out_avals)]
     out = tree_util.tree_unflatten(out_tree, outs)
     if core.current_builder() is None:
-        fwd = {o: i for o, i in enumerate(forwarded(staged[0][0]))
-               if i is not None and all(forwarded(j)[o] == i for j, _ in staged[1:])}
         out = forward_operands(tuple(operands), out, fwd)
     return out
+
+
+def _as_array(x, aval):
+    """An operand `cond` returns unchanged, as an array (JAX's `lax.asarray`): a Python
+    or NumPy scalar becomes one of `aval`'s type."""
+    if isinstance(x, (core.Tracer, core.Array)):
+        return x
+    return bind(convert_element_type_p, np.asarray(x, aval.dtype), new_dtype=aval.dtype,
+                weak_type=aval.weak_type)
 
 
 def forwarded(jaxpr):

@@ -108,6 +108,17 @@ def _logical(shape, impl):
     return tuple(shape)[:len(shape) - len(impl.key_shape)]
 
 
+def _compare_with_non_key(name, key, other):
+    """`key == other` for an `other` that is no key array: an array or a number is
+    JAX's TypeError (keys compare only with keys), anything else Python's fallback."""
+    if not (isinstance(other, (core.Tracer, core.Array, np.ndarray, np.generic, int, float,
+                               complex)) and hasattr(jnp.asarray(other), "dtype")):
+        return NotImplemented
+    raise ArgumentTypeError(f"{name} does not accept dtypes {key.dtype}, "
+                            f"{jnp.asarray(other).dtype}.",
+                            hint="compare keys with keys (or their `random.key_data`)")
+
+
 class PRNGKeyArray:
     """An array of typed PRNG keys (see the module docstring): shape, indexing,
     reshaping and transposition act on the keys; `key_data` gives the raw words."""
@@ -234,7 +245,7 @@ class PRNGKeyArray:
     # ----------------------------------------------------------------- comparison
     def __eq__(self, other):
         if not isinstance(other, PRNGKeyArray):
-            return NotImplemented
+            return _compare_with_non_key("equal", self, other)
         if not (_is_key_data(self._base) and _is_key_data(other._base)):
             # placeholders a transformation put in the data's place: plain equality
             return self._impl == other._impl and bool(self._base == other._base)
@@ -246,7 +257,7 @@ class PRNGKeyArray:
 
     def __ne__(self, other):
         if not isinstance(other, PRNGKeyArray):
-            return NotImplemented
+            return _compare_with_non_key("not_equal", self, other)
         return jnp.logical_not(self == other)
 
     __hash__ = None  # arrays are unhashable
