@@ -33,7 +33,7 @@ import functools
 import numpy as np
 
 from . import core, dtypes, tree_util, util
-from .codegen import explicit, replicated, runtime, stablehlo
+from .codegen import explicit, replicated, runtime, runtime_tokens, stablehlo
 from .errors import (AstjaxError, ArgumentTypeError, ArgumentValueError, AxisNameError,
                      NotImplementedInAstjaxError, ShapeError, caller_location)
 from .primitives import collectives as coll
@@ -99,12 +99,17 @@ class _Entry:
         n = len(devs)
         has_collectives = _check_collectives(jaxpr, axis_name)
         effects.check_devices(jaxpr, n, loc)   # (JAX's refusal of an ordered debug print)
+        # an ordered io_callback: its token threaded, the runtime token passed call to
+        # call (one empty buffer per device), as a partitioned jit's
+        self.ordered = effects.ordered_effects(jaxpr)
+        toks = [runtime_tokens.EMPTY] * len(self.ordered)
         nconst = len(jaxpr.constvars)
         with core.extend_axis_env(axis_name, n, kind="pmap"):
             # donated leaves: `jax.buffer_donor` parameters, whose buffers PJRT takes
             # over (the arrays passed are deleted, as in JAX)
             self.text = stablehlo.lower_module(jaxpr, name=f"pmap_{name}", num_replicas=n,
-                                               donated={i + nconst for i in donated})
+                                               donated={i + nconst for i in donated},
+                                               ordered=self.ordered)
         self.closed, self.out_tree, self.devices = closed, out_tree, tuple(devs)
         self.in_avals = [v.aval for v in jaxpr.invars]        # per device, unit axes
         self.in_dims = list(in_dims)
@@ -112,8 +117,8 @@ class _Entry:
         out_avals = [a.aval for a in jaxpr.outvars]
         try:
             self.executable = replicated.ReplicatedExecutable(
-                self.text, in_avals, out_avals, devs, [None] * len(out_avals),
-                sync=has_collectives)
+                self.text, toks + in_avals, toks + out_avals, devs,
+                [None] * (len(toks) + len(out_avals)), sync=has_collectives)
         except Exception as e:
             if isinstance(e, AstjaxError):
                 raise
@@ -126,9 +131,9 @@ class _Entry:
         self.mesh = pmap_mesh(devs, axis_name)
         self.in_layouts = [self._layout(a, d) for a, d in zip(self.in_avals, self.in_dims)]
         self.out_layouts = [self._layout(a, ax) for a, ax in zip(out_avals, out_axes)]
-        self.handlers = [xc.array_result_handler(g, sharded.xla_sharding(devs, hlo),
-                                                 committed=True, _skip_checks=True)
-                         for g, _, hlo in self.out_layouts]
+        self.handlers = runtime_tokens.token_handlers(len(toks), self.devices) + [
+            xc.array_result_handler(g, sharded.xla_sharding(devs, hlo), committed=True,
+                                    _skip_checks=True) for g, _, hlo in self.out_layouts]
 
     def _layout(self, aval, d):
         """(global aval, NamedSharding, hlo text) of a per-device value `aval` whose
@@ -163,11 +168,16 @@ class _Entry:
         arrays = list(self.const_arrays)
         for x, d, aval, layout in zip(leaves, self.in_dims, self.in_avals, self.in_layouts):
             arrays.append(self._argument(x, aval, d, layout))
-        ex = self.executable
+        ex, nt = self.executable, len(self.ordered)
+        if nt:
+            arrays = runtime_tokens.token_inputs(self.ordered, self.devices) + arrays
         outs = ex.exe.execute_sharded(arrays).consume_with_handlers(self.handlers)
         if ex.sync:
             for o in outs:
                 o.block_until_ready()
+        if nt:
+            runtime_tokens.keep_tokens(self.ordered, outs[:nt], self.devices)
+            outs = outs[nt:]
         res = [sharded.GlobalArray(o, g, s, self.devices)
                for o, (g, s, _) in zip(outs, self.out_layouts)]
         return tree_util.tree_unflatten(self.out_tree, res)

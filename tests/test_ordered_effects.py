@@ -155,3 +155,130 @@ def test_eager_ordered_callback_waits_for_the_last_token(effect, how, capsys):
         if saved is not None:
             effects.RUNTIME_TOKENS[effect] = saved
     assert log == ["waited", "p\n" if how == "print" else "called"]
+
+
+# ---------------------------------------------------------------- beyond one device
+# (tests/oracle/record_ordered_effects_spmd.py -> ordered_effects_spmd.json)
+
+SPMD = compare.load("ordered_effects_spmd")["cases"]
+SPMD_KNOWN = {
+    ("pmap", "text"): "astjax's pmap body expands each result's device axis with a reshape, "
+                      "JAX's with broadcast_in_dim (the tokens: test_tokens_as_jax)",
+    ("pmap_one_device", "text"): "JAX lowers a shard_map (a pmap) whose manual axes all have "
+                                 "size 1 without sdy.manual_computation; astjax keeps one",
+    ("pmap_one_device_print", "text"): "as pmap_one_device",
+    ("ref_io", "text"): "a Ref argument: JAX aliases its final value to the argument "
+                        "(tf.aliasing_output), lays both out on the empty mesh and names "
+                        "the results \"\"; astjax does none of these",
+    ("ref_debug", "text"): "as ref_io",
+}
+SPMD_PROGRAMS = [(n, k) for n in sorted(SPMD["programs"]) for k in sorted(SPMD["programs"][n])]
+needs_devices = pytest.mark.skipif(len(astjax.devices()) < 4, reason="needs 4 devices "
+                                   "(ASTJAX_NUM_CPU_DEVICES=4, set by conftest.py)")
+
+
+@pytest.fixture(scope="module")
+def spmd_results():
+    from record_ordered_effects_spmd import CASES as SPMD_CASES
+    return {name: case(J) for name, case in SPMD_CASES.items()}
+
+
+def _normal(text):
+    """`text` without what differs between JAX's processes or names nothing: the
+    `stablehlo.mesh` copies of the mesh declarations (printed by some JAX processes
+    only) and the name of a pmap's axis without `axis_name`."""
+    text = re.sub(r"^(  sdy\.mesh .*) \{stablehlo\.mesh = .*\}$", r"\1", text, flags=re.M)
+    return re.sub(r"<pmap [0-9a-f]+>", "_internal_pmap_axis_name", text)
+
+
+def _tokens(text):
+    """Where a module's tokens go: `@main`'s token parameters and results (with and
+    without `jax.token`), each host callback's signature and each `return`'s types."""
+    out = []
+    for ln in text.splitlines():
+        ln = ln.strip()
+        if ln.startswith("func.func public @main("):
+            args, res = ln.split(") -> (", 1)
+            out.append(("main", *(s.count("!stablehlo.token" + a) for s in (args, res)
+                                  for a in (" {jax.token = true}", ""))))
+        elif "stablehlo.custom_call @xla_ffi_python" in ln or ln.startswith("return "):
+            out.append(("return" if ln.startswith("return ") else "callback",
+                        ln.rsplit(" : ", 1)[1]))
+    return out
+
+
+@needs_devices
+@pytest.mark.parametrize("case", compare.cases(SPMD_PROGRAMS, SPMD_KNOWN), ids="/".join)
+def test_partitioned_program_as_jax(spmd_results, case):
+    name, key = case
+    got, want = spmd_results["programs"][name][key], SPMD["programs"][name][key]
+    if key == "text":
+        assert _normal(got) == _normal(want)
+    elif key == "value":
+        compare.assert_close(got, want, rtol=1e-6)
+    else:
+        assert got == want
+
+
+@needs_devices
+@pytest.mark.parametrize("name", sorted(SPMD["programs"]))
+def test_tokens_as_jax(spmd_results, name):
+    """Token parameters and results of `@main`, each callback taking its effect's
+    token and returning the next, the tokens returned: JAX's (also where the rest of
+    the text differs, SPMD_KNOWN)."""
+    got, want = spmd_results["programs"][name]["text"], SPMD["programs"][name]["text"]
+    assert _tokens(got) == _tokens(want)
+    assert _tokens(got)[0][1] == 1   # (one effect: its token first)
+
+
+@needs_devices
+@pytest.mark.parametrize("key", ["value", "log"])
+def test_partitioned_calls_in_order(spmd_results, key):
+    assert spmd_results["consecutive"][key] == SPMD["consecutive"][key]
+
+
+@needs_devices
+def test_ordered_print_in_sharded_jit_refused_as_jax(spmd_results):
+    assert spmd_results["refused"] == SPMD["refused"]
+
+
+@needs_devices
+@pytest.mark.parametrize("where", ["sharded", "pmap", "shard_map"])
+def test_program_on_devices_waits_for_a_token_elsewhere(where):
+    """A program on several devices passes on the token the last program with its
+    effect left on others only once that program has run (JAX reshards the token)."""
+    log = []
+    P, NS = astjax.sharding.PartitionSpec, astjax.sharding.NamedSharding
+    mesh = astjax.make_mesh((2,), ("x",), devices=astjax.devices()[:2],
+                            axis_types=(astjax.sharding.AxisType.Auto,))
+
+    def io(x):
+        return io_callback(lambda a: (log.append("called"), np.asarray(a))[1],
+                           astjax.ShapeDtypeStruct(x.shape, x.dtype), x, ordered=True)
+    x = jnp.arange(4.0)
+    run = {"sharded": lambda: astjax.jit(io)(astjax.device_put(x, NS(mesh, P("x")))),
+           "pmap": lambda: astjax.pmap(io, devices=astjax.devices()[:2])(x.reshape(2, 2)),
+           "shard_map": lambda: astjax.jit(astjax.shard_map(
+               io, mesh=mesh, in_specs=P("x"), out_specs=P("x")))(x)}[where]
+    saved = effects.RUNTIME_TOKENS.get("io")
+    effects.RUNTIME_TOKENS["io"] = _Pending(log)
+    try:
+        run()
+        astjax.effects_barrier()
+        token = effects.RUNTIME_TOKENS["io"]
+    finally:
+        effects.RUNTIME_TOKENS.pop("io")
+        if saved is not None:
+            effects.RUNTIME_TOKENS["io"] = saved
+    assert log[0] == "waited" and log[1:] == ["called"] * (len(log) - 1) and len(log) > 1
+    assert set(token.devices()) == set(astjax.devices()[:2]) and token.shape == (0,)
+
+
+def test_compiled_output_shardings_without_the_tokens():
+    """`Compiled.output_shardings` of a program with an ordered effect: one per result
+    (its token is no result of the function)."""
+    def f(x):
+        astjax.debug.print("x={}", x, ordered=True)
+        return x * 2
+    s = astjax.jit(f).lower(jnp.ones(2)).compile().output_shardings
+    assert s == astjax.sharding.SingleDeviceSharding(astjax.devices()[0])
