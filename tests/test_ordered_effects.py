@@ -282,3 +282,25 @@ def test_compiled_output_shardings_without_the_tokens():
         return x * 2
     s = astjax.jit(f).lower(jnp.ones(2)).compile().output_shardings
     assert s == astjax.sharding.SingleDeviceSharding(astjax.devices()[0])
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_batched_while_with_ordered_condition_runs_it_once_a_trip(jit, capsys):
+    """`vmap` of a `while_loop` whose condition prints with ordered=True, its predicate
+    batched: as in JAX 0.10.2, the condition runs once before the loop and once after
+    each trip (4 prints of the 3 lanes here; with ordered=False it also runs again at
+    the start of each trip). JAX's lowering then runs the body on the finished lanes
+    too and returns [3 4 5] (printing their values, `2 3 4` and `3 4 5`); astjax keeps
+    the finished lanes, the while_loop's own value [3 3 3]."""
+    def f(x):
+        def cond(c):
+            astjax.debug.print("c {}", c, ordered=True)
+            return c < 3
+        return astjax.lax.while_loop(cond, lambda c: c + 1, x)
+    g = astjax.vmap(f)
+    out = (astjax.jit(g) if jit else g)(jnp.array([0, 1, 2]))
+    astjax.effects_barrier()
+    assert out.tolist() == [3, 3, 3]
+    lanes = [[0, 1, 2], [1, 2, 3], [2, 3, 3], [3, 3, 3]]
+    assert capsys.readouterr().out.split() == [w for ls in lanes for v in ls
+                                                for w in ("c", str(v))]
