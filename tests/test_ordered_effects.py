@@ -23,10 +23,14 @@ from oracle import compare  # noqa: E402
 RECORDED = compare.load("ordered_effects")["cases"]
 J = types.SimpleNamespace(jax=astjax, jnp=jnp, io_callback=io_callback)
 KNOWN = {
-    ("scan_both", "text"): "astjax lowers a scan's body inline in its while loop; JAX's "
-                           "_scan_impl calls @closed_call and the dynamic_index_in_dim "
-                           "helpers (the tokens are carried first in both: "
-                           "test_scan_threads_the_tokens_as_jax)",
+    ("scan_both", "text"): "JAX's _scan_impl lowers the body as a private @closed_call "
+                           "(tokens first in and out), slices xs and updates ys in private "
+                           "@dynamic_index_in_dim / @dynamic_update_index_in_dim, carries "
+                           "tokens, xs, counter, carry, ys and prints its compare with "
+                           "SIGNED; astjax lowers the body inline in the loop, carrying "
+                           "tokens, counter, carry, xs, ys (and a dead index constant). "
+                           "The tokens are threaded alike: "
+                           "test_scan_threads_the_tokens_as_jax",
 }
 PROGRAMS = [(n, k) for n in sorted(RECORDED["programs"]) for k in ("text", "value", "printed",
                                                                       "log")]
@@ -53,6 +57,22 @@ def _effects_unordered(text):
     text = re.sub(r"%arg[01]\b", "%argT", text)
     ret = re.search(r"^(    return )([^,]+), ([^,]+),", text, re.M)
     return text[:ret.start(2)] + ", ".join(sorted(ret.group(2, 3))) + text[ret.end(3):]
+
+
+def _tokens(text):
+    """Where a module's tokens go: `@main`'s token parameters and results (with and
+    without `jax.token`), each host callback's signature and each `return`'s types."""
+    out = []
+    for ln in text.splitlines():
+        ln = ln.strip()
+        if ln.startswith("func.func public @main("):
+            args, res = ln.split(") -> (", 1)
+            out.append(("main", *(s.count("!stablehlo.token" + a) for s in (args, res)
+                                  for a in (" {jax.token = true}", ""))))
+        elif "stablehlo.custom_call @xla_ffi_python" in ln or ln.startswith("return "):
+            out.append(("return" if ln.startswith("return ") else "callback",
+                        ln.rsplit(" : ", 1)[1]))
+    return out
 
 
 @pytest.mark.parametrize("case", compare.cases(PROGRAMS, KNOWN), ids="/".join)
@@ -102,6 +122,11 @@ def test_scan_threads_the_tokens_as_jax(results):
     def calls(t):   # (the callbacks, each taking its effect's token)
         return [ln for ln in t.splitlines() if "custom_call" in ln and ": (!stablehlo.token, " in ln]
     assert len(calls(got)) == len(calls(want)) == 2
+    # in the body's order (the io callback's, then the print's), each taking its token
+    # and returning the next (JAX's in @closed_call, whose `return` comes after main's)
+    def threaded(t):
+        return [e for e in _tokens(t) if e[0] != "return"]
+    assert threaded(got) == threaded(want)
 
 
 def test_runtime_token_kept_per_effect():
@@ -189,22 +214,6 @@ def _normal(text):
     only) and the name of a pmap's axis without `axis_name`."""
     text = re.sub(r"^(  sdy\.mesh .*) \{stablehlo\.mesh = .*\}$", r"\1", text, flags=re.M)
     return re.sub(r"<pmap [0-9a-f]+>", "_internal_pmap_axis_name", text)
-
-
-def _tokens(text):
-    """Where a module's tokens go: `@main`'s token parameters and results (with and
-    without `jax.token`), each host callback's signature and each `return`'s types."""
-    out = []
-    for ln in text.splitlines():
-        ln = ln.strip()
-        if ln.startswith("func.func public @main("):
-            args, res = ln.split(") -> (", 1)
-            out.append(("main", *(s.count("!stablehlo.token" + a) for s in (args, res)
-                                  for a in (" {jax.token = true}", ""))))
-        elif "stablehlo.custom_call @xla_ffi_python" in ln or ln.startswith("return "):
-            out.append(("return" if ln.startswith("return ") else "callback",
-                        ln.rsplit(" : ", 1)[1]))
-    return out
 
 
 @needs_devices
