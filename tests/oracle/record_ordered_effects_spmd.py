@@ -12,36 +12,19 @@ callbacks in call order); and JAX's refusal of an ordered debug print in a shard
 `.jaxenv/bin/python tests/oracle/record_ordered_effects_spmd.py` writes
 ordered_effects_spmd.json; tests/test_ordered_effects.py runs the cases on astjax.
 """
-import contextlib
-import io
 import json
 import re
 from pathlib import Path
 
-import numpy as np
+from record_ordered_effects import _programs, _run, _tolist
 
 HERE = Path(__file__).resolve().parent
 
 
-def _tolist(tree):
-    if isinstance(tree, (tuple, list)):
-        return [_tolist(t) for t in tree]
-    return np.asarray(tree, np.float64).tolist()
-
-
 def _fns(J, log):
-    jax = J.jax
-
-    def cb(a):
-        log.append(np.asarray(a, np.float64).tolist())
-        return np.asarray(a) * 2
-
-    def io(x):
-        return J.io_callback(cb, jax.ShapeDtypeStruct(x.shape, x.dtype), x, ordered=True)
-
-    def dp(x):
-        jax.debug.print("x={}", x, ordered=True)
-        return x * 3
+    """The ordered io callback (logging its argument) and the ordered print of
+    record_ordered_effects.py."""
+    _, io, dp = _programs(J, log)
     return io, dp
 
 
@@ -49,15 +32,6 @@ def _mesh(J):
     jax = J.jax
     return jax.make_mesh((2,), ("x",), devices=jax.devices()[:2],
                          axis_types=(jax.sharding.AxisType.Auto,))
-
-
-def _run(J, thunk):
-    """thunk()'s value and the lines it printed (after every effect ran)."""
-    buf = io.StringIO()
-    with contextlib.redirect_stdout(buf):
-        value = thunk()
-        J.jax.effects_barrier()
-    return value, buf.getvalue().splitlines()
 
 
 def programs(J):
