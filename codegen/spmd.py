@@ -16,7 +16,10 @@ astjax does not partition anything itself. It
    mesh (`sharding.named_from_tiles`), so results carry the `.sharding` and the
    per-shard index ranges JAX gives them;
 4. runs it on per-device buffers: each argument laid out as its parameter's
-   layout (`codegen.sharded`), results wrapped as `GlobalArray`s.
+   layout (`codegen.sharded`), results wrapped as `GlobalArray`s. A program with
+   ordered effects (an ordered `io_callback`) takes and returns their tokens first,
+   as JAX's: replicated, one empty buffer per device, passed on from program to
+   program (`codegen/runtime_tokens.py`).
 
 Two lowerings, as in JAX 0.10.2: Shardy (the default, `jax_use_shardy_partitioner`):
 `sdy.mesh` symbols, `sdy.sharding` attributes, `sdy.sharding_constraint`,

@@ -2,7 +2,10 @@
 -> ordered_effects.json): each effect's `!stablehlo.token` threaded through `@main` and
 through `cond`, `while`, `scan`, an inner `jit`, `custom_jvp` / `custom_vjp` /
 `checkpoint` bodies (exact texts), the values, the printed lines and the io callback's
-calls in order -- also across consecutive calls, which pass the runtime token on."""
+calls in order -- also across consecutive calls, which pass the runtime token on.
+Beyond one device (record_ordered_effects_spmd.py -> ordered_effects_spmd.json): a
+`jit` with sharded arguments or results, under `set_mesh`, a `shard_map`, a `pmap`,
+a `jit` taking tokens or `Ref`s; and a batched `while` whose condition prints."""
 import re
 import sys
 import types
