@@ -283,7 +283,7 @@ class Pmapped(StagedCallable):
                 "pmap across processes supports out_axes=0 and positional arguments only, "
                 "without donate_argnums", loc=loc)
         devs = tuple(runtime.global_devices())
-        name = self.axis_name if self.axis_name is not None else f"<pmap {id(self):x}>"
+        name = INTERNAL_AXIS if self.axis_name is None else self.axis_name
         mesh = Mesh(np.array(devs, dtype=object), (name,))
         _check_not_nested(mesh, loc)
         dyn_args, statics = self._split(args)
@@ -333,7 +333,7 @@ class Pmapped(StagedCallable):
             return jit(_fun, static_argnums=statics)
         loc = caller_location()
         dyn_args, _, leaves, _, _, norm, _, devs = self._mapped(args, kwargs, loc)
-        name = self.axis_name if self.axis_name is not None else f"<pmap {id(self):x}>"
+        name = INTERNAL_AXIS if self.axis_name is None else self.axis_name
         mesh = Mesh(np.array(devs, dtype=object), (name,))
         layouts = [NamedSharding(mesh, PartitionSpec() if d is None else
                                  PartitionSpec(*[None] * d, name)) for d in norm]
@@ -359,8 +359,8 @@ class Pmapped(StagedCallable):
         loc = caller_location()
         lax = lax_ops()
         dyn_args, statics, leaves, in_tree, avals, norm, n, devs = self._mapped(args, kwargs, loc)
-        # (a pmap without axis_name gets a name no collective can spell)
-        name = self.axis_name if self.axis_name is not None else f"<pmap {id(self):x}>"
+        # (JAX 0.10.2 names the axis of a pmap without axis_name `_internal_pmap_axis_name`)
+        name = INTERNAL_AXIS if self.axis_name is None else self.axis_name
         mesh = Mesh(np.array(devs, dtype=object), (name,))
         _check_not_nested(mesh, loc)
         moved = [x if d in (None, 0) else moveaxis(x, d, 0) for x, d in zip(leaves, norm)]
@@ -371,7 +371,9 @@ class Pmapped(StagedCallable):
             vals = [x if d is None else lax.squeeze(x, (0,)) for x, d in zip(local, norm)]
             a, kw = tree_util.tree_unflatten(in_tree, vals)
             outs, out_tree[0] = tree_util.flatten_for_staging(as_callable(fun)(*a, **kw))
-            return [lax.expand_dims(o, (0,)) for o in outs]
+            # (JAX's expand_dims: a broadcast_in_dim)
+            return [lax.broadcast_in_dim(o, (1, *o.shape), tuple(range(1, o.ndim + 1)))
+                    for o in outs]
         specs = tuple(PartitionSpec() if d is None else PartitionSpec(name) for d in norm)
         outs = shard_map(body, mesh=mesh, in_specs=specs, out_specs=PartitionSpec(name),
                          check_vma=False)(*moved)
