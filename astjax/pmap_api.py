@@ -492,15 +492,16 @@ class Pmapped(StagedCallable):
                            a.update(shape=a.shape[:d] + a.shape[d + 1:])
                            for a, d in zip(avals, norm)]
             hints = arg_hints(self.fun, dyn_args, kwargs) if not statics else None
-            with core.extend_axis_env(self.axis_name, n, kind="pmap"):
+            name = INTERNAL_AXIS if self.axis_name is None else self.axis_name   # (JAX's)
+            with core.extend_axis_env(name, n, kind="pmap"):
                 closed, out_tree = stage_flat(self._rebuild(statics), in_tree, shard_avals,
                                               hints)
             closed = discharge_closed(closed, "pmap")   # mutable references -> values
             out_axes = self._out_axes(closed, out_tree, loc)
-            with core.extend_axis_env(self.axis_name, n, kind="pmap"):
+            with core.extend_axis_env(name, n, kind="pmap"):
                 closed = _with_unit_axes(closed, norm, out_axes)
             closed = dce_closed(closed)
-            entry = _Entry(closed, out_tree, out_axes, norm, devs, self.axis_name,
+            entry = _Entry(closed, out_tree, out_axes, norm, devs, name,
                            getattr(self.fun, "__name__", "fn"), loc,
                            donated_leaves(self.donate_argnums, dyn_args, statics))
             self._cache[key] = entry

@@ -330,3 +330,21 @@ def test_donated_argument_aliased_past_the_tokens():
     out = g(x, jnp.ones(2))
     astjax.effects_barrier()
     assert [o.tolist() for o in out] == [[2.0, 2.0], [2.0] * 3] and x.is_deleted()
+
+
+@needs_devices
+def test_unnamed_pmap_axis_is_jax_internal_name():
+    """A pmap without axis_name binds JAX's `_internal_pmap_axis_name` (its lowered
+    mesh axis, test_partitioned_program_as_jax[pmap/text]) when it runs too, as JAX
+    0.10.2: a collective may name it."""
+    log = []
+
+    def f(x):
+        i = astjax.lax.axis_index("_internal_pmap_axis_name")
+        return io_callback(lambda a: (log.append(float(a)), np.asarray(a))[1],
+                           astjax.ShapeDtypeStruct((), jnp.float32), x + i, ordered=True)
+    g = astjax.pmap(f, devices=astjax.devices()[:2])
+    assert g(jnp.array([10.0, 20.0])).tolist() == [10.0, 21.0]
+    astjax.effects_barrier()
+    assert sorted(log) == [10.0, 21.0]
+    assert "mesh = <[\"_internal_pmap_axis_name\"=2]>" in g.lower(jnp.ones(2)).as_text()
