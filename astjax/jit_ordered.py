@@ -6,7 +6,8 @@ The module threads one `!stablehlo.token` per ordered effect (primitives/effects
 JAX's dispatch with its `RuntimeTokenSet`, the token a call returns is kept
 (`effects.RUNTIME_TOKENS`) and passed to the next program with that effect, so XLA
 runs that program's ordered callbacks after the previous one's, even while earlier
-calls are still running asynchronously. PJRT holds a token as an empty `bool[0]`
+calls are still running asynchronously (`codegen/runtime_tokens.py`, shared with the
+partitioned programs of `codegen/spmd.py` and `pmap`). PJRT holds a token as an empty `bool[0]`
 buffer (what JAX passes), so the executable is compiled with those buffer types at
 the token positions.
 
@@ -16,44 +17,17 @@ a program without ordered effects pays nothing for them.
 """
 from __future__ import annotations
 
-import numpy as np
-
-from . import core
 from .codegen import runtime
+from .codegen.runtime_tokens import EMPTY, with_tokens
 from .dispatch_keys import Entry
 from .primitives import effects
 
 __all__ = ["OrderedEntry", "has_ordered_effects"]
 
-_EMPTY = core.ShapedArray((0,), np.bool_)   # the buffer PJRT holds for a token
-
 
 def has_ordered_effects(closed) -> bool:
     """Whether the staged program `closed` has an ordered effect."""
     return bool(effects.ordered_effects(closed.jaxpr))
-
-
-def _token_buffer(effect, device):
-    """The buffer of `effect`'s runtime token on `device`: the last program's token
-    there, else a new one (after the last program elsewhere has finished)."""
-    token = effects.RUNTIME_TOKENS.get(effect)
-    if token is not None and token.device == device:
-        return token._buf
-    if token is not None:
-        token.block_until_ready()
-    return runtime.put_host(np.zeros((0,), np.bool_), _EMPTY, device)
-
-
-def _with_tokens(executable, names):
-    """`executable.call_buffers` taking and keeping the runtime tokens of `names`."""
-    call, n, device = executable.call_buffers, len(names), executable.device
-
-    def call_buffers(bufs):
-        outs = call([_token_buffer(e, device) for e in names] + bufs)
-        effects.RUNTIME_TOKENS.update(zip(names, outs[:n]))
-        return outs[n:]
-    call_buffers.executable = executable
-    return call_buffers
 
 
 class OrderedEntry(Entry):
@@ -70,11 +44,11 @@ class OrderedEntry(Entry):
     def compile(self):
         """Compile the module (once): empty buffers at the token positions."""
         if self.executable is None:
-            jaxpr, toks = self.program.jaxpr, [_EMPTY] * len(self.effects)
+            jaxpr, toks = self.program.jaxpr, [EMPTY] * len(self.effects)
             ex = self.executable = runtime.Executable(
                 self.text, toks + [v.aval for v in jaxpr.constvars + jaxpr.invars],
                 toks + [v.aval for v in jaxpr.outvars], compiler_options=self.compiler_options)
-            self.call_buffers = _with_tokens(ex, self.effects)
+            self.call_buffers = with_tokens(ex, self.effects)
             self.exe, self.handlers, self.out_avals = ex.exe, ex.handlers, ex.out_avals
             self.many = ex.many
         return self
@@ -83,5 +57,5 @@ class OrderedEntry(Entry):
         """`Entry.placed_on`, its calls taking the runtime tokens too."""
         view = super().placed_on(dev)
         if getattr(view.call_buffers, "executable", None) is not view.executable:
-            view.call_buffers = _with_tokens(view.executable, self.effects)
+            view.call_buffers = with_tokens(view.executable, self.effects)
         return view

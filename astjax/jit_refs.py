@@ -15,6 +15,7 @@ from . import sharding_impls as shd, tree_util
 from .codegen.spmd import SpmdEntry
 from .dispatch_keys import Entry
 from .errors import JAXValueError, caller_location
+from .jit_ordered import OrderedEntry, has_ordered_effects
 from .primitives.state import Ref, freeze, ref_set
 from .transforms.dce import dce_closed
 from .transforms.discharge import lift_outside_refs
@@ -36,8 +37,9 @@ class RefEntry:
             self.inner = SpmdEntry(lifted, flat, name, [None] * len(j.invars),
                                    [None] * len(j.outvars), [], (), caller_location(),
                                    compiler_options).compile()
-        else:
-            self.inner = Entry(lifted, flat, name, (), compiler_options)
+        else:   # (ordered effects: their tokens threaded, as a plain `jit`'s)
+            self.inner = (OrderedEntry if has_ordered_effects(lifted) else Entry)(
+                lifted, flat, name, (), compiler_options)
         self.text = self.inner.text
 
     @property

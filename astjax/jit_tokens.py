@@ -2,7 +2,8 @@
 `lax.after_all`, an `ffi_call`'s token result), as JAX compiles it: the tokens are
 `!stablehlo.token` arguments and results of `@main`, and a call passes and returns
 host `Token` objects. (Under `set_mesh` such a `jit` is a partitioned program on the
-mesh, `codegen/spmd.py`, as JAX's.)
+mesh, `codegen/spmd.py`, as JAX's.) A function with ordered effects takes and returns
+their tokens first, before its own (`{jax.token = true}`), as `jit_ordered` does.
 
 A token has no data. PJRT takes an empty `bool[0]` buffer for a token parameter and
 gives one back for a token result (what JAX passes and receives), so `TokenEntry`
@@ -17,12 +18,11 @@ import numpy as np
 
 from . import core, tree_util
 from .codegen import runtime, stablehlo
+from .codegen.runtime_tokens import EMPTY, with_tokens
+from .primitives import effects
 from .primitives.ffi_call import Token
 
 __all__ = ["TokenEntry", "at_boundary"]
-
-_EMPTY = core.ShapedArray((0,), np.bool_)   # the buffer PJRT holds for a token
-
 
 def at_boundary(closed) -> bool:
     """Whether an argument or a result of `closed` is a token."""
@@ -31,7 +31,7 @@ def at_boundary(closed) -> bool:
 
 
 def _buffer_aval(aval):
-    return _EMPTY if type(aval) is core.TokenAval else aval
+    return EMPTY if type(aval) is core.TokenAval else aval
 
 
 class TokenEntry:
@@ -45,20 +45,25 @@ class TokenEntry:
         self.is_token = [type(v.aval) is core.TokenAval for v in jaxpr.outvars]
         self.compiler_options = tuple(compiler_options)
         nconst = len(jaxpr.constvars)
+        # (with ordered effects, their tokens come first, as in `jit_ordered`)
+        self.effects = effects.ordered_effects(jaxpr)
         self.text = stablehlo.lower_module(
             jaxpr, name=f"jit_{name}", donated={i + nconst for i in donated},
-            result_names=stablehlo.result_names(out_tree), tokens=True)
+            result_names=stablehlo.result_names(out_tree), tokens=True,
+            ordered=self.effects)
         self.consts = list(closed.consts)
         self.executable = None
 
     def compile(self):
         """Compile the module (once): PJRT's empty buffers at the token positions."""
         if self.executable is None:
-            j = self.closed.jaxpr
-            self.executable = runtime.Executable(
-                self.text, [_buffer_aval(v.aval) for v in (*j.constvars, *j.invars)],
-                [_buffer_aval(v.aval) for v in j.outvars],
+            j, toks = self.closed.jaxpr, [EMPTY] * len(self.effects)
+            ex = self.executable = runtime.Executable(
+                self.text, toks + [_buffer_aval(v.aval) for v in (*j.constvars, *j.invars)],
+                toks + [_buffer_aval(v.aval) for v in j.outvars],
                 compiler_options=self.compiler_options)
+            if self.effects:
+                ex.call_buffers = with_tokens(ex, self.effects)
         return self
 
     def run(self, leaves):

@@ -33,7 +33,7 @@ import functools
 import numpy as np
 
 from . import core, dtypes, tree_util, util
-from .codegen import explicit, replicated, runtime, stablehlo
+from .codegen import explicit, replicated, runtime, runtime_tokens, stablehlo
 from .errors import (AstjaxError, ArgumentTypeError, ArgumentValueError, AxisNameError,
                      NotImplementedInAstjaxError, ShapeError, caller_location)
 from .primitives import collectives as coll
@@ -99,12 +99,17 @@ class _Entry:
         n = len(devs)
         has_collectives = _check_collectives(jaxpr, axis_name)
         effects.check_devices(jaxpr, n, loc)   # (JAX's refusal of an ordered debug print)
+        # an ordered io_callback: its token threaded, the runtime token passed call to
+        # call (one empty buffer per device), as a partitioned jit's
+        self.ordered = effects.ordered_effects(jaxpr)
+        toks = [runtime_tokens.EMPTY] * len(self.ordered)
         nconst = len(jaxpr.constvars)
         with core.extend_axis_env(axis_name, n, kind="pmap"):
             # donated leaves: `jax.buffer_donor` parameters, whose buffers PJRT takes
             # over (the arrays passed are deleted, as in JAX)
             self.text = stablehlo.lower_module(jaxpr, name=f"pmap_{name}", num_replicas=n,
-                                               donated={i + nconst for i in donated})
+                                               donated={i + nconst for i in donated},
+                                               ordered=self.ordered)
         self.closed, self.out_tree, self.devices = closed, out_tree, tuple(devs)
         self.in_avals = [v.aval for v in jaxpr.invars]        # per device, unit axes
         self.in_dims = list(in_dims)
@@ -112,8 +117,8 @@ class _Entry:
         out_avals = [a.aval for a in jaxpr.outvars]
         try:
             self.executable = replicated.ReplicatedExecutable(
-                self.text, in_avals, out_avals, devs, [None] * len(out_avals),
-                sync=has_collectives)
+                self.text, toks + in_avals, toks + out_avals, devs,
+                [None] * (len(toks) + len(out_avals)), sync=has_collectives)
         except Exception as e:
             if isinstance(e, AstjaxError):
                 raise
@@ -126,9 +131,9 @@ class _Entry:
         self.mesh = pmap_mesh(devs, axis_name)
         self.in_layouts = [self._layout(a, d) for a, d in zip(self.in_avals, self.in_dims)]
         self.out_layouts = [self._layout(a, ax) for a, ax in zip(out_avals, out_axes)]
-        self.handlers = [xc.array_result_handler(g, sharded.xla_sharding(devs, hlo),
-                                                 committed=True, _skip_checks=True)
-                         for g, _, hlo in self.out_layouts]
+        self.handlers = runtime_tokens.token_handlers(len(toks), self.devices) + [
+            xc.array_result_handler(g, sharded.xla_sharding(devs, hlo), committed=True,
+                                    _skip_checks=True) for g, _, hlo in self.out_layouts]
 
     def _layout(self, aval, d):
         """(global aval, NamedSharding, hlo text) of a per-device value `aval` whose
@@ -163,11 +168,16 @@ class _Entry:
         arrays = list(self.const_arrays)
         for x, d, aval, layout in zip(leaves, self.in_dims, self.in_avals, self.in_layouts):
             arrays.append(self._argument(x, aval, d, layout))
-        ex = self.executable
+        ex, nt = self.executable, len(self.ordered)
+        if nt:
+            arrays = runtime_tokens.token_inputs(self.ordered, self.devices) + arrays
         outs = ex.exe.execute_sharded(arrays).consume_with_handlers(self.handlers)
         if ex.sync:
             for o in outs:
                 o.block_until_ready()
+        if nt:
+            runtime_tokens.keep_tokens(self.ordered, outs[:nt], self.devices)
+            outs = outs[nt:]
         res = [sharded.GlobalArray(o, g, s, self.devices)
                for o, (g, s, _) in zip(outs, self.out_layouts)]
         return tree_util.tree_unflatten(self.out_tree, res)
@@ -273,7 +283,7 @@ class Pmapped(StagedCallable):
                 "pmap across processes supports out_axes=0 and positional arguments only, "
                 "without donate_argnums", loc=loc)
         devs = tuple(runtime.global_devices())
-        name = self.axis_name if self.axis_name is not None else f"<pmap {id(self):x}>"
+        name = INTERNAL_AXIS if self.axis_name is None else self.axis_name
         mesh = Mesh(np.array(devs, dtype=object), (name,))
         _check_not_nested(mesh, loc)
         dyn_args, statics = self._split(args)
@@ -323,7 +333,7 @@ class Pmapped(StagedCallable):
             return jit(_fun, static_argnums=statics)
         loc = caller_location()
         dyn_args, _, leaves, _, _, norm, _, devs = self._mapped(args, kwargs, loc)
-        name = self.axis_name if self.axis_name is not None else f"<pmap {id(self):x}>"
+        name = INTERNAL_AXIS if self.axis_name is None else self.axis_name
         mesh = Mesh(np.array(devs, dtype=object), (name,))
         layouts = [NamedSharding(mesh, PartitionSpec() if d is None else
                                  PartitionSpec(*[None] * d, name)) for d in norm]
@@ -349,8 +359,8 @@ class Pmapped(StagedCallable):
         loc = caller_location()
         lax = lax_ops()
         dyn_args, statics, leaves, in_tree, avals, norm, n, devs = self._mapped(args, kwargs, loc)
-        # (a pmap without axis_name gets a name no collective can spell)
-        name = self.axis_name if self.axis_name is not None else f"<pmap {id(self):x}>"
+        # (JAX 0.10.2 names the axis of a pmap without axis_name `_internal_pmap_axis_name`)
+        name = INTERNAL_AXIS if self.axis_name is None else self.axis_name
         mesh = Mesh(np.array(devs, dtype=object), (name,))
         _check_not_nested(mesh, loc)
         moved = [x if d in (None, 0) else moveaxis(x, d, 0) for x, d in zip(leaves, norm)]
@@ -361,7 +371,9 @@ class Pmapped(StagedCallable):
             vals = [x if d is None else lax.squeeze(x, (0,)) for x, d in zip(local, norm)]
             a, kw = tree_util.tree_unflatten(in_tree, vals)
             outs, out_tree[0] = tree_util.flatten_for_staging(as_callable(fun)(*a, **kw))
-            return [lax.expand_dims(o, (0,)) for o in outs]
+            # (JAX's expand_dims: a broadcast_in_dim)
+            return [lax.broadcast_in_dim(o, (1, *o.shape), tuple(range(1, o.ndim + 1)))
+                    for o in outs]
         specs = tuple(PartitionSpec() if d is None else PartitionSpec(name) for d in norm)
         outs = shard_map(body, mesh=mesh, in_specs=specs, out_specs=PartitionSpec(name),
                          check_vma=False)(*moved)
@@ -480,15 +492,16 @@ class Pmapped(StagedCallable):
                            a.update(shape=a.shape[:d] + a.shape[d + 1:])
                            for a, d in zip(avals, norm)]
             hints = arg_hints(self.fun, dyn_args, kwargs) if not statics else None
-            with core.extend_axis_env(self.axis_name, n, kind="pmap"):
+            name = INTERNAL_AXIS if self.axis_name is None else self.axis_name   # (JAX's)
+            with core.extend_axis_env(name, n, kind="pmap"):
                 closed, out_tree = stage_flat(self._rebuild(statics), in_tree, shard_avals,
                                               hints)
             closed = discharge_closed(closed, "pmap")   # mutable references -> values
             out_axes = self._out_axes(closed, out_tree, loc)
-            with core.extend_axis_env(self.axis_name, n, kind="pmap"):
+            with core.extend_axis_env(name, n, kind="pmap"):
                 closed = _with_unit_axes(closed, norm, out_axes)
             closed = dce_closed(closed)
-            entry = _Entry(closed, out_tree, out_axes, norm, devs, self.axis_name,
+            entry = _Entry(closed, out_tree, out_axes, norm, devs, name,
                            getattr(self.fun, "__name__", "fn"), loc,
                            donated_leaves(self.donate_argnums, dyn_args, statics))
             self._cache[key] = entry

@@ -464,7 +464,8 @@ class Compiled(_Stage):
         ex = self._entry.executable
         if isinstance(ex, runtime.Executable):
             one = _sharding.SingleDeviceSharding(ex.device)
-            return [one] * len(self._entry.in_avals), [one] * len(ex.out_avals)
+            # (not `ex.out_avals`: those of an ordered program start with its tokens)
+            return [one] * len(self._entry.in_avals), [one] * self.out_tree.num_leaves
         nconst = len(ex.in_shardings) - len(self._entry.in_avals)
         return list(ex.in_shardings[nconst:]), list(ex.out_shardings)
 

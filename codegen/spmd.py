@@ -16,7 +16,10 @@ astjax does not partition anything itself. It
    mesh (`sharding.named_from_tiles`), so results carry the `.sharding` and the
    per-shard index ranges JAX gives them;
 4. runs it on per-device buffers: each argument laid out as its parameter's
-   layout (`codegen.sharded`), results wrapped as `GlobalArray`s.
+   layout (`codegen.sharded`), results wrapped as `GlobalArray`s. A program with
+   ordered effects (an ordered `io_callback`) takes and returns their tokens first,
+   as JAX's: replicated, one empty buffer per device, passed on from program to
+   program (`codegen/runtime_tokens.py`).
 
 Two lowerings, as in JAX 0.10.2: Shardy (the default, `jax_use_shardy_partitioner`):
 `sdy.mesh` symbols, `sdy.sharding` attributes, `sdy.sharding_constraint`,
@@ -46,6 +49,7 @@ from astjax.primitives.spmd import (SPMD_PRIMITIVES, check_sharding_fits, is_par
                                     resolve_sharding, reshard)
 
 from . import explicit, host_sharded, runtime, sharded, stablehlo
+from .runtime_tokens import EMPTY, keep_tokens, replicated_over, token_handlers, token_inputs
 from . import explicit_control  # noqa: F401 -- registers explicit.NESTED's rules
 from .explicit_constraints import constrain_typed, constrain_unreduced, out_sharding
 from .runtime import xc
@@ -142,18 +146,22 @@ class SpmdExecutable:
     (name, value) pairs, set on the compile options as for one device."""
 
     def __init__(self, text, in_avals, out_avals, devs, mesh, in_shardings, out_shardings,
-                 sdy=False, compiler_options=(), out_kinds=None):
+                 sdy=False, compiler_options=(), out_kinds=None, ordered=()):
         self.module_text, self.devices, self.mesh = text, tuple(devs), mesh
         out_kinds = out_kinds or [None] * len(out_avals)   # (codegen/host_sharded.py)
         # (a token parameter / result: PJRT's empty bool[0] buffer on each device)
         self.tokens = [_is_token(a) for a in out_avals]
-        self.in_avals = [_TOKEN_BUFFER if _is_token(a) else a for a in in_avals]
+        self.in_avals = [EMPTY if _is_token(a) else a for a in in_avals]
         self.out_avals = host_sharded.result_avals(
-            [_TOKEN_BUFFER if t else a for a, t in zip(out_avals, self.tokens)], out_kinds)
-        in_shardings = [_replicated_over(devs) if _is_token(a) else s
+            [EMPTY if t else a for a, t in zip(out_avals, self.tokens)], out_kinds)
+        in_shardings = [replicated_over(devs) if _is_token(a) else s
                         for s, a in zip(in_shardings, in_avals)]
-        out_shardings = [_replicated_over(devs) if t else s
+        out_shardings = [replicated_over(devs) if t else s
                          for s, t in zip(out_shardings, self.tokens)]
+        # the ordered effects whose runtime tokens `@main` takes and returns first
+        # (codegen/runtime_tokens.py); not among the layouts above
+        self.ordered = tuple(ordered)
+        nt = len(self.ordered)
         n = len(self.devices)
         opts = xc.CompileOptions()
         opts.num_replicas = 1
@@ -163,13 +171,15 @@ class SpmdExecutable:
         build = opts.executable_build_options
         build.use_spmd_partitioning = True
         build.use_shardy_partitioner = sdy
-        build.allow_spmd_sharding_propagation_to_parameters = [s is None for s in in_shardings]
-        build.allow_spmd_sharding_propagation_to_output = [s is None for s in out_shardings]
+        build.allow_spmd_sharding_propagation_to_parameters = [False] * nt + [
+            s is None for s in in_shardings]
+        build.allow_spmd_sharding_propagation_to_output = [False] * nt + [
+            s is None for s in out_shardings]
         runtime.set_compiler_options(opts, compiler_options)
         self.exe = runtime.compile_mlir(text, self.devices, opts)
         # (a program over one device reports no shardings: every layout is whole)
-        params = self.exe.get_parameter_shardings() or [_WHOLE] * len(in_shardings)
-        outs = self.exe.get_output_shardings() or [_WHOLE] * len(out_shardings)
+        params = (self.exe.get_parameter_shardings() or [_WHOLE] * (nt + len(in_shardings)))[nt:]
+        outs = (self.exe.get_output_shardings() or [_WHOLE] * (nt + len(out_shardings)))[nt:]
         self.in_shardings = [s if s is not None else _from_xla(op, a, mesh, self.devices)
                              for s, op, a in zip(in_shardings, params, self.in_avals)]
         self.out_shardings = [s if s is not None else _from_xla(op, a, mesh, self.devices)
@@ -187,6 +197,7 @@ class SpmdExecutable:
                                     else shd.hlo_sharding(s, a.ndim, self.devices),
                                     sharded.host_kind(s)), committed=True, _skip_checks=True)
             for a, s in zip(self.out_avals, self.out_shardings)]
+        self._handlers = token_handlers(nt, self.devices) + self.handlers
         # XLA's CPU collectives deadlock when several such programs are in flight
         # (docs/scaling.md): a partitioned program with collectives (the user's or
         # those the partitioner inserted) waits for its results on the CPU
@@ -215,13 +226,18 @@ class SpmdExecutable:
     def call(self, args, prepared=()):
         """Run on Arrays / host values (one per parameter after the `prepared`
         ones); returns GlobalArrays."""
-        k = len(prepared)
+        k, nt = len(prepared), len(self.ordered)
         arrays = list(prepared) + [self._arg(x, s, a) for x, s, a in zip(
             args, self.in_shardings[k:], self.in_avals[k:])]
-        outs = self.exe.execute_sharded(arrays).consume_with_handlers(self.handlers)
+        if nt:
+            arrays = token_inputs(self.ordered, self.devices) + arrays
+        outs = self.exe.execute_sharded(arrays).consume_with_handlers(self._handlers)
         if self.sync:   # XLA's CPU collectives: one partitioned program at a time
             for o in outs:
                 o.block_until_ready()
+        if nt:
+            keep_tokens(self.ordered, outs[:nt], self.devices)
+            outs = outs[nt:]
         return [Token() if t else sharded.GlobalArray(o, a, s, self.devices)
                 for o, a, s, t in zip(outs, self.out_avals, self.out_shardings, self.tokens)]
 
@@ -234,16 +250,8 @@ class SpmdExecutable:
     as_text = text.fget
 
 
-_TOKEN_BUFFER = ShapedArray((0,), np.bool_)   # what PJRT holds for a token
-
-
 def _is_token(aval) -> bool:
     return type(aval) is core.TokenAval
-
-
-def _replicated_over(devs):
-    """A token's layout: replicated over the program's devices (a 1-d mesh of them)."""
-    return shd.NamedSharding(shd.Mesh(np.array(devs), ("_token",)), shd.PartitionSpec())
 
 
 _equivalent_cache: dict = {}
@@ -320,6 +328,7 @@ class SpmdEntry:
         every = ins + list(out_shardings) + spmd_shardings_in(jaxpr)
         self.mesh, self.devices = _mesh_and_devices([s for s in every if s is not None], loc)
         effects.check_devices(jaxpr, len(self.devices), loc)   # (JAX's refusal)
+        self.ordered = effects.ordered_effects(jaxpr)   # (their tokens: `@main`'s first)
         if self.mesh is None:
             raise ArgumentValueError("a partitioned program needs a mesh: give a "
                                      "NamedSharding, or call it under `with mesh:`", loc=loc)
@@ -366,7 +375,7 @@ class SpmdEntry:
                 jaxpr, name=f"jit_{name}", donated=donated, platform=platform,
                 num_partitions=len(self.devices), arg_shardings=texts,
                 result_shardings=out_texts, preamble=self._mesh_decls,
-                result_names=result_names, tokens=True,
+                result_names=result_names, tokens=True, ordered=self.ordered,
                 result_hook=self.kinds and self.kinds.hook(self._out_avals))
 
     def _mesh_decls(self):
@@ -410,7 +419,7 @@ class SpmdEntry:
                                              self.devices, self.mesh, self.param_shardings,
                                              self.result_shardings, self.shardy,
                                              self.compiler_options,
-                                             self.kinds and self.kinds.results)
+                                             self.kinds and self.kinds.results, self.ordered)
             self._const_arrays = self.executable.prepare(self.consts)
         return self
 

@@ -574,8 +574,9 @@ def lower_module(jaxpr: core.Jaxpr, name="main_fn", num_replicas=1, donated=(),
             hint="create and thread tokens inside the function, and return arrays")
     mb = ModuleBuilder()
     params = jaxpr.constvars + jaxpr.invars
-    donors = (donation_attributes([v.aval for v in params], [v.aval for v in jaxpr.outvars],
-                                  donated)
+    # (an aliased result's index counts the effects' tokens returned first, as JAX's)
+    donors = (donation_attributes([v.aval for v in params], [core.abstract_token] * len(
+                                  ordered) + [v.aval for v in jaxpr.outvars], donated)
               if num_partitions == 1 and arg_shardings is None
               else dict.fromkeys(donated, "jax.buffer_donor = true"))
     arg_names = []

@@ -13,16 +13,18 @@ across calls. JAX threads one `!stablehlo.token` per effect through the program:
   `while_loop._while_cond_effects`), an inner `jit` (a private function) takes and
   returns those of its body; inlined bodies (`custom_jvp`, `custom_vjp`,
   `checkpoint`, an unrolled `scan`) thread them in line;
+- a `shard_map` (a `pmap` staged in a program) passes those of its body into its
+  manual computation and out of it first, replicated over the mesh;
 - at run time the token a call returns is passed to the next call (JAX's
   `RuntimeTokenSet`, here `RUNTIME_TOKENS`), so consecutive calls' ordered callbacks
-  stay ordered (`astjax/jit_ordered.py`).
+  stay ordered (`codegen/runtime_tokens.py`: one device, `astjax/jit_ordered.py`, or
+  several, a partitioned `jit` in `codegen/spmd.py` and a `pmap`).
 
 `ORDERED` maps each primitive that can have an ordered effect to a function of its
 params naming it (set in the primitive's own block); `ordered_effects(jaxpr)` reads a
 program. While a module is lowered, `ModuleBuilder.tokens` holds each threaded
-effect's current token (empty: nothing is threaded, e.g. a partitioned program or a
-`pmap`, and callbacks lower without tokens as before); the helpers below are what the
-control-flow rules use.
+effect's current token (empty: nothing is threaded, and callbacks lower without
+tokens); the helpers below are what the control-flow rules use.
 """
 from __future__ import annotations
 
@@ -32,7 +34,7 @@ from .. import core
 from ..errors import JAXValueError
 
 __all__ = ["ORDER", "ORDERED", "RUNTIME_TOKENS", "ordered_effects", "threaded", "current",
-           "advance", "token_avals", "wait", "check_devices"]
+           "advance", "around", "results", "token_avals", "wait", "check_devices"]
 
 # the order of the tokens in `@main`'s signature (JAX's set of effects iterates its
 # `OrderedIOEffect` before its `OrderedDebugEffect` in 0.10.2: the recorded texts)
@@ -90,6 +92,22 @@ def current(ctx, effects) -> list:
 def advance(ctx, effects, values):
     """Make `values` the current tokens of `effects`."""
     ctx.mb.tokens.update(zip(effects, values))
+
+
+def around(ctx, effects, args, jaxpr) -> list:
+    """The body of a region whose arguments and results start with the tokens of
+    `effects`: open `jaxpr` lowered on the other arguments with those tokens current,
+    its results after the tokens it leaves."""
+    advance(ctx, effects, args[:len(effects)])
+    outs = ctx.lower_jaxpr(jaxpr, [], list(args[len(effects):]))
+    return current(ctx, effects) + list(outs)
+
+
+def results(ctx, effects, outs) -> list:
+    """The results of an operation returning the tokens of `effects` first: make those
+    current; the others."""
+    advance(ctx, effects, outs[:len(effects)])
+    return list(outs[len(effects):])
 
 
 def token_avals(effects) -> list:

@@ -34,6 +34,7 @@ from .. import sharding_impls as shd
 from ..core import ShapedArray, bind
 from ..errors import (ArgumentError, ArgumentTypeError, ArgumentValueError, AstjaxError,
                       NotImplementedInAstjaxError, caller_location)
+from . import effects
 from .base import deflinear, is_zero, lax_ops, mark_unsupported, moveaxis, register
 from .collectives import all_gather_p, all_to_all_p, axis_index_p, ppermute_p, psum_p
 from .elementwise import div_p
@@ -285,8 +286,6 @@ def _global_aval(aval, spec, mesh):
     return ShapedArray(tuple(shape), aval.dtype, aval.weak_type)
 
 
-
-
 def _manual_names(mesh, auto):
     return tuple(a for a in mesh.axis_names if a not in auto)
 
@@ -387,16 +386,19 @@ def _sm_lowering_sdy(ctx, args, jaxpr, mesh, in_specs, out_specs, auto, devs):
 
     outer = shd.current_manual_mesh()   # (nested: the axes manual outside are not automatic)
     free = auto - (set(outer.axis_names) - shd.current_auto_axes() if outer else set())
+    effs = effects.threaded(ctx, jaxpr)   # (their tokens in and out first, replicated)
+    toks, k = effects.token_avals(effs), len(extra)
 
     def body(*xs):
         with shd.manual_axes(mesh, free), _axes_in_scope(mesh, auto):
-            return ctx.lower_jaxpr(jaxpr.jaxpr, [], list(xs[len(extra):]))
-    region = ctx.region([*extra, *jaxpr.in_avals], body, terminator="sdy.return")
-    rep = [shd.PartitionSpec()] * len(extra)
-    return ctx.op("sdy.manual_computation", [index] * len(extra) + list(args), attrs={
-        "in_shardings": layouts([*rep, *in_specs], [*extra, *ctx.avals_in]),
-        "out_shardings": layouts(out_specs, ctx.avals_out),
-        "manual_axes": f"#sdy<manual_axes{{{manual}}}>"}, regions=[region])
+            return effects.around(ctx, effs, xs[k:], jaxpr.jaxpr)
+    region = ctx.region([*extra, *toks, *jaxpr.in_avals], body, terminator="sdy.return")
+    rep, ops = [shd.PartitionSpec()] * (k + len(toks)), [index] * k + effects.current(ctx, effs)
+    return effects.results(ctx, effs, ctx.op("sdy.manual_computation", ops + list(args),
+                                             toks + list(ctx.avals_out), attrs={
+            "in_shardings": layouts([*rep, *in_specs], [*extra, *toks, *ctx.avals_in]),
+            "out_shardings": layouts([*rep[k:], *out_specs], [*toks, *ctx.avals_out]),
+            "manual_axes": f"#sdy<manual_axes{{{manual}}}>"}, regions=[region]))
 
 
 def _sm_jvp(tx, primals, tangents, *, jaxpr, mesh, in_specs, out_specs, check_vma,

@@ -522,29 +522,36 @@ def _while_batch(tx, args, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_n
     ncc, nbc = len(cond_c) + nc, len(body_c) + nb
     cc_all, bc_all = cond_c + cc, body_c + bc
     n_carry = len(carry)
+    # a condition with an ordered effect runs once a trip, as JAX runs it (before the
+    # loop, then after each body): its lanes' values carried first
+    carried = bool(effects.ordered_effects(cond_jaxpr))
+
+    def lanes(c_args, ks):
+        return core.inline_jaxpr(cond_b.jaxpr, [], list(c_args) + list(ks))[0]
 
     def new_cond(*xs):
         c_args, ks = xs[:ncc], xs[ncc:]
-        pred = core.inline_jaxpr(cond_b.jaxpr, [], list(c_args) + list(ks))[0]
-        return [_any(pred)]
+        return [_any(ks[0] if carried else lanes(c_args, ks))]
 
     # a body with an effect (a debug print) runs on every lane's own carry, as JAX's:
     # the NaN-safe substitution would show another lane's values
-    effects = any(core.has_effects(e) for e in body_b.jaxpr.eqns)
+    has_effects = any(core.has_effects(e) for e in body_b.jaxpr.eqns)
 
     def new_body(*xs):
         c_args, b_args, ks = xs[:ncc], xs[ncc:ncc + nbc], list(xs[ncc + nbc:])
-        pred = core.inline_jaxpr(cond_b.jaxpr, [], list(c_args) + ks)[0]
-        if effects:
+        pred, ks = (ks[0], ks[1:]) if carried else (lanes(c_args, ks), ks)
+        if has_effects:
             safe = ks
         else:
             r = _first_lane(pred, size)
             safe = [_safe_operand(k, pred, r) for k in ks]
         new = core.inline_jaxpr(body_b.jaxpr, [], list(b_args) + safe)
-        return [_lane_select(pred, n, k) for n, k in zip(new, ks)]
+        new = [_lane_select(pred, n, k) for n, k in zip(new, ks)]
+        return [lanes(c_args, new), *new] if carried else new
 
-    carry_avals = [core.get_aval(x) for x in carry]
     with core.extend_axis_env(name, size):
+        carry = [lanes(cc_all, carry), *carry] if carried else carry
+        carry_avals = [core.get_aval(x) for x in carry]
         cj = core.stage(new_cond, [core.get_aval(x) for x in cc_all] + carry_avals)
         bj = core.stage(new_body, [core.get_aval(x) for x in cc_all + bc_all] + carry_avals)
     cj_c, bj_c = list(cj.consts), list(bj.consts)
@@ -552,7 +559,7 @@ def _while_batch(tx, args, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_n
     body_new = core.closure_convert(bj.jaxpr)
     outs = bind(while_p, *cj_c, *cc_all, *bj_c, *cc_all, *bc_all, *carry,
                 cond_jaxpr=cond_new, body_jaxpr=body_new,
-                cond_nconsts=len(cj_c) + ncc, body_nconsts=len(bj_c) + ncc + nbc)
+                cond_nconsts=len(cj_c) + ncc, body_nconsts=len(bj_c) + ncc + nbc)[carried:]
     assert len(outs) == n_carry
     return outs, [0] * n_carry
 
