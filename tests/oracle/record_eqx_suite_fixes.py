@@ -149,7 +149,26 @@ def misc_cases(jax):
             a.to_tangent_aval(), a.to_ct_aval(), a.at_least_vspace())]
             for a in map(jax.typeof, vals)]
 
+    def eager_callback_errors():
+        def boom(x):
+            raise ValueError("boom")
+        out = []
+        s = jax.ShapeDtypeStruct((), jnp.float32)
+        for call in (lambda x: jax.pure_callback(boom, s, x),
+                     lambda x: jax.experimental.io_callback(boom, s, x),
+                     lambda x: jax.pure_callback(lambda x: x, s, x),   # (f64 result)
+                     lambda x: jax.debug.callback(boom, x)):
+            try:
+                call(jnp.float32(1.0))
+                out.append("no error")
+            except Exception as e:   # noqa: BLE001
+                msg = str(e)
+                out.append([type(e).__name__, isinstance(e, jax.errors.JaxRuntimeError),
+                            msg.split(":")[0], "ValueError: boom" in msg])
+        return out
+
     return {
+        "eager_callback_errors": eager_callback_errors,
         "constants_under_compile_time_eval": constants_under_compile_time_eval,
         "tangent_avals": tangent_avals,
         "emit_python_callback": lambda: emit_python_callback_cases(jax),
@@ -207,7 +226,8 @@ def _outcome(thunk):
 
 if __name__ == "__main__":
     import jax
-    import jax.extend.core  # noqa: F401  (the submodules the cases reach as attributes)
+    import jax.experimental  # noqa: F401  (the submodules the cases reach as attributes)
+    import jax.extend.core  # noqa: F401
     import jax.interpreters.batching  # noqa: F401
     import jax.interpreters.mlir  # noqa: F401
     if not jax.__file__.endswith("jax/__init__.py") or "astjax" in jax.__file__:
