@@ -60,7 +60,9 @@ def test_misc_as_jax(ours, name):
     `Enumeration.where` of a Python bool); avals have JAX's `to_tangent_aval` /
     `to_ct_aval` / `at_least_vspace` (equinox's `materialise_zeros`); a builder lowering
     rule may call back into Python with `mlir.emit_python_callback` (equinox's
-    `noinline`), whose results are checked for JAX's dtype."""
+    `noinline`), whose results are checked for JAX's dtype; a `custom_jvp_call`
+    equation's `get_bind_params` hands the body and the rule over as JAX's `subfuns`,
+    and `bind` takes them back (equinox's `finalise_jaxpr`)."""
     assert ours["misc"][name] == ORACLE["misc"][name]
 
 

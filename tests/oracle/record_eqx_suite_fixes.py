@@ -167,7 +167,22 @@ def misc_cases(jax):
                             msg.split(":")[0], "ValueError: boom" in msg])
         return out
 
+    def custom_jvp_rebind():
+        f = jax.custom_jvp(jnp.sin)
+        f.defjvp(lambda p, t: (jnp.sin(p[0]), 2.0 * jnp.cos(p[0]) * t[0]))
+        x, t = jnp.float32(0.5), jnp.float32(3.0)
+        eqn = jax.make_jaxpr(f)(x).jaxpr.eqns[0]
+        params = eqn.primitive.get_bind_params(eqn.params)
+        fun, jvp = params["subfuns"]
+        rebound = lambda y: eqn.primitive.bind(y, **params)[0]
+        return [sorted(params), [float(v) for v in fun.call_wrapped(x)],
+                [float(v) for v in jvp.call_wrapped(x, t)], float(rebound(x)),
+                float(jax.jit(rebound)(x)), [float(v) for v in jax.jvp(rebound, (x,), (t,))],
+                float(jax.grad(rebound)(x)),
+                str(jax.make_jaxpr(rebound)(x).jaxpr.eqns[0].primitive)]
+
     return {
+        "custom_jvp_rebind": custom_jvp_rebind,
         "eager_callback_errors": eager_callback_errors,
         "constants_under_compile_time_eval": constants_under_compile_time_eval,
         "tangent_avals": tangent_avals,
