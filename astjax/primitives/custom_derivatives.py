@@ -176,7 +176,7 @@ def _zeros_if_none(x):
 
 
 # ---------------------------------------------------------------- custom_jvp_call
-class _CustomJVPCall(core.Primitive):
+class CustomJVPCallPrimitive(core.Primitive):
     """`custom_jvp_call`, whose equations also re-bind in JAX 0.10.2's form:
     `get_bind_params` hands the body and the rule over as `subfuns` (`WrappedFun`s of
     the flat operands; the rule's of all primals then all tangents, returning the
@@ -237,7 +237,7 @@ class _RuleOfFlat:
         return outs[:len(outs) // 2], outs[len(outs) // 2:]
 
 
-custom_jvp_call_p = _CustomJVPCall("custom_jvp_call", multiple_results=True,
+custom_jvp_call_p = CustomJVPCallPrimitive("custom_jvp_call", multiple_results=True,
                                    higher_order=True)
 
 
