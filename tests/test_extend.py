@@ -212,3 +212,36 @@ def test_jaxpr_eqn_and_drop_var_names():
     cj = astjax.make_jaxpr(lambda x: jnp.sin(x) * 2)(1.0)
     assert all(isinstance(e, xc.JaxprEqn) for e in cj.jaxpr.eqns)
     assert not any(isinstance(v, xc.DropVar) for e in cj.jaxpr.eqns for v in e.outvars)
+
+
+def test_a_library_trace_receives_a_library_primitive_eagerly():
+    """Outside any staging, a library's own primitive goes to the current `Trace` too
+    (it ran its impl past it); JAX 0.10.2 records it and gives 6.0."""
+    from astjax.extend import core as xc
+    seen = []
+    p = Primitive("eqx10_double")
+    p.def_impl(lambda x: 2 * x)
+    p.def_abstract_eval(lambda x: x)
+
+    class Boxed(astjax.core.Tracer):
+        def __init__(self, trace, val):
+            super().__init__(trace, astjax.typeof(val))
+            self.val = val
+
+    class Recorder(xc.Trace):
+        def __init__(self, parent):
+            super().__init__()
+            self.parent = parent
+
+        def process_primitive(self, prim, tracers, params):
+            seen.append(str(prim))
+            vals = [t.val if isinstance(t, Boxed) else t for t in tracers]
+            return Boxed(self, prim.bind_with_trace(self.parent, vals,
+                                                    [astjax.typeof(v) for v in vals], params))
+
+    with xc.take_current_trace() as parent:
+        t = Recorder(parent)
+        with xc.set_current_trace(t):
+            y = p.bind(Boxed(t, np.float32(3.0)))
+    assert float(y.val) == 6.0
+    assert seen == ["eqx10_double"]

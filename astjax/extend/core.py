@@ -93,8 +93,10 @@ class Primitive(core.Primitive):
         return effectful_abstract_eval
 
     def bind(self, *args, **params):
-        """Stage an equation inside a transformation; outside, run the impl."""
-        if core.current_builder() is None:
+        """Stage an equation inside a transformation (or hand it to a library's `Trace`
+        made current); outside, run the impl."""
+        traces = core._state.user_traces
+        if core.current_builder() is None and not (traces and traces[-1] is not None):
             if self.impl is None:   # JAX's exact class: its docs test `type is ...`
                 raise NotImplementedError(f"Evaluation rule for '{self.name}' not implemented")
             return self.impl(*args, **params)
