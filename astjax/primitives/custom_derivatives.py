@@ -185,6 +185,7 @@ class CustomJVPCallPrimitive(core.Primitive):
     that form back."""
 
     def get_bind_params(self, params):
+        """JAX 0.10.2's re-bind params of an equation: `subfuns` for the body and rule."""
         new = dict(params)
         call, n, rule = new.pop("call_jaxpr"), new.pop("num_consts"), new.pop("jvp")
         fun = WrappedFun(lambda *xs: core.inline_jaxpr(call.jaxpr, call.consts, xs))
@@ -192,6 +193,7 @@ class CustomJVPCallPrimitive(core.Primitive):
         return new
 
     def bind(self, *args, subfuns=None, **params):
+        """Bind with astjax's params, or with JAX's `subfuns=(fun, jvp)` form."""
         if subfuns is not None:
             fun, flat_rule = subfuns
             closed = core.stage(lambda *xs: list(fun.call_wrapped(*xs)),
