@@ -158,10 +158,10 @@ def test_trace_context_round_trip_and_refusal():
         MyTrace().process_primitive(None, [], {})
 
 
-def _recorded(f, x):
-    """`f(x)` with a library's `Trace` current around `lax.mul(lax.sin(b), b)` and a
-    `lax.scan` closing over its result (`b`: x boxed as one of the trace's tracers, as
-    haiku's `to_dot` boxes its inputs): the values and the primitives the trace saw."""
+def _recording_trace():
+    """A library's `Trace` that records each primitive it receives and re-binds it on
+    its parent, and its tracer type (haiku's `DotTrace` / `DotTracer`, in small):
+    (Boxed, Recorder, the names seen)."""
     from astjax.extend import core as xc
     seen = []
 
@@ -181,6 +181,15 @@ def _recorded(f, x):
             out = prim.bind_with_trace(self.parent, vals, [astjax.typeof(v) for v in vals],
                                        params)
             return [Boxed(self, o) for o in out] if prim.multiple_results else Boxed(self, out)
+    return Boxed, Recorder, seen
+
+
+def _recorded(f, x):
+    """`f(x)` with a library's `Trace` current around `lax.mul(lax.sin(b), b)` and a
+    `lax.scan` closing over its result (`b`: x boxed as one of the trace's tracers, as
+    haiku's `to_dot` boxes its inputs): the values and the primitives the trace saw."""
+    from astjax.extend import core as xc
+    Boxed, Recorder, seen = _recording_trace()
 
     def run(x):
         with xc.take_current_trace() as parent:
@@ -218,26 +227,10 @@ def test_a_library_trace_receives_a_library_primitive_eagerly():
     """Outside any staging, a library's own primitive goes to the current `Trace` too
     (it ran its impl past it); JAX 0.10.2 records it and gives 6.0."""
     from astjax.extend import core as xc
-    seen = []
+    Boxed, Recorder, seen = _recording_trace()
     p = Primitive("eqx10_double")
     p.def_impl(lambda x: 2 * x)
     p.def_abstract_eval(lambda x: x)
-
-    class Boxed(astjax.core.Tracer):
-        def __init__(self, trace, val):
-            super().__init__(trace, astjax.typeof(val))
-            self.val = val
-
-    class Recorder(xc.Trace):
-        def __init__(self, parent):
-            super().__init__()
-            self.parent = parent
-
-        def process_primitive(self, prim, tracers, params):
-            seen.append(str(prim))
-            vals = [t.val if isinstance(t, Boxed) else t for t in tracers]
-            return Boxed(self, prim.bind_with_trace(self.parent, vals,
-                                                    [astjax.typeof(v) for v in vals], params))
 
     with xc.take_current_trace() as parent:
         t = Recorder(parent)
