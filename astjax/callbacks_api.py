@@ -2,12 +2,14 @@
 inside a staged program. Outside any transformation the function simply runs."""
 from __future__ import annotations
 
+import traceback
+
 import numpy as np
 
 from . import core, dtypes, tree_util
 from .codegen import runtime, sharded
 from .codegen.runtime import device_put
-from .errors import ArgumentTypeError
+from .errors import ArgumentTypeError, JaxRuntimeError
 from .ir import ShapedArray
 from .sharding_impls import context_mesh, context_meshes
 from .primitives import effects
@@ -58,10 +60,21 @@ def _callback(prim, callback, result_shape_dtypes, args, kwargs, **params):
     if core.current_builder() is None:  # nothing staged: run it here
         if params.get("ordered"):   # (after the programs dispatched before: their token)
             effects.wait("io")
-        outs = [_place(o) for o in host(*[np.asarray(x) for x in leaves])]
+        outs = [_place(o) for o in _run_eagerly(host, leaves)]
     else:
         outs = prim.bind(*leaves, callback=host, **params)
     return None if tree is None else tree_util.tree_unflatten(tree, outs)
+
+
+def _run_eagerly(host, leaves):
+    """The callback run now, outside any transformation. JAX runs it as a one-operation
+    program there too, so an exception it raises (or a result of the wrong shape)
+    reaches the caller as XLA's JaxRuntimeError, its traceback in the message."""
+    try:
+        return host(*[np.asarray(x) for x in leaves])
+    except Exception as e:   # noqa: BLE001  (any exception: XLA wraps each one)
+        text = "".join(traceback.format_exception(e))
+        raise JaxRuntimeError(f"INTERNAL: CpuCallback error calling callback: {text}") from e
 
 
 def _place(value):

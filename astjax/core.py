@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import abc
 import functools
-import gc
 import weakref
 import threading
 from contextlib import contextmanager
@@ -25,6 +24,7 @@ import numpy as np
 
 from . import dtypes, name_stack, tree_util
 from .name_stack import source_info_context  # noqa: F401  (core.source_info_context)
+from .gc_pause import collector_paused  # noqa: F401  (core.collector_paused)
 from .errors import (AxisNameError, ConcretizationError, EscapedTracerError, JAXTypeError,
                      TracerArrayConversionError, TracerBoolConversionError,
                      TracerIntegerConversionError,
@@ -124,7 +124,7 @@ class Primitive:
 
     def bind(self, *args, **params):
         builders = _state.builders   # (staging, the common case: `bind` inlined)
-        if builders and not _state.compile_time_eval:
+        if builders and not _state.compile_time_eval and not _state.user_traces:
             if operand_hook[0] is not None and len(args) > 1:   # (inside a shard_map body)
                 args = operand_hook[0](self, args)
             return builders[-1].add_eqn(self, args, params)
@@ -133,6 +133,12 @@ class Primitive:
     def __repr__(self):
         return self.name
     get_bind_params = staticmethod(dict)   # JAX's re-bind params (jaxprs stay in params)
+
+    def bind_with_trace(self, trace, args, *avals_params):
+        """JAX's `bind_with_trace(trace, args, avals, params)`: bind with `trace` current
+        (a library's `Trace`, or what `take_current_trace` gave for astjax's own)."""
+        with current_user_trace(trace if hasattr(trace, "process_primitive") else None):
+            return self.bind(*args, **avals_params[-1])
 
     # decorator forms, as JAX's `def_impl` / `def_abstract_eval`
     def def_impl(self, f):
@@ -238,6 +244,8 @@ class Tracer:
     __array_priority__ = 1000
 
     def __init__(self, builder: "Builder", var: Var, known=None):
+        if isinstance(var, AbstractValue):   # JAX's `Tracer(trace, aval)`: a library's
+            var = Var(var)                   # subclass (haiku's DotTracer) of its Trace
         self.builder, self.var, self.known = builder, var, known
 
     aval = property(lambda self: self.var.aval)
@@ -246,6 +254,7 @@ class Tracer:
     ndim = property(lambda self: self.var.aval.ndim)
     size = property(lambda self: self.var.aval.size)
     weak_type = property(lambda self: self.var.aval.weak_type)
+    _trace = property(lambda self: self.builder)   # (JAX's: a library's Trace, or a Builder)
 
     def __repr__(self):
         return f"JitTracer({self.aval})"  # JAX's repr of a value staged under jit
@@ -509,6 +518,8 @@ class _State(threading.local):
         self.axis_frames: list = []
         # inside `ensure_compile_time_eval`: operations on known values run now
         self.compile_time_eval = False
+        # libraries' `Trace`s made current, innermost last (None: astjax's own again)
+        self.user_traces: list = []
 
 
 _state = _State()
@@ -519,46 +530,34 @@ def current_builder() -> Builder | None:
 
 
 @contextmanager
-def collector_paused():
-    """No automatic cyclic garbage collection inside (issue 14). Conversion, staging
-    and lowering build trees, equations, tracers and module text that hold no
-    reference cycles (`tests/test_perf_mechanisms.py` checks that a whole first call
-    leaves next to no cyclic garbage) and that survive the young generations, so every
-    collection during them examines objects that cannot be garbage -- and the full
-    ones walk the whole process: a 2000-statement first call ran two, each longer than
-    staging itself. When the outermost pause ends, what was made meanwhile goes to the
-    oldest generation unexamined (`gc.freeze()` then `gc.unfreeze()`: two list splices)
-    instead of being walked by the next young collection and again by the middle one
-    (a 600-statement first call left ~100,000 tracked objects that way, all alive;
-    the walks cost ~10% of conversion, staging and lowering); the next full collection
-    examines them as usual. Not while the user keeps objects frozen (`unfreeze` would
-    release them). A collector that is off already (the user's `gc.disable()`, or an
-    enclosing pause) is left alone."""
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        if not gc.get_freeze_count():
-            gc.freeze()
-            gc.unfreeze()
-        gc.enable()
-
-
-@contextmanager
 def new_builder():
     """A fresh staging `Builder` on the stack, with the collector paused."""
     b = Builder()
     _state.builders.append(b)
+    traces = _state.user_traces
+    pushed = bool(traces)   # (a library's Trace: the body is staged by astjax, as JAX's)
+    if pushed:
+        traces.append(None)
     try:
         with collector_paused():
             yield b
     finally:
         _state.builders.pop()
+        if pushed:
+            traces.pop()
         b.alive = False
         b.staged = {}
+
+
+@contextmanager
+def current_user_trace(trace):
+    """`trace` (a library's `Trace`: its `process_primitive(primitive, tracers,
+    params)` receives every `bind`) current inside; None: astjax's own again."""
+    _state.user_traces.append(trace)
+    try:
+        yield
+    finally:
+        _state.user_traces.pop()
 
 
 def current_source_info() -> SourceInfo:
@@ -633,6 +632,9 @@ eager_backend: Callable | None = None
 
 def bind(prim: Primitive, /, *args, **params):
     """Apply primitive `prim` to `args`: record it in the current staging builder, or evaluate eagerly."""
+    traces = _state.user_traces
+    if traces and traces[-1] is not None:   # a library's interpreter (set_current_trace)
+        return traces[-1].process_primitive(prim, list(args), params)
     b = current_builder()
     if b is not None:
         if _state.compile_time_eval and not any(isinstance(a, Tracer) for a in args):

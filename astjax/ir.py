@@ -108,6 +108,13 @@ class ShapedArray(AbstractValue):
     def strip_weak_type(self):
         return self.update(weak_type=False) if self.weak_type else self
 
+    def to_tangent_aval(self):
+        """JAX's type of this value's tangents (and cotangents): the same shape, float0
+        for integer and boolean dtypes (no tangent space)."""
+        return self if dtypes.is_inexact(self.dtype) else self.update(dtype=dtypes.float0)
+
+    to_ct_aval = at_least_vspace = to_tangent_aval   # (JAX's names for the same type)
+
     def str_short(self):
         return f"{dtypes.short_name(self.dtype)}[{','.join(map(str, self.shape))}]"
 

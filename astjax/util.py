@@ -13,6 +13,9 @@ things:
 `namer(obj)` memoizes: the same object always gets the same name.
 
 `WeakIdMap` is the cache keyed by an object's identity for as long as it lives.
+
+`WrappedFun` is JAX's `lu.WrappedFun` (served as `jax.extend.linear_util.WrappedFun`):
+a function with fixed keyword parameters, as JAX's internal APIs take and hand out.
 """
 from __future__ import annotations
 
@@ -136,3 +139,20 @@ def wraps_function(wrapper, fun) -> None:
     for k, v in getattr(fun, "__dict__", {}).items():
         if k not in own:
             own[k] = v
+
+
+class WrappedFun:
+    """A function with fixed keyword parameters; `call_wrapped(*args)` runs it."""
+
+    def __init__(self, f, params=None, debug_info=None):
+        self.f = f
+        self.params = dict(params or {})
+        self.debug_info = debug_info
+
+    def call_wrapped(self, *args):
+        return self.f(*args, **self.params)
+
+    __call__ = call_wrapped
+
+    def __repr__(self):
+        return f"Wrapped function: {getattr(self.f, '__name__', self.f)!r}"

@@ -41,7 +41,8 @@ from jaxlib.mlir.dialects import chlo, stablehlo
 from jaxlib.mlir.dialects import func as func_dialect
 
 from .. import core, dtypes
-from ..errors import JAXTypeError, JAXValueError
+from ..errors import JAXTypeError, JAXValueError, NotImplementedInAstjaxError
+from ..primitives.callbacks import HostCall, io_callback_p, pure_callback_p
 from ..mlir_attributes import dtype_to_ir_type, ir_attribute
 from .stablehlo import ModuleBuilder, lower_jaxpr, tensor_type
 
@@ -49,7 +50,7 @@ __all__ = ["ir", "stablehlo", "func_dialect", "new_context", "dtype_to_ir_type",
            "aval_to_ir_type", "aval_to_ir_types", "ir_constant", "ir_attribute", "i32_attr",
            "i64_attr", "dense_int_array", "dense_int_elements", "custom_call",
            "broadcast_in_dim", "full_like_aval", "compare_hlo", "convert_hlo", "TokenSet",
-           "ModuleContext", "LoweringRuleContext", "lower_fun_with_builders",
+           "ModuleContext", "LoweringRuleContext", "lower_fun_with_builders", "emit_python_callback",
            "lower_with_builders"]
 
 
@@ -304,10 +305,16 @@ class ModuleContext:
     platforms: tuple
     backend: Any = None
     name_stack: NameStack = dataclasses.field(default_factory=NameStack)
+    keepalives: list = dataclasses.field(default_factory=list)
 
     def replace(self, **kw):
         """A copy with fields `kw` replaced."""
         return dataclasses.replace(self, **kw)
+
+    def add_keepalive(self, keepalive) -> None:
+        """Keep `keepalive` (an `emit_python_callback`'s host function) alive with the
+        module being built (JAX's: the lowered module's host callbacks hold it)."""
+        self.keepalives.append(keepalive)
 
 
 @dataclasses.dataclass
@@ -411,6 +418,53 @@ def lower_fun_with_builders(ctx: LoweringRuleContext, fun, multiple_results, arg
         decl.attributes["sym_visibility"] = ir.StringAttr.get("private")
     call = func_dialect.CallOp(out_types, ir.FlatSymbolRefAttr.get(name), list(args))
     return list(call.results)
+
+
+def emit_python_callback(ctx: LoweringRuleContext, callback, token, operands, operand_avals,
+                         result_avals, *, has_side_effect: bool, returns_token: bool = True,
+                         partitioned: bool = False, sharding=None):
+    """JAX's `mlir.emit_python_callback` inside a builder rule: a call of the Python
+    function `callback(*operands as NumPy arrays)` while the program runs, whose
+    results must have exactly `result_avals`' shapes and dtypes (JAX's RuntimeError
+    otherwise). It is lowered as astjax lowers a `pure_callback` (an `io_callback`
+    with `has_side_effect`): XLA's Python-callback custom call on the program's
+    first device. Returns (result values, token, keepalive) as JAX does; astjax
+    threads no effect tokens through builder rules (`token` must be None) and runs
+    no partitioned callbacks."""
+    if token is not None or partitioned or sharding is not None:
+        what = ("an effect token" if token is not None else
+                "partitioned=True" if partitioned else "a sharding")
+        raise NotImplementedInAstjaxError(
+            f"emit_python_callback with {what}: astjax lowers a builder rule's callback "
+            "once, on the program's first device, without ordered effects",
+            hint="call jax.pure_callback / jax.experimental.io_callback from the "
+                 "primitive's lower_fun rule instead")
+    result_avals = [core.ShapedArray(a.shape, a.dtype) for a in result_avals]
+
+    def checked(*args):
+        outs = callback(*args)
+        if len(outs) != len(result_avals):
+            raise RuntimeError("Mismatched number of outputs from callback. Expected: "
+                               f"{len(result_avals)}, Actual: {len(outs)}")
+        outs = [np.asarray(o) for o in outs]
+        outs = [o.astype(dtypes.canonicalize(o.dtype)) for o in outs]
+        for i, (o, a) in enumerate(zip(outs, result_avals)):
+            if o.shape != a.shape:
+                raise RuntimeError(f"Incorrect output shape for return value #{i}: "
+                                   f"Expected: {a.shape}, Actual: {o.shape}")
+            if o.dtype != a.dtype:
+                raise RuntimeError(f"Incorrect output dtype for return value #{i}: "
+                                   f"Expected: {a.dtype}, Actual: {o.dtype}")
+        return outs
+    host = HostCall(checked, result_avals)
+    prim = io_callback_p if has_side_effect else pure_callback_p
+    params = {"ordered": False} if has_side_effect else {"vmap_method": None}
+
+    def call(*xs):
+        return prim.bind(*xs, callback=host, **params)
+    inner = ctx.replace(avals_in=list(operand_avals), avals_out=result_avals)
+    outs = lower_fun_with_builders(inner, call, True, list(operands), {})
+    return outs, None, host
 
 
 def lower_with_builders(ctx, rule, prim, operands, params):

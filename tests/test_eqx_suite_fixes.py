@@ -55,7 +55,14 @@ def test_misc_as_jax(ours, name):
     unmapped arguments that are not arrays to the function as they are (equinox's
     AdaptivePool passes a size and a function with in_axes None); a symbolic-zeros
     `custom_vjp` fwd sees integer and constant operands as not perturbed (equinox's
-    `filter_custom_vjp` asserts it in `eqxi.scan(kind="checkpointed")`)."""
+    `filter_custom_vjp` asserts it in `eqxi.scan(kind="checkpointed")`); constants made
+    under `ensure_compile_time_eval` inside `jit` are concrete (equinox's
+    `Enumeration.where` of a Python bool); avals have JAX's `to_tangent_aval` /
+    `to_ct_aval` / `at_least_vspace` (equinox's `materialise_zeros`); a builder lowering
+    rule may call back into Python with `mlir.emit_python_callback` (equinox's
+    `noinline`), whose results are checked for JAX's dtype; a `custom_jvp_call`
+    equation's `get_bind_params` hands the body and the rule over as JAX's `subfuns`,
+    and `bind` takes them back (equinox's `finalise_jaxpr`)."""
     assert ours["misc"][name] == ORACLE["misc"][name]
 
 

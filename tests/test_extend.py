@@ -6,6 +6,7 @@ import pytest
 
 import astjax
 import astjax.numpy as jnp
+from astjax import lax
 from astjax.errors import NotImplementedInAstjaxError
 from astjax.extend.core import Primitive, ShapedArray, mapped_aval, unmapped_aval
 from astjax.interpreters import ad, batching, mlir, partial_eval as pe
@@ -150,11 +151,68 @@ def test_trace_context_round_trip_and_refusal():
     class MyTrace(xc.Trace):
         pass
 
-    with pytest.raises(NotImplementedInAstjaxError, match="does not dispatch"):
-        with xc.set_current_trace(MyTrace()):
+    with pytest.raises(NotImplementedInAstjaxError, match="only a Trace subclass"):
+        with xc.set_current_trace(xc.TraceTag()):
             pass
     with pytest.raises(NotImplementedError, match="process_primitive"):
         MyTrace().process_primitive(None, [], {})
+
+
+def _recording_trace():
+    """A library's `Trace` that records each primitive it receives and re-binds it on
+    its parent, and its tracer type (haiku's `DotTrace` / `DotTracer`, in small):
+    (Boxed, Recorder, the names seen)."""
+    from astjax.extend import core as xc
+    seen = []
+
+    class Boxed(astjax.core.Tracer):
+        def __init__(self, trace, val):
+            super().__init__(trace, astjax.typeof(val))
+            self.val = val
+
+    class Recorder(xc.Trace):
+        def __init__(self, parent):
+            super().__init__()
+            self.parent = parent
+
+        def process_primitive(self, prim, tracers, params):
+            seen.append(str(prim))
+            vals = [t.val if isinstance(t, Boxed) else t for t in tracers]
+            out = prim.bind_with_trace(self.parent, vals, [astjax.typeof(v) for v in vals],
+                                       params)
+            return [Boxed(self, o) for o in out] if prim.multiple_results else Boxed(self, out)
+    return Boxed, Recorder, seen
+
+
+def _recorded(f, x):
+    """`f(x)` with a library's `Trace` current around `lax.mul(lax.sin(b), b)` and a
+    `lax.scan` closing over its result (`b`: x boxed as one of the trace's tracers, as
+    haiku's `to_dot` boxes its inputs): the values and the primitives the trace saw."""
+    from astjax.extend import core as xc
+    Boxed, Recorder, seen = _recording_trace()
+
+    def run(x):
+        with xc.take_current_trace() as parent:
+            t = Recorder(parent)
+            with xc.set_current_trace(t):
+                b = Boxed(t, x)
+                y = lax.mul(lax.sin(b), b)
+                z = lax.scan(lambda c, _: (lax.cos(c) + y, None), b, length=2)[0]
+        return y.val, z.val
+    return [float(v) for v in f(run)(x)], seen
+
+
+@pytest.mark.parametrize("how", ["eager", "jit"])
+def test_a_library_trace_receives_each_primitive(how):
+    """A `Trace` subclass made current with `set_current_trace` gets every `bind`
+    (`process_primitive`) and re-binds on its parent with `bind_with_trace`; a body
+    staged inside (the scan's, closing over the trace's tracer) reaches it as one
+    equation -- haiku's `experimental.to_dot` / `abstract_to_dot`. JAX 0.10.2 gives
+    these values and names, eagerly and under `jit`."""
+    wrap = (lambda g: g) if how == "eager" else astjax.jit
+    values, seen = _recorded(wrap, np.float32(1.0))
+    np.testing.assert_allclose(values, [0.8414709568023682, 1.0293704271316528], rtol=1e-6)
+    assert seen == ["sin", "mul", "scan"]
 
 
 def test_jaxpr_eqn_and_drop_var_names():
@@ -163,3 +221,20 @@ def test_jaxpr_eqn_and_drop_var_names():
     cj = astjax.make_jaxpr(lambda x: jnp.sin(x) * 2)(1.0)
     assert all(isinstance(e, xc.JaxprEqn) for e in cj.jaxpr.eqns)
     assert not any(isinstance(v, xc.DropVar) for e in cj.jaxpr.eqns for v in e.outvars)
+
+
+def test_a_library_trace_receives_a_library_primitive_eagerly():
+    """Outside any staging, a library's own primitive goes to the current `Trace` too
+    (it ran its impl past it); JAX 0.10.2 records it and gives 6.0."""
+    from astjax.extend import core as xc
+    Boxed, Recorder, seen = _recording_trace()
+    p = Primitive("eqx10_double")
+    p.def_impl(lambda x: 2 * x)
+    p.def_abstract_eval(lambda x: x)
+
+    with xc.take_current_trace() as parent:
+        t = Recorder(parent)
+        with xc.set_current_trace(t):
+            y = p.bind(Boxed(t, np.float32(3.0)))
+    assert float(y.val) == 6.0
+    assert seen == ["eqx10_double"]

@@ -18,11 +18,12 @@ from ..ir import TokenAval as AbstractToken  # noqa: F401
 from ..primitives.ffi_call import Token  # noqa: F401
 from ..interpreters.mlir import lower_fun
 from ..pyast import call
+from . import core_primitives as primitives  # noqa: F401  (jax.extend.core.primitives)
 
 __all__ = ["Primitive", "Jaxpr", "ClosedJaxpr", "Var", "Literal", "ShapedArray",
            "JaxprEqn", "DropVar", "mapped_aval", "unmapped_aval", "get_opaque_trace_state",
            "jaxpr_as_fun", "Effect", "Effects", "no_effects", "Trace", "TraceTag",
-           "take_current_trace", "set_current_trace", "AbstractToken", "Token"]
+           "take_current_trace", "set_current_trace", "AbstractToken", "Token", "primitives"]
 
 JaxprEqn = Eqn  # one equation of a jaxpr: primitive, invars, outvars, params
 
@@ -92,8 +93,10 @@ class Primitive(core.Primitive):
         return effectful_abstract_eval
 
     def bind(self, *args, **params):
-        """Stage an equation inside a transformation; outside, run the impl."""
-        if core.current_builder() is None:
+        """Stage an equation inside a transformation (or hand it to a library's `Trace`
+        made current); outside, run the impl."""
+        traces = core._state.user_traces
+        if core.current_builder() is None and not (traces and traces[-1] is not None):
             if self.impl is None:   # JAX's exact class: its docs test `type is ...`
                 raise NotImplementedError(f"Evaluation rule for '{self.name}' not implemented")
             return self.impl(*args, **params)
@@ -229,10 +232,18 @@ class TraceTag:
 
 class Trace:
     """JAX's base class of tracing interpreters, which libraries subclass (haiku's
-    `experimental.to_dot`). astjax stages by source transformation: `bind` stages
-    into the current builder or runs eagerly, and never dispatches to a Python
-    `Trace`, so a subclass can be defined but not made current (`set_current_trace`
-    refuses it)."""
+    `experimental.to_dot`). Made current by `set_current_trace`, a subclass's
+    `process_primitive(primitive, tracers, params)` receives every primitive
+    application (`bind`) inside the block -- the values are its own tracers
+    (`jax.core.Tracer(trace, aval)` subclasses) or plain ones -- and re-binds on its
+    parent with `primitive.bind_with_trace(parent, vals, avals, params)`. A body astjax
+    stages meanwhile (a `lax.scan`'s, a `custom_jvp`'s, ...) is staged by astjax; the
+    trace's tracers it closes over become operands of the one equation, which the
+    trace then receives, as JAX lifts them."""
+    alive = True   # (its tracers are captured by inner builders as outer values)
+
+    def __init__(self):
+        pass
 
     def process_primitive(self, primitive, tracers, params):
         """Interpret one primitive application (for subclasses)."""
@@ -241,23 +252,29 @@ class Trace:
 
 @contextmanager
 def take_current_trace():
-    """The current staging context, as `get_opaque_trace_state` gives it; restore it
-    with `set_current_trace`."""
-    yield get_opaque_trace_state()
+    """The current trace: a library's `Trace` made current, else astjax's staging
+    context (as `get_opaque_trace_state` gives it); restore it with
+    `set_current_trace`."""
+    traces = core._state.user_traces
+    yield traces[-1] if traces and traces[-1] is not None else get_opaque_trace_state()
 
 
 @contextmanager
 def set_current_trace(trace, check_leaks=False):
-    """Make `trace` current for the block. `trace` must be what `take_current_trace`
-    gave in this same context (re-entering it changes nothing); a user-defined
-    `Trace` is refused (see `Trace`)."""
+    """Make `trace` current for the block: a library's `Trace` (see `Trace`), or what
+    `take_current_trace` gave -- astjax's own staging or evaluation, which must be the
+    current one (a `Trace` made current inside it is set aside)."""
+    if isinstance(trace, Trace):
+        with core.current_user_trace(trace):
+            yield
+        return
     if not (isinstance(trace, _TraceState) and trace.builder is core.current_builder()):
         raise NotImplementedInAstjaxError(
-            f"set_current_trace({type(trace).__name__}): astjax stages by source "
-            "transformation and its bind does not dispatch to Python Trace objects",
-            hint="read the staged program with astjax.make_jaxpr instead (haiku's "
-                 "experimental.to_dot / abstract_to_dot need this)")
-    yield
+            f"set_current_trace({type(trace).__name__}): only a Trace subclass or what "
+            "take_current_trace gave in this staging context can be made current",
+            hint="save the trace with take_current_trace where it is current")
+    with core.current_user_trace(None):
+        yield
 
 
 class _TraceState:

@@ -14,14 +14,15 @@ from .. import core
 from ..errors import AstjaxError, NotImplementedInAstjaxError
 from ..codegen.mlir_builders import (  # noqa: F401
     LoweringRuleContext, ModuleContext, TokenSet, aval_to_ir_type, aval_to_ir_types,
-    custom_call, dense_int_array, dense_int_elements, dtype_to_ir_type, i32_attr, i64_attr,
+    custom_call, dense_int_array, dense_int_elements, dtype_to_ir_type, emit_python_callback,
+    i32_attr, i64_attr,
     ir, ir_attribute, ir_constant, lower_fun_with_builders, lower_with_builders)
 from ..primitives.base import lowering_from
 
 __all__ = ["register_lowering", "lower_fun", "ir", "aval_to_ir_type", "aval_to_ir_types",
            "dtype_to_ir_type", "ir_constant", "ir_attribute", "i32_attr", "i64_attr",
            "dense_int_array", "dense_int_elements", "custom_call", "TokenSet",
-           "ModuleContext", "LoweringRuleContext", "token_type"]
+           "ModuleContext", "LoweringRuleContext", "token_type", "emit_python_callback"]
 
 # the platforms a rule may be registered for (JAX's known platforms; "gpu" stands
 # for both CUDA and ROCm)

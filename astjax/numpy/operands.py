@@ -235,9 +235,15 @@ def _has_staged(o):
     return isinstance(o, (Tracer, Array))
 
 
+def _const_builder():
+    """The builder that stages a host constant: None eagerly and under
+    `ensure_compile_time_eval` (JAX's constants are concrete arrays there)."""
+    return None if core._state.compile_time_eval else core.current_builder()
+
+
 def _constant(v: np.ndarray):
     """A host constant: staged as a literal/constvar under jit, a device array eagerly."""
-    b = core.current_builder()
+    b = _const_builder()
     if b is not None:
         return b.const_tracer(v)
     if _context_meshes[0] and context_mesh() is not None:   # (JAX's `lax.stage`: on the
@@ -283,7 +289,7 @@ def result(x):
     if dtypes.is_weak_scalar(x):
         x = core.WeakConst(np.asarray(x, dtypes.python_scalar_dtype(x)))
     if isinstance(x, core.WeakConst):
-        b = core.current_builder()
+        b = _const_builder()
         return b.const_tracer(x) if b is not None else device_put(x.val, weak_type=True)
     return asarray(x)
 

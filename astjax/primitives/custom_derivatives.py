@@ -26,6 +26,7 @@ from .. import core, tree_util
 from ..core import bind
 from ..errors import ArgumentTypeError, DifferentiationTypeError
 from ..pyast import lax_call
+from ..util import WrappedFun
 from .base import (call_rules, call_source, defvectorized, inline_call_jvp, instantiate,
                    mark_unsupported, matchaxis, register, unmapped_aval)
 
@@ -175,8 +176,71 @@ def _zeros_if_none(x):
 
 
 # ---------------------------------------------------------------- custom_jvp_call
-custom_jvp_call_p = core.new_primitive("custom_jvp_call", multiple_results=True,
-                                       higher_order=True)
+class CustomJVPCallPrimitive(core.Primitive):
+    """`custom_jvp_call`, whose equations also re-bind in JAX 0.10.2's form:
+    `get_bind_params` hands the body and the rule over as `subfuns` (`WrappedFun`s of
+    the flat operands; the rule's of all primals then all tangents, returning the
+    primal outputs then the tangent outputs) in place of `call_jaxpr`, `jvp` and
+    `num_consts` (equinox's `finalise_jaxpr` calls `subfuns[0]`), and `bind` takes
+    that form back."""
+
+    def get_bind_params(self, params):
+        """JAX 0.10.2's re-bind params of an equation: `subfuns` for the body and rule."""
+        new = dict(params)
+        call, n, rule = new.pop("call_jaxpr"), new.pop("num_consts"), new.pop("jvp")
+        fun = WrappedFun(lambda *xs: core.inline_jaxpr(call.jaxpr, call.consts, xs))
+        new["subfuns"] = (fun, WrappedFun(_FlatRule(rule, n)))
+        return new
+
+    def bind(self, *args, subfuns=None, **params):
+        """Bind with astjax's params, or with JAX's `subfuns=(fun, jvp)` form."""
+        if subfuns is not None:
+            fun, flat_rule = subfuns
+            closed = core.stage(lambda *xs: list(fun.call_wrapped(*xs)),
+                                [core.get_aval(a) for a in args])
+            body, consts = core.split_consts(closed)
+            args = (*consts, *args)
+            params = dict(params, call_jaxpr=body, jvp=_RuleOfFlat(flat_rule),
+                          num_consts=len(consts))
+        return super().bind(*args, **params)
+
+
+class _FlatRule:
+    """A custom_jvp_call's rule `rule(consts, primals, tangents)` called as JAX's
+    `jvp(*primals, *tangents)` (consts first in both halves) -> [*primals_out,
+    *tangents_out]."""
+    __slots__ = ("rule", "n")
+
+    def __init__(self, rule, n):
+        self.rule, self.n = rule, n
+
+    def __call__(self, *xs):
+        k = len(xs) // 2
+        primals = xs[:k]
+        tangents = [instantiate(core.Zero(t.aval) if isinstance(t, SymbolicZero) else t)
+                    for t in xs[k + self.n:]]
+        p_out, t_out = self.rule(list(primals[:self.n]), list(primals[self.n:]), tangents)
+        return [*p_out, *t_out]
+
+
+class _RuleOfFlat:
+    """JAX's flat rule `jvp(*primals, *tangents)` as a custom_jvp_call's `rule(consts,
+    primals, tangents)` (the consts are the body's captured values: not its own)."""
+    __slots__ = ("flat",)
+
+    def __init__(self, flat):
+        self.flat = flat
+
+    def __repr__(self):
+        return repr(self.flat)
+
+    def __call__(self, consts, primals, tangents):
+        outs = list(self.flat.call_wrapped(*primals, *tangents))
+        return outs[:len(outs) // 2], outs[len(outs) // 2:]
+
+
+custom_jvp_call_p = CustomJVPCallPrimitive("custom_jvp_call", multiple_results=True,
+                                   higher_order=True)
 
 
 def _custom_jvp_jvp(tx, primals, tangents, *, call_jaxpr, jvp, num_consts,

@@ -85,6 +85,12 @@ class KeyAval(ShapedArray):
     def update(self, shape=None, dtype=None, weak_type=None):
         return KeyAval(self.shape if shape is None else shape, self.dtype)
 
+    def to_tangent_aval(self):
+        """Keys have no tangent space: float0 of the keys' shape (JAX's)."""
+        return ShapedArray(self.shape, dtypes.float0)
+
+    to_ct_aval = at_least_vspace = to_tangent_aval
+
     def str_short(self):
         return f"{self.dtype}[{','.join(map(str, self.shape))}]"
 

@@ -14,6 +14,8 @@ import sys
 import warnings
 from pathlib import Path
 
+import numpy as np
+
 PATH = Path(__file__).with_name("eqx_suite_fixes.json")
 
 
@@ -51,6 +53,42 @@ def main_attributes(text):
 def _pool(jnp, x, size, op):
     """equinox's adaptive pooling step: `size` and `op` arrive unmapped and unstaged."""
     return jnp.stack([op(c) for c in jnp.split(x, size)])
+
+
+def emit_python_callback_cases(jax):
+    """A primitive lowered by a builder rule that calls back into Python with
+    `mlir.emit_python_callback` (equinox's `noinline`): its value, eagerly, under `jit`,
+    `vmap` of `jit` (the batching rule binds it again), and a callback returning the
+    wrong dtype."""
+    Primitive, jnp = jax.extend.core.Primitive, jax.numpy
+    batching, mlir = jax.interpreters.batching, jax.interpreters.mlir
+
+    def host_double(x):
+        return (np.asarray(x) * 2,)
+
+    def host_wrong(x):
+        return (np.asarray(x, np.int32),)
+
+    out = {}
+    for name, host in (("double", host_double), ("wrong_dtype", host_wrong)):
+        p = Primitive(f"eqx_fix_callback_{name}")
+        p.def_abstract_eval(lambda x: x)
+        p.def_impl(lambda x, _h=host: jnp.asarray(_h(x)[0]))
+        batching.primitive_batchers[p] = lambda args, dims, _p=p: (_p.bind(args[0]), dims[0])
+
+        def rule(ctx, x, _h=host):
+            res, token, keep = mlir.emit_python_callback(
+                ctx, _h, None, [x], ctx.avals_in, ctx.avals_out, has_side_effect=False)
+            ctx.module_context.add_keepalive(keep)
+            return res
+        mlir.register_lowering(p, rule)
+        x = jnp.arange(3.0)
+        try:
+            out[name] = [jax.jit(p.bind)(x).tolist(),
+                         jax.vmap(jax.jit(p.bind))(x.reshape(3, 1)).tolist()]
+        except Exception as e:   # (JAX's RuntimeError inside XLA's error)
+            out[name] = ["error", "Incorrect output dtype for return value #0" in str(e)]
+    return out
 
 
 def misc_cases(jax):
@@ -91,7 +129,64 @@ def misc_cases(jax):
         out = jnp.load(buf)
         return [str(out.dtype), out.astype("float32").tolist()]
 
+    def constants_under_compile_time_eval():
+        kinds = []
+
+        @jax.jit
+        def f(x):
+            with jax.ensure_compile_time_eval():
+                consts = [jnp.array(0), jnp.asarray(True), jnp.array([1.0, 2.0]),
+                          jnp.where(True, np.int32(0), np.int32(1))]
+                kinds.extend([isinstance(c, jax.core.Tracer), str(c.dtype),
+                              c.weak_type] for c in consts)
+            return x
+        f(1.0)
+        return kinds
+
+    def tangent_avals():
+        vals = [jnp.ones(3), jnp.arange(3), jnp.bool_(True), 1.0, jax.random.key(0)]
+        return [[[str(t.dtype), list(t.shape), t.weak_type] for t in (
+            a.to_tangent_aval(), a.to_ct_aval(), a.at_least_vspace())]
+            for a in map(jax.typeof, vals)]
+
+    def eager_callback_errors():
+        def boom(x):
+            raise ValueError("boom")
+        out = []
+        s = jax.ShapeDtypeStruct((), jnp.float32)
+        for call in (lambda x: jax.pure_callback(boom, s, x),
+                     lambda x: jax.experimental.io_callback(boom, s, x),
+                     lambda x: jax.pure_callback(lambda x: x, s, x),   # (f64 result)
+                     lambda x: jax.debug.callback(boom, x)):
+            try:
+                call(jnp.float32(1.0))
+                out.append("no error")
+            except Exception as e:   # noqa: BLE001
+                msg = str(e)
+                out.append([type(e).__name__, isinstance(e, jax.errors.JaxRuntimeError),
+                            msg.split(":")[0], "ValueError: boom" in msg])
+        return out
+
+    def custom_jvp_rebind():
+        f = jax.custom_jvp(jnp.sin)
+        f.defjvp(lambda p, t: (jnp.sin(p[0]), 2.0 * jnp.cos(p[0]) * t[0]))
+        x, t = jnp.float32(0.5), jnp.float32(3.0)
+        eqn = jax.make_jaxpr(f)(x).jaxpr.eqns[0]
+        params = eqn.primitive.get_bind_params(eqn.params)
+        fun, jvp = params["subfuns"]
+        rebound = lambda y: eqn.primitive.bind(y, **params)[0]
+        return [sorted(params), [float(v) for v in fun.call_wrapped(x)],
+                [float(v) for v in jvp.call_wrapped(x, t)], float(rebound(x)),
+                float(jax.jit(rebound)(x)), [float(v) for v in jax.jvp(rebound, (x,), (t,))],
+                float(jax.grad(rebound)(x)),
+                str(jax.make_jaxpr(rebound)(x).jaxpr.eqns[0].primitive)]
+
     return {
+        "custom_jvp_rebind": custom_jvp_rebind,
+        "eager_callback_errors": eager_callback_errors,
+        "constants_under_compile_time_eval": constants_under_compile_time_eval,
+        "tangent_avals": tangent_avals,
+        "emit_python_callback": lambda: emit_python_callback_cases(jax),
         "custom_vjp_python_residual": python_residual,
         "load_bfloat16": load_bfloat16,
         "max_pool_int_from_neg_inf": lambda: lax.reduce_window(
@@ -132,12 +227,24 @@ def run(jax):
             "deleted": [a.is_deleted() for a in args],
             "reused": [r.unsafe_buffer_pointer() in ptrs for r in res],
         }
-    out["misc"] = {name: f() for name, f in misc_cases(jax).items()}
+    out["misc"] = {name: _outcome(f) for name, f in misc_cases(jax).items()}
     return out
+
+
+def _outcome(thunk):
+    """The case's result, or the exception it raised (so each case fails alone)."""
+    try:
+        return thunk()
+    except Exception as e:   # noqa: BLE001  (recorded, compared with JAX's result)
+        return {"raised": f"{type(e).__name__}: {e}"[:300]}
 
 
 if __name__ == "__main__":
     import jax
+    import jax.experimental  # noqa: F401  (the submodules the cases reach as attributes)
+    import jax.extend.core  # noqa: F401
+    import jax.interpreters.batching  # noqa: F401
+    import jax.interpreters.mlir  # noqa: F401
     if not jax.__file__.endswith("jax/__init__.py") or "astjax" in jax.__file__:
         sys.exit("run under real JAX 0.10.2")
     PATH.write_text(json.dumps(run(jax), indent=1, sort_keys=True) + "\n")
