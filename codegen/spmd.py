@@ -41,9 +41,9 @@ from astjax.errors import (ArgumentTypeError, ArgumentValueError, NotImplemented
                            caller_location, function_name)
 from astjax.primitives import effects
 from astjax.primitives.ffi_call import Token
-from astjax.primitives.spmd import (SPMD_PRIMITIVES, check_sharding_fits, is_partial,
-                                    is_layout, layouts_per_leaf, platform_index_operand,
-                                    resolve_sharding, reshard)
+from astjax.primitives.shard_map import SPMD_PRIMITIVES, platform_index_operand
+from astjax.primitives.spmd import (check_sharding_fits, is_partial, is_layout,
+                                    layouts_per_leaf, resolve_sharding, reshard)
 
 from . import explicit, host_sharded, runtime, sharded, stablehlo
 from . import explicit_control  # noqa: F401 -- registers explicit.NESTED's rules
