@@ -13,9 +13,9 @@ import functools
 from . import sharding_impls as _shd
 from . import tree_util as _tree
 from .api import typeof as _typeof
-from .codegen.explicit import not_made_here as _not_made_here
 from .errors import ArgumentTypeError, ArgumentValueError
 from .primitives.spmd import reshard
+from .primitives.untyped_made import not_made_here as _not_made_here
 from .sharding_impls import *  # noqa: F401,F403
 from .sharding_impls import __all__ as _model
 

@@ -34,6 +34,7 @@ from . import window_computations  # noqa: F401,E402  (reduce_window_p, select_a
 from . import vma_errors  # noqa: F401,E402  (JAX's messages for manual-axis types that disagree)
 from . import vma  # noqa: F401,E402  (varying manual axes: check_vma, typeof inside shard_map)
 from . import vma_reverse  # noqa: F401,E402  (JAX's typed cotangents inside a body)
+from . import untyped_made  # noqa: F401,E402  (values made without an Explicit type; no primitive)
 from . import spmd  # noqa: F401,E402  (sharding_constraint, reshard: one value's layout)
 from . import shard_map  # noqa: F401,E402  (shard_map: a per-device body; partitioned programs)
 from . import collectives_p2p  # noqa: F401,E402  (pbroadcast, psend, precv, ragged_all_to_all)

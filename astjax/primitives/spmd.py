@@ -19,33 +19,12 @@ the other partitioning primitive, is `primitives/shard_map.py`.
 """
 from __future__ import annotations
 
-import weakref
-
 from .. import core, tree_util
 from ..config import config
 from .. import sharding_impls as shd
 from ..errors import ArgumentError, ArgumentTypeError, ArgumentValueError, caller_location
 from .base import deflinear, is_zero, register
 from .structural import out_layout
-
-#: staged values made from no operand that `codegen/explicit.py` does not type as made
-#: under an Explicit mesh (replicated): derivative and batching rules' constants (JAX
-#: types them as the values they stand beside, which the IR does not know) and the
-#: values of `out_sharding=` / `auto_axes` (`explicit.not_made_here`)
-UNTYPED_MADE = weakref.WeakSet()
-
-
-def untyped_made(eqns):
-    """Add the values `eqns` make from no operand to UNTYPED_MADE, also inside the
-    bodies they hold."""
-    for e in eqns:
-        if not any(isinstance(a, core.Var) for a in e.invars):
-            UNTYPED_MADE.update(e.outvars)
-        for v in e.params.values():
-            for b in v if type(v) is tuple else (v,):
-                if isinstance(b, (core.ClosedJaxpr, core.Jaxpr)):
-                    untyped_made(getattr(b, "jaxpr", b).eqns)
-
 
 __all__ = ["MeshContextError", "sharding_constraint_p", "with_sharding_constraint",
            "resolve_sharding", "check_sharding_fits", "is_partial", "reshard", "constrain_op",
