@@ -600,8 +600,7 @@ def _typed_results(jaxpr, ins, leaves, outs, loc, staged=None):
         if e.loc is None:
             raise type(e)(e.message, loc=loc) from None
         raise
-    for v, t in before.items():     # (the dead code removed: the same variables)
-        env.setdefault(v, t)
+    env.update(before)
     return [s if s is not None or not isinstance(v, core.Var) or v not in env   # (inside
             else shd.NamedSharding(env[v].mesh, env[v].pspec)   # jit, one entry per dim)
             for s, v in zip(outs, jaxpr.outvars)], env

@@ -45,6 +45,9 @@ def programs(jax, jnp):
         "jvp": (lambda a: jax.jvp(dot, (a,), (a,)), ("x",)),
         "grad": (lambda a: jax.grad(lambda v: jnp.sin(dot(v)).sum())(a), ("x",)),
         "vmap": (lambda a: jax.vmap(dot)(a), ("x",)),
+        # (after dead-code removal a gradient's seed has no forward equation beside it)
+        "grad_made_times_plus": (lambda a: jax.grad(lambda v: (v * jnp.full((4, 2), 2.0) + v)
+                                                    .sum())(a), ("x",)),
         "inner_jit": (lambda a: jax.jit(dot)(a) * 2, ("x",)),
         "jvp_inner_jit": (lambda a: jax.jvp(jax.jit(dot), (a,), (a,)), ("x",)),
         "grad_inner_jit": (lambda a: jax.grad(lambda v: jnp.sin(jax.jit(dot)(v)).sum())(a),
