@@ -600,7 +600,7 @@ def _typed_results(jaxpr, ins, leaves, outs, loc, staged=None):
         if e.loc is None:
             raise type(e)(e.message, loc=loc) from None
         raise
-    env.update(before)
+    env.update(before)      # (the same variables, typed beside their dead forward code)
     return [s if s is not None or not isinstance(v, core.Var) or v not in env   # (inside
             else shd.NamedSharding(env[v].mesh, env[v].pspec)   # jit, one entry per dim)
             for s, v in zip(outs, jaxpr.outvars)], env
