@@ -42,8 +42,8 @@ from astjax.errors import (ArgumentTypeError, ArgumentValueError, NotImplemented
 from astjax.primitives import effects
 from astjax.primitives.ffi_call import Token
 from astjax.primitives.shard_map import SPMD_PRIMITIVES, platform_index_operand
-from astjax.primitives.spmd import (check_sharding_fits, is_partial, is_layout,
-                                    layouts_per_leaf, resolve_sharding, reshard)
+from astjax.primitives.spmd import (check_sharding_fits, constrain_layouts, is_partial,
+                                    is_layout, layouts_per_leaf, resolve_sharding)
 
 from . import explicit, host_sharded, runtime, sharded, stablehlo
 from . import explicit_control  # noqa: F401 -- registers explicit.NESTED's rules
@@ -613,9 +613,9 @@ def constrain_inline(call, shardings, dyn_args, dyn_kwargs):
     if in_spec is not None:
         spec = tuple(in_spec) if isinstance(in_spec, (tuple, list)) else \
             (in_spec,) * len(dyn_args)
-        dyn_args = reshard(tuple(dyn_args), spec)
+        dyn_args = constrain_layouts(tuple(dyn_args), spec)
     out = call(*dyn_args, **dyn_kwargs)
-    return out if out_spec is None else reshard(out, out_spec)
+    return out if out_spec is None else constrain_layouts(out, out_spec)
 
 # ------------------------------------------------------------------ eager operations
 

@@ -28,7 +28,7 @@ from .structural import out_layout
 
 __all__ = ["MeshContextError", "sharding_constraint_p", "with_sharding_constraint",
            "resolve_sharding", "check_sharding_fits", "is_partial", "reshard", "constrain_op",
-           "shardy_lowering", "is_layout", "layouts_per_leaf"]
+           "shardy_lowering", "is_layout", "layouts_per_leaf", "constrain_layouts"]
 
 
 class MeshContextError(ArgumentError, RuntimeError):
@@ -168,7 +168,7 @@ def with_sharding_constraint(x, shardings):
     return _constrain(x, shardings, caller_location(), "with_sharding_constraint")
 
 
-def _constrain(x, shardings, loc, what):
+def _constrain(x, shardings, loc, what, checked=False):
     leaves, tree = tree_util.flatten_for_staging(x)
     per_leaf = layouts_per_leaf(shardings, x, f"{what}: the shardings", loc)
     outs = []
@@ -176,8 +176,8 @@ def _constrain(x, shardings, loc, what):
         if s is None:
             outs.append(v)
             continue
-        if what == "reshard" and isinstance(s, shd.PartitionSpec) and shd.get_mesh().empty:
-            out_layout(s, what)   # (JAX's ValueError there, not with_sharding_constraint's)
+        if checked:     # (JAX's canonical `out_sharding`: its errors, not wsc's)
+            s = out_layout(s, what)
         s = resolve_sharding(s, what, loc)
         if isinstance(s, shd.NamedSharding) and isinstance(s.mesh, shd.AbstractMesh):
             s = _concrete_layout(v, s, loc)
@@ -216,7 +216,16 @@ def _concrete_layout(v, s, loc):
 
 
 def reshard(xs, out_shardings):
-    """`jax.reshard`: lay each leaf of `xs` out as `out_shardings` says (a sharding
+    """`jax.reshard`: lay each leaf of `xs` out as `out_shardings` says (a NamedSharding
     or bare PartitionSpec for every leaf, or a pytree prefix): a layout change
-    outside `jit`, a sharding constraint inside."""
-    return _constrain(xs, out_shardings, caller_location(), "reshard")
+    outside `jit`, a sharding constraint inside. As JAX's, a layout may name Explicit
+    axes only (its ValueError for an Auto or Manual one; its TypeError for another
+    kind of sharding)."""
+    return _constrain(xs, out_shardings, caller_location(), "reshard", checked=True)
+
+
+def constrain_layouts(xs, shardings):
+    """`xs` laid out as `shardings` says, as `reshard` does but over mesh axes of any
+    type: an inner sharded `jit`'s in_shardings / out_shardings inside another program
+    (JAX's sharding constraints there)."""
+    return _constrain(xs, shardings, caller_location(), "reshard")
