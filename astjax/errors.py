@@ -42,14 +42,17 @@ class SourceInfo:
     `phase` what a transform made of it ('forward', 'backward', 'tangent', 'batched'),
     used for comments in generated source; `compute_type` the `compute_on` block it
     was staged in (`astjax/compat/experimental/compute_on.py`), or None; `name_stack`
-    the scopes and transformations it was staged in (`astjax/name_stack.py`)."""
+    the scopes and transformations it was staged in (`astjax/name_stack.py`);
+    `made_untyped`: a value the equation makes from no operand has no Explicit type (it
+    is not replicated over the context mesh: `astjax/primitives/untyped_made.py`)."""
     __slots__ = ("file", "line", "col", "end_col", "name", "phase", "compute_type",
-                 "name_stack")
+                 "name_stack", "made_untyped")
 
     def __init__(self, file=None, line=None, col=None, end_col=None, name=None, phase=None,
-                 compute_type=None, name_stack=EMPTY_NAME_STACK):
+                 compute_type=None, name_stack=EMPTY_NAME_STACK, made_untyped=False):
         self.file, self.line, self.col, self.end_col, self.name = file, line, col, end_col, name
         self.phase, self.compute_type, self.name_stack = phase, compute_type, name_stack
+        self.made_untyped = made_untyped
 
     def replace(self, **kw):
         d = {k: getattr(self, k) for k in self.__slots__}
@@ -98,7 +101,7 @@ class _FrameSourceInfo(SourceInfo):
     def __init__(self, code, lasti, name=None, phase=None):
         self.file, self.name, self.phase = code.co_filename, name, phase
         self._code, self._lasti, self.compute_type = code, lasti, None
-        self.name_stack = EMPTY_NAME_STACK
+        self.name_stack, self.made_untyped = EMPTY_NAME_STACK, False
 
     def __getattr__(self, attr):
         if attr not in _LAZY:
@@ -120,6 +123,7 @@ class _FrameSourceInfo(SourceInfo):
             new = _FrameSourceInfo(self._code, self._lasti, d["name"], d["phase"])
             new.file = d.get("file", self.file)
             new.name_stack = d.get("name_stack", self.name_stack)
+            new.made_untyped = d.get("made_untyped", self.made_untyped)
             return new
         d = {k: getattr(self, k) for k in SourceInfo.__slots__}
         d.update(kw)

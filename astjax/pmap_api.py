@@ -21,7 +21,7 @@ On the CPU, `ASTJAX_NUM_CPU_DEVICES=N` (set before astjax is imported) gives N
 devices, so all of this runs without an accelerator.
 
 The public `astjax.shard_map` is here too (`shard_map_public`): the primitive's
-wrapper (`primitives/spmd.py`) given what needs layouts known above the primitive
+wrapper (`primitives/shard_map.py`) given what needs layouts known above the primitive
 layer -- on a mesh whose axes are all Explicit an argument's layout is part of its
 type (`codegen/explicit.py`), so its `in_specs` must match it (JAX's ValueError
 otherwise) and, without `in_specs`, they are read from it.
@@ -40,7 +40,7 @@ from .primitives import collectives as coll
 from .primitives import collectives_p2p, effects
 from .primitives.collectives_typed import pvary_p
 from .primitives.base import lax_ops, moveaxis
-from .primitives.spmd import shard_map
+from .primitives.shard_map import shard_map
 from .sharding_impls import (AbstractMesh, AxisType, Mesh, NamedSharding, PartitionSpec,
                        hlo_sharding)
 from .codegen import sharded

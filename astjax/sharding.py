@@ -3,23 +3,65 @@
 The data model -- `Mesh`, `AbstractMesh`, `AxisType`, `PartitionSpec`,
 `NamedSharding`, `SingleDeviceSharding`, `set_mesh` / `get_mesh` ... -- lives in
 `sharding_impls` (layer L0, which everything below the API may import); this module
-re-exports it and adds the three names that need the layers above: `reshard`
-(the partitioning primitive of `primitives/spmd.py`) and `auto_axes` /
-`explicit_axes`, which run a function with some axes of the current mesh switched to
-another `AxisType` (JAX's `jax.sharding.auto_axes` / `explicit_axes`).
+re-exports it and adds the names that need the layers above: `reshard` (the
+partitioning primitive of `primitives/spmd.py`), `auto_axes` / `explicit_axes`, which
+run a function with some axes of the current mesh switched to another `AxisType`
+(JAX's `jax.sharding.auto_axes` / `explicit_axes`), and the public `set_mesh` /
+`get_mesh`, which, as JAX's, refuse to run inside a staged function (`jit`, `grad`,
+`vmap`, ...: JAX's ValueError; astjax's own code sets meshes there through
+`sharding_impls`).
 """
 import functools
 
+import numpy as _np
+
+from . import core as _core
 from . import sharding_impls as _shd
 from . import tree_util as _tree
 from .api import typeof as _typeof
-from .codegen.explicit import not_made_here as _not_made_here
-from .errors import ArgumentTypeError, ArgumentValueError
+from .errors import ArgumentTypeError, ArgumentValueError, caller_location
 from .primitives.spmd import reshard
+from .primitives.untyped_made import not_made_here as _not_made_here
 from .sharding_impls import *  # noqa: F401,F403
 from .sharding_impls import __all__ as _model
 
 __all__ = list(_model) + ["reshard", "auto_axes", "explicit_axes"]
+
+
+class set_mesh(_shd.set_mesh):
+    """`jax.set_mesh`: make `mesh` (a `Mesh`, or None: no mesh) the current mesh of this
+    thread, at once (a global setter) and, used as a context manager, only until the
+    `with` block ends. As JAX's, only outside a staged function (`jit`, `grad`, `vmap`,
+    `make_jaxpr`, ...), and never with Manual axes (`shard_map` makes axes manual)."""
+
+    def __init__(self, mesh):
+        loc = caller_location()
+        if mesh is not None and not isinstance(mesh, _shd.Mesh):
+            raise ArgumentValueError(f"Expected mesh of type `jax.sharding.Mesh`. Got "
+                                     f"{type(mesh)}", loc=loc)
+        if _core.current_builder() is not None:
+            raise ArgumentValueError("`set_mesh` can only be used outside of `jax.jit`.",
+                                     hint="enter `with jax.set_mesh(mesh):` around the "
+                                          "call of the jitted function instead", loc=loc)
+        if mesh is not None and _shd.AxisType.Manual in mesh.axis_types:
+            raise ArgumentValueError(
+                f"mesh {mesh} contains manual axes which is not allowed when using "
+                "`jax.set_mesh`. Please use `jax.shard_map` to enter into `Manual` mode "
+                "instead.", loc=loc)
+        super().__init__(_shd.Mesh(_np.empty((), object), ()) if mesh is None else mesh)
+
+
+use_mesh = set_mesh
+
+
+def get_mesh():
+    """`jax.sharding.get_mesh`: the mesh `set_mesh` made current here (an empty `Mesh`
+    when none is); as JAX's, only outside a staged function."""
+    if _core.current_builder() is not None:
+        raise ArgumentValueError("`get_mesh` can only be used outside of `jax.jit`. Maybe "
+                                 "you want `jax.sharding.get_abstract_mesh()`?",
+                                 loc=caller_location())
+    return _shd.get_mesh()
 
 
 def _axis_names(axes, mesh):

@@ -38,7 +38,7 @@ and a `shard_map`'s out_specs lay out its results; a result naming a mesh axis t
 JAX's "illegally sharded result". A value made from no operand (`jnp.zeros`, an iota,
 a constant's broadcast) under `set_mesh` of an Explicit mesh is replicated over it
 (`made_mesh`), as JAX types it -- but not the constants derivative and batching rules
-make, nor values laid out anew at once (`primitives/spmd.py`'s UNTYPED_MADE); `jnp.where`
+make, nor values laid out anew at once (`primitives/untyped_made.py`); `jnp.where`
 broadcasts its operands to their common layout (`broadcast_layouts`). Values from any
 other operation, host values and arrays on one device are untyped: no check can fail
 on them wrongly.
@@ -59,7 +59,8 @@ import numpy as np
 from astjax import core, ir
 from astjax.errors import AstjaxError
 from astjax import sharding_impls as shd
-from astjax.primitives.spmd import UNTYPED_MADE, sharding_constraint_p, untyped_made
+from astjax.primitives.spmd import sharding_constraint_p
+from astjax.primitives.untyped_made import is_untyped_made
 
 from . import sharded
 from .typed_avals import ManualAval, MeshAval, TypedAval, TypedRefAval, manual_typeof
@@ -70,7 +71,7 @@ from .unreduced import reduced_of, unreduced_of
 __all__ = ["Typed", "check", "propagate", "typed", "typed_sharding", "staging", "typeof",
            "TypedAval", "is_elementwise", "NESTED", "like_primals", "layout_of", "with_types",
            "TypedClosedJaxpr", "ManualAval", "staging_nested",
-           "layouts_of", "types_of", "nested_frame", "made_mesh", "not_made_here",
+           "layouts_of", "types_of", "nested_frame", "made_mesh",
            "broadcast_layouts"]
 
 #: JAX's elementwise primitives that are no `elementwise` ones here (`primitives/base.py`'s
@@ -391,15 +392,31 @@ def propagate(eqns, env):
     JAX gives the transposed `dot_general` its primal operand's layout as
     `out_sharding` (contracting a dimension sharded on both sides is then fine);
     astjax's transposed `dot_general` does not record it, so its type is read from
-    the forward `dot_general` of the same source position (`_transposed_dot`).
+    the forward `dot_general` of the same source position (`_transposed_dot`), also
+    when the two are in different bodies (a `scan`'s forward and reverse loops, the
+    calls of an inner `jit` and of its transpose).
 
     Nothing is done while no mesh with an Explicit axis was made (no type has a
     layout): programs without one pay nothing."""
     if not shd.explicit_meshes[0]:
         return env
+    if getattr(_forward, "dots", None) is not None:     # (a body: its program's table)
+        return _propagate(eqns, env, _forward.dots)
+    _forward.dots = {}
+    try:
+        return _propagate(eqns, env, _forward.dots)
+    finally:
+        _forward.dots = None
+
+
+#: while `propagate` runs: source position -> the operand types of the forward
+#: dot_general staged there, in the program or any of its bodies
+_forward = threading.local()
+
+
+def _propagate(eqns, env, dots):
     made = made_mesh()
     eqns = list(eqns)
-    dots = {}   # source position -> the forward dot_general's operand types
     seen = {}   # source position -> the types of its forward equations' values
     for k, eqn in enumerate(eqns):
         ts = [env.get(a) if isinstance(a, core.Var) else None for a in eqn.invars]
@@ -486,26 +503,10 @@ def made_mesh():
 
 def _made(eqn) -> bool:
     """Whether `eqn` makes its results from no operand (only literals: `jnp.zeros`'s
-    broadcast, an iota, a constant's conversion), not a callback's, and not inside
-    `not_made_here`."""
+    broadcast, an iota, a constant's conversion), not a callback's, and not marked
+    as making them untyped (`primitives/untyped_made.py`)."""
     return (not any(isinstance(a, core.Var) for a in eqn.invars)
-            and "callback" not in eqn.primitive.name
-            and not (eqn.outvars and eqn.outvars[0] in UNTYPED_MADE))
-
-
-@contextlib.contextmanager
-def not_made_here():
-    """While this runs, the values staged from no operand are not typed replicated
-    over the context mesh: they are laid out anew next (`out_sharding=` of
-    `jnp.zeros`, `arange`, a random draw: JAX gives the making operation that layout)
-    or made inside `auto_axes` (whose axes no type names)."""
-    b = core.current_builder() if shd.explicit_meshes[0] else None
-    start = len(b.eqns) if b is not None else 0
-    try:
-        yield
-    finally:
-        if b is not None:
-            untyped_made(b.eqns[start:])
+            and "callback" not in eqn.primitive.name and not is_untyped_made(eqn))
 
 
 def _cotangent(aval, primals):

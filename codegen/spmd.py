@@ -44,9 +44,9 @@ from astjax.errors import (ArgumentTypeError, ArgumentValueError, NotImplemented
                            caller_location, function_name)
 from astjax.primitives import effects
 from astjax.primitives.ffi_call import Token
-from astjax.primitives.spmd import (SPMD_PRIMITIVES, check_sharding_fits, is_partial,
-                                    is_layout, layouts_per_leaf, platform_index_operand,
-                                    resolve_sharding, reshard)
+from astjax.primitives.shard_map import SPMD_PRIMITIVES, platform_index_operand
+from astjax.primitives.spmd import (check_sharding_fits, constrain_layouts, is_partial,
+                                    is_layout, layouts_per_leaf, resolve_sharding)
 
 from . import explicit, host_sharded, runtime, sharded, stablehlo
 from .runtime_tokens import EMPTY, keep_tokens, replicated_over, token_handlers, token_inputs
@@ -609,8 +609,7 @@ def _typed_results(jaxpr, ins, leaves, outs, loc, staged=None):
         if e.loc is None:
             raise type(e)(e.message, loc=loc) from None
         raise
-    for v, t in before.items():     # (the dead code removed: the same variables)
-        env.setdefault(v, t)
+    env.update(before)      # (the same variables, typed beside their dead forward code)
     return [s if s is not None or not isinstance(v, core.Var) or v not in env   # (inside
             else shd.NamedSharding(env[v].mesh, env[v].pspec)   # jit, one entry per dim)
             for s, v in zip(outs, jaxpr.outvars)], env
@@ -623,9 +622,9 @@ def constrain_inline(call, shardings, dyn_args, dyn_kwargs):
     if in_spec is not None:
         spec = tuple(in_spec) if isinstance(in_spec, (tuple, list)) else \
             (in_spec,) * len(dyn_args)
-        dyn_args = reshard(tuple(dyn_args), spec)
+        dyn_args = constrain_layouts(tuple(dyn_args), spec)
     out = call(*dyn_args, **dyn_kwargs)
-    return out if out_spec is None else reshard(out, out_spec)
+    return out if out_spec is None else constrain_layouts(out, out_spec)
 
 # ------------------------------------------------------------------ eager operations
 

@@ -1,7 +1,7 @@
 """A `shard_map` inside another's body against JAX 0.10.2
 (tests/oracle/record_shard_map_nested.py -> shard_map_nested.json): values, layouts,
 the inner body's `jax.typeof`, `get_abstract_mesh()` inside the bodies (the manual axes
-typed Manual; shard_map accepts it as mesh=) and JAX's errors (`spmd._nested`: the axes
+typed Manual; shard_map accepts it as mesh=) and JAX's errors (`shard_map._nested`: the axes
 manual outside stay so; a concrete mesh passed inside a body is JAX's ValueError)."""
 import json
 

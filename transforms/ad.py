@@ -38,8 +38,7 @@ from astjax.core import (Literal, UndefinedPrimal, Var, Zero, bind, differentiab
                          float0, is_undefined)
 from astjax.errors import DerivativeNotImplementedError, JAXValueError
 from astjax.primitives.base import add_tangents, instantiate, zeros_like_aval  # noqa: F401
-from astjax.primitives.spmd import UNTYPED_MADE, untyped_made
-from astjax.sharding_impls import explicit_meshes
+from astjax.primitives.untyped_made import staging_untyped
 from astjax.primitives.slicing import slice_p
 from astjax.primitives.structural import concatenate
 
@@ -95,17 +94,15 @@ def jvp_eqn(eqn, primals, tangents):
     prim = eqn.primitive
     n_out = len(eqn.outvars)
     nonzero = any(not isinstance(t, Zero) for t in tangents)
-    with core.source_info_context(_info(eqn, "tangent")):
-        if not nonzero or prim.nondiff:
+    if not nonzero or prim.nondiff:
+        with core.source_info_context(_info(eqn, "tangent")):
             outs = bind(prim, *primals, **eqn.params)
-            outs = outs if prim.multiple_results else [outs]
-            return outs, [Zero(v.aval) for v in eqn.outvars]
-        rule = core.rule(prim, "jvp", eqn.source_info, DerivativeNotImplementedError, tx=tx)
-        b = core.current_builder() if explicit_meshes[0] else None
-        start = len(b.eqns) if b is not None else 0
+        outs = outs if prim.multiple_results else [outs]
+        return outs, [Zero(v.aval) for v in eqn.outvars]
+    rule = core.rule(prim, "jvp", eqn.source_info, DerivativeNotImplementedError, tx=tx)
+    # (the rule's constants: JAX types them as the values beside them, unknown here)
+    with staging_untyped(eqn.source_info, phase="tangent"):
         pout, tout = rule(primals, tangents, **eqn.params)
-        if b is not None:   # (its constants: typed as the values beside them, by JAX)
-            untyped_made(b.eqns[start:])
     if not prim.multiple_results:
         pout, tout = [pout], [tout]
     tout = [Zero(v.aval) if (t is None or not differentiable(v.aval)) else t
@@ -193,10 +190,8 @@ def _unmark_primal(jaxpr, tangent_vars):
 
 def instantiate_out(t, inst, aval):
     if inst and isinstance(t, Zero) and differentiable(aval):
-        z = zeros_like_aval(aval)
-        if explicit_meshes[0] and type(z) is core.Tracer and type(z.var) is Var:
-            UNTYPED_MADE.add(z.var)     # (JAX types it as its primal: unknown here)
-        return z
+        with staging_untyped():     # (JAX types it as its primal: unknown here)
+            return zeros_like_aval(aval)
     return t
 
 # -------------------------------------------------------------------- partial eval
@@ -456,9 +451,6 @@ def inline(closed_or_jaxpr, args, consts=None, phase=None):
         for v, o in zip(eqn.outvars, outs):
             env[v] = o
             _set_hint(o, v.hint)
-            if (explicit_meshes[0] and v in UNTYPED_MADE and type(o) is core.Tracer
-                    and type(o.var) is Var):   # (a derivative's zero, re-staged)
-                UNTYPED_MADE.add(o.var)
     return [read_atom(env, a) for a in jaxpr.outvars]
 
 # ------------------------------------------------------------- composite transforms

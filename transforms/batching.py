@@ -42,8 +42,7 @@ not_mapped = None
 # ----------------------------------------------------------------- axis helpers
 
 
-from astjax.primitives.spmd import UNTYPED_MADE, untyped_made  # noqa: E402
-from astjax.sharding_impls import explicit_meshes  # noqa: E402
+from astjax.primitives.untyped_made import staging_untyped  # noqa: E402
 from astjax.primitives.base import (bdim_at_front, broadcast_batch, mapped_aval,  # noqa: E402
                                     matchaxis, moveaxis, shift_axis, unmapped_aval)
 
@@ -87,28 +86,21 @@ def batch_jaxpr(closed, in_dims, axis_size, axis_name, args):
             vals = [x for x, _ in ins]
             dims = [d for _, d in ins]
             prim = eqn.primitive
-            with core.source_info_context(eqn.source_info.replace(phase="batched")):
-                if all(d is not_mapped for d in dims) and not prim.always_batch:
+            if all(d is not_mapped for d in dims) and not prim.always_batch:
+                with core.source_info_context(eqn.source_info.replace(phase="batched")):
                     outs = bind(prim, *vals, **eqn.params)
-                    out_dims = ([not_mapped] * len(eqn.outvars) if prim.multiple_results
-                                else not_mapped)
-                else:
-                    rule = core.rule(prim, "batch", eqn.source_info, tx=tx)
-                    b = core.current_builder() if explicit_meshes[0] else None
-                    start = len(b.eqns) if b is not None else 0
+                out_dims = ([not_mapped] * len(eqn.outvars) if prim.multiple_results
+                            else not_mapped)
+            else:
+                rule = core.rule(prim, "batch", eqn.source_info, tx=tx)
+                # (its constants: no replicated Explicit type)
+                with staging_untyped(eqn.source_info, phase="batched"):
                     outs, out_dims = rule(vals, dims, **eqn.params)
-                    if b is not None:   # (its constants: no replicated Explicit type)
-                        untyped_made(b.eqns[start:])
             if prim.multiple_results:
                 for v, x, d in zip(eqn.outvars, outs, out_dims):
                     env[v] = (x, d)
             else:
                 env[eqn.outvars[0]] = (outs, out_dims)
-            if explicit_meshes[0]:
-                for v, x in zip(eqn.outvars, outs if prim.multiple_results else [outs]):
-                    if (v in UNTYPED_MADE and type(x) is core.Tracer
-                            and type(x.var) is core.Var):
-                        UNTYPED_MADE.add(x.var)
         results = [read(a) for a in jaxpr.outvars]
     return [x for x, _ in results], [d for _, d in results]
 

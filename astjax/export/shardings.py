@@ -20,7 +20,7 @@ import numpy as np
 from .. import core
 from .. import sharding_impls as shd
 from ..codegen.runtime import xc
-from ..primitives.spmd import shard_map_p
+from ..primitives.shard_map import shard_map_p
 from ..errors import JAXValueError
 
 __all__ = ["named_for_export", "for_mesh", "hlo_of", "named_from_hlo", "result_types"]

@@ -26,7 +26,7 @@ import numpy as np
 
 from .. import core, lax
 from ..api import device_put, jit
-from ..codegen.explicit import not_made_here
+from ..primitives.untyped_made import not_made_here
 from ..errors import (ArgumentError, ArgumentTypeError, ArgumentValueError, AstjaxError,
                       AxisError, TracerIntegerConversionError)
 from ..primitives.structural import out_layout

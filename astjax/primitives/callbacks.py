@@ -126,7 +126,7 @@ def _passing_token(callback):
 def _partial_auto(ctx, args, callback, ordered):
     """A debug callback in a partially manual `shard_map` body, as JAX lowers it: a
     nested `shard_map` over the automatic axes makes it where their index is 0."""
-    from . import ops, spmd   # (later families)
+    from . import ops, shard_map   # (later families)
     mesh, auto = shd.current_manual_mesh(), shd.current_auto_axes()
     names = tuple(a for a in mesh.axis_names if a in auto)
     avals = list(ctx.avals_in)
@@ -142,12 +142,13 @@ def _partial_auto(ctx, args, callback, ordered):
         bind_cond(first, [(b.jaxpr, b.consts) for b in branches], operands=list(xs))
         return []
     outer = frozenset(a for a in mesh.axis_names if a not in auto)
-    with spmd._axes_in_scope(mesh):
+    with shard_map.axes_in_scope(mesh):
         staged = core.stage(body, avals)
 
     def nested(*xs):
-        return spmd.shard_map_p.bind(*xs, jaxpr=staged, mesh=mesh, auto=outer, check_vma=False,
-                                     in_specs=(shd.PartitionSpec(),) * len(xs), out_specs=())
+        return shard_map.shard_map_p.bind(*xs, jaxpr=staged, mesh=mesh, auto=outer,
+                                          check_vma=False, out_specs=(),
+                                          in_specs=(shd.PartitionSpec(),) * len(xs))
     program = core.stage(nested, avals)
     consts = [ctx.constant(np.asarray(c), core.get_aval(c)) for c in program.consts]
     return ctx.lower_jaxpr(program.jaxpr, consts, list(args))

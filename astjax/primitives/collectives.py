@@ -31,7 +31,7 @@ The pmap axes a module may use are the "pmap" frames of the axis stack around
 `stablehlo.lower_module`; a collective over any other name (a vmap axis is batched
 away before lowering) is an AxisNameError.
 
-Inside a `shard_map` body (`primitives/spmd.py`) the mesh axes are named axes and
+Inside a `shard_map` body (`primitives/shard_map.py`) the mesh axes are named axes and
 the program is partitioned, not replicated: a collective over mesh axes lowers to
 the same ops over groups of *partitions* (logical device ids, one group per
 combination of the other mesh axes, `sharding.manual_groups`), with a channel

@@ -83,7 +83,7 @@ def transposing_typed():
 # ------------------------------------------------------------------------- pvary
 # `lax.pcast(x, axes, to='varying')`: the same value, typed as varying over `axes`
 # (shard_map's check_vma). astjax's shard_map transpose sums a replicated operand's
-# cotangent at the boundary (`primitives/spmd.py`), so pvary's per-device transpose is the
+# cotangent at the boundary (`primitives/shard_map.py`), so pvary's per-device transpose is the
 # identity (printed as a pvary); typed (`typed_transposes`), JAX's: a `psum_invariant`.
 pvary_p = core.new_primitive("pvary")
 

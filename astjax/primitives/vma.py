@@ -1,4 +1,4 @@
-"""Varying manual axes (JAX's `vma`): inside a `shard_map` body (`primitives/spmd.py`)
+"""Varying manual axes (JAX's `vma`): inside a `shard_map` body (`primitives/shard_map.py`)
 a value *varies* over the manual mesh axes along which devices may hold different
 values: an argument over the axes its in_spec names, `axis_index`, `all_gather`,
 `ppermute`, `all_to_all` and `lax.pcast(to='varying')` over theirs; `psum` / `pmax`

@@ -6,7 +6,7 @@ cotangent holds the whole value, `pvary` transposes to `psum_invariant` and
 `psum_invariant` to `pvary`, and grad's seed of an output varying over axes is
 `pvary(1.0)`. astjax's per-device transposes (the adjoints of the per-device program:
 `pvary`'s the identity, a sum's a sum) stay for everything else -- a body transposed
-from outside (`spmd.py`'s shard_map transpose splits and sums at its boundary),
+from outside (`shard_map.py`'s transpose splits and sums at its boundary),
 `check_vma=False`, outside shard_map. A function differentiated inside a `check_vma`
 body is transposed the typed way:
 - `reverse_typed` marks it (`TypedClosedJaxpr`: its inputs' and outputs' axes);

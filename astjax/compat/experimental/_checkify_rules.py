@@ -24,7 +24,7 @@ import numpy as np
 
 from astjax import core, dtypes, lax, random, tree_util
 from astjax import numpy as jnp
-from astjax.primitives import spmd
+from astjax.primitives import shard_map as _shard_map
 from astjax.ir import ClosedJaxpr, ShapedArray
 from astjax.primitives.cond import bind_cond
 from astjax.primitives.scan import bind_scan
@@ -418,11 +418,11 @@ def _shard_map_rule(interp, eqn, ins, state):
         outs, st = interp.run(body_cj.jaxpr, body_cj.consts, list(args[ns:]),
                               interp.unflat(args[:ns]))
         return list(outs) + [jnp.expand_dims(x, 0) for x in interp.flat(st)]
-    with spmd._axes_in_scope(mesh, auto):
+    with _shard_map.axes_in_scope(mesh, auto):
         staged = core.stage(body, interp.state_avals(state) + list(body_cj.in_avals))
     staged, consts = core.split_consts(staged)
     rep = PartitionSpec()
-    outs = spmd.shard_map_p.bind(
+    outs = _shard_map.shard_map_p.bind(
         *consts, *flat, *ins, jaxpr=staged, mesh=mesh, auto=auto,
         check_vma=params["check_vma"], in_specs=(rep,) * (len(consts) + ns) + tuple(
             params["in_specs"]),
