@@ -29,7 +29,7 @@ import weakref
 
 from . import core, dtypes, tree_util
 from .primitives import ops as lax  # (not .lax: lax.reduce uses this module)
-from .ad_api import _Transformed, _staging, differentiating, differentiation
+from .ad_base import _Transformed, _staging, differentiating, differentiation
 from .extend.core import eager_input, in_eager_transform
 from .core import bind, raw
 from .errors import (ArgumentTypeError, DerivativeNotImplementedError,
