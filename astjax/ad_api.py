@@ -79,6 +79,9 @@ class _Grad(_Transformed):
     def _nondiff(self, args):
         return _outside_argnums(self.argnums, args)
 
+    def _aux_path(self):
+        return ((0, 1) if self.with_value else (1,)) if self.has_aux else None
+
     def stage_inline(self, *args, **kwargs):
         nums = _argnums_tuple(self.argnums)
         if any(i >= len(args) for i in nums):
@@ -97,7 +100,8 @@ class _Grad(_Transformed):
         _check_inputs(args, nums, functools.partial(_check_rev_input, "grad",
                                                     self.holomorphic, self.allow_int))
         closed, in_tree, out_tree, leaves = _stage(fun, args, kwargs, nums=nums,
-                                                   reverse=("grad", self.has_aux))
+                                                   reverse=("grad", self.has_aux),
+                                                   aux="grad" if self.has_aux else None)
         ranges = _leaf_ranges(args)
         diff_mask = [False] * len(leaves)
         for i in nums:
@@ -105,14 +109,7 @@ class _Grad(_Transformed):
                 diff_mask[k] = True
         n_out = len(closed.jaxpr.outvars)
         if self.has_aux:
-            kids = out_tree.children if out_tree.node_type in (tuple, list) else None
-            if kids is None or len(kids) != 2:
-                raise DifferentiationTypeError(
-                    "expected function with aux output to return a two-element tuple, but "
-                    f"got {_describe_tree(out_tree)}",
-                    hint="with has_aux=True, return (value, aux): value the scalar to "
-                         "differentiate, aux anything else")
-            main_tree, aux_tree = kids
+            main_tree, aux_tree = out_tree.children
         else:
             main_tree, aux_tree = out_tree, None
         if main_tree.node_type is not None:
@@ -229,7 +226,7 @@ def jvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
                                 f"lists; found {type(primals).__name__} and "
                                 f"{type(tangents).__name__}",
                                 hint="wrap them: jvp(f, (x,), (t,))")
-    closed, in_tree, out_tree, leaves = _stage(fun, primals, {})
+    closed, in_tree, out_tree, leaves = _stage(fun, primals, {}, aux="jvp" if has_aux else None)
     t_leaves, t_tree = tree_util.flatten_for_staging((tuple(tangents), {}))
     if t_tree != in_tree:
         raise ArgumentTypeError("primal and tangent arguments to jax.jvp must have the same "
@@ -259,7 +256,8 @@ def jvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
 
 def linearize(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[Any, ...]:
     """(fun(*primals), f_jvp) where f_jvp evaluates the linearized function."""
-    closed, in_tree, out_tree, leaves = _stage(fun, primals, {})
+    closed, in_tree, out_tree, leaves = _stage(fun, primals, {},
+                                               aux="linearize" if has_aux else None)
     in_avals = [v.aval for v in closed.jaxpr.invars]
     nz = [differentiable(a) for a in in_avals]
     known, lin, out_nz, nres = ad.linearize_jaxpr(closed, nz)
@@ -293,7 +291,8 @@ def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[
     As in JAX, vjp_fn is a pytree whose leaves are the residuals (here a
     `tree_util.Partial`; it can be returned from `jit`), and the backward pass -- a `custom_vjp`'s bwd rule with
     it -- is staged when vjp_fn is first called, not here."""
-    closed, in_tree, out_tree, leaves = _stage(fun, primals, {}, reverse=("vjp", has_aux))
+    closed, in_tree, out_tree, leaves = _stage(fun, primals, {}, reverse=("vjp", has_aux),
+                                               aux="vjp" if has_aux else None)
     in_avals = [v.aval for v in closed.jaxpr.invars]
     nz = [differentiable(a) for a in in_avals]
     n = len(closed.jaxpr.outvars)

@@ -9,6 +9,7 @@ of the same function and options.
 from __future__ import annotations
 
 import contextlib
+import copy
 import functools
 import inspect
 
@@ -28,6 +29,7 @@ from .staging import differentiation_level as _differentiating   # (staging.stag
 from .transforms import ad
 from .transforms.ad import inline
 from .transforms.discharge import discharge_closed
+from .ad_aux import hide_at, split_output
 from .traceback_util import user_traceback
 
 __all__ = ["differentiating", "differentiation"]
@@ -125,6 +127,22 @@ class _Transformed(StagedCallable):
         return self._jit_state
 
     _jitted = property(lambda self: self._state().get(None))  # its eager calls' Jitted
+    _hiding = None   # (an eager call's twin: where its aux is, `_eager_program`)
+
+    def _aux_path(self):
+        """Where the aux sits in what this transform returns (None: no has_aux)."""
+        return None
+
+    def _eager_program(self):
+        """What an eager call compiles: `self`, or with has_aux a twin whose staging
+        hides the aux's Python objects from the jit (`ad_aux`), so they come back
+        as the objects the function returned, as JAX's eager aux does."""
+        path = self._aux_path()
+        if path is None:
+            return self
+        twin = copy.copy(self)   # (sharing `_jit_state`)
+        twin._hiding = path
+        return twin
 
     def __init__(self, fun):
         check_callable(fun, type(self).__name__.strip("_").lower())
@@ -144,7 +162,8 @@ class _Transformed(StagedCallable):
 
     def __call__(self, *args, **kwargs):
         if _staging():
-            return self.stage_inline(*args, **kwargs)
+            out = self.stage_inline(*args, **kwargs)
+            return out if self._hiding is None else hide_at(out, self._hiding)
         static = tuple(i for i, a in enumerate(args) if not _array_leaves(a))
         static_kw = tuple(k for k, v in kwargs.items() if not _array_leaves(v))
         try:
@@ -180,17 +199,19 @@ class _Transformed(StagedCallable):
         if not static and not static_kw:
             jitted = cache.get(None)
             if jitted is None:
-                jitted = cache[None] = Jitted(self)
+                jitted = cache[None] = Jitted(self._eager_program())
             return jitted.run_compiled(args, kwargs)
         # arguments that are not arrays (functions, modules, ...) are static
         try:
             hash((tuple(args[i] for i in static), tuple(kwargs[k] for k in static_kw)))
         except TypeError:  # unhashable: close over them, uncached
-            fun, dyn, dyn_kw = _fix_arguments(self, args, kwargs, static, static_kw)
+            fun, dyn, dyn_kw = _fix_arguments(self._eager_program(), args, kwargs, static,
+                                              static_kw)
             return Jitted(fun).run_compiled(dyn, dyn_kw)
         jitted = cache.get((static, static_kw))
         if jitted is None:
-            jitted = cache[static, static_kw] = Jitted(self, static_argnums=static,
+            jitted = cache[static, static_kw] = Jitted(self._eager_program(),
+                                                       static_argnums=static,
                                                        static_argnames=static_kw)
         return jitted.run_compiled(args, kwargs)
 
@@ -223,21 +244,35 @@ def _outside_argnums(argnums, args) -> tuple:
     return tuple(i for i in range(len(args)) if i not in nums)
 
 
-def _stage(fun, args, kwargs, differentiated=True, what="differentiation", nums=None, reverse=None):
+def _stage(fun, args, kwargs, differentiated=True, what="differentiation", nums=None,
+           reverse=None, aux=None):
     """Stage fun(*args, **kwargs) -> (closed, in_tree, out_tree, leaves) for differentiation
     (`differentiating()` set while it stages; None: unchanged), or a located ArityError.
     `what`: the transformation as a reference from outside sees it (`vmap` for `jacfwd`);
-    `nums`: the positions differentiated; `reverse`: a reverse mode (vma.reverse_typed)."""
+    `nums`: the positions differentiated; `reverse`: a reverse mode (vma.reverse_typed);
+    `aux`: with has_aux, the transform's name: `fun` returns (value, aux), out_tree is a
+    pair whose aux part keeps the leaves that are not staged as objects (`ad_aux`)."""
     check_signature(fun, args, kwargs)
     leaves, in_tree = tree_util.flatten_for_staging((tuple(args), dict(kwargs)))
     avals = [leaf_aval(x) for x in leaves]
     hints = arg_hints(fun, args, kwargs)
+    target = fun if aux is None else _split_aux(fun, aux)
     with differentiation(differentiated), _explicit.staging_nested(leaves), \
             eager_arguments(args, kwargs, nums), staging_inputs(leaves), eager_builder():
-        closed, out_tree = stage_flat(fun, in_tree, avals, hints)
+        closed, out_tree = stage_flat(target, in_tree, avals, hints)
     closed = discharge_closed(closed, what)   # mutable references -> values
     closed = reverse_typed(closed, leaves, reverse[0]) if reverse else closed   # (vma.py)
     return closed, in_tree, out_tree, leaves
+
+
+def _split_aux(fun, kind):
+    """`fun` returning `(value, HiddenAux(aux))` (`ad_aux.split_output`)."""
+    call = as_callable(fun)
+
+    def with_hidden_aux(*args, **kwargs):
+        return split_output(call(*args, **kwargs), kind)
+    with_hidden_aux.__wrapped__ = fun   # (messages name the user's function)
+    return with_hidden_aux
 
 
 def _leaf_ranges(args):

@@ -43,6 +43,9 @@ class _Jac(_Transformed):
     def _nondiff(self, args):
         return _outside_argnums(self.argnums, args)
 
+    def _aux_path(self):
+        return (1,) if self.has_aux else None
+
     def stage_inline(self, *args, **kwargs):
         nums = _argnums_tuple(self.argnums)
         if self.mode == "fwd":
@@ -55,7 +58,8 @@ class _Jac(_Transformed):
             known=True)
         closed, in_tree, out_tree, leaves = _stage(
             fun, args, kwargs, nums=nums, what="vmap" if self.mode == "fwd" else
-            "differentiation", reverse=None if self.mode == "fwd" else ("jacrev", self.has_aux))
+            "differentiation", reverse=None if self.mode == "fwd" else ("jacrev", self.has_aux),
+            aux=("jacfwd" if self.mode == "fwd" else "jacrev") if self.has_aux else None)
         ranges = _leaf_ranges(args)
         in_avals = [v.aval for v in closed.jaxpr.invars]
         n_out_all = len(closed.jaxpr.outvars)
