@@ -26,7 +26,8 @@ from .ad_dtypes import (
     check_cotangent as _check_cotangent,
     check_inputs as _check_inputs)
 from .codegen import explicit as _explicit
-from .errors import ArgumentTypeError, ArgumentValueError, DifferentiationTypeError, check_signature
+from .errors import (ArgumentTypeError, ArgumentValueError, DifferentiationTypeError,
+                     DTypeError, check_signature)
 from .primitives.custom_derivatives import stop_gradient
 from .primitives.vma_reverse import check_cotangents, typed_backward
 from .staging import leaf_aval, python_scalar
@@ -211,6 +212,13 @@ def _check_tangent(p_aval, t, where):
             f"{p_aval.dtype} and so expected tangent dtype [('float0', 'V')], but got tangent "
             f"dtype {t_aval.dtype} instead.",
             hint="pass np.zeros(shape, astjax.float0) as the tangent of an int/bool primal")
+    if t_aval.dtype != p_aval.dtype:   # (weak types aside: a Python float is float32)
+        raise DTypeError(
+            "primal and tangent arguments to jax.jvp do not match; dtypes must be equal, or in "
+            "case of int/bool primal dtype the tangent dtype must be float0.Got primal dtype "
+            f"{p_aval.dtype} and so expected tangent dtype {p_aval.dtype}, but got tangent "
+            f"dtype {t_aval.dtype} instead.",
+            hint=f"give the tangent the primal's dtype (t.astype({p_aval.dtype.name!r}))")
     if t_aval.shape != p_aval.shape:
         raise ArgumentValueError(f"jvp called with different primal and tangent shapes; got "
                                  f"primal shape {p_aval.shape} and tangent shape "

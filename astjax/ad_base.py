@@ -30,6 +30,7 @@ from .transforms import ad
 from .transforms.ad import inline
 from .transforms.discharge import discharge_closed
 from .ad_aux import hide_at, split_output
+from . import ad_frames
 from .traceback_util import user_traceback
 
 __all__ = ["differentiating", "differentiation"]
@@ -256,7 +257,9 @@ def _stage(fun, args, kwargs, differentiated=True, what="differentiation", nums=
     leaves, in_tree = tree_util.flatten_for_staging((tuple(args), dict(kwargs)))
     avals = [leaf_aval(x) for x in leaves]
     hints = arg_hints(fun, args, kwargs)
-    target = fun if aux is None else _split_aux(fun, aux)
+    flags = [True] * len(leaves) if nums is None else [
+        i in nums for i, a in enumerate(args) for _ in tree_util.staging_leaves(a)]
+    target = _differentiated(fun, flags + [False] * (len(leaves) - len(flags)), leaves, aux)
     with differentiation(differentiated), _explicit.staging_nested(leaves), \
             eager_arguments(args, kwargs, nums), staging_inputs(leaves), eager_builder():
         closed, out_tree = stage_flat(target, in_tree, avals, hints)
@@ -265,14 +268,23 @@ def _stage(fun, args, kwargs, differentiated=True, what="differentiation", nums=
     return closed, in_tree, out_tree, leaves
 
 
-def _split_aux(fun, kind):
-    """`fun` returning `(value, HiddenAux(aux))` (`ad_aux.split_output`)."""
+def _differentiated(fun, flags, passed, aux):
+    """What `_stage` stages for `fun`: it registers its builder as one whose inputs
+    `flags` are differentiated, called with `passed` (`ad_frames`: which values are
+    JAX's JVP tracers) and,
+    with has_aux (`aux`: the transform's name), returns `(value, HiddenAux(aux))`
+    (`ad_aux.split_output`)."""
     call = as_callable(fun)
 
-    def with_hidden_aux(*args, **kwargs):
-        return split_output(call(*args, **kwargs), kind)
-    with_hidden_aux.__wrapped__ = fun   # (messages name the user's function)
-    return with_hidden_aux
+    def differentiated(*args, **kwargs):
+        ad_frames.register(core.current_builder(), flags, passed)
+        out = call(*args, **kwargs)
+        return out if aux is None else split_output(out, aux)
+    # (messages and the staging hooks name the user's function; its module is not
+    # copied: this wrapper is astjax's, never source-converted)
+    differentiated.__wrapped__ = fun
+    differentiated.__name__ = getattr(fun, "__name__", type(fun).__name__)
+    return differentiated
 
 
 def _leaf_ranges(args):

@@ -241,6 +241,7 @@ class Tracer:
         self.builder, self.var, self.known = builder, var, known
 
     aval = property(lambda self: self.var.aval)
+    _trace = property(lambda self: self.builder)   # (JAX's name: `x._trace.main`)
     shape = property(lambda self: self.var.aval.shape)
     dtype = property(lambda self: self.var.aval.dtype)
     ndim = property(lambda self: self.var.aval.ndim)
@@ -378,6 +379,8 @@ class Builder:
         # what was open when it was made (`name_stack.staged_info`)
         self.ns_base = len(name_stack.current.stack)
         self.si_base = len(name_stack.current.infos)
+
+    main = property(lambda self: self)   # (JAX's `trace.main`: what a trace is named by)
 
     def new_arg(self, aval: ShapedArray, hint=None) -> Tracer:
         v = Var(aval, hint)

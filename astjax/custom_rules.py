@@ -14,6 +14,7 @@ import numpy as np
 
 from . import core, dtypes, tree_util
 from .primitives import ops as lax  # (not .lax: lax.reduce uses this module)
+from . import ad_frames
 from .ad_base import differentiating, differentiation
 from .extend.core import eager_input, in_eager_transform
 from .core import raw
@@ -322,28 +323,22 @@ def _may_be_perturbed(x):
     staged function's inputs). An integer, a boolean or a known value never does
     (equinox's `filter_custom_vjp` asserts so for its non-differentiable arrays)."""
     return bool(isinstance(x, core.Tracer) and x.known is None
-                and dtypes.is_inexact(core.get_aval(x).dtype)
-                and _may_depend_on_inputs(x, in_eager_transform()))
+                and dtypes.is_inexact(core.get_aval(x).dtype) and ad_frames.perturbed(x))
 
 
 def _rule_wanted(leaves):
     """Is this call differentiated (JAX: are its operands JVP tracers)? Here: a
-    function is being differentiated and some operand is a staged value not known
-    at staging time that may depend on a staged function's inputs (in an eager
-    transformation, on the inputs it differentiates: `grad(f, argnums=0)(x, y)`'s
-    `y` is a concrete value to JAX, and a rule given only `y` does not run)."""
-    eager = in_eager_transform()
-    return differentiating() and any(
-        isinstance(x, core.Tracer) and x.known is None and _may_depend_on_inputs(x, eager)
-        for x in leaves)
+    function is being differentiated and some operand may carry a tangent of a
+    differentiation (`ad_frames.perturbed`: `grad(f, argnums=0)(x, y)`'s `y` carries
+    none, and a rule given only `y` does not run)."""
+    return differentiating() and any(ad_frames.perturbed(x) for x in leaves)
 
 
 def _may_depend_on_inputs(x, eager=False):
     """Whether some path back from staged `x` (through captures into enclosing
-    builders) reaches a builder's inputs without crossing a `stop_gradient`: JAX's
-    operands of a stopped or constant computation are no JVP tracers, so the rule
-    does not run for them (optax's perturbations test a rule that must not). With
-    `eager`, only inputs that are tracers to JAX count (`eager_input`)."""
+    builders) reaches a builder's inputs without crossing a `stop_gradient`: whether
+    `x` is a tracer to JAX (`_check_nondiff_untraced`). With `eager`, only inputs that
+    are tracers to JAX count (`eager_input`)."""
     stack, seen, consts = [(x.builder, x.var)], set(), {}
     while stack:
         b, v = stack.pop()

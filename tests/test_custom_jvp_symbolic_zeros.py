@@ -83,4 +83,53 @@ def test_rule_does_not_run_for_an_argument_grad_does_not_differentiate():
     def guard_jvp(primals, tangents):
         raise RuntimeError("the rule ran")
 
-    assert float(astjax.grad(lambda x, y: x * guard(y))(1.0, 2.0)) == 2.0
+    def run(x, y):
+        return x * guard(y)
+    assert float(astjax.grad(run)(1.0, 2.0)) == 2.0
+    # nor inside jit (a jit tracer is no JVP tracer) or vmap (nor is a batch tracer)
+    assert float(astjax.jit(astjax.grad(run))(1.0, 2.0)) == 2.0
+    got = astjax.vmap(astjax.grad(run))(jnp.ones(3), jnp.arange(3.0))
+    assert [float(v) for v in got] == [0.0, 1.0, 2.0]
+
+
+def test_rule_runs_for_a_differentiated_value_closed_over():
+    # the rule runs when an operand depends on what grad differentiates, also through a
+    # value the function closes over and through an inner jit
+    calls = []
+
+    @astjax.custom_jvp
+    def double(x):
+        return 2.0 * x
+
+    @double.defjvp
+    def double_jvp(primals, tangents):
+        calls.append(1)
+        return 2.0 * primals[0], 2.0 * tangents[0]
+
+    def run(x):
+        y = x * 3.0
+        return astjax.jit(lambda: double(y))()
+    assert float(astjax.grad(run)(1.0)) == 6.0
+    assert float(astjax.jit(astjax.grad(run))(1.0)) == 6.0
+    assert len(calls) == 2
+
+
+def test_custom_vjp_perturbed_flags_of_arguments_grad_does_not_differentiate():
+    seen = []
+
+    @astjax.custom_vjp
+    def f(x, y):
+        return x * y
+
+    def f_fwd(x, y):
+        seen.append((x.perturbed, y.perturbed))
+        return x.value * y.value, (x.value, y.value)
+
+    def f_bwd(res, g):
+        x, y = res
+        return g * y, g * x
+    f.defvjp(f_fwd, f_bwd, symbolic_zeros=True)
+    assert float(astjax.grad(f)(2.0, 3.0)) == 3.0
+    assert float(astjax.jit(astjax.grad(f))(2.0, 3.0)) == 3.0
+    assert float(astjax.grad(f, argnums=1)(2.0, 3.0)) == 2.0
+    assert seen == [(True, False), (True, False), (False, True)]   # JAX 0.10.2
