@@ -63,7 +63,7 @@ def perturbed(x) -> bool:
             continue
         seen.add((id(b), t.var))
         captured = {cv: tr for cv, tr in b.captures.values()}
-        for v in _leaf_vars(b, t.var):
+        for v in _roots(b.producer, t.var):
             if v in captured:
                 stack.append(captured[v])
                 continue
@@ -93,54 +93,35 @@ def _inside_differentiation(b) -> bool:
     return any(bb in _FRAMES for bb in stack[:at])
 
 
-def _leaf_vars(b, var) -> set:
-    """The variables of builder `b` without a producer (inputs, constants, captures)
-    that `var` is computed from, not through a `stop_gradient` or a primitive without
-    derivative (through a call's sub-jaxpr precisely: `_sources`)."""
-    found, stack, seen = set(), [var], set()
-    while stack:
-        v = stack.pop()
-        if not isinstance(v, core.Var) or v in seen:
-            continue
-        seen.add(v)
-        eqn = b.producer.get(v)
-        if eqn is None:
-            found.add(v)
-        elif eqn.primitive is not stop_gradient_p and not getattr(eqn.primitive, "nondiff",
-                                                                     False):
-            sub = _call_jaxpr(eqn)
-            if sub is None:
-                stack.extend(eqn.invars)
-            else:
-                inner = sub.jaxpr if isinstance(sub, core.ClosedJaxpr) else sub
-                stack.extend(eqn.invars[i] for i in _sources(
-                    _producers(inner), inner.invars, inner.outvars[eqn.outvars.index(v)]))
-    return found
-
-
 # calls whose one sub-jaxpr takes the equation's operands and gives its results: a
 # result depends on the operands its sub-jaxpr output does (loops feed results back)
 _CALLS = ("jit", "closed_call", "checkpoint", "custom_jvp_call", "custom_vjp_call")
 
 
 def _sources(producer, invars, var) -> set:
-    """The positions of `invars` that `var` is computed from (through `producer`: var ->
-    its equation), not through a `stop_gradient` or a primitive without derivative.
-    (A piecewise-constant one -- floor, sign, round -- still counts: JAX's zero tangent
-    there makes its result no JVP tracer, astjax does not tell.)"""
-    position = {v: i for i, v in enumerate(invars)}
+    """The positions of `invars` that `var` is computed from (`_roots`)."""
+    roots = _roots(producer, var)
+    return {i for i, v in enumerate(invars) if v in roots}
+
+
+def _roots(producer, var) -> set:
+    """The variables without a producer (inputs, constants, captures; `producer`: var ->
+    its equation) that `var` is computed from, not through a `stop_gradient` or a
+    primitive without derivative, and through a call only from the operands its result
+    is computed from. (A piecewise-constant primitive -- floor, sign, round -- still
+    counts: JAX's zero tangent there makes its result no JVP tracer, astjax does not
+    tell.)"""
     found, stack, seen = set(), [var], set()
     while stack:
         v = stack.pop()
         if not isinstance(v, core.Var) or v in seen:
             continue
         seen.add(v)
-        if v in position:
-            found.add(position[v])
-            continue
         eqn = producer.get(v)
-        if eqn is None or eqn.primitive is stop_gradient_p or getattr(eqn.primitive, "nondiff",
-                                                                      False):
+        if eqn is None:
+            found.add(v)
+            continue
+        if eqn.primitive is stop_gradient_p or getattr(eqn.primitive, "nondiff", False):
             continue
         sub = _call_jaxpr(eqn)
         if sub is None:
