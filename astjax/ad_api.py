@@ -1,6 +1,7 @@
 """The public autodiff API: `grad`, `value_and_grad`, `jvp`, `vjp`, `linearize`,
-`jacfwd`, `jacrev`, `hessian`, `stop_gradient` (`custom_jvp` / `custom_vjp` are in
-`astjax.custom_api`, `checkpoint` / `remat` in `astjax.checkpoint_api`).
+`stop_gradient`, and `jacfwd`, `jacrev`, `hessian` (defined in `astjax.ad_jacobians`);
+`custom_jvp` / `custom_vjp` are in `astjax.custom_api`, `checkpoint` / `remat` in
+`astjax.checkpoint_api`, the machinery they share in `astjax.ad_base`.
 
 Every transformed function is a `StagedCallable`. Called while staging (inside `jit`
 or another transform) it stages the user function on the current values' avals,
@@ -11,238 +12,37 @@ signature).
 """
 from __future__ import annotations
 
-import contextlib
 import functools
-import inspect
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from . import core, dtypes, tree_util, util
+from . import core, tree_util
 from .primitives import ops as lax  # (not .lax: lax.reduce uses this module)
 from .ad_dtypes import (
     check_rev_input as _check_rev_input,
     check_rev_output as _check_rev_output,
     check_cotangent as _check_cotangent,
-    check_fwd_input as _check_fwd_input,
     check_inputs as _check_inputs)
-from .api import Jitted
-from .codegen import compile_cache
 from .codegen import explicit as _explicit
-from .extend.core import eager_arguments, eager_transform as _eager_transform
-from .core import raw
-from .errors import (ArgumentError, ArgumentTypeError, ArgumentValueError, AstjaxError,
-                     ConcretizationError,
-                     DifferentiationTypeError,
-                     check_callable, check_signature)
-from .primitives.scan import scan_raw
+from .errors import (ArgumentTypeError, ArgumentValueError, DifferentiationTypeError,
+                     DTypeError, check_signature)
 from .primitives.custom_derivatives import stop_gradient
-from .primitives.state import is_ref
-from .primitives.vma_reverse import check_cotangents, reverse_typed, staging_inputs, typed_backward
-from .primitives.while_loop import eager_builder
-from .staging import (StagedCallable, arg_hints, as_callable, leaf_aval, python_scalar,
-                      stage_flat)
-from .staging import differentiation_level as _differentiating   # (staging.stage_once reads it)
+from .primitives.vma_reverse import check_cotangents, typed_backward
+from .staging import leaf_aval, python_scalar
 from .transforms import ad
-from .transforms.ad import Zero, cleanup, differentiable, float0, inline
-from .transforms.discharge import discharge_closed
+from .transforms.ad import cleanup, differentiable, float0, inline
 from .ad_refs import VjpFunction
-from .traceback_util import user_traceback
-
+# (the private names other modules of the API layer import from here: checkpoint_api,
+# compat's ad_checkpoint and compute_on, the tests)
+from .ad_base import (_CONCRETE, _Transformed, _argnums_tuple, _array_leaves,  # noqa: F401
+                      _close_over, _fix_arguments, _leaf_ranges, _outside_argnums, _run,
+                      _stage, _staging, _vjp_closed, differentiating, differentiation)
+from .ad_jacobians import hessian, jacfwd, jacrev
 __all__ = ["grad", "value_and_grad", "jvp", "vjp", "linearize", "jacfwd", "jacrev",
            "hessian", "stop_gradient", "float0",
            "differentiating", "differentiation"]
-
-
-def _staging():
-    return core.current_builder() is not None
-
-
-def differentiating() -> bool:
-    """Is the function being staged now going to be differentiated (staged by
-    grad, jvp, vjp, linearize, jacfwd/jacrev)? `custom_jvp`/`custom_vjp` then run
-    only their rule, as JAX does."""
-    return _differentiating.depth > 0
-
-
-@contextlib.contextmanager
-def differentiation(flag):
-    """Inside the block: one more level of differentiation (True), one less (False:
-    staging a custom rule, whose primals an outer level may still differentiate, as
-    JAX's nested JVP tracers), or unchanged (None)."""
-    old = _differentiating.depth
-    if flag is not None:
-        _differentiating.depth = old + 1 if flag else max(old - 1, 0)
-    try:
-        yield
-    finally:
-        _differentiating.depth = old
-
-
-def _array_leaves(x) -> bool:
-    """Are all leaves of pytree `x` values astjax can stage (arrays, scalars)?"""
-    for leaf in tree_util.tree_leaves(x):
-        try:
-            core.get_aval(leaf)
-        except TypeError:
-            return False
-    return True
-
-
-def _concrete(x) -> bool:
-    """Is pytree `x` known while staging (no staged value among its leaves)?"""
-    return not any(isinstance(leaf, core.Tracer) for leaf in tree_util.tree_leaves(x))
-
-
-def _all_refs(x) -> bool:
-    return all(is_ref(leaf) for leaf in tree_util.tree_leaves(x))
-
-
-def _close_over(fun, args, kwargs, nums, known=False):
-    """`fun` with the non-differentiated arguments that are not arrays (functions,
-    modules, ... as JAX allows) fixed, and with `known`, also those whose values are
-    known while staging (JAX closes over them, so a Python int there may serve as a
-    shape): (fun', args', kwargs', nums') where fun' takes only the remaining arguments."""
-    def fix(a):   # (a Ref too: a custom_vjp bwd keeping it as a residual writes it)
-        return not _array_leaves(a) or (known and (_concrete(a) or _all_refs(a)))
-    fixed = [i for i, a in enumerate(args) if i not in nums and fix(a)]
-    fixed_kw = [k for k, v in kwargs.items() if fix(v)]
-    if not fixed and not fixed_kw:
-        return fun, args, kwargs, nums
-    keep = [i for i in range(len(args)) if i not in fixed]
-    fun, args, kwargs = _fix_arguments(fun, args, kwargs, fixed, fixed_kw)
-    return fun, args, kwargs, tuple(keep.index(i) for i in nums)
-
-
-def _fix_arguments(fun, args, kwargs, positions, names):
-    """(fun', args', kwargs'): `fun` with the arguments at `positions` and the keyword
-    arguments `names` fixed to their values here; fun' takes the others."""
-    fixed = {i: args[i] for i in positions}
-    fixed_kw = {k: kwargs[k] for k in names if k in kwargs}
-    target = as_callable(fun)
-
-    def closed_over(*dyn, **dyn_kw):
-        it = iter(dyn)
-        full = [fixed[i] if i in fixed else next(it) for i in range(len(args))]
-        return target(*full, **dyn_kw, **fixed_kw)
-    return (raw(closed_over), tuple(a for i, a in enumerate(args) if i not in fixed),
-            {k: v for k, v in kwargs.items() if k not in fixed_kw})
-
-
-_CONCRETE = "concrete arguments"  # key in a transform's shared state (see __call__)
-
-
-class _Transformed(StagedCallable):
-    """Base: eager calls compile `self` with `jit` (arguments that are not arrays as
-    static arguments)."""
-    _share = None  # attributes that with `fun` decide the result: share compiled state
-
-    def _state(self):
-        """{static positions or None: Jitted}, shared by every wrapper of the same
-        function and options (compile_cache.shared_state): grad(f)(x) per step."""
-        if "_jit_state" not in self.__dict__:
-            opts = self._share and (type(self),) + tuple(getattr(self, a) for a in self._share)
-            self._jit_state = compile_cache.shared_state(self.fun, opts, dict) if opts else {}
-        return self._jit_state
-
-    _jitted = property(lambda self: self._state().get(None))  # its eager calls' Jitted
-
-    def __init__(self, fun):
-        check_callable(fun, type(self).__name__.strip("_").lower())
-        self.fun = fun
-        try:
-            util.wraps_function(self, fun)
-        except (AttributeError, TypeError):
-            pass
-        try:
-            self.__signature__ = inspect.signature(fun)
-        except (TypeError, ValueError):
-            pass
-
-    def _nondiff(self, args) -> tuple:
-        """Positions of the positional arguments this transform does not differentiate."""
-        return ()
-
-    def __call__(self, *args, **kwargs):
-        if _staging():
-            return self.stage_inline(*args, **kwargs)
-        static = tuple(i for i, a in enumerate(args) if not _array_leaves(a))
-        static_kw = tuple(k for k, v in kwargs.items() if not _array_leaves(v))
-        try:
-            with _eager_transform(), eager_builder():   # (an extension primitive's impl
-                cache = self._state()                    # may lower here)
-                learned = cache.get(_CONCRETE, ())
-                if learned:
-                    static = tuple(sorted(set(static) | {i for i in learned if i < len(args)}))
-                    static_kw = tuple(sorted(set(static_kw) | set(kwargs)))
-                try:
-                    return self._call_compiled(cache, static, static_kw, args, kwargs)
-                except ConcretizationError as first:
-                    # Eager JAX differentiates with concrete values: an argument it does not
-                    # differentiate may serve as a shape or a Python `int`. Retry with those
-                    # arguments static, and remember it for this function and options.
-                    fixed = tuple(i for i in self._nondiff(args) if i not in static)
-                    fixed_kw = tuple(k for k in kwargs if k not in static_kw)
-                    if not fixed and not fixed_kw:
-                        raise
-                    try:
-                        out = self._call_compiled(cache, tuple(sorted(static + fixed)),
-                                                  tuple(sorted(static_kw + fixed_kw)),
-                                                  args, kwargs)
-                    except ConcretizationError:
-                        raise first from None
-                    cache[_CONCRETE] = fixed
-                    return out
-        except AstjaxError as e:
-            raise e.with_traceback(user_traceback(e)) from None
-
-    def _call_compiled(self, cache, static, static_kw, args, kwargs):
-        """Run `self` compiled with the arguments at `static` / `static_kw` static."""
-        if not static and not static_kw:
-            jitted = cache.get(None)
-            if jitted is None:
-                jitted = cache[None] = Jitted(self)
-            return jitted.run_compiled(args, kwargs)
-        # arguments that are not arrays (functions, modules, ...) are static
-        try:
-            hash((tuple(args[i] for i in static), tuple(kwargs[k] for k in static_kw)))
-        except TypeError:  # unhashable: close over them, uncached
-            fun, dyn, dyn_kw = _fix_arguments(self, args, kwargs, static, static_kw)
-            return Jitted(fun).run_compiled(dyn, dyn_kw)
-        jitted = cache.get((static, static_kw))
-        if jitted is None:
-            jitted = cache[static, static_kw] = Jitted(self, static_argnums=static,
-                                                       static_argnames=static_kw)
-        return jitted.run_compiled(args, kwargs)
-
-    def __get__(self, obj, objtype=None):
-        return self if obj is None else functools.partial(self, obj)
-
-
-def _argnums_tuple(argnums):
-    """`argnums` as a tuple of ints; a located error for anything else (JAX:
-    TypeError for a non-integer, ValueError for a negative index out of range is
-    checked by the caller against the argument count)."""
-    nums = (argnums,) if isinstance(argnums, int) else argnums
-    try:
-        nums = tuple(nums)
-    except TypeError:
-        nums = None
-    if nums is None or not all(isinstance(i, int) and not isinstance(i, bool) for i in nums):
-        raise ArgumentTypeError(f"argnums must be an int or a tuple of ints, got {argnums!r}",
-                                hint="e.g. argnums=0 or argnums=(0, 2)")
-    return nums
-
-
-def _outside_argnums(argnums, args) -> tuple:
-    """Positions of `args` not named by `argnums` (() when argnums is malformed: the
-    transform reports that itself)."""
-    try:
-        nums = {i % len(args) for i in _argnums_tuple(argnums)} if args else set()
-    except AstjaxError:
-        return ()
-    return tuple(i for i in range(len(args)) if i not in nums)
 
 
 def _describe_tree(tree):
@@ -252,62 +52,15 @@ def _describe_tree(tree):
     return f"a {getattr(tree.node_type, '__name__', tree.node_type)} of {tree.num_leaves} leaves"
 
 
-def _stage(fun, args, kwargs, differentiated=True, what="differentiation", nums=None, reverse=None):
-    """Stage fun(*args, **kwargs) -> (closed, in_tree, out_tree, leaves) for differentiation
-    (`differentiating()` set while it stages; None: unchanged), or a located ArityError.
-    `what`: the transformation as a reference from outside sees it (`vmap` for `jacfwd`);
-    `nums`: the positions differentiated; `reverse`: a reverse mode (vma.reverse_typed)."""
-    check_signature(fun, args, kwargs)
-    leaves, in_tree = tree_util.flatten_for_staging((tuple(args), dict(kwargs)))
-    avals = [leaf_aval(x) for x in leaves]
-    hints = arg_hints(fun, args, kwargs)
-    with differentiation(differentiated), _explicit.staging_nested(leaves), \
-            eager_arguments(args, kwargs, nums), staging_inputs(leaves), eager_builder():
-        closed, out_tree = stage_flat(fun, in_tree, avals, hints)
-    closed = discharge_closed(closed, what)   # mutable references -> values
-    closed = reverse_typed(closed, leaves, reverse[0]) if reverse else closed   # (vma.py)
-    return closed, in_tree, out_tree, leaves
-
-
-def _leaf_ranges(args):
-    out, k = [], 0
-    for a in args:
-        n = len(tree_util.tree_leaves(a))
-        out.append(range(k, k + n))
-        k += n
-    return out
-
-
 def _ones_like_aval(aval):
     v = lax.convert_element_type(np.ones((), aval.dtype), aval.dtype, weak_type=aval.weak_type)
     return lax.broadcast(v, aval.shape) if aval.shape else v
-
-
-def _zeros(shape, dtype):
-    return ad.zeros_like_aval(core.ShapedArray(shape, dtype))
 
 
 def _zeros_out(aval):
     """A zero cotangent/tangent result for an input: float0 for non-float inputs."""
     return ad.zeros_like_aval(aval) if differentiable(aval) else np.zeros(aval.shape, float0)
 
-
-def _vjp_closed(closed, diff_mask, ct_mask):
-    """(fwd, bwd, out_nz, nres) with bwd: res + cts (outputs in ct_mask & nonzero) ->
-    cts of the differentiable inputs in diff_mask."""
-    known, lin, out_nz, nres = ad.linearize_jaxpr(closed, diff_mask)
-    n_t = len(lin.jaxpr.invars) - nres
-    nz_outs = [i for i, z in enumerate(out_nz) if z]
-    bwd = typed_backward(closed, known, lambda: ad.transpose_jaxpr(lin, [False] * nres + [True] * n_t, [
-        not ct_mask[i] for i in nz_outs]), nres, diff_mask, [i for i in nz_outs if ct_mask[i]])
-    return known, bwd, out_nz, nres
-
-
-def _run(closed, args):
-    """Run a closed jaxpr: inline while staging, else compile and run."""
-    if _staging():
-        return inline(closed, list(args))
-    return Jitted(raw(lambda *a: inline(closed, list(a))))(*args)
 
 # ------------------------------------------------------------------- grad family
 
@@ -327,6 +80,9 @@ class _Grad(_Transformed):
     def _nondiff(self, args):
         return _outside_argnums(self.argnums, args)
 
+    def _aux_path(self):
+        return ((0, 1) if self.with_value else (1,)) if self.has_aux else None
+
     def stage_inline(self, *args, **kwargs):
         nums = _argnums_tuple(self.argnums)
         if any(i >= len(args) for i in nums):
@@ -345,7 +101,8 @@ class _Grad(_Transformed):
         _check_inputs(args, nums, functools.partial(_check_rev_input, "grad",
                                                     self.holomorphic, self.allow_int))
         closed, in_tree, out_tree, leaves = _stage(fun, args, kwargs, nums=nums,
-                                                   reverse=("grad", self.has_aux))
+                                                   reverse=("grad", self.has_aux),
+                                                   aux="grad" if self.has_aux else None)
         ranges = _leaf_ranges(args)
         diff_mask = [False] * len(leaves)
         for i in nums:
@@ -353,14 +110,7 @@ class _Grad(_Transformed):
                 diff_mask[k] = True
         n_out = len(closed.jaxpr.outvars)
         if self.has_aux:
-            kids = out_tree.children if out_tree.node_type in (tuple, list) else None
-            if kids is None or len(kids) != 2:
-                raise DifferentiationTypeError(
-                    "expected function with aux output to return a two-element tuple, but "
-                    f"got {_describe_tree(out_tree)}",
-                    hint="with has_aux=True, return (value, aux): value the scalar to "
-                         "differentiate, aux anything else")
-            main_tree, aux_tree = kids
+            main_tree, aux_tree = out_tree.children
         else:
             main_tree, aux_tree = out_tree, None
         if main_tree.node_type is not None:
@@ -462,6 +212,13 @@ def _check_tangent(p_aval, t, where):
             f"{p_aval.dtype} and so expected tangent dtype [('float0', 'V')], but got tangent "
             f"dtype {t_aval.dtype} instead.",
             hint="pass np.zeros(shape, astjax.float0) as the tangent of an int/bool primal")
+    if t_aval.dtype != p_aval.dtype:   # (weak types aside: a Python float is float32)
+        raise DTypeError(
+            "primal and tangent arguments to jax.jvp do not match; dtypes must be equal, or in "
+            "case of int/bool primal dtype the tangent dtype must be float0.Got primal dtype "
+            f"{p_aval.dtype} and so expected tangent dtype {p_aval.dtype}, but got tangent "
+            f"dtype {t_aval.dtype} instead.",
+            hint=f"give the tangent the primal's dtype (t.astype({p_aval.dtype.name!r}))")
     if t_aval.shape != p_aval.shape:
         raise ArgumentValueError(f"jvp called with different primal and tangent shapes; got "
                                  f"primal shape {p_aval.shape} and tangent shape "
@@ -477,7 +234,7 @@ def jvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
                                 f"lists; found {type(primals).__name__} and "
                                 f"{type(tangents).__name__}",
                                 hint="wrap them: jvp(f, (x,), (t,))")
-    closed, in_tree, out_tree, leaves = _stage(fun, primals, {})
+    closed, in_tree, out_tree, leaves = _stage(fun, primals, {}, aux="jvp" if has_aux else None)
     t_leaves, t_tree = tree_util.flatten_for_staging((tuple(tangents), {}))
     if t_tree != in_tree:
         raise ArgumentTypeError("primal and tangent arguments to jax.jvp must have the same "
@@ -507,7 +264,8 @@ def jvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
 
 def linearize(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[Any, ...]:
     """(fun(*primals), f_jvp) where f_jvp evaluates the linearized function."""
-    closed, in_tree, out_tree, leaves = _stage(fun, primals, {})
+    closed, in_tree, out_tree, leaves = _stage(fun, primals, {},
+                                               aux="linearize" if has_aux else None)
     in_avals = [v.aval for v in closed.jaxpr.invars]
     nz = [differentiable(a) for a in in_avals]
     known, lin, out_nz, nres = ad.linearize_jaxpr(closed, nz)
@@ -541,7 +299,8 @@ def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[
     As in JAX, vjp_fn is a pytree whose leaves are the residuals (here a
     `tree_util.Partial`; it can be returned from `jit`), and the backward pass -- a `custom_vjp`'s bwd rule with
     it -- is staged when vjp_fn is first called, not here."""
-    closed, in_tree, out_tree, leaves = _stage(fun, primals, {}, reverse=("vjp", has_aux))
+    closed, in_tree, out_tree, leaves = _stage(fun, primals, {}, reverse=("vjp", has_aux),
+                                               aux="vjp" if has_aux else None)
     in_avals = [v.aval for v in closed.jaxpr.invars]
     nz = [differentiable(a) for a in in_avals]
     n = len(closed.jaxpr.outvars)
@@ -602,199 +361,3 @@ class _VjpBody:
         args_ct, _ = tree_util.tree_unflatten(self.in_tree, flat)
         return tuple(args_ct)
 
-# ------------------------------------------------------------------------- jacobians
-
-
-class _Jac(_Transformed):
-    _share = ("argnums", "has_aux", "mode", "holomorphic", "allow_int")
-
-    def __init__(self, fun, argnums=0, has_aux=False, mode="rev", holomorphic=False,
-                 allow_int=False):
-        super().__init__(fun)
-        self.argnums, self.has_aux, self.mode = argnums, has_aux, mode
-        self.holomorphic, self.allow_int = holomorphic, allow_int
-
-    def _nondiff(self, args):
-        return _outside_argnums(self.argnums, args)
-
-    def stage_inline(self, *args, **kwargs):
-        nums = _argnums_tuple(self.argnums)
-        if self.mode == "fwd":
-            _check_inputs(args, nums, functools.partial(_check_fwd_input, self.holomorphic))
-        else:
-            _check_inputs(args, nums, functools.partial(_check_rev_input, "jacrev",
-                                                        self.holomorphic, self.allow_int))
-        fun, args, kwargs, nums = _close_over(
-            self.fun, args, kwargs, tuple(i % len(args) for i in nums) if args else nums,
-            known=True)
-        closed, in_tree, out_tree, leaves = _stage(
-            fun, args, kwargs, nums=nums, what="vmap" if self.mode == "fwd" else
-            "differentiation", reverse=None if self.mode == "fwd" else ("jacrev", self.has_aux))
-        ranges = _leaf_ranges(args)
-        in_avals = [v.aval for v in closed.jaxpr.invars]
-        n_out_all = len(closed.jaxpr.outvars)
-        if self.has_aux:
-            main_tree, aux_tree = out_tree.children
-        else:
-            main_tree, aux_tree = out_tree, None
-        k = main_tree.num_leaves
-        out_avals = [v.aval for v in closed.jaxpr.outvars[:k]]
-        diff_idx = [j for i in nums for j in ranges[i]]
-        for a in out_avals:
-            if self.mode == "rev":
-                _check_rev_output("jacrev", self.holomorphic, a)
-            elif self.holomorphic:
-                _check_rev_output("jacfwd", True, a)
-        mask = [False] * len(leaves)
-        for j in diff_idx:
-            mask[j] = True
-        sizes = [in_avals[j].size for j in diff_idx]
-        n_in = sum(sizes)
-        out_sizes = [a.size for a in out_avals]
-        n_o = sum(out_sizes)
-        dt = dtypes.result_type(*[np.zeros((), in_avals[j].dtype) for j in diff_idx]) \
-            if diff_idx else np.float32
-
-        def basis(n):
-            return np.eye(n, dtype=dt)
-
-        if self.mode == "fwd":
-            jv, out_nz = ad.jvp_jaxpr(closed, mask, instantiate=True)
-            jv = cleanup(jv)
-            nz_k = [o for o in range(k) if out_nz[o]]
-
-            def f(*xs):
-                def step(c, e):
-                    ts, off = [], 0
-                    for j, s in zip(diff_idx, sizes):
-                        piece = lax.slice(e, (off,), (off + s,))
-                        ts.append(lax.convert_element_type(
-                            lax.reshape(piece, in_avals[j].shape), in_avals[j].dtype))
-                        off += s
-                    outs = inline(jv, list(xs) + ts)
-                    touts = outs[n_out_all:n_out_all + len(nz_k)]  # nonzero ones only
-                    return c, [lax.reshape(t, (out_avals[o].size,)) for t, o in zip(touts, nz_k)]
-                _, cols = scan_raw(step, (), core.current_builder().const_tracer(basis(n_in))
-                                   if n_in else np.zeros((0, 0), dt))
-                prim = inline(jv, list(xs) + [ad.zeros_like_aval(in_avals[j]) for j in diff_idx])
-                # cols[o]: (n_in, out_size) -> jac[o][i]: out_shape + in_shape; an
-                # integer output's entries are zeros of its dtype, as JAX gives
-                jac, cols = [], iter(cols)
-                for o, a in enumerate(out_avals):
-                    if o not in nz_k:
-                        jac.append([_zeros(a.shape + in_avals[j].shape, a.dtype)
-                                    for j in diff_idx])
-                        continue
-                    ct = lax.transpose(next(cols), (1, 0)) if n_in else next(cols)
-                    row, off = [], 0
-                    for j, s in zip(diff_idx, sizes):
-                        piece = lax.slice(ct, (0, off), (a.size, off + s))
-                        row.append(_weak_as(lax.reshape(piece, a.shape + in_avals[j].shape), a))
-                        off += s
-                    jac.append(row)
-                return prim[:n_out_all] + [x for row in jac for x in row]
-        else:
-            fwd, bwd, out_nz, nres = _vjp_closed(closed, mask, [i < k for i in range(n_out_all)])
-            fwd, bwd = cleanup(fwd), cleanup(bwd)
-            ddiff = [j for j in diff_idx if differentiable(in_avals[j])]
-
-            def f(*xs):
-                outs = inline(fwd, list(xs))
-                prim, res = outs[:n_out_all], outs[n_out_all:]
-                nz_k = [i for i in range(k) if out_nz[i]]
-
-                def step(c, e):
-                    cts, off = [], 0
-                    for i in nz_k:
-                        a = out_avals[i]
-                        piece = lax.slice(e, (off,), (off + a.size,))
-                        cts.append(lax.convert_element_type(lax.reshape(piece, a.shape), a.dtype))
-                        off += a.size
-                    g = inline(bwd, list(res) + cts)
-                    return c, [lax.reshape(x, (in_avals[j].size,)) for x, j in zip(g, ddiff)]
-                n_ct = sum(out_avals[i].size for i in nz_k)
-                _, rows = scan_raw(step, (), core.current_builder().const_tracer(basis(n_ct)))
-                jac = []
-                for o, a in enumerate(out_avals):
-                    row = []
-                    if o in nz_k:
-                        off = sum(out_avals[i].size for i in nz_k if i < o)
-                        r_of = dict(zip(ddiff, rows))
-                        for j in diff_idx:  # allow_int: an integer input's entries are 0
-                            if j not in r_of:
-                                row.append(_zeros(a.shape + in_avals[j].shape,
-                                                  in_avals[j].dtype))
-                                continue
-                            piece = lax.slice(r_of[j], (off, 0), (off + a.size, in_avals[j].size))
-                            row.append(_weak_as(lax.reshape(piece, a.shape + in_avals[j].shape),
-                                                in_avals[j]))
-                    else:
-                        row = [_zeros(a.shape + in_avals[j].shape, in_avals[j].dtype)
-                               for j in diff_idx]
-                    jac.append(row)
-                return prim + [x for row in jac for x in row]
-
-        fj = cleanup(core.stage(f, in_avals))
-        outs = inline(fj, leaves)
-        prim, jflat = outs[:n_out_all], outs[n_out_all:]
-        it = iter(jflat)
-        per_out = []
-        for o in range(k):
-            row = [next(it) for _ in diff_idx]
-            ri = iter(row)
-            per_arg = [tree_util.tree_unflatten(tree_util.tree_structure(args[i]),
-                                                [next(ri) for _ in ranges[i]]) for i in nums]
-            per_out.append(per_arg[0] if isinstance(self.argnums, int) else tuple(per_arg))
-        jac = tree_util.tree_unflatten(main_tree, per_out)
-        if self.has_aux:
-            return jac, tree_util.tree_unflatten(aux_tree, prim[k:])
-        return jac
-
-
-def _weak_as(x, example):
-    """A Jacobian block with the weak type of its example (jacfwd: the output, jacrev:
-    the input), as JAX's."""
-    return lax.convert_element_type(x, core.get_aval(x).dtype, weak_type=example.weak_type)
-
-
-def jacfwd(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False,
-           holomorphic: bool = False) -> Callable[..., Any]:
-    """Jacobian of `fun` w.r.t. args `argnums`, by forward mode (one JVP per input).
-
-    Args: fun (defined in a file: astjax stages its source); argnums: int or tuple;
-    has_aux: `fun` returns `(out, aux)`. Returns a function giving the Jacobian
-    (output shape + input shape).
-
-    Example:
-        >>> import astjax, astjax.numpy as jnp
-        >>> astjax.jacfwd(jnp.sin)(jnp.array([0.0, 1.0]))
-        Array([[1.       , 0.       ],
-               [0.       , 0.5403023]], dtype=float32)
-    """
-    return _Jac(fun, argnums, has_aux, "fwd", holomorphic)
-
-
-def jacrev(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False,
-           holomorphic: bool = False, allow_int: bool = False) -> Callable[..., Any]:
-    """Jacobian of `fun` w.r.t. args `argnums`, by reverse mode (one VJP per output).
-
-    Example:
-        >>> import astjax, astjax.numpy as jnp
-        >>> astjax.jacrev(jnp.sin)(0.0)
-        Array(1., dtype=float32, weak_type=True)
-    """
-    return _Jac(fun, argnums, has_aux, "rev", holomorphic, allow_int)
-
-
-def hessian(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False,
-            holomorphic: bool = False) -> Callable[..., Any]:
-    """Hessian of scalar `fun`: `jacfwd(jacrev(fun))` w.r.t. args `argnums`.
-
-    Args: as `jacfwd`. Returns a function giving the matrix of second derivatives.
-
-    Example:
-        >>> import astjax, astjax.numpy as jnp
-        >>> astjax.hessian(jnp.sin)(0.5)
-        Array(-0.47942555, dtype=float32, weak_type=True)
-    """
-    return jacfwd(jacrev(fun, argnums, has_aux, holomorphic), argnums, has_aux, holomorphic)

@@ -15,7 +15,8 @@ import functools
 import numpy as np
 
 from . import core, dtypes, tree_util
-from .ad_api import _run, vjp
+from .ad_api import vjp
+from .ad_base import _run
 from .api import jit
 from .custom_api import custom_vjp
 from .core import ShapedArray

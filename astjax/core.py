@@ -25,10 +25,9 @@ import numpy as np
 from . import dtypes, name_stack, tree_util
 from .name_stack import source_info_context  # noqa: F401  (core.source_info_context)
 from .gc_pause import collector_paused  # noqa: F401  (core.collector_paused)
-from .errors import (AxisNameError, ConcretizationError, EscapedTracerError, JAXTypeError,
-                     TracerArrayConversionError, TracerBoolConversionError,
-                     TracerIntegerConversionError,
-                     NotImplementedInAstjaxError, SourceInfo, UNKNOWN, user_location)
+from .errors import (AxisNameError, ConcretizationError, EscapedTracerError, JAXTypeError, UNKNOWN,
+                     NotImplementedInAstjaxError, SourceInfo, TracerArrayConversionError,
+                     TracerBoolConversionError, TracerIntegerConversionError, user_location)
 from .shape_poly import canonical_dim
 from .shape_poly_expr import max_dim, min_dim  # noqa: F401  (JAX's jax.core names)
 from .ir import (AbstractRef, AbstractValue, Atom, ClosedJaxpr, Eqn, Jaxpr, JaxprTypeError,  # noqa: F401
@@ -254,7 +253,7 @@ class Tracer:
     ndim = property(lambda self: self.var.aval.ndim)
     size = property(lambda self: self.var.aval.size)
     weak_type = property(lambda self: self.var.aval.weak_type)
-    _trace = property(lambda self: self.builder)   # (JAX's: a library's Trace, or a Builder)
+    _trace = property(lambda self: self.builder)   # (JAX's `x._trace(.main)`: Trace or Builder)
 
     def __repr__(self):
         return f"JitTracer({self.aval})"  # JAX's repr of a value staged under jit
@@ -387,6 +386,8 @@ class Builder:
         # what was open when it was made (`name_stack.staged_info`)
         self.ns_base = len(name_stack.current.stack)
         self.si_base = len(name_stack.current.infos)
+
+    main = property(lambda self: self)   # (JAX's `trace.main`: what a trace is named by)
 
     def new_arg(self, aval: ShapedArray, hint=None) -> Tracer:
         v = Var(aval, hint)

@@ -23,7 +23,8 @@ from . import core_primitives as primitives  # noqa: F401  (jax.extend.core.prim
 __all__ = ["Primitive", "Jaxpr", "ClosedJaxpr", "Var", "Literal", "ShapedArray",
            "JaxprEqn", "DropVar", "mapped_aval", "unmapped_aval", "get_opaque_trace_state",
            "jaxpr_as_fun", "Effect", "Effects", "no_effects", "Trace", "TraceTag",
-           "take_current_trace", "set_current_trace", "AbstractToken", "Token", "primitives"]
+           "take_current_trace", "set_current_trace", "find_top_trace", "AbstractToken", "Token",
+           "primitives"]
 
 JaxprEqn = Eqn  # one equation of a jaxpr: primitive, invars, outvars, params
 
@@ -248,6 +249,13 @@ class Trace:
     def process_primitive(self, primitive, tracers, params):
         """Interpret one primitive application (for subclasses)."""
         raise NotImplementedError(f"{type(self).__name__} must define process_primitive")
+
+
+def find_top_trace(xs):
+    """JAX's current trace (`xs` is ignored, as in JAX 0.10.2): here the innermost
+    builder staging now (None outside every transformation). Its `.main` names it, as
+    a staged value's `x._trace.main` names the builder it belongs to."""
+    return core.current_builder()
 
 
 @contextmanager

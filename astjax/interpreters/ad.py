@@ -11,6 +11,7 @@ from __future__ import annotations
 from .. import core, lax
 from ..core import UndefinedPrimal, Zero
 from ._views import RuleView
+from ..ad_frames import carries_tangent
 
 __all__ = ["Zero", "UndefinedPrimal", "is_undefined_primal", "instantiate_zeros",
            "primitive_jvps", "primitive_transposes", "JVPTracer", "defjvp", "deflinear",
@@ -79,9 +80,16 @@ def deflinear2(p, transpose_rule):
     primitive_transposes[p] = transpose_rule
 
 
-class JVPTracer:
-    """JAX's forward-mode tracer type. astjax differentiates staged programs, so no
-    value is ever one of these: `isinstance(x, JVPTracer)` is always False."""
+class _JVPTracerType(type):
+    def __instancecheck__(cls, x):
+        return carries_tangent(x)
+
+
+class JVPTracer(metaclass=_JVPTracerType):
+    """JAX's forward-mode tracer type. astjax differentiates staged programs and makes
+    none: `isinstance(x, JVPTracer)` tells whether staged value `x` carries a tangent
+    of the differentiation staging its function (`ad_frames`), as JAX's JVP tracers
+    do; `x._trace.main` then names that function's builder."""
 
     def __init__(self, *args, **kwargs):
         raise TypeError("astjax has no JVP tracers: derivatives are computed on staged "

@@ -1,0 +1,315 @@
+"""What the autodiff entry points share (`ad_api`: grad, value_and_grad, jvp, vjp,
+linearize; `ad_jacobians`: jacfwd, jacrev, hessian; `checkpoint_api`, `custom_api`):
+staging the function to differentiate (`_stage`, with `has_aux`'s split of the output:
+`ad_aux`), closing over the arguments that are not differentiated, the argnums checks,
+and the eager path of a transformed function (`_Transformed`): an eager call compiles
+the transformed function with `jit`, cached per signature and shared by every wrapper
+of the same function and options.
+"""
+from __future__ import annotations
+
+import contextlib
+import copy
+import functools
+import inspect
+
+from . import core, tree_util, util
+from .api import Jitted
+from .codegen import compile_cache
+from .codegen import explicit as _explicit
+from .extend.core import eager_arguments, eager_transform as _eager_transform
+from .core import raw
+from .errors import (ArgumentTypeError, AstjaxError, ConcretizationError, check_callable,
+                     check_signature)
+from .primitives.state import is_ref
+from .primitives.vma_reverse import reverse_typed, staging_inputs, typed_backward
+from .primitives.while_loop import eager_builder
+from .staging import StagedCallable, arg_hints, as_callable, leaf_aval, stage_flat
+from .staging import differentiation_level as _differentiating   # (staging.stage_once reads it)
+from .transforms import ad
+from .transforms.ad import inline
+from .transforms.discharge import discharge_closed
+from .ad_aux import hide_at, split_output
+from . import ad_frames
+from .traceback_util import user_traceback
+
+__all__ = ["differentiating", "differentiation"]
+
+
+def _staging():
+    return core.current_builder() is not None
+
+
+def differentiating() -> bool:
+    """Is the function being staged now going to be differentiated (staged by
+    grad, jvp, vjp, linearize, jacfwd/jacrev)? `custom_jvp`/`custom_vjp` then run
+    only their rule, as JAX does."""
+    return _differentiating.depth > 0
+
+
+@contextlib.contextmanager
+def differentiation(flag):
+    """Inside the block: one more level of differentiation (True), one less (False:
+    staging a custom rule, whose primals an outer level may still differentiate, as
+    JAX's nested JVP tracers), or unchanged (None)."""
+    old = _differentiating.depth
+    if flag is not None:
+        _differentiating.depth = old + 1 if flag else max(old - 1, 0)
+    try:
+        yield
+    finally:
+        _differentiating.depth = old
+
+
+def _array_leaves(x) -> bool:
+    """Are all leaves of pytree `x` values astjax can stage (arrays, scalars)?"""
+    for leaf in tree_util.tree_leaves(x):
+        try:
+            core.get_aval(leaf)
+        except TypeError:
+            return False
+    return True
+
+
+def _concrete(x) -> bool:
+    """Is pytree `x` known while staging (no staged value among its leaves)?"""
+    return not any(isinstance(leaf, core.Tracer) for leaf in tree_util.tree_leaves(x))
+
+
+def _all_refs(x) -> bool:
+    return all(is_ref(leaf) for leaf in tree_util.tree_leaves(x))
+
+
+def _close_over(fun, args, kwargs, nums, known=False):
+    """`fun` with the non-differentiated arguments that are not arrays (functions,
+    modules, ... as JAX allows) fixed, and with `known`, also those whose values are
+    known while staging (JAX closes over them, so a Python int there may serve as a
+    shape): (fun', args', kwargs', nums') where fun' takes only the remaining arguments."""
+    def fix(a):   # (a Ref too: a custom_vjp bwd keeping it as a residual writes it)
+        return not _array_leaves(a) or (known and (_concrete(a) or _all_refs(a)))
+    fixed = [i for i, a in enumerate(args) if i not in nums and fix(a)]
+    fixed_kw = [k for k, v in kwargs.items() if fix(v)]
+    if not fixed and not fixed_kw:
+        return fun, args, kwargs, nums
+    keep = [i for i in range(len(args)) if i not in fixed]
+    fun, args, kwargs = _fix_arguments(fun, args, kwargs, fixed, fixed_kw)
+    return fun, args, kwargs, tuple(keep.index(i) for i in nums)
+
+
+def _fix_arguments(fun, args, kwargs, positions, names):
+    """(fun', args', kwargs'): `fun` with the arguments at `positions` and the keyword
+    arguments `names` fixed to their values here; fun' takes the others."""
+    fixed = {i: args[i] for i in positions}
+    fixed_kw = {k: kwargs[k] for k in names if k in kwargs}
+    target = as_callable(fun)
+
+    def closed_over(*dyn, **dyn_kw):
+        it = iter(dyn)
+        full = [fixed[i] if i in fixed else next(it) for i in range(len(args))]
+        return target(*full, **dyn_kw, **fixed_kw)
+    return (raw(closed_over), tuple(a for i, a in enumerate(args) if i not in fixed),
+            {k: v for k, v in kwargs.items() if k not in fixed_kw})
+
+
+_CONCRETE = "concrete arguments"  # key in a transform's shared state (see __call__)
+
+
+class _Transformed(StagedCallable):
+    """Base: eager calls compile `self` with `jit` (arguments that are not arrays as
+    static arguments)."""
+    _share = None  # attributes that with `fun` decide the result: share compiled state
+
+    def _state(self):
+        """{static positions or None: Jitted}, shared by every wrapper of the same
+        function and options (compile_cache.shared_state): grad(f)(x) per step."""
+        if "_jit_state" not in self.__dict__:
+            opts = self._share and (type(self),) + tuple(getattr(self, a) for a in self._share)
+            self._jit_state = compile_cache.shared_state(self.fun, opts, dict) if opts else {}
+        return self._jit_state
+
+    _jitted = property(lambda self: self._state().get(None))  # its eager calls' Jitted
+    _hiding = None   # (an eager call's twin: where its aux is, `_eager_program`)
+
+    def _aux_path(self):
+        """Where the aux sits in what this transform returns (None: no has_aux)."""
+        return None
+
+    def _eager_program(self):
+        """What an eager call compiles: `self`, or with has_aux a twin whose staging
+        hides the aux's Python objects from the jit (`ad_aux`), so they come back
+        as the objects the function returned, as JAX's eager aux does."""
+        path = self._aux_path()
+        if path is None:
+            return self
+        twin = copy.copy(self)   # (sharing `_jit_state`)
+        twin._hiding = path
+        return twin
+
+    def __init__(self, fun):
+        check_callable(fun, type(self).__name__.strip("_").lower())
+        self.fun = fun
+        try:
+            util.wraps_function(self, fun)
+        except (AttributeError, TypeError):
+            pass
+        try:
+            self.__signature__ = inspect.signature(fun)
+        except (TypeError, ValueError):
+            pass
+
+    def _nondiff(self, args) -> tuple:
+        """Positions of the positional arguments this transform does not differentiate."""
+        return ()
+
+    def __call__(self, *args, **kwargs):
+        if _staging():
+            out = self.stage_inline(*args, **kwargs)
+            return out if self._hiding is None else hide_at(out, self._hiding)
+        static = tuple(i for i, a in enumerate(args) if not _array_leaves(a))
+        static_kw = tuple(k for k, v in kwargs.items() if not _array_leaves(v))
+        try:
+            with _eager_transform(), eager_builder():   # (an extension primitive's impl
+                cache = self._state()                    # may lower here)
+                learned = cache.get(_CONCRETE, ())
+                if learned:
+                    static = tuple(sorted(set(static) | {i for i in learned if i < len(args)}))
+                    static_kw = tuple(sorted(set(static_kw) | set(kwargs)))
+                try:
+                    return self._call_compiled(cache, static, static_kw, args, kwargs)
+                except ConcretizationError as first:
+                    # Eager JAX differentiates with concrete values: an argument it does not
+                    # differentiate may serve as a shape or a Python `int`. Retry with those
+                    # arguments static, and remember it for this function and options.
+                    fixed = tuple(i for i in self._nondiff(args) if i not in static)
+                    fixed_kw = tuple(k for k in kwargs if k not in static_kw)
+                    if not fixed and not fixed_kw:
+                        raise
+                    try:
+                        out = self._call_compiled(cache, tuple(sorted(static + fixed)),
+                                                  tuple(sorted(static_kw + fixed_kw)),
+                                                  args, kwargs)
+                    except ConcretizationError:
+                        raise first from None
+                    cache[_CONCRETE] = fixed
+                    return out
+        except AstjaxError as e:
+            raise e.with_traceback(user_traceback(e)) from None
+
+    def _call_compiled(self, cache, static, static_kw, args, kwargs):
+        """Run `self` compiled with the arguments at `static` / `static_kw` static."""
+        if not static and not static_kw:
+            jitted = cache.get(None)
+            if jitted is None:
+                jitted = cache[None] = Jitted(self._eager_program())
+            return jitted.run_compiled(args, kwargs)
+        # arguments that are not arrays (functions, modules, ...) are static
+        try:
+            hash((tuple(args[i] for i in static), tuple(kwargs[k] for k in static_kw)))
+        except TypeError:  # unhashable: close over them, uncached
+            fun, dyn, dyn_kw = _fix_arguments(self._eager_program(), args, kwargs, static,
+                                              static_kw)
+            return Jitted(fun).run_compiled(dyn, dyn_kw)
+        jitted = cache.get((static, static_kw))
+        if jitted is None:
+            jitted = cache[static, static_kw] = Jitted(self._eager_program(),
+                                                       static_argnums=static,
+                                                       static_argnames=static_kw)
+        return jitted.run_compiled(args, kwargs)
+
+    def __get__(self, obj, objtype=None):
+        return self if obj is None else functools.partial(self, obj)
+
+
+def _argnums_tuple(argnums):
+    """`argnums` as a tuple of ints; a located error for anything else (JAX:
+    TypeError for a non-integer, ValueError for a negative index out of range is
+    checked by the caller against the argument count)."""
+    nums = (argnums,) if isinstance(argnums, int) else argnums
+    try:
+        nums = tuple(nums)
+    except TypeError:
+        nums = None
+    if nums is None or not all(isinstance(i, int) and not isinstance(i, bool) for i in nums):
+        raise ArgumentTypeError(f"argnums must be an int or a tuple of ints, got {argnums!r}",
+                                hint="e.g. argnums=0 or argnums=(0, 2)")
+    return nums
+
+
+def _outside_argnums(argnums, args) -> tuple:
+    """Positions of `args` not named by `argnums` (() when argnums is malformed: the
+    transform reports that itself)."""
+    try:
+        nums = {i % len(args) for i in _argnums_tuple(argnums)} if args else set()
+    except AstjaxError:
+        return ()
+    return tuple(i for i in range(len(args)) if i not in nums)
+
+
+def _stage(fun, args, kwargs, differentiated=True, what="differentiation", nums=None,
+           reverse=None, aux=None):
+    """Stage fun(*args, **kwargs) -> (closed, in_tree, out_tree, leaves) for differentiation
+    (`differentiating()` set while it stages; None: unchanged), or a located ArityError.
+    `what`: the transformation as a reference from outside sees it (`vmap` for `jacfwd`);
+    `nums`: the positions differentiated; `reverse`: a reverse mode (vma.reverse_typed);
+    `aux`: with has_aux, the transform's name: `fun` returns (value, aux), out_tree is a
+    pair whose aux part keeps the leaves that are not staged as objects (`ad_aux`)."""
+    check_signature(fun, args, kwargs)
+    leaves, in_tree = tree_util.flatten_for_staging((tuple(args), dict(kwargs)))
+    avals = [leaf_aval(x) for x in leaves]
+    hints = arg_hints(fun, args, kwargs)
+    flags = [True] * len(leaves) if nums is None else [
+        i in nums for i, a in enumerate(args) for _ in tree_util.staging_leaves(a)]
+    target = _differentiated(fun, flags + [False] * (len(leaves) - len(flags)), leaves, aux)
+    with differentiation(differentiated), _explicit.staging_nested(leaves), \
+            eager_arguments(args, kwargs, nums), staging_inputs(leaves), eager_builder():
+        closed, out_tree = stage_flat(target, in_tree, avals, hints)
+    closed = discharge_closed(closed, what)   # mutable references -> values
+    closed = reverse_typed(closed, leaves, reverse[0]) if reverse else closed   # (vma.py)
+    return closed, in_tree, out_tree, leaves
+
+
+def _differentiated(fun, flags, passed, aux):
+    """What `_stage` stages for `fun`: it registers its builder as one whose inputs
+    `flags` are differentiated, called with `passed` (`ad_frames`: which values are
+    JAX's JVP tracers) and,
+    with has_aux (`aux`: the transform's name), returns `(value, HiddenAux(aux))`
+    (`ad_aux.split_output`)."""
+    call = as_callable(fun)
+
+    def differentiated(*args, **kwargs):
+        ad_frames.register(core.current_builder(), flags, passed)
+        out = call(*args, **kwargs)
+        return out if aux is None else split_output(out, aux)
+    # (messages and the staging hooks name the user's function; its module is not
+    # copied: this wrapper is astjax's, never source-converted)
+    differentiated.__wrapped__ = fun
+    differentiated.__name__ = getattr(fun, "__name__", type(fun).__name__)
+    return differentiated
+
+
+def _leaf_ranges(args):
+    out, k = [], 0
+    for a in args:
+        n = len(tree_util.tree_leaves(a))
+        out.append(range(k, k + n))
+        k += n
+    return out
+
+
+def _vjp_closed(closed, diff_mask, ct_mask):
+    """(fwd, bwd, out_nz, nres) with bwd: res + cts (outputs in ct_mask & nonzero) ->
+    cts of the differentiable inputs in diff_mask."""
+    known, lin, out_nz, nres = ad.linearize_jaxpr(closed, diff_mask)
+    n_t = len(lin.jaxpr.invars) - nres
+    nz_outs = [i for i, z in enumerate(out_nz) if z]
+    bwd = typed_backward(closed, known, lambda: ad.transpose_jaxpr(lin, [False] * nres + [True] * n_t, [
+        not ct_mask[i] for i in nz_outs]), nres, diff_mask, [i for i in nz_outs if ct_mask[i]])
+    return known, bwd, out_nz, nres
+
+
+def _run(closed, args):
+    """Run a closed jaxpr: inline while staging, else compile and run."""
+    if _staging():
+        return inline(closed, list(args))
+    return Jitted(raw(lambda *a: inline(closed, list(a))))(*args)
+

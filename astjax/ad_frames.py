@@ -1,0 +1,149 @@
+"""Which staged values carry a tangent of the differentiation staging them: what JAX's
+JVP tracers are, for code that asks (`isinstance(x, jax.interpreters.ad.JVPTracer)`,
+with `x._trace.main` against `jax.extend.core.find_top_trace(...).main`: equinox's
+`filter_jvp` keeps exactly those outputs as the differentiated ones).
+
+Every differentiation stages its function in a builder of its own (`ad_base._stage`),
+which it registers here with the inputs it differentiates. A value of such a builder
+carries a tangent when it is not known at staging time, has an inexact dtype (JAX
+drops a zero or float0 tangent: the value is then no JVP tracer) and is computed in
+that function from a differentiated input, not through a `stop_gradient`. A value
+the function closed over belongs to an enclosing builder: to the differentiation it
+is a constant, as JAX lifts an outer tracer with a zero tangent.
+"""
+from __future__ import annotations
+
+import weakref
+
+from . import core, dtypes
+from .primitives.custom_derivatives import stop_gradient_p
+
+__all__ = ["register", "carries_tangent", "perturbed"]
+
+# builder -> (one flag per input: does the differentiation staging it differentiate it,
+#             the value passed for each input)
+_FRAMES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def register(builder, flags, passed) -> None:
+    """Note that `builder` stages a function differentiated in its inputs `flags`,
+    called with the values `passed`."""
+    _FRAMES[builder] = (tuple(flags), tuple(passed))
+
+
+def carries_tangent(x) -> bool:
+    """Whether staged value `x` carries a tangent of the differentiation whose function
+    it belongs to (JAX: `x` is a JVP tracer, of that differentiation's trace)."""
+    if not isinstance(x, core.Tracer) or x.known is not None:
+        return False
+    b = x.builder
+    frame = _FRAMES.get(b)
+    if frame is None or not dtypes.is_inexact(x.aval.dtype):
+        return False
+    return any(frame[0][i] for i in _sources(b.producer, b.invars, x.var))
+
+
+def perturbed(x) -> bool:
+    """Whether staged value `x` may carry a tangent of some differentiation staging now
+    (JAX: `x` is a JVP tracer, of any trace; a custom rule runs for it): computed --
+    through the values functions closed over and the values passed for inputs a
+    differentiation does not differentiate -- from an input a differentiation
+    differentiates, or from an input of a function staged inside a differentiation's
+    (a loop body's, an inner jit's: what it was given is not followed, so it may). An
+    input of a function staged around every differentiation (the jit that an eager
+    transformation compiles, a user's jit) carries none: JAX's tracers there are not
+    JVP tracers."""
+    if not isinstance(x, core.Tracer) or x.known is not None:
+        return False
+    stack, seen = [x], set()
+    while stack:
+        t = stack.pop()
+        b = t.builder
+        if (id(b), t.var) in seen:
+            continue
+        seen.add((id(b), t.var))
+        captured = {cv: tr for cv, tr in b.captures.values()}
+        for v in _roots(b.producer, t.var):
+            if v in captured:
+                stack.append(captured[v])
+                continue
+            if v not in b.invars:
+                continue   # a constant
+            frame = _FRAMES.get(b)
+            if frame is None:
+                if _inside_differentiation(b):
+                    return True
+                continue
+            k = b.invars.index(v)
+            if frame[0][k]:
+                return True
+            src = frame[1][k]
+            if isinstance(src, core.Tracer) and src.known is None:
+                stack.append(src)
+    return False
+
+
+def _inside_differentiation(b) -> bool:
+    """Whether builder `b` stages a function inside some differentiation's (or is not on
+    the stack any more: unknown, so it may be)."""
+    stack = core._state.builders
+    if b not in stack:
+        return True
+    at = stack.index(b)
+    return any(bb in _FRAMES for bb in stack[:at])
+
+
+# calls whose one sub-jaxpr takes the equation's operands and gives its results: a
+# result depends on the operands its sub-jaxpr output does (loops feed results back)
+_CALLS = ("jit", "closed_call", "checkpoint", "custom_jvp_call", "custom_vjp_call")
+
+
+def _sources(producer, invars, var) -> set:
+    """The positions of `invars` that `var` is computed from (`_roots`)."""
+    roots = _roots(producer, var)
+    return {i for i, v in enumerate(invars) if v in roots}
+
+
+def _roots(producer, var) -> set:
+    """The variables without a producer (inputs, constants, captures; `producer`: var ->
+    its equation) that `var` is computed from, not through a `stop_gradient` or a
+    primitive without derivative, and through a call only from the operands its result
+    is computed from. (A piecewise-constant primitive -- floor, sign, round -- still
+    counts: JAX's zero tangent there makes its result no JVP tracer, astjax does not
+    tell.)"""
+    found, stack, seen = set(), [var], set()
+    while stack:
+        v = stack.pop()
+        if not isinstance(v, core.Var) or v in seen:
+            continue
+        seen.add(v)
+        eqn = producer.get(v)
+        if eqn is None:
+            found.add(v)
+            continue
+        if eqn.primitive is stop_gradient_p or getattr(eqn.primitive, "nondiff", False):
+            continue
+        sub = _call_jaxpr(eqn)
+        if sub is None:
+            stack.extend(eqn.invars)
+        else:
+            inner = sub.jaxpr if isinstance(sub, core.ClosedJaxpr) else sub
+            stack.extend(eqn.invars[i] for i in _sources(
+                _producers(inner), inner.invars, inner.outvars[eqn.outvars.index(v)]))
+    return found
+
+
+def _call_jaxpr(eqn):
+    """The sub-jaxpr of a call equation aligned with its operands and results, or None."""
+    if eqn.primitive.name not in _CALLS:
+        return None
+    for p in eqn.params.values():
+        inner = p.jaxpr if isinstance(p, core.ClosedJaxpr) else p
+        if (isinstance(inner, core.Jaxpr) and len(inner.invars) == len(eqn.invars)
+                and len(inner.outvars) == len(eqn.outvars)):
+            return p
+    return None
+
+
+def _producers(jaxpr) -> dict:
+    return {v: e for e in jaxpr.eqns for v in e.outvars}

@@ -1,0 +1,230 @@
+"""The Jacobians: `jacfwd` (one JVP per input element, a `scan` over the basis),
+`jacrev` (one VJP per output element) and `hessian` (`jacfwd` of `jacrev`), each a
+`_Transformed` (`ad_base`): staged where it is called, compiled when called eagerly.
+"""
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from . import core, dtypes, tree_util
+from .primitives import ops as lax  # (not .lax: lax.reduce uses this module)
+from .ad_dtypes import (
+    check_rev_input as _check_rev_input,
+    check_rev_output as _check_rev_output,
+    check_fwd_input as _check_fwd_input,
+    check_inputs as _check_inputs)
+from .primitives.scan import scan_raw
+from .transforms import ad
+from .transforms.ad import cleanup, differentiable, inline
+from .ad_base import (_Transformed, _argnums_tuple, _close_over, _leaf_ranges,
+                      _outside_argnums, _stage, _vjp_closed)
+
+__all__ = ["jacfwd", "jacrev", "hessian"]
+
+
+def _zeros(shape, dtype):
+    return ad.zeros_like_aval(core.ShapedArray(shape, dtype))
+
+
+
+class _Jac(_Transformed):
+    _share = ("argnums", "has_aux", "mode", "holomorphic", "allow_int")
+
+    def __init__(self, fun, argnums=0, has_aux=False, mode="rev", holomorphic=False,
+                 allow_int=False):
+        super().__init__(fun)
+        self.argnums, self.has_aux, self.mode = argnums, has_aux, mode
+        self.holomorphic, self.allow_int = holomorphic, allow_int
+
+    def _nondiff(self, args):
+        return _outside_argnums(self.argnums, args)
+
+    def _aux_path(self):
+        return (1,) if self.has_aux else None
+
+    def stage_inline(self, *args, **kwargs):
+        nums = _argnums_tuple(self.argnums)
+        if self.mode == "fwd":
+            _check_inputs(args, nums, functools.partial(_check_fwd_input, self.holomorphic))
+        else:
+            _check_inputs(args, nums, functools.partial(_check_rev_input, "jacrev",
+                                                        self.holomorphic, self.allow_int))
+        fun, args, kwargs, nums = _close_over(
+            self.fun, args, kwargs, tuple(i % len(args) for i in nums) if args else nums,
+            known=True)
+        closed, in_tree, out_tree, leaves = _stage(
+            fun, args, kwargs, nums=nums, what="vmap" if self.mode == "fwd" else
+            "differentiation", reverse=None if self.mode == "fwd" else ("jacrev", self.has_aux),
+            aux=("jacfwd" if self.mode == "fwd" else "jacrev") if self.has_aux else None)
+        ranges = _leaf_ranges(args)
+        in_avals = [v.aval for v in closed.jaxpr.invars]
+        n_out_all = len(closed.jaxpr.outvars)
+        if self.has_aux:
+            main_tree, aux_tree = out_tree.children
+        else:
+            main_tree, aux_tree = out_tree, None
+        k = main_tree.num_leaves
+        out_avals = [v.aval for v in closed.jaxpr.outvars[:k]]
+        diff_idx = [j for i in nums for j in ranges[i]]
+        for a in out_avals:
+            if self.mode == "rev":
+                _check_rev_output("jacrev", self.holomorphic, a)
+            elif self.holomorphic:
+                _check_rev_output("jacfwd", True, a)
+        mask = [False] * len(leaves)
+        for j in diff_idx:
+            mask[j] = True
+        sizes = [in_avals[j].size for j in diff_idx]
+        n_in = sum(sizes)
+        out_sizes = [a.size for a in out_avals]
+        n_o = sum(out_sizes)
+        dt = dtypes.result_type(*[np.zeros((), in_avals[j].dtype) for j in diff_idx]) \
+            if diff_idx else np.float32
+
+        def basis(n):
+            return np.eye(n, dtype=dt)
+
+        if self.mode == "fwd":
+            jv, out_nz = ad.jvp_jaxpr(closed, mask, instantiate=True)
+            jv = cleanup(jv)
+            nz_k = [o for o in range(k) if out_nz[o]]
+
+            def f(*xs):
+                def step(c, e):
+                    ts, off = [], 0
+                    for j, s in zip(diff_idx, sizes):
+                        piece = lax.slice(e, (off,), (off + s,))
+                        ts.append(lax.convert_element_type(
+                            lax.reshape(piece, in_avals[j].shape), in_avals[j].dtype))
+                        off += s
+                    outs = inline(jv, list(xs) + ts)
+                    touts = outs[n_out_all:n_out_all + len(nz_k)]  # nonzero ones only
+                    return c, [lax.reshape(t, (out_avals[o].size,)) for t, o in zip(touts, nz_k)]
+                _, cols = scan_raw(step, (), core.current_builder().const_tracer(basis(n_in))
+                                   if n_in else np.zeros((0, 0), dt))
+                prim = inline(jv, list(xs) + [ad.zeros_like_aval(in_avals[j]) for j in diff_idx])
+                # cols[o]: (n_in, out_size) -> jac[o][i]: out_shape + in_shape; an
+                # integer output's entries are zeros of its dtype, as JAX gives
+                jac, cols = [], iter(cols)
+                for o, a in enumerate(out_avals):
+                    if o not in nz_k:
+                        jac.append([_zeros(a.shape + in_avals[j].shape, a.dtype)
+                                    for j in diff_idx])
+                        continue
+                    ct = lax.transpose(next(cols), (1, 0)) if n_in else next(cols)
+                    row, off = [], 0
+                    for j, s in zip(diff_idx, sizes):
+                        piece = lax.slice(ct, (0, off), (a.size, off + s))
+                        row.append(_weak_as(lax.reshape(piece, a.shape + in_avals[j].shape), a))
+                        off += s
+                    jac.append(row)
+                return prim[:n_out_all] + [x for row in jac for x in row]
+        else:
+            fwd, bwd, out_nz, nres = _vjp_closed(closed, mask, [i < k for i in range(n_out_all)])
+            fwd, bwd = cleanup(fwd), cleanup(bwd)
+            ddiff = [j for j in diff_idx if differentiable(in_avals[j])]
+
+            def f(*xs):
+                outs = inline(fwd, list(xs))
+                prim, res = outs[:n_out_all], outs[n_out_all:]
+                nz_k = [i for i in range(k) if out_nz[i]]
+
+                def step(c, e):
+                    cts, off = [], 0
+                    for i in nz_k:
+                        a = out_avals[i]
+                        piece = lax.slice(e, (off,), (off + a.size,))
+                        cts.append(lax.convert_element_type(lax.reshape(piece, a.shape), a.dtype))
+                        off += a.size
+                    g = inline(bwd, list(res) + cts)
+                    return c, [lax.reshape(x, (in_avals[j].size,)) for x, j in zip(g, ddiff)]
+                n_ct = sum(out_avals[i].size for i in nz_k)
+                _, rows = scan_raw(step, (), core.current_builder().const_tracer(basis(n_ct)))
+                jac = []
+                for o, a in enumerate(out_avals):
+                    row = []
+                    if o in nz_k:
+                        off = sum(out_avals[i].size for i in nz_k if i < o)
+                        r_of = dict(zip(ddiff, rows))
+                        for j in diff_idx:  # allow_int: an integer input's entries are 0
+                            if j not in r_of:
+                                row.append(_zeros(a.shape + in_avals[j].shape,
+                                                  in_avals[j].dtype))
+                                continue
+                            piece = lax.slice(r_of[j], (off, 0), (off + a.size, in_avals[j].size))
+                            row.append(_weak_as(lax.reshape(piece, a.shape + in_avals[j].shape),
+                                                in_avals[j]))
+                    else:
+                        row = [_zeros(a.shape + in_avals[j].shape, in_avals[j].dtype)
+                               for j in diff_idx]
+                    jac.append(row)
+                return prim + [x for row in jac for x in row]
+
+        fj = cleanup(core.stage(f, in_avals))
+        outs = inline(fj, leaves)
+        prim, jflat = outs[:n_out_all], outs[n_out_all:]
+        it = iter(jflat)
+        per_out = []
+        for o in range(k):
+            row = [next(it) for _ in diff_idx]
+            ri = iter(row)
+            per_arg = [tree_util.tree_unflatten(tree_util.tree_structure(args[i]),
+                                                [next(ri) for _ in ranges[i]]) for i in nums]
+            per_out.append(per_arg[0] if isinstance(self.argnums, int) else tuple(per_arg))
+        jac = tree_util.tree_unflatten(main_tree, per_out)
+        if self.has_aux:
+            return jac, tree_util.tree_unflatten(aux_tree, prim[k:])
+        return jac
+
+
+def _weak_as(x, example):
+    """A Jacobian block with the weak type of its example (jacfwd: the output, jacrev:
+    the input), as JAX's."""
+    return lax.convert_element_type(x, core.get_aval(x).dtype, weak_type=example.weak_type)
+
+
+def jacfwd(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False,
+           holomorphic: bool = False) -> Callable[..., Any]:
+    """Jacobian of `fun` w.r.t. args `argnums`, by forward mode (one JVP per input).
+
+    Args: fun (defined in a file: astjax stages its source); argnums: int or tuple;
+    has_aux: `fun` returns `(out, aux)`. Returns a function giving the Jacobian
+    (output shape + input shape).
+
+    Example:
+        >>> import astjax, astjax.numpy as jnp
+        >>> astjax.jacfwd(jnp.sin)(jnp.array([0.0, 1.0]))
+        Array([[1.       , 0.       ],
+               [0.       , 0.5403023]], dtype=float32)
+    """
+    return _Jac(fun, argnums, has_aux, "fwd", holomorphic)
+
+
+def jacrev(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False,
+           holomorphic: bool = False, allow_int: bool = False) -> Callable[..., Any]:
+    """Jacobian of `fun` w.r.t. args `argnums`, by reverse mode (one VJP per output).
+
+    Example:
+        >>> import astjax, astjax.numpy as jnp
+        >>> astjax.jacrev(jnp.sin)(0.0)
+        Array(1., dtype=float32, weak_type=True)
+    """
+    return _Jac(fun, argnums, has_aux, "rev", holomorphic, allow_int)
+
+
+def hessian(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False,
+            holomorphic: bool = False) -> Callable[..., Any]:
+    """Hessian of scalar `fun`: `jacfwd(jacrev(fun))` w.r.t. args `argnums`.
+
+    Args: as `jacfwd`. Returns a function giving the matrix of second derivatives.
+
+    Example:
+        >>> import astjax, astjax.numpy as jnp
+        >>> astjax.hessian(jnp.sin)(0.5)
+        Array(-0.47942555, dtype=float32, weak_type=True)
+    """
+    return jacfwd(jacrev(fun, argnums, has_aux, holomorphic), argnums, has_aux, holomorphic)
