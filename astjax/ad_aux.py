@@ -13,7 +13,8 @@ staging boundaries a transform with `has_aux` crosses -- staging the user functi
 wrapped in `HiddenAux`, a pytree node whose children are only its staged leaves and
 whose node data keeps the other leaves as Python objects. The staged program outputs
 the staged leaves; unflattening the node (as every transform does with its out_tree)
-puts the objects back, the same objects each time a compiled program is reused.
+puts the objects back. An eager call whose aux held objects keeps no program: the
+next call stages again and returns its own objects, as JAX's eager transforms do.
 """
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from . import core, tree_util
 from .errors import (ArgumentTypeError, ArgumentValueError, AstjaxError,
                      DifferentiationTypeError)
 
-__all__ = ["HiddenAux", "split_output", "hide_at"]
+__all__ = ["HiddenAux", "split_output", "hide_at", "OBJECTS_HIDDEN"]
 
 # how each transform takes `fun`'s output apart: JAX checks for a pair where it
 # linearizes (grad, value_and_grad, vjp, linearize, jacrev) and unpacks the output
@@ -66,9 +67,17 @@ def _staged(x) -> bool:
     return isinstance(x, (core.Tracer, core.WeakConst))
 
 
+#: how many staged aux outputs held Python objects so far: an eager call that staged one
+#: does not keep its program (`ad_base._Transformed._call_compiled`), since JAX returns
+#: the objects of each call (a new list, a mutated NumPy array), not the first call's
+OBJECTS_HIDDEN = [0]
+
+
 def _flatten(node):
     leaves, tree = tree_util.flatten_for_staging(node.value)
     objects = {i: x for i, x in enumerate(leaves) if not _staged(x)}
+    if objects:
+        OBJECTS_HIDDEN[0] += 1
     if node.batched:
         for x in objects.values():
             try:

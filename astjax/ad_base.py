@@ -12,6 +12,7 @@ import contextlib
 import copy
 import functools
 import inspect
+import types
 
 from . import core, tree_util, util
 from .api import Jitted
@@ -29,7 +30,7 @@ from .staging import differentiation_level as _differentiating   # (staging.stag
 from .transforms import ad
 from .transforms.ad import inline
 from .transforms.discharge import discharge_closed
-from .ad_aux import hide_at, split_output
+from .ad_aux import OBJECTS_HIDDEN, hide_at, split_output
 from . import ad_frames
 from .traceback_util import user_traceback
 
@@ -121,11 +122,17 @@ class _Transformed(StagedCallable):
 
     def _state(self):
         """{static positions or None: Jitted}, shared by every wrapper of the same
-        function and options (compile_cache.shared_state): grad(f)(x) per step."""
-        if "_jit_state" not in self.__dict__:
-            opts = self._share and (type(self),) + tuple(getattr(self, a) for a in self._share)
-            self._jit_state = compile_cache.shared_state(self.fun, opts, dict) if opts else {}
-        return self._jit_state
+        function and options (compile_cache.shared_state): grad(f)(x) per step. Looked
+        up on every call, not kept by the wrapper: JAX's eager transforms trace on every
+        call, so `g = grad(f)` called after a global `f` reads was rebound (or a captured
+        variable reassigned) must stage again, not reuse the first call's program."""
+        opts = self._share and (type(self),) + tuple(getattr(self, a) for a in self._share)
+        if opts and type(self.fun) is types.FunctionType and util.hashable(opts):
+            return compile_cache.shared_state(self.fun, opts, dict)
+        own = self.__dict__.get("_jit_state")   # (anything else: this wrapper's own)
+        if own is None:
+            own = self._jit_state = compile_cache.Guarded(dict)
+        return own.get(self.fun)
 
     _jitted = property(lambda self: self._state().get(None))  # its eager calls' Jitted
     _hiding = None   # (an eager call's twin: where its aux is, `_eager_program`)
@@ -196,12 +203,23 @@ class _Transformed(StagedCallable):
             raise e.with_traceback(user_traceback(e)) from None
 
     def _call_compiled(self, cache, static, static_kw, args, kwargs):
-        """Run `self` compiled with the arguments at `static` / `static_kw` static."""
-        if not static and not static_kw:
+        """Run `self` compiled with the arguments at `static` / `static_kw` static. A
+        program whose aux held Python objects is not kept (`ad_aux.OBJECTS_HIDDEN`)."""
+        key = None if not static and not static_kw else (static, static_kw)
+        seen = OBJECTS_HIDDEN[0]
+        try:
+            return self._run_compiled(cache, key, args, kwargs)
+        finally:
+            if OBJECTS_HIDDEN[0] != seen:
+                cache.pop(key, None)
+
+    def _run_compiled(self, cache, key, args, kwargs):
+        if key is None:
             jitted = cache.get(None)
             if jitted is None:
                 jitted = cache[None] = Jitted(self._eager_program())
             return jitted.run_compiled(args, kwargs)
+        static, static_kw = key
         # arguments that are not arrays (functions, modules, ...) are static
         try:
             hash((tuple(args[i] for i in static), tuple(kwargs[k] for k in static_kw)))

@@ -213,7 +213,7 @@ class Jitted(StagedCallable):
         except TypeError:
             raise ArgumentValueError("Non-hashable static arguments are not supported: got "
                 + ", ".join(f"{k if isinstance(k, str) else f'argument {k}'} of type "
-                            f"{type(v).__name__}" for k, v in statics if not _hashable(v)),
+                            f"{type(v).__name__}" for k, v in statics if not util.hashable(v)),
                 hint="pass a hashable value (a tuple instead of a list, a frozenset, a "
                      "Python scalar) as a static argument, or make the argument dynamic",
                 loc=caller_location()) from None
@@ -586,13 +586,6 @@ PjitFunction = Jitted
 
 def _options_key(v):   # a jit option as part of a shared-state key (lists made tuples)
     return tuple(v) if isinstance(v, list) else v
-
-
-def _hashable(v):
-    try:
-        return hash(v) is not None
-    except TypeError:
-        return False
 
 
 def _positional_names(fun, n):

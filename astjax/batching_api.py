@@ -29,6 +29,7 @@ from .staging import (StagedCallable, as_callable, leaf_labels, mapped_leaves, s
 from .transforms import batching  # noqa: F401  (registers the batch rules)
 from .primitives.state import Ref, ref_get, ref_set
 from .primitives.vma import staging_inputs
+from .codegen import compile_cache
 from .codegen.explicit_control import check_mapped, mapped
 from .primitives.while_loop import eager_builder
 from .transforms.discharge import discharge_closed
@@ -83,7 +84,7 @@ class BatchedFunction(StagedCallable):
         self.in_axes, self.out_axes = in_axes, out_axes
         self.axis_name, self.axis_size = axis_name, axis_size
         self.spmd_axis_name = spmd_axis_name
-        self._jitted = None
+        self._guard = None
         util.wraps_function(self, fun)
 
     def __get__(self, obj, objtype=None):
@@ -93,6 +94,7 @@ class BatchedFunction(StagedCallable):
         return f"vmap({getattr(self.fun, '__name__', self.fun)!s})"
 
     __signature__ = property(wrapped_signature)
+    _jitted = property(lambda self: self._guard and self._guard.state)   # (its eager calls')
 
     def __call__(self, *args, **kwargs):
         fixed = self._unmapped_objects(args)
@@ -102,10 +104,10 @@ class BatchedFunction(StagedCallable):
                 if not isinstance(fixed.get(i), _Whole)], **kwargs)
         if core.current_builder() is not None:
             return self.stage_inline(*args, **kwargs)
-        if self._jitted is None:
-            self._jitted = Jitted(self)
+        if self._guard is None:   # (staged again once a global `fun` reads is rebound)
+            self._guard = compile_cache.Guarded(lambda: Jitted(self))
         with _eager_transform(), eager_builder():   # (an extension primitive's impl
-            return self._jitted.run_compiled(args, kwargs)   # may lower here)
+            return self._guard.get(self.fun).run_compiled(args, kwargs)   # may lower here)
 
     # -- unmapped arguments that are not arrays ---------------------------------------
 
@@ -129,10 +131,10 @@ class BatchedFunction(StagedCallable):
             except ArgumentValueError:
                 continue   # (staging reports the mismatch)
             some = tuple((j, x) for j, (x, d) in enumerate(zip(leaves, leaf_axes))
-                         if d is None and not _is_array(x) and _hashable(x))
+                         if d is None and not _is_array(x) and util.hashable(x))
             if not some:
                 continue
-            if len(some) == len(leaves) and _hashable(a):
+            if len(some) == len(leaves) and util.hashable(a):
                 fixed[i] = _Whole(a)
                 continue
             fixed[i] = _SomeLeaves(treedef, some, tuple(
@@ -280,14 +282,6 @@ class _FixedArgs:
         full = [next(rest) if i not in self.fixed else self.fixed[i].value(rest)
                 for i in range(self.nargs)]
         return as_callable(self.fun)(*full, **kwargs)
-
-
-def _hashable(x) -> bool:
-    try:
-        hash(x)
-    except TypeError:
-        return False
-    return True
 
 
 class _Whole(NamedTuple):

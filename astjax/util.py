@@ -128,6 +128,15 @@ class WeakIdMap:
         return len(self.entries)
 
 
+def hashable(x) -> bool:
+    """Whether `x` can key a cache (`hash(x)` succeeds)."""
+    try:
+        hash(x)
+    except TypeError:
+        return False
+    return True
+
+
 def wraps_function(wrapper, fun) -> None:
     """Make the transformation object `wrapper` look like `fun`, as JAX's transformations
     do (`functools.update_wrapper`: name, docstring, `__wrapped__`), and carry `fun`'s

@@ -31,6 +31,7 @@ Before the disk, `compile_or_load` looks in an in-memory table of the last
 from __future__ import annotations
 
 import collections
+import functools
 import hashlib
 import os
 import re
@@ -308,7 +309,7 @@ def clear(directory=None):
 
 
 class _FunRecord:
-    __slots__ = ("options", "cells", "defaults", "kwdefaults", "snapshot", "state", "names")
+    __slots__ = ("options", "reads", "state")
 
 
 _MISSING = object()
@@ -357,6 +358,87 @@ def _same(xs, ys):
     return len(xs) == len(ys) and all(a is b for a, b in zip(xs, ys))
 
 
+def _reachable(fun):
+    """`fun` and the plain functions its closure cells hold, transitively (a local
+    helper `loss` captured by `lambda x: loss(x) * 2` reads what `loss` captures)."""
+    out, stack, seen = [], [fun], set()
+    while stack:
+        f = stack.pop()
+        if id(f) in seen:
+            continue
+        seen.add(id(f))
+        out.append(f)
+        stack.extend(c for c in _cells(f) if type(c) is types.FunctionType)
+    return out
+
+
+class Reads:
+    """What staging a plain Python function may have read that can be rebound between
+    calls: its name and qualified name (they name the program), the closure cell
+    contents and default values (each by identity) of it and of the functions its cells
+    hold, and the value (by identity) of every global name their code reads (`co_names`
+    of it and its nested code, and of the same module's functions it reads,
+    transitively). `same(fun)`: none was rebound since. Holds no reference to the
+    function itself (records are kept weakly by it)."""
+    __slots__ = ("names", "cells", "defaults", "kwdefaults", "snapshots")
+
+    def __init__(self, fun):
+        self.names = (fun.__name__, fun.__qualname__)
+        fs, self.cells, self.defaults, self.kwdefaults = self._values(fun)
+        self.snapshots = tuple(_snapshot(f.__code__, f.__globals__) for f in fs)
+
+    @staticmethod
+    def _values(fun):
+        fs = _reachable(fun)
+        return (fs, tuple(c for f in fs for c in _cells(f)),
+                tuple(d for f in fs for d in f.__defaults__ or ()),
+                tuple(kv for f in fs for kv in sorted((f.__kwdefaults__ or {}).items())))
+
+    def same(self, fun) -> bool:
+        if self.names != (fun.__name__, fun.__qualname__):
+            return False
+        fs, cells, defaults, kw = self._values(fun)
+        return (_same(self.cells, cells) and _same(self.defaults, defaults)
+                and [k for k, _ in self.kwdefaults] == [k for k, _ in kw]
+                and _same([v for _, v in self.kwdefaults], [v for _, v in kw])
+                and len(fs) == len(self.snapshots)   # (the same functions: cells checked)
+                and all(f.__globals__.get(n, _MISSING) is v
+                        for f, snap in zip(fs, self.snapshots) for n, v in snap))
+
+
+def plain_function(fun):
+    """The plain Python function under transformation wrappers (`.fun` of astjax's,
+    `.func` of a partial), or None."""
+    for _ in range(64):
+        if type(fun) is types.FunctionType:
+            return fun
+        inner = getattr(fun, "fun", None)
+        if inner is None and isinstance(fun, functools.partial):
+            inner = fun.func
+        if inner is None or inner is fun:
+            return None
+        fun = inner
+    return None
+
+
+class Guarded:
+    """A wrapper's own state (`make()`), made anew once a global or captured value of
+    the plain function under it was rebound (`Reads`): a wrapper of a wrapper
+    (`hessian = jacfwd(jacrev(f))`, `vmap(grad(f))`), which `shared_state` does not
+    share, is staged again then, as JAX's eager transformations trace on every call."""
+    __slots__ = ("make", "state", "reads")
+
+    def __init__(self, make):
+        self.make, self.state, self.reads = make, None, None
+
+    def get(self, fun):
+        inner = plain_function(fun)
+        if self.state is None or (inner is not None and not self.reads.same(inner)):
+            self.state = self.make()
+            self.reads = Reads(inner) if inner is not None else None
+        return self.state
+
+
 def shared_state(fun, options, make):
     """The state (`make()`'s result) shared by every wrapper (`jit(f)`, `grad(f)`, ...)
     of a plain Python function with the same `options`, as JAX keys its caches on the
@@ -365,43 +447,29 @@ def shared_state(fun, options, make):
     A record is reused only for the same function object (as JAX keys its caches:
     a function made again, even of the same code and captured values, is staged
     again, since what its staging reads -- a library's thread-local mode, an
-    object's attribute -- may have changed; chex's `chexify` relies on it), with
-    the same name and qualified name (they name the program), closure cell contents
-    and default values (each by identity), and the same values (by identity) of every
-    global name the code reads (`co_names` of it and its nested code, and of the same
-    module's functions it reads, transitively): a function called after one of its
-    globals or captured values was rebound gets a fresh state, so staging is never
-    reused stale. Anything else (a callable object, a partial, unhashable options)
-    gets `make()`."""
+    object's attribute -- may have changed; chex's `chexify` relies on it), while
+    nothing its staging may have read was rebound (`Reads`): a function called after
+    one of its globals or captured values was rebound gets a fresh state, so staging
+    is never reused stale. Anything else (a callable object, a partial, unhashable
+    options) gets `make()`."""
     if type(fun) is not types.FunctionType:
         return make()
     try:
         hash(options)
     except TypeError:
         return make()
-    code, g = fun.__code__, fun.__globals__
-    cells, defaults = _cells(fun), fun.__defaults__ or ()
-    kwdefaults = tuple(sorted((fun.__kwdefaults__ or {}).items()))
-    names = (fun.__name__, fun.__qualname__)
     records = _fun_records.get(fun)
     if records is None:
         records = _fun_records[fun] = []
     for i, r in enumerate(records):
-        if (r.options == options and r.names == names and _same(r.cells, cells)
-                and _same(r.defaults, defaults)
-                and [k for k, _ in r.kwdefaults] == [k for k, _ in kwdefaults]
-                and _same([v for _, v in r.kwdefaults], [v for _, v in kwdefaults])
-                and all(g.get(n, _MISSING) is v for n, v in r.snapshot)):
+        if r.options == options and r.reads.same(fun):
             if i:
                 records.insert(0, records.pop(i))
             fun_stats["hits"] += 1
             return r.state
     fun_stats["misses"] += 1
     r = _FunRecord()
-    r.options, r.cells, r.defaults, r.kwdefaults = options, cells, defaults, kwdefaults
-    r.names = names
-    r.snapshot = _snapshot(code, g)
-    r.state = make()
+    r.options, r.reads, r.state = options, Reads(fun), make()
     records.insert(0, r)
     del records[RECORDS_PER_CODE:]
     return r.state
