@@ -22,3 +22,21 @@ def test_lax_has_no_zeros_like_array():
     assert not hasattr(astjax.lax, "zeros_like_array")
     with pytest.raises(AttributeError):
         astjax.lax.zeros_like_array(1.0)
+
+
+def test_cotangent_through_real_and_imag_is_not_weak():
+    # autodiff_cookbook: grad of |z|^2 at a Python complex is complex64 in JAX, not
+    # weakly typed (the transposes of real/imag pair the cotangent with a strong zero).
+    import astjax.numpy as jnp
+
+    def sq_abs(z):
+        x, y = jnp.real(z), jnp.imag(z)
+        return x ** 2 + y ** 2
+
+    g = astjax.grad(sq_abs)(3. + 4j)
+    assert (complex(g), str(g.dtype), g.weak_type) == (6 - 8j, "complex64", False)
+    g = astjax.grad(lambda z: jnp.imag(z))(3. + 4j)
+    assert (complex(g), g.weak_type) == (-1j, False)
+    _, f_vjp = astjax.vjp(lambda z: jnp.real(z) ** 2 + 1j * jnp.imag(z), 3. + 4j)
+    (ct,) = f_vjp(1. + 0j)
+    assert (complex(ct), ct.weak_type) == (6 + 0j, False)
