@@ -93,7 +93,8 @@ def register_lowering(prim, rule, platform: str | None = None, inline: bool = Tr
     """Set `prim`'s lowering for `platform` ('cpu', 'cuda', 'rocm', 'tpu', 'oneapi',
     'gpu' for CUDA and ROCm; None: every platform without a rule of its own). `inline` and
     `cacheable` are accepted for JAX's signature (astjax lets XLA inline every rule's
-    function and caches none of them). Returns `rule`."""
+    function and caches none of them). Returns None, as JAX's does (a notebook cell
+    ending in the call displays nothing)."""
     if not isinstance(prim, core.Primitive):
         raise TypeError(f"register_lowering needs a Primitive, got {prim!r}")
     if platform is not None and platform not in _PLATFORMS:
@@ -110,4 +111,3 @@ def register_lowering(prim, rule, platform: str | None = None, inline: bool = Tr
     for p in (("cuda", "rocm") if platform == "gpu" else (platform,)):
         table.rules[p] = (rule, False)
     prim.unsupported.pop("lowering", None)
-    return rule

@@ -454,8 +454,9 @@ def _complex_only(name):
 
 real_p = unop("real", np.real, "stablehlo.real", ANY, out_dtype=_real_dtype,
               check=_complex_only("real"))
+# the zero part is strongly typed, as JAX's (a NumPy zero): the cotangent is not weak
 deflinear(real_p, lambda ct, x: [Zero(x.aval) if is_zero(ct) else complex(
-    ct, lax_ops().full_like(ct, 0))])
+    ct, lax_ops().full_like(ct, 0, ct.dtype))])
 
 
 def real(x):
@@ -466,7 +467,7 @@ def real(x):
 imag_p = unop("imag", np.imag, "stablehlo.imag", ANY, out_dtype=_real_dtype,
               check=_complex_only("imag"))
 deflinear(imag_p, lambda ct, x: [Zero(x.aval) if is_zero(ct) else complex(
-    lax_ops().full_like(ct, 0), neg(ct))])
+    lax_ops().full_like(ct, 0, ct.dtype), neg(ct))])
 
 
 def imag(x):

@@ -39,7 +39,7 @@ from .sort import sort, sort_key_val  # noqa: F401
 from .top_k import approx_max_k, approx_min_k, top_k  # noqa: F401
 from .structural import (bitcast_convert_type,  # noqa: F401
                                     concatenate, copy as copy_p,
-                                    full_like, reshape, rev, squeeze, zeros_like_array)
+                                    full_like, reshape, rev, squeeze)
 from . import structural as _structural, arithmetic as _arithmetic
 
 # Control flow (cond, switch, while_loop, fori_loop, scan, map) lives in its own module;

@@ -793,8 +793,3 @@ def full_like(x, fill_value, dtype=None, shape=None):
     a = _aval(x)
     return typed_like(_full(a.shape if shape is None else shape, fill_value,
                             dtypes.canonicalize(dtype or a.dtype), dtype is None and a.weak_type), x)
-
-
-def zeros_like_array(x):
-    """`lax.zeros_like_array`."""
-    return full_like(x, 0)
