@@ -646,3 +646,79 @@ def test_vmap_names_the_out_axes_path_of_a_mapped_output_given_none():
             f(jnp.ones(2))
         except astjax.errors.AstjaxError as e:
             raise ValueError(str(e).splitlines()[-2].split(": ", 1)[1]) from e
+
+
+_LIB = '''
+def run(user, boundary):
+    return boundary(lambda: helper(user))()
+
+def helper(user):
+    return user()
+'''
+
+
+def _filtered_failure(tmp_path, mode, nested=False):
+    """A library (its file's frames excluded, as flax's `hide_flax_in_tracebacks`
+    appends them) calls a user function that raises under an `api_boundary`."""
+    from astjax.compat._src import traceback_util as jtu
+    lib = tmp_path / "tblib.py"
+    lib.write_text(_LIB)
+    ns = {}
+    exec(compile(_LIB, str(lib), "exec"), ns)
+
+    def user():
+        raise ValueError("error here.")
+
+    inner = jtu.api_boundary(lambda: ns["run"](user, lambda f: f))
+    fn = jtu.api_boundary(lambda: inner()) if nested else inner
+    old = astjax.config.read("jax_traceback_filtering")
+    astjax.config.update("jax_traceback_filtering", mode)
+    jtu._exclude_paths.append(str(lib))
+    try:
+        with pytest.raises(ValueError) as info:
+            fn()
+    finally:
+        jtu._exclude_paths.remove(str(lib))
+        astjax.config.update("jax_traceback_filtering", old)
+    return info.value, str(lib)
+
+
+def _files(tb):
+    import traceback
+    return [(f.f_code.co_filename, "__tracebackhide__" in f.f_locals)
+            for f, _ in traceback.walk_tb(tb)]
+
+
+def test_api_boundary_tracebackhide_marks_excluded_frames(tmp_path):
+    """flax's traceback_util_test: 'tracebackhide' keeps every frame, the excluded
+    ones (a library's appended file, astjax's) carrying a `__tracebackhide__` local."""
+    e, lib = _filtered_failure(tmp_path, "tracebackhide")
+    files = _files(e.__traceback__)
+    assert [f for f, hidden in files if not hidden] == [__file__] * 3
+    assert any(f == lib and hidden for f, hidden in files)
+
+
+@pytest.mark.parametrize("nested", [False, True])
+def test_api_boundary_remove_frames_keeps_the_unfiltered_cause(tmp_path, nested):
+    """'remove_frames' drops the excluded frames and chains an `UnfilteredStackTrace`
+    holding them, once however many boundaries the exception leaves."""
+    from astjax.compat._src import traceback_util as jtu
+    e, lib = _filtered_failure(tmp_path, "remove_frames", nested)
+    assert [f for f, _ in _files(e.__traceback__)] == [__file__] * (3 + nested)
+    assert isinstance(e.__cause__, jtu.UnfilteredStackTrace)
+    assert "ValueError: error here." in str(e.__cause__)
+    assert lib in [f for f, _ in _files(e.__cause__.__traceback__)]
+    assert not isinstance(e.__cause__.__cause__, jtu.UnfilteredStackTrace)
+
+
+def test_api_boundary_default_mode_removes_frames_with_a_note(tmp_path):
+    e, _ = _filtered_failure(tmp_path, "auto", nested=True)
+    assert [f for f, _ in _files(e.__traceback__)] == [__file__] * 4
+    assert len(e.__notes__) == 1 and "JAX has removed its internal frames" in e.__notes__[0]
+    e, lib = _filtered_failure(tmp_path, "off")
+    assert lib in [f for f, _ in _files(e.__traceback__)] and e.__cause__ is None
+
+
+def test_traceback_filtering_rejects_unknown_modes():
+    with pytest.raises(ValueError, match="jax_traceback_filtering"):
+        astjax.config.update("jax_traceback_filtering", "hide")
