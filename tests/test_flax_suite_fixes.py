@@ -722,3 +722,19 @@ def test_api_boundary_default_mode_removes_frames_with_a_note(tmp_path):
 def test_traceback_filtering_rejects_unknown_modes():
     with pytest.raises(ValueError, match="jax_traceback_filtering"):
         astjax.config.update("jax_traceback_filtering", "hide")
+
+
+@pytest.mark.parametrize("like", ["zeros_like", "ones_like", "empty_like", "full_like"])
+def test_jnp_like_of_a_sharded_array_keeps_its_sharding(like):
+    """flax's test_shard_optimizer_state: optax's `adam(...).init` makes its moments
+    with `jnp.zeros_like` of sharded parameters; JAX places them as the parameters."""
+    from astjax.sharding import NamedSharding, PartitionSpec as P
+    mesh = astjax.make_mesh((2, 2), ("row", "col"), devices=astjax.devices()[:4])
+    s = NamedSharding(mesh, P("row", "col"))
+    x = astjax.device_put(jnp.ones((8, 2)), s)
+    args = (x, 3.0) if like == "full_like" else (x,)
+    out = getattr(jnp, like)(*args)
+    assert out.sharding.is_equivalent_to(s, 2)
+    np.testing.assert_array_equal(out, np.full((8, 2), {"ones_like": 1, "full_like": 3}
+                                                       .get(like, 0), np.float32))
+    assert len(jnp.zeros_like(x, shape=(3,)).sharding.device_set) == 1   # (JAX's too)
