@@ -738,3 +738,22 @@ def test_jnp_like_of_a_sharded_array_keeps_its_sharding(like):
     np.testing.assert_array_equal(out, np.full((8, 2), {"ones_like": 1, "full_like": 3}
                                                        .get(like, 0), np.float32))
     assert len(jnp.zeros_like(x, shape=(3,)).sharding.device_set) == 1   # (JAX's too)
+
+
+def test_eval_shape_keeps_the_explicit_layout_of_its_results():
+    """flax's test_eval_shape_with_explicit_sharding: `eval_shape` gives a result typed
+    over Explicit axes its layout (a NamedSharding over the abstract mesh), as JAX's;
+    results over Auto axes or no mesh have none."""
+    from astjax.sharding import AxisType, NamedSharding, PartitionSpec as P, reshard
+    devs = astjax.devices()[:4]
+    mesh = astjax.make_mesh((2, 2), ("a", "b"), (AxisType.Explicit,) * 2, devices=devs)
+    auto = astjax.make_mesh((2, 2), ("a", "b"), (AxisType.Auto,) * 2, devices=devs)
+    out = astjax.eval_shape(lambda: reshard(jnp.ones((4, 4)), NamedSharding(mesh, P("a"))))
+    assert out.sharding.spec == P("a", None) and out.sharding.mesh == mesh.abstract_mesh
+    x = astjax.device_put(jnp.ones((4, 4)), NamedSharding(mesh, P(None, "b")))
+    assert astjax.eval_shape(lambda x: x * 2, x).sharding.spec == P(None, "b")
+    with astjax.set_mesh(mesh):
+        assert astjax.eval_shape(lambda: jnp.ones((4, 4))).sharding.spec == P(None, None)
+    with astjax.set_mesh(auto):
+        assert astjax.eval_shape(lambda: jnp.ones((4, 4))).sharding is None
+    assert astjax.eval_shape(lambda: 1.0).weak_type
