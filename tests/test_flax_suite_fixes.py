@@ -757,3 +757,23 @@ def test_eval_shape_keeps_the_explicit_layout_of_its_results():
     with astjax.set_mesh(auto):
         assert astjax.eval_shape(lambda: jnp.ones((4, 4))).sharding is None
     assert astjax.eval_shape(lambda: 1.0).weak_type
+
+
+def test_conv_general_dilated_lays_its_result_out_as_out_sharding():
+    """flax's test_out_sharding_conv: `lax.conv_general_dilated(..., out_sharding=)`
+    types its result as asked on Explicit axes (it was dropped), eager and in `jit`."""
+    from astjax.sharding import AxisType, PartitionSpec as P, reshard
+    mesh = astjax.make_mesh((2, 2), ("X", "Y"), (AxisType.Explicit,) * 2,
+                            devices=astjax.devices()[:4])
+
+    def conv(x, k, **kw):
+        return lax.conv_general_dilated(x, k, (1,), "SAME",
+                                        dimension_numbers=("NWC", "WIO", "NWC"), **kw)
+    with astjax.set_mesh(mesh):
+        x = reshard(jnp.arange(32.0).reshape(2, 4, 4), P("X", None, None))
+        k = jnp.ones((3, 4, 8))
+        assert str(astjax.typeof(conv(x, k))) == "float32[2@X,4,8]"
+        for f in (conv, astjax.jit(conv, static_argnames="out_sharding")):
+            y = f(x, k, out_sharding=P("X", "Y", None))
+            assert str(astjax.typeof(y)) == "float32[2@X,4@Y,8]"
+            np.testing.assert_allclose(y, conv(x, k), rtol=1e-6)

@@ -53,8 +53,9 @@ from .scatter import (ScatterDimensionNumbers, scatter, scatter_add,  # noqa: F4
                                  scatter_sub)
 from .custom_derivatives import stop_gradient_p  # noqa: F401
 from . import custom_derivatives as _custom_derivatives
+from . import convolution as _convolution
 from .convolution import (ConvDimensionNumbers, conv, conv_dimension_numbers,  # noqa: F401
-                          conv_general_dilated, conv_general_shape_tuple, conv_transpose,
+                          conv_general_shape_tuple, conv_transpose,
                           conv_transpose_shape_tuple, conv_with_general_padding,
                           padtype_to_pads)
 from .windowed import reduce_window_shape_tuple  # noqa: F401
@@ -360,6 +361,18 @@ def _laid_out(x, out_sharding, what):
     s = _structural.out_layout(out_sharding, what)   # (its spec padded to x's rank)
     return _spmd.reshard(x, type(s)(s.mesh, s.spec.update(
         partitions=s.spec._normalized(_ndim(x)))))
+
+
+def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
+                         rhs_dilation=None, dimension_numbers=None, feature_group_count=1,
+                         batch_group_count=1, precision=None, preferred_element_type=None,
+                         out_sharding=None):
+    """JAX's `lax.conv_general_dilated`: XLA's convolution (`primitives/convolution.py`),
+    laid out as `out_sharding` says when given."""
+    out = _convolution.conv_general_dilated(
+        lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation, dimension_numbers,
+        feature_group_count, batch_group_count, precision, preferred_element_type)
+    return _laid_out(out, out_sharding, "dot_general")   # (the name JAX's errors give)
 
 
 def reduce_sum(operand, axes, *, out_sharding=None):
