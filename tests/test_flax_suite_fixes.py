@@ -777,3 +777,23 @@ def test_conv_general_dilated_lays_its_result_out_as_out_sharding():
             y = f(x, k, out_sharding=P("X", "Y", None))
             assert str(astjax.typeof(y)) == "float32[2@X,4@Y,8]"
             np.testing.assert_allclose(y, conv(x, k), rtol=1e-6)
+
+
+def test_with_sharding_constraint_takes_a_format():
+    """flax's `Variable(out_sharding=Format(...))`: `with_sharding_constraint` lays a
+    value out as a `jax.experimental.layout.Format`'s sharding (it raised a TypeError);
+    a memory layout other than row-major, which astjax does not keep, is a located
+    NotImplementedError rather than dropped."""
+    from astjax.compat.experimental.layout import Format, Layout
+    from astjax.errors import NotImplementedInAstjaxError
+    from astjax.sharding import AxisType, NamedSharding, PartitionSpec as P
+    mesh = astjax.make_mesh((2, 2), ("d", "m"), (AxisType.Auto,) * 2,
+                            devices=astjax.devices()[:4])
+    ns = NamedSharding(mesh, P("d", None))
+    y = lax.with_sharding_constraint(jnp.ones((4, 4)), Format(Layout((0, 1)), ns))
+    assert y.sharding.is_equivalent_to(ns, 2)
+    f = astjax.jit(lambda t: lax.with_sharding_constraint(t, {"a": Format(None, ns)}))
+    assert f({"a": jnp.ones((4, 4))})["a"].sharding.is_equivalent_to(ns, 2)
+    with pytest.raises(NotImplementedInAstjaxError, match="not row-major") as info:
+        lax.with_sharding_constraint(jnp.ones((4, 4)), Format(Layout((1, 0)), ns))
+    assert isinstance(info.value, NotImplementedError) and __file__ in str(info.value)

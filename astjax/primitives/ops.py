@@ -15,7 +15,9 @@ from ..shape_poly import canonical_dim as _canonical_dim
 from ..errors import (ArgumentIndexError as _ArgumentIndexError,
                       ArgumentTypeError as _ArgumentTypeError, ShapeError as _ShapeError,
                       ArgumentValueError as _ArgumentValueError,
-                      check_callable as _check_callable, check_signature as _check_signature)
+                      NotImplementedInAstjaxError as _NotImplementedInAstjaxError,
+                      caller_location as _caller_location, check_callable as _check_callable,
+                      check_signature as _check_signature)
 
 # The elementwise family (astjax/primitives/{comparisons,arithmetic,elementwise}.py: one
 # block per primitive, its rules and this wrapper). `not`/`and`/`or`/`xor` are Python
@@ -68,7 +70,6 @@ from .collectives import (all_gather, all_to_all, axis_index,  # noqa: F401
                                      psum, pswapaxes)
 from .collectives_typed import pcast  # noqa: F401
 from .collectives_scatter import psum_scatter  # noqa: F401
-from .spmd import with_sharding_constraint  # noqa: F401
 from . import spmd as _spmd
 from .collectives_p2p import pbroadcast, precv, psend, ragged_all_to_all  # noqa: F401
 from .ffi_call import after_all, create_token  # noqa: F401
@@ -373,6 +374,27 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
         lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation, dimension_numbers,
         feature_group_count, batch_group_count, precision, preferred_element_type)
     return _laid_out(out, out_sharding, "dot_general")   # (the name JAX's errors give)
+
+
+def with_sharding_constraint(x, shardings):
+    """JAX's `lax.with_sharding_constraint` (`primitives/spmd.py`); a
+    `jax.experimental.layout.Format` among `shardings` lays its leaves out as its
+    sharding says. astjax keeps every array row-major: a Format asking for another
+    memory layout is a located NotImplementedInAstjaxError, not ignored."""
+    return _spmd.with_sharding_constraint(
+        x, _tree_util.tree_map(_format_sharding, shardings, is_leaf=_spmd.is_layout))
+
+
+def _format_sharding(s):
+    if _spmd.is_layout(s) or not (hasattr(s, "layout") and hasattr(s, "sharding")):
+        return s
+    order = getattr(s.layout, "major_to_minor", None)
+    if s.layout is not None and tuple(order or ()) != tuple(range(len(order or ()))):
+        raise _NotImplementedInAstjaxError(
+            f"with_sharding_constraint: the layout {s.layout} is not row-major; astjax "
+            "keeps every array in the default (row-major) layout",
+            hint="pass the Format's sharding alone", loc=_caller_location())
+    return s.sharding
 
 
 def reduce_sum(operand, axes, *, out_sharding=None):
