@@ -377,10 +377,12 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
 
 
 def with_sharding_constraint(x, shardings):
-    """JAX's `lax.with_sharding_constraint` (`primitives/spmd.py`); a
-    `jax.experimental.layout.Format` among `shardings` lays its leaves out as its
-    sharding says. astjax keeps every array row-major: a Format asking for another
-    memory layout is a located NotImplementedInAstjaxError, not ignored."""
+    """`lax.with_sharding_constraint`: lay each leaf of `x` out as its sharding says
+    (`shardings` is one sharding for every leaf or a pytree prefix of `x`; a bare
+    PartitionSpec names axes of the current mesh; a `jax.experimental.layout.Format`
+    gives its sharding). A spec with unreduced / reduced axes raises JAX 0.10.2's
+    ValueError (use `jax.reshard`). astjax keeps every array row-major: a Format asking
+    for another memory layout is a located NotImplementedInAstjaxError."""
     return _spmd.with_sharding_constraint(
         x, _tree_util.tree_map(_format_sharding, shardings, is_leaf=_spmd.is_layout))
 
