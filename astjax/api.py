@@ -701,12 +701,26 @@ def eval_shape(fun: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         check_signature(fun, args, kwargs, "eval_shape")
         leaves, in_tree = tree_util.flatten_for_staging((tuple(args), kwargs))
         avals = [leaf_aval(x) for x in leaves]
-        closed, out_tree = j._stage(list(args), kwargs, (), in_tree, avals)
+        with _explicit.staging(leaves):   # layouts on Explicit axes, as in jit
+            closed, out_tree = j._stage(list(args), kwargs, (), in_tree, avals)
+        layouts = _out_layouts(closed, leaves)
     except AstjaxError as e:
         raise e.with_traceback(user_traceback(e)) from None
     return tree_util.tree_unflatten(out_tree, [ShapeDtypeStruct(
-        v.aval.shape, v.aval.dtype, weak_type=v.aval.weak_type)
-                                               for v in closed.jaxpr.outvars])
+        v.aval.shape, v.aval.dtype, weak_type=v.aval.weak_type, sharding=s)
+                                               for v, s in zip(closed.jaxpr.outvars, layouts)])
+
+
+def _out_layouts(closed, leaves):
+    """The type's layout of each result of `closed` (staged from `leaves`) laid out
+    over Explicit mesh axes, a NamedSharding over its abstract mesh as JAX's
+    `eval_shape` gives; None for the others."""
+    types = [_explicit.typed(x) for x in leaves]
+    env = _explicit.propagate(closed.jaxpr.eqns, {
+        v: t for v, t in zip(closed.jaxpr.invars, types) if t is not None})
+    outs = [env.get(v) if isinstance(v, core.Var) else None for v in closed.jaxpr.outvars]
+    return [None if t is None else _sharding.NamedSharding(
+        t.mesh.abstract_mesh, t.sharding.spec) for t in outs]
 
 
 from .devices_api import (block_until_ready, default_backend, device_count,  # noqa: E402,F401

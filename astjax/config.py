@@ -88,6 +88,8 @@ class Config:
         "jax_legacy_prng_key": ("allow", "warn", "error"),
         "jax_array_garbage_collection_guard": (None, "allow", "log", "fatal"),
         "jax_numpy_rank_promotion": ("allow", "warn", "raise"),
+        "jax_traceback_filtering": ("off", "tracebackhide", "remove_frames",
+                                    "quiet_remove_frames", "auto"),
         "jax_numpy_dtype_promotion": ("standard", "strict"),
         # JAX's strings and every lax.DotAlgorithmPreset name but DEFAULT
         "jax_default_matmul_precision": (

@@ -164,12 +164,18 @@ def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
         if own is not None and any(p is not None for p in own.spec):
             return reshard(lax.full_like(x, fill_value, dtype), own.spec)
     out = lax.full_like(x, fill_value, dtype, shape)
-    if sharding is None and not isinstance(x, core.Tracer):
-        own = getattr(x, "sharding", None)
-        if (own is not None and len(own.device_set) > 1 and not _aval(out).weak_type
-                and (_aval(out).shape == _aval(x).shape or own.is_fully_replicated)):
-            sharding = own
-    return _placed(out, sharding)
+    return _placed(out, sharding) if sharding is not None else placed_like(out, x)
+
+
+def placed_like(out, x):
+    """An eager `out` made like `x` (`full_like`, `jnp.zeros_like`, ...) put where a
+    committed, strongly typed `x` lives when `out` has its shape or `x` is replicated,
+    as JAX's `full_like` places it by default."""
+    own = None if isinstance(x, core.Tracer) else getattr(x, "sharding", None)
+    if (own is not None and len(own.device_set) > 1 and not _aval(out).weak_type
+            and (_aval(out).shape == _aval(x).shape or own.is_fully_replicated)):
+        return _placed(out, own)
+    return out
 
 
 def stage(x, /):

@@ -87,5 +87,7 @@ def test_layout_naming_and_traceback_util():
     with pytest.raises(TypeError):
         astjax.named_scope(3)
     traceback_util.register_exclusion("/nowhere/")
-    assert traceback_util.api_boundary(len) is len
+    wrapped = traceback_util.api_boundary(len)   # (filters tracebacks: test_flax_suite_fixes)
+    assert wrapped.__wrapped__ is len and wrapped([1, 2]) == 2
+    traceback_util._exclude_paths.remove("/nowhere/")
     assert dispatch.wait_for_tokens() is None

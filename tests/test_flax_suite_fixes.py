@@ -646,3 +646,154 @@ def test_vmap_names_the_out_axes_path_of_a_mapped_output_given_none():
             f(jnp.ones(2))
         except astjax.errors.AstjaxError as e:
             raise ValueError(str(e).splitlines()[-2].split(": ", 1)[1]) from e
+
+
+_LIB = '''
+def run(user, boundary):
+    return boundary(lambda: helper(user))()
+
+def helper(user):
+    return user()
+'''
+
+
+def _filtered_failure(tmp_path, mode, nested=False):
+    """A library (its file's frames excluded, as flax's `hide_flax_in_tracebacks`
+    appends them) calls a user function that raises under an `api_boundary`."""
+    from astjax.compat._src import traceback_util as jtu
+    lib = tmp_path / "tblib.py"
+    lib.write_text(_LIB)
+    ns = {}
+    exec(compile(_LIB, str(lib), "exec"), ns)
+
+    def user():
+        raise ValueError("error here.")
+
+    inner = jtu.api_boundary(lambda: ns["run"](user, lambda f: f))
+    fn = jtu.api_boundary(lambda: inner()) if nested else inner
+    old = astjax.config.read("jax_traceback_filtering")
+    astjax.config.update("jax_traceback_filtering", mode)
+    jtu._exclude_paths.append(str(lib))
+    try:
+        with pytest.raises(ValueError) as info:
+            fn()
+    finally:
+        jtu._exclude_paths.remove(str(lib))
+        astjax.config.update("jax_traceback_filtering", old)
+    return info.value, str(lib)
+
+
+def _files(tb):
+    import traceback
+    return [(f.f_code.co_filename, "__tracebackhide__" in f.f_locals)
+            for f, _ in traceback.walk_tb(tb)]
+
+
+def test_api_boundary_tracebackhide_marks_excluded_frames(tmp_path):
+    """flax's traceback_util_test: 'tracebackhide' keeps every frame, the excluded
+    ones (a library's appended file, astjax's) carrying a `__tracebackhide__` local."""
+    e, lib = _filtered_failure(tmp_path, "tracebackhide")
+    files = _files(e.__traceback__)
+    assert [f for f, hidden in files if not hidden] == [__file__] * 3
+    assert any(f == lib and hidden for f, hidden in files)
+
+
+@pytest.mark.parametrize("nested", [False, True])
+def test_api_boundary_remove_frames_keeps_the_unfiltered_cause(tmp_path, nested):
+    """'remove_frames' drops the excluded frames and chains an `UnfilteredStackTrace`
+    holding them, once however many boundaries the exception leaves."""
+    from astjax.compat._src import traceback_util as jtu
+    e, lib = _filtered_failure(tmp_path, "remove_frames", nested)
+    assert [f for f, _ in _files(e.__traceback__)] == [__file__] * (3 + nested)
+    assert isinstance(e.__cause__, jtu.UnfilteredStackTrace)
+    assert "ValueError: error here." in str(e.__cause__)
+    assert lib in [f for f, _ in _files(e.__cause__.__traceback__)]
+    assert not isinstance(e.__cause__.__cause__, jtu.UnfilteredStackTrace)
+
+
+def test_api_boundary_default_mode_removes_frames_with_a_note(tmp_path):
+    e, _ = _filtered_failure(tmp_path, "auto", nested=True)
+    assert [f for f, _ in _files(e.__traceback__)] == [__file__] * 4
+    assert len(e.__notes__) == 1 and "JAX has removed its internal frames" in e.__notes__[0]
+    e, lib = _filtered_failure(tmp_path, "off")
+    assert lib in [f for f, _ in _files(e.__traceback__)] and e.__cause__ is None
+
+
+def test_traceback_filtering_rejects_unknown_modes():
+    with pytest.raises(ValueError, match="jax_traceback_filtering"):
+        astjax.config.update("jax_traceback_filtering", "hide")
+
+
+@pytest.mark.parametrize("like", ["zeros_like", "ones_like", "empty_like", "full_like"])
+def test_jnp_like_of_a_sharded_array_keeps_its_sharding(like):
+    """flax's test_shard_optimizer_state: optax's `adam(...).init` makes its moments
+    with `jnp.zeros_like` of sharded parameters; JAX places them as the parameters."""
+    from astjax.sharding import NamedSharding, PartitionSpec as P
+    mesh = astjax.make_mesh((2, 2), ("row", "col"), devices=astjax.devices()[:4])
+    s = NamedSharding(mesh, P("row", "col"))
+    x = astjax.device_put(jnp.ones((8, 2)), s)
+    args = (x, 3.0) if like == "full_like" else (x,)
+    out = getattr(jnp, like)(*args)
+    assert out.sharding.is_equivalent_to(s, 2)
+    np.testing.assert_array_equal(out, np.full((8, 2), {"ones_like": 1, "full_like": 3}
+                                                       .get(like, 0), np.float32))
+    assert len(jnp.zeros_like(x, shape=(3,)).sharding.device_set) == 1   # (JAX's too)
+
+
+def test_eval_shape_keeps_the_explicit_layout_of_its_results():
+    """flax's test_eval_shape_with_explicit_sharding: `eval_shape` gives a result typed
+    over Explicit axes its layout (a NamedSharding over the abstract mesh), as JAX's;
+    results over Auto axes or no mesh have none."""
+    from astjax.sharding import AxisType, NamedSharding, PartitionSpec as P, reshard
+    devs = astjax.devices()[:4]
+    mesh = astjax.make_mesh((2, 2), ("a", "b"), (AxisType.Explicit,) * 2, devices=devs)
+    auto = astjax.make_mesh((2, 2), ("a", "b"), (AxisType.Auto,) * 2, devices=devs)
+    out = astjax.eval_shape(lambda: reshard(jnp.ones((4, 4)), NamedSharding(mesh, P("a"))))
+    assert out.sharding.spec == P("a", None) and out.sharding.mesh == mesh.abstract_mesh
+    x = astjax.device_put(jnp.ones((4, 4)), NamedSharding(mesh, P(None, "b")))
+    assert astjax.eval_shape(lambda x: x * 2, x).sharding.spec == P(None, "b")
+    with astjax.set_mesh(mesh):
+        assert astjax.eval_shape(lambda: jnp.ones((4, 4))).sharding.spec == P(None, None)
+    with astjax.set_mesh(auto):
+        assert astjax.eval_shape(lambda: jnp.ones((4, 4))).sharding is None
+    assert astjax.eval_shape(lambda: 1.0).weak_type
+
+
+def test_conv_general_dilated_lays_its_result_out_as_out_sharding():
+    """flax's test_out_sharding_conv: `lax.conv_general_dilated(..., out_sharding=)`
+    types its result as asked on Explicit axes (it was dropped), eager and in `jit`."""
+    from astjax.sharding import AxisType, PartitionSpec as P, reshard
+    mesh = astjax.make_mesh((2, 2), ("X", "Y"), (AxisType.Explicit,) * 2,
+                            devices=astjax.devices()[:4])
+
+    def conv(x, k, **kw):
+        return lax.conv_general_dilated(x, k, (1,), "SAME",
+                                        dimension_numbers=("NWC", "WIO", "NWC"), **kw)
+    with astjax.set_mesh(mesh):
+        x = reshard(jnp.arange(32.0).reshape(2, 4, 4), P("X", None, None))
+        k = jnp.ones((3, 4, 8))
+        assert str(astjax.typeof(conv(x, k))) == "float32[2@X,4,8]"
+        for f in (conv, astjax.jit(conv, static_argnames="out_sharding")):
+            y = f(x, k, out_sharding=P("X", "Y", None))
+            assert str(astjax.typeof(y)) == "float32[2@X,4@Y,8]"
+            np.testing.assert_allclose(y, conv(x, k), rtol=1e-6)
+
+
+def test_with_sharding_constraint_takes_a_format():
+    """flax's `Variable(out_sharding=Format(...))`: `with_sharding_constraint` lays a
+    value out as a `jax.experimental.layout.Format`'s sharding (it raised a TypeError);
+    a memory layout other than row-major, which astjax does not keep, is a located
+    NotImplementedError rather than dropped."""
+    from astjax.compat.experimental.layout import Format, Layout
+    from astjax.errors import NotImplementedInAstjaxError
+    from astjax.sharding import AxisType, NamedSharding, PartitionSpec as P
+    mesh = astjax.make_mesh((2, 2), ("d", "m"), (AxisType.Auto,) * 2,
+                            devices=astjax.devices()[:4])
+    ns = NamedSharding(mesh, P("d", None))
+    y = lax.with_sharding_constraint(jnp.ones((4, 4)), Format(Layout((0, 1)), ns))
+    assert y.sharding.is_equivalent_to(ns, 2)
+    f = astjax.jit(lambda t: lax.with_sharding_constraint(t, {"a": Format(None, ns)}))
+    assert f({"a": jnp.ones((4, 4))})["a"].sharding.is_equivalent_to(ns, 2)
+    with pytest.raises(NotImplementedInAstjaxError, match="not row-major") as info:
+        lax.with_sharding_constraint(jnp.ones((4, 4)), Format(Layout((1, 0)), ns))
+    assert isinstance(info.value, NotImplementedError) and __file__ in str(info.value)

@@ -21,6 +21,7 @@ from ..shape_poly import is_symbolic_dim
 from ..typing import Array
 from ..primitives.vma import typed_like   # (inside a shard_map body: typed as `a`)
 from ..codegen.explicit import layouts_of
+from ..lax_extras import placed_like    # (an eager result where `a` lives, as JAX's)
 
 
 @with_out_sharding("jnp.zeros")
@@ -103,8 +104,8 @@ def _like(name, value):
         Returns: new Array with `a`'s shape and dtype unless overridden.
         Vs NumPy: contents are always defined (no uninitialized memory); keeps weak types."""
         av = core.get_aval(a) if not isinstance(a, (list, tuple)) else core.get_aval(np.asarray(a))
-        return typed_like(_weak_if(_full(a, shape, av, value, _dtype(dtype, av.dtype)),
-                                   dtype is None and _is_weak(a)), a)
+        return placed_like(typed_like(_weak_if(_full(a, shape, av, value, _dtype(
+            dtype, av.dtype)), dtype is None and _is_weak(a)), a), a)
     f.__name__ = name
     return f
 
@@ -134,8 +135,8 @@ def full_like(a, fill_value, dtype=None, shape=None):
     Array([3.5, 3.5], dtype=float32)
     """
     av = core.get_aval(a)
-    return typed_like(_weak_if(_full(a, shape, av, fill_value, _dtype(dtype, av.dtype)),
-                               dtype is None and _is_weak(a)), a)
+    return placed_like(typed_like(_weak_if(_full(a, shape, av, fill_value, _dtype(
+        dtype, av.dtype)), dtype is None and _is_weak(a)), a), a)
 
 
 def _full(a, shape, av, value, dtype):

@@ -441,10 +441,9 @@ def _int_tuple(v, n, what):
 
 def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
                          rhs_dilation=None, dimension_numbers=None, feature_group_count=1,
-                         batch_group_count=1, precision=None, preferred_element_type=None,
-                         out_sharding=None):
-    """`lax.conv_general_dilated`: XLA's convolution (see the module docstring).
-    `out_sharding`: where the result lives (one device holds every result)."""
+                         batch_group_count=1, precision=None, preferred_element_type=None):
+    """`lax.conv_general_dilated`: XLA's convolution (see the module docstring);
+    `ops.conv_general_dilated` adds JAX's `out_sharding`."""
     la, ra = _aval(lhs), _aval(rhs)
     dn = conv_dimension_numbers(la.shape, ra.shape, dimension_numbers)
     nsp = la.ndim - 2

@@ -15,7 +15,9 @@ from ..shape_poly import canonical_dim as _canonical_dim
 from ..errors import (ArgumentIndexError as _ArgumentIndexError,
                       ArgumentTypeError as _ArgumentTypeError, ShapeError as _ShapeError,
                       ArgumentValueError as _ArgumentValueError,
-                      check_callable as _check_callable, check_signature as _check_signature)
+                      NotImplementedInAstjaxError as _NotImplementedInAstjaxError,
+                      caller_location as _caller_location, check_callable as _check_callable,
+                      check_signature as _check_signature)
 
 # The elementwise family (astjax/primitives/{comparisons,arithmetic,elementwise}.py: one
 # block per primitive, its rules and this wrapper). `not`/`and`/`or`/`xor` are Python
@@ -53,8 +55,9 @@ from .scatter import (ScatterDimensionNumbers, scatter, scatter_add,  # noqa: F4
                                  scatter_sub)
 from .custom_derivatives import stop_gradient_p  # noqa: F401
 from . import custom_derivatives as _custom_derivatives
+from . import convolution as _convolution
 from .convolution import (ConvDimensionNumbers, conv, conv_dimension_numbers,  # noqa: F401
-                          conv_general_dilated, conv_general_shape_tuple, conv_transpose,
+                          conv_general_shape_tuple, conv_transpose,
                           conv_transpose_shape_tuple, conv_with_general_padding,
                           padtype_to_pads)
 from .windowed import reduce_window_shape_tuple  # noqa: F401
@@ -67,7 +70,6 @@ from .collectives import (all_gather, all_to_all, axis_index,  # noqa: F401
                                      psum, pswapaxes)
 from .collectives_typed import pcast  # noqa: F401
 from .collectives_scatter import psum_scatter  # noqa: F401
-from .spmd import with_sharding_constraint  # noqa: F401
 from . import spmd as _spmd
 from .collectives_p2p import pbroadcast, precv, psend, ragged_all_to_all  # noqa: F401
 from .ffi_call import after_all, create_token  # noqa: F401
@@ -360,6 +362,41 @@ def _laid_out(x, out_sharding, what):
     s = _structural.out_layout(out_sharding, what)   # (its spec padded to x's rank)
     return _spmd.reshard(x, type(s)(s.mesh, s.spec.update(
         partitions=s.spec._normalized(_ndim(x)))))
+
+
+def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
+                         rhs_dilation=None, dimension_numbers=None, feature_group_count=1,
+                         batch_group_count=1, precision=None, preferred_element_type=None,
+                         out_sharding=None):
+    """JAX's `lax.conv_general_dilated`: XLA's convolution (`primitives/convolution.py`),
+    laid out as `out_sharding` says when given."""
+    out = _convolution.conv_general_dilated(
+        lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation, dimension_numbers,
+        feature_group_count, batch_group_count, precision, preferred_element_type)
+    return _laid_out(out, out_sharding, "dot_general")   # (the name JAX's errors give)
+
+
+def with_sharding_constraint(x, shardings):
+    """`lax.with_sharding_constraint`: lay each leaf of `x` out as its sharding says
+    (`shardings` is one sharding for every leaf or a pytree prefix of `x`; a bare
+    PartitionSpec names axes of the current mesh; a `jax.experimental.layout.Format`
+    gives its sharding). A spec with unreduced / reduced axes raises JAX 0.10.2's
+    ValueError (use `jax.reshard`). astjax keeps every array row-major: a Format asking
+    for another memory layout is a located NotImplementedInAstjaxError."""
+    return _spmd.with_sharding_constraint(
+        x, _tree_util.tree_map(_format_sharding, shardings, is_leaf=_spmd.is_layout))
+
+
+def _format_sharding(s):
+    if _spmd.is_layout(s) or not (hasattr(s, "layout") and hasattr(s, "sharding")):
+        return s
+    order = getattr(s.layout, "major_to_minor", None)
+    if s.layout is not None and tuple(order or ()) != tuple(range(len(order or ()))):
+        raise _NotImplementedInAstjaxError(
+            f"with_sharding_constraint: the layout {s.layout} is not row-major; astjax "
+            "keeps every array in the default (row-major) layout",
+            hint="pass the Format's sharding alone", loc=_caller_location())
+    return s.sharding
 
 
 def reduce_sum(operand, axes, *, out_sharding=None):
