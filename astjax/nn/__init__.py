@@ -6,11 +6,12 @@ import numpy as np
 
 from collections.abc import Sequence
 
-from ..errors import MissingNameError
+from ..errors import ArgumentValueError, MissingNameError
 from .. import core, dtypes, lax
 from .. import numpy as jnp
 from ..numpy import ufuncs as _uf
 from ..numpy.ufuncs import asarray_operand, promote_args_inexact, where
+from ..numpy.arraylike import check_arraylike
 from ..numpy.util import canonicalize_axis, static_int
 # scipy.special owns the softmax family (nn sits above it and re-exports)
 from ..scipy.special import _axes, logsumexp  # noqa: F401
@@ -33,8 +34,14 @@ def _inexact(name, x):
 
 
 def identity(x: ArrayLike) -> Array:
-    """Return `x` unchanged, as an array (the identity activation)."""
-    return asarray_operand(x)
+    """Return `x` as an array (the identity activation): an array unchanged, a NumPy
+    array or scalar as a device array of its canonical dtype (float64 is float32
+    without x64), a Python scalar weakly typed. A list is JAX's TypeError."""
+    check_arraylike("identity", x)
+    if isinstance(x, core.Array):
+        return x
+    a = core.get_aval(asarray_operand(x))
+    return lax.convert_element_type(x, a.dtype, weak_type=a.weak_type)
 
 
 def _clip_kink(x, lo, hi=None):
@@ -324,6 +331,11 @@ def hard_silu(x: ArrayLike) -> Array:
 hard_swish = hard_silu
 
 
+class GluSizeError(ArgumentValueError, AssertionError):
+    """`glu` of an odd-sized axis: a ValueError, and the AssertionError JAX's `glu`
+    raises there (its check is an `assert`)."""
+
+
 def glu(x: ArrayLike, axis: int | Sequence[int] = -1) -> Array:
     """Gated linear unit: split `x` in two halves along `axis`, return `a * sigmoid(b)`.
 
@@ -338,7 +350,8 @@ def glu(x: ArrayLike, axis: int | Sequence[int] = -1) -> Array:
     ax = canonicalize_axis(axis, core.get_aval(x).ndim, "glu")
     n = core.get_aval(x).shape[ax]
     if n % 2:
-        raise ValueError("glu: the axis size must be even")
+        raise GluSizeError(f"glu: the size of axis {ax} must be even, got {n}",
+                           hint="split an axis of even length")
     a = lax.slice_in_dim(x, 0, n // 2, axis=ax)
     b = lax.slice_in_dim(x, n // 2, n, axis=ax)
     return _uf.multiply(a, sigmoid(b))
