@@ -55,9 +55,9 @@ def library_jit(fn=None, *, static_argnums=(), static_argnames=()):
         return functools.partial(library_jit, static_argnums=static_argnums,
                                  static_argnames=static_argnames)
     jitted = jit(_Direct(fn), static_argnums=static_argnums, static_argnames=static_argnames)
-
-    nums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
-    names = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)
+    # (each completed from the other through the signature, as `jit` does: a static
+    # parameter is static however it is passed)
+    nums, names = jitted.static_argnums, jitted.static_argnames
 
     @functools.wraps(fn)
     def call(*args, **kwargs):
