@@ -49,3 +49,16 @@ def test_gammainc_at_a_zero_is_one_for_every_positive_x():
         np.testing.assert_array_equal(np.asarray(astjax.vmap(gammainc, (None, 0))(a, x)),
                                       np.ones(5, np.float32))
     np.testing.assert_array_equal(np.asarray(gammaincc(0.0, x)), np.zeros(5, np.float32))
+
+
+def test_scipy_softmax_defaults_to_all_axes_as_scipy_and_jax():
+    # found by tests/fuzz/eager_compiles.py --check: axis=None normalized the last axis
+    from astjax.scipy.special import log_softmax, softmax
+    x = np.arange(6.0, dtype=np.float32).reshape(2, 3)
+    e = np.exp(x - x.max())
+    np.testing.assert_allclose(np.asarray(softmax(x)), e / e.sum(), rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(log_softmax(x)), np.log(e / e.sum()), rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(softmax(x, axis=1)),
+                               e / e.sum(axis=1, keepdims=True), rtol=1e-6)
+    with pytest.raises(TypeError):   # JAX's `axis` is keyword-only
+        softmax(x, 1)
