@@ -62,3 +62,18 @@ def test_scipy_softmax_defaults_to_all_axes_as_scipy_and_jax():
                                e / e.sum(axis=1, keepdims=True), rtol=1e-6)
     with pytest.raises(TypeError):   # JAX's `axis` is keyword-only
         softmax(x, 1)
+
+
+@pytest.mark.parametrize("mode", ["promise_in_bounds", "Clip", 3,
+                                  astjax.lax.GatherScatterMode.CLIP])
+def test_take_refuses_modes_other_than_jaxs_strings_before_the_empty_axis_check(mode):
+    # seed 42643: an empty axis raised the IndexError first; JAX checks the mode first
+    take = astjax.numpy.take
+    with pytest.raises(ValueError, match="Invalid mode"):
+        take(np.zeros(0, np.complex64), np.array([1, 0], np.int32), axis=-1, mode=mode)
+    with pytest.raises(ValueError, match="Invalid mode"):
+        astjax.jit(lambda a, i: take(a, i, mode=mode))(np.arange(4.0), np.array([1, 5]))
+    with pytest.raises(NotImplementedError):
+        take(np.zeros(0), np.array([1]), mode="raise")
+    np.testing.assert_array_equal(np.asarray(take(np.arange(4.0), np.array([1, 5]), mode="wrap")),
+                                  [1.0, 1.0])
