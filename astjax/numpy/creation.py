@@ -16,7 +16,7 @@ from .operands import (_constant, _dtype, _static_shape, array, asarray,  # noqa
                        operator_index)
 from .shapes import diagonal, moveaxis, ndim, reshape, shape
 from .ufuncs import exp, log, multiply, power, where
-from .util import library_jit, static_int, with_device, with_out_sharding
+from .util import static_int, with_device, with_out_sharding, library_jit as _library_jit
 from ..shape_poly import is_symbolic_dim
 from ..typing import Array
 from ..primitives.vma import typed_like   # (inside a shard_map body: typed as `a`)
@@ -209,7 +209,7 @@ def _affine_iota(dt, n, start, step):
 
 
 @with_device
-@library_jit(static_argnames=("num", "endpoint", "retstep", "dtype", "axis"))
+@_library_jit(static_argnames=("num", "endpoint", "retstep", "dtype", "axis"))
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
     """Return `num` evenly spaced samples from `start` to `stop`.
     Args: start, stop: scalars or arrays; num: static int; endpoint, retstep, dtype, axis.
@@ -254,7 +254,7 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     return (out, step) if retstep else out
 
 
-@library_jit(static_argnames=("num", "endpoint", "dtype", "axis"))
+@_library_jit(static_argnames=("num", "endpoint", "dtype", "axis"))
 def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
     """Return `num` samples spaced evenly on a log scale.
     Args: start, stop: exponents; num: static int; endpoint; base; dtype; axis.
@@ -269,7 +269,7 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
                                     _dtype(dtype, dtypes.dtype(float)))
 
 
-@library_jit(static_argnames=("num", "endpoint", "dtype", "axis"))
+@_library_jit(static_argnames=("num", "endpoint", "dtype", "axis"))
 def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     """Return `num` samples forming a geometric progression.
     Args: start, stop: nonzero endpoints; num: static int; endpoint; dtype; axis.
@@ -349,7 +349,7 @@ def _at_least_2d(m, what):
                               f"{shape(m)}", hint="tril/triu act on the last two axes")
 
 
-@library_jit(static_argnames=("k",))
+@_library_jit(static_argnames=("k",))
 def tril(m, k=0):
     """Zero out the elements of `m` above diagonal `k`.
     Args: m: array with ndim >= 2; k: diagonal offset.
@@ -368,7 +368,7 @@ def tril(m, k=0):
     return where(mask, m, lax.full_like(m, 0))
 
 
-@library_jit(static_argnames=("k",))
+@_library_jit(static_argnames=("k",))
 def triu(m, k=0):
     """Zero out the elements of `m` below diagonal `k`.
     Args: m: array with ndim >= 2; k: diagonal offset.
@@ -415,7 +415,7 @@ def meshgrid(*xi, indexing="xy", sparse=False, copy=True):
     return out
 
 
-@library_jit(static_argnames=("k",))
+@_library_jit(static_argnames=("k",))
 def diag(v, k=0):
     """Extract a diagonal, or build a diagonal matrix from a 1-D array.
     Args: v: 1-D or 2-D array; k: diagonal offset.

@@ -24,7 +24,7 @@ from .operands import (_dtype, _is_operand, asarray, asarray_operand, broadcast_
                        promote_dtypes_inexact, promote_operands, promote_shapes, result)
 from .sorting import nonzero as _nonzero
 from .ufunc_docs import doc as _doc
-from .util import library_jit
+from .util import library_jit as _library_jit
 from .. import typing as _typing  # (`Array` here is the runtime class)
 
 
@@ -793,6 +793,6 @@ for _f in (trunc, abs, invert, logical_not, left_shift, right_shift, floor_divid
 del _f
 # the composite ones JAX jits: an eager first call compiles once, not once per operation
 (logaddexp, logaddexp2, divmod, remainder, floor_divide, copysign, fmax, fmin, heaviside, hypot,
- sinc, signbit) = map(library_jit, (logaddexp, logaddexp2, divmod, remainder, floor_divide,
+ sinc, signbit) = map(_library_jit, (logaddexp, logaddexp2, divmod, remainder, floor_divide,
                                     copysign, fmax, fmin, heaviside, hypot, sinc, signbit))
 mod = remainder   # (its alias: `jnp.mod`)
