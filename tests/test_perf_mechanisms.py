@@ -2107,3 +2107,49 @@ def test_staging_and_lowering_an_operation_enter_no_helper(monkeypatch, tmp_path
     assert counts["emit"] == counts["modules"] >= 1, counts
     defined = [int(m) for m in re.findall(r"^\s*%(\d+) = ", text, re.M)]
     assert defined == list(range(len(defined))) and len(defined) >= 80
+
+
+# ------------------------------------------------------------------ eager library functions
+# (issue 14) The library functions JAX jits are `numpy.util.library_jit`s in astjax: their
+# first eager call compiles one executable, not one per operation (before: softplus 11,
+# std of bfloat16 17, ldexp 6, expi 46; `tests/fuzz/eager_compiles.py` sweeps them all).
+
+import astjax.nn as _nn  # noqa: E402
+import astjax.scipy.special as _special  # noqa: E402
+
+_X = np.linspace(-2.0, 3.0, 12, dtype=np.float32).reshape(3, 4)
+
+
+@pytest.mark.parametrize("name, call", [
+    ("nn.softplus", lambda: _nn.softplus(_X)),
+    ("nn.glu", lambda: _nn.glu(_X, axis=1)),
+    ("nn.standardize", lambda: _nn.standardize(_X, axis=0)),
+    ("jnp.std bfloat16", lambda: jnp.std(_X.astype(jnp.bfloat16), axis=1, ddof=1)),
+    ("jnp.nanvar", lambda: jnp.nanvar(_X, keepdims=True)),
+    ("jnp.ldexp", lambda: jnp.ldexp(_X, np.arange(4, dtype=np.int32))),
+    ("jnp.logaddexp", lambda: jnp.logaddexp(_X, 2.0)),
+    ("jnp.linspace", lambda: jnp.linspace(0.0, 1.0, 7)),
+    ("special.expi", lambda: _special.expi(_X)),
+    ("special.hyp2f1", lambda: _special.hyp2f1(1.0, 2.0, 3.0, _X / 8)),
+])
+def test_eager_first_call_of_a_jitted_library_function_compiles_once(name, call):
+    from astjax import monitoring
+    call()   # (one-time module constants)
+    astjax.clear_caches()
+    n = [0]
+
+    def listen(event, seconds, **kw):
+        n[0] += event == monitoring.BACKEND_COMPILE_EVENT
+    monitoring.register_event_duration_secs_listener(listen)
+    try:
+        out = call()
+        again = call()
+    finally:
+        monitoring.unregister_event_duration_listener(listen)
+    assert n[0] == 1, (name, n[0])
+    # the same bits as op by op (none of these cases fuses into other roundings)
+    with astjax.disable_jit():
+        ref = call()
+    for a, b, c in zip(*(astjax.tree_util.tree_leaves(t) for t in (out, again, ref))):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(c))
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))

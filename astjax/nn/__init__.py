@@ -1,17 +1,20 @@
 """`astjax.nn`: activation functions, softmax family, one_hot, standardize and
-`initializers`, with `jax.nn`'s definitions (so values and gradients agree)."""
+`initializers`, with `jax.nn`'s definitions (so values and gradients agree). The
+functions JAX jits are `library_jit`s here: an eager call compiles one executable per
+signature, not one per operation (issue 14)."""
 from __future__ import annotations
 
 import numpy as np
 
 from collections.abc import Sequence
 
-from ..errors import MissingNameError
+from ..errors import ArgumentValueError, MissingNameError
 from .. import core, dtypes, lax
 from .. import numpy as jnp
 from ..numpy import ufuncs as _uf
 from ..numpy.ufuncs import asarray_operand, promote_args_inexact, where
-from ..numpy.util import canonicalize_axis, static_int
+from ..numpy.arraylike import check_arraylike
+from ..numpy.util import canonicalize_axis, library_jit, static_int
 # scipy.special owns the softmax family (nn sits above it and re-exports)
 from ..scipy.special import _axes, logsumexp  # noqa: F401
 from ..scipy.special import _log_softmax as log_softmax, _softmax as softmax  # noqa: F401
@@ -33,8 +36,14 @@ def _inexact(name, x):
 
 
 def identity(x: ArrayLike) -> Array:
-    """Return `x` unchanged, as an array (the identity activation)."""
-    return asarray_operand(x)
+    """Return `x` as an array (the identity activation): an array unchanged, a NumPy
+    array or scalar as a device array of its canonical dtype (float64 is float32
+    without x64), a Python scalar weakly typed. A list is JAX's TypeError."""
+    check_arraylike("identity", x)
+    if isinstance(x, core.Array):
+        return x
+    a = core.get_aval(asarray_operand(x))
+    return lax.convert_element_type(x, a.dtype, weak_type=a.weak_type)
 
 
 def _clip_kink(x, lo, hi=None):
@@ -49,6 +58,7 @@ def _clip_kink(x, lo, hi=None):
     return where(inside, x, edge)
 
 
+@library_jit
 def relu(x: ArrayLike) -> Array:
     """Rectified linear unit, elementwise `max(x, 0)`.
 
@@ -69,6 +79,7 @@ def relu(x: ArrayLike) -> Array:
     return _clip_kink(asarray_operand(x), 0)
 
 
+@library_jit
 def relu6(x: ArrayLike) -> Array:
     """Elementwise `min(max(x, 0), 6)`, with derivative 0 at both kinks.
 
@@ -98,6 +109,7 @@ def sigmoid(x: ArrayLike) -> Array:
     return lax.logistic(asarray_operand(x))
 
 
+@library_jit
 def log_sigmoid(x: ArrayLike) -> Array:
     """Elementwise `log(sigmoid(x))`, computed as `-softplus(-x)` for stability.
 
@@ -110,6 +122,7 @@ def log_sigmoid(x: ArrayLike) -> Array:
     return _uf.negative(softplus(_uf.negative(asarray_operand(x))))
 
 
+@library_jit
 def softplus(x: ArrayLike) -> Array:
     """Elementwise `log(1 + exp(x))`, a smooth version of `relu`.
 
@@ -127,6 +140,7 @@ def softplus(x: ArrayLike) -> Array:
     return _uf.logaddexp(asarray_operand(x), 0)   # (an int 0, as JAX: int x stays strong)
 
 
+@library_jit
 def sparse_plus(x: ArrayLike) -> Array:
     """Piecewise softplus: 0 for x <= -1, x for x >= 1, `(x + 1)**2 / 4` between.
 
@@ -142,6 +156,7 @@ def sparse_plus(x: ArrayLike) -> Array:
                      _uf.add(x, 1.0)))))
 
 
+@library_jit
 def soft_sign(x: ArrayLike) -> Array:
     """Elementwise `x / (|x| + 1)`.
 
@@ -155,6 +170,7 @@ def soft_sign(x: ArrayLike) -> Array:
     return _uf.true_divide(x, _uf.add(_uf.abs(x), 1))
 
 
+@library_jit
 def silu(x: ArrayLike) -> Array:
     """SiLU (also `swish`): elementwise `x * sigmoid(x)`.
 
@@ -176,6 +192,7 @@ def silu(x: ArrayLike) -> Array:
 swish = silu
 
 
+@library_jit
 def mish(x: ArrayLike) -> Array:
     """Elementwise `x * tanh(softplus(x))`.
 
@@ -220,6 +237,7 @@ def gelu(x: ArrayLike, approximate: bool = True) -> Array:
     return _uf.multiply(_uf.multiply(0.5, x), lax.erfc(_uf.multiply(_uf.negative(x), half)))
 
 
+@library_jit
 def elu(x: ArrayLike, alpha: ArrayLike = 1.0) -> Array:
     """Exponential linear unit: `x` for x > 0, else `alpha * (exp(x) - 1)`.
 
@@ -235,6 +253,7 @@ def elu(x: ArrayLike, alpha: ArrayLike = 1.0) -> Array:
     return where(_uf.greater(x, 0), x, _uf.multiply(alpha, _uf.expm1(safe)))
 
 
+@library_jit
 def celu(x: ArrayLike, alpha: ArrayLike = 1.0) -> Array:
     """Continuously differentiable ELU: `max(x, 0) + alpha * expm1(min(x, 0) / alpha)`.
 
@@ -250,6 +269,7 @@ def celu(x: ArrayLike, alpha: ArrayLike = 1.0) -> Array:
         _uf.minimum(x, 0.0), alpha))))
 
 
+@library_jit
 def selu(x: ArrayLike) -> Array:
     """Scaled ELU with the fixed self-normalizing `alpha` and `scale` constants.
 
@@ -264,6 +284,7 @@ def selu(x: ArrayLike) -> Array:
     return _uf.multiply(scale, elu(x, alpha))
 
 
+@library_jit
 def leaky_relu(x: ArrayLike, negative_slope: ArrayLike = 0.01) -> Array:
     """Leaky ReLU: `x` for x >= 0, else `negative_slope * x`.
 
@@ -283,6 +304,7 @@ def leaky_relu(x: ArrayLike, negative_slope: ArrayLike = 0.01) -> Array:
     return where(_uf.greater_equal(x, 0), x, _uf.multiply(negative_slope, x))
 
 
+@library_jit
 def hard_tanh(x: ArrayLike) -> Array:
     """Elementwise clip of `x` to [-1, 1].
 
@@ -296,6 +318,7 @@ def hard_tanh(x: ArrayLike) -> Array:
     return where(_uf.greater(x, 1), 1, where(_uf.less(x, -1), -1, x))
 
 
+@library_jit
 def hard_sigmoid(x: ArrayLike) -> Array:
     """Piecewise-linear sigmoid, `relu6(x + 3) / 6`.
 
@@ -308,6 +331,7 @@ def hard_sigmoid(x: ArrayLike) -> Array:
     return _uf.true_divide(relu6(_uf.add(asarray_operand(x), 3.0)), 6.0)
 
 
+@library_jit
 def hard_silu(x: ArrayLike) -> Array:
     """Hard SiLU (also `hard_swish`): `x * hard_sigmoid(x)`.
 
@@ -324,6 +348,12 @@ def hard_silu(x: ArrayLike) -> Array:
 hard_swish = hard_silu
 
 
+class GluSizeError(ArgumentValueError, AssertionError):
+    """`glu` of an odd-sized axis: a ValueError, and the AssertionError JAX's `glu`
+    raises there (its check is an `assert`)."""
+
+
+@library_jit(static_argnames=("axis",))
 def glu(x: ArrayLike, axis: int | Sequence[int] = -1) -> Array:
     """Gated linear unit: split `x` in two halves along `axis`, return `a * sigmoid(b)`.
 
@@ -338,12 +368,14 @@ def glu(x: ArrayLike, axis: int | Sequence[int] = -1) -> Array:
     ax = canonicalize_axis(axis, core.get_aval(x).ndim, "glu")
     n = core.get_aval(x).shape[ax]
     if n % 2:
-        raise ValueError("glu: the axis size must be even")
+        raise GluSizeError(f"glu: the size of axis {ax} must be even, got {n}",
+                           hint="split an axis of even length")
     a = lax.slice_in_dim(x, 0, n // 2, axis=ax)
     b = lax.slice_in_dim(x, n // 2, n, axis=ax)
     return _uf.multiply(a, sigmoid(b))
 
 
+@library_jit(static_argnames=("num_classes", "dtype", "axis"))
 def one_hot(x: ArrayLike, num_classes: int, *, dtype: DTypeLike | None = None,
             axis: int | Sequence[int] = -1) -> Array:
     """x[..., None] == arange(num_classes), as `dtype` (default float)."""
@@ -361,6 +393,7 @@ def one_hot(x: ArrayLike, num_classes: int, *, dtype: DTypeLike | None = None,
     return lax.convert_element_type(lax.eq(xb, iota), dt)
 
 
+@library_jit(static_argnames=("axis", "algorithm"))
 def standardize(x: ArrayLike, axis: int | Sequence[int] = -1, mean: ArrayLike | None = None,
                 variance: ArrayLike | None = None, epsilon: ArrayLike = 1e-05,
                 where: ArrayLike | None = None, *, algorithm: str = "fast") -> Array:
@@ -407,6 +440,7 @@ def tanh(x: ArrayLike) -> Array:
     return _uf.tanh(x)
 
 
+@library_jit
 def squareplus(x: ArrayLike, b: ArrayLike = 4) -> Array:
     """Smooth relu-like function `(x + sqrt(x**2 + b)) / 2`.
 
@@ -421,6 +455,7 @@ def squareplus(x: ArrayLike, b: ArrayLike = 4) -> Array:
     return _uf.true_divide(_uf.add(x, _uf.sqrt(_uf.add(_uf.square(x), b))), 2.0)
 
 
+@library_jit
 def sparse_sigmoid(x: ArrayLike) -> Array:
     """Piecewise-linear sigmoid `clip(x + 1, 0, 2) / 2`.
 
@@ -434,6 +469,7 @@ def sparse_sigmoid(x: ArrayLike) -> Array:
     return _uf.multiply(0.5, _uf.clip(_uf.add(x, 1.0), 0.0, 2.0))
 
 
+@library_jit
 def log1mexp(x: ArrayLike) -> Array:
     """Elementwise `log(1 - exp(-x))` for x > 0, accurate for small and large x.
 
@@ -448,6 +484,7 @@ def log1mexp(x: ArrayLike) -> Array:
                  _uf.log1p(_uf.negative(_uf.exp(_uf.negative(x)))))
 
 
+@library_jit(static_argnames=("axis", "keepdims"))
 def logmeanexp(x: ArrayLike, axis: int | Sequence[int] | None = None,
                where: ArrayLike | None = None, keepdims: bool = False) -> Array:
     """Stable `log(mean(exp(x)))` over `axis`.

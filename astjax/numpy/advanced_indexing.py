@@ -440,6 +440,14 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
         a, axis = _ravel(a), 0
     aa, ia = core.get_aval(a), core.get_aval(indices)
     axis = canonicalize_axis(axis, aa.ndim, "take")
+    # the mode is checked before the axis is looked at, as JAX's: only these strings
+    # (a GatherScatterMode is JAX's ValueError too)
+    if mode == "raise":
+        raise NotImplementedInAstjaxError("The 'raise' mode to jnp.take is not supported.",
+                                          hint="use mode='fill' or 'clip'")
+    if not (mode is None or isinstance(mode, str) and mode in ("fill", "clip", "wrap")):
+        raise ArgumentValueError(f"Invalid mode '{mode}' for np.take",
+                                 hint="use 'fill' (the default), 'clip' or 'wrap'")
     n = aa.shape[axis]
     if n == 0:   # as JAX (before any mode applies): an error, or `a` itself
         if ia.size != 0:
@@ -458,13 +466,6 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
         indices = lax.convert_element_type(indices, idx_dtype)
     else:
         indices = _normalize(indices, n, idx_dtype)
-    if mode == "raise":
-        raise NotImplementedInAstjaxError("The 'raise' mode to jnp.take is not supported.",
-                                          hint="use mode='fill' or 'clip'")
-    if mode not in (None, "fill", "clip") and not isinstance(
-            mode, GatherScatterMode):
-        raise ArgumentValueError(f"take: unsupported mode {mode!r}",
-                            hint="use 'fill' (the default), 'clip' or 'wrap'")
     mode = GatherScatterMode.FILL_OR_DROP if mode is None else mode
     out_ndim = aa.ndim - 1 + ia.ndim
     dn = GatherDimensionNumbers(

@@ -21,7 +21,7 @@ from .operands import _dtype, asarray, operator_index
 from .reductions import sum as _sum
 from .shapes import atleast_1d, concatenate, moveaxis, ravel, reshape, stack
 from .ufuncs import asarray_operand, where
-from .util import canonicalize_axis, static_int
+from .util import canonicalize_axis, library_jit, static_int
 from .sorting import argsort
 from .advanced_indexing import take
 
@@ -454,6 +454,7 @@ def diag_indices_from(arr):
     return diag_indices(s[0], len(s))
 
 
+@library_jit(static_argnames=("N", "increasing"))
 def vander(x, N=None, increasing=False):
     """Return the Vandermonde matrix of the powers of `x`.
     Args: x: 1-D array; N: number of columns; increasing: power order.

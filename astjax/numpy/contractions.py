@@ -13,7 +13,7 @@ from ..primitives.structural import out_layout as _out_layout
 from .einsum_paths import contraction_path
 from .operands import jax_array_protocol
 from .shapes import diagonal, ravel, reshape, transpose
-from .util import canonicalize_axes
+from .util import canonicalize_axes, library_jit as _library_jit
 from .ufuncs import (_no_out, asarray_operand, broadcast_shapes, conjugate, multiply,
                      promote_dtypes)
 from ..typing import Array
@@ -264,6 +264,7 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None,
                            out_sharding=out_sharding)
 
 
+@_library_jit
 def kron(a, b):
     """Kronecker product: blocks of `b` scaled by each entry of `a`.
 

@@ -16,7 +16,7 @@ from .operands import (_constant, _dtype, _static_shape, array, asarray,  # noqa
                        operator_index)
 from .shapes import diagonal, moveaxis, ndim, reshape, shape
 from .ufuncs import exp, log, multiply, power, where
-from .util import static_int, with_device, with_out_sharding
+from .util import static_int, with_device, with_out_sharding, library_jit as _library_jit
 from ..shape_poly import is_symbolic_dim
 from ..typing import Array
 from ..primitives.vma import typed_like   # (inside a shard_map body: typed as `a`)
@@ -210,6 +210,7 @@ def _affine_iota(dt, n, start, step):
 
 
 @with_device
+@_library_jit(static_argnames=("num", "endpoint", "retstep", "dtype", "axis"))
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
     """Return `num` evenly spaced samples from `start` to `stop`.
     Args: start, stop: scalars or arrays; num: static int; endpoint, retstep, dtype, axis.
@@ -254,6 +255,7 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     return (out, step) if retstep else out
 
 
+@_library_jit(static_argnames=("num", "endpoint", "dtype", "axis"))
 def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
     """Return `num` samples spaced evenly on a log scale.
     Args: start, stop: exponents; num: static int; endpoint; base; dtype; axis.
@@ -268,6 +270,7 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
                                     _dtype(dtype, dtypes.dtype(float)))
 
 
+@_library_jit(static_argnames=("num", "endpoint", "dtype", "axis"))
 def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     """Return `num` samples forming a geometric progression.
     Args: start, stop: nonzero endpoints; num: static int; endpoint; dtype; axis.
@@ -347,6 +350,7 @@ def _at_least_2d(m, what):
                               f"{shape(m)}", hint="tril/triu act on the last two axes")
 
 
+@_library_jit(static_argnames=("k",))
 def tril(m, k=0):
     """Zero out the elements of `m` above diagonal `k`.
     Args: m: array with ndim >= 2; k: diagonal offset.
@@ -365,6 +369,7 @@ def tril(m, k=0):
     return where(mask, m, lax.full_like(m, 0))
 
 
+@_library_jit(static_argnames=("k",))
 def triu(m, k=0):
     """Zero out the elements of `m` below diagonal `k`.
     Args: m: array with ndim >= 2; k: diagonal offset.
@@ -411,6 +416,7 @@ def meshgrid(*xi, indexing="xy", sparse=False, copy=True):
     return out
 
 
+@_library_jit(static_argnames=("k",))
 def diag(v, k=0):
     """Extract a diagonal, or build a diagonal matrix from a 1-D array.
     Args: v: 1-D or 2-D array; k: diagonal offset.

@@ -279,6 +279,7 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     return where(uf.isneginf(out), np.asarray(neginf, dt)[()], out)
 
 
+@library_jit
 def ldexp(x1, x2, /):
     """Elementwise x1 * 2 ** x2.
 
@@ -340,6 +341,7 @@ def frexp(x, /):
     return m, e
 
 
+@library_jit
 def modf(x, /, out=None):
     """Split each element into its fractional and integral parts.
 
@@ -648,6 +650,7 @@ def issubsctype(arg1, arg2):
     return dtypes.issubdtype(dtypes.dtype(arg1), arg2)
 
 
+@library_jit(static_argnames=("axis", "keepdims"))
 def count_nonzero(a, axis=None, keepdims=False):
     """Count the non-zero elements of `a` over the given axes.
 
@@ -703,6 +706,7 @@ def copy(a, order=None):
     return array(a, copy=True)
 
 
+@library_jit
 def spacing(x, /):
     """Distance from each element to the next representable number away from 0.
 

@@ -154,6 +154,7 @@ def sort_complex(a):
     return a
 
 
+@library_jit
 def poly(seq_of_zeros):
     """Coefficients of the monic polynomial with the given roots.
 
@@ -253,6 +254,7 @@ def _bit_order(bitorder):
     return shifts[::-1].copy() if bitorder == "big" else shifts
 
 
+@library_jit(static_argnames=("axis", "bitorder"))
 def packbits(a, axis=None, bitorder="big"):
     """Pack the truth values of an integer or boolean array into uint8 bytes.
 
@@ -411,6 +413,7 @@ def polydiv(u, v, *, trim_leading_zeros=False):
     return q, r
 
 
+@library_jit(static_argnames=("axis",))
 def unwrap(p, discont=None, axis=-1, period=2 * np.pi):
     """Remove jumps larger than `discont` by adding multiples of `period`.
 

@@ -14,11 +14,12 @@ from .arrayops import _dt, _shape, _static_indices
 from .operands import _constant
 from .statistics import convolve
 from .ufuncs import asarray_operand
-from .util import canonicalize_axes
+from .util import canonicalize_axes, library_jit
 
 __all__ = ["polyval", "polyadd", "polysub", "polymul", "polyder", "polyint", "trim_zeros"]
 
 
+@library_jit(static_argnames=("unroll",))
 def polyval(p, x, *, unroll=16):
     """Evaluate the polynomial with coefficients `p` at `x`.
     Args: p: 1-D coefficients, highest power first; x: array; unroll: loop unroll.
@@ -97,6 +98,7 @@ def polyder(p, m=1):
     return p
 
 
+@library_jit(static_argnames=("m",))
 def polyint(p, m=1, k=None):
     """Integrate a polynomial `m` times.
     Args: p: 1-D coefficients; m: static order; k: integration constants.

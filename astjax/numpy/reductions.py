@@ -13,7 +13,7 @@ from ..shape_poly import is_symbolic_dim
 from . import ufuncs
 from .operands import asarray
 from .ufuncs import asarray_operand, broadcast_to_shape, where as _where
-from .util import canonicalize_axes
+from .util import canonicalize_axes, library_jit as _library_jit
 from ..typing import Array
 
 
@@ -325,6 +325,7 @@ def _var_dtypes(a_dtype, dtype):
 _mean = mean  # (var's and std's `mean` parameter shadows it)
 
 
+@_library_jit(static_argnames=("axis", "dtype", "ddof", "keepdims", "correction"))
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
         correction=None, *, mean=None) -> Array:
     """Variance of the elements of `a` over the given axes.
@@ -391,6 +392,7 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
     return _where(ok, r, float("nan"))
 
 
+@_library_jit(static_argnames=("axis", "dtype", "ddof", "keepdims", "correction"))
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
         correction=None, *, mean=None) -> Array:
     """Standard deviation (square root of `var`) over the given axes.

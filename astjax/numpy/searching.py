@@ -91,6 +91,7 @@ def searchsorted(a, v, side="left", sorter=None, *, method="scan"):
     return lax.reshape(out, vs)
 
 
+@library_jit(static_argnames=("right", "method"))
 def digitize(x, bins, right=False, *, method=None):
     """Index of the bin each value falls into.
 

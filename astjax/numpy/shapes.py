@@ -18,8 +18,8 @@ from .operands import (asarray, asarray_operand, broadcast_shapes, broadcast_to_
                        jax_array_protocol, promote_dtypes, result)
 from .reductions import sum as _sum
 from .ufuncs import _is_key_array, _no_out, _typed_keys, astype
-from .util import (canonicalize_axes, canonicalize_axis, out_sharding_arg, static_int,
-                   with_out_sharding)
+from .util import (canonicalize_axes, canonicalize_axis, library_jit as _library_jit,
+                   out_sharding_arg, static_int, with_out_sharding)
 from ..typing import Array
 
 
@@ -729,6 +729,7 @@ def roll(a, shift, axis=None):
     return a
 
 
+@_library_jit(static_argnames=("offset", "axis1", "axis2"))
 def diagonal(a, offset=0, axis1=0, axis2=1):
     """Extract a diagonal of `a` over the axes `axis1`, `axis2`.
     Args: a: array; offset: int diagonal offset; axis1, axis2: int axes.
@@ -749,6 +750,7 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     return _getitem(a, (Ellipsis, asarray(rows.astype(np.int32)), asarray(cols.astype(np.int32))))
 
 
+@_library_jit(static_argnames=("offset", "axis1", "axis2", "dtype"))
 def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     """Sum the elements on a diagonal of `a`.
     Args: a: array; offset: int; axis1, axis2: int axes; dtype: optional accumulator dtype;

@@ -33,6 +33,7 @@ def _zero_nans(a, fill):
     return where(uf.isnan(a), np.asarray(fill, _dt(a))[()], a)
 
 
+@library_jit(static_argnames=("axis", "dtype", "keepdims", "initial"))
 def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     """Sum of array elements, counting NaNs as zero.
 
@@ -51,6 +52,7 @@ def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, whe
                 where=where)
 
 
+@library_jit(static_argnames=("axis", "dtype", "keepdims", "initial"))
 def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     """Product of array elements, counting NaNs as one.
 
@@ -88,7 +90,7 @@ def _nan_extreme(red, fill):
             return out_
         all_nan = _all(uf.isnan(a), axis=axis, keepdims=keepdims)
         return uf.where(all_nan, np.asarray(np.nan, _dt(a))[()], out_)
-    return f
+    return library_jit(f, static_argnames=("axis", "keepdims", "initial"))
 
 
 nanmax = _nan_extreme(_max, -np.inf)
@@ -116,6 +118,7 @@ Differs from NumPy: no `out=`; an all-NaN slice gives NaN without a warning.
 """
 
 
+@library_jit(static_argnames=("axis", "dtype", "keepdims"))
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
     """Arithmetic mean that skips NaN entries.
 
@@ -144,6 +147,7 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
     return uf.true_divide(s, n)
 
 
+@library_jit(static_argnames=("axis", "dtype", "ddof", "keepdims"))
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
            mean=None):
     """Variance that skips NaN entries.
@@ -182,6 +186,7 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
     return lax.convert_element_type(lax.div(s, n), dtype)
 
 
+@library_jit(static_argnames=("axis", "dtype", "ddof", "keepdims"))
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
            mean=None):
     """Standard deviation that skips NaN entries.
@@ -207,7 +212,7 @@ def _nanarg(arg_reduction, fill):
         all_nan = _all(nan_mask, axis=axis, keepdims=keepdims)
         return where(all_nan, np.asarray(-1, _dt(res))[()], res)
     f.__name__ = "nan" + arg_reduction.__name__
-    return f
+    return library_jit(f, static_argnames=("axis", "keepdims"))
 
 
 nanargmax = _nanarg(argmax, -np.inf)
@@ -237,6 +242,7 @@ Example:
 """
 
 
+@library_jit(static_argnames=("axis", "dtype"))
 def nancumsum(a, axis=None, dtype=None, out=None):
     """Running sum along an axis, treating NaNs as zero.
 
@@ -255,6 +261,7 @@ def nancumsum(a, axis=None, dtype=None, out=None):
     return cumsum(_zero_nans(a, 0), axis=axis, dtype=dtype)
 
 
+@library_jit(static_argnames=("axis", "dtype"))
 def nancumprod(a, axis=None, dtype=None, out=None):
     """Running product along an axis, treating NaNs as one.
 
@@ -268,6 +275,7 @@ def nancumprod(a, axis=None, dtype=None, out=None):
     return cumprod(_zero_nans(a, 1), axis=axis, dtype=dtype)
 
 
+@library_jit(static_argnames=("axis", "returned", "keepdims"))
 def average(a, axis=None, weights=None, returned=False, keepdims=False):
     """Weighted mean along an axis.
 
@@ -313,6 +321,7 @@ def average(a, axis=None, weights=None, returned=False, keepdims=False):
 # ----------------------------------------------------------- covariance etc.
 
 
+@library_jit(static_argnames=("rowvar", "bias", "ddof", "dtype"))
 def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None,
         dtype=None):
     """Covariance matrix of a set of variables.
@@ -375,6 +384,7 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     return squeeze(c)
 
 
+@library_jit(static_argnames=("rowvar", "dtype"))
 def corrcoef(x, y=None, rowvar=True, dtype=None):
     """Pearson correlation coefficients of a set of variables.
 
@@ -405,6 +415,7 @@ def corrcoef(x, y=None, rowvar=True, dtype=None):
     return c
 
 
+@library_jit(static_argnames=("n", "axis"))
 def diff(a, n=1, axis=-1, prepend=None, append=None):
     """n-th discrete difference along an axis.
 
@@ -449,6 +460,7 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
     return a
 
 
+@library_jit
 def ediff1d(ary, to_end=None, to_begin=None):
     """Differences between consecutive elements of the flattened array.
 
@@ -469,6 +481,7 @@ def ediff1d(ary, to_end=None, to_begin=None):
     return concatenate(parts) if len(parts) > 1 else d
 
 
+@library_jit(static_argnames=("axis", "edge_order"))
 def gradient(f, *varargs, axis=None, edge_order=None):
     """Numerical gradient of sampled values.
 
@@ -509,6 +522,7 @@ def gradient(f, *varargs, axis=None, edge_order=None):
     return outs[0] if len(outs) == 1 else outs
 
 
+@library_jit(static_argnames=("axis",))
 def trapezoid(y, x=None, dx=1.0, axis=-1):
     """Integral of sampled values with the trapezoidal rule.
 

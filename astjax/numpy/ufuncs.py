@@ -24,6 +24,7 @@ from .operands import (_dtype, _is_operand, asarray, asarray_operand, broadcast_
                        promote_dtypes_inexact, promote_operands, promote_shapes, result)
 from .sorting import nonzero as _nonzero
 from .ufunc_docs import doc as _doc
+from .util import library_jit as _library_jit
 from .. import typing as _typing  # (`Array` here is the runtime class)
 
 
@@ -391,9 +392,6 @@ def remainder(x1, x2, /):
     zero = lax.full_like(r, 0)
     fix = lax.bitwise_and(lax.ne(r, zero), lax.ne(lax.lt(r, zero), lax.lt(x2, lax.full_like(x2, 0))))
     return lax.select(fix, lax.add(r, x2), r)
-
-
-mod = remainder
 
 
 def fmod(x1, x2, /):
@@ -793,3 +791,8 @@ for _f in (trunc, abs, invert, logical_not, left_shift, right_shift, floor_divid
            logaddexp2, sinc, heaviside, fmax, fmin):
     _f.__doc__ = _doc(_f.__name__)
 del _f
+# the composite ones JAX jits: an eager first call compiles once, not once per operation
+(logaddexp, logaddexp2, divmod, remainder, floor_divide, copysign, fmax, fmin, heaviside, hypot,
+ sinc, signbit) = map(_library_jit, (logaddexp, logaddexp2, divmod, remainder, floor_divide,
+                                    copysign, fmax, fmin, heaviside, hypot, sinc, signbit))
+mod = remainder   # (its alias: `jnp.mod`)

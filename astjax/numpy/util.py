@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 import inspect
 import operator
-from typing import Any, Callable, TypeVar, cast
+from typing import Any, Callable, TypeVar, cast, overload
 
 import numpy as np
 
@@ -49,15 +49,26 @@ class _Direct(StagedCallable):
         return self.fn(*args, **kwargs)
 
 
+_L = TypeVar("_L", bound=Callable[..., Any])
+
+
+@overload
+def library_jit(fn: _L, *, static_argnums: Any = (), static_argnames: Any = ()) -> _L: ...
+@overload
+def library_jit(fn: None = None, *, static_argnums: Any = (),
+                static_argnames: Any = ()) -> Callable[[_L], _L]: ...
+
+
 def library_jit(fn=None, *, static_argnums=(), static_argnames=()):
-    """`jit` for astjax's own library functions (see module docstring)."""
+    """`jit` for astjax's own library functions (see module docstring); typed as the
+    function it wraps."""
     if fn is None:
         return functools.partial(library_jit, static_argnums=static_argnums,
                                  static_argnames=static_argnames)
     jitted = jit(_Direct(fn), static_argnums=static_argnums, static_argnames=static_argnames)
-
-    nums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
-    names = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)
+    # (each completed from the other through the signature, as `jit` does: a static
+    # parameter is static however it is passed)
+    nums, names = jitted.static_argnums, jitted.static_argnames
 
     @functools.wraps(fn)
     def call(*args, **kwargs):

@@ -1,6 +1,9 @@
 """`astjax.scipy.special`: logsumexp, erf/erfc/erfinv, gammaln, digamma, expit,
 logit, xlogy, xlog1py, and a few relatives — on the lax special-function
-primitives (the same CHLO ops JAX lowers to)."""
+primitives (the same CHLO ops JAX lowers to). The functions JAX jits (`gammasgn`,
+`expi`, `expn`, `exp1`'s `expn`, `sici`, `hyp1f1`, `hyp2f1`, `bessel_jn`, `log_softmax`)
+are `library_jit`s: an eager call compiles once per signature; the rest run op by op,
+as JAX's do (so their values keep JAX's rounding)."""
 from __future__ import annotations
 
 import numpy as np
@@ -13,7 +16,7 @@ from ...custom_api import custom_jvp as _custom_jvp
 from ... import numpy as jnp
 from ...numpy import ufuncs as _uf
 from ...numpy.ufuncs import _lax_const, asarray_operand, promote_args_inexact, where
-from ...numpy.util import canonicalize_axes
+from ...numpy.util import canonicalize_axes, library_jit
 from .erf_family import dawsn, erfcx, float32_or_64 as _float32_or_64, owens_t, spence
 from .expint import exp1, expi, expn
 from .faddeeva import wofz
@@ -402,14 +405,16 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
     return out
 
 
-def softmax(x, axis=None):
-    """`softmax` as in `scipy.special` (axis defaults to the last); see `astjax.nn.softmax`."""
-    return _softmax(x, axis=-1 if axis is None else axis)
+def softmax(x, /, *, axis=None):
+    """`softmax` as in `scipy.special`: over `axis`, all axes by default (None);
+    see `astjax.nn.softmax` (whose default is the last axis)."""
+    return _softmax(x, axis=axis)
 
 
-def log_softmax(x, axis=None):
-    """`log_softmax` as in `scipy.special`; see `astjax.nn.log_softmax`."""
-    return _log_softmax(x, axis=-1 if axis is None else axis)
+def log_softmax(x, /, *, axis=None):
+    """`log_softmax` as in `scipy.special`: over `axis`, all axes by default (None);
+    see `astjax.nn.log_softmax` (whose default is the last axis)."""
+    return _log_softmax(x, axis=axis)
 
 
 def _inexact_arg(name, x):
@@ -475,6 +480,7 @@ _softmax_rule = _custom_jvp(_softmax_plain, nondiff_argnums=(1,))
 _softmax_rule.defjvp(_softmax_rule_jvp)
 
 
+@library_jit(static_argnames=("axis",))
 def _log_softmax(x, axis=-1, where=None, initial=None):
     """`x - logsumexp(x)` along `axis`, i.e. the log of `softmax` (`jax.nn.log_softmax`).
 

@@ -20,6 +20,7 @@ from ... import core, lax
 from ... import numpy as jnp
 from ...custom_api import custom_jvp
 from ...errors import ArgumentValueError
+from ...numpy.util import library_jit
 from .gamma_zeta import _inexact, _is_complex
 
 __all__ = ["expn", "exp1", "expi"]
@@ -105,6 +106,7 @@ def _expn_jvp(primals, tangents):
 _expn_d.defjvp(_expn_jvp)
 
 
+@library_jit
 def expn(n, x):
     """The generalized exponential integral E_n(x), elementwise.
 
@@ -122,6 +124,7 @@ def expn(n, x):
     return _expn_d(n, x)
 
 
+@library_jit
 def exp1(x):
     """The exponential integral E_1(x) = integral_x^inf e^-t / t dt, elementwise.
 
@@ -177,6 +180,7 @@ def _expi_jvp(primals, tangents):
 _expi.defjvp(_expi_jvp)
 
 
+@library_jit
 def expi(x):
     """The exponential integral Ei(x), elementwise (the principal value for x > 0,
     -E_1(-x) for x < 0; NaN at 0 and at +-inf, as JAX 0.10.2).

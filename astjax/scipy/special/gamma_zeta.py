@@ -25,6 +25,7 @@ from ...ad_api import jvp as _jvp
 from ...custom_api import custom_jvp
 from ...errors import ArgumentValueError, ConcretizationError, DTypeError
 from ...numpy.ufuncs import promote_args_inexact, where
+from ...numpy.util import library_jit
 
 __all__ = ["beta", "loggamma", "gamma", "comb", "polygamma", "zeta", "bernoulli", "i0", "i0e", "i1",
            "i1e", "gammasgn"]
@@ -49,6 +50,7 @@ def _real_arg(name, x):
     return x
 
 
+@library_jit
 def gammasgn(x):
     """Elementwise sign of `gamma(x)`: NaN at the poles -1, -2, ..., at -inf and NaN;
     +1 at +0 and -1 at -0 (the side of the pole approached).

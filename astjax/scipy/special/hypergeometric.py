@@ -29,6 +29,7 @@ from ... import core, dtypes, lax
 from ... import numpy as jnp
 from ...custom_api import custom_jvp
 from ...errors import ArgumentTypeError, ArgumentValueError
+from ...numpy.util import library_jit
 from .gamma_zeta import _inexact, _is_complex, gammasgn, masked_while
 
 __all__ = ["hyp1f1", "hyp2f1"]
@@ -122,6 +123,7 @@ _hyp1f1.defjvps(
     lambda tx, out, a, b, x: tx * (a / b * _hyp1f1(a + 1, b + 1, x)))
 
 
+@library_jit
 def hyp1f1(a, b, x):
     """The confluent hypergeometric function 1F1(a; b; x) = sum_k (a)_k / (b)_k x^k / k!,
     elementwise (Kummer's function M(a, b, x)).
@@ -285,6 +287,7 @@ _hyp2f1.defjvps(
     lambda tx, out, a, b, c, x: tx * (a * b / c * _hyp2f1(a + 1, b + 1, c + 1, x)))
 
 
+@library_jit
 def hyp2f1(a, b, c, x):
     """Gauss's hypergeometric function 2F1(a, b; c; x) = sum_k (a)_k (b)_k / (c)_k
     x^k / k!, elementwise, for real arguments and x <= 1.

@@ -26,6 +26,7 @@ from ... import core, lax
 from ... import numpy as jnp
 from ...errors import ArgumentValueError, ConcretizationError, TracerArrayConversionError
 from ...numpy.ufuncs import promote_args_inexact
+from ...numpy.util import library_jit
 
 __all__ = ["bessel_jn", "sph_harm_y"]
 
@@ -40,6 +41,7 @@ def _static_int(value, convert, what):
     return convert(value)
 
 
+@library_jit(static_argnames=("v", "n_iter"))
 def bessel_jn(z, *, v, n_iter=50):
     """Bessel functions of the first kind J_0(z), ..., J_v(z) of integer order and real
     argument, by Miller's backward recurrence from order `n_iter`.

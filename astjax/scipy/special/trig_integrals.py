@@ -28,6 +28,7 @@ from ... import core, lax
 from ... import numpy as jnp
 from ...custom_api import custom_jvp
 from ...errors import ArgumentValueError
+from ...numpy.util import library_jit
 from .faddeeva import _wofz
 from .gamma_zeta import _inexact, _is_complex
 
@@ -97,6 +98,7 @@ def _sici_jvp(primals, tangents):
 _sici.defjvp(_sici_jvp)
 
 
+@library_jit
 def sici(x):
     """The sine and cosine integrals, `Si(x) = integral_0^x sin(t) / t dt` and
     `Ci(x) = gamma + log(x) + integral_0^x (cos(t) - 1) / t dt`, elementwise.
