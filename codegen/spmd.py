@@ -46,7 +46,7 @@ from astjax.primitives import effects
 from astjax.primitives.ffi_call import Token
 from astjax.primitives.spmd import (SPMD_PRIMITIVES, check_sharding_fits, is_partial,
                                     is_layout, layouts_per_leaf, platform_index_operand,
-                                    resolve_sharding, reshard)
+                                    resolve_sharding, reshard, shard_map_p)
 
 from . import explicit, host_sharded, runtime, sharded, stablehlo
 from .runtime_tokens import EMPTY, keep_tokens, replicated_over, token_handlers, token_inputs
@@ -115,7 +115,10 @@ _WHOLE = object()   # the layout of every value of a one-device program
 
 
 def _from_xla(op, aval, mesh, devs):
-    """An OpSharding read from an executable -> an astjax sharding over `mesh`."""
+    """An OpSharding read from an executable -> an astjax sharding over `mesh` (None:
+    a one-device program whose layouts are SingleDeviceShardings)."""
+    if mesh is None:
+        return shd.SingleDeviceSharding(devs[0])
     if op is _WHOLE:
         return _typed(shd.NamedSharding(mesh, shd.PartitionSpec()), aval, mesh)
     h = xc.HloSharding.from_proto(op)
@@ -146,7 +149,7 @@ class SpmdExecutable:
     (name, value) pairs, set on the compile options as for one device."""
 
     def __init__(self, text, in_avals, out_avals, devs, mesh, in_shardings, out_shardings,
-                 sdy=False, compiler_options=(), out_kinds=None, ordered=()):
+                 sdy=False, compiler_options=(), out_kinds=None, ordered=(), kept=None):
         self.module_text, self.devices, self.mesh = text, tuple(devs), mesh
         out_kinds = out_kinds or [None] * len(out_avals)   # (codegen/host_sharded.py)
         # (a token parameter / result: PJRT's empty bool[0] buffer on each device)
@@ -184,19 +187,22 @@ class SpmdExecutable:
                              for s, op, a in zip(in_shardings, params, self.in_avals)]
         self.out_shardings = [s if s is not None else _from_xla(op, a, mesh, self.devices)
                               for s, op, a in zip(out_shardings, outs, self.out_avals)]
+        if kept is not None:   # (`kept_layouts`: JAX keeps the user's equivalent layout)
+            self.out_shardings = [
+                k if s is None and k is not None and _equivalent(got, k, a.ndim) else got
+                for s, k, got, a in zip(out_shardings, kept, self.out_shardings,
+                                        self.out_avals)]
         self.out_shardings = [s if k is None or s.memory_kind == k else s.with_memory_kind(k)
                               for s, k in zip(self.out_shardings, out_kinds)]
         for s in self.out_shardings:
-            if isinstance(s, shd.SingleDeviceSharding):
+            if isinstance(s, shd.SingleDeviceSharding) and n > 1:
                 raise NotImplementedInAstjaxError(
                     "a result laid out on one device of a partitioned program "
                     "(SingleDeviceSharding) is not supported yet",
                     hint="lay results out with a NamedSharding")
-        self.handlers = [xc.array_result_handler(
-            a, sharded.xla_sharding(self.devices, s._hlo if isinstance(s, sharded.GSPMDSharding)
-                                    else shd.hlo_sharding(s, a.ndim, self.devices),
-                                    sharded.host_kind(s)), committed=True, _skip_checks=True)
-            for a, s in zip(self.out_avals, self.out_shardings)]
+        self.handlers = [xc.array_result_handler(a, _jaxlib_sharding(s, a, self.devices),
+                                                 committed=True, _skip_checks=True)
+                         for a, s in zip(self.out_avals, self.out_shardings)]
         self._handlers = token_handlers(nt, self.devices) + self.handlers
         # XLA's CPU collectives deadlock when several such programs are in flight
         # (docs/scaling.md): a partitioned program with collectives (the user's or
@@ -210,7 +216,8 @@ class SpmdExecutable:
         if type(x) is sharded.GlobalArray and (x._sharding == s or _equivalent(
                 x._sharding, s, aval.ndim)):
             return x.on_devices(self.devices)
-        g = sharded.put(x, s) if isinstance(s, shd.NamedSharding) else None
+        g = sharded.put(x, s) if isinstance(s, (shd.NamedSharding, shd.SingleDeviceSharding)) \
+            else None
         if type(g) is sharded.GlobalArray:
             return g.on_devices(self.devices)
         if isinstance(g, runtime.Array) and len(self.devices) == 1:   # a one-device mesh
@@ -238,7 +245,7 @@ class SpmdExecutable:
         if nt:
             keep_tokens(self.ordered, outs[:nt], self.devices)
             outs = outs[nt:]
-        return [Token() if t else sharded.GlobalArray(o, a, s, self.devices)
+        return [Token() if t else _result(o, a, s, self.devices)
                 for o, a, s, t in zip(outs, self.out_avals, self.out_shardings, self.tokens)]
 
     @property
@@ -248,6 +255,22 @@ class SpmdExecutable:
         return self.exe.hlo_modules()[0].to_string()
 
     as_text = text.fget
+
+
+def _jaxlib_sharding(s, aval, devs):
+    """jaxlib's sharding of a result laid out as `s` by a program over `devs`."""
+    if isinstance(s, shd.SingleDeviceSharding):
+        return runtime.sharding_for(s._device, sharded.host_kind(s))
+    return sharded.xla_sharding(devs, s._hlo if isinstance(s, sharded.GSPMDSharding)
+                                else shd.hlo_sharding(s, aval.ndim, devs), sharded.host_kind(s))
+
+
+def _result(arr, aval, sharding, devs):
+    """A partitioned program's result: a GlobalArray, or for a SingleDeviceSharding an
+    Array committed to its device (JAX's result of a program on one device)."""
+    if isinstance(sharding, shd.SingleDeviceSharding):
+        return runtime.CommittedArray(arr, runtime.intern_aval(aval))
+    return sharded.GlobalArray(arr, aval, sharding, devs)
 
 
 def _is_token(aval) -> bool:
@@ -265,23 +288,52 @@ def _equivalent(a, b, ndim):
     return r
 
 
+def kept_layouts(jaxpr, ins, own, outs):
+    """Per result of `jaxpr` whose layout XLA chooses (`outs` entry None): the layout
+    JAX gives it instead when XLA's is equivalent -- the first laid-out argument's
+    NamedSharding (`ins`), for a result of that argument's rank computed from a value
+    on that mesh (JAX's types carry the mesh: an argument that is an array laid out
+    over it, `own`, not one `in_shardings` lays out; a `shard_map` on it); else None.
+    None when no argument has a NamedSharding first."""
+    first = next((k for k, s in enumerate(ins) if s is not None), None)
+    if first is None or type(ins[first]) is not shd.NamedSharding or \
+            type(ins[first].mesh) is not shd.Mesh:
+        return None
+    orig = ins[first]
+    mesh, ndim = orig.mesh.abstract_mesh, jaxpr.invars[first].aval.ndim
+    on_mesh = {v for v, s in zip(jaxpr.invars, own) if isinstance(s, shd.NamedSharding)
+               and s.mesh.abstract_mesh == mesh}
+    for eqn in jaxpr.eqns:
+        m = eqn.params.get("mesh") if eqn.primitive is shard_map_p else None
+        if (m is not None and m.abstract_mesh == mesh) or any(
+                isinstance(v, core.Var) and v in on_mesh for v in eqn.invars):
+            on_mesh.update(eqn.outvars)
+    return [orig if s is None and isinstance(v, core.Var) and v in on_mesh
+            and v.aval.ndim == ndim else None for v, s in zip(jaxpr.outvars, outs)]
+
+
 def _mesh_and_devices(shardings, loc=None):
     """(mesh, device assignment) of a program whose layouts name `shardings`: the
     first NamedSharding's mesh; every sharding must use the same devices."""
     named = [s for s in shardings if isinstance(s, shd.NamedSharding)]
-    if not named:
+    single = [s for s in shardings if isinstance(s, shd.SingleDeviceSharding)]
+    if named:
+        first, mesh = named[0], named[0].mesh
+    elif single:   # (a one-device program: its results SingleDeviceShardings, as JAX's)
+        first, mesh = single[0], None
+    else:
         ctx = shd.get_mesh()
         if ctx.empty:
             return None, None
-        named = [shd.NamedSharding(ctx, shd.PartitionSpec())]
-    mesh = named[0].mesh
-    devs = sharded.assignment_of(named[0])
+        first = shd.NamedSharding(ctx, shd.PartitionSpec())
+        mesh = ctx
+    devs = sharded.assignment_of(first)
     want = set(devs)
     for s in shardings:
         if s is not None and s.device_set != want:
             raise ArgumentValueError(
                 "Received incompatible devices for jitted computation: the layouts "
-                f"{named[0]!r} and {s!r} use different devices",
+                f"{first!r} and {s!r} use different devices",
                 hint="put every argument on the same mesh", loc=loc)
     return mesh, devs
 
@@ -327,13 +379,15 @@ class SpmdEntry:
                          "use it inside the jit that made it, or device_put it first")
         every = ins + list(out_shardings) + spmd_shardings_in(jaxpr)
         self.mesh, self.devices = _mesh_and_devices([s for s in every if s is not None], loc)
-        effects.check_devices(jaxpr, len(self.devices), loc)   # (JAX's refusal)
-        self.ordered = effects.ordered_effects(jaxpr)   # (their tokens: `@main`'s first)
-        if self.mesh is None:
+        self._kept = kept_layouts(jaxpr, ins, layouts, out_shardings)
+        if self.devices is None:
             raise ArgumentValueError("a partitioned program needs a mesh: give a "
                                      "NamedSharding, or call it under `with mesh:`", loc=loc)
+        effects.check_devices(jaxpr, len(self.devices), loc)   # (JAX's refusal)
+        self.ordered = effects.ordered_effects(jaxpr)   # (their tokens: `@main`'s first)
         nconst = len(jaxpr.constvars)
-        rep = shd.NamedSharding(self.mesh, shd.PartitionSpec())
+        rep = shd.NamedSharding(self.mesh, shd.PartitionSpec()) if self.mesh is not None \
+            else shd.SingleDeviceSharding(self.devices[0])
         self.param_shardings = [rep] * nconst + ins
         avals = [v.aval for v in jaxpr.constvars] + self.in_avals
         self.shardy = shardy()
@@ -383,7 +437,7 @@ class SpmdEntry:
         into a `stablehlo.mesh` attribute of its declaration."""
         decls = shd.sdy_mesh_decls()
         m = self.mesh
-        if not explicit.is_explicit(m):
+        if m is None or not explicit.is_explicit(m):
             return decls
         axes = ", ".join(f'"{n}"={k}' for n, k in m.shape.items())
         attr = " {stablehlo.mesh = {axes = [" + ", ".join(
@@ -419,7 +473,8 @@ class SpmdEntry:
                                              self.devices, self.mesh, self.param_shardings,
                                              self.result_shardings, self.shardy,
                                              self.compiler_options,
-                                             self.kinds and self.kinds.results, self.ordered)
+                                             self.kinds and self.kinds.results, self.ordered,
+                                             self._kept)
             self._const_arrays = self.executable.prepare(self.consts)
         return self
 
@@ -671,6 +726,9 @@ def eager_apply(prim, args, params):
             outs_s = [t.sharding]
         elif prim.name == "slice":
             outs_s = [_eager_slice_sharding(args[0], params)]
+        elif prim is shard_map_p and not params.get("auto") and type(params["mesh"]) is \
+                shd.Mesh:   # (JAX lays an eager shard_map's results out as its out_specs)
+            outs_s = [shd.NamedSharding(params["mesh"], spec) for spec in params["out_specs"]]
         if context is not None and not any(layouts):   # replicated over set_mesh's mesh
             ins = [shd.NamedSharding(context, shd.PartitionSpec())] * len(avals)
             outs_s = [s or _context_result(context, args, a, prim) for s, a in zip(outs_s,
