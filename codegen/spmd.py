@@ -338,6 +338,30 @@ def _mesh_and_devices(shardings, loc=None):
     return mesh, devs
 
 
+def _check_placed(leaves, devs, name, loc):
+    """JAX's ValueError for arguments committed to devices other than the program's
+    `devs` (a single-device array beside a sharded one): never moved silently."""
+    placed = [(i, x, [x.device] if isinstance(x, runtime.CommittedArray) else list(x._devices))
+              for i, x in enumerate(leaves)
+              if isinstance(x, runtime.CommittedArray) or type(x) is sharded.GlobalArray]
+    bad = next((p for p in placed if set(p[2]) != set(devs)), None)
+    if bad is None:
+        return
+    first = next((p for p in placed if set(p[2]) != set(bad[2])), None)
+
+    def arg(p):
+        i, x, ds = p
+        return (f"argument args[{i}] of {name} with shape {x.dtype.name}"
+                f"[{','.join(map(str, x.shape))}] and with device ids {[d.id for d in ds]} "
+                f"on platform {ds[0].platform.upper()}")
+    pair = (f"{arg(first)} and {arg(bad)}" if first is not None and first[0] < bad[0] else
+            f"{arg(bad)} and " + (arg(first) if first is not None else
+                                  f"the program's layouts with device ids "
+                                  f"{[d.id for d in devs]}"))
+    raise ArgumentValueError(f"Received incompatible devices for jitted computation. Got {pair}",
+                             hint="device_put the arguments on the same devices", loc=loc)
+
+
 def shardy() -> bool:
     """Whether partitioned programs are lowered with Shardy (`sdy` dialect) rather
     than GSPMD (`mhlo.sharding`): the `jax_use_shardy_partitioner` flag."""
@@ -383,6 +407,7 @@ class SpmdEntry:
         if self.devices is None:
             raise ArgumentValueError("a partitioned program needs a mesh: give a "
                                      "NamedSharding, or call it under `with mesh:`", loc=loc)
+        _check_placed(leaves, self.devices, name, loc)
         effects.check_devices(jaxpr, len(self.devices), loc)   # (JAX's refusal)
         self.ordered = effects.ordered_effects(jaxpr)   # (their tokens: `@main`'s first)
         nconst = len(jaxpr.constvars)

@@ -148,3 +148,28 @@ def test_eager_callback_placement():
     assert r.sharding == SingleDeviceSharding(jax.devices()[1]) and r.committed
     r = io_callback(lambda: np.ones(8, np.float32), _OUT)
     assert r.sharding == SingleDeviceSharding(jax.devices()[0]) and not r.committed
+
+
+def _add(a, b):
+    return a + b
+
+
+@pytest.mark.parametrize("dev", [0, 1])
+def test_committed_array_beside_a_sharded_one_is_refused(dev):
+    """JAX's ValueError (it never moves a committed argument to other devices):
+    `Received incompatible devices for jitted computation. Got argument x of add with
+    shape float32[4] and with device ids [0, 1] on platform CPU and argument y of add
+    with shape float32[4] and with device ids [0] on platform CPU`."""
+    xs = jax.device_put(jnp.arange(4.), NamedSharding(_mesh(2), P(None)))
+    c = jax.device_put(jnp.ones(4), jax.devices()[dev])
+    with pytest.raises(ValueError, match=(
+            r"Received incompatible devices for jitted computation\. Got argument x of add "
+            r"with shape float32\[4\] and with device ids \[0, 1\] on platform CPU and "
+            rf"argument y of add with shape float32\[4\] and with device ids \[{dev}\] ")):
+        xs + c
+    with pytest.raises(ValueError, match="Received incompatible devices"):
+        jax.jit(_add)(xs, c)
+    # on a one-device mesh of the same device JAX runs it (its NamedSharding kept)
+    one = jax.device_put(jnp.arange(4.), NamedSharding(_mesh(1), P(None)))
+    r = jax.jit(_add)(one, jax.device_put(jnp.ones(4), jax.devices()[0]))
+    assert _spec(r) == "P(None,)"
