@@ -38,6 +38,8 @@ def kept_layouts(jaxpr, ins, own, outs):
     on_mesh = {v for v, s in zip(jaxpr.invars, own) if isinstance(s, shd.NamedSharding)
                and s.mesh.abstract_mesh == mesh}
     for eqn in jaxpr.eqns:
+        if "callback" in eqn.params:
+            continue    # (a host callback: typed by result_shape_dtypes, no mesh)
         m = eqn.params.get("mesh") if eqn.primitive is shard_map_p else None
         if (m is not None and m.abstract_mesh == mesh) or any(
                 isinstance(v, core.Var) and v in on_mesh for v in eqn.invars):

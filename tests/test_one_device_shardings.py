@@ -173,3 +173,15 @@ def test_committed_array_beside_a_sharded_one_is_refused(dev):
     one = jax.device_put(jnp.arange(4.), NamedSharding(_mesh(1), P(None)))
     r = jax.jit(_add)(one, jax.device_put(jnp.ones(4), jax.devices()[0]))
     assert _spec(r) == "P(None,)"
+
+
+def _callback_in_jit(a):
+    return io_callback(_times2, _OUT, a)
+
+
+def test_jit_callback_result_carries_no_mesh():
+    """JAX: a callback's result is typed by result_shape_dtypes (no mesh), so XLA's
+    layout P() is kept, not the argument's P(None,)."""
+    one = jax.device_put(jnp.arange(8.), NamedSharding(_mesh(1), P(None)))
+    r = jax.jit(_callback_in_jit)(one)
+    assert isinstance(r.sharding, NamedSharding) and _spec(r) == "P()"
