@@ -11,7 +11,7 @@ from .codegen import runtime, sharded
 from .codegen.runtime import device_put
 from .errors import ArgumentTypeError, JaxRuntimeError
 from .ir import ShapedArray
-from .sharding_impls import context_mesh, context_meshes
+from .sharding_impls import NamedSharding, PartitionSpec, context_mesh, context_meshes
 from .primitives import effects
 from .primitives.callbacks import HostCall, io_callback_p, pure_callback_p
 
@@ -60,7 +60,7 @@ def _callback(prim, callback, result_shape_dtypes, args, kwargs, **params):
     if core.current_builder() is None:  # nothing staged: run it here
         if params.get("ordered"):   # (after the programs dispatched before: their token)
             effects.wait("io")
-        outs = [_place(o) for o in _run_eagerly(host, leaves)]
+        outs = [_place(o, leaves) for o in _run_eagerly(host, leaves)]
     else:
         outs = prim.bind(*leaves, callback=host, **params)
     return None if tree is None else tree_util.tree_unflatten(tree, outs)
@@ -77,14 +77,24 @@ def _run_eagerly(host, leaves):
         raise JaxRuntimeError(f"INTERNAL: CpuCallback error calling callback: {text}") from e
 
 
-def _place(value):
-    """An eager callback's result: on the default device; under `set_mesh` as JAX
-    runs it there, on the mesh's devices in XLA's maximal layout (`GSPMDSharding`:
-    the value on the first device, zeros on the others)."""
+def _place(value, operands):
+    """An eager callback's result, where JAX's one-operation program on the operands'
+    devices puts it: on the default device (uncommitted) when no operand is committed;
+    on a committed operand's device; for one laid out over several devices (or under
+    `set_mesh`, on its mesh's) in XLA's maximal layout (`GSPMDSharding`: the value on
+    the first device, zeros on the others), over a one-device mesh replicated on it."""
     mesh = context_mesh() if context_meshes[0] else None
-    if mesh is None:
+    if mesh is not None:
+        return sharded.maximal_array(np.asarray(value), tuple(mesh.devices.flat))
+    placed = next((x for x in operands if isinstance(x, (runtime.CommittedArray,
+                                                          sharded.GlobalArray))), None)
+    if placed is None:
         return device_put(value)
-    return sharded.maximal_array(np.asarray(value), tuple(mesh.devices.flat))
+    if isinstance(placed, runtime.CommittedArray):
+        return device_put(value, placed.device)
+    if len(placed._devices) > 1:
+        return sharded.maximal_array(np.asarray(value), placed._devices)
+    return sharded.put(value, NamedSharding(placed.sharding.mesh, PartitionSpec()))
 
 
 def pure_callback(callback, result_shape_dtypes, *args, sharding=None, vmap_method=None,

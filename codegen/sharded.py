@@ -227,6 +227,9 @@ class GlobalArray(runtime.Array):
 
     @property
     def device(self):
+        """The device of a one-device layout (JAX's ValueError for several)."""
+        if len(self._devices) == 1:
+            return self._devices[0]
         raise ValueError("Length of devices is greater than 1. Please use `.devices()`.")
 
     def devices(self):
@@ -280,11 +283,12 @@ def _check_rank(sharding, shape, what="device_put"):
             f"{len(shape)})", hint="give the PartitionSpec at most one entry per dimension")
 
 
-def assemble(aval, sharding, bufs, devs, one_global=False) -> runtime.Array:
+def assemble(aval, sharding, bufs, devs) -> runtime.Array:
     """The buffers of this process's devices of `devs` (in `devs` order) -> a
-    GlobalArray (a plain Array for one device, unless `one_global`)."""
-    if len(devs) == 1 and not one_global:
-        return runtime.Array(bufs[0], runtime.intern_aval(aval))
+    GlobalArray; for a SingleDeviceSharding, an Array committed to its device. (A
+    NamedSharding over a one-device mesh stays one, as JAX keeps it.)"""
+    if isinstance(sharding, SingleDeviceSharding):
+        return runtime.CommittedArray(bufs[0], runtime.intern_aval(aval))
     hlo = hlo_sharding(sharding, aval.ndim, devs) if isinstance(sharding, NamedSharding) \
         else "{replicated}"
     kind = host_kind(sharding)
@@ -293,9 +297,8 @@ def assemble(aval, sharding, bufs, devs, one_global=False) -> runtime.Array:
     return GlobalArray(arr, aval, sharding, devs)
 
 
-def put(x, sharding, one_global=False) -> runtime.Array:
-    """`device_put(x, sharding)` for one leaf (`one_global`: a GlobalArray on a
-    1-device mesh too, as a partitioned program's results are)."""
+def put(x, sharding) -> runtime.Array:
+    """`device_put(x, sharding)` for one leaf."""
     if not isinstance(sharding, Sharding):
         raise ArgumentTypeError(f"device_put needs a Device or a Sharding, got {sharding!r}")
     if isinstance(sharding, SingleDeviceSharding):
@@ -318,7 +321,7 @@ def put(x, sharding, one_global=False) -> runtime.Array:
     bufs = [runtime.put_host(np.ascontiguousarray(value[d][index[d]]), shard_aval, d, kind)
             for d in local(devs)]
     return assemble(in_memory_space(ShapedArray(aval.shape, aval.dtype, aval.weak_type),
-                                    kind_to_space(kind)), sharding, bufs, devs, one_global)
+                                    kind_to_space(kind)), sharding, bufs, devs)
 
 
 def host_kind(sharding):
@@ -494,6 +497,11 @@ class GSPMDSharding(Sharding):
 
     def shard_shape(self, global_shape):
         return tuple(global_shape)
+
+    def is_equivalent_to(self, other, ndim) -> bool:
+        """Only the same maximal layout: the value is on one device, not on each (XLA's
+        comparison, as JAX's)."""
+        return self == other
 
     def __eq__(self, other):
         return (isinstance(other, GSPMDSharding) and self._devices == other._devices

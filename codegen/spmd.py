@@ -31,7 +31,6 @@ every recorded case under GSPMD too).
 from __future__ import annotations
 
 import copy
-import inspect
 
 import numpy as np
 
@@ -41,14 +40,15 @@ from astjax import sharding_impls as shd
 from astjax.core import ShapedArray
 from astjax.ir import memory_space_rule
 from astjax.errors import (ArgumentTypeError, ArgumentValueError, NotImplementedInAstjaxError,
-                           caller_location, function_name)
+                           caller_location)
 from astjax.primitives import effects
 from astjax.primitives.ffi_call import Token
-from astjax.primitives.shard_map import SPMD_PRIMITIVES, platform_index_operand
+from astjax.primitives.shard_map import SPMD_PRIMITIVES, platform_index_operand, shard_map_p
 from astjax.primitives.spmd import (check_sharding_fits, constrain_layouts, is_partial,
                                     is_layout, layouts_per_leaf, resolve_sharding)
 
 from . import explicit, host_sharded, runtime, sharded, stablehlo
+from .spmd_devices import check_context_devices, check_placed, kept_layouts, mesh_and_devices
 from .runtime_tokens import EMPTY, keep_tokens, replicated_over, token_handlers, token_inputs
 from . import explicit_control  # noqa: F401 -- registers explicit.NESTED's rules
 from .explicit_constraints import constrain_typed, constrain_unreduced, out_sharding
@@ -115,7 +115,10 @@ _WHOLE = object()   # the layout of every value of a one-device program
 
 
 def _from_xla(op, aval, mesh, devs):
-    """An OpSharding read from an executable -> an astjax sharding over `mesh`."""
+    """An OpSharding read from an executable -> an astjax sharding over `mesh` (None:
+    a one-device program whose layouts are SingleDeviceShardings)."""
+    if mesh is None:
+        return shd.SingleDeviceSharding(devs[0])
     if op is _WHOLE:
         return _typed(shd.NamedSharding(mesh, shd.PartitionSpec()), aval, mesh)
     h = xc.HloSharding.from_proto(op)
@@ -146,7 +149,7 @@ class SpmdExecutable:
     (name, value) pairs, set on the compile options as for one device."""
 
     def __init__(self, text, in_avals, out_avals, devs, mesh, in_shardings, out_shardings,
-                 sdy=False, compiler_options=(), out_kinds=None, ordered=()):
+                 sdy=False, compiler_options=(), out_kinds=None, ordered=(), kept=None):
         self.module_text, self.devices, self.mesh = text, tuple(devs), mesh
         out_kinds = out_kinds or [None] * len(out_avals)   # (codegen/host_sharded.py)
         # (a token parameter / result: PJRT's empty bool[0] buffer on each device)
@@ -184,19 +187,22 @@ class SpmdExecutable:
                              for s, op, a in zip(in_shardings, params, self.in_avals)]
         self.out_shardings = [s if s is not None else _from_xla(op, a, mesh, self.devices)
                               for s, op, a in zip(out_shardings, outs, self.out_avals)]
+        if kept is not None:   # (`kept_layouts`: JAX keeps the user's equivalent layout)
+            self.out_shardings = [
+                k if s is None and k is not None and _equivalent(got, k, a.ndim) else got
+                for s, k, got, a in zip(out_shardings, kept, self.out_shardings,
+                                        self.out_avals)]
         self.out_shardings = [s if k is None or s.memory_kind == k else s.with_memory_kind(k)
                               for s, k in zip(self.out_shardings, out_kinds)]
         for s in self.out_shardings:
-            if isinstance(s, shd.SingleDeviceSharding):
+            if isinstance(s, shd.SingleDeviceSharding) and n > 1:
                 raise NotImplementedInAstjaxError(
                     "a result laid out on one device of a partitioned program "
                     "(SingleDeviceSharding) is not supported yet",
                     hint="lay results out with a NamedSharding")
-        self.handlers = [xc.array_result_handler(
-            a, sharded.xla_sharding(self.devices, s._hlo if isinstance(s, sharded.GSPMDSharding)
-                                    else shd.hlo_sharding(s, a.ndim, self.devices),
-                                    sharded.host_kind(s)), committed=True, _skip_checks=True)
-            for a, s in zip(self.out_avals, self.out_shardings)]
+        self.handlers = [xc.array_result_handler(a, _jaxlib_sharding(s, a, self.devices),
+                                                 committed=True, _skip_checks=True)
+                         for a, s in zip(self.out_avals, self.out_shardings)]
         self._handlers = token_handlers(nt, self.devices) + self.handlers
         # XLA's CPU collectives deadlock when several such programs are in flight
         # (docs/scaling.md): a partitioned program with collectives (the user's or
@@ -210,7 +216,8 @@ class SpmdExecutable:
         if type(x) is sharded.GlobalArray and (x._sharding == s or _equivalent(
                 x._sharding, s, aval.ndim)):
             return x.on_devices(self.devices)
-        g = sharded.put(x, s) if isinstance(s, shd.NamedSharding) else None
+        g = sharded.put(x, s) if isinstance(s, (shd.NamedSharding, shd.SingleDeviceSharding)) \
+            else None
         if type(g) is sharded.GlobalArray:
             return g.on_devices(self.devices)
         if isinstance(g, runtime.Array) and len(self.devices) == 1:   # a one-device mesh
@@ -238,7 +245,7 @@ class SpmdExecutable:
         if nt:
             keep_tokens(self.ordered, outs[:nt], self.devices)
             outs = outs[nt:]
-        return [Token() if t else sharded.GlobalArray(o, a, s, self.devices)
+        return [Token() if t else _result(o, a, s, self.devices)
                 for o, a, s, t in zip(outs, self.out_avals, self.out_shardings, self.tokens)]
 
     @property
@@ -248,6 +255,22 @@ class SpmdExecutable:
         return self.exe.hlo_modules()[0].to_string()
 
     as_text = text.fget
+
+
+def _jaxlib_sharding(s, aval, devs):
+    """jaxlib's sharding of a result laid out as `s` by a program over `devs`."""
+    if isinstance(s, shd.SingleDeviceSharding):
+        return runtime.sharding_for(s._device, sharded.host_kind(s))
+    return sharded.xla_sharding(devs, s._hlo if isinstance(s, sharded.GSPMDSharding)
+                                else shd.hlo_sharding(s, aval.ndim, devs), sharded.host_kind(s))
+
+
+def _result(arr, aval, sharding, devs):
+    """A partitioned program's result: a GlobalArray, or for a SingleDeviceSharding an
+    Array committed to its device (JAX's result of a program on one device)."""
+    if isinstance(sharding, shd.SingleDeviceSharding):
+        return runtime.CommittedArray(arr, runtime.intern_aval(aval))
+    return sharded.GlobalArray(arr, aval, sharding, devs)
 
 
 def _is_token(aval) -> bool:
@@ -263,27 +286,6 @@ def _equivalent(a, b, ndim):
     if r is None:
         r = _equivalent_cache[key] = a.is_equivalent_to(b, ndim)
     return r
-
-
-def _mesh_and_devices(shardings, loc=None):
-    """(mesh, device assignment) of a program whose layouts name `shardings`: the
-    first NamedSharding's mesh; every sharding must use the same devices."""
-    named = [s for s in shardings if isinstance(s, shd.NamedSharding)]
-    if not named:
-        ctx = shd.get_mesh()
-        if ctx.empty:
-            return None, None
-        named = [shd.NamedSharding(ctx, shd.PartitionSpec())]
-    mesh = named[0].mesh
-    devs = sharded.assignment_of(named[0])
-    want = set(devs)
-    for s in shardings:
-        if s is not None and s.device_set != want:
-            raise ArgumentValueError(
-                "Received incompatible devices for jitted computation: the layouts "
-                f"{named[0]!r} and {s!r} use different devices",
-                hint="put every argument on the same mesh", loc=loc)
-    return mesh, devs
 
 
 def shardy() -> bool:
@@ -326,14 +328,17 @@ class SpmdEntry:
                     hint="a host callback's result is on one device (XLA's maximal layout): "
                          "use it inside the jit that made it, or device_put it first")
         every = ins + list(out_shardings) + spmd_shardings_in(jaxpr)
-        self.mesh, self.devices = _mesh_and_devices([s for s in every if s is not None], loc)
-        effects.check_devices(jaxpr, len(self.devices), loc)   # (JAX's refusal)
-        self.ordered = effects.ordered_effects(jaxpr)   # (their tokens: `@main`'s first)
-        if self.mesh is None:
+        self.mesh, self.devices = mesh_and_devices([s for s in every if s is not None], loc)
+        self._kept = kept_layouts(jaxpr, ins, layouts, out_shardings)
+        if self.devices is None:
             raise ArgumentValueError("a partitioned program needs a mesh: give a "
                                      "NamedSharding, or call it under `with mesh:`", loc=loc)
+        check_placed(leaves, self.devices, name, loc)
+        effects.check_devices(jaxpr, len(self.devices), loc)   # (JAX's refusal)
+        self.ordered = effects.ordered_effects(jaxpr)   # (their tokens: `@main`'s first)
         nconst = len(jaxpr.constvars)
-        rep = shd.NamedSharding(self.mesh, shd.PartitionSpec())
+        rep = shd.NamedSharding(self.mesh, shd.PartitionSpec()) if self.mesh is not None \
+            else shd.SingleDeviceSharding(self.devices[0])
         self.param_shardings = [rep] * nconst + ins
         avals = [v.aval for v in jaxpr.constvars] + self.in_avals
         self.shardy = shardy()
@@ -383,7 +388,7 @@ class SpmdEntry:
         into a `stablehlo.mesh` attribute of its declaration."""
         decls = shd.sdy_mesh_decls()
         m = self.mesh
-        if not explicit.is_explicit(m):
+        if m is None or not explicit.is_explicit(m):
             return decls
         axes = ", ".join(f'"{n}"={k}' for n, k in m.shape.items())
         attr = " {stablehlo.mesh = {axes = [" + ", ".join(
@@ -419,7 +424,8 @@ class SpmdEntry:
                                              self.devices, self.mesh, self.param_shardings,
                                              self.result_shardings, self.shardy,
                                              self.compiler_options,
-                                             self.kinds and self.kinds.results, self.ordered)
+                                             self.kinds and self.kinds.results, self.ordered,
+                                             self._kept)
             self._const_arrays = self.executable.prepare(self.consts)
         return self
 
@@ -479,47 +485,6 @@ def partitioned(shardings, layouts, closed) -> bool:
     j = closed.jaxpr
     return context is not None and not any(
         type(v.aval) is core.AbstractRef for v in (*j.constvars, *j.invars, *j.outvars))
-
-
-def check_context_devices(mesh, fun, dyn_args, dyn_kwargs, leaves):
-    """Under `set_mesh` (`mesh`, JAX's device context) `jit` runs on the mesh's
-    devices: an argument committed to others is JAX's ValueError, naming it."""
-    want = list(mesh.devices.flat)
-    bad = next((i for i, x in enumerate(leaves) if isinstance(x, runtime.CommittedArray)
-                or type(x) is sharded.GlobalArray and set(x._devices) != set(want)), None)
-    if bad is None:
-        return
-    x = leaves[bad]
-    devs = [x.device] if isinstance(x, runtime.CommittedArray) else list(x._devices)
-    names = _leaf_names(fun, dyn_args, dyn_kwargs)
-    name = names[bad] if len(names) == len(leaves) else f"args[{bad}]"
-
-    def where(ds):
-        return f"with device ids {[d.id for d in ds]} on platform {ds[0].platform.upper()}"
-    raise ArgumentValueError(
-        f"Received incompatible devices for jitted computation. Got argument {name} of "
-        f"{function_name(fun)} with shape {x.dtype.name}"
-        f"[{','.join(map(str, x.shape))}] and "
-        f"{where(devs)} and jit's context mesh {where(want)}",
-        hint="device_put the argument on the mesh (or leave it uncommitted), or call "
-             "outside set_mesh", loc=caller_location())
-
-
-def _leaf_names(fun, dyn_args, dyn_kwargs):
-    """JAX's names of the argument leaves: the parameter's name, then the leaf's
-    path inside it (`x['a']`); keyword arguments sorted by keyword."""
-    try:
-        params = list(inspect.signature(fun).parameters)
-    except (TypeError, ValueError):
-        params = []
-    if params and inspect.signature(fun).parameters[params[-1]].kind == \
-            inspect.Parameter.VAR_POSITIONAL:   # (`*args`: JAX names `args[0]`, ...)
-        star = params.pop()
-        params += [f"{star}[{i}]" for i in range(len(dyn_args) - len(params))]
-    named = [(params[i] if i < len(params) else f"args[{i}]", a)
-             for i, a in enumerate(dyn_args)] + sorted(dyn_kwargs.items())
-    return [n + tree_util.keystr(path) for n, a in named
-            for path, _ in tree_util.tree_flatten_with_path(a)[0]]
 
 
 def _prefix(spec, tree, what, loc):
@@ -670,6 +635,9 @@ def eager_apply(prim, args, params):
             outs_s = [t.sharding]
         elif prim.name == "slice":
             outs_s = [_eager_slice_sharding(args[0], params)]
+        elif prim is shard_map_p and not params.get("auto") and type(params["mesh"]) is \
+                shd.Mesh:   # (JAX lays an eager shard_map's results out as its out_specs)
+            outs_s = [shd.NamedSharding(params["mesh"], spec) for spec in params["out_specs"]]
         if context is not None and not any(layouts):   # replicated over set_mesh's mesh
             ins = [shd.NamedSharding(context, shd.PartitionSpec())] * len(avals)
             outs_s = [s or _context_result(context, args, a, prim) for s, a in zip(outs_s,

@@ -247,7 +247,7 @@ def _constant(v: np.ndarray):
     if b is not None:
         return b.const_tracer(v)
     if _context_meshes[0] and context_mesh() is not None:   # (JAX's `lax.stage`: on the
-        return sharded.put(v, NamedSharding(context_mesh(), PartitionSpec()), True)   # mesh)
+        return sharded.put(v, NamedSharding(context_mesh(), PartitionSpec()))   # mesh)
     return device_put(v)
 
 

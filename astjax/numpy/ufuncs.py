@@ -150,8 +150,9 @@ def _named_operand(e, name, x1, x2):
     committed = [p for p, x in (("x", x1), ("y", x2)) if isinstance(x, CommittedArray)]
     if not committed or not e.message.startswith(_OTHER_DEVICE):
         return e
-    message = re.sub(r"argument args\[\d+\] of \S+ ", f"argument {committed[0]} of {name} ",
-                     e.message, count=1)
+    message = re.sub(r"argument args\[(\d+)\] of \S+ ", lambda m: "argument "
+                     f"{('x', 'y')[int(m.group(1))] if int(m.group(1)) < 2 else m.group(1)} "
+                     f"of {name} ", e.message)
     return ArgumentValueError(message, hint=e.hint, loc=e.loc)
 
 

@@ -98,7 +98,7 @@ def seed(s):
         v = np.array([hi, lo], np.uint32)
         if core.current_builder() is None and context_meshes[0] and context_mesh() is not None:
             # (JAX seeds in a `jit` on set_mesh's mesh: its result typed over the mesh)
-            return sharded.put(v, spmd.replicated(context_mesh(), core.get_aval(v)), True)
+            return sharded.put(v, spmd.replicated(context_mesh(), core.get_aval(v)))
         return _constant(v)
     a = core.get_aval(s)
     if a.shape != ():
