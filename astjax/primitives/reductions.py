@@ -217,7 +217,21 @@ def _dot_ae(x, y, *, dimension_numbers, precision=None, preferred_element_type=N
     lfree = [d for i, d in enumerate(x.shape) if i not in lc and i not in lb]
     rfree = [d for i, d in enumerate(y.shape) if i not in rc and i not in rb]
     dt = preferred_element_type or x.dtype
+    if (preferred_element_type is not None and x.dtype == y.dtype and dt != x.dtype
+            and not is_algorithm(precision) and not dtypes.issubdtype(x.dtype, np.floating)
+            and _bit_width(dt) < _bit_width(x.dtype)):   # (JAX's check: XLA's MaybeUpcast)
+        raise DTypeError(f"`preferred_element_type` must not be narrower than the original "
+                         f"type, got preferred_element_type of {np.dtype(dt)} for result "
+                         f"type of {x.dtype}.", hint="ask for a type at least as wide")
     return ShapedArray(batch + lfree + rfree, dt, x.weak_type and y.weak_type)
+
+
+def _bit_width(dt) -> int:
+    """Bits of one value of `dt` as XLA counts them (complex: of one part; bool: 1)."""
+    dt = np.dtype(dt)
+    if dt == np.bool_:
+        return 1
+    return dt.itemsize * (4 if dt.kind == "c" else 8)
 
 
 def _dot_impl(x, y, *, dimension_numbers, precision=None, preferred_element_type=None,

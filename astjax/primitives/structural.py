@@ -770,7 +770,8 @@ defvectorized(bitcast_convert_type_p)
 
 def bitcast_convert_type(operand, new_dtype):
     """`lax.bitcast_convert_type`: operand's bits as `new_dtype`."""
-    return bind(bitcast_convert_type_p, operand, new_dtype=np.dtype(new_dtype))
+    return bind(bitcast_convert_type_p, operand,   # (64-bit types narrowed without x64,
+                new_dtype=dtypes.canonicalize(new_dtype, warn=True))   # as JAX's, warning)
 
 # ---- full / full_like (conveniences over convert + broadcast) -----------------------
 
