@@ -93,3 +93,75 @@ def test_explicit_size_one_in_spec_must_match_the_argument_type_as_jax():
         g = astjax.jit(astjax.shard_map(_doubling_io(calls, False), mesh=mesh,
                                         in_specs=P("x"), out_specs=P("x")))
         np.testing.assert_array_equal(np.asarray(g(jnp.ones(2))), [2.0, 2.0])
+
+
+# ---------------------------------------------------------------- callbacks' types
+
+def _two_device_mesh():
+    return astjax.make_mesh((2,), ("x",), devices=astjax.devices()[:2],
+                            axis_types=(AxisType.Auto,))
+
+
+def _same(x):
+    return astjax.ShapeDtypeStruct(x.shape, x.dtype)
+
+
+CALLBACKS = {
+    "io_callback": lambda x: io_callback(lambda v: np.asarray(v), _same(x), x),
+    "io_callback_ordered": lambda x: io_callback(lambda v: np.asarray(v), _same(x), x,
+                                                 ordered=True),
+    "pure_callback": lambda x: astjax.pure_callback(lambda v: np.asarray(v), _same(x), x),
+    "pure_callback_sequential": lambda x: astjax.pure_callback(
+        lambda v: np.asarray(v), _same(x), x, vmap_method="sequential"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CALLBACKS))
+def test_callback_result_typed_invariant_in_a_check_vma_body(name):
+    types = {}
+
+    def body(x):
+        types["x"], types["r"] = str(astjax.typeof(x)), str(astjax.typeof(CALLBACKS[name](x)))
+        return x
+    mesh = _two_device_mesh() if name != "io_callback_ordered" else _one_device_mesh()
+    astjax.jit(astjax.shard_map(body, mesh=mesh, in_specs=P("x"),
+                                out_specs=P("x")))(jnp.ones(4))
+    assert types["x"].endswith("{V:x}")
+    assert types["r"] == types["x"][:-len("{V:x}")]   # (JAX: f32[...] without {V:x})
+
+
+def _mixing(kind, x, a):
+    lax = astjax.lax
+    if kind == "while_loop":
+        return lax.while_loop(lambda c: False, lambda c: c + x, a)
+    if kind == "scan":
+        return lax.scan(lambda c, _: (c + x, None), a, None, length=2)[0]
+    if kind == "fori_loop":
+        return lax.fori_loop(0, 2, lambda i, c: c + x, a)
+    return lax.cond(True, lambda: a, lambda: x)
+
+
+@pytest.mark.parametrize("kind,message", [
+    ("while_loop", "while_loop body function carry input and carry output must have equal "
+                   "types"),
+    ("scan", "scan body function carry input and carry output must have equal types"),
+    ("fori_loop", "scan body function carry input and carry output must have equal types"),
+    ("cond", "cond branches must have equal output types")])
+@pytest.mark.parametrize("name", ["io_callback", "pure_callback"])
+def test_callback_result_mixed_with_varying_values_is_jax_type_error(name, kind, message):
+    def body(x):
+        return _mixing(kind, x, CALLBACKS[name](x))
+    f = astjax.jit(astjax.shard_map(body, mesh=_two_device_mesh(), in_specs=P("x"),
+                                    out_specs=P("x")))
+    with pytest.raises(TypeError, match=message) as info:
+        f(jnp.ones(4))
+    assert "float32[2] but the corresponding output" in str(info.value)
+    assert "float32[2]{V:x}" in str(info.value)
+
+
+def test_callback_result_may_be_returned_replicated():
+    def body(x):
+        return astjax.pure_callback(lambda v: np.asarray(v) * 0 + 3, _same(x), x)
+    f = astjax.jit(astjax.shard_map(body, mesh=_two_device_mesh(), in_specs=P("x"),
+                                    out_specs=P()))
+    np.testing.assert_array_equal(np.asarray(f(jnp.arange(4.0))), [3.0, 3.0])
