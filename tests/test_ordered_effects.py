@@ -190,10 +190,6 @@ def test_eager_ordered_callback_waits_for_the_last_token(effect, how, capsys):
 
 SPMD = compare.load("ordered_effects_spmd")["cases"]
 SPMD_KNOWN = {
-    ("pmap_one_device", "text"): "JAX lowers a shard_map (a pmap) whose manual axes all have "
-                                 "size 1 without sdy.manual_computation; astjax keeps one "
-                                 "(the tokens: test_tokens_as_jax)",
-    ("pmap_one_device_print", "text"): "as pmap_one_device",
     ("ref_io", "text"): "a Ref argument: JAX aliases its final value to the argument "
                         "(tf.aliasing_output), lays both out on the empty mesh and names "
                         "the results \"\"; astjax does none of these",

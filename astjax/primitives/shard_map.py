@@ -23,6 +23,7 @@ import threading
 import numpy as np
 
 from .. import core, tree_util
+from ..config import config
 from .. import sharding_impls as shd
 from ..core import ShapedArray, bind
 from ..errors import (ArgumentTypeError, ArgumentValueError, AstjaxError,
@@ -72,6 +73,12 @@ def _manual_names(mesh, auto):
     return tuple(a for a in mesh.axis_names if a not in auto)
 
 
+def _inlined(mesh, auto) -> bool:
+    """Whether every manual axis has size 1: then, as JAX, the body is lowered in place
+    without a manual computation."""
+    return math.prod(mesh.shape[a] for a in _manual_names(mesh, auto)) == 1
+
+
 def _sm_abstract_eval(*avals, jaxpr, mesh, in_specs, out_specs, check_vma, auto=frozenset()):
     return [_global_aval(a, s, mesh) for a, s in zip(jaxpr.out_avals, out_specs)]
 
@@ -115,6 +122,10 @@ def _sm_lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma,
     devs = shd.current_assignment()
     if devs is None:
         raise ArgumentValueError("shard_map is lowered outside a partitioned program")
+    if _inlined(mesh, auto):
+        # (XLA has no host rule for Shardy's shape ops around a callback there)
+        with shd.manual_axes(mesh, _free_axes(auto)), axes_in_scope(mesh, auto):
+            return ctx.lower_jaxpr(jaxpr.jaxpr, [], list(args))
     if shardy_lowering():
         return _sm_lowering_sdy(ctx, args, jaxpr, mesh, in_specs, out_specs, auto, devs)
 
@@ -154,6 +165,13 @@ def platform_index_operand(name):
         _lowered_index.name = previous
 
 
+def _free_axes(auto):
+    """The axes of `auto` left automatic in the body: nested, the axes manual outside
+    are not."""
+    outer = shd.current_manual_mesh()
+    return auto - (set(outer.axis_names) - shd.current_auto_axes() if outer else set())
+
+
 def _sm_lowering_sdy(ctx, args, jaxpr, mesh, in_specs, out_specs, auto, devs):
     """Shardy's manual computation: `sdy.manual_computation` over the manual axes,
     its region the per-device body (values of per-device shape along the manual
@@ -168,8 +186,7 @@ def _sm_lowering_sdy(ctx, args, jaxpr, mesh, in_specs, out_specs, auto, devs):
             for s, a in zip(specs, avals)) + "]>"
     manual = ", ".join(f'"{a}"' for a in _manual_names(mesh, auto))
 
-    outer = shd.current_manual_mesh()   # (nested: the axes manual outside are not automatic)
-    free = auto - (set(outer.axis_names) - shd.current_auto_axes() if outer else set())
+    free = _free_axes(auto)
     effs = effects.threaded(ctx, jaxpr)   # (their tokens in and out first, replicated)
     toks, k = effects.token_avals(effs), len(extra)
 
@@ -438,10 +455,12 @@ def _check_explicit_in_specs(mesh, specs, leaves, layout_of, loc):
         t = layout_of(x, mesh)
         if t is None:       # a staged value whose layout astjax does not know
             continue
-        want = spec.update(
-            partitions=[_drop_size_one(mesh, e) for e in spec._normalized(t.ndim)],
-            unreduced=frozenset(a for a in spec.unreduced if mesh.shape[a] != 1),
-            reduced=frozenset(a for a in spec.reduced if mesh.shape[a] != 1))
+        want = spec.update(partitions=spec._normalized(t.ndim))
+        if config.read("jax_remove_size_one_mesh_axis_from_type"):   # (as the types then)
+            want = want.update(
+                partitions=[_drop_size_one(mesh, e) for e in want.partitions],
+                unreduced=frozenset(a for a in spec.unreduced if mesh.shape[a] != 1),
+                reduced=frozenset(a for a in spec.reduced if mesh.shape[a] != 1))
         if want != t.sharding.spec:
             raise ArgumentValueError(
                 f"in_specs passed to shard_map: {want!r} does not match the specs of the "
