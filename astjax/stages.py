@@ -25,12 +25,12 @@ from . import sharding_impls as _sharding
 from .codegen import compile_cache, runtime, stablehlo
 from .errors import (ArgumentTypeError, ArgumentValueError, JAXValueError,
                      NotImplementedInAstjaxError, caller_location)
-from .codegen import spmd as _spmd
+from .codegen import explicit as _explicit, spmd as _spmd
 from .extend.backend import UnknownBackendError
 from .staging import donated_leaves, leaf_aval, param_names
 
 __all__ = ["ShapeDtypeStruct", "ArgInfo", "Traced", "Lowered", "Compiled",
-           "CompilerOptions", "Wrapped"]
+           "CompilerOptions", "Wrapped", "argument_types", "result_types"]
 
 CompilerOptions = dict[str, Any]
 
@@ -155,11 +155,12 @@ class ArgInfo:
 class _Stage:
     """What every stage tells of its signature (the entry `_entry` of a `jit`)."""
 
-    def __init__(self, entry, fun_name, donate_argnums, donated_leaves):
+    def __init__(self, entry, fun_name, donate_argnums, donated_leaves, arg_types=None):
         self._entry = entry
         self._fun_name = fun_name
         self.donate_argnums = tuple(donate_argnums)
         self._donated = frozenset(donated_leaves)
+        self._arg_types = arg_types   # (argument_types of the leaves, or None)
 
     @property
     def in_tree(self):
@@ -191,7 +192,20 @@ class _Stage:
             for v in self._entry.closed.jaxpr.outvars])
 
     def _like(self, cls, entry=None):
-        return cls(entry or self._entry, self._fun_name, self.donate_argnums, self._donated)
+        return cls(entry or self._entry, self._fun_name, self.donate_argnums, self._donated,
+                   self._arg_types)
+
+    def _result_layouts(self, abstract):
+        """JAX's sharding of each result in `out_info`: the `out_shardings` asked for,
+        else the result's type's over Explicit mesh axes (over the AbstractMesh when
+        `abstract`, the Mesh once lowered); None for the others."""
+        n = len(self._entry.closed.jaxpr.outvars)
+        asked = getattr(self._entry, "asked_result_shardings", None) or [None] * n
+        types = result_types(self._entry.closed, self._arg_types) if self._arg_types \
+            else [None] * n
+        return [s if s is not None else None if t is None else _sharding.NamedSharding(
+            t.mesh.abstract_mesh if abstract else t.mesh, t.sharding.spec)
+                for s, t in zip(asked, types)]
 
 
 # a compiled program's Jaxpr -> the ClosedJaxpr staged before references were
@@ -227,6 +241,15 @@ class Traced(_Stage):
     def fun_name(self):
         """The staged function's name."""
         return self._fun_name
+
+    @property
+    def out_info(self):
+        """The result's structure with a `ShapeDtypeStruct` per leaf, laid out as
+        `out_shardings` asks or, over Explicit mesh axes, as its type says (an
+        AbstractMesh's NamedSharding, as JAX's)."""
+        return tree_util.tree_unflatten(self.out_tree, [
+            ShapeDtypeStruct(v.aval.shape, v.aval.dtype, weak_type=v.aval.weak_type, sharding=s)
+            for v, s in zip(self._entry.closed.jaxpr.outvars, self._result_layouts(True))])
 
     @property
     def out_avals(self):
@@ -388,6 +411,15 @@ def _xla_computation(text):
 class Lowered(_Stage):
     """`jit(f).lower(*args)`: the StableHLO module of one signature."""
 
+    @property
+    def out_info(self):
+        """The result's structure with a `ShapeDtypeStruct` per leaf (no weak type,
+        as JAX's), laid out as `out_shardings` asks or, over Explicit mesh axes, as
+        its type says (a NamedSharding over the Mesh)."""
+        return tree_util.tree_unflatten(self.out_tree, [
+            ShapeDtypeStruct(v.aval.shape, v.aval.dtype, sharding=s)
+            for v, s in zip(self._entry.closed.jaxpr.outvars, self._result_layouts(False))])
+
     def as_text(self, dialect=None, *, debug_info=False):
         """The module as text: StableHLO (default) in MLIR's pretty form, as JAX
         prints it (the module is parsed and printed by jaxlib's MLIR, so ops read
@@ -499,6 +531,26 @@ class Compiled(_Stage):
         if placed is None and isinstance(entry, _spmd.SpmdEntry):
             _check_layouts(entry, leaves, self._layouts()[0])
         return placed(leaves, None, self._fun_name) if placed else entry.run(leaves)
+
+
+def argument_types(fun, leaves):
+    """JAX's type of each argument leaf of an abstract evaluation (`eval_shape`,
+    `jit(fun).trace` / `.lower`): a Typed laid out over Explicit mesh axes -- a
+    ShapeDtypeStruct's sharding (a PartitionSpec: over `set_mesh`'s mesh, JAX's
+    TypeError without one), an array's, or replicated over `set_mesh`'s Explicit
+    mesh -- or None (also for staged values: an evaluation inside `jit`)."""
+    loc = caller_location()
+    return [None if isinstance(x, core.Tracer) else _explicit.typed_abstract(
+        _struct_layout(x, fun, loc) if isinstance(x, ShapeDtypeStruct)
+        else getattr(x, "sharding", None), leaf_aval(x)) for x in leaves]
+
+
+def result_types(closed, arg_types):
+    """The Typed (or None) of each result of `closed` whose arguments have types
+    `arg_types` (JAX's ShardingTypeError, located, where the layouts do not fit)."""
+    env = _explicit.propagate(closed.jaxpr.eqns, {
+        v: t for v, t in zip(closed.jaxpr.invars, arg_types) if t is not None})
+    return [env.get(v) if isinstance(v, core.Var) else None for v in closed.jaxpr.outvars]
 
 
 def has_layouts(tree) -> bool:
