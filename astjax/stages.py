@@ -175,14 +175,22 @@ class _Stage:
     @property
     def in_avals(self):
         """The abstract values of the argument leaves, as a pytree `(args, kwargs)`."""
-        return tree_util.tree_unflatten(self.in_tree, self._entry.in_avals)
+        return tree_util.tree_unflatten(self.in_tree, self._typed_in_avals())
 
     @property
     def args_info(self):
         """A pytree `(args, kwargs)` of `ArgInfo`: each leaf's aval, and whether
         it is donated."""
         return tree_util.tree_unflatten(self.in_tree, [
-            ArgInfo(a, i in self._donated) for i, a in enumerate(self._entry.in_avals)])
+            ArgInfo(a, i in self._donated) for i, a in enumerate(self._typed_in_avals())])
+
+    def _typed_in_avals(self):
+        """The argument leaves' avals, with their layouts over Explicit mesh axes as
+        JAX's types have them (`float32[4@a,4]`)."""
+        avals = list(self._entry.in_avals)
+        return avals if not self._arg_types else [
+            a if t is None or type(a) is not core.ShapedArray else _explicit.TypedAval(t)
+            for a, t in zip(avals, self._arg_types)] + avals[len(self._arg_types):]
 
     @property
     def out_info(self):
@@ -476,6 +484,14 @@ class Compiled(_Stage):
         """The optimized HLO XLA compiled (after fusion and, for a partitioned
         program, with the collectives the partitioner inserted)."""
         return self._entry.executable.as_text()
+
+    @property
+    def out_info(self):
+        """The result's structure with a `ShapeDtypeStruct` per leaf, laid out as the
+        executable lays it out (no weak type, as JAX's)."""
+        return tree_util.tree_unflatten(self.out_tree, [
+            ShapeDtypeStruct(v.aval.shape, v.aval.dtype, sharding=s)
+            for v, s in zip(self._entry.closed.jaxpr.outvars, self._layouts()[1])])
 
     def runtime_executable(self):
         """jaxlib's loaded executable."""

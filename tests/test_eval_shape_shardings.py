@@ -1,5 +1,6 @@
 """Shardings of abstract evaluation as JAX 0.10.2's (issue 13): `eval_shape` and
-`jit(f).trace(...)` / `.lower(...)`'s `out_info` on ShapeDtypeStructs laid out over
+`jit(f).trace(...)` / `.lower(...)` / `.compile()`'s `out_info` (and the arguments'
+typed avals in `args_info` / `in_avals`) on ShapeDtypeStructs laid out over
 Explicit mesh axes (a PartitionSpec over `set_mesh`'s mesh), on host values under
 `set_mesh`, on Auto meshes (no sharding) and with `out_shardings` -- the results'
 types, reductions and contractions included, and JAX's ShardingTypeError where the
@@ -111,6 +112,28 @@ def cases(jax, jnp):
             f"{stage}_set_mesh_spec": info(stage, double, bare(P("a")), mesh=ex),
             f"{stage}_auto_set_mesh": info(stage, double, bare(P("a")), mesh=au),
         })
+    def compiled(*a):   # (JAX's also has `format=`: astjax's ShapeDtypeStruct has none)
+        def run():
+            o = jax.jit(lambda x, y: x * 2).lower(*a).compile().out_info
+            return f"{o.sharding!r} weak_type={o.weak_type}"
+        return run
+
+    def args_info(stage, *a):
+        def run():
+            t = jax.jit(lambda x, y: x * 2).trace(*a)
+            return str((t if stage == "trace" else t.lower()).args_info)
+        return run
+
+    sds_a = S(ex, "a")
+    out.update({
+        "compiled_explicit": compiled(sds_a, 1.0),
+        "compiled_auto": compiled(S(au, "a"), 1.0),
+        "compiled_plain": compiled(bare(), 1.0),
+        "compiled_weak": compiled(3.0, 1.0),
+        "args_info_trace": args_info("trace", sds_a, 1.0),
+        "args_info_lower": args_info("lower", sds_a, 1.0),
+        "in_avals_trace": lambda: str(jax.jit(lambda x, y: x).trace(sds_a, 1.0).in_avals),
+    })
     return out
 
 
@@ -191,6 +214,18 @@ EXPECTED = {
     "lower_set_mesh_unsharded": _sds((4, 4), "P(None, None)", _M, kind=_DEV),
     "lower_set_mesh_spec": _sds((4, 4), "P('a', None)", _M, kind=_DEV),
     "lower_auto_set_mesh": _sds((4, 4)),
+    "compiled_explicit": f"NamedSharding(mesh={_M}, spec=P('a', None){_DEV}) weak_type=False",
+    "compiled_auto": f"NamedSharding(mesh={_MA}, spec=P('a',){_DEV}) weak_type=False",
+    "compiled_plain": "SingleDeviceSharding(device=CpuDevice(id=0), memory_kind=device) "
+                      "weak_type=False",
+    "compiled_weak": "SingleDeviceSharding(device=CpuDevice(id=0), memory_kind=device) "
+                     "weak_type=False",
+    "args_info_trace": "((ArgInfo(_aval=ShapedArray(float32[4@a,4]), donated=False), ArgInfo("
+                       "_aval=ShapedArray(float32[], weak_type=True), donated=False)), {})",
+    "args_info_lower": "((ArgInfo(_aval=ShapedArray(float32[4@a,4]), donated=False), ArgInfo("
+                       "_aval=ShapedArray(float32[], weak_type=True), donated=False)), {})",
+    "in_avals_trace": "((ShapedArray(float32[4@a,4]), ShapedArray(float32[], weak_type=True)),"
+                      " {})",
 }
 
 pytestmark = pytest.mark.skipif(len(astjax.devices()) < 4, reason="needs 4 devices "
