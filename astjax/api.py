@@ -35,6 +35,7 @@ from .stages import (ShapeDtypeStruct, Lowered, Traced, abstract_arguments, reme
                      staged_as)
 from .stages import abstract_layouts_entry as _abstract_layouts, has_layouts as _has_layouts
 from .stages import argument_types as _argument_types, result_types as _result_types
+from .stages import typed_staging as _typed_staging
 from .transforms.ad import inline as _inline
 from .transforms.dce import dce_closed
 from .transforms.discharge import discharge_closed, outside_refs as _outside_refs
@@ -670,10 +671,11 @@ def make_jaxpr(fun: Callable[..., Any], static_argnums: int | Sequence[int] = ()
             dyn_args, dyn_kwargs, statics = j._split(args, kwargs)
             leaves, in_tree = tree_util.flatten_for_staging((tuple(dyn_args), dyn_kwargs))
             avals = [leaf_aval(x) for x in leaves]
-            with _explicit.staging(leaves):   # layouts on Explicit axes, as in jit
+            types = _argument_types(j.fun, leaves)   # (ShapeDtypeStructs', set_mesh's)
+            with _typed_staging(leaves, types):   # layouts on Explicit axes, as in jit
                 closed, out_tree = j._stage(dyn_args, dyn_kwargs, statics, in_tree, avals,
                                             discharge=False, dce=False)
-            closed = _explicit.with_types(closed, leaves)
+            closed = _explicit.with_types(closed, leaves, types)
         except AstjaxError as e:
             raise e.with_traceback(user_traceback(e)) from None
         return (closed, tree_util.tree_unflatten(out_tree, [
@@ -706,7 +708,7 @@ def eval_shape(fun: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         leaves, in_tree = tree_util.flatten_for_staging((tuple(args), kwargs))
         avals = [leaf_aval(x) for x in leaves]
         types = _argument_types(fun, leaves)   # (ShapeDtypeStructs' layouts, set_mesh's)
-        with _explicit.staging(leaves, types):   # layouts on Explicit axes, as in jit
+        with _typed_staging(leaves, types):   # layouts on Explicit axes, as in jit
             closed, out_tree = j._stage(list(args), kwargs, (), in_tree, avals)
         outs = _result_types(closed, types)
     except AstjaxError as e:

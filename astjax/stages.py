@@ -11,6 +11,7 @@ compiled, `executable`), so tracing, lowering and compiling again reuse the cach
 """
 from __future__ import annotations
 
+import contextlib
 import copy
 import math
 import weakref
@@ -30,7 +31,7 @@ from .extend.backend import UnknownBackendError
 from .staging import donated_leaves, leaf_aval, param_names
 
 __all__ = ["ShapeDtypeStruct", "ArgInfo", "Traced", "Lowered", "Compiled",
-           "CompilerOptions", "Wrapped", "argument_types", "result_types"]
+           "CompilerOptions", "Wrapped", "argument_types", "result_types", "typed_staging"]
 
 CompilerOptions = dict[str, Any]
 
@@ -556,9 +557,20 @@ def argument_types(fun, leaves):
     TypeError without one), an array's, or replicated over `set_mesh`'s Explicit
     mesh -- or None (also for staged values: an evaluation inside `jit`)."""
     loc = caller_location()
-    return [None if isinstance(x, core.Tracer) else _explicit.typed_abstract(
+    staged = iter(_explicit.types_of([x for x in leaves if isinstance(x, core.Tracer)]))
+    return [next(staged) if isinstance(x, core.Tracer) else _explicit.typed_abstract(
         _struct_layout(x, fun, loc) if isinstance(x, ShapeDtypeStruct)
         else getattr(x, "sharding", None), leaf_aval(x)) for x in leaves]
+
+
+def typed_staging(leaves, types):
+    """Where an abstract evaluation stages its function on `leaves` of `types`: as a
+    `jit` does (`explicit.staging`) outside any staging; inside one (`eval_shape`
+    inside `jit`), in a frame of its own, the enclosing staging's types kept."""
+    if not core._state.builders:
+        return _explicit.staging(leaves, types)
+    return _explicit.nested_frame(types) if any(t is not None for t in types) \
+        else contextlib.nullcontext()
 
 
 def result_types(closed, arg_types):

@@ -615,11 +615,11 @@ class TypedClosedJaxpr(core.ClosedJaxpr):
     __repr__ = __str__
 
 
-def with_types(closed, leaves):
-    """`closed` (staged from `leaves`) with the layouts the rules give its variables,
-    for printing (a TypedClosedJaxpr); `closed` itself when no argument is typed.
-    Raises JAX's ShardingTypeError, located, where the layouts do not fit."""
-    types = [typed(x) for x in leaves]
+def with_types(closed, leaves, types=None):
+    """`closed` (staged from `leaves`, of `types` if given) with the layouts the rules
+    give its variables, for printing (a TypedClosedJaxpr); `closed` itself when no
+    argument is typed. Raises JAX's ShardingTypeError, located, where they do not fit."""
+    types = [typed(x) for x in leaves] if types is None else types
     if all(t is None for t in types):
         return closed
     env = propagate(closed.jaxpr.eqns, {v: t for v, t in zip(closed.jaxpr.invars, types)

@@ -124,8 +124,32 @@ def cases(jax, jnp):
             return str((t if stage == "trace" else t.lower()).args_info)
         return run
 
+    def inside_jit():
+        got = []
+        x = jax.device_put(jnp.ones((4, 4)), NS(ex, P("a")))
+
+        def f(x):
+            got.append(str(jax.eval_shape(lambda y: y.sum(1), x)))
+            return x
+        with warnings.catch_warnings():   # (astjax names the side effect on `got`)
+            warnings.simplefilter("ignore")
+            jax.jit(f)(x)
+        return got[0]
+
+    def jaxpr(*a, mesh=None):
+        def run():
+            if mesh is None:
+                return str(jax.make_jaxpr(lambda x: x.sum(0))(*a))
+            with jax.set_mesh(mesh):
+                return str(jax.make_jaxpr(lambda x: x.sum(0))(*a))
+        return run
+
     sds_a = S(ex, "a")
     out.update({
+        "inside_jit": inside_jit,
+        "make_jaxpr": jaxpr(S(ex, None, "b")),
+        "make_jaxpr_set_mesh": jaxpr(bare(P("a", "b")), mesh=ex),
+        "make_jaxpr_spec_without_mesh": jaxpr(bare(P("a"))),
         "compiled_explicit": compiled(sds_a, 1.0),
         "compiled_auto": compiled(S(au, "a"), 1.0),
         "compiled_plain": compiled(bare(), 1.0),
@@ -214,6 +238,12 @@ EXPECTED = {
     "lower_set_mesh_unsharded": _sds((4, 4), "P(None, None)", _M, kind=_DEV),
     "lower_set_mesh_spec": _sds((4, 4), "P('a', None)", _M, kind=_DEV),
     "lower_auto_set_mesh": _sds((4, 4)),
+    "inside_jit": _sds((4,), "P('a',)"),
+    "make_jaxpr": "{ lambda ; a:f32[4,4@b]. let\n    b:f32[4@b] = reduce_sum[axes=(0,) "
+                  "out_sharding=None] a\n  in (b,) }",
+    "make_jaxpr_set_mesh": "{ lambda ; a:f32[4@a,4@b]. let\n    b:f32[4@b] = reduce_sum["
+                           "axes=(0,) out_sharding=None] a\n  in (b,) }",
+    "make_jaxpr_spec_without_mesh": "error: TypeError",
     "compiled_explicit": f"NamedSharding(mesh={_M}, spec=P('a', None){_DEV}) weak_type=False",
     "compiled_auto": f"NamedSharding(mesh={_MA}, spec=P('a',){_DEV}) weak_type=False",
     "compiled_plain": "SingleDeviceSharding(device=CpuDevice(id=0), memory_kind=device) "
