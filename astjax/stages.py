@@ -31,7 +31,7 @@ from .extend.backend import UnknownBackendError
 from .staging import donated_leaves, leaf_aval, param_names
 
 __all__ = ["ShapeDtypeStruct", "ArgInfo", "Traced", "Lowered", "Compiled",
-           "CompilerOptions", "Wrapped", "argument_types", "result_types", "typed_staging"]
+           "CompilerOptions", "Wrapped"]
 
 CompilerOptions = dict[str, Any]
 
@@ -556,7 +556,9 @@ def argument_types(fun, leaves):
     ShapeDtypeStruct's sharding (a PartitionSpec: over `set_mesh`'s mesh, JAX's
     TypeError without one), an array's, or replicated over `set_mesh`'s Explicit
     mesh -- or None (also for staged values: an evaluation inside `jit`)."""
-    loc = caller_location()
+    loc = caller_location() if any(   # (only where a PartitionSpec may need it)
+        isinstance(getattr(x, "sharding", None), _sharding.PartitionSpec) for x in leaves) \
+        else None
     staged = iter(_explicit.types_of([x for x in leaves if isinstance(x, core.Tracer)]))
     return [next(staged) if isinstance(x, core.Tracer) else _explicit.typed_abstract(
         _struct_layout(x, fun, loc) if isinstance(x, ShapeDtypeStruct)
