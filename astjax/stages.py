@@ -49,7 +49,7 @@ class ShapeDtypeStruct:
         >>> s, s.ndim, s.size
         (ShapeDtypeStruct(shape=(2, 3), dtype=float32), 2, 6)
     """
-    __slots__ = ("shape", "dtype", "weak_type", "sharding")
+    __slots__ = ("shape", "dtype", "weak_type", "_sharding")
 
     def __init__(self, shape, dtype, *, sharding=None, weak_type=False):
         if dtype is None:
@@ -65,11 +65,32 @@ class ShapeDtypeStruct:
         object.__setattr__(self, "dtype", dtype if isinstance(dtype, dtypes.ExtendedDType)
                            else np.dtype(dtype))  # typed keys: key<fry>
         object.__setattr__(self, "weak_type", bool(weak_type))
-        object.__setattr__(self, "sharding", sharding)
+        object.__setattr__(self, "_sharding", sharding)
 
     def __setattr__(self, name, value):
         raise AttributeError(f"Cannot reassign attributes ({name}) of immutable "
                              "ShapeDtypeStruct objects")
+
+    @property
+    def sharding(self):
+        """The sharding given; a PartitionSpec is read, at each access, over the
+        current `set_mesh` mesh (a NamedSharding), as JAX's: TypeError without one."""
+        s = self._sharding
+        if not isinstance(s, _sharding.PartitionSpec):
+            return s
+        mesh = _sharding.get_mesh()
+        if mesh.empty:
+            raise ArgumentTypeError(
+                "When specifying PartitionSpec to `ShapeDtypeStruct`, the context mesh "
+                "cannot be empty. Please use `jax.set_mesh` to set the mesh context.",
+                hint="read it under `with jax.set_mesh(mesh):`", loc=caller_location())
+        return _sharding.NamedSharding(mesh, s)
+
+    def _given(self):
+        """The sharding as given, read over the current mesh where there is one."""
+        s = self._sharding
+        return s if isinstance(s, _sharding.PartitionSpec) and _sharding.get_mesh().empty \
+            else self.sharding
 
     @property
     def ndim(self):
@@ -103,7 +124,7 @@ class ShapeDtypeStruct:
         return self.shape[0]
 
     def __repr__(self):
-        extra = f", sharding={self.sharding}" if self.sharding is not None else ""
+        extra = f", sharding={self._given()}" if self._sharding is not None else ""
         extra += ", weak_type=True" if self.weak_type else ""
         return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{extra})"
 
@@ -111,8 +132,8 @@ class ShapeDtypeStruct:
 
     def __eq__(self, other):
         return isinstance(other, ShapeDtypeStruct) and (
-            (self.shape, self.dtype, self.weak_type, self.sharding)
-            == (other.shape, other.dtype, other.weak_type, other.sharding))
+            (self.shape, self.dtype, self.weak_type, self._given())
+            == (other.shape, other.dtype, other.weak_type, other._given()))
 
     def __hash__(self):
         return hash((self.shape, self.dtype, self.weak_type))
@@ -557,7 +578,7 @@ def argument_types(fun, leaves):
     TypeError without one), an array's, or replicated over `set_mesh`'s Explicit
     mesh -- or None (also for staged values: an evaluation inside `jit`)."""
     loc = caller_location() if any(   # (only where a PartitionSpec may need it)
-        isinstance(getattr(x, "sharding", None), _sharding.PartitionSpec) for x in leaves) \
+        isinstance(getattr(x, "_sharding", None), _sharding.PartitionSpec) for x in leaves) \
         else None
     staged = iter(_explicit.types_of([x for x in leaves if isinstance(x, core.Tracer)]))
     return [next(staged) if isinstance(x, core.Tracer) else _explicit.typed_abstract(
@@ -585,14 +606,14 @@ def result_types(closed, arg_types):
 
 def has_layouts(tree) -> bool:
     """Whether a leaf of `tree` is a ShapeDtypeStruct with a sharding."""
-    return any(isinstance(x, ShapeDtypeStruct) and x.sharding is not None
+    return any(isinstance(x, ShapeDtypeStruct) and x._sharding is not None
                for x in tree_util.tree_leaves(tree))
 
 
 def _struct_layout(x, fun, loc):
     """The sharding a ShapeDtypeStruct leaf asks for (a PartitionSpec on the context
     mesh), or None."""
-    s = getattr(x, "sharding", None) if isinstance(x, ShapeDtypeStruct) else None
+    s = x._sharding if isinstance(x, ShapeDtypeStruct) else None
     if isinstance(s, _sharding.PartitionSpec):
         if _sharding.get_mesh().empty:   # (JAX 0.10.2's TypeError)
             raise ArgumentTypeError(

@@ -144,8 +144,20 @@ def cases(jax, jnp):
                 return str(jax.make_jaxpr(lambda x: x.sum(0))(*a))
         return run
 
+    def spec_read(mesh, what=lambda s: s.sharding):
+        def run():
+            s = bare(P("a"))
+            if mesh is None:
+                return str(what(s))
+            with jax.set_mesh(mesh):
+                return str(what(s))
+        return run
+
     sds_a = S(ex, "a")
     out.update({
+        "spec_sharding_set_mesh": spec_read(ex),
+        "spec_sharding_without_mesh": spec_read(None),
+        "spec_equals_named": spec_read(ex, lambda s: s == S(ex, "a")),
         "inside_jit": inside_jit,
         "make_jaxpr": jaxpr(S(ex, None, "b")),
         "make_jaxpr_set_mesh": jaxpr(bare(P("a", "b")), mesh=ex),
@@ -238,6 +250,9 @@ EXPECTED = {
     "lower_set_mesh_unsharded": _sds((4, 4), "P(None, None)", _M, kind=_DEV),
     "lower_set_mesh_spec": _sds((4, 4), "P('a', None)", _M, kind=_DEV),
     "lower_auto_set_mesh": _sds((4, 4)),
+    "spec_sharding_set_mesh": f"NamedSharding(mesh={_M}, spec=P('a',){_DEV})",
+    "spec_sharding_without_mesh": "error: TypeError",
+    "spec_equals_named": "True",
     "inside_jit": _sds((4,), "P('a',)"),
     "make_jaxpr": "{ lambda ; a:f32[4,4@b]. let\n    b:f32[4@b] = reduce_sum[axes=(0,) "
                   "out_sharding=None] a\n  in (b,) }",
