@@ -678,9 +678,16 @@ def make_jaxpr(fun: Callable[..., Any], static_argnums: int | Sequence[int] = ()
             closed = _explicit.with_types(closed, leaves, types)
         except AstjaxError as e:
             raise e.with_traceback(user_traceback(e)) from None
-        return (closed, tree_util.tree_unflatten(out_tree, [
-            ShapeDtypeStruct(a.aval.shape, a.aval.dtype) for a in closed.jaxpr.outvars])
-        ) if return_shape else closed
+        if not return_shape:
+            return closed
+        # JAX's `jit(f).trace(...).out_info`: weak types, results typed over Explicit axes
+        outs = _result_types(closed, types) if any(t is not None for t in types) \
+            else [None] * len(closed.jaxpr.outvars)
+        return closed, tree_util.tree_unflatten(out_tree, [ShapeDtypeStruct(
+            v.aval.shape, v.aval.dtype, weak_type=v.aval.weak_type,
+            sharding=None if t is None else _sharding.NamedSharding(
+                t.mesh.abstract_mesh, t.sharding.spec))
+            for v, t in zip(closed.jaxpr.outvars, outs)])
     return make
 
 

@@ -153,8 +153,15 @@ def cases(jax, jnp):
                 return str(what(s))
         return run
 
+    def jaxpr_shape(*a):
+        def run():
+            return str(jax.make_jaxpr(lambda x, y: (x.sum(1), y * 2), return_shape=True)(*a)[1])
+        return run
+
     sds_a = S(ex, "a")
     out.update({
+        "make_jaxpr_return_shape": jaxpr_shape(sds_a, 1.0),
+        "make_jaxpr_return_shape_plain": jaxpr_shape(bare(), 1.0),
         "spec_sharding_set_mesh": spec_read(ex),
         "spec_sharding_without_mesh": spec_read(None),
         "spec_equals_named": spec_read(ex, lambda s: s == S(ex, "a")),
@@ -253,6 +260,8 @@ EXPECTED = {
     "spec_sharding_set_mesh": f"NamedSharding(mesh={_M}, spec=P('a',){_DEV})",
     "spec_sharding_without_mesh": "error: TypeError",
     "spec_equals_named": "True",
+    "make_jaxpr_return_shape": "(%s, %s)" % (_sds((4,), "P('a',)"), _sds((), weak=True)),
+    "make_jaxpr_return_shape_plain": "(%s, %s)" % (_sds((4,)), _sds((), weak=True)),
     "inside_jit": _sds((4,), "P('a',)"),
     "make_jaxpr": "{ lambda ; a:f32[4,4@b]. let\n    b:f32[4@b] = reduce_sum[axes=(0,) "
                   "out_sharding=None] a\n  in (b,) }",
