@@ -34,6 +34,8 @@ from .staging import (StagedCallable, arg_hints, as_callable, donated_leaves, le
 from .stages import (ShapeDtypeStruct, Lowered, Traced, abstract_arguments, remember_staging,
                      staged_as)
 from .stages import abstract_layouts_entry as _abstract_layouts, has_layouts as _has_layouts
+from .stages import argument_types as _argument_types, result_types as _result_types
+from .stages import typed_staging as _typed_staging
 from .transforms.ad import inline as _inline
 from .transforms.dce import dce_closed
 from .transforms.discharge import discharge_closed, outside_refs as _outside_refs
@@ -562,11 +564,14 @@ class Jitted(StagedCallable):
                 entry = _host_sharded.committed_view(entry, leaves, _Entry)   # (JAX's text)
         except AstjaxError as e:
             raise e.with_traceback(user_traceback(e)) from None
-        dyn_args, _, statics = self._split(args, kwargs)
+        dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
         if _jit_options.run_device(self._options) is not None:   # device=, backend=
             entry = entry.compile().placed_on(_jit_options.run_device(self._options))
+        types = _argument_types(self.fun, tree_util.flatten_for_staging(   # (out_info's)
+            (tuple(dyn_args), dyn_kwargs))[0])
         return cls(entry, getattr(self.fun, "__name__", "<unnamed function>"),
-                   self.donate_argnums, donated_leaves(self.donate_argnums, dyn_args, statics))
+                   self.donate_argnums, donated_leaves(self.donate_argnums, dyn_args, statics),
+                   types if any(t is not None for t in types) else None)
 
     def lower(self, *args: Any, **kwargs: Any) -> Lowered:
         """`Lowered`: the StableHLO module for these arguments (arrays or
@@ -666,15 +671,23 @@ def make_jaxpr(fun: Callable[..., Any], static_argnums: int | Sequence[int] = ()
             dyn_args, dyn_kwargs, statics = j._split(args, kwargs)
             leaves, in_tree = tree_util.flatten_for_staging((tuple(dyn_args), dyn_kwargs))
             avals = [leaf_aval(x) for x in leaves]
-            with _explicit.staging(leaves):   # layouts on Explicit axes, as in jit
+            types = _argument_types(j.fun, leaves)   # (ShapeDtypeStructs', set_mesh's)
+            with _typed_staging(leaves, types):   # layouts on Explicit axes, as in jit
                 closed, out_tree = j._stage(dyn_args, dyn_kwargs, statics, in_tree, avals,
                                             discharge=False, dce=False)
-            closed = _explicit.with_types(closed, leaves)
+            closed = _explicit.with_types(closed, leaves, types)
         except AstjaxError as e:
             raise e.with_traceback(user_traceback(e)) from None
-        return (closed, tree_util.tree_unflatten(out_tree, [
-            ShapeDtypeStruct(a.aval.shape, a.aval.dtype) for a in closed.jaxpr.outvars])
-        ) if return_shape else closed
+        if not return_shape:
+            return closed
+        # JAX's `jit(f).trace(...).out_info`: weak types, results typed over Explicit axes
+        outs = _result_types(closed, types) if any(t is not None for t in types) \
+            else [None] * len(closed.jaxpr.outvars)
+        return closed, tree_util.tree_unflatten(out_tree, [ShapeDtypeStruct(
+            v.aval.shape, v.aval.dtype, weak_type=v.aval.weak_type,
+            sharding=None if t is None else _sharding.NamedSharding(
+                t.mesh.abstract_mesh, t.sharding.spec))
+            for v, t in zip(closed.jaxpr.outvars, outs)])
     return make
 
 
@@ -701,26 +714,18 @@ def eval_shape(fun: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         check_signature(fun, args, kwargs, "eval_shape")
         leaves, in_tree = tree_util.flatten_for_staging((tuple(args), kwargs))
         avals = [leaf_aval(x) for x in leaves]
-        with _explicit.staging(leaves):   # layouts on Explicit axes, as in jit
+        types = _argument_types(fun, leaves)   # (ShapeDtypeStructs' layouts, set_mesh's)
+        with _typed_staging(leaves, types):   # layouts on Explicit axes, as in jit
             closed, out_tree = j._stage(list(args), kwargs, (), in_tree, avals)
-        layouts = _out_layouts(closed, leaves)
+        outs = _result_types(closed, types)
     except AstjaxError as e:
         raise e.with_traceback(user_traceback(e)) from None
+    # a result typed over Explicit axes: that layout over the AbstractMesh, as JAX's
     return tree_util.tree_unflatten(out_tree, [ShapeDtypeStruct(
-        v.aval.shape, v.aval.dtype, weak_type=v.aval.weak_type, sharding=s)
-                                               for v, s in zip(closed.jaxpr.outvars, layouts)])
-
-
-def _out_layouts(closed, leaves):
-    """The type's layout of each result of `closed` (staged from `leaves`) laid out
-    over Explicit mesh axes, a NamedSharding over its abstract mesh as JAX's
-    `eval_shape` gives; None for the others."""
-    types = [_explicit.typed(x) for x in leaves]
-    env = _explicit.propagate(closed.jaxpr.eqns, {
-        v: t for v, t in zip(closed.jaxpr.invars, types) if t is not None})
-    outs = [env.get(v) if isinstance(v, core.Var) else None for v in closed.jaxpr.outvars]
-    return [None if t is None else _sharding.NamedSharding(
-        t.mesh.abstract_mesh, t.sharding.spec) for t in outs]
+        v.aval.shape, v.aval.dtype, weak_type=v.aval.weak_type,
+        sharding=None if t is None else _sharding.NamedSharding(
+            t.mesh.abstract_mesh, t.sharding.spec))
+        for v, t in zip(closed.jaxpr.outvars, outs)])
 
 
 from .devices_api import (block_until_ready, default_backend, device_count,  # noqa: E402,F401

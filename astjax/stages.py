@@ -11,6 +11,7 @@ compiled, `executable`), so tracing, lowering and compiling again reuse the cach
 """
 from __future__ import annotations
 
+import contextlib
 import copy
 import math
 import weakref
@@ -25,7 +26,7 @@ from . import sharding_impls as _sharding
 from .codegen import compile_cache, runtime, stablehlo
 from .errors import (ArgumentTypeError, ArgumentValueError, JAXValueError,
                      NotImplementedInAstjaxError, caller_location)
-from .codegen import spmd as _spmd
+from .codegen import explicit as _explicit, spmd as _spmd
 from .extend.backend import UnknownBackendError
 from .staging import donated_leaves, leaf_aval, param_names
 
@@ -48,7 +49,7 @@ class ShapeDtypeStruct:
         >>> s, s.ndim, s.size
         (ShapeDtypeStruct(shape=(2, 3), dtype=float32), 2, 6)
     """
-    __slots__ = ("shape", "dtype", "weak_type", "sharding")
+    __slots__ = ("shape", "dtype", "weak_type", "_sharding")
 
     def __init__(self, shape, dtype, *, sharding=None, weak_type=False):
         if dtype is None:
@@ -64,11 +65,32 @@ class ShapeDtypeStruct:
         object.__setattr__(self, "dtype", dtype if isinstance(dtype, dtypes.ExtendedDType)
                            else np.dtype(dtype))  # typed keys: key<fry>
         object.__setattr__(self, "weak_type", bool(weak_type))
-        object.__setattr__(self, "sharding", sharding)
+        object.__setattr__(self, "_sharding", sharding)
 
     def __setattr__(self, name, value):
         raise AttributeError(f"Cannot reassign attributes ({name}) of immutable "
                              "ShapeDtypeStruct objects")
+
+    @property
+    def sharding(self):
+        """The sharding given; a PartitionSpec is read, at each access, over the
+        current `set_mesh` mesh (a NamedSharding), as JAX's: TypeError without one."""
+        s = self._sharding
+        if not isinstance(s, _sharding.PartitionSpec):
+            return s
+        mesh = _sharding.get_mesh()
+        if mesh.empty:
+            raise ArgumentTypeError(
+                "When specifying PartitionSpec to `ShapeDtypeStruct`, the context mesh "
+                "cannot be empty. Please use `jax.set_mesh` to set the mesh context.",
+                hint="read it under `with jax.set_mesh(mesh):`", loc=caller_location())
+        return _sharding.NamedSharding(mesh, s)
+
+    def _given(self):
+        """The sharding as given, read over the current mesh where there is one."""
+        s = self._sharding
+        return s if isinstance(s, _sharding.PartitionSpec) and _sharding.get_mesh().empty \
+            else self.sharding
 
     @property
     def ndim(self):
@@ -102,7 +124,7 @@ class ShapeDtypeStruct:
         return self.shape[0]
 
     def __repr__(self):
-        extra = f", sharding={self.sharding}" if self.sharding is not None else ""
+        extra = f", sharding={self._given()}" if self._sharding is not None else ""
         extra += ", weak_type=True" if self.weak_type else ""
         return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{extra})"
 
@@ -110,8 +132,8 @@ class ShapeDtypeStruct:
 
     def __eq__(self, other):
         return isinstance(other, ShapeDtypeStruct) and (
-            (self.shape, self.dtype, self.weak_type, self.sharding)
-            == (other.shape, other.dtype, other.weak_type, other.sharding))
+            (self.shape, self.dtype, self.weak_type, self._given())
+            == (other.shape, other.dtype, other.weak_type, other._given()))
 
     def __hash__(self):
         return hash((self.shape, self.dtype, self.weak_type))
@@ -155,11 +177,12 @@ class ArgInfo:
 class _Stage:
     """What every stage tells of its signature (the entry `_entry` of a `jit`)."""
 
-    def __init__(self, entry, fun_name, donate_argnums, donated_leaves):
+    def __init__(self, entry, fun_name, donate_argnums, donated_leaves, arg_types=None):
         self._entry = entry
         self._fun_name = fun_name
         self.donate_argnums = tuple(donate_argnums)
         self._donated = frozenset(donated_leaves)
+        self._arg_types = arg_types   # (argument_types of the leaves, or None)
 
     @property
     def in_tree(self):
@@ -174,14 +197,22 @@ class _Stage:
     @property
     def in_avals(self):
         """The abstract values of the argument leaves, as a pytree `(args, kwargs)`."""
-        return tree_util.tree_unflatten(self.in_tree, self._entry.in_avals)
+        return tree_util.tree_unflatten(self.in_tree, self._typed_in_avals())
 
     @property
     def args_info(self):
         """A pytree `(args, kwargs)` of `ArgInfo`: each leaf's aval, and whether
         it is donated."""
         return tree_util.tree_unflatten(self.in_tree, [
-            ArgInfo(a, i in self._donated) for i, a in enumerate(self._entry.in_avals)])
+            ArgInfo(a, i in self._donated) for i, a in enumerate(self._typed_in_avals())])
+
+    def _typed_in_avals(self):
+        """The argument leaves' avals, with their layouts over Explicit mesh axes as
+        JAX's types have them (`float32[4@a,4]`)."""
+        avals = list(self._entry.in_avals)
+        return avals if not self._arg_types else [
+            a if t is None or type(a) is not core.ShapedArray else _explicit.TypedAval(t)
+            for a, t in zip(avals, self._arg_types)] + avals[len(self._arg_types):]
 
     @property
     def out_info(self):
@@ -191,7 +222,20 @@ class _Stage:
             for v in self._entry.closed.jaxpr.outvars])
 
     def _like(self, cls, entry=None):
-        return cls(entry or self._entry, self._fun_name, self.donate_argnums, self._donated)
+        return cls(entry or self._entry, self._fun_name, self.donate_argnums, self._donated,
+                   self._arg_types)
+
+    def _result_layouts(self, abstract):
+        """JAX's sharding of each result in `out_info`: the `out_shardings` asked for,
+        else the result's type's over Explicit mesh axes (over the AbstractMesh when
+        `abstract`, the Mesh once lowered); None for the others."""
+        n = len(self._entry.closed.jaxpr.outvars)
+        asked = getattr(self._entry, "asked_result_shardings", None) or [None] * n
+        types = result_types(self._entry.closed, self._arg_types) if self._arg_types \
+            else [None] * n
+        return [s if s is not None else None if t is None else _sharding.NamedSharding(
+            t.mesh.abstract_mesh if abstract else t.mesh, t.sharding.spec)
+                for s, t in zip(asked, types)]
 
 
 # a compiled program's Jaxpr -> the ClosedJaxpr staged before references were
@@ -227,6 +271,15 @@ class Traced(_Stage):
     def fun_name(self):
         """The staged function's name."""
         return self._fun_name
+
+    @property
+    def out_info(self):
+        """The result's structure with a `ShapeDtypeStruct` per leaf, laid out as
+        `out_shardings` asks or, over Explicit mesh axes, as its type says (an
+        AbstractMesh's NamedSharding, as JAX's)."""
+        return tree_util.tree_unflatten(self.out_tree, [
+            ShapeDtypeStruct(v.aval.shape, v.aval.dtype, weak_type=v.aval.weak_type, sharding=s)
+            for v, s in zip(self._entry.closed.jaxpr.outvars, self._result_layouts(True))])
 
     @property
     def out_avals(self):
@@ -388,6 +441,15 @@ def _xla_computation(text):
 class Lowered(_Stage):
     """`jit(f).lower(*args)`: the StableHLO module of one signature."""
 
+    @property
+    def out_info(self):
+        """The result's structure with a `ShapeDtypeStruct` per leaf (no weak type,
+        as JAX's), laid out as `out_shardings` asks or, over Explicit mesh axes, as
+        its type says (a NamedSharding over the Mesh)."""
+        return tree_util.tree_unflatten(self.out_tree, [
+            ShapeDtypeStruct(v.aval.shape, v.aval.dtype, sharding=s)
+            for v, s in zip(self._entry.closed.jaxpr.outvars, self._result_layouts(False))])
+
     def as_text(self, dialect=None, *, debug_info=False):
         """The module as text: StableHLO (default) in MLIR's pretty form, as JAX
         prints it (the module is parsed and printed by jaxlib's MLIR, so ops read
@@ -445,6 +507,14 @@ class Compiled(_Stage):
         program, with the collectives the partitioner inserted)."""
         return self._entry.executable.as_text()
 
+    @property
+    def out_info(self):
+        """The result's structure with a `ShapeDtypeStruct` per leaf, laid out as the
+        executable lays it out (no weak type, as JAX's)."""
+        return tree_util.tree_unflatten(self.out_tree, [
+            ShapeDtypeStruct(v.aval.shape, v.aval.dtype, sharding=s)
+            for v, s in zip(self._entry.closed.jaxpr.outvars, self._layouts()[1])])
+
     def runtime_executable(self):
         """jaxlib's loaded executable."""
         return self._entry.executable.exe
@@ -501,16 +571,49 @@ class Compiled(_Stage):
         return placed(leaves, None, self._fun_name) if placed else entry.run(leaves)
 
 
+def argument_types(fun, leaves):
+    """JAX's type of each argument leaf of an abstract evaluation (`eval_shape`,
+    `jit(fun).trace` / `.lower`): a Typed laid out over Explicit mesh axes -- a
+    ShapeDtypeStruct's sharding (a PartitionSpec: over `set_mesh`'s mesh, JAX's
+    TypeError without one), an array's, or replicated over `set_mesh`'s Explicit
+    mesh -- or None (also for staged values: an evaluation inside `jit`)."""
+    loc = caller_location() if any(   # (only where a PartitionSpec may need it)
+        isinstance(getattr(x, "_sharding", None), _sharding.PartitionSpec) for x in leaves) \
+        else None
+    staged = iter(_explicit.types_of([x for x in leaves if isinstance(x, core.Tracer)]))
+    return [next(staged) if isinstance(x, core.Tracer) else _explicit.typed_abstract(
+        _struct_layout(x, fun, loc) if isinstance(x, ShapeDtypeStruct)
+        else getattr(x, "sharding", None), leaf_aval(x)) for x in leaves]
+
+
+def typed_staging(leaves, types):
+    """Where an abstract evaluation stages its function on `leaves` of `types`: as a
+    `jit` does (`explicit.staging`) outside any staging; inside one (`eval_shape`
+    inside `jit`), in a frame of its own, the enclosing staging's types kept."""
+    if not core._state.builders:
+        return _explicit.staging(leaves, types)
+    return _explicit.nested_frame(types) if any(t is not None for t in types) \
+        else contextlib.nullcontext()
+
+
+def result_types(closed, arg_types):
+    """The Typed (or None) of each result of `closed` whose arguments have types
+    `arg_types` (JAX's ShardingTypeError, located, where the layouts do not fit)."""
+    env = _explicit.propagate(closed.jaxpr.eqns, {
+        v: t for v, t in zip(closed.jaxpr.invars, arg_types) if t is not None})
+    return [env.get(v) if isinstance(v, core.Var) else None for v in closed.jaxpr.outvars]
+
+
 def has_layouts(tree) -> bool:
     """Whether a leaf of `tree` is a ShapeDtypeStruct with a sharding."""
-    return any(isinstance(x, ShapeDtypeStruct) and x.sharding is not None
+    return any(isinstance(x, ShapeDtypeStruct) and x._sharding is not None
                for x in tree_util.tree_leaves(tree))
 
 
 def _struct_layout(x, fun, loc):
     """The sharding a ShapeDtypeStruct leaf asks for (a PartitionSpec on the context
     mesh), or None."""
-    s = getattr(x, "sharding", None) if isinstance(x, ShapeDtypeStruct) else None
+    s = x._sharding if isinstance(x, ShapeDtypeStruct) else None
     if isinstance(s, _sharding.PartitionSpec):
         if _sharding.get_mesh().empty:   # (JAX 0.10.2's TypeError)
             raise ArgumentTypeError(

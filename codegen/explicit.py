@@ -65,13 +65,13 @@ from astjax.primitives.untyped_made import is_untyped_made
 from . import sharded
 from .typed_avals import ManualAval, MeshAval, TypedAval, TypedRefAval, manual_typeof
 from .explicit_reshape import reshape_rule as _reshape
-from .explicit_types import Typed, is_explicit, typed, typed_sharding
+from .explicit_types import Typed, is_explicit, made_mesh, typed, typed_abstract, typed_sharding
 from .unreduced import reduced_of, unreduced_of
 
 __all__ = ["Typed", "check", "propagate", "typed", "typed_sharding", "staging", "typeof",
            "TypedAval", "is_elementwise", "NESTED", "like_primals", "layout_of", "with_types",
            "TypedClosedJaxpr", "ManualAval", "staging_nested",
-           "layouts_of", "types_of", "nested_frame", "made_mesh",
+           "layouts_of", "types_of", "nested_frame", "made_mesh", "typed_abstract",
            "broadcast_layouts"]
 
 #: JAX's elementwise primitives that are no `elementwise` ones here (`primitives/base.py`'s
@@ -98,8 +98,8 @@ def _err(msg):
 
 def _broadcasting(name, ts, out_aval):
     typed_ = [t for t in ts if t is not None and t.aval.shape]
-    if not typed_:
-        return None
+    if not typed_:      # (of typed scalars, a scalar on their mesh)
+        return [] if not out_aval.ndim and any(t is not None for t in ts) else None
     ndim = out_aval.ndim
     spec = []
     for d in range(ndim):
@@ -494,13 +494,6 @@ def _merged(ts, outvars):
     return Typed(outvars[0].aval, [next(iter(n), None) for n in named], same[0].mesh)
 
 
-def made_mesh():
-    """The mesh JAX types a value made from no operand over (replicated): `set_mesh`'s
-    mesh when all its axes are Explicit; else None (such values are untyped)."""
-    m = shd.context_mesh() if shd.context_meshes[0] else None
-    return m if m is not None and is_explicit(m) else None
-
-
 def _made(eqn) -> bool:
     """Whether `eqn` makes its results from no operand (only literals: `jnp.zeros`'s
     broadcast, an iota, a constant's conversion), not a callback's, and not marked
@@ -548,11 +541,11 @@ _staging = threading.local()
 
 
 class staging:
-    """While a `jit` stages its function on arguments `leaves`: their types, for
-    `typeof` on the values staged from them."""
+    """While a `jit` stages its function on arguments `leaves`: their types (`types`,
+    else those of laid-out arrays), for `typeof` on the values staged from them."""
 
-    def __init__(self, leaves):
-        self.types = [typed(x) for x in leaves]
+    def __init__(self, leaves, types=None):
+        self.types = [typed(x) for x in leaves] if types is None else list(types)
         meshes = [x.sharding.mesh for x in leaves if not isinstance(x, core.Tracer)
                   and isinstance(getattr(x, "sharding", None), shd.NamedSharding)]
         self.mesh = meshes[0] if meshes else None
@@ -622,11 +615,11 @@ class TypedClosedJaxpr(core.ClosedJaxpr):
     __repr__ = __str__
 
 
-def with_types(closed, leaves):
-    """`closed` (staged from `leaves`) with the layouts the rules give its variables,
-    for printing (a TypedClosedJaxpr); `closed` itself when no argument is typed.
-    Raises JAX's ShardingTypeError, located, where the layouts do not fit."""
-    types = [typed(x) for x in leaves]
+def with_types(closed, leaves, types=None):
+    """`closed` (staged from `leaves`, of `types` if given) with the layouts the rules
+    give its variables, for printing (a TypedClosedJaxpr); `closed` itself when no
+    argument is typed. Raises JAX's ShardingTypeError, located, where they do not fit."""
+    types = [typed(x) for x in leaves] if types is None else types
     if all(t is None for t in types):
         return closed
     env = propagate(closed.jaxpr.eqns, {v: t for v, t in zip(closed.jaxpr.invars, types)

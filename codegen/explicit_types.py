@@ -1,7 +1,8 @@
 """The type of a value with its layout on a mesh of Explicit axes (sharding in types,
 `codegen/explicit.py`): `Typed` -- an aval, one spec entry per dimension, the mesh,
 the unreduced / reduced axes -- printed as JAX prints such types (`f32[4@x,2]`), and
-the Typed of a sharding (`typed_sharding`) or of a concrete array (`typed`)."""
+the Typed of a sharding (`typed_sharding`), of a concrete array (`typed`) or of an
+argument of an abstract evaluation (`typed_abstract`)."""
 from __future__ import annotations
 
 from astjax import core, dtypes
@@ -10,7 +11,7 @@ from astjax import sharding_impls as shd
 
 from . import sharded
 
-__all__ = ["Typed", "is_explicit", "typed_sharding", "typed"]
+__all__ = ["Typed", "is_explicit", "typed_sharding", "typed", "made_mesh", "typed_abstract"]
 
 
 class Typed:
@@ -98,3 +99,24 @@ def typed(x):
     if type(x) is not sharded.GlobalArray:
         return None
     return typed_sharding(x._sharding, core.get_aval(x))
+
+
+def made_mesh():
+    """The mesh JAX types a value made from no operand over (replicated): `set_mesh`'s
+    mesh when all its axes are Explicit; else None (such values are untyped)."""
+    m = shd.context_mesh() if shd.context_meshes[0] else None
+    return m if m is not None and is_explicit(m) else None
+
+
+def typed_abstract(sharding, aval):
+    """The Typed JAX gives an argument of an abstract evaluation (`eval_shape`,
+    `jit(f).trace` / `.lower`) of `aval` laid out as `sharding`: that of a
+    NamedSharding over an all-Explicit mesh; with no NamedSharding (a host value, a
+    one-device array, a ShapeDtypeStruct without one), replicated over `set_mesh`'s
+    all-Explicit mesh (JAX types every value under it so); else None."""
+    if isinstance(sharding, shd.NamedSharding):
+        return typed_sharding(sharding, aval)
+    mesh = made_mesh()
+    if mesh is None or type(aval) is not core.ShapedArray:
+        return None
+    return Typed(aval, [None] * aval.ndim, mesh)
