@@ -27,6 +27,7 @@ from .codegen import compile_cache, runtime, stablehlo
 from .errors import (ArgumentTypeError, ArgumentValueError, JAXValueError,
                      NotImplementedInAstjaxError, caller_location)
 from .codegen import explicit as _explicit, spmd as _spmd
+from .codegen.spmd_devices import incompatible_context
 from .extend.backend import UnknownBackendError
 from .staging import donated_leaves, leaf_aval, param_names
 
@@ -638,6 +639,12 @@ def abstract_layouts_entry(jitted, args, kwargs):
     lays = tuple(_struct_layout(x, jitted.fun, loc) for x in leaves)
     named = [s for s in lays if isinstance(s, _sharding.NamedSharding)]
     if not named:   # one device: that device's program
+        context = _sharding.context_mesh() if _sharding.context_meshes[0] else None
+        for i, s in enumerate(lays):   # (under set_mesh: JAX's check of the devices)
+            if context is not None and s is not None and \
+                    set(s.device_set) != set(context.devices.flat):
+                raise incompatible_context(context, jitted.fun, dyn_args, dyn_kwargs, leaves,
+                                           i, sorted(s.device_set, key=lambda d: d.id))
         devs = {d for s in lays if s is not None for d in s.device_set}
         if len(devs) > 1:
             raise ArgumentValueError(

@@ -19,7 +19,8 @@ from astjax.primitives.shard_map import shard_map_p
 
 from . import runtime, sharded
 
-__all__ = ["kept_layouts", "mesh_and_devices", "check_placed", "check_context_devices"]
+__all__ = ["kept_layouts", "mesh_and_devices", "check_placed", "check_context_devices",
+           "incompatible_context"]
 
 
 def kept_layouts(jaxpr, ins, own, outs):
@@ -108,12 +109,19 @@ def check_context_devices(mesh, fun, dyn_args, dyn_kwargs, leaves):
         return
     x = leaves[bad]
     devs = [x.device] if isinstance(x, runtime.CommittedArray) else list(x._devices)
+    raise incompatible_context(mesh, fun, dyn_args, dyn_kwargs, leaves, bad, devs)
+
+
+def incompatible_context(mesh, fun, dyn_args, dyn_kwargs, leaves, i, devs):
+    """JAX's ValueError for the argument leaf `leaves[i]` laid out on `devs`, which are
+    not the devices of the context mesh `mesh`."""
+    want, x = list(mesh.devices.flat), leaves[i]
     names = _leaf_names(fun, dyn_args, dyn_kwargs)
-    name = names[bad] if len(names) == len(leaves) else f"args[{bad}]"
+    name = names[i] if len(names) == len(leaves) else f"args[{i}]"
 
     def where(ds):
         return f"with device ids {[d.id for d in ds]} on platform {ds[0].platform.upper()}"
-    raise ArgumentValueError(
+    return ArgumentValueError(
         f"Received incompatible devices for jitted computation. Got argument {name} of "
         f"{function_name(fun)} with shape {x.dtype.name}"
         f"[{','.join(map(str, x.shape))}] and "
