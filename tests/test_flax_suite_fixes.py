@@ -401,47 +401,32 @@ def test_jnp_dtype_is_numpys_class():
     assert jnp.dtype(int) == np.dtype("int64") and jnp.dtype("bfloat16") == jnp.bfloat16
 
 
-def test_a_callable_object_binds_with_its_own_call():
-    """flax's nnx `ScanFn` is an object that `functools.update_wrapper`s the user's
-    `scan_fn(cell, carry, x)` but whose `__call__(self, carry, scan_in)` is what
-    `lax.scan` calls: astjax checked the call against the wrapped function (ArityError
-    in every `nnx.RNN`)."""
+def _forward(method):
+    """A `*args` forwarder naming `method` in `__wrapped__` (flax's decorators)."""
+    @functools.wraps(method)
+    def wrapper(*args, **kwargs):
+        return method(*args, **kwargs)
+    return wrapper
+
+
+@pytest.mark.parametrize("decorated", [False, True])
+def test_a_callable_object_binds_with_its_own_call(decorated):
+    """flax's nnx `ScanFn` / `SimpleScanFn` are objects that `functools.update_wrapper`
+    the user's function (`scan_fn(cell, carry, x)`, `loop(foo)`) but whose
+    `__call__(self, carry, x)` -- plain, or decorated by a `*args` forwarder naming it in
+    `__wrapped__` -- is what `lax.scan` calls: astjax checked the call against the
+    wrapped user function (ArityError in every `nnx.RNN` and 24 of flax's scan tests)."""
     def user(cell, carry, x):
         return carry, x
 
-    class ScanFn:
-        def __init__(self, f):
-            functools.update_wrapper(self, f)
-
-        def __call__(self, carry, x):
-            return carry + x, 2 * x
-
-    c, ys = lax.scan(ScanFn(user), np.float32(0), np.arange(3.0, dtype=np.float32))
-    assert float(c) == 3.0
-    np.testing.assert_array_equal(ys, [0.0, 2.0, 4.0])
-
-
-def test_a_callable_object_binds_with_its_decorated_call():
-    """flax's nnx `SimpleScanFn` (every `nnx.scan`): the object wraps the user's
-    `loop(foo)`, and its `__call__(self, carry, args)` is decorated by a `*args`
-    forwarder naming it in `__wrapped__`; astjax checked the scan's two arguments
-    against `loop` (ArityError in 24 of flax's scan tests)."""
-    def user(foo):
-        return foo
-
-    def forward(method):
-        @functools.wraps(method)
-        def wrapper(*args, **kwargs):
-            return method(*args, **kwargs)
-        return wrapper
+    def call(self, carry, x):
+        return carry + x, 2 * x
 
     class ScanFn:
         def __init__(self, f):
             functools.update_wrapper(self, f)
 
-        @forward
-        def __call__(self, carry, x):
-            return carry + x, 2 * x
+        __call__ = _forward(call) if decorated else call
 
     c, ys = lax.scan(ScanFn(user), np.float32(0), np.arange(3.0, dtype=np.float32))
     assert float(c) == 3.0
