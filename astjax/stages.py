@@ -27,9 +27,9 @@ from .codegen import compile_cache, runtime, stablehlo
 from .errors import (ArgumentTypeError, ArgumentValueError, JAXValueError,
                      NotImplementedInAstjaxError, caller_location)
 from .codegen import explicit as _explicit, spmd as _spmd
-from .codegen.spmd_devices import incompatible_context
+from .codegen.spmd_devices import incompatible_context, leaf_names
 from .extend.backend import UnknownBackendError
-from .staging import donated_leaves, leaf_aval, param_names
+from .staging import donated_leaves, leaf_aval
 
 __all__ = ["ShapeDtypeStruct", "ArgInfo", "Traced", "Lowered", "Compiled",
            "CompilerOptions", "Wrapped"]
@@ -669,7 +669,7 @@ def abstract_layouts_entry(jitted, args, kwargs):
                                 donated_leaves(jitted.donate_argnums, dyn_args, statics),
                                 loc, options, leaf_layouts=lays)
         entry.in_tree = in_tree
-        entry.arg_labels = _labels(jitted.fun, dyn_args, dyn_kwargs)
+        entry.arg_labels = leaf_names(jitted.fun, dyn_args, dyn_kwargs)
         jitted._cache[key] = entry
     return entry
 
@@ -682,20 +682,6 @@ def _with_statics(plain, args, kwargs, jitted):
     new_args = [a if i in jitted.static_argnums else next(it) for i, a in enumerate(args)]
     return new_args, {k: (v if k in jitted.static_argnames else dyn_kwargs[k])
                       for k, v in kwargs.items()}
-
-
-def _labels(fun, dyn_args, dyn_kwargs):
-    """A name per argument leaf, for JAX's sharding-mismatch message (`x`, `x[0]`)."""
-    names = param_names(fun)
-    out = []
-    for i, a in enumerate(dyn_args):
-        n = names[i] if i < len(names) else f"args[{i}]"
-        paths = tree_util.tree_flatten_with_path(a)[0]
-        out += [n + tree_util.keystr(p) for p, _ in paths]
-    for k in sorted(dyn_kwargs):
-        out += [k + tree_util.keystr(p) for p, _ in tree_util.tree_flatten_with_path(
-            dyn_kwargs[k])[0]]
-    return out
 
 
 def _check_layouts(entry, leaves, required):

@@ -20,7 +20,7 @@ from astjax.primitives.shard_map import shard_map_p
 from . import runtime, sharded
 
 __all__ = ["kept_layouts", "mesh_and_devices", "check_placed", "check_context_devices",
-           "incompatible_context"]
+           "incompatible_context", "leaf_names"]
 
 
 def kept_layouts(jaxpr, ins, own, outs):
@@ -116,7 +116,7 @@ def incompatible_context(mesh, fun, dyn_args, dyn_kwargs, leaves, i, devs):
     """JAX's ValueError for the argument leaf `leaves[i]` laid out on `devs`, which are
     not the devices of the context mesh `mesh`."""
     want, x = list(mesh.devices.flat), leaves[i]
-    names = _leaf_names(fun, dyn_args, dyn_kwargs)
+    names = leaf_names(fun, dyn_args, dyn_kwargs)
     name = names[i] if len(names) == len(leaves) else f"args[{i}]"
 
     def where(ds):
@@ -130,7 +130,7 @@ def incompatible_context(mesh, fun, dyn_args, dyn_kwargs, leaves, i, devs):
              "outside set_mesh", loc=caller_location())
 
 
-def _leaf_names(fun, dyn_args, dyn_kwargs):
+def leaf_names(fun, dyn_args, dyn_kwargs):
     """JAX's names of the argument leaves: the parameter's name, then the leaf's
     path inside it (`x['a']`); keyword arguments sorted by keyword."""
     try:
