@@ -12,7 +12,6 @@ import contextlib
 import copy
 import functools
 import inspect
-import types
 
 from . import core, tree_util, util
 from .api import Jitted
@@ -127,7 +126,7 @@ class _Transformed(StagedCallable):
         call, so `g = grad(f)` called after a global `f` reads was rebound (or a captured
         variable reassigned) must stage again, not reuse the first call's program."""
         opts = self._share and (type(self),) + tuple(getattr(self, a) for a in self._share)
-        if opts and type(self.fun) is types.FunctionType and util.hashable(opts):
+        if opts and compile_cache.shares(self.fun, opts):
             return compile_cache.shared_state(self.fun, opts, dict)
         own = self.__dict__.get("_jit_state")   # (anything else: this wrapper's own)
         if own is None:

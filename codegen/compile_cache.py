@@ -45,7 +45,7 @@ from jaxlib import xla_client as xc
 import jaxlib
 
 from astjax.config import config
-from astjax.util import WeakIdMap
+from astjax.util import WeakIdMap, hashable
 
 stats = {"hits": 0, "misses": 0, "writes": 0, "errors": 0, "uncacheable": 0,
          "memory_hits": 0,
@@ -439,6 +439,12 @@ class Guarded:
         return self.state
 
 
+def shares(fun, options) -> bool:
+    """Whether `shared_state(fun, options, ...)` shares a state (a plain Python
+    function, hashable options) rather than making a new one on every call."""
+    return type(fun) is types.FunctionType and hashable(options)
+
+
 def shared_state(fun, options, make):
     """The state (`make()`'s result) shared by every wrapper (`jit(f)`, `grad(f)`, ...)
     of a plain Python function with the same `options`, as JAX keys its caches on the
@@ -452,11 +458,7 @@ def shared_state(fun, options, make):
     one of its globals or captured values was rebound gets a fresh state, so staging
     is never reused stale. Anything else (a callable object, a partial, unhashable
     options) gets `make()`."""
-    if type(fun) is not types.FunctionType:
-        return make()
-    try:
-        hash(options)
-    except TypeError:
+    if not shares(fun, options):
         return make()
     records = _fun_records.get(fun)
     if records is None:
