@@ -43,6 +43,7 @@ import types
 
 from jaxlib import xla_client as xc
 import jaxlib
+import numpy as np
 
 from astjax.config import config
 from astjax.util import WeakIdMap, hashable
@@ -358,6 +359,72 @@ def _same(xs, ys):
     return len(xs) == len(ys) and all(a is b for a, b in zip(xs, ys))
 
 
+CONTENTS_LIMIT = 256   # objects looked at per value read (a longer tail is not checked)
+NUMPY_HASH_BYTES = 1 << 16   # NumPy arrays up to this size are compared by content
+_OPAQUE = (type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType,
+           types.MethodType, types.CodeType, functools.partial)
+
+
+def _walked(v) -> bool:
+    """Whether `v` can hold values that change in place: a list, dict, set or tuple, a
+    NumPy array, or a user object with a `__dict__` (not a module, function, class, or
+    an object of astjax's, jaxlib's or NumPy's own, whose caches change under it)."""
+    t = type(v)
+    if t in (list, dict, set, tuple) or t is np.ndarray:
+        return True
+    if isinstance(v, _OPAQUE) or not hasattr(v, "__dict__"):
+        return False
+    return not t.__module__.startswith(("astjax", "jax", "numpy", "builtins"))
+
+
+def contents(v):
+    """What a value read while staging holds that can change in place without the value
+    being rebound (`cfg["lr"] = 2.0`, `box[0] = x`, `model.scale = 3`, `w[:] = 0` of a
+    small NumPy array), as a flat list of objects (compared by identity) -- or None for a
+    value with nothing to change (a number, a module, a function, an astjax Array).
+    Breadth-first, at most CONTENTS_LIMIT objects; holds its objects, so an address is
+    never reused by another while the record lives."""
+    if not _walked(v):
+        return None
+    out, queue, seen = [], collections.deque([v]), set()
+    while queue and len(out) < CONTENTS_LIMIT:
+        x = queue.popleft()
+        out.append(x)
+        if not _walked(x) or id(x) in seen:
+            continue
+        seen.add(id(x))
+        t = type(x)
+        if t is np.ndarray:
+            out.append(hash(x.tobytes()) if x.nbytes <= NUMPY_HASH_BYTES else
+                        (x.__array_interface__["data"], x.shape, x.strides))
+        elif t is dict:
+            out.append(len(x))
+            for k, e in x.items():
+                queue.append(k)
+                queue.append(e)
+        elif t in (list, tuple, set):
+            out.append(len(x))
+            queue.extend(x)
+        else:
+            out.append(len(vars(x)))
+            for k, e in vars(x).items():
+                queue.append(k)
+                queue.append(e)
+    return out
+
+
+def _same_contents(recorded, values):
+    """`values` (each the same object as recorded) hold what they held (`contents`)."""
+    for rec, v in zip(recorded, values):
+        if rec is not None:
+            now = contents(v)
+            if len(now) != len(rec) or not all(
+                    a is b or (type(a) is int and type(b) is int and a == b)
+                    or (type(a) is tuple and a == b) for a, b in zip(rec, now)):
+                return False
+    return True
+
+
 def _reachable(fun):
     """`fun` and the plain functions its closure cells hold, transitively (a local
     helper `loss` captured by `lambda x: loss(x) * 2` reads what `loss` captures)."""
@@ -380,12 +447,18 @@ class Reads:
     of it and its nested code, and of the same module's functions it reads,
     transitively). `same(fun)`: none was rebound since. Holds no reference to the
     function itself (records are kept weakly by it)."""
-    __slots__ = ("names", "cells", "defaults", "kwdefaults", "snapshots")
+    __slots__ = ("names", "cells", "defaults", "kwdefaults", "snapshots", "contents")
 
     def __init__(self, fun):
         self.names = (fun.__name__, fun.__qualname__)
         fs, self.cells, self.defaults, self.kwdefaults = self._values(fun)
         self.snapshots = tuple(_snapshot(f.__code__, f.__globals__) for f in fs)
+        self.contents = tuple(contents(v) for v in self._read())
+
+    def _read(self):
+        """Every value read, in a fixed order: cells, defaults, keyword defaults, globals."""
+        return (*self.cells, *self.defaults, *(v for _, v in self.kwdefaults),
+                *(v for snap in self.snapshots for _, v in snap))
 
     @staticmethod
     def _values(fun):
@@ -403,7 +476,8 @@ class Reads:
                 and _same([v for _, v in self.kwdefaults], [v for _, v in kw])
                 and len(fs) == len(self.snapshots)   # (the same functions: cells checked)
                 and all(f.__globals__.get(n, _MISSING) is v
-                        for f, snap in zip(fs, self.snapshots) for n, v in snap))
+                        for f, snap in zip(fs, self.snapshots) for n, v in snap)
+                and _same_contents(self.contents, self._read()))
 
 
 def plain_function(fun):

@@ -6,6 +6,9 @@ new value. astjax compiles eager calls and keeps the program: it must stage agai
 anything its staging read was rebound (`codegen/compile_cache.Reads`), also for a
 wrapper of a wrapper (`hessian`, `vmap(grad(f))`), which kept its first program
 forever before. `jit` keeps JAX's rule: a global is read when the function is traced.
+A value changed *in place* inside a global or captured object (`cfg["lr"] = 2.0`,
+`box[0] = 3.0`, `model.scale = 0.5`, `w[:] = 0` of a small NumPy array) is seen too
+(`compile_cache.contents`): the kept program gave the first call's gradient before.
 An eager call whose `has_aux` output holds Python objects returns that call's objects,
 not the first call's (it kept them before, a mutated NumPy aux came back mutated).
 """
@@ -120,3 +123,74 @@ def test_aux_strings_follow_python_state_each_call():
         counter[0] = i
         got.append(vg(jnp.ones(2))[0][1])
     assert got == ["call 0", "call 1", "call 2"]
+
+
+CFG = {"scale": 1.0}
+BOX = [1.0]
+
+
+class _Model:
+    scale = 1.0
+
+
+MODEL = _Model()
+W = np.ones(2, np.float32)
+
+
+def _from_objects(x):
+    return jnp.sum(x) * CFG["scale"] * BOX[0] * MODEL.scale + jnp.sum(W * x)
+
+
+def test_a_kept_wrapper_sees_values_changed_in_place():
+    g = jax.grad(_from_objects)
+    saved = (CFG["scale"], BOX[0], W.copy())
+    MODEL.scale = 1.0
+    try:
+        np.testing.assert_array_equal(g(X), [2, 2])
+        CFG["scale"] = 2.0
+        np.testing.assert_array_equal(g(X), [3, 3])
+        BOX[0] = 3.0
+        np.testing.assert_array_equal(g(X), [7, 7])
+        MODEL.scale = 0.5
+        np.testing.assert_array_equal(g(X), [4, 4])
+        W[:] = 0.0
+        np.testing.assert_array_equal(g(X), [3, 3])
+    finally:
+        CFG["scale"], BOX[0], W[:] = saved
+        del MODEL.scale
+
+
+def test_a_captured_dict_changed_in_place():
+    d = {"s": 1.0}
+    v = jax.vmap(lambda x: x * d["s"])
+    np.testing.assert_array_equal(v(X), [1, 1])
+    d["s"] = 4.0
+    np.testing.assert_array_equal(v(X), [4, 4])
+    h = jax.hessian(lambda x: jnp.sum(x) ** 2 * d["s"])
+    np.testing.assert_array_equal(h(X), 8 * np.ones((2, 2)))
+    d["s"] = 1.0
+    np.testing.assert_array_equal(h(X), 2 * np.ones((2, 2)))
+
+
+CYCLE = [1.0]
+CYCLE.append(CYCLE)
+BIG = {i: float(i) for i in range(10_000)}
+
+
+def _reads_cycle_and_big(x):
+    return jnp.sum(x) * CYCLE[0] * BIG[1]
+
+
+def test_unchanged_objects_are_not_staged_again():
+    from astjax.codegen import compile_cache
+    g = jax.grad(_reads_cycle_and_big)   # (a cycle, and more than CONTENTS_LIMIT values)
+    g(X)
+    misses = compile_cache.fun_stats["misses"]
+    for _ in range(3):
+        np.testing.assert_array_equal(g(X), [1, 1])
+    assert compile_cache.fun_stats["misses"] == misses
+    CYCLE[0] = 2.0
+    try:
+        np.testing.assert_array_equal(g(X), [2, 2])
+    finally:
+        CYCLE[0] = 1.0
