@@ -67,6 +67,7 @@ def _zeros_out(aval):
 
 class _Grad(_Transformed):
     _share = ("argnums", "has_aux", "with_value", "allow_int", "holomorphic")
+    _known_values = True
 
     def __init__(self, fun, argnums=0, has_aux=False, with_value=False, allow_int=False,
                  holomorphic=False):
@@ -102,7 +103,8 @@ class _Grad(_Transformed):
                                                     self.holomorphic, self.allow_int))
         closed, in_tree, out_tree, leaves = _stage(fun, args, kwargs, nums=nums,
                                                    reverse=("grad", self.has_aux),
-                                                   aux="grad" if self.has_aux else None)
+                                                   aux="grad" if self.has_aux else None,
+                                                   concrete=True)
         ranges = _leaf_ranges(args)
         diff_mask = [False] * len(leaves)
         for i in nums:
@@ -234,7 +236,8 @@ def jvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
                                 f"lists; found {type(primals).__name__} and "
                                 f"{type(tangents).__name__}",
                                 hint="wrap them: jvp(f, (x,), (t,))")
-    closed, in_tree, out_tree, leaves = _stage(fun, primals, {}, aux="jvp" if has_aux else None)
+    closed, in_tree, out_tree, leaves = _stage(fun, primals, {}, aux="jvp" if has_aux else None,
+                                               concrete=True)
     t_leaves, t_tree = tree_util.flatten_for_staging((tuple(tangents), {}))
     if t_tree != in_tree:
         raise ArgumentTypeError("primal and tangent arguments to jax.jvp must have the same "
@@ -264,7 +267,7 @@ def jvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
 
 def linearize(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[Any, ...]:
     """(fun(*primals), f_jvp) where f_jvp evaluates the linearized function."""
-    closed, in_tree, out_tree, leaves = _stage(fun, primals, {},
+    closed, in_tree, out_tree, leaves = _stage(fun, primals, {}, concrete=True,
                                                aux="linearize" if has_aux else None)
     in_avals = [v.aval for v in closed.jaxpr.invars]
     nz = [differentiable(a) for a in in_avals]
@@ -300,7 +303,7 @@ def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[
     `tree_util.Partial`; it can be returned from `jit`), and the backward pass -- a `custom_vjp`'s bwd rule with
     it -- is staged when vjp_fn is first called, not here."""
     closed, in_tree, out_tree, leaves = _stage(fun, primals, {}, reverse=("vjp", has_aux),
-                                               aux="vjp" if has_aux else None)
+                                               aux="vjp" if has_aux else None, concrete=True)
     in_avals = [v.aval for v in closed.jaxpr.invars]
     nz = [differentiable(a) for a in in_avals]
     n = len(closed.jaxpr.outvars)

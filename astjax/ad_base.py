@@ -12,6 +12,9 @@ import contextlib
 import copy
 import functools
 import inspect
+from contextvars import ContextVar
+
+import numpy as np
 
 from . import core, tree_util, util
 from .api import Jitted
@@ -19,8 +22,8 @@ from .codegen import compile_cache
 from .codegen import explicit as _explicit
 from .extend.core import eager_arguments, eager_transform as _eager_transform
 from .core import raw
-from .errors import (ArgumentTypeError, AstjaxError, ConcretizationError, check_callable,
-                     check_signature)
+from .errors import (ArgumentTypeError, AstjaxError, ConcretizationError,
+                     UndefinedVariableError, check_callable, check_signature)
 from .primitives.state import is_ref
 from .primitives.vma_reverse import reverse_typed, staging_inputs, typed_backward
 from .primitives.while_loop import eager_builder
@@ -182,24 +185,41 @@ class _Transformed(StagedCallable):
                     static_kw = tuple(sorted(set(static_kw) | set(kwargs)))
                 try:
                     return self._call_compiled(cache, static, static_kw, args, kwargs)
-                except ConcretizationError as first:
+                except (ConcretizationError, UndefinedVariableError) as first:
                     # Eager JAX differentiates with concrete values: an argument it does not
                     # differentiate may serve as a shape or a Python `int`. Retry with those
                     # arguments static, and remember it for this function and options.
                     fixed = tuple(i for i in self._nondiff(args) if i not in static)
                     fixed_kw = tuple(k for k in kwargs if k not in static_kw)
                     if not fixed and not fixed_kw:
-                        raise
+                        return self._call_known(args, kwargs, first)
                     try:
                         out = self._call_compiled(cache, tuple(sorted(static + fixed)),
                                                   tuple(sorted(static_kw + fixed_kw)),
                                                   args, kwargs)
-                    except ConcretizationError:
-                        raise first from None
+                    except (ConcretizationError, UndefinedVariableError):
+                        return self._call_known(args, kwargs, first)
                     cache[_CONCRETE] = fixed
                     return out
         except AstjaxError as e:
             raise e.with_traceback(user_traceback(e)) from None
+
+    _known_values = False   # JAX runs this transform on concrete primal values
+
+    def _call_known(self, args, kwargs, first):
+        """An eager call whose function needs its values while staging (a Python `if`
+        on one guarding a `raise`): staged for these values (`_stage_known`), as JAX's
+        eager transformation decides the `if` on the primal, compiled and run, and not
+        kept (a call with other values may take the other path); else the first error
+        (`first`)."""
+        if not self._known_values:
+            raise first
+        fun, _, _ = _fix_arguments(self._eager_program(), args, kwargs, range(len(args)),
+                                   tuple(kwargs))
+        try:   # (the arguments are constants of the program: `_stage` sees their values)
+            return Jitted(fun).run_compiled((), {})
+        except (ConcretizationError, UndefinedVariableError):
+            raise first from None
 
     def _call_compiled(self, cache, static, static_kw, args, kwargs):
         """Run `self` compiled with the arguments at `static` / `static_kw` static. A
@@ -263,26 +283,117 @@ def _outside_argnums(argnums, args) -> tuple:
 
 
 def _stage(fun, args, kwargs, differentiated=True, what="differentiation", nums=None,
-           reverse=None, aux=None):
+           reverse=None, aux=None, concrete=False):
     """Stage fun(*args, **kwargs) -> (closed, in_tree, out_tree, leaves) for differentiation
     (`differentiating()` set while it stages; None: unchanged), or a located ArityError.
     `what`: the transformation as a reference from outside sees it (`vmap` for `jacfwd`);
     `nums`: the positions differentiated; `reverse`: a reverse mode (vma.reverse_typed);
     `aux`: with has_aux, the transform's name: `fun` returns (value, aux), out_tree is a
-    pair whose aux part keeps the leaves that are not staged as objects (`ad_aux`)."""
+    pair whose aux part keeps the leaves that are not staged as objects (`ad_aux`).
+    `concrete`: a transform JAX runs on concrete primals (grad, vjp, jvp, jacobians):
+    called with concrete values (not while staging), a function whose staging needs a
+    value (`if x < 3:` guarding a `raise`) is staged again with its inputs' values known
+    (`_stage_known`)."""
     check_signature(fun, args, kwargs)
     leaves, in_tree = tree_util.flatten_for_staging((tuple(args), dict(kwargs)))
     avals = [leaf_aval(x) for x in leaves]
     hints = arg_hints(fun, args, kwargs)
     flags = [True] * len(leaves) if nums is None else [
         i in nums for i, a in enumerate(args) for _ in tree_util.staging_leaves(a)]
-    target = _differentiated(fun, flags + [False] * (len(leaves) - len(flags)), leaves, aux)
+    flags = flags + [False] * (len(leaves) - len(flags))
+    target = _differentiated(fun, flags, leaves, aux)
     with differentiation(differentiated), _explicit.staging_nested(leaves), \
             eager_arguments(args, kwargs, nums), staging_inputs(leaves), eager_builder():
-        closed, out_tree = stage_flat(target, in_tree, avals, hints)
+        try:
+            closed, out_tree = stage_flat(target, in_tree, avals, hints)
+        except (ConcretizationError, UndefinedVariableError) as e:
+            if not concrete or any(isinstance(x, core.Tracer) and x.known is None
+                                   for x in leaves):
+                raise
+            closed, out_tree = _stage_known(target, in_tree, avals, hints, leaves, flags, e)
     closed = discharge_closed(closed, what)   # mutable references -> values
     closed = reverse_typed(closed, leaves, reverse[0]) if reverse else closed   # (vma.py)
     return closed, in_tree, out_tree, leaves
+
+
+@contextlib.contextmanager
+def _known_any_size():
+    """Values of any size are computed while staging (not only small ones)."""
+    limit, core._KNOWN_LIMIT = core._KNOWN_LIMIT, 1 << 62
+    try:
+        yield
+    finally:
+        core._KNOWN_LIMIT = limit
+
+
+def _host_value(x, aval):
+    """`x`'s value (a staged value's known one) as a NumPy array of `aval`'s dtype, or
+    None (a key, a reference)."""
+    try:
+        return np.asarray(x.known if isinstance(x, core.Tracer) else x, aval.dtype)
+    except (TypeError, ValueError):
+        return None
+
+
+# while `_stage_known` stages: (its builder, the inputs that are differentiated)
+_KNOWN_STAGING: ContextVar = ContextVar("astjax_known_staging", default=None)
+# what JAX refuses of a value it differentiates (a JVP tracer) but allows of a concrete
+# one: `int()`, an index, `.item()` and `bool()` are allowed on both
+_REFUSED = ("`float()`", "`complex()`", "conversion to a NumPy array", "`.tolist()`")
+
+
+def _refuse_known(tracer, what) -> bool:
+    """`core.refuse_known`: whether the value known for `tracer` while `_stage_known`
+    stages is not to be used for `what`, as JAX refuses it of a JVP tracer -- a float
+    value computed from a differentiated input (conservatively, any float value of a
+    builder inside: a loop body, a branch). Then the staging's own error is raised."""
+    frame = _KNOWN_STAGING.get()
+    if frame is None or what not in _REFUSED or not core.differentiable(tracer.aval):
+        return False   # (a comparison's result, an integer: no tangent, concrete to JAX)
+    builder, differentiated = frame
+    if tracer.builder is not builder:
+        return True
+    stack, seen = [tracer.var], set()
+    while stack:
+        v = stack.pop()
+        if v in differentiated:
+            return True
+        eqn = builder.producer.get(v)
+        if eqn is not None and id(eqn) not in seen:
+            seen.add(id(eqn))
+            stack.extend(a for a in eqn.invars if not isinstance(a, core.Literal))
+    return False
+
+
+core.refuse_known[0] = _refuse_known
+
+
+def _stage_known(target, in_tree, avals, hints, leaves, flags, first):
+    """Stage `target` with each input's value known (the concrete `leaves`), so a Python
+    `if`/`while`/`and` on a value computed from them is decided while staging, as JAX's
+    eager grad / vjp / jvp decide it on the primal values: the program is for these
+    values only (not kept: a transform calls this on every call that needs it). Where
+    that does not help either, the first error (`first`) stands."""
+    values = [_host_value(x, a) for x, a in zip(leaves, avals)]
+
+    def known(*args, **kwargs):
+        tracers = tree_util.flatten_for_staging((args, kwargs))[0]
+        for t, v in zip(tracers, values):
+            if type(t) is core.Tracer:
+                t.known = v
+        token = _KNOWN_STAGING.set((core.current_builder(), {
+            t.var for t, f in zip(tracers, flags) if f and isinstance(t, core.Tracer)}))
+        try:
+            return target(*args, **kwargs)
+        finally:
+            _KNOWN_STAGING.reset(token)
+    known.__wrapped__ = target
+    known.__name__ = target.__name__
+    try:
+        with _known_any_size():
+            return stage_flat(known, in_tree, avals, hints)
+    except (ConcretizationError, UndefinedVariableError):
+        raise first from None
 
 
 def _differentiated(fun, flags, passed, aux):

@@ -33,6 +33,7 @@ def _zeros(shape, dtype):
 
 class _Jac(_Transformed):
     _share = ("argnums", "has_aux", "mode", "holomorphic", "allow_int")
+    _known_values = True
 
     def __init__(self, fun, argnums=0, has_aux=False, mode="rev", holomorphic=False,
                  allow_int=False):
@@ -59,7 +60,8 @@ class _Jac(_Transformed):
         closed, in_tree, out_tree, leaves = _stage(
             fun, args, kwargs, nums=nums, what="vmap" if self.mode == "fwd" else
             "differentiation", reverse=None if self.mode == "fwd" else ("jacrev", self.has_aux),
-            aux=("jacfwd" if self.mode == "fwd" else "jacrev") if self.has_aux else None)
+            aux=("jacfwd" if self.mode == "fwd" else "jacrev") if self.has_aux else None,
+            concrete=True)
         ranges = _leaf_ranges(args)
         in_avals = [v.aval for v in closed.jaxpr.invars]
         n_out_all = len(closed.jaxpr.outvars)

@@ -259,7 +259,7 @@ class Tracer:
         return f"JitTracer({self.aval})"  # JAX's repr of a value staged under jit
 
     def _concrete(self, what: str, error=ConcretizationError):
-        if self.known is not None:
+        if self.known is not None and not (refuse_known[0] and refuse_known[0](self, what)):
             return self.known
         raise error(
             f"{what} needs a value known at staging time, but this "
@@ -361,11 +361,10 @@ class RefTracer(Tracer):
 
 def tracer_for(builder, var, known=None) -> Tracer:
     """The Tracer for `var`: a RefTracer for a reference."""
-    if type(var.aval) is AbstractRef:
-        return RefTracer(builder, var)
-    return Tracer(builder, var, known)
+    return RefTracer(builder, var) if type(var.aval) is AbstractRef else Tracer(builder, var, known)
 
 _KNOWN_LIMIT = 4096  # elements: larger values are not computed at staging time
+refuse_known: list = [None]   # (tracer, what) -> True: not its value (ad_base._stage_known)
 
 
 class Builder:
