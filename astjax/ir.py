@@ -455,6 +455,15 @@ def sub_jaxprs(params):
     for p in params.values():
         yield from _sub_jaxprs(p)
 
+
+def all_eqns(jaxpr):
+    """Every equation of `jaxpr` (a Jaxpr or ClosedJaxpr) and of the jaxprs nested in
+    its equations' params, depth first: an equation, then those inside it."""
+    for eqn in (jaxpr.jaxpr if isinstance(jaxpr, ClosedJaxpr) else jaxpr).eqns:
+        yield eqn
+        for sub in sub_jaxprs(eqn.params):
+            yield from all_eqns(sub)
+
 # ------------------------------------------------------------------ jaxpr printing
 
 

@@ -1,0 +1,57 @@
+"""The small helpers several layers share instead of repeating them: `util.pushed` (the
+one push / pop context behind the stacks of what is current while staging) and
+`core.all_eqns` (every equation of a jaxpr, nested ones included)."""
+import numpy as np
+import pytest
+
+import astjax
+import astjax.numpy as jnp
+from astjax import core, lax, name_stack, util
+
+
+def test_pushed_pops_however_the_block_is_left():
+    stack = [1]
+    with util.pushed(stack, 2) as got:
+        assert stack == [1, 2] and got is None   # (as the generator contexts gave)
+        with util.pushed(stack, 3):
+            assert stack == [1, 2, 3]
+        assert stack == [1, 2]
+    with pytest.raises(KeyError):
+        with util.pushed(stack, 4):
+            raise KeyError("x")
+    assert stack == [1]
+
+
+def test_the_staging_contexts_push_and_pop_their_stacks():
+    info = core.current_source_info()
+    before = list(name_stack.current.infos)
+    with core.source_info_context(info):
+        assert name_stack.current.infos == before + [info]
+        with core.extend_axis_env("i", 3):
+            assert core.axis_frame().name == "i" and core.axis_frame().size == 3
+            assert core.innermost_axis_name() == "i"
+        assert core.innermost_axis_name() is None
+    assert name_stack.current.infos == before
+    with pytest.raises(ValueError):
+        with core.current_user_trace(None):
+            raise ValueError
+    assert core._state.user_traces == []
+
+
+def _nested(x):
+    def body(c, y):
+        return lax.cond(y > 0, jnp.sin, jnp.cos, c) + y, c
+    c, ys = lax.scan(body, x[0], x)
+    return c * 2.0 + ys.sum()
+
+
+def test_all_eqns_walks_nested_jaxprs_depth_first():
+    closed = astjax.make_jaxpr(_nested)(np.ones(3, np.float32))
+    names = [e.primitive.name for e in core.all_eqns(closed)]
+    assert names == [e.primitive.name for e in core.all_eqns(closed.jaxpr)]
+    top = [e.primitive.name for e in closed.jaxpr.eqns]
+    assert "scan" in top and "cond" not in top
+    scan_at = names.index("scan")
+    # the scan's body follows the scan itself, the cond's branches follow the cond
+    assert names.index("cond") > scan_at and names.index("sin") > names.index("cond")
+    assert {"sin", "cos"} <= set(names) and len(names) > len(top)
