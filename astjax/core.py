@@ -32,7 +32,7 @@ from .shape_poly import canonical_dim
 from .shape_poly_expr import max_dim, min_dim  # noqa: F401  (JAX's jax.core names)
 from .ir import (AbstractRef, AbstractValue, Atom, ClosedJaxpr, Eqn, Jaxpr, JaxprTypeError,  # noqa: F401
                  Literal, ShapedArray, TokenAval, Var, abstract_token, all_eqns, check_jaxpr,
-                 sub_jaxprs)
+                 map_sub_jaxprs, sub_jaxprs)
 from .ir import HostShapedArray, memory_space_rule, host_avals_seen as _host_avals_seen  # noqa: F401
 
 # --------------------------------------------------------------------------- avals

@@ -55,3 +55,27 @@ def test_all_eqns_walks_nested_jaxprs_depth_first():
     # the scan's body follows the scan itself, the cond's branches follow the cond
     assert names.index("cond") > scan_at and names.index("sin") > names.index("cond")
     assert {"sin", "cos"} <= set(names) and len(names) > len(top)
+
+
+def test_map_sub_jaxprs_runs_a_pass_on_every_body_of_an_equation():
+    closed = astjax.make_jaxpr(_nested)(np.ones(3, np.float32))
+    scan, = [e for e in closed.jaxpr.eqns if e.primitive.name == "scan"]
+    seen = []
+
+    def rename(jaxpr):
+        seen.append(jaxpr)
+        return jaxpr
+    out = core.map_sub_jaxprs(rename, scan.params)
+    assert seen == [scan.params["jaxpr"].jaxpr]
+    assert type(out["jaxpr"]) is core.ClosedJaxpr and out["jaxpr"] is not scan.params["jaxpr"]
+    assert out["jaxpr"].jaxpr is scan.params["jaxpr"].jaxpr
+    assert list(out["jaxpr"].consts) == list(scan.params["jaxpr"].consts)
+    assert {k: v for k, v in out.items() if k != "jaxpr"} == \
+        {k: v for k, v in scan.params.items() if k != "jaxpr"}
+    cond, = [e for e in core.all_eqns(closed) if e.primitive.name == "cond"]
+    seen.clear()
+    branches = core.map_sub_jaxprs(rename, cond.params)["branches"]
+    assert type(branches) is tuple and len(branches) == 2
+    assert seen == [b.jaxpr for b in cond.params["branches"]]
+    plain = {"axes": (0,)}
+    assert core.map_sub_jaxprs(rename, plain) is plain
