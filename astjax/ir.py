@@ -460,9 +460,11 @@ def map_sub_jaxprs(fn, params: dict) -> dict:
     """`params` with each jaxpr in them replaced by `fn(jaxpr)` (a ClosedJaxpr's, its
     consts kept; those in a tuple too): a pass run on an equation's bodies. The same
     dict when it holds none."""
-    if not any(True for _ in sub_jaxprs(params)):
-        return params
-    return {k: _map_jaxprs(fn, v) for k, v in params.items()}
+    for v in params.values():
+        if isinstance(v, (ClosedJaxpr, Jaxpr)) or isinstance(v, tuple) and any(
+                isinstance(x, (ClosedJaxpr, Jaxpr)) for x in v):
+            return {k: _map_jaxprs(fn, v) for k, v in params.items()}
+    return params
 
 
 def _map_jaxprs(fn, v):
