@@ -79,3 +79,24 @@ def test_map_sub_jaxprs_runs_a_pass_on_every_body_of_an_equation():
     assert seen == [b.jaxpr for b in cond.params["branches"]]
     plain = {"axes": (0,)}
     assert core.map_sub_jaxprs(rename, plain) is plain
+
+
+def test_dot_general_and_conv_share_the_bilinear_rules():
+    from astjax.primitives.convolution import conv_general_dilated_p
+    from astjax.primitives.reductions import dot_general_p
+    for p in (dot_general_p, conv_general_dilated_p):
+        assert p.jvp.__qualname__ == "bilinear.<locals>.jvp" and p.linear
+        both = [core.UndefinedPrimal(core.ShapedArray((2, 2), np.float32))] * 2
+        with pytest.raises(AssertionError, match=f"{p.name} of two linear values"):
+            p.transpose(jnp.ones((2, 2)), *both)
+    x, w = np.ones((1, 1, 4), np.float32), np.arange(3.0, dtype=np.float32).reshape(1, 1, 3)
+
+    def conv(x, w):
+        return jnp.sum(lax.conv_general_dilated(x, w, (1,), "VALID") ** 2)
+    gx, gw = astjax.grad(conv, argnums=(0, 1))(x, w)
+    out = 3.0   # every output is 0 + 1 + 2
+    np.testing.assert_allclose(gw, 2 * out * 2 * np.ones((1, 1, 3)))   # two outputs
+    np.testing.assert_allclose(gx, 2 * out * np.array([[[0, 1, 3, 2]]]))
+    _, t = astjax.jvp(lambda a, b: a @ b, (np.eye(2, dtype=np.float32),) * 2,
+                      (np.ones((2, 2), np.float32), np.zeros((2, 2), np.float32)))
+    np.testing.assert_allclose(t, np.ones((2, 2)))
