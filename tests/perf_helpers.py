@@ -32,17 +32,23 @@ def long_function(n):
     return "\n".join(lines) + "\n"
 
 
+def counter(monkeypatch, owner, attr) -> list:
+    """Replace `owner.attr` (a function or a method) by a wrapper counting its calls;
+    returns the one-item list holding the count."""
+    n = [0]
+    orig = getattr(owner, attr)
+
+    def counted(*a, **k):   # (a function: a counted method still binds)
+        n[0] += 1
+        return orig(*a, **k)
+    monkeypatch.setattr(owner, attr, counted)
+    return n
+
+
 @pytest.fixture
 def compiles(monkeypatch):
     """Counts XLA compiles (misses of the in-memory executable cache)."""
-    n = [0]
-    orig = compile_cache._compile_or_load_disk
-
-    def counted(*a, **k):
-        n[0] += 1
-        return orig(*a, **k)
-    monkeypatch.setattr(compile_cache, "_compile_or_load_disk", counted)
-    return n
+    return counter(monkeypatch, compile_cache, "_compile_or_load_disk")
 
 
 def skip_if_real_jax_loaded():

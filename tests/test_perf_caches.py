@@ -12,7 +12,7 @@ import astjax
 import astjax.numpy as jnp
 from astjax.codegen import compile_cache
 from astjax.frontend import converter as _converter
-from perf_helpers import compiles  # noqa: F401 -- a fixture
+from perf_helpers import compiles, counter  # noqa: F401 -- a fixture
 
 
 SCALE = 2.0
@@ -40,14 +40,7 @@ def _mlp_loss(params, x):
 @pytest.fixture
 def stagings(monkeypatch):
     """Counts stagings of jitted functions (`Jitted._stage`)."""
-    n = [0]
-    orig = astjax.api.Jitted._stage
-
-    def counted(self, *a, **k):
-        n[0] += 1
-        return orig(self, *a, **k)
-    monkeypatch.setattr(astjax.api.Jitted, "_stage", counted)
-    return n
+    return counter(monkeypatch, astjax.api.Jitted, "_stage")
 
 
 def test_fresh_jit_per_call_stages_and_compiles_once(compiles, stagings):

@@ -15,7 +15,7 @@ import astjax
 import astjax.numpy as jnp
 from astjax.codegen import eager_programs, runtime
 from astjax.numpy import ufuncs
-from perf_helpers import compiles, skip_if_real_jax_loaded  # noqa: F401 -- a fixture
+from perf_helpers import compiles, counter, skip_if_real_jax_loaded  # noqa: F401 -- a fixture
 
 
 def test_eager_op_takes_the_fast_path(monkeypatch):
@@ -104,13 +104,7 @@ def test_flat_numpy_dispatch_skips_the_signature_walk(monkeypatch):
     jf = astjax.jit(_axpy)
     x, y = np.ones(3, np.float32), np.full(3, 2.0, np.float32)
     jf(x, y)
-    calls = [0]
-    orig = astjax.api.Jitted._signature
-
-    def counted(self, *a, **k):
-        calls[0] += 1
-        return orig(self, *a, **k)
-    monkeypatch.setattr(astjax.api.Jitted, "_signature", counted)
+    calls = counter(monkeypatch, astjax.api.Jitted, "_signature")
     for _ in range(20):
         out = jf(x, y)
     assert calls[0] == 0
@@ -218,14 +212,7 @@ def _count_python_numpy_calls(monkeypatch):
     """A one-item list counting the calls of astjax's Python dispatch on NumPy
     arguments (`Jitted._call_numpy`)."""
     from astjax import api
-    calls = [0]
-    orig = api.Jitted._call_numpy
-
-    def counted(self, *a):
-        calls[0] += 1
-        return orig(self, *a)
-    monkeypatch.setattr(api.Jitted, "_call_numpy", counted)
-    return calls
+    return counter(monkeypatch, api.Jitted, "_call_numpy")
 
 
 def test_numpy_calls_run_through_jaxlibs_cpp_dispatch(monkeypatch):
@@ -340,14 +327,7 @@ def test_float0_results_of_a_compiled_call_are_host_zeros(monkeypatch):
 
 
 def _counting_placement(monkeypatch):
-    calls = [0]
-    orig = runtime.placement
-
-    def counted(*a, **k):
-        calls[0] += 1
-        return orig(*a, **k)
-    monkeypatch.setattr(runtime, "placement", counted)
-    return calls
+    return counter(monkeypatch, runtime, "placement")
 
 
 def test_uncommitted_arrays_skip_placement_on_the_fast_paths(monkeypatch, compiles):
@@ -373,18 +353,8 @@ def test_uncommitted_arrays_skip_placement_on_the_fast_paths(monkeypatch, compil
     n0 = compiles[0]
     jf(c1, y), astjax.lax.mul(c1, c1)
     first = calls[0]
-    slow, general = [0], [0]
-    orig_slow, orig_general = astjax.api.Jitted._call_slow, runtime._eager_general
-
-    def counted_slow(self, *a):
-        slow[0] += 1
-        return orig_slow(self, *a)
-
-    def counted_general(*a):
-        general[0] += 1
-        return orig_general(*a)
-    monkeypatch.setattr(astjax.api.Jitted, "_call_slow", counted_slow)
-    monkeypatch.setattr(runtime, "_eager_general", counted_general)
+    slow = counter(monkeypatch, astjax.api.Jitted, "_call_slow")
+    general = counter(monkeypatch, runtime, "_eager_general")
     for _ in range(5):
         out, sq = jf(c1, y), astjax.lax.mul(c1, c1)
     assert (calls[0], slow[0], general[0]) == (first, 0, 0)
@@ -416,18 +386,8 @@ def test_parameter_trees_are_keyed_by_jaxlibs_cpp_flatten(monkeypatch):
     d = {"a": jnp.ones(2), "b": jnp.full(3, 2.0)}
     for _ in range(2):
         jf(params), jd(d)
-    sig, flat = [0], [0]
-    orig_sig, orig_flat = astjax.api.Jitted._signature, astjax.api._cpp_flatten
-
-    def counted_sig(self, *a, **k):
-        sig[0] += 1
-        return orig_sig(self, *a, **k)
-
-    def counted_flat(*a):
-        flat[0] += 1
-        return orig_flat(*a)
-    monkeypatch.setattr(astjax.api.Jitted, "_signature", counted_sig)
-    monkeypatch.setattr(astjax.api, "_cpp_flatten", counted_flat)
+    sig = counter(monkeypatch, astjax.api.Jitted, "_signature")
+    flat = counter(monkeypatch, astjax.api, "_cpp_flatten")
     for _ in range(10):
         out = jf(params)
     assert (sig[0], flat[0]) == (0, 10) and float(out) == 4 * 4.0 + 3 * 3.0
@@ -509,15 +469,9 @@ def test_a_signature_of_plain_arrays_runs_in_call_and_others_keep_run(monkeypatc
     arrays = {"a": a, "b": b}
     host = {"a": np.ones(2, np.float32), "b": b}
     scalar = {"a": a, "b": b, "c": 1.5}
-    runs = [0]
-    orig_run = api._Entry.run
-
-    def counted_run(self, leaves):
-        runs[0] += 1
-        return orig_run(self, leaves)
     for t in (arrays, host, scalar):
         jd(t)
-    monkeypatch.setattr(api._Entry, "run", counted_run)
+    runs = counter(monkeypatch, api._Entry, "run")
     for _ in range(3):
         out = jd(arrays)
     assert runs[0] == 0

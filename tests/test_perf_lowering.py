@@ -13,6 +13,7 @@ import astjax
 import astjax.numpy as jnp
 from astjax import random
 from astjax.transforms.dce import dce_closed
+from perf_helpers import counter
 from test_seeds import loss as _seeds_loss   # the seeds' (and benchmark's) MLP
 
 
@@ -275,13 +276,7 @@ def test_a_donated_parameter_tree_is_updated_in_place_on_the_fast_path(monkeypat
     new = step(params, x, y)
     assert [a._buf.unsafe_buffer_pointer() for a in astjax.tree_util.tree_leaves(new)] == ptrs
     assert all(a.is_deleted() for a in astjax.tree_util.tree_leaves(params))
-    slow = [0]
-    orig = api.Jitted._call_slow
-
-    def counted(self, *a):
-        slow[0] += 1
-        return orig(self, *a)
-    monkeypatch.setattr(api.Jitted, "_call_slow", counted)
+    slow = counter(monkeypatch, api.Jitted, "_call_slow")
     for _ in range(3):
         new = step(new, x, y)
     assert slow[0] == 0
